@@ -1,0 +1,41 @@
+# litdesk — two commands: `make run` and `make test`. Both set up .venv on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+PY := $(VENV)/bin/python
+ARGS ?= --help
+FIXTURES_DEFAULT := $(abspath ../shared/fixtures)
+export LITDESK_FIXTURES ?= $(if $(wildcard $(FIXTURES_DEFAULT)),$(FIXTURES_DEFAULT),)
+export LITDESK_TEST_POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+
+.PHONY: setup run test lint format bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+## make run ARGS="import refs.ris" — run litdesk (the web workspace once it exists)
+run: setup
+	$(VENV)/bin/litdesk $(ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy
+
+format: setup
+	$(VENV)/bin/ruff check --fix src tests bench
+	$(VENV)/bin/ruff format src tests bench
+
+## make test — lint, type-check and the whole suite
+test: setup lint
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+bench: setup
+	for f in bench/*_bench.py; do $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

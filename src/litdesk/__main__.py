@@ -1,0 +1,3 @@
+from litdesk.faces.cli import main
+
+main()

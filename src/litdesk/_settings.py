@@ -1,0 +1,152 @@
+"""The one settings object of litdesk.
+
+Settings come from the environment (``LITDESK_*``) and an optional ``.env`` file;
+secrets only from the environment. Build them with :func:`get_settings` (or
+``Settings()`` in tests) — never at import time. Every field has a description;
+``litdesk config --json`` lists them without secret values.
+
+Areas add their fields in their own marked block below; keep one flat object so a
+user sets ``LITDESK_OPENALEX_API_KEY`` rather than nested names.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import platformdirs
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings", "get_settings"]
+
+
+class Settings(BaseSettings):
+    """All of litdesk's settings. Environment variables are ``LITDESK_<FIELD NAME>``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="LITDESK_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    # --- storage -----------------------------------------------------------------
+    data_dir: Path | None = Field(
+        default=None,
+        description="Where litdesk keeps its SQLite database, caches and indexes "
+        "(default: the platform's user data directory).",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL of the store; a postgresql:// URL selects PostgreSQL for a "
+        "team. Default: SQLite file litdesk.sqlite3 in data_dir.",
+    )
+
+    # --- providers and transport ---------------------------------------------------
+    contact_email: str | None = Field(
+        default=None,
+        description="Your e-mail address for the providers' polite pools (Crossref/OpenAlex "
+        "mailto, NCBI email, User-Agent).",
+    )
+    openalex_api_key: SecretStr | None = Field(
+        default=None,
+        description="OpenAlex API key (required by OpenAlex; free). Sent only to api.openalex.org.",
+    )
+    semantic_scholar_api_key: SecretStr | None = Field(
+        default=None,
+        description="Semantic Scholar x-api-key. Sent only to api.semanticscholar.org.",
+    )
+    ncbi_api_key: SecretStr | None = Field(
+        default=None,
+        description="NCBI E-utilities api_key (raises the pace from 3 to 10 requests/s). "
+        "Sent only to eutils.ncbi.nlm.nih.gov.",
+    )
+    crossref_plus_token: SecretStr | None = Field(
+        default=None,
+        description="Crossref Metadata Plus token. Sent only to api.crossref.org.",
+    )
+    http_connect_timeout: float = Field(
+        default=10.0, gt=0, le=120, description="Seconds to wait for a provider connection."
+    )
+    http_read_timeout: float = Field(
+        default=20.0, gt=0, le=300, description="Seconds to wait for provider response bytes."
+    )
+    http_max_response_bytes: int = Field(
+        default=3_000_000,
+        gt=0,
+        le=100_000_000,
+        description="Largest provider response body litdesk reads (bytes); larger ones are refused.",
+    )
+
+    # --- allowances (daily, per provider and per owner) ------------------------------
+    openalex_daily_requests: int = Field(
+        default=500, ge=1, le=10_000, description="Daily OpenAlex calls allowed in total."
+    )
+    owner_daily_requests: int = Field(
+        default=100, ge=1, le=10_000, description="Daily provider calls allowed per owner."
+    )
+
+    # --- PDF library and synthesis -------------------------------------------------
+    library_dirs: list[Path] = Field(
+        default_factory=list,
+        description="PDF library folders (searched recursively); earlier ones win on "
+        "duplicate file names. JSON list in the environment.",
+    )
+    inbox_dir: Path | None = Field(
+        default=None, description="An inbox folder of new PDFs, indexed after the library folders."
+    )
+    embedder: str = Field(
+        default="wordllama",
+        description="Embedder for the PDF library: 'wordllama' (offline default), "
+        "'sentence-transformers:<model>' or 'ollama:<model>'.",
+    )
+    llm_backend: str = Field(
+        default="none",
+        description="Model backend for answers and reports: 'none' (extractive answers), "
+        "'anthropic' or 'openai' (any OpenAI-compatible server: Ollama, llama.cpp, vLLM).",
+    )
+    chat_model: str | None = Field(default=None, description="Model id for chat answers.")
+    generation_model: str | None = Field(
+        default=None, description="Model id for report generation (default: chat_model)."
+    )
+    openai_base_url: str = Field(
+        default="http://127.0.0.1:11434/v1",
+        description="Base URL of the OpenAI-compatible server (default: a local Ollama).",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, description="API key for the OpenAI-compatible server, if it needs one."
+    )
+    anthropic_api_key: SecretStr | None = Field(
+        default=None, description="Anthropic API key; sent only to api.anthropic.com."
+    )
+    thinking: str = Field(
+        default="off",
+        pattern="^(off|low|medium|high)$",
+        description="Thinking level for models that support it: off, low, medium, high.",
+    )
+
+    # --- web workspace ---------------------------------------------------------------
+    web_host: str = Field(default="127.0.0.1", description="Address `litdesk serve` listens on.")
+    web_port: int = Field(
+        default=8765, ge=1, le=65535, description="Port `litdesk serve` listens on."
+    )
+
+    def resolved_data_dir(self) -> Path:
+        """The data directory, defaulting to the platform's user data dir."""
+        if self.data_dir is not None:
+            return self.data_dir
+        return Path(platformdirs.user_data_dir("litdesk", appauthor=False))
+
+    def resolved_database_url(self) -> str:
+        """The store URL: ``database_url`` or a SQLite file in the data directory."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.resolved_data_dir() / 'litdesk.sqlite3'}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, built on first use (never at import time)."""
+    return Settings()

@@ -1,0 +1,288 @@
+"""The versioned Paper record: the bibliographic snapshot used everywhere (pure).
+
+A Paper is immutable and validated on construction, so a Paper read from storage,
+a file or a provider is always well-formed: every field is type-checked,
+identifiers are normalised, unsafe URLs (not https, or carrying credentials) are
+dropped. Use :func:`make_paper` to build one from parsed fields (it derives the
+primary id) and :func:`read_paper` to read untrusted stored data.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from litdesk._errors import IntegrityError
+
+from ._identifiers import (
+    PRIMARY_ID_PATTERN,
+    normalize_arxiv,
+    normalize_doi,
+    normalize_openalex_id,
+    normalize_pmcid,
+    normalize_pmid,
+    normalize_source_id,
+    primary_id,
+)
+
+__all__ = [
+    "PAPER_VERSION",
+    "AbstractSource",
+    "Paper",
+    "PaperError",
+    "make_paper",
+    "read_paper",
+    "safe_https_url",
+    "same_paper",
+]
+
+PAPER_VERSION: Final = 1
+MAX_TITLE: Final = 4_000
+MAX_ABSTRACT: Final = 200_000
+MAX_AUTHORS: Final = 5_000
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class PaperError(IntegrityError):
+    """Stored or recovered paper data failed validation."""
+
+    default_code = "paper_invalid"
+
+
+def safe_https_url(value: object) -> str | None:
+    """``value`` when it is an https URL with a host and no credentials, else ``None``."""
+    if not isinstance(value, str):
+        return None
+    url = value.strip()
+    if not url or len(url) > 4_096 or _CONTROL.search(url) or " " in url:
+        return None
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError on a malformed port
+    except ValueError:
+        return None
+    if parts.scheme.lower() != "https" or not parts.hostname:
+        return None
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        return None
+    return url
+
+
+def _text(value: str | None, limit: int) -> str | None:
+    if value is None:
+        return None
+    cleaned = _CONTROL.sub("", value).strip()
+    if len(cleaned) > limit:
+        cleaned = cleaned[:limit]
+    return cleaned or None
+
+
+ShortText = Annotated[StrictStr, Field(max_length=2_000)]
+
+
+class AbstractSource(BaseModel):
+    """Where a merged paper's abstract came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: Annotated[StrictStr, Field(min_length=1, max_length=100)]
+    source_url: StrictStr | None = None
+    retrieved_at: StrictStr | None = None
+
+    @field_validator("source_url")
+    @classmethod
+    def _safe(cls, v: str | None) -> str | None:
+        return safe_https_url(v)
+
+
+class Paper(BaseModel):
+    """One paper as litdesk knows it (version 1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    version: Literal[1] = 1
+    id: StrictStr
+    title: StrictStr = ""
+    authors: tuple[ShortText, ...] = ()
+    journal: ShortText | None = None
+    year: Annotated[StrictInt, Field(ge=1000, le=2999)] | None = None
+    volume: Annotated[StrictStr, Field(max_length=100)] | None = None
+    issue: Annotated[StrictStr, Field(max_length=100)] | None = None
+    pages: Annotated[StrictStr, Field(max_length=100)] | None = None
+    doi: StrictStr | None = None
+    pmid: StrictStr | None = None
+    pmcid: StrictStr | None = None
+    openalex_id: StrictStr | None = None
+    arxiv_id: StrictStr | None = None
+    arxiv_version: Annotated[StrictInt, Field(ge=1, le=999)] | None = None
+    abstract: StrictStr | None = None
+    keywords: tuple[ShortText, ...] = ()
+    publication_types: tuple[ShortText, ...] = ()
+    open_access: StrictBool | None = None
+    retracted: StrictBool = False
+    cited_by: Annotated[StrictInt, Field(ge=0)] | None = None
+    source_url: StrictStr | None = None
+    full_text_url: StrictStr | None = None
+    licence: ShortText | None = None
+    retrieved_at: StrictStr | None = None
+    provider: ShortText | None = None
+    abstract_source: AbstractSource | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        norm = normalize_source_id(v)
+        if norm is None or not PRIMARY_ID_PATTERN.match(norm):
+            raise ValueError(f"not a primary id: {v[:60]!r}")
+        return norm
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str) -> str:
+        return _text(v, MAX_TITLE) or ""
+
+    @field_validator("abstract")
+    @classmethod
+    def _abstract(cls, v: str | None) -> str | None:
+        return _text(v, MAX_ABSTRACT)
+
+    @field_validator("authors", "keywords", "publication_types")
+    @classmethod
+    def _names(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        out = tuple(c for c in (_text(x, 2_000) for x in v[:MAX_AUTHORS]) if c)
+        return out
+
+    @field_validator("doi")
+    @classmethod
+    def _doi(cls, v: str | None) -> str | None:
+        return _identifier(v, normalize_doi, "DOI")
+
+    @field_validator("pmid")
+    @classmethod
+    def _pmid(cls, v: str | None) -> str | None:
+        return _identifier(v, normalize_pmid, "PMID")
+
+    @field_validator("pmcid")
+    @classmethod
+    def _pmcid(cls, v: str | None) -> str | None:
+        return _identifier(v, normalize_pmcid, "PMCID")
+
+    @field_validator("openalex_id")
+    @classmethod
+    def _openalex(cls, v: str | None) -> str | None:
+        return _identifier(v, normalize_openalex_id, "OpenAlex id")
+
+    @field_validator("arxiv_id")
+    @classmethod
+    def _arxiv(cls, v: str | None) -> str | None:
+        return _identifier(v, normalize_arxiv, "arXiv id")
+
+    @field_validator("source_url", "full_text_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        return safe_https_url(v)
+
+    @field_validator("retrieved_at")
+    @classmethod
+    def _when(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        try:
+            datetime.fromisoformat(v.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise ValueError(f"retrieved_at is not an ISO 8601 time: {v[:40]!r}") from exc
+        return v
+
+    def identifiers(self) -> dict[str, str]:
+        """The paper's identifiers by namespace (only those it has)."""
+        out = {"id": self.id}
+        for name in ("doi", "pmid", "pmcid", "openalex_id", "arxiv_id"):
+            value = getattr(self, name)
+            if value:
+                out[name] = value
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (None fields kept so the shape is stable)."""
+        return self.model_dump(mode="json")
+
+
+def _identifier(value: str | None, norm: Any, label: str) -> str | None:
+    if value is None or value == "":
+        return None
+    out = norm(value)
+    if out is None:
+        raise ValueError(f"malformed {label}: {value[:80]!r}")
+    return str(out)
+
+
+def make_paper(
+    *, source_id: str | None = None, fallback_key: str | None = None, **fields: Any
+) -> Paper:
+    """Build a Paper from parsed fields, deriving ``id`` when not given.
+
+    ``source_id`` is a provider's own id (``PPR-…``) that ranks after PMID and PMCID;
+    ``fallback_key`` (for example a raw record digest) names a paper with no identifier.
+    Raises :class:`PaperError` when a field is invalid.
+    """
+    if "id" not in fields or not fields["id"]:
+        fields["id"] = primary_id(
+            pmid=fields.get("pmid"),
+            pmcid=fields.get("pmcid"),
+            source_id=source_id,
+            openalex_id=fields.get("openalex_id"),
+            arxiv_id=fields.get("arxiv_id"),
+            doi=fields.get("doi"),
+            fallback=fallback_key,
+        )
+    try:
+        return Paper(**fields)
+    except ValidationError as exc:
+        raise PaperError(_summarise(exc), errors=_errors(exc)) from None
+
+
+def read_paper(data: object) -> Paper:
+    """Validate untrusted stored or recovered data as a Paper (raises :class:`PaperError`)."""
+    if not isinstance(data, dict):
+        raise PaperError("a stored paper must be an object")
+    if data.get("version", 1) != PAPER_VERSION:
+        raise PaperError(f"unknown paper version {data.get('version')!r}")
+    try:
+        return Paper.model_validate(data)
+    except ValidationError as exc:
+        raise PaperError(_summarise(exc), errors=_errors(exc)) from None
+
+
+def _errors(exc: ValidationError) -> list[dict[str, str]]:
+    return [
+        {"field": ".".join(str(p) for p in e["loc"]), "message": str(e["msg"])[:200]}
+        for e in exc.errors(include_input=False)
+    ]
+
+
+def _summarise(exc: ValidationError) -> str:
+    parts = [f"{e['field']}: {e['message']}" for e in _errors(exc)[:5]]
+    return "invalid paper: " + "; ".join(parts)
+
+
+def same_paper(a: Paper, b: Paper) -> bool:
+    """True when any identifier agrees (id, DOI, PMID, PMCID, OpenAlex, arXiv). Titles never do."""
+    if a.id == b.id:
+        return True
+    return any(
+        getattr(a, name) and getattr(a, name) == getattr(b, name)
+        for name in ("doi", "pmid", "pmcid", "openalex_id", "arxiv_id")
+    )

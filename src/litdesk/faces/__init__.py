@@ -1,0 +1,1 @@
+"""Thin faces over the services: the CLI (Typer + rich) and, later, the web workspace."""

@@ -1,0 +1,5 @@
+"""The command-line face: ``litdesk …`` (Typer + rich)."""
+
+from ._app import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,41 @@
+"""The ``litdesk`` command: one Typer app; each area registers its commands."""
+
+from __future__ import annotations
+
+import typer
+
+from litdesk import __version__
+
+from . import _dedup, _imports, _library, _query, _search, _workspace
+
+app = typer.Typer(
+    name="litdesk",
+    help="A workbench for literature reviews: search, import, read, record evidence, ask.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"litdesk {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
+) -> None:
+    """litdesk — search, import, read, record evidence, ask."""
+
+
+for _module in (_imports, _query, _search, _workspace, _library, _dedup):
+    _module.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

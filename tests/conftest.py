@@ -1,0 +1,64 @@
+"""Shared test fixtures.
+
+* ``fixtures_dir`` — the real-world fixtures (``$LITDESK_FIXTURES``). Without it the
+  test skips with a reason, except under ``CI=true`` where a missing folder fails.
+* ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
+  same rule: skip locally when unreachable, fail under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _need(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{reason} (required under CI=true)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    raw = os.environ.get("LITDESK_FIXTURES", "")
+    path = Path(raw) if raw else None
+    if path is None or not path.is_dir():
+        _need(f"LITDESK_FIXTURES is not a folder ({raw or 'unset'})")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get(
+        "LITDESK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    )
+    try:
+        import sqlalchemy as sa
+
+        engine = sa.create_engine(url, pool_pre_ping=True)
+        with engine.connect() as conn:
+            conn.execute(sa.text("select 1"))
+        engine.dispose()
+    except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+        _need(f"PostgreSQL not reachable at {url}: {type(exc).__name__}")
+    return url
+
+
+@pytest.fixture
+def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Settings pointing at a fresh data dir (SQLite) with no secrets from the host."""
+    from litdesk import Settings
+
+    for key in list(os.environ):
+        if key.startswith("LITDESK_") and key not in {
+            "LITDESK_FIXTURES",
+            "LITDESK_TEST_POSTGRES_URL",
+        }:
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return Settings(data_dir=tmp_path / "data")
