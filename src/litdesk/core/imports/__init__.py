@@ -1,0 +1,23 @@
+"""Import traces: per-file and per-record evidence of what an import read."""
+
+from ._trace import (
+    IMPORT_REFUSALS,
+    ImportRefused,
+    ImportTrace,
+    Notice,
+    ParserInfo,
+    RecordTrace,
+    SourceInfo,
+    digest_bytes,
+)
+
+__all__ = [
+    "IMPORT_REFUSALS",
+    "ImportRefused",
+    "ImportTrace",
+    "Notice",
+    "ParserInfo",
+    "RecordTrace",
+    "SourceInfo",
+    "digest_bytes",
+]
