@@ -1,0 +1,33 @@
+"""Identity graph, merging and reciprocal rank fusion of search sightings."""
+
+from ._fuse import (
+    PROVIDER_ORDER_VERSION,
+    RANKING_VERSION,
+    RRF_K,
+    Contribution,
+    Hit,
+    Sighting,
+    canonical_order,
+    fuse,
+    merge_records,
+    provider_order,
+)
+from ._graph import DEDUPLICATION_VERSION, NAMESPACES, Group, group_identities, identity_keys
+
+__all__ = [
+    "DEDUPLICATION_VERSION",
+    "NAMESPACES",
+    "PROVIDER_ORDER_VERSION",
+    "RANKING_VERSION",
+    "RRF_K",
+    "Contribution",
+    "Group",
+    "Hit",
+    "Sighting",
+    "canonical_order",
+    "fuse",
+    "group_identities",
+    "identity_keys",
+    "merge_records",
+    "provider_order",
+]
