@@ -1,0 +1,510 @@
+"""Quotes, anchors, annotations and evidence records: validation rules (pure).
+
+Every stored shape here is version 1 and validated on construction and on read.
+Passages are checked against their source: the paper's abstract (after whitespace
+normalisation), a stored full-text paragraph whose PMCID must be the paper's, or
+an external source with a required location (labelled for verification).
+Anchors must reproduce their quoted text exactly from the stored snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from litdesk._errors import InputError, IntegrityError, RefusedError
+from litdesk.core.records import Paper, normalize_pmcid, safe_https_url
+
+__all__ = [
+    "ANNOTATION_VERSION",
+    "EVIDENCE_FIELDS",
+    "EVIDENCE_VERSION",
+    "MAX_ANCHOR_CHARS",
+    "MAX_COMMENT_CHARS",
+    "MAX_FIELD_CHARS",
+    "MAX_LOCATION_CHARS",
+    "MAX_PASSAGE_CHARS",
+    "Anchor",
+    "Annotation",
+    "Evidence",
+    "EvidenceInvalid",
+    "EvidenceRefused",
+    "FullTextContext",
+    "StoredShapeInvalid",
+    "check_anchor",
+    "check_context_identity",
+    "check_evidence",
+    "europe_pmc_url",
+    "find_occurrences",
+    "make_anchor",
+    "make_annotation",
+    "make_evidence",
+    "normalize_ws",
+    "paper_pmcid",
+    "passage_in",
+    "read_annotation",
+    "read_evidence",
+    "text_digest",
+]
+
+ANNOTATION_VERSION: Final = 1
+EVIDENCE_VERSION: Final = 1
+MAX_ANCHOR_CHARS: Final = 8_000
+MAX_PASSAGE_CHARS: Final = 8_000
+MAX_FIELD_CHARS: Final = 4_000
+MAX_COMMENT_CHARS: Final = 4_000
+MAX_LOCATION_CHARS: Final = 500
+MAX_PARAGRAPH_CHARS: Final = 240_000
+MAX_OCCURRENCES: Final = 100
+
+#: The six evidence fields (name, label); ``finding`` is required.
+EVIDENCE_FIELDS: Final = (
+    ("question", "Research question"),
+    ("population", "Species, cell line or population"),
+    ("method", "Method or assay"),
+    ("intervention", "Intervention, concentration and exposure"),
+    ("finding", "Finding"),
+    ("limitations", "Limitations"),
+)
+
+_PMC_URL = re.compile(r"^https://europepmc\.org/articles/(PMC[1-9][0-9]{0,9})$")
+
+
+class EvidenceInvalid(InputError):
+    """An annotation or evidence record breaks a field rule (length, required field)."""
+
+    default_code = "evidence_invalid"
+
+
+class EvidenceRefused(RefusedError):
+    """A passage or anchor does not match its source, or its source is not the paper's."""
+
+    default_code = "evidence_refused"
+
+
+class StoredShapeInvalid(IntegrityError):
+    """A stored annotation or evidence record failed validation on read."""
+
+    default_code = "stored_shape_invalid"
+
+
+def normalize_ws(text: str) -> str:
+    """Collapse every run of (Unicode) whitespace to one space and strip the ends."""
+    return " ".join(text.split())
+
+
+def text_digest(text: str) -> str:
+    """``sha256:<hex>`` of ``text`` (UTF-8): the identity of a source snapshot."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def passage_in(passage: str, source: str) -> bool:
+    """True when ``passage`` occurs in ``source`` after whitespace normalisation."""
+    needle = normalize_ws(passage)
+    return bool(needle) and needle in normalize_ws(source)
+
+
+def find_occurrences(text: str, quote: str, limit: int = MAX_OCCURRENCES) -> list[int]:
+    """Start offsets of the exact occurrences of ``quote`` in ``text`` (at most ``limit``)."""
+    out: list[int] = []
+    if not quote:
+        return out
+    start = text.find(quote)
+    while start != -1 and len(out) < limit:
+        out.append(start)
+        start = text.find(quote, start + 1)
+    return out
+
+
+def europe_pmc_url(pmcid: str) -> str:
+    """The only accepted source URL of a full-text paragraph."""
+    return f"https://europepmc.org/articles/{pmcid}"
+
+
+def paper_pmcid(paper: Paper) -> str | None:
+    """The paper's PMCID: its ``pmcid`` field, or the PMC- primary id when it has none."""
+    if paper.pmcid:
+        return paper.pmcid
+    if paper.id.startswith("PMC-"):
+        return normalize_pmcid(paper.id[4:])
+    return None
+
+
+def _when(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(f"not an ISO 8601 time: {value[:40]!r}") from exc
+    return value
+
+
+_Frozen = ConfigDict(frozen=True, extra="forbid")
+
+
+class FullTextContext(BaseModel):
+    """The stored snapshot of one licensed full-text paragraph (Europe PMC)."""
+
+    model_config = _Frozen
+
+    pmcid: StrictStr
+    url: StrictStr
+    block_id: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    section: Annotated[StrictStr, Field(max_length=500)] | None = None
+    text: Annotated[StrictStr, Field(min_length=1, max_length=MAX_PARAGRAPH_CHARS)]
+    licence: Annotated[StrictStr, Field(max_length=2_000)] | None = None
+    licence_url: StrictStr | None = None
+    retrieved_at: StrictStr | None = None
+
+    @field_validator("pmcid")
+    @classmethod
+    def _pmcid(cls, v: str) -> str:
+        norm = normalize_pmcid(v)
+        if norm is None:
+            raise ValueError(f"malformed PMCID: {v[:40]!r}")
+        return norm
+
+    @field_validator("licence_url")
+    @classmethod
+    def _licence_url(cls, v: str | None) -> str | None:
+        return safe_https_url(v)
+
+    @field_validator("retrieved_at")
+    @classmethod
+    def _retrieved(cls, v: str | None) -> str | None:
+        return _when(v)
+
+    @model_validator(mode="after")
+    def _url_names_pmcid(self) -> FullTextContext:
+        m = _PMC_URL.match(self.url)
+        if m is None or m.group(1) != self.pmcid:
+            raise ValueError(
+                f"full-text source URL must be {europe_pmc_url(self.pmcid)}, not {self.url[:100]!r}"
+            )
+        return self
+
+
+class Anchor(BaseModel):
+    """Where a highlight sits: exact offsets into a stored snapshot of its source."""
+
+    model_config = _Frozen
+
+    source: Literal["abstract", "fulltext"]
+    text: Annotated[StrictStr, Field(min_length=1, max_length=MAX_ANCHOR_CHARS)]
+    start: Annotated[StrictInt, Field(ge=0)]
+    end: Annotated[StrictInt, Field(ge=1)]
+    section: Annotated[StrictStr, Field(max_length=500)] | None = None
+    snapshot_sha256: StrictStr
+    context: FullTextContext | None = None
+    retrieved_at: StrictStr | None = None
+
+    @field_validator("retrieved_at")
+    @classmethod
+    def _retrieved(cls, v: str | None) -> str | None:
+        return _when(v)
+
+    @model_validator(mode="after")
+    def _shape(self) -> Anchor:
+        if self.end - self.start != len(self.text):
+            raise ValueError("anchor offsets do not span the quoted text")
+        if self.source == "fulltext":
+            if self.context is None:
+                raise ValueError("a full-text anchor needs its paragraph context")
+            if self.snapshot_sha256 != text_digest(self.context.text):
+                raise ValueError("anchor snapshot digest does not match its paragraph")
+            if self.context.text[self.start : self.end] != self.text:
+                raise ValueError("anchor offsets do not reproduce the quoted text")
+        elif self.context is not None:
+            raise ValueError("an abstract anchor carries no full-text context")
+        return self
+
+    @property
+    def block_id(self) -> str | None:
+        return self.context.block_id if self.context else None
+
+
+class Annotation(BaseModel):
+    """A highlight (with an optional comment) or a paper-level comment (no anchor)."""
+
+    model_config = _Frozen
+
+    version: Literal[1] = 1
+    paper_id: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    comment: Annotated[StrictStr, Field(max_length=MAX_COMMENT_CHARS)] | None = None
+    anchor: Anchor | None = None
+    created_at: StrictStr
+
+    @field_validator("created_at")
+    @classmethod
+    def _created(cls, v: str) -> str:
+        out = _when(v)
+        assert out is not None
+        return out
+
+    @model_validator(mode="after")
+    def _something(self) -> Annotation:
+        if self.anchor is None and not (self.comment and self.comment.strip()):
+            raise ValueError("a note needs a comment or a highlighted passage")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return "highlight" if self.anchor is not None else "comment"
+
+
+_Field = Annotated[StrictStr, Field(max_length=MAX_FIELD_CHARS)]
+
+
+class Evidence(BaseModel):
+    """One structured finding with its supporting passage (version 1)."""
+
+    model_config = _Frozen
+
+    version: Literal[1] = 1
+    paper_id: Annotated[StrictStr, Field(min_length=1, max_length=200)]
+    question: _Field | None = None
+    population: _Field | None = None
+    method: _Field | None = None
+    intervention: _Field | None = None
+    finding: Annotated[StrictStr, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
+    limitations: _Field | None = None
+    passage: Annotated[StrictStr, Field(min_length=1, max_length=MAX_PASSAGE_CHARS)]
+    source: Literal["abstract", "fulltext", "external"]
+    location: Annotated[StrictStr, Field(max_length=MAX_LOCATION_CHARS)] | None = None
+    context: FullTextContext | None = None
+    verification: Literal["checked", "needs_verification"]
+    created_at: StrictStr
+
+    @field_validator("created_at")
+    @classmethod
+    def _created(cls, v: str) -> str:
+        out = _when(v)
+        assert out is not None
+        return out
+
+    @model_validator(mode="after")
+    def _shape(self) -> Evidence:
+        if not self.finding.strip():
+            raise ValueError("finding is required")
+        if not self.passage.strip():
+            raise ValueError("passage is required")
+        if self.source == "external":
+            if not (self.location and self.location.strip()):
+                raise ValueError("an external passage needs a location (page, section, figure)")
+            if self.verification != "needs_verification":
+                raise ValueError("an external passage is labelled for verification")
+        elif self.verification != "checked":
+            raise ValueError("abstract and full-text passages are checked")
+        if self.source == "fulltext" and self.context is None:
+            raise ValueError("a full-text passage needs its paragraph context")
+        if self.source != "fulltext" and self.context is not None:
+            raise ValueError("only a full-text passage carries a paragraph context")
+        return self
+
+
+def _messages(exc: ValidationError) -> str:
+    parts = []
+    for e in exc.errors(include_input=False)[:5]:
+        where = ".".join(str(p) for p in e["loc"])
+        parts.append(f"{where}: {e['msg']}" if where else str(e["msg"]))
+    return "; ".join(parts)
+
+
+def check_context_identity(paper: Paper, context: FullTextContext) -> None:
+    """Refuse a paragraph whose PMCID is not the paper's (or when the paper has none)."""
+    mine = paper_pmcid(paper)
+    if mine is None:
+        raise EvidenceRefused(
+            f"paper {paper.id} has no PMCID, so a full-text paragraph cannot be attributed to it",
+            code="identity_unknown",
+        )
+    if context.pmcid != mine:
+        raise EvidenceRefused(
+            f"the paragraph comes from {context.pmcid}, not from {mine} ({paper.id})",
+            code="identity_mismatch",
+        )
+
+
+def check_anchor(anchor: Anchor, paper: Paper) -> None:
+    """Refuse an anchor that does not reproduce its quote from the paper's stored text."""
+    if anchor.source == "abstract":
+        snapshot = paper.abstract or ""
+        if anchor.snapshot_sha256 != text_digest(snapshot):
+            raise EvidenceRefused(
+                "the abstract has changed since the passage was highlighted", code="stale_anchor"
+            )
+        if snapshot[anchor.start : anchor.end] != anchor.text:
+            raise EvidenceRefused(
+                "the offsets do not reproduce the quoted text", code="anchor_mismatch"
+            )
+        return
+    assert anchor.context is not None
+    check_context_identity(paper, anchor.context)
+
+
+def make_anchor(
+    paper: Paper,
+    *,
+    text: str,
+    start: int | None = None,
+    occurrence: int = 1,
+    context: FullTextContext | None = None,
+    section: str | None = None,
+    retrieved_at: str | None = None,
+) -> Anchor:
+    """An anchor for ``text`` in the paper's abstract or in ``context`` (a paragraph).
+
+    With ``start`` the offsets must reproduce ``text`` exactly; without it the
+    ``occurrence``-th exact occurrence (1-based, at most 100) is used.
+    """
+    if context is not None:
+        check_context_identity(paper, context)
+        snapshot = context.text
+        source: Literal["abstract", "fulltext"] = "fulltext"
+        section = section if section is not None else context.section
+        retrieved_at = retrieved_at or context.retrieved_at
+    else:
+        if not paper.abstract:
+            raise EvidenceRefused(
+                f"paper {paper.id} has no abstract to highlight", code="no_source"
+            )
+        snapshot = paper.abstract
+        source = "abstract"
+        retrieved_at = retrieved_at or paper.retrieved_at
+    if not text or len(text) > MAX_ANCHOR_CHARS:
+        raise EvidenceInvalid(f"a highlight is 1 to {MAX_ANCHOR_CHARS:,} characters")
+    if start is None:
+        found = find_occurrences(snapshot, text)
+        if not found:
+            raise EvidenceRefused(
+                "the passage does not occur in the source", code="quote_not_found"
+            )
+        if not 1 <= occurrence <= len(found):
+            raise EvidenceInvalid(
+                f"occurrence {occurrence} requested; the passage occurs {len(found)} time(s)"
+            )
+        start = found[occurrence - 1]
+    if start < 0 or snapshot[start : start + len(text)] != text:
+        raise EvidenceRefused(
+            "the offsets do not reproduce the quoted text", code="anchor_mismatch"
+        )
+    try:
+        return Anchor(
+            source=source,
+            text=text,
+            start=start,
+            end=start + len(text),
+            section=section,
+            snapshot_sha256=text_digest(snapshot),
+            context=context,
+            retrieved_at=retrieved_at,
+        )
+    except ValidationError as exc:
+        raise EvidenceInvalid("invalid highlight: " + _messages(exc)) from None
+
+
+def make_annotation(
+    paper: Paper, *, comment: str | None, anchor: Anchor | None, created_at: str
+) -> Annotation:
+    """A validated annotation for ``paper`` (anchor checked against the paper)."""
+    if anchor is not None:
+        check_anchor(anchor, paper)
+    try:
+        return Annotation(paper_id=paper.id, comment=comment, anchor=anchor, created_at=created_at)
+    except ValidationError as exc:
+        raise EvidenceInvalid("invalid note: " + _messages(exc)) from None
+
+
+def check_evidence(evidence: Evidence, paper: Paper) -> None:
+    """Refuse evidence whose passage is not in its source or whose source is not the paper's."""
+    if evidence.paper_id != paper.id:
+        raise EvidenceRefused(
+            f"evidence names paper {evidence.paper_id}, not {paper.id}", code="identity_mismatch"
+        )
+    if evidence.source == "abstract":
+        if not passage_in(evidence.passage, paper.abstract or ""):
+            raise EvidenceRefused(
+                "the passage does not occur in the paper's abstract", code="quote_not_found"
+            )
+    elif evidence.source == "fulltext":
+        assert evidence.context is not None
+        check_context_identity(paper, evidence.context)
+        if not passage_in(evidence.passage, evidence.context.text):
+            raise EvidenceRefused(
+                "the passage does not occur in the stored full-text paragraph",
+                code="quote_not_found",
+            )
+
+
+def make_evidence(
+    paper: Paper,
+    *,
+    finding: str,
+    passage: str,
+    source: str,
+    created_at: str,
+    location: str | None = None,
+    context: FullTextContext | None = None,
+    **fields: str | None,
+) -> Evidence:
+    """Validated evidence for ``paper``: field limits, then the passage against its source."""
+    allowed = {name for name, _ in EVIDENCE_FIELDS} - {"finding"}
+    unknown = set(fields) - allowed
+    if unknown:
+        raise EvidenceInvalid(f"unknown evidence field(s): {', '.join(sorted(unknown))}")
+    if source not in ("abstract", "fulltext", "external"):
+        raise EvidenceInvalid(f"unknown passage source {source!r}")
+    cleaned = {k: (v if v and v.strip() else None) for k, v in fields.items()}
+    try:
+        evidence = Evidence(
+            paper_id=paper.id,
+            finding=finding,
+            passage=passage,
+            source=source,  # type: ignore[arg-type]
+            location=location if location and location.strip() else None,
+            context=context,
+            verification="needs_verification" if source == "external" else "checked",
+            created_at=created_at,
+            **cleaned,  # type: ignore[arg-type]
+        )
+    except ValidationError as exc:
+        raise EvidenceInvalid("invalid evidence: " + _messages(exc)) from None
+    check_evidence(evidence, paper)
+    return evidence
+
+
+def _read(model: type[BaseModel], data: object, label: str) -> Any:
+    if not isinstance(data, dict):
+        raise StoredShapeInvalid(f"a stored {label} must be an object")
+    if data.get("version") != 1:
+        raise StoredShapeInvalid(f"unknown {label} version {data.get('version')!r}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise StoredShapeInvalid(f"invalid stored {label}: " + _messages(exc)) from None
+
+
+def read_annotation(data: object) -> Annotation:
+    """Validate untrusted stored data as an :class:`Annotation`."""
+    out: Annotation = _read(Annotation, data, "annotation")
+    return out
+
+
+def read_evidence(data: object) -> Evidence:
+    """Validate untrusted stored data as :class:`Evidence`."""
+    out: Evidence = _read(Evidence, data, "evidence")
+    return out
