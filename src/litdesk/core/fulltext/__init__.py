@@ -1,0 +1,33 @@
+"""Full text: JATS parsing with the licence gate (pure)."""
+
+from ._jats import (
+    MAX_BLOCK_CHARS_TOTAL,
+    MAX_BLOCKS,
+    MAX_DEPTH,
+    MAX_XML_CHARS,
+    Block,
+    FullText,
+    FullTextMalformed,
+    FullTextNoBody,
+    FullTextRefused,
+    FullTextWrongPaper,
+    licence_from_url,
+    parse_fulltext,
+    readable_licence_url,
+)
+
+__all__ = [
+    "MAX_BLOCKS",
+    "MAX_BLOCK_CHARS_TOTAL",
+    "MAX_DEPTH",
+    "MAX_XML_CHARS",
+    "Block",
+    "FullText",
+    "FullTextMalformed",
+    "FullTextNoBody",
+    "FullTextRefused",
+    "FullTextWrongPaper",
+    "licence_from_url",
+    "parse_fulltext",
+    "readable_licence_url",
+]
