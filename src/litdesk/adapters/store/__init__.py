@@ -1,0 +1,65 @@
+"""The store: SQLAlchemy Core tables with Alembic migrations, on SQLite or PostgreSQL.
+
+``open_store(settings)`` opens and migrates; ``Store.read()``/``Store.write()`` give
+transactions. Workspace rows live in ``_repo``; fused-search support (search runs,
+cache with in-flight coalescing, allowances) in ``_search``.
+"""
+
+from . import _repo as repo
+from ._engine import (
+    MIGRATIONS_DIR,
+    Store,
+    StoredDataInvalid,
+    StoreError,
+    dump_json,
+    load_json,
+    make_engine,
+    open_store,
+)
+from ._repo import READING_STATUSES, identity_keys
+from ._search import (
+    GLOBAL_OWNER,
+    MAX_RUN_BYTES,
+    CacheClaim,
+    Reservation,
+    SearchRunRow,
+    cache_abandon,
+    cache_claim,
+    cache_fill,
+    cache_get,
+    cache_purge,
+    get_search_run,
+    list_search_runs,
+    reserve,
+    save_search_run,
+    usage,
+)
+
+__all__ = [
+    "GLOBAL_OWNER",
+    "MAX_RUN_BYTES",
+    "MIGRATIONS_DIR",
+    "READING_STATUSES",
+    "CacheClaim",
+    "Reservation",
+    "SearchRunRow",
+    "Store",
+    "StoreError",
+    "StoredDataInvalid",
+    "cache_abandon",
+    "cache_claim",
+    "cache_fill",
+    "cache_get",
+    "cache_purge",
+    "dump_json",
+    "get_search_run",
+    "identity_keys",
+    "list_search_runs",
+    "load_json",
+    "make_engine",
+    "open_store",
+    "repo",
+    "reserve",
+    "save_search_run",
+    "usage",
+]

@@ -1,0 +1,194 @@
+"""The engine factory and the transactional :class:`Store` (SQLite or PostgreSQL).
+
+One schema, one code path: SQLite (WAL, ``foreign_keys=ON``, a busy timeout, write
+transactions opened with ``BEGIN IMMEDIATE``) in the data directory by default, or
+PostgreSQL (psycopg 3) when the URL says so. Migrations run on open
+(``alembic upgrade head`` semantics), under a lock so concurrent openers agree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection, Engine
+
+from litdesk._errors import ConfigError, ExternalError, IntegrityError
+from litdesk._settings import Settings
+
+__all__ = [
+    "MIGRATIONS_DIR",
+    "Store",
+    "StoreError",
+    "StoredDataInvalid",
+    "dump_json",
+    "load_json",
+    "make_engine",
+    "open_store",
+]
+
+MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
+BUSY_TIMEOUT_MS: Final = 30_000
+_MIGRATION_LOCK: Final = (1909102026, 4)
+MAX_DOCUMENT_BYTES: Final = 20_000_000
+
+
+class StoreError(ExternalError):
+    """The database failed (unreachable, locked too long, a constraint broke)."""
+
+    default_code = "store"
+
+
+class StoredDataInvalid(IntegrityError):
+    """A stored document is not valid JSON or not the expected shape."""
+
+    default_code = "stored_data_invalid"
+
+
+def dump_json(value: Any) -> str:
+    """Compact, deterministic JSON for a stored document."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def load_json(text: object, *, what: str = "document") -> Any:
+    """Parse a stored JSON document (raises :class:`StoredDataInvalid`)."""
+    if not isinstance(text, str) or len(text) > MAX_DOCUMENT_BYTES:
+        raise StoredDataInvalid(f"stored {what} is not a JSON text within limits")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StoredDataInvalid(f"stored {what} is not valid JSON: {exc.msg}") from None
+
+
+def _describe(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    first = str(orig).strip().splitlines()[0] if str(orig).strip() else ""
+    return f"{type(orig).__name__}: {first[:200]}" if first else type(orig).__name__
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``: ``sqlite:///<file>`` or ``postgresql://…`` (psycopg 3)."""
+    try:
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError:
+        raise ConfigError("the database URL is not a valid SQLAlchemy URL") from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        database = parsed.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+        _sqlite_events(engine)
+        return engine
+    if backend == "postgresql":
+        if parsed.drivername != "postgresql+psycopg":
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        return sa.create_engine(parsed, pool_pre_ping=True)
+    raise ConfigError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
+
+
+def _sqlite_events(engine: Engine) -> None:
+    @sa.event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        # let SQLAlchemy's "begin" event emit BEGIN itself (pysqlite's own is deferred-only)
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get("litdesk_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+class Store:
+    """A migrated database with read and write transactions."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.dialect == "postgresql"
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One write transaction: committed on success, rolled back on any error."""
+        with self._translate(), self.engine.connect() as conn:
+            conn = conn.execution_options(litdesk_write=True)
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """One read transaction (a consistent snapshot on both backends)."""
+        with self._translate(), self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        try:
+            yield
+        except sa.exc.SQLAlchemyError as exc:
+            raise StoreError(f"the store failed: {_describe(exc)}") from None
+
+    def lock(self, conn: Connection, namespace: int, key: str) -> None:
+        """Serialise writers on ``key`` for the rest of the transaction.
+
+        PostgreSQL takes a transaction-level advisory lock; SQLite's ``BEGIN
+        IMMEDIATE`` already holds the database write lock.
+        """
+        if self.is_postgres:
+            conn.execute(
+                sa.text("SELECT pg_advisory_xact_lock(:ns, hashtext(:key))"),
+                {"ns": namespace, "key": key},
+            )
+
+    def revision(self) -> str | None:
+        """The applied migration revision."""
+        with self.read() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest revision (idempotent, safe to run concurrently)."""
+        cfg = _alembic_config()
+        head = ScriptDirectory.from_config(cfg).get_current_head()
+        with self.write() as conn:
+            if self.is_postgres:
+                conn.execute(
+                    sa.text("SELECT pg_advisory_xact_lock(:a, :b)"),
+                    dict(zip("ab", _MIGRATION_LOCK, strict=True)),
+                )
+            if MigrationContext.configure(conn).get_current_revision() == head:
+                return
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _alembic_config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return cfg
+
+
+def open_store(target: Settings | str) -> Store:
+    """Open (and migrate) the store named by settings or by a URL."""
+    url = target if isinstance(target, str) else target.resolved_database_url()
+    store = Store(make_engine(url))
+    store.migrate()
+    return store

@@ -1,0 +1,306 @@
+"""Row-level operations on the workspace tables. Callers pass a transaction's connection.
+
+Every read of a stored document validates it: papers through ``read_paper``;
+annotations, evidence and traces are returned as parsed JSON for their own readers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from litdesk._errors import InputError, NotFoundError
+from litdesk.core.records import Paper, read_paper, split_arxiv
+
+from ._engine import StoredDataInvalid, dump_json, load_json
+from ._schema import (
+    evidence,
+    imports,
+    notes,
+    paper_keys,
+    papers,
+    search_runs,
+    studies,
+    study_papers,
+    study_search_runs,
+)
+
+__all__ = [
+    "READING_STATUSES",
+    "DocumentRow",
+    "PaperRow",
+    "StudyRow",
+    "add_study_paper",
+    "add_study_search_run",
+    "find_paper_ids",
+    "get_paper",
+    "get_study",
+    "identity_keys",
+    "insert_document",
+    "insert_paper",
+    "insert_study",
+    "list_documents",
+    "list_papers",
+    "list_studies",
+    "set_status",
+    "study_run_ids",
+    "update_paper",
+]
+
+READING_STATUSES: Final = ("to-read", "reading", "read")
+DOCUMENT_TABLES: Final = {"notes": notes, "evidence": evidence, "imports": imports}
+
+
+@dataclass(frozen=True, slots=True)
+class PaperRow:
+    paper: Paper
+    status: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class StudyRow:
+    id: str
+    name: str
+    description: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRow:
+    id: str
+    paper_id: str | None
+    study_id: str | None
+    data: Any
+    created_at: str
+
+
+def identity_keys(paper: Paper) -> list[str]:
+    """The keys under which a paper is known: its id and each identifier it has."""
+    keys = [f"id:{paper.id}"]
+    if paper.doi:
+        keys.append(f"doi:{paper.doi}")
+    if paper.pmid:
+        keys.append(f"pmid:{paper.pmid}")
+    if paper.pmcid:
+        keys.append(f"pmcid:{paper.pmcid}")
+    if paper.openalex_id:
+        keys.append(f"openalex:{paper.openalex_id}")
+    if paper.arxiv_id:
+        arx = split_arxiv(paper.arxiv_id)
+        keys.append(f"arxiv:{arx.base if arx else paper.arxiv_id}")
+    return keys
+
+
+def find_paper_ids(conn: Connection, keys: Iterable[str]) -> dict[str, str]:
+    """``{key: paper id}`` for the keys already stored."""
+    wanted = list(dict.fromkeys(keys))
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        sa.select(paper_keys.c.key, paper_keys.c.paper_id).where(paper_keys.c.key.in_(wanted))
+    )
+    return {r.key: r.paper_id for r in rows}
+
+
+def _paper_row(row: Any) -> PaperRow:
+    paper = read_paper(load_json(row.data, what="paper"))
+    if paper.id != row.id:
+        raise StoredDataInvalid(f"stored paper {row.id} carries id {paper.id}")
+    return PaperRow(paper, row.status, row.created_at, row.updated_at)
+
+
+def get_paper(conn: Connection, paper_id: str) -> PaperRow:
+    row = conn.execute(sa.select(papers).where(papers.c.id == paper_id)).first()
+    if row is None:
+        raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
+    return _paper_row(row)
+
+
+def _add_keys(conn: Connection, paper: Paper) -> None:
+    have = find_paper_ids(conn, identity_keys(paper))
+    fresh = [k for k in identity_keys(paper) if k not in have]
+    if fresh:
+        conn.execute(sa.insert(paper_keys), [{"key": k, "paper_id": paper.id} for k in fresh])
+
+
+def insert_paper(conn: Connection, paper: Paper, now: str, status: str | None = None) -> None:
+    conn.execute(
+        sa.insert(papers).values(
+            id=paper.id,
+            data=dump_json(paper.to_dict()),
+            status=status,
+            created_at=now,
+            updated_at=now,
+        )
+    )
+    _add_keys(conn, paper)
+
+
+def update_paper(conn: Connection, paper: Paper, now: str) -> None:
+    conn.execute(
+        sa.update(papers)
+        .where(papers.c.id == paper.id)
+        .values(data=dump_json(paper.to_dict()), updated_at=now)
+    )
+    _add_keys(conn, paper)
+
+
+def set_status(conn: Connection, paper_id: str, status: str | None, now: str) -> None:
+    if status is not None and status not in READING_STATUSES:
+        raise InputError(
+            f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
+        )
+    done = conn.execute(
+        sa.update(papers).where(papers.c.id == paper_id).values(status=status, updated_at=now)
+    )
+    if done.rowcount != 1:
+        raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
+
+
+def list_papers(
+    conn: Connection,
+    *,
+    study_id: str | None = None,
+    status: str | None = None,
+    limit: int = 500,
+) -> list[PaperRow]:
+    query = sa.select(papers)
+    if study_id is not None:
+        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
+            study_papers.c.study_id == study_id
+        )
+    if status is not None:
+        query = query.where(papers.c.status == status)
+    query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit)
+    return [_paper_row(r) for r in conn.execute(query)]
+
+
+def insert_study(
+    conn: Connection, study_id: str, name: str, description: str | None, now: str
+) -> StudyRow:
+    exists = conn.execute(sa.select(studies.c.id).where(studies.c.name == name)).first()
+    if exists is not None:
+        raise InputError(f"a Study named {name!r} already exists", code="study_exists")
+    conn.execute(
+        sa.insert(studies).values(id=study_id, name=name, description=description, created_at=now)
+    )
+    return StudyRow(study_id, name, description, now)
+
+
+def get_study(conn: Connection, ref: str) -> StudyRow:
+    """A Study by id or by name."""
+    row = conn.execute(
+        sa.select(studies).where(sa.or_(studies.c.id == ref, studies.c.name == ref))
+    ).first()
+    if row is None:
+        raise NotFoundError(f"no Study {ref!r}", code="study_not_found")
+    return StudyRow(row.id, row.name, row.description, row.created_at)
+
+
+def list_studies(conn: Connection) -> list[tuple[StudyRow, int]]:
+    counts = (
+        sa.select(study_papers.c.study_id, sa.func.count().label("n"))
+        .group_by(study_papers.c.study_id)
+        .subquery()
+    )
+    rows = conn.execute(
+        sa.select(studies, sa.func.coalesce(counts.c.n, 0).label("papers"))
+        .outerjoin(counts, counts.c.study_id == studies.c.id)
+        .order_by(studies.c.created_at, studies.c.name)
+    )
+    return [(StudyRow(r.id, r.name, r.description, r.created_at), int(r.papers)) for r in rows]
+
+
+def add_study_paper(conn: Connection, study_id: str, paper_id: str, now: str) -> bool:
+    """Add a paper to a Study; ``False`` when it was already there."""
+    have = conn.execute(
+        sa.select(study_papers.c.paper_id).where(
+            study_papers.c.study_id == study_id, study_papers.c.paper_id == paper_id
+        )
+    ).first()
+    if have is not None:
+        return False
+    conn.execute(sa.insert(study_papers).values(study_id=study_id, paper_id=paper_id, added_at=now))
+    return True
+
+
+def add_study_search_run(conn: Connection, study_id: str, run_id: str) -> None:
+    have = conn.execute(
+        sa.select(study_search_runs.c.run_id).where(
+            study_search_runs.c.study_id == study_id, study_search_runs.c.run_id == run_id
+        )
+    ).first()
+    if have is None:
+        conn.execute(sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id))
+
+
+def study_run_ids(conn: Connection, study_id: str) -> list[str]:
+    rows = conn.execute(
+        sa.select(study_search_runs.c.run_id)
+        .join(search_runs, search_runs.c.id == study_search_runs.c.run_id)
+        .where(study_search_runs.c.study_id == study_id)
+        .order_by(search_runs.c.executed_at, search_runs.c.id)
+    )
+    return [r.run_id for r in rows]
+
+
+def insert_document(
+    conn: Connection,
+    kind: str,
+    doc_id: str,
+    data: Any,
+    now: str,
+    *,
+    paper_id: str | None = None,
+    study_id: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Store one note, evidence record or import trace (``kind`` names the table)."""
+    table = DOCUMENT_TABLES[kind]
+    values: dict[str, Any] = {"id": doc_id, "study_id": study_id, "created_at": now}
+    if kind == "imports":
+        values["trace"] = dump_json(data)
+        values.update(extra or {})
+    else:
+        values["paper_id"] = paper_id
+        values["data"] = dump_json(data)
+    conn.execute(sa.insert(table).values(**values))
+
+
+def list_documents(
+    conn: Connection,
+    kind: str,
+    *,
+    study_id: str | None = None,
+    paper_ids: Sequence[str] | None = None,
+    limit: int = 1_000,
+) -> list[DocumentRow]:
+    """Stored documents of ``kind``, oldest first (JSON parsed; shape checked by the caller)."""
+    table = DOCUMENT_TABLES[kind]
+    query = sa.select(table)
+    if study_id is not None:
+        query = query.where(table.c.study_id == study_id)
+    if paper_ids is not None:
+        if kind == "imports":
+            raise InputError("imports are not listed by paper")
+        query = query.where(table.c.paper_id.in_(list(paper_ids)))
+    query = query.order_by(table.c.created_at, table.c.id).limit(limit)
+    out = []
+    for r in conn.execute(query):
+        text = r.trace if kind == "imports" else r.data
+        out.append(
+            DocumentRow(
+                id=r.id,
+                paper_id=getattr(r, "paper_id", None),
+                study_id=r.study_id,
+                data=load_json(text, what=kind),
+                created_at=r.created_at,
+            )
+        )
+    return out

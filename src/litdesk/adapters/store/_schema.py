@@ -1,0 +1,184 @@
+"""The store's tables (SQLAlchemy Core). The migrations in ``migrations/`` create them.
+
+JSON documents are kept as text and validated by their readers on every read; times
+are ISO 8601 UTC strings, except cache expiry (epoch seconds) which is compared.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+__all__ = [
+    "allowances",
+    "evidence",
+    "imports",
+    "metadata",
+    "notes",
+    "paper_keys",
+    "papers",
+    "search_cache",
+    "search_runs",
+    "studies",
+    "study_papers",
+    "study_search_runs",
+]
+
+metadata = sa.MetaData()
+
+_ID = 64
+_WHEN = 40
+
+papers = sa.Table(
+    "papers",
+    metadata,
+    sa.Column("id", sa.String(130), primary_key=True),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=True),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Column("updated_at", sa.String(_WHEN), nullable=False),
+)
+
+paper_keys = sa.Table(
+    "paper_keys",
+    metadata,
+    sa.Column("key", sa.String(600), primary_key=True),
+    sa.Column(
+        "paper_id",
+        sa.String(130),
+        sa.ForeignKey("papers.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+)
+
+studies = sa.Table(
+    "studies",
+    metadata,
+    sa.Column("id", sa.String(_ID), primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)
+
+study_papers = sa.Table(
+    "study_papers",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column(
+        "paper_id", sa.String(130), sa.ForeignKey("papers.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("added_at", sa.String(_WHEN), nullable=False),
+)
+
+notes = sa.Table(
+    "notes",
+    metadata,
+    sa.Column("id", sa.String(_ID), primary_key=True),
+    sa.Column(
+        "paper_id",
+        sa.String(130),
+        sa.ForeignKey("papers.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="SET NULL"),
+        nullable=True,
+        index=True,
+    ),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)
+
+evidence = sa.Table(
+    "evidence",
+    metadata,
+    sa.Column("id", sa.String(_ID), primary_key=True),
+    sa.Column(
+        "paper_id",
+        sa.String(130),
+        sa.ForeignKey("papers.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="SET NULL"),
+        nullable=True,
+        index=True,
+    ),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)
+
+search_runs = sa.Table(
+    "search_runs",
+    metadata,
+    sa.Column("id", sa.String(100), primary_key=True),
+    sa.Column("owner", sa.String(200), nullable=False, index=True),
+    sa.Column("definition", sa.Text, nullable=False),
+    sa.Column("run", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Column("executed_at", sa.String(_WHEN), nullable=False),
+)
+
+study_search_runs = sa.Table(
+    "study_search_runs",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column(
+        "run_id",
+        sa.String(100),
+        sa.ForeignKey("search_runs.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+)
+
+imports = sa.Table(
+    "imports",
+    metadata,
+    sa.Column("id", sa.String(_ID), primary_key=True),
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="SET NULL"),
+        nullable=True,
+        index=True,
+    ),
+    sa.Column("sha256", sa.String(80), nullable=False),
+    sa.Column("format", sa.String(40), nullable=False),
+    sa.Column("trace", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)
+
+search_cache = sa.Table(
+    "search_cache",
+    metadata,
+    sa.Column("key", sa.String(200), primary_key=True),
+    sa.Column("owner", sa.String(200), primary_key=True),
+    sa.Column("state", sa.String(10), nullable=False),
+    sa.Column("value", sa.Text, nullable=True),
+    sa.Column("expires_at", sa.Float, nullable=False, index=True),
+)
+
+allowances = sa.Table(
+    "allowances",
+    metadata,
+    sa.Column("provider", sa.String(100), primary_key=True),
+    sa.Column("owner", sa.String(200), primary_key=True),
+    sa.Column("day", sa.String(10), primary_key=True),
+    sa.Column("calls", sa.Integer, nullable=False),
+)

@@ -1,0 +1,228 @@
+"""The store on SQLite and PostgreSQL: migrations, transactions, validation on read,
+search runs, cache coalescing and allowances."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, date, datetime
+
+import pytest
+import sqlalchemy as sa
+
+from litdesk._errors import ConfigError, InputError, IntegrityError, NotFoundError
+from litdesk.adapters.store import (
+    Store,
+    StoreError,
+    cache_abandon,
+    cache_claim,
+    cache_fill,
+    cache_get,
+    cache_purge,
+    get_search_run,
+    list_search_runs,
+    make_engine,
+    open_store,
+    repo,
+    reserve,
+    save_search_run,
+    usage,
+)
+from litdesk.adapters.store._schema import papers
+from litdesk.core.records import make_paper
+
+NOW = "2026-11-30T12:00:00+00:00"
+
+
+def test_migrated_to_head_and_idempotent(store: Store):
+    assert store.revision() == "0001"
+    store.migrate()  # a second open is a no-op
+    assert store.revision() == "0001"
+    names = set(sa.inspect(store.engine).get_table_names())
+    assert {"papers", "paper_keys", "studies", "notes", "evidence", "search_runs"} <= names
+    assert {"search_cache", "allowances", "imports", "alembic_version"} <= names
+
+
+def test_sqlite_pragmas(tmp_path):
+    s = open_store(f"sqlite:///{tmp_path / 'x' / 'db.sqlite3'}")
+    with s.read() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
+    s.dispose()
+
+
+def test_unsupported_url_is_config_error():
+    with pytest.raises(ConfigError):
+        make_engine("mysql://x@localhost/db")
+    with pytest.raises(ConfigError):
+        make_engine("not a url")
+
+
+def test_write_rolls_back_on_error(store: Store):
+    paper = make_paper(pmid="1", title="A")
+    with pytest.raises(RuntimeError), store.write() as conn:
+        repo.insert_paper(conn, paper, NOW)
+        raise RuntimeError("boom")
+    with store.read() as conn, pytest.raises(NotFoundError):
+        repo.get_paper(conn, paper.id)
+    # foreign keys are enforced on both backends; the failure is a typed StoreError
+    with pytest.raises(StoreError), store.write() as conn:
+        repo.add_study_paper(conn, "no-such-study", "MED-1", NOW)
+
+
+def test_paper_round_trip_and_keys(store: Store):
+    paper = make_paper(pmid="12", doi="10.1234/abc", pmcid="PMC5", title="T", abstract="A b")
+    with store.write() as conn:
+        repo.insert_paper(conn, paper, NOW, status="to-read")
+    with store.read() as conn:
+        row = repo.get_paper(conn, "MED-12")
+        found = repo.find_paper_ids(conn, ["doi:10.1234/abc", "pmcid:PMC5", "pmid:99"])
+    assert row.paper == paper and row.status == "to-read"
+    assert found == {"doi:10.1234/abc": "MED-12", "pmcid:PMC5": "MED-12"}
+
+
+def test_corrupt_stored_paper_is_integrity_error(store: Store):
+    with store.write() as conn:
+        conn.execute(
+            sa.insert(papers).values(
+                id="MED-7",
+                data='{"version": 1, "id": "MED-7", "year": "x"}',
+                created_at=NOW,
+                updated_at=NOW,
+            )
+        )
+        conn.execute(
+            sa.insert(papers).values(id="MED-8", data="{not json", created_at=NOW, updated_at=NOW)
+        )
+    with store.read() as conn:
+        with pytest.raises(IntegrityError):
+            repo.get_paper(conn, "MED-7")
+        with pytest.raises(IntegrityError):
+            repo.get_paper(conn, "MED-8")
+
+
+def test_search_runs(store: Store):
+    save_search_run(
+        store,
+        "run-1",
+        "alice",
+        {"query": "crispr"},
+        {"version": 2, "hits": []},
+        executed_at="2026-11-30T10:00:00+00:00",
+    )
+    save_search_run(
+        store,
+        "run-2",
+        "alice",
+        {"query": "x"},
+        {"version": 2},
+        executed_at="2026-11-30T11:00:00+00:00",
+    )
+    save_search_run(store, "run-3", "bob", {"q": 1}, {"v": 1}, executed_at=NOW)
+    assert get_search_run(store, "run-1").definition == {"query": "crispr"}
+    assert [r.id for r in list_search_runs(store, "alice")] == ["run-2", "run-1"]
+    with pytest.raises(NotFoundError):
+        get_search_run(store, "run-3", owner="alice")
+    with pytest.raises(InputError):
+        save_search_run(store, "run-1", "alice", {}, {}, executed_at=NOW)
+    with pytest.raises(InputError):
+        save_search_run(store, "run-9", "alice", {}, {"x": "y" * 800_000}, executed_at=NOW)
+
+
+def test_cache_claim_hit_wait_and_owner_scope(store: Store):
+    assert cache_claim(store, "k", "alice", now=100.0).state == "claimed"
+    waiting = cache_claim(store, "k", "alice", now=101.0)
+    assert waiting.state == "wait" and waiting.until == 160.0
+    assert cache_claim(store, "k", "bob", now=101.0).state == "claimed"  # never crosses owners
+    cache_fill(store, "k", "alice", {"hits": [1, 2]}, ttl_seconds=300, now=102.0)
+    hit = cache_claim(store, "k", "alice", now=103.0)
+    assert hit.state == "hit" and hit.value == {"hits": [1, 2]}
+    assert cache_get(store, "k", "alice", now=103.0) == {"hits": [1, 2]}
+    assert cache_get(store, "k", "alice", now=500.0) is None
+    assert cache_claim(store, "k", "alice", now=500.0).state == "claimed"  # expired
+    cache_abandon(store, "k", "alice")
+    assert cache_get(store, "k", "alice", now=501.0) is None
+    assert cache_claim(store, "k", "alice", now=501.0).state == "claimed"
+    assert cache_purge(store, now=10_000.0) == 2
+
+
+def test_cache_claim_is_exclusive_under_concurrency(store: Store):
+    results: list[str] = []
+    barrier = threading.Barrier(6)
+
+    def claim():
+        barrier.wait()
+        results.append(cache_claim(store, "same", "alice", now=1000.0).state)
+
+    threads = [threading.Thread(target=claim) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["claimed"] + ["wait"] * 5
+
+
+DAY = date(2026, 11, 30)
+AT = datetime(2026, 11, 30, 23, 0, tzinfo=UTC)
+
+
+def test_allowance_owner_then_global_limits(store: Store):
+    got = [reserve(store, "openalex", "alice", DAY, 5, 3, now=AT) for _ in range(4)]
+    assert [g.allowed for g in got] == [True, True, True, False]
+    assert got[3].reason == "owner_daily_limit" and got[3].retry_after == 3600
+    assert reserve(store, "openalex", "bob", DAY, 5, 3, now=AT).allowed
+    assert reserve(store, "openalex", "carol", DAY, 5, 3, now=AT).allowed
+    denied = reserve(store, "openalex", "dave", DAY, 5, 3, now=AT)
+    assert (denied.allowed, denied.reason) == (False, "daily_limit")
+    assert usage(store, "openalex", DAY) == {"*": 5, "alice": 3, "bob": 1, "carol": 1}
+    # a new UTC day resets; other providers are separate
+    assert reserve(store, "openalex", "alice", date(2026, 12, 1), 5, 3).allowed
+    assert reserve(store, "pubmed", "alice", DAY, 5, 3).allowed
+    # the owner limit is capped at the global limit
+    assert [reserve(store, "s2", "erin", DAY, 2, 50).allowed for _ in range(3)] == [
+        True,
+        True,
+        False,
+    ]
+
+
+def test_allowance_is_atomic_under_concurrency(store: Store):
+    results: list[bool] = []
+    barrier = threading.Barrier(8)
+
+    def worker():
+        barrier.wait()
+        for _ in range(5):
+            results.append(
+                reserve(store, "openalex", f"o{threading.get_ident()}", DAY, 17, 100).allowed
+            )
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(results) == 17
+    assert usage(store, "openalex", DAY)["*"] == 17
+
+
+def test_allowance_fails_closed_when_store_breaks(store: Store):
+    with store.write() as conn:
+        conn.execute(sa.text("DROP TABLE allowances"))
+    got = reserve(store, "openalex", "alice", DAY, 5, 3)
+    assert (got.allowed, got.reason) == (False, "store_unavailable")
+
+
+def test_allowance_fails_closed_when_unreachable(tmp_path):
+    bad = Store(make_engine("postgresql+psycopg://nobody@127.0.0.1:1/none?connect_timeout=1"))
+    got = reserve(bad, "openalex", "alice", DAY, 5, 3)
+    assert (got.allowed, got.reason) == (False, "store_unavailable")
+
+
+def test_allowance_argument_errors(store: Store):
+    with pytest.raises(InputError):
+        reserve(store, "openalex", "*", DAY, 5, 3)
+    with pytest.raises(InputError):
+        reserve(store, "openalex", "alice", DAY, 0, 3)
+    with pytest.raises(InputError):
+        reserve(store, "", "alice", DAY, 5, 3)
