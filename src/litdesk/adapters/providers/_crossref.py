@@ -1,0 +1,140 @@
+"""Crossref REST responses (``message-type`` ``work`` and ``work-list``) → ProviderPage.
+Sparse ``select=`` items parse; JATS abstracts become plain text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from litdesk.core.imports import digest_bytes
+from litdesk.core.records import normalize_doi
+from litdesk.core.search import ProviderPage
+
+from ._common import (
+    Builder,
+    ProviderParseError,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    drop_heading,
+    guarded,
+    load_json,
+    one_line,
+    plain_text,
+    year_of,
+)
+
+__all__ = ["PARSER", "crossref_record", "parse_crossref"]
+
+PROVIDER: Final = "crossref"
+PARSER: Final = ("litdesk.providers.crossref", "1")
+_DATES = ("issued", "published", "published-print", "published-online")
+
+
+def parse_crossref(body: bytes) -> ProviderPage:
+    return guarded(PROVIDER, _parse, body)
+
+
+def _parse(body: bytes) -> ProviderPage:
+    doc = load_json(PROVIDER, body)
+    if not isinstance(doc, dict):
+        raise ProviderParseError(PROVIDER, "top level is not an object", body)
+    kind = as_str(doc.get("message-type"))
+    message = doc.get("message")
+    if as_str(doc.get("status")) not in (None, "ok"):
+        raise ProviderParseError(PROVIDER, "body is an error report", body)
+    b = Builder(PROVIDER)
+    if kind == "work-list" and isinstance(message, dict):
+        items = message.get("items")
+        if not isinstance(items, list):
+            raise ProviderParseError(PROVIDER, "message.items is not a list", body)
+        for item in items:
+            _add(b, item)
+        cursor = as_str(message.get("next-cursor")) if items else None
+        return b.page(total=as_int(message.get("total-results")), next_cursor=cursor)
+    if kind == "work" and isinstance(message, dict):
+        _add(b, message)
+        return b.page(total=len(b.papers))
+    raise ProviderParseError(
+        PROVIDER, f"message-type {str(kind)[:40]!r} is not a work or work-list", body
+    )
+
+
+def _add(b: Builder, item: object) -> None:
+    if not isinstance(item, dict):
+        b.seen += 1
+        b.skip("not an object")
+        return
+    fallback = digest_bytes(json.dumps(item, sort_keys=True, default=str).encode("utf-8"))
+    b.add(crossref_record(item), fallback=fallback)
+
+
+def crossref_record(w: dict[str, Any]) -> dict[str, Any]:
+    """Paper fields of one Crossref work."""
+    kind = as_str(w.get("type"))
+    subtype = as_str(w.get("subtype"))
+    types = [t for t in (kind, subtype) if t]
+    if kind == "posted-content" and subtype in (None, "preprint") and "preprint" not in types:
+        types.append("preprint")
+    retracted = any(
+        (as_str(as_dict(u).get("type")) or "").lower() in {"retraction", "removal"}
+        for u in as_list(w.get("updated-by"))
+    )
+    doi = as_str(w.get("DOI"))
+    return {
+        "doi": doi,
+        "title": _first(w.get("title")) or "",
+        "authors": tuple(_authors(w)),
+        "journal": _first(w.get("container-title")),
+        "year": _year(w),
+        "volume": as_str(w.get("volume")),
+        "issue": as_str(w.get("issue")),
+        "pages": as_str(w.get("page")),
+        "abstract": drop_heading(plain_text(w.get("abstract"))),
+        "keywords": tuple(k for k in (one_line(s) for s in as_list(w.get("subject"))) if k),
+        "publication_types": tuple(types),
+        "retracted": retracted,
+        "cited_by": as_int(w.get("is-referenced-by-count")),
+        "licence": _licence(w),
+        "source_url": f"https://doi.org/{norm}" if (norm := normalize_doi(doi)) else None,
+        "provider": "Crossref",
+    }
+
+
+def _first(value: object) -> str | None:
+    for v in as_list(value):
+        if text := one_line(v):
+            return text
+    return None
+
+
+def _authors(w: dict[str, Any]) -> list[str]:
+    out = []
+    for a in as_list(w.get("author")):
+        a = as_dict(a)
+        name = " ".join(x for x in (one_line(a.get("given")), one_line(a.get("family"))) if x)
+        name = name or one_line(a.get("name")) or ""
+        if name:
+            out.append(name)
+    return out
+
+
+def _year(w: dict[str, Any]) -> int | None:
+    for key in _DATES:
+        parts = as_list(as_dict(w.get(key)).get("date-parts"))
+        first = as_list(parts[0]) if parts else []
+        if first and (year := year_of(first[0])):
+            return year
+    return None
+
+
+def _licence(w: dict[str, Any]) -> str | None:
+    licences = [as_dict(x) for x in as_list(w.get("license"))]
+    for wanted in ("vor", None):
+        for lic in licences:
+            if wanted is None or as_str(lic.get("content-version")) == wanted:
+                url = as_str(lic.get("URL"))
+                if url:
+                    return url
+    return None
