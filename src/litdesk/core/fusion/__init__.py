@@ -12,7 +12,15 @@ from ._fuse import (
     merge_records,
     provider_order,
 )
-from ._graph import DEDUPLICATION_VERSION, NAMESPACES, Group, group_identities, identity_keys
+from ._graph import (
+    DEDUPLICATION_VERSION,
+    NAMESPACES,
+    Group,
+    component_labels,
+    group_identities,
+    group_keys,
+    identity_keys,
+)
 
 __all__ = [
     "DEDUPLICATION_VERSION",
@@ -25,8 +33,10 @@ __all__ = [
     "Hit",
     "Sighting",
     "canonical_order",
+    "component_labels",
     "fuse",
     "group_identities",
+    "group_keys",
     "identity_keys",
     "merge_records",
     "provider_order",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from litdesk.core.records import AbstractSource, Paper, make_paper
+from litdesk.core.records import AbstractSource, Paper
 
 from ._graph import group_identities
 
@@ -117,7 +117,7 @@ def _completeness(p: Paper) -> int:
 
 
 def _stable(p: Paper) -> str:
-    return json.dumps(p.to_dict(), sort_keys=True, ensure_ascii=False)
+    return p.model_dump_json()
 
 
 def canonical_order(records: Sequence[Sighting]) -> list[Sighting]:
@@ -169,33 +169,36 @@ def merge_records(
             source_url=ap.source_url,
             retrieved_at=ap.retrieved_at,
         )
-    merged = make_paper(
-        id=primary.id,
-        title=first("title") or "",
-        authors=first("authors") or (),
-        journal=first("journal"),
-        year=first("year"),
-        volume=first("volume"),
-        issue=first("issue"),
-        pages=first("pages"),
-        doi=first("doi"),
-        pmid=first("pmid"),
-        pmcid=first("pmcid"),
-        openalex_id=first("openalex_id"),
-        arxiv_id=first("arxiv_id"),
-        arxiv_version=first("arxiv_version"),
-        abstract=best_abstract.paper.abstract if best_abstract else None,
-        keywords=tuple(keywords),
-        publication_types=tuple(types),
-        open_access=text_source.paper.open_access,
-        retracted=any(p.retracted for p in papers),
-        cited_by=max(cited) if cited else None,
-        source_url=primary.source_url,
-        full_text_url=text_source.paper.full_text_url,
-        licence=text_source.paper.licence,
-        retrieved_at=primary.retrieved_at,
-        provider=primary.provider,
-        abstract_source=abstract_source,
+    # every value comes from an already validated Paper of the same group, so the
+    # merged record is a copy of the primary with validated values (no re-validation)
+    merged = primary.model_copy(
+        update=dict(
+            title=first("title") or "",
+            authors=first("authors") or (),
+            journal=first("journal"),
+            year=first("year"),
+            volume=first("volume"),
+            issue=first("issue"),
+            pages=first("pages"),
+            doi=first("doi"),
+            pmid=first("pmid"),
+            pmcid=first("pmcid"),
+            openalex_id=first("openalex_id"),
+            arxiv_id=first("arxiv_id"),
+            arxiv_version=first("arxiv_version"),
+            abstract=best_abstract.paper.abstract if best_abstract else None,
+            keywords=tuple(keywords),
+            publication_types=tuple(types),
+            open_access=text_source.paper.open_access,
+            retracted=any(p.retracted for p in papers),
+            cited_by=max(cited) if cited else None,
+            source_url=primary.source_url,
+            full_text_url=text_source.paper.full_text_url,
+            licence=text_source.paper.licence,
+            retrieved_at=primary.retrieved_at,
+            provider=primary.provider,
+            abstract_source=abstract_source,
+        )
     )
     sources: dict[str, dict[str, str | None]] = {}
     if best_abstract is not None:

@@ -15,13 +15,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+import numpy.typing as npt
+
 from litdesk.core.records import Paper
 
 __all__ = [
     "DEDUPLICATION_VERSION",
     "NAMESPACES",
     "Group",
+    "component_labels",
     "group_identities",
+    "group_keys",
     "identity_keys",
 ]
 
@@ -192,20 +197,110 @@ def _split(
     return [Group(tuple(component))]
 
 
-def group_identities(papers: Iterable[Paper]) -> list[Group]:
-    """Group records that share any identifier; split and flag conflicts.
+def component_labels(
+    n_records: int, record_index: npt.NDArray[np.int64], key_index: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Connected components of the record–key incidence (vectorised).
 
-    Every input index appears in exactly one group. Groups and their members are in
-    ascending index order of their first member, so the result does not depend on
-    anything but the records (and their order only through the indices returned).
+    ``record_index[i]`` has key ``key_index[i]``; two records are connected when they
+    share a key, transitively. Returns each record's label: the smallest record index in
+    its component. Min-label propagation through the keys with pointer jumping; each
+    round at least halves the distance to the root, so a handful of rounds suffice.
     """
-    keys = [identity_keys(p) for p in papers]
+    labels = np.arange(n_records, dtype=np.int64)
+    if record_index.size == 0:
+        return labels
+    n_keys = int(key_index.max()) + 1
+    sentinel = np.int64(n_records)
+    while True:
+        key_min = np.full(n_keys, sentinel, dtype=np.int64)
+        np.minimum.at(key_min, key_index, labels[record_index])
+        new = labels.copy()
+        np.minimum.at(new, record_index, key_min[key_index])
+        # pointer jumping: follow labels to their own labels until stable
+        while True:
+            jumped = new[new]
+            if np.array_equal(jumped, new):
+                break
+            new = jumped
+        if np.array_equal(new, labels):
+            return labels
+        labels = new
+
+
+def group_keys(keys: Sequence[dict[str, set[str]]]) -> list[Group]:
+    """Group records given as identifier keys by namespace; split and flag conflicts.
+
+    Every input index appears in exactly one group; groups are ordered by their first
+    member and members ascend, so the partition depends only on the records.
+    """
+    n = len(keys)
+    if n == 0:
+        return []
+    ns_code = {ns: i for i, ns in enumerate(NAMESPACES)}
+    other = len(NAMESPACES)
+    rec: list[int] = []
+    flat: list[tuple[str, str]] = []
+    for idx, by_ns in enumerate(keys):
+        for ns, values in by_ns.items():
+            for value in values:
+                rec.append(idx)
+                flat.append((ns, value))
+    key_ids: dict[tuple[str, str], int] = {}
+    kid = [key_ids.setdefault(k, len(key_ids)) for k in flat]
+    key_ns = [ns_code.get(ns, other) for ns, _ in key_ids]
+    rec_a = np.asarray(rec, dtype=np.int64)
+    kid_a = np.asarray(kid, dtype=np.int64)
+    labels = component_labels(n, rec_a, kid_a)
+    conflicted = _conflicted_labels(labels, rec_a, kid_a, np.asarray(key_ns, dtype=np.int64))
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    bounds = np.flatnonzero(np.diff(sorted_labels)) + 1
+    starts = np.concatenate(([0], bounds)).tolist()
+    ends = np.concatenate((bounds, [n])).tolist()
+    members_all = order.tolist()
+    firsts = sorted_labels[np.asarray(starts, dtype=np.int64)].tolist()
     out: list[Group] = []
-    for component in _components(list(range(len(keys))), keys, frozenset()):
-        out.extend(_split(sorted(component), keys))
-    out = [Group(tuple(sorted(g.members)), _dedupe(g.conflicts)) for g in out]
-    out.sort(key=lambda g: g.members[0])
+    for first, a, b in zip(firsts, starts, ends, strict=True):
+        if first in conflicted:
+            for g in _split(members_all[a:b], keys):
+                out.append(Group(tuple(sorted(g.members)), _dedupe(g.conflicts)))
+        else:
+            out.append(Group(tuple(members_all[a:b])))
+    if conflicted:
+        out.sort(key=lambda g: g.members[0])
     return out
+
+
+def _conflicted_labels(
+    labels: npt.NDArray[np.int64],
+    rec: npt.NDArray[np.int64],
+    kid: npt.NDArray[np.int64],
+    key_ns: npt.NDArray[np.int64],
+) -> set[int]:
+    """Component labels in which some namespace holds two or more distinct values."""
+    if rec.size == 0:
+        return set()
+    ns = key_ns[kid]
+    keep = ns < len(NAMESPACES)
+    comp = labels[rec][keep]
+    ns = ns[keep]
+    k = kid[keep]
+    if k.size == 0:
+        return set()
+    # distinct (component, namespace, key) triples, then count keys per (component, ns)
+    idx = np.lexsort((k, ns, comp))
+    comp, ns, k = comp[idx], ns[idx], k[idx]
+    new_triple = np.ones(k.size, dtype=bool)
+    new_triple[1:] = (comp[1:] != comp[:-1]) | (ns[1:] != ns[:-1]) | (k[1:] != k[:-1])
+    comp, ns = comp[new_triple], ns[new_triple]
+    same_pair = (comp[1:] == comp[:-1]) & (ns[1:] == ns[:-1])
+    return set(np.unique(comp[1:][same_pair]).tolist())
+
+
+def group_identities(papers: Iterable[Paper]) -> list[Group]:
+    """Group papers that share any identifier; split and flag conflicts (see :func:`group_keys`)."""
+    return group_keys([identity_keys(p) for p in papers])
 
 
 def _dedupe(items: tuple[str, ...]) -> tuple[str, ...]:
