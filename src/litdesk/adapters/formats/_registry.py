@@ -1,0 +1,229 @@
+"""The format registry: collect every format module's FORMATS, detect, load, dump.
+
+``loads`` is the one entry point of every import: size limit, decoding, detection by
+content, the format's parser, then the whole-file checks (no record → ``malformed``,
+duplicate source record ids → ``duplicate_ids``) and the :class:`SourceInfo`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO, Final
+
+from litdesk.core.imports import (
+    ImportRefused,
+    ImportTrace,
+    Notice,
+    ParserInfo,
+    RecordTrace,
+    SourceInfo,
+    digest_bytes,
+)
+from litdesk.core.records import Paper
+
+from . import (
+    _bibtex,
+    _csljson,
+    _csv_export,
+    _csvtable,
+    _endnote,
+    _medline,
+    _native,
+    _ris,
+    _wos,
+)
+from ._decode import decode
+from ._spec import FormatSpec
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "FORMATS",
+    "MAX_IMPORT_BYTES",
+    "detect",
+    "dump",
+    "dumps",
+    "get_format",
+    "load",
+    "loads",
+]
+
+#: The explicit size limit of one imported file (bytes).
+MAX_IMPORT_BYTES: Final = 200 * 1024 * 1024
+#: How much decoded text the sniffers see.
+SNIFF_CHARS: Final = 64 * 1024
+#: Formats ``dumps`` writes.
+EXPORT_FORMATS: Final = ("ris", "bibtex", "csljson", "csv")
+
+_MODULES = (_ris, _medline, _wos, _bibtex, _csljson, _csvtable, _endnote, _native)
+
+
+def _collect() -> list[FormatSpec]:
+    out: list[FormatSpec] = []
+    seen: set[str] = set()
+    for module in _MODULES:
+        for spec in module.FORMATS:
+            if spec.name in seen:
+                raise RuntimeError(f"format {spec.name!r} is defined twice")  # programming error
+            seen.add(spec.name)
+            out.append(spec)
+    return out
+
+
+#: Every readable format, in registry order.
+FORMATS: Final[list[FormatSpec]] = _collect()
+
+
+def get_format(name: str) -> FormatSpec:
+    """The format called ``name`` (raises ``ImportRefused(code="unsupported")``)."""
+    key = name.strip().lower()
+    for spec in FORMATS:
+        if spec.name == key:
+            return spec
+    known = ", ".join(sorted(s.name for s in FORMATS)) or "none"
+    raise ImportRefused(f"unknown format {name[:40]!r} (known: {known})", code="unsupported")
+
+
+def detect(text: str, *, path: str | None = None) -> FormatSpec:
+    """The format whose sniffer is most confident about ``text``.
+
+    A tie is broken by the file extension of ``path``, then by registry order.
+    Raises ``ImportRefused(code="unsupported")`` when no sniffer recognises it.
+    """
+    head = text[:SNIFF_CHARS]
+    ext = Path(path).suffix.lower().lstrip(".") if path else ""
+    best: FormatSpec | None = None
+    best_key = (0, 0)
+    for spec in FORMATS:
+        score = spec.sniff(head)
+        if score <= 0:
+            continue
+        key = (min(score, 100), 1 if ext and ext in spec.extensions else 0)
+        if key > best_key:
+            best, best_key = spec, key
+    if best is None:
+        raise ImportRefused(
+            "the content is not a format litdesk reads "
+            "(RIS, MEDLINE, Web of Science, BibTeX, CSL-JSON, CSV, EndNote XML, provider JSON/XML)",
+            code="unsupported",
+        )
+    return best
+
+
+def _check_duplicates(records: Sequence[RecordTrace]) -> None:
+    where: dict[str, list[int]] = {}
+    for rec in records:
+        if rec.source_id:
+            where.setdefault(rec.source_id, []).append(rec.first_line)
+    dups = {k: v for k, v in where.items() if len(v) > 1}
+    if dups:
+        shown = "; ".join(
+            f"{k!r} on lines {', '.join(map(str, v[:5]))}" for k, v in list(dups.items())[:5]
+        )
+        more = f" (and {len(dups) - 5} more)" if len(dups) > 5 else ""
+        raise ImportRefused(
+            f"{len(dups)} source record id(s) occur more than once: {shown}{more}",
+            code="duplicate_ids",
+            ids=sorted(dups)[:50],
+        )
+
+
+def loads(
+    data: bytes,
+    *,
+    format: str | None = None,
+    path: str = "<bytes>",
+    max_bytes: int = MAX_IMPORT_BYTES,
+) -> ImportTrace:
+    """Import one file's bytes: decode, detect (unless ``format`` names one), parse, check.
+
+    Raises :class:`ImportRefused` (codes ``empty``, ``unsupported``, ``malformed``,
+    ``duplicate_ids``, ``undecodable``, ``too_large``); otherwise every raw record is
+    in the trace with its digest, line span and notices.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError("loads() takes bytes")
+    data = bytes(data)
+    if len(data) > max_bytes:
+        raise ImportRefused(
+            f"the file has {len(data):,} bytes, over the limit of {max_bytes:,}",
+            code="too_large",
+        )
+    spec = get_format(format) if format else None
+    if not data.strip():
+        raise ImportRefused("the file is empty", code="empty")
+    decoded = decode(data)
+    text = decoded.text
+    if not text.strip():
+        raise ImportRefused("the file holds only whitespace", code="empty")
+    if spec is None:
+        spec = detect(text, path=path)
+    result = spec.parse(text)
+    if not result.records:
+        raise ImportRefused(
+            f"no record could be read as {spec.name} from the file", code="malformed"
+        )
+    _check_duplicates(result.records)
+    source = SourceInfo(
+        path=path,
+        sha256=digest_bytes(data),
+        bytes=len(data),
+        format=spec.name,
+        encoding=decoded.encoding,
+        parser=ParserInfo(spec.parser_id, spec.parser_version),
+    )
+    notices: list[Notice] = [*decoded.notices, *result.notices]
+    return ImportTrace(source=source, records=tuple(result.records), notices=tuple(notices))
+
+
+def load(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    max_bytes: int = MAX_IMPORT_BYTES,
+) -> ImportTrace:
+    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``."""
+    from litdesk._errors import NotFoundError
+
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise NotFoundError(f"no such file: {p}", code="file_not_found") from None
+    except OSError as exc:
+        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
+    if size > max_bytes:
+        raise ImportRefused(
+            f"the file has {size:,} bytes, over the limit of {max_bytes:,}", code="too_large"
+        )
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise ImportRefused(f"{p} is a folder, not a file", code="unsupported") from None
+    except OSError as exc:
+        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
+    return loads(data, format=format, path=str(path), max_bytes=max_bytes)
+
+
+def dumps(papers: Iterable[Paper], format: str) -> str:
+    """Write ``papers`` as ``ris``, ``bibtex``, ``csljson`` or ``csv`` text."""
+    items = list(papers)
+    key = format.strip().lower()
+    if key == "csv":
+        return _csv_export.dumps(items)
+    if key not in EXPORT_FORMATS:
+        raise ImportRefused(
+            f"cannot export as {format[:40]!r} (choose one of {', '.join(EXPORT_FORMATS)})",
+            code="unsupported",
+        )
+    spec = get_format(key)
+    if spec.dumps is None:
+        raise ImportRefused(f"export as {key} is not available yet", code="unsupported")
+    return spec.dumps(items)
+
+
+def dump(papers: Iterable[Paper], fp: IO[str], format: str) -> None:
+    """Write ``papers`` to the text stream ``fp`` (see :func:`dumps`)."""
+    fp.write(dumps(papers, format))
