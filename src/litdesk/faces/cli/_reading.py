@@ -1,9 +1,111 @@
-"""CLI commands of this area (registered on the main app)."""
+"""Reading commands: ``litdesk fulltext`` (licence-gated full text) and ``litdesk cite``
+(OpenAlex citation discovery). Thin: parse arguments, call services, print."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from litdesk._errors import InputError, NotFoundError
+
+from ._output import command, console, emit_json
+
+__all__ = ["register"]
+
+#: Largest article file ``--file`` reads (bytes); the parser also caps characters.
+MAX_FILE_BYTES = 16_000_000
+_PMCID_STEM = re.compile(r"^PMC\d{1,10}$", re.IGNORECASE)
+
+
+class ReadingArgumentError(InputError):
+    """The command's arguments do not fit together."""
+
+    default_code = "arguments"
+
+
+def _read_file(path: Path) -> bytes:
+    if not path.is_file():
+        raise NotFoundError(f"no such file: {path}", code="file_not_found")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InputError(
+            f"{path} is larger than {MAX_FILE_BYTES:,} bytes; not read", code="too_large"
+        )
+    return path.read_bytes()
+
+
+def _print_fulltext(data: dict[str, Any]) -> None:
+    console.print(data.get("title") or "(untitled)", style="bold", markup=False, highlight=False)
+    meta = [
+        f"PMCID: {data.get('pmcid') or '-'}",
+        f"Licence: {data.get('licence') or 'none stated'}",
+    ]
+    if data.get("licence_url"):
+        meta.append(f"<{data['licence_url']}>")
+    console.print("  ".join(meta), markup=False, highlight=False)
+    if data.get("source_url"):
+        console.print(f"Source: {data['source_url']}", markup=False, highlight=False)
+    if data.get("retrieved_at"):
+        console.print(f"Retrieved: {data['retrieved_at']}", markup=False, highlight=False)
+    if not data.get("readable"):
+        console.print(data.get("reason") or "", markup=False, highlight=False)
+        return
+    section = None
+    for block in data.get("blocks", []):
+        if block["section"] != section:
+            section = block["section"]
+            console.print(f"\n## {section}", style="bold", markup=False, highlight=False)
+        console.print(f"[{block['id']}] {block['text']}", markup=False, highlight=False)
+    if data.get("truncated"):
+        console.print(
+            "\n(partial view: the reader stops at 600 paragraphs / 240,000 characters; "
+            "tables, figures, formulas and supplements are not shown)",
+            markup=False,
+            highlight=False,
+        )
+
+
+def fulltext_cmd(
+    paper_id: Annotated[
+        str | None,
+        typer.Argument(help="Paper id: MED-…, PMC-…, a PMCID, PMID, DOI or OAX-W…."),
+    ] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option("--file", help="Read a JATS article file (PMC OA bulk .xml/.nxml) instead."),
+    ] = None,
+    pmcid: Annotated[
+        str | None, typer.Option("--pmcid", help="With --file: the PMCID the file must belong to.")
+    ] = None,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Ignore the cached copy.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show an article's licensed full text (CC BY, CC BY-SA, CC0, public domain only)."""
+    if (paper_id is None) == (file is None):
+        raise ReadingArgumentError("give either a PAPER_ID or --file ARTICLE.xml (one of them)")
+    if file is not None:
+        from litdesk.core.fulltext import parse_fulltext
+
+        expected = pmcid
+        if expected is None and _PMCID_STEM.match(file.name.split(".")[0]):
+            expected = file.name.split(".")[0]  # PMC OA bulk files are named PMC<digits>.xml
+        ft = parse_fulltext(_read_file(file), expected_pmcid=expected)
+        data = ft.to_dict()
+        data["source_url"] = ft.source_url
+    else:
+        if pmcid is not None:
+            raise ReadingArgumentError("--pmcid only applies with --file")
+        from litdesk.services.fulltext import fetch_fulltext_sync
+
+        data = fetch_fulltext_sync(paper_id or "", refresh=refresh).to_dict()
+    if as_json:
+        emit_json(data)
+    else:
+        _print_fulltext(data)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
+    app.command("fulltext")(command(fulltext_cmd))
