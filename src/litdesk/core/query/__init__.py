@@ -1,0 +1,63 @@
+"""The litdesk query language and the six provider compilers (pure, no I/O).
+
+* :func:`parse_query` — text → :class:`Query` (an immutable tree) or a positioned
+  :class:`QuerySyntaxError`.
+* :func:`compile_search` — a query and :class:`~litdesk.core.search.SearchFilters` →
+  one exact :class:`~litdesk.core.search.CompiledRequest` for a provider, or
+  :class:`~litdesk.core.search.CompileRefused` with the reason (nothing is dropped).
+* :func:`compile_lookup` / :func:`plan_identifier` — exact identifiers.
+* :func:`compile_fetch` — PubMed efetch for PMIDs found by esearch.
+* :func:`full_url` — the URL with its query string, as sent.
+"""
+
+from ._common import MAX_URL_BYTES, full_url
+from ._compile import (
+    NAMESPACES,
+    ExactIdentifier,
+    Mode,
+    compile_fetch,
+    compile_lookup,
+    compile_search,
+    plan_identifier,
+)
+from ._errors import SYNTAX_CODES, IdentifierError, QueryFilterError, QuerySyntaxError
+from ._grammar import (
+    QUERY_LIMITS,
+    And,
+    Field,
+    Node,
+    Not,
+    Or,
+    Query,
+    Term,
+    iter_terms,
+    parse_query,
+    render,
+)
+
+__all__ = [
+    "MAX_URL_BYTES",
+    "NAMESPACES",
+    "QUERY_LIMITS",
+    "SYNTAX_CODES",
+    "And",
+    "ExactIdentifier",
+    "Field",
+    "IdentifierError",
+    "Mode",
+    "Node",
+    "Not",
+    "Or",
+    "Query",
+    "QueryFilterError",
+    "QuerySyntaxError",
+    "Term",
+    "compile_fetch",
+    "compile_lookup",
+    "compile_search",
+    "full_url",
+    "iter_terms",
+    "parse_query",
+    "plan_identifier",
+    "render",
+]

@@ -1,0 +1,168 @@
+"""Dispatch to the six provider compilers; exact-identifier planning (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from litdesk.core.records import (
+    detect_identifier,
+    normalize_arxiv,
+    normalize_doi,
+    normalize_openalex_id,
+    normalize_pmcid,
+    normalize_pmid,
+    normalize_source_id,
+)
+from litdesk.core.search import (
+    PROVIDERS,
+    CompiledRequest,
+    CompileRefused,
+    ProviderName,
+    SearchFilters,
+)
+
+from . import _arxiv, _crossref, _europepmc, _openalex, _pubmed, _semanticscholar
+from ._common import ensure_query
+from ._errors import IdentifierError, QueryFilterError
+from ._grammar import Query
+
+__all__ = [
+    "NAMESPACES",
+    "ExactIdentifier",
+    "Mode",
+    "compile_fetch",
+    "compile_lookup",
+    "compile_search",
+    "plan_identifier",
+]
+
+Mode = Literal["keyword", "semantic"]
+Namespace = Literal["doi", "pmid", "pmcid", "openalex", "arxiv", "source"]
+NAMESPACES: Final[tuple[Namespace, ...]] = ("doi", "pmid", "pmcid", "openalex", "arxiv", "source")
+
+_SearchFn = Callable[..., CompiledRequest]
+_SEARCH: Final[dict[str, _SearchFn]] = {
+    "europepmc": _europepmc.compile_search,
+    "openalex": _openalex.compile_search,
+    "semanticscholar": _semanticscholar.compile_search,
+    "crossref": _crossref.compile_search,
+    "pubmed": _pubmed.compile_search,
+    "arxiv": _arxiv.compile_search,
+}
+_LOOKUP: Final[dict[str, Callable[[str, str], CompiledRequest]]] = {
+    "europepmc": _europepmc.compile_lookup,
+    "openalex": _openalex.compile_lookup,
+    "semanticscholar": _semanticscholar.compile_lookup,
+    "crossref": _crossref.compile_lookup,
+    "pubmed": _pubmed.compile_lookup,
+    "arxiv": _arxiv.compile_lookup,
+}
+_NORMALISE: Final[dict[str, Callable[[object], str | None]]] = {
+    "doi": normalize_doi,
+    "pmid": normalize_pmid,
+    "pmcid": normalize_pmcid,
+    "openalex": normalize_openalex_id,
+    "arxiv": normalize_arxiv,
+    "source": normalize_source_id,
+}
+
+
+def _provider(name: str) -> ProviderName:
+    for p in PROVIDERS:
+        if p == name:
+            return p
+    raise CompileRefused(str(name)[:40], f"unknown provider (use one of {', '.join(PROVIDERS)})")
+
+
+def _check_filters(filters: SearchFilters) -> None:
+    checks = {
+        "field": ("all", "title", "abstract", "author"),
+        "type": ("all", "review", "preprint", "journal"),
+        "sort": ("relevance", "newest", "cited"),
+    }
+    for name, allowed in checks.items():
+        value = getattr(filters, name)
+        if value not in allowed:
+            raise QueryFilterError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    for name in ("open_access", "include_retracted"):
+        if not isinstance(getattr(filters, name), bool):
+            raise QueryFilterError(f"{name} must be true or false")
+
+
+def compile_search(
+    provider: str,
+    query: str | Query,
+    filters: SearchFilters | None = None,
+    *,
+    cursor: str | None = None,
+    limit: int = 20,
+    mode: Mode = "keyword",
+) -> CompiledRequest:
+    """The exact provider request for ``query`` with ``filters``.
+
+    Raises :class:`~litdesk.core.query.QuerySyntaxError` for text that does not parse,
+    :class:`~litdesk.core.query.QueryFilterError` for an out-of-range filter, and
+    :class:`~litdesk.core.search.CompileRefused` (with the reason) when the provider
+    cannot represent a term, an operator or a filter exactly. ``cursor`` is the
+    provider's own cursor (``None`` for the first page).
+    """
+    name = _provider(provider)
+    filters = filters if filters is not None else SearchFilters()
+    _check_filters(filters)
+    parsed = ensure_query(query, filters)
+    return _SEARCH[name](parsed, filters, cursor=cursor, limit=limit, mode=mode)
+
+
+def compile_lookup(provider: str, namespace: str, value: str) -> CompiledRequest:
+    """A single exact lookup of an identifier at ``provider``, or :class:`CompileRefused`
+    when that provider cannot look it up. A 404 answer means "no such record"."""
+    name = _provider(provider)
+    normalise = _NORMALISE.get(namespace)
+    if normalise is None:
+        raise IdentifierError(
+            f"unknown identifier namespace {str(namespace)[:40]!r} (use {', '.join(NAMESPACES)})"
+        )
+    canonical = normalise(value)
+    if canonical is None:
+        raise IdentifierError(f"not a valid {namespace}: {str(value)[:80]!r}")
+    return _LOOKUP[name](namespace, canonical)
+
+
+def compile_fetch(provider: str, ids: Iterable[str]) -> CompiledRequest:
+    """The request fetching full records for ids found by a search (PubMed efetch)."""
+    name = _provider(provider)
+    if name != "pubmed":
+        raise CompileRefused(name, "no separate fetch request (search returns the records)")
+    return _pubmed.compile_fetch(ids)
+
+
+@dataclass(frozen=True, slots=True)
+class ExactIdentifier:
+    """A whole-input exact identifier and the provider the reference sends it to
+    (OpenAlex ids to OpenAlex, everything else to Europe PMC)."""
+
+    namespace: Namespace
+    value: str
+
+    @property
+    def primary_provider(self) -> ProviderName:
+        return "openalex" if self.namespace == "openalex" else "europepmc"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"namespace": self.namespace, "value": self.value}
+
+
+def plan_identifier(text: str, *, field: str = "all") -> ExactIdentifier | None:
+    """The exact identifier the whole input is (field ``all`` only), else ``None``."""
+    if field != "all" or not isinstance(text, str) or len(text) > 4096:
+        return None
+    found = detect_identifier(text)
+    if found is None:
+        return None
+    namespace, value = found
+    for ns in NAMESPACES:
+        if ns == namespace:
+            return ExactIdentifier(ns, value)
+    return None  # pragma: no cover - detect_identifier returns known namespaces only

@@ -1,0 +1,500 @@
+"""The litdesk query language: a tokenizer and a recursive-descent parser (pure).
+
+Grammar (operators upper case only; lower-case ``and``/``or``/``not`` are terms)::
+
+    query   := or
+    or      := and ("OR" and)*
+    and     := unary (["AND"] unary)*          # adjacency is an implicit AND
+    unary   := "NOT" unary | primary
+    primary := "(" or ")" | FIELD ":" (term | phrase | "(" or ")") | term | phrase
+
+Precedence NOT > AND > OR. Phrases are double-quoted with backslash escapes; a
+backslash outside quotes escapes the next character. Field prefixes are
+``TITLE:``, ``ABSTRACT:``, ``AUTHOR:``/``AUTH:`` and ``AUTH_LAST:`` (last author);
+any other upper-case ``NAME:`` prefix is refused with code ``field``.
+
+Limits: 4,096 characters, 200 tokens, 200 nodes, nesting depth 16; control
+characters (other than tab, CR and LF, which are whitespace) are refused.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from ._errors import QuerySyntaxError, SyntaxCode
+
+__all__ = [
+    "DEFAULT_FIELDS",
+    "FIELD_PREFIXES",
+    "QUERY_LIMITS",
+    "And",
+    "Field",
+    "Node",
+    "Not",
+    "Or",
+    "Query",
+    "Term",
+    "iter_terms",
+    "parse_query",
+    "render",
+]
+
+Field = Literal["title", "abstract", "author", "author_last"]
+#: The default field for unfielded terms (``SearchFilters.field``).
+DefaultField = Literal["all", "title", "abstract", "author"]
+DEFAULT_FIELDS: Final = ("all", "title", "abstract", "author")
+
+FIELD_PREFIXES: Final[dict[str, Field]] = {
+    "TITLE": "title",
+    "ABSTRACT": "abstract",
+    "AUTHOR": "author",
+    "AUTH": "author",
+    "AUTH_LAST": "author_last",
+}
+_FIELD_LABEL: Final[dict[str, str]] = {
+    "title": "TITLE",
+    "abstract": "ABSTRACT",
+    "author": "AUTHOR",
+    "author_last": "AUTH_LAST",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    chars: int = 4096
+    tokens: int = 200
+    nodes: int = 200
+    depth: int = 16
+
+
+QUERY_LIMITS: Final = _Limits()
+
+_OPERATORS: Final = frozenset({"AND", "OR", "NOT"})
+_FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*:")
+_WS: Final = re.compile(r"\s+")
+_ALLOWED_CONTROLS: Final = frozenset("\t\n\r")
+
+
+# --------------------------------------------------------------------------- AST
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A word or a quoted phrase. ``field`` is ``None`` for the default field.
+
+    ``position``/``end`` are the 1-based first and last character in the query text.
+    """
+
+    text: str
+    phrase: bool = False
+    field: Field | None = None
+    position: int = 0
+    end: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "phrase" if self.phrase else "term",
+            "text": self.text,
+            "field": self.field,
+            "position": self.position,
+            "end": self.end,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    child: Node
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "not", "child": self.child.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    children: tuple[Node, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "and", "children": [c.to_dict() for c in self.children]}
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    children: tuple[Node, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "or", "children": [c.to_dict() for c in self.children]}
+
+
+Node = Term | Not | And | Or
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed query: the tree, the text it came from and what syntax it used.
+
+    ``has_boolean_syntax`` is true when the text has operators, parentheses or
+    field prefixes. ``default_field`` is the field the text was parsed for (it
+    matters only for the author rule: with ``author`` and no operators the whole
+    input is one author phrase).
+    """
+
+    text: str
+    root: Node
+    has_boolean_syntax: bool
+    default_field: DefaultField = "all"
+
+    @property
+    def terms(self) -> tuple[Term, ...]:
+        return tuple(iter_terms(self.root))
+
+    @property
+    def has_phrase(self) -> bool:
+        return any(t.phrase for t in iter_terms(self.root))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "default_field": self.default_field,
+            "has_boolean_syntax": self.has_boolean_syntax,
+            "canonical": render(self.root),
+            "tree": self.root.to_dict(),
+        }
+
+
+def iter_terms(node: Node) -> list[Term]:
+    """Every leaf, left to right."""
+    out: list[Term] = []
+    stack: list[Node] = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, Term):
+            out.append(cur)
+        elif isinstance(cur, Not):
+            stack.append(cur.child)
+        else:
+            stack.extend(reversed(cur.children))
+    return out
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render(node: Node) -> str:
+    """The canonical litdesk form of a tree (re-parses to the same tree)."""
+    if isinstance(node, Term):
+        prefix = f"{_FIELD_LABEL[node.field]}:" if node.field else ""
+        plain = (
+            not node.phrase
+            and node.text not in _OPERATORS
+            and not any(c.isspace() or c in '()"\\' for c in node.text)
+            and not _FIELD_RE.match(node.text)
+        )
+        return prefix + (node.text if plain else _quote(node.text))
+    if isinstance(node, Not):
+        inner = render(node.child)
+        return f"NOT ({inner})" if isinstance(node.child, (And, Or)) else f"NOT {inner}"
+    sep = " AND " if isinstance(node, And) else " OR "
+    parts = []
+    for child in node.children:
+        text = render(child)
+        parts.append(f"({text})" if isinstance(child, (And, Or)) else text)
+    return sep.join(parts)
+
+
+# --------------------------------------------------------------------- tokenizer
+
+_TokKind = Literal["LPAREN", "RPAREN", "AND", "OR", "NOT", "TERM", "PHRASE", "FIELD"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    kind: _TokKind
+    value: str
+    start: int  # 0-based, inclusive
+    end: int  # 0-based, exclusive
+
+
+def _err(message: str, code: SyntaxCode, start: int, end: int) -> QuerySyntaxError:
+    """Build an error from 0-based [start, end) offsets."""
+    position = start + 1
+    return QuerySyntaxError(message, code=code, position=position, end=max(end, position))
+
+
+def _check_text(text: str) -> None:
+    if len(text) > QUERY_LIMITS.chars:
+        raise _err(
+            f"the query is longer than {QUERY_LIMITS.chars:,} characters",
+            "length",
+            QUERY_LIMITS.chars,
+            len(text),
+        )
+    for i, ch in enumerate(text):
+        if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc":
+            raise _err(f"control character U+{ord(ch):04X} is not allowed", "control", i, i + 1)
+    if not text.strip():
+        raise _err("the query is empty", "empty", 0, len(text))
+    if not any(ch.isalnum() for ch in text):
+        raise _err("the query has no letter or digit", "empty", 0, len(text))
+
+
+def _read_phrase(text: str, i: int) -> tuple[_Tok, int]:
+    n = len(text)
+    j = i + 1
+    buf: list[str] = []
+    while j < n:
+        ch = text[j]
+        if ch == "\\":
+            if j + 1 >= n:
+                raise _err("a backslash must be followed by a character", "escape", j, j + 1)
+            buf.append(text[j + 1])
+            j += 2
+            continue
+        if ch == '"':
+            break
+        buf.append(ch)
+        j += 1
+    else:
+        raise _err("unterminated quoted phrase", "quote", i, n)
+    value = _WS.sub(" ", "".join(buf)).strip()
+    if not value:
+        raise _err("empty quoted phrase", "quote", i, j + 1)
+    return _Tok("PHRASE", value, i, j + 1), j + 1
+
+
+def _read_word(text: str, i: int) -> tuple[_Tok, int]:
+    n = len(text)
+    j = i
+    buf: list[str] = []
+    escaped = False
+    while j < n:
+        ch = text[j]
+        if ch.isspace() or ch in '()"':
+            break
+        if ch == "\\":
+            if j + 1 >= n:
+                raise _err("a backslash must be followed by a character", "escape", j, j + 1)
+            buf.append(text[j + 1])
+            escaped = True
+            j += 2
+            continue
+        buf.append(ch)
+        j += 1
+    value = "".join(buf)
+    kind: _TokKind = "TERM"
+    if not escaped and value in _OPERATORS:
+        kind = "AND" if value == "AND" else "OR" if value == "OR" else "NOT"
+    return _Tok(kind, value, i, j), j
+
+
+def _tokenize(text: str) -> list[_Tok]:
+    tokens: list[_Tok] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        if ch in "()":
+            tokens.append(_Tok("LPAREN" if ch == "(" else "RPAREN", ch, i, i + 1))
+            i += 1
+        elif ch == '"':
+            tok, i = _read_phrase(text, i)
+            tokens.append(tok)
+        else:
+            m = _FIELD_RE.match(text, i)
+            if m:
+                name = m.group()[:-1]
+                if name not in FIELD_PREFIXES:
+                    known = ", ".join(f"{k}:" for k in FIELD_PREFIXES)
+                    raise _err(f"unknown field {name}: (use {known})", "field", i, m.end())
+                after = m.end()
+                if after >= n or text[after].isspace() or text[after] == ")":
+                    raise _err(f"nothing follows the field {name}:", "field", i, after)
+                tokens.append(_Tok("FIELD", name, i, after))
+                i = after
+            else:
+                tok, i = _read_word(text, i)
+                tokens.append(tok)
+        if len(tokens) > QUERY_LIMITS.tokens:
+            last = tokens[-1]
+            raise _err(
+                f"the query has more than {QUERY_LIMITS.tokens} tokens",
+                "complexity",
+                last.start,
+                last.end,
+            )
+    return tokens
+
+
+# ------------------------------------------------------------------------ parser
+
+
+class _Parser:
+    def __init__(self, text: str, tokens: list[_Tok]) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.i = 0
+
+    def peek(self) -> _Tok | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self) -> _Tok:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def _need_operand(self, op: _Tok) -> None:
+        nxt = self.peek()
+        if nxt is None or nxt.kind in ("RPAREN", "AND", "OR"):
+            raise _err(f"{op.value} needs a term after it", "operator", op.start, op.end)
+
+    def parse_or(self, depth: int) -> Node:
+        items = [self.parse_and(depth)]
+        while (tok := self.peek()) is not None and tok.kind == "OR":
+            self.take()
+            self._need_operand(tok)
+            items.append(self.parse_and(depth))
+        return _make(Or, items)
+
+    def parse_and(self, depth: int) -> Node:
+        items = [self.parse_unary(depth)]
+        while (tok := self.peek()) is not None and tok.kind not in ("OR", "RPAREN"):
+            if tok.kind == "AND":
+                self.take()
+                self._need_operand(tok)
+            items.append(self.parse_unary(depth))
+        return _make(And, items)
+
+    def parse_unary(self, depth: int) -> Node:
+        tok = self.peek()
+        if tok is None:  # pragma: no cover - guarded by callers
+            raise _err("the query ends too early", "operator", len(self.text) - 1, len(self.text))
+        if tok.kind == "NOT":
+            self.take()
+            self._need_operand(tok)
+            return Not(self.parse_unary(depth))
+        if tok.kind in ("AND", "OR"):
+            raise _err(f"{tok.value} needs a term before it", "operator", tok.start, tok.end)
+        if tok.kind == "RPAREN":
+            raise _err("unmatched closing parenthesis", "group", tok.start, tok.end)
+        if tok.kind == "LPAREN":
+            return self.parse_group(depth)
+        if tok.kind == "FIELD":
+            return self.parse_field(depth)
+        self.take()
+        return Term(tok.value, tok.kind == "PHRASE", None, tok.start + 1, tok.end)
+
+    def parse_group(self, depth: int) -> Node:
+        open_tok = self.take()
+        if depth + 1 > QUERY_LIMITS.depth:
+            raise _err(
+                f"parentheses are nested deeper than {QUERY_LIMITS.depth}",
+                "complexity",
+                open_tok.start,
+                open_tok.end,
+            )
+        nxt = self.peek()
+        if nxt is None:
+            raise _err("unclosed parenthesis", "group", open_tok.start, len(self.text))
+        if nxt.kind == "RPAREN":
+            raise _err("empty parentheses", "group", open_tok.start, nxt.end)
+        inner = self.parse_or(depth + 1)
+        close = self.peek()
+        if close is None or close.kind != "RPAREN":
+            raise _err("unclosed parenthesis", "group", open_tok.start, len(self.text))
+        self.take()
+        return inner
+
+    def parse_field(self, depth: int) -> Node:
+        ftok = self.take()
+        field = FIELD_PREFIXES[ftok.value]
+        nxt = self.peek()
+        if nxt is None or nxt.start != ftok.end or nxt.kind not in ("TERM", "PHRASE", "LPAREN"):
+            end = nxt.end if nxt is not None else ftok.end
+            raise _err(
+                f"{ftok.value}: must be followed by a term, a phrase or parentheses",
+                "field",
+                ftok.start,
+                end,
+            )
+        if nxt.kind == "LPAREN":
+            group = self.parse_group(depth)
+            return _apply_field(group, field, ftok)
+        self.take()
+        return Term(nxt.value, nxt.kind == "PHRASE", field, ftok.start + 1, nxt.end)
+
+
+def _make(kind: type[And] | type[Or], items: list[Node]) -> Node:
+    if len(items) == 1:
+        return items[0]
+    flat: list[Node] = []
+    for item in items:
+        if isinstance(item, kind):
+            flat.extend(item.children)
+        else:
+            flat.append(item)
+    return kind(tuple(flat))
+
+
+def _apply_field(node: Node, field: Field, ftok: _Tok) -> Node:
+    if isinstance(node, Term):
+        if node.field is not None and node.field != field:
+            raise _err(
+                f"field {_FIELD_LABEL[node.field]}: inside {ftok.value}:(...)",
+                "field",
+                node.position - 1,
+                node.end,
+            )
+        return Term(node.text, node.phrase, field, node.position, node.end)
+    if isinstance(node, Not):
+        return Not(_apply_field(node.child, field, ftok))
+    children = tuple(_apply_field(c, field, ftok) for c in node.children)
+    return And(children) if isinstance(node, And) else Or(children)
+
+
+def _count(node: Node) -> int:
+    if isinstance(node, Term):
+        return 1
+    if isinstance(node, Not):
+        return 1 + _count(node.child)
+    return 1 + sum(_count(c) for c in node.children)
+
+
+def parse_query(text: str, *, field: DefaultField = "all") -> Query:
+    """Parse ``text`` into a :class:`Query` or raise :class:`QuerySyntaxError`.
+
+    With ``field="author"`` and no operators, parentheses or field prefixes, the
+    whole input is one author phrase (a byline, not several co-authors).
+    """
+    if not isinstance(text, str):
+        raise QuerySyntaxError("the query must be text", code="empty", position=1, end=1)
+    if field not in DEFAULT_FIELDS:
+        raise QuerySyntaxError(
+            f"unknown default field {field!r}", code="field", position=1, end=max(1, len(text))
+        )
+    _check_text(text)
+    tokens = _tokenize(text)
+    structural = {"AND", "OR", "NOT", "LPAREN", "RPAREN", "FIELD"}
+    has_boolean = any(t.kind in structural for t in tokens)
+    if field == "author" and not has_boolean:
+        byline = " ".join(t.value for t in tokens)
+        root: Node = Term(byline, True, None, tokens[0].start + 1, tokens[-1].end)
+        return Query(text, root, False, field)
+    parser = _Parser(text, tokens)
+    root = parser.parse_or(0)
+    leftover = parser.peek()
+    if leftover is not None:
+        raise _err("unmatched closing parenthesis", "group", leftover.start, leftover.end)
+    nodes = _count(root)
+    if nodes > QUERY_LIMITS.nodes:
+        raise _err(
+            f"the query has {nodes} nodes (at most {QUERY_LIMITS.nodes})",
+            "complexity",
+            0,
+            len(text),
+        )
+    return Query(text, root, has_boolean, field)
