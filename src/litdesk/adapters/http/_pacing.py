@@ -1,0 +1,82 @@
+"""Per-provider pacing: at most one request start per interval, with an injectable clock.
+
+Intervals: arXiv one request per 3 s; NCBI 3/s (10/s with an API key); Crossref from its
+``x-rate-limit-limit`` / ``x-rate-limit-interval`` response headers (default 50 per second,
+the public pool); OpenAlex 10/s; Semantic Scholar 1/s; Europe PMC 10/s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Final
+
+__all__ = ["DEFAULT_INTERVALS", "Pacer", "crossref_interval"]
+
+DEFAULT_INTERVALS: Final[dict[str, float]] = {
+    "arxiv": 3.0,
+    "pubmed": 1 / 3,
+    "crossref": 1 / 50,
+    "openalex": 0.1,
+    "semanticscholar": 1.0,
+    "europepmc": 0.1,
+}
+NCBI_WITH_KEY: Final = 0.1
+_MAX_INTERVAL: Final = 60.0
+
+
+def crossref_interval(headers: Mapping[str, str]) -> float | None:
+    """Seconds between requests from Crossref's rate headers, or None when absent/invalid."""
+    limit_raw = headers.get("x-rate-limit-limit", "").strip()
+    interval_raw = headers.get("x-rate-limit-interval", "").strip().lower()
+    if not limit_raw or not interval_raw:
+        return None
+    m = re.fullmatch(r"(\d{1,6})\s*(s|ms|m)?", interval_raw)
+    if not limit_raw.isdigit() or m is None:
+        return None
+    limit = int(limit_raw)
+    if limit <= 0:
+        return None
+    amount = float(m.group(1))
+    unit = m.group(2) or "s"
+    seconds = amount / 1000 if unit == "ms" else amount * 60 if unit == "m" else amount
+    return min(max(seconds / limit, 0.0), _MAX_INTERVAL)
+
+
+class Pacer:
+    """Spaces request starts per provider. ``clock`` returns monotonic seconds; ``sleep``
+    waits (both injectable for tests). Concurrent callers for one provider queue in order."""
+
+    def __init__(
+        self,
+        intervals: Mapping[str, float] | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.intervals: dict[str, float] = dict(DEFAULT_INTERVALS)
+        if intervals:
+            self.intervals.update(intervals)
+        self._clock = clock
+        self._sleep = sleep
+        self._next: dict[str, float] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.waits: list[tuple[str, float]] = []  # (provider, seconds waited): evidence
+
+    def set_interval(self, provider: str, seconds: float) -> None:
+        self.intervals[provider] = min(max(seconds, 0.0), _MAX_INTERVAL)
+
+    async def acquire(self, provider: str) -> float:
+        """Wait until ``provider`` may be called; return the seconds waited."""
+        lock = self._locks.setdefault(provider, asyncio.Lock())
+        async with lock:
+            now = self._clock()
+            start = self._next.get(provider, now)
+            wait = max(0.0, start - now)
+            if wait > 0:
+                self.waits.append((provider, wait))
+                await self._sleep(wait)
+            self._next[provider] = max(now, start) + self.intervals.get(provider, 1.0)
+            return wait

@@ -1,0 +1,120 @@
+"""Credentials per provider, injected only at send time, and redaction of their values."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Final
+
+from litdesk._settings import Settings
+
+__all__ = [
+    "CREDENTIAL_NAMES",
+    "Credentials",
+    "RedactingFilter",
+    "Redactor",
+    "credentials_for",
+]
+
+#: Parameter / header names that look like credentials. A compiled request carrying one
+#: is refused: credentials are added by the transport, never by a compiler.
+CREDENTIAL_NAMES: Final = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "api-key",
+        "x-api-key",
+        "key",
+        "token",
+        "access_token",
+        "authorization",
+        "crossref-plus-api-token",
+        "password",
+        "secret",
+    }
+)
+
+REDACTED: Final = "[REDACTED]"
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What to add to one provider's request: query parameters and headers."""
+
+    params: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    def __repr__(self) -> str:  # never print the values
+        names = [n for n, _ in self.params] + [n for n, _ in self.headers]
+        return f"Credentials({', '.join(names) or 'none'})"
+
+
+def credentials_for(provider: str, settings: Settings) -> Credentials:
+    """The credentials for ``provider`` only: each key goes to its own host and no other."""
+    if provider == "openalex" and settings.openalex_api_key is not None:
+        key = settings.openalex_api_key.get_secret_value()
+        return Credentials(params=(("api_key", key),), secrets=(key,))
+    if provider == "semanticscholar" and settings.semantic_scholar_api_key is not None:
+        key = settings.semantic_scholar_api_key.get_secret_value()
+        return Credentials(headers=(("x-api-key", key),), secrets=(key,))
+    if provider == "pubmed" and settings.ncbi_api_key is not None:
+        key = settings.ncbi_api_key.get_secret_value()
+        return Credentials(params=(("api_key", key),), secrets=(key,))
+    if provider == "crossref" and settings.crossref_plus_token is not None:
+        key = settings.crossref_plus_token.get_secret_value()
+        return Credentials(headers=(("Crossref-Plus-API-Token", f"Bearer {key}"),), secrets=(key,))
+    return Credentials()
+
+
+class Redactor:
+    """Replaces every known secret value (and its URL-encoded form) in text."""
+
+    def __init__(self, secrets: list[str] | tuple[str, ...] = ()) -> None:
+        from urllib.parse import quote, quote_plus
+
+        forms: set[str] = set()
+        for value in secrets:
+            if value:
+                forms.update({value, quote(value, safe=""), quote_plus(value)})
+        # longest first so an encoded form is not half-replaced by a shorter one
+        self._forms = sorted((f for f in forms if len(f) >= 1), key=len, reverse=True)
+
+    def __bool__(self) -> bool:
+        return bool(self._forms)
+
+    def redact(self, text: str) -> str:
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, REDACTED)
+        return text
+
+    def redact_bytes(self, data: bytes) -> tuple[bytes, bool]:
+        found = False
+        for form in self._forms:
+            raw = form.encode("utf-8")
+            if raw in data:
+                data = data.replace(raw, REDACTED.encode("ascii"))
+                found = True
+        return data, found
+
+    def contains(self, text: str) -> bool:
+        return any(form in text for form in self._forms)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that removes secret values from records of httpx/httpcore, whose
+    request log lines include the full URL (and so any key sent as a query parameter)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__()
+        self.redactor = redactor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.redactor:
+            return True
+        message = record.getMessage()
+        if self.redactor.contains(message):
+            record.msg = self.redactor.redact(message)
+            record.args = None
+        return True

@@ -1,0 +1,403 @@
+"""The one transport seam to the six providers (httpx, async).
+
+Per request: the compiled URL must be ``https://`` on the provider's exact host (no IP
+literal, user info, port, fragment or query in the URL itself, at most 4,094 bytes with its
+parameters); redirects are refused; the body is capped while streaming (Content-Length and
+actual bytes); connect/read timeouts and an overall deadline apply; every network call is
+metered and paced. Credentials are added only here, only for their own provider, and are
+redacted from every message and log line. A loopback ``base_urls`` mapping is a test hook
+(constructor only — there is no setting for it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from typing import Final, Protocol
+from urllib.parse import urlsplit
+
+import httpx
+
+from litdesk import __version__
+from litdesk._errors import LitdeskError
+from litdesk._settings import Settings
+from litdesk.core.search import HOSTS, CompiledRequest, LaneOutcome, ProviderName, ProviderPage
+
+from ._errors import TransportFailed, TransportRefused
+from ._exchange import KEPT_HEADERS, Exchange, sanitised_url
+from ._meter import DailyMeter
+from ._pacing import NCBI_WITH_KEY, Pacer, crossref_interval
+from ._secrets import CREDENTIAL_NAMES, RedactingFilter, Redactor, credentials_for
+from ._status import lane_status_for, parse_retry_after
+
+__all__ = [
+    "MAX_REQUEST_BODY_BYTES",
+    "MAX_URL_BYTES",
+    "OPENALEX_KEY_MESSAGE",
+    "ErrorMessageFn",
+    "ParseFn",
+    "ProviderTransport",
+    "check_request",
+]
+
+MAX_URL_BYTES: Final = 4_094
+MAX_REQUEST_BODY_BYTES: Final = 65_536
+_MESSAGE_CHARS: Final = 300
+_LOGGERS: Final = ("httpx", "httpcore", "httpcore.connection", "httpcore.http11", "httpcore.http2")
+_LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
+
+OPENALEX_KEY_MESSAGE: Final = (
+    "OpenAlex requires an API key (free): create one at https://openalex.org/settings/api "
+    "and set LITDESK_OPENALEX_API_KEY; nothing was sent"
+)
+
+
+class ParseFn(Protocol):
+    def __call__(
+        self, provider: str, request: CompiledRequest, status: int, body: bytes
+    ) -> ProviderPage: ...
+
+
+ErrorMessageFn = Callable[[str, int, bytes], str]
+
+
+class Recorder(Protocol):
+    def record(self, exchange: Exchange, redactor: Redactor) -> None: ...
+
+
+class Replayer(Protocol):
+    def lookup(self, provider: str, method: str, url: str, body: str | None) -> Exchange: ...
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def check_request(request: CompiledRequest) -> None:
+    """Refuse (before sending) anything but an exact-host https request without credentials."""
+    provider = request.provider
+    hosts = HOSTS.get(provider)
+    if hosts is None:
+        raise TransportRefused(f"unknown provider {provider!r}")
+    if request.method not in {"GET", "POST"}:
+        raise TransportRefused(f"{provider}: method {request.method!r} is not allowed")
+    try:
+        parts = urlsplit(request.url)
+        port = parts.port
+    except ValueError:
+        raise TransportRefused(f"{provider}: the request URL is malformed") from None
+    if parts.scheme != "https":
+        raise TransportRefused(
+            f"{provider}: only https is allowed (got {parts.scheme or 'none'!r})"
+        )
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise TransportRefused(f"{provider}: user info in the URL is refused")
+    host = (parts.hostname or "").lower()
+    if _is_ip_literal(host):
+        raise TransportRefused(f"{provider}: IP-literal hosts are refused")
+    if host not in hosts:
+        raise TransportRefused(
+            f"{provider}: host {host[:80]!r} is not allowed (allowed: {', '.join(sorted(hosts))})"
+        )
+    if port not in (None, 443):
+        raise TransportRefused(f"{provider}: port {port} is refused")
+    if parts.fragment or request.url.endswith("#"):
+        raise TransportRefused(f"{provider}: URL fragments are refused")
+    if parts.query or "?" in request.url:
+        raise TransportRefused(f"{provider}: the URL must carry its parameters in params")
+    for name, _ in request.params:
+        if name.strip().lower() in CREDENTIAL_NAMES:
+            raise TransportRefused(
+                f"{provider}: a credential-shaped parameter {name[:40]!r} is refused "
+                "(credentials are added by the transport)"
+            )
+    if len(sanitised_url(request).encode("utf-8")) > MAX_URL_BYTES:
+        raise TransportRefused(f"{provider}: the request URL is over {MAX_URL_BYTES} bytes")
+    if request.body is not None:
+        if request.method != "POST":
+            raise TransportRefused(f"{provider}: a body is only allowed on POST")
+        if len(request.body.encode("utf-8")) > MAX_REQUEST_BODY_BYTES:
+            raise TransportRefused(
+                f"{provider}: the request body is over {MAX_REQUEST_BODY_BYTES} bytes"
+            )
+
+
+def _check_base_urls(base_urls: Mapping[str, str]) -> dict[str, httpx.URL]:
+    out: dict[str, httpx.URL] = {}
+    for provider, raw in base_urls.items():
+        url = httpx.URL(raw)
+        if url.host not in _LOOPBACK or url.scheme not in {"http", "https"}:
+            raise ValueError(f"test base URL for {provider} must be loopback, got {raw!r}")
+        out[provider] = url
+    return out
+
+
+class ProviderTransport:
+    """Sends compiled provider requests and maps the answers to lane outcomes.
+
+    ``transport`` is an injectable ``httpx.AsyncBaseTransport`` (``httpx.MockTransport`` in
+    logic tests); ``base_urls`` points providers at loopback servers (tests and the bench
+    only); ``clock``/``sleep``/``now`` are injectable; ``recorder``/``replay`` write or answer
+    from a cassette; ``meter`` counts calls against the daily allowance.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        base_urls: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        now: Callable[[], datetime] | None = None,
+        recorder: Recorder | None = None,
+        replay: Replayer | None = None,
+        meter: DailyMeter | None = None,
+        pacer: Pacer | None = None,
+    ) -> None:
+        self.settings = settings
+        self._base_urls = _check_base_urls(base_urls or {})
+        self._clock = clock
+        self._now = now or (lambda: datetime.now(UTC))
+        self.recorder = recorder
+        self.replay = replay
+        self.meter = (
+            meter if meter is not None else DailyMeter.from_settings(settings, persist=False)
+        )
+        intervals = {"pubmed": NCBI_WITH_KEY} if settings.ncbi_api_key is not None else None
+        self.pacer = pacer or Pacer(intervals, clock=clock, sleep=sleep)
+        secrets: list[str] = []
+        for provider in HOSTS:
+            secrets.extend(credentials_for(provider, settings).secrets)
+        self.redactor = Redactor(secrets)
+        self._filter = RedactingFilter(self.redactor)
+        for name in _LOGGERS:
+            logging.getLogger(name).addFilter(self._filter)
+        self._client = httpx.AsyncClient(
+            transport=transport,
+            follow_redirects=False,
+            trust_env=False,
+            timeout=httpx.Timeout(
+                connect=settings.http_connect_timeout,
+                read=settings.http_read_timeout,
+                write=settings.http_read_timeout,
+                pool=settings.http_connect_timeout,
+            ),
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+        for name in _LOGGERS:
+            logging.getLogger(name).removeFilter(self._filter)
+
+    async def __aenter__(self) -> ProviderTransport:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- sending --------------------------------------------------------------------
+
+    def _user_agent(self) -> str:
+        contact = self.settings.contact_email
+        suffix = f"; mailto:{contact}" if contact else ""
+        return f"litdesk/{__version__} (https://github.com/litdesk/litdesk{suffix})"
+
+    def _polite_params(self, provider: str) -> list[tuple[str, str]]:
+        contact = self.settings.contact_email
+        if provider in {"openalex", "crossref"} and contact:
+            return [("mailto", contact)]
+        if provider == "pubmed":
+            return [("tool", "litdesk")] + ([("email", contact)] if contact else [])
+        return []
+
+    def _target(self, request: CompiledRequest) -> httpx.URL:
+        url = httpx.URL(request.url)
+        base = self._base_urls.get(request.provider)
+        if base is not None:  # test hook: same path, loopback origin
+            url = url.copy_with(scheme=base.scheme, host=base.host, port=base.port)
+        return url
+
+    def _redact(self, text: str) -> str:
+        return self.redactor.redact(text)[:_MESSAGE_CHARS]
+
+    async def fetch(self, request: CompiledRequest) -> Exchange:
+        """Send ``request`` (or answer it from the replay cassette) and return the exchange.
+
+        Raises :class:`TransportRefused` before sending and :class:`TransportFailed` when the
+        exchange fails; neither message ever holds a credential.
+        """
+        check_request(request)
+        provider: ProviderName = request.provider
+        url = sanitised_url(request)
+        if self.replay is not None:
+            return self.replay.lookup(provider, request.method, url, request.body)
+        if provider == "openalex" and self.settings.openalex_api_key is None:
+            raise TransportRefused(OPENALEX_KEY_MESSAGE, lane_status="unavailable")
+        self.meter.reserve(provider)
+        await self.pacer.acquire(provider)
+        creds = credentials_for(provider, self.settings)
+        params = httpx.QueryParams([*request.params, *self._polite_params(provider), *creds.params])
+        headers = {
+            "User-Agent": self._user_agent(),
+            "Accept": "application/json" if provider != "arxiv" else "application/atom+xml",
+            "Accept-Encoding": "identity",
+        }
+        headers.update(dict(creds.headers))
+        content: bytes | None = None
+        if request.body is not None:
+            content = request.body.encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        outgoing = self._client.build_request(
+            request.method, self._target(request), params=params, headers=headers, content=content
+        )
+        started = self._clock()
+        deadline = self.settings.http_connect_timeout + self.settings.http_read_timeout
+        try:
+            async with asyncio.timeout(deadline):
+                status, kept, body = await self._exchange(provider, outgoing)
+        except (httpx.TimeoutException, TimeoutError):
+            raise TransportFailed(
+                f"{provider}: no complete answer within the time limit", lane_status="timeout"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise TransportFailed(
+                f"{provider}: network error ({type(exc).__name__}: {self._redact(str(exc))})"
+            ) from None
+        elapsed = (self._clock() - started) * 1000
+        if provider == "crossref":
+            interval = crossref_interval(kept)
+            if interval is not None:
+                self.pacer.set_interval("crossref", interval)
+        exchange = Exchange(
+            provider=provider,
+            method=request.method,
+            url=url,
+            request_body=request.body,
+            status=status,
+            headers=kept,
+            body=body,
+            received_at=self._now(),
+            elapsed_ms=round(elapsed, 3),
+        )
+        if self.recorder is not None:
+            self.recorder.record(exchange, self.redactor)
+        return exchange
+
+    async def _exchange(
+        self, provider: str, outgoing: httpx.Request
+    ) -> tuple[int, dict[str, str], bytes]:
+        limit = self.settings.http_max_response_bytes
+        response = await self._client.send(outgoing, stream=True, follow_redirects=False)
+        try:
+            kept = {k: response.headers[k] for k in KEPT_HEADERS if k in response.headers}
+            if response.is_redirect or 300 <= response.status_code < 400:
+                return response.status_code, kept, b""
+            declared = response.headers.get("content-length", "").strip()
+            if declared.isdigit() and int(declared) > limit:
+                raise TransportFailed(
+                    f"{provider}: the response is {int(declared)} bytes, over the "
+                    f"{limit}-byte limit (Content-Length); not read",
+                    http_status=response.status_code,
+                )
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise TransportFailed(
+                        f"{provider}: the response exceeded the {limit}-byte limit while "
+                        "streaming; not kept",
+                        http_status=response.status_code,
+                    )
+                chunks.append(chunk)
+            return response.status_code, kept, b"".join(chunks)
+        finally:
+            await response.aclose()
+
+    # -- outcomes -------------------------------------------------------------------
+
+    async def run(
+        self,
+        request: CompiledRequest,
+        parse: ParseFn,
+        error_message: ErrorMessageFn | None = None,
+    ) -> tuple[LaneOutcome, Exchange | None]:
+        """Fetch and parse: always a lane outcome (never raises for provider trouble)."""
+        started = self._clock()
+        try:
+            exchange = await self.fetch(request)
+        except (TransportRefused, TransportFailed) as exc:
+            return (
+                LaneOutcome(
+                    provider=request.provider,
+                    lane=request.lane,
+                    status=exc.lane_status,
+                    request=request,
+                    http_status=getattr(exc, "http_status", None),
+                    message=self._redact(exc.message),
+                    elapsed_ms=round((self._clock() - started) * 1000, 3),
+                ),
+                None,
+            )
+        return self.outcome(request, exchange, parse, error_message), exchange
+
+    def outcome(
+        self,
+        request: CompiledRequest,
+        exchange: Exchange,
+        parse: ParseFn,
+        error_message: ErrorMessageFn | None = None,
+    ) -> LaneOutcome:
+        """Map an exchange (network, replay or cache) to a lane outcome."""
+        base = LaneOutcome(
+            provider=request.provider,
+            lane=request.lane,
+            status="ok",
+            request=request,
+            http_status=exchange.status,
+            elapsed_ms=exchange.elapsed_ms,
+            response_digest=exchange.digest,
+            response_bytes=len(exchange.body),
+        )
+        status = exchange.status
+        if 200 <= status < 300:
+            try:
+                base.page = parse(request.provider, request, status, exchange.body)
+            except LitdeskError as exc:
+                base.status = "parse_error"
+                base.message = self._redact(f"{request.provider}: {exc.message}")
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+                base.status = "parse_error"
+                base.message = self._redact(
+                    f"{request.provider}: the parser failed on this body ({type(exc).__name__})"
+                )
+            return base
+        lane_status, reason = lane_status_for(status, request.operation)
+        base.status = lane_status
+        if lane_status == "ok":
+            base.page = ProviderPage(papers=[], total=0)
+            base.message = reason
+            return base
+        if lane_status == "rate_limited":
+            base.retry_after = parse_retry_after(exchange.headers.get("retry-after"), self._now())
+            if base.retry_after is not None:
+                reason += f"; retry after {base.retry_after:g} s"
+        detail = ""
+        if error_message is not None and exchange.body and not 300 <= status < 400:
+            try:
+                detail = error_message(request.provider, status, exchange.body)
+            except (LitdeskError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+                detail = ""
+        base.message = self._redact(
+            f"{request.provider}: {reason}" + (f": {detail}" if detail else "")
+        )
+        return base

@@ -1,0 +1,198 @@
+"""Run one search across the chosen providers concurrently and build the SearchTrace.
+
+Each provider is a lane: compile → (evidence cache) → transport → parse → lane outcome.
+Lanes run together (``asyncio.gather``); a slow lane never delays another's completion and
+one failing lane never hides the others' results. A replay cassette that lacks a request
+fails the whole search with :class:`~litdesk.adapters.http.CassetteMiss` after every lane
+has settled (a replay must be complete to be trusted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from litdesk._errors import LitdeskError
+from litdesk._settings import Settings
+from litdesk.adapters.http import (
+    Cassette,
+    CassetteMiss,
+    CassetteRecorder,
+    DailyMeter,
+    ErrorMessageFn,
+    EvidenceCache,
+    Exchange,
+    ParseFn,
+    ProviderTransport,
+)
+from litdesk.core.search import (
+    CompiledRequest,
+    CompileRefused,
+    LaneOutcome,
+    ProviderName,
+    SearchFilters,
+)
+from litdesk.core.trace import (
+    ParserIdentity,
+    SearchAttempt,
+    SearchRequest,
+    SearchTrace,
+    attempt_from_outcome,
+    build_trace,
+)
+
+__all__ = ["CompileFn", "ProviderKit", "SearchService", "default_kit", "run_search"]
+
+_RAW_CHARS = 3_000_000
+
+
+class CompileFn(Protocol):
+    def __call__(
+        self,
+        provider: ProviderName,
+        query: str,
+        filters: SearchFilters,
+        limit: int,
+        cursor: str | None,
+    ) -> CompiledRequest: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderKit:
+    """The per-provider pieces the service composes: compiler, parser, error reader and
+    the parser's identity (for the trace and the evidence cache key)."""
+
+    compile: CompileFn
+    parse: ParseFn
+    error_message: ErrorMessageFn | None
+    parser_identity: Callable[[str], ParserIdentity]
+
+
+def default_kit() -> ProviderKit:
+    """The project's query compilers and provider response parsers."""
+    from ._wiring import kit
+
+    made: ProviderKit = kit()
+    return made
+
+
+class SearchService:
+    def __init__(
+        self,
+        settings: Settings,
+        transport: ProviderTransport,
+        *,
+        kit: ProviderKit | None = None,
+        cache: EvidenceCache | None = None,
+        now: Callable[[], datetime] | None = None,
+        new_id: Callable[[], str] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.transport = transport
+        self.kit = kit or default_kit()
+        self.cache = cache
+        self._now = now or (lambda: datetime.now(UTC))
+        self._new_id = new_id or (lambda: uuid.uuid4().hex)
+
+    async def _lane(
+        self, provider: ProviderName, request: SearchRequest
+    ) -> tuple[LaneOutcome, SearchAttempt, Exchange | None]:
+        kit = self.kit
+        parser = kit.parser_identity(provider)
+        try:
+            compiled = kit.compile(
+                provider, request.query, request.filters, request.limit, request.cursor
+            )
+        except CompileRefused as exc:
+            outcome = LaneOutcome(
+                provider=provider, lane=provider, status="unsupported", message=exc.message
+            )
+            return (
+                outcome,
+                attempt_from_outcome(outcome, parser=None, requested_cursor=request.cursor),
+                None,
+            )
+        if compiled.provider != provider:
+            raise LitdeskError(f"compiler for {provider} produced a {compiled.provider} request")
+        exchange: Exchange | None = None
+        if self.cache is not None and self.transport.replay is None:
+            exchange = self.cache.fresh(compiled, parser.id, parser.version, self._now())
+        if exchange is not None:
+            outcome = self.transport.outcome(compiled, exchange, kit.parse, kit.error_message)
+        else:
+            outcome, exchange = await self.transport.run(compiled, kit.parse, kit.error_message)
+            if (
+                exchange is not None
+                and self.cache is not None
+                and outcome.status == "ok"
+                and exchange.status == 200
+            ):
+                self.cache.store(compiled, exchange, parser.id, parser.version)
+        if not outcome.lane:
+            outcome.lane = provider
+        reuse = exchange.source if exchange is not None and exchange.source != "network" else None
+        attempt = attempt_from_outcome(
+            outcome,
+            parser=parser,
+            requested_cursor=request.cursor,
+            reuse=reuse,
+            received_at=exchange.received_at.isoformat() if exchange is not None else None,
+        )
+        return outcome, attempt, exchange
+
+    async def search(self, request: SearchRequest) -> SearchTrace:
+        """Run every lane of ``request`` concurrently and return the trace."""
+        created = self._now()
+        results = await asyncio.gather(
+            *(self._lane(p, request) for p in request.providers), return_exceptions=True
+        )
+        pairs: list[tuple[LaneOutcome, SearchAttempt]] = []
+        raw: dict[str, str] = {}
+        for result in results:
+            if isinstance(result, CassetteMiss):
+                raise result
+            if isinstance(result, BaseException):
+                raise result
+            outcome, attempt, exchange = result
+            pairs.append((outcome, attempt))
+            if request.include_raw and exchange is not None:
+                raw[outcome.provider] = exchange.body[:_RAW_CHARS].decode("utf-8", "replace")
+        return build_trace(request, pairs, trace_id=self._new_id(), created_at=created, raw=raw)
+
+
+def run_search(
+    settings: Settings,
+    request: SearchRequest,
+    *,
+    record: Path | None = None,
+    replay: Path | None = None,
+    kit: ProviderKit | None = None,
+    use_cache: bool = True,
+) -> SearchTrace:
+    """Synchronous entry point (the CLI): build the transport, meter and cache, run, close."""
+    if record is not None and replay is not None:
+        from litdesk._errors import InputError
+
+        raise InputError("choose --record or --replay, not both")
+    cassette = Cassette(replay) if replay is not None else None
+    recorder = CassetteRecorder(record) if record is not None else None
+    data_dir = settings.resolved_data_dir()
+    cache = EvidenceCache(data_dir / "cache" / "provider-evidence") if use_cache else None
+
+    async def _go() -> SearchTrace:
+        transport = ProviderTransport(
+            settings,
+            recorder=recorder,
+            replay=cassette,
+            meter=DailyMeter.from_settings(settings, persist=True),
+        )
+        async with transport:
+            service = SearchService(settings, transport, kit=kit, cache=cache)
+            return await service.search(request)
+
+    return asyncio.run(_go())
