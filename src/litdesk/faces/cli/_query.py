@@ -1,9 +1,210 @@
-"""CLI commands of this area (registered on the main app)."""
+"""``litdesk query``: show how a query parses and the exact request each provider gets.
+
+Thin: parse the options, call :mod:`litdesk.core.query`, print. Nothing is sent.
+"""
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import typer
+from rich.text import Text
+from rich.tree import Tree
+
+from litdesk._errors import InputError
+from litdesk.core.query import (
+    And,
+    Node,
+    Not,
+    Query,
+    QuerySyntaxError,
+    Term,
+    compile_lookup,
+    compile_search,
+    full_url,
+    parse_query,
+    plan_identifier,
+)
+from litdesk.core.search import PROVIDERS, CompiledRequest, CompileRefused, SearchFilters
+
+from ._output import command, console, emit_json, err_console
+
+__all__ = ["caret_lines", "register"]
+
+_FIELDS = ("all", "title", "abstract", "author")
+_TYPES = ("all", "review", "preprint", "journal")
+_SORTS = ("relevance", "newest", "cited")
+_MODES = ("keyword", "semantic")
+_WINDOW = 60
+
+
+class QueryArgumentError(InputError):
+    """An option of ``litdesk query`` has a value it does not accept."""
+
+    default_code = "arguments"
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise QueryArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def caret_lines(text: str, position: int, end: int) -> tuple[str, str]:
+    """The query (a window around the error, whitespace shown as spaces) and a caret
+    line marking characters ``position``..``end`` (1-based, inclusive)."""
+    flat = "".join(" " if ch in "\t\r\n" else ch for ch in text)
+    start = max(0, position - 1 - _WINDOW)
+    stop = min(len(flat), max(end, position) + _WINDOW)
+    shown = flat[start:stop]
+    lead = ""
+    if start > 0:
+        shown, lead = "…" + shown, " "
+    if stop < len(flat):
+        shown += "…"
+    width = max(1, min(end, len(flat)) - position + 1) if flat else 1
+    caret = lead + " " * (position - 1 - start) + "^" * width
+    return shown, caret
+
+
+def _label(node: Node) -> Text:
+    if isinstance(node, Term):
+        field = f"{node.field.upper()}: " if node.field else ""
+        kind = "phrase" if node.phrase else "term"
+        return Text(f'{field}{kind} "{node.text}"  [{node.position}-{node.end}]')
+    if isinstance(node, Not):
+        return Text("NOT")
+    return Text("AND" if isinstance(node, And) else "OR")
+
+
+def _tree(node: Node, branch: Tree) -> None:
+    sub = branch.add(_label(node))
+    if isinstance(node, Not):
+        _tree(node.child, sub)
+    elif not isinstance(node, Term):
+        for child in node.children:
+            _tree(child, sub)
+
+
+def _print_request(
+    name: str, outcome: dict[str, Any], requests: dict[str, CompiledRequest]
+) -> None:
+    if "refused" in outcome:
+        console.print(Text(f"{name}: refused — {outcome['refused']}"), soft_wrap=True)
+        return
+    req = requests[name]
+    console.print(Text(f"{name} [{req.lane}] {req.operation}", style="bold"))
+    console.print(Text(f"  {req.method} {full_url(req)}"), soft_wrap=True)
+    console.print(Text(f"  executed: {req.executed_query}"), soft_wrap=True)
+    for warning in req.warnings:
+        console.print(Text(f"  warning: {warning}"), soft_wrap=True)
+
+
+def query_cmd(  # noqa: PLR0917 - one Typer parameter per option
+    query: Annotated[
+        str, typer.Argument(help="The query, e.g. 'TITLE:\"gene therapy\" AND crispr'.")
+    ],
+    provider: Annotated[
+        list[str] | None,
+        typer.Option("--provider", "-p", help=f"Provider (repeatable): {', '.join(PROVIDERS)}."),
+    ] = None,
+    field: Annotated[str, typer.Option("--field", help="all, title, abstract or author.")] = "all",
+    type_: Annotated[str, typer.Option("--type", help="all, review, preprint or journal.")] = "all",
+    year_from: Annotated[int | None, typer.Option("--from", help="First year (1800-2199).")] = None,
+    year_to: Annotated[int | None, typer.Option("--to", help="Last year (1800-2199).")] = None,
+    open_access: Annotated[
+        bool, typer.Option("--open-access", help="Open-access works only.")
+    ] = False,
+    include_retracted: Annotated[
+        bool, typer.Option("--include-retracted", help="Do not exclude retracted works.")
+    ] = False,
+    sort: Annotated[str, typer.Option("--sort", help="relevance, newest or cited.")] = "relevance",
+    mode: Annotated[str, typer.Option("--mode", help="keyword or semantic.")] = "keyword",
+    limit: Annotated[int, typer.Option("--limit", help="Page size.")] = 20,
+    cursor: Annotated[
+        str | None, typer.Option("--cursor", help="A provider cursor (next page).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show the parse tree and the exact request each provider would get (nothing is sent)."""
+    names = list(dict.fromkeys(provider or PROVIDERS))
+    for name in names:
+        _choice("--provider", name, PROVIDERS)
+    filters = SearchFilters(
+        field=_choice("--field", field, _FIELDS),  # type: ignore[arg-type]
+        year_from=year_from,
+        year_to=year_to,
+        open_access=open_access,
+        include_retracted=include_retracted,
+        type=_choice("--type", type_, _TYPES),  # type: ignore[arg-type]
+        sort=_choice("--sort", sort, _SORTS),  # type: ignore[arg-type]
+    )
+    _choice("--mode", mode, _MODES)
+
+    identifier = plan_identifier(query, field=filters.field)
+    parsed: Query | None = None
+    try:
+        parsed = parse_query(query, field=filters.field)
+    except QuerySyntaxError as exc:
+        if identifier is None:
+            _syntax_error(query, exc, as_json=as_json)
+
+    outcomes: dict[str, dict[str, Any]] = {}
+    requests: dict[str, CompiledRequest] = {}
+    for name in names:
+        try:
+            if identifier is not None:
+                req = compile_lookup(name, identifier.namespace, identifier.value)
+            else:
+                assert parsed is not None
+                req = compile_search(
+                    name,
+                    parsed,
+                    filters,
+                    cursor=cursor,
+                    limit=limit,
+                    mode=mode,  # type: ignore[arg-type]
+                )
+        except CompileRefused as exc:
+            outcomes[name] = {"refused": exc.reason}
+            continue
+        requests[name] = req
+        outcomes[name] = {"request": req.to_dict()}
+
+    if as_json:
+        emit_json(
+            {
+                "query": query,
+                "ast": parsed.to_dict() if parsed is not None else None,
+                "identifier": identifier.to_dict() if identifier is not None else None,
+                "providers": outcomes,
+            }
+        )
+        return
+    console.print(Text(f"Query: {query}", style="bold"))
+    if identifier is not None:
+        console.print(
+            Text(f"Exact identifier: {identifier.namespace} {identifier.value} (lookups)")
+        )
+    if parsed is not None:
+        root = Tree(Text("Parse tree" + (" (Boolean syntax)" if parsed.has_boolean_syntax else "")))
+        _tree(parsed.root, root)
+        console.print(root)
+    for name in names:
+        _print_request(name, outcomes[name], requests)
+
+
+def _syntax_error(text: str, exc: QuerySyntaxError, *, as_json: bool) -> None:
+    if as_json:
+        emit_json({"query": text, "error": exc.to_dict()})
+    else:
+        shown, caret = caret_lines(text, exc.position, exc.end)
+        err_console.print(Text(f"litdesk: {exc.message} [{exc.code}]"), soft_wrap=True)
+        err_console.print(Text(f"  {shown}"), soft_wrap=True)
+        err_console.print(Text(f"  {caret}"), soft_wrap=True)
+    raise typer.Exit(exc.exit_code)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
+    app.command("query")(command(query_cmd))
