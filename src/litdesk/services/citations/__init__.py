@@ -1,0 +1,43 @@
+"""Citation discovery over OpenAlex (references, citing, related, shared references)."""
+
+from ._requests import (
+    MAX_PAGE,
+    PER_PAGE,
+    SeedError,
+    citing_request,
+    seed_key,
+    work_request,
+    works_by_id_request,
+)
+from ._service import (
+    INCOMPLETE_NOTICE,
+    MAX_IDS_PER_SEED,
+    MODES,
+    CitationArgumentError,
+    CitationFetchFailed,
+    CitationResult,
+    CitationService,
+    Mode,
+    Seed,
+    rank_shared,
+)
+
+__all__ = [
+    "INCOMPLETE_NOTICE",
+    "MAX_IDS_PER_SEED",
+    "MAX_PAGE",
+    "MODES",
+    "PER_PAGE",
+    "CitationArgumentError",
+    "CitationFetchFailed",
+    "CitationResult",
+    "CitationService",
+    "Mode",
+    "Seed",
+    "SeedError",
+    "citing_request",
+    "rank_shared",
+    "seed_key",
+    "work_request",
+    "works_by_id_request",
+]
