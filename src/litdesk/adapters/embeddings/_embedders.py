@@ -1,0 +1,206 @@
+"""Embedders for the PDF library: one protocol, three implementations.
+
+* :class:`WordLlamaEmbedder` — the offline default; weights ship in the wordllama
+  wheel, the tokenizer is linked into ``<cache_dir>/tokenizers/`` and the model is
+  loaded with downloads disabled.
+* :class:`SentenceTransformersEmbedder` — optional (``sentence-transformers`` must
+  be installed; a :class:`~litdesk.ConfigError` says so otherwise).
+* :class:`OllamaEmbedder` — ``POST /api/embed`` over an injected ``httpx.Client``.
+
+Every ``embed`` returns float32 rows of unit length.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final, Protocol, runtime_checkable
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+
+from litdesk._errors import ConfigError, ExternalError
+from litdesk.core.library import normalise_rows
+
+__all__ = [
+    "EmbedderError",
+    "Embedder",
+    "OllamaEmbedder",
+    "SentenceTransformersEmbedder",
+    "WordLlamaEmbedder",
+    "make_embedder",
+]
+
+F32 = npt.NDArray[np.float32]
+MAX_BATCH: Final = 256
+
+
+class EmbedderError(ExternalError):
+    """An embedding backend failed or answered malformed data."""
+
+    default_code = "embedder"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the library needs from an embedding model."""
+
+    @property
+    def name(self) -> str:
+        """Stable id (part of each index entry's key)."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Vector length."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> F32:
+        """One unit-length float32 row per text."""
+        ...
+
+
+def _empty(dim: int) -> F32:
+    return np.zeros((0, dim), dtype=np.float32)
+
+
+class WordLlamaEmbedder:
+    """wordllama (offline): weights from the wheel, tokenizer linked into the cache dir."""
+
+    def __init__(self, cache_dir: Path, *, dim: int = 256) -> None:
+        import wordllama
+        from wordllama import WordLlama
+
+        tok_dir = cache_dir / "tokenizers"
+        tok_dir.mkdir(parents=True, exist_ok=True)
+        shipped = Path(wordllama.__file__).parent / "tokenizers"
+        for src in shipped.glob("*.json"):
+            dst = tok_dir / src.name
+            if not dst.exists():
+                with contextlib.suppress(FileExistsError):
+                    os.symlink(src, dst)
+        try:
+            self._model = WordLlama.load(cache_dir=cache_dir, dim=dim, disable_download=True)
+        except (FileNotFoundError, ValueError) as exc:
+            raise ConfigError(f"wordllama model could not be loaded offline: {exc}") from None
+        self._dim = dim
+
+    @property
+    def name(self) -> str:
+        return f"wordllama-l2-{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> F32:
+        if not texts:
+            return _empty(self._dim)
+        out = self._model.embed(list(texts), norm=False, return_np=True, batch_size=MAX_BATCH)
+        return normalise_rows(out)
+
+
+class SentenceTransformersEmbedder:
+    """A sentence-transformers model (optional dependency)."""
+
+    def __init__(self, model: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ConfigError(
+                "embedder 'sentence-transformers:…' needs the sentence-transformers package "
+                "(pip install sentence-transformers)"
+            ) from None
+        self._model_name = model
+        self._model: Any = SentenceTransformer(model)
+        self._dim = int(self._model.get_sentence_embedding_dimension())
+
+    @property
+    def name(self) -> str:
+        return f"st-{self._model_name}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> F32:
+        if not texts:
+            return _empty(self._dim)
+        return normalise_rows(self._model.encode(list(texts), batch_size=64))
+
+
+class OllamaEmbedder:
+    """Ollama's ``/api/embed`` over an injected client (base URL set on the client)."""
+
+    def __init__(self, client: httpx.Client, model: str, *, base_url: str) -> None:
+        self._client = client
+        self._model = model
+        self._url = base_url.rstrip("/") + "/api/embed"
+        self._dim: int | None = None
+
+    @property
+    def name(self) -> str:
+        return f"ollama-{self._model}"
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> F32:
+        if not texts:
+            return _empty(self._dim or 0)
+        rows: list[F32] = []
+        for s in range(0, len(texts), 64):
+            batch = list(texts[s : s + 64])
+            try:
+                resp = self._client.post(self._url, json={"model": self._model, "input": batch})
+            except httpx.HTTPError as exc:
+                raise EmbedderError(f"Ollama embed failed: {type(exc).__name__}") from None
+            if resp.status_code != 200:
+                raise EmbedderError(f"Ollama embed answered HTTP {resp.status_code}")
+            try:
+                data = resp.json()["embeddings"]
+                arr = np.asarray(data, dtype=np.float32)
+            except (ValueError, KeyError, TypeError):
+                raise EmbedderError("Ollama embed answered malformed JSON") from None
+            if arr.ndim != 2 or arr.shape[0] != len(batch) or not np.isfinite(arr).all():
+                raise EmbedderError("Ollama embed answered vectors of the wrong shape")
+            rows.append(normalise_rows(arr))
+        out = np.vstack(rows)
+        self._dim = int(out.shape[1])
+        return out
+
+
+_SPEC = re.compile(r"^(wordllama|sentence-transformers|ollama)(?::(.+))?$")
+
+
+def make_embedder(
+    spec: str,
+    *,
+    cache_dir: Path,
+    client: httpx.Client | None = None,
+    ollama_url: str = "http://127.0.0.1:11434",
+) -> Embedder:
+    """Build the embedder named by the ``embedder`` setting."""
+    m = _SPEC.match(spec.strip())
+    if not m:
+        raise ConfigError(
+            f"unknown embedder {spec!r}: use 'wordllama', 'sentence-transformers:<model>' "
+            "or 'ollama:<model>'"
+        )
+    kind, arg = m.group(1), m.group(2)
+    if kind == "wordllama":
+        return WordLlamaEmbedder(cache_dir)
+    if not arg:
+        raise ConfigError(f"embedder {kind!r} needs a model name: '{kind}:<model>'")
+    if kind == "sentence-transformers":
+        return SentenceTransformersEmbedder(arg)
+    if client is None:
+        raise ConfigError("the ollama embedder needs an HTTP client")
+    return OllamaEmbedder(client, arg, base_url=ollama_url)

@@ -1,0 +1,236 @@
+"""Chat model backends: one interface, three implementations.
+
+* :class:`AnthropicBackend` — the official SDK, ``max_retries=0``.
+* :class:`OpenAICompatBackend` — the official openai SDK with a ``base_url``
+  (Ollama, llama.cpp, vLLM, …), ``max_retries=0``.
+* :class:`NoModelBackend` — no model at all: an extractive answer made of the
+  cited excerpts, so litdesk answers with nothing installed.
+
+Thinking levels add output tokens for hidden reasoning (2k / 4k / 8k). A reply
+whose visible text is empty while the model stopped at its token limit raises
+:class:`HiddenReasoningOnly`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol, runtime_checkable
+
+from litdesk._errors import ConfigError, ExternalError
+from litdesk.core.library import Excerpt, extractive_answer
+
+__all__ = [
+    "THINKING_BUDGET",
+    "AnthropicBackend",
+    "ChatBackend",
+    "ChatReply",
+    "ChatRequest",
+    "HiddenReasoningOnly",
+    "ModelError",
+    "NoModelBackend",
+    "OpenAICompatBackend",
+    "Thinking",
+    "make_backend",
+]
+
+Thinking = Literal["off", "low", "medium", "high"]
+THINKING_BUDGET: Final[dict[str, int]] = {"off": 0, "low": 2048, "medium": 4096, "high": 8192}
+DEFAULT_MAX_TOKENS: Final = 1200
+_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+
+
+class ModelError(ExternalError):
+    """The model server failed or answered something unusable."""
+
+    default_code = "model"
+
+
+class HiddenReasoningOnly(ModelError):
+    """The model spent its whole budget on hidden reasoning and wrote no answer."""
+
+    default_code = "hidden_reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One model call: system rule, user message, and the excerpts behind them."""
+
+    system: str
+    user: str
+    excerpts: tuple[Excerpt, ...] = ()
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    thinking: Thinking = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """The visible text of a reply and why the model stopped."""
+
+    text: str
+    stop_reason: str | None = None
+    model: str = ""
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ChatBackend(Protocol):
+    """What the answer service needs from a model."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def is_model(self) -> bool:
+        """False for the no-model backend (no translation variant, extractive answers)."""
+        ...
+
+    def complete(self, request: ChatRequest) -> ChatReply: ...
+
+
+def _hidden_only(text: str, stop: str | None, model: str, thinking: str) -> None:
+    if not text.strip() and stop in {"max_tokens", "length"}:
+        raise HiddenReasoningOnly(
+            f"model {model} produced only hidden reasoning and reached its token limit "
+            f"(thinking={thinking}); turn thinking off or lower, or ask again",
+            model=model,
+        )
+
+
+def _budget(request: ChatRequest) -> int:
+    if request.thinking not in THINKING_BUDGET:
+        raise ConfigError(f"unknown thinking level {request.thinking!r}")
+    return THINKING_BUDGET[request.thinking]
+
+
+class AnthropicBackend:
+    """Anthropic Messages API through the official SDK (no retries)."""
+
+    def __init__(
+        self, *, api_key: str, model: str, timeout: float = 120.0, base_url: str | None = None
+    ) -> None:
+        import anthropic
+
+        self._sdk = anthropic
+        self._client = anthropic.Anthropic(
+            api_key=api_key, max_retries=0, timeout=timeout, base_url=base_url
+        )
+        self._model = model
+
+    name = "anthropic"
+    is_model = True
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        budget = _budget(request)
+        kwargs: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": request.max_tokens + budget,
+            "system": request.system,
+            "messages": [{"role": "user", "content": request.user}],
+        }
+        if budget:
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        try:
+            msg = self._client.messages.create(**kwargs)
+        except self._sdk.APIStatusError as exc:
+            raise ModelError(f"Anthropic answered HTTP {exc.status_code}") from None
+        except self._sdk.APIError as exc:
+            raise ModelError(f"Anthropic call failed: {type(exc).__name__}") from None
+        text = "".join(getattr(b, "text", "") for b in msg.content if b.type == "text").strip()
+        _hidden_only(text, msg.stop_reason, self._model, request.thinking)
+        usage = {"input": msg.usage.input_tokens, "output": msg.usage.output_tokens}
+        return ChatReply(text, msg.stop_reason, self._model, usage)
+
+
+class OpenAICompatBackend:
+    """Any OpenAI-compatible chat server through the official openai SDK (no retries)."""
+
+    def __init__(
+        self, *, base_url: str, model: str, api_key: str | None = None, timeout: float = 120.0
+    ) -> None:
+        import openai
+
+        self._sdk = openai
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout
+        )
+        self._model = model
+
+    name = "openai"
+    is_model = True
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        budget = _budget(request)
+        extra: dict[str, Any] = {}
+        if budget:
+            extra["reasoning_effort"] = request.thinking
+        try:
+            resp = self._client.chat.completions.create(
+                model=self._model,
+                messages=[
+                    {"role": "system", "content": request.system},
+                    {"role": "user", "content": request.user},
+                ],
+                max_tokens=request.max_tokens + budget,
+                extra_body=extra or None,
+            )
+        except self._sdk.APIStatusError as exc:
+            raise ModelError(f"model server answered HTTP {exc.status_code}") from None
+        except self._sdk.APIError as exc:
+            raise ModelError(f"model server call failed: {type(exc).__name__}") from None
+        if not resp.choices:
+            raise ModelError("model server answered no choices")
+        choice = resp.choices[0]
+        raw = choice.message.content or ""
+        text = _THINK_BLOCK.sub("", raw).strip()
+        _hidden_only(text, choice.finish_reason, self._model, request.thinking)
+        usage: dict[str, int] = {}
+        if resp.usage is not None:
+            usage = {"input": resp.usage.prompt_tokens, "output": resp.usage.completion_tokens}
+        return ChatReply(text, choice.finish_reason, resp.model or self._model, usage)
+
+
+class NoModelBackend:
+    """No model: answers are the leading sentences of the excerpts, each cited."""
+
+    name = "none"
+    model = "extractive"
+    is_model = False
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        return ChatReply(extractive_answer(request.user, request.excerpts), "end", self.model)
+
+
+def make_backend(
+    kind: str,
+    *,
+    model: str | None = None,
+    anthropic_api_key: str | None = None,
+    openai_base_url: str | None = None,
+    openai_api_key: str | None = None,
+) -> ChatBackend:
+    """The backend named by the ``llm_backend`` setting."""
+    if kind == "none":
+        return NoModelBackend()
+    if kind not in {"anthropic", "openai"}:
+        raise ConfigError(f"unknown llm_backend {kind!r}: use none, anthropic or openai")
+    if not model:
+        raise ConfigError(f"llm_backend {kind!r} needs LITDESK_CHAT_MODEL")
+    if kind == "anthropic":
+        if not anthropic_api_key:
+            raise ConfigError("llm_backend 'anthropic' needs LITDESK_ANTHROPIC_API_KEY")
+        return AnthropicBackend(api_key=anthropic_api_key, model=model)
+    if not openai_base_url:
+        raise ConfigError("llm_backend 'openai' needs LITDESK_OPENAI_BASE_URL")
+    return OpenAICompatBackend(base_url=openai_base_url, model=model, api_key=openai_api_key)

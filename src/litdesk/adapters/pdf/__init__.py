@@ -1,0 +1,23 @@
+"""PDF reading (pypdfium2): page texts, exclusions, ids, passage boxes."""
+
+from ._reader import (
+    MAX_PAGES,
+    MAX_PDF_BYTES,
+    PdfExcluded,
+    PdfText,
+    extract,
+    file_sha256,
+    passage_boxes,
+    read_pages,
+)
+
+__all__ = [
+    "MAX_PAGES",
+    "MAX_PDF_BYTES",
+    "PdfExcluded",
+    "PdfText",
+    "extract",
+    "file_sha256",
+    "passage_boxes",
+    "read_pages",
+]

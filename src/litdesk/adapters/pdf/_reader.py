@@ -1,0 +1,206 @@
+"""PDF text with pypdfium2: page texts, exclusion reasons, passage boxes.
+
+A PDF is *excluded* (raised as :class:`PdfExcluded`, with a ``code`` naming the
+reason) when it is encrypted, broken, too large, or has no text layer (a scan
+without OCR: fewer than half its pages carry more than 100 characters).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import pypdfium2 as pdfium
+
+from litdesk._errors import InputError
+from litdesk.core.library import FoundIds, cut_references, find_ids, normalise_text
+
+__all__ = [
+    "MAX_PDF_BYTES",
+    "MAX_PAGES",
+    "PdfExcluded",
+    "PdfText",
+    "extract",
+    "file_sha256",
+    "passage_boxes",
+    "read_pages",
+]
+
+MAX_PDF_BYTES: Final = 200_000_000
+MAX_PAGES: Final = 2_000
+TEXT_PAGE_CHARS: Final = 100
+
+
+class PdfExcluded(InputError):
+    """The PDF cannot be indexed; ``code`` is encrypted, broken, no_text, too_large or empty."""
+
+    default_code = "pdf_excluded"
+
+
+@dataclass(frozen=True, slots=True)
+class PdfText:
+    """What the library keeps of one PDF's text."""
+
+    page_count: int
+    text_layer: bool
+    pages: tuple[str, ...]  # normalised page texts, reference list removed
+    references_cut: tuple[int, int] | None  # (1-based page, offset in raw text)
+    ids: FoundIds
+
+
+def file_sha256(path: Path, *, block: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes (streamed)."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(block):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _open(path: Path) -> pdfium.PdfDocument:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise PdfExcluded(f"{path.name}: cannot read ({exc.strerror})", code="unreadable") from None
+    if size == 0:
+        raise PdfExcluded(f"{path.name}: empty file", code="empty")
+    if size > MAX_PDF_BYTES:
+        raise PdfExcluded(
+            f"{path.name}: {size} bytes is over the limit of {MAX_PDF_BYTES}", code="too_large"
+        )
+    try:
+        return pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        msg = str(exc)
+        if "password" in msg.lower():
+            raise PdfExcluded(
+                f"{path.name}: encrypted (needs a password)", code="encrypted"
+            ) from None
+        raise PdfExcluded(f"{path.name}: broken PDF ({msg})", code="broken") from None
+
+
+def read_pages(path: Path) -> list[str]:
+    """Raw text of every page (line breaks kept), in page order."""
+    doc = _open(path)
+    try:
+        n = len(doc)
+        if n > MAX_PAGES:
+            raise PdfExcluded(
+                f"{path.name}: {n} pages is over the limit of {MAX_PAGES}", code="too_large"
+            )
+        out: list[str] = []
+        for i in range(n):
+            page = doc[i]
+            try:
+                tp = page.get_textpage()
+                try:
+                    out.append(tp.get_text_range())
+                finally:
+                    tp.close()
+            except pdfium.PdfiumError:
+                out.append("")
+            finally:
+                page.close()
+        return out
+    finally:
+        doc.close()
+
+
+def extract(path: Path) -> PdfText:
+    """Pages, text layer, ids and the reference-free normalised text of one PDF."""
+    raw = read_pages(path)
+    if not raw:
+        raise PdfExcluded(f"{path.name}: no pages", code="empty")
+    with_text = sum(1 for p in raw if len(p.strip()) > TEXT_PAGE_CHARS)
+    text_layer = with_text * 2 >= len(raw)
+    if not text_layer:
+        raise PdfExcluded(
+            f"{path.name}: no text layer ({with_text} of {len(raw)} pages have text; a scan?)",
+            code="no_text",
+            pages=len(raw),
+        )
+    ids = find_ids([normalise_text(p) for p in raw[:2]])
+    kept, cut = cut_references(raw)
+    pages = tuple(normalise_text(p) for p in kept)
+    return PdfText(len(raw), text_layer, pages, (cut[0] + 1, cut[1]) if cut else None, ids)
+
+
+Box = tuple[float, float, float, float]
+
+
+def _normalised_with_map(raw: str) -> tuple[str, list[int]]:
+    """Whitespace-folded text of ``raw`` and, per output char, its raw index."""
+    out: list[str] = []
+    idx: list[int] = []
+    pending_space = False
+    for i, ch in enumerate(raw):
+        if ch.isspace() or ch in "\x00\ufffe\x02":
+            pending_space = bool(out)
+            continue
+        if pending_space:
+            out.append(" ")
+            idx.append(i - 1)
+            pending_space = False
+        out.append(ch)
+        idx.append(i)
+    return "".join(out), idx
+
+
+def passage_boxes(path: Path, page: int, passage: str) -> list[Box]:
+    """Boxes (left, bottom, right, top in PDF points) of ``passage`` on 1-based ``page``.
+
+    Matching ignores whitespace differences and hyphenated line breaks; one box per
+    text line. Raises :class:`~litdesk.NotFoundError`-style ``PdfExcluded(code=not_found)``
+    when the passage is not on that page.
+    """
+    doc = _open(path)
+    try:
+        if not 1 <= page <= len(doc):
+            raise PdfExcluded(f"{path.name}: no page {page}", code="no_page")
+        pg = doc[page - 1]
+        tp = pg.get_textpage()
+        try:
+            raw = tp.get_text_range()
+            flat, index = _normalised_with_map(raw)
+            needle = " ".join(passage.split())
+            pos = flat.find(needle)
+            if pos < 0:
+                # try without hyphenated line breaks: compare on letters only
+                letters = [(c, i) for c, i in zip(flat, index, strict=True) if c.isalnum()]
+                hay = "".join(c for c, _ in letters)
+                want = "".join(c for c in needle if c.isalnum())
+                lpos = hay.find(want) if want else -1
+                if lpos < 0:
+                    raise PdfExcluded(
+                        f"{path.name}: passage not found on page {page}", code="not_found"
+                    )
+                start, end = letters[lpos][1], letters[lpos + len(want) - 1][1]
+            else:
+                start, end = index[pos], index[pos + len(needle) - 1]
+            return _line_boxes(tp, start, end)
+        finally:
+            tp.close()
+            pg.close()
+    finally:
+        doc.close()
+
+
+def _line_boxes(tp: pdfium.PdfTextPage, start: int, end: int) -> list[Box]:
+    boxes: list[Box] = []
+    cur: list[float] | None = None
+    for i in range(start, end + 1):
+        left, bottom, right, top = tp.get_charbox(i)
+        if right <= left and top <= bottom:
+            continue  # generated char (space, line break) without a box
+        if cur is not None and bottom < cur[3] and top > cur[1] and left >= cur[0] - 2:
+            cur[0], cur[1] = min(cur[0], left), min(cur[1], bottom)
+            cur[2], cur[3] = max(cur[2], right), max(cur[3], top)
+        else:
+            if cur is not None:
+                boxes.append((cur[0], cur[1], cur[2], cur[3]))
+            cur = [left, bottom, right, top]
+    if cur is not None:
+        boxes.append((cur[0], cur[1], cur[2], cur[3]))
+    return boxes

@@ -1,0 +1,55 @@
+"""The local PDF library's pure logic: chunking, scans, retrieval, the citation gate."""
+
+from ._chunking import CHUNKING_VERSION, Chunk, chunk_pages, normalise_text
+from ._gate import (
+    CITATION_RULE,
+    Excerpt,
+    GateResult,
+    GroundedAnswer,
+    PromptMessages,
+    build_prompt,
+    check_answer,
+    extractive_answer,
+    run_gate,
+)
+from ._retrieval import (
+    DEFAULT_TOP_K,
+    MAX_TOP_K,
+    Candidate,
+    allocate,
+    per_paper_minimum,
+    rrf,
+    salient_words,
+)
+from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids
+from ._vectors import VectorIndex, normalise_rows, top_k_exact
+
+__all__ = [
+    "CHUNKING_VERSION",
+    "CITATION_RULE",
+    "DEFAULT_TOP_K",
+    "MAX_TOP_K",
+    "REFERENCE_HEADINGS",
+    "Candidate",
+    "Chunk",
+    "Excerpt",
+    "FoundIds",
+    "GateResult",
+    "GroundedAnswer",
+    "PromptMessages",
+    "VectorIndex",
+    "allocate",
+    "build_prompt",
+    "check_answer",
+    "chunk_pages",
+    "cut_references",
+    "extractive_answer",
+    "find_ids",
+    "normalise_rows",
+    "normalise_text",
+    "per_paper_minimum",
+    "rrf",
+    "run_gate",
+    "salient_words",
+    "top_k_exact",
+]

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from litdesk.core.library import cut_references, find_ids
+
+BODY = "Intro text about results in 2019 and more words here.\n" * 40
+
+
+def test_cut_references_after_heading_keeps_appendix() -> None:
+    refs = "".join(f"[{i}] A. Author. Title. Journal, 20{i % 20:02d}.\n" for i in range(40))
+    appendix = "A Dataset details\nThe appendix describes the data in depth.\n" * 20
+    pages = [BODY, BODY, BODY + "References\n" + refs[:500], refs, appendix]
+    kept, cut = cut_references(pages)
+    assert cut == (2, len(BODY))
+    assert kept[2] == BODY
+    assert kept[3] == ""
+    assert kept[4] == appendix
+    assert kept[:2] == pages[:2]
+
+
+def test_heading_variants_and_numbering() -> None:
+    for heading in (
+        "REFERENCES",
+        "7. References",
+        "Bibliography",
+        "Literature Cited",
+        "Referências",
+        "Referencias:",
+    ):
+        kept, cut = cut_references([BODY, BODY, BODY + heading + "\nSmith 2001\n"])
+        assert cut is not None, heading
+        assert heading not in kept[2]
+
+
+def test_heading_early_in_document_or_in_sentence_is_not_cut() -> None:
+    pages = ["Contents\nReferences\n" + BODY, BODY, BODY]
+    assert cut_references(pages)[1] is None
+    pages = [BODY, BODY, BODY + "see the references in the text\n"]
+    assert cut_references(pages)[1] is None
+
+
+def test_find_ids_doi_prefers_full_and_arxiv_forms() -> None:
+    page = "doi: 10.1371/journal pone https://doi.org/10.1371/journal.pone.0197919."
+    ids = find_ids([page])
+    assert ids.doi == "10.1371/journal.pone.0197919" and ids.doi_page == 1
+    ids = find_ids(["nothing", "arXiv:2501.10120v1 [cs.IR] 20 Jan 2025"])
+    assert (ids.arxiv, ids.arxiv_version, ids.arxiv_page) == ("2501.10120", 1, 2)
+    ids = find_ids(["SLAC-PUB hep-ph/9412269 December 1994"])
+    assert ids.arxiv == "hep-ph/9412269" and ids.arxiv_version is None
+    assert find_ids(["a", "b", "doi 10.1000/xyz on page three"]).doi is None
+    assert find_ids(["version 2.1 of 1234.5678 apples"]).arxiv is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(max_size=400), max_size=5))
+def test_scans_never_crash(pages: list[str]) -> None:
+    kept, cut = cut_references(pages)
+    assert len(kept) == len(pages)
+    ids = find_ids(pages)
+    assert ids.doi is None or ids.doi.startswith("10.")
