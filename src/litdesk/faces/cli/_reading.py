@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import ConfigError, InputError, NotFoundError
 
 from ._output import command, console, emit_json
 
@@ -106,6 +107,110 @@ def fulltext_cmd(
         _print_fulltext(data)
 
 
+def _picks(pick: str | None, count: int) -> list[int]:
+    if pick is None:
+        return list(range(count))
+    out: list[int] = []
+    for part in pick.split(","):
+        part = part.strip()
+        if not part.isdigit() or not 1 <= int(part) <= count:
+            raise ReadingArgumentError(
+                f"--pick takes result numbers from 1 to {count} (comma-separated), got {part!r}"
+            )
+        if int(part) - 1 not in out:
+            out.append(int(part) - 1)
+    return out
+
+
+def _save_to_study(study: str, papers: list[Any]) -> list[str]:
+    try:
+        from litdesk.adapters.store import open_store
+        from litdesk.services.workspace import Workspace
+    except ImportError:
+        raise ConfigError(
+            "saving to a Study needs the workspace service, which this build lacks",
+            code="no_workspace",
+        ) from None
+    from litdesk._settings import get_settings
+
+    workspace = Workspace(open_store(get_settings()))
+    saved: list[str] = []
+    for paper in papers:
+        saved.append(workspace.save_paper(paper, study=study).paper.id)
+    return saved
+
+
+def _print_citations(data: dict[str, Any]) -> None:
+    seeds = ", ".join(s.get("work") or s.get("query") for s in data["seeds"])
+    console.print(
+        f"{data['mode']} of {seeds}: {data['total']} works, page {data['page']}"
+        + (" (more pages)" if data["has_more"] else "")
+        + (" — truncated: OpenAlex lists more than can be paged" if data["truncated"] else ""),
+        markup=False,
+        highlight=False,
+    )
+    m = len(data["seeds"])
+    for i, paper in enumerate(data["papers"], 1):
+        year = f" ({paper['year']})" if paper.get("year") else ""
+        journal = f" {paper['journal']}." if paper.get("journal") else ""
+        shared = data["shared_counts"].get(paper.get("openalex_id") or "")
+        extra = f"  [referenced by {shared} of {m}]" if shared else ""
+        console.print(
+            f"{i:>2}. {paper['title'] or '(untitled)'}{year}.{journal} {paper['id']}{extra}",
+            markup=False,
+            highlight=False,
+        )
+    for notice in data["notices"]:
+        console.print(f"note: {notice}", markup=False, highlight=False, style="dim")
+    if data.get("saved"):
+        console.print(
+            f"saved {len(data['saved'])} paper(s) to Study {data['saved_to']}",
+            markup=False,
+            highlight=False,
+        )
+
+
+class CiteMode(StrEnum):
+    references = "references"
+    citing = "citing"
+    related = "related"
+    shared = "shared"
+
+
+def cite_cmd(
+    mode: Annotated[
+        CiteMode, typer.Argument(help="references | citing | related | shared (2-5 papers).")
+    ],
+    ids: Annotated[list[str], typer.Argument(help="Paper ids: OAX-W…/W…, DOI, PMID, PMCID.")],
+    *,
+    page: Annotated[int, typer.Option("--page", min=1, max=100, help="Page (20 per page).")] = 1,
+    save_to: Annotated[
+        str | None, typer.Option("--save-to", help="Save the results to this Study.")
+    ] = None,
+    pick: Annotated[
+        str | None,
+        typer.Option("--pick", help="With --save-to: result numbers to save, e.g. 1,3,4."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Citation discovery over OpenAlex: references, citing, related or shared references."""
+    from litdesk.services.citations import discover_sync
+
+    if pick is not None and save_to is None:
+        raise ReadingArgumentError("--pick only applies with --save-to")
+    result = discover_sync(mode.value, ids, page=page)
+    data = result.to_dict()
+    if save_to is not None:
+        chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
+        data["saved_to"] = save_to
+        data["saved"] = _save_to_study(save_to, chosen)
+    if as_json:
+        emit_json(data)
+    else:
+        _print_citations(data)
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
     app.command("fulltext")(command(fulltext_cmd))
+    app.command("cite")(command(cite_cmd))

@@ -21,12 +21,14 @@ from ._service import (
     Seed,
     rank_shared,
 )
+from ._wiring import OPENALEX_KEY_NEEDED, discover_sync
 
 __all__ = [
     "INCOMPLETE_NOTICE",
     "MAX_IDS_PER_SEED",
     "MAX_PAGE",
     "MODES",
+    "OPENALEX_KEY_NEEDED",
     "PER_PAGE",
     "CitationArgumentError",
     "CitationFetchFailed",
@@ -36,6 +38,7 @@ __all__ = [
     "Seed",
     "SeedError",
     "citing_request",
+    "discover_sync",
     "rank_shared",
     "seed_key",
     "work_request",
