@@ -50,6 +50,13 @@ __all__ = [
 ]
 
 PARSER_ID: Final = "litdesk.ris"
+
+
+def tag_set(text: str) -> frozenset[str]:
+    """The set of whitespace-separated tags in ``text``."""
+    return frozenset(text.split())
+
+
 PARSER_VERSION: Final = "1"
 
 #: RIS reference types and the publication type litdesk records for them.
@@ -115,106 +122,11 @@ RIS_TYPES: Final[dict[str, str]] = {
 _TYPE_CODES: Final = {v.lower(): k for k, v in RIS_TYPES.items()}
 
 # Tags of the RIS specification and its common dialects (others get an unknown_tag notice).
-_KNOWN_TAGS: Final = frozenset(
-    [
-        "TY",
-        "ER",
-        "ID",
-        "T1",
-        "TI",
-        "CT",
-        "BT",
-        "T2",
-        "T3",
-        "TT",
-        "ST",
-        "A1",
-        "AU",
-        "A2",
-        "A3",
-        "A4",
-        "A5",
-        "A6",
-        "ED",
-        "Y1",
-        "PY",
-        "Y2",
-        "DA",
-        "N1",
-        "N2",
-        "AB",
-        "KW",
-        "RP",
-        "JF",
-        "JO",
-        "JA",
-        "J1",
-        "J2",
-        "VL",
-        "VO",
-        "IS",
-        "CP",
-        "SP",
-        "EP",
-        "CY",
-        "PB",
-        "SN",
-        "AD",
-        "AV",
-        "M1",
-        "M2",
-        "M3",
-        "U1",
-        "U2",
-        "U3",
-        "U4",
-        "U5",
-        "UR",
-        "L1",
-        "L2",
-        "L3",
-        "L4",
-        "LK",
-        "DO",
-        "AN",
-        "DB",
-        "DP",
-        "LA",
-        "CA",
-        "C1",
-        "C2",
-        "C3",
-        "C4",
-        "C5",
-        "C6",
-        "C7",
-        "C8",
-        "ET",
-        "NV",
-        "OP",
-        "RI",
-        "SE",
-        "SV",
-        "TA",
-        "IN",
-        "LB",
-        "PP",
-        "RN",
-        "WE",
-        "PU",
-        "PI",
-        "PA",
-        "JI",
-        "J9",
-        "FX",
-        "FU",
-        "AI",
-        "NL",
-        "OT",
-        "BN",
-        "GR",
-        "RS",
-    ]
+_KNOWN_TAGS: Final = tag_set(
+    "TY ER ID T1 TI CT BT T2 T3 TT ST A1 AU A2 A3 A4 A5 A6 ED Y1 PY Y2 DA N1 N2 AB KW RP "
+    "JF JO JA J1 J2 VL VO IS CP SP EP CY PB SN AD AV M1 M2 M3 U1 U2 U3 U4 U5 UR L1 L2 L3 "
+    "L4 LK DO AN DB DP LA CA C1 C2 C3 C4 C5 C6 C7 C8 ET NV OP RI SE SV TA IN LB PP RN WE "
+    "PU PI PA JI J9 FX FU AI NL OT BN GR RS"
 )
 _TITLE_TAGS: Final = ("TI", "T1", "CT", "BT")
 _AUTHOR_TAGS: Final = ("AU", "A1")
@@ -618,28 +530,37 @@ def _finish(rec: _Record, lines: list[str], last: int) -> RecordTrace:
 # writing
 
 
+def _type_code(ptype: str) -> str | None:
+    low = ptype.strip().lower()
+    if low.upper() in RIS_TYPES:
+        return low.upper()
+    if low in _TYPE_CODES:
+        return _TYPE_CODES[low]
+    for words, code in _TYPE_WORDS:
+        if any(w in low for w in words):
+            return code
+    return None
+
+
+_TYPE_WORDS: Final = (
+    (("preprint", "posted-content", "posted content"), "UNPB"),
+    (("chapter", "book-section", "book section"), "CHAP"),
+    (("proceedings", "conference"), "CONF"),
+    (("book",), "BOOK"),
+    (("thesis", "dissertation"), "THES"),
+    (("dataset",), "DATA"),
+    (("journal", "article", "review", "letter", "editorial"), "JOUR"),
+    (("report",), "RPRT"),
+)
+
+
 def ris_type(paper: Paper) -> str:
     """The RIS ``TY`` for a paper (``UNPB`` for preprints, ``JOUR`` by default)."""
-    for ptype in paper.publication_types:
-        low = ptype.strip().lower()
-        if low.upper() in RIS_TYPES:
-            return low.upper()
-        if low in _TYPE_CODES:
-            return _TYPE_CODES[low]
-        if "preprint" in low or "posted-content" in low:
-            return "UNPB"
-        if "chapter" in low or "book-section" in low or "book section" in low:
-            return "CHAP"
-        if "book" in low:
-            return "BOOK"
-        if "proceedings" in low or "conference" in low:
-            return "CONF"
-        if "thesis" in low or "dissertation" in low:
-            return "THES"
-        if "report" in low:
-            return "RPRT"
-        if "dataset" in low:
-            return "DATA"
+    codes = [c for c in map(_type_code, paper.publication_types) if c]
+    if "UNPB" in codes:
+        return "UNPB"
+    if codes:
+        return codes[0]
     if paper.arxiv_id and not paper.journal:
         return "UNPB"
     return "JOUR"

@@ -1,9 +1,132 @@
-"""CLI commands of this area (registered on the main app)."""
+"""CLI commands of the imports area: ``litdesk import`` and ``litdesk convert``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+from rich.table import Table
+
+from litdesk.services.imports import ImportBatch, convert_files, import_files
+
+from ._output import command, console, emit_json, err_console
+
+#: Files at least this large get a progress bar.
+PROGRESS_BYTES = 4 * 1024 * 1024
+
+
+@contextmanager
+def _progress(paths: list[str]) -> Iterator[object]:
+    """A progress hook over the files' bytes when any file is big; else a no-op hook."""
+    sizes = {p: Path(p).stat().st_size if Path(p).is_file() else 0 for p in paths}
+    if max(sizes.values(), default=0) < PROGRESS_BYTES:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        console=err_console,
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task("importing", total=sum(sizes.values()))
+        done = {"bytes": 0}
+
+        def hook(path: str, size: int) -> None:
+            bar.update(task, completed=done["bytes"], description=f"reading {Path(path).name}")
+            done["bytes"] += max(size, 0)
+
+        yield hook
+        bar.update(task, completed=done["bytes"])
+
+
+def _report_refused(batch: ImportBatch) -> None:
+    for item in batch.refused:
+        err_console.print(
+            f"litdesk: {item.path}: {item.message} ({item.code})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _summary(batch: ImportBatch) -> None:
+    table = Table(title=f"{batch.record_count} records from {len(batch.imports)} file(s)")
+    for name in ("file", "format", "encoding", "records", "notices"):
+        table.add_column(name, justify="right" if name in ("records", "notices") else "left")
+    for trace in batch.imports:
+        notes = len(trace.notices) + sum(len(r.notices) for r in trace.records)
+        table.add_row(
+            Path(trace.source.path).name,
+            trace.source.format,
+            trace.source.encoding,
+            str(len(trace.records)),
+            str(notes),
+        )
+    console.print(table)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
+
+    @app.command("import")
+    @command
+    def import_cmd(
+        files: Annotated[list[Path], typer.Argument(help="Export files to read.")],
+        format: Annotated[
+            str | None,
+            typer.Option("--format", "-f", help="Read as this format (default: detect)."),
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the traces as JSON.")] = False,
+    ) -> None:
+        """Read export files (RIS, MEDLINE, Web of Science, BibTeX, CSV, …) into traces.
+
+        A refused file is reported on stderr (exit status 2); the others are still read.
+        """
+        paths = [str(f) for f in files]
+        with _progress(paths) as hook:
+            batch = import_files(paths, format=format, on_file=hook)  # type: ignore[arg-type]
+        if as_json:
+            emit_json(batch.to_dict())
+        else:
+            _summary(batch)
+        _report_refused(batch)
+        if batch.refused:
+            raise typer.Exit(2)
+
+    @app.command("convert")
+    @command
+    def convert_cmd(
+        files: Annotated[list[Path], typer.Argument(help="Export files to read.")],
+        to: Annotated[str, typer.Option("--to", help="ris, bibtex, csljson or csv.")],
+        output: Annotated[
+            Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")
+        ] = None,
+        format: Annotated[
+            str | None,
+            typer.Option("--format", "-f", help="Read as this format (default: detect)."),
+        ] = None,
+    ) -> None:
+        """Convert export files to RIS, BibTeX, CSL-JSON or CSV (refused files: exit 2)."""
+        paths = [str(f) for f in files]
+        with _progress(paths) as hook:
+            text, batch = convert_files(paths, to=to, format=format, on_file=hook)  # type: ignore[arg-type]
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            with output.open("w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            err_console.print(
+                f"{batch.record_count} records from {len(batch.imports)} file(s) written to "
+                f"{output} as {to}",
+                markup=False,
+                highlight=False,
+            )
+        _report_refused(batch)
+        if batch.refused:
+            raise typer.Exit(2)
