@@ -1,7 +1,1085 @@
-"""File format module (to be implemented): defines ``FORMATS``."""
+"""BibTeX / biblatex import and export (``bibtex``).
+
+A single-pass scanner built from compiled regexes: entries are found with one
+search, fields are read by a fast regex for the common ``name = {flat value}``
+shape and by a brace-matching path for everything else (nested braces, quoted
+values, ``#`` concatenation, ``@string`` macros). Each entry is bounded by the
+next line that starts a new ``@type{``, so an unbalanced brace damages one entry,
+never the rest of the file. Problems become notices with their line numbers.
+"""
 
 from __future__ import annotations
 
-from ._spec import FormatSpec
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
-FORMATS: list[FormatSpec] = []
+from litdesk.core.imports import ImportRefused, Notice, RecordTrace, digest_bytes
+from litdesk.core.records import (
+    Paper,
+    PaperError,
+    make_paper,
+    normalize_doi,
+    normalize_pmcid,
+    normalize_pmid,
+    safe_https_url,
+    split_arxiv,
+)
+
+from ._latex import latex_to_text
+from ._spec import FormatSpec, ParseResult
+
+__all__ = ["FORMATS", "dumps", "parse", "sniff"]
+
+PARSER_ID: Final = "litdesk.bibtex"
+PARSER_VERSION: Final = "1"
+
+_MONTHS: Final = {
+    "jan": "January",
+    "feb": "February",
+    "mar": "March",
+    "apr": "April",
+    "may": "May",
+    "jun": "June",
+    "jul": "July",
+    "aug": "August",
+    "sep": "September",
+    "oct": "October",
+    "nov": "November",
+    "dec": "December",
+}
+
+_AT: Final = re.compile(r"@[ \t\r\n]*([A-Za-z_][\w\-:.]*)[ \t\r\n]*([{(]?)")
+_NEXT_START: Final = re.compile(r"^[ \t]*@[ \t]*[A-Za-z_][\w\-]*[ \t]*[{(]", re.M)
+_KEY: Final = re.compile(r"[ \t\r\n]*([^\s,{}()=\"#%]*)[ \t\r\n]*")
+_SEP: Final = re.compile(r"[\s,]*")
+_WS: Final = re.compile(r"\s*")
+_NAME: Final = re.compile(r"([^\s=,{}()\"#%'@]+)\s*=\s*")
+_FAST: Final = re.compile(
+    r"[\s,]*([^\s=,{}()\"#%'@]+)\s*=\s*(?:\{((?:[^{}\\]|\\.)*)\}|\"((?:[^\"{}\\]|\\.)*)\"|([0-9]+))\s*(?=[,})])"
+)
+_BARE: Final = re.compile(r"[^\s,#{}()\"=]+")
+_BRACES: Final = re.compile(r"\\.|[{}]", re.S)
+_QUOTE_END: Final = re.compile(r"\\.|[{}\"]", re.S)
+_JUNK_STOP: Final = re.compile(r"\\.|[{},()]", re.S)
+_FIELDISH: Final = re.compile(r"[A-Za-z_]\w*\s*=\s*[{\"\d]")
+_FIELDISH_LINE: Final = re.compile(r"(?m)^[ \t,]*[A-Za-z_]\w*\s*=\s*[{\"\d]")
+_AND: Final = re.compile(r"\s+and\s+", re.I)
+_AND_TOP: Final = re.compile(r"\\.|[{}]|\s+and\s+", re.I | re.S)
+_COMMA_TOP: Final = re.compile(r"\\.|[{},]", re.S)
+_SPACE_TOP: Final = re.compile(r"\\.|[{}]|\s+", re.S)
+_YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
+_ID_UNESCAPE: Final = re.compile(
+    r"\\([_%&#${}])|\\textasciitilde\s*(?:\{\})?|\\textunderscore\s*|[{}]"
+)
+_KW_SPLIT: Final = re.compile(r"\s*[;,]\s*")
+_KW_SPLIT_SEMI: Final = re.compile(r"\s*;\s*")
+
+#: Fields litdesk maps into the Paper.
+_MAPPED: Final = frozenset(
+    [
+        "title",
+        "author",
+        "journal",
+        "journaltitle",
+        "booktitle",
+        "year",
+        "date",
+        "volume",
+        "number",
+        "issue",
+        "pages",
+        "doi",
+        "pmid",
+        "pmcid",
+        "eprint",
+        "archiveprefix",
+        "eprinttype",
+        "arxivid",
+        "arxiv",
+        "url",
+        "abstract",
+        "keywords",
+        "keyword",
+        "crossref",
+    ]
+)
+#: Standard BibTeX/biblatex fields kept in extras without a notice.
+_KNOWN: Final = frozenset(
+    [
+        "month",
+        "day",
+        "publisher",
+        "address",
+        "editor",
+        "edition",
+        "series",
+        "isbn",
+        "issn",
+        "note",
+        "annote",
+        "annotation",
+        "institution",
+        "school",
+        "organization",
+        "howpublished",
+        "chapter",
+        "type",
+        "language",
+        "langid",
+        "langidopts",
+        "key",
+        "file",
+        "urldate",
+        "shorttitle",
+        "location",
+        "eid",
+        "subtitle",
+        "titleaddon",
+        "eprintclass",
+        "primaryclass",
+        "timestamp",
+        "owner",
+        "mendeley-tags",
+        "abstractnote",
+        "copyright",
+        "venue",
+        "pagetotal",
+        "version",
+        "urlseen",
+        "translator",
+        "origlanguage",
+        "maintitle",
+        "booksubtitle",
+        "bookauthor",
+        "related",
+        "xref",
+        "ids",
+        "execute",
+        "options",
+        "sortkey",
+        "sortname",
+        "shortjournal",
+        "journalsubtitle",
+        "issuetitle",
+        "addendum",
+        "pubstate",
+        "keywords-plus",
+        "affiliation",
+        "research-areas",
+        "web-of-science-categories",
+        "unique-id",
+        "da",
+        "times-cited",
+        "usage-count-last-180-days",
+        "usage-count-since-2013",
+        "number-of-cited-references",
+        "cited-references",
+        "journal-iso",
+        "doc-delivery-number",
+        "orcid-numbers",
+        "researcherid-numbers",
+        "funding-acknowledgement",
+        "funding-text",
+        "author-email",
+        "art_number",
+        "source",
+        "document_type",
+        "correspondence_address1",
+        "references",
+        "tradenames",
+        "manufacturers",
+        "chemicals_cas",
+        "molecular_seqnumbers",
+        "coden",
+        "abbrev_source_title",
+        "publication_stage",
+        "sponsors",
+        "language",
+        "page_count",
+    ]
+)
+#: Fields never inherited through crossref as themselves (biblatex rules).
+_NOT_INHERITED: Final = frozenset(
+    ["title", "subtitle", "shorttitle", "titleaddon", "ids", "crossref", "key"]
+)
+_BOOKISH: Final = frozenset(
+    [
+        "proceedings",
+        "book",
+        "collection",
+        "mvbook",
+        "mvproceedings",
+        "mvcollection",
+        "reference",
+        "periodical",
+    ]
+)
+MAX_CROSSREF_DEPTH: Final = 32
+
+
+class _Lines:
+    """1-based line numbers for monotonically increasing positions (cheap)."""
+
+    __slots__ = ("line", "pos", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.line = 1
+
+    def at(self, pos: int) -> int:
+        if pos < self.pos:
+            return self.text.count("\n", 0, pos) + 1
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
+
+
+@dataclass(slots=True)
+class _Entry:
+    etype: str
+    key: str | None
+    start: int
+    end: int
+    first_line: int
+    last_line: int
+    fields: dict[str, str] = field(default_factory=dict)
+    extras: dict[str, list[str]] = field(default_factory=dict)
+    notices: list[Notice] = field(default_factory=list)
+    inherited: list[str] = field(default_factory=list)
+
+
+def _match_braces(text: str, pos: int, limit: int) -> int:
+    """Position after the ``}`` closing the ``{`` at ``pos`` (or -1 before ``limit``)."""
+    depth = 0
+    for m in _BRACES.finditer(text, pos, limit):
+        c = m.group()
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return m.end()
+    return -1
+
+
+def _match_quote(text: str, pos: int, limit: int) -> int:
+    """Position after the ``"`` closing the quote at ``pos`` (braces nest)."""
+    depth = 0
+    for m in _QUOTE_END.finditer(text, pos + 1, limit):
+        c = m.group()
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif c == '"' and depth == 0:
+            return m.end()
+    return -1
+
+
+class _Scanner:
+    """Reads one text into raw entries, macros and notices."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = _Lines(text)
+        self.macros: dict[str, str] = dict(_MONTHS)
+        self.entries: list[_Entry] = []
+        self.notices: list[Notice] = []
+        self.starts = 0  # every @type{ seen (records or not)
+        self.unreadable = 0  # entries skipped because nothing could be read
+
+    # -- values -----------------------------------------------------------------
+    def _value(
+        self, pos: int, limit: int, notices: list[Notice], name: str
+    ) -> tuple[str, int, bool]:
+        """Read ``part # part …`` at ``pos``: (value, next position, ok)."""
+        text = self.text
+        parts: list[str] = []
+        while True:
+            if pos >= limit:
+                return "".join(parts), pos, False
+            c = text[pos]
+            if c == "{":
+                end = _match_braces(text, pos, limit)
+                if end < 0:
+                    parts.append(text[pos + 1 : limit])
+                    return "".join(parts), limit, False
+                parts.append(text[pos + 1 : end - 1])
+                pos = end
+            elif c == '"':
+                end = _match_quote(text, pos, limit)
+                if end < 0:
+                    parts.append(text[pos + 1 : limit])
+                    return "".join(parts), limit, False
+                parts.append(text[pos + 1 : end - 1])
+                pos = end
+            else:
+                m = _BARE.match(text, pos, limit)
+                if m is None:
+                    if not parts:
+                        notices.append(
+                            Notice(
+                                "dropped_field",
+                                f"field {name!r} has no value",
+                                line=self.lines.at(pos),
+                                field=name,
+                            )
+                        )
+                    return "".join(parts), pos, True
+                word = m.group()
+                if word.isdigit():
+                    parts.append(word)
+                else:
+                    macro = self.macros.get(word.lower())
+                    if macro is None:
+                        notices.append(
+                            Notice(
+                                "other",
+                                f"undefined @string macro {word[:60]!r} kept as text",
+                                line=self.lines.at(pos),
+                                field=name,
+                            )
+                        )
+                        parts.append(word)
+                    else:
+                        parts.append(macro)
+                pos = m.end()
+            pos = _WS.match(text, pos, limit).end()  # type: ignore[union-attr]
+            if pos < limit and text[pos] == "#":
+                pos = _WS.match(text, pos + 1, limit).end()  # type: ignore[union-attr]
+                continue
+            return "".join(parts), pos, True
+
+    def _skip_junk(self, pos: int, limit: int, close: str) -> int:
+        """Skip unreadable text up to the next top-level ``,`` or the closing delimiter."""
+        depth = 0
+        for m in _JUNK_STOP.finditer(self.text, pos, limit):
+            c = m.group()
+            if c in "{(":
+                if c == "{" or close == ")":
+                    depth += 1
+            elif c in "})":
+                if depth == 0 and c == close:
+                    return m.start()
+                if c == "}" or close == ")":
+                    depth = max(0, depth - 1)
+            elif c == "," and depth == 0:
+                return m.start()
+        return limit
+
+    # -- fields -----------------------------------------------------------------
+    def _fields(
+        self, pos: int, limit: int, close: str, entry: _Entry | None, macros: bool
+    ) -> tuple[int, bool, list[tuple[str, str, int]]]:
+        """Read fields up to the closing delimiter: (position after it, closed, fields)."""
+        text = self.text
+        out: list[tuple[str, str, int]] = []
+        notices = entry.notices if entry is not None else self.notices
+        while True:
+            m = _FAST.match(text, pos, limit)
+            if m is not None:
+                value = m.group(2)
+                if value is None:
+                    value = m.group(3) if m.group(3) is not None else m.group(4)
+                out.append((m.group(1), value, m.start(1)))
+                pos = m.end()
+                continue
+            pos = _SEP.match(text, pos, limit).end()  # type: ignore[union-attr]
+            if pos >= limit:
+                return limit, False, out
+            if text[pos] == close:
+                return pos + 1, True, out
+            nm = _NAME.match(text, pos, limit)
+            if nm is None:
+                end = self._skip_junk(pos, limit, close)
+                notices.append(
+                    Notice(
+                        "skipped",
+                        f"unreadable text skipped: {text[pos : min(end, pos + 40)]!r}",
+                        line=self.lines.at(pos),
+                    )
+                )
+                if end <= pos:
+                    end = pos + 1
+                pos = end
+                continue
+            name = nm.group(1)
+            value, pos, ok = self._value(nm.end(), limit, notices, name)
+            out.append((name, value, nm.start()))
+            if not ok:
+                return limit, False, out
+            if pos < limit and text[pos] not in ",})" and _NAME.match(text, pos, limit):
+                notices.append(
+                    Notice(
+                        "other",
+                        f"missing comma after field {name!r}; read on",
+                        line=self.lines.at(nm.start()),
+                        field=name,
+                    )
+                )
+
+    # -- entries ----------------------------------------------------------------
+    def scan(self) -> None:
+        text = self.text
+        n = len(text)
+        pos = 0
+        while pos < n:
+            m = _AT.search(text, pos)
+            if m is None:
+                break
+            gap = text[pos : m.start()]
+            if gap and not gap.isspace() and _FIELDISH_LINE.search(gap):
+                self.notices.append(
+                    Notice(
+                        "skipped",
+                        "text outside any entry looks like fields (unbalanced braces?)",
+                        line=self.lines.at(pos),
+                    )
+                )
+            etype = m.group(1).lower()
+            opener = m.group(2)
+            if not opener:
+                if etype != "comment":
+                    self.notices.append(
+                        Notice(
+                            "skipped",
+                            f"'@{m.group(1)[:40]}' not followed by '{{' or '(' skipped",
+                            line=self.lines.at(m.start()),
+                        )
+                    )
+                eol = text.find("\n", m.end())
+                pos = n if eol < 0 else eol + 1
+                continue
+            self.starts += 1
+            nxt = _NEXT_START.search(text, m.end())
+            limit = nxt.start() if nxt is not None else n
+            close = "}" if opener == "{" else ")"
+            body = m.end()
+            line = self.lines.at(m.start())
+            if etype in ("comment", "preamble"):
+                if opener == "{":
+                    end = _match_braces(text, body - 1, limit)
+                else:
+                    end = text.find(")", body, limit)
+                    end = end + 1 if end >= 0 else -1
+                if end < 0:
+                    end = limit
+                if etype == "preamble":
+                    self.notices.append(Notice("skipped", "@preamble skipped", line=line))
+                pos = end
+                continue
+            if etype == "string":
+                pos, closed, fields = self._fields(body, limit, close, None, True)
+                for name, value, _at in fields:
+                    self.macros[name.lower()] = value
+                if not closed:
+                    self.notices.append(
+                        Notice("unterminated", "@string not closed; read anyway", line=line)
+                    )
+                continue
+            pos = self._entry(m, etype, body, limit, (close, line))
+
+    def _entry(
+        self, m: re.Match[str], etype: str, body: int, limit: int, where: tuple[str, int]
+    ) -> int:
+        close, line = where
+        text = self.text
+        km = _KEY.match(text, body, limit)
+        assert km is not None
+        key: str | None = km.group(1) or None
+        pos = km.end()
+        entry = _Entry(
+            etype=etype, key=key, start=m.start(), end=limit, first_line=line, last_line=line
+        )
+        if pos < limit and text[pos] == "=":
+            # no key at all: what we read was the first field's name
+            entry.key = None
+            entry.notices.append(Notice("other", "entry has no citation key", line=line))
+            pos = body
+        elif pos < limit and text[pos] not in ",})" and key is not None:
+            entry.notices.append(
+                Notice("other", "missing comma after the citation key; read on", line=line)
+            )
+        end, closed, fields = self._fields(pos, limit, close, entry, False)
+        for name, value, at in fields:
+            lname = name.lower()
+            if lname in entry.fields:
+                entry.notices.append(
+                    Notice(
+                        "duplicate_field",
+                        f"field {name!r} given twice; the first is used, the other kept in extras",
+                        line=self.lines.at(at),
+                        field=lname,
+                    )
+                )
+                entry.extras.setdefault(lname, []).append(value)
+            else:
+                entry.fields[lname] = value
+        if not closed:
+            end = limit
+            while end > entry.start and text[end - 1].isspace():
+                end -= 1
+            if not fields and key is None:
+                self.unreadable += 1
+                self.notices.append(
+                    Notice(
+                        "skipped",
+                        f"@{etype} entry skipped: nothing could be read from it",
+                        line=line,
+                    )
+                )
+                return limit
+            entry.notices.append(
+                Notice("unterminated", "entry not closed; read what was there", line=line)
+            )
+        entry.end = end
+        entry.last_line = self.lines.at(max(entry.start, end - 1))
+        self.entries.append(entry)
+        return end
+
+
+# -- crossref -------------------------------------------------------------------
+def _resolve_crossrefs(entries: list[_Entry]) -> None:
+    by_key: dict[str, _Entry] = {}
+    for e in entries:
+        if e.key is not None:
+            by_key.setdefault(e.key.lower(), e)
+    done: set[int] = set()
+
+    def resolve(e: _Entry, chain: list[str]) -> None:
+        if id(e) in done:
+            return
+        ref = e.fields.get("crossref")
+        if ref is None:
+            done.add(id(e))
+            return
+        target = ref.strip().strip("{}").strip().lower()
+        parent = by_key.get(target)
+        if parent is None:
+            e.notices.append(
+                Notice(
+                    "inherited",
+                    f"crossref {ref[:60]!r} names no entry in this file",
+                    line=e.first_line,
+                    field="crossref",
+                )
+            )
+            done.add(id(e))
+            return
+        if target in chain or len(chain) > MAX_CROSSREF_DEPTH:
+            e.notices.append(
+                Notice(
+                    "inherited",
+                    "crossref cycle: " + " -> ".join([*chain, target])[:200] + "; not followed",
+                    line=e.first_line,
+                    field="crossref",
+                )
+            )
+            done.add(id(e))
+            return
+        done.add(id(e))  # mark before recursing so a cycle stops here
+        resolve(parent, [*chain, target])
+        got: list[str] = []
+        for name, value in parent.fields.items():
+            if name in _NOT_INHERITED or name in e.fields:
+                continue
+            e.fields[name] = value
+            got.append(name)
+        if parent.etype in _BOOKISH:
+            for src, dst in (("title", "booktitle"), ("subtitle", "booksubtitle")):
+                if src in parent.fields and dst not in e.fields:
+                    e.fields[dst] = parent.fields[src]
+                    got.append(dst)
+        if got:
+            e.notices.append(
+                Notice(
+                    "inherited",
+                    f"inherited from {parent.key!r}: " + ", ".join(sorted(got)),
+                    line=e.first_line,
+                    field="crossref",
+                )
+            )
+
+    for e in entries:
+        if "crossref" in e.fields:
+            resolve(e, [(e.key or "").lower()])
+
+
+# -- names ------------------------------------------------------------------------
+def _split_top(value: str, pattern: re.Pattern[str]) -> list[str]:
+    """Split ``value`` at separator matches of ``pattern`` that are at brace depth 0."""
+    parts: list[str] = []
+    depth = 0
+    last = 0
+    for m in pattern.finditer(value):
+        tok = m.group()
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth = max(0, depth - 1)
+        elif tok[0] == "\\":
+            continue
+        elif depth == 0:
+            parts.append(value[last : m.start()])
+            last = m.end()
+    parts.append(value[last:])
+    return parts
+
+
+def _split_authors(value: str) -> list[str]:
+    if "{" not in value and "\\" not in value:
+        return _AND.split(value)
+    return _split_top(value, _AND_TOP)
+
+
+def _whole_braced(s: str) -> bool:
+    return s.startswith("{") and s.endswith("}") and _match_braces(s, 0, len(s)) == len(s)
+
+
+def _name(raw: str) -> str:
+    raw = raw.strip()
+    if not raw:
+        return ""
+    if _whole_braced(raw):
+        return latex_to_text(raw[1:-1])
+    if "," in raw:
+        parts = (
+            [p.strip() for p in _split_top(raw, _COMMA_TOP)]
+            if "{" in raw
+            else [p.strip() for p in raw.split(",")]
+        )
+        if len(parts) > 1:
+            decoded = [latex_to_text(p) for p in parts]
+            family = decoded[0]
+            rest = [p for p in decoded[1:] if p]
+            return ", ".join([family, *rest]) if family else " ".join(rest)
+    words = [w for w in _split_top(raw, _SPACE_TOP) if w]
+    if len(words) < 2:
+        return latex_to_text(raw)
+    start = len(words) - 1
+    for i in range(1, len(words) - 1):
+        w = words[i].lstrip("{\\")
+        if w[:1].islower():
+            start = i
+            break
+    family = latex_to_text(" ".join(words[start:]))
+    given = latex_to_text(" ".join(words[:start]))
+    return f"{family}, {given}" if given else family
+
+
+# -- records ----------------------------------------------------------------------
+def _id_unescape(m: re.Match[str]) -> str:
+    tok = m.group()
+    if m.group(1) is not None:
+        return m.group(1)
+    if tok.startswith("\\textasciitilde"):
+        return "~"
+    if tok.startswith("\\textunderscore"):
+        return "_"
+    return ""
+
+
+def _id_text(value: str) -> str:
+    """An identifier or URL field: escapes undone, braces dropped, no other LaTeX."""
+    return "".join(_ID_UNESCAPE.sub(_id_unescape, value).split())
+
+
+def _short(value: str | None, limit: int) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return value[:limit] if value else None
+
+
+def _record(entry: _Entry, text: str) -> RecordTrace:
+    f = entry.fields
+    notices = list(entry.notices)
+    extras = entry.extras
+    line = entry.first_line
+    paper: dict[str, Any] = {}
+    used: set[str] = set()
+
+    def take(name: str) -> str | None:
+        v = f.get(name)
+        if v is not None:
+            used.add(name)
+        return v
+
+    title = take("title")
+    paper["title"] = latex_to_text(title) if title else ""
+    authors = take("author")
+    if authors:
+        names = [_name(a) for a in _split_authors(authors)]
+        paper["authors"] = tuple(
+            n[:2000] for n in names if n and n.lower() not in ("others", "et al.", "et al")
+        )
+    journal = take("journal") or take("journaltitle") or take("booktitle")
+    if journal:
+        paper["journal"] = _short(latex_to_text(journal), 2000)
+    year_text = take("year")
+    date_text = f.get("date")
+    ym = _YEAR.search(year_text) if year_text else None
+    if ym is None and date_text:
+        ym = _YEAR.search(date_text)
+    if ym is not None:
+        paper["year"] = int(ym.group(1))
+    elif year_text:
+        notices.append(
+            Notice(
+                "dropped_field",
+                f"year {year_text[:40]!r} has no 4-digit year",
+                line=line,
+                field="year",
+            )
+        )
+        extras.setdefault("year", []).append(year_text)
+    for src, dst in (
+        ("volume", "volume"),
+        ("number", "issue"),
+        ("issue", "issue"),
+        ("pages", "pages"),
+    ):
+        v = take(src)
+        if v is None or dst in paper:
+            if v is not None:
+                used.discard(src)
+            continue
+        clean = latex_to_text(v)
+        if dst == "pages":
+            clean = clean.replace("–", "-").replace("—", "-")
+        if len(clean) > 100:
+            notices.append(
+                Notice("dropped_field", f"{src} longer than 100 characters", line=line, field=src)
+            )
+            used.discard(src)
+            continue
+        if clean:
+            paper[dst] = clean
+    for name, norm, label in (
+        ("doi", normalize_doi, "DOI"),
+        ("pmid", normalize_pmid, "PMID"),
+        ("pmcid", normalize_pmcid, "PMCID"),
+    ):
+        v = take(name)
+        if v is None or not v.strip():
+            continue
+        got = norm(_id_text(v))
+        if got is None:
+            notices.append(
+                Notice(
+                    "malformed_identifier",
+                    f"{label} {v[:80]!r} does not normalise; kept in extras",
+                    line=line,
+                    field=name,
+                )
+            )
+            used.discard(name)
+        else:
+            paper[name] = got
+    eprint = f.get("eprint")
+    prefix = (f.get("archiveprefix") or f.get("eprinttype") or "").strip().lower()
+    arxiv_raw = f.get("arxivid") or f.get("arxiv")
+    if eprint and prefix in ("arxiv", ""):
+        arxiv_raw = arxiv_raw or eprint
+    if arxiv_raw:
+        a = split_arxiv(_id_text(arxiv_raw))
+        if a is not None:
+            paper["arxiv_id"] = a.base
+            if a.version is not None:
+                paper["arxiv_version"] = a.version
+            used.update(("eprint", "archiveprefix", "eprinttype", "arxivid", "arxiv"))
+        elif prefix == "arxiv" or "arxivid" in f or "arxiv" in f:
+            notices.append(
+                Notice(
+                    "malformed_identifier",
+                    f"arXiv id {arxiv_raw[:80]!r} does not normalise; kept in extras",
+                    line=line,
+                    field="eprint",
+                )
+            )
+    url = take("url")
+    if url:
+        safe = safe_https_url(_id_text(url))
+        if safe is None:
+            used.discard("url")
+        else:
+            paper["source_url"] = safe
+    abstract = take("abstract")
+    if abstract:
+        paper["abstract"] = latex_to_text(abstract)
+    kw = take("keywords")
+    kw2 = take("keyword")
+    kws = ";".join(x for x in (kw, kw2) if x)
+    if kws:
+        splitter = _KW_SPLIT_SEMI if ";" in kws else _KW_SPLIT
+        paper["keywords"] = tuple(
+            k[:2000] for k in (latex_to_text(x) for x in splitter.split(kws)) if k
+        )
+    paper["publication_types"] = (entry.etype,)
+    used.add("crossref")
+    unknown: list[str] = []
+    for name, value in f.items():
+        if name in used:
+            continue
+        extras.setdefault(name, []).insert(0, value)
+        if name not in _KNOWN and name not in _MAPPED:
+            unknown.append(name)
+    if unknown:
+        notices.append(
+            Notice("unknown_tag", "fields kept in extras: " + ", ".join(unknown)[:300], line=line)
+        )
+    raw = text[entry.start : entry.end]
+    digest = digest_bytes(raw.encode("utf-8", "surrogatepass"))
+    try:
+        p = make_paper(fallback_key=digest, **paper)
+    except PaperError as exc:
+        notices.append(Notice("dropped_field", f"fields dropped: {exc.message[:200]}", line=line))
+        p = make_paper(fallback_key=digest, title=str(paper.get("title", "")))
+    return RecordTrace(
+        digest=digest,
+        first_line=entry.first_line,
+        last_line=entry.last_line,
+        paper=p,
+        raw=raw,
+        source_id=entry.key,
+        notices=tuple(notices),
+        extras=extras,
+    )
+
+
+def parse(text: str) -> ParseResult:
+    """Read BibTeX text (see the module docstring)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    scanner = _Scanner(text)
+    scanner.scan()
+    if not scanner.entries:
+        if scanner.unreadable:
+            first = next(n for n in scanner.notices if n.line is not None)
+            raise ImportRefused(
+                f"no BibTeX entry could be read (line {first.line}: {first.message})",
+                code="malformed",
+            )
+        if scanner.starts:
+            raise ImportRefused(
+                "no BibTeX entries: only @string/@comment/@preamble blocks", code="empty"
+            )
+        raise ImportRefused("no BibTeX entries: the text holds no @entry at all", code="empty")
+    _resolve_crossrefs(scanner.entries)
+    records = [_record(e, text) for e in scanner.entries]
+    return ParseResult(records=records, notices=scanner.notices)
+
+
+_SNIFF: Final = re.compile(
+    r"^[ \t]*@[ \t]*(article|book|inproceedings|incollection|misc|techreport|phdthesis|"
+    r"mastersthesis|proceedings|inbook|unpublished|manual|online|report|thesis|string|"
+    r"preamble|comment|conference|booklet|[a-z]+)[ \t]*[{(]",
+    re.I | re.M,
+)
+
+
+def sniff(head: str) -> int:
+    """Confidence that ``head`` is BibTeX."""
+    m = _SNIFF.search(head.lstrip("\ufeff"))
+    if m is None:
+        return 0
+    if _FIELDISH.search(head, m.end()) is not None or m.group(1).lower() in (
+        "string",
+        "comment",
+        "preamble",
+    ):
+        return 90
+    return 50
+
+
+# -- export -------------------------------------------------------------------------
+_ESCAPE: Final = re.compile(r"[\\{}$&%#_~^]|-(?=-)|`(?=`)|'(?=')")
+_ESCAPES: Final = {
+    "\\": "\\textbackslash{}",
+    "{": "\\{",
+    "}": "\\}",
+    "$": "\\$",
+    "&": "\\&",
+    "%": "\\%",
+    "#": "\\#",
+    "_": "\\_",
+    "~": "\\textasciitilde{}",
+    "^": "\\textasciicircum{}",
+    "-": "-{}",
+    "`": "`{}",
+    "'": "'{}",
+}
+_ID_ESCAPE: Final = re.compile(r"[\\{}]")
+_STOP: Final = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "on",
+        "of",
+        "in",
+        "for",
+        "and",
+        "to",
+        "with",
+        "from",
+        "at",
+        "by",
+        "is",
+        "are",
+    ]
+)
+_TYPES: Final = {
+    "article-journal": "article",
+    "article-magazine": "article",
+    "article-newspaper": "article",
+    "journal article": "article",
+    "paper-conference": "inproceedings",
+    "chapter": "incollection",
+    "thesis": "phdthesis",
+    "report": "techreport",
+    "webpage": "online",
+    "dataset": "misc",
+}
+
+
+def _escape(value: str) -> str:
+    value = " ".join(value.split())
+    return _ESCAPE.sub(lambda m: _ESCAPES[m.group()], value)
+
+
+def _escape_id(value: str) -> str:
+    value = " ".join(value.split())
+    return _ID_ESCAPE.sub(
+        lambda m: "\\textbackslash{}" if m.group() == "\\" else "\\" + m.group(), value
+    )
+
+
+def _ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def _author_field(name: str) -> str:
+    name = " ".join(name.split())
+    fam, sep, giv = name.partition(", ")
+    simple = (
+        sep
+        and fam
+        and giv
+        and "," not in fam
+        and "," not in giv
+        and fam == fam.strip()
+        and giv == giv.strip()
+        and not re.search(r"(?i)(?:^|\s)and(?:\s|$)", name)
+        and not fam.lstrip("{\\")[:1].islower()
+    )
+    if simple:
+        return f"{_escape(fam)}, {_escape(giv)}"
+    return "{" + _escape(name) + "}"
+
+
+def _entry_type(p: Paper) -> str:
+    for t in p.publication_types:
+        low = t.lower()
+        if low in _TYPES:
+            return _TYPES[low]
+        if re.fullmatch(r"[a-z]{2,30}", low):
+            return low
+    return "article"
+
+
+def _cite_key(p: Paper) -> str:
+    fam = ""
+    if p.authors:
+        fam = _ascii_word(p.authors[0].split(",")[0])[:30]
+    year = str(p.year) if p.year else ""
+    word = ""
+    for w in re.split(r"\W+", p.title):
+        aw = _ascii_word(w)
+        if aw and aw not in _STOP:
+            word = aw[:20]
+            break
+    key = f"{fam}{year}{word}"
+    return key or "paper"
+
+
+def _suffix(i: int) -> str:
+    out = ""
+    while i > 0:
+        i -= 1
+        out = chr(ord("a") + i % 26) + out
+        i //= 26
+    return out
+
+
+def dumps(papers: Sequence[Paper]) -> str:
+    """BibTeX for ``papers``: stable unique keys, every special character escaped."""
+    seen: set[str] = set()
+    chunks: list[str] = []
+    for p in papers:
+        base = _cite_key(p)
+        key = base
+        i = 0
+        while key in seen:
+            i += 1
+            key = base + _suffix(i)
+        seen.add(key)
+        etype = _entry_type(p)
+        lines = [f"@{etype}{{{key},"]
+
+        def add(name: str, value: str, lines: list[str] = lines) -> None:
+            lines.append(f"  {name} = {{{value}}},")
+
+        add("title", _escape(p.title))
+        if p.authors:
+            add("author", " and ".join(_author_field(a) for a in p.authors))
+        if p.journal:
+            container = (
+                "booktitle" if etype in ("inproceedings", "incollection", "inbook") else "journal"
+            )
+            add(container, _escape(p.journal))
+        if p.year is not None:
+            add("year", str(p.year))
+        if p.volume:
+            add("volume", _escape(p.volume))
+        if p.issue:
+            add("number", _escape(p.issue))
+        if p.pages:
+            add("pages", _escape(p.pages))
+        if p.doi:
+            add("doi", _escape_id(p.doi))
+        if p.pmid:
+            add("pmid", _escape_id(p.pmid))
+        if p.pmcid:
+            add("pmcid", _escape_id(p.pmcid))
+        if p.arxiv_id:
+            add("eprint", _escape_id(p.arxiv_id))
+            add("archiveprefix", "arXiv")
+        if p.source_url:
+            add("url", _escape_id(p.source_url))
+        if p.keywords:
+            add("keywords", "; ".join(_escape(k.replace(";", ",")) for k in p.keywords))
+        if p.abstract:
+            add("abstract", _escape(p.abstract))
+        lines.append("}")
+        chunks.append("\n".join(lines))
+    return "\n\n".join(chunks) + ("\n" if chunks else "")
+
+
+FORMATS: list[FormatSpec] = [
+    FormatSpec(
+        name="bibtex",
+        parser_id=PARSER_ID,
+        parser_version=PARSER_VERSION,
+        description="BibTeX / biblatex (.bib): @string macros, crossref, LaTeX to Unicode",
+        sniff=sniff,
+        parse=parse,
+        extensions=(".bib", ".bibtex"),
+        dumps=dumps,
+    )
+]
