@@ -27,6 +27,7 @@ __all__ = [
     "cache_get",
     "cache_purge",
     "get_search_run",
+    "link_or_insert_run",
     "list_search_runs",
     "reserve",
     "save_search_run",
@@ -114,6 +115,27 @@ def save_search_run(
             )
         )
     return SearchRunRow(run_id, owner, dict(definition), dict(run), created, executed_at)
+
+
+def link_or_insert_run(conn: Any, row: SearchRunRow) -> bool:
+    """Inside a caller's transaction: store ``row`` unless its id exists (runs are
+    immutable); ``True`` when inserted. Used by Study recovery."""
+    _name(row.id, "run id", 100)
+    _name(row.owner, "owner")
+    exists = conn.execute(sa.select(search_runs.c.id).where(search_runs.c.id == row.id)).first()
+    if exists is not None:
+        return False
+    conn.execute(
+        sa.insert(search_runs).values(
+            id=row.id,
+            owner=row.owner,
+            definition=_document(row.definition, "definition"),
+            run=_document(row.run, "run"),
+            created_at=row.created_at,
+            executed_at=row.executed_at,
+        )
+    )
+    return True
 
 
 def _run_row(r: Any) -> SearchRunRow:

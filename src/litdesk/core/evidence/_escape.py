@@ -10,7 +10,8 @@ __all__ = ["csv_cell", "md_blockquote", "md_escape"]
 #: A cell starting with one of these is a formula in Excel, LibreOffice and Sheets.
 _FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|<>~&$])")
+_MD_LINE_START = re.compile(r"^(?:[-+=:]|\d+(?=[.)]))")
 
 
 def csv_cell(value: object) -> str:
@@ -31,7 +32,14 @@ def csv_cell(value: object) -> str:
 def md_escape(text: str) -> str:
     """Inline Markdown text with every markup character escaped and on one line."""
     flat = " ".join(_CONTROL.sub("", text).split())
-    return _MD_SPECIAL.sub(r"\\\1", flat)
+    escaped = _MD_SPECIAL.sub(r"\\\1", flat)
+    # a leading list marker, ordered-list number, setext underline or definition colon
+    m = _MD_LINE_START.match(escaped)
+    if m and m.group(0)[0].isdigit():  # "12. x" -> "12\. x"
+        escaped = escaped[: m.end()] + "\\" + escaped[m.end() :]
+    elif m:  # "- x" -> "\- x"
+        escaped = "\\" + escaped
+    return escaped
 
 
 def md_blockquote(text: str) -> str:

@@ -1,0 +1,133 @@
+"""Reading stored or recovered import traces back into :class:`ImportTrace` (validated)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from litdesk._errors import IntegrityError
+from litdesk.core.imports import ImportTrace, Notice, ParserInfo, RecordTrace, SourceInfo
+from litdesk.core.records import read_paper
+
+__all__ = ["IMPORT_VERSION", "TraceInvalid", "read_import", "trace_document"]
+
+IMPORT_VERSION: Final = 1
+_NOTICE_KINDS: Final = {
+    "unknown_tag",
+    "dropped_field",
+    "malformed_identifier",
+    "encoding",
+    "unterminated",
+    "skipped",
+    "mapped_column",
+    "duplicate_field",
+    "inherited",
+    "other",
+}
+MAX_RECORDS: Final = 100_000
+
+
+class TraceInvalid(IntegrityError):
+    """A stored or recovered import trace failed validation."""
+
+    default_code = "trace_invalid"
+
+
+def trace_document(trace: ImportTrace, paper_ids: list[str | None]) -> dict[str, Any]:
+    """The stored shape of an import (version 1): the full trace (raw kept) and the
+    saved paper id of each record (``None`` when that record was not saved)."""
+    return {
+        "version": IMPORT_VERSION,
+        "trace": trace.to_dict(include_raw=True),
+        "paper_ids": paper_ids,
+    }
+
+
+def _str(value: object, label: str, *, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TraceInvalid(f"import trace: {label} must be text")
+    return value
+
+
+def _int(value: object, label: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TraceInvalid(f"import trace: {label} must be a non-negative integer")
+    return value
+
+
+def _notice(d: object) -> Notice:
+    if not isinstance(d, dict) or d.get("kind") not in _NOTICE_KINDS:
+        raise TraceInvalid("import trace: a notice is malformed")
+    line = d.get("line")
+    return Notice(
+        kind=d["kind"],
+        message=_str(d.get("message"), "notice message"),
+        line=_int(line, "notice line") if line is not None else None,
+        field=_str(d.get("field"), "notice field", optional=True),
+    )
+
+
+def _record(d: object) -> RecordTrace:
+    if not isinstance(d, dict):
+        raise TraceInvalid("import trace: a record is not an object")
+    lines = d.get("lines")
+    if not (isinstance(lines, list) and len(lines) == 2):
+        raise TraceInvalid("import trace: record lines must be [first, last]")
+    extras = d.get("extras") or {}
+    if not isinstance(extras, dict) or not all(
+        isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v)
+        for k, v in extras.items()
+    ):
+        raise TraceInvalid("import trace: record extras must map names to lists of text")
+    notices = d.get("notices") or []
+    if not isinstance(notices, list):
+        raise TraceInvalid("import trace: record notices must be a list")
+    return RecordTrace(
+        digest=_str(d.get("digest"), "record digest"),
+        first_line=_int(lines[0], "first line"),
+        last_line=_int(lines[1], "last line"),
+        paper=read_paper(d.get("paper")),
+        raw=_str(d.get("raw", ""), "record raw text"),
+        source_id=_str(d.get("source_id"), "source id", optional=True),
+        notices=tuple(_notice(n) for n in notices),
+        extras={k: list(v) for k, v in extras.items()},
+    )
+
+
+def read_import(data: object) -> tuple[ImportTrace, list[str | None]]:
+    """Validate a stored import document; returns the trace and each record's paper id."""
+    if not isinstance(data, dict) or data.get("version") != IMPORT_VERSION:
+        raise TraceInvalid("not a version 1 import document")
+    t = data.get("trace")
+    if not isinstance(t, dict):
+        raise TraceInvalid("import document has no trace")
+    s = t.get("source")
+    if not isinstance(s, dict) or not isinstance(s.get("parser"), dict):
+        raise TraceInvalid("import trace has no source")
+    source = SourceInfo(
+        path=_str(s.get("path"), "source path"),
+        sha256=_str(s.get("sha256"), "source sha256"),
+        bytes=_int(s.get("bytes"), "source bytes"),
+        format=_str(s.get("format"), "source format"),
+        encoding=_str(s.get("encoding"), "source encoding"),
+        parser=ParserInfo(
+            id=_str(s["parser"].get("id"), "parser id"),
+            version=_str(s["parser"].get("version"), "parser version"),
+        ),
+    )
+    records = t.get("records")
+    notices = t.get("notices") or []
+    if not isinstance(records, list) or len(records) > MAX_RECORDS or not isinstance(notices, list):
+        raise TraceInvalid("import trace records/notices must be lists within limits")
+    trace = ImportTrace(
+        source=source,
+        records=tuple(_record(r) for r in records),
+        notices=tuple(_notice(n) for n in notices),
+    )
+    ids = data.get("paper_ids")
+    if not isinstance(ids, list) or len(ids) != len(trace.records):
+        raise TraceInvalid("import document: paper_ids does not match its records")
+    if not all(i is None or isinstance(i, str) for i in ids):
+        raise TraceInvalid("import document: paper ids must be text or null")
+    return trace, list(ids)

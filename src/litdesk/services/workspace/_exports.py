@@ -1,0 +1,571 @@
+"""Study exports: evidence CSV, the review notebook (Markdown), the Study ZIP, and
+Study import (recovery) that validates every record and remaps links."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import stat
+import zipfile
+from collections.abc import Iterable
+from typing import Any, Final
+
+from litdesk import __version__
+from litdesk._errors import InputError, IntegrityError, LitdeskError
+from litdesk.adapters.store import (
+    MAX_RUN_BYTES,
+    SearchRunRow,
+    dump_json,
+    get_search_run,
+    link_or_insert_run,
+    repo,
+)
+from litdesk.core.evidence import (
+    EVIDENCE_FIELDS,
+    Annotation,
+    Evidence,
+    check_anchor,
+    check_evidence,
+    csv_cell,
+    md_blockquote,
+    md_escape,
+    read_annotation,
+    read_evidence,
+)
+from litdesk.core.records import Paper, read_paper
+
+from ._codec import read_import, trace_document
+from ._service import EvidenceView, NoteView, Workspace, _new_id, now_iso
+
+__all__ = [
+    "EXPORT_VERSION",
+    "MAX_ZIP_BYTES",
+    "MAX_ZIP_MEMBERS",
+    "MAX_ZIP_MEMBER_BYTES",
+    "StudyImportRefused",
+    "evidence_csv",
+    "export_study",
+    "import_study",
+    "notebook_markdown",
+    "ris_text",
+]
+
+EXPORT_VERSION: Final = 1
+MAX_ZIP_BYTES: Final = 200_000_000
+MAX_ZIP_MEMBERS: Final = 5_000
+MAX_ZIP_MEMBER_BYTES: Final = 50_000_000
+MAX_ZIP_TOTAL_BYTES: Final = 500_000_000
+_MEMBER = re.compile(
+    r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json"
+    r"|search-runs/[A-Za-z0-9._-]{1,100}\.(?:json|ris)|imports/[A-Za-z0-9._-]{1,100}\.json)$"
+)
+
+CSV_COLUMNS: Final = (
+    "evidence_id",
+    "paper_id",
+    "title",
+    "year",
+    "doi",
+    "pmid",
+    "pmcid",
+    *(name for name, _ in EVIDENCE_FIELDS),
+    "passage",
+    "source",
+    "location",
+    "section",
+    "block_id",
+    "source_url",
+    "licence",
+    "retrieved_at",
+    "verification",
+    "recheck",
+    "created_at",
+)
+
+
+class StudyImportRefused(InputError):
+    """A Study ZIP is refused as a whole; nothing from it is stored."""
+
+    default_code = "study_import_refused"
+
+
+# --- evidence CSV and notebook ---------------------------------------------------------
+
+
+def evidence_csv(views: Iterable[EvidenceView]) -> str:
+    """The evidence table as formula-safe CSV."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for v in views:
+        ev, p, ctx = v.evidence, v.paper, v.evidence.context
+        row = {
+            "evidence_id": v.id,
+            "paper_id": ev.paper_id,
+            "title": p.title if p else "",
+            "year": p.year if p else "",
+            "doi": p.doi if p else "",
+            "pmid": p.pmid if p else "",
+            "pmcid": p.pmcid if p else "",
+            "passage": ev.passage,
+            "source": ev.source,
+            "location": ev.location,
+            "section": ctx.section if ctx else "",
+            "block_id": ctx.block_id if ctx else "",
+            "source_url": ctx.url if ctx else "",
+            "licence": ctx.licence if ctx else "",
+            "retrieved_at": ctx.retrieved_at if ctx else (p.retrieved_at if p else ""),
+            "verification": ev.verification,
+            "recheck": v.recheck,
+            "created_at": ev.created_at,
+        }
+        for name, _ in EVIDENCE_FIELDS:
+            row[name] = getattr(ev, name)
+        writer.writerow([csv_cell(row[c]) for c in CSV_COLUMNS])
+    return buf.getvalue()
+
+
+def _source_lines(paper: Paper, anchor_ctx: Any, source: str, retrieved: str | None) -> list[str]:
+    if source == "fulltext" and anchor_ctx is not None:
+        parts = [
+            f"Source: full text {anchor_ctx.pmcid}, paragraph {md_escape(anchor_ctx.block_id)}"
+        ]
+        if anchor_ctx.section:
+            parts.append(f"section {md_escape(anchor_ctx.section)}")
+        lines = [", ".join(parts) + f" — <{anchor_ctx.url}>"]
+        lic = md_escape(anchor_ctx.licence) if anchor_ctx.licence else "licence not stated"
+        if anchor_ctx.licence_url:
+            lic += f" (<{anchor_ctx.licence_url}>)"
+        lines.append(f"Licence: {lic}")
+        if anchor_ctx.retrieved_at:
+            lines.append(f"Retrieved: {anchor_ctx.retrieved_at}")
+        return lines
+    if source == "external":
+        return ["Source: external passage (to verify)"]
+    out = [f"Source: abstract of {paper.id}"]
+    if retrieved:
+        out.append(f"Retrieved: {retrieved}")
+    return out
+
+
+def notebook_markdown(
+    title: str,
+    papers: Iterable[Paper],
+    notes: Iterable[NoteView],
+    evidence: Iterable[EvidenceView],
+) -> str:
+    """The review notebook: per paper, its highlights/comments and evidence, with
+    passages as block quotes, their sources, retrieval dates and licences."""
+    by_paper_notes: dict[str, list[NoteView]] = {}
+    for n in notes:
+        by_paper_notes.setdefault(n.annotation.paper_id, []).append(n)
+    by_paper_ev: dict[str, list[EvidenceView]] = {}
+    for e in evidence:
+        by_paper_ev.setdefault(e.evidence.paper_id, []).append(e)
+    out = [
+        f"# Review notebook: {md_escape(title)}",
+        "",
+        f"Exported {now_iso()} by litdesk {__version__}.",
+        "",
+    ]
+    for paper in papers:
+        pn, pe = by_paper_notes.get(paper.id, []), by_paper_ev.get(paper.id, [])
+        if not pn and not pe:
+            continue
+        out += [f"## {md_escape(paper.title or paper.id)}", ""]
+        ids = ", ".join(f"{k}: {md_escape(v)}" for k, v in paper.identifiers().items())
+        meta = [ids]
+        if paper.journal or paper.year:
+            meta.append(md_escape(" ".join(str(x) for x in (paper.journal, paper.year) if x)))
+        out += ["; ".join(meta), ""]
+        for n in pn:
+            _note_md(out, paper, n.annotation, n.notice)
+        for e in pe:
+            _evidence_md(out, paper, e.evidence, e.recheck)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _note_md(out: list[str], paper: Paper, note: Annotation, notice: str | None) -> None:
+    out.append(f"### {'Highlight' if note.anchor else 'Comment'} ({note.created_at})")
+    out.append("")
+    if note.anchor is not None:
+        a = note.anchor
+        out += [md_blockquote(a.text), ""]
+        out += [line + "  " for line in _source_lines(paper, a.context, a.source, a.retrieved_at)]
+        out.append("")
+    if note.comment:
+        out += [md_escape(note.comment), ""]
+    if notice:
+        out += [f"*Notice: {md_escape(notice)}*", ""]
+
+
+def _evidence_md(out: list[str], paper: Paper, ev: Evidence, recheck: str) -> None:
+    out += [f"### Evidence: {md_escape(ev.finding[:120])}", ""]
+    for name, label in EVIDENCE_FIELDS:
+        value = getattr(ev, name)
+        out.append(f"- **{label}:** {md_escape(value) if value else '*not extracted*'}")
+    out.append("")
+    out += [md_blockquote(ev.passage), ""]
+    src = _source_lines(paper, ev.context, ev.source, paper.retrieved_at)
+    if ev.location:
+        src.append(f"Location: {md_escape(ev.location)}")
+    if recheck not in ("ok", "needs_verification"):
+        src.append(f"Check: {md_escape(recheck)}")
+    out += [line + "  " for line in src]
+    out.append("")
+
+
+# --- RIS -----------------------------------------------------------------------------
+
+
+def ris_text(papers: list[Paper]) -> str:
+    from litdesk.adapters.formats import dumps
+
+    return dumps(papers, "ris")
+
+
+def _run_papers(run: dict[str, Any]) -> list[Paper]:
+    """Papers of a saved run's hits (conflicted hits excluded; unreadable ones skipped)."""
+    out: list[Paper] = []
+    hits = run.get("hits")
+    if not isinstance(hits, list):
+        return out
+    for hit in hits:
+        if not isinstance(hit, dict) or hit.get("conflict") or hit.get("conflicted"):
+            continue
+        data = hit.get("paper", hit)
+        try:
+            out.append(read_paper(data))
+        except IntegrityError:
+            continue
+    return out
+
+
+# --- Study ZIP -------------------------------------------------------------------------
+
+
+def _sha(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def export_study(ws: Workspace, study: str) -> bytes:
+    """The Study as a ZIP: references.ris, evidence.csv, notebook.md, study.json (every
+    record, for recovery), search-runs/*.json and *.ris, imports/*.json and a manifest
+    with versions and the sha256 of every member."""
+    s = ws.study(study)
+    rows = ws.papers(study=s.id)
+    papers = [r.paper for r in rows]
+    notes, note_problems = ws.notes(study=s.id)
+    evidence, ev_problems = ws.evidence(study=s.id)
+    summary = ws.study_summary(s.id)
+    members: dict[str, bytes] = {}
+    members["references.ris"] = ris_text(papers).encode("utf-8")
+    members["evidence.csv"] = evidence_csv(evidence).encode("utf-8")
+    members["notebook.md"] = notebook_markdown(s.name, papers, notes, evidence).encode("utf-8")
+    bundle = {
+        "version": EXPORT_VERSION,
+        "study": {
+            "id": s.id,
+            "name": s.name,
+            "description": s.description,
+            "created_at": s.created_at,
+        },
+        "papers": [{"paper": r.paper.to_dict(), "status": r.status} for r in rows],
+        "notes": [{"id": n.id, "annotation": n.annotation.model_dump(mode="json")} for n in notes],
+        "evidence": [
+            {"id": e.id, "evidence": e.evidence.model_dump(mode="json")} for e in evidence
+        ],
+        "search_runs": summary["search_runs"],
+        "imports": summary["imports"],
+    }
+    members["study.json"] = json.dumps(bundle, ensure_ascii=False, indent=1).encode("utf-8")
+    for run_id in summary["search_runs"]:
+        run = get_search_run(ws.store, run_id)
+        doc = {
+            "version": 1,
+            "id": run.id,
+            "owner": run.owner,
+            "definition": run.definition,
+            "run": run.run,
+            "created_at": run.created_at,
+            "executed_at": run.executed_at,
+        }
+        members[f"search-runs/{run_id}.json"] = dump_json(doc).encode("utf-8")
+        members[f"search-runs/{run_id}.ris"] = ris_text(_run_papers(run.run)).encode("utf-8")
+    for imp_id, trace, ids in ws.imports(study=s.id):
+        members[f"imports/{imp_id}.json"] = dump_json(trace_document(trace, ids)).encode("utf-8")
+    manifest = {
+        "version": EXPORT_VERSION,
+        "kind": "litdesk-study",
+        "litdesk": __version__,
+        "exported_at": now_iso(),
+        "schemas": {
+            "paper": 1,
+            "annotation": 1,
+            "evidence": 1,
+            "study": 1,
+            "search_run": 1,
+            "import": 1,
+        },
+        "problems": note_problems + ev_problems,
+        "members": [
+            {"path": path, "bytes": len(data), "sha256": _sha(data)}
+            for path, data in sorted(members.items())
+        ],
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for path, data in sorted(members.items()):
+            zf.writestr(
+                zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)),
+                data,
+                compress_type=zipfile.ZIP_DEFLATED,
+            )
+        zf.writestr("manifest.json", json.dumps(manifest, indent=1).encode("utf-8"))
+    return buf.getvalue()
+
+
+def _refuse(message: str, code: str = "study_import_refused") -> StudyImportRefused:
+    return StudyImportRefused(message, code=code)
+
+
+def _read_zip(data: bytes) -> dict[str, bytes]:
+    if len(data) > MAX_ZIP_BYTES:
+        raise _refuse(f"the ZIP has {len(data):,} bytes, over {MAX_ZIP_BYTES:,}", "too_large")
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise _refuse("not a ZIP file", "malformed") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > MAX_ZIP_MEMBERS:
+            raise _refuse(f"the ZIP has {len(infos)} members, over {MAX_ZIP_MEMBERS}", "too_large")
+        total = 0
+        out: dict[str, bytes] = {}
+        for info in infos:
+            name = info.filename
+            if stat.S_ISLNK(info.external_attr >> 16):
+                raise _refuse(f"ZIP member {name[:100]!r} is a symbolic link", "unsafe_member")
+            if not _MEMBER.match(name) or ".." in name or name.startswith("/"):
+                raise _refuse(f"unexpected or unsafe ZIP member {name[:100]!r}", "unsafe_member")
+            if name in out:
+                raise _refuse(f"ZIP member {name!r} appears twice", "unsafe_member")
+            if info.file_size > MAX_ZIP_MEMBER_BYTES:
+                raise _refuse(f"ZIP member {name!r} is too large", "too_large")
+            total += info.file_size
+            if total > MAX_ZIP_TOTAL_BYTES:
+                raise _refuse("the ZIP expands beyond the size limit", "too_large")
+            try:
+                with zf.open(info) as fh:
+                    body = fh.read(MAX_ZIP_MEMBER_BYTES + 1)
+            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
+                raise _refuse(f"ZIP member {name!r} cannot be read: {exc}", "malformed") from None
+            if len(body) > MAX_ZIP_MEMBER_BYTES:
+                raise _refuse(f"ZIP member {name!r} is too large", "too_large")
+            out[name] = body
+    return out
+
+
+def _json(body: bytes, what: str) -> Any:
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise _refuse(f"{what} is not valid UTF-8 JSON", "malformed") from None
+
+
+def _check_manifest(members: dict[str, bytes]) -> None:
+    if "manifest.json" not in members or "study.json" not in members:
+        raise _refuse("not a litdesk Study export (manifest.json or study.json missing)")
+    manifest = _json(members["manifest.json"], "manifest.json")
+    if not isinstance(manifest, dict) or manifest.get("kind") != "litdesk-study":
+        raise _refuse("manifest.json is not a litdesk Study manifest")
+    if manifest.get("version") != EXPORT_VERSION:
+        raise _refuse(f"unsupported Study export version {manifest.get('version')!r}")
+    listed = manifest.get("members")
+    if not isinstance(listed, list):
+        raise _refuse("manifest.json lists no members")
+    seen = set()
+    for item in listed:
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+            raise _refuse("manifest.json has a malformed member entry")
+        path = item["path"]
+        if path not in members:
+            raise _refuse(f"member {path[:100]!r} listed in the manifest is missing")
+        if item.get("sha256") != _sha(members[path]):
+            raise _refuse(f"member {path!r} does not match its sha256", "digest_mismatch")
+        seen.add(path)
+    extra = set(members) - seen - {"manifest.json"}
+    if extra:
+        raise _refuse(f"member {sorted(extra)[0]!r} is not listed in the manifest")
+
+
+def _validate_bundle(members: dict[str, bytes]) -> dict[str, Any]:
+    """Every record validated before anything is stored; returns the parsed pieces."""
+    bundle = _json(members["study.json"], "study.json")
+    if not isinstance(bundle, dict) or bundle.get("version") != EXPORT_VERSION:
+        raise _refuse("study.json is not a version 1 Study bundle")
+    study = bundle.get("study")
+    if not isinstance(study, dict) or not isinstance(study.get("name"), str):
+        raise _refuse("study.json has no Study name")
+    for key in ("papers", "notes", "evidence", "search_runs", "imports"):
+        if not isinstance(bundle.get(key), list):
+            raise _refuse(f"study.json: {key} must be a list")
+    errors: list[str] = []
+    papers: dict[str, tuple[Paper, str | None]] = {}
+    for i, item in enumerate(bundle["papers"]):
+        try:
+            if not isinstance(item, dict):
+                raise IntegrityError("not an object")
+            p = read_paper(item.get("paper"))
+            status = item.get("status")
+            if status is not None and status not in repo.READING_STATUSES:
+                raise IntegrityError(f"unknown reading status {str(status)[:20]!r}")
+            papers[p.id] = (p, status)
+        except LitdeskError as exc:
+            errors.append(f"paper {i}: {exc.message}")
+    notes: list[Annotation] = []
+    for i, item in enumerate(bundle["notes"]):
+        try:
+            note = read_annotation(item.get("annotation") if isinstance(item, dict) else None)
+            if note.paper_id not in papers:
+                raise IntegrityError(f"names paper {note.paper_id}, which is not in the bundle")
+            if note.anchor is not None:
+                check_anchor(note.anchor, papers[note.paper_id][0])
+            notes.append(note)
+        except LitdeskError as exc:
+            errors.append(f"note {i}: {exc.message}")
+    evidence: list[Evidence] = []
+    for i, item in enumerate(bundle["evidence"]):
+        try:
+            ev = read_evidence(item.get("evidence") if isinstance(item, dict) else None)
+            if ev.paper_id not in papers:
+                raise IntegrityError(f"names paper {ev.paper_id}, which is not in the bundle")
+            check_evidence(ev, papers[ev.paper_id][0])
+            evidence.append(ev)
+        except LitdeskError as exc:
+            errors.append(f"evidence {i}: {exc.message}")
+    runs: list[dict[str, Any]] = []
+    for run_id in bundle["search_runs"]:
+        body = members.get(f"search-runs/{run_id}.json") if isinstance(run_id, str) else None
+        doc = _json(body, "a search run") if body is not None else None
+        if (
+            not isinstance(doc, dict)
+            or doc.get("version") != 1
+            or doc.get("id") != run_id
+            or not isinstance(doc.get("definition"), dict)
+            or not isinstance(doc.get("run"), dict)
+            or not isinstance(doc.get("owner"), str)
+            or not isinstance(doc.get("executed_at"), str)
+            or len(body or b"") > 3 * MAX_RUN_BYTES
+        ):
+            errors.append(f"search run {str(run_id)[:100]!r}: missing or malformed")
+            continue
+        runs.append(doc)
+    traces = []
+    for imp_id in bundle["imports"]:
+        body = members.get(f"imports/{imp_id}.json") if isinstance(imp_id, str) else None
+        try:
+            if body is None:
+                raise IntegrityError("missing")
+            traces.append(read_import(_json(body, "an import trace")))
+        except LitdeskError as exc:
+            errors.append(f"import {str(imp_id)[:100]!r}: {exc.message}")
+    if errors:
+        shown = "; ".join(errors[:5]) + (f" (+{len(errors) - 5} more)" if len(errors) > 5 else "")
+        raise StudyImportRefused(
+            f"{len(errors)} record(s) failed validation: {shown}",
+            code="invalid_records",
+            errors=errors,
+        )
+    return {
+        "study": study,
+        "papers": papers,
+        "notes": notes,
+        "evidence": evidence,
+        "runs": runs,
+        "traces": traces,
+    }
+
+
+def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict[str, Any]:
+    """Recover a Study from its ZIP export: refuse unsafe or invalid input as a whole,
+    then store it in one transaction as a new Study, remapping paper ids to the saved
+    identities and giving notes, evidence and imports fresh ids."""
+    members = _read_zip(data)
+    _check_manifest(members)
+    parsed = _validate_bundle(members)
+    study_name = name or parsed["study"]["name"]
+    now = now_iso()
+    remap: dict[str, str] = {}
+    with ws.store.write() as conn:
+        taken = {s.name for s, _ in repo.list_studies(conn)}
+        base, n = study_name, 2
+        while study_name in taken:
+            study_name, n = f"{base} (recovered {n - 1})", n + 1
+        desc = parsed["study"].get("description")
+        study = repo.insert_study(
+            conn, _new_id("study"), study_name[:200], desc if isinstance(desc, str) else None, now
+        )
+        for old_id, (paper, status) in parsed["papers"].items():
+            saved = ws._save(conn, paper, now)
+            remap[old_id] = saved.paper.id
+            if status is not None:
+                repo.set_status(conn, saved.paper.id, status, now)
+            repo.add_study_paper(conn, study.id, saved.paper.id, now)
+        for note in parsed["notes"]:
+            data_ = note.model_dump(mode="json") | {"paper_id": remap[note.paper_id]}
+            repo.insert_document(
+                conn,
+                "notes",
+                _new_id("note"),
+                read_annotation(data_).model_dump(mode="json"),
+                now,
+                paper_id=remap[note.paper_id],
+                study_id=study.id,
+            )
+        for ev in parsed["evidence"]:
+            data_ = ev.model_dump(mode="json") | {"paper_id": remap[ev.paper_id]}
+            repo.insert_document(
+                conn,
+                "evidence",
+                _new_id("ev"),
+                read_evidence(data_).model_dump(mode="json"),
+                now,
+                paper_id=remap[ev.paper_id],
+                study_id=study.id,
+            )
+        for doc in parsed["runs"]:
+            row = SearchRunRow(
+                id=doc["id"],
+                owner=doc["owner"],
+                definition=doc["definition"],
+                run=doc["run"],
+                created_at=str(doc.get("created_at") or now),
+                executed_at=doc["executed_at"],
+            )
+            link_or_insert_run(conn, row)
+            repo.add_study_search_run(conn, study.id, doc["id"])
+        for trace, ids in parsed["traces"]:
+            new_ids = [remap.get(i, i) if i else None for i in ids]
+            repo.insert_document(
+                conn,
+                "imports",
+                _new_id("imp"),
+                trace_document(trace, new_ids),
+                now,
+                study_id=study.id,
+                extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
+            )
+    return {
+        "study_id": study.id,
+        "name": study.name,
+        "papers": len(parsed["papers"]),
+        "notes": len(parsed["notes"]),
+        "evidence": len(parsed["evidence"]),
+        "search_runs": len(parsed["runs"]),
+        "imports": len(parsed["traces"]),
+        "remapped": {k: v for k, v in remap.items() if k != v},
+    }
