@@ -225,7 +225,18 @@ def test_pmcid_version_ids_are_not_identity() -> None:
             False,
             "Distributed under CC BY 4.0.",
         ),
-        ('<license xlink:href="https://example.org/licenses/by/4.0/"/>', False, None),
+        (
+            '<license xlink:href="https://example.org/licenses/by/4.0/"/>',
+            False,
+            "https://example.org/licenses/by/4.0/",
+        ),
+        (
+            '<license xlink:href="https://www.elsevier.com/tdm/userlicense/1.0/">'
+            "<ali:license_ref>https://creativecommons.org/licenses/by/4.0/</ali:license_ref>"
+            "</license>",
+            True,
+            "CC BY 4.0",
+        ),
         ("", False, None),
     ],
 )

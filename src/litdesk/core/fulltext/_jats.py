@@ -78,6 +78,7 @@ _CC_PARTS: Final = re.compile(
     r"^https?://(?:www\.)?creativecommons\.org/(licenses|publicdomain)/([a-z-]+)(?:/([0-9.]+))?",
     re.IGNORECASE,
 )
+_ANY_URL: Final = re.compile(r"^https?://[^\s<>\"']+$", re.IGNORECASE)
 _XML_DECL: Final = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]{1,40})[\"']")
 _XML_DECL_TEXT: Final = re.compile(r"^\s*<\?xml[^>]*\?>")
 _XLINK_HREF: Final = "{http://www.w3.org/1999/xlink}href"
@@ -347,8 +348,9 @@ def licence_from_url(url: str) -> str | None:
 def _licence(meta: Any | None) -> tuple[str | None, str | None, bool]:
     """``(licence URL, licence text, has a licence element)``.
 
-    The URL is taken, in order, from ``license/@xlink:href``, ``ali:license_ref``, an
-    ``ext-link`` inside the licence, then a creativecommons.org URL in the licence text.
+    The URL is the first Creative Commons URL taken, in order, from ``license/@xlink:href``,
+    ``ali:license_ref``, an ``ext-link`` inside the licence, then a creativecommons.org URL
+    in the licence text; failing that, the first other URL in those places (not readable).
     """
     if meta is None:
         return None, None, False
@@ -374,6 +376,10 @@ def _licence(meta: Any | None) -> tuple[str | None, str | None, bool]:
         cand = cand.strip()
         if _CC_URL.match(cand):
             return cand.rstrip(".,;)"), text, True
+    for cand in candidates:  # not Creative Commons: still say which licence it names
+        cand = cand.strip()
+        if _ANY_URL.match(cand) and len(cand) <= MAX_LICENCE_TEXT:
+            return cand, text, True
     return None, text, True
 
 
@@ -476,7 +482,7 @@ def parse_fulltext(xml: bytes, *, expected_pmcid: str | None) -> FullText:
                 break
     url, text, has_licence = _licence(meta)
     name = licence_from_url(url) if url else None
-    licence = name or (text[:MAX_LICENCE_TEXT] if text else None)
+    licence = name or (text[:MAX_LICENCE_TEXT] if text else None) or url
     source_url = _source_url(pmcid)
     if not readable_licence_url(url):
         where = source_url or (f"https://doi.org/{_own_doi(meta)}" if _own_doi(meta) else None)

@@ -256,7 +256,10 @@ class FullTextService:
                 f"https://europepmc.org/articles/{pmcid}"
             )
         if status != 200:
-            raise FullTextFetchFailed(f"Europe PMC full text for {pmcid} failed (HTTP {status})")
+            hint = " (the service refused the Accept header)" if status == 406 else ""
+            raise FullTextFetchFailed(
+                f"Europe PMC full text for {pmcid} failed (HTTP {status}){hint}"
+            )
         if len(body) > MAX_FULLTEXT_BYTES:
             raise RefusedError(
                 f"the full text of {pmcid} is over {MAX_FULLTEXT_BYTES:,} bytes; not read",
