@@ -62,11 +62,15 @@ class Pacer:
         self._clock = clock
         self._sleep = sleep
         self._next: dict[str, float] = {}
+        self._last: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.waits: list[tuple[str, float]] = []  # (provider, seconds waited): evidence
 
     def set_interval(self, provider: str, seconds: float) -> None:
+        """Change ``provider``'s interval; the next start is re-timed from the last one."""
         self.intervals[provider] = min(max(seconds, 0.0), _MAX_INTERVAL)
+        if provider in self._last:
+            self._next[provider] = self._last[provider] + self.intervals[provider]
 
     async def acquire(self, provider: str) -> float:
         """Wait until ``provider`` may be called; return the seconds waited."""
@@ -78,5 +82,6 @@ class Pacer:
             if wait > 0:
                 self.waits.append((provider, wait))
                 await self._sleep(wait)
-            self._next[provider] = max(now, start) + self.intervals.get(provider, 1.0)
+            self._last[provider] = max(now, start)
+            self._next[provider] = self._last[provider] + self.intervals.get(provider, 1.0)
             return wait

@@ -27,7 +27,9 @@ def _need(module: str, name: str) -> Any:
 
 
 def kit() -> ProviderKit:
-    compile_request = _need("litdesk.core.query", "compile_request")
+    compile_search = _need("litdesk.core.query", "compile_search")
+    compile_lookup = _need("litdesk.core.query", "compile_lookup")
+    plan_identifier = _need("litdesk.core.query", "plan_identifier")
     parse_response = _need("litdesk.adapters.providers", "parse_response")
     error_message = _need("litdesk.adapters.providers", "error_message")
     parsers: Any = getattr(importlib.import_module("litdesk.adapters.providers"), "PARSERS", {})
@@ -35,8 +37,12 @@ def kit() -> ProviderKit:
     def _compile(
         provider: ProviderName, query: str, filters: SearchFilters, limit: int, cursor: str | None
     ) -> CompiledRequest:
-        result: CompiledRequest = compile_request(
-            provider, query, filters=filters, limit=limit, cursor=cursor
+        exact = plan_identifier(query, field=filters.field) if cursor is None else None
+        if exact is not None:  # an exact identifier: one lookup (a 404 is an empty success)
+            found: CompiledRequest = compile_lookup(provider, exact.namespace, exact.value)
+            return found
+        result: CompiledRequest = compile_search(
+            provider, query, filters, cursor=cursor, limit=limit
         )
         return result
 
@@ -53,6 +59,21 @@ def kit() -> ProviderKit:
             return ParserIdentity(str(pid[0]), str(pid[1]))
         return ParserIdentity(f"litdesk.providers.{provider}", "unknown")
 
+    compile_fetch = _need("litdesk.core.query", "compile_fetch")
+
+    def _follow_up(request: CompiledRequest, page: ProviderPage) -> CompiledRequest | None:
+        if request.provider != "pubmed" or request.operation == "fetch":
+            return None
+        pmids = [p.pmid for p in page.papers if p.pmid and not p.title]
+        if not pmids:
+            return None
+        fetch: CompiledRequest = compile_fetch("pubmed", pmids)
+        return fetch
+
     return ProviderKit(
-        compile=_compile, parse=_parse, error_message=_error_message, parser_identity=_identity
+        compile=_compile,
+        parse=_parse,
+        error_message=_error_message,
+        parser_identity=_identity,
+        follow_up=_follow_up,
     )
