@@ -220,7 +220,10 @@ def year_of(value: object) -> int | None:
 
 # --------------------------------------------------------------------------- text
 
-_BLOCK_END = re.compile(r"</(?:[a-z]+:)?(?:p|h[1-6]|title|sec|div|li)\s*>|<br\s*/?>", re.IGNORECASE)
+_BLOCK_END = re.compile(
+    r"</(?:[a-z]+:)?(?:p|h[1-6]|title|sec|div|li)\s*>|<br\s*/?>|<h[1-6](?:\s[^<>]{0,200})?>",
+    re.IGNORECASE,
+)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _INLINE = re.compile(
     r"</?(?:i|b|em|strong|sup|sub|u|span|p|a|sc|italic|bold|h[1-6]|jats:[a-z-]+|mml:[a-z]+)"
