@@ -289,3 +289,33 @@ def test_extra_allowance_fails_closed(settings: Settings) -> None:
     with pytest.raises(RefusedError, match="store allowance"):
         asyncio.run(main())
     assert server.requests == []
+
+
+@pytest.mark.fixtures
+def test_doi_seed_is_looked_up_then_cited(settings: Settings, fixtures_dir: Path) -> None:
+    work = (fixtures_dir / "providers/openalex/work-doi-10.1073-pnas.1414271111.json").read_bytes()
+    listing = (
+        fixtures_dir / "providers/openalex/works-filter-cites-cursor-first.json"
+    ).read_bytes()
+    server = Server(
+        {"doi:10.1073/pnas.1414271111": work, "pmid:25349395": work}, lists=lambda _r: listing
+    )
+    out = run(settings, server, lambda s: s.discover("citing", ["10.1073/PNAS.1414271111"]))
+    assert [r.url.path for r in server.requests] == [
+        "/works/doi:10.1073/pnas.1414271111",
+        "/works",
+    ]
+    assert server.requests[1].url.params["filter"] == "cites:W2109415576"
+    assert out.seeds[0]["work"] == "W2109415576" and out.seeds[0]["title"]
+    refs = json.loads(work)["referenced_works"]
+    ref_out = run(settings, server, lambda s: s.discover("references", ["MED-25349395"]))
+    assert server.requests[-2].url.path == "/works/pmid:25349395"
+    assert ref_out.total == len(refs)
+
+
+def test_a_seed_answered_by_another_work_is_refused(settings: Settings) -> None:
+    from litdesk.services.citations import CitationFetchFailed
+
+    server = Server({"W1": seed("W2", ["W5"])})
+    with pytest.raises(CitationFetchFailed, match="another work"):
+        run(settings, server, lambda s: s.discover("references", ["W1"]))

@@ -12,9 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
 from pydantic import SecretStr
 
-from litdesk._errors import RefusedError
+from litdesk._errors import LitdeskError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.http import DailyMeter, ProviderTransport
 from litdesk.core.fulltext import FullTextWrongPaper
@@ -303,3 +306,23 @@ def test_extra_allowance_is_reserved_first_and_fails_closed(settings: Settings) 
     with pytest.raises(RefusedError, match="no allowance"):
         asyncio.run(main())
     assert Deny.calls == 1 and rec.requests == []
+
+
+def test_a_non_jats_answer_is_an_external_error(settings: Settings) -> None:
+    from litdesk.services.fulltext import FullTextFetchFailed
+
+    rec = Recorder({EPMC: lambda _r: httpx.Response(200, content=b"<html><p>busy</p></html>")})
+    with pytest.raises(FullTextFetchFailed, match="not JATS"):
+        run(settings, rec, lambda s: s.get("PMC5"))
+
+
+@settings_(max_examples=60, deadline=None)
+@given(body=st.binary(max_size=600))
+def test_arbitrary_answers_give_a_result_or_a_typed_error(body: bytes) -> None:
+    conf = Settings(data_dir=None, openalex_api_key=SecretStr(KEY))
+    rec = Recorder({EPMC: lambda _r: httpx.Response(200, content=body)})
+    try:
+        out = run(conf, rec, lambda s: s.get("PMC5"))
+    except LitdeskError:
+        return
+    assert out.fulltext.pmcid == "PMC5"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import ExternalError, InputError, IntegrityError, NotFoundError, RefusedError
-from litdesk.core.fulltext import Block, FullText, parse_fulltext
+from litdesk.core.fulltext import Block, FullText, FullTextMalformed, parse_fulltext
 from litdesk.core.records import (
     Paper,
     detect_identifier,
@@ -265,7 +265,13 @@ class FullTextService:
                 f"the full text of {pmcid} is over {MAX_FULLTEXT_BYTES:,} bytes; not read",
                 code="too_large",
             )
-        ft = parse_fulltext(body, expected_pmcid=pmcid)
+        try:
+            ft = parse_fulltext(body, expected_pmcid=pmcid)
+        except FullTextMalformed as exc:  # not the user's input: Europe PMC's answer
+            raise FullTextFetchFailed(
+                f"Europe PMC answered {pmcid} with a document that is not JATS: {exc.message}",
+                code="bad_fulltext",
+            ) from None
         retrieved_at = self._now().isoformat(timespec="seconds")
         self._cache_write(ft, retrieved_at)
         return FullTextResult(
