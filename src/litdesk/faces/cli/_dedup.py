@@ -1,9 +1,115 @@
-"""CLI commands of this area (registered on the main app)."""
+"""CLI: ``litdesk dedup FILE…`` — one record per study, nothing lost."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.table import Table
+
+from litdesk.core.dedup import Decision, Pair
+from litdesk.core.records import Paper
+from litdesk.services.dedup import (
+    DedupReport,
+    RecordRef,
+    dedup_files,
+    load_decisions,
+    save_decisions,
+)
+
+from ._output import command, console, emit_json, err_console
+
+
+def _describe(ref: RecordRef, paper: Paper) -> str:
+    who = paper.authors[0] if paper.authors else "?"
+    ids = ", ".join(f"{k}={v}" for k, v in paper.identifiers().items() if k != "id") or "no ids"
+    where = f"{Path(ref.file).name}#{ref.index}" + (f" ({ref.source_id})" if ref.source_id else "")
+    return (
+        f"{where}\n  {paper.title or '(no title)'}\n  {who} · {paper.year or '?'} · "
+        f"{paper.journal or '?'} {paper.volume or ''} {paper.pages or ''} · {ids}"
+    )
+
+
+def _prompt(pair: Pair, ra: RecordRef, pa: Paper, rb: RecordRef, pb: Paper) -> Decision | None:
+    console.rule(f"score {pair.score:.3f} — {pair.reason}")
+    console.print(_describe(ra, pa), markup=False, highlight=False)
+    console.print(_describe(rb, pb), markup=False, highlight=False)
+    console.print(f"evidence: {pair.evidence}", markup=False, highlight=False)
+    answer = typer.prompt("Same study? [m]erge / [d]istinct / [s]kip", default="s")
+    answer = answer.strip().lower()[:1]
+    if answer == "m":
+        return "merge"
+    if answer == "d":
+        return "distinct"
+    return None
+
+
+def _summary(report: DedupReport) -> None:
+    counts = report.result.counts
+    table = Table(title=f"{counts['records']} records → {counts['groups']} studies")
+    table.add_column("stage")
+    table.add_column("count", justify="right")
+    table.add_row("records read", str(counts["records"]))
+    table.add_row("stage 1: merged by identifiers", str(counts["stage1_merged"]))
+    table.add_row("stage 2: candidate pairs compared", str(counts["candidate_pairs"]))
+    table.add_row("stage 2: merged automatically (pairs)", str(counts["stage2_merge_pairs"]))
+    table.add_row("waiting for review (pairs)", str(counts["review_pairs"]))
+    table.add_row("preprint ↔ published links", str(counts["linked_pairs"]))
+    table.add_row("kept apart: conflicting identifiers", str(counts["distinct_pairs"]))
+    table.add_row("duplicates removed", str(counts["removable"]))
+    console.print(table)
+    for refused in report.refused:
+        err_console.print(
+            f"litdesk: {refused.path}: {refused.message} ({refused.code})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to ``app``."""
+    """Add ``litdesk dedup``."""
+
+    @app.command("dedup")
+    @command
+    def dedup_cmd(
+        files: Annotated[list[Path], typer.Argument(help="Export files to deduplicate together.")],
+        format: Annotated[
+            str | None, typer.Option("--format", help="Read every file as this format.")
+        ] = None,
+        as_json: Annotated[
+            bool, typer.Option("--json", help="Groups and pairs as JSON (record refs).")
+        ] = False,
+        auto_only: Annotated[
+            bool, typer.Option("--auto-only", help="Apply automatic decisions only.")
+        ] = False,
+        review: Annotated[
+            bool, typer.Option("--review", help="Ask about each uncertain pair.")
+        ] = False,
+        decisions: Annotated[
+            Path | None,
+            typer.Option(
+                "--decisions",
+                help="JSON file of reviewer decisions: read before, written after a review.",
+            ),
+        ] = None,
+    ) -> None:
+        """Find duplicate records across export files: identifiers first, then
+        bibliographic similarity; uncertain pairs wait for review."""
+        earlier = load_decisions(decisions) if decisions else {}
+        report = dedup_files(
+            [str(f) for f in files],
+            format=format,
+            auto_only=auto_only,
+            decisions=earlier,
+            reviewer=_prompt if review and not auto_only else None,
+        )
+        if decisions and report.decisions != earlier:
+            save_decisions(decisions, report.decisions)
+        if as_json:
+            emit_json(report.to_dict())
+        else:
+            _summary(report)
+        if report.refused:
+            raise typer.Exit(2)

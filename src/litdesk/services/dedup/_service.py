@@ -1,0 +1,210 @@
+"""Deduplicate the records of one or more export files.
+
+Reads the files through the import service (every refusal reported beside the
+successes), runs the two-stage deduplication of :mod:`litdesk.core.dedup` and
+describes every group and candidate pair by *record references*: the file, the
+0-based position of the record in that file and the record's own id there. Reviewer
+decisions are keyed by the raw-record digests of the two records, so they survive
+re-imports and re-orderings, can be saved to a JSON file and reversed by editing it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from litdesk._errors import InputError
+from litdesk.core.dedup import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
+from litdesk.core.imports import RecordTrace
+from litdesk.core.records import Paper
+from litdesk.services.imports import ImportBatch, RefusedFile, import_files
+
+__all__ = [
+    "DECISIONS_VERSION",
+    "DedupReport",
+    "RecordRef",
+    "Reviewer",
+    "dedup_batch",
+    "dedup_files",
+    "load_decisions",
+    "save_decisions",
+]
+
+DECISIONS_VERSION: Final = 1
+MAX_DECISIONS_BYTES: Final = 20_000_000
+
+#: Asked for each pair in the uncertain band: ``(pair, ref_a, paper_a, ref_b, paper_b)``
+#: → ``"merge"``, ``"distinct"`` or ``None`` (skip: stays waiting).
+Reviewer = Callable[[Pair, "RecordRef", Paper, "RecordRef", Paper], Decision | None]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRef:
+    """Where a record came from: file, 0-based index in that file, its own id there."""
+
+    file: str
+    index: int
+    source_id: str | None
+    digest: str
+    lines: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "index": self.index, "source_id": self.source_id}
+
+
+@dataclass(slots=True)
+class DedupReport:
+    refs: list[RecordRef]
+    papers: list[Paper]
+    result: DedupResult
+    refused: list[RefusedFile]
+    decisions: dict[tuple[str, str], Decision] = field(default_factory=dict)
+
+    def duplicate_groups(self) -> list[list[int]]:
+        return [g for g in self.result.groups if len(g) > 1]
+
+    def to_dict(self) -> dict[str, Any]:
+        refs = self.refs
+        return {
+            "version": DEDUP_VERSION,
+            "rules": dict(RULES),
+            "counts": self.result.counts,
+            "groups": [[refs[i].to_dict() for i in g] for g in self.result.groups],
+            "pairs": [
+                {
+                    "a": refs[p.a].to_dict(),
+                    "b": refs[p.b].to_dict(),
+                    "score": round(p.score, 4),
+                    "evidence": p.evidence,
+                    "decision": p.decision,
+                    "reason": p.reason,
+                    "stage": p.stage,
+                }
+                for p in self.result.pairs
+            ],
+            "refused": [r.to_dict() for r in self.refused],
+        }
+
+
+def _refs(batch: ImportBatch) -> tuple[list[RecordRef], list[Paper]]:
+    refs: list[RecordRef] = []
+    papers: list[Paper] = []
+    for trace in batch.imports:
+        rec: RecordTrace
+        for i, rec in enumerate(trace.records):
+            refs.append(
+                RecordRef(
+                    trace.source.path,
+                    i,
+                    rec.source_id,
+                    rec.digest,
+                    (rec.first_line, rec.last_line),
+                )
+            )
+            papers.append(rec.paper)
+    return refs, papers
+
+
+def _key(a: RecordRef, b: RecordRef) -> tuple[str, str]:
+    return (a.digest, b.digest) if a.digest <= b.digest else (b.digest, a.digest)
+
+
+def dedup_batch(
+    batch: ImportBatch,
+    *,
+    auto_only: bool = False,
+    decisions: Mapping[tuple[str, str], Decision] | None = None,
+    reviewer: Reviewer | None = None,
+) -> DedupReport:
+    """Deduplicate the records of an import batch (see :func:`dedup_files`)."""
+    refs, papers = _refs(batch)
+    known: dict[tuple[str, str], Decision] = dict(decisions or {})
+
+    def by_index() -> dict[tuple[int, int], Decision]:
+        out: dict[tuple[int, int], Decision] = {}
+        index: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for p in result.pairs:
+            index.setdefault(_key(refs[p.a], refs[p.b]), []).append((p.a, p.b))
+        for k, decision in known.items():
+            for pair in index.get(k, []):
+                out[pair] = decision
+        return out
+
+    result = deduplicate(papers, auto_only=True)
+    if not auto_only:
+        if known:
+            result = deduplicate(papers, reviewed=by_index())
+        if reviewer is not None:
+            asked = False
+            for p in list(result.pairs):
+                k = _key(refs[p.a], refs[p.b])
+                if p.decision != "review" or k in known:
+                    continue
+                answer = reviewer(p, refs[p.a], papers[p.a], refs[p.b], papers[p.b])
+                if answer is not None:
+                    known[k] = answer
+                    asked = True
+            if asked:
+                result = deduplicate(papers, reviewed=by_index())
+    return DedupReport(refs, papers, result, list(batch.refused), known)
+
+
+def dedup_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    format: str | None = None,
+    auto_only: bool = False,
+    decisions: Mapping[tuple[str, str], Decision] | None = None,
+    reviewer: Reviewer | None = None,
+) -> DedupReport:
+    """Import ``paths`` and deduplicate all their records together.
+
+    ``decisions`` are earlier reviewer decisions keyed by the two records' digests;
+    ``reviewer`` is asked about every pair still waiting in the uncertain band. With
+    ``auto_only`` only automatic decisions apply.
+    """
+    batch = import_files(paths, format=format)
+    return dedup_batch(batch, auto_only=auto_only, decisions=decisions, reviewer=reviewer)
+
+
+def load_decisions(path: str | os.PathLike[str]) -> dict[tuple[str, str], Decision]:
+    """Read reviewer decisions saved by :func:`save_decisions` (validated)."""
+    p = Path(path)
+    if not p.exists():
+        return {}
+    raw = p.read_bytes()
+    if len(raw) > MAX_DECISIONS_BYTES:
+        raise InputError(f"{p}: decisions file over {MAX_DECISIONS_BYTES} bytes", code="too_large")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{p}: not a decisions file ({exc})", code="malformed") from None
+    if not isinstance(data, dict) or data.get("version") != DECISIONS_VERSION:
+        raise InputError(f"{p}: not a version-{DECISIONS_VERSION} decisions file", code="malformed")
+    out: dict[tuple[str, str], Decision] = {}
+    for item in data.get("decisions", []):
+        if not isinstance(item, dict):
+            raise InputError(f"{p}: a decision must be an object", code="malformed")
+        a, b, d = item.get("a"), item.get("b"), item.get("decision")
+        if not (isinstance(a, str) and isinstance(b, str) and d in ("merge", "distinct")):
+            raise InputError(f"{p}: malformed decision {item!r:.120}", code="malformed")
+        out[(a, b) if a <= b else (b, a)] = d
+    return out
+
+
+def save_decisions(
+    path: str | os.PathLike[str], decisions: Mapping[tuple[str, str], Decision]
+) -> None:
+    """Write reviewer decisions (atomically) so a later run reuses or reverses them."""
+    p = Path(path)
+    doc = {
+        "version": DECISIONS_VERSION,
+        "decisions": [{"a": a, "b": b, "decision": d} for (a, b), d in sorted(decisions.items())],
+    }
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, p)

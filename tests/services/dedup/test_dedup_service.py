@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from litdesk.faces.cli import app
+from litdesk.services.dedup import dedup_files, load_decisions, save_decisions
+
+DATA = Path(__file__).parent / "data"
+FILES = [str(DATA / "dedup_scopus.ris"), str(DATA / "dedup_pubmed.ris")]
+
+
+def _groups(report) -> list[list[tuple[str, str | None]]]:
+    return [
+        sorted((Path(report.refs[i].file).name, report.refs[i].source_id) for i in g)
+        for g in report.result.groups
+    ]
+
+
+def test_groups_across_files_with_record_refs() -> None:
+    report = dedup_files(FILES)
+    groups = _groups(report)
+    assert [("dedup_pubmed.ris", "P1"), ("dedup_scopus.ris", "S1")] in groups  # stage 2
+    assert [("dedup_pubmed.ris", "P2"), ("dedup_scopus.ris", "S2")] in groups  # DOI
+    assert [("dedup_pubmed.ris", "P4")] in groups
+    # nothing lost: every record in exactly one group
+    assert sorted(i for g in report.result.groups for i in g) == list(range(7))
+    counts = report.result.counts
+    assert counts["stage1_merged"] == 1 and counts["stage2_merge_pairs"] == 1
+    assert counts["review_pairs"] == 1  # Koehl: same title, pages and journal differ
+
+
+def test_reviewer_decisions_apply_persist_and_reverse(tmp_path: Path) -> None:
+    asked = []
+
+    def reviewer(pair, ra, pa, rb, pb):
+        asked.append((ra.source_id, rb.source_id))
+        return "merge"
+
+    report = dedup_files(FILES, reviewer=reviewer)
+    assert asked == [("S3", "P3")] or asked == [("P3", "S3")]
+    assert [("dedup_pubmed.ris", "P3"), ("dedup_scopus.ris", "S3")] in _groups(report)
+    path = tmp_path / "decisions.json"
+    save_decisions(path, report.decisions)
+    again = dedup_files(FILES, decisions=load_decisions(path))
+    assert _groups(again) == _groups(report)
+    # reversing: the decision edited to "distinct" splits them again
+    doc = json.loads(path.read_text())
+    doc["decisions"][0]["decision"] = "distinct"
+    path.write_text(json.dumps(doc))
+    reversed_ = dedup_files(FILES, decisions=load_decisions(path))
+    assert [("dedup_pubmed.ris", "P3"), ("dedup_scopus.ris", "S3")] not in _groups(reversed_)
+    assert (
+        dedup_files(FILES, decisions=load_decisions(path), auto_only=True).result.counts[
+            "review_pairs"
+        ]
+        == 1
+    )
+
+
+def test_cli_json_shape_and_refused_file(tmp_path: Path) -> None:
+    bad = tmp_path / "junk.txt"
+    bad.write_bytes(b"\x00\x01 not a bibliography")
+    result = CliRunner().invoke(app, ["dedup", *FILES, str(bad), "--json"])
+    assert result.exit_code == 2
+    doc = json.loads(result.stdout)
+    assert set(doc) >= {"groups", "pairs", "counts", "refused"}
+    assert doc["refused"][0]["path"] == str(bad)
+    ref = doc["groups"][0][0]
+    assert set(ref) == {"file", "index", "source_id"}
+    pair = next(p for p in doc["pairs"] if p["decision"] == "review")
+    assert set(pair) >= {"a", "b", "score", "evidence", "decision"}
+    assert pair["evidence"]["title"] == 1.0
+
+
+def test_cli_review_prompt(tmp_path: Path) -> None:
+    decisions = tmp_path / "d.json"
+    result = CliRunner().invoke(
+        app, ["dedup", *FILES, "--review", "--decisions", str(decisions)], input="m\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "Same study?" in result.output
+    saved = json.loads(decisions.read_text())
+    assert saved["decisions"][0]["decision"] == "merge"
