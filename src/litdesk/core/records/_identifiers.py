@@ -40,7 +40,7 @@ _DOI_PREFIXES = re.compile(
     r"|doi\s*[:=]?\s*|urn:doi:|info:doi/)+",
     re.IGNORECASE,
 )
-_DOI_CORE = re.compile(r"^10\.\d{4,9}/\S+$")
+_DOI_CORE = re.compile(r"^10\.\d{4,9}/\S+$", re.ASCII)
 _PMID_PREFIXES = re.compile(
     r"^(?:(?:https?://)?(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)"
     r"|pmid\s*[:=]?\s*|med[-:/]\s*)",
@@ -59,9 +59,9 @@ _ARXIV_PREFIXES = re.compile(
     r"|(?:https?://(?:dx\.)?doi\.org/)?10\.48550/arxiv\.)",
     re.IGNORECASE,
 )
-_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v(\d{1,3}))?$")
+_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v(\d{1,3}))?$", re.ASCII)
 _ARXIV_OLD = re.compile(
-    r"^([a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?)/(\d{7})(?:v(\d{1,3}))?$", re.IGNORECASE
+    r"^([a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?)/(\d{7})(?:v(\d{1,3}))?$", re.IGNORECASE | re.ASCII
 )
 
 
