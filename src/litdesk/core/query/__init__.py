@@ -31,6 +31,7 @@ from ._grammar import (
     Query,
     Term,
     iter_terms,
+    parse_plain_text,
     parse_query,
     render,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "compile_search",
     "full_url",
     "iter_terms",
+    "parse_plain_text",
     "parse_query",
     "plan_identifier",
     "render",

@@ -26,7 +26,7 @@ from litdesk.core.search import (
 from . import _arxiv, _crossref, _europepmc, _openalex, _pubmed, _semanticscholar
 from ._common import ensure_query
 from ._errors import IdentifierError, QueryFilterError
-from ._grammar import Query
+from ._grammar import Query, parse_plain_text
 
 __all__ = [
     "NAMESPACES",
@@ -111,7 +111,10 @@ def compile_search(
     name = _provider(provider)
     filters = filters if filters is not None else SearchFilters()
     _check_filters(filters)
-    parsed = ensure_query(query, filters)
+    if mode == "semantic" and isinstance(query, str) and filters.field == "all":
+        parsed = parse_plain_text(query)
+    else:
+        parsed = ensure_query(query, filters)
     return _SEARCH[name](parsed, filters, cursor=cursor, limit=limit, mode=mode)
 
 

@@ -65,7 +65,7 @@ def compile_search(
     query: Query, filters: SearchFilters, *, cursor: str | None, limit: int, mode: str
 ) -> CompiledRequest:
     refuse_semantic(PROVIDER, mode)
-    if has_operators(query.root):
+    if query.has_operators or has_operators(query.root):
         raise CompileRefused(
             PROVIDER, "Crossref has no Boolean search (AND, OR, NOT, parentheses are refused)"
         )

@@ -38,6 +38,7 @@ __all__ = [
     "Query",
     "Term",
     "iter_terms",
+    "parse_plain_text",
     "parse_query",
     "render",
 ]
@@ -73,6 +74,8 @@ class _Limits:
 QUERY_LIMITS: Final = _Limits()
 
 _OPERATORS: Final = frozenset({"AND", "OR", "NOT"})
+_STRUCTURAL: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN", "FIELD"})
+_OPERATOR_KINDS: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN"})
 _FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*:")
 _WS: Final = re.compile(r"\s+")
 _ALLOWED_CONTROLS: Final = frozenset("\t\n\r")
@@ -145,6 +148,8 @@ class Query:
     root: Node
     has_boolean_syntax: bool
     default_field: DefaultField = "all"
+    #: True when the text has AND/OR/NOT or parentheses (field prefixes alone are not).
+    has_operators: bool = False
 
     @property
     def terms(self) -> tuple[Term, ...]:
@@ -159,6 +164,7 @@ class Query:
             "text": self.text,
             "default_field": self.default_field,
             "has_boolean_syntax": self.has_boolean_syntax,
+            "has_operators": self.has_operators,
             "canonical": render(self.root),
             "tree": self.root.to_dict(),
         }
@@ -183,17 +189,18 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _escape_word(text: str) -> str:
+    out = "".join("\\" + c if c.isspace() or c in '()"\\' else c for c in text)
+    if text in _OPERATORS or _FIELD_RE.match(text):
+        out = "\\" + out
+    return out
+
+
 def render(node: Node) -> str:
     """The canonical litdesk form of a tree (re-parses to the same tree)."""
     if isinstance(node, Term):
         prefix = f"{_FIELD_LABEL[node.field]}:" if node.field else ""
-        plain = (
-            not node.phrase
-            and node.text not in _OPERATORS
-            and not any(c.isspace() or c in '()"\\' for c in node.text)
-            and not _FIELD_RE.match(node.text)
-        )
-        return prefix + (node.text if plain else _quote(node.text))
+        return prefix + (_quote(node.text) if node.phrase else _escape_word(node.text))
     if isinstance(node, Not):
         inner = render(node.child)
         return f"NOT ({inner})" if isinstance(node.child, (And, Or)) else f"NOT {inner}"
@@ -284,13 +291,15 @@ def _read_word(text: str, i: int) -> tuple[_Tok, int]:
         buf.append(ch)
         j += 1
     value = "".join(buf)
+    if not value.strip():
+        raise _err("an escaped space alone is not a term", "escape", i, j)
     kind: _TokKind = "TERM"
     if not escaped and value in _OPERATORS:
         kind = "AND" if value == "AND" else "OR" if value == "OR" else "NOT"
     return _Tok(kind, value, i, j), j
 
 
-def _tokenize(text: str) -> list[_Tok]:
+def _tokenize(text: str, *, max_tokens: int | None = QUERY_LIMITS.tokens) -> list[_Tok]:
     tokens: list[_Tok] = []
     i, n = 0, len(text)
     while i < n:
@@ -319,7 +328,7 @@ def _tokenize(text: str) -> list[_Tok]:
             else:
                 tok, i = _read_word(text, i)
                 tokens.append(tok)
-        if len(tokens) > QUERY_LIMITS.tokens:
+        if max_tokens is not None and len(tokens) > max_tokens:
             last = tokens[-1]
             raise _err(
                 f"the query has more than {QUERY_LIMITS.tokens} tokens",
@@ -478,8 +487,8 @@ def parse_query(text: str, *, field: DefaultField = "all") -> Query:
         )
     _check_text(text)
     tokens = _tokenize(text)
-    structural = {"AND", "OR", "NOT", "LPAREN", "RPAREN", "FIELD"}
-    has_boolean = any(t.kind in structural for t in tokens)
+    has_boolean = any(t.kind in _STRUCTURAL for t in tokens)
+    has_ops = any(t.kind in _OPERATOR_KINDS for t in tokens)
     if field == "author" and not has_boolean:
         byline = " ".join(t.value for t in tokens)
         root: Node = Term(byline, True, None, tokens[0].start + 1, tokens[-1].end)
@@ -497,4 +506,19 @@ def parse_query(text: str, *, field: DefaultField = "all") -> Query:
             0,
             len(text),
         )
-    return Query(text, root, has_boolean, field)
+    return Query(text, root, has_boolean, field, has_ops)
+
+
+def parse_plain_text(text: str) -> Query:
+    """Parse text meant for semantic search: the character rules apply, and text
+    without operators, parentheses or fields may have any number of words (up to
+    4,096 characters); text with Boolean syntax is parsed with every grammar limit."""
+    if not isinstance(text, str):
+        raise QuerySyntaxError("the query must be text", code="empty", position=1, end=1)
+    _check_text(text)
+    tokens = _tokenize(text, max_tokens=None)
+    if any(t.kind in _STRUCTURAL for t in tokens):
+        return parse_query(text)
+    terms = [Term(t.value, t.kind == "PHRASE", None, t.start + 1, t.end) for t in tokens]
+    root: Node = terms[0] if len(terms) == 1 else And(tuple(terms))
+    return Query(text, root, False, "all", False)

@@ -22,6 +22,7 @@ from litdesk.core.query import (
     compile_lookup,
     compile_search,
     full_url,
+    parse_plain_text,
     parse_query,
     plan_identifier,
 )
@@ -100,7 +101,7 @@ def _print_request(
         console.print(Text(f"  warning: {warning}"), soft_wrap=True)
 
 
-def query_cmd(  # noqa: PLR0917 - one Typer parameter per option
+def query_cmd(
     query: Annotated[
         str, typer.Argument(help="The query, e.g. 'TITLE:\"gene therapy\" AND crispr'.")
     ],
@@ -144,7 +145,10 @@ def query_cmd(  # noqa: PLR0917 - one Typer parameter per option
     identifier = plan_identifier(query, field=filters.field)
     parsed: Query | None = None
     try:
-        parsed = parse_query(query, field=filters.field)
+        if mode == "semantic" and filters.field == "all":
+            parsed = parse_plain_text(query)  # any number of words; Boolean text still parsed
+        else:
+            parsed = parse_query(query, field=filters.field)
     except QuerySyntaxError as exc:
         if identifier is None:
             _syntax_error(query, exc, as_json=as_json)
@@ -181,7 +185,7 @@ def query_cmd(  # noqa: PLR0917 - one Typer parameter per option
             }
         )
         return
-    console.print(Text(f"Query: {query}", style="bold"))
+    console.print(Text(f"Query: {query}", style="bold"), soft_wrap=True)
     if identifier is not None:
         console.print(
             Text(f"Exact identifier: {identifier.namespace} {identifier.value} (lookups)")
