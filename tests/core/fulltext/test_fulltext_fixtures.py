@@ -189,3 +189,12 @@ def test_structured_abstract_sections(fixtures_dir: Path) -> None:
     sections = [b.section for b in ft.blocks]
     assert sections[0] == "Abstract › Background"
     assert "Abstract › Conclusions" in sections
+
+
+def test_pmc_efetch_articleset_with_publisher_link_and_cc_by_nc_uri(fixtures_dir: Path) -> None:
+    """PROVENANCE: "licence link is a frontiersin URL + CC BY-NC text" (a <uri> in license-p)."""
+    path = fixtures_dir / "providers" / "pubmed" / "efetch-pmc-3299399-jats.xml"
+    ft = parse_fulltext(path.read_bytes(), expected_pmcid="PMC3299399")
+    assert ft.pmcid == "PMC3299399"
+    assert ft.licence_url == "http://creativecommons.org/licenses/by-nc/3.0/"
+    assert not ft.readable and ft.blocks == ()

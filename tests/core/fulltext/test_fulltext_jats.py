@@ -238,6 +238,12 @@ def test_pmcid_version_ids_are_not_identity() -> None:
             "CC BY 4.0",
         ),
         ("", False, None),
+        (
+            '<license><license-p><ext-link xlink:href="creativecommons.org/licenses/by-sa/4.0/">'
+            "CC BY-SA</ext-link></license-p></license>",
+            True,
+            "CC BY-SA 4.0",
+        ),
     ],
 )
 def test_licence_gate(licence: str, readable: bool, name: str | None) -> None:

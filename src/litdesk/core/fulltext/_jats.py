@@ -345,6 +345,13 @@ def licence_from_url(url: str) -> str | None:
     return f"{name} {version.strip('.')}" if version and version.strip(".") else name
 
 
+def _with_scheme(url: str) -> str:
+    """``creativecommons.org/…`` and ``www.creativecommons.org/…`` written without a scheme."""
+    if url.lower().startswith(("creativecommons.org/", "www.creativecommons.org/")):
+        return "https://" + url
+    return url
+
+
 def _licence(meta: Any | None) -> tuple[str | None, str | None, bool]:
     """``(licence URL, licence text, has a licence element)``.
 
@@ -372,12 +379,11 @@ def _licence(meta: Any | None) -> tuple[str | None, str | None, bool]:
             candidates.append(link.get(_XLINK_HREF) or link.get("href") or "")
             candidates.append("".join(link.itertext()))
     candidates.extend(_CC_URL.findall(text or ""))
+    candidates = [_with_scheme(c.strip()) for c in candidates]
     for cand in candidates:
-        cand = cand.strip()
         if _CC_URL.match(cand):
             return cand.rstrip(".,;)"), text, True
     for cand in candidates:  # not Creative Commons: still say which licence it names
-        cand = cand.strip()
         if _ANY_URL.match(cand) and len(cand) <= MAX_LICENCE_TEXT:
             return cand, text, True
     return None, text, True
