@@ -6,6 +6,7 @@ from ._embedders import (
     OllamaEmbedder,
     SentenceTransformersEmbedder,
     WordLlamaEmbedder,
+    embedder_name,
     make_embedder,
 )
 
@@ -15,5 +16,6 @@ __all__ = [
     "OllamaEmbedder",
     "SentenceTransformersEmbedder",
     "WordLlamaEmbedder",
+    "embedder_name",
     "make_embedder",
 ]

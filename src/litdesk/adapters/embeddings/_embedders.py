@@ -32,6 +32,7 @@ __all__ = [
     "OllamaEmbedder",
     "SentenceTransformersEmbedder",
     "WordLlamaEmbedder",
+    "embedder_name",
     "make_embedder",
 ]
 
@@ -178,6 +179,17 @@ class OllamaEmbedder:
 
 
 _SPEC = re.compile(r"^(wordllama|sentence-transformers|ollama)(?::(.+))?$")
+
+
+def embedder_name(spec: str) -> str:
+    """The ``name`` the embedder built from ``spec`` will have, without loading it."""
+    m = _SPEC.match(spec.strip())
+    if not m:
+        raise ConfigError(f"unknown embedder {spec!r}")
+    kind, arg = m.group(1), m.group(2)
+    if kind == "wordllama":
+        return "wordllama-l2-256"
+    return f"{'st' if kind == 'sentence-transformers' else 'ollama'}-{arg}"
 
 
 def make_embedder(

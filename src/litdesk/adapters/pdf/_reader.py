@@ -48,6 +48,7 @@ class PdfText:
     pages: tuple[str, ...]  # normalised page texts, reference list removed
     references_cut: tuple[int, int] | None  # (1-based page, offset in raw text)
     ids: FoundIds
+    head: tuple[str, ...]  # normalised text of the first two pages (before the cut)
 
 
 def file_sha256(path: Path, *, block: int = 1 << 20) -> str:
@@ -121,10 +122,11 @@ def extract(path: Path) -> PdfText:
             code="no_text",
             pages=len(raw),
         )
-    ids = find_ids([normalise_text(p) for p in raw[:2]])
+    head = tuple(normalise_text(p) for p in raw[:2])
+    ids = find_ids(head)
     kept, cut = cut_references(raw)
     pages = tuple(normalise_text(p) for p in kept)
-    return PdfText(len(raw), text_layer, pages, (cut[0] + 1, cut[1]) if cut else None, ids)
+    return PdfText(len(raw), text_layer, pages, (cut[0] + 1, cut[1]) if cut else None, ids, head)
 
 
 Box = tuple[float, float, float, float]

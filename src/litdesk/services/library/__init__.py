@@ -1,0 +1,39 @@
+"""The local PDF library: sources, index, retrieval, adoption and grounded answers."""
+
+from ._catalogue import Catalogue, Entry, StoredChunk
+from ._indexer import IndexReport, extract_job, hash_files, index_files
+from ._library import Answer, Hit, Library, Lookup, Retrieval, title_printed
+from ._sources import (
+    Corpus,
+    LibraryFile,
+    Source,
+    UnknownPapers,
+    add_source,
+    discover,
+    load_added,
+    remove_source,
+)
+
+__all__ = [
+    "Answer",
+    "Catalogue",
+    "Corpus",
+    "Entry",
+    "Hit",
+    "IndexReport",
+    "Library",
+    "LibraryFile",
+    "Lookup",
+    "Retrieval",
+    "Source",
+    "StoredChunk",
+    "UnknownPapers",
+    "add_source",
+    "discover",
+    "extract_job",
+    "hash_files",
+    "index_files",
+    "load_added",
+    "remove_source",
+    "title_printed",
+]

@@ -1,0 +1,491 @@
+"""The PDF library service: sources, index, retrieval, adoption, grounded answers.
+
+Faces (CLI now, a web face and the report generator later) call :class:`Library`;
+retrieval (:meth:`Library.retrieve`) and answers (:meth:`Library.ask`) are separate
+steps so a report can run many retrievals and reuse the gate.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from litdesk._errors import InputError, LitdeskError
+from litdesk._settings import Settings
+from litdesk.adapters.embeddings import (
+    Embedder,
+    WordLlamaEmbedder,
+    embedder_name,
+    make_embedder,
+)
+from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Thinking, make_backend
+from litdesk.core.library import (
+    CHUNKING_VERSION,
+    DEFAULT_TOP_K,
+    MAX_TOP_K,
+    Candidate,
+    Excerpt,
+    VectorIndex,
+    allocate,
+    rrf,
+    run_gate,
+    salient_words,
+)
+from litdesk.core.records import Paper
+
+from ._catalogue import Catalogue, Entry, StoredChunk
+from ._indexer import IndexReport, Progress, hash_files, index_files
+from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
+
+__all__ = ["Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
+
+#: Look up a record by ("doi" | "arxiv", canonical id); ``None`` when nothing is found.
+Lookup = Callable[[str, str], Paper | None]
+POOL_MIN = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One retrieved excerpt with its file, page and fused score."""
+
+    file: str
+    path: Path
+    sha256: str
+    page: int
+    text: str
+    score: float
+    rank: int
+    title: str | None = None
+    doi: str | None = None
+    arxiv: str | None = None
+
+
+@dataclass
+class Retrieval:
+    """The excerpts chosen for one question, and what the run disclosed."""
+
+    question: str
+    hits: list[Hit]
+    scope: list[str]
+    whole_library: bool
+    variant: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Answer:
+    """One grounded answer (the ``litdesk ask --json`` document)."""
+
+    question: str
+    answer: str
+    grounded: bool
+    citations: list[dict[str, Any]]
+    warnings: list[str]
+    model: str
+    scope: list[str]
+    variant: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer,
+            "grounded": self.grounded,
+            "citations": self.citations,
+            "warnings": self.warnings,
+            "question": self.question,
+            "variant": self.variant,
+            "model": self.model,
+            "scope": self.scope,
+        }
+
+
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def _fold(text: str) -> str:
+    return _NON_WORD.sub(" ", text.casefold()).strip()
+
+
+def title_printed(title: str, head_text: str) -> bool:
+    """Whether ``title`` is printed in ``head_text`` (case, punctuation and spacing ignored)."""
+    t, h = _fold(title), _fold(head_text)
+    if len(t) < 8 or not h:
+        return False
+    if t in h:
+        return True
+    return fuzz.partial_ratio(t, h) >= 92
+
+
+class Library:
+    """The local PDF library of one data directory."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        backend: ChatBackend | None = None,
+        lookup: Lookup | None = None,
+        workers: int = 2,
+    ) -> None:
+        self.settings = settings
+        self.data_dir = settings.resolved_data_dir()
+        self.root = self.data_dir / "library"
+        self._embedder = embedder
+        self._embedder_name = embedder.name if embedder else embedder_name(settings.embedder)
+        self._backend = backend
+        self._lookup = lookup
+        self.workers = workers
+        self._cat: Catalogue | None = None
+
+    # --- plumbing -------------------------------------------------------------------
+    @property
+    def catalogue(self) -> Catalogue:
+        if self._cat is None:
+            self._cat = Catalogue(self.root)
+        return self._cat
+
+    def close(self) -> None:
+        if self._cat is not None:
+            self._cat.close()
+            self._cat = None
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = make_embedder(
+                self.settings.embedder, cache_dir=self.data_dir / "models" / "wordllama"
+            )
+        return self._embedder
+
+    def backend(self) -> ChatBackend:
+        if self._backend is None:
+            s = self.settings
+            self._backend = make_backend(
+                s.llm_backend,
+                model=s.chat_model,
+                anthropic_api_key=s.anthropic_api_key.get_secret_value()
+                if s.anthropic_api_key
+                else None,
+                openai_base_url=s.openai_base_url,
+                openai_api_key=s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+            )
+        return self._backend
+
+    # --- sources --------------------------------------------------------------------
+    def sources(self) -> list[Source]:
+        out = [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
+        out += [Source(p, True, "added") for p in load_added(self.data_dir)]
+        if self.settings.inbox_dir is not None:
+            out.append(Source(self.settings.inbox_dir, False, "inbox"))
+        return out
+
+    def corpus(self) -> Corpus:
+        return discover(self.sources())
+
+    def add(self, path: Path) -> tuple[Path, bool]:
+        return add_source(self.data_dir, path)
+
+    def remove(self, path: Path) -> Path:
+        return remove_source(self.data_dir, path)
+
+    # --- index ----------------------------------------------------------------------
+    def index(
+        self, files: list[LibraryFile] | None = None, *, progress: Progress | None = None
+    ) -> IndexReport:
+        """Index the library (or ``files``); unchanged files cost a hash-cache check."""
+        return index_files(
+            self.catalogue,
+            self.corpus().files if files is None else files,
+            embedder_name=self._embedder_name,
+            embedder=self.embedder,
+            workers=self.workers,
+            progress=progress,
+            wordllama_cache=self._wordllama_cache(),
+        )
+
+    def _wordllama_cache(self) -> Path | None:
+        """The default model's cache dir when pool workers may load it themselves."""
+        if self._embedder is not None and not isinstance(self._embedder, WordLlamaEmbedder):
+            return None
+        if self.settings.embedder.strip() != "wordllama":
+            return None
+        return self.data_dir / "models" / "wordllama"
+
+    def status(self) -> dict[str, Any]:
+        """Every file with its index state (pages, text layer, exclusion, ids, adopted title)."""
+        corpus = self.corpus()
+        hashes = hash_files(self.catalogue, corpus.files)
+        entries = self.catalogue.entries(self._embedder_name, CHUNKING_VERSION)
+        meta = self.catalogue.metadata()
+        rows = []
+        for f in corpus.files:
+            sha = hashes.get(f.path)
+            e = entries.get(sha) if sha else None
+            adopted = meta.get(sha, {}) if sha else {}
+            rows.append(
+                {
+                    "file": f.name,
+                    "path": str(f.path),
+                    "origin": f.origin,
+                    "sha256": sha,
+                    "indexed": bool(e and e.status == "ok"),
+                    "pages": e.pages if e else None,
+                    "text_layer": e.text_layer if e else None,
+                    "excluded": e.reason if e and e.status == "excluded" else None,
+                    "excluded_code": e.reason_code if e and e.status == "excluded" else None,
+                    "doi": e.doi if e else None,
+                    "arxiv": e.arxiv if e else None,
+                    "chunks": e.n_chunks if e else 0,
+                    "adopted_title": adopted.get("title"),
+                }
+            )
+        return {
+            "files": rows,
+            "sources": [
+                {"path": str(s.path), "recursive": s.recursive, "origin": s.origin}
+                for s in self.sources()
+            ],
+            "warnings": corpus.warnings,
+            "embedder": self._embedder_name,
+            "chunking": CHUNKING_VERSION,
+        }
+
+    # --- adoption -------------------------------------------------------------------
+    def adopt(self, shas: list[str], entries: dict[str, Entry], names: dict[str, str]) -> list[str]:
+        """Try to adopt metadata for unmatched PDFs; returns warnings."""
+        if self._lookup is None:
+            return []
+        warnings: list[str] = []
+        meta = self.catalogue.metadata()
+        for sha in shas:
+            e = entries.get(sha)
+            if e is None or sha in meta or e.status != "ok":
+                continue
+            for ns, value in (("doi", e.doi), ("arxiv", e.arxiv)):
+                if not value:
+                    continue
+                try:
+                    paper = self._lookup(ns, value)
+                except LitdeskError as exc:
+                    warnings.append(f"{names[sha]}: lookup of {ns} {value} failed: {exc.message}")
+                    continue
+                if paper is None:
+                    continue
+                if title_printed(paper.title, e.head_text or ""):
+                    self.catalogue.adopt(sha, paper.to_dict(), f"{ns}:{value}")
+                    break
+                warnings.append(
+                    f"{names[sha]}: the record found for {ns} {value} has a title not printed "
+                    "on the first pages; not adopted"
+                )
+        return warnings
+
+    # --- retrieval ------------------------------------------------------------------
+    def retrieve(
+        self,
+        question: str,
+        *,
+        papers: list[str] | None = None,
+        top_k: int = DEFAULT_TOP_K,
+        variant: str | None = None,
+    ) -> Retrieval:
+        """The ``top_k`` excerpts for ``question`` over the library or the named papers."""
+        question = question.strip()
+        if not question:
+            raise InputError("the question is empty", code="empty_question")
+        if not 1 <= top_k <= MAX_TOP_K:
+            raise InputError(f"--top-k must be between 1 and {MAX_TOP_K}", code="top_k")
+        corpus = self.corpus()
+        whole = not papers
+        files = corpus.select(papers)
+        out = Retrieval(
+            question, [], [f.name for f in files], whole, variant, list(corpus.warnings)
+        )
+        if not files:
+            out.warnings.append(
+                "the library is empty: add a folder with `litdesk library add PATH`"
+            )
+            return out
+        report = self.index(files)
+        if report.interrupted:
+            out.warnings.append("indexing was interrupted; the answer uses what is indexed")
+        cat = self.catalogue
+        hashes = hash_files(cat, files)
+        entries = cat.entries(self._embedder_name, CHUNKING_VERSION)
+        names: dict[str, str] = {}
+        for f in files:
+            sha = hashes.get(f.path)
+            if sha is None:
+                continue
+            if sha in names:
+                out.warnings.append(f"{f.name} has the same content as {names[sha]}: used once")
+                continue
+            names[sha] = f.name
+        excluded = [
+            f"{names[s]} ({entries[s].reason})"
+            for s in names
+            if s in entries and entries[s].status == "excluded"
+        ]
+        if excluded:
+            out.warnings.append("excluded from the index: " + "; ".join(excluded))
+        shas = [s for s in names if s in entries and entries[s].status == "ok"]
+        out.warnings += self.adopt(shas, entries, names)
+        if not shas:
+            out.warnings.append("no indexed text in the scope")
+            return out
+        chunks = cat.chunks_of(shas, self._embedder_name, CHUNKING_VERSION)
+        if not chunks:
+            out.warnings.append("no indexed text in the scope")
+            return out
+        vectors = np.vstack(
+            [
+                cat.load_vectors(s, self._embedder_name, CHUNKING_VERSION, entries[s].n_chunks)
+                for s in shas
+            ]
+        )
+        queries = [question] + ([variant] if variant and variant.strip() else [])
+        qv = self.embedder().embed(queries)
+        pool = max(POOL_MIN, top_k * 10)
+        rankings: list[list[int]] = []
+        if whole:
+            index = VectorIndex.build(vectors)
+            for q in qv:
+                rankings.append(index.search(q, pool)[0].tolist())
+        else:  # a chosen set: rank every chunk exactly, so each paper has its best ones
+            for q in qv:
+                rankings.append(np.argsort(-(vectors @ q), kind="stable").tolist())
+        position = {c.id: i for i, c in enumerate(chunks)}
+        words = salient_words(" ".join(queries))
+        lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
+        rankings.append([position[i] for i in lexical if i in position])
+        fused = rrf(rankings)
+        cands = [Candidate(pos, names[chunks[pos].sha256], score) for pos, score in fused]
+        chosen = allocate(cands, top_k=top_k, papers=None if whole else list(names.values()))
+        meta = cat.metadata()
+        for rank, c in enumerate(chosen, start=1):
+            ch: StoredChunk = chunks[int(str(c.key))]
+            m = meta.get(ch.sha256, {})
+            e = entries[ch.sha256]
+            out.hits.append(
+                Hit(
+                    names[ch.sha256], _path_of(files, hashes, ch.sha256), ch.sha256, ch.page, ch.text,
+                    c.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
+                )
+            )  # fmt: skip
+        return out
+
+    # --- answers --------------------------------------------------------------------
+    def english_variant(self, question: str) -> str | None:
+        """An English translation of ``question`` by the model (``None``: no model, or English)."""
+        backend = self.backend()
+        if not backend.is_model:
+            return None
+        reply = backend.complete(
+            ChatRequest(
+                system="Translate the user's question into English. Reply with the translation "
+                "only, one line. If it is already English, repeat it unchanged.",
+                user=question,
+                max_tokens=200,
+            )
+        )
+        text = reply.text.strip().strip('"').splitlines()[0] if reply.text.strip() else ""
+        if not text or _fold(text) == _fold(question):
+            return None
+        return text[:500]
+
+    def ask(
+        self,
+        question: str,
+        *,
+        papers: list[str] | None = None,
+        top_k: int = DEFAULT_TOP_K,
+        thinking: Thinking | None = None,
+    ) -> Answer:
+        """One grounded answer: retrieval, the citation gate, the protocol entry."""
+        backend = self.backend()
+        level: Thinking = thinking or self.settings.thinking  # type: ignore[assignment]
+        warnings: list[str] = []
+        variant = None
+        if backend.is_model:
+            try:
+                variant = self.english_variant(question)
+            except LitdeskError as exc:
+                warnings.append(f"no English retrieval variant: {exc.message}")
+        found = self.retrieve(question, papers=papers, top_k=top_k, variant=variant)
+        warnings += found.warnings
+        if variant:
+            warnings.append(f'retrieval also used an English variant of the question: "{variant}"')
+        excerpts = [
+            Excerpt(i, h.file, h.page, h.text, h.title, h.doi, h.arxiv)
+            for i, h in enumerate(found.hits, start=1)
+        ]
+
+        def ask_model(prompt: Any) -> str:
+            req = ChatRequest(prompt.system, prompt.user, tuple(excerpts), thinking=level)
+            return backend.complete(req).text
+
+        gated = run_gate(found.question, excerpts, ask_model)
+        warnings += list(gated.warnings)
+        by_number = {h_no: h for h_no, h in enumerate(found.hits, start=1)}
+        citations = [
+            {
+                "label": str(ex.number),
+                "file": ex.file,
+                "page": ex.page,
+                "text": ex.text,
+                "title": ex.title,
+                "link": by_number[ex.number].path.resolve().as_uri() + f"#page={ex.page}",
+            }
+            for ex in gated.cited
+        ]
+        model = backend.model if backend.is_model else "none (extractive)"
+        answer = Answer(
+            found.question,
+            gated.answer,
+            gated.grounded,
+            citations,
+            warnings,
+            model,
+            found.scope,
+            variant,
+        )
+        self._protocol(answer, found.whole_library)
+        return answer
+
+    def _protocol(self, answer: Answer, whole: bool) -> None:
+        folder = self.root / "protocols"
+        folder.mkdir(parents=True, exist_ok=True)
+        now = datetime.now(UTC)
+        scope = "whole library" if whole else ", ".join(answer.scope)
+        lines = [
+            f"## {now.isoformat(timespec='seconds')} — {answer.question}",
+            "",
+            f"- scope: {scope}",
+            f"- model: {answer.model}",
+            f"- grounded: {'yes' if answer.grounded else 'no'}",
+        ]
+        if answer.variant:
+            lines.append(f"- English variant: {answer.variant}")
+        lines += ["", answer.answer, ""]
+        for w in answer.warnings:
+            lines.append(f"> warning: {w}")
+        with (folder / f"{now.date().isoformat()}.md").open("a", encoding="utf-8") as fh:
+            fh.write("\n".join(lines).rstrip() + "\n\n")
+
+
+def _path_of(files: list[LibraryFile], hashes: dict[Path, str], sha: str) -> Path:
+    for f in files:
+        if hashes.get(f.path) == sha:
+            return f.path
+    raise LookupError(sha)
+
+
+def no_model() -> ChatBackend:
+    """The no-model backend (extractive answers)."""
+    return NoModelBackend()
