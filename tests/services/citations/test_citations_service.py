@@ -12,11 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 from pydantic import SecretStr
 
 from litdesk._errors import NotFoundError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.http import DailyMeter, ProviderTransport
+from litdesk.adapters.http import DailyMeter, ProviderTransport, check_request
 from litdesk.services.citations import (
     INCOMPLETE_NOTICE,
     CitationArgumentError,
@@ -24,6 +27,7 @@ from litdesk.services.citations import (
     SeedError,
     rank_shared,
     seed_key,
+    work_request,
     works_by_id_request,
 )
 
@@ -319,3 +323,43 @@ def test_a_seed_answered_by_another_work_is_refused(settings: Settings) -> None:
     server = Server({"W1": seed("W2", ["W5"])})
     with pytest.raises(CitationFetchFailed, match="another work"):
         run(settings, server, lambda s: s.discover("references", ["W1"]))
+
+
+@hyp_settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(min_value=1, max_value=30).map(lambda i: f"W{i}"), max_size=25),
+        min_size=2,
+        max_size=5,
+    )
+)
+def test_rank_shared_properties(lists: list[list[str]]) -> None:
+    ranked = rank_shared(lists)
+    ids = [w for w, _ in ranked]
+    assert len(ids) == len(set(ids))
+    for w, n in ranked:
+        assert n == sum(1 for ids_ in lists if w in ids_) and n >= 2
+    assert [n for _, n in ranked] == sorted((n for _, n in ranked), reverse=True)
+    everything = {w for ids_ in lists for w in ids_}
+    missing = everything - set(ids)
+    assert all(sum(1 for ids_ in lists if w in ids_) == 1 for w in missing)
+
+
+@hyp_settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_seed_key_is_total(text: str) -> None:
+    try:
+        kind, key = seed_key(text)
+    except SeedError:
+        return
+    assert kind in {"work", "doi", "pmid", "pmcid"}
+    try:
+        request = work_request(key)
+    except SeedError:
+        return
+    check_request(request)  # the transport accepts every request we build
+
+
+def test_doi_with_a_query_character_is_refused_before_sending() -> None:
+    with pytest.raises(SeedError):
+        work_request("doi:10.1234/a?b=c")
