@@ -286,3 +286,34 @@ def test_parse_never_crashes(spec, text: str) -> None:
         return
     for rec in result.records:
         assert rec.raw and rec.first_line >= 1
+
+
+_item_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=60, deadline=2_000, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    extras=st.lists(
+        st.dictionaries(st.text(max_size=6), _item_values, max_size=3), min_size=1, max_size=5
+    ),
+    indent=st.sampled_from([None, 1, 2, "\t"]),
+    ascii_only=st.booleans(),
+)
+def test_json_raw_spans_round_trip(extras: list[dict], indent, ascii_only: bool) -> None:
+    items = [{**extra, "DOI": f"10.1000/{i}"} for i, extra in enumerate(extras)]
+    doc = {
+        "status": "ok",
+        "message-type": "work-list",
+        "message": {"total-results": len(items), "items": items},
+    }
+    text = json.dumps(doc, indent=indent, ensure_ascii=ascii_only)
+    trace = loads(text.encode(), format="crossref-json")
+    assert [json.loads(r.raw) for r in trace.records] == items
+    assert [r.paper.doi for r in trace.records] == [f"10.1000/{i}" for i in range(len(items))]
+    _check_spans(text.encode(), trace)

@@ -362,3 +362,14 @@ def test_arxiv_entries_and_skips() -> None:
 def test_arxiv_not_a_feed() -> None:
     with pytest.raises(ProviderParseError):
         parse_arxiv(b"<html><body>maintenance</body></html>")
+
+
+def test_openalex_semantic_is_a_bounded_shortlist() -> None:
+    body = json.dumps(
+        {"meta": {"count": 9999, "next_cursor": "abc"}, "results": [{"id": "W1"}, {"id": "W2"}]}
+    ).encode()
+    page = parse_response("openalex", _request("openalex", **{"search.semantic": "x"}), 200, body)
+    assert page.total is None and page.next_cursor is None
+    assert any("shortlist" in w for w in page.warnings)
+    keyword = parse_response("openalex", _request("openalex", search="x"), 200, body)
+    assert keyword.total == 9999 and keyword.next_cursor == "abc"

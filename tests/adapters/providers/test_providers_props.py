@@ -217,3 +217,33 @@ _xml = st.recursive(
 def test_arbitrary_xml_shapes(provider: str, fragment: str, root: str) -> None:
     ns = ' xmlns="http://www.w3.org/2005/Atom"' if root == "feed" else ""
     _only_parse_errors(PARSERS[provider], f"<{root}{ns}>{fragment}</{root}>".encode())
+
+
+_words = st.lists(
+    st.text(alphabet=st.characters(whitelist_categories=("L", "N", "P")), min_size=1, max_size=8),
+    min_size=1,
+    max_size=60,
+)
+
+
+@SETTINGS
+@given(words=_words)
+def test_inverted_index_round_trip(words: list[str]) -> None:
+    from litdesk.adapters.providers._openalex import rebuild_abstract
+
+    index: dict[str, list[int]] = {}
+    for pos, word in enumerate(words):
+        index.setdefault(word, []).append(pos)
+    assert rebuild_abstract(index) == " ".join(words)
+    body = json.dumps({"id": "W5", "abstract_inverted_index": index}).encode()
+    assert parse_openalex(body).papers[0].abstract == " ".join(words)
+
+
+@SETTINGS
+@given(text=st.text(max_size=200))
+def test_plain_text_leaves_no_markup(text: str) -> None:
+    from litdesk.adapters.providers._common import plain_text
+
+    out = plain_text(f"<p>{text}</p><jats:p><i>{text}</i></jats:p>")
+    if out is not None:
+        assert "<p>" not in out and "<i>" not in out and "<jats:p>" not in out

@@ -89,6 +89,13 @@ def parse_response(
     if provider == "europepmc":
         return parse_europepmc(body, cursor=_param(request, "cursorMark"))
     page = parse_body(provider, body)
+    if provider == "openalex" and _param(request, "search.semantic") is not None:
+        # Semantic search ranks one bounded shortlist: no total, no further pages.
+        page.total = None
+        page.next_cursor = None
+        page.warnings.append(
+            f"OpenAlex semantic search returns a bounded shortlist of {len(page.papers)} works"
+        )
     if (
         provider == "crossref"
         and page.next_cursor is not None

@@ -241,12 +241,21 @@ def plain_text(markup: object, *, limit: int = 200_000) -> str | None:
         return None
     s = markup[: limit * 2]
     s = _BLOCK_END.sub("\n\n", s)
-    s = _TAG.sub("", s)
+    s = _strip(_TAG, s)
     s = html.unescape(s)
     if "<" in s:  # double-encoded inline markup (``&lt;i&gt;``) is stripped too
         s = _BLOCK_END.sub("\n\n", s)
-        s = _INLINE.sub("", s)
+        s = _strip(_INLINE, s)
     return _tidy(s, limit)
+
+
+def _strip(pattern: re.Pattern[str], s: str) -> str:
+    """Remove matches until none is left (``<<p>p>`` leaves no ``<p>``), bounded."""
+    for _ in range(8):
+        s, n = pattern.subn("", s)
+        if not n:
+            break
+    return s
 
 
 def _tidy(s: str, limit: int) -> str | None:
