@@ -1,0 +1,223 @@
+"""Scopus CSV and generic CSV/TSV: edge cases, the real fixtures and properties."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from litdesk.adapters.formats._csvtable import (
+    FORMATS,
+    parse_csv,
+    parse_scopus,
+    sniff_csv,
+    sniff_scopus,
+)
+from litdesk.core.imports import ImportRefused
+from litdesk.core.records import normalize_doi, normalize_pmid
+
+
+def test_generic_mapping_and_extras_notice() -> None:
+    text = (
+        "Title,Authors,Publication Year,Journal,DOI,PMID,Abstract,Volume,Issue,Pages,"
+        "Keywords,record_id,Colour\n"
+        'A study,"Smith, John; Doe, Jane",2020,J Med,10.1000/X,123,Abs,4,2,1-9,a; b,r1,blue\n'
+    )
+    result = parse_csv(text)
+    (rec,) = result.records
+    p = rec.paper
+    assert p.title == "A study"
+    assert p.authors == ("Smith, John", "Doe, Jane")
+    assert (p.year, p.journal, p.doi, p.pmid) == (2020, "J Med", "10.1000/x", "123")
+    assert (p.volume, p.issue, p.pages, p.abstract) == ("4", "2", "1-9", "Abs")
+    assert p.keywords == ("a", "b")
+    assert rec.source_id == "r1"
+    assert rec.extras == {"Colour": ["blue"]}
+    unknown = [n for n in result.notices if n.kind == "unknown_tag"]
+    assert len(unknown) == 1 and "Colour" in unknown[0].message
+    assert any(n.kind == "mapped_column" for n in result.notices)
+
+
+@pytest.mark.parametrize("delimiter", [",", "\t", ";"])
+def test_delimiter_sniffing(delimiter: str) -> None:
+    rows = [["title", "year", "doi"], ["One, two", "1999", "10.1000/a"], ["Three", "2001", ""]]
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=delimiter).writerows(rows)
+    result = parse_csv(buf.getvalue())
+    assert [r.paper.title for r in result.records] == ["One, two", "Three"]
+    assert result.records[0].paper.year == 1999
+
+
+def test_quoted_multiline_cells_keep_line_spans() -> None:
+    text = 'title,abstract\n"T1","line one\nline two\nline three"\nT2,short\r\n"T3","a\r\nb"\n'
+    result = parse_csv(text)
+    assert [(r.first_line, r.last_line) for r in result.records] == [(2, 4), (5, 5), (6, 7)]
+    assert result.records[0].paper.abstract == "line one\nline two\nline three"
+    assert result.records[0].raw == '"T1","line one\nline two\nline three"'
+    assert result.records[2].raw == '"T3","a\r\nb"'
+
+
+def test_page_start_end_and_article_number() -> None:
+    text = "Title,Page start,Page end,Art. No.\nA,5,9,\nB,,,e123\n"
+    result = parse_csv(text)
+    assert [r.paper.pages for r in result.records] == ["5-9", "e123"]
+
+
+def test_author_heuristics() -> None:
+    text = 'title,authors\nA,"Liu R., Adler D.G."\nB,"Smith, John"\nC,Ann Lee and Bo Kim\n'
+    result = parse_csv(text)
+    assert [r.paper.authors for r in result.records] == [
+        ("Liu R.", "Adler D.G."),
+        ("Smith, John",),
+        ("Ann Lee", "Bo Kim"),
+    ]
+
+
+def test_malformed_doi_and_bad_year_are_notices() -> None:
+    (rec,) = parse_csv("title,doi,year\nA,not-a-doi,n.d.\n").records
+    assert rec.paper.doi is None and rec.paper.year is None
+    assert rec.extras["doi"] == ["not-a-doi"]
+    assert {n.kind for n in rec.notices} == {"malformed_identifier", "dropped_field"}
+
+
+def test_blank_rows_skipped_and_surplus_cells_kept() -> None:
+    result = parse_csv("title,year\n\nA,2000,extra\n,\n")
+    (rec,) = result.records
+    assert rec.first_line == 3
+    assert rec.extras["(cells beyond the header)"] == ["extra"]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "empty"),
+        ("title,year\n", "empty"),
+        ("foo,bar\n1,2\n", "unsupported"),
+        ("\n\n", "empty"),
+    ],
+)
+def test_refusals(text: str, code: str) -> None:
+    with pytest.raises(ImportRefused) as err:
+        parse_csv(text)
+    assert err.value.code == code
+
+
+def test_scopus_sniff_and_author_full_names() -> None:
+    text = (
+        "\ufeffAuthors,Author full names,Title,Year,Source title,Link,EID\n"
+        '"Li X., Wu Y.","Li, Xin (123); Wu, Yan (456)",T,2021,J,https://www.scopus.com/x,2-s2.0-1\n'
+    )
+    assert sniff_scopus(text) >= 90
+    assert sniff_csv(text) < sniff_scopus(text)
+    (rec,) = parse_scopus(text).records
+    assert rec.paper.authors == ("Li, Xin", "Wu, Yan")
+    assert rec.source_id == "2-s2.0-1"
+    assert rec.paper.source_url == "https://www.scopus.com/x"
+    assert rec.extras["Authors"] == ["Li X., Wu Y."]
+
+
+def test_sniff_rejects_other_formats() -> None:
+    assert sniff_scopus("TY  - JOUR\n") == 0
+    assert sniff_csv("@article{x,\n title={y}}") == 0
+    assert [f.name for f in FORMATS] == ["scopus-csv", "csv"]
+
+
+# -- real fixtures ---------------------------------------------------------------------
+def provenance_counts(folder: Path) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for line in (folder / "PROVENANCE.md").read_text("utf-8").splitlines():
+        m = re.match(r"^\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|", line)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+@pytest.mark.fixtures
+def test_fixture_counts_detection_and_dois(fixtures_dir: Path) -> None:
+    folder = fixtures_dir / "bib" / "scopus-csv"
+    counts = provenance_counts(folder)
+    files = sorted(p.name for p in folder.glob("*.csv"))
+    assert set(files) == set(counts)
+    for name in files:
+        text = (folder / name).read_bytes().decode("utf-8-sig")
+        is_scopus = not name.startswith("other__")  # PROVENANCE: other__ files are NOT Scopus
+        assert (sniff_scopus(text[:65536]) >= 90) == is_scopus, name
+        result = (parse_scopus if is_scopus else parse_csv)(text)
+        assert len(result.records) == counts[name], name
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+        doi_col = next((h for h in rows[0] if h.strip().lower() in ("doi", "item doi")), None)
+        plain = {d for r in rows if doi_col and (d := normalize_doi(r[doi_col] or ""))}
+        assert {r.paper.doi for r in result.records if r.paper.doi} == plain, name
+        for rec in result.records:
+            assert rec.first_line <= rec.last_line
+
+
+@pytest.mark.fixtures
+def test_scopus_fixture_fields(fixtures_dir: Path) -> None:
+    text = (fixtures_dir / "bib" / "scopus-csv" / "litstudy__scopus.csv").read_text("utf-8-sig")
+    result = parse_scopus(text)
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert [r.source_id for r in result.records] == [row["EID"] for row in rows]
+    first = result.records[0]
+    assert first.paper.title == rows[0]["Title"]
+    assert first.paper.year == int(rows[0]["Year"])
+    assert first.paper.journal == rows[0]["Source title"]
+    assert first.paper.pages == f"{rows[0]['Page start']}-{rows[0]['Page end']}"
+    assert first.extras["Index Keywords"] == [rows[0]["Index Keywords"]]
+    raw_pmids = [r["PubMed ID"] for r in rows if r["PubMed ID"]]
+    pmids = {p for v in raw_pmids if (p := normalize_pmid(v))}
+    assert {r.paper.pmid for r in result.records if r.paper.pmid} == pmids
+    bad = [v for v in raw_pmids if normalize_pmid(v) is None]  # this export has shifted cells
+    flagged = [n for r in result.records for n in r.notices if n.kind == "malformed_identifier"]
+    assert len(flagged) >= len(bad)
+
+
+@pytest.mark.fixtures
+def test_bib_dedupe_table(fixtures_dir: Path) -> None:
+    folder = fixtures_dir / "bib" / "dedup"
+    counts = provenance_counts(folder)
+    name = "rathbone_haematology__records_pre_merged.csv"
+    result = parse_csv((folder / name).read_text("utf-8"))
+    assert len(result.records) == counts[name]
+    ids = [r.source_id for r in result.records]
+    assert len(set(ids)) == len(ids) and ids[0] == "id_0000001"
+    assert result.records[0].paper.authors[0] == "Zuber, J"
+
+
+# -- properties --------------------------------------------------------------------------
+@settings(max_examples=200, deadline=1000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([*'ab,;\t"\n\r\x00 ', "title", "doi"]), max_size=150).map("".join))
+def test_parse_arbitrary_text_returns_or_refuses(text: str) -> None:
+    for parse in (parse_csv, parse_scopus):
+        try:
+            result = parse(text)
+        except ImportRefused:
+            continue
+        assert result.records
+        for rec in result.records:
+            assert 1 <= rec.first_line <= rec.last_line
+
+
+@settings(max_examples=100, deadline=1000)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+            st.integers(1000, 2999),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_written_table_reads_back(rows: list[tuple[str, int]]) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["title", "year"])
+    w.writerows(rows)
+    result = parse_csv(buf.getvalue())
+    assert [r.paper.year for r in result.records] == [y for _, y in rows]
