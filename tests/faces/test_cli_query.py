@@ -159,3 +159,20 @@ def test_caret_lines_window() -> None:
     assert caret.strip() == "^^"
     shown, caret = caret_lines("a\tb", 3, 3)
     assert (shown, caret) == ("a b", "  ^")
+
+
+def test_query_text_is_not_rich_markup() -> None:
+    result = run("[red]x[/red] [bold]", "-p", "europepmc", "--include-retracted")
+    assert result.exit_code == 0, result.output
+    assert "Query: [red]x[/red] [bold]" in result.stdout
+    assert 'executed: "[red]x[/red]" AND "[bold]"' in result.stdout
+
+
+def test_cursor_and_limit_reach_the_request() -> None:
+    result = run(
+        "x", "-p", "europepmc", "-p", "pubmed", "--cursor", "40", "--limit", "10", "--json"
+    )
+    providers = json.loads(result.stdout)["providers"]
+    assert dict(providers["europepmc"]["request"]["params"])["cursorMark"] == "40"
+    assert dict(providers["pubmed"]["request"]["params"])["retstart"] == "40"
+    assert dict(providers["pubmed"]["request"]["params"])["retmax"] == "10"

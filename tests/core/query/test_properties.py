@@ -5,7 +5,15 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from litdesk.core.query import QueryFilterError, QuerySyntaxError, compile_search, parse_query
+from litdesk.core.query import (
+    QueryFilterError,
+    QuerySyntaxError,
+    compile_lookup,
+    compile_search,
+    full_url,
+    parse_query,
+    plan_identifier,
+)
 from litdesk.core.search import PROVIDERS, CompiledRequest, CompileRefused, SearchFilters
 
 _WORDS = st.sampled_from(
@@ -103,3 +111,25 @@ def test_every_term_reaches_openalex_and_bulk(text: str) -> None:
             core = "".join(ch for ch in term.text if ch.isalnum())
             flat = "".join(ch for ch in req.executed_query if ch.isalnum())
             assert core in flat
+
+
+_ID_TEXT = st.one_of(
+    st.text(max_size=60),
+    st.from_regex(r"(doi:|https://doi\.org/)?10\.\d{4,6}/[^\s]{1,30}", fullmatch=True),
+    st.from_regex(r"(PMID:|PMC|W|arXiv:)?\d{1,12}", fullmatch=True),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ID_TEXT, st.sampled_from(PROVIDERS))
+def test_identifier_plan_and_lookup_never_crash(text: str, provider: str) -> None:
+    ident = plan_identifier(text)
+    if ident is None:
+        return
+    try:
+        req = compile_lookup(provider, ident.namespace, ident.value)
+    except CompileRefused as exc:
+        assert exc.provider == provider
+        return
+    assert req.operation == "lookup"
+    assert full_url(req).startswith("https://")

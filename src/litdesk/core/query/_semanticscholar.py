@@ -144,6 +144,7 @@ def compile_search(
     params.append(("fields", FIELDS))
     if cursor not in (None, "*"):
         params.append(("token", text_cursor(PROVIDER, cursor)))
+    warnings.append("bulk search matches the title and abstract only")
     warnings.append("bulk search returns up to 1,000 papers per page")
     return finish(
         PROVIDER,
