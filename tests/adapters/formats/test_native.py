@@ -317,3 +317,10 @@ def test_json_raw_spans_round_trip(extras: list[dict], indent, ascii_only: bool)
     assert [json.loads(r.raw) for r in trace.records] == items
     assert [r.paper.doi for r in trace.records] == [f"10.1000/{i}" for i in range(len(items))]
     _check_spans(text.encode(), trace)
+
+
+@pytest.mark.parametrize("fmt", ["s2-json", "openalex-json", "pubmed-xml"])
+def test_deep_nesting_refused(fmt: str) -> None:
+    data = b"[" * 100_000 if fmt.endswith("json") else b"<PubmedArticleSet>" + b"<a>" * 100_000
+    with pytest.raises(ImportRefused):
+        loads(data, format=fmt)

@@ -373,3 +373,10 @@ def test_openalex_semantic_is_a_bounded_shortlist() -> None:
     assert any("shortlist" in w for w in page.warnings)
     keyword = parse_response("openalex", _request("openalex", search="x"), 200, body)
     assert keyword.total == 9999 and keyword.next_cursor == "abc"
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"a":' * 50_000, b"<a>" * 100_000])
+@pytest.mark.parametrize("parse", [parse_openalex, parse_pubmed, parse_semanticscholar])
+def test_deep_nesting_is_a_parse_error(parse, body: bytes) -> None:
+    with pytest.raises(ProviderParseError):
+        parse(body)
