@@ -304,3 +304,69 @@ def test_persistent_meter_counts_across_instances(tmp_path):
 def test_base_url_hook_accepts_only_loopback(keyed_settings):
     with pytest.raises(ValueError, match="loopback"):
         ProviderTransport(keyed_settings, base_urls={"crossref": "http://example.org"})
+
+
+RECORDED_ERRORS = [
+    # (provider, fixture, status, operation, expected lane status, text in the message)
+    ("openalex", "openalex/error-400-invalid-filter.json", 400, "search", "unsupported", "400"),
+    (
+        "crossref",
+        "crossref/works-query-not-allowed-with-doi-400.json",
+        400,
+        "search",
+        "unsupported",
+        "400",
+    ),
+    ("openalex", "openalex/error-404-work-doi-not-found.html", 404, "lookup", "ok", "not found"),
+    (
+        "semanticscholar",
+        "semanticscholar/paper-doi-not-found-404.json",
+        404,
+        "lookup",
+        "ok",
+        "not found",
+    ),
+    ("arxiv", "arxiv/id-abc-400-error.xml", 400, "search", "unsupported", "400"),
+    ("crossref", "crossref/work-not-found-404.txt", 404, "search", "unavailable", "404"),
+]
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize(
+    ("provider", "fixture", "status", "operation", "expected", "text"), RECORDED_ERRORS
+)
+def test_recorded_error_bodies_map_with_the_real_parsers(
+    provider, fixture, status, operation, expected, text, keyed_settings, server, fixtures_dir
+):
+    from litdesk.adapters.providers import error_message, parse_response
+
+    body = (fixtures_dir / "providers" / fixture).read_bytes()
+    _route(server, provider, status=status, body=body)
+    req = compiled(provider, operation=operation)
+
+    async def go():
+        async with _transport(keyed_settings, server.base) as t:
+            return await t.run(req, parse_response, error_message)
+
+    outcome, _ = asyncio.run(go())
+    assert outcome.status == expected, outcome.message
+    assert text in outcome.message
+    assert outcome.response_digest == hashlib.sha256(body).hexdigest()
+    if expected == "ok":
+        assert outcome.page is not None and outcome.page.papers == []
+
+
+@pytest.mark.fixtures
+def test_recorded_body_cut_short_is_a_parse_error(keyed_settings, server, fixtures_dir):
+    from litdesk.adapters.providers import error_message, parse_response
+
+    body = (fixtures_dir / "providers/crossref/works-query-ecology-rows2.json").read_bytes()
+    _route(server, "crossref", body=body[: len(body) // 2])  # a truncated JSON document
+
+    async def go():
+        async with _transport(keyed_settings, server.base) as t:
+            return await t.run(compiled("crossref"), parse_response, error_message)
+
+    outcome, _ = asyncio.run(go())
+    assert outcome.status == "parse_error"
+    assert outcome.response_bytes == len(body) // 2

@@ -130,6 +130,16 @@ def check_request(request: CompiledRequest) -> None:
             )
 
 
+def _accept(request: CompiledRequest) -> str:
+    """JSON for searches and lookups; Atom for arXiv; XML first for record fetches
+    (PubMed efetch, Europe PMC fullTextXML) so the provider does not answer 406."""
+    if request.provider == "arxiv":
+        return "application/atom+xml, application/xml;q=0.9"
+    if request.operation == "fetch":
+        return "application/xml, text/xml;q=0.9, application/json;q=0.5"
+    return "application/json"
+
+
 def _check_base_urls(base_urls: Mapping[str, str]) -> dict[str, httpx.URL]:
     out: dict[str, httpx.URL] = {}
     for provider, raw in base_urls.items():
@@ -248,7 +258,7 @@ class ProviderTransport:
         params = httpx.QueryParams([*request.params, *self._polite_params(provider), *creds.params])
         headers = {
             "User-Agent": self._user_agent(),
-            "Accept": "application/json" if provider != "arxiv" else "application/atom+xml",
+            "Accept": _accept(request),
             "Accept-Encoding": "identity",
         }
         headers.update(dict(creds.headers))
