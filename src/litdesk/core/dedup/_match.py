@@ -58,7 +58,7 @@ RULES: Final = {
     "review_title_weak": 0.70,  # … or here when page and volume also agree
     "linked_title": 0.85,  # preprint ↔ published version
     "max_year_gap": 1,
-    "max_block": 400,  # blocks larger than this are not paired (counted in the result)
+    "max_block": 250,  # blocks larger than this are not paired (counted in the result)
 }
 _PREPRINT_VENUES: Final = (
     "arxiv",
@@ -220,14 +220,12 @@ def _authors_agree(a: _Features, b: _Features) -> bool | None:
 def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
     title = 0.0
     if a.title and b.title:
-        title = max(fuzz.ratio(a.title, b.title), fuzz.token_sort_ratio(a.title, b.title)) / 100
-    partial = 0.0
-    if min(a.words, b.words) >= 5:
-        partial = fuzz.partial_ratio(a.title, b.title) / 100
+        title = fuzz.ratio(a.title, b.title) / 100
+        if title < RULES["auto_title"]:
+            title = max(title, fuzz.token_sort_ratio(a.title, b.title, score_cutoff=60) / 100)
     year_gap = abs(a.year - b.year) if a.year and b.year else None
     ev: dict[str, Any] = {
         "title": round(title, 4),
-        "title_contained": round(partial, 4),
         "author": _authors_agree(a, b),
         "year_gap": year_gap,
         "journal": journal_matches(a.journal, b.journal) if a.journal and b.journal else None,
@@ -242,6 +240,13 @@ def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
         score += w if v is True else (w / 2 if v is None else 0.0)
     score += 0.07 if year_gap == 0 else (0.035 if year_gap in (None, 1) else 0.0)
     return score, ev
+
+
+def _contained(a: _Features, b: _Features) -> float:
+    """How well the shorter title (≥ 5 words) is contained in the longer one (0–1)."""
+    if min(a.words, b.words) < 5:
+        return 0.0
+    return fuzz.partial_ratio(a.title, b.title) / 100
 
 
 def _decide(a: _Features, b: _Features, ev: dict[str, Any]) -> tuple[Decision, str] | None:
@@ -274,12 +279,12 @@ def _decide(a: _Features, b: _Features, ev: dict[str, Any]) -> tuple[Decision, s
         return "merge", f"rule A: title {title:.2f}, year gap {gap}, agree: {', '.join(agreed)}"
     # rule B: the bibliographic fingerprint (author, year, volume, first page) agrees and
     # the titles are close (a subtitle, a translation note, a typo)
+    fingerprint = gap == 0 and a.surname == b.surname and volume and page
+    if fingerprint and title < RULES["fingerprint_title"]:
+        ev["title_contained"] = round(_contained(a, b), 4)
     if (
-        max(title, float(ev["title_contained"])) >= RULES["fingerprint_title"]
-        and gap == 0
-        and a.surname == b.surname
-        and volume
-        and page
+        fingerprint
+        and max(title, float(ev.get("title_contained", 0.0))) >= RULES["fingerprint_title"]
         and (journal is not False or title >= RULES["auto_title"])
     ):
         return "merge", f"rule B: author, year, volume and first page agree; title {title:.2f}"
