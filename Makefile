@@ -35,6 +35,7 @@ test: setup lint
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench: setup
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	for f in bench/*_bench.py; do $(PY) $$f || exit 1; done
 
 clean:
