@@ -111,3 +111,31 @@ def test_replay_of_an_unrecorded_query_fails_clearly(tmp_settings, tmp_path, fix
     _cassette(folder, fixtures_dir, "cancer")
     with pytest.raises(CassetteMiss, match="record it first"):
         run_search(tmp_settings, validate_request("tumour", ["crossref"]), replay=folder)
+
+
+def test_exact_doi_is_one_lookup_per_provider_and_404_is_empty(
+    tmp_settings, tmp_path, fixtures_dir
+):
+    doi = "10.1038/s42256-024-00832-8"
+    kit = default_kit()
+    folder = tmp_path / "cassette"
+    recorder = CassetteRecorder(folder)
+    answers = {
+        "crossref": (200, "crossref/work-10.1038-s42256-024-00832-8.json"),
+        "semanticscholar": (404, "semanticscholar/paper-doi-not-found-404.json"),
+    }
+    for provider, (status, name) in answers.items():
+        request = kit.compile(provider, doi, SearchFilters(), 20, None)
+        assert request.operation == "lookup"
+        ex = _exchange(request, (fixtures_dir / "providers" / name).read_bytes())
+        recorder.record(
+            Exchange(**{**{f: getattr(ex, f) for f in ex.__slots__}, "status": status}), Redactor()
+        )
+    trace = run_search(
+        tmp_settings, validate_request(doi, ["crossref", "semanticscholar"]), replay=folder
+    )
+    by = {a.provider: a for a in trace.attempts}
+    assert by["crossref"].outcome == "ok" and by["crossref"].http_status == 200
+    assert [s.paper.doi for s in trace.sightings_of("crossref")] == [doi]
+    assert by["semanticscholar"].outcome == "ok" and by["semanticscholar"].http_status == 404
+    assert by["semanticscholar"].returned == 0 and by["semanticscholar"].status == "success"
