@@ -277,7 +277,7 @@ def _retry_after(day: date, now: datetime) -> int:
     return max(1, math.ceil((next_day - now).total_seconds()))
 
 
-def reserve(  # noqa: PLR0917 - the signature the fused-search work calls
+def reserve(
     store: Store,
     provider: str,
     owner: str,

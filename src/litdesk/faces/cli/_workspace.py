@@ -1,9 +1,542 @@
-"""CLI commands of this area (registered on the main app)."""
+"""Workspace commands: ``litdesk study …``, ``litdesk paper …``, ``litdesk evidence …``,
+``litdesk notebook export``. Thin: parse arguments, call the workspace service, print."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from litdesk._errors import InputError, NotFoundError
+
+from ._output import command, console, emit_json
+
+__all__ = ["register"]
+
+MAX_INPUT_BYTES = 200_000_000
+
+study_app = typer.Typer(
+    help="Studies: named collections of papers, notes, evidence and runs.", no_args_is_help=True
+)
+paper_app = typer.Typer(
+    help="Saved papers: save, reading status, notes and highlights.", no_args_is_help=True
+)
+evidence_app = typer.Typer(
+    help="Evidence records: add, list and export as CSV.", no_args_is_help=True
+)
+notebook_app = typer.Typer(help="The review notebook (Markdown).", no_args_is_help=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+StudyOpt = Annotated[str | None, typer.Option("--study", help="A Study (name or id).")]
+
+
+class CliArgumentError(InputError):
+    """The command's arguments do not fit together."""
+
+    default_code = "arguments"
+
+
+def _ws() -> Any:
+    from litdesk._settings import Settings
+    from litdesk.adapters.store import open_store
+    from litdesk.services.workspace import Workspace
+
+    return Workspace(open_store(Settings()))
+
+
+def _say(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    if not path.is_file():
+        raise NotFoundError(f"no such file: {path}", code="file_not_found")
+    if path.stat().st_size > limit:
+        raise InputError(f"{path} is larger than {limit:,} bytes; not read", code="too_large")
+    return path.read_bytes()
+
+
+def _write(path: Path, data: bytes, force: bool) -> None:
+    if path.exists() and not force:
+        raise CliArgumentError(f"{path} exists; pass --force to overwrite", code="exists")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def _context(ws: Any, paper_ref: str, xml: Path | None, block: str | None) -> Any:
+    if xml is None and block is None:
+        return None
+    if xml is None or block is None:
+        raise CliArgumentError("--fulltext-xml and --block go together")
+    from litdesk.core.evidence import paper_pmcid
+    from litdesk.core.fulltext import parse_fulltext
+    from litdesk.services.workspace import context_from_fulltext
+
+    paper = ws.paper(paper_ref).paper
+    fulltext = parse_fulltext(_read(xml, 16_000_000), expected_pmcid=paper_pmcid(paper))
+    return context_from_fulltext(fulltext, block)
+
+
+# --- study -----------------------------------------------------------------------------
+
+
+@study_app.command("new")
+@command
+def study_new(
+    name: Annotated[str, typer.Argument(help="The Study's name (unique).")],
+    description: Annotated[
+        str | None, typer.Option("--description", help="What it is for.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create a Study."""
+    s = _ws().create_study(name, description)
+    if as_json:
+        emit_json(
+            {"id": s.id, "name": s.name, "description": s.description, "created_at": s.created_at}
+        )
+    else:
+        _say(f"Study {s.name!r} created ({s.id})")
+
+
+@study_app.command("list")
+@command
+def study_list(as_json: JsonOpt = False) -> None:
+    """List Studies with their paper counts."""
+    rows = _ws().studies()
+    if as_json:
+        emit_json(
+            [{"id": s.id, "name": s.name, "papers": n, "created_at": s.created_at} for s, n in rows]
+        )
+        return
+    if not rows:
+        _say("No Studies yet: litdesk study new NAME")
+    for s, n in rows:
+        _say(f"{s.name}  ({n} paper{'s' if n != 1 else ''}, {s.id})")
+
+
+@study_app.command("show")
+@command
+def study_show(
+    study: Annotated[str, typer.Argument(help="Study name or id.")], as_json: JsonOpt = False
+) -> None:
+    """Show a Study: papers, note/evidence counts, search runs and imports."""
+    summary = _ws().study_summary(study)
+    if as_json:
+        emit_json(summary)
+        return
+    _say(f"{summary['name']} ({summary['id']})")
+    if summary["description"]:
+        _say(summary["description"])
+    _say(
+        f"{len(summary['papers'])} papers, {summary['notes']} notes, {summary['evidence']} evidence, "
+        f"{len(summary['search_runs'])} search runs, {len(summary['imports'])} imports"
+    )
+    for p in summary["papers"]:
+        _say(f"  {p['id']}  [{p['status'] or '-'}]  {p['title'][:100]}")
+
+
+@study_app.command("add")
+@command
+def study_add(
+    study: Annotated[str, typer.Argument(help="Study name or id.")],
+    papers: Annotated[list[str], typer.Argument(help="Saved papers (id, DOI, PMID, PMCID, …).")],
+    run: Annotated[
+        list[str] | None, typer.Option("--run", help="Also attach a saved search run id.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add saved papers (and saved search runs) to a Study."""
+    ws = _ws()
+    added = [{"paper": p, "added": ws.add_to_study(study, p)} for p in papers]
+    for run_id in run or []:
+        ws.attach_search_run(study, run_id)
+    if as_json:
+        emit_json({"study": study, "papers": added, "runs": run or []})
+    else:
+        n = sum(a["added"] for a in added)
+        _say(f"{n} paper(s) added to {study}; {len(added) - n} already there")
+
+
+@study_app.command("export")
+@command
+def study_export(
+    study: Annotated[str, typer.Argument(help="Study name or id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The ZIP file to write.")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Export a Study as a ZIP (references.ris, evidence.csv, notebook.md, runs, imports, manifest)."""
+    from litdesk.services.workspace import export_study
+
+    data = export_study(_ws(), study)
+    _write(output, data, force)
+    if as_json:
+        emit_json({"study": study, "path": str(output), "bytes": len(data)})
+    else:
+        _say(f"Wrote {output} ({len(data):,} bytes)")
+
+
+@study_app.command("import")
+@command
+def study_import(
+    file: Annotated[Path, typer.Argument(help="A Study ZIP made by litdesk study export.")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Name for the recovered Study.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recover a Study from its ZIP: every record is validated; links are remapped."""
+    from litdesk.services.workspace import MAX_ZIP_BYTES, import_study
+
+    out = import_study(_ws(), _read(file, MAX_ZIP_BYTES), name=name)
+    if as_json:
+        emit_json(out)
+    else:
+        _say(
+            f"Recovered Study {out['name']!r} ({out['study_id']}): {out['papers']} papers, "
+            f"{out['notes']} notes, {out['evidence']} evidence, {out['search_runs']} search runs, "
+            f"{out['imports']} imports"
+        )
+
+
+# --- paper -------------------------------------------------------------------------------
+
+
+def _paper_from_fields(identifier: str | None, fields: dict[str, Any]) -> Any:
+    from litdesk.core.records import detect_identifier, make_paper
+
+    data = {k: v for k, v in fields.items() if v not in (None, "", [])}
+    if identifier:
+        found = detect_identifier(identifier)
+        if found is None:
+            raise CliArgumentError(f"not a recognised identifier: {identifier[:80]!r}")
+        ns, value = found
+        key = {"openalex": "openalex_id", "arxiv": "arxiv_id"}.get(ns, ns)
+        if key == "source":
+            data["id"] = value
+        else:
+            data[key] = value
+    if not any(k in data for k in ("id", "doi", "pmid", "pmcid", "openalex_id", "arxiv_id")):
+        raise CliArgumentError(
+            "give --file, an identifier (--id) or at least one of --doi/--pmid/--pmcid"
+        )
+    if "authors" in data:
+        data["authors"] = tuple(data["authors"])
+    return make_paper(**data)
+
+
+@paper_app.command("save")
+@command
+def paper_save(
+    file: Annotated[
+        Path | None, typer.Option("--file", help="Save every record of an export file.")
+    ] = None,
+    fmt: Annotated[
+        str | None, typer.Option("--format", help="The file's format (default: detect).")
+    ] = None,
+    identifier: Annotated[
+        str | None,
+        typer.Option("--id", help="An identifier: DOI, PMID, PMCID, OpenAlex, arXiv, MED-…."),
+    ] = None,
+    doi: Annotated[str | None, typer.Option("--doi")] = None,
+    pmid: Annotated[str | None, typer.Option("--pmid")] = None,
+    pmcid: Annotated[str | None, typer.Option("--pmcid")] = None,
+    title: Annotated[str | None, typer.Option("--title")] = None,
+    abstract: Annotated[str | None, typer.Option("--abstract")] = None,
+    journal: Annotated[str | None, typer.Option("--journal")] = None,
+    year: Annotated[int | None, typer.Option("--year")] = None,
+    author: Annotated[
+        list[str] | None, typer.Option("--author", help="Repeat for each author.")
+    ] = None,
+    study: StudyOpt = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="to-read, reading or read.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Save papers: from an import file (its trace is kept) or by identifier and fields.
+    Re-saving a paper known under another identifier merges, never duplicates."""
+    ws = _ws()
+    if file is not None:
+        if identifier or doi or pmid or pmcid or title:
+            raise CliArgumentError("--file cannot be combined with identifier or field options")
+        from litdesk.adapters.formats import load
+
+        result = ws.attach_import(load(file, format=fmt), study=study)
+        if status:
+            for pid in dict.fromkeys(i for i in result.paper_ids if i):
+                ws.set_status(pid, status)
+        if as_json:
+            emit_json(result.to_dict())
+            return
+        _say(
+            f"Saved {result.saved} record(s) from {file} ({result.created} new paper(s)); "
+            f"import {result.import_id}"
+        )
+        for r in result.refused:
+            _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
+        return
+    paper = _paper_from_fields(
+        identifier,
+        {
+            "doi": doi,
+            "pmid": pmid,
+            "pmcid": pmcid,
+            "title": title,
+            "abstract": abstract,
+            "journal": journal,
+            "year": year,
+            "authors": author,
+        },
+    )
+    saved = ws.save_paper(paper, study=study, status=status)
+    if as_json:
+        emit_json(saved.to_dict() | {"paper": saved.paper.to_dict()})
+    else:
+        verb = "Saved" if saved.created else ("Merged into" if saved.changed else "Already saved:")
+        _say(f"{verb} {saved.paper.id}  {saved.paper.title[:100]}")
+
+
+@paper_app.command("list")
+@command
+def paper_list(
+    study: StudyOpt = None,
+    status: Annotated[str | None, typer.Option("--status")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List saved papers (newest 500), optionally by Study and reading status."""
+    rows = _ws().papers(study=study, status=status)
+    if as_json:
+        emit_json([r.paper.to_dict() | {"status": r.status} for r in rows])
+        return
+    for r in rows:
+        _say(f"{r.paper.id}  [{r.status or '-'}]  {r.paper.title[:100]}")
+    if len(rows) == 500:
+        _say("(showing the newest 500 papers)")
+
+
+@paper_app.command("status")
+@command
+def paper_status(
+    paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
+    status: Annotated[str, typer.Argument(help="to-read, reading, read or none.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Set a saved paper's reading status."""
+    p = _ws().set_status(paper, None if status == "none" else status)
+    if as_json:
+        emit_json({"id": p.id, "status": None if status == "none" else status})
+    else:
+        _say(f"{p.id}: {status}")
+
+
+@paper_app.command("note")
+@command
+def paper_note(
+    paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
+    text: Annotated[str, typer.Argument(help="The comment (at most 4,000 characters).")],
+    study: StudyOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add a paper-level comment (no highlight needed)."""
+    view = _ws().add_note(paper, comment=text, study=study)
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _say(f"Note {view.id} added to {view.annotation.paper_id}")
+
+
+@paper_app.command("highlight")
+@command
+def paper_highlight(
+    paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
+    quote: Annotated[str, typer.Argument(help="The exact passage (at most 8,000 characters).")],
+    start: Annotated[
+        int | None, typer.Option("--start", help="Exact start offset in the source.")
+    ] = None,
+    occurrence: Annotated[
+        int, typer.Option("--occurrence", help="Which exact occurrence (1-100).")
+    ] = 1,
+    comment: Annotated[
+        str | None, typer.Option("--comment", help="A comment on the passage.")
+    ] = None,
+    fulltext_xml: Annotated[
+        Path | None,
+        typer.Option("--fulltext-xml", help="Highlight in this JATS article's paragraph…"),
+    ] = None,
+    block: Annotated[
+        str | None, typer.Option("--block", help="…with this paragraph id (p1, p2, …).")
+    ] = None,
+    study: StudyOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Highlight an exact passage of the abstract (or of a licensed full-text paragraph)."""
+    ws = _ws()
+    view = ws.add_note(
+        paper,
+        comment=comment,
+        highlight=quote,
+        start=start,
+        occurrence=occurrence,
+        context=_context(ws, paper, fulltext_xml, block),
+        study=study,
+    )
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        a = view.annotation.anchor
+        _say(f"Highlight {view.id} on {view.annotation.paper_id} ({a.source} {a.start}-{a.end})")
+
+
+@paper_app.command("notes")
+@command
+def paper_notes(
+    paper: Annotated[str | None, typer.Argument(help="A saved paper (default: all).")] = None,
+    study: StudyOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List notes and highlights, with a notice when their source text changed."""
+    views, problems = _ws().notes(paper_ref=paper, study=study)
+    if as_json:
+        emit_json({"notes": [v.to_dict() for v in views], "problems": problems})
+        return
+    for v in views:
+        a = v.annotation.anchor
+        head = f'"{a.text[:80]}"' if a else "(comment)"
+        _say(f"{v.id}  {v.annotation.paper_id}  {head}  {v.annotation.comment or ''}")
+        if v.notice:
+            _say(f"    notice: {v.notice}")
+    for p in problems:
+        _say(f"invalid stored note skipped: {p}")
+
+
+# --- evidence ----------------------------------------------------------------------------
+
+
+@evidence_app.command("add")
+@command
+def evidence_add(
+    paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
+    finding: Annotated[str, typer.Option("--finding", help="The finding (required).")],
+    passage: Annotated[
+        str, typer.Option("--passage", help="The supporting passage (1-8,000 chars).")
+    ],
+    source: Annotated[
+        str, typer.Option("--source", help="abstract, fulltext or external.")
+    ] = "abstract",
+    location: Annotated[
+        str | None, typer.Option("--location", help="External: page, section or figure.")
+    ] = None,
+    question: Annotated[str | None, typer.Option("--question")] = None,
+    population: Annotated[
+        str | None, typer.Option("--population", help="Species, cell line or population.")
+    ] = None,
+    method: Annotated[str | None, typer.Option("--method", help="Method or assay.")] = None,
+    intervention: Annotated[
+        str | None, typer.Option("--intervention", help="Intervention, concentration, exposure.")
+    ] = None,
+    limitations: Annotated[str | None, typer.Option("--limitations")] = None,
+    fulltext_xml: Annotated[
+        Path | None, typer.Option("--fulltext-xml", help="Full-text source: the JATS file…")
+    ] = None,
+    block: Annotated[str | None, typer.Option("--block", help="…and the paragraph id.")] = None,
+    study: StudyOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record a finding with its passage, checked against its source."""
+    ws = _ws()
+    view = ws.add_evidence(
+        paper,
+        finding=finding,
+        passage=passage,
+        source=source,
+        location=location,
+        context=_context(ws, paper, fulltext_xml, block),
+        study=study,
+        question=question,
+        population=population,
+        method=method,
+        intervention=intervention,
+        limitations=limitations,
+    )
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck})")
+
+
+@evidence_app.command("list")
+@command
+def evidence_list(
+    study: StudyOpt = None,
+    paper: Annotated[str | None, typer.Option("--paper")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List evidence (newest 1,000), each re-checked against its paper."""
+    views, problems = _ws().evidence(study=study, paper_ref=paper)
+    if as_json:
+        emit_json({"evidence": [v.to_dict() for v in views], "problems": problems})
+        return
+    for v in views:
+        _say(f"{v.id}  {v.evidence.paper_id}  [{v.recheck}]  {v.evidence.finding[:100]}")
+    for p in problems:
+        _say(f"invalid stored evidence skipped: {p}")
+
+
+@evidence_app.command("export")
+@command
+def evidence_export(
+    study: StudyOpt = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="CSV file (default: stdout).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Export the evidence table as spreadsheet-safe CSV."""
+    from litdesk.services.workspace import evidence_csv
+
+    views, _ = _ws().evidence(study=study)
+    text = evidence_csv(views)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        _write(output, text.encode("utf-8"), force)
+        _say(f"Wrote {len(views)} evidence row(s) to {output}")
+
+
+@notebook_app.command("export")
+@command
+def notebook_export(
+    study: StudyOpt = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Markdown file (default: stdout).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Export the review notebook as Markdown (passages as block quotes, with sources,
+    retrieval dates and licences)."""
+    from litdesk.services.workspace import notebook_markdown
+
+    ws = _ws()
+    title = ws.study(study).name if study else "All saved papers"
+    papers = [r.paper for r in ws.papers(study=study)]
+    notes, _ = ws.notes(study=study)
+    views, _ = ws.evidence(study=study)
+    text = notebook_markdown(title, papers, notes, views)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        _write(output, text.encode("utf-8"), force)
+        _say(f"Wrote {output}")
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
+    app.add_typer(study_app, name="study")
+    app.add_typer(paper_app, name="paper")
+    app.add_typer(evidence_app, name="evidence")
+    app.add_typer(notebook_app, name="notebook")

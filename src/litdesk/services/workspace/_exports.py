@@ -176,11 +176,10 @@ def notebook_markdown(
         if not pn and not pe:
             continue
         out += [f"## {md_escape(paper.title or paper.id)}", ""]
-        ids = ", ".join(f"{k}: {md_escape(v)}" for k, v in paper.identifiers().items())
-        meta = [ids]
+        meta = [", ".join(f"{k}: {v}" for k, v in paper.identifiers().items())]
         if paper.journal or paper.year:
-            meta.append(md_escape(" ".join(str(x) for x in (paper.journal, paper.year) if x)))
-        out += ["; ".join(meta), ""]
+            meta.append(" ".join(str(x) for x in (paper.journal, paper.year) if x))
+        out += [md_escape("; ".join(meta)), ""]
         for n in pn:
             _note_md(out, paper, n.annotation, n.notice)
         for e in pe:

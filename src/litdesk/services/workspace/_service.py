@@ -150,10 +150,12 @@ class ImportResult:
     saved: int
     created: int
     refused: list[dict[str, Any]] = field(default_factory=list)
+    paper_ids: list[str | None] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "import_id": self.import_id,
+            "paper_ids": self.paper_ids,
             "study_id": self.study_id,
             "records_saved": self.saved,
             "papers_created": self.created,
@@ -489,7 +491,7 @@ class Workspace:
                 study_id=study_id,
                 extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
             )
-        return ImportResult(import_id, study_id, len(ids) - len(refused), created, refused)
+        return ImportResult(import_id, study_id, len(ids) - len(refused), created, refused, ids)
 
     def imports(
         self, *, study: str | None = None

@@ -1,0 +1,151 @@
+"""The workspace CLI end to end over a real SQLite store in a temp data dir."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+
+import pytest
+from typer.testing import CliRunner
+
+from litdesk.faces.cli import app
+
+ABSTRACT = "Aspirin reduced the risk of stroke by 20% in adults over 60."
+
+
+@pytest.fixture
+def run(tmp_settings, monkeypatch):
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0):
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == code, (result.output, result.exception)
+        return result
+
+    return invoke
+
+
+def _seed(run):
+    run("study", "new", "Stroke", "--description", "aspirin")
+    run(
+        "paper",
+        "save",
+        "--doi",
+        "10.1234/asp.1",
+        "--pmid",
+        "4242",
+        "--title",
+        "Aspirin trial",
+        "--abstract",
+        ABSTRACT,
+        "--study",
+        "Stroke",
+        "--status",
+        "to-read",
+    )
+
+
+def test_study_and_paper_flow(run):
+    _seed(run)
+    out = json.loads(
+        run("paper", "save", "--id", "PMID:4242", "--journal", "J Demo", "--json").stdout
+    )
+    assert out["id"] == "MED-4242" and out["created"] is False and out["changed"] is True
+    listed = json.loads(run("paper", "list", "--json").stdout)
+    assert [p["id"] for p in listed] == ["MED-4242"] and listed[0]["journal"] == "J Demo"
+    run("paper", "status", "10.1234/asp.1", "reading")
+    run("paper", "status", "MED-4242", "skimmed", code=2)
+    run("paper", "status", "MED-1", "read", code=4)
+    studies = json.loads(run("study", "list", "--json").stdout)
+    assert [(s["name"], s["papers"]) for s in studies] == [("Stroke", 1)]
+    show = json.loads(run("study", "show", "Stroke", "--json").stdout)
+    assert show["papers"][0]["status"] == "reading"
+    run("study", "new", "Stroke", code=2)
+    run("study", "show", "Nope", code=4)
+
+
+def test_notes_highlights_and_refusals(run):
+    _seed(run)
+    hl = json.loads(
+        run(
+            "paper",
+            "highlight",
+            "MED-4242",
+            "risk of stroke",
+            "--comment",
+            "key",
+            "--study",
+            "Stroke",
+            "--json",
+        ).stdout
+    )
+    assert hl["anchor"]["start"] == ABSTRACT.index("risk of stroke")
+    run("paper", "highlight", "MED-4242", "risk of stroke", "--start", "0", code=3)
+    run("paper", "highlight", "MED-4242", "not in it", code=3)
+    run("paper", "note", "MED-4242", "paper-level comment", "--study", "Stroke")
+    notes = json.loads(run("paper", "notes", "MED-4242", "--json").stdout)
+    assert [n["kind"] for n in notes["notes"]] == ["highlight", "comment"]
+
+
+def test_evidence_csv_notebook_and_study_zip(run, tmp_path):
+    _seed(run)
+    run(
+        "evidence",
+        "add",
+        "MED-4242",
+        "--finding",
+        '=HYPERLINK("x")',
+        "--passage",
+        "reduced the risk  of stroke",
+        "--population",
+        "adults",
+        "--study",
+        "Stroke",
+    )
+    run("evidence", "add", "MED-4242", "--finding", "f", "--passage", "nope", code=3)
+    run(
+        "evidence",
+        "add",
+        "MED-4242",
+        "--finding",
+        "f",
+        "--passage",
+        "p",
+        "--source",
+        "external",
+        code=2,
+    )
+    listed = json.loads(run("evidence", "list", "--study", "Stroke", "--json").stdout)
+    assert [e["recheck"] for e in listed["evidence"]] == ["ok"]
+    rows = list(csv.DictReader(io.StringIO(run("evidence", "export", "--study", "Stroke").stdout)))
+    assert rows[0]["finding"] == '\'=HYPERLINK("x")' and rows[0]["population"] == "adults"
+    md = run("notebook", "export", "--study", "Stroke").stdout
+    assert "> reduced the risk of stroke" in md and "Source: abstract of MED-4242" in md
+    target = tmp_path / "stroke.zip"
+    run("study", "export", "Stroke", "-o", str(target))
+    run("study", "export", "Stroke", "-o", str(target), code=2)  # no silent overwrite
+    with zipfile.ZipFile(target) as zf:
+        assert "evidence.csv" in zf.namelist() and "manifest.json" in zf.namelist()
+    out = json.loads(run("study", "import", str(target), "--json").stdout)
+    assert out["name"] == "Stroke (recovered 1)" and out["evidence"] == 1
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    run("study", "import", str(bad), code=2)
+
+
+def test_save_from_fixture_file(run, fixtures_dir):
+    run("study", "new", "Imported")
+    ris = sorted((fixtures_dir / "bib" / "ris").glob("*.ris"))[0]
+    out = json.loads(
+        run("paper", "save", "--file", str(ris), "--study", "Imported", "--json").stdout
+    )
+    assert out["records_saved"] + len(out["records_refused"]) == len(out["paper_ids"]) > 0
+    again = json.loads(run("paper", "save", "--file", str(ris), "--json").stdout)
+    assert again["papers_created"] == 0  # re-saving never duplicates
+    show = json.loads(run("study", "show", "Imported", "--json").stdout)
+    assert len(show["imports"]) == 1 and len(show["papers"]) == len(
+        {i for i in out["paper_ids"] if i}
+    )
