@@ -380,3 +380,44 @@ def test_openalex_semantic_is_a_bounded_shortlist() -> None:
 def test_deep_nesting_is_a_parse_error(parse, body: bytes) -> None:
     with pytest.raises(ProviderParseError):
         parse(body)
+
+
+def test_europepmc_removes_only_byte_identical_duplicates() -> None:
+    a = {"id": "1", "source": "MED", "pmid": "1", "title": "A"}
+    conflicting = {"id": "1", "source": "MED", "pmid": "1", "title": "A", "doi": "10.1000/z"}
+    page = parse_europepmc(_epmc(a, dict(a), conflicting, hit_count=3))
+    assert [p.doi for p in page.papers] == [None, "10.1000/z"]
+    assert page.warnings == ["record 2 skipped: byte-identical duplicate of record 1"]
+
+
+def test_pubmed_esummary_json() -> None:
+    doc = {
+        "result": {
+            "uids": ["11", "12"],
+            "11": {
+                "uid": "11",
+                "title": "Sum <i>one</i>",
+                "pubdate": "2001 Mar",
+                "authors": [{"name": "Doe J"}],
+                "fulljournalname": "J One",
+                "articleids": [
+                    {"idtype": "doi", "value": "10.1000/one"},
+                    {"idtype": "pmc", "value": "PMC5"},
+                ],
+                "pubtype": ["Retracted Publication"],
+            },
+            "12": {"uid": "12", "error": "cannot get document summary"},
+        }
+    }
+    page = parse_pubmed(json.dumps(doc).encode())
+    assert [p.pmid for p in page.papers] == ["11"]
+    paper = page.papers[0]
+    assert (paper.title, paper.year, paper.journal, paper.doi, paper.pmcid, paper.retracted) == (
+        "Sum one",
+        2001,
+        "J One",
+        "10.1000/one",
+        "PMC5",
+        True,
+    )
+    assert len(page.warnings) == 1 and "12" in page.warnings[0]

@@ -74,7 +74,7 @@ def parse_response(
 ) -> ProviderPage:
     """Parse one provider response.
 
-    ``status`` must be 200, or 404 for an exact lookup (``request.operation ==
+    ``status`` must be 2xx (normally 200), or 404 for an exact lookup (``request.operation ==
     "lookup"``), which is an empty page with total 0. Other statuses are the
     transport's to map (use :func:`error_message` for their bodies) and raise.
     """
@@ -84,7 +84,7 @@ def parse_response(
         raise ProviderParseError(provider, f"request is for {request.provider}, not {provider}")
     if status == 404 and request.operation == "lookup":
         return ProviderPage(papers=[], total=0, next_cursor=None)
-    if status != 200:
+    if not 200 <= status < 300:
         raise ProviderParseError(provider, f"HTTP {status} is not a success body", body)
     if provider == "europepmc":
         return parse_europepmc(body, cursor=_param(request, "cursorMark"))

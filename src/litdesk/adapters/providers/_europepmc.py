@@ -64,13 +64,20 @@ def _parse(body: bytes, cursor: str | None) -> ProviderPage:
     total = as_int(doc.get("hitCount"))
     results = as_list(as_dict(doc.get("resultList")).get("result"))
     b = Builder(PROVIDER)
-    for record in results:
+    seen: dict[str, int] = {}
+    for number, record in enumerate(results, start=1):
         if not isinstance(record, dict):
             b.seen += 1
             b.skip("not an object")
             continue
+        key = _fallback(record)
+        if key in seen:  # only byte-identical duplicates go; conflicting ones stay
+            b.seen += 1
+            b.skip(f"byte-identical duplicate of record {seen[key]}")
+            continue
+        seen[key] = number
         fields, source_id = europepmc_record(record)
-        b.add(fields, source_id=source_id, fallback=_fallback(record))
+        b.add(fields, source_id=source_id, fallback=key)
     next_cursor = as_str(doc.get("nextCursorMark"))
     if next_cursor is not None and (next_cursor == cursor or not results):
         next_cursor = None
