@@ -7,7 +7,7 @@ from typing import Any
 
 from litdesk._errors import ConfigError
 from litdesk._settings import Settings, get_settings
-from litdesk.services.fulltext import run_with_transport
+from litdesk.services.fulltext import run_with_transport, store_allowance
 
 from ._service import CitationResult, CitationService, Mode
 
@@ -27,6 +27,11 @@ def discover_sync(
         raise ConfigError(OPENALEX_KEY_NEEDED, code="openalex_key")
 
     async def work(transport: Any) -> CitationResult:
-        return await CitationService(transport).discover(mode, list(seeds), page=page)
+        allowance = store_allowance(settings)
+        try:
+            service = CitationService(transport, allowance=allowance)
+            return await service.discover(mode, list(seeds), page=page)
+        finally:
+            allowance.close()
 
     return run_with_transport(settings, work)

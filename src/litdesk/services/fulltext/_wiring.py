@@ -9,9 +9,10 @@ from typing import Any, TypeVar
 from litdesk._errors import ConfigError
 from litdesk._settings import Settings, get_settings
 
+from ._allowance import StoreAllowance
 from ._service import MAX_FULLTEXT_BYTES, FullTextResult, FullTextService
 
-__all__ = ["fetch_fulltext_sync", "make_transport", "run_with_transport"]
+__all__ = ["fetch_fulltext_sync", "make_transport", "run_with_transport", "store_allowance"]
 
 T = TypeVar("T")
 
@@ -49,6 +50,13 @@ def run_with_transport(
     return asyncio.run(main())
 
 
+def store_allowance(settings: Settings) -> StoreAllowance:
+    """The store's daily allowance for ``settings`` (opened and migrated)."""
+    from litdesk.adapters.store import open_store
+
+    return StoreAllowance(open_store(settings), settings)
+
+
 def fetch_fulltext_sync(
     paper_id: str, *, refresh: bool = False, settings: Settings | None = None
 ) -> FullTextResult:
@@ -57,7 +65,11 @@ def fetch_fulltext_sync(
     cache_dir = settings.resolved_data_dir() / "fulltext"
 
     async def work(transport: Any) -> FullTextResult:
-        service = FullTextService(transport, cache_dir=cache_dir)
-        return await service.get(paper_id, refresh=refresh)
+        allowance = store_allowance(settings)
+        try:
+            service = FullTextService(transport, cache_dir=cache_dir, allowance=allowance)
+            return await service.get(paper_id, refresh=refresh)
+        finally:
+            allowance.close()
 
     return run_with_transport(settings, work, min_body_bytes=MAX_FULLTEXT_BYTES)
