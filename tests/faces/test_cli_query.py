@@ -157,6 +157,7 @@ def test_caret_lines_window() -> None:
     assert shown.startswith("…") and shown.endswith("(y")
     assert len(caret) - len(caret.lstrip()) == shown.index("(y")
     assert caret.strip() == "^^"
+    assert caret_lines("a\udcffb", 2, 2) == ("a\ufffdb", " ^")
     shown, caret = caret_lines("a\tb", 3, 3)
     assert (shown, caret) == ("a b", "  ^")
 

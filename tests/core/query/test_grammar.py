@@ -153,6 +153,7 @@ def test_to_dict_is_json_ready() -> None:
         ("!!! ---", "empty", 1, 7),
         ("a\x00b", "control", 2, 2),
         ("ok \x7f", "control", 4, 4),
+        ("ok\udcff", "unsupported", 3, 3),
         ("abc\\", "escape", 4, 4),
         ('"abc\\', "escape", 5, 5),
         ('x "open phrase', "quote", 3, 14),
@@ -214,7 +215,7 @@ def test_tab_and_newline_are_whitespace() -> None:
 
 _ALPHABET = st.sampled_from(
     list('abcXYZ019 ()"\\:-*\t\n')
-    + ["AND", "OR", "NOT", "TITLE:", "AUTH:", "JOURNAL:", "é", "\x01"]
+    + ["AND", "OR", "NOT", "TITLE:", "AUTH:", "JOURNAL:", "é", "\x01", "\udcff"]
 )
 _TEXT = st.one_of(st.text(max_size=80), st.lists(_ALPHABET, max_size=30).map("".join))
 

@@ -240,8 +240,16 @@ def _check_text(text: str) -> None:
             len(text),
         )
     for i, ch in enumerate(text):
-        if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc":
+        category = unicodedata.category(ch)
+        if category == "Cc" and ch not in _ALLOWED_CONTROLS:
             raise _err(f"control character U+{ord(ch):04X} is not allowed", "control", i, i + 1)
+        if category == "Cs":
+            raise _err(
+                f"U+{ord(ch):04X} is half of a surrogate pair, not a character",
+                "unsupported",
+                i,
+                i + 1,
+            )
     if not text.strip():
         raise _err("the query is empty", "empty", 0, len(text))
     if not any(ch.isalnum() for ch in text):

@@ -54,7 +54,9 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
 def caret_lines(text: str, position: int, end: int) -> tuple[str, str]:
     """The query (a window around the error, whitespace shown as spaces) and a caret
     line marking characters ``position``..``end`` (1-based, inclusive)."""
-    flat = "".join(" " if ch in "\t\r\n" else ch for ch in text)
+    flat = "".join(
+        " " if ch in "\t\r\n" else "\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text
+    )
     start = max(0, position - 1 - _WINDOW)
     stop = min(len(flat), max(end, position) + _WINDOW)
     shown = flat[start:stop]
