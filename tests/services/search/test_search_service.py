@@ -236,3 +236,43 @@ def test_budget_exhausted_lane(settings):
     meter = DailyMeter({p: 0 for p in PROVIDERS} | {"arxiv": 5})
     trace = _run(settings, handler, validate_request("x", ["openalex", "arxiv"]), meter=meter)
     assert [a.outcome for a in trace.attempts] == ["budget_exhausted", "ok"]
+
+
+def test_follow_up_fetch_failure_keeps_the_ids_with_a_warning(settings):
+    import dataclasses
+
+    def follow_up(request, page):
+        if request.operation != "search":
+            return None
+        return dataclasses.replace(
+            request,
+            operation="fetch",
+            url=URLS["pubmed"].replace("esearch", "efetch"),
+            lane="pubmed-fetch",
+        )
+
+    kit = dataclasses.replace(KIT, follow_up=follow_up)
+
+    def handler(request):
+        if "efetch" in request.url.path:
+            return httpx.Response(500, content=b"efetch broke")
+        return httpx.Response(200, content=_body("pubmed"))
+
+    async def go():
+        transport = ProviderTransport(
+            settings,
+            transport=httpx.MockTransport(handler),
+            pacer=Pacer({p: 0.0 for p in PROVIDERS}),
+            meter=DailyMeter({p: 1000 for p in PROVIDERS}),
+        )
+        async with transport:
+            return await SearchService(settings, transport, kit=kit).search(
+                validate_request("x", ["pubmed"])
+            )
+
+    trace = asyncio.run(go())
+    assert [a.lane for a in trace.attempts] == ["pubmed-keyword", "pubmed-fetch"]
+    assert [a.status for a in trace.attempts] == ["success", "failed"]
+    assert trace.status == "partial"
+    assert len(trace.sightings_of("pubmed")) == 3  # the ids survive
+    assert any("could not be fetched" in w for w in trace.attempts[0].warnings)

@@ -23,6 +23,15 @@ from ._errors import TransportRefused
 __all__ = ["DailyMeter"]
 
 
+def _lock(fd: int) -> None:
+    """An exclusive advisory lock released when the file closes (POSIX; a no-op elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: single-process counting only
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
 class DailyMeter:
     def __init__(
         self,
@@ -80,7 +89,17 @@ class DailyMeter:
 
     def reserve(self, provider: str) -> None:
         """Count one call to ``provider`` or refuse (``budget_exhausted``) when the day's
-        allowance is spent."""
+        allowance is spent. With a file, the read-count-write holds an exclusive lock so
+        two litdesk processes cannot both take the last call."""
+        if self.path is None:
+            self._reserve(provider)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_suffix(".lock"), "a+b") as lock:
+            _lock(lock.fileno())
+            self._reserve(provider)
+
+    def _reserve(self, provider: str) -> None:
         day = self._now().date().isoformat()
         counts = self._load(day)
         limit = self.limits.get(provider, 0)

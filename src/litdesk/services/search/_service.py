@@ -158,15 +158,14 @@ class SearchService:
             second_request = kit.follow_up(compiled, outcome.page)
         except CompileRefused as exc:
             outcome.page.warnings.append(f"records not fetched: {exc.reason}")
-            return [
-                (
-                    outcome,
-                    attempt_from_outcome(
-                        outcome, parser=first[1].parser, requested_cursor=request.cursor
-                    ),
-                    first[2],
-                )
-            ]
+            again = attempt_from_outcome(
+                outcome,
+                parser=first[1].parser,
+                requested_cursor=request.cursor,
+                reuse=first[1].reuse,
+                received_at=first[1].received_at,
+            )
+            return [(outcome, again, first[2])]
         if second_request is None:
             return [first]
         second = await self._attempt(second_request, None)
