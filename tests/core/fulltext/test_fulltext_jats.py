@@ -348,3 +348,19 @@ def test_sub_article_bodies_are_not_read() -> None:
     )
     ft = parse_fulltext(article(body=body), expected_pmcid=None)
     assert [b.text for b in ft.blocks] == ["Main."]
+
+
+def test_declaration_scan_stays_linear_on_hostile_input() -> None:
+    import time
+
+    hostile = b"<!DOCTYPE a '" + b"<!DOCTYPE '" * 300_000
+    started = time.perf_counter()
+    with pytest.raises(LitdeskError):
+        parse_fulltext(hostile, expected_pmcid=None)
+    assert time.perf_counter() - started < 5
+
+
+def test_a_second_doctype_with_a_subset_is_still_refused_or_malformed() -> None:
+    doc = b'<!DOCTYPE article SYSTEM "x.dtd"><!DOCTYPE article [<!ELEMENT a ANY>]><article/>'
+    with pytest.raises((FullTextMalformed, FullTextRefused)):
+        parse_fulltext(doc, expected_pmcid=None)

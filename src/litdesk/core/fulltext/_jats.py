@@ -10,6 +10,7 @@ CC0 and the Public Domain Mark, identified by URL, are readable.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any, Final
@@ -179,9 +180,12 @@ def _decode(xml: bytes) -> str:
 def _check_declarations(text: str) -> None:
     if re.search(r"<!\s*ENTITY", text, re.IGNORECASE):
         raise FullTextRefused("the document declares entities (<!ENTITY); refused", code="entity")
-    for m in re.finditer(r"<!\s*DOCTYPE", text, re.IGNORECASE):
+    # Only the first DOCTYPE can be a declaration (a second one is a syntax error that
+    # the parser refuses); scanning just that one keeps this check linear in size.
+    m = re.search(r"<!\s*DOCTYPE", text, re.IGNORECASE)
+    if m is not None:
         quote = ""
-        for ch in text[m.end() :]:
+        for ch in itertools.islice(text, m.end(), None):
             if quote:
                 if ch == quote:
                     quote = ""
