@@ -4,6 +4,7 @@ search runs, cache coalescing and allowances."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, date, datetime
 
 import pytest
@@ -226,3 +227,71 @@ def test_allowance_argument_errors(store: Store):
         reserve(store, "openalex", "alice", DAY, 0, 3)
     with pytest.raises(InputError):
         reserve(store, "", "alice", DAY, 5, 3)
+
+
+def test_coalesce_runs_once_and_shares_the_result(store: Store):
+    from litdesk.adapters.store import coalesce
+
+    calls: list[int] = []
+    outcomes: list[tuple] = []
+    barrier = threading.Barrier(5)
+
+    def produce():
+        calls.append(1)
+        time.sleep(0.4)
+        return {"hits": ["a"]}, True
+
+    def worker():
+        barrier.wait()
+        outcomes.append(coalesce(store, "q", "alice", produce, ttl_seconds=300, poll_seconds=0.05))
+
+    threads = [threading.Thread(target=worker) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    assert sorted(o[1] for o in outcomes) == ["coalesced"] * 4 + ["fresh"]
+    assert all(o[0] == {"hits": ["a"]} for o in outcomes)
+    assert coalesce(store, "q", "alice", produce, ttl_seconds=300) == ({"hits": ["a"]}, "cache")
+    assert len(calls) == 1
+
+
+def test_coalesce_failures_and_partial_results_are_not_cached(store: Store):
+    from litdesk.adapters.store import coalesce
+
+    def boom():
+        raise RuntimeError("provider down")
+
+    with pytest.raises(RuntimeError):
+        coalesce(store, "q", "alice", boom, ttl_seconds=300)
+    assert coalesce(store, "q", "alice", lambda: ("partial", False), ttl_seconds=300) == (
+        "partial",
+        "fresh",
+    )
+    assert cache_get(store, "q", "alice") is None
+    assert coalesce(store, "q", "alice", lambda: ("full", True), ttl_seconds=300)[1] == "fresh"
+    assert cache_get(store, "q", "alice") == "full"
+
+
+def test_concurrent_saves_of_one_paper_never_duplicate(store: Store):
+    from litdesk.services.workspace import Workspace
+
+    ws = Workspace(store)
+    barrier = threading.Barrier(6)
+    errors: list[BaseException] = []
+
+    def worker(i: int):
+        barrier.wait()
+        try:
+            ws.save_paper(make_paper(pmid="77", doi="10.1234/same", title=f"t{i}"))
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(ws.papers()) == 1

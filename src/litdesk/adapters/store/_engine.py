@@ -38,7 +38,8 @@ __all__ = [
 MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS: Final = 30_000
 _MIGRATION_LOCK: Final = (1909102026, 4)
-MAX_DOCUMENT_BYTES: Final = 20_000_000
+#: Largest stored JSON document read back (characters): an import trace of a 200 MB file.
+MAX_DOCUMENT_BYTES: Final = 1_000_000_000
 
 
 class StoreError(ExternalError):

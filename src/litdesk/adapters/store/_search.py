@@ -4,6 +4,8 @@ in-flight coalescing, and daily allowances reserved atomically (fail closed)."""
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final, Literal
@@ -26,6 +28,7 @@ __all__ = [
     "cache_fill",
     "cache_get",
     "cache_purge",
+    "coalesce",
     "get_search_run",
     "link_or_insert_run",
     "list_search_runs",
@@ -258,6 +261,46 @@ def cache_purge(store: Store, *, now: float | None = None) -> int:
     with store.write() as conn:
         done = conn.execute(sa.delete(search_cache).where(search_cache.c.expires_at <= _epoch(now)))
     return int(done.rowcount)
+
+
+def coalesce(
+    store: Store,
+    key: str,
+    owner: str,
+    produce: Callable[[], tuple[Any, bool]],
+    *,
+    ttl_seconds: float,
+    lease_seconds: float = 60.0,
+    poll_seconds: float = 0.1,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[Any, Literal["fresh", "cache", "coalesced"]]:
+    """Run ``produce`` at most once per (key, owner) across processes sharing the store.
+
+    ``produce`` returns ``(value, cacheable)``; only cacheable values are stored (for
+    example: only runs in which every lane succeeded). A caller that finds the same
+    search in flight waits for it ("coalesced"); if the runner fails or dies, the
+    claim is dropped or its lease runs out and a waiter runs the search itself.
+    """
+    waited = False
+    while True:
+        claim = cache_claim(store, key, owner, lease_seconds=lease_seconds, now=clock())
+        if claim.state == "hit":
+            return claim.value, ("coalesced" if waited else "cache")
+        if claim.state == "claimed":
+            break
+        waited = True
+        sleep(poll_seconds)
+    try:
+        value, cacheable = produce()
+    except BaseException:
+        cache_abandon(store, key, owner)
+        raise
+    if cacheable:
+        cache_fill(store, key, owner, value, ttl_seconds=ttl_seconds, now=clock())
+    else:
+        cache_abandon(store, key, owner)
+    return value, "fresh"
 
 
 # --- allowances ----------------------------------------------------------------------

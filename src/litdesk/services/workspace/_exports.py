@@ -54,10 +54,10 @@ __all__ = [
 ]
 
 EXPORT_VERSION: Final = 1
-MAX_ZIP_BYTES: Final = 200_000_000
+MAX_ZIP_BYTES: Final = 512_000_000  # the ZIP file itself
 MAX_ZIP_MEMBERS: Final = 5_000
-MAX_ZIP_MEMBER_BYTES: Final = 50_000_000
-MAX_ZIP_TOTAL_BYTES: Final = 500_000_000
+MAX_ZIP_MEMBER_BYTES: Final = 256_000_000  # one member, uncompressed
+MAX_ZIP_TOTAL_BYTES: Final = 1_000_000_000  # all members, uncompressed
 _MEMBER = re.compile(
     r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json"
     r"|search-runs/[A-Za-z0-9._-]{1,100}\.(?:json|ris)|imports/[A-Za-z0-9._-]{1,100}\.json)$"

@@ -48,6 +48,7 @@ __all__ = [
 MAX_STUDY_NAME: Final = 200
 MAX_DESCRIPTION: Final = 4_000
 _IDENTIFIERS: Final = ("doi", "pmid", "pmcid", "openalex_id")
+_IDENTITY_LOCK: Final = 1909102029
 
 
 def now_iso() -> str:
@@ -209,6 +210,8 @@ class Workspace:
     # --- papers ----------------------------------------------------------------------
 
     def _save(self, conn: Connection, paper: Paper, now: str) -> SaveResult:
+        # PostgreSQL: serialise identity upserts (SQLite's BEGIN IMMEDIATE already does)
+        self.store.lock(conn, _IDENTITY_LOCK, "papers")
         matches = repo.find_paper_ids(conn, identity_keys(paper))
         ids = sorted(set(matches.values()))
         if len(ids) > 1:
