@@ -418,3 +418,10 @@ def test_parsed_query_is_reparsed_for_another_field() -> None:
     f = SearchFilters(field="author", include_retracted=True)
     assert compile_search("europepmc", q, f).executed_query == 'AUTH:"Smith J"'
     assert compile_search("europepmc", q, ALL).executed_query == '"Smith" AND "J"'
+
+
+def test_unencodable_tree_is_refused() -> None:
+    from litdesk.core.query import Query, Term
+
+    tree = Query("x", Term("a\udcff"), False)
+    assert "encoded" in refused("openalex", tree)  # type: ignore[arg-type]

@@ -139,6 +139,9 @@ def test_bad_identifiers_are_input_errors() -> None:
         compile_lookup("europepmc", "doi", "not a doi")
     with pytest.raises(IdentifierError):
         compile_lookup("europepmc", "isbn", "123")
+    with pytest.raises(IdentifierError):
+        compile_lookup("crossref", "doi", "10.1234/a\udcff")
+    assert plan_identifier("10.1234/a\udcff") is None
 
 
 def test_compile_fetch() -> None:

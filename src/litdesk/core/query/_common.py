@@ -193,7 +193,10 @@ def finish(
         lane=lane,
         warnings=tuple(dict.fromkeys(warnings)),
     )
-    size = len(full_url(request).encode("utf-8"))
+    try:
+        size = len(full_url(request).encode("utf-8"))
+    except UnicodeEncodeError:
+        raise CompileRefused(provider, "the request has text that cannot be encoded") from None
     if size > MAX_URL_BYTES:
         raise CompileRefused(
             provider, f"the request URL would be {size:,} bytes (at most {MAX_URL_BYTES:,})"

@@ -76,6 +76,17 @@ def _provider(name: str) -> ProviderName:
     raise CompileRefused(str(name)[:40], f"unknown provider (use one of {', '.join(PROVIDERS)})")
 
 
+def _encodable(text: object) -> bool:
+    """Text that can be sent (no lone surrogates)."""
+    if not isinstance(text, str):
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check_filters(filters: SearchFilters) -> None:
     checks = {
         "field": ("all", "title", "abstract", "author"),
@@ -127,7 +138,7 @@ def compile_lookup(provider: str, namespace: str, value: str) -> CompiledRequest
         raise IdentifierError(
             f"unknown identifier namespace {str(namespace)[:40]!r} (use {', '.join(NAMESPACES)})"
         )
-    canonical = normalise(value)
+    canonical = normalise(value) if _encodable(value) else None
     if canonical is None:
         raise IdentifierError(f"not a valid {namespace}: {str(value)[:80]!r}")
     return _LOOKUP[name](namespace, canonical)
@@ -159,7 +170,7 @@ class ExactIdentifier:
 
 def plan_identifier(text: str, *, field: str = "all") -> ExactIdentifier | None:
     """The exact identifier the whole input is (field ``all`` only), else ``None``."""
-    if field != "all" or not isinstance(text, str) or len(text) > 4096:
+    if field != "all" or not isinstance(text, str) or len(text) > 4096 or not _encodable(text):
         return None
     found = detect_identifier(text)
     if found is None:
