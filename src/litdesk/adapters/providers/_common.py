@@ -24,6 +24,7 @@ from litdesk.core.records import (
     normalize_openalex_id,
     normalize_pmcid,
     normalize_pmid,
+    normalize_source_id,
 )
 from litdesk.core.search import ProviderPage
 
@@ -38,12 +39,18 @@ __all__ = [
     "as_int",
     "as_list",
     "as_str",
+    "build_paper",
+    "child",
+    "children",
+    "descendants",
     "drop_heading",
     "guarded",
     "load_json",
     "load_xml",
     "local",
+    "one_line",
     "plain_text",
+    "text_of",
     "xml_text",
     "year_of",
 ]
@@ -450,14 +457,9 @@ def build_paper(
         elif key in {"authors", "keywords", "publication_types"}:
             value = tuple(str(v)[:2_000] for v in value if isinstance(v, str) and v.strip())
         clean[key] = value
-    if source_id is not None:
-        from litdesk.core.records import normalize_source_id
-
-        if normalize_source_id(source_id) is None:
-            notes.append(
-                ("malformed_identifier", f"malformed source id dropped: {_show(source_id)}")
-            )
-            source_id = None
+    if source_id is not None and normalize_source_id(source_id) is None:
+        notes.append(("malformed_identifier", f"malformed source id dropped: {_show(source_id)}"))
+        source_id = None
     for _ in range(4):
         try:
             return make_paper(source_id=source_id, fallback_key=fallback, **clean), notes
