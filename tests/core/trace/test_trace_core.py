@@ -183,3 +183,24 @@ def test_entry_freshness():
     assert not entry_is_fresh(entry, t0 + timedelta(days=14))
     digest_only = EvidenceEntry(key, 200, "d", 1, t0, None, "digest")
     assert not entry_is_fresh(digest_only, t0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(max_size=50),
+    st.lists(st.text(max_size=20), max_size=8),
+    st.one_of(st.none(), st.integers(min_value=-5, max_value=3000)),
+    st.integers(min_value=-5, max_value=200),
+    st.one_of(st.none(), st.text(max_size=30)),
+)
+def test_validate_request_refuses_or_accepts_never_crashes(query, providers, year, limit, cursor):
+    try:
+        req = validate_request(
+            query, providers, filters=SearchFilters(year_from=year), limit=limit, cursor=cursor
+        )
+    except SearchRequestError as exc:
+        assert exc.message
+        return
+    assert req.query.strip() == req.query and req.query
+    assert set(req.providers) <= set(PROVIDERS) and len(set(req.providers)) == len(req.providers)
+    assert 1 <= req.limit <= 100

@@ -115,7 +115,7 @@ def test_all_six_lanes_run_concurrently(settings):
     wall = time.perf_counter() - started
     assert trace.status == "success"
     assert [a.provider for a in trace.attempts] == list(PROVIDERS)  # request order kept
-    assert wall < max(delays.values()) + 0.3, wall  # not the 1.4 s sum
+    assert wall < max(delays.values()) + 0.5, wall  # far below the 1.4 s sum
     # no deduplication: the shared DOI is a sighting once per provider
     shared = [s for s in trace.sightings if s.paper.doi == "10.1000/shared"]
     assert len(shared) == 6
