@@ -177,3 +177,16 @@ def test_cursor_and_limit_reach_the_request() -> None:
     assert dict(providers["europepmc"]["request"]["params"])["cursorMark"] == "40"
     assert dict(providers["pubmed"]["request"]["params"])["retstart"] == "40"
     assert dict(providers["pubmed"]["request"]["params"])["retmax"] == "10"
+
+
+def test_undecodable_argument_is_a_clean_error() -> None:
+    result = run("ab\udcff", "--json")
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    assert data["query"] == "ab\ufffd"
+    assert data["error"]["code"] == "unsupported"
+
+
+def test_tree_labels_fields() -> None:
+    out = run("AUTH_LAST:roe TITLE:x", "-p", "europepmc").stdout
+    assert 'AUTH_LAST: term "roe"' in out and 'TITLE: term "x"' in out

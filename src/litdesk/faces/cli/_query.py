@@ -37,6 +37,17 @@ _TYPES = ("all", "review", "preprint", "journal")
 _SORTS = ("relevance", "newest", "cited")
 _MODES = ("keyword", "semantic")
 _WINDOW = 60
+_FIELD_LABELS = {
+    "title": "TITLE",
+    "abstract": "ABSTRACT",
+    "author": "AUTHOR",
+    "author_last": "AUTH_LAST",
+}
+
+
+def _safe(text: str) -> str:
+    """``text`` with lone surrogates (undecodable command-line bytes) shown as U+FFFD."""
+    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
 
 
 class QueryArgumentError(InputError):
@@ -54,9 +65,7 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
 def caret_lines(text: str, position: int, end: int) -> tuple[str, str]:
     """The query (a window around the error, whitespace shown as spaces) and a caret
     line marking characters ``position``..``end`` (1-based, inclusive)."""
-    flat = "".join(
-        " " if ch in "\t\r\n" else "\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text
-    )
+    flat = "".join(" " if ch in "\t\r\n" else ch for ch in _safe(text))
     start = max(0, position - 1 - _WINDOW)
     stop = min(len(flat), max(end, position) + _WINDOW)
     shown = flat[start:stop]
@@ -72,7 +81,7 @@ def caret_lines(text: str, position: int, end: int) -> tuple[str, str]:
 
 def _label(node: Node) -> Text:
     if isinstance(node, Term):
-        field = f"{node.field.upper()}: " if node.field else ""
+        field = f"{_FIELD_LABELS[node.field]}: " if node.field else ""
         kind = "phrase" if node.phrase else "term"
         return Text(f'{field}{kind} "{node.text}"  [{node.position}-{node.end}]')
     if isinstance(node, Not):
@@ -180,14 +189,14 @@ def query_cmd(
     if as_json:
         emit_json(
             {
-                "query": query,
+                "query": _safe(query),
                 "ast": parsed.to_dict() if parsed is not None else None,
                 "identifier": identifier.to_dict() if identifier is not None else None,
                 "providers": outcomes,
             }
         )
         return
-    console.print(Text(f"Query: {query}", style="bold"), soft_wrap=True)
+    console.print(Text(f"Query: {_safe(query)}", style="bold"), soft_wrap=True)
     if identifier is not None:
         console.print(
             Text(f"Exact identifier: {identifier.namespace} {identifier.value} (lookups)")
@@ -202,7 +211,7 @@ def query_cmd(
 
 def _syntax_error(text: str, exc: QuerySyntaxError, *, as_json: bool) -> None:
     if as_json:
-        emit_json({"query": text, "error": exc.to_dict()})
+        emit_json({"query": _safe(text), "error": exc.to_dict()})
     else:
         shown, caret = caret_lines(text, exc.position, exc.end)
         err_console.print(Text(f"litdesk: {exc.message} [{exc.code}]"), soft_wrap=True)
