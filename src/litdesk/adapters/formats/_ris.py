@@ -575,8 +575,13 @@ def _line(out: list[str], tag: str, value: str | None) -> None:
 
 
 def dumps(papers: Sequence[Paper], *, abstracts: bool = True) -> str:
-    """RIS text for ``papers`` (one record each, ``ER`` after each, CRLF-free)."""
+    """RIS text for ``papers`` (one record each, ``ER`` after each, LF line ends).
+
+    ``ID`` carries the litdesk id, written once per export so the file re-imports
+    without a duplicate-id refusal when the same paper is listed twice.
+    """
     out: list[str] = []
+    written: set[str] = set()
     for paper in papers:
         out.append(f"TY  - {ris_type(paper)}")
         _line(out, "TI", paper.title)
@@ -614,7 +619,9 @@ def dumps(papers: Sequence[Paper], *, abstracts: bool = True) -> str:
             )
         if note:
             _line(out, "N1", "; ".join(note))
-        _line(out, "ID", paper.id)
+        if paper.id not in written:  # a second copy of a paper gets no ID: ids stay unique
+            written.add(paper.id)
+            _line(out, "ID", paper.id)
         out.append("ER  - ")
         out.append("")
     return "\n".join(out)

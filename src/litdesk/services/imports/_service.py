@@ -14,7 +14,7 @@ from typing import Any
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters import formats
-from litdesk.core.imports import ImportTrace
+from litdesk.core.imports import ImportRefused, ImportTrace
 from litdesk.core.records import Paper
 
 __all__ = ["ImportBatch", "RefusedFile", "convert_files", "import_files"]
@@ -114,7 +114,7 @@ def convert_files(
     """Import ``paths`` and write every paper read as ``to`` (ris, bibtex, csljson, csv)."""
     target = to.strip().lower()
     if target not in formats.EXPORT_FORMATS:
-        raise InputError(
+        raise ImportRefused(
             f"cannot convert to {to[:40]!r} (choose one of {', '.join(formats.EXPORT_FORMATS)})",
             code="unsupported",
         )

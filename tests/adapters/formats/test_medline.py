@@ -1,0 +1,73 @@
+"""MEDLINE / PubMed .nbib: real exports and hand-written edge cases."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from litdesk.adapters import formats
+from litdesk.core.imports import ImportRefused
+from litdesk.core.records import normalize_doi
+
+DATA = Path(__file__).parent / "data" / "tagged"
+
+
+def provenance_counts(folder: Path) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for line in (folder / "PROVENANCE.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 2 and cells[0].startswith("`") and cells[1].isdigit():
+            out[cells[0].strip("`")] = int(cells[1])
+    return out
+
+
+@pytest.mark.fixtures
+def test_every_medline_fixture_parses_with_its_count_and_ids(fixtures_dir: Path) -> None:
+    folder = fixtures_dir / "bib" / "medline"
+    counts = provenance_counts(folder)
+    assert len(counts) >= 3
+    for name, expected in counts.items():
+        trace = formats.load(folder / name)
+        assert trace.source.format == "medline", name
+        assert len(trace.records) == expected, name
+        text = (folder / name).read_text(encoding="utf-8")
+        pmids = set(re.findall(r"^PMID- *(\d+)", text, re.M))
+        assert {p.pmid for p in trace.papers if p.pmid} == pmids, name
+        dois = {
+            d
+            for v in re.findall(r"^(?:LID|AID) - (.+?)\s*$", text, re.M)
+            if ("[doi]" in v or "doi.org" in v) and (d := normalize_doi(v.replace("[doi]", "")))
+        }
+        assert {p.doi for p in trace.papers if p.doi} == dois, name
+        assert all(p.title for p in trace.papers), name
+
+
+def test_two_records_without_a_blank_line_and_continuations() -> None:
+    trace = formats.load(DATA / "medline_two.nbib")
+    first, second = trace.records
+    assert first.paper.title == "First title that is continued here."
+    assert first.paper.authors == ("Doe, Jane",)
+    assert (first.paper.pmid, first.paper.pmcid, first.paper.doi) == (
+        "111",
+        "PMC999",
+        "10.1000/one",
+    )
+    assert (first.paper.year, first.paper.journal) == (2001, "Journal One")
+    assert first.source_id == "111" and first.paper.id == "MED-111"
+    assert (first.first_line, first.last_line) == (1, 10)
+    assert second.paper.doi == "10.1000/two" and second.first_line == 11
+    assert second.extras["XYZ"] == ["odd tag"]
+    assert [n.kind for n in second.notices] == ["unknown_tag"]
+
+
+def test_duplicate_pmids_are_refused() -> None:
+    with pytest.raises(ImportRefused) as info:
+        formats.load(DATA / "medline_dup.nbib")
+    assert info.value.code == "duplicate_ids"
+
+
+def test_medline_is_not_taken_for_ris() -> None:
+    assert formats.detect("PMID- 1\nTI  - x\n").name == "medline"
+    assert formats.detect("TY  - JOUR\nTI  - x\nER  - \n").name == "ris"

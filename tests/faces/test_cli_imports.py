@@ -1,0 +1,98 @@
+"""CLI: ``litdesk import`` and ``litdesk convert`` (exit codes, JSON shape, refusals)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litdesk.faces.cli._app import app
+
+GOOD = b"TY  - JOUR\nTI  - Good paper\nAU  - Doe, J\nPY  - 2021\nDO  - 10.1000/good\nER  - \n"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> Path:
+    path = tmp_path / "good.ris"
+    path.write_bytes(GOOD)
+    return path
+
+
+@pytest.fixture
+def bad(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"this is not an export\n")
+    return path
+
+
+def test_import_json_shape(runner: CliRunner, good: Path) -> None:
+    result = runner.invoke(app, ["import", str(good), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert set(doc) == {"imports", "refused"} and doc["refused"] == []
+    (imp,) = doc["imports"]
+    assert imp["source"]["format"] == "ris" and imp["source"]["bytes"] == len(GOOD)
+    assert imp["source"]["sha256"].startswith("sha256:")
+    (rec,) = imp["records"]
+    assert set(rec) == {"digest", "lines", "paper", "notices"}
+    assert rec["lines"] == [1, 6]
+    paper = rec["paper"]
+    for key in ("id", "title", "authors", "journal", "year", "doi", "pmid", "pmcid"):
+        assert key in paper
+    assert (paper["title"], paper["authors"], paper["year"]) == ("Good paper", ["Doe, J"], 2021)
+
+
+def test_refused_file_beside_a_good_one(runner: CliRunner, good: Path, bad: Path) -> None:
+    result = runner.invoke(app, ["import", str(bad), str(good), "--json"])
+    assert result.exit_code == 2
+    doc = json.loads(result.stdout)
+    assert [i["source"]["path"] for i in doc["imports"]] == [str(good)]
+    assert doc["refused"] == [
+        {"path": str(bad), "code": "unsupported", "message": doc["refused"][0]["message"]}
+    ]
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"litdesk: {bad}:")
+
+
+def test_import_summary_without_json(runner: CliRunner, good: Path) -> None:
+    result = runner.invoke(app, ["import", str(good)])
+    assert result.exit_code == 0
+    assert "good.ris" in result.stdout and "1 records from 1 file(s)" in result.stdout
+
+
+def test_unknown_format_option(runner: CliRunner, good: Path) -> None:
+    result = runner.invoke(app, ["import", str(good), "--format", "docx"])
+    assert result.exit_code == 2
+    assert "unknown format" in result.stderr
+
+
+def test_convert_to_stdout_and_file(
+    runner: CliRunner, good: Path, bad: Path, tmp_path: Path
+) -> None:
+    result = runner.invoke(app, ["convert", str(good), "--to", "ris"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("TY  - JOUR\nTI  - Good paper\n")
+    out = tmp_path / "out.csv"
+    result = runner.invoke(app, ["convert", str(good), str(bad), "--to", "csv", "-o", str(out)])
+    assert result.exit_code == 2
+    text = out.read_bytes().decode()
+    assert text.startswith("id,title,") and "Good paper" in text and "\r\n" in text
+    assert "1 records from 1 file(s) written" in result.stderr
+    result = runner.invoke(app, ["convert", str(good), "--to", "docx"])
+    assert result.exit_code == 2
+
+
+def test_progress_bar_on_big_files(runner: CliRunner, tmp_path: Path) -> None:
+    big = tmp_path / "big.ris"
+    big.write_bytes(b"".join(GOOD.replace(b"Good paper", f"P{i}".encode()) for i in range(70_000)))
+    assert big.stat().st_size > 4 * 1024 * 1024
+    result = runner.invoke(app, ["import", str(big)])
+    assert result.exit_code == 0
+    assert "70000 records" in result.stdout
