@@ -370,3 +370,13 @@ def test_recorded_body_cut_short_is_a_parse_error(keyed_settings, server, fixtur
     outcome, _ = asyncio.run(go())
     assert outcome.status == "parse_error"
     assert outcome.response_bytes == len(body) // 2
+
+
+def test_blank_openalex_key_counts_as_missing(tmp_settings, server):
+    from pydantic import SecretStr
+
+    settings = tmp_settings.model_copy(update={"openalex_api_key": SecretStr("  ")})
+    _route(server, "openalex", body=b"{}")
+    outcome, _ = asyncio.run(_run(settings, server.base, compiled("openalex")))
+    assert outcome.status == "unavailable" and "LITDESK_OPENALEX_API_KEY" in outcome.message
+    assert server.seen == []

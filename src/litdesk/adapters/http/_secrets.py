@@ -6,6 +6,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Final
 
+from pydantic import SecretStr
+
 from litdesk._settings import Settings
 
 __all__ = [
@@ -14,6 +16,7 @@ __all__ = [
     "RedactingFilter",
     "Redactor",
     "credentials_for",
+    "has_key",
 ]
 
 #: Parameter / header names that look like credentials. A compiled request carrying one
@@ -50,21 +53,29 @@ class Credentials:
         return f"Credentials({', '.join(names) or 'none'})"
 
 
+def _value(secret: SecretStr | None) -> str | None:
+    if secret is None:
+        return None
+    value = secret.get_secret_value().strip()
+    return value or None  # an empty variable is no key
+
+
 def credentials_for(provider: str, settings: Settings) -> Credentials:
     """The credentials for ``provider`` only: each key goes to its own host and no other."""
-    if provider == "openalex" and settings.openalex_api_key is not None:
-        key = settings.openalex_api_key.get_secret_value()
+    if provider == "openalex" and (key := _value(settings.openalex_api_key)):
         return Credentials(params=(("api_key", key),), secrets=(key,))
-    if provider == "semanticscholar" and settings.semantic_scholar_api_key is not None:
-        key = settings.semantic_scholar_api_key.get_secret_value()
+    if provider == "semanticscholar" and (key := _value(settings.semantic_scholar_api_key)):
         return Credentials(headers=(("x-api-key", key),), secrets=(key,))
-    if provider == "pubmed" and settings.ncbi_api_key is not None:
-        key = settings.ncbi_api_key.get_secret_value()
+    if provider == "pubmed" and (key := _value(settings.ncbi_api_key)):
         return Credentials(params=(("api_key", key),), secrets=(key,))
-    if provider == "crossref" and settings.crossref_plus_token is not None:
-        key = settings.crossref_plus_token.get_secret_value()
+    if provider == "crossref" and (key := _value(settings.crossref_plus_token)):
         return Credentials(headers=(("Crossref-Plus-API-Token", f"Bearer {key}"),), secrets=(key,))
     return Credentials()
+
+
+def has_key(provider: str, settings: Settings) -> bool:
+    """Whether ``provider`` has a (non-empty) credential configured."""
+    return bool(credentials_for(provider, settings).secrets)
 
 
 class Redactor:

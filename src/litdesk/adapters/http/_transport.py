@@ -31,7 +31,7 @@ from ._errors import TransportFailed, TransportRefused
 from ._exchange import KEPT_HEADERS, Exchange, sanitised_url
 from ._meter import DailyMeter
 from ._pacing import NCBI_WITH_KEY, Pacer, crossref_interval
-from ._secrets import CREDENTIAL_NAMES, RedactingFilter, Redactor, credentials_for
+from ._secrets import CREDENTIAL_NAMES, RedactingFilter, Redactor, credentials_for, has_key
 from ._status import lane_status_for, parse_retry_after
 
 __all__ = [
@@ -182,7 +182,7 @@ class ProviderTransport:
         self.meter = (
             meter if meter is not None else DailyMeter.from_settings(settings, persist=False)
         )
-        intervals = {"pubmed": NCBI_WITH_KEY} if settings.ncbi_api_key is not None else None
+        intervals = {"pubmed": NCBI_WITH_KEY} if has_key("pubmed", settings) else None
         self.pacer = pacer or Pacer(intervals, clock=clock, sleep=sleep)
         secrets: list[str] = []
         for provider in HOSTS:
@@ -250,7 +250,7 @@ class ProviderTransport:
         url = sanitised_url(request)
         if self.replay is not None:
             return self.replay.lookup(provider, request.method, url, request.body)
-        if provider == "openalex" and self.settings.openalex_api_key is None:
+        if provider == "openalex" and not has_key("openalex", self.settings):
             raise TransportRefused(OPENALEX_KEY_MESSAGE, lane_status="unavailable")
         self.meter.reserve(provider)
         await self.pacer.acquire(provider)
