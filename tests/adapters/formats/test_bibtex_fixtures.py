@@ -127,3 +127,27 @@ def test_arxiv_eprint_from_biber_examples(bib_dir: Path) -> None:
     assert "hep-th/9603067" in arxiv
     versions = {r.paper.arxiv_id: r.paper.arxiv_version for r in result.records if r.paper.arxiv_id}
     assert versions["math/0307200"] == 3
+
+
+def test_through_the_registry(bib_dir: Path) -> None:
+    from litdesk.adapters.formats import loads
+
+    counts = provenance_counts(bib_dir)
+    for path in sorted(bib_dir.glob("*.bib")):
+        data = path.read_bytes()
+        keys = [
+            k
+            for t, k in _KEY.findall(decode(data))
+            if t.lower() not in ("string", "comment", "preamble")
+        ]
+        try:
+            trace = loads(data, path=path.name)
+        except ImportRefused as exc:
+            if len(set(keys)) < len(keys):  # the file repeats a citation key
+                assert exc.code == "duplicate_ids", path.name
+            else:
+                assert counts[path.name] == 0 and exc.code == "empty", path.name
+            continue
+        assert trace.source.format == "bibtex", path.name
+        assert len(trace.records) == counts[path.name], path.name
+        assert trace.source.parser.id == "litdesk.bibtex"

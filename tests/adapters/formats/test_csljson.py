@@ -273,3 +273,18 @@ def test_export_import_round_trip(items: list[Paper]) -> None:
         assert (after.doi, after.pmid, after.arxiv_id) == (before.doi, before.pmid, before.arxiv_id)
         if not before.id.startswith("REC-"):
             assert after.id == before.id
+
+
+@pytest.mark.fixtures
+def test_through_the_registry(fixtures_dir: Path) -> None:
+    from litdesk.adapters.formats import dumps as registry_dumps
+    from litdesk.adapters.formats import loads
+
+    folder = fixtures_dir / "bib" / "csljson"
+    counts = provenance_counts(folder)
+    for path in sorted(folder.glob("*.json")):
+        trace = loads(path.read_bytes(), path=path.name)
+        assert trace.source.format == "csljson", path.name
+        assert len(trace.records) == counts[path.name]
+        again = loads(registry_dumps(trace.papers, "csljson").encode("utf-8"), format="csljson")
+        assert [p.doi for p in again.papers] == [p.doi for p in trace.papers]

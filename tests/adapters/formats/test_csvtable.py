@@ -19,7 +19,7 @@ from litdesk.adapters.formats._csvtable import (
     sniff_scopus,
 )
 from litdesk.core.imports import ImportRefused
-from litdesk.core.records import normalize_doi, normalize_pmid
+from litdesk.core.records import normalize_doi
 
 
 def test_generic_mapping_and_extras_notice() -> None:
@@ -161,20 +161,35 @@ def test_fixture_counts_detection_and_dois(fixtures_dir: Path) -> None:
 def test_scopus_fixture_fields(fixtures_dir: Path) -> None:
     text = (fixtures_dir / "bib" / "scopus-csv" / "litstudy__scopus.csv").read_text("utf-8-sig")
     result = parse_scopus(text)
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
-    assert [r.source_id for r in result.records] == [row["EID"] for row in rows]
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    header, body = rows[0], rows[1:]
+    eids = [next(c for c in reversed(r) if re.fullmatch(r"2-s2\.0-\d+", c)) for r in body]
+    assert [r.source_id for r in result.records] == eids  # also rows with surplus cells
+    assert len(set(eids)) == len(eids)
+    surplus = sum(1 for r in body if len(r) > len(header))
+    realigned = [r for r in result.records if any("more cell" in n.message for n in r.notices)]
+    assert len(realigned) == surplus > 0
     first = result.records[0]
-    assert first.paper.title == rows[0]["Title"]
-    assert first.paper.year == int(rows[0]["Year"])
-    assert first.paper.journal == rows[0]["Source title"]
-    assert first.paper.pages == f"{rows[0]['Page start']}-{rows[0]['Page end']}"
-    assert first.extras["Index Keywords"] == [rows[0]["Index Keywords"]]
-    raw_pmids = [r["PubMed ID"] for r in rows if r["PubMed ID"]]
-    pmids = {p for v in raw_pmids if (p := normalize_pmid(v))}
-    assert {r.paper.pmid for r in result.records if r.paper.pmid} == pmids
-    bad = [v for v in raw_pmids if normalize_pmid(v) is None]  # this export has shifted cells
-    flagged = [n for r in result.records for n in r.notices if n.kind == "malformed_identifier"]
-    assert len(flagged) >= len(bad)
+    col = {h: i for i, h in enumerate(header)}
+    assert first.paper.title == body[0][col["Title"]]
+    assert first.paper.year == int(body[0][col["Year"]])
+    assert first.paper.journal == body[0][col["Source title"]]
+    assert first.paper.pages == f"{body[0][col['Page start']]}-{body[0][col['Page end']]}"
+    assert first.extras["Index Keywords"] == [body[0][col["Index Keywords"]]]
+    for rec in result.records:
+        if rec.paper.pmid:
+            assert f",{rec.paper.pmid}," in rec.raw or f'"{rec.paper.pmid}"' in rec.raw
+    assert not any(n.kind == "malformed_identifier" for r in result.records for n in r.notices)
+
+
+def test_scopus_surplus_funding_text_is_realigned() -> None:
+    text = "Title,Funding Text 1,PubMed ID,EID\nA,f1,123,2-s2.0-1\nB,f1,f2,456,2-s2.0-2\n"
+    result = parse_scopus(text)
+    assert [(r.source_id, r.paper.pmid) for r in result.records] == [
+        ("2-s2.0-1", "123"),
+        ("2-s2.0-2", "456"),
+    ]
+    assert result.records[1].extras["Funding Text (more)"] == ["f2"]
 
 
 @pytest.mark.fixtures
@@ -221,3 +236,19 @@ def test_written_table_reads_back(rows: list[tuple[str, int]]) -> None:
     w.writerows(rows)
     result = parse_csv(buf.getvalue())
     assert [r.paper.year for r in result.records] == [y for _, y in rows]
+
+
+@pytest.mark.fixtures
+def test_through_the_registry(fixtures_dir: Path) -> None:
+    from litdesk.adapters.formats import loads
+
+    folder = fixtures_dir / "bib" / "scopus-csv"
+    counts = provenance_counts(folder)
+    for path in sorted(folder.glob("*.csv")):
+        trace = loads(path.read_bytes(), path=path.name)
+        expected = "csv" if path.name.startswith("other__") else "scopus-csv"
+        assert trace.source.format == expected, path.name
+        assert len(trace.records) == counts[path.name], path.name
+    tsv = b"title\tyear\tdoi\nA\t2001\t10.1000/a\n"
+    trace = loads(tsv, path="x.tsv")
+    assert trace.source.format == "csv" and trace.papers[0].doi == "10.1000/a"

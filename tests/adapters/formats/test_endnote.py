@@ -234,3 +234,15 @@ def test_parse_arbitrary_text_returns_or_refuses(text: str) -> None:
     except ImportRefused:
         return
     assert result.records
+
+
+def test_through_the_registry() -> None:
+    from litdesk.adapters.formats import loads
+
+    data = doc(record(1, "<titles><title>A</title></titles>"), record(1, "")).encode()
+    with pytest.raises(ImportRefused) as err:
+        loads(data)
+    assert err.value.code == "duplicate_ids"
+    trace = loads(doc(record(7, "<titles><title>A</title></titles>")).encode("utf-16"))
+    assert trace.source.format == "endnote-xml"
+    assert trace.records[0].source_id == "7"

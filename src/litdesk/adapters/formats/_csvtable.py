@@ -151,12 +151,47 @@ def _cell(row: list[str], idx: int | None) -> str:
     return row[idx].strip()
 
 
+_EID: Final = re.compile(r"^2-s2\.0-\d+$")
+_FUNDING_TEXT: Final = re.compile(r"^funding text \d+$")
+
+
+def _realign_scopus(
+    row: list[str], plan: _Plan, notices: list[Notice], line: int
+) -> tuple[list[str], list[str]]:
+    """Scopus writes as many ``Funding Text N`` cells as a record needs, which can be more
+    than the header names. Move the surplus out when that makes the EID column hold an EID."""
+    surplus = len(row) - len(plan.headers)
+    eid = plan.columns.get("source_id")
+    if surplus <= 0 or eid is None or _EID.match(row[eid].strip()):
+        return row, []
+    normed = [_norm_header(h) for h in plan.headers]
+    funding = [i for i, h in enumerate(normed) if _FUNDING_TEXT.match(h)]
+    if not funding:
+        return row, []
+    cut = funding[-1] + 1
+    fixed = row[:cut] + row[cut + surplus :]
+    if not _EID.match(fixed[eid].strip()):
+        return row, []
+    notices.append(
+        Notice(
+            "other",
+            f"row has {surplus} more cell(s) than the header after "
+            f"{plan.headers[funding[-1]].strip()!r}; kept as further funding text",
+            line=line,
+        )
+    )
+    return fixed, [v for v in row[cut : cut + surplus] if v.strip()]
+
+
 def _record(
     row: list[str], plan: _Plan, raw: str, span: tuple[int, int], scopus: bool
 ) -> RecordTrace:
     first, last = span
     c = plan.columns
     notices: list[Notice] = []
+    funding_more: list[str] = []
+    if scopus:
+        row, funding_more = _realign_scopus(row, plan, notices, first)
     paper: dict[str, Any] = {"title": " ".join(_cell(row, c.get("title")).split())}
     authors = _cell(row, c.get("authors"))
     if authors:
@@ -188,6 +223,8 @@ def _record(
     if pages and len(pages) <= 100:
         paper["pages"] = pages
     extras: dict[str, list[str]] = {}
+    if funding_more:
+        extras["Funding Text (more)"] = funding_more
     for fieldname, norm, label in (
         ("doi", normalize_doi, "DOI"),
         ("pmid", normalize_pmid, "PMID"),
