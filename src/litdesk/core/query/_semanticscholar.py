@@ -31,7 +31,7 @@ BULK_URL: Final = "https://api.semanticscholar.org/graph/v1/paper/search/bulk"
 PAPER_URL: Final = "https://api.semanticscholar.org/graph/v1/paper"
 #: Fields requested for every paper (what the adapter maps into a Paper).
 FIELDS: Final = (
-    "paperId,externalIds,title,abstract,authors,year,venue,journal,publicationDate,"
+    "paperId,corpusId,externalIds,title,abstract,authors,year,venue,journal,publicationDate,"
     "publicationTypes,isOpenAccess,openAccessPdf,citationCount,url"
 )
 MAX_PAGE: Final = 100
