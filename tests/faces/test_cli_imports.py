@@ -89,10 +89,28 @@ def test_convert_to_stdout_and_file(
     assert result.exit_code == 2
 
 
-def test_progress_bar_on_big_files(runner: CliRunner, tmp_path: Path) -> None:
+def test_progress_bar_on_big_files(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from litdesk.faces.cli import _imports
+
+    monkeypatch.setattr(_imports, "PROGRESS_BYTES", 1024)
     big = tmp_path / "big.ris"
-    big.write_bytes(b"".join(GOOD.replace(b"Good paper", f"P{i}".encode()) for i in range(70_000)))
-    assert big.stat().st_size > 4 * 1024 * 1024
-    result = runner.invoke(app, ["import", str(big)])
+    big.write_bytes(b"".join(GOOD.replace(b"Good paper", f"P{i}".encode()) for i in range(300)))
+    assert big.stat().st_size > 1024
+    result = runner.invoke(app, ["import", str(big), str(big)])
     assert result.exit_code == 0
-    assert "70000 records" in result.stdout
+    assert "600 records from 2 file(s)" in result.stdout
+
+
+def test_progress_hook_only_for_big_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from litdesk.faces.cli import _imports
+
+    small = tmp_path / "small.ris"
+    small.write_bytes(GOOD)
+    with _imports._progress([str(small)]) as hook:
+        assert hook is None
+    monkeypatch.setattr(_imports, "PROGRESS_BYTES", len(GOOD))
+    with _imports._progress([str(small), str(tmp_path / "missing")]) as hook:
+        assert callable(hook)
+        hook(str(small), len(GOOD))

@@ -203,26 +203,29 @@ def test_export_can_omit_abstracts() -> None:
 _text = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=60
 )
-_name = st.from_regex(r"[A-Z][a-z]{1,10}, [A-Z][a-z]{0,8}", fullmatch=True)
+_word = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_size=8)
+_name = st.builds(lambda a, b: f"{a.title()}, {b.upper()}", _word, _word)
 
 
 @st.composite
 def papers(draw: st.DrawFn) -> object:
+    maybe = st.booleans()
+    n = draw(st.integers(1, 10**9))
     fields = {
         "title": draw(_text),
         "authors": tuple(draw(st.lists(_name, max_size=4))),
-        "journal": draw(st.none() | st.from_regex(r"[A-Za-z][A-Za-z &]{0,30}", fullmatch=True)),
+        "journal": draw(st.none() | _word.map(str.title)),
         "year": draw(st.none() | st.integers(1000, 2999)),
-        "doi": draw(st.none() | st.from_regex(r"10\.[0-9]{4,6}/[a-z0-9.]{1,12}", fullmatch=True)),
-        "pmid": draw(st.none() | st.integers(1, 10**9).map(str)),
-        "pmcid": draw(st.none() | st.integers(1, 10**7).map(lambda n: f"PMC{n}")),
-        "arxiv_id": draw(st.none() | st.from_regex(r"2[0-4]0[1-9]\.[0-9]{5}", fullmatch=True)),
-        "openalex_id": draw(st.none() | st.integers(1, 10**10).map(lambda n: f"W{n}")),
+        "doi": f"10.{1000 + n % 9000}/x.{n}" if draw(maybe) else None,
+        "pmid": str(n) if draw(maybe) else None,
+        "pmcid": f"PMC{n % 10**7 + 1}" if draw(maybe) else None,
+        "arxiv_id": f"2{n % 5}0{n % 9 + 1}.{n % 100000:05d}" if draw(maybe) else None,
+        "openalex_id": f"W{n}" if draw(maybe) else None,
     }
     return make_paper(fallback_key=draw(st.text(max_size=8)), **fields)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(papers(), min_size=1, max_size=5, unique_by=lambda p: p.id))  # type: ignore[attr-defined]
 def test_ris_round_trip_property(items: list) -> None:  # type: ignore[type-arg]
     text = formats.dumps(items, "ris")
