@@ -209,6 +209,7 @@ class NoModelBackend:
     is_model = False
 
     def complete(self, request: ChatRequest) -> ChatReply:
+        _budget(request)
         return ChatReply(extractive_answer(request.user, request.excerpts), "end", self.model)
 
 

@@ -1,0 +1,191 @@
+"""Chat backends over a real loopback HTTP server (OpenAI-compatible and Anthropic wire)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+from litdesk._errors import ConfigError
+from litdesk.adapters.llm import (
+    THINKING_BUDGET,
+    AnthropicBackend,
+    ChatBackend,
+    ChatRequest,
+    HiddenReasoningOnly,
+    ModelError,
+    NoModelBackend,
+    OpenAICompatBackend,
+    make_backend,
+)
+from litdesk.core.library import Excerpt, check_answer
+
+
+class _Server(BaseHTTPRequestHandler):
+    reply: ClassVar[dict[str, Any]] = {}
+    status: ClassVar[int] = 200
+    seen: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append(
+            {"path": self.path, "body": body, "auth": self.headers.get("Authorization"),
+             "x-api-key": self.headers.get("x-api-key"), "headers": dict(self.headers)}
+        )  # fmt: skip
+        payload = json.dumps(type(self).reply).encode()
+        self.send_response(type(self).status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Server)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    _Server.seen = []
+    _Server.status = 200
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def _openai_reply(content: str | None, finish: str = "stop") -> dict[str, Any]:
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "local-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": finish,
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+def _anthropic_reply(blocks: list[dict[str, Any]], stop: str = "end_turn") -> dict[str, Any]:
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": blocks,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 7},
+    }
+
+
+def test_openai_compatible_round_trip(server: str) -> None:
+    _Server.reply = _openai_reply("<think>hidden plan</think>Cameras were used [1].")
+    backend = OpenAICompatBackend(base_url=server + "/v1", model="local-model", api_key="sk-secret")
+    assert isinstance(backend, ChatBackend)
+    reply = backend.complete(ChatRequest("rule", "question", max_tokens=300))
+    assert reply.text == "Cameras were used [1]."
+    assert reply.usage == {"input": 10, "output": 5}
+    sent = _Server.seen[0]
+    assert sent["path"] == "/v1/chat/completions"
+    assert sent["body"]["max_tokens"] == 300 and "reasoning_effort" not in sent["body"]
+    assert sent["body"]["messages"][0] == {"role": "system", "content": "rule"}
+    assert sent["auth"] == "Bearer sk-secret"
+
+
+def test_openai_thinking_adds_budget(server: str) -> None:
+    _Server.reply = _openai_reply("ok [1]")
+    backend = OpenAICompatBackend(base_url=server + "/v1", model="m")
+    backend.complete(ChatRequest("s", "u", max_tokens=500, thinking="medium"))
+    body = _Server.seen[0]["body"]
+    assert body["max_tokens"] == 500 + THINKING_BUDGET["medium"] == 4596
+    assert body["reasoning_effort"] == "medium"
+
+
+def test_openai_hidden_reasoning_only_is_a_typed_error(server: str) -> None:
+    _Server.reply = _openai_reply("<think>thinking and thinking", finish="length")
+    backend = OpenAICompatBackend(base_url=server + "/v1", model="m")
+    with pytest.raises(HiddenReasoningOnly, match="only hidden reasoning"):
+        backend.complete(ChatRequest("s", "u", thinking="high"))
+
+
+def test_openai_http_error_no_retry_no_secret(server: str) -> None:
+    _Server.status = 503
+    _Server.reply = {"error": {"message": "overloaded"}}
+    backend = OpenAICompatBackend(base_url=server + "/v1", model="m", api_key="sk-topsecret")
+    with pytest.raises(ModelError) as info:
+        backend.complete(ChatRequest("s", "u"))
+    assert "503" in info.value.message and "topsecret" not in info.value.message
+    assert len(_Server.seen) == 1  # max_retries=0
+
+
+def test_openai_unreachable_is_typed() -> None:
+    backend = OpenAICompatBackend(base_url="http://127.0.0.1:9/v1", model="m", timeout=2)
+    with pytest.raises(ModelError):
+        backend.complete(ChatRequest("s", "u"))
+
+
+def test_anthropic_sdk_round_trip_with_thinking(server: str) -> None:
+    _Server.reply = _anthropic_reply(
+        [
+            {"type": "thinking", "thinking": "hmm", "signature": "x"},
+            {"type": "text", "text": "Yes [2]."},
+        ]
+    )
+    backend = AnthropicBackend(api_key="ak-secret", model="claude-test", base_url=server)
+    reply = backend.complete(ChatRequest("rule", "q", max_tokens=1000, thinking="low"))
+    assert reply.text == "Yes [2]." and reply.stop_reason == "end_turn"
+    sent = _Server.seen[0]
+    assert sent["path"] == "/v1/messages"
+    assert sent["body"]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert sent["body"]["max_tokens"] == 3048
+    assert sent["body"]["system"] == "rule"
+    # the SDK sends the key as x-api-key or as a bearer token, depending on its version
+    assert "ak-secret" in (sent["x-api-key"] or "") + (sent["auth"] or "")
+
+
+def test_anthropic_hidden_reasoning_and_errors(server: str) -> None:
+    _Server.reply = _anthropic_reply(
+        [{"type": "thinking", "thinking": "long", "signature": "x"}], stop="max_tokens"
+    )
+    backend = AnthropicBackend(api_key="ak-secret", model="claude-test", base_url=server)
+    with pytest.raises(HiddenReasoningOnly):
+        backend.complete(ChatRequest("s", "u", thinking="high"))
+    _Server.status = 500
+    _Server.reply = {"type": "error", "error": {"type": "api_error", "message": "boom"}}
+    with pytest.raises(ModelError) as info:
+        backend.complete(ChatRequest("s", "u"))
+    assert "ak-secret" not in str(info.value)
+    assert len(_Server.seen) == 2
+
+
+def test_no_model_backend_is_extractive_and_gated() -> None:
+    excerpts = (
+        Excerpt(1, "a.pdf", 1, "First. Second. Third."),
+        Excerpt(2, "b.pdf", 2, "Other [7] text."),
+    )
+    reply = NoModelBackend().complete(ChatRequest("s", "u", excerpts))
+    assert reply.text == "- First. Second. [1]\n- Other text. [2]"
+    assert check_answer(reply.text, 2).cited == (1, 2)
+
+
+def test_make_backend_config_errors() -> None:
+    assert make_backend("none").name == "none"
+    with pytest.raises(ConfigError):
+        make_backend("gpt")
+    with pytest.raises(ConfigError):
+        make_backend("anthropic", model="m")
+    with pytest.raises(ConfigError):
+        make_backend("openai")
+    with pytest.raises(ConfigError):
+        NoModelBackend().complete(ChatRequest("s", "u", thinking="huge"))  # type: ignore[arg-type]

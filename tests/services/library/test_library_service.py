@@ -1,0 +1,349 @@
+"""The library service end to end: index, cache, retrieval, gate, adoption, protocol."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from litdesk._errors import InputError
+from litdesk._settings import Settings
+from litdesk.adapters.embeddings import WordLlamaEmbedder
+from litdesk.adapters.llm import ChatReply, ChatRequest
+from litdesk.core.records import make_paper
+from litdesk.services.library import Library, UnknownPapers, title_printed
+
+CAMERAS = (
+    "Monitoring River Water Levels with Time-Lapse Cameras\n"
+    "doi: 10.5555/cams.2020.7\n"
+    + "Water level was measured with time-lapse cameras mounted on two bridges. "
+    "Each camera took one image every ten minutes and a staff gauge was visible in the frame. " * 8
+)
+WHEAT = (
+    "Heat Stress in Winter Wheat\n"
+    + "Post-anthesis heat stress reduced grain yield and kernel weight in wheat plants. "
+    "Chlorophyll fluorescence was measured with a modulated fluorometer. " * 8
+)
+ESTUARY = (
+    "Cadmium in Estuary Sediments\n"
+    + "Sediment cores were taken at twelve stations along the estuary. "
+    "Cadmium concentrations were highest near the harbour outflow. " * 8
+)
+
+
+@pytest.fixture
+def folder(tmp_path: Path, make_pdf: Callable[[Path, list[str]], Path]) -> Path:
+    root = tmp_path / "pdfs"
+    make_pdf(root / "cameras.pdf", [CAMERAS, "Results: the cameras agreed with the gauge. " * 20])
+    make_pdf(root / "wheat.pdf", [WHEAT, "Yield fell by a third under heat stress. " * 20])
+    make_pdf(
+        root / "sub" / "estuary.pdf", [ESTUARY, "Harbour sediments held the most cadmium. " * 20]
+    )
+    return root
+
+
+@pytest.fixture
+def settings(tmp_settings: Settings, folder: Path) -> Settings:
+    return tmp_settings.model_copy(update={"library_dirs": [folder]})
+
+
+@dataclass
+class Scripted:
+    """A scripted model backend (the live LLM is the edge we cannot reach here)."""
+
+    answers: list[str]
+    translation: str = ""
+    requests: list[ChatRequest] = field(default_factory=list)
+    name: str = "scripted"
+    model: str = "scripted-1"
+    is_model: bool = True
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        self.requests.append(request)
+        if request.system.startswith("Translate"):
+            return ChatReply(self.translation or request.user, "end", self.model)
+        return ChatReply(self.answers.pop(0), "end", self.model)
+
+
+def _lib(settings: Settings, wordllama: WordLlamaEmbedder, **kw: object) -> Library:
+    return Library(settings, embedder=wordllama, workers=1, **kw)  # type: ignore[arg-type]
+
+
+def test_index_then_unchanged_then_changed(
+    settings: Settings, wordllama: WordLlamaEmbedder, folder: Path
+) -> None:
+    lib = _lib(settings, wordllama)
+    first = lib.index()
+    assert sorted(first.indexed) == ["cameras.pdf", "estuary.pdf", "wheat.pdf"]
+    assert first.pages == 6 and first.chunks >= 6
+    t0 = time.perf_counter()
+    again = lib.index()
+    assert again.indexed == [] and again.unchanged == 3
+    assert time.perf_counter() - t0 < 2.0
+    # a change of content re-indexes that file only
+    target = folder / "wheat.pdf"
+    shutil.copy(folder / "cameras.pdf", target)
+    os.utime(target, ns=(time.time_ns(), time.time_ns() + 10_000_000))
+    third = lib.index()
+    assert third.indexed == [] and third.unchanged == 2
+    assert third.same_content == ["wheat.pdf has the same content as cameras.pdf"]
+    status = {r["file"]: r for r in lib.status()["files"]}
+    assert status["cameras.pdf"]["doi"] == "10.5555/cams.2020.7"
+    assert status["cameras.pdf"]["pages"] == 2 and status["cameras.pdf"]["text_layer"] is True
+    lib.close()
+
+
+def test_embedder_or_chunking_change_rebuilds(
+    settings: Settings, wordllama: WordLlamaEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib = _lib(settings, wordllama)
+    assert len(lib.index().indexed) == 3
+
+    class Other:
+        name = "other-embedder"
+        dim = 4
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            out = np.ones((len(texts), 4), np.float32)
+            return out / 2.0
+
+    lib2 = Library(settings, embedder=Other(), workers=1)
+    assert len(lib2.index().indexed) == 3
+    assert lib.index().unchanged == 3  # the first embedder's entries are still there
+    import litdesk.services.library._indexer as indexer
+
+    monkeypatch.setattr(indexer, "CHUNKING_VERSION", "c-test")
+    assert len(lib.index().indexed) == 3
+
+
+def test_excluded_files_named_with_reason(
+    settings: Settings,
+    wordllama: WordLlamaEmbedder,
+    folder: Path,
+    make_pdf: Callable[[Path, list[str]], Path],
+) -> None:
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\nnot really")
+    make_pdf(folder / "scan.pdf", ["", ""])
+    lib = _lib(settings, wordllama)
+    report = lib.index()
+    codes = {e["file"]: e["code"] for e in report.excluded}
+    assert codes == {"broken.pdf": "broken", "scan.pdf": "no_text"}
+    assert lib.index().excluded == report.excluded  # remembered, not retried
+    found = lib.retrieve("cadmium", top_k=3)
+    assert any("broken.pdf" in w and "scan.pdf" in w for w in found.warnings)
+
+
+def test_retrieval_whole_library_and_lexical_layer(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = _lib(settings, wordllama)
+    found = lib.retrieve("Where was cadmium highest in the sediments?", top_k=3)
+    assert found.whole_library and found.hits
+    assert found.hits[0].file == "estuary.pdf"
+    assert all(1 <= h.page <= 2 for h in found.hits)
+    camera = lib.retrieve("time-lapse cameras staff gauge", top_k=2)
+    assert {h.file for h in camera.hits} == {"cameras.pdf"}
+
+
+def test_chosen_set_gets_per_paper_minimum(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = _lib(settings, wordllama)
+    found = lib.retrieve("cadmium in sediments", papers=["estuary.pdf", "wheat.pdf"], top_k=4)
+    per = {f: sum(1 for h in found.hits if h.file == f) for f in ("estuary.pdf", "wheat.pdf")}
+    assert per["wheat.pdf"] >= 2 and per["estuary.pdf"] >= 2
+    assert not found.whole_library and found.scope == ["estuary.pdf", "wheat.pdf"]
+    with pytest.raises(UnknownPapers) as info:
+        lib.retrieve("x", papers=["nope.pdf"])
+    assert "cameras.pdf" in info.value.message
+    with pytest.raises(InputError):
+        lib.retrieve("x", top_k=21)
+    with pytest.raises(InputError):
+        lib.retrieve("   ")
+
+
+def test_ask_gate_with_scripted_model_and_protocol(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    model = Scripted(["Cameras on bridges [1][42].\n\nReferences:\n[1] Invented 2020."])
+    lib = _lib(settings, wordllama, backend=model)
+    answer = lib.ask("Which cameras measured water level?", top_k=3)
+    assert answer.grounded
+    assert "[42]" not in answer.answer and "Invented" not in answer.answer
+    assert any("[42]" in w for w in answer.warnings)
+    assert any("reference section" in w for w in answer.warnings)
+    assert [c["label"] for c in answer.citations] == ["1"]
+    cite = answer.citations[0]
+    assert cite["file"] == "cameras.pdf" and cite["link"].endswith(f"#page={cite['page']}")
+    assert cite["text"] in model.requests[-1].user  # the model saw exactly this excerpt
+    proto = list((settings.resolved_data_dir() / "library" / "protocols").glob("*.md"))
+    assert len(proto) == 1
+    text = proto[0].read_text(encoding="utf-8")
+    assert "Which cameras measured water level?" in text and "grounded: yes" in text
+    d = answer.to_dict()
+    assert set(d) >= {"answer", "grounded", "citations", "warnings"}
+
+
+def test_ask_unmarked_twice_is_not_grounded_and_variant_disclosed(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    model = Scripted(
+        ["Cameras, probably.", "Still no markers."], translation="Which cameras were used?"
+    )
+    lib = _lib(settings, wordllama, backend=model)
+    answer = lib.ask("Welche Kameras wurden verwendet?", top_k=2)
+    assert not answer.grounded and answer.citations == []
+    assert answer.variant == "Which cameras were used?"
+    assert any("English variant" in w and "Which cameras were used?" in w for w in answer.warnings)
+    assert len([r for r in model.requests if not r.system.startswith("Translate")]) == 2
+
+
+def test_ask_without_model_is_extractive_and_grounded(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = _lib(settings, wordllama)  # llm_backend default: none
+    answer = lib.ask("heat stress wheat yield", papers=["wheat.pdf"], top_k=2)
+    assert answer.grounded and answer.model == "none (extractive)"
+    assert {c["file"] for c in answer.citations} == {"wheat.pdf"}
+    assert "References:\n[1] wheat.pdf, p." in answer.answer
+
+
+def test_adoption_only_when_title_is_printed(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    calls: list[tuple[str, str]] = []
+
+    def lookup(ns: str, value: str):  # type: ignore[no-untyped-def]
+        calls.append((ns, value))
+        return make_paper(title="Monitoring river water levels with time-lapse cameras", doi=value)
+
+    lib = _lib(settings, wordllama, lookup=lookup)
+    answer = lib.ask("time-lapse cameras", papers=["cameras.pdf"], top_k=2)
+    assert calls == [("doi", "10.5555/cams.2020.7")]
+    assert answer.citations[0]["title"] == "Monitoring river water levels with time-lapse cameras"
+    assert "(doi:10.5555/cams.2020.7)" in answer.answer
+    status = {r["file"]: r for r in lib.status()["files"]}
+    assert status["cameras.pdf"]["adopted_title"].startswith("Monitoring river")
+    lib.ask("time-lapse cameras", papers=["cameras.pdf"], top_k=2)
+    assert len(calls) == 1  # adopted once, stored beside the index
+
+
+def test_adoption_rejects_a_record_of_another_work(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = _lib(
+        settings,
+        wordllama,
+        lookup=lambda ns, v: make_paper(title="A completely different paper", doi=v),
+    )
+    found = lib.retrieve("cameras", papers=["cameras.pdf"], top_k=2)
+    assert any("not adopted" in w for w in found.warnings)
+    assert found.hits[0].title is None
+
+
+def test_title_printed() -> None:
+    head = "Heat   Stress in Winter-\nWheat: a field study\nby A. Author"
+    assert title_printed("Heat stress in winter wheat", head.replace("-\n", ""))
+    assert not title_printed("Cold stress in barley", head)
+    assert not title_printed("Heat", head)  # too short to prove anything
+
+
+def test_parallel_index_matches_serial(
+    settings: Settings, wordllama: WordLlamaEmbedder, tmp_path: Path
+) -> None:
+    serial = _lib(settings, wordllama)
+    serial.index()
+    par_settings = settings.model_copy(update={"data_dir": tmp_path / "par"})
+    par = Library(par_settings, workers=2)  # default wordllama, embedded in the workers
+    report = par.index()
+    assert sorted(report.indexed) == ["cameras.pdf", "estuary.pdf", "wheat.pdf"]
+    a = {r["file"]: r["chunks"] for r in serial.status()["files"]}
+    b = {r["file"]: r["chunks"] for r in par.status()["files"]}
+    assert a == b
+    found = par.retrieve("cadmium harbour", top_k=2)
+    assert found.hits[0].file == "estuary.pdf"
+
+
+KILL_SCRIPT = """
+import sys
+from pathlib import Path
+from litdesk._settings import Settings
+from litdesk.services.library import Library
+s = Settings(data_dir=Path(sys.argv[1]), library_dirs=[Path(sys.argv[2])])
+lib = Library(s, workers=1)
+lib.index()
+"""
+
+
+def test_kill_9_mid_index_loses_only_the_file_in_flight(
+    tmp_path: Path, make_pdf: Callable[[Path, list[str]], Path]
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    many = tmp_path / "many"
+    for i in range(30):
+        make_pdf(many / f"p{i:02d}.pdf", [f"Paper {i}. " + ESTUARY] * 4)
+    data = tmp_path / "data"
+    script = tmp_path / "run.py"
+    script.write_text(KILL_SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script), str(data), str(many)])
+    db = data / "library" / "catalogue.sqlite3"
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=5) as conn:
+                    done = conn.execute("select count(*) from entries").fetchone()[0]
+            except sqlite3.OperationalError:
+                done = 0
+            if done >= 3:
+                break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert done >= 3
+    with sqlite3.connect(db) as conn:
+        kept = conn.execute("select count(*) from entries").fetchone()[0]
+        per = conn.execute("select sha256, n_chunks from entries").fetchall()
+        counted = dict(
+            conn.execute("select sha256, count(*) from chunks group by sha256").fetchall()
+        )
+    assert 3 <= kept < 30
+    assert all(counted.get(sha) == n for sha, n in per)  # no half-written entry
+    s = Settings(data_dir=data, library_dirs=[many])
+    lib = Library(s, workers=1)
+    resumed = lib.index()
+    assert resumed.unchanged == kept and len(resumed.indexed) == 30 - kept
+
+
+@pytest.mark.fixtures
+def test_real_fixture_library(
+    fixtures_dir: Path, tmp_settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    s = tmp_settings.model_copy(update={"library_dirs": [fixtures_dir / "pdf"]})
+    lib = _lib(s, wordllama)
+    report = lib.index()
+    assert len(report.indexed) == 16 and report.pages == 213
+    assert {e["file"]: e["code"] for e in report.excluded} == {
+        "broken_unreadablemetadata.pdf": "broken",
+        "encrypted_libreoffice_password.pdf": "encrypted",
+        "scanned_no_text_cermine_simple.pdf": "no_text",
+    }
+    rows = {r["file"]: r for r in lib.status()["files"]}
+    assert rows["peerj_cs_2017_118.pdf"]["pages"] == 16
+    assert rows["peerj_cs_2017_118.pdf"]["doi"] == "10.7717/peerj-cs.118"
+    assert rows["arxiv_hep-ph_9412269.pdf"]["arxiv"] == "hep-ph/9412269"
+    assert rows["scanned_no_text_cermine_simple.pdf"]["text_layer"] is False
+    found = lib.retrieve("post-anthesis heat stress in wheat", top_k=3)
+    assert found.hits[0].file == "plosone_2018_0197919.pdf"
+    assert all(1 <= h.page <= 21 for h in found.hits)
