@@ -1,0 +1,102 @@
+"""``litdesk library add|list|index|remove`` and ``litdesk ask`` through the real CLI app."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+from typer.testing import CliRunner
+
+from litdesk._settings import get_settings
+from litdesk.faces.cli._app import app
+
+TEXT = (
+    "Sediment cores were taken at twelve stations along the estuary. "
+    "Cadmium concentrations were highest near the harbour outflow. " * 10
+)
+
+
+def _pdf(path: Path, text: str) -> None:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    pdf.add_page()
+    pdf.multi_cell(0, 6, text)
+    pdf.output(str(path))
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    for key in [k for k in __import__("os").environ if k.startswith("LITDESK_")]:
+        if key != "LITDESK_FIXTURES":
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    _pdf(folder / "estuary.pdf", TEXT)
+    _pdf(folder / "other.pdf", "Wheat plants under heat stress lost yield. " * 20)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\nbroken")
+    yield folder
+    get_settings.cache_clear()
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_add_index_list_ask_remove(env: Path) -> None:
+    code, out, _ = _run("library", "add", str(env), "--json")
+    assert code == 0 and json.loads(out) == {"path": str(env.resolve()), "added": True}
+    code, out, _ = _run("library", "index", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert sorted(report["indexed"]) == ["estuary.pdf", "other.pdf"]
+    assert (
+        report["excluded"][0]["file"] == "broken.pdf" and report["excluded"][0]["code"] == "broken"
+    )
+    code, out, _ = _run("library", "index", "--json")
+    assert json.loads(out)["unchanged"] == 3 and json.loads(out)["indexed"] == []
+    code, out, _ = _run("library", "list", "--json")
+    rows = {r["file"]: r for r in json.loads(out)["files"]}
+    assert rows["estuary.pdf"]["pages"] == 1 and rows["estuary.pdf"]["text_layer"] is True
+    assert rows["broken.pdf"]["excluded_code"] == "broken"
+    code, out, _ = _run(
+        "ask", "Where was cadmium highest?", "--paper", "estuary.pdf", "--top-k", "2", "--json"
+    )
+    assert code == 0
+    answer = json.loads(out)
+    assert answer["grounded"] is True
+    assert answer["citations"][0]["file"] == "estuary.pdf" and answer["citations"][0]["page"] == 1
+    assert set(answer["citations"][0]) >= {"label", "file", "page", "text"}
+    assert isinstance(answer["warnings"], list)
+    code, out, _ = _run("ask", "cadmium")
+    assert code == 0 and "[1]" in out and "estuary.pdf" in out
+    code, out, _ = _run("library", "remove", str(env), "--json")
+    assert code == 0 and json.loads(out)["removed"] is True
+
+
+def test_errors_exit_codes(env: Path) -> None:
+    _run("library", "add", str(env))
+    code, _, err = _run("ask", "x", "--paper", "missing.pdf")
+    assert code == 4 and "missing.pdf" in err and "estuary.pdf" in err
+    code, _, _ = _run("ask", "x", "--top-k", "50")
+    assert code == 2
+    code, _, _ = _run("ask", "x", "--all", "--paper", "estuary.pdf")
+    assert code == 2
+    code, _, _ = _run("library", "add", str(env / "nope"))
+    assert code == 2
+    code, out, _ = _run("library", "remove", str(env / "nope"), "--json")
+    assert code == 4 and json.loads(out)["code"] == "no_such_source"
+
+
+def test_human_list_and_index(env: Path) -> None:
+    _run("library", "add", str(env))
+    code, out, _ = _run("library", "index")
+    assert code == 0 and "2 indexed" in out and "excluded: broken.pdf: broken" in out
+    code, out, _ = _run("library", "list")
+    assert code == 0 and "estuary.pdf" in out
