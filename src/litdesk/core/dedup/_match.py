@@ -22,7 +22,7 @@ from typing import Any, Final, Literal
 
 from rapidfuzz import fuzz
 
-from litdesk.core.fusion import NAMESPACES, group_identities, identity_keys
+from litdesk.core.fusion import NAMESPACES, group_keys, identity_keys
 from litdesk.core.records import Paper
 
 from ._normalize import (
@@ -125,7 +125,9 @@ class _Features:
     preprint: bool
 
 
-def _features(papers: Sequence[Paper]) -> _Features:
+def _features(
+    papers: Sequence[Paper], keys: Sequence[dict[str, set[str]]] | None = None
+) -> _Features:
     def first(name: str) -> Any:
         for p in papers:
             v = getattr(p, name)
@@ -135,8 +137,8 @@ def _features(papers: Sequence[Paper]) -> _Features:
 
     title = normalize_title(first("title"))
     ids: dict[str, set[str]] = {}
-    for p in papers:
-        for ns, vals in identity_keys(p).items():
+    for k in keys if keys is not None else [identity_keys(p) for p in papers]:
+        for ns, vals in k.items():
             if ns in NAMESPACES:
                 ids.setdefault(ns, set()).update(vals)
     doi = next(iter(sorted(ids.get("doi", set()))), "")
@@ -334,21 +336,24 @@ def deduplicate(
     reviewed = {} if auto_only else dict(reviewed or {})
     n = len(papers)
     pairs: list[Pair] = []
-    stage1 = group_identities(papers)
+    all_keys = [identity_keys(p) for p in papers]
+    stage1 = group_keys(all_keys)
     for g in stage1:
         if len(g.members) > 1:
             root = g.members[0]
             for other in g.members[1:]:
                 shared = sorted(
                     ns
-                    for ns, vals in identity_keys(papers[root]).items()
-                    if ns != "record" and vals & identity_keys(papers[other]).get(ns, set())
+                    for ns, vals in all_keys[root].items()
+                    if ns != "record" and vals & all_keys[other].get(ns, set())
                 )
                 pairs.append(
                     Pair(root, other, 1.0, {"identifiers": shared}, "merge", "shared identifier", 1)
                 )
     reps = [list(g.members) for g in stage1]
-    feats = [_features([papers[i] for i in members]) for members in reps]
+    feats = [
+        _features([papers[i] for i in members], [all_keys[i] for i in members]) for members in reps
+    ]
 
     blocks: dict[str, list[int]] = {}
     for gi, f in enumerate(feats):

@@ -43,6 +43,8 @@ _WORD: Final = re.compile(r"[a-z0-9]+")
 
 
 def _fold(text: str) -> str:
+    if text.isascii():
+        return text
     text = unicodedata.normalize("NFKD", text)
     return "".join(c for c in text if not unicodedata.combining(c))
 
