@@ -324,3 +324,23 @@ def test_deep_nesting_refused(fmt: str) -> None:
     data = b"[" * 100_000 if fmt.endswith("json") else b"<PubmedArticleSet>" + b"<a>" * 100_000
     with pytest.raises(ImportRefused):
         loads(data, format=fmt)
+
+
+def test_cdata_with_a_closing_tag_is_not_mistaken_for_the_end() -> None:
+    data = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom">\n'
+        b"<entry><id>http://arxiv.org/abs/2401.00001v1</id>"
+        b"<summary><![CDATA[see </entry> here]]></summary></entry>\n"
+        b"<entry><id>http://arxiv.org/abs/2401.00002v1</id><title>B</title>\n</entry>\n"
+        b"</feed>\n"
+    )
+    trace = loads(data, format="arxiv-atom")
+    assert [r.source_id for r in trace.records] == ["2401.00001v1", "2401.00002v1"]
+    for rec in trace.records:
+        assert rec.raw.startswith("<entry") and rec.raw.endswith("</entry>")
+    assert trace.records[0].paper.abstract == "see </entry> here"
+    # The truncated span is detected: the element is kept re-serialised, with a notice.
+    first = trace.records[0]
+    assert etree.fromstring(first.raw.encode()).findtext("{*}summary") == "see </entry> here"
+    assert any("re-serialised" in n.message for n in first.notices)
+    assert trace.records[1].raw in data.decode() and not trace.records[1].notices

@@ -421,3 +421,19 @@ def test_pubmed_esummary_json() -> None:
         True,
     )
     assert len(page.warnings) == 1 and "12" in page.warnings[0]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "body",
+    [b"<!DOCTYPE " * 100_000, b"<title>" * 30_000, b"<h1>" * 50_000, b"<" * 300_000],
+)
+def test_hostile_bodies_stay_fast(body: bytes) -> None:
+    import time
+
+    start = time.perf_counter()
+    for parse in (parse_pubmed, parse_arxiv, parse_europepmc):
+        with pytest.raises(ProviderParseError):
+            parse(body)
+    assert error_message("openalex", 502, body)
+    assert time.perf_counter() - start < 5

@@ -334,6 +334,7 @@ def _xml_parse(
         wanted[local(el)] = wanted.get(local(el), 0) + 1
     seen: dict[str, int] = {}
     raws: list[_Raw] = []
+    lines = _Lines(text)
     for el in elements:
         tag = local(el)
         if tag not in spans:
@@ -344,14 +345,36 @@ def _xml_parse(
         raw = _safe(record, el)
         if raw is None:
             raw = _Raw(0, 0, None, None, skip="record has an unexpected structure")
-        if len(found) == wanted[tag]:
-            raw.start, raw.end = found[n]
+        start, end = found[n] if len(found) == wanted[tag] else (-1, -1)
+        line = el.sourceline if isinstance(el.sourceline, int) else None
+        if start >= 0 and _is_element_span(text, start, end, el, line, lines):
+            raw.start, raw.end = start, end
         else:  # not located verbatim (nested or unusual markup): keep it re-serialised
             raw.text = etree.tostring(el, encoding="unicode", with_tail=False)
-            line = el.sourceline
-            raw.line = line if isinstance(line, int) else None
+            raw.line = line
         raws.append(raw)
     return _result(text, raws, [])
+
+
+def _is_element_span(
+    text: str, start: int, end: int, el: etree._Element, line: int | None, lines: _Lines
+) -> bool:
+    """The span really is ``el``: its start tag ends on the element's line, and a span
+    holding a comment, CDATA or PI (where a closing tag may hide) is a whole element."""
+    if line is None or lines.line(text.find(">", start, end)) != line:
+        return False
+    chunk = text[start:end]
+    if "<![CDATA[" not in chunk and "<!--" not in chunk and "<?" not in chunk:
+        return True
+    decls = "".join(
+        f' xmlns{":" + p if p else ""}="{uri}"'.replace("&", "&amp;").replace("<", "&lt;")
+        for p, uri in el.nsmap.items()
+    )
+    try:
+        whole = load_xml("native", f"<w{decls}>{chunk}</w>".encode())
+    except ProviderParseError:
+        return False
+    return len(whole) == 1 and local(whole[0]) == local(el)
 
 
 def _pubmed_parse(text: str) -> ParseResult:

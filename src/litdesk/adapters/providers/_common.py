@@ -131,8 +131,20 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"JSON constant {name} refused")
 
 
-_DOCTYPE = re.compile(rb"<!DOCTYPE\b[^>\[]*\[", re.IGNORECASE)
+_DOCTYPE = re.compile(rb"<!DOCTYPE\b", re.IGNORECASE)
 _ENTITY = re.compile(rb"<!ENTITY\b", re.IGNORECASE)
+
+
+def _internal_subset(body: bytes) -> bool:
+    """True when the first DOCTYPE opens an internal subset (``[`` before its ``>``).
+    Only the first one is looked at, so hostile input stays linear; a second DOCTYPE is
+    not well-formed and the parser refuses it."""
+    m = _DOCTYPE.search(body)
+    if m is None:
+        return False
+    end = body.find(b">", m.end())
+    head = body[m.end() :] if end < 0 else body[m.end() : end]
+    return b"[" in head
 
 
 def load_xml(provider: str, body: bytes) -> etree._Element:
@@ -140,7 +152,7 @@ def load_xml(provider: str, body: bytes) -> etree._Element:
     ENTITY declarations are refused."""
     if not body.strip():
         raise ProviderParseError(provider, "empty body", body)
-    if _DOCTYPE.search(body) or _ENTITY.search(body):
+    if _internal_subset(body) or _ENTITY.search(body):
         raise ProviderParseError(
             provider, "XML with a DOCTYPE internal subset or ENTITY refused", body
         )

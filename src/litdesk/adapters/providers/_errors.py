@@ -92,6 +92,7 @@ def _from_json(doc: Any) -> str | None:
 
 
 def _from_html(text: str) -> str | None:
+    text = text[:20_000]  # bounded: the patterns below must stay cheap on hostile bodies
     for pattern in (_H1, _TITLE):
         m = pattern.search(text)
         if m and (t := plain_text(m.group(1))):
