@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 
@@ -282,3 +283,40 @@ def test_markdown_escaping_is_inert(text):
         assert out.count(ch) == out.count("\\" + ch) or ch not in text
     quoted = md_blockquote(text)
     assert all(line.startswith(">") for line in quoted.split("\n"))
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150)
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "version",
+                "paper_id",
+                "finding",
+                "passage",
+                "source",
+                "anchor",
+                "comment",
+                "created_at",
+                "verification",
+                "context",
+                "location",
+            ]
+        ),
+        _json_values,
+        max_size=11,
+    )
+)
+def test_readers_only_raise_integrity_errors(data):
+    for reader in (read_evidence, read_annotation):
+        with contextlib.suppress(IntegrityError):
+            reader(data)

@@ -236,3 +236,29 @@ def test_not_a_zip_and_too_many_members(ws2: Workspace, monkeypatch):
     with pytest.raises(StudyImportRefused) as info:
         import_study(ws2, buf.getvalue())
     assert info.value.code == "too_large"
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.binary(max_size=400),
+    st.dictionaries(
+        st.sampled_from(["study.json", "manifest.json", "notebook.md", "imports/a.json", "x/../y"]),
+        st.binary(max_size=200),
+        max_size=4,
+    ),
+)
+def test_garbage_is_refused_never_crashes(ws2: Workspace, raw, members):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for n, b in members.items():
+            zf.writestr(n, b)
+    for data in (raw, buf.getvalue()):
+        with pytest.raises(StudyImportRefused):
+            import_study(ws2, data)
+    assert ws2.studies() == []

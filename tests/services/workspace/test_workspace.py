@@ -263,3 +263,22 @@ def test_search_run_attached_to_study(ws: Workspace):
     assert ws.study_summary("Runs")["search_runs"] == ["run-a"]
     with pytest.raises(NotFoundError):
         ws.attach_search_run("Runs", "run-missing")
+
+
+def test_invalid_stored_records_are_reported_not_hidden(ws: Workspace):
+    import sqlalchemy as sa
+
+    from litdesk.adapters.store._schema import evidence, notes
+
+    p = ws.save_paper(_paper()).paper
+    good = ws.add_note(p.id, comment="fine")
+    bad = ws.add_note(p.id, comment="to be corrupted")
+    ev = ws.add_evidence(p.id, finding="F", passage="reduced tumour growth", source="abstract")
+    with ws.store.write() as conn:
+        conn.execute(sa.update(notes).where(notes.c.id == bad.id).values(data='{"version": 9}'))
+        conn.execute(sa.update(evidence).where(evidence.c.id == ev.id).values(data="[1"))
+    views, problems = ws.notes(paper_ref=p.id)
+    assert [v.id for v in views] == [good.id]
+    assert len(problems) == 1 and bad.id in problems[0] and "version" in problems[0]
+    evs, problems = ws.evidence()
+    assert evs == [] and len(problems) == 1 and ev.id in problems[0]

@@ -135,8 +135,11 @@ class Store:
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """One read transaction (a consistent snapshot on both backends)."""
-        with self._translate(), self.engine.connect() as conn, conn.begin():
-            yield conn
+        with self._translate(), self.engine.connect() as conn:
+            if self.is_postgres:
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                yield conn
 
     @contextmanager
     def _translate(self) -> Iterator[None]:

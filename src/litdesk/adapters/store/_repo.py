@@ -73,11 +73,18 @@ class StudyRow:
 
 @dataclass(frozen=True, slots=True)
 class DocumentRow:
+    """One stored document; :meth:`json` parses it (raising on invalid JSON), so one
+    corrupt row never hides the others from a listing."""
+
     id: str
+    kind: str
     paper_id: str | None
     study_id: str | None
-    data: Any
+    text: str
     created_at: str
+
+    def json(self) -> Any:
+        return load_json(self.text, what=self.kind)
 
 
 def identity_keys(paper: Paper) -> list[str]:
@@ -281,7 +288,7 @@ def list_documents(
     paper_ids: Sequence[str] | None = None,
     limit: int = 1_000,
 ) -> list[DocumentRow]:
-    """Stored documents of ``kind``, oldest first (JSON parsed; shape checked by the caller)."""
+    """Stored documents of ``kind``, oldest first (parsed and checked by the caller)."""
     table = DOCUMENT_TABLES[kind]
     query = sa.select(table)
     if study_id is not None:
@@ -293,13 +300,13 @@ def list_documents(
     query = query.order_by(table.c.created_at, table.c.id).limit(limit)
     out = []
     for r in conn.execute(query):
-        text = r.trace if kind == "imports" else r.data
         out.append(
             DocumentRow(
                 id=r.id,
+                kind=kind,
                 paper_id=getattr(r, "paper_id", None),
                 study_id=r.study_id,
-                data=load_json(text, what=kind),
+                text=r.trace if kind == "imports" else r.data,
                 created_at=r.created_at,
             )
         )

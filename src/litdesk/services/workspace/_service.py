@@ -380,7 +380,7 @@ class Workspace:
             cache: dict[str, Paper] = {}
             for row in rows:
                 try:
-                    note = read_annotation(row.data)
+                    note = read_annotation(row.json())
                     pid = row.paper_id or ""
                     if pid not in cache:
                         cache[pid] = repo.get_paper(conn, pid).paper
@@ -445,7 +445,7 @@ class Workspace:
             rows = repo.list_documents(conn, "evidence", study_id=study_id, paper_ids=paper_ids)
             for row in rows:
                 try:
-                    ev = read_evidence(row.data)
+                    ev = read_evidence(row.json())
                     paper = repo.get_paper(conn, row.paper_id or "").paper
                 except IntegrityError as exc:
                     problems.append(f"evidence {row.id}: {exc.message}")
@@ -502,7 +502,7 @@ class Workspace:
         with self.store.read() as conn:
             study_id = repo.get_study(conn, study).id if study else None
             rows = repo.list_documents(conn, "imports", study_id=study_id, limit=100_000)
-        return [(r.id, *read_import(r.data)) for r in rows]
+        return [(r.id, *read_import(r.json())) for r in rows]
 
 
 def _recheck(ev: Evidence, paper: Paper) -> str:
