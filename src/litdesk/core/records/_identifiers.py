@@ -251,13 +251,16 @@ def primary_id(
     return "REC-" + _hash_accession(fallback or "")
 
 
+_PREFIX_SPACE = re.compile(r"^(doi|pmid|pmcid|arxiv)\s*:\s+", re.IGNORECASE)
+
+
 def detect_identifier(text: object) -> tuple[str, str] | None:
     """Recognise a whole-input exact identifier: ``(namespace, canonical value)`` or ``None``.
 
     Namespaces: ``doi``, ``pmid``, ``pmcid``, ``openalex``, ``arxiv``, ``source``.
     Bare digits are a PMID; bare ``PMC123`` a PMCID; bare ``W123`` an OpenAlex id.
     """
-    s = _clean(text)
+    s = _PREFIX_SPACE.sub(r"\1:", _clean(text))
     if not s or " " in s:
         return None
     if d := normalize_doi(s):
