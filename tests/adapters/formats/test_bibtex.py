@@ -219,3 +219,15 @@ def test_dumps_value_cannot_break_out() -> None:
     assert len(back) == 1
     assert back[0].paper.title == evil.title
     assert "note" not in back[0].extras
+
+
+def test_one_line_file_with_many_entries_stays_linear() -> None:
+    import time
+
+    text = "".join(f"@article{{k{i}, title = {{T{i}}}, year = 2000}}" for i in range(20_000))
+    start = time.perf_counter()
+    result = parse(text)
+    elapsed = time.perf_counter() - start
+    assert len(result.records) == 20_000
+    assert result.records[-1].source_id == "k19999"
+    assert elapsed < 30  # quadratic rescanning took minutes here

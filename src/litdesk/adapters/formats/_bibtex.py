@@ -427,6 +427,7 @@ class _Scanner:
         text = self.text
         n = len(text)
         pos = 0
+        searched_from, next_start = -1, -1
         while pos < n:
             m = _AT.search(text, pos)
             if m is None:
@@ -455,8 +456,11 @@ class _Scanner:
                 pos = n if eol < 0 else eol + 1
                 continue
             self.starts += 1
-            nxt = _NEXT_START.search(text, m.end())
-            limit = nxt.start() if nxt is not None else n
+            if not (searched_from <= m.end() <= next_start):
+                # the next line-start entry; cached, so a one-line file stays linear
+                nxt = _NEXT_START.search(text, m.end())
+                searched_from, next_start = m.end(), (nxt.start() if nxt is not None else n)
+            limit = next_start
             close = "}" if opener == "{" else ")"
             body = m.end()
             line = self.lines.at(m.start())
