@@ -252,3 +252,10 @@ def test_through_the_registry(fixtures_dir: Path) -> None:
     tsv = b"title\tyear\tdoi\nA\t2001\t10.1000/a\n"
     trace = loads(tsv, path="x.tsv")
     assert trace.source.format == "csv" and trace.papers[0].doi == "10.1000/a"
+
+
+def test_identifier_only_table() -> None:
+    text = "PMID;DOI\n123;10.1000/x\n"
+    assert sniff_csv(text) > 0
+    (rec,) = parse_csv(text).records
+    assert (rec.paper.pmid, rec.paper.doi, rec.paper.title) == ("123", "10.1000/x", "")

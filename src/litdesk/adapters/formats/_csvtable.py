@@ -74,6 +74,7 @@ _ALIASES: Final[dict[str, tuple[str, ...]]] = {
 }
 _SCOPUS_MARKERS: Final = ("eid", "source title", "link", "author(s) id")
 _TITLE_HEADERS: Final = frozenset(_ALIASES["title"])
+_ID_HEADERS: Final = frozenset(_ALIASES["doi"] + _ALIASES["pmid"])
 _SPLIT_SEMI: Final = re.compile(r"\s*;\s*")
 _SPLIT_AND: Final = re.compile(r"\s+and\s+", re.I)
 _SCOPUS_ID: Final = re.compile(r"\s*\(\d+\)\s*$")
@@ -381,8 +382,8 @@ def sniff_scopus(head: str) -> int:
     """High when the header carries Scopus's own columns (EID, Source title, Link …)."""
     headers = set(_headers(head))
     hits = sum(1 for m in _SCOPUS_MARKERS if m in headers)
-    if "eid" in headers and hits >= 2:
-        return 95
+    if hits >= 2:
+        return 95 if "eid" in headers else 80
     return 0
 
 
@@ -393,6 +394,8 @@ def sniff_csv(head: str) -> int:
         return 0
     if _TITLE_HEADERS.intersection(headers):
         return 40
+    if _ID_HEADERS.intersection(headers):
+        return 30
     return 0
 
 
