@@ -20,7 +20,7 @@ the other tagged formats (MEDLINE, Web of Science).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from litdesk.core.imports import Notice, RecordTrace, digest_bytes
@@ -243,7 +243,7 @@ def build_paper(
     if year is not None and not 1000 <= year <= 2999:
         notices.append(Notice("dropped_field", f"year {year} out of range", line, "year"))
         fields["year"] = None
-    sid = normalize_source_id(source_id) if source_id else None
+    sid = normalize_source_id(source_id) if source_id and "-" in source_id else None
     try:
         return make_paper(source_id=sid, fallback_key=digest, **fields)
     except PaperError as exc:
@@ -298,10 +298,11 @@ def _tag_of(line: str) -> tuple[str, str] | None:
 
 
 class _Record:
-    __slots__ = ("fields", "first", "lines", "notices", "last_tag")
+    __slots__ = ("fields", "first", "last_tag", "lines", "notices", "start")
 
-    def __init__(self, first: int) -> None:
+    def __init__(self, first: int, start: int) -> None:
         self.first = first
+        self.start = start
         self.fields: dict[str, list[str]] = {}
         self.lines: dict[str, int] = {}
         self.notices: list[Notice] = []
@@ -332,27 +333,55 @@ class _Record:
             values[-1] = values[-1] + " " + text
 
 
+def iter_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
+    """The ``\n``-separated lines of ``text``, split a chunk at a time (bounded memory)."""
+    n = len(text)
+    pos = 0
+    while pos < n:
+        end = text.find("\n", pos + chunk)
+        if end == -1:
+            end = n
+        yield from text[pos:end].split("\n")
+        pos = end + 1
+
+
 def parse(text: str) -> ParseResult:
     """Read every RIS record of ``text`` (see the module docstring for the dialects)."""
-    lines = split_lines(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     records: list[RecordTrace] = []
     notices: list[Notice] = []
     cur: _Record | None = None
     pending: _Record | None = None  # ended by ER; Ovid puts a tag (NL) right after ER
-    pending_last = 0
+    pending_last = pending_end = 0
     junk: list[int] = []
-    last_content = 0
-    for i, line in enumerate(lines):
-        tagged = _tag_of(line) if line else None
+    last_content = last_end = 0
+    off = 0
+    upper, upper_digit = _UPPER, _UPPER_DIGIT
+    for i, line in enumerate(iter_lines(text)):
+        start = off
+        off += len(line) + 1
+        # fast path for the standard "XX  - value" form, regex fallback for the rest
+        tagged: tuple[str, str] | None
+        if line[2:5] == "  -" and line[0] in upper and line[1] in upper_digit:
+            rest = line[5:]
+            if not rest:
+                tagged = (line[:2], "")
+            elif rest[0] == " " or rest[0] == "\t":
+                tagged = (line[:2], rest[1:].strip())
+            else:
+                tagged = _tag_of(line)
+        else:
+            tagged = _tag_of(line) if line else None
         if pending is not None:
             if tagged is not None and tagged[0] not in ("TY", "ER") and i == pending_last + 1:
                 pending.add(tagged[0], tagged[1], i)
                 pending.notices.append(
                     Notice("other", f"tag {tagged[0]} after ER read into the record", i + 1)
                 )
-                pending_last = i
+                pending_last, pending_end = i, start + len(line)
                 continue
-            records.append(_finish(pending, lines, pending_last))
+            records.append(_finish(pending, text, pending_last, pending_end))
             pending = None
         if cur is None:
             if tagged is None or tagged[0] == "ER":
@@ -362,9 +391,9 @@ def parse(text: str) -> ParseResult:
             if junk:
                 notices.append(_junk_notice(junk))
                 junk = []
-            cur = _Record(i)
+            cur = _Record(i, start)
             cur.add(tagged[0], tagged[1], i)
-            last_content = i
+            last_content, last_end = i, start + len(line)
             if tagged[0] != "TY":
                 cur.notices.append(
                     Notice("other", "record starts without a TY line", i + 1, tagged[0])
@@ -377,14 +406,28 @@ def parse(text: str) -> ParseResult:
                     junk.append(i)
                 else:
                     cur.extend(stripped)
-                    last_content = i
+                    last_content, last_end = i, start + len(line)
             continue
         tag, value = tagged
         if tag == "ER":
-            pending, pending_last = cur, i
+            pending, pending_last, pending_end = cur, i, start + len(line)
             cur = None
             continue
-        if tag == "TY" and "TY" in cur.lines:
+        if tag != "TY" or "TY" not in cur.lines:
+            # inlined _Record.add (the hot path)
+            cur.last_tag = tag
+            seen = cur.lines
+            if tag not in seen:
+                seen[tag] = i + 1
+            if value:
+                values = cur.fields.get(tag)
+                if values is None:
+                    cur.fields[tag] = [value]
+                else:
+                    values.append(value)
+            last_content, last_end = i, start + len(line)
+            continue
+        if tag == "TY":
             cur.notices.append(
                 Notice(
                     "unterminated",
@@ -392,17 +435,17 @@ def parse(text: str) -> ParseResult:
                     last_content + 1,
                 )
             )
-            records.append(_finish(cur, lines, last_content))
-            cur = _Record(i)
+            records.append(_finish(cur, text, last_content, last_end))
+            cur = _Record(i, start)
         cur.add(tag, value, i)
-        last_content = i
+        last_content, last_end = i, start + len(line)
     if pending is not None:
-        records.append(_finish(pending, lines, pending_last))
+        records.append(_finish(pending, text, pending_last, pending_end))
     if cur is not None:
         cur.notices.append(
             Notice("unterminated", "last record has no ER line; read anyway", last_content + 1)
         )
-        records.append(_finish(cur, lines, last_content))
+        records.append(_finish(cur, text, last_content, last_end))
     if junk:
         notices.append(_junk_notice(junk))
     return ParseResult(records=records, notices=notices)
@@ -417,8 +460,8 @@ def _junk_notice(junk: list[int]) -> Notice:
     )
 
 
-def _finish(rec: _Record, lines: list[str], last: int) -> RecordTrace:
-    raw = "\n".join(lines[rec.first : last + 1])
+def _finish(rec: _Record, text: str, last: int, end: int) -> RecordTrace:
+    raw = text[rec.start : end]
     digest = digest_bytes(raw.encode("utf-8"))
     f = rec.fields
     notices = rec.notices
@@ -431,7 +474,7 @@ def _finish(rec: _Record, lines: list[str], last: int) -> RecordTrace:
     paper_fields: dict[str, Any] = {}
     for tag in _TITLE_TAGS:
         if tag in f:
-            paper_fields["title"] = clean_value(f[tag][0])
+            paper_fields["title"] = f[tag][0]  # Paper removes control characters
             break
     authors: list[str] = []
     for tag in _AUTHOR_TAGS:
@@ -441,7 +484,7 @@ def _finish(rec: _Record, lines: list[str], last: int) -> RecordTrace:
         paper_fields["authors"] = authors
     for tag in _JOURNAL_TAGS:
         if tag in f:
-            paper_fields["journal"] = clean_value(f[tag][0])
+            paper_fields["journal"] = f[tag][0]
             break
     year_values: list[str] = []
     for tag in _YEAR_TAGS:
@@ -497,7 +540,7 @@ def _finish(rec: _Record, lines: list[str], last: int) -> RecordTrace:
             paper_fields["abstract"] = "\n".join(f[tag])
             break
     if "KW" in f:
-        paper_fields["keywords"] = [k for kw in f["KW"] if (k := clean_value(kw))]
+        paper_fields["keywords"] = f["KW"]
     if "TY" in f:
         code = f["TY"][0].upper()
         paper_fields["publication_types"] = [RIS_TYPES.get(code, code)]
