@@ -15,7 +15,7 @@ from litdesk.adapters.store import open_store
 from litdesk.adapters.store._schema import imports, paper_keys, papers
 from litdesk.services.workspace import Workspace
 
-BATCH = 150
+BATCH = 600
 
 WRITER = r"""
 import sys
@@ -37,8 +37,9 @@ while True:
                     raw=f"record {i}-{j}")
         for j in range(batch)
     )
+    print("begin", i, flush=True)
     ws.attach_import(ImportTrace(source=src, records=records))
-    print(i, flush=True)
+    print("done", i, flush=True)
     i += 1
 """
 
@@ -54,12 +55,16 @@ def test_sigkill_mid_import_leaves_only_whole_imports(store_url):
     ) as proc:
         assert proc.stdout is not None
         deadline = time.monotonic() + 120
-        while len(reported) < 4 and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
             line = proc.stdout.readline()
             if not line:
                 break
-            reported.append(int(line))
-        time.sleep(0.05)  # well inside the next batch's transaction
+            what, number = line.split()
+            if what == "done":
+                reported.append(int(number))
+            elif len(reported) == 4:
+                break  # batch 4 has begun its transaction
+        time.sleep(0.1)  # inside batch 4's transaction (a batch takes far longer)
         os.kill(proc.pid, signal.SIGKILL)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL
