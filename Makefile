@@ -8,7 +8,7 @@ FIXTURES_DEFAULT := $(abspath ../shared/fixtures)
 export LITDESK_FIXTURES ?= $(if $(wildcard $(FIXTURES_DEFAULT)),$(FIXTURES_DEFAULT),)
 export LITDESK_TEST_POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: setup run test lint format bench clean
+.PHONY: setup browser run test lint format bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,14 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+
+## Debian's chromium for the browser tests (Playwright drives it; nothing is downloaded by Playwright)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq || true) && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	  else echo "chromium is not installed: browser tests will skip (install Debian's chromium)"; fi; }
 
 ## make run ARGS="import refs.ris" — run litdesk (the web workspace once it exists)
 run: setup
@@ -31,7 +39,7 @@ format: setup
 	$(VENV)/bin/ruff format src tests bench
 
 ## make test — lint, type-check and the whole suite
-test: setup lint
+test: setup lint browser
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench: setup

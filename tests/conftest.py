@@ -49,6 +49,41 @@ def postgres_url() -> str:
     return url
 
 
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Debian's chromium for browser tests (``make browser`` installs it)."""
+    import shutil
+
+    path = os.environ.get("LITDESK_CHROMIUM") or shutil.which("chromium")
+    if not path:
+        _need("chromium is not installed (make browser)")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str):
+    """A headless Playwright browser on Debian's chromium (no downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(
+            executable_path=chromium_path,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield b
+        b.close()
+
+
 @pytest.fixture
 def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Settings pointing at a fresh data dir (SQLite) with no secrets from the host."""
