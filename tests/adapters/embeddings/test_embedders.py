@@ -134,3 +134,17 @@ def test_ollama_unreachable_is_typed() -> None:
         emb = OllamaEmbedder(client, "nomic", base_url="http://127.0.0.1:9")
         with pytest.raises(EmbedderError, match="failed"):
             emb.embed(["a"])
+
+
+def test_wordllama_fast_pooling_equals_wordllama_embed(wordllama: WordLlamaEmbedder) -> None:
+    texts = [
+        "Heat stress reduced the kernel weight of wheat. " * 20,
+        "",
+        "x",
+        "Sedimentos do estuário com cádmio; señal débil — ünïcödé ✓",
+    ] * 70  # more than one batch
+    fast = wordllama.embed(texts)
+    ref = wordllama.reference_embed(texts)
+    nonempty = [i for i, t in enumerate(texts) if t]
+    assert np.allclose(fast[nonempty], ref[nonempty], atol=1e-5)
+    assert np.all(fast[1] == 0)  # an empty text has no direction

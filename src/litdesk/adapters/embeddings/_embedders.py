@@ -13,6 +13,7 @@ Every ``embed`` returns float32 rows of unit length.
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import re
 from collections.abc import Sequence
@@ -89,6 +90,14 @@ class WordLlamaEmbedder:
         except (FileNotFoundError, ValueError) as exc:
             raise ConfigError(f"wordllama model could not be loaded offline: {exc}") from None
         self._dim = dim
+        self._matrix = np.ascontiguousarray(self._model.embedding, dtype=np.float32)
+        self._tokenizer = copy.deepcopy(self._model.tokenizer)
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+
+    def reference_embed(self, texts: Sequence[str]) -> F32:
+        """wordllama's own ``embed`` (padded batches), normalised: the reference result."""
+        return normalise_rows(self._model.embed(list(texts), norm=False, return_np=True))
 
     @property
     def name(self) -> str:
@@ -99,9 +108,33 @@ class WordLlamaEmbedder:
         return self._dim
 
     def embed(self, texts: Sequence[str]) -> F32:
+        """Mean of the token embeddings per text (wordllama's pooling), unit length.
+
+        Computed without padding, as token counts times the embedding rows of the
+        batch's distinct tokens (one matrix product): wordllama's own ``embed``
+        result (to float rounding), faster on chunk-sized texts.
+        """
         if not texts:
             return _empty(self._dim)
-        out = self._model.embed(list(texts), norm=False, return_np=True, batch_size=MAX_BATCH)
+        matrix = self._matrix
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for s in range(0, len(texts), MAX_BATCH):
+            batch = list(texts[s : s + MAX_BATCH])
+            encoded = self._tokenizer.encode_batch(batch, add_special_tokens=False)
+            lengths = np.fromiter((len(e.ids) for e in encoded), dtype=np.int64, count=len(batch))
+            total = int(lengths.sum())
+            if total == 0:
+                continue
+            ids = np.fromiter((i for e in encoded for i in e.ids), dtype=np.int64, count=total)
+            np.clip(ids, 0, matrix.shape[0] - 1, out=ids)
+            # token counts per text over the batch's distinct tokens, then one matmul
+            uniq, inverse = np.unique(ids, return_inverse=True)
+            rows = np.repeat(np.arange(len(batch), dtype=np.int64), lengths)
+            counts = np.bincount(rows * len(uniq) + inverse, minlength=len(batch) * len(uniq))
+            dense = counts.reshape(len(batch), len(uniq)).astype(np.float32)
+            sums = dense @ matrix[uniq]
+            nonempty = lengths > 0
+            out[s : s + len(batch)][nonempty] = sums[nonempty] / lengths[nonempty, None]
         return normalise_rows(out)
 
 

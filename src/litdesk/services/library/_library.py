@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from rapidfuzz import fuzz
 
 from litdesk._errors import InputError, LitdeskError
@@ -143,6 +144,9 @@ class Library:
         self._lookup = lookup
         self.workers = workers
         self._cat: Catalogue | None = None
+        self._vector_cache: dict[
+            tuple[tuple[str, ...], bool], tuple[npt.NDArray[np.float32], VectorIndex | None]
+        ] = {}
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -343,18 +347,12 @@ class Library:
         if not chunks:
             out.warnings.append("no indexed text in the scope")
             return out
-        vectors = np.vstack(
-            [
-                cat.load_vectors(s, self._embedder_name, CHUNKING_VERSION, entries[s].n_chunks)
-                for s in shas
-            ]
-        )
+        vectors, index = self._vectors(shas, entries, whole)
         queries = [question] + ([variant] if variant and variant.strip() else [])
         qv = self.embedder().embed(queries)
         pool = max(POOL_MIN, top_k * 10)
         rankings: list[list[int]] = []
-        if whole:
-            index = VectorIndex.build(vectors)
+        if index is not None:
             for q in qv:
                 rankings.append(index.search(q, pool)[0].tolist())
         else:  # a chosen set: rank every chunk exactly, so each paper has its best ones
@@ -379,6 +377,31 @@ class Library:
                 )
             )  # fmt: skip
         return out
+
+    def _vectors(
+        self, shas: list[str], entries: dict[str, Entry], whole: bool
+    ) -> tuple[npt.NDArray[np.float32], VectorIndex | None]:
+        """The scope's chunk vectors (and, for the whole library, its vector index).
+
+        Kept in memory per scope, so a long-running face (web, chat rounds) loads the
+        vectors and builds the index once per library state.
+        """
+        key = (tuple(shas), whole)
+        hit = self._vector_cache.get(key)
+        if hit is not None:
+            return hit
+        vectors = np.vstack(
+            [
+                self.catalogue.load_vectors(
+                    s, self._embedder_name, CHUNKING_VERSION, entries[s].n_chunks
+                )
+                for s in shas
+            ]
+        )
+        index = VectorIndex.build(vectors) if whole else None
+        self._vector_cache.clear()  # one library state at a time
+        self._vector_cache[key] = (vectors, index)
+        return vectors, index
 
     # --- answers --------------------------------------------------------------------
     def english_variant(self, question: str) -> str | None:

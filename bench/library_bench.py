@@ -1,0 +1,204 @@
+"""PDF library benchmark (issue 6, first half).
+
+In one run:
+1. Index pipeline throughput (pages/s: extraction, reference cut, chunking, wordllama
+   embeddings, atomic storage; 2 pool workers) vs raw pypdfium2 text extraction of the
+   same PDFs (one process). Target: pipeline ≥ 0.5× raw.
+2. Re-index of an unchanged library of 1,000 PDFs (hard links to copies of the fixture
+   PDFs, made in a temp dir at run time). Target: ≤ 2 s.
+3. Vector retrieval over 1M synthetic clustered 256-d chunks: litdesk's IVF index p50
+   vs a brute-force numpy scan (matrix-vector product + argpartition), recall@10 against
+   the exact result. Targets: p50 ≤ 50 ms and ≥ 10× the scan.
+
+    LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/library_bench.py \
+        [--copies 4] [--files 1000] [--chunks 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+
+from litdesk._settings import Settings
+from litdesk.core.library import VectorIndex, top_k_exact
+from litdesk.services.library import Library
+
+
+def raw_extract(paths: list[Path]) -> int:
+    pages = 0
+    for p in paths:
+        try:
+            doc = pdfium.PdfDocument(str(p))
+        except pdfium.PdfiumError:
+            continue
+        for i in range(len(doc)):
+            page = doc[i]
+            tp = page.get_textpage()
+            tp.get_text_range()
+            tp.close()
+            page.close()
+            pages += 1
+        doc.close()
+    return pages
+
+
+def make_copies(src: Path, dst: Path, copies: int) -> list[Path]:
+    """Each fixture PDF ``copies`` times, each copy with a distinct trailing comment
+    (a new content hash, so every copy is really indexed)."""
+    dst.mkdir(parents=True)
+    out = []
+    for pdf in sorted(src.glob("*.pdf")):
+        data = pdf.read_bytes()
+        for c in range(copies):
+            target = dst / f"{pdf.stem}__{c}.pdf"
+            target.write_bytes(data + f"\n%litdesk-bench-copy-{c}\n".encode())
+            out.append(target)
+    return out
+
+
+def bench_pipeline(fixtures: Path, tmp: Path, copies: int) -> None:
+    folder = tmp / "pipeline"
+    paths = make_copies(fixtures, folder, copies)
+    t0 = time.perf_counter()
+    raw_pages = raw_extract(paths)
+    raw_s = time.perf_counter() - t0
+    settings = Settings(data_dir=tmp / "data-pipeline", library_dirs=[folder])
+    lib = Library(settings, workers=2)
+    t0 = time.perf_counter()
+    report = lib.index()
+    pipe_s = time.perf_counter() - t0
+    lib.close()
+    raw_rate = raw_pages / raw_s
+    pipe_rate = report.pages / pipe_s
+    print(
+        f"[1] {len(paths)} PDFs ({copies} copies of each fixture), {report.pages} pages indexed, "
+        f"{report.chunks} chunks, {len(report.excluded)} excluded"
+    )
+    print(
+        f"    raw pypdfium2 text: {raw_pages} pages in {raw_s:.2f} s = {raw_rate:.0f} pages/s (1 process)"
+    )
+    print(
+        f"    litdesk index:      {report.pages} pages in {pipe_s:.2f} s = {pipe_rate:.0f} pages/s "
+        "(2 workers, incl. pool start and model load)"
+    )
+    print(f"    ratio pipeline/raw = {pipe_rate / raw_rate:.2f}x (target >= 0.5x)")
+
+
+def bench_reindex(fixtures: Path, tmp: Path, files: int) -> None:
+    base = tmp / "reindex-src"
+    base.mkdir()
+    originals = []
+    for pdf in sorted(fixtures.glob("*.pdf")):
+        target = base / pdf.name
+        shutil.copyfile(pdf, target)
+        originals.append(target)
+    lib_dir = tmp / "reindex-lib"
+    for i in range(files):
+        src = originals[i % len(originals)]
+        sub = lib_dir / f"d{i // 100:02d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        os.link(src, sub / f"{i:04d}_{src.name}")
+    settings = Settings(data_dir=tmp / "data-reindex", library_dirs=[lib_dir])
+    lib = Library(settings, workers=2)
+    t0 = time.perf_counter()
+    first = lib.index()
+    first_s = time.perf_counter() - t0
+    lib.close()
+    times = []
+    for _ in range(3):
+        lib = Library(settings, workers=2)  # a fresh process-like start: new catalogue connection
+        t0 = time.perf_counter()
+        again = lib.index()
+        times.append(time.perf_counter() - t0)
+        lib.close()
+        assert again.indexed == [] and again.files == files
+    print(
+        f"[2] {files} PDFs ({len(first.indexed)} distinct contents indexed, first run {first_s:.2f} s)"
+    )
+    print(
+        f"    re-index unchanged: median {statistics.median(times):.3f} s over 3 runs "
+        f"(min {min(times):.3f}, max {max(times):.3f}) (target <= 2 s)"
+    )
+
+
+def synthetic(n: int, dim: int, clusters: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dim)).astype(np.float32)
+    out = np.empty((n, dim), dtype=np.float32)
+    step = 100_000
+    for s in range(0, n, step):
+        m = min(step, n - s)
+        block = centres[rng.integers(0, clusters, m)]
+        block += 0.6 * rng.standard_normal((m, dim), dtype=np.float32)
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+        out[s : s + m] = block
+    return out
+
+
+def bench_vectors(n: int, dim: int = 256, queries: int = 50) -> None:
+    data = synthetic(n, dim, clusters=max(10, n // 500))
+    rng = np.random.default_rng(1)
+    qs = data[rng.integers(0, n, queries)] + 0.3 * rng.standard_normal(
+        (queries, dim), dtype=np.float32
+    )
+    qs /= np.linalg.norm(qs, axis=1, keepdims=True)
+    brute = []
+    exact_ids = []
+    for q in qs:
+        t0 = time.perf_counter()
+        idx, _ = top_k_exact(data, q, 10)
+        brute.append(time.perf_counter() - t0)
+        exact_ids.append(set(idx.tolist()))
+    t0 = time.perf_counter()
+    index = VectorIndex.build(data, nprobe=16)
+    build_s = time.perf_counter() - t0
+    del data
+    ivf = []
+    recall = []
+    for q, truth in zip(qs, exact_ids, strict=True):
+        t0 = time.perf_counter()
+        idx, _ = index.search(q, 10)
+        ivf.append(time.perf_counter() - t0)
+        recall.append(len(truth & set(idx.tolist())) / 10)
+    b50 = statistics.median(brute) * 1000
+    i50 = statistics.median(ivf) * 1000
+    nlist = 0 if index.centroids is None else index.centroids.shape[0]
+    print(
+        f"[3] {n} x {dim} float32 chunks; IVF nlist={nlist}, nprobe={index.nprobe}, build {build_s:.1f} s"
+    )
+    print(
+        f"    brute-force numpy scan p50 {b50:.2f} ms; litdesk IVF p50 {i50:.2f} ms "
+        f"(p95 {np.percentile(ivf, 95) * 1000:.2f} ms); speed-up {b50 / i50:.1f}x; "
+        f"recall@10 {np.mean(recall):.3f} (targets: p50 <= 50 ms, >= 10x)"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--copies", type=int, default=4)
+    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--chunks", type=int, default=1_000_000)
+    args = ap.parse_args()
+    fixtures = Path(os.environ.get("LITDESK_FIXTURES", "../shared/fixtures")) / "pdf"
+    if not fixtures.is_dir():
+        raise SystemExit(f"fixture PDFs not found at {fixtures} (set LITDESK_FIXTURES)")
+    print(
+        f"litdesk PDF library bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{os.cpu_count()} CPUs"
+    )
+    with tempfile.TemporaryDirectory(prefix="litdesk-libbench-") as tmp:
+        bench_pipeline(fixtures, Path(tmp), args.copies)
+        bench_reindex(fixtures, Path(tmp), args.files)
+    bench_vectors(args.chunks)
+
+
+if __name__ == "__main__":
+    main()
