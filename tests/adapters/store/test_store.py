@@ -295,3 +295,9 @@ def test_concurrent_saves_of_one_paper_never_duplicate(store: Store):
         t.join()
     assert errors == []
     assert len(ws.papers()) == 1
+
+
+@pytest.mark.parametrize("bad", ["", "..", "a/b", "../x", "run:1", "x" * 101, "a..b", ".hidden"])
+def test_search_run_ids_are_safe_file_names(store: Store, bad: str):
+    with pytest.raises(InputError):
+        save_search_run(store, bad, "alice", {}, {}, executed_at=NOW)

@@ -4,6 +4,7 @@ in-flight coalescing, and daily allowances reserved atomically (fail closed)."""
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,6 +55,19 @@ def _name(value: str, label: str, limit: int = 200) -> str:
     return value
 
 
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\.[A-Za-z0-9_-]{1,20})?$")
+
+
+def _run_id(value: str) -> str:
+    """Run ids become file names in Study exports: letters, digits, ``_``, ``-``, one dot."""
+    if not isinstance(value, str) or not _RUN_ID.match(value) or len(value) > 100:
+        raise InputError(
+            "a search run id is 1 to 100 letters, digits, '_' or '-' (one '.' allowed)",
+            code="bad_argument",
+        )
+    return value
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -100,7 +114,7 @@ def save_search_run(
     created_at: str | None = None,
 ) -> SearchRunRow:
     """Store one search run (immutable: saving an existing id is refused)."""
-    _name(run_id, "run id", 100)
+    _run_id(run_id)
     _name(owner, "owner")
     d_text, r_text = _document(definition, "definition"), _document(run, "run")
     created = created_at or _now().isoformat()
@@ -123,7 +137,7 @@ def save_search_run(
 def link_or_insert_run(conn: Any, row: SearchRunRow) -> bool:
     """Inside a caller's transaction: store ``row`` unless its id exists (runs are
     immutable); ``True`` when inserted. Used by Study recovery."""
-    _name(row.id, "run id", 100)
+    _run_id(row.id)
     _name(row.owner, "owner")
     exists = conn.execute(sa.select(search_runs.c.id).where(search_runs.c.id == row.id)).first()
     if exists is not None:
