@@ -301,3 +301,30 @@ def test_concurrent_saves_of_one_paper_never_duplicate(store: Store):
 def test_search_run_ids_are_safe_file_names(store: Store, bad: str):
     with pytest.raises(InputError):
         save_search_run(store, bad, "alice", {}, {}, executed_at=NOW)
+
+
+def test_downgrade_then_open_upgrades_again(store_url: str):
+    from alembic import command
+
+    from litdesk.adapters.store._engine import _alembic_config
+
+    s = open_store(store_url)
+    with s.write() as conn:
+        cfg = _alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "base")
+    assert s.revision() is None
+    assert "papers" not in sa.inspect(s.engine).get_table_names()
+    s.dispose()
+    s = open_store(store_url)
+    assert s.revision() == "0001"
+    with s.write() as conn:
+        repo.insert_paper(conn, make_paper(pmid="3"), NOW)
+    s.dispose()
+
+
+def test_unwritable_data_dir_is_config_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ConfigError):
+        make_engine(f"sqlite:///{blocker / 'sub' / 'db.sqlite3'}")

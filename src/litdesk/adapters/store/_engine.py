@@ -85,7 +85,14 @@ def make_engine(url: str) -> Engine:
     if backend == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot create the data directory {folder}: {exc.strerror}",
+                    code="data_dir",
+                ) from None
         engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
         _sqlite_events(engine)
         return engine
