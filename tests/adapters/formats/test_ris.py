@@ -242,3 +242,13 @@ def test_ris_round_trip_property(items: list) -> None:  # type: ignore[type-arg]
         )
         assert b.title == re.sub(r"\s+", " ", a.title).strip()
         assert (b.authors, b.year, b.journal) == (a.authors, a.year, a.journal)
+
+
+def test_non_standard_separators_only_for_known_tags() -> None:
+    data = b"TY - JOUR\nTI  -Tight title\nAB  - Started here\nUS - based cohort of adults\nER  - \n"
+    trace = formats.loads(data, format="ris")
+    paper = trace.papers[0]
+    assert paper.publication_types == ("Journal Article",)
+    assert paper.title == "Tight title"
+    assert paper.abstract == "Started here\nUS - based cohort of adults"
+    assert trace.records[0].extras == {}

@@ -140,7 +140,7 @@ _USED: Final = frozenset(
 # Values joined with a newline on continuation (paragraph text); KW lines are new keywords.
 _PARAGRAPH_TAGS: Final = frozenset({"AB", "N1", "N2"})
 _LIST_CONTINUATION_TAGS: Final = frozenset({"KW"})
-_TAG_FALLBACK = re.compile(r"^([A-Z][A-Z0-9])[ \t]{1,3}-(?:[ \t](.*))?$")
+_TAG_FALLBACK = re.compile(r"^([A-Z][A-Z0-9])[ \t]{1,3}-[ \t]?(.*)$")
 _YEAR = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
 _BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
 _UPPER: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -292,7 +292,9 @@ def _tag_of(line: str) -> tuple[str, str] | None:
     if len(line) < 4 or line[0] not in _UPPER:
         return None
     m = _TAG_FALLBACK.match(line.rstrip())
-    if m is None:
+    # a non-standard separator ("TY - JOUR", "AB  -text") is a tag only for a known tag, so a
+    # continuation line such as "US - based cohort" stays text
+    if m is None or m.group(1) not in _KNOWN_TAGS:
         return None
     return m.group(1), (m.group(2) or "").strip()
 
