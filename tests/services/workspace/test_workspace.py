@@ -282,3 +282,44 @@ def test_invalid_stored_records_are_reported_not_hidden(ws: Workspace):
     assert len(problems) == 1 and bad.id in problems[0] and "version" in problems[0]
     evs, problems = ws.evidence()
     assert evs == [] and len(problems) == 1 and ev.id in problems[0]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from litdesk.services.workspace import merge_papers  # noqa: E402
+
+
+@st.composite
+def _papers(draw):
+    n = draw(st.integers(1, 50))
+    fields = {
+        "title": draw(st.text(max_size=20)),
+        "pmid": str(n) if draw(st.booleans()) else None,
+        "doi": f"10.1234/x{n}" if draw(st.booleans()) else None,
+        "pmcid": f"PMC{n}" if draw(st.booleans()) else None,
+        "keywords": tuple(draw(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3))),
+        "cited_by": draw(st.none() | st.integers(0, 100)),
+        "retracted": draw(st.booleans()),
+    }
+    return make_paper(fallback_key=str(n), **fields)
+
+
+@settings(max_examples=200)
+@given(_papers(), _papers())
+def test_merge_properties(old, new):
+    assert merge_papers(old, old) == old
+    try:
+        merged = merge_papers(old, new)
+    except IdentityConflict:
+        assert any(
+            getattr(old, f) and getattr(new, f) and getattr(old, f) != getattr(new, f)
+            for f in ("doi", "pmid", "pmcid")
+        )
+        return
+    assert merged.id == old.id
+    for f in ("doi", "pmid", "pmcid", "title"):
+        assert getattr(merged, f) == (getattr(old, f) or getattr(new, f) or getattr(merged, f))
+    assert merged.retracted == (old.retracted or new.retracted)
+    assert set(old.keywords) | set(new.keywords) == set(merged.keywords)
+    assert merge_papers(merged, new) == merged  # idempotent

@@ -95,8 +95,9 @@ def merge_papers(old: Paper, new: Paper) -> Paper:
             continue
         current = data.get(key)
         if key in ("keywords", "publication_types", "authors") and current and value:
-            if key != "authors":
-                data[key] = list(dict.fromkeys([*current, *value]))
+            extra = [v for v in dict.fromkeys(value) if v not in current]
+            if key != "authors" and extra:
+                data[key] = [*current, *extra]
             continue
         if current in (None, "", []) and value not in (None, "", []):
             data[key] = value
