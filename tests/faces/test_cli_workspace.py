@@ -149,3 +149,33 @@ def test_save_from_fixture_file(run, fixtures_dir):
     assert len(show["imports"]) == 1 and len(show["papers"]) == len(
         {i for i in out["paper_ids"] if i}
     )
+
+
+def test_cli_uses_postgres_from_database_url(tmp_settings, monkeypatch, postgres_url):
+    import uuid
+    from urllib.parse import quote
+
+    import sqlalchemy as sa
+
+    from litdesk.adapters.store import open_store
+    from litdesk.services.workspace import Workspace
+
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    url = f"{postgres_url}?options={quote(f'-csearch_path={schema}')}"
+    try:
+        monkeypatch.setenv("LITDESK_DATABASE_URL", url)
+        result = CliRunner().invoke(app, ["study", "new", "Team review", "--json"])
+        assert result.exit_code == 0, result.output
+        store = open_store(url)
+        try:
+            assert [s.name for s, _ in Workspace(store).studies()] == ["Team review"]
+        finally:
+            store.dispose()
+        assert not (tmp_settings.data_dir / "litdesk.sqlite3").exists()
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()

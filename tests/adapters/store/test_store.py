@@ -328,3 +328,14 @@ def test_unwritable_data_dir_is_config_error(tmp_path):
     blocker.write_text("x")
     with pytest.raises(ConfigError):
         make_engine(f"sqlite:///{blocker / 'sub' / 'db.sqlite3'}")
+
+
+def test_sqlite_file_is_private(tmp_path):
+    import os
+    import stat
+
+    db = tmp_path / "p" / "litdesk.sqlite3"
+    s = open_store(f"sqlite:///{db}")
+    s.dispose()
+    if os.name == "posix":
+        assert stat.S_IMODE(db.stat().st_mode) == 0o600

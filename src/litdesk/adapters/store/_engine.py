@@ -9,6 +9,8 @@ PostgreSQL (psycopg 3) when the URL says so. Migrations run on open
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -202,4 +204,21 @@ def open_store(target: Settings | str) -> Store:
     url = target if isinstance(target, str) else target.resolved_database_url()
     store = Store(make_engine(url))
     store.migrate()
+    _private(store)
     return store
+
+
+def _private(store: Store) -> None:
+    """A SQLite store holds private notes: readable by its owner only (POSIX)."""
+    if store.dialect != "sqlite" or os.name != "posix":
+        return
+    database = store.engine.url.database or ""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(database + suffix).expanduser()
+        try:
+            if path.exists() and stat.S_IMODE(path.stat().st_mode) & 0o077:
+                path.chmod(0o600)
+        except OSError:
+            continue  # not ours to change (a shared file); the store still works

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -37,12 +39,32 @@ class CliArgumentError(InputError):
     default_code = "arguments"
 
 
+_OPEN: list[Any] = []
+
+
 def _ws() -> Any:
+    """The workspace over the store named by the settings (closed when the command ends)."""
     from litdesk._settings import Settings
     from litdesk.adapters.store import open_store
     from litdesk.services.workspace import Workspace
 
-    return Workspace(open_store(Settings()))
+    store = open_store(Settings())
+    _OPEN.append(store)
+    return Workspace(store)
+
+
+def _closing(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Release the store's connections when the command returns or fails."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            while _OPEN:
+                _OPEN.pop().dispose()
+
+    return wrapper
 
 
 def _say(text: str) -> None:
@@ -85,6 +107,7 @@ def _context(ws: Any, paper_ref: str, xml: Path | None, block: str | None) -> An
 
 @study_app.command("new")
 @command
+@_closing
 def study_new(
     name: Annotated[str, typer.Argument(help="The Study's name (unique).")],
     description: Annotated[
@@ -104,6 +127,7 @@ def study_new(
 
 @study_app.command("list")
 @command
+@_closing
 def study_list(as_json: JsonOpt = False) -> None:
     """List Studies with their paper counts."""
     rows = _ws().studies()
@@ -120,6 +144,7 @@ def study_list(as_json: JsonOpt = False) -> None:
 
 @study_app.command("show")
 @command
+@_closing
 def study_show(
     study: Annotated[str, typer.Argument(help="Study name or id.")], as_json: JsonOpt = False
 ) -> None:
@@ -141,6 +166,7 @@ def study_show(
 
 @study_app.command("add")
 @command
+@_closing
 def study_add(
     study: Annotated[str, typer.Argument(help="Study name or id.")],
     papers: Annotated[list[str], typer.Argument(help="Saved papers (id, DOI, PMID, PMCID, …).")],
@@ -163,6 +189,7 @@ def study_add(
 
 @study_app.command("export")
 @command
+@_closing
 def study_export(
     study: Annotated[str, typer.Argument(help="Study name or id.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="The ZIP file to write.")],
@@ -182,6 +209,7 @@ def study_export(
 
 @study_app.command("import")
 @command
+@_closing
 def study_import(
     file: Annotated[Path, typer.Argument(help="A Study ZIP made by litdesk study export.")],
     name: Annotated[
@@ -231,6 +259,7 @@ def _paper_from_fields(identifier: str | None, fields: dict[str, Any]) -> Any:
 
 @paper_app.command("save")
 @command
+@_closing
 def paper_save(
     file: Annotated[
         Path | None, typer.Option("--file", help="Save every record of an export file.")
@@ -303,6 +332,7 @@ def paper_save(
 
 @paper_app.command("list")
 @command
+@_closing
 def paper_list(
     study: StudyOpt = None,
     status: Annotated[str | None, typer.Option("--status")] = None,
@@ -321,6 +351,7 @@ def paper_list(
 
 @paper_app.command("status")
 @command
+@_closing
 def paper_status(
     paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
     status: Annotated[str, typer.Argument(help="to-read, reading, read or none.")],
@@ -336,6 +367,7 @@ def paper_status(
 
 @paper_app.command("note")
 @command
+@_closing
 def paper_note(
     paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
     text: Annotated[str, typer.Argument(help="The comment (at most 4,000 characters).")],
@@ -352,6 +384,7 @@ def paper_note(
 
 @paper_app.command("highlight")
 @command
+@_closing
 def paper_highlight(
     paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
     quote: Annotated[str, typer.Argument(help="The exact passage (at most 8,000 characters).")],
@@ -394,6 +427,7 @@ def paper_highlight(
 
 @paper_app.command("notes")
 @command
+@_closing
 def paper_notes(
     paper: Annotated[str | None, typer.Argument(help="A saved paper (default: all).")] = None,
     study: StudyOpt = None,
@@ -419,6 +453,7 @@ def paper_notes(
 
 @evidence_app.command("add")
 @command
+@_closing
 def evidence_add(
     paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
     finding: Annotated[str, typer.Option("--finding", help="The finding (required).")],
@@ -471,6 +506,7 @@ def evidence_add(
 
 @evidence_app.command("list")
 @command
+@_closing
 def evidence_list(
     study: StudyOpt = None,
     paper: Annotated[str | None, typer.Option("--paper")] = None,
@@ -489,6 +525,7 @@ def evidence_list(
 
 @evidence_app.command("export")
 @command
+@_closing
 def evidence_export(
     study: StudyOpt = None,
     output: Annotated[
@@ -510,6 +547,7 @@ def evidence_export(
 
 @notebook_app.command("export")
 @command
+@_closing
 def notebook_export(
     study: StudyOpt = None,
     output: Annotated[
