@@ -262,3 +262,13 @@ def test_garbage_is_refused_never_crashes(ws2: Workspace, raw, members):
         with pytest.raises(StudyImportRefused):
             import_study(ws2, data)
     assert ws2.studies() == []
+
+
+def test_recovered_name_rules(ws: Workspace):
+    ws.create_study("N" * 200)
+    data = export_study(ws, "N" * 200)
+    out = import_study(ws, data)
+    assert out["name"].endswith("(recovered 1)") and len(out["name"]) <= 200
+    assert import_study(ws, data, name="  Renamed \n study ")["name"] == "Renamed study"
+    with pytest.raises(StudyImportRefused):
+        import_study(ws, data, name="   ")

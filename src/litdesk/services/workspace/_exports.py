@@ -38,7 +38,15 @@ from litdesk.core.evidence import (
 from litdesk.core.records import Paper, read_paper
 
 from ._codec import read_import, trace_document
-from ._service import EvidenceView, NoteView, Workspace, _new_id, now_iso
+from ._service import (
+    MAX_DESCRIPTION,
+    MAX_STUDY_NAME,
+    EvidenceView,
+    NoteView,
+    Workspace,
+    _new_id,
+    now_iso,
+)
 
 __all__ = [
     "EXPORT_VERSION",
@@ -409,6 +417,15 @@ def _validate_bundle(members: dict[str, bytes]) -> dict[str, Any]:
     study = bundle.get("study")
     if not isinstance(study, dict) or not isinstance(study.get("name"), str):
         raise _refuse("study.json has no Study name")
+    name = " ".join(study["name"].split())
+    description = study.get("description")
+    if not name or len(name) > MAX_STUDY_NAME:
+        raise _refuse(f"study.json: the Study name must be 1 to {MAX_STUDY_NAME} characters")
+    if description is not None and (
+        not isinstance(description, str) or len(description) > MAX_DESCRIPTION
+    ):
+        raise _refuse(f"study.json: the description must be text of at most {MAX_DESCRIPTION:,}")
+    study = {"name": name, "description": description}
     for key in ("papers", "notes", "evidence", "search_runs", "imports"):
         if not isinstance(bundle.get(key), list):
             raise _refuse(f"study.json: {key} must be a list")
@@ -496,17 +513,18 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
     members = _read_zip(data)
     _check_manifest(members)
     parsed = _validate_bundle(members)
-    study_name = name or parsed["study"]["name"]
+    study_name = " ".join((name or parsed["study"]["name"]).split())[:MAX_STUDY_NAME]
+    if not study_name:
+        raise _refuse("the recovered Study needs a name")
     now = now_iso()
     remap: dict[str, str] = {}
     with ws.store.write() as conn:
         taken = {s.name for s, _ in repo.list_studies(conn)}
-        base, n = study_name, 2
+        base, n = study_name[: MAX_STUDY_NAME - 20], 2
         while study_name in taken:
             study_name, n = f"{base} (recovered {n - 1})", n + 1
-        desc = parsed["study"].get("description")
         study = repo.insert_study(
-            conn, _new_id("study"), study_name[:200], desc if isinstance(desc, str) else None, now
+            conn, _new_id("study"), study_name, parsed["study"]["description"], now
         )
         for old_id, (paper, status) in parsed["papers"].items():
             saved = ws._save(conn, paper, now)
