@@ -180,7 +180,22 @@ def worker(tool: str, path: str) -> None:
     n = run()
     dt = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"tool": tool, "records": n, "seconds": dt, "peak_delta": peak - base}))
+    out = {"tool": tool, "records": n, "seconds": dt, "peak_delta": peak - base}
+    if tool.startswith("litdesk"):
+        out["paper_seconds"] = _paper_cost(data, tool.split("-")[1])
+    print(json.dumps(out))
+
+
+def _paper_cost(data: bytes, fmt: str) -> float:
+    """Seconds spent validating the Paper records alone (pydantic), for the same papers."""
+    from litdesk.adapters.formats import loads
+    from litdesk.core.records import read_paper
+
+    dicts = [p.model_dump() for p in loads(data, format=fmt).papers]
+    t0 = time.perf_counter()
+    for d in dicts:
+        read_paper(d)
+    return time.perf_counter() - t0
 
 
 def _measure(tool: str, path: Path) -> dict[str, float] | None:
@@ -209,6 +224,12 @@ def _report(
             f"  {r['tool']:<15} {r['records']:>7} records  {r['seconds']:7.2f} s  "
             f"{r['records'] / r['seconds']:>9,.0f} rec/s  peak +{r['peak_delta'] / 1e6:7.1f} MB "
             f"({r['peak_delta'] / size:.2f}x input)"
+        )
+    if ours and "paper_seconds" in ours:
+        share = ours["paper_seconds"] / ours["seconds"]
+        print(
+            f"  of which Paper validation alone (pydantic): {ours['paper_seconds']:.2f} s "
+            f"({share:.0%} of litdesk's time)"
         )
     if ours and peer:
         print(f"  speed ratio litdesk/{peer['tool']}: {peer['seconds'] / ours['seconds']:.2f}x")
