@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from litdesk.adapters import formats
 from litdesk.core.imports import ImportRefused
@@ -71,3 +73,34 @@ def test_duplicate_pmids_are_refused() -> None:
 def test_medline_is_not_taken_for_ris() -> None:
     assert formats.detect("PMID- 1\nTI  - x\n").name == "medline"
     assert formats.detect("TY  - JOUR\nTI  - x\nER  - \n").name == "ris"
+
+
+_value = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r\n"), max_size=40
+)
+_lines = st.lists(
+    st.one_of(
+        st.builds(
+            lambda t, v: f"{t}- {v}",
+            st.sampled_from(["PMID", "TI  ", "FAU ", "AU  ", "DP  ", "LID ", "AID ", "XX  "]),
+            _value,
+        ),
+        _value.map(lambda v: "      " + v),
+        st.just(""),
+        _value,
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(_lines)
+def test_medline_parse_never_raises_and_spans_hold(lines: list[str]) -> None:
+    from litdesk.adapters.formats import _medline
+
+    result = _medline.parse("\n".join(lines))
+    previous = 0
+    for rec in result.records:
+        assert previous < rec.first_line <= rec.last_line <= len(lines)
+        assert rec.raw == "\n".join(lines[rec.first_line - 1 : rec.last_line])
+        previous = rec.last_line

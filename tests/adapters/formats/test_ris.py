@@ -252,3 +252,30 @@ def test_non_standard_separators_only_for_known_tags() -> None:
     assert paper.title == "Tight title"
     assert paper.abstract == "Started here\nUS - based cohort of adults"
     assert trace.records[0].extras == {}
+
+
+_ris_lines = st.lists(
+    st.one_of(
+        st.sampled_from(["TY  - JOUR", "ER  - ", "ER  -", "", "  ", "1.", "TY - BOOK"]),
+        st.builds(
+            lambda t, v: f"{t}  - {v}",
+            st.sampled_from(["TI", "AU", "KW", "DO", "PY", "AN", "ID", "UR", "SP", "ZZ"]),
+            _text.map(lambda s: s.replace("\r", " ").replace("\n", " ")),
+        ),
+        _text.map(lambda s: s.replace("\r", " ").replace("\n", " ")),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ris_lines, st.sampled_from(["\n", "\r\n", "\r"]))
+def test_ris_parse_never_raises_and_spans_hold(lines: list[str], newline: str) -> None:
+    text = newline.join(lines)
+    result = _ris.parse(text)
+    flat = re.split(r"\r\n|\r|\n", text)
+    previous = 0
+    for rec in result.records:
+        assert previous < rec.first_line <= rec.last_line <= len(flat)
+        assert rec.raw == "\n".join(flat[rec.first_line - 1 : rec.last_line])
+        previous = rec.last_line

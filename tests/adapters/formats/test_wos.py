@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from litdesk.adapters import formats
 from litdesk.adapters.formats import decode
@@ -84,3 +86,44 @@ def test_tab_delimited_rows() -> None:
     assert (first.paper.pmid, first.paper.doi) == ("123", "10.1000/t1")
     assert (first.first_line, second.first_line) == (2, 4)
     assert second.source_id == "WOS:0004"
+
+
+_value = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r\n"), max_size=40
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["FN Clarivate", "VR 1.0", "PT J", "ER", "EF", ""]),
+            st.builds(
+                lambda t, v: f"{t} {v}",
+                st.sampled_from(["AU", "TI", "DI", "PM", "UT", "PY", "DE", "Q1"]),
+                _value,
+            ),
+            _value.map(lambda v: "   " + v),
+            _value,
+        ),
+        max_size=30,
+    )
+)
+def test_wos_plain_parse_never_raises_and_spans_hold(lines: list[str]) -> None:
+    from litdesk.adapters.formats import _wos
+
+    result = _wos.parse_plain("\n".join(lines))
+    previous = 0
+    for rec in result.records:
+        assert previous < rec.first_line <= rec.last_line <= len(lines)
+        previous = rec.last_line
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(_value.map(lambda v: v.replace("\t", " ")), max_size=6), max_size=8))
+def test_wos_tab_parse_never_raises(rows: list[list[str]]) -> None:
+    from litdesk.adapters.formats import _wos
+
+    text = "PT\tAU\tTI\tSO\tPY\tUT\n" + "\n".join("\t".join(r) for r in rows)
+    result = _wos.parse_tab(text)
+    assert len(result.records) == sum(1 for r in rows if any(c.strip() for c in r))
