@@ -179,3 +179,16 @@ def test_cli_uses_postgres_from_database_url(tmp_settings, monkeypatch, postgres
         with engine.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         engine.dispose()
+
+
+def test_evidence_update(run):
+    _seed(run)
+    ev = json.loads(
+        run(
+            "evidence", "add", "MED-4242", "--finding", "f", "--passage", "risk of stroke", "--json"
+        ).stdout
+    )
+    out = json.loads(run("evidence", "update", ev["id"], "--finding", "g", "--json").stdout)
+    assert out["finding"] == "g" and out["recheck"] == "ok"
+    run("evidence", "update", ev["id"], code=2)
+    run("evidence", "update", ev["id"], "--passage", "nope", code=3)

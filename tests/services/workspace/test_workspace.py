@@ -323,3 +323,21 @@ def test_merge_properties(old, new):
     assert merged.retracted == (old.retracted or new.retracted)
     assert set(old.keywords) | set(new.keywords) == set(merged.keywords)
     assert merge_papers(merged, new) == merged  # idempotent
+
+
+def test_update_evidence_revalidates(ws: Workspace):
+    p = ws.save_paper(_paper()).paper
+    ev = ws.add_evidence(
+        p.id, finding="F", passage="reduced tumour growth", source="abstract", method="m"
+    )
+    up = ws.update_evidence(ev.id, finding="F2", method="", passage="tumour growth by 40%")
+    assert up.evidence.finding == "F2" and up.evidence.method is None
+    assert up.evidence.created_at == ev.evidence.created_at and up.evidence.updated_at
+    with pytest.raises(RefusedError):
+        ws.update_evidence(ev.id, passage="not in the abstract")
+    with pytest.raises(InputError):
+        ws.update_evidence(ev.id, source="external")
+    with pytest.raises(NotFoundError):
+        ws.update_evidence("ev-missing", finding="x")
+    views, _ = ws.evidence(paper_ref=p.id)
+    assert [v.evidence.finding for v in views] == ["F2"] and views[0].recheck == "ok"

@@ -37,6 +37,7 @@ __all__ = [
     "add_study_paper",
     "add_study_search_run",
     "find_paper_ids",
+    "get_document",
     "get_paper",
     "get_study",
     "identity_keys",
@@ -46,6 +47,7 @@ __all__ = [
     "list_documents",
     "list_papers",
     "list_studies",
+    "replace_document",
     "set_status",
     "study_run_ids",
     "update_paper",
@@ -278,6 +280,31 @@ def insert_document(
         values["paper_id"] = paper_id
         values["data"] = dump_json(data)
     conn.execute(sa.insert(table).values(**values))
+
+
+def get_document(conn: Connection, kind: str, doc_id: str) -> DocumentRow:
+    table = DOCUMENT_TABLES[kind]
+    r = conn.execute(sa.select(table).where(table.c.id == doc_id)).first()
+    if r is None:
+        raise NotFoundError(f"no {kind} record {doc_id}", code="record_not_found")
+    return DocumentRow(
+        id=r.id,
+        kind=kind,
+        paper_id=getattr(r, "paper_id", None),
+        study_id=r.study_id,
+        text=r.trace if kind == "imports" else r.data,
+        created_at=r.created_at,
+    )
+
+
+def replace_document(conn: Connection, kind: str, doc_id: str, data: Any) -> None:
+    """Replace a note's or evidence record's document (its links stay)."""
+    if kind == "imports":
+        raise InputError("import traces are never edited")
+    table = DOCUMENT_TABLES[kind]
+    done = conn.execute(sa.update(table).where(table.c.id == doc_id).values(data=dump_json(data)))
+    if done.rowcount != 1:
+        raise NotFoundError(f"no {kind} record {doc_id}", code="record_not_found")
 
 
 def list_documents(

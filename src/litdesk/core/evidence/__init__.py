@@ -30,6 +30,7 @@ from ._evidence import (
     passage_in,
     read_annotation,
     read_evidence,
+    revise_evidence,
     text_digest,
 )
 
@@ -65,5 +66,6 @@ __all__ = [
     "passage_in",
     "read_annotation",
     "read_evidence",
+    "revise_evidence",
     "text_digest",
 ]

@@ -57,6 +57,7 @@ __all__ = [
     "passage_in",
     "read_annotation",
     "read_evidence",
+    "revise_evidence",
     "text_digest",
 ]
 
@@ -288,6 +289,7 @@ class Evidence(BaseModel):
     context: FullTextContext | None = None
     verification: Literal["checked", "needs_verification"]
     created_at: StrictStr
+    updated_at: StrictStr | None = None
 
     @field_validator("created_at")
     @classmethod
@@ -295,6 +297,11 @@ class Evidence(BaseModel):
         out = _when(v)
         assert out is not None
         return out
+
+    @field_validator("updated_at")
+    @classmethod
+    def _updated(cls, v: str | None) -> str | None:
+        return _when(v)
 
     @model_validator(mode="after")
     def _shape(self) -> Evidence:
@@ -485,6 +492,31 @@ def make_evidence(
         raise EvidenceInvalid("invalid evidence: " + _messages(exc)) from None
     check_evidence(evidence, paper)
     return evidence
+
+
+def revise_evidence(
+    evidence: Evidence, paper: Paper, *, updated_at: str, **changes: str | None
+) -> Evidence:
+    """``evidence`` with some fields changed (the six fields, ``passage``, ``location``),
+    validated and checked against its source again; source and paragraph stay."""
+    allowed = {name for name, _ in EVIDENCE_FIELDS} | {"passage", "location"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise EvidenceInvalid(f"cannot change: {', '.join(sorted(unknown))}")
+    current = evidence.model_dump()
+    fields = {name: current[name] for name, _ in EVIDENCE_FIELDS if name != "finding"}
+    fields.update({k: v for k, v in changes.items() if k in fields})
+    revised = make_evidence(
+        paper,
+        finding=changes.get("finding") or evidence.finding,
+        passage=changes.get("passage") or evidence.passage,
+        source=evidence.source,
+        location=changes.get("location", evidence.location),
+        context=evidence.context,
+        created_at=evidence.created_at,
+        **fields,
+    )
+    return revised.model_copy(update={"updated_at": _when(updated_at)})
 
 
 def _read(model: type[BaseModel], data: object, label: str) -> Any:

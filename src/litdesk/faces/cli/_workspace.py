@@ -504,6 +504,44 @@ def evidence_add(
         _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck})")
 
 
+@evidence_app.command("update")
+@command
+@_closing
+def evidence_update(
+    evidence_id: Annotated[str, typer.Argument(help="The evidence record's id.")],
+    finding: Annotated[str | None, typer.Option("--finding")] = None,
+    passage: Annotated[
+        str | None, typer.Option("--passage", help="Checked against the same source.")
+    ] = None,
+    location: Annotated[str | None, typer.Option("--location")] = None,
+    question: Annotated[str | None, typer.Option("--question")] = None,
+    population: Annotated[str | None, typer.Option("--population")] = None,
+    method: Annotated[str | None, typer.Option("--method")] = None,
+    intervention: Annotated[str | None, typer.Option("--intervention")] = None,
+    limitations: Annotated[str | None, typer.Option("--limitations")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change an evidence record (given options only; '' clears an optional field)."""
+    given = {
+        "finding": finding,
+        "passage": passage,
+        "location": location,
+        "question": question,
+        "population": population,
+        "method": method,
+        "intervention": intervention,
+        "limitations": limitations,
+    }
+    changes = {k: v for k, v in given.items() if v is not None}
+    if not changes:
+        raise CliArgumentError("nothing to change: give at least one field option")
+    view = _ws().update_evidence(evidence_id, **changes)
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _say(f"Evidence {view.id} updated ({view.recheck})")
+
+
 @evidence_app.command("list")
 @command
 @_closing

@@ -26,6 +26,7 @@ from litdesk.core.evidence import (
     paper_pmcid,
     read_annotation,
     read_evidence,
+    revise_evidence,
     text_digest,
 )
 from litdesk.core.imports import ImportTrace
@@ -433,6 +434,16 @@ class Workspace:
             if study_id:
                 repo.add_study_paper(conn, study_id, paper.id, now)
         return EvidenceView(ev_id, ev, study_id, paper, _recheck(ev, paper))
+
+    def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
+        """Change an evidence record's fields or passage; validated and re-checked."""
+        with self.store.write() as conn:
+            row = repo.get_document(conn, "evidence", evidence_id)
+            ev = read_evidence(row.json())
+            paper = repo.get_paper(conn, ev.paper_id).paper
+            revised = revise_evidence(ev, paper, updated_at=now_iso(), **changes)
+            repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
+        return EvidenceView(evidence_id, revised, row.study_id, paper, _recheck(revised, paper))
 
     def evidence(
         self, *, study: str | None = None, paper_ref: str | None = None
