@@ -279,3 +279,17 @@ def test_ris_parse_never_raises_and_spans_hold(lines: list[str], newline: str) -
         assert previous < rec.first_line <= rec.last_line <= len(flat)
         assert rec.raw == "\n".join(flat[rec.first_line - 1 : rec.last_line])
         previous = rec.last_line
+
+
+def test_oversize_values_never_lose_the_record() -> None:
+    long_author = "A" * 2_500
+    data = (
+        f"TY  - JOUR\nTI  - Big\nAU  - {long_author}\nVL  - {'9' * 150}\nPY  - 0999\nER  - \n"
+    ).encode()
+    trace = formats.loads(data, format="ris")
+    paper = trace.papers[0]
+    assert paper.title == "Big"
+    assert paper.authors == ("A" * 2_000,)
+    assert paper.volume is None and paper.year is None
+    fields = {n.field for n in trace.records[0].notices if n.kind == "dropped_field"}
+    assert fields == {"volume", "PY"}

@@ -237,8 +237,9 @@ def build_paper(
     if journal is not None:
         fields["journal"] = journal[:MAX_NAME] or None
     for name in ("authors", "keywords", "publication_types"):
-        if name in fields:
-            fields[name] = tuple(v[:MAX_NAME] for v in fields[name] if v)
+        values = fields.get(name)
+        if values and max(map(len, values)) > MAX_NAME:  # Paper drops empty ones itself
+            fields[name] = [v[:MAX_NAME] for v in values]
     year = fields.get("year")
     if year is not None and not 1000 <= year <= 2999:
         notices.append(Notice("dropped_field", f"year {year} out of range", line, "year"))
