@@ -341,3 +341,20 @@ def test_update_evidence_revalidates(ws: Workspace):
         ws.update_evidence("ev-missing", finding="x")
     views, _ = ws.evidence(paper_ref=p.id)
     assert [v.evidence.finding for v in views] == ["F2"] and views[0].recheck == "ok"
+
+
+def test_notebook_cannot_be_injected_through_a_licence_url(ws: Workspace):
+    p = ws.save_paper(_paper()).paper
+    ctx = FullTextContext(
+        pmcid="PMC777",
+        url="https://europepmc.org/articles/PMC777",
+        block_id="p1",
+        text=CTX_TEXT,
+        licence="[x](javascript:alert(1))",
+        licence_url="https://example.org/a>[click](javascript:alert(1))",
+    )
+    ws.add_note(p.id, highlight="fell by 40%", context=ctx, comment="<script>alert(1)</script>")
+    notes, _ = ws.notes()
+    md = notebook_markdown("T", [p], notes, [])
+    assert "<script>" not in md and "](javascript" not in md
+    assert "<https://europepmc.org/articles/PMC777>" in md

@@ -136,6 +136,13 @@ def evidence_csv(views: Iterable[EvidenceView]) -> str:
     return buf.getvalue()
 
 
+def _md_url(url: str) -> str:
+    """An autolink when the URL cannot break out of it, else escaped text."""
+    if any(c in url for c in "<>\\`") or any(c.isspace() for c in url):
+        return md_escape(url)
+    return f"<{url}>"
+
+
 def _source_lines(paper: Paper, anchor_ctx: Any, source: str, retrieved: str | None) -> list[str]:
     if source == "fulltext" and anchor_ctx is not None:
         parts = [
@@ -143,10 +150,10 @@ def _source_lines(paper: Paper, anchor_ctx: Any, source: str, retrieved: str | N
         ]
         if anchor_ctx.section:
             parts.append(f"section {md_escape(anchor_ctx.section)}")
-        lines = [", ".join(parts) + f" — <{anchor_ctx.url}>"]
+        lines = [", ".join(parts) + f" — {_md_url(anchor_ctx.url)}"]
         lic = md_escape(anchor_ctx.licence) if anchor_ctx.licence else "licence not stated"
         if anchor_ctx.licence_url:
-            lic += f" (<{anchor_ctx.licence_url}>)"
+            lic += f" ({_md_url(anchor_ctx.licence_url)})"
         lines.append(f"Licence: {lic}")
         if anchor_ctx.retrieved_at:
             lines.append(f"Retrieved: {anchor_ctx.retrieved_at}")
