@@ -60,7 +60,16 @@ def _fill(ws: Workspace) -> None:
         "run-bp",
         "local",
         {"query": "compound Q"},
-        {"version": 2, "hits": [{"paper": make_paper(pmid="11", title="Q and BP").to_dict()}]},
+        {
+            "version": 2,
+            "hits": [
+                {"paper": make_paper(pmid="11", title="Q and BP").to_dict(), "conflicts": []},
+                {
+                    "paper": make_paper(pmid="13", title="Conflicted").to_dict(),
+                    "conflicts": ["doi"],
+                },
+            ],
+        },
         executed_at="2026-11-30T01:00:00+00:00",
     )
     ws.attach_search_run("Hypertension", "run-bp")

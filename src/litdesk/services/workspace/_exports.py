@@ -248,7 +248,7 @@ def _run_papers(run: dict[str, Any]) -> list[Paper]:
     if not isinstance(hits, list):
         return out
     for hit in hits:
-        if not isinstance(hit, dict) or hit.get("conflict") or hit.get("conflicted"):
+        if not isinstance(hit, dict) or hit.get("conflicts") or hit.get("conflict"):
             continue
         data = hit.get("paper", hit)
         try:
