@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,10 +20,17 @@ from ._output import command, console, emit_json, err_console
 PROGRESS_BYTES = 4 * 1024 * 1024
 
 
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:  # missing or unreadable: the import reports it as a refusal
+        return 0
+
+
 @contextmanager
 def _progress(paths: list[str]) -> Iterator[object]:
     """A progress hook over the files' bytes when any file is big; else a no-op hook."""
-    sizes = {p: Path(p).stat().st_size if Path(p).is_file() else 0 for p in paths}
+    sizes = {p: _size(p) for p in paths}
     if max(sizes.values(), default=0) < PROGRESS_BYTES:
         yield None
         return
