@@ -84,3 +84,40 @@ def test_cli_review_prompt(tmp_path: Path) -> None:
     assert "Same study?" in result.output
     saved = json.loads(decisions.read_text())
     assert saved["decisions"][0]["decision"] == "merge"
+
+
+def test_study_history_keeps_reverses_and_reuses_decisions(tmp_path: Path, monkeypatch) -> None:
+    for key in ("LITDESK_DATABASE_URL",):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
+    runner = CliRunner()
+    assert runner.invoke(app, ["study", "new", "aHUS"]).exit_code == 0
+    first = runner.invoke(app, ["dedup", *FILES, "--study", "aHUS", "--review"], input="m\n")
+    assert first.exit_code == 0, first.output
+    # a later run reuses the Study's decision without asking
+    second = runner.invoke(app, ["dedup", *FILES, "--study", "aHUS", "--review", "--json"])
+    assert second.exit_code == 0, second.output
+    doc = json.loads(second.stdout)
+    koehl = next(
+        p
+        for p in doc["pairs"]
+        if p["evidence"].get("title") == 1.0 and p["stage"] == 2 and "reviewer" in p["reason"]
+    )
+    assert koehl["decision"] == "merge"
+    hist = json.loads(runner.invoke(app, ["dedup-history", "aHUS", "--json"]).stdout)["entries"]
+    decisions = [e for e in hist if e["kind"] == "decision"]
+    assert [d["decision"] for d in decisions] == ["merge"]
+    assert [e["kind"] for e in hist].count("run") == 2
+    # withdrawing the decision: kept in history, no longer applied
+    undone = runner.invoke(
+        app, ["dedup-history", "aHUS", "--undo", str(decisions[0]["seq"]), "--json"]
+    )
+    assert undone.exit_code == 0, undone.output
+    entries = json.loads(undone.stdout)["entries"]
+    assert [e["decision"] for e in entries if e["kind"] == "decision"] == ["merge", "undone"]
+    third = json.loads(
+        runner.invoke(app, ["dedup", *FILES, "--study", "aHUS", "--auto-only", "--json"]).stdout
+    )
+    assert third["counts"]["review_pairs"] == 1
+    missing = runner.invoke(app, ["dedup-history", "aHUS", "--undo", "999"])
+    assert missing.exit_code == 4

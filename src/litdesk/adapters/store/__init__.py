@@ -6,6 +6,7 @@ cache with in-flight coalescing, allowances) in ``_search``.
 """
 
 from . import _repo as repo
+from ._dedup import DedupEntry, add_dedup_entry, list_dedup_entries
 from ._engine import (
     MIGRATIONS_DIR,
     Store,
@@ -38,6 +39,9 @@ from ._search import (
 )
 
 __all__ = [
+    "DedupEntry",
+    "add_dedup_entry",
+    "list_dedup_entries",
     "GLOBAL_OWNER",
     "MAX_RUN_BYTES",
     "MIGRATIONS_DIR",

@@ -182,3 +182,25 @@ allowances = sa.Table(
     sa.Column("day", sa.String(10), primary_key=True),
     sa.Column("calls", sa.Integer, nullable=False),
 )
+
+#: Append-only deduplication history of a Study (migration 0002): reviewer decisions on
+#: record pairs (keyed by the two raw-record digests; the newest entry for a pair wins,
+#: ``undone`` withdraws it) and a summary of every deduplication run.
+dedup_history = sa.Table(
+    "dedup_history",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("a_digest", sa.String(80), nullable=True),
+    sa.Column("b_digest", sa.String(80), nullable=True),
+    sa.Column("decision", sa.String(16), nullable=True),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)

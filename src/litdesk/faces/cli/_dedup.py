@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from litdesk.adapters.store import Store, open_store
 from litdesk.core.dedup import Decision, Pair
 from litdesk.core.records import Paper
 from litdesk.services.dedup import (
@@ -15,7 +16,11 @@ from litdesk.services.dedup import (
     RecordRef,
     dedup_files,
     load_decisions,
+    record_report,
     save_decisions,
+    study_decisions,
+    study_history,
+    undo_decision,
 )
 
 from ._output import command, console, emit_json, err_console
@@ -68,8 +73,52 @@ def _summary(report: DedupReport) -> None:
         )
 
 
+def _open_store() -> Store:
+    from litdesk._settings import Settings
+
+    return open_store(Settings())
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``litdesk dedup``."""
+    """Add ``litdesk dedup`` and ``litdesk dedup-history``."""
+
+    @app.command("dedup-history")
+    @command
+    def history_cmd(
+        study: Annotated[str, typer.Argument(help="The Study (name or id).")],
+        undo: Annotated[
+            int | None,
+            typer.Option("--undo", help="Withdraw decision number N (appends an 'undone' entry)."),
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Entries as JSON.")] = False,
+    ) -> None:
+        """A Study's deduplication history: every reviewer decision and every run."""
+        store = _open_store()
+        try:
+            if undo is not None:
+                undo_decision(store, study, undo)
+            entries = study_history(store, study)
+        finally:
+            store.dispose()
+        if as_json:
+            emit_json({"study": study, "entries": [e.to_dict() for e in entries]})
+            return
+        table = Table(title=f"deduplication history of {study}")
+        for name in ("#", "when", "kind", "what"):
+            table.add_column(name)
+        for e in entries:
+            if e.kind == "decision":
+                what = f"{e.decision}: {(e.a_digest or '')[7:19]}… ~ {(e.b_digest or '')[7:19]}…"
+                if "undoes" in e.data:
+                    what += f" (withdraws #{e.data['undoes']})"
+            else:
+                counts = e.data.get("counts", {})
+                what = (
+                    f"run: {e.data.get('records')} records → {counts.get('groups')} studies, "
+                    f"{e.data.get('new_decisions')} new decisions"
+                )
+            table.add_row(str(e.seq), e.created_at, e.kind, what)
+        console.print(table)
 
     @app.command("dedup")
     @command
@@ -94,19 +143,35 @@ def register(app: typer.Typer) -> None:
                 help="JSON file of reviewer decisions: read before, written after a review.",
             ),
         ] = None,
+        study: Annotated[
+            str | None,
+            typer.Option(
+                "--study",
+                help="Keep decisions in this Study's history (in the store) and reuse them.",
+            ),
+        ] = None,
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
-        earlier = load_decisions(decisions) if decisions else {}
-        report = dedup_files(
-            [str(f) for f in files],
-            format=format,
-            auto_only=auto_only,
-            decisions=earlier,
-            reviewer=_prompt if review and not auto_only else None,
-        )
-        if decisions and report.decisions != earlier:
-            save_decisions(decisions, report.decisions)
+        store = _open_store() if study else None
+        try:
+            earlier = load_decisions(decisions) if decisions else {}
+            in_force = study_decisions(store, study) if store is not None and study else {}
+            earlier = {**in_force, **earlier}
+            report = dedup_files(
+                [str(f) for f in files],
+                format=format,
+                auto_only=auto_only,
+                decisions=earlier,
+                reviewer=_prompt if review and not auto_only else None,
+            )
+            if decisions and report.decisions != earlier:
+                save_decisions(decisions, report.decisions)
+            if store is not None and study:
+                record_report(store, study, report, before=in_force)
+        finally:
+            if store is not None:
+                store.dispose()
         if as_json:
             emit_json(report.to_dict())
         else:

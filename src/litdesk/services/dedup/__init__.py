@@ -1,5 +1,6 @@
 """Deduplication of imported records (files → record references, groups, pairs)."""
 
+from ._history import record_report, study_decisions, study_history, undo_decision
 from ._service import (
     DECISIONS_VERSION,
     DedupReport,
@@ -19,5 +20,9 @@ __all__ = [
     "dedup_batch",
     "dedup_files",
     "load_decisions",
+    "record_report",
     "save_decisions",
+    "study_decisions",
+    "study_history",
+    "undo_decision",
 ]

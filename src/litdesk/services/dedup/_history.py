@@ -1,0 +1,96 @@
+"""A Study's deduplication history in the store: reviewer decisions (append-only, the
+newest entry for a pair wins, an ``undone`` entry withdraws it) and run summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from litdesk._errors import NotFoundError
+from litdesk.adapters.store import (
+    DedupEntry,
+    Store,
+    add_dedup_entry,
+    list_dedup_entries,
+    repo,
+)
+from litdesk.core.dedup import Decision
+
+from ._service import DedupReport
+
+__all__ = ["record_report", "study_decisions", "study_history", "undo_decision"]
+
+
+def _now() -> str:
+    from litdesk.services.workspace import now_iso
+
+    return now_iso()
+
+
+def study_history(store: Store, study: str) -> list[DedupEntry]:
+    """Every entry of the Study's deduplication history, oldest first."""
+    with store.read() as conn:
+        study_id = repo.get_study(conn, study).id
+        return list_dedup_entries(conn, study_id)
+
+
+def study_decisions(store: Store, study: str) -> dict[tuple[str, str], Decision]:
+    """The reviewer decisions in force: the newest entry per pair, withdrawn ones left out."""
+    current: dict[tuple[str, str], Decision] = {}
+    for entry in study_history(store, study):
+        if entry.kind != "decision" or not entry.a_digest or not entry.b_digest:
+            continue
+        key = (entry.a_digest, entry.b_digest)
+        if entry.decision == "undone":
+            current.pop(key, None)
+        elif entry.decision in ("merge", "distinct"):
+            current[key] = "merge" if entry.decision == "merge" else "distinct"
+    return current
+
+
+def record_report(
+    store: Store,
+    study: str,
+    report: DedupReport,
+    *,
+    before: Mapping[tuple[str, str], Decision],
+) -> int:
+    """Append the decisions made in this run (those not already in force) and a run
+    summary (version, rules, counts, source files); returns how many decisions were new."""
+    now = _now()
+    new = {k: v for k, v in report.decisions.items() if before.get(k) != v}
+    sources = sorted({(r.file, r.digest) for r in report.refs})
+    with store.write() as conn:
+        study_id = repo.get_study(conn, study).id
+        for (a, b), decision in sorted(new.items()):
+            add_dedup_entry(
+                conn, study_id, "decision", {"by": "reviewer"}, now,
+                a_digest=a, b_digest=b, decision=decision,
+            )  # fmt: skip
+        summary: dict[str, Any] = {
+            "version": report.result.version,
+            "counts": report.result.counts,
+            "files": sorted({f for f, _ in sources}),
+            "records": len(report.refs),
+            "new_decisions": len(new),
+        }
+        add_dedup_entry(conn, study_id, "run", summary, now)
+    return len(new)
+
+
+def undo_decision(store: Store, study: str, seq: int) -> DedupEntry:
+    """Withdraw the decision entry ``seq`` (appends an ``undone`` entry; nothing is erased)."""
+    entries = study_history(store, study)
+    target = next((e for e in entries if e.seq == seq and e.kind == "decision"), None)
+    if target is None or not target.a_digest or not target.b_digest:
+        raise NotFoundError(f"no decision #{seq} in the deduplication history of {study!r}")
+    now = _now()
+    with store.write() as conn:
+        study_id = repo.get_study(conn, study).id
+        new_seq = add_dedup_entry(
+            conn, study_id, "decision", {"undoes": seq}, now,
+            a_digest=target.a_digest, b_digest=target.b_digest, decision="undone",
+        )  # fmt: skip
+    return DedupEntry(
+        new_seq, "decision", target.a_digest, target.b_digest, "undone", {"undoes": seq}, now
+    )
