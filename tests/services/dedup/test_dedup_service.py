@@ -121,3 +121,23 @@ def test_study_history_keeps_reverses_and_reuses_decisions(tmp_path: Path, monke
     assert third["counts"]["review_pairs"] == 1
     missing = runner.invoke(app, ["dedup-history", "aHUS", "--undo", "999"])
     assert missing.exit_code == 4
+
+
+def test_merged_records_keep_every_source_and_export(tmp_path: Path) -> None:
+    report = dedup_files(FILES)
+    merged = report.merged_records()
+    assert len(merged) == len(report.result.groups) == 5
+    assert sum(len(m["sources"]) for m in merged) == 7
+    noris = next(m for m in merged if m["paper"]["doi"] == "10.1056/nejmra0902814")
+    assert {(Path(s["file"]).name, s["source_id"]) for s in noris["sources"]} == {
+        ("dedup_scopus.ris", "S2"),
+        ("dedup_pubmed.ris", "P2"),
+    }
+    assert all(
+        s["lines"][0] <= s["lines"][1] and s["digest"].startswith("sha256:")
+        for s in noris["sources"]
+    )
+    out = tmp_path / "dedup.ris"
+    result = CliRunner().invoke(app, ["dedup", *FILES, "-o", str(out), "--to", "ris"])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().count("ER  -") == 5

@@ -143,6 +143,13 @@ def register(app: typer.Typer) -> None:
                 help="JSON file of reviewer decisions: read before, written after a review.",
             ),
         ] = None,
+        out: Annotated[
+            Path | None,
+            typer.Option("-o", "--out", help="Write one merged record per study to this file."),
+        ] = None,
+        to: Annotated[
+            str, typer.Option("--to", help="Format of --out: ris, bibtex, csljson or csv.")
+        ] = "ris",
         study: Annotated[
             str | None,
             typer.Option(
@@ -169,6 +176,11 @@ def register(app: typer.Typer) -> None:
                 save_decisions(decisions, report.decisions)
             if store is not None and study:
                 record_report(store, study, report, before=in_force)
+            if out is not None:
+                from litdesk.adapters.formats import dump
+
+                with open(out, "w", encoding="utf-8", newline="") as fh:
+                    dump(report.merged_papers(), fh, to)
         finally:
             if store is not None:
                 store.dispose()

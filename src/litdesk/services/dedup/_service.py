@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from litdesk._errors import InputError
 from litdesk.core.dedup import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
+from litdesk.core.fusion import Sighting, canonical_order, merge_records
 from litdesk.core.imports import RecordTrace
 from litdesk.core.records import Paper
 from litdesk.services.imports import ImportBatch, RefusedFile, import_files
@@ -67,6 +68,42 @@ class DedupReport:
     def duplicate_groups(self) -> list[list[int]]:
         return [g for g in self.result.groups if len(g) > 1]
 
+    def merged_papers(self) -> list[Paper]:
+        """One merged record per group (fields merged as fused search does: first
+        non-empty title/journal/year/authors of the canonical order, longest abstract,
+        union of types, identifiers)."""
+        out: list[Paper] = []
+        for g in self.result.groups:
+            if len(g) == 1:
+                out.append(self.papers[g[0]])
+                continue
+            sightings = [
+                Sighting(lane=self.refs[i].file, provider="import", rank=self.refs[i].index + 1,
+                         paper=self.papers[i])
+                for i in g
+            ]  # fmt: skip
+            merged, _ = merge_records(canonical_order(sightings))
+            out.append(merged)
+        return out
+
+    def merged_records(self) -> list[dict[str, Any]]:
+        """Each group's merged record with every source record and its provenance."""
+        papers = self.merged_papers()
+        return [
+            {
+                "paper": papers[k].to_dict(),
+                "sources": [
+                    {
+                        **self.refs[i].to_dict(),
+                        "lines": list(self.refs[i].lines),
+                        "digest": self.refs[i].digest,
+                    }
+                    for i in g
+                ],
+            }
+            for k, g in enumerate(self.result.groups)
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         refs = self.refs
         return {
@@ -86,6 +123,7 @@ class DedupReport:
                 }
                 for p in self.result.pairs
             ],
+            "merged": self.merged_records(),
             "refused": [r.to_dict() for r in self.refused],
         }
 
