@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from litdesk.services.imports import ImportBatch, convert_files, import_files
@@ -35,9 +42,11 @@ def _progress(paths: list[str]) -> Iterator[object]:
         yield None
         return
     bar = Progress(
+        SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
         DownloadColumn(),
+        TimeElapsedColumn(),
         console=err_console,
         transient=True,
     )
