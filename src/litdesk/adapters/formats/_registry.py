@@ -119,13 +119,13 @@ def _check_duplicates(records: Sequence[RecordTrace]) -> None:
     dups = {k: v for k, v in where.items() if len(v) > 1}
     if dups:
         shown = "; ".join(
-            f"{k!r} on lines {', '.join(map(str, v[:5]))}" for k, v in list(dups.items())[:5]
+            f"{k[:60]!r} on lines {', '.join(map(str, v[:5]))}" for k, v in list(dups.items())[:5]
         )
         more = f" (and {len(dups) - 5} more)" if len(dups) > 5 else ""
         raise ImportRefused(
             f"{len(dups)} source record id(s) occur more than once: {shown}{more}",
             code="duplicate_ids",
-            ids=sorted(dups)[:50],
+            ids=[k[:100] for k in sorted(dups)[:50]],
         )
 
 
