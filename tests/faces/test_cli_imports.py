@@ -114,3 +114,11 @@ def test_progress_hook_only_for_big_files(tmp_path: Path, monkeypatch: pytest.Mo
     with _imports._progress([str(small), str(tmp_path / "missing")]) as hook:
         assert callable(hook)
         hook(str(small), len(GOOD))
+
+
+def test_file_names_are_not_markup(runner: CliRunner, tmp_path: Path) -> None:
+    odd = tmp_path / "x[red]y.ris"
+    odd.write_bytes(GOOD)
+    result = runner.invoke(app, ["import", str(odd)])
+    assert result.exit_code == 0, result.output
+    assert "x[red]y.ris" in result.stdout

@@ -18,6 +18,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from litdesk.services.imports import ImportBatch, convert_files, import_files
 
@@ -79,7 +80,7 @@ def _summary(batch: ImportBatch) -> None:
     for trace in batch.imports:
         notes = len(trace.notices) + sum(len(r.notices) for r in trace.records)
         table.add_row(
-            Path(trace.source.path).name,
+            Text(Path(trace.source.path).name),  # a file name is never rich markup
             trace.source.format,
             trace.source.encoding,
             str(len(trace.records)),
