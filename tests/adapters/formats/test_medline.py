@@ -104,3 +104,13 @@ def test_medline_parse_never_raises_and_spans_hold(lines: list[str]) -> None:
         assert previous < rec.first_line <= rec.last_line <= len(lines)
         assert rec.raw == "\n".join(lines[rec.first_line - 1 : rec.last_line])
         previous = rec.last_line
+
+
+def test_many_continuation_lines_read_in_linear_time() -> None:
+    import time
+
+    data = ("PMID- 1\nTI  - start\n" + "      more\n" * 150_000).encode()
+    start = time.perf_counter()
+    trace = formats.loads(data, format="medline")
+    assert time.perf_counter() - start < 5.0
+    assert trace.papers[0].title.startswith("start more more")

@@ -293,3 +293,14 @@ def test_oversize_values_never_lose_the_record() -> None:
     assert paper.volume is None and paper.year is None
     fields = {n.field for n in trace.records[0].notices if n.kind == "dropped_field"}
     assert fields == {"volume", "PY"}
+
+
+def test_many_continuation_lines_read_in_linear_time() -> None:
+    import time
+
+    data = ("TY  - JOUR\nAB  - start\n" + "more text\n" * 150_000 + "ER  - \n").encode()
+    start = time.perf_counter()
+    trace = formats.loads(data, format="ris")
+    assert time.perf_counter() - start < 5.0  # quadratic joining took minutes here
+    assert trace.papers[0].abstract is not None
+    assert trace.papers[0].abstract.startswith("start\nmore text\nmore text")

@@ -127,3 +127,13 @@ def test_wos_tab_parse_never_raises(rows: list[list[str]]) -> None:
     text = "PT\tAU\tTI\tSO\tPY\tUT\n" + "\n".join("\t".join(r) for r in rows)
     result = _wos.parse_tab(text)
     assert len(result.records) == sum(1 for r in rows if any(c.strip() for c in r))
+
+
+def test_many_continuation_lines_read_in_linear_time() -> None:
+    import time
+
+    data = ("PT J\nTI start\n" + "   more\n" * 150_000 + "ER\n").encode()
+    start = time.perf_counter()
+    trace = formats.loads(data, format="wos")
+    assert time.perf_counter() - start < 5.0
+    assert trace.papers[0].title.startswith("start more more")

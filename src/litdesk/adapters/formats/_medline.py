@@ -70,7 +70,7 @@ class _Record:
     def __init__(self, first: int) -> None:
         self.first = first
         self.last = first
-        self.fields: dict[str, list[str]] = {}
+        self.fields: dict[str, list[list[str]]] = {}  # each value: its parts (continuations)
         self.lines: dict[str, int] = {}
         self.last_tag: str | None = None
 
@@ -81,7 +81,7 @@ def parse(text: str) -> ParseResult:
     records: list[RecordTrace] = []
     notices: list[Notice] = []
     cur: _Record | None = None
-    junk: list[int] = []
+    junk_count = junk_first = 0
     for i, line in enumerate(lines):
         if not line.strip():
             if cur is not None:
@@ -91,11 +91,12 @@ def parse(text: str) -> ParseResult:
         tagged = _tag_of(line)
         if tagged is None:
             if cur is not None and cur.last_tag is not None and line[:1] in (" ", "\t"):
-                values = cur.fields[cur.last_tag]
-                values[-1] = values[-1] + " " + line.strip()
+                cur.fields[cur.last_tag][-1].append(line.strip())  # parts, joined once
                 cur.last = i
             else:
-                junk.append(i)
+                if not junk_count:
+                    junk_first = i
+                junk_count += 1
             continue
         tag, value = tagged
         if cur is not None and tag == "PMID" and "PMID" in cur.fields:
@@ -106,15 +107,16 @@ def parse(text: str) -> ParseResult:
         cur.last_tag = tag
         cur.last = i
         cur.lines.setdefault(tag, i + 1)
-        cur.fields.setdefault(tag, []).append(value)
+        cur.fields.setdefault(tag, []).append([value])
     if cur is not None:
         records.append(_finish(cur, lines))
-    if junk:
+    if junk_count:
         notices.append(
             Notice(
                 "skipped",
-                f"{len(junk)} line(s) outside any MEDLINE field skipped (first on line {junk[0] + 1})",
-                junk[0] + 1,
+                f"{junk_count} line(s) outside any MEDLINE field skipped "
+                f"(first on line {junk_first + 1})",
+                junk_first + 1,
             )
         )
     return ParseResult(records=records, notices=notices)
@@ -123,7 +125,7 @@ def parse(text: str) -> ParseResult:
 def _finish(rec: _Record, lines: list[str]) -> RecordTrace:
     raw = "\n".join(lines[rec.first : rec.last + 1])
     digest = digest_bytes(raw.encode("utf-8"))
-    f = rec.fields
+    f = {tag: [" ".join(parts) for parts in values] for tag, values in rec.fields.items()}
     first_line = rec.first + 1
     notices: list[Notice] = []
 

@@ -301,7 +301,7 @@ def _tag_of(line: str) -> tuple[str, str] | None:
 
 
 class _Record:
-    __slots__ = ("fields", "first", "last_tag", "lines", "notices", "start")
+    __slots__ = ("cont", "fields", "first", "last_tag", "lines", "notices", "start")
 
     def __init__(self, first: int, start: int) -> None:
         self.first = first
@@ -310,6 +310,8 @@ class _Record:
         self.lines: dict[str, int] = {}
         self.notices: list[Notice] = []
         self.last_tag: str | None = None
+        # continuation lines, joined once at the end (linear however many lines there are)
+        self.cont: dict[tuple[str, int], list[str]] | None = None
 
     def add(self, tag: str, value: str, index: int) -> None:
         self.last_tag = tag
@@ -330,10 +332,41 @@ class _Record:
             self.fields[tag] = [text]
         elif tag in _LIST_CONTINUATION_TAGS:
             values.append(text)
-        elif tag in _PARAGRAPH_TAGS:
-            values[-1] = values[-1] + "\n" + text
         else:
-            values[-1] = values[-1] + " " + text
+            if self.cont is None:
+                self.cont = {}
+            self.cont.setdefault((tag, len(values) - 1), []).append(text)
+
+    def join_continuations(self) -> None:
+        if self.cont is None:
+            return
+        for (tag, index), parts in self.cont.items():
+            values = self.fields[tag]
+            sep = "\n" if tag in _PARAGRAPH_TAGS else " "
+            values[index] = sep.join([values[index], *parts])
+        self.cont = None
+
+
+class _Junk:
+    """Lines outside any record, counted (not stored) between two records."""
+
+    __slots__ = ("count", "first", "last")
+
+    def __init__(self) -> None:
+        self.count = self.first = self.last = 0
+
+    def add(self, index: int) -> None:
+        if not self.count:
+            self.first = index
+        self.last = index
+        self.count += 1
+
+    def notice(self) -> Notice:
+        first, last, n = self.first + 1, self.last + 1, self.count
+        where = f"line {first}" if first == last else f"lines {first}–{last}"
+        return Notice(
+            "skipped", f"{n} line{'s' if n > 1 else ''} outside any record skipped ({where})", first
+        )
 
 
 def iter_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
@@ -357,7 +390,7 @@ def parse(text: str) -> ParseResult:
     cur: _Record | None = None
     pending: _Record | None = None  # ended by ER; Ovid puts a tag (NL) right after ER
     pending_last = pending_end = 0
-    junk: list[int] = []
+    junk = _Junk()
     last_content = last_end = 0
     off = 0
     upper, upper_digit = _UPPER, _UPPER_DIGIT
@@ -389,11 +422,11 @@ def parse(text: str) -> ParseResult:
         if cur is None:
             if tagged is None or tagged[0] == "ER":
                 if line.strip():
-                    junk.append(i)
+                    junk.add(i)
                 continue
-            if junk:
-                notices.append(_junk_notice(junk))
-                junk = []
+            if junk.count:
+                notices.append(junk.notice())
+                junk = _Junk()
             cur = _Record(i, start)
             cur.add(tagged[0], tagged[1], i)
             last_content, last_end = i, start + len(line)
@@ -406,7 +439,7 @@ def parse(text: str) -> ParseResult:
             stripped = line.strip()
             if stripped:
                 if cur.last_tag is None:
-                    junk.append(i)
+                    junk.add(i)
                 else:
                     cur.extend(stripped)
                     last_content, last_end = i, start + len(line)
@@ -449,21 +482,13 @@ def parse(text: str) -> ParseResult:
             Notice("unterminated", "last record has no ER line; read anyway", last_content + 1)
         )
         records.append(_finish(cur, text, last_content, last_end))
-    if junk:
-        notices.append(_junk_notice(junk))
+    if junk.count:
+        notices.append(junk.notice())
     return ParseResult(records=records, notices=notices)
 
 
-def _junk_notice(junk: list[int]) -> Notice:
-    first, last = junk[0] + 1, junk[-1] + 1
-    where = f"line {first}" if first == last else f"lines {first}–{last}"
-    n = len(junk)
-    return Notice(
-        "skipped", f"{n} line{'s' if n > 1 else ''} outside any record skipped ({where})", first
-    )
-
-
 def _finish(rec: _Record, text: str, last: int, end: int) -> RecordTrace:
+    rec.join_continuations()
     raw = text[rec.start : end]
     digest = digest_bytes(raw.encode("utf-8"))
     f = rec.fields

@@ -128,10 +128,10 @@ def parse_plain(text: str) -> ParseResult:
     lines = split_lines(text)
     records: list[RecordTrace] = []
     notices: list[Notice] = []
-    fields: dict[str, list[str]] | None = None
+    fields: dict[str, list[list[str]]] | None = None  # each value: its parts, joined once
     first = last = 0
     last_tag: str | None = None
-    skipped: list[int] = []
+    skipped_count = skipped_first = 0
 
     def finish(end: int, unterminated: bool) -> None:
         assert fields is not None
@@ -141,7 +141,11 @@ def parse_plain(text: str) -> ParseResult:
                 Notice("unterminated", "record has no ER line; read anyway", end + 1)
             )
         raw = "\n".join(lines[first : end + 1])
-        records.append(_record(fields, raw, first + 1, end + 1, rec_notices))
+        joined = {
+            tag: [("\n" if tag == "AB" else " ").join(parts) for parts in values]
+            for tag, values in fields.items()
+        }
+        records.append(_record(joined, raw, first + 1, end + 1, rec_notices))
 
     for i, line in enumerate(lines):
         stripped = line.rstrip()
@@ -151,11 +155,9 @@ def parse_plain(text: str) -> ParseResult:
             value = line.strip()
             values = fields[last_tag]
             if last_tag in _LIST_TAGS:
-                values.append(value)
-            elif last_tag in _SEMI_TAGS:
-                values[-1] = values[-1] + " " + value
+                values.append([value])
             else:
-                values[-1] = values[-1] + ("\n" if last_tag == "AB" else " ") + value
+                values[-1].append(value)
             last = i
             continue
         tag = stripped[:2]
@@ -173,19 +175,21 @@ def parse_plain(text: str) -> ParseResult:
                 fields = None
             if fields is None:
                 fields, first = {}, i
-            fields.setdefault(tag, []).append(value)
+            fields.setdefault(tag, []).append([value])
             last_tag, last = tag, i
             continue
-        skipped.append(i)
+        if not skipped_count:
+            skipped_first = i
+        skipped_count += 1
     if fields is not None:
         finish(last, unterminated=True)
-    if skipped:
+    if skipped_count:
         notices.append(
             Notice(
                 "skipped",
-                f"{len(skipped)} line(s) that are neither a tag nor a continuation skipped "
-                f"(first on line {skipped[0] + 1})",
-                skipped[0] + 1,
+                f"{skipped_count} line(s) that are neither a tag nor a continuation skipped "
+                f"(first on line {skipped_first + 1})",
+                skipped_first + 1,
             )
         )
     return ParseResult(records=records, notices=notices)
