@@ -137,3 +137,12 @@ def test_many_continuation_lines_read_in_linear_time() -> None:
     trace = formats.loads(data, format="wos")
     assert time.perf_counter() - start < 5.0
     assert trace.papers[0].title.startswith("start more more")
+
+
+def test_tab_cells_have_no_size_limit_of_their_own() -> None:
+    big = "Ref, 2001, J; " * 20_000  # cited references run long (> csv's 128 KiB field limit)
+    data = f"PT\tAU\tTI\tCR\tUT\nJ\tA, B\tTitle\t{big}\tWOS:1\n".encode()
+    trace = formats.loads(data)
+    assert trace.source.format == "wos-tab"
+    assert trace.records[0].source_id == "WOS:1"
+    assert len(trace.records[0].extras["CR"]) == 20_000

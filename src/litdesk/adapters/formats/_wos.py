@@ -10,7 +10,6 @@ the registry's). The accession number ``UT`` is the source record id.
 
 from __future__ import annotations
 
-import csv
 from typing import Any, Final
 
 from litdesk.core.imports import Notice, RecordTrace, digest_bytes
@@ -212,18 +211,17 @@ def sniff_tab(head: str) -> int:
 
 
 def parse_tab(text: str) -> ParseResult:
+    """One record per non-empty row; cells are split on tabs (WoS never quotes them)."""
     lines = split_lines(text)
     notices: list[Notice] = []
     records: list[RecordTrace] = []
-    reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE, strict=False)
-    header: list[str] | None = None
-    for row in reader:
-        line_no = reader.line_num
-        if header is None:
-            header = [c.strip() for c in row]
+    header = [c.strip() for c in lines[0].split("\t")] if lines else []
+    for index in range(1, len(lines)):
+        line = lines[index]
+        if not line.strip():
             continue
-        if not any(c.strip() for c in row):
-            continue
+        line_no = index + 1
+        row = line.split("\t")
         rec_notices: list[Notice] = []
         if len(row) > len(header) and any(c.strip() for c in row[len(header) :]):
             rec_notices.append(
@@ -240,7 +238,7 @@ def parse_tab(text: str) -> ParseResult:
                 get[tag] = [v.strip() for v in cell.split(";") if v.strip()]
             else:
                 get[tag] = [cell]
-        records.append(_record(get, lines[line_no - 1], line_no, line_no, rec_notices))
+        records.append(_record(get, line, line_no, line_no, rec_notices))
     return ParseResult(records=records, notices=notices)
 
 
