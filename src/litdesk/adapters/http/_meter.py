@@ -15,12 +15,22 @@ import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from litdesk._settings import Settings
 
 from ._errors import TransportRefused
 
-__all__ = ["DailyMeter"]
+__all__ = ["DailyMeter", "Meter"]
+
+
+class Meter(Protocol):
+    """Reserves one call before it is sent, or raises ``TransportRefused``
+    (``budget_exhausted`` / ``rate_limited``). :class:`DailyMeter` counts in memory or a
+    file; the search service's store meter counts in the store (one allowance for all
+    processes sharing it)."""
+
+    def reserve(self, provider: str, *, lane: str = "") -> None: ...
 
 
 def _lock(fd: int) -> None:
@@ -87,7 +97,7 @@ class DailyMeter:
         day = self._now().date().isoformat()
         return self._load(day).get(provider, 0)
 
-    def reserve(self, provider: str) -> None:
+    def reserve(self, provider: str, *, lane: str = "") -> None:
         """Count one call to ``provider`` or refuse (``budget_exhausted``) when the day's
         allowance is spent. With a file, the read-count-write holds an exclusive lock so
         two litdesk processes cannot both take the last call."""

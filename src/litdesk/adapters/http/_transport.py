@@ -29,7 +29,7 @@ from litdesk.core.search import HOSTS, CompiledRequest, LaneOutcome, ProviderNam
 
 from ._errors import TransportFailed, TransportRefused
 from ._exchange import KEPT_HEADERS, Exchange, sanitised_url
-from ._meter import DailyMeter
+from ._meter import DailyMeter, Meter
 from ._pacing import NCBI_WITH_KEY, Pacer, crossref_interval
 from ._secrets import CREDENTIAL_NAMES, RedactingFilter, Redactor, credentials_for, has_key
 from ._status import lane_status_for, parse_retry_after
@@ -170,7 +170,7 @@ class ProviderTransport:
         now: Callable[[], datetime] | None = None,
         recorder: Recorder | None = None,
         replay: Replayer | None = None,
-        meter: DailyMeter | None = None,
+        meter: Meter | None = None,
         pacer: Pacer | None = None,
     ) -> None:
         self.settings = settings
@@ -179,7 +179,7 @@ class ProviderTransport:
         self._now = now or (lambda: datetime.now(UTC))
         self.recorder = recorder
         self.replay = replay
-        self.meter = (
+        self.meter: Meter = (
             meter if meter is not None else DailyMeter.from_settings(settings, persist=False)
         )
         intervals = {"pubmed": NCBI_WITH_KEY} if has_key("pubmed", settings) else None
@@ -252,7 +252,7 @@ class ProviderTransport:
             return self.replay.lookup(provider, request.method, url, request.body)
         if provider == "openalex" and not has_key("openalex", self.settings):
             raise TransportRefused(OPENALEX_KEY_MESSAGE, lane_status="unavailable")
-        self.meter.reserve(provider)
+        self.meter.reserve(provider, lane=request.lane)
         await self.pacer.acquire(provider)
         creds = credentials_for(provider, self.settings)
         params = httpx.QueryParams([*request.params, *self._polite_params(provider), *creds.params])

@@ -1,5 +1,43 @@
-"""The search service: concurrent provider lanes, the evidence cache and the SearchTrace."""
+"""The search service: concurrent provider lanes, the evidence cache and the SearchTrace;
+fused search (lane plans, RRF, store cache with coalescing, store allowances, runs)."""
 
+from ._allowance import SEMANTIC_GAP_SECONDS, StoreMeter
+from ._fused import (
+    CACHE_SECONDS,
+    DISCOVERY_LIMIT,
+    FusedSearch,
+    FusedSearchError,
+    LanePlan,
+    SearchPlan,
+    cache_key,
+    load_run,
+    make_definition,
+    plan_search,
+    run_fused,
+    runs_of,
+    save_run,
+)
 from ._service import CompileFn, ProviderKit, SearchService, default_kit, run_search
 
-__all__ = ["CompileFn", "ProviderKit", "SearchService", "default_kit", "run_search"]
+__all__ = [
+    "CACHE_SECONDS",
+    "DISCOVERY_LIMIT",
+    "SEMANTIC_GAP_SECONDS",
+    "CompileFn",
+    "FusedSearch",
+    "FusedSearchError",
+    "LanePlan",
+    "ProviderKit",
+    "SearchPlan",
+    "SearchService",
+    "StoreMeter",
+    "cache_key",
+    "default_kit",
+    "load_run",
+    "make_definition",
+    "plan_search",
+    "run_fused",
+    "run_search",
+    "runs_of",
+    "save_run",
+]

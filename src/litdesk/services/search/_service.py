@@ -150,7 +150,15 @@ class SearchService:
             return [(outcome, attempt, None)]
         if compiled.provider != provider:
             raise LitdeskError(f"compiler for {provider} produced a {compiled.provider} request")
-        first = await self._attempt(compiled, request.cursor)
+        return await self.execute(compiled, request.cursor)
+
+    async def execute(
+        self, compiled: CompiledRequest, cursor: str | None
+    ) -> list[tuple[LaneOutcome, SearchAttempt, Exchange | None]]:
+        """Run one compiled lane request (and PubMed's follow-up fetch)."""
+        kit = self.kit
+        request_cursor = cursor
+        first = await self._attempt(compiled, request_cursor)
         outcome = first[0]
         if kit.follow_up is None or outcome.status != "ok" or outcome.page is None:
             return [first]
@@ -161,7 +169,7 @@ class SearchService:
             again = attempt_from_outcome(
                 outcome,
                 parser=first[1].parser,
-                requested_cursor=request.cursor,
+                requested_cursor=request_cursor,
                 reuse=first[1].reuse,
                 received_at=first[1].received_at,
             )
@@ -174,7 +182,7 @@ class SearchService:
         attempt = attempt_from_outcome(
             outcome,
             parser=first[1].parser,
-            requested_cursor=request.cursor,
+            requested_cursor=request_cursor,
             reuse=first[1].reuse,
             received_at=first[1].received_at,
         )

@@ -1,0 +1,289 @@
+"""Offline evaluation of frozen runs against graded judgments (pure).
+
+Metrics over the first ``k`` hits: precision@k (grade > 0 relevant, denominator k),
+nDCG@k (gain 2^g − 1, discount log2(rank + 1), the ideal from the whole judged pool),
+known-item recall@k, duplicate and conflict rates. A window with any ungraded hit is
+reported as ``unjudged`` (``None``), never as zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from litdesk._errors import InputError
+from litdesk.core.fusion import identity_keys
+
+from ._run import SearchRun
+
+__all__ = [
+    "FROZEN_VERSION",
+    "EvalInputError",
+    "FrozenHit",
+    "FrozenRun",
+    "Judgment",
+    "RunScores",
+    "evaluate",
+    "freeze_run",
+    "read_frozen_runs",
+    "read_judgments",
+    "score_run",
+]
+
+FROZEN_VERSION: Final = 1
+_MAX_RUNS = 5000
+_MAX_HITS = 5000
+_MAX_GRADE = 10
+
+
+class EvalInputError(InputError):
+    """A runs or judgments file for ``litdesk eval`` is not in the expected shape."""
+
+    default_code = "eval_input"
+
+
+@dataclass(frozen=True, slots=True)
+class FrozenHit:
+    id: str
+    keys: tuple[str, ...]
+    conflicted: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "keys": list(self.keys), "conflicted": self.conflicted}
+
+
+@dataclass(frozen=True, slots=True)
+class FrozenRun:
+    """A run as an evaluation fixture: no query text, no executed expressions, no cursors."""
+
+    case: str
+    mode: str
+    coverage: str
+    lanes: tuple[tuple[str, str], ...]  # (lane, status)
+    hits: tuple[FrozenHit, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": FROZEN_VERSION,
+            "kind": "litdesk-frozen-run",
+            "case": self.case,
+            "mode": self.mode,
+            "coverage": self.coverage,
+            "lanes": [{"lane": lane, "status": status} for lane, status in self.lanes],
+            "hits": [h.to_dict() for h in self.hits],
+        }
+
+
+def _keys_of(hit_paper: Any) -> tuple[str, ...]:
+    keys = identity_keys(hit_paper)
+    return tuple(sorted(f"{ns}:{v}" for ns, vals in keys.items() if ns != "record" for v in vals))
+
+
+def freeze_run(run: SearchRun, *, case: str | None = None) -> FrozenRun:
+    """``run`` as a fixture: hit ids, identity keys and conflict flags in rank order."""
+    return FrozenRun(
+        case=case or run.id,
+        mode=run.definition.mode,
+        coverage=run.coverage,
+        lanes=tuple((lane.lane, lane.status) for lane in run.lanes),
+        hits=tuple(FrozenHit(h.paper.id, _keys_of(h.paper), bool(h.conflicts)) for h in run.hits),
+    )
+
+
+def _text(value: object, label: str, limit: int = 300) -> str:
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise EvalInputError(f"{label} must be text of 1 to {limit} characters")
+    return value
+
+
+def read_frozen_runs(data: object) -> list[FrozenRun]:
+    """``{"runs": [frozen run, …]}`` or a bare list of frozen runs."""
+    items = data.get("runs") if isinstance(data, dict) else data
+    if not isinstance(items, list) or len(items) > _MAX_RUNS:
+        raise EvalInputError(f"runs must be a list of at most {_MAX_RUNS} frozen runs")
+    out: list[FrozenRun] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or item.get("kind") != "litdesk-frozen-run":
+            raise EvalInputError(f"runs[{i}] is not a litdesk frozen run")
+        if item.get("version") != FROZEN_VERSION:
+            raise EvalInputError(f"runs[{i}] has an unknown version")
+        case = _text(item.get("case"), f"runs[{i}].case")
+        if case in seen:
+            raise EvalInputError(f"case {case!r} appears twice")
+        seen.add(case)
+        hits_raw = item.get("hits")
+        if not isinstance(hits_raw, list) or len(hits_raw) > _MAX_HITS:
+            raise EvalInputError(f"runs[{i}].hits must be a list")
+        hits: list[FrozenHit] = []
+        for j, h in enumerate(hits_raw):
+            if not isinstance(h, dict):
+                raise EvalInputError(f"runs[{i}].hits[{j}] must be an object")
+            keys = h.get("keys", [])
+            if not isinstance(keys, list) or len(keys) > 20:
+                raise EvalInputError(f"runs[{i}].hits[{j}].keys must be a list")
+            conflicted = h.get("conflicted", False)
+            if not isinstance(conflicted, bool):
+                raise EvalInputError(f"runs[{i}].hits[{j}].conflicted must be true or false")
+            hits.append(
+                FrozenHit(
+                    _text(h.get("id"), f"runs[{i}].hits[{j}].id"),
+                    tuple(_text(k, "key", 600) for k in keys),
+                    conflicted,
+                )
+            )
+        lanes_raw = item.get("lanes", [])
+        if not isinstance(lanes_raw, list) or len(lanes_raw) > 16:
+            raise EvalInputError(f"runs[{i}].lanes must be a list")
+        lanes = tuple(
+            (_text(x.get("lane"), "lane", 60), _text(x.get("status"), "status", 40))
+            for x in lanes_raw
+            if isinstance(x, dict)
+        )
+        out.append(
+            FrozenRun(
+                case,
+                str(item.get("mode", ""))[:40],
+                str(item.get("coverage", ""))[:40],
+                lanes,
+                tuple(hits),
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """Graded relevance (0 = not relevant … up to 10) by paper id or identity key
+    (``doi:10.…``), and the known items a run should find."""
+
+    grades: Mapping[str, int]
+    known: tuple[str, ...] = ()
+
+
+def read_judgments(data: object) -> dict[str, Judgment]:
+    """``{"judgments": {case: {"grades": {id: grade}, "known_items": [id, …]}}}``."""
+    items = data.get("judgments") if isinstance(data, dict) else None
+    if not isinstance(items, dict) or len(items) > _MAX_RUNS:
+        raise EvalInputError('judgments must be an object {"judgments": {case: …}}')
+    out: dict[str, Judgment] = {}
+    for case, j in items.items():
+        _text(case, "case")
+        if not isinstance(j, dict):
+            raise EvalInputError(f"judgments[{case!r}] must be an object")
+        grades_raw = j.get("grades", {})
+        if not isinstance(grades_raw, dict) or len(grades_raw) > 100_000:
+            raise EvalInputError(f"judgments[{case!r}].grades must be an object")
+        grades: dict[str, int] = {}
+        for key, g in grades_raw.items():
+            if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g <= _MAX_GRADE:
+                raise EvalInputError(f"grade of {str(key)[:60]!r} must be 0 to {_MAX_GRADE}")
+            grades[_text(key, "judged id", 600)] = g
+        known = j.get("known_items", [])
+        if not isinstance(known, list) or len(known) > 10_000:
+            raise EvalInputError(f"judgments[{case!r}].known_items must be a list")
+        out[case] = Judgment(grades, tuple(_text(k, "known item", 600) for k in known))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RunScores:
+    case: str
+    k: int
+    precision: float | None
+    ndcg: float | None
+    recall: float | None
+    duplicate_rate: float | None
+    conflict_rate: float | None
+    judged: bool
+    hits: int
+
+    def to_dict(self) -> dict[str, Any]:
+        def show(v: float | None, unjudged: bool = True) -> float | str | None:
+            if v is None:
+                return "unjudged" if unjudged else None
+            return round(v, 6)
+
+        return {
+            "case": self.case,
+            "k": self.k,
+            "hits": self.hits,
+            "precision_at_k": show(self.precision),
+            "ndcg_at_k": show(self.ndcg),
+            "known_item_recall_at_k": show(self.recall, unjudged=False),
+            "duplicate_rate": show(self.duplicate_rate, unjudged=False),
+            "conflict_rate": show(self.conflict_rate, unjudged=False),
+        }
+
+
+def _grade(hit: FrozenHit, grades: Mapping[str, int]) -> int | None:
+    for key in (hit.id, *hit.keys):
+        if key in grades:
+            return grades[key]
+    return None
+
+
+def _found(known: str, window: Sequence[FrozenHit]) -> bool:
+    return any(known == h.id or known in h.keys for h in window)
+
+
+def score_run(run: FrozenRun, judgment: Judgment | None, k: int) -> RunScores:
+    if k < 1:
+        raise EvalInputError("k must be at least 1")
+    window = run.hits[:k]
+    grades: Mapping[str, int] = judgment.grades if judgment else {}
+    graded = [_grade(h, grades) for h in window]
+    judged = judgment is not None and bool(window) and all(g is not None for g in graded)
+    precision = ndcg = None
+    if judged:
+        values = [g or 0 for g in graded]
+        precision = sum(1 for g in values if g > 0) / k
+        dcg = sum((2**g - 1) / math.log2(r + 1) for r, g in enumerate(values, start=1))
+        ideal_grades = sorted(grades.values(), reverse=True)[:k]
+        idcg = sum((2**g - 1) / math.log2(r + 1) for r, g in enumerate(ideal_grades, start=1))
+        ndcg = dcg / idcg if idcg > 0 else None
+    recall = None
+    if judgment is not None and judgment.known:
+        recall = sum(1 for x in judgment.known if _found(x, window)) / len(judgment.known)
+    dup = conflict = None
+    if window:
+        seen: set[str] = set()
+        dups = 0
+        for h in window:
+            keys = {h.id, *h.keys}
+            if keys & seen:
+                dups += 1
+            seen |= keys
+        dup = dups / len(window)
+        conflict = sum(1 for h in window if h.conflicted) / len(window)
+    return RunScores(run.case, k, precision, ndcg, recall, dup, conflict, judged, len(window))
+
+
+def _mean(values: Sequence[float | None]) -> dict[str, Any]:
+    known = [v for v in values if v is not None]
+    return {
+        "mean": round(sum(known) / len(known), 6) if known else "unjudged",
+        "covered": len(known),
+        "of": len(values),
+    }
+
+
+def evaluate(
+    runs: Sequence[FrozenRun], judgments: Mapping[str, Judgment], *, k: int = 10
+) -> dict[str, Any]:
+    """Per-run scores and means over the runs each metric could be computed for."""
+    scores = [score_run(r, judgments.get(r.case), k) for r in runs]
+    return {
+        "k": k,
+        "runs": [s.to_dict() for s in scores],
+        "summary": {
+            "precision_at_k": _mean([s.precision for s in scores]),
+            "ndcg_at_k": _mean([s.ndcg for s in scores]),
+            "known_item_recall_at_k": _mean([s.recall for s in scores]),
+            "duplicate_rate": _mean([s.duplicate_rate for s in scores]),
+            "conflict_rate": _mean([s.conflict_rate for s in scores]),
+            "unjudged_runs": sum(1 for s in scores if not s.judged),
+        },
+    }

@@ -1,0 +1,297 @@
+"""The PRISMA-S search report and PRISMA 2020 identification numbers (pure).
+
+Per database: the strategy exactly as run (the executed expression of each lane), the
+filters and limits, the date and the records retrieved. Identification numbers come
+from the runs and imports of a Study: records per source, duplicates removed (the
+automatic decisions of ``litdesk.core.dedup`` over every retrieved and imported record),
+records after deduplication. Rendered as Markdown and as one self-contained HTML page
+(inline CSS, no scripts, a CSP meta tag, every value escaped) with an SVG flow diagram.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from litdesk.core.dedup import deduplicate
+from litdesk.core.records import Paper
+
+from ._run import SearchRun
+
+__all__ = [
+    "DatabaseSearch",
+    "ImportSource",
+    "PrismaReport",
+    "build_prisma",
+    "prisma_html",
+    "prisma_markdown",
+]
+
+_NAMES = {
+    "europepmc": "Europe PMC",
+    "openalex": "OpenAlex",
+    "semanticscholar": "Semantic Scholar",
+    "crossref": "Crossref",
+    "pubmed": "PubMed",
+    "arxiv": "arXiv",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseSearch:
+    run_id: str
+    database: str
+    lane: str
+    strategy: str
+    filters: dict[str, Any]
+    limit: int
+    date: str
+    status: str
+    records: int
+    provider_total: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSource:
+    """An imported file: its label (file name and format), date and records."""
+
+    id: str
+    label: str
+    date: str
+    papers: tuple[Paper, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PrismaReport:
+    study: str
+    searches: tuple[DatabaseSearch, ...]
+    imports: tuple[tuple[str, str, str, int], ...]  # (id, label, date, records)
+    per_source: dict[str, int]
+    identified: int
+    duplicates_removed: int
+    after_dedup: int
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "study": self.study,
+            "searches": [
+                {
+                    "run_id": s.run_id,
+                    "database": s.database,
+                    "lane": s.lane,
+                    "strategy": s.strategy,
+                    "filters": s.filters,
+                    "limit": s.limit,
+                    "date": s.date,
+                    "status": s.status,
+                    "records": s.records,
+                    "provider_total": s.provider_total,
+                }
+                for s in self.searches
+            ],
+            "imports": [
+                {"id": i, "label": label, "date": d, "records": n}
+                for i, label, d, n in self.imports
+            ],
+            "identification": {
+                "records_per_source": dict(self.per_source),
+                "records_identified": self.identified,
+                "duplicates_removed": self.duplicates_removed,
+                "records_after_deduplication": self.after_dedup,
+            },
+            "notes": list(self.notes),
+        }
+
+
+def build_prisma(
+    study: str, runs: Sequence[SearchRun], imports: Sequence[ImportSource]
+) -> PrismaReport:
+    """Count records per source and deduplicate everything the Study identified.
+
+    A run contributes the hits it kept (its lanes' records after identifier fusion are
+    counted per lane as retrieved; cross-lane duplicates inside a run count as removed).
+    """
+    searches: list[DatabaseSearch] = []
+    per_source: dict[str, int] = {}
+    papers: list[Paper] = []
+    notes: list[str] = []
+    for run in runs:
+        for lane in run.lanes:
+            name = _NAMES.get(lane.provider, lane.provider)
+            searches.append(
+                DatabaseSearch(
+                    run.id,
+                    name,
+                    lane.lane,
+                    lane.executed_query,
+                    run.definition.filters.to_dict(),
+                    run.candidate_limit,
+                    run.retrieved_at,
+                    lane.status,
+                    lane.returned if lane.status == "ok" else 0,
+                    lane.total,
+                )
+            )
+            if lane.status == "ok":
+                per_source[name] = per_source.get(name, 0) + lane.returned
+        papers.extend(h.paper for h in run.hits)
+        if run.reused_from:
+            notes.append(f"run {run.id} reused the results of run {run.reused_from}")
+    run_records = sum(per_source.values())
+    fused_away = run_records - len(papers)
+    rows: list[tuple[str, str, str, int]] = []
+    for imp in imports:
+        label = f"Import: {imp.label}"
+        per_source[label] = per_source.get(label, 0) + len(imp.papers)
+        rows.append((imp.id, imp.label, imp.date, len(imp.papers)))
+        papers.extend(imp.papers)
+    identified = sum(per_source.values())
+    groups = deduplicate(papers, auto_only=True).groups
+    after = len(papers) - sum(len(g) - 1 for g in groups)
+    if fused_away < 0:
+        notes.append("some runs keep fewer lane records than they retrieved (older runs)")
+    return PrismaReport(
+        study=study,
+        searches=tuple(searches),
+        imports=tuple(rows),
+        per_source=per_source,
+        identified=identified,
+        duplicates_removed=identified - after,
+        after_dedup=after,
+        notes=tuple(notes),
+    )
+
+
+def _md(value: object) -> str:
+    text = str(value).replace("\r", " ").replace("\n", " ")
+    for ch in "\\`*_[]<>|":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def prisma_markdown(report: PrismaReport) -> str:
+    lines = [f"# PRISMA-S search report: {_md(report.study)}", "", "## Database searches", ""]
+    lines.append(
+        "| Database | Lane | Strategy as run | Filters | Limit | Date | Status | Records |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for s in report.searches:
+        filters = ", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))
+        lines.append(
+            "| "
+            + " | ".join(
+                _md(x)
+                for x in (
+                    s.database,
+                    s.lane,
+                    s.strategy or "(none)",
+                    filters,
+                    s.limit,
+                    s.date,
+                    s.status,
+                    s.records,
+                )
+            )
+            + " |"
+        )
+    lines += ["", "## Imported records", ""]
+    if report.imports:
+        lines += ["| Import | Source | Date | Records |", "|---|---|---|---|"]
+        lines += [
+            f"| {_md(i)} | {_md(label)} | {_md(d)} | {n} |" for i, label, d, n in report.imports
+        ]
+    else:
+        lines.append("None.")
+    lines += ["", "## PRISMA 2020 identification", ""]
+    lines += [f"- {_md(k)}: {v}" for k, v in report.per_source.items()]
+    lines += [
+        f"- Records identified: {report.identified}",
+        f"- Duplicate records removed: {report.duplicates_removed}",
+        f"- Records after deduplication: {report.after_dedup}",
+        "",
+        "Provider totals are reported per search and never added together.",
+    ]
+    lines += [f"- Note: {_md(n)}" for n in report.notes]
+    return "\n".join(lines) + "\n"
+
+
+_CSS = (
+    "body{font-family:system-ui,sans-serif;margin:2rem;color:#111}"
+    "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #999;padding:4px 8px;"
+    "vertical-align:top;text-align:left}code{white-space:pre-wrap;word-break:break-all}"
+)
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _svg(report: PrismaReport) -> str:
+    sources = list(report.per_source.items())
+    height = 60 + 18 * max(1, len(sources))
+    box1 = [f"Records identified (n = {report.identified})"] + [
+        f"{name}: {n}" for name, n in sources
+    ]
+    text1 = "".join(
+        f'<tspan x="20" dy="{18 if i else 0}">{_e(t)}</tspan>' for i, t in enumerate(box1)
+    )
+    y2 = height + 60
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{y2 + 80}" '
+        'role="img" aria-label="PRISMA 2020 flow diagram, identification">'
+        f'<rect x="10" y="10" width="420" height="{height}" fill="#fff" stroke="#000"/>'
+        f'<text x="20" y="32" font-size="14">{text1}</text>'
+        f'<rect x="480" y="10" width="270" height="60" fill="#fff" stroke="#000"/>'
+        f'<text x="490" y="45" font-size="14">Duplicates removed (n = '
+        f"{report.duplicates_removed})</text>"
+        f'<line x1="430" y1="40" x2="480" y2="40" stroke="#000"/>'
+        f'<line x1="220" y1="{height + 10}" x2="220" y2="{y2}" stroke="#000"/>'
+        f'<rect x="10" y="{y2}" width="420" height="60" fill="#fff" stroke="#000"/>'
+        f'<text x="20" y="{y2 + 35}" font-size="14">Records after deduplication (n = '
+        f"{report.after_dedup})</text></svg>"
+    )
+
+
+def prisma_html(report: PrismaReport) -> str:
+    """One self-contained page: inline CSS, no scripts, strict escaping, a CSP meta tag."""
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{x}</td>"
+            for x in (
+                _e(s.database),
+                _e(s.lane),
+                f"<code>{_e(s.strategy)}</code>",
+                _e(", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))),
+                _e(s.limit),
+                _e(s.date),
+                _e(s.status),
+                _e(s.records),
+            )
+        )
+        + "</tr>"
+        for s in report.searches
+    )
+    imports = "".join(
+        f"<tr><td>{_e(i)}</td><td>{_e(label)}</td><td>{_e(d)}</td><td>{n}</td></tr>"
+        for i, label, d, n in report.imports
+    )
+    notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; img-src data:\">"
+        f"<title>PRISMA-S search report: {_e(report.study)}</title><style>{_CSS}</style>"
+        f"</head><body><h1>PRISMA-S search report: {_e(report.study)}</h1>"
+        "<h2>Database searches</h2><table><tr><th>Database</th><th>Lane</th>"
+        "<th>Strategy as run</th><th>Filters</th><th>Limit</th><th>Date</th><th>Status</th>"
+        f"<th>Records</th></tr>{rows}</table>"
+        "<h2>Imported records</h2><table><tr><th>Import</th><th>Source</th><th>Date</th>"
+        f"<th>Records</th></tr>{imports}</table>"
+        f"<h2>PRISMA 2020 identification</h2>{_svg(report)}"
+        "<p>Provider totals are reported per search and never added together.</p>"
+        f"<ul>{notes}</ul></body></html>\n"
+    )

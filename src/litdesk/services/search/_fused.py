@@ -1,0 +1,417 @@
+"""Fused search: lane planning, concurrent lanes, RRF fusion, store cache with
+coalescing (per owner, across processes), and saving runs.
+
+Lane plans (reference "Search execution, merging and ranking"):
+
+* exact identifier — one lookup lane (OpenAlex ids at OpenAlex, everything else at
+  Europe PMC, or the one provider chosen);
+* ``keyword`` — one provider's keyword lane, provider order kept, provider paging;
+* ``semantic`` — the OpenAlex semantic lane, a bounded shortlist of at most 50;
+* ``discovery`` — Europe PMC keyword + OpenAlex keyword + OpenAlex semantic (not for
+  Boolean queries), 50 per lane, fused with RRF;
+* several chosen providers — each provider's keyword lane, fused with RRF.
+
+Lanes run concurrently. The shared work of a search is one task; a caller that is
+cancelled does not cancel it (it is awaited through ``asyncio.shield``), so coalesced
+callers and the cache still receive the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from litdesk._errors import InputError
+from litdesk._settings import Settings
+from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport
+from litdesk.adapters.store import (
+    Store,
+    cache_abandon,
+    cache_claim,
+    cache_fill,
+    get_search_run,
+    list_search_runs,
+    open_store,
+    save_search_run,
+)
+from litdesk.core.fusion import Sighting, fuse, provider_order
+from litdesk.core.query import (
+    QuerySyntaxError,
+    compile_lookup,
+    compile_search,
+    parse_query,
+    plan_identifier,
+)
+from litdesk.core.runs import (
+    LANE_PROVIDER,
+    Coverage,
+    LaneResult,
+    RunDefinition,
+    SearchRun,
+    build_run,
+    read_definition,
+    read_run,
+    reuse_run,
+)
+from litdesk.core.search import CompiledRequest, CompileRefused, LaneOutcome
+
+from ._allowance import StoreMeter
+from ._service import ProviderKit, SearchService
+
+__all__ = [
+    "CACHE_SECONDS",
+    "FusedSearchError",
+    "DISCOVERY_LIMIT",
+    "FusedSearch",
+    "LanePlan",
+    "SearchPlan",
+    "cache_key",
+    "load_run",
+    "make_definition",
+    "plan_search",
+    "run_fused",
+    "runs_of",
+    "save_run",
+]
+
+DISCOVERY_LIMIT: Final = 50
+CACHE_SECONDS: Final = 300.0
+CACHE_VERSION: Final = 2
+_POLL: Final = 0.1
+
+
+class FusedSearchError(InputError):
+    """The search definition cannot be planned (for example: a bad mode/provider mix)."""
+
+    default_code = "search_plan"
+
+
+@dataclass(frozen=True, slots=True)
+class LanePlan:
+    lane: str
+    provider: str
+    request: CompiledRequest | None
+    refused: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPlan:
+    lanes: tuple[LanePlan, ...]
+    coverage: Coverage
+    candidate_limit: int
+
+
+def _compile(
+    provider: str, definition: RunDefinition, cursor: str | None, limit: int, mode: str
+) -> LanePlan:
+    lane = f"{provider}-semantic" if mode == "semantic" else f"{provider}-keyword"
+    try:
+        request = compile_search(
+            provider,
+            definition.query,
+            definition.filters,
+            cursor=cursor,
+            limit=limit,
+            mode="semantic" if mode == "semantic" else "keyword",
+        )
+    except CompileRefused as exc:
+        return LanePlan(
+            lane if lane in LANE_PROVIDER else f"{provider}-keyword", provider, None, exc.reason
+        )
+    return LanePlan(request.lane or lane, provider, request)
+
+
+def _is_boolean(definition: RunDefinition) -> bool:
+    try:
+        return parse_query(definition.query).has_boolean_syntax
+    except QuerySyntaxError:
+        return True
+
+
+def plan_search(definition: RunDefinition, cursor: str | None = None) -> SearchPlan:
+    """The lanes a definition runs, its coverage and candidate limit (no I/O)."""
+    mode = definition.mode
+    providers = definition.providers
+    exact = (
+        plan_identifier(definition.query, field=definition.filters.field)
+        if cursor is None
+        else None
+    )
+    if exact is not None:
+        provider = (
+            providers[0] if len(providers) == 1 and mode == "keyword" else exact.primary_provider
+        )
+        try:
+            request = compile_lookup(provider, exact.namespace, exact.value)
+            lane = LanePlan(request.lane or f"{provider}-lookup", provider, request)
+        except CompileRefused as exc:
+            lane = LanePlan(f"{provider}-lookup", provider, None, exc.reason)
+        return SearchPlan((lane,), "provider-order", definition.limit)
+    if cursor is not None and (mode in ("semantic", "discovery") or len(providers) > 1):
+        raise FusedSearchError("a cursor pages one provider's keyword search only")
+    if mode == "semantic":
+        lane = _compile("openalex", definition, None, DISCOVERY_LIMIT, "semantic")
+        return SearchPlan((lane,), "bounded-discovery", DISCOVERY_LIMIT)
+    if mode == "discovery":
+        lanes = [
+            _compile("europepmc", definition, None, DISCOVERY_LIMIT, "keyword"),
+            _compile("openalex", definition, None, DISCOVERY_LIMIT, "keyword"),
+        ]
+        if not _is_boolean(definition):
+            lanes.append(_compile("openalex", definition, None, DISCOVERY_LIMIT, "semantic"))
+        return SearchPlan(tuple(lanes), "bounded-discovery", len(lanes) * DISCOVERY_LIMIT)
+    if len(providers) == 1:
+        lane = _compile(providers[0], definition, cursor, definition.limit, "keyword")
+        return SearchPlan((lane,), "provider-order", definition.limit)
+    lanes = [_compile(p, definition, None, definition.limit, "keyword") for p in providers]
+    return SearchPlan(tuple(lanes), "bounded-discovery", len(lanes) * definition.limit)
+
+
+def make_definition(
+    query: str,
+    *,
+    mode: str = "keyword",
+    providers: list[str] | None = None,
+    filters: dict[str, Any] | None = None,
+    limit: int = 20,
+) -> RunDefinition:
+    """A validated definition (raises :class:`~litdesk.core.runs.RunInvalid` as an input
+    error for the CLI)."""
+    chosen = providers or (
+        ["openalex", "europepmc"]
+        if mode == "discovery"
+        else ["openalex"]
+        if mode == "semantic"
+        else ["europepmc"]
+    )
+    data = {
+        "query": query,
+        "mode": mode,
+        "providers": chosen,
+        "filters": filters or {},
+        "limit": limit,
+    }
+    return read_definition(data)
+
+
+def cache_key(owner: str, definition: RunDefinition, cursor: str | None) -> str:
+    text = json.dumps(
+        {
+            "owner": owner,
+            "definition": definition.to_dict(),
+            "cursor": cursor,
+            "version": CACHE_VERSION,
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return "search:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _lane_result(plan: LanePlan, outcome: LaneOutcome | None) -> LaneResult:
+    if outcome is None:
+        return LaneResult(plan.lane, plan.provider, "unsupported", message=plan.refused or "")
+    page = outcome.page if outcome.status == "ok" else None
+    executed = outcome.request.executed_query if outcome.request is not None else ""
+    if not executed and plan.request is not None:
+        executed = plan.request.executed_query
+    return LaneResult(
+        lane=plan.lane,
+        provider=plan.provider,
+        status=outcome.status,
+        executed_query=executed,
+        returned=len(page.papers) if page is not None else 0,
+        total=page.total if page is not None else None,
+        next_cursor=page.next_cursor if page is not None else None,
+        message=outcome.message,
+        warnings=tuple(page.warnings) if page is not None else (),
+        retry_after=outcome.retry_after,
+    )
+
+
+class FusedSearch:
+    """Runs planned lanes over a :class:`SearchService`, with the store cache."""
+
+    def __init__(
+        self,
+        service: SearchService,
+        store: Store | None = None,
+        *,
+        owner: str = "local",
+        ttl_seconds: float = CACHE_SECONDS,
+        lease_seconds: float = 60.0,
+        now: Callable[[], datetime] | None = None,
+        new_id: Callable[[], str] | None = None,
+    ) -> None:
+        self.service = service
+        self.store = store
+        self.owner = owner
+        self.ttl = ttl_seconds
+        self.lease = lease_seconds
+        self._now = now or (lambda: datetime.now(UTC))
+        self._new_id = new_id or (lambda: uuid.uuid4().hex)
+        self._inflight: dict[str, asyncio.Task[tuple[SearchRun, str]]] = {}
+        self.lane_calls = 0  # lanes actually executed by this object (tests, bench)
+
+    async def _lane(
+        self, plan: LanePlan, cursor: str | None
+    ) -> tuple[LanePlan, LaneOutcome | None]:
+        if plan.request is None:
+            return plan, None
+        self.lane_calls += 1
+        results = await self.service.execute(plan.request, cursor)
+        return plan, results[0][0]
+
+    async def execute(self, definition: RunDefinition, cursor: str | None = None) -> SearchRun:
+        """Run every lane now (no cache) and build the run."""
+        plan = plan_search(definition, cursor)
+        retrieved = self._now().isoformat()
+        settled = await asyncio.gather(
+            *(self._lane(lane, cursor) for lane in plan.lanes), return_exceptions=True
+        )
+        lanes: list[LaneResult] = []
+        sightings: list[Sighting] = []
+        for item in settled:
+            if isinstance(item, BaseException):
+                raise item
+            lane_plan, outcome = item
+            result = _lane_result(lane_plan, outcome)
+            lanes.append(result)
+            if outcome is not None and outcome.status == "ok" and outcome.page is not None:
+                sightings.extend(
+                    Sighting(lane_plan.lane, lane_plan.provider, rank, paper)
+                    for rank, paper in enumerate(outcome.page.papers, start=1)
+                )
+        hits = provider_order(sightings) if plan.coverage == "provider-order" else fuse(sightings)
+        return build_run(
+            run_id=self._new_id(),
+            definition=definition,
+            lanes=lanes,
+            hits=hits,
+            coverage=plan.coverage,
+            candidate_limit=plan.candidate_limit,
+            retrieved_at=retrieved,
+            requested_cursor=cursor,
+        )
+
+    async def _shared(
+        self, key: str, definition: RunDefinition, cursor: str | None
+    ) -> tuple[SearchRun, str]:
+        store = self.store
+        if store is None:
+            return await self.execute(definition, cursor), "fresh"
+        waited = False
+        while True:
+            claim = await asyncio.to_thread(
+                cache_claim, store, key, self.owner, lease_seconds=self.lease
+            )
+            if claim.state == "hit":
+                return read_run(claim.value), ("coalesced" if waited else "cache")
+            if claim.state == "claimed":
+                break
+            waited = True
+            await asyncio.sleep(_POLL)
+        try:
+            run = await self.execute(definition, cursor)
+        except BaseException:
+            await asyncio.to_thread(cache_abandon, store, key, self.owner)
+            raise
+        if run.succeeded:
+            await asyncio.to_thread(
+                cache_fill, store, key, self.owner, run.to_dict(), ttl_seconds=self.ttl
+            )
+        else:
+            await asyncio.to_thread(cache_abandon, store, key, self.owner)
+        return run, "fresh"
+
+    async def search(self, definition: RunDefinition, cursor: str | None = None) -> SearchRun:
+        """The run for ``definition``: fresh, or a reused copy (``cache``/``coalesced``)."""
+        if self.service.transport.replay is not None:
+            return await self.execute(definition, cursor)  # a replay is never cached
+        key = cache_key(self.owner, definition, cursor)
+        task = self._inflight.get(key)
+        first = task is None
+        if task is None:
+            task = asyncio.ensure_future(self._shared(key, definition, cursor))
+            self._inflight[key] = task
+            task.add_done_callback(lambda _t: self._inflight.pop(key, None))
+        run, how = await asyncio.shield(task)
+        if how == "fresh" and first:
+            return run
+        kind: Literal["cache", "coalesced"] = "cache" if how == "cache" else "coalesced"
+        return reuse_run(run, kind, new_id=self._new_id(), executed_at=self._now().isoformat())
+
+
+def save_run(
+    store: Store, run: SearchRun, *, owner: str = "local", study: str | None = None
+) -> None:
+    """Store ``run`` (immutable) and optionally attach it to a Study."""
+    save_search_run(
+        store,
+        run.id,
+        owner,
+        run.definition.to_dict(),
+        run.to_dict(),
+        executed_at=run.executed_at,
+    )
+    if study is not None:
+        from litdesk.services.workspace import Workspace
+
+        Workspace(store).attach_search_run(study, run.id)
+
+
+def load_run(store: Store, run_id: str, *, owner: str | None = None) -> SearchRun:
+    """A stored run, validated fully."""
+    return read_run(get_search_run(store, run_id, owner=owner).run)
+
+
+def runs_of(store: Store, owner: str = "local", limit: int = 500) -> list[SearchRun]:
+    return [read_run(r.run) for r in list_search_runs(store, owner, limit=limit)]
+
+
+def run_fused(
+    settings: Settings,
+    definition: RunDefinition,
+    *,
+    cursor: str | None = None,
+    record: Path | None = None,
+    replay: Path | None = None,
+    owner: str = "local",
+    save: bool = False,
+    study: str | None = None,
+    kit: ProviderKit | None = None,
+) -> SearchRun:
+    """Synchronous entry point (the CLI): open the store, reserve allowances there (one
+    allowance), run with the store cache, optionally save into a Study."""
+    if record is not None and replay is not None:
+        raise FusedSearchError("choose --record or --replay, not both")
+    store = open_store(settings)
+    try:
+        cassette = Cassette(replay) if replay is not None else None
+        recorder = CassetteRecorder(record) if record is not None else None
+
+        async def _go() -> SearchRun:
+            transport = ProviderTransport(
+                settings,
+                recorder=recorder,
+                replay=cassette,
+                meter=StoreMeter(store, settings, owner=owner),
+            )
+            async with transport:
+                service = SearchService(settings, transport, kit=kit)
+                fused = FusedSearch(service, store, owner=owner)
+                return await fused.search(definition, cursor)
+
+        run = asyncio.run(_go())
+        if save or study is not None:
+            save_run(store, run, owner=owner, study=study)
+        return run
+    finally:
+        store.dispose()
