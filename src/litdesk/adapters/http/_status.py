@@ -21,7 +21,7 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     if not text:
         return None
     seconds: float
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         seconds = float(int(text[:12]))
     else:
         try:
