@@ -241,8 +241,10 @@ def test_through_the_registry() -> None:
 
     data = doc(record(1, "<titles><title>A</title></titles>"), record(1, "")).encode()
     with pytest.raises(ImportRefused) as err:
-        loads(data)
+        loads(data, duplicate_ids="refuse")
     assert err.value.code == "duplicate_ids"
+    kept = loads(data)
+    assert [r.source_id for r in kept.records] == ["1", "1"]
     trace = loads(doc(record(7, "<titles><title>A</title></titles>")).encode("utf-16"))
     assert trace.source.format == "endnote-xml"
     assert trace.records[0].source_id == "7"

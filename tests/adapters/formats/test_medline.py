@@ -64,10 +64,13 @@ def test_two_records_without_a_blank_line_and_continuations() -> None:
     assert [n.kind for n in second.notices] == ["unknown_tag"]
 
 
-def test_duplicate_pmids_are_refused() -> None:
+def test_duplicate_pmids_are_refused_when_asked_else_kept() -> None:
     with pytest.raises(ImportRefused) as info:
-        formats.load(DATA / "medline_dup.nbib")
+        formats.load(DATA / "medline_dup.nbib", duplicate_ids="refuse")
     assert info.value.code == "duplicate_ids"
+    trace = formats.load(DATA / "medline_dup.nbib")
+    assert len(trace.records) == 2
+    assert any(n.kind == "duplicate_id" for n in trace.records[1].notices)
 
 
 def test_medline_is_not_taken_for_ris() -> None:

@@ -241,7 +241,7 @@ def test_duplicate_source_ids_refused() -> None:
     rec = '{"id": "7", "source": "MED", "pmid": "7"}'
     text = f'{{"hitCount": 2, "resultList": {{"result": [{rec}, {rec}]}}}}'
     with pytest.raises(ImportRefused) as info:
-        loads(text.encode(), format="europepmc-json")
+        loads(text.encode(), format="europepmc-json", duplicate_ids="refuse")
     assert info.value.code == "duplicate_ids"
 
 

@@ -79,12 +79,22 @@ def test_forced_format_with_no_record_is_malformed() -> None:
     assert refused(b"nothing here\n", format="ris") == "malformed"
 
 
-def test_duplicate_ids_are_refused() -> None:
+def test_duplicate_ids_are_refused_when_asked() -> None:
     data = b"TY  - JOUR\nID  - a\nER  - \nTY  - JOUR\nID  - a\nER  - \n"
     with pytest.raises(ImportRefused) as info:
-        formats.loads(data)
+        formats.loads(data, duplicate_ids="refuse")
     assert info.value.code == "duplicate_ids"
     assert info.value.details["ids"] == ["a"]
+
+
+def test_duplicate_ids_are_kept_with_notices_by_default() -> None:
+    data = b"TY  - JOUR\nID  - a\nTI  - One\nER  - \nTY  - JOUR\nID  - a\nTI  - Two\nER  - \n"
+    trace = formats.loads(data)
+    assert [p.title for p in trace.papers] == ["One", "Two"]
+    assert [n.kind for n in trace.records[0].notices] == []
+    second = [n for n in trace.records[1].notices if n.kind == "duplicate_id"]
+    assert len(second) == 1 and second[0].line == 5 and "line 1" in second[0].message
+    assert any(n.kind == "duplicate_id" and "'a'" in n.message for n in trace.notices)
 
 
 # --- decoding -------------------------------------------------------------------------

@@ -17,8 +17,8 @@ from litdesk.core.records import make_paper
 DATA = Path(__file__).parent / "data" / "ris"
 
 
-def load(name: str) -> formats.ParseResult:  # type: ignore[name-defined]
-    return formats.load(DATA / name)
+def load(name: str, **kw: str) -> formats.ParseResult:  # type: ignore[name-defined]
+    return formats.load(DATA / name, **kw)
 
 
 def kinds(trace) -> set[str]:  # type: ignore[no-untyped-def]
@@ -100,7 +100,7 @@ def test_cp1252_fallback_has_a_notice() -> None:
 
 def test_duplicate_ids_refuse_the_file_naming_ids_and_lines() -> None:
     with pytest.raises(ImportRefused) as info:
-        load("duplicate_ids.ris")
+        load("duplicate_ids.ris", duplicate_ids="refuse")
     assert info.value.code == "duplicate_ids"
     assert "'7'" in info.value.message and "lines 1, 11" in info.value.message
 

@@ -35,6 +35,7 @@ def test_refused_files_never_stop_the_others(files: dict[str, Path], tmp_path: P
     batch = import_files(
         [files[k] for k in order] + [tmp_path / "missing.ris"],
         on_file=lambda p, n: seen.append((Path(p).name, n)),
+        strict_ids=True,
     )
     assert [t.source.format for t in batch.imports] == ["ris", "medline"]
     assert [p.title for p in batch.papers] == ["Good", "Medline one"]

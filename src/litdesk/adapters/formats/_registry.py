@@ -7,8 +7,9 @@ duplicate source record ids → ``duplicate_ids``) and the :class:`SourceInfo`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Final
 
@@ -111,22 +112,46 @@ def detect(text: str, *, path: str | None = None) -> FormatSpec:
     return best
 
 
-def _check_duplicates(records: Sequence[RecordTrace]) -> None:
+def _check_duplicates(
+    records: list[RecordTrace], policy: str
+) -> tuple[list[RecordTrace], list[Notice]]:
+    """Source record ids that occur more than once.
+
+    ``policy="refuse"`` refuses the file (``duplicate_ids``). ``"notice"`` (the default)
+    keeps every record — real exports repeat ids, e.g. concatenated EndNote libraries or a
+    BibTeX file with a repeated key — and says so: one file-level notice naming the ids and
+    lines, and a notice on every record after the first with that id.
+    """
     where: dict[str, list[int]] = {}
     for rec in records:
         if rec.source_id:
             where.setdefault(rec.source_id, []).append(rec.first_line)
     dups = {k: v for k, v in where.items() if len(v) > 1}
-    if dups:
-        shown = "; ".join(
-            f"{k[:60]!r} on lines {', '.join(map(str, v[:5]))}" for k, v in list(dups.items())[:5]
-        )
-        more = f" (and {len(dups) - 5} more)" if len(dups) > 5 else ""
-        raise ImportRefused(
-            f"{len(dups)} source record id(s) occur more than once: {shown}{more}",
-            code="duplicate_ids",
-            ids=[k[:100] for k in sorted(dups)[:50]],
-        )
+    if not dups:
+        return records, []
+    shown = "; ".join(
+        f"{k[:60]!r} on lines {', '.join(map(str, v[:5]))}" for k, v in list(dups.items())[:5]
+    )
+    more = f" (and {len(dups) - 5} more)" if len(dups) > 5 else ""
+    message = f"{len(dups)} source record id(s) occur more than once: {shown}{more}"
+    if policy == "refuse":
+        raise ImportRefused(message, code="duplicate_ids", ids=[k[:100] for k in sorted(dups)[:50]])
+    seen: set[str] = set()
+    out: list[RecordTrace] = []
+    for rec in records:
+        sid = rec.source_id
+        if sid in dups and sid in seen:
+            note = Notice(
+                "duplicate_id",
+                f"source record id {sid[:60]!r} was already used on line {dups[sid][0]}; "
+                "this record is kept (refs name it by its position in the file)",
+                line=rec.first_line,
+            )
+            rec = dataclasses.replace(rec, notices=(*rec.notices, note))
+        if sid:
+            seen.add(sid)
+        out.append(rec)
+    return out, [Notice("duplicate_id", message + "; every record is kept")]
 
 
 def loads(
@@ -135,13 +160,17 @@ def loads(
     format: str | None = None,
     path: str = "<bytes>",
     max_bytes: int = MAX_IMPORT_BYTES,
+    duplicate_ids: str = "notice",
 ) -> ImportTrace:
     """Import one file's bytes: decode, detect (unless ``format`` names one), parse, check.
 
     Raises :class:`ImportRefused` (codes ``empty``, ``unsupported``, ``malformed``,
-    ``duplicate_ids``, ``undecodable``, ``too_large``); otherwise every raw record is
-    in the trace with its digest, line span and notices.
+    ``undecodable``, ``too_large``, and ``duplicate_ids`` when ``duplicate_ids="refuse"``);
+    otherwise every raw record is in the trace with its digest, line span and notices.
+    Repeated source record ids are kept with notices by default (``"notice"``).
     """
+    if duplicate_ids not in ("notice", "refuse"):
+        raise ValueError("duplicate_ids is 'notice' or 'refuse'")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("loads() takes bytes")
     data = bytes(data)
@@ -164,7 +193,7 @@ def loads(
         raise ImportRefused(
             f"no record could be read as {spec.name} from the file", code="malformed"
         )
-    _check_duplicates(result.records)
+    records, dup_notices = _check_duplicates(list(result.records), duplicate_ids)
     source = SourceInfo(
         path=path,
         sha256=digest_bytes(data),
@@ -173,8 +202,8 @@ def loads(
         encoding=decoded.encoding,
         parser=ParserInfo(spec.parser_id, spec.parser_version),
     )
-    notices: list[Notice] = [*decoded.notices, *result.notices]
-    return ImportTrace(source=source, records=tuple(result.records), notices=tuple(notices))
+    notices: list[Notice] = [*decoded.notices, *result.notices, *dup_notices]
+    return ImportTrace(source=source, records=tuple(records), notices=tuple(notices))
 
 
 def load(
@@ -182,6 +211,7 @@ def load(
     *,
     format: str | None = None,
     max_bytes: int = MAX_IMPORT_BYTES,
+    duplicate_ids: str = "notice",
 ) -> ImportTrace:
     """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``."""
     from litdesk._errors import NotFoundError
@@ -204,7 +234,9 @@ def load(
         raise ImportRefused(f"{p} is a folder, not a file", code="unsupported") from None
     except OSError as exc:
         raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
-    return loads(data, format=format, path=str(path), max_bytes=max_bytes)
+    return loads(
+        data, format=format, path=str(path), max_bytes=max_bytes, duplicate_ids=duplicate_ids
+    )
 
 
 def dumps(papers: Iterable[Paper], format: str) -> str:

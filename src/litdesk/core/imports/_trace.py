@@ -34,6 +34,7 @@ NoticeKind = Literal[
     "skipped",  # something in the file that is not a record (a comment, junk)
     "mapped_column",  # generic CSV: how a column was understood
     "duplicate_field",  # a field given twice in one record
+    "duplicate_id",  # a source record id used by more than one record of the file
     "inherited",  # BibTeX crossref inheritance
     "other",
 ]
@@ -43,7 +44,7 @@ IMPORT_REFUSALS: Final = (
     "empty",  # no bytes, or only whitespace/comments
     "unsupported",  # not a format litdesk reads (or --format names an unknown one)
     "malformed",  # the format is recognised but no record at all could be read
-    "duplicate_ids",  # two records carry the same source record id
+    "duplicate_ids",  # two records carry the same source record id (only when asked to refuse)
     "undecodable",  # bytes that decode in no supported encoding
     "too_large",  # over the explicit size limit
 )

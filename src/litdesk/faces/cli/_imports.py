@@ -101,6 +101,14 @@ def register(app: typer.Typer) -> None:
             typer.Option("--format", "-f", help="Read as this format (default: detect)."),
         ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the traces as JSON.")] = False,
+        strict_ids: Annotated[
+            bool,
+            typer.Option(
+                "--strict-ids",
+                help="Refuse a file whose records repeat a source record id "
+                "(default: keep them, with notices).",
+            ),
+        ] = False,
     ) -> None:
         """Read export files (RIS, MEDLINE, Web of Science, BibTeX, CSV, …) into traces.
 
@@ -108,7 +116,7 @@ def register(app: typer.Typer) -> None:
         """
         paths = [str(f) for f in files]
         with _progress(paths) as hook:
-            batch = import_files(paths, format=format, on_file=hook)  # type: ignore[arg-type]
+            batch = import_files(paths, format=format, on_file=hook, strict_ids=strict_ids)  # type: ignore[arg-type]
         if as_json:
             emit_json(batch.to_dict())
         else:

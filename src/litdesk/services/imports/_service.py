@@ -86,8 +86,13 @@ def import_files(
     format: str | None = None,
     max_bytes: int = formats.MAX_IMPORT_BYTES,
     on_file: ProgressHook | None = None,
+    strict_ids: bool = False,
 ) -> ImportBatch:
-    """Import every file of ``paths``; each is traced or refused, independently."""
+    """Import every file of ``paths``; each is traced or refused, independently.
+
+    With ``strict_ids`` a file whose records repeat a source record id is refused
+    (``duplicate_ids``); by default such records are kept with notices.
+    """
     if format:
         formats.get_format(format)  # an unknown --format refuses the whole call up front
     traces: list[ImportTrace] = []
@@ -97,7 +102,14 @@ def import_files(
         if on_file is not None:
             on_file(path, _size(path))
         try:
-            traces.append(formats.load(Path(path), format=format, max_bytes=max_bytes))
+            traces.append(
+                formats.load(
+                    Path(path),
+                    format=format,
+                    max_bytes=max_bytes,
+                    duplicate_ids="refuse" if strict_ids else "notice",
+                )
+            )
         except (InputError, NotFoundError) as exc:
             refused.append(RefusedFile(path, exc.code, exc.message))
     return ImportBatch(tuple(traces), tuple(refused))
