@@ -9,6 +9,7 @@ import asyncio
 import httpx
 import pytest
 import sqlalchemy as sa
+from _fused_helpers import body_for, fused
 from pydantic import SecretStr
 
 from litdesk.adapters.http import TransportRefused
@@ -23,8 +24,6 @@ from litdesk.services.search import (
     plan_search,
     save_run,
 )
-
-from _fused_helpers import body_for, fused
 
 
 @pytest.fixture
