@@ -71,7 +71,8 @@ def test_search_replay_table_and_lane_status(env):
         folder, {"crossref": (200, CROSSREF), "semanticscholar": (429, b'{"message":"slow"}')}
     )
     result = CliRunner().invoke(
-        app, ["search", "sepsis", "-p", "crossref,semanticscholar", "--replay", str(folder)]
+        app,
+        ["search", "sepsis", "--trace", "-p", "crossref,semanticscholar", "--replay", str(folder)],
     )
     assert result.exit_code == 0, result.output
     out = result.output
@@ -85,7 +86,8 @@ def test_search_json_is_the_full_trace(env):
     folder = env / "cas"
     _cassette(folder, {"crossref": (200, CROSSREF)})
     result = CliRunner().invoke(
-        app, ["search", "sepsis", "--provider", "crossref", "--replay", str(folder), "--json"]
+        app,
+        ["search", "sepsis", "--trace", "-p", "crossref", "--replay", str(folder), "--json"],
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -100,7 +102,7 @@ def test_search_all_lanes_failed_exits_5(env):
     folder = env / "cas"
     _cassette(folder, {"crossref": (503, b"down")})
     result = CliRunner().invoke(
-        app, ["search", "sepsis", "-p", "crossref", "--replay", str(folder)]
+        app, ["search", "sepsis", "--trace", "-p", "crossref", "--replay", str(folder)]
     )
     assert result.exit_code == 5
     assert "unavailable" in result.output
@@ -133,7 +135,63 @@ def test_search_bad_arguments(env, args, needle):
 
 
 def test_search_openalex_without_key_says_how(env):
-    result = CliRunner().invoke(app, ["search", "sepsis", "-p", "openalex", "--json"])
+    result = CliRunner().invoke(app, ["search", "sepsis", "--trace", "-p", "openalex", "--json"])
     assert result.exit_code == 5
     data = json.loads(result.stdout)
     assert "LITDESK_OPENALEX_API_KEY" in data["attempts"][0]["message"]
+    fused = CliRunner().invoke(app, ["search", "sepsis", "-p", "openalex", "--json"])
+    assert fused.exit_code == 5
+    assert "LITDESK_OPENALEX_API_KEY" in json.loads(fused.stdout)["lanes"][0]["message"]
+
+
+def test_fused_search_table_why_and_provenance(env):
+    folder = env / "cas"
+    _cassette(
+        folder, {"crossref": (200, CROSSREF), "semanticscholar": (429, b'{"message":"slow"}')}
+    )
+    result = CliRunner().invoke(
+        app, ["search", "sepsis", "-p", "crossref,semanticscholar", "--replay", str(folder)]
+    )
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "Deep learning for" in out and "Okafor" in out
+    assert "crossref-keyword" in out and "#1" in out
+    assert "rate_limited" in out and "executed:" in out
+    assert "coverage bounded-discovery" in out and "rrf-60-v1" in out
+    assert "never added" in out
+
+
+def test_fused_search_json_save_into_study_and_runs_show(env):
+    folder = env / "cas"
+    _cassette(folder, {"crossref": (200, CROSSREF)})
+    made = CliRunner().invoke(app, ["study", "new", "Sepsis"])
+    assert made.exit_code == 0, made.output
+    result = CliRunner().invoke(
+        app,
+        [
+            "search",
+            "sepsis",
+            "-p",
+            "crossref",
+            "--replay",
+            str(folder),
+            "--json",
+            "--study",
+            "Sepsis",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    run = json.loads(result.stdout)
+    assert run["version"] == 2 and run["coverage"] == "provider-order"
+    assert run["ranking_version"] == "provider-order-v1"
+    assert [h["paper"]["doi"] for h in run["hits"]] == ["10.1000/xyz123", "10.1000/abc456"]
+    assert run["lanes"][0]["total"] == 2 and run["candidate_limit"] == 20
+    assert "saved run" in result.stderr
+    shown = CliRunner().invoke(app, ["runs", "show", run["id"], "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["id"] == run["id"]
+
+
+def test_fused_search_bad_mode(env):
+    result = CliRunner().invoke(app, ["search", "sepsis", "--mode", "fuzzy"])
+    assert result.exit_code == 2 and "--mode must be one of" in result.stderr

@@ -1,8 +1,10 @@
-"""``litdesk search``: run a search across providers and show the trace.
+"""``litdesk search``: a fused (or provider-order) search run, or the raw provider trace.
 
-Thin: parse the options, call :func:`litdesk.services.search.run_search`, print results per
-provider (rank, title, first author, year, identifiers) and each lane's status and message;
-``--json`` prints the full SearchTrace.
+Thin: parse the options and call :func:`litdesk.services.search.run_fused`, then print a
+ranked table with why-this-paper (lanes and ranks), conflicts, lane statuses and the
+provenance (executed query per lane, run id, versions, coverage; provider totals shown
+separately, never added). ``--trace`` runs the old per-provider trace instead
+(:func:`litdesk.services.search.run_search`): every sighting, not deduplicated.
 """
 
 from __future__ import annotations
@@ -16,16 +18,18 @@ from rich.text import Text
 
 from litdesk._errors import ExternalError, InputError
 from litdesk._settings import get_settings
+from litdesk.core.runs import RunHit, SearchRun
 from litdesk.core.search import PROVIDERS, SearchFilters
 from litdesk.core.trace import SearchTrace, validate_request
 
 from ._output import command, console, emit_json, err_console
 
-__all__ = ["register"]
+__all__ = ["register", "show_run"]
 
 _FIELDS = ("all", "title", "abstract", "author")
 _TYPES = ("all", "review", "preprint", "journal")
 _SORTS = ("relevance", "newest", "cited")
+_MODES = ("keyword", "semantic", "discovery")
 
 
 class SearchArgumentError(InputError):
@@ -116,6 +120,121 @@ def _show(trace: SearchTrace) -> None:
     )
 
 
+def _why(hit: RunHit) -> str:
+    return ", ".join(f"{c.lane} #{c.rank}" for c in hit.contributions)
+
+
+def show_run(run: SearchRun) -> None:
+    """The ranked table, lane statuses and provenance of a run."""
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("title", overflow="fold", ratio=5)
+    table.add_column("first author", overflow="fold", ratio=2)
+    table.add_column("year")
+    table.add_column("ids", overflow="fold", ratio=3)
+    table.add_column("why (lane #rank)", overflow="fold", ratio=3)
+    for rank, hit in enumerate(run.hits, start=1):
+        p = hit.paper
+        title = Text(p.title or "(no title)")
+        if hit.conflicts:
+            title.append("  [conflicting identifiers]", style="red")
+        table.add_row(
+            str(rank),
+            title,
+            Text(p.authors[0] if p.authors else ""),
+            str(p.year or ""),
+            Text(_ids(p.identifiers())),
+            Text(_why(hit)),
+        )
+    if run.hits:
+        console.print(table)
+    for hit in run.hits:
+        for conflict in hit.conflicts:
+            console.print(Text(f"conflict ({hit.paper.id}): {conflict}", style="red"))
+    for lane in run.lanes:
+        style = "green" if lane.status == "ok" else "red"
+        head = Text()
+        head.append(lane.lane, style="bold")
+        head.append(" ")
+        head.append(lane.status, style=style)
+        if lane.status == "ok":
+            total = "unknown" if lane.total is None else f"{lane.total:,}"
+            head.append(f"  {lane.returned} returned; provider total {total}")
+        if lane.next_cursor:
+            head.append(f"  next cursor: {lane.next_cursor[:60]}")
+        console.print(head)
+        if lane.executed_query:
+            console.print(Text(f"  executed: {lane.executed_query}"), highlight=False)
+        if lane.message:
+            console.print(Text(f"  {lane.message}"), highlight=False)
+        for warning in lane.warnings:
+            console.print(Text(f"  warning: {warning}", style="yellow"), highlight=False)
+    reuse = f"; reused ({run.reuse}) from {run.reused_from}" if run.reuse else ""
+    console.print(
+        Text(
+            f"run {run.id}: {run.unique_retrieved} distinct papers; coverage {run.coverage}, "
+            f"candidate limit {run.candidate_limit}; ranking {run.ranking_version}, "
+            f"deduplication {run.deduplication_version}; retrieved {run.retrieved_at}{reuse}. "
+            "Provider totals are shown per lane and never added."
+        ),
+        highlight=False,
+    )
+
+
+def _fused(
+    query: str,
+    *,
+    mode: str,
+    providers: list[str] | None,
+    filters: dict[str, Any],
+    limit: int,
+    cursor: str | None,
+    record: Path | None,
+    replay: Path | None,
+    as_json: bool,
+    save: bool,
+    study: str | None,
+) -> None:
+    from litdesk.core.runs import RunInvalid
+    from litdesk.services.search import make_definition, run_fused
+
+    if providers:
+        unknown = [p for p in providers if p not in PROVIDERS]
+        if unknown:
+            raise SearchArgumentError(f"unknown provider {unknown[0][:40]!r}")
+    if filters["year_from"] and filters["year_to"] and filters["year_from"] > filters["year_to"]:
+        raise SearchArgumentError("--from and --to are inverted")
+    if not 1 <= limit <= 100:
+        raise SearchArgumentError("--limit must be 1 to 100")
+    try:
+        definition = make_definition(
+            query, mode=mode, providers=providers, filters=filters, limit=limit
+        )
+    except RunInvalid as exc:
+        raise SearchArgumentError(exc.message) from None
+    run = run_fused(
+        get_settings(),
+        definition,
+        cursor=cursor,
+        record=record,
+        replay=replay,
+        save=save,
+        study=study,
+    )
+    if as_json:
+        emit_json(run.to_dict())
+    else:
+        show_run(run)
+    if save or study:
+        err_console.print(f"saved run {run.id}", markup=False, highlight=False)
+    if record is not None:
+        err_console.print(f"recorded exchanges in {record}", markup=False, highlight=False)
+    if not any(lane.status == "ok" for lane in run.lanes):
+        if as_json:
+            raise typer.Exit(AllLanesFailed.exit_code)
+        raise AllLanesFailed("every lane failed (see the messages above)")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``litdesk search`` to ``app``."""
 
@@ -158,14 +277,58 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--no-cache", help="Skip the provider evidence cache.")
         ] = False,
         as_json: Annotated[
-            bool, typer.Option("--json", help="Print the full trace as JSON.")
+            bool, typer.Option("--json", help="Print the run (or the trace) as JSON.")
         ] = False,
+        mode: Annotated[
+            str,
+            typer.Option(
+                help="keyword (one provider, provider order; several providers are fused), "
+                "semantic (OpenAlex semantic shortlist) or discovery (Europe PMC + OpenAlex "
+                "keyword + OpenAlex semantic, fused)."
+            ),
+        ] = "keyword",
+        show_trace: Annotated[
+            bool,
+            typer.Option(
+                "--trace", help="Show the raw per-provider trace (every sighting, no fusion)."
+            ),
+        ] = False,
+        save: Annotated[bool, typer.Option("--save", help="Save the run in the store.")] = False,
+        study: Annotated[
+            str | None, typer.Option("--study", help="Save the run into this Study.")
+        ] = None,
     ) -> None:
-        """Search providers concurrently; show each provider's results and lane status."""
+        """Search: a ranked, fused run with why-this-paper, lane statuses and provenance."""
         from litdesk.services.search import run_search
 
         if record is not None and replay is not None:
             raise SearchArgumentError("choose --record or --replay, not both")
+        _choice("--mode", mode, _MODES)
+        if not show_trace:
+            _fused(
+                query,
+                mode=mode,
+                providers=_providers(provider) if provider else None,
+                filters=dict(
+                    field=_choice("--field", field, _FIELDS),
+                    year_from=year_from,
+                    year_to=year_to,
+                    open_access=open_access,
+                    include_retracted=include_retracted,
+                    type=_choice("--type", type_, _TYPES),
+                    sort=_choice("--sort", sort, _SORTS),
+                ),
+                limit=limit,
+                cursor=cursor,
+                record=record,
+                replay=replay,
+                as_json=as_json,
+                save=save,
+                study=study,
+            )
+            return
+        if save or study:
+            raise SearchArgumentError("--save and --study keep fused runs, not --trace output")
         filters = SearchFilters(
             field=_choice("--field", field, _FIELDS),
             year_from=year_from,

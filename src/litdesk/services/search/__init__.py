@@ -17,9 +17,25 @@ from ._fused import (
     runs_of,
     save_run,
 )
+from ._reports import (
+    EVAL_INPUT_BYTES,
+    EXPORTS,
+    ExportArgumentError,
+    evaluate_files,
+    export_run,
+    freeze,
+    study_prisma,
+)
 from ._service import CompileFn, ProviderKit, SearchService, default_kit, run_search
 
 __all__ = [
+    "EVAL_INPUT_BYTES",
+    "EXPORTS",
+    "ExportArgumentError",
+    "evaluate_files",
+    "export_run",
+    "freeze",
+    "study_prisma",
     "CACHE_SECONDS",
     "DISCOVERY_LIMIT",
     "SEMANTIC_GAP_SECONDS",

@@ -1,0 +1,241 @@
+"""``litdesk runs list|show|export|freeze``, ``litdesk report prisma`` and ``litdesk eval``.
+
+Thin: the services in :mod:`litdesk.services.search` do the work. Output files are never
+overwritten silently (``--force``); ``eval`` refuses to overwrite an output file at all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from litdesk._errors import InputError
+from litdesk._settings import get_settings
+
+from ._output import command, console, emit_json, err_console
+
+__all__ = ["register"]
+
+runs_app = typer.Typer(help="Saved search runs: list, show, export, freeze.", no_args_is_help=True)
+report_app = typer.Typer(help="Reports over a Study.", no_args_is_help=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+class RunsArgumentError(InputError):
+    default_code = "arguments"
+
+
+def _store() -> Any:
+    from litdesk.adapters.store import open_store
+
+    return open_store(get_settings())
+
+
+def _write(path: Path, text: str, force: bool) -> None:
+    if path.exists() and not force:
+        raise RunsArgumentError(f"{path} exists; pass --force to overwrite", code="exists")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _out(text: str, output: Path | None, force: bool) -> None:
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        _write(output, text, force)
+        err_console.print(f"wrote {output}", markup=False, highlight=False)
+
+
+@runs_app.command("list")
+@command
+def runs_list(
+    limit: Annotated[int, typer.Option(help="At most this many, newest first.")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """Saved runs, newest first."""
+    from litdesk.services.search import runs_of
+
+    store = _store()
+    try:
+        runs = runs_of(store, limit=max(1, min(limit, 500)))
+    finally:
+        store.dispose()
+    rows: list[dict[str, Any]] = [
+        {
+            "id": r.id,
+            "executed_at": r.executed_at,
+            "mode": r.definition.mode,
+            "query": r.definition.query,
+            "lanes": [f"{lane.lane}:{lane.status}" for lane in r.lanes],
+            "hits": r.unique_retrieved,
+            "reused_from": r.reused_from,
+        }
+        for r in runs
+    ]
+    if as_json:
+        emit_json(rows)
+        return
+    table = Table(box=None, header_style="bold")
+    for name in ("id", "executed", "mode", "query", "lanes", "hits"):
+        table.add_column(name, overflow="fold")
+    for row in rows:
+        table.add_row(
+            row["id"],
+            row["executed_at"],
+            row["mode"],
+            Text(row["query"][:80]),
+            Text(" ".join(row["lanes"])),
+            str(row["hits"]),
+        )
+    console.print(table)
+
+
+@runs_app.command("show")
+@command
+def runs_show(
+    run_id: Annotated[str, typer.Argument(help="The run id.")], as_json: JsonOpt = False
+) -> None:
+    """One saved run: the ranked hits, lanes and provenance."""
+    from litdesk.services.search import load_run
+
+    from ._search import show_run
+
+    store = _store()
+    try:
+        run = load_run(store, run_id)
+    finally:
+        store.dispose()
+    if as_json:
+        emit_json(run.to_dict())
+    else:
+        show_run(run)
+
+
+@runs_app.command("export")
+@command
+def runs_export(
+    run_id: Annotated[str, typer.Argument(help="The run id.")],
+    to: Annotated[
+        str, typer.Option("--to", help="json (manifest), ris, prisma-md or prisma-html.")
+    ] = "json",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
+) -> None:
+    """Export a run: its manifest (JSON), RIS (conflicted hits excluded) or PRISMA-S."""
+    from litdesk.services.search import EXPORTS, export_run, load_run
+
+    if to not in EXPORTS:
+        raise RunsArgumentError(f"--to must be one of {', '.join(EXPORTS)}, not {to[:40]!r}")
+    store = _store()
+    try:
+        run = load_run(store, run_id)
+    finally:
+        store.dispose()
+    _out(export_run(run, to), output, force)
+
+
+@runs_app.command("freeze")
+@command
+def runs_freeze(
+    run_id: Annotated[str, typer.Argument(help="The run id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The fixture file.")],
+    case: Annotated[str | None, typer.Option(help="Case name (default: the run id).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
+) -> None:
+    """Freeze a run into an evaluation fixture without its query text."""
+    from litdesk.core.runs import freeze_run
+    from litdesk.services.search import load_run
+
+    store = _store()
+    try:
+        run = load_run(store, run_id)
+    finally:
+        store.dispose()
+    frozen = freeze_run(run, case=case).to_dict()
+    _out(json.dumps({"runs": [frozen]}, indent=2, ensure_ascii=False) + "\n", output, force)
+
+
+@report_app.command("prisma")
+@command
+def report_prisma(
+    study: Annotated[str, typer.Option("--study", help="The Study (name or id).")],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    html: Annotated[bool, typer.Option("--html", help="A self-contained HTML page.")] = False,
+    force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """PRISMA-S search report of a Study (its saved runs and imports): Markdown or HTML."""
+    from litdesk.core.runs import prisma_html, prisma_markdown
+    from litdesk.services.search import study_prisma
+
+    store = _store()
+    try:
+        report = study_prisma(store, study)
+    finally:
+        store.dispose()
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    _out(prisma_html(report) if html else prisma_markdown(report), output, force)
+
+
+def _eval(
+    runs: Annotated[Path, typer.Option("--runs", help="Frozen runs (JSON, ≤ 5 MB).")],
+    judgments: Annotated[
+        Path | None, typer.Option("--judgments", help="Graded judgments (JSON, ≤ 5 MB).")
+    ] = None,
+    k: Annotated[int, typer.Option("--k", help="The window.")] = 10,
+    output: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the report here (never overwritten).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Offline evaluation: precision@k, nDCG@k, known-item recall@k, duplicate and conflict
+    rates. A window with any ungraded hit is reported as unjudged, never zero."""
+    from litdesk.services.search import evaluate_files
+
+    if output is not None and output.exists():
+        raise RunsArgumentError(f"{output} exists; eval never overwrites a report", code="exists")
+    report = evaluate_files(runs, judgments, k=k)
+    if output is not None:
+        _write(output, json.dumps(report, indent=2) + "\n", False)
+    if as_json:
+        emit_json(report)
+        return
+    table = Table(box=None, header_style="bold")
+    for name in ("case", f"P@{k}", f"nDCG@{k}", f"recall@{k}", "dup", "conflict"):
+        table.add_column(name)
+    for r in report["runs"]:
+        table.add_row(
+            Text(r["case"]),
+            str(r["precision_at_k"]),
+            str(r["ndcg_at_k"]),
+            str(r["known_item_recall_at_k"]),
+            str(r["duplicate_rate"]),
+            str(r["conflict_rate"]),
+        )
+    console.print(table)
+    s = report["summary"]
+    console.print(
+        Text(
+            f"mean P@{k} {s['precision_at_k']['mean']} ({s['precision_at_k']['covered']} of "
+            f"{s['precision_at_k']['of']} judged); mean nDCG@{k} {s['ndcg_at_k']['mean']}; "
+            f"unjudged runs {s['unjudged_runs']}"
+        ),
+        highlight=False,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``runs``, ``report`` and ``eval``."""
+    app.add_typer(runs_app, name="runs")
+    app.add_typer(report_app, name="report")
+    app.command("eval")(command(_eval))

@@ -1,0 +1,109 @@
+"""Run exports and reports: manifest JSON, RIS (conflicted hits excluded), PRISMA-S
+Markdown/HTML for a run or a Study, frozen evaluation fixtures, offline evaluation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Final
+
+from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.formats import dumps as dump_papers
+from litdesk.adapters.store import Store, repo
+from litdesk.core.runs import (
+    ImportSource,
+    PrismaReport,
+    SearchRun,
+    build_prisma,
+    evaluate,
+    freeze_run,
+    make_manifest,
+    manifest_papers,
+    prisma_html,
+    prisma_markdown,
+    read_frozen_runs,
+    read_judgments,
+    read_manifest,
+)
+
+from ._fused import load_run
+
+__all__ = [
+    "EVAL_INPUT_BYTES",
+    "EXPORTS",
+    "ExportArgumentError",
+    "evaluate_files",
+    "export_run",
+    "freeze",
+    "study_prisma",
+]
+
+EXPORTS: Final = ("json", "ris", "prisma-md", "prisma-html")
+EVAL_INPUT_BYTES: Final = 5_000_000
+
+
+class ExportArgumentError(InputError):
+    default_code = "bad_argument"
+
+
+def _manifest_text(run: SearchRun) -> str:
+    text = json.dumps(make_manifest(run), ensure_ascii=False, indent=2, sort_keys=True)
+    read_manifest(text)  # what we hand out must read back
+    return text + "\n"
+
+
+def export_run(run: SearchRun, to: str) -> str:
+    """A run as ``json`` (its manifest), ``ris``, ``prisma-md`` or ``prisma-html``."""
+    if to == "json":
+        return _manifest_text(run)
+    if to == "ris":
+        manifest = read_manifest(_manifest_text(run))
+        return dump_papers(manifest_papers(manifest), "ris")
+    if to in ("prisma-md", "prisma-html"):
+        report = build_prisma(f"search run {run.id}", [run], [])
+        return prisma_markdown(report) if to == "prisma-md" else prisma_html(report)
+    raise ExportArgumentError(f"--to must be one of {', '.join(EXPORTS)}, not {to[:40]!r}")
+
+
+def study_prisma(store: Store, study: str) -> PrismaReport:
+    """The PRISMA-S report of a Study: its saved runs and its imports."""
+    from litdesk.services.workspace import read_import
+
+    with store.read() as conn:
+        row = repo.get_study(conn, study)
+        run_ids = repo.study_run_ids(conn, row.id)
+        docs = repo.list_documents(conn, "imports", study_id=row.id, limit=100_000)
+    runs = [load_run(store, rid) for rid in run_ids]
+    imports: list[ImportSource] = []
+    for doc in docs:
+        trace = read_import(doc.json())[0]
+        label = f"{Path(trace.source.path).name} ({trace.source.format})"
+        imports.append(ImportSource(doc.id, label, doc.created_at, tuple(trace.papers)))
+    if not runs and not imports:
+        raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
+    return build_prisma(row.name, runs, imports)
+
+
+def freeze(run: SearchRun) -> dict[str, Any]:
+    """The run as an evaluation fixture without its query text."""
+    return freeze_run(run).to_dict()
+
+
+def _load_input(path: Path, label: str) -> Any:
+    if not path.is_file():
+        raise NotFoundError(f"no such file: {path}", code="file_not_found")
+    if path.stat().st_size > EVAL_INPUT_BYTES:
+        raise ExportArgumentError(f"{label} is over {EVAL_INPUT_BYTES:,} bytes", code="too_large")
+    try:
+        return json.loads(path.read_bytes())
+    except (ValueError, RecursionError):
+        raise ExportArgumentError(f"{label} is not valid JSON", code="eval_input") from None
+
+
+def evaluate_files(runs: Path, judgments: Path | None, *, k: int = 10) -> dict[str, Any]:
+    """Offline evaluation of frozen runs (inputs at most 5 MB each)."""
+    if not 1 <= k <= 1000:
+        raise ExportArgumentError("--k must be 1 to 1000")
+    frozen = read_frozen_runs(_load_input(runs, "the runs file"))
+    graded = read_judgments(_load_input(judgments, "the judgments file")) if judgments else {}
+    return evaluate(frozen, graded, k=k)
