@@ -465,7 +465,8 @@ def read_run(data: object, *, max_hits: int = _MAX_HITS) -> SearchRun:
     hits = tuple(
         _read_hit(x, i, ok) for i, x in enumerate(_list(d.get("hits"), "run.hits", max_hits))
     )
-    if len({h.paper.id for h in hits}) < len(hits):
+    clean = [h.paper.id for h in hits if not h.conflicts]
+    if len(set(clean)) < len(clean):  # a conflict split may keep one id on both sides
         raise _fail("a paper appears twice among the hits")
     reuse = d.get("reuse")
     if reuse not in (None, "cache", "coalesced"):

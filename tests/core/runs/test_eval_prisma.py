@@ -1,0 +1,140 @@
+"""Evaluation metrics against hand-computed values; freezing; PRISMA-S numbers and
+escaping."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+from runs_helpers import discovery_run, paper
+
+from litdesk.core.runs import (
+    EvalInputError,
+    FrozenHit,
+    FrozenRun,
+    ImportSource,
+    Judgment,
+    build_prisma,
+    evaluate,
+    freeze_run,
+    prisma_html,
+    prisma_markdown,
+    read_frozen_runs,
+    read_judgments,
+    score_run,
+)
+
+
+def _run(ids, conflicted=()):
+    return FrozenRun(
+        "case1",
+        "discovery",
+        "bounded-discovery",
+        (("europepmc-keyword", "ok"),),
+        tuple(FrozenHit(i, (f"doi:10.1/{i}",), i in conflicted) for i in ids),
+    )
+
+
+def test_precision_and_ndcg_hand_computed():
+    run = _run(["a", "b", "c"])
+    j = Judgment({"a": 3, "b": 0, "c": 1, "d": 2})
+    s = score_run(run, j, 3)
+    assert s.precision == pytest.approx(2 / 3)
+    dcg = (2**3 - 1) / math.log2(2) + 0 + (2**1 - 1) / math.log2(4)  # 7 + 0 + 0.5
+    idcg = 7 / math.log2(2) + 3 / math.log2(3) + 1 / math.log2(4)
+    assert s.ndcg == pytest.approx(dcg / idcg)
+    assert s.ndcg == pytest.approx(7.5 / (7 + 3 / math.log2(3) + 0.5))
+
+
+def test_ungraded_window_is_unjudged_never_zero():
+    run = _run(["a", "x", "c"])
+    s = score_run(run, Judgment({"a": 0, "c": 0}), 3)
+    assert s.precision is None and s.ndcg is None and not s.judged
+    assert s.to_dict()["precision_at_k"] == "unjudged"
+    # without judgments at all
+    assert score_run(run, None, 3).to_dict()["ndcg_at_k"] == "unjudged"
+    # graded by identity key instead of id
+    keyed = score_run(run, Judgment({"a": 0, "doi:10.1/x": 2, "c": 0}), 3)
+    assert keyed.precision == pytest.approx(1 / 3)
+
+
+def test_known_item_recall_duplicates_conflicts():
+    run = FrozenRun(
+        "c",
+        "keyword",
+        "provider-order",
+        (),
+        (
+            FrozenHit("a", ("doi:1",), False),
+            FrozenHit("b", ("doi:1",), False),  # shares a key with a: a duplicate
+            FrozenHit("c", (), True),
+            FrozenHit("d", (), False),
+        ),
+    )
+    s = score_run(run, Judgment({}, ("a", "d", "zz")), 3)
+    assert s.recall == pytest.approx(1 / 3)  # d is outside the window of 3
+    assert s.duplicate_rate == pytest.approx(1 / 3)
+    assert s.conflict_rate == pytest.approx(1 / 3)
+
+
+def test_evaluate_summary_counts_coverage():
+    runs = [_run(["a"]), FrozenRun("case2", "", "", (), (FrozenHit("q", (), False),))]
+    report = evaluate(runs, {"case1": Judgment({"a": 2})}, k=1)
+    assert report["summary"]["precision_at_k"] == {"mean": 1.0, "covered": 1, "of": 2}
+    assert report["summary"]["unjudged_runs"] == 1
+
+
+def test_freeze_has_no_query_text_and_reads_back():
+    run = discovery_run()
+    frozen = freeze_run(run).to_dict()
+    text = json.dumps(frozen)
+    assert "malaria" not in text  # neither the query nor the executed expressions
+    assert [h["id"] for h in frozen["hits"]] == [h.paper.id for h in run.hits]
+    back = read_frozen_runs({"runs": [frozen]})
+    assert back[0].hits[0].keys and back[0].case == "run1"
+
+
+def test_bad_eval_inputs_are_typed_errors():
+    for bad in ({"runs": "x"}, [{"kind": "other"}], [{"kind": "litdesk-frozen-run", "version": 1}]):
+        with pytest.raises(EvalInputError):
+            read_frozen_runs(bad)
+    for bad in (
+        {},
+        {"judgments": {"c": {"grades": {"a": -1}}}},
+        {"judgments": {"c": {"grades": {"a": True}}}},
+    ):
+        with pytest.raises(EvalInputError):
+            read_judgments(bad)
+
+
+def test_prisma_numbers_from_runs_and_imports():
+    run = discovery_run(3, 3)  # 6 lane records, 3 distinct after fusion
+    imported = ImportSource(
+        "imp1",
+        "scopus.ris (ris)",
+        "2026-11-30",
+        (
+            paper(doi="10.1000/p0", title="Paper 0"),  # duplicate of a run hit
+            paper(doi="10.1000/new", title="Entirely different work on mosquitoes"),
+        ),
+    )
+    report = build_prisma("Malaria review", [run], [imported])
+    assert report.per_source == {"Europe PMC": 3, "OpenAlex": 3, "Import: scopus.ris (ris)": 2}
+    assert report.identified == 8
+    assert report.after_dedup == 4
+    assert report.duplicates_removed == 4
+    md = prisma_markdown(report)
+    assert "Records after deduplication: 4" in md and '"malaria"' in md
+    assert "| Europe PMC | europepmc-keyword |" in md
+
+
+def test_prisma_html_is_self_contained_and_escaped():
+    run = discovery_run()
+    report = build_prisma('<script>alert("x")</script>', [run], [])
+    page = prisma_html(report)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert "<svg" in page and "Records after deduplication (n = 3)" in page
+    assert not re.search(r"(src|href)=\"https?:", page)
