@@ -182,9 +182,7 @@ class Catalogue:
         tmp = final.with_name(final.name + f".{os.getpid()}.tmp")
         with tmp.open("wb") as fh:
             np.save(fh, vectors.astype(np.float32), allow_pickle=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
+        os.replace(tmp, final)  # atomic against a killed process (no half-written file)
         with self._tx() as db:
             self._drop_chunks(db, sha, embedder, chunking)
             db.execute(
@@ -195,15 +193,19 @@ class Catalogue:
                  info.get("arxiv_version"), info.get("references_page"), len(chunks),
                  int(vectors.shape[1]) if vectors.ndim == 2 else 0, info.get("head_text"), _now()),
             )  # fmt: skip
-            for c in chunks:
-                cur = db.execute(
-                    'insert into chunks (sha256, embedder, chunking, idx, page, start, "end", text)'
-                    " values (?,?,?,?,?,?,?,?)",
-                    (sha, embedder, chunking, c.index, c.page, c.start, c.end, c.text),
-                )
-                db.execute(
-                    "insert into chunks_fts (rowid, text) values (?, ?)", (cur.lastrowid, c.text)
-                )
+            db.executemany(
+                'insert into chunks (sha256, embedder, chunking, idx, page, start, "end", text)'
+                " values (?,?,?,?,?,?,?,?)",
+                [
+                    (sha, embedder, chunking, c.index, c.page, c.start, c.end, c.text)
+                    for c in chunks
+                ],
+            )
+            db.execute(
+                "insert into chunks_fts (rowid, text) select id, text from chunks"
+                " where sha256=? and embedder=? and chunking=?",
+                (sha, embedder, chunking),
+            )
 
     def _drop_chunks(self, db: sqlite3.Connection, sha: str, embedder: str, chunking: str) -> None:
         old = db.execute(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -200,6 +201,19 @@ def index_files(
     return report
 
 
+_WORKER_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def _ready(_: int) -> int:
+    """A no-op job: makes the pool start its workers while the environment is set."""
+    return os.getpid()
+
+
 def _run_pool(
     todo: dict[str, LibraryFile],
     workers: int,
@@ -207,7 +221,20 @@ def _run_pool(
     wordllama_cache: str | None,
 ) -> None:
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    # one thread per worker for BLAS and the tokenizer: the workers are the parallelism
+    # (oversubscribed thread pools made two workers no faster than one)
+    saved = {k: os.environ.get(k) for k in _WORKER_ENV}
+    os.environ.update(_WORKER_ENV)
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        for _ in pool.map(_ready, range(workers)):
+            pass
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     items = list(todo.items())
     pending: dict[Future[dict[str, Any]], tuple[str, LibraryFile]] = {}
     try:
