@@ -9,6 +9,7 @@ from ._meter import DailyMeter, Meter
 from ._pacing import DEFAULT_INTERVALS, Pacer, crossref_interval
 from ._secrets import CREDENTIAL_NAMES, Credentials, Redactor, credentials_for
 from ._status import MAX_RETRY_AFTER, lane_status_for, parse_retry_after
+from ._store_meter import SEMANTIC_GAP_SECONDS, StoreMeter
 from ._transport import (
     MAX_URL_BYTES,
     OPENALEX_KEY_MESSAGE,
@@ -32,6 +33,8 @@ __all__ = [
     "Credentials",
     "DailyMeter",
     "Meter",
+    "SEMANTIC_GAP_SECONDS",
+    "StoreMeter",
     "ErrorMessageFn",
     "EvidenceCache",
     "Exchange",

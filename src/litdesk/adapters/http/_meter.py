@@ -59,6 +59,18 @@ class DailyMeter:
     @classmethod
     def from_settings(
         cls, settings: Settings, *, persist: bool = True, now: Callable[[], datetime] | None = None
+    ) -> Meter:
+        """The persistent allowance is the store's (one allowance for every process and
+        every service); ``persist=False`` gives an in-memory meter (tests, dry runs)."""
+        if persist:
+            from ._store_meter import StoreMeter
+
+            return StoreMeter.from_settings(settings)
+        return cls.in_memory(settings, now=now)
+
+    @classmethod
+    def in_memory(
+        cls, settings: Settings, *, now: Callable[[], datetime] | None = None
     ) -> DailyMeter:
         owner = settings.owner_daily_requests
         limits = {
@@ -66,8 +78,7 @@ class DailyMeter:
             for p in ("europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv")
         }
         limits["openalex"] = min(settings.openalex_daily_requests, owner)
-        path = settings.resolved_data_dir() / "quota" / "provider-calls.json" if persist else None
-        return cls(limits, path=path, now=now)
+        return cls(limits, now=now)
 
     def _load(self, day: str) -> dict[str, int]:
         if self.path is None or not self.path.is_file():

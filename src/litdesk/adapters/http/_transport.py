@@ -179,9 +179,7 @@ class ProviderTransport:
         self._now = now or (lambda: datetime.now(UTC))
         self.recorder = recorder
         self.replay = replay
-        self.meter: Meter = (
-            meter if meter is not None else DailyMeter.from_settings(settings, persist=False)
-        )
+        self.meter: Meter = meter if meter is not None else DailyMeter.in_memory(settings)
         intervals = {"pubmed": NCBI_WITH_KEY} if has_key("pubmed", settings) else None
         self.pacer = pacer or Pacer(intervals, clock=clock, sleep=sleep)
         secrets: list[str] = []

@@ -1,7 +1,8 @@
 """The search service: concurrent provider lanes, the evidence cache and the SearchTrace;
 fused search (lane plans, RRF, store cache with coalescing, store allowances, runs)."""
 
-from ._allowance import SEMANTIC_GAP_SECONDS, StoreMeter
+from litdesk.adapters.http import SEMANTIC_GAP_SECONDS, StoreMeter
+
 from ._fused import (
     CACHE_SECONDS,
     DISCOVERY_LIMIT,

@@ -30,7 +30,7 @@ from typing import Any, Final, Literal
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
-from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport
+from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
 from litdesk.adapters.store import (
     Store,
     cache_abandon,
@@ -62,7 +62,6 @@ from litdesk.core.runs import (
 )
 from litdesk.core.search import CompiledRequest, CompileRefused, LaneOutcome
 
-from ._allowance import StoreMeter
 from ._service import ProviderKit, SearchService
 
 __all__ = [

@@ -23,12 +23,12 @@ from litdesk.adapters.http import (
     Cassette,
     CassetteMiss,
     CassetteRecorder,
-    DailyMeter,
     ErrorMessageFn,
     EvidenceCache,
     Exchange,
     ParseFn,
     ProviderTransport,
+    StoreMeter,
 )
 from litdesk.core.search import (
     CompiledRequest,
@@ -258,15 +258,15 @@ def run_search(
     data_dir = settings.resolved_data_dir()
     cache = EvidenceCache(data_dir / "cache" / "provider-evidence") if use_cache else None
 
+    meter = StoreMeter.from_settings(settings)  # the one allowance, in the store
+
     async def _go() -> SearchTrace:
-        transport = ProviderTransport(
-            settings,
-            recorder=recorder,
-            replay=cassette,
-            meter=DailyMeter.from_settings(settings, persist=True),
-        )
+        transport = ProviderTransport(settings, recorder=recorder, replay=cassette, meter=meter)
         async with transport:
             service = SearchService(settings, transport, kit=kit, cache=cache)
             return await service.search(request)
 
-    return asyncio.run(_go())
+    try:
+        return asyncio.run(_go())
+    finally:
+        meter.close()

@@ -9,11 +9,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Final
 
+from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
-from litdesk.adapters.http import TransportRefused
 from litdesk.adapters.store import Store, reserve
 from litdesk.adapters.store._gates import give_back, take_gate
 from litdesk.core.search import LaneStatus
+
+from ._errors import TransportRefused
 
 __all__ = ["SEMANTIC_GAP_SECONDS", "StoreMeter"]
 
@@ -22,20 +24,47 @@ _SEMANTIC_LANE: Final = "openalex-semantic"
 
 
 class StoreMeter:
-    """The transport's meter, counting in the store (replaces the file meter)."""
+    """The transport's meter, counting in the store (replaces the file meter).
+
+    ``store`` may be a callable returning the store, opened on the first reservation
+    (so building a transport opens no database)."""
 
     def __init__(
         self,
-        store: Store,
+        store: Store | Callable[[], Store],
         settings: Settings,
         *,
         owner: str = "local",
         now: Callable[[], datetime] | None = None,
     ) -> None:
-        self.store = store
+        self._store = store
+        self._opened = False
         self.owner = owner
         self.settings = settings
         self._now = now or (lambda: datetime.now(UTC))
+
+    @property
+    def store(self) -> Store:
+        if not isinstance(self._store, Store):
+            self._store = self._store()
+            self._opened = True
+        return self._store
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, owner: str = "local") -> StoreMeter:
+        """A meter on the settings' store, opened when first needed."""
+
+        def _open() -> Store:
+            from litdesk.adapters.store import open_store
+
+            return open_store(settings)
+
+        return cls(_open, settings, owner=owner)
+
+    def close(self) -> None:
+        """Release the store if this meter opened it."""
+        if isinstance(self._store, Store) and self._opened:
+            self._store.dispose()
 
     def limits(self, provider: str) -> tuple[int, int]:
         owner = self.settings.owner_daily_requests
@@ -45,9 +74,18 @@ class StoreMeter:
 
     def reserve(self, provider: str, *, lane: str = "") -> None:
         when = self._now()
+        try:
+            store = self.store
+        except LitdeskError:
+            raise TransportRefused(
+                f"{provider}: the shared allowance could not be checked (the store did not open)",
+                lane_status="budget_exhausted",
+                provider=provider,
+                reason="store_unavailable",
+            ) from None
         gate = None
         if lane == _SEMANTIC_LANE:
-            gate = take_gate(self.store, _SEMANTIC_LANE, SEMANTIC_GAP_SECONDS, now=when.timestamp())
+            gate = take_gate(store, _SEMANTIC_LANE, SEMANTIC_GAP_SECONDS, now=when.timestamp())
             if not gate.allowed:
                 status: LaneStatus = (
                     "rate_limited" if gate.reason == "rate_limited" else "budget_exhausted"
@@ -63,12 +101,12 @@ class StoreMeter:
                 )
         global_limit, owner_limit = self.limits(provider)
         answer = reserve(
-            self.store, provider, self.owner, when.date(), global_limit, owner_limit, now=when
+            store, provider, self.owner, when.date(), global_limit, owner_limit, now=when
         )
         if answer.allowed:
             return
         if gate is not None:
-            give_back(self.store, _SEMANTIC_LANE, gate)
+            give_back(store, _SEMANTIC_LANE, gate)
         messages = {
             "daily_limit": f"today's allowance of {global_limit} calls is spent",
             "owner_daily_limit": f"today's allowance of {owner_limit} calls for this owner is spent",
