@@ -50,7 +50,7 @@ class VectorIndex:
     centroids: F32 | None = None
     offsets: I64 | None = None
     order: I64 | None = None
-    nprobe: int = 16
+    nprobe: int = 32
 
     @classmethod
     def build(
@@ -59,7 +59,7 @@ class VectorIndex:
         *,
         exact_below: int = EXACT_BELOW,
         nlist: int | None = None,
-        nprobe: int = 16,
+        nprobe: int = 32,
         iterations: int = 8,
         sample: int = 64_000,
         seed: int = 0,

@@ -1,7 +1,7 @@
 """The local PDF library: sources, index, retrieval, adoption and grounded answers."""
 
 from ._catalogue import Catalogue, Entry, StoredChunk
-from ._indexer import IndexReport, extract_job, hash_files, index_files
+from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
 from ._library import Answer, Hit, Library, Lookup, Retrieval, title_printed
 from ._sources import (
     Corpus,
@@ -21,6 +21,7 @@ __all__ = [
     "Entry",
     "Hit",
     "IndexReport",
+    "IndexWorkerCrashed",
     "Library",
     "LibraryFile",
     "Lookup",

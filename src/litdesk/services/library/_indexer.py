@@ -7,10 +7,12 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from litdesk._errors import ExternalError
 from litdesk.adapters.embeddings import Embedder, WordLlamaEmbedder
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256
 from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages
@@ -18,9 +20,15 @@ from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages
 from ._catalogue import Catalogue
 from ._sources import LibraryFile
 
-__all__ = ["IndexReport", "extract_job", "hash_files", "index_files"]
+__all__ = ["IndexReport", "IndexWorkerCrashed", "extract_job", "hash_files", "index_files"]
 
 Progress = Callable[[int, int, str], None]
+
+
+class IndexWorkerCrashed(ExternalError):
+    """A worker process died (for example pdfium crashed on a hostile PDF)."""
+
+    default_code = "index_worker_crashed"
 
 
 @dataclass
@@ -246,8 +254,18 @@ def _run_pool(
                 nxt += 1
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in finished:
-                sha, f = pending.pop(fut)
-                store(sha, f, fut.result())
+                sha, f = pending[fut]
+                try:
+                    result = fut.result()
+                except BrokenProcessPool:
+                    names = ", ".join(sorted(x.name for _, x in pending.values()))
+                    raise IndexWorkerCrashed(
+                        f"a PDF reader process crashed while reading one of: {names}; "
+                        "the files indexed so far are kept, run the index again to resume",
+                        files=sorted(x.name for _, x in pending.values()),
+                    ) from None
+                del pending[fut]
+                store(sha, f, result)
     finally:
         for fut in pending:
             fut.cancel()

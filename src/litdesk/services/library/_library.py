@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz
@@ -162,8 +163,16 @@ class Library:
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
+            client = None
+            base = self.settings.openai_base_url.rstrip("/").removesuffix("/v1")
+            if self.settings.embedder.strip().startswith("ollama:"):
+                timeout = httpx.Timeout(120.0, connect=self.settings.http_connect_timeout)
+                client = httpx.Client(timeout=timeout, follow_redirects=False)
             self._embedder = make_embedder(
-                self.settings.embedder, cache_dir=self.data_dir / "models" / "wordllama"
+                self.settings.embedder,
+                cache_dir=self.data_dir / "models" / "wordllama",
+                client=client,
+                ollama_url=base,
             )
         return self._embedder
 
