@@ -347,3 +347,64 @@ def test_real_fixture_library(
     found = lib.retrieve("post-anthesis heat stress in wheat", top_k=3)
     assert found.hits[0].file == "plosone_2018_0197919.pdf"
     assert all(1 <= h.page <= 21 for h in found.hits)
+
+
+def test_corrupt_vectors_file_is_an_integrity_error(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    from litdesk._errors import IntegrityError
+
+    lib = _lib(settings, wordllama)
+    lib.index()
+    for npy in (settings.resolved_data_dir() / "library" / "vectors").glob("*.npy"):
+        npy.write_bytes(b"not numpy")
+    fresh = _lib(settings, wordllama)
+    with pytest.raises(IntegrityError, match="unreadable"):
+        fresh.retrieve("cadmium", top_k=2)
+
+
+def test_ollama_embedder_from_settings_over_loopback(tmp_settings: Settings, folder: Path) -> None:
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(self.path)
+            vecs = [
+                [1.0, float("cadmium" in t.lower()), float("camera" in t.lower())]
+                for t in body["input"]
+            ]
+            payload = json.dumps({"embeddings": vecs}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        s = tmp_settings.model_copy(
+            update={
+                "library_dirs": [folder],
+                "embedder": "ollama:toy",
+                "openai_base_url": f"http://127.0.0.1:{srv.server_address[1]}/v1",
+            }
+        )
+        lib = Library(s, workers=2)  # a non-default embedder embeds in the main process
+        report = lib.index()
+        assert len(report.indexed) == 3
+        assert set(seen) == {"/api/embed"}
+        found = lib.retrieve("cadmium", top_k=2)
+        assert found.hits[0].file == "estuary.pdf"
+        assert lib.status()["embedder"] == "ollama-toy"
+    finally:
+        srv.shutdown()
+        srv.server_close()

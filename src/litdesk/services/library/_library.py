@@ -145,6 +145,7 @@ class Library:
         self._lookup = lookup
         self.workers = workers
         self._cat: Catalogue | None = None
+        self._client: httpx.Client | None = None
         self._vector_cache: dict[
             tuple[tuple[str, ...], bool], tuple[npt.NDArray[np.float32], VectorIndex | None]
         ] = {}
@@ -160,6 +161,9 @@ class Library:
         if self._cat is not None:
             self._cat.close()
             self._cat = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -168,6 +172,7 @@ class Library:
             if self.settings.embedder.strip().startswith("ollama:"):
                 timeout = httpx.Timeout(120.0, connect=self.settings.http_connect_timeout)
                 client = httpx.Client(timeout=timeout, follow_redirects=False)
+                self._client = client
             self._embedder = make_embedder(
                 self.settings.embedder,
                 cache_dir=self.data_dir / "models" / "wordllama",
