@@ -268,3 +268,66 @@ def test_save_and_load_into_a_study(settings, store):
     assert load_run(store, run.id) == run
     summary = Workspace(store).study_summary("Malaria")
     assert run.id in summary["search_runs"]
+
+
+def test_a_lone_cancelled_caller_still_fills_the_cache(settings, store):
+    calls = []
+
+    async def go():
+        gate = asyncio.Event()
+
+        async def slow(request):
+            calls.append(1)
+            await gate.wait()
+            return httpx.Response(200, content=body_for(request))
+
+        d = make_definition("malaria", providers=["europepmc"])
+        transport, fs = fused(settings, store, slow)
+        async with transport:
+            a = asyncio.create_task(fs.search(d))
+            await asyncio.sleep(0.05)
+            a.cancel()
+            gate.set()
+            with pytest.raises(asyncio.CancelledError):
+                await a
+            while fs._inflight:  # the shared work finishes on its own
+                await asyncio.sleep(0.01)
+            return await fs.search(d)
+
+    later = _run(go())
+    assert len(calls) == 1 and later.reuse == "cache"
+
+
+def test_exact_lookups_are_metered_too(settings, store):
+    """Reference defect 5: singleton lookups were unmetered; here every call reserves."""
+    from datetime import UTC, datetime
+
+    def handler(request):
+        return httpx.Response(200, content=body_for(request))
+
+    async def go():
+        transport, fs = fused(settings, store, handler)
+        async with transport:
+            return await fs.search(make_definition("W2741809807", mode="discovery"))
+
+    run = _run(go())
+    assert [lane.provider for lane in run.lanes] == ["openalex"]
+    assert usage(store, "openalex", datetime.now(UTC).date())["local"] == 1
+
+
+@pytest.mark.postgres
+def test_allowance_and_gate_on_postgres(settings, postgres_url):
+    import uuid
+
+    pg = open_store(postgres_url)
+    try:
+        owner = "pg-" + uuid.uuid4().hex[:8]
+        tight = settings.model_copy(update={"owner_daily_requests": 1})
+        meter = StoreMeter(pg, tight, owner=owner)
+        provider = "probe-" + owner  # the shared test database keeps earlier days' counts
+        meter.reserve(provider)
+        with pytest.raises(TransportRefused) as caught:
+            meter.reserve(provider)
+        assert caught.value.lane_status == "budget_exhausted"
+    finally:
+        pg.dispose()

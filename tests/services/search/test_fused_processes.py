@@ -25,7 +25,7 @@ CHILD = textwrap.dedent(
     from litdesk.services.search import make_definition
 
     url, owner, counter = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    settings = Settings(data_dir=Path(sys.argv[4]), database_url=url)
+    settings = Settings(data_dir=Path(sys.argv[4]), database_url=url, owner_daily_requests=10000)
     store = open_store(settings)
 
     async def slow(request):
