@@ -171,11 +171,13 @@ def test_anthropic_hidden_reasoning_and_errors(server: str) -> None:
 
 def test_no_model_backend_is_extractive_and_gated() -> None:
     excerpts = (
-        Excerpt(1, "a.pdf", 1, "First. Second. Third."),
+        Excerpt(1, "a.pdf", 1, "of a cut sentence. First one. Third one. Cameras were used."),
         Excerpt(2, "b.pdf", 2, "Other [7] text."),
     )
-    reply = NoModelBackend().complete(ChatRequest("s", "u", excerpts))
-    assert reply.text == "- First. Second. [1]\n- Other text. [2]"
+    reply = NoModelBackend().complete(ChatRequest("s", "u", excerpts, question="Which cameras?"))
+    # leading fragment dropped; the sentence sharing a word with the question is kept;
+    # reading order
+    assert reply.text == "- First one. Cameras were used. [1]\n- Other text. [2]"
     assert check_answer(reply.text, 2).cited == (1, 2)
 
 

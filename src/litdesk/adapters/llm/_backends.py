@@ -61,6 +61,7 @@ class ChatRequest:
     excerpts: tuple[Excerpt, ...] = ()
     max_tokens: int = DEFAULT_MAX_TOKENS
     thinking: Thinking = "off"
+    question: str = ""  # the plain question (the no-model backend picks sentences by it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +211,9 @@ class NoModelBackend:
 
     def complete(self, request: ChatRequest) -> ChatReply:
         _budget(request)
-        return ChatReply(extractive_answer(request.user, request.excerpts), "end", self.model)
+        return ChatReply(
+            extractive_answer(request.question or request.user, request.excerpts), "end", self.model
+        )
 
 
 def make_backend(

@@ -235,14 +235,34 @@ def _note(result: GateResult, warnings: list[str]) -> None:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9“\"(])")
 
 
+def _pick_sentences(text: str, words: set[str], count: int) -> str:
+    sentences = [x.strip() for x in _SENTENCE.split(text) if x.strip()]
+    if len(sentences) > 1 and sentences[0][:1].islower():
+        sentences = sentences[1:]  # a chunk may start mid-sentence
+    if not sentences:
+        return ""
+
+    def score(i: int) -> tuple[int, int]:
+        found = {w.lower() for w in _TOKEN.findall(sentences[i])}
+        return (-len(found & words), i)
+
+    best = sorted(sorted(range(len(sentences)), key=score)[:count])
+    return " ".join(sentences[i] for i in best)
+
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
 def extractive_answer(question: str, excerpts: Sequence[Excerpt], *, sentences: int = 2) -> str:
-    """An answer without a model: the leading sentences of each excerpt, cited by number."""
-    del question  # the excerpts were already chosen for it
+    """An answer without a model: from each excerpt the sentences sharing most words with
+    the question (in reading order), each excerpt cited by number."""
+    words = {w.lower() for w in _TOKEN.findall(question) if len(w) > 2}
     parts = []
     for ex in excerpts:
         text = " ".join(_MARKER.sub("", ex.text).split())
-        picked = " ".join(_SENTENCE.split(text)[:sentences])
+        picked = _pick_sentences(text, words, sentences)
         if len(picked) > 600:
             picked = picked[:600].rsplit(" ", 1)[0] + " …"
-        parts.append(f"- {picked} [{ex.number}]")
+        if picked:
+            parts.append(f"- {picked} [{ex.number}]")
     return "\n".join(parts)

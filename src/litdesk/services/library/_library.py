@@ -464,7 +464,9 @@ class Library:
         ]
 
         def ask_model(prompt: Any) -> str:
-            req = ChatRequest(prompt.system, prompt.user, tuple(excerpts), thinking=level)
+            req = ChatRequest(
+                prompt.system, prompt.user, tuple(excerpts), thinking=level, question=found.question
+            )
             return backend.complete(req).text
 
         gated = run_gate(found.question, excerpts, ask_model)
