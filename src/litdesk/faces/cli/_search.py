@@ -194,6 +194,7 @@ def _fused(
     as_json: bool,
     save: bool,
     study: str | None,
+    use_cache: bool = True,
 ) -> None:
     from litdesk.core.runs import RunInvalid
     from litdesk.services.search import make_definition, run_fused
@@ -220,6 +221,7 @@ def _fused(
         replay=replay,
         save=save,
         study=study,
+        use_cache=use_cache,
     )
     if as_json:
         emit_json(run.to_dict())
@@ -274,7 +276,10 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option(help="Answer from this cassette folder; no network.")
         ] = None,
         no_cache: Annotated[
-            bool, typer.Option("--no-cache", help="Skip the provider evidence cache.")
+            bool,
+            typer.Option(
+                "--no-cache", help="Skip the search cache (fused) or the evidence cache (--trace)."
+            ),
         ] = False,
         as_json: Annotated[
             bool, typer.Option("--json", help="Print the run (or the trace) as JSON.")
@@ -325,6 +330,7 @@ def register(app: typer.Typer) -> None:
                 as_json=as_json,
                 save=save,
                 study=study,
+                use_cache=not no_cache,
             )
             return
         if save or study:

@@ -386,9 +386,11 @@ def run_fused(
     save: bool = False,
     study: str | None = None,
     kit: ProviderKit | None = None,
+    use_cache: bool = True,
 ) -> SearchRun:
     """Synchronous entry point (the CLI): open the store, reserve allowances there (one
-    allowance), run with the store cache, optionally save into a Study."""
+    allowance), run with the store cache (unless ``use_cache`` is false), optionally save
+    into a Study."""
     if record is not None and replay is not None:
         raise FusedSearchError("choose --record or --replay, not both")
     store = open_store(settings)
@@ -406,6 +408,8 @@ def run_fused(
             async with transport:
                 service = SearchService(settings, transport, kit=kit)
                 fused = FusedSearch(service, store, owner=owner)
+                if not use_cache:
+                    return await fused.execute(definition, cursor)
                 return await fused.search(definition, cursor)
 
         run = asyncio.run(_go())
