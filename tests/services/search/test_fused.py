@@ -203,6 +203,7 @@ def test_allowance_fails_closed_and_every_reservation_counts(settings, store):
 
     runs = _run(go())
     assert [r.lanes[0].status for r in runs] == ["unavailable", "unavailable", "budget_exhausted"]
+    assert 0 < runs[2].lanes[0].retry_after <= 86_400  # until the next UTC day
     assert len(calls) == 2
     from datetime import UTC, datetime
 

@@ -351,6 +351,7 @@ class ProviderTransport:
                     status=exc.lane_status,
                     request=request,
                     http_status=getattr(exc, "http_status", None),
+                    retry_after=_retry_detail(exc.details.get("retry_after")),
                     message=self._redact(exc.message),
                     elapsed_ms=round((self._clock() - started) * 1000, 3),
                 ),
@@ -409,3 +410,10 @@ class ProviderTransport:
             f"{request.provider}: {reason}" + (f": {detail}" if detail else "")
         )
         return base
+
+
+def _retry_detail(value: object) -> float | None:
+    """A refusal's retry-after (seconds), when it gave one (allowances, the semantic gap)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(min(max(value, 0), 86_400))
