@@ -408,3 +408,49 @@ def test_ollama_embedder_from_settings_over_loopback(tmp_settings: Settings, fol
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_search_lookup_uses_exact_identifier_search(tmp_settings: Settings) -> None:
+    from litdesk.services.library import search_lookup
+
+    calls: list[tuple[str, tuple[str, ...]]] = []
+    paper = make_paper(
+        title="PaSa: An LLM Agent for Comprehensive Academic Paper Search", arxiv_id="2501.10120"
+    )
+
+    class Trace:
+        def __init__(self, provider: str, found: bool) -> None:
+            self.provider, self.found = provider, found
+
+        def sightings_of(self, provider: str) -> list[object]:
+            @dataclass
+            class S:
+                paper: object
+
+            return [S(paper)] if self.found and provider == self.provider else []
+
+    def runner(settings: Settings, request):  # type: ignore[no-untyped-def]
+        calls.append((request.query, request.providers))
+        return Trace(request.providers[0], request.query == "2501.10120")
+
+    lookup = search_lookup(tmp_settings, runner=runner)
+    assert lookup("arxiv", "2501.10120") is paper
+    assert lookup("doi", "10.1/none") is None
+    assert lookup("pmid", "1") is None
+    assert calls == [("2501.10120", ("arxiv",)), ("10.1/none", ("openalex",))]
+
+
+def test_search_lookup_failure_is_typed(tmp_settings: Settings) -> None:
+    from litdesk.services.library import search_lookup
+    from litdesk.services.library._adoption import AdoptionLookupFailed
+
+    class Failed:
+        status = "failed"
+        warnings = ("openalex: network error",)
+
+        def sightings_of(self, provider: str) -> list[object]:
+            return []
+
+    lookup = search_lookup(tmp_settings, runner=lambda settings, request: Failed())
+    with pytest.raises(AdoptionLookupFailed, match="network error"):
+        lookup("doi", "10.1/x")

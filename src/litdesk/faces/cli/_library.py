@@ -21,10 +21,11 @@ library_app = typer.Typer(
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-def _library() -> Any:
-    from litdesk.services.library import Library
+def _library(*, adopt: bool = False) -> Any:
+    from litdesk.services.library import Library, search_lookup
 
-    return Library(get_settings())
+    settings = get_settings()
+    return Library(settings, lookup=search_lookup(settings) if adopt else None)
 
 
 @library_app.command("add")
@@ -142,6 +143,12 @@ def register(app: typer.Typer) -> None:
         thinking: str | None = typer.Option(
             None, "--thinking", help="Thinking level: off, low, medium, high."
         ),
+        adopt: bool = typer.Option(
+            False,
+            "--adopt",
+            help="Look up the DOI/arXiv id printed on unmatched PDFs of the scope (network) "
+            "and adopt the record when its title is printed there.",
+        ),
         as_json: bool = JSON,
     ) -> None:
         """A grounded answer from your PDFs: every citation names a file and page."""
@@ -149,7 +156,9 @@ def register(app: typer.Typer) -> None:
             raise InputError("use either --paper or --all", code="scope")
         if thinking is not None and thinking not in {"off", "low", "medium", "high"}:
             raise InputError("--thinking takes off, low, medium or high", code="thinking")
-        answer = _library().ask(question, papers=paper or None, top_k=top_k, thinking=thinking)
+        answer = _library(adopt=adopt).ask(
+            question, papers=paper or None, top_k=top_k, thinking=thinking
+        )
         if as_json:
             emit_json(answer.to_dict())
             return

@@ -1,5 +1,6 @@
 """The local PDF library: sources, index, retrieval, adoption and grounded answers."""
 
+from ._adoption import search_lookup
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
 from ._library import Answer, Hit, Library, Lookup, Retrieval, title_printed
@@ -36,5 +37,6 @@ __all__ = [
     "index_files",
     "load_added",
     "remove_source",
+    "search_lookup",
     "title_printed",
 ]
