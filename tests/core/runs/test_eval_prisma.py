@@ -8,6 +8,8 @@ import math
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from runs_helpers import discovery_run, paper
 
 from litdesk.core.runs import (
@@ -138,3 +140,21 @@ def test_prisma_html_is_self_contained_and_escaped():
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert "<svg" in page and "Records after deduplication (n = 3)" in page
     assert not re.search(r"(src|href)=\"https?:", page)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ids=st.lists(st.sampled_from("abcdefgh"), min_size=0, max_size=8, unique=True),
+    grades=st.dictionaries(st.sampled_from("abcdefghij"), st.integers(0, 4), max_size=10),
+    k=st.integers(1, 10),
+)
+def test_metric_bounds_property(ids, grades, k):
+    s = score_run(_run(ids), Judgment(grades, tuple(grades)[:2]), k)
+    window = ids[:k]
+    if window and all(i in grades for i in window):
+        assert s.judged and 0 <= s.precision <= 1
+        assert s.ndcg is None or 0 <= s.ndcg <= 1 + 1e-9
+    else:
+        assert s.precision is None and s.ndcg is None  # unjudged, never 0
+    if s.recall is not None:
+        assert 0 <= s.recall <= 1
