@@ -84,7 +84,8 @@ def safe_https_url(value: object) -> str | None:
 def _text(value: str | None, limit: int) -> str | None:
     if value is None:
         return None
-    cleaned = _CONTROL.sub("", value).strip()
+    # every character _CONTROL removes is unprintable: skip the regex for printable text
+    cleaned = (value if value.isprintable() else _CONTROL.sub("", value)).strip()
     if len(cleaned) > limit:
         cleaned = cleaned[:limit]
     return cleaned or None
@@ -249,6 +250,10 @@ def make_paper(
             fallback=fallback_key,
         )
     try:
+        return _fast_paper(fields)
+    except _Slow:
+        pass  # something unusual or invalid: pydantic decides (and words the error)
+    try:
         return Paper(**fields)
     except ValidationError as exc:
         raise PaperError(_summarise(exc), errors=_errors(exc)) from None
@@ -286,3 +291,205 @@ def same_paper(a: Paper, b: Paper) -> bool:
         getattr(a, name) and getattr(a, name) == getattr(b, name)
         for name in ("doi", "pmid", "pmcid", "openalex_id", "arxiv_id")
     )
+
+
+# --------------------------------------------------------------------------------------
+# The fast construction path of make_paper.
+#
+# It checks and cleans every field exactly as the pydantic model does (strict types,
+# whitespace stripped the way pydantic-core strips it, lengths, ranges, the same field
+# validators), then builds the model with ``model_construct`` (no second validation).
+# Anything it does not handle itself — a type other than the plain ones, a value pydantic
+# would refuse — raises ``_Slow`` and make_paper hands the fields to pydantic, so errors
+# (and their messages) always come from pydantic. tests/core/records/test_paper_fast.py
+# checks the two paths agree on random inputs.
+
+# The characters pydantic-core's ``str_strip_whitespace`` removes (Rust's ``str::trim``:
+# Unicode White_Space). Python's ``str.strip()`` also removes \x1c-\x1f, so it cannot be used.
+_TRIM: Final = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+class _Slow(PaperError):
+    """Internal: the fast path leaves these fields to pydantic (never escapes make_paper)."""
+
+
+def _str(v: object) -> str:
+    if type(v) is not str:
+        raise _Slow("not a plain str")
+    return v.strip(_TRIM)
+
+
+def _f_version(v: object) -> object:
+    if type(v) is int and v == PAPER_VERSION:
+        return v
+    raise _Slow("version")
+
+
+def _f_id(v: object) -> str:
+    norm = normalize_source_id(_str(v))
+    if norm is None or not PRIMARY_ID_PATTERN.match(norm):
+        raise _Slow("id")
+    return norm
+
+
+def _f_title(v: object) -> str:
+    return _text(_str(v), MAX_TITLE) or ""
+
+
+def _f_abstract(v: object) -> str | None:
+    return None if v is None else _text(_str(v), MAX_ABSTRACT)
+
+
+def _f_names(v: object) -> tuple[str, ...]:
+    if type(v) is not list and type(v) is not tuple:
+        raise _Slow("not a list")
+    out = []
+    for i, x in enumerate(v):
+        if type(x) is not str:
+            raise _Slow("not a plain str")
+        t = x.strip(_TRIM)
+        if len(t) > 2_000:
+            raise _Slow("too long")
+        if i < MAX_AUTHORS:  # _names: the first MAX_AUTHORS, cleaned, empty ones dropped
+            if not t.isprintable():
+                t = _CONTROL.sub("", t)
+            t = t.strip()
+            if t:
+                out.append(t)
+    return tuple(out)
+
+
+def _short(limit: int) -> Any:
+    def check(v: object) -> str | None:
+        if v is None:
+            return None
+        t = _str(v)
+        if len(t) > limit:
+            raise _Slow("too long")
+        return t
+
+    return check
+
+
+def _ident(norm: Any) -> Any:
+    def check(v: object) -> str | None:
+        if v is None:
+            return None
+        t = _str(v)
+        if t == "":
+            return None
+        out = norm(t)
+        if out is None:
+            raise _Slow("identifier")
+        return str(out)
+
+    return check
+
+
+def _int(low: int, high: int | None) -> Any:
+    def check(v: object) -> int | None:
+        if v is None:
+            return None
+        if type(v) is not int or v < low or (high is not None and v > high):
+            raise _Slow("int")
+        return v
+
+    return check
+
+
+def _f_bool_or_none(v: object) -> bool | None:
+    if v is None or type(v) is bool:
+        return v
+    raise _Slow("bool")
+
+
+def _f_bool(v: object) -> bool:
+    if type(v) is bool:
+        return v
+    raise _Slow("bool")
+
+
+def _f_url(v: object) -> str | None:
+    return None if v is None else safe_https_url(_str(v))
+
+
+def _f_when(v: object) -> str | None:
+    if v is None:
+        return None
+    t = _str(v)
+    try:
+        datetime.fromisoformat(t.replace("Z", "+00:00"))
+    except ValueError:
+        raise _Slow("time") from None
+    return t
+
+
+def _f_abstract_source(v: object) -> object:
+    if v is None or type(v) is AbstractSource:
+        return v  # pydantic does not re-validate a model instance either
+    raise _Slow("abstract_source")
+
+
+_FAST: Final[dict[str, Any]] = {
+    "version": _f_version,
+    "id": _f_id,
+    "title": _f_title,
+    "authors": _f_names,
+    "journal": _short(2_000),
+    "year": _int(1000, 2999),
+    "volume": _short(100),
+    "issue": _short(100),
+    "pages": _short(100),
+    "doi": _ident(normalize_doi),
+    "pmid": _ident(normalize_pmid),
+    "pmcid": _ident(normalize_pmcid),
+    "openalex_id": _ident(normalize_openalex_id),
+    "arxiv_id": _ident(normalize_arxiv),
+    "arxiv_version": _int(1, 999),
+    "abstract": _f_abstract,
+    "keywords": _f_names,
+    "publication_types": _f_names,
+    "open_access": _f_bool_or_none,
+    "retracted": _f_bool,
+    "cited_by": _int(0, None),
+    "source_url": _f_url,
+    "full_text_url": _f_url,
+    "licence": _short(2_000),
+    "retrieved_at": _f_when,
+    "provider": _short(2_000),
+    "abstract_source": _f_abstract_source,
+}
+# every field in the model's order (so repr and dumps match); ``id`` is always given
+_DEFAULTS: Final[dict[str, Any]] = {
+    name: None if info.is_required() else info.default for name, info in Paper.model_fields.items()
+}
+if set(_FAST) != set(Paper.model_fields):  # a new field must get a fast check too
+    raise AssertionError("make_paper's fast path does not cover every Paper field")
+
+
+def _fast_paper(fields: dict[str, Any]) -> Paper:
+    """The Paper pydantic would build from ``fields``; ``_Slow`` when pydantic must decide."""
+    if "id" not in fields:
+        raise _Slow("id missing")
+    values = dict(_DEFAULTS)
+    fast = _FAST
+    for name, value in fields.items():
+        check = fast.get(name)
+        if check is None:
+            raise _Slow("unknown field")
+        values[name] = check(value)
+    # what Paper.model_construct does, without its per-field default lookups
+    paper = _new(Paper)
+    _set(paper, "__dict__", values)
+    _set(paper, "__pydantic_fields_set__", set(fields))
+    _set(paper, "__pydantic_extra__", None)
+    _set(paper, "__pydantic_private__", None)
+    return paper
+
+
+_new = object.__new__
+_set = object.__setattr__
