@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -217,6 +218,11 @@ _WORKER_ENV = {
 }
 
 
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the main process, which stops the run cleanly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _ready(_: int) -> int:
     """A no-op job: makes the pool start its workers while the environment is set."""
     return os.getpid()
@@ -234,7 +240,7 @@ def _run_pool(
     saved = {k: os.environ.get(k) for k in _WORKER_ENV}
     os.environ.update(_WORKER_ENV)
     try:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
         for _ in pool.map(_ready, range(workers)):
             pass
     finally:
