@@ -332,3 +332,39 @@ def test_allowance_and_gate_on_postgres(settings, postgres_url):
         assert caught.value.lane_status == "budget_exhausted"
     finally:
         pg.dispose()
+
+
+def test_refused_lanes_keep_known_lane_names_and_failed_runs_are_not_saved(settings, store):
+    from litdesk.core.runs import LANES
+
+    plan = plan_search(
+        make_definition(
+            "sepsis", providers=["crossref", "semanticscholar"], filters={"type": "preprint"}
+        )
+    )
+    assert [(lane.lane, lane.request is None) for lane in plan.lanes] == [
+        ("crossref-keyword", False),
+        ("semanticscholar-relevance", True),
+    ]
+    assert all(lane.lane in LANES for lane in plan.lanes)
+
+    def handler(request):
+        return httpx.Response(503, text="down")
+
+    async def go():
+        transport, fs = fused(settings, store, handler)
+        async with transport:
+            return await fs.search(
+                make_definition(
+                    "sepsis",
+                    providers=["crossref", "semanticscholar"],
+                    filters={"type": "preprint"},
+                )
+            )
+
+    run = _run(go())
+    assert [lane.status for lane in run.lanes] == ["unavailable", "unsupported"]
+    assert "preprint" in run.lanes[1].message
+    with pytest.raises(FusedSearchError) as caught:
+        save_run(store, run)
+    assert caught.value.code == "run_failed"

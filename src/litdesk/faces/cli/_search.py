@@ -227,11 +227,14 @@ def _fused(
         emit_json(run.to_dict())
     else:
         show_run(run)
-    if save or study:
+    succeeded = any(lane.status == "ok" for lane in run.lanes)
+    if (save or study) and succeeded:
         err_console.print(f"saved run {run.id}", markup=False, highlight=False)
+    elif save or study:
+        err_console.print("not saved: every lane failed", markup=False, highlight=False)
     if record is not None:
         err_console.print(f"recorded exchanges in {record}", markup=False, highlight=False)
-    if not any(lane.status == "ok" for lane in run.lanes):
+    if not succeeded:
         if as_json:
             raise typer.Exit(AllLanesFailed.exit_code)
         raise AllLanesFailed("every lane failed (see the messages above)")

@@ -121,9 +121,9 @@ def _compile(
             mode="semantic" if mode == "semantic" else "keyword",
         )
     except CompileRefused as exc:
-        return LanePlan(
-            lane if lane in LANE_PROVIDER else f"{provider}-keyword", provider, None, exc.reason
-        )
+        if lane not in LANE_PROVIDER:  # e.g. Semantic Scholar's lanes are relevance|bulk
+            lane = next(name for name, p in LANE_PROVIDER.items() if p == provider)
+        return LanePlan(lane, provider, None, exc.reason)
     return LanePlan(request.lane or lane, provider, request)
 
 
@@ -351,7 +351,10 @@ class FusedSearch:
 def save_run(
     store: Store, run: SearchRun, *, owner: str = "local", study: str | None = None
 ) -> None:
-    """Store ``run`` (immutable) and optionally attach it to a Study."""
+    """Store ``run`` (immutable) and optionally attach it to a Study. A run in which no
+    lane succeeded is refused (it could not be read back as a run)."""
+    if not any(lane.status == "ok" for lane in run.lanes):
+        raise FusedSearchError("every lane failed; there is no run to save", code="run_failed")
     save_search_run(
         store,
         run.id,
@@ -413,8 +416,8 @@ def run_fused(
                 return await fused.search(definition, cursor)
 
         run = asyncio.run(_go())
-        if save or study is not None:
-            save_run(store, run, owner=owner, study=study)
+        if (save or study is not None) and any(lane.status == "ok" for lane in run.lanes):
+            save_run(store, run, owner=owner, study=study)  # a run needs a successful lane
         return run
     finally:
         store.dispose()
