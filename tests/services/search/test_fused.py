@@ -368,3 +368,26 @@ def test_refused_lanes_keep_known_lane_names_and_failed_runs_are_not_saved(setti
     with pytest.raises(FusedSearchError) as caught:
         save_run(store, run)
     assert caught.value.code == "run_failed"
+
+
+def test_a_large_run_is_saved_without_abstracts(settings, store):
+    from litdesk.core.fusion import Sighting, fuse
+    from litdesk.core.records import make_paper
+    from litdesk.core.runs import LaneResult, RunDefinition, build_run
+
+    papers = [make_paper(pmid=str(i + 1), title=f"P{i}", abstract="w " * 3000) for i in range(150)]
+    run = build_run(
+        run_id="big",
+        definition=RunDefinition("q", "keyword", ("europepmc",)),
+        lanes=[LaneResult("europepmc-keyword", "europepmc", "ok", "q", 150, 150)],
+        hits=fuse(
+            [Sighting("europepmc-keyword", "europepmc", r, p) for r, p in enumerate(papers, 1)]
+        ),
+        coverage="provider-order",
+        candidate_limit=150,
+        retrieved_at="2026-11-30T10:00:00+00:00",
+    )
+    save_run(store, run)
+    back = load_run(store, "big")
+    assert len(back.hits) == 150 and all(h.paper.abstract is None for h in back.hits)
+    assert [h.paper.id for h in back.hits] == [h.paper.id for h in run.hits]

@@ -23,7 +23,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -32,10 +32,12 @@ from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
 from litdesk.adapters.store import (
+    MAX_RUN_BYTES,
     Store,
     cache_abandon,
     cache_claim,
     cache_fill,
+    dump_json,
     get_search_run,
     list_search_runs,
     open_store,
@@ -55,6 +57,7 @@ from litdesk.core.runs import (
     LaneResult,
     RunDefinition,
     SearchRun,
+    bibliography,
     build_run,
     read_definition,
     read_run,
@@ -355,12 +358,19 @@ def save_run(
     lane succeeded is refused (it could not be read back as a run)."""
     if not any(lane.status == "ok" for lane in run.lanes):
         raise FusedSearchError("every lane failed; there is no run to save", code="run_failed")
+    body = run.to_dict()
+    if len(dump_json(body).encode("utf-8")) > MAX_RUN_BYTES:  # keep the run, drop abstracts
+        slim = replace(
+            run,
+            hits=tuple(replace(h, paper=bibliography(h.paper), field_sources={}) for h in run.hits),
+        )
+        body = slim.to_dict()
     save_search_run(
         store,
         run.id,
         owner,
         run.definition.to_dict(),
-        run.to_dict(),
+        body,
         executed_at=run.executed_at,
     )
     if study is not None:
