@@ -100,3 +100,47 @@ def test_human_list_and_index(env: Path) -> None:
     assert code == 0 and "2 indexed" in out and "excluded: broken.pdf: broken" in out
     code, out, _ = _run("library", "list")
     assert code == 0 and "estuary.pdf" in out
+
+
+def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> None:
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    for i in range(40):
+        _pdf(env / f"many{i:02d}.pdf", f"Paper {i}. " + TEXT * 3)
+    cmd = [sys.executable, "-m", "litdesk", "library", "index"]
+    envvars = dict(os.environ, LITDESK_LIBRARY_DIRS=json.dumps([str(env)]))
+    proc = subprocess.Popen(
+        cmd, env=envvars, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    db = tmp_path / "data" / "library" / "catalogue.sqlite3"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=5) as conn:
+                    if conn.execute("select count(*) from entries").fetchone()[0] >= 2:
+                        break
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in err and "Traceback" not in err
+    again = subprocess.run(
+        [*cmd, "--json"], check=True, env=envvars, capture_output=True, text=True, timeout=300
+    )
+    report = json.loads(again.stdout)
+    assert report["indexed"], "the first run was interrupted before the end"
+    listing = subprocess.run(
+        [sys.executable, "-m", "litdesk", "library", "list", "--json"],
+        check=True, env=envvars, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    rows = json.loads(listing.stdout)["files"]
+    assert len(rows) == 43
+    assert sum(r["indexed"] for r in rows) == 42  # all but broken.pdf
