@@ -196,3 +196,7 @@ def test_replace_run_keeps_validation():
     bad = replace(run, unique_retrieved=run.unique_retrieved + 1)
     with pytest.raises(RunInvalid):
         read_manifest(json.dumps(make_manifest(bad)))
+
+
+def test_unknown_run_keys_are_refused():
+    _attack(lambda d: d["run"].update(smuggled=True))

@@ -80,6 +80,30 @@ _MAX_HITS = 5000
 _MAX_LANES = 16
 
 
+_RUN_KEYS: Final = frozenset(
+    {
+        "version",
+        "id",
+        "definition",
+        "retrieved_at",
+        "executed_at",
+        "requested_cursor",
+        "reused_from",
+        "reuse",
+        "coverage",
+        "source",
+        "lanes",
+        "unique_retrieved",
+        "total",
+        "next_cursor",
+        "candidate_limit",
+        "ranking_version",
+        "deduplication_version",
+        "hits",
+    }
+)
+
+
 class RunInvalid(IntegrityError):
     """A stored, recovered or imported search run (or manifest) failed validation."""
 
@@ -442,6 +466,9 @@ def read_run(data: object, *, max_hits: int = _MAX_HITS) -> SearchRun:
     statuses, provider/lane pairing, at least one successful lane, contributions only
     from successful lanes, identifier consistency through ``read_paper``."""
     d = _obj(data, "run")
+    unknown = set(d) - _RUN_KEYS
+    if unknown:
+        raise _fail(f"run has unknown keys: {', '.join(sorted(map(str, unknown)))[:80]}")
     if d.get("version") != RUN_VERSION:
         raise _fail(f"unknown run version {str(d.get('version'))[:20]!r}")
     run_id = _str(d.get("id"), "run.id", 100, empty=False)
