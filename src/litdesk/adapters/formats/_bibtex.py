@@ -28,7 +28,15 @@ from litdesk.core.records import (
     split_arxiv,
 )
 
-from ._latex import latex_to_text
+from ._latex import (
+    bibtex_name,
+    id_to_latex,
+    latex_id_text,
+    latex_to_text,
+    match_braces,
+    split_names,
+    text_to_latex,
+)
 from ._spec import FormatSpec, ParseResult
 
 __all__ = ["FORMATS", "dumps", "parse", "sniff"]
@@ -61,145 +69,35 @@ _FAST: Final = re.compile(
     r"[\s,]*([^\s=,{}()\"#%'@]+)\s*=\s*(?:\{((?:[^{}\\]|\\.)*)\}|\"((?:[^\"{}\\]|\\.)*)\"|([0-9]+))\s*(?=[,})])"
 )
 _BARE: Final = re.compile(r"[^\s,#{}()\"=]+")
-_BRACES: Final = re.compile(r"\\.|[{}]", re.S)
 _QUOTE_END: Final = re.compile(r"\\.|[{}\"]", re.S)
 _JUNK_STOP: Final = re.compile(r"\\.|[{},()]", re.S)
 _FIELDISH: Final = re.compile(r"[A-Za-z_]\w*\s*=\s*[{\"\d]")
 _FIELDISH_LINE: Final = re.compile(r"(?m)^[ \t,]*[A-Za-z_]\w*\s*=\s*[{\"\d]")
-_AND: Final = re.compile(r"\s+and\s+", re.I)
-_AND_TOP: Final = re.compile(r"\\.|[{}]|\s+and\s+", re.I | re.S)
-_COMMA_TOP: Final = re.compile(r"\\.|[{},]", re.S)
-_SPACE_TOP: Final = re.compile(r"\\.|[{}]|\s+", re.S)
 _YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
-_ID_UNESCAPE: Final = re.compile(
-    r"\\([_%&#${}])|\\textasciitilde\s*(?:\{\})?|\\textunderscore\s*|[{}]"
-)
 _KW_SPLIT: Final = re.compile(r"\s*[;,]\s*")
 _KW_SPLIT_SEMI: Final = re.compile(r"\s*;\s*")
 
 #: Fields litdesk maps into the Paper.
 _MAPPED: Final = frozenset(
-    [
-        "title",
-        "author",
-        "journal",
-        "journaltitle",
-        "booktitle",
-        "year",
-        "date",
-        "volume",
-        "number",
-        "issue",
-        "pages",
-        "doi",
-        "pmid",
-        "pmcid",
-        "eprint",
-        "archiveprefix",
-        "eprinttype",
-        "arxivid",
-        "arxiv",
-        "url",
-        "abstract",
-        "keywords",
-        "keyword",
-        "crossref",
-    ]
+    "title author journal journaltitle booktitle year date volume number issue pages doi "  # noqa: SIM905 - a word list
+    "pmid pmcid eprint archiveprefix eprinttype arxivid arxiv url abstract keywords "
+    "keyword crossref".split()
 )
 #: Standard BibTeX/biblatex fields kept in extras without a notice.
 _KNOWN: Final = frozenset(
-    [
-        "month",
-        "day",
-        "publisher",
-        "address",
-        "editor",
-        "edition",
-        "series",
-        "isbn",
-        "issn",
-        "note",
-        "annote",
-        "annotation",
-        "institution",
-        "school",
-        "organization",
-        "howpublished",
-        "chapter",
-        "type",
-        "language",
-        "langid",
-        "langidopts",
-        "key",
-        "file",
-        "urldate",
-        "shorttitle",
-        "location",
-        "eid",
-        "subtitle",
-        "titleaddon",
-        "eprintclass",
-        "primaryclass",
-        "timestamp",
-        "owner",
-        "mendeley-tags",
-        "abstractnote",
-        "copyright",
-        "venue",
-        "pagetotal",
-        "version",
-        "urlseen",
-        "translator",
-        "origlanguage",
-        "maintitle",
-        "booksubtitle",
-        "bookauthor",
-        "related",
-        "xref",
-        "ids",
-        "execute",
-        "options",
-        "sortkey",
-        "sortname",
-        "shortjournal",
-        "journalsubtitle",
-        "issuetitle",
-        "addendum",
-        "pubstate",
-        "keywords-plus",
-        "affiliation",
-        "research-areas",
-        "web-of-science-categories",
-        "unique-id",
-        "da",
-        "times-cited",
-        "usage-count-last-180-days",
-        "usage-count-since-2013",
-        "number-of-cited-references",
-        "cited-references",
-        "journal-iso",
-        "doc-delivery-number",
-        "orcid-numbers",
-        "researcherid-numbers",
-        "funding-acknowledgement",
-        "funding-text",
-        "author-email",
-        "art_number",
-        "source",
-        "document_type",
-        "correspondence_address1",
-        "references",
-        "tradenames",
-        "manufacturers",
-        "chemicals_cas",
-        "molecular_seqnumbers",
-        "coden",
-        "abbrev_source_title",
-        "publication_stage",
-        "sponsors",
-        "language",
-        "page_count",
-    ]
+    "month day publisher address editor edition series isbn issn note annote annotation "  # noqa: SIM905 - a word list
+    "institution school organization howpublished chapter type language langid langidopts "
+    "key file urldate shorttitle location eid subtitle titleaddon eprintclass "
+    "primaryclass timestamp owner mendeley-tags abstractnote copyright venue pagetotal "
+    "version urlseen translator origlanguage maintitle booksubtitle bookauthor related "
+    "xref ids execute options sortkey sortname shortjournal journalsubtitle issuetitle "
+    "addendum pubstate keywords-plus affiliation research-areas web-of-science-categories "
+    "unique-id da times-cited usage-count-last-180-days usage-count-since-2013 "
+    "number-of-cited-references cited-references journal-iso doc-delivery-number "
+    "orcid-numbers researcherid-numbers funding-acknowledgement funding-text author-email "
+    "art_number source document_type correspondence_address1 references tradenames "
+    "manufacturers chemicals_cas molecular_seqnumbers coden abbrev_source_title "
+    "publication_stage sponsors language page_count".split()
 )
 #: Fields never inherited through crossref as themselves (biblatex rules).
 _NOT_INHERITED: Final = frozenset(
@@ -252,20 +150,6 @@ class _Entry:
     inherited: list[str] = field(default_factory=list)
 
 
-def _match_braces(text: str, pos: int, limit: int) -> int:
-    """Position after the ``}`` closing the ``{`` at ``pos`` (or -1 before ``limit``)."""
-    depth = 0
-    for m in _BRACES.finditer(text, pos, limit):
-        c = m.group()
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return m.end()
-    return -1
-
-
 def _match_quote(text: str, pos: int, limit: int) -> int:
     """Position after the ``"`` closing the quote at ``pos`` (braces nest)."""
     depth = 0
@@ -304,7 +188,7 @@ class _Scanner:
                 return "".join(parts), pos, False
             c = text[pos]
             if c == "{":
-                end = _match_braces(text, pos, limit)
+                end = match_braces(text, pos, limit)
                 if end < 0:
                     parts.append(text[pos + 1 : limit])
                     return "".join(parts), limit, False
@@ -466,7 +350,7 @@ class _Scanner:
             line = self.lines.at(m.start())
             if etype in ("comment", "preamble"):
                 if opener == "{":
-                    end = _match_braces(text, body - 1, limit)
+                    end = match_braces(text, body - 1, limit)
                 else:
                     end = text.find(")", body, limit)
                     end = end + 1 if end >= 0 else -1
@@ -613,85 +497,7 @@ def _resolve_crossrefs(entries: list[_Entry]) -> None:
             resolve(e, [(e.key or "").lower()])
 
 
-# -- names ------------------------------------------------------------------------
-def _split_top(value: str, pattern: re.Pattern[str]) -> list[str]:
-    """Split ``value`` at separator matches of ``pattern`` that are at brace depth 0."""
-    parts: list[str] = []
-    depth = 0
-    last = 0
-    for m in pattern.finditer(value):
-        tok = m.group()
-        if tok == "{":
-            depth += 1
-        elif tok == "}":
-            depth = max(0, depth - 1)
-        elif tok[0] == "\\":
-            continue
-        elif depth == 0:
-            parts.append(value[last : m.start()])
-            last = m.end()
-    parts.append(value[last:])
-    return parts
-
-
-def _split_authors(value: str) -> list[str]:
-    if "{" not in value and "\\" not in value:
-        return _AND.split(value)
-    return _split_top(value, _AND_TOP)
-
-
-def _whole_braced(s: str) -> bool:
-    return s.startswith("{") and s.endswith("}") and _match_braces(s, 0, len(s)) == len(s)
-
-
-def _name(raw: str) -> str:
-    raw = raw.strip()
-    if not raw:
-        return ""
-    if _whole_braced(raw):
-        return latex_to_text(raw[1:-1])
-    if "," in raw:
-        parts = (
-            [p.strip() for p in _split_top(raw, _COMMA_TOP)]
-            if "{" in raw
-            else [p.strip() for p in raw.split(",")]
-        )
-        if len(parts) > 1:
-            decoded = [latex_to_text(p) for p in parts]
-            family = decoded[0]
-            rest = [p for p in decoded[1:] if p]
-            return ", ".join([family, *rest]) if family else " ".join(rest)
-    words = [w for w in _split_top(raw, _SPACE_TOP) if w]
-    if len(words) < 2:
-        return latex_to_text(raw)
-    start = len(words) - 1
-    for i in range(1, len(words) - 1):
-        w = words[i].lstrip("{\\")
-        if w[:1].islower():
-            start = i
-            break
-    family = latex_to_text(" ".join(words[start:]))
-    given = latex_to_text(" ".join(words[:start]))
-    return f"{family}, {given}" if given else family
-
-
 # -- records ----------------------------------------------------------------------
-def _id_unescape(m: re.Match[str]) -> str:
-    tok = m.group()
-    if m.group(1) is not None:
-        return m.group(1)
-    if tok.startswith("\\textasciitilde"):
-        return "~"
-    if tok.startswith("\\textunderscore"):
-        return "_"
-    return ""
-
-
-def _id_text(value: str) -> str:
-    """An identifier or URL field: escapes undone, braces dropped, no other LaTeX."""
-    return "".join(_ID_UNESCAPE.sub(_id_unescape, value).split())
-
-
 def _short(value: str | None, limit: int) -> str | None:
     if value is None:
         return None
@@ -717,7 +523,7 @@ def _record(entry: _Entry, text: str) -> RecordTrace:
     paper["title"] = latex_to_text(title) if title else ""
     authors = take("author")
     if authors:
-        names = [_name(a) for a in _split_authors(authors)]
+        names = [bibtex_name(a) for a in split_names(authors)]
         paper["authors"] = tuple(
             n[:2000] for n in names if n and n.lower() not in ("others", "et al.", "et al")
         )
@@ -771,7 +577,7 @@ def _record(entry: _Entry, text: str) -> RecordTrace:
         v = take(name)
         if v is None or not v.strip():
             continue
-        got = norm(_id_text(v))
+        got = norm(latex_id_text(v))
         if got is None:
             notices.append(
                 Notice(
@@ -790,7 +596,7 @@ def _record(entry: _Entry, text: str) -> RecordTrace:
     if eprint and prefix in ("arxiv", ""):
         arxiv_raw = arxiv_raw or eprint
     if arxiv_raw:
-        a = split_arxiv(_id_text(arxiv_raw))
+        a = split_arxiv(latex_id_text(arxiv_raw))
         if a is not None:
             paper["arxiv_id"] = a.base
             if a.version is not None:
@@ -807,7 +613,7 @@ def _record(entry: _Entry, text: str) -> RecordTrace:
             )
     url = take("url")
     if url:
-        safe = safe_https_url(_id_text(url))
+        safe = safe_https_url(latex_id_text(url))
         if safe is None:
             used.discard("url")
         else:
@@ -901,42 +707,7 @@ def sniff(head: str) -> int:
 
 
 # -- export -------------------------------------------------------------------------
-_ESCAPE: Final = re.compile(r"[\\{}$&%#_~^]|-(?=-)|`(?=`)|'(?=')")
-_ESCAPES: Final = {
-    "\\": "\\textbackslash{}",
-    "{": "\\{",
-    "}": "\\}",
-    "$": "\\$",
-    "&": "\\&",
-    "%": "\\%",
-    "#": "\\#",
-    "_": "\\_",
-    "~": "\\textasciitilde{}",
-    "^": "\\textasciicircum{}",
-    "-": "-{}",
-    "`": "`{}",
-    "'": "'{}",
-}
-_ID_ESCAPE: Final = re.compile(r"[\\{}]")
-_STOP: Final = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "on",
-        "of",
-        "in",
-        "for",
-        "and",
-        "to",
-        "with",
-        "from",
-        "at",
-        "by",
-        "is",
-        "are",
-    ]
-)
+_STOP: Final = frozenset("a an the on of in for and to with from at by is are".split())  # noqa: SIM905
 _TYPES: Final = {
     "article-journal": "article",
     "article-magazine": "article",
@@ -949,18 +720,6 @@ _TYPES: Final = {
     "webpage": "online",
     "dataset": "misc",
 }
-
-
-def _escape(value: str) -> str:
-    value = " ".join(value.split())
-    return _ESCAPE.sub(lambda m: _ESCAPES[m.group()], value)
-
-
-def _escape_id(value: str) -> str:
-    value = " ".join(value.split())
-    return _ID_ESCAPE.sub(
-        lambda m: "\\textbackslash{}" if m.group() == "\\" else "\\" + m.group(), value
-    )
 
 
 def _ascii_word(text: str) -> str:
@@ -983,8 +742,8 @@ def _author_field(name: str) -> str:
         and not fam.lstrip("{\\")[:1].islower()
     )
     if simple:
-        return f"{_escape(fam)}, {_escape(giv)}"
-    return "{" + _escape(name) + "}"
+        return f"{text_to_latex(fam)}, {text_to_latex(giv)}"
+    return "{" + text_to_latex(name) + "}"
 
 
 def _entry_type(p: Paper) -> str:
@@ -1039,37 +798,37 @@ def dumps(papers: Sequence[Paper]) -> str:
         def add(name: str, value: str, lines: list[str] = lines) -> None:
             lines.append(f"  {name} = {{{value}}},")
 
-        add("title", _escape(p.title))
+        add("title", text_to_latex(p.title))
         if p.authors:
             add("author", " and ".join(_author_field(a) for a in p.authors))
         if p.journal:
             container = (
                 "booktitle" if etype in ("inproceedings", "incollection", "inbook") else "journal"
             )
-            add(container, _escape(p.journal))
+            add(container, text_to_latex(p.journal))
         if p.year is not None:
             add("year", str(p.year))
         if p.volume:
-            add("volume", _escape(p.volume))
+            add("volume", text_to_latex(p.volume))
         if p.issue:
-            add("number", _escape(p.issue))
+            add("number", text_to_latex(p.issue))
         if p.pages:
-            add("pages", _escape(p.pages))
+            add("pages", text_to_latex(p.pages))
         if p.doi:
-            add("doi", _escape_id(p.doi))
+            add("doi", id_to_latex(p.doi))
         if p.pmid:
-            add("pmid", _escape_id(p.pmid))
+            add("pmid", id_to_latex(p.pmid))
         if p.pmcid:
-            add("pmcid", _escape_id(p.pmcid))
+            add("pmcid", id_to_latex(p.pmcid))
         if p.arxiv_id:
-            add("eprint", _escape_id(p.arxiv_id))
+            add("eprint", id_to_latex(p.arxiv_id))
             add("archiveprefix", "arXiv")
         if p.source_url:
-            add("url", _escape_id(p.source_url))
+            add("url", id_to_latex(p.source_url))
         if p.keywords:
-            add("keywords", "; ".join(_escape(k.replace(";", ",")) for k in p.keywords))
+            add("keywords", "; ".join(text_to_latex(k.replace(";", ",")) for k in p.keywords))
         if p.abstract:
-            add("abstract", _escape(p.abstract))
+            add("abstract", text_to_latex(p.abstract))
         lines.append("}")
         chunks.append("\n".join(lines))
     return "\n\n".join(chunks) + ("\n" if chunks else "")

@@ -40,89 +40,20 @@ _ARXIV_NOTE: Final = re.compile(r"arxiv\s*:\s*(\S+)", re.I)
 _KW_SPLIT: Final = re.compile(r"\s*,\s*")
 
 _MAPPED: Final = frozenset(
-    [
-        "id",
-        "type",
-        "title",
-        "author",
-        "issued",
-        "container-title",
-        "DOI",
-        "PMID",
-        "PMCID",
-        "volume",
-        "issue",
-        "page",
-        "abstract",
-        "keyword",
-        "URL",
-    ]
+    "id type title author issued container-title DOI PMID PMCID volume issue page "  # noqa: SIM905 - a word list
+    "abstract keyword URL".split()
 )
 #: CSL variables kept in extras without a notice (the CSL 1.0.2 schema's names).
 _KNOWN: Final = frozenset(
-    [
-        "citation-key",
-        "language",
-        "accessed",
-        "source",
-        "publisher",
-        "publisher-place",
-        "title-short",
-        "short-title",
-        "ISSN",
-        "ISBN",
-        "editor",
-        "original-date",
-        "number",
-        "collection-title",
-        "collection-number",
-        "number-of-pages",
-        "event-date",
-        "submitted",
-        "container-title-short",
-        "medium",
-        "edition",
-        "note",
-        "dimensions",
-        "version",
-        "categories",
-        "license",
-        "genre",
-        "section",
-        "volume-title",
-        "call-number",
-        "archive",
-        "archive_location",
-        "archive-place",
-        "annote",
-        "event",
-        "event-place",
-        "status",
-        "translator",
-        "director",
-        "reviewed-author",
-        "reviewed-title",
-        "container-author",
-        "collection-editor",
-        "composer",
-        "interviewer",
-        "recipient",
-        "original-title",
-        "original-publisher",
-        "original-publisher-place",
-        "original-author",
-        "scale",
-        "authority",
-        "references",
-        "chapter-number",
-        "journalAbbreviation",
-        "shortTitle",
-        "subtitle",
-        "number-of-volumes",
-        "page-first",
-        "PMCID",
-        "script-writer",
-    ]
+    "citation-key language accessed source publisher publisher-place title-short "  # noqa: SIM905 - a word list
+    "short-title ISSN ISBN editor original-date number collection-title collection-number "
+    "number-of-pages event-date submitted container-title-short medium edition note "
+    "dimensions version categories license genre section volume-title call-number archive "
+    "archive_location archive-place annote event event-place status translator director "
+    "reviewed-author reviewed-title container-author collection-editor composer "
+    "interviewer recipient original-title original-publisher original-publisher-place "
+    "original-author scale authority references chapter-number journalAbbreviation "
+    "shortTitle subtitle number-of-volumes page-first PMCID script-writer".split()
 )
 _NAME_KEYS: Final = ("non-dropping-particle", "family")
 
@@ -428,53 +359,12 @@ _CSL_TYPES: Final = {
     "review": "review",
 }
 _CSL_NATIVE: Final = frozenset(
-    [
-        "article",
-        "article-journal",
-        "article-magazine",
-        "article-newspaper",
-        "bill",
-        "book",
-        "broadcast",
-        "chapter",
-        "classic",
-        "collection",
-        "dataset",
-        "document",
-        "entry",
-        "entry-dictionary",
-        "entry-encyclopedia",
-        "event",
-        "figure",
-        "graphic",
-        "hearing",
-        "interview",
-        "legal_case",
-        "legislation",
-        "manuscript",
-        "map",
-        "motion_picture",
-        "musical_score",
-        "pamphlet",
-        "paper-conference",
-        "patent",
-        "performance",
-        "periodical",
-        "personal_communication",
-        "post",
-        "post-weblog",
-        "regulation",
-        "report",
-        "review",
-        "review-book",
-        "software",
-        "song",
-        "speech",
-        "standard",
-        "thesis",
-        "treaty",
-        "webpage",
-    ]
+    "article article-journal article-magazine article-newspaper bill book broadcast "  # noqa: SIM905 - a word list
+    "chapter classic collection dataset document entry entry-dictionary "
+    "entry-encyclopedia event figure graphic hearing interview legal_case legislation "
+    "manuscript map motion_picture musical_score pamphlet paper-conference patent "
+    "performance periodical personal_communication post post-weblog regulation report "
+    "review review-book software song speech standard thesis treaty webpage".split()
 )
 
 
