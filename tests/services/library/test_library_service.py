@@ -454,3 +454,24 @@ def test_search_lookup_failure_is_typed(tmp_settings: Settings) -> None:
     lookup = search_lookup(tmp_settings, runner=lambda settings, request: Failed())
     with pytest.raises(AdoptionLookupFailed, match="network error"):
         lookup("doi", "10.1/x")
+
+
+def test_large_library_ivf_layout_is_stored_and_reused(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = _lib(settings, wordllama)
+    lib.exact_below = 2  # treat the tiny library as a large one
+    first = lib.retrieve("cadmium harbour sediments", top_k=2)
+    stored = list((settings.resolved_data_dir() / "library" / "ivf").glob("*.npz"))
+    assert len(stored) == 1
+    mtime = stored[0].stat().st_mtime_ns
+    again = _lib(settings, wordllama)
+    again.exact_below = 2
+    second = again.retrieve("cadmium harbour sediments", top_k=2)
+    assert stored[0].stat().st_mtime_ns == mtime  # loaded, not rebuilt
+    assert [h.text for h in second.hits] == [h.text for h in first.hits]
+    assert first.hits[0].file == "estuary.pdf"
+    stored[0].write_bytes(b"damaged")
+    third = _lib(settings, wordllama)
+    third.exact_below = 2
+    assert third.retrieve("cadmium harbour sediments", top_k=2).hits[0].file == "estuary.pdf"

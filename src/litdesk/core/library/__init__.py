@@ -22,12 +22,13 @@ from ._retrieval import (
     salient_words,
 )
 from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids
-from ._vectors import VectorIndex, normalise_rows, top_k_exact
+from ._vectors import EXACT_BELOW, VectorIndex, normalise_rows, top_k_exact
 
 __all__ = [
     "CHUNKING_VERSION",
     "CITATION_RULE",
     "DEFAULT_TOP_K",
+    "EXACT_BELOW",
     "MAX_TOP_K",
     "REFERENCE_HEADINGS",
     "Candidate",

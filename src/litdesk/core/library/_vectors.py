@@ -72,7 +72,7 @@ class VectorIndex:
         n = vecs.shape[0]
         if n < exact_below:
             return cls(vecs)
-        nlist = nlist or max(16, int(np.sqrt(n)))
+        nlist = min(nlist or max(16, int(np.sqrt(n))), n)
         rng = np.random.default_rng(seed)
         train = vecs[rng.choice(n, size=min(sample, n), replace=False)]
         cents = train[rng.choice(train.shape[0], size=nlist, replace=False)].copy()
@@ -95,6 +95,44 @@ class VectorIndex:
         ordered = vecs[order]
         del vecs
         return cls(ordered, cents, offsets, order, nprobe)
+
+    def layout(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The IVF layout (centroids, order, offsets) to store beside the vectors."""
+        if self.centroids is None or self.offsets is None or self.order is None:
+            return {}
+        return {"centroids": self.centroids, "order": self.order, "offsets": self.offsets}
+
+    @classmethod
+    def from_layout(
+        cls,
+        vectors: npt.ArrayLike,
+        centroids: npt.ArrayLike,
+        order: npt.ArrayLike,
+        offsets: npt.ArrayLike,
+        *,
+        nprobe: int = 32,
+    ) -> VectorIndex:
+        """Rebuild an IVF index from stored layout and the vectors in their original order.
+
+        Raises ``ValueError`` when the layout does not fit the vectors.
+        """
+        vecs = normalise_rows(vectors)
+        cents = np.asarray(centroids, dtype=np.float32)
+        order_arr = np.asarray(order, dtype=np.int64)
+        offs = np.asarray(offsets, dtype=np.int64)
+        n = vecs.shape[0]
+        if (
+            order_arr.shape != (n,)
+            or cents.ndim != 2
+            or cents.shape[1] != vecs.shape[1]
+            or offs.shape != (cents.shape[0] + 1,)
+            or offs[0] != 0
+            or offs[-1] != n
+            or np.any(np.diff(offs) < 0)
+            or (n and (order_arr.min() < 0 or order_arr.max() >= n))
+        ):
+            raise ValueError("stored IVF layout does not match the vectors")
+        return cls(vecs[order_arr], cents, offs, order_arr, nprobe)
 
     @property
     def exact(self) -> bool:

@@ -7,6 +7,8 @@ steps so a report can run many retrievals and reuse the gate.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Think
 from litdesk.core.library import (
     CHUNKING_VERSION,
     DEFAULT_TOP_K,
+    EXACT_BELOW,
     MAX_TOP_K,
     Candidate,
     Excerpt,
@@ -144,6 +147,8 @@ class Library:
         self._backend = backend
         self._lookup = lookup
         self.workers = workers
+        #: chunk count from which the whole-library search uses a stored IVF index
+        self.exact_below = EXACT_BELOW
         self._cat: Catalogue | None = None
         self._client: httpx.Client | None = None
         self._vector_cache: dict[
@@ -412,10 +417,39 @@ class Library:
                 for s in shas
             ]
         )
-        index = VectorIndex.build(vectors) if whole else None
+        index = self._index_for(shas, vectors) if whole else None
         self._vector_cache.clear()  # one library state at a time
         self._vector_cache[key] = (vectors, index)
         return vectors, index
+
+    def _index_for(self, shas: list[str], vectors: npt.NDArray[np.float32]) -> VectorIndex:
+        """Exact for small libraries; above ``exact_below`` chunks an IVF index whose
+        layout is stored under ``library/ivf/`` for this exact set of entries."""
+        if vectors.shape[0] < self.exact_below:
+            return VectorIndex.build(vectors, exact_below=self.exact_below)
+        key = hashlib.sha256(
+            "\n".join([self._embedder_name, CHUNKING_VERSION, *shas]).encode()
+        ).hexdigest()[:32]
+        folder = self.root / "ivf"
+        path = folder / f"{key}.npz"
+        if path.exists():
+            try:
+                with np.load(path, allow_pickle=False) as z:
+                    return VectorIndex.from_layout(
+                        vectors, z["centroids"], z["order"], z["offsets"]
+                    )
+            except (OSError, ValueError, KeyError):
+                path.unlink(missing_ok=True)  # stale or damaged: rebuilt below
+        index = VectorIndex.build(vectors, exact_below=self.exact_below)
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("*.npz"):
+            old.unlink(missing_ok=True)  # one library state at a time
+        tmp = folder / f"{key}.{os.getpid()}.tmp"
+        with tmp.open("wb") as fh:
+            lay = index.layout()
+            np.savez(fh, centroids=lay["centroids"], order=lay["order"], offsets=lay["offsets"])
+        os.replace(tmp, path)
+        return index
 
     # --- answers --------------------------------------------------------------------
     def english_variant(self, question: str) -> str | None:
