@@ -20,7 +20,7 @@ the other tagged formats (MEDLINE, Web of Science).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from litdesk.core.imports import Notice, RecordTrace, digest_bytes
@@ -369,37 +369,111 @@ class _Junk:
         )
 
 
-def iter_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
-    """The ``\n``-separated lines of ``text``, split a chunk at a time (bounded memory)."""
-    n = len(text)
-    pos = 0
-    while pos < n:
-        end = text.find("\n", pos + chunk)
-        if end == -1:
-            end = n
-        yield from text[pos:end].split("\n")
-        pos = end + 1
+# One well-formed record: "TY  -" first, standard "XX  - value" lines, "ER  -" last, after
+# any number of empty lines, and not followed by a tag line that would be read into it
+# (Ovid writes one after ER). Such records are read without the line-by-line machine.
+_CLEAN_RECORD = re.compile(
+    r"\n*(TY  -(?:[ \t][^\n]*)?\n(?:(?!TY|ER)[A-Z][A-Z0-9]  -(?:[ \t][^\n]*)?\n)*"
+    r"ER  -(?:[ \t][^\n]*)?)(?:\n|\Z)(?!(?!TY)[A-Z][A-Z0-9][ \t]{1,3}-)"
+)
+_TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?:[ \t]([^\n]*))?$", re.MULTILINE)
 
 
 def parse(text: str) -> ParseResult:
     """Read every RIS record of ``text`` (see the module docstring for the dialects)."""
+    return _parse(text)
+
+
+def _parse(text: str, *, fast: bool = True) -> ParseResult:
+    """``parse``; ``fast=False`` reads every line with the general machine (tests compare)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    records: list[RecordTrace] = []
-    notices: list[Notice] = []
-    cur: _Record | None = None
-    pending: _Record | None = None  # ended by ER; Ovid puts a tag (NL) right after ER
-    pending_last = pending_end = 0
-    junk = _Junk()
-    last_content = last_end = 0
-    off = 0
-    upper, upper_digit = _UPPER, _UPPER_DIGIT
-    for i, line in enumerate(iter_lines(text)):
-        start = off
-        off += len(line) + 1
+    reader = _Reader(text)
+    records = reader.records
+    n = len(text)
+    pos = 0  # start of line ``i``
+    i = 0
+    clean = _CLEAN_RECORD.match if fast else None
+    tag_lines = _TAG_LINE.findall
+    while pos < n:
+        if clean is not None and reader.cur is None and (m := clean(text, pos)) is not None:
+            if reader.pending is not None:
+                reader.finish_pending()
+            if reader.junk.count:
+                reader.flush_junk()
+            start, end = m.span(1)
+            i += start - pos  # the empty lines before it
+            rec = _Record(i, start)
+            fields = rec.fields
+            seen = rec.lines
+            k = i
+            for tag, value in tag_lines(text[start:end]):
+                k += 1
+                if tag not in seen:
+                    seen[tag] = k
+                if value:
+                    value = value.strip()
+                    if value:
+                        values = fields.get(tag)
+                        if values is None:
+                            fields[tag] = [value]
+                        else:
+                            values.append(value)
+            fields.pop("ER", None)  # the ER line ends the record; its value is not kept
+            del seen["ER"]
+            # k - 1 is the ER line's index
+            records.append(_finish(rec, text, k - 1, end))
+            pos = m.end()
+            i = k
+            continue
+        nl = text.find("\n", pos)
+        if nl == -1:
+            nl = n
+        reader.line(text[pos:nl], i, pos)
+        pos = nl + 1
+        i += 1
+    return reader.result()
+
+
+class _Reader:
+    """The line-by-line machine: every dialect, junk lines, continuations, missing ER."""
+
+    __slots__ = (
+        "cur",
+        "junk",
+        "last_content",
+        "last_end",
+        "notices",
+        "pending",
+        "pending_end",
+        "pending_last",
+        "records",
+        "text",
+    )
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.records: list[RecordTrace] = []
+        self.notices: list[Notice] = []
+        self.cur: _Record | None = None
+        self.pending: _Record | None = None  # ended by ER; Ovid puts a tag (NL) right after ER
+        self.pending_last = self.pending_end = 0
+        self.junk = _Junk()
+        self.last_content = self.last_end = 0
+
+    def finish_pending(self) -> None:
+        assert self.pending is not None
+        self.records.append(_finish(self.pending, self.text, self.pending_last, self.pending_end))
+        self.pending = None
+
+    def flush_junk(self) -> None:
+        self.notices.append(self.junk.notice())
+        self.junk = _Junk()
+
+    def line(self, line: str, i: int, start: int) -> None:
         # fast path for the standard "XX  - value" form, regex fallback for the rest
         tagged: tuple[str, str] | None
-        if line[2:5] == "  -" and line[0] in upper and line[1] in upper_digit:
+        if line[2:5] == "  -" and line[0] in _UPPER and line[1] in _UPPER_DIGIT:
             rest = line[5:]
             if not rest:
                 tagged = (line[:2], "")
@@ -409,82 +483,74 @@ def parse(text: str) -> ParseResult:
                 tagged = _tag_of(line)
         else:
             tagged = _tag_of(line) if line else None
+        pending = self.pending
         if pending is not None:
-            if tagged is not None and tagged[0] not in ("TY", "ER") and i == pending_last + 1:
+            if tagged is not None and tagged[0] not in ("TY", "ER") and i == self.pending_last + 1:
                 pending.add(tagged[0], tagged[1], i)
                 pending.notices.append(
                     Notice("other", f"tag {tagged[0]} after ER read into the record", i + 1)
                 )
-                pending_last, pending_end = i, start + len(line)
-                continue
-            records.append(_finish(pending, text, pending_last, pending_end))
-            pending = None
+                self.pending_last, self.pending_end = i, start + len(line)
+                return
+            self.finish_pending()
+        cur = self.cur
         if cur is None:
             if tagged is None or tagged[0] == "ER":
                 if line.strip():
-                    junk.add(i)
-                continue
-            if junk.count:
-                notices.append(junk.notice())
-                junk = _Junk()
-            cur = _Record(i, start)
+                    self.junk.add(i)
+                return
+            if self.junk.count:
+                self.flush_junk()
+            cur = self.cur = _Record(i, start)
             cur.add(tagged[0], tagged[1], i)
-            last_content, last_end = i, start + len(line)
+            self.last_content, self.last_end = i, start + len(line)
             if tagged[0] != "TY":
                 cur.notices.append(
                     Notice("other", "record starts without a TY line", i + 1, tagged[0])
                 )
-            continue
+            return
         if tagged is None:
             stripped = line.strip()
             if stripped:
                 if cur.last_tag is None:
-                    junk.add(i)
+                    self.junk.add(i)
                 else:
                     cur.extend(stripped)
-                    last_content, last_end = i, start + len(line)
-            continue
+                    self.last_content, self.last_end = i, start + len(line)
+            return
         tag, value = tagged
         if tag == "ER":
-            pending, pending_last, pending_end = cur, i, start + len(line)
-            cur = None
-            continue
-        if tag != "TY" or "TY" not in cur.lines:
-            # inlined _Record.add (the hot path)
-            cur.last_tag = tag
-            seen = cur.lines
-            if tag not in seen:
-                seen[tag] = i + 1
-            if value:
-                values = cur.fields.get(tag)
-                if values is None:
-                    cur.fields[tag] = [value]
-                else:
-                    values.append(value)
-            last_content, last_end = i, start + len(line)
-            continue
-        if tag == "TY":
+            self.pending, self.pending_last, self.pending_end = cur, i, start + len(line)
+            self.cur = None
+            return
+        if tag == "TY" and "TY" in cur.lines:
             cur.notices.append(
                 Notice(
                     "unterminated",
                     "record has no ER line; read up to the next TY",
-                    last_content + 1,
+                    self.last_content + 1,
                 )
             )
-            records.append(_finish(cur, text, last_content, last_end))
-            cur = _Record(i, start)
+            self.records.append(_finish(cur, self.text, self.last_content, self.last_end))
+            cur = self.cur = _Record(i, start)
         cur.add(tag, value, i)
-        last_content, last_end = i, start + len(line)
-    if pending is not None:
-        records.append(_finish(pending, text, pending_last, pending_end))
-    if cur is not None:
-        cur.notices.append(
-            Notice("unterminated", "last record has no ER line; read anyway", last_content + 1)
-        )
-        records.append(_finish(cur, text, last_content, last_end))
-    if junk.count:
-        notices.append(junk.notice())
-    return ParseResult(records=records, notices=notices)
+        self.last_content, self.last_end = i, start + len(line)
+
+    def result(self) -> ParseResult:
+        if self.pending is not None:
+            self.finish_pending()
+        cur = self.cur
+        if cur is not None:
+            cur.notices.append(
+                Notice(
+                    "unterminated", "last record has no ER line; read anyway", self.last_content + 1
+                )
+            )
+            self.records.append(_finish(cur, self.text, self.last_content, self.last_end))
+            self.cur = None
+        if self.junk.count:
+            self.flush_junk()
+        return ParseResult(records=self.records, notices=self.notices)
 
 
 def _finish(rec: _Record, text: str, last: int, end: int) -> RecordTrace:

@@ -1,0 +1,89 @@
+"""RIS: the whole-record fast path reads exactly what the line-by-line machine reads."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from litdesk.adapters.formats import _ris
+
+CLEAN = [
+    "TY  - JOUR",
+    "TI  - A title",
+    "AU  - Smith, J",
+    "AU  - Dvořák, A",
+    "PY  - 2021",
+    "DO  - 10.1000/abc",
+    "AN  - 12345",
+    "DB  - PubMed",
+    "AB  - An abstract\x1c with a separator",
+    "KW  - kw",
+    "ID  - rec1",
+    "UR  - https://openalex.org/W42",
+    "ZZ  - unknown tag",
+    "SP  - 1",
+    "EP  - 9",
+]
+ODD = [
+    "",
+    "   ",
+    "ER  - ",
+    "ER  - junk",
+    "TY  - BOOK",
+    "NL  - after ER",
+    "AB  -no space",
+    "TY - CHAP",
+    "Record #1 of 2",
+    "  continued text",
+    "US - based cohort",
+    "KW  - a\x85b",
+    "ID  - rec1",
+]
+
+
+@st.composite
+def ris_texts(draw: st.DrawFn) -> str:
+    out: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        body = ["TY  - JOUR", *draw(st.lists(st.sampled_from(CLEAN[1:]), max_size=8)), "ER  - "]
+        for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
+            body.insert(draw(st.integers(0, len(body))), draw(st.sampled_from(ODD)))
+        out.extend(body)
+        out.extend([""] * draw(st.integers(0, 2)))
+    sep = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return sep.join(out) + draw(st.sampled_from(["", sep]))
+
+
+def _dump(text: str, *, fast: bool) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    result = _ris._parse(text, fast=fast)
+    return (
+        [r.to_dict(include_raw=True) for r in result.records],
+        [n.to_dict() for n in result.notices],
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(ris_texts())
+def test_fast_path_equals_line_machine(text: str) -> None:
+    assert _dump(text, fast=True) == _dump(text, fast=False)
+
+
+def test_clean_records_take_the_fast_path_and_keep_line_numbers() -> None:
+    text = "\n\nTY  - JOUR\nTI  - One\nZZ  - x\nER  - \n\nTY  - JOUR\nTI  -  Two \nER  - \n"
+    assert _ris._CLEAN_RECORD.match(text, 0) is not None
+    result = _ris.parse(text)
+    one, two = result.records
+    assert (one.first_line, one.last_line) == (3, 6)
+    assert (two.first_line, two.last_line) == (8, 10)
+    assert two.paper.title == "Two"
+    assert one.raw == "TY  - JOUR\nTI  - One\nZZ  - x\nER  - "
+    assert [n.line for n in one.notices if n.kind == "unknown_tag"] == [5]
+    assert _dump(text, fast=True) == _dump(text, fast=False)
+
+
+def test_tag_after_er_is_not_taken_by_the_fast_path() -> None:
+    text = "TY  - JOUR\nTI  - One\nER  - \nNL  - Ovid note\nTY  - JOUR\nTI  - Two\nER  - "
+    assert _ris._CLEAN_RECORD.match(text, 0) is None
+    first = _ris.parse(text).records[0]
+    assert first.extras["NL"] == ["Ovid note"]
+    assert first.last_line == 4
