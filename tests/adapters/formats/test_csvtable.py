@@ -259,3 +259,12 @@ def test_identifier_only_table() -> None:
     assert sniff_csv(text) > 0
     (rec,) = parse_csv(text).records
     assert (rec.paper.pmid, rec.paper.doi, rec.paper.title) == ("123", "10.1000/x", "")
+
+
+def test_json_and_xml_documents_are_never_taken_for_csv() -> None:
+    from litdesk.adapters.formats._csvtable import sniff_csv
+
+    assert sniff_csv('{"error":"Invalid query","message":"title, year, doi are fields"}') == 0
+    assert sniff_csv('  [{"title": "a", "year": 1}]') == 0
+    assert sniff_csv("<xml>title,year</xml>") == 0
+    assert sniff_csv("title,year,doi\na,2001,10.1/x\n") > 0

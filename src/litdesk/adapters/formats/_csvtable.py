@@ -388,7 +388,12 @@ def sniff_scopus(head: str) -> int:
 
 
 def sniff_csv(head: str) -> int:
-    """Moderate when the first line is a delimited header with a title column."""
+    """Moderate when the first line is a delimited header with a title column.
+
+    JSON and XML documents are never CSV, whatever commas their first line holds.
+    """
+    if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[", "<"):
+        return 0
     headers = _headers(head)
     if len(headers) < 2:
         return 0
