@@ -11,8 +11,7 @@ from typing import Final
 
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
-from litdesk.adapters.store import Store, reserve
-from litdesk.adapters.store._gates import give_back, take_gate
+from litdesk.adapters.store import Store, give_back, reserve, take_gate
 from litdesk.core.search import LaneStatus
 
 from ._errors import TransportRefused

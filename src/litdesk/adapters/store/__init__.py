@@ -17,6 +17,7 @@ from ._engine import (
     make_engine,
     open_store,
 )
+from ._gates import GateAnswer, give_back, take_gate
 from ._repo import READING_STATUSES, identity_keys
 from ._search import (
     GLOBAL_OWNER,
@@ -47,6 +48,7 @@ __all__ = [
     "MIGRATIONS_DIR",
     "READING_STATUSES",
     "CacheClaim",
+    "GateAnswer",
     "Reservation",
     "SearchRunRow",
     "Store",
@@ -60,6 +62,7 @@ __all__ = [
     "coalesce",
     "dump_json",
     "get_search_run",
+    "give_back",
     "link_or_insert_run",
     "identity_keys",
     "list_search_runs",
@@ -69,5 +72,6 @@ __all__ = [
     "repo",
     "reserve",
     "save_search_run",
+    "take_gate",
     "usage",
 ]
