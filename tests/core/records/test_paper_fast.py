@@ -93,7 +93,10 @@ ids = st.one_of(st.sampled_from(SAMPLES), strings, st.none(), st.integers(0, 9))
 
 
 opt = st.none().map(lambda _: None)
-names = st.lists(strings, max_size=5).flatmap(lambda xs: st.sampled_from([xs, tuple(xs)]))
+# short lists and long ones (over 12 items take another code path)
+names = st.one_of(
+    st.lists(strings, max_size=5), st.lists(strings, min_size=13, max_size=20)
+).flatmap(lambda xs: st.sampled_from([xs, tuple(xs)]))
 short = st.one_of(opt, st.text(max_size=8), st.sampled_from(SAMPLES))
 idents = st.one_of(opt, st.just(""), st.sampled_from(SAMPLES))
 when = st.one_of(opt, st.sampled_from(SAMPLES[-5:-1]), st.datetimes().map(str))
@@ -262,3 +265,14 @@ def test_other_types_are_left_to_pydantic() -> None:
 
 def test_every_field_has_a_fast_check() -> None:
     assert set(_paper._FAST) == set(Paper.model_fields)
+
+
+def test_long_name_lists_match_pydantic() -> None:
+    authors = [f" Author {i}\x1c " for i in range(5_010)] + ["", "\x00", "x" * 2000]
+    fields = {"id": "REC-A", "authors": authors, "keywords": ["k"] * 30}
+    _same(_paper._fast_paper(dict(fields)), Paper(**fields))
+    assert len(make_paper(**fields).authors) == 5_000
+    with pytest.raises(PaperError):
+        make_paper(id="REC-A", authors=["a"] * 20 + ["x" * 2001])
+    with pytest.raises(PaperError):
+        make_paper(id="REC-A", authors=["a"] * 20 + [None])
