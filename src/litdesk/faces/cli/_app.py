@@ -6,7 +6,7 @@ import typer
 
 from litdesk import __version__
 
-from . import _dedup, _imports, _library, _query, _reading, _runs, _search, _workspace
+from . import _dedup, _imports, _library, _query, _reading, _report, _runs, _search, _workspace
 
 app = typer.Typer(
     name="litdesk",
@@ -32,7 +32,7 @@ def _root(
     """litdesk — search, import, read, record evidence, ask."""
 
 
-for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup):
+for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
 
 

@@ -1,0 +1,21 @@
+"""The synthesis report as one self-contained HTML file (Jinja2, CSP by hashes)."""
+
+from ._render import (
+    MAX_REPORT_BYTES,
+    CitationView,
+    PageView,
+    ReportMeta,
+    ReportTooLarge,
+    content_security_policy,
+    render_html,
+)
+
+__all__ = [
+    "MAX_REPORT_BYTES",
+    "CitationView",
+    "PageView",
+    "ReportMeta",
+    "ReportTooLarge",
+    "content_security_policy",
+    "render_html",
+]

@@ -1,0 +1,260 @@
+"""One self-contained HTML file for a synthesis report (Jinja2, autoescape on).
+
+No external loads: a CSP ``<meta>`` allows only the inline script and style by their
+SHA-256 hashes and ``data:`` images. Each cited page is embedded once as an image;
+a label opens a viewer dialog with the page and the passage's boxes highlighted,
+plus a plain link to the PDF at ``#page=N``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+import jinja2
+
+from litdesk._errors import InputError
+from litdesk.core.report import FACETS, SYNTHESIS_SECTIONS, LabelledReport, Part
+
+__all__ = [
+    "MAX_REPORT_BYTES",
+    "CitationView",
+    "PageView",
+    "ReportMeta",
+    "ReportTooLarge",
+    "content_security_policy",
+    "render_html",
+]
+
+MAX_REPORT_BYTES: Final = 50_000_000
+HOVER_CHARS: Final = 300
+FACET_HEADINGS: Final = {
+    "aim": "Aim",
+    "methods": "Methods",
+    "study_area": "Study area",
+    "results": "Results",
+    "discussion": "Discussion",
+    "outlook": "Outlook",
+}
+SECTION_HEADINGS: Final = {
+    "agreement": "Agreement",
+    "differences": "Differences",
+    "open_points": "Open points",
+}
+
+
+class ReportTooLarge(InputError):
+    """The report would be larger than the byte limit."""
+
+    default_code = "too_large"
+
+
+@dataclass(frozen=True, slots=True)
+class PageView:
+    """One embedded page image (``src`` is a ``data:`` URI)."""
+
+    id: str
+    src: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
+class CitationView:
+    """How one label is shown: its page image, highlight rectangles and PDF link."""
+
+    page_id: str
+    href: str
+    rects: tuple[tuple[float, float, float, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportMeta:
+    """What the report discloses about its run."""
+
+    created: str
+    model: str
+    generation_model: str
+    detail_mode: str
+    summary_mode: str
+    language: str | None
+    questions: tuple[str, ...]
+    synthesis_note: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _sha(text: str) -> str:
+    return (
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+    )
+
+
+@cache
+def _assets() -> tuple[str, str, jinja2.Template]:
+    env = jinja2.Environment(
+        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=False
+    )
+    return _asset("report.js"), _asset("report.css"), env.from_string(_asset("report.html.jinja"))
+
+
+def content_security_policy() -> str:
+    """The report's CSP: nothing external, the inline script and style by hash."""
+    script, css, _ = _assets()
+    return (
+        f"default-src 'none'; img-src data:; style-src {_sha(css)}; script-src {_sha(script)}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def _lines(parts: tuple[Part, ...]) -> list[tuple[Part, ...]]:
+    """Split parts into lines (bullet points / sentences) for the Compare cells."""
+    out: list[list[Part]] = [[]]
+    for part in parts:
+        if part.labels:
+            out[-1].append(part)
+            continue
+        pieces = part.text.split("\n")
+        for i, piece in enumerate(pieces):
+            if i:
+                out.append([])
+            piece = piece.lstrip("-• ").rstrip() if not out[-1] else piece
+            if piece:
+                out[-1].append(Part(text=piece))
+    return [tuple(x) for x in out if any(p.labels or p.text.strip() for p in x)]
+
+
+def render_html(
+    report: LabelledReport,
+    meta: ReportMeta,
+    pages: Mapping[str, PageView],
+    citations: Mapping[str, CitationView],
+    *,
+    max_bytes: int = MAX_REPORT_BYTES,
+) -> str:
+    """The report as one HTML document; raises :class:`ReportTooLarge` over ``max_bytes``."""
+    script, css, template = _assets()
+    several = len(report.papers) > 1
+    letters = report.letters
+    titles = {p.file: p.title or p.file for p in report.papers}
+    missing = [p.label for p in report.passages if p.label not in citations]
+    if missing:
+        raise InputError(f"no page view for label(s) {', '.join(missing)}", code="no_page_view")
+    cites: dict[str, dict[str, Any]] = {}
+    for cp in report.passages:
+        view = citations[cp.label]
+        if view.page_id not in pages:
+            raise InputError(f"label {cp.label} names a missing page image", code="no_page_view")
+        name = titles[cp.file]
+        who = f"{cp.letter} · {name}" if cp.letter else name
+        clipped = " ".join(cp.text.split())
+        short = clipped if len(clipped) <= HOVER_CHARS else clipped[:HOVER_CHARS] + " …"
+        cites[cp.label] = {
+            "href": view.href,
+            "page_id": view.page_id,
+            "page": cp.page,
+            "rects": ";".join(" ".join(f"{v:.5f}" for v in r) for r in view.rects),
+            "caption": f"{cp.label} — {who}, page {cp.page}",
+            "passage": clipped,
+            "hover": f"{who} — page {cp.page}\n{short}",
+        }
+    questions: list[dict[str, Any]] = []
+    for qi, question in enumerate(meta.questions):
+        units = []
+        for unit, parts in zip(report.units, report.parts, strict=True):
+            if unit.kind != "question" or unit.question_index != qi:
+                continue
+            label = None
+            if unit.paper and several:
+                label = f"{letters[unit.paper]} · {titles[unit.paper]}"
+            flag = None if unit.grounded else "not grounded: cites no excerpt"
+            if unit.extractive and unit.grounded:
+                flag = "extractive answer (no model)"
+            units.append({"paper_label": label, "parts": parts, "flag": flag})
+        questions.append({"question": question, "units": units})
+    synthesis = [
+        {"heading": SECTION_HEADINGS[u.key], "parts": parts}
+        for key in SYNTHESIS_SECTIONS
+        for u, parts in zip(report.units, report.parts, strict=True)
+        if u.kind == "synthesis" and u.key == key
+    ]
+    summaries: dict[str, dict[str, tuple[bool, tuple[Part, ...]]]] = {}
+    for u, parts in zip(report.units, report.parts, strict=True):
+        if u.kind == "summary" and u.paper:
+            summaries.setdefault(u.paper, {})[u.key] = (u.extractive, parts)
+    order = sorted(report.papers, key=lambda p: letters[p.file] or "")
+    paper_views = []
+    for i, p in enumerate(order):
+        own = [c for c in report.passages if c.file == p.file]
+        summary = [
+            {"heading": FACET_HEADINGS[f], "extractive": summaries[p.file][f][0],
+             "parts": summaries[p.file][f][1]}
+            for f in FACETS
+            if f in summaries.get(p.file, {})
+        ]  # fmt: skip
+        pages_cited = sorted({c.page for c in own})
+        paper_views.append(
+            {
+                "letter": letters[p.file],
+                "letter_or_index": letters[p.file] or str(i + 1),
+                "title": p.title or p.file,
+                "short": (p.title or p.file)[:60],
+                "file": p.file,
+                "link": p.link or "",
+                "doi": p.doi,
+                "arxiv": p.arxiv,
+                "first_author": p.authors[0] if p.authors else "",
+                "summary": summary,
+                "passages": own,
+                "pages_cited": ", ".join(str(n) for n in pages_cited),
+            }
+        )
+    compare = []
+    if several and summaries:
+        for f in FACETS:
+            cells = []
+            for p in order:
+                got = summaries.get(p.file, {}).get(f)
+                lines = _lines(got[1]) if got else []
+                cells.append({"points": lines[:2], "more": max(0, len(lines) - 2)})
+            compare.append({"heading": FACET_HEADINGS[f], "cells": cells})
+    lead = meta.questions[0] if meta.questions else "papers"
+    html = template.render(
+        lang="en",
+        csp=content_security_policy(),
+        css=css,
+        script=script,
+        title=f"Synthesis report — {lead[:120]}",
+        created=meta.created,
+        model=meta.model,
+        generation_model=meta.generation_model,
+        detail_mode=meta.detail_mode,
+        summary_mode=meta.summary_mode,
+        language=meta.language or "the language of the questions",
+        several=several,
+        papers=paper_views,
+        questions=questions,
+        synthesis=synthesis,
+        synthesis_note=meta.synthesis_note,
+        compare=compare,
+        cites=cites,
+        pages=[pages[k] for k in sorted(pages)],
+        warnings=list(meta.warnings),
+    )
+    size = len(html.encode("utf-8"))
+    if size > max_bytes:
+        raise ReportTooLarge(
+            f"the report would be {size} bytes, over the limit of {max_bytes}; "
+            "cite fewer pages (fewer papers or questions) or lower the page DPI",
+            size=size,
+            limit=max_bytes,
+        )
+    return html

@@ -1,0 +1,68 @@
+(function () {
+  "use strict";
+  var KEY = "litdesk.report.layout";
+  var body = document.body;
+  function setLayout(name) {
+    if (["column", "contents", "compare"].indexOf(name) < 0) { name = "column"; }
+    body.setAttribute("data-layout", name);
+    var buttons = document.querySelectorAll("[data-set-layout]");
+    for (var i = 0; i < buttons.length; i++) {
+      var on = buttons[i].getAttribute("data-set-layout") === name;
+      buttons[i].setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    try { window.localStorage.setItem(KEY, name); } catch (e) { /* storage may be off */ }
+  }
+  var saved = null;
+  try { saved = window.localStorage.getItem(KEY); } catch (e) { saved = null; }
+  if (body.getAttribute("data-several") === "true") { setLayout(saved || "column"); }
+  window.plrLayouts = { set: setLayout };
+
+  var dialog = document.getElementById("viewer");
+  var image = document.getElementById("viewer-img");
+  var marks = document.getElementById("viewer-marks");
+  var title = document.getElementById("viewer-title");
+  var passage = document.getElementById("viewer-passage");
+  var pdfLink = document.getElementById("viewer-pdf");
+  var note = document.getElementById("viewer-note");
+
+  function openCite(a) {
+    var page = document.getElementById(a.getAttribute("data-page-img"));
+    if (!page) { return false; }
+    image.src = page.getAttribute("src");
+    image.setAttribute("data-shown", a.getAttribute("data-page-img"));
+    marks.textContent = "";
+    var rects = (a.getAttribute("data-rects") || "").split(";");
+    var first = null;
+    for (var i = 0; i < rects.length; i++) {
+      var v = rects[i].trim().split(" ");
+      if (v.length !== 4) { continue; }
+      var m = document.createElement("div");
+      m.className = "mark";
+      m.style.left = (parseFloat(v[0]) * 100) + "%";
+      m.style.top = (parseFloat(v[1]) * 100) + "%";
+      m.style.width = (parseFloat(v[2]) * 100) + "%";
+      m.style.height = (parseFloat(v[3]) * 100) + "%";
+      marks.appendChild(m);
+      if (!first) { first = m; }
+    }
+    title.textContent = a.getAttribute("data-caption");
+    passage.textContent = a.getAttribute("data-passage");
+    note.hidden = first !== null;
+    pdfLink.setAttribute("href", a.getAttribute("href"));
+    pdfLink.textContent = "Open the PDF at page " + a.getAttribute("data-pageno");
+    dialog.setAttribute("data-label", a.textContent);
+    if (typeof dialog.showModal === "function") { dialog.showModal(); } else { dialog.setAttribute("open", ""); }
+    if (first) { first.scrollIntoView({ block: "center" }); }
+    return true;
+  }
+
+  document.addEventListener("click", function (ev) {
+    var t = ev.target;
+    if (!(t instanceof Element)) { return; }
+    var cite = t.closest("a.cite");
+    if (cite && openCite(cite)) { ev.preventDefault(); return; }
+    var btn = t.closest("[data-set-layout]");
+    if (btn) { setLayout(btn.getAttribute("data-set-layout")); return; }
+    if (t.id === "viewer-close") { dialog.close(); }
+  });
+})();

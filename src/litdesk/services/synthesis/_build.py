@@ -1,0 +1,395 @@
+"""Build a synthesis report over PDFs of the library.
+
+Every unit is answered through the citation gate from the library's retrieval, so
+each citation in the report is a verified excerpt (file, page, passage):
+
+* questions: per paper (``per-paper``, the default) or once across the papers
+  (``cross-paper``, the generation model);
+* summaries: per paper, the six fixed facets (two-language queries, 3 excerpts each);
+  without a model these are *extracts* (the best sentences of the best excerpts);
+* synthesis (two or more papers, a model only): agreement, differences, open points.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from litdesk._errors import InputError
+from litdesk.adapters.llm import ChatBackend, ChatRequest, Thinking, make_backend
+from litdesk.core.library import Excerpt, PromptMessages, extractive_answer, run_gate
+from litdesk.core.report import (
+    FACET_QUERIES,
+    FACETS,
+    SYNTHESIS_SECTIONS,
+    LabelledReport,
+    ReportPaper,
+    ReportUnit,
+    UnitExcerpt,
+    assign_labels,
+    report_file_name,
+)
+from litdesk.services.library import Hit, Library, hash_files
+
+__all__ = [
+    "DetailMode",
+    "ReportInputError",
+    "SummaryMode",
+    "SynthesisReport",
+    "build_report",
+    "split_sections",
+]
+
+SummaryMode = Literal["none", "bullets", "prose"]
+DetailMode = Literal["per-paper", "cross-paper"]
+MAX_QUESTIONS: Final = 20
+MAX_PAPERS: Final = 26
+MAX_QUESTION_CHARS: Final = 1_000
+FACET_EXCERPTS: Final = 3
+_BODY_REFS = "\n\nReferences:\n"
+_HEADINGS: Final = {
+    "agreement": re.compile(r"(?im)^\W*agreements?\W*:?\W*$|^\W*agreements?\W*:"),
+    "differences": re.compile(r"(?im)^\W*differences?\W*:?\W*$|^\W*differences?\W*:"),
+    "open_points": re.compile(
+        r"(?im)^\W*open (?:points?|questions?)\W*:?\W*$|^\W*open points?\W*:"
+    ),
+}
+
+
+class ReportInputError(InputError):
+    """The report request is not usable (no questions and no summary, too many, …)."""
+
+    default_code = "report_input"
+
+
+@dataclass
+class SynthesisReport:
+    """The labelled report with what it needs to be written and disclosed."""
+
+    labelled: LabelledReport
+    questions: list[str]
+    summary: SummaryMode
+    detail_mode: DetailMode
+    language: str | None
+    model: str
+    generation_model: str
+    created: datetime
+    paths: dict[str, Path]
+    synthesis_note: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def file_name(self) -> str:
+        return report_file_name(self.labelled.papers, self.questions, on=self.created.date())
+
+    def to_dict(self) -> dict[str, Any]:
+        lab = self.labelled
+        units = []
+        for unit, parts in zip(lab.units, lab.parts, strict=True):
+            units.append(
+                {
+                    "kind": unit.kind,
+                    "key": unit.key,
+                    "paper": unit.paper,
+                    "letter": lab.letters.get(unit.paper) if unit.paper else None,
+                    "question_index": unit.question_index,
+                    "grounded": unit.grounded,
+                    "extractive": unit.extractive,
+                    "text": unit.text,
+                    "parts": [p.to_dict() for p in parts],
+                    "warnings": list(unit.warnings),
+                }
+            )
+        return {
+            "file_name": self.file_name,
+            "created": self.created.isoformat(timespec="seconds"),
+            "papers": [
+                {
+                    "letter": lab.letters[p.file] or None,
+                    "file": p.file,
+                    "title": p.title,
+                    "authors": list(p.authors),
+                    "doi": p.doi,
+                    "arxiv": p.arxiv,
+                    "link": p.link,
+                }
+                for p in lab.papers
+            ],
+            "questions": self.questions,
+            "summary": self.summary,
+            "detail_mode": self.detail_mode,
+            "language": self.language,
+            "model": self.model,
+            "generation_model": self.generation_model,
+            "units": units,
+            "passages": [p.to_dict() for p in lab.passages],
+            "synthesis_note": self.synthesis_note,
+            "warnings": self.warnings,
+        }
+
+
+def _body(answer: str) -> str:
+    head, sep, _ = answer.rpartition(_BODY_REFS)
+    return head if sep else answer
+
+
+def _excerpts(hits: Sequence[Hit]) -> list[Excerpt]:
+    return [
+        Excerpt(i, h.file, h.page, h.text, h.title, h.doi, h.arxiv)
+        for i, h in enumerate(hits, start=1)
+    ]
+
+
+def _unit_excerpts(hits: Sequence[Hit]) -> tuple[UnitExcerpt, ...]:
+    return tuple(
+        UnitExcerpt(i, h.file, h.page, h.text, h.rank) for i, h in enumerate(hits, start=1)
+    )
+
+
+class _Runner:
+    def __init__(
+        self,
+        lib: Library,
+        chat: ChatBackend,
+        generation: ChatBackend,
+        language: str | None,
+        thinking: Thinking,
+        top_k: int,
+    ) -> None:
+        self.lib, self.chat, self.generation = lib, chat, generation
+        self.language, self.thinking, self.top_k = language, thinking, top_k
+        self.warnings: list[str] = []
+
+    def _instruction(self, backend: ChatBackend, text: str) -> str:
+        if backend.is_model and self.language:
+            return f"{text}\n(Write the answer in {self.language}.)"
+        return text
+
+    def gate(
+        self, backend: ChatBackend, question: str, hits: Sequence[Hit]
+    ) -> tuple[str, bool, tuple[str, ...]]:
+        excerpts = _excerpts(hits)
+        asked = self._instruction(backend, question)
+
+        def ask(prompt: PromptMessages) -> str:
+            request = ChatRequest(
+                prompt.system, prompt.user, tuple(excerpts), thinking=self.thinking,
+                question=question,
+            )  # fmt: skip
+            return backend.complete(request).text
+
+        gated = run_gate(asked, excerpts, ask)
+        return _body(gated.answer) if gated.cited else gated.answer, gated.grounded, gated.warnings
+
+    def retrieve(
+        self, question: str, papers: list[str], top_k: int, variant: str | None = None
+    ) -> list[Hit]:
+        found = self.lib.retrieve(question, papers=papers, top_k=top_k, variant=variant)
+        for w in found.warnings:
+            if w not in self.warnings:
+                self.warnings.append(w)
+        return found.hits
+
+    def question(
+        self, index: int, question: str, papers: list[str], paper: str | None
+    ) -> ReportUnit:
+        backend = self.chat if paper else self.generation
+        hits = self.retrieve(question, [paper] if paper else papers, self.top_k)
+        text, grounded, warnings = self.gate(backend, question, hits)
+        return ReportUnit(
+            "question", question, text, _unit_excerpts(hits), paper, index, grounded,
+            not backend.is_model, warnings,
+        )  # fmt: skip
+
+    def facet(self, facet: str, paper: str, mode: SummaryMode) -> ReportUnit:
+        english, german = FACET_QUERIES[facet]
+        hits = self.retrieve(english, [paper], min(FACET_EXCERPTS, self.top_k), german)
+        if not self.chat.is_model:
+            if not hits:
+                return ReportUnit(
+                    "summary", facet, "No excerpt found.", (), paper, None, False, True
+                )
+            text = extractive_answer(
+                english, _excerpts(hits), sentences=1 if mode == "bullets" else 2
+            )
+            return ReportUnit(
+                "summary", facet, text, _unit_excerpts(hits), paper, None, bool(text), True
+            )
+        shape = (
+            "as one to three short bullet points ('- ' lines)"
+            if mode == "bullets"
+            else "in one to three sentences of prose"
+        )
+        ask = f"{english} Summarise this for the paper {shape}."
+        text, grounded, warnings = self.gate(self.chat, ask, hits)
+        return ReportUnit(
+            "summary", facet, text, _unit_excerpts(hits), paper, None, grounded, False, warnings
+        )
+
+    def synthesis(self, questions: list[str], papers: list[str]) -> list[ReportUnit]:
+        query = " ".join(questions) if questions else FACET_QUERIES["results"][0]
+        top_k = min(20, max(self.top_k, 2 * len(papers)))
+        hits = self.retrieve(query[:MAX_QUESTION_CHARS], papers, top_k)
+        ask = (
+            "Compare the papers behind these excerpts. Write exactly three sections, each "
+            "starting on its own line with its heading: 'Agreement:', 'Differences:' and "
+            "'Open points:'. Cite after every statement."
+            + (f" Focus on: {query}" if questions else "")
+        )
+        text, grounded, warnings = self.gate(self.generation, ask, hits)
+        sections = split_sections(text)
+        excerpts = _unit_excerpts(hits)
+        return [
+            ReportUnit(
+                "synthesis",
+                key,
+                sections.get(key, "").strip() or "(no statement)",
+                excerpts,
+                None,
+                None,
+                grounded and bool(sections.get(key)),
+                False,
+                warnings,
+            )  # fmt: skip
+            for key in SYNTHESIS_SECTIONS
+        ]
+
+
+def split_sections(text: str) -> dict[str, str]:
+    """Agreement / differences / open points from a synthesis answer (by headings)."""
+    found: list[tuple[int, int, str]] = []
+    for key, rx in _HEADINGS.items():
+        m = rx.search(text)
+        if m is not None:
+            found.append((m.start(), m.end(), key))
+    found.sort()
+    out: dict[str, str] = {}
+    for i, (_, end, key) in enumerate(found):
+        stop = found[i + 1][0] if i + 1 < len(found) else len(text)
+        out[key] = text[end:stop].strip()
+    if not found and text.strip():
+        out["agreement"] = text.strip()
+    return out
+
+
+def _clean_questions(questions: Sequence[str]) -> list[str]:
+    out = [" ".join(q.split()) for q in questions if q.strip()]
+    if len(out) > MAX_QUESTIONS:
+        raise ReportInputError(f"at most {MAX_QUESTIONS} questions", code="too_many_questions")
+    for q in out:
+        if len(q) > MAX_QUESTION_CHARS:
+            raise ReportInputError(
+                f"a question is over {MAX_QUESTION_CHARS} characters", code="question_too_long"
+            )
+    return list(dict.fromkeys(out))
+
+
+def _paper_record(lib: Library, names: list[str]) -> tuple[list[ReportPaper], dict[str, Path]]:
+    files = lib.corpus().select(names)
+    hashes = hash_files(lib.catalogue, files)
+    meta = lib.catalogue.metadata()
+    papers: list[ReportPaper] = []
+    paths: dict[str, Path] = {}
+    for f in files:
+        m = meta.get(hashes.get(f.path, ""), {})
+        authors = tuple(str(a) for a in m.get("authors") or () if str(a).strip())
+        papers.append(
+            ReportPaper(
+                f.name, m.get("title") or None, authors, m.get("doi") or None,
+                m.get("arxiv_id") or None, f.path.resolve().as_uri(),
+            )
+        )  # fmt: skip
+        paths[f.name] = f.path
+    return papers, paths
+
+
+def build_report(
+    lib: Library,
+    *,
+    papers: list[str] | None,
+    questions: Sequence[str],
+    summary: SummaryMode = "none",
+    synthesis: bool = False,
+    language: str | None = None,
+    detail_mode: DetailMode = "per-paper",
+    top_k: int = 8,
+    thinking: Thinking | None = None,
+    generation: ChatBackend | None = None,
+    preset_letters: dict[str, str] | None = None,
+) -> SynthesisReport:
+    """Answer the questions, summarise and synthesise over ``papers`` (``None``: all)."""
+    if summary not in ("none", "bullets", "prose"):
+        raise ReportInputError("--summary takes none, bullets or prose", code="summary")
+    if detail_mode not in ("per-paper", "cross-paper"):
+        raise ReportInputError("--detail-mode takes per-paper or cross-paper", code="detail_mode")
+    qs = _clean_questions(questions)
+    if not qs and summary == "none" and not synthesis:
+        raise ReportInputError(
+            "nothing to report: give --questions, --summary bullets|prose or --synthesis",
+            code="empty_report",
+        )
+    language = " ".join(language.split())[:40] if language and language.strip() else None
+    chat = lib.backend()
+    gen = generation or _generation_backend(lib) or chat
+    level: Thinking = thinking or lib.settings.thinking  # type: ignore[assignment]
+    all_files = lib.corpus().select(papers or None)
+    names = [f.name for f in all_files]
+    if not names:
+        raise ReportInputError(
+            "the library is empty: add a folder with `litdesk library add PATH`", code="empty"
+        )
+    if len(names) > MAX_PAPERS:
+        raise ReportInputError(
+            f"a report covers at most {MAX_PAPERS} papers; choose them with --papers",
+            code="too_many_papers",
+        )
+    lib.index(all_files)
+    report_papers, paths = _paper_record(lib, names)
+    run = _Runner(lib, chat, gen, language, level, top_k)
+    units: list[ReportUnit] = []
+    for i, q in enumerate(qs):
+        if detail_mode == "cross-paper" or len(names) == 1:
+            units.append(run.question(i, q, names, None if len(names) > 1 else names[0]))
+        else:
+            units += [run.question(i, q, names, n) for n in names]
+    note = None
+    if synthesis:
+        if len(names) < 2:
+            note = "synthesis needs two or more papers"
+        elif not gen.is_model:
+            note = (
+                "synthesis needs a model: set LITDESK_LLM_BACKEND (anthropic or openai) "
+                "and a model; no synthesis was made"
+            )
+        else:
+            units += run.synthesis(qs, names)
+    if summary != "none":
+        for n in names:
+            units += [run.facet(f, n, summary) for f in FACETS]
+    labelled = assign_labels(report_papers, units, preset=preset_letters)
+    warnings = list(run.warnings)
+    if note:
+        warnings.append(note)
+    return SynthesisReport(
+        labelled, qs, summary, detail_mode, language,
+        chat.model if chat.is_model else "none (extractive)",
+        gen.model if gen.is_model else "none (extractive)",
+        datetime.now(UTC), paths, note, warnings,
+    )  # fmt: skip
+
+
+def _generation_backend(lib: Library) -> ChatBackend | None:
+    s = lib.settings
+    if not s.generation_model or s.llm_backend == "none" or s.generation_model == s.chat_model:
+        return None
+    return make_backend(
+        s.llm_backend,
+        model=s.generation_model,
+        anthropic_api_key=s.anthropic_api_key.get_secret_value() if s.anthropic_api_key else None,
+        openai_base_url=s.openai_base_url,
+        openai_api_key=s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+    )
