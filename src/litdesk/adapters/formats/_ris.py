@@ -407,7 +407,7 @@ def _parse(text: str, *, fast: bool = True) -> ParseResult:
             fields = rec.fields
             seen = rec.lines
             k = i
-            for tag, value in tag_lines(text[start:end]):
+            for tag, value in tag_lines(text, start, end):
                 k += 1
                 if tag not in seen:
                     seen[tag] = k
