@@ -22,6 +22,9 @@ CLEAN = [
     "UR  - https://openalex.org/W42",
     "ZZ  - unknown tag",
     "SP  - 1",
+    "TI  - \xa0\u3000spaced\x1f \x85",
+    "T2  - \t",
+    "KW  -  \u2028x\x1c\x0b ",
     "EP  - 9",
 ]
 ODD = [
@@ -87,3 +90,10 @@ def test_tag_after_er_is_not_taken_by_the_fast_path() -> None:
     first = _ris.parse(text).records[0]
     assert first.extras["NL"] == ["Ovid note"]
     assert first.last_line == 4
+
+
+def test_values_strip_exactly_like_str_strip() -> None:
+    for ch in map(chr, range(0x3001)):
+        for line in (f"AB  - {ch}x{ch}", f"AB  - {ch}", f"AB  - x{ch}{ch} "):
+            text = f"TY  - JOUR\n{line}\nER  - "
+            assert _dump(text, fast=True) == _dump(text, fast=False), repr(line)

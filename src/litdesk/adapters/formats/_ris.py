@@ -376,7 +376,11 @@ _CLEAN_RECORD = re.compile(
     r"\n*(TY  -(?:[ \t][^\n]*)?\n(?:(?!TY|ER)[A-Z][A-Z0-9]  -(?:[ \t][^\n]*)?\n)*"
     r"ER  -(?:[ \t][^\n]*)?)(?:\n|\Z)(?!(?!TY)[A-Z][A-Z0-9][ \t]{1,3}-)"
 )
-_TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?:[ \t]([^\n]*))?$", re.MULTILINE)
+# A standard tag line; the value comes out stripped as ``str.strip()`` strips (``\s`` of a
+# str pattern is exactly ``str.isspace``), without crossing the line end.
+_TAG_LINE = re.compile(
+    r"^([A-Z][A-Z0-9])  -(?:[ \t][^\S\n]*((?:[^\n]*\S)?))?[^\S\n]*$", re.MULTILINE
+)
 
 
 def parse(text: str) -> ParseResult:
@@ -412,13 +416,11 @@ def _parse(text: str, *, fast: bool = True) -> ParseResult:
                 if tag not in seen:
                     seen[tag] = k
                 if value:
-                    value = value.strip()
-                    if value:
-                        values = fields.get(tag)
-                        if values is None:
-                            fields[tag] = [value]
-                        else:
-                            values.append(value)
+                    values = fields.get(tag)
+                    if values is None:
+                        fields[tag] = [value]
+                    else:
+                        values.append(value)
             fields.pop("ER", None)  # the ER line ends the record; its value is not kept
             del seen["ER"]
             # k - 1 is the ER line's index
