@@ -10,7 +10,7 @@ import typer
 from litdesk._errors import InputError
 from litdesk._settings import get_settings
 
-from ._output import command, console, emit_json, err_console
+from ._output import command, emit_json, err_console
 from ._runs import report_app
 
 
@@ -88,6 +88,6 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(report.to_dict() | {"path": str(path) if path else None})
             return
-        console.print(str(path), markup=False, highlight=False)
+        typer.echo(str(path))
         for w in report.warnings:
             err_console.print(f"warning: {w}", markup=False, highlight=False)

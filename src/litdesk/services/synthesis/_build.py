@@ -51,12 +51,16 @@ MAX_PAPERS: Final = 26
 MAX_QUESTION_CHARS: Final = 1_000
 FACET_EXCERPTS: Final = 3
 _BODY_REFS = "\n\nReferences:\n"
+
+
+def _heading(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?im)^[#*_ \t]*(?:{name})[*_ \t]*(?::[*_ \t]*|$\n?)")
+
+
 _HEADINGS: Final = {
-    "agreement": re.compile(r"(?im)^\W*agreements?\W*:?\W*$|^\W*agreements?\W*:"),
-    "differences": re.compile(r"(?im)^\W*differences?\W*:?\W*$|^\W*differences?\W*:"),
-    "open_points": re.compile(
-        r"(?im)^\W*open (?:points?|questions?)\W*:?\W*$|^\W*open points?\W*:"
-    ),
+    "agreement": _heading("agreements?"),
+    "differences": _heading("differences?"),
+    "open_points": _heading("open points?|open questions?"),
 }
 
 
@@ -237,8 +241,8 @@ class _Runner:
         ask = (
             "Compare the papers behind these excerpts. Write exactly three sections, each "
             "starting on its own line with its heading: 'Agreement:', 'Differences:' and "
-            "'Open points:'. Cite after every statement."
-            + (f" Focus on: {query}" if questions else "")
+            "'Open points:' (keep these English headings in any language). Cite after every "
+            "statement." + (f" Focus on: {query}" if questions else "")
         )
         text, grounded, warnings = self.gate(self.generation, ask, hits)
         sections = split_sections(text)

@@ -1,0 +1,96 @@
+"""``litdesk report synthesis`` through the real CLI app (no model: extractive)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+from lxml import html as lxml_html
+from typer.testing import CliRunner
+
+from litdesk._settings import get_settings
+from litdesk.faces.cli._app import app
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _pdf(path: Path, pages: list[str]) -> None:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text)
+    pdf.output(str(path))
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    for key in [k for k in os.environ if k.startswith("LITDESK_")]:
+        if key != "LITDESK_FIXTURES":
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    _pdf(folder / "estuary.pdf", ["Cover.", "Cadmium was highest near the harbour outflow. " * 15])
+    _pdf(folder / "wheat.pdf", [f"Wheat plants under heat stress lost yield. {EVIL} " * 15])
+    yield folder
+    get_settings.cache_clear()
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_report_html_and_json(env: Path, tmp_path: Path) -> None:
+    assert _run("library", "add", str(env))[0] == 0
+    code, out, err = _run(
+        "report", "synthesis", "--all", "--questions", f"Where was cadmium highest? {EVIL};Yield?",
+        "--summary", "bullets", "--synthesis", "-o", str(tmp_path / "reports"),
+    )  # fmt: skip
+    assert code == 0, err
+    path = Path(out.strip())
+    assert path.parent == tmp_path / "reports"
+    assert path.name.endswith("_synthesis_report_where_was_cadmium_highest_script_alert_1.html")
+    assert "synthesis needs a model" in err
+    html = path.read_text(encoding="utf-8")
+    assert "<script>alert(1)" not in html
+    doc = lxml_html.fromstring(html)
+    cites = doc.xpath("//a[@class='cite']")
+    assert cites and all("#page=" in a.get("href") for a in cites)
+    cadmium = [a for a in cites if "Cadmium" in a.get("data-passage")]
+    assert cadmium and all(a.get("href").endswith("estuary.pdf#page=2") for a in cadmium)
+    assert all(a.get("href").endswith("#page=1") for a in cites if "Cover" in a.get("data-passage"))
+    assert all(a.get("data-rects") for a in cites)  # every passage was located on its page
+    # not overwritten without --force
+    code, _, err = _run("report", "synthesis", "--all", "--questions", "Yield?", "-o", str(path))
+    assert code != 0 and "exists" in err
+    # --json prints the model; -o none given: no file written
+    code, out, err = _run(
+        "report", "synthesis", "--papers", "wheat.pdf", "--questions", "Yield?", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["path"] is None and [p["file"] for p in data["papers"]] == ["wheat.pdf"]
+    assert data["passages"] and data["passages"][0]["label"] == "1"
+    assert data["units"][0]["extractive"] is True and data["model"] == "none (extractive)"
+
+
+def test_report_refusals(env: Path) -> None:
+    assert _run("library", "add", str(env))[0] == 0
+    code, _, err = _run("report", "synthesis", "--questions", "q?")
+    assert code != 0 and "--papers" in err
+    code, _, err = _run("report", "synthesis", "--all", "--papers", "a.pdf", "--questions", "q?")
+    assert code != 0 and "either" in err
+    code, _, err = _run("report", "synthesis", "--papers", "nope.pdf", "--questions", "q?")
+    assert code != 0 and "estuary.pdf" in err
+    code, _, err = _run(
+        "report", "synthesis", "--all", "--questions", "q?", "--detail-mode", "both"
+    )
+    assert code != 0 and "detail-mode" in err
