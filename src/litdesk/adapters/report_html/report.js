@@ -43,7 +43,8 @@
       m.style.width = (parseFloat(v[2]) * 100) + "%";
       m.style.height = (parseFloat(v[3]) * 100) + "%";
       marks.appendChild(m);
-      if (!first) { first = m; }
+      if (!first || parseFloat(v[1]) < parseFloat(first.getAttribute("data-y"))) { first = m; }
+      m.setAttribute("data-y", v[1]);
     }
     title.textContent = a.getAttribute("data-caption");
     passage.textContent = a.getAttribute("data-passage");
