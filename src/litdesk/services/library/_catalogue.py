@@ -17,6 +17,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from litdesk._errors import IntegrityError
+from litdesk._errors import ExternalError, IntegrityError
 from litdesk.core.library import Chunk
 
 __all__ = ["Catalogue", "Entry", "StoredChunk"]
@@ -58,6 +59,12 @@ create table if not exists meta (
   sha256 text primary key, record text not null, lookup text not null, adopted text not null
 );
 """
+
+
+class CatalogueBusy(ExternalError):
+    """Another process kept the library catalogue locked."""
+
+    default_code = "catalogue_busy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +107,26 @@ class Catalogue:
         self.vectors_dir.mkdir(parents=True, exist_ok=True)
         self.path = root / "catalogue.sqlite3"
         self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._db.execute("pragma journal_mode=wal")
-        self._db.execute("pragma synchronous=normal")
-        self._db.executescript(_SCHEMA)
+        # another process (an index run, `library list`) may be creating the catalogue
+        # at this moment: switching to WAL and creating the schema can then meet a lock
+        # that the busy timeout does not cover, so retry for a while
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                mode = self._db.execute("pragma journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    self._db.execute("pragma journal_mode=wal")
+                self._db.execute("pragma synchronous=normal")
+                self._db.executescript(_SCHEMA)
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    self._db.close()
+                    raise IntegrityError(f"library catalogue unusable: {exc}") from None
+                if time.monotonic() > deadline:
+                    self._db.close()
+                    raise CatalogueBusy("the library catalogue stayed locked for 30 s") from None
+                time.sleep(0.05)
 
     def close(self) -> None:
         self._db.close()
