@@ -143,8 +143,11 @@ def test_model_report_cross_paper_with_synthesis_and_language(
 def test_one_paper_plain_numbers(settings: Settings, wordllama: WordLlamaEmbedder) -> None:
     lib = _lib(settings, wordllama, Scripted())
     report = build_report(
-        lib, papers=["wheat.pdf"], questions=["What happened to yield?"], synthesis=True, top_k=3
-    )
+        lib, papers=["gone.pdf", "wheat.pdf"], questions=["What happened to yield?"],
+        synthesis=True, top_k=3,
+    )  # fmt: skip
+    assert report.warnings[0] == "gone.pdf is not in the library: skipped"
+    assert [p.file for p in report.labelled.papers] == ["wheat.pdf"]
     lib.close()
     assert [c.label for c in report.labelled.passages] == ["1", "2"]
     assert report.synthesis_note == "synthesis needs two or more papers"

@@ -340,7 +340,14 @@ def build_report(
     chat = lib.backend()
     gen = generation or _generation_backend(lib) or chat
     level: Thinking = thinking or lib.settings.thinking  # type: ignore[assignment]
-    all_files = lib.corpus().select(papers or None)
+    corpus = lib.corpus()
+    skipped: list[str] = []
+    if papers:
+        known = set(corpus.names())
+        skipped = [n for n in dict.fromkeys(papers) if n not in known]
+        kept = [n for n in papers if n in known]
+        papers = kept or papers  # none left: select() refuses with the real list
+    all_files = corpus.select(papers or None)
     names = [f.name for f in all_files]
     if not names:
         raise ReportInputError(
@@ -375,7 +382,7 @@ def build_report(
         for n in names:
             units += [run.facet(f, n, summary) for f in FACETS]
     labelled = assign_labels(report_papers, units, preset=preset_letters)
-    warnings = list(run.warnings)
+    warnings = [f"{n} is not in the library: skipped" for n in skipped] + run.warnings
     if note:
         warnings.append(note)
     return SynthesisReport(
