@@ -100,6 +100,9 @@ def test_self_contained_with_hashed_csp_and_escaped_text(tmp_path: Path) -> None
     cells = doc.xpath("//section[@id='compare']//tr[th='Results']/td")
     assert len(cells) == 2 and "+ 1 more" in cells[0].text_content()
     assert "extracts" in doc.xpath("//article[@id='paper-A']")[0].text_content()
+    # a cross-paper question adds the reference table (letter, title, pages)
+    refs = doc.xpath("//section[@id='questions']//table[@class='refs']//tr/td/text()")
+    assert refs[:3] == ["A", "Gauges " + EVIL, "2"]
     assert "synthesis needs a model" in doc.xpath("//section[@id='synthesis']")[0].text_content()
 
 

@@ -242,6 +242,7 @@ def render_html(
         several=several,
         papers=paper_views,
         questions=questions,
+        cross_refs=several and any(u.kind == "question" and u.paper is None for u in report.units),
         synthesis=synthesis,
         synthesis_note=meta.synthesis_note,
         compare=compare,
