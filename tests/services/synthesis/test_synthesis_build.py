@@ -153,6 +153,23 @@ def test_one_paper_plain_numbers(settings: Settings, wordllama: WordLlamaEmbedde
     assert report.synthesis_note == "synthesis needs two or more papers"
 
 
+def test_prose_language_defaults_to_the_questions(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    chat = Scripted()
+    lib = _lib(settings, wordllama, chat)
+    build_report(
+        lib, papers=["wheat.pdf"], questions=["Was geschah mit dem Ertrag?"], summary="bullets",
+        top_k=3,
+    )  # fmt: skip
+    lib.close()
+    summaries = [r.user for r in chat.requests if "Summarise this" in r.user]
+    assert len(summaries) == 6
+    assert all('language of this question: "Was geschah mit dem Ertrag?"' in u for u in summaries)
+    answers = [r.user for r in chat.requests if "Summarise this" not in r.user]
+    assert answers and not any("language of this question" in u for u in answers)
+
+
 def test_refusals(settings: Settings, wordllama: WordLlamaEmbedder) -> None:
     lib = _lib(settings, wordllama, NoModelBackend())
     with pytest.raises(InputError) as info:

@@ -167,17 +167,25 @@ class _Runner:
         self.lib, self.chat, self.generation = lib, chat, generation
         self.language, self.thinking, self.top_k = language, thinking, top_k
         self.warnings: list[str] = []
+        self.lead_question: str | None = None  # sets the prose language when none is given
 
-    def _instruction(self, backend: ChatBackend, text: str) -> str:
-        if backend.is_model and self.language:
+    def _instruction(self, backend: ChatBackend, text: str, own_question: bool) -> str:
+        if not backend.is_model:
+            return text
+        if self.language:
             return f"{text}\n(Write the answer in {self.language}.)"
+        if not own_question and self.lead_question:
+            return (
+                f"{text}\n(Write the answer in the language of this question: "
+                f'"{self.lead_question[:200]}")'
+            )
         return text
 
     def gate(
-        self, backend: ChatBackend, question: str, hits: Sequence[Hit]
+        self, backend: ChatBackend, question: str, hits: Sequence[Hit], *, own: bool = True
     ) -> tuple[str, bool, tuple[str, ...]]:
         excerpts = _excerpts(hits)
-        asked = self._instruction(backend, question)
+        asked = self._instruction(backend, question, own)
 
         def ask(prompt: PromptMessages) -> str:
             request = ChatRequest(
@@ -229,7 +237,7 @@ class _Runner:
             else "in one to three sentences of prose"
         )
         ask = f"{english} Summarise this for the paper {shape}."
-        text, grounded, warnings = self.gate(self.chat, ask, hits)
+        text, grounded, warnings = self.gate(self.chat, ask, hits, own=False)
         return ReportUnit(
             "summary", facet, text, _unit_excerpts(hits), paper, None, grounded, False, warnings
         )
@@ -244,7 +252,7 @@ class _Runner:
             "'Open points:' (keep these English headings in any language). Cite after every "
             "statement." + (f" Focus on: {query}" if questions else "")
         )
-        text, grounded, warnings = self.gate(self.generation, ask, hits)
+        text, grounded, warnings = self.gate(self.generation, ask, hits, own=False)
         sections = split_sections(text)
         excerpts = _unit_excerpts(hits)
         return [
@@ -361,6 +369,7 @@ def build_report(
     lib.index(all_files)
     report_papers, paths = _paper_record(lib, names)
     run = _Runner(lib, chat, gen, language, level, top_k)
+    run.lead_question = qs[0] if qs else None
     units: list[ReportUnit] = []
     for i, q in enumerate(qs):
         if detail_mode == "cross-paper" or len(names) == 1:
