@@ -56,8 +56,10 @@ def register(app: typer.Typer) -> None:
             False, "--json", help="Print the report model as JSON (no HTML unless -o is given)."
         ),
     ) -> None:
-        """A synthesis report over PDFs of the library: one self-contained HTML file whose
-        citation labels open the cited page with the passage highlighted."""
+        """A synthesis report over PDFs of the library, as one self-contained HTML file.
+
+        Each citation label opens the cited page with the passage highlighted.
+        """
         from litdesk.services.library import Library
         from litdesk.services.synthesis import build_report, write_report
 
