@@ -201,3 +201,31 @@ def test_empty_library(
         build_report(lib, papers=None, questions=["q?"])
     assert info.value.code == "empty"
     lib.close()
+
+
+def test_real_pdfs_every_cited_passage_is_highlighted(
+    tmp_settings: Settings, wordllama: WordLlamaEmbedder, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from lxml import html as lxml_html
+
+    from litdesk.services.synthesis import report_html
+
+    folder = tmp_path / "real"
+    folder.mkdir()
+    for name in ("naacl_2018_N18-3011.pdf", "scielo_transinf_2021_es.pdf"):
+        shutil.copy(fixtures_dir / "pdf" / name, folder / name)
+    settings = tmp_settings.model_copy(update={"library_dirs": [folder]})
+    lib = _lib(settings, wordllama, NoModelBackend())
+    report = build_report(
+        lib, papers=None, questions=["Which data sources were used?"], summary="bullets", top_k=4
+    )
+    lib.close()
+    _assert_passages_on_their_pages(report)
+    doc = lxml_html.fromstring(report_html(report, dpi=40))
+    cites = {a.get("data-label"): a for a in doc.xpath("//a[@class='cite']")}
+    assert len(cites) == len(report.labelled.passages) >= 10
+    assert all(a.get("data-rects") for a in cites.values())
+    pages = {(c.file, c.page) for c in report.labelled.passages}
+    assert len(doc.xpath("//div[@id='pages']/img")) == len(pages)
