@@ -10,6 +10,7 @@ primary id) and :func:`read_paper` to read untrusted stored data.
 from __future__ import annotations
 
 import re
+import sys
 from datetime import datetime
 from itertools import repeat
 from typing import Annotated, Any, Final, Literal
@@ -314,6 +315,12 @@ _TRIM: Final = (
 )
 
 
+# Short strings (names, journals, keywords, volumes) repeat across the papers of an import:
+# like pydantic-core's string cache, the fast path keeps one object per distinct value.
+# Interned strings are freed when no paper uses them any more.
+_share = sys.intern
+
+
 class _Slow(PaperError):
     """Internal: the fast path leaves these fields to pydantic (never escapes make_paper)."""
 
@@ -362,7 +369,7 @@ def _f_names(v: object) -> tuple[str, ...]:
                 t = _CONTROL.sub("", t)
             t = t.strip()
             if t:
-                out.append(t)
+                out.append(_share(t) if len(t) <= 64 else t)
     return tuple(out)
 
 
@@ -376,8 +383,10 @@ def _long_names(v: list[Any] | tuple[Any, ...]) -> tuple[str, ...]:
     if len(items) > MAX_AUTHORS:
         items = items[:MAX_AUTHORS]
     if "".join(items).isprintable():
-        return tuple(filter(None, map(str.strip, items)))
-    return tuple(filter(None, (_CONTROL.sub("", t).strip() for t in items)))
+        out = list(filter(None, map(str.strip, items)))
+    else:
+        out = list(filter(None, (_CONTROL.sub("", t).strip() for t in items)))
+    return tuple([_share(t) if len(t) <= 64 else t for t in out])
 
 
 def _short(limit: int) -> Any:
@@ -387,7 +396,7 @@ def _short(limit: int) -> Any:
         t = _str(v)
         if len(t) > limit:
             raise _Slow("too long")
-        return t
+        return _share(t) if len(t) <= 64 else t
 
     return check
 
