@@ -288,3 +288,10 @@ def test_through_the_registry(fixtures_dir: Path) -> None:
         assert len(trace.records) == counts[path.name]
         again = loads(registry_dumps(trace.papers, "csljson").encode("utf-8"), format="csljson")
         assert [p.doi for p in again.papers] == [p.doi for p in trace.papers]
+
+
+def test_provider_error_bodies_are_not_csl_json() -> None:
+    from litdesk.adapters.formats._csljson import sniff
+
+    assert sniff('{"error": "Invalid query parameters error.", "message": "title is not valid"}') == 0
+    assert sniff('[{"type": "article-journal", "title": "x", "author": []}]') > 0

@@ -330,11 +330,16 @@ def parse(text: str) -> ParseResult:
 _SNIFF_KEYS: Final = re.compile(r'"(?:type|issued|container-title|author|citation-key|DOI)"\s*:')
 
 
+_ERROR_BODY: Final = re.compile(r'\{\s*"(?:error|errors|status)"\s*:')
+
+
 def sniff(head: str) -> int:
     """Confidence that ``head`` is CSL-JSON."""
     s = head.lstrip("\ufeff \t\r\n")
     if not s.startswith(("[", "{")):
         return 0
+    if _ERROR_BODY.match(s):
+        return 0  # a provider's error document, not a bibliography
     hits = len(set(_SNIFF_KEYS.findall(s[:20_000])))
     if hits >= 3:
         return 85
