@@ -293,5 +293,7 @@ def test_through_the_registry(fixtures_dir: Path) -> None:
 def test_provider_error_bodies_are_not_csl_json() -> None:
     from litdesk.adapters.formats._csljson import sniff
 
-    assert sniff('{"error": "Invalid query parameters error.", "message": "title is not valid"}') == 0
+    assert (
+        sniff('{"error": "Invalid query parameters error.", "message": "title is not valid"}') == 0
+    )
     assert sniff('[{"type": "article-journal", "title": "x", "author": []}]') > 0
