@@ -61,9 +61,13 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str):
-    """A headless Playwright browser on Debian's chromium (no downloaded browser)."""
+    """A headless Playwright browser on Debian's chromium (no downloaded browser).
+
+    Module-scoped: Playwright's sync API runs an event loop in the main thread while it is
+    alive, which would make later tests' ``asyncio.run`` fail.
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
