@@ -1,4 +1,5 @@
-"""``litdesk report synthesis`` through the real CLI app (no model: extractive)."""
+"""``litdesk report`` (the issue's form) and ``litdesk report synthesis`` through the real
+CLI app (no model: extractive); ``litdesk report`` alone prints help."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def _run(*args: str) -> tuple[int, str, str]:
 def test_report_html_and_json(env: Path, tmp_path: Path) -> None:
     assert _run("library", "add", str(env))[0] == 0
     code, out, err = _run(
-        "report", "synthesis", "--all", "--questions", f"Where was cadmium highest? {EVIL};Yield?",
+        "report", "--all", "--questions", f"Where was cadmium highest? {EVIL};Yield?",
         "--summary", "bullets", "--synthesis", "-o", str(tmp_path / "reports"),
     )  # fmt: skip
     assert code == 0, err
@@ -94,3 +95,48 @@ def test_report_refusals(env: Path) -> None:
         "report", "synthesis", "--all", "--questions", "q?", "--detail-mode", "both"
     )
     assert code != 0 and "detail-mode" in err
+
+
+def _comparable(data: dict) -> dict:
+    return {k: v for k, v in data.items() if k not in {"created"}}
+
+
+def test_issue_form_and_subcommand_form_are_one_command(env: Path) -> None:
+    assert _run("library", "add", str(env))[0] == 0
+    args = ["--papers", "estuary.pdf,wheat.pdf", "--questions", "Where was cadmium highest?",
+            "--summary", "bullets", "--top-k", "3", "--json"]  # fmt: skip
+    code, short_out, err = _run("report", *args)
+    assert code == 0, err
+    code, long_out, err = _run("report", "synthesis", *args)
+    assert code == 0, err
+    short, long = json.loads(short_out), json.loads(long_out)
+    assert _comparable(short) == _comparable(long)
+    assert [p["file"] for p in short["papers"]] == ["estuary.pdf", "wheat.pdf"]
+    assert short["summary"] == "bullets" and short["path"] is None
+    assert any(u["kind"] == "summary" for u in short["units"])
+    # the same refusals through the issue's form
+    code, _, err = _run("report", "--questions", "q?")
+    assert code != 0 and "--papers" in err
+    code, _, err = _run("report", "--all", "--papers", "a.pdf", "--questions", "q?")
+    assert code != 0 and "either" in err
+    code, _, err = _run("report", "--all", "--questions", "q?", "--top-k", "21")
+    assert code != 0 and "top" in err.lower()
+
+
+def test_report_alone_prints_help_and_subcommands_stay(env: Path) -> None:
+    code, out, _ = _run("report")
+    assert code == 2  # click's "no arguments: help" status, as before
+    assert "--papers" in out and "--questions" in out
+    assert "prisma" in out and "synthesis" in out
+    code, out, _ = _run("report", "--help")
+    assert code == 0 and "--summary" in out and "prisma" in out
+    code, out, _ = _run("report", "synthesis", "--help")
+    assert code == 0 and "--synthesis" in out and "prisma" not in out
+    code, out, _ = _run("report", "prisma", "--help")
+    assert code == 0 and "--study" in out and "--questions" not in out
+
+
+def test_synthesis_options_before_a_subcommand_are_refused(env: Path) -> None:
+    code, _, err = _run("report", "--all", "--top-k", "3", "prisma", "--study", "S")
+    assert code != 0
+    assert "--all" in err and "--top-k" in err and "report prisma" in err

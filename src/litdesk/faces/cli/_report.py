@@ -1,9 +1,17 @@
-"""``litdesk report synthesis``: questions, summaries and synthesis over PDFs, as HTML."""
+"""``litdesk report``: questions, summaries and synthesis over PDFs, as one HTML file.
+
+Two spellings run the same handler with the same options (declared once, on
+:func:`synthesis_report`): the issue's ``litdesk report --papers A.pdf,B.pdf | --all
+--questions "q1;q2" …`` (the ``report`` group's callback, when no subcommand is named) and
+``litdesk report synthesis …``. ``litdesk report prisma …`` is the runs area's command;
+``litdesk report`` alone prints the group's help.
+"""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,83 +21,140 @@ from litdesk._settings import get_settings
 from ._output import command, emit_json, err_console
 from ._runs import report_app
 
+__all__ = ["register", "synthesis_report"]
 
-def register(app: typer.Typer) -> None:
-    """Add ``report synthesis`` to the ``report`` group (made by the runs area)."""
-    del app  # the group is already on the app
 
-    @report_app.command("synthesis")
-    @command
-    def synthesis(
-        papers: Annotated[
-            str | None,
-            typer.Option("--papers", help="Comma-separated PDF file names of the library."),
-        ] = None,
-        all_: bool = typer.Option(False, "--all", help="Every PDF of the library."),
-        questions: str = typer.Option(
-            "", "--questions", help="Questions separated by ';' (each answered across the papers)."
+class ReportArgumentError(InputError):
+    default_code = "arguments"
+
+
+def synthesis_report(
+    papers: Annotated[
+        str | None,
+        typer.Option("--papers", help="Comma-separated PDF file names of the library."),
+    ] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Every PDF of the library.")] = False,
+    questions: Annotated[
+        str,
+        typer.Option(
+            "--questions", help="Questions separated by ';' (each answered across the papers)."
         ),
-        summary: str = typer.Option(
-            "none", "--summary", help="Per-paper summary on six facets: none, bullets, prose."
-        ),
-        synthesis_: bool = typer.Option(
-            False,
+    ] = "",
+    summary: Annotated[
+        str,
+        typer.Option("--summary", help="Per-paper summary on six facets: none, bullets, prose."),
+    ] = "none",
+    synthesis_: Annotated[
+        bool,
+        typer.Option(
             "--synthesis",
             help="Cross-paper synthesis (agreement, differences, open points); needs a model.",
         ),
-        language: str | None = typer.Option(
-            None, "--language", help="Prose language (default: the language of the questions)."
+    ] = False,
+    language: Annotated[
+        str | None,
+        typer.Option("--language", help="Prose language (default: the language of the questions)."),
+    ] = None,
+    detail_mode: Annotated[
+        str,
+        typer.Option("--detail-mode", help="Question units: per-paper or cross-paper."),
+    ] = "per-paper",
+    top_k: Annotated[int, typer.Option("--top-k", help="Excerpts per unit (1-20).")] = 8,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="The HTML file, or a folder for the default file name."
         ),
-        detail_mode: str = typer.Option(
-            "per-paper", "--detail-mode", help="Question units: per-paper or cross-paper."
-        ),
-        top_k: int = typer.Option(8, "--top-k", help="Excerpts per unit (1-20)."),
-        output: Annotated[
-            Path | None,
-            typer.Option(
-                "-o", "--output", help="The HTML file, or a folder for the default file name."
-            ),
-        ] = None,
-        force: bool = typer.Option(False, "--force", help="Replace an existing report file."),
-        dpi: int = typer.Option(80, "--dpi", help="Resolution of the embedded cited pages."),
-        as_json: bool = typer.Option(
-            False, "--json", help="Print the report model as JSON (no HTML unless -o is given)."
-        ),
-    ) -> None:
-        """A synthesis report over PDFs of the library, as one self-contained HTML file.
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing report file.")
+    ] = False,
+    dpi: Annotated[int, typer.Option("--dpi", help="Resolution of the embedded cited pages.")] = 80,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the report model as JSON (no HTML unless -o is given)."),
+    ] = False,
+) -> None:
+    """A synthesis report over PDFs of the library, as one self-contained HTML file.
 
-        Each citation label opens the cited page with the passage highlighted.
-        """
-        from litdesk.services.library import Library
-        from litdesk.services.synthesis import build_report, write_report
+    Each citation label opens the cited page with the passage highlighted.
+    """
+    from litdesk.services.library import Library
+    from litdesk.services.synthesis import build_report, write_report
 
-        if all_ and papers:
-            raise InputError("use either --papers or --all", code="scope")
-        if not all_ and not papers:
-            raise InputError("choose the papers: --papers A.pdf,B.pdf or --all", code="scope")
-        names = [n.strip() for n in (papers or "").split(",") if n.strip()] or None
-        settings = get_settings()
-        lib = Library(settings)
-        try:
-            report = build_report(
-                lib,
-                papers=names,
-                questions=questions.split(";"),
-                summary=summary,  # type: ignore[arg-type]
-                synthesis=synthesis_,
-                language=language,
-                detail_mode=detail_mode,  # type: ignore[arg-type]
-                top_k=top_k,
-            )
-            path = None
-            if output is not None or not as_json:
-                default_dir = settings.resolved_data_dir() / "reports"
-                path = write_report(report, output, default_dir=default_dir, force=force, dpi=dpi)
-        finally:
-            lib.close()
-        if as_json:
-            emit_json(report.to_dict() | {"path": str(path) if path else None})
-            return
-        typer.echo(str(path))
-        for w in report.warnings:
-            err_console.print(f"warning: {w}", markup=False, highlight=False)
+    if all_ and papers:
+        raise InputError("use either --papers or --all", code="scope")
+    if not all_ and not papers:
+        raise InputError("choose the papers: --papers A.pdf,B.pdf or --all", code="scope")
+    names = [n.strip() for n in (papers or "").split(",") if n.strip()] or None
+    settings = get_settings()
+    lib = Library(settings)
+    try:
+        report = build_report(
+            lib,
+            papers=names,
+            questions=questions.split(";"),
+            summary=summary,  # type: ignore[arg-type]
+            synthesis=synthesis_,
+            language=language,
+            detail_mode=detail_mode,  # type: ignore[arg-type]
+            top_k=top_k,
+        )
+        path = None
+        if output is not None or not as_json:
+            default_dir = settings.resolved_data_dir() / "reports"
+            path = write_report(report, output, default_dir=default_dir, force=force, dpi=dpi)
+    finally:
+        lib.close()
+    if as_json:
+        emit_json(report.to_dict() | {"path": str(path) if path else None})
+        return
+    typer.echo(str(path))
+    for w in report.warnings:
+        err_console.print(f"warning: {w}", markup=False, highlight=False)
+
+
+def _report_group(ctx: typer.Context, **options: Any) -> None:
+    """Run the synthesis report when ``litdesk report`` is given options and no subcommand."""
+    if ctx.invoked_subcommand is None:
+        synthesis_report(**options)
+        return
+    # typer ships its own click: compare the ParameterSource by name (DEFAULT: not given)
+    flags = {p.name: max(p.opts, key=len) for p in ctx.command.params}
+    given = sorted(
+        flags[name]
+        for name in options
+        if (source := ctx.get_parameter_source(name)) is not None
+        and source.name not in {"DEFAULT", "DEFAULT_MAP"}
+    )
+    if given:
+        raise ReportArgumentError(
+            f"{', '.join(given)}: option(s) of the synthesis report "
+            f"('litdesk report --papers … --questions …' with no subcommand), "
+            f"not of 'report {ctx.invoked_subcommand}'"
+        )
+
+
+def _with_context(handler: Any, target: Any) -> None:
+    """Give ``target`` the signature ``(ctx, <handler's options>)`` (one option list)."""
+    own = inspect.signature(handler, eval_str=True)
+    ctx = inspect.Parameter(
+        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+    )
+    target.__signature__ = own.replace(
+        parameters=[
+            ctx,
+            *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own.parameters.values()),
+        ],
+        return_annotation=None,
+    )
+
+
+_with_context(synthesis_report, _report_group)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``report synthesis`` and the ``report`` group's own form (made by the runs area)."""
+    del app  # the group is already on the app
+    report_app.callback()(command(_report_group))
+    report_app.command("synthesis")(command(synthesis_report))

@@ -22,7 +22,15 @@ from ._output import command, console, emit_json, err_console
 __all__ = ["register"]
 
 runs_app = typer.Typer(help="Saved search runs: list, show, export, freeze.", no_args_is_help=True)
-report_app = typer.Typer(help="Reports over a Study.", no_args_is_help=True)
+report_app = typer.Typer(
+    help=(
+        "Reports. 'litdesk report --papers A.pdf,B.pdf | --all --questions \"q1;q2\" …': "
+        "a synthesis report over PDFs of the library (the options below; the same as "
+        "'report synthesis'). 'litdesk report prisma': the PRISMA-S report of a Study."
+    ),
+    no_args_is_help=True,
+    invoke_without_command=True,
+)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
