@@ -18,13 +18,15 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
-## Debian's chromium for the browser tests (Playwright drives it; nothing is downloaded by Playwright)
+## Debian's chromium and firefox-esr for the browser tests (Playwright drives chromium; firefox-esr
+## runs headless on its own; nothing is downloaded by Playwright)
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@missing=""; for b in chromium firefox-esr; do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    (apt-get update -qq || true) && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
-	  else echo "chromium is not installed: browser tests will skip (install Debian's chromium)"; fi; }
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else echo "not installed:$$missing; their browser tests will skip (install Debian's$$missing)"; fi; fi
 
 ## make run ARGS="import refs.ris" — run litdesk (the web workspace once it exists)
 run: setup

@@ -4,6 +4,7 @@
   test skips with a reason, except under ``CI=true`` where a missing folder fails.
 * ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
   same rule: skip locally when unreachable, fail under ``CI=true``.
+* ``chromium_path`` / ``firefox_path`` — Debian's browsers (``make browser``); same rule.
 """
 
 from __future__ import annotations
@@ -57,6 +58,20 @@ def chromium_path() -> str:
     path = os.environ.get("LITDESK_CHROMIUM") or shutil.which("chromium")
     if not path:
         _need("chromium is not installed (make browser)")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def firefox_path() -> str:
+    """Debian's firefox-esr for browser tests run headless without a driver (``make browser``)."""
+    import shutil
+
+    path = (
+        os.environ.get("LITDESK_FIREFOX") or shutil.which("firefox-esr") or shutil.which("firefox")
+    )
+    if not path:
+        _need("firefox-esr is not installed (make browser)")
     assert path is not None
     return path
 

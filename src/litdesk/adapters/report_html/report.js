@@ -52,18 +52,46 @@
     pdfLink.setAttribute("href", a.getAttribute("href"));
     pdfLink.textContent = "Open the PDF at page " + a.getAttribute("data-pageno");
     dialog.setAttribute("data-label", a.textContent);
-    if (typeof dialog.showModal === "function") { dialog.showModal(); } else { dialog.setAttribute("open", ""); }
+    if (dialog.open) { /* already shown: new content */ }
+    else if (typeof dialog.showModal === "function") { dialog.showModal(); } else { dialog.setAttribute("open", ""); }
     if (first) { first.scrollIntoView({ block: "center" }); }
     return true;
+  }
+
+  // A citation has a shareable address: report.html#cite-A1 opens its page view.
+  var PREFIX = "#cite-";
+  function setHash(value) {
+    try {
+      window.history.replaceState(null, "", window.location.pathname + window.location.search + value);
+    } catch (e) { /* some file: contexts refuse; the viewer still works */ }
+  }
+  function citeFromHash() {
+    var hash = window.location.hash;
+    if (hash.indexOf(PREFIX) !== 0) { return false; }
+    var label = decodeURIComponent(hash.slice(PREFIX.length));
+    var links = document.querySelectorAll("a.cite");
+    for (var i = 0; i < links.length; i++) {
+      if (links[i].getAttribute("data-label") === label) { return openCite(links[i]); }
+    }
+    return false;
   }
 
   document.addEventListener("click", function (ev) {
     var t = ev.target;
     if (!(t instanceof Element)) { return; }
     var cite = t.closest("a.cite");
-    if (cite && openCite(cite)) { ev.preventDefault(); return; }
+    if (cite && openCite(cite)) {
+      ev.preventDefault();
+      setHash(PREFIX + encodeURIComponent(cite.getAttribute("data-label")));
+      return;
+    }
     var btn = t.closest("[data-set-layout]");
     if (btn) { setLayout(btn.getAttribute("data-set-layout")); return; }
     if (t.id === "viewer-close") { dialog.close(); }
   });
+  dialog.addEventListener("close", function () {
+    if (window.location.hash.indexOf(PREFIX) === 0) { setHash(""); }
+  });
+  window.addEventListener("hashchange", citeFromHash);
+  citeFromHash();
 })();

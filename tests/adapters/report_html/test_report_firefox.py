@@ -1,0 +1,159 @@
+"""A citation's page view with the passage highlighted, in Firefox and through its address.
+
+Firefox (Debian's firefox-esr) runs headless on its own: ``--screenshot`` of the report opened
+at ``#cite-<label>`` (the same viewer code a click runs). The test PDF carries a red square in
+the top-left corner and a blue one in the bottom-right corner of each page, so the page's
+position in the screenshot is found from the pixels alone; the highlight colour must then
+cover the box where the passage was printed, and nowhere else. A plain address shows no
+viewer (the negative control). In Chromium (Playwright) the same address opens the viewer,
+and a click gives the page a shareable ``#cite-`` address that closing the viewer removes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fpdf import FPDF
+from PIL import Image
+
+from litdesk.core.report import ReportPaper, ReportUnit, UnitExcerpt, assign_labels
+from litdesk.services.synthesis import SynthesisReport, write_report
+
+GAUGE = "The staff gauge was read every ten minutes from the bridge camera."
+WHEAT = "Grain yield fell by a third under post-anthesis heat stress."
+A4 = (210.0, 297.0)
+CORNER = 12.0  # mm, the registration squares
+WINDOW = (700, 1300)
+
+
+def _pdf(path: Path, pages: list[tuple[str, float, float]]) -> Path:
+    """Pages with ``text`` at (x, y) mm and the two corner squares."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=12)
+    for text, x, y in pages:
+        pdf.add_page()
+        pdf.set_fill_color(255, 0, 0)
+        pdf.rect(0, 0, CORNER, CORNER, style="F")
+        pdf.set_fill_color(0, 0, 255)
+        pdf.rect(A4[0] - CORNER, A4[1] - CORNER, CORNER, CORNER, style="F")
+        pdf.set_xy(x, y)
+        pdf.multi_cell(80, 7, text)
+    pdf.output(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("report")
+    gauge = _pdf(tmp / "gauge.pdf", [("Cover page.", 30, 30), (GAUGE, 30, 150)])
+    wheat = _pdf(tmp / "wheat.pdf", [(WHEAT, 100, 60)])
+    papers = [
+        ReportPaper("gauge.pdf", "Gauges", ("Li, X.",), link=gauge.as_uri()),
+        ReportPaper("wheat.pdf", "Wheat", ("Ko, Y.",), link=wheat.as_uri()),
+    ]
+    excerpts = (UnitExcerpt(1, "gauge.pdf", 2, GAUGE, 1), UnitExcerpt(2, "wheat.pdf", 1, WHEAT, 2))
+    units = [ReportUnit("question", "How?", "Gauges [1]; wheat [2].", excerpts, None, 0)]
+    report = SynthesisReport(
+        assign_labels(papers, units), ["How?"], "none", "cross-paper", None,
+        "none (extractive)", "none (extractive)", datetime(2026, 12, 1, tzinfo=UTC),
+        {"gauge.pdf": gauge, "wheat.pdf": wheat},
+    )  # fmt: skip
+    return write_report(report, tmp / "report.html", default_dir=tmp, dpi=60)
+
+
+def _firefox_shot(firefox: str, url: str, out: Path) -> np.ndarray:
+    """A headless Firefox screenshot of ``url`` as an (h, w, 3) array."""
+    profile = out.with_suffix(".profile")
+    profile.mkdir()
+    env = os.environ | {"MOZ_HEADLESS": "1", "HOME": str(profile)}
+    cmd = [firefox, "--headless", "--no-remote", "--profile", str(profile), "--screenshot",
+           str(out), f"--window-size={WINDOW[0]},{WINDOW[1]}", url]  # fmt: skip
+    done = subprocess.run(cmd, env=env, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0 and out.is_file(), done.stderr.decode(errors="replace")[-2000:]
+    with Image.open(out) as img:
+        return np.asarray(img.convert("RGB")).astype(np.int16)
+
+
+def _box(mask: np.ndarray) -> tuple[int, int, int, int]:
+    ys, xs = np.nonzero(mask)
+    assert xs.size, "colour not found in the screenshot"
+    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+
+
+def _colours(px: np.ndarray) -> dict[str, np.ndarray]:
+    r, g, b = px[..., 0], px[..., 1], px[..., 2]
+    return {
+        "red": (r > 180) & (g < 90) & (b < 90),
+        "blue": (b > 180) & (r < 90) & (g < 110),
+        # the mark, rgba(255, 200, 0, .42) multiplied onto the white page: about (255, 232, 148)
+        "mark": (r > 235) & (g >= 212) & (g <= 248) & (b >= 115) & (b <= 185),
+        "dark": (r < 110) & (g < 110) & (b < 110),
+    }
+
+
+def _check_highlight(px: np.ndarray, at_mm: tuple[float, float]) -> None:
+    """The page found by its corner squares; the mark colour exactly over the passage."""
+    c = _colours(px)
+    rx0, ry0, _, _ = _box(c["red"])
+    _, _, bx1, by1 = _box(c["blue"])
+    sx, sy = (bx1 - rx0) / A4[0], (by1 - ry0) / A4[1]
+    assert sx > 2 and abs(sx / sy - 1) < 0.03  # the page is shown whole, undistorted
+    mx0, my0, mx1, my1 = _box(c["mark"])
+    left, top = (mx0 - rx0) / sx, (my0 - ry0) / sy
+    right, bottom = (mx1 - rx0) / sx, (my1 - ry0) / sy
+    x, y = at_mm
+    assert abs(left - x) < 3 and abs(top - y) < 4, (left, top)
+    assert right < x + 82 and right - left > 40, (left, right)  # a multi_cell 80 mm wide
+    assert bottom < y + 16, (top, bottom)  # two lines of 7 mm
+    # the colour covers most of its box (text stays dark under it) and is nowhere else
+    box = (slice(my0, my1), slice(mx0, mx1))
+    area = (mx1 - mx0) * (my1 - my0)
+    assert c["mark"][box].sum() > 0.2 * area
+    assert c["dark"][box].sum() > 0.02 * area  # the passage's glyphs are under the highlight
+
+
+def test_firefox_opens_a_citation_address_with_the_passage_highlighted(
+    report_file: Path, firefox_path: str, tmp_path: Path
+) -> None:
+    t0 = time.monotonic()
+    url = report_file.as_uri()
+    _check_highlight(_firefox_shot(firefox_path, url + "#cite-A1", tmp_path / "a1.png"), (30, 150))
+    _check_highlight(_firefox_shot(firefox_path, url + "#cite-B1", tmp_path / "b1.png"), (100, 60))
+    plain = _colours(_firefox_shot(firefox_path, url, tmp_path / "plain.png"))
+    assert not plain["mark"].any() and not plain["red"].any()  # no viewer without an address
+    unknown = _colours(_firefox_shot(firefox_path, url + "#cite-Z9", tmp_path / "z9.png"))
+    assert not unknown["mark"].any() and not unknown["red"].any()
+    assert time.monotonic() - t0 < 30
+
+
+def test_chromium_citation_address_and_shareable_click(report_file: Path, browser: Any) -> None:
+    page = browser.new_page(viewport={"width": WINDOW[0], "height": WINDOW[1]})
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(m.text) if m.type in {"error", "warning"} else None
+    )
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(report_file.as_uri() + "#cite-B1")
+    assert page.locator("dialog#viewer").is_visible()
+    assert page.inner_text("#viewer-title").startswith("B1")
+    page.click("#viewer-close")
+    page.wait_for_function("location.hash === ''", timeout=5000)  # the close event is queued
+    page.locator("#questions a.cite[data-label=A1]").click()
+    assert page.evaluate("location.hash") == "#cite-A1"
+    assert page.inner_text("#viewer-title").startswith("A1")
+    # another address while the viewer is open shows that citation
+    page.evaluate("location.hash = '#cite-B1'")
+    page.wait_for_function("document.getElementById('viewer-title').textContent.startsWith('B1')")
+    page.keyboard.press("Escape")
+    assert not page.locator("dialog#viewer").is_visible()
+    page.wait_for_function("location.hash === ''", timeout=5000)
+    assert problems == []
+    page.close()
