@@ -46,7 +46,7 @@ def test_names_pages_journals() -> None:
     assert first_author_surname(["Zuber, J", "X"]) == "zuber"
     assert first_author_surname(["Smith JA"]) == "smith"
     assert first_author_surname(["John van der Berg"]) == "berg"
-    assert first_author_surname(["Le, Quintrec M."]) == "le"
+    assert first_author_surname(["Le, Quintrec M."]) == "quintrec"
     assert first_page("0548-555") == "548"
     assert first_page("e1234") == "e1234"
     assert journal_matches(journal_key("Nat Rev Nephrol"), journal_key("Nature Reviews Nephrology"))

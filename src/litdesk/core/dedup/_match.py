@@ -16,6 +16,8 @@ nothing is lost: every input record ends in exactly one group.
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -26,12 +28,18 @@ from litdesk.core.fusion import NAMESPACES, group_keys, identity_keys
 from litdesk.core.records import Paper
 
 from ._normalize import (
+    TitleKind,
     author_surnames,
+    first_author_names,
     first_author_surname,
     first_page,
     journal_key,
     journal_matches,
-    normalize_title,
+    page_range,
+    registry_ids,
+    title_info,
+    title_key,
+    volume_key,
 )
 
 __all__ = [
@@ -43,7 +51,7 @@ __all__ = [
     "deduplicate",
 ]
 
-DEDUP_VERSION: Final = "litdesk-dedup-v1"
+DEDUP_VERSION: Final = "litdesk-dedup-v2"
 Decision = Literal["merge", "review", "linked", "distinct"]
 
 #: The documented thresholds (title similarity is rapidfuzz's ratio on normalised titles, 0–1).
@@ -56,10 +64,13 @@ RULES: Final = {
     "same_title_words": 6,  # … of at least this many words
     "review_title": 0.85,  # the uncertain band starts here (with author and year agreeing)
     "review_title_weak": 0.70,  # … or here when page and volume also agree
-    "linked_title": 0.85,  # preprint ↔ published version
+    "linked_title": 0.85,  # preprint ↔ published version; a reply ↔ the item it answers
+    "merge_corrections": False,  # rule E: a correction notice joins the article it corrects
+    # (off: such pairs wait for review — the labelled sets disagree on errata)
     "max_year_gap": 1,
     "max_block": 250,  # blocks larger than this are not paired (counted in the result)
 }
+_TAGS: Final = re.compile(r"<[^<>]{0,200}>")
 _PREPRINT_VENUES: Final = (
     "arxiv",
     "biorxiv",
@@ -110,19 +121,30 @@ class DedupResult:
         return sum(len(g) - 1 for g in self.groups)
 
 
+#: Identifier namespaces compared in stage 2: the identity graph's and trial registries'.
+_REGISTRY_NS: Final = ("nct", "isrctn", "eudract", "actrn", "drks", "chictr")
+_ID_NS: Final = (*NAMESPACES, *_REGISTRY_NS)
+
+
 @dataclass(slots=True)
 class _Features:
     title: str
     words: int
     surname: str
+    names: frozenset[str]
     surnames: frozenset[str]
     year: int | None
     journal: tuple[str, ...]
     volume: str
+    issue: str
     page: str
+    pages: tuple[int, int] | None
     ids: dict[str, set[str]]
     doi_prefix: str
     preprint: bool
+    kind: TitleKind
+    cites: tuple[tuple[str, str], ...]
+    erratum_in: tuple[tuple[str, str, str], ...]
 
 
 def _features(
@@ -135,15 +157,23 @@ def _features(
                 return v
         return None
 
-    title = normalize_title(first("title"))
+    raw_title = first("title")
+    info = title_info(html.unescape(_TAGS.sub(" ", raw_title)) if raw_title else raw_title)
+    title = title_key(info.base)
+    kind = info.kind
+    types = " ".join(t.lower() for p in papers for t in p.publication_types)
+    if kind == "article" and ("erratum" in types or "corrigendum" in types):
+        kind = "correction"
     ids: dict[str, set[str]] = {}
     for k in keys if keys is not None else [identity_keys(p) for p in papers]:
         for ns, vals in k.items():
             if ns in NAMESPACES:
                 ids.setdefault(ns, set()).update(vals)
+    for p in papers:
+        for ns, vals in registry_ids(p.title, p.journal, p.abstract).items():
+            ids.setdefault(ns, set()).update(vals)
     doi = next(iter(sorted(ids.get("doi", set()))), "")
     venue = (first("journal") or "").lower()
-    types = " ".join(t.lower() for p in papers for t in p.publication_types)
     preprint = (
         "preprint" in types
         or "posted-content" in types
@@ -152,18 +182,25 @@ def _features(
         and not venue
         or doi.startswith(("10.1101/", "10.48550/", "10.21203/", "10.2139/"))
     )
+    authors = first("authors") or ()
     return _Features(
         title=title,
         words=len(title.split()),
-        surname=first_author_surname(first("authors") or ()),
-        surnames=author_surnames(first("authors") or ()),
+        surname=first_author_surname(authors),
+        names=first_author_names(authors),
+        surnames=author_surnames(authors),
         year=first("year"),
         journal=journal_key(first("journal")),
-        volume=(first("volume") or "").strip().lower().lstrip("0"),
+        volume=volume_key(first("volume")),
+        issue=volume_key(first("issue")),
         page=first_page(first("pages")),
+        pages=page_range(first("pages")),
         ids=ids,
         doi_prefix=doi.split("/", 1)[0] if doi else "",
         preprint=preprint,
+        kind=kind,
+        cites=info.cites,
+        erratum_in=info.erratum_in,
     )
 
 
@@ -186,7 +223,7 @@ def _blocking_keys(f: _Features) -> list[str]:
 
 def _conflicts(a: _Features, b: _Features) -> list[str]:
     out = []
-    for ns in NAMESPACES:
+    for ns in _ID_NS:
         va, vb = a.ids.get(ns), b.ids.get(ns)
         if va and vb and not (va & vb):
             out.append(ns)
@@ -208,10 +245,17 @@ def _pages_agree(x: str, y: str) -> bool | None:
     return bool(dx) and dx == dy  # "c37" ~ "37", "e1234" ~ "1234"
 
 
+def _same_first_author(a: _Features, b: _Features) -> bool:
+    """The first authors' surnames agree, allowing particles and compound surnames
+    written differently ("Le, Quintrec M." ~ "Le Quintrec, M."; "Goicoechea de Jorge" ~
+    "de Jorge")."""
+    return bool(a.surname) and (a.surname == b.surname or bool(a.names & b.names))
+
+
 def _authors_agree(a: _Features, b: _Features) -> bool | None:
     if not a.surname or not b.surname:
         return None
-    if a.surname == b.surname:
+    if _same_first_author(a, b):
         return True
     shared = a.surnames & b.surnames
     smaller = min(len(a.surnames), len(b.surnames))
@@ -226,15 +270,21 @@ def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
         if title < RULES["auto_title"]:
             title = max(title, fuzz.token_sort_ratio(a.title, b.title, score_cutoff=60) / 100)
     year_gap = abs(a.year - b.year) if a.year and b.year else None
+    shifted = _shifted(a, b)
     ev: dict[str, Any] = {
         "title": round(title, 4),
         "author": _authors_agree(a, b),
         "year_gap": year_gap,
         "journal": journal_matches(a.journal, b.journal) if a.journal and b.journal else None,
-        "volume": _agree(a.volume, b.volume),
-        "page": _pages_agree(a.page, b.page),
+        "volume": True if shifted else _agree(a.volume, b.volume),
+        "page": None if shifted else _pages_agree(a.page, b.page),
+        "issue": None if shifted else _agree(a.issue, b.issue),
         "doi_prefix": _agree(a.doi_prefix, b.doi_prefix),
     }
+    if shifted:
+        ev["fields_shifted"] = True
+    if a.kind != b.kind:
+        ev["kinds"] = sorted((a.kind, b.kind))
     weights = {"author": 0.15, "journal": 0.08, "volume": 0.06, "page": 0.06, "doi_prefix": 0.03}
     score = 0.55 * title
     for name, w in weights.items():
@@ -244,6 +294,16 @@ def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
     return score, ev
 
 
+def _shifted(a: _Features, b: _Features) -> bool:
+    """One record lacks a volume and holds the other's volume and issue in its issue and
+    page fields: the fields were shifted by one place on export (seen in meeting
+    abstracts), so volume agrees and the page is unknown."""
+    for x, y in ((a, b), (b, a)):
+        if not x.volume and x.issue and x.issue == y.volume and x.page and x.page == y.issue:
+            return True
+    return False
+
+
 def _contained(a: _Features, b: _Features) -> float:
     """How well the shorter title (≥ 5 words) is contained in the longer one (0–1)."""
     if min(a.words, b.words) < 5:
@@ -251,7 +311,34 @@ def _contained(a: _Features, b: _Features) -> float:
     return fuzz.partial_ratio(a.title, b.title) / 100
 
 
-def _decide(a: _Features, b: _Features, ev: dict[str, Any]) -> tuple[Decision, str] | None:
+def _implied_correction(a: _Features, b: _Features, ev: dict[str, Any]) -> _Features | None:
+    """An unmarked correction notice: a one-page item in a later issue of the same journal
+    volume under the identical (long) title and first author of a multi-page article."""
+    if not (
+        ev["journal"] is True
+        and ev["volume"] is True
+        and ev["issue"] is False
+        and float(ev["title"]) >= RULES["same_title"]
+        and min(a.words, b.words) >= RULES["same_title_words"]
+        and _same_first_author(a, b)
+        and a.pages
+        and b.pages
+    ):
+        return None
+    for x, y in ((a, b), (b, a)):
+        if (
+            x.pages
+            and y.pages
+            and x.pages[0] == x.pages[1]
+            and x.pages[0] > y.pages[1] > y.pages[0]
+        ):
+            return x
+    return None
+
+
+def _decide(
+    a: _Features, b: _Features, ev: dict[str, Any], merge_corrections: bool
+) -> tuple[Decision, str] | None:
     conflicts = _conflicts(a, b)
     title = float(ev["title"])
     if conflicts:
@@ -266,6 +353,11 @@ def _decide(a: _Features, b: _Features, ev: dict[str, Any]) -> tuple[Decision, s
         if title >= RULES["linked_title"] and author is not False:
             return "linked", "a preprint and a published version: linked, not merged"
         return None
+    if a.kind != b.kind:
+        return _decide_kinds(a, b, ev, merge_corrections)
+    if a.kind == "article" and (corr := _implied_correction(a, b, ev)) is not None:
+        ev["kinds"] = ["article", "correction (one page, later issue)"]
+        return _decide_correction(corr, b if corr is a else a, ev, merge_corrections)
     contradiction = [n for n in ("page", "volume", "journal") if ev[n] is False]
     year_ok = gap is None or gap <= RULES["max_year_gap"]
     agreed = [n for n in ("author", "journal", "volume", "page") if ev[n] is True]
@@ -281,7 +373,7 @@ def _decide(a: _Features, b: _Features, ev: dict[str, Any]) -> tuple[Decision, s
         return "merge", f"rule A: title {title:.2f}, year gap {gap}, agree: {', '.join(agreed)}"
     # rule B: the bibliographic fingerprint (author, year, volume, first page) agrees and
     # the titles are close (a subtitle, a translation note, a typo)
-    fingerprint = gap == 0 and a.surname == b.surname and volume and page
+    fingerprint = gap == 0 and _same_first_author(a, b) and volume and page
     if fingerprint and title < RULES["fingerprint_title"]:
         ev["title_contained"] = round(_contained(a, b), 4)
     if (
@@ -296,7 +388,7 @@ def _decide(a: _Features, b: _Features, ev: dict[str, Any]) -> tuple[Decision, s
         title >= RULES["same_title"]
         and min(a.words, b.words) >= RULES["same_title_words"]
         and gap == 0
-        and a.surname == b.surname
+        and _same_first_author(a, b)
         and journal
         and volume
     ):
@@ -307,6 +399,80 @@ def _decide(a: _Features, b: _Features, ev: dict[str, Any]) -> tuple[Decision, s
     ):
         why = ", ".join(contradiction) if contradiction else "similarity below the automatic rule"
         return "review", f"uncertain: title {title:.2f}; {why}"
+    return None
+
+
+def _decide_correction(
+    corr: _Features, art: _Features, ev: dict[str, Any], merge_corrections: bool
+) -> tuple[Decision, str] | None:
+    """Rule E (see :func:`_decide_kinds`): a correction notice and an article."""
+    title = float(ev["title"])
+    gap, author, journal, volume = ev["year_gap"], ev["author"], ev["journal"], ev["volume"]
+    if (gap is not None and gap > RULES["max_year_gap"]) or author is False or journal is False:
+        return None
+    if title < RULES["auto_title"] and min(corr.words, art.words) >= RULES["same_title_words"]:
+        ev["title_contained"] = round(_contained(corr, art), 4)
+    title_ok = max(title, float(ev.get("title_contained", 0.0))) >= RULES["auto_title"]
+    tie = ""
+    if art.volume and art.page and (art.volume, art.page) in corr.cites:
+        tie = f"the notice cites volume {art.volume}, page {art.page}"
+    elif any(
+        vol == corr.volume and ((pg and pg == corr.page) or (iss and iss == corr.issue))
+        for vol, iss, pg in art.erratum_in
+    ):
+        tie = "the article's erratum note cites the notice"
+    elif volume is True and journal is True:
+        tie = "same journal volume"
+    if merge_corrections and title_ok and tie:
+        return "merge", f"rule E: a correction notice and the article it corrects ({tie})"
+    if title >= RULES["review_title"] or title_ok:
+        why = f"tied: {tie}" if tie else "no citation ties them"
+        return "review", f"a correction notice and the article it may correct ({why})"
+    return None
+
+
+def _decide_kinds(
+    a: _Features, b: _Features, ev: dict[str, Any], merge_corrections: bool
+) -> tuple[Decision, str] | None:
+    """Records of different kinds under the same title (see ``title_info``).
+
+    * rule E — a correction notice (erratum, corrigendum, correction) and the article it
+      corrects are merged, as the labelled benchmark sets count them (a correction is
+      not a separate study; it stays a source record of the group) — when the titles
+      agree (≥ auto_title, or the shorter one, ≥ 6 words, contained in the longer one:
+      exporters truncate), year gap ≤ 1, authors and journals not contradicting, and
+      the two are tied: the notice cites the article's volume and first page, or the
+      article's MEDLINE note cites the notice's volume and page (or issue), or both
+      are in the same journal volume. Otherwise, or with ``merge_corrections`` off,
+      the pair waits for review.
+    * rule L — an Embase record of several letters ("(multiple letters)": a letter and
+      its reply under one record) and a letter or reply whose first page lies in its
+      page range, same title, journal and volume: merged.
+    * a reply or comment and the item it answers (same title): linked, never merged.
+    """
+    title = float(ev["title"])
+    gap, author, journal, volume = ev["year_gap"], ev["author"], ev["journal"], ev["volume"]
+    year_ok = gap is None or gap <= RULES["max_year_gap"]
+    kinds = {a.kind, b.kind}
+    if not year_ok or author is False or journal is False:
+        return None
+    if kinds == {"correction", "article"}:
+        corr, art = (a, b) if a.kind == "correction" else (b, a)
+        return _decide_correction(corr, art, ev, merge_corrections)
+    if "letters" in kinds and kinds <= {"letters", "article", "reply"}:
+        bundle, other = (a, b) if a.kind == "letters" else (b, a)
+        inside = (
+            bundle.pages is not None
+            and other.pages is not None
+            and bundle.pages[0] <= other.pages[0] <= bundle.pages[1]
+        )
+        if title >= RULES["auto_title"] and volume is True and journal is True and inside:
+            return "merge", "rule L: a record of several letters and a letter it contains"
+        if title >= RULES["review_title"]:
+            return "review", f"uncertain: a record of several letters; title {title:.2f}"
+        return None
+    if "reply" in kinds and title >= RULES["linked_title"]:
+        return "linked", "a reply or comment and the item it answers: linked, not merged"
     return None
 
 
@@ -326,13 +492,19 @@ def deduplicate(
     *,
     auto_only: bool = False,
     reviewed: Mapping[tuple[int, int], Decision] | None = None,
+    merge_corrections: bool | None = None,
 ) -> DedupResult:
     """Find duplicate groups among ``papers`` (indices are positions in ``papers``).
 
     ``reviewed`` maps a pair ``(a, b)`` (a < b) to the reviewer's decision (``merge`` or
     ``distinct``), which overrides the automatic one; with ``auto_only`` reviewer
     decisions are ignored (automatic decisions only; review pairs are listed, not merged).
+    ``merge_corrections`` (default ``RULES["merge_corrections"]``) merges a correction
+    notice with the article it corrects (rule E) instead of sending the pair to review.
     """
+    corrections = (
+        bool(RULES["merge_corrections"]) if merge_corrections is None else merge_corrections
+    )
     reviewed = {} if auto_only else dict(reviewed or {})
     n = len(papers)
     pairs: list[Pair] = []
@@ -380,7 +552,7 @@ def deduplicate(
     stage2: list[tuple[float, int, int, Decision, str, dict[str, Any]]] = []
     for x, y in candidates:
         score, ev = _score(feats[x], feats[y])
-        decided = _decide(feats[x], feats[y], ev)
+        decided = _decide(feats[x], feats[y], ev, corrections)
         if decided is None:
             continue
         decision, reason = decided
@@ -399,7 +571,7 @@ def deduplicate(
             if rx != ry:
                 clash = [
                     ns
-                    for ns in NAMESPACES
+                    for ns in _ID_NS
                     if group_ids[rx].get(ns)
                     and group_ids[ry].get(ns)
                     and not (group_ids[rx][ns] & group_ids[ry][ns])

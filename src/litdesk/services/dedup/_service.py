@@ -157,6 +157,7 @@ def dedup_batch(
     auto_only: bool = False,
     decisions: Mapping[tuple[str, str], Decision] | None = None,
     reviewer: Reviewer | None = None,
+    merge_corrections: bool | None = None,
 ) -> DedupReport:
     """Deduplicate the records of an import batch (see :func:`dedup_files`)."""
     refs, papers = _refs(batch)
@@ -172,10 +173,18 @@ def dedup_batch(
                 out[pair] = decision
         return out
 
-    result = deduplicate(papers, auto_only=True)
+    def run(reviewed: dict[tuple[int, int], Decision] | None = None) -> DedupResult:
+        return deduplicate(
+            papers,
+            auto_only=reviewed is None,
+            reviewed=reviewed,
+            merge_corrections=merge_corrections,
+        )
+
+    result = run()
     if not auto_only:
         if known:
-            result = deduplicate(papers, reviewed=by_index())
+            result = run(by_index())
         if reviewer is not None:
             asked = False
             for p in list(result.pairs):
@@ -187,7 +196,7 @@ def dedup_batch(
                     known[k] = answer
                     asked = True
             if asked:
-                result = deduplicate(papers, reviewed=by_index())
+                result = run(by_index())
     return DedupReport(refs, papers, result, list(batch.refused), known)
 
 
@@ -198,15 +207,23 @@ def dedup_files(
     auto_only: bool = False,
     decisions: Mapping[tuple[str, str], Decision] | None = None,
     reviewer: Reviewer | None = None,
+    merge_corrections: bool | None = None,
 ) -> DedupReport:
     """Import ``paths`` and deduplicate all their records together.
 
     ``decisions`` are earlier reviewer decisions keyed by the two records' digests;
     ``reviewer`` is asked about every pair still waiting in the uncertain band. With
-    ``auto_only`` only automatic decisions apply.
+    ``auto_only`` only automatic decisions apply. ``merge_corrections`` merges correction
+    notices with the article they correct (default: ``RULES["merge_corrections"]``).
     """
     batch = import_files(paths, format=format)
-    return dedup_batch(batch, auto_only=auto_only, decisions=decisions, reviewer=reviewer)
+    return dedup_batch(
+        batch,
+        auto_only=auto_only,
+        decisions=decisions,
+        reviewer=reviewer,
+        merge_corrections=merge_corrections,
+    )
 
 
 def load_decisions(path: str | os.PathLike[str]) -> dict[tuple[str, str], Decision]:
