@@ -141,3 +141,42 @@ def test_merged_records_keep_every_source_and_export(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["dedup", *FILES, "-o", str(out), "--to", "ris"])
     assert result.exit_code == 0, result.output
     assert out.read_text().count("ER  -") == 5
+
+
+ERRATUM_RIS = """TY  - JOUR
+ID  - A1
+TI  - Complement factor H mutations in familial atypical haemolytic uraemic syndrome
+AU  - Warwicker, P.
+AU  - Goodship, T. H.
+PY  - 2001
+JO  - Kidney International
+VL  - 60
+IS  - 3
+SP  - 1210
+EP  - 1218
+ER  - 
+
+TY  - JOUR
+ID  - E1
+TI  - Complement factor H mutations in familial atypical haemolytic uraemic syndrome (vol 60, pg 1210, 2001)
+AU  - Warwicker, P.
+PY  - 2002
+JO  - Kidney International
+VL  - 61
+IS  - 1
+SP  - 371
+ER  - 
+"""
+
+
+def test_cli_corrections_wait_for_review_unless_asked(tmp_path: Path) -> None:
+    path = tmp_path / "erratum.ris"
+    path.write_text(ERRATUM_RIS, encoding="utf-8")
+    default = json.loads(CliRunner().invoke(app, ["dedup", str(path), "--json"]).stdout)
+    assert [len(g) for g in default["groups"]] == [1, 1]
+    assert [p["decision"] for p in default["pairs"]] == ["review"]
+    asked = CliRunner().invoke(app, ["dedup", str(path), "--json", "--merge-corrections"])
+    doc = json.loads(asked.stdout)
+    assert [len(g) for g in doc["groups"]] == [2]
+    assert doc["pairs"][0]["reason"].startswith("rule E")
+    assert doc["pairs"][0]["evidence"]["kinds"] == ["article", "correction"]

@@ -157,6 +157,14 @@ def register(app: typer.Typer) -> None:
                 help="Keep decisions in this Study's history (in the store) and reuse them.",
             ),
         ] = None,
+        merge_corrections: Annotated[
+            bool,
+            typer.Option(
+                "--merge-corrections",
+                help="Merge an erratum/correction notice into the article it corrects "
+                "(default: such pairs wait for review).",
+            ),
+        ] = False,
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
@@ -171,6 +179,7 @@ def register(app: typer.Typer) -> None:
                 auto_only=auto_only,
                 decisions=earlier,
                 reviewer=_prompt if review and not auto_only else None,
+                merge_corrections=merge_corrections,
             )
             if decisions and report.decisions != earlier:
                 save_decisions(decisions, report.decisions)
