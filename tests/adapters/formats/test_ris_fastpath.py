@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from litdesk.adapters.formats import _ris
+from litdesk.adapters.formats import _ris, _ris_read
+from litdesk.core.imports import RawSource
 
 CLEAN = [
     "TY  - JOUR",
@@ -58,7 +59,7 @@ def ris_texts(draw: st.DrawFn) -> str:
 
 
 def _dump(text: str, *, fast: bool) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    result = _ris._parse(text, fast=fast)
+    result = _ris_read._parse(text, fast=fast)
     return (
         [r.to_dict(include_raw=True) for r in result.records],
         [n.to_dict() for n in result.notices],
@@ -73,7 +74,7 @@ def test_fast_path_equals_line_machine(text: str) -> None:
 
 def test_clean_records_take_the_fast_path_and_keep_line_numbers() -> None:
     text = "\n\nTY  - JOUR\nTI  - One\nZZ  - x\nER  - \n\nTY  - JOUR\nTI  -  Two \nER  - \n"
-    assert _ris._CLEAN_RECORD.match(text, 0) is not None
+    assert _ris_read._clean_record(RawSource(text.encode()), 2) is not None
     result = _ris.parse(text)
     one, two = result.records
     assert (one.first_line, one.last_line) == (3, 6)
@@ -86,7 +87,7 @@ def test_clean_records_take_the_fast_path_and_keep_line_numbers() -> None:
 
 def test_tag_after_er_is_not_taken_by_the_fast_path() -> None:
     text = "TY  - JOUR\nTI  - One\nER  - \nNL  - Ovid note\nTY  - JOUR\nTI  - Two\nER  - "
-    assert _ris._CLEAN_RECORD.match(text, 0) is None
+    assert _ris_read._clean_record(RawSource(text.encode()), 0) is None
     first = _ris.parse(text).records[0]
     assert first.extras["NL"] == ["Ovid note"]
     assert first.last_line == 4

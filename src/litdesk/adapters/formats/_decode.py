@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from litdesk.core.imports import ImportRefused, Notice
 
-__all__ = ["Decoded", "decode"]
+__all__ = ["Decoded", "decode", "utf8_head"]
 
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 LE"),
@@ -109,3 +109,22 @@ def decode(data: bytes) -> Decoded:
         line=line,
     )
     return Decoded(text, "cp1252", (notice,))
+
+
+def utf8_head(data: bytes, chars: int) -> str | None:
+    """The first ``chars`` characters of ``data`` when :func:`decode` would read it as plain
+    UTF-8 judging by its start (no BOM, not UTF-16, valid UTF-8, text-like), else ``None``.
+
+    A reader of UTF-8 bytes (RIS) uses it to detect the format and check the text without
+    decoding the whole file; bytes that turn out not to be UTF-8 further on are left to
+    :func:`decode` (the Windows-1252 fallback).
+    """
+    if any(data.startswith(bom) for bom, _, _ in _BOMS) or _utf16_without_bom(data):
+        return None
+    size = max(chars, _SAMPLE * 4) * 4 + 4
+    try:
+        head = codecs.getincrementaldecoder("utf-8")().decode(data[:size], final=len(data) <= size)
+        _check_text(head, "utf-8")
+    except (UnicodeDecodeError, ImportRefused):
+        return None  # decode() decides, and words the refusal
+    return head[:chars]

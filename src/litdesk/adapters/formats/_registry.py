@@ -7,7 +7,6 @@ duplicate source record ids → ``duplicate_ids``) and the :class:`SourceInfo`.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,8 +34,9 @@ from . import (
     _ris,
     _wos,
 )
-from ._decode import decode
-from ._spec import FormatSpec
+from ._decode import Decoded, decode, utf8_head
+from ._ris_read import NotUtf8
+from ._spec import FormatSpec, ParseResult
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -58,6 +58,9 @@ SNIFF_CHARS: Final = 64 * 1024
 EXPORT_FORMATS: Final = ("ris", "bibtex", "csljson", "csv")
 
 _MODULES = (_ris, _medline, _wos, _bibtex, _csljson, _csvtable, _endnote, _native)
+# Formats that read UTF-8 bytes without decoding the whole file first (same result as
+# ``parse(text)``; they raise NotUtf8 when the bytes are not UTF-8 after all).
+_BYTES_PARSERS: Final = {"ris": _ris.parse_bytes}
 
 
 def _collect() -> list[FormatSpec]:
@@ -147,11 +150,18 @@ def _check_duplicates(
                 "this record is kept (refs name it by its position in the file)",
                 line=rec.first_line,
             )
-            rec = dataclasses.replace(rec, notices=(*rec.notices, note))
+            rec = rec.replace(notices=(*rec.notices, note))
         if sid:
             seen.add(sid)
         out.append(rec)
     return out, [Notice("duplicate_id", message + "; every record is kept")]
+
+
+def _decode(data: bytes) -> Decoded:
+    decoded = decode(data)
+    if not decoded.text.strip():
+        raise ImportRefused("the file holds only whitespace", code="empty")
+    return decoded
 
 
 def loads(
@@ -180,15 +190,32 @@ def loads(
             code="too_large",
         )
     spec = get_format(format) if format else None
-    if not data.strip():
+    if not data or data.isspace():  # as ``not data.strip()``, without a copy
         raise ImportRefused("the file is empty", code="empty")
-    decoded = decode(data)
-    text = decoded.text
-    if not text.strip():
-        raise ImportRefused("the file holds only whitespace", code="empty")
+    decoded: Decoded | None = None
+    head = utf8_head(data, SNIFF_CHARS)
+    if head is None or not head.strip():
+        decoded = _decode(data)
     if spec is None:
-        spec = detect(text, path=path)
-    result = spec.parse(text)
+        try:
+            spec = detect(decoded.text if decoded is not None else (head or ""), path=path)
+        except ImportRefused:
+            if decoded is None:
+                _decode(data)  # bytes that decode in no encoding are refused as such first
+            raise
+    result: ParseResult | None = None
+    parse_bytes = _BYTES_PARSERS.get(spec.name)
+    if decoded is None and parse_bytes is not None:
+        try:
+            result = parse_bytes(data)
+        except NotUtf8:
+            result = None  # not UTF-8 further on: decode() reads it (Windows-1252)
+        else:
+            decoded = Decoded("", "utf-8")
+    if result is None or decoded is None:
+        if decoded is None:
+            decoded = _decode(data)
+        result = spec.parse(decoded.text)
     if not result.records:
         raise ImportRefused(
             f"no record could be read as {spec.name} from the file", code="malformed"

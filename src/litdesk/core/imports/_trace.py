@@ -8,7 +8,7 @@ and every notice (unknown tag kept, field dropped, malformed identifier) names i
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, Final, Literal
 
 from litdesk._errors import InputError
@@ -20,6 +20,7 @@ __all__ = [
     "ImportTrace",
     "Notice",
     "ParserInfo",
+    "RawSource",
     "RecordTrace",
     "SourceInfo",
     "digest_bytes",
@@ -110,7 +111,42 @@ class SourceInfo:
         }
 
 
-@dataclass(frozen=True, slots=True)
+class RawSource:
+    """The UTF-8 bytes of one parsed text (LF line ends), shared by the records read from it.
+
+    A record that keeps a span of it decodes its raw text on demand, so an import holds the
+    file's bytes once instead of a second copy of every record as text. ``errors`` is the
+    decoding's error handler (``"strict"`` for file bytes, ``"surrogatepass"`` for text that
+    was encoded with it).
+    """
+
+    __slots__ = ("data", "errors")
+
+    def __init__(self, data: bytes, errors: str = "strict") -> None:
+        self.data = data
+        self.errors = errors
+
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", self.errors)
+
+    def digest(self, start: int, end: int) -> str:
+        """:func:`digest_bytes` of the span (the UTF-8 of its text), without a copy."""
+        with memoryview(self.data) as view:
+            return "sha256:" + hashlib.sha256(view[start:end]).hexdigest()
+
+
+_FIELDS: Final = (
+    "digest",
+    "first_line",
+    "last_line",
+    "paper",
+    "raw",
+    "source_id",
+    "notices",
+    "extras",
+)
+
+
 class RecordTrace:
     """One raw record: its digest and line span, the Paper projected from it, its notices.
 
@@ -118,16 +154,105 @@ class RecordTrace:
     ``source_id`` is the record's own id in the file where it has one (RIS ``ID``, BibTeX
     key, CSV ``id`` column, EndNote ``rec-number``); ``extras`` holds every field that the
     Paper does not carry (unknown tags, unmapped columns), keyed by the field's own name.
+
+    Immutable. ``raw`` is given as text, or — by a parser reading bytes — as a span of a
+    shared :class:`RawSource` (``raw_span``), decoded each time ``raw`` is read.
     """
+
+    __slots__ = (
+        "_end",
+        "_raw",
+        "_start",
+        "digest",
+        "extras",
+        "first_line",
+        "last_line",
+        "notices",
+        "paper",
+        "source_id",
+    )
 
     digest: str  # "sha256:<hex>" of the raw record's bytes (UTF-8 of ``raw``)
     first_line: int  # 1-based
     last_line: int  # 1-based, inclusive
     paper: Paper
-    raw: str
-    source_id: str | None = None
-    notices: tuple[Notice, ...] = ()
-    extras: dict[str, list[str]] = field(default_factory=dict)
+    source_id: str | None
+    notices: tuple[Notice, ...]
+    extras: dict[str, list[str]]
+    _raw: str | RawSource
+    _start: int
+    _end: int
+
+    def __init__(
+        self,
+        digest: str,
+        first_line: int,
+        last_line: int,
+        paper: Paper,
+        raw: str = "",
+        source_id: str | None = None,
+        notices: tuple[Notice, ...] = (),
+        extras: dict[str, list[str]] | None = None,
+        *,
+        raw_span: tuple[RawSource, int, int] | None = None,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "digest", digest)
+        init(self, "first_line", first_line)
+        init(self, "last_line", last_line)
+        init(self, "paper", paper)
+        if raw_span is None:
+            init(self, "_raw", raw)
+            init(self, "_start", 0)
+            init(self, "_end", 0)
+        else:
+            if raw:
+                raise ValueError("RecordTrace takes raw or raw_span, not both")
+            init(self, "_raw", raw_span[0])
+            init(self, "_start", raw_span[1])
+            init(self, "_end", raw_span[2])
+        init(self, "source_id", source_id)
+        init(self, "notices", notices)
+        init(self, "extras", {} if extras is None else extras)
+
+    @property
+    def raw(self) -> str:
+        raw = self._raw
+        if type(raw) is str:
+            return raw
+        assert isinstance(raw, RawSource)
+        return raw.text(self._start, self._end)
+
+    def replace(self, **changes: Any) -> RecordTrace:
+        """A copy with ``changes`` (field names as in the constructor)."""
+        values: dict[str, Any] = {name: getattr(self, name) for name in _FIELDS if name != "raw"}
+        if "raw" not in changes and type(self._raw) is not str:
+            values["raw_span"] = (self._raw, self._start, self._end)
+        else:
+            values["raw"] = self.raw
+        values.update(changes)
+        return RecordTrace(**values)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, RecordTrace)
+        return all(getattr(self, name) == getattr(other, name) for name in _FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # like the dataclass it was: extras is a dict
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"RecordTrace({inner})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_record_trace, tuple(getattr(self, name) for name in _FIELDS))
 
     def to_dict(self, *, include_raw: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -142,6 +267,10 @@ class RecordTrace:
         if include_raw:
             out["raw"] = self.raw
         return out
+
+
+def _record_trace(*args: Any) -> RecordTrace:
+    return RecordTrace(*args)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from litdesk._errors import IntegrityError
 
 from ._identifiers import (
     PRIMARY_ID_PATTERN,
+    _hash_accession,
     normalize_arxiv,
     normalize_doi,
     normalize_openalex_id,
@@ -241,7 +242,17 @@ def make_paper(
     ``fallback_key`` (for example a raw record digest) names a paper with no identifier.
     Raises :class:`PaperError` when a field is invalid.
     """
-    if "id" not in fields or not fields["id"]:
+    if fields.get("id"):
+        try:
+            return _fast_paper(fields)
+        except _Slow:
+            pass  # something unusual or invalid: pydantic decides (and words the error)
+    else:
+        fields.pop("id", None)
+        try:
+            return _fast_paper(fields, derive_id=True, source_id=source_id, fallback=fallback_key)
+        except _Slow:
+            pass
         fields["id"] = primary_id(
             pmid=fields.get("pmid"),
             pmcid=fields.get("pmcid"),
@@ -251,10 +262,6 @@ def make_paper(
             doi=fields.get("doi"),
             fallback=fallback_key,
         )
-    try:
-        return _fast_paper(fields)
-    except _Slow:
-        pass  # something unusual or invalid: pydantic decides (and words the error)
     try:
         return Paper(**fields)
     except ValidationError as exc:
@@ -353,67 +360,68 @@ def _f_abstract(v: object) -> str | None:
 
 
 def _f_names(v: object) -> tuple[str, ...]:
+    """``_names`` of a list of plain strings, with C-level passes over the items."""
     if type(v) is not list and type(v) is not tuple:
         raise _Slow("not a list")
-    if len(v) > 12:
-        return _long_names(v)
-    out = []
-    for i, x in enumerate(v):
-        if type(x) is not str:
-            raise _Slow("not a plain str")
-        t = x.strip(_TRIM)
-        if len(t) > 2_000:
-            raise _Slow("too long")
-        if i < MAX_AUTHORS:  # _names: the first MAX_AUTHORS, cleaned, empty ones dropped
-            if not t.isprintable():
-                t = _CONTROL.sub("", t)
-            t = t.strip()
-            if t:
-                out.append(_share(t) if len(t) <= 64 else t)
-    return tuple(out)
-
-
-def _long_names(v: list[Any] | tuple[Any, ...]) -> tuple[str, ...]:
-    """``_f_names`` for a long list: C-level passes over the items (same result)."""
-    if set(map(type, v)) != {str}:
+    if not v:
+        return ()
+    if set(map(type, v)) != _JUST_STR:
         raise _Slow("not a plain str")
-    items = list(map(str.strip, v, repeat(_TRIM)))
+    items = list(map(str.strip, v, repeat(_TRIM, len(v))))
     if max(map(len, items)) > 2_000:
         raise _Slow("too long")
-    if len(items) > MAX_AUTHORS:
-        items = items[:MAX_AUTHORS]
+    if len(items) > MAX_AUTHORS:  # _names: the first MAX_AUTHORS, cleaned, empty ones dropped
+        del items[MAX_AUTHORS:]
     if "".join(items).isprintable():
-        out = list(filter(None, map(str.strip, items)))
+        # the only printable character str.strip() removes is " ", which _TRIM removed
+        out = filter(None, items)
     else:
-        out = list(filter(None, (_CONTROL.sub("", t).strip() for t in items)))
-    return tuple([_share(t) if len(t) <= 64 else t for t in out])
+        out = filter(None, (_CONTROL.sub("", t).strip() for t in items))
+    return tuple(map(_share, out))
+
+
+_JUST_STR: Final = {str}
 
 
 def _short(limit: int) -> Any:
     def check(v: object) -> str | None:
         if v is None:
             return None
-        t = _str(v)
+        if type(v) is not str:
+            raise _Slow("not a plain str")
+        t = v.strip(_TRIM)
         if len(t) > limit:
             raise _Slow("too long")
-        return _share(t) if len(t) <= 64 else t
+        return _share(t)
 
     return check
 
 
-def _ident(norm: Any) -> Any:
+def _ident(norm: Any, canonical: Any = None) -> Any:
     def check(v: object) -> str | None:
         if v is None:
             return None
         t = _str(v)
         if t == "":
             return None
+        if canonical is not None and canonical(t):
+            return str(t.lower())  # what ``norm`` returns for this form (tests compare)
         out = norm(t)
         if out is None:
             raise _Slow("identifier")
         return str(out)
 
     return check
+
+
+# A DOI already in the form normalize_doi reads as itself but for case: "10.", 4-9 digits,
+# "/", then printable ASCII without spaces, "%" or a trailing "." "," ";", at most 512
+# characters. normalize_doi returns it lower-cased (no prefix, escape or space to remove).
+_PLAIN_DOI_FORM = re.compile(r"10\.[0-9]{4,9}/[!-$&-~]*[!-$&-+\-/-:<-~]").fullmatch
+
+
+def _plain_doi(t: str) -> bool:
+    return len(t) <= 512 and _PLAIN_DOI_FORM(t) is not None
 
 
 def _int(low: int, high: int | None) -> Any:
@@ -470,7 +478,7 @@ _FAST: Final[dict[str, Any]] = {
     "volume": _short(100),
     "issue": _short(100),
     "pages": _short(100),
-    "doi": _ident(normalize_doi),
+    "doi": _ident(normalize_doi, _plain_doi),
     "pmid": _ident(normalize_pmid),
     "pmcid": _ident(normalize_pmcid),
     "openalex_id": _ident(normalize_openalex_id),
@@ -497,10 +505,19 @@ if set(_FAST) != set(Paper.model_fields):  # a new field must get a fast check t
     raise AssertionError("make_paper's fast path does not cover every Paper field")
 
 
-def _fast_paper(fields: dict[str, Any]) -> Paper:
-    """The Paper pydantic would build from ``fields``; ``_Slow`` when pydantic must decide."""
-    if "id" not in fields:
-        raise _Slow("id missing")
+def _fast_paper(
+    fields: dict[str, Any],
+    *,
+    derive_id: bool = False,
+    source_id: str | None = None,
+    fallback: str | None = None,
+) -> Paper:
+    """The Paper pydantic would build from ``fields``; ``_Slow`` when pydantic must decide.
+
+    With ``derive_id`` (make_paper without an id) the id is :func:`primary_id` of the
+    checked identifiers — the same id, since the normalisers are idempotent and each checked
+    identifier is its normaliser's output.
+    """
     values = dict(_DEFAULTS)
     fast = _FAST
     for name, value in fields.items():
@@ -508,13 +525,55 @@ def _fast_paper(fields: dict[str, Any]) -> Paper:
         if check is None:
             raise _Slow("unknown field")
         values[name] = check(value)
+    if derive_id:
+        values["id"] = _derived_id(values, source_id, fallback)
+        shape = (*fields, "id")
+    elif "id" not in fields:
+        raise _Slow("id missing")
+    else:
+        shape = tuple(fields)
     # what Paper.model_construct does, without its per-field default lookups
     paper = _new(Paper)
     _set(paper, "__dict__", values)
-    _set(paper, "__pydantic_fields_set__", set(fields))
+    _set(paper, "__pydantic_fields_set__", _fields_set(shape))
     _set(paper, "__pydantic_extra__", None)
     _set(paper, "__pydantic_private__", None)
     return paper
+
+
+def _derived_id(values: dict[str, Any], source_id: str | None, fallback: str | None) -> str:
+    """:func:`primary_id` of checked (normalised) identifiers, without normalising again."""
+    if values["pmid"]:
+        return _f_id("MED-" + values["pmid"])
+    if values["pmcid"]:
+        return _f_id("PMC-" + values["pmcid"])
+    if source_id and (s := normalize_source_id(source_id)):
+        return _f_id(s)
+    if values["openalex_id"]:
+        return _f_id("OAX-" + values["openalex_id"])
+    if values["arxiv_id"]:
+        return _f_id("ARX-" + values["arxiv_id"].upper().replace("/", "_"))
+    # "<source>-" and 24 upper-case hex digits: a primary id as it stands
+    if values["doi"]:
+        return "DOI-" + _hash_accession(values["doi"])
+    return "REC-" + _hash_accession(fallback or "")
+
+
+# One fields set per shape (the names given): a Paper is frozen, pydantic copies the set
+# before changing a copy's (model_copy), and litdesk never changes one in place — so the
+# papers of an import share a handful of sets instead of one each (memory, and objects
+# the garbage collector walks). Bounded: past the bound, shapes get their own set.
+_SHAPES: dict[tuple[str, ...], set[str]] = {}
+_MAX_SHAPES: Final = 4096
+
+
+def _fields_set(shape: tuple[str, ...]) -> set[str]:
+    shared = _SHAPES.get(shape)
+    if shared is None:
+        shared = set(shape)
+        if len(_SHAPES) < _MAX_SHAPES:
+            _SHAPES[shape] = shared
+    return shared
 
 
 _new = object.__new__

@@ -1,0 +1,484 @@
+"""RIS reading: whole records read in place from UTF-8 bytes, other lines by a line machine.
+
+The text is read as the UTF-8 bytes of its LF-normalised form (the bytes of a UTF-8 file
+as they are, other texts encoded once). A well-formed record — ``TY  -`` first, standard
+``XX  - value`` lines, ``ER  -`` last — is found with ``bytes.find``, decoded once and split
+into its lines; everything else (junk lines, continuations, missing ``ER``, Ovid's tag after
+``ER``, non-standard separators) goes through the line-by-line machine, which reads every
+dialect. Both give the same records (tests/adapters/formats/test_ris_fastpath.py).
+
+Each record keeps its raw text as a span of the one shared :class:`RawSource` (the raw-record
+digest is computed from the span's bytes), so an import holds the text's bytes once.
+"""
+
+from __future__ import annotations
+
+import re
+from operator import itemgetter
+from typing import Any, Final
+
+from litdesk.core.imports import Notice, RawSource, RecordTrace
+from litdesk.core.records import (
+    normalize_arxiv,
+    normalize_doi,
+    normalize_openalex_id,
+    normalize_pmcid,
+    normalize_pmid,
+)
+
+from ._ris_base import (
+    _ABSTRACT_TAGS,
+    _AUTHOR_TAGS,
+    _JOURNAL_TAGS,
+    _KNOWN_TAGS,
+    _LIST_CONTINUATION_TAGS,
+    _PARAGRAPH_TAGS,
+    _PUBMED_DB,
+    _TITLE_TAGS,
+    _UPPER,
+    _UPPER_DIGIT,
+    _USED,
+    _YEAR_TAGS,
+    RIS_TYPES,
+    _tag_of,
+    build_paper,
+    first_year,
+    take_identifier,
+)
+from ._spec import ParseResult
+
+__all__ = ["NotUtf8", "parse", "parse_bytes"]
+
+
+class NotUtf8(Exception):
+    """Internal: ``parse_bytes`` met bytes that are not UTF-8 (the registry decodes otherwise)."""
+
+
+class _Record:
+    __slots__ = ("cont", "fields", "first", "last_tag", "lines", "notices", "start")
+
+    def __init__(self, first: int, start: int) -> None:
+        self.first = first
+        self.start = start
+        self.fields: dict[str, list[str]] = {}
+        self.lines: dict[str, int] = {}
+        self.notices: list[Notice] = []
+        self.last_tag: str | None = None
+        # continuation lines, joined once at the end (linear however many lines there are)
+        self.cont: dict[tuple[str, int], list[str]] | None = None
+
+    def add(self, tag: str, value: str, index: int) -> None:
+        self.last_tag = tag
+        if tag not in self.lines:
+            self.lines[tag] = index + 1
+        if value:
+            values = self.fields.get(tag)
+            if values is None:
+                self.fields[tag] = [value]
+            else:
+                values.append(value)
+
+    def extend(self, text: str) -> None:
+        tag = self.last_tag
+        assert tag is not None
+        values = self.fields.get(tag)
+        if values is None:
+            self.fields[tag] = [text]
+        elif tag in _LIST_CONTINUATION_TAGS:
+            values.append(text)
+        else:
+            if self.cont is None:
+                self.cont = {}
+            self.cont.setdefault((tag, len(values) - 1), []).append(text)
+
+    def join_continuations(self) -> None:
+        if self.cont is None:
+            return
+        for (tag, index), parts in self.cont.items():
+            values = self.fields[tag]
+            sep = "\n" if tag in _PARAGRAPH_TAGS else " "
+            values[index] = sep.join([values[index], *parts])
+        self.cont = None
+
+
+class _Junk:
+    """Lines outside any record, counted (not stored) between two records."""
+
+    __slots__ = ("count", "first", "last")
+
+    def __init__(self) -> None:
+        self.count = self.first = self.last = 0
+
+    def add(self, index: int) -> None:
+        if not self.count:
+            self.first = index
+        self.last = index
+        self.count += 1
+
+    def notice(self) -> Notice:
+        first, last, n = self.first + 1, self.last + 1, self.count
+        where = f"line {first}" if first == last else f"lines {first}–{last}"
+        return Notice(
+            "skipped", f"{n} line{'s' if n > 1 else ''} outside any record skipped ({where})", first
+        )
+
+
+# A well-formed record (see _clean_record): its tags, the separators after them, and the
+# Ovid tag line after ER that would make the record longer.
+_TAG: Final = itemgetter(slice(0, 2))
+_SEP: Final = itemgetter(slice(2, 6))
+_VALUE: Final = itemgetter(slice(6, None))
+_SEPS: Final = frozenset({"  - ", "  -\t", "  -"})
+_TAGS: Final = frozenset(a + b for a in _UPPER for b in _UPPER_DIGIT)
+_TAG_AFTER_ER = re.compile(rb"(?!TY)[A-Z][A-Z0-9][ \t]{1,3}-")
+
+
+def parse(text: str) -> ParseResult:
+    """Read every RIS record of ``text`` (see the module docstring of ``_ris`` for the dialects)."""
+    return _parse(text)
+
+
+def _parse(text: str, *, fast: bool = True) -> ParseResult:
+    """``parse``; ``fast=False`` reads every line with the general machine (tests compare)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # lone surrogates (only possible in text handed over directly) survive the round trip
+    return _read(RawSource(text.encode("utf-8", "surrogatepass"), "surrogatepass"), fast=fast)
+
+
+def parse_bytes(data: bytes) -> ParseResult:
+    """``parse`` of UTF-8 ``data`` without decoding it whole; :class:`NotUtf8` when it is not.
+
+    Every byte is decoded once, as part of a record or of a line, so bytes that are not
+    UTF-8 anywhere in ``data`` raise :class:`NotUtf8`, as decoding the whole would.
+    """
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    try:
+        return _read(RawSource(data, "strict"), fast=True)
+    except UnicodeDecodeError:
+        raise NotUtf8 from None
+
+
+def _read(src: RawSource, *, fast: bool) -> ParseResult:
+    data = src.data
+    errors = src.errors
+    reader = _Reader(src)
+    records = reader.records
+    n = len(data)
+    find = data.find
+    pos = 0  # start of line ``i``
+    i = 0
+    while pos < n:
+        if fast and reader.cur is None:
+            q = pos
+            while q < n and data[q] == 10:  # empty lines before a record
+                q += 1
+            found = _clean_record(src, q) if data.startswith(b"TY  -", q) else None
+            if found is not None:
+                if reader.pending is not None:
+                    reader.finish_pending()
+                if reader.junk.count:
+                    reader.flush_junk()
+                end, lines, tags = found
+                first = i + (q - pos)
+                last = first + len(lines) - 1
+                records.append(_finish_clean(src, q, end, first, last, lines, tags))
+                pos = end + 1
+                i = last + 1
+                continue
+        nl = find(b"\n", pos)
+        if nl == -1:
+            nl = n
+        reader.line(data[pos:nl].decode("utf-8", errors), i, pos, nl)
+        pos = nl + 1
+        i += 1
+    return reader.result()
+
+
+def _clean_record(src: RawSource, start: int) -> tuple[int, list[str], list[str]] | None:
+    """``(end, lines, tags)`` of the well-formed record at ``start``, or ``None``.
+
+    Well-formed is what the regex ``TY  -(?:[ \t].*)?\n(?:(?!TY|ER)[A-Z][A-Z0-9]  -(?:[ \t].*)?\n)*
+    ER  -(?:[ \t].*)?(?:\n|$)`` reads, not followed by a tag line (Ovid writes one after ER, and
+    the line machine reads it into the record). ``start`` begins with ``TY  -``.
+    """
+    data = src.data
+    er = data.find(b"\nER  -", start)
+    if er == -1:
+        return None
+    end = data.find(b"\n", er + 1)
+    if end == -1:
+        end = len(data)
+    elif _TAG_AFTER_ER.match(data, end + 1):
+        return None
+    lines = data[start:end].decode("utf-8", src.errors).split("\n")
+    tags = list(map(_TAG, lines))
+    # the first line is TY (start), the last ER (the first "ER  -" line after start)
+    if not _TAGS.issuperset(tags) or not _SEPS.issuperset(map(_SEP, lines)):
+        return None
+    if tags.count("TY") != 1:
+        return None
+    return end, lines, tags
+
+
+def _finish_clean(
+    src: RawSource, start: int, end: int, first: int, last: int, lines: list[str], tags: list[str]
+) -> RecordTrace:
+    """The trace of a well-formed record (line indexes ``first``..``last``, 0-based)."""
+    del lines[-1], tags[-1]  # the ER line ends the record; its value is not kept
+    fields: dict[str, list[str]] = {}
+    for tag, value in zip(tags, map(str.strip, map(_VALUE, lines)), strict=True):
+        if value:
+            values = fields.get(tag)
+            if values is None:
+                fields[tag] = [value]
+            else:
+                values.append(value)
+    first_line = first + 1
+
+    def line_of(tag: str) -> int:
+        return first_line + tags.index(tag) if tag in tags else first_line
+
+    return _trace(src, start, end, first_line, last + 1, fields, line_of, [])
+
+
+class _Reader:
+    """The line-by-line machine: every dialect, junk lines, continuations, missing ER."""
+
+    __slots__ = (
+        "cur",
+        "junk",
+        "last_content",
+        "last_end",
+        "notices",
+        "pending",
+        "pending_end",
+        "pending_last",
+        "records",
+        "src",
+    )
+
+    def __init__(self, src: RawSource) -> None:
+        self.src = src
+        self.records: list[RecordTrace] = []
+        self.notices: list[Notice] = []
+        self.cur: _Record | None = None
+        self.pending: _Record | None = None  # ended by ER; Ovid puts a tag (NL) right after ER
+        self.pending_last = self.pending_end = 0
+        self.junk = _Junk()
+        self.last_content = self.last_end = 0
+
+    def finish_pending(self) -> None:
+        assert self.pending is not None
+        self.records.append(_finish(self.pending, self.src, self.pending_last, self.pending_end))
+        self.pending = None
+
+    def flush_junk(self) -> None:
+        self.notices.append(self.junk.notice())
+        self.junk = _Junk()
+
+    def line(self, line: str, i: int, start: int, end: int) -> None:
+        """Line ``i`` (0-based), the bytes ``start``..``end`` of the source."""
+        # fast path for the standard "XX  - value" form, regex fallback for the rest
+        tagged: tuple[str, str] | None
+        if line[2:5] == "  -" and line[0] in _UPPER and line[1] in _UPPER_DIGIT:
+            rest = line[5:]
+            if not rest:
+                tagged = (line[:2], "")
+            elif rest[0] == " " or rest[0] == "\t":
+                tagged = (line[:2], rest[1:].strip())
+            else:
+                tagged = _tag_of(line)
+        else:
+            tagged = _tag_of(line) if line else None
+        pending = self.pending
+        if pending is not None:
+            if tagged is not None and tagged[0] not in ("TY", "ER") and i == self.pending_last + 1:
+                pending.add(tagged[0], tagged[1], i)
+                pending.notices.append(
+                    Notice("other", f"tag {tagged[0]} after ER read into the record", i + 1)
+                )
+                self.pending_last, self.pending_end = i, end
+                return
+            self.finish_pending()
+        cur = self.cur
+        if cur is None:
+            if tagged is None or tagged[0] == "ER":
+                if line.strip():
+                    self.junk.add(i)
+                return
+            if self.junk.count:
+                self.flush_junk()
+            cur = self.cur = _Record(i, start)
+            cur.add(tagged[0], tagged[1], i)
+            self.last_content, self.last_end = i, end
+            if tagged[0] != "TY":
+                cur.notices.append(
+                    Notice("other", "record starts without a TY line", i + 1, tagged[0])
+                )
+            return
+        if tagged is None:
+            stripped = line.strip()
+            if stripped:
+                if cur.last_tag is None:
+                    self.junk.add(i)
+                else:
+                    cur.extend(stripped)
+                    self.last_content, self.last_end = i, end
+            return
+        tag, value = tagged
+        if tag == "ER":
+            self.pending, self.pending_last, self.pending_end = cur, i, end
+            self.cur = None
+            return
+        if tag == "TY" and "TY" in cur.lines:
+            cur.notices.append(
+                Notice(
+                    "unterminated",
+                    "record has no ER line; read up to the next TY",
+                    self.last_content + 1,
+                )
+            )
+            self.records.append(_finish(cur, self.src, self.last_content, self.last_end))
+            cur = self.cur = _Record(i, start)
+        cur.add(tag, value, i)
+        self.last_content, self.last_end = i, end
+
+    def result(self) -> ParseResult:
+        if self.pending is not None:
+            self.finish_pending()
+        cur = self.cur
+        if cur is not None:
+            cur.notices.append(
+                Notice(
+                    "unterminated", "last record has no ER line; read anyway", self.last_content + 1
+                )
+            )
+            self.records.append(_finish(cur, self.src, self.last_content, self.last_end))
+            self.cur = None
+        if self.junk.count:
+            self.flush_junk()
+        return ParseResult(records=self.records, notices=self.notices)
+
+
+def _finish(rec: _Record, src: RawSource, last: int, end: int) -> RecordTrace:
+    """The trace of a record read by the line machine (``last``: its last line index)."""
+    rec.join_continuations()
+    at = rec.lines
+    first_line = rec.first + 1
+
+    def line_of(tag: str) -> int:
+        return at.get(tag, first_line)
+
+    return _trace(src, rec.start, end, first_line, last + 1, rec.fields, line_of, rec.notices)
+
+
+def _trace(
+    src: RawSource,
+    start: int,
+    end: int,
+    first_line: int,
+    last_line: int,
+    f: dict[str, list[str]],
+    line_of: Any,
+    notices: list[Notice],
+) -> RecordTrace:
+    """The Paper, notices and extras of one record's fields, and its trace."""
+    digest = src.digest(start, end)
+    paper_fields: dict[str, Any] = {}
+    for tag in _TITLE_TAGS:
+        if tag in f:
+            paper_fields["title"] = f[tag][0]  # Paper removes control characters
+            break
+    authors: list[str] = []
+    for tag in _AUTHOR_TAGS:
+        if tag in f:
+            authors.extend(f[tag])
+    if authors:
+        paper_fields["authors"] = authors
+    for tag in _JOURNAL_TAGS:
+        if tag in f:
+            paper_fields["journal"] = f[tag][0]
+            break
+    year_values: list[str] = []
+    for tag in _YEAR_TAGS:
+        if tag in f:
+            year_values.extend(f[tag])
+    if year_values:
+        year = first_year(year_values)
+        if year is None:
+            notices.append(
+                Notice("dropped_field", f"no year in {year_values[0][:40]!r}", line_of("PY"), "PY")
+            )
+        else:
+            paper_fields["year"] = year
+    if "VL" in f or "VO" in f:
+        paper_fields["volume"] = (f.get("VL") or f["VO"])[0]
+    if "IS" in f:
+        paper_fields["issue"] = f["IS"][0]
+    sp = f.get("SP")
+    if sp:
+        ep = f.get("EP")
+        paper_fields["pages"] = f"{sp[0]}-{ep[0]}" if ep and "-" not in sp[0] else sp[0]
+    if "DO" in f:
+        doi = take_identifier(
+            f["DO"], normalize_doi, "DOI", notices, line=line_of("DO"), field="DO"
+        )
+        if doi:
+            paper_fields["doi"] = doi
+    if "AN" in f:
+        an = f["AN"][0]
+        db = " ".join(f.get("DB", []) + f.get("DP", []))
+        if an.lower().startswith("pmid") or (an.isdigit() and (not db or _PUBMED_DB.search(db))):
+            pmid = normalize_pmid(an)
+            if pmid:
+                paper_fields["pmid"] = pmid
+    if "C2" in f:
+        for value in f["C2"]:
+            if value.strip().upper().startswith("PMC") and (pmcid := normalize_pmcid(value)):
+                paper_fields["pmcid"] = pmcid
+                break
+    source_url: str | None = None
+    for value in f.get("UR", ()):
+        for url in value.replace(";", " ").split():
+            if "openalex.org/" in url and (w := normalize_openalex_id(url)):
+                paper_fields.setdefault("openalex_id", w)
+            elif "arxiv.org/" in url and (a := normalize_arxiv(url)):
+                paper_fields.setdefault("arxiv_id", a)
+            elif source_url is None and url.startswith("https://"):
+                source_url = url
+    if source_url:
+        paper_fields["source_url"] = source_url
+    for tag in _ABSTRACT_TAGS:
+        if tag in f:
+            paper_fields["abstract"] = "\n".join(f[tag])
+            break
+    if "KW" in f:
+        paper_fields["keywords"] = f["KW"]
+    if "TY" in f:
+        code = f["TY"][0].upper()
+        paper_fields["publication_types"] = [RIS_TYPES.get(code, code)]
+    extras: dict[str, list[str]] = {}
+    for tag, values in f.items():
+        if tag in _USED:
+            continue
+        extras[tag] = values
+        if tag not in _KNOWN_TAGS:
+            notices.append(
+                Notice("unknown_tag", f"unknown tag {tag} kept in extras", line_of(tag), tag)
+            )
+    source_id = f["ID"][0] if "ID" in f else None
+    paper = build_paper(
+        paper_fields, digest=digest, line=first_line, notices=notices, source_id=source_id
+    )
+    return RecordTrace(
+        digest,
+        first_line,
+        last_line,
+        paper,
+        source_id=source_id,
+        notices=tuple(notices),
+        extras=extras,
+        raw_span=(src, start, end),
+    )
