@@ -154,7 +154,7 @@ VL  - 60
 IS  - 3
 SP  - 1210
 EP  - 1218
-ER  - 
+ER  -
 
 TY  - JOUR
 ID  - E1
@@ -165,13 +165,13 @@ JO  - Kidney International
 VL  - 61
 IS  - 1
 SP  - 371
-ER  - 
+ER  -
 """
 
 
 def test_cli_corrections_wait_for_review_unless_asked(tmp_path: Path) -> None:
     path = tmp_path / "erratum.ris"
-    path.write_text(ERRATUM_RIS, encoding="utf-8")
+    path.write_text(ERRATUM_RIS.replace("ER  -\n", "ER  - \n"), encoding="utf-8")
     default = json.loads(CliRunner().invoke(app, ["dedup", str(path), "--json"]).stdout)
     assert [len(g) for g in default["groups"]] == [1, 1]
     assert [p["decision"] for p in default["pairs"]] == ["review"]

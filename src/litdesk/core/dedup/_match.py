@@ -7,8 +7,14 @@ each candidate pair:
 
 * ``merge`` — automatic, above the strict rule (see :data:`RULES`), reason recorded;
 * ``review`` — the uncertain band, waiting for the reviewer;
-* ``linked`` — a preprint and its published version: linked, never merged;
-* ``distinct`` — conflicting identifiers or a contradiction (never merged).
+* ``linked`` — a preprint and its published version, or a reply/comment and the item
+  it answers: linked, never merged;
+* ``distinct`` — conflicting identifiers (trial registry numbers included) or a
+  contradiction (never merged).
+
+Titles also tell what a record is (:func:`title_info`): correction notices, replies and
+Embase records of several letters are decided by their own rules (E, L; see
+:func:`_decide_kinds`).
 
 Every decision can be overridden by a reviewer decision keyed by the pair of records;
 nothing is lost: every input record ends in exactly one group.
@@ -437,14 +443,15 @@ def _decide_kinds(
     """Records of different kinds under the same title (see ``title_info``).
 
     * rule E — a correction notice (erratum, corrigendum, correction) and the article it
-      corrects are merged, as the labelled benchmark sets count them (a correction is
-      not a separate study; it stays a source record of the group) — when the titles
-      agree (≥ auto_title, or the shorter one, ≥ 6 words, contained in the longer one:
-      exporters truncate), year gap ≤ 1, authors and journals not contradicting, and
-      the two are tied: the notice cites the article's volume and first page, or the
-      article's MEDLINE note cites the notice's volume and page (or issue), or both
-      are in the same journal volume. Otherwise, or with ``merge_corrections`` off,
-      the pair waits for review.
+      corrects: when the titles agree (≥ auto_title, or the shorter one, ≥ 6 words,
+      contained in the longer one: exporters truncate), year gap ≤ 1, authors and
+      journals not contradicting, the pair waits for review with what ties the two in
+      its reason (the notice cites the article's volume and first page; the article's
+      MEDLINE note cites the notice's volume and page or issue; or the same journal
+      volume). With ``merge_corrections`` a tied pair is merged instead (the notice
+      stays a source record of the group). Review is the default because the labelled
+      benchmark sets disagree: most of haematology's errata are labelled duplicates of
+      their article, copper's erratum and a few of haematology's are not.
     * rule L — an Embase record of several letters ("(multiple letters)": a letter and
       its reply under one record) and a letter or reply whose first page lies in its
       page range, same title, journal and volume: merged.

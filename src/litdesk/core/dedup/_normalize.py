@@ -159,6 +159,9 @@ class TitleInfo:
     erratum_in: tuple[tuple[str, str, str], ...] = ()
 
 
+_MAX_TITLE: Final = 2000
+
+
 def _cut_unclosed_paren(title: str) -> str:
     """Cut a correction notice's truncated trailing citation at its first unclosed "("."""
     stack: list[int] = []
@@ -178,6 +181,7 @@ def title_info(title: str | None) -> TitleInfo:
         return TitleInfo("")
     if not _MARKER_HINT.search(title):
         return TitleInfo(title)
+    title = " ".join(title[:_MAX_TITLE].split())  # bounded work for the patterns below
     notes = tuple(
         (m.group(1).lower().lstrip("0"), (m.group(2) or "").strip().lower(), first_page(m.group(3)))
         for m in _ERRATUM_NOTE.finditer(title)
