@@ -25,16 +25,13 @@ from litdesk.core.records import (
     normalize_pmcid,
     normalize_pmid,
 )
+from litdesk.core.records._paper import plain_doi
 
 from ._ris_base import (
-    _ABSTRACT_TAGS,
-    _AUTHOR_TAGS,
-    _JOURNAL_TAGS,
     _KNOWN_TAGS,
     _LIST_CONTINUATION_TAGS,
     _PARAGRAPH_TAGS,
     _PUBMED_DB,
-    _TITLE_TAGS,
     _UPPER,
     _UPPER_DIGIT,
     _USED,
@@ -384,47 +381,50 @@ def _trace(
     line_of: Any,
     notices: list[Notice],
 ) -> RecordTrace:
-    """The Paper, notices and extras of one record's fields, and its trace."""
+    """The Paper, notices and extras of one record's fields, and its trace.
+
+    ``f`` maps each tag to its non-empty values in file order.
+    """
     digest = src.digest(start, end)
+    get = f.get
     paper_fields: dict[str, Any] = {}
-    for tag in _TITLE_TAGS:
-        if tag in f:
-            paper_fields["title"] = f[tag][0]  # Paper removes control characters
-            break
-    authors: list[str] = []
-    for tag in _AUTHOR_TAGS:
-        if tag in f:
-            authors.extend(f[tag])
+    # each value list is non-empty, so ``or`` takes the first tag present
+    values = get("TI") or get("T1") or get("CT") or get("BT")
+    if values:
+        paper_fields["title"] = values[0]  # Paper removes control characters
+    au, a1 = get("AU"), get("A1")
+    authors = au + a1 if au and a1 else au or a1
     if authors:
         paper_fields["authors"] = authors
-    for tag in _JOURNAL_TAGS:
-        if tag in f:
-            paper_fields["journal"] = f[tag][0]
-            break
-    year_values: list[str] = []
-    for tag in _YEAR_TAGS:
-        if tag in f:
-            year_values.extend(f[tag])
+    values = get("JF") or get("JO") or get("T2") or get("JA") or get("J2") or get("J1") or get("BT")
+    if values:
+        paper_fields["journal"] = values[0]
+    year_values = get("PY")
+    if year_values is None or "Y1" in f or "DA" in f:
+        year_values = [v for tag in _YEAR_TAGS if tag in f for v in f[tag]]
     if year_values:
-        year = first_year(year_values)
+        first = year_values[0]
+        if len(first) == 4 and first.isdigit() and first.isascii() and first[0] in "12":
+            year: int | None = int(first)  # what first_year finds in a bare year
+        else:
+            year = first_year(year_values)
         if year is None:
             notices.append(
-                Notice("dropped_field", f"no year in {year_values[0][:40]!r}", line_of("PY"), "PY")
+                Notice("dropped_field", f"no year in {first[:40]!r}", line_of("PY"), "PY")
             )
         else:
             paper_fields["year"] = year
-    if "VL" in f or "VO" in f:
-        paper_fields["volume"] = (f.get("VL") or f["VO"])[0]
+    values = get("VL") or get("VO")
+    if values:
+        paper_fields["volume"] = values[0]
     if "IS" in f:
         paper_fields["issue"] = f["IS"][0]
-    sp = f.get("SP")
+    sp = get("SP")
     if sp:
-        ep = f.get("EP")
+        ep = get("EP")
         paper_fields["pages"] = f"{sp[0]}-{ep[0]}" if ep and "-" not in sp[0] else sp[0]
     if "DO" in f:
-        doi = take_identifier(
-            f["DO"], normalize_doi, "DOI", notices, line=line_of("DO"), field="DO"
-        )
+        doi = take_identifier(f["DO"], _doi, "DOI", notices, line=line_of("DO"), field="DO")
         if doi:
             paper_fields["doi"] = doi
     if "AN" in f:
@@ -439,35 +439,36 @@ def _trace(
             if value.strip().upper().startswith("PMC") and (pmcid := normalize_pmcid(value)):
                 paper_fields["pmcid"] = pmcid
                 break
-    source_url: str | None = None
-    for value in f.get("UR", ()):
-        for url in value.replace(";", " ").split():
-            if "openalex.org/" in url and (w := normalize_openalex_id(url)):
-                paper_fields.setdefault("openalex_id", w)
-            elif "arxiv.org/" in url and (a := normalize_arxiv(url)):
-                paper_fields.setdefault("arxiv_id", a)
-            elif source_url is None and url.startswith("https://"):
-                source_url = url
-    if source_url:
-        paper_fields["source_url"] = source_url
-    for tag in _ABSTRACT_TAGS:
-        if tag in f:
-            paper_fields["abstract"] = "\n".join(f[tag])
-            break
+    if "UR" in f:
+        source_url: str | None = None
+        for value in f["UR"]:
+            for url in value.replace(";", " ").split():
+                if "openalex.org/" in url and (w := normalize_openalex_id(url)):
+                    paper_fields.setdefault("openalex_id", w)
+                elif "arxiv.org/" in url and (a := normalize_arxiv(url)):
+                    paper_fields.setdefault("arxiv_id", a)
+                elif source_url is None and url.startswith("https://"):
+                    source_url = url
+        if source_url:
+            paper_fields["source_url"] = source_url
+    values = get("AB") or get("N2")
+    if values:
+        paper_fields["abstract"] = values[0] if len(values) == 1 else "\n".join(values)
     if "KW" in f:
         paper_fields["keywords"] = f["KW"]
     if "TY" in f:
         code = f["TY"][0].upper()
         paper_fields["publication_types"] = [RIS_TYPES.get(code, code)]
     extras: dict[str, list[str]] = {}
-    for tag, values in f.items():
-        if tag in _USED:
-            continue
-        extras[tag] = values
-        if tag not in _KNOWN_TAGS:
-            notices.append(
-                Notice("unknown_tag", f"unknown tag {tag} kept in extras", line_of(tag), tag)
-            )
+    if f.keys() - _USED:  # tags the Paper does not carry: kept in file order
+        for tag, values in f.items():
+            if tag in _USED:
+                continue
+            extras[tag] = values
+            if tag not in _KNOWN_TAGS:
+                notices.append(
+                    Notice("unknown_tag", f"unknown tag {tag} kept in extras", line_of(tag), tag)
+                )
     source_id = f["ID"][0] if "ID" in f else None
     paper = build_paper(
         paper_fields, digest=digest, line=first_line, notices=notices, source_id=source_id
@@ -482,3 +483,8 @@ def _trace(
         extras=extras,
         raw_span=(src, start, end),
     )
+
+
+def _doi(value: str) -> str | None:
+    """``normalize_doi``, without its regexes for a DOI already in plain form."""
+    return value.lower() if plain_doi(value) else normalize_doi(value)
