@@ -15,7 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from litdesk.core.records import AbstractSource, Paper, PaperError, _paper, make_paper
+from litdesk.core.records import (
+    AbstractSource,
+    Paper,
+    PaperError,
+    _paper,
+    make_paper,
+    normalize_doi,
+    primary_id,
+)
 
 FIELDS = [name for name in Paper.model_fields if name != "id"]
 
@@ -276,3 +284,118 @@ def test_long_name_lists_match_pydantic() -> None:
         make_paper(id="REC-A", authors=["a"] * 20 + ["x" * 2001])
     with pytest.raises(PaperError):
         make_paper(id="REC-A", authors=["a"] * 20 + [None])
+
+
+# --- make_paper deriving the id, plain DOIs, shared fields sets --------------------------
+
+DOI_CHARS = [chr(c) for c in range(0x21, 0x7F)] + [" ", "\t", "%", "é", "\u3000", "."]
+
+
+@st.composite
+def doi_like(draw: st.DrawFn) -> str:
+    digits = draw(st.text(alphabet="0123456789", min_size=0, max_size=11))
+    suffix = draw(st.text(alphabet=st.sampled_from(DOI_CHARS), max_size=12))
+    long = draw(st.sampled_from([0, 0, 0, 495, 496, 497, 498, 499, 500, 501]))
+    return (
+        draw(st.sampled_from(["10.", "10.", "10,", "doi:10.", "11."]))
+        + digits
+        + "/"
+        + ("a" * long)
+        + suffix
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(doi_like())
+def test_plain_dois_are_what_normalize_doi_lower_cases(text: str) -> None:
+    if _paper.plain_doi(text):
+        assert normalize_doi(text) == text.lower()
+
+
+def test_plain_doi_examples() -> None:
+    assert _paper.plain_doi("10.1016/S0140-6736(20)30183-5")
+    assert _paper.plain_doi("10.1234/" + "a" * 504)  # 512 characters
+    assert not _paper.plain_doi("10.1234/" + "a" * 505)
+    for text in (
+        "10.1000/a.",
+        "10.1000/a;",
+        "10.1000/a b",
+        "10.1000/a%2F",
+        "10.100/a",
+        "doi:10.1000/a",
+    ):
+        assert not _paper.plain_doi(text), text
+
+
+ID_FIELDS = ["pmid", "pmcid", "openalex_id", "arxiv_id", "doi"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    field_dicts(),
+    st.one_of(st.none(), st.sampled_from(SAMPLES), st.just("PPR-12")),
+    st.one_of(st.none(), st.just(""), st.sampled_from(["sha256:abc", "sha256:def"])),
+)
+def test_a_derived_id_is_primary_id_of_the_raw_identifiers(
+    fields: dict[str, Any], source_id: str | None, fallback: str | None
+) -> None:
+    fields.pop("id", None)
+    expected_id = primary_id(
+        **{name: fields.get(name) for name in ID_FIELDS}, source_id=source_id, fallback=fallback
+    )
+    try:
+        expected: Paper | PaperError = Paper(**dict(fields, id=expected_id))
+    except ValidationError as exc:
+        expected = PaperError(_paper._summarise(exc), errors=_paper._errors(exc))
+    except TypeError:  # primary_id refused a non-str identifier: only pydantic's path
+        return
+    try:
+        got: Paper | PaperError = make_paper(
+            source_id=source_id, fallback_key=fallback, **dict(fields)
+        )
+    except PaperError as exc:
+        got = exc
+    if isinstance(expected, Paper):
+        assert isinstance(got, Paper), got
+        _same(got, expected)
+    else:
+        assert isinstance(got, PaperError) and got.message == expected.message
+
+
+def test_a_derived_id_takes_the_fast_path() -> None:
+    fields = {"title": "t", "doi": "10.1000/ABC", "authors": ["A, B"]}
+    fast = _paper._fast_paper(dict(fields), derive_id=True, fallback="sha256:x")
+    assert fast.id == primary_id(doi="10.1000/ABC") and fast.doi == "10.1000/abc"
+    assert fast.model_fields_set == {"title", "doi", "authors", "id"}
+    assert make_paper(id="", **fields) == fast  # an empty id is derived too
+
+
+def test_papers_of_one_shape_share_their_fields_set_and_copies_do_not() -> None:
+    a = make_paper(title="a", doi="10.1000/a")
+    b = make_paper(title="b", doi="10.1000/b")
+    assert a.__pydantic_fields_set__ is b.__pydantic_fields_set__
+    c = a.model_copy(update={"journal": "J"})
+    assert "journal" in c.model_fields_set and "journal" not in b.model_fields_set
+    assert a.model_fields_set == {"title", "doi", "id"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {name: st.one_of(st.none(), st.just(""), st.sampled_from(SAMPLES)) for name in ID_FIELDS}
+    ),
+    st.one_of(st.none(), st.sampled_from(["PPR-12", "ppr-x1", "MED-5", "XYZ-1", "nope"])),
+)
+def test_each_identifier_rank_derives_the_primary_id(
+    idents: dict[str, str | None], source_id: str | None
+) -> None:
+    fields = {"title": "t", **{k: v for k, v in idents.items() if v is not None}}
+    expected_id = primary_id(**idents, source_id=source_id, fallback="sha256:f")
+    try:
+        expected = Paper(**dict(fields, id=expected_id))
+    except ValidationError:
+        with pytest.raises(PaperError):
+            make_paper(source_id=source_id, fallback_key="sha256:f", **fields)
+        return
+    got = make_paper(source_id=source_id, fallback_key="sha256:f", **fields)
+    _same(got, expected)
