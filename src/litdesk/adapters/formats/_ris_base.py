@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from litdesk.core.imports import Notice
 from litdesk.core.records import Paper, PaperError, make_paper, normalize_source_id
+from litdesk.core.records._paper import paper_from_fields
 
 PARSER_ID: Final = "litdesk.ris"
 
@@ -195,8 +196,9 @@ def build_paper(
     Identifiers must already be normalised (see :func:`take_identifier`).
     """
     for name in ("volume", "issue", "pages"):
-        if name in fields:
-            fields[name] = _short(fields[name], name, notices, line)
+        value = fields.get(name)
+        if value is not None:
+            fields[name] = _short(value, name, notices, line)
     journal = fields.get("journal")
     if journal is not None:
         fields["journal"] = journal[:MAX_NAME] or None
@@ -210,7 +212,7 @@ def build_paper(
         fields["year"] = None
     sid = normalize_source_id(source_id) if source_id and "-" in source_id else None
     try:
-        return make_paper(source_id=sid, fallback_key=digest, **fields)
+        return paper_from_fields(fields, source_id=sid, fallback_key=digest)
     except PaperError as exc:
         notices.append(Notice("dropped_field", f"fields dropped: {exc.message[:300]}", line))
         keep = {k: fields[k] for k in ("title", "authors", "year") if k in fields}

@@ -196,24 +196,23 @@ class RecordTrace:
         *,
         raw_span: tuple[RawSource, int, int] | None = None,
     ) -> None:
-        init = object.__setattr__
-        init(self, "digest", digest)
-        init(self, "first_line", first_line)
-        init(self, "last_line", last_line)
-        init(self, "paper", paper)
+        _D_DIGEST(self, digest)
+        _D_FIRST_LINE(self, first_line)
+        _D_LAST_LINE(self, last_line)
+        _D_PAPER(self, paper)
         if raw_span is None:
-            init(self, "_raw", raw)
-            init(self, "_start", 0)
-            init(self, "_end", 0)
+            _D_RAW(self, raw)
+            _D_START(self, 0)
+            _D_END(self, 0)
         else:
             if raw:
                 raise ValueError("RecordTrace takes raw or raw_span, not both")
-            init(self, "_raw", raw_span[0])
-            init(self, "_start", raw_span[1])
-            init(self, "_end", raw_span[2])
-        init(self, "source_id", source_id)
-        init(self, "notices", notices)
-        init(self, "extras", {} if extras is None else extras)
+            _D_RAW(self, raw_span[0])
+            _D_START(self, raw_span[1])
+            _D_END(self, raw_span[2])
+        _D_SOURCE_ID(self, source_id)
+        _D_NOTICES(self, notices)
+        _D_EXTRAS(self, {} if extras is None else extras)
 
     @property
     def raw(self) -> str:
@@ -271,6 +270,19 @@ class RecordTrace:
 
 def _record_trace(*args: Any) -> RecordTrace:
     return RecordTrace(*args)
+
+
+# The slots' own setters (RecordTrace.__setattr__ refuses every assignment).
+_D_DIGEST = RecordTrace.__dict__["digest"].__set__
+_D_FIRST_LINE = RecordTrace.__dict__["first_line"].__set__
+_D_LAST_LINE = RecordTrace.__dict__["last_line"].__set__
+_D_PAPER = RecordTrace.__dict__["paper"].__set__
+_D_RAW = RecordTrace.__dict__["_raw"].__set__
+_D_START = RecordTrace.__dict__["_start"].__set__
+_D_END = RecordTrace.__dict__["_end"].__set__
+_D_SOURCE_ID = RecordTrace.__dict__["source_id"].__set__
+_D_NOTICES = RecordTrace.__dict__["notices"].__set__
+_D_EXTRAS = RecordTrace.__dict__["extras"].__set__
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,8 @@ __all__ = [
     "Paper",
     "PaperError",
     "make_paper",
+    "paper_from_fields",
+    "plain_doi",
     "read_paper",
     "safe_https_url",
     "same_paper",
@@ -88,16 +90,19 @@ def _text(value: str | None, limit: int) -> str | None:
     if value is None:
         return None
     # every character _CONTROL removes is unprintable: skip the regex for printable text
-    # (for ASCII text, a byte-level check of the same characters is several times faster)
-    if value.isascii():
-        data = value.encode("ascii")
-        clean = len(data.translate(None, _CONTROL_BYTES)) == len(data)
-    else:
-        clean = value.isprintable()
-    cleaned = (value if clean else _CONTROL.sub("", value)).strip()
+    cleaned = (value if _no_control(value) else _CONTROL.sub("", value)).strip()
     if len(cleaned) > limit:
         cleaned = cleaned[:limit]
     return cleaned or None
+
+
+def _no_control(value: str) -> bool:
+    """False when ``value`` may hold a character _CONTROL removes (True: it holds none)."""
+    if len(value) > 64 and value.isascii():
+        # a byte-level check of the same characters, several times faster on long text
+        data = value.encode("ascii")
+        return len(data.translate(None, _CONTROL_BYTES)) == len(data)
+    return value.isprintable()
 
 
 # the characters _CONTROL matches, as bytes
@@ -252,6 +257,13 @@ def make_paper(
     ``fallback_key`` (for example a raw record digest) names a paper with no identifier.
     Raises :class:`PaperError` when a field is invalid.
     """
+    return paper_from_fields(fields, source_id=source_id, fallback_key=fallback_key)
+
+
+def paper_from_fields(
+    fields: dict[str, Any], *, source_id: str | None = None, fallback_key: str | None = None
+) -> Paper:
+    """:func:`make_paper` of a dict the caller hands over (it may be changed)."""
     if fields.get("id"):
         try:
             return _fast_paper(fields)
@@ -362,11 +374,21 @@ def _f_id(v: object) -> str:
 
 
 def _f_title(v: object) -> str:
-    return _text(_str(v), MAX_TITLE) or ""
+    if type(v) is not str:
+        raise _Slow("not a plain str")
+    t = v.strip(_TRIM)  # then _text, inline
+    t = (t if _no_control(t) else _CONTROL.sub("", t)).strip()
+    return t if len(t) <= MAX_TITLE else t[:MAX_TITLE]
 
 
 def _f_abstract(v: object) -> str | None:
-    return None if v is None else _text(_str(v), MAX_ABSTRACT)
+    if v is None:
+        return None
+    if type(v) is not str:
+        raise _Slow("not a plain str")
+    t = v.strip(_TRIM)  # then _text, inline
+    t = (t if _no_control(t) else _CONTROL.sub("", t)).strip()
+    return (t if len(t) <= MAX_ABSTRACT else t[:MAX_ABSTRACT]) or None
 
 
 def _f_names(v: object) -> tuple[str, ...]:
@@ -421,21 +443,36 @@ def _short(limit: int) -> Any:
     return check
 
 
-def _ident(norm: Any, canonical: Any = None) -> Any:
+def _ident(norm: Any) -> Any:
     def check(v: object) -> str | None:
         if v is None:
             return None
         t = _str(v)
         if t == "":
             return None
-        if canonical is not None and canonical(t):
-            return str(t.lower())  # what ``norm`` returns for this form (tests compare)
         out = norm(t)
         if out is None:
             raise _Slow("identifier")
         return str(out)
 
     return check
+
+
+def _f_doi(v: object) -> str | None:
+    """``_ident(normalize_doi)``; a plain DOI only lower-cased, without normalize_doi's regexes."""
+    if v is None:
+        return None
+    if type(v) is not str:
+        raise _Slow("not a plain str")
+    t = v.strip(_TRIM)
+    if len(t) <= 512 and _PLAIN_DOI_FORM(t) is not None:
+        return t.lower()  # what normalize_doi returns for this form (tests compare)
+    if t == "":
+        return None
+    out = normalize_doi(t)
+    if out is None:
+        raise _Slow("identifier")
+    return out
 
 
 # A DOI already in the form normalize_doi reads as itself but for case: "10.", 4-9 digits,
@@ -503,7 +540,7 @@ _FAST: Final[dict[str, Any]] = {
     "volume": _short(100),
     "issue": _short(100),
     "pages": _short(100),
-    "doi": _ident(normalize_doi, plain_doi),
+    "doi": _f_doi,
     "pmid": _ident(normalize_pmid),
     "pmcid": _ident(normalize_pmcid),
     "openalex_id": _ident(normalize_openalex_id),
