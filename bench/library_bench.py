@@ -13,7 +13,7 @@ In one run:
 
     LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/library_bench.py \
         [--copies 4] [--files 1000] [--chunks 1000000] [--queries 50] \
-        [--only pipeline|reindex|vectors]
+        [--only pipeline|reindex|vectors] [--nlist N]
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def synthetic(n: int, dim: int, clusters: int, seed: int = 0) -> np.ndarray:
     return out
 
 
-def bench_vectors(n: int, dim: int = 256, queries: int = 50) -> None:
+def bench_vectors(n: int, dim: int = 256, queries: int = 50, nlist: int | None = None) -> None:
     data = synthetic(n, dim, clusters=max(10, n // 500))
     rng = np.random.default_rng(1)
     qs = data[rng.integers(0, n, queries)] + 0.3 * rng.standard_normal(
@@ -160,7 +160,7 @@ def bench_vectors(n: int, dim: int = 256, queries: int = 50) -> None:
         brute.append(time.perf_counter() - t0)
         exact_ids.append(set(idx.tolist()))
     t0 = time.perf_counter()
-    index = VectorIndex.build(data)
+    index = VectorIndex.build(data, nlist=nlist)
     build_s = time.perf_counter() - t0
     del data
     b50 = statistics.median(brute) * 1000
@@ -212,6 +212,7 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=1_000_000)
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--only", choices=["pipeline", "reindex", "vectors"], default=None)
+    ap.add_argument("--nlist", type=int, default=None, help="IVF cells (default: the index's)")
     args = ap.parse_args()
     fixtures = Path(os.environ.get("LITDESK_FIXTURES", "../shared/fixtures")) / "pdf"
     if args.only != "vectors" and not fixtures.is_dir():
@@ -226,7 +227,7 @@ def main() -> None:
         if args.only in (None, "reindex"):
             bench_reindex(fixtures, Path(tmp), args.files)
     if args.only in (None, "vectors"):
-        bench_vectors(args.chunks, queries=args.queries)
+        bench_vectors(args.chunks, queries=args.queries, nlist=args.nlist)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 
