@@ -1,7 +1,8 @@
 """A citation's page view with the passage highlighted, in Firefox and through its address.
 
-Firefox (Debian's firefox-esr) runs headless on its own: ``--screenshot`` of the report opened
-at ``#cite-<label>`` (the same viewer code a click runs). The test PDF carries a red square in
+Firefox (Debian's firefox-esr) runs headless on its own, two ways: ``--screenshot`` of the
+report opened at ``#cite-<label>`` (a citation's address), and a real click on a label
+through WebDriver BiDi, Firefox's built-in remote protocol (``_bidi``), then a screenshot. The test PDF carries a red square in
 the top-left corner and a blue one in the bottom-right corner of each page, so the page's
 position in the screenshot is found from the pixels alone; the highlight colour must then
 cover the box where the passage was printed, and nowhere else. A plain address shows no
@@ -11,6 +12,8 @@ and a click gives the page a shareable ``#cite-`` address that closing the viewe
 
 from __future__ import annotations
 
+import base64
+import io
 import os
 import subprocess
 import time
@@ -22,6 +25,7 @@ import numpy as np
 import pytest
 from fpdf import FPDF
 from PIL import Image
+from tests.adapters.report_html._bidi import firefox
 
 from litdesk.core.report import ReportPaper, ReportUnit, UnitExcerpt, assign_labels
 from litdesk.services.synthesis import SynthesisReport, write_report
@@ -131,6 +135,73 @@ def test_firefox_opens_a_citation_address_with_the_passage_highlighted(
     assert not plain["mark"].any() and not plain["red"].any()  # no viewer without an address
     unknown = _colours(_firefox_shot(firefox_path, url + "#cite-Z9", tmp_path / "z9.png"))
     assert not unknown["mark"].any() and not unknown["red"].any()
+    assert time.monotonic() - t0 < 30
+
+
+def test_firefox_click_opens_the_page_with_the_passage_highlighted(
+    report_file: Path, firefox_path: str, tmp_path: Path
+) -> None:
+    t0 = time.monotonic()
+    with firefox(firefox_path, tmp_path / "profile") as ff:
+        ff.command("session.subscribe", events=["log.entryAdded"])
+        ff.command(
+            "script.addPreloadScript",
+            functionDeclaration="() => { window.__csp = []; document.addEventListener("
+            "'securitypolicyviolation', e => window.__csp.push(e.violatedDirective)); }",
+        )
+        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
+        ff.command(
+            "browsingContext.setViewport",
+            context=ctx,
+            viewport={"width": WINDOW[0], "height": WINDOW[1]},
+        )
+        ff.command(
+            "browsingContext.navigate", context=ctx, url=report_file.as_uri(), wait="complete"
+        )
+        assert ff.evaluate(ctx, "document.getElementById('viewer').open") is False
+        box = ff.evaluate(
+            ctx,
+            "(() => { const a = document.querySelector('#questions a.cite[data-label=A1]');"
+            " a.scrollIntoView({block: 'center'}); const r = a.getBoundingClientRect();"
+            " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()",
+        )
+        ff.command(
+            "input.performActions",
+            context=ctx,
+            actions=[
+                {
+                    "type": "pointer",
+                    "id": "mouse",
+                    "parameters": {"pointerType": "mouse"},
+                    "actions": [
+                        {"type": "pointerMove", "x": round(box["x"]), "y": round(box["y"])},
+                        {"type": "pointerDown", "button": 0},
+                        {"type": "pointerUp", "button": 0},
+                    ],
+                }
+            ],
+        )
+        state = ff.evaluate(
+            ctx,
+            "({open: document.getElementById('viewer').open, hash: location.hash,"
+            " title: document.getElementById('viewer-title').textContent,"
+            " marks: document.querySelectorAll('#viewer-marks .mark').length,"
+            " pdf: document.getElementById('viewer-pdf').getAttribute('href'),"
+            " csp: window.__csp})",
+        )
+        assert state["open"] is True and state["hash"] == "#cite-A1"
+        assert state["title"].startswith("A1") and "page 2" in state["title"]
+        assert state["marks"] >= 2 and state["pdf"].endswith("gauge.pdf#page=2")
+        assert state["csp"] == []
+        shot = ff.command("browsingContext.captureScreenshot", context=ctx)["data"]
+        with Image.open(io.BytesIO(base64.b64decode(shot))) as img:
+            _check_highlight(np.asarray(img.convert("RGB")).astype(np.int16), (30, 150))
+        problems = [
+            e["params"].get("text")
+            for e in ff.events
+            if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
+        ]
+        assert problems == []
     assert time.monotonic() - t0 < 30
 
 
