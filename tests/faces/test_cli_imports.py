@@ -122,3 +122,50 @@ def test_file_names_are_not_markup(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(app, ["import", str(odd)])
     assert result.exit_code == 0, result.output
     assert "x[red]y.ris" in result.stdout
+
+
+def test_collector_paused_restores_only_what_it_changed() -> None:
+    import gc
+
+    from litdesk.faces.cli._imports import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off before: left off
+    finally:
+        gc.enable()
+
+
+def test_import_and_convert_read_with_the_collector_paused(
+    runner: CliRunner, good: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from litdesk.faces.cli import _imports
+
+    seen: list[bool] = []
+    real_import, real_convert = _imports.import_files, _imports.convert_files
+
+    def spy_import(*a: object, **kw: object) -> object:
+        seen.append(gc.isenabled())
+        return real_import(*a, **kw)  # type: ignore[arg-type]
+
+    def spy_convert(*a: object, **kw: object) -> object:
+        seen.append(gc.isenabled())
+        return real_convert(*a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_imports, "import_files", spy_import)
+    monkeypatch.setattr(_imports, "convert_files", spy_convert)
+    assert runner.invoke(app, ["import", str(good)]).exit_code == 0
+    assert runner.invoke(app, ["convert", str(good), "--to", "csv"]).exit_code == 0
+    assert seen == [False, False]
+    assert gc.isenabled()
