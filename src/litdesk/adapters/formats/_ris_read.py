@@ -207,8 +207,8 @@ def _clean_record(src: RawSource, start: int) -> tuple[int, list[str], list[str]
     end = data.find(b"\n", er + 1)
     if end == -1:
         end = len(data)
-    elif _TAG_AFTER_ER.match(data, end + 1):
-        return None
+    elif data[end + 1 : end + 2] not in (b"\n", b"") and _TAG_AFTER_ER.match(data, end + 1):
+        return None  # (an empty line or the end of the text is no tag line)
     lines = data[start:end].decode("utf-8", src.errors).split("\n")
     tags = list(map(_TAG, lines))
     # the first line is TY (start), the last ER (the first "ER  -" line after start)
