@@ -151,3 +151,30 @@ def test_crlf_bytes_keep_lf_raw_and_its_digest() -> None:
     rec = trace.records[0]
     assert rec.raw == "TY  - JOUR\nTI  - A\nER  - "
     assert rec.digest == formats.loads(b"TY  - JOUR\nTI  - A\nER  - \n").records[0].digest
+
+
+def test_windows_line_ends_are_read_in_place() -> None:
+    lf = "TY  - JOUR\nTI  - Dvořák\nZZ  - x\nER  - \n\nTY  - JOUR\nTI  - B\nER  - \n"
+    crlf = lf.replace("\n", "\r\n").encode()
+    trace = formats.loads(crlf, format="ris")
+    first = trace.records[0]
+    assert first._raw.crlf and first._raw.data is crlf  # no normalised copy
+    assert first.raw == "TY  - JOUR\nTI  - Dvořák\nZZ  - x\nER  - "
+    assert [r.to_dict(include_raw=True) for r in trace.records] == [
+        r.to_dict(include_raw=True) for r in formats.loads(lf.encode(), format="ris").records
+    ]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"TY  - JOUR\r\nTI  - A\nER  - \r\n",  # a bare LF among CR LF
+        b"TY  - JOUR\r\nTI  - A\rER  - \r\n",  # a bare CR among CR LF
+        b"TY  - JOUR\r\nTI  - A\r\nER  - \r",  # a last CR alone
+        b"TY  - JOUR\r\nTI  - A\r\nER  - \r\n\r\nNL  - after\r\nTY  - JOUR\r\nER  - ",
+        b"TY  - JOUR\r\nAB  - x\r\n  more\r\nER  - \r\nRecord 2\r\nTY  - BOOK\r\nTI  - B",
+    ],
+)
+def test_mixed_line_ends_equal_decoding_first(data: bytes) -> None:
+    got = _loaded(data, format="ris")
+    assert got == _reference(data)

@@ -84,3 +84,13 @@ def test_defaults_match_the_former_dataclass() -> None:
     assert (rec.source_id, rec.notices, rec.extras) == (None, (), {})
     other = RecordTrace(digest="d", first_line=1, last_line=1, paper=PAPER, raw="x")
     assert rec.extras is not other.extras  # no shared mutable default
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n")), max_size=5))
+def test_a_crlf_source_reads_as_lf(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    src = RawSource(
+        text.replace("\n", "\r\n").encode("utf-8", "surrogatepass"), "surrogatepass", crlf=True
+    )
+    assert src.text(0, len(src.data)) == text
+    assert src.digest(0, len(src.data)) == digest_bytes(text.encode("utf-8", "surrogatepass"))

@@ -149,10 +149,15 @@ def parse_bytes(data: bytes) -> ParseResult:
     Every byte is decoded once, as part of a record or of a line, so bytes that are not
     UTF-8 anywhere in ``data`` raise :class:`NotUtf8`, as decoding the whole would.
     """
+    crlf = False
     if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        crs = data.count(b"\r")
+        if crs == data.count(b"\n") == data.count(b"\r\n"):
+            crlf = True  # Windows line ends only: read in place
+        else:  # mixed or CR-only line ends: one normalised copy
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
-        return _read(RawSource(data, "strict"), fast=True)
+        return _read(RawSource(data, "strict", crlf=crlf), fast=True)
     except UnicodeDecodeError:
         raise NotUtf8 from None
 
@@ -166,35 +171,38 @@ def _read(src: RawSource, *, fast: bool) -> ParseResult:
     find = data.find
     pos = 0  # start of line ``i``
     i = 0
+    eol = b"\r\n" if src.crlf else b"\n"
+    step = len(eol)
     while pos < n:
         if fast and reader.cur is None:
             q = pos
-            while q < n and data[q] == 10:  # empty lines before a record
-                q += 1
+            while data.startswith(eol, q):  # empty lines before a record
+                q += step
             found = _clean_record(src, q) if data.startswith(b"TY  -", q) else None
             if found is not None:
                 if reader.pending is not None:
                     reader.finish_pending()
                 if reader.junk.count:
                     reader.flush_junk()
-                end, lines, tags = found
-                first = i + (q - pos)
+                end, nl, lines, tags = found
+                first = i + (q - pos) // step
                 last = first + len(lines) - 1
                 records.append(_finish_clean(src, q, end, first, last, lines, tags))
-                pos = end + 1
+                pos = nl + 1
                 i = last + 1
                 continue
         nl = find(b"\n", pos)
         if nl == -1:
             nl = n
-        reader.line(data[pos:nl].decode("utf-8", errors), i, pos, nl)
+        end = nl - 1 if step == 2 and nl < n else nl  # CR LF: the CR is no part of the line
+        reader.line(data[pos:end].decode("utf-8", errors), i, pos, end)
         pos = nl + 1
         i += 1
     return reader.result()
 
 
-def _clean_record(src: RawSource, start: int) -> tuple[int, list[str], list[str]] | None:
-    """``(end, lines, tags)`` of the well-formed record at ``start``, or ``None``.
+def _clean_record(src: RawSource, start: int) -> tuple[int, int, list[str], list[str]] | None:
+    """``(end, newline, lines, tags)`` of the well-formed record at ``start``, or ``None``.
 
     Well-formed is what the regex ``TY  -(?:[ \t].*)?\n(?:(?!TY|ER)[A-Z][A-Z0-9]  -(?:[ \t].*)?\n)*
     ER  -(?:[ \t].*)?(?:\n|$)`` reads, not followed by a tag line (Ovid writes one after ER, and
@@ -204,19 +212,22 @@ def _clean_record(src: RawSource, start: int) -> tuple[int, list[str], list[str]
     er = data.find(b"\nER  -", start)
     if er == -1:
         return None
-    end = data.find(b"\n", er + 1)
-    if end == -1:
-        end = len(data)
-    elif data[end + 1 : end + 2] not in (b"\n", b"") and _TAG_AFTER_ER.match(data, end + 1):
-        return None  # (an empty line or the end of the text is no tag line)
-    lines = data[start:end].decode("utf-8", src.errors).split("\n")
+    nl = end = data.find(b"\n", er + 1)  # the ER line's end, and the newline after it
+    if nl == -1:
+        nl = end = len(data)
+    else:
+        if src.crlf:
+            end -= 1
+        if data[nl + 1 : nl + 2] not in (b"\n", b"\r", b"") and _TAG_AFTER_ER.match(data, nl + 1):
+            return None  # (an empty line or the end of the text is no tag line)
+    lines = data[start:end].decode("utf-8", src.errors).split("\r\n" if src.crlf else "\n")
     tags = list(map(_TAG, lines))
     # the first line is TY (start), the last ER (the first "ER  -" line after start)
     if not _TAGS.issuperset(tags) or not _SEPS.issuperset(map(_SEP, lines)):
         return None
     if tags.count("TY") != 1:
         return None
-    return end, lines, tags
+    return end, nl, lines, tags
 
 
 def _finish_clean(

@@ -112,25 +112,31 @@ class SourceInfo:
 
 
 class RawSource:
-    """The UTF-8 bytes of one parsed text (LF line ends), shared by the records read from it.
+    """The UTF-8 bytes of one parsed text, shared by the records read from it.
 
     A record that keeps a span of it decodes its raw text on demand, so an import holds the
-    file's bytes once instead of a second copy of every record as text. ``errors`` is the
-    decoding's error handler (``"strict"`` for file bytes, ``"surrogatepass"`` for text that
-    was encoded with it).
+    file's bytes once instead of a second copy of every record as text. Raw text has LF line
+    ends: with ``crlf`` the bytes end every line with CR LF (and hold no other CR), which a
+    span's text and digest read as LF — so a Windows file needs no normalised copy.
+    ``errors`` is the decoding's error handler (``"strict"`` for file bytes,
+    ``"surrogatepass"`` for text that was encoded with it).
     """
 
-    __slots__ = ("data", "errors")
+    __slots__ = ("crlf", "data", "errors")
 
-    def __init__(self, data: bytes, errors: str = "strict") -> None:
+    def __init__(self, data: bytes, errors: str = "strict", *, crlf: bool = False) -> None:
         self.data = data
         self.errors = errors
+        self.crlf = crlf
 
     def text(self, start: int, end: int) -> str:
-        return self.data[start:end].decode("utf-8", self.errors)
+        text = self.data[start:end].decode("utf-8", self.errors)
+        return text.replace("\r\n", "\n") if self.crlf else text
 
     def digest(self, start: int, end: int) -> str:
-        """:func:`digest_bytes` of the span (the UTF-8 of its text), without a copy."""
+        """:func:`digest_bytes` of the span's text (its UTF-8, LF line ends)."""
+        if self.crlf:
+            return digest_bytes(self.data[start:end].replace(b"\r\n", b"\n"))
         with memoryview(self.data) as view:
             return "sha256:" + hashlib.sha256(view[start:end]).hexdigest()
 
