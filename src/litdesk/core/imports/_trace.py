@@ -115,7 +115,8 @@ class RawSource:
     """The UTF-8 bytes of one parsed text, shared by the records read from it.
 
     A record that keeps a span of it decodes its raw text on demand, so an import holds the
-    file's bytes once instead of a second copy of every record as text. Raw text has LF line
+    file's bytes once instead of a second copy of every record as text (and any one record
+    kept keeps the whole source alive: ``rec.replace(raw=rec.raw)`` detaches it). Raw text has LF line
     ends: with ``crlf`` the bytes end every line with CR LF (and hold no other CR), which a
     span's text and digest read as LF — so a Windows file needs no normalised copy.
     ``errors`` is the decoding's error handler (``"strict"`` for file bytes,
