@@ -138,6 +138,16 @@ NAMES = list(SURNAMES) + [
 ]
 
 
+# DOI prefixes of preprint servers (bioRxiv/medRxiv 10.1101, SSRN 10.2139): a journal article
+# generated under one would be read as a preprint and linked, not merged, with its copies.
+_PREPRINT_PREFIXES = frozenset({1101, 2139})
+
+
+def _journal_prefix(paper: int) -> int:
+    prefix = 1000 + paper % 8999
+    return prefix + 1 if prefix in _PREPRINT_PREFIXES else prefix
+
+
 def _title(rnd: random.Random) -> str:
     n = rnd.randint(5, 16)
     words = [
@@ -176,7 +186,7 @@ def synthetic(
             "year": year,
             "volume": volume,
             "pages": f"{first}-{last}",
-            "doi": f"10.{1000 + paper % 8999}/j.{paper}" if rnd.random() < 0.7 else None,
+            "doi": f"10.{_journal_prefix(paper)}/j.{paper}" if rnd.random() < 0.7 else None,
             "pmid": str(100000 + paper) if rnd.random() < 0.4 else None,
         }
         copies = 1
