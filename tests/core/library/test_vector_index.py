@@ -10,9 +10,13 @@ from hypothesis import strategies as st
 from litdesk.core.library import VectorIndex, normalise_rows, top_k_exact
 from litdesk.core.library._vectors import (
     MIN_PROBE,
+    RETRAIN_FACTOR,
+    assign_cells,
     default_nlist,
     default_nprobe,
+    needs_retraining,
     spherical_kmeans,
+    training_rows,
 )
 
 
@@ -111,3 +115,66 @@ def test_stored_layout_gets_its_default_probe_count() -> None:
     assert back.search(data[7], 5)[0].tolist() == ivf.search(data[7], 5)[0].tolist()
     with pytest.raises(ValueError):
         VectorIndex.from_layout(data, lay["centroids"][:0], lay["order"], lay["offsets"][:1])
+
+
+def test_retraining_factor_is_two_both_ways() -> None:
+    assert RETRAIN_FACTOR == 2.0
+    assert not needs_retraining(1000, 1000)
+    assert not needs_retraining(1000, 2000) and needs_retraining(1000, 2001)
+    assert not needs_retraining(1000, 500) and needs_retraining(1000, 499)
+    assert needs_retraining(0, 10)
+
+
+def test_build_is_sample_train_assign_order() -> None:
+    """``build`` is the composition of the incremental steps (same sample, same cells)."""
+    data = clustered(2500, 16, 20, 0.5, seed=5)
+    ivf = VectorIndex.build(data, exact_below=100, nlist=40, iterations=3, seed=2)
+    unit = normalise_rows(data)  # as build normalises its input
+    cents = spherical_kmeans(unit[training_rows(2500, 40, seed=2)], 40, iterations=3, seed=2)
+    assert ivf.centroids is not None and np.array_equal(ivf.centroids, cents)
+    again = VectorIndex.from_assignment(data, cents, assign_cells(data, cents))
+    assert again.order is not None and ivf.order is not None and ivf.offsets is not None
+    assert np.array_equal(again.order, ivf.order) and np.array_equal(again.offsets, ivf.offsets)
+    assert np.array_equal(again.vectors, ivf.vectors)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 300), min_size=1, max_size=6),
+    nlist=st.integers(1, 40),
+    seed=st.integers(0, 10_000),
+)
+def test_incremental_assignment_equals_assigning_all_rows(
+    sizes: list[int], nlist: int, seed: int
+) -> None:
+    """Entries assigned one by one (as they are added) give the layout of assigning every
+    row to the same centroids at once."""
+    rng = np.random.default_rng(seed)
+    cents = normalise_rows(rng.standard_normal((nlist, 12)))
+    parts = [rng.standard_normal((m, 12)).astype(np.float32) for m in sizes]
+    data = np.vstack(parts)
+    per_entry = np.concatenate([assign_cells(p, cents) for p in parts])
+    assert per_entry.dtype == np.int32 and per_entry.shape == (data.shape[0],)
+    at_once = assign_cells(data, cents)
+    assert np.array_equal(per_entry, at_once)
+    a = VectorIndex.from_assignment(data, cents, per_entry)
+    b = VectorIndex.from_assignment(data, cents, at_once)
+    assert a.order is not None and b.order is not None and a.offsets is not None
+    assert np.array_equal(a.order, b.order) and np.array_equal(a.offsets, b.offsets)
+    # every row sits in the cell of its best centroid, rows in order within a cell
+    best = np.argmax(normalise_rows(data) @ cents.T, axis=1) if data.shape[0] else per_entry
+    assert np.array_equal(per_entry, best)
+    for c in range(nlist):
+        block = a.order[a.offsets[c] : a.offsets[c + 1]]
+        assert np.all(np.diff(block) > 0) and np.all(best[block] == c)
+
+
+def test_assignment_that_does_not_fit_is_refused() -> None:
+    data = clustered(200, 8, 4, 0.3, seed=1)
+    cents = data[:5]
+    with pytest.raises(ValueError, match="cell assignment"):
+        VectorIndex.from_assignment(data, cents, np.zeros(199, np.int32))
+    with pytest.raises(ValueError, match="cell assignment"):
+        VectorIndex.from_assignment(data, cents, np.full(200, 5, np.int32))
+    with pytest.raises(ValueError, match="cell assignment"):
+        VectorIndex.from_assignment(data, cents[:, :4], np.zeros(200, np.int32))

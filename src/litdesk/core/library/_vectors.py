@@ -14,6 +14,14 @@ so ranking them by centroid finds the neighbours' cells more reliably for the sa
 of rows scanned; the price is training and assignment time, which grows with the cell
 count. The ratios follow the usual IVF guidance (FAISS: 4√n to 16√n lists, at least 39
 training points per list).
+
+The layout is incremental: :func:`training_rows` picks the sample, :func:`spherical_kmeans`
+trains the centroids, :func:`assign_cells` gives each row its cell, and
+:meth:`VectorIndex.from_assignment` orders the rows by cell. A row's cell depends only on
+the row and the centroids, so rows added later are assigned on their own, and the layout
+equals the one of assigning every row at once. The centroids are retrained when the row
+count has moved by more than ``RETRAIN_FACTOR`` since training (:func:`needs_retraining`):
+cells trained on n rows hold about twice as many at 2n, so a probe scans twice the rows.
 """
 
 from __future__ import annotations
@@ -26,16 +34,21 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "RETRAIN_FACTOR",
     "VectorIndex",
+    "assign_cells",
     "default_nlist",
     "default_nprobe",
+    "needs_retraining",
     "normalise_rows",
     "spherical_kmeans",
     "top_k_exact",
+    "training_rows",
 ]
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
 EXACT_BELOW: Final = 50_000
 CELLS_PER_ROOT: Final = 4  # nlist = 4·√n
 TRAIN_PER_CELL: Final = 39  # sampled training rows per cell
@@ -43,6 +56,7 @@ ITERATIONS: Final = 6  # k-means rounds (spherical, Lloyd)
 PROBE_FRACTION: Final = 0.02  # cells probed by default
 MIN_PROBE: Final = 32
 SCORE_BUDGET: Final = 1 << 24  # floats in one block of row-by-centroid scores (64 MB)
+RETRAIN_FACTOR: Final = 2.0  # retrain once the rows grew or shrank by this factor
 
 
 def normalise_rows(x: npt.ArrayLike) -> F32:
@@ -74,6 +88,30 @@ def default_nlist(n: int) -> int:
 def default_nprobe(nlist: int) -> int:
     """Cells probed by default: ``PROBE_FRACTION`` of them, at least ``MIN_PROBE``."""
     return max(1, min(nlist, max(MIN_PROBE, math.ceil(PROBE_FRACTION * nlist))))
+
+
+def needs_retraining(trained_rows: int, rows: int, factor: float = RETRAIN_FACTOR) -> bool:
+    """Whether centroids trained on ``trained_rows`` rows should be retrained for ``rows``:
+    the count has grown beyond ``factor`` times, or shrunk below one ``factor``-th."""
+    if trained_rows <= 0:
+        return True
+    return rows > factor * trained_rows or rows * factor < trained_rows
+
+
+def training_rows(n: int, nlist: int, *, sample: int | None = None, seed: int = 0) -> I64:
+    """The sorted indices of the rows (of ``n``) that train ``nlist`` cells:
+    ``sample`` rows, default ``TRAIN_PER_CELL`` per cell (all rows when fewer)."""
+    size = min(n, max(nlist, sample or TRAIN_PER_CELL * nlist))
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(n, size=size, replace=False)).astype(np.int64)
+
+
+def assign_cells(rows: npt.ArrayLike, centroids: F32) -> I32:
+    """The cell (best centroid by inner product) of each row, normalised here."""
+    vecs = normalise_rows(rows)
+    if vecs.shape[0] == 0:
+        return np.zeros(0, dtype=np.int32)
+    return _nearest(vecs, centroids).astype(np.int32)
 
 
 def _nearest(rows: F32, cents: F32) -> I64:
@@ -156,19 +194,46 @@ class VectorIndex:
         if n < exact_below:
             return cls(vecs)
         nlist = min(nlist or default_nlist(n), n)
-        size = min(n, max(nlist, sample or TRAIN_PER_CELL * nlist))
-        rng = np.random.default_rng(seed)
-        train = vecs[np.sort(rng.choice(n, size=size, replace=False))]
+        train = vecs[training_rows(n, nlist, sample=sample, seed=seed)]
         cents = spherical_kmeans(train, nlist, iterations=iterations, seed=seed)
         del train
-        assign_all = _nearest(vecs, cents)
-        order = np.argsort(assign_all, kind="stable").astype(np.int64)
-        counts = np.bincount(assign_all, minlength=nlist)
+        return cls._ordered(vecs, cents, _nearest(vecs, cents), nprobe)
+
+    @classmethod
+    def from_assignment(
+        cls,
+        vectors: npt.ArrayLike,
+        centroids: npt.ArrayLike,
+        cells: npt.ArrayLike,
+        *,
+        nprobe: int | None = None,
+    ) -> VectorIndex:
+        """An IVF index from trained ``centroids`` and each row's cell (``cells[i]`` for
+        row ``i``, as :func:`assign_cells` gives it); rows keep their order within a cell.
+
+        Raises ``ValueError`` when the cells do not fit the vectors and centroids.
+        """
+        vecs = normalise_rows(vectors)
+        cents = np.asarray(centroids, dtype=np.float32)
+        assign = np.asarray(cells, dtype=np.int64)
+        if (
+            cents.ndim != 2
+            or cents.shape[0] == 0
+            or cents.shape[1] != vecs.shape[1]
+            or assign.shape != (vecs.shape[0],)
+            or (assign.size and (assign.min() < 0 or assign.max() >= cents.shape[0]))
+        ):
+            raise ValueError("cell assignment does not match the vectors and centroids")
+        return cls._ordered(vecs, cents, assign, nprobe)
+
+    @classmethod
+    def _ordered(cls, vecs: F32, cents: F32, assign: I64, nprobe: int | None) -> VectorIndex:
+        nlist = cents.shape[0]
+        order = np.argsort(assign, kind="stable").astype(np.int64)
+        counts = np.bincount(assign, minlength=nlist)
         offsets = np.zeros(nlist + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        ordered = vecs[order]
-        del vecs
-        return cls(ordered, cents, offsets, order, nprobe or default_nprobe(nlist))
+        return cls(vecs[order], cents, offsets, order, nprobe or default_nprobe(nlist))
 
     def layout(self) -> dict[str, npt.NDArray[np.generic]]:
         """The IVF layout (centroids, order, offsets) to store beside the vectors."""

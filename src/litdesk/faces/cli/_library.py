@@ -105,7 +105,14 @@ def index(as_json: bool = JSON) -> None:
                 bar.update(task, completed=done, total=total, description=name[:40] or "indexing")
 
             report = lib.index(corpus.files, progress=progress)
-    data = report.to_dict() | {"warnings": corpus.warnings}
+    vector_index: dict[str, Any] | None = None
+    if not report.interrupted:  # built now so that questions do not pay for it
+        if as_json:
+            vector_index = lib.prepare_vector_index()
+        else:
+            with err_console.status("vector index"):
+                vector_index = lib.prepare_vector_index()
+    data = report.to_dict() | {"warnings": corpus.warnings, "vector_index": vector_index}
     if as_json:
         emit_json(data)
     else:
@@ -115,6 +122,8 @@ def index(as_json: bool = JSON) -> None:
             f"{report.seconds:.2f} s)",
             markup=False,
         )
+        if vector_index is not None:
+            console.print(_vector_line(vector_index), markup=False)
         for ex in report.excluded:
             console.print(f"  excluded: {ex['file']}: {ex['code']}", markup=False)
         for w in [*report.same_content, *corpus.warnings]:
@@ -122,6 +131,15 @@ def index(as_json: bool = JSON) -> None:
     if report.interrupted:
         err_console.print("interrupted: run `litdesk library index` again to resume", markup=False)
         raise typer.Exit(130)
+
+
+def _vector_line(vi: dict[str, Any]) -> str:
+    if vi["kind"] != "ivf":
+        return f"vector index: exact search ({vi['chunks']} chunks)"
+    return (
+        f"vector index: IVF, {vi['cells']} cells over {vi['chunks']} chunks, "
+        f"{vi['built']} in {vi['seconds']:.2f} s"
+    )
 
 
 def register(app: typer.Typer) -> None:

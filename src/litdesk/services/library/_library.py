@@ -7,8 +7,6 @@ steps so a report can run many retrievals and reuse the gate.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,6 +45,7 @@ from litdesk.core.records import Paper
 
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, Progress, hash_files, index_files
+from ._ivf import IvfStore
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
@@ -417,39 +416,61 @@ class Library:
                 for s in shas
             ]
         )
-        index = self._index_for(shas, vectors) if whole else None
+        counts = {s: entries[s].n_chunks for s in shas}
+        index = self._index_for(counts, vectors) if whole else None
         self._vector_cache.clear()  # one library state at a time
         self._vector_cache[key] = (vectors, index)
         return vectors, index
 
-    def _index_for(self, shas: list[str], vectors: npt.NDArray[np.float32]) -> VectorIndex:
+    def _ivf_store(self) -> IvfStore:
+        return IvfStore(self.root / "ivf", self._embedder_name, CHUNKING_VERSION)
+
+    def _index_for(self, counts: dict[str, int], vectors: npt.NDArray[np.float32]) -> VectorIndex:
         """Exact for small libraries; above ``exact_below`` chunks an IVF index whose
-        layout is stored under ``library/ivf/`` for this exact set of entries."""
+        layout (centroids, each entry's cells) is kept under ``library/ivf/`` and updated
+        entry by entry (see :mod:`._ivf`)."""
         if vectors.shape[0] < self.exact_below:
             return VectorIndex.build(vectors, exact_below=self.exact_below)
-        key = hashlib.sha256(
-            "\n".join([self._embedder_name, CHUNKING_VERSION, *shas]).encode()
-        ).hexdigest()[:32]
-        folder = self.root / "ivf"
-        path = folder / f"{key}.npz"
-        if path.exists():
-            try:
-                with np.load(path, allow_pickle=False) as z:
-                    return VectorIndex.from_layout(
-                        vectors, z["centroids"], z["order"], z["offsets"]
-                    )
-            except (OSError, ValueError, KeyError):
-                path.unlink(missing_ok=True)  # stale or damaged: rebuilt below
-        index = VectorIndex.build(vectors, exact_below=self.exact_below)
-        folder.mkdir(parents=True, exist_ok=True)
-        for old in folder.glob("*.npz"):
-            old.unlink(missing_ok=True)  # one library state at a time
-        tmp = folder / f"{key}.{os.getpid()}.tmp"
-        with tmp.open("wb") as fh:
-            lay = index.layout()
-            np.savez(fh, centroids=lay["centroids"], order=lay["order"], offsets=lay["offsets"])
-        os.replace(tmp, path)
-        return index
+        bounds: dict[str, tuple[int, int]] = {}
+        start = 0
+        for sha, n in counts.items():  # the entries' rows, in the order they were stacked
+            bounds[sha] = (start, start + n)
+            start += n
+
+        def load(sha: str) -> npt.NDArray[np.float32]:
+            a, b = bounds[sha]
+            return vectors[a:b]
+
+        store = self._ivf_store()
+        return store.ensure(counts, load, vectors.shape[1]).index(list(counts), vectors)
+
+    def prepare_vector_index(self) -> dict[str, Any]:
+        """Build or update the whole library's IVF layout now (``library index`` calls this
+        so questions do not pay); a summary for the index report.
+
+        ``{"kind": "exact", "chunks": n}`` below ``exact_below`` chunks, else
+        ``{"kind": "ivf", "chunks": n, "cells": …, "built": "trained" | "updated" |
+        "reused", "seconds": …}``.
+        """
+        files = self.corpus().files
+        hashes = hash_files(self.catalogue, files)
+        entries = self.catalogue.entries(self._embedder_name, CHUNKING_VERSION)
+        counts: dict[str, int] = {}
+        for f in files:
+            sha = hashes.get(f.path)
+            if sha and sha not in counts and sha in entries and entries[sha].status == "ok":
+                counts[sha] = entries[sha].n_chunks
+        n = sum(counts.values())
+        if n == 0 or n < self.exact_below:
+            return {"kind": "exact", "chunks": n}
+
+        def load(sha: str) -> npt.NDArray[np.float32]:
+            return self.catalogue.load_vectors(
+                sha, self._embedder_name, CHUNKING_VERSION, counts[sha]
+            )
+
+        dim = next(load(s) for s, c in counts.items() if c).shape[1]
+        return {"chunks": n} | self._ivf_store().ensure(counts, load, dim).summary()
 
     # --- answers --------------------------------------------------------------------
     def english_variant(self, question: str) -> str | None:
