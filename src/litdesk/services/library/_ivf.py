@@ -157,11 +157,15 @@ class IvfStore:
         if not path.exists():
             return None
         try:
-            with np.load(path, allow_pickle=False) as z:
-                cents = np.asarray(z["centroids"], dtype=np.float32)
-                trained = int(z["trained_rows"])
-                set_id = str(z["set_id"])
-                embedder, chunking = str(z["embedder"]), str(z["chunking"])
+            with path.open("rb") as fh:  # our handle: closed even when the zip is broken
+                z = np.load(fh, allow_pickle=False)
+                if not isinstance(z, np.lib.npyio.NpzFile):
+                    return None
+                with z:
+                    cents = np.asarray(z["centroids"], dtype=np.float32)
+                    trained = int(z["trained_rows"])
+                    set_id = str(z["set_id"])
+                    embedder, chunking = str(z["embedder"]), str(z["chunking"])
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
             return None  # damaged: retrained
         if embedder != self.embedder or chunking != self.chunking:
