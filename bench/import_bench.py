@@ -9,6 +9,10 @@ own peak whenever the generating parent was larger). Prints the ratios.
 
     .venv/bin/python bench/import_bench.py                     # both, 100k records
     .venv/bin/python bench/import_bench.py --only ris --records 20000
+    .venv/bin/python bench/import_bench.py --only bibtex --records 100000 --no-peer
+
+``--no-peer`` measures litdesk alone (bibtexparser takes about a minute per 10k BibTeX
+records, so its ratio is measured on a smaller file).
 
 litdesk runs with digests and notices on (they always are), a validated Paper per record
 and, for BibTeX, LaTeX decoded; bibtexparser runs with its ``LatexDecodingMiddleware``.
@@ -279,6 +283,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", choices=["ris", "bibtex"], default=None)
     ap.add_argument("--records", type=int, default=100_000)
+    ap.add_argument(
+        "--no-peer", action="store_true", help="measure litdesk only (no rispy/bibtexparser run)"
+    )
     ap.add_argument("--worker", nargs=2, metavar=("TOOL", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -293,7 +300,7 @@ def main() -> None:
                 "RIS",
                 size,
                 _measure("litdesk-ris", path),
-                _measure("rispy", path),
+                None if args.no_peer else _measure("rispy", path),
                 _measure("litdesk-ris-cli", path),
             )
         if args.only in (None, "bibtex"):
@@ -304,7 +311,7 @@ def main() -> None:
                 "BibTeX",
                 size,
                 _measure("litdesk-bibtex", path),
-                _measure("bibtexparser", path),
+                None if args.no_peer else _measure("bibtexparser", path),
                 _measure("litdesk-bibtex-cli", path),
             )
 

@@ -10,11 +10,13 @@ never the rest of the file. Problems become notices with their line numbers.
 
 from __future__ import annotations
 
+import codecs
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from litdesk.core.imports import ImportRefused, Notice, RecordTrace, digest_bytes
+from litdesk.core.imports import ImportRefused, Notice, RawSource, RecordTrace, digest_bytes
 from litdesk.core.records import (
     PaperError,
     make_paper,
@@ -33,9 +35,10 @@ from ._latex import (
     match_braces,
     split_names,
 )
+from ._ris_read import NotUtf8
 from ._spec import FormatSpec, ParseResult
 
-__all__ = ["FORMATS", "dumps", "parse", "sniff"]
+__all__ = ["FORMATS", "dumps", "parse", "parse_bytes", "sniff"]
 
 PARSER_ID: Final = "litdesk.bibtex"
 PARSER_VERSION: Final = "1"
@@ -143,7 +146,6 @@ class _Entry:
     fields: dict[str, str] = field(default_factory=dict)
     extras: dict[str, list[str]] = field(default_factory=dict)
     notices: list[Notice] = field(default_factory=list)
-    inherited: list[str] = field(default_factory=list)
 
 
 def _match_quote(text: str, pos: int, limit: int) -> int:
@@ -167,6 +169,7 @@ class _Scanner:
         self.text = text
         self.lines = _Lines(text)
         self.macros: dict[str, str] = dict(_MONTHS)
+        self.names: dict[str, str] = {}  # field name as written -> its shared lower case
         self.entries: list[_Entry] = []
         self.notices: list[Notice] = []
         self.starts = 0  # every @type{ seen (records or not)
@@ -389,8 +392,11 @@ class _Scanner:
                 Notice("other", "missing comma after the citation key; read on", line=line)
             )
         end, closed, fields = self._fields(pos, limit, close, entry, False)
+        names = self.names
         for name, value, at in fields:
-            lname = name.lower()
+            lname = names.get(name)
+            if lname is None:  # one lower-cased name string per spelling, not per field
+                lname = names[name] = name.lower()
             if lname in entry.fields:
                 entry.notices.append(
                     Notice(
@@ -433,67 +439,105 @@ def _resolve_crossrefs(entries: list[_Entry]) -> None:
         if e.key is not None:
             by_key.setdefault(e.key.lower(), e)
     done: set[int] = set()
-
-    def resolve(e: _Entry, chain: list[str]) -> None:
-        if id(e) in done:
-            return
-        ref = e.fields.get("crossref")
-        if ref is None:
-            done.add(id(e))
-            return
-        target = ref.strip().strip("{}").strip().lower()
-        parent = by_key.get(target)
-        if parent is None:
-            e.notices.append(
-                Notice(
-                    "inherited",
-                    f"crossref {ref[:60]!r} names no entry in this file",
-                    line=e.first_line,
-                    field="crossref",
-                )
-            )
-            done.add(id(e))
-            return
-        if target in chain or len(chain) > MAX_CROSSREF_DEPTH:
-            e.notices.append(
-                Notice(
-                    "inherited",
-                    "crossref cycle: " + " -> ".join([*chain, target])[:200] + "; not followed",
-                    line=e.first_line,
-                    field="crossref",
-                )
-            )
-            done.add(id(e))
-            return
-        done.add(id(e))  # mark before recursing so a cycle stops here
-        resolve(parent, [*chain, target])
-        got: list[str] = []
-        for name, value in parent.fields.items():
-            if name in _NOT_INHERITED or name in e.fields:
-                continue
-            e.fields[name] = value
-            got.append(name)
-        if parent.etype in _BOOKISH:
-            for src, dst in (("title", "booktitle"), ("subtitle", "booksubtitle")):
-                if src in parent.fields and dst not in e.fields:
-                    e.fields[dst] = parent.fields[src]
-                    got.append(dst)
-        if got:
-            e.notices.append(
-                Notice(
-                    "inherited",
-                    f"inherited from {parent.key!r}: " + ", ".join(sorted(got)),
-                    line=e.first_line,
-                    field="crossref",
-                )
-            )
-
     for e in entries:
         if "crossref" in e.fields:
-            resolve(e, [(e.key or "").lower()])
+            _resolve(e, [(e.key or "").lower()], by_key, done)
+
+
+def _resolve(e: _Entry, chain: list[str], by_key: dict[str, _Entry], done: set[int]) -> None:
+    """Inherit ``e``'s crossref parent's fields (the parent's own first).
+
+    A module function, not a closure: a recursive closure refers to itself, a reference
+    cycle that kept ``by_key`` (every entry) alive until the cyclic collector ran — never
+    while the CLI pauses it.
+    """
+    if id(e) in done:
+        return
+    ref = e.fields.get("crossref")
+    if ref is None:
+        done.add(id(e))
+        return
+    target = ref.strip().strip("{}").strip().lower()
+    parent = by_key.get(target)
+    if parent is None:
+        e.notices.append(
+            Notice(
+                "inherited",
+                f"crossref {ref[:60]!r} names no entry in this file",
+                line=e.first_line,
+                field="crossref",
+            )
+        )
+        done.add(id(e))
+        return
+    if target in chain or len(chain) > MAX_CROSSREF_DEPTH:
+        e.notices.append(
+            Notice(
+                "inherited",
+                "crossref cycle: " + " -> ".join([*chain, target])[:200] + "; not followed",
+                line=e.first_line,
+                field="crossref",
+            )
+        )
+        done.add(id(e))
+        return
+    done.add(id(e))  # mark before recursing so a cycle stops here
+    _resolve(parent, [*chain, target], by_key, done)
+    got: list[str] = []
+    for name, value in parent.fields.items():
+        if name in _NOT_INHERITED or name in e.fields:
+            continue
+        e.fields[name] = value
+        got.append(name)
+    if parent.etype in _BOOKISH:
+        for src, dst in (("title", "booktitle"), ("subtitle", "booksubtitle")):
+            if src in parent.fields and dst not in e.fields:
+                e.fields[dst] = parent.fields[src]
+                got.append(dst)
+    if got:
+        e.notices.append(
+            Notice(
+                "inherited",
+                f"inherited from {parent.key!r}: " + ", ".join(sorted(got)),
+                line=e.first_line,
+                field="crossref",
+            )
+        )
 
 
 # -- records ----------------------------------------------------------------------
+class _TextSpans(RawSource):
+    """Raw records as spans of the decoded text itself (no slice per record).
+
+    Used when the text stores one byte per character (ASCII and Latin-1): the text is held
+    once, by the parse and then by the records, instead of beside a copy of every record.
+    A span's text is the slice, its digest the SHA-256 of the slice's UTF-8 — what the
+    records held before, byte for byte.
+    """
+
+    __slots__ = ("chars",)
+
+    def __init__(self, chars: str) -> None:
+        super().__init__(b"", "surrogatepass")
+        self.chars = chars
+
+    def text(self, start: int, end: int) -> str:
+        return self.chars[start:end]
+
+    def digest(self, start: int, end: int) -> str:
+        return digest_bytes(self.chars[start:end].encode("utf-8", "surrogatepass"))
+
+
+def _one_byte_chars(text: str) -> bool:
+    """Whether CPython stores ``text`` with one byte per character (its max code point < 256).
+
+    From the object's size: a one-byte string exceeds its length by its header (under 80
+    bytes); a wider one (2 or 4 bytes per character) by more than 100 once it holds a few
+    dozen characters. Only a choice of storage: both answers give the same records.
+    """
+    return sys.getsizeof(text) - len(text) <= 100
+
+
 def _short(value: str | None, limit: int) -> str | None:
     if value is None:
         return None
@@ -501,7 +545,7 @@ def _short(value: str | None, limit: int) -> str | None:
     return value[:limit] if value else None
 
 
-def _record(entry: _Entry, text: str) -> RecordTrace:
+def _record(entry: _Entry, text: str, spans: RawSource | None) -> RecordTrace:
     f = entry.fields
     notices = list(entry.notices)
     extras = entry.extras
@@ -638,8 +682,12 @@ def _record(entry: _Entry, text: str) -> RecordTrace:
         notices.append(
             Notice("unknown_tag", "fields kept in extras: " + ", ".join(unknown)[:300], line=line)
         )
-    raw = text[entry.start : entry.end]
-    digest = digest_bytes(raw.encode("utf-8", "surrogatepass"))
+    if spans is not None:
+        raw = ""
+        digest = spans.digest(entry.start, entry.end)
+    else:  # a wide text: each record's own (narrower) slice costs less than the whole text
+        raw = text[entry.start : entry.end]
+        digest = digest_bytes(raw.encode("utf-8", "surrogatepass"))
     try:
         p = make_paper(fallback_key=digest, **paper)
     except PaperError as exc:
@@ -654,6 +702,7 @@ def _record(entry: _Entry, text: str) -> RecordTrace:
         source_id=entry.key,
         notices=tuple(notices),
         extras=extras,
+        raw_span=None if spans is None else (spans, entry.start, entry.end),
     )
 
 
@@ -661,7 +710,40 @@ def parse(text: str) -> ParseResult:
     """Read BibTeX text (see the module docstring)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    scanner = _Scanner(text)
+    return _parse(_Scanner(text), None)
+
+
+def parse_bytes(data: bytes) -> ParseResult:
+    """``parse`` of UTF-8 ``data`` (no BOM): the same records, raw records as byte spans.
+
+    The decoded text is dropped once the entries are read (their field values are their
+    own strings), so it is not held beside the records; each record's raw text is a span
+    of one shared :class:`RawSource` over ``data`` (its digest is taken from the span: the
+    UTF-8 of the text it held before). Raises :class:`NotUtf8` for a BOM or bytes that are
+    not UTF-8 (the registry then decodes: BOM notice, Windows-1252 fallback).
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        raise NotUtf8
+    try:
+        scanner = _Scanner(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise NotUtf8 from None
+    return _parse(scanner, data)
+
+
+def _byte_offsets(text: str, entries: list[_Entry]) -> None:
+    """Turn the entries' character spans into spans of ``text``'s UTF-8 (in place)."""
+    if text.isascii():
+        return
+    chars = nbytes = 0  # a position in characters and the same position in bytes
+    for e in entries:  # in file order: spans increase and never overlap
+        start = nbytes + len(text[chars : e.start].encode("utf-8"))
+        end = start + len(text[e.start : e.end].encode("utf-8"))
+        chars, nbytes = e.end, end
+        e.start, e.end = start, end
+
+
+def _parse(scanner: _Scanner, data: bytes | None) -> ParseResult:
     scanner.scan()
     if not scanner.entries:
         if scanner.unreadable:
@@ -675,8 +757,22 @@ def parse(text: str) -> ParseResult:
                 "no BibTeX entries: only @string/@comment/@preamble blocks", code="empty"
             )
         raise ImportRefused("no BibTeX entries: the text holds no @entry at all", code="empty")
-    _resolve_crossrefs(scanner.entries)
-    records = [_record(e, text) for e in scanner.entries]
+    entries = scanner.entries
+    _resolve_crossrefs(entries)
+    text = scanner.text
+    spans: RawSource | None
+    if data is not None:
+        _byte_offsets(text, entries)
+        spans = RawSource(data)
+        text = scanner.text = scanner.lines.text = ""  # the entries hold what they need
+    else:
+        spans = _TextSpans(text) if _one_byte_chars(text) else None
+    # each entry (its field dict and the field values the Paper does not keep) is freed as
+    # soon as its record is built: popped from the end of the reversed list
+    entries.reverse()
+    records: list[RecordTrace] = []
+    while entries:
+        records.append(_record(entries.pop(), text, spans))
     return ParseResult(records=records, notices=scanner.notices)
 
 

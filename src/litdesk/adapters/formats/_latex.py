@@ -379,7 +379,8 @@ def latex_to_text(value: str) -> str:
     """Plain Unicode text of a BibTeX field value (whitespace collapsed)."""
     if _SPECIAL.search(value) is not None:
         value = _TOKEN.sub(_sub, value)
-    return " ".join(value.split())
+    out = " ".join(value.split())
+    return value if out == value else out  # the value itself when unchanged: no second copy
 
 
 # -- BibTeX names, identifiers and export escaping ---------------------------------
