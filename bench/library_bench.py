@@ -10,10 +10,16 @@ In one run:
    vs a brute-force numpy scan (matrix-vector product + argpartition), recall@10 against
    the exact result, at the default nprobe and around it. Targets: p50 ≤ 50 ms and ≥ 10×
    the scan.
+4. ``--only update``: the stored IVF layout after adding one PDF. 1M synthetic rows as
+   existing entries (``--entry-chunks`` rows each) with a trained layout, plus one new entry
+   of ``--entry-chunks`` rows from the same distribution: the incremental update (assign the
+   new rows to the stored centroids) vs a full rebuild (train + assign every row), and
+   recall@10 at the default nprobe of both layouts (queries near any row, and near the new
+   entry's rows).
 
     LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/library_bench.py \
         [--copies 4] [--files 1000] [--chunks 1000000] [--queries 50] \
-        [--only pipeline|reindex|vectors] [--nlist N]
+        [--only pipeline|reindex|vectors|update] [--nlist N] [--entry-chunks 2000]
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import pypdfium2 as pdfium
 from litdesk._settings import Settings
 from litdesk.core.library import VectorIndex, top_k_exact
 from litdesk.services.library import Library
+from litdesk.services.library._ivf import IvfStore
 
 
 def raw_extract(paths: list[Path]) -> int:
@@ -205,17 +212,101 @@ def bench_vectors(n: int, dim: int = 256, queries: int = 50, nlist: int | None =
     index.nprobe = default
 
 
+def _noisy_queries(rows: np.ndarray, count: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    qs = rows[rng.integers(0, rows.shape[0], count)] + 0.3 * rng.standard_normal(
+        (count, rows.shape[1]), dtype=np.float32
+    )
+    return qs / np.linalg.norm(qs, axis=1, keepdims=True)
+
+
+def _recall(index: VectorIndex, qs: np.ndarray, truth: list[set[int]]) -> float:
+    hits = [
+        len(t & set(index.search(q, 10)[0].tolist())) / 10 for q, t in zip(qs, truth, strict=True)
+    ]
+    return float(np.mean(hits))
+
+
+def bench_update(n: int, entry_chunks: int, queries: int, tmp: Path, dim: int = 256) -> None:
+    """The stored layout after one new entry: incremental update vs full rebuild."""
+    data = synthetic(n + entry_chunks, dim, clusters=max(10, n // 500))
+    counts = {
+        f"old{i:05d}": min(entry_chunks, n - s) for i, s in enumerate(range(0, n, entry_chunks))
+    }
+    bounds: dict[str, tuple[int, int]] = {}
+    start = 0
+    for sha, c in [*counts.items(), ("new", entry_chunks)]:
+        bounds[sha] = (start, start + c)
+        start += c
+
+    def load(sha: str) -> np.ndarray:
+        a, b = bounds[sha]
+        return data[a:b]
+
+    after = counts | {"new": entry_chunks}
+    inc = IvfStore(tmp / "ivf-incremental", "bench", "v1")
+    t0 = time.perf_counter()
+    first = inc.ensure(counts, load, dim)
+    train_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    updated = inc.ensure(after, load, dim)
+    update_s = time.perf_counter() - t0
+    assert first.built == "trained" and updated.built == "updated"
+    t0 = time.perf_counter()
+    reused = IvfStore(tmp / "ivf-incremental", "bench", "v1").ensure(after, load, dim)
+    reuse_s = time.perf_counter() - t0
+    assert reused.built == "reused"
+    t0 = time.perf_counter()
+    full = IvfStore(tmp / "ivf-full", "bench", "v1").ensure(after, load, dim)
+    full_s = time.perf_counter() - t0
+    assert full.built == "trained"
+    sets = {
+        "any row": _noisy_queries(data, queries, seed=1),
+        "new entry": _noisy_queries(data[n:], queries, seed=2),
+    }
+    truth = {k: [set(top_k_exact(data, q, 10)[0].tolist()) for q in qs] for k, qs in sets.items()}
+    print(
+        f"[4] {n} x {dim} existing rows in {len(counts)} entries + 1 new entry of "
+        f"{entry_chunks} rows; {queries} queries per set"
+    )
+    print(f"    first training (existing rows): {train_s:.1f} s, {first.centroids.shape[0]} cells")
+    print(f"    incremental update (new entry assigned): {update_s:.3f} s")
+    print(f"    reuse (all cells files read, nothing assigned): {reuse_s:.3f} s")
+    print(
+        f"    full rebuild (train + assign all rows): {full_s:.1f} s "
+        f"({first.centroids.shape[0]} -> {full.centroids.shape[0]} cells)"
+    )
+    print(f"    update vs rebuild: {full_s / update_s:.0f}x faster")
+    for name, lay in (("incremental", updated), ("full rebuild", full)):
+        opens = []
+        for attempt in range(2):  # the first also pays the page faults of fresh memory
+            t0 = time.perf_counter()
+            index = lay.index(list(after), data)
+            opens.append(time.perf_counter() - t0)
+            if attempt == 0:
+                del index
+        rec = {k: _recall(index, qs, truth[k]) for k, qs in sets.items()}
+        sizes = np.diff(index.offsets) if index.offsets is not None else np.zeros(1)
+        print(
+            f"    {name}: nprobe {index.nprobe}, recall@10 any row {rec['any row']:.3f}, "
+            f"new entry {rec['new entry']:.3f}; largest cell {int(sizes.max())} rows; "
+            f"index from layout {opens[0]:.2f} / {opens[1]:.2f} s"
+        )
+        del index
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--copies", type=int, default=4)
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--chunks", type=int, default=1_000_000)
     ap.add_argument("--queries", type=int, default=50)
-    ap.add_argument("--only", choices=["pipeline", "reindex", "vectors"], default=None)
+    ap.add_argument("--only", choices=["pipeline", "reindex", "vectors", "update"], default=None)
+    ap.add_argument("--entry-chunks", type=int, default=2000, help="rows per entry (update)")
     ap.add_argument("--nlist", type=int, default=None, help="IVF cells (default: the index's)")
     args = ap.parse_args()
     fixtures = Path(os.environ.get("LITDESK_FIXTURES", "../shared/fixtures")) / "pdf"
-    if args.only != "vectors" and not fixtures.is_dir():
+    if args.only not in ("vectors", "update") and not fixtures.is_dir():
         raise SystemExit(f"fixture PDFs not found at {fixtures} (set LITDESK_FIXTURES)")
     print(
         f"litdesk PDF library bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
@@ -226,6 +317,8 @@ def main() -> None:
             bench_pipeline(fixtures, Path(tmp), args.copies)
         if args.only in (None, "reindex"):
             bench_reindex(fixtures, Path(tmp), args.files)
+        if args.only == "update":
+            bench_update(args.chunks, args.entry_chunks, args.queries, Path(tmp))
     if args.only in (None, "vectors"):
         bench_vectors(args.chunks, queries=args.queries, nlist=args.nlist)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
