@@ -60,7 +60,7 @@ EXPORT_FORMATS: Final = ("ris", "bibtex", "csljson", "csv")
 _MODULES = (_ris, _medline, _wos, _bibtex, _csljson, _csvtable, _endnote, _native)
 # Formats that read UTF-8 bytes without decoding the whole file first (same result as
 # ``parse(text)``; they raise NotUtf8 when the bytes are not UTF-8 after all).
-_BYTES_PARSERS: Final = {"ris": _ris.parse_bytes}
+_BYTES_PARSERS: Final = {"ris": _ris.parse_bytes, "bibtex": _bibtex.parse_bytes}
 
 
 def _collect() -> list[FormatSpec]:
@@ -159,7 +159,7 @@ def _check_duplicates(
 
 def _decode(data: bytes) -> Decoded:
     decoded = decode(data)
-    if not decoded.text.strip():
+    if not decoded.text or decoded.text.isspace():  # as ``not text.strip()``, without a copy
         raise ImportRefused("the file holds only whitespace", code="empty")
     return decoded
 
