@@ -186,6 +186,24 @@ def test_refusals(settings: Settings, wordllama: WordLlamaEmbedder) -> None:
     lib.close()
 
 
+def test_papers_without_text_are_left_out_with_their_reason(
+    settings: Settings, wordllama: WordLlamaEmbedder, folder: Path
+) -> None:
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4\nnot a pdf at all\n")
+    lib = _lib(settings, wordllama, NoModelBackend())
+    report = build_report(lib, papers=None, questions=["How was water level measured?"])
+    assert [p.file for p in report.labelled.papers] == ["cameras.pdf", "wheat.pdf"]
+    assert all("broken.pdf" not in (u.paper or "") for u in report.labelled.units)
+    left = [w for w in report.warnings if w.startswith("broken.pdf is left out: ")]
+    assert len(left) == 1, report.warnings
+    assert "no indexed text in the scope" not in report.warnings
+    with pytest.raises(InputError) as info:
+        build_report(lib, papers=["broken.pdf"], questions=["q?"])
+    assert info.value.code == "no_text"
+    assert "broken.pdf" in info.value.message
+    lib.close()
+
+
 def test_split_sections() -> None:
     got = split_sections("Intro.\n**Agreement:** a [1]\n## Differences\nb [2]\nOpen points: c")
     assert got == {"agreement": "a [1]", "differences": "b [2]", "open_points": "c"}

@@ -367,6 +367,17 @@ def build_report(
             code="too_many_papers",
         )
     lib.index(all_files)
+    # a PDF without indexed text (scan, encrypted, broken) has nothing to cite: it is left out
+    # of the report with its reason, instead of empty units under its name
+    state = {row["file"]: row for row in lib.status()["files"]}
+    left_out = [n for n in names if (state.get(n) or {}).get("excluded")]
+    if len(left_out) == len(names):
+        raise ReportInputError(
+            "no paper in the scope has indexed text: "
+            + "; ".join(f"{n} ({state[n]['excluded']})" for n in left_out),
+            code="no_text",
+        )
+    names = [n for n in names if n not in left_out]
     report_papers, paths = _paper_record(lib, names)
     run = _Runner(lib, chat, gen, language, level, top_k)
     run.lead_question = qs[0] if qs else None
@@ -391,7 +402,9 @@ def build_report(
         for n in names:
             units += [run.facet(f, n, summary) for f in FACETS]
     labelled = assign_labels(report_papers, units, preset=preset_letters)
-    warnings = [f"{n} is not in the library: skipped" for n in skipped] + run.warnings
+    warnings = [f"{n} is not in the library: skipped" for n in skipped]
+    warnings += [f"{n} is left out: {state[n]['excluded']}" for n in left_out]
+    warnings += run.warnings
     if note:
         warnings.append(note)
     return SynthesisReport(
