@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from litdesk.adapters import formats
 from litdesk.adapters.formats import _bibtex, _registry, decode
-from litdesk.adapters.formats._ris_read import NotUtf8
+from litdesk.adapters.formats._decode import NotUtf8
 from litdesk.core.imports import ImportRefused, RecordTrace, digest_bytes
 
 PIECES = [

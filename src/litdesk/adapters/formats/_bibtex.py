@@ -28,6 +28,7 @@ from litdesk.core.records import (
 )
 
 from ._bibtex_write import dumps
+from ._decode import NotUtf8
 from ._latex import (
     bibtex_name,
     latex_id_text,
@@ -35,7 +36,6 @@ from ._latex import (
     match_braces,
     split_names,
 )
-from ._ris_read import NotUtf8
 from ._spec import FormatSpec, ParseResult
 
 __all__ = ["FORMATS", "dumps", "parse", "parse_bytes", "sniff"]

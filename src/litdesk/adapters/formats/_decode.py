@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from litdesk.core.imports import ImportRefused, Notice
 
-__all__ = ["Decoded", "decode", "utf8_head"]
+__all__ = ["Decoded", "NotUtf8", "decode", "utf8_head"]
 
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 LE"),
@@ -26,6 +26,13 @@ _BOMS: tuple[tuple[bytes, str, str], ...] = (
 # Control characters that never occur in a text export (tab, LF, FF, CR are allowed).
 _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
 _SAMPLE = 8192
+
+
+class NotUtf8(Exception):
+    """Internal: a reader of UTF-8 bytes (``parse_bytes``) met bytes that are not UTF-8.
+
+    The registry then reads the file through :func:`decode` (BOM notice, Windows-1252).
+    """
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,8 +34,7 @@ from . import (
     _ris,
     _wos,
 )
-from ._decode import Decoded, decode, utf8_head
-from ._ris_read import NotUtf8
+from ._decode import Decoded, NotUtf8, decode, utf8_head
 from ._spec import FormatSpec, ParseResult
 
 __all__ = [

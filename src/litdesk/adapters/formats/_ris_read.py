@@ -27,6 +27,7 @@ from litdesk.core.records import (
 )
 from litdesk.core.records._paper import plain_doi
 
+from ._decode import NotUtf8
 from ._ris_base import (
     _KNOWN_TAGS,
     _LIST_CONTINUATION_TAGS,
@@ -44,11 +45,7 @@ from ._ris_base import (
 )
 from ._spec import ParseResult
 
-__all__ = ["NotUtf8", "parse", "parse_bytes"]
-
-
-class NotUtf8(Exception):
-    """Internal: ``parse_bytes`` met bytes that are not UTF-8 (the registry decodes otherwise)."""
+__all__ = ["parse", "parse_bytes"]
 
 
 class _Record:
