@@ -109,19 +109,3 @@ def test_top_k_exact_orders_scores() -> None:
     assert scores.tolist() == pytest.approx([0.9, 0.5])
     empty = VectorIndex.build(np.zeros((0, 4), np.float32))
     assert empty.search(np.ones(4, np.float32), 3)[0].size == 0
-
-
-def test_vector_index_layout_round_trip_and_validation() -> None:
-    rng = np.random.default_rng(3)
-    data = rng.normal(size=(3000, 16)).astype(np.float32)
-    ivf = VectorIndex.build(data, exact_below=100, nlist=32, nprobe=8)
-    layout = ivf.layout()
-    back = VectorIndex.from_layout(
-        data, layout["centroids"], layout["order"], layout["offsets"], nprobe=8
-    )
-    q = data[5]
-    assert back.search(q, 5)[0].tolist() == ivf.search(q, 5)[0].tolist()
-    assert back.search(q, 1)[0].tolist() == [5]
-    with pytest.raises(ValueError):
-        VectorIndex.from_layout(data[:-1], layout["centroids"], layout["order"], layout["offsets"])
-    assert VectorIndex.build(data).layout() == {}

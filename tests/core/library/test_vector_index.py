@@ -109,12 +109,13 @@ def test_default_recall_on_noisy_queries() -> None:
 def test_stored_layout_gets_its_default_probe_count() -> None:
     data = clustered(6000, 16, 12, 0.3, seed=2)
     ivf = VectorIndex.build(data, exact_below=100, nlist=2000)
-    lay = ivf.layout()
-    back = VectorIndex.from_layout(data, lay["centroids"], lay["order"], lay["offsets"])
+    assert ivf.centroids is not None
+    cells = assign_cells(data, ivf.centroids)  # the stored layout: centroids + each row's cell
+    back = VectorIndex.from_assignment(data, ivf.centroids, cells)
     assert back.nprobe == default_nprobe(2000) == 40 and ivf.nprobe == 40
     assert back.search(data[7], 5)[0].tolist() == ivf.search(data[7], 5)[0].tolist()
     with pytest.raises(ValueError):
-        VectorIndex.from_layout(data, lay["centroids"][:0], lay["order"], lay["offsets"][:1])
+        VectorIndex.from_assignment(data, ivf.centroids[:0], cells)
 
 
 def test_retraining_factor_is_two_both_ways() -> None:

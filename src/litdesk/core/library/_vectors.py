@@ -235,46 +235,6 @@ class VectorIndex:
         np.cumsum(counts, out=offsets[1:])
         return cls(vecs[order], cents, offsets, order, nprobe or default_nprobe(nlist))
 
-    def layout(self) -> dict[str, npt.NDArray[np.generic]]:
-        """The IVF layout (centroids, order, offsets) to store beside the vectors."""
-        if self.centroids is None or self.offsets is None or self.order is None:
-            return {}
-        return {"centroids": self.centroids, "order": self.order, "offsets": self.offsets}
-
-    @classmethod
-    def from_layout(
-        cls,
-        vectors: npt.ArrayLike,
-        centroids: npt.ArrayLike,
-        order: npt.ArrayLike,
-        offsets: npt.ArrayLike,
-        *,
-        nprobe: int | None = None,
-    ) -> VectorIndex:
-        """Rebuild an IVF index from stored layout and the vectors in their original order.
-
-        Raises ``ValueError`` when the layout does not fit the vectors.
-        """
-        vecs = normalise_rows(vectors)
-        cents = np.asarray(centroids, dtype=np.float32)
-        order_arr = np.asarray(order, dtype=np.int64)
-        offs = np.asarray(offsets, dtype=np.int64)
-        n = vecs.shape[0]
-        if (
-            order_arr.shape != (n,)
-            or cents.ndim != 2
-            or cents.shape[0] == 0
-            or cents.shape[1] != vecs.shape[1]
-            or offs.shape != (cents.shape[0] + 1,)
-            or offs[0] != 0
-            or offs[-1] != n
-            or np.any(np.diff(offs) < 0)
-            or (n and (order_arr.min() < 0 or order_arr.max() >= n))
-        ):
-            raise ValueError("stored IVF layout does not match the vectors")
-        probe = nprobe or default_nprobe(cents.shape[0])
-        return cls(vecs[order_arr], cents, offs, order_arr, probe)
-
     @property
     def exact(self) -> bool:
         return self.centroids is None
