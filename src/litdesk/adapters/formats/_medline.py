@@ -15,7 +15,15 @@ from typing import Any, Final
 from litdesk.core.imports import Notice, RecordTrace, digest_bytes
 from litdesk.core.records import normalize_doi, normalize_pmcid, normalize_pmid
 
-from ._ris import build_paper, clean_value, first_year, split_lines, tag_set, take_identifier
+from ._ris import (
+    build_paper,
+    clean_value,
+    first_year,
+    split_lines,
+    tag_extras,
+    tag_set,
+    take_identifier,
+)
 from ._spec import FormatSpec, ParseResult
 
 __all__ = ["FORMATS", "parse", "sniff"]
@@ -193,20 +201,7 @@ def _finish(rec: _Record, lines: list[str]) -> RecordTrace:
         fields["keywords"] = keywords
     if "PT" in f:
         fields["publication_types"] = [clean_value(v) for v in f["PT"] if v.strip()]
-    extras: dict[str, list[str]] = {}
-    for tag, values in f.items():
-        if tag in _USED:
-            continue
-        extras[tag] = values
-        if tag not in _KNOWN:
-            notices.append(
-                Notice(
-                    "unknown_tag",
-                    f"unknown tag {tag} kept in extras",
-                    rec.lines.get(tag, first_line),
-                    tag,
-                )
-            )
+    extras = tag_extras(f, _USED, _KNOWN, notices, lambda tag: rec.lines.get(tag, first_line))
     source_id = fields.get("pmid") or (one("PMID") if "PMID" in f else None)
     paper = build_paper(fields, digest=digest, line=first_line, notices=notices)
     return RecordTrace(

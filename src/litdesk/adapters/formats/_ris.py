@@ -13,8 +13,8 @@ Write: ``TY`` (JOUR, UNPB for preprints, BOOK, CHAP, CONF, THES, RPRT, …), ``T
 and retrieval note), ``ID`` (the litdesk id), ``ER``. Line breaks and control characters
 inside values are collapsed to spaces, so no value can start a tag line.
 
-The helpers at the bottom (:func:`split_lines`, :func:`build_paper`, …) are shared by
-the other tagged formats (MEDLINE, Web of Science).
+The helpers re-exported from ``_ris_base`` (:func:`split_lines`, :func:`build_paper`, …) are
+shared by the other tagged formats (MEDLINE, Web of Science).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from ._ris_base import (
     clean_value,
     first_year,
     split_lines,
+    tag_extras,
     tag_set,
     take_identifier,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "parse_bytes",
     "sniff",
     "split_lines",
+    "tag_extras",
     "tag_set",
     "take_identifier",
 ]

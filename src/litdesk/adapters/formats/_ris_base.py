@@ -1,13 +1,13 @@
 """RIS: tags, reference types and the helpers shared by the tagged formats (MEDLINE, WoS).
 
-:func:`split_lines`, :func:`clean_value`, :func:`first_year`, :func:`take_identifier` and
-:func:`build_paper` are used by the RIS, MEDLINE and Web of Science readers alike.
+:func:`split_lines`, :func:`clean_value`, :func:`first_year`, :func:`take_identifier`,
+:func:`tag_extras` and :func:`build_paper` are used by the RIS, MEDLINE and Web of Science readers alike.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from litdesk.core.imports import Notice
@@ -179,6 +179,28 @@ def take_identifier(
         elif found is None:
             found = out
     return found
+
+
+def tag_extras(
+    fields: dict[str, list[str]],
+    used: frozenset[str],
+    known: frozenset[str],
+    notices: list[Notice],
+    line_of: Callable[[str], int],
+) -> dict[str, list[str]]:
+    """The tags of ``fields`` the Paper does not carry (not in ``used``), in file order.
+
+    Each tag outside ``known`` gets an ``unknown_tag`` notice at ``line_of(tag)``.
+    """
+    if not fields.keys() - used:
+        return {}
+    extras = {tag: values for tag, values in fields.items() if tag not in used}
+    for tag in extras:
+        if tag not in known:
+            notices.append(
+                Notice("unknown_tag", f"unknown tag {tag} kept in extras", line_of(tag), tag)
+            )
+    return extras
 
 
 def build_paper(

@@ -41,6 +41,7 @@ from ._ris_base import (
     _tag_of,
     build_paper,
     first_year,
+    tag_extras,
     take_identifier,
 )
 from ._spec import ParseResult
@@ -467,16 +468,7 @@ def _trace(
     if "TY" in f:
         code = f["TY"][0].upper()
         paper_fields["publication_types"] = [RIS_TYPES.get(code, code)]
-    extras: dict[str, list[str]] = {}
-    if f.keys() - _USED:  # tags the Paper does not carry: kept in file order
-        for tag, values in f.items():
-            if tag in _USED:
-                continue
-            extras[tag] = values
-            if tag not in _KNOWN_TAGS:
-                notices.append(
-                    Notice("unknown_tag", f"unknown tag {tag} kept in extras", line_of(tag), tag)
-                )
+    extras = tag_extras(f, _USED, _KNOWN_TAGS, notices, line_of)
     source_id = f["ID"][0] if "ID" in f else None
     paper = build_paper(
         paper_fields, digest=digest, line=first_line, notices=notices, source_id=source_id

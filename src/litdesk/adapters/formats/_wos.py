@@ -15,7 +15,15 @@ from typing import Any, Final
 from litdesk.core.imports import Notice, RecordTrace, digest_bytes
 from litdesk.core.records import normalize_doi, normalize_pmid
 
-from ._ris import build_paper, clean_value, first_year, split_lines, tag_set, take_identifier
+from ._ris import (
+    build_paper,
+    clean_value,
+    first_year,
+    split_lines,
+    tag_extras,
+    tag_set,
+    take_identifier,
+)
 from ._spec import FormatSpec, ParseResult
 
 __all__ = ["FORMATS", "parse_plain", "parse_tab", "sniff_plain", "sniff_tab"]
@@ -90,10 +98,7 @@ def _record(
 ) -> RecordTrace:
     digest = digest_bytes(raw.encode("utf-8"))
     fields = _paper_fields(get, notices, first)
-    extras = {tag: values for tag, values in get.items() if tag not in _USED}
-    for tag in extras:
-        if tag not in _KNOWN:
-            notices.append(Notice("unknown_tag", f"unknown tag {tag} kept in extras", first, tag))
+    extras = tag_extras(get, _USED, _KNOWN, notices, lambda _tag: first)
     ut = get.get("UT")
     source_id = ut[0].strip() if ut and ut[0].strip() else None
     paper = build_paper(fields, digest=digest, line=first, notices=notices)
