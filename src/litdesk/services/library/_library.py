@@ -240,13 +240,28 @@ class Library:
         return self.data_dir / "models" / "wordllama"
 
     def status(self) -> dict[str, Any]:
-        """Every file with its index state (pages, text layer, exclusion, ids, adopted title)."""
+        """Every file with its index state (see :meth:`file_states`), the sources and the
+        discovery warnings."""
         corpus = self.corpus()
-        hashes = hash_files(self.catalogue, corpus.files)
+        return {
+            "files": self.file_states(corpus.files),
+            "sources": [
+                {"path": str(s.path), "recursive": s.recursive, "origin": s.origin}
+                for s in self.sources()
+            ],
+            "warnings": corpus.warnings,
+            "embedder": self._embedder_name,
+            "chunking": CHUNKING_VERSION,
+        }
+
+    def file_states(self, files: list[LibraryFile]) -> list[dict[str, Any]]:
+        """Each of ``files`` with its index state (pages, text layer, exclusion, ids,
+        adopted title); only these files are hashed."""
+        hashes = hash_files(self.catalogue, files)
         entries = self.catalogue.entries(self._embedder_name, CHUNKING_VERSION)
         meta = self.catalogue.metadata()
         rows = []
-        for f in corpus.files:
+        for f in files:
             sha = hashes.get(f.path)
             e = entries.get(sha) if sha else None
             adopted = meta.get(sha, {}) if sha else {}
@@ -267,16 +282,7 @@ class Library:
                     "adopted_title": adopted.get("title"),
                 }
             )
-        return {
-            "files": rows,
-            "sources": [
-                {"path": str(s.path), "recursive": s.recursive, "origin": s.origin}
-                for s in self.sources()
-            ],
-            "warnings": corpus.warnings,
-            "embedder": self._embedder_name,
-            "chunking": CHUNKING_VERSION,
-        }
+        return rows
 
     # --- adoption -------------------------------------------------------------------
     def adopt(self, shas: list[str], entries: dict[str, Entry], names: dict[str, str]) -> list[str]:
