@@ -22,8 +22,6 @@ nothing is lost: every input record ends in exactly one group.
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -34,6 +32,7 @@ from litdesk.core.fusion import NAMESPACES, group_keys, identity_keys
 from litdesk.core.records import Paper
 
 from ._normalize import (
+    REGISTRY_NAMESPACES,
     TitleKind,
     author_surnames,
     first_author_names,
@@ -42,9 +41,8 @@ from ._normalize import (
     journal_key,
     journal_matches,
     page_range,
+    parse_title,
     registry_ids,
-    title_info,
-    title_key,
     volume_key,
 )
 
@@ -76,7 +74,6 @@ RULES: Final = {
     "max_year_gap": 1,
     "max_block": 250,  # blocks larger than this are not paired (counted in the result)
 }
-_TAGS: Final = re.compile(r"<[^<>]{0,200}>")
 _PREPRINT_VENUES: Final = (
     "arxiv",
     "biorxiv",
@@ -128,8 +125,7 @@ class DedupResult:
 
 
 #: Identifier namespaces compared in stage 2: the identity graph's and trial registries'.
-_REGISTRY_NS: Final = ("nct", "isrctn", "eudract", "actrn", "drks", "chictr")
-_ID_NS: Final = (*NAMESPACES, *_REGISTRY_NS)
+_ID_NS: Final = (*NAMESPACES, *REGISTRY_NAMESPACES)
 
 
 @dataclass(slots=True)
@@ -163,9 +159,7 @@ def _features(
                 return v
         return None
 
-    raw_title = first("title")
-    info = title_info(html.unescape(_TAGS.sub(" ", raw_title)) if raw_title else raw_title)
-    title = title_key(info.base)
+    title, info = parse_title(first("title"))
     kind = info.kind
     types = " ".join(t.lower() for p in papers for t in p.publication_types)
     if kind == "article" and ("erratum" in types or "corrigendum" in types):

@@ -24,7 +24,9 @@ __all__ = [
     "journal_key",
     "journal_matches",
     "normalize_title",
+    "REGISTRY_NAMESPACES",
     "page_range",
+    "parse_title",
     "registry_ids",
     "title_info",
     "title_key",
@@ -218,12 +220,19 @@ def title_info(title: str | None) -> TitleInfo:
     return TitleInfo(t, kind, tuple(cites), notes)
 
 
+def parse_title(title: str | None) -> tuple[str, TitleInfo]:
+    """A raw title's comparison key (:func:`normalize_title`) and what it says about its
+    record (:func:`title_info` of the title without HTML/XML tags and entities)."""
+    if not title:
+        return "", TitleInfo("")
+    info = title_info(html.unescape(_TAGS.sub(" ", title)))
+    return title_key(info.base), info
+
+
 def normalize_title(title: str | None) -> str:
     """A comparison key: lower-case ASCII words separated by single spaces (database
     notes, correction/reply markers and section labels removed; see :func:`title_info`)."""
-    if not title:
-        return ""
-    return title_key(title_info(html.unescape(_TAGS.sub(" ", title))).base)
+    return parse_title(title)[0]
 
 
 def title_key(title: str) -> str:
@@ -348,6 +357,8 @@ _REGISTRY: Final = {
     "drks": re.compile(r"\bDRKS\s?(\d{8})\b", re.IGNORECASE),
     "chictr": re.compile(r"\bChiCTR[-‐]?([A-Z]{0,4}-?\d{6,10})\b", re.IGNORECASE),
 }
+#: The namespaces :func:`registry_ids` returns.
+REGISTRY_NAMESPACES: Final = tuple(_REGISTRY)
 _REGISTRY_HINT: Final = re.compile(r"NCT|ISRCTN|ACTRN|DRKS|ChiCTR|\d{4}-\d{6}-\d{2}", re.I)
 
 
