@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from itertools import repeat
 from typing import Annotated, Any, Final, Literal
@@ -460,19 +461,12 @@ def _ident(norm: Any) -> Any:
 
 def _f_doi(v: object) -> str | None:
     """``_ident(normalize_doi)``; a plain DOI only lower-cased, without normalize_doi's regexes."""
-    if v is None:
-        return None
-    if type(v) is not str:
-        raise _Slow("not a plain str")
-    t = v.strip(_TRIM)
-    if len(t) <= 512 and _PLAIN_DOI_FORM(t) is not None:
+    if type(v) is str and plain_doi(t := v.strip(_TRIM)):
         return t.lower()  # what normalize_doi returns for this form (tests compare)
-    if t == "":
-        return None
-    out = normalize_doi(t)
-    if out is None:
-        raise _Slow("identifier")
-    return out
+    return _ident_doi(v)
+
+
+_ident_doi: Final[Callable[[object], str | None]] = _ident(normalize_doi)
 
 
 # A DOI already in the form normalize_doi reads as itself but for case: "10.", 4-9 digits,
