@@ -15,14 +15,13 @@ from litdesk.core.records import Paper, PaperError, make_paper, normalize_source
 from litdesk.core.records._paper import paper_from_fields
 
 PARSER_ID: Final = "litdesk.ris"
+PARSER_VERSION: Final = "1"
 
 
 def tag_set(text: str) -> frozenset[str]:
     """The set of whitespace-separated tags in ``text``."""
     return frozenset(text.split())
 
-
-PARSER_VERSION: Final = "1"
 
 #: RIS reference types and the publication type litdesk records for them.
 RIS_TYPES: Final[dict[str, str]] = {
@@ -93,11 +92,7 @@ _KNOWN_TAGS: Final = tag_set(
     "L4 LK DO AN DB DP LA CA C1 C2 C3 C4 C5 C6 C7 C8 ET NV OP RI SE SV TA IN LB PP RN WE "
     "PU PI PA JI J9 FX FU AI NL OT BN GR RS"
 )
-_TITLE_TAGS: Final = ("TI", "T1", "CT", "BT")
-_AUTHOR_TAGS: Final = ("AU", "A1")
-_JOURNAL_TAGS: Final = ("JF", "JO", "T2", "JA", "J2", "J1", "BT")
 _YEAR_TAGS: Final = ("PY", "Y1", "DA")
-_ABSTRACT_TAGS: Final = ("AB", "N2")
 _USED: Final = frozenset(
     {"TY", "ER", "ID", "AU", "A1", "KW", "PY", "Y1", "DA", "VL", "VO", "IS", "SP", "EP"}
     | {"DO", "AN", "C2", "UR", "AB", "N2", "TI", "T1", "JF", "JO", "T2", "JA", "J2"}
