@@ -281,7 +281,7 @@ def bench_update(n: int, entry_chunks: int, queries: int, tmp: Path, dim: int = 
         opens = []
         for attempt in range(2):  # the first also pays the page faults of fresh memory
             t0 = time.perf_counter()
-            index = lay.index(list(after), data)
+            index = lay.index(list(after), load)
             opens.append(time.perf_counter() - t0)
             if attempt == 0:
                 del index

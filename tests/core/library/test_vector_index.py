@@ -179,3 +179,22 @@ def test_assignment_that_does_not_fit_is_refused() -> None:
         VectorIndex.from_assignment(data, cents, np.full(200, 5, np.int32))
     with pytest.raises(ValueError, match="cell assignment"):
         VectorIndex.from_assignment(data, cents[:, :4], np.zeros(200, np.int32))
+
+
+def test_blocks_go_straight_to_cell_order() -> None:
+    """Row blocks (each entry's rows) give the index of the concatenated matrix, row for row;
+    blocks that do not add up to the cells are refused."""
+    rng = np.random.default_rng(8)
+    parts = [rng.standard_normal((m, 8)).astype(np.float32) for m in (40, 0, 1, 77)]
+    data = np.vstack(parts)
+    cents = normalise_rows(rng.standard_normal((6, 8)))
+    cells = assign_cells(data, cents)
+    whole = VectorIndex.from_assignment(data, cents, cells)
+    blocks = VectorIndex.from_blocks(iter(parts), cents, cells)
+    assert whole.order is not None and blocks.order is not None
+    assert np.array_equal(blocks.order, whole.order)
+    assert np.array_equal(blocks.vectors, whole.vectors)
+    assert np.array_equal(blocks.vectors, normalise_rows(data)[whole.order])
+    for bad in (parts[:-1], [*parts, parts[2]], [p[:, :4] for p in parts]):
+        with pytest.raises(ValueError, match="cell assignment"):
+            VectorIndex.from_blocks(bad, cents, cells)

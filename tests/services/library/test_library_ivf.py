@@ -66,7 +66,7 @@ def test_first_layout_is_trained_and_equals_a_fresh_build(tmp_path: Path, lib3: 
     built = VectorIndex.build(lib3.stacked(), exact_below=1)
     assert built.centroids is not None and built.order is not None
     assert np.array_equal(lay.centroids, built.centroids)
-    ours = lay.index(list(lib3.vectors), lib3.stacked())
+    ours = lay.index(list(lib3.vectors), lib3.load)
     assert ours.order is not None and np.array_equal(ours.order, built.order)
     assert sorted(_cells_files(tmp_path / "ivf")) == ["sha0.npy", "sha1.npy", "sha2.npy"]
     again = IvfStore(tmp_path / "ivf", "emb", "c1").ensure(lib3.counts(), lib3.load, DIM)
@@ -92,7 +92,7 @@ def test_added_entry_is_assigned_not_retrained(tmp_path: Path, lib3: Entries) ->
     fresh = VectorIndex.from_assignment(
         allrows, first.centroids, assign_cells(allrows, first.centroids)
     )
-    ours = lay.index(list(lib3.vectors), allrows)
+    ours = lay.index(list(lib3.vectors), lib3.load)
     assert ours.order is not None and ours.offsets is not None
     assert fresh.order is not None and fresh.offsets is not None
     assert np.array_equal(ours.order, fresh.order) and np.array_equal(ours.offsets, fresh.offsets)
@@ -120,7 +120,7 @@ def test_removal_drops_out_and_shrinking_by_half_retrains(tmp_path: Path, lib3: 
     lay = IvfStore(folder, "emb", "c1").ensure(lib3.counts(), lib3.load, DIM)
     assert lay.built == "reused" and lib3.loaded == [] and set(lay.cells) == {"sha0", "sha2"}
     assert np.array_equal(lay.centroids, first.centroids)
-    ours = lay.index(list(lib3.vectors), lib3.stacked())
+    ours = lay.index(list(lib3.vectors), lib3.load)
     assert len(ours) == 320 and ours.offsets is not None and int(ours.offsets[-1]) == 320
     del lib3.vectors["sha2"]  # 150 rows < 520 / 2
     assert IvfStore(folder, "emb", "c1").ensure(lib3.counts(), lib3.load, DIM).built == "trained"

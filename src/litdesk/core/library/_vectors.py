@@ -27,6 +27,7 @@ cells trained on n rows hold about twice as many at 2n, so a probe scans twice t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -56,6 +57,7 @@ ITERATIONS: Final = 6  # k-means rounds (spherical, Lloyd)
 PROBE_FRACTION: Final = 0.02  # cells probed by default
 MIN_PROBE: Final = 32
 SCORE_BUDGET: Final = 1 << 24  # floats in one block of row-by-centroid scores (64 MB)
+BLOCK_ROWS: Final = 1 << 16  # rows normalised at a time when a matrix is put in cell order
 RETRAIN_FACTOR: Final = 2.0  # retrain once the rows grew or shrank by this factor
 
 
@@ -121,6 +123,14 @@ def _nearest(rows: F32, cents: F32) -> I64:
     for s in range(0, rows.shape[0], step):
         out[s : s + step] = np.argmax(rows[s : s + step] @ cents.T, axis=1)
     return out
+
+
+def _cell_order(assign: I64, nlist: int) -> tuple[I64, I64]:
+    """The rows in cell order (stable: by row within a cell) and the cells' offsets."""
+    order = np.argsort(assign, kind="stable").astype(np.int64)
+    offsets = np.zeros(nlist + 1, dtype=np.int64)
+    np.cumsum(np.bincount(assign, minlength=nlist), out=offsets[1:])
+    return order, offsets
 
 
 def _cell_sums(rows: F32, assign: I64, nlist: int) -> tuple[F32, I64]:
@@ -213,27 +223,59 @@ class VectorIndex:
 
         Raises ``ValueError`` when the cells do not fit the vectors and centroids.
         """
-        vecs = normalise_rows(vectors)
+        arr = np.asarray(vectors)
+        if arr.ndim != 2:
+            return cls.from_blocks([arr], centroids, cells, nprobe=nprobe)
+        step = BLOCK_ROWS  # normalised block by block: no full-size normalised copy
+        blocks = (arr[s : s + step] for s in range(0, max(1, arr.shape[0]), step))
+        return cls.from_blocks(blocks, centroids, cells, nprobe=nprobe)
+
+    @classmethod
+    def from_blocks(
+        cls,
+        blocks: Iterable[npt.ArrayLike],
+        centroids: npt.ArrayLike,
+        cells: npt.ArrayLike,
+        *,
+        nprobe: int | None = None,
+    ) -> VectorIndex:
+        """:meth:`from_assignment` for vectors given as consecutive row blocks (for example
+        each PDF's rows, loaded one after the other): each block is normalised and copied
+        straight to its rows' places in cell order, so the only full-size array is the
+        index's own (no concatenated, normalised or gathered copy).
+
+        Raises ``ValueError`` when the cells do not fit the vectors and centroids.
+        """
         cents = np.asarray(centroids, dtype=np.float32)
         assign = np.asarray(cells, dtype=np.int64)
         if (
             cents.ndim != 2
             or cents.shape[0] == 0
-            or cents.shape[1] != vecs.shape[1]
-            or assign.shape != (vecs.shape[0],)
+            or assign.ndim != 1
             or (assign.size and (assign.min() < 0 or assign.max() >= cents.shape[0]))
         ):
             raise ValueError("cell assignment does not match the vectors and centroids")
-        return cls._ordered(vecs, cents, assign, nprobe)
+        n, dim = assign.shape[0], cents.shape[1]
+        order, offsets = _cell_order(assign, cents.shape[0])
+        where = np.empty(n, dtype=np.int64)  # each row's place in cell order
+        where[order] = np.arange(n, dtype=np.int64)
+        out = np.empty((n, dim), dtype=np.float32)
+        start = 0
+        for block in blocks:
+            rows = normalise_rows(block)
+            m = rows.shape[0]
+            if rows.shape[1] != dim or start + m > n:
+                raise ValueError("cell assignment does not match the vectors and centroids")
+            out[where[start : start + m]] = rows
+            start += m
+        if start != n:
+            raise ValueError("cell assignment does not match the vectors and centroids")
+        return cls(out, cents, offsets, order, nprobe or default_nprobe(cents.shape[0]))
 
     @classmethod
     def _ordered(cls, vecs: F32, cents: F32, assign: I64, nprobe: int | None) -> VectorIndex:
-        nlist = cents.shape[0]
-        order = np.argsort(assign, kind="stable").astype(np.int64)
-        counts = np.bincount(assign, minlength=nlist)
-        offsets = np.zeros(nlist + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        return cls(vecs[order], cents, offsets, order, nprobe or default_nprobe(nlist))
+        order, offsets = _cell_order(assign, cents.shape[0])
+        return cls(vecs[order], cents, offsets, order, nprobe or default_nprobe(cents.shape[0]))
 
     @property
     def exact(self) -> bool:

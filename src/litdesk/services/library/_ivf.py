@@ -66,10 +66,11 @@ class IvfLayout:
             "seconds": round(self.seconds, 3),
         }
 
-    def index(self, shas: list[str], vectors: npt.ArrayLike) -> VectorIndex:
-        """The IVF index of ``vectors`` (the entries' chunks concatenated in ``shas`` order)."""
+    def index(self, shas: list[str], load: LoadVectors) -> VectorIndex:
+        """The IVF index of the entries' chunks (``shas`` order), each entry's vectors read
+        with ``load`` once and copied straight into cell order (:meth:`VectorIndex.from_blocks`)."""
         cells = np.concatenate([self.cells[s] for s in shas]) if shas else np.zeros(0, np.int32)
-        return VectorIndex.from_assignment(vectors, self.centroids, cells)
+        return VectorIndex.from_blocks((load(s) for s in shas), self.centroids, cells)
 
 
 class IvfStore:

@@ -45,7 +45,7 @@ from litdesk.core.records import Paper
 
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, Progress, hash_files, index_files
-from ._ivf import IvfStore
+from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
@@ -151,7 +151,7 @@ class Library:
         self._cat: Catalogue | None = None
         self._client: httpx.Client | None = None
         self._vector_cache: dict[
-            tuple[tuple[str, ...], bool], tuple[npt.NDArray[np.float32], VectorIndex | None]
+            tuple[tuple[str, ...], bool], VectorIndex | npt.NDArray[np.float32]
         ] = {}
 
     # --- plumbing -------------------------------------------------------------------
@@ -371,17 +371,17 @@ class Library:
         if not chunks:
             out.warnings.append("no indexed text in the scope")
             return out
-        vectors, index = self._vectors(shas, entries, whole)
+        space = self._search_space(shas, entries, whole)
         queries = [question] + ([variant] if variant and variant.strip() else [])
         qv = self.embedder().embed(queries)
         pool = max(POOL_MIN, top_k * 10)
         rankings: list[list[int]] = []
-        if index is not None:
+        if isinstance(space, VectorIndex):
             for q in qv:
-                rankings.append(index.search(q, pool)[0].tolist())
+                rankings.append(space.search(q, pool)[0].tolist())
         else:  # a chosen set: rank every chunk exactly, so each paper has its best ones
             for q in qv:
-                rankings.append(np.argsort(-(vectors @ q), kind="stable").tolist())
+                rankings.append(np.argsort(-(space @ q), kind="stable").tolist())
         position = {c.id: i for i, c in enumerate(chunks)}
         words = salient_words(" ".join(queries))
         lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
@@ -402,53 +402,47 @@ class Library:
             )  # fmt: skip
         return out
 
-    def _vectors(
+    def _search_space(
         self, shas: list[str], entries: dict[str, Entry], whole: bool
-    ) -> tuple[npt.NDArray[np.float32], VectorIndex | None]:
-        """The scope's chunk vectors (and, for the whole library, its vector index).
+    ) -> VectorIndex | npt.NDArray[np.float32]:
+        """The whole library's vector index, or a chosen set's chunk vectors (ranked exactly).
 
-        Kept in memory per scope, so a long-running face (web, chat rounds) loads the
-        vectors and builds the index once per library state.
+        Exact for libraries under ``exact_below`` chunks; above, an IVF index on the layout
+        kept under ``library/ivf/`` (see :mod:`._ivf`), each entry's vectors read once
+        straight into cell order. Kept in memory per scope, so a long-running face (web,
+        chat rounds) loads the vectors and builds the index once per library state.
         """
         key = (tuple(shas), whole)
         hit = self._vector_cache.get(key)
         if hit is not None:
             return hit
-        vectors = np.vstack(
-            [
-                self.catalogue.load_vectors(
-                    s, self._embedder_name, CHUNKING_VERSION, entries[s].n_chunks
-                )
-                for s in shas
-            ]
-        )
         counts = {s: entries[s].n_chunks for s in shas}
-        index = self._index_for(counts, vectors) if whole else None
+        space: VectorIndex | npt.NDArray[np.float32]
+        if whole and sum(counts.values()) >= self.exact_below:
+            layout, load = self._ivf_layout(counts)
+            space = layout.index(shas, load)
+        else:
+            vectors = np.vstack([self._loader(counts)(s) for s in shas])
+            space = VectorIndex.build(vectors, exact_below=self.exact_below) if whole else vectors
         self._vector_cache.clear()  # one library state at a time
-        self._vector_cache[key] = (vectors, index)
-        return vectors, index
+        self._vector_cache[key] = space
+        return space
 
-    def _ivf_store(self) -> IvfStore:
-        return IvfStore(self.root / "ivf", self._embedder_name, CHUNKING_VERSION)
-
-    def _index_for(self, counts: dict[str, int], vectors: npt.NDArray[np.float32]) -> VectorIndex:
-        """Exact for small libraries; above ``exact_below`` chunks an IVF index whose
-        layout (centroids, each entry's cells) is kept under ``library/ivf/`` and updated
-        entry by entry (see :mod:`._ivf`)."""
-        if vectors.shape[0] < self.exact_below:
-            return VectorIndex.build(vectors, exact_below=self.exact_below)
-        bounds: dict[str, tuple[int, int]] = {}
-        start = 0
-        for sha, n in counts.items():  # the entries' rows, in the order they were stacked
-            bounds[sha] = (start, start + n)
-            start += n
-
+    def _loader(self, counts: dict[str, int]) -> LoadVectors:
         def load(sha: str) -> npt.NDArray[np.float32]:
-            a, b = bounds[sha]
-            return vectors[a:b]
+            return self.catalogue.load_vectors(
+                sha, self._embedder_name, CHUNKING_VERSION, counts[sha]
+            )
 
-        store = self._ivf_store()
-        return store.ensure(counts, load, vectors.shape[1]).index(list(counts), vectors)
+        return load
+
+    def _ivf_layout(self, counts: dict[str, int]) -> tuple[IvfLayout, LoadVectors]:
+        """The stored IVF layout of the entries ``counts`` (reused, updated entry by entry or
+        trained anew: see :mod:`._ivf`) and the loader of their vectors."""
+        load = self._loader(counts)
+        dim = next(load(s) for s, c in counts.items() if c).shape[1]
+        store = IvfStore(self.root / "ivf", self._embedder_name, CHUNKING_VERSION)
+        return store.ensure(counts, load, dim), load
 
     def prepare_vector_index(self) -> dict[str, Any]:
         """Build or update the whole library's IVF layout now (``library index`` calls this
@@ -469,14 +463,7 @@ class Library:
         n = sum(counts.values())
         if n == 0 or n < self.exact_below:
             return {"kind": "exact", "chunks": n}
-
-        def load(sha: str) -> npt.NDArray[np.float32]:
-            return self.catalogue.load_vectors(
-                sha, self._embedder_name, CHUNKING_VERSION, counts[sha]
-            )
-
-        dim = next(load(s) for s, c in counts.items() if c).shape[1]
-        return {"chunks": n} | self._ivf_store().ensure(counts, load, dim).summary()
+        return {"chunks": n} | self._ivf_layout(counts)[0].summary()
 
     # --- answers --------------------------------------------------------------------
     def english_variant(self, question: str) -> str | None:
