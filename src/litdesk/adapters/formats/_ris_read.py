@@ -25,7 +25,6 @@ from litdesk.core.records import (
     normalize_pmcid,
     normalize_pmid,
 )
-from litdesk.core.records._paper import plain_doi
 
 from ._decode import NotUtf8
 from ._ris_base import (
@@ -433,7 +432,9 @@ def _trace(
         ep = get("EP")
         paper_fields["pages"] = f"{sp[0]}-{ep[0]}" if ep and "-" not in sp[0] else sp[0]
     if "DO" in f:
-        doi = take_identifier(f["DO"], _doi, "DOI", notices, line=line_of("DO"), field="DO")
+        doi = take_identifier(
+            f["DO"], normalize_doi, "DOI", notices, line=line_of("DO"), field="DO"
+        )
         if doi:
             paper_fields["doi"] = doi
     if "AN" in f:
@@ -483,8 +484,3 @@ def _trace(
         extras=extras,
         raw_span=(src, start, end),
     )
-
-
-def _doi(value: str) -> str | None:
-    """``normalize_doi``, without its regexes for a DOI already in plain form."""
-    return value.lower() if plain_doi(value) else normalize_doi(value)

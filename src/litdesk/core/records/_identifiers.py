@@ -71,11 +71,30 @@ def _clean(text: object) -> str:
     return _WS.sub(" ", text).strip()
 
 
+# A DOI already in the form the general path reads as itself but for case: "10.", 4-9
+# digits, "/", then printable ASCII without spaces, "%" or a trailing "." "," ";". The
+# general path only lower-cases it (no prefix, escape or space to remove), so it is
+# answered without that path's regexes — the common case on import (tests compare both).
+_PLAIN_DOI_FORM: Final = re.compile(r"10\.[0-9]{4,9}/[!-$&-~]*[!-$&-+\-/-:<-~]").fullmatch
+
+
+def plain_doi(t: str) -> bool:
+    """True for a DOI that :func:`normalize_doi` only lower-cases (see ``_PLAIN_DOI_FORM``)."""
+    return len(t) <= MAX_DOI_CHARS and _PLAIN_DOI_FORM(t) is not None
+
+
 def normalize_doi(text: object) -> str | None:
     """Canonical DOI: lower-case ``10.<4-9 digits>/<suffix>``, at most 512 characters.
 
     Accepts bare DOIs, ``doi:`` prefixes, doi.org/dx.doi.org URLs and percent-encoding.
     """
+    if type(text) is str and plain_doi(text):
+        return text.lower()
+    return _normalize_doi(text)
+
+
+def _normalize_doi(text: object) -> str | None:
+    """:func:`normalize_doi`'s general path (prefixes, URLs, escapes, spaces)."""
     s = _clean(text)
     if not s or len(s) > 4 * MAX_DOI_CHARS:
         return None

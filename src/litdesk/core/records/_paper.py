@@ -49,7 +49,6 @@ __all__ = [
     "PaperError",
     "make_paper",
     "paper_from_fields",
-    "plain_doi",
     "read_paper",
     "safe_https_url",
     "same_paper",
@@ -459,25 +458,7 @@ def _ident(norm: Any) -> Any:
     return check
 
 
-def _f_doi(v: object) -> str | None:
-    """``_ident(normalize_doi)``; a plain DOI only lower-cased, without normalize_doi's regexes."""
-    if type(v) is str and plain_doi(t := v.strip(_TRIM)):
-        return t.lower()  # what normalize_doi returns for this form (tests compare)
-    return _ident_doi(v)
-
-
-_ident_doi: Final[Callable[[object], str | None]] = _ident(normalize_doi)
-
-
-# A DOI already in the form normalize_doi reads as itself but for case: "10.", 4-9 digits,
-# "/", then printable ASCII without spaces, "%" or a trailing "." "," ";", at most 512
-# characters. normalize_doi returns it lower-cased (no prefix, escape or space to remove).
-_PLAIN_DOI_FORM = re.compile(r"10\.[0-9]{4,9}/[!-$&-~]*[!-$&-+\-/-:<-~]").fullmatch
-
-
-def plain_doi(t: str) -> bool:
-    """True for a DOI that :func:`normalize_doi` only lower-cases (see ``_PLAIN_DOI_FORM``)."""
-    return len(t) <= 512 and _PLAIN_DOI_FORM(t) is not None
+_f_doi: Final[Callable[[object], str | None]] = _ident(normalize_doi)
 
 
 def _int(low: int, high: int | None) -> Any:
