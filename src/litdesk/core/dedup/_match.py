@@ -131,6 +131,7 @@ _ID_NS: Final = (*NAMESPACES, *REGISTRY_NAMESPACES)
 @dataclass(slots=True)
 class _Features:
     title: str
+    title_sorted: str  # the title's words sorted: token_sort_ratio's form, made once
     words: int
     surname: str
     names: frozenset[str]
@@ -140,6 +141,7 @@ class _Features:
     volume: str
     issue: str
     page: str
+    page_digits: str  # the first page's digits: "c37" ~ "37", "e1234" ~ "1234"
     pages: tuple[int, int] | None
     ids: dict[str, set[str]]
     doi_prefix: str
@@ -160,6 +162,7 @@ def _features(
         return None
 
     title, info = parse_title(first("title"))
+    words = title.split()
     kind = info.kind
     types = " ".join(t.lower() for p in papers for t in p.publication_types)
     if kind == "article" and ("erratum" in types or "corrigendum" in types):
@@ -183,9 +186,11 @@ def _features(
         or doi.startswith(("10.1101/", "10.48550/", "10.21203/", "10.2139/"))
     )
     authors = first("authors") or ()
+    page = first_page(first("pages"))
     return _Features(
         title=title,
-        words=len(title.split()),
+        title_sorted=" ".join(sorted(words)),
+        words=len(words),
         surname=first_author_surname(authors),
         names=first_author_names(authors),
         surnames=author_surnames(authors),
@@ -193,7 +198,8 @@ def _features(
         journal=journal_key(first("journal")),
         volume=volume_key(first("volume")),
         issue=volume_key(first("issue")),
-        page=first_page(first("pages")),
+        page=page,
+        page_digits="".join(c for c in page if c.isdigit()),
         pages=page_range(first("pages")),
         ids=ids,
         doi_prefix=doi.split("/", 1)[0] if doi else "",
@@ -222,12 +228,12 @@ def _blocking_keys(f: _Features) -> list[str]:
 
 
 def _conflicts(a: _Features, b: _Features) -> list[str]:
-    out = []
-    for ns in _ID_NS:
-        va, vb = a.ids.get(ns), b.ids.get(ns)
-        if va and vb and not (va & vb):
-            out.append(ns)
-    return out
+    common = a.ids.keys() & b.ids.keys()
+    return [
+        ns
+        for ns in _ID_NS
+        if ns in common and a.ids[ns] and b.ids[ns] and not (a.ids[ns] & b.ids[ns])
+    ]
 
 
 def _agree(x: str | tuple[str, ...], y: str | tuple[str, ...]) -> bool | None:
@@ -236,13 +242,12 @@ def _agree(x: str | tuple[str, ...], y: str | tuple[str, ...]) -> bool | None:
     return x == y
 
 
-def _pages_agree(x: str, y: str) -> bool | None:
-    if not x or not y:
+def _pages_agree(a: _Features, b: _Features) -> bool | None:
+    if not a.page or not b.page:
         return None
-    if x == y:
+    if a.page == b.page:
         return True
-    dx, dy = "".join(c for c in x if c.isdigit()), "".join(c for c in y if c.isdigit())
-    return bool(dx) and dx == dy  # "c37" ~ "37", "e1234" ~ "1234"
+    return bool(a.page_digits) and a.page_digits == b.page_digits
 
 
 def _same_first_author(a: _Features, b: _Features) -> bool:
@@ -263,12 +268,24 @@ def _authors_agree(a: _Features, b: _Features) -> bool | None:
     return bool(shared) and (len(shared) >= 2 or smaller == 1)
 
 
+#: The score's weights of agreeing fields (half the weight when unknown); title 0.55 and
+#: year 0.07 (half for a gap of one year or an unknown year) make up the rest.
+_WEIGHTS: Final = {
+    "author": 0.15,
+    "journal": 0.08,
+    "volume": 0.06,
+    "page": 0.06,
+    "doi_prefix": 0.03,
+}
+
+
 def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
     title = 0.0
     if a.title and b.title:
         title = fuzz.ratio(a.title, b.title) / 100
         if title < RULES["auto_title"]:
-            title = max(title, fuzz.token_sort_ratio(a.title, b.title, score_cutoff=60) / 100)
+            # = fuzz.token_sort_ratio(a.title, b.title, score_cutoff=60)
+            title = max(title, fuzz.ratio(a.title_sorted, b.title_sorted, score_cutoff=60) / 100)
     year_gap = abs(a.year - b.year) if a.year and b.year else None
     shifted = _shifted(a, b)
     ev: dict[str, Any] = {
@@ -277,7 +294,7 @@ def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
         "year_gap": year_gap,
         "journal": journal_matches(a.journal, b.journal) if a.journal and b.journal else None,
         "volume": True if shifted else _agree(a.volume, b.volume),
-        "page": None if shifted else _pages_agree(a.page, b.page),
+        "page": None if shifted else _pages_agree(a, b),
         "issue": None if shifted else _agree(a.issue, b.issue),
         "doi_prefix": _agree(a.doi_prefix, b.doi_prefix),
     }
@@ -285,9 +302,8 @@ def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
         ev["fields_shifted"] = True
     if a.kind != b.kind:
         ev["kinds"] = sorted((a.kind, b.kind))
-    weights = {"author": 0.15, "journal": 0.08, "volume": 0.06, "page": 0.06, "doi_prefix": 0.03}
     score = 0.55 * title
-    for name, w in weights.items():
+    for name, w in _WEIGHTS.items():
         v = ev[name]
         score += w if v is True else (w / 2 if v is None else 0.0)
     score += 0.07 if year_gap == 0 else (0.035 if year_gap in (None, 1) else 0.0)
