@@ -3,10 +3,13 @@ be linked) and a near miss that must not. Tiny hand-written records."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from litdesk.core.dedup import (
+    _normalize,
     deduplicate,
     first_author_surname,
     journal_key,
@@ -83,6 +86,23 @@ def test_new_normalisers_never_raise(text: str) -> None:
     volume_key(text)
     registry_ids(text)
     first_author_surname([text, "x"])
+
+
+_HINT_WORDS = ("Reply", "ERRAT", "corr", "NcT", "ChiCTR", "(", "[", "2004-123456-12", "ſ", "İ")
+
+
+@given(
+    st.one_of(
+        st.text(max_size=120),
+        st.lists(st.sampled_from(_HINT_WORDS) | st.text(max_size=6), max_size=8).map(" ".join),
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_case_insensitive_prechecks_answer_as_ignorecase(text: str) -> None:
+    # the pre-checks search lower-cased ASCII text without IGNORECASE: same answer
+    for hint in (_normalize._MARKER_HINT, _normalize._REGISTRY_HINT):
+        pattern = hint._folded.pattern
+        assert hint(text) == (re.search(pattern, text, re.IGNORECASE) is not None), pattern
 
 
 def test_pages_volumes_registry_numbers() -> None:

@@ -139,9 +139,27 @@ _SECTION_SUFFIX: Final = re.compile(
     r"\s*\.?\s*$",
     re.IGNORECASE,
 )
-_MARKER_HINT: Final = re.compile(
-    r"[(\[]|reply|response|comment|errat|corr|addend|communic|lett|origin", re.I
-)
+
+
+class _Hint:
+    """A case-insensitive pre-check of a lower-case ``pattern``: ASCII text is
+    lower-cased and searched without IGNORECASE (several times faster: the scan skips by
+    first character), other text with IGNORECASE (which also folds "ſ", "K", "İ"). Both
+    give the same answer on ASCII text."""
+
+    __slots__ = ("_ascii", "_folded")
+
+    def __init__(self, pattern: str) -> None:
+        self._ascii = re.compile(pattern)
+        self._folded = re.compile(pattern, re.IGNORECASE)
+
+    def __call__(self, text: str) -> bool:
+        if text.isascii():
+            return self._ascii.search(text.lower()) is not None
+        return self._folded.search(text) is not None
+
+
+_MARKER_HINT: Final = _Hint(r"[(\[]|reply|response|comment|errat|corr|addend|communic|lett|origin")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +199,7 @@ def title_info(title: str | None) -> TitleInfo:
     """Split ``title`` into the work's title and what the record is (pure, never raises)."""
     if not title:
         return TitleInfo("")
-    if not _MARKER_HINT.search(title):
+    if not _MARKER_HINT(title):
         return TitleInfo(title)
     title = " ".join(title[:_MAX_TITLE].split())  # bounded work for the patterns below
     notes = tuple(
@@ -359,14 +377,14 @@ _REGISTRY: Final = {
 }
 #: The namespaces :func:`registry_ids` returns.
 REGISTRY_NAMESPACES: Final = tuple(_REGISTRY)
-_REGISTRY_HINT: Final = re.compile(r"NCT|ISRCTN|ACTRN|DRKS|ChiCTR|\d{4}-\d{6}-\d{2}", re.I)
+_REGISTRY_HINT: Final = _Hint(r"nct|isrctn|actrn|drks|chictr|\d{4}-\d{6}-\d{2}")
 
 
 def registry_ids(*texts: str | None) -> dict[str, set[str]]:
     """Trial registry numbers found in ``texts``: {"nct": {"01223521"}, …}."""
     out: dict[str, set[str]] = {}
     for text in texts:
-        if not text or not _REGISTRY_HINT.search(text):
+        if not text or not _REGISTRY_HINT(text):
             continue
         for ns, pat in _REGISTRY.items():
             for m in pat.finditer(text):
