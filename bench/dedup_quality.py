@@ -55,26 +55,27 @@ class Sets:
 
     def __init__(self, root: Path) -> None:
         self.haem = import_files([root / "rathbone_haematology__records_pre_merged.csv"])
-        refs = dedup_batch(self.haem, auto_only=True).refs
-        by_id = {ref.source_id: i for i, ref in enumerate(refs)}
+        haem_records = self.haem.imports[0].records
+        by_id = {r.source_id: i for i, r in enumerate(haem_records)}
         with open(root / "rathbone_haematology__merged_record_ids.csv", encoding="utf-8") as fh:
             self.truth = [
                 [by_id[x] for x in row["merged_ids"].split(";")] for row in csv.DictReader(fh)
             ]
         self.group_of = {i: gi for gi, g in enumerate(self.truth) for i in g}
-        self.n_haem = len(refs)
+        self.n_haem = len(haem_records)
         self.copper = import_files([root / "iebh_copper__endnote.xml"])
         records = self.copper.imports[0].records
         self.flagged = [
             i for i, r in enumerate(records) if r.extras.get("caption") == ["Duplicate"]
         ]
+        self.flagged_set = frozenset(self.flagged)
         self.n_copper = len(records)
 
     def same_haem(self, a: int, b: int) -> bool:
         return self.group_of.get(a, -1) == self.group_of.get(b, -2)
 
     def same_copper(self, a: int, b: int) -> bool:
-        return a in set(self.flagged) and b in set(self.flagged)
+        return a in self.flagged_set and b in self.flagged_set
 
     def q_haem(self, report: DedupReport):  # type: ignore[no-untyped-def]
         return evaluate_groups(self.n_haem, report.result.groups, self.truth)
