@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 __all__ = [
+    "REGISTRY_NAMESPACES",
     "TitleInfo",
     "TitleKind",
     "author_surnames",
@@ -24,7 +25,6 @@ __all__ = [
     "journal_key",
     "journal_matches",
     "normalize_title",
-    "REGISTRY_NAMESPACES",
     "page_range",
     "parse_title",
     "registry_ids",
