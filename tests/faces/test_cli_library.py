@@ -117,13 +117,13 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> No
     proc = subprocess.Popen(
         cmd, env=envvars, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    db = tmp_path / "data" / "library" / "catalogue.sqlite3"
+    db = tmp_path / "data" / "litdesk.sqlite3"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
         if db.exists():
             try:
                 with sqlite3.connect(db, timeout=5) as conn:
-                    if conn.execute("select count(*) from entries").fetchone()[0] >= 2:
+                    if conn.execute("select count(*) from library_entries").fetchone()[0] >= 2:
                         break
             except sqlite3.OperationalError:
                 pass

@@ -296,14 +296,14 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     script = tmp_path / "run.py"
     script.write_text(KILL_SCRIPT)
     proc = subprocess.Popen([sys.executable, str(script), str(data), str(many)])
-    db = data / "library" / "catalogue.sqlite3"
+    db = data / "litdesk.sqlite3"
     deadline = time.time() + 120
     done = 0
     while time.time() < deadline and proc.poll() is None:
         if db.exists():
             try:
                 with sqlite3.connect(db, timeout=5) as conn:
-                    done = conn.execute("select count(*) from entries").fetchone()[0]
+                    done = conn.execute("select count(*) from library_entries").fetchone()[0]
             except sqlite3.OperationalError:
                 done = 0
             if done >= 3:
@@ -313,10 +313,10 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     proc.wait()
     assert done >= 3
     with sqlite3.connect(db) as conn:
-        kept = conn.execute("select count(*) from entries").fetchone()[0]
-        per = conn.execute("select sha256, n_chunks from entries").fetchall()
+        kept = conn.execute("select count(*) from library_entries").fetchone()[0]
+        per = conn.execute("select sha256, n_chunks from library_entries").fetchall()
         counted = dict(
-            conn.execute("select sha256, count(*) from chunks group by sha256").fetchall()
+            conn.execute("select sha256, count(*) from library_chunks group by sha256").fetchall()
         )
     assert 3 <= kept < 30
     assert all(counted.get(sha) == n for sha, n in per)  # no half-written entry
