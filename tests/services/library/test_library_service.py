@@ -50,8 +50,9 @@ def folder(tmp_path: Path, make_pdf: Callable[[Path, list[str]], Path]) -> Path:
 
 
 @pytest.fixture
-def settings(tmp_settings: Settings, folder: Path) -> Settings:
-    return tmp_settings.model_copy(update={"library_dirs": [folder]})
+def settings(tmp_settings: Settings, folder: Path, library_db: str | None) -> Settings:
+    """The library of ``folder``, its store on SQLite and on PostgreSQL (fresh schema)."""
+    return tmp_settings.model_copy(update={"library_dirs": [folder], "database_url": library_db})
 
 
 @dataclass
@@ -260,7 +261,8 @@ def test_parallel_index_matches_serial(
 ) -> None:
     serial = _lib(settings, wordllama)
     serial.index()
-    par_settings = settings.model_copy(update={"data_dir": tmp_path / "par"})
+    # a fresh store of its own (on PostgreSQL ``settings`` would share the serial run's rows)
+    par_settings = settings.model_copy(update={"data_dir": tmp_path / "par", "database_url": None})
     par = Library(par_settings, workers=2)  # default wordllama, embedded in the workers
     report = par.index()
     assert sorted(report.indexed) == ["cameras.pdf", "estuary.pdf", "wheat.pdf"]

@@ -151,6 +151,12 @@ ChunkRow = tuple[int, int, int, int, str]
 VectorName = Callable[[str, str, str], str]
 
 
+def _clean(text: str | None) -> str | None:
+    """PostgreSQL text cannot hold NUL: stored as U+FFFD on both backends (same length,
+    so chunk offsets stay valid)."""
+    return None if text is None else text.replace("\x00", "\ufffd")
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -214,7 +220,7 @@ class LibraryRepo:
             return out
 
     def _lock_entry(self, conn: Connection, sha: str, embedder: str, chunking: str) -> None:
-        self.store.lock(conn, _LIBRARY_LOCK, f"{sha}\x00{embedder}\x00{chunking}")
+        self.store.lock(conn, _LIBRARY_LOCK, f"{sha}|{embedder}|{chunking}")
 
     def _drop(self, conn: Connection, sha: str, embedder: str, chunking: str) -> None:
         for t in (library_chunks, library_entries):
@@ -233,7 +239,7 @@ class LibraryRepo:
             conn.execute(
                 sa.insert(library_entries).values(
                     sha256=sha, embedder=embedder, chunking=chunking, status="excluded",
-                    reason_code=code, reason=reason, pages=pages,
+                    reason_code=code, reason=_clean(reason), pages=pages,
                     text_layer=False if code == "no_text" else None, n_chunks=0, created_at=_now(),
                 )
             )  # fmt: skip
@@ -256,9 +262,10 @@ class LibraryRepo:
             conn.execute(
                 sa.insert(library_entries).values(
                     sha256=sha, embedder=embedder, chunking=chunking, status="ok",
-                    pages=info.pages, text_layer=True, doi=info.doi, arxiv=info.arxiv,
-                    arxiv_version=info.arxiv_version, references_page=info.references_page,
-                    n_chunks=len(chunks), dim=dim, head_text=info.head_text, vectors=vectors,
+                    pages=info.pages, text_layer=True, doi=_clean(info.doi),
+                    arxiv=_clean(info.arxiv), arxiv_version=info.arxiv_version,
+                    references_page=info.references_page, n_chunks=len(chunks), dim=dim,
+                    head_text=_clean(info.head_text), vectors=vectors,
                     created_at=_now(),
                 )
             )  # fmt: skip
@@ -267,7 +274,7 @@ class LibraryRepo:
                     sa.insert(library_chunks),
                     [
                         {"sha256": sha, "embedder": embedder, "chunking": chunking, "idx": i,
-                         "page": p, "char_start": s, "char_end": e, "text": text}
+                         "page": p, "char_start": s, "char_end": e, "text": _clean(text)}
                         for i, p, s, e, text in chunks
                     ],
                 )  # fmt: skip
@@ -308,7 +315,7 @@ class LibraryRepo:
                 params[f"w{i}"] = w
                 terms.append(f"plainto_tsquery('simple', :w{i})")
             sql = (
-                f"SELECT c.id FROM library_chunks c, ({' || '.join(terms)}) AS q(query)"
+                f"SELECT c.id FROM library_chunks c, (SELECT {' || '.join(terms)}) AS q(query)"
                 " WHERE c.tsv @@ q.query AND c.embedder = :embedder AND c.chunking = :chunking"
                 " AND c.sha256 IN :shas ORDER BY ts_rank(c.tsv, q.query) DESC, c.id LIMIT :limit"
             )
@@ -419,17 +426,18 @@ def _copy_legacy(
                 conn.execute(
                     sa.insert(library_entries).values(
                         sha256=r[0], embedder=r[1], chunking=r[2], status=r[3],
-                        reason_code=r[4], reason=r[5], pages=r[6],
-                        text_layer=None if r[7] is None else bool(r[7]), doi=r[8], arxiv=r[9],
-                        arxiv_version=r[10], references_page=r[11], n_chunks=r[12] or 0,
-                        dim=r[13], head_text=r[14], vectors=name, created_at=r[15] or _now(),
+                        reason_code=r[4], reason=_clean(r[5]), pages=r[6],
+                        text_layer=None if r[7] is None else bool(r[7]), doi=_clean(r[8]),
+                        arxiv=_clean(r[9]), arxiv_version=r[10], references_page=r[11],
+                        n_chunks=r[12] or 0, dim=r[13], head_text=_clean(r[14]), vectors=name,
+                        created_at=r[15] or _now(),
                     )
                 )  # fmt: skip
                 n_entries += 1
                 if "chunks" in tables:
                     chunk_rows = [
                         {"sha256": key[0], "embedder": key[1], "chunking": key[2], "idx": c[0],
-                         "page": c[1], "char_start": c[2], "char_end": c[3], "text": c[4]}
+                         "page": c[1], "char_start": c[2], "char_end": c[3], "text": _clean(c[4])}
                         for c in src.execute(
                             'select idx, page, start, "end", text from chunks where sha256=?'
                             " and embedder=? and chunking=? order by idx",
@@ -441,7 +449,7 @@ def _copy_legacy(
                     n_chunks += len(chunk_rows)
         if "meta" in tables:
             rows = [
-                {"sha256": s, "record": rec, "lookup": lk, "adopted_at": at}
+                {"sha256": s, "record": _clean(rec), "lookup": _clean(lk), "adopted_at": at}
                 for s, rec, lk, at in src.execute(
                     "select sha256, record, lookup, adopted from meta"
                 )
