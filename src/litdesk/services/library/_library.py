@@ -169,7 +169,14 @@ class Library:
             self._cat = Catalogue(self.root, self._store)
         return self._cat
 
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
+        """Close what the library opened (its store, unless given; the embedder's client)."""
         if self._cat is not None:
             self._cat.close()
             self._cat = None
