@@ -197,3 +197,36 @@ def test_kill_9_of_library_index_leaves_no_worker(tmp_path: Path) -> None:
     assert len(report["indexed"]) + report["unchanged"] == 24 and report["excluded"] == []
     listing = json.loads(_litdesk(env, "library", "list", "--json").stdout)
     assert all(r["indexed"] and r["chunks"] > 0 for r in listing["files"])
+
+
+ORPHAN = """
+import os, subprocess, sys
+child = subprocess.Popen(
+    [sys.executable, "-c", sys.argv[1], str(os.getpid())],
+    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+)
+print(child.pid, flush=True)
+"""
+WATCHED = """
+import sys, time
+import litdesk.services.library._indexer as indexer
+indexer.WATCHDOG_SECONDS = 0.1
+time.sleep(0.5)  # the parent exits meanwhile: the watchdog alone must notice
+indexer._watch_parent(int(sys.argv[1]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_parent_watchdog_ends_an_orphaned_worker_without_the_kernel_signal() -> None:
+    middle = subprocess.run(
+        [sys.executable, "-c", ORPHAN, WATCHED],
+        check=True, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    orphan = int(middle.stdout.strip())
+    deadline = time.time() + 10
+    while time.time() < deadline and _alive(orphan):
+        time.sleep(0.1)
+    alive = _alive(orphan)
+    if alive:
+        os.kill(orphan, signal.SIGKILL)
+    assert not alive, "the watchdog did not end a worker whose parent is gone"
