@@ -140,6 +140,9 @@ def index_files(
 ) -> IndexReport:
     """Index every file whose (hash, embedder, chunking) entry is missing.
 
+    With ``workers`` ≥ 2 the PDFs are parsed in that many worker processes (never in the
+    calling process); with 1, here.
+
     ``wordllama_cache`` (the default embedder's cache dir) lets pool workers embed;
     otherwise the chunks are embedded here with ``embedder()``.
     """
@@ -205,12 +208,15 @@ def index_files(
     if progress:
         progress(0, total, "")
     try:
-        if workers <= 1 or total <= 1:
+        if total == 0:
+            pass
+        elif workers <= 1:  # in this process (tests, a one-shot tool)
             for sha, f in todo.items():
                 store(sha, f, extract_job(str(f.path)))
-        else:
+        else:  # PDF parsing in worker processes, also for one file: a PDF that crashes
+            # or stalls pdfium cannot take the calling process (a server) with it
             cache = str(wordllama_cache) if wordllama_cache is not None else None
-            _run_pool(todo, workers, store, cache)
+            _run_pool(todo, min(workers, total), store, cache)
     except KeyboardInterrupt:
         report.interrupted = True
     report.seconds = time.perf_counter() - t0
