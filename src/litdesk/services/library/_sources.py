@@ -167,18 +167,45 @@ def _walk(source: Source, skipped: list[str]) -> list[Path]:
         if root.suffix.lower() != ".pdf" and stat.S_ISREG(mode):
             return []
         return [root] if _regular(root, skipped) else []
-    if not source.recursive:
-        names = sorted(p for p in root.iterdir() if p.suffix.lower() == ".pdf")
-        return [p for p in names if _regular(p, skipped)]
     out: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for f in sorted(filenames):
-            if f.lower().endswith(".pdf") and _regular(Path(dirpath) / f, skipped):
-                out.append(Path(dirpath) / f)
-        if len(out) > MAX_FILES:
-            raise InputError(f"more than {MAX_FILES} PDFs under {root}", code="too_many_files")
+    _scan(root, source.recursive, out, skipped)
     return out
+
+
+def _scan(folder: Path, recursive: bool, out: list[Path], skipped: list[str]) -> None:
+    """PDFs under ``folder`` in name order (sub-folders after the files of a folder, hidden
+    folders and links to folders not entered). ``DirEntry.is_file`` tells a regular file
+    from the directory listing's type (a ``stat`` only for links): FIFOs, sockets and
+    devices are skipped with their reason, never opened."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        skipped.append(f"{folder} (cannot read: {exc.strerror})")
+        return
+    subdirs: list[Path] = []
+    for e in entries:
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if recursive and not e.name.startswith(".") and not e.is_symlink():
+                subdirs.append(Path(e.path))
+            continue
+        if not e.name.lower().endswith(".pdf"):
+            continue
+        path = Path(e.path)
+        try:
+            regular = e.is_file()
+        except OSError:
+            regular = False
+        if regular or _regular(path, skipped):  # _regular names the reason
+            out.append(path)
+        if len(out) > MAX_FILES:
+            raise InputError(f"more than {MAX_FILES} PDFs under {folder}", code="too_many_files")
+    for sub in subdirs:
+        _scan(sub, recursive, out, skipped)
 
 
 def discover(sources: list[Source]) -> Corpus:
