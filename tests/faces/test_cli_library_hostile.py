@@ -209,10 +209,10 @@ print(child.pid, flush=True)
 """
 WATCHED = """
 import sys, time
-import litdesk.services.library._indexer as indexer
+import litdesk._workers as indexer
 indexer.WATCHDOG_SECONDS = 0.1
 time.sleep(0.5)  # the parent exits meanwhile: the watchdog alone must notice
-indexer._watch_parent(int(sys.argv[1]))
+indexer.watch_parent(int(sys.argv[1]))
 """
 
 

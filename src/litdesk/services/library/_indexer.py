@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import multiprocessing
 import os
-import signal
-import sys
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -18,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from litdesk._errors import ExternalError
+from litdesk._workers import limited_threads, worker_init
 from litdesk.adapters.embeddings import Embedder, WordLlamaEmbedder
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256
 from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages
@@ -223,54 +219,6 @@ def index_files(
     return report
 
 
-_WORKER_ENV = {
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
-
-
-#: Seconds between the worker's checks that its parent is still alive (the fallback where
-#: the kernel's parent-death signal is not available).
-WATCHDOG_SECONDS = 0.5
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> bool:
-    """Ask Linux to SIGKILL this process when its parent dies (``prctl PR_SET_PDEATHSIG``).
-
-    ``False`` where that is not available (not Linux, no libc); the watchdog still runs.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _watch_parent(parent: int) -> None:
-    while True:
-        if os.getppid() != parent:  # re-parented: the index process is gone
-            os._exit(70)
-        time.sleep(WATCHDOG_SECONDS)
-
-
-def _worker_init(parent: int) -> None:
-    """Pool worker start-up: leave Ctrl-C to the main process (which stops the run
-    cleanly), and die with the main process — also when it is killed with SIGKILL — by
-    the kernel's parent-death signal plus a parent-pid watchdog thread."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
-    if os.getppid() != parent:  # the parent died before the signal was armed
-        os._exit(70)
-    threading.Thread(
-        target=_watch_parent, args=(parent,), daemon=True, name="litdesk-parent"
-    ).start()
-
-
 def _ready(_: int) -> int:
     """A no-op job: makes the pool start its workers while the environment is set."""
     return os.getpid()
@@ -285,25 +233,14 @@ def _run_pool(
     """Extract (and embed) in a pool of spawned workers; results are stored here, in the
     calling process, one transaction per file. The workers die with this process."""
     ctx = multiprocessing.get_context("spawn")
-    # one thread per worker for BLAS and the tokenizer: the workers are the parallelism
-    # (oversubscribed thread pools made two workers no faster than one)
-    saved = {k: os.environ.get(k) for k in _WORKER_ENV}
-    os.environ.update(_WORKER_ENV)
-    try:
+    # one BLAS/tokenizer thread per worker (the workers are the parallelism); each worker
+    # dies with this process (worker_init)
+    with limited_threads():
         pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=ctx,
-            initializer=_worker_init,
-            initargs=(os.getpid(),),
+            max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
         )
         for _ in pool.map(_ready, range(workers)):
             pass
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     items = list(todo.items())
     pending: dict[Future[dict[str, Any]], tuple[str, LibraryFile]] = {}
     try:
