@@ -246,3 +246,25 @@ def test_two_processes_index_and_read_one_library_on_postgres(
     found = lib.retrieve("cadmium harbour outflow", top_k=3)
     assert found.hits and "Cadmium" in found.hits[0].text
     lib.close()
+
+
+def test_one_library_used_from_several_threads(
+    tmp_settings: Settings, folder: Path, wordllama: WordLlamaEmbedder, library_db: str | None
+) -> None:
+    """A server's request threads share one Library (no same-thread-only store handle)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    s = tmp_settings.model_copy(update={"library_dirs": [folder], "database_url": library_db})
+    lib = Library(s, embedder=wordllama, workers=1)
+    lib.index()  # opened (and the store connected) in this thread
+
+    def request(i: int) -> tuple[str, int]:
+        if i % 2:
+            return "status", sum(r["indexed"] for r in lib.status()["files"])
+        found = lib.retrieve("cadmium harbour outflow", top_k=2)
+        return "retrieve", int("Cadmium" in found.hits[0].text)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(request, range(12)))
+    assert {r for kind, r in results if kind == "status"} == {3}
+    assert {r for kind, r in results if kind == "retrieve"} == {1}
