@@ -114,7 +114,23 @@ _BOOKISH: Final = frozenset(
         "periodical",
     ]
 )
+#: Longest crossref chain followed (an entry, its parent, the parent's parent, …).
 MAX_CROSSREF_DEPTH: Final = 32
+#: Deepest chain of @string macros built from macros (``s1 = s0 # s0``, ``s2 = s1 # s1``, …).
+MAX_MACRO_DEPTH: Final = 16
+#: Longest value that macro expansion may build (characters).
+MAX_EXPANDED_VALUE: Final = 1024 * 1024
+#: Characters that macro expansion and crossref inheritance may add in one file, in all.
+MAX_EXPANDED_CHARS: Final = 64 * 1024 * 1024
+
+
+def _too_much(what: str, where: str, limit: str) -> ImportRefused:
+    return ImportRefused(
+        f"BibTeX expansion over its limit in {where}: {what} (limit {limit}); "
+        "nothing is imported from the file",
+        code="too_large" if "characters" in limit else "too_deep",
+        entry=where[:200],
+    )
 
 
 class _Lines:
@@ -169,6 +185,10 @@ class _Scanner:
         self.text = text
         self.lines = _Lines(text)
         self.macros: dict[str, str] = dict(_MONTHS)
+        self.macro_depth: dict[str, int] = {}  # macro -> how deep its chain of macros is
+        self.expanded = 0  # characters added by expansion so far (macros and crossref)
+        self.where = ""  # the @string or entry being read (for a refusal's message)
+        self.depth = 0  # the macro depth of the value just read
         self.names: dict[str, str] = {}  # field name as written -> its shared lower case
         self.entries: list[_Entry] = []
         self.notices: list[Notice] = []
@@ -182,6 +202,7 @@ class _Scanner:
         """Read ``part # part …`` at ``pos``: (value, next position, ok)."""
         text = self.text
         parts: list[str] = []
+        self.depth = 0
         while True:
             if pos >= limit:
                 return "".join(parts), pos, False
@@ -229,6 +250,7 @@ class _Scanner:
                         )
                         parts.append(word)
                     else:
+                        self._expand(word.lower(), macro, parts)
                         parts.append(macro)
                 pos = m.end()
             pos = _WS.match(text, pos, limit).end()  # type: ignore[union-attr]
@@ -236,6 +258,27 @@ class _Scanner:
                 pos = _WS.match(text, pos + 1, limit).end()  # type: ignore[union-attr]
                 continue
             return "".join(parts), pos, True
+
+    def _expand(self, word: str, macro: str, parts: list[str]) -> None:
+        """Account for one macro use: depth, value size and the file's budget (or refuse)."""
+        self.depth = max(self.depth, self.macro_depth.get(word, 0) + 1)
+        if self.depth > MAX_MACRO_DEPTH:
+            raise _too_much(
+                f"@string macros nest {self.depth} deep", self.where, f"{MAX_MACRO_DEPTH} deep"
+            )
+        self.expanded += len(macro)
+        if self.expanded > MAX_EXPANDED_CHARS:
+            raise _too_much(
+                f"macros expand to over {MAX_EXPANDED_CHARS:,} characters",
+                self.where,
+                f"{MAX_EXPANDED_CHARS:,} characters per file",
+            )
+        if sum(map(len, parts)) + len(macro) > MAX_EXPANDED_VALUE:
+            raise _too_much(
+                f"macro {word[:60]!r} makes a value of over {MAX_EXPANDED_VALUE:,} characters",
+                self.where,
+                f"{MAX_EXPANDED_VALUE:,} characters per value",
+            )
 
     def _skip_junk(self, pos: int, limit: int, close: str) -> int:
         """Skip unreadable text up to the next top-level ``,`` or the closing delimiter."""
@@ -292,6 +335,8 @@ class _Scanner:
                 continue
             name = nm.group(1)
             value, pos, ok = self._value(nm.end(), limit, notices, name)
+            if macros and self.depth:
+                self.macro_depth[name.lower()] = self.depth
             out.append((name, value, nm.start()))
             if not ok:
                 return limit, False, out
@@ -360,6 +405,7 @@ class _Scanner:
                 pos = end
                 continue
             if etype == "string":
+                self.where = f"@string on line {line}"
                 pos, closed, fields = self._fields(body, limit, close, None, True)
                 for name, value, _at in fields:
                     self.macros[name.lower()] = value
@@ -378,6 +424,7 @@ class _Scanner:
         km = _KEY.match(text, body, limit)
         assert km is not None
         key: str | None = km.group(1) or None
+        self.where = f"entry {(key or '')[:60]!r} on line {line}"
         pos = km.end()
         entry = _Entry(
             etype=etype, key=key, start=m.start(), end=limit, first_line=line, last_line=line
@@ -433,7 +480,8 @@ class _Scanner:
 
 
 # -- crossref -------------------------------------------------------------------
-def _resolve_crossrefs(entries: list[_Entry]) -> None:
+def _resolve_crossrefs(entries: list[_Entry], budget: list[int]) -> None:
+    """Inherit every crossref; ``budget`` holds the characters expansion may still add."""
     by_key: dict[str, _Entry] = {}
     for e in entries:
         if e.key is not None:
@@ -441,16 +489,23 @@ def _resolve_crossrefs(entries: list[_Entry]) -> None:
     done: set[int] = set()
     for e in entries:
         if "crossref" in e.fields:
-            _resolve(e, [(e.key or "").lower()], by_key, done)
+            _resolve(e, [(e.key or "").lower()], by_key, (done, budget))
 
 
-def _resolve(e: _Entry, chain: list[str], by_key: dict[str, _Entry], done: set[int]) -> None:
+def _resolve(
+    e: _Entry,
+    chain: list[str],
+    by_key: dict[str, _Entry],
+    state: tuple[set[int], list[int]],
+) -> None:
     """Inherit ``e``'s crossref parent's fields (the parent's own first).
 
     A module function, not a closure: a recursive closure refers to itself, a reference
     cycle that kept ``by_key`` (every entry) alive until the cyclic collector ran — never
-    while the CLI pauses it.
+    while the CLI pauses it. A chain longer than :data:`MAX_CROSSREF_DEPTH`, or
+    inheritance beyond the file's expansion budget, refuses the file naming the entry.
     """
+    done, budget = state
     if id(e) in done:
         return
     ref = e.fields.get("crossref")
@@ -470,7 +525,14 @@ def _resolve(e: _Entry, chain: list[str], by_key: dict[str, _Entry], done: set[i
         )
         done.add(id(e))
         return
-    if target in chain or len(chain) > MAX_CROSSREF_DEPTH:
+    where = f"entry {(e.key or '')[:60]!r} on line {e.first_line}"
+    if target not in chain and len(chain) > MAX_CROSSREF_DEPTH:
+        raise _too_much(
+            f"its crossref chain is over {MAX_CROSSREF_DEPTH} entries long",
+            where,
+            f"{MAX_CROSSREF_DEPTH} deep",
+        )
+    if target in chain:
         e.notices.append(
             Notice(
                 "inherited",
@@ -482,11 +544,18 @@ def _resolve(e: _Entry, chain: list[str], by_key: dict[str, _Entry], done: set[i
         done.add(id(e))
         return
     done.add(id(e))  # mark before recursing so a cycle stops here
-    _resolve(parent, [*chain, target], by_key, done)
+    _resolve(parent, [*chain, target], by_key, state)
     got: list[str] = []
     for name, value in parent.fields.items():
         if name in _NOT_INHERITED or name in e.fields:
             continue
+        budget[0] -= len(value)
+        if budget[0] < 0:
+            raise _too_much(
+                f"crossref inheritance adds over {MAX_EXPANDED_CHARS:,} characters",
+                where,
+                f"{MAX_EXPANDED_CHARS:,} characters per file",
+            )
         e.fields[name] = value
         got.append(name)
     if parent.etype in _BOOKISH:
@@ -758,7 +827,7 @@ def _parse(scanner: _Scanner, data: bytes | None) -> ParseResult:
             )
         raise ImportRefused("no BibTeX entries: the text holds no @entry at all", code="empty")
     entries = scanner.entries
-    _resolve_crossrefs(entries)
+    _resolve_crossrefs(entries, [MAX_EXPANDED_CHARS - scanner.expanded])
     text = scanner.text
     spans: RawSource | None
     if data is not None:

@@ -1,5 +1,6 @@
 """Import traces: per-file and per-record evidence of what an import read."""
 
+from ._control import strip_control_text, strip_controls
 from ._trace import (
     IMPORT_REFUSALS,
     ImportRefused,
@@ -22,4 +23,6 @@ __all__ = [
     "RecordTrace",
     "SourceInfo",
     "digest_bytes",
+    "strip_control_text",
+    "strip_controls",
 ]
