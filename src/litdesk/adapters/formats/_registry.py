@@ -263,15 +263,16 @@ def _loads(
     return ImportTrace(source=source, records=tuple(records), notices=tuple(notices))
 
 
+#: Escapes a reader may turn into a control character (JSON, XML, TeX).
+_CONTROL_ESCAPES: Final = (b"\\u", b"\\b", b"\\f", b"&#", b"^^")
+
+
 def _no_controls(data: bytes, records: list[RecordTrace]) -> list[RecordTrace]:
     """``records`` with control characters removed from their fields (one normaliser for
-    every format). Skipped when the bytes hold no control byte and no escape that could
-    make one (JSON ``\\u``, XML ``&#``, TeX ``^^``, a UTF-16/32 encoding)."""
-    if (
-        len(data.translate(None, CONTROL_BYTES)) == len(data)
-        and b"\\u" not in data
-        and b"&#" not in data
-        and b"^^" not in data
+    every format). Skipped when the bytes hold no control byte (so no UTF-16/32 either)
+    and no escape that could make one."""
+    if len(data.translate(None, CONTROL_BYTES)) == len(data) and not any(
+        e in data for e in _CONTROL_ESCAPES
     ):
         return list(records)
     return [strip_controls(r) for r in records]
