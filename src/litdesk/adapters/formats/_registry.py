@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Final
 
 from litdesk._errors import LitdeskError
+from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.imports import (
     ImportRefused,
     ImportTrace,
@@ -285,27 +286,16 @@ def load(
     max_bytes: int = MAX_IMPORT_BYTES,
     duplicate_ids: str = "notice",
 ) -> ImportTrace:
-    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``."""
-    from litdesk._errors import NotFoundError
+    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``.
 
-    p = Path(path)
+    Only a regular file is read (a FIFO, a device or a folder is refused, code
+    ``unsupported``, without blocking), and never more than ``max_bytes`` of it.
+    """
     try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise NotFoundError(f"no such file: {p}", code="file_not_found") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
-    if size > max_bytes:
-        raise ImportRefused(
-            f"the file has {size:,} bytes, over the limit of {max_bytes:,}", code="too_large"
-        )
-    try:
-        with p.open("rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise ImportRefused(f"{p} is a folder, not a file", code="unsupported") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
+        data = read_bounded(path, limit=max_bytes, label="the file")
+    except FileRefused as exc:
+        code = "too_large" if exc.code == "too_large" else "unsupported"
+        raise ImportRefused(exc.message, code=code) from None
     return loads(
         data, format=format, path=str(path), max_bytes=max_bytes, duplicate_ids=duplicate_ids
     )
