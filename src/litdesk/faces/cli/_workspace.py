@@ -305,6 +305,11 @@ def paper_save(
         )
         for r in result.refused:
             _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
+        if result.repeats:
+            _say(
+                f"  note: the same file was imported before ({', '.join(result.repeats[:5])}); "
+                "PRISMA counts its records once"
+            )
         return
     paper = _paper_from_fields(
         identifier,

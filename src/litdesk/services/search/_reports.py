@@ -79,7 +79,9 @@ def study_prisma(store: Store, study: str) -> PrismaReport:
     for doc in docs:
         trace = read_import(doc.json())[0]
         label = f"{Path(trace.source.path).name} ({trace.source.format})"
-        imports.append(ImportSource(doc.id, label, doc.created_at, tuple(trace.papers)))
+        imports.append(
+            ImportSource(doc.id, label, doc.created_at, tuple(trace.papers), trace.source.sha256)
+        )
     if not runs and not imports:
         raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
     return build_prisma(row.name, runs, imports)
