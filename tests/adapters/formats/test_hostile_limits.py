@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from litdesk.adapters import formats
-from litdesk.adapters.formats import _bibtex
+from litdesk.adapters.formats import _bibtex_entry as _bibtex
 from litdesk.adapters.formats._spec import FormatSpec, ParseResult
 from litdesk.core.imports import ImportRefused, strip_control_text
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from litdesk.core.imports import ImportRefused, Notice, RawSource, RecordTrace, digest_bytes
@@ -27,6 +26,14 @@ from litdesk.core.records import (
     split_arxiv,
 )
 
+from ._bibtex_entry import (
+    MAX_EXPANDED_CHARS,
+    MAX_EXPANDED_VALUE,
+    MAX_MACRO_DEPTH,
+    Entry,
+    resolve_crossrefs,
+    too_much,
+)
 from ._bibtex_write import dumps
 from ._decode import NotUtf8
 from ._latex import (
@@ -98,39 +105,6 @@ _KNOWN: Final = frozenset(
     "manufacturers chemicals_cas molecular_seqnumbers coden abbrev_source_title "
     "publication_stage sponsors language page_count".split()
 )
-#: Fields never inherited through crossref as themselves (biblatex rules).
-_NOT_INHERITED: Final = frozenset(
-    ["title", "subtitle", "shorttitle", "titleaddon", "ids", "crossref", "key"]
-)
-_BOOKISH: Final = frozenset(
-    [
-        "proceedings",
-        "book",
-        "collection",
-        "mvbook",
-        "mvproceedings",
-        "mvcollection",
-        "reference",
-        "periodical",
-    ]
-)
-#: Longest crossref chain followed (an entry, its parent, the parent's parent, …).
-MAX_CROSSREF_DEPTH: Final = 32
-#: Deepest chain of @string macros built from macros (``s1 = s0 # s0``, ``s2 = s1 # s1``, …).
-MAX_MACRO_DEPTH: Final = 16
-#: Longest value that macro expansion may build (characters).
-MAX_EXPANDED_VALUE: Final = 1024 * 1024
-#: Characters that macro expansion and crossref inheritance may add in one file, in all.
-MAX_EXPANDED_CHARS: Final = 64 * 1024 * 1024
-
-
-def _too_much(what: str, where: str, limit: str) -> ImportRefused:
-    return ImportRefused(
-        f"BibTeX expansion over its limit in {where}: {what} (limit {limit}); "
-        "nothing is imported from the file",
-        code="too_large" if "characters" in limit else "too_deep",
-        entry=where[:200],
-    )
 
 
 class _Lines:
@@ -149,19 +123,6 @@ class _Lines:
         self.line += self.text.count("\n", self.pos, pos)
         self.pos = pos
         return self.line
-
-
-@dataclass(slots=True)
-class _Entry:
-    etype: str
-    key: str | None
-    start: int
-    end: int
-    first_line: int
-    last_line: int
-    fields: dict[str, str] = field(default_factory=dict)
-    extras: dict[str, list[str]] = field(default_factory=dict)
-    notices: list[Notice] = field(default_factory=list)
 
 
 def _match_quote(text: str, pos: int, limit: int) -> int:
@@ -190,7 +151,7 @@ class _Scanner:
         self.where = ""  # the @string or entry being read (for a refusal's message)
         self.depth = 0  # the macro depth of the value just read
         self.names: dict[str, str] = {}  # field name as written -> its shared lower case
-        self.entries: list[_Entry] = []
+        self.entries: list[Entry] = []
         self.notices: list[Notice] = []
         self.starts = 0  # every @type{ seen (records or not)
         self.unreadable = 0  # entries skipped because nothing could be read
@@ -263,18 +224,21 @@ class _Scanner:
         """Account for one macro use: depth, value size and the file's budget (or refuse)."""
         self.depth = max(self.depth, self.macro_depth.get(word, 0) + 1)
         if self.depth > MAX_MACRO_DEPTH:
-            raise _too_much(
-                f"@string macros nest {self.depth} deep", self.where, f"{MAX_MACRO_DEPTH} deep"
+            raise too_much(
+                f"@string macros nest {self.depth} deep",
+                self.where,
+                f"{MAX_MACRO_DEPTH} deep",
+                "too_deep",
             )
         self.expanded += len(macro)
         if self.expanded > MAX_EXPANDED_CHARS:
-            raise _too_much(
+            raise too_much(
                 f"macros expand to over {MAX_EXPANDED_CHARS:,} characters",
                 self.where,
                 f"{MAX_EXPANDED_CHARS:,} characters per file",
             )
         if sum(map(len, parts)) + len(macro) > MAX_EXPANDED_VALUE:
-            raise _too_much(
+            raise too_much(
                 f"macro {word[:60]!r} makes a value of over {MAX_EXPANDED_VALUE:,} characters",
                 self.where,
                 f"{MAX_EXPANDED_VALUE:,} characters per value",
@@ -299,7 +263,7 @@ class _Scanner:
 
     # -- fields -----------------------------------------------------------------
     def _fields(
-        self, pos: int, limit: int, close: str, entry: _Entry | None, macros: bool
+        self, pos: int, limit: int, close: str, entry: Entry | None, macros: bool
     ) -> tuple[int, bool, list[tuple[str, str, int]]]:
         """Read fields up to the closing delimiter: (position after it, closed, fields)."""
         text = self.text
@@ -426,7 +390,7 @@ class _Scanner:
         key: str | None = km.group(1) or None
         self.where = f"entry {(key or '')[:60]!r} on line {line}"
         pos = km.end()
-        entry = _Entry(
+        entry = Entry(
             etype=etype, key=key, start=m.start(), end=limit, first_line=line, last_line=line
         )
         if pos < limit and text[pos] == "=":
@@ -479,101 +443,6 @@ class _Scanner:
         return end
 
 
-# -- crossref -------------------------------------------------------------------
-def _resolve_crossrefs(entries: list[_Entry], budget: list[int]) -> None:
-    """Inherit every crossref; ``budget`` holds the characters expansion may still add."""
-    by_key: dict[str, _Entry] = {}
-    for e in entries:
-        if e.key is not None:
-            by_key.setdefault(e.key.lower(), e)
-    done: set[int] = set()
-    for e in entries:
-        if "crossref" in e.fields:
-            _resolve(e, [(e.key or "").lower()], by_key, (done, budget))
-
-
-def _resolve(
-    e: _Entry,
-    chain: list[str],
-    by_key: dict[str, _Entry],
-    state: tuple[set[int], list[int]],
-) -> None:
-    """Inherit ``e``'s crossref parent's fields (the parent's own first).
-
-    A module function, not a closure: a recursive closure refers to itself, a reference
-    cycle that kept ``by_key`` (every entry) alive until the cyclic collector ran — never
-    while the CLI pauses it. A chain longer than :data:`MAX_CROSSREF_DEPTH`, or
-    inheritance beyond the file's expansion budget, refuses the file naming the entry.
-    """
-    done, budget = state
-    if id(e) in done:
-        return
-    ref = e.fields.get("crossref")
-    if ref is None:
-        done.add(id(e))
-        return
-    target = ref.strip().strip("{}").strip().lower()
-    parent = by_key.get(target)
-    if parent is None:
-        e.notices.append(
-            Notice(
-                "inherited",
-                f"crossref {ref[:60]!r} names no entry in this file",
-                line=e.first_line,
-                field="crossref",
-            )
-        )
-        done.add(id(e))
-        return
-    where = f"entry {(e.key or '')[:60]!r} on line {e.first_line}"
-    if target not in chain and len(chain) > MAX_CROSSREF_DEPTH:
-        raise _too_much(
-            f"its crossref chain is over {MAX_CROSSREF_DEPTH} entries long",
-            where,
-            f"{MAX_CROSSREF_DEPTH} deep",
-        )
-    if target in chain:
-        e.notices.append(
-            Notice(
-                "inherited",
-                "crossref cycle: " + " -> ".join([*chain, target])[:200] + "; not followed",
-                line=e.first_line,
-                field="crossref",
-            )
-        )
-        done.add(id(e))
-        return
-    done.add(id(e))  # mark before recursing so a cycle stops here
-    _resolve(parent, [*chain, target], by_key, state)
-    got: list[str] = []
-    for name, value in parent.fields.items():
-        if name in _NOT_INHERITED or name in e.fields:
-            continue
-        budget[0] -= len(value)
-        if budget[0] < 0:
-            raise _too_much(
-                f"crossref inheritance adds over {MAX_EXPANDED_CHARS:,} characters",
-                where,
-                f"{MAX_EXPANDED_CHARS:,} characters per file",
-            )
-        e.fields[name] = value
-        got.append(name)
-    if parent.etype in _BOOKISH:
-        for src, dst in (("title", "booktitle"), ("subtitle", "booksubtitle")):
-            if src in parent.fields and dst not in e.fields:
-                e.fields[dst] = parent.fields[src]
-                got.append(dst)
-    if got:
-        e.notices.append(
-            Notice(
-                "inherited",
-                f"inherited from {parent.key!r}: " + ", ".join(sorted(got)),
-                line=e.first_line,
-                field="crossref",
-            )
-        )
-
-
 # -- records ----------------------------------------------------------------------
 class _TextSpans(RawSource):
     """Raw records as spans of the decoded text itself (no slice per record).
@@ -614,7 +483,7 @@ def _short(value: str | None, limit: int) -> str | None:
     return value[:limit] if value else None
 
 
-def _record(entry: _Entry, text: str, spans: RawSource | None) -> RecordTrace:
+def _record(entry: Entry, text: str, spans: RawSource | None) -> RecordTrace:
     f = entry.fields
     notices = list(entry.notices)
     extras = entry.extras
@@ -800,7 +669,7 @@ def parse_bytes(data: bytes) -> ParseResult:
     return _parse(scanner, data)
 
 
-def _byte_offsets(text: str, entries: list[_Entry]) -> None:
+def _byte_offsets(text: str, entries: list[Entry]) -> None:
     """Turn the entries' character spans into spans of ``text``'s UTF-8 (in place)."""
     if text.isascii():
         return
@@ -827,7 +696,7 @@ def _parse(scanner: _Scanner, data: bytes | None) -> ParseResult:
             )
         raise ImportRefused("no BibTeX entries: the text holds no @entry at all", code="empty")
     entries = scanner.entries
-    _resolve_crossrefs(entries, [MAX_EXPANDED_CHARS - scanner.expanded])
+    resolve_crossrefs(entries, [MAX_EXPANDED_CHARS - scanner.expanded])
     text = scanner.text
     spans: RawSource | None
     if data is not None:
