@@ -48,6 +48,8 @@ IMPORT_REFUSALS: Final = (
     "duplicate_ids",  # two records carry the same source record id (only when asked to refuse)
     "undecodable",  # bytes that decode in no supported encoding
     "too_large",  # over the explicit size limit
+    "provider_error",  # a saved provider error response (its message is in the refusal)
+    "ambiguous",  # the content holds records of two formats outside each other (name one)
 )
 
 
