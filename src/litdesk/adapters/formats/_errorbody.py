@@ -72,9 +72,8 @@ def error_message(text: str) -> str | None:
         for key in ("error", "errors", "errMsg", "message"):
             if (t := _text(doc.get(key))) and t not in parts:
                 parts.append(t)
-    elif failed or "code" in doc:
-        if t := _text(doc.get("message")):
-            parts.append(t)
+    elif (failed or "code" in doc) and (t := _text(doc.get("message"))):
+        parts.append(t)
     if not parts:
         return None
     kind = doc.get("message-type")

@@ -110,9 +110,8 @@ def detect(text: str, *, path: str | None = None) -> FormatSpec:
     best: dict[str, tuple[tuple[int, int], FormatSpec]] = {}
     for spec in FORMATS:
         family = FAMILY.get(spec.name, spec.name)
-        if (family in ("json", "xml")) != (syntax != "text") or (
-            syntax != "text" and family != syntax
-        ):
+        kind = "text" if family not in ("json", "xml") else family
+        if kind != syntax:
             continue
         score = spec.sniff(head)
         if score <= 0:
