@@ -22,7 +22,7 @@ the same title under online-first and print pages is one article.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -47,6 +47,10 @@ SHARED_RULES: Final = {
     "same_title": 0.95,  # pages and authors count as disagreeing only below this similarity
     "max_pairwise": 50,  # larger groups: every member is compared with the first only
 }
+
+
+#: Identifier keys by input index (the whole list, or a mapping of a few records).
+Keys = Sequence[dict[str, set[str]]] | Mapping[int, dict[str, set[str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +127,7 @@ class SharedCheck:
     pairs: tuple[tuple[int, int, dict[str, Any]], ...] = ()  # disagreeing pairs (input indices)
 
 
-def _shared_ns(
-    members: Sequence[int], keys: Sequence[dict[str, set[str]]]
-) -> tuple[str, tuple[str, ...]]:
+def _shared_ns(members: Sequence[int], keys: Keys) -> tuple[str, tuple[str, ...]]:
     """The namespace and value(s) most members share (DOI first)."""
     best: tuple[int, str, tuple[str, ...]] = (0, "doi", ())
     for ns in NAMESPACES:
@@ -140,9 +142,7 @@ def _shared_ns(
     return best[1], best[2]
 
 
-def check_shared(
-    papers: Sequence[Paper], members: Sequence[int], keys: Sequence[dict[str, set[str]]]
-) -> SharedCheck:
+def check_shared(papers: Sequence[Paper], members: Sequence[int], keys: Keys) -> SharedCheck:
     """Check a stage-1 group (records linked by identifiers) for clear disagreements.
 
     Every pair is compared (the first member against the others beyond
