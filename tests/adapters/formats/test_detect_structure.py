@@ -40,13 +40,13 @@ AB  - Background text.
 %s
 More text.
 PY  - 2020
-ER  - 
+ER  -
 
 TY  - JOUR
 AU  - Jones, Ann
 TI  - Aphasia therapy
 PY  - 2021
-ER  - 
+ER  -
 """
 
 MEDLINE = """PMID- 11111111

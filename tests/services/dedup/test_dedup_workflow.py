@@ -31,7 +31,7 @@ PY  - 2015
 VL  - 10
 SP  - S12
 DO  - 10.1111/ijs.12479
-ER  - 
+ER  -
 
 TY  - JOUR
 ID  - A2
@@ -42,7 +42,7 @@ PY  - 2015
 VL  - 10
 SP  - S13
 DO  - 10.1111/ijs.12479
-ER  - 
+ER  -
 """
 
 

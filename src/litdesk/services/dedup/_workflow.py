@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk._settings import Settings, get_settings
+from litdesk._settings import Settings
 from litdesk.adapters.formats import EXPORT_FORMATS, dump
 from litdesk.adapters.store import DedupEntry, Store, open_store
 from litdesk.core.dedup import PairExplanation, explain_pair
@@ -63,7 +63,8 @@ class DedupOutcome:
 
 
 def _store(settings: Settings | None) -> Store:
-    return open_store(settings or get_settings())
+    # built afresh by default (as the CLI always did): the environment of this call counts
+    return open_store(settings or Settings())
 
 
 def run_dedup(
