@@ -103,6 +103,19 @@ def test_explain_a_merged_and_a_kept_apart_pair(tmp_path: Path) -> None:
         explain_records(DedupRequest((str(path),)), "A1", "nope")
 
 
+def test_cli_json_reports_the_shared_doi_conflict(tmp_path: Path) -> None:
+    path = tmp_path / "supplement.ris"
+    path.write_text(SUPPLEMENT, encoding="utf-8")
+    result = CliRunner().invoke(app, ["dedup", str(path), "--json"])
+    doc = json.loads(result.stdout)
+    assert doc["counts"]["shared_id_conflicts"] == 1 and len(doc["groups"]) == 2
+    (conflict,) = doc["conflicts"]
+    assert [m["source_id"] for m in conflict["members"]] == ["A1", "A2"]
+    assert conflict["values"] == ["10.1111/ijs.12479"]
+    text = CliRunner().invoke(app, ["dedup", str(path)]).output
+    assert "conflict: DOI shared by 2 records with different" in text
+
+
 def test_cli_explain(tmp_path: Path) -> None:
     path = tmp_path / "supplement.ris"
     path.write_text(SUPPLEMENT, encoding="utf-8")
