@@ -191,3 +191,11 @@ def test_shared_identifier_disagreement_is_symmetric(
         assert res.counts["stage1_merged"] == 0 and res.conflicts[0].kind == "shared"
     else:
         assert res.groups == [[0, 1]]
+
+
+def test_conflicting_values_are_reported_once() -> None:
+    a = P("Same title of a paper", doi="10.1000/a", pmid="1")
+    b = P("Same title of a paper", doi="10.1000/b", pmid="1")
+    res = deduplicate([a, b])
+    assert [c.kind for c in res.conflicts] == ["values"]
+    assert res.conflicts[0].members == (0, 1)
