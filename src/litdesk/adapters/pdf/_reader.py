@@ -16,7 +16,8 @@ from typing import Final
 
 import pypdfium2 as pdfium
 
-from litdesk._errors import InputError
+from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.library import FoundIds, cut_references, find_ids, normalise_text
 
 __all__ = [
@@ -107,18 +108,16 @@ def file_sha256(path: Path, *, block: int = 1 << 20) -> str:
 
 
 def _read_pdf_bytes(path: Path) -> bytes:
-    fd, st = open_regular(path)
-    with os.fdopen(fd, "rb") as fh:
-        size = st.st_size
-        if size == 0:
-            raise PdfExcluded(f"{path.name}: empty file", code="empty")
-        if size > MAX_PDF_BYTES:
-            raise PdfExcluded(
-                f"{path.name}: {size} bytes is over the limit of {MAX_PDF_BYTES}", code="too_large"
-            )
-        data = fh.read(MAX_PDF_BYTES + 1)
-    if len(data) > MAX_PDF_BYTES:  # grew while read
-        raise PdfExcluded(f"{path.name}: over the limit of {MAX_PDF_BYTES} bytes", code="too_large")
+    """The PDF's bytes through the one bounded reader of input files (regular files only,
+    opened non-blocking, at most :data:`MAX_PDF_BYTES`)."""
+    try:
+        data = read_bounded(path, limit=MAX_PDF_BYTES, label="the PDF")
+    except FileRefused as exc:
+        raise PdfExcluded(f"{path.name}: {exc.message}", code=exc.code) from None
+    except NotFoundError:
+        raise PdfExcluded(f"{path.name}: cannot read (no such file)", code="unreadable") from None
+    if not data:
+        raise PdfExcluded(f"{path.name}: empty file", code="empty")
     return data
 
 
