@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-
-from litdesk.adapters.store import Store, open_store
-from litdesk.core.dedup import Decision, Pair
-from litdesk.core.records import Paper
-from litdesk.services.dedup import (
-    DedupReport,
-    RecordRef,
-    dedup_files,
-    load_decisions,
-    record_report,
-    save_decisions,
-    study_decisions,
-    study_history,
-    undo_decision,
-)
 
 from ._output import command, console, emit_json, err_console
+
+if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from litdesk.adapters.store import Store
+    from litdesk.core.dedup import Decision, Pair
+    from litdesk.core.records import Paper
+    from litdesk.services.dedup import DedupReport, RecordRef
 
 
 def _describe(ref: RecordRef, paper: Paper) -> str:
@@ -51,6 +41,8 @@ def _prompt(pair: Pair, ra: RecordRef, pa: Paper, rb: RecordRef, pb: Paper) -> D
 
 
 def _summary(report: DedupReport) -> None:
+    from rich.table import Table
+
     counts = report.result.counts
     table = Table(title=f"{counts['records']} records → {counts['groups']} studies")
     table.add_column("stage")
@@ -75,6 +67,7 @@ def _summary(report: DedupReport) -> None:
 
 def _open_store() -> Store:
     from litdesk._settings import Settings
+    from litdesk.adapters.store import open_store
 
     return open_store(Settings())
 
@@ -93,6 +86,10 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Entries as JSON.")] = False,
     ) -> None:
         """A Study's deduplication history: every reviewer decision and every run."""
+        from rich.table import Table
+
+        from litdesk.services.dedup import study_history, undo_decision
+
         store = _open_store()
         try:
             if undo is not None:
@@ -168,6 +165,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
+        from litdesk.services.dedup import (
+            dedup_files,
+            load_decisions,
+            record_report,
+            save_decisions,
+            study_decisions,
+        )
+
         store = _open_store() if study else None
         try:
             earlier = load_decisions(decisions) if decisions else {}

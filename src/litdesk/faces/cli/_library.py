@@ -6,12 +6,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json, err_console
 
 library_app = typer.Typer(
@@ -24,7 +22,7 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 def _library(*, adopt: bool = False) -> Any:
     from litdesk.services.library import Library, search_lookup
 
-    settings = get_settings()
+    settings = cli_settings()
     return Library(settings, lookup=search_lookup(settings) if adopt else None)
 
 
@@ -61,6 +59,8 @@ def remove(
 @command
 def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
+    from rich.table import Table
+
     status = _library().status()
     if as_json:
         emit_json(status)
@@ -86,6 +86,8 @@ def list_(as_json: bool = JSON) -> None:
 @command
 def index(as_json: bool = JSON) -> None:
     """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     lib = _library()
     corpus = lib.corpus()
     if as_json:

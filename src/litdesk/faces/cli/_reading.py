@@ -12,6 +12,7 @@ import typer
 
 from litdesk._errors import ConfigError, InputError, NotFoundError
 
+from ._context import run_with_runtime
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -98,9 +99,8 @@ def fulltext_cmd(
     else:
         if pmcid is not None:
             raise ReadingArgumentError("--pmcid only applies with --file")
-        from litdesk.services.fulltext import fetch_fulltext_sync
-
-        data = fetch_fulltext_sync(paper_id or "", refresh=refresh).to_dict()
+        wanted = paper_id or ""
+        data = run_with_runtime(lambda rt: rt.fulltext(wanted, refresh=refresh)).to_dict()
     if as_json:
         emit_json(data)
     else:
@@ -194,11 +194,9 @@ def cite_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Citation discovery over OpenAlex: references, citing, related or shared references."""
-    from litdesk.services.citations import discover_sync
-
     if pick is not None and save_to is None:
         raise ReadingArgumentError("--pick only applies with --save-to")
-    result = discover_sync(mode.value, ids, page=page)
+    result = run_with_runtime(lambda rt: rt.citations(mode.value, ids, page=page))
     data = result.to_dict()
     if save_to is not None:
         chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
