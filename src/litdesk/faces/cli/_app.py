@@ -11,12 +11,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import typer
+from typer.core import TyperGroup
 
 from litdesk import __version__
 
 from . import _dedup, _imports, _library, _query, _reading, _report, _runs, _search, _workspace
 
+
+class _Group(TyperGroup):
+    """A command group whose bare invocation prints its help on stdout (exit status 2),
+    as the rich help did, with the plain formatter."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help())
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+
 app = typer.Typer(
+    cls=_Group,
     name="litdesk",
     help="A workbench for literature reviews: search, import, read, record evidence, ask.",
     no_args_is_help=True,
@@ -27,6 +41,8 @@ app = typer.Typer(
 
 if TYPE_CHECKING:
     import logging
+
+    from typer._click.core import Context
 
 _VERBOSE_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
@@ -93,6 +109,7 @@ def _plain_help(typer_app: typer.Typer) -> None:
     typer_app.rich_markup_mode = None
     for group in typer_app.registered_groups:
         if group.typer_instance is not None:
+            group.typer_instance.info.cls = _Group
             _plain_help(group.typer_instance)
 
 
