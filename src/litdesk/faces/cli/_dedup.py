@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
@@ -66,10 +67,9 @@ def _summary(report: DedupReport) -> None:
 
 
 def _open_store() -> Store:
-    from litdesk._settings import Settings
     from litdesk.adapters.store import open_store
 
-    return open_store(Settings())
+    return open_store(cli_settings())
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,7 @@ import typer
 
 from litdesk._errors import InputError, NotFoundError
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -44,11 +45,10 @@ _OPEN: list[Any] = []
 
 def _ws() -> Any:
     """The workspace over the store named by the settings (closed when the command ends)."""
-    from litdesk._settings import Settings
     from litdesk.adapters.store import open_store
     from litdesk.services.workspace import Workspace
 
-    store = open_store(Settings())
+    store = open_store(cli_settings())
     _OPEN.append(store)
     return Workspace(store)
 
