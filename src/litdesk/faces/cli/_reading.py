@@ -6,14 +6,18 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from litdesk._errors import ConfigError, InputError, NotFoundError
+from litdesk._errors import InputError, NotFoundError
 
 from ._context import run_with_runtime
 from ._output import command, console, emit_json
+
+if TYPE_CHECKING:
+    from litdesk.services import Runtime
+    from litdesk.services.citations import CitationResult
 
 __all__ = ["register"]
 
@@ -122,24 +126,6 @@ def _picks(pick: str | None, count: int) -> list[int]:
     return out
 
 
-def _save_to_study(study: str, papers: list[Any]) -> list[str]:
-    try:
-        from litdesk.adapters.store import open_store
-        from litdesk.services.workspace import Workspace
-    except ImportError:
-        raise ConfigError(
-            "saving to a Study needs the workspace service, which this build lacks",
-            code="no_workspace",
-        ) from None
-    from litdesk._settings import get_settings
-
-    workspace = Workspace(open_store(get_settings()))
-    saved: list[str] = []
-    for paper in papers:
-        saved.append(workspace.save_paper(paper, study=study).paper.id)
-    return saved
-
-
 def _print_citations(data: dict[str, Any]) -> None:
     seeds = ", ".join(s.get("work") or s.get("query") for s in data["seeds"])
     console.print(
@@ -196,12 +182,21 @@ def cite_cmd(
     """Citation discovery over OpenAlex: references, citing, related or shared references."""
     if pick is not None and save_to is None:
         raise ReadingArgumentError("--pick only applies with --save-to")
-    result = run_with_runtime(lambda rt: rt.citations(mode.value, ids, page=page))
+
+    async def work(rt: Runtime) -> tuple[CitationResult, list[str]]:
+        result = await rt.citations(mode.value, ids, page=page)
+        saved: list[str] = []
+        if save_to is not None:  # into the same store, in the same runtime
+            workspace = rt.workspace()
+            for i in _picks(pick, len(result.papers)):
+                saved.append(workspace.save_paper(result.papers[i], study=save_to).paper.id)
+        return result, saved
+
+    result, saved = run_with_runtime(work)
     data = result.to_dict()
     if save_to is not None:
-        chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
         data["saved_to"] = save_to
-        data["saved"] = _save_to_study(save_to, chosen)
+        data["saved"] = saved
     if as_json:
         emit_json(data)
     else:
