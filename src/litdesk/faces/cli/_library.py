@@ -9,7 +9,6 @@ import typer
 
 from litdesk._errors import InputError
 
-from ._context import settings as cli_settings
 from ._output import command, console, emit_json, err_console
 
 library_app = typer.Typer(
@@ -20,9 +19,10 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _library(*, adopt: bool = False) -> Any:
+    from litdesk._settings import get_settings
     from litdesk.services.library import Library, search_lookup
 
-    settings = cli_settings()
+    settings = get_settings()
     return Library(settings, lookup=search_lookup(settings) if adopt else None)
 
 
@@ -61,7 +61,8 @@ def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
     from rich.table import Table
 
-    status = _library().status()
+    with _library() as lib:
+        status = lib.status()
     if as_json:
         emit_json(status)
         return
@@ -86,9 +87,19 @@ def list_(as_json: bool = JSON) -> None:
 @command
 def index(as_json: bool = JSON) -> None:
     """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    with _library() as lib:
+        _index(lib, as_json)
 
-    lib = _library()
+
+def _index(lib: Any, as_json: bool) -> None:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     corpus = lib.corpus()
     if as_json:
         report = lib.index(corpus.files)
@@ -176,9 +187,8 @@ def register(app: typer.Typer) -> None:
             raise InputError("use either --paper or --all", code="scope")
         if thinking is not None and thinking not in {"off", "low", "medium", "high"}:
             raise InputError("--thinking takes off, low, medium or high", code="thinking")
-        answer = _library(adopt=adopt).ask(
-            question, papers=paper or None, top_k=top_k, thinking=thinking
-        )
+        with _library(adopt=adopt) as lib:
+            answer = lib.ask(question, papers=paper or None, top_k=top_k, thinking=thinking)
         if as_json:
             emit_json(answer.to_dict())
             return
