@@ -11,7 +11,6 @@ from typing import Annotated, Any
 import typer
 
 from litdesk._errors import InputError
-from litdesk.services.files import read_input
 
 from ._context import settings as cli_settings
 from ._output import command, console, emit_json
@@ -73,6 +72,8 @@ def _say(text: str) -> None:
 
 
 def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    from litdesk.services.files import read_input
+
     return read_input(str(path), limit=limit)
 
 
