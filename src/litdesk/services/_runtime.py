@@ -24,11 +24,11 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 import httpx
 
-from litdesk._errors import ConfigError, ExternalError, InputError, RefusedError
+from litdesk._errors import ConfigError, InputError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.http import (
     Cassette,
@@ -40,11 +40,13 @@ from litdesk.adapters.http import (
 from litdesk.adapters.store import Store, open_store
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, SearchRun
-from litdesk.core.trace import SearchRequest, SearchTrace, validate_request
+from litdesk.core.trace import SearchRequest, SearchTrace
 from litdesk.services.citations import OPENALEX_KEY_NEEDED, CitationResult, CitationService, Mode
 from litdesk.services.fulltext import MAX_FULLTEXT_BYTES, FullTextResult, FullTextService
 from litdesk.services.search import FusedSearch, ProviderKit, SearchService, save_run
 from litdesk.services.workspace import Workspace
+
+from ._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 
 __all__ = [
     "LOCAL_OWNER",
@@ -61,46 +63,6 @@ LOCAL_OWNER: Final = "local"
 _BODY_LIMITS: Final = {"fulltext": MAX_FULLTEXT_BYTES}
 #: Longest a worker thread waits for an adoption lookup on the runtime's loop (seconds).
 _THREAD_LOOKUP_SECONDS: Final = 120.0
-
-
-class AdoptionLookupFailed(ExternalError):
-    """The provider search for a PDF's identifier failed."""
-
-    default_code = "adoption_lookup_failed"
-
-
-def adoption_request(namespace: str, value: str) -> SearchRequest | None:
-    """The exact-identifier search for a PDF's identifier: OpenAlex for a DOI, the arXiv
-    API for an arXiv id (``None`` for other namespaces)."""
-    provider = {"doi": "openalex", "arxiv": "arxiv"}.get(namespace)
-    if provider is None:
-        return None
-    return validate_request(value, [provider], limit=1)
-
-
-class _TraceLike(Protocol):
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def warnings(self) -> tuple[str, ...]: ...
-
-    def sightings_of(self, provider: str) -> Sequence[_SightingLike]: ...
-
-
-class _SightingLike(Protocol):
-    @property
-    def paper(self) -> Paper: ...
-
-
-def adopted_paper(trace: _TraceLike, provider: str) -> Paper | None:
-    """The record an adoption lookup found, ``None`` when none; a failed search raises
-    :class:`AdoptionLookupFailed`."""
-    if getattr(trace, "status", "success") == "failed":
-        detail = "; ".join(str(w) for w in getattr(trace, "warnings", ())[:2]) or "no answer"
-        raise AdoptionLookupFailed(f"{provider} lookup failed ({detail})", provider=provider)
-    sightings = trace.sightings_of(provider)
-    return sightings[0].paper if sightings else None
 
 
 def provider_transport(

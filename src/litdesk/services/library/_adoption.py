@@ -13,18 +13,14 @@ from typing import Any
 from litdesk._settings import Settings
 from litdesk.core.records import Paper
 from litdesk.core.trace import SearchRequest, SearchTrace
-from litdesk.services._runtime import (
-    LOCAL_OWNER,
-    AdoptionLookupFailed,
-    adopted_paper,
-    adoption_request,
-    open_runtime,
-)
+from litdesk.services._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 
 __all__ = ["AdoptionLookupFailed", "search_lookup"]
 
 
 def _search_once(settings: Settings, request: SearchRequest, owner: str) -> SearchTrace:
+    from litdesk.services._runtime import open_runtime  # the transport: only when used
+
     async def main() -> SearchTrace:
         async with open_runtime(settings, owner=owner) as runtime:
             return await runtime.search(request)
@@ -35,7 +31,7 @@ def _search_once(settings: Settings, request: SearchRequest, owner: str) -> Sear
 def search_lookup(
     settings: Settings,
     *,
-    owner: str = LOCAL_OWNER,
+    owner: str = "local",
     runner: Callable[[Settings, SearchRequest], Any] | None = None,
 ) -> Callable[[str, str], Paper | None]:
     """A lookup ``(namespace, id) -> Paper | None`` over the provider adapters.
