@@ -8,11 +8,12 @@ the whole library and prints, for every retrieval setting in one table:
   best 20 excerpts, a miss counted as 21), MRR (within the ``top_k``);
 * cross: both gold pages among the excerpts;
 * the same per language of the paper (en / pt / es);
-* time per question (ms, p50; ``hybrid`` is the whole ``Library.retrieve``: index check,
+* time per question (ms, p50; ``hybrid`` rows are the whole ``Library.retrieve``: index check,
   both rankings, fusion and the support scores; the other two time their ranking only).
 
 Settings: ``bm25`` (the lexical ranking alone — the baseline), ``vector`` (the embedder
-alone), ``hybrid`` (``Library.retrieve`` as shipped: whatever fusion it uses).
+alone), ``hybrid (rrf)`` (``Library.retrieve`` with rank fusion only) and ``hybrid + rerank
+N`` (``Library.retrieve`` with the best N fused candidates re-ranked by their support).
 
 Abstention: the support of the best excerpt (:func:`litdesk.core.library.support`) on
 the judged questions and on off-library questions written for this bench (no PDF of the
@@ -57,6 +58,10 @@ OFF_LIBRARY = [
 ]
 
 
+#: re-ranking settings tried: (depth, weight of the fusion score beside the support)
+SETTINGS = ((40, 0.0), (40, 1.0), (40, 2.0), (80, 1.0))
+
+
 @dataclass
 class Row:
     name: str
@@ -90,7 +95,7 @@ def main() -> None:
         report = lib.index()
         print(
             f"indexed {report.pages} pages, {report.chunks} chunks of {len(lib.corpus().files)} "
-            f"files in {time.perf_counter() - t0:.1f} s (embedder {lib._embedder_name}, "
+            f"files ({len(report.excluded)} excluded) in {time.perf_counter() - t0:.1f} s (embedder {lib._embedder_name}, "
             f"chunking {CHUNKING_VERSION}); {len(questions)} questions, top_k {args.top_k}"
         )
         run(lib, questions, args.top_k, args.misses)
@@ -125,11 +130,22 @@ def rankers(lib: Library) -> dict[str, Callable[[str], list[tuple[str, int]]]]:
         rows = space.search(qv, pool)[0].tolist()  # type: ignore[union-attr]
         return [(names[chunks[r].sha256], chunks[r].page) for r in rows]
 
-    def hybrid(q: str) -> list[tuple[str, int]]:
-        found = lib.retrieve(q, top_k=20)
-        return [(h.file, h.page) for h in found.hits]
+    def shipped(depth: int, fusion: float = 1.0) -> Callable[[str], list[tuple[str, int]]]:
+        def rank(q: str) -> list[tuple[str, int]]:
+            lib.rerank_depth, lib.rerank_fusion = depth, fusion
+            try:
+                found = lib.retrieve(q, top_k=20)
+            finally:
+                lib.rerank_depth, lib.rerank_fusion = default
+            return [(h.file, h.page) for h in found.hits]
 
-    return {"bm25": bm25, "vector": vector, "hybrid": hybrid}
+        return rank
+
+    default = lib.rerank_depth, lib.rerank_fusion
+    out = {"bm25": bm25, "vector": vector, "hybrid (rrf)": shipped(0)}
+    for depth, fusion in SETTINGS:
+        out[f"hybrid + rerank {depth} (fusion weight {fusion:g})"] = shipped(depth, fusion)
+    return out
 
 
 def run(lib: Library, questions: list[dict], top_k: int, show_misses: bool) -> None:

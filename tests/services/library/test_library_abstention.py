@@ -105,3 +105,19 @@ def test_empty_library_has_no_support(
     s = tmp_settings.model_copy(update={"library_dirs": [tmp_path / "empty"], "database_url": None})
     found = Library(s, embedder=wordllama, workers=1).retrieve(OFF_TOPIC)
     assert found.hits == [] and found.support is None and not found.abstained
+
+
+def test_rerank_by_support_keeps_a_valid_ranking(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = Library(settings, embedder=wordllama, workers=1)
+    question = "How often did the time-lapse cameras take an image?"
+    plain = lib.retrieve(question, top_k=4)
+    lib.rerank_depth = 10
+    reranked = lib.retrieve(question, top_k=4)
+    assert len(reranked.hits) == len(plain.hits) == 4
+    assert reranked.hits[0].file == "cameras.pdf"
+    scores = [h.score for h in reranked.hits]
+    assert scores == sorted(scores, reverse=True)
+    assert len({(h.file, h.page, h.text) for h in reranked.hits}) == 4
+    assert reranked.support is not None and not reranked.abstained

@@ -167,6 +167,10 @@ class Library:
         self.workers = workers
         #: chunk count from which the whole-library search uses a stored IVF index
         self.exact_below = EXACT_BELOW
+        #: fused candidates re-ranked by their support (0: fusion order only)
+        self.rerank_depth = 0
+        #: weight of the (best-normalised) fusion score beside the support when re-ranking
+        self.rerank_fusion = 1.0
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
@@ -421,6 +425,30 @@ class Library:
         lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
         rankings.append([position[i] for i in lexical if i in position])
         fused = rrf(rankings)
+        dfs = self._doc_frequencies(shas, chunks)
+        qterms = [question_terms(salient_words(q)) for q in queries]
+
+        def supports(positions: list[int]) -> list[float]:
+            """Each chunk's support by the question or its English variant, the closer."""
+            if not positions:
+                return []
+            hv = self.embedder().embed([chunks[p].text for p in positions])
+            return [
+                max(
+                    excerpt_support(t, chunks[p].text, float(hv[i] @ v), dfs)
+                    for t, v in zip(qterms, qv, strict=True)
+                )
+                for i, p in enumerate(positions)
+            ]
+
+        known: dict[int, float] = {}
+        if self.rerank_depth > 0:  # re-rank the fused shortlist by support, the rest after
+            head = fused[: self.rerank_depth]
+            top = head[0][1]
+            known = dict(zip([p for p, _ in head], supports([p for p, _ in head]), strict=True))
+            blended = [(p, known[p] + self.rerank_fusion * r / top) for p, r in head]
+            tail = [(pos, score - 10.0) for pos, score in fused[self.rerank_depth :]]
+            fused = sorted(blended, key=lambda kv: -kv[1]) + tail
         cands = [Candidate(pos, names[chunks[pos].sha256], score) for pos, score in fused]
         chosen = allocate(cands, top_k=top_k, papers=None if whole else list(names.values()))
         meta = cat.metadata()
@@ -434,18 +462,11 @@ class Library:
                     c.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
                 )
             )  # fmt: skip
-        if out.hits:
-            dfs = self._doc_frequencies(shas, chunks)
-            hv = self.embedder().embed([h.text for h in out.hits])
-            qterms = [question_terms(salient_words(q)) for q in queries]
-            scores = [  # the question or its English variant, whichever is closer
-                max(
-                    excerpt_support(t, h.text, float(hv[i] @ v), dfs)
-                    for t, v in zip(qterms, qv, strict=True)
-                )
-                for i, h in enumerate(out.hits)
-            ]
-            out.support, out.abstained = judge(scores)
+        if chosen:
+            keys = [int(str(c.key)) for c in chosen]
+            missing = [k for k in keys if k not in known]
+            known.update(zip(missing, supports(missing), strict=True))
+            out.support, out.abstained = judge([known[k] for k in keys])
         return out
 
     def _doc_frequencies(self, shas: list[str], chunks: list[StoredChunk]) -> DocFrequencies:
