@@ -51,6 +51,7 @@ def _run(*args: str) -> tuple[int, str, str]:
 
 def test_report_html_and_json(env: Path, tmp_path: Path) -> None:
     assert _run("library", "add", str(env))[0] == 0
+    (tmp_path / "reports").mkdir()  # -o names an existing folder (never created by litdesk)
     code, out, err = _run(
         "report", "--all", "--questions", f"Where was cadmium highest? {EVIL};Yield?",
         "--summary", "bullets", "--synthesis", "-o", str(tmp_path / "reports"),

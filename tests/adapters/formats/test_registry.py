@@ -67,7 +67,7 @@ def test_load_missing_file_and_folder(tmp_path: Path) -> None:
         formats.load(tmp_path / "nope.ris")
     with pytest.raises(ImportRefused) as info:
         formats.load(tmp_path)
-    assert info.value.code == "unsupported"
+    assert info.value.code == "not_regular"
 
 
 def test_unsupported_content_and_unknown_format() -> None:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Final
 
+from litdesk.adapters.files import InputFileError, read_regular
 from litdesk.core.imports import (
     ImportRefused,
     ImportTrace,
@@ -239,27 +240,15 @@ def load(
     max_bytes: int = MAX_IMPORT_BYTES,
     duplicate_ids: str = "notice",
 ) -> ImportTrace:
-    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``."""
-    from litdesk._errors import NotFoundError
+    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``.
 
-    p = Path(path)
+    Only a regular file is read, never by a blocking open (a FIFO, device, socket or folder
+    is refused with code ``not_regular``), and never past ``max_bytes``."""
     try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise NotFoundError(f"no such file: {p}", code="file_not_found") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
-    if size > max_bytes:
-        raise ImportRefused(
-            f"the file has {size:,} bytes, over the limit of {max_bytes:,}", code="too_large"
-        )
-    try:
-        with p.open("rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise ImportRefused(f"{p} is a folder, not a file", code="unsupported") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
+        data = read_regular(path, max_bytes=max_bytes)
+    except InputFileError as exc:
+        code = "unsupported" if exc.code == "unreadable" else exc.code
+        raise ImportRefused(exc.message, code=code) from None
     return loads(
         data, format=format, path=str(path), max_bytes=max_bytes, duplicate_ids=duplicate_ids
     )

@@ -22,6 +22,7 @@ from litdesk.services.dedup import (
     study_history,
     undo_decision,
 )
+from litdesk.services.files import check_output, write_papers
 
 from ._output import command, console, emit_json, err_console
 
@@ -165,9 +166,12 @@ def register(app: typer.Typer) -> None:
                 "(default: such pairs wait for review).",
             ),
         ] = False,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite the --out file.")] = False,
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
+        if out is not None:
+            check_output(out, force=force)  # a bad -o fails before the work
         store = _open_store() if study else None
         try:
             earlier = load_decisions(decisions) if decisions else {}
@@ -186,10 +190,7 @@ def register(app: typer.Typer) -> None:
             if store is not None and study:
                 record_report(store, study, report, before=in_force)
             if out is not None:
-                from litdesk.adapters.formats import dump
-
-                with open(out, "w", encoding="utf-8", newline="") as fh:
-                    dump(report.merged_papers(), fh, to)
+                write_papers(out, report.merged_papers(), to, force=force)
         finally:
             if store is not None:
                 store.dispose()

@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import InputError
+from litdesk.services.files import check_output, read_input, write_output
 
 from ._output import command, console, emit_json
 
@@ -72,20 +73,12 @@ def _say(text: str) -> None:
 
 
 def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    if not path.is_file():
-        raise NotFoundError(f"no such file: {path}", code="file_not_found")
-    if path.stat().st_size > limit:
-        raise InputError(f"{path} is larger than {limit:,} bytes; not read", code="too_large")
-    return path.read_bytes()
+    """A regular input file, at most ``limit`` bytes (FIFOs, devices, folders refused)."""
+    return read_input(path, max_bytes=limit)
 
 
 def _write(path: Path, data: bytes, force: bool) -> None:
-    if path.exists() and not force:
-        raise CliArgumentError(f"{path} exists; pass --force to overwrite", code="exists")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    write_output(path, data, force=force)
 
 
 def _context(ws: Any, paper_ref: str, xml: Path | None, block: str | None) -> Any:
@@ -199,6 +192,7 @@ def study_export(
     """Export a Study as a ZIP (references.ris, evidence.csv, notebook.md, runs, imports, manifest)."""
     from litdesk.services.workspace import export_study
 
+    check_output(output, force=force)
     data = export_study(_ws(), study)
     _write(output, data, force)
     if as_json:
@@ -574,6 +568,8 @@ def evidence_export(
     """Export the evidence table as spreadsheet-safe CSV."""
     from litdesk.services.workspace import evidence_csv
 
+    if output is not None:
+        check_output(output, force=force)
     views, _ = _ws().evidence(study=study)
     text = evidence_csv(views)
     if output is None:
@@ -597,6 +593,8 @@ def notebook_export(
     retrieval dates and licences)."""
     from litdesk.services.workspace import notebook_markdown
 
+    if output is not None:
+        check_output(output, force=force)
     ws = _ws()
     title = ws.study(study).name if study else "All saved papers"
     papers = [r.paper for r in ws.papers(study=study)]

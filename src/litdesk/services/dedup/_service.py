@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError
+from litdesk.adapters.files import write_output
 from litdesk.core.dedup import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
 from litdesk.core.fusion import Sighting, canonical_order, merge_records
 from litdesk.core.imports import RecordTrace
@@ -260,6 +261,5 @@ def save_decisions(
         "version": DECISIONS_VERSION,
         "decisions": [{"a": a, "b": b, "decision": d} for (a, b), d in sorted(decisions.items())],
     }
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    # the decisions file is updated in place (force); never a FIFO, device or folder
+    write_output(p, json.dumps(doc, indent=2) + "\n", force=True)
