@@ -264,3 +264,14 @@ def test_settings_error_from_a_dotenv_file(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 6 and "LITDESK_HTTP_CONNECT_TIMEOUT" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("value", ["bogus", "READ", "none", ""])
+def test_unknown_reading_status_refused_with_the_valid_ones(
+    world: dict[str, str], value: str
+) -> None:
+    code, out = _invoke("paper", "list", "--status", value)
+    assert code == 2, out
+    assert "to-read, reading, read" in out
+    code, out = _invoke("paper", "list", "--status", "read", "--json")
+    assert code == 0 and json.loads(out) == []

@@ -329,7 +329,9 @@ def paper_save(
 @_closing
 def paper_list(
     study: StudyOpt = None,
-    status: Annotated[str | None, typer.Option("--status")] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="to-read, reading or read.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List saved papers (newest 500), optionally by Study and reading status."""
