@@ -182,6 +182,9 @@ READERS: dict[str, Callable[[dict[str, str], str], list[str]]] = {
     "convert": lambda w, f: ["convert", f, "--to", "ris"],
     "dedup": lambda w, f: ["dedup", f],
     "study import": lambda w, f: ["study", "import", f],
+    "dedup --decisions": lambda w, f: ["dedup", w["ris"], "--decisions", f],
+    "eval --runs": lambda w, f: ["eval", "--runs", f],
+    "eval --judgments": lambda w, f: ["eval", "--runs", w["frozen"], "--judgments", f],
     "fulltext --file": lambda w, f: ["fulltext", "--file", f],
     "evidence --fulltext-xml": lambda w, f: [
         "evidence",

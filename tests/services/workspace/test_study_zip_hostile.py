@@ -223,7 +223,7 @@ def test_member_over_its_size_limit_refused(
 ) -> None:
     monkeypatch.setattr(archive, "MAX_SMALL_MEMBER_BYTES", 1_000)
     members = _members(export)
-    members["imports/x.json"] = b"[" + b"1," * 600 + b"1]"
+    members["search-runs/x.json"] = b"[" + b"1," * 600 + b"1]"
     assert _refused(target, _zip(members)).code == "too_large"
 
 

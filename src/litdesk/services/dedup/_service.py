@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError
-from litdesk.adapters.files import write_output
+from litdesk.adapters.files import check_regular, write_output
 from litdesk.core.dedup import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
 from litdesk.core.fusion import Sighting, canonical_order, merge_records
 from litdesk.core.imports import RecordTrace
@@ -230,8 +230,9 @@ def dedup_files(
 def load_decisions(path: str | os.PathLike[str]) -> dict[tuple[str, str], Decision]:
     """Read reviewer decisions saved by :func:`save_decisions` (validated)."""
     p = Path(path)
-    if not p.exists():
+    if not os.path.lexists(p):
         return {}
+    check_regular(p)  # a FIFO, device or folder is refused, never opened
     raw = p.read_bytes()
     if len(raw) > MAX_DECISIONS_BYTES:
         raise InputError(f"{p}: decisions file over {MAX_DECISIONS_BYTES} bytes", code="too_large")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.files import check_regular
 from litdesk.adapters.formats import dumps as dump_papers
 from litdesk.adapters.store import Store, repo
 from litdesk.core.runs import (
@@ -90,8 +91,7 @@ def freeze(run: SearchRun) -> dict[str, Any]:
 
 
 def _load_input(path: Path, label: str) -> Any:
-    if not path.is_file():
-        raise NotFoundError(f"no such file: {path}", code="file_not_found")
+    check_regular(path)  # missing: NotFoundError; a FIFO, device or folder: refused unopened
     if path.stat().st_size > EVAL_INPUT_BYTES:
         raise ExportArgumentError(f"{label} is over {EVAL_INPUT_BYTES:,} bytes", code="too_large")
     try:

@@ -49,7 +49,7 @@ __all__ = [
 MAX_ZIP_BYTES: Final = 512_000_000  # the ZIP file itself
 MAX_ZIP_MEMBERS: Final = 5_000
 MAX_ZIP_MEMBER_BYTES: Final = 200_000_000  # one member, uncompressed (study.json, the RIS)
-MAX_SMALL_MEMBER_BYTES: Final = 8_000_000  # manifest.json, one search run or import trace
+MAX_SMALL_MEMBER_BYTES: Final = 8_000_000  # manifest.json, one search run (JSON or RIS)
 MAX_ZIP_TOTAL_BYTES: Final = 400_000_000  # all members, uncompressed
 #: Largest uncompressed/compressed ratio of a member over RATIO_FLOOR bytes (exports of
 #: real Studies compress 3-15 times; deflate's own ceiling is about 1,030).
@@ -111,7 +111,8 @@ def _check_info(info: zipfile.ZipInfo, seen: set[str]) -> None:
             "not stored or deflate",
             "malformed",
         )
-    limit = MAX_ZIP_MEMBER_BYTES if name in _LARGE_MEMBERS else MAX_SMALL_MEMBER_BYTES
+    large = name in _LARGE_MEMBERS or name.startswith("imports/")  # a trace grows per record
+    limit = MAX_ZIP_MEMBER_BYTES if large else MAX_SMALL_MEMBER_BYTES
     if info.file_size > limit:
         raise refuse(
             f"ZIP member {shown} expands to {info.file_size:,} bytes, over {limit:,}",
