@@ -81,7 +81,8 @@ def _firefox_shot(firefox: str, url: str, out: Path) -> np.ndarray:
     env = os.environ | {"MOZ_HEADLESS": "1", "HOME": str(profile)}
     cmd = [firefox, "--headless", "--no-remote", "--profile", str(profile), "--screenshot",
            str(out), f"--window-size={WINDOW[0]},{WINDOW[1]}", url]  # fmt: skip
-    done = subprocess.run(cmd, env=env, capture_output=True, timeout=60, check=False)
+    # generous: with both cores busy one cold screenshot took over a minute
+    done = subprocess.run(cmd, env=env, capture_output=True, timeout=240, check=False)
     assert done.returncode == 0 and out.is_file(), done.stderr.decode(errors="replace")[-2000:]
     with Image.open(out) as img:
         return np.asarray(img.convert("RGB")).astype(np.int16)
@@ -125,6 +126,7 @@ def _check_highlight(px: np.ndarray, at_mm: tuple[float, float]) -> None:
     assert c["dark"][box].sum() > 0.02 * area  # the passage's glyphs are under the highlight
 
 
+@pytest.mark.timeout(1200)  # four cold Firefox starts; minutes each on a busy machine
 def test_firefox_opens_a_citation_address_with_the_passage_highlighted(
     report_file: Path, firefox_path: str, tmp_path: Path
 ) -> None:
@@ -137,6 +139,7 @@ def test_firefox_opens_a_citation_address_with_the_passage_highlighted(
     assert not unknown["mark"].any() and not unknown["red"].any()
 
 
+@pytest.mark.timeout(900)
 def test_firefox_click_opens_the_page_with_the_passage_highlighted(
     report_file: Path, firefox_path: str, tmp_path: Path
 ) -> None:
