@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from litdesk import InputError
-from litdesk.adapters.files import OutputPathError, check_output, read_regular, write_output
+from litdesk.adapters.files import OutputPathError, check_output, read_bounded, write_output
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -160,7 +160,7 @@ def test_round_trip_through_the_read_rule(data: bytes | str) -> None:
         target = Path(folder) / "out.bin"
         write_output(target, data)
         expected = data.encode("utf-8") if isinstance(data, str) else data
-        assert read_regular(target, max_bytes=10_000) == expected
+        assert read_bounded(target, limit=10_000) == expected
         write_output(target, expected[::-1], force=True)
-        assert read_regular(target, max_bytes=10_000) == expected[::-1]
+        assert read_bounded(target, limit=10_000) == expected[::-1]
         assert _leftovers(Path(folder)) == []

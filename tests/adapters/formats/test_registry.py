@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from litdesk._errors import NotFoundError
 from litdesk.adapters import formats
 from litdesk.adapters.formats import decode
-from litdesk.core.imports import ImportRefused, digest_bytes
+from litdesk.core.imports import IMPORT_REFUSALS, ImportRefused, digest_bytes
 from litdesk.core.records import make_paper
 
 RIS = b"TY  - JOUR\nTI  - Hello\nER  - \n"
@@ -67,7 +67,7 @@ def test_load_missing_file_and_folder(tmp_path: Path) -> None:
         formats.load(tmp_path / "nope.ris")
     with pytest.raises(ImportRefused) as info:
         formats.load(tmp_path)
-    assert info.value.code == "not_regular"
+    assert info.value.code == "unsupported"
 
 
 def test_unsupported_content_and_unknown_format() -> None:
@@ -188,14 +188,7 @@ def test_loads_on_arbitrary_bytes_returns_a_trace_or_refuses(data: bytes) -> Non
     try:
         trace = formats.loads(data)
     except ImportRefused as exc:
-        assert exc.code in {
-            "empty",
-            "unsupported",
-            "malformed",
-            "duplicate_ids",
-            "undecodable",
-            "too_large",
-        }
+        assert exc.code in IMPORT_REFUSALS
     else:
         assert trace.records
         assert trace.source.sha256 == digest_bytes(data)

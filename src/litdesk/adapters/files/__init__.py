@@ -1,17 +1,7 @@
-"""Files the user names: bounded reads of regular input files and atomic writes of outputs.
+"""Files at the edge: bounded reads of input files (``_read``) and atomic writes of the
+outputs the user names (``_write``: never over a folder, FIFO, socket or device)."""
 
-``check_regular``/``read_regular`` refuse anything not a regular file without a blocking
-open; ``check_output``/``write_output`` write ``-o`` targets through a temporary file and
-a rename, never replacing a folder, FIFO, socket or device (see each module)."""
-
-from ._regular import InputFileError, check_regular, read_regular
+from ._read import FileRefused, read_bounded
 from ._write import OutputPathError, check_output, write_output
 
-__all__ = [
-    "InputFileError",
-    "OutputPathError",
-    "check_output",
-    "check_regular",
-    "read_regular",
-    "write_output",
-]
+__all__ = ["FileRefused", "OutputPathError", "check_output", "read_bounded", "write_output"]

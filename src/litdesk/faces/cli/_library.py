@@ -6,11 +6,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
 
 from ._output import command, console, emit_json, err_console
 
@@ -22,6 +19,7 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _library(*, adopt: bool = False) -> Any:
+    from litdesk._settings import get_settings
     from litdesk.services.library import Library, search_lookup
 
     settings = get_settings()
@@ -61,7 +59,10 @@ def remove(
 @command
 def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
-    status = _library().status()
+    from rich.table import Table
+
+    with _library() as lib:
+        status = lib.status()
     if as_json:
         emit_json(status)
         return
@@ -86,7 +87,19 @@ def list_(as_json: bool = JSON) -> None:
 @command
 def index(as_json: bool = JSON) -> None:
     """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
-    lib = _library()
+    with _library() as lib:
+        _index(lib, as_json)
+
+
+def _index(lib: Any, as_json: bool) -> None:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     corpus = lib.corpus()
     if as_json:
         report = lib.index(corpus.files)
@@ -174,9 +187,8 @@ def register(app: typer.Typer) -> None:
             raise InputError("use either --paper or --all", code="scope")
         if thinking is not None and thinking not in {"off", "low", "medium", "high"}:
             raise InputError("--thinking takes off, low, medium or high", code="thinking")
-        answer = _library(adopt=adopt).ask(
-            question, papers=paper or None, top_k=top_k, thinking=thinking
-        )
+        with _library(adopt=adopt) as lib:
+            answer = lib.ask(question, papers=paper or None, top_k=top_k, thinking=thinking)
         if as_json:
             emit_json(answer.to_dict())
             return

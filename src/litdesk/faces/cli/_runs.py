@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
-from litdesk.services.files import check_output, write_output
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json, err_console
 
 __all__ = ["register"]
@@ -44,11 +42,20 @@ class RunsArgumentError(InputError):
 def _store() -> Any:
     from litdesk.adapters.store import open_store
 
-    return open_store(get_settings())
+    return open_store(cli_settings())
 
 
 def _write(path: Path, text: str, force: bool) -> None:
+    from litdesk.services.files import write_output
+
     write_output(path, text, force=force)
+
+
+def check_output(path: Path, *, force: bool = False) -> None:
+    """Refuse a bad ``-o`` before the work (see ``litdesk.services.files``)."""
+    from litdesk.services.files import check_output as check
+
+    check(path, force=force)
 
 
 def _out(text: str, output: Path | None, force: bool) -> None:
@@ -66,6 +73,8 @@ def runs_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Saved runs, newest first."""
+    from rich.table import Table
+
     from litdesk.services.search import runs_of
 
     store = _store()
@@ -210,6 +219,8 @@ def _eval(
 ) -> None:
     """Offline evaluation: precision@k, nDCG@k, known-item recall@k, duplicate and conflict
     rates. A window with any ungraded hit is reported as unjudged, never zero."""
+    from rich.table import Table
+
     from litdesk.services.search import evaluate_files
 
     if output is not None and os.path.lexists(output):

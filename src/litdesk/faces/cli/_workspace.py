@@ -11,8 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from litdesk._errors import InputError
-from litdesk.services.files import check_output, read_input, write_output
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -45,11 +45,10 @@ _OPEN: list[Any] = []
 
 def _ws() -> Any:
     """The workspace over the store named by the settings (closed when the command ends)."""
-    from litdesk._settings import Settings
     from litdesk.adapters.store import open_store
     from litdesk.services.workspace import Workspace
 
-    store = open_store(Settings())
+    store = open_store(cli_settings())
     _OPEN.append(store)
     return Workspace(store)
 
@@ -73,12 +72,22 @@ def _say(text: str) -> None:
 
 
 def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """A regular input file, at most ``limit`` bytes (FIFOs, devices, folders refused)."""
-    return read_input(path, max_bytes=limit)
+    from litdesk.services.files import read_input
+
+    return read_input(str(path), limit=limit)
 
 
 def _write(path: Path, data: bytes, force: bool) -> None:
+    from litdesk.services.files import write_output
+
     write_output(path, data, force=force)
+
+
+def check_output(path: Path, *, force: bool = False) -> None:
+    """Refuse a bad ``-o`` before the work (see ``litdesk.services.files``)."""
+    from litdesk.services.files import check_output as check
+
+    check(path, force=force)
 
 
 def _context(ws: Any, paper_ref: str, xml: Path | None, block: str | None) -> Any:
@@ -302,6 +311,11 @@ def paper_save(
         )
         for r in result.refused:
             _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
+        if result.repeats:
+            _say(
+                f"  note: the same file was imported before ({', '.join(result.repeats[:5])}); "
+                "PRISMA counts its records once"
+            )
         return
     paper = _paper_from_fields(
         identifier,

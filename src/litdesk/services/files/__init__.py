@@ -1,26 +1,12 @@
-"""Files the user names, for every face: outputs (``-o``) and input files.
+"""Files the user names, for every face: input files and outputs (``-o``).
 
 The CLI and the web face's uploads and downloads go through these, so every face gets
-the same rules: outputs are written atomically and only as regular files (never over a
-folder, FIFO or device, existing files only with ``force``, no folders created); inputs
-are regular files read with a byte limit, never by a blocking open."""
+the same rules: inputs are regular files only, never opened blocking, never read past a
+limit (:func:`read_input`); outputs are written atomically and only as regular files —
+never over a folder, FIFO or device, an existing file only with ``force``, no folders
+created (:func:`check_output`, :func:`write_output`).
+"""
 
-from ._service import (
-    InputFileError,
-    OutputPathError,
-    check_input,
-    check_output,
-    read_input,
-    write_output,
-    write_papers,
-)
+from ._service import FileRefused, OutputPathError, check_output, read_input, write_output
 
-__all__ = [
-    "InputFileError",
-    "OutputPathError",
-    "check_input",
-    "check_output",
-    "read_input",
-    "write_output",
-    "write_papers",
-]
+__all__ = ["FileRefused", "OutputPathError", "check_output", "read_input", "write_output"]
