@@ -47,6 +47,7 @@ __all__ = [
     "list_documents",
     "list_papers",
     "list_studies",
+    "rename_study",
     "replace_document",
     "set_status",
     "study_run_ids",
@@ -224,6 +225,18 @@ def list_studies(conn: Connection) -> list[tuple[StudyRow, int]]:
         .order_by(studies.c.created_at, studies.c.name)
     )
     return [(StudyRow(r.id, r.name, r.description, r.created_at), int(r.papers)) for r in rows]
+
+
+def rename_study(conn: Connection, ref: str, name: str) -> StudyRow:
+    """Rename a Study (by id or name); names stay unique."""
+    study = get_study(conn, ref)
+    taken = conn.execute(
+        sa.select(studies.c.id).where(studies.c.name == name, studies.c.id != study.id)
+    ).first()
+    if taken is not None:
+        raise InputError(f"a Study named {name!r} already exists", code="study_exists")
+    conn.execute(sa.update(studies).where(studies.c.id == study.id).values(name=name))
+    return StudyRow(study.id, name, study.description, study.created_at)
 
 
 def add_study_paper(conn: Connection, study_id: str, paper_id: str, now: str) -> bool:

@@ -6,7 +6,18 @@ import typer
 
 from litdesk import __version__
 
-from . import _dedup, _imports, _library, _query, _reading, _report, _runs, _search, _workspace
+from . import (
+    _dedup,
+    _imports,
+    _library,
+    _query,
+    _reading,
+    _report,
+    _runs,
+    _search,
+    _serve,
+    _workspace,
+)
 
 app = typer.Typer(
     name="litdesk",
@@ -34,6 +45,7 @@ def _root(
 
 for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
+_serve.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,85 @@
+"""Studies: list, create, rename, and a Study's page; with their ``/api/v1`` twins."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field
+
+from litdesk.services.desk import Desk
+
+from .._deps import DeskDep
+from .._render import page
+from ._common import StudyRef
+
+__all__ = ["api", "pages"]
+
+pages = APIRouter()
+api = APIRouter(tags=["studies"])
+
+
+class StudyBody(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(None, max_length=4_000)
+
+
+class RenameBody(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+
+
+def studies_view(desk: Desk) -> dict[str, Any]:
+    return desk.studies().to_dict()
+
+
+def study_view(desk: Desk, ref: str) -> dict[str, Any]:
+    return desk.study(ref).to_dict()
+
+
+@pages.get("/studies", response_class=HTMLResponse)
+def studies_page(request: Request, desk: DeskDep) -> Response:
+    return page(request, "studies.html", studies_view(desk), title="Studies")
+
+
+@api.get("/studies", summary="All Studies with their paper counts")
+def studies_api(desk: DeskDep) -> dict[str, Any]:
+    return studies_view(desk)
+
+
+@api.post("/studies", summary="Create a Study")
+def create_api(desk: DeskDep, body: StudyBody) -> dict[str, Any]:
+    return desk.create_study(body.name, body.description).to_dict()
+
+
+@pages.post("/studies")
+def create_form(
+    desk: DeskDep,
+    name: Annotated[str, Form(min_length=1, max_length=200)],
+    description: Annotated[str, Form(max_length=4_000)] = "",
+) -> Response:
+    made = desk.create_study(name, description.strip() or None).to_dict()
+    return RedirectResponse(f"/study/{made['id']}", status_code=303)
+
+
+@pages.get("/study/{ref}", response_class=HTMLResponse)
+def study_page(request: Request, desk: DeskDep, ref: StudyRef) -> Response:
+    return page(request, "study.html", study_view(desk, ref), title="Study")
+
+
+@api.get("/studies/{ref}", summary="A Study: papers, counts, search runs, imports")
+def study_api(desk: DeskDep, ref: StudyRef) -> dict[str, Any]:
+    return study_view(desk, ref)
+
+
+@api.post("/studies/{ref}/rename", summary="Rename a Study")
+def rename_api(desk: DeskDep, ref: StudyRef, body: RenameBody) -> dict[str, Any]:
+    return desk.rename_study(ref, body.name).to_dict()
+
+
+@pages.post("/study/{ref}/rename")
+def rename_form(
+    desk: DeskDep, ref: StudyRef, name: Annotated[str, Form(min_length=1, max_length=200)]
+) -> Response:
+    renamed = desk.rename_study(ref, name).to_dict()
+    return RedirectResponse(f"/study/{renamed['id']}", status_code=303)

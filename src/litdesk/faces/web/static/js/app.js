@@ -1,0 +1,8 @@
+// litdesk web workspace: the page's small behaviours (no inline script; CSP 'self').
+import { installKeys } from "./keys.js";
+import { installSearch } from "./search.js";
+import { installReader } from "./reader.js";
+
+installKeys();
+if (document.getElementById("search-form")) installSearch();
+if (document.getElementById("highlight-form")) installReader();
