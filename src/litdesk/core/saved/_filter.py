@@ -4,7 +4,7 @@ Order of the answer: papers whose DOI, PMID, PMCID, OpenAlex or arXiv id equals 
 (case-insensitive, a ``doi:``/``https://doi.org/`` prefix ignored), then papers whose
 title, authors, journal or identifiers contain the text, then — only for letter-only
 texts whose every word has at least :data:`FUZZY_MIN_WORD` letters — fuzzy matches
-(best partial ratio over title, authors, journal at least 85; ties go to the title). Titles never establish identity; the
+(best partial ratio over title, authors, journal at least 80; ties go to the title). Titles never establish identity; the
 filter only narrows a list.
 """
 
@@ -22,7 +22,7 @@ from litdesk.core.records import Paper
 __all__ = ["FUZZY_MIN_WORD", "filter_papers", "is_fuzzy_query"]
 
 FUZZY_MIN_WORD: Final = 5
-FUZZY_THRESHOLD: Final = 85.0
+FUZZY_THRESHOLD: Final = 80.0
 MAX_FILTER_CHARS: Final = 300
 _WEIGHTS: Final = (0.6, 0.25, 0.15)
 _LETTERS: Final = re.compile(r"^[^\W\d_]+(?: [^\W\d_]+)*$")

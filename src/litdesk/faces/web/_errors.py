@@ -37,7 +37,12 @@ _STATUS: Final[tuple[tuple[type[LitdeskError], int], ...]] = (
     (ConfigError, 503),
     (IntegrityError, 500),
 )
-_BY_CODE: Final = {"identity_conflict": 409, "study_exists": 409, "allowance": 429}
+_BY_CODE: Final = {
+    "identity_conflict": 409,
+    "study_exists": 409,
+    "allowance": 429,
+    "anchor_mismatch": 422,
+}
 
 
 def status_of(exc: LitdeskError) -> int:

@@ -1,0 +1,201 @@
+"""The JSON API against a real server on loopback: search from a replay cassette, query
+checks with positions, selection, saved papers (filters, exports), reader (highlights
+verified server-side, comments), Studies; errors as {error, code, message}."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from .conftest import SHOWN_TITLE, Running
+
+
+def _search(c, **params):
+    r = c.get("/api/v1/search", params={"q": "tumour growth", **params})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_query_check_reports_the_position(running: Running) -> None:
+    with running.client() as c:
+        bad = c.get("/api/v1/query/check", params={"q": "cancer AND ("}).json()
+        good = c.get("/api/v1/query/check", params={"q": '"drug resistance" AND tb'}).json()
+    assert bad["ok"] is False and bad["position"] == 12 and bad["message"]
+    assert good == {"ok": True, "message": None, "code": None, "position": None, "end": None}
+
+
+def test_search_from_the_cassette_with_lanes_why_and_provenance(running: Running) -> None:
+    with running.client() as c:
+        data = _search(c)
+        nxt = _search(c, cursor=data["paging"]["next_cursor"])
+    assert data["run"]["lanes"][0]["status"] == "ok"
+    assert data["run"]["lanes"][0]["executed_query"]
+    assert data["paging"] == {
+        "kind": "cursor",
+        "page": 1,
+        "pages": 1,
+        "page_size": 20,
+        "next_cursor": "AoE/next==",
+        "cursor": None,
+    }
+    titles = [card["paper"]["title"] for card in data["cards"]]
+    assert len(titles) == 7 and titles[0] == SHOWN_TITLE
+    assert all(
+        card["why"] and "europepmc keyword search, rank" in card["why"][0] for card in data["cards"]
+    )
+    assert [card["paper"]["pmid"] for card in nxt["cards"]] == [
+        str(40_000_000 + i) for i in range(20, 24)
+    ]
+    assert data["partial_failure"] is False and data["all_failed"] is False
+
+
+def test_bad_query_is_a_json_error_with_its_position(running: Running) -> None:
+    with running.client() as c:
+        r = c.get("/api/v1/search", params={"q": "growth AND (tumour"})
+        miss = c.get("/api/v1/search", params={"q": "nothing recorded"})
+    assert r.status_code == 400
+    body = r.json()
+    assert body["error"] == "DeskInputError" and body["details"]["position"] == 12
+    # a request the replay cassette does not hold: refused as not found, nothing sent out
+    assert miss.status_code == 404
+    assert miss.json()["error"] == "CassetteMiss" and "cassette" in miss.json()["message"]
+
+
+def test_selection_save_into_a_new_study_and_partial_failures(running: Running) -> None:
+    with running.writer() as c:
+        data = _search(c)
+        run_id = data["run"]["id"]
+        ids = [card["paper"]["id"] for card in data["cards"][:3]]
+        r = c.post(
+            "/api/v1/selection/save",
+            json={"run_id": run_id, "paper_ids": [*ids, "MED-1"], "new_study": "Growth review"},
+        )
+        assert r.status_code == 200, r.text
+        out = r.json()
+        assert out["saved"] == ids and out["created"] == 3 and out["study_name"] == "Growth review"
+        assert out["failed"] == [{"id": "MED-1", "reason": "not in this search run"}]
+        again = c.post("/api/v1/selection/save", json={"run_id": run_id, "paper_ids": ids}).json()
+        assert again["created"] == 0 and again["saved"] == ids  # re-saving never duplicates
+        too_many = c.post(
+            "/api/v1/selection/save",
+            json={"run_id": run_id, "paper_ids": [f"MED-{i}" for i in range(21)]},
+        )
+        assert too_many.status_code == 422 and too_many.json()["code"] == "validation"
+        gone = c.post("/api/v1/selection/save", json={"run_id": "nope", "paper_ids": ids})
+        assert gone.status_code == 404 and gone.json()["code"] == "run_not_open"
+        study = c.get(f"/api/v1/studies/{out['study_id']}").json()
+        assert [p["id"] for p in study["papers"]] and len(study["papers"]) == 3
+        ris = c.post("/api/v1/selection/ris", json={"run_id": run_id, "paper_ids": ids})
+        assert ris.status_code == 200 and ris.text.count("ER  -") == 3
+        assert "attachment" in ris.headers["content-disposition"]
+
+
+def _save_all(c) -> list[str]:
+    data = _search(c)
+    ids = [card["paper"]["id"] for card in data["cards"]]
+    out = c.post(
+        "/api/v1/selection/save", json={"run_id": data["run"]["id"], "paper_ids": ids}
+    ).json()
+    assert out["saved"] == ids
+    return ids
+
+
+def test_saved_filters_and_exports(running: Running) -> None:
+    with running.writer() as c:
+        ids = _save_all(c)
+        everything = c.get("/api/v1/saved").json()
+        assert (
+            everything["matched"] == everything["total_saved"] == 7
+            and everything["capped"] is False
+        )
+        by_doi = c.get("/api/v1/saved", params={"text": "https://doi.org/10.5555/LITDESK.3"}).json()
+        assert [p["doi"] for p in by_doi["papers"]] == ["10.5555/litdesk.3"]
+        fuzzy = c.get("/api/v1/saved", params={"text": "tumuor"}).json()  # misspelt, 6 letters
+        assert fuzzy["matched"] >= 1
+        none = c.get("/api/v1/saved", params={"text": "zzzzqqqq"}).json()
+        assert none["matched"] == 0
+        c.post(f"/api/v1/papers/{ids[1]}/status", json={"status": "reading"}).raise_for_status()
+        reading = c.get("/api/v1/saved", params={"status": "reading"}).json()
+        assert [p["id"] for p in reading["papers"]] == [ids[1]]
+        ris = c.get("/api/v1/saved/export", params={"format": "ris", "status": "reading"})
+        assert ris.status_code == 200 and ris.text.count("ER  -") == 1
+        assert ris.headers["x-litdesk-records"] == "1"
+        table = c.get("/api/v1/saved/export", params={"format": "csv"})
+        rows = list(csv.DictReader(io.StringIO(table.text)))
+        assert len(rows) == 7
+        # a title starting with a formula character is neutralised in CSV
+        bib = c.get(
+            "/api/v1/saved/export", params={"format": "bibtex", "text": "10.5555/litdesk.2"}
+        )
+        assert bib.text.count("@") == 1 and "10.5555/litdesk.2" in bib.text
+        bad = c.get("/api/v1/saved/export", params={"format": "docx"})
+        assert bad.status_code == 422
+
+
+def test_reader_highlights_are_verified_server_side(running: Running) -> None:
+    with running.writer() as c:
+        ids = _save_all(c)
+        first = ids[0]
+        view = c.get(f"/api/v1/papers/{first}").json()
+        abstract = view["paper"]["abstract"]
+        assert view["saved"] is True and view["source"] == "store"
+        start = abstract.index("growth slowed")
+        ok = c.post(
+            f"/api/v1/papers/{first}/highlights",
+            json={"text": "growth slowed", "start": start, "comment": "key result"},
+        )
+        assert ok.status_code == 200, ok.text
+        marked = [s for s in ok.json()["abstract_segments"] if s["marked"]]
+        assert marked == [{"text": "growth slowed", "marked": True}]
+        wrong = c.post(
+            f"/api/v1/papers/{first}/highlights", json={"text": "growth slowed", "start": start + 1}
+        )
+        assert wrong.status_code == 422 and wrong.json()["code"] == "anchor_mismatch"
+        occ = c.get(f"/api/v1/papers/{first}/occurrences", params={"text": "growth"}).json()[
+            "occurrences"
+        ]
+        assert [o["start"] for o in occ] == [
+            i for i in range(len(abstract)) if abstract.startswith("growth", i)
+        ]
+        too_long = c.post(f"/api/v1/papers/{first}/comments", json={"comment": "x" * 4_001})
+        assert too_long.status_code == 422
+        fine = c.post(f"/api/v1/papers/{first}/comments", json={"comment": "x" * 4_000})
+        assert fine.status_code == 200 and len(fine.json()["notes"]) == 2
+        missing = c.get("/api/v1/papers/MED-99999999")
+        assert missing.status_code == 404 and missing.json()["code"] == "paper_not_found"
+
+
+def test_unsaved_paper_from_a_recent_run_is_not_saved_by_viewing(running: Running) -> None:
+    with running.writer() as c:
+        data = _search(c)
+        pid = data["cards"][2]["paper"]["id"]
+        view = c.get(f"/api/v1/papers/{pid}").json()
+        assert view["saved"] is False and view["source"] == "search run"
+        assert c.get("/api/v1/saved").json()["total_saved"] == 0
+        c.post(f"/api/v1/papers/{pid}/save", json={}).raise_for_status()
+        assert c.get("/api/v1/saved").json()["total_saved"] == 1
+
+
+def test_studies_create_rename_and_errors(running: Running) -> None:
+    with running.writer() as c:
+        made = c.post("/api/v1/studies", json={"name": "Alpha", "description": "first"}).json()
+        assert made["name"] == "Alpha" and made["papers"] == []
+        dup = c.post("/api/v1/studies", json={"name": "Alpha"})
+        assert dup.status_code == 409 and dup.json()["code"] == "study_exists"
+        renamed = c.post(f"/api/v1/studies/{made['id']}/rename", json={"name": "Beta"}).json()
+        assert renamed["name"] == "Beta" and renamed["id"] == made["id"]
+        listed = c.get("/api/v1/studies").json()["studies"]
+        assert [s["name"] for s in listed] == ["Beta"]
+        nope = c.get("/api/v1/studies/nothing-here")
+        assert nope.status_code == 404 and set(nope.json()) >= {"error", "code", "message"}
+
+
+def test_html_errors_are_pages_without_internals(running: Running) -> None:
+    with running.client() as c:
+        r = c.get("/paper/MED-12345")
+        unknown = c.get("/no/such/page")
+        api_unknown = c.get("/api/v1/no/such")
+    assert r.status_code == 404 and "text/html" in r.headers["content-type"]
+    assert "neither saved nor in a recent search" in r.text and "Traceback" not in r.text
+    assert unknown.status_code == 404 and "text/html" in unknown.headers["content-type"]
+    assert api_unknown.status_code == 404 and api_unknown.json()["code"] == "not_found"
