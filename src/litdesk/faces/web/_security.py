@@ -174,21 +174,42 @@ class SecurityMiddleware:
         static = path.startswith(self.static_prefix)
         set_cookie = None if cookie_token else token
         started = False
+        cut_off = False  # the body passed its limit: 413 sent, the app's answer dropped
+        seen = 0
 
         async def send_with_headers(message: Message) -> None:
             nonlocal started
+            if cut_off:
+                return
             if message["type"] == "http.response.start":
                 started = True
                 _add_headers(message, static=static, set_cookie=set_cookie)
             await send(message)
 
+        async def limited_receive() -> Message:
+            nonlocal seen, cut_off
+            message = await receive()
+            if message["type"] == "http.request" and not cut_off:
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    if not started:
+                        await _refuse(
+                            send,
+                            413,
+                            "body_too_large",
+                            f"the request body is over {limit:,} bytes",
+                            api,
+                        )
+                    cut_off = True
+                    return {"type": "http.disconnect"}  # the app sees the client go away
+            return message
+
         try:
-            await self.app(scope, _limited(receive, limit), send_with_headers)
-        except BodyTooLarge:
-            if not started:
-                await _refuse(
-                    send, 413, "body_too_large", f"the request body is over {limit:,} bytes", api
-                )
+            await self.app(scope, limited_receive, send_with_headers)
+        except Exception:
+            if cut_off:  # the app failed on the cut-off body; the client already has its 413
+                return
+            raise
 
 
 def _add_headers(message: Message, *, static: bool, set_cookie: str | None) -> None:
@@ -223,21 +244,6 @@ _OWNED: Final = frozenset(
         b"cache-control",
     }
 )
-
-
-def _limited(receive: Receive, limit: int) -> Receive:
-    seen = 0
-
-    async def wrapped() -> Message:
-        nonlocal seen
-        message = await receive()
-        if message["type"] == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise BodyTooLarge
-        return message
-
-    return wrapped
 
 
 async def _read_all(receive: Receive, limit: int) -> bytes:
