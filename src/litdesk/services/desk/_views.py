@@ -81,11 +81,11 @@ class SearchView:
         else:
             pages, page, shown = 1, 1, hits
         cards = []
-        primary = {"europepmc": "Europe PMC", "openalex": "OpenAlex"}
         for h in shown:
             paper = h["paper"]
             sources = h.get("field_sources") or {}
             abstract_from = (sources.get("abstract") or {}).get("provider")
+            primary = h["contributions"][0]["provider"] if h["contributions"] else None
             cards.append(
                 {
                     "paper": paper,
@@ -94,9 +94,7 @@ class SearchView:
                     "conflicts": h["conflicts"],
                     "field_sources": sources,
                     "abstract_elsewhere": bool(
-                        abstract_from
-                        and paper.get("provider")
-                        and abstract_from != paper["provider"]
+                        abstract_from and primary and abstract_from != primary
                     ),
                 }
             )
@@ -115,7 +113,6 @@ class SearchView:
             "partial_failure": bool(failed) and len(failed) < len(run["lanes"]),
             "all_failed": len(failed) == len(run["lanes"]),
             "reused": run["reuse"],
-            "provider_names": primary,
         }
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from litdesk.services.desk import Desk
 
@@ -30,6 +30,11 @@ class SavedParams(BaseModel):
     study: str | None = Field(None, max_length=200)
     status: Status | None = None
     page: int = Field(1, ge=1, le=10_000)
+
+    @field_validator("study", "status", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value  # "any" in the page's select
 
 
 def saved_view(desk: Desk, p: SavedParams) -> dict[str, Any]:

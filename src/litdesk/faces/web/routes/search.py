@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from litdesk._errors import InputError
 from litdesk.services.desk import MAX_SELECTION, Desk, SearchForm
@@ -55,6 +55,11 @@ class SearchParams(BaseModel):
     sort: Literal["relevance", "newest", "cited"] = "relevance"
     cursor: str | None = Field(None, max_length=2_000)
     page: int = Field(1, ge=1, le=1_000)
+
+    @field_validator("year_from", "year_to", "cursor", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value  # an empty form field means "not given"
 
     def form(self) -> SearchForm:
         return SearchForm(
