@@ -4,11 +4,12 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 ARGS ?= --help
+RUN_ARGS ?= $(if $(filter --help,$(ARGS)),,$(ARGS))
 FIXTURES_DEFAULT := $(abspath ../shared/fixtures)
 export LITDESK_FIXTURES ?= $(if $(wildcard $(FIXTURES_DEFAULT)),$(FIXTURES_DEFAULT),)
 export LITDESK_TEST_POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: setup browser run test lint format bench clean
+.PHONY: setup browser run cli test lint format bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +29,12 @@ browser:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	  else echo "not installed:$$missing; their browser tests will skip (install Debian's$$missing)"; fi; fi
 
-## make run ARGS="import refs.ris" — run litdesk (the web workspace once it exists)
+## make run — the web workspace on SQLite at http://127.0.0.1:8765 (make run ARGS="--open")
 run: setup
+	$(VENV)/bin/litdesk serve $(RUN_ARGS)
+
+## make cli ARGS="import refs.ris" — any other litdesk command
+cli: setup
 	$(VENV)/bin/litdesk $(ARGS)
 
 lint: setup

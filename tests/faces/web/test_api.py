@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 
-from .conftest import SHOWN_TITLE, Running
+from tests.faces.web._server import SHOWN_TITLE, Running
 
 
 def _search(c, **params):

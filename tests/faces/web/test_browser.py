@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.faces.web._server import SHOWN_JOURNAL, SHOWN_TITLE, Running
 
 from litdesk.adapters.store import open_store
 from litdesk.core.records import make_paper
 from litdesk.services.workspace import Workspace
-
-from .conftest import SHOWN_JOURNAL, SHOWN_TITLE, Running
 
 pytestmark = pytest.mark.slow
 

@@ -14,10 +14,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
+from tests.faces.web._server import Running, free_port, serve_app
 
 from litdesk.faces.web._security import CSP, SecurityMiddleware
-
-from .conftest import Running, free_port, serve_app
 
 LIMIT = 1_000
 
