@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Final
 
+from litdesk._errors import LitdeskError
+from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.imports import (
     ImportRefused,
     ImportTrace,
@@ -20,7 +22,9 @@ from litdesk.core.imports import (
     RecordTrace,
     SourceInfo,
     digest_bytes,
+    strip_controls,
 )
+from litdesk.core.imports._control import CONTROL_BYTES
 from litdesk.core.records import Paper
 
 from . import (
@@ -174,15 +178,43 @@ def loads(
     """Import one file's bytes: decode, detect (unless ``format`` names one), parse, check.
 
     Raises :class:`ImportRefused` (codes ``empty``, ``unsupported``, ``malformed``,
-    ``undecodable``, ``too_large``, and ``duplicate_ids`` when ``duplicate_ids="refuse"``);
-    otherwise every raw record is in the trace with its digest, line span and notices.
-    Repeated source record ids are kept with notices by default (``"notice"``).
+    ``undecodable``, ``too_large``, ``too_deep``, and ``duplicate_ids`` when
+    ``duplicate_ids="refuse"``); otherwise every raw record is in the trace with its
+    digest, line span and notices. Repeated source record ids are kept with notices by
+    default (``"notice"``). Control characters are removed from every record's fields
+    (a ``control_characters`` notice says where).
+
+    Total: whatever a reader or the runtime raises on hostile input (a recursion limit,
+    the integer-digit limit, a codec error, memory) ends as :class:`ImportRefused`.
     """
     if duplicate_ids not in ("notice", "refuse"):
         raise ValueError("duplicate_ids is 'notice' or 'refuse'")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("loads() takes bytes")
     data = bytes(data)
+    try:
+        return _loads(data, format, path, max_bytes, duplicate_ids)
+    except ImportRefused:
+        raise
+    except RecursionError:
+        raise ImportRefused(
+            "the file nests deeper than litdesk reads (recursion limit)", code="too_deep"
+        ) from None
+    except MemoryError:
+        raise ImportRefused(
+            "reading the file needs more memory than is available", code="too_large"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - the one total mapping: any reader error is the input's
+        reason = exc.message if isinstance(exc, LitdeskError) else str(exc)
+        raise ImportRefused(
+            f"the file could not be read ({type(exc).__name__}: {reason[:200]})",
+            code="malformed",
+        ) from None
+
+
+def _loads(
+    data: bytes, format: str | None, path: str, max_bytes: int, duplicate_ids: str
+) -> ImportTrace:
     if len(data) > max_bytes:
         raise ImportRefused(
             f"the file has {len(data):,} bytes, over the limit of {max_bytes:,}",
@@ -219,7 +251,7 @@ def loads(
         raise ImportRefused(
             f"no record could be read as {spec.name} from the file", code="malformed"
         )
-    records, dup_notices = _check_duplicates(list(result.records), duplicate_ids)
+    records, dup_notices = _check_duplicates(_no_controls(data, result.records), duplicate_ids)
     source = SourceInfo(
         path=path,
         sha256=digest_bytes(data),
@@ -232,6 +264,21 @@ def loads(
     return ImportTrace(source=source, records=tuple(records), notices=tuple(notices))
 
 
+#: Escapes a reader may turn into a control character (JSON, XML, TeX).
+_CONTROL_ESCAPES: Final = (b"\\u", b"\\b", b"\\f", b"&#", b"^^")
+
+
+def _no_controls(data: bytes, records: list[RecordTrace]) -> list[RecordTrace]:
+    """``records`` with control characters removed from their fields (one normaliser for
+    every format). Skipped when the bytes hold no control byte (so no UTF-16/32 either)
+    and no escape that could make one."""
+    if len(data.translate(None, CONTROL_BYTES)) == len(data) and not any(
+        e in data for e in _CONTROL_ESCAPES
+    ):
+        return list(records)
+    return [strip_controls(r) for r in records]
+
+
 def load(
     path: str | os.PathLike[str],
     *,
@@ -239,27 +286,16 @@ def load(
     max_bytes: int = MAX_IMPORT_BYTES,
     duplicate_ids: str = "notice",
 ) -> ImportTrace:
-    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``."""
-    from litdesk._errors import NotFoundError
+    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``.
 
-    p = Path(path)
+    Only a regular file is read (a FIFO, a device or a folder is refused, code
+    ``unsupported``, without blocking), and never more than ``max_bytes`` of it.
+    """
     try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise NotFoundError(f"no such file: {p}", code="file_not_found") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
-    if size > max_bytes:
-        raise ImportRefused(
-            f"the file has {size:,} bytes, over the limit of {max_bytes:,}", code="too_large"
-        )
-    try:
-        with p.open("rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise ImportRefused(f"{p} is a folder, not a file", code="unsupported") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
+        data = read_bounded(path, limit=max_bytes, label="the file")
+    except FileRefused as exc:
+        code = "too_large" if exc.code == "too_large" else "unsupported"
+        raise ImportRefused(exc.message, code=code) from None
     return loads(
         data, format=format, path=str(path), max_bytes=max_bytes, duplicate_ids=duplicate_ids
     )

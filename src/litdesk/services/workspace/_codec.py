@@ -21,6 +21,9 @@ _NOTICE_KINDS: Final = {
     "mapped_column",
     "duplicate_field",
     "inherited",
+    "control_characters",
+    "repeated_source",
+    "duplicate_id",
     "other",
 }
 MAX_RECORDS: Final = 100_000

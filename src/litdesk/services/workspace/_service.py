@@ -29,7 +29,7 @@ from litdesk.core.evidence import (
     revise_evidence,
     text_digest,
 )
-from litdesk.core.imports import ImportTrace
+from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper, detect_identifier, read_paper, split_arxiv
 
 from ._codec import read_import, trace_document
@@ -154,6 +154,8 @@ class ImportResult:
     created: int
     refused: list[dict[str, Any]] = field(default_factory=list)
     paper_ids: list[str | None] = field(default_factory=list)
+    #: earlier imports of the same file (source digest) into the same Study
+    repeats: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -163,6 +165,7 @@ class ImportResult:
             "records_saved": self.saved,
             "papers_created": self.created,
             "records_refused": self.refused,
+            "repeats_imports": self.repeats,
         }
 
 
@@ -471,7 +474,10 @@ class Workspace:
         """Save every record's paper and keep the whole trace, in one transaction.
 
         A record whose identity conflicts with saved papers is refused and reported
-        beside the successes (its raw record stays in the stored trace).
+        beside the successes (its raw record stays in the stored trace). A file imported
+        before into the same Study (the same source digest) is recognised: the trace gets
+        a ``repeated_source`` notice naming the earlier import, and PRISMA counts the
+        file's records once.
         """
         now = now_iso()
         ids: list[str | None] = []
@@ -479,6 +485,9 @@ class Workspace:
         created = 0
         with self.store.write() as conn:
             study_id = repo.get_study(conn, study).id if study else None
+            repeats = repo.import_ids_by_digest(conn, trace.source.sha256, study_id=study_id)
+            if repeats:
+                trace = repeated_source(trace, repeats)
             for index, record in enumerate(trace.records):
                 try:
                     result = self._save(conn, record.paper, now)
@@ -506,7 +515,9 @@ class Workspace:
                 study_id=study_id,
                 extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
             )
-        return ImportResult(import_id, study_id, len(ids) - len(refused), created, refused, ids)
+        return ImportResult(
+            import_id, study_id, len(ids) - len(refused), created, refused, ids, repeats
+        )
 
     def imports(
         self, *, study: str | None = None
