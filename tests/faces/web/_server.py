@@ -86,23 +86,27 @@ def write_cassette(
     mode: str = "keyword",
     status: int = 200,
     cursor: str | None = None,
+    answers: dict[str, tuple[int, bytes]] | None = None,
     **kw: Any,
 ) -> None:
-    """Record ``body`` as the answer of every lane the search would plan."""
+    """Record ``body`` as the answer of every lane the search would plan (``answers``:
+    another status and body for some lanes)."""
     recorder = CassetteRecorder(folder)
     definition = make_definition(query, mode=mode, **kw)
     for lane in plan_search(definition, cursor).lanes:
         req = lane.request
         assert req is not None
+        answer = answers.get(lane.lane) if answers else None
+        lane_status, lane_body = answer if answer is not None else (status, body)
         recorder.record(
             Exchange(
                 provider=req.provider,
                 method=req.method,
                 url=sanitised_url(req),
                 request_body=req.body,
-                status=status,
+                status=lane_status,
                 headers={"content-type": "application/json"},
-                body=body,
+                body=lane_body,
                 received_at=datetime(2026, 12, 1, tzinfo=UTC),
             ),
             Redactor(),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 
+import httpx
 from tests.faces.web._server import SHOWN_TITLE, Running
 
 
@@ -199,3 +200,33 @@ def test_html_errors_are_pages_without_internals(running: Running) -> None:
     assert "neither saved nor in a recent search" in r.text and "Traceback" not in r.text
     assert unknown.status_code == 404 and "text/html" in unknown.headers["content-type"]
     assert api_unknown.status_code == 404 and api_unknown.json()["code"] == "not_found"
+
+
+def test_partial_failure_is_reported_beside_the_results(tmp_settings, tmp_path) -> None:
+    from pydantic import SecretStr
+    from tests.faces.web._server import epmc_body, epmc_record, free_port, serve_app, write_cassette
+
+    from litdesk.faces.web import create_app
+
+    settings = tmp_settings.model_copy(update={"openalex_api_key": SecretStr("k-test-123456")})
+    folder = tmp_path / "cas2"
+    write_cassette(
+        folder,
+        "tumour growth",
+        epmc_body([epmc_record(i) for i in range(1, 4)]),
+        providers=["europepmc", "openalex"],
+        answers={"openalex-keyword": (503, b'{"error": "upstream <b>down</b> secret-body"}')},
+    )
+    port = free_port()
+    app = create_app(settings, host="127.0.0.1", port=port, replay=folder)
+    for _ in serve_app(app, port):
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as c:
+            params = {"q": "tumour growth", "provider": ["europepmc", "openalex"]}
+            data = c.get("/api/v1/search", params=params).json()
+            html = c.get("/search", params=params).text
+    statuses = {lane["lane"]: lane["status"] for lane in data["run"]["lanes"]}
+    assert statuses["europepmc-keyword"] == "ok" and statuses["openalex-keyword"] != "ok"
+    assert data["partial_failure"] is True and data["all_failed"] is False
+    assert len(data["cards"]) == 3 and data["paging"]["kind"] == "frozen"  # fused: frozen pages
+    assert "Some provider lanes failed" in html
+    assert "<b>down</b>" not in html  # an upstream body never reaches the page as markup
