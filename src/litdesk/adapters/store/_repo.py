@@ -36,6 +36,7 @@ __all__ = [
     "StudyRow",
     "add_study_paper",
     "add_study_search_run",
+    "count_papers",
     "find_paper_ids",
     "get_document",
     "get_paper",
@@ -46,6 +47,7 @@ __all__ = [
     "insert_paper",
     "insert_study",
     "list_documents",
+    "list_papers_reusing",
     "list_papers",
     "list_studies",
     "rename_study",
@@ -190,6 +192,55 @@ def list_papers(
         query = query.where(papers.c.status == status)
     query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit)
     return [_paper_row(r) for r in conn.execute(query)]
+
+
+def count_papers(
+    conn: Connection, *, study_id: str | None = None, status: str | None = None
+) -> int:
+    """How many saved papers (in a Study, with a reading status)."""
+    query = sa.select(sa.func.count()).select_from(papers)
+    if study_id is not None:
+        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
+            study_papers.c.study_id == study_id
+        )
+    if status is not None:
+        query = query.where(papers.c.status == status)
+    return int(conn.execute(query).scalar_one())
+
+
+def list_papers_reusing(
+    conn: Connection,
+    reuse: dict[str, tuple[str, PaperRow]],
+    *,
+    study_id: str | None = None,
+    status: str | None = None,
+    limit: int = 500,
+    offset: int = 0,
+) -> list[PaperRow]:
+    """:func:`list_papers` (from ``offset``), validating only records whose stored text
+    changed: ``reuse``
+    maps an id to ``(stored text, row)`` from an earlier call and is updated in place (an
+    app-lifetime caller keeps it; validation is most of the cost of a long list)."""
+    query = sa.select(papers)
+    if study_id is not None:
+        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
+            study_papers.c.study_id == study_id
+        )
+    if status is not None:
+        query = query.where(papers.c.status == status)
+    query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
+    out = []
+    for r in conn.execute(query):
+        known = reuse.get(r.id)
+        if known is not None and known[0] == r.data:
+            row = known[1]
+            if row.status != r.status or row.updated_at != r.updated_at:
+                row = PaperRow(row.paper, r.status, r.created_at, r.updated_at)
+        else:
+            row = _paper_row(r)
+        reuse[r.id] = (r.data, row)
+        out.append(row)
+    return out
 
 
 def insert_study(

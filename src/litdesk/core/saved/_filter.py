@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from litdesk.core.records import Paper
 
@@ -46,20 +47,14 @@ def is_fuzzy_query(text: str) -> bool:
     return all(len(word) >= FUZZY_MIN_WORD for word in folded.split())
 
 
+@lru_cache(maxsize=50_000)
+def _fold_cached(text: str) -> str:
+    return _fold(text)
+
+
 def _haystack(paper: Paper) -> str:
     parts = [paper.title, *paper.authors, paper.journal or "", *_identifiers(paper)]
-    return _fold(" \n ".join(parts))
-
-
-def _fuzzy_score(query: str, paper: Paper) -> float:
-    """The best partial ratio (0 to 100) over title, authors and journal; a tie between
-    fields goes to the heavier one (title, then authors, then journal)."""
-    fields = (paper.title, " ".join(paper.authors), paper.journal or "")
-    best = 0.0
-    for weight, value in zip(_WEIGHTS, fields, strict=True):
-        if value:
-            best = max(best, fuzz.partial_ratio(query, _fold(value)) + weight / 10)
-    return best
+    return _fold_cached(" \n ".join(parts))
 
 
 def filter_papers(papers: Sequence[Paper], text: str) -> list[Paper]:
@@ -72,13 +67,22 @@ def filter_papers(papers: Sequence[Paper], text: str) -> list[Paper]:
     seen = {p.id for p in exact}
     substring = [p for p in papers if p.id not in seen and query in _haystack(p)]
     seen.update(p.id for p in substring)
-    fuzzy: list[tuple[float, int, Paper]] = []
-    if is_fuzzy_query(query):
-        for index, paper in enumerate(papers):
-            if paper.id in seen:
-                continue
-            score = _fuzzy_score(query, paper)
-            if score >= FUZZY_THRESHOLD:
-                fuzzy.append((-score, index, paper))
-        fuzzy.sort(key=lambda item: (item[0], item[1]))
-    return [*exact, *substring, *(p for _s, _i, p in fuzzy)]
+    if not is_fuzzy_query(query):
+        return [*exact, *substring]
+    rest = [p for p in papers if p.id not in seen]
+    # best partial ratio over title, authors, journal (one C loop per field); a tie between
+    # fields goes to the heavier one (title, then authors, then journal)
+    best = [0.0] * len(rest)
+    for weight, values in (
+        (_WEIGHTS[0], [_fold_cached(p.title) for p in rest]),
+        (_WEIGHTS[1], [_fold_cached(" ".join(p.authors)) for p in rest]),
+        (_WEIGHTS[2], [_fold_cached(p.journal or "") for p in rest]),
+    ):
+        scores = process.cdist(
+            [query], values, scorer=fuzz.partial_ratio, score_cutoff=FUZZY_THRESHOLD, workers=1
+        )[0]
+        for i, score in enumerate(scores):
+            if score and values[i]:
+                best[i] = max(best[i], float(score) + weight / 10)
+    fuzzy = sorted((-b, i) for i, b in enumerate(best) if b >= FUZZY_THRESHOLD)
+    return [*exact, *substring, *(rest[i] for _b, i in fuzzy)]

@@ -20,6 +20,7 @@ from litdesk.services.desk import Desk, open_desk
 from ._errors import CatchAll, install_error_handlers
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
+from ._timing import ServerTiming
 from .routes import papers, search, studies
 
 __all__ = ["API_PREFIX", "create_app"]
@@ -62,6 +63,7 @@ def create_app(
     )
     install_error_handlers(app)
     app.add_middleware(CatchAll)
+    app.add_middleware(ServerTiming)
     app.add_middleware(
         SecurityMiddleware,
         origin=origin,

@@ -104,6 +104,8 @@ class Desk:
     fused: FusedSearch
     owner: str = "local"
     _runs: OrderedDict[str, SearchRun] = field(default_factory=OrderedDict)
+    # validated saved papers by id with their stored text, reused while the text is unchanged
+    _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -263,16 +265,25 @@ class Desk:
 
     # --- saved papers ----------------------------------------------------------------------
 
-    def _saved_rows(
-        self, text: str, study: str | None, status: str | None
-    ) -> tuple[list[repo.PaperRow], int, bool]:
+    @staticmethod
+    def _check_status(status: str | None) -> None:
         if status is not None and status not in READING_STATUSES:
             raise DeskInputError(
                 f"reading status is one of {', '.join(READING_STATUSES)}", code="status"
             )
+
+    def _saved_rows(
+        self, text: str, study: str | None, status: str | None
+    ) -> tuple[list[repo.PaperRow], int, bool]:
+        self._check_status(status)
         with self.store.read() as conn:
             study_id = repo.get_study(conn, study).id if study else None
-            rows = repo.list_papers(conn, study_id=study_id, status=status, limit=SAVED_CAP + 1)
+            with self._lock:  # one listing at a time reuses and refreshes the records
+                if len(self._papers) > 4 * SAVED_CAP:
+                    self._papers.clear()
+                rows = repo.list_papers_reusing(
+                    conn, self._papers, study_id=study_id, status=status, limit=SAVED_CAP + 1
+                )
         capped = len(rows) > SAVED_CAP
         rows = rows[:SAVED_CAP]
         total = len(rows)
@@ -284,10 +295,31 @@ class Desk:
     def saved(
         self, *, text: str = "", study: str | None = None, status: str | None = None, page: int = 1
     ) -> SavedView:
-        rows, total, capped = self._saved_rows(text, study, status)
-        pages = max(1, -(-len(rows) // SAVED_PAGE))
-        page = min(max(1, page), pages)
-        shown = rows[(page - 1) * SAVED_PAGE : page * SAVED_PAGE]
+        """One page of saved papers. Without a text filter the page comes from the store
+        (count + one page); with one, the newest :data:`SAVED_CAP` are filtered here."""
+        if text.strip():
+            rows, total, capped = self._saved_rows(text, study, status)
+            matched = len(rows)
+            pages = max(1, -(-matched // SAVED_PAGE))
+            page = min(max(1, page), pages)
+            shown = rows[(page - 1) * SAVED_PAGE : page * SAVED_PAGE]
+        else:
+            self._check_status(status)
+            with self.store.read() as conn:
+                study_id = repo.get_study(conn, study).id if study else None
+                total = matched = repo.count_papers(conn, study_id=study_id, status=status)
+                pages = max(1, -(-matched // SAVED_PAGE))
+                page = min(max(1, page), pages)
+                with self._lock:
+                    shown = repo.list_papers_reusing(
+                        conn,
+                        self._papers,
+                        study_id=study_id,
+                        status=status,
+                        limit=SAVED_PAGE,
+                        offset=(page - 1) * SAVED_PAGE,
+                    )
+            capped = False
         return SavedView(
             rows=[
                 {
@@ -304,7 +336,7 @@ class Desk:
                 for r in shown
             ],
             total_saved=total,
-            matched=len(rows),
+            matched=matched,
             cap=SAVED_CAP,
             capped=capped,
             page=page,
