@@ -22,7 +22,9 @@ def test_saved_list_sees_every_change(tmp_settings) -> None:
             ws.set_status("MED-11", "read")
             again = desk.saved().to_dict()
             by_id = {p["id"]: p for p in again["papers"]}
-            assert by_id["MED-11"]["journal"] == "New Journal" and by_id["MED-11"]["status"] == "read"
+            assert (
+                by_id["MED-11"]["journal"] == "New Journal" and by_id["MED-11"]["status"] == "read"
+            )
             assert desk.saved(status="read").to_dict()["matched"] == 1
             assert desk.saved(text="new journal").to_dict()["matched"] == 1
 
