@@ -31,6 +31,12 @@ def cassette(tmp_path: Path) -> Path:
         epmc_body([epmc_record(i) for i in range(20, 24)]),
         cursor="AoE/next==",
     )
+    write_cassette(  # a filtered search (kept-run tests)
+        folder,
+        "tumour growth",
+        epmc_body(xss_records()),
+        filters={"sort": "newest", "year_from": 2020},
+    )
     return folder
 
 

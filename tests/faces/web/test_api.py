@@ -230,3 +230,31 @@ def test_partial_failure_is_reported_beside_the_results(tmp_settings, tmp_path) 
     assert len(data["cards"]) == 3 and data["paging"]["kind"] == "frozen"  # fused: frozen pages
     assert "Some provider lanes failed" in html
     assert "<b>down</b>" not in html  # an upstream body never reaches the page as markup
+
+
+def test_a_search_run_kept_in_a_study_restores_and_exports(running: Running) -> None:
+    with running.writer() as c:
+        study = c.post("/api/v1/studies", json={"name": "Runs"}).json()
+        other = c.post("/api/v1/studies", json={"name": "Other"}).json()
+        data = _search(c, sort="newest", year_from=2020)
+        run_id = data["run"]["id"]
+        kept = c.post(f"/api/v1/runs/{run_id}/save", json={"study": study["id"]})
+        assert kept.status_code == 200, kept.text
+        runs = kept.json()["runs"]
+        assert [r["id"] for r in runs] == [run_id] and runs[0]["hits"] == 7
+        assert runs[0]["restore"].startswith("/search?q=tumour+growth&mode=keyword&provider=europepmc")
+        assert "sort=newest" in runs[0]["restore"] and "year_from=2020" in runs[0]["restore"]
+        again = c.post(f"/api/v1/runs/{run_id}/save", json={"study": other["id"]}).json()
+        assert [r["id"] for r in again["runs"]] == [run_id]  # the kept run is attached, not copied
+        manifest = c.get(f"/api/v1/runs/{run_id}/export", params={"format": "json"})
+        assert manifest.status_code == 200 and run_id in manifest.text
+        ris = c.get(f"/api/v1/runs/{run_id}/export", params={"format": "ris"})
+        assert ris.text.count("ER  -") == 7
+        prisma = c.get(f"/api/v1/runs/{run_id}/export", params={"format": "prisma-md"})
+        assert prisma.status_code == 200 and "europepmc" in prisma.text.lower()
+        page = c.get(f"/study/{study['id']}").text
+        assert "Restore into the search form" in page
+        restored = c.get(runs[0]["restore"])
+        assert restored.status_code == 200 and 'value="tumour growth"' in restored.text
+        missing = c.get("/api/v1/runs/nope/export")
+        assert missing.status_code == 404

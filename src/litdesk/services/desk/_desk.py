@@ -26,7 +26,14 @@ from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun
 from litdesk.core.saved import filter_papers
-from litdesk.services.search import FusedSearch, SearchService, make_definition
+from litdesk.services.search import (
+    FusedSearch,
+    SearchService,
+    export_run,
+    load_run,
+    make_definition,
+    save_run,
+)
 from litdesk.services.workspace import Workspace, ris_text
 
 from ._views import (
@@ -193,6 +200,32 @@ class Desk:
                 if hit.paper.id == paper_id:
                     return hit.paper
         return None
+
+    # --- search runs in Studies -----------------------------------------------------------
+
+    def save_run(self, run_id: str, study: str) -> StudyView:
+        """Keep a run shown here (immutable) in a Study; a run kept before is attached."""
+        run = self._recent(run_id)
+        try:
+            load_run(self.store, run.id)
+        except NotFoundError:
+            save_run(self.store, run, owner=self.owner, study=study)  # refuses all-failed runs
+        else:
+            self.workspace.attach_search_run(study, run.id)
+        return self.study(study)
+
+    def export_run(self, run_id: str, fmt: str) -> Export:
+        """A kept run as its JSON manifest, RIS or PRISMA-S Markdown."""
+        media = {
+            "json": ("application/json", "search.json"),
+            "ris": (EXPORT_MEDIA["ris"][0], "search.ris"),
+            "prisma-md": ("text/markdown; charset=utf-8", "prisma-s.md"),
+        }
+        if fmt not in media:
+            raise DeskInputError(f"run export format is one of {', '.join(media)}", code="format")
+        run = load_run(self.store, run_id)
+        body = export_run(run, fmt).encode("utf-8")
+        return Export(body, media[fmt][1], media[fmt][0], len(run.hits))
 
     # --- selection -----------------------------------------------------------------------
 
@@ -473,7 +506,26 @@ class Desk:
         return self.study(row.id)
 
     def study(self, ref: str) -> StudyView:
-        return StudyView(self.workspace.study_summary(ref))
+        """A Study's papers and counts, with its kept search runs (their definitions, so a
+        page can restore one into the search form)."""
+        summary = self.workspace.study_summary(ref)
+        runs = []
+        for run_id in summary["search_runs"][:200]:
+            try:
+                run = load_run(self.store, run_id)
+            except LitdeskError as exc:
+                runs.append({"id": run_id, "problem": exc.message})
+                continue
+            runs.append(
+                {
+                    "id": run.id,
+                    "executed_at": run.executed_at,
+                    "definition": run.definition.to_dict(),
+                    "hits": len(run.hits),
+                    "problem": None,
+                }
+            )
+        return StudyView(summary | {"runs": runs})
 
 
 @asynccontextmanager

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
 from litdesk._errors import InputError
@@ -16,6 +17,7 @@ from litdesk.services.desk import MAX_SELECTION, Desk, SearchForm
 from .._deps import DeskDep
 from .._render import page
 from ._common import PAPER_ID, download
+from .studies import with_restore
 
 __all__ = ["api", "pages"]
 
@@ -189,3 +191,33 @@ def selection_form(
     return page(
         request, "selection.html", result.to_dict() | {"back": safe_back}, title="Selection"
     )
+
+
+RunId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{1,100}$", description="A search run id.")]
+
+
+class RunSaveBody(BaseModel):
+    study: str = Field(min_length=1, max_length=200)
+
+
+@api.post("/runs/{run_id}/save", summary="Keep a search run (immutable) in a Study")
+def run_save_api(desk: DeskDep, run_id: RunId, body: RunSaveBody) -> dict[str, Any]:
+    return with_restore(desk.save_run(run_id, body.study).to_dict())
+
+
+@pages.post("/runs/{run_id}/save")
+def run_save_form(
+    desk: DeskDep, run_id: RunId, study: Annotated[str, Form(min_length=1, max_length=200)]
+) -> Response:
+    kept = desk.save_run(run_id, study).to_dict()
+    return RedirectResponse(f"/study/{kept['id']}#runs", status_code=303)
+
+
+@pages.get("/runs/{run_id}/export")
+@api.get(
+    "/runs/{run_id}/export", summary="A kept search run as JSON manifest, RIS or PRISMA-S Markdown"
+)
+def run_export(
+    desk: DeskDep, run_id: RunId, format: Literal["json", "ris", "prisma-md"] = "json"
+) -> Response:
+    return download(desk.export_run(run_id, format))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -14,7 +15,7 @@ from .._deps import DeskDep
 from .._render import page
 from ._common import StudyRef
 
-__all__ = ["api", "pages"]
+__all__ = ["api", "pages", "with_restore"]
 
 pages = APIRouter()
 api = APIRouter(tags=["studies"])
@@ -33,8 +34,29 @@ def studies_view(desk: Desk) -> dict[str, Any]:
     return desk.studies().to_dict()
 
 
+def _restore(definition: dict[str, Any]) -> str:
+    """The search form's address for a kept run's definition (restored, not rerun)."""
+    f = definition.get("filters", {})
+    params: list[tuple[str, Any]] = [("q", definition["query"]), ("mode", definition["mode"])]
+    params += [("provider", p) for p in definition.get("providers", [])]
+    for key in ("field", "type", "sort", "year_from", "year_to"):
+        if f.get(key) not in (None, "all", "relevance"):
+            params.append((key, f[key]))
+    for key in ("open_access", "include_retracted"):
+        if f.get(key):
+            params.append((key, "true"))
+    return "/search?" + urlencode(params)
+
+
+def with_restore(data: dict[str, Any]) -> dict[str, Any]:
+    """A Study's data with each kept run's restore address."""
+    for run in data["runs"]:
+        run["restore"] = _restore(run["definition"]) if run.get("definition") else None
+    return data
+
+
 def study_view(desk: Desk, ref: str) -> dict[str, Any]:
-    return desk.study(ref).to_dict()
+    return with_restore(desk.study(ref).to_dict())
 
 
 @pages.get("/studies", response_class=HTMLResponse)
@@ -49,7 +71,7 @@ def studies_api(desk: DeskDep) -> dict[str, Any]:
 
 @api.post("/studies", summary="Create a Study")
 def create_api(desk: DeskDep, body: StudyBody) -> dict[str, Any]:
-    return desk.create_study(body.name, body.description).to_dict()
+    return with_restore(desk.create_study(body.name, body.description).to_dict())
 
 
 @pages.post("/studies")
@@ -74,7 +96,7 @@ def study_api(desk: DeskDep, ref: StudyRef) -> dict[str, Any]:
 
 @api.post("/studies/{ref}/rename", summary="Rename a Study")
 def rename_api(desk: DeskDep, ref: StudyRef, body: RenameBody) -> dict[str, Any]:
-    return desk.rename_study(ref, body.name).to_dict()
+    return with_restore(desk.rename_study(ref, body.name).to_dict())
 
 
 @pages.post("/study/{ref}/rename")
