@@ -73,6 +73,8 @@ def test_no_serious_violations_on_any_page(
         f"/paper/{ids[0]}",
         "/studies",
         f"/study/{saved['study_id']}",
+        "/notebook",
+        "/evidence",
         "/paper/MED-1",
     ]
     problems: dict[str, list[str]] = {}

@@ -242,7 +242,9 @@ def test_a_search_run_kept_in_a_study_restores_and_exports(running: Running) -> 
         assert kept.status_code == 200, kept.text
         runs = kept.json()["runs"]
         assert [r["id"] for r in runs] == [run_id] and runs[0]["hits"] == 7
-        assert runs[0]["restore"].startswith("/search?q=tumour+growth&mode=keyword&provider=europepmc")
+        assert runs[0]["restore"].startswith(
+            "/search?q=tumour+growth&mode=keyword&provider=europepmc"
+        )
         assert "sort=newest" in runs[0]["restore"] and "year_from=2020" in runs[0]["restore"]
         again = c.post(f"/api/v1/runs/{run_id}/save", json={"study": other["id"]}).json()
         assert [r["id"] for r in again["runs"]] == [run_id]  # the kept run is attached, not copied
@@ -258,3 +260,38 @@ def test_a_search_run_kept_in_a_study_restores_and_exports(running: Running) -> 
         assert restored.status_code == 200 and 'value="tumour growth"' in restored.text
         missing = c.get("/api/v1/runs/nope/export")
         assert missing.status_code == 404
+
+
+def test_evidence_and_the_review_notebook(running: Running) -> None:
+    with running.writer() as c:
+        ids = _save_all(c)
+        study = c.post("/api/v1/studies", json={"name": "Ev"}).json()
+        pid = ids[1]
+        abstract = c.get(f"/api/v1/papers/{pid}").json()["paper"]["abstract"]
+        passage = abstract[abstract.index("growth slowed") :][:13]
+        ok = c.post(
+            f"/api/v1/papers/{pid}/evidence",
+            json={"finding": "=HYPERLINK(\"x\") growth slowed", "passage": passage, "population": "mice", "study": study["id"]},
+        )
+        assert ok.status_code == 200, ok.text
+        assert ok.json()["evidence"][0]["recheck"] == "ok" and ok.json()["evidence"][0]["population"] == "mice"
+        forged = c.post(f"/api/v1/papers/{pid}/evidence", json={"finding": "f", "passage": "not in the abstract"})
+        assert forged.status_code in (400, 403, 422) and forged.json()["code"]
+        external = c.post(f"/api/v1/papers/{pid}/evidence", json={"finding": "f", "passage": "p", "source": "external"})
+        assert external.status_code in (400, 422)  # an external passage needs a location
+        table = c.get("/api/v1/evidence", params={"study": study["id"]}).json()
+        assert len(table["evidence"]) == 1 and table["evidence"][0]["paper_title"]
+        assert c.get("/api/v1/evidence").json()["evidence"][0]["id"] == table["evidence"][0]["id"]
+        csv_text = c.get("/api/v1/evidence/export").text
+        assert "'=HYPERLINK" in csv_text  # formula-safe
+        c.post(f"/api/v1/papers/{pid}/comments", json={"comment": "check the dose"}).raise_for_status()
+        start = abstract.index("growth")
+        c.post(f"/api/v1/papers/{pid}/highlights", json={"text": "growth", "start": start}).raise_for_status()
+        book = c.get("/api/v1/notebook").json()
+        assert book["total"] == 2 and {n["kind"] for n in book["notes"]} == {"comment", "highlight"}
+        assert c.get("/api/v1/notebook", params={"kind": "comment"}).json()["matched"] == 1
+        assert c.get("/api/v1/notebook", params={"text": "DOSE"}).json()["matched"] == 1
+        md = c.get("/api/v1/notebook/export")
+        assert md.status_code == 200 and "check the dose" in md.text and "> growth" in md.text
+        page = c.get("/evidence").text
+        assert "mice" in page and "Export CSV" in page

@@ -144,13 +144,17 @@ def _page_forms() -> list[str]:
     """Every POST route of the pages (not in the API document), from the routers."""
     from fastapi.routing import APIRoute
 
-    from litdesk.faces.web.routes import papers, search, studies
+    from litdesk.faces.web.routes import notes, papers, search, studies
 
     out = []
-    for module in (search, papers, studies):
+    for module in (search, papers, notes, studies):
         for route in module.pages.routes:
             if isinstance(route, APIRoute) and "POST" in route.methods:
-                out.append(route.path.replace("{paper_id}", "MED-1").replace("{ref}", "x").replace("{run_id}", "r1"))
+                out.append(
+                    route.path.replace("{paper_id}", "MED-1")
+                    .replace("{ref}", "x")
+                    .replace("{run_id}", "r1")
+                )
     return out
 
 
@@ -158,7 +162,10 @@ def test_every_write_route_needs_origin_and_csrf(running: Running) -> None:
     api = _write_routes(running)
     forms = _page_forms()
     assert len(api) >= 8 and len(forms) >= 7
-    targets = [(m, p.replace("{paper_id}", "MED-1").replace("{ref}", "x").replace("{run_id}", "r1")) for m, p in api]
+    targets = [
+        (m, p.replace("{paper_id}", "MED-1").replace("{ref}", "x").replace("{run_id}", "r1"))
+        for m, p in api
+    ]
     targets += [("POST", p) for p in forms]
     with running.client() as c:
         c.get("/studies")

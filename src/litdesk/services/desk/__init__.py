@@ -11,7 +11,9 @@ from ._desk import (
     open_desk,
 )
 from ._views import (
+    EvidenceTableView,
     Export,
+    NotebookView,
     QueryCheck,
     ReaderView,
     SavedView,
@@ -27,7 +29,9 @@ __all__ = [
     "SAVED_CAP",
     "SAVED_PAGE",
     "Desk",
+    "EvidenceTableView",
     "Export",
+    "NotebookView",
     "QueryCheck",
     "ReaderView",
     "SavedView",

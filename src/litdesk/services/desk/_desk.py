@@ -34,10 +34,18 @@ from litdesk.services.search import (
     make_definition,
     save_run,
 )
-from litdesk.services.workspace import Workspace, ris_text
+from litdesk.services.workspace import (
+    EvidenceView,
+    Workspace,
+    evidence_csv,
+    notebook_markdown,
+    ris_text,
+)
 
 from ._views import (
+    EvidenceTableView,
     Export,
+    NotebookView,
     QueryCheck,
     ReaderView,
     SavedView,
@@ -68,6 +76,7 @@ EXPORT_MEDIA: Final = {
     "bibtex": ("application/x-bibtex", "bib"),
 }
 Mode = Literal["keyword", "semantic", "discovery"]
+_EVIDENCE_EXTRA: Final = ("question", "population", "method", "intervention", "limitations")
 QueryField = Literal["all", "title", "abstract", "author"]
 _FIELDS: Final[dict[str, QueryField]] = {
     "all": "all",
@@ -408,14 +417,16 @@ class Desk:
                 ) from None
             return ReaderView(paper, False, None, [], [], [], "search run")
         notes, problems = ws.notes(paper_ref=row.paper.id)
+        evidence, ev_problems = ws.evidence(paper_ref=row.paper.id)
         return ReaderView(
             row.paper,
             True,
             row.status,
             [n.to_dict() for n in notes],
-            problems,
+            problems + ev_problems,
             self.studies().studies,
             "store",
+            [_evidence_row(e) for e in evidence],
         )
 
     def save_paper(self, paper_id: str, *, study: str | None = None) -> SelectionResult:
@@ -477,6 +488,109 @@ class Desk:
             at = abstract.find(text, at + 1)
         return out
 
+    # --- evidence and the review notebook --------------------------------------------------
+
+    def add_evidence(
+        self,
+        paper_id: str,
+        *,
+        finding: str,
+        passage: str,
+        source: str,
+        location: str | None = None,
+        study: str | None = None,
+        fields: dict[str, str | None] | None = None,
+    ) -> ReaderView:
+        """A finding with its supporting passage (abstract or external with a location);
+        the service validates every field and checks the passage against its source."""
+        if source not in ("abstract", "external"):
+            raise DeskInputError(
+                "here a passage comes from the abstract or an external source", code="source"
+            )
+        extra = {k: (v or None) for k, v in (fields or {}).items() if k in _EVIDENCE_EXTRA}
+        self.workspace.add_evidence(
+            paper_id,
+            finding=finding,
+            passage=passage,
+            source=source,
+            location=location or None,
+            study=study or None,
+            question=extra.get("question"),
+            population=extra.get("population"),
+            method=extra.get("method"),
+            intervention=extra.get("intervention"),
+            limitations=extra.get("limitations"),
+        )
+        return self.reader(paper_id)
+
+    def evidence_table(self, *, study: str | None = None) -> EvidenceTableView:
+        views, problems = self.workspace.evidence(study=study or None)
+        return EvidenceTableView(
+            [_evidence_row(v) for v in views], problems, study, self.studies().studies
+        )
+
+    def export_evidence(self, *, study: str | None = None) -> Export:
+        views, _problems = self.workspace.evidence(study=study or None)
+        body = evidence_csv(views).encode("utf-8")
+        return Export(body, "evidence.csv", EXPORT_MEDIA["csv"][0], len(views))
+
+    def notebook(
+        self, *, text: str = "", kind: str | None = None, study: str | None = None
+    ) -> NotebookView:
+        """Highlights and comments across papers, newest last; filtered by words (in the
+        passage, comment or paper title) and kind."""
+        if kind not in (None, "highlight", "comment"):
+            raise DeskInputError("kind is highlight or comment", code="kind")
+        notes, problems = self.workspace.notes(study=study or None)
+        titles = self._titles({n.annotation.paper_id for n in notes})
+        needle = " ".join(text.casefold().split())
+        rows = []
+        for n in notes:
+            d = n.to_dict()
+            d["paper_title"] = titles.get(n.annotation.paper_id, "")
+            if kind and (d["kind"] == "comment") != (kind == "comment"):
+                continue
+            hay = " ".join(
+                str(x)
+                for x in (d.get("comment"), (d.get("anchor") or {}).get("text"), d["paper_title"])
+                if x
+            ).casefold()
+            if needle and needle not in " ".join(hay.split()):
+                continue
+            rows.append(d)
+        return NotebookView(
+            rows,
+            len(notes),
+            problems,
+            {"text": text, "kind": kind, "study": study},
+            self.studies().studies,
+        )
+
+    def export_notebook(self, *, study: str | None = None) -> Export:
+        """The review notebook (Markdown): highlights, comments and evidence per paper."""
+        notes, _p = self.workspace.notes(study=study or None)
+        evidence, _q = self.workspace.evidence(study=study or None)
+        ids = {n.annotation.paper_id for n in notes} | {e.evidence.paper_id for e in evidence}
+        with self.store.read() as conn:
+            papers = [repo.get_paper(conn, pid).paper for pid in sorted(ids)]
+        title = (
+            f"Review notebook · {self.workspace.study(study).name}" if study else "Review notebook"
+        )
+        body = notebook_markdown(title, papers, notes, evidence).encode("utf-8")
+        return Export(
+            body, "review-notebook.md", "text/markdown; charset=utf-8", len(notes) + len(evidence)
+        )
+
+    def _titles(self, ids: set[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        with self.store.read() as conn:
+            for pid in ids:
+                try:
+                    out[pid] = repo.get_paper(conn, pid).paper.title
+                except NotFoundError:
+                    out[pid] = ""
+        return out
+
     # --- studies -----------------------------------------------------------------------------
 
     def studies(self) -> StudiesView:
@@ -526,6 +640,12 @@ class Desk:
                 }
             )
         return StudyView(summary | {"runs": runs})
+
+
+def _evidence_row(v: EvidenceView) -> dict[str, object]:
+    d = v.to_dict()
+    d["paper_title"] = v.paper.title if v.paper else ""
+    return d
 
 
 @asynccontextmanager

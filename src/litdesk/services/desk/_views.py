@@ -6,11 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from litdesk.core.evidence import EVIDENCE_FIELDS
 from litdesk.core.records import Paper
 from litdesk.core.runs import SearchRun
 
 __all__ = [
+    "EvidenceTableView",
     "Export",
+    "NotebookView",
     "QueryCheck",
     "ReaderView",
     "SavedView",
@@ -176,10 +179,13 @@ class ReaderView:
     notes: list[dict[str, Any]]
     problems: list[str]
     studies: list[dict[str, Any]]
-    source: str  # "store", "search run" or "lookup"
+    source: str  # "store" or "search run"
+    evidence: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "evidence": self.evidence,
+            "evidence_fields": [list(f) for f in EVIDENCE_FIELDS],
             "paper": self.paper.to_dict(),
             "abstract_segments": abstract_segments(self.paper.abstract or "", self.notes),
             "saved": self.saved,
@@ -217,6 +223,42 @@ def abstract_segments(abstract: str, notes: list[dict[str, Any]]) -> list[dict[s
     if at < len(abstract):
         out.append({"text": abstract[at:], "marked": False})
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceTableView:
+    rows: list[dict[str, Any]]
+    problems: list[str]
+    study: str | None
+    studies: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "evidence": self.rows,
+            "problems": self.problems,
+            "filters": {"study": self.study},
+            "studies": self.studies,
+            "evidence_fields": [list(f) for f in EVIDENCE_FIELDS],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookView:
+    notes: list[dict[str, Any]]
+    total: int
+    problems: list[str]
+    filters: dict[str, Any]
+    studies: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "notes": self.notes,
+            "total": self.total,
+            "matched": len(self.notes),
+            "problems": self.problems,
+            "filters": self.filters,
+            "studies": self.studies,
+        }
 
 
 @dataclass(frozen=True, slots=True)
