@@ -271,22 +271,40 @@ def test_evidence_and_the_review_notebook(running: Running) -> None:
         passage = abstract[abstract.index("growth slowed") :][:13]
         ok = c.post(
             f"/api/v1/papers/{pid}/evidence",
-            json={"finding": "=HYPERLINK(\"x\") growth slowed", "passage": passage, "population": "mice", "study": study["id"]},
+            json={
+                "finding": '=HYPERLINK("x") growth slowed',
+                "passage": passage,
+                "population": "mice",
+                "study": study["id"],
+            },
         )
         assert ok.status_code == 200, ok.text
-        assert ok.json()["evidence"][0]["recheck"] == "ok" and ok.json()["evidence"][0]["population"] == "mice"
-        forged = c.post(f"/api/v1/papers/{pid}/evidence", json={"finding": "f", "passage": "not in the abstract"})
+        assert (
+            ok.json()["evidence"][0]["recheck"] == "ok"
+            and ok.json()["evidence"][0]["population"] == "mice"
+        )
+        forged = c.post(
+            f"/api/v1/papers/{pid}/evidence",
+            json={"finding": "f", "passage": "not in the abstract"},
+        )
         assert forged.status_code in (400, 403, 422) and forged.json()["code"]
-        external = c.post(f"/api/v1/papers/{pid}/evidence", json={"finding": "f", "passage": "p", "source": "external"})
+        external = c.post(
+            f"/api/v1/papers/{pid}/evidence",
+            json={"finding": "f", "passage": "p", "source": "external"},
+        )
         assert external.status_code in (400, 422)  # an external passage needs a location
         table = c.get("/api/v1/evidence", params={"study": study["id"]}).json()
         assert len(table["evidence"]) == 1 and table["evidence"][0]["paper_title"]
         assert c.get("/api/v1/evidence").json()["evidence"][0]["id"] == table["evidence"][0]["id"]
         csv_text = c.get("/api/v1/evidence/export").text
         assert "'=HYPERLINK" in csv_text  # formula-safe
-        c.post(f"/api/v1/papers/{pid}/comments", json={"comment": "check the dose"}).raise_for_status()
+        c.post(
+            f"/api/v1/papers/{pid}/comments", json={"comment": "check the dose"}
+        ).raise_for_status()
         start = abstract.index("growth")
-        c.post(f"/api/v1/papers/{pid}/highlights", json={"text": "growth", "start": start}).raise_for_status()
+        c.post(
+            f"/api/v1/papers/{pid}/highlights", json={"text": "growth", "start": start}
+        ).raise_for_status()
         book = c.get("/api/v1/notebook").json()
         assert book["total"] == 2 and {n["kind"] for n in book["notes"]} == {"comment", "highlight"}
         assert c.get("/api/v1/notebook", params={"kind": "comment"}).json()["matched"] == 1
