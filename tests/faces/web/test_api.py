@@ -313,3 +313,37 @@ def test_evidence_and_the_review_notebook(running: Running) -> None:
         assert md.status_code == 200 and "check the dose" in md.text and "> growth" in md.text
         page = c.get("/evidence").text
         assert "mice" in page and "Export CSV" in page
+
+
+RIS = (
+    "TY  - JOUR\nTI  - <script>alert(12)</script> Imported title\nAU  - Doe, J\nPY  - 2021\n"
+    "DO  - 10.5555/imported.1\nER  - \n\nTY  - JOUR\nTI  - Second imported\nAU  - Roe, R\n"
+    "PY  - 2020\nDO  - 10.5555/imported.2\nER  - \n"
+)
+
+
+def test_import_files_into_a_study(running: Running) -> None:
+    with running.writer() as c:
+        study = c.post("/api/v1/studies", json={"name": "Imports"}).json()
+        files = [
+            ("files", ("refs.ris", RIS.encode(), "application/x-research-info-systems")),
+            ("files", ("junk.bin", b"\x00\x01\x02 not a bibliography", "application/octet-stream")),
+        ]
+        r = c.post("/api/v1/imports", params={"study": study["id"]}, files=files)
+        assert r.status_code == 200, r.text
+        out = r.json()
+        assert [i["file"] for i in out["imported"]] == ["refs.ris"]
+        first = out["imported"][0]
+        assert first["format"] == "ris" and first["records"] == 2 and first["papers_created"] == 2
+        assert first["encoding"]
+        assert [x["file"] for x in out["refused"]] == ["junk.bin"] and out["refused"][0]["code"]
+        summary = c.get(f"/api/v1/studies/{study['id']}").json()
+        assert len(summary["papers"]) == 2 and len(summary["imports"]) == 1
+        big = c.post(
+            "/api/v1/imports",
+            params={"study": study["id"]},
+            files=[("files", ("big.ris", b"x" * 61_000_000, "text/plain"))],
+        )
+        assert big.status_code == 413  # over the request limit, refused while streaming
+        none = c.post("/api/v1/imports", params={"study": "nope"}, files=files[:1])
+        assert none.status_code == 404

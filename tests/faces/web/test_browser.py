@@ -25,6 +25,8 @@ STORED_XSS = {
     "abstract": "Stored abstract with <script>alert(9)</script> inside and a javascript:alert(10) link.",
 }
 
+IMPORT_RIS = "TY  - JOUR\nTI  - <img src=x onerror=alert(13)> Imported\nPY  - 2021\nDO  - 10.5555/imp.9\nER  - \n"
+
 SELECT_IN_ABSTRACT = """(needle) => {
   const el = document.getElementById('abstract');
   const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
@@ -199,6 +201,16 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     pg.locator("#r-name").fill("Renamed study")
     pg.locator("form.inline button").click()
     heading.filter(has_text="Renamed study").wait_for()
+    pg.locator("#import-files").set_input_files(
+        [
+            {"name": "refs.ris", "mimeType": "text/plain", "buffer": IMPORT_RIS.encode()},
+            {"name": "junk.txt", "mimeType": "text/plain", "buffer": b"nothing here"},
+        ]
+    )
+    pg.locator("#import-report .notice.ok").wait_for()
+    report = pg.locator("#import-report").inner_text()
+    assert "refs.ris: ris" in report and "1 records" in report and "junk.txt refused" in report
+    _no_script_ran(pg)
     _shot(pg, tmp_path, "study")
     pg.goto(running.base + "/studies")
     assert pg.locator("ol.rows a.title").inner_text() == "Renamed study"

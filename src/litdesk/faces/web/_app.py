@@ -69,7 +69,7 @@ def create_app(
         origin=origin,
         hosts=frozenset({f"{host}:{port}"}),
         default_limit=DEFAULT_BODY_LIMIT,
-        body_limits={f"{API_PREFIX}/query": 16_000},
+        body_limits={f"{API_PREFIX}/query": 16_000, f"{API_PREFIX}/imports": studies.IMPORT_LIMIT},
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for module in (search, papers, notes, studies):

@@ -19,7 +19,7 @@ from typing import Final, Literal
 
 from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk._settings import Settings
-from litdesk.adapters.formats import dumps
+from litdesk.adapters.formats import dumps, loads
 from litdesk.adapters.http import Cassette, ProviderTransport, StoreMeter
 from litdesk.adapters.store import READING_STATUSES, Store, open_store, repo
 from litdesk.core.query import QuerySyntaxError, parse_query
@@ -70,6 +70,8 @@ SAVED_CAP: Final = 5_000
 SAVED_PAGE: Final = 50
 MAX_QUERY_CHARS: Final = 2_000
 RECENT_RUNS: Final = 200
+MAX_IMPORT_FILES: Final = 20
+MAX_IMPORT_FILE_BYTES: Final = 20_000_000
 EXPORT_MEDIA: Final = {
     "ris": ("application/x-research-info-systems", "ris"),
     "csv": ("text/csv; charset=utf-8", "csv"),
@@ -590,6 +592,51 @@ class Desk:
                 except NotFoundError:
                     out[pid] = ""
         return out
+
+    # --- imports ------------------------------------------------------------------------------
+
+    def import_into_study(self, study: str, files: list[tuple[str, bytes]]) -> dict[str, object]:
+        """Export files into a Study, each read, traced and saved on its own: a refused file
+        is reported beside the imported ones with its reason; each import's summary gives
+        format, encoding, records and notices by kind."""
+        if not files:
+            raise DeskInputError("choose at least one file", code="no_files")
+        if len(files) > MAX_IMPORT_FILES:
+            raise DeskInputError(f"at most {MAX_IMPORT_FILES} files at once", code="too_many_files")
+        row = self.workspace.study(study)
+        imported: list[dict[str, object]] = []
+        refused: list[dict[str, str]] = []
+        for name, data in files:
+            label = (name or "file")[:200]
+            try:
+                trace = loads(data, path=label, max_bytes=MAX_IMPORT_FILE_BYTES)
+                result = self.workspace.attach_import(trace, study=row.id)
+            except InputError as exc:
+                refused.append({"file": label, "code": exc.code, "message": exc.message})
+                continue
+            kinds: dict[str, int] = {}
+            for notice in trace.notices:
+                kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
+            for record in trace.records:
+                for notice in record.notices:
+                    kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
+            imported.append(
+                {
+                    "file": label,
+                    "format": trace.source.format,
+                    "encoding": trace.source.encoding,
+                    "bytes": trace.source.bytes,
+                    "records": len(trace.records),
+                    "notices": dict(sorted(kinds.items())),
+                }
+                | result.to_dict()
+            )
+        return {
+            "study_id": row.id,
+            "study_name": row.name,
+            "imported": imported,
+            "refused": refused,
+        }
 
     # --- studies -----------------------------------------------------------------------------
 

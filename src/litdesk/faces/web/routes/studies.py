@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
 from litdesk.services.desk import Desk
 
@@ -105,3 +106,21 @@ def rename_form(
 ) -> Response:
     renamed = desk.rename_study(ref, name).to_dict()
     return RedirectResponse(f"/study/{renamed['id']}", status_code=303)
+
+
+IMPORT_LIMIT = 60_000_000  # the request (all files); each file at most 20 MB (the desk's limit)
+
+
+@api.post(
+    "/imports", summary="Import export files into a Study (per-file refusals beside the successes)"
+)
+async def import_api(
+    desk: DeskDep,
+    study: Annotated[str, Query(min_length=1, max_length=200)],
+    files: Annotated[
+        list[UploadFile],
+        File(description="RIS, MEDLINE, WoS, BibTeX, CSV, EndNote XML, CSL-JSON …"),
+    ],
+) -> dict[str, Any]:
+    loaded = [(f.filename or "file", await f.read(20_000_001)) for f in files[:21]]
+    return await run_in_threadpool(desk.import_into_study, study, loaded)

@@ -2,7 +2,9 @@
 import { installKeys } from "./keys.js";
 import { installSearch } from "./search.js";
 import { installReader } from "./reader.js";
+import { installImports } from "./imports.js";
 
 installKeys();
 if (document.getElementById("search-form")) installSearch();
 if (document.getElementById("highlight-form")) installReader();
+if (document.getElementById("dropzone")) installImports();
