@@ -184,7 +184,7 @@ class Desk:
             raise DeskInputError(exc.message, code="definition") from None
         run = await self.fused.search(definition, form.cursor)
         self._remember(run)
-        return SearchView(run, page=form.page, cursor=form.cursor)
+        return SearchView(run, page=form.page, cursor=form.cursor, studies=self.studies().studies)
 
     def _remember(self, run: SearchRun) -> None:
         with self._lock:

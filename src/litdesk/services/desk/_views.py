@@ -72,6 +72,7 @@ class SearchView:
     page: int = 1
     page_size: int = 20
     cursor: str | None = None
+    studies: list[dict[str, Any]] = field(default_factory=list)  # for "add to a Study"
 
     def to_dict(self) -> dict[str, Any]:
         run = self.run.to_dict()
@@ -116,6 +117,7 @@ class SearchView:
             "partial_failure": bool(failed) and len(failed) < len(run["lanes"]),
             "all_failed": len(failed) == len(run["lanes"]),
             "reused": run["reuse"],
+            "studies": self.studies,
         }
 
 

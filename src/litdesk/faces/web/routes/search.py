@@ -118,13 +118,15 @@ async def search_page(
     if params.q.strip():
         try:
             data["result"] = await search_view(desk, params)
+            data["studies"] = data["result"]["studies"]
         except InputError as exc:
             data["error"] = {
                 "message": exc.message,
                 "code": exc.code,
                 **{k: v for k, v in exc.details.items() if k in ("position", "end")},
             }
-    data["studies"] = desk.studies().to_dict()["studies"]
+    if "studies" not in data:  # no search ran: the Study list is the page's one call
+        data["studies"] = desk.studies().to_dict()["studies"]
     data["links"] = _links(params, data["result"])
     return page(request, "search.html", data, status=400 if data["error"] else 200, title="Search")
 
