@@ -80,6 +80,7 @@ def test_search_select_and_save_into_a_study(page: Any, running: Running, tmp_pa
     pg = page
     pg.goto(running.base + "/search#q=tumour%20growth")
     q = pg.locator("#q")
+    pg.locator("html[data-ready]").wait_for(state="attached")
     assert q.input_value() == "tumour growth"  # seeded from the fragment, not run
     assert pg.locator(".starters").is_visible()
     _shot(pg, tmp_path, "search-start")
@@ -91,6 +92,7 @@ def test_search_select_and_save_into_a_study(page: Any, running: Running, tmp_pa
     pg.locator("#search-form button[type=submit]").click()
     card = pg.locator("li.card").first
     card.wait_for()
+    pg.locator("html[data-ready]").wait_for(state="attached")
     assert pg.locator("li.card").count() == 7
     assert card.locator("h2.title").inner_text() == SHOWN_TITLE  # markup shown as text
     assert SHOWN_JOURNAL in card.locator(".byline").inner_text()
@@ -135,6 +137,7 @@ def test_reader_highlight_by_selecting_text(
     pg = page
     pg.goto(f"{running.base}/paper/{saved.id}")
     title = pg.locator("h1.title")
+    pg.locator("html[data-ready]").wait_for(state="attached")
     assert title.inner_text() == STORED_XSS["title"]
     assert "javascript:alert(7)" in pg.locator(".byline").inner_text()
     _no_script_ran(pg)
@@ -149,6 +152,7 @@ def test_reader_highlight_by_selecting_text(
     pg.locator("#highlight-form button[type=submit]").click()
     mark = pg.locator("#abstract mark")
     mark.wait_for()
+    pg.locator("html[data-ready]").wait_for(state="attached")
     assert mark.inner_text() == "inside and a"
     assert "<b>not bold</b> comment" in pg.locator("#notes").inner_text()
     # highlight without selecting: find occurrences, choose one
@@ -201,6 +205,7 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     pg.locator("#r-name").fill("Renamed study")
     pg.locator("form.inline button").click()
     heading.filter(has_text="Renamed study").wait_for()
+    pg.locator("html[data-ready]").wait_for(state="attached")
     pg.locator("#import-files").set_input_files(
         [
             {"name": "refs.ris", "mimeType": "text/plain", "buffer": IMPORT_RIS.encode()},
@@ -214,6 +219,7 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     _shot(pg, tmp_path, "study")
     pg.goto(running.base + "/studies")
     assert pg.locator("ol.rows a.title").inner_text() == "Renamed study"
+    pg.locator("html[data-ready]").wait_for(state="attached")
     pg.keyboard.press("?")
     pg.locator("#help").wait_for(state="visible")
     pg.keyboard.press("Escape")
@@ -221,6 +227,7 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     pg.keyboard.press("g")
     pg.keyboard.press("s")
     pg.locator("#search-form").wait_for()
+    pg.locator("html[data-ready]").wait_for(state="attached")  # the page's modules are installed
     pg.keyboard.press("/")
     assert pg.evaluate("() => document.activeElement.id") == "q"
     _shot(pg, tmp_path, "studies-help")

@@ -71,7 +71,7 @@ def test_firefox_selection_makes_a_verified_highlight(
             url=f"{running.base}/paper/{paper.id}",
             wait="complete",
         )
-        _wait(ff, ctx, "document.getElementById('hl-where') !== null")
+        _wait(ff, ctx, "document.documentElement.dataset.ready === '1'")
         box = ff.evaluate(ctx, WORD_BOX)
         x, y = round(box["x"]), round(box["y"])
         click = [{"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]

@@ -8,3 +8,4 @@ installKeys();
 if (document.getElementById("search-form")) installSearch();
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();
+document.documentElement.dataset.ready = "1"; // the behaviours above are installed
