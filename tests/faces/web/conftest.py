@@ -31,6 +31,9 @@ def cassette(tmp_path: Path) -> Path:
         epmc_body([epmc_record(i) for i in range(20, 24)]),
         cursor="AoE/next==",
     )
+    write_cassette(  # an exact-identifier lookup (the reader of an unsaved paper)
+        folder, "MED-40000099", epmc_body([epmc_record(99, title="Looked up by its id")])
+    )
     write_cassette(  # a filtered search (kept-run tests)
         folder,
         "tumour growth",

@@ -175,6 +175,13 @@ def test_unsaved_paper_from_a_recent_run_is_not_saved_by_viewing(running: Runnin
         assert c.get("/api/v1/saved").json()["total_saved"] == 0
         c.post(f"/api/v1/papers/{pid}/save", json={}).raise_for_status()
         assert c.get("/api/v1/saved").json()["total_saved"] == 1
+        looked = c.get("/api/v1/papers/MED-40000099").json()  # neither saved nor in a run
+        assert looked["source"] == "lookup" and looked["paper"]["title"] == "Looked up by its id"
+        assert c.get("/api/v1/saved").json()["total_saved"] == 1  # viewing never saves
+        c.post(
+            "/api/v1/papers/MED-40000099/save", json={}
+        ).raise_for_status()  # from the lookup run
+        assert c.get("/api/v1/papers/MED-40000099").json()["source"] == "store"
 
 
 def test_studies_create_rename_and_errors(running: Running) -> None:

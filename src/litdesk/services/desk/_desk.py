@@ -9,6 +9,7 @@ retrieved (a client never sends paper records).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -430,6 +431,39 @@ class Desk:
             "store",
             [_evidence_row(e) for e in evidence],
         )
+
+    async def open_paper(self, paper_id: str) -> ReaderView:
+        """The reader for ``paper_id``: saved (store) or from a recent run; otherwise the id
+        is looked up at its provider (one exact-identifier lookup). Viewing never saves."""
+        try:
+            return await asyncio.to_thread(self.reader, paper_id)
+        except NotFoundError:
+            pass
+        try:
+            definition = make_definition(paper_id)
+        except RunInvalid as exc:
+            raise DeskInputError(exc.message, code="definition") from None
+        try:
+            run = await self.fused.search(definition)
+        except NotFoundError as exc:  # a replay cassette without this lookup
+            raise NotFoundError(
+                f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and the "
+                f"lookup found nothing ({exc.message[:200]})",
+                code="paper_not_found",
+            ) from None
+        found = next(
+            (h.paper for h in run.hits if h.paper.id == paper_id and not h.conflicts), None
+        )
+        if found is None:
+            failed = [lane.message for lane in run.lanes if lane.status != "ok" and lane.message]
+            why = f" ({failed[0][:200]})" if failed else ""
+            raise NotFoundError(
+                f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and its "
+                f"provider does not know it{why}",
+                code="paper_not_found",
+            )
+        self._remember(run)
+        return ReaderView(found, False, None, [], [], [], "lookup")
 
     def save_paper(self, paper_id: str, *, study: str | None = None) -> SelectionResult:
         """Save a paper shown from a recent search run (the reader's Save button)."""

@@ -67,18 +67,18 @@ def saved_export(
     )
 
 
-def reader_view(desk: Desk, paper_id: str) -> dict[str, Any]:
-    return desk.reader(paper_id).to_dict()
+async def reader_view(desk: Desk, paper_id: str) -> dict[str, Any]:
+    return (await desk.open_paper(paper_id)).to_dict()
 
 
 @pages.get("/paper/{paper_id}", response_class=HTMLResponse)
-def reader_page(request: Request, desk: DeskDep, paper_id: PaperId) -> Response:
-    return page(request, "reader.html", reader_view(desk, paper_id), title="Reader")
+async def reader_page(request: Request, desk: DeskDep, paper_id: PaperId) -> Response:
+    return page(request, "reader.html", await reader_view(desk, paper_id), title="Reader")
 
 
-@api.get("/papers/{paper_id}", summary="A paper's reader data (store first; viewing never saves)")
-def reader_api(desk: DeskDep, paper_id: PaperId) -> dict[str, Any]:
-    return reader_view(desk, paper_id)
+@api.get("/papers/{paper_id}", summary="A paper's reader data (store, recent run, else looked up)")
+async def reader_api(desk: DeskDep, paper_id: PaperId) -> dict[str, Any]:
+    return await reader_view(desk, paper_id)
 
 
 @api.get("/papers/{paper_id}/occurrences", summary="Exact occurrences of a passage in the abstract")
