@@ -1,7 +1,8 @@
 """The desk: one method per use case of the web workspace, over services opened once.
 
-:func:`open_desk` opens the store, one provider transport (optionally answering from a
-replay cassette) and the fused search for the app's lifetime. Search methods are async;
+:func:`open_desk` opens the service runtime (:func:`litdesk.services.open_runtime`: the
+store, one provider transport, optionally answering from a replay cassette, and the fused
+search) for the app's lifetime. Search methods are async;
 store methods are plain (a web face runs them in its thread pool). Recent search runs
 are kept in memory by id so that saving a selection refers to papers litdesk itself
 retrieved (a client never sends paper records).
@@ -21,15 +22,13 @@ from typing import Final, Literal
 from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps, loads
-from litdesk.adapters.http import Cassette, ProviderTransport, StoreMeter
-from litdesk.adapters.store import READING_STATUSES, Store, open_store, repo
+from litdesk.adapters.store import READING_STATUSES, Store, repo
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun
 from litdesk.core.saved import filter_papers
+from litdesk.services._runtime import Runtime, open_runtime
 from litdesk.services.search import (
-    FusedSearch,
-    SearchService,
     export_run,
     load_run,
     make_definition,
@@ -118,14 +117,20 @@ class SearchForm:
 class Desk:
     """The web workspace's use cases (owner ``local`` until team mode exists)."""
 
-    settings: Settings
-    store: Store
-    fused: FusedSearch
+    runtime: Runtime
     owner: str = "local"
     _runs: OrderedDict[str, SearchRun] = field(default_factory=OrderedDict)
     # validated saved papers by id with their stored text, reused while the text is unchanged
     _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    @property
+    def store(self) -> Store:
+        return self.runtime.store
 
     @property
     def workspace(self) -> Workspace:
@@ -183,7 +188,7 @@ class Desk:
             )
         except RunInvalid as exc:
             raise DeskInputError(exc.message, code="definition") from None
-        run = await self.fused.search(definition, form.cursor)
+        run = await self.runtime.fused_search(definition, cursor=form.cursor, owner=self.owner)
         self._remember(run)
         return SearchView(run, page=form.page, cursor=form.cursor, studies=self.studies().studies)
 
@@ -444,7 +449,7 @@ class Desk:
         except RunInvalid as exc:
             raise DeskInputError(exc.message, code="definition") from None
         try:
-            run = await self.fused.search(definition)
+            run = await self.runtime.fused_search(definition, owner=self.owner)
         except NotFoundError as exc:  # a replay cassette without this lookup
             raise NotFoundError(
                 f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and the "
@@ -733,16 +738,7 @@ def _evidence_row(v: EvidenceView) -> dict[str, object]:
 async def open_desk(
     settings: Settings, *, owner: str = "local", replay: Path | None = None
 ) -> AsyncIterator[Desk]:
-    """Open the store, the provider transport (answering from ``replay`` when given) and
-    the fused search once; close them when the block ends."""
-    cassette = Cassette(replay) if replay is not None else None
-    store = open_store(settings)
-    try:
-        transport = ProviderTransport(
-            settings, replay=cassette, meter=StoreMeter(store, settings, owner=owner)
-        )
-        async with transport:
-            service = SearchService(settings, transport)
-            yield Desk(settings, store, FusedSearch(service, store, owner=owner), owner)
-    finally:
-        store.dispose()
+    """Open the service runtime (store, provider transport answering from ``replay`` when
+    given, fused search) once; close it when the block ends."""
+    async with open_runtime(settings, owner=owner, replay=replay) as runtime:
+        yield Desk(runtime, owner)
