@@ -9,7 +9,6 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from litdesk._errors import InputError
 from litdesk._settings import get_settings
 
 from ._output import command, console, emit_json, err_console
@@ -170,13 +169,17 @@ def register(app: typer.Typer) -> None:
         as_json: bool = JSON,
     ) -> None:
         """A grounded answer from your PDFs: every citation names a file and page."""
-        if all_ and paper:
-            raise InputError("use either --paper or --all", code="scope")
-        if thinking is not None and thinking not in {"off", "low", "medium", "high"}:
-            raise InputError("--thinking takes off, low, medium or high", code="thinking")
-        answer = _library(adopt=adopt).ask(
-            question, papers=paper or None, top_k=top_k, thinking=thinking
+        from litdesk.services.library import AskRequest, ask_library
+
+        request = AskRequest(
+            question,
+            papers=tuple(paper or ()),
+            whole_library=all_,
+            top_k=top_k,
+            thinking=thinking,
+            adopt=adopt,
         )
+        answer = ask_library(get_settings(), request)
         if as_json:
             emit_json(answer.to_dict())
             return

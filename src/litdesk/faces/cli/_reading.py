@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from litdesk._errors import ConfigError, InputError, NotFoundError
+from litdesk._errors import InputError, NotFoundError
 
 from ._output import command, console, emit_json
 
@@ -123,21 +123,12 @@ def _picks(pick: str | None, count: int) -> list[int]:
 
 
 def _save_to_study(study: str, papers: list[Any]) -> list[str]:
-    try:
-        from litdesk.adapters.store import open_store
-        from litdesk.services.workspace import Workspace
-    except ImportError:
-        raise ConfigError(
-            "saving to a Study needs the workspace service, which this build lacks",
-            code="no_workspace",
-        ) from None
+    """Save the chosen results into the Study, all in one transaction."""
     from litdesk._settings import get_settings
+    from litdesk.services.workspace import open_workspace
 
-    workspace = Workspace(open_store(get_settings()))
-    saved: list[str] = []
-    for paper in papers:
-        saved.append(workspace.save_paper(paper, study=study).paper.id)
-    return saved
+    with open_workspace(get_settings()) as workspace:
+        return [r.paper.id for r in workspace.save_papers(papers, study=study)]
 
 
 def _print_citations(data: dict[str, Any]) -> None:

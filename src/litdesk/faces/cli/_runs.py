@@ -39,10 +39,11 @@ class RunsArgumentError(InputError):
     default_code = "arguments"
 
 
-def _store() -> Any:
-    from litdesk.adapters.store import open_store
+def _runs() -> Any:
+    """The saved-runs service over the settings' store (a context manager: closed after)."""
+    from litdesk.services.search import open_runs
 
-    return open_store(get_settings())
+    return open_runs(get_settings())
 
 
 def _write(path: Path, text: str, force: bool) -> None:
@@ -69,13 +70,8 @@ def runs_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Saved runs, newest first."""
-    from litdesk.services.search import runs_of
-
-    store = _store()
-    try:
-        runs = runs_of(store, limit=max(1, min(limit, 500)))
-    finally:
-        store.dispose()
+    with _runs() as saved:
+        runs = saved.list(limit)
     rows: list[dict[str, Any]] = [
         {
             "id": r.id,
@@ -112,15 +108,10 @@ def runs_show(
     run_id: Annotated[str, typer.Argument(help="The run id.")], as_json: JsonOpt = False
 ) -> None:
     """One saved run: the ranked hits, lanes and provenance."""
-    from litdesk.services.search import load_run
-
     from ._search import show_run
 
-    store = _store()
-    try:
-        run = load_run(store, run_id)
-    finally:
-        store.dispose()
+    with _runs() as saved:
+        run = saved.get(run_id)
     if as_json:
         emit_json(run.to_dict())
     else:
@@ -138,16 +129,9 @@ def runs_export(
     force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
 ) -> None:
     """Export a run: its manifest (JSON), RIS (conflicted hits excluded) or PRISMA-S."""
-    from litdesk.services.search import EXPORTS, export_run, load_run
-
-    if to not in EXPORTS:
-        raise RunsArgumentError(f"--to must be one of {', '.join(EXPORTS)}, not {to[:40]!r}")
-    store = _store()
-    try:
-        run = load_run(store, run_id)
-    finally:
-        store.dispose()
-    _out(export_run(run, to), output, force)
+    with _runs() as saved:
+        text = saved.export(run_id, to)
+    _out(text, output, force)
 
 
 @runs_app.command("freeze")
@@ -159,16 +143,9 @@ def runs_freeze(
     force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
 ) -> None:
     """Freeze a run into an evaluation fixture without its query text."""
-    from litdesk.core.runs import freeze_run
-    from litdesk.services.search import load_run
-
-    store = _store()
-    try:
-        run = load_run(store, run_id)
-    finally:
-        store.dispose()
-    frozen = freeze_run(run, case=case).to_dict()
-    _out(json.dumps({"runs": [frozen]}, indent=2, ensure_ascii=False) + "\n", output, force)
+    with _runs() as saved:
+        text = saved.freeze(run_id, case)
+    _out(text, output, force)
 
 
 @report_app.command("prisma")
@@ -182,13 +159,9 @@ def report_prisma(
 ) -> None:
     """PRISMA-S search report of a Study (its saved runs and imports): Markdown or HTML."""
     from litdesk.core.runs import prisma_html, prisma_markdown
-    from litdesk.services.search import study_prisma
 
-    store = _store()
-    try:
-        report = study_prisma(store, study)
-    finally:
-        store.dispose()
+    with _runs() as saved:
+        report = saved.prisma(study)
     if as_json:
         emit_json(report.to_dict())
         return

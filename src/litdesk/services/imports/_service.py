@@ -30,6 +30,7 @@ class RefusedFile:
     path: str
     code: str
     message: str
+    exit_code: int = InputError.exit_code  # the error category's exit status (not in to_dict)
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "code": self.code, "message": self.message}
@@ -111,7 +112,7 @@ def import_files(
                 )
             )
         except (InputError, NotFoundError) as exc:
-            refused.append(RefusedFile(path, exc.code, exc.message))
+            refused.append(RefusedFile(path, exc.code, exc.message, exc.exit_code))
     return ImportBatch(tuple(traces), tuple(refused))
 
 

@@ -27,12 +27,16 @@ from ._reports import (
     freeze,
     study_prisma,
 )
+from ._saved import ExportFormatRefused, SavedRuns, open_runs
 from ._service import CompileFn, ProviderKit, SearchService, default_kit, run_search
 
 __all__ = [
     "EVAL_INPUT_BYTES",
     "EXPORTS",
     "ExportArgumentError",
+    "ExportFormatRefused",
+    "SavedRuns",
+    "open_runs",
     "evaluate_files",
     "export_run",
     "freeze",

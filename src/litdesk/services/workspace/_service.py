@@ -3,16 +3,18 @@ evidence, imports and search runs attached to Studies. Every write is one transa
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
 
-from litdesk._errors import InputError, IntegrityError, RefusedError
-from litdesk.adapters.store import Store, get_search_run, identity_keys, repo
+from litdesk._errors import InputError, IntegrityError, NotFoundError, RefusedError
+from litdesk.adapters.store import READING_STATUSES, Store, get_search_run, identity_keys, repo
 from litdesk.core.evidence import (
     Annotation,
     Evidence,
@@ -31,15 +33,21 @@ from litdesk.core.evidence import (
 )
 from litdesk.core.imports import ImportTrace
 from litdesk.core.records import Paper, detect_identifier, read_paper, split_arxiv
+from litdesk.services.imports import RefusedFile
+from litdesk.services.imports import import_files as read_files
 
 from ._codec import read_import, trace_document
+from ._inputs import PaperFields
 
 __all__ = [
     "EvidenceView",
+    "FilesNotFound",
+    "FilesRefused",
     "IdentityConflict",
     "ImportResult",
     "NoteView",
     "SaveResult",
+    "StudyImport",
     "Workspace",
     "context_from_fulltext",
     "merge_papers",
@@ -50,6 +58,10 @@ MAX_STUDY_NAME: Final = 200
 MAX_DESCRIPTION: Final = 4_000
 _IDENTIFIERS: Final = ("doi", "pmid", "pmcid", "openalex_id")
 _IDENTITY_LOCK: Final = 1909102029
+_STUDY_LOCK: Final = 1909102030
+
+#: Called before each file is read: ``(path, size in bytes or -1 when unknown)``.
+ProgressHook = Callable[[str, int], None]
 
 
 def now_iso() -> str:
@@ -65,6 +77,37 @@ class IdentityConflict(RefusedError):
     """Two identities disagree (different DOIs, or a record matching two saved papers)."""
 
     default_code = "identity_conflict"
+
+
+class FilesRefused(InputError):
+    """Every file of an import was refused; nothing was stored."""
+
+    default_code = "files_refused"
+
+
+class FilesNotFound(NotFoundError):
+    """Every file of an import was missing; nothing was stored."""
+
+    default_code = "files_not_found"
+
+
+def _all_refused(refused: Sequence[RefusedFile]) -> InputError | NotFoundError:
+    details = [r.to_dict() for r in refused]
+    code = refused[0].code if len(refused) == 1 else None
+    if len(refused) == 1:
+        message = f"{refused[0].path}: {refused[0].message}; nothing was saved"
+    else:
+        message = f"none of the {len(refused)} files could be read; nothing was saved"
+    if refused and all(r.exit_code == NotFoundError.exit_code for r in refused):
+        return FilesNotFound(message, code=code, refused=details)
+    return FilesRefused(message, code=code, refused=details)
+
+
+def _study_name(name: str) -> str:
+    name = " ".join(name.split())
+    if not name or len(name) > MAX_STUDY_NAME:
+        raise InputError(f"a Study name is 1 to {MAX_STUDY_NAME} characters", code="bad_name")
+    return name
 
 
 def _arxiv_base(value: str | None) -> str | None:
@@ -154,15 +197,48 @@ class ImportResult:
     created: int
     refused: list[dict[str, Any]] = field(default_factory=list)
     paper_ids: list[str | None] = field(default_factory=list)
+    path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "import_id": self.import_id,
+            "path": self.path,
             "paper_ids": self.paper_ids,
             "study_id": self.study_id,
             "records_saved": self.saved,
             "papers_created": self.created,
             "records_refused": self.refused,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StudyImport:
+    """Files saved into a Study: one :class:`ImportResult` (with its stored trace) per
+    read file, the refused files beside them."""
+
+    study_id: str
+    study_name: str
+    study_created: bool
+    files: tuple[ImportResult, ...]
+    refused: tuple[RefusedFile, ...] = ()
+
+    @property
+    def saved(self) -> int:
+        return sum(f.saved for f in self.files)
+
+    @property
+    def created(self) -> int:
+        return sum(f.created for f in self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "study_created": self.study_created,
+            "records_saved": self.saved,
+            "papers_created": self.created,
+            "files": [f.to_dict() for f in self.files],
+            "refused": [r.to_dict() for r in self.refused],
         }
 
 
@@ -204,10 +280,28 @@ def _note_notice(note: Annotation, paper: Paper) -> str | None:
 
 
 class Workspace:
-    """All workspace operations over one :class:`Store`."""
+    """All workspace operations over one :class:`Store`.
 
-    def __init__(self, store: Store) -> None:
+    The store is a constructor parameter so that any wiring works: a face's own store
+    (closed by the face) or one opened for it by :func:`open_workspace` (``owns_store``:
+    :meth:`close` disposes it).
+    """
+
+    def __init__(self, store: Store, *, owns_store: bool = False) -> None:
         self.store = store
+        self._owns_store = owns_store
+
+    def close(self) -> None:
+        """Release the store when this workspace opened it (idempotent)."""
+        if self._owns_store:
+            self._owns_store = False
+            self.store.dispose()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # --- papers ----------------------------------------------------------------------
 
@@ -242,6 +336,31 @@ class Workspace:
             if study is not None:
                 repo.add_study_paper(conn, repo.get_study(conn, study).id, result.paper.id, now)
         return result
+
+    def save_fields(
+        self, fields: PaperFields, *, study: str | None = None, status: str | None = None
+    ) -> SaveResult:
+        """``litdesk paper save --id/--doi/…``: a paper built from an identifier and fields,
+        saved (upsert by identity) like :meth:`save_paper`."""
+        return self.save_paper(fields.to_paper(), study=study, status=status)
+
+    def save_papers(
+        self, papers: Sequence[Paper], *, study: str | None = None, status: str | None = None
+    ) -> list[SaveResult]:
+        """Save several papers (e.g. chosen citation results) in one transaction: all of
+        them, with their Study links, or none."""
+        now = now_iso()
+        out: list[SaveResult] = []
+        with self.store.write() as conn:
+            study_id = repo.get_study(conn, study).id if study else None
+            for paper in papers:
+                result = self._save(conn, paper, now)
+                if status is not None:
+                    repo.set_status(conn, result.paper.id, status, now)
+                if study_id is not None:
+                    repo.add_study_paper(conn, study_id, result.paper.id, now)
+                out.append(result)
+        return out
 
     def _resolve(self, conn: Connection, ref: str) -> str:
         ref = ref.strip()
@@ -278,9 +397,7 @@ class Workspace:
     # --- studies ---------------------------------------------------------------------
 
     def create_study(self, name: str, description: str | None = None) -> repo.StudyRow:
-        name = " ".join(name.split())
-        if not name or len(name) > MAX_STUDY_NAME:
-            raise InputError(f"a Study name is 1 to {MAX_STUDY_NAME} characters", code="bad_name")
+        name = _study_name(name)
         if description is not None and len(description) > MAX_DESCRIPTION:
             raise InputError(f"a description is at most {MAX_DESCRIPTION:,} characters")
         with self.store.write() as conn:
@@ -467,46 +584,140 @@ class Workspace:
 
     # --- imports -----------------------------------------------------------------------
 
-    def attach_import(self, trace: ImportTrace, *, study: str | None = None) -> ImportResult:
-        """Save every record's paper and keep the whole trace, in one transaction.
+    def _attach(
+        self,
+        conn: Connection,
+        trace: ImportTrace,
+        study_id: str | None,
+        status: str | None,
+        now: str,
+    ) -> ImportResult:
+        ids: list[str | None] = []
+        refused: list[dict[str, Any]] = []
+        created = 0
+        for index, record in enumerate(trace.records):
+            try:
+                result = self._save(conn, record.paper, now)
+            except IdentityConflict as exc:
+                ids.append(None)
+                refused.append(
+                    {
+                        "record": index,
+                        "lines": [record.first_line, record.last_line],
+                        "reason": exc.message,
+                    }
+                )
+                continue
+            created += int(result.created)
+            ids.append(result.paper.id)
+            if study_id:
+                repo.add_study_paper(conn, study_id, result.paper.id, now)
+        if status is not None:
+            for pid in dict.fromkeys(i for i in ids if i):
+                repo.set_status(conn, pid, status, now)
+        import_id = _new_id("imp")
+        repo.insert_document(
+            conn,
+            "imports",
+            import_id,
+            trace_document(trace, ids),
+            now,
+            study_id=study_id,
+            extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
+        )
+        return ImportResult(
+            import_id,
+            study_id,
+            len(ids) - len(refused),
+            created,
+            refused,
+            ids,
+            path=trace.source.path,
+        )
+
+    def attach_import(
+        self, trace: ImportTrace, *, study: str | None = None, status: str | None = None
+    ) -> ImportResult:
+        """Save every record's paper (optionally with a reading status) and keep the whole
+        trace, in one transaction.
 
         A record whose identity conflicts with saved papers is refused and reported
         beside the successes (its raw record stays in the stored trace).
         """
         now = now_iso()
-        ids: list[str | None] = []
-        refused: list[dict[str, Any]] = []
-        created = 0
         with self.store.write() as conn:
             study_id = repo.get_study(conn, study).id if study else None
-            for index, record in enumerate(trace.records):
-                try:
-                    result = self._save(conn, record.paper, now)
-                except IdentityConflict as exc:
-                    ids.append(None)
-                    refused.append(
-                        {
-                            "record": index,
-                            "lines": [record.first_line, record.last_line],
-                            "reason": exc.message,
-                        }
-                    )
-                    continue
-                created += int(result.created)
-                ids.append(result.paper.id)
-                if study_id:
-                    repo.add_study_paper(conn, study_id, result.paper.id, now)
-            import_id = _new_id("imp")
-            repo.insert_document(
-                conn,
-                "imports",
-                import_id,
-                trace_document(trace, ids),
-                now,
-                study_id=study_id,
-                extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
+            return self._attach(conn, trace, study_id, status, now)
+
+    def save_file(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        format: str | None = None,
+        study: str | None = None,
+        status: str | None = None,
+    ) -> ImportResult:
+        """``litdesk paper save --file``: read one export file and save its records (and
+        its trace) like :meth:`attach_import`; a refused file stores nothing."""
+        batch = read_files([path], format=format)
+        if not batch.imports:
+            raise _all_refused(batch.refused)
+        return self.attach_import(batch.imports[0], study=study, status=status)
+
+    def import_into_study(
+        self,
+        traces: Sequence[ImportTrace],
+        *,
+        study: str,
+        create: bool = True,
+        status: str | None = None,
+    ) -> StudyImport:
+        """Save the records of every trace into ``study`` and keep each trace, in one
+        transaction: the Study (created when it does not exist and ``create``), the
+        papers, their Study links and every import trace commit together or not at all."""
+        if not traces:
+            raise InputError("nothing to import: no file was read", code="nothing_imported")
+        now = now_iso()
+        with self.store.write() as conn:
+            self.store.lock(conn, _STUDY_LOCK, "studies")
+            try:
+                row = repo.get_study(conn, study)
+                created = False
+            except NotFoundError:
+                if not create:
+                    raise
+                row = repo.insert_study(conn, _new_id("study"), _study_name(study), None, now)
+                created = True
+            results = [self._attach(conn, t, row.id, status, now) for t in traces]
+        return StudyImport(row.id, row.name, created, tuple(results))
+
+    def import_files(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        *,
+        study: str,
+        format: str | None = None,
+        strict_ids: bool = False,
+        status: str | None = None,
+        create: bool = True,
+        on_file: ProgressHook | None = None,
+    ) -> StudyImport:
+        """``litdesk import FILE… --study NAME``: read every file (each traced or refused on
+        its own), then save the read ones into the Study in one transaction.
+
+        Refused files are reported beside the saved ones. When every file is refused
+        nothing is stored (no Study is created) and the refusal is raised: a single
+        file's own error, or :class:`ImportRefusedAll` listing them.
+        """
+        if status is not None and status not in READING_STATUSES:
+            raise InputError(
+                f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
             )
-        return ImportResult(import_id, study_id, len(ids) - len(refused), created, refused, ids)
+        batch = read_files(paths, format=format, on_file=on_file, strict_ids=strict_ids)
+        if not batch.imports:
+            raise _all_refused(batch.refused)
+        done = self.import_into_study(batch.imports, study=study, create=create, status=status)
+        return replace(done, refused=batch.refused)
 
     def imports(
         self, *, study: str | None = None
