@@ -207,3 +207,20 @@ def test_every_notice_kind_reads_back():
         doc["trace"]["records"][0]["notices"] = [{"kind": kind, "message": "m", "line": 1}]
         back, ids = read_import(doc)
         assert back.records[0].notices[0].kind == kind and ids == [None]
+
+
+def test_fill_study_adds_all_or_nothing(ws: Workspace):
+    ws.create_study("Fill")
+    ws.save_paper(make_paper(pmid="1", title="One"))
+    ws.save_paper(make_paper(pmid="2", title="Two"))
+    with pytest.raises(NotFoundError):
+        ws.fill_study("Fill", ["MED-1", "PMID:404", "MED-2"])
+    assert ws.papers(study="Fill") == []
+    save_run(ws.store, _run("run-fill"))
+    with pytest.raises(NotFoundError):
+        ws.fill_study("Fill", ["MED-1"], ["run-none"])
+    assert ws.papers(study="Fill") == []
+    done = ws.fill_study("Fill", ["MED-1", "PMID:2", "MED-1"], ["run-fill"])
+    assert [added for _, added in done.papers] == [True, True, False]
+    summary = ws.study_summary("Fill")
+    assert len(summary["papers"]) == 2 and summary["search_runs"] == ["run-fill"]

@@ -175,15 +175,12 @@ def study_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Add saved papers (and saved search runs) to a Study."""
-    ws = _ws()
-    added = [{"paper": p, "added": ws.add_to_study(study, p)} for p in papers]
-    for run_id in run or []:
-        ws.attach_search_run(study, run_id)
+    done = _ws().fill_study(study, papers, run or [])
     if as_json:
-        emit_json({"study": study, "papers": added, "runs": run or []})
+        emit_json(done.to_dict() | {"study": study})
     else:
-        n = sum(a["added"] for a in added)
-        _say(f"{n} paper(s) added to {study}; {len(added) - n} already there")
+        n = sum(added for _, added in done.papers)
+        _say(f"{n} paper(s) added to {study}; {len(done.papers) - n} already there")
 
 
 @study_app.command("export")

@@ -47,6 +47,7 @@ __all__ = [
     "ImportResult",
     "NoteView",
     "SaveResult",
+    "StudyAdditions",
     "StudyImport",
     "Workspace",
     "context_from_fulltext",
@@ -239,6 +240,24 @@ class StudyImport:
             "papers_created": self.created,
             "files": [f.to_dict() for f in self.files],
             "refused": [r.to_dict() for r in self.refused],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StudyAdditions:
+    """Papers (each with whether it was new to the Study) and runs added to a Study."""
+
+    study_id: str
+    study_name: str
+    papers: tuple[tuple[str, bool], ...]
+    runs: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "study": self.study_name,
+            "study_id": self.study_id,
+            "papers": [{"paper": ref, "added": added} for ref, added in self.papers],
+            "runs": list(self.runs),
         }
 
 
@@ -439,6 +458,26 @@ class Workspace:
             "search_runs": runs,
             "imports": [i.id for i in imps],
         }
+
+    def fill_study(
+        self, study: str, paper_refs: Sequence[str], run_ids: Sequence[str] = ()
+    ) -> StudyAdditions:
+        """``litdesk study add``: saved papers and saved search runs into a Study, in one
+        transaction (an unknown paper, run or Study adds nothing)."""
+        for run_id in run_ids:
+            get_search_run(self.store, run_id)  # raises NotFoundError; runs are immutable
+        now = now_iso()
+        with self.store.write() as conn:
+            row = repo.get_study(conn, study)
+            added = [
+                repo.add_study_paper(conn, row.id, self._resolve(conn, ref), now)
+                for ref in paper_refs
+            ]
+            for run_id in run_ids:
+                repo.add_study_search_run(conn, row.id, run_id)
+        return StudyAdditions(
+            row.id, row.name, tuple(zip(paper_refs, added, strict=True)), tuple(run_ids)
+        )
 
     def attach_search_run(self, study: str, run_id: str) -> None:
         get_search_run(self.store, run_id)  # raises NotFoundError
