@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.store import list_search_runs, repo
@@ -224,3 +226,21 @@ def test_fill_study_adds_all_or_nothing(ws: Workspace):
     assert [added for _, added in done.papers] == [True, True, False]
     summary = ws.study_summary("Fill")
     assert len(summary["papers"]) == 2 and summary["search_runs"] == ["run-fill"]
+
+
+_IDS = st.one_of(
+    st.text(max_size=120),
+    st.from_regex(r"10\.\d{1,9}/\S{0,30}", fullmatch=True),
+    st.from_regex(r"(PMID:|PMC|W|arXiv:)?\d{0,14}(v\d)?", fullmatch=True),
+)
+
+
+@given(_IDS, st.text(max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_paper_fields_never_crash(identifier, title):
+    """Any typed-in identifier gives a paper or a clear refusal, never another error."""
+    try:
+        paper = PaperFields(identifier=identifier, title=title).to_paper()
+    except InputError:
+        return
+    assert paper.id

@@ -413,6 +413,9 @@ def run_fused(
         raise FusedSearchError("choose --record or --replay, not both")
     store = open_store(settings)
     try:
+        if study is not None:  # a missing Study is refused before any provider request
+            with store.read() as conn:
+                repo.get_study(conn, study)
         cassette = Cassette(replay) if replay is not None else None
         recorder = CassetteRecorder(record) if record is not None else None
 
