@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,11 +22,16 @@ library_app = typer.Typer(
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-def _library(*, adopt: bool = False) -> Any:
-    from litdesk.services.library import Library, search_lookup
+@contextmanager
+def _library() -> Iterator[Any]:
+    """The settings' library, closed when the command ends (or fails)."""
+    from litdesk.services.library import open_library
 
-    settings = get_settings()
-    return Library(settings, lookup=search_lookup(settings) if adopt else None)
+    lib = open_library(get_settings())
+    try:
+        yield lib
+    finally:
+        lib.close()
 
 
 @library_app.command("add")
@@ -34,8 +41,8 @@ def add(
     as_json: bool = JSON,
 ) -> None:
     """Add a folder or a PDF to the library (kept in the data dir)."""
-    lib = _library()
-    target, new = lib.add(path)
+    with _library() as lib:
+        target, new = lib.add(path)
     if as_json:
         emit_json({"path": str(target), "added": new})
     else:
@@ -49,7 +56,8 @@ def remove(
     as_json: bool = JSON,
 ) -> None:
     """Remove an added folder or PDF from the library."""
-    removed = _library().remove(path)
+    with _library() as lib:
+        removed = lib.remove(path)
     if as_json:
         emit_json({"path": str(removed), "removed": True})
     else:
@@ -60,7 +68,8 @@ def remove(
 @command
 def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
-    status = _library().status()
+    with _library() as lib:
+        status = lib.status()
     if as_json:
         emit_json(status)
         return
@@ -81,11 +90,8 @@ def list_(as_json: bool = JSON) -> None:
         err_console.print(f"warning: {w}", markup=False)
 
 
-@library_app.command("index")
-@command
-def index(as_json: bool = JSON) -> None:
-    """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
-    lib = _library()
+def _index(lib: Any, as_json: bool) -> tuple[Any, dict[str, Any] | None, Any]:
+    """Index new or changed PDFs (a progress bar unless JSON), then the vector index."""
     corpus = lib.corpus()
     if as_json:
         report = lib.index(corpus.files)
@@ -111,6 +117,15 @@ def index(as_json: bool = JSON) -> None:
         else:
             with err_console.status("vector index"):
                 vector_index = lib.prepare_vector_index()
+    return report, vector_index, corpus
+
+
+@library_app.command("index")
+@command
+def index(as_json: bool = JSON) -> None:
+    """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
+    with _library() as lib:
+        report, vector_index, corpus = _index(lib, as_json)
     data = report.to_dict() | {"warnings": corpus.warnings, "vector_index": vector_index}
     if as_json:
         emit_json(data)
