@@ -5,9 +5,12 @@ does not exist stores nothing."""
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
+from urllib.parse import quote
 
 import pytest
+import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from litdesk._settings import get_settings
@@ -18,9 +21,31 @@ from litdesk.services.search import make_definition, plan_search
 pytestmark = pytest.mark.fixtures
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_settings):
+    """The store the CLI opens: SQLite in the data dir, or PostgreSQL in a fresh schema."""
+    if request.param == "sqlite":
+        yield None
+        return
+    base = request.getfixturevalue("postgres_url")
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    engine = sa.create_engine(base)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()
+
+
 @pytest.fixture
-def cli(tmp_settings, monkeypatch):
+def cli(tmp_settings, monkeypatch, database):
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    if database is not None:
+        monkeypatch.setenv("LITDESK_DATABASE_URL", database)
     get_settings.cache_clear()
     runner = CliRunner()
 
@@ -33,7 +58,7 @@ def cli(tmp_settings, monkeypatch):
     get_settings.cache_clear()
 
 
-def test_import_into_a_new_study_then_report(cli, fixtures_dir):
+def test_import_into_a_new_study_then_report(cli, fixtures_dir, database, tmp_settings):
     ris = fixtures_dir / "bib" / "ris" / "asreview__embase.ris"  # 6 records
     medline = sorted((fixtures_dir / "bib" / "medline").glob("*.nbib"))[0]
     out = cli("import", ris, medline, "--study", "Cysts")
@@ -48,6 +73,8 @@ def test_import_into_a_new_study_then_report(cli, fixtures_dir):
     assert again["study_created"] is False and again["papers_created"] == 0
     assert again["records_saved"] == 6 and again["files"][0]["path"] == str(ris)
     assert len(json.loads(cli("study", "show", "Cysts", "--json").stdout)["imports"]) == 3
+    sqlite_file = tmp_settings.data_dir / "litdesk.sqlite3"
+    assert sqlite_file.exists() is (database is None)  # PostgreSQL really was the store
 
 
 def test_refused_files_are_reported_and_the_others_saved(cli, fixtures_dir, tmp_path):
