@@ -244,3 +244,19 @@ def test_paper_fields_never_crash(identifier, title):
     except InputError:
         return
     assert paper.id
+
+
+def test_uploads_into_a_study(ws: Workspace, fixtures_dir):
+    data = _ris(fixtures_dir, EMBASE).read_bytes()
+    done = ws.import_uploads(
+        [("embase.ris", data), ("empty.ris", b""), ("junk.txt", b"not an export\n")],
+        study="Uploads",
+    )
+    assert done.study_created and done.saved == 6 and done.files[0].path == "embase.ris"
+    assert [(r.path, r.code) for r in done.refused] == [
+        ("empty.ris", "empty"),
+        ("junk.txt", "unsupported"),
+    ]
+    with pytest.raises(FilesRefused):
+        ws.import_uploads([("empty.ris", b"")], study="Other")
+    assert [s.name for s, _ in ws.studies()] == ["Uploads"]

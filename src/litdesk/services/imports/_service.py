@@ -17,7 +17,7 @@ from litdesk.adapters import formats
 from litdesk.core.imports import ImportRefused, ImportTrace
 from litdesk.core.records import Paper
 
-__all__ = ["ImportBatch", "RefusedFile", "convert_files", "import_files"]
+__all__ = ["ImportBatch", "RefusedFile", "convert_files", "import_bytes", "import_files"]
 
 #: Called before each file is read: ``(path, size in bytes or -1 when unknown)``.
 ProgressHook = Callable[[str, int], None]
@@ -113,6 +113,39 @@ def import_files(
             )
         except (InputError, NotFoundError) as exc:
             refused.append(RefusedFile(path, exc.code, exc.message, exc.exit_code))
+    return ImportBatch(tuple(traces), tuple(refused))
+
+
+def import_bytes(
+    files: Iterable[tuple[str, bytes]],
+    *,
+    format: str | None = None,
+    max_bytes: int = formats.MAX_IMPORT_BYTES,
+    strict_ids: bool = False,
+) -> ImportBatch:
+    """Like :func:`import_files` for files a face already holds as ``(name, bytes)``
+    (an upload): each is traced under its name or refused, independently."""
+    if format:
+        formats.get_format(format)
+    traces: list[ImportTrace] = []
+    refused: list[RefusedFile] = []
+    for name, data in files:
+        try:
+            if len(data) > max_bytes:
+                raise ImportRefused(
+                    f"{name} is larger than {max_bytes:,} bytes; not read", code="too_large"
+                )
+            traces.append(
+                formats.loads(
+                    data,
+                    format=format,
+                    path=name,
+                    max_bytes=max_bytes,
+                    duplicate_ids="refuse" if strict_ids else "notice",
+                )
+            )
+        except (InputError, NotFoundError) as exc:
+            refused.append(RefusedFile(name, exc.code, exc.message, exc.exit_code))
     return ImportBatch(tuple(traces), tuple(refused))
 
 

@@ -33,7 +33,8 @@ from litdesk.core.evidence import (
 )
 from litdesk.core.imports import ImportTrace
 from litdesk.core.records import Paper, detect_identifier, read_paper, split_arxiv
-from litdesk.services.imports import RefusedFile
+from litdesk.services.imports import ImportBatch, RefusedFile
+from litdesk.services.imports import import_bytes as read_bytes
 from litdesk.services.imports import import_files as read_files
 
 from ._codec import read_import, trace_document
@@ -102,6 +103,13 @@ def _all_refused(refused: Sequence[RefusedFile]) -> InputError | NotFoundError:
     if refused and all(r.exit_code == NotFoundError.exit_code for r in refused):
         return FilesNotFound(message, code=code, refused=details)
     return FilesRefused(message, code=code, refused=details)
+
+
+def _check_status(status: str | None) -> None:
+    if status is not None and status not in READING_STATUSES:
+        raise InputError(
+            f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
+        )
 
 
 def _study_name(name: str) -> str:
@@ -748,11 +756,29 @@ class Workspace:
         nothing is stored (no Study is created) and the refusal is raised: a single
         file's own error, or :class:`ImportRefusedAll` listing them.
         """
-        if status is not None and status not in READING_STATUSES:
-            raise InputError(
-                f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
-            )
+        _check_status(status)
         batch = read_files(paths, format=format, on_file=on_file, strict_ids=strict_ids)
+        return self._batch_into_study(batch, study=study, create=create, status=status)
+
+    def import_uploads(
+        self,
+        files: Sequence[tuple[str, bytes]],
+        *,
+        study: str,
+        format: str | None = None,
+        strict_ids: bool = False,
+        status: str | None = None,
+        create: bool = True,
+    ) -> StudyImport:
+        """:meth:`import_files` for files a face holds as ``(name, bytes)`` (a web
+        upload): the same refusals, the same single transaction."""
+        _check_status(status)
+        batch = read_bytes(files, format=format, strict_ids=strict_ids)
+        return self._batch_into_study(batch, study=study, create=create, status=status)
+
+    def _batch_into_study(
+        self, batch: ImportBatch, *, study: str, create: bool, status: str | None
+    ) -> StudyImport:
         if not batch.imports:
             raise _all_refused(batch.refused)
         done = self.import_into_study(batch.imports, study=study, create=create, status=status)
