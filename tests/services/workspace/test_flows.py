@@ -260,3 +260,21 @@ def test_uploads_into_a_study(ws: Workspace, fixtures_dir):
     with pytest.raises(FilesRefused):
         ws.import_uploads([("empty.ris", b"")], study="Other")
     assert [s.name for s, _ in ws.studies()] == ["Uploads"]
+
+
+def test_snapshot_reads_one_moment(ws: Workspace, store_url: str):
+    from litdesk.adapters.store import open_store
+
+    other = Workspace(open_store(store_url), owns_store=True)
+    try:
+        ws.save_paper(make_paper(pmid="1", title="One"))
+        with ws.snapshot():
+            assert len(ws.papers()) == 1
+            other.save_paper(make_paper(pmid="2", title="Two"))  # lands meanwhile
+            assert len(ws.papers()) == 1 and ws.notes() == ([], [])
+        assert len(ws.papers()) == 2
+        exported = ws.snapshot()
+        with exported, ws.snapshot():  # nested: the outer snapshot is kept
+            assert len(ws.papers()) == 2
+    finally:
+        other.close()

@@ -68,12 +68,13 @@ class EvidenceTable:
 def notebook_export(ws: Workspace, study: str | None = None) -> Notebook:
     """``litdesk notebook export``: passages as block quotes with sources, retrieval dates
     and licences."""
-    row = ws.study(study) if study else None
-    title = row.name if row else "All saved papers"
-    study_id = row.id if row else None
-    papers = [r.paper for r in ws.papers(study=study_id)]
-    notes, _ = ws.notes(study=study_id)
-    views, _ = ws.evidence(study=study_id)
+    with ws.snapshot():  # papers, notes and evidence as of one moment
+        row = ws.study(study) if study else None
+        title = row.name if row else "All saved papers"
+        study_id = row.id if row else None
+        papers = [r.paper for r in ws.papers(study=study_id)]
+        notes, _ = ws.notes(study=study_id)
+        views, _ = ws.evidence(study=study_id)
     text = notebook_markdown(title, papers, notes, views)
     return Notebook(title, study_id, len(papers), len(notes), len(views), text)
 

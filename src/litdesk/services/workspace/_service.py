@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -317,6 +319,33 @@ class Workspace:
     def __init__(self, store: Store, *, owns_store: bool = False) -> None:
         self.store = store
         self._owns_store = owns_store
+        # the read transaction of an open snapshot(), per thread/task
+        self._snapshot: ContextVar[Connection | None] = ContextVar(
+            f"litdesk_snapshot_{id(self)}", default=None
+        )
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read of this workspace inside the block (in this thread or task) sees one
+        consistent snapshot of the store — for exports built from several reads."""
+        if self._snapshot.get() is not None:
+            yield
+            return
+        with self.store.read() as conn:
+            token = self._snapshot.set(conn)
+            try:
+                yield
+            finally:
+                self._snapshot.reset(token)
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        pinned = self._snapshot.get()
+        if pinned is not None:
+            yield pinned
+            return
+        with self.store.read() as conn:
+            yield conn
 
     def close(self) -> None:
         """Release the store when this workspace opened it (idempotent)."""
@@ -407,11 +436,11 @@ class Workspace:
 
     def paper(self, ref: str) -> repo.PaperRow:
         """A saved paper by id or by any identifier (DOI, PMID, PMCID, OpenAlex, arXiv)."""
-        with self.store.read() as conn:
+        with self._reading() as conn:
             return repo.get_paper(conn, self._resolve(conn, ref))
 
     def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             study_id = repo.get_study(conn, study).id if study else None
             return repo.list_papers(conn, study_id=study_id, status=status)
 
@@ -431,11 +460,11 @@ class Workspace:
             return repo.insert_study(conn, _new_id("study"), name, description, now_iso())
 
     def studies(self) -> list[tuple[repo.StudyRow, int]]:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             return repo.list_studies(conn)
 
     def study(self, ref: str) -> repo.StudyRow:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             return repo.get_study(conn, ref)
 
     def add_to_study(self, study: str, paper_ref: str) -> bool:
@@ -445,7 +474,7 @@ class Workspace:
             )
 
     def study_summary(self, ref: str) -> dict[str, Any]:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             s = repo.get_study(conn, ref)
             rows = repo.list_papers(conn, study_id=s.id, limit=100_000)
             notes_n = len(repo.list_documents(conn, "notes", study_id=s.id, limit=100_000))
@@ -539,7 +568,7 @@ class Workspace:
         """Notes with a notice when their source changed; invalid stored ones are reported."""
         out: list[NoteView] = []
         problems: list[str] = []
-        with self.store.read() as conn:
+        with self._reading() as conn:
             paper_ids = [self._resolve(conn, paper_ref)] if paper_ref else None
             study_id = repo.get_study(conn, study).id if study else None
             rows = repo.list_documents(conn, "notes", study_id=study_id, paper_ids=paper_ids)
@@ -615,7 +644,7 @@ class Workspace:
         """Evidence records, each re-checked against its paper as stored now."""
         out: list[EvidenceView] = []
         problems: list[str] = []
-        with self.store.read() as conn:
+        with self._reading() as conn:
             paper_ids = [self._resolve(conn, paper_ref)] if paper_ref else None
             study_id = repo.get_study(conn, study).id if study else None
             rows = repo.list_documents(conn, "evidence", study_id=study_id, paper_ids=paper_ids)
@@ -787,7 +816,7 @@ class Workspace:
     def imports(
         self, *, study: str | None = None
     ) -> list[tuple[str, ImportTrace, list[str | None]]]:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             study_id = repo.get_study(conn, study).id if study else None
             rows = repo.list_documents(conn, "imports", study_id=study_id, limit=100_000)
         return [(r.id, *read_import(r.json())) for r in rows]
