@@ -81,6 +81,7 @@ def notebook_export(ws: Workspace, study: str | None = None) -> Notebook:
 
 def evidence_export(ws: Workspace, study: str | None = None) -> EvidenceTable:
     """``litdesk evidence export``: every evidence row, re-checked against its paper."""
-    study_id = ws.study(study).id if study else None
-    views, problems = ws.evidence(study=study_id)
+    with ws.snapshot():
+        study_id = ws.study(study).id if study else None
+        views, problems = ws.evidence(study=study_id)
     return EvidenceTable(study_id, len(views), evidence_csv(views), tuple(problems))
