@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from litdesk.core.imports import ImportRefused, Notice, RawSource, RecordTrace, digest_bytes
@@ -27,6 +26,14 @@ from litdesk.core.records import (
     split_arxiv,
 )
 
+from ._bibtex_entry import (
+    MAX_EXPANDED_CHARS,
+    MAX_EXPANDED_VALUE,
+    MAX_MACRO_DEPTH,
+    Entry,
+    resolve_crossrefs,
+    too_much,
+)
 from ._bibtex_write import dumps
 from ._decode import NotUtf8
 from ._latex import (
@@ -98,23 +105,6 @@ _KNOWN: Final = frozenset(
     "manufacturers chemicals_cas molecular_seqnumbers coden abbrev_source_title "
     "publication_stage sponsors language page_count".split()
 )
-#: Fields never inherited through crossref as themselves (biblatex rules).
-_NOT_INHERITED: Final = frozenset(
-    ["title", "subtitle", "shorttitle", "titleaddon", "ids", "crossref", "key"]
-)
-_BOOKISH: Final = frozenset(
-    [
-        "proceedings",
-        "book",
-        "collection",
-        "mvbook",
-        "mvproceedings",
-        "mvcollection",
-        "reference",
-        "periodical",
-    ]
-)
-MAX_CROSSREF_DEPTH: Final = 32
 
 
 class _Lines:
@@ -133,19 +123,6 @@ class _Lines:
         self.line += self.text.count("\n", self.pos, pos)
         self.pos = pos
         return self.line
-
-
-@dataclass(slots=True)
-class _Entry:
-    etype: str
-    key: str | None
-    start: int
-    end: int
-    first_line: int
-    last_line: int
-    fields: dict[str, str] = field(default_factory=dict)
-    extras: dict[str, list[str]] = field(default_factory=dict)
-    notices: list[Notice] = field(default_factory=list)
 
 
 def _match_quote(text: str, pos: int, limit: int) -> int:
@@ -169,8 +146,12 @@ class _Scanner:
         self.text = text
         self.lines = _Lines(text)
         self.macros: dict[str, str] = dict(_MONTHS)
+        self.macro_depth: dict[str, int] = {}  # macro -> how deep its chain of macros is
+        self.expanded = 0  # characters added by expansion so far (macros and crossref)
+        self.where = ""  # the @string or entry being read (for a refusal's message)
+        self.depth = 0  # the macro depth of the value just read
         self.names: dict[str, str] = {}  # field name as written -> its shared lower case
-        self.entries: list[_Entry] = []
+        self.entries: list[Entry] = []
         self.notices: list[Notice] = []
         self.starts = 0  # every @type{ seen (records or not)
         self.unreadable = 0  # entries skipped because nothing could be read
@@ -182,6 +163,7 @@ class _Scanner:
         """Read ``part # part …`` at ``pos``: (value, next position, ok)."""
         text = self.text
         parts: list[str] = []
+        self.depth = 0
         while True:
             if pos >= limit:
                 return "".join(parts), pos, False
@@ -229,6 +211,7 @@ class _Scanner:
                         )
                         parts.append(word)
                     else:
+                        self._expand(word.lower(), macro, parts)
                         parts.append(macro)
                 pos = m.end()
             pos = _WS.match(text, pos, limit).end()  # type: ignore[union-attr]
@@ -236,6 +219,30 @@ class _Scanner:
                 pos = _WS.match(text, pos + 1, limit).end()  # type: ignore[union-attr]
                 continue
             return "".join(parts), pos, True
+
+    def _expand(self, word: str, macro: str, parts: list[str]) -> None:
+        """Account for one macro use: depth, value size and the file's budget (or refuse)."""
+        self.depth = max(self.depth, self.macro_depth.get(word, 0) + 1)
+        if self.depth > MAX_MACRO_DEPTH:
+            raise too_much(
+                f"@string macros nest {self.depth} deep",
+                self.where,
+                f"{MAX_MACRO_DEPTH} deep",
+                "too_deep",
+            )
+        self.expanded += len(macro)
+        if self.expanded > MAX_EXPANDED_CHARS:
+            raise too_much(
+                f"macros expand to over {MAX_EXPANDED_CHARS:,} characters",
+                self.where,
+                f"{MAX_EXPANDED_CHARS:,} characters per file",
+            )
+        if sum(map(len, parts)) + len(macro) > MAX_EXPANDED_VALUE:
+            raise too_much(
+                f"macro {word[:60]!r} makes a value of over {MAX_EXPANDED_VALUE:,} characters",
+                self.where,
+                f"{MAX_EXPANDED_VALUE:,} characters per value",
+            )
 
     def _skip_junk(self, pos: int, limit: int, close: str) -> int:
         """Skip unreadable text up to the next top-level ``,`` or the closing delimiter."""
@@ -256,7 +263,7 @@ class _Scanner:
 
     # -- fields -----------------------------------------------------------------
     def _fields(
-        self, pos: int, limit: int, close: str, entry: _Entry | None, macros: bool
+        self, pos: int, limit: int, close: str, entry: Entry | None, macros: bool
     ) -> tuple[int, bool, list[tuple[str, str, int]]]:
         """Read fields up to the closing delimiter: (position after it, closed, fields)."""
         text = self.text
@@ -292,6 +299,8 @@ class _Scanner:
                 continue
             name = nm.group(1)
             value, pos, ok = self._value(nm.end(), limit, notices, name)
+            if macros and self.depth:
+                self.macro_depth[name.lower()] = self.depth
             out.append((name, value, nm.start()))
             if not ok:
                 return limit, False, out
@@ -360,6 +369,7 @@ class _Scanner:
                 pos = end
                 continue
             if etype == "string":
+                self.where = f"@string on line {line}"
                 pos, closed, fields = self._fields(body, limit, close, None, True)
                 for name, value, _at in fields:
                     self.macros[name.lower()] = value
@@ -378,8 +388,9 @@ class _Scanner:
         km = _KEY.match(text, body, limit)
         assert km is not None
         key: str | None = km.group(1) or None
+        self.where = f"entry {(key or '')[:60]!r} on line {line}"
         pos = km.end()
-        entry = _Entry(
+        entry = Entry(
             etype=etype, key=key, start=m.start(), end=limit, first_line=line, last_line=line
         )
         if pos < limit and text[pos] == "=":
@@ -432,79 +443,6 @@ class _Scanner:
         return end
 
 
-# -- crossref -------------------------------------------------------------------
-def _resolve_crossrefs(entries: list[_Entry]) -> None:
-    by_key: dict[str, _Entry] = {}
-    for e in entries:
-        if e.key is not None:
-            by_key.setdefault(e.key.lower(), e)
-    done: set[int] = set()
-    for e in entries:
-        if "crossref" in e.fields:
-            _resolve(e, [(e.key or "").lower()], by_key, done)
-
-
-def _resolve(e: _Entry, chain: list[str], by_key: dict[str, _Entry], done: set[int]) -> None:
-    """Inherit ``e``'s crossref parent's fields (the parent's own first).
-
-    A module function, not a closure: a recursive closure refers to itself, a reference
-    cycle that kept ``by_key`` (every entry) alive until the cyclic collector ran — never
-    while the CLI pauses it.
-    """
-    if id(e) in done:
-        return
-    ref = e.fields.get("crossref")
-    if ref is None:
-        done.add(id(e))
-        return
-    target = ref.strip().strip("{}").strip().lower()
-    parent = by_key.get(target)
-    if parent is None:
-        e.notices.append(
-            Notice(
-                "inherited",
-                f"crossref {ref[:60]!r} names no entry in this file",
-                line=e.first_line,
-                field="crossref",
-            )
-        )
-        done.add(id(e))
-        return
-    if target in chain or len(chain) > MAX_CROSSREF_DEPTH:
-        e.notices.append(
-            Notice(
-                "inherited",
-                "crossref cycle: " + " -> ".join([*chain, target])[:200] + "; not followed",
-                line=e.first_line,
-                field="crossref",
-            )
-        )
-        done.add(id(e))
-        return
-    done.add(id(e))  # mark before recursing so a cycle stops here
-    _resolve(parent, [*chain, target], by_key, done)
-    got: list[str] = []
-    for name, value in parent.fields.items():
-        if name in _NOT_INHERITED or name in e.fields:
-            continue
-        e.fields[name] = value
-        got.append(name)
-    if parent.etype in _BOOKISH:
-        for src, dst in (("title", "booktitle"), ("subtitle", "booksubtitle")):
-            if src in parent.fields and dst not in e.fields:
-                e.fields[dst] = parent.fields[src]
-                got.append(dst)
-    if got:
-        e.notices.append(
-            Notice(
-                "inherited",
-                f"inherited from {parent.key!r}: " + ", ".join(sorted(got)),
-                line=e.first_line,
-                field="crossref",
-            )
-        )
-
-
 # -- records ----------------------------------------------------------------------
 class _TextSpans(RawSource):
     """Raw records as spans of the decoded text itself (no slice per record).
@@ -545,7 +483,7 @@ def _short(value: str | None, limit: int) -> str | None:
     return value[:limit] if value else None
 
 
-def _record(entry: _Entry, text: str, spans: RawSource | None) -> RecordTrace:
+def _record(entry: Entry, text: str, spans: RawSource | None) -> RecordTrace:
     f = entry.fields
     notices = list(entry.notices)
     extras = entry.extras
@@ -731,7 +669,7 @@ def parse_bytes(data: bytes) -> ParseResult:
     return _parse(scanner, data)
 
 
-def _byte_offsets(text: str, entries: list[_Entry]) -> None:
+def _byte_offsets(text: str, entries: list[Entry]) -> None:
     """Turn the entries' character spans into spans of ``text``'s UTF-8 (in place)."""
     if text.isascii():
         return
@@ -758,7 +696,7 @@ def _parse(scanner: _Scanner, data: bytes | None) -> ParseResult:
             )
         raise ImportRefused("no BibTeX entries: the text holds no @entry at all", code="empty")
     entries = scanner.entries
-    _resolve_crossrefs(entries)
+    resolve_crossrefs(entries, [MAX_EXPANDED_CHARS - scanner.expanded])
     text = scanner.text
     spans: RawSource | None
     if data is not None:

@@ -26,6 +26,8 @@ from litdesk.core.records import (
     split_arxiv,
 )
 
+from ._errorbody import refuse_error_body
+from ._json import DECODER
 from ._spec import FormatSpec, ParseResult
 
 __all__ = ["FORMATS", "dumps", "parse", "sniff"]
@@ -33,7 +35,7 @@ __all__ = ["FORMATS", "dumps", "parse", "sniff"]
 PARSER_ID: Final = "litdesk.csljson"
 PARSER_VERSION: Final = "1"
 
-_DECODER: Final = json.JSONDecoder()
+_DECODER: Final = DECODER
 _WS: Final = re.compile(r"[ \t\n\r]*")
 _YEAR: Final = re.compile(r"(?<![\d-])([12]\d{3})(?!\d)")
 _ARXIV_NOTE: Final = re.compile(r"arxiv\s*:\s*(\S+)", re.I)
@@ -261,6 +263,7 @@ def _refuse_json(text: str, exc: json.JSONDecodeError) -> ImportRefused:
 
 def parse(text: str) -> ParseResult:
     """Read CSL-JSON text: an array of items or one item object."""
+    refuse_error_body(text)
     if text.startswith("\ufeff"):
         text = text[1:]
     pos = _WS.match(text).end()  # type: ignore[union-attr]
@@ -274,7 +277,7 @@ def parse(text: str) -> ParseResult:
             item, end = _DECODER.raw_decode(text, pos)
         except (json.JSONDecodeError, RecursionError) as exc:
             if isinstance(exc, RecursionError):
-                raise ImportRefused("JSON nested too deeply", code="malformed") from None
+                raise ImportRefused("JSON nested too deeply", code="too_deep") from None
             raise _refuse_json(text, exc) from None
         if _WS.match(text, end).end() != len(text):  # type: ignore[union-attr]
             raise ImportRefused("text after the CSL-JSON object", code="malformed")
@@ -302,7 +305,7 @@ def parse(text: str) -> ParseResult:
         except json.JSONDecodeError as exc:
             raise _refuse_json(text, exc) from None
         except RecursionError:
-            raise ImportRefused("JSON nested too deeply", code="malformed") from None
+            raise ImportRefused("JSON nested too deeply", code="too_deep") from None
         raw = text[pos:end]
         last = first + raw.count("\n")
         if isinstance(item, dict):

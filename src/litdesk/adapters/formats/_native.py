@@ -9,7 +9,6 @@ the Paper is built by the same record functions the live provider parsers use.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -45,12 +44,14 @@ from litdesk.core.records import (
     split_arxiv,
 )
 
+from ._errorbody import refuse_error_body
+from ._json import DECODER
 from ._spec import FormatSpec, ParseResult
 
 __all__ = ["FORMATS"]
 
 VERSION: Final = "1"
-_DECODER = json.JSONDecoder()
+_DECODER = DECODER
 _WS = re.compile(r"[ \t\n\r]*")
 
 # --------------------------------------------------------------------------- JSON spans
@@ -203,8 +204,10 @@ def _safe(record: Callable[[Any], _Raw | None], value: Any) -> _Raw | None:
 
 def _load_json_text(text: str) -> Any:
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return DECODER.decode(text)
+    except RecursionError:
+        raise ImportRefused("JSON nested too deeply", code="too_deep") from None
+    except ValueError:
         raise ImportRefused("the file is not valid JSON", code="malformed") from None
 
 
@@ -213,6 +216,7 @@ def _json_parse(
     locate: Callable[[Any], tuple[tuple[str, ...], bool]],
     record: Callable[[Any], _Raw | None],
 ) -> ParseResult:
+    refuse_error_body(text)
     doc = _load_json_text(text)
     try:
         path, is_array = locate(doc)

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Final
 
+from litdesk._errors import LitdeskError
+from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.imports import (
     ImportRefused,
     ImportTrace,
@@ -20,7 +22,9 @@ from litdesk.core.imports import (
     RecordTrace,
     SourceInfo,
     digest_bytes,
+    strip_controls,
 )
+from litdesk.core.imports._control import CONTROL_BYTES
 from litdesk.core.records import Paper
 
 from . import (
@@ -35,6 +39,8 @@ from . import (
     _wos,
 )
 from ._decode import Decoded, NotUtf8, decode, utf8_head
+from ._detect import FAMILY, line_of, outer_syntax, outline, outside
+from ._errorbody import refuse_error_body
 from ._spec import FormatSpec, ParseResult
 
 __all__ = [
@@ -89,29 +95,62 @@ def get_format(name: str) -> FormatSpec:
 
 
 def detect(text: str, *, path: str | None = None) -> FormatSpec:
-    """The format whose sniffer is most confident about ``text``.
+    """The format of ``text``, decided by structure (see :mod:`._detect`).
 
-    A tie is broken by the file extension of ``path``, then by registry order.
-    Raises ``ImportRefused(code="unsupported")`` when no sniffer recognises it.
+    Only formats of the document's outer syntax compete (JSON, XML or line-structured
+    text); among text formats the structure whose first record comes first is the
+    file's, and another format's records starting outside it make the content
+    ambiguous (``ImportRefused(code="ambiguous")``, both candidates named). Within one
+    structure the sniffers' confidence decides, a tie broken by the file extension of
+    ``path``, then by registry order. A saved provider error response is refused with
+    the provider's message (``provider_error``); content no sniffer recognises is
+    ``unsupported``.
     """
     head = text[:SNIFF_CHARS]
+    syntax = outer_syntax(head)
+    if syntax == "json":
+        refuse_error_body(text)
     ext = Path(path).suffix.lower().lstrip(".") if path else ""
-    best: FormatSpec | None = None
-    best_key = (0, 0)
+    best: dict[str, tuple[tuple[int, int], FormatSpec]] = {}
     for spec in FORMATS:
+        family = FAMILY.get(spec.name, spec.name)
+        kind = "text" if family not in ("json", "xml") else family
+        if kind != syntax:
+            continue
         score = spec.sniff(head)
         if score <= 0:
             continue
-        key = (min(score, 100), 1 if ext and ext in spec.extensions else 0)
-        if key > best_key:
-            best, best_key = spec, key
-    if best is None:
+        exts = {e.lstrip(".") for e in spec.extensions}
+        key = (min(score, 100), 1 if ext and ext in exts else 0)
+        if family not in best or key > best[family][0]:
+            best[family] = (key, spec)
+    if not best:
         raise ImportRefused(
             "the content is not a format litdesk reads "
             "(RIS, MEDLINE, Web of Science, BibTeX, CSL-JSON, CSV, EndNote XML, provider JSON/XML)",
             code="unsupported",
         )
-    return best
+    if len(best) == 1:
+        return next(iter(best.values()))[1]
+    outlines = {f: outline(f, head) for f in best}
+    located = {f: o for f, o in outlines.items() if o.starts}
+    if not located:
+        return max(best.values(), key=lambda kv: kv[0])[1]
+    outer = min(located.values(), key=lambda o: (o.starts[0], -best[o.family][0][0]))
+    for family, o in located.items():
+        if family == outer.family:
+            continue
+        stray = outside(o, outer)
+        if stray:
+            a, b = best[outer.family][1].name, best[family][1].name
+            raise ImportRefused(
+                f"ambiguous content: {a} records (from line {line_of(head, outer.starts[0])}) "
+                f"and {b} records outside them (line {line_of(head, stray[0])}); "
+                f"say which with --format {a} or --format {b}",
+                code="ambiguous",
+                candidates=[a, b],
+            )
+    return best[outer.family][1]
 
 
 def _check_duplicates(
@@ -174,15 +213,43 @@ def loads(
     """Import one file's bytes: decode, detect (unless ``format`` names one), parse, check.
 
     Raises :class:`ImportRefused` (codes ``empty``, ``unsupported``, ``malformed``,
-    ``undecodable``, ``too_large``, and ``duplicate_ids`` when ``duplicate_ids="refuse"``);
-    otherwise every raw record is in the trace with its digest, line span and notices.
-    Repeated source record ids are kept with notices by default (``"notice"``).
+    ``undecodable``, ``too_large``, ``too_deep``, and ``duplicate_ids`` when
+    ``duplicate_ids="refuse"``); otherwise every raw record is in the trace with its
+    digest, line span and notices. Repeated source record ids are kept with notices by
+    default (``"notice"``). Control characters are removed from every record's fields
+    (a ``control_characters`` notice says where).
+
+    Total: whatever a reader or the runtime raises on hostile input (a recursion limit,
+    the integer-digit limit, a codec error, memory) ends as :class:`ImportRefused`.
     """
     if duplicate_ids not in ("notice", "refuse"):
         raise ValueError("duplicate_ids is 'notice' or 'refuse'")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("loads() takes bytes")
     data = bytes(data)
+    try:
+        return _loads(data, format, path, max_bytes, duplicate_ids)
+    except ImportRefused:
+        raise
+    except RecursionError:
+        raise ImportRefused(
+            "the file nests deeper than litdesk reads (recursion limit)", code="too_deep"
+        ) from None
+    except MemoryError:
+        raise ImportRefused(
+            "reading the file needs more memory than is available", code="too_large"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - the one total mapping: any reader error is the input's
+        reason = exc.message if isinstance(exc, LitdeskError) else str(exc)
+        raise ImportRefused(
+            f"the file could not be read ({type(exc).__name__}: {reason[:200]})",
+            code="malformed",
+        ) from None
+
+
+def _loads(
+    data: bytes, format: str | None, path: str, max_bytes: int, duplicate_ids: str
+) -> ImportTrace:
     if len(data) > max_bytes:
         raise ImportRefused(
             f"the file has {len(data):,} bytes, over the limit of {max_bytes:,}",
@@ -195,6 +262,9 @@ def loads(
     head = utf8_head(data, SNIFF_CHARS)
     if head is None or not head.strip():
         decoded = _decode(data)
+    if spec is not None and FAMILY.get(spec.name) == "json":
+        # a provider error body is refused whatever --format says
+        refuse_error_body(decoded.text if decoded is not None else (head or ""))
     if spec is None:
         try:
             spec = detect(decoded.text if decoded is not None else (head or ""), path=path)
@@ -219,7 +289,7 @@ def loads(
         raise ImportRefused(
             f"no record could be read as {spec.name} from the file", code="malformed"
         )
-    records, dup_notices = _check_duplicates(list(result.records), duplicate_ids)
+    records, dup_notices = _check_duplicates(_no_controls(data, result.records), duplicate_ids)
     source = SourceInfo(
         path=path,
         sha256=digest_bytes(data),
@@ -232,6 +302,21 @@ def loads(
     return ImportTrace(source=source, records=tuple(records), notices=tuple(notices))
 
 
+#: Escapes a reader may turn into a control character (JSON, XML, TeX).
+_CONTROL_ESCAPES: Final = (b"\\u", b"\\b", b"\\f", b"&#", b"^^")
+
+
+def _no_controls(data: bytes, records: list[RecordTrace]) -> list[RecordTrace]:
+    """``records`` with control characters removed from their fields (one normaliser for
+    every format). Skipped when the bytes hold no control byte (so no UTF-16/32 either)
+    and no escape that could make one."""
+    if len(data.translate(None, CONTROL_BYTES)) == len(data) and not any(
+        e in data for e in _CONTROL_ESCAPES
+    ):
+        return list(records)
+    return [strip_controls(r) for r in records]
+
+
 def load(
     path: str | os.PathLike[str],
     *,
@@ -239,27 +324,16 @@ def load(
     max_bytes: int = MAX_IMPORT_BYTES,
     duplicate_ids: str = "notice",
 ) -> ImportTrace:
-    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``."""
-    from litdesk._errors import NotFoundError
+    """Import the file at ``path`` (see :func:`loads`); a missing file is ``NotFoundError``.
 
-    p = Path(path)
+    Only a regular file is read (a FIFO, a device or a folder is refused, code
+    ``unsupported``, without blocking), and never more than ``max_bytes`` of it.
+    """
     try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise NotFoundError(f"no such file: {p}", code="file_not_found") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
-    if size > max_bytes:
-        raise ImportRefused(
-            f"the file has {size:,} bytes, over the limit of {max_bytes:,}", code="too_large"
-        )
-    try:
-        with p.open("rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise ImportRefused(f"{p} is a folder, not a file", code="unsupported") from None
-    except OSError as exc:
-        raise ImportRefused(f"cannot read {p}: {exc.strerror}", code="unsupported") from None
+        data = read_bounded(path, limit=max_bytes, label="the file")
+    except FileRefused as exc:
+        code = "too_large" if exc.code == "too_large" else "unsupported"
+        raise ImportRefused(exc.message, code=code) from None
     return loads(
         data, format=format, path=str(path), max_bytes=max_bytes, duplicate_ids=duplicate_ids
     )

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError, IntegrityError
+from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.trace import canonical_json
 
 from ._errors import CassetteMiss
@@ -130,10 +131,12 @@ class CassetteRecorder:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        if path.stat().st_size > _MAX_FILE_BYTES:
-            raise IntegrityError(f"{path.name} is too large for a cassette file")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raw = read_bounded(path, limit=_MAX_FILE_BYTES, label="the cassette file")
+    except FileRefused as exc:
+        raise IntegrityError(f"cannot read cassette file {path.name}: {exc.message}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise IntegrityError(
             f"cannot read cassette file {path.name}: {type(exc).__name__}"
         ) from None

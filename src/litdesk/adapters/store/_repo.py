@@ -41,6 +41,7 @@ __all__ = [
     "get_paper",
     "get_study",
     "identity_keys",
+    "import_ids_by_digest",
     "insert_document",
     "insert_paper",
     "insert_study",
@@ -338,3 +339,16 @@ def list_documents(
             )
         )
     return out
+
+
+def import_ids_by_digest(conn: Connection, sha256: str, *, study_id: str | None) -> list[str]:
+    """Ids of the stored imports of the same file (source digest), oldest first: in
+    ``study_id``, or among the imports of no Study when it is ``None``."""
+    where = imports.c.study_id == study_id if study_id is not None else imports.c.study_id.is_(None)
+    query = (
+        sa.select(imports.c.id)
+        .where(imports.c.sha256 == sha256, where)
+        .order_by(imports.c.created_at, imports.c.id)
+        .limit(100)
+    )
+    return [r.id for r in conn.execute(query)]

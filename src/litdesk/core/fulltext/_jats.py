@@ -153,7 +153,49 @@ class FullText:
 # --- safety -----------------------------------------------------------------------------
 
 
+#: XML 1.0 appendix F: the first bytes of a document without a byte-order mark.
+_SNIFF: Final = (
+    (b"\x00\x00\x00\x3c", "utf-32-be"),
+    (b"\x3c\x00\x00\x00", "utf-32-le"),
+    (b"\x00\x3c\x00", "utf-16-be"),
+    (b"\x3c\x00", "utf-16-le"),
+)
+_BOMS: Final = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xff\xfe", "utf-16-le"),
+)
+#: Encodings whose first 128 code points are ASCII (a declaration naming another is refused).
+_ASCII_FAMILY: Final = re.compile(
+    r"^(?:utf-?8|us-ascii|ascii|iso-?8859-\d{1,2}|latin-?1|windows-125\d|cp125\d)$"
+)
+
+
+def _sniff(raw: bytes) -> tuple[str, int, bool]:
+    """(encoding, bytes of BOM, from the bytes) by the XML encoding rules (appendix F)."""
+    for bom, codec in _BOMS:
+        if raw.startswith(bom):
+            return codec, len(bom), True
+    for head, codec in _SNIFF:
+        if raw.startswith(head):
+            return codec, 0, True
+    # leading white space before "<" in UTF-16/32: the NUL pattern of the first bytes
+    head = raw[:4]
+    if len(head) == 4 and head.count(0) == 3:
+        return ("utf-32-be" if head[3] else "utf-32-le"), 0, True
+    if len(head) == 4 and head[0] == 0 and head[2] == 0 and head[1] and head[3]:
+        return "utf-16-be", 0, True
+    if len(head) == 4 and head[1] == 0 and head[3] == 0 and head[0] and head[2]:
+        return "utf-16-le", 0, True
+    return "utf-8", 0, False
+
+
 def _decode(xml: bytes) -> str:
+    """The document's text, decoded by the XML encoding rules: a byte-order mark, the
+    UTF-16/32 pattern of the first bytes, else the declaration's ``encoding`` (an
+    ASCII-compatible one) or UTF-8. A NUL in the text is refused (never XML)."""
     if not isinstance(xml, (bytes, bytearray)):
         raise FullTextMalformed("full text must be bytes")
     if len(xml) > MAX_XML_CHARS * 4:
@@ -161,31 +203,63 @@ def _decode(xml: bytes) -> str:
             f"the document is larger than {MAX_XML_CHARS:,} characters", code="too_large"
         )
     raw = bytes(xml)
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    encoding = "utf-8"
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        encoding = "utf-16"
-    elif m := _XML_DECL.match(raw):
-        encoding = m.group(1).decode("ascii").lower()
+    encoding, skip, sniffed = _sniff(raw)
+    if not sniffed and (m := _XML_DECL.match(raw)):
+        declared = m.group(1).decode("ascii").lower()
+        if not _ASCII_FAMILY.match(declared):
+            raise FullTextMalformed(
+                f"the declared encoding {declared!r} does not match the document's bytes",
+                code="undecodable",
+            )
+        encoding = declared
     try:
-        text = raw.decode(encoding)
+        text = raw[skip:].decode(encoding)
     except (LookupError, UnicodeDecodeError) as exc:
         raise FullTextMalformed(
             f"the document cannot be decoded as {encoding}", code="undecodable"
         ) from exc
-    return text.lstrip("\ufeff")
+    text = text.lstrip("\ufeff")
+    if "\x00" in text:
+        raise FullTextMalformed(
+            f"the document holds NUL characters after decoding as {encoding}", code="undecodable"
+        )
+    return text
+
+
+def _prolog_doctype(text: str) -> int:
+    """Where the DOCTYPE of the prolog starts (after white space, comments and PIs), or -1."""
+    pos, n = 0, len(text)
+    while pos < n:
+        while pos < n and text[pos] in " \t\r\n":
+            pos += 1
+        if text.startswith("<!--", pos):
+            end = text.find("-->", pos + 4)
+            pos = n if end < 0 else end + 3
+        elif text.startswith("<?", pos):
+            end = text.find("?>", pos + 2)
+            pos = n if end < 0 else end + 2
+        elif _DOCTYPE.match(text, pos):
+            return pos
+        else:
+            return -1
+    return -1
+
+
+_DOCTYPE: Final = re.compile(r"<!\s*DOCTYPE", re.IGNORECASE)
 
 
 def _check_declarations(text: str) -> None:
     if re.search(r"<!\s*ENTITY", text, re.IGNORECASE):
         raise FullTextRefused("the document declares entities (<!ENTITY); refused", code="entity")
-    # Only the first DOCTYPE can be a declaration (a second one is a syntax error that
-    # the parser refuses); scanning just that one keeps this check linear in size.
-    m = re.search(r"<!\s*DOCTYPE", text, re.IGNORECASE)
-    if m is not None:
+    # The DOCTYPE of the prolog (after any comments and PIs) is the only one that can be a
+    # declaration (another is a syntax error the parser refuses); the first one in the
+    # text may be a decoy inside a comment. Both are scanned (each up to its ``>``).
+    starts = {_prolog_doctype(text)}
+    if (first := _DOCTYPE.search(text)) is not None:
+        starts.add(first.start())
+    for start in sorted(starts - {-1}):
         quote = ""
-        for ch in itertools.islice(text, m.end(), None):
+        for ch in itertools.islice(text, start + 2, None):
             if quote:
                 if ch == quote:
                     quote = ""
@@ -202,6 +276,7 @@ def _check_declarations(text: str) -> None:
 
 def _parser() -> etree.XMLParser:
     return etree.XMLParser(
+        encoding="utf-8",  # the text checked, re-encoded: lxml must not sniff it again
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
@@ -211,6 +286,23 @@ def _parser() -> etree.XMLParser:
         remove_comments=True,
         recover=False,
     )
+
+
+def _check_tree(root: Any) -> None:
+    """The parsed tree holds no internal DTD subset and no entity declaration (a reference
+    to an undeclared entity stays an unexpanded node, dropped from the text)."""
+    docinfo = root.getroottree().docinfo
+    dtd = docinfo.internalDTD
+    if dtd is not None:
+        if any(True for _ in dtd.entities()):
+            raise FullTextRefused(
+                "the document declares entities (<!ENTITY); refused", code="entity"
+            )
+        if any(True for _ in dtd.iterelements()):
+            raise FullTextRefused(
+                "the document has a DOCTYPE with an internal subset; refused",
+                code="internal_subset",
+            )
 
 
 def _parse_tree(xml: bytes) -> Any:
@@ -227,6 +319,7 @@ def _parse_tree(xml: bytes) -> Any:
         raise FullTextMalformed(f"the document is not well-formed XML: {exc.msg}") from None
     if root is None:
         raise FullTextMalformed("the document is empty")
+    _check_tree(root)
     _check_depth(root)
     return root
 

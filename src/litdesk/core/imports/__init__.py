@@ -1,5 +1,7 @@
 """Import traces: per-file and per-record evidence of what an import read."""
 
+from ._control import strip_control_text, strip_controls
+from ._repeat import repeated_source
 from ._trace import (
     IMPORT_REFUSALS,
     ImportRefused,
@@ -24,4 +26,7 @@ __all__ = [
     "RecordTrace",
     "SourceInfo",
     "digest_bytes",
+    "repeated_source",
+    "strip_control_text",
+    "strip_controls",
 ]

@@ -38,6 +38,8 @@ NoticeKind = Literal[
     "duplicate_field",  # a field given twice in one record
     "duplicate_id",  # a source record id used by more than one record of the file
     "inherited",  # BibTeX crossref inheritance
+    "control_characters",  # control characters (NUL, ESC, ...) removed from fields
+    "repeated_source",  # the same file (source digest) was imported before
     "other",
 ]
 
@@ -49,6 +51,9 @@ IMPORT_REFUSALS: Final = (
     "duplicate_ids",  # two records carry the same source record id (only when asked to refuse)
     "undecodable",  # bytes that decode in no supported encoding
     "too_large",  # over the explicit size limit
+    "too_deep",  # nesting or expansion (BibTeX @string/crossref) over its explicit limit
+    "provider_error",  # a saved provider error response (its message is in the refusal)
+    "ambiguous",  # the content holds records of two formats outside each other (name one)
 )
 
 

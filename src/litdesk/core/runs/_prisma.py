@@ -55,12 +55,14 @@ class DatabaseSearch:
 
 @dataclass(frozen=True, slots=True)
 class ImportSource:
-    """An imported file: its label (file name and format), date and records."""
+    """An imported file: its label (file name and format), date, records and the source
+    digest (``sha256:…`` of the file's bytes; the same file imported again is one source)."""
 
     id: str
     label: str
     date: str
     papers: tuple[Paper, ...]
+    digest: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,8 @@ def build_prisma(
 
     A run contributes the hits it kept (its lanes' records after identifier fusion are
     counted per lane as retrieved; cross-lane duplicates inside a run count as removed).
+    An import of a file imported before (the same source digest) is listed but its records
+    are not identified again; a note names it and the import it repeats.
     """
     searches: list[DatabaseSearch] = []
     per_source: dict[str, int] = {}
@@ -143,7 +147,17 @@ def build_prisma(
     run_records = sum(per_source.values())
     fused_away = run_records - len(papers)
     rows: list[tuple[str, str, str, int]] = []
+    first_of: dict[str, str] = {}
     for imp in imports:
+        if imp.digest is not None:
+            first = first_of.setdefault(imp.digest, imp.id)
+            if first != imp.id:
+                rows.append((imp.id, imp.label, imp.date, 0))
+                notes.append(
+                    f"import {imp.id} ({imp.label}) is the same file as import {first}; "
+                    f"its {len(imp.papers)} record(s) are not counted again"
+                )
+                continue
         label = f"Import: {imp.label}"
         per_source[label] = per_source.get(label, 0) + len(imp.papers)
         rows.append((imp.id, imp.label, imp.date, len(imp.papers)))

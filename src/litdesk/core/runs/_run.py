@@ -115,8 +115,12 @@ def _fail(message: str) -> RunInvalid:
 
 
 def _str(value: object, label: str, limit: int = _MAX_TEXT, *, empty: bool = True) -> str:
-    if not isinstance(value, str) or len(value) > limit or (not empty and not value):
-        raise _fail(f"{label} must be text of at most {limit} characters")
+    if not isinstance(value, str):
+        raise _fail(f"{label} must be text")
+    if not empty and not value:
+        raise _fail(f"{label} is empty")
+    if len(value) > limit:
+        raise _fail(f"{label} is longer than {limit:,} characters")
     return value
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,16 +20,11 @@ library_app = typer.Typer(
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-@contextmanager
-def _library() -> Iterator[Any]:
-    """The settings' library, closed when the command ends (or fails)."""
+def _library() -> Any:
+    """The settings' library (a context manager: closed when the command ends)."""
     from litdesk.services.library import open_library
 
-    lib = open_library(get_settings())
-    try:
-        yield lib
-    finally:
-        lib.close()
+    return open_library(get_settings())
 
 
 @library_app.command("add")
@@ -90,8 +83,15 @@ def list_(as_json: bool = JSON) -> None:
         err_console.print(f"warning: {w}", markup=False)
 
 
-def _index(lib: Any, as_json: bool) -> tuple[Any, dict[str, Any] | None, Any]:
-    """Index new or changed PDFs (a progress bar unless JSON), then the vector index."""
+@library_app.command("index")
+@command
+def index(as_json: bool = JSON) -> None:
+    """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
+    with _library() as lib:
+        _index(lib, as_json)
+
+
+def _index(lib: Any, as_json: bool) -> None:
     corpus = lib.corpus()
     if as_json:
         report = lib.index(corpus.files)
@@ -117,15 +117,6 @@ def _index(lib: Any, as_json: bool) -> tuple[Any, dict[str, Any] | None, Any]:
         else:
             with err_console.status("vector index"):
                 vector_index = lib.prepare_vector_index()
-    return report, vector_index, corpus
-
-
-@library_app.command("index")
-@command
-def index(as_json: bool = JSON) -> None:
-    """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
-    with _library() as lib:
-        report, vector_index, corpus = _index(lib, as_json)
     data = report.to_dict() | {"warnings": corpus.warnings, "vector_index": vector_index}
     if as_json:
         emit_json(data)

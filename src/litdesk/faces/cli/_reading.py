@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import InputError
+from litdesk.services.files import read_input
 
 from ._output import command, console, emit_json
 
@@ -28,13 +29,7 @@ class ReadingArgumentError(InputError):
 
 
 def _read_file(path: Path) -> bytes:
-    if not path.is_file():
-        raise NotFoundError(f"no such file: {path}", code="file_not_found")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise InputError(
-            f"{path} is larger than {MAX_FILE_BYTES:,} bytes; not read", code="too_large"
-        )
-    return path.read_bytes()
+    return read_input(str(path), limit=MAX_FILE_BYTES)
 
 
 def _print_fulltext(data: dict[str, Any]) -> None:

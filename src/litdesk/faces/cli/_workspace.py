@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import InputError
+from litdesk.services.files import read_input
 
 from ._output import command, console, emit_json
 
@@ -71,11 +72,7 @@ def _say(text: str) -> None:
 
 
 def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    if not path.is_file():
-        raise NotFoundError(f"no such file: {path}", code="file_not_found")
-    if path.stat().st_size > limit:
-        raise InputError(f"{path} is larger than {limit:,} bytes; not read", code="too_large")
-    return path.read_bytes()
+    return read_input(str(path), limit=limit)
 
 
 def _write(path: Path, data: bytes, force: bool) -> None:
@@ -278,6 +275,11 @@ def paper_save(
         )
         for r in result.refused:
             _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
+        if result.repeats:
+            _say(
+                f"  note: the same file was imported before ({', '.join(result.repeats[:5])}); "
+                "PRISMA counts its records once"
+            )
         return
     fields = PaperFields(
         identifier=identifier,

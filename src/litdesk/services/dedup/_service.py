@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError
+from litdesk.adapters.files import read_bounded
 from litdesk.core.dedup import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
 from litdesk.core.fusion import Sighting, canonical_order, merge_records
 from litdesk.core.imports import RecordTrace
@@ -122,6 +123,10 @@ class DedupReport:
                     "stage": p.stage,
                 }
                 for p in self.result.pairs
+            ],
+            "conflicts": [
+                {**c.to_dict(), "members": [refs[i].to_dict() for i in c.members]}
+                for c in self.result.conflicts
             ],
             "merged": self.merged_records(),
             "refused": [r.to_dict() for r in self.refused],
@@ -231,12 +236,10 @@ def load_decisions(path: str | os.PathLike[str]) -> dict[tuple[str, str], Decisi
     p = Path(path)
     if not p.exists():
         return {}
-    raw = p.read_bytes()
-    if len(raw) > MAX_DECISIONS_BYTES:
-        raise InputError(f"{p}: decisions file over {MAX_DECISIONS_BYTES} bytes", code="too_large")
+    raw = read_bounded(p, limit=MAX_DECISIONS_BYTES, label="the decisions file")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InputError(f"{p}: not a decisions file ({exc})", code="malformed") from None
     if not isinstance(data, dict) or data.get("version") != DECISIONS_VERSION:
         raise InputError(f"{p}: not a version-{DECISIONS_VERSION} decisions file", code="malformed")

@@ -14,7 +14,7 @@ from typing import Any
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters import formats
-from litdesk.core.imports import ImportRefused, ImportTrace
+from litdesk.core.imports import ImportRefused, ImportTrace, repeated_source
 from litdesk.core.records import Paper
 
 __all__ = ["ImportBatch", "RefusedFile", "convert_files", "import_bytes", "import_files"]
@@ -92,27 +92,33 @@ def import_files(
     """Import every file of ``paths``; each is traced or refused, independently.
 
     With ``strict_ids`` a file whose records repeat a source record id is refused
-    (``duplicate_ids``); by default such records are kept with notices.
+    (``duplicate_ids``); by default such records are kept with notices. A file whose bytes
+    were read earlier in the same call (the same source digest) gets a
+    ``repeated_source`` notice.
     """
     if format:
         formats.get_format(format)  # an unknown --format refuses the whole call up front
     traces: list[ImportTrace] = []
     refused: list[RefusedFile] = []
+    seen: dict[str, str] = {}
     for item in paths:
         path = os.fspath(item)
         if on_file is not None:
             on_file(path, _size(path))
         try:
-            traces.append(
-                formats.load(
-                    Path(path),
-                    format=format,
-                    max_bytes=max_bytes,
-                    duplicate_ids="refuse" if strict_ids else "notice",
-                )
+            trace = formats.load(
+                Path(path),
+                format=format,
+                max_bytes=max_bytes,
+                duplicate_ids="refuse" if strict_ids else "notice",
             )
         except (InputError, NotFoundError) as exc:
             refused.append(RefusedFile(path, exc.code, exc.message, exc.exit_code))
+            continue
+        first = seen.get(trace.source.sha256)
+        if first is None:
+            seen[trace.source.sha256] = path
+        traces.append(trace if first is None else repeated_source(trace, [first]))
     return ImportBatch(tuple(traces), tuple(refused))
 
 
@@ -124,28 +130,33 @@ def import_bytes(
     strict_ids: bool = False,
 ) -> ImportBatch:
     """Like :func:`import_files` for files a face already holds as ``(name, bytes)``
-    (an upload): each is traced under its name or refused, independently."""
+    (an upload): each is traced under its name or refused, independently; a repeat of
+    earlier bytes of the same call gets a ``repeated_source`` notice."""
     if format:
         formats.get_format(format)
     traces: list[ImportTrace] = []
     refused: list[RefusedFile] = []
+    seen: dict[str, str] = {}
     for name, data in files:
         try:
             if len(data) > max_bytes:
                 raise ImportRefused(
                     f"{name} is larger than {max_bytes:,} bytes; not read", code="too_large"
                 )
-            traces.append(
-                formats.loads(
-                    data,
-                    format=format,
-                    path=name,
-                    max_bytes=max_bytes,
-                    duplicate_ids="refuse" if strict_ids else "notice",
-                )
+            trace = formats.loads(
+                data,
+                format=format,
+                path=name,
+                max_bytes=max_bytes,
+                duplicate_ids="refuse" if strict_ids else "notice",
             )
         except (InputError, NotFoundError) as exc:
             refused.append(RefusedFile(name, exc.code, exc.message, exc.exit_code))
+            continue
+        first = seen.get(trace.source.sha256)
+        if first is None:
+            seen[trace.source.sha256] = name
+        traces.append(trace if first is None else repeated_source(trace, [first]))
     return ImportBatch(tuple(traces), tuple(refused))
 
 

@@ -195,6 +195,8 @@ def make_definition(
         if mode == "semantic"
         else ["europepmc"]
     )
+    if isinstance(query, str) and not query.strip():
+        parse_query(query)  # raises the query's own typed error: "the query is empty"
     data = {
         "query": query,
         "mode": mode,

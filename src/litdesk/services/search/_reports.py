@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.files import read_bounded
 from litdesk.adapters.formats import dumps as dump_papers
 from litdesk.adapters.store import Store, repo
 from litdesk.core.runs import (
@@ -78,7 +79,9 @@ def study_prisma(store: Store, study: str) -> PrismaReport:
     for doc in docs:
         trace = read_import(doc.json())[0]
         label = f"{Path(trace.source.path).name} ({trace.source.format})"
-        imports.append(ImportSource(doc.id, label, doc.created_at, tuple(trace.papers)))
+        imports.append(
+            ImportSource(doc.id, label, doc.created_at, tuple(trace.papers), trace.source.sha256)
+        )
     if not runs and not imports:
         raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
     return build_prisma(row.name, runs, imports)
@@ -90,12 +93,9 @@ def freeze(run: SearchRun) -> dict[str, Any]:
 
 
 def _load_input(path: Path, label: str) -> Any:
-    if not path.is_file():
-        raise NotFoundError(f"no such file: {path}", code="file_not_found")
-    if path.stat().st_size > EVAL_INPUT_BYTES:
-        raise ExportArgumentError(f"{label} is over {EVAL_INPUT_BYTES:,} bytes", code="too_large")
+    data = read_bounded(path, limit=EVAL_INPUT_BYTES, label=label)
     try:
-        return json.loads(path.read_bytes())
+        return json.loads(data)
     except (ValueError, RecursionError):
         raise ExportArgumentError(f"{label} is not valid JSON", code="eval_input") from None
 

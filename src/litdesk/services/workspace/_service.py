@@ -33,7 +33,7 @@ from litdesk.core.evidence import (
     revise_evidence,
     text_digest,
 )
-from litdesk.core.imports import ImportTrace
+from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper, detect_identifier, read_paper, split_arxiv
 from litdesk.services.imports import ImportBatch, RefusedFile
 from litdesk.services.imports import import_bytes as read_bytes
@@ -208,6 +208,8 @@ class ImportResult:
     created: int
     refused: list[dict[str, Any]] = field(default_factory=list)
     paper_ids: list[str | None] = field(default_factory=list)
+    #: earlier imports of the same file (source digest) into the same Study
+    repeats: list[str] = field(default_factory=list)
     path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -219,6 +221,7 @@ class ImportResult:
             "records_saved": self.saved,
             "papers_created": self.created,
             "records_refused": self.refused,
+            "repeats_imports": self.repeats,
         }
 
 
@@ -671,6 +674,9 @@ class Workspace:
         ids: list[str | None] = []
         refused: list[dict[str, Any]] = []
         created = 0
+        repeats = repo.import_ids_by_digest(conn, trace.source.sha256, study_id=study_id)
+        if repeats:
+            trace = repeated_source(trace, repeats)
         for index, record in enumerate(trace.records):
             try:
                 result = self._save(conn, record.paper, now)
@@ -708,6 +714,7 @@ class Workspace:
             created,
             refused,
             ids,
+            repeats,
             path=trace.source.path,
         )
 
@@ -718,7 +725,10 @@ class Workspace:
         trace, in one transaction.
 
         A record whose identity conflicts with saved papers is refused and reported
-        beside the successes (its raw record stays in the stored trace).
+        beside the successes (its raw record stays in the stored trace). A file imported
+        before into the same Study (the same source digest) is recognised: the trace gets
+        a ``repeated_source`` notice naming the earlier import, and PRISMA counts the
+        file's records once.
         """
         now = now_iso()
         with self.store.write() as conn:
