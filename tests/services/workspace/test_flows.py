@@ -56,6 +56,7 @@ def test_import_files_creates_the_study_and_keeps_each_trace(ws: Workspace, fixt
     # again into the same (now existing) Study: merged by identity, two more traces
     again = ws.import_files([_ris(fixtures_dir, FULL)], study=summary["id"])
     assert not again.study_created and again.created == 0 and again.saved == 2
+    assert again.files[0].repeats == [done.files[0].import_id]  # the same bytes again
     assert len(ws.study_summary("Neck")["imports"]) == 3
     assert len(ws.study_summary("Neck")["papers"]) == 8
 
