@@ -45,10 +45,10 @@ _OPEN: list[Any] = []
 
 def _ws() -> Any:
     """The workspace over the store named by the settings (closed when the command ends)."""
-    from litdesk._settings import get_settings
+    from litdesk._settings import Settings
     from litdesk.services.workspace import open_workspace
 
-    ws = open_workspace(get_settings())
+    ws = open_workspace(Settings())  # fresh per command, as before (tests rely on it)
     _OPEN.append(ws)
     return ws
 
