@@ -6,10 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-
-from litdesk._settings import get_settings
 
 from ._output import command, console, emit_json, err_console
 
@@ -22,6 +18,7 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 
 def _library() -> Any:
     """The settings' library (a context manager: closed when the command ends)."""
+    from litdesk._settings import get_settings
     from litdesk.services.library import open_library
 
     return open_library(get_settings())
@@ -61,6 +58,8 @@ def remove(
 @command
 def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
+    from rich.table import Table
+
     with _library() as lib:
         status = lib.status()
     if as_json:
@@ -92,6 +91,14 @@ def index(as_json: bool = JSON) -> None:
 
 
 def _index(lib: Any, as_json: bool) -> None:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     corpus = lib.corpus()
     if as_json:
         report = lib.index(corpus.files)
@@ -175,6 +182,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = JSON,
     ) -> None:
         """A grounded answer from your PDFs: every citation names a file and page."""
+        from litdesk._settings import get_settings
         from litdesk.services.library import AskRequest, ask_library
 
         request = AskRequest(

@@ -16,8 +16,8 @@ from typing import Annotated, Any
 import typer
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
 
+from ._context import settings as cli_settings
 from ._output import command, emit_json, err_console
 from ._runs import report_app
 
@@ -96,7 +96,7 @@ def synthesis_report(
         force=force,
         dpi=dpi,
     )
-    result = make_report(get_settings(), request)
+    result = make_report(cli_settings(), request)
     if as_json:
         emit_json(result.to_dict())
         return

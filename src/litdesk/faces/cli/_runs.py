@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json, err_console
 
 __all__ = ["register"]
@@ -43,7 +42,7 @@ def _runs() -> Any:
     """The saved-runs service over the settings' store (a context manager: closed after)."""
     from litdesk.services.search import open_runs
 
-    return open_runs(get_settings())
+    return open_runs(cli_settings())
 
 
 def _write(path: Path, text: str, force: bool) -> None:
@@ -70,6 +69,8 @@ def runs_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Saved runs, newest first."""
+    from rich.table import Table
+
     with _runs() as saved:
         runs = saved.list(limit)
     rows: list[dict[str, Any]] = [
@@ -181,6 +182,8 @@ def _eval(
 ) -> None:
     """Offline evaluation: precision@k, nDCG@k, known-item recall@k, duplicate and conflict
     rates. A window with any ungraded hit is reported as unjudged, never zero."""
+    from rich.table import Table
+
     from litdesk.services.search import evaluate_files
 
     if output is not None and output.exists():

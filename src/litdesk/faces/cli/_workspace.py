@@ -11,8 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from litdesk._errors import InputError
-from litdesk.services.files import read_input
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -45,10 +45,9 @@ _OPEN: list[Any] = []
 
 def _ws() -> Any:
     """The workspace over the store named by the settings (closed when the command ends)."""
-    from litdesk._settings import Settings
     from litdesk.services.workspace import open_workspace
 
-    ws = open_workspace(Settings())  # fresh per command, as before (tests rely on it)
+    ws = open_workspace(cli_settings())
     _OPEN.append(ws)
     return ws
 
@@ -72,6 +71,8 @@ def _say(text: str) -> None:
 
 
 def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    from litdesk.services.files import read_input
+
     return read_input(str(path), limit=limit)
 
 
