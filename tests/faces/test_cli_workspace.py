@@ -10,6 +10,7 @@ import zipfile
 import pytest
 from typer.testing import CliRunner
 
+from litdesk._settings import get_settings
 from litdesk.faces.cli import app
 
 ABSTRACT = "Aspirin reduced the risk of stroke by 20% in adults over 60."
@@ -18,6 +19,7 @@ ABSTRACT = "Aspirin reduced the risk of stroke by 20% in adults over 60."
 @pytest.fixture
 def run(tmp_settings, monkeypatch):
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    get_settings.cache_clear()  # the CLI builds its settings once per process
     runner = CliRunner()
 
     def invoke(*args: str, code: int = 0):
@@ -25,7 +27,8 @@ def run(tmp_settings, monkeypatch):
         assert result.exit_code == code, (result.output, result.exception)
         return result
 
-    return invoke
+    yield invoke
+    get_settings.cache_clear()
 
 
 def _seed(run):

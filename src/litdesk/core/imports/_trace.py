@@ -19,6 +19,7 @@ __all__ = [
     "ImportRefused",
     "ImportTrace",
     "Notice",
+    "NoticeKind",
     "ParserInfo",
     "RawSource",
     "RecordTrace",

@@ -112,6 +112,49 @@ def _summary(batch: ImportBatch) -> None:
     console.print(table)
 
 
+def _say(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _into_study(
+    paths: list[str], *, study: str, format: str | None, strict_ids: bool, as_json: bool
+) -> None:
+    """``litdesk import FILE… --study NAME``: save the read files' records into the Study
+    (created when missing), each file's trace kept; refused files reported beside them."""
+    from litdesk._settings import get_settings
+    from litdesk.services.workspace import open_workspace
+
+    with _progress(paths) as hook, collector_paused(), open_workspace(get_settings()) as ws:
+        done = ws.import_files(
+            paths,
+            study=study,
+            format=format,
+            strict_ids=strict_ids,
+            on_file=hook,  # type: ignore[arg-type]
+        )
+    if as_json:
+        emit_json(done.to_dict())
+    else:
+        if done.study_created:
+            _say(f"Study {done.study_name!r} created ({done.study_id})")
+        for f in done.files:
+            _say(
+                f"Saved {f.saved} record(s) from {f.path} into Study {done.study_name!r} "
+                f"({f.created} new paper(s)); import {f.import_id}"
+            )
+            for r in f.refused:
+                _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
+    for item in done.refused:
+        err_console.print(
+            f"litdesk: {item.path}: {item.message} ({item.code}); not saved",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    if done.refused:
+        raise typer.Exit(2)
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
 
@@ -132,14 +175,27 @@ def register(app: typer.Typer) -> None:
                 "(default: keep them, with notices).",
             ),
         ] = False,
+        study: Annotated[
+            str | None,
+            typer.Option(
+                "--study",
+                help="Save the records into this Study (created when it does not exist), "
+                "keeping each file's import trace.",
+            ),
+        ] = None,
     ) -> None:
-        """Read export files (RIS, MEDLINE, Web of Science, BibTeX, CSV, …) into traces.
+        """Read export files (RIS, MEDLINE, Web of Science, BibTeX, CSV, …) into traces;
+        with --study, save their records into a Study.
 
-        A refused file is reported on stderr (exit status 2); the others are still read.
+        A refused file is reported on stderr (exit status 2); the others are still read
+        (and saved). When every file is refused nothing is saved.
         """
         from litdesk.services.imports import import_files
 
         paths = [str(f) for f in files]
+        if study is not None:
+            _into_study(paths, study=study, format=format, strict_ids=strict_ids, as_json=as_json)
+            return
         with _progress(paths) as hook, collector_paused():
             batch = import_files(paths, format=format, on_file=hook, strict_ids=strict_ids)  # type: ignore[arg-type]
         if as_json:

@@ -7,8 +7,6 @@ from typing import Annotated, Any
 
 import typer
 
-from litdesk._errors import InputError
-
 from ._output import command, console, emit_json, err_console
 
 library_app = typer.Typer(
@@ -18,12 +16,12 @@ library_app = typer.Typer(
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-def _library(*, adopt: bool = False) -> Any:
+def _library() -> Any:
+    """The settings' library (a context manager: closed when the command ends)."""
     from litdesk._settings import get_settings
-    from litdesk.services.library import Library, search_lookup
+    from litdesk.services.library import open_library
 
-    settings = get_settings()
-    return Library(settings, lookup=search_lookup(settings) if adopt else None)
+    return open_library(get_settings())
 
 
 @library_app.command("add")
@@ -33,8 +31,8 @@ def add(
     as_json: bool = JSON,
 ) -> None:
     """Add a folder or a PDF to the library (kept in the data dir)."""
-    lib = _library()
-    target, new = lib.add(path)
+    with _library() as lib:
+        target, new = lib.add(path)
     if as_json:
         emit_json({"path": str(target), "added": new})
     else:
@@ -48,7 +46,8 @@ def remove(
     as_json: bool = JSON,
 ) -> None:
     """Remove an added folder or PDF from the library."""
-    removed = _library().remove(path)
+    with _library() as lib:
+        removed = lib.remove(path)
     if as_json:
         emit_json({"path": str(removed), "removed": True})
     else:
@@ -183,12 +182,18 @@ def register(app: typer.Typer) -> None:
         as_json: bool = JSON,
     ) -> None:
         """A grounded answer from your PDFs: every citation names a file and page."""
-        if all_ and paper:
-            raise InputError("use either --paper or --all", code="scope")
-        if thinking is not None and thinking not in {"off", "low", "medium", "high"}:
-            raise InputError("--thinking takes off, low, medium or high", code="thinking")
-        with _library(adopt=adopt) as lib:
-            answer = lib.ask(question, papers=paper or None, top_k=top_k, thinking=thinking)
+        from litdesk._settings import get_settings
+        from litdesk.services.library import AskRequest, ask_library
+
+        request = AskRequest(
+            question,
+            papers=tuple(paper or ()),
+            whole_library=all_,
+            top_k=top_k,
+            thinking=thinking,
+            adopt=adopt,
+        )
+        answer = ask_library(get_settings(), request)
         if as_json:
             emit_json(answer.to_dict())
             return

@@ -182,10 +182,10 @@ def cite_cmd(
     async def work(rt: Runtime) -> tuple[CitationResult, list[str]]:
         result = await rt.citations(mode.value, ids, page=page)
         saved: list[str] = []
-        if save_to is not None:  # into the same store, in the same runtime
-            workspace = rt.workspace()
-            for i in _picks(pick, len(result.papers)):
-                saved.append(workspace.save_paper(result.papers[i], study=save_to).paper.id)
+        if save_to is not None:  # into the same store, in the same runtime, all or none
+            chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
+            done = rt.workspace().save_papers(chosen, study=save_to)
+            saved = [r.paper.id for r in done]
         return result, saved
 
     result, saved = run_with_runtime(work)

@@ -79,38 +79,29 @@ def synthesis_report(
 
     Each citation label opens the cited page with the passage highlighted.
     """
-    from litdesk.services.library import Library
-    from litdesk.services.synthesis import build_report, write_report
+    from litdesk.services.synthesis import ReportRequest, make_report
 
-    if all_ and papers:
-        raise InputError("use either --papers or --all", code="scope")
-    if not all_ and not papers:
-        raise InputError("choose the papers: --papers A.pdf,B.pdf or --all", code="scope")
-    names = [n.strip() for n in (papers or "").split(",") if n.strip()] or None
-    settings = cli_settings()
-    lib = Library(settings)
-    try:
-        report = build_report(
-            lib,
-            papers=names,
-            questions=questions.split(";"),
-            summary=summary,  # type: ignore[arg-type]
-            synthesis=synthesis_,
-            language=language,
-            detail_mode=detail_mode,  # type: ignore[arg-type]
-            top_k=top_k,
-        )
-        path = None
-        if output is not None or not as_json:
-            default_dir = settings.resolved_data_dir() / "reports"
-            path = write_report(report, output, default_dir=default_dir, force=force, dpi=dpi)
-    finally:
-        lib.close()
+    names = tuple(n.strip() for n in (papers or "").split(",") if n.strip())
+    request = ReportRequest(
+        papers=names,
+        whole_library=all_,
+        questions=tuple(questions.split(";")),
+        summary=summary,
+        synthesis=synthesis_,
+        language=language,
+        detail_mode=detail_mode,
+        top_k=top_k,
+        write=output is not None or not as_json,
+        output=output,
+        force=force,
+        dpi=dpi,
+    )
+    result = make_report(cli_settings(), request)
     if as_json:
-        emit_json(report.to_dict() | {"path": str(path) if path else None})
+        emit_json(result.to_dict())
         return
-    typer.echo(str(path))
-    for w in report.warnings:
+    typer.echo(str(result.path))
+    for w in result.warnings:
         err_console.print(f"warning: {w}", markup=False, highlight=False)
 
 

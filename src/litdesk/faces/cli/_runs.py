@@ -39,10 +39,11 @@ class RunsArgumentError(InputError):
     default_code = "arguments"
 
 
-def _store() -> Any:
-    from litdesk.adapters.store import open_store
+def _runs() -> Any:
+    """The saved-runs service over the settings' store (a context manager: closed after)."""
+    from litdesk.services.search import open_runs
 
-    return open_store(cli_settings())
+    return open_runs(cli_settings())
 
 
 def _write(path: Path, text: str, force: bool) -> None:
@@ -75,13 +76,8 @@ def runs_list(
     """Saved runs, newest first."""
     from rich.table import Table
 
-    from litdesk.services.search import runs_of
-
-    store = _store()
-    try:
-        runs = runs_of(store, limit=max(1, min(limit, 500)))
-    finally:
-        store.dispose()
+    with _runs() as saved:
+        runs = saved.list(limit)
     rows: list[dict[str, Any]] = [
         {
             "id": r.id,
@@ -118,15 +114,10 @@ def runs_show(
     run_id: Annotated[str, typer.Argument(help="The run id.")], as_json: JsonOpt = False
 ) -> None:
     """One saved run: the ranked hits, lanes and provenance."""
-    from litdesk.services.search import load_run
-
     from ._search import show_run
 
-    store = _store()
-    try:
-        run = load_run(store, run_id)
-    finally:
-        store.dispose()
+    with _runs() as saved:
+        run = saved.get(run_id)
     if as_json:
         emit_json(run.to_dict())
     else:
@@ -144,18 +135,11 @@ def runs_export(
     force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
 ) -> None:
     """Export a run: its manifest (JSON), RIS (conflicted hits excluded) or PRISMA-S."""
-    from litdesk.services.search import EXPORTS, export_run, load_run
-
-    if to not in EXPORTS:
-        raise RunsArgumentError(f"--to must be one of {', '.join(EXPORTS)}, not {to[:40]!r}")
     if output is not None:
         check_output(output, force=force)
-    store = _store()
-    try:
-        run = load_run(store, run_id)
-    finally:
-        store.dispose()
-    _out(export_run(run, to), output, force)
+    with _runs() as saved:
+        text = saved.export(run_id, to)
+    _out(text, output, force)
 
 
 @runs_app.command("freeze")
@@ -167,17 +151,10 @@ def runs_freeze(
     force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
 ) -> None:
     """Freeze a run into an evaluation fixture without its query text."""
-    from litdesk.core.runs import freeze_run
-    from litdesk.services.search import load_run
-
     check_output(output, force=force)
-    store = _store()
-    try:
-        run = load_run(store, run_id)
-    finally:
-        store.dispose()
-    frozen = freeze_run(run, case=case).to_dict()
-    _out(json.dumps({"runs": [frozen]}, indent=2, ensure_ascii=False) + "\n", output, force)
+    with _runs() as saved:
+        text = saved.freeze(run_id, case)
+    _out(text, output, force)
 
 
 @report_app.command("prisma")
@@ -191,15 +168,11 @@ def report_prisma(
 ) -> None:
     """PRISMA-S search report of a Study (its saved runs and imports): Markdown or HTML."""
     from litdesk.core.runs import prisma_html, prisma_markdown
-    from litdesk.services.search import study_prisma
 
     if output is not None and not as_json:
         check_output(output, force=force)
-    store = _store()
-    try:
-        report = study_prisma(store, study)
-    finally:
-        store.dispose()
+    with _runs() as saved:
+        report = saved.prisma(study)
     if as_json:
         emit_json(report.to_dict())
         return

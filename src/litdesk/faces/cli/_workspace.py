@@ -45,12 +45,11 @@ _OPEN: list[Any] = []
 
 def _ws() -> Any:
     """The workspace over the store named by the settings (closed when the command ends)."""
-    from litdesk.adapters.store import open_store
-    from litdesk.services.workspace import Workspace
+    from litdesk.services.workspace import open_workspace
 
-    store = open_store(cli_settings())
-    _OPEN.append(store)
-    return Workspace(store)
+    ws = open_workspace(cli_settings())
+    _OPEN.append(ws)
+    return ws
 
 
 def _closing(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -62,7 +61,7 @@ def _closing(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         finally:
             while _OPEN:
-                _OPEN.pop().dispose()
+                _OPEN.pop().close()
 
     return wrapper
 
@@ -178,15 +177,12 @@ def study_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Add saved papers (and saved search runs) to a Study."""
-    ws = _ws()
-    added = [{"paper": p, "added": ws.add_to_study(study, p)} for p in papers]
-    for run_id in run or []:
-        ws.attach_search_run(study, run_id)
+    done = _ws().fill_study(study, papers, run or [])
     if as_json:
-        emit_json({"study": study, "papers": added, "runs": run or []})
+        emit_json(done.to_dict() | {"study": study})
     else:
-        n = sum(a["added"] for a in added)
-        _say(f"{n} paper(s) added to {study}; {len(added) - n} already there")
+        n = sum(added for _, added in done.papers)
+        _say(f"{n} paper(s) added to {study}; {len(done.papers) - n} already there")
 
 
 @study_app.command("export")
@@ -237,29 +233,6 @@ def study_import(
 # --- paper -------------------------------------------------------------------------------
 
 
-def _paper_from_fields(identifier: str | None, fields: dict[str, Any]) -> Any:
-    from litdesk.core.records import detect_identifier, make_paper
-
-    data = {k: v for k, v in fields.items() if v not in (None, "", [])}
-    if identifier:
-        found = detect_identifier(identifier)
-        if found is None:
-            raise CliArgumentError(f"not a recognised identifier: {identifier[:80]!r}")
-        ns, value = found
-        key = {"openalex": "openalex_id", "arxiv": "arxiv_id"}.get(ns, ns)
-        if key == "source":
-            data["id"] = value
-        else:
-            data[key] = value
-    if not any(k in data for k in ("id", "doi", "pmid", "pmcid", "openalex_id", "arxiv_id")):
-        raise CliArgumentError(
-            "give --file, an identifier (--id) or at least one of --doi/--pmid/--pmcid"
-        )
-    if "authors" in data:
-        data["authors"] = tuple(data["authors"])
-    return make_paper(**data)
-
-
 @paper_app.command("save")
 @command
 @_closing
@@ -292,16 +265,13 @@ def paper_save(
 ) -> None:
     """Save papers: from an import file (its trace is kept) or by identifier and fields.
     Re-saving a paper known under another identifier merges, never duplicates."""
+    from litdesk.services.workspace import PaperFields
+
     ws = _ws()
     if file is not None:
         if identifier or doi or pmid or pmcid or title:
             raise CliArgumentError("--file cannot be combined with identifier or field options")
-        from litdesk.adapters.formats import load
-
-        result = ws.attach_import(load(file, format=fmt), study=study)
-        if status:
-            for pid in dict.fromkeys(i for i in result.paper_ids if i):
-                ws.set_status(pid, status)
+        result = ws.save_file(file, format=fmt, study=study, status=status)
         if as_json:
             emit_json(result.to_dict())
             return
@@ -317,20 +287,18 @@ def paper_save(
                 "PRISMA counts its records once"
             )
         return
-    paper = _paper_from_fields(
-        identifier,
-        {
-            "doi": doi,
-            "pmid": pmid,
-            "pmcid": pmcid,
-            "title": title,
-            "abstract": abstract,
-            "journal": journal,
-            "year": year,
-            "authors": author,
-        },
+    fields = PaperFields(
+        identifier=identifier,
+        doi=doi,
+        pmid=pmid,
+        pmcid=pmcid,
+        title=title,
+        abstract=abstract,
+        journal=journal,
+        year=year,
+        authors=tuple(author or ()),
     )
-    saved = ws.save_paper(paper, study=study, status=status)
+    saved = ws.save_fields(fields, study=study, status=status)
     if as_json:
         emit_json(saved.to_dict() | {"paper": saved.paper.to_dict()})
     else:
@@ -582,17 +550,16 @@ def evidence_export(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Export the evidence table as spreadsheet-safe CSV."""
-    from litdesk.services.workspace import evidence_csv
+    from litdesk.services.workspace import evidence_export
 
     if output is not None:
         check_output(output, force=force)
-    views, _ = _ws().evidence(study=study)
-    text = evidence_csv(views)
+    table = evidence_export(_ws(), study)
     if output is None:
-        typer.echo(text, nl=False)
+        typer.echo(table.text, nl=False)
     else:
-        _write(output, text.encode("utf-8"), force)
-        _say(f"Wrote {len(views)} evidence row(s) to {output}")
+        _write(output, table.text.encode("utf-8"), force)
+        _say(f"Wrote {table.rows} evidence row(s) to {output}")
 
 
 @notebook_app.command("export")
@@ -607,20 +574,15 @@ def notebook_export(
 ) -> None:
     """Export the review notebook as Markdown (passages as block quotes, with sources,
     retrieval dates and licences)."""
-    from litdesk.services.workspace import notebook_markdown
+    from litdesk.services.workspace import notebook_export
 
     if output is not None:
         check_output(output, force=force)
-    ws = _ws()
-    title = ws.study(study).name if study else "All saved papers"
-    papers = [r.paper for r in ws.papers(study=study)]
-    notes, _ = ws.notes(study=study)
-    views, _ = ws.evidence(study=study)
-    text = notebook_markdown(title, papers, notes, views)
+    notebook = notebook_export(_ws(), study)
     if output is None:
-        typer.echo(text, nl=False)
+        typer.echo(notebook.text, nl=False)
     else:
-        _write(output, text.encode("utf-8"), force)
+        _write(output, notebook.text.encode("utf-8"), force)
         _say(f"Wrote {output}")
 
 

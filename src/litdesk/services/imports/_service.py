@@ -17,7 +17,7 @@ from litdesk.adapters import formats
 from litdesk.core.imports import ImportRefused, ImportTrace, repeated_source
 from litdesk.core.records import Paper
 
-__all__ = ["ImportBatch", "RefusedFile", "convert_files", "import_files"]
+__all__ = ["ImportBatch", "RefusedFile", "convert_files", "import_bytes", "import_files"]
 
 #: Called before each file is read: ``(path, size in bytes or -1 when unknown)``.
 ProgressHook = Callable[[str, int], None]
@@ -30,6 +30,7 @@ class RefusedFile:
     path: str
     code: str
     message: str
+    exit_code: int = InputError.exit_code  # the error category's exit status (not in to_dict)
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "code": self.code, "message": self.message}
@@ -112,11 +113,49 @@ def import_files(
                 duplicate_ids="refuse" if strict_ids else "notice",
             )
         except (InputError, NotFoundError) as exc:
-            refused.append(RefusedFile(path, exc.code, exc.message))
+            refused.append(RefusedFile(path, exc.code, exc.message, exc.exit_code))
             continue
         first = seen.get(trace.source.sha256)
         if first is None:
             seen[trace.source.sha256] = path
+        traces.append(trace if first is None else repeated_source(trace, [first]))
+    return ImportBatch(tuple(traces), tuple(refused))
+
+
+def import_bytes(
+    files: Iterable[tuple[str, bytes]],
+    *,
+    format: str | None = None,
+    max_bytes: int = formats.MAX_IMPORT_BYTES,
+    strict_ids: bool = False,
+) -> ImportBatch:
+    """Like :func:`import_files` for files a face already holds as ``(name, bytes)``
+    (an upload): each is traced under its name or refused, independently; a repeat of
+    earlier bytes of the same call gets a ``repeated_source`` notice."""
+    if format:
+        formats.get_format(format)
+    traces: list[ImportTrace] = []
+    refused: list[RefusedFile] = []
+    seen: dict[str, str] = {}
+    for name, data in files:
+        try:
+            if len(data) > max_bytes:
+                raise ImportRefused(
+                    f"{name} is larger than {max_bytes:,} bytes; not read", code="too_large"
+                )
+            trace = formats.loads(
+                data,
+                format=format,
+                path=name,
+                max_bytes=max_bytes,
+                duplicate_ids="refuse" if strict_ids else "notice",
+            )
+        except (InputError, NotFoundError) as exc:
+            refused.append(RefusedFile(name, exc.code, exc.message, exc.exit_code))
+            continue
+        first = seen.get(trace.source.sha256)
+        if first is None:
+            seen[trace.source.sha256] = name
         traces.append(trace if first is None else repeated_source(trace, [first]))
     return ImportBatch(tuple(traces), tuple(refused))
 

@@ -1,6 +1,7 @@
 """The local PDF library: sources, index, retrieval, adoption and grounded answers."""
 
 from ._adoption import search_lookup
+from ._ask import AskRequest, ask_library, open_library
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
 from ._library import Answer, Hit, Library, Lookup, Retrieval, title_printed
@@ -17,6 +18,7 @@ from ._sources import (
 
 __all__ = [
     "Answer",
+    "AskRequest",
     "Catalogue",
     "Corpus",
     "Entry",
@@ -31,11 +33,13 @@ __all__ = [
     "StoredChunk",
     "UnknownPapers",
     "add_source",
+    "ask_library",
     "discover",
     "extract_job",
     "hash_files",
     "index_files",
     "load_added",
+    "open_library",
     "remove_source",
     "search_lookup",
     "title_printed",

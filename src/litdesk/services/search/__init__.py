@@ -28,6 +28,7 @@ from ._reports import (
     freeze,
     study_prisma,
 )
+from ._saved import ExportFormatRefused, SavedRuns, open_runs
 from ._service import SearchService
 from ._wiring import default_kit
 
@@ -35,6 +36,9 @@ __all__ = [
     "EVAL_INPUT_BYTES",
     "EXPORTS",
     "ExportArgumentError",
+    "ExportFormatRefused",
+    "SavedRuns",
+    "open_runs",
     "evaluate_files",
     "export_run",
     "freeze",

@@ -30,14 +30,16 @@ from typing import Any, Final, Literal
 from litdesk._errors import InputError
 from litdesk.adapters.store import (
     MAX_RUN_BYTES,
+    SearchRunRow,
     Store,
     cache_abandon,
     cache_claim,
     cache_fill,
     dump_json,
     get_search_run,
+    link_or_insert_run,
     list_search_runs,
-    save_search_run,
+    repo,
 )
 from litdesk.core.fusion import Sighting, fuse, provider_order
 from litdesk.core.query import (
@@ -351,8 +353,9 @@ class FusedSearch:
 def save_run(
     store: Store, run: SearchRun, *, owner: str = "local", study: str | None = None
 ) -> None:
-    """Store ``run`` (immutable) and optionally attach it to a Study. A run in which no
-    lane succeeded is refused (it could not be read back as a run)."""
+    """Store ``run`` (immutable) and optionally attach it to a Study, in one transaction:
+    a Study that does not exist leaves nothing stored. A run in which no lane succeeded
+    is refused (it could not be read back as a run)."""
     if not any(lane.status == "ok" for lane in run.lanes):
         raise FusedSearchError("every lane failed; there is no run to save", code="run_failed")
     body = run.to_dict()
@@ -362,18 +365,20 @@ def save_run(
             hits=tuple(replace(h, paper=bibliography(h.paper), field_sources={}) for h in run.hits),
         )
         body = slim.to_dict()
-    save_search_run(
-        store,
+    row = SearchRunRow(
         run.id,
         owner,
         run.definition.to_dict(),
         body,
+        created_at=datetime.now(UTC).isoformat(),
         executed_at=run.executed_at,
     )
-    if study is not None:
-        from litdesk.services.workspace import Workspace
-
-        Workspace(store).attach_search_run(study, run.id)
+    with store.write() as conn:  # the run and its Study link commit together, or neither
+        study_id = repo.get_study(conn, study).id if study is not None else None
+        if not link_or_insert_run(conn, row):
+            raise InputError(f"search run {run.id} already exists", code="run_exists")
+        if study_id is not None:
+            repo.add_study_search_run(conn, study_id, run.id)
 
 
 def load_run(store: Store, run_id: str, *, owner: str | None = None) -> SearchRun:

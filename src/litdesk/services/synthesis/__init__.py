@@ -8,14 +8,18 @@ from ._build import (
     build_report,
     split_sections,
 )
+from ._workflow import ReportRequest, ReportResult, make_report
 from ._write import report_html, target_path, write_report
 
 __all__ = [
     "DetailMode",
     "ReportInputError",
+    "ReportRequest",
+    "ReportResult",
     "SummaryMode",
     "SynthesisReport",
     "build_report",
+    "make_report",
     "report_html",
     "split_sections",
     "target_path",

@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 from litdesk._errors import IntegrityError
-from litdesk.core.imports import ImportTrace, Notice, ParserInfo, RecordTrace, SourceInfo
+from litdesk.core.imports import (
+    ImportTrace,
+    Notice,
+    NoticeKind,
+    ParserInfo,
+    RecordTrace,
+    SourceInfo,
+)
 from litdesk.core.records import read_paper
 
 __all__ = ["IMPORT_VERSION", "TraceInvalid", "read_import", "trace_document"]
 
 IMPORT_VERSION: Final = 1
-_NOTICE_KINDS: Final = {
-    "unknown_tag",
-    "dropped_field",
-    "malformed_identifier",
-    "encoding",
-    "unterminated",
-    "skipped",
-    "mapped_column",
-    "duplicate_field",
-    "inherited",
-    "control_characters",
-    "repeated_source",
-    "duplicate_id",
-    "other",
-}
+#: Every kind core can emit (read from its type, so a new kind can never be left out)
+_NOTICE_KINDS: Final = frozenset(get_args(NoticeKind))
 MAX_RECORDS: Final = 100_000
 
 

@@ -261,7 +261,13 @@ def _sha(data: bytes) -> str:
 def export_study(ws: Workspace, study: str) -> bytes:
     """The Study as a ZIP: references.ris, evidence.csv, notebook.md, study.json (every
     record, for recovery), search-runs/*.json and *.ris, imports/*.json and a manifest
-    with versions and the sha256 of every member."""
+    with versions and the sha256 of every member. Read from one snapshot of the store,
+    so a write landing meanwhile cannot make the ZIP disagree with itself."""
+    with ws.snapshot():
+        return _export_study(ws, study)
+
+
+def _export_study(ws: Workspace, study: str) -> bytes:
     s = ws.study(study)
     rows = ws.papers(study=s.id)
     papers = [r.paper for r in rows]

@@ -3,16 +3,20 @@ evidence, imports and search runs attached to Studies. Every write is one transa
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
 
-from litdesk._errors import InputError, IntegrityError, RefusedError
-from litdesk.adapters.store import Store, get_search_run, identity_keys, repo
+from litdesk._errors import InputError, IntegrityError, NotFoundError, RefusedError
+from litdesk.adapters.store import READING_STATUSES, Store, get_search_run, identity_keys, repo
 from litdesk.core.evidence import (
     Annotation,
     Evidence,
@@ -31,15 +35,23 @@ from litdesk.core.evidence import (
 )
 from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper, detect_identifier, read_paper, split_arxiv
+from litdesk.services.imports import ImportBatch, RefusedFile
+from litdesk.services.imports import import_bytes as read_bytes
+from litdesk.services.imports import import_files as read_files
 
 from ._codec import read_import, trace_document
+from ._inputs import PaperFields
 
 __all__ = [
     "EvidenceView",
+    "FilesNotFound",
+    "FilesRefused",
     "IdentityConflict",
     "ImportResult",
     "NoteView",
     "SaveResult",
+    "StudyAdditions",
+    "StudyImport",
     "Workspace",
     "context_from_fulltext",
     "merge_papers",
@@ -50,6 +62,10 @@ MAX_STUDY_NAME: Final = 200
 MAX_DESCRIPTION: Final = 4_000
 _IDENTIFIERS: Final = ("doi", "pmid", "pmcid", "openalex_id")
 _IDENTITY_LOCK: Final = 1909102029
+_STUDY_LOCK: Final = 1909102030
+
+#: Called before each file is read: ``(path, size in bytes or -1 when unknown)``.
+ProgressHook = Callable[[str, int], None]
 
 
 def now_iso() -> str:
@@ -65,6 +81,44 @@ class IdentityConflict(RefusedError):
     """Two identities disagree (different DOIs, or a record matching two saved papers)."""
 
     default_code = "identity_conflict"
+
+
+class FilesRefused(InputError):
+    """Every file of an import was refused; nothing was stored."""
+
+    default_code = "files_refused"
+
+
+class FilesNotFound(NotFoundError):
+    """Every file of an import was missing; nothing was stored."""
+
+    default_code = "files_not_found"
+
+
+def _all_refused(refused: Sequence[RefusedFile]) -> InputError | NotFoundError:
+    details = [r.to_dict() for r in refused]
+    code = refused[0].code if len(refused) == 1 else None
+    if len(refused) == 1:
+        message = f"{refused[0].path}: {refused[0].message}; nothing was saved"
+    else:
+        message = f"none of the {len(refused)} files could be read; nothing was saved"
+    if refused and all(r.exit_code == NotFoundError.exit_code for r in refused):
+        return FilesNotFound(message, code=code, refused=details)
+    return FilesRefused(message, code=code, refused=details)
+
+
+def _check_status(status: str | None) -> None:
+    if status is not None and status not in READING_STATUSES:
+        raise InputError(
+            f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
+        )
+
+
+def _study_name(name: str) -> str:
+    name = " ".join(name.split())
+    if not name or len(name) > MAX_STUDY_NAME:
+        raise InputError(f"a Study name is 1 to {MAX_STUDY_NAME} characters", code="bad_name")
+    return name
 
 
 def _arxiv_base(value: str | None) -> str | None:
@@ -156,16 +210,67 @@ class ImportResult:
     paper_ids: list[str | None] = field(default_factory=list)
     #: earlier imports of the same file (source digest) into the same Study
     repeats: list[str] = field(default_factory=list)
+    path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "import_id": self.import_id,
+            "path": self.path,
             "paper_ids": self.paper_ids,
             "study_id": self.study_id,
             "records_saved": self.saved,
             "papers_created": self.created,
             "records_refused": self.refused,
             "repeats_imports": self.repeats,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StudyImport:
+    """Files saved into a Study: one :class:`ImportResult` (with its stored trace) per
+    read file, the refused files beside them."""
+
+    study_id: str
+    study_name: str
+    study_created: bool
+    files: tuple[ImportResult, ...]
+    refused: tuple[RefusedFile, ...] = ()
+
+    @property
+    def saved(self) -> int:
+        return sum(f.saved for f in self.files)
+
+    @property
+    def created(self) -> int:
+        return sum(f.created for f in self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "study_created": self.study_created,
+            "records_saved": self.saved,
+            "papers_created": self.created,
+            "files": [f.to_dict() for f in self.files],
+            "refused": [r.to_dict() for r in self.refused],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StudyAdditions:
+    """Papers (each with whether it was new to the Study) and runs added to a Study."""
+
+    study_id: str
+    study_name: str
+    papers: tuple[tuple[str, bool], ...]
+    runs: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "study": self.study_name,
+            "study_id": self.study_id,
+            "papers": [{"paper": ref, "added": added} for ref, added in self.papers],
+            "runs": list(self.runs),
         }
 
 
@@ -207,10 +312,55 @@ def _note_notice(note: Annotation, paper: Paper) -> str | None:
 
 
 class Workspace:
-    """All workspace operations over one :class:`Store`."""
+    """All workspace operations over one :class:`Store`.
 
-    def __init__(self, store: Store) -> None:
+    The store is a constructor parameter so that any wiring works: a face's own store
+    (closed by the face) or one opened for it by :func:`open_workspace` (``owns_store``:
+    :meth:`close` disposes it).
+    """
+
+    def __init__(self, store: Store, *, owns_store: bool = False) -> None:
         self.store = store
+        self._owns_store = owns_store
+        # the read transaction of an open snapshot(), per thread/task
+        self._snapshot: ContextVar[Connection | None] = ContextVar(
+            f"litdesk_snapshot_{id(self)}", default=None
+        )
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read of this workspace inside the block (in this thread or task) sees one
+        consistent snapshot of the store — for exports built from several reads."""
+        if self._snapshot.get() is not None:
+            yield
+            return
+        with self.store.read() as conn:
+            token = self._snapshot.set(conn)
+            try:
+                yield
+            finally:
+                self._snapshot.reset(token)
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        pinned = self._snapshot.get()
+        if pinned is not None:
+            yield pinned
+            return
+        with self.store.read() as conn:
+            yield conn
+
+    def close(self) -> None:
+        """Release the store when this workspace opened it (idempotent)."""
+        if self._owns_store:
+            self._owns_store = False
+            self.store.dispose()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # --- papers ----------------------------------------------------------------------
 
@@ -246,6 +396,31 @@ class Workspace:
                 repo.add_study_paper(conn, repo.get_study(conn, study).id, result.paper.id, now)
         return result
 
+    def save_fields(
+        self, fields: PaperFields, *, study: str | None = None, status: str | None = None
+    ) -> SaveResult:
+        """``litdesk paper save --id/--doi/…``: a paper built from an identifier and fields,
+        saved (upsert by identity) like :meth:`save_paper`."""
+        return self.save_paper(fields.to_paper(), study=study, status=status)
+
+    def save_papers(
+        self, papers: Sequence[Paper], *, study: str | None = None, status: str | None = None
+    ) -> list[SaveResult]:
+        """Save several papers (e.g. chosen citation results) in one transaction: all of
+        them, with their Study links, or none."""
+        now = now_iso()
+        out: list[SaveResult] = []
+        with self.store.write() as conn:
+            study_id = repo.get_study(conn, study).id if study else None
+            for paper in papers:
+                result = self._save(conn, paper, now)
+                if status is not None:
+                    repo.set_status(conn, result.paper.id, status, now)
+                if study_id is not None:
+                    repo.add_study_paper(conn, study_id, result.paper.id, now)
+                out.append(result)
+        return out
+
     def _resolve(self, conn: Connection, ref: str) -> str:
         ref = ref.strip()
         keys = [f"id:{ref}"]
@@ -264,7 +439,7 @@ class Workspace:
 
     def paper(self, ref: str) -> repo.PaperRow:
         """A saved paper by id or by any identifier (DOI, PMID, PMCID, OpenAlex, arXiv)."""
-        with self.store.read() as conn:
+        with self._reading() as conn:
             return repo.get_paper(conn, self._resolve(conn, ref))
 
     def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
@@ -276,7 +451,7 @@ class Workspace:
                 f"{', '.join(repo.READING_STATUSES)}",
                 code="bad_status",
             )
-        with self.store.read() as conn:
+        with self._reading() as conn:
             study_id = repo.get_study(conn, study).id if study else None
             return repo.list_papers(conn, study_id=study_id, status=status)
 
@@ -289,20 +464,18 @@ class Workspace:
     # --- studies ---------------------------------------------------------------------
 
     def create_study(self, name: str, description: str | None = None) -> repo.StudyRow:
-        name = " ".join(name.split())
-        if not name or len(name) > MAX_STUDY_NAME:
-            raise InputError(f"a Study name is 1 to {MAX_STUDY_NAME} characters", code="bad_name")
+        name = _study_name(name)
         if description is not None and len(description) > MAX_DESCRIPTION:
             raise InputError(f"a description is at most {MAX_DESCRIPTION:,} characters")
         with self.store.write() as conn:
             return repo.insert_study(conn, _new_id("study"), name, description, now_iso())
 
     def studies(self) -> list[tuple[repo.StudyRow, int]]:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             return repo.list_studies(conn)
 
     def study(self, ref: str) -> repo.StudyRow:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             return repo.get_study(conn, ref)
 
     def add_to_study(self, study: str, paper_ref: str) -> bool:
@@ -312,7 +485,7 @@ class Workspace:
             )
 
     def study_summary(self, ref: str) -> dict[str, Any]:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             s = repo.get_study(conn, ref)
             rows = repo.list_papers(conn, study_id=s.id, limit=100_000)
             notes_n = len(repo.list_documents(conn, "notes", study_id=s.id, limit=100_000))
@@ -333,6 +506,26 @@ class Workspace:
             "search_runs": runs,
             "imports": [i.id for i in imps],
         }
+
+    def fill_study(
+        self, study: str, paper_refs: Sequence[str], run_ids: Sequence[str] = ()
+    ) -> StudyAdditions:
+        """``litdesk study add``: saved papers and saved search runs into a Study, in one
+        transaction (an unknown paper, run or Study adds nothing)."""
+        for run_id in run_ids:
+            get_search_run(self.store, run_id)  # raises NotFoundError; runs are immutable
+        now = now_iso()
+        with self.store.write() as conn:
+            row = repo.get_study(conn, study)
+            added = [
+                repo.add_study_paper(conn, row.id, self._resolve(conn, ref), now)
+                for ref in paper_refs
+            ]
+            for run_id in run_ids:
+                repo.add_study_search_run(conn, row.id, run_id)
+        return StudyAdditions(
+            row.id, row.name, tuple(zip(paper_refs, added, strict=True)), tuple(run_ids)
+        )
 
     def attach_search_run(self, study: str, run_id: str) -> None:
         get_search_run(self.store, run_id)  # raises NotFoundError
@@ -386,7 +579,7 @@ class Workspace:
         """Notes with a notice when their source changed; invalid stored ones are reported."""
         out: list[NoteView] = []
         problems: list[str] = []
-        with self.store.read() as conn:
+        with self._reading() as conn:
             paper_ids = [self._resolve(conn, paper_ref)] if paper_ref else None
             study_id = repo.get_study(conn, study).id if study else None
             rows = repo.list_documents(conn, "notes", study_id=study_id, paper_ids=paper_ids)
@@ -462,7 +655,7 @@ class Workspace:
         """Evidence records, each re-checked against its paper as stored now."""
         out: list[EvidenceView] = []
         problems: list[str] = []
-        with self.store.read() as conn:
+        with self._reading() as conn:
             paper_ids = [self._resolve(conn, paper_ref)] if paper_ref else None
             study_id = repo.get_study(conn, study).id if study else None
             rows = repo.list_documents(conn, "evidence", study_id=study_id, paper_ids=paper_ids)
@@ -478,8 +671,66 @@ class Workspace:
 
     # --- imports -----------------------------------------------------------------------
 
-    def attach_import(self, trace: ImportTrace, *, study: str | None = None) -> ImportResult:
-        """Save every record's paper and keep the whole trace, in one transaction.
+    def _attach(
+        self,
+        conn: Connection,
+        trace: ImportTrace,
+        study_id: str | None,
+        status: str | None,
+        now: str,
+    ) -> ImportResult:
+        ids: list[str | None] = []
+        refused: list[dict[str, Any]] = []
+        created = 0
+        repeats = repo.import_ids_by_digest(conn, trace.source.sha256, study_id=study_id)
+        if repeats:
+            trace = repeated_source(trace, repeats)
+        for index, record in enumerate(trace.records):
+            try:
+                result = self._save(conn, record.paper, now)
+            except IdentityConflict as exc:
+                ids.append(None)
+                refused.append(
+                    {
+                        "record": index,
+                        "lines": [record.first_line, record.last_line],
+                        "reason": exc.message,
+                    }
+                )
+                continue
+            created += int(result.created)
+            ids.append(result.paper.id)
+            if study_id:
+                repo.add_study_paper(conn, study_id, result.paper.id, now)
+        if status is not None:
+            for pid in dict.fromkeys(i for i in ids if i):
+                repo.set_status(conn, pid, status, now)
+        import_id = _new_id("imp")
+        repo.insert_document(
+            conn,
+            "imports",
+            import_id,
+            trace_document(trace, ids),
+            now,
+            study_id=study_id,
+            extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
+        )
+        return ImportResult(
+            import_id,
+            study_id,
+            len(ids) - len(refused),
+            created,
+            refused,
+            ids,
+            repeats,
+            path=trace.source.path,
+        )
+
+    def attach_import(
+        self, trace: ImportTrace, *, study: str | None = None, status: str | None = None
+    ) -> ImportResult:
+        """Save every record's paper (optionally with a reading status) and keep the whole
+        trace, in one transaction.
 
         A record whose identity conflicts with saved papers is refused and reported
         beside the successes (its raw record stays in the stored trace). A file imported
@@ -488,49 +739,102 @@ class Workspace:
         file's records once.
         """
         now = now_iso()
-        ids: list[str | None] = []
-        refused: list[dict[str, Any]] = []
-        created = 0
         with self.store.write() as conn:
             study_id = repo.get_study(conn, study).id if study else None
-            repeats = repo.import_ids_by_digest(conn, trace.source.sha256, study_id=study_id)
-            if repeats:
-                trace = repeated_source(trace, repeats)
-            for index, record in enumerate(trace.records):
-                try:
-                    result = self._save(conn, record.paper, now)
-                except IdentityConflict as exc:
-                    ids.append(None)
-                    refused.append(
-                        {
-                            "record": index,
-                            "lines": [record.first_line, record.last_line],
-                            "reason": exc.message,
-                        }
-                    )
-                    continue
-                created += int(result.created)
-                ids.append(result.paper.id)
-                if study_id:
-                    repo.add_study_paper(conn, study_id, result.paper.id, now)
-            import_id = _new_id("imp")
-            repo.insert_document(
-                conn,
-                "imports",
-                import_id,
-                trace_document(trace, ids),
-                now,
-                study_id=study_id,
-                extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
-            )
-        return ImportResult(
-            import_id, study_id, len(ids) - len(refused), created, refused, ids, repeats
-        )
+            return self._attach(conn, trace, study_id, status, now)
+
+    def save_file(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        format: str | None = None,
+        study: str | None = None,
+        status: str | None = None,
+    ) -> ImportResult:
+        """``litdesk paper save --file``: read one export file and save its records (and
+        its trace) like :meth:`attach_import`; a refused file stores nothing."""
+        batch = read_files([path], format=format)
+        if not batch.imports:
+            raise _all_refused(batch.refused)
+        return self.attach_import(batch.imports[0], study=study, status=status)
+
+    def import_into_study(
+        self,
+        traces: Sequence[ImportTrace],
+        *,
+        study: str,
+        create: bool = True,
+        status: str | None = None,
+    ) -> StudyImport:
+        """Save the records of every trace into ``study`` and keep each trace, in one
+        transaction: the Study (created when it does not exist and ``create``), the
+        papers, their Study links and every import trace commit together or not at all."""
+        if not traces:
+            raise InputError("nothing to import: no file was read", code="nothing_imported")
+        now = now_iso()
+        with self.store.write() as conn:
+            self.store.lock(conn, _STUDY_LOCK, "studies")
+            try:
+                row = repo.get_study(conn, study)
+                created = False
+            except NotFoundError:
+                if not create:
+                    raise
+                row = repo.insert_study(conn, _new_id("study"), _study_name(study), None, now)
+                created = True
+            results = [self._attach(conn, t, row.id, status, now) for t in traces]
+        return StudyImport(row.id, row.name, created, tuple(results))
+
+    def import_files(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        *,
+        study: str,
+        format: str | None = None,
+        strict_ids: bool = False,
+        status: str | None = None,
+        create: bool = True,
+        on_file: ProgressHook | None = None,
+    ) -> StudyImport:
+        """``litdesk import FILE… --study NAME``: read every file (each traced or refused on
+        its own), then save the read ones into the Study in one transaction.
+
+        Refused files are reported beside the saved ones. When every file is refused
+        nothing is stored (no Study is created) and the refusal is raised: a single
+        file's own error, or :class:`ImportRefusedAll` listing them.
+        """
+        _check_status(status)
+        batch = read_files(paths, format=format, on_file=on_file, strict_ids=strict_ids)
+        return self._batch_into_study(batch, study=study, create=create, status=status)
+
+    def import_uploads(
+        self,
+        files: Sequence[tuple[str, bytes]],
+        *,
+        study: str,
+        format: str | None = None,
+        strict_ids: bool = False,
+        status: str | None = None,
+        create: bool = True,
+    ) -> StudyImport:
+        """:meth:`import_files` for files a face holds as ``(name, bytes)`` (a web
+        upload): the same refusals, the same single transaction."""
+        _check_status(status)
+        batch = read_bytes(files, format=format, strict_ids=strict_ids)
+        return self._batch_into_study(batch, study=study, create=create, status=status)
+
+    def _batch_into_study(
+        self, batch: ImportBatch, *, study: str, create: bool, status: str | None
+    ) -> StudyImport:
+        if not batch.imports:
+            raise _all_refused(batch.refused)
+        done = self.import_into_study(batch.imports, study=study, create=create, status=status)
+        return replace(done, refused=batch.refused)
 
     def imports(
         self, *, study: str | None = None
     ) -> list[tuple[str, ImportTrace, list[str | None]]]:
-        with self.store.read() as conn:
+        with self._reading() as conn:
             study_id = repo.get_study(conn, study).id if study else None
             rows = repo.list_documents(conn, "imports", study_id=study_id, limit=100_000)
         return [(r.id, *read_import(r.json())) for r in rows]

@@ -1,0 +1,152 @@
+"""``litdesk import FILE… --study NAME`` end to end over real exports
+($LITDESK_FIXTURES/bib) and a real SQLite store; ``search --study`` with a Study that
+does not exist stores nothing."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from litdesk._settings import get_settings
+from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
+from litdesk.faces.cli import app
+from litdesk.services.search import make_definition, plan_search
+
+pytestmark = pytest.mark.fixtures
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_settings):
+    """The store the CLI opens: SQLite in the data dir, or PostgreSQL in a fresh schema."""
+    if request.param == "sqlite":
+        yield None
+        return
+    base = request.getfixturevalue("postgres_url")
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    engine = sa.create_engine(base)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()
+
+
+@pytest.fixture
+def cli(tmp_settings, monkeypatch, database):
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    if database is not None:
+        monkeypatch.setenv("LITDESK_DATABASE_URL", database)
+    get_settings.cache_clear()
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0):
+        result = runner.invoke(app, [str(a) for a in args])
+        assert result.exit_code == code, (result.output, result.exception)
+        return result
+
+    yield invoke
+    get_settings.cache_clear()
+
+
+def test_import_into_a_new_study_then_report(cli, fixtures_dir, database, tmp_settings):
+    ris = fixtures_dir / "bib" / "ris" / "asreview__embase.ris"  # 6 records
+    medline = sorted((fixtures_dir / "bib" / "medline").glob("*.nbib"))[0]
+    out = cli("import", ris, medline, "--study", "Cysts")
+    assert "Study 'Cysts' created" in out.stdout
+    assert "Saved 6 record(s) from" in out.stdout and out.stdout.count("; import imp-") == 2
+    shown = json.loads(cli("study", "show", "Cysts", "--json").stdout)
+    assert len(shown["imports"]) == 2 and len(shown["papers"]) >= 6
+    prisma = json.loads(cli("report", "prisma", "--study", "Cysts", "--json").stdout)
+    assert len(prisma["imports"]) == 2
+    # the second time the Study exists: not created again, papers merged by identity
+    again = json.loads(cli("import", ris, "--study", "Cysts", "--json").stdout)
+    assert again["study_created"] is False and again["papers_created"] == 0
+    assert again["records_saved"] == 6 and again["files"][0]["path"] == str(ris)
+    assert len(json.loads(cli("study", "show", "Cysts", "--json").stdout)["imports"]) == 3
+    sqlite_file = tmp_settings.data_dir / "litdesk.sqlite3"
+    assert sqlite_file.exists() is (database is None)  # PostgreSQL really was the store
+
+
+def test_refused_files_are_reported_and_the_others_saved(cli, fixtures_dir, tmp_path):
+    bib = fixtures_dir / "bib" / "bibtex" / "bibtexparser__article.bib"
+    junk = tmp_path / "notes.txt"
+    junk.write_text("this is not an export\n")
+    out = cli("import", junk, bib, tmp_path / "gone.ris", "--study", "Mixed", code=2)
+    assert "Saved 1 record(s) from" in out.stdout
+    err = out.stderr
+    assert f"{junk}: " in err and "(unsupported); not saved" in err
+    assert "gone.ris" in err and "(file_not_found)" in err
+    listed = json.loads(cli("study", "list", "--json").stdout)
+    assert [(s["name"], s["papers"]) for s in listed] == [("Mixed", 1)]
+
+
+def test_when_every_file_is_refused_nothing_is_saved(cli, tmp_path):
+    missing = cli("import", tmp_path / "a.ris", tmp_path / "b.ris", "--study", "Nope", code=4)
+    assert "nothing was saved" in missing.stderr
+    junk = tmp_path / "notes.txt"
+    junk.write_text("this is not an export\n")
+    refused = cli("import", junk, "--study", "Nope", "--json", code=2)
+    doc = json.loads(refused.stdout)
+    assert doc["error"] == "FilesRefused" and doc["details"]["refused"][0]["path"] == str(junk)
+    assert json.loads(cli("study", "list", "--json").stdout) == []
+
+
+def test_paper_save_file_with_status(cli, fixtures_dir):
+    ris = fixtures_dir / "bib" / "ris" / "rispy__example_full.ris"  # 2 records
+    cli("study", "new", "Full")
+    out = json.loads(
+        cli("paper", "save", "--file", ris, "--study", "Full", "--status", "read", "--json").stdout
+    )
+    assert out["records_saved"] == 2 and out["path"] == str(ris)
+    rows = json.loads(cli("paper", "list", "--study", "Full", "--json").stdout)
+    assert [r["status"] for r in rows] == ["read", "read"]
+
+
+def _cassette(folder):
+    body = json.dumps(
+        {
+            "status": "ok",
+            "message-type": "work-list",
+            "message": {
+                "total-results": 1,
+                "items": [
+                    {"DOI": "10.1000/xyz123", "title": ["Sepsis"], "type": "journal-article"}
+                ],
+            },
+        }
+    ).encode()
+    req = plan_search(make_definition("sepsis", providers=["crossref"])).lanes[0].request
+    CassetteRecorder(folder).record(
+        Exchange(
+            provider="crossref",
+            method=req.method,
+            url=sanitised_url(req),
+            request_body=None,
+            status=200,
+            headers={},
+            body=body,
+            received_at=datetime(2026, 11, 30, tzinfo=UTC),
+        ),
+        Redactor(),
+    )
+
+
+def test_search_into_a_missing_study_stores_no_run(cli, tmp_path):
+    _cassette(tmp_path / "cas")
+    args = ("search", "sepsis", "-p", "crossref", "--replay", tmp_path / "cas", "--no-cache")
+    out = cli(*args, "--study", "Missing", code=4)
+    assert "no Study 'Missing'" in out.stderr
+    assert json.loads(cli("runs", "list", "--json").stdout) == []
+    cli("study", "new", "Missing")
+    run_id = json.loads(cli(*args, "--study", "Missing", "--json").stdout)["id"]
+    assert json.loads(cli("study", "show", "Missing", "--json").stdout)["search_runs"] == [run_id]
