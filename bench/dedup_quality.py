@@ -11,9 +11,10 @@ sensitivity, specificity and precision of
 
 In the same run, bib-dedupe (the peer) on the same records when installed.
 
-Labelling schemes (see the datasets' PROVENANCE.md): haematology has duplicate groups
-(record level as bib-dedupe counts: TP = a removed record that is a true duplicate);
-copper has per-record flags on every member of a duplicate set (binary per record).
+Labelling schemes (see the datasets' PROVENANCE.md): haematology and stroke have
+duplicate groups (record level as bib-dedupe counts: TP = a removed record that is a
+true duplicate); copper has per-record flags on every member of a duplicate set (binary
+per record).
 
     .venv/bin/python bench/dedup_quality.py            # the table of bench/RESULTS.md
     .venv/bin/python bench/dedup_quality.py --misses   # every automatic miss, with evidence
@@ -50,65 +51,91 @@ def merge_band(batch, **kw) -> DedupReport:  # type: ignore[no-untyped-def]
     return dedup_batch(batch, reviewer=lambda *_: "merge", **kw)
 
 
-class Sets:
-    """The two labelled sets, read once."""
+class Grouped:
+    """A bib-dedupe record table with its duplicate groups (haematology, stroke)."""
 
-    def __init__(self, root: Path) -> None:
-        self.haem = import_files([root / "rathbone_haematology__records_pre_merged.csv"])
-        haem_records = self.haem.imports[0].records
-        by_id = {r.source_id: i for i, r in enumerate(haem_records)}
-        with open(root / "rathbone_haematology__merged_record_ids.csv", encoding="utf-8") as fh:
+    def __init__(self, root: Path, stem: str) -> None:
+        self.batch = import_files([root / f"{stem}__records_pre_merged.csv"])
+        records = self.batch.imports[0].records
+        by_id = {r.source_id: i for i, r in enumerate(records)}
+        with open(root / f"{stem}__merged_record_ids.csv", encoding="utf-8") as fh:
             self.truth = [
                 [by_id[x] for x in row["merged_ids"].split(";")] for row in csv.DictReader(fh)
             ]
         self.group_of = {i: gi for gi, g in enumerate(self.truth) for i in g}
-        self.n_haem = len(haem_records)
-        self.copper = import_files([root / "iebh_copper__endnote.xml"])
-        records = self.copper.imports[0].records
+        self.n = len(records)
+
+    def same(self, a: int, b: int) -> bool:
+        return self.group_of.get(a, -1) == self.group_of.get(b, -2)
+
+    def q(self, report: DedupReport):  # type: ignore[no-untyped-def]
+        return self.q_groups(report.result.groups)
+
+    def q_groups(self, groups):  # type: ignore[no-untyped-def]
+        return evaluate_groups(self.n, groups, self.truth)
+
+    def positives(self) -> list[tuple[int, int]]:
+        return [(a, b) for g in self.truth for a in g for b in g if a < b]
+
+
+class Flagged:
+    """An EndNote XML library with per-record duplicate flags (copper)."""
+
+    def __init__(self, root: Path, name: str) -> None:
+        self.batch = import_files([root / name])
+        records = self.batch.imports[0].records
         self.flagged = [
             i for i, r in enumerate(records) if r.extras.get("caption") == ["Duplicate"]
         ]
         self.flagged_set = frozenset(self.flagged)
-        self.n_copper = len(records)
+        self.n = len(records)
 
-    def same_haem(self, a: int, b: int) -> bool:
-        return self.group_of.get(a, -1) == self.group_of.get(b, -2)
-
-    def same_copper(self, a: int, b: int) -> bool:
+    def same(self, a: int, b: int) -> bool:
         return a in self.flagged_set and b in self.flagged_set
 
-    def q_haem(self, report: DedupReport):  # type: ignore[no-untyped-def]
-        return evaluate_groups(self.n_haem, report.result.groups, self.truth)
+    def q(self, report: DedupReport):  # type: ignore[no-untyped-def]
+        return self.q_groups(report.result.groups)
 
-    def q_copper(self, report: DedupReport):  # type: ignore[no-untyped-def]
-        return evaluate_flags(self.n_copper, report.result.groups, self.flagged)
+    def q_groups(self, groups):  # type: ignore[no-untyped-def]
+        return evaluate_flags(self.n, groups, self.flagged)
+
+    def positives(self) -> list[tuple[int, int]]:
+        return [(a, b) for a in self.flagged for b in self.flagged if a < b]
+
+
+def load_sets(root: Path) -> dict[str, Grouped | Flagged]:
+    """The three labelled sets, read once, by name."""
+    return {
+        "haematology": Grouped(root, "rathbone_haematology"),
+        "stroke": Grouped(root, "rathbone_stroke"),
+        "copper": Flagged(root, "iebh_copper__endnote.xml"),
+    }
+
+
+LABELS = {
+    "haematology": "haematology (Rathbone 2015 via bib-dedupe; groups)",
+    "stroke": "stroke (Rathbone 2015 via bib-dedupe; groups)",
+    "copper": "copper (IEBH dedupe-sweep; EndNote flags, per record)",
+}
 
 
 def fmt(q) -> str:  # type: ignore[no-untyped-def]
     return f"{q.sensitivity:.3f} / {q.specificity:.4f}  (TP {q.tp} FP {q.fp} FN {q.fn} TN {q.tn})"
 
 
-def misses(sets: Sets) -> None:
-    """Every automatic miss and wrong merge on both sets, with the pair's evidence."""
-    for name, batch, same in (
-        ("haematology", sets.haem, sets.same_haem),
-        ("copper", sets.copper, sets.same_copper),
-    ):
-        report = dedup_batch(batch, auto_only=True)
+def misses(sets: dict[str, Grouped | Flagged]) -> None:
+    """Every automatic miss and wrong merge on every set, with the pair's evidence."""
+    for name, data in sets.items():
+        report = dedup_batch(data.batch, auto_only=True)
         group = {i: k for k, g in enumerate(report.result.groups) for i in g}
         decided = {(p.a, p.b): p for p in report.result.pairs}
         papers = report.papers
         print(f"== {name}: pairs labelled the same but in different automatic groups")
-        positives = (
-            [(a, b) for g in sets.truth for a in g for b in g if a < b]
-            if name == "haematology"
-            else [(a, b) for a in sets.flagged for b in sets.flagged if a < b]
-        )
-        for a, b in positives:
+        for a, b in data.positives():
             if group[a] == group[b]:
                 continue
             p = decided.get((a, b))
-            if p is None and name == "copper":
+            if p is None and isinstance(data, Flagged):
                 continue  # flags carry no groups: only pairs litdesk compared are shown
             print(f"  {a}-{b}: {p.decision + ' — ' + p.reason if p else 'not compared'}")
             for i in (a, b):
@@ -117,31 +144,34 @@ def misses(sets: Sets) -> None:
                       f" {x.volume or ''}({x.issue or ''}):{x.pages or ''}")  # fmt: skip
         print(f"== {name}: merged pairs labelled different")
         for p in report.result.pairs:
-            if p.decision == "merge" and not same(p.a, p.b):
+            if p.decision == "merge" and not data.same(p.a, p.b):
                 print(f"  {p.a}-{p.b}: {p.reason}")
+        for c in report.result.conflicts:
+            print(f"  conflict: {c.message}")
 
 
-def sweep(sets: Sets) -> None:
+def sweep(sets: dict[str, Grouped | Flagged]) -> None:
     """Operating points: the automatic title threshold swept (rule A, with the review band
     kept below it), the corrections policy, and the whole review band merged."""
-    print("auto_title | corrections | haematology sens / spec | copper sens / spec")
+    print("auto_title | corrections | " + " | ".join(f"{n} sens / spec" for n in sets))
     saved = dict(RULES)
     try:
         for thr in (0.99, 0.97, 0.95, 0.93, 0.90, 0.85):
             for mc in (False, True):
                 RULES["auto_title"] = thr
                 RULES["review_title"] = min(saved["review_title"], thr)
-                h = sets.q_haem(dedup_batch(sets.haem, auto_only=True, merge_corrections=mc))
-                c = sets.q_copper(dedup_batch(sets.copper, auto_only=True, merge_corrections=mc))
-                print(f"{thr:.2f} | {'merged' if mc else 'review'} | {fmt(h)} | {fmt(c)}")
+                cells = [
+                    fmt(d.q(dedup_batch(d.batch, auto_only=True, merge_corrections=mc)))
+                    for d in sets.values()
+                ]
+                print(f"{thr:.2f} | {'merged' if mc else 'review'} | " + " | ".join(cells))
     finally:
         RULES.clear()
         RULES.update(saved)
     for mc in (False, True):
-        h = sets.q_haem(merge_band(sets.haem, merge_corrections=mc))
-        c = sets.q_copper(merge_band(sets.copper, merge_corrections=mc))
+        cells = [fmt(d.q(merge_band(d.batch, merge_corrections=mc))) for d in sets.values()]
         label = "merged" if mc else "review"
-        print(f"whole review band merged | {label} | {fmt(h)} | {fmt(c)}")
+        print(f"whole review band merged | {label} | " + " | ".join(cells))
 
 
 def main() -> None:
@@ -150,7 +180,7 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true", help="operating points")
     args = ap.parse_args()
     root = Path(os.environ.get("LITDESK_FIXTURES", "../shared/fixtures")) / "bib" / "dedup"
-    sets = Sets(root)
+    sets = load_sets(root)
     if args.misses:
         misses(sets)
         return
@@ -165,31 +195,27 @@ def main() -> None:
         peer = False
         print("(bib-dedupe not installed: `make bench` or `.venv/bin/pip install bib-dedupe`)")
 
-    for name, batch, q, same in (
-        ("haematology (Rathbone 2015 via bib-dedupe; groups)", sets.haem, sets.q_haem,
-         sets.same_haem),
-        ("copper (IEBH dedupe-sweep; EndNote flags, per record)", sets.copper, sets.q_copper,
-         sets.same_copper),
-    ):  # fmt: skip
-        print(f"{name}: {len(batch.imports[0].records)} records")
+    for name, data in sets.items():
+        batch, q = data.batch, data.q
+        print(f"{LABELS[name]}: {len(batch.imports[0].records)} records")
         t = time.perf_counter()
         auto = dedup_batch(batch, auto_only=True)
         elapsed = time.perf_counter() - t
         print(f"  litdesk automatic            {q(auto).to_dict()}  ({elapsed:.2f} s)")
-        reviewed, asked = oracle_review(batch, same)
+        counts = auto.result.counts
+        print(f"    review queue {counts['review_pairs']} pairs, chain joins sent to review "
+              f"{counts['chain_reviews']}, shared-identifier conflicts "
+              f"{counts['shared_id_conflicts']}")  # fmt: skip
+        reviewed, asked = oracle_review(batch, data.same)
         print(f"  litdesk automatic+reviewed   {q(reviewed).to_dict()}  ({asked} pairs reviewed)")
         merged = dedup_batch(batch, auto_only=True, merge_corrections=True)
         print(f"  --merge-corrections auto     {q(merged).to_dict()}")
-        reviewed, asked = oracle_review(batch, same, merge_corrections=True)
+        reviewed, asked = oracle_review(batch, data.same, merge_corrections=True)
         print(f"  --merge-corrections +review  {q(reviewed).to_dict()}  ({asked} pairs reviewed)")
         if peer:
             t = time.perf_counter()
             groups = bib_dedupe_groups(auto.papers)
-            peer_q = (
-                evaluate_groups(sets.n_haem, groups, sets.truth)
-                if batch is sets.haem
-                else evaluate_flags(sets.n_copper, groups, sets.flagged)
-            )
+            peer_q = data.q_groups(groups)
             print(
                 f"  bib-dedupe                   {peer_q.to_dict()}  "
                 f"({time.perf_counter() - t:.1f} s)"

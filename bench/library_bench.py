@@ -19,7 +19,11 @@ In one run:
 
     LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/library_bench.py \
         [--copies 4] [--files 1000] [--chunks 1000000] [--queries 50] \
-        [--only pipeline|reindex|vectors|update] [--nlist N] [--entry-chunks 2000]
+        [--only pipeline|reindex|vectors|update] [--nlist N] [--entry-chunks 2000] \
+        [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
+
+With ``--postgres URL`` the pipeline and re-index parts keep the library in a fresh schema
+of that PostgreSQL database (dropped at the end) instead of the data dir's SQLite file.
 """
 
 from __future__ import annotations
@@ -30,7 +34,11 @@ import shutil
 import statistics
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -73,13 +81,15 @@ def make_copies(src: Path, dst: Path, copies: int) -> list[Path]:
     return out
 
 
-def bench_pipeline(fixtures: Path, tmp: Path, copies: int) -> None:
+def bench_pipeline(fixtures: Path, tmp: Path, copies: int, database_url: str | None = None) -> None:
     folder = tmp / "pipeline"
     paths = make_copies(fixtures, folder, copies)
     t0 = time.perf_counter()
     raw_pages = raw_extract(paths)
     raw_s = time.perf_counter() - t0
-    settings = Settings(data_dir=tmp / "data-pipeline", library_dirs=[folder])
+    settings = Settings(
+        data_dir=tmp / "data-pipeline", library_dirs=[folder], database_url=database_url
+    )
     lib = Library(settings, workers=2)
     t0 = time.perf_counter()
     report = lib.index()
@@ -101,7 +111,28 @@ def bench_pipeline(fixtures: Path, tmp: Path, copies: int) -> None:
     print(f"    ratio pipeline/raw = {pipe_rate / raw_rate:.2f}x (target >= 0.5x)")
 
 
-def bench_reindex(fixtures: Path, tmp: Path, files: int) -> None:
+@contextmanager
+def store_url(postgres: str | None) -> Iterator[str | None]:
+    """``None`` (SQLite in the data dir) or a fresh schema of ``postgres``, dropped after."""
+    if postgres is None:
+        yield None
+        return
+    import sqlalchemy as sa
+
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    engine = sa.create_engine(postgres)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in postgres else "?"
+    try:
+        yield f"{postgres}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()
+
+
+def bench_reindex(fixtures: Path, tmp: Path, files: int, database_url: str | None = None) -> None:
     base = tmp / "reindex-src"
     base.mkdir()
     originals = []
@@ -115,7 +146,9 @@ def bench_reindex(fixtures: Path, tmp: Path, files: int) -> None:
         sub = lib_dir / f"d{i // 100:02d}"
         sub.mkdir(parents=True, exist_ok=True)
         os.link(src, sub / f"{i:04d}_{src.name}")
-    settings = Settings(data_dir=tmp / "data-reindex", library_dirs=[lib_dir])
+    settings = Settings(
+        data_dir=tmp / "data-reindex", library_dirs=[lib_dir], database_url=database_url
+    )
     lib = Library(settings, workers=2)
     t0 = time.perf_counter()
     first = lib.index()
@@ -131,6 +164,7 @@ def bench_reindex(fixtures: Path, tmp: Path, files: int) -> None:
         assert again.indexed == [] and again.files == files
     print(
         f"[2] {files} PDFs ({len(first.indexed)} distinct contents indexed, first run {first_s:.2f} s)"
+        f", store: {'PostgreSQL' if database_url else 'SQLite'}"
     )
     print(
         f"    re-index unchanged: median {statistics.median(times):.3f} s over 3 runs "
@@ -304,6 +338,7 @@ def main() -> None:
     ap.add_argument("--only", choices=["pipeline", "reindex", "vectors", "update"], default=None)
     ap.add_argument("--entry-chunks", type=int, default=2000, help="rows per entry (update)")
     ap.add_argument("--nlist", type=int, default=None, help="IVF cells (default: the index's)")
+    ap.add_argument("--postgres", default=None, help="keep the library in a fresh PG schema")
     args = ap.parse_args()
     fixtures = Path(os.environ.get("LITDESK_FIXTURES", "../shared/fixtures")) / "pdf"
     if args.only not in ("vectors", "update") and not fixtures.is_dir():
@@ -314,9 +349,11 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="litdesk-libbench-") as tmp:
         if args.only in (None, "pipeline"):
-            bench_pipeline(fixtures, Path(tmp), args.copies)
+            with store_url(args.postgres) as url:
+                bench_pipeline(fixtures, Path(tmp), args.copies, url)
         if args.only in (None, "reindex"):
-            bench_reindex(fixtures, Path(tmp), args.files)
+            with store_url(args.postgres) as url:
+                bench_reindex(fixtures, Path(tmp), args.files, url)
         if args.only == "update":
             bench_update(args.chunks, args.entry_chunks, args.queries, Path(tmp))
     if args.only in (None, "vectors"):

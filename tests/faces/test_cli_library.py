@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from fpdf import FPDF
+from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture
 from typer.testing import CliRunner
 
 from litdesk._settings import get_settings
@@ -44,14 +45,23 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     get_settings.cache_clear()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def env_both(request: pytest.FixtureRequest, env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``env`` with its store on SQLite, then on PostgreSQL (a fresh schema)."""
+    if request.param == "postgres":
+        monkeypatch.setenv("LITDESK_DATABASE_URL", request.getfixturevalue("pg_schema"))
+        get_settings.cache_clear()
+    return env
+
+
 def _run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_add_index_list_ask_remove(env: Path) -> None:
-    code, out, _ = _run("library", "add", str(env), "--json")
-    assert code == 0 and json.loads(out) == {"path": str(env.resolve()), "added": True}
+def test_add_index_list_ask_remove(env_both: Path) -> None:
+    code, out, _ = _run("library", "add", str(env_both), "--json")
+    assert code == 0 and json.loads(out) == {"path": str(env_both.resolve()), "added": True}
     code, out, _ = _run("library", "index", "--json")
     assert code == 0
     report = json.loads(out)
@@ -76,7 +86,7 @@ def test_add_index_list_ask_remove(env: Path) -> None:
     assert isinstance(answer["warnings"], list)
     code, out, _ = _run("ask", "cadmium")
     assert code == 0 and "[1]" in out and "estuary.pdf" in out
-    code, out, _ = _run("library", "remove", str(env), "--json")
+    code, out, _ = _run("library", "remove", str(env_both), "--json")
     assert code == 0 and json.loads(out)["removed"] is True
 
 
@@ -94,8 +104,8 @@ def test_errors_exit_codes(env: Path) -> None:
     assert code == 4 and json.loads(out)["code"] == "no_such_source"
 
 
-def test_human_list_and_index(env: Path) -> None:
-    _run("library", "add", str(env))
+def test_human_list_and_index(env_both: Path) -> None:
+    _run("library", "add", str(env_both))
     code, out, _ = _run("library", "index")
     assert code == 0 and "2 indexed" in out and "excluded: broken.pdf: broken" in out
     code, out, _ = _run("library", "list")
@@ -117,13 +127,13 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> No
     proc = subprocess.Popen(
         cmd, env=envvars, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    db = tmp_path / "data" / "library" / "catalogue.sqlite3"
+    db = tmp_path / "data" / "litdesk.sqlite3"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
         if db.exists():
             try:
                 with sqlite3.connect(db, timeout=5) as conn:
-                    if conn.execute("select count(*) from entries").fetchone()[0] >= 2:
+                    if conn.execute("select count(*) from library_entries").fetchone()[0] >= 2:
                         break
             except sqlite3.OperationalError:
                 pass

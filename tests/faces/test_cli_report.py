@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 from lxml import html as lxml_html
+from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture
 from typer.testing import CliRunner
 
 from litdesk._settings import get_settings
@@ -44,13 +45,22 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     get_settings.cache_clear()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def env_both(request: pytest.FixtureRequest, env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``env`` with its store on SQLite, then on PostgreSQL (a fresh schema)."""
+    if request.param == "postgres":
+        monkeypatch.setenv("LITDESK_DATABASE_URL", request.getfixturevalue("pg_schema"))
+        get_settings.cache_clear()
+    return env
+
+
 def _run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_report_html_and_json(env: Path, tmp_path: Path) -> None:
-    assert _run("library", "add", str(env))[0] == 0
+def test_report_html_and_json(env_both: Path, tmp_path: Path) -> None:
+    assert _run("library", "add", str(env_both))[0] == 0
     code, out, err = _run(
         "report", "--all", "--questions", f"Where was cadmium highest? {EVIL};Yield?",
         "--summary", "bullets", "--synthesis", "-o", str(tmp_path / "reports"),
@@ -83,8 +93,8 @@ def test_report_html_and_json(env: Path, tmp_path: Path) -> None:
     assert data["units"][0]["extractive"] is True and data["model"] == "none (extractive)"
 
 
-def test_report_refusals(env: Path) -> None:
-    assert _run("library", "add", str(env))[0] == 0
+def test_report_refusals(env_both: Path) -> None:
+    assert _run("library", "add", str(env_both))[0] == 0
     code, _, err = _run("report", "synthesis", "--questions", "q?")
     assert code != 0 and "--papers" in err
     code, _, err = _run("report", "synthesis", "--all", "--papers", "a.pdf", "--questions", "q?")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from litdesk._errors import NotFoundError
 from litdesk.adapters import formats
 from litdesk.adapters.formats import decode
-from litdesk.core.imports import ImportRefused, digest_bytes
+from litdesk.core.imports import IMPORT_REFUSALS, ImportRefused, digest_bytes
 from litdesk.core.records import make_paper
 
 RIS = b"TY  - JOUR\nTI  - Hello\nER  - \n"
@@ -188,14 +188,7 @@ def test_loads_on_arbitrary_bytes_returns_a_trace_or_refuses(data: bytes) -> Non
     try:
         trace = formats.loads(data)
     except ImportRefused as exc:
-        assert exc.code in {
-            "empty",
-            "unsupported",
-            "malformed",
-            "duplicate_ids",
-            "undecodable",
-            "too_large",
-        }
+        assert exc.code in IMPORT_REFUSALS
     else:
         assert trace.records
         assert trace.source.sha256 == digest_bytes(data)

@@ -88,12 +88,25 @@ def test_conflicting_identifiers_never_merge() -> None:
 
 
 def test_identifier_stage_merges_first() -> None:
-    a = P("A title", doi="10.1000/x")
-    b = P("Completely different title text", doi="10.1000/X", pmid="5")
+    a = P("Cerebral small vessel disease and stroke", doi="10.1000/x")
+    b = P("Cerebral small vessel disease and stroke.", doi="10.1000/X", pmid="5")
     res = deduplicate([a, b])
     assert res.groups == [[0, 1]]
     assert res.counts["stage1_merged"] == 1
     assert res.pairs[0].stage == 1 and res.pairs[0].evidence["identifiers"] == ["doi"]
+    assert res.conflicts == []
+
+
+def test_shared_identifier_with_different_titles_is_not_merged() -> None:
+    # formerly merged in stage 1: a DOI is strong evidence, not proof
+    a = P("A title about renal outcomes", doi="10.1000/x")
+    b = P("Completely different title text", doi="10.1000/X", pmid="5")
+    res = deduplicate([a, b])
+    assert res.groups == [[0], [1]]
+    assert res.counts["stage1_merged"] == 0 and res.counts["shared_id_conflicts"] == 1
+    (c,) = res.conflicts
+    assert c.kind == "shared" and c.namespace == "doi" and c.members == (0, 1)
+    assert "DOI shared by 2 records with different titles" in c.message
 
 
 def test_preprint_and_published_are_linked_not_merged() -> None:

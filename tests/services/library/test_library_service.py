@@ -50,8 +50,9 @@ def folder(tmp_path: Path, make_pdf: Callable[[Path, list[str]], Path]) -> Path:
 
 
 @pytest.fixture
-def settings(tmp_settings: Settings, folder: Path) -> Settings:
-    return tmp_settings.model_copy(update={"library_dirs": [folder]})
+def settings(tmp_settings: Settings, folder: Path, library_db: str | None) -> Settings:
+    """The library of ``folder``, its store on SQLite and on PostgreSQL (fresh schema)."""
+    return tmp_settings.model_copy(update={"library_dirs": [folder], "database_url": library_db})
 
 
 @dataclass
@@ -260,7 +261,8 @@ def test_parallel_index_matches_serial(
 ) -> None:
     serial = _lib(settings, wordllama)
     serial.index()
-    par_settings = settings.model_copy(update={"data_dir": tmp_path / "par"})
+    # a fresh store of its own (on PostgreSQL ``settings`` would share the serial run's rows)
+    par_settings = settings.model_copy(update={"data_dir": tmp_path / "par", "database_url": None})
     par = Library(par_settings, workers=2)  # default wordllama, embedded in the workers
     report = par.index()
     assert sorted(report.indexed) == ["cameras.pdf", "estuary.pdf", "wheat.pdf"]
@@ -296,14 +298,14 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     script = tmp_path / "run.py"
     script.write_text(KILL_SCRIPT)
     proc = subprocess.Popen([sys.executable, str(script), str(data), str(many)])
-    db = data / "library" / "catalogue.sqlite3"
+    db = data / "litdesk.sqlite3"
     deadline = time.time() + 120
     done = 0
     while time.time() < deadline and proc.poll() is None:
         if db.exists():
             try:
                 with sqlite3.connect(db, timeout=5) as conn:
-                    done = conn.execute("select count(*) from entries").fetchone()[0]
+                    done = conn.execute("select count(*) from library_entries").fetchone()[0]
             except sqlite3.OperationalError:
                 done = 0
             if done >= 3:
@@ -313,10 +315,10 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     proc.wait()
     assert done >= 3
     with sqlite3.connect(db) as conn:
-        kept = conn.execute("select count(*) from entries").fetchone()[0]
-        per = conn.execute("select sha256, n_chunks from entries").fetchall()
+        kept = conn.execute("select count(*) from library_entries").fetchone()[0]
+        per = conn.execute("select sha256, n_chunks from library_entries").fetchall()
         counted = dict(
-            conn.execute("select sha256, count(*) from chunks group by sha256").fetchall()
+            conn.execute("select sha256, count(*) from library_chunks group by sha256").fetchall()
         )
     assert 3 <= kept < 30
     assert all(counted.get(sha) == n for sha, n in per)  # no half-written entry

@@ -26,6 +26,7 @@ from litdesk.core.records import (
     split_arxiv,
 )
 
+from ._errorbody import refuse_error_body
 from ._json import DECODER
 from ._spec import FormatSpec, ParseResult
 
@@ -262,6 +263,7 @@ def _refuse_json(text: str, exc: json.JSONDecodeError) -> ImportRefused:
 
 def parse(text: str) -> ParseResult:
     """Read CSL-JSON text: an array of items or one item object."""
+    refuse_error_body(text)
     if text.startswith("\ufeff"):
         text = text[1:]
     pos = _WS.match(text).end()  # type: ignore[union-attr]

@@ -44,6 +44,7 @@ from litdesk.core.records import (
     split_arxiv,
 )
 
+from ._errorbody import refuse_error_body
 from ._json import DECODER
 from ._spec import FormatSpec, ParseResult
 
@@ -215,6 +216,7 @@ def _json_parse(
     locate: Callable[[Any], tuple[tuple[str, ...], bool]],
     record: Callable[[Any], _Raw | None],
 ) -> ParseResult:
+    refuse_error_body(text)
     doc = _load_json_text(text)
     try:
         path, is_array = locate(doc)

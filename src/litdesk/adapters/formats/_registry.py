@@ -39,6 +39,8 @@ from . import (
     _wos,
 )
 from ._decode import Decoded, NotUtf8, decode, utf8_head
+from ._detect import FAMILY, line_of, outer_syntax, outline, outside
+from ._errorbody import refuse_error_body
 from ._spec import FormatSpec, ParseResult
 
 __all__ = [
@@ -93,29 +95,62 @@ def get_format(name: str) -> FormatSpec:
 
 
 def detect(text: str, *, path: str | None = None) -> FormatSpec:
-    """The format whose sniffer is most confident about ``text``.
+    """The format of ``text``, decided by structure (see :mod:`._detect`).
 
-    A tie is broken by the file extension of ``path``, then by registry order.
-    Raises ``ImportRefused(code="unsupported")`` when no sniffer recognises it.
+    Only formats of the document's outer syntax compete (JSON, XML or line-structured
+    text); among text formats the structure whose first record comes first is the
+    file's, and another format's records starting outside it make the content
+    ambiguous (``ImportRefused(code="ambiguous")``, both candidates named). Within one
+    structure the sniffers' confidence decides, a tie broken by the file extension of
+    ``path``, then by registry order. A saved provider error response is refused with
+    the provider's message (``provider_error``); content no sniffer recognises is
+    ``unsupported``.
     """
     head = text[:SNIFF_CHARS]
+    syntax = outer_syntax(head)
+    if syntax == "json":
+        refuse_error_body(text)
     ext = Path(path).suffix.lower().lstrip(".") if path else ""
-    best: FormatSpec | None = None
-    best_key = (0, 0)
+    best: dict[str, tuple[tuple[int, int], FormatSpec]] = {}
     for spec in FORMATS:
+        family = FAMILY.get(spec.name, spec.name)
+        kind = "text" if family not in ("json", "xml") else family
+        if kind != syntax:
+            continue
         score = spec.sniff(head)
         if score <= 0:
             continue
-        key = (min(score, 100), 1 if ext and ext in spec.extensions else 0)
-        if key > best_key:
-            best, best_key = spec, key
-    if best is None:
+        exts = {e.lstrip(".") for e in spec.extensions}
+        key = (min(score, 100), 1 if ext and ext in exts else 0)
+        if family not in best or key > best[family][0]:
+            best[family] = (key, spec)
+    if not best:
         raise ImportRefused(
             "the content is not a format litdesk reads "
             "(RIS, MEDLINE, Web of Science, BibTeX, CSL-JSON, CSV, EndNote XML, provider JSON/XML)",
             code="unsupported",
         )
-    return best
+    if len(best) == 1:
+        return next(iter(best.values()))[1]
+    outlines = {f: outline(f, head) for f in best}
+    located = {f: o for f, o in outlines.items() if o.starts}
+    if not located:
+        return max(best.values(), key=lambda kv: kv[0])[1]
+    outer = min(located.values(), key=lambda o: (o.starts[0], -best[o.family][0][0]))
+    for family, o in located.items():
+        if family == outer.family:
+            continue
+        stray = outside(o, outer)
+        if stray:
+            a, b = best[outer.family][1].name, best[family][1].name
+            raise ImportRefused(
+                f"ambiguous content: {a} records (from line {line_of(head, outer.starts[0])}) "
+                f"and {b} records outside them (line {line_of(head, stray[0])}); "
+                f"say which with --format {a} or --format {b}",
+                code="ambiguous",
+                candidates=[a, b],
+            )
+    return best[outer.family][1]
 
 
 def _check_duplicates(
@@ -227,6 +262,9 @@ def _loads(
     head = utf8_head(data, SNIFF_CHARS)
     if head is None or not head.strip():
         decoded = _decode(data)
+    if spec is not None and FAMILY.get(spec.name) == "json":
+        # a provider error body is refused whatever --format says
+        refuse_error_body(decoded.text if decoded is not None else (head or ""))
     if spec is None:
         try:
             spec = detect(decoded.text if decoded is not None else (head or ""), path=path)

@@ -6,7 +6,10 @@ from ._reader import (
     PdfExcluded,
     PdfText,
     extract,
+    file_kind,
     file_sha256,
+    open_pdf,
+    open_regular,
     passage_boxes,
     read_pages,
 )
@@ -17,7 +20,10 @@ __all__ = [
     "PdfExcluded",
     "PdfText",
     "extract",
+    "file_kind",
     "file_sha256",
+    "open_pdf",
+    "open_regular",
     "passage_boxes",
     "read_pages",
 ]

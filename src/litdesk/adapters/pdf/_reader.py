@@ -8,6 +8,8 @@ without OCR: fewer than half its pages carry more than 100 characters).
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -23,7 +25,10 @@ __all__ = [
     "PdfExcluded",
     "PdfText",
     "extract",
+    "file_kind",
     "file_sha256",
+    "open_pdf",
+    "open_regular",
     "passage_boxes",
     "read_pages",
 ]
@@ -51,28 +56,84 @@ class PdfText:
     head: tuple[str, ...]  # normalised text of the first two pages (before the cut)
 
 
+def file_kind(mode: int) -> str:
+    """What a non-regular ``st_mode`` is, in words (for a skip or refusal reason)."""
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """A read-only descriptor of ``path`` and its status, only when it is a regular file.
+
+    Opened with ``O_NONBLOCK`` (a FIFO does not wait for a writer) and checked with
+    ``fstat`` on the descriptor itself, so a file swapped for a FIFO or device after an
+    earlier ``stat`` is refused, never read. Raises :class:`PdfExcluded` (``not_regular``
+    or ``unreadable``); the caller closes the descriptor.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise PdfExcluded(f"{path.name}: cannot read ({exc.strerror})", code="unreadable") from None
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise PdfExcluded(f"{path.name}: cannot read ({exc.strerror})", code="unreadable") from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise PdfExcluded(
+            f"{path.name}: {file_kind(st.st_mode)}, not a regular file", code="not_regular"
+        )
+    return fd, st
+
+
 def file_sha256(path: Path, *, block: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file's bytes (streamed)."""
+    """Hex SHA-256 of a regular file's bytes (streamed; see :func:`open_regular`)."""
+    fd, _ = open_regular(path)
     h = hashlib.sha256()
-    with path.open("rb") as fh:
+    with os.fdopen(fd, "rb") as fh:
         while chunk := fh.read(block):
             h.update(chunk)
     return h.hexdigest()
 
 
+def _read_pdf_bytes(path: Path) -> bytes:
+    fd, st = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        size = st.st_size
+        if size == 0:
+            raise PdfExcluded(f"{path.name}: empty file", code="empty")
+        if size > MAX_PDF_BYTES:
+            raise PdfExcluded(
+                f"{path.name}: {size} bytes is over the limit of {MAX_PDF_BYTES}", code="too_large"
+            )
+        data = fh.read(MAX_PDF_BYTES + 1)
+    if len(data) > MAX_PDF_BYTES:  # grew while read
+        raise PdfExcluded(f"{path.name}: over the limit of {MAX_PDF_BYTES} bytes", code="too_large")
+    return data
+
+
+def open_pdf(path: Path) -> pdfium.PdfDocument:
+    """The PDF at ``path`` (a regular file within :data:`MAX_PDF_BYTES`), or
+    :class:`PdfExcluded` naming why not (not_regular, unreadable, empty, too_large,
+    encrypted, broken)."""
+    return _open(path)
+
+
 def _open(path: Path) -> pdfium.PdfDocument:
+    # read through one checked descriptor (never a FIFO or device), then parsed from memory
+    data = _read_pdf_bytes(path)
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise PdfExcluded(f"{path.name}: cannot read ({exc.strerror})", code="unreadable") from None
-    if size == 0:
-        raise PdfExcluded(f"{path.name}: empty file", code="empty")
-    if size > MAX_PDF_BYTES:
-        raise PdfExcluded(
-            f"{path.name}: {size} bytes is over the limit of {MAX_PDF_BYTES}", code="too_large"
-        )
-    try:
-        return pdfium.PdfDocument(str(path))
+        return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         msg = str(exc)
         if "password" in msg.lower():

@@ -18,7 +18,7 @@ from typing import Final
 import pypdfium2 as pdfium
 
 from litdesk._errors import InputError
-from litdesk.adapters.pdf import PdfExcluded, passage_boxes
+from litdesk.adapters.pdf import PdfExcluded, open_pdf, passage_boxes
 
 __all__ = [
     "DEFAULT_DPI",
@@ -76,9 +76,9 @@ def render_pages(
     out: dict[tuple[Path, int], PageImage] = {}
     for path, pages in by_file.items():
         try:
-            doc = pdfium.PdfDocument(str(path))
-        except (pdfium.PdfiumError, OSError) as exc:
-            raise PageRenderError(f"{path.name}: cannot open ({exc})") from None
+            doc = open_pdf(path)  # a regular file only (never a FIFO or device)
+        except PdfExcluded as exc:
+            raise PageRenderError(f"{path.name}: cannot open ({exc.message})") from None
         try:
             for page in sorted(pages):
                 if not 1 <= page <= len(doc):

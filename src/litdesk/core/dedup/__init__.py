@@ -1,6 +1,7 @@
 """Deduplication of imported and searched records: identifiers first, then bibliographic
 similarity with blocking, with documented thresholds and reviewable decisions."""
 
+from ._explain import PairExplanation, explain_pair
 from ._match import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
 from ._metrics import Confusion, evaluate_flags, evaluate_groups
 from ._normalize import (
@@ -24,10 +25,12 @@ __all__ = [
     "Decision",
     "DedupResult",
     "Pair",
+    "PairExplanation",
     "TitleInfo",
     "deduplicate",
     "evaluate_flags",
     "evaluate_groups",
+    "explain_pair",
     "first_author_names",
     "first_author_surname",
     "first_page",

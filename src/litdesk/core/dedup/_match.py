@@ -28,7 +28,7 @@ from typing import Any, Final, Literal
 
 from rapidfuzz import fuzz
 
-from litdesk.core.fusion import NAMESPACES, group_keys, identity_keys
+from litdesk.core.fusion import NAMESPACES, Conflict, group_keys, identity_keys
 from litdesk.core.records import Paper
 
 from ._normalize import (
@@ -37,6 +37,7 @@ from ._normalize import (
     author_surnames,
     first_author_names,
     first_author_surname,
+    first_author_words,
     first_page,
     journal_key,
     journal_matches,
@@ -45,6 +46,7 @@ from ._normalize import (
     registry_ids,
     volume_key,
 )
+from ._shared import check_shared
 
 __all__ = [
     "DEDUP_VERSION",
@@ -55,7 +57,7 @@ __all__ = [
     "deduplicate",
 ]
 
-DEDUP_VERSION: Final = "litdesk-dedup-v2"
+DEDUP_VERSION: Final = "litdesk-dedup-v3"
 Decision = Literal["merge", "review", "linked", "distinct"]
 
 #: The documented thresholds (title similarity is rapidfuzz's ratio on normalised titles, 0–1).
@@ -73,6 +75,7 @@ RULES: Final = {
     # (off: such pairs wait for review — the labelled sets disagree on errata)
     "max_year_gap": 1,
     "max_block": 250,  # blocks larger than this are not paired (counted in the result)
+    "max_chain_pairs": 2500,  # a join needing more cross-pair checks waits for review
 }
 _PREPRINT_VENUES: Final = (
     "arxiv",
@@ -118,6 +121,8 @@ class DedupResult:
     pairs: list[Pair]
     counts: dict[str, int] = field(default_factory=dict)
     version: str = DEDUP_VERSION
+    #: identifier conflicts: shared identifiers not trusted, conflicting values (input indices)
+    conflicts: list[Conflict] = field(default_factory=list)
 
     @property
     def removable(self) -> int:
@@ -135,6 +140,7 @@ class _Features:
     words: int
     surname: str
     names: frozenset[str]
+    full_name: frozenset[str]  # every word of the first author's name
     surnames: frozenset[str]
     year: int | None
     journal: tuple[str, ...]
@@ -193,6 +199,7 @@ def _features(
         words=len(words),
         surname=first_author_surname(authors),
         names=first_author_names(authors),
+        full_name=first_author_words(authors),
         surnames=author_surnames(authors),
         year=first("year"),
         journal=journal_key(first("journal")),
@@ -262,6 +269,8 @@ def _authors_agree(a: _Features, b: _Features) -> bool | None:
         return None
     if _same_first_author(a, b):
         return True
+    if (a.names and a.names <= b.full_name) or (b.names and b.names <= a.full_name):
+        return True  # the first author's name with its parts swapped ("Si Hyun, Kang")
     shared = a.surnames & b.surnames
     smaller = min(len(a.surnames), len(b.surnames))
     # "Rubio, M. L." ~ "Lopez Rubio, M."; a first author parsed differently
@@ -321,8 +330,13 @@ def _shifted(a: _Features, b: _Features) -> bool:
 
 
 def _contained(a: _Features, b: _Features) -> float:
-    """How well the shorter title (≥ 5 words) is contained in the longer one (0–1)."""
+    """How well the shorter title (≥ 5 words) is contained in the longer one (0–1); a
+    shorter title of 3–4 words counts (1.0) only as the longer one's opening words (the
+    same title without its subtitle: "Unilateral neglect in stroke: a comparative study")."""
     if min(a.words, b.words) < 5:
+        short, long_ = (a.title, b.title) if a.words <= b.words else (b.title, a.title)
+        if min(a.words, b.words) >= 3 and long_.startswith(short + " "):
+            return 1.0
         return 0.0
     return fuzz.partial_ratio(a.title, b.title) / 100
 
@@ -493,6 +507,74 @@ def _decide_kinds(
     return None
 
 
+class _Chains:
+    """Every pair inside an automatic group must be plausible on its own: before two
+    groups join, each record of one is checked against each record of the other (the
+    pair's own decision must be ``merge`` or ``review``; a reviewer's ``distinct`` vetoes).
+    A group that would only hold by chaining (A≈B, B≈C, A≉C) is not formed: the joining
+    pair waits for review. Above ``max_chain_pairs`` cross pairs the join waits too."""
+
+    def __init__(
+        self,
+        feats: Sequence[_Features],
+        reps: Sequence[Sequence[int]],
+        stage2: Sequence[tuple[float, int, int, Decision, str, dict[str, Any]]],
+        reviewed: Mapping[tuple[int, int], Decision],
+        corrections: bool,
+    ) -> None:
+        self.feats = feats
+        self.reps = reps
+        self.reviewed = reviewed
+        self.corrections = corrections
+        self.known = {(x, y): d for _, x, y, d, _, _ in stage2}
+        self.members: dict[int, list[int]] = {}
+
+    def _plausible(self, u: int, v: int) -> tuple[bool, str]:
+        u, v = (u, v) if u < v else (v, u)
+        a, b = self.reps[u][0], self.reps[v][0]
+        if self.reviewed.get((min(a, b), max(a, b))) == "distinct":
+            return False, "a reviewer said distinct"
+        decision = self.known.get((u, v))
+        if decision is None:
+            _, ev = _score(self.feats[u], self.feats[v])
+            decided = _decide(self.feats[u], self.feats[v], ev, self.corrections)
+            decision = decided[0] if decided else None
+            self.known[(u, v)] = decision  # type: ignore[assignment]
+            if decision is None:
+                return False, f"title {ev['title']:.2f}, nothing else decides"
+        return decision in ("merge", "review"), str(decision)
+
+    def check(
+        self, x: int, y: int, rx: int, ry: int, by_reviewer: bool
+    ) -> tuple[str, list[int]] | None:
+        """Why groups ``rx`` and ``ry`` must not join through the pair ``x``–``y``, or None."""
+        left = self.members.get(rx, [rx])
+        right = self.members.get(ry, [ry])
+        if len(left) * len(right) > RULES["max_chain_pairs"]:
+            return (
+                f"merge would make a group of {len(left) + len(right)} records: too large to "
+                "check every pair",
+                [],
+            )
+        for u in left:
+            for v in right:
+                if (u, v) in ((x, y), (y, x)):
+                    continue
+                ok, why = self._plausible(u, v)
+                if ok or (by_reviewer and why != "a reviewer said distinct"):
+                    continue
+                a, b = sorted((self.reps[u][0], self.reps[v][0]))
+                return (
+                    f"merge would chain: records {a} and {b} would share a group although "
+                    f"that pair is not plausible on its own ({why})",
+                    [a, b],
+                )
+        return None
+
+    def join(self, rx: int, ry: int) -> None:
+        self.members.setdefault(rx, [rx]).extend(self.members.pop(ry, [ry]))
+
+
 class _UF:
     def __init__(self, n: int) -> None:
         self.p = list(range(n))
@@ -527,8 +609,17 @@ def deduplicate(
     pairs: list[Pair] = []
     all_keys = [identity_keys(p) for p in papers]
     stage1 = group_keys(all_keys)
+    conflicts: list[Conflict] = []
+    reps: list[list[int]] = []
     for g in stage1:
+        conflicts.extend(g.details)
         if len(g.members) > 1:
+            check = check_shared(papers, g.members, all_keys)
+            if check.conflict is not None:
+                conflicts.append(check.conflict)
+                reps.extend([i] for i in g.members)
+                continue
+            reps.append(list(g.members))
             root = g.members[0]
             for other in g.members[1:]:
                 shared = sorted(
@@ -539,7 +630,8 @@ def deduplicate(
                 pairs.append(
                     Pair(root, other, 1.0, {"identifiers": shared}, "merge", "shared identifier", 1)
                 )
-    reps = [list(g.members) for g in stage1]
+        else:
+            reps.append(list(g.members))
     feats = [
         _features([papers[i] for i in members], [all_keys[i] for i in members]) for members in reps
     ]
@@ -575,8 +667,14 @@ def deduplicate(
         decision, reason = decided
         stage2.append((score, x, y, decision, reason, ev))
     stage2.sort(key=lambda t: (-t[0], t[1], t[2]))
-    counts = {"records": n, "stage1_groups": len(reps), "stage1_merged": n - len(reps)}
-    merged2 = review = linked = distinct = 0
+    counts = {
+        "records": n,
+        "stage1_groups": len(reps),
+        "stage1_merged": n - len(reps),
+        "shared_id_conflicts": sum(c.kind == "shared" for c in conflicts),
+    }
+    merged2 = review = linked = distinct = chained = 0
+    chains = _Chains(feats, reps, stage2, reviewed, corrections)
     for score, x, y, decision, reason, ev in stage2:
         a, b = reps[x][0], reps[y][0]
         key = (min(a, b), max(a, b))
@@ -593,13 +691,19 @@ def deduplicate(
                     and group_ids[ry].get(ns)
                     and not (group_ids[rx][ns] & group_ids[ry][ns])
                 ]
+                chain = None if clash else chains.check(x, y, rx, ry, key in reviewed)
                 if clash:
                     decision, reason = (
                         "review",
                         "merge would join conflicting identifiers: " + ", ".join(clash),
                     )
+                elif chain is not None:
+                    decision, reason = "review", chain[0]
+                    ev = {**ev, "chain": chain[1]}
+                    chained += 1
                 else:
                     uf.p[ry] = rx
+                    chains.join(rx, ry)
                     for ns, vals in group_ids[ry].items():
                         group_ids[rx].setdefault(ns, set()).update(vals)
         merged2 += decision == "merge"
@@ -620,8 +724,9 @@ def deduplicate(
             "linked_pairs": linked,
             "distinct_pairs": distinct,
             "skipped_blocks": skipped,
+            "chain_reviews": chained,
             "groups": len(groups),
             "removable": sum(len(g) - 1 for g in groups),
         }
     )
-    return DedupResult(groups=groups, pairs=pairs, counts=counts)
+    return DedupResult(groups=groups, pairs=pairs, counts=counts, conflicts=conflicts)

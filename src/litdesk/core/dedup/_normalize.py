@@ -311,6 +311,15 @@ def first_author_names(authors: tuple[str, ...] | list[str]) -> frozenset[str]:
     return frozenset(w for w in words if w not in _PARTICLES and len(w) > 1)
 
 
+def first_author_words(authors: tuple[str, ...] | list[str]) -> frozenset[str]:
+    """Every word (of two letters or more) of the first author's whole name, so that a
+    name exported with its parts swapped compares ("Ching-yi, Wu" ~ "Wu, Ching-yi")."""
+    for name in authors:
+        if name.strip():
+            return frozenset(w for w in _WORD.findall(_fold(name.lower())) if len(w) > 1)
+    return frozenset()
+
+
 def author_surnames(authors: tuple[str, ...] | list[str], limit: int = 5) -> frozenset[str]:
     """Surname words of the first ``limit`` authors (for order- and format-tolerant overlap)."""
     out: set[str] = set()
@@ -353,16 +362,20 @@ def page_range(pages: str | None) -> tuple[int, int] | None:
 
 
 _DIGITS: Final = re.compile(r"\d+")
+_ROMAN: Final = re.compile(r"[ivxlcdm]+")
 
 
 def volume_key(volume: str | None) -> str:
     """The volume's number when it has one ("Drug Discovery. 9" → "9", "145 Suppl 1" →
-    "145": a journal name or supplement spilled into the field), else its text."""
+    "145": a journal name or supplement spilled into the field); '' without a number."""
     v = (volume or "").strip().lower()
     m = _DIGITS.search(v)
-    if m and not v.isdigit():
+    if m is None:
+        # a Roman numeral is a volume; "(Jul)", "Ph.D.": no number, nothing to compare
+        return v if _ROMAN.fullmatch(v) else ""
+    if not v.isdigit():
         return m.group(0).lstrip("0") or "0"
-    return v.lstrip("0")
+    return v.lstrip("0") or "0"
 
 
 #: Trial registry numbers (a record's own registration when in its title, journal or

@@ -14,7 +14,10 @@ from ._fuse import (
 )
 from ._graph import (
     DEDUPLICATION_VERSION,
+    NAMESPACE_LABELS,
     NAMESPACES,
+    Conflict,
+    ConflictKind,
     Group,
     component_labels,
     group_identities,
@@ -25,9 +28,12 @@ from ._graph import (
 __all__ = [
     "DEDUPLICATION_VERSION",
     "NAMESPACES",
+    "NAMESPACE_LABELS",
     "PROVIDER_ORDER_VERSION",
     "RANKING_VERSION",
     "RRF_K",
+    "Conflict",
+    "ConflictKind",
     "Contribution",
     "Group",
     "Hit",

@@ -12,8 +12,8 @@ field) cannot be split and is flagged too.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +23,9 @@ from litdesk.core.records import Paper
 __all__ = [
     "DEDUPLICATION_VERSION",
     "NAMESPACES",
+    "NAMESPACE_LABELS",
+    "Conflict",
+    "ConflictKind",
     "Group",
     "component_labels",
     "group_identities",
@@ -33,7 +36,7 @@ __all__ = [
 DEDUPLICATION_VERSION: Final = "validated-identifiers-v1"
 #: Namespaces in the order conflicts are split by.
 NAMESPACES: Final = ("doi", "pmid", "pmcid", "openalex", "arxiv")
-_LABEL: Final = {
+NAMESPACE_LABELS: Final = {
     "doi": "DOI",
     "pmid": "PMID",
     "pmcid": "PMCID",
@@ -70,12 +73,51 @@ def identity_keys(paper: Paper) -> dict[str, set[str]]:
     return keys
 
 
+#: ``values`` — one namespace holds several values among linked records (kept apart);
+#: ``self`` — one record names several values itself; ``shared`` — records share an
+#: identifier although their titles, pages or authors clearly disagree (deduplication of
+#: imported records: a supplement's or a book's DOI; never an automatic merge).
+ConflictKind = Literal["values", "self", "shared"]
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """One identifier conflict, as the identity graph and deduplication both report it.
+
+    ``members`` are input indices of the records concerned, ``values`` the identifier
+    values at stake in ``namespace``; ``evidence`` says what disagrees (JSON-ready) and
+    ``message`` is the sentence shown to people (also kept in :attr:`Group.conflicts`).
+    """
+
+    kind: ConflictKind
+    namespace: str
+    values: tuple[str, ...]
+    members: tuple[int, ...]
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "values": list(self.values),
+            "members": list(self.members),
+            "message": self.message,
+            "evidence": self.evidence,
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class Group:
-    """Indices (into the input) of the records judged to be one paper, with flags."""
+    """Indices (into the input) of the records judged to be one paper, with flags.
+
+    ``conflicts`` are the messages (what runs store and faces show); ``details`` the
+    same conflicts in their structured shape (:class:`Conflict`).
+    """
 
     members: tuple[int, ...]
     conflicts: tuple[str, ...] = ()
+    details: tuple[Conflict, ...] = ()
 
 
 class _UnionFind:
@@ -134,20 +176,19 @@ def _split(
             continue
         # self-contradicting records cannot be split: flag them and keep them alone
         own = [idx for idx in component if len(keys[idx].get(ns, ())) > 1]
+        shown = tuple(sorted(values))
         if own and len(component) == 1:
-            return [
-                Group(
-                    (component[0],),
-                    (
-                        f"This record names {len(values)} {_LABEL[ns]} values itself; "
-                        "it is kept as one record and flagged.",
-                    ),
-                )
-            ]
+            text = (
+                f"This record names {len(values)} {NAMESPACE_LABELS[ns]} values itself; "
+                "it is kept as one record and flagged."
+            )
+            only = Conflict("self", ns, shown, (component[0],), text)
+            return [Group((component[0],), (text,), (only,))]
         message = (
-            f"Conflicting {_LABEL[ns]} values ({', '.join(sorted(values)[:4])}) among "
+            f"Conflicting {NAMESPACE_LABELS[ns]} values ({', '.join(shown[:4])}) among "
             "records linked by other identifiers. Records are kept separate."
         )
+        conflict = Conflict("values", ns, shown, tuple(sorted(component)), message)
         by_value: dict[str, list[int]] = {}
         loose: list[int] = []
         selfish: list[int] = []
@@ -180,10 +221,13 @@ def _split(
                 leftovers.append(idx)
         out: list[Group] = []
         for idx in selfish:
+            text = f"This record names several {NAMESPACE_LABELS[ns]} values itself."
+            mine_values = tuple(sorted(keys[idx].get(ns, set())))
             out.append(
                 Group(
                     (idx,),
-                    (message, f"This record names several {_LABEL[ns]} values itself."),
+                    (message, text),
+                    (conflict, Conflict("self", ns, mine_values, (idx,), text)),
                 )
             )
         parts = [sorted(g) for g in groups]
@@ -192,7 +236,9 @@ def _split(
         for part in parts:
             for sub_component in _components(part, keys, frozenset()):
                 for sub in _split(sorted(sub_component), keys, depth + 1):
-                    out.append(Group(sub.members, (message, *sub.conflicts)))
+                    out.append(
+                        Group(sub.members, (message, *sub.conflicts), (conflict, *sub.details))
+                    )
         return out
     return [Group(tuple(component))]
 
@@ -264,7 +310,9 @@ def group_keys(keys: Sequence[dict[str, set[str]]]) -> list[Group]:
     for first, a, b in zip(firsts, starts, ends, strict=True):
         if first in conflicted:
             for g in _split(members_all[a:b], keys):
-                out.append(Group(tuple(sorted(g.members)), _dedupe(g.conflicts)))
+                out.append(
+                    Group(tuple(sorted(g.members)), _dedupe(g.conflicts), _dedupe(g.details))
+                )
         else:
             out.append(Group(tuple(members_all[a:b])))
     if conflicted:
@@ -303,5 +351,12 @@ def group_identities(papers: Iterable[Paper]) -> list[Group]:
     return group_keys([identity_keys(p) for p in papers])
 
 
-def _dedupe(items: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
+_T = TypeVar("_T")
+
+
+def _dedupe(items: tuple[_T, ...]) -> tuple[_T, ...]:
+    out: list[_T] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return tuple(out)

@@ -51,6 +51,8 @@ IMPORT_REFUSALS: Final = (
     "undecodable",  # bytes that decode in no supported encoding
     "too_large",  # over the explicit size limit
     "too_deep",  # nesting or expansion (BibTeX @string/crossref) over its explicit limit
+    "provider_error",  # a saved provider error response (its message is in the refusal)
+    "ambiguous",  # the content holds records of two formats outside each other (name one)
 )
 
 

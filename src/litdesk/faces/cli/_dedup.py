@@ -8,19 +8,16 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from litdesk.adapters.store import Store, open_store
 from litdesk.core.dedup import Decision, Pair
 from litdesk.core.records import Paper
 from litdesk.services.dedup import (
+    DedupExplanation,
     DedupReport,
+    DedupRequest,
     RecordRef,
-    dedup_files,
-    load_decisions,
-    record_report,
-    save_decisions,
-    study_decisions,
-    study_history,
-    undo_decision,
+    dedup_history,
+    explain_records,
+    run_dedup,
 )
 
 from ._output import command, console, emit_json, err_console
@@ -62,8 +59,18 @@ def _summary(report: DedupReport) -> None:
     table.add_row("waiting for review (pairs)", str(counts["review_pairs"]))
     table.add_row("preprint ↔ published links", str(counts["linked_pairs"]))
     table.add_row("kept apart: conflicting identifiers", str(counts["distinct_pairs"]))
+    table.add_row("shared identifiers not trusted", str(counts.get("shared_id_conflicts", 0)))
+    table.add_row("joins sent to review (would chain)", str(counts.get("chain_reviews", 0)))
     table.add_row("duplicates removed", str(counts["removable"]))
     console.print(table)
+    for conflict in report.result.conflicts:
+        members = ", ".join(
+            f"{Path(report.refs[i].file).name}#{report.refs[i].index}" for i in conflict.members[:6]
+        )
+        more = f" (+{len(conflict.members) - 6})" if len(conflict.members) > 6 else ""
+        console.print(
+            f"conflict: {conflict.message} [{members}{more}]", markup=False, highlight=False
+        )
     for refused in report.refused:
         err_console.print(
             f"litdesk: {refused.path}: {refused.message} ({refused.code})",
@@ -73,10 +80,31 @@ def _summary(report: DedupReport) -> None:
         )
 
 
-def _open_store() -> Store:
-    from litdesk._settings import Settings
-
-    return open_store(Settings())
+def _explain(ex: DedupExplanation) -> None:
+    why = ex.explanation
+    verdict = "in the same group" if why.same_group else "in different groups"
+    console.rule(f"{verdict}: {why.decision}")
+    for ref, paper in ((ex.a, ex.papers[0]), (ex.b, ex.papers[1])):
+        who = (paper.get("authors") or ["?"])[0]
+        console.print(
+            f"{Path(ref.file).name}#{ref.index}"
+            + (f" ({ref.source_id})" if ref.source_id else "")
+            + f"\n  {paper.get('title') or '(no title)'}\n  {who} · {paper.get('year') or '?'} · "
+            f"{paper.get('journal') or '?'} {paper.get('volume') or ''} {paper.get('pages') or ''}"
+            f" · doi={paper.get('doi') or '-'} pmid={paper.get('pmid') or '-'}",
+            markup=False,
+            highlight=False,
+        )
+    stage = f"stage {why.stage}" if why.stage else "judged on its own"
+    console.print(f"rule: {why.rule} ({stage})", markup=False, highlight=False)
+    console.print(f"evidence: {why.evidence}", markup=False, highlight=False)
+    for c in why.conflicts:
+        console.print(f"conflict: {c.message}", markup=False, highlight=False)
+    for note in why.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
+    if why.via:
+        via = ", ".join(f"{Path(ex.refs[i].file).name}#{ex.refs[i].index}" for i in why.via)
+        console.print(f"group also holds: {via}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:
@@ -93,13 +121,7 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Entries as JSON.")] = False,
     ) -> None:
         """A Study's deduplication history: every reviewer decision and every run."""
-        store = _open_store()
-        try:
-            if undo is not None:
-                undo_decision(store, study, undo)
-            entries = study_history(store, study)
-        finally:
-            store.dispose()
+        entries = dedup_history(study, undo=undo)
         if as_json:
             emit_json({"study": study, "entries": [e.to_dict() for e in entries]})
             return
@@ -165,34 +187,37 @@ def register(app: typer.Typer) -> None:
                 "(default: such pairs wait for review).",
             ),
         ] = False,
+        explain: Annotated[
+            tuple[str, str] | None,
+            typer.Option(
+                "--explain",
+                metavar="A B",
+                help="Show why records A and B did or did not merge (A, B: a record's id, "
+                "FILE#N or N, 0-based); nothing is written.",
+            ),
+        ] = None,
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
-        store = _open_store() if study else None
-        try:
-            earlier = load_decisions(decisions) if decisions else {}
-            in_force = study_decisions(store, study) if store is not None and study else {}
-            earlier = {**in_force, **earlier}
-            report = dedup_files(
-                [str(f) for f in files],
-                format=format,
-                auto_only=auto_only,
-                decisions=earlier,
-                reviewer=_prompt if review and not auto_only else None,
-                merge_corrections=merge_corrections,
-            )
-            if decisions and report.decisions != earlier:
-                save_decisions(decisions, report.decisions)
-            if store is not None and study:
-                record_report(store, study, report, before=in_force)
-            if out is not None:
-                from litdesk.adapters.formats import dump
-
-                with open(out, "w", encoding="utf-8", newline="") as fh:
-                    dump(report.merged_papers(), fh, to)
-        finally:
-            if store is not None:
-                store.dispose()
+        request = DedupRequest(
+            files=tuple(str(f) for f in files),
+            format=format,
+            auto_only=auto_only,
+            decisions_file=str(decisions) if decisions else None,
+            study=study,
+            out=str(out) if out is not None else None,
+            to=to,
+            merge_corrections=merge_corrections,
+        )
+        if explain is not None:
+            ex = explain_records(request, explain[0], explain[1])
+            if as_json:
+                emit_json(ex.to_dict())
+            else:
+                _explain(ex)
+            return
+        outcome = run_dedup(request, reviewer=_prompt if review and not auto_only else None)
+        report = outcome.report
         if as_json:
             emit_json(report.to_dict())
         else:

@@ -61,7 +61,8 @@ def remove(
 @command
 def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
-    status = _library().status()
+    with _library() as lib:
+        status = lib.status()
     if as_json:
         emit_json(status)
         return
@@ -86,7 +87,11 @@ def list_(as_json: bool = JSON) -> None:
 @command
 def index(as_json: bool = JSON) -> None:
     """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
-    lib = _library()
+    with _library() as lib:
+        _index(lib, as_json)
+
+
+def _index(lib: Any, as_json: bool) -> None:
     corpus = lib.corpus()
     if as_json:
         report = lib.index(corpus.files)
@@ -174,9 +179,8 @@ def register(app: typer.Typer) -> None:
             raise InputError("use either --paper or --all", code="scope")
         if thinking is not None and thinking not in {"off", "low", "medium", "high"}:
             raise InputError("--thinking takes off, low, medium or high", code="thinking")
-        answer = _library(adopt=adopt).ask(
-            question, papers=paper or None, top_k=top_k, thinking=thinking
-        )
+        with _library(adopt=adopt) as lib:
+            answer = lib.ask(question, papers=paper or None, top_k=top_k, thinking=thinking)
         if as_json:
             emit_json(answer.to_dict())
             return

@@ -11,16 +11,32 @@ from ._service import (
     load_decisions,
     save_decisions,
 )
+from ._workflow import (
+    DedupExplanation,
+    DedupOutcome,
+    DedupRequest,
+    dedup_history,
+    explain_records,
+    resolve_record,
+    run_dedup,
+)
 
 __all__ = [
     "DECISIONS_VERSION",
+    "DedupExplanation",
+    "DedupOutcome",
     "DedupReport",
+    "DedupRequest",
     "RecordRef",
     "Reviewer",
     "dedup_batch",
     "dedup_files",
+    "dedup_history",
+    "explain_records",
     "load_decisions",
     "record_report",
+    "resolve_record",
+    "run_dedup",
     "save_decisions",
     "study_decisions",
     "study_history",

@@ -54,6 +54,7 @@ def record_report(
     report: DedupReport,
     *,
     before: Mapping[tuple[str, str], Decision],
+    owner: str = "local",
 ) -> int:
     """Append the decisions made in this run (those not already in force) and a run
     summary (version, rules, counts, source files); returns how many decisions were new."""
@@ -73,6 +74,7 @@ def record_report(
             "files": sorted({f for f, _ in sources}),
             "records": len(report.refs),
             "new_decisions": len(new),
+            "owner": owner,
         }
         add_dedup_entry(conn, study_id, "run", summary, now)
     return len(new)

@@ -124,6 +124,10 @@ class DedupReport:
                 }
                 for p in self.result.pairs
             ],
+            "conflicts": [
+                {**c.to_dict(), "members": [refs[i].to_dict() for i in c.members]}
+                for c in self.result.conflicts
+            ],
             "merged": self.merged_records(),
             "refused": [r.to_dict() for r in self.refused],
         }

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -114,7 +118,10 @@ def hash_files(cat: Catalogue, files: list[LibraryFile]) -> dict[Path, str]:
         if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
             out[f.path] = hit[2]
             continue
-        sha = file_sha256(f.path)
+        try:
+            sha = file_sha256(f.path)  # a regular file only (swapped for a FIFO: skipped)
+        except PdfExcluded:
+            continue
         out[f.path] = sha
         fresh.append((key, st.st_size, st.st_mtime_ns, sha))
     cat.remember_hashes(fresh)
@@ -218,9 +225,44 @@ _WORKER_ENV = {
 }
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the main process, which stops the run cleanly."""
+#: Seconds between the worker's checks that its parent is still alive (the fallback where
+#: the kernel's parent-death signal is not available).
+WATCHDOG_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies (``prctl PR_SET_PDEATHSIG``).
+
+    ``False`` where that is not available (not Linux, no libc); the watchdog still runs.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        if os.getppid() != parent:  # re-parented: the index process is gone
+            os._exit(70)
+        time.sleep(WATCHDOG_SECONDS)
+
+
+def _worker_init(parent: int) -> None:
+    """Pool worker start-up: leave Ctrl-C to the main process (which stops the run
+    cleanly), and die with the main process — also when it is killed with SIGKILL — by
+    the kernel's parent-death signal plus a parent-pid watchdog thread."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(70)
+    threading.Thread(
+        target=_watch_parent, args=(parent,), daemon=True, name="litdesk-parent"
+    ).start()
 
 
 def _ready(_: int) -> int:
@@ -234,13 +276,20 @@ def _run_pool(
     store: Callable[[str, LibraryFile, dict[str, Any]], None],
     wordllama_cache: str | None,
 ) -> None:
+    """Extract (and embed) in a pool of spawned workers; results are stored here, in the
+    calling process, one transaction per file. The workers die with this process."""
     ctx = multiprocessing.get_context("spawn")
     # one thread per worker for BLAS and the tokenizer: the workers are the parallelism
     # (oversubscribed thread pools made two workers no faster than one)
     saved = {k: os.environ.get(k) for k in _WORKER_ENV}
     os.environ.update(_WORKER_ENV)
     try:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
         for _ in pool.map(_ready, range(workers)):
             pass
     finally:

@@ -28,6 +28,7 @@ from litdesk.adapters.embeddings import (
     make_embedder,
 )
 from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Thinking, make_backend
+from litdesk.adapters.store import Store, open_store
 from litdesk.core.library import (
     CHUNKING_VERSION,
     DEFAULT_TOP_K,
@@ -137,7 +138,10 @@ class Library:
         backend: ChatBackend | None = None,
         lookup: Lookup | None = None,
         workers: int = 2,
+        store: Store | None = None,
     ) -> None:
+        """``store``: the app's open store (shared, not closed here); by default the
+        library opens the settings' store on first use and closes it in :meth:`close`."""
         self.settings = settings
         self.data_dir = settings.resolved_data_dir()
         self.root = self.data_dir / "library"
@@ -149,6 +153,8 @@ class Library:
         #: chunk count from which the whole-library search uses a stored IVF index
         self.exact_below = EXACT_BELOW
         self._cat: Catalogue | None = None
+        self._store = store
+        self._own_store = store is None
         self._client: httpx.Client | None = None
         self._vector_cache: dict[
             tuple[tuple[str, ...], bool], VectorIndex | npt.NDArray[np.float32]
@@ -158,13 +164,25 @@ class Library:
     @property
     def catalogue(self) -> Catalogue:
         if self._cat is None:
-            self._cat = Catalogue(self.root)
+            if self._store is None:
+                self._store = open_store(self.settings)
+            self._cat = Catalogue(self.root, self._store)
         return self._cat
 
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
+        """Close what the library opened (its store, unless given; the embedder's client)."""
         if self._cat is not None:
             self._cat.close()
             self._cat = None
+        if self._own_store and self._store is not None:
+            self._store.dispose()
+            self._store = None
         if self._client is not None:
             self._client.close()
             self._client = None

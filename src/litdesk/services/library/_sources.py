@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from litdesk._errors import InputError, IntegrityError, NotFoundError
+from litdesk.adapters.pdf import file_kind
 
 __all__ = [
     "Corpus",
@@ -108,9 +110,15 @@ def _save_added(data_dir: Path, paths: list[Path]) -> None:
 def add_source(data_dir: Path, path: Path) -> tuple[Path, bool]:
     """Add a folder (read recursively) or one PDF; returns (absolute path, newly added)."""
     target = path.expanduser().resolve()
-    if not target.exists():
-        raise InputError(f"no such folder or file: {path}", code="no_such_path")
-    if target.is_file() and target.suffix.lower() != ".pdf":
+    try:
+        mode = target.stat().st_mode  # never opened: a FIFO or device is refused unread
+    except OSError:
+        raise InputError(f"no such folder or file: {path}", code="no_such_path") from None
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        raise InputError(
+            f"{path} is {file_kind(mode)}: add a folder or a PDF file", code="not_regular"
+        )
+    if stat.S_ISREG(mode) and target.suffix.lower() != ".pdf":
         raise InputError(f"not a PDF file: {path}", code="not_pdf")
     added = load_added(data_dir)
     if target in added:
@@ -133,18 +141,41 @@ def remove_source(data_dir: Path, path: Path) -> Path:
     )
 
 
-def _walk(source: Source) -> list[Path]:
+def _regular(path: Path, skipped: list[str]) -> bool:
+    """Whether ``path`` (followed if a link) is a regular file; else its reason is noted.
+
+    Only ``stat``: a FIFO, device or socket is never opened (opening a FIFO blocks).
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        skipped.append(f"{path} (cannot read: {exc.strerror})")
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    skipped.append(f"{path} ({file_kind(mode)})")
+    return False
+
+
+def _walk(source: Source, skipped: list[str]) -> list[Path]:
     root = source.path
-    if root.is_file():
-        return [root] if root.suffix.lower() == ".pdf" else []
-    if not root.is_dir():
+    try:
+        mode = root.stat().st_mode
+    except OSError:
         return []
+    if not stat.S_ISDIR(mode):
+        if root.suffix.lower() != ".pdf" and stat.S_ISREG(mode):
+            return []
+        return [root] if _regular(root, skipped) else []
     if not source.recursive:
-        return sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
+        names = sorted(p for p in root.iterdir() if p.suffix.lower() == ".pdf")
+        return [p for p in names if _regular(p, skipped)]
     out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        out.extend(Path(dirpath) / f for f in sorted(filenames) if f.lower().endswith(".pdf"))
+        for f in sorted(filenames):
+            if f.lower().endswith(".pdf") and _regular(Path(dirpath) / f, skipped):
+                out.append(Path(dirpath) / f)
         if len(out) > MAX_FILES:
             raise InputError(f"more than {MAX_FILES} PDFs under {root}", code="too_many_files")
     return out
@@ -156,11 +187,12 @@ def discover(sources: list[Source]) -> Corpus:
     seen: dict[str, LibraryFile] = {}
     shadowed: list[str] = []
     missing: list[str] = []
+    skipped: list[str] = []
     for source in sources:
         if not source.path.exists():
             missing.append(str(source.path))
             continue
-        for path in _walk(source):
+        for path in _walk(source, skipped):
             name = path.name
             if name in seen:
                 shadowed.append(f"{path} (shadowed by {seen[name].path})")
@@ -175,4 +207,8 @@ def discover(sources: list[Source]) -> Corpus:
         )
     if missing:
         corpus.warnings.append("library folder(s) not found: " + ", ".join(missing))
+    if skipped:
+        corpus.warnings.append(
+            f"{len(skipped)} path(s) skipped, not a regular file: " + "; ".join(skipped)
+        )
     return corpus

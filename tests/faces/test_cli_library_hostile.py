@@ -1,0 +1,232 @@
+"""Non-regular files and kill -9 in the PDF library (issue 13 items 5 and 8), through the
+real ``litdesk`` process: a FIFO, a socket and a symlink to a device are skipped with a reason by ``library index``/``list``/``report --all`` (never opened:
+a FIFO would block), ``library add`` refuses them and ``/dev/zero``; the index's worker
+processes die with it when it is killed with SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+
+from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256, open_pdf
+
+TEXT = (
+    "Sediment cores were taken at twelve stations along the estuary. "
+    "Cadmium concentrations were highest near the harbour outflow. " * 10
+)
+#: A run that hangs on a FIFO is caught by this bound instead of the suite's timeout.
+BOUND = 120
+
+
+def _pdf(path: Path, pages: list[str]) -> None:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pdf.output(str(path))
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "pdfs"
+    _pdf(folder / "estuary.pdf", [TEXT])
+    os.mkfifo(folder / "fifo.pdf")
+    (folder / "zero.pdf").symlink_to("/dev/zero")
+    (folder / "folder.pdf").mkdir()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(folder / "s.pdf"))
+    try:
+        yield folder
+    finally:
+        sock.close()
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    env["LITDESK_DATA_DIR"] = str(tmp_path / "data")
+    return env | extra
+
+
+def _litdesk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "litdesk", *args],
+        check=False, env=env, capture_output=True, text=True, timeout=BOUND,
+        cwd=Path(env["LITDESK_DATA_DIR"]).parent,
+    )  # fmt: skip
+
+
+def test_index_list_report_skip_non_regular_files(hostile: Path, tmp_path: Path) -> None:
+    env = _env(tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(hostile)]))
+    done = _litdesk(env, "library", "index", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["indexed"] == ["estuary.pdf"] and report["files"] == 1
+    (warning,) = [w for w in report["warnings"] if "not a regular file" in w]
+    for name, kind in [
+        ("fifo.pdf", "FIFO"),
+        ("zero.pdf", "character device"),
+        ("s.pdf", "socket"),
+    ]:  # (folder.pdf is a folder: read recursively like any other)
+        assert f"{name} (" in warning and kind in warning.split(name, 1)[1].split(")")[0]
+    listing = _litdesk(env, "library", "list", "--json")
+    assert listing.returncode == 0, listing.stderr
+    assert [r["file"] for r in json.loads(listing.stdout)["files"]] == ["estuary.pdf"]
+    out = tmp_path / "reports"
+    rep = _litdesk(
+        env, "report", "--all", "--questions", "Where was cadmium highest?", "-o", str(out)
+    )
+    assert rep.returncode == 0, rep.stderr
+    assert Path(rep.stdout.strip()).is_file()
+
+
+@pytest.mark.parametrize("name", ["fifo.pdf", "zero.pdf", "s.pdf", "/dev/zero", "/dev/null"])
+def test_add_refuses_non_regular_paths(hostile: Path, tmp_path: Path, name: str) -> None:
+    target = name if name.startswith("/") else str(hostile / name)
+    env = _env(tmp_path)
+    (tmp_path / "data").mkdir(exist_ok=True)
+    done = _litdesk(env, "library", "add", target, "--json")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert json.loads(done.stdout)["code"] == "not_regular"
+    assert not (tmp_path / "data" / "library" / "folders.json").exists()  # nothing stored
+
+
+def test_pdf_readers_refuse_non_regular_files_without_blocking(hostile: Path) -> None:
+    calls = [
+        (file_sha256, hostile / "fifo.pdf"),
+        (extract, hostile / "fifo.pdf"),
+        (open_pdf, hostile / "fifo.pdf"),
+        (file_sha256, hostile / "zero.pdf"),
+        (extract, hostile / "zero.pdf"),
+        (extract, hostile / "folder.pdf"),
+    ]
+    results: list[str] = []
+
+    def run() -> None:
+        for fn, path in calls:
+            try:
+                fn(path)
+            except PdfExcluded as exc:
+                results.append(exc.code)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "a PDF reader blocked on a non-regular file"
+    assert results == ["not_regular"] * 5 + ["unreadable"] or results == ["not_regular"] * 6
+    with pytest.raises(PdfExcluded) as info:
+        extract(hostile / "s.pdf")
+    assert info.value.code in {"not_regular", "unreadable"}
+
+
+def _children(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":
+            parents[int(entry.name)] = int(fields[1])
+    out: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        nxt = {c for c, p in parents.items() if p in frontier and c not in out}
+        out |= nxt
+        frontier = nxt
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_kill_9_of_library_index_leaves_no_worker(tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    for i in range(24):
+        _pdf(folder / f"p{i:02d}.pdf", [f"Paper {i}. " + TEXT] * 6)
+    env = _env(tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(folder)]))
+    (tmp_path / "data").mkdir()
+    for round_ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "litdesk", "library", "index", "--json"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
+        )  # fmt: skip
+        workers: set[int] = set()
+        deadline = time.time() + BOUND
+        while time.time() < deadline and proc.poll() is None:
+            workers = _children(proc.pid)
+            if len(workers) >= 2:  # the pool's workers (and the resource tracker) are up
+                time.sleep(0.3 * (round_ + 1))
+                workers = _children(proc.pid)
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None and workers, f"round {round_}: the index ended too early"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        time.sleep(5)
+        survivors = [w for w in workers if _alive(w)]
+        for w in survivors:  # do not leave them to the next test
+            os.kill(w, signal.SIGKILL)
+        assert survivors == [], f"round {round_}: workers alive 5 s after kill -9"
+    # the index stays consistent: a full run completes what the killed ones left
+    done = _litdesk(env, "library", "index", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert len(report["indexed"]) + report["unchanged"] == 24 and report["excluded"] == []
+    listing = json.loads(_litdesk(env, "library", "list", "--json").stdout)
+    assert all(r["indexed"] and r["chunks"] > 0 for r in listing["files"])
+
+
+ORPHAN = """
+import os, subprocess, sys
+child = subprocess.Popen(
+    [sys.executable, "-c", sys.argv[1], str(os.getpid())],
+    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+)
+print(child.pid, flush=True)
+"""
+WATCHED = """
+import sys, time
+import litdesk.services.library._indexer as indexer
+indexer.WATCHDOG_SECONDS = 0.1
+time.sleep(0.5)  # the parent exits meanwhile: the watchdog alone must notice
+indexer._watch_parent(int(sys.argv[1]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_parent_watchdog_ends_an_orphaned_worker_without_the_kernel_signal() -> None:
+    middle = subprocess.run(
+        [sys.executable, "-c", ORPHAN, WATCHED],
+        check=True, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    orphan = int(middle.stdout.strip())
+    deadline = time.time() + 10
+    while time.time() < deadline and _alive(orphan):
+        time.sleep(0.1)
+    alive = _alive(orphan)
+    if alive:
+        os.kill(orphan, signal.SIGKILL)
+    assert not alive, "the watchdog did not end a worker whose parent is gone"
