@@ -24,10 +24,9 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from litdesk import Settings
-from litdesk.adapters.http import DailyMeter, ProviderTransport
 from litdesk.core.search import PROVIDERS
 from litdesk.core.trace import validate_request
-from litdesk.services.search import SearchService, default_kit
+from litdesk.services import open_runtime
 
 LATENCY = {
     "europepmc": 0.40,
@@ -82,14 +81,10 @@ def _server(provider: str, fixtures: Path) -> ThreadingHTTPServer:
 async def _search(
     settings: Settings, bases: dict[str, str], providers: list[str]
 ) -> tuple[float, str, int]:
-    transport = ProviderTransport(
-        settings, base_urls=bases, meter=DailyMeter({p: 10_000 for p in PROVIDERS})
-    )
-    async with transport:
-        service = SearchService(settings, transport, kit=default_kit(), cache=None)
+    async with open_runtime(settings, base_urls=bases) as runtime:  # the real wiring
         request = validate_request("cancer", providers, limit=20)
         started = time.perf_counter()
-        trace = await service.search(request)
+        trace = await runtime.search(request, use_cache=False)
         wall = time.perf_counter() - started
     return wall, trace.status, len(trace.sightings)
 
@@ -108,6 +103,8 @@ def main() -> int:
             data_dir=Path(tmp),
             openalex_api_key=SecretStr("bench-key"),
             contact_email="bench@example.org",
+            owner_daily_requests=10_000,  # every call is reserved in the store's allowance
+            openalex_daily_requests=10_000,
         )
         together: list[float] = []
         sequential: list[float] = []

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,14 @@ def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)
     return Settings(data_dir=tmp_path / "data")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_settings_factory() -> Iterator[None]:
+    """Each test builds the process's settings anew (the CLI builds them once per process
+    through ``get_settings``, which caches them)."""
+    from litdesk._settings import get_settings
+
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()

@@ -9,7 +9,6 @@ from litdesk._errors import (
     NotFoundError,
     RefusedError,
 )
-from litdesk._settings import Settings, get_settings
 
 __version__ = "0.1.0"
 
@@ -25,3 +24,13 @@ __all__ = [
     "__version__",
     "get_settings",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Settings`` / ``get_settings`` on first use (pydantic is not imported at start-up,
+    so ``litdesk --help`` stays fast)."""
+    if name in ("Settings", "get_settings"):
+        from litdesk import _settings
+
+        return getattr(_settings, name)
+    raise AttributeError(f"module 'litdesk' has no attribute {name!r}")

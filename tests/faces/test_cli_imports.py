@@ -150,7 +150,7 @@ def test_import_and_convert_read_with_the_collector_paused(
 ) -> None:
     import gc
 
-    from litdesk.faces.cli import _imports
+    from litdesk.services import imports as _imports  # the CLI imports it when it runs
 
     seen: list[bool] = []
     real_import, real_convert = _imports.import_files, _imports.convert_files

@@ -12,9 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from litdesk._settings import Settings, get_settings
-from litdesk.adapters.http import ProviderTransport
+from litdesk.faces.cli import _context
 from litdesk.faces.cli._app import app
-from litdesk.services.fulltext import _wiring
 
 KEY = "cli-oa-key-77"
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -36,12 +35,8 @@ def mock_transport(monkeypatch: pytest.MonkeyPatch, handler: Handler) -> list[ht
         seen.append(request)
         return handler(request)
 
-    def make(settings: Settings, *, min_body_bytes: int = 0) -> ProviderTransport:
-        if settings.http_max_response_bytes < min_body_bytes:
-            settings = settings.model_copy(update={"http_max_response_bytes": min_body_bytes})
-        return ProviderTransport(settings, transport=httpx.MockTransport(recording))
-
-    monkeypatch.setattr(_wiring, "make_transport", make)
+    hooks = {"http_transport": httpx.MockTransport(recording)}
+    monkeypatch.setattr(_context, "RUNTIME_TEST_HOOKS", hooks)
     return seen
 
 

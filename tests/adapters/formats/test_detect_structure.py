@@ -201,3 +201,77 @@ def test_provider_error_body_is_refused_with_its_message(
 def test_a_record_with_an_error_field_is_not_an_error_body() -> None:
     items = [{"id": "a", "type": "article-journal", "title": "Error bars", "error": "x"}]
     assert loads(json.dumps(items).encode()).source.format == "csljson"
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from litdesk.adapters.formats._detect import outline  # noqa: E402
+from litdesk.adapters.formats._errorbody import error_message  # noqa: E402
+
+_LINES = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["TY  - JOUR", "ER  - ", "ER  -", "PMID- 123", "PT J", "ER", "FN x", "VR 1.0",
+             "@article{k,", "@misc(k,", "title = x,", "AU  - Doe, J", "}", ")", '"', ",", ""]
+        ),
+        st.text(
+            st.characters(codec="utf-8", exclude_categories=("Cc", "Cs"), exclude_characters="{}"),
+            max_size=30,
+        ),
+    ),
+    max_size=12,
+)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(_LINES)
+def test_any_lines_inside_a_bibtex_field_keep_it_bibtex(lines: list[str]) -> None:
+    inner = "\n".join(lines).replace("{", "").replace("}", "")
+    # detection only: how the BibTeX reader treats an "@type(" line inside a braced value
+    # is the reader's business
+    trace = loads(SAMPLES["bibtex"](inner).encode("utf-8"))
+    assert trace.source.format == "bibtex"
+
+
+@settings(max_examples=80, deadline=None)
+@given(_LINES)
+def test_any_lines_inside_a_quoted_csv_cell_keep_it_csv(lines: list[str]) -> None:
+    inner = "\n".join(lines).replace('"', '""')
+    trace = loads(SAMPLES["csv"](inner).encode("utf-8"))
+    assert trace.source.format == "csv" and len(trace.records) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400), st.sampled_from(["bibtex", "ris", "medline", "wos", "table"]))
+def test_outline_never_raises_and_spans_are_ordered(text: str, family: str) -> None:
+    o = outline(family, text)
+    assert all(0 <= a <= b <= len(text) for a, b in o.spans)
+    assert all(x[1] <= y[0] for x, y in zip(o.spans, o.spans[1:], strict=False))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=200),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+            lambda c: (
+                st.lists(c, max_size=4)
+                | st.dictionaries(
+                    st.sampled_from(
+                        ["error", "errors", "message", "status", "errMsg", "code", "x"]
+                    ),
+                    c,
+                    max_size=4,
+                )
+            ),
+            max_leaves=12,
+        ).map(json.dumps),
+    )
+)
+def test_error_message_is_total(text: str) -> None:
+    message = error_message(text)
+    assert message is None or (" error: " in message and len(message) < 400)

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._meters import store_meter
 from transport_kit import Route, compiled, fake_parse
 
 from litdesk._errors import InputError, IntegrityError
@@ -51,6 +52,7 @@ def test_record_then_replay_without_network(keyed_settings, server, tmp_path):
             base_urls={p: server.base for p in PROVIDERS},
             pacer=Pacer(ZERO),
             recorder=CassetteRecorder(folder),
+            meter=store_meter(keyed_settings),
         )
         async with t:
             return [await t.run(compiled(p), fake_parse) for p in PROVIDERS]
@@ -68,6 +70,7 @@ def test_record_then_replay_without_network(keyed_settings, server, tmp_path):
             keyed_settings.model_copy(update={"openalex_api_key": None}),
             transport=httpx.MockTransport(_no_network),
             replay=Cassette(folder),
+            meter=store_meter(keyed_settings),
         )
         async with t:
             return [await t.run(compiled(p), fake_parse) for p in PROVIDERS]
@@ -87,7 +90,9 @@ def test_replay_miss_is_a_typed_error(tmp_path, keyed_settings):
     )
 
     async def go():
-        async with ProviderTransport(keyed_settings, replay=Cassette(folder)) as t:
+        async with ProviderTransport(
+            keyed_settings, replay=Cassette(folder), meter=store_meter(keyed_settings)
+        ) as t:
             await t.fetch(compiled("crossref"))
 
     with pytest.raises(CassetteMiss, match="holds no GET"):
@@ -243,8 +248,12 @@ def test_pacing_spaces_requests(provider, interval):
 
 
 def test_ncbi_key_raises_pace(keyed_settings, tmp_settings):
-    assert ProviderTransport(keyed_settings).pacer.intervals["pubmed"] == pytest.approx(0.1)
-    assert ProviderTransport(tmp_settings).pacer.intervals["pubmed"] == pytest.approx(1 / 3)
+    assert ProviderTransport(keyed_settings, meter=store_meter(keyed_settings)).pacer.intervals[
+        "pubmed"
+    ] == pytest.approx(0.1)
+    assert ProviderTransport(tmp_settings, meter=store_meter(tmp_settings)).pacer.intervals[
+        "pubmed"
+    ] == pytest.approx(1 / 3)
 
 
 def test_crossref_pace_follows_rate_headers(keyed_settings, server):
@@ -255,7 +264,11 @@ def test_crossref_pace_follows_rate_headers(keyed_settings, server):
 
     async def go():
         t = ProviderTransport(
-            keyed_settings, base_urls={"crossref": server.base}, clock=clock, sleep=clock.sleep
+            keyed_settings,
+            base_urls={"crossref": server.base},
+            clock=clock,
+            sleep=clock.sleep,
+            meter=store_meter(keyed_settings),
         )
         async with t:
             await t.run(compiled("crossref"), fake_parse)

@@ -9,6 +9,7 @@ import logging
 from urllib.parse import unquote
 
 import pytest
+from tests._meters import store_meter
 from transport_kit import SECRETS, Route, compiled, fake_error_message, fake_parse
 
 from litdesk.adapters.http import (
@@ -56,7 +57,11 @@ def test_credentials_only_to_own_host_and_never_reported(
 
     async def go():
         t = ProviderTransport(
-            keyed_settings, base_urls={provider: server.base}, pacer=Pacer(ZERO), recorder=recorder
+            keyed_settings,
+            base_urls={provider: server.base},
+            pacer=Pacer(ZERO),
+            recorder=recorder,
+            meter=store_meter(keyed_settings),
         )
         async with t:
             return await t.run(compiled(provider), fake_parse, fake_error_message)
@@ -101,7 +106,10 @@ def test_network_error_messages_hold_no_credentials(provider, keyed_settings, ca
 
     async def go():
         t = ProviderTransport(
-            keyed_settings, base_urls={provider: f"http://127.0.0.1:{port}"}, pacer=Pacer(ZERO)
+            keyed_settings,
+            base_urls={provider: f"http://127.0.0.1:{port}"},
+            pacer=Pacer(ZERO),
+            meter=store_meter(keyed_settings),
         )
         async with t:
             with pytest.raises(TransportFailed) as err:

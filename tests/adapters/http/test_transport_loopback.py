@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from tests._meters import store_meter
 from transport_kit import Route, compiled, fake_error_message, fake_parse
 
 from litdesk.adapters.http import Pacer, ProviderTransport
@@ -27,6 +28,7 @@ FIXTURE_BODIES = {
 
 def _transport(settings, server_base: str, providers=PROVIDERS, **kw) -> ProviderTransport:
     kw.setdefault("pacer", Pacer(ZERO))
+    kw.setdefault("meter", store_meter(settings))
     return ProviderTransport(settings, base_urls={p: server_base for p in providers}, **kw)
 
 
@@ -274,11 +276,9 @@ def test_polite_pool_and_user_agent(keyed_settings, server):
             assert "mailto" not in query and "email" not in query
 
 
-def test_daily_meter_refuses_beyond_allowance(keyed_settings, server):
-    from litdesk.adapters.http import DailyMeter
-
+def test_store_meter_refuses_beyond_allowance(keyed_settings, server):
     _route(server, "crossref", body=b"{}")
-    meter = DailyMeter({"crossref": 2})
+    meter = store_meter(keyed_settings, owner_daily_requests=2)
 
     async def go():
         async with _transport(keyed_settings, server.base, meter=meter) as t:
@@ -290,20 +290,26 @@ def test_daily_meter_refuses_beyond_allowance(keyed_settings, server):
     assert "allowance" in results[2][0].message
 
 
-def test_persistent_meter_counts_across_instances(tmp_path):
-    from litdesk.adapters.http import DailyMeter, TransportRefused
+def test_store_meter_counts_across_instances(tmp_settings):
+    from litdesk.adapters.http import TransportRefused
 
-    path = tmp_path / "calls.json"
-    DailyMeter({"arxiv": 2}, path=path).reserve("arxiv")
-    DailyMeter({"arxiv": 2}, path=path).reserve("arxiv")
+    meters = [store_meter(tmp_settings, owner_daily_requests=2) for _ in range(3)]
+    meters[0].reserve("arxiv")
+    meters[1].reserve("arxiv")
     with pytest.raises(TransportRefused) as err:
-        DailyMeter({"arxiv": 2}, path=path).reserve("arxiv")
+        meters[2].reserve("arxiv")
     assert err.value.lane_status == "budget_exhausted"
+    for meter in meters:
+        meter.close()
 
 
 def test_base_url_hook_accepts_only_loopback(keyed_settings):
     with pytest.raises(ValueError, match="loopback"):
-        ProviderTransport(keyed_settings, base_urls={"crossref": "http://example.org"})
+        ProviderTransport(
+            keyed_settings,
+            base_urls={"crossref": "http://example.org"},
+            meter=store_meter(keyed_settings),
+        )
 
 
 RECORDED_ERRORS = [

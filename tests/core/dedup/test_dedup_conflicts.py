@@ -159,3 +159,43 @@ def test_every_pair_of_an_automatic_group_is_plausible(order: list[int]) -> None
                     alone = deduplicate([papers[i], papers[j]])
                     decided = [p.decision for p in alone.pairs]
                     assert decided and decided[0] in ("merge", "review"), (i, j, decided)
+
+
+_TITLES = st.sampled_from(
+    ["Stroke unit care", "Stroke unit care outcomes", "Mirror therapy after stroke",
+     "Mirror therapy after stroke: a trial", "", "Aphasia"]
+)  # fmt: skip
+_PAGES = st.sampled_from(["", "S12", "S45", "12", "12-20", "15-18", "e1234", "1-7", "765-771"])
+_AUTHORS = st.sampled_from([(), ("Kim, D.",), ("Lee, K.", "Kim, D."), ("Smith, J.",)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(_TITLES, _PAGES, _AUTHORS, _TITLES, _PAGES, _AUTHORS)
+def test_shared_identifier_disagreement_is_symmetric(
+    t1: str, p1: str, a1: tuple[str, ...], t2: str, p2: str, a2: tuple[str, ...]
+) -> None:
+    from litdesk.core.dedup._shared import _brief, disagreement
+
+    x = P(t1 or "x", pages=p1 or None, authors=a1)
+    y = P(t2 or "x", pages=p2 or None, authors=a2)
+    one, two = disagreement(_brief(x), _brief(y)), disagreement(_brief(y), _brief(x))
+    assert (one is None) == (two is None)
+    if one is not None and two is not None:
+        assert one.keys() == two.keys()
+    # the same record never disagrees with itself
+    assert disagreement(_brief(x), _brief(x)) is None
+    # and what disagrees is never merged on the shared DOI
+    res = deduplicate([x.model_copy(update={"doi": "10.1000/s"}),
+                       y.model_copy(update={"doi": "10.1000/s"})])  # fmt: skip
+    if one is not None:
+        assert res.counts["stage1_merged"] == 0 and res.conflicts[0].kind == "shared"
+    else:
+        assert res.groups == [[0, 1]]
+
+
+def test_conflicting_values_are_reported_once() -> None:
+    a = P("Same title of a paper", doi="10.1000/a", pmid="1")
+    b = P("Same title of a paper", doi="10.1000/b", pmid="1")
+    res = deduplicate([a, b])
+    assert [c.kind for c in res.conflicts] == ["values"]
+    assert res.conflicts[0].members == (0, 1)

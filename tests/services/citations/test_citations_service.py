@@ -16,10 +16,11 @@ from hypothesis import given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 from pydantic import SecretStr
+from tests._meters import store_meter
 
 from litdesk._errors import NotFoundError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.http import DailyMeter, ProviderTransport, check_request
+from litdesk.adapters.http import ProviderTransport, StoreMeter, check_request
 from litdesk.services.citations import (
     INCOMPLETE_NOTICE,
     CitationArgumentError,
@@ -74,11 +75,14 @@ def run(
     server: Server,
     go: Callable[[CitationService], Any],
     *,
-    meter: DailyMeter | None = None,
+    meter: StoreMeter | None = None,
 ) -> Any:
     async def main() -> Any:
         transport = ProviderTransport(
-            settings, transport=httpx.MockTransport(server), meter=meter, sleep=_no_sleep
+            settings,
+            transport=httpx.MockTransport(server),
+            meter=meter or store_meter(settings),
+            sleep=_no_sleep,
         )
         try:
             return await go(CitationService(transport))
@@ -264,7 +268,7 @@ def test_without_api_key_nothing_is_sent(tmp_settings: Settings) -> None:
 
 
 def test_every_call_is_metered_including_seed_lookups(settings: Settings) -> None:
-    meter = DailyMeter({"openalex": 3})
+    meter = store_meter(settings, owner_daily_requests=3)
     server = Server(
         {"W1": seed("W1", ["W5"]), "W2": seed("W2", ["W5"])},
         lists=lambda _r: b'{"results":[]}',
@@ -274,25 +278,6 @@ def test_every_call_is_metered_including_seed_lookups(settings: Settings) -> Non
     with pytest.raises(RefusedError, match="allowance"):
         run(settings, server, lambda s: s.discover("shared", ["W1", "W2"]), meter=meter)
     assert len(server.requests) == 3  # the second seed lookup was refused before sending
-
-
-def test_extra_allowance_fails_closed(settings: Settings) -> None:
-    class Deny:
-        def reserve(self, provider: str) -> None:
-            raise RefusedError("store allowance spent")
-
-    server = Server({"W1": seed("W1", ["W5"])})
-
-    async def main() -> Any:
-        transport = ProviderTransport(settings, transport=httpx.MockTransport(server))
-        try:
-            return await CitationService(transport, allowance=Deny()).discover("references", ["W1"])
-        finally:
-            await transport.aclose()
-
-    with pytest.raises(RefusedError, match="store allowance"):
-        asyncio.run(main())
-    assert server.requests == []
 
 
 @pytest.mark.fixtures

@@ -16,10 +16,11 @@ from hypothesis import given
 from hypothesis import settings as settings_
 from hypothesis import strategies as st
 from pydantic import SecretStr
+from tests._meters import store_meter
 
 from litdesk._errors import LitdeskError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.http import DailyMeter, ProviderTransport
+from litdesk.adapters.http import ProviderTransport, StoreMeter
 from litdesk.core.fulltext import FullTextWrongPaper
 from litdesk.services.fulltext import (
     FullTextService,
@@ -52,14 +53,14 @@ def run(
     coro: Callable[[FullTextService], Any],
     *,
     cache_dir: Path | None = None,
-    meter: DailyMeter | None = None,
+    meter: StoreMeter | None = None,
     now: Callable[[], datetime] | None = None,
 ) -> Any:
     async def main() -> Any:
         transport = ProviderTransport(
             settings,
             transport=httpx.MockTransport(recorder),
-            meter=meter,
+            meter=meter or store_meter(settings),
             sleep=_no_sleep,
         )
         try:
@@ -251,7 +252,7 @@ def test_openalex_singleton_without_key_is_refused_and_nothing_sent(
 
 
 def test_every_call_is_metered_including_singletons(settings: Settings) -> None:
-    meter = DailyMeter({"europepmc": 1, "openalex": 1})
+    meter = store_meter(settings, owner_daily_requests=1)
     rec = Recorder(
         {
             "https://api.openalex.org/works/W1": lambda _r: httpx.Response(
@@ -281,31 +282,6 @@ def test_unusable_ids_are_input_errors(settings: Settings, bad: str) -> None:
     with pytest.raises(PaperIdError):
         run(settings, rec, lambda s: s.resolve_pmcid(bad))
     assert rec.requests == []
-
-
-def test_extra_allowance_is_reserved_first_and_fails_closed(settings: Settings) -> None:
-    class Deny:
-        calls = 0
-
-        def reserve(self, provider: str) -> None:
-            Deny.calls += 1
-            raise RefusedError(f"{provider}: no allowance", code="budget")
-
-    rec = Recorder({})
-
-    async def go(transport: Any) -> Any:
-        return await FullTextService(transport, cache_dir=None, allowance=Deny()).get("PMC5")
-
-    async def main() -> Any:
-        transport = ProviderTransport(settings, transport=httpx.MockTransport(rec))
-        try:
-            return await go(transport)
-        finally:
-            await transport.aclose()
-
-    with pytest.raises(RefusedError, match="no allowance"):
-        asyncio.run(main())
-    assert Deny.calls == 1 and rec.requests == []
 
 
 def test_a_non_jats_answer_is_an_external_error(settings: Settings) -> None:

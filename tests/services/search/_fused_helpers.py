@@ -7,9 +7,9 @@ import json
 
 import httpx
 
-from litdesk.adapters.http import Pacer, ProviderTransport
+from litdesk.adapters.http import Pacer, ProviderTransport, StoreMeter
 from litdesk.core.search import PROVIDERS
-from litdesk.services.search import FusedSearch, SearchService, StoreMeter
+from litdesk.services.search import FusedSearch, SearchService
 
 EPMC = {
     "version": "6.9",

@@ -12,13 +12,12 @@ import sqlalchemy as sa
 from _fused_helpers import body_for, fused
 from pydantic import SecretStr
 
-from litdesk.adapters.http import TransportRefused
+from litdesk.adapters.http import StoreMeter, TransportRefused
 from litdesk.adapters.store import Store, open_store, usage
 from litdesk.core.fusion import RANKING_VERSION
 from litdesk.core.runs import read_run
 from litdesk.services.search import (
     FusedSearchError,
-    StoreMeter,
     load_run,
     make_definition,
     plan_search,
@@ -317,15 +316,13 @@ def test_exact_lookups_are_metered_too(settings, store):
 
 
 @pytest.mark.postgres
-def test_allowance_and_gate_on_postgres(settings, postgres_url):
-    import uuid
-
-    pg = open_store(postgres_url)
+def test_allowance_and_gate_on_postgres(settings, pg_schema):
+    pg = open_store(pg_schema)  # a fresh schema: other engineers share the database
     try:
-        owner = "pg-" + uuid.uuid4().hex[:8]
+        owner = "pg-owner"
         tight = settings.model_copy(update={"owner_daily_requests": 1})
         meter = StoreMeter(pg, tight, owner=owner)
-        provider = "probe-" + owner  # the shared test database keeps earlier days' counts
+        provider = "europepmc"
         meter.reserve(provider)
         with pytest.raises(TransportRefused) as caught:
             meter.reserve(provider)

@@ -3,6 +3,7 @@ bodies ($LITDESK_FIXTURES/providers): real compilers, parsers, fusion; no networ
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 
@@ -12,9 +13,21 @@ from pydantic import SecretStr
 from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
 from litdesk.adapters.store import open_store
 from litdesk.core.runs import make_manifest, read_manifest
-from litdesk.services.search import load_run, make_definition, plan_search, run_fused
+from litdesk.services import open_runtime
+from litdesk.services.search import load_run, make_definition, plan_search
 
 pytestmark = pytest.mark.fixtures
+
+
+def run_fused(settings, definition, *, replay, **kw):
+    """One fused search through the runtime (the one transport and meter), replayed."""
+
+    async def go():
+        async with open_runtime(settings, replay=replay) as runtime:
+            return await runtime.fused_search(definition, **kw)
+
+    return asyncio.run(go())
+
 
 BODIES = {
     "europepmc-keyword": "europepmc/search-cancer-core.json",  # 25 results (PROVENANCE)

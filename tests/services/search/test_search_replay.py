@@ -3,6 +3,7 @@ bodies: the real compilers and parsers, no network, no keys."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from datetime import UTC, datetime
@@ -14,9 +15,21 @@ from litdesk.adapters.http import CassetteMiss, CassetteRecorder, Exchange, Reda
 from litdesk.core.query import compile_fetch
 from litdesk.core.search import PROVIDERS, SearchFilters
 from litdesk.core.trace import validate_request
-from litdesk.services.search import default_kit, run_search
+from litdesk.services import open_runtime
+from litdesk.services.search import default_kit
 
 pytestmark = pytest.mark.fixtures
+
+
+def run_search(settings, request, *, replay):
+    """One search through the runtime (the one transport and meter), replayed."""
+
+    async def go():
+        async with open_runtime(settings, replay=replay) as runtime:
+            return await runtime.search(request)
+
+    return asyncio.run(go())
+
 
 BODIES = {
     "europepmc": "europepmc/search-cancer-core.json",

@@ -9,9 +9,10 @@ import time
 import httpx
 import pytest
 from pydantic import SecretStr
+from tests._meters import store_meter
 
 from litdesk._errors import ExternalError
-from litdesk.adapters.http import DailyMeter, EvidenceCache, Pacer, ProviderTransport
+from litdesk.adapters.http import EvidenceCache, Pacer, ProviderTransport
 from litdesk.core.records import make_paper
 from litdesk.core.search import PROVIDERS, CompiledRequest, CompileRefused, ProviderPage
 from litdesk.core.trace import NONCLAIMS, ParserIdentity, validate_request
@@ -78,7 +79,7 @@ def _service(settings, handler, *, cache=None, meter=None):
         settings,
         transport=httpx.MockTransport(handler),
         pacer=Pacer({p: 0.0 for p in PROVIDERS}),
-        meter=meter or DailyMeter({p: 1000 for p in PROVIDERS}),
+        meter=meter or store_meter(settings),
     )
     return transport, SearchService(settings, transport, kit=KIT, cache=cache)
 
@@ -233,7 +234,8 @@ def test_trace_never_holds_credentials_even_when_echoed(settings, tmp_path):
 
 def test_budget_exhausted_lane(settings):
     handler = lambda r: httpx.Response(200, content=_body(_provider_of(r)))  # noqa: E731
-    meter = DailyMeter({p: 0 for p in PROVIDERS} | {"arxiv": 5})
+    meter = store_meter(settings, openalex_daily_requests=1)
+    meter.reserve("openalex")  # today's one OpenAlex call is spent
     trace = _run(settings, handler, validate_request("x", ["openalex", "arxiv"]), meter=meter)
     assert [a.outcome for a in trace.attempts] == ["budget_exhausted", "ok"]
 
@@ -263,7 +265,7 @@ def test_follow_up_fetch_failure_keeps_the_ids_with_a_warning(settings):
             settings,
             transport=httpx.MockTransport(handler),
             pacer=Pacer({p: 0.0 for p in PROVIDERS}),
-            meter=DailyMeter({p: 1000 for p in PROVIDERS}),
+            meter=store_meter(settings),
         )
         async with transport:
             return await SearchService(settings, transport, kit=kit).search(

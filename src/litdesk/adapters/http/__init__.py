@@ -5,7 +5,7 @@ from ._cassette import CASSETTE_FORMAT, Cassette, CassetteRecorder, exchange_key
 from ._errors import CassetteMiss, TransportFailed, TransportRefused
 from ._evidence import EvidenceCache
 from ._exchange import KEPT_HEADERS, Exchange, sanitised_url
-from ._meter import DailyMeter, Meter
+from ._meter import Meter
 from ._pacing import DEFAULT_INTERVALS, Pacer, crossref_interval
 from ._secrets import CREDENTIAL_NAMES, Credentials, Redactor, credentials_for
 from ._status import MAX_RETRY_AFTER, lane_status_for, parse_retry_after
@@ -31,7 +31,6 @@ __all__ = [
     "CassetteMiss",
     "CassetteRecorder",
     "Credentials",
-    "DailyMeter",
     "Meter",
     "SEMANTIC_GAP_SECONDS",
     "StoreMeter",

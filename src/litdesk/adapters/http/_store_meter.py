@@ -11,7 +11,7 @@ from typing import Final
 
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
-from litdesk.adapters.store import Store, give_back, reserve, take_gate
+from litdesk.adapters.store import Store, give_back, reserve, take_gate, usage
 from litdesk.core.search import LaneStatus
 
 from ._errors import TransportRefused
@@ -23,7 +23,7 @@ _SEMANTIC_LANE: Final = "openalex-semantic"
 
 
 class StoreMeter:
-    """The transport's meter, counting in the store (replaces the file meter).
+    """The transport's one meter, counting in the store.
 
     ``store`` may be a callable returning the store, opened on the first reservation
     (so building a transport opens no database)."""
@@ -64,6 +64,10 @@ class StoreMeter:
         """Release the store if this meter opened it."""
         if isinstance(self._store, Store) and self._opened:
             self._store.dispose()
+
+    def used(self, provider: str) -> int:
+        """Calls reserved today (UTC) for ``provider`` by this meter's owner."""
+        return usage(self.store, provider, self._now().date()).get(self.owner, 0)
 
     def limits(self, provider: str) -> tuple[int, int]:
         owner = self.settings.owner_daily_requests

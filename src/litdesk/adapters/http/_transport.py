@@ -12,6 +12,7 @@ redacted from every message and log line. A loopback ``base_urls`` mapping is a 
 from __future__ import annotations
 
 import asyncio
+import copy
 import ipaddress
 import logging
 import time
@@ -25,11 +26,18 @@ import httpx
 from litdesk import __version__
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
-from litdesk.core.search import HOSTS, CompiledRequest, LaneOutcome, ProviderName, ProviderPage
+from litdesk.core.search import (
+    HOSTS,
+    CompiledRequest,
+    LaneOutcome,
+    ParseFn,
+    ProviderName,
+    ProviderPage,
+)
 
 from ._errors import TransportFailed, TransportRefused
 from ._exchange import KEPT_HEADERS, Exchange, sanitised_url
-from ._meter import DailyMeter, Meter
+from ._meter import Meter
 from ._pacing import NCBI_WITH_KEY, Pacer, crossref_interval
 from ._secrets import CREDENTIAL_NAMES, RedactingFilter, Redactor, credentials_for, has_key
 from ._status import lane_status_for, parse_retry_after
@@ -54,12 +62,6 @@ OPENALEX_KEY_MESSAGE: Final = (
     "OpenAlex requires an API key (free): create one at https://openalex.org/settings/api "
     "and set LITDESK_OPENALEX_API_KEY; nothing was sent"
 )
-
-
-class ParseFn(Protocol):
-    def __call__(
-        self, provider: str, request: CompiledRequest, status: int, body: bytes
-    ) -> ProviderPage: ...
 
 
 ErrorMessageFn = Callable[[str, int, bytes], str]
@@ -156,7 +158,13 @@ class ProviderTransport:
     ``transport`` is an injectable ``httpx.AsyncBaseTransport`` (``httpx.MockTransport`` in
     logic tests); ``base_urls`` points providers at loopback servers (tests and the bench
     only); ``clock``/``sleep``/``now`` are injectable; ``recorder``/``replay`` write or answer
-    from a cassette; ``meter`` counts calls against the daily allowance.
+    from a cassette; ``meter`` reserves every network call in the daily allowance (the one
+    meter: the store's); ``body_limits`` raises the response cap for one lane (full text may
+    be larger than a search page).
+
+    Build it through ``litdesk.services.provider_transport`` (the one factory).
+    :meth:`for_meter` gives a view sharing the HTTP client, pacing and redaction with
+    another meter (another owner); only the original is closed.
     """
 
     def __init__(
@@ -170,8 +178,9 @@ class ProviderTransport:
         now: Callable[[], datetime] | None = None,
         recorder: Recorder | None = None,
         replay: Replayer | None = None,
-        meter: Meter | None = None,
+        meter: Meter,
         pacer: Pacer | None = None,
+        body_limits: Mapping[str, int] | None = None,
     ) -> None:
         self.settings = settings
         self._base_urls = _check_base_urls(base_urls or {})
@@ -179,7 +188,8 @@ class ProviderTransport:
         self._now = now or (lambda: datetime.now(UTC))
         self.recorder = recorder
         self.replay = replay
-        self.meter: Meter = meter if meter is not None else DailyMeter.in_memory(settings)
+        self.meter: Meter = meter
+        self._body_limits = dict(body_limits or {})
         intervals = {"pubmed": NCBI_WITH_KEY} if has_key("pubmed", settings) else None
         self.pacer = pacer or Pacer(intervals, clock=clock, sleep=sleep)
         secrets: list[str] = []
@@ -200,6 +210,12 @@ class ProviderTransport:
                 pool=settings.http_connect_timeout,
             ),
         )
+
+    def for_meter(self, meter: Meter) -> ProviderTransport:
+        """This transport (same client, pacer, cassette, redactor) reserving in ``meter``."""
+        view = copy.copy(self)
+        view.meter = meter
+        return view
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -250,7 +266,8 @@ class ProviderTransport:
             return self.replay.lookup(provider, request.method, url, request.body)
         if provider == "openalex" and not has_key("openalex", self.settings):
             raise TransportRefused(OPENALEX_KEY_MESSAGE, lane_status="unavailable")
-        self.meter.reserve(provider, lane=request.lane)
+        # the store is shared by threads and processes: reserve off the event loop
+        await asyncio.to_thread(self.meter.reserve, provider, lane=request.lane)
         await self.pacer.acquire(provider)
         creds = credentials_for(provider, self.settings)
         params = httpx.QueryParams([*request.params, *self._polite_params(provider), *creds.params])
@@ -271,7 +288,7 @@ class ProviderTransport:
         deadline = self.settings.http_connect_timeout + self.settings.http_read_timeout
         try:
             async with asyncio.timeout(deadline):
-                status, kept, body = await self._exchange(provider, outgoing)
+                status, kept, body = await self._exchange(provider, request.lane, outgoing)
         except (httpx.TimeoutException, TimeoutError):
             raise TransportFailed(
                 f"{provider}: no complete answer within the time limit", lane_status="timeout"
@@ -301,9 +318,9 @@ class ProviderTransport:
         return exchange
 
     async def _exchange(
-        self, provider: str, outgoing: httpx.Request
+        self, provider: str, lane: str, outgoing: httpx.Request
     ) -> tuple[int, dict[str, str], bytes]:
-        limit = self.settings.http_max_response_bytes
+        limit = max(self.settings.http_max_response_bytes, self._body_limits.get(lane, 0))
         response = await self._client.send(outgoing, stream=True, follow_redirects=False)
         try:
             kept = {k: response.headers[k] for k in KEPT_HEADERS if k in response.headers}

@@ -6,6 +6,7 @@
 * :func:`error_message` — a short sanitised message from an error body.
 * :data:`PARSERS` — provider → (parser id, version) for the trace.
 * ``parse_<provider>(body)`` — the parsers, usable without a request.
+* :func:`parse_openalex_links` — one OpenAlex work's citation links.
 """
 
 from __future__ import annotations
@@ -23,19 +24,23 @@ from ._crossref import parse_crossref
 from ._errors import error_message
 from ._europepmc import parse_europepmc
 from ._openalex import parse_openalex
+from ._openalex_links import MAX_LINKS, WorkLinks, parse_openalex_links
 from ._pubmed import parse_pubmed
 from ._semanticscholar import parse_semanticscholar
 
 __all__ = [
+    "MAX_LINKS",
     "PARSERS",
     "ProviderParseError",
     "ProviderReportedError",
+    "WorkLinks",
     "error_message",
     "parse_arxiv",
     "parse_body",
     "parse_crossref",
     "parse_europepmc",
     "parse_openalex",
+    "parse_openalex_links",
     "parse_pubmed",
     "parse_response",
     "parse_semanticscholar",

@@ -526,7 +526,10 @@ class _Chains:
         self.reps = reps
         self.reviewed = reviewed
         self.corrections = corrections
-        self.known = {(x, y): d for _, x, y, d, _, _ in stage2}
+        self.known: dict[tuple[int, int], Decision | None] = {
+            (x, y): d for _, x, y, d, _, _ in stage2
+        }
+        self.why: dict[tuple[int, int], str] = {}
         self.members: dict[int, list[int]] = {}
 
     def _plausible(self, u: int, v: int) -> tuple[bool, str]:
@@ -534,15 +537,17 @@ class _Chains:
         a, b = self.reps[u][0], self.reps[v][0]
         if self.reviewed.get((min(a, b), max(a, b))) == "distinct":
             return False, "a reviewer said distinct"
-        decision = self.known.get((u, v))
-        if decision is None:
+        if (u, v) in self.known:
+            decision = self.known[(u, v)]
+        else:
             _, ev = _score(self.feats[u], self.feats[v])
             decided = _decide(self.feats[u], self.feats[v], ev, self.corrections)
             decision = decided[0] if decided else None
-            self.known[(u, v)] = decision  # type: ignore[assignment]
-            if decision is None:
-                return False, f"title {ev['title']:.2f}, nothing else decides"
-        return decision in ("merge", "review"), str(decision)
+            self.known[(u, v)] = decision
+            self.why[(u, v)] = f"title {ev['title']:.2f}, nothing else decides"
+        if decision is None:
+            return False, self.why.get((u, v), "nothing decides")
+        return decision in ("merge", "review"), decision
 
     def check(
         self, x: int, y: int, rx: int, ry: int, by_reviewer: bool
@@ -611,8 +616,13 @@ def deduplicate(
     stage1 = group_keys(all_keys)
     conflicts: list[Conflict] = []
     reps: list[list[int]] = []
+    seen_conflicts: set[tuple[str, str, tuple[str, ...], tuple[int, ...]]] = set()
     for g in stage1:
-        conflicts.extend(g.details)
+        for c in g.details:  # a split component's conflict is on each of its parts
+            ck = (c.kind, c.namespace, c.values, c.members)
+            if ck not in seen_conflicts:
+                seen_conflicts.add(ck)
+                conflicts.append(c)
         if len(g.members) > 1:
             check = check_shared(papers, g.members, all_keys)
             if check.conflict is not None:

@@ -7,7 +7,10 @@
   :class:`~litdesk.core.search.CompileRefused` with the reason (nothing is dropped).
 * :func:`compile_lookup` / :func:`plan_identifier` — exact identifiers.
 * :func:`compile_fetch` — PubMed efetch for PMIDs found by esearch.
+* :func:`compile_lane` — the one "exact lookup or search" decision for a lane.
 * :func:`full_url` — the URL with its query string, as sent.
+* the reading services' requests: Europe PMC full text and PMCID lookups, OpenAlex
+  citation discovery (:func:`fulltext_request`, :func:`citing_request`, …).
 """
 
 from ._common import MAX_URL_BYTES, full_url
@@ -16,6 +19,7 @@ from ._compile import (
     ExactIdentifier,
     Mode,
     compile_fetch,
+    compile_lane,
     compile_lookup,
     compile_search,
     plan_identifier,
@@ -35,8 +39,38 @@ from ._grammar import (
     parse_query,
     render,
 )
+from ._reading import (
+    CITATIONS_MAX_PAGE,
+    CITATIONS_PER_PAGE,
+    EUROPE_PMC_REST,
+    OPENALEX_WORKS,
+    PaperIdError,
+    SeedError,
+    citing_request,
+    doi_lookup_request,
+    fulltext_request,
+    openalex_work_request,
+    pmid_lookup_request,
+    seed_key,
+    work_request,
+    works_by_id_request,
+)
 
 __all__ = [
+    "CITATIONS_MAX_PAGE",
+    "CITATIONS_PER_PAGE",
+    "EUROPE_PMC_REST",
+    "OPENALEX_WORKS",
+    "PaperIdError",
+    "SeedError",
+    "citing_request",
+    "doi_lookup_request",
+    "fulltext_request",
+    "openalex_work_request",
+    "pmid_lookup_request",
+    "seed_key",
+    "work_request",
+    "works_by_id_request",
     "MAX_URL_BYTES",
     "NAMESPACES",
     "QUERY_LIMITS",
@@ -54,6 +88,7 @@ __all__ = [
     "QuerySyntaxError",
     "Term",
     "compile_fetch",
+    "compile_lane",
     "compile_lookup",
     "compile_search",
     "full_url",

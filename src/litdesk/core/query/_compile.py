@@ -33,6 +33,7 @@ __all__ = [
     "ExactIdentifier",
     "Mode",
     "compile_fetch",
+    "compile_lane",
     "compile_lookup",
     "compile_search",
     "plan_identifier",
@@ -180,3 +181,24 @@ def plan_identifier(text: str, *, field: str = "all") -> ExactIdentifier | None:
         if ns == namespace:
             return ExactIdentifier(ns, value)
     return None  # pragma: no cover - detect_identifier returns known namespaces only
+
+
+def compile_lane(
+    provider: str,
+    query: str,
+    filters: SearchFilters | None = None,
+    *,
+    cursor: str | None = None,
+    limit: int = 20,
+    mode: Mode = "keyword",
+) -> CompiledRequest:
+    """The one decision "exact identifier lookup or search" for a provider's lane.
+
+    A first page (no ``cursor``) whose whole input is an exact identifier (field ``all``)
+    is one lookup at ``provider`` (a 404 is an empty success); anything else is the
+    provider's search. Raises like :func:`compile_lookup` / :func:`compile_search`."""
+    filters = filters if filters is not None else SearchFilters()
+    exact = plan_identifier(query, field=filters.field) if cursor is None else None
+    if exact is not None:
+        return compile_lookup(provider, exact.namespace, exact.value)
+    return compile_search(provider, query, filters, cursor=cursor, limit=limit, mode=mode)

@@ -6,7 +6,7 @@ the search service records a :class:`LaneOutcome` per attempt in the trace."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from litdesk._errors import RefusedError
 from litdesk.core.records import Paper
@@ -18,6 +18,7 @@ __all__ = [
     "CompiledRequest",
     "LaneOutcome",
     "LaneStatus",
+    "ParseFn",
     "ProviderName",
     "ProviderPage",
     "SearchFilters",
@@ -126,6 +127,16 @@ class ProviderPage:
     warnings: list[str] = field(default_factory=list)
     #: Per-record notices (index in ``papers`` → messages), e.g. a malformed DOI dropped.
     notices: dict[int, list[str]] = field(default_factory=dict)
+
+
+class ParseFn(Protocol):
+    """The one parser signature: a provider's answer to ``request`` → :class:`ProviderPage`
+    (``litdesk.adapters.providers.parse_response``). Raises a LitdeskError (or ValueError)
+    for a body it cannot read."""
+
+    def __call__(
+        self, provider: str, request: CompiledRequest, status: int, body: bytes
+    ) -> ProviderPage: ...
 
 
 @dataclass(slots=True)

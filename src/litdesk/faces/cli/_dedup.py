@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-
-from litdesk.core.dedup import Decision, Pair
-from litdesk.core.records import Paper
-from litdesk.services.dedup import (
-    DedupExplanation,
-    DedupReport,
-    DedupRequest,
-    RecordRef,
-    dedup_history,
-    explain_records,
-    run_dedup,
-)
 
 from ._output import command, console, emit_json, err_console
+
+if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from litdesk.core.dedup import Decision, Pair
+    from litdesk.core.records import Paper
+    from litdesk.services.dedup import DedupExplanation, DedupReport, RecordRef
 
 
 def _describe(ref: RecordRef, paper: Paper) -> str:
@@ -48,6 +40,8 @@ def _prompt(pair: Pair, ra: RecordRef, pa: Paper, rb: RecordRef, pb: Paper) -> D
 
 
 def _summary(report: DedupReport) -> None:
+    from rich.table import Table
+
     counts = report.result.counts
     table = Table(title=f"{counts['records']} records → {counts['groups']} studies")
     table.add_column("stage")
@@ -121,6 +115,10 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Entries as JSON.")] = False,
     ) -> None:
         """A Study's deduplication history: every reviewer decision and every run."""
+        from rich.table import Table
+
+        from litdesk.services.dedup import dedup_history
+
         entries = dedup_history(study, undo=undo)
         if as_json:
             emit_json({"study": study, "entries": [e.to_dict() for e in entries]})
@@ -199,6 +197,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
+        from litdesk.services.dedup import DedupRequest, explain_records, run_dedup
+
         request = DedupRequest(
             files=tuple(str(f) for f in files),
             format=format,

@@ -7,23 +7,15 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.table import Table
 from rich.text import Text
 
-from litdesk.services.imports import ImportBatch, convert_files, import_files
-
 from ._output import command, console, emit_json, err_console
+
+if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from litdesk.services.imports import ImportBatch
 
 #: Files at least this large get a progress bar.
 PROGRESS_BYTES = 4 * 1024 * 1024
@@ -39,6 +31,15 @@ def _size(path: str) -> int:
 @contextmanager
 def _progress(paths: list[str]) -> Iterator[object]:
     """A progress hook over the files' bytes when any file is big; else a no-op hook."""
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     sizes = {p: _size(p) for p in paths}
     if max(sizes.values(), default=0) < PROGRESS_BYTES:
         yield None
@@ -94,6 +95,8 @@ def _report_refused(batch: ImportBatch) -> None:
 
 
 def _summary(batch: ImportBatch) -> None:
+    from rich.table import Table
+
     table = Table(title=f"{batch.record_count} records from {len(batch.imports)} file(s)")
     for name in ("file", "format", "encoding", "records", "notices"):
         table.add_column(name, justify="right" if name in ("records", "notices") else "left")
@@ -134,6 +137,8 @@ def register(app: typer.Typer) -> None:
 
         A refused file is reported on stderr (exit status 2); the others are still read.
         """
+        from litdesk.services.imports import import_files
+
         paths = [str(f) for f in files]
         with _progress(paths) as hook, collector_paused():
             batch = import_files(paths, format=format, on_file=hook, strict_ids=strict_ids)  # type: ignore[arg-type]
@@ -159,6 +164,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Convert export files to RIS, BibTeX, CSL-JSON or CSV (refused files: exit 2)."""
+        from litdesk.services.imports import convert_files
+
         paths = [str(f) for f in files]
         with _progress(paths) as hook, collector_paused():
             text, batch = convert_files(paths, to=to, format=format, on_file=hook)  # type: ignore[arg-type]

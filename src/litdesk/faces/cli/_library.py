@@ -6,11 +6,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
 
 from ._output import command, console, emit_json, err_console
 
@@ -22,6 +19,7 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _library(*, adopt: bool = False) -> Any:
+    from litdesk._settings import get_settings
     from litdesk.services.library import Library, search_lookup
 
     settings = get_settings()
@@ -61,6 +59,8 @@ def remove(
 @command
 def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
+    from rich.table import Table
+
     with _library() as lib:
         status = lib.status()
     if as_json:
@@ -92,6 +92,14 @@ def index(as_json: bool = JSON) -> None:
 
 
 def _index(lib: Any, as_json: bool) -> None:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     corpus = lib.corpus()
     if as_json:
         report = lib.index(corpus.files)

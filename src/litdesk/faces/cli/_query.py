@@ -5,30 +5,20 @@ Thin: parse the options, call :mod:`litdesk.core.query`, print. Nothing is sent.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
-from rich.tree import Tree
 
 from litdesk._errors import InputError
-from litdesk.core.query import (
-    And,
-    Node,
-    Not,
-    Query,
-    QuerySyntaxError,
-    Term,
-    compile_lookup,
-    compile_search,
-    full_url,
-    parse_plain_text,
-    parse_query,
-    plan_identifier,
-)
-from litdesk.core.search import PROVIDERS, CompiledRequest, CompileRefused, SearchFilters
 
 from ._output import command, console, emit_json, err_console
+
+if TYPE_CHECKING:  # imported when the command runs (fast start)
+    from rich.tree import Tree
+
+    from litdesk.core.query import Node, QuerySyntaxError
+    from litdesk.core.search import CompiledRequest
 
 __all__ = ["caret_lines", "register"]
 
@@ -36,6 +26,8 @@ _FIELDS = ("all", "title", "abstract", "author")
 _TYPES = ("all", "review", "preprint", "journal")
 _SORTS = ("relevance", "newest", "cited")
 _MODES = ("keyword", "semantic")
+#: ``litdesk.core.search.PROVIDERS`` for the help text (checked equal by a test).
+PROVIDER_NAMES = "europepmc, openalex, semanticscholar, crossref, pubmed, arxiv"
 _WINDOW = 60
 _FIELD_LABELS = {
     "title": "TITLE",
@@ -80,6 +72,8 @@ def caret_lines(text: str, position: int, end: int) -> tuple[str, str]:
 
 
 def _label(node: Node) -> Text:
+    from litdesk.core.query import And, Not, Term
+
     if isinstance(node, Term):
         field = f"{_FIELD_LABELS[node.field]}: " if node.field else ""
         kind = "phrase" if node.phrase else "term"
@@ -90,6 +84,8 @@ def _label(node: Node) -> Text:
 
 
 def _tree(node: Node, branch: Tree) -> None:
+    from litdesk.core.query import Not, Term
+
     sub = branch.add(_label(node))
     if isinstance(node, Not):
         _tree(node.child, sub)
@@ -104,6 +100,8 @@ def _print_request(
     if "refused" in outcome:
         console.print(Text(f"{name}: refused — {outcome['refused']}"), soft_wrap=True)
         return
+    from litdesk.core.query import full_url
+
     req = requests[name]
     console.print(Text(f"{name} [{req.lane}] {req.operation}", style="bold"))
     console.print(Text(f"  {req.method} {full_url(req)}"), soft_wrap=True)
@@ -118,7 +116,7 @@ def query_cmd(
     ],
     provider: Annotated[
         list[str] | None,
-        typer.Option("--provider", "-p", help=f"Provider (repeatable): {', '.join(PROVIDERS)}."),
+        typer.Option("--provider", "-p", help=f"Provider (repeatable): {PROVIDER_NAMES}."),
     ] = None,
     field: Annotated[str, typer.Option("--field", help="all, title, abstract or author.")] = "all",
     type_: Annotated[str, typer.Option("--type", help="all, review, preprint or journal.")] = "all",
@@ -139,6 +137,18 @@ def query_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show the parse tree and the exact request each provider would get (nothing is sent)."""
+    from rich.tree import Tree
+
+    from litdesk.core.query import (
+        Query,
+        QuerySyntaxError,
+        compile_lane,
+        parse_plain_text,
+        parse_query,
+        plan_identifier,
+    )
+    from litdesk.core.search import PROVIDERS, CompileRefused, SearchFilters
+
     names = list(dict.fromkeys(provider or PROVIDERS))
     for name in names:
         _choice("--provider", name, PROVIDERS)
@@ -167,19 +177,15 @@ def query_cmd(
     outcomes: dict[str, dict[str, Any]] = {}
     requests: dict[str, CompiledRequest] = {}
     for name in names:
-        try:
-            if identifier is not None:
-                req = compile_lookup(name, identifier.namespace, identifier.value)
-            else:
-                assert parsed is not None
-                req = compile_search(
-                    name,
-                    parsed,
-                    filters,
-                    cursor=cursor,
-                    limit=limit,
-                    mode=mode,  # type: ignore[arg-type]
-                )
+        try:  # the same decision (lookup or search) the search itself makes
+            req = compile_lane(
+                name,
+                query,
+                filters,
+                cursor=None if identifier is not None else cursor,
+                limit=limit,
+                mode=mode,  # type: ignore[arg-type]
+            )
         except CompileRefused as exc:
             outcomes[name] = {"refused": exc.reason}
             continue

@@ -6,14 +6,18 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from litdesk._errors import ConfigError, InputError
-from litdesk.services.files import read_input
+from litdesk._errors import InputError
 
+from ._context import run_with_runtime
 from ._output import command, console, emit_json
+
+if TYPE_CHECKING:
+    from litdesk.services import Runtime
+    from litdesk.services.citations import CitationResult
 
 __all__ = ["register"]
 
@@ -29,6 +33,8 @@ class ReadingArgumentError(InputError):
 
 
 def _read_file(path: Path) -> bytes:
+    from litdesk.services.files import read_input
+
     return read_input(str(path), limit=MAX_FILE_BYTES)
 
 
@@ -93,9 +99,8 @@ def fulltext_cmd(
     else:
         if pmcid is not None:
             raise ReadingArgumentError("--pmcid only applies with --file")
-        from litdesk.services.fulltext import fetch_fulltext_sync
-
-        data = fetch_fulltext_sync(paper_id or "", refresh=refresh).to_dict()
+        wanted = paper_id or ""
+        data = run_with_runtime(lambda rt: rt.fulltext(wanted, refresh=refresh)).to_dict()
     if as_json:
         emit_json(data)
     else:
@@ -115,24 +120,6 @@ def _picks(pick: str | None, count: int) -> list[int]:
         if int(part) - 1 not in out:
             out.append(int(part) - 1)
     return out
-
-
-def _save_to_study(study: str, papers: list[Any]) -> list[str]:
-    try:
-        from litdesk.adapters.store import open_store
-        from litdesk.services.workspace import Workspace
-    except ImportError:
-        raise ConfigError(
-            "saving to a Study needs the workspace service, which this build lacks",
-            code="no_workspace",
-        ) from None
-    from litdesk._settings import get_settings
-
-    workspace = Workspace(open_store(get_settings()))
-    saved: list[str] = []
-    for paper in papers:
-        saved.append(workspace.save_paper(paper, study=study).paper.id)
-    return saved
 
 
 def _print_citations(data: dict[str, Any]) -> None:
@@ -189,16 +176,23 @@ def cite_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Citation discovery over OpenAlex: references, citing, related or shared references."""
-    from litdesk.services.citations import discover_sync
-
     if pick is not None and save_to is None:
         raise ReadingArgumentError("--pick only applies with --save-to")
-    result = discover_sync(mode.value, ids, page=page)
+
+    async def work(rt: Runtime) -> tuple[CitationResult, list[str]]:
+        result = await rt.citations(mode.value, ids, page=page)
+        saved: list[str] = []
+        if save_to is not None:  # into the same store, in the same runtime
+            workspace = rt.workspace()
+            for i in _picks(pick, len(result.papers)):
+                saved.append(workspace.save_paper(result.papers[i], study=save_to).paper.id)
+        return result, saved
+
+    result, saved = run_with_runtime(work)
     data = result.to_dict()
     if save_to is not None:
-        chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
         data["saved_to"] = save_to
-        data["saved"] = _save_to_study(save_to, chosen)
+        data["saved"] = saved
     if as_json:
         emit_json(data)
     else:

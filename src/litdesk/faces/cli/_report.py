@@ -16,8 +16,8 @@ from typing import Annotated, Any
 import typer
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
 
+from ._context import settings as cli_settings
 from ._output import command, emit_json, err_console
 from ._runs import report_app
 
@@ -87,7 +87,7 @@ def synthesis_report(
     if not all_ and not papers:
         raise InputError("choose the papers: --papers A.pdf,B.pdf or --all", code="scope")
     names = [n.strip() for n in (papers or "").split(",") if n.strip()] or None
-    settings = get_settings()
+    settings = cli_settings()
     lib = Library(settings)
     try:
         report = build_report(

@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from litdesk._errors import InputError
-from litdesk._settings import get_settings
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json, err_console
 
 __all__ = ["register"]
@@ -42,7 +41,7 @@ class RunsArgumentError(InputError):
 def _store() -> Any:
     from litdesk.adapters.store import open_store
 
-    return open_store(get_settings())
+    return open_store(cli_settings())
 
 
 def _write(path: Path, text: str, force: bool) -> None:
@@ -69,6 +68,8 @@ def runs_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Saved runs, newest first."""
+    from rich.table import Table
+
     from litdesk.services.search import runs_of
 
     store = _store()
@@ -208,6 +209,8 @@ def _eval(
 ) -> None:
     """Offline evaluation: precision@k, nDCG@k, known-item recall@k, duplicate and conflict
     rates. A window with any ungraded hit is reported as unjudged, never zero."""
+    from rich.table import Table
+
     from litdesk.services.search import evaluate_files
 
     if output is not None and output.exists():

@@ -1,28 +1,28 @@
 """``litdesk search``: a fused (or provider-order) search run, or the raw provider trace.
 
-Thin: parse the options and call :func:`litdesk.services.search.run_fused`, then print a
+Thin: parse the options and call the runtime's ``fused_search``, then print a
 ranked table with why-this-paper (lanes and ranks), conflicts, lane statuses and the
 provenance (executed query per lane, run id, versions, coverage; provider totals shown
 separately, never added). ``--trace`` runs the old per-provider trace instead
-(:func:`litdesk.services.search.run_search`): every sighting, not deduplicated.
+(the runtime's ``search``): every sighting, not deduplicated.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from litdesk._errors import ExternalError, InputError
-from litdesk._settings import get_settings
-from litdesk.core.runs import RunHit, SearchRun
-from litdesk.core.search import PROVIDERS, SearchFilters
-from litdesk.core.trace import SearchTrace, validate_request
 
+from ._context import run_with_runtime
 from ._output import command, console, emit_json, err_console
+
+if TYPE_CHECKING:
+    from litdesk.core.runs import RunHit, SearchRun
+    from litdesk.core.trace import SearchTrace
 
 __all__ = ["register", "show_run"]
 
@@ -51,6 +51,8 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> Any:
 
 
 def _providers(values: list[str] | None) -> list[str]:
+    from litdesk.core.search import PROVIDERS
+
     if not values:
         return list(PROVIDERS)
     out: list[str] = []
@@ -94,6 +96,8 @@ def _show(trace: SearchTrace) -> None:
         sightings = [s for s in trace.sightings_of(attempt.provider)]
         if not sightings or attempt.status == "failed":
             continue
+        from rich.table import Table
+
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         table.add_column("#", justify="right")
         table.add_column("title", overflow="fold", ratio=5)
@@ -126,6 +130,8 @@ def _why(hit: RunHit) -> str:
 
 def show_run(run: SearchRun) -> None:
     """The ranked table, lane statuses and provenance of a run."""
+    from rich.table import Table
+
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("title", overflow="fold", ratio=5)
@@ -197,7 +203,8 @@ def _fused(
     use_cache: bool = True,
 ) -> None:
     from litdesk.core.runs import RunInvalid
-    from litdesk.services.search import make_definition, run_fused
+    from litdesk.core.search import PROVIDERS
+    from litdesk.services.search import make_definition
 
     if providers:
         unknown = [p for p in providers if p not in PROVIDERS]
@@ -213,15 +220,12 @@ def _fused(
         )
     except RunInvalid as exc:
         raise SearchArgumentError(exc.message) from None
-    run = run_fused(
-        get_settings(),
-        definition,
-        cursor=cursor,
+    run = run_with_runtime(
+        lambda rt: rt.fused_search(
+            definition, cursor=cursor, save=save, study=study, use_cache=use_cache
+        ),
         record=record,
         replay=replay,
-        save=save,
-        study=study,
-        use_cache=use_cache,
     )
     if as_json:
         emit_json(run.to_dict())
@@ -307,7 +311,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Search: a ranked, fused run with why-this-paper, lane statuses and provenance."""
-        from litdesk.services.search import run_search
+        from litdesk.core.search import SearchFilters
+        from litdesk.core.trace import validate_request
 
         if record is not None and replay is not None:
             raise SearchArgumentError("choose --record or --replay, not both")
@@ -355,8 +360,8 @@ def register(app: typer.Typer) -> None:
             cursor=cursor,
             include_raw=raw,
         )
-        trace = run_search(
-            get_settings(), request, record=record, replay=replay, use_cache=not no_cache
+        trace = run_with_runtime(
+            lambda rt: rt.search(request, use_cache=not no_cache), record=record, replay=replay
         )
         if as_json:
             emit_json(trace.to_dict())

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from litdesk._errors import InputError
-from litdesk.services.files import read_input
 
+from ._context import settings as cli_settings
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -45,11 +45,10 @@ _OPEN: list[Any] = []
 
 def _ws() -> Any:
     """The workspace over the store named by the settings (closed when the command ends)."""
-    from litdesk._settings import Settings
     from litdesk.adapters.store import open_store
     from litdesk.services.workspace import Workspace
 
-    store = open_store(Settings())
+    store = open_store(cli_settings())
     _OPEN.append(store)
     return Workspace(store)
 
@@ -73,6 +72,8 @@ def _say(text: str) -> None:
 
 
 def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    from litdesk.services.files import read_input
+
     return read_input(str(path), limit=limit)
 
 

@@ -13,6 +13,7 @@ from ._service import (
     INCOMPLETE_NOTICE,
     MAX_IDS_PER_SEED,
     MODES,
+    OPENALEX_KEY_NEEDED,
     CitationArgumentError,
     CitationFetchFailed,
     CitationResult,
@@ -21,7 +22,6 @@ from ._service import (
     Seed,
     rank_shared,
 )
-from ._wiring import OPENALEX_KEY_NEEDED, discover_sync
 
 __all__ = [
     "INCOMPLETE_NOTICE",
@@ -38,7 +38,6 @@ __all__ = [
     "Seed",
     "SeedError",
     "citing_request",
-    "discover_sync",
     "rank_shared",
     "seed_key",
     "work_request",

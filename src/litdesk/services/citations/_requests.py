@@ -1,17 +1,18 @@
-"""OpenAlex requests for citation discovery (pure builders)."""
+"""OpenAlex requests for citation discovery (the builders live in ``litdesk.core.query``)."""
 
-from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Final
-
-from litdesk._errors import InputError
-from litdesk.core.records import (
-    detect_identifier,
-    normalize_openalex_id,
-    normalize_source_id,
+from litdesk.core.query import (
+    CITATIONS_MAX_PAGE as MAX_PAGE,
 )
-from litdesk.core.search import CompiledRequest
+from litdesk.core.query import (
+    CITATIONS_PER_PAGE as PER_PAGE,
+)
+from litdesk.core.query import (
+    SeedError,
+    citing_request,
+    seed_key,
+    work_request,
+    works_by_id_request,
+)
 
 __all__ = [
     "MAX_PAGE",
@@ -22,102 +23,3 @@ __all__ = [
     "work_request",
     "works_by_id_request",
 ]
-
-OPENALEX_WORKS: Final = "https://api.openalex.org/works"
-PER_PAGE: Final = 20
-MAX_PAGE: Final = 100
-#: The fields a seed lookup needs (keeps the singleton small).
-SEED_FIELDS: Final = "id,ids,doi,title,display_name,publication_year,referenced_works,related_works"
-
-
-class SeedError(InputError):
-    """A seed id cannot be looked up at OpenAlex."""
-
-    default_code = "seed"
-
-
-def seed_key(text: str) -> tuple[str, str]:
-    """``("work", "W…")`` for an OpenAlex id, else the OpenAlex external-id path key
-    (``("doi", "doi:10.…")``, ``("pmid", "pmid:123")``, ``("pmcid", "pmcid:PMC1")``)."""
-    raw = (text or "").strip()
-    if not raw:
-        raise SeedError("an empty seed id")
-    source = normalize_source_id(raw)
-    if source is not None:
-        prefix, acc = source.split("-", 1)
-        if prefix == "OAX":
-            return "work", acc
-        if prefix == "MED":
-            return "pmid", f"pmid:{acc}"
-        if prefix == "PMC":
-            return "pmcid", f"pmcid:{acc}"
-        raise SeedError(f"{source} cannot be looked up at OpenAlex (give W…, a DOI, PMID or PMCID)")
-    found = detect_identifier(raw)
-    if found is not None:
-        kind, value = found
-        if kind == "openalex" and (w := normalize_openalex_id(value)):
-            return "work", w
-        if kind == "doi":
-            return "doi", f"doi:{value}"
-        if kind == "pmid":
-            return "pmid", f"pmid:{value}"
-        if kind == "pmcid":
-            return "pmcid", f"pmcid:{value}"
-    raise SeedError(f"{raw[:80]!r} is not an OpenAlex id, DOI, PMID or PMCID")
-
-
-def work_request(key: str) -> CompiledRequest:
-    """The singleton lookup of one work (``W…`` or an external-id key)."""
-    if "?" in key or "#" in key or "\\" in key or any(ch.isspace() for ch in key):
-        raise SeedError(f"{key[:80]!r} cannot be placed in an OpenAlex URL")
-    return CompiledRequest(
-        provider="openalex",
-        operation="lookup",
-        method="GET",
-        url=f"{OPENALEX_WORKS}/{key}",
-        params=(("select", SEED_FIELDS),),
-        executed_query=key,
-        lane="citations-seed",
-    )
-
-
-def works_by_id_request(ids: Sequence[str]) -> CompiledRequest:
-    """One page of works by id: ``filter=openalex:W1|W2…`` (at most 20 ids)."""
-    if not ids or len(ids) > PER_PAGE:
-        raise ValueError(f"between 1 and {PER_PAGE} ids, got {len(ids)}")
-    for w in ids:
-        if normalize_openalex_id(w) != w:
-            raise ValueError(f"not a canonical OpenAlex work id: {w[:40]!r}")
-    expr = "openalex:" + "|".join(ids)
-    return CompiledRequest(
-        provider="openalex",
-        operation="search",
-        method="GET",
-        url=OPENALEX_WORKS,
-        params=(("filter", expr), ("per_page", str(PER_PAGE))),
-        executed_query=expr,
-        lane="citations",
-    )
-
-
-def citing_request(work: str, page: int) -> CompiledRequest:
-    """Works citing ``work``, newest first: ``filter=cites:W…&sort=publication_date:desc``."""
-    if normalize_openalex_id(work) != work:
-        raise ValueError(f"not a canonical OpenAlex work id: {work[:40]!r}")
-    if not 1 <= page <= MAX_PAGE:
-        raise ValueError(f"page {page} outside 1..{MAX_PAGE}")
-    expr = f"cites:{work}"
-    return CompiledRequest(
-        provider="openalex",
-        operation="search",
-        method="GET",
-        url=OPENALEX_WORKS,
-        params=(
-            ("filter", expr),
-            ("sort", "publication_date:desc"),
-            ("per_page", str(PER_PAGE)),
-            ("page", str(page)),
-        ),
-        executed_query=expr,
-        lane="citations",
-    )

@@ -2,25 +2,29 @@
 references shared by 2–5 papers ("referenced by n of m").
 
 Every OpenAlex call — the singleton seed lookups included (known defect 5 of the
-reference system) — goes through the transport, which meters it against the daily
-allowance before sending; an optional extra allowance (the store's reservations) is
-reserved first and refuses by raising (fail closed). Pages hold 20 works, up to page 100.
+reference system) — goes through the transport, which reserves it once in the store's
+daily allowance before sending (fail closed). Pages hold 20 works, up to page 100.
 OpenAlex citation records can be incomplete: an empty result does not show that no
 relevant papers exist.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 from litdesk._errors import ExternalError, InputError, NotFoundError
-from litdesk.core.records import Paper, normalize_openalex_id
-from litdesk.core.search import CompiledRequest
-from litdesk.services.fulltext import Allowance, Fetcher, ParseFn
+from litdesk.adapters.providers import (
+    MAX_LINKS,
+    ProviderParseError,
+    parse_openalex_links,
+    parse_response,
+)
+from litdesk.core.records import Paper
+from litdesk.core.search import CompiledRequest, ParseFn
+from litdesk.services.fulltext import Fetcher
 
 from ._requests import (
     MAX_PAGE,
@@ -35,6 +39,7 @@ __all__ = [
     "INCOMPLETE_NOTICE",
     "MAX_IDS_PER_SEED",
     "MODES",
+    "OPENALEX_KEY_NEEDED",
     "CitationArgumentError",
     "CitationFetchFailed",
     "CitationResult",
@@ -47,9 +52,13 @@ __all__ = [
 Mode = Literal["references", "citing", "related", "shared"]
 MODES: Final[tuple[Mode, ...]] = ("references", "citing", "related", "shared")
 #: Ids read per seed from referenced_works / related_works; longer lists set truncated.
-MAX_IDS_PER_SEED: Final = 2_000
+MAX_IDS_PER_SEED: Final = MAX_LINKS
 #: Results reachable by paging (20 per page, up to page 100).
 MAX_REACHABLE: Final = PER_PAGE * MAX_PAGE
+OPENALEX_KEY_NEEDED: Final = (
+    "citation discovery uses OpenAlex, which requires an API key (free): create one at "
+    "https://openalex.org/settings/api and set LITDESK_OPENALEX_API_KEY; nothing was sent"
+)
 INCOMPLETE_NOTICE: Final = (
     "OpenAlex citation records can be incomplete; an empty result does not show that no "
     "relevant papers exist."
@@ -113,12 +122,6 @@ class CitationResult:
         }
 
 
-def _default_parse() -> ParseFn:
-    from litdesk.adapters.providers import parse_response
-
-    return parse_response
-
-
 def rank_shared(lists: Sequence[Sequence[str]]) -> list[tuple[str, int]]:
     """Ids referenced by at least two of ``lists`` with their counts, by count (high
     first) and then first appearance (seed order, then list order)."""
@@ -137,23 +140,14 @@ class CitationService:
         self,
         fetcher: Fetcher,
         *,
-        parse: ParseFn | None = None,
-        allowance: Allowance | None = None,
-        now: Any = None,
+        parse: ParseFn = parse_response,
+        now: Callable[[], datetime] | None = None,
     ) -> None:
         self._fetcher = fetcher
         self._parse = parse
-        self._allowance = allowance
         self._now = now or (lambda: datetime.now(UTC))
 
-    def _parser(self) -> ParseFn:
-        if self._parse is None:
-            self._parse = _default_parse()
-        return self._parse
-
     async def _send(self, request: CompiledRequest) -> tuple[int, bytes]:
-        if self._allowance is not None:
-            self._allowance.reserve(request.provider)  # raises to refuse: nothing is sent
         reply = await self._fetcher.fetch(request)
         return reply.status, reply.body
 
@@ -168,26 +162,18 @@ class CitationService:
         if status != 200:
             raise CitationFetchFailed(f"OpenAlex lookup of {key[:80]} failed (HTTP {status})")
         try:
-            doc = json.loads(body)
-        except ValueError:
-            raise CitationFetchFailed(f"OpenAlex answered {key[:80]} with invalid JSON") from None
-        if not isinstance(doc, dict):
-            raise CitationFetchFailed(f"OpenAlex answered {key[:80]} with a non-object")
-        work = normalize_openalex_id(doc.get("id"))
-        if work is None:
-            raise CitationFetchFailed(f"OpenAlex answered {key[:80]} without a work id")
-        if _kind == "work" and work != key:
-            raise CitationFetchFailed(f"OpenAlex answered {key} with another work ({work})")
-        referenced, t1 = _ids(doc.get("referenced_works"))
-        related, t2 = _ids(doc.get("related_works"))
-        title = doc.get("title") or doc.get("display_name") or ""
+            links = parse_openalex_links(body, max_ids=MAX_IDS_PER_SEED)
+        except ProviderParseError as exc:
+            raise CitationFetchFailed(f"OpenAlex answered {key[:80]} with {exc.reason}") from None
+        if _kind == "work" and links.work != key:
+            raise CitationFetchFailed(f"OpenAlex answered {key} with another work ({links.work})")
         return Seed(
             query=text,
-            work=work,
-            title=" ".join(str(title).split())[:500],
-            referenced=referenced,
-            related=related,
-            truncated=t1 or t2,
+            work=links.work,
+            title=links.title,
+            referenced=links.referenced,
+            related=links.related,
+            truncated=links.truncated,
         )
 
     # -- discovery --------------------------------------------------------------------
@@ -253,7 +239,7 @@ class CitationService:
         status, body = await self._send(request)
         if status != 200:
             raise CitationFetchFailed(f"OpenAlex works lookup failed (HTTP {status})")
-        page = self._parser()("openalex", request, status, body)
+        page = self._parse("openalex", request, status, body)
         by_id = {p.openalex_id: p for p in page.papers if p.openalex_id}
         ordered = [by_id[w] for w in chunk if w in by_id]  # back to the ranked order
         missing = [w for w in chunk if w not in by_id]
@@ -271,7 +257,7 @@ class CitationService:
         status, body = await self._send(request)
         if status != 200:
             raise CitationFetchFailed(f"OpenAlex citing works failed (HTTP {status})")
-        parsed = self._parser()("openalex", request, status, body)
+        parsed = self._parse("openalex", request, status, body)
         total = parsed.total if parsed.total is not None else len(parsed.papers)
         notices = [INCOMPLETE_NOTICE, *parsed.warnings]
         return CitationResult(
@@ -287,16 +273,3 @@ class CitationService:
             retrieved_at=self._now().isoformat(timespec="seconds"),
             notices=notices,
         )
-
-
-def _ids(value: object) -> tuple[tuple[str, ...], bool]:
-    if not isinstance(value, list):
-        return (), False
-    out: list[str] = []
-    for item in value:
-        w = normalize_openalex_id(item) if isinstance(item, str) else None
-        if w is not None and w not in out:
-            out.append(w)
-        if len(out) >= MAX_IDS_PER_SEED:
-            return tuple(out), len(value) > MAX_IDS_PER_SEED
-    return tuple(out), False

@@ -3,12 +3,11 @@ an ``httpx.MockTransport``, or a loopback server, and nothing else changes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
-from litdesk.core.search import CompiledRequest, ProviderPage
+from litdesk.core.search import CompiledRequest
 
-__all__ = ["Allowance", "Fetcher", "ParseFn", "Reply"]
+__all__ = ["Fetcher", "Reply"]
 
 
 class Reply(Protocol):
@@ -23,18 +22,7 @@ class Reply(Protocol):
 
 class Fetcher(Protocol):
     """The transport seam: ``ProviderTransport.fetch`` (exact hosts, no redirects, byte
-    caps, timeouts, metering). Raises a LitdeskError when refused or failed."""
+    caps, timeouts, one reservation in the store's allowance). Raises a LitdeskError
+    when refused or failed."""
 
     async def fetch(self, request: CompiledRequest) -> Reply: ...
-
-
-ParseFn = Callable[[str, CompiledRequest, int, bytes], ProviderPage]
-
-
-class Allowance(Protocol):
-    """An extra allowance reserved before every call (e.g. the store's ``reserve``).
-
-    It must raise a :class:`~litdesk._errors.RefusedError` to refuse; the call is then
-    not sent (fail closed)."""
-
-    def reserve(self, provider: str) -> None: ...

@@ -4,8 +4,8 @@ transport, parse it with the licence gate and cache the parsed result on disk.
 Paper ids: ``PMC-PMC…``/``PMC…`` (a PMCID), ``MED-…``/a PMID (a Europe PMC lookup
 ``EXT_ID:<pmid> AND SRC:MED`` supplies the PMCID), a DOI (Europe PMC ``DOI:"…"``
 lookup) and ``OAX-W…``/``W…`` (one OpenAlex work lookup; its PMCID, else its PMID).
-Every call goes through the transport, which checks the host and meters it against
-the daily allowance before sending; an optional extra allowance is reserved first.
+Every call goes through the transport, which checks the host and reserves it once in
+the store's daily allowance before sending (the one meter).
 """
 
 from __future__ import annotations
@@ -19,19 +19,27 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from litdesk._errors import ExternalError, InputError, IntegrityError, NotFoundError, RefusedError
+from litdesk._errors import ExternalError, IntegrityError, NotFoundError, RefusedError
+from litdesk.adapters.providers import parse_response
 from litdesk.core.fulltext import Block, FullText, FullTextMalformed, parse_fulltext
+from litdesk.core.query import (
+    EUROPE_PMC_REST,
+    PaperIdError,
+    doi_lookup_request,
+    fulltext_request,
+    openalex_work_request,
+    pmid_lookup_request,
+)
 from litdesk.core.records import (
     Paper,
     detect_identifier,
     normalize_openalex_id,
-    normalize_pmcid,
     normalize_pmid,
     normalize_source_id,
 )
-from litdesk.core.search import CompiledRequest
+from litdesk.core.search import CompiledRequest, ParseFn
 
-from ._seams import Allowance, Fetcher, ParseFn
+from ._seams import Fetcher
 
 __all__ = [
     "CACHE_MAX_AGE",
@@ -46,17 +54,9 @@ __all__ = [
     "pmid_lookup_request",
 ]
 
-EUROPE_PMC_REST: Final = "https://www.ebi.ac.uk/europepmc/webservices/rest"
-OPENALEX_WORKS: Final = "https://api.openalex.org/works"
 MAX_FULLTEXT_BYTES: Final = 4_000_000
 CACHE_MAX_AGE: Final = timedelta(days=30)
 CACHE_VERSION: Final = 1
-
-
-class PaperIdError(InputError):
-    """The paper id is not one the reader can resolve."""
-
-    default_code = "paper_id"
 
 
 class NoFullText(NotFoundError):
@@ -89,94 +89,27 @@ class FullTextResult:
         return out
 
 
-def fulltext_request(pmcid: str) -> CompiledRequest:
-    """The Europe PMC fullTextXML request for ``pmcid``."""
-    canonical = normalize_pmcid(pmcid)
-    if canonical is None:
-        raise PaperIdError(f"not a PMCID: {pmcid[:40]!r}")
-    return CompiledRequest(
-        provider="europepmc",
-        operation="fetch",
-        method="GET",
-        url=f"{EUROPE_PMC_REST}/{canonical}/fullTextXML",
-        params=(),
-        executed_query=f"{canonical}/fullTextXML",
-        lane="fulltext",
-    )
-
-
-def pmid_lookup_request(pmid: str) -> CompiledRequest:
-    """The Europe PMC search that finds a PMID's record (and with it the PMCID)."""
-    query = f"EXT_ID:{pmid} AND SRC:MED"
-    return _europepmc_search(query)
-
-
-def _doi_lookup_request(doi: str) -> CompiledRequest:
-    if '"' in doi or "\\" in doi:
-        raise PaperIdError("this DOI cannot be looked up at Europe PMC (it holds a quote)")
-    return _europepmc_search(f'DOI:"{doi}"')
-
-
-def _europepmc_search(query: str) -> CompiledRequest:
-    return CompiledRequest(
-        provider="europepmc",
-        operation="lookup",
-        method="GET",
-        url=f"{EUROPE_PMC_REST}/search",
-        params=(("query", query), ("resultType", "lite"), ("format", "json"), ("pageSize", "2")),
-        executed_query=query,
-        lane="fulltext-lookup",
-    )
-
-
-def _openalex_work_request(work: str) -> CompiledRequest:
-    return CompiledRequest(
-        provider="openalex",
-        operation="lookup",
-        method="GET",
-        url=f"{OPENALEX_WORKS}/{work}",
-        params=(("select", "id,ids,doi,title"),),
-        executed_query=work,
-        lane="fulltext-lookup",
-    )
-
-
-def _default_parse() -> ParseFn:
-    from litdesk.adapters.providers import parse_response
-
-    return parse_response
-
-
 class FullTextService:
-    """Resolve, fetch, parse and cache Europe PMC full text (async; see the sync helper)."""
+    """Resolve, fetch, parse and cache Europe PMC full text (async)."""
 
     def __init__(
         self,
         fetcher: Fetcher,
         *,
         cache_dir: Path | None,
-        parse: ParseFn | None = None,
-        allowance: Allowance | None = None,
-        now: Any = None,
+        parse: ParseFn = parse_response,
+        now: Callable[[], datetime] | None = None,
     ) -> None:
         self._fetcher = fetcher
         self._cache_dir = cache_dir
         self._parse = parse
-        self._allowance = allowance
         self._now = now or (lambda: datetime.now(UTC))
 
     # -- sending ------------------------------------------------------------------
 
     async def _send(self, request: CompiledRequest) -> tuple[int, bytes]:
-        if self._allowance is not None:
-            self._allowance.reserve(request.provider)  # raises to refuse: nothing is sent
-        reply = await self._fetcher.fetch(request)
+        reply = await self._fetcher.fetch(request)  # reserved once, in the transport
         return reply.status, reply.body
-
-    def _parser(self) -> ParseFn:
-        if self._parse is None:
-            self._parse = _default_parse()
-        return self._parse
 
     # -- resolving ----------------------------------------------------------------
 
@@ -189,7 +122,7 @@ class FullTextService:
             return await self._pmcid_for_pmid(value)
         if kind == "doi":
             return await self._pmcid_from_europepmc(
-                _doi_lookup_request(value), f"DOI {value}", lambda p: p.doi == value
+                doi_lookup_request(value), f"DOI {value}", lambda p: p.doi == value
             )
         return await self._pmcid_for_openalex(value)
 
@@ -204,7 +137,7 @@ class FullTextService:
         status, body = await self._send(request)
         if status not in (200, 404):
             raise FullTextFetchFailed(f"Europe PMC lookup for {label} failed (HTTP {status})")
-        page = self._parser()("europepmc", request, status, body)
+        page = self._parse("europepmc", request, status, body)
         same = [p for p in page.papers if match(p)]  # never another paper's PMCID
         for paper in same:
             if paper.pmcid:
@@ -217,13 +150,13 @@ class FullTextService:
         )
 
     async def _pmcid_for_openalex(self, work: str) -> str:
-        request = _openalex_work_request(work)
+        request = openalex_work_request(work)
         status, body = await self._send(request)
         if status == 404:
             raise NoFullText(f"OpenAlex has no work {work}")
         if status != 200:
             raise FullTextFetchFailed(f"OpenAlex lookup for {work} failed (HTTP {status})")
-        page = self._parser()("openalex", request, status, body)
+        page = self._parse("openalex", request, status, body)
         same = [p for p in page.papers if p.openalex_id == work]
         if not same:
             raise NoFullText(f"OpenAlex has no work {work}")

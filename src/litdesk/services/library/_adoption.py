@@ -1,49 +1,53 @@
 """The default metadata lookup for adoption: an exact-identifier search through the
-search service (OpenAlex for a DOI, the arXiv API for an arXiv id)."""
+one provider transport (OpenAlex for a DOI, the arXiv API for an arXiv id), reserved
+once in the store's allowance. An async face calls ``Runtime.adoption_lookup`` (or hands
+the library ``Runtime.thread_lookup()``); this synchronous form is for code without a
+runtime."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from litdesk._errors import ExternalError
 from litdesk._settings import Settings
 from litdesk.core.records import Paper
+from litdesk.core.trace import SearchRequest, SearchTrace
+from litdesk.services._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 
 __all__ = ["AdoptionLookupFailed", "search_lookup"]
 
 
-class AdoptionLookupFailed(ExternalError):
-    """The provider search for a PDF's identifier failed."""
+def _search_once(settings: Settings, request: SearchRequest, owner: str) -> SearchTrace:
+    from litdesk.services._runtime import open_runtime  # the transport: only when used
 
-    default_code = "adoption_lookup_failed"
+    async def main() -> SearchTrace:
+        async with open_runtime(settings, owner=owner) as runtime:
+            return await runtime.search(request)
+
+    return asyncio.run(main())
 
 
 def search_lookup(
-    settings: Settings, *, runner: Callable[..., Any] | None = None
+    settings: Settings,
+    *,
+    owner: str = "local",
+    runner: Callable[[Settings, SearchRequest], Any] | None = None,
 ) -> Callable[[str, str], Paper | None]:
     """A lookup ``(namespace, id) -> Paper | None`` over the provider adapters.
 
-    ``runner`` defaults to :func:`litdesk.services.search.run_search`; errors it
-    raises (``LitdeskError``) reach the caller, which reports them as warnings.
-    """
+    ``runner(settings, request)`` returns the search trace (default: one search through
+    the runtime); errors it raises (``LitdeskError``) reach the caller, which reports them
+    as warnings."""
 
     def lookup(namespace: str, value: str) -> Paper | None:
-        from litdesk.core.trace import validate_request
-
-        run = runner
-        if run is None:
-            from litdesk.services.search import run_search
-
-            run = run_search
-        provider = {"doi": "openalex", "arxiv": "arxiv"}.get(namespace)
-        if provider is None:
+        request = adoption_request(namespace, value)
+        if request is None:
             return None
-        trace = run(settings, validate_request(value, [provider], limit=1))
-        if getattr(trace, "status", "success") == "failed":
-            detail = "; ".join(str(w) for w in getattr(trace, "warnings", ())[:2]) or "no answer"
-            raise AdoptionLookupFailed(f"{provider} lookup failed ({detail})", provider=provider)
-        sightings = trace.sightings_of(provider)
-        return sightings[0].paper if sightings else None
+        if runner is None:
+            trace: Any = _search_once(settings, request, owner)
+        else:
+            trace = runner(settings, request)
+        return adopted_paper(trace, request.providers[0])
 
     return lookup

@@ -1,7 +1,8 @@
 """The search service: concurrent provider lanes, the evidence cache and the SearchTrace;
-fused search (lane plans, RRF, store cache with coalescing, store allowances, runs)."""
+fused search (lane plans, RRF, store cache with coalescing, store allowances, runs).
+Open them through :func:`litdesk.services.open_runtime` (one transport, one meter)."""
 
-from litdesk.adapters.http import SEMANTIC_GAP_SECONDS, StoreMeter
+from litdesk.adapters.http import SEMANTIC_GAP_SECONDS
 
 from ._fused import (
     CACHE_SECONDS,
@@ -14,10 +15,10 @@ from ._fused import (
     load_run,
     make_definition,
     plan_search,
-    run_fused,
     runs_of,
     save_run,
 )
+from ._kit import CompileFn, ProviderKit
 from ._reports import (
     EVAL_INPUT_BYTES,
     EXPORTS,
@@ -27,7 +28,8 @@ from ._reports import (
     freeze,
     study_prisma,
 )
-from ._service import CompileFn, ProviderKit, SearchService, default_kit, run_search
+from ._service import SearchService
+from ._wiring import default_kit
 
 __all__ = [
     "EVAL_INPUT_BYTES",
@@ -47,14 +49,11 @@ __all__ = [
     "ProviderKit",
     "SearchPlan",
     "SearchService",
-    "StoreMeter",
     "cache_key",
     "default_kit",
     "load_run",
     "make_definition",
     "plan_search",
-    "run_fused",
-    "run_search",
     "runs_of",
     "save_run",
 ]

@@ -25,12 +25,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Final, Literal
 
 from litdesk._errors import InputError
-from litdesk._settings import Settings
-from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
 from litdesk.adapters.store import (
     MAX_RUN_BYTES,
     Store,
@@ -40,13 +37,12 @@ from litdesk.adapters.store import (
     dump_json,
     get_search_run,
     list_search_runs,
-    open_store,
     save_search_run,
 )
 from litdesk.core.fusion import Sighting, fuse, provider_order
 from litdesk.core.query import (
     QuerySyntaxError,
-    compile_lookup,
+    compile_lane,
     compile_search,
     parse_query,
     plan_identifier,
@@ -65,7 +61,7 @@ from litdesk.core.runs import (
 )
 from litdesk.core.search import CompiledRequest, CompileRefused, LaneOutcome
 
-from ._service import ProviderKit, SearchService
+from ._service import SearchService
 
 __all__ = [
     "CACHE_SECONDS",
@@ -78,7 +74,6 @@ __all__ = [
     "load_run",
     "make_definition",
     "plan_search",
-    "run_fused",
     "runs_of",
     "save_run",
 ]
@@ -151,7 +146,7 @@ def plan_search(definition: RunDefinition, cursor: str | None = None) -> SearchP
             providers[0] if len(providers) == 1 and mode == "keyword" else exact.primary_provider
         )
         try:
-            request = compile_lookup(provider, exact.namespace, exact.value)
+            request = compile_lane(provider, definition.query, definition.filters)
             lane = LanePlan(request.lane or f"{provider}-lookup", provider, request)
         except CompileRefused as exc:
             lane = LanePlan(f"{provider}-lookup", provider, None, exc.reason)
@@ -388,48 +383,3 @@ def load_run(store: Store, run_id: str, *, owner: str | None = None) -> SearchRu
 
 def runs_of(store: Store, owner: str = "local", limit: int = 500) -> list[SearchRun]:
     return [read_run(r.run) for r in list_search_runs(store, owner, limit=limit)]
-
-
-def run_fused(
-    settings: Settings,
-    definition: RunDefinition,
-    *,
-    cursor: str | None = None,
-    record: Path | None = None,
-    replay: Path | None = None,
-    owner: str = "local",
-    save: bool = False,
-    study: str | None = None,
-    kit: ProviderKit | None = None,
-    use_cache: bool = True,
-) -> SearchRun:
-    """Synchronous entry point (the CLI): open the store, reserve allowances there (one
-    allowance), run with the store cache (unless ``use_cache`` is false), optionally save
-    into a Study."""
-    if record is not None and replay is not None:
-        raise FusedSearchError("choose --record or --replay, not both")
-    store = open_store(settings)
-    try:
-        cassette = Cassette(replay) if replay is not None else None
-        recorder = CassetteRecorder(record) if record is not None else None
-
-        async def _go() -> SearchRun:
-            transport = ProviderTransport(
-                settings,
-                recorder=recorder,
-                replay=cassette,
-                meter=StoreMeter(store, settings, owner=owner),
-            )
-            async with transport:
-                service = SearchService(settings, transport, kit=kit)
-                fused = FusedSearch(service, store, owner=owner)
-                if not use_cache:
-                    return await fused.execute(definition, cursor)
-                return await fused.search(definition, cursor)
-
-        run = asyncio.run(_go())
-        if (save or study is not None) and any(lane.status == "ok" for lane in run.lanes):
-            save_run(store, run, owner=owner, study=study)  # a run needs a successful lane
-        return run
-    finally:
-        store.dispose()

@@ -12,34 +12,19 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Protocol
 
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
-from litdesk.adapters.http import (
-    Cassette,
-    CassetteMiss,
-    CassetteRecorder,
-    ErrorMessageFn,
-    EvidenceCache,
-    Exchange,
-    ParseFn,
-    ProviderTransport,
-    StoreMeter,
-)
+from litdesk.adapters.http import CassetteMiss, EvidenceCache, Exchange, ProviderTransport
 from litdesk.core.search import (
     CompiledRequest,
     CompileRefused,
     LaneOutcome,
     ProviderName,
     ProviderPage,
-    SearchFilters,
 )
 from litdesk.core.trace import (
-    ParserIdentity,
     SearchAttempt,
     SearchRequest,
     SearchTrace,
@@ -47,41 +32,12 @@ from litdesk.core.trace import (
     build_trace,
 )
 
-__all__ = ["CompileFn", "ProviderKit", "SearchService", "default_kit", "run_search"]
+from ._kit import ProviderKit
+from ._wiring import default_kit
+
+__all__ = ["SearchService"]
 
 _RAW_CHARS = 3_000_000
-
-
-class CompileFn(Protocol):
-    def __call__(
-        self,
-        provider: ProviderName,
-        query: str,
-        filters: SearchFilters,
-        limit: int,
-        cursor: str | None,
-    ) -> CompiledRequest: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderKit:
-    """The per-provider pieces the service composes: compiler, parser, error reader and
-    the parser's identity (for the trace and the evidence cache key)."""
-
-    compile: CompileFn
-    parse: ParseFn
-    error_message: ErrorMessageFn | None
-    parser_identity: Callable[[str], ParserIdentity]
-    #: A second request completing a page (PubMed: efetch for the PMIDs esearch found).
-    follow_up: Callable[[CompiledRequest, ProviderPage], CompiledRequest | None] | None = None
-
-
-def default_kit() -> ProviderKit:
-    """The project's query compilers and provider response parsers."""
-    from ._wiring import kit
-
-    made: ProviderKit = kit()
-    return made
 
 
 class SearchService:
@@ -237,36 +193,3 @@ def _merge_fetched(page: ProviderPage, fetched: LaneOutcome) -> ProviderPage:
         warnings=[*page.warnings, *fetched.page.warnings],
         notices=notices,
     )
-
-
-def run_search(
-    settings: Settings,
-    request: SearchRequest,
-    *,
-    record: Path | None = None,
-    replay: Path | None = None,
-    kit: ProviderKit | None = None,
-    use_cache: bool = True,
-) -> SearchTrace:
-    """Synchronous entry point (the CLI): build the transport, meter and cache, run, close."""
-    if record is not None and replay is not None:
-        from litdesk._errors import InputError
-
-        raise InputError("choose --record or --replay, not both")
-    cassette = Cassette(replay) if replay is not None else None
-    recorder = CassetteRecorder(record) if record is not None else None
-    data_dir = settings.resolved_data_dir()
-    cache = EvidenceCache(data_dir / "cache" / "provider-evidence") if use_cache else None
-
-    meter = StoreMeter.from_settings(settings)  # the one allowance, in the store
-
-    async def _go() -> SearchTrace:
-        transport = ProviderTransport(settings, recorder=recorder, replay=cassette, meter=meter)
-        async with transport:
-            service = SearchService(settings, transport, kit=kit, cache=cache)
-            return await service.search(request)
-
-    try:
-        return asyncio.run(_go())
-    finally:
-        meter.close()
