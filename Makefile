@@ -4,11 +4,12 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 ARGS ?= --help
+RUN_ARGS ?= $(if $(filter --help,$(ARGS)),,$(ARGS))
 FIXTURES_DEFAULT := $(abspath ../shared/fixtures)
 export LITDESK_FIXTURES ?= $(if $(wildcard $(FIXTURES_DEFAULT)),$(FIXTURES_DEFAULT),)
 export LITDESK_TEST_POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: setup browser run test lint format bench clean
+.PHONY: setup browser node run cli test lint format bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +29,20 @@ browser:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	  else echo "not installed:$$missing; their browser tests will skip (install Debian's$$missing)"; fi; fi
 
-## make run ARGS="import refs.ris" — run litdesk (the web workspace once it exists)
+## axe-core for the accessibility checks of the browser tests, from the npm registry with the
+## lock file (node_modules/ is not committed; without npm those checks skip)
+node_modules/.installed: package.json package-lock.json
+	@if command -v npm >/dev/null 2>&1; then npm ci --no-audit --no-fund --silent && touch $@; \
+	else echo "npm is not installed; the accessibility checks will skip"; fi
+
+node: node_modules/.installed
+
+## make run — the web workspace on SQLite at http://127.0.0.1:8765 (make run ARGS="--open")
 run: setup
+	$(VENV)/bin/litdesk serve $(RUN_ARGS)
+
+## make cli ARGS="import refs.ris" — any other litdesk command
+cli: setup
 	$(VENV)/bin/litdesk $(ARGS)
 
 lint: setup
@@ -41,7 +54,7 @@ format: setup
 	$(VENV)/bin/ruff format src tests bench
 
 ## make test — lint, type-check and the whole suite
-test: setup lint browser
+test: setup lint browser node
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench: setup
@@ -49,4 +62,4 @@ bench: setup
 	for f in bench/*_bench.py; do $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache node_modules

@@ -11,14 +11,59 @@ user sets ``LITDESK_OPENALEX_API_KEY`` rather than nested names.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import platformdirs
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as _SourceError
 
-__all__ = ["Settings", "get_settings"]
+from litdesk._errors import ConfigError
+
+__all__ = ["Settings", "SettingsError", "get_settings"]
+
+ENV_PREFIX = "LITDESK_"
+
+
+class SettingsError(ConfigError):
+    """A setting (environment variable or ``.env`` entry) has a value of the wrong form."""
+
+    default_code = "invalid_setting"
+
+
+def _settings_error(exc: ValidationError) -> SettingsError:
+    """Name each wrong variable and the form it expects; never echo the value (it may be
+    a secret pasted into the wrong variable)."""
+    problems: list[str] = []
+    variables: list[str] = []
+    for err in exc.errors(include_url=False, include_input=False):
+        field = str(err["loc"][0]) if err["loc"] else "?"
+        name = ENV_PREFIX + field.upper()
+        variables.append(name)
+        expected = str(err.get("msg", "invalid")).removeprefix("Input should be ")
+        info = Settings.model_fields.get(field)
+        hint = f" ({info.description})" if info is not None and info.description else ""
+        problems.append(f"{name} must be {expected}{hint}")
+    return SettingsError(
+        "invalid setting: " + "; ".join(problems), code="invalid_setting", variables=variables
+    )
+
+
+def _source_error(exc: _SourceError) -> SettingsError:
+    """A value pydantic-settings could not even decode (a list field that is not JSON)."""
+    found = re.search(r'field "([a-z_]+)"', str(exc))
+    field = found.group(1) if found else ""
+    name = ENV_PREFIX + field.upper() if field else "a LITDESK_* variable"
+    info = Settings.model_fields.get(field)
+    hint = f" ({info.description})" if info is not None and info.description else ""
+    return SettingsError(
+        f"invalid setting: {name} must be valid JSON{hint}",
+        code="invalid_setting",
+        variables=[name],
+    )
 
 
 class Settings(BaseSettings):
@@ -31,6 +76,16 @@ class Settings(BaseSettings):
         extra="ignore",
         validate_default=True,
     )
+
+    def __init__(self, **values: Any) -> None:
+        """Build the settings; a wrong value is a :class:`SettingsError` (a ConfigError,
+        CLI exit 6) naming the variable and the expected form, not a pydantic traceback."""
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise _settings_error(exc) from None
+        except _SourceError as exc:
+            raise _source_error(exc) from None
 
     # --- storage -----------------------------------------------------------------
     data_dir: Path | None = Field(

@@ -85,6 +85,7 @@ def test_index_list_report_skip_non_regular_files(hostile: Path, tmp_path: Path)
     assert listing.returncode == 0, listing.stderr
     assert [r["file"] for r in json.loads(listing.stdout)["files"]] == ["estuary.pdf"]
     out = tmp_path / "reports"
+    out.mkdir()  # -o names an existing folder (litdesk creates none on the user's behalf)
     rep = _litdesk(
         env, "report", "--all", "--questions", "Where was cadmium highest?", "-o", str(out)
     )

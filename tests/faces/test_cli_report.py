@@ -61,6 +61,7 @@ def _run(*args: str) -> tuple[int, str, str]:
 
 def test_report_html_and_json(env_both: Path, tmp_path: Path) -> None:
     assert _run("library", "add", str(env_both))[0] == 0
+    (tmp_path / "reports").mkdir()  # -o names an existing folder (never created by litdesk)
     code, out, err = _run(
         "report", "--all", "--questions", f"Where was cadmium highest? {EVIL};Yield?",
         "--summary", "bullets", "--synthesis", "-o", str(tmp_path / "reports"),
@@ -150,3 +151,32 @@ def test_synthesis_options_before_a_subcommand_are_refused(env: Path) -> None:
     code, _, err = _run("report", "--all", "--top-k", "3", "prisma", "--study", "S")
     assert code != 0
     assert "--all" in err and "--top-k" in err and "report prisma" in err
+
+
+def test_report_output_paths_refused(env: Path, tmp_path: Path) -> None:
+    """-o a FIFO or a device (with or without --force), a missing folder or a file inside a
+    missing folder: exit 2, nothing replaced, no folder created (issue 13, class 6)."""
+    import stat
+
+    assert _run("library", "add", str(env))[0] == 0
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a wrong blocking open cannot hang
+    device = tmp_path / "null.html"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        device = fifo
+    try:
+        for target in (fifo, device, tmp_path / "gone" / "r.html", tmp_path / "gone2"):
+            for force in ([], ["--force"]):
+                code, _, err = _run(
+                    "report", "--all", "--questions", "Yield?", "-o", str(target), *force
+                )
+                assert code == 2, err
+                assert "Traceback" not in err
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+        assert device == fifo or stat.S_ISCHR(os.lstat(device).st_mode)
+        assert not (tmp_path / "gone").exists() and not (tmp_path / "gone2").exists()
+    finally:
+        os.close(reader)

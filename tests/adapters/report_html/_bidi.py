@@ -66,8 +66,11 @@ class Firefox:
 
 
 @contextmanager
-def firefox(executable: str, profile: Path, timeout: float = 30) -> Iterator[Firefox]:
-    """A headless Firefox with a fresh profile and a BiDi session; stopped on exit."""
+def firefox(executable: str, profile: Path, timeout: float = 180) -> Iterator[Firefox]:
+    """A headless Firefox with a fresh profile and a BiDi session; stopped on exit.
+
+    ``timeout`` bounds each command's answer: generous, because a cold Firefox on a machine
+    whose cores are busy took over 30 s to answer ``session.new`` (the test then failed)."""
     profile.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"MOZ_HEADLESS": "1", "HOME": str(profile)}
     proc = subprocess.Popen(

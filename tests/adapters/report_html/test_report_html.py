@@ -14,6 +14,7 @@ import pytest
 from fpdf import FPDF
 from lxml import html as lxml_html
 
+from litdesk import InputError
 from litdesk.adapters.report_html import ReportTooLarge
 from litdesk.core.report import ReportPaper, ReportUnit, UnitExcerpt, assign_labels
 from litdesk.services.synthesis import SynthesisReport, report_html, write_report
@@ -111,6 +112,9 @@ def test_byte_limit_and_no_silent_overwrite(tmp_path: Path) -> None:
     with pytest.raises(ReportTooLarge) as info:
         report_html(report, dpi=50, max_bytes=20_000)
     assert info.value.code == "too_large"
+    with pytest.raises(InputError, match="does not exist"):  # no folder made on the user's behalf
+        write_report(report, tmp_path / "out", default_dir=tmp_path)
+    (tmp_path / "out").mkdir()
     out = write_report(report, tmp_path / "out", default_dir=tmp_path)
     assert out.name == "2026-12-01_synthesis_report_Li.html" and out.parent.name == "out"
     with pytest.raises(Exception, match="exists"):

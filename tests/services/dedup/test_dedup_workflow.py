@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from pathlib import Path
 
@@ -61,8 +62,13 @@ def test_run_dedup_writes_decisions_history_and_merged_records(tmp_path: Path, m
     history = dedup_history("aHUS")
     assert [e.kind for e in history] == ["decision", "run"]
     assert history[-1].data["owner"] == "local"
+    # the merged file is never replaced silently: refused before any work without force
+    with pytest.raises(InputError, match="exists"):
+        run_dedup(request, reviewer=lambda *_: pytest.fail("asked before the -o check"))
     # the next run reuses the stored decision: nothing new, no question asked
-    again = run_dedup(request, reviewer=lambda *_: pytest.fail("asked again"))
+    again = run_dedup(
+        dataclasses.replace(request, force=True), reviewer=lambda *_: pytest.fail("asked again")
+    )
     assert again.new_decisions == 0
 
 

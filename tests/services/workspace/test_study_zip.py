@@ -235,7 +235,7 @@ def test_not_a_zip_and_too_many_members(ws2: Workspace, monkeypatch):
     with pytest.raises(StudyImportRefused) as info:
         import_study(ws2, b"PK\x03\x04 not really")
     assert info.value.code == "malformed"
-    import litdesk.services.workspace._exports as ex
+    import litdesk.services.workspace._archive as ex
 
     monkeypatch.setattr(ex, "MAX_ZIP_MEMBERS", 2)
     buf = io.BytesIO()

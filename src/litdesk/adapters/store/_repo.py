@@ -36,6 +36,7 @@ __all__ = [
     "StudyRow",
     "add_study_paper",
     "add_study_search_run",
+    "count_papers",
     "find_paper_ids",
     "get_document",
     "get_paper",
@@ -46,8 +47,10 @@ __all__ = [
     "insert_paper",
     "insert_study",
     "list_documents",
+    "list_papers_reusing",
     "list_papers",
     "list_studies",
+    "rename_study",
     "replace_document",
     "set_status",
     "study_run_ids",
@@ -191,6 +194,55 @@ def list_papers(
     return [_paper_row(r) for r in conn.execute(query)]
 
 
+def count_papers(
+    conn: Connection, *, study_id: str | None = None, status: str | None = None
+) -> int:
+    """How many saved papers (in a Study, with a reading status)."""
+    query = sa.select(sa.func.count()).select_from(papers)
+    if study_id is not None:
+        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
+            study_papers.c.study_id == study_id
+        )
+    if status is not None:
+        query = query.where(papers.c.status == status)
+    return int(conn.execute(query).scalar_one())
+
+
+def list_papers_reusing(
+    conn: Connection,
+    reuse: dict[str, tuple[str, PaperRow]],
+    *,
+    study_id: str | None = None,
+    status: str | None = None,
+    limit: int = 500,
+    offset: int = 0,
+) -> list[PaperRow]:
+    """:func:`list_papers` (from ``offset``), validating only records whose stored text
+    changed: ``reuse``
+    maps an id to ``(stored text, row)`` from an earlier call and is updated in place (an
+    app-lifetime caller keeps it; validation is most of the cost of a long list)."""
+    query = sa.select(papers)
+    if study_id is not None:
+        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
+            study_papers.c.study_id == study_id
+        )
+    if status is not None:
+        query = query.where(papers.c.status == status)
+    query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
+    out = []
+    for r in conn.execute(query):
+        known = reuse.get(r.id)
+        if known is not None and known[0] == r.data:
+            row = known[1]
+            if row.status != r.status or row.updated_at != r.updated_at:
+                row = PaperRow(row.paper, r.status, r.created_at, r.updated_at)
+        else:
+            row = _paper_row(r)
+        reuse[r.id] = (r.data, row)
+        out.append(row)
+    return out
+
+
 def insert_study(
     conn: Connection, study_id: str, name: str, description: str | None, now: str
 ) -> StudyRow:
@@ -225,6 +277,18 @@ def list_studies(conn: Connection) -> list[tuple[StudyRow, int]]:
         .order_by(studies.c.created_at, studies.c.name)
     )
     return [(StudyRow(r.id, r.name, r.description, r.created_at), int(r.papers)) for r in rows]
+
+
+def rename_study(conn: Connection, ref: str, name: str) -> StudyRow:
+    """Rename a Study (by id or name); names stay unique."""
+    study = get_study(conn, ref)
+    taken = conn.execute(
+        sa.select(studies.c.id).where(studies.c.name == name, studies.c.id != study.id)
+    ).first()
+    if taken is not None:
+        raise InputError(f"a Study named {name!r} already exists", code="study_exists")
+    conn.execute(sa.update(studies).where(studies.c.id == study.id).values(name=name))
+    return StudyRow(study.id, name, study.description, study.created_at)
 
 
 def add_study_paper(conn: Connection, study_id: str, paper_id: str, now: str) -> bool:

@@ -22,9 +22,19 @@ from ._retrieval import (
     salient_words,
 )
 from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids
+from ._support import (
+    ABSTAIN_BELOW,
+    DocFrequencies,
+    abstention_text,
+    judge,
+    question_terms,
+    support,
+    terms,
+)
 from ._vectors import EXACT_BELOW, VectorIndex, normalise_rows, top_k_exact
 
 __all__ = [
+    "ABSTAIN_BELOW",
     "CHUNKING_VERSION",
     "CITATION_RULE",
     "DEFAULT_TOP_K",
@@ -33,12 +43,14 @@ __all__ = [
     "REFERENCE_HEADINGS",
     "Candidate",
     "Chunk",
+    "DocFrequencies",
     "Excerpt",
     "FoundIds",
     "GateResult",
     "GroundedAnswer",
     "PromptMessages",
     "VectorIndex",
+    "abstention_text",
     "allocate",
     "build_prompt",
     "check_answer",
@@ -46,11 +58,15 @@ __all__ = [
     "cut_references",
     "extractive_answer",
     "find_ids",
+    "judge",
     "normalise_rows",
     "normalise_text",
     "per_paper_minimum",
+    "question_terms",
     "rrf",
     "run_gate",
     "salient_words",
+    "support",
+    "terms",
     "top_k_exact",
 ]

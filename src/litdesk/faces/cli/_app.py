@@ -15,7 +15,18 @@ from typer.core import TyperGroup
 
 from litdesk import __version__
 
-from . import _dedup, _imports, _library, _query, _reading, _report, _runs, _search, _workspace
+from . import (
+    _dedup,
+    _imports,
+    _library,
+    _query,
+    _reading,
+    _report,
+    _runs,
+    _search,
+    _serve,
+    _workspace,
+)
 
 
 class _Group(TyperGroup):
@@ -101,6 +112,7 @@ def _root(
 
 for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
+_serve.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

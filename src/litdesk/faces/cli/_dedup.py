@@ -194,6 +194,7 @@ def register(app: typer.Typer) -> None:
                 "FILE#N or N, 0-based); nothing is written.",
             ),
         ] = None,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite the --out file.")] = False,
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
@@ -208,6 +209,7 @@ def register(app: typer.Typer) -> None:
             out=str(out) if out is not None else None,
             to=to,
             merge_corrections=merge_corrections,
+            force=force,
         )
         if explain is not None:
             ex = explain_records(request, explain[0], explain[1])

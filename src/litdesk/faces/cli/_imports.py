@@ -162,18 +162,21 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--format", "-f", help="Read as this format (default: detect)."),
         ] = None,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite OUTPUT.")] = False,
     ) -> None:
         """Convert export files to RIS, BibTeX, CSL-JSON or CSV (refused files: exit 2)."""
+        from litdesk.services.files import check_output, write_output
         from litdesk.services.imports import convert_files
 
         paths = [str(f) for f in files]
+        if output is not None:
+            check_output(output, force=force)  # a bad -o fails before the work
         with _progress(paths) as hook, collector_paused():
             text, batch = convert_files(paths, to=to, format=format, on_file=hook)  # type: ignore[arg-type]
         if output is None:
             typer.echo(text, nl=False)
         else:
-            with output.open("w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
+            write_output(output, text, force=force)
             err_console.print(
                 f"{batch.record_count} records from {len(batch.imports)} file(s) written to "
                 f"{output} as {to}",

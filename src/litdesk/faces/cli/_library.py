@@ -193,7 +193,9 @@ def register(app: typer.Typer) -> None:
             emit_json(answer.to_dict())
             return
         console.print(answer.answer, markup=False, highlight=False)
-        if not answer.grounded:
+        if answer.abstained:
+            err_console.print("abstained: the library does not seem to answer", markup=False)
+        elif not answer.grounded:
             err_console.print("not grounded: the answer cites no excerpt", markup=False)
         for c in answer.citations:
             console.print(f"[{c['label']}] {c['link']}", markup=False, highlight=False)

@@ -7,6 +7,7 @@ overwritten silently (``--force``); ``eval`` refuses to overwrite an output file
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -45,12 +46,16 @@ def _store() -> Any:
 
 
 def _write(path: Path, text: str, force: bool) -> None:
-    if path.exists() and not force:
-        raise RunsArgumentError(f"{path} exists; pass --force to overwrite", code="exists")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    from litdesk.services.files import write_output
+
+    write_output(path, text, force=force)
+
+
+def check_output(path: Path, *, force: bool = False) -> None:
+    """Refuse a bad ``-o`` before the work (see ``litdesk.services.files``)."""
+    from litdesk.services.files import check_output as check
+
+    check(path, force=force)
 
 
 def _out(text: str, output: Path | None, force: bool) -> None:
@@ -143,6 +148,8 @@ def runs_export(
 
     if to not in EXPORTS:
         raise RunsArgumentError(f"--to must be one of {', '.join(EXPORTS)}, not {to[:40]!r}")
+    if output is not None:
+        check_output(output, force=force)
     store = _store()
     try:
         run = load_run(store, run_id)
@@ -163,6 +170,7 @@ def runs_freeze(
     from litdesk.core.runs import freeze_run
     from litdesk.services.search import load_run
 
+    check_output(output, force=force)
     store = _store()
     try:
         run = load_run(store, run_id)
@@ -185,6 +193,8 @@ def report_prisma(
     from litdesk.core.runs import prisma_html, prisma_markdown
     from litdesk.services.search import study_prisma
 
+    if output is not None and not as_json:
+        check_output(output, force=force)
     store = _store()
     try:
         report = study_prisma(store, study)
@@ -213,8 +223,10 @@ def _eval(
 
     from litdesk.services.search import evaluate_files
 
-    if output is not None and output.exists():
+    if output is not None and os.path.lexists(output):
         raise RunsArgumentError(f"{output} exists; eval never overwrites a report", code="exists")
+    if output is not None:
+        check_output(output)
     report = evaluate_files(runs, judgments, k=k)
     if output is not None:
         _write(output, json.dumps(report, indent=2) + "\n", False)

@@ -78,12 +78,16 @@ def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
 
 
 def _write(path: Path, data: bytes, force: bool) -> None:
-    if path.exists() and not force:
-        raise CliArgumentError(f"{path} exists; pass --force to overwrite", code="exists")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    from litdesk.services.files import write_output
+
+    write_output(path, data, force=force)
+
+
+def check_output(path: Path, *, force: bool = False) -> None:
+    """Refuse a bad ``-o`` before the work (see ``litdesk.services.files``)."""
+    from litdesk.services.files import check_output as check
+
+    check(path, force=force)
 
 
 def _context(ws: Any, paper_ref: str, xml: Path | None, block: str | None) -> Any:
@@ -197,6 +201,7 @@ def study_export(
     """Export a Study as a ZIP (references.ris, evidence.csv, notebook.md, runs, imports, manifest)."""
     from litdesk.services.workspace import export_study
 
+    check_output(output, force=force)
     data = export_study(_ws(), study)
     _write(output, data, force)
     if as_json:
@@ -338,7 +343,9 @@ def paper_save(
 @_closing
 def paper_list(
     study: StudyOpt = None,
-    status: Annotated[str | None, typer.Option("--status")] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="to-read, reading or read.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List saved papers (newest 500), optionally by Study and reading status."""
@@ -577,6 +584,8 @@ def evidence_export(
     """Export the evidence table as spreadsheet-safe CSV."""
     from litdesk.services.workspace import evidence_csv
 
+    if output is not None:
+        check_output(output, force=force)
     views, _ = _ws().evidence(study=study)
     text = evidence_csv(views)
     if output is None:
@@ -600,6 +609,8 @@ def notebook_export(
     retrieval dates and licences)."""
     from litdesk.services.workspace import notebook_markdown
 
+    if output is not None:
+        check_output(output, force=force)
     ws = _ws()
     title = ws.study(study).name if study else "All saved papers"
     papers = [r.paper for r in ws.papers(study=study)]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError
-from litdesk.adapters.files import read_bounded
+from litdesk.adapters.files import read_bounded, write_output
 from litdesk.core.dedup import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
 from litdesk.core.fusion import Sighting, canonical_order, merge_records
 from litdesk.core.imports import RecordTrace
@@ -234,7 +234,7 @@ def dedup_files(
 def load_decisions(path: str | os.PathLike[str]) -> dict[tuple[str, str], Decision]:
     """Read reviewer decisions saved by :func:`save_decisions` (validated)."""
     p = Path(path)
-    if not p.exists():
+    if not os.path.lexists(p):
         return {}
     raw = read_bounded(p, limit=MAX_DECISIONS_BYTES, label="the decisions file")
     try:
@@ -263,6 +263,5 @@ def save_decisions(
         "version": DECISIONS_VERSION,
         "decisions": [{"a": a, "b": b, "decision": d} for (a, b), d in sorted(decisions.items())],
     }
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    # the decisions file is updated in place (force); never a FIFO, device or folder
+    write_output(p, json.dumps(doc, indent=2) + "\n", force=True)

@@ -13,7 +13,8 @@ from typing import Any
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk._settings import Settings
-from litdesk.adapters.formats import EXPORT_FORMATS, dump
+from litdesk.adapters.files import check_output, write_output
+from litdesk.adapters.formats import EXPORT_FORMATS, dumps
 from litdesk.adapters.store import DedupEntry, Store, open_store
 from litdesk.core.dedup import PairExplanation, explain_pair
 
@@ -43,6 +44,7 @@ class DedupRequest:
     out: str | None = None  # write one merged record per study here …
     to: str = "ris"  # … in this format
     merge_corrections: bool = False
+    force: bool = False  # replace an existing ``out`` file (never a folder, FIFO or device)
 
 
 @dataclass(slots=True)
@@ -86,6 +88,8 @@ def run_dedup(
             f"cannot write {request.to[:40]!r} (choose one of {', '.join(EXPORT_FORMATS)})",
             code="unsupported",
         )
+    if request.out is not None:
+        check_output(request.out, force=request.force)  # a bad -o fails before the work
     store = _store(settings) if request.study else None
     try:
         earlier = load_decisions(request.decisions_file) if request.decisions_file else {}
@@ -109,8 +113,7 @@ def run_dedup(
         save_decisions(request.decisions_file, report.decisions)
     written = None
     if request.out is not None:
-        with open(request.out, "w", encoding="utf-8", newline="") as fh:
-            dump(report.merged_papers(), fh, request.to)
+        write_output(request.out, dumps(report.merged_papers(), request.to), force=request.force)
         written = request.out
     return DedupOutcome(report, request.study, new, written)
 

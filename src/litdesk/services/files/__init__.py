@@ -1,15 +1,12 @@
-"""Reading a file the user names, for the faces: a regular file only, never past a limit.
+"""Files the user names, for every face: input files and outputs (``-o``).
 
-The faces hand the bytes to a service (a full-text XML, a Study ZIP); they read them with
-:func:`read_input` (never opening a FIFO or a device, never reading past ``limit``).
+The CLI and the web face's uploads and downloads go through these, so every face gets
+the same rules: inputs are regular files only, never opened blocking, never read past a
+limit (:func:`read_input`); outputs are written atomically and only as regular files —
+never over a folder, FIFO or device, an existing file only with ``force``, no folders
+created (:func:`check_output`, :func:`write_output`).
 """
 
-from litdesk.adapters.files import FileRefused, read_bounded
+from ._service import FileRefused, OutputPathError, check_output, read_input, write_output
 
-__all__ = ["FileRefused", "read_input"]
-
-
-def read_input(path: str, *, limit: int, label: str = "the file") -> bytes:
-    """The bytes of the regular file at ``path`` (at most ``limit``); see
-    :func:`litdesk.adapters.files.read_bounded` for the refusals."""
-    return read_bounded(path, limit=limit, label=label)
+__all__ = ["FileRefused", "OutputPathError", "check_output", "read_input", "write_output"]

@@ -35,13 +35,18 @@ from litdesk.core.library import (
     EXACT_BELOW,
     MAX_TOP_K,
     Candidate,
+    DocFrequencies,
     Excerpt,
     VectorIndex,
+    abstention_text,
     allocate,
+    judge,
+    question_terms,
     rrf,
     run_gate,
     salient_words,
 )
+from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 
 from ._catalogue import Catalogue, Entry, StoredChunk
@@ -82,6 +87,11 @@ class Retrieval:
     whole_library: bool
     variant: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: support of the best excerpt (see :mod:`litdesk.core.library._support`); ``None``
+    #: when nothing was retrieved
+    support: float | None = None
+    #: no excerpt is close enough: the library does not seem to answer the question
+    abstained: bool = False
 
 
 @dataclass
@@ -96,12 +106,17 @@ class Answer:
     model: str
     scope: list[str]
     variant: str | None = None
+    #: the library does not seem to answer: ``near_misses`` are the closest excerpts
+    abstained: bool = False
+    near_misses: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "answer": self.answer,
             "grounded": self.grounded,
+            "abstained": self.abstained,
             "citations": self.citations,
+            "near_misses": self.near_misses,
             "warnings": self.warnings,
             "question": self.question,
             "variant": self.variant,
@@ -152,6 +167,10 @@ class Library:
         self.workers = workers
         #: chunk count from which the whole-library search uses a stored IVF index
         self.exact_below = EXACT_BELOW
+        #: fused candidates re-ranked by their support (0: fusion order only)
+        self.rerank_depth = 0
+        #: weight of the (best-normalised) fusion score beside the support when re-ranking
+        self.rerank_fusion = 1.0
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
@@ -159,6 +178,7 @@ class Library:
         self._vector_cache: dict[
             tuple[tuple[str, ...], bool], VectorIndex | npt.NDArray[np.float32]
         ] = {}
+        self._df_cache: dict[tuple[str, ...], DocFrequencies] = {}
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -405,6 +425,30 @@ class Library:
         lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
         rankings.append([position[i] for i in lexical if i in position])
         fused = rrf(rankings)
+        dfs = self._doc_frequencies(shas, chunks)
+        qterms = [question_terms(salient_words(q)) for q in queries]
+
+        def supports(positions: list[int]) -> list[float]:
+            """Each chunk's support by the question or its English variant, the closer."""
+            if not positions:
+                return []
+            hv = self.embedder().embed([chunks[p].text for p in positions])
+            return [
+                max(
+                    excerpt_support(t, chunks[p].text, float(hv[i] @ v), dfs)
+                    for t, v in zip(qterms, qv, strict=True)
+                )
+                for i, p in enumerate(positions)
+            ]
+
+        known: dict[int, float] = {}
+        if self.rerank_depth > 0:  # re-rank the fused shortlist by support, the rest after
+            head = fused[: self.rerank_depth]
+            top = head[0][1]
+            known = dict(zip([p for p, _ in head], supports([p for p, _ in head]), strict=True))
+            blended = [(p, known[p] + self.rerank_fusion * r / top) for p, r in head]
+            tail = [(pos, score - 10.0) for pos, score in fused[self.rerank_depth :]]
+            fused = sorted(blended, key=lambda kv: -kv[1]) + tail
         cands = [Candidate(pos, names[chunks[pos].sha256], score) for pos, score in fused]
         chosen = allocate(cands, top_k=top_k, papers=None if whole else list(names.values()))
         meta = cat.metadata()
@@ -418,7 +462,22 @@ class Library:
                     c.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
                 )
             )  # fmt: skip
+        if chosen:
+            keys = [int(str(c.key)) for c in chosen]
+            missing = [k for k in keys if k not in known]
+            known.update(zip(missing, supports(missing), strict=True))
+            out.support, out.abstained = judge([known[k] for k in keys])
         return out
+
+    def _doc_frequencies(self, shas: list[str], chunks: list[StoredChunk]) -> DocFrequencies:
+        """Term document frequencies of the scope's chunks (a sample; cached per scope)."""
+        key = tuple(shas)
+        hit = self._df_cache.get(key)
+        if hit is None:
+            hit = DocFrequencies.build([c.text for c in chunks])
+            self._df_cache.clear()
+            self._df_cache[key] = hit
+        return hit
 
     def _search_space(
         self, shas: list[str], entries: dict[str, Entry], whole: bool
@@ -524,6 +583,11 @@ class Library:
         warnings += found.warnings
         if variant:
             warnings.append(f'retrieval also used an English variant of the question: "{variant}"')
+        model = backend.model if backend.is_model else "none (extractive)"
+        if found.abstained:  # the model is not asked: nothing close enough to ground on
+            answer = self._abstention(found, warnings, model)
+            self._protocol(answer, found.whole_library)
+            return answer
         excerpts = [
             Excerpt(i, h.file, h.page, h.text, h.title, h.doi, h.arxiv)
             for i, h in enumerate(found.hits, start=1)
@@ -549,7 +613,6 @@ class Library:
             }
             for ex in gated.cited
         ]
-        model = backend.model if backend.is_model else "none (extractive)"
         answer = Answer(
             found.question,
             gated.answer,
@@ -562,6 +625,27 @@ class Library:
         )
         self._protocol(answer, found.whole_library)
         return answer
+
+    def _abstention(self, found: Retrieval, warnings: list[str], model: str) -> Answer:
+        """The answer that says the library does not seem to answer, near misses listed."""
+        near = found.hits[:3]
+        best = found.support or 0.0
+        text = abstention_text([(h.file, h.page, h.text) for h in near], best)
+        warnings.append(f"abstained: the best excerpt's support {best:.2f} is under the threshold")
+        misses = [
+            {
+                "file": h.file,
+                "page": h.page,
+                "text": h.text,
+                "title": h.title,
+                "link": h.path.resolve().as_uri() + f"#page={h.page}",
+            }
+            for h in near
+        ]
+        return Answer(
+            found.question, text, False, [], warnings, model, found.scope, found.variant,
+            abstained=True, near_misses=misses,
+        )  # fmt: skip
 
     def _protocol(self, answer: Answer, whole: bool) -> None:
         folder = self.root / "protocols"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from litdesk._errors import InputError
+from litdesk.adapters.files import check_output, write_output
 from litdesk.adapters.pdfpages import DEFAULT_DPI, highlight, render_pages
 from litdesk.adapters.report_html import (
     MAX_REPORT_BYTES,
@@ -86,12 +86,9 @@ def write_report(
     dpi: int = DEFAULT_DPI,
 ) -> Path:
     """Write the HTML (atomically; an existing file only with ``force``)."""
+    if output is None:
+        default_dir.mkdir(parents=True, exist_ok=True)  # litdesk's own folder
     path = target_path(report, output, default_dir)
-    if path.exists() and not force:
-        raise InputError(f"{path} exists; use --force to replace it", code="exists")
-    html = report_html(report, dpi=dpi)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(path)
+    check_output(path, force=force)  # before the pages are rendered
+    write_output(path, report_html(report, dpi=dpi), force=force)
     return path

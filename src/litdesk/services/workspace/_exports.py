@@ -7,14 +7,12 @@ import csv
 import hashlib
 import io
 import json
-import re
-import stat
 import zipfile
 from collections.abc import Iterable
 from typing import Any, Final
 
 from litdesk import __version__
-from litdesk._errors import InputError, IntegrityError, LitdeskError
+from litdesk._errors import IntegrityError, LitdeskError
 from litdesk.adapters.store import (
     MAX_RUN_BYTES,
     SearchRunRow,
@@ -37,6 +35,16 @@ from litdesk.core.evidence import (
 )
 from litdesk.core.records import Paper, read_paper
 
+from ._archive import (
+    MAX_ZIP_BYTES,
+    MAX_ZIP_MEMBER_BYTES,
+    MAX_ZIP_MEMBERS,
+    JsonBudget,
+    StudyImportRefused,
+    load_json,
+    read_members,
+)
+from ._archive import refuse as _refuse
 from ._codec import read_import, trace_document
 from ._service import (
     MAX_DESCRIPTION,
@@ -62,15 +70,6 @@ __all__ = [
 ]
 
 EXPORT_VERSION: Final = 1
-MAX_ZIP_BYTES: Final = 512_000_000  # the ZIP file itself
-MAX_ZIP_MEMBERS: Final = 5_000
-MAX_ZIP_MEMBER_BYTES: Final = 256_000_000  # one member, uncompressed
-MAX_ZIP_TOTAL_BYTES: Final = 1_000_000_000  # all members, uncompressed
-_MEMBER = re.compile(
-    r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json"
-    r"|search-runs/[A-Za-z0-9._-]{1,100}\.(?:json|ris)|imports/[A-Za-z0-9._-]{1,100}\.json)$"
-)
-
 CSV_COLUMNS: Final = (
     "evidence_id",
     "paper_id",
@@ -92,12 +91,6 @@ CSV_COLUMNS: Final = (
     "recheck",
     "created_at",
 )
-
-
-class StudyImportRefused(InputError):
-    """A Study ZIP is refused as a whole; nothing from it is stored."""
-
-    default_code = "study_import_refused"
 
 
 # --- evidence CSV and notebook ---------------------------------------------------------
@@ -342,58 +335,10 @@ def export_study(ws: Workspace, study: str) -> bytes:
     return buf.getvalue()
 
 
-def _refuse(message: str, code: str = "study_import_refused") -> StudyImportRefused:
-    return StudyImportRefused(message, code=code)
-
-
-def _read_zip(data: bytes) -> dict[str, bytes]:
-    if len(data) > MAX_ZIP_BYTES:
-        raise _refuse(f"the ZIP has {len(data):,} bytes, over {MAX_ZIP_BYTES:,}", "too_large")
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise _refuse("not a ZIP file", "malformed") from None
-    with zf:
-        infos = zf.infolist()
-        if len(infos) > MAX_ZIP_MEMBERS:
-            raise _refuse(f"the ZIP has {len(infos)} members, over {MAX_ZIP_MEMBERS}", "too_large")
-        total = 0
-        out: dict[str, bytes] = {}
-        for info in infos:
-            name = info.filename
-            if stat.S_ISLNK(info.external_attr >> 16):
-                raise _refuse(f"ZIP member {name[:100]!r} is a symbolic link", "unsafe_member")
-            if not _MEMBER.match(name) or ".." in name or name.startswith("/"):
-                raise _refuse(f"unexpected or unsafe ZIP member {name[:100]!r}", "unsafe_member")
-            if name in out:
-                raise _refuse(f"ZIP member {name!r} appears twice", "unsafe_member")
-            if info.file_size > MAX_ZIP_MEMBER_BYTES:
-                raise _refuse(f"ZIP member {name!r} is too large", "too_large")
-            total += info.file_size
-            if total > MAX_ZIP_TOTAL_BYTES:
-                raise _refuse("the ZIP expands beyond the size limit", "too_large")
-            try:
-                with zf.open(info) as fh:
-                    body = fh.read(MAX_ZIP_MEMBER_BYTES + 1)
-            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
-                raise _refuse(f"ZIP member {name!r} cannot be read: {exc}", "malformed") from None
-            if len(body) > MAX_ZIP_MEMBER_BYTES:
-                raise _refuse(f"ZIP member {name!r} is too large", "too_large")
-            out[name] = body
-    return out
-
-
-def _json(body: bytes, what: str) -> Any:
-    try:
-        return json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise _refuse(f"{what} is not valid UTF-8 JSON", "malformed") from None
-
-
-def _check_manifest(members: dict[str, bytes]) -> None:
+def _check_manifest(members: dict[str, bytes], budget: JsonBudget) -> None:
     if "manifest.json" not in members or "study.json" not in members:
         raise _refuse("not a litdesk Study export (manifest.json or study.json missing)")
-    manifest = _json(members["manifest.json"], "manifest.json")
+    manifest = load_json(members["manifest.json"], "manifest.json", budget)
     if not isinstance(manifest, dict) or manifest.get("kind") != "litdesk-study":
         raise _refuse("manifest.json is not a litdesk Study manifest")
     if manifest.get("version") != EXPORT_VERSION:
@@ -416,9 +361,9 @@ def _check_manifest(members: dict[str, bytes]) -> None:
         raise _refuse(f"member {sorted(extra)[0]!r} is not listed in the manifest")
 
 
-def _validate_bundle(members: dict[str, bytes]) -> dict[str, Any]:
+def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str, Any]:
     """Every record validated before anything is stored; returns the parsed pieces."""
-    bundle = _json(members["study.json"], "study.json")
+    bundle = load_json(members["study.json"], "study.json", budget)
     if not isinstance(bundle, dict) or bundle.get("version") != EXPORT_VERSION:
         raise _refuse("study.json is not a version 1 Study bundle")
     study = bundle.get("study")
@@ -473,7 +418,7 @@ def _validate_bundle(members: dict[str, bytes]) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     for run_id in bundle["search_runs"]:
         body = members.get(f"search-runs/{run_id}.json") if isinstance(run_id, str) else None
-        doc = _json(body, "a search run") if body is not None else None
+        doc = load_json(body, "a search run", budget) if body is not None else None
         if (
             not isinstance(doc, dict)
             or doc.get("version") != 1
@@ -493,7 +438,7 @@ def _validate_bundle(members: dict[str, bytes]) -> dict[str, Any]:
         try:
             if body is None:
                 raise IntegrityError("missing")
-            traces.append(read_import(_json(body, "an import trace")))
+            traces.append(read_import(load_json(body, "an import trace", budget)))
         except LitdeskError as exc:
             errors.append(f"import {str(imp_id)[:100]!r}: {exc.message}")
     if errors:
@@ -513,13 +458,32 @@ def _validate_bundle(members: dict[str, bytes]) -> dict[str, Any]:
     }
 
 
+def _parse(data: bytes) -> dict[str, Any]:
+    """The archive read and every record validated, within the bounds of ``_archive``;
+    whatever else the runtime raises on crafted content is the same typed refusal."""
+    budget = JsonBudget()
+    try:
+        members = read_members(data)
+        _check_manifest(members, budget)
+        return _validate_bundle(members, budget)
+    except LitdeskError:
+        raise
+    except RecursionError:
+        raise _refuse("the Study export nests too deeply", "too_deep") from None
+    except MemoryError:
+        raise _refuse("the Study export needs more memory than is available", "too_large") from None
+    except Exception as exc:  # noqa: BLE001 - the one total mapping: crafted content is the input's fault
+        raise _refuse(
+            f"the Study export could not be read ({type(exc).__name__}: {str(exc)[:200]})",
+            "malformed",
+        ) from None
+
+
 def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict[str, Any]:
     """Recover a Study from its ZIP export: refuse unsafe or invalid input as a whole,
     then store it in one transaction as a new Study, remapping paper ids to the saved
     identities and giving notes, evidence and imports fresh ids."""
-    members = _read_zip(data)
-    _check_manifest(members)
-    parsed = _validate_bundle(members)
+    parsed = _parse(data)
     study_name = " ".join((name or parsed["study"]["name"]).split())[:MAX_STUDY_NAME]
     if not study_name:
         raise _refuse("the recovered Study needs a name")

@@ -268,6 +268,14 @@ class Workspace:
             return repo.get_paper(conn, self._resolve(conn, ref))
 
     def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
+        """Saved papers (newest 500), by Study and reading status; an unknown status is
+        refused with the valid ones (never an empty list that looks like an answer)."""
+        if status is not None and status not in repo.READING_STATUSES:
+            raise InputError(
+                f"unknown reading status {status[:40]!r}: choose one of "
+                f"{', '.join(repo.READING_STATUSES)}",
+                code="bad_status",
+            )
         with self.store.read() as conn:
             study_id = repo.get_study(conn, study).id if study else None
             return repo.list_papers(conn, study_id=study_id, status=status)

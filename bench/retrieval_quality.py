@@ -1,0 +1,228 @@
+"""Retrieval quality on the judged questions (issue 18).
+
+Indexes every PDF of ``$LITDESK_FIXTURES/pdf/`` as one library (a temp data dir, the
+default embedder), runs every judged question of ``$LITDESK_FIXTURES/questions/`` over
+the whole library and prints, for every retrieval setting in one table:
+
+* singles: gold page among the ``top_k`` excerpts, mean rank of the gold page (within the
+  best 20 excerpts, a miss counted as 21), MRR (within the ``top_k``);
+* cross: both gold pages among the excerpts;
+* the same per language of the paper (en / pt / es);
+* time per question (ms, p50; ``hybrid`` rows are the whole ``Library.retrieve``: index check,
+  both rankings, fusion and the support scores; the other two time their ranking only).
+
+Settings: ``bm25`` (the lexical ranking alone — the baseline), ``vector`` (the embedder
+alone), ``hybrid (rrf)`` (``Library.retrieve`` with rank fusion only) and ``hybrid + rerank
+N`` (``Library.retrieve`` with the best N fused candidates re-ranked by their support).
+
+Abstention: the support of the best excerpt (:func:`litdesk.core.library.support`) on
+the judged questions and on off-library questions written for this bench (no PDF of the
+folder answers them); prints both distributions and the result of the shipped
+threshold: false abstentions on judged questions and abstentions on off-library ones.
+
+    LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/retrieval_quality.py \
+        [--top-k 8] [--misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from litdesk._settings import Settings
+from litdesk.core.library import CHUNKING_VERSION, salient_words
+from litdesk.services.library import Library
+
+#: Questions no PDF of the fixture folder answers (written for this bench; some near the
+#: folder's topics on purpose: heart failure, citation graphs, dark matter, SciELO).
+OFF_LIBRARY = [
+    "What is the recommended daily dose of vitamin D for adults over seventy?",
+    "Which football club won the 1998 UEFA Champions League final?",
+    "How long does it take to boil an egg at high altitude?",
+    "What dose of furosemide was given to heart failure patients in the emergency room?",
+    "How many citations does the most cited paper on CRISPR gene editing have?",
+    "What mass range of sterile neutrinos is excluded by X-ray telescopes?",
+    "Which Brazilian state has the largest number of public libraries?",
+    "What learning rate schedule was used to train the GPT-2 language model?",
+    "How does the tax on municipal property in Seville compare with that of Madrid?",
+    "What is the melting point of tungsten carbide?",
+]
+
+
+#: re-ranking settings tried: (depth, weight of the fusion score beside the support)
+SETTINGS = ((40, 0.0), (40, 1.0), (40, 2.0), (80, 1.0))
+
+
+@dataclass
+class Row:
+    name: str
+    hits: dict[str, list[bool]] = field(default_factory=dict)  # lang -> single hit
+    ranks: list[int] = field(default_factory=list)
+    rr: list[float] = field(default_factory=list)
+    cross: list[bool] = field(default_factory=list)
+    ms: list[float] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+
+
+def lang_of(file: str) -> str:
+    return "es" if file.endswith("_es.pdf") else "pt" if file.endswith("_pt.pdf") else "en"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--top-k", type=int, default=8)
+    ap.add_argument("--misses", action="store_true", help="list the missed questions")
+    args = ap.parse_args()
+    fixtures = Path(os.environ["LITDESK_FIXTURES"])
+    questions = [
+        json.loads(line)
+        for line in (fixtures / "questions" / "questions.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp) / "data", library_dirs=[fixtures / "pdf"])
+        lib = Library(settings, workers=2)
+        t0 = time.perf_counter()
+        report = lib.index()
+        print(
+            f"indexed {report.pages} pages, {report.chunks} chunks of {len(lib.corpus().files)} "
+            f"files ({len(report.excluded)} excluded) in {time.perf_counter() - t0:.1f} s (embedder {lib._embedder_name}, "
+            f"chunking {CHUNKING_VERSION}); {len(questions)} questions, top_k {args.top_k}"
+        )
+        run(lib, questions, args.top_k, args.misses)
+        lib.close()
+
+
+def rankers(lib: Library) -> dict[str, Callable[[str], list[tuple[str, int]]]]:
+    """Each setting: question -> ranked (file, page) list (at least top_k long when it can)."""
+    cat = lib.catalogue
+    files = lib.corpus().files
+    from litdesk.services.library._indexer import hash_files
+
+    hashes = hash_files(cat, files)
+    entries = cat.entries(lib._embedder_name, CHUNKING_VERSION)
+    names = {}
+    for f in files:
+        s = hashes.get(f.path)
+        if s and s in entries and entries[s].status == "ok" and s not in names:
+            names[s] = f.name
+    shas = list(names)
+    chunks = cat.chunks_of(shas, lib._embedder_name, CHUNKING_VERSION)
+    by_id = {c.id: c for c in chunks}
+    space = lib._search_space(shas, entries, True)
+    pool = 20  # every setting ranks its best 20 (MAX_TOP_K); a miss counts as rank 21
+
+    def bm25(q: str) -> list[tuple[str, int]]:
+        ids = cat.lexical(salient_words(q), shas, lib._embedder_name, CHUNKING_VERSION, pool)
+        return [(names[by_id[i].sha256], by_id[i].page) for i in ids if i in by_id]
+
+    def vector(q: str) -> list[tuple[str, int]]:
+        qv = lib.embedder().embed([q])[0]
+        rows = space.search(qv, pool)[0].tolist()  # type: ignore[union-attr]
+        return [(names[chunks[r].sha256], chunks[r].page) for r in rows]
+
+    def shipped(depth: int, fusion: float = 1.0) -> Callable[[str], list[tuple[str, int]]]:
+        def rank(q: str) -> list[tuple[str, int]]:
+            lib.rerank_depth, lib.rerank_fusion = depth, fusion
+            try:
+                found = lib.retrieve(q, top_k=20)
+            finally:
+                lib.rerank_depth, lib.rerank_fusion = default
+            return [(h.file, h.page) for h in found.hits]
+
+        return rank
+
+    default = lib.rerank_depth, lib.rerank_fusion
+    out = {"bm25": bm25, "vector": vector, "hybrid (rrf)": shipped(0)}
+    for depth, fusion in SETTINGS:
+        out[f"hybrid + rerank {depth} (fusion weight {fusion:g})"] = shipped(depth, fusion)
+    return out
+
+
+def run(lib: Library, questions: list[dict], top_k: int, show_misses: bool) -> None:
+    table: list[Row] = []
+    for name, rank in rankers(lib).items():
+        row = Row(name)
+        for q in questions:
+            t0 = time.perf_counter()
+            ranked = rank(q["question"])
+            row.ms.append((time.perf_counter() - t0) * 1000)
+            top = ranked[:top_k]
+            golds = [(g["file"], g["page"]) for g in q["gold"]]
+            if q["kind"] == "single":
+                g = golds[0]
+                pos = ranked.index(g) + 1 if g in ranked else 21
+                row.ranks.append(pos)
+                hit = g in top
+                row.rr.append(1.0 / pos if hit else 0.0)
+                row.hits.setdefault(lang_of(g[0]), []).append(hit)
+                if not hit:
+                    row.misses.append(f"{q['id']} ({g[0]} p{g[1]}, rank {pos})")
+            else:
+                both = all(g in top for g in golds)
+                row.cross.append(both)
+                if not both:
+                    row.misses.append(f"{q['id']} (cross)")
+        table.append(row)
+    langs = sorted({lang for r in table for lang in r.hits})
+    head = ["setting", "singles@k", "cross both", "mean rank", "MRR"]
+    head += [f"{lang} @k" for lang in langs] + ["ms/q p50"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in table:
+        singles = [h for hs in r.hits.values() for h in hs]
+        cells = [
+            r.name,
+            f"{sum(singles)}/{len(singles)}",
+            f"{sum(r.cross)}/{len(r.cross)}",
+            f"{statistics.mean(r.ranks):.1f}",
+            f"{statistics.mean(r.rr):.3f}",
+        ]
+        cells += [f"{sum(r.hits.get(lang, []))}/{len(r.hits.get(lang, []))}" for lang in langs]
+        cells.append(f"{statistics.median(r.ms):.0f}")
+        print("| " + " | ".join(cells) + " |")
+        if show_misses and r.misses:
+            print(f"    {r.name} misses: " + "; ".join(r.misses))
+    abstention(lib, questions, top_k)
+
+
+def abstention(lib: Library, questions: list[dict], top_k: int) -> None:
+    judged: list[tuple[str, float, bool]] = []
+    for q in questions:
+        found = lib.retrieve(q["question"], top_k=top_k)
+        judged.append((q["id"], found.support, found.abstained))
+    off: list[tuple[str, float, bool]] = []
+    for i, text in enumerate(OFF_LIBRARY, start=1):
+        found = lib.retrieve(text, top_k=top_k)
+        off.append((f"off{i:02d}", found.support, found.abstained))
+    js = np.array([s for _, s, _ in judged])
+    os_ = np.array([s for _, s, _ in off])
+    print()
+    print(
+        f"support of the best excerpt: judged min {js.min():.3f} p10 "
+        f"{np.percentile(js, 10):.3f} median {np.median(js):.3f}; off-library max "
+        f"{os_.max():.3f} median {np.median(os_):.3f}"
+    )
+    print(
+        "judged (lowest 5): "
+        + ", ".join(f"{i} {s:.3f}" for i, s, _ in sorted(judged, key=lambda t: t[1])[:5])
+    )
+    print("off-library: " + ", ".join(f"{i} {s:.3f}" for i, s, _ in off))
+    false_abst = [i for i, _, a in judged if a]
+    print(
+        f"abstained: {len(false_abst)}/{len(judged)} judged (false abstentions: "
+        f"{', '.join(false_abst) or 'none'}), {sum(a for *_, a in off)}/{len(off)} off-library"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""How well an excerpt supports a question (pure): the signal behind abstention.
+
+The support of an excerpt is the share of the question's content terms it contains,
+each term weighted by its rarity in the library (inverse document frequency over the
+scope's chunks, so a rare term the library lacks — a drug, a model name — weighs most),
+plus the cosine of question and excerpt vectors. Terms are accent-folded, lower-case,
+cut to a 5-letter stem (``diffraction`` ~ ``diffracted``); hyphenated words count by
+their parts. Below :data:`ABSTAIN_BELOW` for the best excerpt, the library does not seem
+to answer the question. The threshold is calibrated on the judged questions with
+``bench/retrieval_quality.py`` (see bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = [
+    "ABSTAIN_BELOW",
+    "DF_SAMPLE",
+    "NEAR_MISS_CHARS",
+    "DocFrequencies",
+    "abstention_text",
+    "judge",
+    "question_terms",
+    "support",
+    "terms",
+]
+
+#: Best-excerpt support under which an answer abstains (calibrated, see module doc).
+ABSTAIN_BELOW: Final = 0.75
+#: At most this many chunks (evenly spaced) are read to estimate document frequencies.
+DF_SAMPLE: Final = 1_000
+_STEM: Final = 5
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+
+
+def _fold(text: str) -> str:
+    folded = text.casefold()
+    if folded.isascii():
+        return folded
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", folded))
+
+
+def _stem(token: str) -> str:
+    if len(token) > _STEM and token.isalpha():
+        return token[:_STEM]
+    return token
+
+
+def terms(text: str) -> set[str]:
+    """The folded, stemmed terms of ``text`` (every token, short ones included)."""
+    return {_stem(t) for t in set(_TOKEN.findall(_fold(text)))}
+
+
+def question_terms(words: Iterable[str]) -> list[str]:
+    """Stemmed terms of the question's salient words, parts of hyphenated ones apart;
+    parts of one or two letters dropped unless they hold a digit."""
+    out: list[str] = []
+    for word in words:
+        for part in _TOKEN.findall(_fold(word)):
+            if len(part) < 3 and not any(ch.isdigit() for ch in part):
+                continue
+            stem = _stem(part)
+            if stem not in out:
+                out.append(stem)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class DocFrequencies:
+    """Document frequencies of terms over (a sample of) a scope's chunks."""
+
+    n: int
+    df: dict[str, int]
+
+    @classmethod
+    def build(cls, texts: Sequence[str], *, sample: int = DF_SAMPLE) -> DocFrequencies:
+        """From ``texts``; more than ``sample`` are thinned to every k-th one."""
+        step = max(1, math.ceil(len(texts) / sample)) if sample > 0 else 1
+        picked = texts[::step]
+        counts: Counter[str] = Counter()
+        for text in picked:
+            counts.update(terms(text))
+        return cls(len(picked), dict(counts))
+
+    def idf(self, term: str) -> float:
+        """``log((n + 1) / (df + 0.5))``: an absent term weighs most, a ubiquitous one ~0."""
+        return max(0.0, math.log((self.n + 1) / (self.df.get(term, 0) + 0.5)))
+
+
+def support(qterms: Sequence[str], text: str, cosine: float, dfs: DocFrequencies) -> float:
+    """Rarity-weighted share of ``qterms`` found in ``text``, plus ``cosine`` (clipped to
+    0..1). A question without terms is judged by the cosine alone."""
+    cos = min(1.0, max(0.0, cosine))
+    weights = [(t, dfs.idf(t)) for t in qterms]
+    total = sum(w for _, w in weights)
+    if total <= 0:
+        return cos
+    have = terms(text)
+    return sum(w for t, w in weights if t in have) / total + cos
+
+
+def judge(scores: Sequence[float], *, below: float = ABSTAIN_BELOW) -> tuple[float, bool]:
+    """The best of the excerpts' ``scores`` and whether to abstain (best under ``below``)."""
+    if not scores:
+        return 0.0, True
+    best = max(scores)
+    return best, best < below
+
+
+NEAR_MISS_CHARS: Final = 240
+
+
+def abstention_text(near: Sequence[tuple[str, int, str]], best: float) -> str:
+    """The answer when the library does not seem to answer: ``near`` are the closest
+    excerpts as (file, page, text), listed as near misses, not as an answer."""
+    head = (
+        "The library does not seem to answer this question: no excerpt is close enough "
+        f"(best support {best:.2f}, needed {ABSTAIN_BELOW:.2f})."
+    )
+    if not near:
+        return head
+    lines = [head, "", "Nearest excerpts (near misses, not an answer):"]
+    for file, page, text in near:
+        flat = " ".join(text.split())
+        if len(flat) > NEAR_MISS_CHARS:
+            flat = flat[:NEAR_MISS_CHARS].rsplit(" ", 1)[0] + " …"
+        lines.append(f"- {file}, p. {page}: {flat}")
+    return "\n".join(lines)

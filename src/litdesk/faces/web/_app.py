@@ -1,0 +1,83 @@
+"""``create_app(settings)``: the FastAPI app of the web workspace. The lifespan opens the
+desk (store, provider transport, fused search) once; the security middleware guards every
+request; one exception handler translates errors; static files come from the package."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Final
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from litdesk import __version__
+from litdesk._settings import Settings
+from litdesk.services.desk import Desk, open_desk
+
+from ._errors import CatchAll, install_error_handlers
+from ._render import STATIC_DIR
+from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
+from ._timing import ServerTiming
+from .routes import notes, papers, search, studies
+
+__all__ = ["API_PREFIX", "create_app"]
+
+API_PREFIX: Final = "/api/v1"
+
+
+def create_app(
+    settings: Settings,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    replay: Path | None = None,
+    desk: Desk | None = None,
+) -> FastAPI:
+    """The app for ``http://host:port`` (default: the settings' web address). Only that
+    exact origin may write; only that Host is answered. ``replay`` answers provider
+    requests from a cassette folder. ``desk`` (tests) replaces the lifespan's own."""
+    host = host or settings.web_host
+    port = port or settings.web_port
+    origin = f"http://{host}:{port}"
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if desk is not None:
+            app.state.desk = desk
+            yield
+            return
+        async with open_desk(settings, replay=replay) as opened:
+            app.state.desk = opened
+            yield
+
+    app = FastAPI(
+        title="litdesk web workspace",
+        version=__version__,
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url=None,  # the hosted docs pages need CDN scripts and inline code
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.add_middleware(CatchAll)
+    app.add_middleware(ServerTiming)
+    app.add_middleware(
+        SecurityMiddleware,
+        origin=origin,
+        hosts=frozenset({f"{host}:{port}"}),
+        default_limit=DEFAULT_BODY_LIMIT,
+        body_limits={f"{API_PREFIX}/query": 16_000, f"{API_PREFIX}/imports": studies.IMPORT_LIMIT},
+    )
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    for module in (search, papers, notes, studies):
+        app.include_router(module.pages, include_in_schema=False)
+        app.include_router(module.api, prefix=API_PREFIX)
+
+    @app.get("/", include_in_schema=False)
+    def _home() -> RedirectResponse:
+        return RedirectResponse("/search", status_code=303)
+
+    return app

@@ -1,0 +1,46 @@
+"""Templates (Jinja2, autoescape always on) and the page/JSON response helpers."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+__all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
+
+TEMPLATE_DIR: Final = Path(__file__).parent / "templates"
+STATIC_DIR: Final = Path(__file__).parent / "static"
+
+
+@lru_cache(maxsize=1)
+def _env() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=True,  # every template, whatever its name: provider text is never HTML
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env
+
+
+def page(
+    request: Request, template: str, data: dict[str, Any], *, status: int = 200, title: str = ""
+) -> HTMLResponse:
+    """Render ``template`` with the view ``data`` (the same dict the API returns)."""
+    state = request.scope.get("state", {})
+    html = (
+        _env()
+        .get_template(template)
+        .render(
+            data=data,
+            title=title,
+            csrf_token=state.get("csrf_token", ""),
+            path=request.url.path,
+        )
+    )
+    return HTMLResponse(html, status_code=status)

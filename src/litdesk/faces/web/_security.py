@@ -1,0 +1,293 @@
+"""The web face's security, in one ASGI middleware (tested alone):
+
+* the ``Host`` header must name this server (a DNS-rebinding page cannot talk to it);
+* every non-GET request needs the exact ``Origin`` of this server (missing → refused,
+  different → refused) and a CSRF token: the double-submit cookie ``ld_csrf`` repeated in
+  the ``X-CSRF-Token`` header (scripts, API) or in the ``csrf_token`` field of an
+  ``application/x-www-form-urlencoded`` form post;
+* request bodies are limited while they stream (``Content-Length`` checked first, then
+  the bytes counted as they arrive): over the limit → 413, the handler never sees more;
+* every response carries the CSP, ``nosniff``, ``no-referrer``, ``frame-ancestors
+  'none'`` and ``Cache-Control: private, no-store`` (static files: ``no-cache``).
+
+Refusals are JSON ``{error, code, message}`` under ``/api/`` and a short text page
+elsewhere; they never echo the request.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookies import SimpleCookie
+from typing import Any, Final
+from urllib.parse import parse_qs
+
+__all__ = [
+    "CSP",
+    "CSRF_COOKIE",
+    "CSRF_FIELD",
+    "CSRF_HEADER",
+    "DEFAULT_BODY_LIMIT",
+    "FORM_BODY_LIMIT",
+    "BodyTooLarge",
+    "SecurityMiddleware",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CSP: Final = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+CSRF_COOKIE: Final = "ld_csrf"
+CSRF_HEADER: Final = "x-csrf-token"
+CSRF_FIELD: Final = "csrf_token"
+DEFAULT_BODY_LIMIT: Final = 1_000_000
+FORM_BODY_LIMIT: Final = 256_000
+SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+_TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+
+
+class BodyTooLarge(Exception):
+    """Raised from ``receive`` when a streamed body passes its limit."""
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in scope.get("headers", []):
+        name = key.decode("latin-1").lower()
+        if name not in out:  # the first one wins; duplicates cannot smuggle a second value
+            out[name] = value.decode("latin-1")
+    return out
+
+
+def _cookie(header: str | None, name: str) -> str | None:
+    if not header:
+        return None
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(header)
+    except Exception:  # noqa: BLE001 - a malformed Cookie header means "no cookie"
+        return None
+    morsel = jar.get(name)
+    if morsel is None or not _TOKEN.match(morsel.value):
+        return None
+    return morsel.value
+
+
+class SecurityMiddleware:
+    """See the module docstring. ``origin`` is this server's exact origin
+    (``http://127.0.0.1:8765``); ``body_limits`` maps path prefixes to byte limits
+    (the longest matching prefix wins; ``default_limit`` otherwise)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        origin: str,
+        hosts: frozenset[str],
+        default_limit: int = DEFAULT_BODY_LIMIT,
+        body_limits: dict[str, int] | None = None,
+        static_prefix: str = "/static/",
+    ) -> None:
+        self.app = app
+        self.origin = origin
+        self.hosts = hosts
+        self.default_limit = default_limit
+        self.body_limits = sorted((body_limits or {}).items(), key=lambda kv: -len(kv[0]))
+        self.static_prefix = static_prefix
+
+    def _limit(self, path: str) -> int:
+        for prefix, limit in self.body_limits:
+            if path.startswith(prefix):
+                return limit
+        return self.default_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        api = path.startswith("/api/")
+        headers = _headers(scope)
+        method = str(scope.get("method", "GET")).upper()
+
+        if headers.get("host", "") not in self.hosts:
+            await _refuse(send, 421, "host", "this server does not answer for that host name", api)
+            return
+
+        cookie_token = _cookie(headers.get("cookie"), CSRF_COOKIE)
+        token = cookie_token or secrets.token_urlsafe(32)
+        scope.setdefault("state", {})["csrf_token"] = token
+
+        limit = self._limit(path)
+        length = headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                await _refuse(
+                    send, 400, "content_length", "the Content-Length is not a number", api
+                )
+                return
+            if int(length) > limit:
+                await _refuse(
+                    send, 413, "body_too_large", f"the request body is over {limit:,} bytes", api
+                )
+                return
+
+        if method not in SAFE_METHODS:
+            origin = headers.get("origin")
+            if origin is None:
+                await _refuse(send, 403, "origin_missing", "a write needs this page's Origin", api)
+                return
+            if origin != self.origin:
+                await _refuse(send, 403, "origin", "a write from another origin is refused", api)
+                return
+            if cookie_token is None:
+                await _refuse(send, 403, "csrf", "the CSRF cookie is missing; reload the page", api)
+                return
+            sent = headers.get(CSRF_HEADER)
+            ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+            if sent is None and ctype == "application/x-www-form-urlencoded":
+                try:
+                    body = await _read_all(receive, min(limit, FORM_BODY_LIMIT))
+                except BodyTooLarge:
+                    await _refuse(send, 413, "body_too_large", "the form is too large", api)
+                    return
+                fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=500)
+                values = fields.get(CSRF_FIELD, [])
+                sent = values[0] if len(values) == 1 else None
+                receive = _replay(body)
+            if sent is None or not hmac.compare_digest(sent.encode(), cookie_token.encode()):
+                await _refuse(
+                    send, 403, "csrf", "the CSRF token is missing or wrong; reload the page", api
+                )
+                return
+
+        static = path.startswith(self.static_prefix)
+        set_cookie = None if cookie_token else token
+        started = False
+        cut_off = False  # the body passed its limit: 413 sent, the app's answer dropped
+        seen = 0
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if cut_off:
+                return
+            if message["type"] == "http.response.start":
+                started = True
+                _add_headers(message, static=static, set_cookie=set_cookie)
+            await send(message)
+
+        async def limited_receive() -> Message:
+            nonlocal seen, cut_off
+            message = await receive()
+            if message["type"] == "http.request" and not cut_off:
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    if not started:
+                        await _refuse(
+                            send,
+                            413,
+                            "body_too_large",
+                            f"the request body is over {limit:,} bytes",
+                            api,
+                        )
+                    cut_off = True
+                    return {"type": "http.disconnect"}  # the app sees the client go away
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send_with_headers)
+        except Exception:
+            if cut_off:  # the app failed on the cut-off body; the client already has its 413
+                return
+            raise
+
+
+def _add_headers(message: Message, *, static: bool, set_cookie: str | None) -> None:
+    raw = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _OWNED]
+    raw += [
+        (b"content-security-policy", CSP.encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"x-frame-options", b"DENY"),
+        (b"cross-origin-opener-policy", b"same-origin"),
+        (b"cross-origin-resource-policy", b"same-origin"),
+        (b"cache-control", b"no-cache" if static else b"private, no-store"),
+    ]
+    if set_cookie is not None:
+        raw.append(
+            (
+                b"set-cookie",
+                f"{CSRF_COOKIE}={set_cookie}; Path=/; HttpOnly; SameSite=Strict".encode(),
+            )
+        )
+    message["headers"] = raw
+
+
+_OWNED: Final = frozenset(
+    {
+        b"content-security-policy",
+        b"x-content-type-options",
+        b"referrer-policy",
+        b"x-frame-options",
+        b"cross-origin-opener-policy",
+        b"cross-origin-resource-policy",
+        b"cache-control",
+    }
+)
+
+
+async def _read_all(receive: Receive, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes) -> Receive:
+    done = False
+
+    async def receive() -> Message:
+        nonlocal done
+        if done:
+            return {"type": "http.disconnect"}
+        done = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
+
+
+async def _refuse(send: Send, status: int, code: str, message: str, api: bool) -> None:
+    if api:
+        body = json.dumps({"error": "RefusedError", "code": code, "message": message}).encode()
+        ctype = b"application/json"
+    else:
+        body = f"Refused ({status}): {message}\n".encode()
+        ctype = b"text/plain; charset=utf-8"
+    start: Message = {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", ctype), (b"content-length", str(len(body)).encode())],
+    }
+    _add_headers(start, static=False, set_cookie=None)
+    await send(start)
+    await send({"type": "http.response.body", "body": body})

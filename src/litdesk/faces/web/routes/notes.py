@@ -1,0 +1,135 @@
+"""The review notebook (highlights and comments across papers, Markdown export) and the
+evidence table (CSV export), plus the reader's evidence editor; with ``/api/v1`` twins."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field, field_validator
+
+from litdesk.services.desk import Desk
+
+from .._deps import DeskDep
+from .._render import page
+from ._common import PaperId, download
+
+__all__ = ["api", "pages"]
+
+pages = APIRouter()
+api = APIRouter(tags=["notebook and evidence"])
+
+MAX_FIELD = 4_000
+MAX_PASSAGE = 8_000
+
+
+class NotebookParams(BaseModel):
+    text: str = Field("", max_length=300)
+    kind: Literal["highlight", "comment"] | None = None
+    study: str | None = Field(None, max_length=200)
+
+    @field_validator("kind", "study", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
+
+class StudyParam(BaseModel):
+    study: str | None = Field(None, max_length=200)
+
+    @field_validator("study", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
+
+def notebook_view(desk: Desk, p: NotebookParams) -> dict[str, Any]:
+    return desk.notebook(text=p.text, kind=p.kind, study=p.study).to_dict()
+
+
+def evidence_view(desk: Desk, p: StudyParam) -> dict[str, Any]:
+    return desk.evidence_table(study=p.study).to_dict()
+
+
+@pages.get("/notebook", response_class=HTMLResponse)
+def notebook_page(
+    request: Request, desk: DeskDep, params: Annotated[NotebookParams, Query()]
+) -> Response:
+    return page(request, "notebook.html", notebook_view(desk, params), title="Review notebook")
+
+
+@api.get("/notebook", summary="Highlights and comments across papers (search, kind, Study)")
+def notebook_api(desk: DeskDep, params: Annotated[NotebookParams, Query()]) -> dict[str, Any]:
+    return notebook_view(desk, params)
+
+
+@pages.get("/notebook/export")
+@api.get("/notebook/export", summary="The review notebook as Markdown")
+def notebook_export(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> Response:
+    return download(desk.export_notebook(study=params.study))
+
+
+@pages.get("/evidence", response_class=HTMLResponse)
+def evidence_page(
+    request: Request, desk: DeskDep, params: Annotated[StudyParam, Query()]
+) -> Response:
+    return page(request, "evidence.html", evidence_view(desk, params), title="Evidence")
+
+
+@api.get("/evidence", summary="Evidence across all findings or one Study")
+def evidence_api(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> dict[str, Any]:
+    return evidence_view(desk, params)
+
+
+@pages.get("/evidence/export")
+@api.get("/evidence/export", summary="The evidence table as formula-safe CSV")
+def evidence_export(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> Response:
+    return download(desk.export_evidence(study=params.study))
+
+
+class EvidenceBody(BaseModel):
+    finding: str = Field(min_length=1, max_length=MAX_FIELD)
+    passage: str = Field(min_length=1, max_length=MAX_PASSAGE)
+    source: Literal["abstract", "external"] = "abstract"
+    location: str | None = Field(None, max_length=500)
+    study: str | None = Field(None, max_length=200)
+    question: str | None = Field(None, max_length=MAX_FIELD)
+    population: str | None = Field(None, max_length=MAX_FIELD)
+    method: str | None = Field(None, max_length=MAX_FIELD)
+    intervention: str | None = Field(None, max_length=MAX_FIELD)
+    limitations: str | None = Field(None, max_length=MAX_FIELD)
+
+    def fields(self) -> dict[str, str | None]:
+        return {
+            "question": self.question,
+            "population": self.population,
+            "method": self.method,
+            "intervention": self.intervention,
+            "limitations": self.limitations,
+        }
+
+
+def _add(desk: Desk, paper_id: str, body: EvidenceBody) -> dict[str, Any]:
+    return desk.add_evidence(
+        paper_id,
+        finding=body.finding,
+        passage=body.passage,
+        source=body.source,
+        location=body.location,
+        study=body.study,
+        fields=body.fields(),
+    ).to_dict()
+
+
+@api.post("/papers/{paper_id}/evidence", summary="Record evidence (six fields + passage)")
+def evidence_add_api(desk: DeskDep, paper_id: PaperId, body: EvidenceBody) -> dict[str, Any]:
+    return _add(desk, paper_id, body)
+
+
+@pages.post("/paper/{paper_id}/evidence")
+def evidence_add_form(
+    desk: DeskDep, paper_id: PaperId, body: Annotated[EvidenceBody, Form()]
+) -> Response:
+    _add(desk, paper_id, body)
+    return RedirectResponse(f"/paper/{paper_id}#evidence", status_code=303)

@@ -1,0 +1,179 @@
+"""Saved papers (list, filters, exports) and the reader ``/paper/<id>`` (abstract,
+highlights, comments, reading status), with their ``/api/v1`` twins."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field, field_validator
+
+from litdesk.services.desk import Desk
+
+from .._deps import DeskDep
+from .._render import page
+from ._common import PaperId, download
+
+__all__ = ["api", "pages"]
+
+pages = APIRouter()
+api = APIRouter(tags=["papers"])
+
+Status = Literal["to-read", "reading", "read"]
+MAX_COMMENT = 4_000
+MAX_HIGHLIGHT = 8_000
+
+
+class SavedParams(BaseModel):
+    text: str = Field("", max_length=300, description="Identifier, words, or a misspelt long word.")
+    study: str | None = Field(None, max_length=200)
+    status: Status | None = None
+    page: int = Field(1, ge=1, le=10_000)
+
+    @field_validator("study", "status", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value  # "any" in the page's select
+
+
+def saved_view(desk: Desk, p: SavedParams) -> dict[str, Any]:
+    return desk.saved(text=p.text, study=p.study or None, status=p.status, page=p.page).to_dict()
+
+
+@pages.get("/saved", response_class=HTMLResponse)
+def saved_page(
+    request: Request, desk: DeskDep, params: Annotated[SavedParams, Query()]
+) -> Response:
+    return page(request, "saved.html", saved_view(desk, params), title="Saved papers")
+
+
+@api.get("/saved", summary="Saved papers, filtered (text, Study, reading status), paged")
+def saved_api(desk: DeskDep, params: Annotated[SavedParams, Query()]) -> dict[str, Any]:
+    return saved_view(desk, params)
+
+
+@pages.get("/saved/export")
+@api.get("/saved/export", summary="The filtered saved list as RIS, CSV or BibTeX")
+def saved_export(
+    desk: DeskDep,
+    params: Annotated[SavedParams, Query()],
+    format: Literal["ris", "csv", "bibtex"] = "ris",
+) -> Response:
+    return download(
+        desk.export_saved(
+            format, text=params.text, study=params.study or None, status=params.status
+        )
+    )
+
+
+async def reader_view(desk: Desk, paper_id: str) -> dict[str, Any]:
+    return (await desk.open_paper(paper_id)).to_dict()
+
+
+@pages.get("/paper/{paper_id}", response_class=HTMLResponse)
+async def reader_page(request: Request, desk: DeskDep, paper_id: PaperId) -> Response:
+    return page(request, "reader.html", await reader_view(desk, paper_id), title="Reader")
+
+
+@api.get("/papers/{paper_id}", summary="A paper's reader data (store, recent run, else looked up)")
+async def reader_api(desk: DeskDep, paper_id: PaperId) -> dict[str, Any]:
+    return await reader_view(desk, paper_id)
+
+
+@api.get("/papers/{paper_id}/occurrences", summary="Exact occurrences of a passage in the abstract")
+def occurrences_api(
+    desk: DeskDep,
+    paper_id: PaperId,
+    text: Annotated[str, Query(min_length=1, max_length=MAX_HIGHLIGHT)],
+) -> dict[str, Any]:
+    return {"occurrences": desk.occurrences(paper_id, text)}
+
+
+class StatusBody(BaseModel):
+    status: Status | None = None
+
+
+class HighlightBody(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_HIGHLIGHT)
+    start: int | None = Field(None, ge=0, le=10_000_000)
+    occurrence: int = Field(1, ge=1, le=100)
+    comment: str | None = Field(None, max_length=MAX_COMMENT)
+
+
+class CommentBody(BaseModel):
+    comment: str = Field(min_length=1, max_length=MAX_COMMENT)
+
+
+class SaveBody(BaseModel):
+    study: str | None = Field(None, max_length=200)
+
+
+@api.post("/papers/{paper_id}/status", summary="Set (or clear) the reading status")
+def status_api(desk: DeskDep, paper_id: PaperId, body: StatusBody) -> dict[str, Any]:
+    return desk.set_status(paper_id, body.status).to_dict()
+
+
+@api.post("/papers/{paper_id}/highlights", summary="Highlight a passage of the abstract")
+def highlight_api(desk: DeskDep, paper_id: PaperId, body: HighlightBody) -> dict[str, Any]:
+    return desk.highlight(
+        paper_id, text=body.text, start=body.start, occurrence=body.occurrence, comment=body.comment
+    ).to_dict()
+
+
+@api.post("/papers/{paper_id}/comments", summary="A paper-level comment")
+def comment_api(desk: DeskDep, paper_id: PaperId, body: CommentBody) -> dict[str, Any]:
+    return desk.comment(paper_id, body.comment).to_dict()
+
+
+@api.post("/papers/{paper_id}/save", summary="Save a paper shown from a recent search")
+def save_api(desk: DeskDep, paper_id: PaperId, body: SaveBody) -> dict[str, Any]:
+    return desk.save_paper(paper_id, study=body.study or None).to_dict()
+
+
+def _back(paper_id: str, anchor: str = "") -> RedirectResponse:
+    return RedirectResponse(f"/paper/{paper_id}{anchor}", status_code=303)
+
+
+@pages.post("/paper/{paper_id}/status")
+def status_form(
+    desk: DeskDep,
+    paper_id: PaperId,
+    status: Annotated[Literal["", "to-read", "reading", "read"], Form()] = "",
+) -> Response:
+    desk.set_status(paper_id, status or None)
+    return _back(paper_id)
+
+
+@pages.post("/paper/{paper_id}/highlight")
+def highlight_form(
+    desk: DeskDep,
+    paper_id: PaperId,
+    text: Annotated[str, Form(min_length=1, max_length=MAX_HIGHLIGHT)],
+    start: Annotated[str, Form(max_length=12)] = "",
+    occurrence: Annotated[int, Form(ge=1, le=100)] = 1,
+    comment: Annotated[str, Form(max_length=MAX_COMMENT)] = "",
+) -> Response:
+    offset = int(start) if start.isdigit() else None
+    desk.highlight(
+        paper_id, text=text, start=offset, occurrence=occurrence, comment=comment.strip() or None
+    )
+    return _back(paper_id, "#notes")
+
+
+@pages.post("/paper/{paper_id}/comment")
+def comment_form(
+    desk: DeskDep,
+    paper_id: PaperId,
+    comment: Annotated[str, Form(min_length=1, max_length=MAX_COMMENT)],
+) -> Response:
+    desk.comment(paper_id, comment)
+    return _back(paper_id, "#notes")
+
+
+@pages.post("/paper/{paper_id}/save")
+def save_form(
+    desk: DeskDep, paper_id: PaperId, study: Annotated[str, Form(max_length=200)] = ""
+) -> Response:
+    desk.save_paper(paper_id, study=study or None)
+    return _back(paper_id)

@@ -1,0 +1,225 @@
+"""Search: the form, results, selection actions; ``/api/v1/search`` and
+``/api/v1/query/check`` (validation as you type) and ``/api/v1/selection/*``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field, field_validator
+
+from litdesk._errors import InputError
+from litdesk.services.desk import MAX_SELECTION, Desk, SearchForm
+
+from .._deps import DeskDep
+from .._render import page
+from ._common import PAPER_ID, download
+from .studies import with_restore
+
+__all__ = ["api", "pages"]
+
+pages = APIRouter()
+api = APIRouter(tags=["search"])
+
+Provider = Literal["europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv"]
+PROVIDERS: tuple[str, ...] = (
+    "europepmc",
+    "openalex",
+    "semanticscholar",
+    "crossref",
+    "pubmed",
+    "arxiv",
+)
+STARTERS = (
+    {"label": "Drug resistance", "mode": "keyword", "q": '"drug resistance" AND tuberculosis'},
+    {
+        "label": "Compare methods",
+        "mode": "semantic",
+        "q": "How do CRISPR screening methods compare for finding drug targets?",
+    },
+    {"label": "Explore a field", "mode": "discovery", "q": "gut microbiome depression"},
+)
+
+
+class SearchParams(BaseModel):
+    q: str = Field("", max_length=2_000, description="The query (litdesk query language).")
+    mode: Literal["keyword", "semantic", "discovery"] = "keyword"
+    provider: list[Provider] = Field(default_factory=list, max_length=6)
+    field: Literal["all", "title", "abstract", "author"] = "all"
+    type: Literal["all", "review", "preprint", "journal"] = "all"
+    year_from: int | None = Field(None, ge=1800, le=2199)
+    year_to: int | None = Field(None, ge=1800, le=2199)
+    open_access: bool = False
+    include_retracted: bool = False
+    sort: Literal["relevance", "newest", "cited"] = "relevance"
+    cursor: str | None = Field(None, max_length=2_000)
+    page: int = Field(1, ge=1, le=1_000)
+
+    @field_validator("year_from", "year_to", "cursor", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value  # an empty form field means "not given"
+
+    def form(self) -> SearchForm:
+        return SearchForm(
+            query=self.q,
+            mode=self.mode,
+            providers=tuple(dict.fromkeys(self.provider)),
+            field=self.field,
+            type=self.type,
+            year_from=self.year_from,
+            year_to=self.year_to,
+            open_access=self.open_access,
+            include_retracted=self.include_retracted,
+            sort=self.sort,
+            cursor=self.cursor or None,
+            page=self.page,
+        )
+
+
+async def search_view(desk: Desk, params: SearchParams) -> dict[str, Any]:
+    """The search page's data (and ``/api/v1/search``'s answer)."""
+    return (await desk.search(params.form())).to_dict()
+
+
+def _form_state(params: SearchParams) -> dict[str, Any]:
+    return params.model_dump() | {"providers_all": PROVIDERS, "starters": STARTERS}
+
+
+def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str]:
+    """Paging addresses: frozen pages for bounded discovery, cursors for provider order."""
+    if result is None:
+        return {}
+    base = {
+        k: ("true" if v is True else v)
+        for k, v in params.model_dump(exclude_defaults=True, exclude={"page", "cursor"}).items()
+    }
+    paging = result["paging"]
+
+    def href(**extra: Any) -> str:
+        return "/search?" + urlencode(base | extra, doseq=True)
+
+    if paging["kind"] == "frozen":
+        return {"prev": href(page=paging["page"] - 1), "next": href(page=paging["page"] + 1)}
+    links = {"first": href()}
+    if paging["next_cursor"]:
+        links["next"] = href(cursor=paging["next_cursor"])
+    return links
+
+
+@pages.get("/search", response_class=HTMLResponse)
+async def search_page(
+    request: Request, desk: DeskDep, params: Annotated[SearchParams, Query()]
+) -> Response:
+    data: dict[str, Any] = {"form": _form_state(params), "result": None, "error": None}
+    if params.q.strip():
+        try:
+            data["result"] = await search_view(desk, params)
+            data["studies"] = data["result"]["studies"]
+        except InputError as exc:
+            data["error"] = {
+                "message": exc.message,
+                "code": exc.code,
+                **{k: v for k, v in exc.details.items() if k in ("position", "end")},
+            }
+    if "studies" not in data:  # no search ran: the Study list is the page's one call
+        data["studies"] = desk.studies().to_dict()["studies"]
+    data["links"] = _links(params, data["result"])
+    return page(request, "search.html", data, status=400 if data["error"] else 200, title="Search")
+
+
+@api.get("/search", summary="Run a search (fused lanes, why-this-paper, provenance)")
+async def search_api(desk: DeskDep, params: Annotated[SearchParams, Query()]) -> dict[str, Any]:
+    if not params.q.strip():
+        raise InputError("type a query", code="empty")
+    return await search_view(desk, params)
+
+
+@api.get("/query/check", summary="Validate a query as you type (error and position)")
+def query_check(
+    desk: DeskDep,
+    q: Annotated[str, Query(max_length=4_000)] = "",
+    field: Literal["all", "title", "abstract", "author"] = "all",
+) -> dict[str, Any]:
+    return desk.check_query(q, field).to_dict()
+
+
+class SelectionBody(BaseModel):
+    run_id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
+    paper_ids: list[Annotated[str, Field(pattern=PAPER_ID)]] = Field(
+        min_length=1, max_length=MAX_SELECTION
+    )
+    study: str | None = Field(None, max_length=200)
+    new_study: str | None = Field(None, max_length=200)
+
+
+@api.post("/selection/save", summary="Save selected papers of a run (optionally into a Study)")
+def selection_save(desk: DeskDep, body: SelectionBody) -> dict[str, Any]:
+    return desk.save_selection(
+        body.run_id, body.paper_ids, study=body.study, new_study=body.new_study
+    ).to_dict()
+
+
+@api.post("/selection/ris", summary="RIS of selected papers of a run")
+def selection_ris(desk: DeskDep, body: SelectionBody) -> Response:
+    return download(desk.export_selection(body.run_id, body.paper_ids))
+
+
+@pages.post("/selection", response_class=HTMLResponse)
+def selection_form(
+    request: Request,
+    desk: DeskDep,
+    run_id: Annotated[str, Form(max_length=100, pattern=r"^[A-Za-z0-9_-]+$")],
+    action: Annotated[Literal["save", "study", "ris"], Form()],
+    paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
+    study: Annotated[str, Form(max_length=200)] = "",
+    new_study: Annotated[str, Form(max_length=200)] = "",
+    back: Annotated[str, Form(max_length=4_000)] = "",
+) -> Response:
+    if action == "ris":
+        return download(desk.export_selection(run_id, paper_ids))
+    if action == "study" and not (study or new_study.strip()):
+        raise InputError("choose a Study or name a new one", code="study_choice")
+    result = desk.save_selection(
+        run_id,
+        paper_ids,
+        study=(study or None) if action == "study" and not new_study.strip() else None,
+        new_study=new_study.strip() or None if action == "study" else None,
+    )
+    safe_back = back if back.startswith("/search?") else "/search"
+    return page(
+        request, "selection.html", result.to_dict() | {"back": safe_back}, title="Selection"
+    )
+
+
+RunId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{1,100}$", description="A search run id.")]
+
+
+class RunSaveBody(BaseModel):
+    study: str = Field(min_length=1, max_length=200)
+
+
+@api.post("/runs/{run_id}/save", summary="Keep a search run (immutable) in a Study")
+def run_save_api(desk: DeskDep, run_id: RunId, body: RunSaveBody) -> dict[str, Any]:
+    return with_restore(desk.save_run(run_id, body.study).to_dict())
+
+
+@pages.post("/runs/{run_id}/save")
+def run_save_form(
+    desk: DeskDep, run_id: RunId, study: Annotated[str, Form(min_length=1, max_length=200)]
+) -> Response:
+    kept = desk.save_run(run_id, study).to_dict()
+    return RedirectResponse(f"/study/{kept['id']}#runs", status_code=303)
+
+
+@pages.get("/runs/{run_id}/export")
+@api.get(
+    "/runs/{run_id}/export", summary="A kept search run as JSON manifest, RIS or PRISMA-S Markdown"
+)
+def run_export(
+    desk: DeskDep, run_id: RunId, format: Literal["json", "ris", "prisma-md"] = "json"
+) -> Response:
+    return download(desk.export_run(run_id, format))

@@ -1,0 +1,126 @@
+"""Studies: list, create, rename, and a Study's page; with their ``/api/v1`` twins."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from litdesk.services.desk import Desk
+
+from .._deps import DeskDep
+from .._render import page
+from ._common import StudyRef
+
+__all__ = ["api", "pages", "with_restore"]
+
+pages = APIRouter()
+api = APIRouter(tags=["studies"])
+
+
+class StudyBody(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(None, max_length=4_000)
+
+
+class RenameBody(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+
+
+def studies_view(desk: Desk) -> dict[str, Any]:
+    return desk.studies().to_dict()
+
+
+def _restore(definition: dict[str, Any]) -> str:
+    """The search form's address for a kept run's definition (restored, not rerun)."""
+    f = definition.get("filters", {})
+    params: list[tuple[str, Any]] = [("q", definition["query"]), ("mode", definition["mode"])]
+    params += [("provider", p) for p in definition.get("providers", [])]
+    for key in ("field", "type", "sort", "year_from", "year_to"):
+        if f.get(key) not in (None, "all", "relevance"):
+            params.append((key, f[key]))
+    for key in ("open_access", "include_retracted"):
+        if f.get(key):
+            params.append((key, "true"))
+    return "/search?" + urlencode(params)
+
+
+def with_restore(data: dict[str, Any]) -> dict[str, Any]:
+    """A Study's data with each kept run's restore address."""
+    for run in data["runs"]:
+        run["restore"] = _restore(run["definition"]) if run.get("definition") else None
+    return data
+
+
+def study_view(desk: Desk, ref: str) -> dict[str, Any]:
+    return with_restore(desk.study(ref).to_dict())
+
+
+@pages.get("/studies", response_class=HTMLResponse)
+def studies_page(request: Request, desk: DeskDep) -> Response:
+    return page(request, "studies.html", studies_view(desk), title="Studies")
+
+
+@api.get("/studies", summary="All Studies with their paper counts")
+def studies_api(desk: DeskDep) -> dict[str, Any]:
+    return studies_view(desk)
+
+
+@api.post("/studies", summary="Create a Study")
+def create_api(desk: DeskDep, body: StudyBody) -> dict[str, Any]:
+    return with_restore(desk.create_study(body.name, body.description).to_dict())
+
+
+@pages.post("/studies")
+def create_form(
+    desk: DeskDep,
+    name: Annotated[str, Form(min_length=1, max_length=200)],
+    description: Annotated[str, Form(max_length=4_000)] = "",
+) -> Response:
+    made = desk.create_study(name, description.strip() or None).to_dict()
+    return RedirectResponse(f"/study/{made['id']}", status_code=303)
+
+
+@pages.get("/study/{ref}", response_class=HTMLResponse)
+def study_page(request: Request, desk: DeskDep, ref: StudyRef) -> Response:
+    return page(request, "study.html", study_view(desk, ref), title="Study")
+
+
+@api.get("/studies/{ref}", summary="A Study: papers, counts, search runs, imports")
+def study_api(desk: DeskDep, ref: StudyRef) -> dict[str, Any]:
+    return study_view(desk, ref)
+
+
+@api.post("/studies/{ref}/rename", summary="Rename a Study")
+def rename_api(desk: DeskDep, ref: StudyRef, body: RenameBody) -> dict[str, Any]:
+    return with_restore(desk.rename_study(ref, body.name).to_dict())
+
+
+@pages.post("/study/{ref}/rename")
+def rename_form(
+    desk: DeskDep, ref: StudyRef, name: Annotated[str, Form(min_length=1, max_length=200)]
+) -> Response:
+    renamed = desk.rename_study(ref, name).to_dict()
+    return RedirectResponse(f"/study/{renamed['id']}", status_code=303)
+
+
+IMPORT_LIMIT = 60_000_000  # the request (all files); each file at most 20 MB (the desk's limit)
+
+
+@api.post(
+    "/imports", summary="Import export files into a Study (per-file refusals beside the successes)"
+)
+async def import_api(
+    desk: DeskDep,
+    study: Annotated[str, Query(min_length=1, max_length=200)],
+    files: Annotated[
+        list[UploadFile],
+        File(description="RIS, MEDLINE, WoS, BibTeX, CSV, EndNote XML, CSL-JSON …"),
+    ],
+) -> dict[str, Any]:
+    loaded = [(f.filename or "file", await f.read(20_000_001)) for f in files[:21]]
+    return await run_in_threadpool(desk.import_into_study, study, loaded)

@@ -1,0 +1,11 @@
+// litdesk web workspace: the page's small behaviours (no inline script; CSP 'self').
+import { installKeys } from "./keys.js";
+import { installSearch } from "./search.js";
+import { installReader } from "./reader.js";
+import { installImports } from "./imports.js";
+
+installKeys();
+if (document.getElementById("search-form")) installSearch();
+if (document.getElementById("highlight-form")) installReader();
+if (document.getElementById("dropzone")) installImports();
+document.documentElement.dataset.ready = "1"; // the behaviours above are installed

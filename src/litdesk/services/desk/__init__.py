@@ -1,0 +1,44 @@
+"""The desk: the use cases of the web workspace over one app-lifetime set of services
+(store, provider transport, fused search), opened once with :func:`open_desk`."""
+
+from ._desk import (
+    EXPORT_MEDIA,
+    MAX_SELECTION,
+    SAVED_CAP,
+    SAVED_PAGE,
+    Desk,
+    SearchForm,
+    open_desk,
+)
+from ._views import (
+    EvidenceTableView,
+    Export,
+    NotebookView,
+    QueryCheck,
+    ReaderView,
+    SavedView,
+    SearchView,
+    SelectionResult,
+    StudiesView,
+    StudyView,
+)
+
+__all__ = [
+    "EXPORT_MEDIA",
+    "MAX_SELECTION",
+    "SAVED_CAP",
+    "SAVED_PAGE",
+    "Desk",
+    "EvidenceTableView",
+    "Export",
+    "NotebookView",
+    "QueryCheck",
+    "ReaderView",
+    "SavedView",
+    "SearchForm",
+    "SearchView",
+    "SelectionResult",
+    "StudiesView",
+    "StudyView",
+    "open_desk",
+]

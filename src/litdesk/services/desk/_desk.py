@@ -1,0 +1,744 @@
+"""The desk: one method per use case of the web workspace, over services opened once.
+
+:func:`open_desk` opens the service runtime (:func:`litdesk.services.open_runtime`: the
+store, one provider transport, optionally answering from a replay cassette, and the fused
+search) for the app's lifetime. Search methods are async;
+store methods are plain (a web face runs them in its thread pool). Recent search runs
+are kept in memory by id so that saving a selection refers to papers litdesk itself
+retrieved (a client never sends paper records).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+from litdesk._errors import InputError, LitdeskError, NotFoundError
+from litdesk._settings import Settings
+from litdesk.adapters.formats import dumps, loads
+from litdesk.adapters.store import READING_STATUSES, Store, repo
+from litdesk.core.query import QuerySyntaxError, parse_query
+from litdesk.core.records import Paper
+from litdesk.core.runs import RunInvalid, SearchRun
+from litdesk.core.saved import filter_papers
+from litdesk.services._runtime import Runtime, open_runtime
+from litdesk.services.search import (
+    export_run,
+    load_run,
+    make_definition,
+    save_run,
+)
+from litdesk.services.workspace import (
+    EvidenceView,
+    Workspace,
+    evidence_csv,
+    notebook_markdown,
+    ris_text,
+)
+
+from ._views import (
+    EvidenceTableView,
+    Export,
+    NotebookView,
+    QueryCheck,
+    ReaderView,
+    SavedView,
+    SearchView,
+    SelectionResult,
+    StudiesView,
+    StudyView,
+)
+
+__all__ = [
+    "EXPORT_MEDIA",
+    "MAX_SELECTION",
+    "SAVED_CAP",
+    "SAVED_PAGE",
+    "Desk",
+    "SearchForm",
+    "open_desk",
+]
+
+MAX_SELECTION: Final = 20
+SAVED_CAP: Final = 5_000
+SAVED_PAGE: Final = 50
+MAX_QUERY_CHARS: Final = 2_000
+RECENT_RUNS: Final = 200
+MAX_IMPORT_FILES: Final = 20
+MAX_IMPORT_FILE_BYTES: Final = 20_000_000
+EXPORT_MEDIA: Final = {
+    "ris": ("application/x-research-info-systems", "ris"),
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "bibtex": ("application/x-bibtex", "bib"),
+}
+Mode = Literal["keyword", "semantic", "discovery"]
+_EVIDENCE_EXTRA: Final = ("question", "population", "method", "intervention", "limitations")
+QueryField = Literal["all", "title", "abstract", "author"]
+_FIELDS: Final[dict[str, QueryField]] = {
+    "all": "all",
+    "title": "title",
+    "abstract": "abstract",
+    "author": "author",
+}
+
+
+class DeskInputError(InputError):
+    """A request to the desk does not fit (selection size, unknown run, bad choice)."""
+
+    default_code = "desk_input"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchForm:
+    """The search form, validated by the face's request model."""
+
+    query: str
+    mode: Mode = "keyword"
+    providers: tuple[str, ...] = ()
+    field: str = "all"
+    type: str = "all"
+    year_from: int | None = None
+    year_to: int | None = None
+    open_access: bool = False
+    include_retracted: bool = False
+    sort: str = "relevance"
+    cursor: str | None = None
+    page: int = 1
+    limit: int = 20
+
+
+@dataclass(slots=True)
+class Desk:
+    """The web workspace's use cases (owner ``local`` until team mode exists)."""
+
+    runtime: Runtime
+    owner: str = "local"
+    _runs: OrderedDict[str, SearchRun] = field(default_factory=OrderedDict)
+    # validated saved papers by id with their stored text, reused while the text is unchanged
+    _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    @property
+    def store(self) -> Store:
+        return self.runtime.store
+
+    @property
+    def workspace(self) -> Workspace:
+        return Workspace(self.store)
+
+    # --- search ------------------------------------------------------------------------
+
+    def check_query(self, query: str, field_name: str = "all") -> QueryCheck:
+        """Validate a query as the user types: the error and its 1-based position."""
+        if len(query) > MAX_QUERY_CHARS:
+            return QueryCheck(
+                False,
+                f"a query is at most {MAX_QUERY_CHARS:,} characters",
+                "too_long",
+                MAX_QUERY_CHARS + 1,
+                len(query),
+            )
+        try:
+            if field_name not in _FIELDS:
+                raise DeskInputError(f"field is one of {', '.join(_FIELDS)}", code="field")
+            parse_query(query, field=_FIELDS[field_name])
+        except QuerySyntaxError as exc:
+            return QueryCheck(False, exc.reason, exc.code, exc.position, exc.end)
+        return QueryCheck(True)
+
+    async def search(self, form: SearchForm) -> SearchView:
+        """Run (or reuse) the search and remember the run for selection actions."""
+        check = self.check_query(form.query, form.field)
+        if not check.ok:
+            raise DeskInputError(
+                f"{check.message} (at character {check.position})",
+                code=check.code,
+                position=check.position,
+                end=check.end,
+            )
+        if form.year_from and form.year_to and form.year_from > form.year_to:
+            raise DeskInputError("the first year is after the last year", code="years")
+        if form.cursor is not None and form.mode != "keyword":
+            raise DeskInputError("a cursor pages keyword searches only", code="cursor")
+        try:
+            definition = make_definition(
+                form.query,
+                mode=form.mode,
+                providers=list(form.providers) or None,
+                filters={
+                    "field": form.field,
+                    "type": form.type,
+                    "year_from": form.year_from,
+                    "year_to": form.year_to,
+                    "open_access": form.open_access,
+                    "include_retracted": form.include_retracted,
+                    "sort": form.sort,
+                },
+                limit=form.limit,
+            )
+        except RunInvalid as exc:
+            raise DeskInputError(exc.message, code="definition") from None
+        run = await self.runtime.fused_search(definition, cursor=form.cursor, owner=self.owner)
+        self._remember(run)
+        return SearchView(run, page=form.page, cursor=form.cursor, studies=self.studies().studies)
+
+    def _remember(self, run: SearchRun) -> None:
+        with self._lock:
+            self._runs[run.id] = run
+            self._runs.move_to_end(run.id)
+            while len(self._runs) > RECENT_RUNS:
+                self._runs.popitem(last=False)
+
+    def _recent(self, run_id: str) -> SearchRun:
+        with self._lock:
+            run = self._runs.get(run_id)
+        if run is None:
+            raise NotFoundError(
+                f"search run {run_id[:80]!r} is no longer open here; search again",
+                code="run_not_open",
+            )
+        return run
+
+    def _paper_in_runs(self, paper_id: str) -> Paper | None:
+        with self._lock:
+            runs = list(self._runs.values())
+        for run in reversed(runs):
+            for hit in run.hits:
+                if hit.paper.id == paper_id:
+                    return hit.paper
+        return None
+
+    # --- search runs in Studies -----------------------------------------------------------
+
+    def save_run(self, run_id: str, study: str) -> StudyView:
+        """Keep a run shown here (immutable) in a Study; a run kept before is attached."""
+        run = self._recent(run_id)
+        try:
+            load_run(self.store, run.id)
+        except NotFoundError:
+            save_run(self.store, run, owner=self.owner, study=study)  # refuses all-failed runs
+        else:
+            self.workspace.attach_search_run(study, run.id)
+        return self.study(study)
+
+    def export_run(self, run_id: str, fmt: str) -> Export:
+        """A kept run as its JSON manifest, RIS or PRISMA-S Markdown."""
+        media = {
+            "json": ("application/json", "search.json"),
+            "ris": (EXPORT_MEDIA["ris"][0], "search.ris"),
+            "prisma-md": ("text/markdown; charset=utf-8", "prisma-s.md"),
+        }
+        if fmt not in media:
+            raise DeskInputError(f"run export format is one of {', '.join(media)}", code="format")
+        run = load_run(self.store, run_id)
+        body = export_run(run, fmt).encode("utf-8")
+        return Export(body, media[fmt][1], media[fmt][0], len(run.hits))
+
+    # --- selection -----------------------------------------------------------------------
+
+    def save_selection(
+        self,
+        run_id: str,
+        paper_ids: list[str],
+        *,
+        study: str | None = None,
+        new_study: str | None = None,
+    ) -> SelectionResult:
+        """Save up to 20 papers of a search run, optionally into a Study (existing or
+        new). Conflicted hits are refused; each paper's failure is reported beside the
+        successes."""
+        ids = list(dict.fromkeys(paper_ids))
+        if not ids:
+            raise DeskInputError("select at least one paper", code="empty_selection")
+        if len(ids) > MAX_SELECTION:
+            raise DeskInputError(
+                f"a selection holds at most {MAX_SELECTION} papers", code="selection_size"
+            )
+        if study and new_study:
+            raise DeskInputError(
+                "choose an existing Study or a new one, not both", code="study_choice"
+            )
+        run = self._recent(run_id)
+        hits = {h.paper.id: h for h in run.hits}
+        ws = self.workspace
+        study_row = None
+        if new_study:
+            study_row = ws.create_study(new_study)
+        elif study:
+            study_row = ws.study(study)
+        saved: list[str] = []
+        failed: list[dict[str, str]] = []
+        created = 0
+        for pid in ids:
+            hit = hits.get(pid)
+            if hit is None:
+                failed.append({"id": pid[:200], "reason": "not in this search run"})
+                continue
+            if hit.conflicts:
+                failed.append(
+                    {"id": pid, "reason": "identifier conflict: " + "; ".join(hit.conflicts)}
+                )
+                continue
+            try:
+                result = ws.save_paper(hit.paper, study=study_row.id if study_row else None)
+            except LitdeskError as exc:
+                failed.append({"id": pid, "reason": exc.message})
+                continue
+            saved.append(result.paper.id)
+            created += int(result.created)
+        return SelectionResult(
+            saved,
+            created,
+            failed,
+            study_row.id if study_row else None,
+            study_row.name if study_row else None,
+        )
+
+    def export_selection(self, run_id: str, paper_ids: list[str]) -> Export:
+        """RIS of selected (non-conflicted) papers of a search run."""
+        run = self._recent(run_id)
+        wanted = set(paper_ids[:MAX_SELECTION])
+        papers = [h.paper for h in run.hits if h.paper.id in wanted and not h.conflicts]
+        return Export(
+            ris_text(papers).encode("utf-8"), "selection.ris", EXPORT_MEDIA["ris"][0], len(papers)
+        )
+
+    # --- saved papers ----------------------------------------------------------------------
+
+    @staticmethod
+    def _check_status(status: str | None) -> None:
+        if status is not None and status not in READING_STATUSES:
+            raise DeskInputError(
+                f"reading status is one of {', '.join(READING_STATUSES)}", code="status"
+            )
+
+    def _saved_rows(
+        self, text: str, study: str | None, status: str | None
+    ) -> tuple[list[repo.PaperRow], int, bool]:
+        self._check_status(status)
+        with self.store.read() as conn:
+            study_id = repo.get_study(conn, study).id if study else None
+            with self._lock:  # one listing at a time reuses and refreshes the records
+                if len(self._papers) > 4 * SAVED_CAP:
+                    self._papers.clear()
+                rows = repo.list_papers_reusing(
+                    conn, self._papers, study_id=study_id, status=status, limit=SAVED_CAP + 1
+                )
+        capped = len(rows) > SAVED_CAP
+        rows = rows[:SAVED_CAP]
+        total = len(rows)
+        if text.strip():
+            by_id = {r.paper.id: r for r in rows}
+            rows = [by_id[p.id] for p in filter_papers([r.paper for r in rows], text)]
+        return rows, total, capped
+
+    def saved(
+        self, *, text: str = "", study: str | None = None, status: str | None = None, page: int = 1
+    ) -> SavedView:
+        """One page of saved papers. Without a text filter the page comes from the store
+        (count + one page); with one, the newest :data:`SAVED_CAP` are filtered here."""
+        if text.strip():
+            rows, total, capped = self._saved_rows(text, study, status)
+            matched = len(rows)
+            pages = max(1, -(-matched // SAVED_PAGE))
+            page = min(max(1, page), pages)
+            shown = rows[(page - 1) * SAVED_PAGE : page * SAVED_PAGE]
+        else:
+            self._check_status(status)
+            with self.store.read() as conn:
+                study_id = repo.get_study(conn, study).id if study else None
+                total = matched = repo.count_papers(conn, study_id=study_id, status=status)
+                pages = max(1, -(-matched // SAVED_PAGE))
+                page = min(max(1, page), pages)
+                with self._lock:
+                    shown = repo.list_papers_reusing(
+                        conn,
+                        self._papers,
+                        study_id=study_id,
+                        status=status,
+                        limit=SAVED_PAGE,
+                        offset=(page - 1) * SAVED_PAGE,
+                    )
+            capped = False
+        return SavedView(
+            rows=[
+                {
+                    "id": r.paper.id,
+                    "title": r.paper.title,
+                    "authors": list(r.paper.authors[:6]),
+                    "more_authors": max(0, len(r.paper.authors) - 6),
+                    "journal": r.paper.journal,
+                    "year": r.paper.year,
+                    "doi": r.paper.doi,
+                    "status": r.status,
+                    "retracted": r.paper.retracted,
+                }
+                for r in shown
+            ],
+            total_saved=total,
+            matched=matched,
+            cap=SAVED_CAP,
+            capped=capped,
+            page=page,
+            pages=pages,
+            filters={"text": text, "study": study, "status": status},
+            studies=self.studies().studies,
+        )
+
+    def export_saved(
+        self, fmt: str, *, text: str = "", study: str | None = None, status: str | None = None
+    ) -> Export:
+        """The filtered saved list as RIS, CSV or BibTeX."""
+        if fmt not in EXPORT_MEDIA:
+            raise DeskInputError(
+                f"export format is one of {', '.join(EXPORT_MEDIA)}", code="format"
+            )
+        rows, _total, _capped = self._saved_rows(text, study, status)
+        papers = [r.paper for r in rows]
+        media, ext = EXPORT_MEDIA[fmt]
+        return Export(dumps(papers, fmt).encode("utf-8"), f"saved-papers.{ext}", media, len(papers))
+
+    # --- reader ------------------------------------------------------------------------------
+
+    def reader(self, paper_id: str) -> ReaderView:
+        """A paper's page: a saved paper from the store (no provider call); an unsaved one
+        from a recent search run. Viewing never saves."""
+        ws = self.workspace
+        try:
+            row = ws.paper(paper_id)
+        except NotFoundError:
+            paper = self._paper_in_runs(paper_id)
+            if paper is None:
+                raise NotFoundError(
+                    f"paper {paper_id[:120]!r} is neither saved nor in a recent search",
+                    code="paper_not_found",
+                ) from None
+            return ReaderView(paper, False, None, [], [], [], "search run")
+        notes, problems = ws.notes(paper_ref=row.paper.id)
+        evidence, ev_problems = ws.evidence(paper_ref=row.paper.id)
+        return ReaderView(
+            row.paper,
+            True,
+            row.status,
+            [n.to_dict() for n in notes],
+            problems + ev_problems,
+            self.studies().studies,
+            "store",
+            [_evidence_row(e) for e in evidence],
+        )
+
+    async def open_paper(self, paper_id: str) -> ReaderView:
+        """The reader for ``paper_id``: saved (store) or from a recent run; otherwise the id
+        is looked up at its provider (one exact-identifier lookup). Viewing never saves."""
+        try:
+            return await asyncio.to_thread(self.reader, paper_id)
+        except NotFoundError:
+            pass
+        try:
+            definition = make_definition(paper_id)
+        except RunInvalid as exc:
+            raise DeskInputError(exc.message, code="definition") from None
+        try:
+            run = await self.runtime.fused_search(definition, owner=self.owner)
+        except NotFoundError as exc:  # a replay cassette without this lookup
+            raise NotFoundError(
+                f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and the "
+                f"lookup found nothing ({exc.message[:200]})",
+                code="paper_not_found",
+            ) from None
+        found = next(
+            (h.paper for h in run.hits if h.paper.id == paper_id and not h.conflicts), None
+        )
+        if found is None:
+            failed = [lane.message for lane in run.lanes if lane.status != "ok" and lane.message]
+            why = f" ({failed[0][:200]})" if failed else ""
+            raise NotFoundError(
+                f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and its "
+                f"provider does not know it{why}",
+                code="paper_not_found",
+            )
+        self._remember(run)
+        return ReaderView(found, False, None, [], [], [], "lookup")
+
+    def save_paper(self, paper_id: str, *, study: str | None = None) -> SelectionResult:
+        """Save a paper shown from a recent search run (the reader's Save button)."""
+        paper = self._paper_in_runs(paper_id)
+        if paper is None:
+            row = self.workspace.paper(paper_id)  # already saved: maybe add to the Study
+            paper = row.paper
+        result = self.workspace.save_paper(paper, study=study)
+        s = self.workspace.study(study) if study else None
+        return SelectionResult(
+            [result.paper.id], int(result.created), [], s.id if s else None, s.name if s else None
+        )
+
+    def set_status(self, paper_id: str, status: str | None) -> ReaderView:
+        if status is not None and status not in READING_STATUSES:
+            raise DeskInputError(
+                f"reading status is one of {', '.join(READING_STATUSES)}", code="status"
+            )
+        self.workspace.set_status(paper_id, status)
+        return self.reader(paper_id)
+
+    def highlight(
+        self,
+        paper_id: str,
+        *,
+        text: str,
+        start: int | None,
+        occurrence: int = 1,
+        comment: str | None = None,
+    ) -> ReaderView:
+        """A highlight of the abstract; the offsets must reproduce the text server-side."""
+        self.workspace.add_note(
+            paper_id, highlight=text, start=start, occurrence=occurrence, comment=comment or None
+        )
+        return self.reader(paper_id)
+
+    def comment(self, paper_id: str, comment: str) -> ReaderView:
+        self.workspace.add_note(paper_id, comment=comment)
+        return self.reader(paper_id)
+
+    def occurrences(self, paper_id: str, text: str) -> list[dict[str, int | str]]:
+        """Exact occurrences (at most 100) of ``text`` in the saved abstract, with context."""
+        paper = self.workspace.paper(paper_id).paper
+        abstract = paper.abstract or ""
+        if not text:
+            raise DeskInputError("type the passage to find", code="empty")
+        out: list[dict[str, int | str]] = []
+        at = abstract.find(text)
+        while at >= 0 and len(out) < 100:
+            out.append(
+                {
+                    "occurrence": len(out) + 1,
+                    "start": at,
+                    "before": abstract[max(0, at - 40) : at],
+                    "after": abstract[at + len(text) : at + len(text) + 40],
+                }
+            )
+            at = abstract.find(text, at + 1)
+        return out
+
+    # --- evidence and the review notebook --------------------------------------------------
+
+    def add_evidence(
+        self,
+        paper_id: str,
+        *,
+        finding: str,
+        passage: str,
+        source: str,
+        location: str | None = None,
+        study: str | None = None,
+        fields: dict[str, str | None] | None = None,
+    ) -> ReaderView:
+        """A finding with its supporting passage (abstract or external with a location);
+        the service validates every field and checks the passage against its source."""
+        if source not in ("abstract", "external"):
+            raise DeskInputError(
+                "here a passage comes from the abstract or an external source", code="source"
+            )
+        extra = {k: (v or None) for k, v in (fields or {}).items() if k in _EVIDENCE_EXTRA}
+        self.workspace.add_evidence(
+            paper_id,
+            finding=finding,
+            passage=passage,
+            source=source,
+            location=location or None,
+            study=study or None,
+            question=extra.get("question"),
+            population=extra.get("population"),
+            method=extra.get("method"),
+            intervention=extra.get("intervention"),
+            limitations=extra.get("limitations"),
+        )
+        return self.reader(paper_id)
+
+    def evidence_table(self, *, study: str | None = None) -> EvidenceTableView:
+        views, problems = self.workspace.evidence(study=study or None)
+        return EvidenceTableView(
+            [_evidence_row(v) for v in views], problems, study, self.studies().studies
+        )
+
+    def export_evidence(self, *, study: str | None = None) -> Export:
+        views, _problems = self.workspace.evidence(study=study or None)
+        body = evidence_csv(views).encode("utf-8")
+        return Export(body, "evidence.csv", EXPORT_MEDIA["csv"][0], len(views))
+
+    def notebook(
+        self, *, text: str = "", kind: str | None = None, study: str | None = None
+    ) -> NotebookView:
+        """Highlights and comments across papers, newest last; filtered by words (in the
+        passage, comment or paper title) and kind."""
+        if kind not in (None, "highlight", "comment"):
+            raise DeskInputError("kind is highlight or comment", code="kind")
+        notes, problems = self.workspace.notes(study=study or None)
+        titles = self._titles({n.annotation.paper_id for n in notes})
+        needle = " ".join(text.casefold().split())
+        rows = []
+        for n in notes:
+            d = n.to_dict()
+            d["paper_title"] = titles.get(n.annotation.paper_id, "")
+            if kind and (d["kind"] == "comment") != (kind == "comment"):
+                continue
+            hay = " ".join(
+                str(x)
+                for x in (d.get("comment"), (d.get("anchor") or {}).get("text"), d["paper_title"])
+                if x
+            ).casefold()
+            if needle and needle not in " ".join(hay.split()):
+                continue
+            rows.append(d)
+        return NotebookView(
+            rows,
+            len(notes),
+            problems,
+            {"text": text, "kind": kind, "study": study},
+            self.studies().studies,
+        )
+
+    def export_notebook(self, *, study: str | None = None) -> Export:
+        """The review notebook (Markdown): highlights, comments and evidence per paper."""
+        notes, _p = self.workspace.notes(study=study or None)
+        evidence, _q = self.workspace.evidence(study=study or None)
+        ids = {n.annotation.paper_id for n in notes} | {e.evidence.paper_id for e in evidence}
+        with self.store.read() as conn:
+            papers = [repo.get_paper(conn, pid).paper for pid in sorted(ids)]
+        title = (
+            f"Review notebook · {self.workspace.study(study).name}" if study else "Review notebook"
+        )
+        body = notebook_markdown(title, papers, notes, evidence).encode("utf-8")
+        return Export(
+            body, "review-notebook.md", "text/markdown; charset=utf-8", len(notes) + len(evidence)
+        )
+
+    def _titles(self, ids: set[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        with self.store.read() as conn:
+            for pid in ids:
+                try:
+                    out[pid] = repo.get_paper(conn, pid).paper.title
+                except NotFoundError:
+                    out[pid] = ""
+        return out
+
+    # --- imports ------------------------------------------------------------------------------
+
+    def import_into_study(self, study: str, files: list[tuple[str, bytes]]) -> dict[str, object]:
+        """Export files into a Study, each read, traced and saved on its own: a refused file
+        is reported beside the imported ones with its reason; each import's summary gives
+        format, encoding, records and notices by kind."""
+        if not files:
+            raise DeskInputError("choose at least one file", code="no_files")
+        if len(files) > MAX_IMPORT_FILES:
+            raise DeskInputError(f"at most {MAX_IMPORT_FILES} files at once", code="too_many_files")
+        row = self.workspace.study(study)
+        imported: list[dict[str, object]] = []
+        refused: list[dict[str, str]] = []
+        for name, data in files:
+            label = (name or "file")[:200]
+            try:
+                trace = loads(data, path=label, max_bytes=MAX_IMPORT_FILE_BYTES)
+                result = self.workspace.attach_import(trace, study=row.id)
+            except InputError as exc:
+                refused.append({"file": label, "code": exc.code, "message": exc.message})
+                continue
+            kinds: dict[str, int] = {}
+            for notice in trace.notices:
+                kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
+            for record in trace.records:
+                for notice in record.notices:
+                    kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
+            imported.append(
+                {
+                    "file": label,
+                    "format": trace.source.format,
+                    "encoding": trace.source.encoding,
+                    "bytes": trace.source.bytes,
+                    "records": len(trace.records),
+                    "notices": dict(sorted(kinds.items())),
+                }
+                | result.to_dict()
+            )
+        return {
+            "study_id": row.id,
+            "study_name": row.name,
+            "imported": imported,
+            "refused": refused,
+        }
+
+    # --- studies -----------------------------------------------------------------------------
+
+    def studies(self) -> StudiesView:
+        return StudiesView(
+            [
+                {
+                    "id": s.id,
+                    "name": s.name,
+                    "description": s.description,
+                    "created_at": s.created_at,
+                    "papers": n,
+                }
+                for s, n in self.workspace.studies()
+            ]
+        )
+
+    def create_study(self, name: str, description: str | None = None) -> StudyView:
+        row = self.workspace.create_study(name, description or None)
+        return self.study(row.id)
+
+    def rename_study(self, ref: str, name: str) -> StudyView:
+        name = " ".join(name.split())
+        if not name or len(name) > 200:
+            raise DeskInputError("a Study name is 1 to 200 characters", code="bad_name")
+        with self.store.write() as conn:
+            row = repo.rename_study(conn, ref, name)
+        return self.study(row.id)
+
+    def study(self, ref: str) -> StudyView:
+        """A Study's papers and counts, with its kept search runs (their definitions, so a
+        page can restore one into the search form)."""
+        summary = self.workspace.study_summary(ref)
+        runs = []
+        for run_id in summary["search_runs"][:200]:
+            try:
+                run = load_run(self.store, run_id)
+            except LitdeskError as exc:
+                runs.append({"id": run_id, "problem": exc.message})
+                continue
+            runs.append(
+                {
+                    "id": run.id,
+                    "executed_at": run.executed_at,
+                    "definition": run.definition.to_dict(),
+                    "hits": len(run.hits),
+                    "problem": None,
+                }
+            )
+        return StudyView(summary | {"runs": runs})
+
+
+def _evidence_row(v: EvidenceView) -> dict[str, object]:
+    d = v.to_dict()
+    d["paper_title"] = v.paper.title if v.paper else ""
+    return d
+
+
+@asynccontextmanager
+async def open_desk(
+    settings: Settings, *, owner: str = "local", replay: Path | None = None
+) -> AsyncIterator[Desk]:
+    """Open the service runtime (store, provider transport answering from ``replay`` when
+    given, fused search) once; close it when the block ends."""
+    async with open_runtime(settings, owner=owner, replay=replay) as runtime:
+        yield Desk(runtime, owner)

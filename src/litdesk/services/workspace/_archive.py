@@ -1,0 +1,211 @@
+"""Bounded reading of a Study ZIP and of the JSON inside it (issue 13, class 3).
+
+Everything is bounded *before* it is parsed, so a corrupt, encrypted, bit-flipped or
+crafted archive ends as :class:`StudyImportRefused` (an ``InputError``, CLI exit 2) within
+known memory:
+
+* the archive: its size, its member count, every member's name (a fixed allow list, no
+  traversal, no links), its compression (stored or deflate only, never encrypted);
+* every member, from the central directory before any byte is inflated: its uncompressed
+  size (per kind of member), the sum over all members, and its compression ratio (a
+  deflate bomb inflates a thousand times; real exports stay far below the limit);
+* every JSON member, on its bytes before ``json.loads``: nesting depth and the number of
+  values (a 62 KB archive of ``[[[[…`` or ``[0,0,0,…`` would otherwise need gigabytes),
+  with one value budget over the whole import.
+
+Whatever the ``zipfile``/``zlib`` runtime raises on hostile bytes (``BadZipFile``,
+``zlib.error``, ``RuntimeError`` for an encrypted member, ``ValueError``, ``EOFError``,
+``OverflowError`` …) is mapped to the typed refusal, never a traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import stat
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from litdesk._errors import InputError
+
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_VALUES",
+    "MAX_ZIP_BYTES",
+    "MAX_ZIP_MEMBERS",
+    "MAX_ZIP_MEMBER_BYTES",
+    "MAX_ZIP_RATIO",
+    "MAX_ZIP_TOTAL_BYTES",
+    "JsonBudget",
+    "StudyImportRefused",
+    "load_json",
+    "read_members",
+    "refuse",
+]
+
+MAX_ZIP_BYTES: Final = 512_000_000  # the ZIP file itself
+MAX_ZIP_MEMBERS: Final = 5_000
+MAX_ZIP_MEMBER_BYTES: Final = 200_000_000  # one member, uncompressed (study.json, the RIS)
+MAX_SMALL_MEMBER_BYTES: Final = 8_000_000  # manifest.json, one search run (JSON or RIS)
+MAX_ZIP_TOTAL_BYTES: Final = 400_000_000  # all members, uncompressed
+#: Largest uncompressed/compressed ratio of a member over RATIO_FLOOR bytes (exports of
+#: real Studies compress 3-15 times; deflate's own ceiling is about 1,030).
+MAX_ZIP_RATIO: Final = 200
+RATIO_FLOOR: Final = 1_000_000
+MAX_JSON_DEPTH: Final = 64
+#: JSON values (numbers, strings, literals, arrays, objects) in one import, all members
+#: together; a value costs Python 8-100 bytes, so the parse stays within a few hundred MB.
+MAX_JSON_VALUES: Final = 5_000_000
+
+_MEMBER: Final = re.compile(
+    r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json"
+    r"|search-runs/[A-Za-z0-9._-]{1,100}\.(?:json|ris)|imports/[A-Za-z0-9._-]{1,100}\.json)$"
+)
+_LARGE_MEMBERS: Final = frozenset({"references.ris", "evidence.csv", "notebook.md", "study.json"})
+_COMPRESSIONS: Final = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED})
+#: What the zip/zlib runtime raises on broken or crafted bytes.
+_ZIP_ERRORS: Final = (
+    zipfile.BadZipFile,
+    zlib.error,
+    RuntimeError,
+    ValueError,
+    OverflowError,
+    EOFError,
+    OSError,
+    NotImplementedError,
+    KeyError,
+    IndexError,
+    TypeError,
+)
+_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKETS: Final = re.compile(rb"[\[\]{}]")
+
+
+class StudyImportRefused(InputError):
+    """A Study ZIP is refused as a whole; nothing from it is stored."""
+
+    default_code = "study_import_refused"
+
+
+def refuse(message: str, code: str = "study_import_refused") -> StudyImportRefused:
+    return StudyImportRefused(message, code=code)
+
+
+def _check_info(info: zipfile.ZipInfo, seen: set[str]) -> None:
+    name = info.filename
+    shown = repr(name[:100])
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise refuse(f"ZIP member {shown} is a symbolic link", "unsafe_member")
+    if not _MEMBER.match(name) or ".." in name or name.startswith("/"):
+        raise refuse(f"unexpected or unsafe ZIP member {shown}", "unsafe_member")
+    if name in seen:
+        raise refuse(f"ZIP member {shown} appears twice", "unsafe_member")
+    if info.flag_bits & 0x1:
+        raise refuse(f"ZIP member {shown} is encrypted", "encrypted")
+    if info.compress_type not in _COMPRESSIONS:
+        raise refuse(
+            f"ZIP member {shown} uses compression method {info.compress_type}, "
+            "not stored or deflate",
+            "malformed",
+        )
+    large = name in _LARGE_MEMBERS or name.startswith("imports/")  # a trace grows per record
+    limit = MAX_ZIP_MEMBER_BYTES if large else MAX_SMALL_MEMBER_BYTES
+    if info.file_size > limit:
+        raise refuse(
+            f"ZIP member {shown} expands to {info.file_size:,} bytes, over {limit:,}",
+            "too_large",
+        )
+    if info.file_size > RATIO_FLOOR and info.file_size > MAX_ZIP_RATIO * max(info.compress_size, 1):
+        raise refuse(
+            f"ZIP member {shown} expands {info.file_size // max(info.compress_size, 1):,} "
+            f"times (over {MAX_ZIP_RATIO}): a compression bomb",
+            "too_large",
+        )
+
+
+def read_members(data: bytes) -> dict[str, bytes]:
+    """The members of a Study ZIP, every bound checked from the central directory before
+    any member is inflated; each member is read to at most its declared size (and its CRC
+    checked by ``zipfile``)."""
+    if len(data) > MAX_ZIP_BYTES:
+        raise refuse(f"the ZIP has {len(data):,} bytes, over {MAX_ZIP_BYTES:,}", "too_large")
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except _ZIP_ERRORS as exc:
+        raise refuse(f"not a readable ZIP file ({type(exc).__name__})", "malformed") from None
+    with zf:
+        try:
+            infos = zf.infolist()
+        except _ZIP_ERRORS as exc:  # pragma: no cover - infolist is a list copy
+            raise refuse(f"not a readable ZIP file ({type(exc).__name__})", "malformed") from None
+        if len(infos) > MAX_ZIP_MEMBERS:
+            raise refuse(f"the ZIP has {len(infos)} members, over {MAX_ZIP_MEMBERS}", "too_large")
+        seen: set[str] = set()
+        total = 0
+        for info in infos:
+            _check_info(info, seen)
+            seen.add(info.filename)
+            total += info.file_size
+            if total > MAX_ZIP_TOTAL_BYTES:
+                raise refuse(f"the ZIP expands beyond {MAX_ZIP_TOTAL_BYTES:,} bytes", "too_large")
+        out: dict[str, bytes] = {}
+        for info in infos:
+            name = info.filename
+            try:
+                with zf.open(info) as fh:
+                    body = fh.read(info.file_size + 1)
+            except _ZIP_ERRORS as exc:
+                raise refuse(
+                    f"ZIP member {name!r} cannot be read ({type(exc).__name__}: {str(exc)[:120]})",
+                    "malformed",
+                ) from None
+            if len(body) != info.file_size:
+                raise refuse(f"ZIP member {name!r} does not match its declared size", "malformed")
+            out[name] = body
+    return out
+
+
+@dataclass
+class JsonBudget:
+    """The JSON values one import may still parse (all members together)."""
+
+    values: int = MAX_JSON_VALUES
+    spent: list[str] = field(default_factory=list)
+
+
+def _shape(body: bytes, what: str, budget: JsonBudget) -> None:
+    """Refuse JSON nested deeper than MAX_JSON_DEPTH or holding more values than the
+    budget has left, judged on the bytes (strings collapsed) without building any value."""
+    if b'"' in body:
+        body = _STRING.sub(b"0", body)
+    containers = body.count(b"[") + body.count(b"{")
+    values = containers + body.count(b",") + 1
+    if values > budget.values:
+        raise refuse(
+            f"{what} holds about {values:,} JSON values, over the {MAX_JSON_VALUES:,} "
+            "an import parses",
+            "too_large",
+        )
+    budget.values -= values
+    budget.spent.append(what)
+    depth = 0
+    for match in _BRACKETS.finditer(body):
+        if match.group() in (b"[", b"{"):
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise refuse(f"{what} nests JSON deeper than {MAX_JSON_DEPTH} levels", "too_deep")
+        else:
+            depth -= 1
+
+
+def load_json(body: bytes, what: str, budget: JsonBudget) -> Any:
+    """``body`` parsed as UTF-8 JSON after its shape is bounded; any parser or runtime
+    error (a number over Python's digit limit, a recursion limit) is the typed refusal."""
+    _shape(body, what, budget)
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError, OverflowError):
+        raise refuse(f"{what} is not valid UTF-8 JSON", "malformed") from None

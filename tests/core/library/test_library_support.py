@@ -1,0 +1,83 @@
+"""The support signal behind abstention (pure)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from litdesk.core.library import (
+    ABSTAIN_BELOW,
+    DocFrequencies,
+    abstention_text,
+    judge,
+    question_terms,
+    support,
+    terms,
+)
+
+TEXTS = [
+    "Water levels were measured with time-lapse cameras on two bridges.",
+    "Heat stress reduced the grain yield of wheat.",
+    "Cadmium was highest near the harbour outflow.",
+    "The cameras agreed with the staff gauge.",
+]
+
+
+def test_terms_fold_accents_case_and_stem() -> None:
+    assert terms("Análise ÁNALISE analisar") == {"anali"}
+    assert "2022" in terms("in May 2022") and "may" in terms("in May 2022")
+
+
+def test_question_terms_split_hyphens_and_drop_short_parts() -> None:
+    assert question_terms(["time-lapse", "n-domain", "CO2", "x"]) == [
+        "time",
+        "lapse",
+        "domai",
+        "co2",
+    ]
+
+
+def test_rare_missing_term_weighs_more_than_a_common_one() -> None:
+    dfs = DocFrequencies.build(TEXTS)
+    assert dfs.idf("zzzzz") > dfs.idf("camer") > 0
+    # "cameras" is in 2 of 4 texts, "furosemide" in none: missing it costs more
+    text = TEXTS[0]
+    missing_rare = support(question_terms(["cameras", "furosemide"]), text, 0.0, dfs)
+    missing_common = support(question_terms(["bridges", "cameras"]), TEXTS[2], 0.0, dfs)
+    assert missing_rare < 0.5
+    assert support(question_terms(["cameras", "bridges"]), text, 0.0, dfs) == 1.0
+    assert missing_common == 0.0
+
+
+def test_support_adds_clipped_cosine_and_handles_no_terms() -> None:
+    dfs = DocFrequencies.build(TEXTS)
+    assert support([], TEXTS[0], 0.4, dfs) == 0.4
+    assert support([], TEXTS[0], -0.3, dfs) == 0.0
+    assert support(["camer"], TEXTS[0], 1.7, dfs) == 2.0
+
+
+def test_sampled_frequencies_thin_large_scopes() -> None:
+    dfs = DocFrequencies.build(TEXTS * 10, sample=8)
+    assert dfs.n == 8
+
+
+def test_judge_and_text() -> None:
+    assert judge([]) == (0.0, True)
+    assert judge([0.2, ABSTAIN_BELOW]) == (ABSTAIN_BELOW, False)
+    assert judge([0.2, ABSTAIN_BELOW - 0.01])[1] is True
+    text = abstention_text([("a.pdf", 3, "word " * 200)], 0.41)
+    assert text.startswith("The library does not seem to answer this question")
+    assert "near misses, not an answer" in text and "- a.pdf, p. 3: word" in text
+    assert len(text.splitlines()[-1]) < 300
+    assert "near misses" not in abstention_text([], 0.1)
+
+
+@given(
+    st.lists(st.text(max_size=40), max_size=6),
+    st.lists(st.text(max_size=200), min_size=1, max_size=5),
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-5, max_value=5),
+)
+def test_support_is_bounded_for_any_input(words: list[str], texts: list[str], cos: float) -> None:
+    dfs = DocFrequencies.build(texts)
+    value = support(question_terms(words), texts[0], cos, dfs)
+    assert 0.0 <= value <= 2.0

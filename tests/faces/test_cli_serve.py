@@ -1,0 +1,78 @@
+"""``litdesk serve``: loopback only (a clear refusal otherwise), and a real start that
+prints the address and answers on it (then stopped by its process id)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from litdesk.faces.cli._app import app
+from litdesk.faces.cli._serve import NotLoopback, check_loopback
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "::", "example.org", "localhost"])
+def test_non_loopback_hosts_are_refused(host: str, tmp_settings) -> None:
+    result = CliRunner().invoke(app, ["serve", "--host", host])
+    assert result.exit_code == 3
+    assert "team mode does not exist yet" in result.output
+
+
+def test_loopback_addresses_pass() -> None:
+    assert check_loopback("127.0.0.1") == "127.0.0.1"
+    assert check_loopback("::1") == "::1"
+    with pytest.raises(NotLoopback):
+        check_loopback("10.0.0.1")
+
+
+def test_serve_prints_the_address_and_answers(tmp_path: Path, tmp_settings) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    env["LITDESK_DATA_DIR"] = str(tmp_path / "data")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from litdesk.faces.cli import main; main()",
+            "serve",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert f"http://127.0.0.1:{port}" in line
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/search", timeout=5)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        assert r.status_code == 200 and "litdesk" in r.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        if proc.stderr is not None:
+            proc.stderr.close()

@@ -1,0 +1,93 @@
+"""axe-core (from the npm registry, `make node`) in Debian's chromium on every page: no
+serious or critical violations (WCAG 2 A/AA rules), light and dark."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.faces.web._server import Running
+
+pytestmark = pytest.mark.slow
+
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="module")
+def axe_path() -> Path:
+    if not AXE.is_file():
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("axe-core is not installed (make node)")
+        pytest.skip("axe-core is not installed (make node)")
+    return AXE
+
+
+def _violations(pg: Any, axe: Path) -> list[str]:
+    pg.add_script_tag(path=str(axe))
+    result = pg.evaluate(
+        "async () => await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}})"
+    )
+    assert len(result["passes"]) > 10  # axe really ran its rules on this page
+    return [
+        f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_axe_finds_a_planted_violation(browser: Any, running: Running, axe_path: Path) -> None:
+    context = browser.new_context(bypass_csp=True)
+    pg = context.new_page()
+    pg.goto(running.base + "/studies")
+    pg.evaluate(
+        "() => { document.querySelector('#s-name').removeAttribute('id'); }"
+    )  # label loses its input
+    found = _violations(pg, axe_path)
+    context.close()
+    assert any(v.startswith("label") for v in found), found
+
+
+def test_no_serious_violations_on_any_page(
+    browser: Any, running: Running, axe_path: Path, tmp_path: Path
+) -> None:
+    with running.writer() as c:
+        data = c.get("/api/v1/search", params={"q": "tumour growth"}).json()
+        ids = [card["paper"]["id"] for card in data["cards"][:2]]
+        saved = c.post(
+            "/api/v1/selection/save",
+            json={"run_id": data["run"]["id"], "paper_ids": ids, "new_study": "A11y"},
+        ).json()
+        abstract = c.get(f"/api/v1/papers/{ids[0]}").json()["paper"]["abstract"]
+        c.post(
+            f"/api/v1/papers/{ids[0]}/highlights",
+            json={"text": abstract[:12], "start": 0, "comment": "note"},
+        )
+    pages = [
+        "/search",
+        "/search?q=tumour+growth",
+        "/search?q=growth+AND+(",
+        "/saved",
+        "/saved?text=tumour",
+        f"/paper/{ids[0]}",
+        "/studies",
+        f"/study/{saved['study_id']}",
+        "/notebook",
+        "/evidence",
+        "/paper/MED-1",
+    ]
+    problems: dict[str, list[str]] = {}
+    for scheme in ("light", "dark"):
+        # bypass_csp only lets the test inject axe; the pages' own CSP is tested elsewhere
+        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+        pg = context.new_page()
+        pg.set_default_timeout(30_000)
+        for path in pages:
+            pg.goto(running.base + path)
+            found = _violations(pg, axe_path)
+            if found:
+                problems[f"{scheme} {path}"] = found
+        pg.screenshot(path=str(tmp_path / f"a11y-{scheme}.png"), full_page=True)
+        context.close()
+    assert problems == {}

@@ -1,0 +1,123 @@
+"""Abstention: when no excerpt is close enough, the answer says the library does not seem
+to answer (extractive and model modes alike) and lists the nearest excerpts as near misses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from litdesk._settings import Settings
+from litdesk.adapters.embeddings import WordLlamaEmbedder
+from litdesk.adapters.llm import ChatReply, ChatRequest
+from litdesk.core.library import ABSTAIN_BELOW
+from litdesk.services.library import Library
+
+CAMERAS = (
+    "Monitoring River Water Levels with Time-Lapse Cameras. "
+    + "Water level was measured with time-lapse cameras mounted on two bridges. "
+    "Each camera took one image every ten minutes and a staff gauge was visible in the frame. " * 6
+)
+WHEAT = (
+    "Heat Stress in Winter Wheat. "
+    + "Post-anthesis heat stress reduced grain yield and kernel weight in wheat plants. "
+    "Chlorophyll fluorescence was measured with a modulated fluorometer. " * 6
+)
+OFF_TOPIC = "Which football club won the 1998 UEFA Champions League final?"
+
+
+@pytest.fixture
+def settings(tmp_settings: Settings, tmp_path: Path, make_pdf: Callable[..., Path]) -> Settings:
+    root = tmp_path / "pdfs"
+    make_pdf(root / "cameras.pdf", [CAMERAS, "The cameras agreed with the gauge. " * 20])
+    make_pdf(root / "wheat.pdf", [WHEAT, "Yield fell by a third under heat stress. " * 20])
+    return tmp_settings.model_copy(update={"library_dirs": [root], "database_url": None})
+
+
+@dataclass
+class Scripted:
+    """A scripted model backend (the live LLM is the edge we cannot reach here)."""
+
+    answers: list[str]
+    requests: list[ChatRequest] = field(default_factory=list)
+    name: str = "scripted"
+    model: str = "scripted-1"
+    is_model: bool = True
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        self.requests.append(request)
+        if request.system.startswith("Translate"):
+            return ChatReply(request.user, "end", self.model)
+        return ChatReply(self.answers.pop(0), "end", self.model)
+
+
+def test_answerable_question_is_supported(settings: Settings, wordllama: WordLlamaEmbedder) -> None:
+    lib = Library(settings, embedder=wordllama, workers=1)
+    found = lib.retrieve("How often did the time-lapse cameras take an image?", top_k=3)
+    assert found.support is not None and found.support >= ABSTAIN_BELOW
+    assert not found.abstained
+    answer = lib.ask("How often did the time-lapse cameras take an image?", top_k=3)
+    assert answer.grounded and not answer.abstained and answer.near_misses == []
+
+
+def test_extractive_answer_abstains_with_near_misses(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = Library(settings, embedder=wordllama, workers=1)
+    found = lib.retrieve(OFF_TOPIC, top_k=4)
+    assert found.hits and found.abstained
+    assert found.support is not None and found.support < ABSTAIN_BELOW
+    answer = lib.ask(OFF_TOPIC, top_k=4)
+    assert answer.abstained and not answer.grounded and answer.citations == []
+    assert answer.answer.startswith("The library does not seem to answer this question")
+    assert "near misses, not an answer" in answer.answer
+    assert 1 <= len(answer.near_misses) <= 3
+    first = answer.near_misses[0]
+    assert first["file"] in {"cameras.pdf", "wheat.pdf"}
+    assert f"- {first['file']}, p. {first['page']}:" in answer.answer
+    assert first["link"].endswith(f"#page={first['page']}")
+    assert any(w.startswith("abstained:") for w in answer.warnings)
+    d = json.loads(json.dumps(answer.to_dict()))
+    assert d["abstained"] is True and d["near_misses"][0]["file"] == first["file"]
+    proto = next((settings.resolved_data_dir() / "library" / "protocols").glob("*.md"))
+    assert "grounded: no" in proto.read_text(encoding="utf-8")
+
+
+def test_model_mode_abstains_without_asking_the_model(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    model = Scripted(["Real Madrid won [1]."])
+    lib = Library(settings, embedder=wordllama, workers=1, backend=model)
+    answer = lib.ask(OFF_TOPIC, top_k=4)
+    assert answer.abstained and not answer.grounded
+    assert "Real Madrid" not in answer.answer
+    assert [r for r in model.requests if not r.system.startswith("Translate")] == []
+    assert answer.model == "scripted-1"
+
+
+def test_empty_library_has_no_support(
+    tmp_settings: Settings, tmp_path: Path, wordllama: WordLlamaEmbedder
+) -> None:
+    (tmp_path / "empty").mkdir()
+    s = tmp_settings.model_copy(update={"library_dirs": [tmp_path / "empty"], "database_url": None})
+    found = Library(s, embedder=wordllama, workers=1).retrieve(OFF_TOPIC)
+    assert found.hits == [] and found.support is None and not found.abstained
+
+
+def test_rerank_by_support_keeps_a_valid_ranking(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = Library(settings, embedder=wordllama, workers=1)
+    question = "How often did the time-lapse cameras take an image?"
+    plain = lib.retrieve(question, top_k=4)
+    lib.rerank_depth = 10
+    reranked = lib.retrieve(question, top_k=4)
+    assert len(reranked.hits) == len(plain.hits) == 4
+    assert reranked.hits[0].file == "cameras.pdf"
+    scores = [h.score for h in reranked.hits]
+    assert scores == sorted(scores, reverse=True)
+    assert len({(h.file, h.page, h.text) for h in reranked.hits}) == 4
+    assert reranked.support is not None and not reranked.abstained
