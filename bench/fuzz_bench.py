@@ -71,7 +71,7 @@ def main() -> int:
     outcomes: Counter[str] = Counter()
     by_mutation: Counter[str] = Counter()
     failures: list[str] = []
-    worst = (0.0, "")
+    times: list[tuple[float, str]] = []
     rss_jump = (0.0, "")
     peer_out: Counter[str] = Counter()
     peer_time = ours_on_peer = ours = 0.0
@@ -95,8 +95,7 @@ def main() -> int:
         gc.collect()
         outcomes[outcome] += 1
         by_mutation[case.mutation.split("+")[0]] += 1
-        if took > worst[0]:
-            worst = (took, case.name)
+        times.append((took, case.name))
         jump = _rss_mib() - before
         if jump > rss_jump[0]:
             rss_jump = (jump, case.name)
@@ -117,7 +116,11 @@ def main() -> int:
     print(f"failures (not records, not ImportRefused): {len(failures)}")
     for line in failures[:30]:
         print("  " + line)
-    print(f"worst time of one case: {worst[0]:.3f} s ({worst[1]})")
+    times.sort(reverse=True)
+    print(f"worst time of one case: {times[0][0]:.3f} s ({times[0][1]})")
+    print("next slowest: " + ", ".join(f"{t:.2f} s ({n})" for t, n in times[1:5]))
+    median = times[len(times) // 2][0]
+    print(f"median time of one case: {median * 1000:.1f} ms")
     print(
         f"peak RSS: {_rss_mib():.0f} MiB (start {start_rss:.0f} MiB); "
         f"largest rise in one case: {rss_jump[0]:.0f} MiB ({rss_jump[1] or '-'})"

@@ -201,6 +201,21 @@ def test_tampered_cache_body_is_not_a_hit(tmp_path):
     assert cache.fresh(req, "p", "1", ex.received_at) is None
 
 
+def test_a_fifo_or_an_oversized_cache_body_is_not_a_hit_and_never_blocks(tmp_path):
+    import os
+
+    cache = EvidenceCache(tmp_path)
+    req, ex = _one_exchange("openalex")
+    cache.store(req, ex, "p", "1")
+    body = next(tmp_path.rglob("body.bin"))
+    assert cache.fresh(req, "p", "1", ex.received_at) is not None
+    body.write_bytes(body.read_bytes() + b" " * 10)  # longer than recorded: not read past it
+    assert cache.fresh(req, "p", "1", ex.received_at) is None
+    body.unlink()
+    os.mkfifo(body)  # a FIFO planted in the cache would block a plain read forever
+    assert cache.fresh(req, "p", "1", ex.received_at) is None
+
+
 # -- pacing ------------------------------------------------------------------------
 
 

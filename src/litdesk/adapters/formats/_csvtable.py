@@ -75,9 +75,9 @@ _ALIASES: Final[dict[str, tuple[str, ...]]] = {
 _SCOPUS_MARKERS: Final = ("eid", "source title", "link", "author(s) id")
 _TITLE_HEADERS: Final = frozenset(_ALIASES["title"])
 _ID_HEADERS: Final = frozenset(_ALIASES["doi"] + _ALIASES["pmid"])
-_SPLIT_SEMI: Final = re.compile(r"\s*;\s*")
-_SPLIT_AND: Final = re.compile(r"\s+and\s+", re.I)
-_SCOPUS_ID: Final = re.compile(r"\s*\(\d+\)\s*$")
+_SPLIT_SEMI: Final = re.compile(r"(?<!\s)\s*;\s*")
+_SPLIT_AND: Final = re.compile(r"(?<!\s)\s+and\s+", re.I)
+_SCOPUS_ID: Final = re.compile(r"(?<!\s)\s*\(\d+\)\s*$")
 _YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
 
 

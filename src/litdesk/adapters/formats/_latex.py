@@ -384,8 +384,8 @@ def latex_to_text(value: str) -> str:
 
 
 # -- BibTeX names, identifiers and export escaping ---------------------------------
-_AND: Final = re.compile(r"\s+and\s+", re.I)
-_AND_TOP: Final = re.compile(r"\\.|[{}]|\s+and\s+", re.I | re.S)
+_AND: Final = re.compile(r"(?<!\s)\s+and\s+", re.I)
+_AND_TOP: Final = re.compile(r"\\.|[{}]|(?<!\s)\s+and\s+", re.I | re.S)
 _COMMA_TOP: Final = re.compile(r"\\.|[{},]", re.S)
 _SPACE_TOP: Final = re.compile(r"\\.|[{}]|\s+", re.S)
 _ID_UNESCAPE: Final = re.compile(

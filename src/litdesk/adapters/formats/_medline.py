@@ -39,8 +39,8 @@ _KNOWN: Final = tag_set(
     "RF RIN RN RPF RPI SB SFM SI SO SPIN STAT TA TI TT UIN UOF VI VTI ISSN"
 )
 _USED: Final = tag_set("PMID TI BTI FAU AU CN JT TA DP VI IP PG LID AID PMC AB MH OT PT")
-_DOI_MARK = re.compile(r"\s*\[doi\]\s*$", re.IGNORECASE)
-_PMC_MARK = re.compile(r"\s*\[pmc\]\s*$", re.IGNORECASE)
+_DOI_MARK = re.compile(r"(?<!\s)\s*\[doi\]\s*$", re.IGNORECASE)
+_PMC_MARK = re.compile(r"(?<!\s)\s*\[pmc\]\s*$", re.IGNORECASE)
 
 
 def _tag_of(line: str) -> tuple[str, str] | None:

@@ -15,6 +15,7 @@ from typing import IO, Final
 from litdesk._errors import LitdeskError
 from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.imports import (
+    CONTROL_BYTES,
     ImportRefused,
     ImportTrace,
     Notice,
@@ -24,7 +25,6 @@ from litdesk.core.imports import (
     digest_bytes,
     strip_controls,
 )
-from litdesk.core.imports._control import CONTROL_BYTES
 from litdesk.core.records import Paper
 
 from . import (
@@ -289,7 +289,9 @@ def _loads(
         raise ImportRefused(
             f"no record could be read as {spec.name} from the file", code="malformed"
         )
-    records, dup_notices = _check_duplicates(_no_controls(data, result.records), duplicate_ids)
+    records, dup_notices = _check_duplicates(
+        _no_controls(data, spec, result.records), duplicate_ids
+    )
     source = SourceInfo(
         path=path,
         sha256=digest_bytes(data),
@@ -302,16 +304,19 @@ def _loads(
     return ImportTrace(source=source, records=tuple(records), notices=tuple(notices))
 
 
-#: Escapes a reader may turn into a control character (JSON, XML, TeX).
-_CONTROL_ESCAPES: Final = (b"\\u", b"\\b", b"\\f", b"&#", b"^^")
+#: Escapes a reader may turn into a control character: XML character references, and in
+#: JSON ``\\u00XX``/``\\u007f``, ``\\b`` and ``\\f``.
+_CONTROL_ESCAPES: Final = (b"&#", b"\\u00", b"\\u007")
+_JSON_ESCAPES: Final = (b"\\b", b"\\f")
 
 
-def _no_controls(data: bytes, records: list[RecordTrace]) -> list[RecordTrace]:
+def _no_controls(data: bytes, spec: FormatSpec, records: list[RecordTrace]) -> list[RecordTrace]:
     """``records`` with control characters removed from their fields (one normaliser for
     every format). Skipped when the bytes hold no control byte (so no UTF-16/32 either)
     and no escape that could make one."""
+    escapes = _CONTROL_ESCAPES + (_JSON_ESCAPES if spec.name.endswith("json") else ())
     if len(data.translate(None, CONTROL_BYTES)) == len(data) and not any(
-        e in data for e in _CONTROL_ESCAPES
+        e in data for e in escapes
     ):
         return list(records)
     return [strip_controls(r) for r in records]

@@ -15,7 +15,10 @@ import os
 import tempfile
 from datetime import datetime
 from pathlib import Path
+from typing import Final
 
+from litdesk._errors import LitdeskError
+from litdesk.adapters.files import read_bounded
 from litdesk.core.search import CompiledRequest
 from litdesk.core.trace import (
     EvidenceEntry,
@@ -26,6 +29,9 @@ from litdesk.core.trace import (
 )
 
 from ._exchange import Exchange, sanitised_url
+
+#: An evidence entry is a small JSON document.
+_MAX_ENTRY_BYTES: Final = 1024 * 1024
 
 __all__ = ["EvidenceCache"]
 
@@ -85,7 +91,7 @@ class EvidenceCache:
         if not path.is_file():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_bounded(path, limit=_MAX_ENTRY_BYTES).decode("utf-8"))
             fresh = data.get("fresh_until")
             return EvidenceEntry(
                 key=key,
@@ -96,7 +102,7 @@ class EvidenceCache:
                 fresh_until=datetime.fromisoformat(fresh) if fresh else None,
                 mode=data["mode"] if data["mode"] in {"body", "digest", "deny"} else "deny",
             )
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError, LitdeskError):
             return None  # an unreadable entry is not a hit; the next store replaces it
 
     def fresh(
@@ -110,9 +116,9 @@ class EvidenceCache:
         if entry is None or not entry_is_fresh(entry, now):
             return None
         body_path = self._folder(entry.key) / "body.bin"
-        try:
-            body = body_path.read_bytes()
-        except OSError:
+        try:  # a regular file of the size recorded, never a FIFO planted in the cache
+            body = read_bounded(body_path, limit=entry.response_bytes)
+        except LitdeskError:
             return None
         if hashlib.sha256(body).hexdigest() != entry.response_digest:
             return None  # tampered or torn: not evidence of the original receipt

@@ -250,7 +250,7 @@ _INLINE = re.compile(
     re.IGNORECASE,
 )
 _SPACES = re.compile(r"[ \t\r\f\v]+")
-_BLANKS = re.compile(r"\s*\n\s*\n\s*")
+_BLANKS = re.compile(r"(?<!\s)\s*\n\s*\n\s*")
 
 
 def plain_text(markup: object, *, limit: int = 200_000) -> str | None:

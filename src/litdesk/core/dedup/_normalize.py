@@ -131,7 +131,7 @@ _REPLY_PREFIX: Final = re.compile(
     r"^\s*(?:in\s+reply|reply(?:\s+to)?|response(?:\s+to)?|comments?\s+on|re)\s*:\s*",
     re.IGNORECASE,
 )
-_LETTERS: Final = re.compile(r"\s*[(\[]\s*multiple\s+letters\s*[)\]]", re.IGNORECASE)
+_LETTERS: Final = re.compile(r"(?<!\s)\s*[(\[]\s*multiple\s+letters\s*[)\]]", re.IGNORECASE)
 #: journal section labels appended to titles by some databases
 _SECTION_SUFFIX: Final = re.compile(
     r"\s*[:.\-–—]\s*(?:brief|short|rapid)\s+(?:communication|report)\s*\.?\s*$"
@@ -335,7 +335,7 @@ def first_page(pages: str | None) -> str:
     """The first page (or article number), digits and letters only, leading zeros dropped."""
     if not pages:
         return ""
-    head = re.split(r"\s*[-–—‐]+\s*|\s+", pages.strip(), maxsplit=1)[0]
+    head = re.split(r"(?<!\s)(?:\s*[-–—‐]+\s*|\s+)", pages.strip(), maxsplit=1)[0]
     head = re.sub(r"[^0-9A-Za-z]", "", head).lower()
     return head.lstrip("0") or head
 

@@ -1,6 +1,6 @@
 """Import traces: per-file and per-record evidence of what an import read."""
 
-from ._control import strip_control_text, strip_controls
+from ._control import CONTROL_BYTES, strip_control_text, strip_controls
 from ._repeat import repeated_source
 from ._trace import (
     IMPORT_REFUSALS,
@@ -16,6 +16,7 @@ from ._trace import (
 )
 
 __all__ = [
+    "CONTROL_BYTES",
     "IMPORT_REFUSALS",
     "ImportRefused",
     "ImportTrace",

@@ -11,6 +11,7 @@ id — and says so with a ``control_characters`` notice naming the fields. The r
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
 from litdesk.core.records import Paper
@@ -36,6 +37,20 @@ def strip_control_text(value: str) -> str:
     return _CONTROL.sub("", value) if has_control(value) else value
 
 
+def _dirty(values: Iterable[object]) -> bool:
+    """True when a text (or a text in a tuple) of ``values`` holds a control character."""
+    search = _CONTROL.search
+    for v in values:
+        if type(v) is str:
+            if not v.isprintable() and search(v):
+                return True
+        elif type(v) is tuple:
+            for x in v:
+                if type(x) is str and not x.isprintable() and search(x):
+                    return True
+    return False
+
+
 def _clean_paper(paper: Paper) -> tuple[Paper, list[str]]:
     changes: dict[str, object] = {}
     for name in type(paper).model_fields:
@@ -54,6 +69,13 @@ def _clean_paper(paper: Paper) -> tuple[Paper, list[str]]:
 
 def strip_controls(record: RecordTrace) -> RecordTrace:
     """``record`` with no control character in any field (a notice when some were removed)."""
+    extras_values = (v for values in record.extras.values() for v in values)
+    if not (
+        _dirty(vars(record.paper).values())
+        or _dirty(extras_values)
+        or (record.source_id is not None and has_control(record.source_id))
+    ):
+        return record
     paper, fields = _clean_paper(record.paper)
     extras = record.extras
     if any(has_control(v) for values in extras.values() for v in values):

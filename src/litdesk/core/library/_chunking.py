@@ -19,7 +19,7 @@ DEFAULT_OVERLAP: Final = 150
 _MIN_TAIL: Final = 200
 
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b]+")
-_BREAKS = re.compile(r"\s*\n\s*")
+_BREAKS = re.compile(r"(?<!\s)\s*\n\s*")
 _HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
 _SENTENCE_END = re.compile(r"[.!?;:][\"')\]]?\s")
 
