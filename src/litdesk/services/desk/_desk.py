@@ -21,13 +21,14 @@ from typing import Final, Literal
 
 from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk._settings import Settings
-from litdesk.adapters.formats import dumps, loads
+from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import READING_STATUSES, Store, repo
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun
 from litdesk.core.saved import filter_papers
 from litdesk.services._runtime import Runtime, open_runtime
+from litdesk.services.imports import import_bytes
 from litdesk.services.search import (
     export_run,
     load_run,
@@ -635,41 +636,42 @@ class Desk:
     # --- imports ------------------------------------------------------------------------------
 
     def import_into_study(self, study: str, files: list[tuple[str, bytes]]) -> dict[str, object]:
-        """Export files into a Study, each read, traced and saved on its own: a refused file
-        is reported beside the imported ones with its reason; each import's summary gives
+        """Export files into a Study through the workspace's upload import (the same readers,
+        limits and single transaction as ``litdesk import --study``): a refused file is
+        reported beside the imported ones with its reason; each import's summary gives
         format, encoding, records and notices by kind."""
         if not files:
             raise DeskInputError("choose at least one file", code="no_files")
         if len(files) > MAX_IMPORT_FILES:
             raise DeskInputError(f"at most {MAX_IMPORT_FILES} files at once", code="too_many_files")
         row = self.workspace.study(study)
+        batch = import_bytes(
+            [((name or "file")[:200], data) for name, data in files],
+            max_bytes=MAX_IMPORT_FILE_BYTES,
+        )
+        refused = [{"file": r.path, "code": r.code, "message": r.message} for r in batch.refused]
         imported: list[dict[str, object]] = []
-        refused: list[dict[str, str]] = []
-        for name, data in files:
-            label = (name or "file")[:200]
-            try:
-                trace = loads(data, path=label, max_bytes=MAX_IMPORT_FILE_BYTES)
-                result = self.workspace.attach_import(trace, study=row.id)
-            except InputError as exc:
-                refused.append({"file": label, "code": exc.code, "message": exc.message})
-                continue
-            kinds: dict[str, int] = {}
-            for notice in trace.notices:
-                kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
-            for record in trace.records:
-                for notice in record.notices:
+        if batch.imports:
+            done = self.workspace.import_into_study(batch.imports, study=row.id, create=False)
+            # one result per trace, in order (a repeat is named in the result's ``repeats``)
+            for trace, result in zip(batch.imports, done.files, strict=True):
+                kinds: dict[str, int] = {}
+                for notice in trace.notices:
                     kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
-            imported.append(
-                {
-                    "file": label,
-                    "format": trace.source.format,
-                    "encoding": trace.source.encoding,
-                    "bytes": trace.source.bytes,
-                    "records": len(trace.records),
-                    "notices": dict(sorted(kinds.items())),
-                }
-                | result.to_dict()
-            )
+                for record in trace.records:
+                    for notice in record.notices:
+                        kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
+                imported.append(
+                    {
+                        "file": trace.source.path,
+                        "format": trace.source.format,
+                        "encoding": trace.source.encoding,
+                        "bytes": trace.source.bytes,
+                        "records": len(trace.records),
+                        "notices": dict(sorted(kinds.items())),
+                    }
+                    | result.to_dict()
+                )
         return {
             "study_id": row.id,
             "study_name": row.name,
