@@ -1,6 +1,7 @@
 """The desk: the use cases of the web workspace over one app-lifetime set of services
 (store, provider transport, fused search), opened once with :func:`open_desk`."""
 
+from ._citations import CitationView, citation_browser
 from ._desk import (
     EXPORT_MEDIA,
     MAX_SELECTION,
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_SELECTION",
     "SAVED_CAP",
     "SAVED_PAGE",
+    "CitationView",
     "Desk",
     "EvidenceTableView",
     "Export",
@@ -40,5 +42,6 @@ __all__ = [
     "SelectionResult",
     "StudiesView",
     "StudyView",
+    "citation_browser",
     "open_desk",
 ]
