@@ -10,6 +10,14 @@ from ._desk import (
     SearchForm,
     open_desk,
 )
+from ._study_files import (
+    MAX_STUDY_ZIP_BYTES,
+    PRISMA_FORMATS,
+    prisma_file,
+    prisma_view,
+    recover_study,
+    study_zip,
+)
 from ._views import (
     EvidenceTableView,
     Export,
@@ -26,6 +34,8 @@ from ._views import (
 __all__ = [
     "EXPORT_MEDIA",
     "MAX_SELECTION",
+    "MAX_STUDY_ZIP_BYTES",
+    "PRISMA_FORMATS",
     "SAVED_CAP",
     "SAVED_PAGE",
     "Desk",
@@ -41,4 +51,8 @@ __all__ = [
     "StudiesView",
     "StudyView",
     "open_desk",
+    "prisma_file",
+    "prisma_view",
+    "recover_study",
+    "study_zip",
 ]
