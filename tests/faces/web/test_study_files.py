@@ -34,6 +34,15 @@ def _study_with_papers_run_and_import(c) -> dict:
     files = [("files", ("refs.ris", RIS.encode(), "application/x-research-info-systems"))]
     imported = c.post("/api/v1/imports", params={"study": study["id"]}, files=files)
     assert imported.status_code == 200 and imported.json()["imported"][0]["records"] == 2
+    ev = c.post(
+        f"/api/v1/papers/{ids[0]}/evidence",
+        json={
+            "finding": "growth slowed",
+            "passage": "tumour growth was measured",
+            "study": study["id"],
+        },
+    )
+    assert ev.status_code == 200, ev.text
     return c.get(f"/api/v1/studies/{study['id']}").json()
 
 
@@ -101,8 +110,9 @@ def test_study_zip_export_and_recovery(running: Running) -> None:
         out = back.json()
         assert out["name"] == "Recovered review" and out["study_id"] != sid
         assert (out["papers"], out["search_runs"], out["imports"]) == (4, 1, 1)
-        assert out["notes"] == study["notes"] and out["evidence"] == study["evidence"]
+        assert out["notes"] == study["notes"] and out["evidence"] == study["evidence"] == 1
         again = c.get(f"/api/v1/studies/{out['study_id']}").json()
+        assert again["evidence"] == 1 and len(again["imports"]) == 1
         assert sorted(p["id"] for p in again["papers"]) == sorted(p["id"] for p in study["papers"])
         assert [x["id"] for x in again["runs"]] == [x["id"] for x in study["runs"]]
         unnamed = c.post(
@@ -125,7 +135,8 @@ def test_study_zip_export_and_recovery(running: Running) -> None:
         foreign = c.post(
             "/api/v1/study-imports", files={"file": ("x.zip", buf.getvalue(), "application/zip")}
         )
-        assert foreign.status_code == 400 and foreign.json()["message"]
+        assert foreign.status_code == 400
+        assert "not a litdesk Study export" in foreign.json()["message"]
         empty = c.post("/api/v1/study-imports", files={"file": ("e.zip", b"", "application/zip")})
         assert empty.status_code == 400 and empty.json()["code"] == "empty_file"
         assert len(c.get("/api/v1/studies").json()["studies"]) == before  # nothing stored
