@@ -31,6 +31,7 @@ from ._prisma import (
     build_prisma,
     prisma_html,
     prisma_markdown,
+    prisma_svg,
 )
 from ._run import (
     COVERAGES,
@@ -88,6 +89,7 @@ __all__ = [
     "manifest_papers",
     "prisma_html",
     "prisma_markdown",
+    "prisma_svg",
     "read_definition",
     "read_frozen_runs",
     "read_judgments",

@@ -27,6 +27,7 @@ __all__ = [
     "build_prisma",
     "prisma_html",
     "prisma_markdown",
+    "prisma_svg",
 ]
 
 _NAMES = {
@@ -267,6 +268,12 @@ def _svg(report: PrismaReport) -> str:
         f'<text x="20" y="{y2 + 35}" font-size="14">Records after deduplication (n = '
         f"{report.after_dedup})</text></svg>"
     )
+
+
+def prisma_svg(report: PrismaReport) -> str:
+    """The PRISMA 2020 identification flow diagram alone: one SVG document (every value
+    escaped, no scripts, no links)."""
+    return _svg(report)
 
 
 def prisma_html(report: PrismaReport) -> str:

@@ -21,7 +21,7 @@ from ._errors import CatchAll, install_error_handlers
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
-from .routes import citations, notes, papers, search, studies
+from .routes import citations, notes, papers, search, studies, study_files
 
 __all__ = ["API_PREFIX", "create_app"]
 
@@ -69,10 +69,14 @@ def create_app(
         origin=origin,
         hosts=frozenset({f"{host}:{port}"}),
         default_limit=DEFAULT_BODY_LIMIT,
-        body_limits={f"{API_PREFIX}/query": 16_000, f"{API_PREFIX}/imports": studies.IMPORT_LIMIT},
+        body_limits={
+            f"{API_PREFIX}/query": 16_000,
+            f"{API_PREFIX}/imports": studies.IMPORT_LIMIT,
+            API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
+        },
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (search, papers, notes, studies, citations):
+    for module in (search, papers, notes, studies, study_files, citations):
         app.include_router(module.pages, include_in_schema=False)
         app.include_router(module.api, prefix=API_PREFIX)
 

@@ -11,6 +11,14 @@ from ._desk import (
     SearchForm,
     open_desk,
 )
+from ._study_files import (
+    MAX_STUDY_ZIP_BYTES,
+    PRISMA_FORMATS,
+    prisma_file,
+    prisma_view,
+    recover_study,
+    study_zip,
+)
 from ._views import (
     EvidenceTableView,
     Export,
@@ -27,6 +35,8 @@ from ._views import (
 __all__ = [
     "EXPORT_MEDIA",
     "MAX_SELECTION",
+    "MAX_STUDY_ZIP_BYTES",
+    "PRISMA_FORMATS",
     "SAVED_CAP",
     "SAVED_PAGE",
     "CitationView",
@@ -44,4 +54,8 @@ __all__ = [
     "StudyView",
     "citation_browser",
     "open_desk",
+    "prisma_file",
+    "prisma_view",
+    "recover_study",
+    "study_zip",
 ]

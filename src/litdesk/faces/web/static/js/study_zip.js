@@ -1,0 +1,51 @@
+// Study page: recover a Study from a ZIP export. The file is posted to /api/v1/study-imports;
+// the report shows what was recovered (with a link to the new Study) or the refusal's reason.
+// Every value is inserted as text.
+import { csrfToken } from "./api.js";
+
+function line(parent, text, className) {
+  const p = document.createElement("p");
+  p.textContent = text;
+  if (className) p.className = className;
+  parent.append(p);
+  return p;
+}
+
+export function installStudyZip() {
+  const form = document.getElementById("zip-import");
+  const report = document.getElementById("zip-report");
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const file = document.getElementById("zip-file").files[0];
+    if (!file) return;
+    const body = new FormData();
+    body.append("file", file, file.name);
+    body.append("name", document.getElementById("zip-name").value);
+    report.replaceChildren();
+    line(report, `Checking ${file.name}…`, "muted");
+    let response;
+    let data;
+    try {
+      response = await fetch("/api/v1/study-imports", {
+        method: "POST",
+        body,
+        headers: { "x-csrf-token": csrfToken(), accept: "application/json" },
+      });
+      data = await response.json();
+    } catch {
+      report.replaceChildren();
+      line(report, "The ZIP could not be sent.", "notice error");
+      return;
+    }
+    report.replaceChildren();
+    if (!response.ok) {
+      line(report, `Refused (${data.code || response.status}): ${data.message || "the ZIP was refused"}. Nothing was stored.`, "notice error");
+      return;
+    }
+    const ok = line(report, `Recovered Study “${data.name}”: ${data.papers} papers, ${data.notes} notes, ${data.evidence} evidence records, ${data.search_runs} search runs, ${data.imports} imports; ${Object.keys(data.remapped).length} paper ids remapped. `, "notice ok");
+    const a = document.createElement("a");
+    a.href = `/study/${encodeURIComponent(data.study_id)}`;
+    a.textContent = "Open it";
+    ok.append(a);
+  });
+}
