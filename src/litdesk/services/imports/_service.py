@@ -7,8 +7,9 @@ the others: it is reported beside the successes with its code and message.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -98,28 +99,25 @@ def import_files(
     """
     if format:
         formats.get_format(format)  # an unknown --format refuses the whole call up front
-    traces: list[ImportTrace] = []
-    refused: list[RefusedFile] = []
-    seen: dict[str, str] = {}
-    for item in paths:
-        path = os.fspath(item)
-        if on_file is not None:
-            on_file(path, _size(path))
-        try:
-            trace = formats.load(
-                Path(path),
-                format=format,
-                max_bytes=max_bytes,
-                duplicate_ids="refuse" if strict_ids else "notice",
+    duplicate_ids = "refuse" if strict_ids else "notice"
+
+    def reads() -> Iterator[tuple[str, Callable[[], ImportTrace]]]:
+        for item in paths:
+            path = os.fspath(item)
+            if on_file is not None:
+                on_file(path, _size(path))
+            yield (
+                path,
+                partial(
+                    formats.load,
+                    Path(path),
+                    format=format,
+                    max_bytes=max_bytes,
+                    duplicate_ids=duplicate_ids,
+                ),
             )
-        except (InputError, NotFoundError) as exc:
-            refused.append(RefusedFile(path, exc.code, exc.message, exc.exit_code))
-            continue
-        first = seen.get(trace.source.sha256)
-        if first is None:
-            seen[trace.source.sha256] = path
-        traces.append(trace if first is None else repeated_source(trace, [first]))
-    return ImportBatch(tuple(traces), tuple(refused))
+
+    return _collect(reads())
 
 
 def import_bytes(
@@ -134,22 +132,29 @@ def import_bytes(
     earlier bytes of the same call gets a ``repeated_source`` notice."""
     if format:
         formats.get_format(format)
+    duplicate_ids = "refuse" if strict_ids else "notice"
+
+    def read(name: str, data: bytes) -> ImportTrace:
+        if len(data) > max_bytes:
+            raise ImportRefused(
+                f"{name} is larger than {max_bytes:,} bytes; not read", code="too_large"
+            )
+        return formats.loads(
+            data, format=format, path=name, max_bytes=max_bytes, duplicate_ids=duplicate_ids
+        )
+
+    return _collect((name, partial(read, name, data)) for name, data in files)
+
+
+def _collect(reads: Iterable[tuple[str, Callable[[], ImportTrace]]]) -> ImportBatch:
+    """Run each ``(name, read)``: its trace, or its refusal beside the others; a trace whose
+    bytes an earlier one of the same call had gets a ``repeated_source`` notice."""
     traces: list[ImportTrace] = []
     refused: list[RefusedFile] = []
     seen: dict[str, str] = {}
-    for name, data in files:
+    for name, read in reads:
         try:
-            if len(data) > max_bytes:
-                raise ImportRefused(
-                    f"{name} is larger than {max_bytes:,} bytes; not read", code="too_large"
-                )
-            trace = formats.loads(
-                data,
-                format=format,
-                path=name,
-                max_bytes=max_bytes,
-                duplicate_ids="refuse" if strict_ids else "notice",
-            )
+            trace = read()
         except (InputError, NotFoundError) as exc:
             refused.append(RefusedFile(name, exc.code, exc.message, exc.exit_code))
             continue
