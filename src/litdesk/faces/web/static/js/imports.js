@@ -2,14 +2,7 @@
 // the report lists each imported file (format, encoding, records, notices by kind) beside each
 // refused one with its reason. Every value is inserted as text.
 import { csrfToken } from "./api.js";
-
-function line(parent, text, className) {
-  const p = document.createElement("p");
-  p.textContent = text;
-  if (className) p.className = className;
-  parent.append(p);
-  return p;
-}
+import { line } from "./dom.js";
 
 export function installImports() {
   const zone = document.getElementById("dropzone");

@@ -2,14 +2,7 @@
 // the report shows what was recovered (with a link to the new Study) or the refusal's reason.
 // Every value is inserted as text.
 import { csrfToken } from "./api.js";
-
-function line(parent, text, className) {
-  const p = document.createElement("p");
-  p.textContent = text;
-  if (className) p.className = className;
-  parent.append(p);
-  return p;
-}
+import { line } from "./dom.js";
 
 export function installStudyZip() {
   const form = document.getElementById("zip-import");
