@@ -183,28 +183,29 @@ def list_papers(
     status: str | None = None,
     limit: int = 500,
 ) -> list[PaperRow]:
-    query = sa.select(papers)
+    query = _papers_where(sa.select(papers), study_id, status)
+    query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit)
+    return [_paper_row(r) for r in conn.execute(query)]
+
+
+def _papers_where(
+    query: sa.Select[Any], study_id: str | None, status: str | None
+) -> sa.Select[Any]:
+    """``query`` over saved papers narrowed to a Study and a reading status (each optional)."""
     if study_id is not None:
         query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
             study_papers.c.study_id == study_id
         )
     if status is not None:
         query = query.where(papers.c.status == status)
-    query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit)
-    return [_paper_row(r) for r in conn.execute(query)]
+    return query
 
 
 def count_papers(
     conn: Connection, *, study_id: str | None = None, status: str | None = None
 ) -> int:
     """How many saved papers (in a Study, with a reading status)."""
-    query = sa.select(sa.func.count()).select_from(papers)
-    if study_id is not None:
-        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
-            study_papers.c.study_id == study_id
-        )
-    if status is not None:
-        query = query.where(papers.c.status == status)
+    query = _papers_where(sa.select(sa.func.count()).select_from(papers), study_id, status)
     return int(conn.execute(query).scalar_one())
 
 
@@ -221,13 +222,7 @@ def list_papers_reusing(
     changed: ``reuse``
     maps an id to ``(stored text, row)`` from an earlier call and is updated in place (an
     app-lifetime caller keeps it; validation is most of the cost of a long list)."""
-    query = sa.select(papers)
-    if study_id is not None:
-        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
-            study_papers.c.study_id == study_id
-        )
-    if status is not None:
-        query = query.where(papers.c.status == status)
+    query = _papers_where(sa.select(papers), study_id, status)
     query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
     out = []
     for r in conn.execute(query):
