@@ -10,6 +10,10 @@ In one run:
    vs a brute-force numpy scan (matrix-vector product + argpartition), recall@10 against
    the exact result, at the default nprobe and around it. Targets: p50 ≤ 50 ms and ≥ 10×
    the scan.
+5. ``--only questions``: question time on a library of ``--files`` distinct PDFs (copies of
+   the fixtures with their own content hashes): the judged questions through ``Library.ask``
+   without a model (extractive), beside plain BM25 (bm25s) retrieval over the same chunks.
+   Target: p50 ≤ 1 s. ``--embedder`` picks the embedder.
 4. ``--only update``: the stored IVF layout after adding one PDF. 1M synthetic rows as
    existing entries (``--entry-chunks`` rows each) with a trained layout, plus one new entry
    of ``--entry-chunks`` rows from the same distribution: the incremental update (assign the
@@ -19,7 +23,7 @@ In one run:
 
     LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/library_bench.py \
         [--copies 4] [--files 1000] [--chunks 1000000] [--queries 50] \
-        [--only pipeline|reindex|vectors|update] [--nlist N] [--entry-chunks 2000] \
+        [--only pipeline|reindex|vectors|update|questions] [--embedder wordllama] [--nlist N] [--entry-chunks 2000] \
         [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
 
 With ``--postgres URL`` the pipeline and re-index parts keep the library in a fresh schema
@@ -169,6 +173,78 @@ def bench_reindex(fixtures: Path, tmp: Path, files: int, database_url: str | Non
     print(
         f"    re-index unchanged: median {statistics.median(times):.3f} s over 3 runs "
         f"(min {min(times):.3f}, max {max(times):.3f}) (target <= 2 s)"
+    )
+
+
+def bench_questions(
+    fixtures: Path, tmp: Path, files: int, embedder: str, database_url: str | None = None
+) -> None:
+    """Question time on a library of ``files`` distinct PDFs (copies of the fixtures, each
+    with its own content hash, so every one is indexed): the judged questions through
+    ``Library.ask`` without a model (extractive), after the index is built."""
+    import json
+
+    copies = max(1, -(-files // len(list(fixtures.glob("*.pdf")))))
+    folder = tmp / "questions"
+    paths = make_copies(fixtures, folder, copies)[:files]
+    keep = set(paths)
+    for extra in folder.glob("*.pdf"):
+        if extra not in keep:
+            extra.unlink()
+    settings = Settings(
+        data_dir=tmp / "data-questions",
+        library_dirs=[folder],
+        database_url=database_url,
+        embedder=embedder,
+    )
+    lib = Library(settings, workers=2)
+    t0 = time.perf_counter()
+    report = lib.index()
+    index_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    vi = lib.prepare_vector_index()
+    prep_s = time.perf_counter() - t0
+    qfile = fixtures.parent / "questions" / "questions.jsonl"
+    questions = [json.loads(x)["question"] for x in qfile.read_text().splitlines() if x.strip()]
+    lib.ask(questions[0])  # the first question loads the vectors and the model: timed apart
+    times = []
+    for q in questions:
+        t0 = time.perf_counter()
+        lib.ask(q)
+        times.append(time.perf_counter() - t0)
+    # the peer: plain BM25 (bm25s) over the same chunk texts, retrieval only
+    import bm25s
+
+    from litdesk.core.library import CHUNKING_VERSION
+
+    cat = lib.catalogue
+    shas = list(cat.entries(lib._embedder_name, CHUNKING_VERSION))
+    texts = [c.text for c in cat.chunks_of(shas, lib._embedder_name, CHUNKING_VERSION)]
+    lib.close()
+    peer = bm25s.BM25()
+    peer.index(bm25s.tokenize(texts, show_progress=False), show_progress=False)
+    peer_times = []
+    for q in questions:
+        t0 = time.perf_counter()
+        peer.retrieve(bm25s.tokenize([q], show_progress=False), k=8, show_progress=False)
+        peer_times.append(time.perf_counter() - t0)
+    times.sort()
+    p95 = times[max(0, int(len(times) * 0.95) - 1)]
+    print(
+        f"[5] {len(paths)} PDFs, {report.pages} pages, {report.chunks} chunks "
+        f"(embedder {embedder}, index built in {index_s:.1f} s, vector index {vi['kind']} "
+        f"in {prep_s:.1f} s), store: {'PostgreSQL' if database_url else 'SQLite'}"
+    )
+    print(
+        f"    {len(times)} questions, extractive `ask` over the whole library: "
+        f"p50 {statistics.median(times) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+        f"max {times[-1] * 1000:.0f} ms (target p50 <= 1 s)"
+    )
+    peer_p50 = statistics.median(peer_times)
+    print(
+        f"    peer bm25s retrieval only (same {len(texts)} chunks): p50 "
+        f"{peer_p50 * 1000:.1f} ms; ratio litdesk ask / bm25s = "
+        f"{statistics.median(times) / peer_p50:.1f}x"
     )
 
 
@@ -335,10 +411,13 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--chunks", type=int, default=1_000_000)
     ap.add_argument("--queries", type=int, default=50)
-    ap.add_argument("--only", choices=["pipeline", "reindex", "vectors", "update"], default=None)
+    ap.add_argument(
+        "--only", choices=["pipeline", "reindex", "vectors", "update", "questions"], default=None
+    )
     ap.add_argument("--entry-chunks", type=int, default=2000, help="rows per entry (update)")
     ap.add_argument("--nlist", type=int, default=None, help="IVF cells (default: the index's)")
     ap.add_argument("--postgres", default=None, help="keep the library in a fresh PG schema")
+    ap.add_argument("--embedder", default="wordllama", help="embedder setting (questions)")
     args = ap.parse_args()
     fixtures = Path(os.environ.get("LITDESK_FIXTURES", "../shared/fixtures")) / "pdf"
     if args.only not in ("vectors", "update") and not fixtures.is_dir():
@@ -354,6 +433,9 @@ def main() -> None:
         if args.only in (None, "reindex"):
             with store_url(args.postgres) as url:
                 bench_reindex(fixtures, Path(tmp), args.files, url)
+        if args.only == "questions":
+            with store_url(args.postgres) as url:
+                bench_questions(fixtures, Path(tmp), args.files, args.embedder, url)
         if args.only == "update":
             bench_update(args.chunks, args.entry_chunks, args.queries, Path(tmp))
     if args.only in (None, "vectors"):

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from litdesk._settings import Settings
-from litdesk.core.library import CHUNKING_VERSION, salient_words
+from litdesk.core.library import CHUNKING_VERSION, abstain_threshold, salient_words
 from litdesk.services.library import Library
 
 #: Questions no PDF of the fixture folder answers (written for this bench; some near the
@@ -81,6 +81,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--top-k", type=int, default=8)
     ap.add_argument("--misses", action="store_true", help="list the missed questions")
+    ap.add_argument(
+        "--embedders",
+        default="wordllama,use-m3",
+        help="comma-separated embedder settings, each indexed and measured in this run",
+    )
+    ap.add_argument("--rerank", action="store_true", help="also the re-ranking settings (SETTINGS)")
     args = ap.parse_args()
     fixtures = Path(os.environ["LITDESK_FIXTURES"])
     questions = [
@@ -88,21 +94,27 @@ def main() -> None:
         for line in (fixtures / "questions" / "questions.jsonl").read_text().splitlines()
         if line.strip()
     ]
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp) / "data", library_dirs=[fixtures / "pdf"])
-        lib = Library(settings, workers=2)
-        t0 = time.perf_counter()
-        report = lib.index()
-        print(
-            f"indexed {report.pages} pages, {report.chunks} chunks of {len(lib.corpus().files)} "
-            f"files ({len(report.excluded)} excluded) in {time.perf_counter() - t0:.1f} s (embedder {lib._embedder_name}, "
-            f"chunking {CHUNKING_VERSION}); {len(questions)} questions, top_k {args.top_k}"
-        )
-        run(lib, questions, args.top_k, args.misses)
-        lib.close()
+    for n, spec in enumerate(s.strip() for s in args.embedders.split(",") if s.strip()):
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(
+                data_dir=Path(tmp) / "data", library_dirs=[fixtures / "pdf"], embedder=spec
+            )
+            lib = Library(settings, workers=2)
+            t0 = time.perf_counter()
+            report = lib.index()
+            print(
+                f"\nindexed {report.pages} pages, {report.chunks} chunks of "
+                f"{len(lib.corpus().files)} files ({len(report.excluded)} excluded) in "
+                f"{time.perf_counter() - t0:.1f} s (embedder {lib._embedder_name}, chunking "
+                f"{CHUNKING_VERSION}); {len(questions)} questions, top_k {args.top_k}"
+            )
+            run(lib, questions, args.top_k, args.misses, baseline=n == 0, rerank=args.rerank)
+            lib.close()
 
 
-def rankers(lib: Library) -> dict[str, Callable[[str], list[tuple[str, int]]]]:
+def rankers(
+    lib: Library, *, top_k: int = 8, baseline: bool = True, rerank: bool = False
+) -> dict[str, Callable[[str], list[tuple[str, int]]]]:
     """Each setting: question -> ranked (file, page) list (at least top_k long when it can)."""
     cat = lib.catalogue
     files = lib.corpus().files
@@ -134,23 +146,36 @@ def rankers(lib: Library) -> dict[str, Callable[[str], list[tuple[str, int]]]]:
         def rank(q: str) -> list[tuple[str, int]]:
             lib.rerank_depth, lib.rerank_fusion = depth, fusion
             try:
-                found = lib.retrieve(q, top_k=20)
+                found = lib.retrieve(q, top_k=top_k)
+                rest = lib.retrieve(q, top_k=20)
             finally:
                 lib.rerank_depth, lib.rerank_fusion = default
-            return [(h.file, h.page) for h in found.hits]
+            # the top_k as the library answers with top_k, then the rest of the best 20
+            head = [(h.file, h.page) for h in found.hits]
+            return head + [(h.file, h.page) for h in rest.hits if (h.file, h.page) not in head]
 
         return rank
 
     default = lib.rerank_depth, lib.rerank_fusion
-    out = {"bm25": bm25, "vector": vector, "hybrid (rrf)": shipped(0)}
-    for depth, fusion in SETTINGS:
+    emb = lib._embedder_name
+    out = {"bm25": bm25} if baseline else {}
+    out |= {f"vector {emb}": vector, f"hybrid (rrf) {emb}": shipped(0)}
+    for depth, fusion in SETTINGS if rerank else ():
         out[f"hybrid + rerank {depth} (fusion weight {fusion:g})"] = shipped(depth, fusion)
     return out
 
 
-def run(lib: Library, questions: list[dict], top_k: int, show_misses: bool) -> None:
+def run(
+    lib: Library,
+    questions: list[dict],
+    top_k: int,
+    show_misses: bool,
+    *,
+    baseline: bool = True,
+    rerank: bool = False,
+) -> None:
     table: list[Row] = []
-    for name, rank in rankers(lib).items():
+    for name, rank in rankers(lib, top_k=top_k, baseline=baseline, rerank=rerank).items():
         row = Row(name)
         for q in questions:
             t0 = time.perf_counter()
@@ -219,6 +244,7 @@ def abstention(lib: Library, questions: list[dict], top_k: int) -> None:
     print("off-library: " + ", ".join(f"{i} {s:.3f}" for i, s, _ in off))
     false_abst = [i for i, _, a in judged if a]
     print(
+        f"threshold {abstain_threshold(lib._embedder_name):.2f}: "
         f"abstained: {len(false_abst)}/{len(judged)} judged (false abstentions: "
         f"{', '.join(false_abst) or 'none'}), {sum(a for *_, a in off)}/{len(off)} off-library"
     )

@@ -17,7 +17,9 @@ from litdesk._errors import ConfigError
 from litdesk.adapters.embeddings import (
     Embedder,
     EmbedderError,
+    JointEmbedder,
     OllamaEmbedder,
+    UseEmbedder,
     WordLlamaEmbedder,
     embedder_name,
     make_embedder,
@@ -148,3 +150,42 @@ def test_wordllama_fast_pooling_equals_wordllama_embed(wordllama: WordLlamaEmbed
     nonempty = [i for i, t in enumerate(texts) if t]
     assert np.allclose(fast[nonempty], ref[nonempty], atol=1e-5)
     assert np.all(fast[1] == 0)  # an empty text has no direction
+
+
+@pytest.fixture(scope="session")
+def use_m3() -> UseEmbedder:
+    return UseEmbedder()
+
+
+def test_use_m3_offline_cross_lingual(use_m3: UseEmbedder) -> None:
+    assert use_m3.name == embedder_name("use-m3") and use_m3.dim == 512
+    question = "What share of Chinese articles are open access?"
+    v = use_m3.embed(
+        [
+            question,
+            "Da produção científica chinesa, 3,3% dos artigos está em acesso aberto.",
+            "El coeficiente alfa de Cronbach del cuestionario fue de 0,853.",
+            "",  # empty text: a row all the same
+        ]
+    )
+    assert v.dtype == np.float32 and v.shape == (4, 512)
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[1] > v[0] @ v[2]  # the Portuguese answer is nearer than the Spanish aside
+    assert use_m3.embed([]).shape == (0, 512)
+
+
+def test_joint_embedder_averages_the_cosines(
+    wordllama: WordLlamaEmbedder, use_m3: UseEmbedder
+) -> None:
+    joint = JointEmbedder([wordllama, use_m3])
+    assert joint.name == "wordllama-l2-256+use-m3-512" == embedder_name("wordllama+use-m3")
+    assert joint.dim == 256 + 512
+    texts = ["heat stress in wheat", "wheat plants under high temperature"]
+    j = joint.embed(texts)
+    a, b = wordllama.embed(texts), use_m3.embed(texts)
+    assert np.isclose(j[0] @ j[1], ((a[0] @ a[1]) + (b[0] @ b[1])) / 2, atol=1e-5)
+    assert np.allclose(np.linalg.norm(j, axis=1), 1.0, atol=1e-5)
+    with pytest.raises(ConfigError):
+        make_embedder("wordllama+", cache_dir=Path("."))
+    with pytest.raises(ConfigError):
+        JointEmbedder([wordllama])

@@ -59,3 +59,13 @@ def test_chunking_property_covers_text_and_pages(pages: list[str]) -> None:
                 for i in range(c.start, c.end):
                     covered[i] = True
         assert all(covered[i] for i, ch in enumerate(page) if not ch.isspace())
+
+
+def test_later_chunks_start_at_a_sentence_start() -> None:
+    sentences = [f"Sentence number {i} says something about outcome {i * 7} in the trial." for i in range(60)]
+    page = " ".join(sentences)
+    chunks = chunk_pages([page])
+    assert len(chunks) > 2
+    for c in chunks:
+        assert c.text.startswith("Sentence number "), c.text[:40]
+        assert c.text.endswith("trial.")

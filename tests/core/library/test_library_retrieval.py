@@ -109,3 +109,27 @@ def test_top_k_exact_orders_scores() -> None:
     assert scores.tolist() == pytest.approx([0.9, 0.5])
     empty = VectorIndex.build(np.zeros((0, 4), np.float32))
     assert empty.search(np.ones(4, np.float32), 3)[0].size == 0
+
+
+def test_a_page_is_cited_once_before_any_page_twice() -> None:
+    cands = [
+        Candidate(0, "A", 0.9, page=3),
+        Candidate(1, "A", 0.8, page=3),
+        Candidate(2, "A", 0.7, page=3),
+        Candidate(3, "A", 0.6, page=5),
+        Candidate(4, "B", 0.5, page=1),
+    ]
+    got = [c.key for c in allocate(cands, top_k=3)]
+    assert got == [0, 3, 4]
+    # when only repeats are left they still fill the excerpts
+    assert [c.key for c in allocate(cands, top_k=5)] == [0, 1, 2, 3, 4]
+
+
+def test_per_paper_cap_leaves_room_for_the_second_paper() -> None:
+    cands = [Candidate(i, "A", 1.0 - i / 100, page=i) for i in range(10)]
+    cands.append(Candidate(99, "B", 0.1, page=1))
+    got = allocate(cands, top_k=4, per_paper_cap=2)
+    assert [c.paper for c in got].count("A") == 3  # the cap yields only while B has some
+    assert got[-1].key == 99
+    alone = [Candidate(i, "A", 1.0 - i / 100, page=i) for i in range(10)]
+    assert len(allocate(alone, top_k=4, per_paper_cap=2)) == 4  # nobody else: no gap

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from litdesk.core.library import cut_references, find_ids
+from litdesk.core.library import cut_references, find_ids, strip_running_lines
 
 BODY = "Intro text about results in 2019 and more words here.\n" * 40
 
@@ -60,3 +60,41 @@ def test_scans_never_crash(pages: list[str]) -> None:
     assert len(kept) == len(pages)
     ids = find_ids(pages)
     assert ids.doi is None or ids.doi.startswith("10.")
+
+
+def _page(no: int, body: str) -> str:
+    return (
+        f"Journal of Testing 12 (2021) {100 + no}-{120 + no}\nA. Author et al.\n"
+        f"{body}\n{no}\n"
+    )
+
+
+def test_running_headers_footers_and_page_numbers_are_dropped() -> None:
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    bodies = [f"Body paragraph on {w} about the trial and its outcome." for w in words]
+    pages = [_page(i + 1, b) for i, b in enumerate(bodies)]
+    out = strip_running_lines(pages)
+    assert len(out) == len(pages)
+    for text, body in zip(out, bodies, strict=True):
+        assert body in text
+        assert "Journal of Testing" not in text and "A. Author et al." not in text
+        assert not any(line.strip().isdigit() for line in text.splitlines())
+
+
+def test_lines_that_do_not_repeat_are_kept() -> None:
+    pages = [f"Heading {w}\nText of the page {w}.\nClosing words {w}." for w in "abcdef"]
+    assert strip_running_lines(pages) == pages
+    short = ["Same header\nbody one", "Same header\nbody two", "Same header\nbody three"]
+    assert strip_running_lines(short) == short  # fewer than 4 pages: nothing can repeat
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=400), max_size=8))
+def test_running_lines_only_remove_whole_lines(pages: list[str]) -> None:
+    out = strip_running_lines(pages)
+    assert len(out) == len(pages)
+    for before, after in zip(pages, out, strict=True):
+        kept = after.split("\n") if after else []
+        lines = before.split("\n")
+        it = iter(lines)
+        assert all(any(k == line for line in it) for k in kept)  # a subsequence of lines

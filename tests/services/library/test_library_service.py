@@ -116,12 +116,19 @@ def test_embedder_or_chunking_change_rebuilds(
             return out / 2.0
 
     lib2 = Library(settings, embedder=Other(), workers=1)
-    assert len(lib2.index().indexed) == 3
+    second = lib2.index()
+    assert len(second.indexed) == 3
+    assert second.rebuild is not None and "embedder wordllama-l2-256 → other-embedder" in (
+        second.rebuild
+    )
     assert lib.index().unchanged == 3  # the first embedder's entries are still there
+    assert lib.index().rebuild is None  # nothing to redo: nothing to explain
     import litdesk.services.library._indexer as indexer
 
     monkeypatch.setattr(indexer, "CHUNKING_VERSION", "c-test")
-    assert len(lib.index().indexed) == 3
+    third = lib.index()
+    assert len(third.indexed) == 3
+    assert third.rebuild is not None and "→ c-test" in third.rebuild
 
 
 def test_excluded_files_named_with_reason(

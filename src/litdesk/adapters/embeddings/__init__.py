@@ -3,8 +3,10 @@
 from ._embedders import (
     Embedder,
     EmbedderError,
+    JointEmbedder,
     OllamaEmbedder,
     SentenceTransformersEmbedder,
+    UseEmbedder,
     WordLlamaEmbedder,
     embedder_name,
     make_embedder,
@@ -13,8 +15,10 @@ from ._embedders import (
 __all__ = [
     "Embedder",
     "EmbedderError",
+    "JointEmbedder",
     "OllamaEmbedder",
     "SentenceTransformersEmbedder",
+    "UseEmbedder",
     "WordLlamaEmbedder",
     "embedder_name",
     "make_embedder",

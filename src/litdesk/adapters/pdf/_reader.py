@@ -18,7 +18,13 @@ import pypdfium2 as pdfium
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.files import FileRefused, read_bounded
-from litdesk.core.library import FoundIds, cut_references, find_ids, normalise_text
+from litdesk.core.library import (
+    FoundIds,
+    cut_references,
+    find_ids,
+    normalise_text,
+    strip_running_lines,
+)
 
 __all__ = [
     "MAX_PDF_BYTES",
@@ -184,7 +190,7 @@ def extract(path: Path) -> PdfText:
         )
     head = tuple(normalise_text(p) for p in raw[:2])
     ids = find_ids(head)
-    kept, cut = cut_references(raw)
+    kept, cut = cut_references(strip_running_lines(raw))
     pages = tuple(normalise_text(p) for p in kept)
     return PdfText(len(raw), text_layer, pages, (cut[0] + 1, cut[1]) if cut else None, ids, head)
 

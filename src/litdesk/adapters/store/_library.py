@@ -219,6 +219,21 @@ class LibraryRepo:
                 )  # fmt: skip
             return out
 
+    def index_keys(self, shas: Sequence[str]) -> dict[tuple[str, str], int]:
+        """The (embedder, chunking) keys entries of ``shas`` are stored under, with counts."""
+        t = library_entries
+        out: dict[tuple[str, str], int] = {}
+        with self.store.read() as conn:
+            for part in _batches(list(dict.fromkeys(shas))):
+                q = (
+                    sa.select(t.c.embedder, t.c.chunking, sa.func.count())
+                    .where(t.c.sha256.in_(part))
+                    .group_by(t.c.embedder, t.c.chunking)
+                )
+                for emb, chunking, n in conn.execute(q):
+                    out[(emb, chunking)] = out.get((emb, chunking), 0) + int(n)
+        return out
+
     def _lock_entry(self, conn: Connection, sha: str, embedder: str, chunking: str) -> None:
         self.store.lock(conn, _LIBRARY_LOCK, f"{sha}|{embedder}|{chunking}")
 

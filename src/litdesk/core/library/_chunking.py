@@ -1,7 +1,9 @@
 """Chunking of page texts into retrieval excerpts (pure).
 
 Chunks are about ``size`` characters, never span two pages, overlap a little, and
-break at a sentence or word boundary where one is near. ``CHUNKING_VERSION`` names
+break at a sentence or word boundary where one is near; a chunk after the first of a page
+starts at a sentence start where one lies within the overlap window (c2), so neither end
+cuts a sentence when the text has sentence marks. ``CHUNKING_VERSION`` names
 the rule: an index built under another version is rebuilt.
 """
 
@@ -13,7 +15,7 @@ from typing import Final
 
 __all__ = ["CHUNKING_VERSION", "Chunk", "chunk_pages", "normalise_text"]
 
-CHUNKING_VERSION: Final = "c1-1000-150"
+CHUNKING_VERSION: Final = "c2-1000-150"
 DEFAULT_SIZE: Final = 1000
 DEFAULT_OVERLAP: Final = 150
 _MIN_TAIL: Final = 200
@@ -59,6 +61,24 @@ def _cut_point(text: str, start: int, size: int) -> int:
     return space + 1 if space > 0 else hard
 
 
+def _next_start(text: str, start: int, end: int, overlap: int) -> int:
+    """Start of the chunk after ``[start, end)``: the sentence start nearest to ``overlap``
+    characters before ``end`` (within ``[end - 2*overlap, end - overlap//3]``), else the
+    word start after ``end - overlap``. Always after ``start``."""
+    target = end - overlap
+    lo, hi = max(start + 1, end - 2 * overlap), max(start + 1, end - overlap // 3)
+    best = -1
+    for m in _SENTENCE_END.finditer(text, lo - 1, hi):
+        cand = m.end()
+        if lo <= cand <= hi and (best < 0 or abs(cand - target) < abs(best - target)):
+            best = cand
+    if best > start:
+        return best
+    nxt = max(target, start + 1)
+    space = text.find(" ", nxt, end)
+    return space + 1 if 0 <= space < end else nxt
+
+
 def chunk_pages(
     pages: list[str] | tuple[str, ...],
     *,
@@ -89,7 +109,5 @@ def chunk_pages(
                 out.append(Chunk(len(out), page_no, start, end, piece))
             if end >= n:
                 break
-            nxt = max(end - overlap, start + 1)
-            space = text.find(" ", nxt, end)
-            start = space + 1 if 0 <= space < end else nxt
+            start = _next_start(text, start, end, overlap)
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -12,6 +12,7 @@ __all__ = [
     "MAX_TOP_K",
     "Candidate",
     "allocate",
+    "fuse_hybrid",
     "per_paper_minimum",
     "rrf",
     "salient_words",
@@ -79,6 +80,44 @@ def rrf(rankings: Sequence[Sequence[T]], *, k: int = RRF_K) -> list[tuple[T, flo
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
+def fuse_hybrid(
+    semantic: Sequence[Sequence[T]],
+    lexical: Sequence[T],
+    *,
+    unseen: Collection[T] = (),
+    k: int = RRF_K,
+) -> list[tuple[T, float]]:
+    """Reciprocal rank fusion of the semantic rankings and the lexical one, where the
+    lexical ranking cannot see the ``unseen`` items (excerpts in another language than the
+    question: no word of the question can match them). For those, the lexical share is
+    the better of their lexical rank and their best semantic rank, so a passage the
+    cross-lingual embedding ranks first is not buried under English passages that both
+    rankings merely half-match. Without ``unseen`` this is plain :func:`rrf`."""
+    if not unseen:
+        return rrf([*semantic, lexical], k=k)
+    best: dict[T, int] = {}
+    for ranking in semantic:
+        for rank, item in enumerate(ranking, start=1):
+            if item in unseen and rank < best.get(item, rank + 1):
+                best[item] = rank
+    lex_rank: dict[T, int] = {}
+    for rank, item in enumerate(lexical, start=1):
+        lex_rank.setdefault(item, rank)
+    for item, rank in best.items():
+        lex_rank[item] = min(rank, lex_rank.get(item, rank))
+    scores: dict[T, float] = {}
+    for ranking in semantic:
+        seen: set[T] = set()
+        for rank, item in enumerate(ranking, start=1):
+            if item not in seen:
+                seen.add(item)
+                scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    for item, rank in lex_rank.items():
+        scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    order = {item: i for i, item in enumerate(scores)}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A scored excerpt candidate: an opaque ``key``, the paper it belongs to, its score."""
@@ -86,6 +125,7 @@ class Candidate:
     key: Hashable
     paper: str
     score: float
+    page: int | None = None
 
 
 def per_paper_minimum(papers: int, top_k: int) -> int:
@@ -101,32 +141,53 @@ def allocate(
     *,
     top_k: int = DEFAULT_TOP_K,
     papers: Sequence[str] | None = None,
+    per_paper_cap: int | None = None,
 ) -> list[Candidate]:
     """Choose ``top_k`` excerpts from ``candidates`` (given best first).
 
     ``papers`` is the chosen set (``None`` = the whole library: by score only). Over
     a chosen set each paper first gets its best :func:`per_paper_minimum` excerpts,
     the rest go by score. The result is ordered by score (stable on input order).
+
+    Excerpts of a page already chosen (same paper and ``page``) wait until every other
+    page had its turn: a page is cited once before any page is cited twice. With
+    ``per_paper_cap`` a paper takes at most that many excerpts while other papers have
+    candidates left (a question about two papers should not get eight excerpts of one).
     """
     if not 1 <= top_k <= MAX_TOP_K:
         raise ValueError(f"top_k must be between 1 and {MAX_TOP_K}")
     ranked = list(candidates)
     chosen: list[int] = []
     taken: set[int] = set()
+    pages: set[tuple[str, int]] = set()
+    per: dict[str, int] = {}
+
+    def take(i: int) -> None:
+        c = ranked[i]
+        chosen.append(i)
+        taken.add(i)
+        per[c.paper] = per.get(c.paper, 0) + 1
+        if c.page is not None:
+            pages.add((c.paper, c.page))
+
     if papers is not None:
         minimum = per_paper_minimum(len(set(papers)), top_k)
         if minimum:
-            per: dict[str, int] = {}
             wanted = set(papers)
             for i, c in enumerate(ranked):
-                if c.paper in wanted and per.get(c.paper, 0) < minimum:
-                    per[c.paper] = per.get(c.paper, 0) + 1
-                    chosen.append(i)
-                    taken.add(i)
-    for i in range(len(ranked)):
-        if len(chosen) >= top_k:
-            break
-        if i not in taken:
-            chosen.append(i)
-            taken.add(i)
+                if c.paper in wanted and per.get(c.paper, 0) < minimum and not _seen(c, pages):
+                    take(i)
+    for capped, distinct in ((True, True), (False, True), (False, False)):
+        for i, c in enumerate(ranked):
+            if len(chosen) >= top_k:
+                break
+            if i in taken or (distinct and _seen(c, pages)):
+                continue
+            if capped and per_paper_cap is not None and per.get(c.paper, 0) >= per_paper_cap:
+                continue
+            take(i)
     return [ranked[i] for i in sorted(chosen, key=lambda j: (-ranked[j].score, j))]
+
+
+def _seen(c: Candidate, pages: set[tuple[str, int]]) -> bool:
+    return c.page is not None and (c.paper, c.page) in pages

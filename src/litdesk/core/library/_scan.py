@@ -8,7 +8,7 @@ from typing import Final
 
 from litdesk.core.records import normalize_doi, split_arxiv
 
-__all__ = ["FoundIds", "cut_references", "find_ids", "REFERENCE_HEADINGS"]
+__all__ = ["FoundIds", "cut_references", "find_ids", "strip_running_lines", "REFERENCE_HEADINGS"]
 
 REFERENCE_HEADINGS: Final = (
     "references",
@@ -79,6 +79,53 @@ def cut_references(pages: list[str] | tuple[str, ...]) -> tuple[list[str], tuple
         kept[j] = ""
         j += 1
     return kept, found
+
+
+#: Lines looked at for running headers/footers: this many at the top and at the bottom.
+EDGE_LINES: Final = 3
+#: A line repeats when its shape is on at least this share of the pages (and on 3 or more).
+RUNNING_SHARE: Final = 0.4
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
+)
+
+
+def _shape(line: str) -> str:
+    return _DIGITS.sub("#", " ".join(line.lower().split()))
+
+
+def _edges(lines: list[str]) -> list[int]:
+    """Indexes of the first and last ``EDGE_LINES`` non-empty lines."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    return sorted(set(filled[:EDGE_LINES] + filled[-EDGE_LINES:]))
+
+
+def strip_running_lines(pages: list[str] | tuple[str, ...]) -> list[str]:
+    """Drop running headers and footers: lines at a page's top or bottom whose shape
+    (case and spaces folded, digits as ``#``) recurs at the edges of at least
+    ``RUNNING_SHARE`` of the pages (and of 3 or more), plus bare page numbers there.
+
+    ``pages`` are raw page texts (line breaks kept); returns the same count. Documents
+    of fewer than 4 pages are returned unchanged (nothing can be seen to repeat)."""
+    if len(pages) < 4:
+        return list(pages)
+    split = [p.split("\n") for p in pages]
+    counts: dict[str, int] = {}
+    for lines in split:
+        for key in {_shape(lines[i]) for i in _edges(lines)}:
+            counts[key] = counts.get(key, 0) + 1
+    need = max(3, int(len(pages) * RUNNING_SHARE + 0.999))
+    running = {k for k, n in counts.items() if n >= need and k}
+    out: list[str] = []
+    for lines in split:
+        drop = {
+            i
+            for i in _edges(lines)
+            if _shape(lines[i]) in running or _PAGE_NUMBER.match(lines[i].strip())
+        }
+        out.append("\n".join(line for i, line in enumerate(lines) if i not in drop))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,10 +22,12 @@ from typing import Final
 
 __all__ = [
     "ABSTAIN_BELOW",
+    "ABSTAIN_BY_EMBEDDER",
     "DF_SAMPLE",
     "NEAR_MISS_CHARS",
     "DocFrequencies",
     "abstention_text",
+    "abstain_threshold",
     "judge",
     "question_terms",
     "support",
@@ -34,6 +36,19 @@ __all__ = [
 
 #: Best-excerpt support under which an answer abstains (calibrated, see module doc).
 ABSTAIN_BELOW: Final = 0.75
+#: The threshold per embedder (cosines of different models live on different scales), each
+#: calibrated on the judged and off-library questions of bench/retrieval_quality.py; an
+#: embedder not listed uses ``ABSTAIN_BELOW``.
+ABSTAIN_BY_EMBEDDER: Final[dict[str, float]] = {
+    "wordllama-l2-256": 0.75,
+    "use-m3-512": 0.50,
+}
+
+
+def abstain_threshold(embedder: str) -> float:
+    """The calibrated abstention threshold for the embedder named ``embedder``."""
+    return ABSTAIN_BY_EMBEDDER.get(embedder, ABSTAIN_BELOW)
+
 #: At most this many chunks (evenly spaced) are read to estimate document frequencies.
 DF_SAMPLE: Final = 1_000
 _STEM: Final = 5
@@ -120,12 +135,14 @@ def judge(scores: Sequence[float], *, below: float = ABSTAIN_BELOW) -> tuple[flo
 NEAR_MISS_CHARS: Final = 240
 
 
-def abstention_text(near: Sequence[tuple[str, int, str]], best: float) -> str:
+def abstention_text(
+    near: Sequence[tuple[str, int, str]], best: float, *, below: float = ABSTAIN_BELOW
+) -> str:
     """The answer when the library does not seem to answer: ``near`` are the closest
     excerpts as (file, page, text), listed as near misses, not as an answer."""
     head = (
         "The library does not seem to answer this question: no excerpt is close enough "
-        f"(best support {best:.2f}, needed {ABSTAIN_BELOW:.2f})."
+        f"(best support {best:.2f}, needed {below:.2f})."
     )
     if not near:
         return head

@@ -128,6 +128,8 @@ def _index(lib: Any, as_json: bool) -> None:
     if as_json:
         emit_json(data)
     else:
+        if report.rebuild:
+            err_console.print(f"note: {report.rebuild}", markup=False)
         console.print(
             f"{len(report.indexed)} indexed, {report.unchanged} unchanged, "
             f"{len(report.excluded)} excluded ({report.pages} pages, {report.chunks} chunks, "

@@ -101,6 +101,10 @@ class Catalogue:
     def entries(self, embedder: str, chunking: str) -> dict[str, Entry]:
         return self.repo.entries(embedder, chunking)
 
+    def index_keys(self, shas: list[str]) -> dict[tuple[str, str], int]:
+        """The (embedder, chunking) keys entries of ``shas`` exist under, with counts."""
+        return self.repo.index_keys(shas)
+
     def write_excluded(
         self,
         sha: str,

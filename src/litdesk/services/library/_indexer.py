@@ -45,6 +45,8 @@ class IndexReport:
     chunks: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    #: Why files indexed before are indexed again (another embedder or chunking rule).
+    rebuild: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +59,7 @@ class IndexReport:
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
             "interrupted": self.interrupted,
+            "rebuild": self.rebuild,
         }
 
 
@@ -124,6 +127,23 @@ def hash_files(cat: Catalogue, files: list[LibraryFile]) -> dict[Path, str]:
     return out
 
 
+def rebuild_reason(keys: dict[tuple[str, str], int], embedder_name: str, todo: int) -> str | None:
+    """Why ``todo`` files with entries under other keys are indexed again, or ``None``."""
+    old = {k: n for k, n in keys.items() if k != (embedder_name, CHUNKING_VERSION)}
+    if not old:
+        return None
+    (emb, chunking), _ = max(old.items(), key=lambda kv: kv[1])
+    changes = []
+    if emb != embedder_name:
+        changes.append(f"embedder {emb} → {embedder_name}")
+    if chunking != CHUNKING_VERSION:
+        changes.append(f"chunking {chunking} → {CHUNKING_VERSION}")
+    return (
+        f"rebuilding the index of {todo} file(s) once: it was built with another "
+        f"{' and '.join(changes)}"
+    )
+
+
 def index_files(
     cat: Catalogue,
     files: list[LibraryFile],
@@ -167,6 +187,8 @@ def index_files(
             continue
         todo[sha] = f
     total = len(todo)
+    if todo:
+        report.rebuild = rebuild_reason(cat.index_keys(list(todo)), embedder_name, total)
     done = 0
     model: Embedder | None = None
 

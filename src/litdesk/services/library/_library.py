@@ -38,11 +38,14 @@ from litdesk.core.library import (
     DocFrequencies,
     Excerpt,
     VectorIndex,
+    abstain_threshold,
     abstention_text,
     allocate,
+    fuse_hybrid,
+    guess_language,
     judge,
+    majority_language,
     question_terms,
-    rrf,
     run_gate,
     salient_words,
 )
@@ -59,6 +62,8 @@ __all__ = ["Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
 #: Look up a record by ("doi" | "arxiv", canonical id); ``None`` when nothing is found.
 Lookup = Callable[[str, str], Paper | None]
 POOL_MIN = 50
+#: Excerpts of a paper read to tell its language.
+LANGUAGE_SAMPLE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +184,7 @@ class Library:
             tuple[tuple[str, ...], bool], VectorIndex | npt.NDArray[np.float32]
         ] = {}
         self._df_cache: dict[tuple[str, ...], DocFrequencies] = {}
+        self._lang_cache: dict[str, str | None] = {}
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -379,6 +385,8 @@ class Library:
             )
             return out
         report = self.index(files)
+        if report.rebuild:
+            out.warnings.append(report.rebuild)
         if report.interrupted:
             out.warnings.append("indexing was interrupted; the answer uses what is indexed")
         cat = self.catalogue
@@ -423,8 +431,14 @@ class Library:
         position = {c.id: i for i, c in enumerate(chunks)}
         words = salient_words(" ".join(queries))
         lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
-        rankings.append([position[i] for i in lexical if i in position])
-        fused = rrf(rankings)
+        asked = guess_language(question) or "en"
+        foreign = {
+            s for s, lang in self._languages(shas, chunks).items() if lang not in (None, asked)
+        }
+        unseen = {i for i, c in enumerate(chunks) if c.sha256 in foreign} if foreign else set()
+        fused = fuse_hybrid(
+            rankings, [position[i] for i in lexical if i in position], unseen=unseen
+        )
         dfs = self._doc_frequencies(shas, chunks)
         qterms = [question_terms(salient_words(q)) for q in queries]
 
@@ -432,7 +446,7 @@ class Library:
             """Each chunk's support by the question or its English variant, the closer."""
             if not positions:
                 return []
-            hv = self.embedder().embed([chunks[p].text for p in positions])
+            hv = self._stored_vectors([chunks[p] for p in positions], entries)
             return [
                 max(
                     excerpt_support(t, chunks[p].text, float(hv[i] @ v), dfs)
@@ -449,8 +463,15 @@ class Library:
             blended = [(p, known[p] + self.rerank_fusion * r / top) for p, r in head]
             tail = [(pos, score - 10.0) for pos, score in fused[self.rerank_depth :]]
             fused = sorted(blended, key=lambda kv: -kv[1]) + tail
-        cands = [Candidate(pos, names[chunks[pos].sha256], score) for pos, score in fused]
-        chosen = allocate(cands, top_k=top_k, papers=None if whole else list(names.values()))
+        cands = [
+            Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page)
+            for pos, score in fused
+        ]
+        chosen = allocate(
+            cands,
+            top_k=top_k,
+            papers=None if whole else list(names.values()),
+        )
         meta = cat.metadata()
         for rank, c in enumerate(chosen, start=1):
             ch: StoredChunk = chunks[int(str(c.key))]
@@ -466,8 +487,36 @@ class Library:
             keys = [int(str(c.key)) for c in chosen]
             missing = [k for k in keys if k not in known]
             known.update(zip(missing, supports(missing), strict=True))
-            out.support, out.abstained = judge([known[k] for k in keys])
+            out.support, out.abstained = judge(
+                [known[k] for k in keys], below=abstain_threshold(self._embedder_name)
+            )
         return out
+
+    def _stored_vectors(
+        self, picked: list[StoredChunk], entries: dict[str, Entry]
+    ) -> npt.NDArray[np.float32]:
+        """The index's own vectors of ``picked`` (read per paper), not embedded again."""
+        load = self._loader({c.sha256: entries[c.sha256].n_chunks for c in picked})
+        rows: dict[str, npt.NDArray[np.float32]] = {}
+        out = []
+        for c in picked:
+            if c.sha256 not in rows:
+                rows[c.sha256] = load(c.sha256)
+            out.append(rows[c.sha256][c.idx])
+        return np.vstack(out)
+
+    def _languages(self, shas: list[str], chunks: list[StoredChunk]) -> dict[str, str | None]:
+        """Each paper's language, by majority over its first excerpts (cached per paper)."""
+        missing = [s for s in shas if s not in self._lang_cache]
+        if missing:
+            wanted = set(missing)
+            sample: dict[str, list[str]] = {s: [] for s in missing}
+            for c in chunks:
+                if c.sha256 in wanted and len(sample[c.sha256]) < LANGUAGE_SAMPLE:
+                    sample[c.sha256].append(c.text)
+            for s, texts in sample.items():
+                self._lang_cache[s] = majority_language(texts)
+        return {s: self._lang_cache[s] for s in shas}
 
     def _doc_frequencies(self, shas: list[str], chunks: list[StoredChunk]) -> DocFrequencies:
         """Term document frequencies of the scope's chunks (a sample; cached per scope)."""
@@ -630,7 +679,11 @@ class Library:
         """The answer that says the library does not seem to answer, near misses listed."""
         near = found.hits[:3]
         best = found.support or 0.0
-        text = abstention_text([(h.file, h.page, h.text) for h in near], best)
+        text = abstention_text(
+            [(h.file, h.page, h.text) for h in near],
+            best,
+            below=abstain_threshold(self._embedder_name),
+        )
         warnings.append(f"abstained: the best excerpt's support {best:.2f} is under the threshold")
         misses = [
             {
