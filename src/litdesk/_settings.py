@@ -153,9 +153,13 @@ class Settings(BaseSettings):
         default=None, description="An inbox folder of new PDFs, indexed after the library folders."
     )
     embedder: str = Field(
-        default="wordllama",
-        description="Embedder for the PDF library: 'wordllama' (offline default), "
-        "'sentence-transformers:<model>' or 'ollama:<model>'.",
+        default="wordllama+use-m3",
+        description="Embedder for the PDF library: 'wordllama+use-m3' (offline default: "
+        "wordllama's English word vectors joined with the multilingual Universal Sentence "
+        "Encoder, so English questions find Spanish or Portuguese passages), 'wordllama' "
+        "(the light option: several times faster to index, English only), 'use-m3', "
+        "'sentence-transformers:<model>' or 'ollama:<model>'; 'a+b' joins two. Changing it "
+        "rebuilds the index once.",
     )
     llm_backend: str = Field(
         default="none",

@@ -9,6 +9,7 @@ from ._embedders import (
     UseEmbedder,
     WordLlamaEmbedder,
     embedder_name,
+    is_local_embedder,
     make_embedder,
 )
 
@@ -21,5 +22,6 @@ __all__ = [
     "UseEmbedder",
     "WordLlamaEmbedder",
     "embedder_name",
+    "is_local_embedder",
     "make_embedder",
 ]

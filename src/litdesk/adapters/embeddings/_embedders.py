@@ -39,6 +39,7 @@ __all__ = [
     "UseEmbedder",
     "WordLlamaEmbedder",
     "embedder_name",
+    "is_local_embedder",
     "make_embedder",
 ]
 
@@ -294,6 +295,13 @@ def _parts(spec: str) -> list[str]:
     if len(parts) < 2 or not all(parts) or any("+" in p for p in parts):
         raise ConfigError(f"unknown embedder {spec!r}: join embedders as 'a+b'")
     return parts
+
+
+def is_local_embedder(spec: str) -> bool:
+    """Whether ``spec`` names models that load offline in any process (wordllama, use-m3,
+    joints of them): worker processes may then build their own copy."""
+    parts = _parts(spec) if "+" in spec else [spec.strip()]
+    return all(p in ("wordllama", "use-m3") for p in parts)
 
 
 def embedder_name(spec: str) -> str:

@@ -42,6 +42,7 @@ ABSTAIN_BELOW: Final = 0.75
 ABSTAIN_BY_EMBEDDER: Final[dict[str, float]] = {
     "wordllama-l2-256": 0.75,
     "use-m3-512": 0.50,
+    "wordllama-l2-256+use-m3-512": 0.70,
 }
 
 
@@ -112,16 +113,28 @@ class DocFrequencies:
         return max(0.0, math.log((self.n + 1) / (self.df.get(term, 0) + 0.5)))
 
 
-def support(qterms: Sequence[str], text: str, cosine: float, dfs: DocFrequencies) -> float:
+def support(
+    qterms: Sequence[str],
+    text: str,
+    cosine: float,
+    dfs: DocFrequencies,
+    *,
+    other_language: bool = False,
+) -> float:
     """Rarity-weighted share of ``qterms`` found in ``text``, plus ``cosine`` (clipped to
-    0..1). A question without terms is judged by the cosine alone."""
+    0..1). A question without terms is judged by the cosine alone.
+
+    For a passage in another language than the question (``other_language``) the words
+    cannot match, so the cosine stands in for the missing share: the better of
+    ``share + cosine`` and ``2 * cosine`` (a number or a name may still match)."""
     cos = min(1.0, max(0.0, cosine))
     weights = [(t, dfs.idf(t)) for t in qterms]
     total = sum(w for _, w in weights)
     if total <= 0:
         return cos
     have = terms(text)
-    return sum(w for t, w in weights if t in have) / total + cos
+    share = sum(w for t, w in weights if t in have) / total
+    return max(share + cos, 2 * cos) if other_language else share + cos
 
 
 def judge(scores: Sequence[float], *, below: float = ABSTAIN_BELOW) -> tuple[float, bool]:

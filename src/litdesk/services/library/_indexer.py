@@ -14,7 +14,7 @@ from typing import Any
 
 from litdesk._errors import ExternalError
 from litdesk._workers import limited_threads, worker_init
-from litdesk.adapters.embeddings import Embedder, WordLlamaEmbedder
+from litdesk.adapters.embeddings import Embedder, make_embedder
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256
 from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages
 
@@ -66,11 +66,12 @@ class IndexReport:
 _WORKER_EMBEDDER: Embedder | None = None
 
 
-def extract_job(path: str, wordllama_cache: str | None = None) -> dict[str, Any]:
+def extract_job(path: str, embed: tuple[str, str] | None = None) -> dict[str, Any]:
     """Extraction and chunking of one PDF (runs in a worker process).
 
-    With ``wordllama_cache`` the worker also embeds the chunks with the default
-    wordllama model (loaded once per worker), so embedding runs in parallel too.
+    With ``embed`` = (embedder setting, model cache dir) of a local embedder (wordllama,
+    use-m3 or a joint of them) the worker also embeds the chunks with it (loaded once per
+    worker), so embedding runs in parallel too.
     """
     global _WORKER_EMBEDDER
     p = Path(path)
@@ -85,9 +86,9 @@ def extract_job(path: str, wordllama_cache: str | None = None) -> dict[str, Any]
         }
     chunks = chunk_pages(text.pages)
     vectors = None
-    if wordllama_cache is not None:
+    if embed is not None:
         if _WORKER_EMBEDDER is None:
-            _WORKER_EMBEDDER = WordLlamaEmbedder(Path(wordllama_cache))
+            _WORKER_EMBEDDER = make_embedder(embed[0], cache_dir=Path(embed[1]))
         vectors = _WORKER_EMBEDDER.embed([c.text for c in chunks])
     return {
         "vectors": vectors,
@@ -151,7 +152,7 @@ def index_files(
     embedder_name: str,
     embedder: Callable[[], Embedder],
     workers: int = 2,
-    wordllama_cache: Path | None = None,
+    local_embedder: tuple[str, Path] | None = None,
     progress: Progress | None = None,
 ) -> IndexReport:
     """Index every file whose (hash, embedder, chunking) entry is missing.
@@ -159,7 +160,7 @@ def index_files(
     With ``workers`` ≥ 2 the PDFs are parsed in that many worker processes (never in the
     calling process); with 1, here.
 
-    ``wordllama_cache`` (the default embedder's cache dir) lets pool workers embed;
+    ``local_embedder`` (a local embedder's setting and cache dir) lets pool workers embed;
     otherwise the chunks are embedded here with ``embedder()``.
     """
     t0 = time.perf_counter()
@@ -233,8 +234,10 @@ def index_files(
                 store(sha, f, extract_job(str(f.path)))
         else:  # PDF parsing in worker processes, also for one file: a PDF that crashes
             # or stalls pdfium cannot take the calling process (a server) with it
-            cache = str(wordllama_cache) if wordllama_cache is not None else None
-            _run_pool(todo, min(workers, total), store, cache)
+            embed = None
+            if local_embedder is not None:
+                embed = (local_embedder[0], str(local_embedder[1]))
+            _run_pool(todo, min(workers, total), store, embed)
     except KeyboardInterrupt:
         report.interrupted = True
     report.seconds = time.perf_counter() - t0
@@ -250,7 +253,7 @@ def _run_pool(
     todo: dict[str, LibraryFile],
     workers: int,
     store: Callable[[str, LibraryFile, dict[str, Any]], None],
-    wordllama_cache: str | None,
+    embed: tuple[str, str] | None,
 ) -> None:
     """Extract (and embed) in a pool of spawned workers; results are stored here, in the
     calling process, one transaction per file. The workers die with this process."""
@@ -270,7 +273,7 @@ def _run_pool(
         while nxt < len(items) or pending:
             while nxt < len(items) and len(pending) < workers * 2:
                 sha, f = items[nxt]
-                pending[pool.submit(extract_job, str(f.path), wordllama_cache)] = (sha, f)
+                pending[pool.submit(extract_job, str(f.path), embed)] = (sha, f)
                 nxt += 1
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in finished:

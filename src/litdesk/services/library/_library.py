@@ -23,8 +23,11 @@ from litdesk._errors import InputError, LitdeskError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import (
     Embedder,
+    JointEmbedder,
+    UseEmbedder,
     WordLlamaEmbedder,
     embedder_name,
+    is_local_embedder,
     make_embedder,
 )
 from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Thinking, make_backend
@@ -272,16 +275,21 @@ class Library:
             embedder=self.embedder,
             workers=self.workers,
             progress=progress,
-            wordllama_cache=self._wordllama_cache(),
+            local_embedder=self._local_embedder(),
         )
 
-    def _wordllama_cache(self) -> Path | None:
-        """The default model's cache dir when pool workers may load it themselves."""
-        if self._embedder is not None and not isinstance(self._embedder, WordLlamaEmbedder):
+    def _local_embedder(self) -> tuple[str, Path] | None:
+        """The embedder setting and its cache dir when pool workers may load the model
+        themselves (a local model: wordllama, use-m3 or a joint of them; not one injected,
+        not a server's)."""
+        if self._embedder is not None and not isinstance(
+            self._embedder, (WordLlamaEmbedder, UseEmbedder, JointEmbedder)
+        ):
             return None
-        if self.settings.embedder.strip() != "wordllama":
+        spec = self.settings.embedder.strip()
+        if not is_local_embedder(spec):
             return None
-        return self.data_dir / "models" / "wordllama"
+        return spec, self.data_dir / "models" / "wordllama"
 
     def status(self) -> dict[str, Any]:
         """Every file with its index state (see :meth:`file_states`), the sources and the
@@ -449,7 +457,9 @@ class Library:
             hv = self._stored_vectors([chunks[p] for p in positions], entries)
             return [
                 max(
-                    excerpt_support(t, chunks[p].text, float(hv[i] @ v), dfs)
+                    excerpt_support(
+                        t, chunks[p].text, float(hv[i] @ v), dfs, other_language=p in unseen
+                    )
                     for t, v in zip(qterms, qv, strict=True)
                 )
                 for i, p in enumerate(positions)
