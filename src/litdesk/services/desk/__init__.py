@@ -11,6 +11,13 @@ from ._desk import (
     SearchForm,
     open_desk,
 )
+from ._reader import (
+    MAX_OCCURRENCES,
+    ReaderDesk,
+    ReaderInputError,
+    ReaderView,
+    SnapshotChanged,
+)
 from ._study_files import (
     MAX_STUDY_ZIP_BYTES,
     PRISMA_FORMATS,
@@ -24,7 +31,6 @@ from ._views import (
     Export,
     NotebookView,
     QueryCheck,
-    ReaderView,
     SavedView,
     SearchView,
     SelectionResult,
@@ -34,6 +40,7 @@ from ._views import (
 
 __all__ = [
     "EXPORT_MEDIA",
+    "MAX_OCCURRENCES",
     "MAX_SELECTION",
     "MAX_STUDY_ZIP_BYTES",
     "PRISMA_FORMATS",
@@ -45,11 +52,14 @@ __all__ = [
     "Export",
     "NotebookView",
     "QueryCheck",
+    "ReaderDesk",
+    "ReaderInputError",
     "ReaderView",
     "SavedView",
     "SearchForm",
     "SearchView",
     "SelectionResult",
+    "SnapshotChanged",
     "StudiesView",
     "StudyView",
     "citation_browser",
