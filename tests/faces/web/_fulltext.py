@@ -35,7 +35,7 @@ ABSTRACT = "Tumour growth slowed in treated mice over twelve weeks of observatio
 P1 = "Tumour growth slowed in treated mice. Growth was measured weekly, and growth slowed again."
 P2_SHOWN = (
     '<script>window.__pwned=1</script> appears as text, and so does <img src=x onerror="window.__pwned=2">'
-    " here. a javascript link too."
+    " here. a javascript link too. javascript:window.__pwned=5 stays text."
 )
 P3 = "Mice were weighed twice a week; growth was measured with calipers."
 LICENCE_TEXT = "This article is licensed under a Creative Commons Attribution 4.0 licence."
@@ -62,7 +62,7 @@ def ccby_article() -> bytes:
         "https://creativecommons.org/licenses/by/4.0/",
         f"""<sec><title>Introduction</title>
 <p>{P1}</p>
-<p>&lt;script&gt;window.__pwned=1&lt;/script&gt; appears as text, and so does &lt;img src=x onerror="window.__pwned=2"&gt; here. <ext-link xlink:href="javascript:window.__pwned=3">a javascript link</ext-link> too.<script>window.__pwned=4</script></p>
+<p>&lt;script&gt;window.__pwned=1&lt;/script&gt; appears as text, and so does &lt;img src=x onerror="window.__pwned=2"&gt; here. <ext-link xlink:href="javascript:window.__pwned=3">a javascript link</ext-link> too.<script>window.__pwned=4</script> javascript:window.__pwned=5 stays text.</p>
 </sec>
 <sec><title>Methods</title><p>{P3}</p></sec>""",
     )

@@ -122,7 +122,9 @@ def test_fulltext_markup_is_text_in_the_page(srv: ReaderServer) -> None:
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
     assert "&lt;img src=x onerror=" in html
     assert "window.__pwned=4" not in html  # a real <script> element of the JATS is dropped
-    assert "javascript:" not in html
+    assert "javascript:window.__pwned=5 stays text" in html  # visible, never a link
+    assert "javascript:window.__pwned=3" not in html  # the ext-link's target is dropped
+    assert 'href="javascript' not in html
 
 
 def test_highlight_on_a_paragraph_checked_against_the_snapshot(srv: ReaderServer) -> None:
