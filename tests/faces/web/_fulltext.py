@@ -31,6 +31,7 @@ from litdesk.services.workspace import Workspace
 CCBY_PMCID = "PMC7000001"
 NC_PMCID = "PMC7000002"
 LONG_PMCID = "PMC7000003"
+UNSAVED_ID = "MED-40000099"
 ABSTRACT = "Tumour growth slowed in treated mice over twelve weeks of observation."
 P1 = "Tumour growth slowed in treated mice. Growth was measured weekly, and growth slowed again."
 P2_SHOWN = (
@@ -104,6 +105,9 @@ def record_fulltext(folder: Path, pmcid: str, body: bytes, status: int = 200) ->
 
 def write_reader_cassette(folder: Path) -> None:
     write_cassette(folder, "tumour growth", epmc_body([epmc_record(i) for i in range(1, 4)]))
+    write_cassette(  # an unsaved paper's exact-identifier lookup; its PMCID has full text
+        folder, UNSAVED_ID, epmc_body([epmc_record(99, pmcid=CCBY_PMCID, title="Unsaved")])
+    )
     record_fulltext(folder, CCBY_PMCID, ccby_article())
     record_fulltext(folder, NC_PMCID, nc_article())
     record_fulltext(folder, LONG_PMCID, long_article())

@@ -17,6 +17,7 @@ from tests.faces.web._fulltext import (
     P1,
     P2_SHOWN,
     P3,
+    UNSAVED_ID,
     ReaderServer,
     reader_server,
 )
@@ -282,6 +283,12 @@ def test_viewing_an_unsaved_paper_never_saves(srv: ReaderServer) -> None:
     with srv.running.client() as c:
         before = c.get("/api/v1/saved").json()["total_saved"]
         missing = c.get("/paper/MED-49999999")
+        looked_up = c.get(f"/api/v1/papers/{UNSAVED_ID}", params={"fulltext": "1"}).json()
+        page = c.get(f"/paper/{UNSAVED_ID}", params={"fulltext": "1"})
         after = c.get("/api/v1/saved").json()["total_saved"]
     assert missing.status_code == 404  # the cassette holds no such lookup: nothing saved
+    assert looked_up["saved"] is False and looked_up["source"] == "lookup"
+    assert [b["text"] for b in looked_up["fulltext"]["blocks"]][0] == P1
+    assert page.status_code == 200 and "Not saved" in page.text and 'id="ft-p1"' in page.text
+    assert 'id="highlight-form"' not in page.text  # highlights need a saved paper
     assert before == after == 4
