@@ -73,6 +73,7 @@ def create_app(
             f"{API_PREFIX}/query": 16_000,
             f"{API_PREFIX}/imports": studies.IMPORT_LIMIT,
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
+            study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,  # the form posted without JS
         },
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
