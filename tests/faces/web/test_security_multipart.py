@@ -119,7 +119,7 @@ def test_a_missing_late_wrong_or_file_token_is_refused(alone: str) -> None:
             assert r.status_code == 403, (name, r.status_code)
             assert "csrf" in r.text.lower()
         # a first part that does not end within the bound carries no token
-        padded = f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n".encode()
+        padded = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="csrf_token"\r\n'.encode()
         padded += b"X-Pad: " + b"p" * (MULTIPART_TOKEN_LIMIT + 10) + b"\r\n\r\n" + token.encode()
         r = c.post("/upload", content=_body(padded + b"\r\n"), headers=CTYPE)
         assert r.status_code == 403
