@@ -210,7 +210,15 @@ class DedupDesk:
     def _traces(self, job: DedupJob) -> tuple[list[ImportTrace], list[str]]:
         store = self.desk.store
         with store.read() as conn:
-            rows = repo.list_documents(conn, "imports", study_id=job.study_id, limit=MAX_IMPORTS)
+            rows = repo.list_documents(
+                conn, "imports", study_id=job.study_id, limit=MAX_IMPORTS + 1
+            )
+        if len(rows) > MAX_IMPORTS:
+            raise InputError(
+                f"this Study has more than {MAX_IMPORTS:,} imports; deduplicate its files with "
+                "litdesk dedup FILE… --study instead",
+                code="too_many_imports",
+            )
         job.stage, job.total = "reading", len(rows)
         traces: list[ImportTrace] = []
         repeats: list[str] = []
