@@ -11,6 +11,7 @@ run's queue at once; counts and groups follow them on the next run.
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from collections import OrderedDict
@@ -52,6 +53,7 @@ JOBS_KEPT: Final = 50
 #: Import traces of one Study read by a run.
 MAX_IMPORTS: Final = 10_000
 JobState = Literal["running", "done", "cancelled", "failed"]
+log = logging.getLogger("litdesk.dedup")
 
 
 class DedupCancelled(LitdeskError):
@@ -154,24 +156,30 @@ class DedupDesk:
 
     # --- runs as jobs ----------------------------------------------------------------
 
-    def prepare(self, study: str) -> DedupJob:
-        """A new job for ``study`` (not started); a running one is returned instead."""
+    def _open_job(self, study: str) -> tuple[DedupJob, bool]:
+        """The Study's running job, or a new one (``True``) registered under the lock."""
         row = self.desk.workspace.study(study)
         with self._lock:
             for job in self._jobs.values():
                 if job.study_id == row.id and job.state == "running":
-                    return job
+                    return job, False
             job = DedupJob(f"dd-{uuid.uuid4().hex[:16]}", row.id, row.name, now_iso())
             self._jobs[job.id] = job
             finished = [j for j in self._jobs.values() if j.state != "running"]
             for old in finished[: max(0, len(finished) - JOBS_KEPT)]:
                 self._jobs.pop(old.id, None)
-        return job
+        return job, True
+
+    def prepare(self, study: str) -> DedupJob:
+        """A new job for ``study``, not started (run it with :meth:`work`); while one is
+        running for the Study, that one is returned instead."""
+        return self._open_job(study)[0]
 
     def start(self, study: str) -> DedupJob:
-        """Start deduplicating ``study`` in a background thread; watch it with :meth:`job`."""
-        job = self.prepare(study)
-        if job.stage == "starting":
+        """Start deduplicating ``study`` in a background thread; watch it with :meth:`job`.
+        While a run of the Study is going on, that run is returned (one at a time)."""
+        job, new = self._open_job(study)
+        if new:
             job.stage = "queued"
             threading.Thread(target=self.work, args=(job,), daemon=True).start()
         return job
@@ -205,6 +213,9 @@ class DedupDesk:
             job.state, job.message = "cancelled", exc.message
         except LitdeskError as exc:
             job.state, job.message = "failed", exc.message
+        except Exception:  # a bug must not leave the job "running" for ever
+            log.exception("deduplication job %s of Study %s failed", job.id, job.study_id)
+            job.state, job.message = "failed", "an internal error; see the server log"
         return job
 
     def _traces(self, job: DedupJob) -> tuple[list[ImportTrace], list[str]]:
@@ -346,7 +357,8 @@ class DedupDesk:
                 b = b or refs.get(e.b_digest or "")
                 pair = f"{_describe(a, e.a_digest)} ~ {_describe(b, e.b_digest)}"
                 if e.decision == "undone":
-                    undone = by_seq.get(int(e.data.get("undoes", -1)))
+                    target = e.data.get("undoes")
+                    undone = by_seq.get(target) if isinstance(target, int) else None
                     what = f"withdrew #{e.data.get('undoes')}"
                     if undone is not None:
                         what += f" ({undone.decision})"
