@@ -6,6 +6,7 @@ and the review forms still work."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +178,10 @@ def test_without_javascript_zip_recovery_and_review_forms(
     pg.locator("#zip-name").fill("Recovered without script")
     pg.locator("#zip-import button").click()
     pg.locator("#recovered").wait_for()
-    assert "Recovered Study “Recovered without script”: 18 papers" in pg.locator("#recovered").inner_text()
+    assert (
+        "Recovered Study “Recovered without script”: 18 papers"
+        in pg.locator("#recovered").inner_text()
+    )
     pg.screenshot(path=str(tmp_path / "recovered-nojs.png"), full_page=True)
     pg.locator("#open-recovered").click()
     assert pg.locator("h1").inner_text() == "Recovered without script"
@@ -202,3 +206,43 @@ def test_without_javascript_zip_recovery_and_review_forms(
     assert "kept separate (your decision)" in pg.locator("article.pair").first.inner_text()
     assert "kept separate: " in pg.locator("#history-rows").inner_text()
     context.close()
+
+
+@pytest.fixture
+def served(tmp_settings: Any, cassette: Path) -> Iterator[tuple[Running, Any]]:
+    """A server whose app the test can reach (to hold a job before it runs)."""
+    from tests.faces.web._server import free_port, serve_app
+
+    from litdesk.faces.web import create_app
+
+    port = free_port()
+    app = create_app(tmp_settings, host="127.0.0.1", port=port, replay=cassette)
+    for _ in serve_app(app, port):
+        base = f"http://127.0.0.1:{port}"
+        yield Running(base, "127.0.0.1", port, cassette, Path(tmp_settings.data_dir)), app
+
+
+def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, Any]) -> None:
+    running, app = served
+    with running.writer() as c:
+        sid = make_study(c)
+        assert c.get(f"/api/v1/studies/{sid}/dedup").status_code == 200
+    dd = app.state.dedup  # the app's dedup service, made by that first request
+    job = dd.prepare(sid)  # registered as running; this test runs it when it wants
+    pg = page
+    pg.goto(f"{running.base}/study/{sid}/dedup")
+    pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    assert pg.locator("#job-status").inner_text().startswith("Running: starting")
+    assert pg.locator("#job-progress").count() == 1
+    # starting another run while this one is going on gives the same job
+    with running.writer() as c:
+        assert c.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"] == job.id
+    pg.locator("#cancel-run").click()
+    pg.locator("#job-status", has_text="· cancelling").wait_for()  # the server says so
+    assert job.cancel.is_set()
+    dd.work(job)  # the job now runs: it stops at its first step
+    pg.locator("#job-outcome").wait_for()
+    assert "cancelled; nothing was recorded" in pg.locator("#job-outcome").inner_text()
+    with running.writer() as c:
+        assert c.get(f"/api/v1/studies/{sid}/dedup").json()["history"] == []
+    assert pg.console_errors == []  # type: ignore[attr-defined]
