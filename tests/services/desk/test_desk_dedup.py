@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 from tests._dedup_data import REGISTRY_RIS, haematology_subset
@@ -174,3 +176,34 @@ def test_a_file_imported_twice_counts_once(tmp_settings: Settings) -> None:
         assert view["run"]["repeats_skipped"] == ["again.ris"]
 
     on_desk(tmp_settings, body)
+
+
+def test_web_decisions_are_reused_by_the_cli_workflow(settings: Settings, tmp_path: Path) -> None:
+    from litdesk.services.dedup import DedupRequest, run_dedup
+
+    def body(desk: Desk) -> None:
+        dd = DedupDesk(desk)
+        study = fill_study(desk)
+        view = _run(dd, study)
+        decided = [p for p in view["pairs"] if p["mergeable"]][:2]
+        for p in decided:
+            dd.decide(study, view["run"]["id"], p["no"], "distinct")
+        folder = tmp_path
+        (folder / "haematology.csv").write_bytes(haematology_subset())
+        (folder / "registry.ris").write_bytes(REGISTRY_RIS.encode())
+        asked: list[tuple[str | None, str | None]] = []
+
+        def reviewer(pair: Any, ra: Any, pa: Any, rb: Any, pb: Any) -> None:
+            asked.append((ra.source_id, rb.source_id))
+            return None  # skip
+
+        request = DedupRequest(
+            (str(folder / "haematology.csv"), str(folder / "registry.ris")), study=study
+        )
+        outcome = run_dedup(request, reviewer=reviewer, settings=desk.settings)
+        skipped = {frozenset((p["a"]["source_id"], p["b"]["source_id"])) for p in decided}
+        assert len(asked) == 5 - len(decided)  # the web's decisions are not asked again
+        assert not skipped & {frozenset(a) for a in asked}
+        assert outcome.new_decisions == 0
+
+    on_desk(settings, body)
