@@ -2,6 +2,7 @@
 (store, provider transport, fused search), opened once with :func:`open_desk`."""
 
 from ._citations import CitationView, citation_browser
+from ._dedup import MAX_HISTORY, MAX_QUEUE, DedupDesk, DedupJob, DedupReviewView, DedupRun
 from ._desk import (
     EXPORT_MEDIA,
     MAX_SELECTION,
@@ -41,12 +42,18 @@ from ._views import (
 __all__ = [
     "EXPORT_MEDIA",
     "MAX_OCCURRENCES",
+    "MAX_HISTORY",
+    "MAX_QUEUE",
     "MAX_SELECTION",
     "MAX_STUDY_ZIP_BYTES",
     "PRISMA_FORMATS",
     "SAVED_CAP",
     "SAVED_PAGE",
     "CitationView",
+    "DedupDesk",
+    "DedupJob",
+    "DedupReviewView",
+    "DedupRun",
     "Desk",
     "EvidenceTableView",
     "Export",
