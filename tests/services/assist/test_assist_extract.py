@@ -269,7 +269,7 @@ def test_fulltext_section_extraction_with_context(model_server_fixture, tmp_path
 def test_fulltext_bounds_disclosed(model_server_fixture, tmp_path):
     server = model_server_fixture
     long_para = "word " * 4_200  # 21,000 characters: skipped
-    paras = ["Paragraph %d. " % i + "text " * 1_990 for i in range(6)]  # ~10,000 each
+    paras = [f"Paragraph {i}. " + "text " * 1_990 for i in range(6)]  # ~10,000 each
     with europepmc(jats({"Results": [long_para, *paras]})) as base:
 
         async def go(ea: EvidenceAssistant) -> Any:
