@@ -21,7 +21,7 @@ async function postJson(path, body, signal) {
   return { ok: response.ok, status: response.status, body: data };
 }
 
-function installAssist() {
+export function installAssist() {
   const root = document.getElementById("suggest-evidence");
   if (!root) return;
   const paperId = root.dataset.paperId;
@@ -175,4 +175,3 @@ function installAssist() {
   root.dataset.ready = "1";
 }
 
-installAssist();
