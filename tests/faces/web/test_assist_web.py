@@ -143,6 +143,24 @@ def test_api_allowance_refusal_is_429(tmp_settings, tmp_path):
 
 # --- the browser -------------------------------------------------------------------------
 
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def _axe(pg: Any) -> list[str]:
+    """Serious or critical axe-core violations (WCAG 2 A/AA); skipped without axe-core."""
+    if not AXE.is_file():
+        return []
+    pg.add_script_tag(path=str(AXE))
+    result = pg.evaluate(
+        "async () => await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}})"
+    )
+    assert len(result["passes"]) > 10
+    return [
+        f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
 
 @pytest.fixture
 def page(browser: Any, one):
@@ -209,3 +227,26 @@ def test_browser_consent_review_and_save(page, one):
     assert "Faster parasite clearance" in page.text_content("#evidence")
     errors = [e for e in page.console_errors if "409 (Conflict)" not in e]  # type: ignore[attr-defined]
     assert errors == []  # (the 409 is the server refusing the lapsed consent, by design)
+
+
+@pytest.mark.slow
+def test_browser_panel_accessible(browser: Any, one):
+    """axe-core on the reader with the consent and review steps open (light and dark)."""
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (make node)")
+    server, running = one
+    for scheme in ("light", "dark"):
+        server.script(Scripted(answer(GOOD)))
+        # bypass_csp only lets the test inject axe; the page's CSP is kept in the test above
+        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+        pg = context.new_page()
+        pg.goto(f"{running.base}/paper/{PAPER}")
+        pg.wait_for_selector("#suggest-evidence[data-ready='1']")
+        pg.click("#se-preview")
+        pg.wait_for_selector("#se-consent:not([hidden])")
+        pg.check("#se-agree")
+        pg.click("#se-send")
+        pg.wait_for_selector("#se-review:not([hidden])")
+        found = _axe(pg)
+        context.close()
+        assert found == [], (scheme, found)
