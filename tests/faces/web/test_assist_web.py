@@ -250,3 +250,30 @@ def test_browser_panel_accessible(browser: Any, one):
         found = _axe(pg)
         context.close()
         assert found == [], (scheme, found)
+
+
+@pytest.mark.slow
+def test_browser_cancel_says_the_backend_may_have_processed_it(page, one):
+    import threading
+    import time
+
+    server, running = one
+    gate = threading.Event()
+    server.script(Scripted(answer(GOOD), gate=gate))
+    try:
+        page.goto(f"{running.base}/paper/{PAPER}")
+        page.wait_for_selector("#suggest-evidence[data-ready='1']")
+        page.click("#se-preview")
+        page.wait_for_selector("#se-consent:not([hidden])")
+        page.check("#se-agree")
+        page.click("#se-send")
+        page.wait_for_selector("#se-cancel:not([hidden])")
+        deadline = time.monotonic() + 30
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.05)  # the call has reached the model server (held at the gate)
+        page.click("#se-cancel")
+        page.wait_for_selector("#se-status:has-text('may already have processed')")
+        assert not page.is_checked("#se-agree") and page.is_hidden("#se-review")
+    finally:
+        gate.set()
+    assert len(server.requests) == 1  # the request had reached the backend
