@@ -97,6 +97,7 @@ def test_api_preview_suggest_save_provenance(both):
         assert saved.status_code == 200, saved.text
         s = saved.json()
         assert s["evidence"]["finding"] == "Faster clearance (24 h vs 36 h)"
+        assert s["evidence"]["population"] == "Malian children"  # not sent: the suggestion
         prov = c.get(f"/api/v1/assist/evidence/{s['evidence_id']}/provenance").json()
         assert prov["ok"] and prov["fields"]["finding"]["edited"] is True
         listed = c.get(f"/api/v1/assist/papers/{PAPER}/provenance").json()["records"]

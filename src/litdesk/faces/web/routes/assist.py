@@ -107,7 +107,7 @@ def draft_api(desk: DeskDep, draft_id: DraftId) -> dict[str, Any]:
 def save_api(desk: DeskDep, draft_id: DraftId, body: SaveBody) -> dict[str, Any]:
     ea = _assistant(desk)
     try:
-        values = body.values.model_dump()
+        values = body.values.model_dump(exclude_unset=True)  # absent: keep the suggestion
         return ea.save(
             draft_id, reviewed=body.reviewed, values=values, study=body.study or None
         ).to_dict()
