@@ -132,3 +132,23 @@ def test_no_model_backend_configured(tmp_settings, monkeypatch):
     finally:
         get_settings.cache_clear()
     assert code == 6 and "LITDESK_LLM_BACKEND" in err
+
+
+def test_assist_check_reports_thinking_behaviour(server: ScriptedModelServer):
+    code, out, err = invoke("assist-check")
+    assert code == 3 and "--consent" in err and server.requests == []
+    server.script(
+        Scripted('{"echo": "litdesk-check-7"}', thinking="pondering"),
+        Scripted("", stop="length", thinking="pondering at length"),
+        Scripted('{"echo": "something else"}'),
+    )
+    code, out, err = invoke("assist-check", "--consent", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["ok"] and "with hidden reasoning" in report["verdict"]
+    assert report["call"]["reasoning"] is True and report["call"]["host"] == server.host
+    code, out, _ = invoke("assist-check", "--consent", "--json")
+    assert code == 3 and json.loads(out)["code"] == "hidden_reasoning_only"
+    code, out, _ = invoke("assist-check", "--consent")
+    assert code == 3 and "did not echo" in out
+    assert len(server.requests) == 3

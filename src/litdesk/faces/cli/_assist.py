@@ -208,8 +208,51 @@ def extract_provenance_cmd(
         _print_provenance(out)
 
 
+class Role(StrEnum):
+    chat = "chat"
+    generation = "generation"
+
+
+def assist_check_cmd(
+    role: Annotated[
+        Role, typer.Option("--role", help="Which configured backend to check.")
+    ] = Role.generation,
+    consent: Annotated[
+        bool, typer.Option("--consent", help="Send the short fixed check request.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Check the model live (thinking behaviour, stop reason, strict JSON) before use."""
+    from litdesk.core.assist import ConsentRequired
+    from litdesk.services.assist import CHECK_CALL, Assistant, check_model
+
+    async def work(rt: Runtime) -> dict[str, Any]:
+        with Assistant(rt.store, rt.settings, role=role.value) as a:
+            notice = a.notice(CHECK_CALL.user)
+            if not as_json:
+                _say(notice.headline())
+                _say(f"text: {notice.text}")
+            agreed = consent or (not as_json and sys.stdin.isatty() and typer.confirm(
+                "Send this check to the model?", default=False))  # fmt: skip
+            if not agreed:
+                raise ConsentRequired(
+                    "nothing was sent: " + notice.headline() + " Run again with --consent.",
+                    code="consent_required",
+                )
+            return (await check_model(a, owner=rt.owner, consent=notice.token)).to_dict()
+
+    out = run_with_runtime(work)
+    if as_json:
+        emit_json(out)
+    else:
+        _say(("ok: " if out["ok"] else "problem: ") + out["verdict"])
+    if not out["ok"]:
+        raise typer.Exit(3)
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
     app.command("extract")(command(extract_cmd))
     app.command("extract-save")(command(extract_save_cmd))
     app.command("extract-provenance")(command(extract_provenance_cmd))
+    app.command("assist-check")(command(assist_check_cmd))

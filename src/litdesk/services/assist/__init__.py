@@ -13,6 +13,7 @@ from ._call import (
     Role,
     assist_backend,
 )
+from ._check import CHECK_CALL, ModelCheck, check_model
 from ._extract import (
     AssistedEvidence,
     EvidenceAssistant,
@@ -24,6 +25,7 @@ from ._extract import (
 
 __all__ = [
     "CANCELLED_NOTICE",
+    "CHECK_CALL",
     "AllowanceRefused",
     "AssistedEvidence",
     "EvidenceAssistant",
@@ -38,7 +40,9 @@ __all__ = [
     "CallRecord",
     "ModelAnswer",
     "ModelCall",
+    "ModelCheck",
     "Role",
     "Ticket",
     "assist_backend",
+    "check_model",
 ]
