@@ -191,6 +191,7 @@ class Settings(BaseSettings):
     # --- AI assistance (issue 16: consent, allowances, evidence extraction) ----------
     generation_backend: str | None = Field(
         default=None,
+        pattern="^(none|anthropic|openai)$",
         description="Model backend for the generation role (evidence extraction, Study "
         "summaries): 'anthropic' or 'openai' (default: llm_backend).",
     )

@@ -9,6 +9,7 @@ from . import _repo as repo
 from ._assist import (
     AssistDraftRow,
     AssistReservation,
+    CallStatus,
     assist_finish,
     assist_get_draft,
     assist_get_provenance,
@@ -55,6 +56,7 @@ from ._search import (
 __all__ = [
     "AssistDraftRow",
     "AssistReservation",
+    "CallStatus",
     "assist_finish",
     "assist_get_draft",
     "assist_get_provenance",

@@ -29,6 +29,7 @@ from ._engine import Store, dump_json, load_json
 __all__ = [
     "AssistDraftRow",
     "AssistReservation",
+    "CallStatus",
     "assist_calls",
     "assist_drafts",
     "assist_finish",

@@ -11,12 +11,12 @@ from typing import Final
 from litdesk._errors import RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.store import (
+    CallStatus,
     Store,
     assist_finish,
     assist_release,
     assist_reserve,
 )
-from litdesk.adapters.store._assist import CallStatus
 
 __all__ = ["AllowanceRefused", "AssistAllowance", "Ticket"]
 
