@@ -4,10 +4,12 @@ import { installSearch } from "./search.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
+import { installAssist } from "./assist.js";
 
 installKeys();
 if (document.getElementById("search-form")) installSearch();
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();
 if (document.getElementById("zip-import")) installStudyZip();
+if (document.getElementById("suggest-evidence")) installAssist();
 document.documentElement.dataset.ready = "1"; // the behaviours above are installed
