@@ -4,6 +4,7 @@ import { installSearch } from "./search.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
+import "./strategy.js"; // installs itself on the search page (and summary.js on a Study)
 
 installKeys();
 if (document.getElementById("search-form")) installSearch();

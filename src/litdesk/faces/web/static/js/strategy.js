@@ -1,0 +1,174 @@
+// Search page: the concept-group builder. The groups are posted to /api/v1/strategy/build;
+// the built query, each provider's executed query or refusal and the warnings are shown as
+// text. "Use this query" fills the query box (it does not search). Groups that came from
+// the strategy assistant must be confirmed with "I reviewed these concepts" first, and any
+// edit clears that confirmation.
+import { csrfToken } from "./api.js";
+import { line } from "./dom.js";
+
+const MAX_GROUPS = 6;
+
+export async function postJson(path, payload) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      "x-csrf-token": csrfToken(),
+    },
+    body: JSON.stringify(payload),
+  });
+  let body = {};
+  try {
+    body = await response.json();
+  } catch {
+    body = { message: `the server answered ${response.status}` };
+  }
+  return { ok: response.ok, status: response.status, body };
+}
+
+const state = { fromSuggestion: false, built: null };
+
+function fieldsets() {
+  return [...document.querySelectorAll("#strategy-form fieldset.concept")];
+}
+
+export function readGroups() {
+  const groups = [];
+  for (const fs of fieldsets()) {
+    if (fs.hidden) continue;
+    const terms = fs.querySelector("textarea").value.split("\n").map((t) => t.trim()).filter(Boolean);
+    if (!terms.length) continue;
+    groups.push({
+      label: fs.querySelector('input[name="label"]').value.trim(),
+      terms,
+      included: fs.querySelector('input[name="included"]').checked,
+    });
+  }
+  return groups;
+}
+
+// Fill the builder from suggested groups (the assistant); they then need a review.
+export function fillGroups(groups) {
+  const sets = fieldsets();
+  sets.forEach((fs, i) => {
+    const g = groups[i];
+    fs.hidden = !g && i >= 2;
+    fs.querySelector('input[name="label"]').value = g ? g.label : "";
+    fs.querySelector("textarea").value = g ? g.terms.join("\n") : "";
+    fs.querySelector('input[name="included"]').checked = true;
+  });
+  state.fromSuggestion = true;
+  document.getElementById("strategy-ai-note").hidden = false;
+  document.getElementById("strategy-review-line").hidden = false;
+  document.getElementById("strategy-reviewed").checked = false;
+  document.getElementById("strategy").open = true;
+  clearOutput();
+}
+
+function clearOutput() {
+  state.built = null;
+  document.getElementById("strategy-out").replaceChildren();
+}
+
+function reviewed() {
+  return !state.fromSuggestion || document.getElementById("strategy-reviewed").checked;
+}
+
+function syncUseButton() {
+  const use = document.getElementById("strategy-use");
+  if (!use) return;
+  use.disabled = !reviewed();
+  const why = document.getElementById("strategy-use-why");
+  if (why) why.hidden = reviewed();
+}
+
+function showBuilt(data) {
+  const out = document.getElementById("strategy-out");
+  out.replaceChildren();
+  const h = document.createElement("h3");
+  h.textContent = `Built query (${data.characters} characters)`;
+  const code = document.createElement("pre");
+  code.className = "built-query";
+  code.textContent = data.query;
+  out.append(h, code);
+  for (const w of data.warnings) line(out, `warning: ${w}`, "warn");
+  const list = document.createElement("ul");
+  list.className = "compiled";
+  for (const [name, outcome] of Object.entries(data.providers)) {
+    const li = document.createElement("li");
+    if (outcome.refused) {
+      li.className = "refused";
+      li.textContent = `${name}: refused — ${outcome.refused}`;
+    } else {
+      li.textContent = `${name}: ${outcome.executed_query}`;
+    }
+    list.append(li);
+  }
+  const ph = document.createElement("h3");
+  ph.textContent = "What each provider would get";
+  out.append(ph, list);
+  const use = document.createElement("button");
+  use.type = "button";
+  use.id = "strategy-use";
+  use.textContent = "Use this query";
+  use.addEventListener("click", () => {
+    if (!reviewed()) return;
+    const q = document.getElementById("q");
+    q.value = data.query;
+    const keyword = document.querySelector('#search-form input[name="mode"][value="keyword"]');
+    if (keyword) keyword.checked = true;
+    q.dispatchEvent(new Event("input", { bubbles: true }));
+    q.focus();
+  });
+  out.append(use);
+  const why = line(out, "Confirm “I reviewed these concepts” before using suggested terms.", "muted");
+  why.id = "strategy-use-why";
+  syncUseButton();
+}
+
+export function installStrategy() {
+  const form = document.getElementById("strategy-form");
+  const out = document.getElementById("strategy-out");
+  document.getElementById("strategy-add").addEventListener("click", () => {
+    const next = fieldsets().find((fs) => fs.hidden);
+    if (next) {
+      next.hidden = false;
+      next.querySelector("textarea").focus();
+    }
+    if (fieldsets().filter((fs) => !fs.hidden).length >= MAX_GROUPS) {
+      document.getElementById("strategy-add").disabled = true;
+    }
+  });
+  // Any edit of the groups makes the built query stale and clears the review.
+  form.addEventListener("input", (e) => {
+    if (e.target.id === "strategy-reviewed") return;
+    if (state.fromSuggestion) document.getElementById("strategy-reviewed").checked = false;
+    if (state.built) clearOutput();
+  });
+  document.getElementById("strategy-reviewed").addEventListener("change", syncUseButton);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const groups = readGroups();
+    out.replaceChildren();
+    if (!groups.length) {
+      line(out, "Type at least one alternative in a concept group.", "notice error");
+      return;
+    }
+    let result;
+    try {
+      result = await postJson("/api/v1/strategy/build", { groups });
+    } catch {
+      line(out, "The groups could not be sent.", "notice error");
+      return;
+    }
+    if (!result.ok) {
+      line(out, `Not built: ${result.body.message || "refused"}`, "notice error");
+      return;
+    }
+    state.built = result.body;
+    showBuilt(result.body);
+  });
+}
+
+if (document.getElementById("strategy-form")) installStrategy();
