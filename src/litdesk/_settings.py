@@ -188,6 +188,36 @@ class Settings(BaseSettings):
         default=8765, ge=1, le=65535, description="Port `litdesk serve` listens on."
     )
 
+    # --- AI assistance (issue 16: consent, allowances, evidence extraction) ----------
+    generation_backend: str | None = Field(
+        default=None,
+        description="Model backend for the generation role (evidence extraction, Study "
+        "summaries): 'anthropic' or 'openai' (default: llm_backend).",
+    )
+    anthropic_base_url: str | None = Field(
+        default=None,
+        description="Explicit Anthropic API base URL (https, or http on loopback for a local "
+        "proxy); the key goes only there. Default: https://api.anthropic.com.",
+    )
+    assist_daily_requests: int = Field(
+        default=25, ge=1, le=1_000, description="Daily AI-assistance model calls in total."
+    )
+    assist_owner_daily_requests: int = Field(
+        default=25,
+        ge=1,
+        le=1_000,
+        description="Daily AI-assistance model calls per owner (capped at the total).",
+    )
+    assist_spacing_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        le=3_600,
+        description="Minimum seconds between two AI-assistance calls of one owner.",
+    )
+    assist_timeout_seconds: float = Field(
+        default=80.0, gt=0, le=600, description="Seconds one AI-assistance model call may take."
+    )
+
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""
         if self.data_dir is not None:

@@ -1,6 +1,7 @@
 """Chat model backends: Anthropic, OpenAI-compatible servers, and no model (extractive)."""
 
 from ._backends import (
+    ANTHROPIC_API_URL,
     THINKING_BUDGET,
     AnthropicBackend,
     ChatBackend,
@@ -11,10 +12,12 @@ from ._backends import (
     NoModelBackend,
     OpenAICompatBackend,
     Thinking,
+    check_anthropic_base_url,
     make_backend,
 )
 
 __all__ = [
+    "ANTHROPIC_API_URL",
     "THINKING_BUDGET",
     "AnthropicBackend",
     "ChatBackend",
@@ -25,5 +28,6 @@ __all__ = [
     "NoModelBackend",
     "OpenAICompatBackend",
     "Thinking",
+    "check_anthropic_base_url",
     "make_backend",
 ]

@@ -6,6 +6,19 @@ cache with in-flight coalescing, allowances) in ``_search``.
 """
 
 from . import _repo as repo
+from ._assist import (
+    AssistDraftRow,
+    AssistReservation,
+    assist_finish,
+    assist_get_draft,
+    assist_get_provenance,
+    assist_insert_draft,
+    assist_insert_provenance,
+    assist_mark_draft_saved,
+    assist_release,
+    assist_reserve,
+    assist_usage,
+)
 from ._dedup import DedupEntry, add_dedup_entry, list_dedup_entries
 from ._engine import (
     MIGRATIONS_DIR,
@@ -40,6 +53,17 @@ from ._search import (
 )
 
 __all__ = [
+    "AssistDraftRow",
+    "AssistReservation",
+    "assist_finish",
+    "assist_get_draft",
+    "assist_get_provenance",
+    "assist_insert_draft",
+    "assist_insert_provenance",
+    "assist_mark_draft_saved",
+    "assist_release",
+    "assist_reserve",
+    "assist_usage",
     "DedupEntry",
     "add_dedup_entry",
     "list_dedup_entries",

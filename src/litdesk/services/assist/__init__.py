@@ -1,0 +1,30 @@
+"""AI assistance: consent bound to content, allowances in the store, one guarded model
+call per request (no automatic retry), and the features built on them."""
+
+from ._allowance import AllowanceRefused, AssistAllowance, Ticket
+from ._call import (
+    CANCELLED_NOTICE,
+    Assistant,
+    AssistBackend,
+    AssistUnavailable,
+    CallRecord,
+    ModelAnswer,
+    ModelCall,
+    Role,
+    assist_backend,
+)
+
+__all__ = [
+    "CANCELLED_NOTICE",
+    "AllowanceRefused",
+    "AssistAllowance",
+    "AssistBackend",
+    "AssistUnavailable",
+    "Assistant",
+    "CallRecord",
+    "ModelAnswer",
+    "ModelCall",
+    "Role",
+    "Ticket",
+    "assist_backend",
+]
