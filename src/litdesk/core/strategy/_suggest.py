@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from litdesk._errors import RefusedError
+from litdesk.core.assist import AnswerRefused, load_json_object
 
 from ._builder import (
     MAX_GROUPS,
@@ -93,7 +93,7 @@ _SYNTAX: Final = (
 )
 
 
-class SuggestionRefused(RefusedError):
+class SuggestionRefused(AnswerRefused):
     """The model's strategy answer does not have the exact shape (nothing is kept)."""
 
     default_code = "suggestion_refused"
@@ -176,12 +176,10 @@ def _list(value: object, what: str, most: int) -> list[object]:
 
 def parse_suggestion(answer: str) -> Suggestion:
     """The model's answer text → :class:`Suggestion`, or :class:`SuggestionRefused`."""
-    if len(answer) > MAX_ANSWER_CHARS:
-        raise _refuse(f"the answer is longer than {MAX_ANSWER_CHARS:,} characters")
-    try:
-        data = json.loads(answer)
-    except ValueError as exc:
-        raise _refuse("the answer is not JSON") from exc
+    try:  # one JSON object, nothing around it, no duplicate keys
+        data = load_json_object(answer, max_chars=MAX_ANSWER_CHARS)
+    except AnswerRefused as exc:
+        raise SuggestionRefused(exc.message, code=exc.code) from None
     top = _object(data, frozenset({"groups"}), "the answer")
     groups: list[ConceptGroup] = []
     seen: set[str] = set()

@@ -12,13 +12,12 @@ kept. When no point survives the answer is refused.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from litdesk._errors import RefusedError
-from litdesk.core.evidence import normalize_ws, passage_in
+from litdesk.core.assist import AnswerRefused, load_json_object, quote_in
+from litdesk.core.evidence import normalize_ws
 
 from ._sources import Packet, Source
 
@@ -80,7 +79,7 @@ SUMMARY_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
-class SummaryRefused(RefusedError):
+class SummaryRefused(AnswerRefused):
     """The model's summary is unusable (wrong shape, or no point could be verified)."""
 
     default_code = "summary_refused"
@@ -159,7 +158,7 @@ def _check_citation(c: Citation, sources: Mapping[str, Source]) -> str | None:
     quote = normalize_ws(c.quote)
     if len(quote) < MIN_QUOTE_CHARS or not any(ch.isalnum() for ch in quote):
         return f"quotes too little of {c.source} to check (at least {MIN_QUOTE_CHARS} characters)"
-    if not passage_in(quote, source.text):
+    if not quote_in(quote, source.text):
         return f"quotes text that is not in {c.source}"
     return None
 
@@ -167,12 +166,10 @@ def _check_citation(c: Citation, sources: Mapping[str, Source]) -> str | None:
 def parse_summary(answer: str, packet: Packet) -> SummaryDraft:
     """The model's answer text → the verified :class:`SummaryDraft`, or
     :class:`SummaryRefused`."""
-    if len(answer) > MAX_ANSWER_CHARS:
-        raise _refuse(f"the answer is longer than {MAX_ANSWER_CHARS:,} characters")
-    try:
-        data = json.loads(answer)
-    except ValueError as exc:
-        raise _refuse("the answer is not JSON") from exc
+    try:  # one JSON object, nothing around it, no duplicate keys
+        data = load_json_object(answer, max_chars=MAX_ANSWER_CHARS)
+    except AnswerRefused as exc:
+        raise SummaryRefused(exc.message, code=exc.code) from None
     top = _exact(data, frozenset(SECTIONS), "the answer")
     sources = packet.by_id()
     warnings: list[str] = []

@@ -2,5 +2,20 @@
 suggested concept groups (consent, allowance, strict parsing)."""
 
 from ._build import StrategyView, build_strategy
+from ._suggest import (
+    FEATURE,
+    SuggestionView,
+    suggest_strategy,
+    suggestion_call,
+    suggestion_notice,
+)
 
-__all__ = ["StrategyView", "build_strategy"]
+__all__ = [
+    "FEATURE",
+    "StrategyView",
+    "SuggestionView",
+    "build_strategy",
+    "suggest_strategy",
+    "suggestion_call",
+    "suggestion_notice",
+]
