@@ -4,7 +4,8 @@ import { installSearch } from "./search.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
-import "./strategy.js"; // installs itself on the search page (and summary.js on a Study)
+import "./strategy.js"; // installs itself on the search page
+import "./summary.js"; // installs itself on a Study page
 
 installKeys();
 if (document.getElementById("search-form")) installSearch();

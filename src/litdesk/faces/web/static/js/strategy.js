@@ -171,4 +171,66 @@ export function installStrategy() {
   });
 }
 
+// The strategy assistant: the question's consent notice (exact text, host, model, token),
+// a checkbox bound to that token (editing the question clears it), one model call, and the
+// suggested groups filled into the builder, marked unverified, awaiting a review.
+export function installAssistant() {
+  const question = document.getElementById("assist-question");
+  const consentBox = document.getElementById("assist-consent");
+  const consent = document.getElementById("assist-consent-box");
+  const send = document.getElementById("assist-send");
+  const out = document.getElementById("assist-out");
+  const st = { token: null };
+
+  function lapse() {
+    st.token = null;
+    consent.checked = false;
+    send.disabled = true;
+    consentBox.hidden = true;
+  }
+  question.addEventListener("input", lapse);
+  consent.addEventListener("change", () => {
+    send.disabled = !(consent.checked && st.token);
+  });
+  document.getElementById("assist-prepare").addEventListener("click", async () => {
+    lapse();
+    out.replaceChildren();
+    const r = await postJson("/api/v1/strategy/notice", { question: question.value });
+    if (!r.ok) {
+      line(out, `Cannot send: ${r.body.message || "refused"}`, "notice error");
+      return;
+    }
+    st.token = r.body.token;
+    document.getElementById("assist-headline").textContent = r.body.headline;
+    document.getElementById("assist-text").textContent = r.body.text;
+    consentBox.hidden = false;
+  });
+  document.getElementById("assist-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!consent.checked || !st.token) return;
+    const token = st.token;
+    send.disabled = true;
+    out.replaceChildren();
+    line(out, "Asking the model… (one call, no retry)", "muted");
+    let r;
+    try {
+      r = await postJson("/api/v1/strategy/suggest", { question: question.value, consent: token });
+    } catch {
+      out.replaceChildren();
+      line(out, "The request was interrupted: the model may already have processed it.", "notice error");
+      return;
+    }
+    out.replaceChildren();
+    lapse();
+    if (!r.ok) {
+      line(out, `No suggestion (${r.body.code || r.status}): ${r.body.message || "refused"}`, "notice error");
+      return;
+    }
+    line(out, `${r.body.groups.length} concept group(s) suggested by ${r.body.record.model}; they are in the builder below. ${r.body.warning}`, "notice warn");
+    for (const d of r.body.removed_duplicates) line(out, `duplicate term removed: ${d}`, "muted");
+    fillGroups(r.body.groups);
+  });
+}
+
 if (document.getElementById("strategy-form")) installStrategy();
+if (document.getElementById("assist-form")) installAssistant();
