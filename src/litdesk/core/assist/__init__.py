@@ -3,6 +3,17 @@ answers, bounded sources and quote verification after whitespace normalisation."
 
 from ._consent import CONSENT_VERSION, ConsentNotice, check_consent, consent_token, is_loopback
 from ._errors import AnswerRefused, ConsentRequired, SourceRefused
+from ._extraction import (
+    EXTRACTION_MAX_ANSWER_CHARS,
+    EXTRACTION_MAX_TOKENS,
+    EXTRACTION_SYSTEM,
+    FIELD_NAMES,
+    ExtractionDraft,
+    FieldSuggestion,
+    extraction_message,
+    extraction_schema,
+    parse_extraction,
+)
 from ._parse import (
     LENGTH_STOPS,
     REFUSAL_STOPS,
@@ -23,6 +34,15 @@ from ._source import (
 
 __all__ = [
     "CONSENT_VERSION",
+    "EXTRACTION_MAX_ANSWER_CHARS",
+    "EXTRACTION_MAX_TOKENS",
+    "EXTRACTION_SYSTEM",
+    "FIELD_NAMES",
+    "ExtractionDraft",
+    "FieldSuggestion",
+    "extraction_message",
+    "extraction_schema",
+    "parse_extraction",
     "LENGTH_STOPS",
     "MAX_BLOCK_CHARS",
     "MAX_SOURCE_CHARS",

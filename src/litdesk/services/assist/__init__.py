@@ -13,10 +13,24 @@ from ._call import (
     Role,
     assist_backend,
 )
+from ._extract import (
+    AssistedEvidence,
+    EvidenceAssistant,
+    ExtractionPreview,
+    ExtractionSource,
+    ProvenanceView,
+    SuggestionDraft,
+)
 
 __all__ = [
     "CANCELLED_NOTICE",
     "AllowanceRefused",
+    "AssistedEvidence",
+    "EvidenceAssistant",
+    "ExtractionPreview",
+    "ExtractionSource",
+    "ProvenanceView",
+    "SuggestionDraft",
     "AssistAllowance",
     "AssistBackend",
     "AssistUnavailable",
