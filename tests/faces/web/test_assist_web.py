@@ -184,3 +184,33 @@ def test_browser_summary_consent_review_and_save(page: Any, live: AssistRunning)
     pg.wait_for_selector("#summary-reports li")
     assert "1 point(s)" in pg.text_content("#summary-reports")
     assert pg.console_errors == []
+
+
+@pytest.mark.slow
+def test_report_html_works_offline_under_its_own_policy(
+    browser: Any, live: AssistRunning, tmp_path: Path
+) -> None:
+    base = f"/api/v1/studies/{live.study_id}"
+    live.model.respond_with(summary_answer)
+    with live.web.writer() as c:
+        notice = c.post(f"{base}/summary/notice", json={"focus": "handover"}).json()
+        draft = c.post(
+            f"{base}/summary", json={"focus": "handover", "consent": notice["token"]}
+        ).json()
+        rid = c.post(
+            f"{base}/reports", json={"draft_id": draft["draft_id"], "reviewed": True}
+        ).json()["id"]
+        html = c.get(f"/study/{live.study_id}/reports/{rid}.html").text
+    path = tmp_path / "report.html"
+    path.write_text(html, encoding="utf-8")
+    context = browser.new_context()
+    pg = context.new_page()
+    messages: list[str] = []
+    pg.on("console", lambda m: messages.append(m.text))
+    pg.goto(path.as_uri())
+    # the style is allowed by its hash (a wrong hash would leave the default layout)
+    assert pg.evaluate("() => getComputedStyle(document.body).maxWidth") == "736px"
+    assert pg.locator("script, img, iframe, link").count() == 0
+    assert "A note holds an instruction." in pg.text_content("body")
+    assert not [m for m in messages if "Content Security Policy" in m]
+    context.close()

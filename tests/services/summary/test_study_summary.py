@@ -225,3 +225,41 @@ def test_unusable_answers_save_nothing(
         from litdesk.adapters.store import assist_list_drafts
 
         assert assist_list_drafts(conn, owner="local", feature="summary") == []
+
+
+@pytest.mark.postgres
+def test_summary_save_and_list_on_postgres(pg_schema: str, tmp_path: Path) -> None:
+    from tests._model_servers import model_server
+
+    with model_server("openai") as srv:
+        settings = assist_settings(srv, tmp_path / "data", database_url=pg_schema)
+        store = open_store(settings)
+        ws = Workspace(store)
+        ws.create_study("Malaria vaccines")
+        paper = ws.save_paper(make_paper(doi="10.5555/r21.2", title="R21", abstract=ABSTRACT)).paper
+        ws.add_to_study("Malaria vaccines", paper.id)
+        ws.add_note(paper.id, comment=INJECTED, study="Malaria vaccines")
+        ws.add_evidence(
+            paper.id,
+            finding="R21 reduced clinical malaria by 75%",
+            passage="reduced clinical malaria by 75% over twelve months",
+            source="abstract",
+            population="children aged 5 to 36 months",
+            study="Malaria vaccines",
+        )
+        srv.respond_with(adversarial)
+        try:
+            with Assistant(store, settings) as a:
+                first = _summarise(a)
+                second = _summarise(a, focus="handover")
+            r1 = save_report(
+                store, "Malaria vaccines", first.draft_id, owner="local", reviewed=True
+            )
+            r2 = save_report(
+                store, "Malaria vaccines", second.draft_id, owner="local", reviewed=True
+            )
+            listing = study_reports(store, "Malaria vaccines", owner="local")
+            assert {r.id for r in listing.reports} == {r1.id, r2.id}
+            assert {r.focus for r in listing.reports} == {"evidence", "handover"}
+        finally:
+            store.dispose()
