@@ -214,3 +214,30 @@ def test_report_html_works_offline_under_its_own_policy(
     assert "A note holds an instruction." in pg.text_content("body")
     assert not [m for m in messages if "Content Security Policy" in m]
     context.close()
+
+
+@pytest.mark.slow
+def test_no_serious_axe_violations_in_the_open_panels(browser: Any, live: AssistRunning) -> None:
+    from tests.faces.web.test_accessibility import AXE, _violations
+
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (make node)")
+    context = browser.new_context(bypass_csp=True)  # to inject axe itself
+    pg = context.new_page()
+    pg.goto(live.web.base + "/search")
+    pg.wait_for_selector("html[data-ready='1']")
+    pg.click("#strategy > summary")
+    pg.fill("#assist-question", "Does R21 protect children?")
+    pg.click("#assist-prepare")
+    pg.wait_for_selector("#assist-consent:not([hidden])")
+    pg.locator("#strategy-form fieldset.concept").nth(0).locator("textarea").fill("malaria")
+    pg.click("#strategy-form button[type=submit]")
+    pg.wait_for_selector("#strategy-use")
+    found = _violations(pg, AXE)
+    pg.goto(f"{live.web.base}/study/{live.study_id}")
+    pg.wait_for_selector("html[data-ready='1']")
+    pg.click("#summary-load")
+    pg.wait_for_selector("#summary-consent:not([hidden])")
+    found += _violations(pg, AXE)
+    context.close()
+    assert found == []
