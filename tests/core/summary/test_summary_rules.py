@@ -209,3 +209,38 @@ def test_report_html_is_escaped_and_offline() -> None:
     assert "R21 &lt;b&gt;did&lt;/b&gt; better &amp; more." in html
     assert "default-src &#x27;none&#x27;; style-src &#x27;sha256-" in html
     assert "http://" not in html and "https://" not in html
+
+
+def test_search_run_projection_names_query_lanes_and_counts_only() -> None:
+    from litdesk.core.fusion import Sighting, fuse
+    from litdesk.core.records import make_paper
+    from litdesk.core.runs import LaneResult, RunDefinition, build_run
+    from litdesk.core.search import SearchFilters
+    from litdesk.core.summary import run_source
+
+    hit = make_paper(pmid="101", title="Hit", abstract="SECRET ABSTRACT OF A HIT")
+    run = build_run(
+        run_id="run7",
+        definition=RunDefinition(
+            '"malaria" AND vaccine',
+            "keyword",
+            ("europepmc", "openalex"),
+            SearchFilters(year_from=2015, open_access=True),
+        ),
+        lanes=[
+            LaneResult("europepmc-keyword", "europepmc", "ok", '"malaria"', 1, 1234),
+            LaneResult("openalex-keyword", "openalex", "rate_limited", "", 0),
+        ],
+        hits=fuse([Sighting("europepmc-keyword", "europepmc", 1, hit)]),
+        coverage="bounded-discovery",
+        candidate_limit=150,
+        retrieved_at="2026-11-30T10:00:00+00:00",
+    )
+    kind, ref, label, text = run_source(run)
+    assert (kind, ref) == ("search_run", "run7")
+    assert 'Search query: "malaria" AND vaccine' in text
+    assert "Providers: europepmc; openalex" in text
+    assert "Filters: from 2015; open access only" in text
+    assert "europepmc-keyword ok, 1 returned of 1,234" in text
+    assert "openalex-keyword rate_limited, 0 returned" in text
+    assert "SECRET ABSTRACT" not in text  # hits are not projected

@@ -54,7 +54,10 @@ SUMMARY_SYSTEM: Final = (
     "(overview, findings, gaps, next_steps), at most 8 short points each. Every point "
     "cites 1 to 8 supplied sources, each with a verbatim contiguous quote from that "
     "source's text. Use only the supplied sources; do not invent results, causality or "
-    "clinical advice; say what is missing instead of guessing."
+    "clinical advice; say what is missing instead of guessing. The focus says whom the "
+    "summary is for: overview (the Study as a whole), evidence (what the papers and "
+    "evidence records show, and how strongly) or handover (what a colleague taking the "
+    "Study over needs to know and do next)."
 )
 _CITATION_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
