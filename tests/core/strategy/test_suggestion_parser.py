@@ -128,3 +128,30 @@ def test_arbitrary_json_is_parsed_or_refused_never_crashes(value: object) -> Non
             build_query(s.groups)
         except StrategyInputError as exc:
             assert exc.code == "length"
+
+
+_UNPORTABLE = {"maxItems", "maxLength", "minLength", "minimum", "maximum", "uniqueItems", "pattern"}
+
+
+def _keywords(schema: object) -> set[str]:
+    if isinstance(schema, dict):
+        out = set(schema)
+        for key, value in schema.items():
+            if key == "properties":
+                for sub in value.values():
+                    out |= _keywords(sub)
+            else:
+                out |= _keywords(value)
+        return out
+    if isinstance(schema, list):
+        return set().union(*(_keywords(v) for v in schema)) if schema else set()
+    return set()
+
+
+def test_schemas_use_only_the_portable_subset() -> None:
+    from litdesk.core.strategy import SUGGESTION_SCHEMA
+    from litdesk.core.summary import SUMMARY_SCHEMA
+
+    for schema in (SUGGESTION_SCHEMA, SUMMARY_SCHEMA):
+        assert not (_keywords(schema) & _UNPORTABLE)
+        assert '"minItems": 2' not in json.dumps(schema)

@@ -112,6 +112,11 @@ def test_consent_is_bound_to_the_exact_question(
         (Scripted("Sure! Here are some concepts: malaria, vaccine."), AnswerRefused),
         (Scripted("", thinking="let me think about concepts…", stop="length"), AnswerRefused),
         (Scripted(json.dumps(GOOD)[:40], stop="length"), AnswerRefused),
+        (Scripted(None, refusal="I can't help with that."), AnswerRefused),
+        (Scripted("", stop="refusal"), AnswerRefused),
+        (Scripted(json.dumps(GOOD, indent=2_000)), AnswerRefused),
+        (Scripted(json.dumps(GOOD) + " trailing words"), AnswerRefused),
+        (Scripted('{"groups": [], "groups": []}'), AnswerRefused),
     ],
 )
 def test_adversarial_answers_are_refused_and_counted(

@@ -12,13 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests._model_servers import Scripted, ScriptedModelServer, assist_settings, user_payload
+from tests._model_servers import (
+    SECRET_ANTHROPIC_KEY,
+    SECRET_OPENAI_KEY,
+    Scripted,
+    ScriptedModelServer,
+    assist_settings,
+    user_payload,
+)
 
 from litdesk._errors import NotFoundError, RefusedError
-from litdesk.adapters.store import open_store
+from litdesk.adapters.store import assist_list_drafts, open_store
 from litdesk.core.assist import ConsentRequired
 from litdesk.core.records import make_paper
-from litdesk.core.summary import SummaryRefused
+from litdesk.core.summary import SummaryInputError, SummaryRefused
 from litdesk.services.assist import Assistant
 from litdesk.services.summary import (
     report_file,
@@ -145,6 +152,11 @@ def test_review_then_save_list_and_print(assistant: Assistant, server: ScriptedM
     assert info.value.code == "not_reviewed"
     with pytest.raises(NotFoundError):  # another owner's draft is not found
         save_report(store, "Malaria vaccines", view.draft_id, owner="mallory", reviewed=True)
+    for bad in (["gaps:5"], ["poetry:0"], ["gaps"]):
+        with pytest.raises(SummaryInputError):
+            save_report(
+                store, "Malaria vaccines", view.draft_id, owner="local", reviewed=True, drop=bad
+            )
     report = save_report(
         store, "Malaria vaccines", view.draft_id, owner="local", reviewed=True, drop=["gaps:0"]
     )
@@ -160,6 +172,14 @@ def test_review_then_save_list_and_print(assistant: Assistant, server: ScriptedM
     assert name == f"study-report-{report.id}.html"
     assert "default-src &#x27;none&#x27;" in html and "<script" not in html
     assert "R21 cut clinical malaria by 75%." in html
+    with store.read() as conn:  # no credential in any stored draft or report
+        rows = [
+            r.data
+            for f in ("summary", "study_report")
+            for r in assist_list_drafts(conn, owner="local", feature=f)
+        ]
+    dumped = json.dumps(rows)
+    assert rows and SECRET_OPENAI_KEY not in dumped and SECRET_ANTHROPIC_KEY not in dumped
 
 
 def test_consent_is_bound_to_the_selection(
@@ -222,8 +242,6 @@ def test_unusable_answers_save_nothing(
     with pytest.raises(RefusedError):
         _summarise(assistant)
     with assistant.store.read() as conn:
-        from litdesk.adapters.store import assist_list_drafts
-
         assert assist_list_drafts(conn, owner="local", feature="summary") == []
 
 

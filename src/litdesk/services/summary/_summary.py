@@ -193,10 +193,12 @@ def save_report(
             raise NotFoundError(
                 f"no summary draft {draft_id[:80]!r} in this Study", code="draft_not_found"
             )
+        drafted = data["draft"]["sections"]
+        for name, index in dropped:
+            if index >= len(drafted[name]):
+                raise SummaryInputError(f"the draft has no point {name}:{index}", code="point")
         sections: dict[str, list[dict[str, Any]]] = {
-            name: [
-                p for i, p in enumerate(data["draft"]["sections"][name]) if (name, i) not in dropped
-            ]
+            name: [p for i, p in enumerate(drafted[name]) if (name, i) not in dropped]
             for name in SECTIONS
         }
         if not any(sections.values()):
