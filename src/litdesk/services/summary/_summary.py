@@ -10,6 +10,7 @@ read against exactly the text that was sent.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -126,7 +127,7 @@ async def summarise_study(
     """One model call for the Study's packet after ``consent`` (the notice's token); the
     verified draft is stored for review (nothing is saved as a report yet). Raises
     :class:`~litdesk.core.summary.SummaryRefused` when no point survives."""
-    packet = _packet(assistant.store, study, deselected)
+    packet = await asyncio.to_thread(_packet, assistant.store, study, deselected)
     answer = await assistant.call(summary_call(packet, focus), owner=owner, consent=consent)
     draft = parse_summary(answer.text, packet)
     draft_id = "sd_" + secrets.token_hex(12)
@@ -139,16 +140,19 @@ async def summarise_study(
         "draft": draft.to_dict(),
         "record": answer.record.to_dict(),
     }
-    with assistant.store.write() as conn:
-        assist_insert_draft(
-            conn,
-            draft_id,
-            owner=owner,
-            feature=DRAFT_FEATURE,
-            paper_id=None,
-            data=data,
-            created_at=_now(),
-        )
+    def keep() -> None:
+        with assistant.store.write() as conn:
+            assist_insert_draft(
+                conn,
+                draft_id,
+                owner=owner,
+                feature=DRAFT_FEATURE,
+                paper_id=None,
+                data=data,
+                created_at=_now(),
+            )
+
+    await asyncio.to_thread(keep)
     return SummaryView(draft_id, packet, focus, draft, answer.record)
 
 
