@@ -140,6 +140,7 @@ async def summarise_study(
         "draft": draft.to_dict(),
         "record": answer.record.to_dict(),
     }
+
     def keep() -> None:
         with assistant.store.write() as conn:
             assist_insert_draft(
