@@ -104,3 +104,19 @@ def test_fifty_concurrent_reservations_of_one_owner_one_in_flight(database_url):
         assert others == {"ok": 19, "daily_limit": N - 19}  # 20 in total with ann's
     finally:
         store.dispose()
+
+
+def test_a_crashed_call_stops_blocking_but_still_counts(database_url):
+    store = open_store(database_url)
+    try:
+        kw = {"total_limit": 10, "owner_limit": 2, "spacing": 0, "stale_after": 160}
+        first = assist_reserve(store, "ann", "test", now=1_000_000.0, **kw)
+        assert first.allowed  # …and the process dies: no finish
+        assert assist_reserve(store, "ann", "test", now=1_000_100.0, **kw).reason == "in_flight"
+        later = assist_reserve(store, "ann", "test", now=1_000_200.0, **kw)
+        assert later.allowed  # the stale row no longer blocks
+        assert assist_reserve(store, "ann", "test", now=1_000_500.0, **kw).reason == (
+            "owner_daily_limit"  # but it counted
+        )
+    finally:
+        store.dispose()

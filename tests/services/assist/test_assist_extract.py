@@ -269,7 +269,7 @@ def test_fulltext_section_extraction_with_context(model_server_fixture, tmp_path
 def test_fulltext_bounds_disclosed(model_server_fixture, tmp_path):
     server = model_server_fixture
     long_para = "word " * 4_200  # 21,000 characters: skipped
-    paras = ["Paragraph %d. " % i + "text " * 1_990 for i in range(6)]  # ~10,000 each
+    paras = [f"Paragraph {i}. " + "text " * 1_990 for i in range(6)]  # ~10,000 each
     with europepmc(jats({"Results": [long_para, *paras]})) as base:
 
         async def go(ea: EvidenceAssistant) -> Any:
@@ -294,3 +294,29 @@ def test_allowance_counted_per_call(model_server_fixture, tmp_path):
         return assist_usage(ea.runtime.store, datetime.now(UTC).date().isoformat())
 
     assert run(go, server, tmp_path) == {"ann": {"ok": 1}}
+
+
+def test_save_and_recheck_on_postgres(pg_schema, tmp_path):
+    """The draft, evidence and provenance tables and the one-transaction save on PostgreSQL."""
+    from tests._model_servers import model_server
+
+    with model_server("openai") as server:
+        server.script(Scripted(answer(GOOD)))
+
+        async def go(ea: EvidenceAssistant) -> Any:
+            draft = await _suggest(ea)
+            saved = ea.save(draft.id, reviewed=True)
+            with pytest.raises(RefusedError):
+                ea.save(draft.id, reviewed=True)
+            other = EvidenceAssistant(ea.runtime, owner="bob")
+            try:
+                from litdesk._errors import NotFoundError
+
+                with pytest.raises(NotFoundError):
+                    other.draft(draft.id)  # another owner's draft is never shown
+            finally:
+                other.close()
+            return ea.provenance(saved.evidence_id)
+
+        prov = run(go, server, tmp_path, database_url=pg_schema)
+    assert prov.ok and set(prov.checks) == {"population", "intervention", "finding"}

@@ -4,6 +4,7 @@ import { installSearch } from "./search.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
+import { installAssist } from "./assist.js";
 import "./strategy.js"; // installs itself on the search page
 import "./summary.js"; // installs itself on a Study page
 
@@ -12,4 +13,5 @@ if (document.getElementById("search-form")) installSearch();
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();
 if (document.getElementById("zip-import")) installStudyZip();
+if (document.getElementById("suggest-evidence")) installAssist();
 document.documentElement.dataset.ready = "1"; // the behaviours above are installed
