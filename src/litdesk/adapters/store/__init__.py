@@ -33,6 +33,7 @@ from ._engine import (
 )
 from ._gates import GateAnswer, give_back, take_gate
 from ._repo import READING_STATUSES, identity_keys
+from ._reports import assist_list_drafts
 from ._search import (
     GLOBAL_OWNER,
     MAX_RUN_BYTES,
@@ -62,6 +63,7 @@ __all__ = [
     "assist_get_provenance",
     "assist_insert_draft",
     "assist_insert_provenance",
+    "assist_list_drafts",
     "assist_mark_draft_saved",
     "assist_release",
     "assist_reserve",

@@ -26,6 +26,7 @@ from . import (
     _runs,
     _search,
     _serve,
+    _strategy,
     _workspace,
 )
 
@@ -114,6 +115,7 @@ def _root(
 for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
 _assist.register(app)
+_strategy.register(app)
 _serve.register(app)
 
 

@@ -21,7 +21,18 @@ from ._errors import CatchAll, install_error_handlers
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
-from .routes import assist, citations, dedup, notes, papers, search, studies, study_files
+from .routes import (
+    assist,
+    citations,
+    dedup,
+    notes,
+    papers,
+    search,
+    strategy,
+    studies,
+    study_files,
+    summary,
+)
 
 __all__ = ["API_PREFIX", "create_app"]
 
@@ -77,7 +88,18 @@ def create_app(
         },
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (search, papers, notes, studies, study_files, citations, dedup, assist):
+    for module in (
+        search,
+        papers,
+        notes,
+        studies,
+        study_files,
+        citations,
+        dedup,
+        assist,
+        strategy,
+        summary,
+    ):
         app.include_router(module.pages, include_in_schema=False)
         app.include_router(module.api, prefix=API_PREFIX)
 

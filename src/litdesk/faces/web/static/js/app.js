@@ -5,6 +5,8 @@ import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
 import { installAssist } from "./assist.js";
+import "./strategy.js"; // installs itself on the search page
+import "./summary.js"; // installs itself on a Study page
 
 installKeys();
 if (document.getElementById("search-form")) installSearch();
