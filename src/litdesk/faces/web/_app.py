@@ -16,12 +16,14 @@ from fastapi.staticfiles import StaticFiles
 from litdesk import __version__
 from litdesk._settings import Settings
 from litdesk.services.desk import Desk, open_desk
+from litdesk.services.synthesis import report_csp
 
 from ._errors import CatchAll, install_error_handlers
+from ._library_state import close_library_state
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
-from .routes import citations, notes, papers, search, studies, study_files
+from .routes import chat, citations, notes, papers, reports, search, studies, study_files, viewer
 
 __all__ = ["API_PREFIX", "create_app"]
 
@@ -47,11 +49,17 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if desk is not None:
             app.state.desk = desk
-            yield
+            try:
+                yield
+            finally:
+                close_library_state(app)
             return
         async with open_desk(settings, replay=replay) as opened:
             app.state.desk = opened
-            yield
+            try:
+                yield
+            finally:
+                close_library_state(app)
 
     app = FastAPI(
         title="litdesk web workspace",
@@ -74,9 +82,10 @@ def create_app(
             f"{API_PREFIX}/imports": studies.IMPORT_LIMIT,
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
         },
+        csp_overrides={reports.VIEW_PREFIX: report_csp()},
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (search, papers, notes, studies, study_files, citations):
+    for module in (search, papers, notes, studies, study_files, citations, viewer, chat, reports):
         app.include_router(module.pages, include_in_schema=False)
         app.include_router(module.api, prefix=API_PREFIX)
 

@@ -97,6 +97,7 @@ class SecurityMiddleware:
         default_limit: int = DEFAULT_BODY_LIMIT,
         body_limits: dict[str, int] | None = None,
         static_prefix: str = "/static/",
+        csp_overrides: dict[str, str] | None = None,
     ) -> None:
         self.app = app
         self.origin = origin
@@ -104,6 +105,9 @@ class SecurityMiddleware:
         self.default_limit = default_limit
         self.body_limits = sorted((body_limits or {}).items(), key=lambda kv: -len(kv[0]))
         self.static_prefix = static_prefix
+        #: path prefix -> the CSP of those responses instead of :data:`CSP` (a served
+        #: synthesis report carries its own: its one inline script and style by hash)
+        self.csp_overrides = sorted((csp_overrides or {}).items(), key=lambda kv: -len(kv[0]))
 
     def _limit(self, path: str) -> int:
         for prefix, limit in self.body_limits:
@@ -172,6 +176,7 @@ class SecurityMiddleware:
                 return
 
         static = path.startswith(self.static_prefix)
+        csp = next((c for prefix, c in self.csp_overrides if path.startswith(prefix)), CSP)
         set_cookie = None if cookie_token else token
         started = False
         cut_off = False  # the body passed its limit: 413 sent, the app's answer dropped
@@ -183,7 +188,7 @@ class SecurityMiddleware:
                 return
             if message["type"] == "http.response.start":
                 started = True
-                _add_headers(message, static=static, set_cookie=set_cookie)
+                _add_headers(message, static=static, set_cookie=set_cookie, csp=csp)
             await send(message)
 
         async def limited_receive() -> Message:
@@ -212,10 +217,10 @@ class SecurityMiddleware:
             raise
 
 
-def _add_headers(message: Message, *, static: bool, set_cookie: str | None) -> None:
+def _add_headers(message: Message, *, static: bool, set_cookie: str | None, csp: str = CSP) -> None:
     raw = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _OWNED]
     raw += [
-        (b"content-security-policy", CSP.encode()),
+        (b"content-security-policy", csp.encode()),
         (b"x-content-type-options", b"nosniff"),
         (b"referrer-policy", b"no-referrer"),
         (b"x-frame-options", b"DENY"),

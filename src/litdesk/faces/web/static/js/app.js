@@ -4,10 +4,16 @@ import { installSearch } from "./search.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
+import { installViewer } from "./viewer.js";
+import { installChat } from "./chat.js";
+import { installWizard } from "./wizard.js";
 
 installKeys();
 if (document.getElementById("search-form")) installSearch();
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();
 if (document.getElementById("zip-import")) installStudyZip();
+if (document.getElementById("pdf-viewer")) installViewer();
+if (document.getElementById("chat")) installChat();
+if (document.getElementById("report-wizard")) installWizard();
 document.documentElement.dataset.ready = "1"; // the behaviours above are installed

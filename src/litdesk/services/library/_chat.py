@@ -1,0 +1,243 @@
+"""Paper chat for the web face: a scope per browser session (one paper, a selection or the
+whole library), one grounded answer per question, the rounds kept and reopenable.
+
+A session is named by a random token the face keeps in an HttpOnly cookie; its state (the
+scope and the rounds) is a JSON file under ``library/chat-sessions/`` named by the token's
+hash, so it survives a server restart and never puts the token on disk. Every round is
+also appended to the library's protocol (:meth:`Library.ask` does that).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlencode
+
+from litdesk._errors import InputError, NotFoundError
+from litdesk.core.library import DEFAULT_TOP_K
+
+from ._indexer import hash_files
+from ._library import Answer, Library
+
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "MAX_ROUNDS",
+    "MAX_SCOPE",
+    "ChatRound",
+    "ChatService",
+    "ChatSession",
+    "RoundNotFound",
+    "viewer_link",
+]
+
+MAX_ROUNDS: Final = 200
+MAX_SCOPE: Final = 200
+MAX_QUESTION_CHARS: Final = 2_000
+_TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+_MARKER: Final = re.compile(r"\[(\d{1,4})\]")
+_REFS: Final = "\n\nReferences:\n"
+
+
+class ChatInputError(InputError):
+    default_code = "chat_input"
+
+
+class RoundNotFound(NotFoundError):
+    """No such round in this browser session."""
+
+    default_code = "round_not_found"
+
+
+def viewer_link(sha: str, page: int, passage: str | None = None) -> str:
+    """The viewer's address of ``page`` of the PDF ``sha``, the passage highlighted."""
+    query = {"page": str(page)} | ({"passage": passage[:1_500]} if passage else {})
+    return f"/library/pdf/{sha}?{urlencode(query)}"
+
+
+def answer_parts(body: str, labels: set[str]) -> list[dict[str, str]]:
+    """The answer body as text and citation parts (``{"text"}`` / ``{"label"}``)."""
+    parts: list[dict[str, str]] = []
+    last = 0
+    for m in _MARKER.finditer(body):
+        if m.group(1) not in labels:
+            continue
+        if m.start() > last:
+            parts.append({"text": body[last : m.start()]})
+        parts.append({"label": m.group(1)})
+        last = m.end()
+    if last < len(body):
+        parts.append({"text": body[last:]})
+    return parts
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRound:
+    """One question and its grounded answer card."""
+
+    number: int
+    asked_at: str
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "asked_at": self.asked_at} | self.data
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSession:
+    """A browser session's scope and rounds (newest last)."""
+
+    papers: tuple[str, ...]
+    whole_library: bool
+    rounds: tuple[ChatRound, ...]
+    library: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def questions(self) -> list[str]:
+        return list(dict.fromkeys(str(r.data["question"]) for r in self.rounds))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scope": {"papers": list(self.papers), "whole_library": self.whole_library},
+            "rounds": [r.to_dict() for r in self.rounds],
+            "questions": self.questions,
+            "library": list(self.library),
+        }
+
+
+class ChatService:
+    """Scopes and rounds per session token, answers from ``library``."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self.folder = library.root / "chat-sessions"
+        self._lock = threading.Lock()  # one question at a time (the library's caches)
+
+    # --- session state --------------------------------------------------------------
+    def _file(self, token: str) -> Path:
+        if not _TOKEN.match(token):
+            raise ChatInputError("the chat session token is malformed", code="session")
+        return self.folder / (hashlib.sha256(token.encode()).hexdigest()[:40] + ".json")
+
+    def _load(self, token: str) -> dict[str, Any]:
+        path = self._file(token)
+        if not path.is_file():
+            return {"papers": [], "whole_library": True, "rounds": []}
+        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return doc
+
+    def _save(self, token: str, doc: dict[str, Any]) -> None:
+        path = self._file(token)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(path)
+
+    def _view(self, doc: dict[str, Any]) -> ChatSession:
+        rounds = tuple(ChatRound(r["number"], r["asked_at"], r["data"]) for r in doc["rounds"])
+        names = tuple(self.library.corpus().names())
+        return ChatSession(tuple(doc["papers"]), bool(doc["whole_library"]), rounds, names)
+
+    def session(self, token: str) -> ChatSession:
+        """The session's scope and rounds (a new session: the whole library, no rounds)."""
+        return self._view(self._load(token))
+
+    def set_scope(
+        self, token: str, papers: list[str], *, whole_library: bool = False
+    ) -> ChatSession:
+        """Keep the scope for the session: exact file names (unknown ones are refused with
+        the library's real list), or the whole library."""
+        names = list(dict.fromkeys(p.strip() for p in papers if p.strip()))
+        if whole_library and names:
+            raise ChatInputError("choose papers or the whole library, not both", code="scope")
+        if not whole_library and not names:
+            raise ChatInputError("choose at least one paper, or the whole library", code="scope")
+        if len(names) > MAX_SCOPE:
+            raise ChatInputError(f"at most {MAX_SCOPE} papers in a scope", code="scope")
+        self.library.corpus().select(names)  # UnknownPapers lists the real names
+        doc = self._load(token)
+        doc["papers"], doc["whole_library"] = names, whole_library
+        self._save(token, doc)
+        return self._view(doc)
+
+    def round(self, token: str, number: int) -> ChatRound:
+        """One earlier round of the session, to reopen."""
+        for r in self.session(token).rounds:
+            if r.number == number:
+                return r
+        raise RoundNotFound(f"this session has no round {number}")
+
+    # --- questions ------------------------------------------------------------------
+    def ask(self, token: str, question: str, *, top_k: int = DEFAULT_TOP_K) -> ChatRound:
+        """Ask ``question`` in the session's scope; the answer card becomes the next round."""
+        question = " ".join(question.split())
+        if not question:
+            raise ChatInputError("the question is empty", code="empty_question")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise ChatInputError(
+                f"the question is over {MAX_QUESTION_CHARS} characters", code="question_too_long"
+            )
+        doc = self._load(token)
+        papers = [] if doc["whole_library"] else list(doc["papers"])
+        with self._lock:
+            answer = self.library.ask(question, papers=papers or None, top_k=top_k)
+            data = self._card(answer, bool(doc["whole_library"]))
+        doc = self._load(token)  # another tab may have asked meanwhile
+        number = max((r["number"] for r in doc["rounds"]), default=0) + 1
+        asked = datetime.now(UTC).isoformat(timespec="seconds")
+        doc["rounds"].append({"number": number, "asked_at": asked, "data": data})
+        doc["rounds"] = doc["rounds"][-MAX_ROUNDS:]
+        self._save(token, doc)
+        return ChatRound(number, asked, data)
+
+    def _card(self, answer: Answer, whole: bool) -> dict[str, Any]:
+        files = self.library.corpus().select(answer.scope or None) if answer.scope else []
+        hashes = hash_files(self.library.catalogue, files)
+        sha_of = {f.name: hashes[f.path] for f in files if f.path in hashes}
+        body, _, _ = answer.answer.partition(_REFS)
+        citations = []
+        for c in answer.citations:
+            sha = sha_of.get(c["file"])
+            citations.append(
+                {
+                    "label": c["label"],
+                    "file": c["file"],
+                    "page": c["page"],
+                    "title": c.get("title"),
+                    "text": c["text"],
+                    "sha256": sha,
+                    "viewer": viewer_link(sha, c["page"], c["text"]) if sha else None,
+                }
+            )
+        near = []
+        for n in answer.near_misses:
+            sha = sha_of.get(n["file"])
+            near.append(
+                {
+                    "file": n["file"],
+                    "page": n["page"],
+                    "text": n["text"],
+                    "viewer": viewer_link(sha, n["page"], n["text"]) if sha else None,
+                }
+            )
+        extractive = answer.model.startswith("none")
+        return {
+            "question": answer.question,
+            "variant": answer.variant,
+            "answer": body,
+            "parts": answer_parts(body, {c["label"] for c in citations}),
+            "grounded": answer.grounded,
+            "abstained": answer.abstained,
+            "citations": citations,
+            "near_misses": near,
+            "warnings": answer.warnings,
+            "model": "extractive" if extractive else answer.model,
+            "extractive": extractive,
+            "scope": answer.scope,
+            "whole_library": whole,
+        }

@@ -1,0 +1,242 @@
+"""The report wizard's use cases for the web face: what a build will make (before it runs),
+the build itself as a resumable unit of work with progress per unit, and the built
+reports (the same self-contained HTML file the CLI writes, under the data directory).
+
+A web build writes to ``reports/web/<build id>/<date>_synthesis_report_<authors>.html``:
+the file name is the CLI's, the folder keeps builds of one day apart.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.pdfpages import DEFAULT_DPI
+from litdesk.adapters.report_html import content_security_policy
+from litdesk.services.library import Library
+
+from ._build import UnitProgress, build_report
+from ._write import write_report
+
+__all__ = [
+    "LAYOUTS",
+    "BuiltReport",
+    "ReportDesk",
+    "ReportNotFound",
+    "ReportPlan",
+    "WizardForm",
+    "report_csp",
+]
+
+LAYOUTS: Final = ("column", "contents", "compare")
+_BUILD_ID: Final = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+def report_csp() -> str:
+    """The CSP a served report needs: its own (nothing external; its one inline script and
+    style by hash), plus no framing."""
+    return content_security_policy() + "; frame-ancestors 'none'"
+
+
+class ReportNotFound(NotFoundError):
+    default_code = "report_not_found"
+
+
+class WizardInputError(InputError):
+    default_code = "wizard"
+
+
+@dataclass(frozen=True, slots=True)
+class WizardForm:
+    """The wizard's tabs: Documents, Questions, Summary, Synthesis, Layout, Language."""
+
+    papers: tuple[str, ...] = ()
+    whole_library: bool = False
+    questions: tuple[str, ...] = ()
+    summary: Literal["none", "bullets", "prose"] = "none"
+    synthesis: bool = False
+    layout: str = "column"
+    language: str | None = None
+    detail_mode: Literal["per-paper", "cross-paper"] = "per-paper"
+
+    def __post_init__(self) -> None:
+        if self.whole_library and self.papers:
+            raise WizardInputError("choose papers or the whole library, not both", code="scope")
+        if not self.whole_library and not self.papers:
+            raise WizardInputError("choose the papers (or the whole library)", code="scope")
+        if self.layout not in LAYOUTS:
+            raise WizardInputError("layout takes column, contents or compare", code="layout")
+
+    def to_params(self) -> dict[str, Any]:
+        return {
+            "papers": list(self.papers),
+            "whole_library": self.whole_library,
+            "questions": list(self.questions),
+            "summary": self.summary,
+            "synthesis": self.synthesis,
+            "layout": self.layout,
+            "language": self.language,
+            "detail_mode": self.detail_mode,
+        }
+
+    @classmethod
+    def from_params(cls, p: dict[str, Any]) -> WizardForm:
+        return cls(
+            tuple(p.get("papers") or ()), bool(p.get("whole_library")),
+            tuple(p.get("questions") or ()), p.get("summary", "none"),
+            bool(p.get("synthesis")), p.get("layout", "column"), p.get("language"),
+            p.get("detail_mode", "per-paper"),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ReportPlan:
+    """What a build will make, said before it runs."""
+
+    model: str | None
+    papers: int
+    units: int
+    extractive: tuple[str, ...]
+    not_made: tuple[str, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model or "none (extractive)",
+            "papers": self.papers,
+            "units": self.units,
+            "extractive": list(self.extractive),
+            "not_made": list(self.not_made),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltReport:
+    """A report built from the wizard: where it is and what it is called."""
+
+    build_id: str
+    file_name: str
+    path: Path
+    warnings: tuple[str, ...]
+    layout: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "build_id": self.build_id,
+            "file_name": self.file_name,
+            "open": f"/reports/view/{self.build_id}",
+            "download": f"/reports/download/{self.build_id}",
+            "warnings": list(self.warnings),
+            "layout": self.layout,
+        }
+
+
+class ReportDesk:
+    """Plan, build and serve the wizard's reports over ``library``."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self.folder = library.data_dir / "reports" / "web"
+        self._lock = threading.Lock()  # one build at a time per library (its caches)
+
+    def close(self) -> None:
+        """Nothing of its own to close (the library is closed by its owner)."""
+
+    def plan(self, form: WizardForm) -> ReportPlan:
+        """What will be extractive and what cannot be made, before anything runs."""
+        names = self.library.corpus().select(list(form.papers) or None)
+        backend = self.library.backend()
+        n = len(names)
+        qs = [q for q in form.questions if q.strip()]
+        extractive: list[str] = []
+        not_made: list[str] = []
+        notes: list[str] = []
+        if not backend.is_model:
+            if qs:
+                extractive.append(
+                    "the answers to the questions (the best sentences of the excerpts)"
+                )
+            if form.summary != "none":
+                extractive.append("the summaries (extracts along the six facets)")
+        if form.synthesis and n < 2:
+            not_made.append("the synthesis: it needs two or more papers")
+        elif form.synthesis and not backend.is_model:
+            not_made.append(
+                "the synthesis: it needs a model (set LITDESK_LLM_BACKEND and a chat model)"
+            )
+        if not qs and form.summary == "none" and not (form.synthesis and n >= 2):
+            notes.append("nothing to report yet: add a question, a summary or a synthesis")
+        cross = form.detail_mode == "cross-paper" or n == 1
+        units = len(qs) * (1 if cross else n) + (6 * n if form.summary != "none" else 0)
+        units += int(form.synthesis and n >= 2 and backend.is_model)
+        return ReportPlan(
+            backend.model if backend.is_model else None, n, units, tuple(extractive),
+            tuple(not_made), tuple(notes),
+        )  # fmt: skip
+
+    def new_build_id(self) -> str:
+        return secrets.token_urlsafe(18)
+
+    def build(
+        self, build_id: str, form: WizardForm, *, progress: UnitProgress | None = None
+    ) -> BuiltReport:
+        """Build and write the report (idempotent per ``build_id``: a finished build is
+        returned as it is, an unfinished one starts again)."""
+        folder = self._folder(build_id)
+        done = self._find(folder)
+        if done is not None:
+            return BuiltReport(build_id, done.name, done, (), form.layout)
+        with self._lock:
+            report = build_report(
+                self.library,
+                papers=list(form.papers) or None,
+                questions=list(form.questions),
+                summary=form.summary,
+                synthesis=form.synthesis,
+                language=form.language,
+                detail_mode=form.detail_mode,
+                progress=progress,
+            )
+            folder.mkdir(parents=True, exist_ok=True)
+            path = write_report(report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI)
+        return BuiltReport(build_id, path.name, path, tuple(report.warnings), form.layout)
+
+    def _folder(self, build_id: str) -> Path:
+        if not _BUILD_ID.match(build_id):
+            raise ReportNotFound("no such report")
+        return self.folder / build_id
+
+    @staticmethod
+    def _find(folder: Path) -> Path | None:
+        if not folder.is_dir():
+            return None
+        found = sorted(p for p in folder.glob("*_synthesis_report_*.html") if p.is_file())
+        return found[0] if found else None
+
+    def report(self, build_id: str) -> tuple[Path, str]:
+        """The built report's file and its (CLI) file name."""
+        path = self._find(self._folder(build_id))
+        if path is None:
+            raise ReportNotFound("no such report (not built, or not finished)")
+        return path, path.name
+
+    def reports(self) -> list[dict[str, Any]]:
+        """The reports built from the wizard, newest first."""
+        out = []
+        if self.folder.is_dir():
+            for folder in self.folder.iterdir():
+                path = self._find(folder) if _BUILD_ID.match(folder.name) else None
+                if path is not None:
+                    out.append((path.stat().st_mtime, folder.name, path.name))
+        out.sort(reverse=True)
+        return [
+            {"build_id": b, "file_name": n, "open": f"/reports/view/{b}",
+             "download": f"/reports/download/{b}"}
+            for _, b, n in out
+        ]  # fmt: skip

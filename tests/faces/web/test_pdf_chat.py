@@ -1,0 +1,209 @@
+"""PDF viewer and paper chat over the HTTP API of a real server on loopback: a temporary
+library of small PDFs (plus real ones from ``$LITDESK_FIXTURES/pdf``) and a scripted
+OpenAI-compatible model server on loopback (real HTTP)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from PIL import Image
+from tests.faces.web._pdfchat import (
+    GAUGE,
+    GAUGE_AT,
+    GERMAN,
+    GERMAN_VARIANT,
+    MODEL,
+    WEIR_QUESTION,
+    ScriptedModel,
+    library_folder,
+    model_server,
+)
+from tests.faces.web._server import free_port, serve_app
+
+from litdesk._settings import Settings
+from litdesk.faces.web import create_app
+
+REAL_PDFS = ("naacl_2018_N18-3011.pdf", "scanned_no_text_cermine_simple.pdf")
+
+
+@dataclass
+class Site:
+    base: str
+    app: Any
+    folder: Path
+    data_dir: Path
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.base, timeout=120)
+
+    @contextmanager
+    def writer(self) -> Iterator[httpx.Client]:
+        """A client like the page: exact Origin, the CSRF cookie repeated in the header."""
+        with httpx.Client(base_url=self.base, timeout=120, headers={"origin": self.base}) as c:
+            c.get("/chat")
+            token = c.cookies.get("ld_csrf")
+            assert token
+            c.headers["x-csrf-token"] = token
+            yield c
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Iterator[Site]:
+    tmp = tmp_path_factory.mktemp("pdfchat")
+    folder = library_folder(tmp / "pdfs")
+    for name in REAL_PDFS:
+        shutil.copy(fixtures_dir / "pdf" / name, folder / name)
+    with model_server() as url:
+        settings = Settings(
+            data_dir=tmp / "data", library_dirs=[folder], llm_backend="openai",
+            openai_base_url=url, chat_model=MODEL, openai_api_key=None, anthropic_api_key=None,
+        )  # fmt: skip
+        port = free_port()
+        app = create_app(settings, host="127.0.0.1", port=port)
+        for _ in serve_app(app, port):
+            yield Site(f"http://127.0.0.1:{port}", app, folder, tmp / "data")
+
+
+def test_viewer_page_data_image_and_passage_boxes(site: Site) -> None:
+    gauge = sha(site.folder / "gauge.pdf")
+    with site.client() as c:
+        got = c.get(f"/api/v1/library/pdf/{gauge}", params={"page": 2, "passage": GAUGE})
+        assert got.status_code == 200, got.text
+        view = got.json()
+        assert view["file"] == "gauge.pdf" and view["pages"] == 2
+        assert view["previous"] == 1 and view["next"] is None and view["found"] is True
+        x, y, w, h = view["rects"][0]
+        assert abs(x - GAUGE_AT[0] / 210) < 0.02 and abs(y - GAUGE_AT[1] / 297) < 0.02
+        assert 0.15 < w < 0.4 and 0 < h < 0.05
+        image = c.get(view["image"])
+        assert image.status_code == 200 and image.headers["content-type"] == "image/jpeg"
+        with Image.open(io.BytesIO(image.content)) as im:
+            assert im.size == (view["width_px"], view["height_px"])
+            assert abs(im.size[0] - 210 / 25.4 * 96) < 2  # 100 % zoom is 96 dpi
+        renders = site.app.state.pdf_library.viewer.renders
+        again = c.get(view["image"])
+        assert again.content == image.content
+        assert site.app.state.pdf_library.viewer.renders == renders  # served from the cache
+        big = c.get(f"/api/v1/library/pdf/{gauge}", params={"page": 2, "zoom": 200}).json()
+        assert big["width_px"] > 1.9 * view["width_px"] and big["rects"] == []
+        # a passage not on the page: the page is shown, the failure said
+        other = c.get(f"/api/v1/library/pdf/{gauge}", params={"page": 1, "passage": GAUGE})
+        assert other.json()["found"] is False and other.json()["notes"]
+        html = c.get(f"/library/pdf/{gauge}", params={"page": 2, "passage": GAUGE}).text
+        assert 'id="page-image"' in html and 'class="pdf-mark"' in html
+        assert "Previous page" in html and "not located" not in html
+
+
+def test_viewer_refusals(site: Site, tmp_path: Path) -> None:
+    gauge = sha(site.folder / "gauge.pdf")
+    outside = tmp_path / "outside.pdf"
+    shutil.copy(site.folder / "wheat.pdf", outside)
+    with outside.open("ab") as fh:
+        fh.write(b"\n% another file\n")
+    with site.client() as c:
+        unknown = c.get(f"/api/v1/library/pdf/{sha(outside)}")
+        assert unknown.status_code == 404 and unknown.json()["code"] == "pdf_not_found"
+        assert str(outside) not in unknown.text
+        assert c.get("/api/v1/library/pdf/..%2f..%2fetc%2fpasswd").status_code in (404, 422)
+        assert c.get("/api/v1/library/pdf/ABC").status_code == 422
+        assert c.get(f"/api/v1/library/pdf/{gauge}", params={"page": 9}).json()["code"] == (
+            "no_page"
+        )
+        bad_zoom = c.get(f"/api/v1/library/pdf/{gauge}", params={"zoom": 333})
+        assert bad_zoom.status_code == 400 and bad_zoom.json()["code"] == "zoom"
+        long = c.get(f"/api/v1/library/pdf/{gauge}", params={"passage": "x" * 4001})
+        assert long.status_code == 422
+        assert c.get(f"/library/pdf/{gauge}/page/3.jpg").status_code == 400
+
+
+def test_scope_is_kept_per_browser_session_and_unknown_names_are_refused(site: Site) -> None:
+    with site.writer() as c, site.writer() as other:
+        start = c.get("/api/v1/chat").json()
+        assert start["scope"]["whole_library"] is True and start["rounds"] == []
+        assert set(start["library"]) >= {"gauge.pdf", "wheat.pdf", "injected.pdf", *REAL_PDFS}
+        refused = c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf", "nope.pdf"]})
+        assert refused.status_code == 404 and refused.json()["code"] == "unknown_papers"
+        assert "nope.pdf" in refused.json()["message"]
+        assert "The library has:" in refused.json()["message"]
+        assert "wheat.pdf" in refused.json()["message"]  # the real list
+        assert c.get("/api/v1/chat").json()["scope"]["whole_library"] is True  # unchanged
+        kept = c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf"]}).json()
+        assert kept["scope"] == {"papers": ["gauge.pdf"], "whole_library": False}
+        assert c.get("/api/v1/chat").json()["scope"]["papers"] == ["gauge.pdf"]
+        assert other.get("/api/v1/chat").json()["scope"]["whole_library"] is True
+        both = c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf"], "whole_library": True})
+        assert both.status_code == 400
+        assert c.cookies.get("ld_chat") not in c.get("/chat").text  # never in the page
+
+
+def test_answer_card_citations_markers_variant_and_model(site: Site) -> None:
+    with site.writer() as c:
+        c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf", "wheat.pdf"]})
+        ScriptedModel.seen.clear()
+        got = c.post("/api/v1/chat/ask", json={"question": GERMAN})
+        assert got.status_code == 200, got.text
+        card = got.json()
+        assert card["number"] == 1 and card["question"] == GERMAN
+        assert card["variant"] == GERMAN_VARIANT and card["model"] == MODEL
+        assert card["grounded"] is True and card["abstained"] is False
+        assert any("removed 2 invalid citation marker(s)" in w for w in card["warnings"])
+        assert any(GERMAN_VARIANT in w for w in card["warnings"])
+        [cite] = card["citations"]
+        assert cite["file"] == "gauge.pdf" and cite["page"] == 2
+        assert cite["viewer"].startswith(f"/library/pdf/{sha(site.folder / 'gauge.pdf')}?page=2")
+        assert [p.get("label") for p in card["parts"] if "label" in p] == [cite["label"]]
+        assert "[99]" not in card["answer"] and "[4-2]" not in card["answer"]
+        # the excerpts and the question reached the model over HTTP
+        assert any(GAUGE[:30] in m["content"] for b in ScriptedModel.seen for m in b["messages"])
+        view = c.get(cite["viewer"].replace("/library/", "/api/v1/library/", 1)).json()
+        assert view["page"] == 2 and view["found"] is True and view["rects"]
+        session = c.get("/api/v1/chat").json()
+        assert [r["number"] for r in session["rounds"]] == [1]
+        assert session["questions"] == [GERMAN]
+        assert c.get("/api/v1/chat/rounds/1").json()["question"] == GERMAN
+        assert c.get("/api/v1/chat/rounds/7").status_code == 404
+    protocol = list((site.data_dir / "library" / "protocols").glob("*.md"))
+    assert protocol and GERMAN in protocol[0].read_text(encoding="utf-8")
+
+
+def test_prompt_injected_pdf_stays_data(site: Site) -> None:
+    with site.writer() as c:
+        c.post("/api/v1/chat/scope", json={"papers": ["injected.pdf"]})
+        card = c.post("/api/v1/chat/ask", json={"question": WEIR_QUESTION}).json()
+        assert card["grounded"] is False and card["citations"] == []
+        assert any("not grounded" in w for w in card["warnings"])
+        assert any("asked once more" in w for w in card["warnings"])
+        page = c.get("/chat").text
+        assert "<script>window.__pwned" not in page and "<img src=x" not in page
+        assert "&lt;script&gt;window.__pwned" in page  # shown as text
+        assert "grounded: false" in page
+
+
+def test_form_posts_without_javascript(site: Site) -> None:
+    with site.writer() as c:
+        token = c.headers.pop("x-csrf-token")
+        form = {"csrf_token": token, "scope": "papers", "papers": ["wheat.pdf"]}
+        moved = c.post("/chat/scope", data=form)
+        assert moved.status_code == 303 and moved.headers["location"] == "/chat"
+        asked = c.post("/chat/ask", data={"csrf_token": token, "question": "What fell under heat?"})
+        assert asked.status_code == 303 and asked.headers["location"].startswith("/chat#round-")
+        page = c.get("/chat").text
+        assert "Now asking: wheat.pdf" in page and "What fell under heat?" in page
+        number = asked.headers["location"].rsplit("-", 1)[1]
+        again = c.get(f"/chat/round/{number}")
+        assert again.status_code == 200 and "What fell under heat?" in again.text
+        no_csrf = c.post("/chat/ask", data={"question": "x"})
+        assert no_csrf.status_code == 403
