@@ -4,17 +4,26 @@ check of a highlight."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
+import httpx
 import numpy as np
+import pytest
 from fpdf import FPDF
+from tests.faces.web._server import free_port, serve_app
+
+from litdesk._settings import Settings
+from litdesk.faces.web import create_app
 
 GAUGE = "The staff gauge was read every ten minutes from the bridge camera."
 WHEAT = "Grain yield fell by a third under post-anthesis heat stress."
@@ -158,3 +167,52 @@ def check_highlight(px: np.ndarray, at_mm: tuple[float, float]) -> None:
     region = (slice(my0, my1), slice(mx0, mx1))
     assert c["mark"][region].sum() > 0.2 * area
     assert c["dark"][region].sum() > 0.02 * area  # the passage's glyphs are under it
+
+
+REAL_PDFS = ("naacl_2018_N18-3011.pdf", "scanned_no_text_cermine_simple.pdf")
+
+
+@dataclass
+class Site:
+    base: str
+    app: Any
+    folder: Path
+    data_dir: Path
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.base, timeout=120)
+
+    @contextmanager
+    def writer(self) -> Iterator[httpx.Client]:
+        """A client like the page: exact Origin, the CSRF cookie repeated in the header."""
+        with httpx.Client(base_url=self.base, timeout=120, headers={"origin": self.base}) as c:
+            c.get("/chat")
+            token = c.cookies.get("ld_csrf")
+            assert token
+            c.headers["x-csrf-token"] = token
+            yield c
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def serve_site(
+    tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path, *, model: bool = True
+) -> Iterator[Site]:
+    """A server over a fresh library (the PDFs above and :data:`REAL_PDFS`); with ``model``
+    answering through the scripted model server, else extractive (no model)."""
+    tmp = tmp_path_factory.mktemp("pdfchat")
+    folder = library_folder(tmp / "pdfs")
+    for name in REAL_PDFS:
+        shutil.copy(fixtures_dir / "pdf" / name, folder / name)
+    with model_server() as url:
+        settings = Settings(
+            data_dir=tmp / "data", library_dirs=[folder],
+            llm_backend="openai" if model else "none", openai_base_url=url,
+            chat_model=MODEL if model else None, openai_api_key=None, anthropic_api_key=None,
+        )  # fmt: skip
+        port = free_port()
+        app = create_app(settings, host="127.0.0.1", port=port)
+        for _ in serve_app(app, port):
+            yield Site(f"http://127.0.0.1:{port}", app, folder, tmp / "data")

@@ -4,16 +4,12 @@ OpenAI-compatible model server on loopback (real HTTP)."""
 
 from __future__ import annotations
 
-import hashlib
 import io
+import re
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 from PIL import Image
 from tests.faces.web._pdfchat import (
@@ -22,59 +18,18 @@ from tests.faces.web._pdfchat import (
     GERMAN,
     GERMAN_VARIANT,
     MODEL,
+    REAL_PDFS,
     WEIR_QUESTION,
     ScriptedModel,
-    library_folder,
-    model_server,
+    Site,
+    serve_site,
+    sha,
 )
-from tests.faces.web._server import free_port, serve_app
-
-from litdesk._settings import Settings
-from litdesk.faces.web import create_app
-
-REAL_PDFS = ("naacl_2018_N18-3011.pdf", "scanned_no_text_cermine_simple.pdf")
-
-
-@dataclass
-class Site:
-    base: str
-    app: Any
-    folder: Path
-    data_dir: Path
-
-    def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base, timeout=120)
-
-    @contextmanager
-    def writer(self) -> Iterator[httpx.Client]:
-        """A client like the page: exact Origin, the CSRF cookie repeated in the header."""
-        with httpx.Client(base_url=self.base, timeout=120, headers={"origin": self.base}) as c:
-            c.get("/chat")
-            token = c.cookies.get("ld_csrf")
-            assert token
-            c.headers["x-csrf-token"] = token
-            yield c
-
-
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Iterator[Site]:
-    tmp = tmp_path_factory.mktemp("pdfchat")
-    folder = library_folder(tmp / "pdfs")
-    for name in REAL_PDFS:
-        shutil.copy(fixtures_dir / "pdf" / name, folder / name)
-    with model_server() as url:
-        settings = Settings(
-            data_dir=tmp / "data", library_dirs=[folder], llm_backend="openai",
-            openai_base_url=url, chat_model=MODEL, openai_api_key=None, anthropic_api_key=None,
-        )  # fmt: skip
-        port = free_port()
-        app = create_app(settings, host="127.0.0.1", port=port)
-        for _ in serve_app(app, port):
-            yield Site(f"http://127.0.0.1:{port}", app, folder, tmp / "data")
+    yield from serve_site(tmp_path_factory, fixtures_dir)
 
 
 def test_viewer_page_data_image_and_passage_boxes(site: Site) -> None:
@@ -207,3 +162,60 @@ def test_form_posts_without_javascript(site: Site) -> None:
         assert again.status_code == 200 and "What fell under heat?" in again.text
         no_csrf = c.post("/chat/ask", data={"question": "x"})
         assert no_csrf.status_code == 403
+
+
+def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> None:
+    with site.writer() as c:
+        c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf", "wheat.pdf"]})
+        c.post("/api/v1/chat/ask", json={"question": "How was the staff gauge read?"})
+        wizard = c.get("/reports/new").text
+        assert "How was the staff gauge read?" in wizard
+        assert 'value="gauge.pdf" checked' in wizard and "scripted-model" in wizard
+        body = {
+            "papers": ["gauge.pdf", "wheat.pdf"],
+            "questions": ["How was the staff gauge read?"],
+        }
+        plan = c.post("/api/v1/reports/plan", json=body | {"synthesis": True}).json()
+        assert plan["model"] == MODEL and plan["extractive"] == [] and plan["not_made"] == []
+        assert plan["units"] == 2 + 1  # one question per paper, and the synthesis
+        built = c.post("/api/v1/reports/build", json=body | {"layout": "compare"})
+        assert built.status_code == 200, built.text
+        done = built.json()
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_synthesis_report_[\w.-]+\.html", done["file_name"])
+        view = c.get(done["open"])
+        assert view.status_code == 200 and "<dialog" in view.text and 'class="cite' in view.text
+        csp = view.headers["content-security-policy"]
+        assert "script-src 'sha256-" in csp and "default-src 'none'" in csp
+        assert "frame-ancestors 'none'" in csp and "'unsafe-inline'" not in csp
+        assert c.get("/chat").headers["content-security-policy"].startswith("default-src 'self'")
+        down = c.get(done["download"])
+        assert down.headers["content-disposition"] == f'attachment; filename="{done["file_name"]}"'
+        assert down.content == view.content
+        listed = c.get("/api/v1/reports").json()["reports"]
+        assert done["build_id"] in [r["build_id"] for r in listed]
+        assert c.get("/reports/view/" + "x" * 24).status_code == 404
+        unknown = c.post("/api/v1/reports/plan", json={"papers": ["gone.pdf"]})
+        assert unknown.status_code == 404 and "The library has:" in unknown.json()["message"]
+
+
+def test_without_a_model_the_wizard_says_what_is_extractive_and_what_cannot_be_made(
+    tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path
+) -> None:
+    for plain in serve_site(tmp_path_factory, fixtures_dir, model=False):
+        with plain.writer() as c:
+            page = c.get("/reports/new").text
+            assert 'Model: <span id="plan-model">none (extractive)</span>' in page
+            body = {
+                "papers": ["gauge.pdf", "wheat.pdf"], "questions": ["How was it read?"],
+                "summary": "bullets", "synthesis": True,
+            }  # fmt: skip
+            plan = c.post("/api/v1/reports/plan", json=body).json()
+            assert any("answers to the questions" in e for e in plan["extractive"])
+            assert any("summaries" in e for e in plan["extractive"])
+            assert plan["not_made"] == [
+                "the synthesis: it needs a model (set LITDESK_LLM_BACKEND and a chat model)"
+            ]
+            one = c.post("/api/v1/reports/plan", json=body | {"papers": ["gauge.pdf"]}).json()
+            assert one["not_made"] == ["the synthesis: it needs two or more papers"]
+            card = c.post("/api/v1/chat/ask", json={"question": "How was the staff gauge read?"})
+            assert card.json()["model"] == "extractive" and card.json()["extractive"] is True
