@@ -18,6 +18,7 @@ from ._engine import (
     open_store,
 )
 from ._gates import GateAnswer, give_back, take_gate
+from ._jobs import JobRow, JobsRepo
 from ._repo import READING_STATUSES, identity_keys
 from ._search import (
     GLOBAL_OWNER,
@@ -49,6 +50,8 @@ __all__ = [
     "READING_STATUSES",
     "CacheClaim",
     "GateAnswer",
+    "JobRow",
+    "JobsRepo",
     "Reservation",
     "SearchRunRow",
     "Store",
