@@ -7,9 +7,12 @@ from __future__ import annotations
 import io
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from PIL import Image
 from tests.faces.web._pdfchat import (
@@ -30,6 +33,16 @@ from tests.faces.web._pdfchat import (
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Iterator[Site]:
     yield from serve_site(tmp_path_factory, fixtures_dir)
+
+
+def wait_for_job(c: httpx.Client, job_id: str, timeout: float = 240) -> dict[str, Any]:
+    """Poll the job until it has ended (generous: both cores may be busy)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job: dict[str, Any] = c.get(f"/api/v1/reports/jobs/{job_id}").json()
+        if job["status"] not in ("queued", "running") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.2)
 
 
 def test_viewer_page_data_image_and_passage_boxes(site: Site) -> None:
@@ -178,9 +191,15 @@ def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> 
         plan = c.post("/api/v1/reports/plan", json=body | {"synthesis": True}).json()
         assert plan["model"] == MODEL and plan["extractive"] == [] and plan["not_made"] == []
         assert plan["units"] == 2 + 1  # one question per paper, and the synthesis
-        built = c.post("/api/v1/reports/build", json=body | {"layout": "compare"})
-        assert built.status_code == 200, built.text
-        done = built.json()
+        queued = c.post("/api/v1/reports/build", json=body | {"layout": "compare"})
+        assert queued.status_code == 202, queued.text
+        job = queued.json()
+        assert job["kind"] == "report.build" and job["page"] == f"/reports/job/{job['id']}"
+        job = wait_for_job(c, job["id"])
+        assert job["status"] == "done", job
+        assert job["done"] == job["total"] == 2 + 1  # two question units, the HTML file
+        done = job["result"]
+        assert "Open the report" in c.get(f"/reports/job/{job['id']}").text
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_synthesis_report_[\w.-]+\.html", done["file_name"])
         view = c.get(done["open"])
         assert view.status_code == 200 and "<dialog" in view.text and 'class="cite' in view.text
@@ -196,6 +215,11 @@ def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> 
         assert c.get("/reports/view/" + "x" * 24).status_code == 404
         unknown = c.post("/api/v1/reports/plan", json={"papers": ["gone.pdf"]})
         assert unknown.status_code == 404 and "The library has:" in unknown.json()["message"]
+        refused = c.post("/api/v1/reports/build", json={"papers": ["gone.pdf"], "questions": ["q"]})
+        assert refused.status_code == 404  # refused before any job is queued
+        empty = c.post("/api/v1/reports/build", json={"papers": ["gauge.pdf"]})
+        assert empty.status_code == 400 and empty.json()["code"] == "empty_report"
+        assert c.get("/api/v1/reports/jobs/" + "0" * 32).status_code == 404
 
 
 def test_without_a_model_the_wizard_says_what_is_extractive_and_what_cannot_be_made(

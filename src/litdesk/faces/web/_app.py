@@ -19,7 +19,7 @@ from litdesk.services.desk import Desk, open_desk
 from litdesk.services.synthesis import report_csp
 
 from ._errors import CatchAll, install_error_handlers
-from ._library_state import close_library_state
+from ._library_state import close_library_state, open_library_state
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
@@ -49,6 +49,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if desk is not None:
             app.state.desk = desk
+            open_library_state(app, desk)
             try:
                 yield
             finally:
@@ -56,6 +57,7 @@ def create_app(
             return
         async with open_desk(settings, replay=replay) as opened:
             app.state.desk = opened
+            open_library_state(app, opened)
             try:
                 yield
             finally:

@@ -8,8 +8,10 @@ from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
 
+from litdesk.services.desk import Desk
+from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library import ChatService, Library, PdfViewer
-from litdesk.services.synthesis import ReportDesk
+from litdesk.services.synthesis import JOB_KIND, ReportDesk
 
 from ._deps import get_desk
 
@@ -18,6 +20,7 @@ __all__ = [
     "ReportsDep",
     "ViewerDep",
     "close_library_state",
+    "open_library_state",
     "get_chat",
     "get_reports",
     "get_viewer",
@@ -27,21 +30,30 @@ _LOCK = threading.Lock()
 
 
 class _LibraryState:
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Library, jobs: Jobs) -> None:
         self.library = library
         self.viewer = PdfViewer(library)
         self.chat = ChatService(library)
-        self.reports = ReportDesk(library)
+        self.reports = ReportDesk(library, jobs)
+        handlers: dict[str, Handler] = {JOB_KIND: self.reports.run_job}
+        self.runner = JobRunner(jobs, handlers)
+
+
+def open_library_state(app: FastAPI, desk: Desk) -> None:
+    """Open the library services over the desk's store and start the report job runner
+    (the lifespan calls this; :func:`close_library_state` stops it)."""
+    with _LOCK:
+        state = _LibraryState(Library(desk.settings, store=desk.store), Jobs(desk.store))
+        app.state.pdf_library = state
+    state.runner.start()
 
 
 def _state(request: Request) -> _LibraryState:
-    app = request.app
-    with _LOCK:
-        state: _LibraryState | None = getattr(app.state, "pdf_library", None)
-        if state is None:
-            desk = get_desk(request)
-            state = _LibraryState(Library(desk.settings, store=desk.store))
-            app.state.pdf_library = state
+    state: _LibraryState | None = getattr(request.app.state, "pdf_library", None)
+    if state is None:  # the lifespan did not run (an app used without its lifespan)
+        open_library_state(request.app, get_desk(request))
+        state = request.app.state.pdf_library
+    assert state is not None
     return state
 
 
@@ -63,7 +75,7 @@ def close_library_state(app: FastAPI) -> None:
         state: _LibraryState | None = getattr(app.state, "pdf_library", None)
         app.state.pdf_library = None
     if state is not None:
-        state.reports.close()
+        state.runner.stop()  # a running build goes back to the queue and resumes later
         state.library.close()
 
 

@@ -11,6 +11,7 @@ from ._build import (
     split_sections,
 )
 from ._desk import (
+    JOB_KIND,
     LAYOUTS,
     BuiltReport,
     ReportDesk,
@@ -23,6 +24,7 @@ from ._workflow import ReportRequest, ReportResult, make_report
 from ._write import report_html, target_path, write_report
 
 __all__ = [
+    "JOB_KIND",
     "LAYOUTS",
     "BuiltReport",
     "DetailMode",

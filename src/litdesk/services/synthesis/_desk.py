@@ -18,12 +18,14 @@ from typing import Any, Final, Literal
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.pdfpages import DEFAULT_DPI
 from litdesk.adapters.report_html import content_security_policy
+from litdesk.services.jobs import JobContext, Jobs, JobView
 from litdesk.services.library import Library
 
 from ._build import UnitProgress, build_report
 from ._write import write_report
 
 __all__ = [
+    "JOB_KIND",
     "LAYOUTS",
     "BuiltReport",
     "ReportDesk",
@@ -34,6 +36,8 @@ __all__ = [
 ]
 
 LAYOUTS: Final = ("column", "contents", "compare")
+#: the background job that builds a wizard's report
+JOB_KIND: Final = "report.build"
 _BUILD_ID: Final = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 
@@ -140,13 +144,11 @@ class BuiltReport:
 class ReportDesk:
     """Plan, build and serve the wizard's reports over ``library``."""
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Library, jobs: Jobs) -> None:
         self.library = library
+        self.jobs = jobs
         self.folder = library.data_dir / "reports" / "web"
         self._lock = threading.Lock()  # one build at a time per library (its caches)
-
-    def close(self) -> None:
-        """Nothing of its own to close (the library is closed by its owner)."""
 
     def plan(self, form: WizardForm) -> ReportPlan:
         """What will be extractive and what cannot be made, before anything runs."""
@@ -179,6 +181,45 @@ class ReportDesk:
             backend.model if backend.is_model else None, n, units, tuple(extractive),
             tuple(not_made), tuple(notes),
         )  # fmt: skip
+
+    # --- the build as a background job ------------------------------------------------
+    def submit(self, form: WizardForm, *, owner: str) -> JobView:
+        """Check the choices (unknown papers are refused with the real list; an empty
+        report is refused) and queue the build as a ``report.build`` job."""
+        plan = self.plan(form)
+        if plan.units == 0:
+            raise WizardInputError(
+                "nothing to report: add a question, a summary or (with a model and two or "
+                "more papers) a synthesis",
+                code="empty_report",
+            )
+        return self.jobs.submit(JOB_KIND, form.to_params(), owner=owner)
+
+    def job(self, job_id: str, *, owner: str) -> JobView:
+        """The build job ``job_id`` of ``owner`` (another kind's job is not found)."""
+        view = self.jobs.get(job_id, owner=owner)
+        if view.kind != JOB_KIND:
+            raise ReportNotFound("no such report build")
+        return view
+
+    def cancel(self, job_id: str, *, owner: str) -> JobView:
+        self.job(job_id, owner=owner)
+        return self.jobs.cancel(job_id, owner=owner)
+
+    def run_job(self, ctx: JobContext) -> dict[str, Any]:
+        """The ``report.build`` handler: the build id is the job's id, so a job claimed
+        again after its worker died finds a finished file or builds it anew."""
+        form = WizardForm.from_params(ctx.params)
+        units = [0]
+
+        def progress(done: int, total: int, current: str | None) -> bool:
+            units[0] = total + 1  # the last unit: writing the HTML file
+            return ctx.progress(done, total + 1, current or "writing the HTML file")
+
+        built = self.build(ctx.job.id, form, progress=progress)
+        if units[0]:
+            ctx.progress(units[0], units[0], None, message="the report is written")
+        return built.to_dict()
 
     def new_build_id(self) -> str:
         return secrets.token_urlsafe(18)

@@ -1,6 +1,7 @@
 """The report wizard ``/reports/new`` (tabs Documents, Questions, Summary, Synthesis,
 Layout, Language; what will be extractive or cannot be made is said before it runs), the
-build, and the built reports: opened in the browser at ``/reports/view/<id>`` (the
+build as a ``report.build`` background job watched at ``/reports/job/<id>`` (progress per
+unit, cancellable), and the built reports: opened in the browser at ``/reports/view/<id>`` (the
 report's own CSP) and downloaded as the CLI's file at ``/reports/download/<id>``."""
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
+from litdesk.services.jobs import JobView
 from litdesk.services.library import ChatService
 from litdesk.services.synthesis import ReportDesk, WizardForm
 
+from .._deps import DeskDep
 from .._library_state import ChatDep, ReportsDep
 from .._render import page
 from .chat import session_token
@@ -24,6 +27,7 @@ pages = APIRouter()
 api = APIRouter(tags=["reports"])
 
 VIEW_PREFIX: Final = "/reports/view/"
+JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="A report build job's id.")]
 BuildId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{16,64}$", description="A build id.")]
 Summary = Literal["none", "bullets", "prose"]
 Detail = Literal["per-paper", "cross-paper"]
@@ -85,14 +89,45 @@ def plan_api(reports: ReportsDep, body: WizardBody) -> dict[str, Any]:
     return reports.plan(body.form()).to_dict()
 
 
-@api.post("/reports/build", summary="Build the report (answers, summaries, synthesis) and write it")
-def build_api(reports: ReportsDep, body: WizardBody) -> dict[str, Any]:
-    return reports.build(reports.new_build_id(), body.form()).to_dict()
+@api.post(
+    "/reports/build",
+    status_code=202,
+    summary="Queue the build (a report.build job: answers, summaries, synthesis, the HTML)",
+)
+def build_api(reports: ReportsDep, desk: DeskDep, body: WizardBody) -> dict[str, Any]:
+    return job_view(reports.submit(body.form(), owner=desk.owner))
+
+
+def job_view(job: JobView) -> dict[str, Any]:
+    return job.to_dict() | {"page": f"/reports/job/{job.id}"}
+
+
+@api.get("/reports/jobs/{job_id}", summary="A report build job: status, units done, the result")
+def job_api(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> dict[str, Any]:
+    return job_view(reports.job(job_id, owner=desk.owner))
+
+
+@api.post("/reports/jobs/{job_id}/cancel", summary="Cancel a report build")
+def cancel_api(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> dict[str, Any]:
+    return job_view(reports.cancel(job_id, owner=desk.owner))
+
+
+@pages.get("/reports/job/{job_id}", response_class=HTMLResponse)
+def job_page(request: Request, reports: ReportsDep, desk: DeskDep, job_id: JobId) -> Response:
+    data = job_view(reports.job(job_id, owner=desk.owner))
+    return page(request, "report_job.html", data, title="Building a report")
+
+
+@pages.post("/reports/job/{job_id}/cancel")
+def cancel_form(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> Response:
+    reports.cancel(job_id, owner=desk.owner)
+    return RedirectResponse(f"/reports/job/{job_id}", status_code=303)
 
 
 @pages.post("/reports/build")
 def build_form(
     reports: ReportsDep,
+    desk: DeskDep,
     papers: Annotated[list[str] | None, Form(max_length=200)] = None,
     scope: Annotated[Literal["papers", "library"], Form()] = "papers",
     questions: Annotated[str, Form(max_length=25_000)] = "",
@@ -108,8 +143,8 @@ def build_form(
         tuple(q.strip() for q in questions.splitlines() if q.strip()), summary,
         synthesis == "on", layout, language.strip() or None, detail_mode,
     )  # fmt: skip
-    built = reports.build(reports.new_build_id(), form)
-    return RedirectResponse(built.to_dict()["open"], status_code=303)
+    job = reports.submit(form, owner=desk.owner)
+    return RedirectResponse(f"/reports/job/{job.id}", status_code=303)
 
 
 @pages.get(VIEW_PREFIX + "{build_id}", response_class=HTMLResponse)

@@ -6,7 +6,7 @@ import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
 import { installViewer } from "./viewer.js";
 import { installChat } from "./chat.js";
-import { installWizard } from "./wizard.js";
+import { installJob, installWizard } from "./wizard.js";
 
 installKeys();
 if (document.getElementById("search-form")) installSearch();
@@ -16,4 +16,5 @@ if (document.getElementById("zip-import")) installStudyZip();
 if (document.getElementById("pdf-viewer")) installViewer();
 if (document.getElementById("chat")) installChat();
 if (document.getElementById("report-wizard")) installWizard();
+if (document.getElementById("report-job")) installJob();
 document.documentElement.dataset.ready = "1"; // the behaviours above are installed

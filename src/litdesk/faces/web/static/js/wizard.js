@@ -88,3 +88,42 @@ export function installWizard() {
     document.getElementById("build-status").textContent = "Building the report… it opens when it is ready.";
   });
 }
+
+// The build job's page: poll the job, show units done and the unit running; open the
+// report when it is written.
+export function installJob() {
+  const root = document.getElementById("report-job");
+  const id = root.dataset.job;
+  const status = document.getElementById("job-status");
+  const line = document.getElementById("job-progress");
+  const bar = document.getElementById("job-bar");
+  const message = document.getElementById("job-message");
+  const result = document.getElementById("job-result");
+  const cancel = document.getElementById("job-cancel");
+  async function poll() {
+    const response = await fetch(`/api/v1/reports/jobs/${encodeURIComponent(id)}`, { headers: { accept: "application/json" } });
+    const job = await response.json();
+    if (!response.ok) { message.textContent = job.message || "The job cannot be read."; return; }
+    status.textContent = job.status;
+    root.dataset.status = job.status;
+    const total = job.total == null ? "?" : String(job.total);
+    line.textContent = `${job.done} of ${total} units done${job.current ? ` · now: ${job.current}` : ""}`;
+    bar.max = job.total || 1;
+    bar.value = job.done;
+    message.textContent = job.message || "";
+    message.className = job.status === "failed" ? "notice error" : "muted";
+    if (job.status === "done" && job.result) {
+      document.getElementById("job-open").href = job.result.open;
+      const down = document.getElementById("job-download");
+      down.href = job.result.download;
+      down.textContent = `Download ${job.result.file_name}`;
+      result.hidden = false;
+      if (cancel) cancel.hidden = true;
+      window.location.assign(job.result.open);
+      return;
+    }
+    if (job.status === "queued" || job.status === "running") window.setTimeout(poll, 700);
+    else if (cancel) cancel.hidden = true;
+  }
+  if (root.dataset.status === "queued" || root.dataset.status === "running") poll();
+}
