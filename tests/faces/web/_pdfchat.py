@@ -151,8 +151,10 @@ def box(mask: np.ndarray) -> tuple[int, int, int, int]:
 
 def check_highlight(px: np.ndarray, at_mm: tuple[float, float]) -> None:
     """The page found by its corner squares; the mark colour exactly over the passage."""
+    rx0, ry0, _, _ = box(colours(px)["red"])
+    px = px[ry0:, rx0:]  # the page and below: page links above it are blue too
     c = colours(px)
-    rx0, ry0, _, _ = box(c["red"])
+    rx0, ry0 = 0, 0
     _, _, bx1, by1 = box(c["blue"])
     sx, sy = (bx1 - rx0) / A4[0], (by1 - ry0) / A4[1]
     assert sx > 2 and abs(sx / sy - 1) < 0.03  # the page is shown whole, undistorted
