@@ -48,8 +48,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if desk is not None:
-            app.state.desk = desk
-            open_library_state(app, desk)
+            app.state.desk = desk  # the library services open on first use
             try:
                 yield
             finally:
@@ -57,7 +56,7 @@ def create_app(
             return
         async with open_desk(settings, replay=replay) as opened:
             app.state.desk = opened
-            open_library_state(app, opened)
+            open_library_state(app, opened)  # a queued report build resumes now
             try:
                 yield
             finally:
