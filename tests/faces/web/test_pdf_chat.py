@@ -200,6 +200,14 @@ def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> 
         assert job["done"] == job["total"] == 2 + 1  # two question units, the HTML file
         done = job["result"]
         assert "Open the report" in c.get(f"/reports/job/{job['id']}").text
+        # from the chat, asked once across the same papers: the chat's answer is reused
+        reuse = body | {"detail_mode": "cross-paper", "from_chat": True}
+        asked = len(ScriptedModel.seen)
+        again = wait_for_job(c, c.post("/api/v1/reports/build", json=reuse).json()["id"])
+        assert again["status"] == "done" and len(ScriptedModel.seen) == asked  # not asked
+        reused = c.get(again["result"]["open"]).text
+        assert "1 answer(s) taken from the paper chat, not asked again" in reused
+        assert "The staff gauge was read from the bridge camera" in reused
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_synthesis_report_[\w.-]+\.html", done["file_name"])
         view = c.get(done["open"])
         assert view.status_code == 200 and "<dialog" in view.text and 'class="cite' in view.text

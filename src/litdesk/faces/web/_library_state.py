@@ -34,7 +34,7 @@ class _LibraryState:
         self.library = library
         self.viewer = PdfViewer(library)
         self.chat = ChatService(library)
-        self.reports = ReportDesk(library, jobs)
+        self.reports = ReportDesk(library, jobs, self.chat)
         handlers: dict[str, Handler] = {JOB_KIND: self.reports.run_job}
         self.runner = JobRunner(jobs, handlers)
 

@@ -119,10 +119,30 @@ class ChatService:
         self._lock = threading.Lock()  # one question at a time (the library's caches)
 
     # --- session state --------------------------------------------------------------
-    def _file(self, token: str) -> Path:
+    def session_id(self, token: str) -> str:
+        """The session's name on disk (the token's hash: a reference, not the secret)."""
         if not _TOKEN.match(token):
             raise ChatInputError("the chat session token is malformed", code="session")
-        return self.folder / (hashlib.sha256(token.encode()).hexdigest()[:40] + ".json")
+        return hashlib.sha256(token.encode()).hexdigest()[:40]
+
+    def _file(self, token: str) -> Path:
+        return self.folder / (self.session_id(token) + ".json")
+
+    def answers_for(self, session_id: str, papers: list[str]) -> dict[str, dict[str, Any]]:
+        """The session's latest grounded answer per question asked over exactly ``papers``
+        (the file names of a report's scope), to be reused by a report."""
+        if not re.fullmatch(r"[0-9a-f]{40}", session_id):
+            raise ChatInputError("the chat session id is malformed", code="session")
+        path = self.folder / (session_id + ".json")
+        if not path.is_file():
+            return {}
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        out: dict[str, dict[str, Any]] = {}
+        for r in doc["rounds"]:
+            data = r["data"]
+            if sorted(data["scope"]) == sorted(papers) and data["grounded"]:
+                out[data["question"]] = data
+        return out
 
     def _load(self, token: str) -> dict[str, Any]:
         path = self._file(token)

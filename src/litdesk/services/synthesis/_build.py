@@ -13,8 +13,8 @@ each citation in the report is a verified excerpt (file, page, passage):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -345,8 +345,13 @@ def build_report(
     generation: ChatBackend | None = None,
     preset_letters: dict[str, str] | None = None,
     progress: UnitProgress | None = None,
+    reuse: Mapping[str, ReportUnit] | None = None,
 ) -> SynthesisReport:
     """Answer the questions, summarise and synthesise over ``papers`` (``None``: all).
+
+    ``reuse`` maps a question to an answer already given over the same papers (a paper
+    chat's round): where a question is answered once for the scope (``cross-paper``, or
+    one paper) that answer is taken as it is instead of asking again.
 
     ``progress(done, total, current)`` is called before each unit and once at the end;
     when it returns ``False`` the build stops with :class:`ReportCancelled`."""
@@ -410,9 +415,17 @@ def build_report(
             raise ReportCancelled("the report build was cancelled")
         done += 1
 
+    reused = 0
     for i, q in enumerate(qs):
         if cross:
             step(f"question {i + 1}")
+            earlier = (reuse or {}).get(q)
+            if earlier is not None:
+                reused += 1
+                units.append(
+                    replace(earlier, question_index=i, paper=None if len(names) > 1 else names[0])
+                )
+                continue
             units.append(run.question(i, q, names, None if len(names) > 1 else names[0]))
         else:
             for n in names:
@@ -441,6 +454,8 @@ def build_report(
     warnings = [f"{n} is not in the library: skipped" for n in skipped]
     warnings += [f"{n} is left out: {state[n]['excluded']}" for n in left_out]
     warnings += run.warnings
+    if reused:
+        warnings.append(f"{reused} answer(s) taken from the paper chat, not asked again")
     if note:
         warnings.append(note)
     return SynthesisReport(

@@ -18,8 +18,9 @@ from typing import Any, Final, Literal
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.pdfpages import DEFAULT_DPI
 from litdesk.adapters.report_html import content_security_policy
+from litdesk.core.report import ReportUnit, UnitExcerpt
 from litdesk.services.jobs import JobContext, Jobs, JobView
-from litdesk.services.library import Library
+from litdesk.services.library import ChatService, Library
 
 from ._build import UnitProgress, build_report
 from ._write import write_report
@@ -67,6 +68,8 @@ class WizardForm:
     layout: str = "column"
     language: str | None = None
     detail_mode: Literal["per-paper", "cross-paper"] = "per-paper"
+    #: the paper chat whose answers the report reuses (its session id, not its token)
+    chat_session: str | None = None
 
     def __post_init__(self) -> None:
         if self.whole_library and self.papers:
@@ -86,6 +89,7 @@ class WizardForm:
             "layout": self.layout,
             "language": self.language,
             "detail_mode": self.detail_mode,
+            "chat_session": self.chat_session,
         }
 
     @classmethod
@@ -94,7 +98,7 @@ class WizardForm:
             tuple(p.get("papers") or ()), bool(p.get("whole_library")),
             tuple(p.get("questions") or ()), p.get("summary", "none"),
             bool(p.get("synthesis")), p.get("layout", "column"), p.get("language"),
-            p.get("detail_mode", "per-paper"),
+            p.get("detail_mode", "per-paper"), p.get("chat_session"),
         )  # fmt: skip
 
 
@@ -144,9 +148,10 @@ class BuiltReport:
 class ReportDesk:
     """Plan, build and serve the wizard's reports over ``library``."""
 
-    def __init__(self, library: Library, jobs: Jobs) -> None:
+    def __init__(self, library: Library, jobs: Jobs, chat: ChatService | None = None) -> None:
         self.library = library
         self.jobs = jobs
+        self.chat = chat
         self.folder = library.data_dir / "reports" / "web"
         self._lock = threading.Lock()  # one build at a time per library (its caches)
 
@@ -233,6 +238,7 @@ class ReportDesk:
         done = self._find(folder)
         if done is not None:
             return BuiltReport(build_id, done.name, done, (), form.layout)
+        reuse = self._chat_answers(form)
         with self._lock:
             report = build_report(
                 self.library,
@@ -243,10 +249,28 @@ class ReportDesk:
                 language=form.language,
                 detail_mode=form.detail_mode,
                 progress=progress,
+                reuse=reuse,
             )
             folder.mkdir(parents=True, exist_ok=True)
             path = write_report(report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI)
         return BuiltReport(build_id, path.name, path, tuple(report.warnings), form.layout)
+
+    def _chat_answers(self, form: WizardForm) -> dict[str, ReportUnit]:
+        """The chat's answers over exactly the report's papers, as report units."""
+        if self.chat is None or not form.chat_session:
+            return {}
+        names = [f.name for f in self.library.corpus().select(list(form.papers) or None)]
+        out: dict[str, ReportUnit] = {}
+        for question, data in self.chat.answers_for(form.chat_session, names).items():
+            excerpts = tuple(
+                UnitExcerpt(int(c["label"]), c["file"], int(c["page"]), c["text"], int(c["label"]))
+                for c in data["citations"]
+            )
+            out[" ".join(question.split())] = ReportUnit(
+                "question", question, data["answer"], excerpts, None, None, True,
+                bool(data.get("extractive")), tuple(data["warnings"]),
+            )  # fmt: skip
+        return out
 
     def _folder(self, build_id: str) -> Path:
         if not _BUILD_ID.match(build_id):

@@ -43,21 +43,27 @@ class WizardBody(BaseModel):
     layout: Layout = "column"
     language: str | None = Field(None, max_length=40)
     detail_mode: Detail = "per-paper"
+    from_chat: bool = Field(False, description="Reuse this browser session's chat answers.")
 
-    def form(self) -> WizardForm:
+    def form(self, chat_session: str | None = None) -> WizardForm:
         return WizardForm(
             tuple(self.papers), self.whole_library,
             tuple(q for q in self.questions if q.strip()), self.summary, self.synthesis,
             self.layout, self.language or None, self.detail_mode,
+            chat_session if self.from_chat else None,
         )  # fmt: skip
 
 
 def wizard_view(reports: ReportDesk, chat: ChatService, token: str) -> dict[str, Any]:
     session = chat.session(token)
+    several = session.whole_library or len(session.papers) > 1
     form = WizardForm(
         () if session.whole_library else session.papers,
         session.whole_library,
         tuple(session.questions),
+        # the chat answered each question once across its scope: so does the report,
+        # which then reuses those answers
+        detail_mode="cross-paper" if session.rounds and several else "per-paper",
     )
     return {
         "form": form.to_params(),
@@ -94,8 +100,12 @@ def plan_api(reports: ReportsDep, body: WizardBody) -> dict[str, Any]:
     status_code=202,
     summary="Queue the build (a report.build job: answers, summaries, synthesis, the HTML)",
 )
-def build_api(reports: ReportsDep, desk: DeskDep, body: WizardBody) -> dict[str, Any]:
-    return job_view(reports.submit(body.form(), owner=desk.owner))
+def build_api(
+    request: Request, reports: ReportsDep, chat: ChatDep, desk: DeskDep, body: WizardBody
+) -> dict[str, Any]:
+    token, new = session_token(request)
+    form = body.form(None if new else chat.session_id(token))
+    return job_view(reports.submit(form, owner=desk.owner))
 
 
 def job_view(job: JobView) -> dict[str, Any]:
@@ -126,7 +136,9 @@ def cancel_form(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> Response:
 
 @pages.post("/reports/build")
 def build_form(
+    request: Request,
     reports: ReportsDep,
+    chat: ChatDep,
     desk: DeskDep,
     papers: Annotated[list[str] | None, Form(max_length=200)] = None,
     scope: Annotated[Literal["papers", "library"], Form()] = "papers",
@@ -136,12 +148,15 @@ def build_form(
     layout: Annotated[Layout, Form()] = "column",
     language: Annotated[str, Form(max_length=40)] = "",
     detail_mode: Annotated[Detail, Form()] = "per-paper",
+    from_chat: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
     whole = scope == "library"
+    token, new = session_token(request)
     form = WizardForm(
         () if whole else tuple(papers or ()), whole,
         tuple(q.strip() for q in questions.splitlines() if q.strip()), summary,
         synthesis == "on", layout, language.strip() or None, detail_mode,
+        chat.session_id(token) if from_chat == "on" and not new else None,
     )  # fmt: skip
     job = reports.submit(form, owner=desk.owner)
     return RedirectResponse(f"/reports/job/{job.id}", status_code=303)
