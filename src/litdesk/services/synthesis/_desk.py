@@ -22,7 +22,7 @@ from litdesk.core.report import ReportUnit, UnitExcerpt
 from litdesk.services.jobs import JobContext, Jobs, JobView
 from litdesk.services.library import ChatService, Library
 
-from ._build import UnitProgress, build_report
+from ._build import ReportCancelled, UnitProgress, build_report
 from ._write import write_report
 
 __all__ = [
@@ -211,7 +211,7 @@ class ReportDesk:
         self.job(job_id, owner=owner)
         return self.jobs.cancel(job_id, owner=owner)
 
-    def run_job(self, ctx: JobContext) -> dict[str, Any]:
+    def run_job(self, ctx: JobContext) -> dict[str, Any] | None:
         """The ``report.build`` handler: the build id is the job's id, so a job claimed
         again after its worker died finds a finished file or builds it anew."""
         form = WizardForm.from_params(ctx.params)
@@ -221,7 +221,10 @@ class ReportDesk:
             units[0] = total + 1  # the last unit: writing the HTML file
             return ctx.progress(done, total + 1, current or "writing the HTML file")
 
-        built = self.build(ctx.job.id, form, progress=progress)
+        try:
+            built = self.build(ctx.job.id, form, progress=progress)
+        except ReportCancelled:  # a cancel, or the server stopping: the runner records which
+            return None
         if units[0]:
             ctx.progress(units[0], units[0], None, message="the report is written")
         return built.to_dict()
