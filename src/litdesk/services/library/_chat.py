@@ -17,13 +17,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
+from urllib.request import url2pathname
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.core.library import DEFAULT_TOP_K
 
 from ._indexer import hash_files
 from ._library import Answer, Library
+from ._sources import LibraryFile
 
 __all__ = [
     "MAX_QUESTION_CHARS",
@@ -52,6 +54,11 @@ class RoundNotFound(NotFoundError):
     """No such round in this browser session."""
 
     default_code = "round_not_found"
+
+
+def _link_path(link: str) -> Path:
+    """The file path of a citation's ``file://…#page=N`` link."""
+    return Path(url2pathname(urlsplit(link).path))
 
 
 def viewer_link(sha: str, page: int, passage: str | None = None) -> str:
@@ -128,9 +135,11 @@ class ChatService:
     def _file(self, token: str) -> Path:
         return self.folder / (self.session_id(token) + ".json")
 
-    def answers_for(self, session_id: str, papers: list[str]) -> dict[str, dict[str, Any]]:
+    def answers_for(
+        self, session_id: str, papers: list[str], *, whole_library: bool = False
+    ) -> dict[str, dict[str, Any]]:
         """The session's latest grounded answer per question asked over exactly ``papers``
-        (the file names of a report's scope), to be reused by a report."""
+        (the file names of a report's scope; or the whole library), to be reused."""
         if not re.fullmatch(r"[0-9a-f]{40}", session_id):
             raise ChatInputError("the chat session id is malformed", code="session")
         path = self.folder / (session_id + ".json")
@@ -140,7 +149,12 @@ class ChatService:
         out: dict[str, dict[str, Any]] = {}
         for r in doc["rounds"]:
             data = r["data"]
-            if sorted(data["scope"]) == sorted(papers) and data["grounded"]:
+            same = (
+                bool(data["whole_library"])
+                if whole_library
+                else not data["whole_library"] and sorted(data["scope"]) == sorted(papers)
+            )
+            if same and data["grounded"]:
                 out[data["question"]] = data
         return out
 
@@ -216,9 +230,13 @@ class ChatService:
         return ChatRound(number, asked, data)
 
     def _card(self, answer: Answer, whole: bool) -> dict[str, Any]:
-        files = self.library.corpus().select(answer.scope or None) if answer.scope else []
-        hashes = hash_files(self.library.catalogue, files)
-        sha_of = {f.name: hashes[f.path] for f in files if f.path in hashes}
+        # the cited files from their links (no second walk of the library), hashed alone
+        files = {
+            c["file"]: LibraryFile(c["file"], _link_path(c["link"]), "cited")
+            for c in [*answer.citations, *answer.near_misses]
+        }
+        hashes = hash_files(self.library.catalogue, list(files.values()))
+        sha_of = {n: hashes[f.path] for n, f in files.items() if f.path in hashes}
         body, _, _ = answer.answer.partition(_REFS)
         citations = []
         for c in answer.citations:
@@ -258,6 +276,7 @@ class ChatService:
             "warnings": answer.warnings,
             "model": "extractive" if extractive else answer.model,
             "extractive": extractive,
-            "scope": answer.scope,
+            # the whole library's names are not repeated in every round
+            "scope": [] if whole else answer.scope,
             "whole_library": whole,
         }

@@ -263,8 +263,9 @@ class ReportDesk:
         if self.chat is None or not form.chat_session:
             return {}
         names = [f.name for f in self.library.corpus().select(list(form.papers) or None)]
+        found = self.chat.answers_for(form.chat_session, names, whole_library=form.whole_library)
         out: dict[str, ReportUnit] = {}
-        for question, data in self.chat.answers_for(form.chat_session, names).items():
+        for question, data in found.items():
             excerpts = tuple(
                 UnitExcerpt(int(c["label"]), c["file"], int(c["page"]), c["text"], int(c["label"]))
                 for c in data["citations"]
