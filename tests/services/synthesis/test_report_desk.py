@@ -104,3 +104,29 @@ def test_a_cancelled_build_stops_between_units_and_writes_nothing(desk: ReportDe
     with pytest.raises(ReportNotFound):
         desk.report(job.id)
     assert not list(Path(desk.folder).glob(f"{job.id}/*.html"))
+
+
+def test_a_build_interrupted_by_a_server_stop_goes_back_to_the_queue_and_resumes(
+    desk: ReportDesk,
+) -> None:
+    form = WizardForm(PAPERS, questions=("Which cameras were used?",), summary="bullets")
+    job = desk.submit(form, owner="local")
+    first = JobRunner(desk.jobs, {JOB_KIND: desk.run_job})
+    original = desk.jobs.progress
+
+    def stop_at_two(claimed, done, total, current=None, **kw):  # type: ignore[no-untyped-def]
+        if done == 2:
+            first._stopping.set()  # what JobRunner.stop() does first (the server shuts down)
+        return original(claimed, done, total, current, **kw)
+
+    desk.jobs.progress = stop_at_two  # type: ignore[method-assign]
+    assert first.run_once()
+    view = desk.job(job.id, owner="local")
+    assert view.status == "queued"  # handed back, not failed or cancelled
+    with pytest.raises(ReportNotFound):
+        desk.report(job.id)
+    desk.jobs.progress = original  # type: ignore[method-assign]
+    assert JobRunner(desk.jobs, {JOB_KIND: desk.run_job}).run_once()  # "after the restart"
+    done = desk.job(job.id, owner="local")
+    assert done.status == "done" and done.result is not None
+    assert desk.report(job.id)[1] == done.result["file_name"]
