@@ -4,6 +4,7 @@ token's hash, bounded), and the answer-part parser (Hypothesis)."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -68,9 +69,9 @@ def test_chat_session_is_kept_on_disk_under_the_tokens_hash(lib: Library) -> Non
     chat.set_scope(token, ["a.pdf"])
     card = chat.ask(token, "How is the water level measured?")
     assert card.number == 1 and card.data["model"] == "extractive"
-    files = list(chat.folder.glob("*.json"))
-    assert len(files) == 1 and token not in files[0].name
-    assert token not in files[0].read_text(encoding="utf-8")
+    files = list(chat.folder.rglob("*.json"))
+    assert len(files) == 2 and all(token not in str(f) for f in files)
+    assert all(token not in f.read_text(encoding="utf-8") for f in files)
     again = ChatService(lib).session(token)  # a restarted server reads it back
     assert again.papers == ("a.pdf",) and [r.number for r in again.rounds] == [1]
     assert ChatService(lib).session(secrets.token_urlsafe(32)).rounds == ()
@@ -81,14 +82,21 @@ def test_chat_session_is_kept_on_disk_under_the_tokens_hash(lib: Library) -> Non
 def test_chat_rounds_are_bounded(lib: Library) -> None:
     token = secrets.token_urlsafe(32)
     chat = ChatService(lib)
-    doc = {"papers": [], "whole_library": True, "rounds": [
-        {"number": n, "asked_at": "t", "data": {"question": f"q{n}"}} for n in range(1, MAX_ROUNDS + 1)
-    ]}  # fmt: skip
-    chat._save(token, doc)
+    for _ in range(3):
+        chat.ask(token, "How is the water level measured?")
+    sid = chat.session_id(token)
+    state = chat._dir(sid) / "state.json"
+    doc = json.loads(state.read_text(encoding="utf-8"))
+    doc["rounds"] = [
+        {"number": n, "asked_at": "t", "question": f"q{n}"} for n in range(1, MAX_ROUNDS + 1)
+    ]  # as if 200 rounds had been asked (rounds 1-3 have their cards)
+    state.write_text(json.dumps(doc), encoding="utf-8")
     chat.ask(token, "How is the water level measured?")
-    rounds = chat.session(token).rounds
-    assert len(rounds) == MAX_ROUNDS and rounds[-1].number == MAX_ROUNDS + 1
-    assert rounds[0].number == 2
+    index = chat.session(token).index
+    assert len(index) == MAX_ROUNDS and index[-1]["number"] == MAX_ROUNDS + 1
+    assert index[0]["number"] == 2
+    assert not (chat._dir(sid) / "round-1.json").exists()  # the oldest card is gone
+    assert (chat._dir(sid) / "round-2.json").exists()
 
 
 @given(

@@ -2,7 +2,7 @@
 whole library), one grounded answer per question, the rounds kept and reopenable.
 
 A session is named by a random token the face keeps in an HttpOnly cookie; its state (the
-scope and the rounds) is a JSON file under ``library/chat-sessions/`` named by the token's
+scope and the rounds) is a folder under ``library/chat-sessions/`` named by the token's
 hash, so it survives a server restart and never puts the token on disk. Every round is
 also appended to the library's protocol (:meth:`Library.ask` does that).
 """
@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 MAX_ROUNDS: Final = 200
+#: rounds shown in full on the chat page (the others are listed and reopen)
+SHOWN_ROUNDS: Final = 10
 MAX_SCOPE: Final = 200
 MAX_QUESTION_CHARS: Final = 2_000
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
@@ -97,20 +99,23 @@ class ChatRound:
 
 @dataclass(frozen=True, slots=True)
 class ChatSession:
-    """A browser session's scope and rounds (newest last)."""
+    """A browser session's scope, every round's question (``index``, oldest first) and the
+    latest rounds in full (``rounds``)."""
 
     papers: tuple[str, ...]
     whole_library: bool
     rounds: tuple[ChatRound, ...]
     library: tuple[str, ...] = field(default_factory=tuple)
+    index: tuple[dict[str, Any], ...] = field(default_factory=tuple)
 
     @property
     def questions(self) -> list[str]:
-        return list(dict.fromkeys(str(r.data["question"]) for r in self.rounds))
+        return list(dict.fromkeys(str(r["question"]) for r in self.index))
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "scope": {"papers": list(self.papers), "whole_library": self.whole_library},
+            "index": list(self.index),
             "rounds": [r.to_dict() for r in self.rounds],
             "questions": self.questions,
             "library": list(self.library),
@@ -118,11 +123,16 @@ class ChatSession:
 
 
 class ChatService:
-    """Scopes and rounds per session token, answers from ``library``."""
+    """Scopes and rounds per session token, answers from ``library``.
 
-    def __init__(self, library: Library) -> None:
+    A session is a folder named by the token's hash: ``state.json`` (the scope and the
+    index of rounds: number, time, question) and one ``round-<n>.json`` per answer card, so
+    asking costs one small write whatever the session's length."""
+
+    def __init__(self, library: Library, *, shown: int = SHOWN_ROUNDS) -> None:
         self.library = library
         self.folder = library.root / "chat-sessions"
+        self.shown = shown
         self._lock = threading.Lock()  # one question at a time (the library's caches)
 
     # --- session state --------------------------------------------------------------
@@ -132,23 +142,55 @@ class ChatService:
             raise ChatInputError("the chat session token is malformed", code="session")
         return hashlib.sha256(token.encode()).hexdigest()[:40]
 
-    def _file(self, token: str) -> Path:
-        return self.folder / (self.session_id(token) + ".json")
+    def _dir(self, session_id: str) -> Path:
+        if not re.fullmatch(r"[0-9a-f]{40}", session_id):
+            raise ChatInputError("the chat session id is malformed", code="session")
+        return self.folder / session_id
+
+    def _load(self, sid: str) -> dict[str, Any]:
+        path = self._dir(sid) / "state.json"
+        if not path.is_file():
+            return {"papers": [], "whole_library": True, "rounds": []}
+        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return doc
+
+    def _write(self, path: Path, doc: dict[str, Any]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(path)
+
+    def _round(self, sid: str, entry: dict[str, Any]) -> ChatRound | None:
+        path = self._dir(sid) / f"round-{int(entry['number'])}.json"
+        if not path.is_file():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return ChatRound(int(entry["number"]), str(entry["asked_at"]), data)
+
+    def _view(self, sid: str, doc: dict[str, Any]) -> ChatSession:
+        recent = [self._round(sid, e) for e in doc["rounds"][-self.shown :]]
+        names = tuple(self.library.corpus().names())
+        return ChatSession(
+            tuple(doc["papers"]), bool(doc["whole_library"]),
+            tuple(r for r in recent if r is not None), names, tuple(doc["rounds"]),
+        )  # fmt: skip
+
+    def session(self, token: str) -> ChatSession:
+        """The session's scope and rounds (a new session: the whole library, no rounds)."""
+        sid = self.session_id(token)
+        return self._view(sid, self._load(sid))
 
     def answers_for(
         self, session_id: str, papers: list[str], *, whole_library: bool = False
     ) -> dict[str, dict[str, Any]]:
         """The session's latest grounded answer per question asked over exactly ``papers``
         (the file names of a report's scope; or the whole library), to be reused."""
-        if not re.fullmatch(r"[0-9a-f]{40}", session_id):
-            raise ChatInputError("the chat session id is malformed", code="session")
-        path = self.folder / (session_id + ".json")
-        if not path.is_file():
-            return {}
-        doc = json.loads(path.read_text(encoding="utf-8"))
         out: dict[str, dict[str, Any]] = {}
-        for r in doc["rounds"]:
-            data = r["data"]
+        for entry in self._load(session_id)["rounds"]:
+            got = self._round(session_id, entry)
+            if got is None:
+                continue
+            data = got.data
             same = (
                 bool(data["whole_library"])
                 if whole_library
@@ -157,29 +199,6 @@ class ChatService:
             if same and data["grounded"]:
                 out[data["question"]] = data
         return out
-
-    def _load(self, token: str) -> dict[str, Any]:
-        path = self._file(token)
-        if not path.is_file():
-            return {"papers": [], "whole_library": True, "rounds": []}
-        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return doc
-
-    def _save(self, token: str, doc: dict[str, Any]) -> None:
-        path = self._file(token)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)
-
-    def _view(self, doc: dict[str, Any]) -> ChatSession:
-        rounds = tuple(ChatRound(r["number"], r["asked_at"], r["data"]) for r in doc["rounds"])
-        names = tuple(self.library.corpus().names())
-        return ChatSession(tuple(doc["papers"]), bool(doc["whole_library"]), rounds, names)
-
-    def session(self, token: str) -> ChatSession:
-        """The session's scope and rounds (a new session: the whole library, no rounds)."""
-        return self._view(self._load(token))
 
     def set_scope(
         self, token: str, papers: list[str], *, whole_library: bool = False
@@ -194,16 +213,20 @@ class ChatService:
         if len(names) > MAX_SCOPE:
             raise ChatInputError(f"at most {MAX_SCOPE} papers in a scope", code="scope")
         self.library.corpus().select(names)  # UnknownPapers lists the real names
-        doc = self._load(token)
+        sid = self.session_id(token)
+        doc = self._load(sid)
         doc["papers"], doc["whole_library"] = names, whole_library
-        self._save(token, doc)
-        return self._view(doc)
+        self._write(self._dir(sid) / "state.json", doc)
+        return self._view(sid, doc)
 
     def round(self, token: str, number: int) -> ChatRound:
         """One earlier round of the session, to reopen."""
-        for r in self.session(token).rounds:
-            if r.number == number:
-                return r
+        sid = self.session_id(token)
+        for entry in self._load(sid)["rounds"]:
+            if entry["number"] == number:
+                got = self._round(sid, entry)
+                if got is not None:
+                    return got
         raise RoundNotFound(f"this session has no round {number}")
 
     # --- questions ------------------------------------------------------------------
@@ -216,17 +239,22 @@ class ChatService:
             raise ChatInputError(
                 f"the question is over {MAX_QUESTION_CHARS} characters", code="question_too_long"
             )
-        doc = self._load(token)
+        sid = self.session_id(token)
+        doc = self._load(sid)
         papers = [] if doc["whole_library"] else list(doc["papers"])
         with self._lock:
             answer = self.library.ask(question, papers=papers or None, top_k=top_k)
             data = self._card(answer, bool(doc["whole_library"]))
-        doc = self._load(token)  # another tab may have asked meanwhile
-        number = max((r["number"] for r in doc["rounds"]), default=0) + 1
-        asked = datetime.now(UTC).isoformat(timespec="seconds")
-        doc["rounds"].append({"number": number, "asked_at": asked, "data": data})
-        doc["rounds"] = doc["rounds"][-MAX_ROUNDS:]
-        self._save(token, doc)
+            doc = self._load(sid)  # another tab may have asked meanwhile
+            number = max((r["number"] for r in doc["rounds"]), default=0) + 1
+            asked = datetime.now(UTC).isoformat(timespec="seconds")
+            folder = self._dir(sid)
+            self._write(folder / f"round-{number}.json", data)
+            doc["rounds"].append({"number": number, "asked_at": asked, "question": question})
+            for old in doc["rounds"][:-MAX_ROUNDS]:
+                (folder / f"round-{int(old['number'])}.json").unlink(missing_ok=True)
+            doc["rounds"] = doc["rounds"][-MAX_ROUNDS:]
+            self._write(folder / "state.json", doc)
         return ChatRound(number, asked, data)
 
     def _card(self, answer: Answer, whole: bool) -> dict[str, Any]:
