@@ -17,7 +17,7 @@ from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.services.library import ChatService, Library, PdfNotInLibrary, PdfViewer
-from litdesk.services.library._chat import MAX_ROUNDS, answer_parts
+from litdesk.services.library._chat import MAX_ROUNDS, ModelUnreachable, answer_parts
 
 
 @pytest.fixture
@@ -109,3 +109,24 @@ def test_answer_parts_keep_every_character(body: str, labels: set[str]) -> None:
     assert rebuilt == body
     assert all(p["label"] in labels for p in parts if "label" in p)
     assert all(p["text"] for p in parts if "text" in p)
+
+
+def test_an_unreachable_model_names_the_options(lib: Library, wordllama: WordLlamaEmbedder) -> None:
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = lib.settings.model_copy(
+        update={
+            "llm_backend": "openai",
+            "chat_model": "qwen3:4b",
+            "openai_base_url": f"http://127.0.0.1:{port}/v1",
+        }
+    )
+    chat = ChatService(Library(settings, embedder=wordllama))
+    with pytest.raises(ModelUnreachable) as caught:
+        chat.ask(secrets.token_urlsafe(32), "How is the water level measured?")
+    message = caught.value.message
+    assert "model server call failed" in message and "`ollama pull qwen3:4b`" in message
+    assert "LITDESK_ANTHROPIC_API_KEY" in message and "LITDESK_LLM_BACKEND=none" in message

@@ -20,7 +20,7 @@ from typing import Any, Final
 from urllib.parse import urlencode, urlsplit
 from urllib.request import url2pathname
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import ExternalError, InputError, NotFoundError
 from litdesk.core.library import DEFAULT_TOP_K
 
 from ._indexer import hash_files
@@ -34,7 +34,9 @@ __all__ = [
     "ChatRound",
     "ChatService",
     "ChatSession",
+    "ModelUnreachable",
     "RoundNotFound",
+    "model_options",
     "viewer_link",
 ]
 
@@ -50,6 +52,32 @@ _REFS: Final = "\n\nReferences:\n"
 
 class ChatInputError(InputError):
     default_code = "chat_input"
+
+
+class ModelUnreachable(ExternalError):
+    """The embedder or the chat model did not answer; the message names the options."""
+
+    default_code = "model_unreachable"
+
+
+def model_options(library: Library) -> str:
+    """What to do when the configured models do not answer (local, hosted, none)."""
+    s = library.settings
+    chat = s.chat_model or "<model>"
+    embed = s.embedder.removeprefix("ollama:") if s.embedder.startswith("ollama:") else None
+    pulls = [
+        f"`ollama pull {m}`" for m in (chat if s.llm_backend == "openai" else None, embed) if m
+    ]
+    local = (
+        f"start the model server at {s.openai_base_url} ({' and '.join(pulls)} for a local Ollama)"
+        if pulls
+        else "start the model server"
+    )
+    return (
+        f"Options: {local}; or use Anthropic (LITDESK_LLM_BACKEND=anthropic and "
+        "LITDESK_ANTHROPIC_API_KEY); or ask without a model (LITDESK_LLM_BACKEND=none: "
+        "extractive answers)."
+    )
 
 
 class RoundNotFound(NotFoundError):
@@ -243,7 +271,13 @@ class ChatService:
         doc = self._load(sid)
         papers = [] if doc["whole_library"] else list(doc["papers"])
         with self._lock:
-            answer = self.library.ask(question, papers=papers or None, top_k=top_k)
+            try:
+                answer = self.library.ask(question, papers=papers or None, top_k=top_k)
+            except ExternalError as exc:  # the model or the embedder did not answer
+                raise ModelUnreachable(
+                    f"the question could not be answered: {exc.message}. "
+                    + model_options(self.library)
+                ) from None
             data = self._card(answer, bool(doc["whole_library"]))
             doc = self._load(sid)  # another tab may have asked meanwhile
             number = max((r["number"] for r in doc["rounds"]), default=0) + 1
