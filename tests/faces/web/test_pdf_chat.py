@@ -251,3 +251,21 @@ def test_without_a_model_the_wizard_says_what_is_extractive_and_what_cannot_be_m
             assert one["not_made"] == ["the synthesis: it needs two or more papers"]
             card = c.post("/api/v1/chat/ask", json={"question": "How was the staff gauge read?"})
             assert card.json()["model"] == "extractive" and card.json()["extractive"] is True
+
+
+def test_real_pdfs_a_cited_page_is_located_and_a_scan_is_named_excluded(site: Site) -> None:
+    with site.writer() as c:
+        c.post("/api/v1/chat/scope", json={"whole_library": True})
+        card = c.post(
+            "/api/v1/chat/ask",
+            json={"question": "How is the literature graph in Semantic Scholar constructed?"},
+        ).json()
+        assert any(
+            "excluded from the index" in w and "scanned_no_text_cermine_simple.pdf" in w
+            for w in card["warnings"]
+        ), card["warnings"]
+        real = [x for x in card["citations"] if x["file"] == "naacl_2018_N18-3011.pdf"]
+        assert real, card
+        view = c.get(real[0]["viewer"].replace("/library/", "/api/v1/library/", 1)).json()
+        assert view["file"] == "naacl_2018_N18-3011.pdf" and view["page"] == real[0]["page"]
+        assert view["found"] is True and view["rects"], view["notes"]
