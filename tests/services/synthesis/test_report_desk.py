@@ -71,7 +71,7 @@ def test_build_job_reports_progress_per_unit_and_writes_the_cli_file(desk: Repor
     assert dones == sorted(dones) and dones[0] == 0 and len(set(dones)) == 16
     assert any(c and c.startswith("summary aim · ") for _, _, c in seen)
     assert view.result is not None
-    path, name = desk.report(job.id)
+    path, name = desk.report(job.id, owner="local")
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_synthesis_report_[\w.-]+\.html", name)
     assert view.result["file_name"] == name and path.parent.name == job.id
     # a job claimed again (its worker died after writing) finds the finished file
@@ -82,6 +82,10 @@ def test_build_job_reports_progress_per_unit_and_writes_the_cli_file(desk: Repor
         desk.job("0" * 32, owner="local")
     with pytest.raises(JobNotFound):
         desk.job(job.id, owner="someone-else")  # another owner's job is not found
+    with pytest.raises(ReportNotFound):
+        desk.report(job.id, owner="someone-else")  # a report is its owner's
+    assert [r["build_id"] for r in desk.reports(owner="local")] == [job.id]
+    assert desk.reports(owner="someone-else") == []
     other = desk.jobs.submit("library.index", {}, owner="local")
     with pytest.raises(ReportNotFound):
         desk.job(other.id, owner="local")  # another kind's job is not a report build
@@ -102,7 +106,7 @@ def test_a_cancelled_build_stops_between_units_and_writes_nothing(desk: ReportDe
     view = desk.job(job.id, owner="local")
     assert view.status == "cancelled" and view.done == 3
     with pytest.raises(ReportNotFound):
-        desk.report(job.id)
+        desk.report(job.id, owner="local")
     assert not list(Path(desk.folder).glob(f"{job.id}/*.html"))
 
 
@@ -124,9 +128,9 @@ def test_a_build_interrupted_by_a_server_stop_goes_back_to_the_queue_and_resumes
     view = desk.job(job.id, owner="local")
     assert view.status == "queued"  # handed back, not failed or cancelled
     with pytest.raises(ReportNotFound):
-        desk.report(job.id)
+        desk.report(job.id, owner="local")
     desk.jobs.progress = original  # type: ignore[method-assign]
     assert JobRunner(desk.jobs, {JOB_KIND: desk.run_job}).run_once()  # "after the restart"
     done = desk.job(job.id, owner="local")
     assert done.status == "done" and done.result is not None
-    assert desk.report(job.id)[1] == done.result["file_name"]
+    assert desk.report(job.id, owner="local")[1] == done.result["file_name"]

@@ -288,24 +288,23 @@ class ReportDesk:
         found = sorted(p for p in folder.glob("*_synthesis_report_*.html") if p.is_file())
         return found[0] if found else None
 
-    def report(self, build_id: str) -> tuple[Path, str]:
-        """The built report's file and its (CLI) file name."""
-        path = self._find(self._folder(build_id))
+    def report(self, build_id: str, *, owner: str) -> tuple[Path, str]:
+        """The built report's file and its (CLI) file name; only its owner's build."""
+        folder = self._folder(build_id)
+        try:
+            self.job(build_id, owner=owner)
+        except NotFoundError:
+            raise ReportNotFound("no such report") from None
+        path = self._find(folder)
         if path is None:
             raise ReportNotFound("no such report (not built, or not finished)")
         return path, path.name
 
-    def reports(self) -> list[dict[str, Any]]:
-        """The reports built from the wizard, newest first."""
+    def reports(self, *, owner: str) -> list[dict[str, Any]]:
+        """``owner``'s reports built from the wizard, newest first."""
         out = []
-        if self.folder.is_dir():
-            for folder in self.folder.iterdir():
-                path = self._find(folder) if _BUILD_ID.match(folder.name) else None
-                if path is not None:
-                    out.append((path.stat().st_mtime, folder.name, path.name))
-        out.sort(reverse=True)
-        return [
-            {"build_id": b, "file_name": n, "open": f"/reports/view/{b}",
-             "download": f"/reports/download/{b}"}
-            for _, b, n in out
-        ]  # fmt: skip
+        for job in self.jobs.list(owner=owner, kinds=[JOB_KIND], limit=200):
+            path = self._find(self.folder / job.id) if job.status == "done" else None
+            if path is not None:
+                out.append(BuiltReport(job.id, path.name, path, (), "column").to_dict())
+        return out

@@ -74,13 +74,14 @@ def wizard_view(reports: ReportDesk, chat: ChatService, token: str) -> dict[str,
 
 
 @pages.get("/reports", response_class=HTMLResponse)
-def reports_page(request: Request, reports: ReportsDep) -> Response:
-    return page(request, "reports.html", {"reports": reports.reports()}, title="Reports")
+def reports_page(request: Request, reports: ReportsDep, desk: DeskDep) -> Response:
+    data = {"reports": reports.reports(owner=desk.owner)}
+    return page(request, "reports.html", data, title="Reports")
 
 
 @api.get("/reports", summary="The reports built from the wizard, newest first")
-def reports_api(reports: ReportsDep) -> dict[str, Any]:
-    return {"reports": reports.reports()}
+def reports_api(reports: ReportsDep, desk: DeskDep) -> dict[str, Any]:
+    return {"reports": reports.reports(owner=desk.owner)}
 
 
 @pages.get("/reports/new", response_class=HTMLResponse)
@@ -163,15 +164,15 @@ def build_form(
 
 
 @pages.get(VIEW_PREFIX + "{build_id}", response_class=HTMLResponse)
-def view_report(reports: ReportsDep, build_id: BuildId) -> Response:
-    path, _ = reports.report(build_id)
+def view_report(reports: ReportsDep, desk: DeskDep, build_id: BuildId) -> Response:
+    path, _ = reports.report(build_id, owner=desk.owner)
     return HTMLResponse(path.read_text(encoding="utf-8"))
 
 
 @pages.get("/reports/download/{build_id}")
 @api.get("/reports/download/{build_id}", summary="The built report as the CLI's HTML file")
-def download_report(reports: ReportsDep, build_id: BuildId) -> Response:
-    path, name = reports.report(build_id)
+def download_report(reports: ReportsDep, desk: DeskDep, build_id: BuildId) -> Response:
+    path, name = reports.report(build_id, owner=desk.owner)
     return Response(
         path.read_bytes(),
         media_type="text/html; charset=utf-8",
