@@ -172,6 +172,11 @@ def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> No
     if not AXE.is_file():
         pytest.skip("axe-core is not installed (make node)")
     gauge = sha(site.folder / "gauge.pdf")
+    with site.writer() as c:  # a build job cancelled while queued: its page stays as it is
+        job = c.post(
+            "/api/v1/reports/build", json={"papers": ["wheat.pdf"], "questions": ["What fell?"]}
+        ).json()
+        c.post(f"/api/v1/reports/jobs/{job['id']}/cancel")
     problems: dict[str, list[str]] = {}
     for scheme in ("light", "dark"):
         context = browser.new_context(bypass_csp=True, color_scheme=scheme)
@@ -186,6 +191,7 @@ def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> No
             f"/library/pdf/{gauge}?page=2&passage={GAUGE.replace(' ', '+')}",
             "/reports/new",
             "/reports",
+            f"/reports/job/{job['id']}",
         ):
             pg.goto(site.base + path)
             found = _violations(pg, AXE)
