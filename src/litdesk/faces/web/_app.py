@@ -4,6 +4,7 @@ request; one exception handler translates errors; static files come from the pac
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,16 +17,41 @@ from fastapi.staticfiles import StaticFiles
 from litdesk import __version__
 from litdesk._settings import Settings
 from litdesk.services.desk import Desk, open_desk
+from litdesk.services.jobs import Handler, JobRunner, Jobs
+from litdesk.services.library_desk import LibraryDesk
 
 from ._errors import CatchAll, install_error_handlers
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
-from .routes import citations, notes, papers, search, studies, study_files
+from .routes import citations, jobs, library, notes, papers, search, studies, study_files
 
 __all__ = ["API_PREFIX", "create_app"]
 
 API_PREFIX: Final = "/api/v1"
+
+
+@asynccontextmanager
+async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIterator[None]:
+    """The job queue and this process's job runner (handlers by kind, a plain dict) for
+    the app's lifetime; on shutdown running jobs are handed back to the queue."""
+    queue = Jobs(desk.store)
+    shelf = LibraryDesk(desk.runtime, queue)
+    handlers: dict[str, Handler] = {**shelf.handlers()}
+    runner = JobRunner(
+        queue,
+        handlers,
+        slots=max(1, settings.jobs_worker_slots),
+        lease_s=settings.jobs_lease_seconds,
+        poll_s=settings.jobs_poll_seconds,
+    )
+    app.state.jobs, app.state.library, app.state.runner = queue, shelf, runner
+    if settings.jobs_worker_slots > 0:
+        runner.start()
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(runner.stop)
 
 
 def create_app(
@@ -47,11 +73,13 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if desk is not None:
             app.state.desk = desk
-            yield
+            async with _background(app, desk, settings):
+                yield
             return
         async with open_desk(settings, replay=replay) as opened:
             app.state.desk = opened
-            yield
+            async with _background(app, opened, settings):
+                yield
 
     app = FastAPI(
         title="litdesk web workspace",
@@ -73,10 +101,13 @@ def create_app(
             f"{API_PREFIX}/query": 16_000,
             f"{API_PREFIX}/imports": studies.IMPORT_LIMIT,
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
+            **dict.fromkeys(
+                library.UPLOAD_PATHS, library.upload_limit(settings.library_upload_max_bytes)
+            ),
         },
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (search, papers, notes, studies, study_files, citations):
+    for module in (search, papers, notes, studies, study_files, citations, library, jobs):
         app.include_router(module.pages, include_in_schema=False)
         app.include_router(module.api, prefix=API_PREFIX)
 

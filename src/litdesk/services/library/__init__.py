@@ -4,7 +4,7 @@ from ._adoption import search_lookup
 from ._ask import AskRequest, ask_library, open_library
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
-from ._library import Answer, Hit, Library, Lookup, Retrieval, title_printed
+from ._library import Adoption, Answer, Hit, Library, Lookup, Retrieval, title_printed
 from ._sources import (
     Corpus,
     LibraryFile,
@@ -17,6 +17,7 @@ from ._sources import (
 )
 
 __all__ = [
+    "Adoption",
     "Answer",
     "AskRequest",
     "Catalogue",
