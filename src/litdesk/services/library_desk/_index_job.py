@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
+from litdesk.core.library import CHUNKING_VERSION
 from litdesk.services.jobs import Handler, JobContext
 from litdesk.services.library import IndexReport, Library
 
@@ -25,30 +26,53 @@ MAX_PASSES: Final = 5
 MAX_NAMES: Final = 2_000
 
 
-class _Run:
-    """One attempt of an index job: counts carried over from the checkpoint, and this
-    attempt's own."""
+def _tally(lib: Library) -> dict[str, int]:
+    """Entries of the library's embedder and chunking: ok, excluded, pages of the ok ones."""
+    ok = excluded = pages = 0
+    for e in lib.catalogue.entries(lib.embedder_id, CHUNKING_VERSION).values():
+        if e.status == "ok":
+            ok += 1
+            pages += e.pages or 0
+        else:
+            excluded += 1
+    return {"ok": ok, "excluded": excluded, "pages": pages}
 
-    def __init__(self, ctx: JobContext) -> None:
+
+class _Run:
+    """One attempt of an index job. The job's figures are differences of the store's
+    entries against those at the job's start (kept in the checkpoint): exact after a
+    crash too, when the last file's entry was written but its progress report was not."""
+
+    def __init__(self, ctx: JobContext, lib: Library) -> None:
         before = ctx.checkpoint or {}
         self.ctx = ctx
-        self.done = int(before.get("done", 0))
-        self.pages = int(before.get("pages", 0))
+        self.lib = lib
+        base = before.get("base")
+        self.base: dict[str, int] = (
+            {k: int(base[k]) for k in ("ok", "excluded", "pages")}
+            if isinstance(base, dict)
+            else _tally(lib)
+        )
         self.names: list[str] = [str(n) for n in before.get("indexed", [])][:MAX_NAMES]
-        self.indexed = int(before.get("indexed_count", len(self.names)))
         self.this_attempt: list[str] = []
         self.attempt_pages = 0
         self.t0 = time.monotonic()
-        self.offset = self.done
+        self.offset = 0
+        self.done = 0
         self.pass_total = 0
         self.files = 0
+
+    def start_pass(self, files: int) -> None:
+        now = _tally(self.lib)
+        self.offset = now["ok"] + now["excluded"] - self.base["ok"] - self.base["excluded"]
+        self.done = self.offset
+        self.files = files
+        self.pass_total = 0
 
     def on_file(self, name: str, pages: int | None) -> None:
         if pages is None:  # excluded (scan, encrypted, broken): counted as done, no pages
             return
-        self.pages += pages
         self.attempt_pages += pages
-        self.indexed += 1
         self.this_attempt.append(name)
         if len(self.names) < MAX_NAMES:
             self.names.append(name)
@@ -64,24 +88,21 @@ class _Run:
             name or None,
             rate=rate,
             message=f"{total} new or changed of {self.files} file(s)",
-            checkpoint={
-                "done": self.done,
-                "pages": self.pages,
-                "indexed": self.names,
-                "indexed_count": self.indexed,
-            },
+            checkpoint={"base": self.base, "indexed": self.names},
         )
 
     def result(self, report: IndexReport, vector_index: dict[str, Any] | None) -> dict[str, Any]:
+        now = _tally(self.lib)
         return {
             "files": self.files,
             "done": self.done,
-            "indexed": self.indexed,
+            "indexed": now["ok"] - self.base["ok"],
+            "newly_excluded": now["excluded"] - self.base["excluded"],
+            "pages": now["pages"] - self.base["pages"],
             "indexed_files": self.names,
             "indexed_this_attempt": self.this_attempt[:MAX_NAMES],
             "excluded": report.excluded,
             "same_content": report.same_content,
-            "pages": self.pages,
             "attempt": self.ctx.attempt,
             "interrupted": report.interrupted,
             "vector_index": vector_index,
@@ -92,15 +113,13 @@ def index_handler(make_library: Callable[[], Library]) -> Handler:
     """The handler of :data:`INDEX_KIND` jobs over the libraries ``make_library`` opens."""
 
     def run(ctx: JobContext) -> dict[str, Any] | None:
-        state = _Run(ctx)
         lib = make_library()
         try:
+            state = _Run(ctx, lib)
             report = IndexReport()
             for _ in range(MAX_PASSES):
                 corpus = lib.corpus()
-                state.files = len(corpus.files)
-                state.offset = state.done
-                state.pass_total = 0
+                state.start_pass(len(corpus.files))
                 report = lib.index(
                     corpus.files,
                     progress=state.progress,
