@@ -25,6 +25,7 @@ FIXTURES = Path(os.environ.get("LITDESK_FIXTURES", "/nonexistent")) / "pdf"
 HINDAWI = "hindawi_rrp_2010_157939.pdf"  # DOI 10.1155/2010/157939 printed on p.1
 CLINSCI = "clinsci_2014_cs20130403.pdf"  # DOI 10.1042/CS20130403 (the lookup fails)
 PEERJ = "peerj_cs_2017_118.pdf"  # DOI 10.7717/peerj-cs.118 (resolves to another work)
+ARXIV = "arxiv_0908.0054v1.pdf"
 SCAN = "scanned_no_text_cermine_simple.pdf"
 ENCRYPTED = "encrypted_libreoffice_password.pdf"
 BROKEN = "broken_unreadablemetadata.pdf"
@@ -81,8 +82,11 @@ def record_adoption_cassette(settings: Settings, folder: Path) -> None:
                 with contextlib.suppress(AdoptionLookupFailed):  # recorded all the same
                     await rt.adoption_lookup("doi", doi)
 
+    # in a thread of its own: Playwright's sync API keeps an event loop in the main thread
+    worker = threading.Thread(target=lambda: asyncio.run(go()))
     try:
-        asyncio.run(go())
+        worker.start()
+        worker.join(120)
     finally:
         server.shutdown()
         server.server_close()
