@@ -441,8 +441,13 @@ class Library:
         papers: list[str] | None = None,
         top_k: int = DEFAULT_TOP_K,
         variant: str | None = None,
+        index_missing: bool = True,
     ) -> Retrieval:
-        """The ``top_k`` excerpts for ``question`` over the library or the named papers."""
+        """The ``top_k`` excerpts for ``question`` over the library or the named papers.
+
+        ``index_missing=False`` (a server whose background job indexes) answers from the
+        files indexed so far and names how many are not indexed yet, instead of indexing
+        them first."""
         question = question.strip()
         if not question:
             raise InputError("the question is empty", code="empty_question")
@@ -459,12 +464,22 @@ class Library:
                 "the library is empty: add a folder with `litdesk library add PATH`"
             )
             return out
-        report = self.index(files)
-        if report.interrupted:
-            out.warnings.append("indexing was interrupted; the answer uses what is indexed")
         cat = self.catalogue
-        hashes = hash_files(cat, files)
+        if index_missing:
+            report = self.index(files)
+            if report.interrupted:
+                out.warnings.append("indexing was interrupted; the answer uses what is indexed")
+            hashes = hash_files(cat, files)
+        else:
+            hashes = self.known_hashes(files)
         entries = cat.entries(self._embedder_name, CHUNKING_VERSION)
+        if not index_missing:
+            waiting = [f.name for f in files if hashes.get(f.path) not in entries]
+            if waiting:
+                out.warnings.append(
+                    f"{len(waiting)} file(s) not indexed yet (indexing runs in the background); "
+                    "the answer uses the indexed ones"
+                )
         names: dict[str, str] = {}
         for f in files:
             sha = hashes.get(f.path)
@@ -649,8 +664,10 @@ class Library:
         papers: list[str] | None = None,
         top_k: int = DEFAULT_TOP_K,
         thinking: Thinking | None = None,
+        index_missing: bool = True,
     ) -> Answer:
-        """One grounded answer: retrieval, the citation gate, the protocol entry."""
+        """One grounded answer: retrieval, the citation gate, the protocol entry
+        (``index_missing``: see :meth:`retrieve`)."""
         backend = self.backend()
         level: Thinking = thinking or self.settings.thinking  # type: ignore[assignment]
         warnings: list[str] = []
@@ -660,7 +677,9 @@ class Library:
                 variant = self.english_variant(question)
             except LitdeskError as exc:
                 warnings.append(f"no English retrieval variant: {exc.message}")
-        found = self.retrieve(question, papers=papers, top_k=top_k, variant=variant)
+        found = self.retrieve(
+            question, papers=papers, top_k=top_k, variant=variant, index_missing=index_missing
+        )
         warnings += found.warnings
         if variant:
             warnings.append(f'retrieval also used an English variant of the question: "{variant}"')
