@@ -243,3 +243,25 @@ def test_model_status_names_the_configured_models(lib_server: Running) -> None:
     roles = {r["role"]: r for r in status["roles"]}
     assert roles["embedder"]["backend"] == "wordllama" and roles["embedder"]["ready"]
     assert roles["chat"]["backend"] == "none" and roles["chat"]["model"] == "extractive"
+
+
+def test_a_large_library_is_paged(lib_server: Running, tmp_path: Path) -> None:
+    inbox = _inbox(lib_server)
+    for p in make_pdfs(tmp_path / "gen", 3, pages=1):
+        for n in range(19):  # 57 files (same contents under many names: no index needed)
+            target = inbox / f"{p.stem}_copy{n:02d}.pdf"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(p.read_bytes())
+    with lib_server.client() as c:
+        first = c.get("/api/v1/library").json()
+        second = c.get("/api/v1/library", params={"page": 2}).json()
+        small = c.get("/api/v1/library", params={"page": 3, "per_page": 20}).json()
+        html = c.get("/library", params={"page": 2}).text
+        assert c.get("/api/v1/library", params={"per_page": 500}).status_code == 422
+    assert first["total"] == 57 and first["pages"] == 2 and len(first["files"]) == 50
+    assert len(second["files"]) == 7 and second["page"] == 2
+    names = [f["file"] for f in first["files"]] + [f["file"] for f in second["files"]]
+    assert len(set(names)) == 57 and names == sorted(names)
+    assert len(small["files"]) == 17
+    assert "Page 2 of 2" in html and 'rel="prev"' in html and 'rel="next"' not in html
+    assert first["counts"]["waiting"] == 57
