@@ -150,7 +150,9 @@ class Settings(BaseSettings):
         "duplicate file names. JSON list in the environment.",
     )
     inbox_dir: Path | None = Field(
-        default=None, description="An inbox folder of new PDFs, indexed after the library folders."
+        default=None,
+        description="An inbox folder of new PDFs, indexed after the library folders (default: "
+        "<data dir>/library/inbox, where the web page's uploads go, once it exists).",
     )
     embedder: str = Field(
         default="wordllama",
