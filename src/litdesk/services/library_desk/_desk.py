@@ -10,15 +10,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import InputError, NotFoundError
+from litdesk._settings import Settings
 from litdesk.adapters.store import studies_by_keys
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.records import normalize_doi, split_arxiv
 from litdesk.services._runtime import Runtime
 from litdesk.services.jobs import Handler, Jobs, JobView
-from litdesk.services.library import Adoption, Library, LibraryFile, hash_files
+from litdesk.services.library import (
+    Adoption,
+    Entry,
+    Library,
+    LibraryFile,
+    Source,
+    hash_files,
+)
 
 from ._index_job import INDEX_KIND, index_handler
 from ._models import ModelStatus, model_status
@@ -101,7 +110,7 @@ class LibraryDesk:
         self._make = make_library
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         return self.runtime.settings
 
     def library(self, *, owner: str | None = None, lookup: bool = False) -> Library:
@@ -248,7 +257,7 @@ class LibraryDesk:
         return model_status(self.settings, check=check)
 
 
-def _source_of(f: LibraryFile, sources: Sequence[Any]) -> str:
+def _source_of(f: LibraryFile, sources: Sequence[Source]) -> str:
     for s in sources:
         if s.origin == f.origin and (f.path == s.path or s.path in f.path.parents):
             return str(s.path)
@@ -265,7 +274,7 @@ def _shown(raw: str) -> str:
     return "".join(c if c.isprintable() else "\ufffd" for c in raw or "")[:120]
 
 
-def _counts(entries: dict[str, Any], hashes: dict[Any, str], total: int) -> dict[str, int]:
+def _counts(entries: dict[str, Entry], hashes: dict[Path, str], total: int) -> dict[str, int]:
     """Files indexed, excluded and waiting (by file, from the hash cache: a file never
     hashed is waiting)."""
     ok = sum(1 for s in hashes.values() if s in entries and entries[s].status == "ok")
