@@ -13,9 +13,14 @@ from ._backends import (
     Thinking,
     make_backend,
 )
+from ._probe import PROBE_TIMEOUT, ServerProbe, probe_ollama, probe_openai
 
 __all__ = [
+    "PROBE_TIMEOUT",
     "THINKING_BUDGET",
+    "ServerProbe",
+    "probe_ollama",
+    "probe_openai",
     "AnthropicBackend",
     "ChatBackend",
     "ChatReply",

@@ -19,6 +19,7 @@ from ._engine import (
 )
 from ._gates import GateAnswer, give_back, take_gate
 from ._jobs import JobRow, JobsRepo
+from ._links import studies_by_keys
 from ._repo import READING_STATUSES, identity_keys
 from ._search import (
     GLOBAL_OWNER,
@@ -75,6 +76,7 @@ __all__ = [
     "repo",
     "reserve",
     "save_search_run",
+    "studies_by_keys",
     "take_gate",
     "usage",
 ]

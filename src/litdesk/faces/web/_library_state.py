@@ -8,15 +8,15 @@ from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
 
+from litdesk._errors import RefusedError
 from litdesk.services.desk import Desk
-from litdesk.services.jobs import Handler, JobRunner, Jobs
+from litdesk.services.jobs import Handler, Jobs
 from litdesk.services.library import ChatService, Library, PdfViewer
 from litdesk.services.synthesis import JOB_KIND, ReportDesk
 
-from ._deps import get_desk
-
 __all__ = [
     "ChatDep",
+    "LibraryState",
     "ReportsDep",
     "ViewerDep",
     "close_library_state",
@@ -29,31 +29,33 @@ __all__ = [
 _LOCK = threading.Lock()
 
 
-class _LibraryState:
+class LibraryState:
+    """The viewer, the paper chat and the report wizard over one library."""
+
     def __init__(self, library: Library, jobs: Jobs) -> None:
         self.library = library
         self.viewer = PdfViewer(library)
         self.chat = ChatService(library)
         self.reports = ReportDesk(library, jobs, self.chat)
-        handlers: dict[str, Handler] = {JOB_KIND: self.reports.run_job}
-        self.runner = JobRunner(jobs, handlers)
+
+    def handlers(self) -> dict[str, Handler]:
+        """The job handlers by kind, for the app's job runner."""
+        return {JOB_KIND: self.reports.run_job}
 
 
-def open_library_state(app: FastAPI, desk: Desk) -> None:
-    """Open the library services over the desk's store and start the report job runner
-    (the lifespan calls this; :func:`close_library_state` stops it)."""
+def open_library_state(app: FastAPI, desk: Desk, jobs: Jobs) -> LibraryState:
+    """Open the library services over the desk's store (the lifespan calls this, and adds
+    :meth:`LibraryState.handlers` to its job runner; :func:`close_library_state` closes)."""
     with _LOCK:
-        state = _LibraryState(Library(desk.settings, store=desk.store), Jobs(desk.store))
+        state = LibraryState(Library(desk.settings, store=desk.store), jobs)
         app.state.pdf_library = state
-    state.runner.start()
+    return state
 
 
-def _state(request: Request) -> _LibraryState:
-    state: _LibraryState | None = getattr(request.app.state, "pdf_library", None)
-    if state is None:  # the lifespan did not run (an app used without its lifespan)
-        open_library_state(request.app, get_desk(request))
-        state = request.app.state.pdf_library
-    assert state is not None
+def _state(request: Request) -> LibraryState:
+    state: LibraryState | None = getattr(request.app.state, "pdf_library", None)
+    if state is None:  # a stand-in desk (tests) gets no library services
+        raise RefusedError("the PDF library is not open in this app", code="no_library")
     return state
 
 
@@ -72,10 +74,9 @@ def get_reports(request: Request) -> ReportDesk:
 def close_library_state(app: FastAPI) -> None:
     """Close the library the app opened (its embedder client; the store is the desk's)."""
     with _LOCK:
-        state: _LibraryState | None = getattr(app.state, "pdf_library", None)
+        state: LibraryState | None = getattr(app.state, "pdf_library", None)
         app.state.pdf_library = None
-    if state is not None:
-        state.runner.stop()  # a running build goes back to the queue and resumes later
+    if state is not None:  # the job runner has stopped (a running build went back to the queue)
         state.library.close()
 
 

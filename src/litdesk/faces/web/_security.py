@@ -3,8 +3,10 @@
 * the ``Host`` header must name this server (a DNS-rebinding page cannot talk to it);
 * every non-GET request needs the exact ``Origin`` of this server (missing → refused,
   different → refused) and a CSRF token: the double-submit cookie ``ld_csrf`` repeated in
-  the ``X-CSRF-Token`` header (scripts, API) or in the ``csrf_token`` field of an
-  ``application/x-www-form-urlencoded`` form post;
+  the ``X-CSRF-Token`` header (scripts, API), in the ``csrf_token`` field of an
+  ``application/x-www-form-urlencoded`` form post, or in the FIRST part of a
+  ``multipart/form-data`` form post (a file upload without script: only the head of the
+  body is read for it, at most :data:`MULTIPART_HEAD_LIMIT` bytes, then replayed);
 * request bodies are limited while they stream (``Content-Length`` checked first, then
   the bytes counted as they arrive): over the limit → 413, the handler never sees more;
 * every response carries the CSP, ``nosniff``, ``no-referrer``, ``frame-ancestors
@@ -32,6 +34,7 @@ __all__ = [
     "CSRF_HEADER",
     "DEFAULT_BODY_LIMIT",
     "FORM_BODY_LIMIT",
+    "MULTIPART_HEAD_LIMIT",
     "BodyTooLarge",
     "SecurityMiddleware",
 ]
@@ -52,6 +55,8 @@ CSRF_HEADER: Final = "x-csrf-token"
 CSRF_FIELD: Final = "csrf_token"
 DEFAULT_BODY_LIMIT: Final = 1_000_000
 FORM_BODY_LIMIT: Final = 256_000
+#: Most bytes read from a multipart body to find its first part (the CSRF field).
+MULTIPART_HEAD_LIMIT: Final = 16_384
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
@@ -169,6 +174,10 @@ class SecurityMiddleware:
                 values = fields.get(CSRF_FIELD, [])
                 sent = values[0] if len(values) == 1 else None
                 receive = _replay(body)
+            if sent is None and ctype == "multipart/form-data":
+                boundary = _boundary(headers.get("content-type", ""))
+                if boundary is not None:
+                    sent, receive = await _multipart_token(receive, boundary)
             if sent is None or not hmac.compare_digest(sent.encode(), cookie_token.encode()):
                 await _refuse(
                     send, 403, "csrf", "the CSRF token is missing or wrong; reload the page", api
@@ -266,6 +275,74 @@ async def _read_all(receive: Receive, limit: int) -> bytes:
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
+
+
+_BOUNDARY: Final = re.compile(r'boundary="?([0-9A-Za-z\'()+_,\-./:=? ]{1,70})"?', re.I)
+_FIRST_NAME: Final = re.compile(rb'content-disposition:\s*form-data;\s*name="([^"]{1,64})"', re.I)
+
+
+def _boundary(content_type: str) -> bytes | None:
+    found = _BOUNDARY.search(content_type)
+    return found.group(1).rstrip().encode("latin-1") if found else None
+
+
+def _first_field(head: bytes, boundary: bytes) -> tuple[bool, str | None]:
+    """``(complete, csrf token)`` from the head of a multipart body: ``complete`` once the
+    first part is whole (or cannot be the CSRF field)."""
+    start = b"--" + boundary + b"\r\n"
+    if len(head) < len(start):
+        return False, None
+    if not head.startswith(start):
+        return True, None
+    end_headers = head.find(b"\r\n\r\n", len(start))
+    if end_headers < 0:
+        return False, None
+    found = _FIRST_NAME.search(head[len(start) : end_headers])
+    if found is None or found.group(1) != CSRF_FIELD.encode():
+        return True, None
+    value_at = end_headers + 4
+    end = head.find(b"\r\n--" + boundary, value_at)
+    if end < 0:
+        return False, None
+    value = head[value_at:end].decode("latin-1")
+    return True, value if _TOKEN.match(value) else None
+
+
+async def _multipart_token(receive: Receive, boundary: bytes) -> tuple[str | None, Receive]:
+    """The CSRF token of a multipart body's first part, and a ``receive`` that replays
+    what was read (one message) before passing the rest of the stream through."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    token: str | None = None
+    disconnected = False
+    while more and size < MULTIPART_HEAD_LIMIT:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            disconnected = True
+            break
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = bool(message.get("more_body", False))
+        complete, token = _first_field(b"".join(chunks)[:MULTIPART_HEAD_LIMIT], boundary)
+        if complete:
+            break
+    head = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            if disconnected and not head:
+                return {"type": "http.disconnect"}
+            return {"type": "http.request", "body": head, "more_body": more and not disconnected}
+        if not more or disconnected:
+            return {"type": "http.disconnect"}
+        return await receive()
+
+    return token, replay
 
 
 def _replay(body: bytes) -> Receive:

@@ -5,7 +5,7 @@ from ._ask import AskRequest, ask_library, open_library
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._chat import ChatRound, ChatService, ChatSession, RoundNotFound, viewer_link
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
-from ._library import Answer, Hit, Library, Lookup, Retrieval, title_printed
+from ._library import Adoption, Answer, Hit, Library, Lookup, Retrieval, title_printed
 from ._sources import (
     Corpus,
     LibraryFile,
@@ -19,6 +19,7 @@ from ._sources import (
 from ._viewer import ZOOMS, PageImageBytes, PdfNotInLibrary, PdfViewer, ViewerPage
 
 __all__ = [
+    "Adoption",
     "Answer",
     "AskRequest",
     "ZOOMS",
