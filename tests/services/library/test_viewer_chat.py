@@ -130,3 +130,20 @@ def test_an_unreachable_model_names_the_options(lib: Library, wordllama: WordLla
     message = caught.value.message
     assert "model server call failed" in message and "`ollama pull qwen3:4b`" in message
     assert "LITDESK_ANTHROPIC_API_KEY" in message and "LITDESK_LLM_BACKEND=none" in message
+
+
+def test_while_a_background_job_indexes_a_question_uses_the_indexed_files_only(
+    lib: Library,
+) -> None:
+    token = secrets.token_urlsafe(32)
+    busy = ChatService(lib, indexing=lambda: True)
+    card = busy.ask(token, "How is the water level measured?")
+    assert any("not indexed yet" in w for w in card.data["warnings"]), card.data["warnings"]
+    states = {r["file"]: r["indexed"] for r in lib.file_states(lib.corpus().files)}
+    assert states == {"a.pdf": False, "b.pdf": False}  # nothing indexed beside the job
+    assert card.data["citations"] == []
+    idle = ChatService(lib, indexing=lambda: False)
+    again = idle.ask(token, "How is the water level measured?")
+    assert not any("not indexed yet" in w for w in again.data["warnings"])
+    assert again.data["citations"] or again.data["abstained"]
+    assert all(r["indexed"] for r in lib.file_states(lib.corpus().files))

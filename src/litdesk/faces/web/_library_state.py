@@ -12,6 +12,7 @@ from litdesk._errors import RefusedError
 from litdesk.services.desk import Desk
 from litdesk.services.jobs import Handler, Jobs
 from litdesk.services.library import ChatService, Library, PdfViewer
+from litdesk.services.library_desk import INDEX_KIND
 from litdesk.services.synthesis import JOB_KIND, ReportDesk
 
 __all__ = [
@@ -32,10 +33,14 @@ _LOCK = threading.Lock()
 class LibraryState:
     """The viewer, the paper chat and the report wizard over one library."""
 
-    def __init__(self, library: Library, jobs: Jobs) -> None:
+    def __init__(self, library: Library, jobs: Jobs, owner: str) -> None:
         self.library = library
         self.viewer = PdfViewer(library)
-        self.chat = ChatService(library)
+
+        def indexing() -> bool:  # the library page's index job is running or queued
+            return any(j.active for j in jobs.list(owner=owner, kinds=[INDEX_KIND], limit=5))
+
+        self.chat = ChatService(library, indexing=indexing)
         self.reports = ReportDesk(library, jobs, self.chat)
 
     def handlers(self) -> dict[str, Handler]:
@@ -47,7 +52,7 @@ def open_library_state(app: FastAPI, desk: Desk, jobs: Jobs) -> LibraryState:
     """Open the library services over the desk's store (the lifespan calls this, and adds
     :meth:`LibraryState.handlers` to its job runner; :func:`close_library_state` closes)."""
     with _LOCK:
-        state = LibraryState(Library(desk.settings, store=desk.store), jobs)
+        state = LibraryState(Library(desk.settings, store=desk.store), jobs, desk.owner)
         app.state.pdf_library = state
     return state
 

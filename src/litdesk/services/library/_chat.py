@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -157,10 +158,20 @@ class ChatService:
     index of rounds: number, time, question) and one ``round-<n>.json`` per answer card, so
     asking costs one small write whatever the session's length."""
 
-    def __init__(self, library: Library, *, shown: int = SHOWN_ROUNDS) -> None:
+    def __init__(
+        self,
+        library: Library,
+        *,
+        shown: int = SHOWN_ROUNDS,
+        indexing: Callable[[], bool] | None = None,
+    ) -> None:
+        """``indexing()`` says whether a background job is indexing the library: questions
+        then answer from the files indexed so far (named in a warning) instead of indexing
+        the others first, beside the job."""
         self.library = library
         self.folder = library.root / "chat-sessions"
         self.shown = shown
+        self.indexing = indexing
         self._lock = threading.Lock()  # one question at a time (the library's caches)
 
     # --- session state --------------------------------------------------------------
@@ -271,8 +282,11 @@ class ChatService:
         doc = self._load(sid)
         papers = [] if doc["whole_library"] else list(doc["papers"])
         with self._lock:
+            busy = self.indexing() if self.indexing is not None else False
             try:
-                answer = self.library.ask(question, papers=papers or None, top_k=top_k)
+                answer = self.library.ask(
+                    question, papers=papers or None, top_k=top_k, index_missing=not busy
+                )
             except ExternalError as exc:  # the model or the embedder did not answer
                 raise ModelUnreachable(
                     f"the question could not be answered: {exc.message}. "
