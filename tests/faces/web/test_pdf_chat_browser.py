@@ -172,11 +172,15 @@ def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> No
     if not AXE.is_file():
         pytest.skip("axe-core is not installed (make node)")
     gauge = sha(site.folder / "gauge.pdf")
-    with site.writer() as c:  # a build job cancelled while queued: its page stays as it is
+    with site.writer() as c:  # a build job cancelled at once
         job = c.post(
             "/api/v1/reports/build", json={"papers": ["wheat.pdf"], "questions": ["What fell?"]}
         ).json()
         c.post(f"/api/v1/reports/jobs/{job['id']}/cancel")
+        deadline = time.monotonic() + 120  # ended (cancelled, or done first): a still page
+        while c.get(f"/api/v1/reports/jobs/{job['id']}").json()["status"] in ("queued", "running"):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
     problems: dict[str, list[str]] = {}
     for scheme in ("light", "dark"):
         context = browser.new_context(bypass_csp=True, color_scheme=scheme)

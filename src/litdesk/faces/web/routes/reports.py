@@ -106,7 +106,9 @@ def build_api(
 ) -> dict[str, Any]:
     token, new = session_token(request)
     form = body.form(None if new else chat.session_id(token))
-    return job_view(reports.submit(form, owner=desk.owner))
+    job = reports.submit(form, owner=desk.owner)
+    request.app.state.runner.wake()  # claim it now, not at the next poll
+    return job_view(job)
 
 
 def job_view(job: JobView) -> dict[str, Any]:
@@ -160,6 +162,7 @@ def build_form(
         chat.session_id(token) if from_chat == "on" and not new else None,
     )  # fmt: skip
     job = reports.submit(form, owner=desk.owner)
+    request.app.state.runner.wake()
     return RedirectResponse(f"/reports/job/{job.id}", status_code=303)
 
 
