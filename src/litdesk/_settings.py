@@ -150,7 +150,9 @@ class Settings(BaseSettings):
         "duplicate file names. JSON list in the environment.",
     )
     inbox_dir: Path | None = Field(
-        default=None, description="An inbox folder of new PDFs, indexed after the library folders."
+        default=None,
+        description="An inbox folder of new PDFs, indexed after the library folders (default: "
+        "<data dir>/library/inbox, where the web page's uploads go, once it exists).",
     )
     embedder: str = Field(
         default="wordllama",
@@ -217,6 +219,30 @@ class Settings(BaseSettings):
     )
     assist_timeout_seconds: float = Field(
         default=80.0, gt=0, le=600, description="Seconds one AI-assistance model call may take."
+    )
+
+    # --- background jobs and the web library page (web-library) ------------------------
+    jobs_lease_seconds: float = Field(
+        default=30.0,
+        ge=1,
+        le=3600,
+        description="Seconds a worker holds a background job without a heartbeat; after "
+        "that (its process died) another worker resumes the job.",
+    )
+    jobs_poll_seconds: float = Field(
+        default=1.0, gt=0, le=60, description="Seconds between a job worker's queue checks."
+    )
+    jobs_worker_slots: int = Field(
+        default=1, ge=0, le=16, description="Job worker threads per server process (0: none)."
+    )
+    library_upload_max_bytes: int = Field(
+        default=100_000_000,
+        ge=1_000,
+        le=200_000_000,
+        description="Largest PDF accepted by an upload to the library's inbox (bytes).",
+    )
+    library_upload_max_files: int = Field(
+        default=50, ge=1, le=500, description="Most PDFs accepted by one upload request."
     )
 
     def resolved_data_dir(self) -> Path:

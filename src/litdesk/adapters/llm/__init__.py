@@ -15,10 +15,15 @@ from ._backends import (
     check_anthropic_base_url,
     make_backend,
 )
+from ._probe import PROBE_TIMEOUT, ServerProbe, probe_ollama, probe_openai
 
 __all__ = [
     "ANTHROPIC_API_URL",
+    "PROBE_TIMEOUT",
     "THINKING_BUDGET",
+    "ServerProbe",
+    "probe_ollama",
+    "probe_openai",
     "AnthropicBackend",
     "ChatBackend",
     "ChatReply",

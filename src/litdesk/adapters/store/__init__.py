@@ -32,6 +32,8 @@ from ._engine import (
     open_store,
 )
 from ._gates import GateAnswer, give_back, take_gate
+from ._jobs import JobRow, JobsRepo
+from ._links import studies_by_keys
 from ._repo import READING_STATUSES, identity_keys
 from ._reports import assist_list_drafts
 from ._search import (
@@ -77,6 +79,8 @@ __all__ = [
     "READING_STATUSES",
     "CacheClaim",
     "GateAnswer",
+    "JobRow",
+    "JobsRepo",
     "Reservation",
     "SearchRunRow",
     "Store",
@@ -100,6 +104,7 @@ __all__ = [
     "repo",
     "reserve",
     "save_search_run",
+    "studies_by_keys",
     "take_gate",
     "usage",
 ]

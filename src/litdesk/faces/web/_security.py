@@ -106,6 +106,7 @@ class SecurityMiddleware:
         default_limit: int = DEFAULT_BODY_LIMIT,
         body_limits: dict[str, int] | None = None,
         static_prefix: str = "/static/",
+        csp_overrides: dict[str, str] | None = None,
     ) -> None:
         self.app = app
         self.origin = origin
@@ -113,6 +114,9 @@ class SecurityMiddleware:
         self.default_limit = default_limit
         self.body_limits = sorted((body_limits or {}).items(), key=lambda kv: -len(kv[0]))
         self.static_prefix = static_prefix
+        #: path prefix -> the CSP of those responses instead of :data:`CSP` (a served
+        #: synthesis report carries its own: its one inline script and style by hash)
+        self.csp_overrides = sorted((csp_overrides or {}).items(), key=lambda kv: -len(kv[0]))
 
     def _limit(self, path: str) -> int:
         for prefix, limit in self.body_limits:
@@ -189,6 +193,7 @@ class SecurityMiddleware:
                 return
 
         static = path.startswith(self.static_prefix)
+        csp = next((c for prefix, c in self.csp_overrides if path.startswith(prefix)), CSP)
         set_cookie = None if cookie_token else token
         started = False
         cut_off = False  # the body passed its limit: 413 sent, the app's answer dropped
@@ -200,7 +205,7 @@ class SecurityMiddleware:
                 return
             if message["type"] == "http.response.start":
                 started = True
-                _add_headers(message, static=static, set_cookie=set_cookie)
+                _add_headers(message, static=static, set_cookie=set_cookie, csp=csp)
             await send(message)
 
         async def limited_receive() -> Message:
@@ -229,10 +234,10 @@ class SecurityMiddleware:
             raise
 
 
-def _add_headers(message: Message, *, static: bool, set_cookie: str | None) -> None:
+def _add_headers(message: Message, *, static: bool, set_cookie: str | None, csp: str = CSP) -> None:
     raw = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _OWNED]
     raw += [
-        (b"content-security-policy", CSP.encode()),
+        (b"content-security-policy", csp.encode()),
         (b"x-content-type-options", b"nosniff"),
         (b"referrer-policy", b"no-referrer"),
         (b"x-frame-options", b"DENY"),
@@ -278,6 +283,9 @@ async def _read_all(receive: Receive, limit: int) -> bytes:
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
+
+
+_FIRST_NAME: Final = re.compile(rb'content-disposition:\s*form-data;\s*name="([^"]{1,64})"', re.I)
 
 
 def _replay(body: bytes) -> Receive:
