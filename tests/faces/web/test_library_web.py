@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from tests.faces.web._library import (
     BROKEN,
@@ -265,3 +266,36 @@ def test_a_large_library_is_paged(lib_server: Running, tmp_path: Path) -> None:
     assert len(small["files"]) == 17
     assert "Page 2 of 2" in html and 'rel="prev"' in html and 'rel="next"' not in html
     assert first["counts"]["waiting"] == 57
+
+
+def test_sources_in_order_with_the_shadowing_warning_first(
+    tmp_settings: Any, tmp_path: Path, fixtures_dir: Path
+) -> None:
+    from litdesk.services.library import add_source
+
+    configured, added = tmp_path / "configured", tmp_path / "added"
+    for folder in (configured, added):
+        folder.mkdir()
+        (folder / "dup.pdf").write_bytes((FIXTURES / HINDAWI).read_bytes())
+    (configured / "missing-elsewhere.pdf").write_bytes((FIXTURES / SCAN).read_bytes())
+    settings = library_settings(tmp_settings, library_dirs=[configured, tmp_path / "gone"])
+    add_source(settings.resolved_data_dir(), added)
+    port = free_port()
+    app = create_app(settings, host="127.0.0.1", port=port)
+    for _ in serve_app(app, port):
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as c:
+            lib = c.get("/api/v1/library").json()
+            html = c.get("/library").text
+    assert [(s["order"], s["origin"], s["files"]) for s in lib["sources"]] == [
+        (1, "added", 1),
+        (2, "settings", 1),
+        (3, "settings", 0),
+    ]
+    assert not lib["sources"][2]["exists"]
+    assert "shadowed" in lib["warnings"][0] and str(configured / "dup.pdf") in lib["warnings"][0]
+    assert any("not found" in w for w in lib["warnings"][1:])
+    assert {f["file"]: f["origin"] for f in lib["files"]} == {
+        "dup.pdf": "added",
+        "missing-elsewhere.pdf": "settings",
+    }
+    assert html.index("shadowed") < html.index('id="files-h"')
