@@ -151,6 +151,20 @@ def test_the_plain_form_uploads_without_script(lib_server: Running) -> None:
         assert r.status_code == 200, r.text
         assert f"{SCAN}: stored" in r.text
         assert re.search(r"\.\./up\.pdf refused \(unsafe_name\)", r.text)
+        # the job's forms without script: index now, cancel, adopt (urlencoded + csrf_token)
+        r = c.post("/library/index", data={"csrf_token": token})
+        assert r.status_code == 303 and r.headers["location"] == "/library"
+        job = c.get("/api/v1/jobs", params={"kind": "library.index"}).json()["jobs"][0]
+        r = c.post(f"/library/jobs/{job['id']}/cancel", data={"csrf_token": token})
+        assert r.status_code == 303
+        after = c.get(f"/api/v1/jobs/{job['id']}").json()
+        # cancelled, or asked to stop, unless it had already ended (one PDF indexes fast)
+        assert (
+            after["status"] == "cancelled" or after["cancel_requested"] or after["status"] == "done"
+        )
+        r = c.post("/library/adopt", data={"csrf_token": token, "file": "nope.pdf"})
+        assert r.status_code == 200 and "nope.pdf is not in the library" in r.text
+        assert c.post("/library/index", data={}).status_code == 403  # no token
     assert sorted(p.name for p in _inbox(lib_server).iterdir()) == [SCAN]
 
 
