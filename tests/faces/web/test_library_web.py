@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from tests.faces.web._library import (
     BROKEN,
@@ -150,6 +151,20 @@ def test_the_plain_form_uploads_without_script(lib_server: Running) -> None:
         assert r.status_code == 200, r.text
         assert f"{SCAN}: stored" in r.text
         assert re.search(r"\.\./up\.pdf refused \(unsafe_name\)", r.text)
+        # the job's forms without script: index now, cancel, adopt (urlencoded + csrf_token)
+        r = c.post("/library/index", data={"csrf_token": token})
+        assert r.status_code == 303 and r.headers["location"] == "/library"
+        job = c.get("/api/v1/jobs", params={"kind": "library.index"}).json()["jobs"][0]
+        r = c.post(f"/library/jobs/{job['id']}/cancel", data={"csrf_token": token})
+        assert r.status_code == 303
+        after = c.get(f"/api/v1/jobs/{job['id']}").json()
+        # cancelled, or asked to stop, unless it had already ended (one PDF indexes fast)
+        assert (
+            after["status"] == "cancelled" or after["cancel_requested"] or after["status"] == "done"
+        )
+        r = c.post("/library/adopt", data={"csrf_token": token, "file": "nope.pdf"})
+        assert r.status_code == 200 and "nope.pdf is not in the library" in r.text
+        assert c.post("/library/index", data={}).status_code == 403  # no token
     assert sorted(p.name for p in _inbox(lib_server).iterdir()) == [SCAN]
 
 
@@ -265,3 +280,36 @@ def test_a_large_library_is_paged(lib_server: Running, tmp_path: Path) -> None:
     assert len(small["files"]) == 17
     assert "Page 2 of 2" in html and 'rel="prev"' in html and 'rel="next"' not in html
     assert first["counts"]["waiting"] == 57
+
+
+def test_sources_in_order_with_the_shadowing_warning_first(
+    tmp_settings: Any, tmp_path: Path, fixtures_dir: Path
+) -> None:
+    from litdesk.services.library import add_source
+
+    configured, added = tmp_path / "configured", tmp_path / "added"
+    for folder in (configured, added):
+        folder.mkdir()
+        (folder / "dup.pdf").write_bytes((FIXTURES / HINDAWI).read_bytes())
+    (configured / "missing-elsewhere.pdf").write_bytes((FIXTURES / SCAN).read_bytes())
+    settings = library_settings(tmp_settings, library_dirs=[configured, tmp_path / "gone"])
+    add_source(settings.resolved_data_dir(), added)
+    port = free_port()
+    app = create_app(settings, host="127.0.0.1", port=port)
+    for _ in serve_app(app, port):
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as c:
+            lib = c.get("/api/v1/library").json()
+            html = c.get("/library").text
+    assert [(s["order"], s["origin"], s["files"]) for s in lib["sources"]] == [
+        (1, "added", 1),
+        (2, "settings", 1),
+        (3, "settings", 0),
+    ]
+    assert not lib["sources"][2]["exists"]
+    assert "shadowed" in lib["warnings"][0] and str(configured / "dup.pdf") in lib["warnings"][0]
+    assert any("not found" in w for w in lib["warnings"][1:])
+    assert {f["file"]: f["origin"] for f in lib["files"]} == {
+        "dup.pdf": "added",
+        "missing-elsewhere.pdf": "settings",
+    }
+    assert html.index("shadowed") < html.index('id="files-h"')

@@ -301,10 +301,12 @@ class Library:
         return self.settings.inbox_dir or self.root / "inbox"
 
     def sources(self) -> list[Source]:
-        out = [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
-        out += [Source(p, True, "added") for p in load_added(self.data_dir)]
+        """The sources in their order (earlier wins on a duplicate file name): folders and
+        files added with ``library add``, the inbox (flat), the settings' folders."""
+        out = [Source(p, True, "added") for p in load_added(self.data_dir)]
         if self.settings.inbox_dir is not None or self.inbox.is_dir():
             out.append(Source(self.inbox, False, "inbox"))
+        out += [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
         return out
 
     def corpus(self) -> Corpus:

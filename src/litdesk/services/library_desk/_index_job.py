@@ -79,6 +79,8 @@ class _Run:
 
     def progress(self, done: int, total: int, name: str) -> None:
         self.pass_total = total
+        if total == 0 and self.offset > 0:
+            return  # a later pass found nothing new: the figures so far stand
         self.done = self.offset + done
         elapsed = time.monotonic() - self.t0
         rate = self.attempt_pages / elapsed if elapsed > 0 and self.attempt_pages else None
