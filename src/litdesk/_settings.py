@@ -150,7 +150,9 @@ class Settings(BaseSettings):
         "duplicate file names. JSON list in the environment.",
     )
     inbox_dir: Path | None = Field(
-        default=None, description="An inbox folder of new PDFs, indexed after the library folders."
+        default=None,
+        description="An inbox folder of new PDFs, indexed after the library folders (default: "
+        "<data dir>/library/inbox, where the web page's uploads go, once it exists).",
     )
     embedder: str = Field(
         default="wordllama+use-m3",
@@ -190,6 +192,61 @@ class Settings(BaseSettings):
     web_host: str = Field(default="127.0.0.1", description="Address `litdesk serve` listens on.")
     web_port: int = Field(
         default=8765, ge=1, le=65535, description="Port `litdesk serve` listens on."
+    )
+
+    # --- AI assistance (issue 16: consent, allowances, evidence extraction) ----------
+    generation_backend: str | None = Field(
+        default=None,
+        pattern="^(none|anthropic|openai)$",
+        description="Model backend for the generation role (evidence extraction, Study "
+        "summaries): 'anthropic' or 'openai' (default: llm_backend).",
+    )
+    anthropic_base_url: str | None = Field(
+        default=None,
+        description="Explicit Anthropic API base URL (https, or http on loopback for a local "
+        "proxy); the key goes only there. Default: https://api.anthropic.com.",
+    )
+    assist_daily_requests: int = Field(
+        default=25, ge=1, le=1_000, description="Daily AI-assistance model calls in total."
+    )
+    assist_owner_daily_requests: int = Field(
+        default=25,
+        ge=1,
+        le=1_000,
+        description="Daily AI-assistance model calls per owner (capped at the total).",
+    )
+    assist_spacing_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        le=3_600,
+        description="Minimum seconds between two AI-assistance calls of one owner.",
+    )
+    assist_timeout_seconds: float = Field(
+        default=80.0, gt=0, le=600, description="Seconds one AI-assistance model call may take."
+    )
+
+    # --- background jobs and the web library page (web-library) ------------------------
+    jobs_lease_seconds: float = Field(
+        default=30.0,
+        ge=1,
+        le=3600,
+        description="Seconds a worker holds a background job without a heartbeat; after "
+        "that (its process died) another worker resumes the job.",
+    )
+    jobs_poll_seconds: float = Field(
+        default=1.0, gt=0, le=60, description="Seconds between a job worker's queue checks."
+    )
+    jobs_worker_slots: int = Field(
+        default=1, ge=0, le=16, description="Job worker threads per server process (0: none)."
+    )
+    library_upload_max_bytes: int = Field(
+        default=100_000_000,
+        ge=1_000,
+        le=200_000_000,
+        description="Largest PDF accepted by an upload to the library's inbox (bytes).",
+    )
+    library_upload_max_files: int = Field(
+        default=50, ge=1, le=500, description="Most PDFs accepted by one upload request."
     )
 
     def resolved_data_dir(self) -> Path:

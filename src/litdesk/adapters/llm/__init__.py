@@ -1,6 +1,7 @@
 """Chat model backends: Anthropic, OpenAI-compatible servers, and no model (extractive)."""
 
 from ._backends import (
+    ANTHROPIC_API_URL,
     THINKING_BUDGET,
     AnthropicBackend,
     ChatBackend,
@@ -11,11 +12,18 @@ from ._backends import (
     NoModelBackend,
     OpenAICompatBackend,
     Thinking,
+    check_anthropic_base_url,
     make_backend,
 )
+from ._probe import PROBE_TIMEOUT, ServerProbe, probe_ollama, probe_openai
 
 __all__ = [
+    "ANTHROPIC_API_URL",
+    "PROBE_TIMEOUT",
     "THINKING_BUDGET",
+    "ServerProbe",
+    "probe_ollama",
+    "probe_openai",
     "AnthropicBackend",
     "ChatBackend",
     "ChatReply",
@@ -25,5 +33,6 @@ __all__ = [
     "NoModelBackend",
     "OpenAICompatBackend",
     "Thinking",
+    "check_anthropic_base_url",
     "make_backend",
 ]

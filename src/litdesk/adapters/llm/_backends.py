@@ -8,19 +8,29 @@
 
 Thinking levels add output tokens for hidden reasoning (2k / 4k / 8k). A reply
 whose visible text is empty while the model stopped at its token limit raises
-:class:`HiddenReasoningOnly`.
+:class:`HiddenReasoningOnly`. A request may carry a JSON schema (structured output:
+Anthropic ``output_config``, OpenAI ``response_format``); a reply says whether hidden
+reasoning was seen and whether the model refused.
+
+The Anthropic key goes only to ``https://api.anthropic.com`` or to a base URL set
+explicitly (https, or http on loopback for tests and local proxies): the SDK is always
+given its base URL, so no ``ANTHROPIC_BASE_URL`` environment variable can redirect it.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 from litdesk._errors import ConfigError, ExternalError
 from litdesk.core.library import Excerpt, extractive_answer
 
 __all__ = [
+    "ANTHROPIC_API_URL",
     "THINKING_BUDGET",
     "AnthropicBackend",
     "ChatBackend",
@@ -31,12 +41,14 @@ __all__ = [
     "NoModelBackend",
     "OpenAICompatBackend",
     "Thinking",
+    "check_anthropic_base_url",
     "make_backend",
 ]
 
 Thinking = Literal["off", "low", "medium", "high"]
 THINKING_BUDGET: Final[dict[str, int]] = {"off": 0, "low": 2048, "medium": 4096, "high": 8192}
 DEFAULT_MAX_TOKENS: Final = 1200
+ANTHROPIC_API_URL: Final = "https://api.anthropic.com"
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
@@ -62,6 +74,8 @@ class ChatRequest:
     max_tokens: int = DEFAULT_MAX_TOKENS
     thinking: Thinking = "off"
     question: str = ""  # the plain question (the no-model backend picks sentences by it)
+    json_schema: Mapping[str, Any] | None = None  # structured output (the answer's shape)
+    schema_name: str = "answer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +86,8 @@ class ChatReply:
     stop_reason: str | None = None
     model: str = ""
     usage: dict[str, int] = field(default_factory=dict)
+    reasoning: bool = False  # hidden reasoning (thinking blocks, reasoning content) was seen
+    refusal: str | None = None  # the model's refusal text, when it refused
 
 
 @runtime_checkable
@@ -101,6 +117,43 @@ def _hidden_only(text: str, stop: str | None, model: str, thinking: str) -> None
         )
 
 
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_anthropic_base_url(url: str | None) -> str:
+    """The base URL the Anthropic key may go to: the official API, or an explicit https
+    URL, or http on loopback. Anything else is a :class:`ConfigError` (the URL's path and
+    query are not echoed)."""
+    if url is None or not url.strip():
+        return ANTHROPIC_API_URL
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    if parts.username or parts.password:
+        raise ConfigError("the Anthropic base URL must not carry credentials", code="base_url")
+    if parts.scheme == "https" and host:
+        return url.strip()
+    if parts.scheme == "http" and _loopback(host):
+        return url.strip()
+    raise ConfigError(
+        "the Anthropic base URL must be https, or http on loopback (127.0.0.1, ::1, localhost)",
+        code="base_url",
+    )
+
+
+def _host(url: str) -> str:
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{parts.port}" if parts.port else host
+
+
 def _budget(request: ChatRequest) -> int:
     if request.thinking not in THINKING_BUDGET:
         raise ConfigError(f"unknown thinking level {request.thinking!r}")
@@ -116,8 +169,9 @@ class AnthropicBackend:
         import anthropic
 
         self._sdk = anthropic
+        self._base_url = check_anthropic_base_url(base_url)
         self._client = anthropic.Anthropic(
-            api_key=api_key, max_retries=0, timeout=timeout, base_url=base_url
+            api_key=api_key, max_retries=0, timeout=timeout, base_url=self._base_url
         )
         self._model = model
 
@@ -127,6 +181,15 @@ class AnthropicBackend:
     @property
     def model(self) -> str:
         return self._model
+
+    @property
+    def host(self) -> str:
+        """Where requests go (host[:port]): shown before anything is sent."""
+        return _host(self._base_url)
+
+    def close(self) -> None:
+        """Close the SDK's connection pool."""
+        self._client.close()
 
     def complete(self, request: ChatRequest) -> ChatReply:
         budget = _budget(request)
@@ -138,6 +201,10 @@ class AnthropicBackend:
         }
         if budget:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        if request.json_schema is not None:
+            kwargs["output_config"] = {
+                "format": {"type": "json_schema", "schema": dict(request.json_schema)}
+            }
         try:
             msg = self._client.messages.create(**kwargs)
         except self._sdk.APIStatusError as exc:
@@ -145,9 +212,11 @@ class AnthropicBackend:
         except self._sdk.APIError as exc:
             raise ModelError(f"Anthropic call failed: {type(exc).__name__}") from None
         text = "".join(getattr(b, "text", "") for b in msg.content if b.type == "text").strip()
+        reasoning = any(b.type in {"thinking", "redacted_thinking"} for b in msg.content)
         _hidden_only(text, msg.stop_reason, self._model, request.thinking)
         usage = {"input": msg.usage.input_tokens, "output": msg.usage.output_tokens}
-        return ChatReply(text, msg.stop_reason, self._model, usage)
+        refusal = "refused" if msg.stop_reason == "refusal" else None
+        return ChatReply(text, msg.stop_reason, self._model, usage, reasoning, refusal)
 
 
 class OpenAICompatBackend:
@@ -159,6 +228,7 @@ class OpenAICompatBackend:
         import openai
 
         self._sdk = openai
+        self._base_url = base_url
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout
         )
@@ -171,11 +241,30 @@ class OpenAICompatBackend:
     def model(self) -> str:
         return self._model
 
+    @property
+    def host(self) -> str:
+        """Where requests go (host[:port]): shown before anything is sent."""
+        return _host(self._base_url)
+
+    def close(self) -> None:
+        """Close the SDK's connection pool."""
+        self._client.close()
+
     def complete(self, request: ChatRequest) -> ChatReply:
         budget = _budget(request)
         extra: dict[str, Any] = {}
         if budget:
             extra["reasoning_effort"] = request.thinking
+        options: dict[str, Any] = {}
+        if request.json_schema is not None:
+            options["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": request.schema_name,
+                    "schema": dict(request.json_schema),
+                    "strict": True,
+                },
+            }
         try:
             resp = self._client.chat.completions.create(
                 model=self._model,
@@ -185,6 +274,7 @@ class OpenAICompatBackend:
                 ],
                 max_tokens=request.max_tokens + budget,
                 extra_body=extra or None,
+                **options,
             )
         except self._sdk.APIStatusError as exc:
             raise ModelError(f"model server answered HTTP {exc.status_code}") from None
@@ -195,11 +285,24 @@ class OpenAICompatBackend:
         choice = resp.choices[0]
         raw = choice.message.content or ""
         text = _THINK_BLOCK.sub("", raw).strip()
+        reasoning = bool(
+            _THINK_BLOCK.search(raw)
+            or getattr(choice.message, "reasoning_content", None)
+            or getattr(choice.message, "reasoning", None)
+        )
         _hidden_only(text, choice.finish_reason, self._model, request.thinking)
         usage: dict[str, int] = {}
         if resp.usage is not None:
             usage = {"input": resp.usage.prompt_tokens, "output": resp.usage.completion_tokens}
-        return ChatReply(text, choice.finish_reason, resp.model or self._model, usage)
+        refusal = getattr(choice.message, "refusal", None) or None
+        return ChatReply(
+            text,
+            choice.finish_reason,
+            resp.model or self._model,
+            usage,
+            reasoning,
+            str(refusal)[:500] if refusal else None,
+        )
 
 
 class NoModelBackend:
@@ -208,6 +311,7 @@ class NoModelBackend:
     name = "none"
     model = "extractive"
     is_model = False
+    host = ""
 
     def complete(self, request: ChatRequest) -> ChatReply:
         _budget(request)
@@ -223,6 +327,8 @@ def make_backend(
     anthropic_api_key: str | None = None,
     openai_base_url: str | None = None,
     openai_api_key: str | None = None,
+    anthropic_base_url: str | None = None,
+    timeout: float = 120.0,
 ) -> ChatBackend:
     """The backend named by the ``llm_backend`` setting."""
     if kind == "none":
@@ -234,7 +340,11 @@ def make_backend(
     if kind == "anthropic":
         if not anthropic_api_key:
             raise ConfigError("llm_backend 'anthropic' needs LITDESK_ANTHROPIC_API_KEY")
-        return AnthropicBackend(api_key=anthropic_api_key, model=model)
+        return AnthropicBackend(
+            api_key=anthropic_api_key, model=model, base_url=anthropic_base_url, timeout=timeout
+        )
     if not openai_base_url:
         raise ConfigError("llm_backend 'openai' needs LITDESK_OPENAI_BASE_URL")
-    return OpenAICompatBackend(base_url=openai_base_url, model=model, api_key=openai_api_key)
+    return OpenAICompatBackend(
+        base_url=openai_base_url, model=model, api_key=openai_api_key, timeout=timeout
+    )

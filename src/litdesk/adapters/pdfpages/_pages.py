@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +23,13 @@ from litdesk.adapters.pdf import PdfExcluded, open_pdf, passage_boxes
 
 __all__ = [
     "DEFAULT_DPI",
+    "PDFIUM_LOCK",
     "Highlight",
+    "PageBitmap",
     "PageImage",
     "PageRenderError",
     "highlight",
+    "render_page",
     "render_pages",
 ]
 
@@ -34,6 +38,10 @@ JPEG_QUALITY: Final = 70
 MAX_PAGE_PIXELS: Final = 4_000_000
 
 Rect = tuple[float, float, float, float]  # x, y, w, h as fractions of the page
+
+#: pdfium is not thread-safe: a long-running face (the web viewer's thread pool) holds this
+#: around every call into it
+PDFIUM_LOCK: Final = threading.RLock()
 
 
 class PageRenderError(InputError):
@@ -75,17 +83,18 @@ def render_pages(
         by_file.setdefault(path, set()).add(page)
     out: dict[tuple[Path, int], PageImage] = {}
     for path, pages in by_file.items():
-        try:
-            doc = open_pdf(path)  # a regular file only (never a FIFO or device)
-        except PdfExcluded as exc:
-            raise PageRenderError(f"{path.name}: cannot open ({exc.message})") from None
-        try:
-            for page in sorted(pages):
-                if not 1 <= page <= len(doc):
-                    raise PageRenderError(f"{path.name}: no page {page}", code="no_page")
-                out[(path, page)] = _render(doc, path, page, dpi)
-        finally:
-            doc.close()
+        with PDFIUM_LOCK:
+            try:
+                doc = open_pdf(path)  # a regular file only (never a FIFO or device)
+            except PdfExcluded as exc:
+                raise PageRenderError(f"{path.name}: cannot open ({exc.message})") from None
+            try:
+                for page in sorted(pages):
+                    if not 1 <= page <= len(doc):
+                        raise PageRenderError(f"{path.name}: no page {page}", code="no_page")
+                    out[(path, page)] = _render(doc, path, page, dpi)
+            finally:
+                doc.close()
     return out
 
 
@@ -111,10 +120,61 @@ def _render(doc: pdfium.PdfDocument, path: Path, page: int, dpi: int) -> PageIma
     return PageImage(path.name, page, uri, image.width, image.height, float(w_pt), float(h_pt))
 
 
+@dataclass(frozen=True, slots=True)
+class PageBitmap:
+    """One page rendered for a viewer: JPEG bytes, its pixel and point sizes, the page count."""
+
+    data: bytes
+    width_px: int
+    height_px: int
+    width_pt: float
+    height_pt: float
+    pages: int
+
+
+def render_page(path: Path, page: int, *, dpi: int = DEFAULT_DPI) -> PageBitmap:
+    """Render one 1-based ``page`` of ``path`` as JPEG bytes (the web viewer's page image);
+    the pixel count is capped at :data:`MAX_PAGE_PIXELS` like the reports' pages."""
+    if not 30 <= dpi <= 300:
+        raise InputError("dpi must be between 30 and 300", code="dpi")
+    with PDFIUM_LOCK:
+        try:
+            doc = open_pdf(path)
+        except PdfExcluded as exc:
+            raise PageRenderError(f"{path.name}: cannot open ({exc.message})") from None
+        try:
+            count = len(doc)
+            if not 1 <= page <= count:
+                raise PageRenderError(f"{path.name}: no page {page}", code="no_page")
+            pg = doc[page - 1]
+            try:
+                w_pt, h_pt = pg.get_size()
+                scale = dpi / 72.0
+                if w_pt * h_pt * scale * scale > MAX_PAGE_PIXELS:
+                    scale = (MAX_PAGE_PIXELS / (w_pt * h_pt)) ** 0.5
+                bitmap = pg.render(scale=scale)
+                try:
+                    image = bitmap.to_pil().convert("RGB")
+                finally:
+                    bitmap.close()
+            except pdfium.PdfiumError as exc:
+                raise PageRenderError(
+                    f"{path.name}: page {page} cannot be rendered ({exc})"
+                ) from None
+            finally:
+                pg.close()
+        finally:
+            doc.close()
+    buf = io.BytesIO()
+    image.save(buf, format="JPEG", quality=80)
+    return PageBitmap(buf.getvalue(), image.width, image.height, float(w_pt), float(h_pt), count)
+
+
 def highlight(path: Path, page: int, passage: str, width_pt: float, height_pt: float) -> Highlight:
     """The passage's line rectangles on ``page`` as page fractions (top-left origin)."""
     try:
-        boxes = passage_boxes(path, page, passage)
+        with PDFIUM_LOCK:
+            boxes = passage_boxes(path, page, passage)
     except PdfExcluded as exc:
         return Highlight((), False, (exc.message,))
     rects: list[Rect] = []

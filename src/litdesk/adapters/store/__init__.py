@@ -6,6 +6,20 @@ cache with in-flight coalescing, allowances) in ``_search``.
 """
 
 from . import _repo as repo
+from ._assist import (
+    AssistDraftRow,
+    AssistReservation,
+    CallStatus,
+    assist_finish,
+    assist_get_draft,
+    assist_get_provenance,
+    assist_insert_draft,
+    assist_insert_provenance,
+    assist_mark_draft_saved,
+    assist_release,
+    assist_reserve,
+    assist_usage,
+)
 from ._dedup import DedupEntry, add_dedup_entry, list_dedup_entries
 from ._engine import (
     MIGRATIONS_DIR,
@@ -18,7 +32,10 @@ from ._engine import (
     open_store,
 )
 from ._gates import GateAnswer, give_back, take_gate
+from ._jobs import JobRow, JobsRepo
+from ._links import studies_by_keys
 from ._repo import READING_STATUSES, identity_keys
+from ._reports import assist_list_drafts
 from ._search import (
     GLOBAL_OWNER,
     MAX_RUN_BYTES,
@@ -40,6 +57,19 @@ from ._search import (
 )
 
 __all__ = [
+    "AssistDraftRow",
+    "AssistReservation",
+    "CallStatus",
+    "assist_finish",
+    "assist_get_draft",
+    "assist_get_provenance",
+    "assist_insert_draft",
+    "assist_insert_provenance",
+    "assist_list_drafts",
+    "assist_mark_draft_saved",
+    "assist_release",
+    "assist_reserve",
+    "assist_usage",
     "DedupEntry",
     "add_dedup_entry",
     "list_dedup_entries",
@@ -49,6 +79,8 @@ __all__ = [
     "READING_STATUSES",
     "CacheClaim",
     "GateAnswer",
+    "JobRow",
+    "JobsRepo",
     "Reservation",
     "SearchRunRow",
     "Store",
@@ -72,6 +104,7 @@ __all__ = [
     "repo",
     "reserve",
     "save_search_run",
+    "studies_by_keys",
     "take_gate",
     "usage",
 ]

@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 from litdesk import __version__
 
 from . import (
+    _assist,
     _dedup,
     _imports,
     _library,
@@ -25,6 +26,7 @@ from . import (
     _runs,
     _search,
     _serve,
+    _strategy,
     _workspace,
 )
 
@@ -112,6 +114,8 @@ def _root(
 
 for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
+_assist.register(app)
+_strategy.register(app)
 _serve.register(app)
 
 

@@ -4,6 +4,7 @@ request; one exception handler translates errors; static files come from the pac
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,16 +17,61 @@ from fastapi.staticfiles import StaticFiles
 from litdesk import __version__
 from litdesk._settings import Settings
 from litdesk.services.desk import Desk, open_desk
+from litdesk.services.jobs import Handler, JobRunner, Jobs
+from litdesk.services.library_desk import LibraryDesk
+from litdesk.services.synthesis import report_csp
 
 from ._errors import CatchAll, install_error_handlers
+from ._library_state import close_library_state, open_library_state
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
-from .routes import citations, notes, papers, search, studies, study_files
+from .routes import (
+    assist,
+    chat,
+    citations,
+    dedup,
+    jobs,
+    library,
+    notes,
+    papers,
+    reports,
+    search,
+    strategy,
+    studies,
+    study_files,
+    summary,
+    viewer,
+)
 
 __all__ = ["API_PREFIX", "create_app"]
 
 API_PREFIX: Final = "/api/v1"
+
+
+@asynccontextmanager
+async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIterator[None]:
+    """The job queue and this process's job runner (handlers by kind, a plain dict) for
+    the app's lifetime; on shutdown running jobs are handed back to the queue."""
+    queue = Jobs(desk.store)
+    shelf = LibraryDesk(desk.runtime, queue)
+    pdfs = open_library_state(app, desk, queue)  # viewer, paper chat, report wizard
+    handlers: dict[str, Handler] = {**shelf.handlers(), **pdfs.handlers()}
+    runner = JobRunner(
+        queue,
+        handlers,
+        slots=max(1, settings.jobs_worker_slots),
+        lease_s=settings.jobs_lease_seconds,
+        poll_s=settings.jobs_poll_seconds,
+    )
+    app.state.jobs, app.state.library, app.state.runner = queue, shelf, runner
+    if settings.jobs_worker_slots > 0:
+        runner.start()
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(runner.stop)
+        close_library_state(app)
 
 
 def create_app(
@@ -47,11 +93,16 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if desk is not None:
             app.state.desk = desk
-            yield
+            if not isinstance(desk, Desk):  # a stand-in desk (tests): no store, no jobs
+                yield
+                return
+            async with _background(app, desk, settings):
+                yield
             return
         async with open_desk(settings, replay=replay) as opened:
             app.state.desk = opened
-            yield
+            async with _background(app, opened, settings):
+                yield
 
     app = FastAPI(
         title="litdesk web workspace",
@@ -73,10 +124,16 @@ def create_app(
             f"{API_PREFIX}/query": 16_000,
             f"{API_PREFIX}/imports": studies.IMPORT_LIMIT,
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
+            study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,  # the form posted without JS
+            **dict.fromkeys(
+                library.UPLOAD_PATHS, library.upload_limit(settings.library_upload_max_bytes)
+            ),
         },
+        csp_overrides={reports.VIEW_PREFIX: report_csp()},
     )
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (search, papers, notes, studies, study_files, citations):
+    routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
+    for module in (*routes, assist, strategy, summary, viewer, chat, reports):
         app.include_router(module.pages, include_in_schema=False)
         app.include_router(module.api, prefix=API_PREFIX)
 

@@ -42,6 +42,9 @@ _BY_CODE: Final = {
     "study_exists": 409,
     "allowance": 429,
     "anchor_mismatch": 422,
+    # no model configured for AI assistance: the request cannot be served in this
+    # server's state (a setting the person can change), not a server failure
+    "assist_unavailable": 409,
 }
 
 

@@ -3,8 +3,9 @@
 from ._adoption import search_lookup
 from ._ask import AskRequest, ask_library, open_library
 from ._catalogue import Catalogue, Entry, StoredChunk
+from ._chat import ChatRound, ChatService, ChatSession, RoundNotFound, viewer_link
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
-from ._library import Answer, Hit, Library, Lookup, Retrieval, title_printed
+from ._library import Adoption, Answer, Hit, Library, Lookup, Retrieval, title_printed
 from ._sources import (
     Corpus,
     LibraryFile,
@@ -15,11 +16,17 @@ from ._sources import (
     load_added,
     remove_source,
 )
+from ._viewer import ZOOMS, PageImageBytes, PdfNotInLibrary, PdfViewer, ViewerPage
 
 __all__ = [
+    "Adoption",
     "Answer",
     "AskRequest",
+    "ZOOMS",
     "Catalogue",
+    "ChatRound",
+    "ChatService",
+    "ChatSession",
     "Corpus",
     "Entry",
     "Hit",
@@ -28,10 +35,15 @@ __all__ = [
     "Library",
     "LibraryFile",
     "Lookup",
+    "PageImageBytes",
+    "PdfNotInLibrary",
+    "PdfViewer",
     "Retrieval",
+    "RoundNotFound",
     "Source",
     "StoredChunk",
     "UnknownPapers",
+    "ViewerPage",
     "add_source",
     "ask_library",
     "discover",
@@ -43,4 +55,5 @@ __all__ = [
     "remove_source",
     "search_lookup",
     "title_printed",
+    "viewer_link",
 ]

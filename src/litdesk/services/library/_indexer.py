@@ -24,6 +24,10 @@ from ._sources import LibraryFile
 __all__ = ["IndexReport", "IndexWorkerCrashed", "extract_job", "hash_files", "index_files"]
 
 Progress = Callable[[int, int, str], None]
+#: Called after each file is stored: its name and its pages (``None`` when excluded).
+OnFile = Callable[[str, int | None], None]
+#: Asked before each file is started; ``True`` stops the run (files in flight finish).
+ShouldStop = Callable[[], bool]
 
 
 class IndexWorkerCrashed(ExternalError):
@@ -154,8 +158,14 @@ def index_files(
     workers: int = 2,
     local_embedder: tuple[str, Path] | None = None,
     progress: Progress | None = None,
+    on_file: OnFile | None = None,
+    should_stop: ShouldStop | None = None,
 ) -> IndexReport:
     """Index every file whose (hash, embedder, chunking) entry is missing.
+
+    ``should_stop`` is asked before each file is started: when it says so, the files in
+    flight are stored and the run ends ``interrupted`` (a later run resumes: stored files
+    are found indexed).
 
     With ``workers`` ≥ 2 the PDFs are parsed in that many worker processes (never in the
     calling process); with 1, here.
@@ -207,6 +217,8 @@ def index_files(
             report.excluded.append(
                 {"file": f.name, "code": result["code"], "reason": result["reason"]}
             )
+            if on_file:
+                on_file(f.name, None)
         else:
             chunks = [Chunk(*c) for c in result["chunks"]]
             vectors = result.get("vectors")
@@ -220,6 +232,8 @@ def index_files(
             report.indexed.append(f.name)
             report.pages += int(result["pages"])
             report.chunks += len(chunks)
+            if on_file:
+                on_file(f.name, int(result["pages"]))
         done += 1
         if progress:
             progress(done, total, f.name)
@@ -231,13 +245,17 @@ def index_files(
             pass
         elif workers <= 1:  # in this process (tests, a one-shot tool)
             for sha, f in todo.items():
+                if should_stop is not None and should_stop():
+                    report.interrupted = True
+                    break
                 store(sha, f, extract_job(str(f.path)))
         else:  # PDF parsing in worker processes, also for one file: a PDF that crashes
             # or stalls pdfium cannot take the calling process (a server) with it
             embed = None
             if local_embedder is not None:
                 embed = (local_embedder[0], str(local_embedder[1]))
-            _run_pool(todo, min(workers, total), store, embed)
+            if _run_pool(todo, min(workers, total), store, embed, should_stop):
+                report.interrupted = True
     except KeyboardInterrupt:
         report.interrupted = True
     report.seconds = time.perf_counter() - t0
@@ -254,9 +272,11 @@ def _run_pool(
     workers: int,
     store: Callable[[str, LibraryFile, dict[str, Any]], None],
     embed: tuple[str, str] | None,
-) -> None:
+    should_stop: ShouldStop | None = None,
+) -> bool:
     """Extract (and embed) in a pool of spawned workers; results are stored here, in the
-    calling process, one transaction per file. The workers die with this process."""
+    calling process, one transaction per file. The workers die with this process.
+    ``True`` when ``should_stop`` ended the run before every file was started."""
     ctx = multiprocessing.get_context("spawn")
     # one BLAS/tokenizer thread per worker (the workers are the parallelism); each worker
     # dies with this process (worker_init)
@@ -268,9 +288,13 @@ def _run_pool(
             pass
     items = list(todo.items())
     pending: dict[Future[dict[str, Any]], tuple[str, LibraryFile]] = {}
+    stopped = False
     try:
         nxt = 0
         while nxt < len(items) or pending:
+            if not stopped and nxt < len(items) and should_stop is not None and should_stop():
+                stopped = True
+                items = items[:nxt]  # nothing more is started; the files in flight finish
             while nxt < len(items) and len(pending) < workers * 2:
                 sha, f = items[nxt]
                 pending[pool.submit(extract_job, str(f.path), embed)] = (sha, f)
@@ -289,6 +313,7 @@ def _run_pool(
                     ) from None
                 del pending[fut]
                 store(sha, f, result)
+        return stopped
     finally:
         for fut in pending:
             fut.cancel()

@@ -56,11 +56,11 @@ from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 
 from ._catalogue import Catalogue, Entry, StoredChunk
-from ._indexer import IndexReport, Progress, hash_files, index_files
+from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
-__all__ = ["Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
+__all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
 
 #: Look up a record by ("doi" | "arxiv", canonical id); ``None`` when nothing is found.
 Lookup = Callable[[str, str], Paper | None]
@@ -130,6 +130,40 @@ class Answer:
             "variant": self.variant,
             "model": self.model,
             "scope": self.scope,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Adoption:
+    """What one adoption attempt did: adopted (with the lookup and title) or why not."""
+
+    file: str
+    adopted: bool
+    lookup: str | None
+    title: str | None
+    warnings: list[str]
+    #: the identifiers looked up ("doi 10.…", "arxiv 2501.10120")
+    tried: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        """Why nothing was adopted (empty when adopted)."""
+        if self.adopted:
+            return ""
+        if self.warnings:
+            return "; ".join(w.removeprefix(f"{self.file}: ") for w in self.warnings)
+        if not self.tried:
+            return "no DOI or arXiv id is printed on its first two pages"
+        return "no record was found for " + " or ".join(self.tried)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "adopted": self.adopted,
+            "lookup": self.lookup,
+            "title": self.title,
+            "reason": self.reason,
+            "warnings": self.warnings,
         }
 
 
@@ -246,12 +280,42 @@ class Library:
             )
         return self._backend
 
+    @property
+    def embedder_id(self) -> str:
+        """The embedder's name as the index entries are keyed (``wordllama-l2-256``)."""
+        return self._embedder_name
+
+    def known_hashes(self, files: list[LibraryFile]) -> dict[Path, str]:
+        """SHA-256 of ``files`` from the hash cache only (unchanged size and mtime); files
+        never hashed are left out (nothing is read)."""
+        cache = self.catalogue.cached_hashes()
+        out: dict[Path, str] = {}
+        for f in files:
+            hit = cache.get(str(f.path))
+            if hit is None:
+                continue
+            try:
+                st = f.path.stat()
+            except OSError:
+                continue
+            if hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+                out[f.path] = hit[2]
+        return out
+
     # --- sources --------------------------------------------------------------------
+    @property
+    def inbox(self) -> Path:
+        """Where uploaded PDFs go: the ``inbox_dir`` setting, else ``library/inbox`` in
+        the data dir."""
+        return self.settings.inbox_dir or self.root / "inbox"
+
     def sources(self) -> list[Source]:
-        out = [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
-        out += [Source(p, True, "added") for p in load_added(self.data_dir)]
-        if self.settings.inbox_dir is not None:
-            out.append(Source(self.settings.inbox_dir, False, "inbox"))
+        """The sources in their order (earlier wins on a duplicate file name): folders and
+        files added with ``library add``, the inbox (flat), the settings' folders."""
+        out = [Source(p, True, "added") for p in load_added(self.data_dir)]
+        if self.settings.inbox_dir is not None or self.inbox.is_dir():
+            out.append(Source(self.inbox, False, "inbox"))
+        out += [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
         return out
 
     def corpus(self) -> Corpus:
@@ -265,9 +329,15 @@ class Library:
 
     # --- index ----------------------------------------------------------------------
     def index(
-        self, files: list[LibraryFile] | None = None, *, progress: Progress | None = None
+        self,
+        files: list[LibraryFile] | None = None,
+        *,
+        progress: Progress | None = None,
+        on_file: OnFile | None = None,
+        should_stop: ShouldStop | None = None,
     ) -> IndexReport:
-        """Index the library (or ``files``); unchanged files cost a hash-cache check."""
+        """Index the library (or ``files``); unchanged files cost a hash-cache check.
+        ``should_stop`` ends the run early (interrupted; a later run resumes)."""
         return index_files(
             self.catalogue,
             self.corpus().files if files is None else files,
@@ -275,6 +345,8 @@ class Library:
             embedder=self.embedder,
             workers=self.workers,
             progress=progress,
+            on_file=on_file,
+            should_stop=should_stop,
             local_embedder=self._local_embedder(),
         )
 
@@ -347,24 +419,35 @@ class Library:
             e = entries.get(sha)
             if e is None or sha in meta or e.status != "ok":
                 continue
-            for ns, value in (("doi", e.doi), ("arxiv", e.arxiv)):
-                if not value:
-                    continue
-                try:
-                    paper = self._lookup(ns, value)
-                except LitdeskError as exc:
-                    warnings.append(f"{names[sha]}: lookup of {ns} {value} failed: {exc.message}")
-                    continue
-                if paper is None:
-                    continue
-                if title_printed(paper.title, e.head_text or ""):
-                    self.catalogue.adopt(sha, paper.to_dict(), f"{ns}:{value}")
-                    break
-                warnings.append(
-                    f"{names[sha]}: the record found for {ns} {value} has a title not printed "
-                    "on the first pages; not adopted"
-                )
+            warnings += self.adopt_entry(sha, e, names[sha]).warnings
         return warnings
+
+    def adopt_entry(self, sha: str, e: Entry, name: str) -> Adoption:
+        """One adoption attempt for the indexed PDF ``name``: its DOI, then its arXiv id, is
+        looked up; the record is adopted only when its title is printed on pages 1-2."""
+        if self._lookup is None:
+            return Adoption(name, False, None, None, ["no lookup is configured"])
+        warnings: list[str] = []
+        tried: list[str] = []
+        for ns, value in (("doi", e.doi), ("arxiv", e.arxiv)):
+            if not value:
+                continue
+            tried.append(f"{ns} {value}")
+            try:
+                paper = self._lookup(ns, value)
+            except LitdeskError as exc:
+                warnings.append(f"{name}: lookup of {ns} {value} failed: {exc.message}")
+                continue
+            if paper is None:
+                continue
+            if title_printed(paper.title, e.head_text or ""):
+                self.catalogue.adopt(sha, paper.to_dict(), f"{ns}:{value}")
+                return Adoption(name, True, f"{ns}:{value}", paper.title, warnings)
+            warnings.append(
+                f"{name}: the record found for {ns} {value} has a title not printed "
+                "on the first pages; not adopted"
+            )
+        return Adoption(name, False, None, None, warnings, tried)
 
     # --- retrieval ------------------------------------------------------------------
     def retrieve(
@@ -374,8 +457,13 @@ class Library:
         papers: list[str] | None = None,
         top_k: int = DEFAULT_TOP_K,
         variant: str | None = None,
+        index_missing: bool = True,
     ) -> Retrieval:
-        """The ``top_k`` excerpts for ``question`` over the library or the named papers."""
+        """The ``top_k`` excerpts for ``question`` over the library or the named papers.
+
+        ``index_missing=False`` (a server whose background job indexes) answers from the
+        files indexed so far and names how many are not indexed yet, instead of indexing
+        them first."""
         question = question.strip()
         if not question:
             raise InputError("the question is empty", code="empty_question")
@@ -392,14 +480,24 @@ class Library:
                 "the library is empty: add a folder with `litdesk library add PATH`"
             )
             return out
-        report = self.index(files)
-        if report.rebuild:
-            out.warnings.append(report.rebuild)
-        if report.interrupted:
-            out.warnings.append("indexing was interrupted; the answer uses what is indexed")
         cat = self.catalogue
-        hashes = hash_files(cat, files)
+        if index_missing:
+            report = self.index(files)
+            if report.rebuild:
+                out.warnings.append(report.rebuild)
+            if report.interrupted:
+                out.warnings.append("indexing was interrupted; the answer uses what is indexed")
+            hashes = hash_files(cat, files)
+        else:
+            hashes = self.known_hashes(files)
         entries = cat.entries(self._embedder_name, CHUNKING_VERSION)
+        if not index_missing:
+            waiting = [f.name for f in files if hashes.get(f.path) not in entries]
+            if waiting:
+                out.warnings.append(
+                    f"{len(waiting)} file(s) not indexed yet (indexing runs in the background); "
+                    "the answer uses the indexed ones"
+                )
         names: dict[str, str] = {}
         for f in files:
             sha = hashes.get(f.path)
@@ -627,8 +725,10 @@ class Library:
         papers: list[str] | None = None,
         top_k: int = DEFAULT_TOP_K,
         thinking: Thinking | None = None,
+        index_missing: bool = True,
     ) -> Answer:
-        """One grounded answer: retrieval, the citation gate, the protocol entry."""
+        """One grounded answer: retrieval, the citation gate, the protocol entry
+        (``index_missing``: see :meth:`retrieve`)."""
         backend = self.backend()
         level: Thinking = thinking or self.settings.thinking  # type: ignore[assignment]
         warnings: list[str] = []
@@ -638,7 +738,9 @@ class Library:
                 variant = self.english_variant(question)
             except LitdeskError as exc:
                 warnings.append(f"no English retrieval variant: {exc.message}")
-        found = self.retrieve(question, papers=papers, top_k=top_k, variant=variant)
+        found = self.retrieve(
+            question, papers=papers, top_k=top_k, variant=variant, index_missing=index_missing
+        )
         warnings += found.warnings
         if variant:
             warnings.append(f'retrieval also used an English variant of the question: "{variant}"')

@@ -1,9 +1,10 @@
 """Where the library's PDFs come from: folders from settings, added folders, the inbox.
 
 Order (earlier wins on a duplicate file name; the shadowed files are named in a
-warning): the ``library_dirs`` setting, then folders or files added with
-``litdesk library add`` (persisted in ``<data dir>/library/folders.json``), both
-read recursively, then the inbox (flat).
+warning), as the reference and issue 15 give it: folders or files added with
+``litdesk library add`` (persisted in ``<data dir>/library/folders.json``, recursive), then
+the inbox (flat: the ``inbox_dir`` setting or ``<data dir>/library/inbox``, where the web
+page's uploads go), then the ``library_dirs`` setting (recursive).
 """
 
 from __future__ import annotations

@@ -13,13 +13,13 @@ each citation in the report is a verified excerpt (file, page, passage):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from litdesk._errors import InputError
+from litdesk._errors import InputError, LitdeskError
 from litdesk.adapters.llm import ChatBackend, ChatRequest, Thinking, make_backend
 from litdesk.core.library import Excerpt, PromptMessages, extractive_answer, run_gate
 from litdesk.core.report import (
@@ -37,9 +37,11 @@ from litdesk.services.library import Hit, Library, hash_files
 
 __all__ = [
     "DetailMode",
+    "ReportCancelled",
     "ReportInputError",
     "SummaryMode",
     "SynthesisReport",
+    "UnitProgress",
     "build_report",
     "split_sections",
 ]
@@ -62,6 +64,16 @@ _HEADINGS: Final = {
     "differences": _heading("differences?"),
     "open_points": _heading("open points?|open questions?"),
 }
+
+
+#: ``(units done, units in all, the unit starting)``; ``False`` stops the build
+UnitProgress = Callable[[int, int, str | None], bool]
+
+
+class ReportCancelled(LitdeskError):
+    """The build was stopped through its progress callback."""
+
+    default_code = "cancelled"
 
 
 class ReportInputError(InputError):
@@ -332,8 +344,17 @@ def build_report(
     thinking: Thinking | None = None,
     generation: ChatBackend | None = None,
     preset_letters: dict[str, str] | None = None,
+    progress: UnitProgress | None = None,
+    reuse: Mapping[str, ReportUnit] | None = None,
 ) -> SynthesisReport:
-    """Answer the questions, summarise and synthesise over ``papers`` (``None``: all)."""
+    """Answer the questions, summarise and synthesise over ``papers`` (``None``: all).
+
+    ``reuse`` maps a question to an answer already given over the same papers (a paper
+    chat's round): where a question is answered once for the scope (``cross-paper``, or
+    one paper) that answer is taken as it is instead of asking again.
+
+    ``progress(done, total, current)`` is called before each unit and once at the end;
+    when it returns ``False`` the build stops with :class:`ReportCancelled`."""
     if summary not in ("none", "bullets", "prose"):
         raise ReportInputError("--summary takes none, bullets or prose", code="summary")
     if detail_mode not in ("per-paper", "cross-paper"):
@@ -382,11 +403,34 @@ def build_report(
     run = _Runner(lib, chat, gen, language, level, top_k)
     run.lead_question = qs[0] if qs else None
     units: list[ReportUnit] = []
+    cross = detail_mode == "cross-paper" or len(names) == 1
+    make_synthesis = synthesis and len(names) >= 2 and gen.is_model
+    total = len(qs) * (1 if cross else len(names)) + int(make_synthesis)
+    total += len(FACETS) * len(names) if summary != "none" else 0
+    done = 0
+
+    def step(current: str | None) -> None:
+        nonlocal done
+        if progress is not None and not progress(done, total, current):
+            raise ReportCancelled("the report build was cancelled")
+        done += 1
+
+    reused = 0
     for i, q in enumerate(qs):
-        if detail_mode == "cross-paper" or len(names) == 1:
+        if cross:
+            step(f"question {i + 1}")
+            earlier = (reuse or {}).get(q)
+            if earlier is not None:
+                reused += 1
+                units.append(
+                    replace(earlier, question_index=i, paper=None if len(names) > 1 else names[0])
+                )
+                continue
             units.append(run.question(i, q, names, None if len(names) > 1 else names[0]))
         else:
-            units += [run.question(i, q, names, n) for n in names]
+            for n in names:
+                step(f"question {i + 1} · {n}")
+                units.append(run.question(i, q, names, n))
     note = None
     if synthesis:
         if len(names) < 2:
@@ -397,14 +441,21 @@ def build_report(
                 "and a model; no synthesis was made"
             )
         else:
+            step("synthesis")
             units += run.synthesis(qs, names)
     if summary != "none":
         for n in names:
-            units += [run.facet(f, n, summary) for f in FACETS]
+            for f in FACETS:
+                step(f"summary {f} · {n}")
+                units.append(run.facet(f, n, summary))
+    if progress is not None:
+        progress(done, total, None)
     labelled = assign_labels(report_papers, units, preset=preset_letters)
     warnings = [f"{n} is not in the library: skipped" for n in skipped]
     warnings += [f"{n} is left out: {state[n]['excluded']}" for n in left_out]
     warnings += run.warnings
+    if reused:
+        warnings.append(f"{reused} answer(s) taken from the paper chat, not asked again")
     if note:
         warnings.append(note)
     return SynthesisReport(

@@ -1,0 +1,332 @@
+"""The jobs table (migration 0005_jobs): a store-backed queue shared by every process.
+
+:class:`JobsRepo` is the one place that reads and writes it, on SQLite or PostgreSQL.
+A worker *claims* a job with one conditional ``UPDATE … RETURNING`` whose target is the
+oldest claimable row (queued, or running with an expired lease): on PostgreSQL the row is
+chosen ``FOR UPDATE SKIP LOCKED`` so concurrent claimers never wait on or take the same
+row; on SQLite the write transaction (``BEGIN IMMEDIATE``) already serialises writers.
+Every later write by the worker (progress, finish) is conditional on the worker still
+holding the job, so a worker that lost its lease cannot overwrite the new holder's state.
+
+Leases are epoch seconds from the calling process's clock (the processes of one
+deployment share a host clock or NTP; a lease is many seconds long).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, RowMapping
+
+from ._engine import Store, StoredDataInvalid, dump_json, load_json
+
+__all__ = ["ACTIVE", "FINAL", "JobRow", "JobsRepo", "jobs"]
+
+_JOBS_LOCK: Final = 1909102035
+#: Statuses of a job that has not ended.
+ACTIVE: Final = ("queued", "running")
+#: Statuses of a job that has ended.
+FINAL: Final = ("done", "failed", "cancelled")
+
+_meta = sa.MetaData()
+
+jobs = sa.Table(
+    "jobs",
+    _meta,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("kind", sa.String(80), nullable=False),
+    sa.Column("owner", sa.String(200), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("params", sa.Text, nullable=False),
+    sa.Column("done", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer),
+    sa.Column("current", sa.Text),
+    sa.Column("rate", sa.Float),
+    sa.Column("message", sa.Text, nullable=False),
+    sa.Column("result", sa.Text),
+    sa.Column("checkpoint", sa.Text),
+    sa.Column("cancel_requested", sa.Boolean, nullable=False),
+    sa.Column("worker", sa.String(200)),
+    sa.Column("lease_until", sa.Float),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("started_at", sa.String(40)),
+    sa.Column("finished_at", sa.String(40)),
+    sa.Column("heartbeat_at", sa.String(40)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    """One stored job, JSON columns parsed."""
+
+    id: str
+    kind: str
+    owner: str
+    status: str
+    params: dict[str, Any]
+    done: int
+    total: int | None
+    current: str | None
+    rate: float | None
+    message: str
+    result: dict[str, Any] | None
+    checkpoint: dict[str, Any] | None
+    cancel_requested: bool
+    worker: str | None
+    lease_until: float | None
+    attempts: int
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    heartbeat_at: str | None
+
+
+def now_iso() -> str:
+    """The current UTC time, ISO 8601 with microseconds (sorts in creation order)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _document(text: object, what: str) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    value = load_json(text, what=what)
+    if not isinstance(value, dict):
+        raise StoredDataInvalid(f"stored {what} is not a JSON object")
+    return value
+
+
+def _row(m: RowMapping) -> JobRow:
+    return JobRow(
+        id=m["id"],
+        kind=m["kind"],
+        owner=m["owner"],
+        status=m["status"],
+        params=_document(m["params"], "job parameters") or {},
+        done=int(m["done"]),
+        total=None if m["total"] is None else int(m["total"]),
+        current=m["current"],
+        rate=None if m["rate"] is None else float(m["rate"]),
+        message=m["message"] or "",
+        result=_document(m["result"], "job result"),
+        checkpoint=_document(m["checkpoint"], "job checkpoint"),
+        cancel_requested=bool(m["cancel_requested"]),
+        worker=m["worker"],
+        lease_until=None if m["lease_until"] is None else float(m["lease_until"]),
+        attempts=int(m["attempts"]),
+        created_at=m["created_at"],
+        started_at=m["started_at"],
+        finished_at=m["finished_at"],
+        heartbeat_at=m["heartbeat_at"],
+    )
+
+
+def _claimable(kinds: Sequence[str], now: float) -> sa.ColumnElement[bool]:
+    t = jobs
+    return sa.and_(
+        t.c.kind.in_(list(kinds)),
+        sa.or_(
+            t.c.status == "queued",
+            sa.and_(t.c.status == "running", t.c.lease_until < now),
+        ),
+    )
+
+
+def _held(job_id: str, worker: str) -> sa.ColumnElement[bool]:
+    t = jobs
+    return sa.and_(t.c.id == job_id, t.c.worker == worker, t.c.status == "running")
+
+
+class JobsRepo:
+    """The jobs table of one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def insert(
+        self,
+        *,
+        job_id: str,
+        kind: str,
+        owner: str,
+        params: dict[str, Any],
+        reuse_active: bool,
+        max_active: int,
+    ) -> tuple[JobRow | None, int]:
+        """Queue a job: ``(row, active)`` with the owner's count of active jobs before.
+        With ``reuse_active`` an active job of the same kind and owner is returned instead
+        of a new one. An owner with ``max_active`` active jobs gets ``(None, active)``.
+        One transaction, serialised per owner, so the limit holds across processes."""
+        t = jobs
+        with self.store.write() as conn:
+            self.store.lock(conn, _JOBS_LOCK, owner)
+            found = None
+            if reuse_active:
+                found = (
+                    conn.execute(
+                        sa.select(t)
+                        .where(t.c.owner == owner, t.c.kind == kind, t.c.status.in_(ACTIVE))
+                        .order_by(t.c.created_at, t.c.id)
+                        .limit(1)
+                    )
+                    .mappings()
+                    .first()
+                )
+            active = int(
+                conn.execute(
+                    sa.select(sa.func.count())
+                    .select_from(t)
+                    .where(t.c.owner == owner, t.c.status.in_(ACTIVE))
+                ).scalar_one()
+            )
+            if reuse_active and found is not None:
+                return _row(found), active
+            if active >= max_active:
+                return None, active
+            values = {
+                "id": job_id,
+                "kind": kind,
+                "owner": owner,
+                "status": "queued",
+                "params": dump_json(params),
+                "done": 0,
+                "message": "",
+                "cancel_requested": False,
+                "attempts": 0,
+                "created_at": now_iso(),
+            }
+            conn.execute(sa.insert(t).values(values))
+            return self._get(conn, job_id), active
+
+    def _get(self, conn: Connection, job_id: str) -> JobRow:
+        m = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).mappings().one()
+        return _row(m)
+
+    def get(self, job_id: str) -> JobRow | None:
+        with self.store.read() as conn:
+            m = conn.execute(sa.select(jobs).where(jobs.c.id == job_id)).mappings().first()
+            return None if m is None else _row(m)
+
+    def list(self, owner: str, kinds: Sequence[str] | None, limit: int) -> list[JobRow]:
+        t = jobs
+        q = sa.select(t).where(t.c.owner == owner)
+        if kinds is not None:
+            q = q.where(t.c.kind.in_(list(kinds)))
+        q = q.order_by(t.c.created_at.desc(), t.c.id.desc()).limit(limit)
+        with self.store.read() as conn:
+            return [_row(m) for m in conn.execute(q).mappings()]
+
+    def request_cancel(self, job_id: str, owner: str, now: float) -> JobRow | None:
+        """Cancel a queued job (or a running one whose worker is gone) at once; ask a live
+        running job to stop. ``None`` when no such job of ``owner`` exists."""
+        t = jobs
+        mine = sa.and_(t.c.id == job_id, t.c.owner == owner)
+        ended = {"status": "cancelled", "finished_at": now_iso(), "lease_until": None}
+        with self.store.write() as conn:
+            conn.execute(
+                sa.update(t)
+                .where(
+                    mine,
+                    sa.or_(
+                        t.c.status == "queued",
+                        sa.and_(t.c.status == "running", t.c.lease_until < now),
+                    ),
+                )
+                .values(cancel_requested=True, **ended)
+            )
+            conn.execute(
+                sa.update(t).where(mine, t.c.status == "running").values(cancel_requested=True)
+            )
+            m = conn.execute(sa.select(t).where(mine)).mappings().first()
+            return None if m is None else _row(m)
+
+    def claim(
+        self, kinds: Sequence[str], worker: str, lease_s: float, now: float, max_attempts: int
+    ) -> JobRow | None:
+        """The oldest claimable job of ``kinds``, now held by ``worker`` until
+        ``now + lease_s``; ``None`` when there is none. A job whose worker died more than
+        ``max_attempts`` times is failed (and one whose cancel was requested is cancelled)
+        instead of being handed out again."""
+        t = jobs
+        iso = now_iso()
+        while True:
+            with self.store.write() as conn:
+                pick = (
+                    sa.select(t.c.id)
+                    .where(_claimable(kinds, now))
+                    .order_by(t.c.created_at, t.c.id)
+                    .limit(1)
+                )
+                if self.store.is_postgres:
+                    pick = pick.with_for_update(skip_locked=True)
+                m = (
+                    conn.execute(
+                        sa.update(t)
+                        .where(t.c.id == pick.scalar_subquery(), _claimable(kinds, now))
+                        .values(
+                            status="running",
+                            worker=worker,
+                            lease_until=now + lease_s,
+                            attempts=t.c.attempts + 1,
+                            started_at=sa.func.coalesce(t.c.started_at, iso),
+                            heartbeat_at=iso,
+                        )
+                        .returning(*t.c)
+                    )
+                    .mappings()
+                    .first()
+                )
+                if m is None:
+                    return None
+                row = _row(m)
+                if row.cancel_requested:
+                    end: dict[str, Any] = {"status": "cancelled"}
+                elif row.attempts > max_attempts:
+                    end = {
+                        "status": "failed",
+                        "message": f"the job's worker stopped {row.attempts - 1} times "
+                        "without finishing it; not tried again",
+                    }
+                else:
+                    return row
+                conn.execute(
+                    sa.update(t)
+                    .where(t.c.id == row.id)
+                    .values(finished_at=iso, lease_until=None, **end)
+                )
+
+    def progress(
+        self, job_id: str, worker: str, values: dict[str, Any], lease_until: float
+    ) -> bool | None:
+        """Record progress and renew the lease; ``None`` when ``worker`` no longer holds
+        the job, else whether a cancel was requested."""
+        t = jobs
+        with self.store.write() as conn:
+            m = conn.execute(
+                sa.update(t)
+                .where(_held(job_id, worker))
+                .values(heartbeat_at=now_iso(), lease_until=lease_until, **values)
+                .returning(t.c.cancel_requested)
+            ).first()
+            return None if m is None else bool(m[0])
+
+    def end(self, job_id: str, worker: str, values: dict[str, Any]) -> JobRow | None:
+        """Set a final (or released: ``status="queued"``) state while ``worker`` holds the
+        job; ``None`` when it no longer does."""
+        t = jobs
+        with self.store.write() as conn:
+            m = (
+                conn.execute(
+                    sa.update(t)
+                    .where(_held(job_id, worker))
+                    .values(heartbeat_at=now_iso(), lease_until=None, **values)
+                    .returning(*t.c)
+                )
+                .mappings()
+                .first()
+            )
+            return None if m is None else _row(m)

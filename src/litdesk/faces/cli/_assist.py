@@ -1,0 +1,258 @@
+"""AI assistance commands: ``litdesk extract`` (a model suggests evidence from a saved
+paper's abstract or a full-text section; nothing is saved), ``litdesk extract-save``
+(save a reviewed draft as evidence) and ``litdesk extract-provenance`` (how an evidence
+record was assisted, every quote re-checked). Thin: arguments, services, printing.
+
+What will be sent, and to which host, is always shown first; it is sent only with
+``--consent`` or an interactive yes — also for a local model on loopback."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from litdesk._errors import InputError, RefusedError
+
+from ._context import run_with_runtime
+from ._output import command, console, emit_json, err_console
+
+if TYPE_CHECKING:
+    from litdesk.services import Runtime
+
+__all__ = ["register"]
+
+
+class Source(StrEnum):
+    abstract = "abstract"
+    fulltext = "fulltext"
+
+
+class AssistArgumentError(InputError):
+    """The command's arguments do not fit together."""
+
+    default_code = "arguments"
+
+
+def _say(text: str, style: str | None = None) -> None:
+    console.print(text, markup=False, highlight=False, style=style, soft_wrap=True)
+
+
+def _print_notice(preview: dict[str, Any]) -> None:
+    consent = preview["consent"]
+    _say("What will be sent", style="bold")
+    _say(consent["headline"])
+    for line in preview["bounded"]["disclosure"]:
+        _say(f"partial: {line}", style="yellow")
+    _say("-" * 60)
+    _say(consent["text"])
+    _say("-" * 60)
+
+
+def _print_draft(draft: dict[str, Any]) -> None:
+    _say(f"Suggested evidence (draft {draft['draft_id']}) — not saved", style="bold")
+    for name, label in draft["labels"].items():
+        f = draft["fields"].get(name)
+        if f is None:
+            continue
+        _say(f"{label}: {f['value']}")
+        _say(f"    quote [{f['block']}]: \u201c{f['quote']}\u201d", style="dim")
+    for w in draft["warnings"]:
+        _say(f"warning: {w}", style="yellow")
+    call = draft["call"]
+    _say(f"from {call['backend']} {call['model']} at {call['host']}, {call['answered_at']}")
+    _say(
+        "Review every field against its quote, then save it with: litdesk extract-save "
+        f"{draft['draft_id']} --reviewed [--set field=value]"
+    )
+
+
+def extract_cmd(
+    paper: Annotated[str, typer.Argument(help="A saved paper: id, DOI, PMID or PMCID.")],
+    source: Annotated[
+        Source, typer.Option("--source", help="Send the abstract or a full-text section.")
+    ] = Source.abstract,
+    section: Annotated[
+        str | None, typer.Option("--section", help="Full-text section (e.g. Results).")
+    ] = None,
+    consent: Annotated[
+        bool, typer.Option("--consent", help="Send the text shown to the model backend.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Suggest evidence with a model: shows what is sent and where, then a verified draft."""
+    from litdesk.core.assist import ConsentRequired
+    from litdesk.services.assist import CANCELLED_NOTICE, EvidenceAssistant
+
+    if section is not None and source is not Source.fulltext:
+        raise AssistArgumentError("--section applies with --source fulltext")
+
+    async def work(rt: Runtime) -> dict[str, Any]:
+        ea = EvidenceAssistant(rt, owner=rt.owner)
+        try:
+            prev = await ea.preview(paper, source=source.value, section=section)
+            shown = prev.to_dict()
+            if not as_json:
+                _print_notice(shown)
+            agreed = consent
+            if not agreed and not as_json and sys.stdin.isatty():
+                agreed = typer.confirm("Send this text to the model?", default=False)
+            if not agreed:
+                raise ConsentRequired(
+                    "nothing was sent: " + prev.notice.headline() + " Run again with --consent "
+                    "to send it.",
+                    code="consent_required",
+                    preview=shown,
+                )
+            draft = await ea.suggest(
+                paper, consent=prev.notice.token, source=source.value, section=section
+            )
+            return {"preview": shown, "draft": draft.to_dict()}
+        finally:
+            ea.close()
+
+    try:
+        out = run_with_runtime(work)
+    except KeyboardInterrupt:
+        err_console.print(f"litdesk: {CANCELLED_NOTICE}", markup=False, highlight=False)
+        raise typer.Exit(130) from None
+    if as_json:
+        emit_json(out)
+    else:
+        _print_draft(out["draft"])
+
+
+def _edits(values: list[str]) -> dict[str, str]:
+    from litdesk.core.assist import FIELD_NAMES
+
+    out: dict[str, str] = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not sep or name.strip() not in FIELD_NAMES:
+            raise AssistArgumentError(
+                f"--set takes field=value with a field among {', '.join(FIELD_NAMES)}"
+            )
+        out[name.strip()] = value
+    return out
+
+
+def _print_provenance(p: dict[str, Any]) -> None:
+    call = p.get("call") or {}
+    _say(f"evidence {p['evidence_id']}: assisted by {call.get('backend')} {call.get('model')} "
+         f"at {call.get('host')} ({call.get('requested_at')} – {call.get('answered_at')}), "
+         f"reviewed {p.get('reviewed_at')}")  # fmt: skip
+    for name, f in (p.get("fields") or {}).items():
+        edited = " (edited)" if f.get("edited") else ""
+        _say(
+            f"{name}{edited}: suggested \u201c{f.get('suggestion')}\u201d, saved \u201c{f.get('final')}\u201d"
+        )
+        _say(f"    quote [{f.get('block')}]: check {p['checks'].get(name)}", style="dim")
+
+
+def extract_save_cmd(
+    draft: Annotated[str, typer.Argument(help="The draft id printed by `litdesk extract`.")],
+    reviewed: Annotated[
+        bool, typer.Option("--reviewed", help="I checked every field against its quote.")
+    ] = False,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Edit a field: field=value (blank value leaves it out)."),
+    ] = None,
+    study: Annotated[str | None, typer.Option("--study", help="Record it in this Study.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Save a reviewed draft as evidence, with its assistance provenance."""
+    from litdesk.services.assist import EvidenceAssistant
+
+    if not reviewed:
+        raise RefusedError(
+            "review the draft first, then confirm with --reviewed", code="review_required"
+        )
+    edits = _edits(set_ or [])
+
+    async def work(rt: Runtime) -> dict[str, Any]:
+        ea = EvidenceAssistant(rt, owner=rt.owner)
+        try:
+            return ea.save(draft, reviewed=True, values=edits, study=study).to_dict()
+        finally:
+            ea.close()
+
+    out = run_with_runtime(work)
+    if as_json:
+        emit_json(out)
+    else:
+        _say(f"saved evidence {out['evidence_id']}")
+        _print_provenance(out["provenance"])
+
+
+def extract_provenance_cmd(
+    evidence: Annotated[str, typer.Argument(help="An evidence record id (ev-…).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """How an evidence record was assisted; every stored quote re-checked now."""
+    from litdesk.services.assist import EvidenceAssistant
+
+    async def work(rt: Runtime) -> dict[str, Any]:
+        ea = EvidenceAssistant(rt, owner=rt.owner)
+        try:
+            return ea.provenance(evidence).to_dict()
+        finally:
+            ea.close()
+
+    out = run_with_runtime(work)
+    if as_json:
+        emit_json(out)
+    else:
+        _print_provenance(out)
+
+
+class Role(StrEnum):
+    chat = "chat"
+    generation = "generation"
+
+
+def assist_check_cmd(
+    role: Annotated[
+        Role, typer.Option("--role", help="Which configured backend to check.")
+    ] = Role.generation,
+    consent: Annotated[
+        bool, typer.Option("--consent", help="Send the short fixed check request.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Check the model live (thinking behaviour, stop reason, strict JSON) before use."""
+    from litdesk.core.assist import ConsentRequired
+    from litdesk.services.assist import CHECK_CALL, Assistant, check_model
+
+    async def work(rt: Runtime) -> dict[str, Any]:
+        with Assistant(rt.store, rt.settings, role=role.value) as a:
+            notice = a.notice(CHECK_CALL.user)
+            if not as_json:
+                _say(notice.headline())
+                _say(f"text: {notice.text}")
+            agreed = consent or (not as_json and sys.stdin.isatty() and typer.confirm(
+                "Send this check to the model?", default=False))  # fmt: skip
+            if not agreed:
+                raise ConsentRequired(
+                    "nothing was sent: " + notice.headline() + " Run again with --consent.",
+                    code="consent_required",
+                )
+            return (await check_model(a, owner=rt.owner, consent=notice.token)).to_dict()
+
+    out = run_with_runtime(work)
+    if as_json:
+        emit_json(out)
+    else:
+        _say(("ok: " if out["ok"] else "problem: ") + out["verdict"])
+    if not out["ok"]:
+        raise typer.Exit(3)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to ``app``."""
+    app.command("extract")(command(extract_cmd))
+    app.command("extract-save")(command(extract_save_cmd))
+    app.command("extract-provenance")(command(extract_provenance_cmd))
+    app.command("assist-check")(command(assist_check_cmd))

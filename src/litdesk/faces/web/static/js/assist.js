@@ -1,0 +1,177 @@
+// Reader: "Suggest evidence" (AI assistance). 1. Show what will be sent, to which host and
+// model; the consent checkbox is bound to that exact text (its token) and lapses when the
+// choice of text changes or the server says the text changed. 2. One model call; the draft
+// (fields whose quotes were verified) opens in an editor. 3. Saved only after "I reviewed".
+// Every value from the server is inserted as text.
+import { csrfToken, getJson } from "./api.js";
+import { line } from "./dom.js";
+
+const LAPSED = "The text changed since you reviewed it; look at it again and give consent again.";
+const CANCELLED = "Cancelled. The model backend may already have processed the request (it counts against today's allowance).";
+
+async function postJson(path, body, signal) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", "x-csrf-token": csrfToken() },
+    body: JSON.stringify(body),
+    signal,
+  });
+  let data = {};
+  try { data = await response.json(); } catch { data = { message: "The server answered something unreadable." }; }
+  return { ok: response.ok, status: response.status, body: data };
+}
+
+export function installAssist() {
+  const root = document.getElementById("suggest-evidence");
+  if (!root) return;
+  const paperId = root.dataset.paperId;
+  const $ = (id) => document.getElementById(id);
+  const consent = $("se-consent"), agree = $("se-agree"), send = $("se-send"), cancel = $("se-cancel");
+  const status = $("se-status"), review = $("se-review"), fieldsBox = $("se-fields");
+  const reviewed = $("se-reviewed"), save = $("se-save");
+  let token = null;
+  let draft = null;
+  let controller = null;
+
+  const choice = () => ({
+    paper_id: paperId,
+    source: root.querySelector('input[name="se-source"]:checked').value,
+    section: $("se-section").value.trim() || null,
+  });
+
+  function lapse(message) {
+    token = null;
+    agree.checked = false;
+    send.disabled = true;
+    consent.hidden = true;
+    status.textContent = message || "";
+  }
+
+  async function preview() {
+    lapse("Fetching the text litdesk would send…");
+    const { ok, body } = await postJson("/api/v1/assist/extract/preview", choice());
+    if (!ok) { status.textContent = body.message || "The text could not be prepared."; return; }
+    token = body.consent.token;
+    $("se-headline").textContent = body.consent.headline;
+    $("se-host").textContent = `${body.consent.host} (${body.consent.backend}, ${body.consent.model})`;
+    const disclosure = $("se-disclosure");
+    disclosure.replaceChildren();
+    for (const d of body.bounded.disclosure) {
+      const li = document.createElement("li");
+      li.textContent = `Partial: ${d}.`;
+      disclosure.append(li);
+    }
+    const text = $("se-text");
+    text.replaceChildren();
+    for (const b of body.bounded.blocks) line(text, `[${b.id}] ${b.section}: ${b.text}`);
+    consent.hidden = false;
+    status.textContent = "Read what will be sent, then give consent.";
+  }
+
+  function renderDraft(d) {
+    draft = d;
+    fieldsBox.replaceChildren();
+    const warnings = $("se-warnings");
+    warnings.replaceChildren();
+    for (const w of d.warnings) {
+      const li = document.createElement("li");
+      li.className = "notice warn";
+      li.textContent = w;
+      warnings.append(li);
+    }
+    for (const [name, label] of Object.entries(d.labels)) {
+      const f = d.fields[name];
+      const id = `se-f-${name}`;
+      const lab = document.createElement("label");
+      lab.htmlFor = id;
+      lab.textContent = name === "finding" ? `${label} (required)` : label;
+      const area = document.createElement("textarea");
+      area.id = id;
+      area.name = name;
+      area.rows = 2;
+      area.maxLength = 4000;
+      area.value = f ? f.value : "";
+      fieldsBox.append(lab, area);
+      if (f) {
+        const q = document.createElement("blockquote");
+        q.textContent = `${f.quote} [${f.block}]`;
+        q.className = "se-quote";
+        fieldsBox.append(q);
+      } else {
+        line(fieldsBox, "No verified suggestion.", "muted");
+      }
+    }
+    reviewed.checked = false;
+    save.disabled = true;
+    review.hidden = false;
+    line(fieldsBox, `Suggested by ${d.call.backend} ${d.call.model} at ${d.call.host}.`, "muted");
+  }
+
+  async function suggest() {
+    if (!token || !agree.checked) return;
+    controller = new AbortController();
+    send.disabled = true;
+    cancel.hidden = false;
+    status.textContent = "Asking the model… (one call, no automatic retry)";
+    let result;
+    try {
+      result = await postJson("/api/v1/assist/extract", { ...choice(), consent: token }, controller.signal);
+    } catch (e) {
+      cancel.hidden = true;
+      if (e.name === "AbortError") { lapse(CANCELLED); return; }
+      status.textContent = "The request could not be sent.";
+      send.disabled = !agree.checked;
+      return;
+    }
+    cancel.hidden = true;
+    const { ok, status: code, body } = result;
+    if (code === 409) { await preview(); status.textContent = LAPSED; return; }
+    if (!ok) { status.textContent = body.message || "The model's answer was refused; nothing was saved."; send.disabled = !agree.checked; return; }
+    status.textContent = `Draft ready: ${Object.keys(body.fields).length} field(s) with verified quotes. Review it below; nothing is saved yet.`;
+    renderDraft(body);
+  }
+
+  async function saveDraft(event) {
+    event.preventDefault();
+    if (!draft || !reviewed.checked) return;
+    const values = {};
+    for (const name of Object.keys(draft.labels)) values[name] = $(`se-f-${name}`).value;
+    const { ok, body } = await postJson(`/api/v1/assist/drafts/${encodeURIComponent(draft.draft_id)}/save`, {
+      reviewed: true, values, study: $("se-study").value || null,
+    });
+    if (!ok) { status.textContent = body.message || "The evidence could not be saved."; return; }
+    review.hidden = true;
+    draft = null;
+    status.textContent = `Saved as evidence ${body.evidence_id}. Reload the page to see it in the evidence list.`;
+    await showProvenance();
+  }
+
+  async function showProvenance() {
+    const box = $("se-provenance");
+    const { ok, body } = await getJson(`/api/v1/assist/papers/${encodeURIComponent(paperId)}/provenance`, {});
+    box.replaceChildren();
+    if (!ok || body.records.length === 0) return;
+    const h = document.createElement("h3");
+    h.textContent = "Assisted evidence (quotes re-checked now)";
+    box.append(h);
+    for (const r of body.records) {
+      const checks = Object.values(r.checks);
+      const bad = checks.filter((c) => c !== "ok");
+      line(box, `${r.evidence_id}: ${r.call.backend} ${r.call.model} at ${r.call.host}, answered ${r.call.answered_at}, reviewed ${r.reviewed_at}; quotes: ${bad.length ? bad.join("; ") : `all ${checks.length} found`}`,
+        bad.length ? "notice warn" : "notice ok");
+    }
+  }
+
+  $("se-preview").addEventListener("click", preview);
+  for (const input of root.querySelectorAll('input[name="se-source"]')) input.addEventListener("change", () => lapse(""));
+  $("se-section").addEventListener("input", () => lapse(""));
+  agree.addEventListener("change", () => { send.disabled = !(agree.checked && token); });
+  send.addEventListener("click", suggest);
+  cancel.addEventListener("click", () => { if (controller) controller.abort(); });
+  reviewed.addEventListener("change", () => { save.disabled = !reviewed.checked; });
+  fieldsBox.addEventListener("input", () => { reviewed.checked = false; save.disabled = true; });
+  review.addEventListener("submit", saveDraft);
+  showProvenance();
+  root.dataset.ready = "1";
+}
+

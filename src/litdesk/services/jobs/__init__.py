@@ -1,0 +1,40 @@
+"""Background jobs in the store: :class:`Jobs` (submit, get, list, cancel; claim, progress,
+finish, fail) and :class:`JobRunner` (worker threads running handlers by kind).
+
+All state is in the store's ``jobs`` table, so several processes (issue 17's workers on
+one PostgreSQL) share one queue; a job whose worker died is claimed again and resumes.
+"""
+
+from ._jobs import (
+    MAX_ACTIVE_JOBS,
+    MAX_ATTEMPTS,
+    MAX_PARAMS_BYTES,
+    ClaimedJob,
+    JobInputInvalid,
+    JobLeaseLost,
+    JobNotFound,
+    Jobs,
+    JobStatus,
+    JobView,
+    TooManyJobs,
+)
+from ._runner import DEFAULT_LEASE_SECONDS, Handler, JobContext, JobRunner, worker_name
+
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "MAX_ACTIVE_JOBS",
+    "MAX_ATTEMPTS",
+    "MAX_PARAMS_BYTES",
+    "ClaimedJob",
+    "Handler",
+    "JobContext",
+    "JobInputInvalid",
+    "JobLeaseLost",
+    "JobNotFound",
+    "JobRunner",
+    "JobStatus",
+    "JobView",
+    "Jobs",
+    "TooManyJobs",
+    "worker_name",
+]

@@ -1,0 +1,361 @@
+"""Background jobs kept in the store: submit, watch, cancel; claim, progress, finish.
+
+Every state lives in the ``jobs`` table (:mod:`litdesk.adapters.store._jobs`), so any
+process on the same store sees a job's progress and any worker can take it over: a job
+whose worker stopped heartbeating (its lease expired) is claimed again and *resumes* from
+the checkpoint its handler last recorded. Handlers must therefore be idempotent: work a
+previous attempt finished is found finished (the PDF indexer's entries) or named in the
+checkpoint, and is not redone.
+
+Faces call :meth:`Jobs.submit`, :meth:`Jobs.get`, :meth:`Jobs.list`, :meth:`Jobs.cancel`
+with the owner of the request; workers (:class:`litdesk.services.jobs.JobRunner`) call
+:meth:`Jobs.claim`, :meth:`Jobs.progress`, :meth:`Jobs.finish`, :meth:`Jobs.fail`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk.adapters.store import JobRow, JobsRepo, Store
+
+__all__ = [
+    "MAX_ACTIVE_JOBS",
+    "MAX_ATTEMPTS",
+    "MAX_PARAMS_BYTES",
+    "ClaimedJob",
+    "JobInputInvalid",
+    "JobLeaseLost",
+    "JobNotFound",
+    "JobStatus",
+    "JobView",
+    "Jobs",
+    "TooManyJobs",
+]
+
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+#: Active (queued or running) jobs one owner may have at once.
+MAX_ACTIVE_JOBS: Final = 20
+#: A job whose worker stopped this many times without finishing it is failed.
+MAX_ATTEMPTS: Final = 5
+#: Largest parameters, result or checkpoint document of a job (JSON characters).
+MAX_PARAMS_BYTES: Final = 64_000
+MAX_RESULT_BYTES: Final = 2_000_000
+MAX_MESSAGE_CHARS: Final = 2_000
+MAX_LIST: Final = 200
+_KIND: Final = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+
+
+class JobNotFound(NotFoundError):
+    """No such job for this owner (another owner's job is not found either)."""
+
+    default_code = "job_not_found"
+
+
+class JobInputInvalid(InputError):
+    """A job's kind, parameters or progress figures are not acceptable."""
+
+    default_code = "job_input"
+
+
+class TooManyJobs(RefusedError):
+    """The owner already has the most active jobs allowed."""
+
+    default_code = "too_many_jobs"
+
+
+class JobLeaseLost(RefusedError):
+    """The worker no longer holds the job (its lease expired and another worker took it,
+    or it was cancelled while the worker was gone)."""
+
+    default_code = "job_lease_lost"
+
+
+@dataclass(frozen=True, slots=True)
+class JobView:
+    """One job as faces show it."""
+
+    id: str
+    kind: str
+    owner: str
+    status: JobStatus
+    done: int
+    total: int | None
+    current: str | None
+    #: units per second (the handler says which units, e.g. pages/s)
+    rate: float | None
+    message: str
+    result: dict[str, Any] | None
+    created: str
+    started: str | None
+    finished: str | None
+    heartbeat: str | None
+    params: dict[str, Any]
+    attempts: int
+    cancel_requested: bool
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("queued", "running")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "owner": self.owner,
+            "status": self.status,
+            "done": self.done,
+            "total": self.total,
+            "current": self.current,
+            "rate": self.rate,
+            "message": self.message,
+            "result": self.result,
+            "created": self.created,
+            "started": self.started,
+            "finished": self.finished,
+            "heartbeat": self.heartbeat,
+            "params": self.params,
+            "attempts": self.attempts,
+            "cancel_requested": self.cancel_requested,
+            "active": self.active,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedJob:
+    """A job held by one worker: what its handler needs, and the lease it holds."""
+
+    id: str
+    kind: str
+    owner: str
+    params: dict[str, Any]
+    #: what a previous attempt recorded with :meth:`Jobs.progress` (``None`` on the first)
+    checkpoint: dict[str, Any] | None
+    attempt: int
+    worker_id: str
+    lease_s: float
+    done: int
+    total: int | None
+
+
+def _view(row: JobRow) -> JobView:
+    status: JobStatus = row.status  # type: ignore[assignment]  # the table holds only these
+    return JobView(
+        id=row.id,
+        kind=row.kind,
+        owner=row.owner,
+        status=status,
+        done=row.done,
+        total=row.total,
+        current=row.current,
+        rate=row.rate,
+        message=row.message,
+        result=row.result,
+        created=row.created_at,
+        started=row.started_at,
+        finished=row.finished_at,
+        heartbeat=row.heartbeat_at,
+        params=row.params,
+        attempts=row.attempts,
+        cancel_requested=row.cancel_requested,
+    )
+
+
+def _document(value: dict[str, Any], what: str, limit: int) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise JobInputInvalid(f"the job's {what} must be a JSON object")
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise JobInputInvalid(f"the job's {what} are not JSON: {exc}") from None
+    if len(text) > limit:
+        raise JobInputInvalid(f"the job's {what} exceed {limit:,} characters")
+    return value
+
+
+def _owner(owner: str) -> str:
+    if not isinstance(owner, str) or not owner or len(owner) > 200:
+        raise JobInputInvalid("a job's owner is a non-empty name of at most 200 characters")
+    return owner
+
+
+def _clip(text: str | None) -> str | None:
+    return None if text is None else text[:MAX_MESSAGE_CHARS]
+
+
+class Jobs:
+    """The jobs of one store (any number of processes may share it)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        max_active: int = MAX_ACTIVE_JOBS,
+        max_attempts: int = MAX_ATTEMPTS,
+    ) -> None:
+        self.store = store
+        self.repo = JobsRepo(store)
+        self.max_active = max_active
+        self.max_attempts = max_attempts
+
+    # --- faces ---------------------------------------------------------------------
+    def submit(
+        self, kind: str, params: dict[str, Any], *, owner: str, reuse_active: bool = False
+    ) -> JobView:
+        """Queue a job of ``kind``. With ``reuse_active`` an active job of the same kind
+        and owner is returned instead (one library index at a time, watched by all)."""
+        if not isinstance(kind, str) or len(kind) > 80 or not _KIND.match(kind):
+            raise JobInputInvalid(
+                "a job kind is dotted lower-case words of at most 80 characters, e.g. library.index"
+            )
+        params = _document(params, "parameters", MAX_PARAMS_BYTES)
+        row, active = self.repo.insert(
+            job_id=uuid.uuid4().hex,
+            kind=kind,
+            owner=_owner(owner),
+            params=params,
+            reuse_active=reuse_active,
+            max_active=self.max_active,
+        )
+        if row is None:
+            raise TooManyJobs(
+                f"{active} jobs are already queued or running (at most {self.max_active}); "
+                "wait for one to finish or cancel one",
+                active=active,
+            )
+        return _view(row)
+
+    def get(self, job_id: str, *, owner: str) -> JobView:
+        """The job ``job_id`` of ``owner`` (:class:`JobNotFound` for any other)."""
+        row = self.repo.get(job_id) if isinstance(job_id, str) and len(job_id) <= 32 else None
+        if row is None or row.owner != owner:
+            raise JobNotFound(f"no job {str(job_id)[:40]!r}", job=str(job_id)[:40])
+        return _view(row)
+
+    def list(
+        self, *, owner: str, kinds: Sequence[str] | None = None, limit: int = 50
+    ) -> list[JobView]:
+        """``owner``'s jobs, newest first (at most ``limit``, capped at 200)."""
+        if not 1 <= limit <= MAX_LIST:
+            raise JobInputInvalid(f"a job list holds 1 to {MAX_LIST} jobs")
+        return [_view(r) for r in self.repo.list(owner, kinds, limit)]
+
+    def cancel(self, job_id: str, *, owner: str) -> JobView:
+        """Cancel a queued job at once; ask a running one to stop (its handler stops at its
+        next progress report; the view says ``cancel_requested`` until then). A job that
+        has ended is returned as it is."""
+        self.get(job_id, owner=owner)
+        row = self.repo.request_cancel(job_id, owner, time.time())
+        if row is None:
+            raise JobNotFound(f"no job {job_id[:40]!r}", job=job_id[:40])
+        return _view(row)
+
+    # --- workers -------------------------------------------------------------------
+    def claim(self, kinds: Sequence[str], worker_id: str, lease_s: float) -> ClaimedJob | None:
+        """The oldest queued job of ``kinds`` (or one whose worker's lease expired), now
+        held by ``worker_id`` for ``lease_s`` seconds; ``None`` when there is none."""
+        if not kinds:
+            return None
+        if not 1 <= lease_s <= 3600:
+            raise JobInputInvalid("a job lease lasts 1 to 3600 seconds")
+        row = self.repo.claim(list(kinds), worker_id, lease_s, time.time(), self.max_attempts)
+        if row is None:
+            return None
+        return ClaimedJob(
+            id=row.id,
+            kind=row.kind,
+            owner=row.owner,
+            params=row.params,
+            checkpoint=row.checkpoint,
+            attempt=row.attempts,
+            worker_id=worker_id,
+            lease_s=lease_s,
+            done=row.done,
+            total=row.total,
+        )
+
+    def progress(
+        self,
+        job: ClaimedJob,
+        done: int,
+        total: int | None,
+        current: str | None = None,
+        *,
+        rate: float | None = None,
+        message: str | None = None,
+        checkpoint: dict[str, Any] | None = None,
+    ) -> bool:
+        """Record progress (and renew the lease). ``False`` when the handler must stop:
+        a cancel was requested, or this worker no longer holds the job."""
+        if done < 0 or (total is not None and total < 0):
+            raise JobInputInvalid("job progress counts are not negative")
+        values: dict[str, Any] = {"done": done, "total": total, "current": _clip(current)}
+        if rate is not None:
+            values["rate"] = float(rate) if rate >= 0 and rate < float("inf") else None
+        if message is not None:
+            values["message"] = _clip(message)
+        if checkpoint is not None:
+            values["checkpoint"] = json.dumps(
+                _document(checkpoint, "checkpoint", MAX_RESULT_BYTES), ensure_ascii=False
+            )
+        cancel = self.repo.progress(job.id, job.worker_id, values, time.time() + job.lease_s)
+        return cancel is False
+
+    def heartbeat(self, job: ClaimedJob) -> bool:
+        """Renew the lease only; ``False`` as for :meth:`progress`."""
+        cancel = self.repo.progress(job.id, job.worker_id, {}, time.time() + job.lease_s)
+        return cancel is False
+
+    def finish(self, job: ClaimedJob, result: dict[str, Any] | None = None) -> JobView:
+        """The job is done; ``result`` is what faces show."""
+        return self._end(job, "done", result, None)
+
+    def fail(self, job: ClaimedJob, message: str, result: dict[str, Any] | None = None) -> JobView:
+        """The job failed; ``message`` says why (never a credential)."""
+        return self._end(job, "failed", result, message)
+
+    def stopped(self, job: ClaimedJob, result: dict[str, Any] | None = None) -> JobView:
+        """The handler stopped on a cancel request: the job is cancelled."""
+        return self._end(job, "cancelled", result, None)
+
+    def release(self, job: ClaimedJob) -> JobView:
+        """Hand the job back to the queue (its worker is shutting down); the next claim
+        resumes it from its checkpoint."""
+        row = self.repo.end(job.id, job.worker_id, {"status": "queued", "worker": None})
+        if row is None:
+            raise JobLeaseLost(f"job {job.id} is no longer held by this worker")
+        return _view(row)
+
+    def _end(
+        self,
+        job: ClaimedJob,
+        status: JobStatus,
+        result: dict[str, Any] | None,
+        message: str | None,
+    ) -> JobView:
+        values: dict[str, Any] = {
+            "status": status,
+            "finished_at": _now(),
+            "current": None,
+        }
+        if result is not None:
+            values["result"] = json.dumps(
+                _document(result, "result", MAX_RESULT_BYTES), ensure_ascii=False
+            )
+        if message is not None:
+            values["message"] = _clip(message)
+        row = self.repo.end(job.id, job.worker_id, values)
+        if row is None:
+            raise JobLeaseLost(f"job {job.id} is no longer held by this worker")
+        return _view(row)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")

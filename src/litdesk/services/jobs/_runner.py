@@ -1,0 +1,247 @@
+"""The job runner: worker threads of one process that claim jobs from the store and run
+their handlers, heartbeating while a handler runs.
+
+Handlers are registered by kind in a plain dict (``{"library.index": index_handler}``);
+a handler is a synchronous callable taking a :class:`JobContext` and returning the
+job's result (a JSON object) or ``None``. It reports progress through
+:meth:`JobContext.progress`, which returns ``False`` when it must stop (a cancel was
+requested, the runner is stopping, or another worker took the job over); the handler then
+returns promptly. The runner records what happened:
+
+* the handler returned and no stop was asked: the job is ``done`` with its result;
+* a cancel was asked: ``cancelled`` (with the result, if any, of the work done so far);
+* the runner is stopping (server shutdown): the job goes back to the queue and the next
+  claim — in this process after a restart, or in any other — resumes it;
+* the handler raised: ``failed`` with the error's message.
+
+A process killed outright stops heartbeating; its job's lease expires and another claim
+resumes it (see :mod:`._jobs`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from litdesk._errors import LitdeskError
+
+from ._jobs import ClaimedJob, JobLeaseLost, Jobs
+
+__all__ = ["DEFAULT_LEASE_SECONDS", "Handler", "JobContext", "JobRunner", "worker_name"]
+
+_log = logging.getLogger("litdesk.jobs")
+
+DEFAULT_LEASE_SECONDS: Final = 30.0
+DEFAULT_POLL_SECONDS: Final = 1.0
+
+
+class JobContext:
+    """What a running handler sees: its job's parameters and checkpoint, and the way to
+    report progress (and learn that it must stop)."""
+
+    def __init__(self, jobs: Jobs, job: ClaimedJob, stopping: threading.Event) -> None:
+        self.jobs = jobs
+        self.job = job
+        self._stopping = stopping
+        self._cancelled = threading.Event()
+        self._lost = threading.Event()
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.job.params
+
+    @property
+    def checkpoint(self) -> dict[str, Any] | None:
+        """What the previous attempt recorded (``None`` on the first attempt)."""
+        return self.job.checkpoint
+
+    @property
+    def attempt(self) -> int:
+        return self.job.attempt
+
+    @property
+    def should_stop(self) -> bool:
+        """A cancel was requested, the runner is stopping, or the job was taken over."""
+        return self._cancelled.is_set() or self._lost.is_set() or self._stopping.is_set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancelled.is_set()
+
+    @property
+    def lease_lost(self) -> bool:
+        return self._lost.is_set()
+
+    def progress(
+        self,
+        done: int,
+        total: int | None,
+        current: str | None = None,
+        *,
+        rate: float | None = None,
+        message: str | None = None,
+        checkpoint: dict[str, Any] | None = None,
+    ) -> bool:
+        """Record progress; ``False`` when the handler must stop."""
+        if self._lost.is_set():
+            return False
+        keep = self.jobs.progress(
+            self.job, done, total, current, rate=rate, message=message, checkpoint=checkpoint
+        )
+        if not keep:
+            self._mark_stop()
+        return not self.should_stop
+
+    def beat(self) -> None:
+        """Renew the lease (the runner's heartbeat thread calls this)."""
+        if self._lost.is_set():
+            return
+        if not self.jobs.heartbeat(self.job):
+            self._mark_stop()
+
+    def _mark_stop(self) -> None:
+        """Learn why the store said stop: a cancel request, or the job is no longer ours."""
+        try:
+            view = self.jobs.get(self.job.id, owner=self.job.owner)
+        except LitdeskError:
+            self._lost.set()
+            return
+        if view.status == "running" and view.cancel_requested:
+            self._cancelled.set()
+        else:
+            self._lost.set()
+
+
+#: A job handler: runs the job, returns its result (or ``None``).
+Handler = Callable[[JobContext], dict[str, Any] | None]
+
+
+def worker_name() -> str:
+    """A worker id unique across hosts, processes and runners: ``host:pid:random``."""
+    return f"{socket.gethostname()[:100]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class JobRunner:
+    """Worker threads (``slots`` of them) running the jobs of ``handlers``' kinds."""
+
+    def __init__(
+        self,
+        jobs: Jobs,
+        handlers: Mapping[str, Handler],
+        *,
+        slots: int = 1,
+        lease_s: float = DEFAULT_LEASE_SECONDS,
+        poll_s: float = DEFAULT_POLL_SECONDS,
+        worker_id: str | None = None,
+    ) -> None:
+        if slots < 1:
+            raise ValueError("a job runner has at least one slot")
+        self.jobs = jobs
+        self.handlers = dict(handlers)
+        self.slots = slots
+        self.lease_s = lease_s
+        self.poll_s = poll_s
+        self.worker_id = worker_id or worker_name()
+        self._stopping = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def running(self) -> bool:
+        return any(t.is_alive() for t in self._threads)
+
+    def start(self) -> None:
+        """Start the worker threads (idempotent)."""
+        if self._threads or not self.handlers:
+            return
+        self._stopping.clear()
+        for n in range(self.slots):
+            t = threading.Thread(
+                target=self._loop, args=(f"{self.worker_id}/{n}",), name=f"litdesk-jobs-{n}"
+            )
+            t.daemon = True
+            t.start()
+            self._threads.append(t)
+
+    def wake(self) -> None:
+        """Look for work now (a job was just submitted in this process)."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Ask running handlers to stop, hand their jobs back to the queue, end the threads."""
+        self._stopping.set()
+        self._wake.set()
+        for t in self._threads:
+            t.join(timeout)
+        self._threads = [t for t in self._threads if t.is_alive()]
+
+    def run_once(self, worker_id: str | None = None) -> bool:
+        """Claim and run one job here (tests, a one-shot worker); whether one ran."""
+        job = self.jobs.claim(list(self.handlers), worker_id or self.worker_id, self.lease_s)
+        if job is None:
+            return False
+        self._run(job)
+        return True
+
+    def _loop(self, worker_id: str) -> None:
+        while not self._stopping.is_set():
+            try:
+                job = self.jobs.claim(list(self.handlers), worker_id, self.lease_s)
+            except LitdeskError as exc:  # the store is unreachable: try again later
+                _log.warning("job claim failed: %s", exc.message)
+                job = None
+            if job is None:
+                self._wake.wait(self.poll_s)
+                self._wake.clear()
+                continue
+            self._run(job)
+
+    def _run(self, job: ClaimedJob) -> None:
+        ctx = JobContext(self.jobs, job, self._stopping)
+        done = threading.Event()
+        beat = threading.Thread(
+            target=self._heartbeat, args=(ctx, done), name="litdesk-jobs-beat", daemon=True
+        )
+        beat.start()
+        try:
+            self._outcome(ctx, job)
+        finally:
+            done.set()
+            beat.join()
+
+    def _heartbeat(self, ctx: JobContext, done: threading.Event) -> None:
+        while not done.wait(max(0.5, self.lease_s / 3)):
+            try:
+                ctx.beat()
+            except LitdeskError as exc:
+                _log.warning("job %s heartbeat failed: %s", ctx.job.id, exc.message)
+
+    def _outcome(self, ctx: JobContext, job: ClaimedJob) -> None:
+        handler = self.handlers[job.kind]
+        try:
+            try:
+                result = handler(ctx)
+            except LitdeskError as exc:
+                self.jobs.fail(job, exc.message)
+                return
+            except Exception as exc:  # noqa: BLE001 - a handler bug fails its job, not the runner
+                _log.exception("job %s (%s) raised", job.id, job.kind)
+                self.jobs.fail(job, f"internal error in the {job.kind} job: {type(exc).__name__}")
+                return
+            if ctx.lease_lost:
+                _log.warning("job %s was taken over while running here", job.id)
+            elif ctx.cancel_requested:
+                self.jobs.stopped(job, result)
+            elif self._stopping.is_set():
+                self.jobs.release(job)
+            else:
+                self.jobs.finish(job, result)
+        except JobLeaseLost:
+            _log.warning("job %s was taken over before it could be recorded here", job.id)
+        except LitdeskError as exc:
+            _log.warning("job %s could not be recorded: %s", job.id, exc.message)

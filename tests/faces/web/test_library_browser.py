@@ -1,0 +1,229 @@
+"""The library page in Debian's chromium (Playwright) and firefox-esr (WebDriver BiDi),
+against a real server on loopback: real PDFs chosen and dropped onto the page (a scan, an
+encrypted and a broken one among them), the index job watched live until it ends, the
+exclusions named, cancel from the page, the plain form without script, the model check,
+PDF names and adopted records shown as text; axe-core finds no serious violation."""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.adapters.report_html._bidi import firefox
+from tests.faces.web._library import (
+    ARXIV,
+    BROKEN,
+    ENCRYPTED,
+    FIXTURES,
+    HINDAWI,
+    SCAN,
+    library_settings,
+    make_pdfs,
+    record_adoption_cassette,
+)
+from tests.faces.web._server import Running, free_port, serve_app
+from tests.faces.web.test_accessibility import AXE, _violations
+
+from litdesk.faces.web import create_app
+
+pytestmark = pytest.mark.slow
+
+XSS_NAME = "<img src=x onerror=alert(1)>.pdf"
+
+DROP = """async ([name, b64]) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const dt = new DataTransfer();
+  dt.items.add(new File([bytes], name, {type: 'application/pdf'}));
+  const zone = document.getElementById('pdf-drop');
+  zone.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
+  zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+}"""
+
+
+@pytest.fixture
+def lib_server(tmp_settings: Any, tmp_path: Path, fixtures_dir: Path) -> Iterator[Running]:
+    settings = library_settings(tmp_settings)
+    cassette = tmp_path / "cassette"
+    record_adoption_cassette(settings, cassette)
+    port = free_port()
+    app = create_app(settings, host="127.0.0.1", port=port, replay=cassette)
+    for _ in serve_app(app, port):
+        yield Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, cassette, tmp_path / "data")
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.dialogs = []  # type: ignore[attr-defined]
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))  # type: ignore[attr-defined]
+    pg.console_errors = []  # type: ignore[attr-defined]
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+def _ready(pg: Any, url: str) -> None:
+    pg.goto(url)
+    pg.locator("html[data-library-ready]").wait_for(state="attached")
+
+
+def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
+    page: Any, lib_server: Running, tmp_path: Path
+) -> None:
+    pg = page
+    _ready(pg, lib_server.base + "/library")
+    assert "No index job yet" in pg.locator("#job-status").inner_text()
+    assert pg.locator("nav a[aria-current=page]").inner_text() == "PDF library"
+    pg.set_input_files("#pdf-files", [str(FIXTURES / n) for n in (HINDAWI, SCAN, ENCRYPTED)])
+    pg.locator("#upload-form button[type=submit]").click()
+    report = pg.locator("#upload-report")
+    report.filter(has_text=f"{ENCRYPTED}: stored").wait_for()
+    # a dropped file (a real DataTransfer on the drop zone), a broken PDF
+    data = base64.b64encode((FIXTURES / BROKEN).read_bytes()).decode()
+    pg.evaluate(DROP, [BROKEN, data])
+    report.filter(has_text=f"{BROKEN}: stored").wait_for()
+    # a name with markup, dropped: stored under that name, shown as text
+    hostile = base64.b64encode((FIXTURES / ARXIV).read_bytes()).decode()
+    pg.evaluate(DROP, [XSS_NAME, hostile])
+    report.filter(has_text=f"{XSS_NAME}: stored").wait_for()
+    pg.evaluate(DROP, ["../escape.pdf", hostile])
+    report.filter(has_text="../escape.pdf refused (unsafe_name)").wait_for()
+    pg.locator("#job[data-status=done]").wait_for(timeout=240_000)
+    status = pg.locator("#job-status").inner_text()
+    assert "Index job done: 5 of 5 file(s)" in status, status
+    assert "2 indexed in all, 3 excluded" in status
+    assert (
+        f"excluded: {SCAN} (no_text)" in status and f"excluded: {ENCRYPTED} (encrypted)" in status
+    )
+    assert f"excluded: {BROKEN} (broken)" in status
+    pg.locator("#job-reload").click()
+    pg.locator("html[data-library-ready]").wait_for(state="attached")
+    rows = pg.locator("#pdfs tbody tr")
+    assert rows.count() == 5
+    hindawi = pg.locator(f'#pdfs tr[data-file="{HINDAWI}"]')
+    assert hindawi.locator("td.state").inner_text() == "indexed"
+    assert "DOI 10.1155/2010/157939" in hindawi.inner_text()
+    scan = pg.locator(f'#pdfs tr[data-file="{SCAN}"] td.state').inner_text()
+    assert scan.startswith("excluded (no_text)")
+    assert pg.locator(f'#pdfs tr[data-file="{XSS_NAME}"] th').inner_text().startswith(XSS_NAME)
+    assert pg.locator("main img").count() == 0 and pg.dialogs == []
+    # adoption from the page: the looked-up record's title is printed on the PDF
+    hindawi.locator("form.adopt-form button").click()
+    hindawi.locator("output.adopt-result[data-adopted=yes]").wait_for()
+    assert "adopted “Patient Experiences" in hindawi.locator("output.adopt-result").inner_text()
+    pg.screenshot(path=str(tmp_path / "library.png"), full_page=True)
+    assert pg.console_errors == []
+
+
+def test_cancel_from_the_page_and_a_second_watcher(
+    browser: Any, page: Any, lib_server: Running, tmp_path: Path
+) -> None:
+    pdfs = make_pdfs(tmp_path / "gen", 30, pages=6)
+    with lib_server.writer() as c:
+        for p in pdfs:
+            c.post(
+                "/api/v1/library/uploads",
+                files=[("files", (p.name, p.read_bytes(), "application/pdf"))],
+            )
+    pg = page
+    _ready(pg, lib_server.base + "/library")
+    assert pg.locator("#job").get_attribute("data-active") == "yes"
+    other = browser.new_context().new_page()  # anyone on the page watches the same job
+    _ready(other, lib_server.base + "/library")
+    job_id = pg.locator("#job").get_attribute("data-job")
+    assert other.locator("#job").get_attribute("data-job") == job_id
+    pg.locator("#job-cancel button").click()
+    pg.locator("#job[data-status=cancelled]").wait_for(timeout=120_000)
+    other.locator("#job[data-status=cancelled]").wait_for(timeout=60_000)
+    assert pg.locator("#job-cancel").is_hidden()
+    other.context.close()
+
+
+def test_the_plain_form_without_script(browser: Any, lib_server: Running) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    pg = context.new_page()
+    pg.goto(lib_server.base + "/library")
+    pg.set_input_files("#pdf-files", [str(FIXTURES / HINDAWI)])
+    pg.locator("#upload-form button[type=submit]").click()
+    pg.locator("#upload-report").filter(has_text=f"{HINDAWI}: stored").wait_for()
+    assert pg.locator("#job").get_attribute("data-job")
+    context.close()
+    assert (lib_server.data_dir / "library" / "inbox" / HINDAWI).is_file()
+
+
+def test_model_check_and_accessibility(browser: Any, lib_server: Running) -> None:
+    with lib_server.writer() as c:
+        for part in [
+            ("files", (n, (FIXTURES / n).read_bytes(), "application/pdf")) for n in (HINDAWI, SCAN)
+        ]:
+            c.post("/api/v1/library/uploads", files=[part])
+    problems: dict[str, list[str]] = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+        pg = context.new_page()
+        pg.set_default_timeout(60_000)
+        _ready(pg, lib_server.base + "/library")
+        pg.locator("#models-check button").click()
+        pg.locator('#model-roles li[data-role="embedder"]').filter(has_text="offline").wait_for()
+        assert "extractive" in pg.locator('#model-roles li[data-role="chat"]').inner_text()
+        found = _violations(pg, AXE)
+        if found:
+            problems[scheme] = found
+        context.close()
+    assert problems == {}
+
+
+def _bidi_wait(ff: Any, ctx: str, expression: str, timeout: float = 120) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = ff.evaluate(ctx, expression)
+        except Exception:  # noqa: BLE001 - the page may be navigating
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        time.sleep(0.2)
+
+
+def test_firefox_uploads_a_pdf_and_watches_it_index(
+    lib_server: Running, firefox_path: str, tmp_path: Path
+) -> None:
+    with firefox(firefox_path, tmp_path / "profile") as ff:
+        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
+        ff.command(
+            "browsingContext.navigate",
+            context=ctx,
+            url=f"{lib_server.base}/library",
+            wait="complete",
+        )
+        _bidi_wait(ff, ctx, "document.documentElement.dataset.libraryReady === '1'")
+        node = ff.command(
+            "script.evaluate",
+            expression="document.getElementById('pdf-files')",
+            target={"context": ctx},
+            awaitPromise=False,
+            resultOwnership="root",
+        )["result"]
+        ff.command(
+            "input.setFiles",
+            context=ctx,
+            element={"sharedId": node["sharedId"]},
+            files=[str(FIXTURES / HINDAWI)],
+        )
+        ff.evaluate(ctx, "document.querySelector('#upload-form button').click() || true")
+        _bidi_wait(
+            ff,
+            ctx,
+            f"document.getElementById('upload-report').textContent.includes('{HINDAWI}: stored')",
+        )
+        _bidi_wait(ff, ctx, "document.getElementById('job').dataset.status === 'done'", 240)
+        text = ff.evaluate(ctx, "document.getElementById('job-status').textContent")
+    assert "Index job done: 1 of 1 file(s)" in text and "1 indexed in all" in text

@@ -1,0 +1,250 @@
+"""The paper chat, the PDF viewer and the report wizard in real browsers (Debian's chromium
+through Playwright, firefox-esr through WebDriver BiDi) against a real server on loopback,
+answering through a scripted OpenAI-compatible model server on loopback.
+
+The test PDFs carry a red square top-left and a blue one bottom-right on every page, so
+the page's place in a screenshot is found from the pixels alone; the highlight colour must
+then cover the box where the cited passage was printed (as the report tests check)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+from playwright.sync_api import expect
+from tests.adapters.report_html._bidi import firefox
+from tests.faces.web._pdfchat import (
+    GAUGE,
+    GAUGE_AT,
+    MODEL,
+    Site,
+    check_highlight,
+    colours,
+    serve_site,
+    sha,
+)
+from tests.faces.web.test_accessibility import AXE, _violations
+
+pytestmark = pytest.mark.slow
+
+QUESTION = "How was the staff gauge read?"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Iterator[Site]:
+    yield from serve_site(tmp_path_factory, fixtures_dir)
+
+
+def _watch(page: Any) -> list[str]:
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(m.text) if m.type in {"error", "warning"} else None
+    )
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    return problems
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(png)) as img:
+        return np.asarray(img.convert("RGB")).astype(np.int16)
+
+
+def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
+    browser: Any, site: Site
+) -> None:
+    context = browser.new_context(viewport={"width": 1000, "height": 1200})
+    page = context.new_page()
+    problems = _watch(page)
+    page.goto(site.base + "/chat")
+    expect(page.locator("html[data-ready='1']")).to_have_count(1)
+    page.check("#scope-form input[name=scope][value=papers]")
+    page.check("#scope-form input[name=papers][value='gauge.pdf']")
+    page.check("#scope-form input[name=papers][value='wheat.pdf']")
+    page.click("#scope-form button[type=submit]")
+    expect(page.locator("#current-scope")).to_have_text("Now asking: gauge.pdf, wheat.pdf")
+    page.fill("#question", QUESTION)
+    page.press("#question", "Enter")  # chat mode: a plain line asks
+    card = page.locator("article.answer-card").last
+    expect(card.locator(".question")).to_have_text(QUESTION, timeout=120_000)
+    expect(card.locator(".model-name")).to_have_text(MODEL)
+    expect(card.locator(".warnings")).to_contain_text("removed 2 invalid citation marker(s)")
+    expect(card.locator(".answer")).not_to_contain_text("[99]")
+    label = card.locator(".answer a.cite")
+    expect(label).to_have_count(1)
+    # the next plain line asks in the same scope
+    page.fill("#question", "What fell under heat stress?")
+    page.press("#question", "Enter")
+    expect(page.locator("article.answer-card")).to_have_count(2, timeout=120_000)
+    expect(page.locator("article.answer-card").last.locator(".scope-line")).to_have_text(
+        "Scope: gauge.pdf, wheat.pdf"
+    )
+    expect(page.locator(".rounds-list li")).to_have_count(2)
+    page.locator("article.answer-card").first.locator(".answer a.cite").click()
+    expect(page).to_have_url(re.compile(r"/library/pdf/[0-9a-f]{64}\?page=2"))
+    expect(page.locator("#pdf-marks .pdf-mark.placed").first).to_be_visible()
+    expect(page.locator("#page-image")).to_have_js_property("complete", True)
+    check_highlight(_pixels(page.locator("#pdf-page").screenshot()), GAUGE_AT)
+    # previous page: no highlight there; zoom changes the page image
+    page.click("#page-prev")
+    expect(page).to_have_url(re.compile(r"page=1"))
+    assert page.locator("#pdf-marks .pdf-mark").count() == 0
+    small = page.locator("#page-image").evaluate("i => i.naturalWidth")
+    page.select_option("#zoom", "150")
+    page.click(".viewer-tools button[type=submit]")
+    expect(page).to_have_url(re.compile(r"zoom=150"))
+    expect(page.locator("#page-image")).to_have_js_property("complete", True)
+    assert page.locator("#page-image").evaluate("i => i.naturalWidth") > 1.4 * small
+    page.keyboard.press("ArrowRight")  # the arrow keys turn the page
+    expect(page).to_have_url(re.compile(r"page=2&zoom=150"))
+    # an earlier round reopens
+    page.goto(site.base + "/chat")
+    page.click("details.earlier summary")
+    page.locator(".rounds-list a").first.click()
+    expect(page.locator("h1")).to_have_text("Paper chat — round 1")
+    expect(page.locator(".question")).to_have_text(QUESTION)
+    assert problems == []
+    context.close()
+
+
+def test_injected_pdf_text_is_shown_as_text(browser: Any, site: Site) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    problems = _watch(page)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(site.base + "/chat")
+    page.check("#scope-form input[name=scope][value=papers]")
+    page.check("#scope-form input[name=papers][value='injected.pdf']")
+    page.click("#scope-form button[type=submit]")
+    page.fill("#question", "How often was the weir gauge read by the field team during the flood?")
+    page.press("#question", "Enter")
+    card = page.locator("article.answer-card").last
+    expect(card.locator(".ungrounded")).to_contain_text("grounded: false", timeout=120_000)
+    expect(card.locator(".answer")).to_contain_text("<script>window.__pwned = 1</script>")
+    assert card.locator(".answer img, .answer script").count() == 0
+    assert page.evaluate("window.__pwned === undefined") and dialogs == []
+    assert problems == []
+    context.close()
+
+
+def test_wizard_builds_the_report_as_a_job_and_opens_it(browser: Any, site: Site) -> None:
+    context = browser.new_context(viewport={"width": 1100, "height": 1000})
+    page = context.new_page()
+    problems = _watch(page)
+    page.goto(site.base + "/chat")
+    page.check("#scope-form input[name=scope][value=papers]")
+    for name in ("gauge.pdf", "wheat.pdf"):
+        page.check(f"#scope-form input[name=papers][value='{name}']")
+    page.click("#scope-form button[type=submit]")
+    page.fill("#question", QUESTION)
+    page.press("#question", "Enter")
+    expect(page.locator("article.answer-card")).not_to_have_count(0, timeout=120_000)
+    page.click("text=Build a report from this chat")
+    expect(page.locator("#wizard-tabs")).to_be_visible()
+    expect(page.locator("#panel-questions")).to_be_hidden()  # tabs: one panel at a time
+    page.click("#tab-questions")
+    expect(page.locator("#questions")).to_have_value(re.compile(re.escape(QUESTION)))
+    page.click("#tab-synthesis")
+    page.check("input[name=synthesis]")
+    expect(page.locator("#plan-model")).to_have_text(MODEL)
+    page.click("#tab-layout")
+    page.check("input[name=layout][value=compare]")
+    page.click("#build")
+    expect(page).to_have_url(re.compile(r"/reports/view/[0-9a-f]{32}$"), timeout=240_000)
+    assert page.evaluate("document.body.dataset.layout") == "compare"  # the wizard's choice
+    first = page.locator("a.cite").first
+    first.click()
+    expect(page.locator("dialog#viewer")).to_be_visible()
+    assert page.locator("#viewer-marks .mark").count() >= 1
+    assert problems == []  # no CSP violation: the report runs under its own CSP
+    context.close()
+
+
+def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> None:
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (make node)")
+    gauge = sha(site.folder / "gauge.pdf")
+    with site.writer() as c:  # a build job cancelled at once
+        job = c.post(
+            "/api/v1/reports/build", json={"papers": ["wheat.pdf"], "questions": ["What fell?"]}
+        ).json()
+        c.post(f"/api/v1/reports/jobs/{job['id']}/cancel")
+        deadline = time.monotonic() + 120  # ended (cancelled, or done first): a still page
+        while c.get(f"/api/v1/reports/jobs/{job['id']}").json()["status"] in ("queued", "running"):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    problems: dict[str, list[str]] = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+        pg = context.new_page()
+        pg.goto(site.base + "/chat")
+        pg.fill("#question", QUESTION)
+        pg.press("#question", "Enter")
+        expect(pg.locator("article.answer-card")).not_to_have_count(0, timeout=120_000)
+        for path in (
+            "/chat",
+            "/chat/round/1",
+            f"/library/pdf/{gauge}?page=2&passage={GAUGE.replace(' ', '+')}",
+            "/reports/new",
+            "/reports",
+            f"/reports/job/{job['id']}",
+        ):
+            pg.goto(site.base + path)
+            found = _violations(pg, AXE)
+            if found:
+                problems[f"{scheme} {path}"] = found
+        context.close()
+    assert problems == {}
+
+
+@pytest.mark.timeout(900)
+def test_firefox_viewer_highlights_the_passage(
+    site: Site, firefox_path: str, tmp_path: Path
+) -> None:
+    gauge = sha(site.folder / "gauge.pdf")
+    url = f"{site.base}/library/pdf/{gauge}?page=2&zoom=75&passage={GAUGE.replace(' ', '+')}"
+    with firefox(firefox_path, tmp_path / "profile") as ff:
+        ff.command("session.subscribe", events=["log.entryAdded"])
+        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
+        ff.command(
+            "browsingContext.setViewport", context=ctx, viewport={"width": 900, "height": 1400}
+        )
+        ff.command("browsingContext.navigate", context=ctx, url=url, wait="complete")
+        deadline = time.monotonic() + 60
+        state: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            state = ff.evaluate(
+                ctx,
+                "({placed: document.querySelectorAll('#pdf-marks .pdf-mark.placed').length,"
+                " loaded: document.getElementById('page-image').complete})",
+            )
+            if state["placed"] and state["loaded"]:
+                break
+            time.sleep(0.2)
+        assert state.get("placed", 0) >= 1 and state["loaded"], state
+        shot = ff.command("browsingContext.captureScreenshot", context=ctx, origin="document")
+        (tmp_path / "ff.png").write_bytes(base64.b64decode(shot["data"]))
+        px = _pixels(base64.b64decode(shot["data"]))
+        check_highlight(px, GAUGE_AT)
+        ff.command(
+            "browsingContext.navigate", context=ctx, url=url.replace("page=2", "page=1"),
+            wait="complete",
+        )  # fmt: skip
+        plain = colours(_pixels(base64.b64decode(
+            ff.command("browsingContext.captureScreenshot", context=ctx, origin="document")["data"]
+        )))  # fmt: skip
+        assert plain["red"].any() and not plain["mark"].any()  # a page, no highlight on it
+        problems = [
+            e["params"].get("text")
+            for e in ff.events
+            if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
+        ]
+        assert problems == []

@@ -1,0 +1,268 @@
+"""The jobs queue on SQLite and PostgreSQL: submit/get/list/cancel by owner, claims,
+progress, leases that expire and resume, the limits, and the runner's outcomes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from litdesk.adapters.store import Store
+from litdesk.adapters.store._jobs import jobs as jobs_table
+from litdesk.services.jobs import (
+    JobContext,
+    JobInputInvalid,
+    JobLeaseLost,
+    JobNotFound,
+    JobRunner,
+    Jobs,
+    TooManyJobs,
+)
+
+
+def _expire(store: Store, job_id: str) -> None:
+    """The holder's lease ran out (as when its process died): set it in the past."""
+    with store.write() as conn:
+        conn.execute(sa.update(jobs_table).where(jobs_table.c.id == job_id).values(lease_until=1.0))
+
+
+def test_submit_get_list_by_owner(jobs: Jobs) -> None:
+    a = jobs.submit("library.index", {"files": ["a.pdf"]}, owner="ann")
+    b = jobs.submit("report.build", {}, owner="ann")
+    jobs.submit("library.index", {}, owner="bob")
+    assert a.status == "queued" and a.done == 0 and a.total is None and a.started is None
+    got = jobs.get(a.id, owner="ann")
+    assert got.params == {"files": ["a.pdf"]} and got.kind == "library.index"
+    assert [j.id for j in jobs.list(owner="ann")] == [b.id, a.id]  # newest first
+    assert [j.id for j in jobs.list(owner="ann", kinds=["library.index"])] == [a.id]
+    with pytest.raises(JobNotFound):
+        jobs.get(a.id, owner="bob")  # another owner's job is not found
+    with pytest.raises(JobNotFound):
+        jobs.cancel(a.id, owner="bob")
+    with pytest.raises(JobNotFound):
+        jobs.get("0" * 32, owner="ann")
+    assert a.to_dict()["status"] == "queued" and a.to_dict()["active"] is True
+
+
+def test_bad_input_is_refused(jobs: Jobs) -> None:
+    with pytest.raises(JobInputInvalid):
+        jobs.submit("Library Index", {}, owner="ann")
+    with pytest.raises(JobInputInvalid):
+        jobs.submit("library.index", {"x": object()}, owner="ann")
+    with pytest.raises(JobInputInvalid):
+        jobs.submit("library.index", {"x": "y" * 70_000}, owner="ann")
+    with pytest.raises(JobInputInvalid):
+        jobs.submit("library.index", {}, owner="")
+    assert jobs.list(owner="ann") == []
+
+
+def test_active_limit_and_reuse(store: Store) -> None:
+    jobs = Jobs(store, max_active=2)
+    first = jobs.submit("library.index", {}, owner="ann", reuse_active=True)
+    again = jobs.submit("library.index", {}, owner="ann", reuse_active=True)
+    assert again.id == first.id  # one index job at a time, watched by everyone
+    jobs.submit("report.build", {}, owner="ann")
+    with pytest.raises(TooManyJobs) as exc:
+        jobs.submit("report.build", {}, owner="ann")
+    assert exc.value.details["active"] == 2
+    jobs.submit("report.build", {}, owner="bob")  # per owner
+    jobs.cancel(first.id, owner="ann")
+    jobs.submit("report.build", {}, owner="ann")  # room again
+
+
+def test_claim_progress_finish(jobs: Jobs) -> None:
+    v = jobs.submit("library.index", {"n": 3}, owner="ann")
+    assert jobs.claim(["report.build"], "w1", 30) is None  # other kinds only
+    job = jobs.claim(["library.index"], "w1", 30)
+    assert job is not None and job.id == v.id and job.attempt == 1 and job.checkpoint is None
+    assert jobs.claim(["library.index"], "w2", 30) is None  # held
+    assert jobs.progress(job, 1, 3, "a.pdf", rate=2.5, checkpoint={"done": ["a"]})
+    seen = jobs.get(v.id, owner="ann")
+    assert (seen.status, seen.done, seen.total, seen.current, seen.rate) == (
+        "running",
+        1,
+        3,
+        "a.pdf",
+        2.5,
+    )
+    assert seen.heartbeat is not None and seen.started is not None
+    end = jobs.finish(job, {"indexed": 3})
+    assert end.status == "done" and end.result == {"indexed": 3} and end.finished is not None
+    assert end.current is None
+    with pytest.raises(JobLeaseLost):
+        jobs.finish(job, {})  # recorded once
+    assert jobs.cancel(v.id, owner="ann").status == "done"  # an ended job stays as it is
+
+
+def test_cancel_queued_and_running(jobs: Jobs) -> None:
+    q = jobs.submit("library.index", {}, owner="ann")
+    assert jobs.cancel(q.id, owner="ann").status == "cancelled"
+    assert jobs.claim(["library.index"], "w1", 30) is None
+    r = jobs.submit("library.index", {}, owner="ann")
+    job = jobs.claim(["library.index"], "w1", 30)
+    assert job is not None
+    asked = jobs.cancel(r.id, owner="ann")
+    assert asked.status == "running" and asked.cancel_requested
+    assert jobs.progress(job, 1, 2, "x") is False  # the handler must stop
+    assert jobs.stopped(job, {"done": 1}).status == "cancelled"
+
+
+def test_expired_lease_is_claimed_again_and_resumes(store: Store, jobs: Jobs) -> None:
+    v = jobs.submit("library.index", {}, owner="ann")
+    first = jobs.claim(["library.index"], "dead", 30)
+    assert first is not None
+    jobs.progress(first, 2, 5, "b.pdf", checkpoint={"finished": ["a.pdf", "b.pdf"]})
+    assert jobs.claim(["library.index"], "w2", 30) is None  # lease still valid
+    _expire(store, v.id)
+    second = jobs.claim(["library.index"], "w2", 30)
+    assert second is not None and second.id == v.id and second.attempt == 2
+    assert second.checkpoint == {"finished": ["a.pdf", "b.pdf"]} and second.done == 2
+    # the old holder lost the job: its writes are refused, the new holder's count
+    assert jobs.progress(first, 3, 5, "c.pdf") is False
+    with pytest.raises(JobLeaseLost):
+        jobs.finish(first, {"by": "dead"})
+    assert jobs.finish(second, {"by": "w2"}).result == {"by": "w2"}
+
+
+def test_a_job_whose_worker_keeps_dying_fails(store: Store) -> None:
+    jobs = Jobs(store, max_attempts=2)
+    v = jobs.submit("library.index", {}, owner="ann")
+    for _ in range(2):
+        job = jobs.claim(["library.index"], "w", 30)
+        assert job is not None
+        _expire(store, v.id)
+    assert jobs.claim(["library.index"], "w", 30) is None
+    ended = jobs.get(v.id, owner="ann")
+    assert ended.status == "failed" and "stopped 2 times" in ended.message
+
+
+def test_cancel_of_a_job_whose_worker_died_is_immediate(store: Store, jobs: Jobs) -> None:
+    v = jobs.submit("library.index", {}, owner="ann")
+    assert jobs.claim(["library.index"], "dead", 30) is not None
+    _expire(store, v.id)
+    assert jobs.cancel(v.id, owner="ann").status == "cancelled"
+    assert jobs.claim(["library.index"], "w2", 30) is None
+
+
+# --- the runner ---------------------------------------------------------------------
+
+
+def _counting(items: int, seen: list[tuple[int, int]], gate: threading.Event | None = None) -> Any:
+    """A resumable handler: counts to ``items``, one checkpoint per item; waits on
+    ``gate`` after the first item when given."""
+
+    def handler(ctx: JobContext) -> dict[str, Any] | None:
+        start = int((ctx.checkpoint or {}).get("next", 0))
+        for i in range(start, items):
+            seen.append((ctx.attempt, i))
+            if not ctx.progress(i + 1, items, f"item {i}", rate=1.0, checkpoint={"next": i + 1}):
+                return {"stopped_at": i + 1}
+            if gate is not None and i == start:
+                gate.wait(20)
+        return {"counted": items}
+
+    return handler
+
+
+def _wait(jobs: Jobs, job_id: str, predicate: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = jobs.get(job_id, owner="ann")
+        if predicate(v):
+            return v
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} never reached the state: {jobs.get(job_id, owner='ann')}")
+
+
+def test_runner_runs_a_job_to_done(jobs: Jobs) -> None:
+    seen: list[tuple[int, int]] = []
+    runner = JobRunner(jobs, {"count": _counting(4, seen)}, poll_s=0.05)
+    v = jobs.submit("count", {}, owner="ann")
+    runner.start()
+    try:
+        end = _wait(jobs, v.id, lambda j: not j.active)
+    finally:
+        runner.stop()
+    assert end.status == "done" and end.result == {"counted": 4} and end.done == 4
+    assert seen == [(1, 0), (1, 1), (1, 2), (1, 3)]
+
+
+def test_runner_failures_are_recorded(jobs: Jobs) -> None:
+    def broken(ctx: JobContext) -> dict[str, Any]:
+        raise KeyError("bug")
+
+    def refused(ctx: JobContext) -> dict[str, Any]:
+        raise JobInputInvalid("the folder is not readable")
+
+    runner = JobRunner(jobs, {"broken": broken, "refused": refused})
+    a = jobs.submit("broken", {}, owner="ann")
+    b = jobs.submit("refused", {}, owner="ann")
+    assert runner.run_once() and runner.run_once() and not runner.run_once()
+    fa, fb = jobs.get(a.id, owner="ann"), jobs.get(b.id, owner="ann")
+    assert fa.status == "failed" and fa.message == "internal error in the broken job: KeyError"
+    assert fb.status == "failed" and fb.message == "the folder is not readable"
+
+
+def test_runner_cancel_stops_the_handler(jobs: Jobs) -> None:
+    seen: list[tuple[int, int]] = []
+    gate = threading.Event()
+    runner = JobRunner(jobs, {"count": _counting(5, seen, gate)}, poll_s=0.05)
+    v = jobs.submit("count", {}, owner="ann")
+    runner.start()
+    try:
+        _wait(jobs, v.id, lambda j: j.done == 1)
+        jobs.cancel(v.id, owner="ann")
+        gate.set()
+        end = _wait(jobs, v.id, lambda j: not j.active)
+    finally:
+        runner.stop()
+    assert end.status == "cancelled" and end.result == {"stopped_at": 2}
+    assert len(seen) == 2  # stopped at its next progress report
+
+
+def test_runner_stop_hands_the_job_back_and_a_new_runner_resumes(jobs: Jobs) -> None:
+    seen: list[tuple[int, int]] = []
+    gate = threading.Event()
+    first = JobRunner(jobs, {"count": _counting(4, seen, gate)}, poll_s=0.05)
+    v = jobs.submit("count", {}, owner="ann")
+    first.start()
+    _wait(jobs, v.id, lambda j: j.done == 1)
+    stopper = threading.Thread(target=first.stop)
+    stopper.start()
+    time.sleep(0.1)
+    gate.set()
+    stopper.join(30)
+    back = jobs.get(v.id, owner="ann")
+    assert back.status == "queued" and back.done == 2  # handed back after item 1 (0-based)
+    second = JobRunner(jobs, {"count": _counting(4, seen)})
+    assert second.run_once()
+    end = jobs.get(v.id, owner="ann")
+    assert end.status == "done" and end.attempts == 2
+    # resumed from the checkpoint: items 0 and 1 were not counted again
+    assert seen == [(1, 0), (1, 1), (2, 2), (2, 3)]
+
+
+def test_runner_heartbeat_keeps_a_slow_job(jobs: Jobs) -> None:
+    """A handler silent for longer than its lease keeps the job: the runner heartbeats."""
+    release = threading.Event()
+
+    def slow(ctx: JobContext) -> dict[str, Any]:
+        release.wait(20)
+        return {"ok": True}
+
+    runner = JobRunner(jobs, {"slow": slow}, lease_s=1.0, poll_s=0.05)
+    v = jobs.submit("slow", {}, owner="ann")
+    runner.start()
+    try:
+        _wait(jobs, v.id, lambda j: j.status == "running")
+        time.sleep(2.0)  # two lease lengths without a progress report
+        assert jobs.claim(["slow"], "thief", 30) is None
+        release.set()
+        end = _wait(jobs, v.id, lambda j: not j.active)
+    finally:
+        release.set()
+        runner.stop()
+    assert end.status == "done" and end.attempts == 1

@@ -1,0 +1,105 @@
+"""The ``library.index`` job through a real runner and store: while it indexes, a question
+about the files already indexed is answered at once from them (the rest named as not
+indexed yet); the job then finishes with every file, its figures taken from the store."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.faces.web._library import make_pdfs
+
+from litdesk import Settings
+from litdesk.adapters.embeddings import WordLlamaEmbedder
+from litdesk.adapters.store import open_store
+from litdesk.services.jobs import JobRunner, Jobs
+from litdesk.services.library import Library
+from litdesk.services.library_desk import INDEX_KIND, index_handler
+
+HINDAWI = "hindawi_rrp_2010_157939.pdf"
+
+
+def test_questions_use_indexed_files_while_the_job_runs(
+    tmp_settings: Settings, tmp_path: Path, fixtures_dir: Path
+) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(fixtures_dir / "pdf" / HINDAWI, inbox / HINDAWI)
+    settings = tmp_settings.model_copy(update={"inbox_dir": inbox})
+    store = open_store(settings)
+    embedder = WordLlamaEmbedder(tmp_path / "models")
+    first_done, gate = threading.Event(), threading.Event()
+
+    def library(**_: Any) -> Library:
+        return Library(settings, store=store, embedder=embedder, workers=1)
+
+    def gated(**kw: Any) -> Library:
+        lib = library()
+        original = lib.index
+
+        def index(files: Any = None, **options: Any) -> Any:
+            on_file = options["on_file"]
+
+            def on(name: str, pages: int | None) -> None:
+                on_file(name, pages)
+                first_done.set()
+                gate.wait(60)  # the job holds here, part way through
+
+            return original(files, **{**options, "on_file": on})
+
+        lib.index = index  # type: ignore[method-assign]
+        return lib
+
+    try:
+        with library() as lib:
+            assert lib.index().indexed == [HINDAWI]
+        make_pdfs(inbox, 6, pages=2)
+        jobs = Jobs(store)
+        runner = JobRunner(jobs, {INDEX_KIND: index_handler(gated)}, poll_s=0.05)
+        view = jobs.submit(INDEX_KIND, {}, owner="local")
+        runner.start()
+        try:
+            assert first_done.wait(120)
+            with library() as lib:
+                t0 = time.monotonic()
+                answer = lib.ask(
+                    "heart failure programmes patient experiences", index_missing=False
+                )
+                took = time.monotonic() - t0
+            running = jobs.get(view.id, owner="local")
+            assert running.status == "running" and running.done <= 1 and running.total == 6
+            assert answer.citations and {c["file"] for c in answer.citations} == {HINDAWI}
+            assert any("5 file(s) not indexed yet" in w for w in answer.warnings), answer.warnings
+            assert took < 60
+            gate.set()
+            deadline = time.monotonic() + 120
+            while jobs.get(view.id, owner="local").active and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            gate.set()
+            runner.stop()
+        end = jobs.get(view.id, owner="local")
+        assert end.status == "done" and end.done == end.total == 6
+        assert end.result is not None
+        assert end.result["indexed"] == 6 and end.result["pages"] == 12
+        assert end.rate is not None and end.rate > 0
+    finally:
+        store.dispose()
+
+
+def test_a_job_on_an_empty_library_is_done_at_once(tmp_settings: Settings) -> None:
+    store = open_store(tmp_settings)
+    try:
+        jobs = Jobs(store)
+        handler = index_handler(lambda **_: Library(tmp_settings, store=store, workers=1))
+        runner = JobRunner(jobs, {INDEX_KIND: handler})
+        view = jobs.submit(INDEX_KIND, {}, owner="local")
+        assert runner.run_once()
+        end = jobs.get(view.id, owner="local")
+        assert end.status == "done" and end.result is not None
+        assert end.result["files"] == 0 and end.result["indexed"] == 0
+    finally:
+        store.dispose()
