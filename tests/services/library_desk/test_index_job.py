@@ -69,9 +69,12 @@ def test_questions_use_indexed_files_while_the_job_runs(
                     "heart failure programmes patient experiences", index_missing=False
                 )
                 took = time.monotonic() - t0
+                indexed = {r["file"] for r in lib.status()["files"] if r["indexed"]}
             running = jobs.get(view.id, owner="local")
             assert running.status == "running" and running.done <= 1 and running.total == 6
-            assert answer.citations and {c["file"] for c in answer.citations} == {HINDAWI}
+            assert HINDAWI in indexed and len(indexed) <= 2  # the job holds after its first file
+            cited = {c["file"] for c in answer.citations}
+            assert HINDAWI in cited and cited <= indexed  # only files indexed before the question
             assert any("5 file(s) not indexed yet" in w for w in answer.warnings), answer.warnings
             assert took < 60
             gate.set()

@@ -75,7 +75,7 @@ def _roles(settings: Settings) -> dict[str, Any]:
 def test_defaults_need_nothing_reachable(tmp_settings: Settings) -> None:
     status = model_status(tmp_settings, check=True)
     roles = {r.role: r for r in status.roles}
-    assert status.ready and roles["embedder"].backend == "wordllama"
+    assert status.ready and roles["embedder"].backend == "wordllama+use-m3"
     assert roles["chat"].model == "extractive" and roles["chat"].options == []
 
 

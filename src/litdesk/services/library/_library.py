@@ -354,13 +354,14 @@ class Library:
         """The embedder setting and its cache dir when pool workers may load the model
         themselves (a local model: wordllama, use-m3 or a joint of them; not one injected,
         not a server's)."""
-        if self._embedder is not None and not isinstance(
-            self._embedder, (WordLlamaEmbedder, UseEmbedder, JointEmbedder)
-        ):
-            return None
         spec = self.settings.embedder.strip()
         if not is_local_embedder(spec):
             return None
+        if self._embedder is not None and (
+            not isinstance(self._embedder, (WordLlamaEmbedder, UseEmbedder, JointEmbedder))
+            or self._embedder.name != embedder_name(spec)
+        ):
+            return None  # an injected model the workers could not rebuild from the setting
         return spec, self.data_dir / "models" / "wordllama"
 
     def status(self) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from litdesk._settings import Settings
-from litdesk.adapters.embeddings import embedder_name
+from litdesk.adapters.embeddings import embedder_name, is_local_embedder
 from litdesk.adapters.llm import probe_ollama, probe_openai
 
 __all__ = ["ModelCheck", "ModelStatus", "model_status"]
@@ -72,9 +72,9 @@ def _ollama_root(settings: Settings) -> str:
 def _embedder(settings: Settings, check: bool) -> ModelCheck:
     spec = settings.embedder.strip()
     kind, _, model = spec.partition(":")
-    if kind == "wordllama":
+    if is_local_embedder(spec):
         return ModelCheck(
-            "embedder", "wordllama", embedder_name(spec), None, True,
+            "embedder", spec, embedder_name(spec), None, True,
             "offline model shipped with litdesk (nothing to reach)",
         )  # fmt: skip
     if kind == "sentence-transformers":
@@ -89,10 +89,10 @@ def _embedder(settings: Settings, check: bool) -> ModelCheck:
     if not probe.reachable:
         options = [
             f"start Ollama at {_ollama_root(settings)}, then `ollama pull {model}`",
-            "or use the offline embedder: LITDESK_EMBEDDER=wordllama",
+            "or use the offline embedder: LITDESK_EMBEDDER=wordllama+use-m3",
         ]
     elif not probe.has_model:
-        options = [f"ollama pull {model}", "or LITDESK_EMBEDDER=wordllama (offline)"]
+        options = [f"ollama pull {model}", "or LITDESK_EMBEDDER=wordllama+use-m3 (offline)"]
     return ModelCheck(
         "embedder", "ollama", model, probe.reachable, probe.reachable and probe.has_model,
         f"Ollama at {_ollama_root(settings)}: {probe.detail}", options,
