@@ -62,7 +62,9 @@ def test_chunking_property_covers_text_and_pages(pages: list[str]) -> None:
 
 
 def test_later_chunks_start_at_a_sentence_start() -> None:
-    sentences = [f"Sentence number {i} says something about outcome {i * 7} in the trial." for i in range(60)]
+    sentences = [
+        f"Sentence number {i} says something about outcome {i * 7} in the trial." for i in range(60)
+    ]
     page = " ".join(sentences)
     chunks = chunk_pages([page])
     assert len(chunks) > 2

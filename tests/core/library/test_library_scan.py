@@ -63,10 +63,7 @@ def test_scans_never_crash(pages: list[str]) -> None:
 
 
 def _page(no: int, body: str) -> str:
-    return (
-        f"Journal of Testing 12 (2021) {100 + no}-{120 + no}\nA. Author et al.\n"
-        f"{body}\n{no}\n"
-    )
+    return f"Journal of Testing 12 (2021) {100 + no}-{120 + no}\nA. Author et al.\n{body}\n{no}\n"
 
 
 def test_running_headers_footers_and_page_numbers_are_dropped() -> None:

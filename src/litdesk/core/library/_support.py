@@ -50,6 +50,7 @@ def abstain_threshold(embedder: str) -> float:
     """The calibrated abstention threshold for the embedder named ``embedder``."""
     return ABSTAIN_BY_EMBEDDER.get(embedder, ABSTAIN_BELOW)
 
+
 #: At most this many chunks (evenly spaced) are read to estimate document frequencies.
 DF_SAMPLE: Final = 1_000
 _STEM: Final = 5
