@@ -5,7 +5,9 @@ transactions. Workspace rows live in ``_repo``; fused-search support (search run
 cache with in-flight coalescing, allowances) in ``_search``.
 """
 
+from . import _accounts as accounts
 from . import _repo as repo
+from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._dedup import DedupEntry, add_dedup_entry, list_dedup_entries
 from ._engine import (
     MIGRATIONS_DIR,
@@ -40,6 +42,10 @@ from ._search import (
 )
 
 __all__ = [
+    "LOCAL_OWNER",
+    "NotPermitted",
+    "accounts",
+    "allowance_owner",
     "DedupEntry",
     "add_dedup_entry",
     "list_dedup_entries",
