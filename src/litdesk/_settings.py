@@ -225,6 +225,11 @@ class Settings(BaseSettings):
         description="Comma-separated addresses of the reverse proxies whose X-Forwarded-For/"
         "-Proto headers `litdesk serve --team` trusts (the client address throttled per login).",
     )
+    serve_replay: Path | None = Field(
+        default=None,
+        description="Cassette folder the workers of `litdesk serve --team --workers N` answer "
+        "provider requests from (set by `litdesk serve --replay`; tests and benchmarks).",
+    )
 
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import sqlalchemy as sa
+from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
 
+from ._engine import Store, _alembic_config
 from ._schema import (
     accounts,
     login_failures,
@@ -62,10 +64,12 @@ __all__ = [
     "require_paper",
     "require_run",
     "require_study",
+    "schema_state",
     "session_account",
     "set_disabled",
     "set_member",
     "set_password",
+    "study_creator",
     "study_role",
     "visible_documents",
     "visible_papers",
@@ -257,12 +261,23 @@ def clear_failures(conn: Connection, scope: str, *, before: float | None = None)
 
 def member_studies(account: str) -> sa.Select[Any]:
     """Ids of the Studies ``account`` created or is a member of (a subquery)."""
-    return sa.union(
-        sa.select(studies.c.id.label("sid")).where(studies.c.owner == account),
-        sa.select(study_members.c.study_id.label("sid")).where(
-            study_members.c.account_id == account
-        ),
-    ).subquery().select()
+    return (
+        sa.union(
+            sa.select(studies.c.id.label("sid")).where(studies.c.owner == account),
+            sa.select(study_members.c.study_id.label("sid")).where(
+                study_members.c.account_id == account
+            ),
+        )
+        .subquery()
+        .select()
+    )
+
+
+def study_creator(conn: Connection, study_id: str) -> str:
+    owner = conn.execute(sa.select(studies.c.owner).where(studies.c.id == study_id)).scalar()
+    if owner is None:
+        raise NotFoundError("no such Study", code="study_not_found")
+    return str(owner)
 
 
 def study_role(conn: Connection, account: str, study_id: str) -> str | None:
@@ -467,3 +482,9 @@ def require_run(conn: Connection, account: str, run_id: str) -> None:
     ).first()
     if row is None:
         raise NotFoundError(f"no saved search run {run_id[:80]!r}", code="run_not_found")
+
+
+def schema_state(store: Store) -> tuple[str | None, str | None]:
+    """``(applied revision, newest revision)`` of the store (readiness: equal)."""
+    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    return store.revision(), head

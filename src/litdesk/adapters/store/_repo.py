@@ -289,9 +289,7 @@ def get_study(conn: Connection, ref: str) -> StudyRow:
     return StudyRow(row.id, row.name, row.description, row.created_at)
 
 
-def list_studies(
-    conn: Connection, *, visible_to: str | None = None
-) -> list[tuple[StudyRow, int]]:
+def list_studies(conn: Connection, *, visible_to: str | None = None) -> list[tuple[StudyRow, int]]:
     """Studies with their paper counts (those account ``visible_to`` belongs to)."""
     counts = (
         sa.select(study_papers.c.study_id, sa.func.count().label("n"))

@@ -25,6 +25,7 @@ from . import (
     _runs,
     _search,
     _serve,
+    _users,
     _workspace,
 )
 
@@ -113,6 +114,7 @@ def _root(
 for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
 _serve.register(app)
+_users.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
@@ -17,6 +18,7 @@ from litdesk import __version__
 from litdesk._settings import Settings
 from litdesk.services.desk import Desk, open_desk
 
+from . import _auth
 from ._errors import CatchAll, install_error_handlers
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
@@ -35,13 +37,20 @@ def create_app(
     port: int | None = None,
     replay: Path | None = None,
     desk: Desk | None = None,
+    team: bool = False,
 ) -> FastAPI:
     """The app for ``http://host:port`` (default: the settings' web address). Only that
     exact origin may write; only that Host is answered. ``replay`` answers provider
-    requests from a cassette folder. ``desk`` (tests) replaces the lifespan's own."""
+    requests from a cassette folder. ``desk`` (tests) replaces the lifespan's own.
+    ``team``: accounts and sessions (see ``_auth``); the origin is the settings' public
+    origin when set (the reverse proxy's), whose Host is answered too."""
     host = host or settings.web_host
     port = port or settings.web_port
     origin = f"http://{host}:{port}"
+    hosts = {f"{host}:{port}"}
+    if team and settings.team_public_origin:
+        origin = settings.team_public_origin
+        hosts.add(urlsplit(origin).netloc)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -64,10 +73,13 @@ def create_app(
     install_error_handlers(app)
     app.add_middleware(CatchAll)
     app.add_middleware(ServerTiming)
+    if team:
+        app.state.team_secure = origin.startswith("https://")
+        app.add_middleware(_auth.SessionGate)  # inside: Host, Origin and CSRF come first
     app.add_middleware(
         SecurityMiddleware,
         origin=origin,
-        hosts=frozenset({f"{host}:{port}"}),
+        hosts=frozenset(hosts),
         default_limit=DEFAULT_BODY_LIMIT,
         body_limits={
             f"{API_PREFIX}/query": 16_000,
@@ -75,6 +87,11 @@ def create_app(
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
         },
     )
+    if team:
+        app.add_middleware(_auth.AccessLog)
+        app.include_router(_auth.health)
+        app.include_router(_auth.pages, include_in_schema=False)
+        app.include_router(_auth.api, prefix=API_PREFIX)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for module in (search, papers, notes, studies, study_files, citations):
         app.include_router(module.pages, include_in_schema=False)

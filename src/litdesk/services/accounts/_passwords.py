@@ -31,9 +31,7 @@ _DUMMY: Final = _HASHER.hash("litdesk-no-such-account")
 def check_password_rules(password: str) -> None:
     """At least 12 characters, at most 1,024 (a longer one is a denial-of-service attempt)."""
     if len(password) < MIN_PASSWORD:
-        raise InputError(
-            f"a password has at least {MIN_PASSWORD} characters", code="weak_password"
-        )
+        raise InputError(f"a password has at least {MIN_PASSWORD} characters", code="weak_password")
     if len(password) > MAX_PASSWORD:
         raise InputError(f"a password has at most {MAX_PASSWORD} characters", code="bad_password")
 

@@ -17,13 +17,15 @@ import re
 import secrets
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.store import Store
+from litdesk.adapters.store import Store, open_store
 from litdesk.adapters.store import _accounts as acc
 
 from ._passwords import hash_password, needs_rehash, verify_password, waste_time
@@ -36,6 +38,7 @@ __all__ = [
     "LoginThrottled",
     "Session",
     "hash_token",
+    "open_accounts",
 ]
 
 USERNAME: Final = re.compile(r"^[a-z0-9][a-z0-9._-]{1,79}$")
@@ -211,3 +214,13 @@ class Accounts:
             return
         with self.store.write() as conn:
             acc.delete_session(conn, hash_token(token))
+
+
+@contextmanager
+def open_accounts(settings: Settings) -> Iterator[Accounts]:
+    """The accounts of the settings' store (opened, migrated, closed after the block)."""
+    store = open_store(settings)
+    try:
+        yield Accounts(store, settings)
+    finally:
+        store.dispose()

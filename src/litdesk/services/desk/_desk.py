@@ -338,18 +338,18 @@ class Desk:
     ) -> tuple[list[repo.PaperRow], int, bool]:
         self._check_status(status)
         study_id = self.workspace.study(study).id if study else None
-        with self.store.read() as conn:
-            with self._lock:  # one listing at a time reuses and refreshes the records
-                if len(self._papers) > 4 * SAVED_CAP:
-                    self._papers.clear()
-                rows = repo.list_papers_reusing(
-                    conn,
-                    self._papers,
-                    study_id=study_id,
-                    status=status,
-                    limit=SAVED_CAP + 1,
-                    visible_to=self.owner,
-                )
+        # one listing at a time reuses and refreshes the records
+        with self.store.read() as conn, self._lock:
+            if len(self._papers) > 4 * SAVED_CAP:
+                self._papers.clear()
+            rows = repo.list_papers_reusing(
+                conn,
+                self._papers,
+                study_id=study_id,
+                status=status,
+                limit=SAVED_CAP + 1,
+                visible_to=self.owner,
+            )
         capped = len(rows) > SAVED_CAP
         rows = rows[:SAVED_CAP]
         total = len(rows)

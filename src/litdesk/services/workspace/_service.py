@@ -327,9 +327,7 @@ class Workspace:
     :meth:`close` disposes it).
     """
 
-    def __init__(
-        self, store: Store, *, owns_store: bool = False, owner: str = LOCAL_OWNER
-    ) -> None:
+    def __init__(self, store: Store, *, owns_store: bool = False, owner: str = LOCAL_OWNER) -> None:
         self.store = store
         self._owns_store = owns_store
         #: the acting account: every read and write is checked against its rights
@@ -489,9 +487,7 @@ class Workspace:
             )
         with self._reading() as conn:
             study_id = self._study(conn, study).id if study else None
-            return repo.list_papers(
-                conn, study_id=study_id, status=status, visible_to=self.owner
-            )
+            return repo.list_papers(conn, study_id=study_id, status=status, visible_to=self.owner)
 
     def set_status(self, ref: str, status: str | None) -> Paper:
         with self.store.write() as conn:
