@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import sqlalchemy as sa
 
@@ -69,12 +67,14 @@ def test_sessions_rotate_at_login_and_end_at_logout(
 
 
 def test_sessions_expire(team_store: Store, team_settings: Settings) -> None:
-    short = team_settings.model_copy(update={"session_hours": 1 / 3600})  # one second
-    accounts = Accounts(team_store, short)
+    now = [1_900_000_000.0]
+    accounts = Accounts(team_store, team_settings, clock=lambda: now[0])
     accounts.add("ana", PASSWORD)
     session = accounts.login("ana", PASSWORD, address="10.0.0.1")
-    assert session.expires_at - time.time() <= 1.0
-    time.sleep(1.2)
+    assert session.expires_at == now[0] + team_settings.session_hours * 3600
+    now[0] = session.expires_at - 1
+    assert accounts.resolve(session.token) is not None
+    now[0] = session.expires_at
     assert accounts.resolve(session.token) is None
 
 
@@ -104,13 +104,14 @@ def test_wrong_passwords_throttle_the_address(team_store: Store, team_settings: 
 
 
 def test_window_passes(team_store: Store, team_settings: Settings) -> None:
-    quick = team_settings.model_copy(update={"login_window_seconds": 1})
-    accounts = Accounts(team_store, quick)
+    now = [1_900_000_000.0]
+    accounts = Accounts(team_store, team_settings, clock=lambda: now[0])
     accounts.add("ana", PASSWORD)
     for _ in range(3):
         with pytest.raises(LoginFailed):
             accounts.login("ana", "wrong password!", address="10.0.0.1")
+    now[0] += team_settings.login_window_seconds - 1
     with pytest.raises(LoginThrottled):
         accounts.login("ana", PASSWORD, address="10.0.0.1")
-    time.sleep(1.2)
+    now[0] += 2  # the failures are older than the window now
     assert accounts.login("ana", PASSWORD, address="10.0.0.1").token

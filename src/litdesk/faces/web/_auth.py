@@ -32,7 +32,6 @@ import anyio
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
-from starlette.datastructures import MutableHeaders
 
 from litdesk._errors import LitdeskError
 from litdesk.services.accounts import (
@@ -233,9 +232,7 @@ def _set_session(request: Request, response: Response, token: str, max_age: int,
         secure=_secure(request),
     )
     # a fresh CSRF token for the signed-in session (the pre-login one is dropped)
-    MutableHeaders(scope={"type": "http", "headers": response.raw_headers}).append(
-        "set-cookie", f"{CSRF_COOKIE}={csrf}; Path=/; HttpOnly; SameSite=Strict"
-    )
+    response.set_cookie(CSRF_COOKIE, csrf, path="/", httponly=True, samesite="strict")
 
 
 def _clear_session(request: Request, response: Response) -> None:

@@ -17,7 +17,7 @@ import re
 import secrets
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,9 +111,12 @@ def _username(name: str) -> str:
 class Accounts:
     """Accounts and sessions over one :class:`Store`."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, *, clock: Callable[[], float] = time.time
+    ) -> None:
         self.store = store
         self.settings = settings
+        self.clock = clock  # epoch seconds (tests move it on instead of sleeping)
 
     # --- administration (CLI) ------------------------------------------------------------
 
@@ -158,7 +161,7 @@ class Accounts:
         """A new session for the right name and password; refused while the account or the
         address has too many recent failures (even with the right password)."""
         name = username.strip().lower()[:80]
-        now = time.time()
+        now = self.clock()
         since = now - self.settings.login_window_seconds
         by_account = _scope("account", name)
         by_address = _scope("address", address)
@@ -206,7 +209,7 @@ class Accounts:
         if not token or len(token) > 128:
             return None
         with self.store.read() as conn:
-            row = acc.session_account(conn, hash_token(token), time.time())
+            row = acc.session_account(conn, hash_token(token), self.clock())
         return _view(row) if row is not None else None
 
     def logout(self, token: str | None) -> None:
