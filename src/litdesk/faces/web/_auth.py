@@ -10,8 +10,8 @@ middleware, Study sharing and history, health and readiness, and structured acce
 * :func:`team_desk` gives each account its own desk over the shared runtime, so every
   workspace call carries the account as its owner (the workspace checks the rights).
 * :class:`AccessLog` writes one JSON line per request to the ``litdesk.access`` logger:
-  method, path (never the query string), status, duration, client address and a short hash
-  of the account id — never cookies, headers or bodies.
+  worker pid, method, path (never the query string), status, duration, client address and a
+  short hash of the account id — never cookies, headers or bodies.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import secrets
 import threading
 import time
@@ -169,6 +170,7 @@ class AccessLog:
                 json.dumps(
                     {
                         "ts": round(time.time(), 3),
+                        "pid": os.getpid(),
                         "method": scope.get("method", ""),
                         "path": scope.get("path", "")[:300],
                         "status": status or 500,
