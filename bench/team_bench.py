@@ -183,7 +183,8 @@ async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
         )
         if r.status_code != 200:
             tally.errors["login"] += 1
-            tally.samples.append(f"login {r.status_code} {r.text[:200]}")
+            if len(tally.samples) < 5:
+                tally.samples.append(f"login {r.status_code} {r.text[:200]}")
             return
         c.headers["x-csrf-token"] = r.json()["csrf_token"]
         rounds = 0
@@ -283,6 +284,8 @@ def main() -> None:
         elapsed = tally.times.pop("_elapsed")[0]
         total = sum(len(v) for v in tally.times.values())
         errors = sum(tally.errors.values())
+        if tally.errors.get("login"):
+            print(f"logins refused: {tally.errors['login']} of {args.users}")
         print(f"{'route':30} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7}")
         for label in sorted(tally.times):
             times = tally.times[label]

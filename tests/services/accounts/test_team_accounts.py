@@ -115,3 +115,43 @@ def test_window_passes(team_store: Store, team_settings: Settings) -> None:
         accounts.login("ana", PASSWORD, address="10.0.0.1")
     now[0] += 2  # the failures are older than the window now
     assert accounts.login("ana", PASSWORD, address="10.0.0.1").token
+
+
+def test_concurrent_guesses_never_pass_the_limit(
+    team_store: Store, team_settings: Settings
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    accounts = Accounts(team_store, team_settings)  # 3 failures per account
+    accounts.add("ana", PASSWORD)
+
+    def guess(i: int) -> str:
+        try:
+            accounts.login("ana", f"wrong password {i}", address=f"10.1.0.{i}")
+        except LoginThrottled:
+            return "throttled"
+        except LoginFailed:
+            return "failed"
+        return "signed in"
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(guess, range(12)))
+    assert answers.count("failed") == 3 and answers.count("throttled") == 9
+
+
+def test_successful_logins_do_not_count(team_store: Store, team_settings: Settings) -> None:
+    accounts = Accounts(team_store, team_settings)  # 5 failures per address
+    accounts.add("ana", PASSWORD)
+    from concurrent.futures import ThreadPoolExecutor
+
+    for _ in range(8):  # one shared address (an office behind NAT)
+        assert accounts.login("ana", PASSWORD, address="10.0.0.7").token
+    for i in range(12):
+        accounts.add(f"user{i}", PASSWORD)
+    with ThreadPoolExecutor(max_workers=12) as pool:  # everyone at nine o'clock
+        sessions = list(
+            pool.map(lambda i: accounts.login(f"user{i}", PASSWORD, address="10.0.0.7"), range(12))
+        )
+    assert len({s.token for s in sessions}) == 12
+    with team_store.read() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM login_failures")).scalar_one() == 0

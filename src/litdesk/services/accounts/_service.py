@@ -41,6 +41,8 @@ __all__ = [
     "open_accounts",
 ]
 
+#: advisory-lock namespace of the login throttle (PostgreSQL; SQLite writes are serial)
+_THROTTLE_LOCK: Final = 1_909_102_017
 USERNAME: Final = re.compile(r"^[a-z0-9][a-z0-9._-]{1,79}$")
 
 
@@ -165,14 +167,24 @@ class Accounts:
         since = now - self.settings.login_window_seconds
         by_account = _scope("account", name)
         by_address = _scope("address", address)
-        with self.store.read() as conn:
+        with self.store.write() as conn:
+            # the account's count is checked and reserved under one lock, so concurrent
+            # guesses at one account cannot pass its limit; an address's failures are
+            # recorded after the check (many people may sign in at once behind one address)
+            self.store.lock(conn, _THROTTLE_LOCK, by_account)
             throttled = (
                 acc.count_failures(conn, by_account, since)
                 >= self.settings.login_max_failures_account
                 or acc.count_failures(conn, by_address, since)
                 >= self.settings.login_max_failures_address
             )
-            row = acc.find_account(conn, name) if not throttled else None
+            if not throttled:
+                # a failure until proven otherwise (cleared below when the password is right)
+                acc.add_failure(conn, [by_account], now)
+                # keep the table small: failures older than the window count for nothing
+                acc.clear_failures(conn, by_account, before=since)
+                acc.clear_failures(conn, by_address, before=since)
+                row = acc.find_account(conn, name)
         if throttled:
             raise LoginThrottled(
                 "too many failed logins; try again later",
@@ -185,10 +197,7 @@ class Accounts:
             ok = verify_password(row.password_hash, password)
         if not ok or row is None:
             with self.store.write() as conn:
-                acc.add_failure(conn, [by_account, by_address], now)
-                # keep the table small: failures older than the window count for nothing
-                acc.clear_failures(conn, by_account, before=since)
-                acc.clear_failures(conn, by_address, before=since)
+                acc.add_failure(conn, [by_address], now)
             raise LoginFailed("wrong user name or password")
         token = secrets.token_urlsafe(32)
         expires = now + self.settings.session_hours * 3600
