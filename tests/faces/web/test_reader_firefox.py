@@ -1,6 +1,7 @@
 """The reader's text selection in Debian's firefox-esr (WebDriver BiDi, no driver): a real
-double-click selects a word of the abstract; the page fills the passage and its offset, the
-server verifies them and the highlight is marked."""
+double-click selects a word of the abstract, or of a full-text paragraph; the page fills the
+passage, its offset (and the paragraph with its shown snapshot), the server verifies them
+and the highlight is marked."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import Any
 
 import pytest
 from tests.adapters.report_html._bidi import firefox
+from tests.faces.web._fulltext import P3, reader_server
 from tests.faces.web._server import Running
 
 from litdesk.adapters.store import open_store
+from litdesk.core.evidence import text_digest
 from litdesk.core.records import make_paper
 from litdesk.services.workspace import Workspace
 
@@ -23,11 +26,11 @@ ABSTRACT = (
 )
 
 WORD_BOX = """(() => {
-  const el = document.getElementById('abstract');
+  const el = document.getElementById('%s');
   const node = el.firstChild;
-  const at = node.data.indexOf('slower');
+  const at = node.data.indexOf('%s');
   const r = document.createRange();
-  r.setStart(node, at); r.setEnd(node, at + 6);
+  r.setStart(node, at); r.setEnd(node, at + %d);
   el.scrollIntoView({block: 'center'});
   const b = r.getBoundingClientRect();
   return {x: b.x + b.width / 2, y: b.y + b.height / 2};
@@ -48,6 +51,38 @@ def _wait(ff: Any, ctx: str, expression: str, timeout: float = 30) -> Any:
         time.sleep(0.2)
 
 
+def _double_click_word(ff: Any, ctx: str, element: str, word: str) -> None:
+    box = ff.evaluate(ctx, WORD_BOX % (element, word, len(word)))
+    x, y = round(box["x"]), round(box["y"])
+    click = [{"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]
+    ff.command(
+        "input.performActions",
+        context=ctx,
+        actions=[
+            {
+                "type": "pointer",
+                "id": "mouse",
+                "parameters": {"pointerType": "mouse"},
+                "actions": [{"type": "pointerMove", "x": x, "y": y}, *click, *click],
+            }
+        ],
+    )
+
+
+def _open(ff: Any, url: str) -> str:
+    ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
+    ff.command("browsingContext.setViewport", context=ctx, viewport={"width": 1000, "height": 800})
+    ff.command("browsingContext.navigate", context=ctx, url=url, wait="complete")
+    _wait(ff, ctx, "document.documentElement.dataset.ready === '1'")
+    return str(ctx)
+
+
+_FORM_STATE = """({text: document.getElementById('hl-text').value,
+  start: document.getElementById('hl-start').value,
+  block: document.getElementById('hl-block').value,
+  snapshot: document.getElementById('hl-snapshot').value})"""
+
+
 def test_firefox_selection_makes_a_verified_highlight(
     running: Running, firefox_path: str, tmp_path: Path, tmp_settings: Any
 ) -> None:
@@ -61,39 +96,13 @@ def test_firefox_selection_makes_a_verified_highlight(
     finally:
         store.dispose()
     with firefox(firefox_path, tmp_path / "profile") as ff:
-        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
-        ff.command(
-            "browsingContext.setViewport", context=ctx, viewport={"width": 1000, "height": 800}
-        )
-        ff.command(
-            "browsingContext.navigate",
-            context=ctx,
-            url=f"{running.base}/paper/{paper.id}",
-            wait="complete",
-        )
-        _wait(ff, ctx, "document.documentElement.dataset.ready === '1'")
-        box = ff.evaluate(ctx, WORD_BOX)
-        x, y = round(box["x"]), round(box["y"])
-        click = [{"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]
-        ff.command(
-            "input.performActions",
-            context=ctx,
-            actions=[
-                {
-                    "type": "pointer",
-                    "id": "mouse",
-                    "parameters": {"pointerType": "mouse"},
-                    "actions": [{"type": "pointerMove", "x": x, "y": y}, *click, *click],
-                }
-            ],
-        )
+        ctx = _open(ff, f"{running.base}/paper/{paper.id}")
+        _double_click_word(ff, ctx, "abstract", "slower")
         _wait(ff, ctx, "document.getElementById('hl-start').value !== ''")
-        state = ff.evaluate(
-            ctx,
-            "({text: document.getElementById('hl-text').value, start: document.getElementById('hl-start').value})",
-        )
+        state = ff.evaluate(ctx, _FORM_STATE)
         assert state["text"].strip() == "slower"
         assert int(state["start"]) == ABSTRACT.index(state["text"])
+        assert state["block"] == "" and state["snapshot"] == ""
         ff.evaluate(ctx, "document.getElementById('highlight-form').requestSubmit() || true")
         mark = _wait(
             ff,
@@ -101,3 +110,28 @@ def test_firefox_selection_makes_a_verified_highlight(
             "document.querySelector('#abstract mark') && document.querySelector('#abstract mark').textContent",
         )
         assert mark == state["text"]
+
+
+def test_firefox_selection_in_a_fulltext_paragraph(
+    firefox_path: str, tmp_path: Path, tmp_settings: Any
+) -> None:
+    with (
+        reader_server(tmp_settings, tmp_path) as srv,
+        firefox(firefox_path, tmp_path / "profile") as ff,
+    ):
+        ctx = _open(ff, f"{srv.running.base}/paper/{srv.papers['ccby'].id}?fulltext=1")
+        _double_click_word(ff, ctx, "ft-p3", "calipers")
+        _wait(ff, ctx, "document.getElementById('hl-block').value !== ''")
+        state = ff.evaluate(ctx, _FORM_STATE)
+        assert state["text"].strip() == "calipers"
+        assert state["block"] == "p3"
+        assert state["snapshot"] == text_digest(P3)
+        assert int(state["start"]) == P3.index(state["text"])
+        ff.evaluate(ctx, "document.getElementById('highlight-form').requestSubmit() || true")
+        mark = _wait(
+            ff,
+            ctx,
+            "document.querySelector('#ft-p3 mark') && document.querySelector('#ft-p3 mark').textContent",
+        )
+        assert mark == state["text"]
+        assert ff.evaluate(ctx, "location.search") == "?fulltext=1"

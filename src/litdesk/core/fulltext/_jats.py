@@ -25,6 +25,7 @@ __all__ = [
     "MAX_BLOCK_CHARS_TOTAL",
     "MAX_DEPTH",
     "MAX_XML_CHARS",
+    "SECTION_SEPARATOR",
     "Block",
     "FullText",
     "FullTextMalformed",

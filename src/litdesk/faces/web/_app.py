@@ -23,7 +23,7 @@ from ._errors import CatchAll, install_error_handlers
 from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
-from .routes import citations, notes, papers, search, studies, study_files
+from .routes import citations, dedup, notes, papers, search, studies, study_files
 
 __all__ = ["API_PREFIX", "create_app"]
 
@@ -85,6 +85,7 @@ def create_app(
             f"{API_PREFIX}/query": 16_000,
             f"{API_PREFIX}/imports": studies.IMPORT_LIMIT,
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
+            study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,  # the form posted without JS
         },
     )
     if team:
@@ -93,7 +94,7 @@ def create_app(
         app.include_router(_auth.pages, include_in_schema=False)
         app.include_router(_auth.api, prefix=API_PREFIX)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    for module in (search, papers, notes, studies, study_files, citations):
+    for module in (search, papers, notes, studies, study_files, citations, dedup):
         app.include_router(module.pages, include_in_schema=False)
         app.include_router(module.api, prefix=API_PREFIX)
 

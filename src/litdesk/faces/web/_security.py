@@ -3,8 +3,11 @@
 * the ``Host`` header must name this server (a DNS-rebinding page cannot talk to it);
 * every non-GET request needs the exact ``Origin`` of this server (missing → refused,
   different → refused) and a CSRF token: the double-submit cookie ``ld_csrf`` repeated in
-  the ``X-CSRF-Token`` header (scripts, API) or in the ``csrf_token`` field of an
-  ``application/x-www-form-urlencoded`` form post;
+  the ``X-CSRF-Token`` header (scripts, API), in the ``csrf_token`` field of an
+  ``application/x-www-form-urlencoded`` form post, or in the *first* field of a
+  ``multipart/form-data`` form post (a file upload without JavaScript: only that first
+  part is read, at most :data:`MULTIPART_TOKEN_LIMIT` bytes, and replayed before the rest
+  of the body, which keeps streaming under its limit);
 * request bodies are limited while they stream (``Content-Length`` checked first, then
   the bytes counted as they arrive): over the limit → 413, the handler never sees more;
 * every response carries the CSP, ``nosniff``, ``no-referrer``, ``frame-ancestors
@@ -25,6 +28,9 @@ from http.cookies import SimpleCookie
 from typing import Any, Final
 from urllib.parse import parse_qs
 
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
+
 __all__ = [
     "CSP",
     "CSRF_COOKIE",
@@ -32,6 +38,7 @@ __all__ = [
     "CSRF_HEADER",
     "DEFAULT_BODY_LIMIT",
     "FORM_BODY_LIMIT",
+    "MULTIPART_TOKEN_LIMIT",
     "BodyTooLarge",
     "SecurityMiddleware",
 ]
@@ -52,6 +59,8 @@ CSRF_HEADER: Final = "x-csrf-token"
 CSRF_FIELD: Final = "csrf_token"
 DEFAULT_BODY_LIMIT: Final = 1_000_000
 FORM_BODY_LIMIT: Final = 256_000
+#: A multipart form's first part (the CSRF token) must end within this many bytes.
+MULTIPART_TOKEN_LIMIT: Final = 4_096
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
@@ -165,6 +174,14 @@ class SecurityMiddleware:
                 values = fields.get(CSRF_FIELD, [])
                 sent = values[0] if len(values) == 1 else None
                 receive = _replay(body)
+            elif sent is None and ctype == "multipart/form-data":
+                try:
+                    sent, receive = await _multipart_token(
+                        receive, headers.get("content-type", ""), min(limit, MULTIPART_TOKEN_LIMIT)
+                    )
+                except BodyTooLarge:
+                    await _refuse(send, 413, "body_too_large", "the form is too large", api)
+                    return
             if sent is None or not hmac.compare_digest(sent.encode(), cookie_token.encode()):
                 await _refuse(
                     send, 403, "csrf", "the CSRF token is missing or wrong; reload the page", api
@@ -274,6 +291,105 @@ def _replay(body: bytes) -> Receive:
         return {"type": "http.request", "body": body, "more_body": False}
 
     return receive
+
+
+class _FirstPart:
+    """Feeds a multipart body to python-multipart's streaming parser until its first part
+    ends: that part's field name and value (bounded), nothing of the parts after it."""
+
+    def __init__(self, boundary: bytes) -> None:
+        self.ended = False
+        self.name: str | None = None
+        self.value = bytearray()
+        self._headers: list[tuple[bytes, bytes]] = []
+        self._field = bytearray()
+        self._hvalue = bytearray()
+        self.parser = MultipartParser(
+            boundary,
+            {
+                "on_header_field": self._on_field,
+                "on_header_value": self._on_value,
+                "on_header_end": self._on_header_end,
+                "on_part_data": self._on_data,
+                "on_part_end": self._on_end,
+            },
+        )
+
+    def _on_field(self, data: bytes, start: int, end: int) -> None:
+        if not self.ended:
+            self._field += data[start:end]
+
+    def _on_value(self, data: bytes, start: int, end: int) -> None:
+        if not self.ended:
+            self._hvalue += data[start:end]
+
+    def _on_header_end(self) -> None:
+        if not self.ended:
+            self._headers.append((bytes(self._field).lower(), bytes(self._hvalue)))
+            self._field.clear()
+            self._hvalue.clear()
+
+    def _on_data(self, data: bytes, start: int, end: int) -> None:
+        if not self.ended and len(self.value) <= 128:  # a token is 32–64 characters
+            self.value += data[start:end][:129]
+
+    def _on_end(self) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        for name, value in self._headers:
+            if name == b"content-disposition":
+                kind, options = parse_options_header(value)
+                if kind == b"form-data" and b"filename" not in options:
+                    self.name = options.get(b"name", b"").decode("latin-1")
+
+    def token(self) -> str | None:
+        if self.name != CSRF_FIELD or len(self.value) > 128:
+            return None
+        text = bytes(self.value).decode("ascii", "replace")
+        return text if _TOKEN.match(text) else None
+
+
+async def _multipart_token(
+    receive: Receive, content_type: str, limit: int
+) -> tuple[str | None, Receive]:
+    """The CSRF token in the first field of a ``multipart/form-data`` body (or ``None``),
+    and a ``receive`` that replays the bytes read for it before the rest of the stream.
+    At most ``limit`` bytes (plus the chunk that passes it) are read here: a first part that
+    has not ended by then carries no token."""
+    _kind, options = parse_options_header(content_type)
+    boundary = options.get(b"boundary")
+    read: list[Message] = []
+    if not boundary or len(boundary) > 200:
+        return None, _prefixed(read, receive)
+    first = _FirstPart(boundary)
+    size = 0
+    while not first.ended and size <= limit:
+        message = await receive()
+        read.append(message)
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        try:
+            first.parser.write(chunk[: max(0, limit + 1 - (size - len(chunk)))])
+        except MultipartParseError:  # not a well-formed multipart body: no token
+            return None, _prefixed(read, receive)
+        if not message.get("more_body", False):
+            break
+    return (first.token() if first.ended else None), _prefixed(read, receive)
+
+
+def _prefixed(read: list[Message], receive: Receive) -> Receive:
+    """``receive`` with the messages already ``read`` given back first, in order."""
+    pending = list(read)
+
+    async def again() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return again
 
 
 async def _refuse(send: Send, status: int, code: str, message: str, api: bool) -> None:

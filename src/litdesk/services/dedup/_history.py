@@ -80,19 +80,22 @@ def record_report(
     return len(new)
 
 
-def undo_decision(store: Store, study: str, seq: int) -> DedupEntry:
-    """Withdraw the decision entry ``seq`` (appends an ``undone`` entry; nothing is erased)."""
+def undo_decision(
+    store: Store, study: str, seq: int, *, by: str | None = None, via: str | None = None
+) -> DedupEntry:
+    """Withdraw the decision entry ``seq`` (appends an ``undone`` entry; nothing is erased).
+    ``by`` and ``via`` (who withdrew it, from which face) are kept in the entry when given."""
     entries = study_history(store, study)
     target = next((e for e in entries if e.seq == seq and e.kind == "decision"), None)
     if target is None or not target.a_digest or not target.b_digest:
         raise NotFoundError(f"no decision #{seq} in the deduplication history of {study!r}")
     now = _now()
+    data: dict[str, Any] = {"undoes": seq}
+    data |= {k: v for k, v in (("by", by), ("via", via)) if v is not None}
     with store.write() as conn:
         study_id = repo.get_study(conn, study).id
         new_seq = add_dedup_entry(
-            conn, study_id, "decision", {"undoes": seq}, now,
+            conn, study_id, "decision", data, now,
             a_digest=target.a_digest, b_digest=target.b_digest, decision="undone",
         )  # fmt: skip
-    return DedupEntry(
-        new_seq, "decision", target.a_digest, target.b_digest, "undone", {"undoes": seq}, now
-    )
+    return DedupEntry(new_seq, "decision", target.a_digest, target.b_digest, "undone", data, now)

@@ -2,6 +2,7 @@
 (store, provider transport, fused search), opened once with :func:`open_desk`."""
 
 from ._citations import CitationView, citation_browser
+from ._dedup import MAX_HISTORY, MAX_QUEUE, DedupDesk, DedupJob, DedupReviewView, DedupRun
 from ._desk import (
     EXPORT_MEDIA,
     MAX_SELECTION,
@@ -10,6 +11,13 @@ from ._desk import (
     Desk,
     SearchForm,
     open_desk,
+)
+from ._reader import (
+    MAX_OCCURRENCES,
+    ReaderDesk,
+    ReaderInputError,
+    ReaderView,
+    SnapshotChanged,
 )
 from ._study_files import (
     MAX_STUDY_ZIP_BYTES,
@@ -24,7 +32,6 @@ from ._views import (
     Export,
     NotebookView,
     QueryCheck,
-    ReaderView,
     SavedView,
     SearchView,
     SelectionResult,
@@ -34,22 +41,32 @@ from ._views import (
 
 __all__ = [
     "EXPORT_MEDIA",
+    "MAX_OCCURRENCES",
+    "MAX_HISTORY",
+    "MAX_QUEUE",
     "MAX_SELECTION",
     "MAX_STUDY_ZIP_BYTES",
     "PRISMA_FORMATS",
     "SAVED_CAP",
     "SAVED_PAGE",
     "CitationView",
+    "DedupDesk",
+    "DedupJob",
+    "DedupReviewView",
+    "DedupRun",
     "Desk",
     "EvidenceTableView",
     "Export",
     "NotebookView",
     "QueryCheck",
+    "ReaderDesk",
+    "ReaderInputError",
     "ReaderView",
     "SavedView",
     "SearchForm",
     "SearchView",
     "SelectionResult",
+    "SnapshotChanged",
     "StudiesView",
     "StudyView",
     "citation_browser",

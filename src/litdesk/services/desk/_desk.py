@@ -10,7 +10,6 @@ retrieved (a client never sends paper records).
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -37,20 +36,17 @@ from litdesk.services.search import (
     save_run,
 )
 from litdesk.services.workspace import (
-    EvidenceView,
     Workspace,
-    evidence_csv,
     notebook_markdown,
     now_iso,
     ris_text,
 )
 
+from ._reader import ReaderDesk
 from ._views import (
-    EvidenceTableView,
     Export,
     NotebookView,
     QueryCheck,
-    ReaderView,
     SavedView,
     SearchView,
     SelectionResult,
@@ -81,7 +77,6 @@ EXPORT_MEDIA: Final = {
     "bibtex": ("application/x-bibtex", "bib"),
 }
 Mode = Literal["keyword", "semantic", "discovery"]
-_EVIDENCE_EXTRA: Final = ("question", "population", "method", "intervention", "limitations")
 QueryField = Literal["all", "title", "abstract", "author"]
 _FIELDS: Final[dict[str, QueryField]] = {
     "all": "all",
@@ -427,172 +422,20 @@ class Desk:
         media, ext = EXPORT_MEDIA[fmt]
         return Export(dumps(papers, fmt).encode("utf-8"), f"saved-papers.{ext}", media, len(papers))
 
-    # --- reader ------------------------------------------------------------------------------
+    # --- reader and evidence (services/desk/_reader.py) -----------------------------------
 
-    def reader(self, paper_id: str) -> ReaderView:
-        """A paper's page: a saved paper from the store (no provider call); an unsaved one
-        from a recent search run. Viewing never saves."""
-        ws = self.workspace
-        try:
-            row = ws.paper(paper_id)
-        except NotFoundError:
-            paper = self._paper_in_runs(paper_id)
-            if paper is None:
-                raise NotFoundError(
-                    f"paper {paper_id[:120]!r} is neither saved nor in a recent search",
-                    code="paper_not_found",
-                ) from None
-            return ReaderView(paper, False, None, [], [], [], "search run")
-        notes, problems = ws.notes(paper_ref=row.paper.id)
-        evidence, ev_problems = ws.evidence(paper_ref=row.paper.id)
-        return ReaderView(
-            row.paper,
-            True,
-            row.status,
-            [n.to_dict() for n in notes],
-            problems + ev_problems,
-            self.studies().studies,
-            "store",
-            [_evidence_row(e) for e in evidence],
+    @property
+    def reading(self) -> ReaderDesk:
+        """The reader's use cases (abstract, full text, highlights, evidence)."""
+        return ReaderDesk(
+            self.runtime,
+            self.owner,
+            self._paper_in_runs,
+            self._remember,
+            lambda: self.studies().studies,
         )
 
-    async def open_paper(self, paper_id: str) -> ReaderView:
-        """The reader for ``paper_id``: saved (store) or from a recent run; otherwise the id
-        is looked up at its provider (one exact-identifier lookup). Viewing never saves."""
-        try:
-            return await asyncio.to_thread(self.reader, paper_id)
-        except NotFoundError:
-            pass
-        try:
-            definition = make_definition(paper_id)
-        except RunInvalid as exc:
-            raise DeskInputError(exc.message, code="definition") from None
-        try:
-            run = await self.runtime.fused_search(definition, owner=self.owner)
-        except NotFoundError as exc:  # a replay cassette without this lookup
-            raise NotFoundError(
-                f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and the "
-                f"lookup found nothing ({exc.message[:200]})",
-                code="paper_not_found",
-            ) from None
-        found = next(
-            (h.paper for h in run.hits if h.paper.id == paper_id and not h.conflicts), None
-        )
-        if found is None:
-            failed = [lane.message for lane in run.lanes if lane.status != "ok" and lane.message]
-            why = f" ({failed[0][:200]})" if failed else ""
-            raise NotFoundError(
-                f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and its "
-                f"provider does not know it{why}",
-                code="paper_not_found",
-            )
-        self._remember(run)
-        return ReaderView(found, False, None, [], [], [], "lookup")
-
-    def save_paper(self, paper_id: str, *, study: str | None = None) -> SelectionResult:
-        """Save a paper shown from a recent search run (the reader's Save button)."""
-        paper = self._paper_in_runs(paper_id)
-        if paper is None:
-            row = self.workspace.paper(paper_id)  # already saved: maybe add to the Study
-            paper = row.paper
-        result = self.workspace.save_paper(paper, study=study)
-        s = self.workspace.study(study) if study else None
-        return SelectionResult(
-            [result.paper.id], int(result.created), [], s.id if s else None, s.name if s else None
-        )
-
-    def set_status(self, paper_id: str, status: str | None) -> ReaderView:
-        if status is not None and status not in READING_STATUSES:
-            raise DeskInputError(
-                f"reading status is one of {', '.join(READING_STATUSES)}", code="status"
-            )
-        self.workspace.set_status(paper_id, status)
-        return self.reader(paper_id)
-
-    def highlight(
-        self,
-        paper_id: str,
-        *,
-        text: str,
-        start: int | None,
-        occurrence: int = 1,
-        comment: str | None = None,
-    ) -> ReaderView:
-        """A highlight of the abstract; the offsets must reproduce the text server-side."""
-        self.workspace.add_note(
-            paper_id, highlight=text, start=start, occurrence=occurrence, comment=comment or None
-        )
-        return self.reader(paper_id)
-
-    def comment(self, paper_id: str, comment: str) -> ReaderView:
-        self.workspace.add_note(paper_id, comment=comment)
-        return self.reader(paper_id)
-
-    def occurrences(self, paper_id: str, text: str) -> list[dict[str, int | str]]:
-        """Exact occurrences (at most 100) of ``text`` in the saved abstract, with context."""
-        paper = self.workspace.paper(paper_id).paper
-        abstract = paper.abstract or ""
-        if not text:
-            raise DeskInputError("type the passage to find", code="empty")
-        out: list[dict[str, int | str]] = []
-        at = abstract.find(text)
-        while at >= 0 and len(out) < 100:
-            out.append(
-                {
-                    "occurrence": len(out) + 1,
-                    "start": at,
-                    "before": abstract[max(0, at - 40) : at],
-                    "after": abstract[at + len(text) : at + len(text) + 40],
-                }
-            )
-            at = abstract.find(text, at + 1)
-        return out
-
-    # --- evidence and the review notebook --------------------------------------------------
-
-    def add_evidence(
-        self,
-        paper_id: str,
-        *,
-        finding: str,
-        passage: str,
-        source: str,
-        location: str | None = None,
-        study: str | None = None,
-        fields: dict[str, str | None] | None = None,
-    ) -> ReaderView:
-        """A finding with its supporting passage (abstract or external with a location);
-        the service validates every field and checks the passage against its source."""
-        if source not in ("abstract", "external"):
-            raise DeskInputError(
-                "here a passage comes from the abstract or an external source", code="source"
-            )
-        extra = {k: (v or None) for k, v in (fields or {}).items() if k in _EVIDENCE_EXTRA}
-        self.workspace.add_evidence(
-            paper_id,
-            finding=finding,
-            passage=passage,
-            source=source,
-            location=location or None,
-            study=study or None,
-            question=extra.get("question"),
-            population=extra.get("population"),
-            method=extra.get("method"),
-            intervention=extra.get("intervention"),
-            limitations=extra.get("limitations"),
-        )
-        return self.reader(paper_id)
-
-    def evidence_table(self, *, study: str | None = None) -> EvidenceTableView:
-        views, problems = self.workspace.evidence(study=study or None)
-        return EvidenceTableView(
-            [_evidence_row(v) for v in views], problems, study, self.studies().studies
-        )
-
-    def export_evidence(self, *, study: str | None = None) -> Export:
-        views, _problems = self.workspace.evidence(study=study or None)
-        body = evidence_csv(views).encode("utf-8")
-        return Export(body, "evidence.csv", EXPORT_MEDIA["csv"][0], len(views))
+    # --- the review notebook ---------------------------------------------------------------
 
     def notebook(
         self, *, text: str = "", kind: str | None = None, study: str | None = None
@@ -748,12 +591,6 @@ class Desk:
                 }
             )
         return StudyView(summary | {"runs": runs})
-
-
-def _evidence_row(v: EvidenceView) -> dict[str, object]:
-    d = v.to_dict()
-    d["paper_title"] = v.paper.title if v.paper else ""
-    return d
 
 
 @asynccontextmanager

@@ -15,13 +15,11 @@ __all__ = [
     "Export",
     "NotebookView",
     "QueryCheck",
-    "ReaderView",
     "SavedView",
     "SearchView",
     "SelectionResult",
     "StudiesView",
     "StudyView",
-    "abstract_segments",
     "paper_card",
 ]
 
@@ -171,60 +169,6 @@ class Export:
     filename: str
     media_type: str
     count: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderView:
-    paper: Paper
-    saved: bool
-    status: str | None
-    notes: list[dict[str, Any]]
-    problems: list[str]
-    studies: list[dict[str, Any]]
-    source: str  # "store" or "search run"
-    evidence: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "evidence": self.evidence,
-            "evidence_fields": [list(f) for f in EVIDENCE_FIELDS],
-            "paper": self.paper.to_dict(),
-            "abstract_segments": abstract_segments(self.paper.abstract or "", self.notes),
-            "saved": self.saved,
-            "status": self.status,
-            "notes": self.notes,
-            "problems": self.problems,
-            "studies": self.studies,
-            "source": self.source,
-        }
-
-
-def abstract_segments(abstract: str, notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The abstract cut into plain and highlighted runs: only highlights whose snapshot
-    still matches (no notice) are marked; overlapping ranges merge for display only."""
-    ranges = sorted(
-        (int(n["anchor"]["start"]), int(n["anchor"]["end"]))
-        for n in notes
-        if n.get("anchor") and n["anchor"].get("source") == "abstract" and not n.get("notice")
-    )
-    merged: list[list[int]] = []
-    for start, end in ranges:
-        if not 0 <= start < end <= len(abstract):
-            continue
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    out: list[dict[str, Any]] = []
-    at = 0
-    for start, end in merged:
-        if start > at:
-            out.append({"text": abstract[at:start], "marked": False})
-        out.append({"text": abstract[start:end], "marked": True})
-        at = end
-    if at < len(abstract):
-        out.append({"text": abstract[at:], "marked": False})
-    return out
 
 
 @dataclass(frozen=True, slots=True)

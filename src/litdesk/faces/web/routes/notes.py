@@ -49,7 +49,7 @@ def notebook_view(desk: Desk, p: NotebookParams) -> dict[str, Any]:
 
 
 def evidence_view(desk: Desk, p: StudyParam) -> dict[str, Any]:
-    return desk.evidence_table(study=p.study).to_dict()
+    return desk.reading.evidence_table(study=p.study).to_dict()
 
 
 @pages.get("/notebook", response_class=HTMLResponse)
@@ -85,14 +85,24 @@ def evidence_api(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> dict[
 @pages.get("/evidence/export")
 @api.get("/evidence/export", summary="The evidence table as formula-safe CSV")
 def evidence_export(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> Response:
-    return download(desk.export_evidence(study=params.study))
+    return download(desk.reading.export_evidence(study=params.study))
 
 
 class EvidenceBody(BaseModel):
     finding: str = Field(min_length=1, max_length=MAX_FIELD)
     passage: str = Field(min_length=1, max_length=MAX_PASSAGE)
-    source: Literal["abstract", "external"] = "abstract"
+    source: Literal["abstract", "fulltext", "external"] = "abstract"
     location: str | None = Field(None, max_length=500)
+    block: str | None = Field(
+        None,
+        pattern=r"^(p[1-9][0-9]{0,5})?$",
+        description="The full-text paragraph of a fulltext passage (p1, p2, …).",
+    )
+    snapshot: str | None = Field(
+        None,
+        pattern=r"^(sha256:[0-9a-f]{64})?$",
+        description="The digest of the paragraph the page showed (refused if it changed).",
+    )
     study: str | None = Field(None, max_length=200)
     question: str | None = Field(None, max_length=MAX_FIELD)
     population: str | None = Field(None, max_length=MAX_FIELD)
@@ -110,26 +120,34 @@ class EvidenceBody(BaseModel):
         }
 
 
-def _add(desk: Desk, paper_id: str, body: EvidenceBody) -> dict[str, Any]:
-    return desk.add_evidence(
+async def _add(desk: Desk, paper_id: str, body: EvidenceBody) -> dict[str, Any]:
+    view = await desk.reading.add_evidence(
         paper_id,
         finding=body.finding,
         passage=body.passage,
         source=body.source,
         location=body.location,
+        block=body.block or None,
+        snapshot=body.snapshot or None,
         study=body.study,
         fields=body.fields(),
-    ).to_dict()
+    )
+    return view.to_dict()
 
 
-@api.post("/papers/{paper_id}/evidence", summary="Record evidence (six fields + passage)")
-def evidence_add_api(desk: DeskDep, paper_id: PaperId, body: EvidenceBody) -> dict[str, Any]:
-    return _add(desk, paper_id, body)
+@api.post(
+    "/papers/{paper_id}/evidence",
+    summary="Record evidence (six fields + passage from the abstract, a full-text paragraph "
+    "or an external source with its location)",
+)
+async def evidence_add_api(desk: DeskDep, paper_id: PaperId, body: EvidenceBody) -> dict[str, Any]:
+    return await _add(desk, paper_id, body)
 
 
 @pages.post("/paper/{paper_id}/evidence")
-def evidence_add_form(
+async def evidence_add_form(
     desk: DeskDep, paper_id: PaperId, body: Annotated[EvidenceBody, Form()]
 ) -> Response:
-    _add(desk, paper_id, body)
-    return RedirectResponse(f"/paper/{paper_id}#evidence", status_code=303)
+    await _add(desk, paper_id, body)
+    query = "?fulltext=1" if body.source == "fulltext" else ""
+    return RedirectResponse(f"/paper/{paper_id}{query}#evidence", status_code=303)

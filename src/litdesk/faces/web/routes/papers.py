@@ -1,5 +1,6 @@
-"""Saved papers (list, filters, exports) and the reader ``/paper/<id>`` (abstract,
-highlights, comments, reading status), with their ``/api/v1`` twins."""
+"""Saved papers (list, filters, exports) and the reader ``/paper/<id>`` (abstract and,
+on request, licensed Europe PMC full text; highlights on either, comments, reading
+status), with their ``/api/v1`` twins."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ api = APIRouter(tags=["papers"])
 Status = Literal["to-read", "reading", "read"]
 MAX_COMMENT = 4_000
 MAX_HIGHLIGHT = 8_000
+BLOCK_ID = r"^p[1-9][0-9]{0,5}$"
+SNAPSHOT = r"^sha256:[0-9a-f]{64}$"
+OPTIONAL_BLOCK_ID = r"^(p[1-9][0-9]{0,5})?$"
+OPTIONAL_SNAPSHOT = r"^(sha256:[0-9a-f]{64})?$"
 
 
 class SavedParams(BaseModel):
@@ -67,27 +72,49 @@ def saved_export(
     )
 
 
-async def reader_view(desk: Desk, paper_id: str) -> dict[str, Any]:
-    return (await desk.open_paper(paper_id)).to_dict()
+class ReaderParams(BaseModel):
+    fulltext: bool = Field(False, description="Load the licensed Europe PMC full text.")
+    section: str | None = Field(None, max_length=500, description="Show one section only.")
+
+    @field_validator("section", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value  # "all sections"
+
+
+async def reader_view(desk: Desk, paper_id: str, p: ReaderParams) -> dict[str, Any]:
+    view = await desk.reading.open_paper(paper_id, fulltext=p.fulltext, section=p.section)
+    return view.to_dict()
 
 
 @pages.get("/paper/{paper_id}", response_class=HTMLResponse)
-async def reader_page(request: Request, desk: DeskDep, paper_id: PaperId) -> Response:
-    return page(request, "reader.html", await reader_view(desk, paper_id), title="Reader")
+async def reader_page(
+    request: Request, desk: DeskDep, paper_id: PaperId, params: Annotated[ReaderParams, Query()]
+) -> Response:
+    return page(request, "reader.html", await reader_view(desk, paper_id, params), title="Reader")
 
 
-@api.get("/papers/{paper_id}", summary="A paper's reader data (store, recent run, else looked up)")
-async def reader_api(desk: DeskDep, paper_id: PaperId) -> dict[str, Any]:
-    return await reader_view(desk, paper_id)
+@api.get(
+    "/papers/{paper_id}",
+    summary="A paper's reader data (store, recent run, else looked up; full text on request)",
+)
+async def reader_api(
+    desk: DeskDep, paper_id: PaperId, params: Annotated[ReaderParams, Query()]
+) -> dict[str, Any]:
+    return await reader_view(desk, paper_id, params)
 
 
-@api.get("/papers/{paper_id}/occurrences", summary="Exact occurrences of a passage in the abstract")
-def occurrences_api(
+@api.get(
+    "/papers/{paper_id}/occurrences",
+    summary="Exact occurrences of a passage in the abstract or the full text's paragraphs",
+)
+async def occurrences_api(
     desk: DeskDep,
     paper_id: PaperId,
     text: Annotated[str, Query(min_length=1, max_length=MAX_HIGHLIGHT)],
+    scope: Literal["abstract", "fulltext"] = "abstract",
 ) -> dict[str, Any]:
-    return {"occurrences": desk.occurrences(paper_id, text)}
+    return {"occurrences": await desk.reading.occurrences(paper_id, text, scope=scope)}
 
 
 class StatusBody(BaseModel):
@@ -99,6 +126,12 @@ class HighlightBody(BaseModel):
     start: int | None = Field(None, ge=0, le=10_000_000)
     occurrence: int = Field(1, ge=1, le=100)
     comment: str | None = Field(None, max_length=MAX_COMMENT)
+    block: str | None = Field(
+        None, pattern=BLOCK_ID, description="A full-text paragraph (p1, p2, …); else the abstract."
+    )
+    snapshot: str | None = Field(
+        None, pattern=SNAPSHOT, description="The digest of the paragraph the page showed."
+    )
 
 
 class CommentBody(BaseModel):
@@ -111,28 +144,43 @@ class SaveBody(BaseModel):
 
 @api.post("/papers/{paper_id}/status", summary="Set (or clear) the reading status")
 def status_api(desk: DeskDep, paper_id: PaperId, body: StatusBody) -> dict[str, Any]:
-    return desk.set_status(paper_id, body.status).to_dict()
+    return desk.reading.set_status(paper_id, body.status).to_dict()
 
 
-@api.post("/papers/{paper_id}/highlights", summary="Highlight a passage of the abstract")
-def highlight_api(desk: DeskDep, paper_id: PaperId, body: HighlightBody) -> dict[str, Any]:
-    return desk.highlight(
-        paper_id, text=body.text, start=body.start, occurrence=body.occurrence, comment=body.comment
-    ).to_dict()
+async def _highlight(desk: Desk, paper_id: str, body: HighlightBody) -> dict[str, Any]:
+    view = await desk.reading.highlight(
+        paper_id,
+        text=body.text,
+        start=body.start,
+        occurrence=body.occurrence,
+        comment=body.comment or None,
+        block=body.block or None,
+        snapshot=body.snapshot or None,
+    )
+    return view.to_dict()
+
+
+@api.post(
+    "/papers/{paper_id}/highlights",
+    summary="Highlight a passage of the abstract or of a full-text paragraph",
+)
+async def highlight_api(desk: DeskDep, paper_id: PaperId, body: HighlightBody) -> dict[str, Any]:
+    return await _highlight(desk, paper_id, body)
 
 
 @api.post("/papers/{paper_id}/comments", summary="A paper-level comment")
 def comment_api(desk: DeskDep, paper_id: PaperId, body: CommentBody) -> dict[str, Any]:
-    return desk.comment(paper_id, body.comment).to_dict()
+    return desk.reading.comment(paper_id, body.comment).to_dict()
 
 
 @api.post("/papers/{paper_id}/save", summary="Save a paper shown from a recent search")
 def save_api(desk: DeskDep, paper_id: PaperId, body: SaveBody) -> dict[str, Any]:
-    return desk.save_paper(paper_id, study=body.study or None).to_dict()
+    return desk.reading.save_paper(paper_id, study=body.study or None).to_dict()
 
 
-def _back(paper_id: str, anchor: str = "") -> RedirectResponse:
-    return RedirectResponse(f"/paper/{paper_id}{anchor}", status_code=303)
+def _back(paper_id: str, anchor: str = "", *, fulltext: bool = False) -> RedirectResponse:
+    query = "?fulltext=1" if fulltext else ""
+    return RedirectResponse(f"/paper/{paper_id}{query}{anchor}", status_code=303)
 
 
 @pages.post("/paper/{paper_id}/status")
@@ -141,24 +189,31 @@ def status_form(
     paper_id: PaperId,
     status: Annotated[Literal["", "to-read", "reading", "read"], Form()] = "",
 ) -> Response:
-    desk.set_status(paper_id, status or None)
+    desk.reading.set_status(paper_id, status or None)
     return _back(paper_id)
 
 
 @pages.post("/paper/{paper_id}/highlight")
-def highlight_form(
+async def highlight_form(
     desk: DeskDep,
     paper_id: PaperId,
     text: Annotated[str, Form(min_length=1, max_length=MAX_HIGHLIGHT)],
     start: Annotated[str, Form(max_length=12)] = "",
     occurrence: Annotated[int, Form(ge=1, le=100)] = 1,
     comment: Annotated[str, Form(max_length=MAX_COMMENT)] = "",
+    block: Annotated[str, Form(pattern=OPTIONAL_BLOCK_ID)] = "",
+    snapshot: Annotated[str, Form(pattern=OPTIONAL_SNAPSHOT)] = "",
 ) -> Response:
-    offset = int(start) if start.isdigit() else None
-    desk.highlight(
-        paper_id, text=text, start=offset, occurrence=occurrence, comment=comment.strip() or None
+    await desk.reading.highlight(
+        paper_id,
+        text=text,
+        start=int(start) if start.isdigit() else None,
+        occurrence=occurrence,
+        comment=comment.strip() or None,
+        block=block or None,
+        snapshot=snapshot or None,
     )
-    return _back(paper_id, "#notes")
+    return _back(paper_id, "#notes", fulltext=bool(block))
 
 
 @pages.post("/paper/{paper_id}/comment")
@@ -167,7 +222,7 @@ def comment_form(
     paper_id: PaperId,
     comment: Annotated[str, Form(min_length=1, max_length=MAX_COMMENT)],
 ) -> Response:
-    desk.comment(paper_id, comment)
+    desk.reading.comment(paper_id, comment)
     return _back(paper_id, "#notes")
 
 
@@ -175,5 +230,5 @@ def comment_form(
 def save_form(
     desk: DeskDep, paper_id: PaperId, study: Annotated[str, Form(max_length=200)] = ""
 ) -> Response:
-    desk.save_paper(paper_id, study=study or None)
+    desk.reading.save_paper(paper_id, study=study or None)
     return _back(paper_id)

@@ -68,6 +68,20 @@ def zip_export(desk: DeskDep, ref: StudyRef) -> Response:
     return download(study_zip(desk, ref))
 
 
+@pages.post(IMPORT_PATH, response_class=HTMLResponse)
+async def zip_import_form(
+    request: Request,
+    desk: DeskDep,
+    file: Annotated[UploadFile, File()],
+    name: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """The Study page's recovery form posted without JavaScript: the same recovery, its
+    report as a page (a refusal is the error page with its reason)."""
+    data = await file.read(MAX_STUDY_ZIP_BYTES + 1)
+    done = await run_in_threadpool(recover_study, desk, data, name=name.strip() or None)
+    return page(request, "recovered.html", done, title="Study recovered")
+
+
 @api.post(
     IMPORT_PATH,
     summary="Recover a Study from its ZIP export (validated; refused as a whole with its reason)",

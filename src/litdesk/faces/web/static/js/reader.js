@@ -1,23 +1,36 @@
-// Reader: capture a text selection inside the abstract as (text, start offset); the server
-// checks that the stored abstract reproduces the text at that offset. "Find occurrences"
-// lets the reader highlight a typed passage by choosing which occurrence.
-import { getJson } from "./api.js";
+// Reader: capture a text selection inside the abstract or a full-text paragraph as (text,
+// start offset, paragraph id, the paragraph's snapshot digest); the server checks that the
+// text it holds reproduces the passage at that offset (and that the paragraph is still the
+// one shown). "Find occurrences" highlights a typed passage by choosing which occurrence.
+// The highlight and evidence forms post to the API so the service's messages are shown
+// beside the form; every value is inserted as text.
+import { csrfToken, getJson } from "./api.js";
 
 export function installReader() {
-  const passage = document.getElementById("abstract");
+  const article = document.querySelector("article.reader");
+  const paperId = article.dataset.paperId;
+  const withFulltext = article.dataset.fulltext === "1";
+  const form = document.getElementById("highlight-form");
   const text = document.getElementById("hl-text");
   const start = document.getElementById("hl-start");
+  const block = document.getElementById("hl-block");
+  const snapshot = document.getElementById("hl-snapshot");
   const where = document.getElementById("hl-where");
   const occ = document.getElementById("hl-occ");
   const found = document.getElementById("hl-found");
-  const paperId = document.querySelector("article.reader").dataset.paperId;
-  if (!passage) return;
+  const scope = document.getElementById("hl-scope");
+  const passages = [...document.querySelectorAll("#abstract, .ft-block")];
+
+  function passageOf(node) {
+    return passages.find((p) => p.contains(node)) || null;
+  }
 
   function capture() {
     const sel = window.getSelection();
     if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return;
     const range = sel.getRangeAt(0);
-    if (!passage.contains(range.startContainer) || !passage.contains(range.endContainer)) return;
+    const passage = passageOf(range.startContainer);
+    if (!passage || !passage.contains(range.endContainer)) return;
     const before = document.createRange();
     before.setStart(passage, 0);
     before.setEnd(range.startContainer, range.startOffset);
@@ -27,35 +40,136 @@ export function installReader() {
     if (passage.textContent.slice(offset, offset + chosen.length) !== chosen) return;
     text.value = chosen;
     start.value = String(offset);
-    where.textContent = `Selected characters ${offset + 1} to ${offset + chosen.length} of the abstract.`;
+    const id = passage.dataset.block || "";
+    block.value = id;
+    snapshot.value = passage.dataset.snapshot || "";
+    const label = id ? `full-text paragraph ${id}` : "the abstract";
+    where.textContent = `Selected characters ${offset + 1} to ${offset + chosen.length} of ${label}.`;
   }
   document.addEventListener("selectionchange", capture);
-  passage.addEventListener("mouseup", capture);
-  passage.addEventListener("keyup", capture);
+  for (const p of passages) {
+    p.addEventListener("mouseup", capture);
+    p.addEventListener("keyup", capture);
+    p.addEventListener("touchend", capture);
+  }
   text.addEventListener("input", () => {
     start.value = "";
-    where.textContent = "Typed passage: the chosen occurrence is highlighted.";
+    block.value = "";
+    snapshot.value = "";
+    where.textContent = "Typed passage: the chosen occurrence of the abstract is highlighted, or find it and choose one.";
   });
 
   document.getElementById("hl-find").addEventListener("click", async () => {
     found.replaceChildren();
     if (!text.value) { where.textContent = "Type the passage to find first."; return; }
-    const { ok, body } = await getJson(`/api/v1/papers/${encodeURIComponent(paperId)}/occurrences`, { text: text.value });
+    const where_ = scope ? scope.value : "abstract";
+    const { ok, body } = await getJson(
+      `/api/v1/papers/${encodeURIComponent(paperId)}/occurrences`,
+      { text: text.value, scope: where_ },
+    );
     if (!ok) { where.textContent = body.message || "The passage could not be searched."; return; }
-    if (body.occurrences.length === 0) { where.textContent = "The passage does not occur in the abstract."; return; }
-    where.textContent = `${body.occurrences.length} occurrence(s); choose one.`;
+    const label = where_ === "fulltext" ? "the full text" : "the abstract";
+    if (body.occurrences.length === 0) { where.textContent = `The passage does not occur in ${label}.`; return; }
+    where.textContent = `${body.occurrences.length} occurrence(s) in ${label}; choose one.`;
     for (const o of body.occurrences) {
       const item = document.createElement("li");
       const button = document.createElement("button");
       button.type = "button";
-      button.textContent = `…${o.before}[${text.value}]${o.after}…`;
+      const place = o.block ? `${o.block}: ` : "";
+      button.textContent = `${place}…${o.before}[${text.value}]${o.after}…`;
       button.addEventListener("click", () => {
         start.value = String(o.start);
         occ.value = String(o.occurrence);
-        where.textContent = `Occurrence ${o.occurrence} chosen (character ${o.start + 1}).`;
+        block.value = o.block || "";
+        snapshot.value = o.snapshot || "";
+        const inWhat = o.block ? ` in paragraph ${o.block}` : "";
+        where.textContent = `Occurrence ${o.occurrence}${inWhat} chosen (character ${o.start + 1}).`;
       });
       item.append(button);
       found.append(item);
     }
+  });
+
+  async function post(path, data) {
+    let response;
+    try {
+      response = await fetch(path, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          "x-csrf-token": csrfToken(),
+        },
+        body: JSON.stringify(data),
+      });
+    } catch {
+      return { ok: false, body: { message: "The request could not be sent." } };
+    }
+    let body = {};
+    try { body = await response.json(); } catch { body = {}; }
+    return { ok: response.ok, body };
+  }
+
+  function reload(anchor, fulltext) {
+    const url = new URL(`/paper/${encodeURIComponent(paperId)}`, window.location.origin);
+    if (fulltext) url.searchParams.set("fulltext", "1");
+    const section = new URLSearchParams(window.location.search).get("section");
+    if (fulltext && section) url.searchParams.set("section", section);
+    url.hash = anchor;
+    const here = new URL(window.location.href);
+    if (here.pathname === url.pathname && here.search === url.search) {
+      window.history.replaceState(null, "", url.toString()); // a fragment change alone would not reload
+      window.location.reload();
+    } else {
+      window.location.assign(url.toString());
+    }
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = {
+      text: text.value,
+      start: start.value === "" ? null : Number(start.value),
+      occurrence: Number(occ.value || "1"),
+      comment: document.getElementById("hl-comment").value || null,
+      block: block.value || null,
+      snapshot: snapshot.value || null,
+    };
+    const { ok, body } = await post(`/api/v1/papers/${encodeURIComponent(paperId)}/highlights`, data);
+    if (!ok) { where.textContent = body.message || "The highlight was refused."; return; }
+    reload("notes", withFulltext || Boolean(data.block));
+  });
+
+  const evForm = document.getElementById("evidence-form");
+  if (!evForm) return;
+  const evMessage = document.getElementById("ev-message");
+  document.getElementById("ev-use-selection").addEventListener("click", () => {
+    if (!text.value) {
+      evMessage.hidden = false;
+      evMessage.textContent = "Select a passage in the abstract or a full-text paragraph first.";
+      return;
+    }
+    evMessage.hidden = true;
+    document.getElementById("ev-passage").value = text.value;
+    document.getElementById("ev-block").value = block.value;
+    document.getElementById("ev-snapshot").value = snapshot.value;
+    document.getElementById(block.value ? "ev-src-fulltext" : "ev-src-abstract").checked = true;
+  });
+  document.getElementById("ev-block").addEventListener("input", () => {
+    document.getElementById("ev-snapshot").value = ""; // a typed paragraph: no shown snapshot
+  });
+  evForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = {};
+    for (const [k, v] of new FormData(evForm).entries()) {
+      if (k !== "csrf_token" && v !== "") data[k] = v;
+    }
+    const { ok, body } = await post(`/api/v1/papers/${encodeURIComponent(paperId)}/evidence`, data);
+    if (!ok) {
+      evMessage.hidden = false;
+      evMessage.textContent = body.message || "The evidence was refused.";
+      return;
+    }
+    reload("evidence", withFulltext || data.source === "fulltext");
   });
 }

@@ -1,0 +1,248 @@
+"""The deduplication review in Debian's chromium against a real server on loopback: from
+the Study page, run, see the counts, decide with the keyboard (m/k/s/u) and the buttons,
+withdraw from the history after confirming; hostile imported titles inert; axe-core finds
+no serious violations (light and dark, narrow); and without JavaScript the ZIP recovery
+and the review forms still work."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.faces.web._server import Running
+from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
+from tests.faces.web.test_dedup import make_study
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def page(browser: Any):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    pg.dialogs = []  # type: ignore[attr-defined]
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))  # type: ignore[attr-defined]
+    pg.console_errors = []  # type: ignore[attr-defined]
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+def _current(pg: Any) -> dict[str, str]:
+    return dict(
+        pg.evaluate(
+            "() => { const a = document.activeElement; return {id: a.id, state: a.dataset.state,"
+            " mergeable: a.dataset.mergeable, outline: getComputedStyle(a).outlineStyle}; }"
+        )
+    )
+
+
+def _wait_state(pg: Any, pair_id: str, state: str) -> None:
+    pg.locator(f"#{pair_id}[data-state='{state}']").wait_for(state="attached")
+
+
+def test_review_with_the_keyboard_and_the_history(
+    page: Any,
+    browser: Any,
+    running: Running,
+    tmp_path: Path,
+    axe_path: Path,  # noqa: F811
+) -> None:
+    with running.writer() as c:
+        sid = make_study(c, xss=True)
+    pg = page
+    pg.goto(f"{running.base}/study/{sid}")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    pg.locator("#dedup-link").click()
+    pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    assert pg.locator("#no-run").is_visible()
+    pg.screenshot(path=str(tmp_path / "dedup-empty.png"), full_page=True)
+    pg.locator("#run-dedup").click()
+    pg.locator("#count-uncertain").wait_for()
+    pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    assert pg.locator("#count-records").inner_text() == "20"
+    assert pg.locator("#count-uncertain").inner_text() == "6"
+    assert pg.locator("article.pair").count() == 6
+    # hostile imported titles show as text: no element, no dialog
+    assert "<script>alert(31)</script> Hostile" in pg.locator("#review").inner_text()
+    assert pg.locator("#review img, #review script").count() == 0
+    pg.screenshot(path=str(tmp_path / "dedup-review.png"), full_page=True)
+
+    first = _current(pg)
+    assert first["id"] == "pair-0" and first["state"] == "waiting"
+    assert first["outline"] != "none"  # the current pair's focus is visible
+    # find a mergeable pair with s (skip), then merge it with m
+    for _ in range(6):
+        if _current(pg)["mergeable"] == "yes":
+            break
+        pg.keyboard.press("s")
+    target = _current(pg)["id"]
+    assert _current(pg)["mergeable"] == "yes"
+    pg.keyboard.press("m")
+    _wait_state(pg, target, "merge")
+    assert "merged (your decision)" in pg.locator(f"#{target} .state").inner_text()
+    pg.locator("#history-rows tr:first-child", has_text="merged:").wait_for()
+    assert pg.locator("#waiting").inner_text() == "5"
+    assert _current(pg)["id"] != target  # moved on to the next waiting pair
+    # u withdraws it: the pair waits again, the history says so
+    pg.keyboard.press("u")
+    _wait_state(pg, target, "waiting")
+    pg.locator("#history-rows tr:first-child", has_text="withdrew").wait_for()
+    assert _current(pg)["id"] == target and pg.locator("#waiting").inner_text() == "6"
+
+    # the pair whose merge would join different trial registry numbers: no merge offered
+    clash = pg.locator("article.pair[data-mergeable='no']")
+    assert clash.count() == 1 and clash.locator("button[data-act='merge']").count() == 0
+    assert "Never merged: " in clash.inner_text() and "NCT" in clash.inner_text().upper()
+    clash.click()
+    pg.keyboard.press("m")
+    pg.locator("#review-message", has_text="never merged").wait_for()
+    assert clash.get_attribute("data-state") == "waiting"
+    pg.keyboard.press("k")  # keep separate
+    clash_id = clash.get_attribute("id")
+    _wait_state(pg, clash_id, "distinct")
+
+    # a button decision, then a withdrawal from the history, confirmed in a dialog
+    other = pg.locator("article.pair[data-state='waiting'][data-mergeable='yes']").first
+    other_id = other.get_attribute("id")
+    other.locator("button[data-act='distinct']").click()
+    _wait_state(pg, other_id, "distinct")
+    row = pg.locator("#history-rows tr", has_text="kept separate").first
+    row.locator("button").click()
+    dialog = pg.locator("#confirm-undo")
+    dialog.wait_for()
+    pg.screenshot(path=str(tmp_path / "dedup-confirm.png"))
+    pg.locator("#confirm-undo-no").click()  # asked first: keeping it changes nothing
+    assert pg.locator(f"#{other_id}").get_attribute("data-state") == "distinct"
+    row = pg.locator("#history-rows tr", has_text="kept separate").first
+    row.locator("button").click()
+    pg.locator("#confirm-undo-yes").click()
+    _wait_state(pg, other_id, "waiting")
+
+    # the decisions are the Study's: a reload shows the same states and history
+    pg.reload()
+    pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    assert pg.locator(f"#{clash_id}").get_attribute("data-state") == "distinct"
+    assert pg.locator(f"#{other_id}").get_attribute("data-state") == "waiting"
+    history = pg.locator("#history-rows").inner_text()
+    assert "local (web)" in history and "withdrew" in history and "run: 20 records" in history
+    # the shortcuts are listed in the help overlay
+    pg.keyboard.press("?")
+    assert "Merge the current pair" in pg.locator("#help").inner_text()
+    pg.keyboard.press("Escape")
+
+    assert pg.dialogs == []  # type: ignore[attr-defined]
+    assert pg.console_errors == []  # type: ignore[attr-defined]  # no CSP violation either
+    checked = browser.new_context(bypass_csp=True)  # axe is injected as an inline script
+    ax = checked.new_page()
+    ax.goto(f"{running.base}/study/{sid}/dedup")
+    ax.locator("html[data-dedup-ready]").wait_for(state="attached")
+    found = _violations(ax, axe_path)
+    checked.close()
+    assert found == [], found
+
+
+def test_axe_dark_and_narrow(browser: Any, running: Running, axe_path: Path) -> None:  # noqa: F811
+    with running.writer() as c:
+        sid = make_study(c)
+        c.post(f"/api/v1/studies/{sid}/dedup/runs")
+    context = browser.new_context(
+        viewport={"width": 420, "height": 800}, color_scheme="dark", bypass_csp=True
+    )
+    pg = context.new_page()
+    pg.goto(f"{running.base}/study/{sid}/dedup")
+    pg.locator("#count-uncertain").wait_for()
+    pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    overflow = pg.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1  # tables scroll inside their box on a narrow window
+    found = _violations(pg, axe_path)
+    context.close()
+    assert found == [], found
+
+
+def test_without_javascript_zip_recovery_and_review_forms(
+    browser: Any, running: Running, tmp_path: Path
+) -> None:
+    with running.writer() as c:
+        sid = make_study(c, "No script")
+        zipped = c.get(f"/api/v1/studies/{sid}/export").content
+    (tmp_path / "study.zip").write_bytes(zipped)
+    context = browser.new_context(java_script_enabled=False)
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    pg.goto(f"{running.base}/study/{sid}")
+    pg.locator("#zip-file").set_input_files(str(tmp_path / "study.zip"))
+    pg.locator("#zip-name").fill("Recovered without script")
+    pg.locator("#zip-import button").click()
+    pg.locator("#recovered").wait_for()
+    assert (
+        "Recovered Study “Recovered without script”: 18 papers"
+        in pg.locator("#recovered").inner_text()
+    )
+    pg.screenshot(path=str(tmp_path / "recovered-nojs.png"), full_page=True)
+    pg.locator("#open-recovered").click()
+    assert pg.locator("h1").inner_text() == "Recovered without script"
+    # a torn ZIP: the error page with its reason, nothing stored
+    pg.goto(f"{running.base}/study/{sid}")
+    pg.locator("#zip-file").set_input_files(
+        [{"name": "bad.zip", "mimeType": "application/zip", "buffer": zipped[:200]}]
+    )
+    pg.locator("#zip-import button").click()
+    assert "not a readable ZIP" in pg.locator("main").inner_text()
+
+    # the review without script: run, refresh until done, decide with a button
+    pg.goto(f"{running.base}/study/{sid}/dedup")
+    pg.locator("#run-dedup").click()
+    for _ in range(200):
+        if pg.locator("#count-uncertain").count():
+            break
+        pg.wait_for_timeout(100)
+        pg.reload()
+    first = pg.locator("article.pair").first
+    first.locator("button[data-act='distinct']").click()
+    assert "kept separate (your decision)" in pg.locator("article.pair").first.inner_text()
+    assert "kept separate: " in pg.locator("#history-rows").inner_text()
+    context.close()
+
+
+@pytest.fixture
+def served(tmp_settings: Any, cassette: Path) -> Iterator[tuple[Running, Any]]:
+    """A server whose app the test can reach (to hold a job before it runs)."""
+    from tests.faces.web._server import free_port, serve_app
+
+    from litdesk.faces.web import create_app
+
+    port = free_port()
+    app = create_app(tmp_settings, host="127.0.0.1", port=port, replay=cassette)
+    for _ in serve_app(app, port):
+        base = f"http://127.0.0.1:{port}"
+        yield Running(base, "127.0.0.1", port, cassette, Path(tmp_settings.data_dir)), app
+
+
+def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, Any]) -> None:
+    running, app = served
+    with running.writer() as c:
+        sid = make_study(c)
+        assert c.get(f"/api/v1/studies/{sid}/dedup").status_code == 200
+    dd = app.state.dedup  # the app's dedup service, made by that first request
+    job = dd.prepare(sid)  # registered as running; this test runs it when it wants
+    pg = page
+    pg.goto(f"{running.base}/study/{sid}/dedup")
+    pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    assert pg.locator("#job-status").inner_text().startswith("Running: starting")
+    assert pg.locator("#job-progress").count() == 1
+    # starting another run while this one is going on gives the same job
+    with running.writer() as c:
+        assert c.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"] == job.id
+    pg.locator("#cancel-run").click()
+    pg.locator("#job-status", has_text="· cancelling").wait_for()  # the server says so
+    assert job.cancel.is_set()
+    dd.work(job)  # the job now runs: it stops at its first step
+    pg.locator("#job-outcome").wait_for()
+    assert "cancelled; nothing was recorded" in pg.locator("#job-outcome").inner_text()
+    with running.writer() as c:
+        assert c.get(f"/api/v1/studies/{sid}/dedup").json()["history"] == []
+    assert pg.console_errors == []  # type: ignore[attr-defined]

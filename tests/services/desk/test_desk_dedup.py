@@ -1,0 +1,209 @@
+"""Deduplicating a Study's imported records on the desk (the web page's service), on
+SQLite and PostgreSQL: a run as a job, the review queue with its evidence, decisions into
+the Study's history (the same entries ``litdesk dedup --study`` reuses), their withdrawal,
+conflicting identifiers never merged, cancellation recording nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests._dedup_data import REGISTRY_RIS, haematology_subset
+
+from litdesk import Settings
+from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk.services.dedup import study_decisions, study_history
+from litdesk.services.desk import DedupDesk, Desk, open_desk
+
+
+def fill_study(desk: Desk, name: str = "aHUS review") -> str:
+    study = desk.create_study(name).to_dict()["id"]
+    done = desk.import_into_study(
+        study,
+        [("haematology.csv", haematology_subset()), ("registry.ris", REGISTRY_RIS.encode())],
+    )
+    assert not done["refused"] and [f["records"] for f in done["imported"]] == [15, 3]
+    return str(study)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings:
+    if request.param == "sqlite":
+        return tmp_settings
+    url = request.getfixturevalue("pg_schema")
+    return Settings(data_dir=tmp_settings.data_dir, database_url=url)
+
+
+def on_desk(settings: Settings, body: Callable[[Desk], None]) -> None:
+    async def go() -> None:
+        async with open_desk(settings) as desk:
+            await asyncio.to_thread(body, desk)
+
+    asyncio.run(go())
+
+
+def _run(dd: DedupDesk, study: str) -> dict:
+    job = dd.work(dd.prepare(study))
+    assert job.state == "done", job.message
+    return dd.review(study).to_dict()
+
+
+def test_run_review_decide_undo(settings: Settings) -> None:
+    def body(desk: Desk) -> None:
+        dd = DedupDesk(desk)
+        study = fill_study(desk)
+        view = _run(dd, study)
+        run = view["run"]
+        counts = run["counts"]
+        assert counts["records"] == 18 and counts["stage2_merge_pairs"] == 7
+        assert counts["uncertain"] == 5 and counts["distinct_pairs"] == 1
+        assert run["queue_total"] == 5 and run["waiting"] == 5
+        pairs = view["pairs"]
+        assert [p["state"] for p in pairs] == ["waiting"] * 5
+        # the evidence of ``dedup --explain``: rule, fields aligned with agreement, notes
+        erratum = next(p for p in pairs if p["mergeable"])
+        assert erratum["rule"].startswith("a correction notice and the article")
+        fields = {f["name"]: f for f in erratum["fields"]}
+        assert fields["volume"]["agree"] == "agree" and fields["pages"]["agree"] == "differ"
+        assert fields["title"]["a"] != fields["title"]["b"]
+        assert erratum["evidence"]["kinds"]
+        # the registry pair: a merge would join different trial registry numbers
+        (clash,) = [p for p in pairs if not p["mergeable"]]
+        assert {clash["a"]["source_id"], clash["b"]["source_id"]} == {"R2", "R3"}
+        assert "conflicting identifiers" in clash["not_mergeable"]
+        nct = {f["name"]: f for f in clash["fields"]}["nct"]
+        assert nct["agree"] == "unknown" and "07654321" in nct["a"] + nct["b"]
+        with pytest.raises(RefusedError) as refused:
+            dd.decide(study, run["id"], clash["no"], "merge")
+        assert refused.value.code == "conflicting_identifiers"
+        kept = dd.decide(study, run["id"], clash["no"], "distinct")
+        assert kept["new"] and kept["state"] == "distinct"
+        merged = dd.decide(study, run["id"], erratum["no"], "merge")
+        again = dd.decide(study, run["id"], erratum["no"], "merge")
+        assert merged["new"] and not again["new"] and again["seq"] == merged["seq"]
+        after = dd.review(study).to_dict()
+        states = {p["no"]: p["state"] for p in after["pairs"]}
+        assert states[erratum["no"]] == "merge" and states[clash["no"]] == "distinct"
+        assert after["run"]["waiting"] == 3
+        # the history: who, when, what (both records), newest first
+        newest = after["history"][0]
+        assert newest["seq"] == merged["seq"] and newest["by"] == "local"
+        assert newest["via"] == "web" and newest["in_force"]
+        assert newest["what"].startswith("merged: ") and "haematology.csv#" in newest["what"]
+        assert after["history"][-1]["kind"] == "run"
+        # the same store entries the CLI reuses
+        assert len(study_decisions(desk.store, study)) == 2
+        undone = dd.undo(study, merged["seq"])
+        assert undone["pair"] == erratum["no"] and undone["state"] == "waiting"
+        with pytest.raises(RefusedError):
+            dd.undo(study, merged["seq"])  # no longer in force
+        with pytest.raises(NotFoundError):
+            dd.undo(study, 9_999)
+        view = dd.review(study).to_dict()
+        assert {p["no"]: p["state"] for p in view["pairs"]}[erratum["no"]] == "waiting"
+        assert view["history"][0]["what"].startswith(f"withdrew #{merged['seq']} (merge)")
+        assert view["history"][0]["by"] == "local"
+        assert len(study_decisions(desk.store, study)) == 1
+        # a second run applies the decisions in force: the kept-apart pair stays decided
+        rerun = _run(dd, study)
+        assert rerun["run"]["id"] != run["id"] and rerun["run"]["waiting"] == 4
+        with pytest.raises(RefusedError) as stale:
+            dd.decide(study, run["id"], 0, "merge")
+        assert stale.value.code == "stale_run"
+        with pytest.raises(NotFoundError):
+            dd.decide(study, rerun["run"]["id"], 99, "merge")
+        with pytest.raises(InputError):
+            dd.decide(study, rerun["run"]["id"], 0, "maybe")
+
+    on_desk(settings, body)
+
+
+def test_a_merge_decision_changes_the_next_run(settings: Settings) -> None:
+    def body(desk: Desk) -> None:
+        dd = DedupDesk(desk)
+        study = fill_study(desk)
+        first = _run(dd, study)
+        for p in first["pairs"]:
+            if p["mergeable"]:
+                dd.decide(study, first["run"]["id"], p["no"], "merge")
+        second = _run(dd, study)["run"]["counts"]
+        # the erratum pairs join the two groups: one group fewer than before
+        assert second["groups"] == first["run"]["counts"]["groups"] - 1
+        runs = [e for e in study_history(desk.store, study) if e.kind == "run"]
+        assert len(runs) == 2 and runs[-1].data["owner"] == "local"
+
+    on_desk(settings, body)
+
+
+def test_cancel_records_nothing_and_no_imports_is_refused(tmp_settings: Settings) -> None:
+    def body(desk: Desk) -> None:
+        dd = DedupDesk(desk)
+        empty = desk.create_study("Empty").to_dict()["id"]
+        failed = dd.work(dd.prepare(empty))
+        assert failed.state == "failed" and "no imported records" in (failed.message or "")
+        study = fill_study(desk)
+        job = dd.prepare(study)
+        assert dd.prepare(study) is job  # one running job per Study
+        dd.cancel(job.id)
+        dd.work(job)
+        assert job.state == "cancelled" and job.to_dict()["counts"] is None
+        assert study_history(desk.store, study) == []
+        assert dd.review(study).to_dict()["run"] is None
+        with pytest.raises(NotFoundError):
+            dd.job("dd-nope")
+        # a started job runs in the background and finishes
+        started = dd.start(study)
+        for _ in range(600):
+            if dd.job(started.id).state != "running":
+                break
+            asyncio.run(asyncio.sleep(0.05))
+        assert dd.job(started.id).state == "done"
+        assert dd.cancel(started.id).state == "done"  # a finished job stays finished
+
+    on_desk(tmp_settings, body)
+
+
+def test_a_file_imported_twice_counts_once(tmp_settings: Settings) -> None:
+    def body(desk: Desk) -> None:
+        dd = DedupDesk(desk)
+        study = fill_study(desk)
+        desk.import_into_study(study, [("again.ris", REGISTRY_RIS.encode())])
+        view = _run(dd, study)
+        assert view["run"]["counts"]["records"] == 18
+        assert view["run"]["repeats_skipped"] == ["again.ris"]
+
+    on_desk(tmp_settings, body)
+
+
+def test_web_decisions_are_reused_by_the_cli_workflow(settings: Settings, tmp_path: Path) -> None:
+    from litdesk.services.dedup import DedupRequest, run_dedup
+
+    def body(desk: Desk) -> None:
+        dd = DedupDesk(desk)
+        study = fill_study(desk)
+        view = _run(dd, study)
+        decided = [p for p in view["pairs"] if p["mergeable"]][:2]
+        for p in decided:
+            dd.decide(study, view["run"]["id"], p["no"], "distinct")
+        folder = tmp_path
+        (folder / "haematology.csv").write_bytes(haematology_subset())
+        (folder / "registry.ris").write_bytes(REGISTRY_RIS.encode())
+        asked: list[tuple[str | None, str | None]] = []
+
+        def reviewer(pair: Any, ra: Any, pa: Any, rb: Any, pb: Any) -> None:
+            asked.append((ra.source_id, rb.source_id))
+            return None  # skip
+
+        request = DedupRequest(
+            (str(folder / "haematology.csv"), str(folder / "registry.ris")), study=study
+        )
+        outcome = run_dedup(request, reviewer=reviewer, settings=desk.settings)
+        skipped = {frozenset((p["a"]["source_id"], p["b"]["source_id"])) for p in decided}
+        assert len(asked) == 5 - len(decided)  # the web's decisions are not asked again
+        assert not skipped & {frozenset(a) for a in asked}
+        assert outcome.new_decisions == 0
+
+    on_desk(settings, body)
