@@ -12,6 +12,7 @@ the test naming the route: add the parameter to :data:`RECORD_FIELDS`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ MARKERS = (
     "ana secret finding qx44",
 )
 #: fields that name a record; any other path parameter fails the test (add it here)
-RECORD_FIELDS = ("paper_id", "ref", "study", "run_id", "paper_ids")
+RECORD_FIELDS = ("paper_id", "ref", "study", "run_id", "paper_ids", "job_id")
 #: writes that make the caller's own private record (a note) on a paper it may read
 OWN_RECORD_WRITES = {
     ("POST", "/api/v1/papers/{paper_id}/highlights"),
@@ -100,8 +101,12 @@ def _ana_records(ana: httpx.Client) -> AnaRecords:
         )
         assert r.status_code == 200, r.text
         assert ana.post(f"/api/v1/papers/{paper}/status", json={"status": "reading"}).is_success
+    r = ana.post(f"/api/v1/studies/{study_id}/dedup/runs")
+    assert r.status_code == 200, r.text
+    job_id = r.json()["id"]
     records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
     records.values = {
+        "job_id": [job_id],
         "paper_id": [private, in_study],
         "paper_ids": [[private, in_study]],
         "ref": [study_id, MARKERS[0]],
@@ -176,6 +181,11 @@ def _probes(doc: dict[str, Any], ana: AnaRecords) -> list[Probe]:
                     query_records.append(p["name"])
                 elif p.get("required"):
                     query_fixed[p["name"]] = _plain(p["name"], p.get("schema", {}), doc)
+            patterns: dict[str, str] = {
+                p["name"]: _resolve(p.get("schema", {}), doc).get("pattern", "")
+                for p in params
+                if p["in"] in ("path", "query")
+            }
             body: dict[str, Any] | None = None
             body_records: list[str] = []
             multipart: list[str] = []
@@ -186,6 +196,7 @@ def _probes(doc: dict[str, Any], ana: AnaRecords) -> list[Probe]:
                 for name, prop in schema.get("properties", {}).items():
                     if name in RECORD_FIELDS:
                         body_records.append(name)
+                        patterns[name] = _resolve(prop, doc).get("pattern", "")
                     elif name in schema.get("required", []):
                         body[name] = _plain(name, prop, doc)
             elif "multipart/form-data" in content:
@@ -200,7 +211,9 @@ def _probes(doc: dict[str, Any], ana: AnaRecords) -> list[Probe]:
             # one probe per combination of ana's values for the record fields named
             combos: list[dict[str, Any]] = [{}]
             for name in path_params + query_records + body_records:
-                combos = [c | {name: v} for c in combos for v in ana.values[name]]
+                values = _fitting(ana, name, patterns.get(name, ""))
+                assert values, f"{method} {path}: none of ana's records fits {name!r}"
+                combos = [c | {name: v} for c in combos for v in values]
             for combo in combos:
                 url = path
                 for name in path_params:
@@ -210,6 +223,18 @@ def _probes(doc: dict[str, Any], ana: AnaRecords) -> list[Probe]:
                 record = bool(path_params or query_records or body_records)
                 out.append(Probe(method, path, url, query, full, multipart, record))
     return out
+
+
+def _fitting(ana: AnaRecords, name: str, pattern: str) -> list[Any]:
+    """ana's values for ``name``; when the field's pattern refuses them (a dedup run id is
+    not a search run id), ana's other record ids that fit it."""
+    if not pattern:
+        return list(ana.values[name])
+    fits = [v for v in ana.values[name] if isinstance(v, str) and re.search(pattern, v)]
+    if fits:
+        return fits
+    others = [v for vs in ana.values.values() for v in vs if isinstance(v, str)]
+    return list(dict.fromkeys(v for v in others if re.search(pattern, v)))
 
 
 def _send(c: httpx.Client, probe: Probe) -> httpx.Response:
@@ -275,6 +300,7 @@ def test_a_viewer_reads_but_changes_nothing(server: TeamServer) -> None:
         assert bob.get(f"/api/v1/studies/{ana.study_id}").json()["name"] == MARKERS[0]
         doc = bob.get("/api/v1/openapi.json").json()
         ana.values = {
+            "job_id": ana.values["job_id"],
             "paper_id": [ana.study_paper],
             "paper_ids": [[ana.study_paper]],
             "ref": [ana.study_id],
