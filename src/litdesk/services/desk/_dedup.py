@@ -152,7 +152,7 @@ class DedupDesk:
         """``shared``: the app's service whose jobs and latest runs this one sees, acting
         as ``desk``'s owner (a team account; its role in each Study is checked)."""
         self.desk = desk
-        self._lock = shared._lock if shared else threading.Lock()
+        self._lock: threading.Lock = shared._lock if shared else threading.Lock()
         self._jobs: OrderedDict[str, DedupJob] = shared._jobs if shared else OrderedDict()
         self._latest: dict[str, DedupRun] = shared._latest if shared else {}
 
