@@ -151,3 +151,18 @@ def test_existing_rows_belong_to_local(tmp_path: Path) -> None:
             assert saver == "local"
     finally:
         store.dispose()
+
+
+def test_history_shows_dedup_decisions(team_store: Store, team: tuple[str, str]) -> None:
+    from litdesk.adapters.store import add_dedup_entry
+
+    ana_id, _bob_id = team
+    study = Workspace(team_store, owner=ana_id).create_study("Dedup review")
+    with team_store.write() as conn:
+        add_dedup_entry(
+            conn, study.id, "decision", {"by": ana_id, "via": "web"}, "2099-01-01T00:00:00+00:00",
+            a_digest="sha256:a", b_digest="sha256:b", decision="merge",
+        )  # fmt: skip
+    entries = Sharing(team_store, ana_id).history(study.id).entries
+    assert (entries[0]["username"], entries[0]["action"]) == ("ana", "dedup_merge")
+    assert entries[-1]["action"] == "study_created"

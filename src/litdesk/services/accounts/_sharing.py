@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk.adapters.store import Store, repo
+from litdesk.adapters.store import Store, list_dedup_entries, repo
 from litdesk.adapters.store import accounts as acc
 from litdesk.services.workspace import now_iso
 
@@ -76,20 +76,35 @@ class Sharing:
             return self._members(conn, row.id)
 
     def history(self, study: str, *, limit: int = 500) -> HistoryView:
+        """Newest first: the Study's writes (papers, notes, evidence, runs, imports, roles)
+        and its deduplication runs and decisions, each with who and when."""
+        limit = max(1, min(limit, 5_000))
         with self.store.read() as conn:
             row = repo.get_study(conn, study)
             acc.require_study(conn, self.owner, row.id, "read")
-            entries = acc.list_history(conn, row.id, limit=max(1, min(limit, 5_000)))
-        return HistoryView(
-            row.id,
-            [
+            entries = acc.list_history(conn, row.id, limit=limit)
+            dedup = list_dedup_entries(conn, row.id)[-limit:]
+            names = {a.id: a.username for a in acc.list_accounts(conn)}
+        out: list[dict[str, Any]] = [
+            {
+                "at": e.at,
+                "account_id": e.account_id,
+                "username": e.username or e.account_id,
+                "action": e.action,
+                "target": e.target,
+            }
+            for e in entries
+        ]
+        for d in dedup:
+            who = str(d.data.get("by") or d.data.get("owner") or acc.LOCAL_OWNER)[:80]
+            out.append(
                 {
-                    "at": e.at,
-                    "account_id": e.account_id,
-                    "username": e.username or e.account_id,
-                    "action": e.action,
-                    "target": e.target,
+                    "at": d.created_at,
+                    "account_id": who,
+                    "username": names.get(who, who),
+                    "action": "dedup_" + (d.decision or d.kind),
+                    "target": f"#{d.seq}",
                 }
-                for e in entries
-            ],
-        )
+            )
+        out.sort(key=lambda e: str(e["at"]), reverse=True)
+        return HistoryView(row.id, out[:limit])
