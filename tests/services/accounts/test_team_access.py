@@ -166,3 +166,23 @@ def test_history_shows_dedup_decisions(team_store: Store, team: tuple[str, str])
     entries = Sharing(team_store, ana_id).history(study.id).entries
     assert (entries[0]["username"], entries[0]["action"]) == ("ana", "dedup_merge")
     assert entries[-1]["action"] == "study_created"
+
+
+def test_reading_status_is_each_accounts_own(team_store: Store, team: tuple[str, str]) -> None:
+    ana_id, bob_id = team
+    ana, bob = Workspace(team_store, owner=ana_id), Workspace(team_store, owner=bob_id)
+    paper = ana.save_paper(_paper(), status="reading").paper
+    bob.save_paper(_paper())  # the same public record, saved by bob too
+    assert ana.paper(paper.id).status == "reading"
+    assert bob.paper(paper.id).status is None  # ana's status is hers
+    bob.set_status(paper.id, "read")
+    assert (ana.paper(paper.id).status, bob.paper(paper.id).status) == ("reading", "read")
+    assert [r.paper.id for r in bob.papers(status="read")] == [paper.id]
+    assert ana.papers(status="read") == [] and bob.papers(status="reading") == []
+    study = ana.create_study("Shared statuses")
+    ana.add_to_study(study.id, paper.id)
+    Sharing(team_store, ana_id).share(study.id, "bob", "editor")
+    shown = {p["id"]: p["status"] for p in bob.study_summary(study.id)["papers"]}
+    assert shown == {paper.id: "read"}
+    local = Workspace(team_store)  # the single-user status is the paper's own, untouched
+    assert local.paper(paper.id).status is None

@@ -23,6 +23,7 @@ from ._schema import (
     imports,
     notes,
     paper_keys,
+    paper_savers,
     papers,
     search_runs,
     studies,
@@ -130,8 +131,31 @@ def _paper_row(row: Any) -> PaperRow:
     return PaperRow(paper, row.status, row.created_at, row.updated_at)
 
 
-def get_paper(conn: Connection, paper_id: str) -> PaperRow:
-    row = conn.execute(sa.select(papers).where(papers.c.id == paper_id)).first()
+def _team(account: str | None) -> bool:
+    return account is not None and account != LOCAL_OWNER
+
+
+def _status_of(account: str | None) -> sa.ColumnElement[Any]:
+    """The reading status shown to ``account``: a team account's own (kept with its saving),
+    otherwise the paper's."""
+    if not _team(account):
+        return papers.c.status
+    return (
+        sa.select(paper_savers.c.status)
+        .where(paper_savers.c.paper_id == papers.c.id, paper_savers.c.account_id == account)
+        .scalar_subquery()
+    )
+
+
+def _select_papers(account: str | None) -> sa.Select[Any]:
+    if not _team(account):
+        return sa.select(papers)
+    columns = [c for c in papers.c if c.name != "status"]
+    return sa.select(*columns, _status_of(account).label("status"))
+
+
+def get_paper(conn: Connection, paper_id: str, *, status_of: str | None = None) -> PaperRow:
+    row = conn.execute(_select_papers(status_of).where(papers.c.id == paper_id)).first()
     if row is None:
         raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
     return _paper_row(row)
@@ -174,11 +198,35 @@ def update_paper(conn: Connection, paper: Paper, now: str) -> None:
     _add_keys(conn, paper)
 
 
-def set_status(conn: Connection, paper_id: str, status: str | None, now: str) -> None:
+def set_status(
+    conn: Connection,
+    paper_id: str,
+    status: str | None,
+    now: str,
+    *,
+    status_of: str | None = None,
+) -> None:
+    """Set a paper's reading status; a team account's (``status_of``) is its own."""
     if status is not None and status not in READING_STATUSES:
         raise InputError(
             f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
         )
+    if _team(status_of):
+        exists = conn.execute(sa.select(papers.c.id).where(papers.c.id == paper_id)).first()
+        if exists is None:
+            raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
+        done = conn.execute(
+            sa.update(paper_savers)
+            .where(paper_savers.c.paper_id == paper_id, paper_savers.c.account_id == status_of)
+            .values(status=status)
+        )
+        if done.rowcount != 1:
+            conn.execute(
+                sa.insert(paper_savers).values(
+                    paper_id=paper_id, account_id=status_of, saved_at=now, status=status
+                )
+            )
+        return
     done = conn.execute(
         sa.update(papers).where(papers.c.id == paper_id).values(status=status, updated_at=now)
     )
@@ -193,14 +241,22 @@ def list_papers(
     status: str | None = None,
     limit: int = 500,
     visible_to: str | None = None,
+    status_of: str | None = None,
 ) -> list[PaperRow]:
-    query = _papers_where(sa.select(papers), study_id, status, visible_to)
+    """Saved papers (newest first); ``visible_to``: only those the account may see, with
+    its own reading status; ``status_of``: every paper, with that account's status."""
+    who = status_of or visible_to
+    query = _papers_where(_select_papers(who), study_id, status, visible_to, who)
     query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit)
     return [_paper_row(r) for r in conn.execute(query)]
 
 
 def _papers_where(
-    query: sa.Select[Any], study_id: str | None, status: str | None, visible_to: str | None = None
+    query: sa.Select[Any],
+    study_id: str | None,
+    status: str | None,
+    visible_to: str | None = None,
+    status_of: str | None = None,
 ) -> sa.Select[Any]:
     """``query`` over saved papers narrowed to a Study and a reading status (each optional),
     and to the papers account ``visible_to`` may see (``None``: all of them)."""
@@ -211,7 +267,7 @@ def _papers_where(
             study_papers.c.study_id == study_id
         )
     if status is not None:
-        query = query.where(papers.c.status == status)
+        query = query.where(_status_of(status_of or visible_to) == status)
     return query
 
 
@@ -243,7 +299,7 @@ def list_papers_reusing(
     changed: ``reuse``
     maps an id to ``(stored text, row)`` from an earlier call and is updated in place (an
     app-lifetime caller keeps it; validation is most of the cost of a long list)."""
-    query = _papers_where(sa.select(papers), study_id, status, visible_to)
+    query = _papers_where(_select_papers(visible_to), study_id, status, visible_to)
     query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
     out = []
     for r in conn.execute(query):

@@ -288,7 +288,8 @@ study_history = sa.Table(
     sa.Column("at", sa.String(_WHEN), nullable=False),
 )
 
-#: who saved which paper (the bibliographic record is shared, a saving is per account)
+#: who saved which paper (the bibliographic record is shared, a saving is per account, and
+#: so is a team account's reading status)
 paper_savers = sa.Table(
     "paper_savers",
     metadata,
@@ -300,5 +301,6 @@ paper_savers = sa.Table(
     ),
     sa.Column("account_id", sa.String(_ID), primary_key=True),
     sa.Column("saved_at", sa.String(_WHEN), nullable=False),
+    sa.Column("status", sa.String(16), nullable=True),
     sa.Index("ix_paper_savers_account", "account_id"),
 )

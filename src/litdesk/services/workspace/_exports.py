@@ -512,7 +512,7 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
             saved = ws._save(conn, paper, now)
             remap[old_id] = saved.paper.id
             if status is not None:
-                repo.set_status(conn, saved.paper.id, status, now)
+                repo.set_status(conn, saved.paper.id, status, now, status_of=ws.owner)
             repo.add_study_paper(conn, study.id, saved.paper.id, now)
         for note in parsed["notes"]:
             data_ = note.model_dump(mode="json") | {"paper_id": remap[note.paper_id]}

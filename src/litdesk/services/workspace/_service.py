@@ -423,7 +423,7 @@ class Workspace:
             study_row = self._study(conn, study, "write") if study is not None else None
             result = self._save(conn, paper, now)
             if status is not None:
-                repo.set_status(conn, result.paper.id, status, now)
+                repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
             if study_row is not None:
                 repo.add_study_paper(conn, study_row.id, result.paper.id, now)
                 self._history(conn, study_row.id, "paper_added", result.paper.id, now)
@@ -448,7 +448,7 @@ class Workspace:
             for paper in papers:
                 result = self._save(conn, paper, now)
                 if status is not None:
-                    repo.set_status(conn, result.paper.id, status, now)
+                    repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
                 if study_id is not None:
                     repo.add_study_paper(conn, study_id, result.paper.id, now)
                     self._history(conn, study_id, "paper_added", result.paper.id, now)
@@ -474,7 +474,7 @@ class Workspace:
     def paper(self, ref: str) -> repo.PaperRow:
         """A saved paper by id or by any identifier (DOI, PMID, PMCID, OpenAlex, arXiv)."""
         with self._reading() as conn:
-            return repo.get_paper(conn, self._paper(conn, ref))
+            return repo.get_paper(conn, self._paper(conn, ref), status_of=self.owner)
 
     def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
         """Saved papers (newest 500), by Study and reading status; an unknown status is
@@ -492,7 +492,7 @@ class Workspace:
     def set_status(self, ref: str, status: str | None) -> Paper:
         with self.store.write() as conn:
             paper_id = self._paper(conn, ref, "write")
-            repo.set_status(conn, paper_id, status, now_iso())
+            repo.set_status(conn, paper_id, status, now_iso(), status_of=self.owner)
             return repo.get_paper(conn, paper_id).paper
 
     # --- studies ---------------------------------------------------------------------
@@ -531,7 +531,7 @@ class Workspace:
     def study_summary(self, ref: str) -> dict[str, Any]:
         with self._reading() as conn:
             s = self._study(conn, ref)
-            rows = repo.list_papers(conn, study_id=s.id, limit=100_000)
+            rows = repo.list_papers(conn, study_id=s.id, limit=100_000, status_of=self.owner)
             notes_n = len(repo.list_documents(conn, "notes", study_id=s.id, limit=100_000))
             ev_n = len(repo.list_documents(conn, "evidence", study_id=s.id, limit=100_000))
             runs = repo.study_run_ids(conn, s.id)
@@ -768,7 +768,7 @@ class Workspace:
                 repo.add_study_paper(conn, study_id, result.paper.id, now)
         if status is not None:
             for pid in dict.fromkeys(i for i in ids if i):
-                repo.set_status(conn, pid, status, now)
+                repo.set_status(conn, pid, status, now, status_of=self.owner)
         import_id = _new_id("imp")
         repo.insert_document(
             conn,

@@ -92,6 +92,8 @@ def upgrade() -> None:
         ),
         sa.Column("account_id", sa.String(64), primary_key=True),
         sa.Column("saved_at", sa.String(40), nullable=False),
+        # a team account's own reading status (``local`` keeps papers.status)
+        sa.Column("status", sa.String(16), nullable=True),
         sa.Index("ix_paper_savers_account", "account_id"),
     )
     for table in OWNED:
