@@ -258,3 +258,13 @@ def test_access_log_has_no_query_or_credentials(
         assert secret and secret not in text
     signed = [line for line in lines if line["path"] == "/api/v1/saved"]
     assert signed[0]["account"] and len(signed[0]["account"]) == 12
+
+
+def test_loopback_host_answers_health_checks(team_settings: Settings, cassette: Path) -> None:
+    proxied = team_settings.model_copy(update={"team_public_origin": "https://litdesk.test"})
+    with team_server(proxied, cassette) as running:
+        port = running.base.rsplit(":", 1)[1]
+        with running.client(headers={"host": f"localhost:{port}"}) as c:
+            assert c.get("/readyz").json()["ready"] is True
+        with running.client(headers={"host": "evil.example"}) as c:
+            assert c.get("/readyz").status_code == 421  # any other name is still refused

@@ -135,6 +135,13 @@ def register(app: typer.Typer) -> None:
                 err_console.print(
                     f"public origin {settings.team_public_origin}", markup=False, highlight=False
                 )
+            elif not host.startswith("127.") and host not in ("::1", "localhost"):
+                err_console.print(
+                    f"writes are accepted from {address} only: set LITDESK_TEAM_PUBLIC_ORIGIN "
+                    "to the address users open (the reverse proxy's https:// origin)",
+                    markup=False,
+                    highlight=False,
+                )
             # the worker processes read their address from the settings (environment)
             os.environ["LITDESK_WEB_HOST"] = host
             os.environ["LITDESK_WEB_PORT"] = str(port)

@@ -48,6 +48,8 @@ def create_app(
     port = port or settings.web_port
     origin = f"http://{host}:{port}"
     hosts = {f"{host}:{port}"}
+    if team:  # health checks on the machine itself; writes still need the exact origin
+        hosts |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
     if team and settings.team_public_origin:
         origin = settings.team_public_origin
         hosts.add(urlsplit(origin).netloc)
