@@ -112,8 +112,8 @@ def upgrade() -> None:
 def downgrade() -> None:
     for table in OWNED:
         op.drop_index(f"ix_{table}_owner", table_name=table)
-        with op.batch_alter_table(table) as batch:
-            batch.drop_column("owner")
+        # a plain DROP COLUMN (SQLite 3.35+): a batch rebuild would cascade-delete references
+        op.drop_column(table, "owner")
     for table in ("paper_savers", "study_history", "study_members", "login_failures"):
         op.drop_table(table)
     op.drop_table("sessions")
