@@ -249,6 +249,49 @@ class Settings(BaseSettings):
         default=50, ge=1, le=500, description="Most PDFs accepted by one upload request."
     )
 
+    # --- team server (issue 17: accounts, sessions, `litdesk serve --team`) ----------------
+    team_public_origin: str | None = Field(
+        default=None,
+        pattern=r"^https?://[A-Za-z0-9.\-\[\]:]{1,255}$",
+        description="The exact origin users open behind the reverse proxy, e.g. "
+        "https://litdesk.lab.example (writes must come from it; https makes cookies Secure). "
+        "Default: http://<host>:<port> of `litdesk serve --team`.",
+    )
+    session_hours: float = Field(
+        default=12.0, gt=0, le=24 * 30, description="How long a team login session lasts (hours)."
+    )
+    login_max_failures_account: int = Field(
+        default=5,
+        ge=1,
+        le=1_000,
+        description="Failed logins of one account within login_window_seconds before its "
+        "logins are refused until the window passes.",
+    )
+    login_max_failures_address: int = Field(
+        default=20,
+        ge=1,
+        le=100_000,
+        description="Failed logins from one client address within login_window_seconds "
+        "before that address's logins are refused until the window passes.",
+    )
+    login_window_seconds: int = Field(
+        default=900,
+        ge=1,
+        le=86_400,
+        description="The window (seconds) over which failed logins are counted.",
+    )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        max_length=2_000,
+        description="Comma-separated addresses of the reverse proxies whose X-Forwarded-For/"
+        "-Proto headers `litdesk serve --team` trusts (the client address throttled per login).",
+    )
+    serve_replay: Path | None = Field(
+        default=None,
+        description="Cassette folder the workers of `litdesk serve --team --workers N` answer "
+        "provider requests from (set by `litdesk serve --replay`; tests and benchmarks).",
+    )
+
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""
         if self.data_dir is not None:

@@ -30,7 +30,7 @@ def free_port() -> int:
 def test_non_loopback_hosts_are_refused(host: str, tmp_settings) -> None:
     result = CliRunner().invoke(app, ["serve", "--host", host])
     assert result.exit_code == 3
-    assert "team mode does not exist yet" in result.output
+    assert "without --team" in result.output
 
 
 def test_loopback_addresses_pass() -> None:

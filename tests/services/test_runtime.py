@@ -18,7 +18,7 @@ from pydantic import SecretStr
 
 from litdesk._errors import RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.store import usage
+from litdesk.adapters.store import allowance_owner, usage
 from litdesk.core.trace import validate_request
 from litdesk.services import Runtime, open_runtime
 from litdesk.services.search import make_definition
@@ -126,7 +126,9 @@ def _today() -> Any:
 
 
 def _used(rt: Runtime, owner: str = "local") -> dict[str, int]:
-    return {p: usage(rt.store, p, _today()).get(owner, 0) for p in ("europepmc", "openalex")}
+    """Calls reserved today for ``owner`` (kept under the SHA-256 of a team account's id)."""
+    key = allowance_owner(owner)
+    return {p: usage(rt.store, p, _today()).get(key, 0) for p in ("europepmc", "openalex")}
 
 
 def _open(settings: Settings, providers: Providers, **kw: Any) -> Any:
@@ -210,16 +212,18 @@ def test_full_text_allowance_is_the_configured_number(
 def test_owner_is_a_parameter_of_every_metered_call(
     settings: Settings, providers: Providers
 ) -> None:
-    async def go() -> tuple[dict[str, int], dict[str, int]]:
+    async def go() -> tuple[dict[str, int], dict[str, int], set[str]]:
         async with _open(settings, providers) as rt:
             await rt.fulltext("PMC123", refresh=True, owner="alice")
             await rt.citations("references", ["W1"], owner="bob")
             await rt.fused_search(make_definition("malaria"), owner="alice", use_cache=False)
-            return _used(rt, "alice"), _used(rt, "bob")
+            owners = {o for p in ("europepmc", "openalex") for o in usage(rt.store, p, _today())}
+            return _used(rt, "alice"), _used(rt, "bob"), owners
 
-    alice, bob = asyncio.run(go())
+    alice, bob, owners = asyncio.run(go())
     assert alice == {"europepmc": 2, "openalex": 0}
     assert bob == {"europepmc": 0, "openalex": 2}
+    assert owners and not owners & {"alice", "bob"}  # kept as SHA-256 of the account ids
 
 
 def test_concurrent_tasks_and_worker_threads_share_one_runtime(

@@ -37,7 +37,7 @@ from litdesk.adapters.http import (
     ProviderTransport,
     StoreMeter,
 )
-from litdesk.adapters.store import Store, open_store
+from litdesk.adapters.store import Store, allowance_owner, open_store
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, SearchRun
 from litdesk.core.trace import SearchRequest, SearchTrace
@@ -87,7 +87,7 @@ def provider_transport(
         base_urls=base_urls,
         recorder=CassetteRecorder(record) if record is not None else None,
         replay=Cassette(replay) if replay is not None else None,
-        meter=StoreMeter(store, settings, owner=owner),
+        meter=StoreMeter(store, settings, owner=allowance_owner(owner)),
         body_limits=_BODY_LIMITS,
     )
 
@@ -126,7 +126,8 @@ class Runtime:
         who = owner or self.owner
         view = self._views.get(who)
         if view is None:
-            view = self.transport.for_meter(StoreMeter(self.store, self.settings, owner=who))
+            meter = StoreMeter(self.store, self.settings, owner=allowance_owner(who))
+            view = self.transport.for_meter(meter)
             self._views[who] = view
         return view
 

@@ -5,7 +5,9 @@ transactions. Workspace rows live in ``_repo``; fused-search support (search run
 cache with in-flight coalescing, allowances) in ``_search``.
 """
 
+from . import _accounts as accounts
 from . import _repo as repo
+from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._assist import (
     AssistDraftRow,
     AssistReservation,
@@ -70,6 +72,10 @@ __all__ = [
     "assist_release",
     "assist_reserve",
     "assist_usage",
+    "LOCAL_OWNER",
+    "NotPermitted",
+    "accounts",
+    "allowance_owner",
     "DedupEntry",
     "add_dedup_entry",
     "list_dedup_entries",

@@ -16,12 +16,14 @@ from sqlalchemy.engine import Connection
 from litdesk._errors import InputError, NotFoundError
 from litdesk.core.records import Paper, read_paper, split_arxiv
 
+from ._accounts import LOCAL_OWNER, visible_documents, visible_papers, visible_studies
 from ._engine import StoredDataInvalid, dump_json, load_json
 from ._schema import (
     evidence,
     imports,
     notes,
     paper_keys,
+    paper_savers,
     papers,
     search_runs,
     studies,
@@ -88,6 +90,7 @@ class DocumentRow:
     study_id: str | None
     text: str
     created_at: str
+    owner: str = LOCAL_OWNER
 
     def json(self) -> Any:
         return load_json(self.text, what=self.kind)
@@ -128,8 +131,31 @@ def _paper_row(row: Any) -> PaperRow:
     return PaperRow(paper, row.status, row.created_at, row.updated_at)
 
 
-def get_paper(conn: Connection, paper_id: str) -> PaperRow:
-    row = conn.execute(sa.select(papers).where(papers.c.id == paper_id)).first()
+def _team(account: str | None) -> bool:
+    return account is not None and account != LOCAL_OWNER
+
+
+def _status_of(account: str | None) -> sa.ColumnElement[Any]:
+    """The reading status shown to ``account``: a team account's own (kept with its saving),
+    otherwise the paper's."""
+    if not _team(account):
+        return papers.c.status
+    return (
+        sa.select(paper_savers.c.status)
+        .where(paper_savers.c.paper_id == papers.c.id, paper_savers.c.account_id == account)
+        .scalar_subquery()
+    )
+
+
+def _select_papers(account: str | None) -> sa.Select[Any]:
+    if not _team(account):
+        return sa.select(papers)
+    columns = [c for c in papers.c if c.name != "status"]
+    return sa.select(*columns, _status_of(account).label("status"))
+
+
+def get_paper(conn: Connection, paper_id: str, *, status_of: str | None = None) -> PaperRow:
+    row = conn.execute(_select_papers(status_of).where(papers.c.id == paper_id)).first()
     if row is None:
         raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
     return _paper_row(row)
@@ -142,7 +168,14 @@ def _add_keys(conn: Connection, paper: Paper) -> None:
         conn.execute(sa.insert(paper_keys), [{"key": k, "paper_id": paper.id} for k in fresh])
 
 
-def insert_paper(conn: Connection, paper: Paper, now: str, status: str | None = None) -> None:
+def insert_paper(
+    conn: Connection,
+    paper: Paper,
+    now: str,
+    status: str | None = None,
+    *,
+    owner: str = LOCAL_OWNER,
+) -> None:
     conn.execute(
         sa.insert(papers).values(
             id=paper.id,
@@ -150,6 +183,7 @@ def insert_paper(conn: Connection, paper: Paper, now: str, status: str | None = 
             status=status,
             created_at=now,
             updated_at=now,
+            owner=owner,
         )
     )
     _add_keys(conn, paper)
@@ -164,11 +198,35 @@ def update_paper(conn: Connection, paper: Paper, now: str) -> None:
     _add_keys(conn, paper)
 
 
-def set_status(conn: Connection, paper_id: str, status: str | None, now: str) -> None:
+def set_status(
+    conn: Connection,
+    paper_id: str,
+    status: str | None,
+    now: str,
+    *,
+    status_of: str | None = None,
+) -> None:
+    """Set a paper's reading status; a team account's (``status_of``) is its own."""
     if status is not None and status not in READING_STATUSES:
         raise InputError(
             f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
         )
+    if _team(status_of):
+        exists = conn.execute(sa.select(papers.c.id).where(papers.c.id == paper_id)).first()
+        if exists is None:
+            raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
+        done = conn.execute(
+            sa.update(paper_savers)
+            .where(paper_savers.c.paper_id == paper_id, paper_savers.c.account_id == status_of)
+            .values(status=status)
+        )
+        if done.rowcount != 1:
+            conn.execute(
+                sa.insert(paper_savers).values(
+                    paper_id=paper_id, account_id=status_of, saved_at=now, status=status
+                )
+            )
+        return
     done = conn.execute(
         sa.update(papers).where(papers.c.id == paper_id).values(status=status, updated_at=now)
     )
@@ -182,30 +240,48 @@ def list_papers(
     study_id: str | None = None,
     status: str | None = None,
     limit: int = 500,
+    visible_to: str | None = None,
+    status_of: str | None = None,
 ) -> list[PaperRow]:
-    query = _papers_where(sa.select(papers), study_id, status)
+    """Saved papers (newest first); ``visible_to``: only those the account may see, with
+    its own reading status; ``status_of``: every paper, with that account's status."""
+    who = status_of or visible_to
+    query = _papers_where(_select_papers(who), study_id, status, visible_to, who)
     query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit)
     return [_paper_row(r) for r in conn.execute(query)]
 
 
 def _papers_where(
-    query: sa.Select[Any], study_id: str | None, status: str | None
+    query: sa.Select[Any],
+    study_id: str | None,
+    status: str | None,
+    visible_to: str | None = None,
+    status_of: str | None = None,
 ) -> sa.Select[Any]:
-    """``query`` over saved papers narrowed to a Study and a reading status (each optional)."""
+    """``query`` over saved papers narrowed to a Study and a reading status (each optional),
+    and to the papers account ``visible_to`` may see (``None``: all of them)."""
+    if visible_to is not None and visible_to != LOCAL_OWNER:
+        query = query.where(visible_papers(papers.c.id, visible_to))
     if study_id is not None:
         query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
             study_papers.c.study_id == study_id
         )
     if status is not None:
-        query = query.where(papers.c.status == status)
+        query = query.where(_status_of(status_of or visible_to) == status)
     return query
 
 
 def count_papers(
-    conn: Connection, *, study_id: str | None = None, status: str | None = None
+    conn: Connection,
+    *,
+    study_id: str | None = None,
+    status: str | None = None,
+    visible_to: str | None = None,
 ) -> int:
     """How many saved papers (in a Study, with a reading status)."""
-    query = _papers_where(sa.select(sa.func.count()).select_from(papers), study_id, status)
+    query = _papers_where(
+        sa.select(sa.func.count()).select_from(papers), study_id, status, visible_to
+    )
     return int(conn.execute(query).scalar_one())
 
 
@@ -217,12 +293,13 @@ def list_papers_reusing(
     status: str | None = None,
     limit: int = 500,
     offset: int = 0,
+    visible_to: str | None = None,
 ) -> list[PaperRow]:
     """:func:`list_papers` (from ``offset``), validating only records whose stored text
     changed: ``reuse``
     maps an id to ``(stored text, row)`` from an earlier call and is updated in place (an
     app-lifetime caller keeps it; validation is most of the cost of a long list)."""
-    query = _papers_where(sa.select(papers), study_id, status)
+    query = _papers_where(_select_papers(visible_to), study_id, status, visible_to)
     query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
     out = []
     for r in conn.execute(query):
@@ -239,13 +316,21 @@ def list_papers_reusing(
 
 
 def insert_study(
-    conn: Connection, study_id: str, name: str, description: str | None, now: str
+    conn: Connection,
+    study_id: str,
+    name: str,
+    description: str | None,
+    now: str,
+    *,
+    owner: str = LOCAL_OWNER,
 ) -> StudyRow:
     exists = conn.execute(sa.select(studies.c.id).where(studies.c.name == name)).first()
     if exists is not None:
         raise InputError(f"a Study named {name!r} already exists", code="study_exists")
     conn.execute(
-        sa.insert(studies).values(id=study_id, name=name, description=description, created_at=now)
+        sa.insert(studies).values(
+            id=study_id, name=name, description=description, created_at=now, owner=owner
+        )
     )
     return StudyRow(study_id, name, description, now)
 
@@ -260,17 +345,19 @@ def get_study(conn: Connection, ref: str) -> StudyRow:
     return StudyRow(row.id, row.name, row.description, row.created_at)
 
 
-def list_studies(conn: Connection) -> list[tuple[StudyRow, int]]:
+def list_studies(conn: Connection, *, visible_to: str | None = None) -> list[tuple[StudyRow, int]]:
+    """Studies with their paper counts (those account ``visible_to`` belongs to)."""
     counts = (
         sa.select(study_papers.c.study_id, sa.func.count().label("n"))
         .group_by(study_papers.c.study_id)
         .subquery()
     )
-    rows = conn.execute(
-        sa.select(studies, sa.func.coalesce(counts.c.n, 0).label("papers"))
-        .outerjoin(counts, counts.c.study_id == studies.c.id)
-        .order_by(studies.c.created_at, studies.c.name)
+    query = sa.select(studies, sa.func.coalesce(counts.c.n, 0).label("papers")).outerjoin(
+        counts, counts.c.study_id == studies.c.id
     )
+    if visible_to is not None and visible_to != LOCAL_OWNER:
+        query = query.where(visible_studies(studies.c.id, visible_to))
+    rows = conn.execute(query.order_by(studies.c.created_at, studies.c.name))
     return [(StudyRow(r.id, r.name, r.description, r.created_at), int(r.papers)) for r in rows]
 
 
@@ -329,10 +416,16 @@ def insert_document(
     paper_id: str | None = None,
     study_id: str | None = None,
     extra: dict[str, Any] | None = None,
+    owner: str = LOCAL_OWNER,
 ) -> None:
     """Store one note, evidence record or import trace (``kind`` names the table)."""
     table = DOCUMENT_TABLES[kind]
-    values: dict[str, Any] = {"id": doc_id, "study_id": study_id, "created_at": now}
+    values: dict[str, Any] = {
+        "id": doc_id,
+        "study_id": study_id,
+        "created_at": now,
+        "owner": owner,
+    }
     if kind == "imports":
         values["trace"] = dump_json(data)
         values.update(extra or {})
@@ -354,6 +447,7 @@ def get_document(conn: Connection, kind: str, doc_id: str) -> DocumentRow:
         study_id=r.study_id,
         text=r.trace if kind == "imports" else r.data,
         created_at=r.created_at,
+        owner=r.owner,
     )
 
 
@@ -374,10 +468,14 @@ def list_documents(
     study_id: str | None = None,
     paper_ids: Sequence[str] | None = None,
     limit: int = 1_000,
+    visible_to: str | None = None,
 ) -> list[DocumentRow]:
-    """Stored documents of ``kind``, oldest first (parsed and checked by the caller)."""
+    """Stored documents of ``kind``, oldest first (parsed and checked by the caller); only
+    those account ``visible_to`` made or may see through its Studies, when given."""
     table = DOCUMENT_TABLES[kind]
     query = sa.select(table)
+    if visible_to is not None and visible_to != LOCAL_OWNER:
+        query = query.where(visible_documents(table, visible_to))
     if study_id is not None:
         query = query.where(table.c.study_id == study_id)
     if paper_ids is not None:
@@ -395,6 +493,7 @@ def list_documents(
                 study_id=r.study_id,
                 text=r.trace if kind == "imports" else r.data,
                 created_at=r.created_at,
+                owner=r.owner,
             )
         )
     return out

@@ -9,7 +9,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 __all__ = [
+    "accounts",
     "allowances",
+    "login_failures",
+    "paper_savers",
+    "sessions",
+    "study_history",
+    "study_members",
     "evidence",
     "imports",
     "metadata",
@@ -36,6 +42,7 @@ papers = sa.Table(
     sa.Column("status", sa.String(16), nullable=True),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
     sa.Column("updated_at", sa.String(_WHEN), nullable=False),
+    sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
 )
 
 paper_keys = sa.Table(
@@ -58,6 +65,7 @@ studies = sa.Table(
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
 )
 
 study_papers = sa.Table(
@@ -95,6 +103,7 @@ notes = sa.Table(
     ),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
 )
 
 evidence = sa.Table(
@@ -117,6 +126,7 @@ evidence = sa.Table(
     ),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
 )
 
 search_runs = sa.Table(
@@ -162,6 +172,7 @@ imports = sa.Table(
     sa.Column("format", sa.String(40), nullable=False),
     sa.Column("trace", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
 )
 
 search_cache = sa.Table(
@@ -203,4 +214,93 @@ dedup_history = sa.Table(
     sa.Column("decision", sa.String(16), nullable=True),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)
+
+
+# --- team mode (migration 0007_team): accounts, sessions, roles, history -----------------
+
+accounts = sa.Table(
+    "accounts",
+    metadata,
+    sa.Column("id", sa.String(_ID), primary_key=True),
+    sa.Column("username", sa.String(80), nullable=False, unique=True),
+    sa.Column("password_hash", sa.Text, nullable=False),
+    sa.Column("disabled", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Column("password_changed_at", sa.String(_WHEN), nullable=False),
+)
+
+#: a session is kept as the SHA-256 of its cookie token; times are epoch seconds
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column(
+        "account_id",
+        sa.String(_ID),
+        sa.ForeignKey("accounts.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False, index=True),
+)
+
+login_failures = sa.Table(
+    "login_failures",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("scope", sa.String(80), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Index("ix_login_failures_scope_at", "scope", "at"),
+)
+
+study_members = sa.Table(
+    "study_members",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("account_id", sa.String(_ID), primary_key=True),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("added_by", sa.String(_ID), nullable=False),
+    sa.Column("added_at", sa.String(_WHEN), nullable=False),
+    sa.Index("ix_study_members_account", "account_id"),
+)
+
+study_history = sa.Table(
+    "study_history",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column("account_id", sa.String(_ID), nullable=False),
+    sa.Column("action", sa.String(40), nullable=False),
+    sa.Column("target", sa.String(200), nullable=True),
+    sa.Column("at", sa.String(_WHEN), nullable=False),
+)
+
+#: who saved which paper (the bibliographic record is shared, a saving is per account, and
+#: so is a team account's reading status)
+paper_savers = sa.Table(
+    "paper_savers",
+    metadata,
+    sa.Column(
+        "paper_id",
+        sa.String(130),
+        sa.ForeignKey("papers.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("account_id", sa.String(_ID), primary_key=True),
+    sa.Column("saved_at", sa.String(_WHEN), nullable=False),
+    sa.Column("status", sa.String(16), nullable=True),
+    sa.Index("ix_paper_savers_account", "account_id"),
 )

@@ -27,6 +27,7 @@ from . import (
     _search,
     _serve,
     _strategy,
+    _users,
     _workspace,
 )
 
@@ -117,6 +118,7 @@ for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library
 _assist.register(app)
 _strategy.register(app)
 _serve.register(app)
+_users.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

@@ -1,11 +1,14 @@
-"""``litdesk serve``: the web workspace on a loopback address (team mode does not exist
-yet, so any other address is refused)."""
+"""``litdesk serve``: the web workspace on a loopback address for one user, or with
+``--team`` a team server on PostgreSQL (accounts, sessions, Study roles) on any address,
+with ``--workers N`` processes sharing the one database."""
 
 from __future__ import annotations
 
 import ipaddress
+import logging
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,11 +16,14 @@ from litdesk._errors import RefusedError
 
 from ._output import command, err_console
 
-__all__ = ["check_loopback", "register"]
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = ["check_loopback", "register", "team_app"]
 
 
 class NotLoopback(RefusedError):
-    """``litdesk serve`` listens on loopback addresses only."""
+    """``litdesk serve`` listens on loopback addresses only (``--team`` aside)."""
 
     default_code = "not_loopback"
 
@@ -30,14 +36,40 @@ def check_loopback(host: str) -> str:
     except ValueError:
         raise NotLoopback(
             f"--host must be a loopback IP address such as 127.0.0.1, not {host[:80]!r}: "
-            "team mode does not exist yet, so litdesk serve listens on this machine only"
+            "without --team (accounts and sign-in), litdesk serve listens on this machine only"
         ) from None
     if not address.is_loopback:
         raise NotLoopback(
-            f"refusing to listen on {host}: team mode does not exist yet, so litdesk serve "
-            "listens on a loopback address (127.0.0.1) only"
+            f"refusing to listen on {host}: without --team (accounts and sign-in), litdesk "
+            "serve listens on a loopback address (127.0.0.1) only"
         )
     return host
+
+
+def _access_logging() -> None:
+    """The team server's JSON access lines (``litdesk.access``) go to standard error."""
+    logger = logging.getLogger("litdesk.access")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def team_app() -> FastAPI:
+    """The team app of one worker process (``uvicorn --factory``): host, port and the replay
+    folder come from the settings (``LITDESK_WEB_HOST``/``_WEB_PORT``/``_SERVE_REPLAY``)."""
+    from litdesk._settings import get_settings
+    from litdesk.faces.web import create_app
+
+    settings = get_settings()
+    _access_logging()
+    host = settings.web_host
+    shown = f"[{host}]" if ":" in host else host
+    return create_app(
+        settings, host=shown, port=settings.web_port, replay=settings.serve_replay, team=True
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +78,9 @@ def register(app: typer.Typer) -> None:
     @app.command("serve")
     @command
     def serve(
-        host: Annotated[str, typer.Option(help="Loopback address to listen on.")] = "127.0.0.1",
+        host: Annotated[
+            str, typer.Option(help="Address to listen on (loopback only without --team).")
+        ] = "127.0.0.1",
         port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8765,
         open_browser: Annotated[
             bool, typer.Option("--open", help="Open the workspace in the default browser.")
@@ -55,8 +89,21 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(help="Answer provider requests from this cassette folder (no network)."),
         ] = None,
+        team: Annotated[
+            bool,
+            typer.Option(
+                "--team",
+                help="Team server: PostgreSQL, accounts (litdesk user add), sign-in, Study "
+                "roles, /healthz and /readyz, JSON access logs.",
+            ),
+        ] = False,
+        workers: Annotated[
+            int,
+            typer.Option(min=1, max=64, help="Server processes (--team only; one database)."),
+        ] = 1,
     ) -> None:
         """The web workspace: search, saved papers, reader, Studies (http://127.0.0.1:8765)."""
+        import os
         import threading
         import webbrowser
 
@@ -65,12 +112,55 @@ def register(app: typer.Typer) -> None:
         from litdesk._settings import get_settings
         from litdesk.faces.web import create_app
 
-        check_loopback(host)
+        if not team:
+            check_loopback(host)
+            if workers != 1:
+                raise NotLoopback("--workers needs --team (one database for every process)")
         if replay is not None and not (replay / "index.json").is_file():
             raise NotLoopback(f"{replay} is not a cassette folder (no index.json)", code="replay")
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{port}"
-        web = create_app(get_settings(), host=shown, port=port, replay=replay)
+        settings = get_settings()
+        if team:
+            from litdesk.services.accounts import prepare_team_store
+
+            state = prepare_team_store(settings)  # PostgreSQL only; migrations run once here
+            err_console.print(
+                f"litdesk team server at {address} ({workers} worker"
+                f"{'' if workers == 1 else 's'}; schema {state.revision}; Ctrl+C stops)",
+                markup=False,
+                highlight=False,
+            )
+            if settings.team_public_origin:
+                err_console.print(
+                    f"public origin {settings.team_public_origin}", markup=False, highlight=False
+                )
+            elif not host.startswith("127.") and host not in ("::1", "localhost"):
+                err_console.print(
+                    f"writes are accepted from {address} only: set LITDESK_TEAM_PUBLIC_ORIGIN "
+                    "to the address users open (the reverse proxy's https:// origin)",
+                    markup=False,
+                    highlight=False,
+                )
+            # the worker processes read their address from the settings (environment)
+            os.environ["LITDESK_WEB_HOST"] = host
+            os.environ["LITDESK_WEB_PORT"] = str(port)
+            if replay is not None:
+                os.environ["LITDESK_SERVE_REPLAY"] = str(replay.resolve())
+            get_settings.cache_clear()
+            uvicorn.run(
+                "litdesk.faces.cli._serve:team_app",
+                factory=True,
+                host=host,
+                port=port,
+                workers=workers,
+                log_level="warning",
+                access_log=False,
+                proxy_headers=True,
+                forwarded_allow_ips=settings.forwarded_allow_ips,
+            )
+            return
+        web = create_app(settings, host=shown, port=port, replay=replay)
         err_console.print(
             f"litdesk workspace at {address} (Ctrl+C stops)", markup=False, highlight=False
         )

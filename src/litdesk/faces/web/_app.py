@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
@@ -21,6 +22,7 @@ from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library_desk import LibraryDesk
 from litdesk.services.synthesis import report_csp
 
+from . import _auth
 from ._errors import CatchAll, install_error_handlers
 from ._library_state import close_library_state, open_library_state
 from ._render import STATIC_DIR
@@ -81,13 +83,22 @@ def create_app(
     port: int | None = None,
     replay: Path | None = None,
     desk: Desk | None = None,
+    team: bool = False,
 ) -> FastAPI:
     """The app for ``http://host:port`` (default: the settings' web address). Only that
     exact origin may write; only that Host is answered. ``replay`` answers provider
-    requests from a cassette folder. ``desk`` (tests) replaces the lifespan's own."""
+    requests from a cassette folder. ``desk`` (tests) replaces the lifespan's own.
+    ``team``: accounts and sessions (see ``_auth``); the origin is the settings' public
+    origin when set (the reverse proxy's), whose Host is answered too."""
     host = host or settings.web_host
     port = port or settings.web_port
     origin = f"http://{host}:{port}"
+    hosts = {f"{host}:{port}"}
+    if team:  # health checks on the machine itself; writes still need the exact origin
+        hosts |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    if team and settings.team_public_origin:
+        origin = settings.team_public_origin
+        hosts.add(urlsplit(origin).netloc)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -115,10 +126,13 @@ def create_app(
     install_error_handlers(app)
     app.add_middleware(CatchAll)
     app.add_middleware(ServerTiming)
+    if team:
+        app.state.team_secure = origin.startswith("https://")
+        app.add_middleware(_auth.SessionGate)  # inside: Host, Origin and CSRF come first
     app.add_middleware(
         SecurityMiddleware,
         origin=origin,
-        hosts=frozenset({f"{host}:{port}"}),
+        hosts=frozenset(hosts),
         default_limit=DEFAULT_BODY_LIMIT,
         body_limits={
             f"{API_PREFIX}/query": 16_000,
@@ -131,6 +145,11 @@ def create_app(
         },
         csp_overrides={reports.VIEW_PREFIX: report_csp()},
     )
+    if team:
+        app.add_middleware(_auth.AccessLog)
+        app.include_router(_auth.health)
+        app.include_router(_auth.pages, include_in_schema=False)
+        app.include_router(_auth.api, prefix=API_PREFIX)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
     for module in (*routes, assist, strategy, summary, viewer, chat, reports):

@@ -41,6 +41,7 @@ def page(
             title=title,
             csrf_token=state.get("csrf_token", ""),
             path=request.url.path,
+            account=state.get("account"),  # team mode: the signed-in account
         )
     )
     return HTMLResponse(html, status_code=status)

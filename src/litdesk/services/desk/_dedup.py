@@ -148,17 +148,19 @@ def _describe(rec: dict[str, Any] | None, digest: str | None) -> str:
 class DedupDesk:
     """The deduplication use cases of one desk (jobs kept in memory for its lifetime)."""
 
-    def __init__(self, desk: Desk) -> None:
+    def __init__(self, desk: Desk, *, shared: DedupDesk | None = None) -> None:
+        """``shared``: the app's service whose jobs and latest runs this one sees, acting
+        as ``desk``'s owner (a team account; its role in each Study is checked)."""
         self.desk = desk
-        self._lock = threading.Lock()
-        self._jobs: OrderedDict[str, DedupJob] = OrderedDict()
-        self._latest: dict[str, DedupRun] = {}
+        self._lock: threading.Lock = shared._lock if shared else threading.Lock()
+        self._jobs: OrderedDict[str, DedupJob] = shared._jobs if shared else OrderedDict()
+        self._latest: dict[str, DedupRun] = shared._latest if shared else {}
 
     # --- runs as jobs ----------------------------------------------------------------
 
     def _open_job(self, study: str) -> tuple[DedupJob, bool]:
         """The Study's running job, or a new one (``True``) registered under the lock."""
-        row = self.desk.workspace.study(study)
+        row = self.desk.workspace.study(study, "write")
         with self._lock:
             for job in self._jobs.values():
                 if job.study_id == row.id and job.state == "running":
@@ -189,11 +191,18 @@ class DedupDesk:
             job = self._jobs.get(job_id)
         if job is None:
             raise NotFoundError(f"no deduplication job {job_id[:40]!r}", code="job_not_found")
+        try:
+            self.desk.workspace.study(job.study_id)  # the owner may read that Study
+        except NotFoundError:
+            raise NotFoundError(
+                f"no deduplication job {job_id[:40]!r}", code="job_not_found"
+            ) from None
         return job
 
     def cancel(self, job_id: str) -> DedupJob:
         """Ask a running job to stop at its next step (nothing is recorded then)."""
         job = self.job(job_id)
+        self.desk.workspace.study(job.study_id, "write")
         if job.state == "running":
             job.cancel.set()
         return job
@@ -404,7 +413,7 @@ class DedupDesk:
         never merged. Repeating the decision in force records nothing new."""
         if decision not in ("merge", "distinct"):
             raise InputError("a decision is merge or distinct", code="decision")
-        row = self.desk.workspace.study(study)
+        row = self.desk.workspace.study(study, "write")
         rp = self._pair(row.id, run_id, no)
         if decision == "merge" and not rp.mergeable:
             raise RefusedError(
@@ -427,7 +436,7 @@ class DedupDesk:
     def undo(self, study: str, seq: int) -> dict[str, Any]:
         """Withdraw decision ``seq`` (an ``undone`` entry; nothing erased). Only a decision
         still in force can be withdrawn."""
-        row = self.desk.workspace.study(study)
+        row = self.desk.workspace.study(study, "write")
         store = self.desk.store
         entries = study_history(store, row.id)
         live = {e.seq: key for key, e in self._in_force(entries).items()}

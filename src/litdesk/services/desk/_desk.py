@@ -22,6 +22,7 @@ from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import READING_STATUSES, Store, repo
+from litdesk.adapters.store import accounts as access
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun
@@ -37,6 +38,7 @@ from litdesk.services.search import (
 from litdesk.services.workspace import (
     Workspace,
     notebook_markdown,
+    now_iso,
     ris_text,
 )
 
@@ -111,7 +113,8 @@ class SearchForm:
 
 @dataclass(slots=True)
 class Desk:
-    """The web workspace's use cases (owner ``local`` until team mode exists)."""
+    """The web workspace's use cases for one owner: ``local`` (single-user), or a team
+    account whose rights the workspace checks on every record."""
 
     runtime: Runtime
     owner: str = "local"
@@ -130,7 +133,11 @@ class Desk:
 
     @property
     def workspace(self) -> Workspace:
-        return Workspace(self.store)
+        return Workspace(self.store, owner=self.owner)
+
+    def for_owner(self, owner: str) -> Desk:
+        """A desk over the same runtime acting as ``owner`` (its own recent runs)."""
+        return Desk(self.runtime, owner)
 
     # --- search ------------------------------------------------------------------------
 
@@ -219,6 +226,7 @@ class Desk:
     def save_run(self, run_id: str, study: str) -> StudyView:
         """Keep a run shown here (immutable) in a Study; a run kept before is attached."""
         run = self._recent(run_id)
+        self.workspace.study(study, "write")  # a viewer (or a stranger) keeps nothing there
         try:
             load_run(self.store, run.id)
         except NotFoundError:
@@ -236,6 +244,8 @@ class Desk:
         }
         if fmt not in media:
             raise DeskInputError(f"run export format is one of {', '.join(media)}", code="format")
+        with self.store.read() as conn:
+            access.require_run(conn, self.owner, run_id)
         run = load_run(self.store, run_id)
         body = export_run(run, fmt).encode("utf-8")
         return Export(body, media[fmt][1], media[fmt][0], len(run.hits))
@@ -322,14 +332,19 @@ class Desk:
         self, text: str, study: str | None, status: str | None
     ) -> tuple[list[repo.PaperRow], int, bool]:
         self._check_status(status)
-        with self.store.read() as conn:
-            study_id = repo.get_study(conn, study).id if study else None
-            with self._lock:  # one listing at a time reuses and refreshes the records
-                if len(self._papers) > 4 * SAVED_CAP:
-                    self._papers.clear()
-                rows = repo.list_papers_reusing(
-                    conn, self._papers, study_id=study_id, status=status, limit=SAVED_CAP + 1
-                )
+        study_id = self.workspace.study(study).id if study else None
+        # one listing at a time reuses and refreshes the records
+        with self.store.read() as conn, self._lock:
+            if len(self._papers) > 4 * SAVED_CAP:
+                self._papers.clear()
+            rows = repo.list_papers_reusing(
+                conn,
+                self._papers,
+                study_id=study_id,
+                status=status,
+                limit=SAVED_CAP + 1,
+                visible_to=self.owner,
+            )
         capped = len(rows) > SAVED_CAP
         rows = rows[:SAVED_CAP]
         total = len(rows)
@@ -351,9 +366,11 @@ class Desk:
             shown = rows[(page - 1) * SAVED_PAGE : page * SAVED_PAGE]
         else:
             self._check_status(status)
+            study_id = self.workspace.study(study).id if study else None
             with self.store.read() as conn:
-                study_id = repo.get_study(conn, study).id if study else None
-                total = matched = repo.count_papers(conn, study_id=study_id, status=status)
+                total = matched = repo.count_papers(
+                    conn, study_id=study_id, status=status, visible_to=self.owner
+                )
                 pages = max(1, -(-matched // SAVED_PAGE))
                 page = min(max(1, page), pages)
                 with self._lock:
@@ -364,6 +381,7 @@ class Desk:
                         status=status,
                         limit=SAVED_PAGE,
                         offset=(page - 1) * SAVED_PAGE,
+                        visible_to=self.owner,
                     )
             capped = False
         return SavedView(
@@ -547,7 +565,9 @@ class Desk:
         if not name or len(name) > 200:
             raise DeskInputError("a Study name is 1 to 200 characters", code="bad_name")
         with self.store.write() as conn:
+            access.require_study(conn, self.owner, repo.get_study(conn, ref).id, "owner")
             row = repo.rename_study(conn, ref, name)
+            access.add_history(conn, row.id, self.owner, "study_renamed", name, now_iso())
         return self.study(row.id)
 
     def study(self, ref: str) -> StudyView:

@@ -230,7 +230,7 @@ class ReaderDesk:
 
     @property
     def workspace(self) -> Workspace:
-        return Workspace(self.runtime.store)
+        return Workspace(self.runtime.store, owner=self.owner)
 
     # --- the page ----------------------------------------------------------------------
 

@@ -501,13 +501,18 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
         while study_name in taken:
             study_name, n = f"{base} (recovered {n - 1})", n + 1
         study = repo.insert_study(
-            conn, _new_id("study"), study_name, parsed["study"]["description"], now
+            conn,
+            _new_id("study"),
+            study_name,
+            parsed["study"]["description"],
+            now,
+            owner=ws.owner,
         )
         for old_id, (paper, status) in parsed["papers"].items():
             saved = ws._save(conn, paper, now)
             remap[old_id] = saved.paper.id
             if status is not None:
-                repo.set_status(conn, saved.paper.id, status, now)
+                repo.set_status(conn, saved.paper.id, status, now, status_of=ws.owner)
             repo.add_study_paper(conn, study.id, saved.paper.id, now)
         for note in parsed["notes"]:
             data_ = note.model_dump(mode="json") | {"paper_id": remap[note.paper_id]}
@@ -519,6 +524,7 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
                 now,
                 paper_id=remap[note.paper_id],
                 study_id=study.id,
+                owner=ws.owner,
             )
         for ev in parsed["evidence"]:
             data_ = ev.model_dump(mode="json") | {"paper_id": remap[ev.paper_id]}
@@ -530,6 +536,7 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
                 now,
                 paper_id=remap[ev.paper_id],
                 study_id=study.id,
+                owner=ws.owner,
             )
         for doc in parsed["runs"]:
             row = SearchRunRow(
@@ -552,6 +559,7 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
                 now,
                 study_id=study.id,
                 extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
+                owner=ws.owner,
             )
     return {
         "study_id": study.id,

@@ -16,7 +16,15 @@ from typing import Any, Final
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, IntegrityError, NotFoundError, RefusedError
-from litdesk.adapters.store import READING_STATUSES, Store, get_search_run, identity_keys, repo
+from litdesk.adapters.store import (
+    LOCAL_OWNER,
+    READING_STATUSES,
+    Store,
+    get_search_run,
+    identity_keys,
+    repo,
+)
+from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import (
     Annotation,
     Evidence,
@@ -319,9 +327,12 @@ class Workspace:
     :meth:`close` disposes it).
     """
 
-    def __init__(self, store: Store, *, owns_store: bool = False) -> None:
+    def __init__(self, store: Store, *, owns_store: bool = False, owner: str = LOCAL_OWNER) -> None:
         self.store = store
         self._owns_store = owns_store
+        #: the acting account: every read and write is checked against its rights
+        #: (``local``, the single-user owner, may do everything)
+        self.owner = owner
         # the read transaction of an open snapshot(), per thread/task
         self._snapshot: ContextVar[Connection | None] = ContextVar(
             f"litdesk_snapshot_{id(self)}", default=None
@@ -362,6 +373,24 @@ class Workspace:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # --- access (team mode): the owner's rights on each record it names ---------------
+
+    def _paper(self, conn: Connection, ref: str, need: access.Need = "read") -> str:
+        paper_id = self._resolve(conn, ref)
+        access.require_paper(conn, self.owner, paper_id, need)
+        return paper_id
+
+    def _study(self, conn: Connection, ref: str, need: access.Need = "read") -> repo.StudyRow:
+        row = repo.get_study(conn, ref)
+        access.require_study(conn, self.owner, row.id, need)
+        return row
+
+    def _history(
+        self, conn: Connection, study_id: str | None, action: str, target: str | None, now: str
+    ) -> None:
+        if study_id is not None:
+            access.add_history(conn, study_id, self.owner, action, target, now)
+
     # --- papers ----------------------------------------------------------------------
 
     def _save(self, conn: Connection, paper: Paper, now: str) -> SaveResult:
@@ -375,12 +404,14 @@ class Workspace:
                 paper_ids=ids,
             )
         if not ids:
-            repo.insert_paper(conn, paper, now)
+            repo.insert_paper(conn, paper, now, owner=self.owner)
+            access.add_saver(conn, paper.id, self.owner, now)
             return SaveResult(paper, created=True, changed=True)
         old = repo.get_paper(conn, ids[0]).paper
         merged = merge_papers(old, paper)
         if merged != old:
             repo.update_paper(conn, merged, now)
+        access.add_saver(conn, old.id, self.owner, now)  # saving a known paper shares nothing
         return SaveResult(merged, created=False, changed=merged != old)
 
     def save_paper(
@@ -389,11 +420,13 @@ class Workspace:
         """Save (upsert by identity) a paper, optionally into a Study and with a status."""
         now = now_iso()
         with self.store.write() as conn:
+            study_row = self._study(conn, study, "write") if study is not None else None
             result = self._save(conn, paper, now)
             if status is not None:
-                repo.set_status(conn, result.paper.id, status, now)
-            if study is not None:
-                repo.add_study_paper(conn, repo.get_study(conn, study).id, result.paper.id, now)
+                repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
+            if study_row is not None:
+                repo.add_study_paper(conn, study_row.id, result.paper.id, now)
+                self._history(conn, study_row.id, "paper_added", result.paper.id, now)
         return result
 
     def save_fields(
@@ -411,13 +444,14 @@ class Workspace:
         now = now_iso()
         out: list[SaveResult] = []
         with self.store.write() as conn:
-            study_id = repo.get_study(conn, study).id if study else None
+            study_id = self._study(conn, study, "write").id if study else None
             for paper in papers:
                 result = self._save(conn, paper, now)
                 if status is not None:
-                    repo.set_status(conn, result.paper.id, status, now)
+                    repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
                 if study_id is not None:
                     repo.add_study_paper(conn, study_id, result.paper.id, now)
+                    self._history(conn, study_id, "paper_added", result.paper.id, now)
                 out.append(result)
         return out
 
@@ -440,7 +474,7 @@ class Workspace:
     def paper(self, ref: str) -> repo.PaperRow:
         """A saved paper by id or by any identifier (DOI, PMID, PMCID, OpenAlex, arXiv)."""
         with self._reading() as conn:
-            return repo.get_paper(conn, self._resolve(conn, ref))
+            return repo.get_paper(conn, self._paper(conn, ref), status_of=self.owner)
 
     def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
         """Saved papers (newest 500), by Study and reading status; an unknown status is
@@ -452,13 +486,13 @@ class Workspace:
                 code="bad_status",
             )
         with self._reading() as conn:
-            study_id = repo.get_study(conn, study).id if study else None
-            return repo.list_papers(conn, study_id=study_id, status=status)
+            study_id = self._study(conn, study).id if study else None
+            return repo.list_papers(conn, study_id=study_id, status=status, visible_to=self.owner)
 
     def set_status(self, ref: str, status: str | None) -> Paper:
         with self.store.write() as conn:
-            paper_id = self._resolve(conn, ref)
-            repo.set_status(conn, paper_id, status, now_iso())
+            paper_id = self._paper(conn, ref, "write")
+            repo.set_status(conn, paper_id, status, now_iso(), status_of=self.owner)
             return repo.get_paper(conn, paper_id).paper
 
     # --- studies ---------------------------------------------------------------------
@@ -467,27 +501,37 @@ class Workspace:
         name = _study_name(name)
         if description is not None and len(description) > MAX_DESCRIPTION:
             raise InputError(f"a description is at most {MAX_DESCRIPTION:,} characters")
+        now = now_iso()
         with self.store.write() as conn:
-            return repo.insert_study(conn, _new_id("study"), name, description, now_iso())
+            row = repo.insert_study(
+                conn, _new_id("study"), name, description, now, owner=self.owner
+            )
+            self._history(conn, row.id, "study_created", name, now)
+            return row
 
     def studies(self) -> list[tuple[repo.StudyRow, int]]:
         with self._reading() as conn:
-            return repo.list_studies(conn)
+            return repo.list_studies(conn, visible_to=self.owner)
 
-    def study(self, ref: str) -> repo.StudyRow:
+    def study(self, ref: str, need: access.Need = "read") -> repo.StudyRow:
+        """A Study by id or name the owner may read (``need``: or change, or own)."""
         with self._reading() as conn:
-            return repo.get_study(conn, ref)
+            return self._study(conn, ref, need)
 
     def add_to_study(self, study: str, paper_ref: str) -> bool:
+        now = now_iso()
         with self.store.write() as conn:
-            return repo.add_study_paper(
-                conn, repo.get_study(conn, study).id, self._resolve(conn, paper_ref), now_iso()
-            )
+            row = self._study(conn, study, "write")
+            paper_id = self._paper(conn, paper_ref)
+            added = repo.add_study_paper(conn, row.id, paper_id, now)
+            if added:
+                self._history(conn, row.id, "paper_added", paper_id, now)
+            return added
 
     def study_summary(self, ref: str) -> dict[str, Any]:
         with self._reading() as conn:
-            s = repo.get_study(conn, ref)
-            rows = repo.list_papers(conn, study_id=s.id, limit=100_000)
+            s = self._study(conn, ref)
+            rows = repo.list_papers(conn, study_id=s.id, limit=100_000, status_of=self.owner)
             notes_n = len(repo.list_documents(conn, "notes", study_id=s.id, limit=100_000))
             ev_n = len(repo.list_documents(conn, "evidence", study_id=s.id, limit=100_000))
             runs = repo.study_run_ids(conn, s.id)
@@ -516,21 +560,30 @@ class Workspace:
             get_search_run(self.store, run_id)  # raises NotFoundError; runs are immutable
         now = now_iso()
         with self.store.write() as conn:
-            row = repo.get_study(conn, study)
+            row = self._study(conn, study, "write")
             added = [
-                repo.add_study_paper(conn, row.id, self._resolve(conn, ref), now)
+                repo.add_study_paper(conn, row.id, self._paper(conn, ref), now)
                 for ref in paper_refs
             ]
+            for ref, was_added in zip(paper_refs, added, strict=True):
+                if was_added:
+                    self._history(conn, row.id, "paper_added", ref, now)
             for run_id in run_ids:
+                access.require_run(conn, self.owner, run_id)
                 repo.add_study_search_run(conn, row.id, run_id)
+                self._history(conn, row.id, "run_saved", run_id, now)
         return StudyAdditions(
             row.id, row.name, tuple(zip(paper_refs, added, strict=True)), tuple(run_ids)
         )
 
     def attach_search_run(self, study: str, run_id: str) -> None:
         get_search_run(self.store, run_id)  # raises NotFoundError
+        now = now_iso()
         with self.store.write() as conn:
-            repo.add_study_search_run(conn, repo.get_study(conn, study).id, run_id)
+            access.require_run(conn, self.owner, run_id)
+            row = self._study(conn, study, "write")
+            repo.add_study_search_run(conn, row.id, run_id)
+            self._history(conn, row.id, "run_saved", run_id, now)
 
     # --- notes and highlights ----------------------------------------------------------
 
@@ -549,7 +602,7 @@ class Workspace:
         optional comment. The anchor must reproduce its quote from the stored snapshot."""
         now = now_iso()
         with self.store.write() as conn:
-            paper = repo.get_paper(conn, self._resolve(conn, paper_ref)).paper
+            paper = repo.get_paper(conn, self._paper(conn, paper_ref)).paper
             anchor = None
             if highlight is not None:
                 anchor = make_anchor(
@@ -558,7 +611,7 @@ class Workspace:
             elif context is not None:
                 raise InputError("a full-text paragraph needs the highlighted text")
             note = make_annotation(paper, comment=comment, anchor=anchor, created_at=now)
-            study_id = repo.get_study(conn, study).id if study else None
+            study_id = self._study(conn, study, "write").id if study else None
             note_id = _new_id("note")
             repo.insert_document(
                 conn,
@@ -568,9 +621,11 @@ class Workspace:
                 now,
                 paper_id=paper.id,
                 study_id=study_id,
+                owner=self.owner,
             )
             if study_id:
                 repo.add_study_paper(conn, study_id, paper.id, now)
+                self._history(conn, study_id, "note_added", note_id, now)
         return NoteView(note_id, note, study_id)
 
     def notes(
@@ -580,9 +635,11 @@ class Workspace:
         out: list[NoteView] = []
         problems: list[str] = []
         with self._reading() as conn:
-            paper_ids = [self._resolve(conn, paper_ref)] if paper_ref else None
-            study_id = repo.get_study(conn, study).id if study else None
-            rows = repo.list_documents(conn, "notes", study_id=study_id, paper_ids=paper_ids)
+            paper_ids = [self._paper(conn, paper_ref)] if paper_ref else None
+            study_id = self._study(conn, study).id if study else None
+            rows = repo.list_documents(
+                conn, "notes", study_id=study_id, paper_ids=paper_ids, visible_to=self.owner
+            )
             cache: dict[str, Paper] = {}
             for row in rows:
                 try:
@@ -613,7 +670,7 @@ class Workspace:
     ) -> EvidenceView:
         now = now_iso()
         with self.store.write() as conn:
-            paper = repo.get_paper(conn, self._resolve(conn, paper_ref)).paper
+            paper = repo.get_paper(conn, self._paper(conn, paper_ref)).paper
             ev = make_evidence(
                 paper,
                 finding=finding,
@@ -624,7 +681,7 @@ class Workspace:
                 created_at=now,
                 **fields,
             )
-            study_id = repo.get_study(conn, study).id if study else None
+            study_id = self._study(conn, study, "write").id if study else None
             ev_id = _new_id("ev")
             repo.insert_document(
                 conn,
@@ -634,19 +691,24 @@ class Workspace:
                 now,
                 paper_id=paper.id,
                 study_id=study_id,
+                owner=self.owner,
             )
             if study_id:
                 repo.add_study_paper(conn, study_id, paper.id, now)
+                self._history(conn, study_id, "evidence_added", ev_id, now)
         return EvidenceView(ev_id, ev, study_id, paper, _recheck(ev, paper))
 
     def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
         """Change an evidence record's fields or passage; validated and re-checked."""
+        now = now_iso()
         with self.store.write() as conn:
             row = repo.get_document(conn, "evidence", evidence_id)
+            access.require_document(conn, self.owner, row.owner, row.study_id, "write")
             ev = read_evidence(row.json())
             paper = repo.get_paper(conn, ev.paper_id).paper
-            revised = revise_evidence(ev, paper, updated_at=now_iso(), **changes)
+            revised = revise_evidence(ev, paper, updated_at=now, **changes)
             repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
+            self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
         return EvidenceView(evidence_id, revised, row.study_id, paper, _recheck(revised, paper))
 
     def evidence(
@@ -656,9 +718,11 @@ class Workspace:
         out: list[EvidenceView] = []
         problems: list[str] = []
         with self._reading() as conn:
-            paper_ids = [self._resolve(conn, paper_ref)] if paper_ref else None
-            study_id = repo.get_study(conn, study).id if study else None
-            rows = repo.list_documents(conn, "evidence", study_id=study_id, paper_ids=paper_ids)
+            paper_ids = [self._paper(conn, paper_ref)] if paper_ref else None
+            study_id = self._study(conn, study).id if study else None
+            rows = repo.list_documents(
+                conn, "evidence", study_id=study_id, paper_ids=paper_ids, visible_to=self.owner
+            )
             for row in rows:
                 try:
                     ev = read_evidence(row.json())
@@ -704,7 +768,7 @@ class Workspace:
                 repo.add_study_paper(conn, study_id, result.paper.id, now)
         if status is not None:
             for pid in dict.fromkeys(i for i in ids if i):
-                repo.set_status(conn, pid, status, now)
+                repo.set_status(conn, pid, status, now, status_of=self.owner)
         import_id = _new_id("imp")
         repo.insert_document(
             conn,
@@ -714,7 +778,9 @@ class Workspace:
             now,
             study_id=study_id,
             extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
+            owner=self.owner,
         )
+        self._history(conn, study_id, "imported", trace.source.path[-200:], now)
         return ImportResult(
             import_id,
             study_id,
@@ -740,7 +806,7 @@ class Workspace:
         """
         now = now_iso()
         with self.store.write() as conn:
-            study_id = repo.get_study(conn, study).id if study else None
+            study_id = self._study(conn, study, "write").id if study else None
             return self._attach(conn, trace, study_id, status, now)
 
     def save_file(
@@ -780,8 +846,11 @@ class Workspace:
             except NotFoundError:
                 if not create:
                     raise
-                row = repo.insert_study(conn, _new_id("study"), _study_name(study), None, now)
+                row = repo.insert_study(
+                    conn, _new_id("study"), _study_name(study), None, now, owner=self.owner
+                )
                 created = True
+            access.require_study(conn, self.owner, row.id, "write")
             results = [self._attach(conn, t, row.id, status, now) for t in traces]
         return StudyImport(row.id, row.name, created, tuple(results))
 
@@ -835,8 +904,10 @@ class Workspace:
         self, *, study: str | None = None
     ) -> list[tuple[str, ImportTrace, list[str | None]]]:
         with self._reading() as conn:
-            study_id = repo.get_study(conn, study).id if study else None
-            rows = repo.list_documents(conn, "imports", study_id=study_id, limit=100_000)
+            study_id = self._study(conn, study).id if study else None
+            rows = repo.list_documents(
+                conn, "imports", study_id=study_id, limit=100_000, visible_to=self.owner
+            )
         return [(r.id, *read_import(r.json())) for r in rows]
 
 

@@ -36,10 +36,11 @@ def get_dedup(request: Request, desk: DeskDep) -> DedupDesk:
     """The desk's deduplication service, kept with the app (its jobs live as long)."""
     with _LOCK:
         found: DedupDesk | None = getattr(request.app.state, "dedup", None)
-        if found is None or found.desk is not desk:
-            found = DedupDesk(desk)
+        if found is None or found.desk is not request.app.state.desk:
+            found = DedupDesk(request.app.state.desk)
             request.app.state.dedup = found
-        return found
+    # team mode: the signed-in account's view of the same jobs
+    return found if found.desk is desk else DedupDesk(desk, shared=found)
 
 
 DedupDep = Annotated[DedupDesk, Depends(get_dedup)]

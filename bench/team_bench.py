@@ -1,0 +1,309 @@
+"""Team server benchmark (issue 17): `litdesk serve --team` on PostgreSQL, 2 workers vs 1.
+
+For each worker count, a fresh PostgreSQL schema, 50 accounts (each with 3 saved papers;
+groups of 10 share a Study, its members editors), a replay cassette written here (no
+network), and a real `litdesk serve --team --workers N --replay DIR` process on loopback.
+50 concurrent users (one HTTP connection each, signed in through the API) loop over a mix
+of reads and writes for the given time:
+
+    GET  /api/v1/saved                      GET /api/v1/papers/{id}
+    POST /api/v1/papers/{id}/comments       POST /api/v1/papers/{id}/status
+    GET  /api/v1/studies/{ref}              GET /api/v1/notebook
+    GET  /api/v1/search?q=…   (every third round; replayed, ranked, cached nowhere)
+
+Client-side latency per route (p50/p95), requests per second and errors (any status
+≥ 400 or transport error) are printed for 1 worker, 2 workers, and their ratio.
+
+    .venv/bin/python bench/team_bench.py [--seconds 60] [--users 50] [--workers 1,2]
+        [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import sqlalchemy as sa
+
+from litdesk import Settings
+from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
+from litdesk.adapters.store import open_store
+from litdesk.core.records import make_paper
+from litdesk.services.accounts import Accounts, Sharing
+from litdesk.services.search import make_definition, plan_search
+from litdesk.services.workspace import Workspace
+
+QUERY = "tumour growth"
+PASSWORD = "bench password 0123"
+
+
+def _record(i: int) -> dict[str, object]:
+    return {
+        "id": str(30_000_000 + i),
+        "source": "MED",
+        "pmid": str(30_000_000 + i),
+        "doi": f"10.5555/bench.{i}",
+        "title": f"Tumour growth and treatment response, study {i}",
+        "authorString": f"Author{i} A, Second B, Third C.",
+        "journalTitle": "Journal of Benchmarks",
+        "pubYear": str(2000 + i % 25),
+        "abstractText": "Background. " + "Tumour growth was measured over time. " * 20,
+        "citedByCount": i,
+    }
+
+
+def write_cassette(folder: Path) -> None:
+    body = json.dumps(
+        {"hitCount": 5000, "resultList": {"result": [_record(i) for i in range(20)]}}
+    ).encode()
+    recorder = CassetteRecorder(folder)
+    for lane in plan_search(make_definition(QUERY)).lanes:
+        req = lane.request
+        assert req is not None
+        recorder.record(
+            Exchange(
+                provider=req.provider,
+                method=req.method,
+                url=sanitised_url(req),
+                request_body=req.body,
+                status=200,
+                headers={"content-type": "application/json"},
+                body=body,
+                received_at=datetime(2026, 12, 1, tzinfo=UTC),
+            ),
+            Redactor(),
+        )
+
+
+@dataclass
+class User:
+    name: str
+    papers: list[str]
+    study: str
+
+
+@dataclass
+class Tally:
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    samples: list[str] = field(default_factory=list)
+
+
+def _schema_url(base: str, schema: str) -> str:
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+
+
+def prepare(url: str, data_dir: Path, users: int) -> list[User]:
+    settings = Settings(data_dir=data_dir, database_url=url)
+    store = open_store(settings)
+    try:
+        accounts = Accounts(store, settings)
+        ids = [accounts.add(f"user{i:03d}", PASSWORD).id for i in range(users)]
+        out: list[User] = []
+        study = ""
+        for i, account in enumerate(ids):
+            ws = Workspace(store, owner=account)
+            if i % 10 == 0:
+                study = ws.create_study(f"Shared review {i // 10}").id
+                group_owner = account
+            else:
+                Sharing(store, group_owner).share(study, f"user{i:03d}", "editor")
+            papers = [
+                ws.save_paper(
+                    make_paper(
+                        pmid=str(31_000_000 + i * 10 + k),
+                        title=f"Saved paper {k} of user {i}",
+                        abstract="Tumour growth was measured over time in this study.",
+                        year=2020,
+                        retrieved_at="2026-12-01T00:00:00+00:00",
+                    ),
+                    study=study if k == 0 else None,
+                ).paper.id
+                for k in range(3)
+            ]
+            out.append(User(f"user{i:03d}", papers, study))
+        return out
+    finally:
+        store.dispose()
+
+
+def start_server(url: str, data_dir: Path, cassette: Path, workers: int) -> tuple[str, object]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    env |= {"LITDESK_DATA_DIR": str(data_dir), "LITDESK_DATABASE_URL": url}
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with (data_dir / "server.log").open("wb") as log:  # the child keeps its own descriptor
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve",
+             "--team", "--workers", str(workers), "--port", str(port), "--replay", str(cassette)],
+            env=env,
+            stderr=log,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited: {(data_dir / 'server.log').read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
+                return base, proc
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit("the server did not get ready")
+        time.sleep(0.3)
+
+
+async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
+    async with httpx.AsyncClient(base_url=base, headers={"origin": base}, timeout=60) as c:
+        await c.get("/login")
+        r = await c.post(
+            "/api/v1/auth/login",
+            json={"username": user.name, "password": PASSWORD},
+            headers={"x-csrf-token": c.cookies.get("ld_csrf") or ""},
+        )
+        if r.status_code != 200:
+            tally.errors["login"] += 1
+            if len(tally.samples) < 5:
+                tally.samples.append(f"login {r.status_code} {r.text[:200]}")
+            return
+        c.headers["x-csrf-token"] = r.json()["csrf_token"]
+        rounds = 0
+        while time.monotonic() < stop_at:
+            paper = user.papers[rounds % len(user.papers)]
+            steps: list[tuple[str, str, str, dict[str, object] | None]] = [
+                ("GET /saved", "GET", "/api/v1/saved", None),
+                ("GET /papers/{id}", "GET", f"/api/v1/papers/{paper}", None),
+                ("POST /papers/{id}/comments", "POST", f"/api/v1/papers/{paper}/comments",
+                 {"comment": f"round {rounds}"}),
+                ("GET /studies/{ref}", "GET", f"/api/v1/studies/{user.study}", None),
+                ("POST /papers/{id}/status", "POST", f"/api/v1/papers/{paper}/status",
+                 {"status": ("to-read", "reading", "read")[rounds % 3]}),
+                ("GET /notebook", "GET", "/api/v1/notebook", None),
+            ]  # fmt: skip
+            if rounds % 3 == 0:
+                steps.append(("GET /search", "GET", f"/api/v1/search?q={quote(QUERY)}", None))
+            for label, method, path, body in steps:
+                if time.monotonic() >= stop_at:
+                    break
+                started = time.perf_counter()
+                try:
+                    r = await c.request(method, path, json=body)
+                    ok = r.status_code < 400
+                    detail = f"{r.status_code} {r.text[:160]}"
+                except httpx.HTTPError as exc:
+                    ok, detail = False, type(exc).__name__
+                tally.times[label].append((time.perf_counter() - started) * 1000)
+                if not ok:
+                    tally.errors[label] += 1
+                    if len(tally.samples) < 5:
+                        tally.samples.append(f"{label}: {detail}")
+            rounds += 1
+
+
+def _p(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def run_once(postgres: str, workers: int, users: int, seconds: float) -> Tally:
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    engine = sa.create_engine(postgres)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    url = _schema_url(postgres, schema)
+    proc = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="litdesk-team-bench-") as tmp:
+            data = Path(tmp)
+            cassette = data / "cassette"
+            write_cassette(cassette)
+            people = prepare(url, data / "data", users)
+            base, proc = start_server(url, data / "data", cassette, workers)
+            tally = Tally()
+            stop_at = time.monotonic() + seconds
+
+            async def everyone() -> None:
+                await asyncio.gather(*(one_user(base, u, stop_at, tally) for u in people))
+
+            started = time.monotonic()
+            asyncio.run(everyone())
+            tally.times["_elapsed"] = [time.monotonic() - started]
+            assert isinstance(proc, subprocess.Popen)
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+            proc = None
+            return tally
+    finally:
+        if isinstance(proc, subprocess.Popen):
+            proc.kill()
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get(
+            "LITDESK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+        ),
+    )
+    args = parser.parse_args()
+    counts = [int(x) for x in args.workers.split(",")]
+    results: dict[int, Tally] = {}
+    for n in counts:
+        load = os.getloadavg()[0]
+        print(f"== {n} worker(s), {args.users} users, {args.seconds:.0f} s (load {load:.2f})")
+        tally = results[n] = run_once(args.postgres, n, args.users, args.seconds)
+        elapsed = tally.times.pop("_elapsed")[0]
+        total = sum(len(v) for v in tally.times.values())
+        errors = sum(tally.errors.values())
+        if tally.errors.get("login"):
+            print(f"logins refused: {tally.errors['login']} of {args.users}")
+        print(f"{'route':30} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7}")
+        for label in sorted(tally.times):
+            times = tally.times[label]
+            print(
+                f"{label:30} {len(times):9d} {_p(times, 0.5):8.1f} {_p(times, 0.95):8.1f}"
+                f" {tally.errors.get(label, 0):7d}"
+            )
+        print(f"{'all':30} {total:9d} {'':8} {'':8} {errors:7d}   {total / elapsed:.1f} req/s")
+        for sample in tally.samples:
+            print("  error:", sample)
+    if len(counts) == 2:
+        a, b = (results[n] for n in counts)
+        rate = [sum(len(v) for v in t.times.values()) for t in (a, b)]
+        print(f"throughput {counts[1]} vs {counts[0]} worker(s): {rate[1] / max(1, rate[0]):.2f}x")
+        both = sorted(set(a.times) & set(b.times))
+        p95 = statistics.median(_p(b.times[k], 0.95) / _p(a.times[k], 0.95) for k in both)
+        print(f"median p95 ratio ({counts[1]}/{counts[0]}): {p95:.2f}")
+
+
+if __name__ == "__main__":
+    main()

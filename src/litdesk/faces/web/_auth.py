@@ -1,0 +1,389 @@
+"""Team mode of the web face (``litdesk serve --team``): sign-in pages and API, the session
+middleware, Study sharing and history, health and readiness, and structured access logs.
+
+* :class:`SessionGate` (ASGI, inside the security middleware, so Host, exact Origin and
+  CSRF are checked first — the login form included) resolves the ``ld_session`` cookie to an
+  account through the store on every request; without one, pages redirect to ``/login`` and
+  the API answers 401. ``/login``, ``/healthz``, ``/readyz`` and static files are open.
+* The session cookie is ``HttpOnly; SameSite=Lax; Path=/`` and ``Secure`` when the public
+  origin is https; a new token at every login (the old session ends), a new CSRF cookie too.
+* :func:`team_desk` gives each account its own desk over the shared runtime, so every
+  workspace call carries the account as its owner (the workspace checks the rights).
+* :class:`AccessLog` writes one JSON line per request to the ``litdesk.access`` logger:
+  worker pid, method, path (never the query string), status, duration, client address and a
+  short hash of the account id — never cookies, headers or bodies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookies import SimpleCookie
+from typing import Annotated, Any, Final
+from urllib.parse import quote
+
+import anyio
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field
+
+from litdesk._errors import LitdeskError
+from litdesk.services.accounts import (
+    Accounts,
+    AccountView,
+    LoginFailed,
+    LoginThrottled,
+    Sharing,
+    readiness,
+)
+from litdesk.services.desk import Desk
+
+from ._render import page
+from ._security import CSRF_COOKIE
+from .routes._common import StudyRef
+
+__all__ = [
+    "SESSION_COOKIE",
+    "AccessLog",
+    "SessionGate",
+    "api",
+    "health",
+    "pages",
+    "team_desk",
+]
+
+SESSION_COOKIE: Final = "ld_session"
+_OPEN_PREFIXES: Final = ("/static/",)
+_OPEN_PATHS: Final = frozenset(
+    {"/login", "/healthz", "/readyz", "/favicon.ico", "/api/v1/auth/login"}
+)
+_MAX_DESKS: Final = 500
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+access_log = logging.getLogger("litdesk.access")
+
+pages = APIRouter()
+api = APIRouter(tags=["team"])
+health = APIRouter()
+
+
+def _accounts(app: Any) -> Accounts:
+    desk: Desk = app.state.desk
+    return Accounts(desk.store, desk.settings)
+
+
+def _cookie(scope: Scope, name: str) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == b"cookie":
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # noqa: BLE001 - a malformed Cookie header means "no cookie"
+                return None
+            morsel = jar.get(name)
+            return morsel.value if morsel is not None else None
+    return None
+
+
+def _account_tag(account_id: str | None) -> str | None:
+    if account_id is None:
+        return None
+    return hashlib.sha256(account_id.encode("utf-8")).hexdigest()[:12]
+
+
+# --- middleware ---------------------------------------------------------------------------
+
+
+class SessionGate:
+    """Resolve the session cookie; refuse what needs a signed-in account."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        token = _cookie(scope, SESSION_COOKIE)
+        account = None
+        if token:
+            accounts = _accounts(scope["app"])
+            account = await anyio.to_thread.run_sync(accounts.resolve, token)
+        state = scope.setdefault("state", {})
+        state["account"] = account
+        if account is None and path not in _OPEN_PATHS and not path.startswith(_OPEN_PREFIXES):
+            if path.startswith("/api/"):
+                body = json.dumps(
+                    {
+                        "error": "RefusedError",
+                        "code": "login_required",
+                        "message": "sign in first (POST /api/v1/auth/login)",
+                    }
+                ).encode()
+                response: Response = Response(body, 401, media_type="application/json")
+            else:
+                target = "/login?next=" + quote(path, safe="/")
+                response = RedirectResponse(target, status_code=303)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+class AccessLog:
+    """One JSON line per request on ``litdesk.access`` (no query, no credentials)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 0
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            account = scope.get("state", {}).get("account")
+            client = scope.get("client") or ("", 0)
+            access_log.info(
+                json.dumps(
+                    {
+                        "ts": round(time.time(), 3),
+                        "pid": os.getpid(),
+                        "method": scope.get("method", ""),
+                        "path": scope.get("path", "")[:300],
+                        "status": status or 500,
+                        "ms": round((time.perf_counter() - started) * 1000, 1),
+                        "client": client[0],
+                        "account": _account_tag(account.id if account else None),
+                    },
+                    separators=(",", ":"),
+                )
+            )
+
+
+# --- one desk per account -------------------------------------------------------------------
+
+_desk_lock = threading.Lock()
+
+
+def team_desk(app: Any, base: Desk, account_id: str) -> Desk:
+    """The account's desk (its recent search runs), over the app's one runtime."""
+    desks: OrderedDict[str, Desk] | None = getattr(app.state, "team_desks", None)
+    with _desk_lock:
+        if desks is None:
+            desks = OrderedDict()
+            app.state.team_desks = desks
+        desk = desks.get(account_id)
+        if desk is None:
+            desk = base.for_owner(account_id)
+            desks[account_id] = desk
+        desks.move_to_end(account_id)
+        while len(desks) > _MAX_DESKS:
+            desks.popitem(last=False)
+    return desk
+
+
+def _account(request: Request) -> AccountView:
+    account: AccountView | None = request.scope.get("state", {}).get("account")
+    if account is None:  # the gate lets no such request through
+        raise LoginFailed("sign in first", code="login_required")
+    return account
+
+
+# --- sign-in -------------------------------------------------------------------------------
+
+
+def _secure(request: Request) -> bool:
+    return bool(getattr(request.app.state, "team_secure", False))
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _set_session(request: Request, response: Response, token: str, max_age: int, csrf: str) -> None:
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=max_age,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=_secure(request),
+    )
+    # a fresh CSRF token for the signed-in session (the pre-login one is dropped)
+    response.set_cookie(CSRF_COOKIE, csrf, path="/", httponly=True, samesite="strict")
+
+
+def _clear_session(request: Request, response: Response) -> None:
+    response.delete_cookie(
+        SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=_secure(request)
+    )
+
+
+def _safe_next(target: str | None) -> str:
+    """Only a path on this site (no scheme, no ``//host``, no backslash tricks)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/search"
+    return target[:500]
+
+
+def _login(request: Request, username: str, password: str) -> tuple[int, Any]:
+    """``(status, Session | LitdeskError)`` for a login attempt."""
+    accounts = _accounts(request.app)
+    try:
+        return 200, accounts.login(
+            username,
+            password,
+            address=_client(request),
+            previous=request.cookies.get(SESSION_COOKIE),
+        )
+    except LoginThrottled as exc:
+        return 429, exc
+    except LoginFailed as exc:
+        return 401, exc
+
+
+@pages.get("/login")
+def login_page(request: Request, next: str | None = None) -> Response:
+    return page(request, "login.html", {"message": None, "next": _safe_next(next)}, title="Sign in")
+
+
+@pages.post("/login")
+def login_form(
+    request: Request,
+    username: Annotated[str, Form(max_length=200)],
+    password: Annotated[str, Form(max_length=2_000)],
+    next: Annotated[str | None, Form(max_length=500)] = None,
+) -> Response:
+    status, result = _login(request, username, password)
+    if isinstance(result, LitdeskError):
+        data = {"message": result.message, "next": _safe_next(next)}
+        refused = page(request, "login.html", data, status=status, title="Sign in")
+        if status == 429:
+            refused.headers["retry-after"] = str(result.details.get("retry_after", 60))
+        return refused
+    response = RedirectResponse(_safe_next(next), status_code=303)
+    max_age = int(result.expires_at - time.time())
+    _set_session(request, response, result.token, max_age, secrets.token_urlsafe(32))
+    return response
+
+
+@pages.get("/logout")
+def logout_page(request: Request) -> Response:
+    return page(request, "logout.html", {"username": _account(request).username}, title="Sign out")
+
+
+@pages.post("/logout")
+def logout_form(request: Request) -> Response:
+    _accounts(request.app).logout(request.cookies.get(SESSION_COOKIE))
+    response = RedirectResponse("/login", status_code=303)
+    _clear_session(request, response)
+    return response
+
+
+class LoginBody(BaseModel):
+    username: str = Field(min_length=1, max_length=200)
+    password: str = Field(min_length=1, max_length=2_000)
+
+
+class ShareBody(BaseModel):
+    username: str = Field(min_length=1, max_length=200)
+    role: str | None = Field(
+        default=None, pattern="^(owner|editor|viewer)$", description="None removes the member."
+    )
+
+
+@api.post("/auth/login", summary="Sign in (a new session cookie; answers the new CSRF token)")
+def login_api(request: Request, body: LoginBody) -> Response:
+    status, result = _login(request, body.username, body.password)
+    if isinstance(result, LitdeskError):
+        headers = {}
+        if status == 429:
+            headers["retry-after"] = str(result.details.get("retry_after", 60))
+        return JSONResponse(result.to_dict(), status_code=status, headers=headers)
+    csrf = secrets.token_urlsafe(32)
+    response = JSONResponse(
+        {
+            "account": result.account.to_dict(),
+            "expires_at": round(result.expires_at),
+            "csrf_token": csrf,
+        }
+    )
+    _set_session(request, response, result.token, int(result.expires_at - time.time()), csrf)
+    return response
+
+
+@api.post("/auth/logout", summary="End this session")
+def logout_api(request: Request) -> Response:
+    _accounts(request.app).logout(request.cookies.get(SESSION_COOKIE))
+    response = JSONResponse({"signed_out": True})
+    _clear_session(request, response)
+    return response
+
+
+@api.get("/auth/me", summary="The signed-in account")
+def me_api(request: Request) -> dict[str, Any]:
+    return _account(request).to_dict()
+
+
+# --- sharing and history -------------------------------------------------------------------
+
+
+def _sharing(request: Request) -> Sharing:
+    desk: Desk = request.app.state.desk
+    return Sharing(desk.store, _account(request).id)
+
+
+@api.get("/studies/{ref}/members", summary="A Study's members and their roles")
+def members_api(request: Request, ref: StudyRef) -> dict[str, Any]:
+    return _sharing(request).members(ref).to_dict()
+
+
+@api.post("/studies/{ref}/members", summary="Give an account a role in a Study (owners only)")
+def share_api(request: Request, ref: StudyRef, body: ShareBody) -> dict[str, Any]:
+    return _sharing(request).share(ref, body.username, body.role).to_dict()
+
+
+@api.get("/studies/{ref}/history", summary="Who changed what in a Study, and when")
+def history_api(request: Request, ref: StudyRef) -> dict[str, Any]:
+    return _sharing(request).history(ref).to_dict()
+
+
+# --- health --------------------------------------------------------------------------------
+
+
+@health.get("/healthz", include_in_schema=False)
+def healthz() -> dict[str, str]:
+    """The process answers (liveness)."""
+    return {"status": "ok"}
+
+
+@health.get("/readyz", include_in_schema=False)
+def readyz(request: Request) -> Response:
+    """The database answers and its schema is at the newest migration."""
+    desk: Desk = request.app.state.desk
+    state = readiness(desk.store)
+    return JSONResponse(state.to_dict(), status_code=200 if state.ready else 503)

@@ -1,0 +1,270 @@
+"""Team mode on a real server (SQLite and PostgreSQL): sign-in and sign-out, the session
+cookie's attributes, throttled wrong passwords, expiry, CSRF and exact Origin on the login
+itself, the session gate, roles over HTTP, health and readiness, access logs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
+
+from litdesk import Settings
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def team_settings(request: pytest.FixtureRequest, tmp_settings: Settings, tmp_path: Path):
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"
+    else:
+        from tests.adapters.store.conftest import pg_schema_url
+
+        postgres_url = request.getfixturevalue("postgres_url")
+        import uuid
+
+        import sqlalchemy as sa
+
+        schema = f"t_{uuid.uuid4().hex[:16]}"
+        engine = sa.create_engine(postgres_url)
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+
+        def drop() -> None:
+            with engine.begin() as conn:
+                conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+            engine.dispose()
+
+        request.addfinalizer(drop)
+        url = pg_schema_url(postgres_url, schema)
+    return tmp_settings.model_copy(
+        update={
+            "database_url": url,
+            "login_max_failures_account": 3,
+            "login_max_failures_address": 50,
+        }
+    )
+
+
+@pytest.fixture
+def server(team_settings: Settings, cassette: Path) -> Iterator[TeamServer]:
+    add_accounts(team_settings, "ana", "bob")
+    with team_server(team_settings, cassette) as running:
+        yield running
+
+
+def _cookie_attrs(set_cookie: list[str], name: str) -> str:
+    found = [h for h in set_cookie if h.startswith(f"{name}=")]
+    assert len(found) == 1, set_cookie
+    return found[0].lower()
+
+
+def test_everything_needs_a_session(server: TeamServer) -> None:
+    with server.client() as c:
+        r = c.get("/search", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/login?next=/search"
+        r = c.get("/api/v1/saved")
+        assert r.status_code == 401 and r.json()["code"] == "login_required"
+        assert c.get("/api/v1/openapi.json").status_code == 401
+        assert c.get("/healthz").json() == {"status": "ok"}
+        ready = c.get("/readyz")
+        assert ready.status_code == 200 and ready.json()["ready"] is True
+        assert ready.json()["revision"] == ready.json()["head"]
+        login = c.get("/login")
+        assert login.status_code == 200 and 'name="password"' in login.text
+        assert c.get("/static/app.css").status_code == 200
+
+
+def test_login_form_sets_a_rotated_lax_session(server: TeamServer) -> None:
+    with server.anonymous() as c:
+        token = c.headers["x-csrf-token"]
+        form = {"username": "ana", "password": PASSWORD, "csrf_token": token, "next": "/saved"}
+        del c.headers["x-csrf-token"]
+        r = c.post("/login", data=form, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/saved"
+        attrs = _cookie_attrs(r.headers.get_list("set-cookie"), "ld_session")
+        assert "httponly" in attrs and "samesite=lax" in attrs and "path=/" in attrs
+        assert "secure" not in attrs  # plain http on loopback
+        first = c.cookies.get("ld_session")
+        new_csrf = c.cookies.get("ld_csrf")
+        assert first and new_csrf and new_csrf != token  # a fresh CSRF token at login
+        assert c.get("/api/v1/auth/me").json()["username"] == "ana"
+        # signing in again rotates the session; the old token is dead
+        form["csrf_token"] = new_csrf
+        r = c.post("/login", data=form, follow_redirects=False)
+        assert r.status_code == 303
+        second = c.cookies.get("ld_session")
+        assert second and second != first
+    with server.client(cookies={"ld_session": first}) as old:
+        assert old.get("/api/v1/auth/me").status_code == 401
+    with server.client(cookies={"ld_session": second}) as current:
+        assert current.get("/api/v1/auth/me").status_code == 200
+
+
+def test_login_needs_origin_and_csrf(server: TeamServer) -> None:
+    body = {"username": "ana", "password": PASSWORD}
+    with server.anonymous() as c:
+        token = c.headers["x-csrf-token"]
+        r = c.post("/api/v1/auth/login", json=body, headers={"origin": "http://evil.example"})
+        assert r.status_code == 403 and r.json()["code"] == "origin"
+        del c.headers["origin"]
+        r = c.post("/api/v1/auth/login", json=body)
+        assert r.status_code == 403 and r.json()["code"] == "origin_missing"
+        c.headers["origin"] = server.base
+        r = c.post("/api/v1/auth/login", json=body, headers={"x-csrf-token": "x" * 43})
+        assert r.status_code == 403 and r.json()["code"] == "csrf"
+        form = {"username": "ana", "password": PASSWORD}  # a form post without the token
+        del c.headers["x-csrf-token"]
+        r = c.post("/login", data=form, follow_redirects=False)
+        assert r.status_code == 403
+        assert "ld_session" not in c.cookies
+        c.headers["x-csrf-token"] = token
+        assert c.post("/api/v1/auth/login", json=body).status_code == 200
+
+
+def test_writes_after_login_keep_csrf_and_origin(server: TeamServer) -> None:
+    with server.signed_in("ana") as c:
+        r = c.post("/api/v1/studies", json={"name": "Ana's Study"})
+        assert r.status_code == 200, r.text
+        r = c.post("/api/v1/studies", json={"name": "No token"}, headers={"x-csrf-token": ""})
+        assert r.status_code == 403
+        r = c.post(
+            "/api/v1/studies", json={"name": "Elsewhere"}, headers={"origin": "http://x.example"}
+        )
+        assert r.status_code == 403
+
+
+def test_wrong_passwords_are_throttled(server: TeamServer) -> None:
+    with server.anonymous() as c:
+        for _ in range(3):
+            r = c.post("/api/v1/auth/login", json={"username": "ana", "password": "wrong one!!"})
+            assert r.status_code == 401 and r.json()["code"] == "login_failed"
+            assert PASSWORD not in r.text and "wrong one" not in r.text
+        r = c.post("/api/v1/auth/login", json={"username": "ana", "password": PASSWORD})
+        assert r.status_code == 429 and r.json()["code"] == "login_throttled"
+        assert int(r.headers["retry-after"]) > 0
+        # the form says so too
+        form = {"username": "ana", "password": PASSWORD, "csrf_token": c.headers["x-csrf-token"]}
+        r = c.post("/login", data=form, follow_redirects=False)
+        assert r.status_code == 429 and "too many failed logins" in r.text
+    with server.signed_in("bob") as other:  # another account is not affected
+        assert other.get("/api/v1/auth/me").json()["username"] == "bob"
+
+
+def test_logout_ends_the_session(server: TeamServer) -> None:
+    with server.signed_in("ana") as c:
+        token = c.cookies.get("ld_session")
+        r = c.post("/api/v1/auth/logout")
+        assert r.status_code == 200
+        assert (
+            "ld_session=" in r.headers["set-cookie"]
+            and "max-age=0" in r.headers["set-cookie"].lower()
+        )
+        assert c.get("/api/v1/auth/me").status_code == 401
+    with server.client(cookies={"ld_session": token}) as replay:
+        assert replay.get("/api/v1/auth/me").status_code == 401  # ended in the store
+    with server.signed_in("ana") as c:
+        assert "Sign out" in c.get("/logout").text
+        r = c.post("/logout", data={"csrf_token": c.headers["x-csrf-token"]})
+        assert r.status_code == 303 and r.headers["location"] == "/login"
+        assert c.get("/api/v1/auth/me").status_code == 401
+
+
+def test_sessions_expire(team_settings: Settings, cassette: Path) -> None:
+    short = team_settings.model_copy(update={"session_hours": 1 / 3600})
+    add_accounts(short, "ana")
+    with team_server(short, cassette) as running, running.signed_in("ana") as c:
+        assert c.get("/api/v1/auth/me").status_code in (200, 401)  # within its one second
+        time.sleep(1.2)
+        assert c.get("/api/v1/auth/me").status_code == 401
+
+
+def test_https_origin_makes_the_cookie_secure(team_settings: Settings, cassette: Path) -> None:
+    proxied = team_settings.model_copy(update={"team_public_origin": "https://litdesk.test"})
+    add_accounts(proxied, "ana")
+    with team_server(proxied, cassette) as running:
+        headers = {"host": "litdesk.test", "origin": "https://litdesk.test"}
+        with running.client(headers=headers) as c:
+            c.get("/login")
+            token = c.cookies.get("ld_csrf")
+            assert token
+            r = c.post(
+                "/api/v1/auth/login",
+                json={"username": "ana", "password": PASSWORD},
+                headers={"x-csrf-token": token},
+            )
+            assert r.status_code == 200, r.text
+            attrs = _cookie_attrs(r.headers.get_list("set-cookie"), "ld_session")
+            assert "secure" in attrs and "samesite=lax" in attrs
+            r = c.post(  # the loopback origin no longer writes
+                "/api/v1/auth/login",
+                json={"username": "ana", "password": PASSWORD},
+                headers={"x-csrf-token": token, "origin": running.base},
+            )
+            assert r.status_code == 403
+
+
+def test_roles_over_http(server: TeamServer) -> None:
+    with server.signed_in("ana") as ana, server.signed_in("bob") as bob:
+        study = ana.post("/api/v1/studies", json={"name": "Shared review"}).json()
+        ref = study["id"]
+        assert bob.get(f"/api/v1/studies/{ref}").status_code == 404
+        assert (
+            bob.post(
+                f"/api/v1/studies/{ref}/members", json={"username": "bob", "role": "owner"}
+            ).status_code
+            == 404
+        )
+        r = ana.post(f"/api/v1/studies/{ref}/members", json={"username": "bob", "role": "viewer"})
+        assert r.status_code == 200 and r.json()["members"][0]["role"] == "viewer"
+        assert bob.get(f"/api/v1/studies/{ref}").json()["name"] == "Shared review"
+        r = bob.post(f"/api/v1/studies/{ref}/rename", json={"name": "Bob's now"})
+        assert r.status_code == 403 and r.json()["code"] == "forbidden"
+        assert bob.get(f"/api/v1/studies/{ref}/export").status_code == 200  # viewers export
+        r = ana.post(f"/api/v1/studies/{ref}/members", json={"username": "bob", "role": "editor"})
+        assert r.status_code == 200
+        assert bob.post(f"/api/v1/studies/{ref}/rename", json={"name": "x"}).status_code == 403
+        assert (
+            ana.post(f"/api/v1/studies/{ref}/rename", json={"name": "Renamed"}).status_code == 200
+        )
+        history = bob.get(f"/api/v1/studies/{ref}/history").json()["entries"]
+        actions = [(e["username"], e["action"]) for e in reversed(history)]
+        assert actions == [
+            ("ana", "study_created"),
+            ("ana", "member_viewer"),
+            ("ana", "member_editor"),
+            ("ana", "study_renamed"),
+        ]
+        assert bob.get("/api/v1/studies").json()["studies"][0]["id"] == ref
+
+
+def test_access_log_has_no_query_or_credentials(
+    server: TeamServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="litdesk.access"), server.signed_in("ana") as c:
+        c.get("/api/v1/saved", params={"text": "secret-query-words"})
+        c.post("/api/v1/auth/login", json={"username": "ana", "password": "typo-password-x"})
+        session = c.cookies.get("ld_session") or ""
+    lines: list[dict[str, Any]] = [
+        json.loads(r.getMessage()) for r in caplog.records if r.name == "litdesk.access"
+    ]
+    assert any(line["path"] == "/api/v1/saved" and line["status"] == 200 for line in lines)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    for secret in ("secret-query-words", "typo-password-x", PASSWORD, session):
+        assert secret and secret not in text
+    signed = [line for line in lines if line["path"] == "/api/v1/saved"]
+    assert signed[0]["account"] and len(signed[0]["account"]) == 12
+
+
+def test_loopback_host_answers_health_checks(team_settings: Settings, cassette: Path) -> None:
+    proxied = team_settings.model_copy(update={"team_public_origin": "https://litdesk.test"})
+    with team_server(proxied, cassette) as running:
+        port = running.base.rsplit(":", 1)[1]
+        with running.client(headers={"host": f"localhost:{port}"}) as c:
+            assert c.get("/readyz").json()["ready"] is True
+        with running.client(headers={"host": "evil.example"}) as c:
+            assert c.get("/readyz").status_code == 421  # any other name is still refused

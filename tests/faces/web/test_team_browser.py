@@ -1,0 +1,62 @@
+"""Team mode in Debian's chromium: a page asked for without a session leads to the sign-in
+form, the form signs in (Origin, CSRF and the session cookie as a browser sends them) and
+returns to the page, the header offers "Sign out", signing out ends it; axe-core on the
+sign-in and sign-out pages (no serious or critical violations)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
+from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401
+
+from litdesk import Settings
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def server(tmp_settings: Settings, cassette: Path, tmp_path: Path) -> Iterator[TeamServer]:
+    settings = tmp_settings.model_copy(
+        update={"database_url": f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"}
+    )
+    add_accounts(settings, "ana")
+    with team_server(settings, cassette) as running:
+        yield running
+
+
+def test_sign_in_and_out_in_a_browser(
+    browser: Any,
+    server: TeamServer,
+    axe_path: Path,  # noqa: F811
+) -> None:
+    context = browser.new_context(bypass_csp=True)  # axe is injected as a script tag
+    pg = context.new_page()
+    pg.goto(server.base + "/studies")
+    assert pg.url == server.base + "/login?next=/studies"
+    assert not _violations(pg, axe_path)
+    pg.fill("#l-user", "ana")
+    pg.fill("#l-pass", "not the password")
+    pg.click("button[type=submit]")
+    assert pg.locator("[role=alert]").inner_text() == "wrong user name or password"
+    pg.fill("#l-user", "ana")
+    pg.fill("#l-pass", PASSWORD)
+    pg.click("button[type=submit]")
+    pg.wait_for_url(server.base + "/studies")
+    assert pg.locator("h1").inner_text() == "Studies"
+    cookies = {c["name"]: c for c in context.cookies()}
+    assert cookies["ld_session"]["httpOnly"] and cookies["ld_session"]["sameSite"] == "Lax"
+    pg.fill("#s-name", "Made in the browser")  # a form write with the signed-in session
+    pg.click("form.create button[type=submit]")
+    assert "Made in the browser" in pg.locator("h1").inner_text()
+    pg.click("a.account")
+    assert pg.url == server.base + "/logout"
+    assert not _violations(pg, axe_path)
+    pg.click("button[type=submit]")
+    pg.wait_for_url(server.base + "/login")
+    pg.goto(server.base + "/studies")
+    assert pg.url.startswith(server.base + "/login")
+    context.close()

@@ -1,0 +1,157 @@
+"""Accounts, sessions and throttled logins in the store (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from litdesk import Settings
+from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.store import Store
+from litdesk.services.accounts import Accounts, LoginFailed, LoginThrottled, hash_token
+
+PASSWORD = "correct horse battery"
+
+
+def test_add_list_disable_reset(team_store: Store, team_settings: Settings) -> None:
+    accounts = Accounts(team_store, team_settings)
+    ana = accounts.add("Ana", PASSWORD)
+    assert ana.username == "ana" and ana.id.startswith("acct_") and not ana.disabled
+    with pytest.raises(InputError) as exists:
+        accounts.add("ana", PASSWORD)
+    assert exists.value.code == "account_exists"
+    with pytest.raises(InputError) as weak:
+        accounts.add("bob", "short")
+    assert weak.value.code == "weak_password"
+    with pytest.raises(InputError):
+        accounts.add("local", PASSWORD)  # the single-user owner is not an account
+    assert [a.username for a in accounts.list()] == ["ana"]
+
+    with team_store.read() as conn:
+        stored = conn.execute(sa.text("SELECT password_hash FROM accounts")).scalar_one()
+    assert stored.startswith("$argon2id$") and PASSWORD not in stored
+
+    session = accounts.login("ana", PASSWORD, address="10.0.0.1")
+    assert accounts.resolve(session.token) == ana
+    assert accounts.set_disabled("ana").disabled
+    assert accounts.resolve(session.token) is None  # disabling ends every session
+    with pytest.raises(LoginFailed):
+        accounts.login("ana", PASSWORD, address="10.0.0.1")
+    accounts.set_disabled("ana", False)
+    again = accounts.login("ana", PASSWORD, address="10.0.0.1")
+    accounts.reset_password("ana", "another long passphrase")
+    assert accounts.resolve(again.token) is None  # a new password ends every session
+    with pytest.raises(LoginFailed):
+        accounts.login("ana", PASSWORD, address="10.0.0.1")
+    assert accounts.login("ana", "another long passphrase", address="10.0.0.1").token
+    with pytest.raises(NotFoundError):
+        accounts.reset_password("nobody", PASSWORD)
+
+
+def test_sessions_rotate_at_login_and_end_at_logout(
+    team_store: Store, team_settings: Settings
+) -> None:
+    accounts = Accounts(team_store, team_settings)
+    accounts.add("ana", PASSWORD)
+    first = accounts.login("ana", PASSWORD, address="10.0.0.1")
+    second = accounts.login("ana", PASSWORD, address="10.0.0.1", previous=first.token)
+    assert second.token != first.token
+    assert accounts.resolve(first.token) is None  # the cookie's previous session ended
+    assert accounts.resolve(second.token) is not None
+    with team_store.read() as conn:
+        hashes = conn.execute(sa.text("SELECT token_hash FROM sessions")).scalars().all()
+    assert hashes == [hash_token(second.token)]  # only the hash is stored, never the token
+    accounts.logout(second.token)
+    assert accounts.resolve(second.token) is None
+    assert accounts.resolve("not-a-token") is None and accounts.resolve(None) is None
+
+
+def test_sessions_expire(team_store: Store, team_settings: Settings) -> None:
+    now = [1_900_000_000.0]
+    accounts = Accounts(team_store, team_settings, clock=lambda: now[0])
+    accounts.add("ana", PASSWORD)
+    session = accounts.login("ana", PASSWORD, address="10.0.0.1")
+    assert session.expires_at == now[0] + team_settings.session_hours * 3600
+    now[0] = session.expires_at - 1
+    assert accounts.resolve(session.token) is not None
+    now[0] = session.expires_at
+    assert accounts.resolve(session.token) is None
+
+
+def test_wrong_passwords_throttle_the_account(team_store: Store, team_settings: Settings) -> None:
+    accounts = Accounts(team_store, team_settings)  # 3 failures per account
+    accounts.add("ana", PASSWORD)
+    for i in range(3):
+        with pytest.raises(LoginFailed):
+            accounts.login("ana", "wrong password!", address=f"10.0.0.{i}")
+    # the right password no longer helps, from any address, until the window passes
+    with pytest.raises(LoginThrottled) as throttled:
+        accounts.login("ana", PASSWORD, address="10.9.9.9")
+    assert throttled.value.details["retry_after"] == team_settings.login_window_seconds
+    accounts.reset_password("ana", PASSWORD)  # the administrator clears it
+    assert accounts.login("ana", PASSWORD, address="10.9.9.9").token
+
+
+def test_wrong_passwords_throttle_the_address(team_store: Store, team_settings: Settings) -> None:
+    accounts = Accounts(team_store, team_settings)  # 5 failures per address
+    accounts.add("ana", PASSWORD)
+    for i in range(5):
+        with pytest.raises(LoginFailed):
+            accounts.login(f"guess{i}", "wrong password!", address="10.0.0.66")
+    with pytest.raises(LoginThrottled):
+        accounts.login("ana", PASSWORD, address="10.0.0.66")
+    assert accounts.login("ana", PASSWORD, address="10.0.0.1").token  # another address
+
+
+def test_window_passes(team_store: Store, team_settings: Settings) -> None:
+    now = [1_900_000_000.0]
+    accounts = Accounts(team_store, team_settings, clock=lambda: now[0])
+    accounts.add("ana", PASSWORD)
+    for _ in range(3):
+        with pytest.raises(LoginFailed):
+            accounts.login("ana", "wrong password!", address="10.0.0.1")
+    now[0] += team_settings.login_window_seconds - 1
+    with pytest.raises(LoginThrottled):
+        accounts.login("ana", PASSWORD, address="10.0.0.1")
+    now[0] += 2  # the failures are older than the window now
+    assert accounts.login("ana", PASSWORD, address="10.0.0.1").token
+
+
+def test_concurrent_guesses_never_pass_the_limit(
+    team_store: Store, team_settings: Settings
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    accounts = Accounts(team_store, team_settings)  # 3 failures per account
+    accounts.add("ana", PASSWORD)
+
+    def guess(i: int) -> str:
+        try:
+            accounts.login("ana", f"wrong password {i}", address=f"10.1.0.{i}")
+        except LoginThrottled:
+            return "throttled"
+        except LoginFailed:
+            return "failed"
+        return "signed in"
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(guess, range(12)))
+    assert answers.count("failed") == 3 and answers.count("throttled") == 9
+
+
+def test_successful_logins_do_not_count(team_store: Store, team_settings: Settings) -> None:
+    accounts = Accounts(team_store, team_settings)  # 5 failures per address
+    accounts.add("ana", PASSWORD)
+    from concurrent.futures import ThreadPoolExecutor
+
+    for _ in range(8):  # one shared address (an office behind NAT)
+        assert accounts.login("ana", PASSWORD, address="10.0.0.7").token
+    for i in range(12):
+        accounts.add(f"user{i}", PASSWORD)
+    with ThreadPoolExecutor(max_workers=12) as pool:  # everyone at nine o'clock
+        sessions = list(
+            pool.map(lambda i: accounts.login(f"user{i}", PASSWORD, address="10.0.0.7"), range(12))
+        )
+    assert len({s.token for s in sessions}) == 12
+    with team_store.read() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM login_failures")).scalar_one() == 0
