@@ -14,7 +14,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from pydantic import SecretStr
-
 from tests.faces.web._oa_citations import oa_work
 from tests.faces.web._server import Running, epmc_body, epmc_record, free_port, serve_app
 
@@ -37,7 +36,7 @@ class Provider:
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:
                 provider.seen.append(self.path)
                 if provider.gate is not None:
                     provider.gate.wait(GATE_SECONDS)

@@ -162,9 +162,7 @@ def test_shared_references_of_selected_papers_report_the_one_that_fails(
     running: Running,
 ) -> None:
     with running.writer() as c:
-        run = c.get(
-            "/api/v1/search", params={"q": "shared seeds", "provider": ["openalex"]}
-        ).json()
+        run = c.get("/api/v1/search", params={"q": "shared seeds", "provider": ["openalex"]}).json()
         ids = [card["paper"]["id"] for card in run["cards"]]
         assert ids == ["OAX-W100", "OAX-W200", "OAX-W300"]
         shared = c.post(
