@@ -6,7 +6,7 @@ team mode, issue 17, moves it to the store)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from litdesk.core.runs import LaneResult
 from litdesk.services.search import plan_search
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 #: Longest one wait for a change lasts (seconds); the stream then sends a keep-alive.
-WAIT_SECONDS = 10.0
+WAIT_SECONDS: Final = 10.0
 
 
 def start_search(desk: Desk, form: SearchForm) -> ProgressView:

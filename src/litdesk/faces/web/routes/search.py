@@ -196,9 +196,9 @@ def query_check(
 # --- live searches ------------------------------------------------------------------------
 
 LiveId = Annotated[str, PathParam(pattern=LIVE_ID, description="A live search's id.")]
-#: Longest one event stream stays open (seconds); the browser's EventSource reconnects and
-#: the next stream starts with the full state again.
-STREAM_SECONDS: Final = 60.0
+#: Longest one event stream stays open (seconds, so that a stopping server is not held up
+#: long); the browser's EventSource reconnects and the next stream starts with the full state.
+STREAM_SECONDS: Final = 20.0
 
 
 @api.post(
@@ -229,6 +229,7 @@ async def live_events(desk: DeskDep, live_id: LiveId) -> StreamingResponse:
     async def stream() -> AsyncIterator[str]:
         after = -1
         ends = time.monotonic() + STREAM_SECONDS
+        yield "retry: 1000\n\n"  # reconnect after a second when a stream ends
         while True:
             view = await watch_search(desk, live_id, after)
             if view.version != after:
