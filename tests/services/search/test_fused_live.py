@@ -37,9 +37,7 @@ def test_lanes_heard_as_they_finish_and_cancel(tmp_settings: Any, shared: bool) 
         async def scenario() -> None:
             bases = {"europepmc": epmc_url, "openalex": oax_url}
             async with open_runtime(settings, base_urls=bases) as rt:
-                definition = make_definition(
-                    "tumour growth", providers=["europepmc", "openalex"]
-                )
+                definition = make_definition("tumour growth", providers=["europepmc", "openalex"])
                 heard: list[LaneResult] = []
                 live = asyncio.create_task(
                     rt.fused_search(definition, on_lane=heard.append, stop_alone=True)
