@@ -93,6 +93,15 @@ export function installSearch() {
       } else if (action === "shared" && (picked < 2 || picked > 5)) {
         event.preventDefault();
         count.textContent = `Shared references need 2 to 5 selected papers (${picked} selected).`;
+      } else if (action === "shared") { // a long look-up: it can be stopped (it changes nothing)
+        count.textContent = "Finding shared references… press Escape to stop.";
+        const stop = (e) => {
+          if (e.key !== "Escape") return;
+          window.stop();
+          count.textContent = "Stopped: the shared references were not shown; nothing was changed.";
+          document.removeEventListener("keydown", stop);
+        };
+        document.addEventListener("keydown", stop);
       }
     });
     shortcutButtons(selection);
