@@ -13,7 +13,9 @@ Lane plans (reference "Search execution, merging and ranking"):
 
 Lanes run concurrently. The shared work of a search is one task; a caller that is
 cancelled does not cancel it (it is awaited through ``asyncio.shield``), so coalesced
-callers and the cache still receive the result.
+callers and the cache still receive the result — unless the caller asked ``stop_alone``
+(the web page's "Cancel search") and nobody else waits for it: then its lanes stop. An
+``on_lane`` observer hears each lane's result as the lane finishes (live progress).
 """
 
 from __future__ import annotations
