@@ -105,6 +105,7 @@ def test_live_lanes_cancel_by_keyboard_then_results(
         pg.evaluate("() => document.activeElement && document.activeElement.blur()")
         pg.keyboard.press("x")
         pg.locator("#live-status").filter(has_text="cancelled").wait_for()
+        assert pg.locator("#live-h").inner_text() == "Search cancelled"
         assert pg.locator('#live-lanes .lane.cancelled[data-lane="openalex-keyword"]').count() == 1
         assert pg.locator("#stale").is_visible()  # the results belong to the last search
         assert pg.locator("li.card").count() == 3 and pg.locator("#live-cancel").is_hidden()

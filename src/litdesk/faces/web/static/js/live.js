@@ -55,6 +55,7 @@ export function installLive() {
   const lanes = document.getElementById("live-lanes");
   const cancel = document.getElementById("live-cancel");
   const check = document.getElementById("q-check");
+  const heading = document.getElementById("live-h");
   const stale = document.getElementById("stale");
   if (!form || !panel || typeof window.EventSource !== "function") return; // the ordinary GET form
   let current = null; // { id, source, final }
@@ -71,6 +72,9 @@ export function installLive() {
     } else {
       status.textContent = `The search failed: ${view.message || "unknown reason"}`;
     }
+    heading.textContent = {
+      running: "Search in progress", done: "Search finished", cancelled: "Search cancelled",
+    }[view.state] || "Search failed";
     cancel.hidden = view.state !== "running";
     panel.dataset.state = view.state;
     if (view.state !== "running") finish(view);
