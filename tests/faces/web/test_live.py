@@ -252,3 +252,11 @@ def test_new_form_posts_need_the_origin_and_the_csrf_field(running: Running) -> 
     assert no_origin.status_code == 403
     assert no_field.status_code == 403
     assert compare.status_code == 403
+
+
+def test_a_result_address_whose_live_search_is_gone_searches_again(running: Running) -> None:
+    with running.client() as c:
+        page = c.get("/search", params={"q": "tumour growth", "live": "Z" * 32})
+        bad = c.get("/search", params={"q": "tumour growth", "live": "<script>"})
+    assert page.status_code == 200 and page.text.count('<li class="card') == 7
+    assert bad.status_code in (400, 422) and "<script>" not in bad.text
