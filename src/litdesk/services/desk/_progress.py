@@ -5,7 +5,9 @@ The registry is in memory, bounded (:data:`MAX_LIVE` searches, finished ones kep
 :data:`KEEP_SECONDS`) and per process, which is enough for single-user mode. Team mode
 (issue 17) moves it to the store so that every worker process sees every search. Each
 search is keyed by an unguessable id and carries its owner; a lookup by another owner is
-answered as if the id did not exist.
+answered as if the id did not exist. Like the searches it follows, the registry belongs to
+the event loop: call it from the loop's thread only (a face's async handlers), never from a
+worker thread.
 """
 
 from __future__ import annotations

@@ -214,7 +214,8 @@ async def live_start(desk: DeskDep, params: SearchParams) -> dict[str, Any]:
 
 
 @api.get("/search/live/{live_id}", summary="A live search's lanes and state now")
-def live_state(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
+async def live_state(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
+    # async (on the event loop, as the searches are): the registry is not for threads
     return search_progress(desk, live_id).to_dict()
 
 
@@ -250,7 +251,7 @@ async def live_events(desk: DeskDep, live_id: LiveId) -> StreamingResponse:
 
 
 @api.post("/search/live/{live_id}/cancel", summary="Cancel a live search (its lanes stop)")
-def live_cancel(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
+async def live_cancel(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
     return cancel_search(desk, live_id).to_dict()
 
 
