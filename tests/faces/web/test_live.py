@@ -168,6 +168,9 @@ def test_shared_references_of_selected_papers_report_the_one_that_fails(
         shared = c.post(
             "/api/v1/selection/shared", json={"run_id": run["run"]["id"], "paper_ids": ids}
         )
+        both = c.post(
+            "/api/v1/selection/shared", json={"run_id": run["run"]["id"], "paper_ids": ids[:2]}
+        ).json()
         too_few = c.post(
             "/api/v1/selection/shared", json={"run_id": run["run"]["id"], "paper_ids": ids[:1]}
         )
@@ -177,6 +180,7 @@ def test_shared_references_of_selected_papers_report_the_one_that_fails(
     result = data["result"]
     assert result["seed_count"] == 2 and result["total"] == 2
     assert [p["shared_by"] for p in result["papers"]] == [2, 2]
+    assert both["failed"] == [] and both["result"]["papers"] == result["papers"]
     assert too_few.status_code == 400 and too_few.json()["code"] == "shared_size"
 
 
