@@ -43,7 +43,13 @@ from litdesk.core.runs import RunDefinition, SearchRun
 from litdesk.core.trace import SearchRequest, SearchTrace
 from litdesk.services.citations import OPENALEX_KEY_NEEDED, CitationResult, CitationService, Mode
 from litdesk.services.fulltext import MAX_FULLTEXT_BYTES, FullTextResult, FullTextService
-from litdesk.services.search import FusedSearch, ProviderKit, SearchService, save_run
+from litdesk.services.search import (
+    FusedSearch,
+    LaneObserver,
+    ProviderKit,
+    SearchService,
+    save_run,
+)
 from litdesk.services.workspace import Workspace
 
 from ._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
@@ -170,16 +176,19 @@ class Runtime:
         use_cache: bool = True,
         save: bool = False,
         study: str | None = None,
+        on_lane: LaneObserver | None = None,
+        stop_alone: bool = False,
     ) -> SearchRun:
         """The fused run for ``definition`` (store cache and coalescing unless
         ``use_cache`` is false); saved (and attached to ``study``) when asked and a lane
-        succeeded."""
+        succeeded. ``on_lane`` hears each lane finish (live progress); with ``stop_alone``
+        cancelling this call stops the lanes unless another caller waits for them."""
         who = owner or self.owner
         fused = self._fused_search(who, use_cache)
         if use_cache:
-            run = await fused.search(definition, cursor)
+            run = await fused.search(definition, cursor, on_lane=on_lane, stop_alone=stop_alone)
         else:
-            run = await fused.execute(definition, cursor)
+            run = await fused.execute(definition, cursor, on_lane=on_lane)
         if (save or study is not None) and any(lane.status == "ok" for lane in run.lanes):
             await asyncio.to_thread(save_run, self.store, run, owner=who, study=study)
         return run

@@ -113,6 +113,8 @@ def test_search_select_and_save_into_a_study(page: Any, running: Running, tmp_pa
     pg.locator("#sel-count").filter(has_text="2 selected").wait_for()
     pg.locator('input[name="new_study"]').fill("Tumour review")
     pg.locator('button[value="study"]').click()
+    pg.locator("#confirm-dialog").wait_for(state="visible")  # a new Study asks first
+    pg.keyboard.press("Enter")
     pg.locator(".notice.ok").filter(has_text="Saved 2 papers").wait_for()
     assert "Tumour review" in pg.locator(".notice.ok").inner_text()
     _shot(pg, tmp_path, "selection-saved")

@@ -25,7 +25,7 @@ from litdesk.adapters.store import READING_STATUSES, Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.records import Paper
-from litdesk.core.runs import RunInvalid, SearchRun
+from litdesk.core.runs import RunDefinition, RunInvalid, SearchRun
 from litdesk.core.saved import filter_papers
 from litdesk.services._runtime import Runtime, open_runtime
 from litdesk.services.imports import import_bytes
@@ -42,6 +42,8 @@ from litdesk.services.workspace import (
     ris_text,
 )
 
+from ._listings import Listings
+from ._progress import LiveRegistry
 from ._reader import ReaderDesk
 from ._views import (
     Export,
@@ -122,6 +124,9 @@ class Desk:
     # validated saved papers by id with their stored text, reused while the text is unchanged
     _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # searches the search page follows live, and citation listings shown for saving
+    live: LiveRegistry = field(default_factory=LiveRegistry)
+    listings: Listings = field(default_factory=Listings)
 
     @property
     def settings(self) -> Settings:
@@ -159,8 +164,9 @@ class Desk:
             return QueryCheck(False, exc.reason, exc.code, exc.position, exc.end)
         return QueryCheck(True)
 
-    async def search(self, form: SearchForm) -> SearchView:
-        """Run (or reuse) the search and remember the run for selection actions."""
+    def definition(self, form: SearchForm) -> RunDefinition:
+        """The run definition of a search form, validated (query syntax with its position,
+        years, cursor) — shared by :meth:`search` and the live search."""
         check = self.check_query(form.query, form.field)
         if not check.ok:
             raise DeskInputError(
@@ -174,7 +180,7 @@ class Desk:
         if form.cursor is not None and form.mode != "keyword":
             raise DeskInputError("a cursor pages keyword searches only", code="cursor")
         try:
-            definition = make_definition(
+            return make_definition(
                 form.query,
                 mode=form.mode,
                 providers=list(form.providers) or None,
@@ -191,6 +197,10 @@ class Desk:
             )
         except RunInvalid as exc:
             raise DeskInputError(exc.message, code="definition") from None
+
+    async def search(self, form: SearchForm) -> SearchView:
+        """Run (or reuse) the search and remember the run for selection actions."""
+        definition = self.definition(form)
         run = await self.runtime.fused_search(definition, cursor=form.cursor, owner=self.owner)
         self._remember(run)
         return SearchView(run, page=form.page, cursor=form.cursor, studies=self.studies().studies)
@@ -600,4 +610,8 @@ async def open_desk(
     """Open the service runtime (store, provider transport answering from ``replay`` when
     given, fused search) once; close it when the block ends."""
     async with open_runtime(settings, owner=owner, replay=replay) as runtime:
-        yield Desk(runtime, owner)
+        desk = Desk(runtime, owner)
+        try:
+            yield desk
+        finally:
+            desk.live.close()  # running live searches stop before the transport closes

@@ -13,7 +13,9 @@ Lane plans (reference "Search execution, merging and ranking"):
 
 Lanes run concurrently. The shared work of a search is one task; a caller that is
 cancelled does not cancel it (it is awaited through ``asyncio.shield``), so coalesced
-callers and the cache still receive the result.
+callers and the cache still receive the result — unless the caller asked ``stop_alone``
+(the web page's "Cancel search") and nobody else waits for it: then its lanes stop. An
+``on_lane`` observer hears each lane's result as the lane finishes (live progress).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ __all__ = [
     "FusedSearchError",
     "DISCOVERY_LIMIT",
     "FusedSearch",
+    "LaneObserver",
     "LanePlan",
     "SearchPlan",
     "cache_key",
@@ -237,6 +240,10 @@ def _lane_result(plan: LanePlan, outcome: LaneOutcome | None) -> LaneResult:
     )
 
 
+#: Told each lane's result as the lane finishes (live progress of a search).
+LaneObserver = Callable[[LaneResult], None]
+
+
 class FusedSearch:
     """Runs planned lanes over a :class:`SearchService`, with the store cache."""
 
@@ -259,23 +266,34 @@ class FusedSearch:
         self._now = now or (lambda: datetime.now(UTC))
         self._new_id = new_id or (lambda: uuid.uuid4().hex)
         self._inflight: dict[str, asyncio.Task[tuple[SearchRun, str]]] = {}
+        self._waiting: dict[str, int] = {}  # callers awaiting each in-flight key
         self.lane_calls = 0  # lanes actually executed by this object (tests, bench)
 
     async def _lane(
-        self, plan: LanePlan, cursor: str | None
+        self, plan: LanePlan, cursor: str | None, on_lane: LaneObserver | None = None
     ) -> tuple[LanePlan, LaneOutcome | None]:
-        if plan.request is None:
-            return plan, None
-        self.lane_calls += 1
-        results = await self.service.execute(plan.request, cursor)
-        return plan, results[0][0]
+        outcome: LaneOutcome | None = None
+        if plan.request is not None:
+            self.lane_calls += 1
+            results = await self.service.execute(plan.request, cursor)
+            outcome = results[0][0]
+        if on_lane is not None:
+            on_lane(_lane_result(plan, outcome))
+        return plan, outcome
 
-    async def execute(self, definition: RunDefinition, cursor: str | None = None) -> SearchRun:
-        """Run every lane now (no cache) and build the run."""
+    async def execute(
+        self,
+        definition: RunDefinition,
+        cursor: str | None = None,
+        *,
+        on_lane: LaneObserver | None = None,
+    ) -> SearchRun:
+        """Run every lane now (no cache) and build the run; ``on_lane`` is told each
+        lane's result as that lane finishes (live progress)."""
         plan = plan_search(definition, cursor)
         retrieved = self._now().isoformat()
         settled = await asyncio.gather(
-            *(self._lane(lane, cursor) for lane in plan.lanes), return_exceptions=True
+            *(self._lane(lane, cursor, on_lane) for lane in plan.lanes), return_exceptions=True
         )
         lanes: list[LaneResult] = []
         sightings: list[Sighting] = []
@@ -303,11 +321,15 @@ class FusedSearch:
         )
 
     async def _shared(
-        self, key: str, definition: RunDefinition, cursor: str | None
+        self,
+        key: str,
+        definition: RunDefinition,
+        cursor: str | None,
+        on_lane: LaneObserver | None = None,
     ) -> tuple[SearchRun, str]:
         store = self.store
         if store is None:
-            return await self.execute(definition, cursor), "fresh"
+            return await self.execute(definition, cursor, on_lane=on_lane), "fresh"
         waited = False
         while True:
             claim = await asyncio.to_thread(
@@ -320,7 +342,7 @@ class FusedSearch:
             waited = True
             await asyncio.sleep(_POLL)
         try:
-            run = await self.execute(definition, cursor)
+            run = await self.execute(definition, cursor, on_lane=on_lane)
         except BaseException:
             await asyncio.to_thread(cache_abandon, store, key, self.owner)
             raise
@@ -332,18 +354,42 @@ class FusedSearch:
             await asyncio.to_thread(cache_abandon, store, key, self.owner)
         return run, "fresh"
 
-    async def search(self, definition: RunDefinition, cursor: str | None = None) -> SearchRun:
-        """The run for ``definition``: fresh, or a reused copy (``cache``/``coalesced``)."""
-        if self.service.transport.replay is not None:
-            return await self.execute(definition, cursor)  # a replay is never cached
+    async def search(
+        self,
+        definition: RunDefinition,
+        cursor: str | None = None,
+        *,
+        on_lane: LaneObserver | None = None,
+        stop_alone: bool = False,
+    ) -> SearchRun:
+        """The run for ``definition``: fresh, or a reused copy (``cache``/``coalesced``).
+
+        ``on_lane`` hears each lane finish when this call starts the shared work (a reused
+        run's lanes arrive with the run). With ``stop_alone`` a cancelled caller that is the
+        only one waiting also cancels the shared work (its lanes stop; nothing is cached);
+        otherwise the work goes on for the other callers and the cache."""
+        if self.service.transport.replay is not None:  # a replay is never cached
+            return await self.execute(definition, cursor, on_lane=on_lane)
         key = cache_key(self.owner, definition, cursor)
         task = self._inflight.get(key)
         first = task is None
         if task is None:
-            task = asyncio.ensure_future(self._shared(key, definition, cursor))
+            task = asyncio.ensure_future(self._shared(key, definition, cursor, on_lane))
             self._inflight[key] = task
             task.add_done_callback(lambda _t: self._inflight.pop(key, None))
-        run, how = await asyncio.shield(task)
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+        try:
+            run, how = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if stop_alone and self._waiting.get(key) == 1:
+                task.cancel()
+            raise
+        finally:
+            left = self._waiting.get(key, 1) - 1
+            if left > 0:
+                self._waiting[key] = left
+            else:
+                self._waiting.pop(key, None)
         if how == "fresh" and first:
             return run
         kind: Literal["cache", "coalesced"] = "cache" if how == "cache" else "coalesced"

@@ -1,18 +1,23 @@
 """The citation browser ``/citations`` (references, citing newest first, related, shared
-references of 2–5 papers; 20 per page) and its ``/api/v1/citations`` twin."""
+references of 2–5 papers; 20 per page; chosen works saved into a Study) and its
+``/api/v1/citations`` twins."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
+from litdesk._errors import InputError
 from litdesk.services.citations import MAX_PAGE, MODES, CitationArgumentError, Mode
-from litdesk.services.desk import Desk, citation_browser
+from litdesk.services.desk import MAX_SELECTION, Desk, listed_citations, save_citations
 
 from .._deps import DeskDep
 from .._render import page
+from ._common import PAPER_ID
 
 __all__ = ["api", "pages"]
 
@@ -34,8 +39,18 @@ def _checked(ids: list[str]) -> list[str]:
     return ids
 
 
+LISTING: Final = r"^[A-Za-z0-9_-]{16,64}$"
+
+
 async def citations_view(desk: Desk, mode: Mode, ids: list[str], page_no: int) -> dict[str, Any]:
-    return (await citation_browser(desk, mode, ids, page=page_no)).to_dict()
+    """One page of works, with the id of the remembered list (to save chosen works)."""
+    view, listing = await listed_citations(desk, mode, ids, page=page_no)
+    return view.to_dict() | {"listing": listing}
+
+
+def _here(request: Request) -> str:
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
 
 
 @pages.get("/citations", response_class=HTMLResponse)
@@ -51,7 +66,13 @@ async def citations_page(
     if not wanted:  # the empty form
         return page(request, "citations.html", {"form": form, "result": None}, title="Citations")
     data = await citations_view(desk, mode, _checked(wanted), page_no)
-    return page(request, "citations.html", {"form": form, "result": data}, title="Citations")
+    studies = (await run_in_threadpool(desk.studies)).to_dict()["studies"]
+    return page(
+        request,
+        "citations.html",
+        {"form": form, "result": data, "studies": studies, "back": _here(request)},
+        title="Citations",
+    )
 
 
 @api.get("/citations", summary="References, citing (newest first), related or shared references")
@@ -62,3 +83,43 @@ async def citations_api(
     page_no: Annotated[Page, Query(alias="page")] = 1,
 ) -> dict[str, Any]:
     return await citations_view(desk, mode, _checked(ids), page_no)
+
+
+class SaveBody(BaseModel):
+    listing: str = Field(pattern=LISTING, description="The list's id (from /api/v1/citations).")
+    paper_ids: list[Annotated[str, Field(pattern=PAPER_ID)]] = Field(
+        min_length=1, max_length=MAX_SELECTION
+    )
+    study: str | None = Field(None, max_length=200)
+    new_study: str | None = Field(None, max_length=200)
+
+
+@api.post("/citations/save", summary="Save chosen works of a shown list into a Study")
+def citations_save_api(desk: DeskDep, body: SaveBody) -> dict[str, Any]:
+    return save_citations(
+        desk,
+        body.listing,
+        body.paper_ids,
+        study=body.study or None,
+        new_study=(body.new_study or "").strip() or None,
+    ).to_dict()
+
+
+@pages.post("/citations/save", response_class=HTMLResponse)
+def citations_save_form(
+    request: Request,
+    desk: DeskDep,
+    listing: Annotated[str, Form(pattern=LISTING)],
+    paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
+    study: Annotated[str, Form(max_length=200)] = "",
+    new_study: Annotated[str, Form(max_length=200)] = "",
+    back: Annotated[str, Form(max_length=4_000)] = "",
+) -> Response:
+    if not paper_ids:
+        raise InputError("choose at least one work", code="empty_selection")
+    result = save_citations(
+        desk, listing, paper_ids, study=study or None, new_study=new_study.strip() or None
+    )
+    safe_back = back if back.startswith("/citations?") else "/citations"
+    data = result.to_dict() | {"kind": "save", "back": safe_back, "back_label": "citations"}
+    return page(request, "selection.html", data, title="Saved from citations")

@@ -1,18 +1,36 @@
-"""Search: the form, results, selection actions; ``/api/v1/search`` and
-``/api/v1/query/check`` (validation as you type) and ``/api/v1/selection/*``."""
+"""Search: the form, results, selection actions; ``/api/v1/search``,
+``/api/v1/search/live`` (start a search, follow its lanes as an event stream, cancel it),
+``/api/v1/query/check`` (validation as you type) and ``/api/v1/selection/*`` (save, RIS,
+compare evidence, shared references)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Final, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi import Path as PathParam
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field, field_validator
+from starlette.concurrency import run_in_threadpool
 
-from litdesk._errors import InputError
-from litdesk.services.desk import MAX_SELECTION, Desk, SearchForm
+from litdesk._errors import InputError, NotFoundError
+from litdesk.services.desk import (
+    MAX_SELECTION,
+    MAX_SHARED,
+    Desk,
+    SearchForm,
+    cancel_search,
+    compare_evidence,
+    live_result,
+    search_progress,
+    shared_references,
+    start_search,
+    watch_search,
+)
 
 from .._deps import DeskDep
 from .._render import page
@@ -33,6 +51,7 @@ PROVIDERS: tuple[str, ...] = (
     "pubmed",
     "arxiv",
 )
+LIVE_ID: Final = r"^[A-Za-z0-9_-]{16,64}$"
 STARTERS = (
     {"label": "Drug resistance", "mode": "keyword", "q": '"drug resistance" AND tuberculosis'},
     {
@@ -85,6 +104,23 @@ async def search_view(desk: Desk, params: SearchParams) -> dict[str, Any]:
     return (await desk.search(params.form())).to_dict()
 
 
+class PageParams(SearchParams):
+    live: str | None = Field(
+        None, max_length=64, pattern=LIVE_ID, description="A finished live search to show."
+    )
+
+
+def _query(params: SearchParams, **extra: Any) -> str:
+    """The search page's address for ``params`` (defaults left out) plus ``extra``."""
+    base = {
+        k: ("true" if v is True else v)
+        for k, v in params.model_dump(
+            exclude_defaults=True, exclude={"page", "cursor", "live"}
+        ).items()
+    }
+    return "/search?" + urlencode(base | extra, doseq=True)
+
+
 def _form_state(params: SearchParams) -> dict[str, Any]:
     return params.model_dump() | {"providers_all": PROVIDERS, "starters": STARTERS}
 
@@ -93,14 +129,10 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
     """Paging addresses: frozen pages for bounded discovery, cursors for provider order."""
     if result is None:
         return {}
-    base = {
-        k: ("true" if v is True else v)
-        for k, v in params.model_dump(exclude_defaults=True, exclude={"page", "cursor"}).items()
-    }
     paging = result["paging"]
 
     def href(**extra: Any) -> str:
-        return "/search?" + urlencode(base | extra, doseq=True)
+        return _query(params, **extra)
 
     if paging["kind"] == "frozen":
         return {"prev": href(page=paging["page"] - 1), "next": href(page=paging["page"] + 1)}
@@ -112,10 +144,14 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
 
 @pages.get("/search", response_class=HTMLResponse)
 async def search_page(
-    request: Request, desk: DeskDep, params: Annotated[SearchParams, Query()]
+    request: Request, desk: DeskDep, params: Annotated[PageParams, Query()]
 ) -> Response:
     data: dict[str, Any] = {"form": _form_state(params), "result": None, "error": None}
-    if params.q.strip():
+    shown = _finished_live(desk, params.live) if params.live else None
+    if shown is not None:  # the live search the page followed ends in the same view
+        data["result"] = shown
+        data["studies"] = shown["studies"]
+    elif params.q.strip():
         try:
             data["result"] = await search_view(desk, params)
             data["studies"] = data["result"]["studies"]
@@ -129,6 +165,16 @@ async def search_page(
         data["studies"] = desk.studies().to_dict()["studies"]
     data["links"] = _links(params, data["result"])
     return page(request, "search.html", data, status=400 if data["error"] else 200, title="Search")
+
+
+def _finished_live(desk: Desk, live_id: str) -> dict[str, Any] | None:
+    """A finished live search's result view; ``None`` (the search runs again as an
+    ordinary one) when it is no longer open here or did not finish."""
+    try:
+        view = live_result(desk, live_id)
+    except NotFoundError:
+        return None
+    return view.to_dict() if view is not None else None
 
 
 @api.get("/search", summary="Run a search (fused lanes, why-this-paper, provenance)")
@@ -147,6 +193,71 @@ def query_check(
     return desk.check_query(q, field).to_dict()
 
 
+# --- live searches ------------------------------------------------------------------------
+
+LiveId = Annotated[str, PathParam(pattern=LIVE_ID, description="A live search's id.")]
+#: Longest one event stream stays open (seconds, so that a stopping server is not held up
+#: long); the browser's EventSource reconnects and the next stream starts with the full state.
+STREAM_SECONDS: Final = 20.0
+
+
+@api.post(
+    "/search/live",
+    status_code=202,
+    summary="Start a search whose lanes the page follows (then /events, /cancel)",
+)
+async def live_start(desk: DeskDep, params: SearchParams) -> dict[str, Any]:
+    if not params.q.strip():
+        raise InputError("type a query", code="empty")
+    view = start_search(desk, params.form()).to_dict()
+    return view | {"result_url": _query(params, live=view["id"])}
+
+
+@api.get("/search/live/{live_id}", summary="A live search's lanes and state now")
+async def live_state(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
+    # async (on the event loop, as the searches are): the registry is not for threads
+    return search_progress(desk, live_id).to_dict()
+
+
+@api.get(
+    "/search/live/{live_id}/events",
+    summary="A live search's lanes as they finish (text/event-stream; the full state each time)",
+    response_class=StreamingResponse,
+)
+async def live_events(desk: DeskDep, live_id: LiveId) -> StreamingResponse:
+    search_progress(desk, live_id)  # an unknown id (or another owner's) is a 404 here
+
+    async def stream() -> AsyncIterator[str]:
+        after = -1
+        ends = time.monotonic() + STREAM_SECONDS
+        yield "retry: 1000\n\n"  # reconnect after a second when a stream ends
+        while True:
+            view = await watch_search(desk, live_id, after)
+            if view.version != after:
+                after = view.version
+                data = json.dumps(view.to_dict(), ensure_ascii=True)
+                yield f"event: progress\nid: {view.version}\ndata: {data}\n\n"
+            else:
+                yield ": still running\n\n"
+            if view.final:
+                yield "event: end\ndata: {}\n\n"
+                return
+            if time.monotonic() > ends:
+                return
+
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"x-accel-buffering": "no"}
+    )
+
+
+@api.post("/search/live/{live_id}/cancel", summary="Cancel a live search (its lanes stop)")
+async def live_cancel(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
+    return cancel_search(desk, live_id).to_dict()
+
+
+# --- selection ------------------------------------------------------------------------------
+
+
 class SelectionBody(BaseModel):
     run_id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
     paper_ids: list[Annotated[str, Field(pattern=PAPER_ID)]] = Field(
@@ -163,35 +274,77 @@ def selection_save(desk: DeskDep, body: SelectionBody) -> dict[str, Any]:
     ).to_dict()
 
 
+class PicksBody(BaseModel):
+    run_id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
+    paper_ids: list[Annotated[str, Field(pattern=PAPER_ID)]] = Field(
+        min_length=1, max_length=MAX_SELECTION
+    )
+
+
+@api.post("/selection/compare", summary="The evidence recorded for selected papers, side by side")
+def selection_compare(desk: DeskDep, body: PicksBody) -> dict[str, Any]:
+    return compare_evidence(desk, body.run_id, body.paper_ids).to_dict()
+
+
+@api.post(
+    "/selection/shared",
+    summary="References shared by 2–5 selected papers (referenced by n of m)",
+)
+async def selection_shared(desk: DeskDep, body: PicksBody) -> dict[str, Any]:
+    if len(body.paper_ids) > MAX_SHARED:
+        raise InputError(
+            f"shared references take 2 to {MAX_SHARED} selected papers", code="shared_size"
+        )
+    return (await shared_references(desk, body.run_id, body.paper_ids)).to_dict()
+
+
 @api.post("/selection/ris", summary="RIS of selected papers of a run")
 def selection_ris(desk: DeskDep, body: SelectionBody) -> Response:
     return download(desk.export_selection(body.run_id, body.paper_ids))
 
 
 @pages.post("/selection", response_class=HTMLResponse)
-def selection_form(
+async def selection_form(
     request: Request,
     desk: DeskDep,
     run_id: Annotated[str, Form(max_length=100, pattern=r"^[A-Za-z0-9_-]+$")],
-    action: Annotated[Literal["save", "study", "ris"], Form()],
+    action: Annotated[Literal["save", "study", "ris", "compare", "shared"], Form()],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
     study: Annotated[str, Form(max_length=200)] = "",
     new_study: Annotated[str, Form(max_length=200)] = "",
     back: Annotated[str, Form(max_length=4_000)] = "",
 ) -> Response:
+    safe_back = back if back.startswith("/search?") else "/search"
     if action == "ris":
-        return download(desk.export_selection(run_id, paper_ids))
+        return download(await run_in_threadpool(desk.export_selection, run_id, paper_ids))
+    if action == "compare":
+        compared = await run_in_threadpool(compare_evidence, desk, run_id, paper_ids)
+        data = {"kind": "compare", "compare": compared.to_dict(), "back": safe_back}
+        return page(request, "selection.html", data, title="Compare evidence")
+    if action == "shared":
+        if not 2 <= len(set(paper_ids)) <= MAX_SHARED:
+            raise InputError(
+                f"select 2 to {MAX_SHARED} papers to find their shared references",
+                code="shared_size",
+            )
+        shared = await shared_references(desk, run_id, paper_ids)
+        data = {"kind": "shared", "shared": shared.to_dict(), "back": safe_back}
+        return page(request, "selection.html", data, title="Shared references")
     if action == "study" and not (study or new_study.strip()):
         raise InputError("choose a Study or name a new one", code="study_choice")
-    result = desk.save_selection(
-        run_id,
-        paper_ids,
-        study=(study or None) if action == "study" and not new_study.strip() else None,
-        new_study=new_study.strip() or None if action == "study" else None,
+    result = await run_in_threadpool(
+        lambda: desk.save_selection(
+            run_id,
+            paper_ids,
+            study=(study or None) if action == "study" and not new_study.strip() else None,
+            new_study=new_study.strip() or None if action == "study" else None,
+        )
     )
-    safe_back = back if back.startswith("/search?") else "/search"
     return page(
-        request, "selection.html", result.to_dict() | {"back": safe_back}, title="Selection"
+        request,
+        "selection.html",
+        result.to_dict() | {"kind": "save", "back": safe_back},
+        title="Selection",
     )
 
 

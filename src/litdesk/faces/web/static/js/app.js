@@ -1,6 +1,7 @@
 // litdesk web workspace: the page's small behaviours (no inline script; CSP 'self').
 import { installKeys } from "./keys.js";
 import { installSearch } from "./search.js";
+import { installLive } from "./live.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
@@ -10,9 +11,11 @@ import "./summary.js"; // installs itself on a Study page
 import { installViewer } from "./viewer.js";
 import { installChat } from "./chat.js";
 import { installJob, installWizard } from "./wizard.js";
+import { installCitations } from "./citations.js";
+import { installConfirm } from "./confirm.js";
 
 installKeys();
-if (document.getElementById("search-form")) installSearch();
+if (document.getElementById("search-form")) { installSearch(); installLive(); }
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();
 if (document.getElementById("zip-import")) installStudyZip();
@@ -21,4 +24,6 @@ if (document.getElementById("pdf-viewer")) installViewer();
 if (document.getElementById("chat")) installChat();
 if (document.getElementById("report-wizard")) installWizard();
 if (document.getElementById("report-job")) installJob();
+if (document.getElementById("cite-save")) installCitations();
+if (document.getElementById("confirm-dialog")) installConfirm();
 document.documentElement.dataset.ready = "1"; // the behaviours above are installed

@@ -1,8 +1,25 @@
 // Keyboard shortcuts: "/" focuses the page's main box, "g s|p|t" goes to a page,
-// "?" shows the shortcut list, Escape hides it.
+// "?" shows the shortcut list, Escape hides it. A page adds its own keys with addShortcut
+// (listed on the same overlay, on that page only; not while a dialog is open).
+const pageKeys = new Map();
+
 function typing(target) {
+  if (target instanceof HTMLInputElement) return !["checkbox", "radio", "button", "submit"].includes(target.type);
   return target instanceof HTMLElement &&
-    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+    (target.isContentEditable || ["TEXTAREA", "SELECT"].includes(target.tagName));
+}
+
+export function addShortcut(key, label, run) {
+  pageKeys.set(key, run);
+  const list = document.querySelector("#help dl");
+  if (!list) return;
+  const dt = document.createElement("dt");
+  const kbd = document.createElement("kbd");
+  kbd.textContent = key;
+  dt.append(kbd);
+  const dd = document.createElement("dd");
+  dd.textContent = label;
+  list.append(dt, dd);
 }
 
 export function installKeys() {
@@ -30,6 +47,8 @@ export function installKeys() {
       if (link) { window.location.assign(link.getAttribute("href")); event.preventDefault(); }
       return;
     }
-    if (event.key === "g") pendingG = true;
+    if (event.key === "g") { pendingG = true; return; }
+    const run = pageKeys.get(event.key);
+    if (run && !document.querySelector("dialog[open]")) { run(); event.preventDefault(); }
   });
 }

@@ -1,6 +1,8 @@
 // Search page: #q= seeding, starter examples, validation as you type (with the error's
-// position, from /api/v1/query/check), the stale-results notice and the selection cap.
+// position, from /api/v1/query/check), the stale-results notice, the selection cap and the
+// selection's keys (compare evidence, shared references of 2–5).
 import { getJson } from "./api.js";
+import { shortcutButtons } from "./shortcuts.js";
 
 const MAX_SELECTION = 20;
 
@@ -82,5 +84,26 @@ export function installSearch() {
       }
       count.textContent = `${boxes.length} selected (up to ${MAX_SELECTION})`;
     });
+    selection.addEventListener("submit", (event) => {
+      const picked = selection.querySelectorAll('input[name="paper_ids"]:checked').length;
+      const action = event.submitter instanceof HTMLButtonElement ? event.submitter.value : "";
+      if (picked === 0 && action !== "") {
+        event.preventDefault();
+        count.textContent = "Select at least one paper first.";
+      } else if (action === "shared" && (picked < 2 || picked > 5)) {
+        event.preventDefault();
+        count.textContent = `Shared references need 2 to 5 selected papers (${picked} selected).`;
+      } else if (action === "shared") { // a long look-up: it can be stopped (it changes nothing)
+        count.textContent = "Finding shared references… press Escape to stop.";
+        const stop = (e) => {
+          if (e.key !== "Escape") return;
+          window.stop();
+          count.textContent = "Stopped: the shared references were not shown; nothing was changed.";
+          document.removeEventListener("keydown", stop);
+        };
+        document.addEventListener("keydown", stop);
+      }
+    });
+    shortcutButtons(selection);
   }
 }

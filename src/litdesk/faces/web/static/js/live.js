@@ -1,0 +1,152 @@
+// Search page: a search started from the form runs live. The page posts the form to
+// /api/v1/search/live, follows /api/v1/search/live/<id>/events (text/event-stream, same
+// origin) and shows each lane as it starts and finishes (status, totals, message); the
+// finished search opens in the ordinary result view. "Cancel search" (or x) stops the lanes;
+// the results of the last successful search stay, with their notice. Every value is
+// inserted as text.
+import { csrfToken } from "./api.js";
+import { line } from "./dom.js";
+import { addShortcut } from "./keys.js";
+
+function formBody(form) {
+  const fd = new FormData(form);
+  const body = {
+    q: String(fd.get("q") || ""),
+    mode: String(fd.get("mode") || "keyword"),
+    provider: fd.getAll("provider").map(String),
+    field: String(fd.get("field") || "all"),
+    type: String(fd.get("type") || "all"),
+    sort: String(fd.get("sort") || "relevance"),
+    open_access: fd.has("open_access"),
+    include_retracted: fd.has("include_retracted"),
+  };
+  for (const name of ["year_from", "year_to"]) {
+    const v = String(fd.get(name) || "").trim();
+    if (v) body[name] = Number(v);
+  }
+  return body;
+}
+
+function laneBox(lane) {
+  const box = document.createElement("div");
+  const kind = { running: "running", ok: "ok", cancelled: "cancelled" }[lane.status] || "bad";
+  box.className = `lane ${kind}`;
+  box.dataset.lane = lane.lane;
+  const h = document.createElement("h3");
+  h.textContent = lane.lane;
+  box.append(h);
+  const p = document.createElement("p");
+  const strong = document.createElement("strong");
+  strong.textContent = lane.status;
+  p.append(strong);
+  if (lane.status === "ok") {
+    const total = lane.total === null ? "unknown" : Number(lane.total).toLocaleString("en");
+    p.append(` · ${lane.returned} returned · provider total ${total}`);
+  }
+  box.append(p);
+  if (lane.message) line(box, lane.message);
+  return box;
+}
+
+export function installLive() {
+  const form = document.getElementById("search-form");
+  const panel = document.getElementById("live");
+  const status = document.getElementById("live-status");
+  const lanes = document.getElementById("live-lanes");
+  const cancel = document.getElementById("live-cancel");
+  const check = document.getElementById("q-check");
+  const heading = document.getElementById("live-h");
+  const stale = document.getElementById("stale");
+  if (!form || !panel || typeof window.EventSource !== "function") return; // the ordinary GET form
+  let current = null; // { id, source, final }
+
+  function show(view) {
+    lanes.replaceChildren(...view.lanes.map(laneBox));
+    const n = view.lanes.length;
+    if (view.state === "running") {
+      status.textContent = `Searching: ${view.finished} of ${n} lane(s) finished.`;
+    } else if (view.state === "done") {
+      status.textContent = `All ${n} lane(s) finished; opening the results…`;
+    } else if (view.state === "cancelled") {
+      status.textContent = view.message || "The search was cancelled.";
+    } else {
+      status.textContent = `The search failed: ${view.message || "unknown reason"}`;
+    }
+    heading.textContent = {
+      running: "Search in progress", done: "Search finished", cancelled: "Search cancelled",
+    }[view.state] || "Search failed";
+    cancel.hidden = view.state !== "running";
+    panel.dataset.state = view.state;
+    if (view.state !== "running") finish(view);
+  }
+
+  function finish(view) {
+    if (!current || current.final) return;
+    current.final = true;
+    current.source.close();
+    if (view.state === "done" && current.url) {
+      window.location.assign(current.url);
+      return;
+    }
+    if (stale && form.dataset.appliedQ) stale.hidden = false; // the last successful results stay
+  }
+
+  async function stop() {
+    if (!current || current.final) return;
+    const { id } = current;
+    cancel.disabled = true;
+    try {
+      const response = await fetch(`/api/v1/search/live/${encodeURIComponent(id)}/cancel`, {
+        method: "POST",
+        headers: { "x-csrf-token": csrfToken(), accept: "application/json" },
+      });
+      const view = await response.json();
+      if (response.ok && current && current.id === id) show(view);
+    } catch {
+      status.textContent = "The search could not be cancelled (the server did not answer).";
+    } finally {
+      cancel.disabled = false;
+    }
+  }
+
+  async function start() {
+    if (current && !current.final) { current.source.close(); current.final = true; }
+    let response;
+    let data;
+    try {
+      response = await fetch("/api/v1/search/live", {
+        method: "POST",
+        body: JSON.stringify(formBody(form)),
+        headers: { "content-type": "application/json", "x-csrf-token": csrfToken(), accept: "application/json" },
+      });
+      data = await response.json();
+    } catch {
+      check.textContent = "The search could not be started (the server did not answer).";
+      return;
+    }
+    if (!response.ok) {
+      check.textContent = `The search was not run: ${data.message || data.error || response.status}`;
+      check.className = "check bad";
+      return;
+    }
+    panel.hidden = false;
+    const source = new EventSource(`/api/v1/search/live/${encodeURIComponent(data.id)}/events`);
+    current = { id: data.id, url: data.result_url, source, final: false };
+    show(data);
+    source.addEventListener("progress", (e) => show(JSON.parse(e.data)));
+    source.addEventListener("end", () => source.close());
+    source.addEventListener("error", () => {
+      if (source.readyState === EventSource.CLOSED && current && current.source === source && !current.final) {
+        status.textContent = "Progress is no longer available; search again.";
+        current.final = true;
+      } // otherwise the stream ended after its time and EventSource reconnects
+    });
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    start();
+  });
+  cancel.addEventListener("click", stop);
+  addShortcut("x", "Cancel the running search", stop);
+}
