@@ -256,7 +256,7 @@ def test_model_status_names_the_configured_models(lib_server: Running) -> None:
     with lib_server.client() as c:
         status = c.get("/api/v1/library/models", params={"check": "true"}).json()
     roles = {r["role"]: r for r in status["roles"]}
-    assert roles["embedder"]["backend"] == "wordllama" and roles["embedder"]["ready"]
+    assert roles["embedder"]["backend"] == "wordllama+use-m3" and roles["embedder"]["ready"]
     assert roles["chat"]["backend"] == "none" and roles["chat"]["model"] == "extractive"
 
 
