@@ -15,6 +15,8 @@ from litdesk.services.library import ChatService, Library, PdfViewer
 from litdesk.services.library_desk import INDEX_KIND
 from litdesk.services.synthesis import JOB_KIND, ReportDesk
 
+from ._deps import DeskDep
+
 __all__ = [
     "ChatDep",
     "LibraryState",
@@ -68,8 +70,9 @@ def get_viewer(request: Request) -> PdfViewer:
     return _state(request).viewer
 
 
-def get_chat(request: Request) -> ChatService:
-    return _state(request).chat
+def get_chat(request: Request, desk: DeskDep) -> ChatService:
+    """The paper chat acting for the request's owner (team mode: the signed-in account)."""
+    return _state(request).chat.for_owner(desk.owner)
 
 
 def get_reports(request: Request) -> ReportDesk:
