@@ -51,7 +51,7 @@ def run(coro_fn, server: ScriptedModelServer, tmp_path, *, base: str | None = No
     async def go() -> Any:
         bases = {"europepmc": base} if base else None
         async with open_runtime(settings, base_urls=bases) as rt:
-            Workspace(rt.store).save_paper(the_paper())
+            Workspace(rt.store, owner="ann").save_paper(the_paper())  # ann saved it
             ea = EvidenceAssistant(rt, owner="ann")
             try:
                 return await coro_fn(ea)
