@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from tests.faces.web._team import TeamServer, add_accounts, team_server
 from tests.faces.web.test_team_auth import team_settings  # noqa: F401 - fixture re-export
 
 from litdesk import Settings
+from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 
 #: ana's private data; none of it may appear in an answer to bob
 MARKERS = (
@@ -106,6 +108,7 @@ class AnaRecords:
 class Served:
     team: TeamServer
     model: ScriptedModelServer
+    ids: dict[str, str]
 
     def signed_in(self, username: str) -> Any:
         return self.team.signed_in(username)
@@ -124,9 +127,9 @@ def server(team_settings: Settings, cassette: Path) -> Iterator[Served]:  # noqa
                 "jobs_poll_seconds": 0.1,
             }
         )
-        add_accounts(settings, "ana", "bob")
+        ids = add_accounts(settings, "ana", "bob")
         with team_server(settings, cassette) as running:
-            yield Served(running, model)
+            yield Served(running, model, ids)
 
 
 def _model_answer(body: dict[str, Any]) -> Scripted:
@@ -454,6 +457,15 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
         bob_chat = r.json()
         assert bob_chat["scope"] == {"papers": [], "whole_library": True}
         assert bob_chat["index"] == [] and not _leaks_text(json.dumps(bob_chat))
+        # ana's AI calls counted under the hash of her account id, never the id itself
+        store = open_store(server.team.settings)
+        try:
+            usage = assist_usage(store, datetime.now(UTC).date().isoformat())
+        finally:
+            store.dispose()
+        assert set(usage) == {allowance_owner(server.ids["ana"])}
+        assert sum(usage[allowance_owner(server.ids["ana"])].values()) == 2  # extract, summary
+        assert server.ids["ana"] not in json.dumps(usage)
 
 
 def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> None:
