@@ -506,3 +506,38 @@ def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> N
         assert sorted(n["comment"] for n in notes) == [MARKERS[2], MARKERS[2]]
         mine = bob.get("/api/v1/notebook").json()["notes"]
         assert mine and all(n["comment"] != MARKERS[2] for n in mine)
+
+
+def test_a_viewer_drafts_a_summary_an_editor_saves_it(server: Served, tmp_path: Path) -> None:
+    """The summary as bob sees the Study (none of ana's private notes); a viewer's draft may
+    not become a Study report, an editor's may, recorded in the Study's history."""
+    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
+        ana = _ana_records(ana_client, server.model, tmp_path / "pdfs")
+        base = f"/api/v1/studies/{ana.study_id}"
+        members = f"{base}/members"
+        assert ana_client.post(members, json={"username": "bob", "role": "viewer"}).is_success
+        r = bob.post(f"{base}/summary/notice", json={"focus": "overview"})
+        assert r.status_code == 200, r.text
+        assert MARKERS[0] in r.text and MARKERS[2] not in r.text  # ana's notes are private
+        assert MARKERS[3] not in r.text  # and so is her evidence
+        r = bob.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
+        assert r.status_code == 200, r.text
+        draft = r.json()["draft_id"]
+        r = bob.post(f"{base}/reports", json={"draft_id": draft, "reviewed": True})
+        assert r.status_code == 403, r.text
+        assert bob.get(f"{base}/reports").json()["reports"] == []
+        assert ana_client.post(members, json={"username": "bob", "role": "editor"}).is_success
+        r = bob.post(f"{base}/reports", json={"draft_id": draft, "reviewed": True})
+        assert r.status_code == 200, r.text
+        report = r.json()["id"]
+        assert [x["id"] for x in bob.get(f"{base}/reports").json()["reports"]] == [report]
+        assert bob.get(f"{base}/reports/{report}.html").status_code == 200
+        # the report is bob's: ana's listing holds her own only
+        ana_reports = ana_client.get(f"{base}/reports").json()["reports"]
+        assert [x["id"] for x in ana_reports] == ana.values["report_id"]
+        entries = ana_client.get(f"{base}/history").json()["entries"]
+        saved = [e for e in entries if e["action"] == "report_saved"]
+        assert [(e["username"], e["target"]) for e in saved] == [
+            ("bob", report),
+            ("ana", ana.values["report_id"][0]),
+        ]
