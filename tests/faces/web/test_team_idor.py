@@ -1,6 +1,9 @@
 """IDOR tests generated from the OpenAPI document (``/api/v1/openapi.json``), on SQLite and
 PostgreSQL: account ana keeps private records (a saved paper, a note, evidence, a search
-run, a Study); account bob, a member of nothing, calls EVERY route that names a record —
+run, a Study, a dedup job; with a scripted model server on loopback an assistance draft,
+evidence saved from it with its provenance, a Study summary draft and a saved Study report;
+a PDF in the library, its index job and a report build job); account bob, a member of
+nothing, calls EVERY route that names a record —
 a path parameter, or a query/body field in :data:`RECORD_FIELDS` — with ana's ids and a body
 built from the route's own schema. Each answer must be 403 or 404 and carry none of ana's
 data; routes without a record parameter are read as bob and must not show ana's data
@@ -8,22 +11,33 @@ either; afterwards ana's records are unchanged.
 
 A route added later is picked up on its own. A path parameter this test cannot fill fails
 the test naming the route: add the parameter to :data:`RECORD_FIELDS`.
+
+The PDF library is one per server in team mode (README, "Team server"): a route whose only
+record is a library file (:data:`SHARED_FIELDS`) may answer bob, but still with none of
+ana's data; her chat rounds, report builds and jobs are hers alone.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from pydantic import SecretStr
+from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
+from tests.faces.web._library import make_pdfs
 from tests.faces.web._team import TeamServer, add_accounts, team_server
 from tests.faces.web.test_team_auth import team_settings  # noqa: F401 - fixture re-export
 
 from litdesk import Settings
+from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 
 #: ana's private data; none of it may appear in an answer to bob
 MARKERS = (
@@ -33,7 +47,23 @@ MARKERS = (
     "ana secret finding qx44",
 )
 #: fields that name a record; any other path parameter fails the test (add it here)
-RECORD_FIELDS = ("paper_id", "ref", "study", "run_id", "paper_ids", "job_id")
+RECORD_FIELDS = (
+    "paper_id",
+    "ref",
+    "study",
+    "run_id",
+    "paper_ids",
+    "job_id",
+    "draft_id",
+    "evidence_id",
+    "report_id",
+    "build_id",
+    "sha",
+    "number",
+)
+#: records shared by every account of the server (the PDF library): routes naming one are
+#: not checked for 404, only for ana's data
+SHARED_FIELDS = ("sha",)
 #: writes that make the caller's own private record (a note) on a paper it may read
 OWN_RECORD_WRITES = {
     ("POST", "/api/v1/papers/{paper_id}/highlights"),
@@ -52,7 +82,14 @@ PLAIN_VALUES: dict[str, Any] = {
     "status": "read",
     "username": "bob",
     "role": "owner",
+    "consent": "sha256:" + "0" * 64,  # a well-formed token of nothing bob was shown
     "format": None,  # each route's default
+}
+#: POSTs that read a Study a viewer may read, drafting for the viewer alone (a summary is
+#: the viewer's own draft; saving it into the Study as a report needs an editor)
+VIEWER_DRAFTS = {
+    ("POST", "/api/v1/studies/{ref}/summary/notice"),
+    ("POST", "/api/v1/studies/{ref}/summary"),
 }
 
 
@@ -63,17 +100,118 @@ class AnaRecords:
     study_id: str
     study_name: str
     run_id: str
+    file: str = ""
     values: dict[str, list[Any]] = field(default_factory=dict)
 
 
+@dataclass
+class Served:
+    team: TeamServer
+    model: ScriptedModelServer
+    ids: dict[str, str]
+
+    def signed_in(self, username: str) -> Any:
+        return self.team.signed_in(username)
+
+
 @pytest.fixture
-def server(team_settings: Settings, cassette: Path) -> Iterator[TeamServer]:  # noqa: F811
-    add_accounts(team_settings, "ana", "bob")
-    with team_server(team_settings, cassette) as running:
-        yield running
+def server(team_settings: Settings, cassette: Path) -> Iterator[Served]:  # noqa: F811
+    with model_server("openai") as model:
+        settings = team_settings.model_copy(
+            update={
+                "llm_backend": "openai",
+                "chat_model": "scripted-model",
+                "openai_base_url": model.base_url,
+                "openai_api_key": SecretStr("sk-openai-TESTSECRET-idor"),
+                "assist_spacing_seconds": 0,
+                "jobs_poll_seconds": 0.1,
+            }
+        )
+        ids = add_accounts(settings, "ana", "bob")
+        with team_server(settings, cassette) as running:
+            yield Served(running, model, ids)
 
 
-def _ana_records(ana: httpx.Client) -> AnaRecords:
+def _model_answer(body: dict[str, Any]) -> Scripted:
+    """A verified answer to what litdesk sent: an evidence suggestion quoting the paper's
+    abstract, or a Study summary quoting the Study's description (ana's secret)."""
+    try:
+        payload = user_payload(body)
+    except json.JSONDecodeError:  # a question of the paper chat or a report build
+        return Scripted("No answer here.")
+    if "blocks" in payload:  # evidence extraction
+        block = payload["blocks"][0]
+        quote = block["text"][:40]
+        fields = {n: {"value": "", "quote": "", "block": ""} for n in _EVIDENCE_FIELDS}
+        fields["finding"] = {"value": MARKERS[3], "quote": quote, "block": block["id"]}
+        return Scripted(json.dumps(fields))
+    study = next(s for s in payload["sources"] if s["kind"] == "study")
+    point = {
+        "text": MARKERS[1],
+        "citations": [{"source": study["id"], "quote": "secret description qx42"}],
+    }
+    return Scripted(json.dumps({"overview": [point], "findings": [], "gaps": [], "next_steps": []}))
+
+
+_EVIDENCE_FIELDS = ("question", "population", "method", "intervention", "finding", "limitations")
+
+
+def _ana_assisted(ana: httpx.Client, model: ScriptedModelServer, paper: str, study: str) -> dict:
+    """ana's assistance records: a draft saved as private evidence (with provenance), a
+    Study summary draft and the Study report saved from it."""
+    model.respond_with(_model_answer)
+    r = ana.post("/api/v1/assist/extract/preview", json={"paper_id": paper})
+    assert r.status_code == 200, r.text
+    token = r.json()["consent"]["token"]
+    r = ana.post("/api/v1/assist/extract", json={"paper_id": paper, "consent": token})
+    assert r.status_code == 200, r.text
+    draft = r.json()["draft_id"]
+    r = ana.post(f"/api/v1/assist/drafts/{draft}/save", json={"reviewed": True})
+    assert r.status_code == 200, r.text
+    evidence = r.json()["evidence_id"]
+    base = f"/api/v1/studies/{study}"
+    r = ana.post(f"{base}/summary/notice", json={"focus": "overview"})
+    assert r.status_code == 200, r.text
+    r = ana.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
+    assert r.status_code == 200, r.text
+    summary_draft = r.json()["draft_id"]
+    r = ana.post(f"{base}/reports", json={"draft_id": summary_draft, "reviewed": True})
+    assert r.status_code == 200, r.text
+    return {
+        "draft_id": [draft, summary_draft],
+        "evidence_id": [evidence],
+        "report_id": [r.json()["id"]],
+    }
+
+
+def _ana_library(ana: httpx.Client, folder: Path) -> dict:
+    """A PDF ana uploads into the (shared) library, its index job, ana's chat scope and a
+    report build job of hers (cancelled: its id is what matters)."""
+    pdf = make_pdfs(folder, 1, pages=1, stem="ana")[0]
+    data = pdf.read_bytes()
+    r = ana.post("/api/v1/library/uploads", files=[("files", (pdf.name, data, "application/pdf"))])
+    assert r.status_code == 200, r.text
+    upload = r.json()
+    assert [s["file"] for s in upload["stored"]] == [pdf.name], upload
+    index_job = upload["job"]["id"]
+    r = ana.post("/api/v1/chat/scope", json={"papers": [pdf.name]})
+    assert r.status_code == 200, r.text
+    r = ana.post("/api/v1/chat/ask", json={"question": MARKERS[2]})
+    assert r.status_code == 200 and r.json()["number"] == 1, r.text
+    r = ana.post("/api/v1/reports/build", json={"papers": [pdf.name], "questions": [MARKERS[2]]})
+    assert r.status_code == 202, r.text
+    build = r.json()["id"]
+    ana.post(f"/api/v1/reports/jobs/{build}/cancel")  # its outcome does not matter here
+    return {
+        "sha": [hashlib.sha256(data).hexdigest()],
+        "job_id": [index_job, build],
+        "build_id": [build],
+        "number": [1],
+        "file": pdf.name,
+    }
+
+
+def _ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path) -> AnaRecords:
     r = ana.get("/api/v1/search", params={"q": "tumour growth"})
     assert r.status_code == 200, r.text
     found = r.json()
@@ -105,14 +243,21 @@ def _ana_records(ana: httpx.Client) -> AnaRecords:
     assert r.status_code == 200, r.text
     job_id = r.json()["id"]
     records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
-    records.values = {
-        "job_id": [job_id],
-        "paper_id": [private, in_study],
-        "paper_ids": [[private, in_study]],
-        "ref": [study_id, MARKERS[0]],
-        "study": [study_id],
-        "run_id": [run_id],
-    }
+    assisted = _ana_assisted(ana, model, private, study_id)
+    library = _ana_library(ana, folder)
+    records.file = library.pop("file")
+    records.values = (
+        assisted
+        | library
+        | {
+            "job_id": [job_id, *library["job_id"]],
+            "paper_id": [private, in_study],
+            "paper_ids": [[private, in_study]],
+            "ref": [study_id, MARKERS[0]],
+            "study": [study_id],
+            "run_id": [run_id],
+        }
+    )
     return records
 
 
@@ -220,9 +365,13 @@ def _probes(doc: dict[str, Any], ana: AnaRecords) -> list[Probe]:
                     url = url.replace("{" + name + "}", str(combo[name]))
                 query = query_fixed | {n: combo[n] for n in query_records}
                 full = None if body is None else body | {n: combo[n] for n in body_records}
-                record = bool(path_params or query_records or body_records)
+                # a route naming a library file is about the shared library (its other
+                # parameters, a page number, belong to that file)
+                named = path_params + query_records + body_records
+                record = bool(named) and not any(n in SHARED_FIELDS for n in named)
                 out.append(Probe(method, path, url, query, full, multipart, record))
-    return out
+    # reads first, while bob has made nothing of his own (his chat round 1 would be his)
+    return sorted(out, key=lambda p: p.method != "GET")
 
 
 def _fitting(ana: AnaRecords, name: str, pattern: str) -> list[Any]:
@@ -250,13 +399,16 @@ def _send(c: httpx.Client, probe: Probe) -> httpx.Response:
 
 
 def _leaks(response: httpx.Response) -> list[str]:
-    text = response.content.decode("utf-8", "replace")
+    return _leaks_text(response.content.decode("utf-8", "replace"))
+
+
+def _leaks_text(text: str) -> list[str]:
     return [m for m in MARKERS if m in text or m.replace("'", "&#39;") in text]
 
 
-def test_bob_reaches_none_of_anas_records(server: TeamServer) -> None:
+def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> None:
     with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = _ana_records(ana_client)
+        ana = _ana_records(ana_client, server.model, tmp_path / "pdfs")
         doc = bob.get("/api/v1/openapi.json").json()
         probes = _probes(doc, ana)
         routes = {(p.method, p.path) for p in probes if p.record}
@@ -282,17 +434,45 @@ def test_bob_reaches_none_of_anas_records(server: TeamServer) -> None:
         notes = ana_client.get("/api/v1/notebook").json()
         assert sorted(n["comment"] for n in notes["notes"]) == [MARKERS[2], MARKERS[2]]
         evidence = ana_client.get("/api/v1/evidence").json()
-        assert len(evidence["evidence"]) == 2
+        assert len(evidence["evidence"]) == 3  # two by hand, one from the assistant
+        (draft,) = [d for d in ana.values["draft_id"] if d.startswith("ad-")]
+        assert ana_client.get(f"/api/v1/assist/drafts/{draft}").status_code == 200
+        (evidence_id,) = ana.values["evidence_id"]
+        prov = ana_client.get(f"/api/v1/assist/evidence/{evidence_id}/provenance")
+        assert prov.status_code == 200 and prov.json()["ok"], prov.text
+        reports = ana_client.get(f"/api/v1/studies/{ana.study_id}/reports").json()["reports"]
+        assert [r["id"] for r in reports] == ana.values["report_id"]
         saved = ana_client.get("/api/v1/saved").json()
         assert {r["id"] for r in saved["papers"]} == {ana.private_paper, ana.study_paper}
         assert bob.get("/api/v1/saved").json()["total_saved"] == 0
+        # ana's chat session is hers: her cookie in bob's browser opens a new session
+        ana_chat = ana_client.get("/api/v1/chat").json()
+        assert ana_chat["scope"] == {"papers": [ana.file], "whole_library": False}
+        assert [r["number"] for r in ana_chat["index"]] == [1]
+        assert ana_client.get("/api/v1/chat/rounds/1").json()["question"] == MARKERS[2]
+        bob.cookies.delete("ld_chat")  # bob's browser with the chat cookie ana left in it
+        bob.cookies.set("ld_chat", ana_client.cookies["ld_chat"])
+        r = bob.get("/api/v1/chat")
+        assert r.status_code == 200 and "ld_chat" not in r.headers.get("set-cookie", "")
+        bob_chat = r.json()
+        assert bob_chat["scope"] == {"papers": [], "whole_library": True}
+        assert bob_chat["index"] == [] and not _leaks_text(json.dumps(bob_chat))
+        # ana's AI calls counted under the hash of her account id, never the id itself
+        store = open_store(server.team.settings)
+        try:
+            usage = assist_usage(store, datetime.now(UTC).date().isoformat())
+        finally:
+            store.dispose()
+        assert set(usage) == {allowance_owner(server.ids["ana"])}
+        assert sum(usage[allowance_owner(server.ids["ana"])].values()) == 2  # extract, summary
+        assert server.ids["ana"] not in json.dumps(usage)
 
 
-def test_a_viewer_reads_but_changes_nothing(server: TeamServer) -> None:
+def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> None:
     """The same generated probes for a Study bob may view: reads of the Study's records
     answer, every write to them is refused (403) or finds nothing of ana's private ones."""
     with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = _ana_records(ana_client)
+        ana = _ana_records(ana_client, server.model, tmp_path / "pdfs")
         r = ana_client.post(
             f"/api/v1/studies/{ana.study_id}/members", json={"username": "bob", "role": "viewer"}
         )
@@ -300,7 +480,7 @@ def test_a_viewer_reads_but_changes_nothing(server: TeamServer) -> None:
         assert bob.get(f"/api/v1/studies/{ana.study_id}").json()["name"] == MARKERS[0]
         doc = bob.get("/api/v1/openapi.json").json()
         ana.values = {
-            "job_id": ana.values["job_id"],
+            **{k: ana.values[k] for k in RECORD_FIELDS if k in ana.values},
             "paper_id": [ana.study_paper],
             "paper_ids": [[ana.study_paper]],
             "ref": [ana.study_id],
@@ -314,6 +494,8 @@ def test_a_viewer_reads_but_changes_nothing(server: TeamServer) -> None:
             r = _send(bob, probe)
             if (probe.method, probe.path) in OWN_RECORD_WRITES and r.status_code == 200:
                 continue  # bob's own private note on a paper he may read (checked below)
+            if (probe.method, probe.path) in VIEWER_DRAFTS:
+                continue  # bob's own summary draft of a Study he may read
             if r.status_code not in (403, 404):
                 failures.append(f"{probe.label()}: {r.status_code} {r.text[:200]!r}")
         assert not failures, "writes a viewer could make:\n" + "\n".join(failures)
@@ -324,3 +506,38 @@ def test_a_viewer_reads_but_changes_nothing(server: TeamServer) -> None:
         assert sorted(n["comment"] for n in notes) == [MARKERS[2], MARKERS[2]]
         mine = bob.get("/api/v1/notebook").json()["notes"]
         assert mine and all(n["comment"] != MARKERS[2] for n in mine)
+
+
+def test_a_viewer_drafts_a_summary_an_editor_saves_it(server: Served, tmp_path: Path) -> None:
+    """The summary as bob sees the Study (none of ana's private notes); a viewer's draft may
+    not become a Study report, an editor's may, recorded in the Study's history."""
+    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
+        ana = _ana_records(ana_client, server.model, tmp_path / "pdfs")
+        base = f"/api/v1/studies/{ana.study_id}"
+        members = f"{base}/members"
+        assert ana_client.post(members, json={"username": "bob", "role": "viewer"}).is_success
+        r = bob.post(f"{base}/summary/notice", json={"focus": "overview"})
+        assert r.status_code == 200, r.text
+        assert MARKERS[0] in r.text and MARKERS[2] not in r.text  # ana's notes are private
+        assert MARKERS[3] not in r.text  # and so is her evidence
+        r = bob.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
+        assert r.status_code == 200, r.text
+        draft = r.json()["draft_id"]
+        r = bob.post(f"{base}/reports", json={"draft_id": draft, "reviewed": True})
+        assert r.status_code == 403, r.text
+        assert bob.get(f"{base}/reports").json()["reports"] == []
+        assert ana_client.post(members, json={"username": "bob", "role": "editor"}).is_success
+        r = bob.post(f"{base}/reports", json={"draft_id": draft, "reviewed": True})
+        assert r.status_code == 200, r.text
+        report = r.json()["id"]
+        assert [x["id"] for x in bob.get(f"{base}/reports").json()["reports"]] == [report]
+        assert bob.get(f"{base}/reports/{report}.html").status_code == 200
+        # the report is bob's: ana's listing holds her own only
+        ana_reports = ana_client.get(f"{base}/reports").json()["reports"]
+        assert [x["id"] for x in ana_reports] == ana.values["report_id"]
+        entries = ana_client.get(f"{base}/history").json()["entries"]
+        saved = [e for e in entries if e["action"] == "report_saved"]
+        assert [(e["username"], e["target"]) for e in saved] == [
+            ("bob", report),
+            ("ana", ana.values["report_id"][0]),
+        ]

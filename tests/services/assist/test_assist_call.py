@@ -24,7 +24,7 @@ from tests._model_servers import (
 
 from litdesk._errors import ConfigError, InputError
 from litdesk.adapters.llm import AnthropicBackend, check_anthropic_base_url
-from litdesk.adapters.store import assist_usage, open_store
+from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 from litdesk.core.assist import AnswerRefused, ConsentRequired
 from litdesk.services.assist import (
     AllowanceRefused,
@@ -40,6 +40,8 @@ SCHEMA = {
     "required": ["answer"],
     "additionalProperties": False,
 }
+
+ANN = allowance_owner("ann")  # the allowance is kept under the hash of the account id
 
 
 def _call(user: str = '{"blocks": ["some paper text"]}') -> ModelCall:
@@ -103,7 +105,7 @@ def test_answer_text_only_thinking_is_set_aside(model_server_fixture, tmp_path, 
     else:
         assert sent["response_format"]["json_schema"]["schema"] == SCHEMA
         assert sent["reasoning_effort"] == "low"
-    assert _today(a) == {"ann": {"ok": 1}}
+    assert _today(a) == {ANN: {"ok": 1}}
 
 
 def test_think_tags_inline_are_removed(tmp_path, make):
@@ -135,7 +137,7 @@ def test_unusable_answers_are_refused_and_counted(
     assert err.value.code == code
     if code == "hidden_reasoning_only":
         assert "only hidden reasoning" in err.value.message
-    assert _today(a) == {"ann": {"failed": 1}}  # failed calls count
+    assert _today(a) == {ANN: {"failed": 1}}  # failed calls count
 
 
 def test_openai_refusal_field(tmp_path, make):
@@ -157,7 +159,7 @@ def test_http_error_counts_and_no_retry(model_server_fixture, tmp_path, make):
         asyncio.run(a.call(_call(), owner="ann", consent=a.notice(_call().user).token))
     assert "529" in err.value.message
     assert len(server.requests) == 1  # no automatic retry
-    assert _today(a) == {"ann": {"failed": 1}}
+    assert _today(a) == {ANN: {"failed": 1}}
 
 
 def test_allowances_per_owner_total_and_spacing(tmp_path, make):
@@ -196,7 +198,7 @@ def test_refused_preflight_releases_the_reservation(tmp_path, make):
         assert _today(a) == {} and server.requests == []
         server.script(Scripted('{"answer": "ok"}'))  # the one daily call is still there,
         asyncio.run(a.call(_call(), owner="ann", consent=token))  # and no spacing was taken
-        assert _today(a) == {"ann": {"ok": 1}}
+        assert _today(a) == {ANN: {"ok": 1}}
 
 
 def test_one_call_in_flight_per_owner_and_cancel_counts(tmp_path, make):
@@ -221,7 +223,7 @@ def test_one_call_in_flight_per_owner_and_cancel_counts(tmp_path, make):
             return code
 
         assert asyncio.run(scenario()) == "in_flight"
-        assert _today(a) == {"ann": {"cancelled": 1}}  # a cancelled call counts
+        assert _today(a) == {ANN: {"cancelled": 1}}  # a cancelled call counts
 
 
 def test_store_unreadable_fails_closed(tmp_path, make):

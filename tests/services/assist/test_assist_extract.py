@@ -24,7 +24,7 @@ from tests.services.assist._extract_kit import (
 )
 
 from litdesk._errors import InputError, RefusedError
-from litdesk.adapters.store import assist_usage
+from litdesk.adapters.store import allowance_owner, assist_usage
 from litdesk.core.assist import AnswerRefused, ConsentRequired
 from litdesk.services import open_runtime
 from litdesk.services.assist import EvidenceAssistant
@@ -44,6 +44,8 @@ GOOD = {
     ),
 }
 
+ANN = allowance_owner("ann")  # the allowance is kept under the hash of the account id
+
 
 def run(coro_fn, server: ScriptedModelServer, tmp_path, *, base: str | None = None, **extra: Any):
     settings = assist_settings(server, tmp_path / "data", **extra)
@@ -51,7 +53,7 @@ def run(coro_fn, server: ScriptedModelServer, tmp_path, *, base: str | None = No
     async def go() -> Any:
         bases = {"europepmc": base} if base else None
         async with open_runtime(settings, base_urls=bases) as rt:
-            Workspace(rt.store).save_paper(the_paper())
+            Workspace(rt.store, owner="ann").save_paper(the_paper())  # ann saved it
             ea = EvidenceAssistant(rt, owner="ann")
             try:
                 return await coro_fn(ea)
@@ -293,7 +295,7 @@ def test_allowance_counted_per_call(model_server_fixture, tmp_path):
 
         return assist_usage(ea.runtime.store, datetime.now(UTC).date().isoformat())
 
-    assert run(go, server, tmp_path) == {"ann": {"ok": 1}}
+    assert run(go, server, tmp_path) == {ANN: {"ok": 1}}
 
 
 def test_save_and_recheck_on_postgres(pg_schema, tmp_path):

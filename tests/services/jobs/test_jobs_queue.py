@@ -45,6 +45,11 @@ def test_submit_get_list_by_owner(jobs: Jobs) -> None:
     with pytest.raises(JobNotFound):
         jobs.get("0" * 32, owner="ann")
     assert a.to_dict()["status"] == "queued" and a.to_dict()["active"] is True
+    assert jobs.any_active(["library.index"]) and not jobs.any_active(["library.other"])
+    jobs.cancel(a.id, owner="ann")
+    assert jobs.any_active(["library.index"])  # bob's is still queued
+    jobs.cancel(b.id, owner="ann")
+    assert not jobs.any_active(["report.build"])  # cancelled: nothing of that kind is active
 
 
 def test_bad_input_is_refused(jobs: Jobs) -> None:

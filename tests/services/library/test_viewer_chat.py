@@ -79,6 +79,20 @@ def test_chat_session_is_kept_on_disk_under_the_tokens_hash(lib: Library) -> Non
         chat.session("../../etc/passwd")
 
 
+def test_chat_session_belongs_to_its_account_in_team_mode(lib: Library) -> None:
+    token = secrets.token_urlsafe(32)
+    chat = ChatService(lib)
+    ana, bob = chat.for_owner("acc-ana"), chat.for_owner("acc-bob")
+    assert chat.for_owner("local") is chat
+    ana.set_scope(token, ["a.pdf"])
+    assert ana.session(token).papers == ("a.pdf",)
+    # the same token (a cookie left in a browser) opens another session for another account
+    assert bob.session(token).papers == () and bob.session(token).whole_library is True
+    assert chat.session(token).papers == ()  # and for the single user
+    assert len({chat.session_id(token), ana.session_id(token), bob.session_id(token)}) == 3
+    assert ana.folder == chat.folder and ana.library is chat.library
+
+
 def test_chat_rounds_are_bounded(lib: Library) -> None:
     token = secrets.token_urlsafe(32)
     chat = ChatService(lib)

@@ -167,7 +167,10 @@ def test_review_then_save_list_and_print(assistant: Assistant, server: ScriptedM
     assert again.value.code == "already_saved"
     listing = study_reports(store, "Malaria vaccines", owner="local")
     assert [r.id for r in listing.reports] == [report.id] and listing.problems == ()
-    assert study_reports(store, "Malaria vaccines", owner="mallory").reports == ()
+    with pytest.raises(NotFoundError):  # an account that may not read the Study: not found
+        study_reports(store, "Malaria vaccines", owner="mallory")
+    with pytest.raises(NotFoundError):
+        report_file(store, "Malaria vaccines", report.id, owner="mallory")
     name, html = report_file(store, "Malaria vaccines", report.id, owner="local")
     assert name == f"study-report-{report.id}.html"
     assert "default-src &#x27;none&#x27;" in html and "<script" not in html

@@ -220,6 +220,15 @@ class JobsRepo:
         with self.store.read() as conn:
             return [_row(m) for m in conn.execute(q).mappings()]
 
+    def any_active(self, kinds: Sequence[str]) -> bool:
+        """Whether a job of ``kinds`` is queued or running, whoever owns it."""
+        t = jobs
+        q = sa.select(t.c.id).where(
+            t.c.kind.in_(list(kinds)), t.c.status.in_(["queued", "running"])
+        )
+        with self.store.read() as conn:
+            return conn.execute(q.limit(1)).first() is not None
+
     def request_cancel(self, job_id: str, owner: str, now: float) -> JobRow | None:
         """Cancel a queued job (or a running one whose worker is gone) at once; ask a live
         running job to stop. ``None`` when no such job of ``owner`` exists."""

@@ -15,6 +15,8 @@ from litdesk.services.library import ChatService, Library, PdfViewer
 from litdesk.services.library_desk import INDEX_KIND
 from litdesk.services.synthesis import JOB_KIND, ReportDesk
 
+from ._deps import DeskDep
+
 __all__ = [
     "ChatDep",
     "LibraryState",
@@ -33,12 +35,12 @@ _LOCK = threading.Lock()
 class LibraryState:
     """The viewer, the paper chat and the report wizard over one library."""
 
-    def __init__(self, library: Library, jobs: Jobs, owner: str) -> None:
+    def __init__(self, library: Library, jobs: Jobs) -> None:
         self.library = library
         self.viewer = PdfViewer(library)
 
-        def indexing() -> bool:  # the library page's index job is running or queued
-            return any(j.active for j in jobs.list(owner=owner, kinds=[INDEX_KIND], limit=5))
+        def indexing() -> bool:  # an index job of the (shared) library is running or queued,
+            return jobs.any_active([INDEX_KIND])  # whichever account started it
 
         self.chat = ChatService(library, indexing=indexing)
         self.reports = ReportDesk(library, jobs, self.chat)
@@ -52,7 +54,7 @@ def open_library_state(app: FastAPI, desk: Desk, jobs: Jobs) -> LibraryState:
     """Open the library services over the desk's store (the lifespan calls this, and adds
     :meth:`LibraryState.handlers` to its job runner; :func:`close_library_state` closes)."""
     with _LOCK:
-        state = LibraryState(Library(desk.settings, store=desk.store), jobs, desk.owner)
+        state = LibraryState(Library(desk.settings, store=desk.store), jobs)
         app.state.pdf_library = state
     return state
 
@@ -68,8 +70,9 @@ def get_viewer(request: Request) -> PdfViewer:
     return _state(request).viewer
 
 
-def get_chat(request: Request) -> ChatService:
-    return _state(request).chat
+def get_chat(request: Request, desk: DeskDep) -> ChatService:
+    """The paper chat acting for the request's owner (team mode: the signed-in account)."""
+    return _state(request).chat.for_owner(desk.owner)
 
 
 def get_reports(request: Request) -> ReportDesk:

@@ -13,6 +13,7 @@ from litdesk._settings import Settings
 from litdesk.adapters.store import (
     CallStatus,
     Store,
+    allowance_owner,
     assist_finish,
     assist_release,
     assist_reserve,
@@ -51,7 +52,10 @@ class AssistAllowance:
         self._clock = clock
 
     def reserve(self, owner: str, feature: str) -> Ticket:
+        """Reserve one call of ``feature`` for ``owner`` (an account's allowance is kept under
+        the SHA-256 of its id, as the provider allowances are; ``local`` stays ``local``)."""
         s = self.settings
+        owner = allowance_owner(owner)
         answer = assist_reserve(
             self.store,
             owner,

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from litdesk._errors import InputError, IntegrityError, NotFoundError, RefusedError
+from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import (
     assist_get_draft,
     assist_get_provenance,
@@ -53,6 +54,7 @@ from litdesk.core.evidence import (
     text_digest,
 )
 from litdesk.core.records import Paper
+from litdesk.services.workspace import Workspace
 
 from ._call import Assistant, ModelCall
 
@@ -219,15 +221,21 @@ class EvidenceAssistant:
 
     # -- the text litdesk sends ---------------------------------------------------------
 
-    def _paper(self, paper_ref: str) -> Paper:
+    def _paper(self, paper_ref: str, need: access.Need = "read") -> Paper:
+        """The saved paper as the owner may see it; ``need="write"`` for suggestions (they
+        are drafts of evidence to write: a Study's viewer reads, an editor writes)."""
         try:
-            return self.runtime.workspace().paper(paper_ref).paper
+            paper = Workspace(self.runtime.store, owner=self.owner).paper(paper_ref).paper
         except NotFoundError:
             raise NotFoundError(
                 f"paper {paper_ref[:120]!r} is not saved: save it first (evidence belongs "
                 "to saved papers)",
                 code="paper_not_found",
             ) from None
+        if need != "read":
+            with self.runtime.store.read() as conn:
+                access.require_paper(conn, self.owner, paper.id, need)
+        return paper
 
     async def preview(
         self, paper_ref: str, *, source: ExtractionSource = "abstract", section: str | None = None
@@ -235,7 +243,7 @@ class EvidenceAssistant:
         """The bounded text, the host and model, and the consent token (no model call)."""
         if source not in ("abstract", "fulltext"):
             raise InputError("the source is 'abstract' or 'fulltext'", code="bad_source")
-        paper = self._paper(paper_ref)
+        paper = self._paper(paper_ref, "write")
         meta: dict[str, str | None] | None = None
         sections: tuple[str, ...] = ()
         if source == "abstract":
@@ -363,6 +371,7 @@ class EvidenceAssistant:
                 raise RefusedError(
                     f"this draft was already saved as evidence {row.saved_as}", code="draft_saved"
                 )
+            access.require_paper(conn, self.owner, data["paper_id"], "write")
             paper = repo.get_paper(conn, data["paper_id"]).paper
             suggested: dict[str, dict[str, str]] = data["fields"]
             final: dict[str, str | None] = {
@@ -388,6 +397,8 @@ class EvidenceAssistant:
                 **{n: final[n] for n in FIELD_NAMES if n != "finding"},
             )
             study_id = repo.get_study(conn, study).id if study else None
+            if study_id is not None:
+                access.require_study(conn, self.owner, study_id, "write")
             ev_id = _new_id("ev")
             repo.insert_document(
                 conn,
@@ -397,9 +408,11 @@ class EvidenceAssistant:
                 now,
                 paper_id=paper.id,
                 study_id=study_id,
+                owner=self.owner,
             )
             if study_id:
                 repo.add_study_paper(conn, study_id, paper.id, now)
+                access.add_history(conn, study_id, self.owner, "evidence_added", ev_id, now)
             provenance = _provenance(draft_id, data, final, blocks, now)
             assist_insert_provenance(
                 conn, ev_id, draft_id=draft_id, data=provenance, created_at=now
@@ -419,6 +432,7 @@ class EvidenceAssistant:
                     code="no_provenance",
                 )
             row = repo.get_document(conn, "evidence", evidence_id)
+            access.require_document(conn, self.owner, row.owner, row.study_id, "read")
             paper = repo.get_paper(conn, row.paper_id or "").paper
         if not isinstance(data, dict) or data.get("version") != 1:
             raise IntegrityError("stored assistance provenance has an unknown shape")
@@ -428,7 +442,9 @@ class EvidenceAssistant:
         """Provenance of every assisted evidence record of a paper."""
         paper = self._paper(paper_ref)
         with self.runtime.store.read() as conn:
-            rows = repo.list_documents(conn, "evidence", paper_ids=[paper.id])
+            rows = repo.list_documents(
+                conn, "evidence", paper_ids=[paper.id], visible_to=self.owner
+            )
             ids = [r.id for r in rows]
         out: list[ProvenanceView] = []
         for ev_id in ids:

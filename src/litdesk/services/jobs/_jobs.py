@@ -247,6 +247,12 @@ class Jobs:
             raise JobInputInvalid(f"a job list holds 1 to {MAX_LIST} jobs")
         return [_view(r) for r in self.repo.list(owner, kinds, limit)]
 
+    def any_active(self, kinds: Sequence[str]) -> bool:
+        """Whether a job of ``kinds`` is queued or running, whoever owns it (a resource
+        shared by every account, such as the team's PDF library, is busy); no job's
+        details are shown."""
+        return self.repo.any_active(kinds)
+
     def cancel(self, job_id: str, *, owner: str) -> JobView:
         """Cancel a queued job at once; ask a running one to stop (its handler stops at its
         next progress report; the view says ``cancel_requested`` until then). A job that

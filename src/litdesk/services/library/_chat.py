@@ -9,6 +9,7 @@ also appended to the library's protocol (:meth:`Library.ask` does that).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -22,6 +23,7 @@ from urllib.parse import urlencode, urlsplit
 from urllib.request import url2pathname
 
 from litdesk._errors import ExternalError, InputError, NotFoundError
+from litdesk.adapters.store import LOCAL_OWNER
 from litdesk.core.library import DEFAULT_TOP_K
 
 from ._indexer import hash_files
@@ -156,7 +158,10 @@ class ChatService:
 
     A session is a folder named by the token's hash: ``state.json`` (the scope and the
     index of rounds: number, time, question) and one ``round-<n>.json`` per answer card, so
-    asking costs one small write whatever the session's length."""
+    asking costs one small write whatever the session's length. In team mode the session
+    belongs to the signed-in account too (:meth:`for_owner`): the folder is named by the hash
+    of the account and the token, so a chat cookie left in a browser by another account
+    opens nothing of theirs."""
 
     def __init__(
         self,
@@ -164,6 +169,7 @@ class ChatService:
         *,
         shown: int = SHOWN_ROUNDS,
         indexing: Callable[[], bool] | None = None,
+        owner: str = LOCAL_OWNER,
     ) -> None:
         """``indexing()`` says whether a background job is indexing the library: questions
         then answer from the files indexed so far (named in a warning) instead of indexing
@@ -172,13 +178,24 @@ class ChatService:
         self.folder = library.root / "chat-sessions"
         self.shown = shown
         self.indexing = indexing
+        self.owner = owner
         self._lock = threading.Lock()  # one question at a time (the library's caches)
+
+    def for_owner(self, owner: str) -> ChatService:
+        """The same service (library, folder, question lock) acting for ``owner``."""
+        if owner == self.owner:
+            return self
+        bound = copy.copy(self)
+        bound.owner = owner
+        return bound
 
     # --- session state --------------------------------------------------------------
     def session_id(self, token: str) -> str:
         """The session's name on disk (the token's hash: a reference, not the secret)."""
         if not _TOKEN.match(token):
             raise ChatInputError("the chat session token is malformed", code="session")
+        if self.owner != LOCAL_OWNER:  # team mode: the account's session only
+            token = f"{self.owner}\0{token}"
         return hashlib.sha256(token.encode()).hexdigest()[:40]
 
     def _dir(self, session_id: str) -> Path:

@@ -4,7 +4,7 @@ sources (:mod:`litdesk.core.summary`); records that fail validation are left out
 from __future__ import annotations
 
 from litdesk._errors import IntegrityError
-from litdesk.adapters.store import Store
+from litdesk.adapters.store import LOCAL_OWNER, Store
 from litdesk.core.runs import SearchRun
 from litdesk.core.summary import (
     Packet,
@@ -22,10 +22,11 @@ from litdesk.services.workspace import Workspace
 __all__ = ["study_packet"]
 
 
-def study_packet(store: Store, study: str) -> Packet:
-    """The numbered sources of ``study`` (name or id): the Study itself, its papers, its
-    notes and evidence, its kept search runs — in that order, within the limits."""
-    ws = Workspace(store)
+def study_packet(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Packet:
+    """The numbered sources of ``study`` (name or id) as ``owner`` sees them: the Study
+    itself, its papers, its notes and evidence, its kept search runs — in that order, within
+    the limits. A Study ``owner`` may not read is not found."""
+    ws = Workspace(store, owner=owner)
     items: list[tuple[SourceKind, str, str, str]] = []
     omissions: list[str] = []
     with ws.snapshot():

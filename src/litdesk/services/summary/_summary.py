@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from litdesk._errors import IntegrityError, NotFoundError, RefusedError
 from litdesk.adapters.store import (
+    LOCAL_OWNER,
     Store,
     assist_get_draft,
     assist_insert_draft,
@@ -26,6 +27,7 @@ from litdesk.adapters.store import (
     assist_mark_draft_saved,
     repo,
 )
+from litdesk.adapters.store import accounts as access
 from litdesk.core.assist import ConsentNotice
 from litdesk.core.summary import (
     SECTIONS,
@@ -82,15 +84,21 @@ def summary_call(packet: Packet, focus: Focus) -> ModelCall:
     )
 
 
-def _packet(store: Store, study: str, deselected: Sequence[str]) -> Packet:
-    return study_packet(store, study).select(list(deselected))
+def _packet(store: Store, study: str, deselected: Sequence[str], owner: str) -> Packet:
+    return study_packet(store, study, owner=owner).select(list(deselected))
 
 
 def summary_notice(
-    assistant: Assistant, study: str, *, focus: Focus, deselected: Sequence[str] = ()
+    assistant: Assistant,
+    study: str,
+    *,
+    focus: Focus,
+    deselected: Sequence[str] = (),
+    owner: str = LOCAL_OWNER,
 ) -> tuple[Packet, ConsentNotice]:
-    """The packet to be sent (after deselection) and its consent notice."""
-    packet = _packet(assistant.store, study, deselected)
+    """The packet to be sent (after deselection, as ``owner`` sees the Study) and its
+    consent notice."""
+    packet = _packet(assistant.store, study, deselected, owner)
     return packet, assistant.notice(summary_call(packet, focus).user)
 
 
@@ -127,7 +135,7 @@ async def summarise_study(
     """One model call for the Study's packet after ``consent`` (the notice's token); the
     verified draft is stored for review (nothing is saved as a report yet). Raises
     :class:`~litdesk.core.summary.SummaryRefused` when no point survives."""
-    packet = await asyncio.to_thread(_packet, assistant.store, study, deselected)
+    packet = await asyncio.to_thread(_packet, assistant.store, study, deselected, owner)
     answer = await assistant.call(summary_call(packet, focus), owner=owner, consent=consent)
     draft = parse_summary(answer.text, packet)
     draft_id = "sd_" + secrets.token_hex(12)
@@ -194,6 +202,7 @@ def save_report(
             )
         data = row.data
         study_row = repo.get_study(conn, study)
+        access.require_study(conn, owner, study_row.id, "write")
         if not isinstance(data, dict) or data.get("study_id") != study_row.id:
             raise NotFoundError(
                 f"no summary draft {draft_id[:80]!r} in this Study", code="draft_not_found"
@@ -237,6 +246,7 @@ def save_report(
         )
         if not assist_mark_draft_saved(conn, draft_id, report_id):  # a concurrent save
             raise RefusedError("this draft was already saved", code="already_saved")
+        access.add_history(conn, study_row.id, owner, "report_saved", report_id, report.created_at)
     return report
 
 
@@ -267,6 +277,7 @@ def study_reports(store: Store, study: str, *, owner: str) -> ReportListing:
     problems: list[str] = []
     with store.read() as conn:
         study_id = repo.get_study(conn, study).id
+        access.require_study(conn, owner, study_id, "read")
         rows = assist_list_drafts(
             conn, owner=owner, feature=REPORT_FEATURE, limit=MAX_REPORTS_LISTED
         )
@@ -284,6 +295,7 @@ def report_file(store: Store, study: str, report_id: str, *, owner: str) -> tupl
     """``(filename, html)`` of one saved report of ``study`` (re-checked on read)."""
     with store.read() as conn:
         study_id = repo.get_study(conn, study).id
+        access.require_study(conn, owner, study_id, "read")
         row = assist_get_draft(conn, report_id, owner=owner)
     if row.feature != REPORT_FEATURE or not isinstance(row.data, dict):
         raise NotFoundError(f"no Study report {report_id[:80]!r}", code="report_not_found")

@@ -62,7 +62,7 @@ def _assistant(desk: Desk) -> Iterator[Assistant]:
 
 
 def _sources(desk: Desk, ref: str) -> dict[str, Any]:
-    out = study_packet(desk.store, ref).to_dict()
+    out = study_packet(desk.store, ref, owner=desk.owner).to_dict()
     with _assistant(desk) as assistant:
         try:
             b = assistant.backend
@@ -80,7 +80,7 @@ async def summary_sources(desk: DeskDep, ref: StudyRef) -> dict[str, Any]:
 def _notice(desk: Desk, ref: str, body: NoticeBody) -> dict[str, Any]:
     with _assistant(desk) as assistant:
         packet, notice = summary_notice(
-            assistant, ref, focus=body.focus, deselected=body.deselected
+            assistant, ref, focus=body.focus, deselected=body.deselected, owner=desk.owner
         )
     return notice.to_dict() | {"sources": len(packet.sources), "omissions": list(packet.omissions)}
 
