@@ -46,15 +46,8 @@ from ._archive import (
 )
 from ._archive import refuse as _refuse
 from ._codec import read_import, trace_document
-from ._service import (
-    MAX_DESCRIPTION,
-    MAX_STUDY_NAME,
-    EvidenceView,
-    NoteView,
-    Workspace,
-    _new_id,
-    now_iso,
-)
+from ._results import MAX_STUDY_NAME, EvidenceView, NoteView, _new_id, now_iso
+from ._service import MAX_DESCRIPTION, Workspace
 
 __all__ = [
     "EXPORT_VERSION",
