@@ -181,6 +181,9 @@ def test_the_ai_allowance_is_never_over_spent_and_one_call_per_owner_is_in_fligh
     assert set(tally) <= {"ok", "in_flight", "daily_limit", "owner_daily_limit"}, tally
     # 10 owners x 5 = 50 > 37, and a thread stops only at a daily limit: exactly 37 granted
     assert tally["ok"] == LIMIT
+    assert (
+        tally["daily_limit"] + tally["owner_daily_limit"] == PROCESSES * THREADS
+    )  # each stops once
     assert max(granted.values()) <= 5
     assert tally["in_flight"] > 0  # the in-flight rule was exercised, not just the limits
     store = open_store(store_url)
