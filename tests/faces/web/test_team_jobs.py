@@ -1,0 +1,182 @@
+"""A background job across the workers of ``litdesk serve --team --workers 2`` on one
+PostgreSQL schema (issue 17): ana uploads PDFs over HTTP, which starts the library index job
+on one worker; the job is watched through fresh connections until both workers' pids have
+answered its polls (the JSON access lines name the pid); then the worker process that runs it
+(its pid is in the job's lease, ``host:pid:…``) is killed with SIGKILL mid-job, and the job is
+claimed again once its lease has run out and finishes, every file indexed once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import sqlalchemy as sa
+from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
+from tests.faces.web._library import make_pdfs
+from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
+from tests.faces.web._team import PASSWORD, add_accounts
+
+from litdesk import Settings
+from litdesk.adapters.store import open_store
+from litdesk.adapters.store._jobs import jobs as jobs_table
+
+SRC = Path(__file__).resolve().parents[3] / "src"
+FILES = 40
+
+
+def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(f"the team server exited: {log.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the team server did not get ready: {log.read_text()[-2000:]}")
+        time.sleep(0.3)
+
+
+def _pids_answering(log: Path, path: str) -> set[int]:
+    lines = [x for x in log.read_text().splitlines() if x.startswith("{")]
+    return {int(x["pid"]) for x in map(json.loads, lines) if x["path"] == path}
+
+
+def _holder(url: str, job_id: str) -> tuple[str | None, int]:
+    """The job's worker id (``host:pid:random/slot``) and attempts, from the store."""
+    store = open_store(url)
+    try:
+        with store.read() as conn:
+            row = conn.execute(
+                sa.select(jobs_table.c.worker, jobs_table.c.attempts).where(
+                    jobs_table.c.id == job_id
+                )
+            ).one()
+    finally:
+        store.dispose()
+    return row.worker, int(row.attempts)
+
+
+def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
+    pg_schema: str,  # noqa: F811
+    tmp_settings: Settings,
+    tmp_path: Path,
+) -> None:
+    settings = tmp_settings.model_copy(update={"database_url": pg_schema})
+    add_accounts(settings, "ana")
+    cassette = tmp_path / "cassette"
+    write_cassette(cassette, "tumour growth", epmc_body([epmc_record(1)]))
+    pdfs = make_pdfs(tmp_path / "gen", FILES, pages=6)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    env |= {
+        "PYTHONPATH": str(SRC),
+        "LITDESK_DATA_DIR": str(tmp_path / "data"),
+        "LITDESK_DATABASE_URL": pg_schema,
+        "LITDESK_JOBS_LEASE_SECONDS": "2",
+        "LITDESK_JOBS_POLL_SECONDS": "0.2",
+    }
+    log = tmp_path / "server.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve",
+             "--team", "--workers", "2", "--port", str(port), "--replay", str(cassette)],
+            env=env,
+            stderr=sink,
+            start_new_session=True,  # the workers and their PDF reader processes, to end all
+        )  # fmt: skip
+    try:
+        _wait_ready(base, proc, log)
+        with httpx.Client(base_url=base, headers={"origin": base}, timeout=60) as c:
+            c.get("/login")
+            r = c.post(
+                "/api/v1/auth/login",
+                json={"username": "ana", "password": PASSWORD},
+                headers={"x-csrf-token": c.cookies.get("ld_csrf") or ""},
+            )
+            assert r.status_code == 200, r.text
+            c.headers["x-csrf-token"] = r.json()["csrf_token"]
+            session = c.cookies.get("ld_session") or ""
+            parts = [("files", (p.name, p.read_bytes(), "application/pdf")) for p in pdfs]
+            report = c.post("/api/v1/library/uploads", files=parts).json()
+        assert len(report.get("stored", [])) == FILES, report
+        job_id = report["job"]["id"]
+        watched = f"/api/v1/jobs/{job_id}"
+
+        def poll(_: int) -> dict[str, Any] | None:
+            # a new connection each time: the kernel hands it to either worker
+            try:
+                with httpx.Client(
+                    base_url=base, cookies={"ld_session": session}, timeout=30
+                ) as one:
+                    r = one.get(watched)
+            except httpx.TransportError:
+                return None  # a worker being killed or restarted; the next poll retries
+            assert r.status_code == 200, r.text
+            return dict(r.json())
+
+        # 1. watched from both workers while it runs on one of them
+        deadline = time.monotonic() + 180
+        seen: dict[str, Any] = {}
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            while True:
+                answers = [a for a in pool.map(poll, range(4)) if a]
+                if answers:
+                    seen = max(answers, key=lambda a: int(a["done"]))
+                assert seen.get("active", True), f"the job ended before the kill: {seen}"
+                both = len(_pids_answering(log, watched)) == 2
+                if both and seen.get("status") == "running" and int(seen["done"]) >= 3:
+                    break
+                if time.monotonic() > deadline:
+                    raise AssertionError(
+                        f"no running job watched from both workers in 180 s: {seen}, "
+                        f"pids {_pids_answering(log, watched)}"
+                    )
+                time.sleep(0.05)
+        worker, attempts = _holder(pg_schema, job_id)
+        assert worker is not None and attempts == 1, (worker, attempts)
+        runner_pid = int(worker.split(":")[1])
+        assert runner_pid in _pids_answering(log, watched)  # a worker of this server
+        assert runner_pid != proc.pid  # a worker, not the supervisor
+
+        # 2. its worker dies mid-job; the lease (2 s) runs out and the job is claimed again
+        os.kill(runner_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 240
+        job: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            job = poll(0) or job
+            if job and not job["active"]:
+                break
+            time.sleep(0.2)
+        assert job.get("status") == "done", job
+        assert job["attempts"] == 2 and job["done"] == job["total"] == FILES, job
+        assert job["result"]["indexed"] == FILES and job["result"]["files"] == FILES, job
+        # the files indexed before the kill were not indexed again
+        assert 0 < len(job["result"]["indexed_this_attempt"]) < FILES, job["result"]
+        finisher, _ = _holder(pg_schema, job_id)
+        assert finisher is not None and int(finisher.split(":")[1]) != runner_pid
+        print(
+            f"\nwatched by pids {sorted(_pids_answering(log, watched))}; killed {runner_pid} at "
+            f"{seen['done']}/{seen['total']}; finished by {finisher.split(':')[1]}, "
+            f"{len(job['result']['indexed_this_attempt'])} files in attempt 2"
+        )
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    text = log.read_text()
+    assert PASSWORD not in text
