@@ -118,7 +118,7 @@ def test_store_bound_age_and_owner(settings) -> None:
         with pytest.raises(NotFoundError):
             get_recent_run(store, "bob", "r4", now=t0 + 30)  # another owner's run
         # LIKE wildcards in a needle match only themselves
-        assert recent_runs_holding(store, "ana", "MED-1_2", now=t0 + 30) == []
+        assert list(recent_runs_holding(store, "ana", "MED-1_2", now=t0 + 30)) == []
         found = recent_runs_holding(store, "ana", "MED-1%2", now=t0 + 30)
         assert [d["n"] for d in found] == [4, 3, 2]
         # older than a day: not served, and dropped at the next write (anyone's)

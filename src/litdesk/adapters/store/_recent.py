@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from typing import Any, Final
 
 import sqlalchemy as sa
@@ -141,9 +142,10 @@ def recent_runs_holding(
     now: float | None = None,
     max_age: float = RECENT_MAX_AGE,
     limit: int = RECENT_PER_OWNER,
-) -> list[dict[str, Any]]:
+) -> Iterator[dict[str, Any]]:
     """``owner``'s recent runs (newest first) whose stored text holds ``needle`` as a JSON
-    string (for example a paper id): a narrowing only — the caller checks each run."""
+    string (for example a paper id): a narrowing only — the caller checks each run. Each
+    document is parsed only when the caller reaches it (it usually stops at the first)."""
     pattern = "%" + _like(json.dumps(needle, ensure_ascii=False)) + "%"
     with store.read() as conn:
         rows = conn.execute(
@@ -156,7 +158,7 @@ def recent_runs_holding(
             .order_by(recent_runs.c.seen_at.desc(), recent_runs.c.id.desc())
             .limit(limit)
         ).all()
-    return [_document(r.run) for r in rows]
+    return (_document(r.run) for r in rows)
 
 
 def count_recent_runs(store: Store, owner: str) -> int:
