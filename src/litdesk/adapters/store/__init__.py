@@ -36,6 +36,14 @@ from ._engine import (
 from ._gates import GateAnswer, give_back, take_gate
 from ._jobs import JobRow, JobsRepo
 from ._links import studies_by_keys
+from ._recent import (
+    RECENT_MAX_AGE,
+    RECENT_PER_OWNER,
+    count_recent_runs,
+    get_recent_run,
+    recent_runs_holding,
+    remember_run,
+)
 from ._repo import READING_STATUSES, identity_keys
 from ._reports import assist_list_drafts
 from ._search import (
@@ -83,6 +91,8 @@ __all__ = [
     "MAX_RUN_BYTES",
     "MIGRATIONS_DIR",
     "READING_STATUSES",
+    "RECENT_MAX_AGE",
+    "RECENT_PER_OWNER",
     "CacheClaim",
     "GateAnswer",
     "JobRow",
@@ -98,7 +108,9 @@ __all__ = [
     "cache_get",
     "cache_purge",
     "coalesce",
+    "count_recent_runs",
     "dump_json",
+    "get_recent_run",
     "get_search_run",
     "give_back",
     "link_or_insert_run",
@@ -107,6 +119,8 @@ __all__ = [
     "load_json",
     "make_engine",
     "open_store",
+    "recent_runs_holding",
+    "remember_run",
     "repo",
     "reserve",
     "save_search_run",

@@ -22,6 +22,7 @@ __all__ = [
     "notes",
     "paper_keys",
     "papers",
+    "recent_runs",
     "search_cache",
     "search_runs",
     "studies",
@@ -303,4 +304,16 @@ paper_savers = sa.Table(
     sa.Column("saved_at", sa.String(_WHEN), nullable=False),
     sa.Column("status", sa.String(16), nullable=True),
     sa.Index("ix_paper_savers_account", "account_id"),
+)
+
+#: the web searches each owner ran recently (migration 0008), so any worker can act on a
+#: run another worker produced: bounded per owner and by age by ``_recent``
+recent_runs = sa.Table(
+    "recent_runs",
+    metadata,
+    sa.Column("owner", sa.String(200), primary_key=True),
+    sa.Column("id", sa.String(100), primary_key=True),
+    sa.Column("run", sa.Text, nullable=False),
+    sa.Column("seen_at", sa.Float, nullable=False, index=True),
+    sa.Index("ix_recent_runs_owner_seen", "owner", "seen_at"),
 )

@@ -189,7 +189,7 @@ _desk_lock = threading.Lock()
 
 
 def team_desk(app: Any, base: Desk, account_id: str) -> Desk:
-    """The account's desk (its recent search runs), over the app's one runtime."""
+    """The account's desk over the app's one runtime (its recent search runs are in the store)."""
     desks: OrderedDict[str, Desk] | None = getattr(app.state, "team_desks", None)
     with _desk_lock:
         if desks is None:

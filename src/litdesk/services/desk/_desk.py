@@ -4,14 +4,15 @@
 store, one provider transport, optionally answering from a replay cassette, and the fused
 search) for the app's lifetime. Search methods are async;
 store methods are plain (a web face runs them in its thread pool). Recent search runs
-are kept in memory by id so that saving a selection refers to papers litdesk itself
-retrieved (a client never sends paper records).
+are kept in the store by owner and id (bounded per owner and by age) so that saving a
+selection refers to papers litdesk itself retrieved (a client never sends paper records),
+whichever worker of a team server ran the search.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,11 +22,18 @@ from typing import Final, Literal
 from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
-from litdesk.adapters.store import READING_STATUSES, Store, repo
+from litdesk.adapters.store import (
+    READING_STATUSES,
+    Store,
+    get_recent_run,
+    recent_runs_holding,
+    remember_run,
+    repo,
+)
 from litdesk.adapters.store import accounts as access
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.records import Paper
-from litdesk.core.runs import RunDefinition, RunInvalid, SearchRun
+from litdesk.core.runs import RunDefinition, RunInvalid, SearchRun, read_run
 from litdesk.core.saved import filter_papers
 from litdesk.services._runtime import Runtime, open_runtime
 from litdesk.services.imports import import_bytes
@@ -33,6 +41,7 @@ from litdesk.services.search import (
     export_run,
     load_run,
     make_definition,
+    run_document,
     save_run,
 )
 from litdesk.services.workspace import (
@@ -70,7 +79,6 @@ MAX_SELECTION: Final = 20
 SAVED_CAP: Final = 5_000
 SAVED_PAGE: Final = 50
 MAX_QUERY_CHARS: Final = 2_000
-RECENT_RUNS: Final = 200
 MAX_IMPORT_FILES: Final = 20
 MAX_IMPORT_FILE_BYTES: Final = 20_000_000
 EXPORT_MEDIA: Final = {
@@ -120,7 +128,6 @@ class Desk:
 
     runtime: Runtime
     owner: str = "local"
-    _runs: OrderedDict[str, SearchRun] = field(default_factory=OrderedDict)
     # validated saved papers by id with their stored text, reused while the text is unchanged
     _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -141,7 +148,7 @@ class Desk:
         return Workspace(self.store, owner=self.owner)
 
     def for_owner(self, owner: str) -> Desk:
-        """A desk over the same runtime acting as ``owner`` (its own recent runs)."""
+        """A desk over the same runtime acting as ``owner`` (whose recent runs it reads)."""
         return Desk(self.runtime, owner)
 
     # --- search ------------------------------------------------------------------------
@@ -202,30 +209,25 @@ class Desk:
         """Run (or reuse) the search and remember the run for selection actions."""
         definition = self.definition(form)
         run = await self.runtime.fused_search(definition, cursor=form.cursor, owner=self.owner)
-        self._remember(run)
+        await asyncio.to_thread(self._remember, run)
         return SearchView(run, page=form.page, cursor=form.cursor, studies=self.studies().studies)
 
     def _remember(self, run: SearchRun) -> None:
-        with self._lock:
-            self._runs[run.id] = run
-            self._runs.move_to_end(run.id)
-            while len(self._runs) > RECENT_RUNS:
-                self._runs.popitem(last=False)
+        """Keep ``run`` among the owner's recent runs in the store (any worker reads it).
+        A run in which no lane succeeded holds no paper to select, keep or read, and is
+        not kept (it could not be read back as a run)."""
+        if not any(lane.status == "ok" for lane in run.lanes):
+            return
+        remember_run(self.store, self.owner, run.id, run_document(run))
 
     def _recent(self, run_id: str) -> SearchRun:
-        with self._lock:
-            run = self._runs.get(run_id)
-        if run is None:
-            raise NotFoundError(
-                f"search run {run_id[:80]!r} is no longer open here; search again",
-                code="run_not_open",
-            )
-        return run
+        """The owner's recent run ``run_id``; another owner's, an expired or an unknown run
+        is not open (``run_not_open``)."""
+        return read_run(get_recent_run(self.store, self.owner, run_id))
 
     def _paper_in_runs(self, paper_id: str) -> Paper | None:
-        with self._lock:
-            runs = list(self._runs.values())
-        for run in reversed(runs):
+        for document in recent_runs_holding(self.store, self.owner, paper_id):
+            run = read_run(document)
             for hit in run.hits:
                 if hit.paper.id == paper_id:
                     return hit.paper

@@ -1,11 +1,13 @@
 """Live searches of the search page: start a search as a task, follow its lanes as they
 finish, cancel it, and show its finished run in the ordinary result view.
 
-The state lives in the desk's :class:`~._progress.LiveRegistry` (in memory, per process;
-team mode, issue 17, moves it to the store)."""
+The state lives in the desk's :class:`~._progress.LiveRegistry` (in memory, per process:
+the live search is followed on the worker that runs it); its finished run is kept among
+the owner's recent runs in the store, so actions on it work from any worker."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Final
 
 from litdesk.core.runs import LaneResult
@@ -51,7 +53,7 @@ def start_search(desk: Desk, form: SearchForm) -> ProgressView:
         run = await desk.runtime.fused_search(
             definition, cursor=form.cursor, owner=desk.owner, on_lane=on_lane, stop_alone=True
         )
-        desk._remember(run)
+        await asyncio.to_thread(desk._remember, run)
         for lane in run.lanes:  # a reused run's lanes arrive with the run
             if any(r["lane"] == lane.lane and r["status"] == "running" for r in item.lanes):
                 item.lane_done(lane)

@@ -304,7 +304,7 @@ class ReaderDesk:
                 f"provider does not know it{why}",
                 code="paper_not_found",
             )
-        self.remember(run)
+        await asyncio.to_thread(self.remember, run)
         return ReaderView(found, False, None, [], [], [], "lookup")
 
     async def _fulltext(self, paper: Paper) -> FullTextResult:

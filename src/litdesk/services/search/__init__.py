@@ -16,6 +16,7 @@ from ._fused import (
     load_run,
     make_definition,
     plan_search,
+    run_document,
     runs_of,
     save_run,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "load_run",
     "make_definition",
     "plan_search",
+    "run_document",
     "runs_of",
     "save_run",
 ]

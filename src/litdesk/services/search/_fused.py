@@ -79,6 +79,7 @@ __all__ = [
     "load_run",
     "make_definition",
     "plan_search",
+    "run_document",
     "runs_of",
     "save_run",
 ]
@@ -396,6 +397,19 @@ class FusedSearch:
         return reuse_run(run, kind, new_id=self._new_id(), executed_at=self._now().isoformat())
 
 
+def run_document(run: SearchRun) -> dict[str, Any]:
+    """``run`` as the document the store keeps: whole, or — when over
+    :data:`MAX_RUN_BYTES` — with its hits cut to their bibliography (no abstracts)."""
+    body = run.to_dict()
+    if len(dump_json(body).encode("utf-8")) > MAX_RUN_BYTES:  # keep the run, drop abstracts
+        slim = replace(
+            run,
+            hits=tuple(replace(h, paper=bibliography(h.paper), field_sources={}) for h in run.hits),
+        )
+        body = slim.to_dict()
+    return body
+
+
 def save_run(
     store: Store, run: SearchRun, *, owner: str = "local", study: str | None = None
 ) -> None:
@@ -404,13 +418,7 @@ def save_run(
     is refused (it could not be read back as a run)."""
     if not any(lane.status == "ok" for lane in run.lanes):
         raise FusedSearchError("every lane failed; there is no run to save", code="run_failed")
-    body = run.to_dict()
-    if len(dump_json(body).encode("utf-8")) > MAX_RUN_BYTES:  # keep the run, drop abstracts
-        slim = replace(
-            run,
-            hits=tuple(replace(h, paper=bibliography(h.paper), field_sources={}) for h in run.hits),
-        )
-        body = slim.to_dict()
+    body = run_document(run)
     row = SearchRunRow(
         run.id,
         owner,
