@@ -253,14 +253,21 @@ def test_coalesce_runs_once_and_shares_the_result(store: Store):
     calls: list[int] = []
     outcomes: list[tuple] = []
     barrier = threading.Barrier(5)
+    entered = threading.Semaphore(0)
 
     def produce():
         calls.append(1)
-        time.sleep(0.4)
+        # hold the work until every caller has gone into coalesce (a slow connection on a
+        # loaded machine must not let a caller arrive after the result is cached), then a
+        # little longer so they are waiting on the in-flight row
+        for _ in range(5):
+            assert entered.acquire(timeout=30)
+        time.sleep(1.5)
         return {"hits": ["a"]}, True
 
     def worker():
         barrier.wait()
+        entered.release()
         outcomes.append(coalesce(store, "q", "alice", produce, ttl_seconds=300, poll_seconds=0.05))
 
     threads = [threading.Thread(target=worker) for _ in range(5)]
