@@ -5,6 +5,7 @@ ends ``budget_exhausted`` (or ``rate_limited`` for the gap) and no request is ma
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Final
@@ -38,16 +39,19 @@ class StoreMeter:
     ) -> None:
         self._store = store
         self._opened = False
+        # lanes reserve from worker threads at once: the store is opened by one of them
+        self._open_lock = threading.Lock()
         self.owner = owner
         self.settings = settings
         self._now = now or (lambda: datetime.now(UTC))
 
     @property
     def store(self) -> Store:
-        if not isinstance(self._store, Store):
-            self._store = self._store()
-            self._opened = True
-        return self._store
+        with self._open_lock:
+            if not isinstance(self._store, Store):
+                self._store = self._store()
+                self._opened = True
+            return self._store
 
     @classmethod
     def from_settings(cls, settings: Settings, *, owner: str = "local") -> StoreMeter:
