@@ -436,7 +436,10 @@ class Library:
             """Each chunk's support by the question or its English variant, the closer."""
             if not positions:
                 return []
-            hv = self._stored_vectors([chunks[p] for p in positions], entries)
+            if isinstance(space, np.ndarray):  # a chosen set: its vectors are in memory
+                hv = space[positions]
+            else:
+                hv = self._stored_vectors([chunks[p] for p in positions], entries)
             return [
                 max(
                     excerpt_support(
