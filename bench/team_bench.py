@@ -10,11 +10,21 @@ of reads and writes for the given time:
     POST /api/v1/papers/{id}/comments       POST /api/v1/papers/{id}/status
     GET  /api/v1/studies/{ref}              GET /api/v1/notebook
     GET  /api/v1/search?q=…   (every third round; replayed, ranked, cached nowhere)
+    POST /api/v1/assist/extract/preview + /api/v1/assist/extract   (every fourth round)
 
-Client-side latency per route (p50/p95), requests per second and errors (any status
-≥ 400 or transport error) are printed for 1 worker, 2 workers, and their ratio.
+The AI-assistance calls go to a model server on loopback written here (the Anthropic
+Messages wire format, one fixed answer) under a deliberately small allowance
+(``--assist-total`` a day in total, ``--assist-owner`` per account, no spacing), so most of
+them are refused with 429 — an expected answer, not an error. After the run the store's
+counts and the model server's own count of the calls it received are compared with the
+limits: any call beyond a limit is an over-spent allowance.
+
+Client-side latency per route (p50/p95), requests per second, errors (any other status
+≥ 400 or transport error) and over-spent allowances are printed for 1 worker, 2 workers,
+and their ratio.
 
     .venv/bin/python bench/team_bench.py [--seconds 60] [--users 50] [--workers 1,2]
+        [--assist-total 40] [--assist-owner 2]
         [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
 """
 
@@ -30,11 +40,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -43,7 +55,7 @@ import sqlalchemy as sa
 
 from litdesk import Settings
 from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
-from litdesk.adapters.store import open_store
+from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 from litdesk.core.records import make_paper
 from litdesk.services.accounts import Accounts, Sharing
 from litdesk.services.search import make_definition, plan_search
@@ -51,6 +63,56 @@ from litdesk.services.workspace import Workspace
 
 QUERY = "tumour growth"
 PASSWORD = "bench password 0123"
+ABSTRACT = "Tumour growth was measured over time in this study."
+MODEL_KEY = "sk-ant-bench-0000"
+FIELDS = ("question", "population", "method", "intervention", "finding", "limitations")
+
+
+class ModelServer:
+    """A loopback server speaking the Anthropic Messages API with one fixed, verifiable
+    answer (the finding quotes the saved papers' abstract); it counts the calls it gets."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self._lock = threading.Lock()
+        answer = {n: {"value": "", "quote": "", "block": ""} for n in FIELDS}
+        answer["finding"] = {
+            "value": "growth measured",
+            "quote": ABSTRACT[:-12],
+            "block": "abstract",
+        }
+        payload = {
+            "id": "msg_bench", "type": "message", "role": "assistant", "model": "bench-model",
+            "content": [{"type": "text", "text": json.dumps(answer)}],
+            "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": 50},
+        }  # fmt: skip
+        reply = json.dumps(payload).encode()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with server._lock:
+                    server.calls += 1
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 def _record(i: int) -> dict[str, object]:
@@ -103,6 +165,9 @@ class Tally:
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     samples: list[str] = field(default_factory=list)
+    refused: int = 0  # AI-assistance calls refused by the allowance (429): expected
+    granted: int = 0  # AI-assistance calls that got a draft
+    overspent: list[str] = field(default_factory=list)
 
 
 def _schema_url(base: str, schema: str) -> str:
@@ -130,7 +195,7 @@ def prepare(url: str, data_dir: Path, users: int) -> list[User]:
                     make_paper(
                         pmid=str(31_000_000 + i * 10 + k),
                         title=f"Saved paper {k} of user {i}",
-                        abstract="Tumour growth was measured over time in this study.",
+                        abstract=ABSTRACT,
                         year=2020,
                         retrieved_at="2026-12-01T00:00:00+00:00",
                     ),
@@ -144,12 +209,26 @@ def prepare(url: str, data_dir: Path, users: int) -> list[User]:
         store.dispose()
 
 
-def start_server(url: str, data_dir: Path, cassette: Path, workers: int) -> tuple[str, object]:
+def start_server(
+    url: str,
+    data_dir: Path,
+    cassette: Path,
+    workers: int,
+    model: ModelServer,
+    limits: tuple[int, int],
+) -> tuple[str, object]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
     env |= {"LITDESK_DATA_DIR": str(data_dir), "LITDESK_DATABASE_URL": url}
+    env |= {
+        "LITDESK_LLM_BACKEND": "anthropic", "LITDESK_CHAT_MODEL": "bench-model",
+        "LITDESK_ANTHROPIC_BASE_URL": model.base_url, "LITDESK_ANTHROPIC_API_KEY": MODEL_KEY,
+        "LITDESK_ASSIST_DAILY_REQUESTS": str(limits[0]),
+        "LITDESK_ASSIST_OWNER_DAILY_REQUESTS": str(limits[1]),
+        "LITDESK_ASSIST_SPACING_SECONDS": "0",
+    }  # fmt: skip
     data_dir.mkdir(parents=True, exist_ok=True)
     with (data_dir / "server.log").open("wb") as log:  # the child keeps its own descriptor
         proc = subprocess.Popen(
@@ -202,6 +281,8 @@ async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
             ]  # fmt: skip
             if rounds % 3 == 0:
                 steps.append(("GET /search", "GET", f"/api/v1/search?q={quote(QUERY)}", None))
+            if rounds % 4 == 1:
+                await suggest(c, paper, tally)
             for label, method, path, body in steps:
                 if time.monotonic() >= stop_at:
                     break
@@ -220,6 +301,56 @@ async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
             rounds += 1
 
 
+async def suggest(c: httpx.AsyncClient, paper: str, tally: Tally) -> None:
+    """Preview, then ask for suggested evidence with the preview's consent token."""
+    started = time.perf_counter()
+    detail = ""
+    try:
+        r = await c.post("/api/v1/assist/extract/preview", json={"paper_id": paper})
+        ok = r.status_code == 200
+        detail = f"preview {r.status_code} {r.text[:160]}"
+        if ok:
+            body = {"paper_id": paper, "consent": r.json()["consent"]["token"]}
+            r = await c.post("/api/v1/assist/extract", json=body)
+            detail = f"extract {r.status_code} {r.text[:160]}"
+            if r.status_code == 429:
+                tally.refused += 1
+            elif r.status_code == 200:
+                tally.granted += 1
+            else:
+                ok = False
+    except httpx.HTTPError as exc:
+        ok, detail = False, type(exc).__name__
+    tally.times["POST /assist/extract (+preview)"].append((time.perf_counter() - started) * 1000)
+    if not ok:
+        tally.errors["POST /assist/extract (+preview)"] += 1
+        if len(tally.samples) < 5:
+            tally.samples.append(detail)
+
+
+def check_allowance(
+    url: str, data_dir: Path, people: list[User], model: ModelServer, limits: tuple[int, int],
+    tally: Tally,
+) -> None:  # fmt: skip
+    """Compare the store's counts and the model server's with the limits."""
+    settings = Settings(data_dir=data_dir, database_url=url)
+    store = open_store(settings)
+    try:
+        accounts = {a.username: a.id for a in Accounts(store, settings).list()}
+        counted = assist_usage(store, datetime.now(UTC).date().isoformat())
+    finally:
+        store.dispose()
+    total = sum(sum(v.values()) for v in counted.values())
+    if total > limits[0]:
+        tally.overspent.append(f"store: {total} calls counted, the day's total is {limits[0]}")
+    if model.calls > limits[0]:
+        tally.overspent.append(f"model server: {model.calls} calls, the day's total is {limits[0]}")
+    for u in people:
+        n = sum(counted.get(allowance_owner(accounts[u.name]), {}).values())
+        if n > limits[1]:
+            tally.overspent.append(f"{u.name}: {n} calls, the per-account limit is {limits[1]}")
+
+
 def _p(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -227,20 +358,23 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run_once(postgres: str, workers: int, users: int, seconds: float) -> Tally:
+def run_once(
+    postgres: str, workers: int, users: int, seconds: float, limits: tuple[int, int]
+) -> Tally:
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     engine = sa.create_engine(postgres)
     with engine.begin() as conn:
         conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
     url = _schema_url(postgres, schema)
     proc = None
+    model = ModelServer()
     try:
         with tempfile.TemporaryDirectory(prefix="litdesk-team-bench-") as tmp:
             data = Path(tmp)
             cassette = data / "cassette"
             write_cassette(cassette)
             people = prepare(url, data / "data", users)
-            base, proc = start_server(url, data / "data", cassette, workers)
+            base, proc = start_server(url, data / "data", cassette, workers, model, limits)
             tally = Tally()
             stop_at = time.monotonic() + seconds
 
@@ -254,8 +388,10 @@ def run_once(postgres: str, workers: int, users: int, seconds: float) -> Tally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=60)
             proc = None
+            check_allowance(url, data / "data", people, model, limits, tally)
             return tally
     finally:
+        model.close()
         if isinstance(proc, subprocess.Popen):
             proc.kill()
         with engine.begin() as conn:
@@ -268,6 +404,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--assist-total", type=int, default=40)
+    parser.add_argument("--assist-owner", type=int, default=2)
     parser.add_argument(
         "--postgres",
         default=os.environ.get(
@@ -280,7 +418,8 @@ def main() -> None:
     for n in counts:
         load = os.getloadavg()[0]
         print(f"== {n} worker(s), {args.users} users, {args.seconds:.0f} s (load {load:.2f})")
-        tally = results[n] = run_once(args.postgres, n, args.users, args.seconds)
+        limits = (args.assist_total, args.assist_owner)
+        tally = results[n] = run_once(args.postgres, n, args.users, args.seconds, limits)
         elapsed = tally.times.pop("_elapsed")[0]
         total = sum(len(v) for v in tally.times.values())
         errors = sum(tally.errors.values())
@@ -296,6 +435,13 @@ def main() -> None:
         print(f"{'all':30} {total:9d} {'':8} {'':8} {errors:7d}   {total / elapsed:.1f} req/s")
         for sample in tally.samples:
             print("  error:", sample)
+        print(
+            f"AI assistance: {tally.granted} drafts, {tally.refused} refused by the allowance "
+            f"(limits {args.assist_total} a day, {args.assist_owner} an account); "
+            f"over-spent allowances: {len(tally.overspent)}"
+        )
+        for line in tally.overspent:
+            print("  over-spent:", line)
     if len(counts) == 2:
         a, b = (results[n] for n in counts)
         rate = [sum(len(v) for v in t.times.values()) for t in (a, b)]
