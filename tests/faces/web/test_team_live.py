@@ -3,7 +3,7 @@ schema (issue 17): each process listens on its own port, so which process answer
 certain. A live search started on worker 1 is followed over worker 2's event stream to its
 end and its result opens on worker 2; a slow one started on worker 1 is cancelled on
 worker 2 and worker 1 stops its lane (the provider sees the connection dropped) and caches
-nothing; a citation list shown on worker 1 is saved into a Study on worker 2; another
+nothing; when worker 1 is killed mid-search, worker 2 reports the search failed; a citation list shown on worker 1 is saved into a Study on worker 2; another
 account finds none of it on either worker."""
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ LIVE = "/api/v1/search/live"
 ROOT = Path(__file__).resolve().parents[3]
 SRC = ROOT / "src"
 GATE_SECONDS = 60.0
+#: the workers' stale bound in the cancel test (seconds; their beat is a quarter of it)
+STALE = 5.0
 
 
 def _env(settings: Settings, tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -52,7 +54,9 @@ def _env(settings: Settings, tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 @contextmanager
-def _servers(commands: list[list[str]], env: dict[str, str], tmp_path: Path) -> Iterator[None]:
+def _servers(
+    commands: list[list[str]], env: dict[str, str], tmp_path: Path
+) -> Iterator[list[subprocess.Popen[bytes]]]:
     """Start one server process per command (each names its port) and wait until ready."""
     procs: list[tuple[subprocess.Popen[bytes], Path, str]] = []
     try:
@@ -65,7 +69,7 @@ def _servers(commands: list[list[str]], env: dict[str, str], tmp_path: Path) -> 
             procs.append((proc, log, f"http://127.0.0.1:{port}"))
         for proc, log, base in procs:
             _wait_ready(base, proc, log)
-        yield
+        yield [proc for proc, _log, _base in procs]
     finally:
         for proc, _log, _base in procs:
             proc.send_signal(signal.SIGINT)
@@ -229,9 +233,14 @@ def test_a_cancel_on_one_process_stops_the_lane_running_on_the_other(
         b1, b2 = f"http://127.0.0.1:{one}", f"http://127.0.0.1:{two}"
         bases = json.dumps({"openalex": oax.url})
         worker = "from tests.faces.web._live_worker import main; main()"
-        env = _env(settings, tmp_path, LITDESK_OPENALEX_API_KEY="k-test-123456")
+        env = _env(
+            settings,
+            tmp_path,
+            LITDESK_OPENALEX_API_KEY="k-test-123456",
+            LITDESK_LIVE_STALE_SECONDS=str(STALE),
+        )
         commands = [[str(p), "-c", worker, str(p), bases] for p in (one, two)]
-        stack.enter_context(_servers(commands, env, tmp_path))
+        procs = stack.enter_context(_servers(commands, env, tmp_path))
         ana = _login(b1, "ana")
         w1 = stack.enter_context(_fresh(b1, ana))
         w2 = stack.enter_context(_fresh(b2, ana))
@@ -257,3 +266,18 @@ def test_a_cancel_on_one_process_stops_the_lane_running_on_the_other(
         assert len(oax.seen) == 2
         page = w1.get(again["result_url"])
         assert "Slow lane work W900" in page.text and done["run_id"] in page.text
+
+        # worker 1 dies mid-search: worker 2 reports the search failed once its beat is old
+        oax.gate.clear()
+        third = w1.post(LIVE, json={"q": "slow lane again", "provider": ["openalex"]}).json()
+        assert _until(lambda: len(oax.seen) == 3), "the lane never reached the provider"
+        procs[0].kill()
+        procs[0].wait(timeout=30)
+        t0 = time.monotonic()
+        dead = _poll(w2, third["id"], lambda v: v["final"])
+        assert dead["state"] == "failed" and dead["code"] == "live_stopped", dead
+        assert "server handling this search stopped" in dead["message"]
+        assert dead["lanes"][0]["status"] == "failed"
+        assert time.monotonic() - t0 < 60
+        events = _events(w2, third["id"])  # the stream ends too, with the same end
+        assert events[-1]["state"] == "failed"

@@ -169,7 +169,7 @@ def _select(conn: Connection, live_id: str, *, lock: bool = False) -> Any:
     return conn.execute(query).first()
 
 
-def _expire(conn: Connection, t: float, keep: float) -> None:
+def _expire(conn: Connection, t: float, keep: float, stale: float) -> None:
     """Delete every finished row older than ``keep`` and every row silent for as long
     beyond the stale bound (a dead worker's)."""
     conn.execute(
@@ -180,7 +180,7 @@ def _expire(conn: Connection, t: float, keep: float) -> None:
     conn.execute(
         sa.delete(live_searches).where(
             live_searches.c.state == "running",
-            live_searches.c.updated_at < t - keep - LIVE_STALE_SECONDS,
+            live_searches.c.updated_at < t - keep - stale,
         )
     )
 
@@ -207,7 +207,7 @@ def live_create(
     context_text = dump_json(dict(context or {}))
     with store.write() as conn:
         store.lock(conn, _LIVE_LOCK, owner)  # concurrent workers keep the bound exact
-        _expire(conn, t, keep)
+        _expire(conn, t, keep, stale)
         rows = conn.execute(
             sa.select(live_searches.c.id, live_searches.c.state, live_searches.c.updated_at)
             .where(live_searches.c.owner == owner)

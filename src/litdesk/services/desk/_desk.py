@@ -137,7 +137,9 @@ class Desk:
     listings: Listings = field(init=False)
 
     def __post_init__(self) -> None:
-        self.live = LiveRegistry(self.runtime.store)
+        self.live = LiveRegistry(
+            self.runtime.store, stale_seconds=self.runtime.settings.live_stale_seconds
+        )
         self.listings = Listings(self.runtime.store)
 
     @property

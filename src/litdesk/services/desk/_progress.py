@@ -5,8 +5,8 @@ The state is in the store (``live_searches``, issue 17), so every worker of a te
 serves a search's progress, its event stream and its cancel, whichever worker runs it. The
 worker running a search writes each lane's result and the end state, and while the lanes
 run it polls the cancel request (every :data:`POLL_SECONDS`) and beats (every
-:data:`BEAT_SECONDS`); a search whose worker has been silent for
-:data:`~litdesk.adapters.store.LIVE_STALE_SECONDS` is reported failed. Bounded per owner
+:data:`BEAT_SECONDS`); a search whose worker has been silent for the setting
+``live_stale_seconds`` is reported failed. Bounded per owner
 (:data:`MAX_LIVE`); finished searches are kept :data:`KEEP_SECONDS`. Each search is keyed
 by an unguessable id and carries its owner; a lookup by another owner is answered as if
 the id did not exist.
@@ -105,7 +105,7 @@ class ProgressView:
             row.code,
             row.run_id,
             row.version,
-            round(max(0.0, time.time() - row.started_at), 3),
+            round(max(0.0, (row.finished_at or time.time()) - row.started_at), 3),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -187,7 +187,7 @@ class LiveRegistry:
         self._limit = limit
         self._keep = keep_seconds
         self._poll = poll_seconds
-        self._beat = beat_seconds
+        self._beat = min(beat_seconds, stale_seconds / 4)  # several beats per stale bound
         self._stale = stale_seconds
 
     def __len__(self) -> int:
