@@ -225,6 +225,15 @@ class Settings(BaseSettings):
         default=80.0, gt=0, le=600, description="Seconds one AI-assistance model call may take."
     )
 
+    # --- live searches of the web search page ------------------------------------------
+    live_stale_seconds: float = Field(
+        default=30.0,
+        ge=1,
+        le=3600,
+        description="Seconds a running live search may go without its worker's heartbeat; "
+        "after that (the worker stopped) every worker reports the search as failed.",
+    )
+
     # --- background jobs and the web library page (web-library) ------------------------
     jobs_lease_seconds: float = Field(
         default=30.0,

@@ -102,7 +102,7 @@ def slow_server(settings: Any, tmp_path: Any) -> Iterator[Slow]:
                 try:
                     yield
                 finally:
-                    desk.live.close()
+                    await desk.live.aclose()
 
         app.router.lifespan_context = lifespan
         base = f"http://127.0.0.1:{port}"

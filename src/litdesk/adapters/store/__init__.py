@@ -36,6 +36,28 @@ from ._engine import (
 from ._gates import GateAnswer, give_back, take_gate
 from ._jobs import JobRow, JobsRepo
 from ._links import studies_by_keys
+from ._live import (
+    LISTING_MAX_AGE,
+    LISTINGS_PER_OWNER,
+    LIVE_KEEP_SECONDS,
+    LIVE_PER_OWNER,
+    LIVE_STALE_SECONDS,
+    LIVE_STOPPED,
+    MAX_LISTING_BYTES,
+    LiveRow,
+    LiveState,
+    count_listings,
+    count_live,
+    get_listing,
+    live_beat,
+    live_cancel,
+    live_create,
+    live_finish,
+    live_lane,
+    live_read,
+    live_should_stop,
+    remember_listing,
+)
 from ._recent import (
     RECENT_MAX_AGE,
     RECENT_PER_OWNER,
@@ -67,6 +89,26 @@ from ._search import (
 )
 
 __all__ = [
+    "LISTING_MAX_AGE",
+    "LISTINGS_PER_OWNER",
+    "LIVE_KEEP_SECONDS",
+    "LIVE_PER_OWNER",
+    "LIVE_STALE_SECONDS",
+    "LIVE_STOPPED",
+    "MAX_LISTING_BYTES",
+    "LiveRow",
+    "LiveState",
+    "count_listings",
+    "count_live",
+    "get_listing",
+    "live_beat",
+    "live_cancel",
+    "live_create",
+    "live_finish",
+    "live_lane",
+    "live_read",
+    "live_should_stop",
+    "remember_listing",
     "AssistDraftRow",
     "AssistReservation",
     "CallStatus",

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 __all__ = [
     "accounts",
     "allowances",
+    "citation_listings",
     "login_failures",
     "paper_savers",
     "sessions",
@@ -18,6 +19,7 @@ __all__ = [
     "study_members",
     "evidence",
     "imports",
+    "live_searches",
     "metadata",
     "notes",
     "paper_keys",
@@ -316,4 +318,38 @@ recent_runs = sa.Table(
     sa.Column("run", sa.Text, nullable=False),
     sa.Column("seen_at", sa.Float, nullable=False, index=True),
     sa.Index("ix_recent_runs_owner_seen", "owner", "seen_at"),
+)
+
+#: live searches (migration 0009): lanes, end state and cancel request of each search the
+#: search page follows, so any worker serves its progress and its cancel; finished rows
+#: expire (``_live``). Times are epoch seconds.
+live_searches = sa.Table(
+    "live_searches",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("owner", sa.String(200), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("lanes", sa.Text, nullable=False),
+    sa.Column("message", sa.Text, nullable=False),
+    sa.Column("code", sa.String(80), nullable=False),
+    sa.Column("run_id", sa.String(100), nullable=True),
+    sa.Column("context", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("cancel_requested", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("started_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False, index=True),
+    sa.Column("finished_at", sa.Float, nullable=True),
+    sa.Index("ix_live_searches_owner_started", "owner", "started_at"),
+)
+
+#: citation lists a page showed (migration 0009), so saving chosen works refers to records
+#: litdesk retrieved, whichever worker showed the list: bounded per owner and by age
+citation_listings = sa.Table(
+    "citation_listings",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("owner", sa.String(200), nullable=False),
+    sa.Column("papers", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False, index=True),
+    sa.Index("ix_citation_listings_owner_created", "owner", "created_at"),
 )

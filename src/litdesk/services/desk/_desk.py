@@ -131,9 +131,16 @@ class Desk:
     # validated saved papers by id with their stored text, reused while the text is unchanged
     _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    # searches the search page follows live, and citation listings shown for saving
-    live: LiveRegistry = field(default_factory=LiveRegistry)
-    listings: Listings = field(default_factory=Listings)
+    # searches the search page follows live, and citation listings shown for saving (both
+    # in the store; one registry per runtime, shared by the owners' desks)
+    live: LiveRegistry = field(init=False)
+    listings: Listings = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.live = LiveRegistry(
+            self.runtime.store, stale_seconds=self.runtime.settings.live_stale_seconds
+        )
+        self.listings = Listings(self.runtime.store)
 
     @property
     def settings(self) -> Settings:
@@ -148,8 +155,11 @@ class Desk:
         return Workspace(self.store, owner=self.owner)
 
     def for_owner(self, owner: str) -> Desk:
-        """A desk over the same runtime acting as ``owner`` (whose recent runs it reads)."""
-        return Desk(self.runtime, owner)
+        """A desk over the same runtime acting as ``owner`` (whose recent runs it reads),
+        sharing this desk's live searches (those this process runs stop with it)."""
+        desk = Desk(self.runtime, owner)
+        desk.live = self.live
+        return desk
 
     # --- search ------------------------------------------------------------------------
 
@@ -616,4 +626,4 @@ async def open_desk(
         try:
             yield desk
         finally:
-            desk.live.close()  # running live searches stop before the transport closes
+            await desk.live.aclose()  # running live searches stop before the transport closes

@@ -1,46 +1,55 @@
 """Citation listings shown on the citation browser, remembered so that saving chosen works
 refers to records litdesk itself retrieved (a client never sends paper records).
 
-In memory, bounded (:data:`MAX_LISTINGS`, oldest dropped first) and per process: enough
-for single-user mode; team mode (issue 17) moves it to the store. Each listing is keyed by
-an unguessable id and carries its owner; another owner's lookup is answered as "not open".
+In the store (``citation_listings``, issue 17), so a list one worker of a team server showed
+is saved from on any other: bounded per owner (:data:`MAX_LISTINGS`, oldest dropped first),
+by age (:data:`LISTING_MAX_AGE`) and by size. Each listing is keyed by an unguessable id and
+carries its owner; another owner's lookup is answered as "not open". Blocking (store I/O):
+call from a thread.
 """
 
 from __future__ import annotations
 
-import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Final
 
-from litdesk._errors import NotFoundError
-from litdesk.core.records import Paper
+from litdesk.adapters.store import (
+    LISTING_MAX_AGE,
+    LISTINGS_PER_OWNER,
+    Store,
+    get_listing,
+    remember_listing,
+)
+from litdesk.core.records import Paper, read_paper
 
-__all__ = ["MAX_LISTINGS", "Listings"]
+__all__ = ["LISTING_MAX_AGE", "MAX_LISTINGS", "Listings"]
 
-MAX_LISTINGS: Final = 200
+MAX_LISTINGS: Final = LISTINGS_PER_OWNER
 
 
 class Listings:
-    def __init__(self, *, limit: int = MAX_LISTINGS) -> None:
-        self._items: OrderedDict[str, tuple[str, dict[str, Paper]]] = OrderedDict()
+    def __init__(
+        self, store: Store, *, limit: int = MAX_LISTINGS, max_age: float = LISTING_MAX_AGE
+    ) -> None:
+        self.store = store
         self._limit = limit
-        self._lock = threading.Lock()  # store methods run in the face's thread pool
+        self._max_age = max_age
 
     def remember(self, owner: str, papers: Sequence[Paper]) -> str:
-        key = secrets.token_urlsafe(18)
-        with self._lock:
-            self._items[key] = (owner, {p.id: p for p in papers})
-            while len(self._items) > self._limit:
-                self._items.popitem(last=False)
-        return key
+        """Keep the papers a page shows ``owner``; their listing's id."""
+        return remember_listing(
+            self.store,
+            owner,
+            [p.to_dict() for p in papers],
+            keep=self._limit,
+            max_age=self._max_age,
+        )
 
     def papers(self, key: str, owner: str) -> dict[str, Paper]:
-        with self._lock:
-            item = self._items.get(key)
-        if item is None or not secrets.compare_digest(item[0], owner):
-            raise NotFoundError(
-                "that citation list is no longer open here; show it again", code="listing_not_open"
-            )
-        return item[1]
+        """The papers of ``owner``'s listing ``key`` by id (``listing_not_open`` when it is
+        another owner's, expired or unknown)."""
+        out: dict[str, Paper] = {}
+        for document in get_listing(self.store, owner, key, max_age=self._max_age):
+            paper = read_paper(document)  # stored data is validated on every read
+            out[paper.id] = paper
+        return out

@@ -1,13 +1,20 @@
 """Live progress of searches: each running search's lanes (status, totals, message) as
 they start and finish, its end state, and cancellation.
 
-The registry is in memory, bounded (:data:`MAX_LIVE` searches, finished ones kept for
-:data:`KEEP_SECONDS`) and per process, which is enough for single-user mode. Team mode
-(issue 17) moves it to the store so that every worker process sees every search. Each
-search is keyed by an unguessable id and carries its owner; a lookup by another owner is
-answered as if the id did not exist. Like the searches it follows, the registry belongs to
-the event loop: call it from the loop's thread only (a face's async handlers), never from a
-worker thread.
+The state is in the store (``live_searches``, issue 17), so every worker of a team server
+serves a search's progress, its event stream and its cancel, whichever worker runs it. The
+worker running a search writes each lane's result and the end state, and while the lanes
+run it polls the cancel request (every :data:`POLL_SECONDS`) and beats (every
+:data:`BEAT_SECONDS`); a search whose worker has been silent for the setting
+``live_stale_seconds`` is reported failed. Bounded per owner
+(:data:`MAX_LIVE`); finished searches are kept :data:`KEEP_SECONDS`. Each search is keyed
+by an unguessable id and carries its owner; a lookup by another owner is answered as if
+the id did not exist.
+
+A search running in this process is also known to the registry (its task and a change
+event): cancel stops its lanes at once and a watcher here wakes on each change instead of
+at its next poll — an optimisation only; every answer comes from the store. The registry
+belongs to the event loop: call its async methods from the loop's thread.
 """
 
 from __future__ import annotations
@@ -15,33 +22,52 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from litdesk._errors import LitdeskError, NotFoundError, RefusedError
+from litdesk._errors import LitdeskError
+from litdesk.adapters.store import (
+    LIVE_KEEP_SECONDS,
+    LIVE_PER_OWNER,
+    LIVE_STALE_SECONDS,
+    LiveRow,
+    LiveState,
+    Store,
+    live_beat,
+    live_cancel,
+    live_create,
+    live_finish,
+    live_lane,
+    live_read,
+    live_should_stop,
+)
 from litdesk.core.runs import LaneResult
 
-from ._views import SearchView
-
 __all__ = [
+    "BEAT_SECONDS",
     "KEEP_SECONDS",
     "MAX_LIVE",
+    "POLL_SECONDS",
     "LiveRegistry",
     "LiveSearch",
     "ProgressView",
 ]
 
-MAX_LIVE: Final = 100
-KEEP_SECONDS: Final = 600.0
-State = Literal["running", "done", "failed", "cancelled"]
+MAX_LIVE: Final = LIVE_PER_OWNER
+KEEP_SECONDS: Final = LIVE_KEEP_SECONDS
+#: how often a watcher reads the store, and the running worker reads the cancel request
+POLL_SECONDS: Final = 0.25
+#: how often the running worker records that it is alive
+BEAT_SECONDS: Final = 2.0
+#: longest a closing desk waits for its searches to record their end
+CLOSE_SECONDS: Final = 5.0
+CANCELLED: Final = "The search was cancelled; its lanes were stopped."
 _log = logging.getLogger(__name__)
 
 
-def _lane_dict(lane: LaneResult) -> dict[str, Any]:
+def lane_dict(lane: LaneResult) -> dict[str, Any]:
     return {
         "lane": lane.lane,
         "provider": lane.provider,
@@ -52,74 +78,12 @@ def _lane_dict(lane: LaneResult) -> dict[str, Any]:
     }
 
 
-@dataclass(slots=True)
-class LiveSearch:
-    """One search the page follows: planned lanes first ("running"), then each lane's
-    result as it finishes, then the end state with the run id (or the failure)."""
-
-    id: str
-    owner: str
-    lanes: list[dict[str, Any]]
-    state: State = "running"
-    message: str = ""
-    code: str = ""
-    run_id: str | None = None
-    result: SearchView | None = None  # the finished search's view
-    version: int = 0
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    task: asyncio.Task[None] | None = None
-    _changed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def touch(self) -> None:
-        self.version += 1
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    def lane_done(self, lane: LaneResult) -> None:
-        """A lane finished: its row takes the result (rows are matched by lane name)."""
-        row = _lane_dict(lane)
-        for i, old in enumerate(self.lanes):
-            if old["lane"] == lane.lane:
-                self.lanes[i] = row
-                break
-        else:
-            self.lanes.append(row)
-        self.touch()
-
-    def end(self, state: State, *, message: str = "", code: str = "") -> None:
-        if self.state != "running":
-            return
-        self.state = state
-        self.message = message
-        self.code = code
-        self.finished = time.monotonic()
-        if state == "cancelled":
-            for row in self.lanes:
-                if row["status"] == "running":
-                    row["status"] = "cancelled"
-                    row["message"] = "stopped: the search was cancelled"
-        self.touch()
-
-    def view(self) -> ProgressView:
-        return ProgressView(
-            self.id,
-            self.state,
-            [dict(row) for row in self.lanes],
-            self.message,
-            self.code,
-            self.run_id,
-            self.version,
-            round(time.monotonic() - self.started, 3),
-        )
-
-
 @dataclass(frozen=True, slots=True)
 class ProgressView:
     """What the page shows while (and after) a search runs."""
 
     id: str
-    state: State
+    state: LiveState
     lanes: list[dict[str, Any]]
     message: str
     code: str
@@ -130,6 +94,19 @@ class ProgressView:
     @property
     def final(self) -> bool:
         return self.state != "running"
+
+    @classmethod
+    def of(cls, row: LiveRow) -> ProgressView:
+        return cls(
+            row.id,
+            row.state,
+            [dict(lane) for lane in row.lanes],
+            row.message,
+            row.code,
+            row.run_id,
+            row.version,
+            round(max(0.0, (row.finished_at or time.time()) - row.started_at), 3),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -146,88 +123,202 @@ class ProgressView:
         }
 
 
-class LiveRegistry:
-    """The bounded set of live searches of one process (see the module text)."""
+@dataclass(slots=True)
+class LiveSearch:
+    """The running side of one search: ``work`` reports each finished lane with
+    :meth:`lane_done` and sets :attr:`run_id` (the kept run) and :attr:`final_lanes`. Lane writes go to the
+    store in order, off the event loop."""
 
-    def __init__(self, *, limit: int = MAX_LIVE, keep_seconds: float = KEEP_SECONDS) -> None:
-        self._items: OrderedDict[str, LiveSearch] = OrderedDict()
+    id: str
+    owner: str
+    store: Store
+    run_id: str | None = None
+    final_lanes: list[dict[str, Any]] | None = None  # the finished run's lanes
+    task: asyncio.Task[None] | None = None
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _last: asyncio.Task[None] | None = None
+
+    def notify(self) -> None:
+        """Wake the watchers of this process (they read the store again)."""
+        old, self.changed = self.changed, asyncio.Event()
+        old.set()
+
+    def lane_done(self, lane: LaneResult) -> None:
+        """A lane finished: its row takes the result (rows are matched by lane name)."""
+        self._last = asyncio.get_running_loop().create_task(
+            self._write(lane_dict(lane), self._last)
+        )
+
+    async def _write(self, row: dict[str, Any], previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(previous)
+        try:
+            await asyncio.to_thread(live_lane, self.store, self.id, row)
+        except LitdeskError as exc:  # the end state still tells the page; the log the rest
+            _log.warning("live search %s: a lane was not recorded: %s", self.id[:8], exc.code)
+        self.notify()
+
+    async def flush(self) -> None:
+        """Wait until every lane reported so far is in the store."""
+        if self._last is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(self._last)
+
+
+Work = Callable[[LiveSearch], Coroutine[Any, Any, None]]
+
+
+class LiveRegistry:
+    """The live searches of a store, and the ones this process runs (see the module text)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        limit: int = MAX_LIVE,
+        keep_seconds: float = KEEP_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+        beat_seconds: float = BEAT_SECONDS,
+        stale_seconds: float = LIVE_STALE_SECONDS,
+    ) -> None:
+        self.store = store
+        self._local: dict[str, LiveSearch] = {}
         self._limit = limit
         self._keep = keep_seconds
+        self._poll = poll_seconds
+        self._beat = min(beat_seconds, stale_seconds / 4)  # several beats per stale bound
+        self._stale = stale_seconds
 
     def __len__(self) -> int:
-        return len(self._items)
+        """Searches running in this process."""
+        return len(self._local)
 
-    def _prune(self) -> None:
-        now = time.monotonic()
-        for key in [k for k, s in self._items.items() if s.finished is not None]:
-            item = self._items[key]
-            if item.finished is not None and now - item.finished > self._keep:
-                del self._items[key]
-        while len(self._items) >= self._limit:
-            oldest = next((k for k, s in self._items.items() if s.state != "running"), None)
-            if oldest is None:
-                raise RefusedError(
-                    f"{self._limit} searches are running already; wait for one or cancel one",
-                    code="live_full",
-                )
-            del self._items[oldest]
-
-    def start(
+    async def start(
         self,
         owner: str,
         lanes: list[dict[str, Any]],
-        work: Callable[[LiveSearch], Coroutine[Any, Any, None]],
-    ) -> LiveSearch:
-        """Register a search and start ``work`` (which records lanes and the result on the
-        entry) as a task of the running loop."""
-        self._prune()
-        item = LiveSearch(secrets.token_urlsafe(24), owner, lanes)
-        self._items[item.id] = item
+        work: Work,
+        *,
+        context: Mapping[str, Any] | None = None,
+    ) -> ProgressView:
+        """Record a search (``running``) and start ``work`` as a task of the running loop."""
+        row = await asyncio.to_thread(
+            live_create,
+            self.store,
+            owner,
+            lanes,
+            context=context,
+            limit=self._limit,
+            keep=self._keep,
+            stale=self._stale,
+        )
+        item = LiveSearch(row.id, owner, self.store)
+        self._local[row.id] = item
         item.task = asyncio.get_running_loop().create_task(self._run(item, work))
-        return item
+        return ProgressView.of(row)
 
-    @staticmethod
-    async def _run(
-        item: LiveSearch, work: Callable[[LiveSearch], Coroutine[Any, Any, None]]
-    ) -> None:
+    async def _run(self, item: LiveSearch, work: Work) -> None:
+        task = item.task
+        monitor = asyncio.get_running_loop().create_task(self._monitor(item, task))
+        end: tuple[LiveState, str, str] = ("done", "", "")
         try:
             await work(item)
         except asyncio.CancelledError:
-            item.end("cancelled", message="The search was cancelled; its lanes were stopped.")
+            end = ("cancelled", CANCELLED, "")
         except LitdeskError as exc:
-            item.end("failed", message=exc.message, code=exc.code)
+            end = ("failed", exc.message, exc.code)
         except Exception:  # noqa: BLE001 - a background task: the page is told, the log has the rest
             _log.exception("live search %s failed", item.id[:8])
-            item.end("failed", message="the search failed unexpectedly", code="internal")
-
-    def get(self, live_id: str, owner: str) -> LiveSearch:
-        item = self._items.get(live_id)
-        if item is None or not secrets.compare_digest(item.owner, owner):
-            raise NotFoundError(
-                "that live search is not open here (finished long ago, or never started)",
-                code="live_not_found",
+            end = ("failed", "the search failed unexpectedly", "internal")
+        finally:
+            monitor.cancel()
+        await item.flush()
+        state, message, code = end
+        try:
+            await asyncio.to_thread(
+                live_finish,
+                self.store,
+                item.id,
+                state,
+                message=message,
+                code=code,
+                run_id=item.run_id if state == "done" else None,
+                lanes=item.final_lanes if state == "done" else None,
             )
-        return item
+        except LitdeskError as exc:  # the row goes stale: another reader reports it failed
+            _log.warning("live search %s: its end was not recorded: %s", item.id[:8], exc.code)
+        finally:
+            self._local.pop(item.id, None)
+            item.notify()
+
+    async def _monitor(self, item: LiveSearch, task: asyncio.Task[None] | None) -> None:
+        """While the lanes run: stop them when a cancel is requested (from any worker), and
+        beat so that other workers know this one is alive."""
+        beat_at = time.monotonic() + self._beat
+        while True:
+            await asyncio.sleep(self._poll)
+            try:
+                if time.monotonic() >= beat_at:
+                    beat_at = time.monotonic() + self._beat
+                    stop = await asyncio.to_thread(live_beat, self.store, item.id)
+                else:
+                    stop = await asyncio.to_thread(live_should_stop, self.store, item.id)
+            except LitdeskError as exc:
+                _log.warning("live search %s: the store did not answer: %s", item.id[:8], exc.code)
+                continue
+            if stop:
+                if task is not None:
+                    task.cancel()
+                return
+
+    def get(self, live_id: str, owner: str) -> LiveRow:
+        """The stored search (blocking: call from a thread, or through :meth:`read`)."""
+        return live_read(self.store, live_id, owner, stale=self._stale)
+
+    async def read(self, live_id: str, owner: str) -> ProgressView:
+        return ProgressView.of(await asyncio.to_thread(self.get, live_id, owner))
 
     async def watch(self, live_id: str, owner: str, after: int, timeout: float) -> ProgressView:
-        """The search's state once its version passes ``after`` (or at ``timeout``)."""
-        item = self.get(live_id, owner)
-        if item.version <= after and item.state == "running":
-            changed = item._changed
-            with contextlib.suppress(TimeoutError):  # no change: the caller keeps alive
-                await asyncio.wait_for(changed.wait(), timeout)
-        return item.view()
+        """The search's state once its version passes ``after`` or it is final (or at
+        ``timeout``), read from the store every :data:`POLL_SECONDS` (at once on a change
+        of a search this process runs)."""
+        ends = time.monotonic() + timeout
+        while True:
+            local = self._local.get(live_id)
+            changed = local.changed if local is not None else None
+            row = await asyncio.to_thread(self.get, live_id, owner)
+            left = ends - time.monotonic()
+            if row.version > after or row.final or left <= 0:
+                return ProgressView.of(row)
+            wait = min(self._poll, left)
+            if changed is None:
+                await asyncio.sleep(wait)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), wait)
 
-    def cancel(self, live_id: str, owner: str) -> ProgressView:
-        """Cancel a running search (its lanes stop); a finished one is left as it is."""
-        item = self.get(live_id, owner)
-        if item.state == "running" and item.task is not None:
-            item.task.cancel()
-            item.end("cancelled", message="The search was cancelled; its lanes were stopped.")
-        return item.view()
+    async def cancel(self, live_id: str, owner: str) -> ProgressView:
+        """Cancel a running search: it shows ``cancelled`` at once; its lanes stop here at
+        once, on another worker when that worker next polls. A finished one is left as it
+        is."""
+        row = await asyncio.to_thread(live_cancel, self.store, live_id, owner)
+        local = self._local.get(live_id)
+        if local is not None and local.task is not None and not local.task.done():
+            local.task.cancel()
+            local.notify()
+        return ProgressView.of(row)
 
     def close(self) -> None:
-        """Cancel every running search (the desk is closing)."""
-        for item in self._items.values():
+        """Cancel every search this process runs (the desk is closing)."""
+        for item in list(self._local.values()):
             if item.task is not None and not item.task.done():
                 item.task.cancel()
+
+    async def aclose(self, timeout: float = CLOSE_SECONDS) -> None:
+        """Cancel every search this process runs and wait (a bounded time) until each has
+        recorded its end, so that no other worker waits for a beat that never comes."""
+        tasks = [i.task for i in self._local.values() if i.task is not None]
+        self.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)

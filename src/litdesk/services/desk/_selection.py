@@ -6,6 +6,7 @@ each paper's failure beside the successes."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -208,7 +209,8 @@ async def listed_citations(
     if mode not in MODES:
         raise DeskInputError(f"mode is one of {', '.join(MODES)}", code="mode")
     view = await citation_browser(desk, mode, ids, page=page)
-    return view, desk.listings.remember(desk.owner, view.result.papers)
+    key = await asyncio.to_thread(desk.listings.remember, desk.owner, view.result.papers)
+    return view, key
 
 
 def save_citations(

@@ -147,7 +147,7 @@ async def search_page(
     request: Request, desk: DeskDep, params: Annotated[PageParams, Query()]
 ) -> Response:
     data: dict[str, Any] = {"form": _form_state(params), "result": None, "error": None}
-    shown = _finished_live(desk, params.live) if params.live else None
+    shown = await run_in_threadpool(_finished_live, desk, params.live) if params.live else None
     if shown is not None:  # the live search the page followed ends in the same view
         data["result"] = shown
         data["studies"] = shown["studies"]
@@ -169,7 +169,7 @@ async def search_page(
 
 def _finished_live(desk: Desk, live_id: str) -> dict[str, Any] | None:
     """A finished live search's result view; ``None`` (the search runs again as an
-    ordinary one) when it is no longer open here or did not finish."""
+    ordinary one) when it is no longer open or did not finish (or kept no run)."""
     try:
         view = live_result(desk, live_id)
     except NotFoundError:
@@ -209,14 +209,13 @@ STREAM_SECONDS: Final = 20.0
 async def live_start(desk: DeskDep, params: SearchParams) -> dict[str, Any]:
     if not params.q.strip():
         raise InputError("type a query", code="empty")
-    view = start_search(desk, params.form()).to_dict()
+    view = (await start_search(desk, params.form())).to_dict()
     return view | {"result_url": _query(params, live=view["id"])}
 
 
 @api.get("/search/live/{live_id}", summary="A live search's lanes and state now")
 async def live_state(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
-    # async (on the event loop, as the searches are): the registry is not for threads
-    return search_progress(desk, live_id).to_dict()
+    return (await run_in_threadpool(search_progress, desk, live_id)).to_dict()
 
 
 @api.get(
@@ -225,7 +224,8 @@ async def live_state(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
     response_class=StreamingResponse,
 )
 async def live_events(desk: DeskDep, live_id: LiveId) -> StreamingResponse:
-    search_progress(desk, live_id)  # an unknown id (or another owner's) is a 404 here
+    # an unknown id (or another owner's) is a 404 here
+    await run_in_threadpool(search_progress, desk, live_id)
 
     async def stream() -> AsyncIterator[str]:
         after = -1
@@ -252,7 +252,7 @@ async def live_events(desk: DeskDep, live_id: LiveId) -> StreamingResponse:
 
 @api.post("/search/live/{live_id}/cancel", summary="Cancel a live search (its lanes stop)")
 async def live_cancel(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
-    return cancel_search(desk, live_id).to_dict()
+    return (await cancel_search(desk, live_id)).to_dict()
 
 
 # --- selection ------------------------------------------------------------------------------
