@@ -105,3 +105,30 @@ def test_link_needs_an_issuer(team_store: Store, team_settings: Settings) -> Non
     with pytest.raises(InputError) as no_issuer:
         accounts.link("ana", "sub-1")
     assert no_issuer.value.code == "no_issuer"
+
+
+@pytest.mark.parametrize(
+    ("over", "code"),
+    [
+        ({"oidc_issuer": "https://login.lab.example"}, "oidc_not_configured"),
+        ({"oidc_client_id": "litdesk"}, "oidc_not_configured"),
+        ({"oidc_issuer": "http://login.lab.example", "oidc_client_id": "x"}, "oidc_insecure"),
+    ],
+)
+def test_a_team_server_refuses_unusable_sso_settings(
+    tmp_settings: Settings, over: dict[str, str], code: str
+) -> None:
+    from litdesk._errors import ConfigError
+    from litdesk.services.accounts import prepare_team_store
+
+    with pytest.raises(ConfigError) as refused:
+        prepare_team_store(tmp_settings.model_copy(update=over))
+    assert refused.value.code == code
+
+
+def test_loopback_sso_settings_pass(tmp_settings: Settings) -> None:
+    from litdesk.services.accounts import check_sso_settings
+
+    check_sso_settings(tmp_settings)  # off
+    on = {"oidc_issuer": "http://127.0.0.1:9/realm", "oidc_client_id": "x"}
+    check_sso_settings(tmp_settings.model_copy(update=on))

@@ -15,7 +15,15 @@ from ._service import (
     open_accounts,
 )
 from ._sharing import HistoryView, MembersView, Sharing
-from ._sso import FLOW_SECONDS, NO_PASSWORD, SingleSignOn, SsoFailed, SsoStart, sso_configured
+from ._sso import (
+    FLOW_SECONDS,
+    NO_PASSWORD,
+    SingleSignOn,
+    SsoFailed,
+    SsoStart,
+    check_sso_settings,
+    sso_configured,
+)
 
 __all__ = [
     "FLOW_SECONDS",
@@ -24,6 +32,7 @@ __all__ = [
     "SingleSignOn",
     "SsoFailed",
     "SsoStart",
+    "check_sso_settings",
     "sso_configured",
     "USERNAME",
     "AccountView",

@@ -41,6 +41,7 @@ __all__ = [
     "SingleSignOn",
     "SsoFailed",
     "SsoStart",
+    "check_sso_settings",
     "sso_configured",
 ]
 
@@ -69,6 +70,24 @@ class SsoStart:
 
 def sso_configured(settings: Settings) -> bool:
     return bool(settings.oidc_issuer and settings.oidc_client_id)
+
+
+def check_sso_settings(settings: Settings) -> None:
+    """Before a team server starts: single sign-on is either off or has both the issuer and
+    the client id, an issuer URL that is https (plain http only on loopback) and well-formed
+    allowed hosts (no network call)."""
+    if bool(settings.oidc_issuer) != bool(settings.oidc_client_id):
+        raise ConfigError(
+            "single sign-on needs both LITDESK_OIDC_ISSUER and LITDESK_OIDC_CLIENT_ID",
+            code="oidc_not_configured",
+        )
+    if sso_configured(settings):
+        OidcClient(
+            str(settings.oidc_issuer),
+            str(settings.oidc_client_id),
+            settings.oidc_client_secret,
+            allowed_hosts=settings.oidc_allowed_hosts,
+        )
 
 
 def _address_scope(address: str) -> str:
