@@ -376,3 +376,49 @@ def test_started_on_one_server_finished_on_another(
                     assert token
             with httpx.Client(base_url=public, timeout=60, cookies={"ld_session": token}) as a:
                 assert a.get("/api/v1/auth/me").json()["username"] == "ana"
+
+
+def test_a_refused_client_secret_is_never_echoed(
+    tmp_settings: Settings,
+    tmp_path: Path,
+    cassette: Path,
+    provider: Provider,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from pydantic import SecretStr
+
+    caplog.set_level(logging.DEBUG)
+    wrong = "wrong-secret-" + "w" * 30
+    settings = _sso_settings(
+        tmp_settings,
+        f"sqlite:///{tmp_path / 't.sqlite3'}",
+        provider,
+        oidc_client_secret=SecretStr(wrong),
+    )
+    add_accounts(settings, "ana")
+    _link(settings, "ana", "sub-ana")
+    with _server(settings, cassette, provider) as server, server.client() as c:
+        r = _sign_in(server, provider, c)
+        _refused(r, 502, "invalid_client")
+        assert wrong not in r.text and wrong not in str(r.headers)
+    assert ("/token", True) in [(p, a) for p, a, _ in provider.seen]  # it was sent there
+    assert wrong not in caplog.text
+
+
+def test_behind_https_the_pre_login_cookie_is_secure(
+    tmp_settings: Settings, tmp_path: Path, cassette: Path, provider: Provider
+) -> None:
+    public = "https://litdesk.lab.example"
+    settings = _sso_settings(
+        tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider, team_public_origin=public
+    )
+    with team_server(settings, cassette) as server, server.client() as c:
+        r = c.get("/login/oidc", headers={"host": "litdesk.lab.example"}, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        flow = [h.lower() for h in r.headers.get_list("set-cookie") if h.startswith("ld_oidc=")]
+        assert len(flow) == 1 and "secure" in flow[0] and "httponly" in flow[0]
+        # the redirect URI registered at the provider: <public origin>/login/oidc/callback
+        sent = httpx.URL(r.headers["location"]).params
+        assert sent["redirect_uri"] == public + "/login/oidc/callback"
+        assert sent["client_id"] == CLIENT_ID and sent["code_challenge_method"] == "S256"
+        assert len(sent["state"]) >= 43 and len(sent["nonce"]) >= 43

@@ -4,6 +4,7 @@ logins, single sign-on through OpenID Connect, Study roles and a Study's history
 
 from ._health import Readiness, prepare_team_store, readiness
 from ._service import (
+    NO_PASSWORD,
     USERNAME,
     Accounts,
     AccountView,
@@ -17,7 +18,6 @@ from ._service import (
 from ._sharing import HistoryView, MembersView, Sharing
 from ._sso import (
     FLOW_SECONDS,
-    NO_PASSWORD,
     SingleSignOn,
     SsoFailed,
     SsoStart,

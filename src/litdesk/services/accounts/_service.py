@@ -38,6 +38,7 @@ __all__ = [
     "IdentityView",
     "LoginFailed",
     "LoginThrottled",
+    "NO_PASSWORD",
     "Session",
     "hash_token",
     "new_session",
@@ -46,6 +47,8 @@ __all__ = [
 
 #: advisory-lock namespace of the login throttle (PostgreSQL; SQLite writes are serial)
 _THROTTLE_LOCK: Final = 1_909_102_017
+#: the password hash of an account made by single sign-on: no password verifies against it
+NO_PASSWORD: Final = "!sso-only"
 USERNAME: Final = re.compile(r"^[a-z0-9][a-z0-9._-]{1,79}$")
 
 
@@ -275,7 +278,7 @@ class Accounts:
                 "too many failed logins; try again later",
                 retry_after=self.settings.login_window_seconds,
             )
-        if row is None or row.disabled:
+        if row is None or row.disabled or row.password_hash == NO_PASSWORD:
             waste_time(password)
             ok = False
         else:

@@ -33,11 +33,10 @@ from litdesk.adapters.store import _accounts as acc
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
-from ._service import USERNAME, LoginThrottled, Session, new_session
+from ._service import NO_PASSWORD, USERNAME, LoginThrottled, Session, new_session
 
 __all__ = [
     "FLOW_SECONDS",
-    "NO_PASSWORD",
     "SingleSignOn",
     "SsoFailed",
     "SsoStart",
@@ -47,8 +46,6 @@ __all__ = [
 
 #: how long a started sign-in may take to come back (seconds)
 FLOW_SECONDS: Final = 600
-#: the password hash of an account made by single sign-on: no password verifies against it
-NO_PASSWORD: Final = "!sso-only"
 _CREATE_LOCK: Final = 1_909_102_019
 _STATE: Final = re.compile(r"^[A-Za-z0-9_-]{20,128}$")
 
