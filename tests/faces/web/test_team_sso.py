@@ -422,3 +422,75 @@ def test_behind_https_the_pre_login_cookie_is_secure(
         assert sent["redirect_uri"] == public + "/login/oidc/callback"
         assert sent["client_id"] == CLIENT_ID and sent["code_challenge_method"] == "S256"
         assert len(sent["state"]) >= 43 and len(sent["nonce"]) >= 43
+
+
+def test_sign_ins_across_two_worker_processes(
+    request: pytest.FixtureRequest,
+    tmp_settings: Settings,
+    tmp_path: Path,
+    cassette: Path,
+    provider: Provider,
+) -> None:
+    """``litdesk serve --team --workers 2`` as a real process: each step of a sign-in on a
+    new connection (either worker may answer either step), every sign-in succeeds, both
+    workers took part, and the secret and the codes are in no log line of the server."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.faces.web.test_team_workers import _wait
+
+    url = _database(request, tmp_path, "postgres")
+    settings = tmp_settings.model_copy(update={"database_url": url})
+    add_accounts(settings, "ana")
+    _link(settings.model_copy(update={"oidc_issuer": provider.issuer}), "ana", "sub-ana")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    provider.redirect_uris.add(base + "/login/oidc/callback")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    env |= {
+        "LITDESK_DATA_DIR": str(tmp_path / "data"),
+        "LITDESK_DATABASE_URL": url,
+        "LITDESK_OIDC_ISSUER": provider.issuer,
+        "LITDESK_OIDC_CLIENT_ID": CLIENT_ID,
+        "LITDESK_OIDC_CLIENT_SECRET": CLIENT_SECRET,
+    }
+    log = tmp_path / "server.log"
+    codes: list[str] = []
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve",
+             "--team", "--workers", "2", "--port", str(port), "--replay", str(cassette)],
+            env=env,
+            stderr=sink,
+        )  # fmt: skip
+        try:
+            _wait(base, proc, log)
+
+            def sign_in(_: int) -> str:
+                with httpx.Client(base_url=base, timeout=60) as first:
+                    callback = _start(first, provider)
+                    flow = first.cookies.get("ld_oidc") or ""
+                codes.append(httpx.URL(callback).params["code"])
+                # a new connection for the callback: the kernel hands it to either worker
+                with httpx.Client(timeout=60, cookies={"ld_oidc": flow}) as second:
+                    r = second.get(callback, follow_redirects=False)
+                    assert r.status_code == 303, r.text
+                    token = r.cookies.get("ld_session") or ""
+                with httpx.Client(base_url=base, timeout=60, cookies={"ld_session": token}) as c:
+                    return str(c.get("/api/v1/auth/me").json()["username"])
+
+            with ThreadPoolExecutor(max_workers=6) as pool:
+                assert list(pool.map(sign_in, range(12))) == ["ana"] * 12
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+    text = log.read_text()
+    assert CLIENT_SECRET not in text and not any(code in text for code in codes)
+    lines = [json.loads(x) for x in text.splitlines() if x.startswith("{")]
+    steps = [x for x in lines if x["path"].startswith("/login/oidc")]
+    assert len(steps) == 24 and all(x["status"] == 303 for x in steps)
+    assert len({x["pid"] for x in steps}) == 2  # both workers took part
