@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import httpx
 from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
@@ -76,7 +76,7 @@ class TokenAnswer:
     access_token: str | None
 
 
-def _port(parts: Any) -> int:
+def _port(parts: SplitResult) -> int:
     try:
         port = parts.port
     except ValueError:
