@@ -301,6 +301,58 @@ class Settings(BaseSettings):
         "provider requests from (set by `litdesk serve --replay`; tests and benchmarks).",
     )
 
+    # --- single sign-on through OpenID Connect (issue 17; team server) ---------------------
+    oidc_issuer: str | None = Field(
+        default=None,
+        max_length=500,
+        pattern=r"^https?://[^\s?#]{1,490}$",
+        description="OpenID Connect issuer URL (exactly as the provider's discovery document "
+        "names it, e.g. https://login.lab.example/realms/lab); setting it with the client id "
+        "shows 'Sign in with …' on the team server's login page. https unless loopback.",
+    )
+    oidc_client_id: str | None = Field(
+        default=None,
+        max_length=500,
+        description="The client id litdesk is registered under at the OpenID provider.",
+    )
+    oidc_client_secret: SecretStr | None = Field(
+        default=None,
+        description="The client secret of that registration (environment only); sent only to "
+        "the provider's token endpoint, never logged.",
+    )
+    oidc_scopes: str = Field(
+        default="openid email profile",
+        pattern=r"^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$",
+        max_length=500,
+        description="Space-separated scopes asked for at sign-in ('openid' is always added).",
+    )
+    oidc_display_name: str = Field(
+        default="single sign-on",
+        min_length=1,
+        max_length=60,
+        description="The provider's name on the login page's button ('Sign in with <name>').",
+    )
+    oidc_create_accounts: bool = Field(
+        default=False,
+        description="Create an account for an identity no account is linked to (its e-mail "
+        "must be verified, and in oidc_email_domains when that is set); default: refused, "
+        "an administrator links it with `litdesk user link`.",
+    )
+    oidc_email_domains: str = Field(
+        default="",
+        max_length=2_000,
+        pattern=r"^[A-Za-z0-9.,\- ]*$",
+        description="Comma-separated e-mail domains whose verified addresses may get a new "
+        "account when oidc_create_accounts is on (empty: any verified address).",
+    )
+    oidc_allowed_hosts: str = Field(
+        default="",
+        max_length=2_000,
+        pattern=r"^[A-Za-z0-9.,:\-\[\] ]*$",
+        description="Comma-separated extra hosts (host or host:port) the provider's "
+        "authorization, token and JWKS endpoints may be on besides the issuer's own host.",
+    )
+
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""
         if self.data_dir is not None:

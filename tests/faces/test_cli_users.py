@@ -1,4 +1,4 @@
-"""``litdesk user add|list|disable|reset-password`` on the settings' store (SQLite here; the
+"""``litdesk user add|list|disable|reset-password|link|unlink`` on the settings' store (SQLite here; the
 service underneath is tested on both backends)."""
 
 from __future__ import annotations
@@ -54,4 +54,41 @@ def test_serve_team_needs_postgres(tmp_settings, monkeypatch) -> None:
     assert r.exit_code == 6 and "team mode needs PostgreSQL" in r.output
     r = CliRunner().invoke(app, ["serve", "--workers", "2"])
     assert r.exit_code == 3 and "--workers needs --team" in r.output
+    get_settings.cache_clear()
+
+
+def test_user_link_unlink_and_list(tmp_settings, monkeypatch) -> None:
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    monkeypatch.setenv("LITDESK_OIDC_ISSUER", "https://login.lab.example")
+    from litdesk._settings import get_settings
+
+    get_settings.cache_clear()
+    runner = CliRunner()
+    r = runner.invoke(app, ["user", "add", "ana", "--password-stdin"], input=PASSWORD + "\n")
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["user", "link", "ana", "--subject", "248289761001"])
+    assert r.exit_code == 0, r.output
+    assert "248289761001 now signs in as ana" in r.output
+    other = ["--subject", "u-7", "--issuer", "https://id.partner.example"]
+    assert runner.invoke(app, ["user", "link", "ana", *other]).exit_code == 0
+    r = runner.invoke(app, ["user", "link", "ana", "--subject", "248289761001"])
+    assert r.exit_code == 2 and "already linked" in r.output
+    r = runner.invoke(app, ["user", "link", "nobody", "--subject", "x"])
+    assert r.exit_code == 4
+    r = runner.invoke(app, ["user", "list", "--json"])
+    listed = json.loads(r.stdout)
+    assert [(i["issuer"], i["subject"]) for i in listed[0]["identities"]] == [
+        ("https://id.partner.example", "u-7"),
+        ("https://login.lab.example", "248289761001"),
+    ]
+    r = runner.invoke(app, ["user", "list"])
+    assert ["sso", "https://login.lab.example", "248289761001"] in [
+        line.split() for line in r.output.splitlines()
+    ]
+    r = runner.invoke(app, ["user", "unlink", "ana", *other])
+    assert r.exit_code == 0 and "no longer signs in as ana" in r.output
+    r = runner.invoke(app, ["user", "unlink", "ana", *other])
+    assert r.exit_code == 4
+    r = runner.invoke(app, ["user", "list", "--json"])
+    assert len(json.loads(r.stdout)[0]["identities"]) == 1
     get_settings.cache_clear()

@@ -60,3 +60,59 @@ def test_sign_in_and_out_in_a_browser(
     pg.goto(server.base + "/studies")
     assert pg.url.startswith(server.base + "/login")
     context.close()
+
+
+def test_single_sign_on_button_in_a_browser(
+    browser: Any,
+    tmp_settings: Settings,
+    cassette: Path,
+    tmp_path: Path,
+    axe_path: Path,  # noqa: F811
+) -> None:
+    """The login page's "Sign in with …" link through a real OpenID provider on loopback and
+    back (the CSP enforced: no script is involved), then a form write with the new session."""
+    from pydantic import SecretStr
+    from tests.faces.web._oidc_provider import CLIENT_ID, CLIENT_SECRET, openid_provider
+
+    from litdesk.services.accounts import Accounts
+
+    with openid_provider() as op:
+        settings = tmp_settings.model_copy(
+            update={
+                "database_url": f"sqlite:///{tmp_path / 'sso' / 'litdesk.sqlite3'}",
+                "oidc_issuer": op.issuer,
+                "oidc_client_id": CLIENT_ID,
+                "oidc_client_secret": SecretStr(CLIENT_SECRET),
+                "oidc_display_name": "Lab ID",
+            }
+        )
+        add_accounts(settings, "ana")
+        from litdesk.adapters.store import open_store
+
+        store = open_store(settings)
+        try:
+            Accounts(store, settings).link("ana", op.script.subject)
+        finally:
+            store.dispose()
+        with team_server(settings, cassette) as server:
+            op.redirect_uris.add(server.base + "/login/oidc/callback")
+            checked = browser.new_context(bypass_csp=True)  # axe is injected as a script tag
+            look = checked.new_page()
+            look.goto(server.base + "/login")
+            assert look.locator("#sso-start").inner_text() == "Sign in with Lab ID"
+            assert not _violations(look, axe_path)
+            checked.close()
+            context = browser.new_context()
+            pg = context.new_page()
+            pg.goto(server.base + "/studies")
+            assert pg.url == server.base + "/login?next=/studies"
+            pg.click("#sso-start")
+            pg.wait_for_url(server.base + "/studies")
+            assert pg.locator("h1").inner_text() == "Studies"
+            cookies = {c["name"]: c for c in context.cookies()}
+            assert cookies["ld_session"]["httpOnly"] and cookies["ld_session"]["sameSite"] == "Lax"
+            assert "ld_oidc" not in cookies  # the pre-login cookie is spent
+            pg.fill("#s-name", "Made after single sign-on")
+            pg.click("form.create button[type=submit]")
+            assert "Made after single sign-on" in pg.locator("h1").inner_text()
+            context.close()

@@ -6,6 +6,7 @@ cache with in-flight coalescing, allowances) in ``_search``.
 """
 
 from . import _accounts as accounts
+from . import _oidc as oidc
 from . import _repo as repo
 from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._assist import (
@@ -160,6 +161,7 @@ __all__ = [
     "list_search_runs",
     "load_json",
     "make_engine",
+    "oidc",
     "open_store",
     "recent_runs_holding",
     "remember_run",

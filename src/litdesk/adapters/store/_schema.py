@@ -22,6 +22,8 @@ __all__ = [
     "live_searches",
     "metadata",
     "notes",
+    "oidc_flows",
+    "oidc_links",
     "paper_keys",
     "papers",
     "recent_runs",
@@ -352,4 +354,38 @@ citation_listings = sa.Table(
     sa.Column("papers", sa.Text, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False, index=True),
     sa.Index("ix_citation_listings_owner_created", "owner", "created_at"),
+)
+
+
+# --- single sign-on (migration 0010_oidc) --------------------------------------------------
+
+#: an OpenID Connect identity (issuer, subject) linked to an account
+oidc_links = sa.Table(
+    "oidc_links",
+    metadata,
+    sa.Column("issuer", sa.String(500), primary_key=True),
+    sa.Column("subject", sa.String(255), primary_key=True),
+    sa.Column(
+        "account_id",
+        sa.String(_ID),
+        sa.ForeignKey("accounts.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column("email", sa.String(320), nullable=True),
+    sa.Column("linked_at", sa.String(_WHEN), nullable=False),
+)
+
+#: a sign-in under way: the SHA-256 of its state, of the pre-login cookie it is bound to, the
+#: nonce and PKCE verifier sent to the provider, where to go after; single use, short-lived
+oidc_flows = sa.Table(
+    "oidc_flows",
+    metadata,
+    sa.Column("state_hash", sa.String(64), primary_key=True),
+    sa.Column("binding_hash", sa.String(64), nullable=False),
+    sa.Column("nonce", sa.String(128), nullable=False),
+    sa.Column("verifier", sa.String(128), nullable=False),
+    sa.Column("next_path", sa.String(500), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False, index=True),
 )

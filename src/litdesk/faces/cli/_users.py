@@ -1,5 +1,6 @@
-"""``litdesk user add|list|disable|enable|reset-password``: the team server's accounts,
-administered from the server's shell (the store named by the settings). Passwords are read
+"""``litdesk user add|list|disable|enable|reset-password|link|unlink``: the team server's
+accounts and their single sign-on identities, administered from the server's shell (the
+store named by the settings). Passwords are read
 at a hidden prompt (twice) or, for scripts, as one line from standard input
 (``--password-stdin``); never from an option, which would land in the shell history."""
 
@@ -17,7 +18,9 @@ from ._output import command, console, emit_json
 
 __all__ = ["register"]
 
-users = typer.Typer(help="Team accounts (litdesk serve --team): add, list, disable, reset.")
+users = typer.Typer(
+    help="Team accounts (litdesk serve --team): add, list, disable, reset, link SSO identities."
+)
 
 PasswordStdin = Annotated[
     bool,
@@ -63,14 +66,24 @@ def list_(as_json: Json = False) -> None:
 
     with open_accounts(settings()) as accounts:
         views = accounts.list()
+        identities = accounts.identities()
+    linked: dict[str, list[dict[str, str | None]]] = {}
+    for i in identities:
+        linked.setdefault(i.username, []).append(
+            {"issuer": i.issuer, "subject": i.subject, "email": i.email, "linked_at": i.linked_at}
+        )
     if as_json:
-        emit_json([v.to_dict() for v in views])
+        emit_json([{**v.to_dict(), "identities": linked.get(v.username, [])} for v in views])
         return
     if not views:
         console.print("no accounts yet (litdesk user add NAME)", markup=False, highlight=False)
     for v in views:
         state = "disabled" if v.disabled else "active"
         console.print(f"{v.username}\t{state}\t{v.created_at}", markup=False, highlight=False)
+        for one in linked.get(v.username, []):
+            console.print(
+                f"  sso\t{one['issuer']}\t{one['subject']}", markup=False, highlight=False
+            )
 
 
 @users.command("disable")
@@ -109,6 +122,62 @@ def reset_password(
         emit_json(view)
     else:
         console.print(f"password of {view.username} replaced", markup=False, highlight=False)
+
+
+Subject = Annotated[
+    str, typer.Option("--subject", help="The identity's subject ('sub') at the provider.")
+]
+Issuer = Annotated[
+    str | None,
+    typer.Option("--issuer", help="The provider's issuer URL (default: LITDESK_OIDC_ISSUER)."),
+]
+
+
+@users.command("link")
+@command
+def link(
+    username: Annotated[str, typer.Argument(help="The account the identity signs in as.")],
+    subject: Subject,
+    issuer: Issuer = None,
+    as_json: Json = False,
+) -> None:
+    """Let a single sign-on identity (issuer, subject) sign in as an account."""
+    from litdesk.services.accounts import open_accounts
+
+    with open_accounts(settings()) as accounts:
+        view = accounts.link(username, subject, issuer)
+    if as_json:
+        emit_json(view)
+    else:
+        console.print(
+            f"{view.issuer} {view.subject} now signs in as {view.username}",
+            markup=False,
+            highlight=False,
+        )
+
+
+@users.command("unlink")
+@command
+def unlink(
+    username: Annotated[str, typer.Argument(help="The account the identity is linked to.")],
+    subject: Subject,
+    issuer: Issuer = None,
+    as_json: Json = False,
+) -> None:
+    """Remove a single sign-on identity from an account (its open sessions stay until they
+    end or the account is disabled)."""
+    from litdesk.services.accounts import open_accounts
+
+    with open_accounts(settings()) as accounts:
+        view = accounts.unlink(username, subject, issuer)
+    if as_json:
+        emit_json(view)
+    else:
+        console.print(
+            f"{view.issuer} {view.subject} no longer signs in as {view.username}",
+            markup=False,
+            highlight=False,
+        )
 
 
 def register(app: typer.Typer) -> None:

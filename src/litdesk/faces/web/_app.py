@@ -22,7 +22,7 @@ from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library_desk import LibraryDesk
 from litdesk.services.synthesis import report_csp
 
-from . import _auth
+from . import _auth, _sso
 from ._errors import CatchAll, install_error_handlers
 from ._library_state import close_library_state, open_library_state
 from ._render import STATIC_DIR
@@ -128,6 +128,7 @@ def create_app(
     app.add_middleware(ServerTiming)
     if team:
         app.state.team_secure = origin.startswith("https://")
+        app.state.team_origin = origin  # single sign-on's redirect URI starts with it
         app.add_middleware(_auth.SessionGate)  # inside: Host, Origin and CSRF come first
     app.add_middleware(
         SecurityMiddleware,
@@ -149,6 +150,7 @@ def create_app(
         app.add_middleware(_auth.AccessLog)
         app.include_router(_auth.health)
         app.include_router(_auth.pages, include_in_schema=False)
+        app.include_router(_sso.pages, include_in_schema=False)
         app.include_router(_auth.api, prefix=API_PREFIX)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)

@@ -42,6 +42,7 @@ from litdesk.services.accounts import (
     LoginThrottled,
     Sharing,
     readiness,
+    sso_configured,
 )
 from litdesk.services.desk import Desk
 
@@ -54,15 +55,28 @@ __all__ = [
     "AccessLog",
     "SessionGate",
     "api",
+    "client_address",
     "health",
+    "login_data",
+    "new_csrf",
     "pages",
+    "safe_next",
+    "set_session",
     "team_desk",
 ]
 
 SESSION_COOKIE: Final = "ld_session"
 _OPEN_PREFIXES: Final = ("/static/",)
 _OPEN_PATHS: Final = frozenset(
-    {"/login", "/healthz", "/readyz", "/favicon.ico", "/api/v1/auth/login"}
+    {
+        "/login",
+        "/login/oidc",  # single sign-on: the start and the provider's callback
+        "/login/oidc/callback",
+        "/healthz",
+        "/readyz",
+        "/favicon.ico",
+        "/api/v1/auth/login",
+    }
 )
 _MAX_DESKS: Final = 500
 
@@ -219,11 +233,17 @@ def _secure(request: Request) -> bool:
     return bool(getattr(request.app.state, "team_secure", False))
 
 
-def _client(request: Request) -> str:
+def client_address(request: Request) -> str:
+    """The client's address (the proxy's X-Forwarded-For when trusted), throttled by."""
     return request.client.host if request.client else "unknown"
 
 
-def _set_session(request: Request, response: Response, token: str, max_age: int, csrf: str) -> None:
+def new_csrf() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def set_session(request: Request, response: Response, token: str, max_age: int, csrf: str) -> None:
+    """The session cookie of a login (password or single sign-on) and a fresh CSRF cookie."""
     response.set_cookie(
         SESSION_COOKIE,
         token,
@@ -243,7 +263,7 @@ def _clear_session(request: Request, response: Response) -> None:
     )
 
 
-def _safe_next(target: str | None) -> str:
+def safe_next(target: str | None) -> str:
     """Only a path on this site (no scheme, no ``//host``, no backslash tricks)."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
         return "/search"
@@ -257,7 +277,7 @@ def _login(request: Request, username: str, password: str) -> tuple[int, Any]:
         return 200, accounts.login(
             username,
             password,
-            address=_client(request),
+            address=client_address(request),
             previous=request.cookies.get(SESSION_COOKIE),
         )
     except LoginThrottled as exc:
@@ -266,9 +286,23 @@ def _login(request: Request, username: str, password: str) -> tuple[int, Any]:
         return 401, exc
 
 
+def login_data(request: Request, message: str | None, next: str | None) -> dict[str, Any]:
+    """The login page's view: the message, the local ``next`` and, when single sign-on is
+    configured, its button (a link: no script)."""
+    target = safe_next(next)
+    desk: Desk = request.app.state.desk
+    sso = None
+    if sso_configured(desk.settings):
+        sso = {
+            "name": desk.settings.oidc_display_name,
+            "href": "/login/oidc?next=" + quote(target, safe="/"),
+        }
+    return {"message": message, "next": target, "sso": sso}
+
+
 @pages.get("/login")
 def login_page(request: Request, next: str | None = None) -> Response:
-    return page(request, "login.html", {"message": None, "next": _safe_next(next)}, title="Sign in")
+    return page(request, "login.html", login_data(request, None, next), title="Sign in")
 
 
 @pages.post("/login")
@@ -280,14 +314,14 @@ def login_form(
 ) -> Response:
     status, result = _login(request, username, password)
     if isinstance(result, LitdeskError):
-        data = {"message": result.message, "next": _safe_next(next)}
+        data = login_data(request, result.message, next)
         refused = page(request, "login.html", data, status=status, title="Sign in")
         if status == 429:
             refused.headers["retry-after"] = str(result.details.get("retry_after", 60))
         return refused
-    response = RedirectResponse(_safe_next(next), status_code=303)
+    response = RedirectResponse(safe_next(next), status_code=303)
     max_age = int(result.expires_at - time.time())
-    _set_session(request, response, result.token, max_age, secrets.token_urlsafe(32))
+    set_session(request, response, result.token, max_age, new_csrf())
     return response
 
 
@@ -324,7 +358,7 @@ def login_api(request: Request, body: LoginBody) -> Response:
         if status == 429:
             headers["retry-after"] = str(result.details.get("retry_after", 60))
         return JSONResponse(result.to_dict(), status_code=status, headers=headers)
-    csrf = secrets.token_urlsafe(32)
+    csrf = new_csrf()
     response = JSONResponse(
         {
             "account": result.account.to_dict(),
@@ -332,7 +366,7 @@ def login_api(request: Request, body: LoginBody) -> Response:
             "csrf_token": csrf,
         }
     )
-    _set_session(request, response, result.token, int(result.expires_at - time.time()), csrf)
+    set_session(request, response, result.token, int(result.expires_at - time.time()), csrf)
     return response
 
 

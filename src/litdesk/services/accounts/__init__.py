@@ -1,12 +1,14 @@
 """Team accounts: local accounts with Argon2 passwords, sessions in the store, throttled
-logins, Study roles and a Study's history (see :mod:`litdesk.adapters.store._accounts` for
-the access rules the workspace enforces)."""
+logins, single sign-on through OpenID Connect, Study roles and a Study's history (see
+:mod:`litdesk.adapters.store._accounts` for the access rules the workspace enforces)."""
 
 from ._health import Readiness, prepare_team_store, readiness
 from ._service import (
+    NO_PASSWORD,
     USERNAME,
     Accounts,
     AccountView,
+    IdentityView,
     LoginFailed,
     LoginThrottled,
     Session,
@@ -14,8 +16,24 @@ from ._service import (
     open_accounts,
 )
 from ._sharing import HistoryView, MembersView, Sharing
+from ._sso import (
+    FLOW_SECONDS,
+    SingleSignOn,
+    SsoFailed,
+    SsoStart,
+    check_sso_settings,
+    sso_configured,
+)
 
 __all__ = [
+    "FLOW_SECONDS",
+    "NO_PASSWORD",
+    "IdentityView",
+    "SingleSignOn",
+    "SsoFailed",
+    "SsoStart",
+    "check_sso_settings",
+    "sso_configured",
     "USERNAME",
     "AccountView",
     "HistoryView",

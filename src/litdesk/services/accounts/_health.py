@@ -11,6 +11,8 @@ from litdesk._settings import Settings
 from litdesk.adapters.store import Store, open_store
 from litdesk.adapters.store import accounts as acc
 
+from ._sso import check_sso_settings
+
 __all__ = ["Readiness", "prepare_team_store", "readiness"]
 
 
@@ -40,7 +42,9 @@ def readiness(store: Store) -> Readiness:
 
 def prepare_team_store(settings: Settings) -> Readiness:
     """Before the workers of a team server start: PostgreSQL is required, and its schema is
-    brought to the newest migration once (the workers then find it at head)."""
+    brought to the newest migration once (the workers then find it at head); the single
+    sign-on settings, when given, are usable."""
+    check_sso_settings(settings)
     url = settings.resolved_database_url()
     if not url.startswith("postgresql"):
         raise ConfigError(

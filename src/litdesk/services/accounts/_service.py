@@ -12,6 +12,7 @@ A session token is 256 random bits; the store keeps only its SHA-256.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import re
 import secrets
@@ -25,7 +26,7 @@ from typing import Any, Final
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.store import Store, open_store
+from litdesk.adapters.store import Store, oidc, open_store
 from litdesk.adapters.store import _accounts as acc
 
 from ._passwords import hash_password, needs_rehash, verify_password, waste_time
@@ -34,15 +35,20 @@ __all__ = [
     "USERNAME",
     "AccountView",
     "Accounts",
+    "IdentityView",
     "LoginFailed",
     "LoginThrottled",
+    "NO_PASSWORD",
     "Session",
     "hash_token",
+    "new_session",
     "open_accounts",
 ]
 
 #: advisory-lock namespace of the login throttle (PostgreSQL; SQLite writes are serial)
 _THROTTLE_LOCK: Final = 1_909_102_017
+#: the password hash of an account made by single sign-on: no password verifies against it
+NO_PASSWORD: Final = "!sso-only"
 USERNAME: Final = re.compile(r"^[a-z0-9][a-z0-9._-]{1,79}$")
 
 
@@ -75,6 +81,26 @@ class AccountView:
 
 
 @dataclass(frozen=True, slots=True)
+class IdentityView:
+    """A single sign-on identity (issuer, subject) linked to an account."""
+
+    username: str
+    issuer: str
+    subject: str
+    email: str | None
+    linked_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "username": self.username,
+            "issuer": self.issuer,
+            "subject": self.subject,
+            "email": self.email,
+            "linked_at": self.linked_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Session:
     """A new session: the cookie's token (never stored) and when it ends (epoch seconds)."""
 
@@ -85,6 +111,21 @@ class Session:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_session(
+    conn: Any, row: acc.AccountRow, settings: Settings, now: float, previous: str | None
+) -> Session:
+    """A new session for ``row`` inside the caller's write transaction: a fresh 256-bit token
+    (the store keeps its SHA-256), the cookie's previous session ended (rotation), expired
+    sessions purged. Password and single sign-on logins both end here."""
+    token = secrets.token_urlsafe(32)
+    expires = now + settings.session_hours * 3600
+    if previous and len(previous) <= 128:
+        acc.delete_session(conn, hash_token(previous))
+    acc.insert_session(conn, hash_token(token), row.id, now, expires)
+    acc.purge_sessions(conn, now)
+    return Session(token, _view(row), expires)
 
 
 def _scope(kind: str, value: str) -> str:
@@ -155,6 +196,53 @@ class Accounts:
             acc.clear_failures(conn, _scope("account", row.username))
         return _view(row)
 
+    # --- single sign-on identities (CLI) -------------------------------------------------
+
+    def _issuer(self, issuer: str | None) -> str:
+        chosen = (issuer or self.settings.oidc_issuer or "").strip()
+        if not chosen or len(chosen) > 500:
+            raise InputError(
+                "name the provider with --issuer URL (or set LITDESK_OIDC_ISSUER)",
+                code="no_issuer",
+            )
+        return chosen
+
+    def link(self, username: str, subject: str, issuer: str | None = None) -> IdentityView:
+        """Let the identity (issuer, subject) sign in as ``username``."""
+        subject = subject.strip()
+        if not 0 < len(subject) <= 255 or any(ord(c) < 32 for c in subject):
+            raise InputError("a subject is 1 to 255 printable characters", code="bad_subject")
+        chosen = self._issuer(issuer)
+        now = _now_iso()
+        with self.store.write() as conn:
+            row = self._named(conn, username)
+            oidc.insert_link(conn, chosen, subject, row.id, None, now)
+        return IdentityView(row.username, chosen, subject, None, now)
+
+    def unlink(self, username: str, subject: str, issuer: str | None = None) -> IdentityView:
+        """The identity no longer signs in as ``username``."""
+        chosen = self._issuer(issuer)
+        subject = subject.strip()
+        with self.store.write() as conn:
+            row = self._named(conn, username)
+            have = oidc.find_link(conn, chosen, subject)
+            oidc.delete_link(conn, row.id, chosen, subject)
+        return IdentityView(
+            row.username,
+            chosen,
+            subject,
+            have.email if have else None,
+            have.linked_at if have else "",
+        )
+
+    def identities(self) -> builtins.list[IdentityView]:
+        """Every linked identity, by account name."""
+        with self.store.read() as conn:
+            return [
+                IdentityView(r.username, r.issuer, r.subject, r.email, r.linked_at)
+                for r in oidc.list_links(conn)
+            ]
+
     # --- sessions (web) --------------------------------------------------------------------
 
     def login(
@@ -190,7 +278,7 @@ class Accounts:
                 "too many failed logins; try again later",
                 retry_after=self.settings.login_window_seconds,
             )
-        if row is None or row.disabled:
+        if row is None or row.disabled or row.password_hash == NO_PASSWORD:
             waste_time(password)
             ok = False
         else:
@@ -199,19 +287,12 @@ class Accounts:
             with self.store.write() as conn:
                 acc.add_failure(conn, [by_address], now)
             raise LoginFailed("wrong user name or password")
-        token = secrets.token_urlsafe(32)
-        expires = now + self.settings.session_hours * 3600
         rehash = hash_password(password) if needs_rehash(row.password_hash) else None
         with self.store.write() as conn:
-            if previous:
-                acc.delete_session(conn, hash_token(previous))
-            acc.insert_session(conn, hash_token(token), row.id, now, expires)
-            acc.clear_failures(conn, by_account)
-            acc.purge_sessions(conn, now)
             if rehash is not None:
-                acc.set_password(conn, row.id, rehash, _now_iso())
-                acc.insert_session(conn, hash_token(token), row.id, now, expires)
-        return Session(token, _view(row), expires)
+                acc.set_password(conn, row.id, rehash, _now_iso())  # ends the old sessions
+            acc.clear_failures(conn, by_account)
+            return new_session(conn, row, self.settings, now, previous)
 
     def resolve(self, token: str | None) -> AccountView | None:
         """The account of a live session, else ``None``."""
