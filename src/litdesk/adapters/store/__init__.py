@@ -22,7 +22,17 @@ from ._assist import (
     assist_reserve,
     assist_usage,
 )
-from ._dedup import DedupEntry, add_dedup_entry, list_dedup_entries
+from ._dedup import (
+    KEEP_RUNS,
+    DedupEntry,
+    DedupRunRow,
+    add_dedup_entry,
+    add_dedup_run,
+    dedup_run_exists,
+    get_dedup_run,
+    latest_dedup_run,
+    list_dedup_entries,
+)
 from ._engine import (
     MIGRATIONS_DIR,
     Store,
@@ -84,8 +94,14 @@ __all__ = [
     "NotPermitted",
     "accounts",
     "allowance_owner",
+    "KEEP_RUNS",
     "DedupEntry",
+    "DedupRunRow",
     "add_dedup_entry",
+    "add_dedup_run",
+    "dedup_run_exists",
+    "get_dedup_run",
+    "latest_dedup_run",
     "list_dedup_entries",
     "GLOBAL_OWNER",
     "MAX_RUN_BYTES",

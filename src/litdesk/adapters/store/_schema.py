@@ -11,6 +11,7 @@ import sqlalchemy as sa
 __all__ = [
     "accounts",
     "allowances",
+    "dedup_runs",
     "login_failures",
     "paper_savers",
     "sessions",
@@ -215,6 +216,27 @@ dedup_history = sa.Table(
     sa.Column("decision", sa.String(16), nullable=True),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)
+
+#: A Study's finished deduplication runs as the review page shows them (migration
+#: 0009_dedup_runs): the run's id is its job's id (so a job claimed again after its worker
+#: died finds its run recorded and records nothing twice); ``data`` holds the counts, the
+#: files read and the review queue (up to 2,000 pairs: several MB, beyond a job's result
+#: document). The newest few per Study are kept (``_dedup.KEEP_RUNS``).
+dedup_runs = sa.Table(
+    "dedup_runs",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("owner", sa.String(200), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Index("ix_dedup_runs_study_created", "study_id", "created_at"),
 )
 
 
