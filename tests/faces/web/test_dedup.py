@@ -269,7 +269,7 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
     tmp_settings: Any, cassette: Any
 ) -> None:
     """Single-user (owner ``local``): two app instances (two workers' stand-ins) over one
-    SQLite store; only the first runs jobs. A run started on it is watched, reviewed and
+    SQLite store; only the first runs jobs (its runner started by the test). A run started on it is watched, reviewed and
     decided on the second, and the decision is seen on the first. Then a job held by a
     worker that died mid-run is taken over by the first app's runner once its lease has
     run out, and finished with one run summary in the history."""
@@ -278,11 +278,11 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
     from litdesk.faces.web import create_app
     from litdesk.services.desk import DEDUP_KIND
 
-    slow = {"dedup_test_step_seconds": 1.0, "jobs_lease_seconds": 2.0, "jobs_poll_seconds": 0.1}
+    slow = {"dedup_test_step_seconds": 2.0, "jobs_lease_seconds": 2.0, "jobs_poll_seconds": 0.1}
     apps, bases, stops = [], [], []
-    for slots in (1, 0):
+    for _ in range(2):  # no job worker threads: the first app's runner is started below
         port = free_port()
-        settings = tmp_settings.model_copy(update=slow | {"jobs_worker_slots": slots})
+        settings = tmp_settings.model_copy(update=slow | {"jobs_worker_slots": 0})
         apps.append(create_app(settings, host="127.0.0.1", port=port, replay=cassette))
         bases.append(f"http://127.0.0.1:{port}")
         server = serve_app(apps[-1], port)
@@ -309,10 +309,13 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
         with client(0) as one, client(1) as two:
             sid = make_study(one)
             job = one.post(f"/api/v1/studies/{sid}/dedup/runs").json()
-            seen = watch(two, job["id"], lambda j: j["state"] != "running" or j["done"] >= 1)
-            assert seen["state"] == "running" and seen["stage"] == "reading", seen
+            # queued on the first app: the second shows it and starting again gives it
             assert two.get(f"/api/v1/studies/{sid}/dedup").json()["job"]["id"] == job["id"]
             assert two.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"] == job["id"]
+            runner, jobs = apps[0].state.runner, apps[1].state.jobs
+            runner.start()  # the first app's worker runs it (each import read takes 2 s)
+            seen = watch(two, job["id"], lambda j: j["state"] != "running" or j["done"] >= 1)
+            assert seen["state"] == "running" and seen["stage"] == "reading", seen
             assert watch(two, job["id"], lambda j: j["state"] != "running")["state"] == "done"
             view = two.get(f"/api/v1/studies/{sid}/dedup").json()
             assert view["run"]["id"] == job["id"] and len(view["pairs"]) == 5
@@ -325,7 +328,6 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
             mine = one.get(f"/api/v1/studies/{sid}/dedup").json()
             assert {p["no"]: p["state"] for p in mine["pairs"]}[pair] == "merge"
             # a worker dies mid-run: the first app's runner takes the job over
-            runner, jobs = apps[0].state.runner, apps[1].state.jobs
             runner.stop()
             second = two.post(f"/api/v1/studies/{sid}/dedup/runs").json()
             held = jobs.claim([DEDUP_KIND], "gone:1:dead", 1.0)

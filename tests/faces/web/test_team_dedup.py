@@ -165,7 +165,7 @@ def test_a_run_started_on_one_server_is_watched_reviewed_and_decided_on_the_othe
 ) -> None:
     settings = tmp_settings.model_copy(update={"database_url": pg_schema})
     ids = add_accounts(settings, "ana", "bob", "cy", "dan")
-    with two_servers(tmp_path, pg_schema, step_s=1.5) as (one, two):
+    with two_servers(tmp_path, pg_schema, step_s=2.0) as (one, two):
         ana, bob = login(one.base, "ana"), login(two.base, "bob")
         cy, dan = login(two.base, "cy"), login(one.base, "dan")
         with on(one, ana) as c:
@@ -176,7 +176,7 @@ def test_a_run_started_on_one_server_is_watched_reviewed_and_decided_on_the_othe
             job = c.post(f"/api/v1/studies/{sid}/dedup/runs").json()
         assert job["state"] == "running" and job["study_id"] == sid, job
         with on(two, bob) as b:
-            # progress from the other server while it runs (each import read takes 1.5 s)
+            # progress from the other server while it runs (each import read takes 2 s)
             seen = _watch(b, job["id"], lambda j: j["state"] != "running" or j["done"] >= 1)
             assert seen["state"] == "running" and seen["total"] == 3, seen
             assert seen["stage"] == "reading", seen
