@@ -3,6 +3,7 @@ its finished runs with their review queue (``_schema.dedup_runs``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -11,18 +12,22 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ._engine import StoredDataInvalid, dump_json, load_json
-from ._schema import dedup_history, dedup_runs
+from ._schema import dedup_history, dedup_run_pairs, dedup_runs
 
 __all__ = [
     "KEEP_RUNS",
     "DedupEntry",
+    "DedupPairRow",
     "DedupRunRow",
     "add_dedup_entry",
     "add_dedup_run",
     "dedup_run_exists",
+    "dedup_run_pair",
+    "dedup_run_pair_no",
     "get_dedup_run",
     "latest_dedup_run",
     "list_dedup_entries",
+    "list_dedup_run_pairs",
 ]
 
 #: Finished runs kept per Study (the newest); the review shows the latest one.
@@ -114,6 +119,15 @@ class DedupRunRow:
     created_at: str
 
 
+@dataclass(frozen=True, slots=True)
+class DedupPairRow:
+    """One pair of a stored run's review queue: its place, its key, its document."""
+
+    no: int
+    keys: tuple[str, str]
+    data: dict[str, Any]
+
+
 def dedup_run_exists(conn: Connection, run_id: str) -> bool:
     q = sa.select(dedup_runs.c.id).where(dedup_runs.c.id == run_id)
     return conn.execute(q).first() is not None
@@ -125,18 +139,34 @@ def add_dedup_run(
     study_id: str,
     owner: str,
     data: dict[str, Any],
+    pairs: Sequence[DedupPairRow] = (),
     *,
     keep: int = KEEP_RUNS,
 ) -> None:
-    """Store a finished run, stamped now to the microsecond (the newest is the Study's
-    latest); the Study's runs beyond the newest ``keep`` are dropped. The caller holds
-    the Study's lock and has checked that ``run_id`` is not stored yet."""
+    """Store a finished run and its review queue, stamped now to the microsecond (the
+    newest is the Study's latest); the Study's runs beyond the newest ``keep`` are dropped
+    (their pairs with them). The caller holds the Study's lock and has checked that
+    ``run_id`` is not stored yet."""
     now = datetime.now(UTC).isoformat(timespec="microseconds")
     conn.execute(
         sa.insert(dedup_runs).values(
             id=run_id, study_id=study_id, owner=owner, data=dump_json(data), created_at=now
         )
     )
+    if pairs:
+        conn.execute(
+            sa.insert(dedup_run_pairs),
+            [
+                {
+                    "run_id": run_id,
+                    "no": p.no,
+                    "a_key": p.keys[0],
+                    "b_key": p.keys[1],
+                    "data": dump_json(p.data),
+                }
+                for p in pairs
+            ],
+        )
     t = dedup_runs
     kept = (
         sa.select(t.c.id)
@@ -144,6 +174,8 @@ def add_dedup_run(
         .order_by(t.c.created_at.desc(), t.c.id.desc())
         .limit(keep)
     )
+    gone = sa.select(t.c.id).where(t.c.study_id == study_id, t.c.id.not_in(kept))
+    conn.execute(sa.delete(dedup_run_pairs).where(dedup_run_pairs.c.run_id.in_(gone)))
     conn.execute(sa.delete(t).where(t.c.study_id == study_id, t.c.id.not_in(kept)))
 
 
@@ -170,3 +202,32 @@ def latest_dedup_run(conn: Connection, study_id: str) -> DedupRunRow | None:
         .limit(1)
     ).first()
     return None if r is None else _run_row(r)
+
+
+def _pair_row(r: sa.Row[Any]) -> DedupPairRow:
+    data = load_json(r.data, what="dedup run pair")
+    if not isinstance(data, dict):
+        raise StoredDataInvalid(f"pair {r.no} of dedup run {r.run_id} is malformed")
+    return DedupPairRow(int(r.no), (r.a_key, r.b_key), data)
+
+
+def list_dedup_run_pairs(conn: Connection, run_id: str) -> list[DedupPairRow]:
+    """The run's review queue in its order."""
+    t = dedup_run_pairs
+    rows = conn.execute(sa.select(t).where(t.c.run_id == run_id).order_by(t.c.no))
+    return [_pair_row(r) for r in rows]
+
+
+def dedup_run_pair(conn: Connection, run_id: str, no: int) -> DedupPairRow | None:
+    """Pair ``no`` of the run's review queue, or ``None``."""
+    t = dedup_run_pairs
+    r = conn.execute(sa.select(t).where(t.c.run_id == run_id, t.c.no == no)).first()
+    return None if r is None else _pair_row(r)
+
+
+def dedup_run_pair_no(conn: Connection, run_id: str, keys: tuple[str, str]) -> int | None:
+    """The place in the run's queue of the pair of the records ``keys`` (sorted)."""
+    t = dedup_run_pairs
+    q = sa.select(t.c.no).where(t.c.run_id == run_id, t.c.a_key == keys[0], t.c.b_key == keys[1])
+    found = conn.execute(q.order_by(t.c.no).limit(1)).first()
+    return None if found is None else int(found[0])

@@ -3,12 +3,13 @@ newest entry for a pair wins, an ``undone`` entry withdraws it) and run summarie
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import (
     DedupEntry,
+    DedupPairRow,
     Store,
     add_dedup_entry,
     add_dedup_run,
@@ -62,14 +63,15 @@ def record_report(
     owner: str = "local",
     run_id: str | None = None,
     run_data: dict[str, Any] | None = None,
+    run_pairs: Sequence[DedupPairRow] = (),
 ) -> int:
     """Append the decisions made in this run (those not already in force) and a run
     summary (version, rules, counts, source files); returns how many decisions were new.
 
     ``run_id`` (a web run: its job's id) records the run at most once: when a run of that
     id is already stored nothing is written (and 0 is returned) (a job claimed again
-    after its worker died). ``run_data`` (the review page's data) is stored with the
-    summary, in the same transaction."""
+    after its worker died). ``run_data`` and ``run_pairs`` (the review page's data and
+    queue) are stored with the summary, in the same transaction."""
     now = _now()
     new = {k: v for k, v in report.decisions.items() if before.get(k) != v}
     sources = sorted({(r.file, r.digest) for r in report.refs})
@@ -96,7 +98,7 @@ def record_report(
             summary["run"] = run_id
         add_dedup_entry(conn, study_id, "run", summary, now)
         if run_id is not None:
-            add_dedup_run(conn, run_id, study_id, owner, run_data or {})
+            add_dedup_run(conn, run_id, study_id, owner, run_data or {}, run_pairs)
     return len(new)
 
 

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
-from litdesk.adapters.store import DedupEntry, add_dedup_entry, latest_dedup_run, repo
+from litdesk.adapters.store import (
+    DedupEntry,
+    add_dedup_entry,
+    dedup_run_pair,
+    dedup_run_pair_no,
+    latest_dedup_run,
+    list_dedup_run_pairs,
+    repo,
+)
 from litdesk.services.dedup import study_history, undo_decision
 from litdesk.services.jobs import Handler, JobNotFound, JobRunner, Jobs, JobView
 from litdesk.services.workspace import now_iso
@@ -157,9 +165,12 @@ class DedupDesk:
     # --- the review page -----------------------------------------------------------
 
     def _latest_run(self, study_id: str) -> DedupRun | None:
+        """The Study's latest run with its review queue."""
         with self.desk.store.read() as conn:
             row = latest_dedup_run(conn, study_id)
-        return None if row is None else DedupRun.from_row(row)
+            if row is None:
+                return None
+            return DedupRun.from_row(row, list_dedup_run_pairs(conn, row.id))
 
     def _running(self, study_id: str) -> DedupJob | None:
         views = self.jobs.list(owner=study_owner(study_id), kinds=[DEDUP_KIND], limit=1)
@@ -279,14 +290,16 @@ class DedupDesk:
     # --- decisions -------------------------------------------------------------------
 
     def _pair(self, study_id: str, run_id: str, no: int) -> StoredPair:
-        run = self._latest_run(study_id)
-        if run is None or run.id != run_id:
-            raise RefusedError(
-                "this review belongs to an earlier run; reload the page", code="stale_run"
-            )
-        if not 0 <= no < len(run.queue):
+        with self.desk.store.read() as conn:
+            latest = latest_dedup_run(conn, study_id)
+            if latest is None or latest.id != run_id:
+                raise RefusedError(
+                    "this review belongs to an earlier run; reload the page", code="stale_run"
+                )
+            row = dedup_run_pair(conn, run_id, no)
+        if row is None:
             raise NotFoundError(f"no pair {no} in this run's review queue", code="pair_not_found")
-        return run.queue[no]
+        return DedupRun.stored_pair(row, run_id)
 
     def decide(self, study: str, run_id: str, no: int, decision: str) -> dict[str, Any]:
         """Record the reviewer's ``merge`` or ``distinct`` for pair ``no`` of the run: one
@@ -331,7 +344,8 @@ class DedupDesk:
             raise NotFoundError(f"no decision #{seq} in this Study's history", code="no_decision")
         entry = undo_decision(store, row.id, seq, by=self.desk.owner, via="web")
         pair = None
-        run = self._latest_run(row.id)
-        if run is not None:
-            pair = next((rp.no for rp in run.queue if rp.keys == live[seq]), None)
+        with store.read() as conn:
+            latest = latest_dedup_run(conn, row.id)
+            if latest is not None:
+                pair = dedup_run_pair_no(conn, latest.id, live[seq])
         return {"seq": entry.seq, "undoes": seq, "pair": pair, "state": "waiting"}

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from litdesk._errors import InputError, LitdeskError
-from litdesk.adapters.store import DedupRunRow, Store, StoredDataInvalid, get_dedup_run, repo
+from litdesk.adapters.store import (
+    DedupPairRow,
+    DedupRunRow,
+    Store,
+    StoredDataInvalid,
+    get_dedup_run,
+    repo,
+)
 from litdesk.core.imports import ImportTrace
 from litdesk.services.dedup import (
     DedupReport,
@@ -95,40 +102,46 @@ class DedupRun:
     refs: dict[str, dict[str, Any]]
 
     def document(self) -> dict[str, Any]:
+        """What is stored of the run beside its queue."""
         return {
             "executed_at": self.executed_at,
             "version": self.version,
             "counts": self.counts,
-            "queue": [
-                {"keys": list(p.keys), "digests": list(p.digests), "body": p.body}
-                for p in self.queue
-            ],
             "queued": self.queued,
             "files": self.files,
             "repeats": self.repeats,
             "refs": self.refs,
         }
 
+    def pair_rows(self) -> list[DedupPairRow]:
+        """The queue as stored, one row per pair."""
+        return [
+            DedupPairRow(p.no, p.keys, {"digests": list(p.digests), "body": p.body})
+            for p in self.queue
+        ]
+
+    @staticmethod
+    def stored_pair(row: DedupPairRow, run_id: str) -> StoredPair:
+        try:
+            d = row.data["digests"]
+            return StoredPair(row.no, row.keys, (str(d[0]), str(d[1])), dict(row.data["body"]))
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            msg = f"pair {row.no} of dedup run {run_id} is malformed: {exc}"
+            raise StoredDataInvalid(msg) from None
+
     @classmethod
-    def from_row(cls, row: DedupRunRow) -> DedupRun:
+    def from_row(cls, row: DedupRunRow, pairs: list[DedupPairRow] | None = None) -> DedupRun:
+        """The stored run (``pairs``: its queue, when read; else the queue is empty)."""
         d = row.data
         try:
-            queue = [
-                StoredPair(
-                    no,
-                    (str(p["keys"][0]), str(p["keys"][1])),
-                    (str(p["digests"][0]), str(p["digests"][1])),
-                    dict(p["body"]),
-                )
-                for no, p in enumerate(d["queue"])
-            ]
             return cls(
                 row.id, row.study_id, str(d["executed_at"]), str(d["version"]),
-                {str(k): int(v) for k, v in d["counts"].items()}, queue, int(d["queued"]),
+                {str(k): int(v) for k, v in d["counts"].items()},
+                [cls.stored_pair(p, row.id) for p in pairs or ()], int(d["queued"]),
                 [dict(f) for f in d["files"]], [str(r) for r in d["repeats"]],
                 {str(k): dict(v) for k, v in d["refs"].items()},
             )  # fmt: skip
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StoredDataInvalid(f"dedup run {row.id} is malformed: {exc}") from None
 
     @property
@@ -270,7 +283,7 @@ class _Run:
         run = _build_run(self.ctx.job.id, self.study_id, report, traces, repeats, named)
         record_report(
             self.store, self.study_id, report, before=in_force, owner=self.by,
-            run_id=run.id, run_data=run.document(),
+            run_id=run.id, run_data=run.document(), run_pairs=run.pair_rows(),
         )  # fmt: skip
         return run.result
 

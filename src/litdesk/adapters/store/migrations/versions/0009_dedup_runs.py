@@ -32,8 +32,24 @@ def upgrade() -> None:
         sa.Column("created_at", sa.String(40), nullable=False),
     )
     op.create_index("ix_dedup_runs_study_created", "dedup_runs", ["study_id", "created_at"])
+    op.create_table(
+        "dedup_run_pairs",
+        sa.Column(
+            "run_id",
+            sa.String(32),
+            sa.ForeignKey("dedup_runs.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("no", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("a_key", sa.String(80), nullable=False),
+        sa.Column("b_key", sa.String(80), nullable=False),
+        sa.Column("data", sa.Text, nullable=False),
+    )
+    op.create_index("ix_dedup_run_pairs_keys", "dedup_run_pairs", ["run_id", "a_key", "b_key"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_dedup_run_pairs_keys", table_name="dedup_run_pairs")
+    op.drop_table("dedup_run_pairs")
     op.drop_index("ix_dedup_runs_study_created", table_name="dedup_runs")
     op.drop_table("dedup_runs")
