@@ -15,7 +15,6 @@ queue at once; counts and groups follow them on the next run.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -58,7 +57,6 @@ __all__ = [
 
 #: The history list shows the newest entries, at most this many (the total counted).
 MAX_HISTORY: Final = 500
-log = logging.getLogger("litdesk.dedup")
 
 
 def dedup_handlers(desk: Desk) -> dict[str, Handler]:
