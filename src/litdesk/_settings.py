@@ -248,6 +248,13 @@ class Settings(BaseSettings):
     jobs_worker_slots: int = Field(
         default=1, ge=0, le=16, description="Job worker threads per server process (0: none)."
     )
+    dedup_test_step_seconds: float = Field(
+        default=0.0,
+        ge=0,
+        le=10,
+        description="Test only (keep 0): seconds a web deduplication run waits after reading "
+        "each import of its Study, so that tests can watch, cancel or kill a run mid-way.",
+    )
     library_upload_max_bytes: int = Field(
         default=100_000_000,
         ge=1_000,

@@ -65,7 +65,7 @@ def test_api_run_review_decide_undo(running: Running) -> None:
         assert refused.status_code == 403 and refused.json()["code"] == "conflicting_identifiers"
         bad = c.post(url, json={"run_id": run_id, "pair": good["no"], "decision": "perhaps"})
         assert bad.status_code == 422
-        stale = c.post(url, json={"run_id": "dd-" + "0" * 16, "pair": 0, "decision": "merge"})
+        stale = c.post(url, json={"run_id": "0" * 32, "pair": 0, "decision": "merge"})
         assert stale.status_code == 403 and stale.json()["code"] == "stale_run"
         merged = c.post(url, json={"run_id": run_id, "pair": good["no"], "decision": "merge"})
         assert merged.status_code == 200 and merged.json()["new"], merged.text
@@ -81,7 +81,8 @@ def test_api_run_review_decide_undo(running: Running) -> None:
         assert again.status_code == 403 and again.json()["code"] == "not_in_force"
         missing = c.post(f"/api/v1/studies/{sid}/dedup/undo", json={"seq": 999})
         assert missing.status_code == 404
-        assert c.get("/api/v1/dedup-jobs/dd-0123456789abcdef").status_code == 404
+        assert c.get("/api/v1/dedup-jobs/" + "0123456789abcdef" * 2).status_code == 404
+        assert c.get("/api/v1/dedup-jobs/dd-0123456789abcdef").status_code == 422
         assert c.get("/api/v1/dedup-jobs/nope").status_code == 422
         assert c.get("/api/v1/studies/nope/dedup").status_code == 404
         empty = c.post("/api/v1/studies", json={"name": "Empty"}).json()["id"]
@@ -123,7 +124,9 @@ def test_page_forms_work_without_javascript(running: Running) -> None:
         assert page.status_code == 200 and "Run deduplication" in page.text
         token = _form_token(c, f"/study/{sid}/dedup")
         started = c.post(f"/study/{sid}/dedup/run", data={"csrf_token": token})
-        assert started.status_code == 303 and "?job=dd-" in started.headers["location"]
+        assert started.status_code == 303 and re.search(
+            r"\?job=[0-9a-f]{32}$", started.headers["location"]
+        )
         deadline = time.monotonic() + 120
         while True:
             html = c.get(started.headers["location"]).text
@@ -135,7 +138,7 @@ def test_page_forms_work_without_javascript(running: Running) -> None:
         # hostile titles are text, never markup
         assert "<script>alert(31)" not in html and "&lt;script&gt;alert(31)&lt;/script&gt;" in html
         assert "<img src=x" not in html
-        run_id = re.search(r'name="run_id" value="(dd-[0-9a-f]{16})"', html)
+        run_id = re.search(r'name="run_id" value="([0-9a-f]{32})"', html)
         assert run_id
         decided = c.post(
             f"/study/{sid}/dedup/decisions",
@@ -156,7 +159,7 @@ def test_page_forms_work_without_javascript(running: Running) -> None:
         html = c.get(f"/study/{sid}/dedup").text
         assert f"withdrew #{seq.group(1)} (distinct)" in html
         # a cancel form on a finished job: back to the page, nothing changed
-        job = re.search(r"job=(dd-[0-9a-f]{16})", started.headers["location"])
+        job = re.search(r"job=([0-9a-f]{32})", started.headers["location"])
         assert job
         cancel = c.post(f"/dedup-jobs/{job.group(1)}/cancel", data={"csrf_token": token})
         assert cancel.status_code == 303
@@ -260,3 +263,83 @@ def test_zip_recovery_posted_as_a_plain_form(running: Running) -> None:
             cookies={"ld_csrf": token},
         )
         assert no_origin.status_code == 403
+
+
+def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job(
+    tmp_settings: Any, cassette: Any
+) -> None:
+    """Single-user (owner ``local``): two app instances (two workers' stand-ins) over one
+    SQLite store; only the first runs jobs (its runner started by the test). A run started on it is watched, reviewed and
+    decided on the second, and the decision is seen on the first. Then a job held by a
+    worker that died mid-run is taken over by the first app's runner once its lease has
+    run out, and finished with one run summary in the history."""
+    from tests.faces.web._server import free_port, serve_app
+
+    from litdesk.faces.web import create_app
+    from litdesk.services.desk import DEDUP_KIND
+
+    slow = {"dedup_test_step_seconds": 2.0, "jobs_lease_seconds": 2.0, "jobs_poll_seconds": 0.1}
+    apps, bases, stops = [], [], []
+    for _ in range(2):  # no job worker threads: the first app's runner is started below
+        port = free_port()
+        settings = tmp_settings.model_copy(update=slow | {"jobs_worker_slots": 0})
+        apps.append(create_app(settings, host="127.0.0.1", port=port, replay=cassette))
+        bases.append(f"http://127.0.0.1:{port}")
+        server = serve_app(apps[-1], port)
+        next(server)
+        stops.append(server)
+
+    def client(n: int) -> httpx.Client:
+        c = httpx.Client(base_url=bases[n], headers={"origin": bases[n]}, timeout=60)
+        with httpx.Client(base_url=bases[n], timeout=60) as first:
+            first.get("/studies")
+            token = first.cookies["ld_csrf"]
+        c.cookies.set("ld_csrf", token)
+        c.headers["x-csrf-token"] = token
+        return c
+
+    def watch(c: httpx.Client, job_id: str, until: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + 120
+        while not until(job := c.get(f"/api/v1/dedup-jobs/{job_id}").json()):
+            assert time.monotonic() < deadline, job
+            time.sleep(0.05)
+        return dict(job)
+
+    try:
+        with client(0) as one, client(1) as two:
+            sid = make_study(one)
+            job = one.post(f"/api/v1/studies/{sid}/dedup/runs").json()
+            # queued on the first app: the second shows it and starting again gives it
+            assert two.get(f"/api/v1/studies/{sid}/dedup").json()["job"]["id"] == job["id"]
+            assert two.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"] == job["id"]
+            runner, jobs = apps[0].state.runner, apps[1].state.jobs
+            runner.start()  # the first app's worker runs it (each import read takes 2 s)
+            seen = watch(two, job["id"], lambda j: j["state"] != "running" or j["done"] >= 1)
+            assert seen["state"] == "running" and seen["stage"] == "reading", seen
+            assert watch(two, job["id"], lambda j: j["state"] != "running")["state"] == "done"
+            view = two.get(f"/api/v1/studies/{sid}/dedup").json()
+            assert view["run"]["id"] == job["id"] and len(view["pairs"]) == 5
+            pair = next(p for p in view["pairs"] if p["mergeable"])["no"]
+            r = two.post(
+                f"/api/v1/studies/{sid}/dedup/decisions",
+                json={"run_id": job["id"], "pair": pair, "decision": "merge"},
+            )
+            assert r.status_code == 200, r.text
+            mine = one.get(f"/api/v1/studies/{sid}/dedup").json()
+            assert {p["no"]: p["state"] for p in mine["pairs"]}[pair] == "merge"
+            # a worker dies mid-run: the first app's runner takes the job over
+            runner.stop()
+            second = two.post(f"/api/v1/studies/{sid}/dedup/runs").json()
+            held = jobs.claim([DEDUP_KIND], "gone:1:dead", 1.0)
+            assert held is not None and held.id == second["id"]
+            assert jobs.progress(held, 1, 2, "reading")
+            runner.start()
+            done = watch(two, second["id"], lambda j: j["state"] != "running")
+            assert done["state"] == "done" and done["attempts"] == 2, done
+            history = one.get(f"/api/v1/studies/{sid}/dedup").json()
+            assert history["run"]["id"] == second["id"]
+            assert [h["kind"] for h in history["history"]].count("run") == 2
+            assert history["run"]["counts"]["groups"] == view["run"]["counts"]["groups"] - 1
+    finally:
+        for server in stops:
+            next(server, None)

@@ -210,25 +210,32 @@ def test_without_javascript_zip_recovery_and_review_forms(
 
 @pytest.fixture
 def served(tmp_settings: Any, cassette: Path) -> Iterator[tuple[Running, Any]]:
-    """A server whose app the test can reach (to hold a job before it runs)."""
+    """A server without job worker threads whose app the test can reach (to hold a job,
+    as a worker would, before it runs)."""
     from tests.faces.web._server import free_port, serve_app
 
     from litdesk.faces.web import create_app
 
     port = free_port()
-    app = create_app(tmp_settings, host="127.0.0.1", port=port, replay=cassette)
+    settings = tmp_settings.model_copy(update={"jobs_worker_slots": 0})
+    app = create_app(settings, host="127.0.0.1", port=port, replay=cassette)
     for _ in serve_app(app, port):
         base = f"http://127.0.0.1:{port}"
         yield Running(base, "127.0.0.1", port, cassette, Path(tmp_settings.data_dir)), app
 
 
 def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, Any]) -> None:
+    from litdesk.services.desk import DEDUP_KIND, dedup_handlers
+    from litdesk.services.jobs import JobRunner
+
     running, app = served
     with running.writer() as c:
         sid = make_study(c)
-        assert c.get(f"/api/v1/studies/{sid}/dedup").status_code == 200
-    dd = app.state.dedup  # the app's dedup service, made by that first request
-    job = dd.prepare(sid)  # registered as running; this test runs it when it wants
+        job = c.post(f"/api/v1/studies/{sid}/dedup/runs").json()  # queued: no worker here
+        assert job["state"] == "running" and job["stage"] == "queued"
+    jobs = app.state.jobs  # the store's queue; this test is the worker that holds the job
+    claimed = jobs.claim([DEDUP_KIND], "test-worker", 600.0)
+    assert claimed is not None and claimed.id == job["id"]
     pg = page
     pg.goto(f"{running.base}/study/{sid}/dedup")
     pg.locator("html[data-dedup-ready]").wait_for(state="attached")
@@ -236,13 +243,15 @@ def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, 
     assert pg.locator("#job-progress").count() == 1
     # starting another run while this one is going on gives the same job
     with running.writer() as c:
-        assert c.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"] == job.id
+        assert c.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"] == job["id"]
     pg.locator("#cancel-run").click()
     pg.locator("#job-status", has_text="· cancelling").wait_for()  # the server says so
-    assert job.cancel.is_set()
-    dd.work(job)  # the job now runs: it stops at its first step
+    assert jobs.get(job["id"], owner=claimed.owner).cancel_requested
+    runner = JobRunner(jobs, dedup_handlers(app.state.desk), worker_id="test-worker")
+    runner.run_claimed(claimed)  # the job now runs: it stops at its first step
     pg.locator("#job-outcome").wait_for()
     assert "cancelled; nothing was recorded" in pg.locator("#job-outcome").inner_text()
     with running.writer() as c:
         assert c.get(f"/api/v1/studies/{sid}/dedup").json()["history"] == []
+        assert c.get(f"/api/v1/dedup-jobs/{job['id']}").json()["state"] == "cancelled"
     assert pg.console_errors == []  # type: ignore[attr-defined]

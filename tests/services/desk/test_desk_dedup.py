@@ -6,6 +6,8 @@ conflicting identifiers never merged, cancellation recording nothing."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,8 @@ from tests._dedup_data import REGISTRY_RIS, haematology_subset
 from litdesk import Settings
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.services.dedup import study_decisions, study_history
-from litdesk.services.desk import DedupDesk, Desk, open_desk
+from litdesk.services.desk import DedupDesk, Desk, dedup_handlers, open_desk
+from litdesk.services.jobs import JobRunner, Jobs
 
 
 def fill_study(desk: Desk, name: str = "aHUS review") -> str:
@@ -46,14 +49,14 @@ def on_desk(settings: Settings, body: Callable[[Desk], None]) -> None:
 
 
 def _run(dd: DedupDesk, study: str) -> dict:
-    job = dd.work(dd.prepare(study))
+    job = dd.work(dd.prepare(study).id)
     assert job.state == "done", job.message
     return dd.review(study).to_dict()
 
 
 def test_run_review_decide_undo(settings: Settings) -> None:
     def body(desk: Desk) -> None:
-        dd = DedupDesk(desk)
+        dd = DedupDesk(desk, Jobs(desk.store))
         study = fill_study(desk)
         view = _run(dd, study)
         run = view["run"]
@@ -123,7 +126,7 @@ def test_run_review_decide_undo(settings: Settings) -> None:
 
 def test_a_merge_decision_changes_the_next_run(settings: Settings) -> None:
     def body(desk: Desk) -> None:
-        dd = DedupDesk(desk)
+        dd = DedupDesk(desk, Jobs(desk.store))
         study = fill_study(desk)
         first = _run(dd, study)
         for p in first["pairs"]:
@@ -140,35 +143,45 @@ def test_a_merge_decision_changes_the_next_run(settings: Settings) -> None:
 
 def test_cancel_records_nothing_and_no_imports_is_refused(tmp_settings: Settings) -> None:
     def body(desk: Desk) -> None:
-        dd = DedupDesk(desk)
+        dd = DedupDesk(desk, Jobs(desk.store))
         empty = desk.create_study("Empty").to_dict()["id"]
-        failed = dd.work(dd.prepare(empty))
+        failed = dd.work(dd.prepare(empty).id)
         assert failed.state == "failed" and "no imported records" in (failed.message or "")
         study = fill_study(desk)
         job = dd.prepare(study)
-        assert dd.prepare(study) is job  # one running job per Study
-        dd.cancel(job.id)
-        dd.work(job)
+        assert dd.prepare(study).id == job.id  # one active job per Study, kept by the store
+        assert dd.cancel(job.id).state == "cancelled"  # a queued job is cancelled at once
+        job = dd.work(job.id)
         assert job.state == "cancelled" and job.to_dict()["counts"] is None
+        assert "nothing was recorded" in (job.message or "")
         assert study_history(desk.store, study) == []
         assert dd.review(study).to_dict()["run"] is None
         with pytest.raises(NotFoundError):
+            dd.job("0" * 32)
+        with pytest.raises(NotFoundError):
             dd.job("dd-nope")
-        # a started job runs in the background and finishes
-        started = dd.start(study)
-        for _ in range(600):
-            if dd.job(started.id).state != "running":
-                break
-            asyncio.run(asyncio.sleep(0.05))
+        # a started job is run by a job runner (the app's, in a server) and finishes
+        runner = JobRunner(Jobs(desk.store), dedup_handlers(desk), poll_s=0.05)
+        runner.start()
+        try:
+            started = dd.start(study)
+            assert started.id != job.id and started.state == "running"
+            for _ in range(1200):
+                if dd.job(started.id).state != "running":
+                    break
+                asyncio.run(asyncio.sleep(0.05))
+        finally:
+            runner.stop()
         assert dd.job(started.id).state == "done"
         assert dd.cancel(started.id).state == "done"  # a finished job stays finished
+        assert dd.review(study).to_dict()["run"]["id"] == started.id
 
     on_desk(tmp_settings, body)
 
 
 def test_a_file_imported_twice_counts_once(tmp_settings: Settings) -> None:
     def body(desk: Desk) -> None:
-        dd = DedupDesk(desk)
+        dd = DedupDesk(desk, Jobs(desk.store))
         study = fill_study(desk)
         desk.import_into_study(study, [("again.ris", REGISTRY_RIS.encode())])
         view = _run(dd, study)
@@ -182,7 +195,7 @@ def test_web_decisions_are_reused_by_the_cli_workflow(settings: Settings, tmp_pa
     from litdesk.services.dedup import DedupRequest, run_dedup
 
     def body(desk: Desk) -> None:
-        dd = DedupDesk(desk)
+        dd = DedupDesk(desk, Jobs(desk.store))
         study = fill_study(desk)
         view = _run(dd, study)
         decided = [p for p in view["pairs"] if p["mergeable"]][:2]
@@ -205,5 +218,45 @@ def test_web_decisions_are_reused_by_the_cli_workflow(settings: Settings, tmp_pa
         assert len(asked) == 5 - len(decided)  # the web's decisions are not asked again
         assert not skipped & {frozenset(a) for a in asked}
         assert outcome.new_decisions == 0
+
+    on_desk(settings, body)
+
+
+def test_a_job_whose_worker_died_is_run_again_and_recorded_once(settings: Settings) -> None:
+    """A worker that died after recording the run (before the job was marked done), and one
+    that died mid-run: the next claim finishes each job with one run summary each."""
+    from litdesk.services.jobs import JobContext
+
+    def body(desk: Desk) -> None:
+        jobs = Jobs(desk.store)
+        dd = DedupDesk(desk, jobs)
+        study = fill_study(desk)
+        (handler,) = dedup_handlers(desk).values()
+        # 1. the first worker records the run and dies before it can say "done"
+        job = dd.prepare(study)
+        claimed = jobs.claim(["dedup.study"], "dead-worker:1", 1.0)
+        assert claimed is not None and claimed.id == job.id
+        result = handler(JobContext(jobs, claimed, threading.Event()))
+        assert result is not None and result["run"] == job.id
+        assert dd.job(job.id).state == "running"  # nobody said it finished
+        assert dd.review(study).to_dict()["run"]["id"] == job.id  # but the run is there
+        time.sleep(1.2)  # its lease (1 s) runs out
+        done = dd.work(job.id)
+        assert done.state == "done" and done.attempts == 2
+        assert done.counts == result["counts"]
+        runs = [e for e in study_history(desk.store, study) if e.kind == "run"]
+        assert len(runs) == 1 and runs[0].data["run"] == job.id
+        # 2. a worker dies mid-run (it read the imports, recorded nothing)
+        second = dd.prepare(study)
+        claimed = jobs.claim(["dedup.study"], "dead-worker:2", 1.0)
+        assert claimed is not None and claimed.id == second.id
+        assert jobs.progress(claimed, 1, 2, "reading")
+        assert dd.job(second.id).stage == "reading" and dd.job(second.id).done == 1
+        time.sleep(1.2)
+        finished = dd.work(second.id)
+        assert finished.state == "done" and finished.attempts == 2
+        runs = [e for e in study_history(desk.store, study) if e.kind == "run"]
+        assert [r.data["run"] for r in runs] == [job.id, second.id]
+        assert dd.review(study).to_dict()["run"]["id"] == second.id
 
     on_desk(settings, body)

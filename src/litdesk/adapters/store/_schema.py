@@ -12,6 +12,8 @@ __all__ = [
     "accounts",
     "allowances",
     "citation_listings",
+    "dedup_run_pairs",
+    "dedup_runs",
     "login_failures",
     "paper_savers",
     "sessions",
@@ -219,6 +221,45 @@ dedup_history = sa.Table(
     sa.Column("decision", sa.String(16), nullable=True),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
+)
+
+#: A Study's finished deduplication runs as the review page shows them (migration
+#: 0011_dedup_runs): the run's id is its job's id (so a job claimed again after its worker
+#: died finds its run recorded and records nothing twice); ``data`` holds the counts and
+#: the files read. The newest few per Study are kept (``_dedup.KEEP_RUNS``).
+dedup_runs = sa.Table(
+    "dedup_runs",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("owner", sa.String(200), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(_WHEN), nullable=False),
+    sa.Index("ix_dedup_runs_study_created", "study_id", "created_at"),
+)
+
+#: The review queue of a stored run, one row per pair (up to 2,000 pairs of ~2–3 kB each:
+#: several MB, beyond a job's result document; a decision reads its one pair). ``a_key``
+#: and ``b_key`` are the two records' digests sorted (the history's key of the pair).
+dedup_run_pairs = sa.Table(
+    "dedup_run_pairs",
+    metadata,
+    sa.Column(
+        "run_id",
+        sa.String(32),
+        sa.ForeignKey("dedup_runs.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("no", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("a_key", sa.String(80), nullable=False),
+    sa.Column("b_key", sa.String(80), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Index("ix_dedup_run_pairs_keys", "run_id", "a_key", "b_key"),
 )
 
 

@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 
 from litdesk import __version__
 from litdesk._settings import Settings
-from litdesk.services.desk import Desk, open_desk
+from litdesk.services.desk import Desk, dedup_handlers, open_desk
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library_desk import LibraryDesk
 from litdesk.services.synthesis import report_csp
@@ -58,7 +58,11 @@ async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIter
     queue = Jobs(desk.store)
     shelf = LibraryDesk(desk.runtime, queue)
     pdfs = open_library_state(app, desk, queue)  # viewer, paper chat, report wizard
-    handlers: dict[str, Handler] = {**shelf.handlers(), **pdfs.handlers()}
+    handlers: dict[str, Handler] = {
+        **shelf.handlers(),
+        **pdfs.handlers(),
+        **dedup_handlers(desk),  # a Study's deduplication runs (the dedup review page)
+    }
     runner = JobRunner(
         queue,
         handlers,

@@ -3,14 +3,17 @@ newest entry for a pair wins, an ``undone`` entry withdraws it) and run summarie
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import (
     DedupEntry,
+    DedupPairRow,
     Store,
     add_dedup_entry,
+    add_dedup_run,
+    dedup_run_exists,
     list_dedup_entries,
     repo,
 )
@@ -19,6 +22,9 @@ from litdesk.core.dedup import Decision
 from ._service import DedupReport
 
 __all__ = ["record_report", "study_decisions", "study_history", "undo_decision"]
+
+#: the store lock that serialises the recording of one Study's runs
+_RUN_LOCK: Final = 1909102053
 
 
 def _now() -> str:
@@ -55,14 +61,26 @@ def record_report(
     *,
     before: Mapping[tuple[str, str], Decision],
     owner: str = "local",
+    run_id: str | None = None,
+    run_data: dict[str, Any] | None = None,
+    run_pairs: Sequence[DedupPairRow] = (),
 ) -> int:
     """Append the decisions made in this run (those not already in force) and a run
-    summary (version, rules, counts, source files); returns how many decisions were new."""
+    summary (version, rules, counts, source files); returns how many decisions were new.
+
+    ``run_id`` (a web run: its job's id) records the run at most once: when a run of that
+    id is already stored nothing is written (and 0 is returned) (a job claimed again
+    after its worker died). ``run_data`` and ``run_pairs`` (the review page's data and
+    queue) are stored with the summary, in the same transaction."""
     now = _now()
     new = {k: v for k, v in report.decisions.items() if before.get(k) != v}
     sources = sorted({(r.file, r.digest) for r in report.refs})
     with store.write() as conn:
         study_id = repo.get_study(conn, study).id
+        if run_id is not None:
+            store.lock(conn, _RUN_LOCK, study_id)
+            if dedup_run_exists(conn, run_id):
+                return 0
         for (a, b), decision in sorted(new.items()):
             add_dedup_entry(
                 conn, study_id, "decision", {"by": "reviewer"}, now,
@@ -76,7 +94,11 @@ def record_report(
             "new_decisions": len(new),
             "owner": owner,
         }
+        if run_id is not None:
+            summary["run"] = run_id
         add_dedup_entry(conn, study_id, "run", summary, now)
+        if run_id is not None:
+            add_dedup_run(conn, run_id, study_id, owner, run_data or {}, run_pairs)
     return len(new)
 
 

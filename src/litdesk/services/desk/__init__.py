@@ -2,7 +2,16 @@
 (store, provider transport, fused search), opened once with :func:`open_desk`."""
 
 from ._citations import CitationView, citation_browser
-from ._dedup import MAX_HISTORY, MAX_QUEUE, DedupDesk, DedupJob, DedupReviewView, DedupRun
+from ._dedup import (
+    DEDUP_KIND,
+    MAX_HISTORY,
+    MAX_QUEUE,
+    DedupDesk,
+    DedupJob,
+    DedupReviewView,
+    DedupRun,
+    dedup_handlers,
+)
 from ._desk import (
     EXPORT_MEDIA,
     MAX_SELECTION,
@@ -55,6 +64,7 @@ __all__ = [
     "EXPORT_MEDIA",
     "MAX_OCCURRENCES",
     "MAX_HISTORY",
+    "DEDUP_KIND",
     "MAX_QUEUE",
     "MAX_LIVE",
     "MAX_SELECTION",
@@ -69,6 +79,7 @@ __all__ = [
     "DedupJob",
     "DedupReviewView",
     "DedupRun",
+    "dedup_handlers",
     "CompareView",
     "Desk",
     "EvidenceTableView",

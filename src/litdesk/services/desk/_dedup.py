@@ -1,117 +1,68 @@
-"""Deduplication of a Study's imported records on the desk: a run as a job (progress,
-cancellable), the review queue of uncertain pairs, reviewer decisions into the Study's
-deduplication history (the same store entries ``litdesk dedup --study`` writes and
+"""Deduplication of a Study's imported records on the desk: a run as a job of the store's
+queue (progress, cancellable, resumed by another worker when its own died; see
+:mod:`._dedup_run`), the review queue of uncertain pairs, reviewer decisions into the
+Study's deduplication history (the same store entries ``litdesk dedup --study`` writes and
 reuses) and their withdrawal.
 
 A run reads every import trace stored with the Study (a file imported twice counts
 once), deduplicates all their records together with the reviewer decisions in force,
-and records a run summary in the history. Decisions made afterwards are shown over the
-run's queue at once; counts and groups follow them on the next run.
+and records a run summary in the history and the run's review data in the store. Every
+state is in the store, so any worker of a team server shows the Study's running job and
+latest run (the newest finished run, whoever started it) to the Study's members and
+accepts the decisions of its editors. Decisions made afterwards are shown over the run's
+queue at once; counts and groups follow them on the next run.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-import uuid
-from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
 
-from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
-from litdesk.adapters.store import DedupEntry, add_dedup_entry, repo
-from litdesk.core.imports import ImportTrace
-from litdesk.services.dedup import (
-    DedupReport,
-    dedup_batch,
-    record_report,
-    study_decisions,
-    study_history,
-    undo_decision,
+from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk.adapters.store import (
+    DedupEntry,
+    add_dedup_entry,
+    dedup_run_pair,
+    dedup_run_pair_no,
+    latest_dedup_run,
+    list_dedup_run_pairs,
+    repo,
 )
-from litdesk.services.imports import ImportBatch
-from litdesk.services.workspace import now_iso, read_import
+from litdesk.services.dedup import study_history, undo_decision
+from litdesk.services.jobs import Handler, JobNotFound, JobRunner, Jobs, JobView
+from litdesk.services.workspace import now_iso
 
-from ._dedup_pairs import ReviewPair, review_pairs
+from ._dedup_run import (
+    DEDUP_KIND,
+    MAX_QUEUE,
+    DedupJob,
+    DedupRun,
+    StoredPair,
+    dedup_handler,
+    study_owner,
+)
 from ._desk import Desk
 
 __all__ = [
+    "DEDUP_KIND",
     "MAX_HISTORY",
     "MAX_QUEUE",
     "DedupDesk",
     "DedupJob",
     "DedupReviewView",
     "DedupRun",
+    "dedup_handlers",
 ]
 
-#: The review queue shows at most this many pairs of a run (the rest counted).
-MAX_QUEUE: Final = 2_000
 #: The history list shows the newest entries, at most this many (the total counted).
 MAX_HISTORY: Final = 500
-#: Finished jobs kept in memory (the newest); a Study's latest run is always kept.
-JOBS_KEPT: Final = 50
-#: Import traces of one Study read by a run.
-MAX_IMPORTS: Final = 10_000
-JobState = Literal["running", "done", "cancelled", "failed"]
-log = logging.getLogger("litdesk.dedup")
 
 
-class DedupCancelled(LitdeskError):
-    """The run was cancelled (nothing was recorded)."""
-
-    default_code = "cancelled"
-
-
-@dataclass(slots=True)
-class DedupRun:
-    """A finished run: the report, the review queue built from it, what it read."""
-
-    id: str
-    study_id: str
-    executed_at: str
-    report: DedupReport
-    queue: list[ReviewPair]
-    queued: int
-    files: list[dict[str, Any]]
-    repeats: list[str]
-
-    def counts(self) -> dict[str, int]:
-        c = dict(self.report.result.counts)
-        c["single_records"] = sum(len(g) == 1 for g in self.report.result.groups)
-        c["uncertain"] = self.queued
-        return c
-
-
-@dataclass(slots=True)
-class DedupJob:
-    """A run in progress or finished (``stage``: reading, deduplicating, recording, done)."""
-
-    id: str
-    study_id: str
-    study_name: str
-    started_at: str
-    state: JobState = "running"
-    stage: str = "starting"
-    done: int = 0
-    total: int = 0
-    message: str | None = None
-    run: DedupRun | None = None
-    cancel: threading.Event = field(default_factory=threading.Event)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "study_id": self.study_id,
-            "study_name": self.study_name,
-            "started_at": self.started_at,
-            "state": self.state,
-            "stage": self.stage,
-            "done": self.done,
-            "total": self.total,
-            "message": self.message,
-            "cancel_requested": self.cancel.is_set(),
-            "counts": self.run.counts() if self.run else None,
-        }
+def dedup_handlers(desk: Desk) -> dict[str, Handler]:
+    """The deduplication job handlers by kind over the desk's store, for a job runner."""
+    step = desk.settings.dedup_test_step_seconds
+    return {DEDUP_KIND: dedup_handler(desk.store, step_seconds=step)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,141 +97,82 @@ def _describe(rec: dict[str, Any] | None, digest: str | None) -> str:
 
 
 class DedupDesk:
-    """The deduplication use cases of one desk (jobs kept in memory for its lifetime)."""
+    """The deduplication use cases of one desk's owner over the store's job queue
+    (``wake``: tell this process's job runner that a job was queued)."""
 
-    def __init__(self, desk: Desk, *, shared: DedupDesk | None = None) -> None:
-        """``shared``: the app's service whose jobs and latest runs this one sees, acting
-        as ``desk``'s owner (a team account; its role in each Study is checked)."""
+    def __init__(self, desk: Desk, jobs: Jobs, *, wake: Callable[[], None] | None = None) -> None:
         self.desk = desk
-        self._lock: threading.Lock = shared._lock if shared else threading.Lock()
-        self._jobs: OrderedDict[str, DedupJob] = shared._jobs if shared else OrderedDict()
-        self._latest: dict[str, DedupRun] = shared._latest if shared else {}
+        self.jobs = jobs
+        self._wake = wake
 
     # --- runs as jobs ----------------------------------------------------------------
 
-    def _open_job(self, study: str) -> tuple[DedupJob, bool]:
-        """The Study's running job, or a new one (``True``) registered under the lock."""
+    def _submit(self, study: str) -> DedupJob:
+        """The Study's active job, or a new queued one (one per Study, kept by the store)."""
         row = self.desk.workspace.study(study, "write")
-        with self._lock:
-            for job in self._jobs.values():
-                if job.study_id == row.id and job.state == "running":
-                    return job, False
-            job = DedupJob(f"dd-{uuid.uuid4().hex[:16]}", row.id, row.name, now_iso())
-            self._jobs[job.id] = job
-            finished = [j for j in self._jobs.values() if j.state != "running"]
-            for old in finished[: max(0, len(finished) - JOBS_KEPT)]:
-                self._jobs.pop(old.id, None)
-        return job, True
+        params = {"study_id": row.id, "study_name": row.name, "by": self.desk.owner}
+        view = self.jobs.submit(DEDUP_KIND, params, owner=study_owner(row.id), reuse_active=True)
+        return DedupJob.from_view(view)
 
     def prepare(self, study: str) -> DedupJob:
-        """A new job for ``study``, not started (run it with :meth:`work`); while one is
-        running for the Study, that one is returned instead."""
-        return self._open_job(study)[0]
+        """A new job for ``study``, queued but no runner told (run it here with
+        :meth:`work`); while one is active for the Study, that one is returned instead."""
+        return self._submit(study)
 
     def start(self, study: str) -> DedupJob:
-        """Start deduplicating ``study`` in a background thread; watch it with :meth:`job`.
-        While a run of the Study is going on, that run is returned (one at a time)."""
-        job, new = self._open_job(study)
-        if new:
-            job.stage = "queued"
-            threading.Thread(target=self.work, args=(job,), daemon=True).start()
+        """Queue deduplicating ``study`` for the job runners of every process; watch it with
+        :meth:`job`. While a run of the Study is active, that run is returned."""
+        job = self._submit(study)
+        if self._wake is not None:
+            self._wake()
         return job
 
-    def job(self, job_id: str) -> DedupJob:
-        with self._lock:
-            job = self._jobs.get(job_id)
-        if job is None:
-            raise NotFoundError(f"no deduplication job {job_id[:40]!r}", code="job_not_found")
+    def _find(self, job_id: str) -> JobView:
+        """The job, if its Study is one the owner may read (else not found)."""
         try:
-            self.desk.workspace.study(job.study_id)  # the owner may read that Study
+            view = self.jobs.find(job_id, kind=DEDUP_KIND)
+            self.desk.workspace.study(str(view.params.get("study_id", "")))
         except NotFoundError:
-            raise NotFoundError(
+            raise JobNotFound(
                 f"no deduplication job {job_id[:40]!r}", code="job_not_found"
             ) from None
-        return job
+        return view
+
+    def job(self, job_id: str) -> DedupJob:
+        return DedupJob.from_view(self._find(job_id))
 
     def cancel(self, job_id: str) -> DedupJob:
-        """Ask a running job to stop at its next step (nothing is recorded then)."""
-        job = self.job(job_id)
-        self.desk.workspace.study(job.study_id, "write")
-        if job.state == "running":
-            job.cancel.set()
-        return job
+        """Ask a running job to stop at its next step (nothing is recorded then); a queued
+        one is cancelled at once. Only the Study's editors may."""
+        view = self._find(job_id)
+        self.desk.workspace.study(str(view.params["study_id"]), "write")
+        if view.active:
+            view = self.jobs.cancel(job_id, owner=view.owner)
+        return DedupJob.from_view(view)
 
-    def _check(self, job: DedupJob) -> None:
-        if job.cancel.is_set():
-            raise DedupCancelled("the run was cancelled; nothing was recorded")
-
-    def work(self, job: DedupJob) -> DedupJob:
-        """Run the job here: read the Study's imports, deduplicate, record the run."""
-        try:
-            job.run = self._run(job)
-            job.state, job.stage = "done", "done"
-            with self._lock:
-                self._latest[job.study_id] = job.run
-        except DedupCancelled as exc:
-            job.state, job.message = "cancelled", exc.message
-        except LitdeskError as exc:
-            job.state, job.message = "failed", exc.message
-        except Exception:  # a bug must not leave the job "running" for ever
-            log.exception("deduplication job %s of Study %s failed", job.id, job.study_id)
-            job.state, job.message = "failed", "an internal error; see the server log"
-        return job
-
-    def _traces(self, job: DedupJob) -> tuple[list[ImportTrace], list[str]]:
-        store = self.desk.store
-        with store.read() as conn:
-            rows = repo.list_documents(
-                conn, "imports", study_id=job.study_id, limit=MAX_IMPORTS + 1
-            )
-        if len(rows) > MAX_IMPORTS:
-            raise InputError(
-                f"this Study has more than {MAX_IMPORTS:,} imports; deduplicate its files with "
-                "litdesk dedup FILE… --study instead",
-                code="too_many_imports",
-            )
-        job.stage, job.total = "reading", len(rows)
-        traces: list[ImportTrace] = []
-        repeats: list[str] = []
-        seen: set[str] = set()
-        for row in rows:
-            self._check(job)
-            trace, _ids = read_import(row.json())
-            if trace.source.sha256 in seen:
-                repeats.append(trace.source.path)
-            else:
-                seen.add(trace.source.sha256)
-                traces.append(trace)
-            job.done += 1
-        return traces, repeats
-
-    def _run(self, job: DedupJob) -> DedupRun:
-        traces, repeats = self._traces(job)
-        if not traces:
-            raise InputError(
-                "this Study has no imported records yet: import export files first",
-                code="nothing_imported",
-            )
-        self._check(job)
-        job.stage = "deduplicating"
-        store = self.desk.store
-        in_force = study_decisions(store, job.study_id)
-        report = dedup_batch(ImportBatch(tuple(traces), ()), decisions=in_force)
-        queue, queued = review_pairs(report, limit=MAX_QUEUE)
-        self._check(job)
-        job.stage = "recording"
-        record_report(store, job.study_id, report, before=in_force, owner=self.desk.owner)
-        files = [
-            {"file": t.source.path, "format": t.source.format, "records": len(t.records)}
-            for t in traces
-        ]
-        return DedupRun(job.id, job.study_id, now_iso(), report, queue, queued, files, repeats)
+    def work(self, job_id: str) -> DedupJob:
+        """Run queued deduplication jobs in this thread until ``job_id`` has ended or none
+        can be claimed here (tests, benchmarks; a server's runner does this itself)."""
+        runner = JobRunner(
+            self.jobs, dedup_handlers(self.desk), lease_s=self.desk.settings.jobs_lease_seconds
+        )
+        while self.job(job_id).state == "running" and runner.run_once():
+            pass
+        return self.job(job_id)
 
     # --- the review page -----------------------------------------------------------
 
     def _latest_run(self, study_id: str) -> DedupRun | None:
-        with self._lock:
-            return self._latest.get(study_id)
+        """The Study's latest run with its review queue."""
+        with self.desk.store.read() as conn:
+            row = latest_dedup_run(conn, study_id)
+            if row is None:
+                return None
+            return DedupRun.from_row(row, list_dedup_run_pairs(conn, row.id))
+
+    def _running(self, study_id: str) -> DedupJob | None:
+        views = self.jobs.list(owner=study_owner(study_id), kinds=[DEDUP_KIND], limit=1)
+        return DedupJob.from_view(views[0]) if views and views[0].active else None
 
     def review(self, study: str) -> DedupReviewView:
         """The Study's latest run with every queued pair's decision in force, the running
@@ -300,11 +192,7 @@ class DedupDesk:
                         "decision_seq": current.seq if current else None,
                     }
                 )
-        with self._lock:
-            running = next(
-                (j for j in self._jobs.values() if j.study_id == row.id and j.state == "running"),
-                None,
-            )
+        running = self._running(row.id)
         return DedupReviewView(
             {"id": row.id, "name": row.name},
             self._run_dict(run, pairs) if run else None,
@@ -320,8 +208,8 @@ class DedupDesk:
         return {
             "id": run.id,
             "executed_at": run.executed_at,
-            "version": run.report.result.version,
-            "counts": run.counts(),
+            "version": run.version,
+            "counts": run.counts,
             "files": run.files,
             "repeats_skipped": run.repeats,
             "queue_shown": len(run.queue),
@@ -352,8 +240,10 @@ class DedupDesk:
     ) -> list[dict[str, Any]]:
         refs: dict[str, dict[str, Any]] = {}
         if run is not None:
-            for ref, paper in zip(run.report.refs, run.report.papers, strict=True):
-                refs.setdefault(ref.digest, ref.to_dict() | {"title": paper.title[:300]})
+            refs.update(run.refs)
+            for rp in run.queue:
+                refs.setdefault(rp.digests[0], rp.body["a"])
+                refs.setdefault(rp.digests[1], rp.body["b"])
         live = {e.seq for e in in_force.values()}
         by_seq = {e.seq: e for e in entries}
         out: list[dict[str, Any]] = []
@@ -397,15 +287,17 @@ class DedupDesk:
 
     # --- decisions -------------------------------------------------------------------
 
-    def _pair(self, study_id: str, run_id: str, no: int) -> ReviewPair:
-        run = self._latest_run(study_id)
-        if run is None or run.id != run_id:
-            raise RefusedError(
-                "this review belongs to an earlier run; reload the page", code="stale_run"
-            )
-        if not 0 <= no < len(run.queue):
+    def _pair(self, study_id: str, run_id: str, no: int) -> StoredPair:
+        with self.desk.store.read() as conn:
+            latest = latest_dedup_run(conn, study_id)
+            if latest is None or latest.id != run_id:
+                raise RefusedError(
+                    "this review belongs to an earlier run; reload the page", code="stale_run"
+                )
+            row = dedup_run_pair(conn, run_id, no)
+        if row is None:
             raise NotFoundError(f"no pair {no} in this run's review queue", code="pair_not_found")
-        return run.queue[no]
+        return DedupRun.stored_pair(row, run_id)
 
     def decide(self, study: str, run_id: str, no: int, decision: str) -> dict[str, Any]:
         """Record the reviewer's ``merge`` or ``distinct`` for pair ``no`` of the run: one
@@ -450,7 +342,8 @@ class DedupDesk:
             raise NotFoundError(f"no decision #{seq} in this Study's history", code="no_decision")
         entry = undo_decision(store, row.id, seq, by=self.desk.owner, via="web")
         pair = None
-        run = self._latest_run(row.id)
-        if run is not None:
-            pair = next((rp.no for rp in run.queue if rp.keys == live[seq]), None)
+        with store.read() as conn:
+            latest = latest_dedup_run(conn, row.id)
+            if latest is not None:
+                pair = dedup_run_pair_no(conn, latest.id, live[seq])
         return {"seq": entry.seq, "undoes": seq, "pair": pair, "state": "waiting"}

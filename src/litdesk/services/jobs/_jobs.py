@@ -239,6 +239,14 @@ class Jobs:
             raise JobNotFound(f"no job {str(job_id)[:40]!r}", job=str(job_id)[:40])
         return _view(row)
 
+    def find(self, job_id: str, *, kind: str) -> JobView:
+        """The job ``job_id`` of ``kind`` whoever owns it (:class:`JobNotFound` else) — for a
+        service that authorises access itself (a Study's jobs, seen by its members)."""
+        row = self.repo.get(job_id) if isinstance(job_id, str) and len(job_id) <= 32 else None
+        if row is None or row.kind != kind:
+            raise JobNotFound(f"no job {str(job_id)[:40]!r}", job=str(job_id)[:40])
+        return _view(row)
+
     def list(
         self, *, owner: str, kinds: Sequence[str] | None = None, limit: int = 50
     ) -> list[JobView]:

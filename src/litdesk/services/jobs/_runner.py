@@ -188,6 +188,13 @@ class JobRunner:
         self._run(job)
         return True
 
+    def run_claimed(self, job: ClaimedJob) -> None:
+        """Run a job already claimed (by a test holding it first, a one-shot worker) here,
+        heartbeating and recording its outcome as the worker threads do."""
+        if job.kind not in self.handlers:
+            raise ValueError(f"no handler for {job.kind!r} jobs in this runner")
+        self._run(job)
+
     def _loop(self, worker_id: str) -> None:
         while not self._stopping.is_set():
             try:

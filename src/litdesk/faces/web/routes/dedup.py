@@ -4,7 +4,6 @@ work without JavaScript and every write has its ``/api/v1`` twin."""
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Depends, Form, Path, Query, Request
@@ -12,8 +11,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from litdesk._errors import NotFoundError
+from litdesk._errors import NotFoundError, RefusedError
 from litdesk.services.desk import DedupDesk
+from litdesk.services.jobs import JobRunner, Jobs
 
 from .._deps import DeskDep
 from .._render import page
@@ -26,21 +26,21 @@ api = APIRouter(tags=["dedup"])
 
 #: Pairs shown on one page of the review (the keyboard moves across pages by links).
 PAGE_PAIRS: Final = 25
-_LOCK = threading.Lock()
-JobId = Annotated[str, Path(pattern=r"^dd-[0-9a-f]{16}$", description="A deduplication job.")]
-RunId = Annotated[str, Field(pattern=r"^dd-[0-9a-f]{16}$", description="The run reviewed.")]
+#: A deduplication job's id, which is also its run's id (a job id of the store's queue).
+_ID: Final = r"^[0-9a-f]{32}$"
+JobId = Annotated[str, Path(pattern=_ID, description="A deduplication job.")]
+RunId = Annotated[str, Field(pattern=_ID, description="The run reviewed.")]
 Verdict = Literal["merge", "distinct"]
 
 
 def get_dedup(request: Request, desk: DeskDep) -> DedupDesk:
-    """The desk's deduplication service, kept with the app (its jobs live as long)."""
-    with _LOCK:
-        found: DedupDesk | None = getattr(request.app.state, "dedup", None)
-        if found is None or found.desk is not request.app.state.desk:
-            found = DedupDesk(request.app.state.desk)
-            request.app.state.dedup = found
-    # team mode: the signed-in account's view of the same jobs
-    return found if found.desk is desk else DedupDesk(desk, shared=found)
+    """The deduplication use cases of the request's owner over the app's job queue (every
+    state is in the store: any worker answers for any run)."""
+    jobs: Jobs | None = getattr(request.app.state, "jobs", None)
+    if jobs is None:  # a stand-in desk (tests) has no store and no job queue
+        raise RefusedError("deduplication needs the store's job queue", code="no_jobs")
+    runner: JobRunner | None = getattr(request.app.state, "runner", None)
+    return DedupDesk(desk, jobs, wake=runner.wake if runner is not None else None)
 
 
 DedupDep = Annotated[DedupDesk, Depends(get_dedup)]
@@ -84,7 +84,7 @@ def dedup_page(
     dd: DedupDep,
     ref: StudyRef,
     page_no: Annotated[int, Query(alias="page", ge=1, le=100_000)] = 1,
-    job: Annotated[str | None, Query(pattern=r"^dd-[0-9a-f]{16}$")] = None,
+    job: Annotated[str | None, Query(pattern=_ID)] = None,
 ) -> Response:
     data = _page_view(dd, ref, page_no, job)
     return page(request, "dedup.html", data, title="Deduplicate")
@@ -106,7 +106,7 @@ def cancel_form(dd: DedupDep, job_id: JobId) -> Response:
 def decide_form(
     dd: DedupDep,
     ref: StudyRef,
-    run_id: Annotated[str, Form(pattern=r"^dd-[0-9a-f]{16}$")],
+    run_id: Annotated[str, Form(pattern=_ID)],
     pair: Annotated[int, Form(ge=0, le=1_000_000)],
     decision: Annotated[Verdict, Form()],
 ) -> Response:

@@ -1,0 +1,326 @@
+"""A Study's deduplication run as a job of the store's queue (kind ``dedup.study``): the
+handler any worker of any process runs, the run as stored for the review page, and the
+job as the page shows it.
+
+The job belongs to the Study (its owner is ``study:<id>``), so the queue itself keeps one
+active run per Study — a second start, from any account or process, gets the running one
+— and every member of the Study sees it. The run's id is its job's id: the run, its
+summary in the Study's history and its review data are written in one transaction under
+the Study's lock, at most once per id, so a job claimed again after its worker died
+records nothing twice (a finished run is found and only its result is given back).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from litdesk._errors import InputError, LitdeskError
+from litdesk.adapters.store import (
+    DedupPairRow,
+    DedupRunRow,
+    Store,
+    StoredDataInvalid,
+    get_dedup_run,
+    repo,
+)
+from litdesk.core.imports import ImportTrace
+from litdesk.services.dedup import (
+    DedupReport,
+    dedup_batch,
+    record_report,
+    study_decisions,
+    study_history,
+)
+from litdesk.services.imports import ImportBatch
+from litdesk.services.jobs import Handler, JobContext, JobView
+from litdesk.services.workspace import now_iso, read_import
+
+from ._dedup_pairs import review_pairs
+
+__all__ = [
+    "DEDUP_KIND",
+    "MAX_IMPORTS",
+    "MAX_QUEUE",
+    "DedupJob",
+    "DedupRun",
+    "StoredPair",
+    "dedup_handler",
+    "study_owner",
+]
+
+#: The job kind of a Study's deduplication run.
+DEDUP_KIND: Final = "dedup.study"
+#: The review queue keeps at most this many pairs of a run (the rest counted).
+MAX_QUEUE: Final = 2_000
+#: Import traces of one Study read by a run.
+MAX_IMPORTS: Final = 10_000
+#: Seconds between two progress reports while imports are read (cancel checks are free).
+_REPORT_EVERY: Final = 0.25
+JobState = Literal["running", "done", "cancelled", "failed"]
+_CANCELLED: Final = "the run was cancelled; nothing was recorded"
+
+
+def study_owner(study_id: str) -> str:
+    """The owner of a Study's jobs in the queue (account ids never look like this)."""
+    return f"study:{study_id}"
+
+
+class _Stop(LitdeskError):
+    """The handler must stop: a cancel, the server stopping, or the job taken over."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPair:
+    """One pair of a stored run's review queue (``no``: its place in the queue)."""
+
+    no: int
+    keys: tuple[str, str]  # the two records' digests, sorted: the history's key
+    digests: tuple[str, str]  # the digests of the body's ``a`` and ``b``
+    body: dict[str, Any]
+
+    @property
+    def mergeable(self) -> bool:
+        return bool(self.body["mergeable"])
+
+
+@dataclass(frozen=True, slots=True)
+class DedupRun:
+    """A finished run as stored: counts, what it read, the review queue, and the records
+    the Study's history names (to describe decisions that carry no description)."""
+
+    id: str
+    study_id: str
+    executed_at: str
+    version: str
+    counts: dict[str, int]
+    queue: list[StoredPair]
+    queued: int
+    files: list[dict[str, Any]]
+    repeats: list[str]
+    refs: dict[str, dict[str, Any]]
+
+    def document(self) -> dict[str, Any]:
+        """What is stored of the run beside its queue."""
+        return {
+            "executed_at": self.executed_at,
+            "version": self.version,
+            "counts": self.counts,
+            "queued": self.queued,
+            "files": self.files,
+            "repeats": self.repeats,
+            "refs": self.refs,
+        }
+
+    def pair_rows(self) -> list[DedupPairRow]:
+        """The queue as stored, one row per pair."""
+        return [
+            DedupPairRow(p.no, p.keys, {"digests": list(p.digests), "body": p.body})
+            for p in self.queue
+        ]
+
+    @staticmethod
+    def stored_pair(row: DedupPairRow, run_id: str) -> StoredPair:
+        try:
+            d = row.data["digests"]
+            return StoredPair(row.no, row.keys, (str(d[0]), str(d[1])), dict(row.data["body"]))
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            msg = f"pair {row.no} of dedup run {run_id} is malformed: {exc}"
+            raise StoredDataInvalid(msg) from None
+
+    @classmethod
+    def from_row(cls, row: DedupRunRow, pairs: list[DedupPairRow] | None = None) -> DedupRun:
+        """The stored run (``pairs``: its queue, when read; else the queue is empty)."""
+        d = row.data
+        try:
+            return cls(
+                row.id, row.study_id, str(d["executed_at"]), str(d["version"]),
+                {str(k): int(v) for k, v in d["counts"].items()},
+                [cls.stored_pair(p, row.id) for p in pairs or ()], int(d["queued"]),
+                [dict(f) for f in d["files"]], [str(r) for r in d["repeats"]],
+                {str(k): dict(v) for k, v in d["refs"].items()},
+            )  # fmt: skip
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StoredDataInvalid(f"dedup run {row.id} is malformed: {exc}") from None
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The job's result: small (the review data is in the store's run)."""
+        return {"run": self.id, "counts": self.counts, "recorded": True}
+
+
+@dataclass(frozen=True, slots=True)
+class DedupJob:
+    """A run in progress or finished, from its job (``stage``: queued, reading,
+    deduplicating, recording, done)."""
+
+    id: str
+    study_id: str
+    study_name: str
+    started_at: str
+    state: JobState
+    stage: str
+    done: int
+    total: int
+    message: str | None
+    cancel_requested: bool
+    counts: dict[str, int] | None
+    attempts: int
+
+    @classmethod
+    def from_view(cls, view: JobView) -> DedupJob:
+        result = view.result or {}
+        recorded = bool(result.get("recorded"))  # a cancel that came after the recording
+        state: JobState
+        if view.active:
+            waiting = "queued" if view.status == "queued" else "starting"
+            state, stage = "running", view.current or waiting
+        elif view.status == "done" or (view.status == "cancelled" and recorded):
+            state, stage = "done", "done"
+        elif view.status == "cancelled":
+            state, stage = "cancelled", "cancelled"
+        else:
+            state, stage = "failed", "failed"
+        message = view.message or (_CANCELLED if state == "cancelled" else None)
+        counts = result.get("counts") if state == "done" else None
+        return cls(
+            view.id, str(view.params.get("study_id", "")), str(view.params.get("study_name", "")),
+            view.created, state, stage, view.done, view.total or 0, message,
+            view.cancel_requested and state == "running",
+            dict(counts) if isinstance(counts, dict) else None, view.attempts,
+        )  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "started_at": self.started_at,
+            "state": self.state,
+            "stage": self.stage,
+            "done": self.done,
+            "total": self.total,
+            "message": self.message,
+            "cancel_requested": self.cancel_requested,
+            "counts": self.counts,
+            "attempts": self.attempts,
+        }
+
+
+class _Run:
+    """One attempt of a run's job: read the Study's imports, deduplicate, record."""
+
+    def __init__(self, store: Store, ctx: JobContext, step_s: float) -> None:
+        self.store = store
+        self.ctx = ctx
+        self.step_s = step_s
+        self.study_id = str(ctx.params["study_id"])
+        self.by = str(ctx.params.get("by") or "local")[:200]
+        self._reported = 0.0
+
+    def _report(self, done: int, total: int, stage: str, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self._reported >= _REPORT_EVERY:
+            self._reported = now
+            if not self.ctx.progress(done, total, stage):
+                raise _Stop("stopped")
+        elif self.ctx.should_stop:
+            raise _Stop("stopped")
+
+    def _traces(self) -> tuple[list[ImportTrace], list[str]]:
+        with self.store.read() as conn:
+            rows = repo.list_documents(
+                conn, "imports", study_id=self.study_id, limit=MAX_IMPORTS + 1
+            )
+        if len(rows) > MAX_IMPORTS:
+            raise InputError(
+                f"this Study has more than {MAX_IMPORTS:,} imports; deduplicate its files with "
+                "litdesk dedup FILE… --study instead",
+                code="too_many_imports",
+            )
+        total = len(rows)
+        self._report(0, total, "reading", force=True)
+        traces: list[ImportTrace] = []
+        repeats: list[str] = []
+        seen: set[str] = set()
+        for n, row in enumerate(rows, 1):
+            trace, _ids = read_import(row.json())
+            if trace.source.sha256 in seen:
+                repeats.append(trace.source.path)
+            else:
+                seen.add(trace.source.sha256)
+                traces.append(trace)
+            if self.step_s:  # test only (a setting): a run slow enough to watch or kill
+                time.sleep(self.step_s)
+            self._report(n, total, "reading", force=n == total)
+        return traces, repeats
+
+    def run(self) -> dict[str, Any] | None:
+        with self.store.read() as conn:
+            found = get_dedup_run(conn, self.ctx.job.id)
+        if found is not None:  # an earlier attempt recorded it; its worker died after
+            return DedupRun.from_row(found).result
+        try:
+            return self._run()
+        except _Stop:
+            return None  # the runner records why (cancelled, handed back, taken over)
+
+    def _run(self) -> dict[str, Any]:
+        traces, repeats = self._traces()
+        if not traces:
+            raise InputError(
+                "this Study has no imported records yet: import export files first",
+                code="nothing_imported",
+            )
+        total = len(traces) + len(repeats)
+        self._report(total, total, "deduplicating", force=True)
+        entries = study_history(self.store, self.study_id)
+        in_force = study_decisions(self.store, self.study_id)
+        report = dedup_batch(ImportBatch(tuple(traces), ()), decisions=in_force)
+        self._report(total, total, "recording", force=True)
+        named = {d for e in entries if e.kind == "decision" for d in (e.a_digest, e.b_digest)}
+        run = _build_run(self.ctx.job.id, self.study_id, report, traces, repeats, named)
+        record_report(
+            self.store, self.study_id, report, before=in_force, owner=self.by,
+            run_id=run.id, run_data=run.document(), run_pairs=run.pair_rows(),
+        )  # fmt: skip
+        return run.result
+
+
+def _build_run(
+    run_id: str,
+    study_id: str,
+    report: DedupReport,
+    traces: list[ImportTrace],
+    repeats: list[str],
+    named: set[str | None],
+) -> DedupRun:
+    queue, queued = review_pairs(report, limit=MAX_QUEUE)
+    counts = dict(report.result.counts)
+    counts["single_records"] = sum(len(g) == 1 for g in report.result.groups)
+    counts["uncertain"] = queued
+    wanted = {d for d in named if d} | {d for pair in report.decisions for d in pair}
+    refs: dict[str, dict[str, Any]] = {}
+    for ref, paper in zip(report.refs, report.papers, strict=True):
+        if ref.digest in wanted:
+            refs.setdefault(ref.digest, ref.to_dict() | {"title": paper.title[:300]})
+    files = [
+        {"file": t.source.path, "format": t.source.format, "records": len(t.records)}
+        for t in traces
+    ]
+    pairs = [StoredPair(rp.no, rp.keys, (rp.a.digest, rp.b.digest), rp.body) for rp in queue]
+    return DedupRun(
+        run_id, study_id, now_iso(), report.result.version, counts, pairs, queued, files,
+        repeats, refs,
+    )  # fmt: skip
+
+
+def dedup_handler(store: Store, *, step_seconds: float = 0.0) -> Handler:
+    """The handler of :data:`DEDUP_KIND` jobs over ``store`` (``step_seconds``: the
+    test-only wait after each import read; see ``Settings.dedup_test_step_seconds``)."""
+
+    def run(ctx: JobContext) -> dict[str, Any] | None:
+        return _Run(store, ctx, step_seconds).run()
+
+    return run
