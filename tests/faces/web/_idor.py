@@ -310,11 +310,15 @@ def _binary(prop: dict[str, Any], doc: dict[str, Any]) -> bool:
 
 
 def build_probes(
-    doc: dict[str, Any], ana: AnaRecords, *, expand: tuple[str, ...] = ()
+    doc: dict[str, Any],
+    ana: AnaRecords,
+    *,
+    expand: tuple[str, ...] = (),
+    records: tuple[str, ...] = RECORD_FIELDS,
 ) -> list[Probe]:
     """One probe per operation of ``doc`` and combination of ana's values for the record
-    fields it names; a body field in ``expand`` (a form's ``action``) gives one probe per
-    value of its enum."""
+    fields it names (``records``); a body field in ``expand`` (a form's ``action``) gives
+    one probe per value of its enum."""
     out: list[Probe] = []
     for path, ops in doc["paths"].items():
         for method, op in ops.items():
@@ -333,7 +337,7 @@ def build_probes(
             for p in params:
                 if p["in"] != "query":
                     continue
-                if p["name"] in RECORD_FIELDS:
+                if p["name"] in records:
                     query_records.append(p["name"])
                 elif p.get("required"):
                     query_fixed[p["name"]] = _plain(p["name"], p.get("schema", {}), doc)
@@ -354,7 +358,7 @@ def build_probes(
                 for name, prop in schema.get("properties", {}).items():
                     if kind == MULTIPART and _binary(prop, doc):
                         multipart.append(name)
-                    elif name in RECORD_FIELDS:
+                    elif name in records:
                         body_records.append(name)
                         patterns[name] = _resolve(prop, doc).get("pattern", "")
                     elif name in expand and "enum" in _resolve(prop, doc):
