@@ -230,3 +230,28 @@ def test_a_viewer_reads_the_pages_but_changes_nothing(
         assert sorted(n["comment"] for n in notes) == [MARKERS[2], MARKERS[2]]
         members = ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()["members"]
         assert [(m["username"], m["role"]) for m in members] == [("bob", "viewer")]
+
+
+def test_bob_names_a_study_like_anas_private_one(server: Served) -> None:  # noqa: F811
+    """Study names are unique per owner: bob's Study named like ana's private one is made
+    (the form answers with his Study), every page names his, never hers."""
+    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
+        r = ana_client.post("/api/v1/studies", json={"name": MARKERS[0], "description": MARKERS[1]})
+        assert r.status_code == 200, r.text
+        anas = r.json()["id"]
+        assert bob.get(f"/study/{MARKERS[0]}").status_code == 404  # not revealed
+        r = bob.post("/studies", data={"name": MARKERS[0], "description": "bob's own"})
+        assert r.status_code == 303, r.text
+        bobs = r.headers["location"].removeprefix("/study/")
+        assert bobs != anas
+        page = bob.get(f"/study/{MARKERS[0]}")
+        assert page.status_code == 200 and "bob&#39;s own" in page.text
+        assert MARKERS[1] not in page.text and anas not in page.text
+        assert bob.get(f"/study/{anas}").status_code == 404
+        listed = bob.get("/api/v1/studies").json()["studies"]
+        assert [s["id"] for s in listed] == [bobs]
+        mine = ana_client.get(f"/api/v1/studies/{MARKERS[0]}").json()
+        assert mine["id"] == anas and mine["description"] == MARKERS[1]
+        # bob's second Study of that name is refused: his own name is taken
+        r = bob.post("/api/v1/studies", json={"name": MARKERS[0]})
+        assert r.status_code in (400, 409) and r.json()["code"] == "study_exists", r.text
