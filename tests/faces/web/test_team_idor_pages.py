@@ -133,6 +133,16 @@ def _redirected_to_login(r: httpx.Response) -> bool:
     return r.is_redirect and r.headers.get("location", "").startswith("/login")
 
 
+def _refused_as_a_forgery(r: httpx.Response) -> bool:
+    """A 403 of the CSRF/Origin guard (the probe's fault), not of an authorisation check."""
+    guard = ("CSRF", "Origin", "origin")
+    return (
+        r.status_code == 403
+        and r.text.startswith("Refused (403)")
+        and any(g in r.text for g in guard)
+    )
+
+
 def _sent(probe: Probe) -> str:
     return probe.url + json.dumps([probe.query, probe.body])
 
@@ -146,6 +156,8 @@ def _probe_all(bob: httpx.Client, probes: list[Probe], ana: AnaRecords) -> list[
         shown = [i for i in ids if i in text and i not in _sent(probe)]
         if _redirected_to_login(r):
             failures.append(f"{probe.label()}: sent signed-in bob to {r.headers['location']}")
+        elif _refused_as_a_forgery(r):
+            failures.append(f"{probe.label()}: refused by the CSRF/Origin guard: {text[:200]!r}")
         elif leaks(r) or shown:
             failures.append(f"{probe.label()}: {r.status_code} shows ana's {leaks(r) + shown}")
         elif (probe.method, probe.path) in FALLBACK_PAGES and r.status_code == 200:
@@ -167,6 +179,8 @@ def test_bob_reaches_none_of_anas_records_through_the_pages(
         routes = {(p.method, p.path) for p in probes if p.record}
         assert len(routes) >= 25, sorted(routes)  # the routes really were walked
         assert {p.form for p in probes if p.body is not None} == {True}  # forms, not JSON
+        forged = bob.post("/studies", data={"name": "x"}, headers={"x-csrf-token": "wrong"})
+        assert _refused_as_a_forgery(forged), forged.text  # the guard's refusals are told apart
         failures = _probe_all(bob, probes, ana)
         assert not failures, "pages that let bob reach ana's records:\n" + "\n".join(failures)
         me = bob.get("/api/v1/auth/me")  # bob is still signed in: no probe ended his session
@@ -206,7 +220,7 @@ def test_a_viewer_reads_the_pages_but_changes_nothing(
                 continue
             r = send(bob, probe)
             private = [m for m in leaks(r) if m in MARKERS[2:]]  # her notes and evidence
-            if _redirected_to_login(r) or private:
+            if _redirected_to_login(r) or _refused_as_a_forgery(r) or private:
                 failures.append(f"{probe.label()}: {r.status_code} {private or r.headers}")
             elif _viewer_may_read(probe):
                 reads += 1

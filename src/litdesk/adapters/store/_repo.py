@@ -387,7 +387,10 @@ def get_study(conn: Connection, ref: str, *, account: str) -> StudyRow:
                 )
             row = rows[0] if rows else None
     if row is None:
-        raise NotFoundError(f"no Study {ref[:200]!r}", code="study_not_found")
+        # a team account reads the words of require_study's refusal: an unknown Study and
+        # another account's look the same (the single-user owner sees what it typed)
+        what = f"no Study {ref[:200]!r}" if account == LOCAL_OWNER else "no such Study"
+        raise NotFoundError(what, code="study_not_found")
     return StudyRow(row.id, row.name, row.description, row.created_at)
 
 
