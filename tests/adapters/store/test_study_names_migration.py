@@ -158,3 +158,24 @@ def test_foreign_keys_are_enforced_again_after_the_migration(tmp_path) -> None:
             raise AssertionError("a link to a Study that does not exist was stored")
     finally:
         store.dispose()
+
+
+def test_downgrade_restores_server_wide_names(store_url: str) -> None:
+    _old_store(store_url)
+    open_store(store_url).dispose()  # at head
+    engine = make_engine(store_url)
+    cfg = _alembic_config()
+    try:
+        with engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            if engine.dialect.name == "sqlite" and raw is not None:  # as the store migrates
+                raw.execute("PRAGMA foreign_keys=OFF")  # before the transaction begins
+            with conn.begin():
+                cfg.attributes["connection"] = conn
+                command.downgrade(cfg, "0008_recent_runs")
+        uniques = sa.inspect(engine).get_unique_constraints("studies")
+        assert [list(u["column_names"]) for u in uniques] == [["name"]], uniques
+        with engine.connect() as conn:
+            assert _counts(conn)["study_papers"] == 2
+    finally:
+        engine.dispose()

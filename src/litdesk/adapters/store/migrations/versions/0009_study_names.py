@@ -45,7 +45,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Back to server-wide names (refused by the database when two owners share one)."""
+    """Back to server-wide names (refused by the database when two owners share one). On
+    SQLite run it with foreign-key enforcement off, as the store runs its upgrades: the
+    rebuild would otherwise cascade-delete the rows referencing a Study."""
     if op.get_bind().dialect.name == "sqlite":
         with op.batch_alter_table("studies", recreate="always") as batch:
             batch.drop_constraint(NEW, type_="unique")
