@@ -118,8 +118,9 @@ def pages_document(app: FastAPI) -> dict[str, Any]:
 
 
 def _ana_ids(ana: AnaRecords) -> set[str]:
-    """ana's record ids (not the shared library's files, not public paper ids)."""
-    private = set(RECORD_FIELDS) - set(SHARED_FIELDS) - {"paper_id", "paper_ids", "number"}
+    """ana's record ids (not the shared library's files) and the ids of the papers she saved
+    (bob searched nothing: no page of his has a reason to show them)."""
+    private = set(RECORD_FIELDS) - set(SHARED_FIELDS) - {"paper_ids", "number"}
     ids = {v for k in private for v in ana.values.get(k, []) if isinstance(v, str)}
     return ids - {MARKERS[0]}  # the Study's name is a marker
 
