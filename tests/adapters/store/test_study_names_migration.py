@@ -6,21 +6,26 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import command
+from alembic.script import ScriptDirectory
 
 from litdesk.adapters.store import StoreError, open_store
 from litdesk.adapters.store._engine import _alembic_config, make_engine
 
 NOW = "2026-11-30T12:00:00+00:00"
+#: the revision just before this one (0008_recent_runs when written; wherever the chain puts it)
+BEFORE = str(
+    ScriptDirectory.from_config(_alembic_config()).get_revision("0009_study_names").down_revision
+)
 
 
 def _old_store(url: str) -> None:
-    """A store at 0008 holding two Studies with papers, notes, runs, members, history."""
+    """A store just before 0009_study_names holding two Studies with papers, notes, runs, members, history."""
     engine = make_engine(url)
     cfg = _alembic_config()
     try:
         with engine.begin() as conn:
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "0008_recent_runs")
+            command.upgrade(cfg, BEFORE)
             run = sa.text
             conn.execute(
                 run(
@@ -172,7 +177,7 @@ def test_downgrade_restores_server_wide_names(store_url: str) -> None:
                 raw.execute("PRAGMA foreign_keys=OFF")  # before the transaction begins
             with conn.begin():
                 cfg.attributes["connection"] = conn
-                command.downgrade(cfg, "0008_recent_runs")
+                command.downgrade(cfg, BEFORE)
         uniques = sa.inspect(engine).get_unique_constraints("studies")
         assert [list(u["column_names"]) for u in uniques] == [["name"]], uniques
         with engine.connect() as conn:
