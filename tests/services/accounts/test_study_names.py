@@ -121,3 +121,21 @@ def test_the_local_owner_works_as_before(team_store: Store) -> None:
     assert [p["title"] for p in local.study_summary(NAME)["papers"]] == ["Names paper 4"]
     with pytest.raises(NotFoundError):
         local.study("No such Study")
+
+
+def test_local_on_a_team_store_names_the_id_when_accounts_share_a_name(
+    team_store: Store, accounts: tuple[str, str, str]
+) -> None:
+    """The CLI (owner ``local``) sees every Study: a name two accounts use is ambiguous for
+    it (asking for the id) until it has one of its own."""
+    ana_id, bob_id, _ = accounts
+    anas = Workspace(team_store, owner=ana_id).create_study(NAME)
+    assert Workspace(team_store).study(NAME).id == anas.id  # one Study of that name
+    bobs = Workspace(team_store, owner=bob_id).create_study(NAME)
+    local = Workspace(team_store)
+    with pytest.raises(InputError) as ambiguous:
+        local.study(NAME)
+    assert ambiguous.value.code == "study_ambiguous"
+    assert sorted(ambiguous.value.details["ids"]) == sorted([anas.id, bobs.id])
+    own = local.create_study(NAME)
+    assert local.study(NAME).id == own.id
