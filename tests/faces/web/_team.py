@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from fastapi import FastAPI
 from tests.faces.web._server import free_port, serve_app
 
 from litdesk import Settings
@@ -24,6 +25,7 @@ PASSWORD = "correct horse battery"
 class TeamServer:
     base: str
     settings: Settings
+    app: FastAPI | None = None  #: the app served (its routes walked by the IDOR tests)
 
     def client(self, **kw: Any) -> httpx.Client:
         return httpx.Client(base_url=self.base, timeout=60, **kw)
@@ -61,4 +63,4 @@ def team_server(settings: Settings, cassette: Path, **app_kw: Any) -> Iterator[T
     port = free_port()
     app = create_app(settings, host="127.0.0.1", port=port, replay=cassette, team=True, **app_kw)
     for _ in serve_app(app, port):
-        yield TeamServer(f"http://127.0.0.1:{port}", settings)
+        yield TeamServer(f"http://127.0.0.1:{port}", settings, app)

@@ -19,442 +19,47 @@ ana's data; her chat rounds, report builds and jobs are hers alone.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-import httpx
-import pytest
-from pydantic import SecretStr
-from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
-from tests.faces.web._library import make_pdfs
-from tests.faces.web._team import TeamServer, add_accounts, team_server
+from tests.faces.web._idor import (
+    MARKERS,
+    OWN_RECORD_WRITES,
+    RECORD_FIELDS,
+    VIEWER_DRAFTS,
+    Served,
+    assert_ana_unchanged,
+    build_probes,
+    leaks,
+    leaks_text,
+    make_ana_records,
+    send,
+    server,  # noqa: F401 - fixture
+)
 from tests.faces.web.test_team_auth import team_settings  # noqa: F401 - fixture re-export
 
-from litdesk import Settings
 from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 
-#: ana's private data; none of it may appear in an answer to bob
-MARKERS = (
-    "Ana secret study qx41",
-    "ana's secret description qx42",
-    "ana secret note qx43",
-    "ana secret finding qx44",
-)
-#: fields that name a record; any other path parameter fails the test (add it here)
-RECORD_FIELDS = (
-    "paper_id",
-    "ref",
-    "study",
-    "run_id",
-    "paper_ids",
-    "job_id",
-    "draft_id",
-    "evidence_id",
-    "report_id",
-    "build_id",
-    "sha",
-    "number",
-    "live_id",
-)
-#: records shared by every account of the server (the PDF library): routes naming one are
-#: not checked for 404, only for ana's data
-SHARED_FIELDS = ("sha",)
-#: writes that make the caller's own private record (a note) on a paper it may read
-OWN_RECORD_WRITES = {
-    ("POST", "/api/v1/papers/{paper_id}/highlights"),
-    ("POST", "/api/v1/papers/{paper_id}/comments"),
-}
-#: routes that write nothing and name no record of anyone (sign-in of bob himself)
-EXEMPT = {("POST", "/api/v1/auth/login"), ("POST", "/api/v1/auth/logout")}
-PLAIN_VALUES: dict[str, Any] = {
-    "name": "renamed by bob",
-    "description": "bob's text",
-    "comment": "bob was here",
-    "text": "tumour growth",
-    "finding": "bob's finding",
-    "passage": "tumour growth",
-    "source": "abstract",
-    "status": "read",
-    "username": "bob",
-    "role": "owner",
-    "consent": "sha256:" + "0" * 64,  # a well-formed token of nothing bob was shown
-    "format": None,  # each route's default
-}
-#: POSTs that read a Study a viewer may read, drafting for the viewer alone (a summary is
-#: the viewer's own draft; saving it into the Study as a report needs an editor)
-VIEWER_DRAFTS = {
-    ("POST", "/api/v1/studies/{ref}/summary/notice"),
-    ("POST", "/api/v1/studies/{ref}/summary"),
-}
 
-
-@dataclass
-class AnaRecords:
-    private_paper: str
-    study_paper: str
-    study_id: str
-    study_name: str
-    run_id: str
-    file: str = ""
-    values: dict[str, list[Any]] = field(default_factory=dict)
-
-
-@dataclass
-class Served:
-    team: TeamServer
-    model: ScriptedModelServer
-    ids: dict[str, str]
-
-    def signed_in(self, username: str) -> Any:
-        return self.team.signed_in(username)
-
-
-@pytest.fixture
-def server(team_settings: Settings, cassette: Path) -> Iterator[Served]:  # noqa: F811
-    with model_server("openai") as model:
-        settings = team_settings.model_copy(
-            update={
-                "llm_backend": "openai",
-                "chat_model": "scripted-model",
-                "openai_base_url": model.base_url,
-                "openai_api_key": SecretStr("sk-openai-TESTSECRET-idor"),
-                "assist_spacing_seconds": 0,
-                "jobs_poll_seconds": 0.1,
-            }
-        )
-        ids = add_accounts(settings, "ana", "bob")
-        with team_server(settings, cassette) as running:
-            yield Served(running, model, ids)
-
-
-def _model_answer(body: dict[str, Any]) -> Scripted:
-    """A verified answer to what litdesk sent: an evidence suggestion quoting the paper's
-    abstract, or a Study summary quoting the Study's description (ana's secret)."""
-    try:
-        payload = user_payload(body)
-    except json.JSONDecodeError:  # a question of the paper chat or a report build
-        return Scripted("No answer here.")
-    if "blocks" in payload:  # evidence extraction
-        block = payload["blocks"][0]
-        quote = block["text"][:40]
-        fields = {n: {"value": "", "quote": "", "block": ""} for n in _EVIDENCE_FIELDS}
-        fields["finding"] = {"value": MARKERS[3], "quote": quote, "block": block["id"]}
-        return Scripted(json.dumps(fields))
-    study = next(s for s in payload["sources"] if s["kind"] == "study")
-    point = {
-        "text": MARKERS[1],
-        "citations": [{"source": study["id"], "quote": "secret description qx42"}],
-    }
-    return Scripted(json.dumps({"overview": [point], "findings": [], "gaps": [], "next_steps": []}))
-
-
-_EVIDENCE_FIELDS = ("question", "population", "method", "intervention", "finding", "limitations")
-
-
-def _ana_assisted(ana: httpx.Client, model: ScriptedModelServer, paper: str, study: str) -> dict:
-    """ana's assistance records: a draft saved as private evidence (with provenance), a
-    Study summary draft and the Study report saved from it."""
-    model.respond_with(_model_answer)
-    r = ana.post("/api/v1/assist/extract/preview", json={"paper_id": paper})
-    assert r.status_code == 200, r.text
-    token = r.json()["consent"]["token"]
-    r = ana.post("/api/v1/assist/extract", json={"paper_id": paper, "consent": token})
-    assert r.status_code == 200, r.text
-    draft = r.json()["draft_id"]
-    r = ana.post(f"/api/v1/assist/drafts/{draft}/save", json={"reviewed": True})
-    assert r.status_code == 200, r.text
-    evidence = r.json()["evidence_id"]
-    base = f"/api/v1/studies/{study}"
-    r = ana.post(f"{base}/summary/notice", json={"focus": "overview"})
-    assert r.status_code == 200, r.text
-    r = ana.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
-    assert r.status_code == 200, r.text
-    summary_draft = r.json()["draft_id"]
-    r = ana.post(f"{base}/reports", json={"draft_id": summary_draft, "reviewed": True})
-    assert r.status_code == 200, r.text
-    return {
-        "draft_id": [draft, summary_draft],
-        "evidence_id": [evidence],
-        "report_id": [r.json()["id"]],
-    }
-
-
-def _ana_library(ana: httpx.Client, folder: Path) -> dict:
-    """A PDF ana uploads into the (shared) library, its index job, ana's chat scope and a
-    report build job of hers (cancelled: its id is what matters)."""
-    pdf = make_pdfs(folder, 1, pages=1, stem="ana")[0]
-    data = pdf.read_bytes()
-    r = ana.post("/api/v1/library/uploads", files=[("files", (pdf.name, data, "application/pdf"))])
-    assert r.status_code == 200, r.text
-    upload = r.json()
-    assert [s["file"] for s in upload["stored"]] == [pdf.name], upload
-    index_job = upload["job"]["id"]
-    r = ana.post("/api/v1/chat/scope", json={"papers": [pdf.name]})
-    assert r.status_code == 200, r.text
-    r = ana.post("/api/v1/chat/ask", json={"question": MARKERS[2]})
-    assert r.status_code == 200 and r.json()["number"] == 1, r.text
-    r = ana.post("/api/v1/reports/build", json={"papers": [pdf.name], "questions": [MARKERS[2]]})
-    assert r.status_code == 202, r.text
-    build = r.json()["id"]
-    ana.post(f"/api/v1/reports/jobs/{build}/cancel")  # its outcome does not matter here
-    return {
-        "sha": [hashlib.sha256(data).hexdigest()],
-        "job_id": [index_job, build],
-        "build_id": [build],
-        "number": [1],
-        "file": pdf.name,
-    }
-
-
-def _ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path) -> AnaRecords:
-    r = ana.get("/api/v1/search", params={"q": "tumour growth"})
-    assert r.status_code == 200, r.text
-    found = r.json()
-    run_id = found["run"]["id"]
-    ids = [card["paper"]["id"] for card in found["cards"]]
-    assert len(ids) >= 3
-    private, in_study = ids[1], ids[2]
-    r = ana.post("/api/v1/selection/save", json={"run_id": run_id, "paper_ids": [private]})
-    assert r.status_code == 200 and r.json()["saved"] == [private], r.text
-    r = ana.post("/api/v1/studies", json={"name": MARKERS[0], "description": MARKERS[1]})
-    assert r.status_code == 200, r.text
-    study_id = r.json()["id"]
-    r = ana.post(
-        "/api/v1/selection/save",
-        json={"run_id": run_id, "paper_ids": [in_study], "study": study_id},
-    )
-    assert r.status_code == 200, r.text
-    assert ana.post(f"/api/v1/runs/{run_id}/save", json={"study": study_id}).status_code == 200
-    for paper in (private, in_study):
-        r = ana.post(f"/api/v1/papers/{paper}/comments", json={"comment": MARKERS[2]})
-        assert r.status_code == 200, r.text
-        r = ana.post(
-            f"/api/v1/papers/{paper}/evidence",
-            json={"finding": MARKERS[3], "passage": "tumour growth", "source": "abstract"},
-        )
-        assert r.status_code == 200, r.text
-        assert ana.post(f"/api/v1/papers/{paper}/status", json={"status": "reading"}).is_success
-    r = ana.post(f"/api/v1/studies/{study_id}/dedup/runs")
-    assert r.status_code == 200, r.text
-    job_id = r.json()["id"]
-    r = ana.post("/api/v1/search/live", json={"q": "tumour growth"})
-    assert r.status_code == 202, r.text
-    live_id = r.json()["id"]
-    records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
-    assisted = _ana_assisted(ana, model, private, study_id)
-    library = _ana_library(ana, folder)
-    records.file = library.pop("file")
-    records.values = (
-        assisted
-        | library
-        | {
-            "job_id": [job_id, *library["job_id"]],
-            "paper_id": [private, in_study],
-            "paper_ids": [[private, in_study]],
-            "ref": [study_id, MARKERS[0]],
-            "study": [study_id],
-            "run_id": [run_id],
-            "live_id": [live_id],
-        }
-    )
-    return records
-
-
-def _resolve(schema: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
-    while "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        schema = doc["components"]["schemas"][name]
-    if "anyOf" in schema:  # Optional[X]: the non-null branch
-        branches = [s for s in schema["anyOf"] if s.get("type") != "null"]
-        return _resolve(branches[0], doc) if branches else schema
-    return schema
-
-
-def _plain(name: str, schema: dict[str, Any], doc: dict[str, Any]) -> Any:
-    schema = _resolve(schema, doc)
-    if name in PLAIN_VALUES and PLAIN_VALUES[name] is not None:
-        return PLAIN_VALUES[name]
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "integer":
-        return max(1, int(schema.get("minimum", 1)))
-    if kind == "boolean":
-        return False
-    if kind == "array":
-        return [_plain(name, schema.get("items", {}), doc)] if schema.get("minItems") else []
-    if kind == "object":
-        return {}
-    plain = "x" * max(1, int(schema.get("minLength", 1)))
-    if "pattern" in schema:  # a well-formed value, so the route reaches its access check
-        for candidate in (plain, "x" * 16, "x" * 32, "MED-40000001", "a1" * 16):
-            if re.search(schema["pattern"], candidate):
-                return candidate
-    return plain
-
-
-@dataclass
-class Probe:
-    method: str
-    path: str
-    url: str
-    query: dict[str, Any]
-    body: dict[str, Any] | None
-    multipart: list[str]
-    record: bool
-
-    def label(self) -> str:
-        return f"{self.method} {self.path} → {self.url} query={self.query} body={self.body}"
-
-
-def _probes(doc: dict[str, Any], ana: AnaRecords) -> list[Probe]:
-    out: list[Probe] = []
-    for path, ops in doc["paths"].items():
-        for method, op in ops.items():
-            method = method.upper()
-            if (method, path) in EXEMPT:
-                continue
-            params = op.get("parameters", [])
-            path_params = [p["name"] for p in params if p["in"] == "path"]
-            unknown = [p for p in path_params if p not in ana.values]
-            assert not unknown, (
-                f"{method} {path}: path parameter(s) {unknown} unknown to the IDOR test; "
-                "add them to RECORD_FIELDS and AnaRecords.values"
-            )
-            query_fixed: dict[str, Any] = {}
-            query_records: list[str] = []
-            for p in params:
-                if p["in"] != "query":
-                    continue
-                if p["name"] in RECORD_FIELDS:
-                    query_records.append(p["name"])
-                elif p.get("required"):
-                    query_fixed[p["name"]] = _plain(p["name"], p.get("schema", {}), doc)
-            patterns: dict[str, str] = {
-                p["name"]: _resolve(p.get("schema", {}), doc).get("pattern", "")
-                for p in params
-                if p["in"] in ("path", "query")
-            }
-            body: dict[str, Any] | None = None
-            body_records: list[str] = []
-            multipart: list[str] = []
-            content = op.get("requestBody", {}).get("content", {})
-            if "application/json" in content:
-                schema = _resolve(content["application/json"]["schema"], doc)
-                body = {}
-                for name, prop in schema.get("properties", {}).items():
-                    if name in RECORD_FIELDS:
-                        body_records.append(name)
-                        patterns[name] = _resolve(prop, doc).get("pattern", "")
-                    elif name in schema.get("required", []):
-                        body[name] = _plain(name, prop, doc)
-            elif "multipart/form-data" in content:
-                schema = _resolve(content["multipart/form-data"]["schema"], doc)
-                for name, prop in schema.get("properties", {}).items():
-                    resolved = _resolve(prop, doc)
-                    items = _resolve(resolved.get("items", {}), doc)
-                    if "binary" in (resolved.get("format"), items.get("format")) or (
-                        resolved.get("contentMediaType") or items.get("contentMediaType")
-                    ):
-                        multipart.append(name)
-            # one probe per combination of ana's values for the record fields named
-            combos: list[dict[str, Any]] = [{}]
-            for name in path_params + query_records + body_records:
-                values = _fitting(ana, name, patterns.get(name, ""))
-                assert values, f"{method} {path}: none of ana's records fits {name!r}"
-                combos = [c | {name: v} for c in combos for v in values]
-            for combo in combos:
-                url = path
-                for name in path_params:
-                    url = url.replace("{" + name + "}", str(combo[name]))
-                query = query_fixed | {n: combo[n] for n in query_records}
-                full = None if body is None else body | {n: combo[n] for n in body_records}
-                # a route naming a library file is about the shared library (its other
-                # parameters, a page number, belong to that file)
-                named = path_params + query_records + body_records
-                record = bool(named) and not any(n in SHARED_FIELDS for n in named)
-                out.append(Probe(method, path, url, query, full, multipart, record))
-    # reads first, while bob has made nothing of his own (his chat round 1 would be his)
-    return sorted(out, key=lambda p: p.method != "GET")
-
-
-def _fitting(ana: AnaRecords, name: str, pattern: str) -> list[Any]:
-    """ana's values for ``name``; when the field's pattern refuses them (a dedup run id is
-    not a search run id), ana's other record ids that fit it."""
-    if not pattern:
-        return list(ana.values[name])
-    fits = [v for v in ana.values[name] if isinstance(v, str) and re.search(pattern, v)]
-    if fits:
-        return fits
-    others = [v for vs in ana.values.values() for v in vs if isinstance(v, str)]
-    return list(dict.fromkeys(v for v in others if re.search(pattern, v)))
-
-
-def _send(c: httpx.Client, probe: Probe) -> httpx.Response:
-    kw: dict[str, Any] = {"params": probe.query}
-    if probe.body is not None:
-        kw["json"] = probe.body
-    if probe.multipart:
-        ris = b"TY  - JOUR\nTI  - A probe\nPY  - 2024\nER  - \n"
-        kw["files"] = [
-            (name, ("probe.ris", ris, "application/octet-stream")) for name in probe.multipart
-        ]
-    return c.request(probe.method, probe.url, **kw)
-
-
-def _leaks(response: httpx.Response) -> list[str]:
-    return _leaks_text(response.content.decode("utf-8", "replace"))
-
-
-def _leaks_text(text: str) -> list[str]:
-    return [m for m in MARKERS if m in text or m.replace("'", "&#39;") in text]
-
-
-def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> None:
+def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> None:  # noqa: F811
     with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = _ana_records(ana_client, server.model, tmp_path / "pdfs")
+        ana = make_ana_records(ana_client, server.model, tmp_path / "pdfs")
         doc = bob.get("/api/v1/openapi.json").json()
-        probes = _probes(doc, ana)
+        probes = build_probes(doc, ana)
         routes = {(p.method, p.path) for p in probes if p.record}
         assert len(routes) >= 20, sorted(routes)  # the document really was walked
         failures: list[str] = []
         for probe in probes:
-            r = _send(bob, probe)
-            leaked = _leaks(r)
+            r = send(bob, probe)
+            leaked = leaks(r)
             if leaked:
                 failures.append(f"{probe.label()}: {r.status_code} shows ana's {leaked}")
             elif probe.record and r.status_code not in (403, 404):
                 failures.append(f"{probe.label()}: {r.status_code} {r.text[:200]!r}")
         assert not failures, "routes that let bob reach ana's records:\n" + "\n".join(failures)
 
-        # nothing of ana's changed
-        study = ana_client.get(f"/api/v1/studies/{ana.study_id}").json()
-        assert study["name"] == MARKERS[0]
-        assert [p["id"] for p in study["papers"]] == [ana.study_paper]
-        assert [p["status"] for p in study["papers"]] == ["reading"]
-        assert len(study["runs"]) == 1
-        members = ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()
-        assert members["members"] == []
-        notes = ana_client.get("/api/v1/notebook").json()
-        assert sorted(n["comment"] for n in notes["notes"]) == [MARKERS[2], MARKERS[2]]
-        evidence = ana_client.get("/api/v1/evidence").json()
-        assert len(evidence["evidence"]) == 3  # two by hand, one from the assistant
-        (draft,) = [d for d in ana.values["draft_id"] if d.startswith("ad-")]
-        assert ana_client.get(f"/api/v1/assist/drafts/{draft}").status_code == 200
-        (evidence_id,) = ana.values["evidence_id"]
-        prov = ana_client.get(f"/api/v1/assist/evidence/{evidence_id}/provenance")
-        assert prov.status_code == 200 and prov.json()["ok"], prov.text
-        reports = ana_client.get(f"/api/v1/studies/{ana.study_id}/reports").json()["reports"]
-        assert [r["id"] for r in reports] == ana.values["report_id"]
-        saved = ana_client.get("/api/v1/saved").json()
-        assert {r["id"] for r in saved["papers"]} == {ana.private_paper, ana.study_paper}
-        assert bob.get("/api/v1/saved").json()["total_saved"] == 0
+        assert_ana_unchanged(ana_client, bob, ana)
         # ana's chat session is hers: her cookie in bob's browser opens a new session
         ana_chat = ana_client.get("/api/v1/chat").json()
         assert ana_chat["scope"] == {"papers": [ana.file], "whole_library": False}
@@ -466,7 +71,7 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
         assert r.status_code == 200 and "ld_chat" not in r.headers.get("set-cookie", "")
         bob_chat = r.json()
         assert bob_chat["scope"] == {"papers": [], "whole_library": True}
-        assert bob_chat["index"] == [] and not _leaks_text(json.dumps(bob_chat))
+        assert bob_chat["index"] == [] and not leaks_text(json.dumps(bob_chat))
         # ana's AI calls counted under the hash of her account id, never the id itself
         store = open_store(server.team.settings)
         try:
@@ -478,11 +83,11 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
         assert server.ids["ana"] not in json.dumps(usage)
 
 
-def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> None:
+def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> None:  # noqa: F811
     """The same generated probes for a Study bob may view: reads of the Study's records
     answer, every write to them is refused (403) or finds nothing of ana's private ones."""
     with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = _ana_records(ana_client, server.model, tmp_path / "pdfs")
+        ana = make_ana_records(ana_client, server.model, tmp_path / "pdfs")
         r = ana_client.post(
             f"/api/v1/studies/{ana.study_id}/members", json={"username": "bob", "role": "viewer"}
         )
@@ -498,10 +103,10 @@ def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> N
             "run_id": [ana.run_id],
         }
         failures = []
-        for probe in _probes(doc, ana):
+        for probe in build_probes(doc, ana):
             if probe.method == "GET" or not probe.record:
                 continue
-            r = _send(bob, probe)
+            r = send(bob, probe)
             if (probe.method, probe.path) in OWN_RECORD_WRITES and r.status_code == 200:
                 continue  # bob's own private note on a paper he may read (checked below)
             if (probe.method, probe.path) in VIEWER_DRAFTS:
@@ -518,11 +123,11 @@ def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> N
         assert mine and all(n["comment"] != MARKERS[2] for n in mine)
 
 
-def test_a_viewer_drafts_a_summary_an_editor_saves_it(server: Served, tmp_path: Path) -> None:
+def test_a_viewer_drafts_a_summary_an_editor_saves_it(server: Served, tmp_path: Path) -> None:  # noqa: F811
     """The summary as bob sees the Study (none of ana's private notes); a viewer's draft may
     not become a Study report, an editor's may, recorded in the Study's history."""
     with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = _ana_records(ana_client, server.model, tmp_path / "pdfs")
+        ana = make_ana_records(ana_client, server.model, tmp_path / "pdfs")
         base = f"/api/v1/studies/{ana.study_id}"
         members = f"{base}/members"
         assert ana_client.post(members, json={"username": "bob", "role": "viewer"}).is_success

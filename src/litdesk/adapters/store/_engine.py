@@ -178,7 +178,7 @@ class Store:
         """Bring the schema to the newest revision (idempotent, safe to run concurrently)."""
         cfg = _alembic_config()
         head = ScriptDirectory.from_config(cfg).get_current_head()
-        with self.write() as conn:
+        with self._migrating() as conn:
             if self.is_postgres:
                 conn.execute(
                     sa.text("SELECT pg_advisory_xact_lock(:a, :b)"),
@@ -188,6 +188,30 @@ class Store:
                 return
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
+            if not self.is_postgres:  # what the rebuilt tables hold still fits together
+                broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise StoreError(f"the migration broke {len(broken)} references; not applied")
+
+    @contextmanager
+    def _migrating(self) -> Iterator[Connection]:
+        """The migrations' write transaction. On SQLite foreign-key enforcement is off for
+        it (a table rebuilt in Alembic's batch mode drops the old table, which would
+        otherwise cascade-delete every row referencing it); it is on again afterwards."""
+        if self.is_postgres:
+            with self.write() as conn:
+                yield conn
+            return
+        with self._translate(), self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
+            raw.execute("PRAGMA foreign_keys=OFF")  # outside a transaction, or it is ignored
+            try:
+                conn = conn.execution_options(litdesk_write=True)
+                with conn.begin():
+                    yield conn
+            finally:
+                raw.execute("PRAGMA foreign_keys=ON")
 
     def dispose(self) -> None:
         self.engine.dispose()

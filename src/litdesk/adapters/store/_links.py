@@ -8,6 +8,7 @@ from typing import Final
 
 import sqlalchemy as sa
 
+from ._accounts import LOCAL_OWNER, visible_studies
 from ._engine import Store
 from ._schema import paper_keys, studies, study_papers
 
@@ -16,22 +17,27 @@ __all__ = ["studies_by_keys"]
 _BATCH: Final = 500
 
 
-def studies_by_keys(store: Store, keys: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-    """``{key: [(study id, study name), …]}`` for the keys of saved papers in Studies
-    (name order); keys of no Study are left out. One read transaction."""
+def studies_by_keys(
+    store: Store, keys: Sequence[str], *, visible_to: str
+) -> dict[str, list[tuple[str, str]]]:
+    """``{key: [(study id, study name), …]}`` for the keys of saved papers in the Studies
+    account ``visible_to`` may see (name order; ``local`` sees every Study); keys of no such
+    Study are left out. One read transaction."""
     wanted = list(dict.fromkeys(keys))
     out: dict[str, list[tuple[str, str]]] = {}
     if not wanted:
         return out
     with store.read() as conn:
         for i in range(0, len(wanted), _BATCH):
-            rows = conn.execute(
+            query = (
                 sa.select(paper_keys.c.key, studies.c.id, studies.c.name)
                 .join(study_papers, study_papers.c.paper_id == paper_keys.c.paper_id)
                 .join(studies, studies.c.id == study_papers.c.study_id)
                 .where(paper_keys.c.key.in_(wanted[i : i + _BATCH]))
-                .order_by(studies.c.name)
             )
+            if visible_to != LOCAL_OWNER:  # another account's private Study is not shown
+                query = query.where(visible_studies(studies.c.id, visible_to))
+            rows = conn.execute(query.order_by(studies.c.name))
             for key, sid, name in rows:
                 found = out.setdefault(key, [])
                 if (sid, name) not in found:

@@ -16,7 +16,13 @@ from sqlalchemy.engine import Connection
 from litdesk._errors import InputError, NotFoundError
 from litdesk.core.records import Paper, read_paper, split_arxiv
 
-from ._accounts import LOCAL_OWNER, visible_documents, visible_papers, visible_studies
+from ._accounts import (
+    LOCAL_OWNER,
+    member_studies,
+    visible_documents,
+    visible_papers,
+    visible_studies,
+)
 from ._engine import StoredDataInvalid, dump_json, load_json
 from ._schema import (
     evidence,
@@ -33,6 +39,7 @@ from ._schema import (
 
 __all__ = [
     "READING_STATUSES",
+    "AmbiguousStudy",
     "DocumentRow",
     "PaperRow",
     "StudyRow",
@@ -52,6 +59,7 @@ __all__ = [
     "list_papers_reusing",
     "list_papers",
     "list_studies",
+    "owned_study_names",
     "rename_study",
     "replace_document",
     "set_status",
@@ -61,6 +69,13 @@ __all__ = [
 
 READING_STATUSES: Final = ("to-read", "reading", "read")
 DOCUMENT_TABLES: Final = {"notes": notes, "evidence": evidence, "imports": imports}
+
+
+class AmbiguousStudy(InputError):
+    """A Study name matches several Studies shared with the account (none of its own):
+    the id must be given (``details["ids"]``: the candidates, all visible to it)."""
+
+    default_code = "study_ambiguous"
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,8 +339,9 @@ def insert_study(
     *,
     owner: str = LOCAL_OWNER,
 ) -> StudyRow:
-    exists = conn.execute(sa.select(studies.c.id).where(studies.c.name == name)).first()
-    if exists is not None:
+    """A new Study of ``owner``; names are unique per owner (another account's Study of the
+    same name is neither refused nor revealed)."""
+    if _name_taken(conn, owner, name):
         raise InputError(f"a Study named {name!r} already exists", code="study_exists")
     conn.execute(
         sa.insert(studies).values(
@@ -335,13 +351,46 @@ def insert_study(
     return StudyRow(study_id, name, description, now)
 
 
-def get_study(conn: Connection, ref: str) -> StudyRow:
-    """A Study by id or by name."""
-    row = conn.execute(
-        sa.select(studies).where(sa.or_(studies.c.id == ref, studies.c.name == ref))
-    ).first()
+def owned_study_names(conn: Connection, owner: str) -> set[str]:
+    """The names of ``owner``'s own Studies (where a new Study's name must be new)."""
+    return set(conn.execute(sa.select(studies.c.name).where(studies.c.owner == owner)).scalars())
+
+
+def _name_taken(conn: Connection, owner: str, name: str, *, besides: str | None = None) -> bool:
+    query = sa.select(studies.c.id).where(studies.c.owner == owner, studies.c.name == name)
+    if besides is not None:
+        query = query.where(studies.c.id != besides)
+    return conn.execute(query).first() is not None
+
+
+def get_study(conn: Connection, ref: str, *, account: str) -> StudyRow:
+    """A Study by id, else by name among the Studies ``account`` may see: its own first
+    (one at most: names are unique per owner), then those shared with it (``local``, the
+    single-user owner, sees every Study). A name shared by several of those is refused
+    (:class:`AmbiguousStudy`, asking for the id); a name only others' private Studies carry
+    is not found, like any unknown name. Whether the account may use the Study is the
+    caller's check (``require_study``)."""
+    row = conn.execute(sa.select(studies).where(studies.c.id == ref)).first()
     if row is None:
-        raise NotFoundError(f"no Study {ref!r}", code="study_not_found")
+        named = sa.select(studies).where(studies.c.name == ref)
+        row = conn.execute(named.where(studies.c.owner == account)).first()
+        if row is None:
+            if account != LOCAL_OWNER:
+                named = named.where(studies.c.id.in_(member_studies(account)))
+            rows = conn.execute(named.order_by(studies.c.created_at, studies.c.id)).all()
+            if len(rows) > 1:
+                ids = [r.id for r in rows]
+                raise AmbiguousStudy(
+                    f"{len(rows)} Studies shared with you are named {ref[:200]!r}: "
+                    f"name the one you mean by its id ({', '.join(ids[:10])})",
+                    ids=ids,
+                )
+            row = rows[0] if rows else None
+    if row is None:
+        # a team account reads the words of require_study's refusal: an unknown Study and
+        # another account's look the same (the single-user owner sees what it typed)
+        what = f"no Study {ref[:200]!r}" if account == LOCAL_OWNER else "no such Study"
+        raise NotFoundError(what, code="study_not_found")
     return StudyRow(row.id, row.name, row.description, row.created_at)
 
 
@@ -361,13 +410,12 @@ def list_studies(conn: Connection, *, visible_to: str | None = None) -> list[tup
     return [(StudyRow(r.id, r.name, r.description, r.created_at), int(r.papers)) for r in rows]
 
 
-def rename_study(conn: Connection, ref: str, name: str) -> StudyRow:
-    """Rename a Study (by id or name); names stay unique."""
-    study = get_study(conn, ref)
-    taken = conn.execute(
-        sa.select(studies.c.id).where(studies.c.name == name, studies.c.id != study.id)
-    ).first()
-    if taken is not None:
+def rename_study(conn: Connection, ref: str, name: str, *, account: str) -> StudyRow:
+    """Rename a Study (by id or name, resolved as ``account`` sees them); names stay unique
+    among the Studies of the Study's owner."""
+    study = get_study(conn, ref, account=account)
+    owner = conn.execute(sa.select(studies.c.owner).where(studies.c.id == study.id)).scalar_one()
+    if _name_taken(conn, owner, name, besides=study.id):
         raise InputError(f"a Study named {name!r} already exists", code="study_exists")
     conn.execute(sa.update(studies).where(studies.c.id == study.id).values(name=name))
     return StudyRow(study.id, name, study.description, study.created_at)

@@ -69,10 +69,12 @@ studies = sa.Table(
     "studies",
     metadata,
     sa.Column("id", sa.String(_ID), primary_key=True),
-    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("name", sa.String(200), nullable=False),
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
     sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
+    # names are unique per owner (migration 0012_study_names), never across accounts
+    sa.UniqueConstraint("owner", "name", name="uq_studies_owner_name"),
 )
 
 study_papers = sa.Table(

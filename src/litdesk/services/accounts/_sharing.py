@@ -52,7 +52,7 @@ class Sharing:
 
     def members(self, study: str) -> MembersView:
         with self.store.read() as conn:
-            row = repo.get_study(conn, study)
+            row = repo.get_study(conn, study, account=self.owner)
             acc.require_study(conn, self.owner, row.id, "read")
             return self._members(conn, row.id)
 
@@ -62,7 +62,7 @@ class Sharing:
             raise InputError(f"a role is one of {', '.join(acc.ROLES)}", code="bad_role")
         now = now_iso()
         with self.store.write() as conn:
-            row = repo.get_study(conn, study)
+            row = repo.get_study(conn, study, account=self.owner)
             acc.require_study(conn, self.owner, row.id, "owner")
             account = acc.find_account(conn, username.strip().lower()[:80])
             if account is None:
@@ -80,7 +80,7 @@ class Sharing:
         and its deduplication runs and decisions, each with who and when."""
         limit = max(1, min(limit, 5_000))
         with self.store.read() as conn:
-            row = repo.get_study(conn, study)
+            row = repo.get_study(conn, study, account=self.owner)
             acc.require_study(conn, self.owner, row.id, "read")
             entries = acc.list_history(conn, row.id, limit=limit)
             dedup = list_dedup_entries(conn, row.id)[-limit:]

@@ -396,7 +396,7 @@ class EvidenceAssistant:
                 created_at=now,
                 **{n: final[n] for n in FIELD_NAMES if n != "finding"},
             )
-            study_id = repo.get_study(conn, study).id if study else None
+            study_id = repo.get_study(conn, study, account=self.owner).id if study else None
             if study_id is not None:
                 access.require_study(conn, self.owner, study_id, "write")
             ev_id = _new_id("ev")

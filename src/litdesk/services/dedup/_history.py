@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import (
+    LOCAL_OWNER,
     DedupEntry,
     DedupPairRow,
     Store,
@@ -33,17 +34,20 @@ def _now() -> str:
     return now_iso()
 
 
-def study_history(store: Store, study: str) -> list[DedupEntry]:
-    """Every entry of the Study's deduplication history, oldest first."""
+def study_history(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> list[DedupEntry]:
+    """Every entry of the Study's deduplication history, oldest first (``study``: an id, or
+    a name as ``owner`` sees them)."""
     with store.read() as conn:
-        study_id = repo.get_study(conn, study).id
+        study_id = repo.get_study(conn, study, account=owner).id
         return list_dedup_entries(conn, study_id)
 
 
-def study_decisions(store: Store, study: str) -> dict[tuple[str, str], Decision]:
+def study_decisions(
+    store: Store, study: str, *, owner: str = LOCAL_OWNER
+) -> dict[tuple[str, str], Decision]:
     """The reviewer decisions in force: the newest entry per pair, withdrawn ones left out."""
     current: dict[tuple[str, str], Decision] = {}
-    for entry in study_history(store, study):
+    for entry in study_history(store, study, owner=owner):
         if entry.kind != "decision" or not entry.a_digest or not entry.b_digest:
             continue
         key = (entry.a_digest, entry.b_digest)
@@ -60,7 +64,7 @@ def record_report(
     report: DedupReport,
     *,
     before: Mapping[tuple[str, str], Decision],
-    owner: str = "local",
+    owner: str = LOCAL_OWNER,
     run_id: str | None = None,
     run_data: dict[str, Any] | None = None,
     run_pairs: Sequence[DedupPairRow] = (),
@@ -76,7 +80,7 @@ def record_report(
     new = {k: v for k, v in report.decisions.items() if before.get(k) != v}
     sources = sorted({(r.file, r.digest) for r in report.refs})
     with store.write() as conn:
-        study_id = repo.get_study(conn, study).id
+        study_id = repo.get_study(conn, study, account=owner).id
         if run_id is not None:
             store.lock(conn, _RUN_LOCK, study_id)
             if dedup_run_exists(conn, run_id):
@@ -103,11 +107,17 @@ def record_report(
 
 
 def undo_decision(
-    store: Store, study: str, seq: int, *, by: str | None = None, via: str | None = None
+    store: Store,
+    study: str,
+    seq: int,
+    *,
+    by: str | None = None,
+    via: str | None = None,
+    owner: str = LOCAL_OWNER,
 ) -> DedupEntry:
     """Withdraw the decision entry ``seq`` (appends an ``undone`` entry; nothing is erased).
     ``by`` and ``via`` (who withdrew it, from which face) are kept in the entry when given."""
-    entries = study_history(store, study)
+    entries = study_history(store, study, owner=owner)
     target = next((e for e in entries if e.seq == seq and e.kind == "decision"), None)
     if target is None or not target.a_digest or not target.b_digest:
         raise NotFoundError(f"no decision #{seq} in the deduplication history of {study!r}")
@@ -115,7 +125,7 @@ def undo_decision(
     data: dict[str, Any] = {"undoes": seq}
     data |= {k: v for k, v in (("by", by), ("via", via)) if v is not None}
     with store.write() as conn:
-        study_id = repo.get_study(conn, study).id
+        study_id = repo.get_study(conn, study, account=owner).id
         new_seq = add_dedup_entry(
             conn, study_id, "decision", data, now,
             a_digest=target.a_digest, b_digest=target.b_digest, decision="undone",

@@ -93,7 +93,9 @@ def run_dedup(
     store = _store(settings) if request.study else None
     try:
         earlier = load_decisions(request.decisions_file) if request.decisions_file else {}
-        in_force = study_decisions(store, request.study) if store and request.study else {}
+        in_force = (
+            study_decisions(store, request.study, owner=owner) if store and request.study else {}
+        )
         earlier = {**in_force, **earlier}
         report = dedup_files(
             list(request.files),
@@ -126,12 +128,11 @@ def dedup_history(
     owner: str = "local",
 ) -> list[DedupEntry]:
     """A Study's deduplication history, after withdrawing decision ``undo`` if given."""
-    del owner  # Studies are not per owner yet; the parameter keeps the service shape
-    store = _store(settings)
+    store = _store(settings)  # a name resolves among the owner's Studies first
     try:
         if undo is not None:
-            undo_decision(store, study, undo)
-        return study_history(store, study)
+            undo_decision(store, study, undo, owner=owner)
+        return study_history(store, study, owner=owner)
     finally:
         store.dispose()
 

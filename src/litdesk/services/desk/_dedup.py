@@ -318,7 +318,7 @@ class DedupDesk:
             return {"seq": current.seq, "pair": no, "state": decision, "new": False}
         data = {"by": self.desk.owner, "via": "web", "a": rp.body["a"], "b": rp.body["b"]}
         with store.write() as conn:
-            study_id = repo.get_study(conn, row.id).id
+            study_id = repo.get_study(conn, row.id, account=self.desk.owner).id
             seq = add_dedup_entry(
                 conn, study_id, "decision", data, now_iso(),
                 a_digest=rp.keys[0], b_digest=rp.keys[1], decision=decision,

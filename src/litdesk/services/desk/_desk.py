@@ -587,8 +587,10 @@ class Desk:
         if not name or len(name) > 200:
             raise DeskInputError("a Study name is 1 to 200 characters", code="bad_name")
         with self.store.write() as conn:
-            access.require_study(conn, self.owner, repo.get_study(conn, ref).id, "owner")
-            row = repo.rename_study(conn, ref, name)
+            access.require_study(
+                conn, self.owner, repo.get_study(conn, ref, account=self.owner).id, "owner"
+            )
+            row = repo.rename_study(conn, ref, name, account=self.owner)
             access.add_history(conn, row.id, self.owner, "study_renamed", name, now_iso())
         return self.study(row.id)
 

@@ -166,7 +166,9 @@ class LibraryDesk:
             keys_of[i] = _keys(
                 row["adopted_doi"] or row["doi"], row["adopted_arxiv"] or row["arxiv"]
             )
-        links = studies_by_keys(self.runtime.store, [k for ks in keys_of.values() for k in ks])
+        links = studies_by_keys(
+            self.runtime.store, [k for ks in keys_of.values() for k in ks], visible_to=owner
+        )
         for i, row in enumerate(rows):
             studies: list[dict[str, str]] = []
             for key in keys_of[i]:

@@ -428,7 +428,7 @@ def save_run(
         executed_at=run.executed_at,
     )
     with store.write() as conn:  # the run and its Study link commit together, or neither
-        study_id = repo.get_study(conn, study).id if study is not None else None
+        study_id = repo.get_study(conn, study, account=owner).id if study is not None else None
         if not link_or_insert_run(conn, row):
             raise InputError(f"search run {run.id} already exists", code="run_exists")
         if study_id is not None:

@@ -10,7 +10,7 @@ from typing import Any, Final
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.files import read_bounded
 from litdesk.adapters.formats import dumps as dump_papers
-from litdesk.adapters.store import Store, repo
+from litdesk.adapters.store import LOCAL_OWNER, Store, repo
 from litdesk.core.runs import (
     ImportSource,
     PrismaReport,
@@ -66,12 +66,13 @@ def export_run(run: SearchRun, to: str) -> str:
     raise ExportArgumentError(f"--to must be one of {', '.join(EXPORTS)}, not {to[:40]!r}")
 
 
-def study_prisma(store: Store, study: str) -> PrismaReport:
-    """The PRISMA-S report of a Study: its saved runs and its imports."""
+def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> PrismaReport:
+    """The PRISMA-S report of a Study (an id, or a name as ``owner`` sees them): its saved
+    runs and its imports. Whether ``owner`` may read it is the caller's check."""
     from litdesk.services.workspace import read_import
 
     with store.read() as conn:
-        row = repo.get_study(conn, study)
+        row = repo.get_study(conn, study, account=owner)
         run_ids = repo.study_run_ids(conn, row.id)
         docs = repo.list_documents(conn, "imports", study_id=row.id, limit=100_000)
     runs = [load_run(store, rid) for rid in run_ids]

@@ -65,7 +65,7 @@ class SavedRuns:
 
     def prisma(self, study: str) -> PrismaReport:
         """The PRISMA-S search report of a Study (its saved runs and imports)."""
-        return study_prisma(self.store, study)
+        return study_prisma(self.store, study, owner=self.owner)
 
 
 def open_runs(settings: Settings, *, owner: str = "local") -> SavedRuns:

@@ -201,7 +201,7 @@ def save_report(
                 f"this draft was already saved as report {row.saved_as}", code="already_saved"
             )
         data = row.data
-        study_row = repo.get_study(conn, study)
+        study_row = repo.get_study(conn, study, account=owner)
         access.require_study(conn, owner, study_row.id, "write")
         if not isinstance(data, dict) or data.get("study_id") != study_row.id:
             raise NotFoundError(
@@ -276,7 +276,7 @@ def study_reports(store: Store, study: str, *, owner: str) -> ReportListing:
     out: list[StudyReport] = []
     problems: list[str] = []
     with store.read() as conn:
-        study_id = repo.get_study(conn, study).id
+        study_id = repo.get_study(conn, study, account=owner).id
         access.require_study(conn, owner, study_id, "read")
         rows = assist_list_drafts(
             conn, owner=owner, feature=REPORT_FEATURE, limit=MAX_REPORTS_LISTED
@@ -294,7 +294,7 @@ def study_reports(store: Store, study: str, *, owner: str) -> ReportListing:
 def report_file(store: Store, study: str, report_id: str, *, owner: str) -> tuple[str, str]:
     """``(filename, html)`` of one saved report of ``study`` (re-checked on read)."""
     with store.read() as conn:
-        study_id = repo.get_study(conn, study).id
+        study_id = repo.get_study(conn, study, account=owner).id
         access.require_study(conn, owner, study_id, "read")
         row = assist_get_draft(conn, report_id, owner=owner)
     if row.feature != REPORT_FEATURE or not isinstance(row.data, dict):

@@ -489,7 +489,7 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
     now = now_iso()
     remap: dict[str, str] = {}
     with ws.store.write() as conn:
-        taken = {s.name for s, _ in repo.list_studies(conn)}
+        taken = repo.owned_study_names(conn, ws.owner)  # names are unique per owner
         base, n = study_name[: MAX_STUDY_NAME - 20], 2
         while study_name in taken:
             study_name, n = f"{base} (recovered {n - 1})", n + 1

@@ -148,7 +148,7 @@ class Workspace:
         return paper_id
 
     def _study(self, conn: Connection, ref: str, need: access.Need = "read") -> repo.StudyRow:
-        row = repo.get_study(conn, ref)
+        row = repo.get_study(conn, ref, account=self.owner)
         access.require_study(conn, self.owner, row.id, need)
         return row
 
@@ -608,7 +608,7 @@ class Workspace:
         with self.store.write() as conn:
             self.store.lock(conn, _STUDY_LOCK, "studies")
             try:
-                row = repo.get_study(conn, study)
+                row = repo.get_study(conn, study, account=self.owner)
                 created = False
             except NotFoundError:
                 if not create:

@@ -1,0 +1,463 @@
+"""Shared pieces of the generated IDOR tests (the JSON API's, from its OpenAPI document, and
+the HTML pages' and forms', from the app's routes): ana's private records made over HTTP,
+the probes built from a route's parameters and body schema, and the leak checks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
+from tests.faces.web._library import make_pdfs
+from tests.faces.web._team import TeamServer, add_accounts, team_server
+
+from litdesk import Settings
+
+MARKERS = (
+    "Ana secret study qx41",
+    "ana's secret description qx42",
+    "ana secret note qx43",
+    "ana secret finding qx44",
+)
+#: fields that name a record; any other path parameter fails the test (add it here)
+RECORD_FIELDS = (
+    "paper_id",
+    "ref",
+    "study",
+    "run_id",
+    "paper_ids",
+    "job_id",
+    "draft_id",
+    "evidence_id",
+    "report_id",
+    "build_id",
+    "sha",
+    "number",
+    "live_id",
+)
+#: records shared by every account of the server (the PDF library): routes naming one are
+#: not checked for 404, only for ana's data
+SHARED_FIELDS = ("sha",)
+#: writes that make the caller's own private record (a note) on a paper it may read
+OWN_RECORD_WRITES = {
+    ("POST", "/api/v1/papers/{paper_id}/highlights"),
+    ("POST", "/api/v1/papers/{paper_id}/comments"),
+}
+#: routes that write nothing and name no record of anyone (sign-in of bob himself)
+EXEMPT = {("POST", "/api/v1/auth/login"), ("POST", "/api/v1/auth/logout")}
+PLAIN_VALUES: dict[str, Any] = {
+    "name": "renamed by bob",
+    "description": "bob's text",
+    "comment": "bob was here",
+    "text": "tumour growth",
+    "finding": "bob's finding",
+    "passage": "tumour growth",
+    "source": "abstract",
+    "status": "read",
+    "username": "bob",
+    "role": "owner",
+    "consent": "sha256:" + "0" * 64,  # a well-formed token of nothing bob was shown
+    "format": None,  # each route's default
+}
+#: POSTs that read a Study a viewer may read, drafting for the viewer alone (a summary is
+#: the viewer's own draft; saving it into the Study as a report needs an editor)
+VIEWER_DRAFTS = {
+    ("POST", "/api/v1/studies/{ref}/summary/notice"),
+    ("POST", "/api/v1/studies/{ref}/summary"),
+}
+
+
+@dataclass
+class AnaRecords:
+    private_paper: str
+    study_paper: str
+    study_id: str
+    study_name: str
+    run_id: str
+    file: str = ""
+    values: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Served:
+    team: TeamServer
+    model: ScriptedModelServer
+    ids: dict[str, str]
+
+    def signed_in(self, username: str) -> Any:
+        return self.team.signed_in(username)
+
+
+@pytest.fixture
+def server(team_settings: Settings, cassette: Path) -> Iterator[Served]:
+    with model_server("openai") as model:
+        settings = team_settings.model_copy(
+            update={
+                "llm_backend": "openai",
+                "chat_model": "scripted-model",
+                "openai_base_url": model.base_url,
+                "openai_api_key": SecretStr("sk-openai-TESTSECRET-idor"),
+                "assist_spacing_seconds": 0,
+                "jobs_poll_seconds": 0.1,
+            }
+        )
+        ids = add_accounts(settings, "ana", "bob")
+        with team_server(settings, cassette) as running:
+            yield Served(running, model, ids)
+
+
+def _model_answer(body: dict[str, Any]) -> Scripted:
+    """A verified answer to what litdesk sent: an evidence suggestion quoting the paper's
+    abstract, or a Study summary quoting the Study's description (ana's secret)."""
+    try:
+        payload = user_payload(body)
+    except json.JSONDecodeError:  # a question of the paper chat or a report build
+        return Scripted("No answer here.")
+    if "blocks" in payload:  # evidence extraction
+        block = payload["blocks"][0]
+        quote = block["text"][:40]
+        fields = {n: {"value": "", "quote": "", "block": ""} for n in _EVIDENCE_FIELDS}
+        fields["finding"] = {"value": MARKERS[3], "quote": quote, "block": block["id"]}
+        return Scripted(json.dumps(fields))
+    study = next(s for s in payload["sources"] if s["kind"] == "study")
+    point = {
+        "text": MARKERS[1],
+        "citations": [{"source": study["id"], "quote": "secret description qx42"}],
+    }
+    return Scripted(json.dumps({"overview": [point], "findings": [], "gaps": [], "next_steps": []}))
+
+
+_EVIDENCE_FIELDS = ("question", "population", "method", "intervention", "finding", "limitations")
+
+
+def _ana_assisted(ana: httpx.Client, model: ScriptedModelServer, paper: str, study: str) -> dict:
+    """ana's assistance records: a draft saved as private evidence (with provenance), a
+    Study summary draft and the Study report saved from it."""
+    model.respond_with(_model_answer)
+    r = ana.post("/api/v1/assist/extract/preview", json={"paper_id": paper})
+    assert r.status_code == 200, r.text
+    token = r.json()["consent"]["token"]
+    r = ana.post("/api/v1/assist/extract", json={"paper_id": paper, "consent": token})
+    assert r.status_code == 200, r.text
+    draft = r.json()["draft_id"]
+    r = ana.post(f"/api/v1/assist/drafts/{draft}/save", json={"reviewed": True})
+    assert r.status_code == 200, r.text
+    evidence = r.json()["evidence_id"]
+    base = f"/api/v1/studies/{study}"
+    r = ana.post(f"{base}/summary/notice", json={"focus": "overview"})
+    assert r.status_code == 200, r.text
+    r = ana.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
+    assert r.status_code == 200, r.text
+    summary_draft = r.json()["draft_id"]
+    r = ana.post(f"{base}/reports", json={"draft_id": summary_draft, "reviewed": True})
+    assert r.status_code == 200, r.text
+    return {
+        "draft_id": [draft, summary_draft],
+        "evidence_id": [evidence],
+        "report_id": [r.json()["id"]],
+    }
+
+
+def _ana_library(ana: httpx.Client, folder: Path) -> dict:
+    """A PDF ana uploads into the (shared) library, its index job, ana's chat scope and a
+    report build job of hers (cancelled: its id is what matters)."""
+    pdf = make_pdfs(folder, 1, pages=1, stem="ana")[0]
+    data = pdf.read_bytes()
+    r = ana.post("/api/v1/library/uploads", files=[("files", (pdf.name, data, "application/pdf"))])
+    assert r.status_code == 200, r.text
+    upload = r.json()
+    assert [s["file"] for s in upload["stored"]] == [pdf.name], upload
+    index_job = upload["job"]["id"]
+    r = ana.post("/api/v1/chat/scope", json={"papers": [pdf.name]})
+    assert r.status_code == 200, r.text
+    r = ana.post("/api/v1/chat/ask", json={"question": MARKERS[2]})
+    assert r.status_code == 200 and r.json()["number"] == 1, r.text
+    r = ana.post("/api/v1/reports/build", json={"papers": [pdf.name], "questions": [MARKERS[2]]})
+    assert r.status_code == 202, r.text
+    build = r.json()["id"]
+    ana.post(f"/api/v1/reports/jobs/{build}/cancel")  # its outcome does not matter here
+    return {
+        "sha": [hashlib.sha256(data).hexdigest()],
+        "job_id": [index_job, build],
+        "build_id": [build],
+        "number": [1],
+        "file": pdf.name,
+    }
+
+
+def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path) -> AnaRecords:
+    r = ana.get("/api/v1/search", params={"q": "tumour growth"})
+    assert r.status_code == 200, r.text
+    found = r.json()
+    run_id = found["run"]["id"]
+    ids = [card["paper"]["id"] for card in found["cards"]]
+    assert len(ids) >= 3
+    private, in_study = ids[1], ids[2]
+    r = ana.post("/api/v1/selection/save", json={"run_id": run_id, "paper_ids": [private]})
+    assert r.status_code == 200 and r.json()["saved"] == [private], r.text
+    r = ana.post("/api/v1/studies", json={"name": MARKERS[0], "description": MARKERS[1]})
+    assert r.status_code == 200, r.text
+    study_id = r.json()["id"]
+    r = ana.post(
+        "/api/v1/selection/save",
+        json={"run_id": run_id, "paper_ids": [in_study], "study": study_id},
+    )
+    assert r.status_code == 200, r.text
+    assert ana.post(f"/api/v1/runs/{run_id}/save", json={"study": study_id}).status_code == 200
+    for paper in (private, in_study):
+        r = ana.post(f"/api/v1/papers/{paper}/comments", json={"comment": MARKERS[2]})
+        assert r.status_code == 200, r.text
+        r = ana.post(
+            f"/api/v1/papers/{paper}/evidence",
+            json={"finding": MARKERS[3], "passage": "tumour growth", "source": "abstract"},
+        )
+        assert r.status_code == 200, r.text
+        assert ana.post(f"/api/v1/papers/{paper}/status", json={"status": "reading"}).is_success
+    r = ana.post(f"/api/v1/studies/{study_id}/dedup/runs")
+    assert r.status_code == 200, r.text
+    job_id = r.json()["id"]
+    r = ana.post("/api/v1/search/live", json={"q": "tumour growth"})
+    assert r.status_code == 202, r.text
+    live_id = r.json()["id"]
+    records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
+    assisted = _ana_assisted(ana, model, private, study_id)
+    library = _ana_library(ana, folder)
+    records.file = library.pop("file")
+    records.values = (
+        assisted
+        | library
+        | {
+            "job_id": [job_id, *library["job_id"]],
+            "paper_id": [private, in_study],
+            "paper_ids": [[private, in_study]],
+            "ref": [study_id, MARKERS[0]],
+            "study": [study_id],
+            "run_id": [run_id],
+            "live_id": [live_id],
+        }
+    )
+    return records
+
+
+def _resolve(schema: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        schema = doc["components"]["schemas"][name]
+    if "anyOf" in schema:  # Optional[X]: the non-null branch
+        branches = [s for s in schema["anyOf"] if s.get("type") != "null"]
+        return _resolve(branches[0], doc) if branches else schema
+    return schema
+
+
+def _plain(name: str, schema: dict[str, Any], doc: dict[str, Any]) -> Any:
+    schema = _resolve(schema, doc)
+    if name in PLAIN_VALUES and PLAIN_VALUES[name] is not None:
+        return PLAIN_VALUES[name]
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "integer":
+        return max(1, int(schema.get("minimum", 1)))
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return [_plain(name, schema.get("items", {}), doc)] if schema.get("minItems") else []
+    if kind == "object":
+        return {}
+    plain = "x" * max(1, int(schema.get("minLength", 1)))
+    if "pattern" in schema:  # a well-formed value, so the route reaches its access check
+        for candidate in (plain, "x" * 16, "x" * 32, "MED-40000001", "a1" * 16):
+            if re.search(schema["pattern"], candidate):
+                return candidate
+    return plain
+
+
+#: request bodies the probes send: JSON (the API) and the pages' forms (sent without JS)
+FORM = "application/x-www-form-urlencoded"
+MULTIPART = "multipart/form-data"
+
+
+@dataclass
+class Probe:
+    method: str
+    path: str
+    url: str
+    query: dict[str, Any]
+    body: dict[str, Any] | None
+    multipart: list[str]
+    record: bool
+    form: bool = False  #: ``body`` is sent as a form (with ``multipart``: its other fields)
+    named: dict[str, Any] = field(default_factory=dict)  #: the record fields and ana's values
+
+    def label(self) -> str:
+        return f"{self.method} {self.path} → {self.url} query={self.query} body={self.body}"
+
+
+def _binary(prop: dict[str, Any], doc: dict[str, Any]) -> bool:
+    resolved = _resolve(prop, doc)
+    items = _resolve(resolved.get("items", {}), doc)
+    return "binary" in (resolved.get("format"), items.get("format")) or bool(
+        resolved.get("contentMediaType") or items.get("contentMediaType")
+    )
+
+
+def build_probes(
+    doc: dict[str, Any],
+    ana: AnaRecords,
+    *,
+    expand: tuple[str, ...] = (),
+    records: tuple[str, ...] = RECORD_FIELDS,
+) -> list[Probe]:
+    """One probe per operation of ``doc`` and combination of ana's values for the record
+    fields it names (``records``); a body field in ``expand`` (a form's ``action``) gives
+    one probe per value of its enum."""
+    out: list[Probe] = []
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            method = method.upper()
+            if (method, path) in EXEMPT:
+                continue
+            params = op.get("parameters", [])
+            path_params = [p["name"] for p in params if p["in"] == "path"]
+            unknown = [p for p in path_params if p not in ana.values]
+            assert not unknown, (
+                f"{method} {path}: path parameter(s) {unknown} unknown to the IDOR test; "
+                "add them to RECORD_FIELDS and AnaRecords.values"
+            )
+            query_fixed: dict[str, Any] = {}
+            query_records: list[str] = []
+            for p in params:
+                if p["in"] != "query":
+                    continue
+                if p["name"] in records:
+                    query_records.append(p["name"])
+                elif p.get("required"):
+                    query_fixed[p["name"]] = _plain(p["name"], p.get("schema", {}), doc)
+            patterns: dict[str, str] = {
+                p["name"]: _resolve(p.get("schema", {}), doc).get("pattern", "")
+                for p in params
+                if p["in"] in ("path", "query")
+            }
+            body: dict[str, Any] | None = None
+            body_records: list[str] = []
+            multipart: list[str] = []
+            variants: list[dict[str, Any]] = [{}]
+            content = op.get("requestBody", {}).get("content", {})
+            kind = next((k for k in ("application/json", FORM, MULTIPART) if k in content), None)
+            if kind is not None:
+                schema = _resolve(content[kind]["schema"], doc)
+                body = {}
+                for name, prop in schema.get("properties", {}).items():
+                    if kind == MULTIPART and _binary(prop, doc):
+                        multipart.append(name)
+                    elif name in records:
+                        body_records.append(name)
+                        patterns[name] = _resolve(prop, doc).get("pattern", "")
+                    elif name in expand and "enum" in _resolve(prop, doc):
+                        variants = [{name: v} for v in _resolve(prop, doc)["enum"]]
+                    elif name in schema.get("required", []):
+                        body[name] = _plain(name, prop, doc)
+                if kind == MULTIPART and not body:
+                    body = None
+            # one probe per combination of ana's values for the record fields named
+            combos: list[dict[str, Any]] = [{}]
+            for name in path_params + query_records + body_records:
+                values = _fitting(ana, name, patterns.get(name, ""))
+                assert values, f"{method} {path}: none of ana's records fits {name!r}"
+                combos = [c | {name: v} for c in combos for v in values]
+            for combo in combos:
+                url = path
+                for name in path_params:
+                    url = url.replace("{" + name + "}", str(combo[name]))
+                query = query_fixed | {n: combo[n] for n in query_records}
+                # a route naming a library file is about the shared library (its other
+                # parameters, a page number, belong to that file)
+                named = path_params + query_records + body_records
+                record = bool(named) and not any(n in SHARED_FIELDS for n in named)
+                for variant in variants:
+                    full = (
+                        None
+                        if body is None
+                        else body | variant | {n: combo[n] for n in body_records}
+                    )
+                    out.append(
+                        Probe(
+                            method,
+                            path,
+                            url,
+                            query,
+                            full,
+                            multipart,
+                            record,
+                            form=kind in (FORM, MULTIPART),
+                            named=dict(combo),
+                        )
+                    )
+    # reads first, while bob has made nothing of his own (his chat round 1 would be his)
+    return sorted(out, key=lambda p: p.method != "GET")
+
+
+def _fitting(ana: AnaRecords, name: str, pattern: str) -> list[Any]:
+    """ana's values for ``name``; when the field's pattern refuses them (a dedup run id is
+    not a search run id), ana's other record ids that fit it."""
+    if not pattern:
+        return list(ana.values[name])
+    fits = [v for v in ana.values[name] if isinstance(v, str) and re.search(pattern, v)]
+    if fits:
+        return fits
+    others = [v for vs in ana.values.values() for v in vs if isinstance(v, str)]
+    return list(dict.fromkeys(v for v in others if re.search(pattern, v)))
+
+
+def send(c: httpx.Client, probe: Probe) -> httpx.Response:
+    kw: dict[str, Any] = {"params": probe.query}
+    if probe.body is not None:
+        kw["data" if probe.form else "json"] = probe.body
+    if probe.multipart:
+        ris = b"TY  - JOUR\nTI  - A probe\nPY  - 2024\nER  - \n"
+        kw["files"] = [
+            (name, ("probe.ris", ris, "application/octet-stream")) for name in probe.multipart
+        ]
+    return c.request(probe.method, probe.url, **kw)
+
+
+def leaks(response: httpx.Response) -> list[str]:
+    return leaks_text(response.content.decode("utf-8", "replace"))
+
+
+def leaks_text(text: str) -> list[str]:
+    return [m for m in MARKERS if m in text or m.replace("'", "&#39;") in text]
+
+
+def assert_ana_unchanged(ana_client: httpx.Client, bob: httpx.Client, ana: AnaRecords) -> None:
+    """ana's records as she made them (read through the API as ana), bob saved nothing."""
+    study = ana_client.get(f"/api/v1/studies/{ana.study_id}").json()
+    assert study["name"] == MARKERS[0]
+    assert study["description"] == MARKERS[1]
+    assert [p["id"] for p in study["papers"]] == [ana.study_paper]
+    assert [p["status"] for p in study["papers"]] == ["reading"]
+    assert len(study["runs"]) == 1
+    members = ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()
+    assert members["members"] == []
+    notes = ana_client.get("/api/v1/notebook").json()
+    assert sorted(n["comment"] for n in notes["notes"]) == [MARKERS[2], MARKERS[2]]
+    evidence = ana_client.get("/api/v1/evidence").json()
+    assert len(evidence["evidence"]) == 3  # two by hand, one from the assistant
+    (draft,) = [d for d in ana.values["draft_id"] if d.startswith("ad-")]
+    assert ana_client.get(f"/api/v1/assist/drafts/{draft}").status_code == 200
+    (evidence_id,) = ana.values["evidence_id"]
+    prov = ana_client.get(f"/api/v1/assist/evidence/{evidence_id}/provenance")
+    assert prov.status_code == 200 and prov.json()["ok"], prov.text
+    reports = ana_client.get(f"/api/v1/studies/{ana.study_id}/reports").json()["reports"]
+    assert [r["id"] for r in reports] == ana.values["report_id"]
+    saved = ana_client.get("/api/v1/saved").json()
+    assert {r["id"] for r in saved["papers"]} == {ana.private_paper, ana.study_paper}
+    assert bob.get("/api/v1/saved").json()["total_saved"] == 0
