@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 
 from litdesk._errors import InputError, LitdeskError
 from litdesk.adapters.llm import ChatBackend, ChatRequest, Thinking, make_backend
+from litdesk.adapters.store import LOCAL_OWNER
 from litdesk.core.library import Excerpt, PromptMessages, extractive_answer, run_gate
 from litdesk.core.report import (
     FACET_QUERIES,
@@ -33,6 +34,7 @@ from litdesk.core.report import (
     assign_labels,
     report_file_name,
 )
+from litdesk.services.assist import REPORT_FEATURE
 from litdesk.services.library import Hit, Library, hash_files
 
 __all__ = [
@@ -346,6 +348,7 @@ def build_report(
     preset_letters: dict[str, str] | None = None,
     progress: UnitProgress | None = None,
     reuse: Mapping[str, ReportUnit] | None = None,
+    owner: str = LOCAL_OWNER,
 ) -> SynthesisReport:
     """Answer the questions, summarise and synthesise over ``papers`` (``None``: all).
 
@@ -354,7 +357,10 @@ def build_report(
     one paper) that answer is taken as it is instead of asking again.
 
     ``progress(done, total, current)`` is called before each unit and once at the end;
-    when it returns ``False`` the build stops with :class:`ReportCancelled`."""
+    when it returns ``False`` the build stops with :class:`ReportCancelled`.
+
+    Each model call is reserved from ``owner``'s report-build allowance; a refusal stops
+    the build with :class:`AllowanceRefused` (the calls made so far count)."""
     if summary not in ("none", "bullets", "prose"):
         raise ReportInputError("--summary takes none, bullets or prose", code="summary")
     if detail_mode not in ("per-paper", "cross-paper"):
@@ -366,8 +372,9 @@ def build_report(
             code="empty_report",
         )
     language = " ".join(language.split())[:40] if language and language.strip() else None
-    chat = lib.backend()
-    gen = generation or _generation_backend(lib) or chat
+    chat = lib.metered(owner, REPORT_FEATURE)
+    other = generation or _generation_backend(lib)
+    gen = lib.meter(other, owner, REPORT_FEATURE) if other is not None else chat
     level: Thinking = thinking or lib.settings.thinking  # type: ignore[assignment]
     corpus = lib.corpus()
     skipped: list[str] = []
