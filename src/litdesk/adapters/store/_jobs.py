@@ -168,7 +168,7 @@ class JobsRepo:
         t = jobs
         with self.store.write() as conn:
             if shared:  # the kind's lock first, then the owner's: one order, no deadlock
-                self.store.lock(conn, _JOBS_LOCK, f"kind\0{kind}")
+                self.store.lock(conn, _JOBS_LOCK, f"kind:{kind}")
             self.store.lock(conn, _JOBS_LOCK, owner)
             found = None
             if reuse_active or shared:

@@ -161,6 +161,7 @@ class Library:
                 else None,
                 openai_base_url=s.openai_base_url,
                 openai_api_key=s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+                anthropic_base_url=s.anthropic_base_url,
             )
         return self._backend
 

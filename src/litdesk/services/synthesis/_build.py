@@ -483,4 +483,5 @@ def _generation_backend(lib: Library) -> ChatBackend | None:
         anthropic_api_key=s.anthropic_api_key.get_secret_value() if s.anthropic_api_key else None,
         openai_base_url=s.openai_base_url,
         openai_api_key=s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+        anthropic_base_url=s.anthropic_base_url,
     )
