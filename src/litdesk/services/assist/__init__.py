@@ -4,7 +4,7 @@ call per request (no automatic retry), and the features built on them."""
 from ._allowance import (
     CHAT_FEATURE,
     LIBRARY_FEATURES,
-    REPORT_FEATURE,
+    REPORT_BUILD_FEATURE,
     AllowanceRefused,
     AssistAllowance,
     Ticket,
@@ -36,7 +36,7 @@ __all__ = [
     "CHAT_FEATURE",
     "CHECK_CALL",
     "LIBRARY_FEATURES",
-    "REPORT_FEATURE",
+    "REPORT_BUILD_FEATURE",
     "AllowanceRefused",
     "AssistedEvidence",
     "EvidenceAssistant",

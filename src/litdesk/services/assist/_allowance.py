@@ -25,17 +25,23 @@ from litdesk.adapters.store import (
     assist_reserve,
 )
 
-__all__ = ["CHAT_FEATURE", "LIBRARY_FEATURES", "REPORT_FEATURE", "AllowanceRefused",
-           "AssistAllowance", "Ticket"]  # fmt: skip
+__all__ = [
+    "CHAT_FEATURE",
+    "LIBRARY_FEATURES",
+    "REPORT_BUILD_FEATURE",
+    "AllowanceRefused",
+    "AssistAllowance",
+    "Ticket",
+]
 
 #: An in-flight reservation older than the call timeout times this no longer blocks.
 _STALE_FACTOR: Final = 2.0
 #: The paper chat's and ``litdesk ask``'s model calls (their own daily pool).
 CHAT_FEATURE: Final = "chat"
 #: A report build's model calls (their own daily pool).
-REPORT_FEATURE: Final = "report"
+REPORT_BUILD_FEATURE: Final = "report"
 #: The features outside the AI assistance's pool.
-LIBRARY_FEATURES: Final = (CHAT_FEATURE, REPORT_FEATURE)
+LIBRARY_FEATURES: Final = (CHAT_FEATURE, REPORT_BUILD_FEATURE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +129,10 @@ class AssistAllowance:
                 "paper-chat", s.chat_daily_requests, s.chat_owner_daily_requests, 0.0,
                 (CHAT_FEATURE,), (),
             )  # fmt: skip
-        if feature == REPORT_FEATURE:
+        if feature == REPORT_BUILD_FEATURE:
             return _Pool(
                 "report-build", s.report_daily_requests, s.report_owner_daily_requests, 0.0,
-                (REPORT_FEATURE,), (),
+                (REPORT_BUILD_FEATURE,), (),
             )  # fmt: skip
         return _Pool(
             "AI-assistance", s.assist_daily_requests, s.assist_owner_daily_requests,

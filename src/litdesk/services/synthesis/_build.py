@@ -34,7 +34,7 @@ from litdesk.core.report import (
     assign_labels,
     report_file_name,
 )
-from litdesk.services.assist import REPORT_FEATURE
+from litdesk.services.assist import REPORT_BUILD_FEATURE
 from litdesk.services.library import Hit, Library, hash_files
 
 __all__ = [
@@ -372,9 +372,9 @@ def build_report(
             code="empty_report",
         )
     language = " ".join(language.split())[:40] if language and language.strip() else None
-    chat = lib.metered(owner, REPORT_FEATURE)
+    chat = lib.metered(owner, REPORT_BUILD_FEATURE)
     other = generation or _generation_backend(lib)
-    gen = lib.meter(other, owner, REPORT_FEATURE) if other is not None else chat
+    gen = lib.meter(other, owner, REPORT_BUILD_FEATURE) if other is not None else chat
     level: Thinking = thinking or lib.settings.thinking  # type: ignore[assignment]
     corpus = lib.corpus()
     skipped: list[str] = []
