@@ -8,7 +8,8 @@ the OpenAI-compatible and the Anthropic wire format.
   recorded for it, and the AI assistance's own pool is untouched.
 * A call that fails counts; extractive mode (no model) reserves nothing.
 * A report build reserves each of its model calls (feature ``report``) for the job's owner
-  and stops with the refusal once that owner's report allowance is spent.
+  and stops with the refusal once that owner's report allowance is spent (a ``report.build``
+  job fails with it).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.store import allowance_owner, open_store
 from litdesk.adapters.store._assist import assist_calls
 from litdesk.services.assist import AllowanceRefused, AssistAllowance
+from litdesk.services.jobs import JobRunner, Jobs
 from litdesk.services.library import ChatService, Library
-from litdesk.services.synthesis import build_report
+from litdesk.services.synthesis import JOB_KIND, ReportDesk, WizardForm, build_report
 
 QUESTION = "How was the water level measured?"
 ANSWER = "The water level was measured with time-lapse cameras [1]."
@@ -193,3 +195,36 @@ def test_a_report_build_reserves_each_model_call_for_its_owner(
         (allowance_owner("bob"), "report", "ok"): 1,
         (allowance_owner("ana"), "chat", "ok"): 2,
     }
+
+
+def test_a_report_job_counts_under_its_owner_and_fails_with_the_refusal(
+    tmp_settings: Settings,
+    folder: Path,
+    library_db: str | None,
+    wordllama: WordLlamaEmbedder,
+) -> None:
+    with model_server("openai") as server:
+        server.respond_with(_respond)
+        settings = _settings(
+            server, tmp_settings, folder, library_db, report_owner_daily_requests=2
+        )
+        store = open_store(settings)
+        lib = Library(settings, embedder=wordllama, workers=1, store=store)
+        try:
+            lib.index()
+            desk = ReportDesk(lib, Jobs(store))
+            form = WizardForm(("cameras.pdf", "wheat.pdf"), questions=(QUESTION,))
+            runner = JobRunner(desk.jobs, {JOB_KIND: desk.run_job})
+            first = desk.submit(form, owner="acct-7")  # one question per paper: 2 calls
+            assert runner.run_once()
+            assert desk.job(first.id, owner="acct-7").status == "done"
+            second = desk.submit(form, owner="acct-7")
+            assert runner.run_once()
+            failed = desk.job(second.id, owner="acct-7")
+            assert failed.status == "failed"
+            assert "report-build allowance of 2 model calls" in failed.message
+            assert len(server.requests) == 2
+        finally:
+            lib.close()
+            store.dispose()
+    assert Counter(_calls(settings)) == {(allowance_owner("acct-7"), "report", "ok"): 2}
