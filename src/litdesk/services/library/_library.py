@@ -89,6 +89,7 @@ class Library:
         self._embedder = embedder
         self._embedder_name = embedder.name if embedder else embedder_name(settings.embedder)
         self._backend = backend
+        self._own_backend = backend is None
         self._lookup = lookup
         self.workers = workers
         #: chunk count from which the whole-library search uses a stored IVF index
@@ -123,7 +124,8 @@ class Library:
         self.close()
 
     def close(self) -> None:
-        """Close what the library opened (its store, unless given; the embedder's client)."""
+        """Close what the library opened (its store, unless given; the embedder's client;
+        the model backend it made)."""
         if self._cat is not None:
             self._cat.close()
             self._cat = None
@@ -133,6 +135,11 @@ class Library:
         if self._client is not None:
             self._client.close()
             self._client = None
+        if self._own_backend and self._backend is not None:
+            close = getattr(self._backend, "close", None)  # a model backend's HTTP client
+            if callable(close):
+                close()
+            self._backend = None
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
