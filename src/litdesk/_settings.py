@@ -224,6 +224,33 @@ class Settings(BaseSettings):
     assist_timeout_seconds: float = Field(
         default=80.0, gt=0, le=600, description="Seconds one AI-assistance model call may take."
     )
+    chat_daily_requests: int = Field(
+        default=1_000,
+        ge=1,
+        le=100_000,
+        description="Daily model calls of the paper chat and `litdesk ask` in total (each "
+        "question makes one to three: the English variant, the answer, one retry).",
+    )
+    chat_owner_daily_requests: int = Field(
+        default=300,
+        ge=1,
+        le=100_000,
+        description="Daily model calls of the paper chat and `litdesk ask` per account "
+        "(capped at the total).",
+    )
+    report_daily_requests: int = Field(
+        default=3_000,
+        ge=1,
+        le=100_000,
+        description="Daily model calls of report builds in total (one or two per "
+        "question, summary facet and synthesis).",
+    )
+    report_owner_daily_requests: int = Field(
+        default=1_500,
+        ge=1,
+        le=100_000,
+        description="Daily model calls of report builds per account (capped at the total).",
+    )
 
     # --- live searches of the web search page ------------------------------------------
     live_stale_seconds: float = Field(

@@ -156,3 +156,31 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> No
     rows = json.loads(listing.stdout)["files"]
     assert len(rows) == 123
     assert sum(r["indexed"] for r in rows) == 122  # all but broken.pdf
+
+
+def test_ask_with_a_model_counts_its_calls_and_exits_3_beyond_the_allowance(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests._model_servers import Scripted, model_server
+
+    with model_server("openai") as server:
+        server.respond_with(
+            lambda body: Scripted(
+                "Where was cadmium highest?"
+                if "Translate the user's question" in json.dumps(body)
+                else "Cadmium was highest near the harbour outflow [1]."
+            )
+        )
+        monkeypatch.setenv("LITDESK_LLM_BACKEND", "openai")
+        monkeypatch.setenv("LITDESK_CHAT_MODEL", "scripted-model")
+        monkeypatch.setenv("LITDESK_OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("LITDESK_CHAT_OWNER_DAILY_REQUESTS", "3")
+        get_settings.cache_clear()
+        _run("library", "add", str(env))
+        code, out, err = _run("ask", "Where was cadmium highest?", "--paper", "estuary.pdf")
+        assert code == 0, err
+        assert "harbour outflow [1]" in out and len(server.requests) == 2
+        code, out, err = _run("ask", "Where was cadmium highest?", "--paper", "estuary.pdf")
+        assert code == 3, (out, err)  # a RefusedError: the variant was call 3, the answer 4
+        assert "allowance of 3 model calls" in err and "not answered" in err
+        assert len(server.requests) == 3

@@ -200,10 +200,15 @@ def sha(path: Path) -> str:
 
 
 def serve_site(
-    tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path, *, model: bool = True
+    tmp_path_factory: pytest.TempPathFactory,
+    fixtures_dir: Path,
+    *,
+    model: bool = True,
+    **extra: Any,
 ) -> Iterator[Site]:
     """A server over a fresh library (the PDFs above and :data:`REAL_PDFS`); with ``model``
-    answering through the scripted model server, else extractive (no model)."""
+    answering through the scripted model server, else extractive (no model); ``extra``
+    settings on top."""
     tmp = tmp_path_factory.mktemp("pdfchat")
     folder = library_folder(tmp / "pdfs")
     for name in REAL_PDFS:
@@ -213,6 +218,7 @@ def serve_site(
             data_dir=tmp / "data", library_dirs=[folder],
             llm_backend="openai" if model else "none", openai_base_url=url,
             chat_model=MODEL if model else None, openai_api_key=None, anthropic_api_key=None,
+            **extra,
         )  # fmt: skip
         port = free_port()
         app = create_app(settings, host="127.0.0.1", port=port)

@@ -14,15 +14,18 @@ the test naming the route: add the parameter to :data:`RECORD_FIELDS`.
 
 The PDF library is one per server in team mode (README, "Team server"): a route whose only
 record is a library file (:data:`SHARED_FIELDS`) may answer bob, but still with none of
-ana's data; her chat rounds, report builds and jobs are hers alone.
+ana's data; her chat rounds, report builds and jobs are hers alone (the library's index job
+shows every account its progress, not its owner, parameters, message or result).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+import sqlalchemy as sa
 from tests.faces.web._idor import (
     MARKERS,
     OWN_RECORD_WRITES,
@@ -40,6 +43,7 @@ from tests.faces.web._idor import (
 from tests.faces.web.test_team_auth import team_settings  # noqa: F401 - fixture re-export
 
 from litdesk.adapters.store import allowance_owner, assist_usage, open_store
+from litdesk.adapters.store._assist import assist_calls
 
 
 def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> None:  # noqa: F811
@@ -50,11 +54,17 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
         routes = {(p.method, p.path) for p in probes if p.record}
         assert len(routes) >= 20, sorted(routes)  # the document really was walked
         failures: list[str] = []
+        index_progress = ("GET", f"/api/v1/jobs/{ana.values['job_id'][1]}")
         for probe in probes:
             r = send(bob, probe)
             leaked = leaks(r)
             if leaked:
                 failures.append(f"{probe.label()}: {r.status_code} shows ana's {leaked}")
+            elif probe.record and (probe.method, probe.url) == index_progress:
+                # the library's index job: every account may watch its progress, no more
+                seen = r.json() if r.status_code == 200 else {}
+                if set(seen) and (seen["owner"], seen["params"], seen["result"]) != ("", {}, None):
+                    failures.append(f"{probe.label()}: {r.status_code} {r.text[:200]!r}")
             elif probe.record and r.status_code not in (403, 404):
                 failures.append(f"{probe.label()}: {r.status_code} {r.text[:200]!r}")
         assert not failures, "routes that let bob reach ana's records:\n" + "\n".join(failures)
@@ -72,14 +82,24 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
         bob_chat = r.json()
         assert bob_chat["scope"] == {"papers": [], "whole_library": True}
         assert bob_chat["index"] == [] and not leaks_text(json.dumps(bob_chat))
-        # ana's AI calls counted under the hash of her account id, never the id itself
+        # ana's AI calls counted under the hash of her account id, never the id itself: the
+        # assistance's two, and her chat question's (at least its English variant; the
+        # answer is not asked when the PDF does not hold it); bob's probes asked as bob
         store = open_store(server.team.settings)
         try:
             usage = assist_usage(store, datetime.now(UTC).date().isoformat())
+            c = assist_calls.c
+            with store.read() as conn:
+                by_feature = Counter(
+                    (str(o), str(f)) for o, f in conn.execute(sa.select(c.owner, c.feature))
+                )
         finally:
             store.dispose()
-        assert set(usage) == {allowance_owner(server.ids["ana"])}
-        assert sum(usage[allowance_owner(server.ids["ana"])].values()) == 2  # extract, summary
+        ana_hash, bob_hash = allowance_owner(server.ids["ana"]), allowance_owner(server.ids["bob"])
+        assert set(usage) <= {ana_hash, bob_hash}
+        assistance = {k: n for k, n in by_feature.items() if k[1] not in ("chat", "report")}
+        assert assistance == {(ana_hash, "extract"): 1, (ana_hash, "summary"): 1}, by_feature
+        assert by_feature[(ana_hash, "chat")] >= 1, by_feature
         assert server.ids["ana"] not in json.dumps(usage)
 
 

@@ -5,7 +5,10 @@
   a PostgreSQL advisory lock): daily per owner and in total, one call in flight per
   owner, a minimum spacing per owner. Failed and cancelled calls keep their row (they
   count); a reservation that a later check refuses is released (its row deleted). Any
-  store failure refuses (``store_unavailable``): the allowance fails closed.
+  store failure refuses (``store_unavailable``): the allowance fails closed. The daily
+  counts and the spacing may be limited to a *pool* of features (the paper chat's and
+  the report builds' model calls are pools of their own beside the assistance's); one
+  call in flight per owner holds across every feature.
 * ``assist_drafts`` — model suggestions waiting for a person's review.
 * ``assist_provenance`` — how a saved evidence record was assisted.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal
@@ -118,11 +122,15 @@ def assist_reserve(
     spacing: float,
     stale_after: float,
     now: float | None = None,
+    features: Sequence[str] | None = None,
+    other_than: Sequence[str] = (),
 ) -> AssistReservation:
     """Reserve one model call for ``owner`` now, atomically, or say why not.
 
     ``stale_after``: an in-flight row older than this (a crashed process) no longer
-    blocks the owner (it still counts)."""
+    blocks the owner (it still counts). ``features`` / ``other_than``: the pool whose
+    calls the daily limits and the spacing count (default: every feature); a call in
+    flight of any feature blocks the owner."""
     _check_owner(owner)
     if total_limit < 1 or owner_limit < 1:
         raise InputError("limits must be at least 1", code="bad_argument")
@@ -130,18 +138,23 @@ def assist_reserve(
     t = time.time() if now is None else now
     day = datetime.fromtimestamp(t, UTC).date().isoformat()
     c = assist_calls.c
+    pool: list[sa.ColumnElement[bool]] = []
+    if features is not None:
+        pool.append(c.feature.in_([f[:40] for f in features]))
+    if other_than:
+        pool.append(c.feature.not_in([f[:40] for f in other_than]))
     try:
         with store.write() as conn:
             store.lock(conn, _ASSIST_LOCK, "assist")
             total = conn.execute(
-                sa.select(sa.func.count()).select_from(assist_calls).where(c.day == day)
+                sa.select(sa.func.count()).select_from(assist_calls).where(c.day == day, *pool)
             ).scalar_one()
             if total >= total_limit:
                 return AssistReservation(False, "daily_limit", retry_after=_until_tomorrow(t))
             mine = conn.execute(
                 sa.select(sa.func.count())
                 .select_from(assist_calls)
-                .where(c.day == day, c.owner == owner)
+                .where(c.day == day, c.owner == owner, *pool)
             ).scalar_one()
             if mine >= owner_limit:
                 return AssistReservation(False, "owner_daily_limit", retry_after=_until_tomorrow(t))
@@ -153,7 +166,7 @@ def assist_reserve(
             if busy:
                 return AssistReservation(False, "in_flight")
             last = conn.execute(
-                sa.select(sa.func.max(c.started_at)).where(c.owner == owner)
+                sa.select(sa.func.max(c.started_at)).where(c.owner == owner, *pool)
             ).scalar_one()
             if spacing > 0 and last is not None and t - float(last) < spacing:
                 wait = max(1, math.ceil(spacing - (t - float(last))))

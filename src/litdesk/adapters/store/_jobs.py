@@ -156,22 +156,28 @@ class JobsRepo:
         params: dict[str, Any],
         reuse_active: bool,
         max_active: int,
+        shared: bool = False,
     ) -> tuple[JobRow | None, int]:
         """Queue a job: ``(row, active)`` with the owner's count of active jobs before.
         With ``reuse_active`` an active job of the same kind and owner is returned instead
-        of a new one. An owner with ``max_active`` active jobs gets ``(None, active)``.
-        One transaction, serialised per owner, so the limit holds across processes."""
+        of a new one; with ``shared`` too, an active job of the same kind of *any* owner (one
+        such job at a time across the deployment: a resource every account shares). An
+        owner with ``max_active`` active jobs gets ``(None, active)``. One transaction,
+        serialised per owner (and per kind when ``shared``), so both hold across
+        processes."""
         t = jobs
         with self.store.write() as conn:
+            if shared:  # the kind's lock first, then the owner's: one order, no deadlock
+                self.store.lock(conn, _JOBS_LOCK, f"kind:{kind}")
             self.store.lock(conn, _JOBS_LOCK, owner)
             found = None
-            if reuse_active:
+            if reuse_active or shared:
+                same = [t.c.kind == kind, t.c.status.in_(ACTIVE)]
+                if not shared:
+                    same.append(t.c.owner == owner)
                 found = (
                     conn.execute(
-                        sa.select(t)
-                        .where(t.c.owner == owner, t.c.kind == kind, t.c.status.in_(ACTIVE))
-                        .order_by(t.c.created_at, t.c.id)
-                        .limit(1)
+                        sa.select(t).where(*same).order_by(t.c.created_at, t.c.id).limit(1)
                     )
                     .mappings()
                     .first()
@@ -183,7 +189,7 @@ class JobsRepo:
                     .where(t.c.owner == owner, t.c.status.in_(ACTIVE))
                 ).scalar_one()
             )
-            if reuse_active and found is not None:
+            if found is not None:
                 return _row(found), active
             if active >= max_active:
                 return None, active
@@ -219,6 +225,14 @@ class JobsRepo:
         q = q.order_by(t.c.created_at.desc(), t.c.id.desc()).limit(limit)
         with self.store.read() as conn:
             return [_row(m) for m in conn.execute(q).mappings()]
+
+    def active(self, kind: str) -> JobRow | None:
+        """The oldest queued or running job of ``kind``, whoever owns it."""
+        t = jobs
+        q = sa.select(t).where(t.c.kind == kind, t.c.status.in_(ACTIVE))
+        with self.store.read() as conn:
+            m = conn.execute(q.order_by(t.c.created_at, t.c.id).limit(1)).mappings().first()
+            return None if m is None else _row(m)
 
     def any_active(self, kinds: Sequence[str]) -> bool:
         """Whether a job of ``kinds`` is queued or running, whoever owns it."""

@@ -1,7 +1,14 @@
 """AI assistance: consent bound to content, allowances in the store, one guarded model
 call per request (no automatic retry), and the features built on them."""
 
-from ._allowance import AllowanceRefused, AssistAllowance, Ticket
+from ._allowance import (
+    CHAT_FEATURE,
+    LIBRARY_FEATURES,
+    REPORT_BUILD_FEATURE,
+    AllowanceRefused,
+    AssistAllowance,
+    Ticket,
+)
 from ._call import (
     CANCELLED_NOTICE,
     Assistant,
@@ -22,10 +29,14 @@ from ._extract import (
     ProvenanceView,
     SuggestionDraft,
 )
+from ._metered import MeteredBackend
 
 __all__ = [
     "CANCELLED_NOTICE",
+    "CHAT_FEATURE",
     "CHECK_CALL",
+    "LIBRARY_FEATURES",
+    "REPORT_BUILD_FEATURE",
     "AllowanceRefused",
     "AssistedEvidence",
     "EvidenceAssistant",
@@ -40,6 +51,7 @@ __all__ = [
     "CallRecord",
     "ModelAnswer",
     "ModelCall",
+    "MeteredBackend",
     "ModelCheck",
     "Role",
     "Ticket",

@@ -1,5 +1,11 @@
-"""The AI-assistance allowance, in the store (per owner and in total per UTC day, one
-call in flight per owner, a minimum spacing per owner; failed calls count; fails closed)."""
+"""The model-call allowance, in the store (per owner and in total per UTC day, one
+call in flight per owner, a minimum spacing per owner; failed calls count; fails closed).
+
+Three daily pools share the store's table: the AI assistance (``assist_*`` settings), the
+paper chat / ``litdesk ask`` (feature ``chat``, ``chat_*`` settings) and report builds
+(feature ``report``, ``report_*`` settings). One call in flight per owner holds across
+the pools; the spacing is the assistance's alone (a question or a report makes several
+calls in a row)."""
 
 from __future__ import annotations
 
@@ -19,10 +25,33 @@ from litdesk.adapters.store import (
     assist_reserve,
 )
 
-__all__ = ["AllowanceRefused", "AssistAllowance", "Ticket"]
+__all__ = [
+    "CHAT_FEATURE",
+    "LIBRARY_FEATURES",
+    "REPORT_BUILD_FEATURE",
+    "AllowanceRefused",
+    "AssistAllowance",
+    "Ticket",
+]
 
 #: An in-flight reservation older than the call timeout times this no longer blocks.
 _STALE_FACTOR: Final = 2.0
+#: The paper chat's and ``litdesk ask``'s model calls (their own daily pool).
+CHAT_FEATURE: Final = "chat"
+#: A report build's model calls (their own daily pool).
+REPORT_BUILD_FEATURE: Final = "report"
+#: The features outside the AI assistance's pool.
+LIBRARY_FEATURES: Final = (CHAT_FEATURE, REPORT_BUILD_FEATURE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    label: str
+    total: int
+    owner: int
+    spacing: float
+    features: tuple[str, ...] | None
+    other_than: tuple[str, ...]
 
 
 class AllowanceRefused(RefusedError):
@@ -54,29 +83,32 @@ class AssistAllowance:
     def reserve(self, owner: str, feature: str) -> Ticket:
         """Reserve one call of ``feature`` for ``owner`` (an account's allowance is kept under
         the SHA-256 of its id, as the provider allowances are; ``local`` stays ``local``)."""
-        s = self.settings
         owner = allowance_owner(owner)
+        pool = self._pool(feature)
         answer = assist_reserve(
             self.store,
             owner,
             feature,
-            total_limit=s.assist_daily_requests,
-            owner_limit=s.assist_owner_daily_requests,
-            spacing=s.assist_spacing_seconds,
-            stale_after=s.assist_timeout_seconds * _STALE_FACTOR,
+            total_limit=pool.total,
+            owner_limit=pool.owner,
+            spacing=pool.spacing,
+            stale_after=self.stale_after,
             now=self._clock(),
+            features=pool.features,
+            other_than=pool.other_than,
         )
         if answer.allowed and answer.id is not None:
             return Ticket(answer.id, owner, feature)
-        owner_limit = min(s.assist_owner_daily_requests, s.assist_daily_requests)
+        owner_limit = min(pool.owner, pool.total)
+        name = pool.label
         messages = {
-            "daily_limit": f"today's AI-assistance allowance of {s.assist_daily_requests} "
-            "calls is spent (UTC day)",
-            "owner_daily_limit": f"today's AI-assistance allowance of {owner_limit} calls for "
+            "daily_limit": f"today's {name} allowance of {pool.total} model calls is spent "
+            "(UTC day)",
+            "owner_daily_limit": f"today's {name} allowance of {owner_limit} model calls for "
             "this owner is spent (UTC day)",
-            "in_flight": "another AI-assistance call of this owner is still running; wait for it",
-            "too_soon": f"AI-assistance calls are at least {s.assist_spacing_seconds:g} s apart",
-            "store_unavailable": "the AI-assistance allowance could not be checked (the store "
+            "in_flight": "another model call of this owner is still running; wait for it",
+            "too_soon": f"{name} calls are at least {pool.spacing:g} s apart",
+            "store_unavailable": f"the {name} allowance could not be checked (the store "
             "failed), so no call is made",
         }
         raise AllowanceRefused(
@@ -84,6 +116,28 @@ class AssistAllowance:
             code=answer.reason,
             retry_after=answer.retry_after,
         )
+
+    @property
+    def stale_after(self) -> float:
+        """Seconds after which an unfinished reservation (a crashed process) stops blocking."""
+        return self.settings.assist_timeout_seconds * _STALE_FACTOR
+
+    def _pool(self, feature: str) -> _Pool:
+        s = self.settings
+        if feature == CHAT_FEATURE:
+            return _Pool(
+                "paper-chat", s.chat_daily_requests, s.chat_owner_daily_requests, 0.0,
+                (CHAT_FEATURE,), (),
+            )  # fmt: skip
+        if feature == REPORT_BUILD_FEATURE:
+            return _Pool(
+                "report-build", s.report_daily_requests, s.report_owner_daily_requests, 0.0,
+                (REPORT_BUILD_FEATURE,), (),
+            )  # fmt: skip
+        return _Pool(
+            "AI-assistance", s.assist_daily_requests, s.assist_owner_daily_requests,
+            s.assist_spacing_seconds, None, LIBRARY_FEATURES,
+        )  # fmt: skip
 
     def finish(self, ticket: Ticket, status: CallStatus) -> None:
         assist_finish(self.store, ticket.id, status, now=self._clock())

@@ -18,8 +18,8 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
@@ -168,6 +168,12 @@ def _view(row: JobRow) -> JobView:
     )
 
 
+def _progress_only(view: JobView) -> JobView:
+    """Another account's job of a shared kind: its state and progress, nothing else (no
+    owner, parameters, message or result)."""
+    return replace(view, owner="", message="", result=None, params={})
+
+
 def _document(value: dict[str, Any], what: str, limit: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise JobInputInvalid(f"the job's {what} must be a JSON object")
@@ -199,18 +205,30 @@ class Jobs:
         *,
         max_active: int = MAX_ACTIVE_JOBS,
         max_attempts: int = MAX_ATTEMPTS,
+        shared_kinds: Collection[str] = (),
     ) -> None:
+        """``shared_kinds``: kinds of job on a resource every account shares (the PDF
+        library's index): any account may watch such a job's progress (:meth:`get`)."""
         self.store = store
+        self.shared_kinds = set(shared_kinds)
         self.repo = JobsRepo(store)
         self.max_active = max_active
         self.max_attempts = max_attempts
 
     # --- faces ---------------------------------------------------------------------
     def submit(
-        self, kind: str, params: dict[str, Any], *, owner: str, reuse_active: bool = False
+        self,
+        kind: str,
+        params: dict[str, Any],
+        *,
+        owner: str,
+        reuse_active: bool = False,
+        shared: bool = False,
     ) -> JobView:
         """Queue a job of ``kind``. With ``reuse_active`` an active job of the same kind
-        and owner is returned instead (one library index at a time, watched by all)."""
+        and owner is returned instead; with ``shared`` an active job of the same kind of
+        any owner (one at a time across every account and process, enforced in the
+        store's transaction), another account's shown by its progress only."""
         if not isinstance(kind, str) or len(kind) > 80 or not _KIND.match(kind):
             raise JobInputInvalid(
                 "a job kind is dotted lower-case words of at most 80 characters, e.g. library.index"
@@ -223,6 +241,7 @@ class Jobs:
             params=params,
             reuse_active=reuse_active,
             max_active=self.max_active,
+            shared=shared,
         )
         if row is None:
             raise TooManyJobs(
@@ -230,11 +249,15 @@ class Jobs:
                 "wait for one to finish or cancel one",
                 active=active,
             )
-        return _view(row)
+        view = _view(row)
+        return view if row.owner == _owner(owner) else _progress_only(view)
 
     def get(self, job_id: str, *, owner: str) -> JobView:
-        """The job ``job_id`` of ``owner`` (:class:`JobNotFound` for any other)."""
+        """The job ``job_id`` of ``owner`` (:class:`JobNotFound` for any other, except a job
+        of a shared kind: its progress only)."""
         row = self.repo.get(job_id) if isinstance(job_id, str) and len(job_id) <= 32 else None
+        if row is not None and row.owner != owner and row.kind in self.shared_kinds:
+            return _progress_only(_view(row))
         if row is None or row.owner != owner:
             raise JobNotFound(f"no job {str(job_id)[:40]!r}", job=str(job_id)[:40])
         return _view(row)
@@ -254,6 +277,20 @@ class Jobs:
         if not 1 <= limit <= MAX_LIST:
             raise JobInputInvalid(f"a job list holds 1 to {MAX_LIST} jobs")
         return [_view(r) for r in self.repo.list(owner, kinds, limit)]
+
+    def share(self, kind: str) -> None:
+        """Let every account watch the progress of ``kind``'s jobs (a shared resource)."""
+        self.shared_kinds.add(kind)
+
+    def active_of(self, kind: str, *, owner: str) -> JobView | None:
+        """The active job of a shared ``kind`` (its progress only when not ``owner``'s), or
+        ``None``; for a kind not shared, only ``owner``'s own."""
+        row = self.repo.active(kind)
+        if row is None:
+            return None
+        if row.owner == owner:
+            return _view(row)
+        return _progress_only(_view(row)) if kind in self.shared_kinds else None
 
     def any_active(self, kinds: Sequence[str]) -> bool:
         """Whether a job of ``kinds`` is queued or running, whoever owns it (a resource

@@ -302,7 +302,11 @@ class ChatService:
             busy = self.indexing() if self.indexing is not None else False
             try:
                 answer = self.library.ask(
-                    question, papers=papers or None, top_k=top_k, index_missing=not busy
+                    question,
+                    papers=papers or None,
+                    top_k=top_k,
+                    index_missing=not busy,
+                    owner=self.owner,
                 )
             except ExternalError as exc:  # the model or the embedder did not answer
                 raise ModelUnreachable(

@@ -28,7 +28,7 @@ from litdesk.adapters.embeddings import (
     make_embedder,
 )
 from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Thinking, make_backend
-from litdesk.adapters.store import Store, open_store
+from litdesk.adapters.store import LOCAL_OWNER, Store, open_store
 from litdesk.core.library import (
     CHUNKING_VERSION,
     DEFAULT_TOP_K,
@@ -51,6 +51,7 @@ from litdesk.core.library import (
 )
 from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
+from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
 
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
@@ -88,6 +89,7 @@ class Library:
         self._embedder = embedder
         self._embedder_name = embedder.name if embedder else embedder_name(settings.embedder)
         self._backend = backend
+        self._own_backend = backend is None
         self._lookup = lookup
         self.workers = workers
         #: chunk count from which the whole-library search uses a stored IVF index
@@ -122,7 +124,8 @@ class Library:
         self.close()
 
     def close(self) -> None:
-        """Close what the library opened (its store, unless given; the embedder's client)."""
+        """Close what the library opened (its store, unless given; the embedder's client;
+        the model backend it made)."""
         if self._cat is not None:
             self._cat.close()
             self._cat = None
@@ -132,6 +135,11 @@ class Library:
         if self._client is not None:
             self._client.close()
             self._client = None
+        if self._own_backend and self._backend is not None:
+            close = getattr(self._backend, "close", None)  # a model backend's HTTP client
+            if callable(close):
+                close()
+            self._backend = None
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -160,8 +168,29 @@ class Library:
                 else None,
                 openai_base_url=s.openai_base_url,
                 openai_api_key=s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+                anthropic_base_url=s.anthropic_base_url,
             )
         return self._backend
+
+    def metered(self, owner: str, feature: str) -> ChatBackend:
+        """The chat backend with each model call reserved from the store's allowance for
+        ``owner`` under ``feature`` (``chat`` or ``report``); a wait while another of the
+        owner's calls is in flight, up to that call's stale time."""
+        inner = self.backend()
+        if not inner.is_model:
+            return inner
+        return self.meter(inner, owner, feature)
+
+    def meter(self, inner: ChatBackend, owner: str, feature: str) -> ChatBackend:
+        """``inner`` metered for ``owner`` under ``feature`` (see :meth:`metered`)."""
+        if not inner.is_model or isinstance(inner, MeteredBackend):
+            return inner
+        _ = self.catalogue  # opens the store when the library owns it
+        assert self._store is not None
+        allowance = AssistAllowance(self._store, self.settings)
+        return MeteredBackend(
+            inner, allowance, owner=owner, feature=feature, wait_seconds=allowance.stale_after
+        )
 
     @property
     def embedder_id(self) -> str:
@@ -587,9 +616,10 @@ class Library:
         return {"chunks": n} | self._ivf_layout(counts)[0].summary()
 
     # --- answers --------------------------------------------------------------------
-    def english_variant(self, question: str) -> str | None:
-        """An English translation of ``question`` by the model (``None``: no model, or English)."""
-        backend = self.backend()
+    def english_variant(self, question: str, *, backend: ChatBackend | None = None) -> str | None:
+        """An English translation of ``question`` by the model (``None``: no model, or English).
+        ``backend``: the (metered) backend to ask; by default the local owner's chat."""
+        backend = backend or self.metered(LOCAL_OWNER, CHAT_FEATURE)
         if not backend.is_model:
             return None
         reply = backend.complete(
@@ -613,16 +643,23 @@ class Library:
         top_k: int = DEFAULT_TOP_K,
         thinking: Thinking | None = None,
         index_missing: bool = True,
+        owner: str = LOCAL_OWNER,
     ) -> Answer:
         """One grounded answer: retrieval, the citation gate, the protocol entry
-        (``index_missing``: see :meth:`retrieve`)."""
-        backend = self.backend()
+        (``index_missing``: see :meth:`retrieve`).
+
+        With a model every call (the English variant, the answer, its one retry) is
+        reserved from ``owner``'s paper-chat allowance; a refusal raises
+        :class:`AllowanceRefused` (nothing is answered or written to the protocol)."""
+        backend = self.metered(owner, CHAT_FEATURE)
         level: Thinking = thinking or self.settings.thinking  # type: ignore[assignment]
         warnings: list[str] = []
         variant = None
         if backend.is_model:
             try:
-                variant = self.english_variant(question)
+                variant = self.english_variant(question, backend=backend)
+            except AllowanceRefused as exc:
+                raise _not_answered(exc) from None
             except LitdeskError as exc:
                 warnings.append(f"no English retrieval variant: {exc.message}")
         found = self.retrieve(
@@ -647,7 +684,10 @@ class Library:
             )
             return backend.complete(req).text
 
-        gated = run_gate(found.question, excerpts, ask_model)
+        try:
+            gated = run_gate(found.question, excerpts, ask_model)
+        except AllowanceRefused as exc:
+            raise _not_answered(exc) from None
         warnings += list(gated.warnings)
         by_number = {h_no: h for h_no, h in enumerate(found.hits, start=1)}
         citations = [
@@ -725,6 +765,21 @@ def _path_of(files: list[LibraryFile], hashes: dict[Path, str], sha: str) -> Pat
         if hashes.get(f.path) == sha:
             return f.path
     raise LookupError(sha)
+
+
+def _not_answered(exc: AllowanceRefused) -> AllowanceRefused:
+    """The refusal of a question's model call, saying what became of the question."""
+    wait = exc.details.get("retry_after")
+    if isinstance(wait, int) and wait < 3_600:
+        when = f"in {wait} s"
+    else:
+        when = "after 00:00 UTC" if exc.code.endswith("daily_limit") else "in a moment"
+    return AllowanceRefused(
+        f"{exc.message}: the question was not answered (no extractive answer in its place) "
+        f"and nothing was recorded; ask it again {when}",
+        code=exc.code,
+        retry_after=wait,
+    )
 
 
 def no_model() -> ChatBackend:

@@ -107,6 +107,7 @@ class LibraryDesk:
     ) -> None:
         self.runtime = runtime
         self.jobs = jobs
+        jobs.share(INDEX_KIND)  # one library for every account: its index job's progress too
         self._make = make_library
 
     @property
@@ -178,16 +179,25 @@ class LibraryDesk:
             row["studies"] = studies
             row.pop("path", None)  # the page shows names and sources, not the server's paths
         shadow_first = sorted(corpus.warnings, key=lambda w: "shadowed" not in w)
-        job = self.jobs.list(owner=owner, kinds=[INDEX_KIND], limit=1)
+        job = self._index_job(owner)
         return LibraryView(
             source_rows, shadow_first, rows, total, page, per_page,
-            str(lib.inbox), embedder, job[0].to_dict() if job else None, counts,
+            str(lib.inbox), embedder, job.to_dict() if job else None, counts,
         )  # fmt: skip
+
+    def _index_job(self, owner: str) -> JobView | None:
+        """The library's active index job (whoever started it: its progress only when
+        another account did), else ``owner``'s latest one."""
+        mine = self.jobs.list(owner=owner, kinds=[INDEX_KIND], limit=1)
+        if mine and mine[0].active:
+            return mine[0]
+        active = self.jobs.active_of(INDEX_KIND, owner=owner)
+        return active or (mine[0] if mine else None)
 
     # --- uploads ---------------------------------------------------------------------
     def upload(self, uploads: Sequence[Upload], *, owner: str) -> UploadReport:
         """Store each PDF in the inbox (or refuse it, with the reason) and start the index
-        job (one per owner at a time: a running one picks the new files up)."""
+        job (one for the library at a time: a running one picks the new files up)."""
         limit_files = self.settings.library_upload_max_files
         report = UploadReport()
         if len(uploads) > limit_files:
@@ -227,8 +237,10 @@ class LibraryDesk:
 
     # --- the index job ---------------------------------------------------------------
     def start_index(self, *, owner: str) -> JobView:
-        """The active index job of ``owner``, or a new one."""
-        return self.jobs.submit(INDEX_KIND, {}, owner=owner, reuse_active=True)
+        """The active index job of the shared library, or a new one: one at a time across
+        every account and process (the store's transaction decides); another account's
+        job is shown by its progress only."""
+        return self.jobs.submit(INDEX_KIND, {}, owner=owner, reuse_active=True, shared=True)
 
     # --- adoption --------------------------------------------------------------------
     def adopt(self, file: str, *, owner: str) -> Adoption:

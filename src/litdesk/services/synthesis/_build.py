@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 
 from litdesk._errors import InputError, LitdeskError
 from litdesk.adapters.llm import ChatBackend, ChatRequest, Thinking, make_backend
+from litdesk.adapters.store import LOCAL_OWNER
 from litdesk.core.library import Excerpt, PromptMessages, extractive_answer, run_gate
 from litdesk.core.report import (
     FACET_QUERIES,
@@ -33,6 +34,7 @@ from litdesk.core.report import (
     assign_labels,
     report_file_name,
 )
+from litdesk.services.assist import REPORT_BUILD_FEATURE
 from litdesk.services.library import Hit, Library, hash_files
 
 __all__ = [
@@ -346,6 +348,7 @@ def build_report(
     preset_letters: dict[str, str] | None = None,
     progress: UnitProgress | None = None,
     reuse: Mapping[str, ReportUnit] | None = None,
+    owner: str = LOCAL_OWNER,
 ) -> SynthesisReport:
     """Answer the questions, summarise and synthesise over ``papers`` (``None``: all).
 
@@ -354,7 +357,10 @@ def build_report(
     one paper) that answer is taken as it is instead of asking again.
 
     ``progress(done, total, current)`` is called before each unit and once at the end;
-    when it returns ``False`` the build stops with :class:`ReportCancelled`."""
+    when it returns ``False`` the build stops with :class:`ReportCancelled`.
+
+    Each model call is reserved from ``owner``'s report-build allowance; a refusal stops
+    the build with :class:`AllowanceRefused` (the calls made so far count)."""
     if summary not in ("none", "bullets", "prose"):
         raise ReportInputError("--summary takes none, bullets or prose", code="summary")
     if detail_mode not in ("per-paper", "cross-paper"):
@@ -366,104 +372,113 @@ def build_report(
             code="empty_report",
         )
     language = " ".join(language.split())[:40] if language and language.strip() else None
-    chat = lib.backend()
-    gen = generation or _generation_backend(lib) or chat
-    level: Thinking = thinking or lib.settings.thinking  # type: ignore[assignment]
-    corpus = lib.corpus()
-    skipped: list[str] = []
-    if papers:
-        known = set(corpus.names())
-        skipped = [n for n in dict.fromkeys(papers) if n not in known]
-        kept = [n for n in papers if n in known]
-        papers = kept or papers  # none left: select() refuses with the real list
-    all_files = corpus.select(papers or None)
-    names = [f.name for f in all_files]
-    if not names:
-        raise ReportInputError(
-            "the library is empty: add a folder with `litdesk library add PATH`", code="empty"
-        )
-    if len(names) > MAX_PAPERS:
-        raise ReportInputError(
-            f"a report covers at most {MAX_PAPERS} papers; choose them with --papers",
-            code="too_many_papers",
-        )
-    lib.index(all_files)
-    # a PDF without indexed text (scan, encrypted, broken) has nothing to cite: it is left out
-    # of the report with its reason, instead of empty units under its name
-    state = {row["file"]: row for row in lib.file_states(all_files)}
-    left_out = [n for n in names if (state.get(n) or {}).get("excluded")]
-    if len(left_out) == len(names):
-        raise ReportInputError(
-            "no paper in the scope has indexed text: "
-            + "; ".join(f"{n} ({state[n]['excluded']})" for n in left_out),
-            code="no_text",
-        )
-    names = [n for n in names if n not in left_out]
-    report_papers, paths = _paper_record(lib, names)
-    run = _Runner(lib, chat, gen, language, level, top_k)
-    run.lead_question = qs[0] if qs else None
-    units: list[ReportUnit] = []
-    cross = detail_mode == "cross-paper" or len(names) == 1
-    make_synthesis = synthesis and len(names) >= 2 and gen.is_model
-    total = len(qs) * (1 if cross else len(names)) + int(make_synthesis)
-    total += len(FACETS) * len(names) if summary != "none" else 0
-    done = 0
-
-    def step(current: str | None) -> None:
-        nonlocal done
-        if progress is not None and not progress(done, total, current):
-            raise ReportCancelled("the report build was cancelled")
-        done += 1
-
-    reused = 0
-    for i, q in enumerate(qs):
-        if cross:
-            step(f"question {i + 1}")
-            earlier = (reuse or {}).get(q)
-            if earlier is not None:
-                reused += 1
-                units.append(
-                    replace(earlier, question_index=i, paper=None if len(names) > 1 else names[0])
-                )
-                continue
-            units.append(run.question(i, q, names, None if len(names) > 1 else names[0]))
-        else:
-            for n in names:
-                step(f"question {i + 1} · {n}")
-                units.append(run.question(i, q, names, n))
-    note = None
-    if synthesis:
-        if len(names) < 2:
-            note = "synthesis needs two or more papers"
-        elif not gen.is_model:
-            note = (
-                "synthesis needs a model: set LITDESK_LLM_BACKEND (anthropic or openai) "
-                "and a model; no synthesis was made"
+    chat = lib.metered(owner, REPORT_BUILD_FEATURE)
+    made = None if generation is not None else _generation_backend(lib)
+    other = generation or made
+    gen = lib.meter(other, owner, REPORT_BUILD_FEATURE) if other is not None else chat
+    try:
+        level: Thinking = thinking or lib.settings.thinking  # type: ignore[assignment]
+        corpus = lib.corpus()
+        skipped: list[str] = []
+        if papers:
+            known = set(corpus.names())
+            skipped = [n for n in dict.fromkeys(papers) if n not in known]
+            kept = [n for n in papers if n in known]
+            papers = kept or papers  # none left: select() refuses with the real list
+        all_files = corpus.select(papers or None)
+        names = [f.name for f in all_files]
+        if not names:
+            raise ReportInputError(
+                "the library is empty: add a folder with `litdesk library add PATH`", code="empty"
             )
-        else:
-            step("synthesis")
-            units += run.synthesis(qs, names)
-    if summary != "none":
-        for n in names:
-            for f in FACETS:
-                step(f"summary {f} · {n}")
-                units.append(run.facet(f, n, summary))
-    if progress is not None:
-        progress(done, total, None)
-    labelled = assign_labels(report_papers, units, preset=preset_letters)
-    warnings = [f"{n} is not in the library: skipped" for n in skipped]
-    warnings += [f"{n} is left out: {state[n]['excluded']}" for n in left_out]
-    warnings += run.warnings
-    if reused:
-        warnings.append(f"{reused} answer(s) taken from the paper chat, not asked again")
-    if note:
-        warnings.append(note)
-    return SynthesisReport(
-        labelled, qs, summary, detail_mode, language,
-        chat.model if chat.is_model else "none (extractive)",
-        gen.model if gen.is_model else "none (extractive)",
-        datetime.now(UTC), paths, note, warnings,
-    )  # fmt: skip
+        if len(names) > MAX_PAPERS:
+            raise ReportInputError(
+                f"a report covers at most {MAX_PAPERS} papers; choose them with --papers",
+                code="too_many_papers",
+            )
+        lib.index(all_files)
+        # a PDF without indexed text (scan, encrypted, broken) has nothing to cite: it is left out
+        # of the report with its reason, instead of empty units under its name
+        state = {row["file"]: row for row in lib.file_states(all_files)}
+        left_out = [n for n in names if (state.get(n) or {}).get("excluded")]
+        if len(left_out) == len(names):
+            raise ReportInputError(
+                "no paper in the scope has indexed text: "
+                + "; ".join(f"{n} ({state[n]['excluded']})" for n in left_out),
+                code="no_text",
+            )
+        names = [n for n in names if n not in left_out]
+        report_papers, paths = _paper_record(lib, names)
+        run = _Runner(lib, chat, gen, language, level, top_k)
+        run.lead_question = qs[0] if qs else None
+        units: list[ReportUnit] = []
+        cross = detail_mode == "cross-paper" or len(names) == 1
+        make_synthesis = synthesis and len(names) >= 2 and gen.is_model
+        total = len(qs) * (1 if cross else len(names)) + int(make_synthesis)
+        total += len(FACETS) * len(names) if summary != "none" else 0
+        done = 0
+
+        def step(current: str | None) -> None:
+            nonlocal done
+            if progress is not None and not progress(done, total, current):
+                raise ReportCancelled("the report build was cancelled")
+            done += 1
+
+        reused = 0
+        for i, q in enumerate(qs):
+            if cross:
+                step(f"question {i + 1}")
+                earlier = (reuse or {}).get(q)
+                if earlier is not None:
+                    reused += 1
+                    units.append(
+                        replace(
+                            earlier, question_index=i, paper=None if len(names) > 1 else names[0]
+                        )
+                    )
+                    continue
+                units.append(run.question(i, q, names, None if len(names) > 1 else names[0]))
+            else:
+                for n in names:
+                    step(f"question {i + 1} · {n}")
+                    units.append(run.question(i, q, names, n))
+        note = None
+        if synthesis:
+            if len(names) < 2:
+                note = "synthesis needs two or more papers"
+            elif not gen.is_model:
+                note = (
+                    "synthesis needs a model: set LITDESK_LLM_BACKEND (anthropic or openai) "
+                    "and a model; no synthesis was made"
+                )
+            else:
+                step("synthesis")
+                units += run.synthesis(qs, names)
+        if summary != "none":
+            for n in names:
+                for f in FACETS:
+                    step(f"summary {f} · {n}")
+                    units.append(run.facet(f, n, summary))
+        if progress is not None:
+            progress(done, total, None)
+        labelled = assign_labels(report_papers, units, preset=preset_letters)
+        warnings = [f"{n} is not in the library: skipped" for n in skipped]
+        warnings += [f"{n} is left out: {state[n]['excluded']}" for n in left_out]
+        warnings += run.warnings
+        if reused:
+            warnings.append(f"{reused} answer(s) taken from the paper chat, not asked again")
+        if note:
+            warnings.append(note)
+        return SynthesisReport(
+            labelled, qs, summary, detail_mode, language,
+            chat.model if chat.is_model else "none (extractive)",
+            gen.model if gen.is_model else "none (extractive)",
+            datetime.now(UTC), paths, note, warnings,
+        )  # fmt: skip
+    finally:
+        close = getattr(made, "close", None)  # the generation backend made here
+        if callable(close):
+            close()
 
 
 def _generation_backend(lib: Library) -> ChatBackend | None:
@@ -476,4 +491,5 @@ def _generation_backend(lib: Library) -> ChatBackend | None:
         anthropic_api_key=s.anthropic_api_key.get_secret_value() if s.anthropic_api_key else None,
         openai_base_url=s.openai_base_url,
         openai_api_key=s.openai_api_key.get_secret_value() if s.openai_api_key else None,
+        anthropic_base_url=s.anthropic_base_url,
     )

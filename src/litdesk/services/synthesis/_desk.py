@@ -18,6 +18,7 @@ from typing import Any, Final, Literal
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.pdfpages import DEFAULT_DPI
 from litdesk.adapters.report_html import content_security_policy
+from litdesk.adapters.store import LOCAL_OWNER
 from litdesk.core.report import ReportUnit, UnitExcerpt
 from litdesk.services.jobs import JobContext, Jobs, JobView
 from litdesk.services.library import ChatService, Library
@@ -222,7 +223,7 @@ class ReportDesk:
             return ctx.progress(done, total + 1, current or "writing the HTML file")
 
         try:
-            built = self.build(ctx.job.id, form, progress=progress)
+            built = self.build(ctx.job.id, form, progress=progress, owner=ctx.job.owner)
         except ReportCancelled:  # a cancel, or the server stopping: the runner records which
             return None
         if units[0]:
@@ -233,10 +234,16 @@ class ReportDesk:
         return secrets.token_urlsafe(18)
 
     def build(
-        self, build_id: str, form: WizardForm, *, progress: UnitProgress | None = None
+        self,
+        build_id: str,
+        form: WizardForm,
+        *,
+        progress: UnitProgress | None = None,
+        owner: str = LOCAL_OWNER,
     ) -> BuiltReport:
         """Build and write the report (idempotent per ``build_id``: a finished build is
-        returned as it is, an unfinished one starts again)."""
+        returned as it is, an unfinished one starts again); its model calls count against
+        ``owner``'s report-build allowance."""
         folder = self._folder(build_id)
         done = self._find(folder)
         if done is not None:
@@ -253,6 +260,7 @@ class ReportDesk:
                 detail_mode=form.detail_mode,
                 progress=progress,
                 reuse=reuse,
+                owner=owner,
             )
             folder.mkdir(parents=True, exist_ok=True)
             path = write_report(report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI)

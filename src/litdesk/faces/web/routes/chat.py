@@ -11,6 +11,7 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
+from litdesk.services.assist import AllowanceRefused
 from litdesk.services.library import ChatService
 
 from .._library_state import ChatDep
@@ -75,10 +76,24 @@ def scope_api(request: Request, chat: ChatDep, body: ScopeBody) -> Response:
     return _keep(JSONResponse(view.to_dict()), token, new)
 
 
+def _refused_status(exc: AllowanceRefused) -> tuple[int, dict[str, str]]:
+    """429 with Retry-After for a spent allowance or a call in flight; 503 when the store
+    could not check it (as the AI assistance answers)."""
+    retry = exc.details.get("retry_after")
+    headers = {"retry-after": str(retry)} if isinstance(retry, int) else {}
+    return (503 if exc.code == "store_unavailable" else 429), headers
+
+
 @api.post("/chat/ask", summary="Ask a question in the session's scope: the answer card")
 def ask_api(request: Request, chat: ChatDep, body: AskBody) -> Response:
     token, new = session_token(request)
-    return _keep(JSONResponse(chat.ask(token, body.question).to_dict()), token, new)
+    try:
+        done = chat.ask(token, body.question)
+    except AllowanceRefused as exc:  # the model allowance: nothing was answered or kept
+        status, headers = _refused_status(exc)
+        refusal = {"error": type(exc).__name__, "code": exc.code, "message": exc.message}
+        return _keep(JSONResponse(refusal, status_code=status, headers=headers), token, new)
+    return _keep(JSONResponse(done.to_dict()), token, new)
 
 
 @api.get("/chat/rounds/{number}", summary="An earlier round of this session")
@@ -107,7 +122,14 @@ def ask_form(
     question: Annotated[str, Form(min_length=1, max_length=MAX_QUESTION)],
 ) -> Response:
     token, new = session_token(request)
-    done = chat.ask(token, question)
+    try:
+        done = chat.ask(token, question)
+    except AllowanceRefused as exc:  # the page again, the question kept in its box
+        status, headers = _refused_status(exc)
+        data = chat_view(chat, token) | {"refused": {"question": question, "message": exc.message}}
+        shown = page(request, "chat.html", data, status=status, title="Paper chat")
+        shown.headers.update(headers)
+        return _keep(shown, token, new)
     return _keep(RedirectResponse(f"/chat#round-{done.number}", status_code=303), token, new)
 
 

@@ -8,6 +8,7 @@ const POLL_MS = 1000;
 
 function jobText(job) {
   let text = `Index job ${job.status}`;
+  if (!job.owner) text += " (started by another account)";
   if (job.cancel_requested && job.active) text += " (cancelling)";
   text += `: ${job.done}`;
   if (job.total !== null) text += ` of ${job.total}`;
@@ -61,7 +62,7 @@ function installJob() {
     section.dataset.active = job.active ? "yes" : "no";
     section.dataset.status = job.status;
     const cancel = document.getElementById("job-cancel");
-    if (cancel) cancel.hidden = !job.active;
+    if (cancel) cancel.hidden = !job.active || !job.owner; // another account's: progress only
   }
 
   async function poll(id) {
