@@ -157,3 +157,9 @@ def test_missing_distinctive_words_make_the_threshold_stricter(
     if answer.abstained:
         assert "no excerpt contains furosemide" in answer.answer
         assert any("distinctive words furosemide" in w for w in answer.warnings)
+    # model mode: the same judgement, and the model is not asked when it abstains
+    model = Scripted(["Forty milligrams [1]."])
+    with_model = Library(s, embedder=wordllama, workers=1, backend=model).ask(question, top_k=3)
+    assert with_model.abstained == found.abstained
+    asked = [r for r in model.requests if not r.system.startswith("Translate")]
+    assert (asked == []) == found.abstained
