@@ -1,8 +1,8 @@
 """PDF library benchmark (issue 6, first half).
 
 In one run:
-1. Index pipeline throughput (pages/s: extraction, reference cut, chunking, wordllama
-   embeddings, atomic storage; 2 pool workers) vs raw pypdfium2 text extraction of the
+1. Index pipeline throughput (pages/s: extraction, reference cut, chunking, the default
+   embedder's embeddings, atomic storage; 2 pool workers) vs raw pypdfium2 text extraction of the
    same PDFs (one process). Target: pipeline ≥ 0.5× raw.
 2. Re-index of an unchanged library of 1,000 PDFs (hard links to copies of the fixture
    PDFs, made in a temp dir at run time). Target: ≤ 2 s.
@@ -13,7 +13,7 @@ In one run:
 5. ``--only questions``: question time on a library of ``--files`` distinct PDFs (copies of
    the fixtures with their own content hashes): the judged questions through ``Library.ask``
    without a model (extractive), beside plain BM25 (bm25s) retrieval over the same chunks.
-   Target: p50 ≤ 1 s. ``--embedder`` picks the embedder.
+   Target: p50 ≤ 1 s. ``--embedder`` picks the embedder (default: the settings' default).
 4. ``--only update``: the stored IVF layout after adding one PDF. 1M synthetic rows as
    existing entries (``--entry-chunks`` rows each) with a trained layout, plus one new entry
    of ``--entry-chunks`` rows from the same distribution: the incremental update (assign the
@@ -23,7 +23,7 @@ In one run:
 
     LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/library_bench.py \
         [--copies 4] [--files 1000] [--chunks 1000000] [--queries 50] \
-        [--only pipeline|reindex|vectors|update|questions] [--embedder wordllama] [--nlist N] [--entry-chunks 2000] \
+        [--only pipeline|reindex|vectors|update|questions] [--embedder wordllama+use-m3] [--nlist N] [--entry-chunks 2000] \
         [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
 
 With ``--postgres URL`` the pipeline and re-index parts keep the library in a fresh schema
@@ -177,7 +177,7 @@ def bench_reindex(fixtures: Path, tmp: Path, files: int, database_url: str | Non
 
 
 def bench_questions(
-    fixtures: Path, tmp: Path, files: int, embedder: str, database_url: str | None = None
+    fixtures: Path, tmp: Path, files: int, embedder: str | None, database_url: str | None = None
 ) -> None:
     """Question time on a library of ``files`` distinct PDFs (copies of the fixtures, each
     with its own content hash, so every one is indexed): the judged questions through
@@ -195,8 +195,9 @@ def bench_questions(
         data_dir=tmp / "data-questions",
         library_dirs=[folder],
         database_url=database_url,
-        embedder=embedder,
+        **({"embedder": embedder} if embedder else {}),
     )
+    embedder = settings.embedder
     lib = Library(settings, workers=2)
     t0 = time.perf_counter()
     report = lib.index()
@@ -417,7 +418,9 @@ def main() -> None:
     ap.add_argument("--entry-chunks", type=int, default=2000, help="rows per entry (update)")
     ap.add_argument("--nlist", type=int, default=None, help="IVF cells (default: the index's)")
     ap.add_argument("--postgres", default=None, help="keep the library in a fresh PG schema")
-    ap.add_argument("--embedder", default="wordllama", help="embedder setting (questions)")
+    ap.add_argument(
+        "--embedder", default=None, help="embedder setting (questions; default: the settings')"
+    )
     args = ap.parse_args()
     fixtures = Path(os.environ.get("LITDESK_FIXTURES", "../shared/fixtures")) / "pdf"
     if args.only not in ("vectors", "update") and not fixtures.is_dir():

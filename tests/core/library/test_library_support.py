@@ -9,10 +9,12 @@ from litdesk.core.library import (
     ABSTAIN_BELOW,
     DocFrequencies,
     abstention_text,
+    distinctive_terms,
     judge,
     question_terms,
     support,
     terms,
+    uncovered_terms,
 )
 
 TEXTS = [
@@ -81,3 +83,55 @@ def test_support_is_bounded_for_any_input(words: list[str], texts: list[str], co
     dfs = DocFrequencies.build(texts)
     value = support(question_terms(words), texts[0], cos, dfs)
     assert 0.0 <= value <= 2.0
+
+
+LIBRARY = [f"Heart failure patients were followed for {n} months in the clinic." for n in range(60)]
+LIBRARY += ["The trial gave furosemide to the heart failure patients."]
+
+
+def test_distinctive_terms_are_the_rare_ones() -> None:
+    dfs = DocFrequencies.build(LIBRARY)
+    qterms = question_terms(["furosemide", "heart", "failure", "patients", "dose"])
+    # furosemide is in 1 of 61 texts, dose in none: both rare; heart/failure/patients everywhere
+    assert distinctive_terms(qterms, dfs) == ["furos", "dose"]
+
+
+def test_uncovered_only_when_no_excerpt_has_a_distinctive_term() -> None:
+    dfs = DocFrequencies.build(LIBRARY)
+    qterms = question_terms(["furosemide", "dose", "heart", "failure"])
+    assert uncovered_terms(qterms, LIBRARY[:3], dfs) == ["furos", "dose"]
+    assert uncovered_terms(qterms, LIBRARY[:3] + LIBRARY[-1:], dfs) == []
+    # a question of common words only has nothing distinctive to miss
+    assert uncovered_terms(question_terms(["heart", "patients"]), LIBRARY[:1], dfs) == []
+
+
+def test_judge_is_stricter_when_uncovered() -> None:
+    assert judge([0.8], below=0.7) == (0.8, False)
+    assert judge([0.8], below=0.7, uncovered=True, uncovered_below=0.9) == (0.8, True)
+    assert judge([0.95], below=0.7, uncovered=True, uncovered_below=0.9)[1] is False
+    assert judge([0.8], below=0.7, uncovered=True)[1] is True  # default: below + 0.15
+    # the stricter threshold never lowers the plain one
+    assert judge([0.6], below=0.7, uncovered=True, uncovered_below=0.5)[1] is True
+    text = abstention_text([], 0.8, below=0.9, missing=["furosemide", "dose"])
+    assert "no excerpt contains furosemide, dose" in text and "needed 0.90" in text
+
+
+@given(
+    st.lists(st.text(max_size=20), max_size=6),
+    st.lists(st.text(max_size=120), min_size=1, max_size=6),
+    st.integers(min_value=0, max_value=6),
+)
+def test_uncovered_terms_are_distinctive_and_absent(
+    words: list[str], library: list[str], picked: int
+) -> None:
+    dfs = DocFrequencies.build(library)
+    qterms = question_terms(words)
+    texts = library[:picked]
+    missing = uncovered_terms(qterms, texts, dfs)
+    rare = distinctive_terms(qterms, dfs)
+    assert set(missing) <= set(rare) <= set(qterms)
+    found = set().union(*(terms(t) for t in texts)) if texts else set()
+    if missing:
+        assert missing == rare and not set(missing) & found
+    else:
+        assert not rare or set(rare) & found

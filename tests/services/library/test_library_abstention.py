@@ -13,7 +13,7 @@ import pytest
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.llm import ChatReply, ChatRequest
-from litdesk.core.library import ABSTAIN_BELOW
+from litdesk.core.library import ABSTAIN_BELOW, abstain_threshold, uncovered_threshold
 from litdesk.services.library import Library
 
 CAMERAS = (
@@ -121,3 +121,45 @@ def test_rerank_by_support_keeps_a_valid_ranking(
     assert scores == sorted(scores, reverse=True)
     assert len({(h.file, h.page, h.text) for h in reranked.hits}) == 4
     assert reranked.support is not None and not reranked.abstained
+
+
+def test_missing_distinctive_words_make_the_threshold_stricter(
+    tmp_settings: Settings,
+    tmp_path: Path,
+    make_pdf: Callable[..., Path],
+    wordllama: WordLlamaEmbedder,
+) -> None:
+    root = tmp_path / "trial"
+    words = ["grain", "kernel", "tiller", "spike", "leaf", "root", "canopy", "flower"]
+    pages = [
+        f"In plot {n} heat stress cut the {w} mass of the wheat plants by {n + 10} percent, "
+        f"and the {w} count fell by {n + 3} after {n + 2} hot days in the greenhouse. "
+        f"Section {n} ends with the {w} data for the stressed wheat."
+        for n, w in enumerate(words)
+    ]
+    make_pdf(root / "wheat.pdf", pages + ["Seeds were vernalised at four degrees for six weeks."])
+    make_pdf(root / "cameras.pdf", [CAMERAS])
+    s = tmp_settings.model_copy(update={"library_dirs": [root], "database_url": None})
+    lib = Library(s, embedder=wordllama, workers=1)
+    answerable = lib.retrieve("How long were the seeds vernalised?", top_k=3)
+    assert answerable.uncovered == [] and not answerable.abstained
+    # on topic (wheat, heat stress) but about a drug no page names
+    question = "Which furosemide dose was given to the wheat plants under heat stress?"
+    found = lib.retrieve(question, top_k=3)
+    assert "furosemide" in found.uncovered
+    assert found.support is not None
+    name = lib.embedder_id
+    assert found.abstained == (
+        found.support < max(abstain_threshold(name), uncovered_threshold(name))
+    )
+    answer = lib.ask(question, top_k=3)
+    assert answer.abstained == found.abstained
+    if answer.abstained:
+        assert "no excerpt contains furosemide" in answer.answer
+        assert any("distinctive words furosemide" in w for w in answer.warnings)
+    # model mode: the same judgement, and the model is not asked when it abstains
+    model = Scripted(["Forty milligrams [1]."])
+    with_model = Library(s, embedder=wordllama, workers=1, backend=model).ask(question, top_k=3)
+    assert with_model.abstained == found.abstained
+    asked = [r for r in model.requests if not r.system.startswith("Translate")]
+    assert (asked == []) == found.abstained

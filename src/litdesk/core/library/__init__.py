@@ -27,22 +27,29 @@ from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids, strip
 from ._support import (
     ABSTAIN_BELOW,
     ABSTAIN_BY_EMBEDDER,
+    ABSTAIN_UNCOVERED_BY_EMBEDDER,
+    DISTINCTIVE_SHARE,
     DocFrequencies,
     abstain_threshold,
     abstention_text,
+    distinctive_terms,
     judge,
     question_terms,
     support,
     terms,
+    uncovered_terms,
+    uncovered_threshold,
 )
 from ._vectors import EXACT_BELOW, VectorIndex, normalise_rows, top_k_exact
 
 __all__ = [
     "ABSTAIN_BELOW",
     "ABSTAIN_BY_EMBEDDER",
+    "ABSTAIN_UNCOVERED_BY_EMBEDDER",
     "CHUNKING_VERSION",
     "CITATION_RULE",
     "DEFAULT_TOP_K",
+    "DISTINCTIVE_SHARE",
     "EXACT_BELOW",
     "LANGUAGES",
     "MAX_TOP_K",
@@ -56,6 +63,7 @@ __all__ = [
     "Chunk",
     "chunk_pages",
     "cut_references",
+    "distinctive_terms",
     "DocFrequencies",
     "Excerpt",
     "extractive_answer",
@@ -79,5 +87,7 @@ __all__ = [
     "support",
     "terms",
     "top_k_exact",
+    "uncovered_terms",
+    "uncovered_threshold",
     "VectorIndex",
 ]

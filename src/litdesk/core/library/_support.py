@@ -8,6 +8,11 @@ cut to a 5-letter stem (``diffraction`` ~ ``diffracted``); hyphenated words coun
 their parts. Below :data:`ABSTAIN_BELOW` for the best excerpt, the library does not seem
 to answer the question. The threshold is calibrated on the judged questions with
 ``bench/retrieval_quality.py`` (see bench/RESULTS.md).
+
+A second, stricter threshold applies when the question's *distinctive* terms (rare in the
+scope: a drug, a trial, an instrument the question is about) are all missing from the
+chosen excerpts (:func:`uncovered_terms`): the excerpts then match the question's common
+words and topic, not what it asks about.
 """
 
 from __future__ import annotations
@@ -25,13 +30,18 @@ __all__ = [
     "ABSTAIN_BY_EMBEDDER",
     "DF_SAMPLE",
     "NEAR_MISS_CHARS",
+    "ABSTAIN_UNCOVERED_BY_EMBEDDER",
+    "DISTINCTIVE_SHARE",
     "DocFrequencies",
     "abstention_text",
     "abstain_threshold",
+    "distinctive_terms",
     "judge",
     "question_terms",
     "support",
     "terms",
+    "uncovered_terms",
+    "uncovered_threshold",
 ]
 
 #: Best-excerpt support under which an answer abstains (calibrated, see module doc).
@@ -49,6 +59,25 @@ ABSTAIN_BY_EMBEDDER: Final[dict[str, float]] = {
 def abstain_threshold(embedder: str) -> float:
     """The calibrated abstention threshold for the embedder named ``embedder``."""
     return ABSTAIN_BY_EMBEDDER.get(embedder, ABSTAIN_BELOW)
+
+
+#: Best-excerpt support under which an answer abstains when none of the question's
+#: distinctive terms is in the chosen excerpts, per embedder (calibrated like
+#: ``ABSTAIN_BY_EMBEDDER``); an embedder not listed uses its threshold plus ``0.15``.
+ABSTAIN_UNCOVERED_BY_EMBEDDER: Final[dict[str, float]] = {
+    "wordllama-l2-256": 0.90,
+    "use-m3-512": 0.85,
+    "wordllama-l2-256+use-m3-512": 0.90,
+}
+#: A question term found in at most this share of the scope's (sampled) chunks, or in at
+#: most ``_DISTINCTIVE_MIN`` of them, or in none, is distinctive.
+DISTINCTIVE_SHARE: Final = 0.01
+_DISTINCTIVE_MIN: Final = 2
+
+
+def uncovered_threshold(embedder: str) -> float:
+    """The stricter threshold for questions whose distinctive terms the excerpts lack."""
+    return ABSTAIN_UNCOVERED_BY_EMBEDDER.get(embedder, abstain_threshold(embedder) + 0.15)
 
 
 #: At most this many chunks (evenly spaced) are read to estimate document frequencies.
@@ -138,11 +167,40 @@ def support(
     return max(share + cos, 2 * cos) if other_language else share + cos
 
 
-def judge(scores: Sequence[float], *, below: float = ABSTAIN_BELOW) -> tuple[float, bool]:
-    """The best of the excerpts' ``scores`` and whether to abstain (best under ``below``)."""
+def distinctive_terms(qterms: Sequence[str], dfs: DocFrequencies) -> list[str]:
+    """The terms of ``qterms`` rare in the scope (see :data:`DISTINCTIVE_SHARE`), in order."""
+    limit = max(_DISTINCTIVE_MIN, DISTINCTIVE_SHARE * dfs.n)
+    return [t for t in qterms if dfs.df.get(t, 0) <= limit]
+
+
+def uncovered_terms(qterms: Sequence[str], texts: Iterable[str], dfs: DocFrequencies) -> list[str]:
+    """The question's distinctive terms when not one of them is in any of ``texts`` (the
+    chosen excerpts); ``[]`` when one is, or when the question has none."""
+    rare = distinctive_terms(qterms, dfs)
+    if not rare:
+        return []
+    wanted = set(rare)
+    for text in texts:
+        if wanted & terms(text):
+            return []
+    return rare
+
+
+def judge(
+    scores: Sequence[float],
+    *,
+    below: float = ABSTAIN_BELOW,
+    uncovered: bool = False,
+    uncovered_below: float | None = None,
+) -> tuple[float, bool]:
+    """The best of the excerpts' ``scores`` and whether to abstain: best under ``below``,
+    or, when the excerpts lack the question's distinctive terms (``uncovered``), under
+    ``uncovered_below`` (default ``below + 0.15``)."""
     if not scores:
         return 0.0, True
     best = max(scores)
+    if uncovered:
+        below = max(below, below + 0.15 if uncovered_below is None else uncovered_below)
     return best, best < below
 
 
@@ -150,14 +208,26 @@ NEAR_MISS_CHARS: Final = 240
 
 
 def abstention_text(
-    near: Sequence[tuple[str, int, str]], best: float, *, below: float = ABSTAIN_BELOW
+    near: Sequence[tuple[str, int, str]],
+    best: float,
+    *,
+    below: float = ABSTAIN_BELOW,
+    missing: Sequence[str] = (),
 ) -> str:
     """The answer when the library does not seem to answer: ``near`` are the closest
-    excerpts as (file, page, text), listed as near misses, not as an answer."""
+    excerpts as (file, page, text), listed as near misses, not as an answer; ``missing``
+    the question's distinctive words no excerpt contains (then ``below`` is the stricter
+    threshold that applied)."""
     head = (
         "The library does not seem to answer this question: no excerpt is close enough "
         f"(best support {best:.2f}, needed {below:.2f})."
     )
+    if missing:
+        head = (
+            "The library does not seem to answer this question: no excerpt contains "
+            f"{', '.join(missing[:5])} (best support {best:.2f}, needed {below:.2f} "
+            "without them)."
+        )
     if not near:
         return head
     lines = [head, "", "Nearest excerpts (near misses, not an answer):"]

@@ -48,6 +48,8 @@ from litdesk.core.library import (
     question_terms,
     run_gate,
     salient_words,
+    uncovered_terms,
+    uncovered_threshold,
 )
 from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
@@ -511,8 +513,18 @@ class Library:
             keys = [int(str(c.key)) for c in chosen]
             missing = [k for k in keys if k not in known]
             known.update(zip(missing, supports(missing), strict=True))
+            texts = [chunks[k].text for k in keys]
+            rare = [uncovered_terms(t, texts, dfs) for t in qterms]
+            if all(rare):  # uncovered by the question and by its variant alike
+                stems = set(rare[0])
+                out.uncovered = [
+                    w for w in salient_words(question) if stems & set(question_terms([w]))
+                ]
             out.support, out.abstained = judge(
-                [known[k] for k in keys], below=abstain_threshold(self._embedder_name)
+                [known[k] for k in keys],
+                below=abstain_threshold(self._embedder_name),
+                uncovered=bool(out.uncovered),
+                uncovered_below=uncovered_threshold(self._embedder_name),
             )
         return out
 
@@ -718,12 +730,19 @@ class Library:
         """The answer that says the library does not seem to answer, near misses listed."""
         near = found.hits[:3]
         best = found.support or 0.0
+        name = self._embedder_name
+        below = abstain_threshold(name)
+        if found.uncovered:
+            below = max(below, uncovered_threshold(name))
         text = abstention_text(
-            [(h.file, h.page, h.text) for h in near],
-            best,
-            below=abstain_threshold(self._embedder_name),
+            [(h.file, h.page, h.text) for h in near], best, below=below, missing=found.uncovered
         )
         warnings.append(f"abstained: the best excerpt's support {best:.2f} is under the threshold")
+        if found.uncovered:
+            warnings.append(
+                "abstained: no excerpt contains the question's distinctive words "
+                + ", ".join(found.uncovered[:5])
+            )
         misses = [
             {
                 "file": h.file,

@@ -45,6 +45,9 @@ class Retrieval:
     support: float | None = None
     #: no excerpt is close enough: the library does not seem to answer the question
     abstained: bool = False
+    #: the question's distinctive words (rare in the scope) when no chosen excerpt has one
+    #: of them (then the stricter threshold applies, see :func:`~litdesk.core.library.judge`)
+    uncovered: list[str] = field(default_factory=list)
 
 
 @dataclass
