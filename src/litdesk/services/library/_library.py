@@ -8,7 +8,6 @@ steps so a report can run many retrievals and reuse the gate.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,6 @@ from litdesk.core.library import (
     Excerpt,
     VectorIndex,
     abstain_threshold,
-    abstention_text,
     allocate,
     fuse_hybrid,
     guess_language,
@@ -55,6 +53,7 @@ from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
 
+from ._answering import abstained, write_protocol
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
@@ -682,8 +681,8 @@ class Library:
             warnings.append(f'retrieval also used an English variant of the question: "{variant}"')
         model = backend.model if backend.is_model else "none (extractive)"
         if found.abstained:  # the model is not asked: nothing close enough to ground on
-            answer = self._abstention(found, warnings, model)
-            self._protocol(answer, found.whole_library)
+            answer = abstained(found, warnings, model, self._embedder_name)
+            write_protocol(self.root, answer, found.whole_library)
             return answer
         excerpts = [
             Excerpt(i, h.file, h.page, h.text, h.title, h.doi, h.arxiv)
@@ -723,60 +722,8 @@ class Library:
             found.scope,
             variant,
         )
-        self._protocol(answer, found.whole_library)
+        write_protocol(self.root, answer, found.whole_library)
         return answer
-
-    def _abstention(self, found: Retrieval, warnings: list[str], model: str) -> Answer:
-        """The answer that says the library does not seem to answer, near misses listed."""
-        near = found.hits[:3]
-        best = found.support or 0.0
-        name = self._embedder_name
-        below = abstain_threshold(name)
-        if found.uncovered:
-            below = max(below, uncovered_threshold(name))
-        text = abstention_text(
-            [(h.file, h.page, h.text) for h in near], best, below=below, missing=found.uncovered
-        )
-        warnings.append(f"abstained: the best excerpt's support {best:.2f} is under the threshold")
-        if found.uncovered:
-            warnings.append(
-                "abstained: no excerpt contains the question's distinctive words "
-                + ", ".join(found.uncovered[:5])
-            )
-        misses = [
-            {
-                "file": h.file,
-                "page": h.page,
-                "text": h.text,
-                "title": h.title,
-                "link": h.path.resolve().as_uri() + f"#page={h.page}",
-            }
-            for h in near
-        ]
-        return Answer(
-            found.question, text, False, [], warnings, model, found.scope, found.variant,
-            abstained=True, near_misses=misses,
-        )  # fmt: skip
-
-    def _protocol(self, answer: Answer, whole: bool) -> None:
-        folder = self.root / "protocols"
-        folder.mkdir(parents=True, exist_ok=True)
-        now = datetime.now(UTC)
-        scope = "whole library" if whole else ", ".join(answer.scope)
-        lines = [
-            f"## {now.isoformat(timespec='seconds')} — {answer.question}",
-            "",
-            f"- scope: {scope}",
-            f"- model: {answer.model}",
-            f"- grounded: {'yes' if answer.grounded else 'no'}",
-        ]
-        if answer.variant:
-            lines.append(f"- English variant: {answer.variant}")
-        lines += ["", answer.answer, ""]
-        for w in answer.warnings:
-            lines.append(f"> warning: {w}")
-        with (folder / f"{now.date().isoformat()}.md").open("a", encoding="utf-8") as fh:
-            fh.write("\n".join(lines).rstrip() + "\n\n")
 
 
 def _path_of(files: list[LibraryFile], hashes: dict[Path, str], sha: str) -> Path:

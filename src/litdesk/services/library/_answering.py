@@ -1,0 +1,68 @@
+"""What becomes of an answer after retrieval: the abstention that says the library does not
+seem to answer (near misses listed as such), and the day's protocol file of questions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from litdesk.core.library import abstain_threshold, abstention_text, uncovered_threshold
+
+from ._results import Answer, Retrieval
+
+__all__ = ["abstained", "write_protocol"]
+
+
+def abstained(found: Retrieval, warnings: list[str], model: str, embedder: str) -> Answer:
+    """The answer that says the library does not seem to answer, near misses listed
+    (``embedder``: the index's embedder name, whose thresholds were applied)."""
+    near = found.hits[:3]
+    best = found.support or 0.0
+    below = abstain_threshold(embedder)
+    if found.uncovered:
+        below = max(below, uncovered_threshold(embedder))
+    text = abstention_text(
+        [(h.file, h.page, h.text) for h in near], best, below=below, missing=found.uncovered
+    )
+    warnings.append(f"abstained: the best excerpt's support {best:.2f} is under the threshold")
+    if found.uncovered:
+        warnings.append(
+            "abstained: no excerpt contains the question's distinctive words "
+            + ", ".join(found.uncovered[:5])
+        )
+    misses = [
+        {
+            "file": h.file,
+            "page": h.page,
+            "text": h.text,
+            "title": h.title,
+            "link": h.path.resolve().as_uri() + f"#page={h.page}",
+        }
+        for h in near
+    ]
+    return Answer(
+        found.question, text, False, [], warnings, model, found.scope, found.variant,
+        abstained=True, near_misses=misses,
+    )  # fmt: skip
+
+
+def write_protocol(root: Path, answer: Answer, whole: bool) -> None:
+    """Append the answer to the day's protocol (``<root>/protocols/<date>.md``)."""
+    folder = root / "protocols"
+    folder.mkdir(parents=True, exist_ok=True)
+    now = datetime.now(UTC)
+    scope = "whole library" if whole else ", ".join(answer.scope)
+    lines = [
+        f"## {now.isoformat(timespec='seconds')} — {answer.question}",
+        "",
+        f"- scope: {scope}",
+        f"- model: {answer.model}",
+        f"- grounded: {'yes' if answer.grounded else 'no'}",
+    ]
+    if answer.variant:
+        lines.append(f"- English variant: {answer.variant}")
+    lines += ["", answer.answer, ""]
+    for w in answer.warnings:
+        lines.append(f"> warning: {w}")
+    with (folder / f"{now.date().isoformat()}.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n".join(lines).rstrip() + "\n\n")
