@@ -193,6 +193,14 @@ class Settings(BaseSettings):
     web_port: int = Field(
         default=8765, ge=1, le=65535, description="Port `litdesk serve` listens on."
     )
+    web_import_job_bytes: int = Field(
+        default=2_000_000,
+        ge=0,
+        le=60_000_000,
+        description="Web imports whose files total more than this many bytes run as a "
+        "background job (kind imports.study) on the store's queue, answered with 202 and "
+        "the job; smaller ones are imported within the request.",
+    )
 
     # --- AI assistance (issue 16: consent, allowances, evidence extraction) ----------
     generation_backend: str | None = Field(

@@ -102,6 +102,14 @@ from ._search import (
     save_search_run,
     usage,
 )
+from ._uploads import (
+    ImportUpload,
+    drop_import_uploads,
+    import_uploads,
+    put_import_uploads,
+    record_import_done,
+    sweep_import_uploads,
+)
 
 __all__ = [
     "LISTING_MAX_AGE",
@@ -163,7 +171,13 @@ __all__ = [
     "CacheClaim",
     "GateAnswer",
     "JobRow",
+    "ImportUpload",
     "JobsRepo",
+    "drop_import_uploads",
+    "import_uploads",
+    "put_import_uploads",
+    "record_import_done",
+    "sweep_import_uploads",
     "Reservation",
     "SearchRunRow",
     "Store",

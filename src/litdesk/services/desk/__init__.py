@@ -21,6 +21,8 @@ from ._desk import (
     SearchForm,
     open_desk,
 )
+from ._import_run import IMPORT_KIND, study_import
+from ._imports import ImportDesk, ImportOutcome, import_handlers
 from ._live import cancel_search, live_result, search_progress, start_search, watch_search
 from ._progress import MAX_LIVE, ProgressView
 from ._reader import (
@@ -65,6 +67,11 @@ __all__ = [
     "MAX_OCCURRENCES",
     "MAX_HISTORY",
     "DEDUP_KIND",
+    "IMPORT_KIND",
+    "ImportDesk",
+    "ImportOutcome",
+    "import_handlers",
+    "study_import",
     "MAX_QUEUE",
     "MAX_LIVE",
     "MAX_SELECTION",

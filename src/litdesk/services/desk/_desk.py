@@ -36,7 +36,6 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, RunInvalid, SearchRun, read_run
 from litdesk.core.saved import filter_papers
 from litdesk.services._runtime import Runtime, open_runtime
-from litdesk.services.imports import import_bytes
 from litdesk.services.search import (
     export_run,
     load_run,
@@ -51,6 +50,7 @@ from litdesk.services.workspace import (
     ris_text,
 )
 
+from ._import_run import study_import
 from ._listings import Listings
 from ._progress import LiveRegistry
 from ._reader import ReaderDesk
@@ -79,8 +79,6 @@ MAX_SELECTION: Final = 20
 SAVED_CAP: Final = 5_000
 SAVED_PAGE: Final = 50
 MAX_QUERY_CHARS: Final = 2_000
-MAX_IMPORT_FILES: Final = 20
-MAX_IMPORT_FILE_BYTES: Final = 20_000_000
 EXPORT_MEDIA: Final = {
     "ris": ("application/x-research-info-systems", "ris"),
     "csv": ("text/csv; charset=utf-8", "csv"),
@@ -519,48 +517,10 @@ class Desk:
     # --- imports ------------------------------------------------------------------------------
 
     def import_into_study(self, study: str, files: list[tuple[str, bytes]]) -> dict[str, object]:
-        """Export files into a Study through the workspace's upload import (the same readers,
-        limits and single transaction as ``litdesk import --study``): a refused file is
-        reported beside the imported ones with its reason; each import's summary gives
-        format, encoding, records and notices by kind."""
-        if not files:
-            raise DeskInputError("choose at least one file", code="no_files")
-        if len(files) > MAX_IMPORT_FILES:
-            raise DeskInputError(f"at most {MAX_IMPORT_FILES} files at once", code="too_many_files")
-        row = self.workspace.study(study)
-        batch = import_bytes(
-            [((name or "file")[:200], data) for name, data in files],
-            max_bytes=MAX_IMPORT_FILE_BYTES,
-        )
-        refused = [{"file": r.path, "code": r.code, "message": r.message} for r in batch.refused]
-        imported: list[dict[str, object]] = []
-        if batch.imports:
-            done = self.workspace.import_into_study(batch.imports, study=row.id, create=False)
-            # one result per trace, in order (a repeat is named in the result's ``repeats``)
-            for trace, result in zip(batch.imports, done.files, strict=True):
-                kinds: dict[str, int] = {}
-                for notice in trace.notices:
-                    kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
-                for record in trace.records:
-                    for notice in record.notices:
-                        kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
-                imported.append(
-                    {
-                        "file": trace.source.path,
-                        "format": trace.source.format,
-                        "encoding": trace.source.encoding,
-                        "bytes": trace.source.bytes,
-                        "records": len(trace.records),
-                        "notices": dict(sorted(kinds.items())),
-                    }
-                    | result.to_dict()
-                )
-        return {
-            "study_id": row.id,
-            "study_name": row.name,
-            "imported": imported,
-            "refused": refused,
-        }
+        """Export files into a Study within the request (see :func:`study_import`, which
+        the ``imports.study`` job runs too): a refused file is reported beside the
+        imported ones with its reason."""
+        return study_import(self.workspace, study, files)
 
     # --- studies -----------------------------------------------------------------------------
 

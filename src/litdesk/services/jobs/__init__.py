@@ -17,6 +17,7 @@ from ._jobs import (
     JobStatus,
     JobView,
     TooManyJobs,
+    new_job_id,
 )
 from ._runner import DEFAULT_LEASE_SECONDS, Handler, JobContext, JobRunner, worker_name
 
@@ -36,5 +37,6 @@ __all__ = [
     "JobView",
     "Jobs",
     "TooManyJobs",
+    "new_job_id",
     "worker_name",
 ]

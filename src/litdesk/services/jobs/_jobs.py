@@ -38,6 +38,7 @@ __all__ = [
     "JobView",
     "Jobs",
     "TooManyJobs",
+    "new_job_id",
 ]
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
@@ -51,6 +52,12 @@ MAX_RESULT_BYTES: Final = 2_000_000
 MAX_MESSAGE_CHARS: Final = 2_000
 MAX_LIST: Final = 200
 _KIND: Final = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
+_JOB_ID: Final = re.compile(r"^[0-9a-f]{32}$")
+
+
+def new_job_id() -> str:
+    """A fresh job id (32 hexadecimal digits)."""
+    return uuid.uuid4().hex
 
 
 class JobNotFound(NotFoundError):
@@ -224,18 +231,23 @@ class Jobs:
         owner: str,
         reuse_active: bool = False,
         shared: bool = False,
+        job_id: str | None = None,
     ) -> JobView:
         """Queue a job of ``kind``. With ``reuse_active`` an active job of the same kind
         and owner is returned instead; with ``shared`` an active job of the same kind of
         any owner (one at a time across every account and process, enforced in the
-        store's transaction), another account's shown by its progress only."""
+        store's transaction), another account's shown by its progress only. ``job_id``
+        (from :func:`new_job_id`): the id, when the caller stored the job's data under it
+        first."""
         if not isinstance(kind, str) or len(kind) > 80 or not _KIND.match(kind):
             raise JobInputInvalid(
                 "a job kind is dotted lower-case words of at most 80 characters, e.g. library.index"
             )
         params = _document(params, "parameters", MAX_PARAMS_BYTES)
+        if job_id is not None and not _JOB_ID.match(job_id):
+            raise JobInputInvalid("a job id is 32 lower-case hexadecimal digits")
         row, active = self.repo.insert(
-            job_id=uuid.uuid4().hex,
+            job_id=job_id if job_id is not None else new_job_id(),
             kind=kind,
             owner=_owner(owner),
             params=params,

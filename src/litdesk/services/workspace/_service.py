@@ -598,10 +598,13 @@ class Workspace:
         study: str,
         create: bool = True,
         status: str | None = None,
+        then: Callable[[Connection, StudyImport], None] | None = None,
     ) -> StudyImport:
         """Save the records of every trace into ``study`` and keep each trace, in one
         transaction: the Study (created when it does not exist and ``create``), the
-        papers, their Study links and every import trace commit together or not at all."""
+        papers, their Study links and every import trace commit together or not at all.
+        ``then`` runs last inside that transaction (an import job records its outcome
+        there; an error it raises rolls the whole import back)."""
         if not traces:
             raise InputError("nothing to import: no file was read", code="nothing_imported")
         now = now_iso()
@@ -619,7 +622,10 @@ class Workspace:
                 created = True
             access.require_study(conn, self.owner, row.id, "write")
             results = [self._attach(conn, t, row.id, status, now) for t in traces]
-        return StudyImport(row.id, row.name, created, tuple(results))
+            done = StudyImport(row.id, row.name, created, tuple(results))
+            if then is not None:
+                then(conn, done)
+        return done
 
     def import_files(
         self,

@@ -6,11 +6,12 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from litdesk.services.desk import Desk
+from litdesk.services.desk import Desk, ImportDesk
+from litdesk.services.jobs import JobRunner, Jobs
 
 from .._deps import DeskDep
 from .._render import page
@@ -115,12 +116,20 @@ IMPORT_LIMIT = 60_000_000  # the request (all files); each file at most 20 MB (t
     "/imports", summary="Import export files into a Study (per-file refusals beside the successes)"
 )
 async def import_api(
+    request: Request,
     desk: DeskDep,
     study: Annotated[str, Query(min_length=1, max_length=200)],
     files: Annotated[
         list[UploadFile],
         File(description="RIS, MEDLINE, WoS, BibTeX, CSV, EndNote XML, CSL-JSON …"),
     ],
-) -> dict[str, Any]:
+) -> Response:
+    """Files totalling more than ``web_import_job_bytes`` are imported by a job: the
+    answer is 202 with ``{"job": …}``, watched with ``GET /api/v1/jobs/{id}`` (its result
+    is the dict a synchronous import answers)."""
     loaded = [(f.filename or "file", await f.read(20_000_001)) for f in files[:21]]
-    return await run_in_threadpool(desk.import_into_study, study, loaded)
+    jobs: Jobs | None = getattr(request.app.state, "jobs", None)
+    runner: JobRunner | None = getattr(request.app.state, "runner", None)
+    imports = ImportDesk(desk, jobs, wake=runner.wake if runner is not None else None)
+    outcome = await run_in_threadpool(imports.import_files, study, loaded)
+    return JSONResponse(outcome.to_dict(), status_code=202 if outcome.job else 200)
