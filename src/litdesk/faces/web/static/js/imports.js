@@ -1,7 +1,9 @@
 // Study page: drag and drop (or choose) export files; they are posted to /api/v1/imports and
 // the report lists each imported file (format, encoding, records, notices by kind) beside each
-// refused one with its reason. Every value is inserted as text.
-import { csrfToken } from "./api.js";
+// refused one with its reason. A large import is answered 202 with its job: the page follows
+// it with /api/v1/jobs/{id} (progress per file) and shows the same report from the job's
+// result. Every value is inserted as text.
+import { csrfToken, getJson } from "./api.js";
 import { line } from "./dom.js";
 
 export function installImports() {
@@ -9,6 +11,28 @@ export function installImports() {
   const input = document.getElementById("import-files");
   const report = document.getElementById("import-report");
   const study = zone.dataset.study;
+  const POLL_MS = 500;
+
+  async function follow(job) {
+    while (job.active) {
+      report.replaceChildren();
+      const where = job.total ? ` (${job.done}/${job.total} files read${job.current ? `: ${job.current}` : ""})` : "";
+      line(report, `Importing in the background${where}…`, "muted");
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      let result;
+      try {
+        result = await getJson(`/api/v1/jobs/${encodeURIComponent(job.id)}`, {});
+      } catch {
+        continue; // the server is briefly unreachable: poll again
+      }
+      if (!result.ok) return { message: result.body.message || "The import job cannot be read." };
+      job = result.body;
+    }
+    if (job.status !== "done" || !job.result) {
+      return { message: job.message || `The import job ended: ${job.status}.` };
+    }
+    return { data: job.result };
+  }
 
   async function send(files) {
     if (!files.length) return;
@@ -28,11 +52,20 @@ export function installImports() {
       line(report, "The import could not be sent.", "notice error");
       return;
     }
-    const data = await response.json();
+    let data = await response.json();
     report.replaceChildren();
     if (!response.ok) {
       line(report, data.message || "The import was refused.", "notice error");
       return;
+    }
+    if (response.status === 202 && data.job) {
+      const ended = await follow(data.job);
+      report.replaceChildren();
+      if (!ended.data) {
+        line(report, ended.message, "notice error");
+        return;
+      }
+      data = ended.data;
     }
     for (const i of data.imported) {
       const notices = Object.entries(i.notices).map(([k, n]) => `${k} ${n}`).join(", ") || "none";
