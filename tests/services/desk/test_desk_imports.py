@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from litdesk import Settings
+from litdesk._errors import InputError
 from litdesk.adapters.store import import_uploads
 from litdesk.services.desk import IMPORT_KIND, Desk, ImportDesk, import_handlers, open_desk
 from litdesk.services.desk._import_run import import_handler
@@ -157,5 +158,36 @@ def test_a_job_whose_worker_died_is_finished_once(settings: Settings, fixtures_d
         assert _imports(desk, second) == 2  # not imported twice
         with desk.store.read() as conn:
             assert import_uploads(conn, job.id) == []
+
+    on_desk(settings, body)
+
+
+def test_a_cancelled_job_imports_nothing_and_its_files_are_swept(
+    tmp_settings: Settings, fixtures_dir: Path
+) -> None:
+    files = upload(fixtures_dir)
+    settings = tmp_settings.model_copy(update={"web_import_job_bytes": THRESHOLD})
+
+    def body(desk: Desk) -> None:
+        jobs = Jobs(desk.store)
+        imports = ImportDesk(desk, jobs)
+        study = desk.create_study("Cancelled").to_dict()["id"]
+        job = imports.import_files(study, files).job
+        assert job is not None
+        assert jobs.cancel(job.id, owner=desk.owner).status == "cancelled"  # still queued
+        assert imports.work(job.id).status == "cancelled"
+        assert _imports(desk, study) == 0
+        with desk.store.read() as conn:
+            assert len(import_uploads(conn, job.id)) == 3  # until the next submit sweeps
+        later = imports.import_files(study, files).job
+        assert later is not None and later.id != job.id
+        with desk.store.read() as conn:
+            assert import_uploads(conn, job.id) == []
+            assert len(import_uploads(conn, later.id)) == 3
+        assert imports.work(later.id).status == "done"
+        assert _imports(desk, study) == 2
+        with pytest.raises(InputError) as refused:
+            imports.import_files(study, [("a.ris", b"x" * 30_000_001)] * 2 + files[:1])
+        assert refused.value.code == "import_too_large"
 
     on_desk(settings, body)

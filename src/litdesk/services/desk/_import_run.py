@@ -30,6 +30,7 @@ from litdesk.services.workspace import StudyImport, Workspace
 __all__ = [
     "IMPORT_KIND",
     "MAX_IMPORT_FILES",
+    "MAX_IMPORT_BYTES",
     "MAX_IMPORT_FILE_BYTES",
     "ImportInputError",
     "import_handler",
@@ -40,6 +41,8 @@ __all__ = [
 IMPORT_KIND: Final = "imports.study"
 MAX_IMPORT_FILES: Final = 20
 MAX_IMPORT_FILE_BYTES: Final = 20_000_000
+#: The files of one import together (the web request's limit): what a job keeps stored.
+MAX_IMPORT_BYTES: Final = 60_000_000
 
 #: ``on_file(done, total, name)`` before each file is read; ``False`` stops the import.
 FileHook = Callable[[int, int, str], bool]
@@ -63,6 +66,11 @@ def check_files(files: Sequence[tuple[str, bytes]]) -> None:
         raise ImportInputError("choose at least one file", code="no_files")
     if len(files) > MAX_IMPORT_FILES:
         raise ImportInputError(f"at most {MAX_IMPORT_FILES} files at once", code="too_many_files")
+    if sum(len(data) for _name, data in files) > MAX_IMPORT_BYTES:
+        raise ImportInputError(
+            f"the files of one import total at most {MAX_IMPORT_BYTES:,} bytes",
+            code="import_too_large",
+        )
 
 
 def _result(batch_imports: Sequence[Any], done: StudyImport) -> list[dict[str, object]]:
