@@ -17,6 +17,7 @@ from litdesk.adapters.store import (
     import_uploads,
     put_import_uploads,
     record_import_done,
+    sweep_import_uploads,
 )
 from litdesk.adapters.store._engine import _alembic_config, make_engine
 from litdesk.adapters.store._uploads import import_uploads_table
@@ -75,3 +76,20 @@ def test_the_migration_goes_down_and_up(store_url: str) -> None:
             assert "import_uploads" in sa.inspect(conn).get_table_names()
     finally:
         engine.dispose()
+
+
+def test_the_sweep_keeps_active_jobs_files_and_fresh_ones(store: Store) -> None:
+    jobs = Jobs(store)
+    active = jobs.submit("imports.study", {"study_id": "s"}, owner="local")
+    ended = jobs.submit("imports.study", {"study_id": "s"}, owner="local")
+    jobs.cancel(ended.id, owner="local")
+    with store.write() as conn:
+        for job_id in (active.id, ended.id, "a" * 32, "b" * 32):
+            put_import_uploads(conn, job_id, [("a.ris", b"x")])
+        t = import_uploads_table
+        old = "2000-01-01T00:00:00.000000+00:00"
+        conn.execute(sa.update(t).where(t.c.job_id == "b" * 32).values(created_at=old))
+        assert sweep_import_uploads(conn) == 2  # the ended job's, the old orphan's
+    with store.read() as conn:
+        left = {r[0] for r in conn.execute(sa.select(import_uploads_table.c.job_id))}
+    assert left == {active.id, "a" * 32}  # an id about to be queued keeps its files

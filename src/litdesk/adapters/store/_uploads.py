@@ -3,7 +3,8 @@ the bytes of each file with its SHA-256, keyed by the job, so that any worker of
 server can run a large web import. The rows are deleted in the transaction that records
 the import (with the job's result kept as its checkpoint, so a job claimed again after
 its worker died gives that result back and imports nothing twice), when the job fails,
-or — for a job that ended before any worker ran it — by the next submit's sweep.
+or — for a job that ended before any worker ran it, or files whose job was never
+queued — by the next submit's sweep.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Final
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -19,6 +22,7 @@ from ._engine import StoredDataInvalid, dump_json
 from ._jobs import FINAL, jobs
 
 __all__ = [
+    "ORPHAN_SECONDS",
     "ImportUpload",
     "drop_import_uploads",
     "import_uploads",
@@ -38,7 +42,11 @@ import_uploads_table = sa.Table(
     sa.Column("sha256", sa.String(64), nullable=False),
     sa.Column("size", sa.Integer, nullable=False),
     sa.Column("data", sa.LargeBinary, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
 )
+#: Files stored for a job that was never queued (its process died between storing them and
+#: queueing it) are swept once they are this old.
+ORPHAN_SECONDS: Final = 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +62,7 @@ class ImportUpload:
 def put_import_uploads(conn: Connection, job_id: str, files: Sequence[tuple[str, bytes]]) -> None:
     """Keep the files of ``job_id`` (name, bytes) with their SHA-256, in order."""
     t = import_uploads_table
+    now = _iso(datetime.now(UTC))
     for no, (name, data) in enumerate(files):
         conn.execute(
             sa.insert(t).values(
@@ -63,6 +72,7 @@ def put_import_uploads(conn: Connection, job_id: str, files: Sequence[tuple[str,
                 sha256=hashlib.sha256(data).hexdigest(),
                 size=len(data),
                 data=data,
+                created_at=now,
             )
         )
 
@@ -93,12 +103,19 @@ def drop_import_uploads(conn: Connection, job_id: str) -> int:
 
 
 def sweep_import_uploads(conn: Connection) -> int:
-    """Delete the files of jobs that have ended (cancelled before a worker ran them, or
-    gone); how many."""
+    """Delete the files of jobs that have ended (cancelled before a worker ran them) or
+    were never queued (older than :data:`ORPHAN_SECONDS`); how many."""
     t = import_uploads_table
     ended = sa.select(jobs.c.id).where(jobs.c.status.in_(FINAL))
-    gone = ~sa.exists(sa.select(jobs.c.id).where(jobs.c.id == t.c.job_id))
+    cutoff = _iso(datetime.now(UTC) - timedelta(seconds=ORPHAN_SECONDS))
+    gone = sa.and_(
+        ~sa.exists(sa.select(jobs.c.id).where(jobs.c.id == t.c.job_id)), t.c.created_at < cutoff
+    )
     return conn.execute(sa.delete(t).where(sa.or_(t.c.job_id.in_(ended), gone))).rowcount
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat(timespec="microseconds")
 
 
 def record_import_done(

@@ -26,6 +26,7 @@ def upgrade() -> None:
         sa.Column("sha256", sa.String(64), nullable=False),
         sa.Column("size", sa.Integer, nullable=False),
         sa.Column("data", sa.LargeBinary, nullable=False),
+        sa.Column("created_at", sa.String(40), nullable=False),
     )
 
 
