@@ -53,9 +53,10 @@ format: setup
 	$(VENV)/bin/ruff check --fix src tests bench
 	$(VENV)/bin/ruff format src tests bench
 
-## make test — lint, type-check and the whole suite
+## make test — lint, type-check and the whole suite (TEST_WORKERS processes, default 2)
+TEST_WORKERS ?= 2
 test: setup lint browser node
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
