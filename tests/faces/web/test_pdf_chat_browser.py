@@ -102,6 +102,7 @@ def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
     expect(page).to_have_url(re.compile(r"zoom=150"))
     expect(page.locator("#page-image")).to_have_js_property("complete", True)
     assert page.locator("#page-image").evaluate("i => i.naturalWidth") > 1.4 * small
+    page.wait_for_selector("html[data-ready='1']")  # the key handlers of the new page are in
     page.keyboard.press("ArrowRight")  # the arrow keys turn the page
     expect(page).to_have_url(re.compile(r"page=2&zoom=150"))
     # an earlier round reopens
