@@ -21,7 +21,6 @@ Reads never return another owner's row: it is answered as not found.
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast
@@ -32,6 +31,7 @@ from sqlalchemy.engine import Connection
 from litdesk._errors import InputError, NotFoundError, RefusedError
 
 from ._engine import Store, StoredDataInvalid, dump_json, load_json
+from ._recent import _epoch, _key  # the same owner-key check and clock as the recent runs
 from ._schema import citation_listings, live_searches
 
 __all__ = [
@@ -78,21 +78,6 @@ _MAX_LANES_BYTES: Final = 200_000
 _LIVE_LOCK: Final = 1909102051
 _LISTING_LOCK: Final = 1909102052
 _CANCELLED: Final = "The search was cancelled; its lanes were stopped."
-
-
-def _epoch(now: float | None) -> float:
-    return time.time() if now is None else now
-
-
-def _key(value: str, label: str, limit: int) -> str:
-    if (
-        not isinstance(value, str)
-        or not value
-        or len(value) > limit
-        or any(ord(c) < 32 for c in value)
-    ):
-        raise InputError(f"{label} must be 1 to {limit} characters", code="bad_argument")
-    return value
 
 
 def _not_found() -> NotFoundError:
