@@ -121,6 +121,18 @@ def test_study_history_keeps_reverses_and_reuses_decisions(tmp_path: Path, monke
     assert third["counts"]["review_pairs"] == 1
     missing = runner.invoke(app, ["dedup-history", "aHUS", "--undo", "999"])
     assert missing.exit_code == 4
+    # a decision already withdrawn cannot be withdrawn again (nothing appended)
+    again = runner.invoke(app, ["dedup-history", "aHUS", "--undo", str(decisions[0]["seq"])])
+    assert again.exit_code == 3 and "no longer in force" in again.output
+    # the pair decided again (kept separate): withdrawing the old merge must not take back
+    # the decision in force
+    fourth = runner.invoke(app, ["dedup", *FILES, "--study", "aHUS", "--review"], input="d\n")
+    assert fourth.exit_code == 0, fourth.output
+    stale = runner.invoke(app, ["dedup-history", "aHUS", "--undo", str(decisions[0]["seq"])])
+    assert stale.exit_code == 3, stale.output
+    final = json.loads(runner.invoke(app, ["dedup-history", "aHUS", "--json"]).stdout)
+    kinds = [e["decision"] for e in final["entries"] if e["kind"] == "decision"]
+    assert kinds == ["merge", "undone", "distinct"]
 
 
 def test_merged_records_keep_every_source_and_export(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Deduplication of imported records (files → record references, groups, pairs)."""
 
-from ._history import record_report, study_decisions, study_history, undo_decision
+from ._history import in_force, record_report, study_decisions, study_history, undo_decision
 from ._service import (
     DECISIONS_VERSION,
     DedupReport,
@@ -32,6 +32,7 @@ __all__ = [
     "dedup_batch",
     "dedup_files",
     "dedup_history",
+    "in_force",
     "explain_records",
     "load_decisions",
     "record_report",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from litdesk._errors import NotFoundError
+from litdesk._errors import NotFoundError, RefusedError
 from litdesk.adapters.store import (
     LOCAL_OWNER,
     DedupEntry,
@@ -22,10 +22,12 @@ from litdesk.core.dedup import Decision
 
 from ._service import DedupReport
 
-__all__ = ["record_report", "study_decisions", "study_history", "undo_decision"]
+__all__ = ["in_force", "record_report", "study_decisions", "study_history", "undo_decision"]
 
 #: the store lock that serialises the recording of one Study's runs
 _RUN_LOCK: Final = 1909102053
+#: the store lock that serialises withdrawals of one Study's decisions
+_UNDO_LOCK: Final = 1909102054
 
 
 def _now() -> str:
@@ -42,20 +44,29 @@ def study_history(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> list
         return list_dedup_entries(conn, study_id)
 
 
-def study_decisions(
-    store: Store, study: str, *, owner: str = LOCAL_OWNER
-) -> dict[tuple[str, str], Decision]:
-    """The reviewer decisions in force: the newest entry per pair, withdrawn ones left out."""
-    current: dict[tuple[str, str], Decision] = {}
-    for entry in study_history(store, study, owner=owner):
+def in_force(entries: Sequence[DedupEntry]) -> dict[tuple[str, str], DedupEntry]:
+    """The decision entry in force per pair, from a history oldest first: the newest
+    ``merge``/``distinct`` entry of the pair, unless an ``undone`` entry came after it."""
+    current: dict[tuple[str, str], DedupEntry] = {}
+    for entry in entries:
         if entry.kind != "decision" or not entry.a_digest or not entry.b_digest:
             continue
         key = (entry.a_digest, entry.b_digest)
         if entry.decision == "undone":
             current.pop(key, None)
         elif entry.decision in ("merge", "distinct"):
-            current[key] = "merge" if entry.decision == "merge" else "distinct"
+            current[key] = entry
     return current
+
+
+def study_decisions(
+    store: Store, study: str, *, owner: str = LOCAL_OWNER
+) -> dict[tuple[str, str], Decision]:
+    """The reviewer decisions in force: the newest entry per pair, withdrawn ones left out."""
+    return {
+        key: "merge" if entry.decision == "merge" else "distinct"
+        for key, entry in in_force(study_history(store, study, owner=owner)).items()
+    }
 
 
 def record_report(
@@ -116,16 +127,33 @@ def undo_decision(
     owner: str = LOCAL_OWNER,
 ) -> DedupEntry:
     """Withdraw the decision entry ``seq`` (appends an ``undone`` entry; nothing is erased).
-    ``by`` and ``via`` (who withdrew it, from which face) are kept in the entry when given."""
-    entries = study_history(store, study, owner=owner)
-    target = next((e for e in entries if e.seq == seq and e.kind == "decision"), None)
-    if target is None or not target.a_digest or not target.b_digest:
-        raise NotFoundError(f"no decision #{seq} in the deduplication history of {study!r}")
+    ``by`` and ``via`` (who withdrew it, from which face) are kept in the entry when given.
+
+    Only a decision still in force can be withdrawn: withdrawing an older decision of a
+    pair would otherwise take back the newer one in force (the ``undone`` entry withdraws
+    the pair's current decision), and withdrawing twice would record nothing real. The check
+    and the entry are one transaction, serialised per Study, so two concurrent withdrawals
+    of one decision record one entry and refuse the other."""
     now = _now()
     data: dict[str, Any] = {"undoes": seq}
     data |= {k: v for k, v in (("by", by), ("via", via)) if v is not None}
     with store.write() as conn:
         study_id = repo.get_study(conn, study, account=owner).id
+        store.lock(conn, _UNDO_LOCK, study_id)
+        entries = list_dedup_entries(conn, study_id)
+        live = {e.seq: e for e in in_force(entries).values()}
+        target = live.get(seq)
+        if target is None or not target.a_digest or not target.b_digest:
+            if any(e.seq == seq and e.kind == "decision" for e in entries):
+                raise RefusedError(
+                    f"decision #{seq} is no longer in force (withdrawn or replaced); "
+                    "only a decision in force can be withdrawn",
+                    code="not_in_force",
+                )
+            raise NotFoundError(
+                f"no decision #{seq} in the deduplication history of {study!r}",
+                code="no_decision",
+            )
         new_seq = add_dedup_entry(
             conn, study_id, "decision", data, now,
             a_digest=target.a_digest, b_digest=target.b_digest, decision="undone",

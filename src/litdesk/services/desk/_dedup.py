@@ -29,7 +29,7 @@ from litdesk.adapters.store import (
     list_dedup_run_pairs,
     repo,
 )
-from litdesk.services.dedup import study_history, undo_decision
+from litdesk.services.dedup import in_force, study_history, undo_decision
 from litdesk.services.jobs import Handler, JobNotFound, JobRunner, Jobs, JobView
 from litdesk.services.workspace import now_iso
 
@@ -179,12 +179,12 @@ class DedupDesk:
         job (if any) and the history, newest first."""
         row = self.desk.workspace.study(study)
         entries = study_history(self.desk.store, row.id)
-        in_force = self._in_force(entries)
+        live = in_force(entries)
         run = self._latest_run(row.id)
         pairs: list[dict[str, Any]] = []
         if run is not None:
             for rp in run.queue:
-                current = in_force.get(rp.keys)
+                current = live.get(rp.keys)
                 pairs.append(
                     rp.body
                     | {
@@ -198,7 +198,7 @@ class DedupDesk:
             self._run_dict(run, pairs) if run else None,
             running.to_dict() if running else None,
             pairs,
-            self._history(entries, run, in_force),
+            self._history(entries, run, live),
             len(entries),
         )
 
@@ -218,25 +218,11 @@ class DedupDesk:
             "decided": len(pairs) - waiting,
         }
 
-    @staticmethod
-    def _in_force(entries: list[DedupEntry]) -> dict[tuple[str, str], DedupEntry]:
-        """The decision entry in force per pair (newest wins; ``undone`` withdraws)."""
-        current: dict[tuple[str, str], DedupEntry] = {}
-        for e in entries:
-            if e.kind != "decision" or not e.a_digest or not e.b_digest:
-                continue
-            key = (e.a_digest, e.b_digest)
-            if e.decision == "undone":
-                current.pop(key, None)
-            elif e.decision in ("merge", "distinct"):
-                current[key] = e
-        return current
-
     def _history(
         self,
         entries: list[DedupEntry],
         run: DedupRun | None,
-        in_force: dict[tuple[str, str], DedupEntry],
+        forced: dict[tuple[str, str], DedupEntry],
     ) -> list[dict[str, Any]]:
         refs: dict[str, dict[str, Any]] = {}
         if run is not None:
@@ -244,7 +230,7 @@ class DedupDesk:
             for rp in run.queue:
                 refs.setdefault(rp.digests[0], rp.body["a"])
                 refs.setdefault(rp.digests[1], rp.body["b"])
-        live = {e.seq for e in in_force.values()}
+        live = {e.seq for e in forced.values()}
         by_seq = {e.seq: e for e in entries}
         out: list[dict[str, Any]] = []
         for e in reversed(entries[-MAX_HISTORY:]):
@@ -313,7 +299,7 @@ class DedupDesk:
                 code="conflicting_identifiers",
             )
         store = self.desk.store
-        current = self._in_force(study_history(store, row.id)).get(rp.keys)
+        current = in_force(study_history(store, row.id)).get(rp.keys)
         if current is not None and current.decision == decision:
             return {"seq": current.seq, "pair": no, "state": decision, "new": False}
         data = {"by": self.desk.owner, "via": "web", "a": rp.body["a"], "b": rp.body["b"]}
@@ -330,20 +316,11 @@ class DedupDesk:
         still in force can be withdrawn."""
         row = self.desk.workspace.study(study, "write")
         store = self.desk.store
-        entries = study_history(store, row.id)
-        live = {e.seq: key for key, e in self._in_force(entries).items()}
-        if seq not in live:
-            known = any(e.seq == seq and e.kind == "decision" for e in entries)
-            if known:
-                raise RefusedError(
-                    f"decision #{seq} is no longer in force (withdrawn or replaced)",
-                    code="not_in_force",
-                )
-            raise NotFoundError(f"no decision #{seq} in this Study's history", code="no_decision")
         entry = undo_decision(store, row.id, seq, by=self.desk.owner, via="web")
         pair = None
         with store.read() as conn:
             latest = latest_dedup_run(conn, row.id)
             if latest is not None:
-                pair = dedup_run_pair_no(conn, latest.id, live[seq])
+                keys = (entry.a_digest or "", entry.b_digest or "")
+                pair = dedup_run_pair_no(conn, latest.id, keys)
         return {"seq": entry.seq, "undoes": seq, "pair": pair, "state": "waiting"}
