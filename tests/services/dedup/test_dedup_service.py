@@ -192,3 +192,32 @@ def test_cli_corrections_wait_for_review_unless_asked(tmp_path: Path) -> None:
     assert [len(g) for g in doc["groups"]] == [2]
     assert doc["pairs"][0]["reason"].startswith("rule E")
     assert doc["pairs"][0]["evidence"]["kinds"] == ["article", "correction"]
+
+
+def test_prisma_counts_the_reviewer_merges_of_imported_records(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.delenv("LITDESK_DATABASE_URL", raising=False)
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
+    runner = CliRunner()
+    assert runner.invoke(app, ["import", *FILES, "--study", "aHUS"]).exit_code == 0
+
+    def prisma() -> dict:
+        out = runner.invoke(app, ["report", "prisma", "--study", "aHUS", "--json"])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.stdout)
+
+    before = prisma()
+    assert not any("reviewer decision" in n for n in before["notes"])
+    merged = runner.invoke(app, ["dedup", *FILES, "--study", "aHUS", "--review"], input="m\n")
+    assert merged.exit_code == 0, merged.output
+    after = prisma()
+    ident_before, ident_after = before["identification"], after["identification"]
+    assert ident_after["records_identified"] == ident_before["records_identified"]
+    assert ident_after["duplicates_removed"] == ident_before["duplicates_removed"] + 1
+    assert any("1 reviewer decision(s)" in n and "1 merged" in n for n in after["notes"])
+    # the merge withdrawn: back to the automatic count
+    hist = json.loads(runner.invoke(app, ["dedup-history", "aHUS", "--json"]).stdout)["entries"]
+    seq = next(e["seq"] for e in hist if e["kind"] == "decision")
+    assert runner.invoke(app, ["dedup-history", "aHUS", "--undo", str(seq)]).exit_code == 0
+    assert prisma()["identification"] == ident_before

@@ -3,7 +3,8 @@
 Per database: the strategy exactly as run (the executed expression of each lane), the
 filters and limits, the date and the records retrieved. Identification numbers come
 from the runs and imports of a Study: records per source, duplicates removed (the
-automatic decisions of ``litdesk.core.dedup`` over every retrieved and imported record),
+automatic decisions of ``litdesk.core.dedup`` over every retrieved and imported record,
+with the Study's reviewer decisions in force on imported records applied over them),
 records after deduplication. Rendered as Markdown and as one self-contained HTML page
 (inline CSS, no scripts, a CSP meta tag, every value escaped) with an SVG flow diagram.
 """
@@ -11,11 +12,11 @@ records after deduplication. Rendered as Markdown and as one self-contained HTML
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from litdesk.core.dedup import deduplicate
+from litdesk.core.dedup import Decision, deduplicate
 from litdesk.core.records import Paper
 
 from ._run import SearchRun
@@ -57,13 +58,16 @@ class DatabaseSearch:
 @dataclass(frozen=True, slots=True)
 class ImportSource:
     """An imported file: its label (file name and format), date, records and the source
-    digest (``sha256:…`` of the file's bytes; the same file imported again is one source)."""
+    digest (``sha256:…`` of the file's bytes; the same file imported again is one source).
+    ``record_digests`` (the raw records' digests, in the order of ``papers``; empty when not
+    known) are what the Study's reviewer decisions are keyed by."""
 
     id: str
     label: str
     date: str
     papers: tuple[Paper, ...]
     digest: str | None = None
+    record_digests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +114,19 @@ class PrismaReport:
 
 
 def build_prisma(
-    study: str, runs: Sequence[SearchRun], imports: Sequence[ImportSource]
+    study: str,
+    runs: Sequence[SearchRun],
+    imports: Sequence[ImportSource],
+    *,
+    decisions: Mapping[tuple[str, str], Decision] | None = None,
 ) -> PrismaReport:
     """Count records per source and deduplicate everything the Study identified.
+
+    ``decisions`` (the Study's reviewer decisions in force, keyed by the two raw records'
+    digests, sorted) apply to imported records whose digests are known: a pair a reviewer
+    merged counts as a duplicate removed, one kept separate does not; identifier rules are
+    never overridden (that is :func:`litdesk.core.dedup.deduplicate`'s rule). The report
+    notes how many reviewer decisions it applied.
 
     A run contributes the hits it kept (its lanes' records after identifier fusion are
     counted per lane as retrieved; cross-lane duplicates inside a run count as removed).
@@ -122,6 +136,7 @@ def build_prisma(
     searches: list[DatabaseSearch] = []
     per_source: dict[str, int] = {}
     papers: list[Paper] = []
+    digests: list[str | None] = []
     notes: list[str] = []
     for run in runs:
         for lane in run.lanes:
@@ -143,6 +158,7 @@ def build_prisma(
             if lane.status == "ok":
                 per_source[name] = per_source.get(name, 0) + lane.returned
         papers.extend(h.paper for h in run.hits)
+        digests.extend(None for _ in run.hits)
         if run.reused_from:
             notes.append(f"run {run.id} reused the results of run {run.reused_from}")
     run_records = sum(per_source.values())
@@ -163,8 +179,17 @@ def build_prisma(
         per_source[label] = per_source.get(label, 0) + len(imp.papers)
         rows.append((imp.id, imp.label, imp.date, len(imp.papers)))
         papers.extend(imp.papers)
+        known = len(imp.record_digests) == len(imp.papers)
+        digests.extend(imp.record_digests if known else (None for _ in imp.papers))
     identified = sum(per_source.values())
-    groups = deduplicate(papers, auto_only=True).groups
+    reviewed = _reviewed(digests, decisions or {})
+    if reviewed:
+        notes.append(
+            f"{len(reviewed)} reviewer decision(s) on imported records applied "
+            f"({sum(1 for d in reviewed.values() if d == 'merge')} merged, "
+            f"{sum(1 for d in reviewed.values() if d == 'distinct')} kept separate)"
+        )
+    groups = deduplicate(papers, reviewed=reviewed).groups
     after = len(papers) - sum(len(g) - 1 for g in groups)
     if fused_away < 0:
         notes.append("some runs keep fewer lane records than they retrieved (older runs)")
@@ -178,6 +203,25 @@ def build_prisma(
         after_dedup=after,
         notes=tuple(notes),
     )
+
+
+def _reviewed(
+    digests: Sequence[str | None], decisions: Mapping[tuple[str, str], Decision]
+) -> dict[tuple[int, int], Decision]:
+    """The reviewer decisions as pairs of positions (``a < b``) among the identified records."""
+    if not decisions:
+        return {}
+    at: dict[str, list[int]] = {}
+    for i, d in enumerate(digests):
+        if d is not None:
+            at.setdefault(d, []).append(i)
+    out: dict[tuple[int, int], Decision] = {}
+    for (a, b), decision in decisions.items():
+        for i in at.get(a, ()):
+            for j in at.get(b, ()):
+                if i != j:
+                    out[(min(i, j), max(i, j))] = decision
+    return out
 
 
 def _md(value: object) -> str:

@@ -26,6 +26,7 @@ from litdesk.core.runs import (
     read_judgments,
     read_manifest,
 )
+from litdesk.services.dedup import study_decisions
 
 from ._fused import load_run
 
@@ -81,11 +82,15 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
         trace = read_import(doc.json())[0]
         label = f"{Path(trace.source.path).name} ({trace.source.format})"
         imports.append(
-            ImportSource(doc.id, label, doc.created_at, tuple(trace.papers), trace.source.sha256)
-        )
+            ImportSource(
+                doc.id, label, doc.created_at, tuple(trace.papers), trace.source.sha256,
+                tuple(r.digest for r in trace.records),
+            )
+        )  # fmt: skip
     if not runs and not imports:
         raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
-    return build_prisma(row.name, runs, imports)
+    decisions = study_decisions(store, row.id, owner=owner)
+    return build_prisma(row.name, runs, imports, decisions=decisions)
 
 
 def freeze(run: SearchRun) -> dict[str, Any]:
