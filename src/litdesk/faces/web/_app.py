@@ -17,7 +17,13 @@ from fastapi.staticfiles import StaticFiles
 
 from litdesk import __version__
 from litdesk._settings import Settings
-from litdesk.services.desk import Desk, dedup_handlers, import_handlers, open_desk
+from litdesk.services.desk import (
+    Desk,
+    assist_handlers,
+    dedup_handlers,
+    import_handlers,
+    open_desk,
+)
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library_desk import LibraryDesk
 from litdesk.services.synthesis import report_csp
@@ -63,6 +69,7 @@ async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIter
         **pdfs.handlers(),
         **dedup_handlers(desk),  # a Study's deduplication runs (the dedup review page)
         **import_handlers(desk),  # large web imports into a Study (POST /api/v1/imports)
+        **assist_handlers(desk),  # AI-assistance model calls (evidence, summary, strategy)
     }
     runner = JobRunner(
         queue,
