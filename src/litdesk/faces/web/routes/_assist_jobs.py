@@ -35,7 +35,7 @@ def get_assist(request: Request, desk: DeskDep) -> AssistDesk:
     jobs: Jobs | None = getattr(request.app.state, "jobs", None)
     if jobs is None:  # a stand-in desk (tests) has no store and no job queue
         raise RefusedError("AI assistance needs the store's job queue", code="no_jobs")
-    runner: JobRunner | None = getattr(request.app.state, "runner", None)
+    runner: JobRunner | None = getattr(request.app.state, "assist_runner", None)
     return AssistDesk(desk, jobs, wake=runner.wake if runner is not None else None)
 
 
