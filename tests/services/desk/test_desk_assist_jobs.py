@@ -184,6 +184,30 @@ def test_an_allowance_refusal_comes_at_submit_with_its_wait(
     on_desk(limited, body)
 
 
+def test_an_allowance_spent_while_the_job_waited_is_its_failure(
+    settings: Settings, model: ScriptedModelServer
+) -> None:
+    """Two jobs queued before either ran, one call left: the second fails with the refusal
+    (its code and wait kept for the page), and no second call is made."""
+    model.script(Scripted(_good()), Scripted(_good()))
+    limited = settings.model_copy(update={"assist_owner_daily_requests": 1})
+
+    def body(desk: Desk) -> None:
+        ad = AssistDesk(desk, Jobs(desk.store))
+        token = token_of(desk)
+        first = wait(desk, ad.suggest_evidence(PAPER, consent=token))
+        second = wait(desk, ad.suggest_evidence(PAPER, consent=token))
+        assert ad.work(first.id).status == "done"
+        ended = ad.work(second.id)
+        assert ended.status == "failed" and ended.error is not None
+        assert ended.error["error"] == "AllowanceRefused"
+        assert ended.error["code"] == "owner_daily_limit"
+        assert ended.error["retry_after"] > 0
+        assert len(model.requests) == 1 and [f for _i, f, _s in calls(desk)] == ["extract"]
+
+    on_desk(limited, body)
+
+
 def _die_holding(jobs: Jobs, job_id: str) -> None:
     """A worker claims the job and dies (never heartbeats): its lease runs out."""
     claimed = jobs.claim([EXTRACT_KIND, SUMMARY_KIND, STRATEGY_KIND], "dead:1:x", 1.0)
