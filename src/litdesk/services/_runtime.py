@@ -20,11 +20,12 @@ thread), allowance reservations run off the event loop, and nothing here changes
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import httpx
 
@@ -64,6 +65,7 @@ __all__ = [
     "provider_transport",
 ]
 
+T = TypeVar("T")
 LOCAL_OWNER: Final = "local"
 #: Lanes whose answers may be larger than the settings' response cap.
 _BODY_LIMITS: Final = {"fulltext": MAX_FULLTEXT_BYTES}
@@ -217,6 +219,15 @@ class Runtime:
             return None
         trace = await self.search(request, owner=owner)
         return adopted_paper(trace, request.providers[0])
+
+    def from_thread(self, coro: Coroutine[object, object, T]) -> Future[T]:
+        """Run ``coro`` on the runtime's event loop from a worker thread (a job handler);
+        the caller waits on the future (and may cancel it, which cancels the task)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            coro.close()
+            raise RefusedError("the runtime is not open", code="runtime_closed")
+        return asyncio.run_coroutine_threadsafe(coro, loop)
 
     def thread_lookup(self, *, owner: str | None = None) -> Callable[[str, str], Paper | None]:
         """:meth:`adoption_lookup` for synchronous code running in a worker thread (PDF

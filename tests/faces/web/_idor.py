@@ -16,6 +16,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
+from tests.faces.web._assist_jobs import settle
 from tests.faces.web._library import make_pdfs
 from tests.faces.web._team import TeamServer, add_accounts, team_server
 
@@ -145,24 +146,29 @@ def _ana_assisted(ana: httpx.Client, model: ScriptedModelServer, paper: str, stu
     r = ana.post("/api/v1/assist/extract/preview", json={"paper_id": paper})
     assert r.status_code == 200, r.text
     token = r.json()["consent"]["token"]
-    r = ana.post("/api/v1/assist/extract", json={"paper_id": paper, "consent": token})
-    assert r.status_code == 200, r.text
-    draft = r.json()["draft_id"]
+    extract = settle(
+        ana, ana.post("/api/v1/assist/extract", json={"paper_id": paper, "consent": token})
+    )
+    assert extract.status == 200 and extract.job, extract.body
+    draft = extract.body["draft_id"]
     r = ana.post(f"/api/v1/assist/drafts/{draft}/save", json={"reviewed": True})
     assert r.status_code == 200, r.text
     evidence = r.json()["evidence_id"]
     base = f"/api/v1/studies/{study}"
     r = ana.post(f"{base}/summary/notice", json={"focus": "overview"})
     assert r.status_code == 200, r.text
-    r = ana.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
-    assert r.status_code == 200, r.text
-    summary_draft = r.json()["draft_id"]
+    summary = settle(
+        ana, ana.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
+    )
+    assert summary.status == 200 and summary.job, summary.body
+    summary_draft = summary.body["draft_id"]
     r = ana.post(f"{base}/reports", json={"draft_id": summary_draft, "reviewed": True})
     assert r.status_code == 200, r.text
     return {
         "draft_id": [draft, summary_draft],
         "evidence_id": [evidence],
         "report_id": [r.json()["id"]],
+        "job_id": [extract.job["id"], summary.job["id"]],  # the model calls' jobs
     }
 
 
@@ -235,7 +241,7 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
         assisted
         | library
         | {
-            "job_id": [job_id, *library["job_id"]],
+            "job_id": [job_id, *library["job_id"], *assisted["job_id"]],
             "paper_id": [private, in_study],
             "paper_ids": [[private, in_study]],
             "ref": [study_id, MARKERS[0]],

@@ -19,6 +19,7 @@ from tests._model_servers import (
     assist_settings,
     model_server,
 )
+from tests.faces.web._assist_jobs import settle
 from tests.faces.web._server import Running, free_port, serve_app
 from tests.services.assist._extract_kit import answer, the_paper
 
@@ -78,11 +79,15 @@ def test_api_preview_suggest_save_provenance(both):
         )
         assert no.status_code == 409 and no.json()["code"] == "consent_stale"
         assert server.requests == []
-        r = c.post(
+        submitted = c.post(
             "/api/v1/assist/extract", json={"paper_id": PAPER, "consent": p["consent"]["token"]}
         )
-        assert r.status_code == 200, r.text
-        d = r.json()
+        assert submitted.status_code == 202, submitted.text
+        job = submitted.json()["job"]
+        assert job["kind"] == "assist.extract" and job["active"] and "params" not in job
+        r = settle(c, submitted)
+        assert r.status == 200, r.body
+        d = r.body
         assert set(d["fields"]) == {"population", "finding"} and d["dropped"] == ["method"]
         unreviewed = c.post(f"/api/v1/assist/drafts/{d['draft_id']}/save", json={})
         assert unreviewed.status_code == 403 and unreviewed.json()["code"] == "review_required"
@@ -104,7 +109,8 @@ def test_api_preview_suggest_save_provenance(both):
         assert [x["evidence_id"] for x in listed] == [s["evidence_id"]]
         reader = c.get(f"/paper/{PAPER}").text
         assert 'id="suggest-evidence"' in reader and "<script" not in reader.split("<main")[1]
-        for text in (prev.text, r.text, saved.text, reader):
+        watched = c.get(r.job["status_url"] if r.job else "").text
+        for text in (prev.text, submitted.text, watched, saved.text, reader):
             _no_secret(text)
 
 
@@ -115,9 +121,10 @@ def test_api_refusals_and_allowance(one):
         token = c.post("/api/v1/assist/extract/preview", json={"paper_id": PAPER}).json()[
             "consent"
         ]["token"]
-        r = c.post("/api/v1/assist/extract", json={"paper_id": PAPER, "consent": token})
-        assert r.status_code == 403 and r.json()["code"] == "hidden_reasoning_only"
-        assert "only hidden reasoning" in r.json()["message"]
+        r = settle(c, c.post("/api/v1/assist/extract", json={"paper_id": PAPER, "consent": token}))
+        assert r.status == 403 and r.body["code"] == "hidden_reasoning_only"
+        assert "only hidden reasoning" in r.body["message"]
+        assert r.job is not None and r.job["status"] == "failed"
         with running.client() as foreign:  # no Origin, no CSRF: refused before anything runs
             bad = foreign.post("/api/v1/assist/extract", json={"paper_id": PAPER, "consent": token})
             assert bad.status_code == 403
@@ -133,7 +140,7 @@ def test_api_allowance_refusal_is_429(tmp_settings, tmp_path):
                     "consent"
                 ]["token"]
                 first = c.post("/api/v1/assist/extract", json={"paper_id": PAPER, "consent": token})
-                assert first.status_code == 200
+                assert settle(c, first).status == 200
                 second = c.post(
                     "/api/v1/assist/extract", json={"paper_id": PAPER, "consent": token}
                 )

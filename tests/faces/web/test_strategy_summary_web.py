@@ -17,6 +17,7 @@ from tests.faces.web._assist_app import (
     assist_app,
     summary_answer,
 )
+from tests.faces.web._assist_jobs import settle
 
 
 @pytest.fixture
@@ -37,14 +38,18 @@ def test_strategy_api_consent_then_suggest(live: AssistRunning) -> None:
         assert r.status_code == 403 and r.json()["code"] == "consent_stale"
         assert live.model.requests == []
         live.model.script(Scripted(json.dumps(SUGGESTION)))
-        r = c.post("/api/v1/strategy/suggest", json={"question": q, "consent": notice["token"]})
-        assert r.status_code == 200, r.text
-        body = r.json()
+        submitted = c.post(
+            "/api/v1/strategy/suggest", json={"question": q, "consent": notice["token"]}
+        )
+        assert submitted.status_code == 202, submitted.text
+        r = settle(c, submitted)
+        assert r.status == 200, r.body
+        body = r.body
         assert [g["terms"] for g in body["groups"]] == [
             ["R21", "malaria vaccine"],
             ["children", "infants"],
         ]
-        assert SECRET_OPENAI_KEY not in r.text
+        assert SECRET_OPENAI_KEY not in submitted.text + json.dumps(r.job)
 
 
 def test_summary_api_flow(live: AssistRunning) -> None:
@@ -58,12 +63,15 @@ def test_summary_api_flow(live: AssistRunning) -> None:
         ).json()
         assert '"id": "S1"' not in notice["text"] and INJECTED in notice["text"]
         live.model.respond_with(summary_answer)
-        r = c.post(
-            f"{base}/summary",
-            json={"focus": "overview", "deselected": ["S1"], "consent": notice["token"]},
+        a = settle(
+            c,
+            c.post(
+                f"{base}/summary",
+                json={"focus": "overview", "deselected": ["S1"], "consent": notice["token"]},
+            ),
         )
-        assert r.status_code == 200, r.text
-        draft = r.json()
+        assert a.status == 200, a.body
+        draft = a.body
         assert [p["text"] for p in draft["sections"]["overview"]] == [
             "R21 cut clinical malaria by 75%.",
             "A note holds an instruction.",
@@ -194,9 +202,9 @@ def test_report_html_works_offline_under_its_own_policy(
     live.model.respond_with(summary_answer)
     with live.web.writer() as c:
         notice = c.post(f"{base}/summary/notice", json={"focus": "handover"}).json()
-        draft = c.post(
-            f"{base}/summary", json={"focus": "handover", "consent": notice["token"]}
-        ).json()
+        draft = settle(
+            c, c.post(f"{base}/summary", json={"focus": "handover", "consent": notice["token"]})
+        ).body
         rid = c.post(
             f"{base}/reports", json={"draft_id": draft["draft_id"], "reviewed": True}
         ).json()["id"]

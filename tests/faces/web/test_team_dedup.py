@@ -47,8 +47,15 @@ class Server:
 
 
 @contextmanager
-def two_servers(tmp_path: Path, url: str, step_s: float) -> Iterator[tuple[Server, Server]]:
-    """Two separate team server processes (one worker each) over the schema ``url``."""
+def two_servers(
+    tmp_path: Path,
+    url: str,
+    step_s: float,
+    env_extra: dict[str, str] | None = None,
+    first_extra: dict[str, str] | None = None,
+) -> Iterator[tuple[Server, Server]]:
+    """Two separate team server processes (one worker each) over the schema ``url``
+    (``env_extra``: more settings of both; ``first_extra``: of the first only)."""
     cassette = tmp_path / "cassette"
     write_cassette(cassette, "tumour growth", epmc_body([epmc_record(1)]))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
@@ -59,7 +66,7 @@ def two_servers(tmp_path: Path, url: str, step_s: float) -> Iterator[tuple[Serve
         "LITDESK_JOBS_LEASE_SECONDS": "2",
         "LITDESK_JOBS_POLL_SECONDS": "0.2",
         "LITDESK_DEDUP_TEST_STEP_SECONDS": str(step_s),
-    }
+    } | (env_extra or {})
     servers: list[Server] = []
     try:
         for n in (1, 2):  # one after the other: the first applies the migrations
@@ -69,7 +76,7 @@ def two_servers(tmp_path: Path, url: str, step_s: float) -> Iterator[tuple[Serve
                 proc = subprocess.Popen(
                     [sys.executable, "-c", "from litdesk.faces.cli import main; main()",
                      "serve", "--team", "--port", str(port), "--replay", str(cassette)],
-                    env=env,
+                    env=env | (first_extra or {} if n == 1 else {}),
                     stderr=sink,
                 )  # fmt: skip
             server = Server(f"http://127.0.0.1:{port}", proc, log)

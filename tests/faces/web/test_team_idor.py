@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import sqlalchemy as sa
+from tests.faces.web._assist_jobs import settle
 from tests.faces.web._idor import (
     MARKERS,
     OWN_RECORD_WRITES,
@@ -155,9 +156,12 @@ def test_a_viewer_drafts_a_summary_an_editor_saves_it(server: Served, tmp_path: 
         assert r.status_code == 200, r.text
         assert MARKERS[0] in r.text and MARKERS[2] not in r.text  # ana's notes are private
         assert MARKERS[3] not in r.text  # and so is her evidence
-        r = bob.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]})
-        assert r.status_code == 200, r.text
-        draft = r.json()["draft_id"]
+        drafted = settle(
+            bob,
+            bob.post(f"{base}/summary", json={"focus": "overview", "consent": r.json()["token"]}),
+        )
+        assert drafted.status == 200, drafted.body
+        draft = drafted.body["draft_id"]
         r = bob.post(f"{base}/reports", json={"draft_id": draft, "reviewed": True})
         assert r.status_code == 403, r.text
         assert bob.get(f"{base}/reports").json()["reports"] == []

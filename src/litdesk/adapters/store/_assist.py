@@ -8,7 +8,10 @@
   store failure refuses (``store_unavailable``): the allowance fails closed. The daily
   counts and the spacing may be limited to a *pool* of features (the paper chat's and
   the report builds' model calls are pools of their own beside the assistance's); one
-  call in flight per owner holds across every feature.
+  call in flight per owner holds across every feature. A reservation may carry its own
+  id (a job's key): a second reservation under that id is refused (``reserved_before``)
+  and the first one's unfinished row is settled as failed, so a job claimed again after
+  its worker died never reserves — nor makes — its call twice.
 * ``assist_drafts`` — model suggestions waiting for a person's review.
 * ``assist_provenance`` — how a saved evidence record was assisted.
 """
@@ -16,6 +19,7 @@
 from __future__ import annotations
 
 import math
+import re
 import secrets
 import time
 from collections.abc import Sequence
@@ -52,6 +56,7 @@ _ASSIST_LOCK: Final = 1909102031
 _OWNER_MAX: Final = 200
 CallStatus = Literal["in_flight", "ok", "failed", "cancelled"]
 _FINAL: Final = frozenset({"ok", "failed", "cancelled"})
+_CALL_ID: Final = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 
 _meta = sa.MetaData()
 
@@ -92,8 +97,9 @@ assist_provenance = sa.Table(
 @dataclass(frozen=True, slots=True)
 class AssistReservation:
     """``allowed`` with the call's ``id``; else ``reason`` (``daily_limit``,
-    ``owner_daily_limit``, ``in_flight``, ``too_soon``, ``store_unavailable``) and, when
-    waiting helps, ``retry_after`` seconds."""
+    ``owner_daily_limit``, ``in_flight``, ``too_soon``, ``store_unavailable``, or
+    ``reserved_before`` with the ``id`` given, whose call an earlier attempt reserved)
+    and, when waiting helps, ``retry_after`` seconds."""
 
     allowed: bool
     reason: str
@@ -124,14 +130,21 @@ def assist_reserve(
     now: float | None = None,
     features: Sequence[str] | None = None,
     other_than: Sequence[str] = (),
+    call_id: str | None = None,
+    peek: bool = False,
 ) -> AssistReservation:
     """Reserve one model call for ``owner`` now, atomically, or say why not.
 
     ``stale_after``: an in-flight row older than this (a crashed process) no longer
     blocks the owner (it still counts). ``features`` / ``other_than``: the pool whose
     calls the daily limits and the spacing count (default: every feature); a call in
-    flight of any feature blocks the owner."""
+    flight of any feature blocks the owner. ``call_id``: the reservation's id (a job's
+    key): when a row with it exists, nothing is reserved (``reserved_before``) and that
+    row, if still in flight, is finished as ``failed`` (its call counts once). ``peek``:
+    only say whether a reservation would be allowed now (nothing is written)."""
     _check_owner(owner)
+    if call_id is not None and not _CALL_ID.match(call_id):
+        raise InputError("a call id is 8 to 64 letters, digits, - or _", code="bad_argument")
     if total_limit < 1 or owner_limit < 1:
         raise InputError("limits must be at least 1", code="bad_argument")
     owner_limit = min(owner_limit, total_limit)
@@ -146,6 +159,8 @@ def assist_reserve(
     try:
         with store.write() as conn:
             store.lock(conn, _ASSIST_LOCK, "assist")
+            if call_id is not None and _settle_earlier(conn, call_id, t):
+                return AssistReservation(False, "reserved_before", id=call_id)
             total = conn.execute(
                 sa.select(sa.func.count()).select_from(assist_calls).where(c.day == day, *pool)
             ).scalar_one()
@@ -171,7 +186,9 @@ def assist_reserve(
             if spacing > 0 and last is not None and t - float(last) < spacing:
                 wait = max(1, math.ceil(spacing - (t - float(last))))
                 return AssistReservation(False, "too_soon", retry_after=wait)
-            call_id = f"ac-{time.time_ns():016x}{secrets.token_hex(4)}"
+            if peek:
+                return AssistReservation(True, "ok")
+            call_id = call_id or f"ac-{time.time_ns():016x}{secrets.token_hex(4)}"
             conn.execute(
                 sa.insert(assist_calls).values(
                     id=call_id,
@@ -186,6 +203,24 @@ def assist_reserve(
     except (LitdeskError, sa.exc.SQLAlchemyError):
         return AssistReservation(False, "store_unavailable")
     return AssistReservation(True, "ok", id=call_id)
+
+
+def _settle_earlier(conn: Connection, call_id: str, now: float) -> bool:
+    """Whether ``call_id`` was reserved before; its row, if still in flight (its process
+    died during the call), is finished as failed: the call counts once and no longer
+    blocks the owner."""
+    found = conn.execute(
+        sa.select(assist_calls.c.status).where(assist_calls.c.id == call_id)
+    ).first()
+    if found is None:
+        return False
+    if found.status == "in_flight":
+        conn.execute(
+            sa.update(assist_calls)
+            .where(assist_calls.c.id == call_id, assist_calls.c.status == "in_flight")
+            .values(status="failed", finished_at=now)
+        )
+    return True
 
 
 def assist_finish(

@@ -17,7 +17,13 @@ from fastapi.staticfiles import StaticFiles
 
 from litdesk import __version__
 from litdesk._settings import Settings
-from litdesk.services.desk import Desk, dedup_handlers, import_handlers, open_desk
+from litdesk.services.desk import (
+    Desk,
+    assist_handlers,
+    dedup_handlers,
+    import_handlers,
+    open_desk,
+)
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library_desk import LibraryDesk
 from litdesk.services.synthesis import report_csp
@@ -53,8 +59,10 @@ API_PREFIX: Final = "/api/v1"
 
 @asynccontextmanager
 async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIterator[None]:
-    """The job queue and this process's job runner (handlers by kind, a plain dict) for
-    the app's lifetime; on shutdown running jobs are handed back to the queue."""
+    """The job queue and this process's job runners (handlers by kind, a plain dict) for
+    the app's lifetime; on shutdown running jobs are handed back to the queue. The
+    AI-assistance calls have a runner of their own, so that a person waiting for a
+    suggestion never waits behind a long PDF indexing or report build."""
     queue = Jobs(desk.store)
     shelf = LibraryDesk(desk.runtime, queue)
     pdfs = open_library_state(app, desk, queue)  # viewer, paper chat, report wizard
@@ -71,13 +79,22 @@ async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIter
         lease_s=settings.jobs_lease_seconds,
         poll_s=settings.jobs_poll_seconds,
     )
+    assist = JobRunner(  # AI-assistance model calls (evidence, summary, strategy)
+        queue,
+        assist_handlers(desk),
+        slots=max(1, settings.jobs_worker_slots),
+        lease_s=settings.jobs_lease_seconds,
+        poll_s=settings.jobs_poll_seconds,
+    )
     app.state.jobs, app.state.library, app.state.runner = queue, shelf, runner
+    app.state.assist_runner = assist
     if settings.jobs_worker_slots > 0:
         runner.start()
+        assist.start()
     try:
         yield
     finally:
-        await asyncio.to_thread(runner.stop)
+        await asyncio.gather(asyncio.to_thread(runner.stop), asyncio.to_thread(assist.stop))
         close_library_state(app)
 
 

@@ -7,6 +7,7 @@ from ._allowance import (
     REPORT_BUILD_FEATURE,
     AllowanceRefused,
     AssistAllowance,
+    CallInterrupted,
     Ticket,
 )
 from ._call import (
@@ -48,6 +49,7 @@ __all__ = [
     "AssistBackend",
     "AssistUnavailable",
     "Assistant",
+    "CallInterrupted",
     "CallRecord",
     "ModelAnswer",
     "ModelCall",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from litdesk._errors import RefusedError
+from litdesk._errors import ExternalError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.store import (
     CallStatus,
@@ -31,6 +31,7 @@ __all__ = [
     "REPORT_BUILD_FEATURE",
     "AllowanceRefused",
     "AssistAllowance",
+    "CallInterrupted",
     "Ticket",
 ]
 
@@ -61,6 +62,13 @@ class AllowanceRefused(RefusedError):
     default_code = "allowance"
 
 
+class CallInterrupted(ExternalError):
+    """An earlier attempt of this job reserved its model call and stopped (its worker
+    died) before recording the answer: the call counts once and is not made again."""
+
+    default_code = "call_interrupted"
+
+
 @dataclass(frozen=True, slots=True)
 class Ticket:
     """One reserved model call."""
@@ -80,9 +88,19 @@ class AssistAllowance:
         self.settings = settings
         self._clock = clock
 
-    def reserve(self, owner: str, feature: str) -> Ticket:
+    def reserve(self, owner: str, feature: str, *, key: str | None = None) -> Ticket:
         """Reserve one call of ``feature`` for ``owner`` (an account's allowance is kept under
-        the SHA-256 of its id, as the provider allowances are; ``local`` stays ``local``)."""
+        the SHA-256 of its id, as the provider allowances are; ``local`` stays ``local``).
+        ``key`` (a job's id): at most one reservation ever under it — a second one raises
+        :class:`CallInterrupted` (the first attempt's call counts, once)."""
+        return self._reserve(owner, feature, key=key, peek=False)
+
+    def check(self, owner: str, feature: str) -> None:
+        """Raise :class:`AllowanceRefused` when a call of ``feature`` would be refused now
+        (a job's submit: refused at once rather than from the queue); nothing is reserved."""
+        self._reserve(owner, feature, key=None, peek=True)
+
+    def _reserve(self, owner: str, feature: str, *, key: str | None, peek: bool) -> Ticket:
         owner = allowance_owner(owner)
         pool = self._pool(feature)
         answer = assist_reserve(
@@ -96,9 +114,17 @@ class AssistAllowance:
             now=self._clock(),
             features=pool.features,
             other_than=pool.other_than,
+            call_id=None if key is None else f"job-{key}",
+            peek=peek,
         )
-        if answer.allowed and answer.id is not None:
-            return Ticket(answer.id, owner, feature)
+        if answer.allowed:
+            return Ticket(answer.id or "", owner, feature)
+        if answer.reason == "reserved_before":
+            raise CallInterrupted(
+                "the worker making this model call stopped before its answer was recorded; "
+                "the call counts against today's allowance and is not made again; nothing "
+                "was saved — ask again",
+            )
         owner_limit = min(pool.owner, pool.total)
         name = pool.label
         messages = {

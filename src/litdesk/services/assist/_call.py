@@ -201,13 +201,18 @@ class Assistant:
         owner: str,
         consent: str | None,
         preflight: Callable[[], None] | None = None,
+        key: str | None = None,
     ) -> ModelAnswer:
         """Send ``call`` once, after consent, a reservation and ``preflight`` (a refusal
         there releases the reservation). Raises :class:`AnswerRefused` for a length stop,
         a refusal, only hidden reasoning or an empty answer; model errors pass through.
-        Every call that was sent counts, whatever its outcome."""
+        Every call that was sent counts, whatever its outcome. ``key`` (a job's id): the
+        reservation's key — a job claimed again after its worker died gets
+        :class:`~._allowance.CallInterrupted` instead of a second call."""
         check_consent(consent, self.notice(call.user))
-        ticket = await asyncio.to_thread(self.allowance.reserve, owner, call.feature)
+        ticket = await asyncio.to_thread(
+            lambda: self.allowance.reserve(owner, call.feature, key=key)
+        )
         if preflight is not None:
             try:
                 preflight()

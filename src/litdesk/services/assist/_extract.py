@@ -293,9 +293,12 @@ class EvidenceAssistant:
         consent: str | None,
         source: ExtractionSource = "abstract",
         section: str | None = None,
+        key: str | None = None,
+        draft_id: str | None = None,
     ) -> SuggestionDraft:
         """One guarded call with the consent token of the current preview; a verified
-        draft is stored for review (nothing else is saved)."""
+        draft is stored for review (nothing else is saved). ``key``: the allowance key of
+        the call (a job's id); ``draft_id``: the draft's id (a job's own)."""
         prev = await self.preview(paper_ref, source=source, section=section)
         call = ModelCall(
             feature=FEATURE,
@@ -306,7 +309,7 @@ class EvidenceAssistant:
             max_tokens=EXTRACTION_MAX_TOKENS,
             max_answer_chars=EXTRACTION_MAX_ANSWER_CHARS,
         )
-        answer = await self.assistant.call(call, owner=self.owner, consent=consent)
+        answer = await self.assistant.call(call, owner=self.owner, consent=consent, key=key)
         draft = parse_extraction(answer.text, prev.bounded)
         quoted = {s.block for s in draft.fields.values()}
         data: dict[str, Any] = {
@@ -325,7 +328,7 @@ class EvidenceAssistant:
             "consent": prev.notice.token,
             "call": answer.record.to_dict(),
         }
-        draft_id = _new_id("ad")
+        draft_id = draft_id or _new_id("ad")
         with self.runtime.store.write() as conn:
             assist_insert_draft(
                 conn,

@@ -1,6 +1,15 @@
 """The desk: the use cases of the web workspace over one app-lifetime set of services
 (store, provider transport, fused search), opened once with :func:`open_desk`."""
 
+from ._assist_jobs import (
+    ASSIST_KINDS,
+    EXTRACT_KIND,
+    STRATEGY_KIND,
+    SUMMARY_KIND,
+    AssistDesk,
+    AssistJob,
+    assist_handlers,
+)
 from ._citations import CitationView, citation_browser
 from ._dedup import (
     DEDUP_KIND,
@@ -63,6 +72,13 @@ from ._views import (
 )
 
 __all__ = [
+    "ASSIST_KINDS",
+    "EXTRACT_KIND",
+    "STRATEGY_KIND",
+    "SUMMARY_KIND",
+    "AssistDesk",
+    "AssistJob",
+    "assist_handlers",
     "EXPORT_MEDIA",
     "MAX_OCCURRENCES",
     "MAX_HISTORY",

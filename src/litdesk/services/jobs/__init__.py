@@ -19,7 +19,7 @@ from ._jobs import (
     TooManyJobs,
     new_job_id,
 )
-from ._runner import DEFAULT_LEASE_SECONDS, Handler, JobContext, JobRunner, worker_name
+from ._runner import DEFAULT_LEASE_SECONDS, Handler, JobContext, JobRunner, failure, worker_name
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
@@ -37,6 +37,7 @@ __all__ = [
     "JobView",
     "Jobs",
     "TooManyJobs",
+    "failure",
     "new_job_id",
     "worker_name",
 ]

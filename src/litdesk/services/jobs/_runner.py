@@ -12,7 +12,9 @@ returns promptly. The runner records what happened:
 * a cancel was asked: ``cancelled`` (with the result, if any, of the work done so far);
 * the runner is stopping (server shutdown): the job goes back to the queue and the next
   claim — in this process after a restart, or in any other — resumes it;
-* the handler raised: ``failed`` with the error's message.
+* the handler raised: ``failed`` with the error's message; for a
+  :class:`~litdesk.LitdeskError` the result is ``{"error": ...}`` (:func:`failure`: its
+  class, code, category and ``retry_after``), so a face shows it as it would the error.
 
 A process killed outright stops heartbeating; its job's lease expires and another claim
 resumes it (see :mod:`._jobs`).
@@ -28,16 +30,61 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from litdesk._errors import LitdeskError
+from litdesk._errors import (
+    ConfigError,
+    ExternalError,
+    InputError,
+    IntegrityError,
+    LitdeskError,
+    NotFoundError,
+    RefusedError,
+)
 
 from ._jobs import ClaimedJob, JobLeaseLost, Jobs
 
-__all__ = ["DEFAULT_LEASE_SECONDS", "Handler", "JobContext", "JobRunner", "worker_name"]
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "Handler",
+    "JobContext",
+    "JobRunner",
+    "failure",
+    "worker_name",
+]
 
 _log = logging.getLogger("litdesk.jobs")
 
 DEFAULT_LEASE_SECONDS: Final = 30.0
 DEFAULT_POLL_SECONDS: Final = 1.0
+_CATEGORIES: Final[tuple[tuple[type[LitdeskError], str], ...]] = (
+    (InputError, "input"),
+    (RefusedError, "refused"),
+    (NotFoundError, "not_found"),
+    (ExternalError, "external"),
+    (ConfigError, "config"),
+    (IntegrityError, "integrity"),
+)
+
+
+def failure(exc: LitdeskError) -> dict[str, Any]:
+    """A failed job's result: ``{"error": {error, code, category, message, retry_after,
+    warnings}}`` — the error's class name, stable code, category (``input``, ``refused``,
+    ``not_found``, ``external``, ``config``, ``integrity`` or ``error``), its message (never
+    a credential), the seconds after which trying again may help, and any warnings."""
+    category = next((name for cls, name in _CATEGORIES if isinstance(exc, cls)), "error")
+    retry = exc.details.get("retry_after")
+    warnings = exc.details.get("warnings")
+    return {
+        "error": {
+            "error": type(exc).__name__,
+            "code": exc.code,
+            "category": category,
+            "message": exc.message,
+            "retry_after": retry if isinstance(retry, int) and retry >= 0 else None,
+            "warnings": [str(w)[:500] for w in warnings][:50]
+            if isinstance(warnings, (list, tuple))
+            else [],
+        }
+    }
 
 
 class JobContext:
@@ -234,7 +281,7 @@ class JobRunner:
             try:
                 result = handler(ctx)
             except LitdeskError as exc:
-                self.jobs.fail(job, exc.message)
+                self.jobs.fail(job, exc.message, failure(exc))
                 return
             except Exception as exc:  # noqa: BLE001 - a handler bug fails its job, not the runner
                 _log.exception("job %s (%s) raised", job.id, job.kind)

@@ -55,10 +55,15 @@ class SuggestionView:
 
 
 async def suggest_strategy(
-    assistant: Assistant, question: str, *, owner: str, consent: str | None
+    assistant: Assistant,
+    question: str,
+    *,
+    owner: str,
+    consent: str | None,
+    key: str | None = None,
 ) -> SuggestionView:
     """One model call for ``question`` after ``consent`` (the notice's token); raises
     :class:`~litdesk.core.strategy.SuggestionRefused` when the answer is not exactly a
-    strategy (nothing kept)."""
-    answer = await assistant.call(suggestion_call(question), owner=owner, consent=consent)
+    strategy (nothing kept). ``key``: the call's allowance key (a job's id)."""
+    answer = await assistant.call(suggestion_call(question), owner=owner, consent=consent, key=key)
     return SuggestionView(parse_suggestion(answer.text), answer.record)

@@ -131,14 +131,19 @@ async def summarise_study(
     deselected: Sequence[str] = (),
     owner: str,
     consent: str | None,
+    key: str | None = None,
+    draft_id: str | None = None,
 ) -> SummaryView:
     """One model call for the Study's packet after ``consent`` (the notice's token); the
     verified draft is stored for review (nothing is saved as a report yet). Raises
-    :class:`~litdesk.core.summary.SummaryRefused` when no point survives."""
+    :class:`~litdesk.core.summary.SummaryRefused` when no point survives. ``key``: the
+    call's allowance key (a job's id); ``draft_id``: the draft's id (a job's own)."""
     packet = await asyncio.to_thread(_packet, assistant.store, study, deselected, owner)
-    answer = await assistant.call(summary_call(packet, focus), owner=owner, consent=consent)
+    answer = await assistant.call(
+        summary_call(packet, focus), owner=owner, consent=consent, key=key
+    )
     draft = parse_summary(answer.text, packet)
-    draft_id = "sd_" + secrets.token_hex(12)
+    draft_id = draft_id or "sd_" + secrets.token_hex(12)
     data = {
         "study_id": packet.study_id,
         "title": packet.title,

@@ -1,6 +1,10 @@
 """AI assistance in the web workspace: the reader's "Suggest evidence" (preview of what
 is sent and where, consent bound to that text, one model call, a verified draft, review,
-save with provenance). JSON under ``/api/v1/assist``; the reader includes the panel."""
+save with provenance). JSON under ``/api/v1/assist``; the reader includes the panel.
+
+The model calls (this suggestion, a Study's summary, a strategy suggestion) run as jobs of
+the store's queue: the request answers 202 with the job, watched (and cancelled) under
+``/api/v1/assist/jobs/{id}`` by its owner from any worker."""
 
 from __future__ import annotations
 
@@ -9,14 +13,16 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
-from litdesk._errors import LitdeskError
 from litdesk.core.assist import ConsentRequired
 from litdesk.services.assist import AllowanceRefused, EvidenceAssistant
-from litdesk.services.desk import Desk
+from litdesk.services.desk import EXTRACT_KIND, Desk
 
 from .._deps import DeskDep
+from ._assist_jobs import AssistDep, accepted, job_body, refusal
 from ._common import PAPER_ID, PaperId
+from .jobs import JobId
 
 __all__ = ["api", "pages"]
 
@@ -57,13 +63,6 @@ def _assistant(desk: Desk) -> EvidenceAssistant:
     return EvidenceAssistant(desk.runtime, owner=desk.owner)
 
 
-def _refusal(exc: LitdeskError, status: int) -> JSONResponse:
-    body: dict[str, Any] = {"error": type(exc).__name__, "code": exc.code, "message": exc.message}
-    retry = exc.details.get("retry_after")
-    headers = {"retry-after": str(retry)} if isinstance(retry, int) else None
-    return JSONResponse(body, status_code=status, headers=headers)
-
-
 @api.post("/extract/preview", summary="What would be sent to the model, where, and its token")
 async def preview_api(desk: DeskDep, body: ExtractBody) -> dict[str, Any]:
     ea = _assistant(desk)
@@ -76,22 +75,31 @@ async def preview_api(desk: DeskDep, body: ExtractBody) -> dict[str, Any]:
 
 @api.post(
     "/extract",
-    summary="Suggest evidence (one model call, with the preview's consent token); a draft",
+    summary="Suggest evidence (one model call, with the preview's consent token): a job",
+    status_code=202,
     response_model=None,
 )
-async def extract_api(desk: DeskDep, body: SuggestBody) -> dict[str, Any] | JSONResponse:
-    ea = _assistant(desk)
+async def extract_api(assist: AssistDep, body: SuggestBody) -> JSONResponse:
+    """Checks the consent token against the text at once (409 when it changed) and the
+    allowance (429 with ``Retry-After``), then answers 202 with the job; its
+    ``status_url`` gives the draft when done, or the error the call met."""
     try:
-        draft = await ea.suggest(
+        job = await assist.suggest_evidence(
             body.paper_id, consent=body.consent, source=body.source, section=body.section or None
         )
-    except ConsentRequired as exc:
-        return _refusal(exc, 409)  # the text changed: review it again
-    except AllowanceRefused as exc:
-        return _refusal(exc, 503 if exc.code == "store_unavailable" else 429)
-    finally:
-        ea.close()
-    return draft.to_dict()
+    except (ConsentRequired, AllowanceRefused) as exc:
+        return refusal(exc, EXTRACT_KIND)
+    return accepted(job)
+
+
+@api.get("/jobs/{job_id}", summary="An assistance call's job: its state, then result or error")
+async def job_api(assist: AssistDep, job_id: JobId) -> dict[str, Any]:
+    return job_body(await run_in_threadpool(assist.job, job_id))
+
+
+@api.post("/jobs/{job_id}/cancel", summary="Stop waiting for the model (the call still counts)")
+async def cancel_api(assist: AssistDep, job_id: JobId) -> dict[str, Any]:
+    return job_body(await run_in_threadpool(assist.cancel, job_id))
 
 
 @api.get("/drafts/{draft_id}", summary="A stored draft of suggested evidence")

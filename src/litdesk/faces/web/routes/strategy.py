@@ -1,20 +1,24 @@
 """The search page's strategy tools: the concept-group builder (``/api/v1/strategy/build``,
-no model) and the model's suggested concept groups (``/api/v1/strategy/suggest``)."""
+no model) and the model's suggested concept groups (``/api/v1/strategy/suggest``, a job
+of the store's queue watched under ``/api/v1/assist/jobs/{id}``)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from litdesk.core.assist import ConsentRequired
 from litdesk.core.strategy import ConceptGroup
-from litdesk.services.assist import Assistant
-from litdesk.services.desk import Desk
-from litdesk.services.strategy import build_strategy, suggest_strategy, suggestion_notice
+from litdesk.services.assist import AllowanceRefused, Assistant
+from litdesk.services.desk import STRATEGY_KIND, Desk
+from litdesk.services.strategy import build_strategy, suggestion_notice
 
 from .._deps import DeskDep
+from ._assist_jobs import AssistDep, accepted, refusal
 
 __all__ = ["api", "pages"]
 
@@ -61,10 +65,18 @@ async def strategy_notice(desk: DeskDep, body: QuestionBody) -> dict[str, Any]:
     return await run_in_threadpool(_notice, desk, body.question)
 
 
-@api.post("/strategy/suggest", summary="One model call: suggested concept groups (unverified)")
-async def strategy_suggest(desk: DeskDep, body: SuggestBody) -> dict[str, Any]:
-    with Assistant(desk.store, desk.settings) as assistant:
-        view = await suggest_strategy(
-            assistant, body.question, owner=desk.owner, consent=body.consent
-        )
-    return view.to_dict()
+@api.post(
+    "/strategy/suggest",
+    summary="One model call (a job): suggested concept groups (unverified)",
+    status_code=202,
+    response_model=None,
+)
+async def strategy_suggest(assist: AssistDep, body: SuggestBody) -> JSONResponse:
+    """Checks the consent token (403 when the question changed) and the allowance (429
+    with ``Retry-After``), then answers 202 with the job; its ``status_url`` gives the
+    suggestion when done, or the error the call met."""
+    try:
+        job = await assist.suggest_strategy(body.question, consent=body.consent)
+    except (ConsentRequired, AllowanceRefused) as exc:
+        return refusal(exc, STRATEGY_KIND)
+    return accepted(job)

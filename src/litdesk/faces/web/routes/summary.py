@@ -10,23 +10,24 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
 from fastapi import Path as PathParam
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import ConfigError
-from litdesk.services.assist import Assistant
-from litdesk.services.desk import Desk
+from litdesk.core.assist import ConsentRequired
+from litdesk.services.assist import AllowanceRefused, Assistant
+from litdesk.services.desk import SUMMARY_KIND, Desk
 from litdesk.services.summary import (
     report_file,
     save_report,
     study_packet,
     study_reports,
-    summarise_study,
     summary_notice,
 )
 
 from .._deps import DeskDep
+from ._assist_jobs import AssistDep, accepted, refusal
 from ._common import StudyRef
 
 __all__ = ["api", "pages"]
@@ -92,18 +93,23 @@ async def summary_notice_api(desk: DeskDep, ref: StudyRef, body: NoticeBody) -> 
     return await run_in_threadpool(_notice, desk, ref, body)
 
 
-@api.post("/studies/{ref}/summary", summary="One model call: a verified summary draft to review")
-async def summary_api(desk: DeskDep, ref: StudyRef, body: SummaryBody) -> dict[str, Any]:
-    with _assistant(desk) as assistant:
-        view = await summarise_study(
-            assistant,
-            ref,
-            focus=body.focus,
-            deselected=body.deselected,
-            owner=desk.owner,
-            consent=body.consent,
+@api.post(
+    "/studies/{ref}/summary",
+    summary="One model call (a job): a verified summary draft to review",
+    status_code=202,
+    response_model=None,
+)
+async def summary_api(assist: AssistDep, ref: StudyRef, body: SummaryBody) -> JSONResponse:
+    """Checks the consent token (403 when the text changed), the Study's write right and
+    the allowance (429 with ``Retry-After``), then answers 202 with the job; its
+    ``status_url`` gives the draft when done, or the error the call met."""
+    try:
+        job = await assist.summarise(
+            ref, focus=body.focus, deselected=body.deselected, consent=body.consent
         )
-    return view.to_dict()
+    except (ConsentRequired, AllowanceRefused) as exc:
+        return refusal(exc, SUMMARY_KIND)
+    return accepted(job)
 
 
 @api.post("/studies/{ref}/reports", summary="Save a reviewed summary draft as a Study report")

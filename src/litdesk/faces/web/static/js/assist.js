@@ -1,9 +1,11 @@
 // Reader: "Suggest evidence" (AI assistance). 1. Show what will be sent, to which host and
 // model; the consent checkbox is bound to that exact text (its token) and lapses when the
 // choice of text changes or the server says the text changed. 2. One model call; the draft
-// (fields whose quotes were verified) opens in an editor. 3. Saved only after "I reviewed".
+// (fields whose quotes were verified) opens in an editor; the call runs as a job of the
+// server's queue, followed until it ends (assist_job.js). 3. Saved only after "I reviewed".
 // Every value from the server is inserted as text.
 import { csrfToken, getJson } from "./api.js";
+import { askModel } from "./assist_job.js";
 import { line } from "./dom.js";
 
 const LAPSED = "The text changed since you reviewed it; look at it again and give consent again.";
@@ -115,7 +117,7 @@ export function installAssist() {
     status.textContent = "Asking the model… (one call, no automatic retry)";
     let result;
     try {
-      result = await postJson("/api/v1/assist/extract", { ...choice(), consent: token }, controller.signal);
+      result = await askModel("/api/v1/assist/extract", { ...choice(), consent: token }, controller.signal);
     } catch (e) {
       cancel.hidden = true;
       if (e.name === "AbortError") { lapse(CANCELLED); return; }

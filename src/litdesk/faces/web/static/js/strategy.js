@@ -2,8 +2,10 @@
 // the built query, each provider's executed query or refusal and the warnings are shown as
 // text. "Use this query" fills the query box (it does not search). Groups that came from
 // the strategy assistant must be confirmed with "I reviewed these concepts" first, and any
-// edit clears that confirmation.
+// edit clears that confirmation. The suggestion is a model call run as a job of the
+// server's queue (assist_job.js).
 import { csrfToken } from "./api.js";
+import { askModel } from "./assist_job.js";
 import { line } from "./dom.js";
 
 const MAX_GROUPS = 6;
@@ -214,7 +216,7 @@ export function installAssistant() {
     line(out, "Asking the model… (one call, no retry)", "muted");
     let r;
     try {
-      r = await postJson("/api/v1/strategy/suggest", { question: question.value, consent: token });
+      r = await askModel("/api/v1/strategy/suggest", { question: question.value, consent: token });
     } catch {
       out.replaceChildren();
       line(out, "The request was interrupted: the model may already have processed it.", "notice error");

@@ -1,10 +1,12 @@
 // Study page: the summary panel. 1. "Show the sources" lists the numbered sources (each can
 // be deselected), what is left out and why. 2. The consent notice shows the exact text, its
 // host and model; the checkbox is bound to that text's token and any change of sources or
-// focus clears it. 3. "Summarise" makes one model call; the draft shows only verified points
+// focus clears it. 3. "Summarise" makes one model call (a job of the server's queue,
+// followed until it ends: assist_job.js); the draft shows only verified points
 // (with their quotes) and what was dropped. 4. After "I reviewed this summary" the kept
 // points are saved as a Study report. Every value is inserted as text.
 import { csrfToken } from "./api.js";
+import { askModel } from "./assist_job.js";
 import { line } from "./dom.js";
 
 async function call(method, path, payload) {
@@ -110,7 +112,7 @@ export function installSummary() {
     line(draftBox, "Asking the model… (one call, no retry)", "muted");
     let r;
     try {
-      r = await call("POST", `${base}/summary`, {
+      r = await askModel(`${base}/summary`, {
         focus: focus.value,
         deselected: deselected(),
         consent: state.token,
@@ -124,7 +126,7 @@ export function installSummary() {
     lapse();
     if (!r.ok) {
       line(draftBox, `No summary (${r.body.code || r.status}): ${r.body.message || "refused"}. Nothing was saved.`, "notice error");
-      for (const w of (r.body.details && r.body.details.warnings) || []) line(draftBox, w, "warn");
+      for (const w of r.body.warnings || (r.body.details && r.body.details.warnings) || []) line(draftBox, w, "warn");
       return;
     }
     showDraft(r.body);
