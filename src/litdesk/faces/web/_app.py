@@ -71,13 +71,23 @@ async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIter
         lease_s=settings.jobs_lease_seconds,
         poll_s=settings.jobs_poll_seconds,
     )
+    # the paper chat's questions: their own worker threads (answers are interactive)
+    answers = JobRunner(
+        queue,
+        pdfs.chat_handlers(),
+        slots=max(1, settings.jobs_worker_slots),
+        lease_s=settings.jobs_lease_seconds,
+        poll_s=settings.jobs_poll_seconds,
+    )
     app.state.jobs, app.state.library, app.state.runner = queue, shelf, runner
+    app.state.chat_runner = answers
     if settings.jobs_worker_slots > 0:
         runner.start()
+        answers.start()
     try:
         yield
     finally:
-        await asyncio.to_thread(runner.stop)
+        await asyncio.gather(asyncio.to_thread(runner.stop), asyncio.to_thread(answers.stop))
         close_library_state(app)
 
 

@@ -47,7 +47,12 @@ class LibraryState:
 
     def handlers(self) -> dict[str, Handler]:
         """The job handlers by kind, for the app's job runner."""
-        return {JOB_KIND: self.reports.run_job, CHAT_KIND: self.chat.run_job}
+        return {JOB_KIND: self.reports.run_job}
+
+    def chat_handlers(self) -> dict[str, Handler]:
+        """The paper chat's question handler, for a runner of its own: a question never
+        waits behind a long index job or report build of the same process."""
+        return {CHAT_KIND: self.chat.run_job}
 
 
 def open_library_state(app: FastAPI, desk: Desk, jobs: Jobs) -> LibraryState:

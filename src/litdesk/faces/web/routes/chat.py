@@ -113,7 +113,7 @@ def ask_api(request: Request, chat: ChatDep, body: AskBody) -> Response:
         job = chat.submit(token, body.question)
     except ChatBusy as exc:  # one question in flight per session, on any worker
         return _keep(JSONResponse(_busy(exc), status_code=409), token, new)
-    request.app.state.runner.wake()  # claim it now, not at the next poll
+    request.app.state.chat_runner.wake()  # claim it now, not at the next poll
     location = {"location": f"/api/v1/chat/jobs/{job.id}"}
     return _keep(JSONResponse(job.to_dict(), status_code=202, headers=location), token, new)
 
@@ -163,7 +163,7 @@ def ask_form(
     except ChatBusy as exc:  # the page again, the question kept in its box
         data = chat_view(chat, token) | {"refused": {"question": question, "message": exc.message}}
         return _keep(page(request, "chat.html", data, status=409, title="Paper chat"), token, new)
-    request.app.state.runner.wake()
+    request.app.state.chat_runner.wake()
     return _keep(RedirectResponse(f"/chat#job-{job.id}", status_code=303), token, new)
 
 
