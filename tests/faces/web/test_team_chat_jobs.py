@@ -6,6 +6,8 @@ on loopback (real HTTP):
   read (progress, then the answer card) from server 2; while it is in flight the same
   chat session's second question is refused on server 2 (one in flight per session, in
   the store); bob finds neither ana's job nor her round on either server.
+* A question is answered while each server's (one-slot) general job runner is busy with a
+  long deduplication run: questions have worker threads of their own.
 * The process answering a question is SIGKILLed while its model call stalls: the other
   process claims the job once its lease has run out, replays the reply the dead attempt
   had (the English variant), asks the answer again and writes exactly one round; the
@@ -34,7 +36,7 @@ from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServe
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import free_port
 from tests.faces.web._team import PASSWORD, add_accounts
-from tests.faces.web.test_team_dedup import Server, _holder, login
+from tests.faces.web.test_team_dedup import BASE_FILES, Server, _holder, login
 from tests.faces.web.test_team_workers import _wait
 
 from litdesk import Settings
@@ -79,10 +81,11 @@ def _make_pdf(path: Path) -> None:
 
 @contextmanager
 def two_servers(
-    tmp_path: Path, url: str, model: ScriptedModelServer, base: Settings
+    tmp_path: Path, url: str, model: ScriptedModelServer, base: Settings, dedup_step: float = 0
 ) -> Iterator[tuple[Server, Server]]:
     """Two team server processes (one worker each) over the schema ``url`` and one PDF
-    library (indexed first, here), asking ``model``."""
+    library (indexed first, here), asking ``model`` (``dedup_step``: the test-only wait
+    after each import a deduplication run reads)."""
     folder = tmp_path / "pdfs"
     _make_pdf(folder / "cameras.pdf")
     data = tmp_path / "data"
@@ -99,6 +102,7 @@ def two_servers(
         "LITDESK_CHAT_MODEL": "scripted-model",
         "LITDESK_JOBS_LEASE_SECONDS": "2",
         "LITDESK_JOBS_POLL_SECONDS": "0.2",
+        "LITDESK_DEDUP_TEST_STEP_SECONDS": str(dedup_step),
     }
     settings = base.model_copy(
         update={"data_dir": data, "database_url": url, "library_dirs": [folder],
@@ -160,6 +164,16 @@ def _job(c: httpx.Client, job_id: str, until: Any, seconds: float = 180) -> dict
             return job
         assert time.monotonic() < deadline, job
         time.sleep(0.1)
+
+
+def _study(c: httpx.Client, name: str, files: list[tuple[str, bytes]]) -> str:
+    made = c.post("/api/v1/studies", json={"name": name})
+    assert made.status_code == 200, made.text
+    sid = str(made.json()["id"])
+    for file, data in files:  # one import each: each is a step of a run
+        r = c.post("/api/v1/imports", params={"study": sid}, files=[("files", (file, data))])
+        assert r.status_code == 200 and not r.json()["refused"], r.text
+    return sid
 
 
 def _calls(url: str) -> list[str]:
@@ -274,3 +288,35 @@ def test_a_question_whose_server_is_killed_mid_answer_is_answered_once_by_the_ot
         assert _calls(pg_schema) == ["failed", "ok", "ok"]
         print(f"\nkilled pid {victim.proc.pid} mid-answer; answered by pid "
               f"{survivor.proc.pid} in attempt 2, {took:.1f} s after the kill")  # fmt: skip
+
+
+def test_a_question_is_answered_while_both_servers_run_a_long_job(
+    pg_schema: str,  # noqa: F811
+    tmp_settings: Settings,
+    tmp_path: Path,
+    stall: tuple[ScriptedModelServer, Stall],
+) -> None:
+    model, replies = stall
+    replies.gate.set()  # no stall here
+    add_accounts(tmp_settings.model_copy(update={"database_url": pg_schema}), "ana")
+    chat = secrets.token_urlsafe(32)
+    with two_servers(tmp_path, pg_schema, model, tmp_settings, dedup_step=4.0) as (one, two):
+        ana = login(one.base, "ana")
+        with on(one, ana, chat) as c:
+            runs = []
+            for n in range(2):  # one per Study: 3 imports read 4 s apart, about 12 s each
+                sid = _study(c, f"Long run {n}", [*BASE_FILES, ("again.ris", BASE_FILES[1][1])])
+                runs.append(c.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"])
+            deadline = time.monotonic() + 60
+            while True:  # each server's general runner holds one of them
+                holders = {_holder(pg_schema, r)[0] for r in runs}
+                if None not in holders and len({h.split(":")[1] for h in holders if h}) == 2:
+                    break
+                assert time.monotonic() < deadline, holders
+                time.sleep(0.1)
+            asked = c.post("/api/v1/chat/ask", json={"question": QUESTION})
+            assert asked.status_code == 202, asked.text
+            done = _job(c, asked.json()["id"], lambda j: j["state"] != "running", seconds=60)
+            assert done["state"] == "done" and done["round"] == 1, done
+            states = [c.get(f"/api/v1/dedup-jobs/{r}").json()["state"] for r in runs]
+            assert states == ["running", "running"], states  # still reading their imports
