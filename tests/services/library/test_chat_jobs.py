@@ -116,7 +116,9 @@ def test_one_question_in_flight_per_session_answered_once_and_private(
         assert runner.run_once() and runner.run_once()
         done = ana.job(token, job.id)
         assert done.state == "done" and done.round == 1 and done.attempts == 1, done
+        assert done.answer is not None and done.answer["number"] == 1
         card = ana.round(token, 1)
+        assert done.answer == card.to_dict()
         assert card.data["question"] == QUESTION and card.data["grounded"] is True
         assert card.data["model"] == "scripted-model"
         session = ana.session(token)

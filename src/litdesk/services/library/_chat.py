@@ -452,7 +452,8 @@ class ChatService:
         return ChatJob.from_view(view)
 
     def job(self, token: str, job_id: str) -> ChatJob:
-        """The question job ``job_id`` of this session (any other is not found)."""
+        """The question job ``job_id`` of this session (any other is not found), with its
+        round's answer card once written."""
         sid = self.session_id(token)
         try:
             view = self._queue().get(job_id, owner=chat_owner(sid))
@@ -460,14 +461,24 @@ class ChatService:
             raise ChatJobNotFound("this chat session has no such question") from None
         if view.kind != CHAT_KIND:
             raise ChatJobNotFound("this chat session has no such question")
-        return ChatJob.from_view(view)
+        return self._with_answer(sid, ChatJob.from_view(view))
+
+    def _with_answer(self, sid: str, job: ChatJob) -> ChatJob:
+        if job.round is None:
+            return job
+        for entry in self._load(sid)["rounds"]:
+            if entry["number"] == job.round:
+                got = self._round(sid, entry)
+                return replace(job, answer=got.to_dict()) if got is not None else job
+        return job  # the round has since left the session (its oldest rounds are dropped)
 
     def cancel(self, token: str, job_id: str) -> ChatJob:
         """Cancel a queued question; ask a running one to stop (a model call under way
         ends first; its answer is then not written)."""
         self.job(token, job_id)
         sid = self.session_id(token)
-        return ChatJob.from_view(self._queue().cancel(job_id, owner=chat_owner(sid)))
+        view = self._queue().cancel(job_id, owner=chat_owner(sid))
+        return self._with_answer(sid, ChatJob.from_view(view))
 
     def run_job(self, ctx: JobContext) -> dict[str, Any] | None:
         """The ``chat.answer`` handler: answer, then write the round once per job id.

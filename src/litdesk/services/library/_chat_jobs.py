@@ -82,6 +82,8 @@ class ChatJob:
     cancel_requested: bool
     attempts: int
     created: str
+    #: the round's answer card once written (read with the job by :meth:`ChatService.job`)
+    answer: dict[str, Any] | None = None
 
     @classmethod
     def from_view(cls, view: JobView) -> ChatJob:
@@ -125,6 +127,7 @@ class ChatJob:
             "cancel_requested": self.cancel_requested,
             "attempts": self.attempts,
             "created": self.created,
+            "answer": self.answer,
         }
 
 

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from litdesk.services.library import ChatBusy, ChatJob, ChatService
+from litdesk.services.library import ChatBusy, ChatService
 
 from .._library_state import ChatDep
 from .._render import page
@@ -95,13 +95,6 @@ def _busy(exc: ChatBusy) -> dict[str, Any]:
             "job": exc.details.get("job")}  # fmt: skip
 
 
-def _job_body(chat: ChatService, token: str, job: ChatJob) -> dict[str, Any]:
-    """The job, with its round's answer card once written (the card the page shows)."""
-    body = job.to_dict()
-    body["answer"] = chat.round(token, job.round).to_dict() if job.round is not None else None
-    return body
-
-
 @api.post(
     "/chat/ask",
     status_code=202,
@@ -121,13 +114,13 @@ def ask_api(request: Request, chat: ChatDep, body: AskBody) -> Response:
 @api.get("/chat/jobs/{job_id}", summary="A question of this session: progress, then its round")
 def job_api(request: Request, chat: ChatDep, job_id: JobId) -> dict[str, Any]:
     token, _ = session_token(request)
-    return _job_body(chat, token, chat.job(token, job_id))
+    return chat.job(token, job_id).to_dict()
 
 
 @api.post("/chat/jobs/{job_id}/cancel", summary="Cancel a question of this session")
 def cancel_api(request: Request, chat: ChatDep, job_id: JobId) -> dict[str, Any]:
     token, _ = session_token(request)
-    return _job_body(chat, token, chat.cancel(token, job_id))
+    return chat.cancel(token, job_id).to_dict()
 
 
 @api.get("/chat/rounds/{number}", summary="An earlier round of this session")
