@@ -18,6 +18,7 @@ from pydantic import SecretStr
 from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
 from tests.faces.web._assist_jobs import settle
 from tests.faces.web._library import make_pdfs
+from tests.faces.web._pdfchat import follow_chat_job
 from tests.faces.web._team import TeamServer, add_accounts, team_server
 
 from litdesk import Settings
@@ -185,14 +186,16 @@ def _ana_library(ana: httpx.Client, folder: Path) -> dict:
     r = ana.post("/api/v1/chat/scope", json={"papers": [pdf.name]})
     assert r.status_code == 200, r.text
     r = ana.post("/api/v1/chat/ask", json={"question": MARKERS[2]})
-    assert r.status_code == 200 and r.json()["number"] == 1, r.text
+    assert r.status_code == 202, r.text
+    chat_job = follow_chat_job(ana, r.json()["id"])
+    assert chat_job["state"] == "done" and chat_job["round"] == 1, chat_job
     r = ana.post("/api/v1/reports/build", json={"papers": [pdf.name], "questions": [MARKERS[2]]})
     assert r.status_code == 202, r.text
     build = r.json()["id"]
     ana.post(f"/api/v1/reports/jobs/{build}/cancel")  # its outcome does not matter here
     return {
         "sha": [hashlib.sha256(data).hexdigest()],
-        "job_id": [index_job, build],
+        "job_id": [index_job, build, chat_job["id"]],
         "build_id": [build],
         "number": [1],
         "file": pdf.name,

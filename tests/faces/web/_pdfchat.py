@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -193,6 +194,30 @@ class Site:
             assert token
             c.headers["x-csrf-token"] = token
             yield c
+
+
+def follow_chat_job(c: httpx.Client, job_id: str, seconds: float = 120) -> dict[str, Any]:
+    """The chat question job ``job_id`` once it has ended (polled on the API)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        got = c.get(f"/api/v1/chat/jobs/{job_id}")
+        assert got.status_code == 200, got.text
+        job: dict[str, Any] = got.json()
+        if job["state"] != "running":
+            return job
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+
+
+def ask_chat(c: httpx.Client, question: str, seconds: float = 120) -> dict[str, Any]:
+    """Ask through the API (202 with the question's job) and follow the job until it ends:
+    the job, its round's answer card under ``answer`` once written."""
+    asked = c.post("/api/v1/chat/ask", json={"question": question})
+    assert asked.status_code == 202, asked.text
+    job = asked.json()
+    assert asked.headers["location"] == f"/api/v1/chat/jobs/{job['id']}"
+    assert job["state"] == "running" and job["question"] == " ".join(question.split()), job
+    return follow_chat_job(c, job["id"], seconds)
 
 
 def sha(path: Path) -> str:

@@ -25,6 +25,7 @@ from tests.faces.web._pdfchat import (
     WEIR_QUESTION,
     ScriptedModel,
     Site,
+    ask_chat,
     serve_site,
     sha,
 )
@@ -121,9 +122,9 @@ def test_answer_card_citations_markers_variant_and_model(site: Site) -> None:
     with site.writer() as c:
         c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf", "wheat.pdf"]})
         ScriptedModel.seen.clear()
-        got = c.post("/api/v1/chat/ask", json={"question": GERMAN})
-        assert got.status_code == 200, got.text
-        card = got.json()
+        job = ask_chat(c, GERMAN)
+        assert job["state"] == "done" and job["round"] == 1, job
+        card = job["answer"]
         assert card["number"] == 1 and card["question"] == GERMAN
         assert card["variant"] == GERMAN_VARIANT and card["model"] == MODEL
         assert card["grounded"] is True and card["abstained"] is False
@@ -150,7 +151,7 @@ def test_answer_card_citations_markers_variant_and_model(site: Site) -> None:
 def test_prompt_injected_pdf_stays_data(site: Site) -> None:
     with site.writer() as c:
         c.post("/api/v1/chat/scope", json={"papers": ["injected.pdf"]})
-        card = c.post("/api/v1/chat/ask", json={"question": WEIR_QUESTION}).json()
+        card = ask_chat(c, WEIR_QUESTION)["answer"]
         assert card["grounded"] is False and card["citations"] == []
         assert any("not grounded" in w for w in card["warnings"])
         assert any("asked once more" in w for w in card["warnings"])
@@ -167,10 +168,20 @@ def test_form_posts_without_javascript(site: Site) -> None:
         moved = c.post("/chat/scope", data=form)
         assert moved.status_code == 303 and moved.headers["location"] == "/chat"
         asked = c.post("/chat/ask", data={"csrf_token": token, "question": "What fell under heat?"})
-        assert asked.status_code == 303 and asked.headers["location"].startswith("/chat#round-")
-        page = c.get("/chat").text
+        assert asked.status_code == 303 and asked.headers["location"].startswith("/chat#job-")
+        job_id = asked.headers["location"].rsplit("-", 1)[1]
+        page = c.get("/chat").text  # in flight, or answered already
         assert "Now asking: wheat.pdf" in page and "What fell under heat?" in page
-        number = asked.headers["location"].rsplit("-", 1)[1]
+        if f'id="job-{job_id}"' in page:  # the question in flight, a link to look again
+            assert "Answering:" in page and 'id="job-refresh"' in page
+            assert f'action="/chat/jobs/{job_id}/cancel"' in page
+        deadline = time.monotonic() + 120
+        while f'id="job-{job_id}"' in page:  # without JavaScript: look again
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+            page = c.get("/chat").text
+        assert 'class="card answer-card"' in page and "Answering:" not in page
+        number = c.get(f"/api/v1/chat/jobs/{job_id}").json()["round"]
         again = c.get(f"/chat/round/{number}")
         assert again.status_code == 200 and "What fell under heat?" in again.text
         no_csrf = c.post("/chat/ask", data={"question": "x"})
@@ -180,7 +191,7 @@ def test_form_posts_without_javascript(site: Site) -> None:
 def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> None:
     with site.writer() as c:
         c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf", "wheat.pdf"]})
-        c.post("/api/v1/chat/ask", json={"question": "How was the staff gauge read?"})
+        assert ask_chat(c, "How was the staff gauge read?")["state"] == "done"
         wizard = c.get("/reports/new").text
         assert "How was the staff gauge read?" in wizard
         assert 'value="gauge.pdf" checked' in wizard and "scripted-model" in wizard
@@ -249,17 +260,15 @@ def test_without_a_model_the_wizard_says_what_is_extractive_and_what_cannot_be_m
             ]
             one = c.post("/api/v1/reports/plan", json=body | {"papers": ["gauge.pdf"]}).json()
             assert one["not_made"] == ["the synthesis: it needs two or more papers"]
-            card = c.post("/api/v1/chat/ask", json={"question": "How was the staff gauge read?"})
-            assert card.json()["model"] == "extractive" and card.json()["extractive"] is True
+            card = ask_chat(c, "How was the staff gauge read?")["answer"]
+            assert card["model"] == "extractive" and card["extractive"] is True
 
 
 def test_real_pdfs_a_cited_page_is_located_and_a_scan_is_named_excluded(site: Site) -> None:
     with site.writer() as c:
         c.post("/api/v1/chat/scope", json={"whole_library": True})
-        card = c.post(
-            "/api/v1/chat/ask",
-            json={"question": "How is the literature graph in Semantic Scholar constructed?"},
-        ).json()
+        card = ask_chat(c, "How is the literature graph in Semantic Scholar constructed?")
+        card = card["answer"]
         assert any(
             "excluded from the index" in w and "scanned_no_text_cermine_simple.pdf" in w
             for w in card["warnings"]

@@ -249,3 +249,45 @@ def test_firefox_viewer_highlights_the_passage(
             if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
         ]
         assert problems == []
+
+
+@pytest.mark.timeout(900)
+def test_firefox_chat_asks_as_a_job_and_shows_the_answer_card(
+    site: Site, firefox_path: str, tmp_path: Path
+) -> None:
+    with firefox(firefox_path, tmp_path / "profile") as ff:
+        ff.command("session.subscribe", events=["log.entryAdded"])
+        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
+        ff.command(
+            "browsingContext.navigate", context=ctx, url=site.base + "/chat", wait="complete"
+        )
+        deadline = time.monotonic() + 60
+        while not ff.evaluate(ctx, "document.documentElement.dataset.ready === '1'"):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        before = ff.evaluate(ctx, "document.querySelectorAll('article.answer-card').length")
+        question = "What fell under heat stress in Firefox?"
+        ff.evaluate(
+            ctx,
+            "(() => { document.getElementById('question').value = "
+            f"{question!r}; document.getElementById('ask-form').requestSubmit(); return 1; }})()",
+        )
+        deadline = time.monotonic() + 120
+        state: dict[str, Any] = {}
+        while time.monotonic() < deadline:  # the job followed, then the page at its round
+            state = ff.evaluate(
+                ctx,
+                "({cards: document.querySelectorAll('article.answer-card').length,"
+                " hash: location.hash, last: (Array.from(document.querySelectorAll("
+                "'article.answer-card .question')).pop() || {}).textContent || ''})",
+            )
+            if state["cards"] > before and state["hash"].startswith("#round-"):
+                break
+            time.sleep(0.2)
+        assert state["cards"] == before + 1 and state["last"] == question, state
+        problems = [
+            e["params"].get("text")
+            for e in ff.events
+            if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
+        ]
+        assert problems == []

@@ -194,9 +194,7 @@ def test_cli_corrections_wait_for_review_unless_asked(tmp_path: Path) -> None:
     assert doc["pairs"][0]["evidence"]["kinds"] == ["article", "correction"]
 
 
-def test_prisma_counts_the_reviewer_merges_of_imported_records(
-    tmp_path: Path, monkeypatch
-) -> None:
+def test_prisma_counts_the_reviewer_merges_of_imported_records(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("LITDESK_DATABASE_URL", raising=False)
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
     runner = CliRunner()

@@ -224,18 +224,26 @@ def _settle_earlier(conn: Connection, call_id: str, now: float) -> bool:
 
 
 def assist_finish(
-    store: Store, call_id: str, status: CallStatus, *, now: float | None = None
-) -> None:
-    """Record how a reserved call ended (``ok``, ``failed``, ``cancelled``: all count)."""
+    store: Store,
+    call_id: str,
+    status: CallStatus,
+    *,
+    now: float | None = None,
+    in_flight_only: bool = False,
+) -> bool:
+    """Record how a reserved call ended (``ok``, ``failed``, ``cancelled``: all count);
+    ``in_flight_only``: only if it has not ended yet. Whether a row was updated."""
     if status not in _FINAL:
         raise InputError(f"unknown call status {status!r}", code="bad_argument")
     t = time.time() if now is None else now
+    where = [assist_calls.c.id == call_id]
+    if in_flight_only:
+        where.append(assist_calls.c.status == "in_flight")
     with store.write() as conn:
-        conn.execute(
-            sa.update(assist_calls)
-            .where(assist_calls.c.id == call_id)
-            .values(status=status, finished_at=t)
+        done = conn.execute(
+            sa.update(assist_calls).where(*where).values(status=status, finished_at=t)
         )
+    return bool(done.rowcount)
 
 
 def assist_release(store: Store, call_id: str) -> None:

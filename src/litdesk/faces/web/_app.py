@@ -61,8 +61,9 @@ API_PREFIX: Final = "/api/v1"
 async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIterator[None]:
     """The job queue and this process's job runners (handlers by kind, a plain dict) for
     the app's lifetime; on shutdown running jobs are handed back to the queue. The
-    AI-assistance calls have a runner of their own, so that a person waiting for a
-    suggestion never waits behind a long PDF indexing or report build."""
+    AI-assistance calls and the paper chat's questions each have a runner of their own, so
+    that a person waiting for a suggestion or an answer never waits behind a long PDF
+    indexing, import or report build."""
     queue = Jobs(desk.store)
     shelf = LibraryDesk(desk.runtime, queue)
     pdfs = open_library_state(app, desk, queue)  # viewer, paper chat, report wizard
@@ -86,15 +87,24 @@ async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIter
         lease_s=settings.jobs_lease_seconds,
         poll_s=settings.jobs_poll_seconds,
     )
+    # the paper chat's questions: their own worker threads (answers are interactive)
+    answers = JobRunner(
+        queue,
+        pdfs.chat_handlers(),
+        slots=max(1, settings.jobs_worker_slots),
+        lease_s=settings.jobs_lease_seconds,
+        poll_s=settings.jobs_poll_seconds,
+    )
     app.state.jobs, app.state.library, app.state.runner = queue, shelf, runner
-    app.state.assist_runner = assist
+    app.state.assist_runner, app.state.chat_runner = assist, answers
+    runners = (runner, assist, answers)
     if settings.jobs_worker_slots > 0:
-        runner.start()
-        assist.start()
+        for r in runners:
+            r.start()
     try:
         yield
     finally:
-        await asyncio.gather(asyncio.to_thread(runner.stop), asyncio.to_thread(assist.stop))
+        await asyncio.gather(*(asyncio.to_thread(r.stop) for r in runners))
         close_library_state(app)
 
 

@@ -41,6 +41,8 @@ _BY_CODE: Final = {
     "identity_conflict": 409,
     "study_exists": 409,
     "allowance": 429,
+    # another question of the chat session is in flight (on any worker)
+    "chat_busy": 409,
     "anchor_mismatch": 422,
     # no model configured for AI assistance: the request cannot be served in this
     # server's state (a setting the person can change), not a server failure

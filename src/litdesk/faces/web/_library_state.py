@@ -11,7 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from litdesk._errors import RefusedError
 from litdesk.services.desk import Desk
 from litdesk.services.jobs import Handler, Jobs
-from litdesk.services.library import ChatService, Library, PdfViewer
+from litdesk.services.library import CHAT_KIND, ChatService, Library, PdfViewer
 from litdesk.services.library_desk import INDEX_KIND
 from litdesk.services.synthesis import JOB_KIND, ReportDesk
 
@@ -42,12 +42,17 @@ class LibraryState:
         def indexing() -> bool:  # an index job of the (shared) library is running or queued,
             return jobs.any_active([INDEX_KIND])  # whichever account started it
 
-        self.chat = ChatService(library, indexing=indexing)
+        self.chat = ChatService(library, indexing=indexing, jobs=jobs)
         self.reports = ReportDesk(library, jobs, self.chat)
 
     def handlers(self) -> dict[str, Handler]:
         """The job handlers by kind, for the app's job runner."""
         return {JOB_KIND: self.reports.run_job}
+
+    def chat_handlers(self) -> dict[str, Handler]:
+        """The paper chat's question handler, for a runner of its own: a question never
+        waits behind a long index job or report build of the same process."""
+        return {CHAT_KIND: self.chat.run_job}
 
 
 def open_library_state(app: FastAPI, desk: Desk, jobs: Jobs) -> LibraryState:

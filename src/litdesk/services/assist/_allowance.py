@@ -168,5 +168,13 @@ class AssistAllowance:
     def finish(self, ticket: Ticket, status: CallStatus) -> None:
         assist_finish(self.store, ticket.id, status, now=self._clock())
 
+    def abandon(self, ticket_id: str) -> bool:
+        """Close a reservation whose process died during its call (a background job's
+        earlier attempt): ``failed`` if it is still in flight (the call was sent, so it
+        counts, once), else left as it ended; whether it was closed here."""
+        return assist_finish(
+            self.store, ticket_id, "failed", now=self._clock(), in_flight_only=True
+        )
+
     def release(self, ticket: Ticket) -> None:
         assist_release(self.store, ticket.id)

@@ -39,13 +39,18 @@ class MeteredBackend:
         feature: str,
         wait_seconds: float = 0.0,
         sleep: Callable[[float], None] = time.sleep,
+        on_reserved: Callable[[Ticket], None] | None = None,
     ) -> None:
+        """``on_reserved(ticket)`` runs after each reservation, before the request goes out
+        (a background job writes the ticket down, so that the attempt which takes it over
+        after this process died can close it: see :meth:`AssistAllowance.abandon`)."""
         self.inner = inner
         self.allowance = allowance
         self.owner = owner
         self.feature = feature
         self.wait_seconds = wait_seconds
         self._sleep = sleep
+        self.on_reserved = on_reserved
         #: model calls this wrapper made (reserved and sent)
         self.calls = 0
 
@@ -75,6 +80,12 @@ class MeteredBackend:
         if not self.inner.is_model:  # extractive: no model call, nothing reserved
             return self.inner.complete(request)
         ticket = self._reserve()
+        if self.on_reserved is not None:
+            try:
+                self.on_reserved(ticket)
+            except BaseException:  # nothing was sent: the reservation is given back
+                self.allowance.release(ticket)
+                raise
         try:
             reply = self.inner.complete(request)
         except BaseException:

@@ -3,7 +3,17 @@
 from ._adoption import search_lookup
 from ._ask import AskRequest, ask_library, open_library
 from ._catalogue import Catalogue, Entry, StoredChunk
-from ._chat import ChatRound, ChatService, ChatSession, RoundNotFound, viewer_link
+from ._chat import (
+    CHAT_KIND,
+    ChatBusy,
+    ChatJob,
+    ChatJobNotFound,
+    ChatRound,
+    ChatService,
+    ChatSession,
+    RoundNotFound,
+    viewer_link,
+)
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
 from ._library import Adoption, Answer, Hit, Library, Lookup, Retrieval, title_printed
 from ._sources import (
@@ -19,11 +29,15 @@ from ._sources import (
 from ._viewer import ZOOMS, PageImageBytes, PdfNotInLibrary, PdfViewer, ViewerPage
 
 __all__ = [
+    "CHAT_KIND",
     "Adoption",
     "Answer",
     "AskRequest",
     "ZOOMS",
     "Catalogue",
+    "ChatBusy",
+    "ChatJob",
+    "ChatJobNotFound",
     "ChatRound",
     "ChatService",
     "ChatSession",

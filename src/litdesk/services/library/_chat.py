@@ -14,26 +14,49 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlencode, urlsplit
 from urllib.request import url2pathname
 
-from litdesk._errors import ExternalError, InputError, NotFoundError
+from litdesk._errors import ExternalError, InputError, LitdeskError, NotFoundError
+from litdesk.adapters.llm import ChatBackend
 from litdesk.adapters.store import LOCAL_OWNER
 from litdesk.core.library import DEFAULT_TOP_K
+from litdesk.services.assist import CHAT_FEATURE, MeteredBackend
+from litdesk.services.jobs import JobContext, JobNotFound, Jobs, new_job_id
 
+from ._chat_jobs import (
+    CHAT_KIND,
+    ChatBusy,
+    ChatJob,
+    ChatJobNotFound,
+    JobStopped,
+    JournaledBackend,
+    chat_owner,
+    error_result,
+)
 from ._indexer import hash_files
 from ._library import Answer, Library
 from ._sources import LibraryFile
 
+try:  # the session folder's lock across processes (team servers are POSIX hosts)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: one process only, the thread lock below
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
+    "CHAT_KIND",
     "MAX_QUESTION_CHARS",
     "MAX_ROUNDS",
     "MAX_SCOPE",
+    "ChatBusy",
+    "ChatJob",
+    "ChatJobNotFound",
     "ChatRound",
     "ChatService",
     "ChatSession",
@@ -138,6 +161,8 @@ class ChatSession:
     rounds: tuple[ChatRound, ...]
     library: tuple[str, ...] = field(default_factory=tuple)
     index: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    #: the session's latest question job: in flight, or not answered (the refusal shown)
+    job: ChatJob | None = None
 
     @property
     def questions(self) -> list[str]:
@@ -150,6 +175,7 @@ class ChatSession:
             "rounds": [r.to_dict() for r in self.rounds],
             "questions": self.questions,
             "library": list(self.library),
+            "job": self.job.to_dict() if self.job is not None else None,
         }
 
 
@@ -170,19 +196,27 @@ class ChatService:
         shown: int = SHOWN_ROUNDS,
         indexing: Callable[[], bool] | None = None,
         owner: str = LOCAL_OWNER,
+        jobs: Jobs | None = None,
     ) -> None:
         """``indexing()`` says whether a background job is indexing the library: questions
         then answer from the files indexed so far (named in a warning) instead of indexing
-        the others first, beside the job."""
+        the others first, beside the job. ``jobs``: the store's queue, for questions
+        answered as jobs (:meth:`submit`; the web face)."""
         self.library = library
         self.folder = library.root / "chat-sessions"
         self.shown = shown
         self.indexing = indexing
         self.owner = owner
-        self._lock = threading.Lock()  # one question at a time (the library's caches)
+        self.jobs = jobs
+        # Guards the library's in-process caches (the embedder, the loaded index tables)
+        # against two answers at once in this process (two job-runner slots, or a job
+        # beside a direct ask). It decides nothing about sessions: one question in flight
+        # per session is the store's job queue's rule, across every process.
+        self._lock = threading.Lock()
+        self._files = threading.Lock()  # the session folder's lock where fcntl is missing
 
     def for_owner(self, owner: str) -> ChatService:
-        """The same service (library, folder, question lock) acting for ``owner``."""
+        """The same service (library, folder, cache lock, queue) acting for ``owner``."""
         if owner == self.owner:
             return self
         bound = copy.copy(self)
@@ -232,9 +266,15 @@ class ChatService:
         )  # fmt: skip
 
     def session(self, token: str) -> ChatSession:
-        """The session's scope and rounds (a new session: the whole library, no rounds)."""
+        """The session's scope and rounds (a new session: the whole library, no rounds),
+        and its latest question job when it is in flight or was not answered."""
         sid = self.session_id(token)
-        return self._view(sid, self._load(sid))
+        view = self._view(sid, self._load(sid))
+        if self.jobs is None:
+            return view
+        latest = self.jobs.list(owner=chat_owner(sid), kinds=[CHAT_KIND], limit=1)
+        job = ChatJob.from_view(latest[0]) if latest else None
+        return replace(view, job=job) if job is not None and job.state != "done" else view
 
     def answers_for(
         self, session_id: str, papers: list[str], *, whole_library: bool = False
@@ -270,9 +310,10 @@ class ChatService:
             raise ChatInputError(f"at most {MAX_SCOPE} papers in a scope", code="scope")
         self.library.corpus().select(names)  # UnknownPapers lists the real names
         sid = self.session_id(token)
-        doc = self._load(sid)
-        doc["papers"], doc["whole_library"] = names, whole_library
-        self._write(self._dir(sid) / "state.json", doc)
+        with self._locked(sid):
+            doc = self._load(sid)
+            doc["papers"], doc["whole_library"] = names, whole_library
+            self._write(self._dir(sid) / "state.json", doc)
         return self._view(sid, doc)
 
     def round(self, token: str, number: int) -> ChatRound:
@@ -285,9 +326,26 @@ class ChatService:
                     return got
         raise RoundNotFound(f"this session has no round {number}")
 
+    @contextmanager
+    def _locked(self, sid: str) -> Iterator[None]:
+        """The session's state, written by one writer at a time across processes (a round
+        written by a job beside a scope set by a request, on any server of the data dir)."""
+        folder = self._dir(sid)
+        folder.mkdir(parents=True, exist_ok=True)
+        if fcntl is None:  # pragma: no cover - Windows
+            with self._files:
+                yield
+            return
+        with (folder / ".lock").open("a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
     # --- questions ------------------------------------------------------------------
-    def ask(self, token: str, question: str, *, top_k: int = DEFAULT_TOP_K) -> ChatRound:
-        """Ask ``question`` in the session's scope; the answer card becomes the next round."""
+    @staticmethod
+    def _question(question: str) -> str:
         question = " ".join(question.split())
         if not question:
             raise ChatInputError("the question is empty", code="empty_question")
@@ -295,9 +353,28 @@ class ChatService:
             raise ChatInputError(
                 f"the question is over {MAX_QUESTION_CHARS} characters", code="question_too_long"
             )
+        return question
+
+    def ask(self, token: str, question: str, *, top_k: int = DEFAULT_TOP_K) -> ChatRound:
+        """Ask ``question`` in the session's scope here and now; the answer card becomes
+        the next round (the web face queues :meth:`submit` instead)."""
+        question = self._question(question)
         sid = self.session_id(token)
         doc = self._load(sid)
         papers = [] if doc["whole_library"] else list(doc["papers"])
+        data = self._answer(question, papers, bool(doc["whole_library"]), top_k=top_k)
+        return self._record(sid, question, data)
+
+    def _answer(
+        self,
+        question: str,
+        papers: list[str],
+        whole: bool,
+        *,
+        top_k: int = DEFAULT_TOP_K,
+        backend: ChatBackend | None = None,
+    ) -> dict[str, Any]:
+        """The answer card of ``question`` over ``papers`` (the whole library: ``[]``)."""
         with self._lock:
             busy = self.indexing() if self.indexing is not None else False
             try:
@@ -307,24 +384,147 @@ class ChatService:
                     top_k=top_k,
                     index_missing=not busy,
                     owner=self.owner,
+                    backend=backend,
                 )
             except ExternalError as exc:  # the model or the embedder did not answer
                 raise ModelUnreachable(
                     f"the question could not be answered: {exc.message}. "
                     + model_options(self.library)
                 ) from None
-            data = self._card(answer, bool(doc["whole_library"]))
+            return self._card(answer, whole)
+
+    def _record(
+        self, sid: str, question: str, data: dict[str, Any], *, job: str | None = None
+    ) -> ChatRound:
+        """Write the card as the session's next round; for a ``job`` once only (a job
+        claimed again after its worker died finds its round and writes no second)."""
+        with self._locked(sid):
             doc = self._load(sid)  # another tab may have asked meanwhile
+            if job is not None:
+                for entry in doc["rounds"]:
+                    if entry.get("job") == job:
+                        found = self._round(sid, entry)
+                        if found is not None:
+                            return found
             number = max((r["number"] for r in doc["rounds"]), default=0) + 1
             asked = datetime.now(UTC).isoformat(timespec="seconds")
             folder = self._dir(sid)
             self._write(folder / f"round-{number}.json", data)
-            doc["rounds"].append({"number": number, "asked_at": asked, "question": question})
+            entry = {"number": number, "asked_at": asked, "question": question}
+            doc["rounds"].append(entry | ({"job": job} if job is not None else {}))
             for old in doc["rounds"][:-MAX_ROUNDS]:
                 (folder / f"round-{int(old['number'])}.json").unlink(missing_ok=True)
             doc["rounds"] = doc["rounds"][-MAX_ROUNDS:]
             self._write(folder / "state.json", doc)
         return ChatRound(number, asked, data)
+
+    # --- questions as jobs of the store's queue ----------------------------------------
+    def _queue(self) -> Jobs:
+        if self.jobs is None:
+            raise ChatInputError("questions are not queued here (no job queue)", code="no_jobs")
+        return self.jobs
+
+    def submit(self, token: str, question: str) -> ChatJob:
+        """Queue ``question`` in the session's scope (kept with the job) as a
+        ``chat.answer`` job; :class:`ChatBusy` while another question of the session is
+        queued or running, on any worker of any process (the queue's rule, in the store)."""
+        question = self._question(question)
+        sid = self.session_id(token)
+        doc = self._load(sid)
+        whole = bool(doc["whole_library"])
+        params = {
+            "session": sid,
+            "question": question,
+            "papers": [] if whole else list(doc["papers"]),
+            "whole_library": whole,
+            "by": self.owner,
+        }
+        job_id = new_job_id()
+        view = self._queue().submit(
+            CHAT_KIND, params, owner=chat_owner(sid), reuse_active=True, job_id=job_id
+        )
+        if view.id != job_id:
+            raise ChatBusy(
+                "a question of this chat session is still being answered: wait for its "
+                "answer, or cancel it",
+                job=view.id,
+            )
+        return ChatJob.from_view(view)
+
+    def job(self, token: str, job_id: str) -> ChatJob:
+        """The question job ``job_id`` of this session (any other is not found), with its
+        round's answer card once written."""
+        sid = self.session_id(token)
+        try:
+            view = self._queue().get(job_id, owner=chat_owner(sid))
+        except JobNotFound:
+            raise ChatJobNotFound("this chat session has no such question") from None
+        if view.kind != CHAT_KIND:
+            raise ChatJobNotFound("this chat session has no such question")
+        return self._with_answer(sid, ChatJob.from_view(view))
+
+    def _with_answer(self, sid: str, job: ChatJob) -> ChatJob:
+        if job.round is None:
+            return job
+        for entry in self._load(sid)["rounds"]:
+            if entry["number"] == job.round:
+                got = self._round(sid, entry)
+                return replace(job, answer=got.to_dict()) if got is not None else job
+        return job  # the round has since left the session (its oldest rounds are dropped)
+
+    def cancel(self, token: str, job_id: str) -> ChatJob:
+        """Cancel a queued question; ask a running one to stop (a model call under way
+        ends first; its answer is then not written)."""
+        self.job(token, job_id)
+        sid = self.session_id(token)
+        view = self._queue().cancel(job_id, owner=chat_owner(sid))
+        return self._with_answer(sid, ChatJob.from_view(view))
+
+    def run_job(self, ctx: JobContext) -> dict[str, Any] | None:
+        """The ``chat.answer`` handler: answer, then write the round once per job id.
+
+        A reply a previous attempt got is replayed from the checkpoint, not asked (nor
+        paid) again; a finished card in the checkpoint is written as it is."""
+        p = ctx.params
+        sid, question = str(p["session"]), str(p["question"])
+        with self._locked(sid):
+            for entry in self._load(sid)["rounds"]:
+                if entry.get("job") == ctx.job.id:  # written; the worker died after
+                    return {"round": int(entry["number"])}
+        me = self.for_owner(str(p.get("by") or LOCAL_OWNER))
+        checkpoint = dict(ctx.checkpoint or {})
+        card = checkpoint.get("card")
+        try:
+            if not isinstance(card, dict):
+                card = me._job_answer(ctx, checkpoint, question, p)
+            return {"round": me._record(sid, question, card, job=ctx.job.id).number}
+        except JobStopped:
+            return None  # the runner records why (cancelled, handed back, taken over)
+        except LitdeskError as exc:  # refused or unreachable: nothing written, said why
+            return error_result(exc)
+
+    def _job_answer(
+        self, ctx: JobContext, checkpoint: dict[str, Any], question: str, p: dict[str, Any]
+    ) -> dict[str, Any]:
+        if not ctx.progress(0, None, "retrieving"):
+            raise JobStopped("retrieving")
+        inner = self.library.backend()
+        journal: JournaledBackend | None = None
+        backend: ChatBackend | None = None
+        if inner.is_model:
+            metered = self.library.meter(inner, self.owner, CHAT_FEATURE)
+            journal = JournaledBackend(metered, ctx, checkpoint)
+            journal.close_pending(self.library.allowance())
+            if isinstance(metered, MeteredBackend):
+                metered.on_reserved = journal.reserved
+            backend = journal
+        papers = [str(x) for x in p.get("papers") or []]
+        card = self._answer(question, papers, bool(p.get("whole_library")), backend=backend)
+        checkpoint["card"] = card
+        done = journal.made if journal is not None else 0
+        if not ctx.progress(done, None, "recording", checkpoint=checkpoint):
+            raise JobStopped("recording")
+        return card
 
     def _card(self, answer: Answer, whole: bool) -> dict[str, Any]:
         # the cited files from their links (no second walk of the library), hashed alone

@@ -182,13 +182,17 @@ class Library:
             return inner
         return self.meter(inner, owner, feature)
 
+    def allowance(self) -> AssistAllowance:
+        """The model-call allowance in the library's store."""
+        _ = self.catalogue  # opens the store when the library owns it
+        assert self._store is not None
+        return AssistAllowance(self._store, self.settings)
+
     def meter(self, inner: ChatBackend, owner: str, feature: str) -> ChatBackend:
         """``inner`` metered for ``owner`` under ``feature`` (see :meth:`metered`)."""
         if not inner.is_model or isinstance(inner, MeteredBackend):
             return inner
-        _ = self.catalogue  # opens the store when the library owns it
-        assert self._store is not None
-        allowance = AssistAllowance(self._store, self.settings)
+        allowance = self.allowance()
         return MeteredBackend(
             inner, allowance, owner=owner, feature=feature, wait_seconds=allowance.stale_after
         )
@@ -655,14 +659,17 @@ class Library:
         thinking: Thinking | None = None,
         index_missing: bool = True,
         owner: str = LOCAL_OWNER,
+        backend: ChatBackend | None = None,
     ) -> Answer:
         """One grounded answer: retrieval, the citation gate, the protocol entry
         (``index_missing``: see :meth:`retrieve`).
 
         With a model every call (the English variant, the answer, its one retry) is
         reserved from ``owner``'s paper-chat allowance; a refusal raises
-        :class:`AllowanceRefused` (nothing is answered or written to the protocol)."""
-        backend = self.metered(owner, CHAT_FEATURE)
+        :class:`AllowanceRefused` (nothing is answered or written to the protocol).
+        ``backend``: the model to ask instead, already metered by the caller (a paper-chat
+        job's, which keeps its replies for an attempt that takes the job over)."""
+        backend = backend or self.metered(owner, CHAT_FEATURE)
         level: Thinking = thinking or self.settings.thinking  # type: ignore[assignment]
         warnings: list[str] = []
         variant = None

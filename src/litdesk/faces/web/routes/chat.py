@@ -1,6 +1,12 @@
 """Paper chat ``/chat``: the scope kept for the browser session (an HttpOnly cookie names
 the session's server state), one grounded answer card per question, earlier rounds
-listed and reopenable at ``/chat/round/<n>``; ``/api/v1/chat…`` are the JSON twins."""
+listed and reopenable at ``/chat/round/<n>``; ``/api/v1/chat…`` are the JSON twins.
+
+A question is a job of the store's queue (any worker answers it): ``POST
+/api/v1/chat/ask`` answers 202 with the job, ``GET /api/v1/chat/jobs/<id>`` its progress
+and, once written, its round. Without JavaScript the form's POST redirects to the chat
+page, which shows the question in flight with a link to look again (no request thread
+waits for a model that may take minutes)."""
 
 from __future__ import annotations
 
@@ -11,8 +17,7 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from litdesk.services.assist import AllowanceRefused
-from litdesk.services.library import ChatService
+from litdesk.services.library import ChatBusy, ChatService
 
 from .._library_state import ChatDep
 from .._render import page
@@ -25,6 +30,9 @@ api = APIRouter(tags=["chat"])
 CHAT_COOKIE: Final = "ld_chat"
 MAX_QUESTION: Final = 2_000
 Round = Annotated[int, Path(ge=1, le=1_000_000, description="A round number of this session.")]
+JobId = Annotated[
+    str, Path(pattern="^[0-9a-f]{32}$", description="A question job of this chat session.")
+]
 
 
 def session_token(request: Request) -> tuple[str, bool]:
@@ -44,7 +52,13 @@ def _keep(response: Response, token: str, new: bool) -> Response:
 
 
 def chat_view(chat: ChatService, token: str) -> dict[str, Any]:
-    return chat.session(token).to_dict()
+    """The session as the page shows it; a question that was not answered (its job
+    refused or failed) is shown as refused, the question back in its box."""
+    data = chat.session(token).to_dict()
+    job = data["job"]
+    if job is not None and job["state"] in ("failed", "cancelled"):
+        data["refused"] = {"question": job["question"], "message": job["message"]}
+    return data
 
 
 @pages.get("/chat", response_class=HTMLResponse)
@@ -76,24 +90,37 @@ def scope_api(request: Request, chat: ChatDep, body: ScopeBody) -> Response:
     return _keep(JSONResponse(view.to_dict()), token, new)
 
 
-def _refused_status(exc: AllowanceRefused) -> tuple[int, dict[str, str]]:
-    """429 with Retry-After for a spent allowance or a call in flight; 503 when the store
-    could not check it (as the AI assistance answers)."""
-    retry = exc.details.get("retry_after")
-    headers = {"retry-after": str(retry)} if isinstance(retry, int) else {}
-    return (503 if exc.code == "store_unavailable" else 429), headers
+def _busy(exc: ChatBusy) -> dict[str, Any]:
+    return {"error": "ChatBusy", "code": exc.code, "message": exc.message,
+            "job": exc.details.get("job")}  # fmt: skip
 
 
-@api.post("/chat/ask", summary="Ask a question in the session's scope: the answer card")
+@api.post(
+    "/chat/ask",
+    status_code=202,
+    summary="Ask a question in the session's scope: a job (its round once answered)",
+)
 def ask_api(request: Request, chat: ChatDep, body: AskBody) -> Response:
     token, new = session_token(request)
     try:
-        done = chat.ask(token, body.question)
-    except AllowanceRefused as exc:  # the model allowance: nothing was answered or kept
-        status, headers = _refused_status(exc)
-        refusal = {"error": type(exc).__name__, "code": exc.code, "message": exc.message}
-        return _keep(JSONResponse(refusal, status_code=status, headers=headers), token, new)
-    return _keep(JSONResponse(done.to_dict()), token, new)
+        job = chat.submit(token, body.question)
+    except ChatBusy as exc:  # one question in flight per session, on any worker
+        return _keep(JSONResponse(_busy(exc), status_code=409), token, new)
+    request.app.state.chat_runner.wake()  # claim it now, not at the next poll
+    location = {"location": f"/api/v1/chat/jobs/{job.id}"}
+    return _keep(JSONResponse(job.to_dict(), status_code=202, headers=location), token, new)
+
+
+@api.get("/chat/jobs/{job_id}", summary="A question of this session: progress, then its round")
+def job_api(request: Request, chat: ChatDep, job_id: JobId) -> dict[str, Any]:
+    token, _ = session_token(request)
+    return chat.job(token, job_id).to_dict()
+
+
+@api.post("/chat/jobs/{job_id}/cancel", summary="Cancel a question of this session")
+def cancel_api(request: Request, chat: ChatDep, job_id: JobId) -> dict[str, Any]:
+    token, _ = session_token(request)
+    return chat.cancel(token, job_id).to_dict()
 
 
 @api.get("/chat/rounds/{number}", summary="An earlier round of this session")
@@ -121,16 +148,23 @@ def ask_form(
     chat: ChatDep,
     question: Annotated[str, Form(min_length=1, max_length=MAX_QUESTION)],
 ) -> Response:
+    """Queue the question and show the chat page, where it is in flight (no JavaScript:
+    the page's link looks again; with it, the page follows the job)."""
     token, new = session_token(request)
     try:
-        done = chat.ask(token, question)
-    except AllowanceRefused as exc:  # the page again, the question kept in its box
-        status, headers = _refused_status(exc)
+        job = chat.submit(token, question)
+    except ChatBusy as exc:  # the page again, the question kept in its box
         data = chat_view(chat, token) | {"refused": {"question": question, "message": exc.message}}
-        shown = page(request, "chat.html", data, status=status, title="Paper chat")
-        shown.headers.update(headers)
-        return _keep(shown, token, new)
-    return _keep(RedirectResponse(f"/chat#round-{done.number}", status_code=303), token, new)
+        return _keep(page(request, "chat.html", data, status=409, title="Paper chat"), token, new)
+    request.app.state.chat_runner.wake()
+    return _keep(RedirectResponse(f"/chat#job-{job.id}", status_code=303), token, new)
+
+
+@pages.post("/chat/jobs/{job_id}/cancel")
+def cancel_form(request: Request, chat: ChatDep, job_id: JobId) -> Response:
+    token, _ = session_token(request)
+    chat.cancel(token, job_id)
+    return RedirectResponse("/chat", status_code=303)
 
 
 @pages.get("/chat/round/{number}", response_class=HTMLResponse)

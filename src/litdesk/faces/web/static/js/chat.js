@@ -1,5 +1,23 @@
-// Paper chat: "Select all" checks every paper; asking shows that it runs (answers take a
-// while with a model) and keeps the page from sending the same question twice.
+// Paper chat: "Select all" checks every paper. Asking queues the question as a job (any
+// worker of the team server answers it): the page shows "answering…" with the job's stage
+// and a cancel button, and once the round is written loads the chat page at that round,
+// whose answer card the server renders as for any round. Without this script the form
+// posts and the page shows the question in flight with a link to look again.
+import { csrfToken } from "./api.js";
+
+const POLL_MS = 700;
+
+async function call(method, path, body) {
+  const headers = { accept: "application/json", "x-csrf-token": csrfToken() };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let json = null;
+  try { json = await response.json(); } catch { json = null; }
+  return { status: response.status, ok: response.ok, body: json || {} };
+}
+
 export function installChat() {
   const all = document.getElementById("scope-all");
   if (all) {
@@ -12,12 +30,103 @@ export function installChat() {
   if (!form) return;
   const status = document.getElementById("ask-status");
   const button = document.getElementById("ask-button");
-  form.addEventListener("submit", (event) => {
-    if (form.dataset.busy === "1") { event.preventDefault(); return; }
+  const question = document.getElementById("question");
+  let cancel = null;
+
+  function refusal(message) {
+    let box = document.getElementById("ask-refused");
+    if (!box) {
+      box = document.createElement("p");
+      box.id = "ask-refused";
+      box.className = "notice error";
+      box.setAttribute("role", "alert");
+      form.append(box);
+    }
+    box.textContent = message;
+  }
+
+  function idle() {
+    form.dataset.busy = "";
+    button.disabled = false;
+    if (cancel) { cancel.remove(); cancel = null; }
+  }
+
+  function cancelButton(id) {
+    if (cancel) return;
+    cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.id = "ask-cancel";
+    cancel.textContent = "Cancel";
+    cancel.addEventListener("click", async () => {
+      cancel.disabled = true;
+      status.textContent = "Cancelling… (a model call under way finishes first)";
+      await call("POST", `/api/v1/chat/jobs/${encodeURIComponent(id)}/cancel`);
+    });
+    status.after(cancel);
+  }
+
+  async function follow(id) {
     form.dataset.busy = "1";
     button.disabled = true;
-    status.textContent = "Asking… the answer card appears when it is ready.";
+    cancelButton(id);
+    const pending = document.getElementById(`job-${id}`);
+    for (;;) {
+      const got = await call("GET", `/api/v1/chat/jobs/${encodeURIComponent(id)}`);
+      if (!got.ok) {
+        idle();
+        status.textContent = "";
+        refusal(got.body.message || "The question cannot be followed.");
+        return;
+      }
+      const job = got.body;
+      if (job.state === "done" && job.round) {
+        status.textContent = "Answered.";
+        // the chat page at the new round: its card rendered by the server, as every round
+        window.location.assign(`/chat?round=${job.round}#round-${job.round}`);
+        return;
+      }
+      if (job.state !== "running") {
+        idle();
+        status.textContent = "";
+        if (pending) pending.remove();
+        if (job.question && !question.value) question.value = job.question;
+        refusal(job.message || "The question was not answered.");
+        return;
+      }
+      const stage = job.cancel_requested ? "cancelling" : job.stage;
+      status.textContent = `Answering… (${stage}) — the answer card appears when it is ready.`;
+      await new Promise((resolve) => window.setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (form.dataset.busy === "1") return;
+    form.dataset.busy = "1";
+    button.disabled = true;
+    const old = document.getElementById("ask-refused");
+    if (old) old.remove();
+    status.textContent = "Asking…";
+    const asked = await call("POST", "/api/v1/chat/ask", { question: question.value });
+    if (asked.status === 202) {
+      question.value = "";
+      follow(asked.body.id);
+    } else if (asked.status === 409 && asked.body.job) {
+      follow(asked.body.job); // this session's question in flight (another tab)
+    } else {
+      idle();
+      status.textContent = "";
+      refusal(asked.body.message || `The question was not sent (HTTP ${asked.status}).`);
+    }
   });
-  const question = document.getElementById("question");
-  if (question && !window.location.hash) question.focus();
+
+  const pending = document.querySelector("[data-job]");
+  if (pending) {
+    const id = pending.dataset.job;
+    const cancelForm = document.getElementById("job-cancel-form");
+    if (cancelForm) cancelForm.remove(); // the composer's Cancel button does it
+    follow(id);
+  } else if (question && !window.location.hash) {
+    question.focus();
+  }
 }
