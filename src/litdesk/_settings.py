@@ -387,6 +387,13 @@ class Settings(BaseSettings):
         description="Comma-separated e-mail domains whose verified addresses may get a new "
         "account when oidc_create_accounts is on (empty: any verified address).",
     )
+    oidc_max_starts_address: int = Field(
+        default=60,
+        ge=1,
+        le=100_000,
+        description="Single sign-ons one client address may start within "
+        "login_window_seconds before its further starts are refused until the window passes.",
+    )
     oidc_allowed_hosts: str = Field(
         default="",
         max_length=2_000,

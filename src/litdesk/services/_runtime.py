@@ -38,6 +38,7 @@ from litdesk.adapters.http import (
     ProviderTransport,
     StoreMeter,
 )
+from litdesk.adapters.llm import close_idle_clients
 from litdesk.adapters.store import Store, allowance_owner, open_store
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, SearchRun
@@ -293,3 +294,4 @@ async def open_runtime(
             await transport.aclose()
     finally:
         store.dispose()
+        close_idle_clients()  # the model clients no backend holds (shared per process)

@@ -20,7 +20,9 @@ from litdesk.adapters.llm import (
     ModelError,
     NoModelBackend,
     OpenAICompatBackend,
+    close_idle_clients,
     make_backend,
+    shared_clients,
 )
 from litdesk.core.library import Excerpt, check_answer
 
@@ -34,7 +36,8 @@ class _Server(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append(
             {"path": self.path, "body": body, "auth": self.headers.get("Authorization"),
-             "x-api-key": self.headers.get("x-api-key"), "headers": dict(self.headers)}
+             "x-api-key": self.headers.get("x-api-key"), "headers": dict(self.headers),
+             "port": self.client_address[1]}
         )  # fmt: skip
         payload = json.dumps(type(self).reply).encode()
         self.send_response(type(self).status)
@@ -191,3 +194,45 @@ def test_make_backend_config_errors() -> None:
         make_backend("openai")
     with pytest.raises(ConfigError):
         NoModelBackend().complete(ChatRequest("s", "u", thinking="huge"))  # type: ignore[arg-type]
+
+
+class _KeepAlive(_Server):
+    protocol_version = "HTTP/1.1"  # connections kept open between requests
+
+
+def test_anthropic_backends_of_one_configuration_share_one_client() -> None:
+    """A backend is made per AI-assistance request: they borrow one SDK client (one
+    connection pool) per key, URL and timeout, so consecutive calls reuse a connection;
+    closing a backend gives the client back, the shutdown closes idle clients only."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _KeepAlive)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    _Server.seen, _Server.status = [], 200
+    _Server.reply = _anthropic_reply([{"type": "text", "text": "Yes [1]."}])
+    close_idle_clients()
+    held = shared_clients()  # by the backends other tests made and did not close
+    try:
+        made = []
+        for _ in range(3):  # one backend per request, closed after it, as the services do
+            backend = AnthropicBackend(api_key="ak-one", model="claude-test", base_url=url)
+            made.append(backend._client)
+            assert backend.complete(ChatRequest("s", "u")).text == "Yes [1]."
+            backend.close()
+            backend.close()  # once only
+        assert made[0] is made[1] is made[2]
+        assert len({seen["port"] for seen in _Server.seen}) == 1  # one connection for all
+        other = AnthropicBackend(api_key="ak-two", model="claude-test", base_url=url)
+        assert other._client is not made[0] and shared_clients() == held + 2  # another key
+        assert close_idle_clients() == 1  # ak-one's; ak-two's is held
+        assert not other._client.is_closed() and made[0].is_closed()
+        assert other.complete(ChatRequest("s", "u")).text == "Yes [1]."
+        other.close()
+        again = AnthropicBackend(api_key="ak-one", model="claude-test", base_url=url)
+        assert again._client is not made[0] and not again._client.is_closed()  # a new one
+        assert again.complete(ChatRequest("s", "u")).text == "Yes [1]."
+        again.close()
+    finally:
+        close_idle_clients()
+        srv.shutdown()
+        srv.server_close()
+    assert shared_clients() == held

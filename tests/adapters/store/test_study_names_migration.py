@@ -1,6 +1,8 @@
 """Migration 0012_study_names on SQLite and PostgreSQL, from 0008 with data: every Study and
 every row referencing one survive the SQLite table rebuild; afterwards names are unique per
-owner (the constraint's real name on both engines), never across owners."""
+owner (the constraint's real name on both engines), never across owners. Then 0014_study_name_index:
+the constraint becomes a plain index (the store's code checks names where the caller sees
+them), every row kept, and back."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.script import ScriptDirectory
 
-from litdesk.adapters.store import StoreError, open_store
+from litdesk.adapters.store import Store, StoreError, open_store
 from litdesk.adapters.store._engine import _alembic_config, make_engine
 
 NOW = "2026-11-30T12:00:00+00:00"
@@ -75,6 +77,23 @@ def _old_store(url: str) -> None:
         engine.dispose()
 
 
+def _migrate(url: str, revision: str, *, down: bool = False) -> None:
+    """Upgrade (or downgrade) to ``revision`` as the store migrates (SQLite: foreign-key
+    enforcement off, set before the transaction begins)."""
+    engine = make_engine(url)
+    cfg = _alembic_config()
+    try:
+        with engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            if engine.dialect.name == "sqlite" and raw is not None:
+                raw.execute("PRAGMA foreign_keys=OFF")
+            with conn.begin():
+                cfg.attributes["connection"] = conn
+                (command.downgrade if down else command.upgrade)(cfg, revision)
+    finally:
+        engine.dispose()
+
+
 def _counts(conn: sa.Connection) -> dict[str, int]:
     tables = ("studies", "study_papers", "notes", "study_members", "study_history", "papers")
     return {t: conn.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one() for t in tables}
@@ -82,7 +101,8 @@ def _counts(conn: sa.Connection) -> dict[str, int]:
 
 def test_migration_keeps_every_row_and_makes_names_unique_per_owner(store_url: str) -> None:
     _old_store(store_url)
-    store = open_store(store_url)  # migrates 0008 → head
+    _migrate(store_url, "0012_study_names")  # 0014_study_name_index drops the constraint again
+    store = Store(make_engine(store_url))
     try:
         with store.read() as conn:
             assert _counts(conn) == {
@@ -139,6 +159,40 @@ def test_migration_keeps_every_row_and_makes_names_unique_per_owner(store_url: s
             assert conn.execute(sa.text("SELECT study_id FROM notes")).scalar_one() is None
     finally:
         store.dispose()
+
+
+def test_0014_makes_the_constraint_an_index_and_back(store_url: str) -> None:
+    _old_store(store_url)
+    _migrate(store_url, "0013_import_uploads")
+    store = open_store(store_url)  # 0013 → head
+    try:
+        with store.read() as conn:
+            assert _counts(conn)["study_papers"] == 2
+        inspector = sa.inspect(store.engine)
+        assert inspector.get_unique_constraints("studies") == []
+        indexes = {i["name"]: i["column_names"] for i in inspector.get_indexes("studies")}
+        assert indexes["ix_studies_owner_name"] == ["owner", "name"], indexes
+        with store.write() as conn:  # the store's code decides now, not the database
+            conn.execute(
+                sa.text(
+                    "INSERT INTO studies (id, name, created_at, owner)"
+                    " VALUES ('study-d', 'Statins 2', :now, 'acct_ana'),"
+                    " ('study-e', 'Statins 2', :now, 'acct_ana')"
+                ),
+                {"now": NOW},
+            )
+            conn.execute(sa.text("DELETE FROM studies WHERE id = 'study-e'"))
+    finally:
+        store.dispose()
+    _migrate(store_url, "0013_import_uploads", down=True)
+    engine = make_engine(store_url)
+    try:
+        uniques = sa.inspect(engine).get_unique_constraints("studies")
+        assert [list(u["column_names"]) for u in uniques] == [["owner", "name"]], uniques
+        with engine.connect() as conn:
+            assert _counts(conn)["study_papers"] == 2
+    finally:
+        engine.dispose()
 
 
 def test_foreign_keys_are_enforced_again_after_the_migration(tmp_path) -> None:

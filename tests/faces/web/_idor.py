@@ -18,6 +18,7 @@ from pydantic import SecretStr
 from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
 from tests.faces.web._assist_jobs import settle
 from tests.faces.web._library import make_pdfs
+from tests.faces.web._oa_citations import write_openalex
 from tests.faces.web._pdfchat import follow_chat_job
 from tests.faces.web._team import TeamServer, add_accounts, team_server
 
@@ -44,6 +45,7 @@ RECORD_FIELDS = (
     "sha",
     "number",
     "live_id",
+    "listing",
 )
 #: records shared by every account of the server (the PDF library): routes naming one are
 #: not checked for 404, only for ana's data
@@ -86,6 +88,8 @@ class AnaRecords:
     run_id: str
     file: str = ""
     values: dict[str, list[Any]] = field(default_factory=dict)
+    #: the ids of the works ana's citation listing shows (``values["listing"]``)
+    listed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -100,6 +104,7 @@ class Served:
 
 @pytest.fixture
 def server(team_settings: Settings, cassette: Path) -> Iterator[Served]:
+    write_openalex(cassette)  # ana's citation listing (references of OpenAlex work W100)
     with model_server("openai") as model:
         settings = team_settings.model_copy(
             update={
@@ -236,6 +241,9 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
     r = ana.post("/api/v1/search/live", json={"q": "tumour growth"})
     assert r.status_code == 202, r.text
     live_id = r.json()["id"]
+    r = ana.get("/api/v1/citations", params={"mode": "references", "ids": "OAX-W100"})
+    assert r.status_code == 200 and r.json()["papers"], r.text
+    listing = r.json()["listing"]
     records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
     assisted = _ana_assisted(ana, model, private, study_id)
     library = _ana_library(ana, folder)
@@ -251,8 +259,10 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
             "study": [study_id],
             "run_id": [run_id],
             "live_id": [live_id],
+            "listing": [listing],
         }
     )
+    records.listed = [p["id"] for p in r.json()["papers"]]
     return records
 
 

@@ -1,8 +1,15 @@
 """Helpers of the team-mode web tests: a real team server (uvicorn on loopback) over a store
-on SQLite or PostgreSQL, accounts made through the service, and signed-in clients."""
+on SQLite or PostgreSQL, accounts made through the service, and signed-in clients; and for
+the tests of separate ``litdesk serve --team`` processes over one database: their
+environment and start, the wait until they are ready, a session made over HTTP, a fresh
+connection with it (the kernel hands each to either worker), and a job's lease holder."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -10,15 +17,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import sqlalchemy as sa
 from fastapi import FastAPI
 from tests.faces.web._server import free_port, serve_app
 
 from litdesk import Settings
 from litdesk.adapters.store import open_store
+from litdesk.adapters.store._jobs import jobs as jobs_table
 from litdesk.faces.web import create_app
 from litdesk.services.accounts import Accounts
 
 PASSWORD = "correct horse battery"
+#: the source tree, for the PYTHONPATH of server processes
+SRC = Path(__file__).resolve().parents[3] / "src"
 
 
 @dataclass
@@ -64,3 +75,88 @@ def team_server(settings: Settings, cassette: Path, **app_kw: Any) -> Iterator[T
     app = create_app(settings, host="127.0.0.1", port=port, replay=cassette, team=True, **app_kw)
     for _ in serve_app(app, port):
         yield TeamServer(f"http://127.0.0.1:{port}", settings, app)
+
+
+# --- separate server processes ----------------------------------------------------------
+
+
+def team_env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
+    """The environment of a team server process over the database ``url``: this one's
+    without its ``LITDESK_*`` settings, a data directory under ``tmp_path``, and ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    env |= {"LITDESK_DATA_DIR": str(tmp_path / "data"), "LITDESK_DATABASE_URL": url}
+    return env | extra
+
+
+def start_team_process(
+    port: int,
+    cassette: Path,
+    env: dict[str, str],
+    log: Path,
+    *,
+    workers: int | None = None,
+    new_session: bool = False,
+) -> subprocess.Popen[bytes]:
+    """``litdesk serve --team [--workers N]`` replaying ``cassette``, its stderr (the access
+    lines) into ``log``; ``new_session``: its own process group (to signal every worker)."""
+    args = [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve", "--team"]
+    if workers is not None:
+        args += ["--workers", str(workers)]
+    args += ["--port", str(port), "--replay", str(cassette)]
+    with log.open("wb") as sink:
+        return subprocess.Popen(args, env=env, stderr=sink, start_new_session=new_session)
+
+
+def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Until the server at ``base`` answers ``/readyz`` (90 s; its log when it exits)."""
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(f"the team server exited: {log.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the team server did not get ready: {log.read_text()[-2000:]}")
+        time.sleep(0.3)
+
+
+def login(base: str, name: str) -> tuple[str, str]:
+    """A session of ``name`` made over HTTP: its cookie's token and its CSRF token."""
+    with httpx.Client(base_url=base, headers={"origin": base}, timeout=60) as c:
+        c.get("/login")
+        r = c.post(
+            "/api/v1/auth/login",
+            json={"username": name, "password": PASSWORD},
+            headers={"x-csrf-token": c.cookies.get("ld_csrf") or ""},
+        )
+        assert r.status_code == 200, r.text
+        return c.cookies.get("ld_session") or "", r.json()["csrf_token"]
+
+
+def fresh(base: str, session: tuple[str, str]) -> httpx.Client:
+    """A new connection with the session each time: the kernel hands it to either worker
+    (the session lives in the store: any server knows it)."""
+    return httpx.Client(
+        base_url=base,
+        cookies={"ld_session": session[0], "ld_csrf": session[1]},
+        headers={"origin": base, "x-csrf-token": session[1]},
+        timeout=60,
+    )
+
+
+def job_holder(url: str, job_id: str) -> tuple[str | None, int]:
+    """The job's worker id (``host:pid:random/slot``) and attempts, from the store."""
+    store = open_store(url)
+    try:
+        with store.read() as conn:
+            row = conn.execute(
+                sa.select(jobs_table.c.worker, jobs_table.c.attempts).where(
+                    jobs_table.c.id == job_id
+                )
+            ).one()
+    finally:
+        store.dispose()
+    return row.worker, int(row.attempts)

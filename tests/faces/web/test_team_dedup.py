@@ -11,10 +11,8 @@ after each import read), so that they are watched and killed mid-way determinist
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,20 +21,25 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import sqlalchemy as sa
 from tests._dedup_data import REGISTRY_RIS, haematology_subset
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
-from tests.faces.web._team import PASSWORD, add_accounts
+from tests.faces.web._team import (
+    PASSWORD,
+    SRC,
+    add_accounts,
+    fresh,
+    job_holder,
+    login,
+    start_team_process,
+    team_env,
+    wait_ready,
+)
 from tests.faces.web.test_dedup import XSS_RIS
-from tests.faces.web.test_team_workers import _wait
 
 from litdesk import Settings
 from litdesk.adapters.store import open_store
-from litdesk.adapters.store._jobs import jobs as jobs_table
 from litdesk.services.dedup import study_history
-
-SRC = Path(__file__).resolve().parents[3] / "src"
 
 
 @dataclass
@@ -58,30 +61,25 @@ def two_servers(
     (``env_extra``: more settings of both; ``first_extra``: of the first only)."""
     cassette = tmp_path / "cassette"
     write_cassette(cassette, "tumour growth", epmc_body([epmc_record(1)]))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
-    env |= {
-        "PYTHONPATH": str(SRC),
-        "LITDESK_DATA_DIR": str(tmp_path / "data"),
-        "LITDESK_DATABASE_URL": url,
-        "LITDESK_JOBS_LEASE_SECONDS": "2",
-        "LITDESK_JOBS_POLL_SECONDS": "0.2",
-        "LITDESK_DEDUP_TEST_STEP_SECONDS": str(step_s),
-    } | (env_extra or {})
+    env = team_env(
+        tmp_path,
+        url,
+        PYTHONPATH=str(SRC),
+        LITDESK_JOBS_LEASE_SECONDS="2",
+        LITDESK_JOBS_POLL_SECONDS="0.2",
+        LITDESK_DEDUP_TEST_STEP_SECONDS=str(step_s),
+    ) | (env_extra or {})
     servers: list[Server] = []
     try:
         for n in (1, 2):  # one after the other: the first applies the migrations
             port = free_port()
             log = tmp_path / f"server{n}.log"
-            with log.open("wb") as sink:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", "from litdesk.faces.cli import main; main()",
-                     "serve", "--team", "--port", str(port), "--replay", str(cassette)],
-                    env=env | (first_extra or {} if n == 1 else {}),
-                    stderr=sink,
-                )  # fmt: skip
+            proc = start_team_process(
+                port, cassette, env | (first_extra or {} if n == 1 else {}), log
+            )
             server = Server(f"http://127.0.0.1:{port}", proc, log)
             servers.append(server)
-            _wait(server.base, proc, log)
+            wait_ready(server.base, proc, log)
         yield servers[0], servers[1]
     finally:
         for s in servers:
@@ -97,50 +95,12 @@ def two_servers(
         assert PASSWORD not in s.log.read_text()
 
 
-def login(base: str, name: str) -> tuple[str, str]:
-    with httpx.Client(base_url=base, headers={"origin": base}, timeout=60) as c:
-        c.get("/login")
-        r = c.post(
-            "/api/v1/auth/login",
-            json={"username": name, "password": PASSWORD},
-            headers={"x-csrf-token": c.cookies.get("ld_csrf") or ""},
-        )
-        assert r.status_code == 200, r.text
-        return c.cookies.get("ld_session") or "", r.json()["csrf_token"]
-
-
-@contextmanager
-def on(server: Server, session: tuple[str, str]) -> Iterator[httpx.Client]:
-    """A signed-in client of ``server`` (the session lives in the store: any server)."""
-    with httpx.Client(
-        base_url=server.base,
-        cookies={"ld_session": session[0], "ld_csrf": session[1]},
-        headers={"origin": server.base, "x-csrf-token": session[1]},
-        timeout=60,
-    ) as c:
-        yield c
-
-
 def make_study(c: httpx.Client, files: list[tuple[str, bytes]]) -> str:
     sid = str(c.post("/api/v1/studies", json={"name": "Across servers"}).json()["id"])
     for name, data in files:  # one import each: each is a step of the run
         r = c.post("/api/v1/imports", params={"study": sid}, files=[("files", (name, data))])
         assert r.status_code == 200 and not r.json()["refused"], r.text
     return sid
-
-
-def _holder(url: str, job_id: str) -> tuple[str | None, int]:
-    store = open_store(url)
-    try:
-        with store.read() as conn:
-            row = conn.execute(
-                sa.select(jobs_table.c.worker, jobs_table.c.attempts).where(
-                    jobs_table.c.id == job_id
-                )
-            ).one()
-    finally:
-        store.dispose()
-    return row.worker, int(row.attempts)
 
 
 def _runs_in_history(url: str, sid: str) -> list[dict[str, Any]]:
@@ -175,14 +135,14 @@ def test_a_run_started_on_one_server_is_watched_reviewed_and_decided_on_the_othe
     with two_servers(tmp_path, pg_schema, step_s=2.0) as (one, two):
         ana, bob = login(one.base, "ana"), login(two.base, "bob")
         cy, dan = login(two.base, "cy"), login(one.base, "dan")
-        with on(one, ana) as c:
+        with fresh(one.base, ana) as c:
             sid = make_study(c, [*BASE_FILES, ("again.ris", REGISTRY_RIS.encode())])
             members = f"/api/v1/studies/{sid}/members"
             assert c.post(members, json={"username": "bob", "role": "editor"}).is_success
             assert c.post(members, json={"username": "cy", "role": "viewer"}).is_success
             job = c.post(f"/api/v1/studies/{sid}/dedup/runs").json()
         assert job["state"] == "running" and job["study_id"] == sid, job
-        with on(two, bob) as b:
+        with fresh(two.base, bob) as b:
             # progress from the other server while it runs (each import read takes 2 s)
             seen = _watch(b, job["id"], lambda j: j["state"] != "running" or j["done"] >= 1)
             assert seen["state"] == "running" and seen["total"] == 3, seen
@@ -206,14 +166,14 @@ def test_a_run_started_on_one_server_is_watched_reviewed_and_decided_on_the_othe
             assert decided.status_code == 200 and decided.json()["new"], decided.text
             html = b.get(f"/study/{sid}/dedup")
             assert html.status_code == 200 and 'id="count-uncertain">5<' in html.text
-        with on(one, ana) as c:  # bob's decision, seen on server 1
+        with fresh(one.base, ana) as c:  # bob's decision, seen on server 1
             mine = c.get(f"/api/v1/studies/{sid}/dedup").json()
             states = {p["no"]: p["state"] for p in mine["pairs"]}
             assert states[pair["no"]] == "distinct" and mine["run"]["id"] == job["id"]
             top = mine["history"][0]
             assert top["seq"] == decided.json()["seq"] and top["by"] == ids["bob"], top
             assert [h["by"] for h in mine["history"] if h["kind"] == "run"] == [ids["ana"]]
-        with on(two, cy) as v:  # a viewer reads, on either server, and writes nothing
+        with fresh(two.base, cy) as v:  # a viewer reads, on either server, and writes nothing
             seen_by_viewer = v.get(f"/api/v1/studies/{sid}/dedup")
             assert seen_by_viewer.status_code == 200
             assert len(seen_by_viewer.json()["pairs"]) == 5
@@ -229,7 +189,7 @@ def test_a_run_started_on_one_server_is_watched_reviewed_and_decided_on_the_othe
             ]
             assert [r.status_code for r in refused] == [403] * 4, [r.text for r in refused]
         for server in (one, two):  # a stranger finds neither the Study's run nor its job
-            with on(server, dan) as d:
+            with fresh(server.base, dan) as d:
                 answers = [
                     d.get(f"/api/v1/studies/{sid}/dedup"),
                     d.get(f"/api/v1/dedup-jobs/{job['id']}"),
@@ -255,27 +215,27 @@ def test_a_run_whose_server_is_killed_is_finished_by_the_other_once(
     files = [*BASE_FILES, ("hostile.ris", XSS_RIS.encode()), ("again.ris", REGISTRY_RIS.encode())]
     with two_servers(tmp_path, pg_schema, step_s=1.0) as (one, two):
         ana = login(one.base, "ana")
-        with on(one, ana) as c:
+        with fresh(one.base, ana) as c:
             sid = make_study(c, files)
             job = c.post(f"/api/v1/studies/{sid}/dedup/runs").json()
         by_pid = {one.proc.pid: (one, two), two.proc.pid: (two, one)}
         # wait until it runs mid-way (an import read), on whichever server claimed it
-        with on(two, ana) as c:
+        with fresh(two.base, ana) as c:
             seen = _watch(c, job["id"], lambda j: j["state"] != "running" or j["done"] >= 1)
         assert seen["state"] == "running" and seen["done"] < seen["total"] == 4, seen
-        worker, attempts = _holder(pg_schema, job["id"])
+        worker, attempts = job_holder(pg_schema, job["id"])
         assert worker is not None and attempts == 1, (worker, attempts)
         pid = int(worker.split(":")[1])
         victim, survivor = by_pid[pid]
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait(timeout=30)
         assert _runs_in_history(pg_schema, sid) == []  # it died before recording
-        with on(survivor, ana) as c:
+        with fresh(survivor.base, ana) as c:
             done = _watch(c, job["id"], lambda j: j["state"] != "running", seconds=240)
             assert done["state"] == "done" and done["attempts"] == 2, done
             view = c.get(f"/api/v1/studies/{sid}/dedup").json()
         assert view["run"]["id"] == job["id"] and view["run"]["repeats_skipped"] == ["again.ris"]
-        finisher, attempts = _holder(pg_schema, job["id"])
+        finisher, attempts = job_holder(pg_schema, job["id"])
         assert finisher is not None and int(finisher.split(":")[1]) == survivor.proc.pid
         runs = _runs_in_history(pg_schema, sid)
         assert len(runs) == 1 and runs[0]["run"] == job["id"], runs

@@ -1,7 +1,7 @@
 """IDOR tests of the HTML workspace, generated from the app's routes (``app.routes``), on
 SQLite and PostgreSQL: every page and every form post outside ``/api/v1`` (the reader, a
-Study's pages, deduplication, exports and downloads, the library, chat, reports, the forms
-posted without JS) is probed as account bob — signed in, with his CSRF token and the exact
+Study's pages, deduplication, exports and downloads, the library, chat, reports, saving from
+a citation listing, the forms posted without JS) is probed as account bob — signed in, with his CSRF token and the exact
 Origin, so that only authorisation can refuse — with the ids of ana's private records
 (made as in the API's IDOR test, :mod:`tests.faces.web._idor`).
 
@@ -250,6 +250,38 @@ def test_a_viewer_reads_the_pages_but_changes_nothing(
         assert sorted(n["comment"] for n in notes) == [MARKERS[2], MARKERS[2]]
         members = ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()["members"]
         assert [(m["username"], m["role"]) for m in members] == [("bob", "viewer")]
+
+
+def test_bob_cannot_save_from_anas_citation_listing(server: Served) -> None:  # noqa: F811
+    """A citation listing (in the store, keyed by an unguessable id) is its owner's: bob,
+    holding ana's listing id and the ids of the works it shows, saves none of them into his
+    own Study, by the form or the API, and learns nothing of the list."""
+    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
+        r = ana_client.get("/api/v1/citations", params={"mode": "references", "ids": "OAX-W100"})
+        assert r.status_code == 200, r.text
+        listing, works = r.json()["listing"], [p["id"] for p in r.json()["papers"]]
+        assert len(works) >= 2
+        r = bob.post("/api/v1/studies", json={"name": "Bob's citations"})
+        assert r.status_code == 200, r.text
+        mine = r.json()["id"]
+        form = {"listing": listing, "paper_ids": works[:2], "study": mine, "back": "/citations"}
+        page = bob.post("/citations/save", data=form)
+        api = bob.post(
+            "/api/v1/citations/save",
+            json={"listing": listing, "paper_ids": works[:2], "study": mine},
+        )
+        for r in (page, api):
+            assert r.status_code == 404, r.text
+            assert "no longer open" in r.text
+            assert not any(w in r.text for w in works) and "Seed paper" not in r.text
+        assert api.json()["code"] == "listing_not_open"
+        assert bob.get(f"/api/v1/studies/{mine}").json()["papers"] == []
+        # ana's own save from it works: the refusal was about whose list it is
+        r = ana_client.post(
+            "/api/v1/citations/save",
+            json={"listing": listing, "paper_ids": works[:1], "new_study": "Ana's citations"},
+        )
+        assert r.status_code == 200 and r.json()["saved"] == works[:1], r.text
 
 
 def test_bob_names_a_study_like_anas_private_one(server: Served) -> None:  # noqa: F811

@@ -11,60 +11,35 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
-import sqlalchemy as sa
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._library import make_pdfs
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
-from tests.faces.web._team import PASSWORD, add_accounts
+from tests.faces.web._team import (
+    PASSWORD,
+    SRC,
+    add_accounts,
+    fresh,
+    job_holder,
+    login,
+    start_team_process,
+    team_env,
+    wait_ready,
+)
 
 from litdesk import Settings
-from litdesk.adapters.store import open_store
-from litdesk.adapters.store._jobs import jobs as jobs_table
 
-SRC = Path(__file__).resolve().parents[3] / "src"
 FILES = 40
-
-
-def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 90
-    while True:
-        if proc.poll() is not None:
-            raise AssertionError(f"the team server exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the team server did not get ready: {log.read_text()[-2000:]}")
-        time.sleep(0.3)
 
 
 def _pids_answering(log: Path, path: str) -> set[int]:
     lines = [x for x in log.read_text().splitlines() if x.startswith("{")]
     return {int(x["pid"]) for x in map(json.loads, lines) if x["path"] == path}
-
-
-def _holder(url: str, job_id: str) -> tuple[str | None, int]:
-    """The job's worker id (``host:pid:random/slot``) and attempts, from the store."""
-    store = open_store(url)
-    try:
-        with store.read() as conn:
-            row = conn.execute(
-                sa.select(jobs_table.c.worker, jobs_table.c.attempts).where(
-                    jobs_table.c.id == job_id
-                )
-            ).one()
-    finally:
-        store.dispose()
-    return row.worker, int(row.attempts)
 
 
 def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
@@ -79,35 +54,21 @@ def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
     pdfs = make_pdfs(tmp_path / "gen", FILES, pages=6)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
-    env |= {
-        "PYTHONPATH": str(SRC),
-        "LITDESK_DATA_DIR": str(tmp_path / "data"),
-        "LITDESK_DATABASE_URL": pg_schema,
-        "LITDESK_JOBS_LEASE_SECONDS": "2",
-        "LITDESK_JOBS_POLL_SECONDS": "0.2",
-    }
+    env = team_env(
+        tmp_path,
+        pg_schema,
+        PYTHONPATH=str(SRC),
+        LITDESK_JOBS_LEASE_SECONDS="2",
+        LITDESK_JOBS_POLL_SECONDS="0.2",
+    )
     log = tmp_path / "server.log"
-    with log.open("wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve",
-             "--team", "--workers", "2", "--port", str(port), "--replay", str(cassette)],
-            env=env,
-            stderr=sink,
-            start_new_session=True,  # the workers and their PDF reader processes, to end all
-        )  # fmt: skip
+    # its own process group: the workers and their PDF reader processes, to end all
+    proc = start_team_process(port, cassette, env, log, workers=2, new_session=True)
     try:
-        _wait_ready(base, proc, log)
-        with httpx.Client(base_url=base, headers={"origin": base}, timeout=60) as c:
-            c.get("/login")
-            r = c.post(
-                "/api/v1/auth/login",
-                json={"username": "ana", "password": PASSWORD},
-                headers={"x-csrf-token": c.cookies.get("ld_csrf") or ""},
-            )
-            assert r.status_code == 200, r.text
-            c.headers["x-csrf-token"] = r.json()["csrf_token"]
-            session = c.cookies.get("ld_session") or ""
+        wait_ready(base, proc, log)
+        ana = login(base, "ana")
+        session = ana[0]
+        with fresh(base, ana) as c:
             parts = [("files", (p.name, p.read_bytes(), "application/pdf")) for p in pdfs]
             report = c.post("/api/v1/library/uploads", files=parts).json()
         assert len(report.get("stored", [])) == FILES, report
@@ -144,7 +105,7 @@ def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
                         f"pids {_pids_answering(log, watched)}"
                     )
                 time.sleep(0.05)
-        worker, attempts = _holder(pg_schema, job_id)
+        worker, attempts = job_holder(pg_schema, job_id)
         assert worker is not None and attempts == 1, (worker, attempts)
         runner_pid = int(worker.split(":")[1])
         assert runner_pid in _pids_answering(log, watched)  # a worker of this server
@@ -164,7 +125,7 @@ def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
         assert job["result"]["indexed"] == FILES and job["result"]["files"] == FILES, job
         # the files indexed before the kill were not indexed again
         assert 0 < len(job["result"]["indexed_this_attempt"]) < FILES, job["result"]
-        finisher, _ = _holder(pg_schema, job_id)
+        finisher, _ = job_holder(pg_schema, job_id)
         assert finisher is not None and int(finisher.split(":")[1]) != runner_pid
         print(
             f"\nwatched by pids {sorted(_pids_answering(log, watched))}; killed {runner_pid} at "

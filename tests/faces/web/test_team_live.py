@@ -29,9 +29,10 @@ from tests.faces.web._oa_citations import write_openalex
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
 from tests.faces.web._slow import openalex_body
 from tests.faces.web._team import add_accounts
+from tests.faces.web._team import fresh as _fresh
+from tests.faces.web._team import login as _login
+from tests.faces.web._team import wait_ready as _wait_ready
 from tests.faces.web.test_live import _events
-from tests.faces.web.test_team_jobs import _wait_ready
-from tests.faces.web.test_team_runs_workers import _fresh, _login
 
 from litdesk import Settings
 

@@ -2,9 +2,10 @@
 (``_oidc_provider``) and a real team server (SQLite and PostgreSQL): the whole flow to a
 working session, single-use state bound to the browser, every ID-token defect refused, a
 token endpoint on another host refused, unknown identities refused or created by the
-settings' rules, disabled accounts refused, failures throttled per address, the client
-secret never in a log line or a response, and a sign-in started on one server finished on
-another over the same database."""
+settings' rules, disabled accounts refused, failures and starts throttled per address (in
+the store: two worker processes count the same starts), two tabs of one browser signing in
+at once, the client secret never in a log line or a response, and a sign-in started on one
+server finished on another over the same database."""
 
 from __future__ import annotations
 
@@ -344,6 +345,71 @@ def test_failed_callbacks_are_throttled_per_address(
             assert p.post("/api/v1/auth/login", json=body).status_code == 429
 
 
+def test_starts_are_throttled_per_address(
+    tmp_settings: Settings, tmp_path: Path, cassette: Path, provider: Provider
+) -> None:
+    url = f"sqlite:///{tmp_path / 't.sqlite3'}"
+    settings = _sso_settings(tmp_settings, url, provider, oidc_max_starts_address=3)
+    add_accounts(settings, "ana")
+    _link(settings, "ana", "sub-ana")
+    with _server(settings, cassette, provider) as server, server.client() as c:
+        callback = _start(c, provider)
+        _start(c, provider)
+        # a new server process over the same database counts the same starts
+        with _server(settings, cassette, provider) as other, other.client() as d:
+            _start(d, provider)
+            r = d.get("/login/oidc", params={"next": "/saved"}, follow_redirects=False)
+            _refused(r, 429, "too many sign-ins started")
+            assert int(r.headers["retry-after"]) == settings.login_window_seconds
+            assert provider.base not in r.headers.get("location", "")
+        refused = c.get("/login/oidc", follow_redirects=False)
+        _refused(refused, 429, "too many sign-ins started")
+        # a refused start leaves the browser's pre-login cookie (and its sign-in) alone
+        assert not any(h.startswith("ld_oidc=") for h in refused.headers.get_list("set-cookie"))
+        done = c.get(callback, follow_redirects=False)
+        assert done.status_code == 303 and done.headers["location"] == "/saved", done.text
+        # password logins are not counted with the starts
+        with server.anonymous() as p:
+            body = {"username": "ana", "password": "correct horse battery"}
+            assert p.post("/api/v1/auth/login", json=body).status_code == 200
+
+
+def test_two_tabs_of_one_browser_both_sign_in(
+    tmp_settings: Settings, tmp_path: Path, cassette: Path, provider: Provider
+) -> None:
+    """The pre-login cookie is one per browser: a second start keeps it (rather than
+    replacing it and stranding the first tab's sign-in), and it goes only with the last."""
+    settings = _sso_settings(tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider)
+    add_accounts(settings, "ana")
+    _link(settings, "ana", "sub-ana")
+    with _server(settings, cassette, provider) as server, server.client() as c:
+        first = _start(c, provider, "/saved")
+        cookie = c.cookies.get("ld_oidc")
+        second = _start(c, provider, "/studies")
+        assert c.cookies.get("ld_oidc") == cookie
+        one = c.get(first, follow_redirects=False)
+        assert one.status_code == 303 and one.headers["location"] == "/saved", one.text
+        assert not any(h.startswith("ld_oidc=") for h in one.headers.get_list("set-cookie"))
+        assert c.cookies.get("ld_oidc") == cookie  # the second tab's sign-in still needs it
+        two = c.get(second, follow_redirects=False)
+        assert two.status_code == 303 and two.headers["location"] == "/studies", two.text
+        assert c.cookies.get("ld_oidc") is None  # spent with the last sign-in bound to it
+        assert c.get("/api/v1/auth/me").json()["username"] == "ana"
+        # a refused callback keeps the cookie while another tab's sign-in is bound to it
+        third = _start(c, provider)
+        cookie = c.cookies.get("ld_oidc")
+        provider.script.deny = True
+        _refused(c.get(_start(c, provider), follow_redirects=False), 401, "did not sign you in")
+        provider.script.deny = False
+        assert c.cookies.get("ld_oidc") == cookie
+        assert c.get(third, follow_redirects=False).status_code == 303
+        assert c.cookies.get("ld_oidc") is None
+        # a cookie that binds nothing live (forged, or spent) is not kept: a new one is made
+        c.cookies.set("ld_oidc", "F" * 43, domain="127.0.0.1", path="/login/oidc")
+        _start(c, provider)
+        assert c.cookies.get("ld_oidc") not in (None, "F" * 43)
+
+
 def test_started_on_one_server_finished_on_another(
     request: pytest.FixtureRequest,
     tmp_settings: Settings,
@@ -457,6 +523,7 @@ def test_sign_ins_across_two_worker_processes(
         "LITDESK_OIDC_ISSUER": provider.issuer,
         "LITDESK_OIDC_CLIENT_ID": CLIENT_ID,
         "LITDESK_OIDC_CLIENT_SECRET": CLIENT_SECRET,
+        "LITDESK_OIDC_MAX_STARTS_ADDRESS": "12",
     }
     log = tmp_path / "server.log"
     codes: list[str] = []
@@ -485,6 +552,10 @@ def test_sign_ins_across_two_worker_processes(
 
             with ThreadPoolExecutor(max_workers=6) as pool:
                 assert list(pool.map(sign_in, range(12))) == ["ana"] * 12
+            # the 13th start is refused whichever worker answers: both count the same starts
+            with httpx.Client(base_url=base, timeout=60) as last:
+                r = last.get("/login/oidc", follow_redirects=False)
+                assert r.status_code == 429 and "retry-after" in r.headers, r.text
         finally:
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=60)
@@ -492,5 +563,5 @@ def test_sign_ins_across_two_worker_processes(
     assert CLIENT_SECRET not in text and not any(code in text for code in codes)
     lines = [json.loads(x) for x in text.splitlines() if x.startswith("{")]
     steps = [x for x in lines if x["path"].startswith("/login/oidc")]
-    assert len(steps) == 24 and all(x["status"] == 303 for x in steps)
+    assert len(steps) == 25 and [x["status"] for x in steps].count(303) == 24
     assert len({x["pid"] for x in steps}) == 2  # both workers took part

@@ -1,7 +1,8 @@
 """Study names are unique per owner (issue 17), on SQLite and PostgreSQL: another account's
 private Study of the same name neither blocks nor shows; a name resolves among the account's
-own Studies first, then those shared with it, and an ambiguous one asks for the id; the
-single-user owner ``local`` works as before."""
+own Studies first, then those shared with it, and an ambiguous one asks for the id; a
+co-owner's rename learns nothing of the owner's private Studies; the single-user owner
+``local`` works as before."""
 
 from __future__ import annotations
 
@@ -108,6 +109,44 @@ def test_renames_and_recovered_studies_are_per_owner(
     assert again["name"] == f"{NAME} (recovered 1)"  # bob's own "NAME" is taken
     cy = Workspace(team_store, owner=accounts[2])
     assert import_study(cy, archive)["name"] == NAME  # ana's and bob's are not cy's
+
+
+def test_a_co_owners_rename_reveals_nothing_of_the_owners_private_studies(
+    team_store: Store, accounts: tuple[str, str, str]
+) -> None:
+    """Bob, co-owner of ana's shared Study, renames it to the name of her private Study: it
+    is renamed exactly as to a name nobody has (a refusal would tell him that Study exists).
+    A clash he can see is refused as before; ana then names her two by id."""
+    ana_id, bob_id, _ = accounts
+    ana, bob = Workspace(team_store, owner=ana_id), Workspace(team_store, owner=bob_id)
+    private = ana.create_study("Secret plans", "ana's private notes")
+    shared = ana.create_study("Shared review")
+    seen = ana.create_study("Also shared")
+    sharing = Sharing(team_store, owner=ana_id)
+    sharing.share(shared.id, "bob", "owner")
+    sharing.share(seen.id, "bob", "viewer")
+    with team_store.write() as conn:
+        unknown = repo.rename_study(conn, shared.id, "Nobody's name", account=bob_id)
+        taken = repo.rename_study(conn, shared.id, "Secret plans", account=bob_id)
+    assert (unknown.id, unknown.name) == (shared.id, "Nobody's name")
+    assert (taken.id, taken.name) == (shared.id, "Secret plans")
+    assert bob.study("Secret plans").id == shared.id  # his view: the shared one only
+    with pytest.raises(NotFoundError):
+        bob.study(private.id)
+    # a name he sees on another Study of ana's is refused, naming nothing he cannot see
+    with team_store.write() as conn, pytest.raises(InputError) as refused:
+        repo.rename_study(conn, shared.id, "Also shared", account=bob_id)
+    assert refused.value.code == "study_exists"
+    # ana sees both of her Studies of that name: a lookup by it asks for the id
+    with pytest.raises(repo.AmbiguousStudy) as asked:
+        ana.study("Secret plans")
+    assert set(asked.value.details["ids"]) == {private.id, shared.id}
+    assert ana.study(private.id).name == "Secret plans"
+    # and her own create or rename to a name she has is refused as before
+    with pytest.raises(InputError):
+        ana.create_study("Secret plans")
+    with team_store.write() as conn, pytest.raises(InputError):
+        repo.rename_study(conn, seen.id, "Secret plans", account=ana_id)
 
 
 def test_the_local_owner_works_as_before(team_store: Store) -> None:

@@ -15,6 +15,7 @@ from ._backends import (
     check_anthropic_base_url,
     make_backend,
 )
+from ._clients import close_idle_clients, shared_clients
 from ._probe import PROBE_TIMEOUT, ServerProbe, probe_ollama, probe_openai
 
 __all__ = [
@@ -34,5 +35,7 @@ __all__ = [
     "OpenAICompatBackend",
     "Thinking",
     "check_anthropic_base_url",
+    "close_idle_clients",
     "make_backend",
+    "shared_clients",
 ]

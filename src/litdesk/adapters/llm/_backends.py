@@ -1,6 +1,7 @@
 """Chat model backends: one interface, three implementations.
 
-* :class:`AnthropicBackend` — the official SDK, ``max_retries=0``.
+* :class:`AnthropicBackend` — the official SDK, ``max_retries=0``; its client (an HTTPS
+  connection pool) is shared by the backends of one key, URL and timeout (``_clients``).
 * :class:`OpenAICompatBackend` — the official openai SDK with a ``base_url``
   (Ollama, llama.cpp, vLLM, …), ``max_retries=0``.
 * :class:`NoModelBackend` — no model at all: an extractive answer made of the
@@ -28,6 +29,8 @@ from urllib.parse import urlsplit
 
 from litdesk._errors import ConfigError, ExternalError
 from litdesk.core.library import Excerpt, extractive_answer
+
+from ._clients import borrow_anthropic, give_back
 
 __all__ = [
     "ANTHROPIC_API_URL",
@@ -170,9 +173,8 @@ class AnthropicBackend:
 
         self._sdk = anthropic
         self._base_url = check_anthropic_base_url(base_url)
-        self._client = anthropic.Anthropic(
-            api_key=api_key, max_retries=0, timeout=timeout, base_url=self._base_url
-        )
+        self._client, self._token = borrow_anthropic(api_key, self._base_url, timeout)
+        self._held = True
         self._model = model
 
     name = "anthropic"
@@ -188,8 +190,11 @@ class AnthropicBackend:
         return _host(self._base_url)
 
     def close(self) -> None:
-        """Close the SDK's connection pool."""
-        self._client.close()
+        """Give the shared SDK client back (its connections stay open for the next backend
+        of this configuration; the runtime's shutdown closes idle ones). Once only."""
+        if self._held:
+            self._held = False
+            give_back(self._token)
 
     def complete(self, request: ChatRequest) -> ChatReply:
         budget = _budget(request)

@@ -24,6 +24,7 @@ __all__ = [
     "FlowRow",
     "LinkRow",
     "count_flows",
+    "count_flows_bound",
     "delete_link",
     "find_link",
     "insert_flow",
@@ -119,6 +120,16 @@ def purge_flows(conn: Connection, now: float, *, keep: int = FLOW_LIMIT) -> int:
 
 def count_flows(conn: Connection) -> int:
     return int(conn.execute(sa.select(sa.func.count()).select_from(oidc_flows)).scalar_one())
+
+
+def count_flows_bound(conn: Connection, binding_hash: str, now: float) -> int:
+    """The live (unexpired) sign-ins under way bound to one pre-login cookie."""
+    query = (
+        sa.select(sa.func.count())
+        .select_from(oidc_flows)
+        .where(oidc_flows.c.binding_hash == binding_hash, oidc_flows.c.expires_at > now)
+    )
+    return int(conn.execute(query).scalar_one())
 
 
 # --- linked identities --------------------------------------------------------------------

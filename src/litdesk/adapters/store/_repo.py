@@ -71,6 +71,10 @@ READING_STATUSES: Final = ("to-read", "reading", "read")
 DOCUMENT_TABLES: Final = {"notes": notes, "evidence": evidence, "imports": imports}
 
 
+#: advisory-lock namespace of the name checks of one owner's Studies (PostgreSQL)
+_NAMES_LOCK: Final = 1_909_102_032
+
+
 class AmbiguousStudy(InputError):
     """A Study name matches several Studies shared with the account (none of its own):
     the id must be given (``details["ids"]``: the candidates, all visible to it)."""
@@ -341,6 +345,7 @@ def insert_study(
 ) -> StudyRow:
     """A new Study of ``owner``; names are unique per owner (another account's Study of the
     same name is neither refused nor revealed)."""
+    _lock_names(conn, owner)
     if _name_taken(conn, owner, name):
         raise InputError(f"a Study named {name!r} already exists", code="study_exists")
     conn.execute(
@@ -356,10 +361,32 @@ def owned_study_names(conn: Connection, owner: str) -> set[str]:
     return set(conn.execute(sa.select(studies.c.name).where(studies.c.owner == owner)).scalars())
 
 
-def _name_taken(conn: Connection, owner: str, name: str, *, besides: str | None = None) -> bool:
+def _lock_names(conn: Connection, owner: str) -> None:
+    """Serialise the name checks of one owner's Studies for the rest of the transaction
+    (PostgreSQL: an advisory lock; SQLite's ``BEGIN IMMEDIATE`` already serialises writers).
+    No constraint of the database does it (0014_study_name_index): see :func:`rename_study`."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            sa.text("SELECT pg_advisory_xact_lock(:ns, hashtext(:key))"),
+            {"ns": _NAMES_LOCK, "key": owner},
+        )
+
+
+def _name_taken(
+    conn: Connection,
+    owner: str,
+    name: str,
+    *,
+    besides: str | None = None,
+    seen_by: str | None = None,
+) -> bool:
+    """Whether ``owner`` has another Study named ``name`` — among those account
+    ``seen_by`` may see, when given."""
     query = sa.select(studies.c.id).where(studies.c.owner == owner, studies.c.name == name)
     if besides is not None:
         query = query.where(studies.c.id != besides)
+    if seen_by is not None and seen_by not in (LOCAL_OWNER, owner):
+        query = query.where(studies.c.id.in_(member_studies(seen_by)))
     return conn.execute(query).first() is not None
 
 
@@ -373,7 +400,16 @@ def get_study(conn: Connection, ref: str, *, account: str) -> StudyRow:
     row = conn.execute(sa.select(studies).where(studies.c.id == ref)).first()
     if row is None:
         named = sa.select(studies).where(studies.c.name == ref)
-        row = conn.execute(named.where(studies.c.owner == account)).first()
+        order = (studies.c.created_at, studies.c.id)
+        own = conn.execute(named.where(studies.c.owner == account).order_by(*order)).all()
+        if len(own) > 1:  # a co-owner named one of them like another (see rename_study)
+            ids = [r.id for r in own]
+            raise AmbiguousStudy(
+                f"{len(own)} of your Studies are named {ref[:200]!r}: "
+                f"name the one you mean by its id ({', '.join(ids[:10])})",
+                ids=ids,
+            )
+        row = own[0] if own else None
         if row is None:
             if account != LOCAL_OWNER:
                 named = named.where(studies.c.id.in_(member_studies(account)))
@@ -412,10 +448,16 @@ def list_studies(conn: Connection, *, visible_to: str | None = None) -> list[tup
 
 def rename_study(conn: Connection, ref: str, name: str, *, account: str) -> StudyRow:
     """Rename a Study (by id or name, resolved as ``account`` sees them); names stay unique
-    among the Studies of the Study's owner."""
+    among the Studies of the Study's owner that ``account`` may see.
+
+    A co-owner's rename to a name the owner gives only Studies the co-owner cannot see is
+    made: refusing it would tell the co-owner that such a private Study exists. The owner
+    then has two Studies of that name (its lists show both; a lookup by that name asks for
+    the id)."""
     study = get_study(conn, ref, account=account)
     owner = conn.execute(sa.select(studies.c.owner).where(studies.c.id == study.id)).scalar_one()
-    if _name_taken(conn, owner, name, besides=study.id):
+    _lock_names(conn, owner)
+    if _name_taken(conn, owner, name, besides=study.id, seen_by=account):
         raise InputError(f"a Study named {name!r} already exists", code="study_exists")
     conn.execute(sa.update(studies).where(studies.c.id == study.id).values(name=name))
     return StudyRow(study.id, name, study.description, study.created_at)

@@ -73,8 +73,9 @@ studies = sa.Table(
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
     sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
-    # names are unique per owner (migration 0012_study_names), never across accounts
-    sa.UniqueConstraint("owner", "name", name="uq_studies_owner_name"),
+    # names are unique per owner where the caller sees the clash (checked by the store's
+    # code under a lock per owner: migrations 0012_study_names, 0014_study_name_index)
+    sa.Index("ix_studies_owner_name", "owner", "name"),
 )
 
 study_papers = sa.Table(

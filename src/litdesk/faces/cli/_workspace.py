@@ -40,6 +40,7 @@ class CliArgumentError(InputError):
     default_code = "arguments"
 
 
+# the workspaces one CLI command opened, closed when it ends (a CLI process runs one command)
 _OPEN: list[Any] = []
 
 

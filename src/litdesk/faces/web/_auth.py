@@ -199,6 +199,10 @@ class AccessLog:
 
 # --- one desk per account -------------------------------------------------------------------
 
+# Guards only the app's bounded map of per-account Desk objects (each one a view of the one
+# runtime acting as that account; dropped and rebuilt at will). A Desk decides nothing from
+# it: sessions, roles, records and recent runs are read from the store on every request, and
+# its parse cache of saved papers is reused only while their stored text is unchanged.
 _desk_lock = threading.Lock()
 
 

@@ -29,6 +29,9 @@ __all__ = [
     "get_viewer",
 ]
 
+# Guards only the app's LibraryState attribute while it is opened and closed (the lifespan;
+# services objects over the store). It decides nothing: which PDFs exist is the data
+# directory's and the catalogue's (in the store), which index jobs run is the job queue's.
 _LOCK = threading.Lock()
 
 

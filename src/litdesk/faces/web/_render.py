@@ -16,7 +16,7 @@ TEMPLATE_DIR: Final = Path(__file__).parent / "templates"
 STATIC_DIR: Final = Path(__file__).parent / "static"
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=1)  # the one template environment of the process (files of the package)
 def _env() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATE_DIR),

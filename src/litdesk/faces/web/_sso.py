@@ -3,11 +3,15 @@
 * ``GET /login/oidc?next=…`` starts a sign-in: the service keeps state, nonce and PKCE
   verifier in the store, bound to the short-lived pre-login cookie ``ld_oidc`` (HttpOnly,
   SameSite=Lax, Path=/login/oidc, Secure behind https); the browser is sent to the
-  provider's authorization endpoint.
+  provider's authorization endpoint. Starts are counted per client address in the store
+  (429 with ``Retry-After`` past ``oidc_max_starts_address``). A browser whose pre-login
+  cookie still binds a sign-in under way keeps that cookie, so two tabs signing in at once
+  both finish.
 * ``GET /login/oidc/callback`` finishes it: on success the session is set exactly as the
   password login sets it (rotated token, same cookie flags, a fresh CSRF cookie) and the
   browser goes to the local ``next``; otherwise the login page says why (never echoing a
   code, a token or the secret), 429 with ``Retry-After`` while the address is throttled.
+  The pre-login cookie is removed once no sign-in under way is bound to it any more.
 
 Both are GET (a link on the login page: no script, and the CSP's ``form-action 'self'``
 does not stand in the way of the provider's redirect).
@@ -36,6 +40,9 @@ CALLBACK_PATH: Final = "/login/oidc/callback"
 FLOW_COOKIE: Final = "ld_oidc"
 
 pages = APIRouter()
+# Guards only the lazy construction of the app's one SingleSignOn object (whose provider
+# client caches the discovery document and keys: public, re-fetched on a key miss). It
+# decides nothing: sign-ins under way, their throttles and sessions are all in the store.
 _lock = threading.Lock()
 
 
@@ -71,7 +78,17 @@ def _status(exc: LitdeskError) -> int:
     return 401
 
 
-def _refused(request: Request, exc: LitdeskError, next_path: str | None) -> Response:
+def _forget_flow(request: Request, response: Response) -> None:
+    response.delete_cookie(
+        FLOW_COOKIE, path=START_PATH, httponly=True, samesite="lax", secure=_secure(request)
+    )
+
+
+def _refused(
+    request: Request, exc: LitdeskError, next_path: str | None, *, spent: bool
+) -> Response:
+    """The login page saying why; ``spent``: a callback, which may have used the last
+    sign-in bound to the pre-login cookie (a refused start leaves the cookie alone)."""
     status = _status(exc)
     response = page(
         request, "login.html", login_data(request, exc.message, next_path), status=status,
@@ -79,9 +96,8 @@ def _refused(request: Request, exc: LitdeskError, next_path: str | None) -> Resp
     )  # fmt: skip
     if status == 429:
         response.headers["retry-after"] = str(exc.details.get("retry_after", 60))
-    response.delete_cookie(
-        FLOW_COOKIE, path=START_PATH, httponly=True, samesite="lax", secure=_secure(request)
-    )
+    if spent and not exc.details.get("pending", False):  # else another tab's still needs it
+        _forget_flow(request, response)
     return response
 
 
@@ -92,9 +108,14 @@ def start(request: Request, next: str | None = None) -> Response:
     if sso is None:
         return RedirectResponse("/login", status_code=303)
     try:
-        begun = sso.start(redirect_uri=_redirect_uri(request), next_path=target)
+        begun = sso.start(
+            redirect_uri=_redirect_uri(request),
+            next_path=target,
+            address=client_address(request),
+            binding=request.cookies.get(FLOW_COOKIE),
+        )
     except LitdeskError as exc:
-        return _refused(request, exc, target)
+        return _refused(request, exc, target, spent=False)
     response = RedirectResponse(begun.url, status_code=303)
     response.set_cookie(
         FLOW_COOKIE,
@@ -119,7 +140,7 @@ def callback(
     if sso is None:
         return RedirectResponse("/login", status_code=303)
     try:
-        session, next_path = sso.finish(
+        done = sso.finish(
             redirect_uri=_redirect_uri(request),
             state=state,
             code=code,
@@ -129,10 +150,10 @@ def callback(
             previous=request.cookies.get(SESSION_COOKIE),
         )
     except LitdeskError as exc:
-        return _refused(request, exc, None)
-    response = RedirectResponse(safe_next(next_path), status_code=303)
+        return _refused(request, exc, None, spent=True)
+    response = RedirectResponse(safe_next(done.next_path), status_code=303)
+    session = done.session
     set_session(request, response, session.token, int(session.expires_at - time.time()), new_csrf())
-    response.delete_cookie(
-        FLOW_COOKIE, path=START_PATH, httponly=True, samesite="lax", secure=_secure(request)
-    )
+    if not done.pending:
+        _forget_flow(request, response)
     return response

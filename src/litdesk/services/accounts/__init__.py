@@ -19,6 +19,7 @@ from ._sharing import HistoryView, MembersView, Sharing
 from ._sso import (
     FLOW_SECONDS,
     SingleSignOn,
+    SsoDone,
     SsoFailed,
     SsoStart,
     check_sso_settings,
@@ -30,6 +31,7 @@ __all__ = [
     "NO_PASSWORD",
     "IdentityView",
     "SingleSignOn",
+    "SsoDone",
     "SsoFailed",
     "SsoStart",
     "check_sso_settings",

@@ -4,12 +4,19 @@ PKCE S256, state and nonce).
 * ``start`` — a new sign-in: state, nonce and PKCE verifier are kept in the store (so any
   worker finishes it) bound to the SHA-256 of a short-lived pre-login cookie, for
   :data:`FLOW_SECONDS`; answers the provider's authorization URL and that cookie's token.
+  Starts are counted per client address in the store (``oidc_max_starts_address`` within
+  ``login_window_seconds``; every worker counts the same ones). A browser that already
+  holds a pre-login cookie binding a live sign-in keeps it: the new sign-in is bound to the
+  same cookie, so two tabs signing in at once both finish (the cookie is one per browser —
+  minting a new one would strand the first tab's sign-in).
 * ``finish`` — the provider's callback: the state is taken (single use) and must belong to
   this browser's pre-login cookie; the code is exchanged, the ID token validated, the
   identity mapped to an account through its (issuer, subject) link — or, with
   ``oidc_create_accounts``, a new account for a verified e-mail of an allowed domain — and a
   session is made exactly as a password login makes one. Failures are counted per client
-  address with the password failures (the same limit and window).
+  address with the password failures (the same limit and window). The answer (or the
+  refusal's ``details["pending"]``) says whether other sign-ins are still bound to the
+  cookie, so the face keeps it for them.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from ._service import NO_PASSWORD, USERNAME, LoginThrottled, Session, new_sessio
 __all__ = [
     "FLOW_SECONDS",
     "SingleSignOn",
+    "SsoDone",
     "SsoFailed",
     "SsoStart",
     "check_sso_settings",
@@ -47,7 +55,11 @@ __all__ = [
 #: how long a started sign-in may take to come back (seconds)
 FLOW_SECONDS: Final = 600
 _CREATE_LOCK: Final = 1_909_102_019
+#: advisory-lock namespace of the per-address count of started sign-ins
+_START_LOCK: Final = 1_909_102_031
 _STATE: Final = re.compile(r"^[A-Za-z0-9_-]{20,128}$")
+#: a pre-login cookie's token as :meth:`SingleSignOn.start` makes it (32 random bytes)
+_BINDING: Final = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
 
 class SsoFailed(RefusedError):
@@ -63,6 +75,16 @@ class SsoStart:
     url: str
     binding: str
     max_age: int
+
+
+@dataclass(frozen=True, slots=True)
+class SsoDone:
+    """A finished sign-in: its session, where to go, and whether other sign-ins (another
+    tab's) are still bound to the browser's pre-login cookie."""
+
+    session: Session
+    next_path: str
+    pending: bool
 
 
 def sso_configured(settings: Settings) -> bool:
@@ -90,6 +112,11 @@ def check_sso_settings(settings: Settings) -> None:
 def _address_scope(address: str) -> str:
     # the same scope as the password logins' (services.accounts._service._scope)
     return f"address:{hashlib.sha256(address.encode('utf-8')).hexdigest()[:64]}"
+
+
+def _start_scope(address: str) -> str:
+    # the starts of one address, in the same table as failed logins, under their own scope
+    return f"sso-start:{hashlib.sha256(address.encode('utf-8')).hexdigest()[:54]}"
 
 
 def _digest(value: str) -> str:
@@ -140,12 +167,18 @@ class SingleSignOn:
     def display_name(self) -> str:
         return self.settings.oidc_display_name
 
-    def start(self, *, redirect_uri: str, next_path: str) -> SsoStart:
-        """A new sign-in under way; the URL of the provider's authorization endpoint."""
+    def start(
+        self, *, redirect_uri: str, next_path: str, address: str, binding: str | None = None
+    ) -> SsoStart:
+        """A new sign-in under way; the URL of the provider's authorization endpoint.
+
+        Refused (:class:`LoginThrottled`) once ``address`` has started
+        ``oidc_max_starts_address`` sign-ins within the window. ``binding`` is the browser's
+        current pre-login cookie: kept when a live sign-in is bound to it, else a new one."""
+        self._count_start(address)
         state = secrets.token_urlsafe(32)
         nonce = secrets.token_urlsafe(32)
         verifier = secrets.token_urlsafe(48)  # 64 characters of [A-Za-z0-9_-] (RFC 7636)
-        binding = secrets.token_urlsafe(32)
         url = self.client.authorization_url(
             redirect_uri=redirect_uri,
             scopes=self.settings.oidc_scopes,
@@ -156,17 +189,46 @@ class SingleSignOn:
         now = self.clock()
         with self.store.write() as conn:
             oidc.purge_flows(conn, now)
+            kept = binding if binding and self._pending(conn, binding, now) else None
+            token = kept or secrets.token_urlsafe(32)
             oidc.insert_flow(
                 conn,
                 _digest(state),
-                _digest(binding),
+                _digest(token),
                 nonce,
                 verifier,
                 next_path,
                 now,
                 now + FLOW_SECONDS,
             )
-        return SsoStart(url, binding, FLOW_SECONDS)
+        return SsoStart(url, token, FLOW_SECONDS)
+
+    def _count_start(self, address: str) -> None:
+        """Count one start of ``address`` (checked and recorded under one lock, so
+        concurrent starts on any worker cannot pass the limit); refused past it."""
+        now = self.clock()
+        since = now - self.settings.login_window_seconds
+        scope = _start_scope(address)
+        with self.store.write() as conn:
+            self.store.lock(conn, _START_LOCK, scope)
+            acc.clear_failures(conn, scope, before=since)  # older starts count for nothing
+            throttled = (
+                acc.count_failures(conn, scope, since) >= self.settings.oidc_max_starts_address
+            )
+            if not throttled:
+                acc.add_failure(conn, [scope], now)
+        if throttled:
+            raise LoginThrottled(
+                "too many sign-ins started from this address; try again later",
+                retry_after=self.settings.login_window_seconds,
+            )
+
+    @staticmethod
+    def _pending(conn: Connection, binding: str | None, now: float) -> bool:
+        """Whether a live sign-in is bound to this pre-login cookie."""
+        if not binding or not _BINDING.match(binding):
+            return False
+        return oidc.count_flows_bound(conn, _digest(binding), now) > 0
 
     def finish(
         self,
@@ -178,24 +240,32 @@ class SingleSignOn:
         binding: str | None,
         address: str,
         previous: str | None = None,
-    ) -> tuple[Session, str]:
+    ) -> SsoDone:
         """The session of a valid callback and the local path to go to; refused (and
-        counted against the address) otherwise."""
+        counted against the address) otherwise. Either way, whether other sign-ins are still
+        bound to ``binding`` (a refusal's ``details["pending"]``)."""
         now = self.clock()
         scope = _address_scope(address)
         with self.store.read() as conn:
             failures = acc.count_failures(conn, scope, now - self.settings.login_window_seconds)
+            pending = self._pending(conn, binding, now)
         if failures >= self.settings.login_max_failures_address:
             raise LoginThrottled(
                 "too many failed sign-ins; try again later",
                 retry_after=self.settings.login_window_seconds,
+                pending=pending,
             )
         try:
-            return self._finish(redirect_uri, state, code, error, binding, now, previous)
-        except LitdeskError:  # refused, bad token, provider trouble: all count
+            session, next_path = self._finish(
+                redirect_uri, state, code, error, binding, now, previous
+            )
+        except LitdeskError as exc:  # refused, bad token, provider trouble: all count
             with self.store.write() as conn:
                 acc.add_failure(conn, [scope], now)
+                exc.details["pending"] = self._pending(conn, binding, now)
             raise
+        with self.store.read() as conn:
+            return SsoDone(session, next_path, self._pending(conn, binding, now))
 
     def _finish(
         self,

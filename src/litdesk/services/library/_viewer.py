@@ -36,7 +36,9 @@ ZOOMS: Final = (50, 75, 100, 125, 150, 200)
 DEFAULT_ZOOM: Final = 100
 MAX_PASSAGE_CHARS: Final = 4_000
 DEFAULT_CACHE_BYTES: Final = 64_000_000
-#: an unknown hash re-reads the library's files at most this often (seconds)
+#: an unknown hash re-reads the library's files at most this often (seconds). The file map
+#: is a cache of the data directory (shared by every worker): a PDF another worker just added
+#: is found here at most this late; a changed or vanished file is re-checked on every use.
 RESCAN_EVERY: Final = 1.0
 
 

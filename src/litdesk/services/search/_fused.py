@@ -266,6 +266,8 @@ class FusedSearch:
         self.lease = lease_seconds
         self._now = now or (lambda: datetime.now(UTC))
         self._new_id = new_id or (lambda: uuid.uuid4().hex)
+        # callers of this process join one task per key before it asks the store; which
+        # process runs a search, and every cached answer, is decided by the store's claim
         self._inflight: dict[str, asyncio.Task[tuple[SearchRun, str]]] = {}
         self._waiting: dict[str, int] = {}  # callers awaiting each in-flight key
         self.lane_calls = 0  # lanes actually executed by this object (tests, bench)

@@ -1,0 +1,78 @@
+"""The Anthropic SDK clients of a process, one per (key, base URL, timeout), shared by the
+backends made with them.
+
+A backend is made per use (each AI-assistance request builds its own), and each SDK client
+is an HTTPS connection pool: one client per backend meant a new connection, and TLS
+handshake, for every call. Here every backend of one configuration borrows the same client
+(thread-safe: an ``httpx.Client`` underneath) and gives it back on ``close``; a client no
+backend holds stays open for the next one, and :func:`close_idle_clients` (the runtime's
+shutdown) closes those. A client is never closed while a backend holds it.
+
+Only connection pools are kept here: nothing is decided from them (allowances, consent and
+every record are the store's). The key is held by its client alone; the table is keyed by
+its SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["borrow_anthropic", "close_idle_clients", "give_back", "shared_clients"]
+
+
+@dataclass
+class _Held:
+    client: Any  # anthropic.Anthropic (imported lazily: an optional dependency)
+    holders: int = 0
+
+
+_lock = threading.Lock()
+_clients: dict[tuple[str, str, float], _Held] = {}
+
+
+def _key(api_key: str, base_url: str, timeout: float) -> tuple[str, str, float]:
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest(), base_url, float(timeout)
+
+
+def borrow_anthropic(api_key: str, base_url: str, timeout: float) -> tuple[Any, object]:
+    """The shared SDK client of this configuration (made on first use, ``max_retries=0``)
+    and the token to give it back with."""
+    import anthropic
+
+    key = _key(api_key, base_url, timeout)
+    with _lock:
+        held = _clients.get(key)
+        if held is None or held.client.is_closed():
+            client = anthropic.Anthropic(
+                api_key=api_key, max_retries=0, timeout=timeout, base_url=base_url
+            )
+            held = _clients[key] = _Held(client)
+        held.holders += 1
+        return held.client, key
+
+
+def give_back(token: object) -> None:
+    """A backend is done with its client (it stays open for the next backend)."""
+    with _lock:
+        held = _clients.get(token)  # type: ignore[call-overload]
+        if held is not None and held.holders > 0:
+            held.holders -= 1
+
+
+def close_idle_clients() -> int:
+    """Close the clients no backend holds (on shutdown); how many were closed."""
+    with _lock:
+        idle = [k for k, h in _clients.items() if h.holders == 0]
+        gone = [_clients.pop(k).client for k in idle]
+    for client in gone:
+        client.close()
+    return len(gone)
+
+
+def shared_clients() -> int:
+    """How many clients are open (tests)."""
+    with _lock:
+        return len(_clients)
