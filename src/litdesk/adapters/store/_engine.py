@@ -45,10 +45,10 @@ _MIGRATION_LOCK: Final = (1909102026, 4)
 MAX_DOCUMENT_BYTES: Final = 1_000_000_000
 #: a pooled PostgreSQL connection idle this long is pinged before it is used again (s)
 PING_IDLE_SECONDS: Final = 10.0
-#: pooled PostgreSQL connections kept open, and the extra ones opened under load (closed
-#: when given back): 40 in all, the web server's 40 worker threads each holding one at most
-POOL_SIZE: Final = 10
-POOL_OVERFLOW: Final = 30
+#: the most PostgreSQL connections one process opens by default (the web server's 40 worker
+#: threads each hold one at most); a quarter of them are kept open, the rest are opened under
+#: load and closed when given back (the ``database_pool_max`` setting)
+POOL_MAX: Final = 40
 
 
 class StoreError(ExternalError):
@@ -84,8 +84,9 @@ def _describe(exc: BaseException) -> str:
     return f"{type(orig).__name__}: {first[:200]}" if first else type(orig).__name__
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``: ``sqlite:///<file>`` or ``postgresql://…`` (psycopg 3)."""
+def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
+    """An engine for ``url``: ``sqlite:///<file>`` or ``postgresql://…`` (psycopg 3), with
+    at most ``pool_max`` connections (PostgreSQL)."""
     try:
         parsed = sa.make_url(url)
     except sa.exc.ArgumentError:
@@ -108,7 +109,8 @@ def make_engine(url: str) -> Engine:
     if backend == "postgresql":
         if parsed.drivername != "postgresql+psycopg":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        engine = sa.create_engine(parsed, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
+        kept = max(1, pool_max // 4)
+        engine = sa.create_engine(parsed, pool_size=kept, max_overflow=max(0, pool_max - kept))
         _postgres_events(engine)
         return engine
     raise ConfigError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
@@ -257,8 +259,12 @@ def _alembic_config() -> Config:
 
 def open_store(target: Settings | str) -> Store:
     """Open (and migrate) the store named by settings or by a URL."""
-    url = target if isinstance(target, str) else target.resolved_database_url()
-    store = Store(make_engine(url))
+    if isinstance(target, str):
+        store = Store(make_engine(target))
+    else:
+        store = Store(
+            make_engine(target.resolved_database_url(), pool_max=target.database_pool_max)
+        )
     store.migrate()
     _private(store)
     return store
