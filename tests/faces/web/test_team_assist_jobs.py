@@ -24,8 +24,9 @@ import pytest
 import sqlalchemy as sa
 from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServer, model_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
-from tests.faces.web._team import add_accounts
-from tests.faces.web.test_team_dedup import _holder, login, on, two_servers
+from tests.faces.web._team import add_accounts, fresh, login
+from tests.faces.web._team import job_holder as _holder
+from tests.faces.web.test_team_dedup import Server, two_servers
 from tests.services.assist._extract_kit import answer, the_paper
 
 from litdesk import Settings
@@ -35,6 +36,11 @@ from litdesk.services.workspace import Workspace
 
 PAPER = "MED-424242"
 GOOD = answer({"finding": ("faster clearance", "parasite clearance was faster", "abstract")})
+
+
+def on(server: Server, session: tuple[str, str]) -> httpx.Client:
+    """A signed-in client of ``server`` (the session lives in the store: any server)."""
+    return fresh(server.base, session)
 
 
 @pytest.fixture

@@ -35,8 +35,9 @@ import sqlalchemy as sa
 from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServer, model_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import free_port
-from tests.faces.web._team import PASSWORD, add_accounts
-from tests.faces.web.test_team_dedup import BASE_FILES, Server, _holder, login
+from tests.faces.web._team import PASSWORD, add_accounts, login
+from tests.faces.web._team import job_holder as _holder
+from tests.faces.web.test_team_dedup import BASE_FILES, Server
 from tests.faces.web.test_team_workers import _wait
 
 from litdesk import Settings
