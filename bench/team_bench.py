@@ -10,7 +10,8 @@ of reads and writes for the given time:
     POST /api/v1/papers/{id}/comments       POST /api/v1/papers/{id}/status
     GET  /api/v1/studies/{ref}              GET /api/v1/notebook
     GET  /api/v1/search?q=…   (every third round; replayed, ranked, cached nowhere)
-    POST /api/v1/assist/extract/preview + /api/v1/assist/extract   (every fourth round)
+    POST /api/v1/assist/extract/preview + /api/v1/assist/extract   (every fourth round;
+         the suggestion is a job of the shared queue: its time runs until the draft is there)
 
 The AI-assistance calls go to a model server on loopback written here (the Anthropic
 Messages wire format, one fixed answer) under a deliberately small allowance
@@ -301,6 +302,24 @@ async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
             rounds += 1
 
 
+async def follow_job(c: httpx.AsyncClient, url: str, seconds: float = 120) -> tuple[int, str]:
+    """Poll an assistance job (any worker answers) until it ends: 200 for a draft, else the
+    HTTP status its failure carries (429: refused by the allowance)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        r = await c.get(url)
+        if r.status_code != 200:
+            return r.status_code, f"job {r.status_code} {r.text[:160]}"
+        job = r.json()
+        if not job["active"]:
+            if job["status"] == "done":
+                return 200, "done"
+            error = job.get("error") or {}
+            return int(error.get("status", 500)), f"job {job['status']} {str(error)[:160]}"
+        await asyncio.sleep(0.1)
+    return 504, "job still running after the bench's wait"
+
+
 async def suggest(c: httpx.AsyncClient, paper: str, tally: Tally) -> None:
     """Preview, then ask for suggested evidence with the preview's consent token."""
     started = time.perf_counter()
@@ -313,9 +332,13 @@ async def suggest(c: httpx.AsyncClient, paper: str, tally: Tally) -> None:
             body = {"paper_id": paper, "consent": r.json()["consent"]["token"]}
             r = await c.post("/api/v1/assist/extract", json=body)
             detail = f"extract {r.status_code} {r.text[:160]}"
-            if r.status_code == 429:
+            if r.status_code == 202:  # a job of the shared queue: follow it to its draft
+                status, detail = await follow_job(c, r.json()["status_url"])
+            else:
+                status = r.status_code
+            if status == 429:
                 tally.refused += 1
-            elif r.status_code == 200:
+            elif status == 200:
                 tally.granted += 1
             else:
                 ok = False
