@@ -30,10 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -246,6 +248,44 @@ class Row:
     misses: list[str] = field(default_factory=list)
 
 
+_VARIANT = re.compile(r"f(\d+)|([pP])(\d+)w([\d.]+)|p0|(w)")
+
+
+@contextmanager
+def variant_of(lib: Library, spec: str) -> Iterator[None]:
+    """``lib`` with the retrieval variant ``spec`` (see ``--variants``), restored after."""
+    saved = (
+        lib.facet_slots,
+        lib.proximity_depth,
+        lib.proximity_weight,
+        lib.facet_whole,
+        lib.proximity_facets_only,
+    )
+    try:
+        for part in (p for p in spec.split("+") if p):
+            m = _VARIANT.fullmatch(part)
+            if not m:
+                raise SystemExit(f"unknown variant {part!r}")
+            if m.group(1) is not None:
+                lib.facet_slots = int(m.group(1))
+            elif m.group(5) is not None:
+                lib.facet_whole = True
+            elif m.group(2) is not None:
+                lib.proximity_depth, lib.proximity_weight = int(m.group(3)), float(m.group(4))
+                lib.proximity_facets_only = m.group(2) == "P"
+            else:
+                lib.proximity_depth = 0
+        yield
+    finally:
+        (
+            lib.facet_slots,
+            lib.proximity_depth,
+            lib.proximity_weight,
+            lib.facet_whole,
+            lib.proximity_facets_only,
+        ) = saved
+
+
 def held_out_questions() -> list[dict]:
     """``CROSS_HELD_OUT`` in the judged questions' shape (``kind`` "held")."""
     return [
@@ -273,6 +313,13 @@ def main() -> None:
         help="comma-separated embedder settings, each indexed and measured in this run",
     )
     ap.add_argument("--rerank", action="store_true", help="also the re-ranking settings (SETTINGS)")
+    ap.add_argument(
+        "--variants",
+        default="",
+        help="comma-separated retrieval variants, each an extra hybrid row: fN = N excerpts "
+        "guaranteed to each facet, w = the whole question takes turns beside them, pDwW = proximity re-rank of the best D at weight W (PDwW: of the facets' rankings only), joined "
+        "by '+' (e.g. 'f2,p40w1,f2+p40w1'; 'f0+p0' = both off)",
+    )
     args = ap.parse_args()
     fixtures = Path(os.environ["LITDESK_FIXTURES"])
     questions = [
@@ -294,12 +341,26 @@ def main() -> None:
                 f"{time.perf_counter() - t0:.1f} s (embedder {lib._embedder_name}, chunking "
                 f"{CHUNKING_VERSION}); {len(questions)} questions, top_k {args.top_k}"
             )
-            run(lib, questions, args.top_k, args.misses, baseline=n == 0, rerank=args.rerank)
+            variants = tuple(x.strip() for x in args.variants.split(",") if x.strip())
+            run(
+                lib,
+                questions,
+                args.top_k,
+                args.misses,
+                baseline=n == 0,
+                rerank=args.rerank,
+                variants=variants,
+            )
             lib.close()
 
 
 def rankers(
-    lib: Library, *, top_k: int = 8, baseline: bool = True, rerank: bool = False
+    lib: Library,
+    *,
+    top_k: int = 8,
+    baseline: bool = True,
+    rerank: bool = False,
+    variants: tuple[str, ...] = (),
 ) -> dict[str, Callable[[str], list[tuple[str, int]]]]:
     """Each setting: question -> ranked (file, page) list (at least top_k long when it can)."""
     cat = lib.catalogue
@@ -328,12 +389,15 @@ def rankers(
         rows = space.search(qv, pool)[0].tolist()  # type: ignore[union-attr]
         return [(names[chunks[r].sha256], chunks[r].page) for r in rows]
 
-    def shipped(depth: int, fusion: float = 1.0) -> Callable[[str], list[tuple[str, int]]]:
+    def shipped(
+        depth: int, fusion: float = 1.0, variant: str = ""
+    ) -> Callable[[str], list[tuple[str, int]]]:
         def rank(q: str) -> list[tuple[str, int]]:
             lib.rerank_depth, lib.rerank_fusion = depth, fusion
             try:
-                found = lib.retrieve(q, top_k=top_k)
-                rest = lib.retrieve(q, top_k=20)
+                with variant_of(lib, variant):
+                    found = lib.retrieve(q, top_k=top_k)
+                    rest = lib.retrieve(q, top_k=20)
             finally:
                 lib.rerank_depth, lib.rerank_fusion = default
             # the top_k as the library answers with top_k, then the rest of the best 20
@@ -348,6 +412,8 @@ def rankers(
     out |= {f"vector {emb}": vector, f"hybrid (rrf) {emb}": shipped(0)}
     for depth, fusion in SETTINGS if rerank else ():
         out[f"hybrid + rerank {depth} (fusion weight {fusion:g})"] = shipped(depth, fusion)
+    for v in variants:
+        out[f"hybrid, {v}"] = shipped(0, variant=v)
     return out
 
 
@@ -359,9 +425,11 @@ def run(
     *,
     baseline: bool = True,
     rerank: bool = False,
+    variants: tuple[str, ...] = (),
 ) -> None:
     table: list[Row] = []
-    for name, rank in rankers(lib, top_k=top_k, baseline=baseline, rerank=rerank).items():
+    ranked_by = rankers(lib, top_k=top_k, baseline=baseline, rerank=rerank, variants=variants)
+    for name, rank in ranked_by.items():
         row = Row(name)
         for q in questions + held_out_questions():
             t0 = time.perf_counter()
@@ -405,6 +473,10 @@ def run(
         if show_misses and r.misses:
             print(f"    {r.name} misses: " + "; ".join(r.misses))
     abstention(lib, questions, top_k)
+    for v in variants:
+        print(f"\nabstention with {v}:")
+        with variant_of(lib, v):
+            abstention(lib, questions, top_k)
 
 
 def abstention(lib: Library, questions: list[dict], top_k: int) -> None:
