@@ -16,13 +16,17 @@ Settings: ``bm25`` (the lexical ranking alone — the baseline), ``vector`` (the
 alone), ``hybrid (rrf)`` (``Library.retrieve`` with rank fusion only) and ``hybrid + rerank
 N`` (``Library.retrieve`` with the best N fused candidates re-ranked by their support).
 
+``--variants`` adds a row per retrieval variant (question facets, proximity re-rank; see
+the option's help), each with its own abstention figures; ``f0+p0`` is the retrieval before
+the third round of issue 18.
+
 Abstention: the support of the best excerpt (:func:`litdesk.core.library.support`) on
 the judged questions and on off-library questions written for this bench (no PDF of the
 folder answers them); prints both distributions and the result of the shipped
 threshold: false abstentions on judged questions and abstentions on off-library ones.
 
     LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/retrieval_quality.py \
-        [--top-k 8] [--misses]
+        [--top-k 8] [--misses] [--embedders wordllama+use-m3] [--variants f0+p0,f3+w+P40w0.5]
 """
 
 from __future__ import annotations

@@ -104,15 +104,15 @@ class Library:
         self.rerank_fusion = 1.0
         #: excerpts guaranteed to each facet of a question that asks several things, from
         #: the facet's own ranking (0: the question is ranked whole only)
-        self.facet_slots = 0
+        self.facet_slots = 3
         #: the whole question's ranking takes its turn beside its facets' ones
-        self.facet_whole = False
+        self.facet_whole = True
         #: fused candidates re-ranked by query-to-passage proximity (0: off) and its weight
         #: beside the (best-normalised) fusion score
-        self.proximity_depth = 0
-        self.proximity_weight = 1.0
+        self.proximity_depth = 40
+        self.proximity_weight = 0.5
         #: the proximity re-rank applies to the facets' rankings only, not the whole question's
-        self.proximity_facets_only = False
+        self.proximity_facets_only = True
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
