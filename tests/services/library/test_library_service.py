@@ -484,3 +484,39 @@ def test_large_library_ivf_layout_is_stored_and_reused(
     third = _lib(settings, wordllama)
     third.exact_below = 2
     assert third.retrieve("cadmium harbour sediments", top_k=2).hits[0].file == "estuary.pdf"
+
+
+def test_question_with_two_facets_gets_each_facets_paper(
+    tmp_settings: Settings,
+    tmp_path: Path,
+    make_pdf: Callable[[Path, list[str]], Path],
+    wordllama: WordLlamaEmbedder,
+) -> None:
+    root = tmp_path / "facets"
+    heat = [
+        f"Wheat heat stress trial {i}: flag leaves lost chlorophyll, grain filling slowed and "
+        f"yield fell under {30 + i} degrees during anthesis in the greenhouse; reference "
+        "photographs of the plots were taken. " * 6
+        for i in range(6)
+    ]
+    make_pdf(root / "wheat.pdf", heat)
+    make_pdf(
+        root / "river.pdf",
+        [
+            "River levels were read from time-lapse photographs. " * 8,
+            "A staff gauge beside the camera gave the reference water level. " * 8,
+        ],
+    )
+    settings = tmp_settings.model_copy(update={"library_dirs": [root]})
+    lib = _lib(settings, wordllama)
+    q = (
+        "How did heat stress change wheat grain filling and yield in the greenhouse, "
+        "and which reference did the photographs of the river use?"
+    )
+    lib.facet_slots = 0
+    whole = lib.retrieve(q, top_k=3)
+    lib.facet_slots = 3
+    faceted = lib.retrieve(q, top_k=3)
+    assert {h.file for h in whole.hits} == {"wheat.pdf"}  # one paper fills every excerpt
+    assert {h.file for h in faceted.hits} == {"wheat.pdf", "river.pdf"}
+    assert (faceted.hits[0].file, faceted.hits[0].page) == (whole.hits[0].file, whole.hits[0].page)

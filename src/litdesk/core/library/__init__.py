@@ -1,6 +1,7 @@
 """The local PDF library's pure logic: chunking, scans, retrieval, the citation gate."""
 
 from ._chunking import CHUNKING_VERSION, Chunk, chunk_pages, normalise_text
+from ._facets import FACET_MIN_WORDS, MAX_FACETS, facet_picks, split_facets
 from ._gate import (
     CITATION_RULE,
     Excerpt,
@@ -13,6 +14,7 @@ from ._gate import (
     run_gate,
 )
 from ._language import LANGUAGES, guess_language, majority_language
+from ._proximity import PROXIMITY_WINDOW, proximity, rerank_by_proximity
 from ._retrieval import (
     DEFAULT_TOP_K,
     MAX_TOP_K,
@@ -37,6 +39,7 @@ from ._support import (
     question_terms,
     support,
     terms,
+    text_terms,
     uncovered_terms,
     uncovered_threshold,
 )
@@ -51,7 +54,10 @@ __all__ = [
     "DEFAULT_TOP_K",
     "DISTINCTIVE_SHARE",
     "EXACT_BELOW",
+    "FACET_MIN_WORDS",
+    "facet_picks",
     "LANGUAGES",
+    "MAX_FACETS",
     "MAX_TOP_K",
     "REFERENCE_HEADINGS",
     "abstain_threshold",
@@ -78,6 +84,10 @@ __all__ = [
     "normalise_rows",
     "normalise_text",
     "per_paper_minimum",
+    "PROXIMITY_WINDOW",
+    "proximity",
+    "rerank_by_proximity",
+    "split_facets",
     "PromptMessages",
     "question_terms",
     "rrf",
@@ -86,6 +96,7 @@ __all__ = [
     "strip_running_lines",
     "support",
     "terms",
+    "text_terms",
     "top_k_exact",
     "uncovered_terms",
     "uncovered_threshold",

@@ -142,6 +142,7 @@ def allocate(
     top_k: int = DEFAULT_TOP_K,
     papers: Sequence[str] | None = None,
     per_paper_cap: int | None = None,
+    required: Sequence[Hashable] = (),
 ) -> list[Candidate]:
     """Choose ``top_k`` excerpts from ``candidates`` (given best first).
 
@@ -153,6 +154,8 @@ def allocate(
     page had its turn: a page is cited once before any page is cited twice. With
     ``per_paper_cap`` a paper takes at most that many excerpts while other papers have
     candidates left (a question about two papers should not get eight excerpts of one).
+    The candidates whose keys are ``required`` (e.g. each facet's best, see
+    :func:`facet_picks`) are taken before all others, in that order, up to ``top_k``.
     """
     if not 1 <= top_k <= MAX_TOP_K:
         raise ValueError(f"top_k must be between 1 and {MAX_TOP_K}")
@@ -170,12 +173,23 @@ def allocate(
         if c.page is not None:
             pages.add((c.paper, c.page))
 
+    if required:
+        index = {c.key: i for i, c in reversed(list(enumerate(ranked)))}
+        for key in required:
+            i = index.get(key)
+            if i is not None and i not in taken and len(chosen) < top_k:
+                take(i)
     if papers is not None:
         minimum = per_paper_minimum(len(set(papers)), top_k)
         if minimum:
             wanted = set(papers)
             for i, c in enumerate(ranked):
-                if c.paper in wanted and per.get(c.paper, 0) < minimum and not _seen(c, pages):
+                if (
+                    c.paper in wanted
+                    and per.get(c.paper, 0) < minimum
+                    and not _seen(c, pages)
+                    and len(chosen) < top_k
+                ):
                     take(i)
     for capped, distinct in ((True, True), (False, True), (False, False)):
         for i, c in enumerate(ranked):

@@ -40,6 +40,7 @@ __all__ = [
     "question_terms",
     "support",
     "terms",
+    "text_terms",
     "uncovered_terms",
     "uncovered_threshold",
 ]
@@ -105,6 +106,11 @@ def _stem(token: str) -> str:
 def terms(text: str) -> set[str]:
     """The folded, stemmed terms of ``text`` (every token, short ones included)."""
     return {_stem(t) for t in set(_TOKEN.findall(_fold(text)))}
+
+
+def text_terms(text: str) -> list[str]:
+    """The folded, stemmed tokens of ``text`` in order (repeats kept), as :func:`terms`."""
+    return [_stem(t) for t in _TOKEN.findall(_fold(text))]
 
 
 def question_terms(words: Iterable[str]) -> list[str]:

@@ -39,13 +39,16 @@ from litdesk.core.library import (
     VectorIndex,
     abstain_threshold,
     allocate,
+    facet_picks,
     fuse_hybrid,
     guess_language,
     judge,
     majority_language,
     question_terms,
+    rerank_by_proximity,
     run_gate,
     salient_words,
+    split_facets,
     uncovered_terms,
     uncovered_threshold,
 )
@@ -99,6 +102,17 @@ class Library:
         self.rerank_depth = 0
         #: weight of the (best-normalised) fusion score beside the support when re-ranking
         self.rerank_fusion = 1.0
+        #: excerpts guaranteed to each facet of a question that asks several things, from
+        #: the facet's own ranking (0: the question is ranked whole only)
+        self.facet_slots = 3
+        #: the whole question's ranking takes its turn beside its facets' ones
+        self.facet_whole = True
+        #: fused candidates re-ranked by query-to-passage proximity (0: off) and its weight
+        #: beside the (best-normalised) fusion score
+        self.proximity_depth = 40
+        self.proximity_weight = 0.5
+        #: the proximity re-rank applies to the facets' rankings only, not the whole question's
+        self.proximity_facets_only = True
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
@@ -443,15 +457,19 @@ class Library:
             return out
         space = self._search_space(shas, entries, whole)
         queries = [question] + ([variant] if variant and variant.strip() else [])
-        qv = self.embedder().embed(queries)
+        facets = split_facets(question) if self.facet_slots > 0 else []
+        facets = facets if len(facets) > 1 else []
+        allv = self.embedder().embed(queries + facets)
+        qv, fv = allv[: len(queries)], allv[len(queries) :]
         pool = max(POOL_MIN, top_k * 10)
-        rankings: list[list[int]] = []
-        if isinstance(space, VectorIndex):
-            for q in qv:
-                rankings.append(space.search(q, pool)[0].tolist())
-        else:  # a chosen set: rank every chunk exactly, so each paper has its best ones
-            for q in qv:
-                rankings.append(np.argsort(-(space @ q), kind="stable").tolist())
+
+        def semantic(q: npt.NDArray[np.float32]) -> list[int]:
+            if isinstance(space, VectorIndex):
+                return list(space.search(q, pool)[0].tolist())
+            # a chosen set: rank every chunk exactly, so each paper has its best ones
+            return list(np.argsort(-(space @ q), kind="stable").tolist())
+
+        rankings = [semantic(q) for q in qv]
         position = {c.id: i for i, c in enumerate(chunks)}
         words = salient_words(" ".join(queries))
         lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
@@ -464,7 +482,34 @@ class Library:
             rankings, [position[i] for i in lexical if i in position], unseen=unseen
         )
         dfs = self._doc_frequencies(shas, chunks)
+        facet_fused = [
+            fuse_hybrid(
+                [semantic(v)],
+                [
+                    position[i]
+                    for i in cat.lexical(
+                        salient_words(f), shas, self._embedder_name, CHUNKING_VERSION, pool
+                    )
+                    if i in position
+                ],
+                unseen=unseen,
+            )
+            for f, v in zip(facets, fv, strict=True)
+        ]
         qterms = [question_terms(salient_words(q)) for q in queries]
+        depth, weight = self.proximity_depth, self.proximity_weight
+        facet_fused = [
+            rerank_by_proximity(
+                ff, question_terms(salient_words(f)), lambda p: chunks[p].text, dfs,
+                depth=depth, weight=weight, unseen=unseen,
+            )
+            for ff, f in zip(facet_fused, facets, strict=True)
+        ]  # fmt: skip
+        if not self.proximity_facets_only:
+            fused = rerank_by_proximity(
+                fused, qterms[0], lambda p: chunks[p].text, dfs,
+                depth=depth, weight=weight, unseen=unseen,
+            )  # fmt: skip
 
         def supports(positions: list[int]) -> list[float]:
             """Each chunk's support by the question or its English variant, the closer."""
@@ -496,10 +541,19 @@ class Library:
             Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page)
             for pos, score in fused
         ]
+        turns = ([fused] if facet_fused and self.facet_whole else []) + facet_fused
+        required = facet_picks(
+            [
+                [Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page) for pos, score in ff]
+                for ff in turns
+            ],
+            per_facet=self.facet_slots,
+        )  # fmt: skip
         chosen = allocate(
             cands,
             top_k=top_k,
             papers=None if whole else list(names.values()),
+            required=required,
         )
         meta = cat.metadata()
         for rank, c in enumerate(chosen, start=1):
