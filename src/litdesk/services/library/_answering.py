@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from litdesk.core.library import abstain_threshold, abstention_text, uncovered_threshold
+from litdesk.services.assist import AllowanceRefused
 
 from ._results import Answer, Retrieval
 
-__all__ = ["abstained", "write_protocol"]
+__all__ = ["abstained", "not_answered", "write_protocol"]
 
 
 def abstained(found: Retrieval, warnings: list[str], model: str, embedder: str) -> Answer:
@@ -66,3 +67,18 @@ def write_protocol(root: Path, answer: Answer, whole: bool) -> None:
         lines.append(f"> warning: {w}")
     with (folder / f"{now.date().isoformat()}.md").open("a", encoding="utf-8") as fh:
         fh.write("\n".join(lines).rstrip() + "\n\n")
+
+
+def not_answered(exc: AllowanceRefused) -> AllowanceRefused:
+    """The refusal of a question's model call, saying what became of the question."""
+    wait = exc.details.get("retry_after")
+    if isinstance(wait, int) and wait < 3_600:
+        when = f"in {wait} s"
+    else:
+        when = "after 00:00 UTC" if exc.code.endswith("daily_limit") else "in a moment"
+    return AllowanceRefused(
+        f"{exc.message}: the question was not answered (no extractive answer in its place) "
+        f"and nothing was recorded; ask it again {when}",
+        code=exc.code,
+        retry_after=wait,
+    )

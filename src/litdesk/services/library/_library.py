@@ -56,7 +56,7 @@ from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
 
-from ._answering import abstained, write_protocol
+from ._answering import abstained, not_answered, write_protocol
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
@@ -731,7 +731,7 @@ class Library:
             try:
                 variant = self.english_variant(question, backend=backend)
             except AllowanceRefused as exc:
-                raise _not_answered(exc) from None
+                raise not_answered(exc) from None
             except LitdeskError as exc:
                 warnings.append(f"no English retrieval variant: {exc.message}")
         found = self.retrieve(
@@ -759,7 +759,7 @@ class Library:
         try:
             gated = run_gate(found.question, excerpts, ask_model)
         except AllowanceRefused as exc:
-            raise _not_answered(exc) from None
+            raise not_answered(exc) from None
         warnings += list(gated.warnings)
         by_number = {h_no: h for h_no, h in enumerate(found.hits, start=1)}
         citations = [
@@ -792,21 +792,6 @@ def _path_of(files: list[LibraryFile], hashes: dict[Path, str], sha: str) -> Pat
         if hashes.get(f.path) == sha:
             return f.path
     raise LookupError(sha)
-
-
-def _not_answered(exc: AllowanceRefused) -> AllowanceRefused:
-    """The refusal of a question's model call, saying what became of the question."""
-    wait = exc.details.get("retry_after")
-    if isinstance(wait, int) and wait < 3_600:
-        when = f"in {wait} s"
-    else:
-        when = "after 00:00 UTC" if exc.code.endswith("daily_limit") else "in a moment"
-    return AllowanceRefused(
-        f"{exc.message}: the question was not answered (no extractive answer in its place) "
-        f"and nothing was recorded; ask it again {when}",
-        code=exc.code,
-        retry_after=wait,
-    )
 
 
 def no_model() -> ChatBackend:
