@@ -99,13 +99,13 @@ class Settings(BaseSettings):
         "team. Default: SQLite file litdesk.sqlite3 in data_dir.",
     )
     database_pool_max: int = Field(
-        default=40,
+        default=15,
         ge=2,
         le=1000,
-        description="PostgreSQL only: the most connections one process opens (a quarter kept "
-        "open, the rest opened under load and closed when given back). The web server has 40 "
-        "request threads; with --workers N the database must allow N times this plus the "
-        "CLI's and backups' connections (PostgreSQL's max_connections is 100 by default).",
+        description="PostgreSQL only: the most connections one process opens (a third kept "
+        "open, the rest opened under load and closed when given back; request threads wait "
+        "for one). With --workers N the database must allow N times this plus the CLI's and "
+        "backups' connections (PostgreSQL's max_connections is 100 by default).",
     )
 
     # --- providers and transport ---------------------------------------------------

@@ -45,10 +45,13 @@ _MIGRATION_LOCK: Final = (1909102026, 4)
 MAX_DOCUMENT_BYTES: Final = 1_000_000_000
 #: a pooled PostgreSQL connection idle this long is pinged before it is used again (s)
 PING_IDLE_SECONDS: Final = 10.0
-#: the most PostgreSQL connections one process opens by default (the web server's 40 worker
-#: threads each hold one at most); a quarter of them are kept open, the rest are opened under
-#: load and closed when given back (the ``database_pool_max`` setting)
-POOL_MAX: Final = 40
+#: the most PostgreSQL connections one process opens by default; a third of them are kept
+#: open, the rest are opened under load and closed when given back (the
+#: ``database_pool_max`` setting). The web server's 40 request threads wait for a connection
+#: rather than each opening one: several workers (and the CLI, the backups) must stay within
+#: the database's ``max_connections`` (100 by default): 40 a process made 4 processes of a
+#: crowd of reservations refuse calls with "too many clients"
+POOL_MAX: Final = 15
 
 
 class StoreError(ExternalError):
@@ -109,7 +112,7 @@ def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
     if backend == "postgresql":
         if parsed.drivername != "postgresql+psycopg":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        kept = max(1, pool_max // 4)
+        kept = max(1, pool_max // 3)
         engine = sa.create_engine(parsed, pool_size=kept, max_overflow=max(0, pool_max - kept))
         _postgres_events(engine)
         return engine
