@@ -90,19 +90,22 @@ def team_env(tmp_path: Path, url: str, **extra: str) -> dict[str, str]:
 
 def start_team_process(
     port: int,
-    cassette: Path,
+    cassette: Path | None,
     env: dict[str, str],
     log: Path,
     *,
     workers: int | None = None,
     new_session: bool = False,
 ) -> subprocess.Popen[bytes]:
-    """``litdesk serve --team [--workers N]`` replaying ``cassette``, its stderr (the access
-    lines) into ``log``; ``new_session``: its own process group (to signal every worker)."""
+    """``litdesk serve --team [--workers N]``, replaying ``cassette`` when given, its stderr
+    (the access lines) into ``log``; ``new_session``: its own process group (to signal every
+    worker)."""
     args = [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve", "--team"]
     if workers is not None:
         args += ["--workers", str(workers)]
-    args += ["--port", str(port), "--replay", str(cassette)]
+    args += ["--port", str(port)]
+    if cassette is not None:
+        args += ["--replay", str(cassette)]
     with log.open("wb") as sink:
         return subprocess.Popen(args, env=env, stderr=sink, start_new_session=new_session)
 

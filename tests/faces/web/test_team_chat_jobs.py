@@ -21,7 +21,6 @@ import os
 import secrets
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -35,10 +34,9 @@ import sqlalchemy as sa
 from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServer, model_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import free_port
-from tests.faces.web._team import PASSWORD, add_accounts, login
+from tests.faces.web._team import PASSWORD, add_accounts, login, start_team_process, wait_ready
 from tests.faces.web._team import job_holder as _holder
 from tests.faces.web.test_team_dedup import BASE_FILES, Server
-from tests.faces.web.test_team_workers import _wait
 
 from litdesk import Settings
 from litdesk.adapters.store import open_store
@@ -116,16 +114,10 @@ def two_servers(
         for n in (1, 2):
             port = free_port()
             log = tmp_path / f"server{n}.log"
-            with log.open("wb") as sink:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", "from litdesk.faces.cli import main; main()",
-                     "serve", "--team", "--port", str(port)],
-                    env=env,
-                    stderr=sink,
-                )  # fmt: skip
+            proc = start_team_process(port, None, env, log)
             server = Server(f"http://127.0.0.1:{port}", proc, log)
             servers.append(server)
-            _wait(server.base, proc, log)
+            wait_ready(server.base, proc, log)
         yield servers[0], servers[1]
     finally:
         for s in servers:
