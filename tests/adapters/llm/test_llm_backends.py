@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
@@ -236,3 +237,36 @@ def test_anthropic_backends_of_one_configuration_share_one_client() -> None:
         srv.shutdown()
         srv.server_close()
     assert shared_clients() == held
+
+
+def test_closing_an_openai_backend_under_a_running_call_lets_the_call_finish() -> None:
+    """A cancelled job stops waiting for its call and closes the backend while the call
+    still runs in another thread: the pool is closed when the call returns (closing it
+    under the blocked read left that read hanging until the timeout), and no new call
+    starts on the closed backend."""
+    from tests._model_servers import Scripted, model_server
+
+    gate = threading.Event()
+    with model_server("openai") as srv:
+        srv.script(Scripted("Held [1].", gate=gate))
+        backend = OpenAICompatBackend(base_url=srv.base_url, model="m", timeout=60)
+        got: list[str] = []
+        call = threading.Thread(
+            target=lambda: got.append(backend.complete(ChatRequest("s", "u")).text)
+        )
+        call.start()
+        deadline = time.monotonic() + 10
+        while not srv.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert srv.requests, "the call never reached the server"
+        backend.close()  # the caller gave up; the call is still under way
+        assert not backend._client.is_closed()
+        with pytest.raises(ModelError, match="closed"):
+            backend.complete(ChatRequest("s", "u"))
+        started = time.monotonic()
+        gate.set()
+        call.join(10)
+        assert not call.is_alive() and time.monotonic() - started < 5
+        assert got == ["Held [1]."]
+        assert backend._client.is_closed()
+        assert len(srv.requests) == 1

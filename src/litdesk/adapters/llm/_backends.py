@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, runtime_checkable
@@ -238,6 +239,12 @@ class OpenAICompatBackend:
             base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout
         )
         self._model = model
+        # close() while a call runs in another thread (a cancelled job stops waiting for
+        # it) closes the pool when that call returns: closing a connection under a blocked
+        # read leaves the read hanging until the timeout, and with it the runtime's shutdown
+        self._calls = 0
+        self._closing = False
+        self._guard = threading.Lock()
 
     name = "openai"
     is_model = True
@@ -252,8 +259,25 @@ class OpenAICompatBackend:
         return _host(self._base_url)
 
     def close(self) -> None:
-        """Close the SDK's connection pool."""
+        """Close the SDK's connection pool (once a call under way has returned)."""
+        with self._guard:
+            if self._calls:
+                self._closing = True
+                return
         self._client.close()
+
+    def _begin(self) -> None:
+        with self._guard:
+            if self._closing:
+                raise ModelError("the model backend is closed")
+            self._calls += 1
+
+    def _end(self) -> None:
+        with self._guard:
+            self._calls -= 1
+            last = self._closing and not self._calls
+        if last:
+            self._client.close()
 
     def complete(self, request: ChatRequest) -> ChatReply:
         budget = _budget(request)
@@ -270,6 +294,7 @@ class OpenAICompatBackend:
                     "strict": True,
                 },
             }
+        self._begin()
         try:
             resp = self._client.chat.completions.create(
                 model=self._model,
@@ -285,6 +310,8 @@ class OpenAICompatBackend:
             raise ModelError(f"model server answered HTTP {exc.status_code}") from None
         except self._sdk.APIError as exc:
             raise ModelError(f"model server call failed: {type(exc).__name__}") from None
+        finally:
+            self._end()
         if not resp.choices:
             raise ModelError("model server answered no choices")
         choice = resp.choices[0]
