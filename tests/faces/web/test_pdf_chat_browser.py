@@ -79,10 +79,22 @@ def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
     expect(card.locator(".answer")).not_to_contain_text("[99]")
     label = card.locator(".answer a.cite")
     expect(label).to_have_count(1)
-    # the next plain line asks in the same scope
+    # the next plain line asks in the same scope (on the page the answer loaded, once its
+    # script runs: what a person types before that is posted by the form, tested apart)
+    expect(page.locator("html[data-ready='1']")).to_have_count(1)
     page.fill("#question", "What fell under heat stress?")
     page.press("#question", "Enter")
-    expect(page.locator("article.answer-card")).to_have_count(2, timeout=120_000)
+    try:
+        expect(page.locator("article.answer-card")).to_have_count(2, timeout=120_000)
+    except AssertionError as exc:  # say what the page said about the question
+        said = page.evaluate(
+            "() => [location.href, document.getElementById('ask-status')?.textContent,"
+            " document.getElementById('ask-refused')?.textContent,"
+            " document.getElementById('question')?.value]"
+        )
+        raise AssertionError(
+            f"no second answer card; the page (url, status, refusal, box): {said}"
+        ) from exc
     expect(page.locator("article.answer-card").last.locator(".scope-line")).to_have_text(
         "Scope: gauge.pdf, wheat.pdf"
     )

@@ -82,7 +82,11 @@ export function installChat() {
       if (job.state === "done" && job.round) {
         status.textContent = "Answered.";
         // the chat page at the new round: its card rendered by the server, as every round
-        window.location.assign(`/chat?round=${job.round}#round-${job.round}`);
+        // (already at that address, e.g. another tab's question: a hash change would not
+        // load the page again)
+        const target = `/chat?round=${job.round}`;
+        if (window.location.pathname + window.location.search === target) window.location.reload();
+        else window.location.assign(`${target}#round-${job.round}`);
         return;
       }
       if (job.state !== "running") {
