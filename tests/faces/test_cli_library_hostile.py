@@ -186,7 +186,9 @@ def test_kill_9_of_library_index_leaves_no_worker(tmp_path: Path) -> None:
         assert proc.poll() is None and workers, f"round {round_}: the index ended too early"
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        time.sleep(5)
+        gone = time.time() + 5
+        while time.time() < gone and any(_alive(w) for w in workers):
+            time.sleep(0.1)
         survivors = [w for w in workers if _alive(w)]
         for w in survivors:  # do not leave them to the next test
             os.kill(w, signal.SIGKILL)
