@@ -125,7 +125,10 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> No
     for i in range(120):
         _pdf(env / f"many{i:03d}.pdf", f"Paper {i}. " + TEXT * 3)
     cmd = [sys.executable, "-m", "litdesk", "library", "index"]
-    envvars = dict(os.environ, LITDESK_LIBRARY_DIRS=json.dumps([str(env)]))
+    # the light embedder: what is tested is the interrupt and the resume, not the vectors
+    envvars = dict(
+        os.environ, LITDESK_LIBRARY_DIRS=json.dumps([str(env)]), LITDESK_EMBEDDER="wordllama"
+    )
     proc = subprocess.Popen(
         cmd, env=envvars, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

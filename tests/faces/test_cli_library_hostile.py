@@ -167,7 +167,10 @@ def test_kill_9_of_library_index_leaves_no_worker(tmp_path: Path) -> None:
     folder = tmp_path / "many"
     for i in range(24):
         _pdf(folder / f"p{i:02d}.pdf", [f"Paper {i}. " + TEXT] * 6)
-    env = _env(tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(folder)]))
+    # the light embedder: what is tested is the pool's workers after a kill, not the vectors
+    env = _env(
+        tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(folder)]), LITDESK_EMBEDDER="wordllama"
+    )
     (tmp_path / "data").mkdir()
     for round_ in range(3):
         proc = subprocess.Popen(

@@ -33,6 +33,8 @@ def _env(data_dir: Path) -> dict[str, str]:
             "LITDESK_DATA_DIR": str(data_dir),
             "LITDESK_JOBS_LEASE_SECONDS": "2",
             "LITDESK_JOBS_POLL_SECONDS": "0.2",
+            # the light embedder: what is tested is the job's resume, not the vectors
+            "LITDESK_EMBEDDER": "wordllama",
         }
     )
     return env
