@@ -178,5 +178,8 @@ def test_report_output_paths_refused(env: Path, tmp_path: Path) -> None:
         assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
         assert device == fifo or stat.S_ISCHR(os.lstat(device).st_mode)
         assert not (tmp_path / "gone").exists() and not (tmp_path / "gone2").exists()
+        # refused before the build: nothing was indexed for it
+        code, out, _ = _run("library", "list", "--json")
+        assert code == 0 and not any(f["indexed"] for f in json.loads(out)["files"])
     finally:
         os.close(reader)

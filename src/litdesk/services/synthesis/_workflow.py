@@ -14,7 +14,7 @@ from litdesk.adapters.pdfpages import DEFAULT_DPI
 from litdesk.services.library import Library
 
 from ._build import DetailMode, SummaryMode, SynthesisReport, build_report
-from ._write import write_report
+from ._write import check_target, write_report
 
 __all__ = ["ReportRequest", "ReportResult", "make_report"]
 
@@ -70,6 +70,8 @@ def make_report(
 ) -> ReportResult:
     """Build the report (and write it when ``request.write``). With ``library`` the
     caller's open library is used (and left open); otherwise one is opened and closed."""
+    if request.write:
+        check_target(request.output, force=request.force)  # a wrong -o fails before the build
     lib = library if library is not None else Library(settings)
     try:
         report = build_report(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from litdesk.adapters.files import check_output, write_output
+from litdesk.adapters.files import OutputPathError, check_output, write_output
 from litdesk.adapters.pdfpages import DEFAULT_DPI, highlight, render_pages
 from litdesk.adapters.report_html import (
     MAX_REPORT_BYTES,
@@ -17,7 +17,7 @@ from litdesk.adapters.report_html import (
 
 from ._build import SynthesisReport
 
-__all__ = ["report_html", "target_path", "write_report"]
+__all__ = ["check_target", "report_html", "target_path", "write_report"]
 
 
 def report_html(
@@ -75,6 +75,25 @@ def target_path(report: SynthesisReport, output: Path | None, default_dir: Path)
     if output.is_dir() or output.suffix.lower() not in {".html", ".htm"}:
         return output / report.file_name
     return output
+
+
+def check_target(output: Path | None, *, force: bool = False) -> None:
+    """Refuse a wrong ``output`` before the report is built, not after the minutes a build
+    can take: a file as :func:`check_output` says; a folder must exist and be a folder
+    (the report's own file name in it is known only once built). The write checks again."""
+    if output is None:
+        return
+    if output.is_dir() or output.suffix.lower() not in {".html", ".htm"}:
+        if not output.is_dir():
+            raise OutputPathError(
+                f"{output}: the folder does not exist (litdesk does not create it)"
+                if not output.exists()
+                else f"{output} is not a folder, nor a file name ending in .html",
+                code="no_folder",
+                path=str(output),
+            )
+        return
+    check_output(output, force=force)
 
 
 def write_report(
