@@ -40,6 +40,7 @@ from litdesk.core.library import (
     abstain_threshold,
     allocate,
     facet_picks,
+    feedback_query,
     fuse_hybrid,
     guess_language,
     judge,
@@ -48,6 +49,7 @@ from litdesk.core.library import (
     rerank_by_proximity,
     run_gate,
     salient_words,
+    smooth_neighbours,
     split_facets,
     uncovered_terms,
     uncovered_threshold,
@@ -61,6 +63,7 @@ from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
+from ._second import second_pass
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
@@ -113,6 +116,12 @@ class Library:
         self.proximity_weight = 0.5
         #: the proximity re-rank applies to the facets' rankings only, not the whole question's
         self.proximity_facets_only = True
+        #: semantic pseudo-relevance feedback (query moved towards its best N hits by beta;
+        #: 0: off) and a chunk's share of its same-page neighbour's fused score (0: off)
+        self.feedback_hits, self.feedback_beta, self.neighbour_weight = 0, 0.5, 0.0
+        #: the second pass (``_second.second_pass``): papers re-ranked within (0: off), the
+        #: weight of the in-paper term coverage, and whether it spares the whole question
+        self.second_papers, self.second_weight, self.second_facets_only = 0, 1.0, True
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
@@ -463,11 +472,20 @@ class Library:
         qv, fv = allv[: len(queries)], allv[len(queries) :]
         pool = max(POOL_MIN, top_k * 10)
 
-        def semantic(q: npt.NDArray[np.float32]) -> list[int]:
+        def semantic(q: npt.NDArray[np.float32], again: bool = True) -> list[int]:
             if isinstance(space, VectorIndex):
-                return list(space.search(q, pool)[0].tolist())
-            # a chosen set: rank every chunk exactly, so each paper has its best ones
-            return list(np.argsort(-(space @ q), kind="stable").tolist())
+                found = list(space.search(q, pool)[0].tolist())
+            else:  # a chosen set: rank every chunk exactly, so each paper has its best ones
+                found = list(np.argsort(-(space @ q), kind="stable").tolist())
+            if not again or self.feedback_hits <= 0:
+                return found
+            top = found[: self.feedback_hits]
+            hv = space[top] if isinstance(space, np.ndarray) else self._stored_vectors([chunks[p] for p in top], entries)  # fmt: skip
+            return semantic(feedback_query(q, hv, beta=self.feedback_beta), again=False)
+
+        def near(p: int) -> list[int]:
+            c = chunks[p]
+            return [n for n in (p - 1, p + 1) if 0 <= n < len(chunks) and chunks[n].sha256 == c.sha256 and chunks[n].page == c.page]  # fmt: skip
 
         rankings = [semantic(q) for q in qv]
         position = {c.id: i for i, c in enumerate(chunks)}
@@ -481,6 +499,7 @@ class Library:
         fused = fuse_hybrid(
             rankings, [position[i] for i in lexical if i in position], unseen=unseen
         )
+        fused = smooth_neighbours(fused, near, weight=self.neighbour_weight)
         dfs = self._doc_frequencies(shas, chunks)
         facet_fused = [
             fuse_hybrid(
@@ -496,6 +515,7 @@ class Library:
             )
             for f, v in zip(facets, fv, strict=True)
         ]
+        facet_fused = [smooth_neighbours(ff, near, weight=self.neighbour_weight) for ff in facet_fused]  # fmt: skip
         qterms = [question_terms(salient_words(q)) for q in queries]
         depth, weight = self.proximity_depth, self.proximity_weight
         facet_fused = [
@@ -510,6 +530,19 @@ class Library:
                 fused, qterms[0], lambda p: chunks[p].text, dfs,
                 depth=depth, weight=weight, unseen=unseen,
             )  # fmt: skip
+
+        def again(
+            ranking: list[tuple[int, float]], text: str, v: npt.NDArray[np.float32]
+        ) -> list[tuple[int, float]]:
+            return second_pass(
+                ranking, text, v, chunks, papers=self.second_papers, weight=self.second_weight, skip=foreign,
+                vectors_of=lambda sha, ps: space[ps] if isinstance(space, np.ndarray) else self._stored_vectors([chunks[p] for p in ps], entries),
+                lexical_of=lambda sha, ws: cat.lexical(ws, [sha], self._embedder_name, CHUNKING_VERSION, 500),
+            )  # fmt: skip
+
+        facet_fused = [again(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]
+        if not self.second_facets_only:
+            fused = again(fused, question, qv[0])
 
         def supports(positions: list[int]) -> list[float]:
             """Each chunk's support by the question or its English variant, the closer."""
