@@ -17,8 +17,8 @@ alone), ``hybrid (rrf)`` (``Library.retrieve`` with rank fusion only) and ``hybr
 N`` (``Library.retrieve`` with the best N fused candidates re-ranked by their support).
 
 ``--variants`` adds a row per retrieval variant (question facets, proximity re-rank; see
-the option's help), each with its own abstention figures; ``f0+p0`` is the retrieval before
-the third round of issue 18.
+the option's help), each with its own abstention figures; ``s0w1`` is the retrieval before
+the fourth round of issue 18 (the per-paper second pass off), ``f0+p0+s0w1`` before the third.
 
 Abstention: the support of the best excerpt (:func:`litdesk.core.library.support`) on
 the judged questions and on off-library questions written for this bench (no PDF of the
@@ -334,9 +334,7 @@ class Row:
     misses: list[str] = field(default_factory=list)
 
 
-_VARIANT = re.compile(
-    r"f(\d+)|([pP])(\d+)w([\d.]+)|p0|(w)|l(\d)|r(\d+)b([\d.]+)|n([\d.]+)|([sS])(\d+)w([\d.]+)|(o)"
-)
+_VARIANT = re.compile(r"f(\d+)|([pP])(\d+)w([\d.]+)|p0|(w)|([sS])(\d+)w([\d.]+)|(o)")
 
 
 @contextmanager
@@ -348,15 +346,11 @@ def variant_of(lib: Library, spec: str) -> Iterator[None]:
         "proximity_weight",
         "facet_whole",
         "proximity_facets_only",
-        "feedback_hits",
-        "feedback_beta",
-        "neighbour_weight",
         "second_papers",
         "second_weight",
         "second_facets_only",
     )
     saved = {f: getattr(lib, f) for f in fields}
-    saved_forms = lib.catalogue.lexical_forms
     try:
         for part in (p for p in spec.split("+") if p):
             m = _VARIANT.fullmatch(part)
@@ -370,15 +364,9 @@ def variant_of(lib: Library, spec: str) -> Iterator[None]:
                 lib.proximity_depth, lib.proximity_weight = int(m.group(3)), float(m.group(4))
                 lib.proximity_facets_only = m.group(2) == "P"
             elif m.group(6) is not None:
-                lib.catalogue.lexical_forms = int(m.group(6))
-            elif m.group(7) is not None:
-                lib.feedback_hits, lib.feedback_beta = int(m.group(7)), float(m.group(8))
+                lib.second_papers, lib.second_weight = int(m.group(7)), float(m.group(8))
+                lib.second_facets_only = m.group(6) == "s"
             elif m.group(9) is not None:
-                lib.neighbour_weight = float(m.group(9))
-            elif m.group(10) is not None:
-                lib.second_papers, lib.second_weight = int(m.group(11)), float(m.group(12))
-                lib.second_facets_only = m.group(10) == "s"
-            elif m.group(13) is not None:
                 lib.facet_whole = False
             else:
                 lib.proximity_depth = 0
@@ -386,7 +374,6 @@ def variant_of(lib: Library, spec: str) -> Iterator[None]:
     finally:
         for f, v in saved.items():
             setattr(lib, f, v)
-        lib.catalogue.lexical_forms = saved_forms
 
 
 def held_out_questions() -> list[dict]:
@@ -421,13 +408,12 @@ def main() -> None:
         default="",
         help="comma-separated retrieval variants, each an extra hybrid row: fN = N excerpts "
         "guaranteed to each facet, w = the whole question takes turns beside them, pDwW = proximity re-rank of the best D at weight W (PDwW: of the facets' rankings only), "
-        "lN = lexical word forms (1: possessive 's dropped, 2: and hyphenated words' parts), "
-        "rNbB = semantic feedback (query moved towards its best N hits by B), nW = a chunk "
-        "plus W x its same-page neighbour's fused score, sNwW = the chunks of each facet's "
+        "sNwW = the chunks of each facet's "
         "first N papers re-ranked within the paper (in-paper term coverage at weight W; "
         "SNwW: the whole question's ranking too), o = the facets take turns without the "
         "whole question; joined "
-        "by '+' (e.g. 'f2,p40w1,f2+p40w1'; 'f0+p0' = both off)",
+        "by '+' (e.g. 'f2,p40w1,f2+p40w1'; 's0w1' = the second pass off, the retrieval "
+        "before the fourth round; 'f0+p0+s0w1' = before the third)",
     )
     args = ap.parse_args()
     fixtures = Path(os.environ["LITDESK_FIXTURES"])

@@ -1,117 +1,65 @@
-"""Second-pass helpers for the within-paper ranking (pure).
+"""The per-paper second pass (pure): the within-paper ranking of a question's excerpts.
 
-* :func:`lexical_words` — the question's salient words as the lexical index can match
-  them: a possessive ``'s`` dropped (``PaSa's`` ~ ``PaSa``) and, optionally, a hyphenated
-  word's parts added beside it (``influential-spreader`` ~ ``influential``, ``spreader``).
-* :func:`smooth_neighbours` — a chunk's fused score plus a share of its best neighbour's
-  (the chunk before or after it on the same page), so a passage split across two chunks
-  counts for both halves.
-* :func:`feedback_query` — a query vector moved towards the mean of its best hits'
-  vectors (pseudo-relevance feedback on the semantic side).
-* :func:`local_coverage`, :func:`within_paper_order`, :func:`reorder_within_papers` — a
-  second pass over one paper: once a ranking has settled which papers answer, each of its
-  leading papers' chunks is ranked again against the question with term weights taken
-  *within that paper* (a word every chunk of the paper has tells its chunks apart no
-  better than a stop word; a word few of them have does), and the paper's chunks fill the
-  places the paper held in the ranking in that new order. The allocation between papers
-  is unchanged; only which of a paper's chunks stand for it.
+Once a ranking has settled which papers answer a question, each of its leading papers'
+chunks is ranked again against the question with term weights taken *within that paper*
+(:func:`local_coverage`): a word every chunk of the paper has ("heart failure" in a heart
+failure paper) tells its chunks apart no better than a stop word, a word few of them have
+("facilities") does. :func:`within_paper_order` fuses the chunks' cosine order and the
+paper's own lexical ranking with that coverage; :func:`reorder_within_papers` puts the
+paper's chunks into the places the paper held in the ranking, in that new order, so the
+allocation between papers is unchanged and only which of a paper's chunks stand for it.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Final, TypeVar
-
-import numpy as np
-import numpy.typing as npt
+from functools import lru_cache
+from typing import TypeVar
 
 from ._retrieval import rrf
-from ._support import DocFrequencies, terms
+from ._support import _fold, _stem
 
-__all__ = [
-    "feedback_query",
-    "lexical_words",
-    "local_coverage",
-    "reorder_within_papers",
-    "smooth_neighbours",
-    "within_paper_order",
-]
+__all__ = ["local_coverage", "reorder_within_papers", "within_paper_order"]
 
 T = TypeVar("T", bound=Hashable)
 
-_POSSESSIVE: Final = re.compile(r"['’]s$")
-#: A hyphenated word's part is added when it has this many letters (or holds a digit).
-PART_MIN: Final = 3
-
-
-def lexical_words(words: Sequence[str], *, hyphen_parts: bool = False) -> list[str]:
-    """``words`` without a trailing possessive ``'s``; with ``hyphen_parts`` each part of
-    a hyphenated word (of ``PART_MIN`` letters or more, or with a digit) follows the word.
-    Order kept, duplicates dropped."""
-    out: list[str] = []
-    for word in words:
-        base = _POSSESSIVE.sub("", word)
-        forms = [base] if base else []
-        if hyphen_parts and "-" in base:
-            forms += [
-                p for p in base.split("-") if len(p) >= PART_MIN or any(c.isdigit() for c in p)
-            ]
-        for f in forms:
-            if f not in out:
-                out.append(f)
-    return out
-
-
-def smooth_neighbours(
-    fused: Sequence[tuple[T, float]],
-    neighbours: Callable[[T], Sequence[T]],
-    *,
-    weight: float,
-) -> list[tuple[T, float]]:
-    """``fused`` (item, score; best first) re-scored as score + ``weight`` × the best
-    score among the item's ``neighbours`` (items absent from ``fused`` count 0), best
-    first, ties in the input order. ``weight`` 0 returns ``fused`` as it is."""
-    if weight < 0:
-        raise ValueError("weight must be >= 0")
-    if weight == 0 or not fused:
-        return list(fused)
-    score = dict(fused)
-    rescored = [
-        (k, s + weight * max((score.get(n, 0.0) for n in neighbours(k)), default=0.0))
-        for k, s in fused
-    ]
-    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i][1], i))
-    return [rescored[i] for i in order]
-
-
-def feedback_query(
-    query: npt.NDArray[np.float32], hits: npt.NDArray[np.float32], *, beta: float
-) -> npt.NDArray[np.float32]:
-    """``query`` + ``beta`` × the mean of ``hits`` (rows), renormalised to unit length;
-    ``query`` itself when there are no hits or ``beta`` is 0."""
-    if beta < 0:
-        raise ValueError("beta must be >= 0")
-    if beta == 0 or hits.size == 0:
-        return query
-    moved = query + beta * hits.mean(axis=0)
-    norm = float(np.linalg.norm(moved))
-    return (moved / norm).astype(np.float32) if norm > 0 else query
-
 
 def local_coverage(qterms: Sequence[str], texts: Sequence[str]) -> list[float]:
-    """Per text, the share (0..1) of ``qterms`` it contains, each term weighted by its
-    rarity among ``texts`` themselves (one paper's chunks); all 0 when no term weighs."""
-    local = DocFrequencies.build(texts, sample=0)
-    weight = {t: local.idf(t) for t in dict.fromkeys(qterms)}
+    """Per text (one paper's chunks), the share (0..1) of ``qterms`` (stems, as
+    :func:`question_terms` makes them) it contains as :func:`terms` would find them, each
+    term weighted by its rarity among ``texts`` themselves (``log((n + 1) / (df + 0.5))``,
+    as :class:`DocFrequencies`); all 0 when no term weighs. Only the question's stems are
+    looked for, so a paper's chunks are not tokenised whole."""
+    wanted = list(dict.fromkeys(qterms))
+    folded = [_fold(t) for t in texts]
+    have = [{q for q in wanted if _contains(f, q)} for f in folded]
+    n = len(texts)
+    df = Counter(q for h in have for q in h)
+    weight = {q: max(0.0, math.log((n + 1) / (df.get(q, 0) + 0.5))) for q in wanted}
     total = sum(weight.values())
     if total <= 0:
-        return [0.0] * len(texts)
-    out = []
-    for text in texts:
-        have = terms(text)
-        out.append(sum(w for t, w in weight.items() if t in have) / total)
-    return out
+        return [0.0] * n
+    return [sum(weight[q] for q in h) / total for h in have]
+
+
+@lru_cache(maxsize=4096)
+def _prefix(stem: str) -> re.Pattern[str]:
+    """``stem`` and the rest of the token it starts (the literal first: a fast search)."""
+    return re.compile(re.escape(stem) + r"[^\W_]*")
+
+
+def _contains(folded: str, stem: str) -> bool:
+    """Whether a token of ``folded`` (as :func:`terms` splits it) has the stem ``stem``."""
+    for m in _prefix(stem).finditer(folded):
+        start = m.start()
+        if start and folded[start - 1].isalnum():  # inside a longer token
+            continue
+        if _stem(m.group(0)) == stem:
+            return True
+    return False
 
 
 def within_paper_order(

@@ -35,7 +35,7 @@ from litdesk.adapters.store._library import (
     StoredChunk,
     import_legacy_catalogue,
 )
-from litdesk.core.library import Chunk, lexical_words
+from litdesk.core.library import Chunk
 
 __all__ = ["LEGACY_NAME", "Catalogue", "Entry", "StoredChunk"]
 
@@ -60,8 +60,6 @@ class Catalogue:
         self.vectors_dir.mkdir(parents=True, exist_ok=True)
         self.store = store
         self.repo = LibraryRepo(store)
-        #: how :meth:`lexical` forms its words (0: as given; see there)
-        self.lexical_forms = 0
         self.imported: LegacyImport | None = self._import_legacy()
 
     def _import_legacy(self) -> LegacyImport | None:
@@ -173,11 +171,7 @@ class Catalogue:
     def lexical(
         self, words: list[str], shas: list[str], embedder: str, chunking: str, limit: int
     ) -> list[int]:
-        """Chunk ids matching any of ``words`` (whole words), best first, in scope; the
-        words as :func:`lexical_words` forms them when ``lexical_forms`` is 1 (possessives
-        dropped) or 2 (hyphenated words' parts added too)."""
-        if self.lexical_forms:
-            words = lexical_words(words, hyphen_parts=self.lexical_forms > 1)
+        """Chunk ids matching any of ``words`` (whole words), best first, in scope."""
         return self.repo.lexical(words, shas, embedder, chunking, limit)
 
     # --- adopted metadata ------------------------------------------------------------

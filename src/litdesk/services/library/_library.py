@@ -40,7 +40,6 @@ from litdesk.core.library import (
     abstain_threshold,
     allocate,
     facet_picks,
-    feedback_query,
     fuse_hybrid,
     guess_language,
     judge,
@@ -49,7 +48,6 @@ from litdesk.core.library import (
     rerank_by_proximity,
     run_gate,
     salient_words,
-    smooth_neighbours,
     split_facets,
     uncovered_terms,
     uncovered_threshold,
@@ -58,12 +56,13 @@ from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
 
+from . import _sources
 from ._answering import abstained, not_answered, write_protocol
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
-from ._second import second_pass
+from ._second import SecondPass
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
@@ -116,12 +115,8 @@ class Library:
         self.proximity_weight = 0.5
         #: the proximity re-rank applies to the facets' rankings only, not the whole question's
         self.proximity_facets_only = True
-        #: semantic pseudo-relevance feedback (query moved towards its best N hits by beta;
-        #: 0: off) and a chunk's share of its same-page neighbour's fused score (0: off)
-        self.feedback_hits, self.feedback_beta, self.neighbour_weight = 0, 0.5, 0.0
-        #: the second pass (``_second.second_pass``): papers re-ranked within (0: off), the
-        #: weight of the in-paper term coverage, and whether it spares the whole question
-        self.second_papers, self.second_weight, self.second_facets_only = 0, 1.0, True
+        #: second pass (``_second``): papers re-ranked within, coverage weight, facets only
+        self.second_papers, self.second_weight, self.second_facets_only = 2, 4.0, True
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
@@ -472,20 +467,11 @@ class Library:
         qv, fv = allv[: len(queries)], allv[len(queries) :]
         pool = max(POOL_MIN, top_k * 10)
 
-        def semantic(q: npt.NDArray[np.float32], again: bool = True) -> list[int]:
+        def semantic(q: npt.NDArray[np.float32]) -> list[int]:
             if isinstance(space, VectorIndex):
-                found = list(space.search(q, pool)[0].tolist())
-            else:  # a chosen set: rank every chunk exactly, so each paper has its best ones
-                found = list(np.argsort(-(space @ q), kind="stable").tolist())
-            if not again or self.feedback_hits <= 0:
-                return found
-            top = found[: self.feedback_hits]
-            hv = space[top] if isinstance(space, np.ndarray) else self._stored_vectors([chunks[p] for p in top], entries)  # fmt: skip
-            return semantic(feedback_query(q, hv, beta=self.feedback_beta), again=False)
-
-        def near(p: int) -> list[int]:
-            c = chunks[p]
-            return [n for n in (p - 1, p + 1) if 0 <= n < len(chunks) and chunks[n].sha256 == c.sha256 and chunks[n].page == c.page]  # fmt: skip
+                return list(space.search(q, pool)[0].tolist())
+            # a chosen set: rank every chunk exactly, so each paper has its best ones
+            return list(np.argsort(-(space @ q), kind="stable").tolist())
 
         rankings = [semantic(q) for q in qv]
         position = {c.id: i for i, c in enumerate(chunks)}
@@ -499,7 +485,6 @@ class Library:
         fused = fuse_hybrid(
             rankings, [position[i] for i in lexical if i in position], unseen=unseen
         )
-        fused = smooth_neighbours(fused, near, weight=self.neighbour_weight)
         dfs = self._doc_frequencies(shas, chunks)
         facet_fused = [
             fuse_hybrid(
@@ -515,7 +500,6 @@ class Library:
             )
             for f, v in zip(facets, fv, strict=True)
         ]
-        facet_fused = [smooth_neighbours(ff, near, weight=self.neighbour_weight) for ff in facet_fused]  # fmt: skip
         qterms = [question_terms(salient_words(q)) for q in queries]
         depth, weight = self.proximity_depth, self.proximity_weight
         facet_fused = [
@@ -531,18 +515,10 @@ class Library:
                 depth=depth, weight=weight, unseen=unseen,
             )  # fmt: skip
 
-        def again(
-            ranking: list[tuple[int, float]], text: str, v: npt.NDArray[np.float32]
-        ) -> list[tuple[int, float]]:
-            return second_pass(
-                ranking, text, v, chunks, papers=self.second_papers, weight=self.second_weight, skip=foreign,
-                vectors_of=lambda sha, ps: space[ps] if isinstance(space, np.ndarray) else self._stored_vectors([chunks[p] for p in ps], entries),
-                lexical_of=lambda sha, ws: cat.lexical(ws, [sha], self._embedder_name, CHUNKING_VERSION, 500),
-            )  # fmt: skip
-
-        facet_fused = [again(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]
-        if not self.second_facets_only:
-            fused = again(fused, question, qv[0])
+        if self.second_papers > 0:
+            second = SecondPass(self, chunks, space, entries, skip=foreign)
+            facet_fused = [second.rerank(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]  # fmt: skip
+            fused = fused if self.second_facets_only else second.rerank(fused, question, qv[0])
 
         def supports(positions: list[int]) -> list[float]:
             """Each chunk's support by the question or its English variant, the closer."""
@@ -595,7 +571,7 @@ class Library:
             e = entries[ch.sha256]
             out.hits.append(
                 Hit(
-                    names[ch.sha256], _path_of(files, hashes, ch.sha256), ch.sha256, ch.page, ch.text,
+                    names[ch.sha256], _sources.path_of(files, hashes, ch.sha256), ch.sha256, ch.page, ch.text,
                     c.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
                 )
             )  # fmt: skip
@@ -818,13 +794,6 @@ class Library:
         )
         write_protocol(self.root, answer, found.whole_library)
         return answer
-
-
-def _path_of(files: list[LibraryFile], hashes: dict[Path, str], sha: str) -> Path:
-    for f in files:
-        if hashes.get(f.path) == sha:
-            return f.path
-    raise LookupError(sha)
 
 
 def no_model() -> ChatBackend:
