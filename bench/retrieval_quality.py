@@ -17,8 +17,8 @@ alone), ``hybrid (rrf)`` (``Library.retrieve`` with rank fusion only) and ``hybr
 N`` (``Library.retrieve`` with the best N fused candidates re-ranked by their support).
 
 ``--variants`` adds a row per retrieval variant (question facets, proximity re-rank; see
-the option's help), each with its own abstention figures; ``f0+p0`` is the retrieval before
-the third round of issue 18.
+the option's help), each with its own abstention figures; ``s0w1`` is the retrieval before
+the fourth round of issue 18 (the per-paper second pass off), ``f0+p0+s0w1`` before the third.
 
 Abstention: the support of the best excerpt (:func:`litdesk.core.library.support`) on
 the judged questions and on off-library questions written for this bench (no PDF of the
@@ -91,7 +91,9 @@ OFF_LIBRARY_HELD_OUT = [
 #: (held out: reported in their own column, never edited after). Each needs two passages on
 #: two PDFs of the fixture folder; gold = (file, 1-based pypdfium2 page, verbatim snippet of
 #: that page's text); paraphrased so that no run of 5 words is shared with a snippet; x03
-#: and x04 ask in English about the Portuguese and Spanish papers.
+#: and x04 ask in English about the Portuguese and Spanish papers. x10-x14 were written the
+#: same way in the fourth round, before any change of that round was tried (x14 asks in
+#: English about the Spanish paper).
 CROSS_HELD_OUT = [
     {
         "id": "x01",
@@ -233,6 +235,86 @@ CROSS_HELD_OUT = [
             ),
         ],
     },
+    {
+        "id": "x10",
+        "question": "In what language and on which kind of interface do most VESPA functions run, and what did the heart failure programme participants propose to improve about the clinics' facilities?",
+        "gold": [
+            (
+                "peerj_cs_2017_118.pdf",
+                3,
+                "The majority of functions are written in Python 2.7 and are designed to operate on a UNIX command-line.",
+            ),
+            (
+                "hindawi_rrp_2010_157939.pdf",
+                3,
+                "It was suggested that a bigger exercise room would also enable a greater number of people to benefit from each programme.",
+            ),
+        ],
+    },
+    {
+        "id": "x11",
+        "question": "What crystal symmetry and how many copies per asymmetric unit did the N-domain ACE crystals with compound 33RE show, and how much F1 did combining fifteen entity extraction models add on SemEval-2017?",
+        "gold": [
+            (
+                "clinsci_2014_cs20130403.pdf",
+                5,
+                "diffracted in space group P1 with 2 molecules per asymmetric unit",
+            ),
+            (
+                "naacl_2018_N18-3011.pdf",
+                5,
+                "creating an ensemble of 15 models further improves the results by 1.1 F1 points",
+            ),
+        ],
+    },
+    {
+        "id": "x12",
+        "question": "What does PaSa use as a secondary source of reward when training its Crawler, and which book-based summarization dataset does Multi-LexSum name as the exception on input length?",
+        "gold": [
+            (
+                "arxiv_2501.10120v1_pasa.pdf",
+                6,
+                "To mitigate this, we use the Selector as an auxiliary reward model for the Crawler.",
+            ),
+            (
+                "arxiv_2206.10883v3_multilexsum.pdf",
+                4,
+                "One exception is BookSum [35], which uses entire books as summary inputs",
+            ),
+        ],
+    },
+    {
+        "id": "x13",
+        "question": "Which untargeted mass-spectrometry approach profiled the wheat leaf metabolites under post-anthesis heat, and why is closeness centrality judged unsuitable for very big networks in the spreader study?",
+        "gold": [
+            (
+                "plosone_2018_0197919.pdf",
+                3,
+                "we employed a non-targeted LC–MS Isotopic Ratio Outlier Analysis (IROA) Global Metabolomics method",
+            ),
+            (
+                "arxiv_1504.06236v2.pdf",
+                4,
+                "The closeness measure needs to travel over the whole network, and clearly it is time-consuming and inappropriate for large-scale networks.",
+            ),
+        ],
+    },
+    {
+        "id": "x14",
+        "question": "What share of the Málaga councils' websites let visitors have the page read aloud, and in which colours does CiteSee mark citations to papers the reader had already opened or saved?",
+        "gold": [
+            (
+                "scielo_transinf_2021_es.pdf",
+                7,
+                "tan solo en el 3,57% existe la posibilidad de escuchar la página",
+            ),
+            (
+                "arxiv_2302.07302v1_citesee.pdf",
+                4,
+                "previously opened or saved papers were rendered in green or red, respectively",
+            ),
+        ],
+    },
 ]
 
 
@@ -252,19 +334,23 @@ class Row:
     misses: list[str] = field(default_factory=list)
 
 
-_VARIANT = re.compile(r"f(\d+)|([pP])(\d+)w([\d.]+)|p0|(w)")
+_VARIANT = re.compile(r"f(\d+)|([pP])(\d+)w([\d.]+)|p0|(w)|([sS])(\d+)w([\d.]+)|(o)")
 
 
 @contextmanager
 def variant_of(lib: Library, spec: str) -> Iterator[None]:
     """``lib`` with the retrieval variant ``spec`` (see ``--variants``), restored after."""
-    saved = (
-        lib.facet_slots,
-        lib.proximity_depth,
-        lib.proximity_weight,
-        lib.facet_whole,
-        lib.proximity_facets_only,
+    fields = (
+        "facet_slots",
+        "proximity_depth",
+        "proximity_weight",
+        "facet_whole",
+        "proximity_facets_only",
+        "second_papers",
+        "second_weight",
+        "second_facets_only",
     )
+    saved = {f: getattr(lib, f) for f in fields}
     try:
         for part in (p for p in spec.split("+") if p):
             m = _VARIANT.fullmatch(part)
@@ -277,17 +363,17 @@ def variant_of(lib: Library, spec: str) -> Iterator[None]:
             elif m.group(2) is not None:
                 lib.proximity_depth, lib.proximity_weight = int(m.group(3)), float(m.group(4))
                 lib.proximity_facets_only = m.group(2) == "P"
+            elif m.group(6) is not None:
+                lib.second_papers, lib.second_weight = int(m.group(7)), float(m.group(8))
+                lib.second_facets_only = m.group(6) == "s"
+            elif m.group(9) is not None:
+                lib.facet_whole = False
             else:
                 lib.proximity_depth = 0
         yield
     finally:
-        (
-            lib.facet_slots,
-            lib.proximity_depth,
-            lib.proximity_weight,
-            lib.facet_whole,
-            lib.proximity_facets_only,
-        ) = saved
+        for f, v in saved.items():
+            setattr(lib, f, v)
 
 
 def held_out_questions() -> list[dict]:
@@ -321,8 +407,13 @@ def main() -> None:
         "--variants",
         default="",
         help="comma-separated retrieval variants, each an extra hybrid row: fN = N excerpts "
-        "guaranteed to each facet, w = the whole question takes turns beside them, pDwW = proximity re-rank of the best D at weight W (PDwW: of the facets' rankings only), joined "
-        "by '+' (e.g. 'f2,p40w1,f2+p40w1'; 'f0+p0' = both off)",
+        "guaranteed to each facet, w = the whole question takes turns beside them, pDwW = proximity re-rank of the best D at weight W (PDwW: of the facets' rankings only), "
+        "sNwW = the chunks of each facet's "
+        "first N papers re-ranked within the paper (in-paper term coverage at weight W; "
+        "SNwW: the whole question's ranking too), o = the facets take turns without the "
+        "whole question; joined "
+        "by '+' (e.g. 'f2,p40w1,f2+p40w1'; 's0w1' = the second pass off, the retrieval "
+        "before the fourth round; 'f0+p0+s0w1' = before the third)",
     )
     args = ap.parse_args()
     fixtures = Path(os.environ["LITDESK_FIXTURES"])

@@ -520,3 +520,40 @@ def test_question_with_two_facets_gets_each_facets_paper(
     assert {h.file for h in whole.hits} == {"wheat.pdf"}  # one paper fills every excerpt
     assert {h.file for h in faceted.hits} == {"wheat.pdf", "river.pdf"}
     assert (faceted.hits[0].file, faceted.hits[0].page) == (whole.hits[0].file, whole.hits[0].page)
+
+
+def test_second_pass_picks_the_papers_page_with_its_telling_word(
+    tmp_settings: Settings,
+    tmp_path: Path,
+    make_pdf: Callable[[Path, list[str]], Path],
+    wordllama: WordLlamaEmbedder,
+) -> None:
+    """Every page of the programme paper speaks of heart failure programme participants;
+    only one says what they asked for the facilities. Within that paper the shared words
+    tell the pages apart no better than stop words, so the second pass ranks that page
+    first; the rest of the library keeps its places."""
+    root = tmp_path / "programme"
+    shared = "Heart failure programme participants in both centres attended the sessions. "
+    pages = [
+        shared * 3 + "Participants said the heart failure programme gave them confidence. " * 4,
+        shared * 3 + "The heart failure programme participants valued the nurses. " * 4,
+        shared * 2 + "The rooms are cramped, so participants proposed bigger facilities. " * 2,
+        shared * 3 + "Heart failure programme participants exercised twice a week. " * 4,
+    ]
+    make_pdf(root / "programme.pdf", pages)
+    make_pdf(root / "river.pdf", ["River levels were read from time-lapse photographs. " * 8])
+    settings = tmp_settings.model_copy(update={"library_dirs": [root]})
+    lib = _lib(settings, wordllama)
+    q = "What did the heart failure programme participants propose about the facilities?"
+    lib.second_papers, lib.second_facets_only = 0, False
+    before = lib.retrieve(q, top_k=4)
+    lib.second_papers = 2  # the whole question's ranking too (by default: facets only)
+    after = lib.retrieve(q, top_k=4)
+    assert (after.hits[0].file, after.hits[0].page) == ("programme.pdf", 3)
+    assert [h.file for h in after.hits] == [h.file for h in before.hits]  # same papers' places
+    assert "facilities" in after.hits[0].text
+    # the shipped default: a facet's ranking gets the second pass
+    lib.second_facets_only = True
+    two = q.rstrip("?") + ", and which photographs did the river study read levels from?"
+    faceted = [(h.file, h.page) for h in lib.retrieve(two, top_k=4).hits]
+    assert ("programme.pdf", 3) in faceted and ("river.pdf", 1) in faceted

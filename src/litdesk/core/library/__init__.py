@@ -26,6 +26,7 @@ from ._retrieval import (
     salient_words,
 )
 from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids, strip_running_lines
+from ._second_pass import local_coverage, reorder_within_papers, within_paper_order
 from ._support import (
     ABSTAIN_BELOW,
     ABSTAIN_BY_EMBEDDER,
@@ -56,6 +57,9 @@ __all__ = [
     "EXACT_BELOW",
     "FACET_MIN_WORDS",
     "facet_picks",
+    "local_coverage",
+    "reorder_within_papers",
+    "within_paper_order",
     "LANGUAGES",
     "MAX_FACETS",
     "MAX_TOP_K",

@@ -56,11 +56,13 @@ from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
 
+from . import _sources
 from ._answering import abstained, not_answered, write_protocol
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
+from ._second import SecondPass
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
@@ -113,6 +115,8 @@ class Library:
         self.proximity_weight = 0.5
         #: the proximity re-rank applies to the facets' rankings only, not the whole question's
         self.proximity_facets_only = True
+        #: second pass (``_second``): papers re-ranked within, coverage weight, facets only
+        self.second_papers, self.second_weight, self.second_facets_only = 2, 4.0, True
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
@@ -511,6 +515,11 @@ class Library:
                 depth=depth, weight=weight, unseen=unseen,
             )  # fmt: skip
 
+        if self.second_papers > 0:
+            second = SecondPass(self, chunks, space, entries, skip=foreign)
+            facet_fused = [second.rerank(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]  # fmt: skip
+            fused = fused if self.second_facets_only else second.rerank(fused, question, qv[0])
+
         def supports(positions: list[int]) -> list[float]:
             """Each chunk's support by the question or its English variant, the closer."""
             if not positions:
@@ -562,7 +571,7 @@ class Library:
             e = entries[ch.sha256]
             out.hits.append(
                 Hit(
-                    names[ch.sha256], _path_of(files, hashes, ch.sha256), ch.sha256, ch.page, ch.text,
+                    names[ch.sha256], _sources.path_of(files, hashes, ch.sha256), ch.sha256, ch.page, ch.text,
                     c.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
                 )
             )  # fmt: skip
@@ -785,13 +794,6 @@ class Library:
         )
         write_protocol(self.root, answer, found.whole_library)
         return answer
-
-
-def _path_of(files: list[LibraryFile], hashes: dict[Path, str], sha: str) -> Path:
-    for f in files:
-        if hashes.get(f.path) == sha:
-            return f.path
-    raise LookupError(sha)
 
 
 def no_model() -> ChatBackend:

@@ -26,6 +26,7 @@ __all__ = [
     "add_source",
     "discover",
     "load_added",
+    "path_of",
     "remove_source",
 ]
 
@@ -80,6 +81,14 @@ class Corpus:
                 available=self.names(),
             )
         return [by_name[n] for n in dict.fromkeys(names)]
+
+
+def path_of(files: list[LibraryFile], hashes: dict[Path, str], sha: str) -> Path:
+    """The path of the first of ``files`` whose content hash is ``sha``."""
+    for f in files:
+        if hashes.get(f.path) == sha:
+            return f.path
+    raise LookupError(sha)
 
 
 def _folders_file(data_dir: Path) -> Path:

@@ -1,0 +1,111 @@
+"""The per-paper second pass (pure): the within-paper ranking of a question's excerpts.
+
+Once a ranking has settled which papers answer a question, each of its leading papers'
+chunks is ranked again against the question with term weights taken *within that paper*
+(:func:`local_coverage`): a word every chunk of the paper has ("heart failure" in a heart
+failure paper) tells its chunks apart no better than a stop word, a word few of them have
+("facilities") does. :func:`within_paper_order` fuses the chunks' cosine order and the
+paper's own lexical ranking with that coverage; :func:`reorder_within_papers` puts the
+paper's chunks into the places the paper held in the ranking, in that new order, so the
+allocation between papers is unchanged and only which of a paper's chunks stand for it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from functools import lru_cache
+from typing import TypeVar
+
+from ._retrieval import rrf
+from ._support import _fold, _stem
+
+__all__ = ["local_coverage", "reorder_within_papers", "within_paper_order"]
+
+T = TypeVar("T", bound=Hashable)
+
+
+def local_coverage(qterms: Sequence[str], texts: Sequence[str]) -> list[float]:
+    """Per text (one paper's chunks), the share (0..1) of ``qterms`` (stems, as
+    :func:`question_terms` makes them) it contains as :func:`terms` would find them, each
+    term weighted by its rarity among ``texts`` themselves (``log((n + 1) / (df + 0.5))``,
+    as :class:`DocFrequencies`); all 0 when no term weighs. Only the question's stems are
+    looked for, so a paper's chunks are not tokenised whole."""
+    wanted = list(dict.fromkeys(qterms))
+    folded = [_fold(t) for t in texts]
+    have = [{q for q in wanted if _contains(f, q)} for f in folded]
+    n = len(texts)
+    df = Counter(q for h in have for q in h)
+    weight = {q: max(0.0, math.log((n + 1) / (df.get(q, 0) + 0.5))) for q in wanted}
+    total = sum(weight.values())
+    if total <= 0:
+        return [0.0] * n
+    return [sum(weight[q] for q in h) / total for h in have]
+
+
+@lru_cache(maxsize=4096)
+def _prefix(stem: str) -> re.Pattern[str]:
+    """``stem`` and the rest of the token it starts (the literal first: a fast search)."""
+    return re.compile(re.escape(stem) + r"[^\W_]*")
+
+
+def _contains(folded: str, stem: str) -> bool:
+    """Whether a token of ``folded`` (as :func:`terms` splits it) has the stem ``stem``."""
+    for m in _prefix(stem).finditer(folded):
+        start = m.start()
+        if start and folded[start - 1].isalnum():  # inside a longer token
+            continue
+        if _stem(m.group(0)) == stem:
+            return True
+    return False
+
+
+def within_paper_order(
+    cosines: Sequence[float],
+    lexical: Sequence[int],
+    coverage: Sequence[float],
+    *,
+    weight: float,
+) -> list[int]:
+    """Indices of one paper's chunks, best first: the reciprocal-rank fusion of their
+    cosine order and ``lexical`` (indices, best first), as a share of its best, plus
+    ``weight`` × their :func:`local_coverage`; ties keep the cosine order."""
+    if weight < 0:
+        raise ValueError("weight must be >= 0")
+    n = len(cosines)
+    if len(coverage) != n:
+        raise ValueError("cosines and coverage must be as long")
+    if n == 0:
+        return []
+    by_cos = sorted(range(n), key=lambda i: (-cosines[i], i))
+    fused = dict(rrf([by_cos, [i for i in lexical if 0 <= i < n]]))
+    top = max(fused.values())
+    score = [fused.get(i, 0.0) / top + weight * coverage[i] for i in range(n)]
+    rank = {i: r for r, i in enumerate(by_cos)}
+    return sorted(range(n), key=lambda i: (-score[i], rank[i]))
+
+
+def reorder_within_papers(
+    ranking: Sequence[tuple[T, float]],
+    paper_of: Callable[[T], str],
+    orders: Mapping[str, Sequence[T]],
+) -> list[tuple[T, float]]:
+    """``ranking`` (item, score; best first) with each paper of ``orders`` holding the
+    same places and scores, filled with its items in its new order (the first as many as
+    it had places); every other item stays where it was."""
+    slots: dict[str, list[int]] = {}
+    for i, (item, _) in enumerate(ranking):
+        paper = paper_of(item)
+        if paper in orders:
+            slots.setdefault(paper, []).append(i)
+    out = list(ranking)
+    for paper, places in slots.items():
+        fill = list(dict.fromkeys(orders[paper]))
+        if len(fill) < len(places):  # an order shorter than the paper's share: keep the rest
+            kept = [ranking[i][0] for i in places if ranking[i][0] not in set(fill)]
+            fill += kept
+        for i, item in zip(places, fill, strict=False):
+            out[i] = (item, ranking[i][1])
+    return out
