@@ -109,10 +109,8 @@ class Library:
         self.facet_slots = 3
         #: the whole question's ranking takes its turn beside its facets' ones
         self.facet_whole = True
-        #: fused candidates re-ranked by query-to-passage proximity (0: off) and its weight
-        #: beside the (best-normalised) fusion score
-        self.proximity_depth = 40
-        self.proximity_weight = 0.5
+        #: fused candidates re-ranked by proximity (depth, 0: off; weight beside the fusion score)
+        self.proximity_depth, self.proximity_weight = 40, 0.5
         #: the proximity re-rank applies to the facets' rankings only, not the whole question's
         self.proximity_facets_only = True
         #: second pass (``_second``): papers re-ranked within, coverage weight, facets only
