@@ -514,7 +514,8 @@ class Library:
             )  # fmt: skip
 
         if self.second_papers > 0:
-            second = SecondPass(self, chunks, space, entries, skip=foreign)
+            second = SecondPass(chunks, space, entries, catalogue=self.catalogue, embedder=self._embedder_name,
+                                stored=self._stored_vectors, papers=self.second_papers, weight=self.second_weight, skip=foreign)  # fmt: skip
             facet_fused = [second.rerank(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]  # fmt: skip
             fused = fused if self.second_facets_only else second.rerank(fused, question, qv[0])
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -19,10 +18,7 @@ from litdesk.core.library import (
     within_paper_order,
 )
 
-from ._catalogue import Entry, StoredChunk
-
-if TYPE_CHECKING:
-    from ._library import Library
+from ._catalogue import Catalogue, Entry, StoredChunk
 
 __all__ = ["SecondPass", "second_pass"]
 
@@ -33,6 +29,8 @@ PAPER_LEXICAL_LIMIT = 1_000
 VectorsOf = Callable[[str, list[int]], npt.NDArray[np.float32]]
 #: (content hashes, question words) -> those papers' chunk ids matching them, best first
 LexicalOf = Callable[[list[str], list[str]], list[int]]
+#: (chunks, their papers' entries) -> the index's stored vectors of those chunks
+StoredVectors = Callable[[list[StoredChunk], dict[str, Entry]], npt.NDArray[np.float32]]
 #: content hash -> its chunks' positions in the scope's chunks
 PaperCache = dict[str, list[int]]
 
@@ -85,21 +83,26 @@ def second_pass(
 
 
 class SecondPass:
-    """:func:`second_pass` over one retrieval's scope, with ``lib``'s settings
-    (``second_papers``, ``second_weight``) and its stored vectors and lexical index."""
+    """:func:`second_pass` over one retrieval's scope: ``papers`` and ``weight`` as the
+    library's settings say, the index's stored vectors (``stored``) and its lexical index
+    (``catalogue`` under the ``embedder``'s name)."""
 
     def __init__(
         self,
-        lib: Library,
         chunks: Sequence[StoredChunk],
         space: VectorIndex | npt.NDArray[np.float32],
         entries: dict[str, Entry],
         *,
+        catalogue: Catalogue,
+        embedder: str,
+        stored: StoredVectors,
+        papers: int,
+        weight: float,
         skip: Collection[str] = (),
     ) -> None:
-        self.lib, self.chunks, self.space, self.entries, self.skip = (
-            lib, chunks, space, entries, skip,
-        )  # fmt: skip
+        self.chunks, self.space, self.entries, self.skip = chunks, space, entries, skip
+        self.catalogue, self.embedder, self.stored = catalogue, embedder, stored
+        self.papers, self.weight = papers, weight
         self.cache: PaperCache = {}
         self._rows: dict[str, npt.NDArray[np.float32]] = {}
 
@@ -108,12 +111,12 @@ class SecondPass:
             return np.asarray(self.space[positions], dtype=np.float32)
         if sha not in self._rows:
             chosen = [self.chunks[p] for p in positions]
-            self._rows[sha] = self.lib._stored_vectors(chosen, self.entries)
+            self._rows[sha] = self.stored(chosen, self.entries)
         return self._rows[sha]
 
     def _lexical(self, shas: list[str], words: list[str]) -> list[int]:
-        return self.lib.catalogue.lexical(
-            words, shas, self.lib._embedder_name, CHUNKING_VERSION, PAPER_LEXICAL_LIMIT
+        return self.catalogue.lexical(
+            words, shas, self.embedder, CHUNKING_VERSION, PAPER_LEXICAL_LIMIT
         )
 
     def rerank(
@@ -121,6 +124,6 @@ class SecondPass:
     ) -> list[tuple[int, float]]:
         return second_pass(
             ranking, text, vector, self.chunks, vectors_of=self._vectors,
-            lexical_of=self._lexical, papers=self.lib.second_papers,
-            weight=self.lib.second_weight, skip=self.skip, cache=self.cache,
+            lexical_of=self._lexical, papers=self.papers,
+            weight=self.weight, skip=self.skip, cache=self.cache,
         )  # fmt: skip
