@@ -67,12 +67,17 @@ def report_html(
     return render_html(lab, meta, pages, citations, max_bytes=max_bytes)
 
 
+def _names_folder(output: Path) -> bool:
+    """Whether ``-o`` names a folder (not a file name ending in ``.html``/``.htm``)."""
+    return output.is_dir() or output.suffix.lower() not in {".html", ".htm"}
+
+
 def target_path(report: SynthesisReport, output: Path | None, default_dir: Path) -> Path:
     """``output`` as a file (a name ending in ``.html``/``.htm``), else a folder that gets
     the report's own file name."""
     if output is None:
         return default_dir / report.file_name
-    if output.is_dir() or output.suffix.lower() not in {".html", ".htm"}:
+    if _names_folder(output):
         return output / report.file_name
     return output
 
@@ -83,7 +88,7 @@ def check_target(output: Path | None, *, force: bool = False) -> None:
     (the report's own file name in it is known only once built). The write checks again."""
     if output is None:
         return
-    if output.is_dir() or output.suffix.lower() not in {".html", ".htm"}:
+    if _names_folder(output):
         if not output.is_dir():
             raise OutputPathError(
                 f"{output}: the folder does not exist (litdesk does not create it)"
