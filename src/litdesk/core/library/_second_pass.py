@@ -104,7 +104,8 @@ def reorder_within_papers(
     for paper, places in slots.items():
         fill = list(dict.fromkeys(orders[paper]))
         if len(fill) < len(places):  # an order shorter than the paper's share: keep the rest
-            kept = [ranking[i][0] for i in places if ranking[i][0] not in set(fill)]
+            chosen = set(fill)
+            kept = [ranking[i][0] for i in places if ranking[i][0] not in chosen]
             fill += kept
         for i, item in zip(places, fill, strict=False):
             out[i] = (item, ranking[i][1])
