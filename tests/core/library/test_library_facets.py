@@ -9,6 +9,7 @@ from litdesk.core.library import (
     MAX_FACETS,
     Candidate,
     allocate,
+    choose_excerpts,
     facet_picks,
     salient_words,
     split_facets,
@@ -112,3 +113,38 @@ def test_allocate_takes_required_first_then_by_score() -> None:
     assert [c.key for c in picked] == ["a0", "a1", "a2", "b9"]  # ordered by score
     over = allocate(cands, top_k=2, required=["b9", "a7", "a8"])
     assert {c.key for c in over} == {"b9", "a7"}
+
+
+def test_a_facets_pick_outside_the_whole_questions_pool_is_still_chosen() -> None:
+    """The whole question's pool held only paper A's chunks; the second facet's best
+    passage (on B) was found by that facet's own ranking only. It keeps its place among
+    the picks, after every pooled candidate in the order by score."""
+    whole = [_c(f"a{i}", "A", i, 1.0 - i / 100) for i in range(10)]
+    facet_a = whole[:]
+    facet_b = [_c("b5", "B", 5, 0.9), _c("b6", "B", 6, 0.8), _c("a0", "A", 0, 0.1)]
+    chosen = choose_excerpts(whole, [facet_a, facet_b], top_k=4, per_facet=2)
+    assert [c.key for c in chosen] == ["a0", "a1", "b5", "b6"]
+    assert chosen[2].score == chosen[3].score == whole[-1].score  # after the pool
+    # without facets: the whole question's ranking alone, as allocate gives it
+    plain = choose_excerpts(whole, [], top_k=4, per_facet=2)
+    assert [c.key for c in plain] == [c.key for c in allocate(whole, top_k=4)]
+
+
+@given(
+    st.lists(st.integers(0, 30), min_size=0, max_size=30, unique=True),
+    st.lists(st.lists(st.integers(0, 40), max_size=15, unique=True), max_size=3),
+    st.integers(1, 8),
+    st.integers(0, 3),
+)
+@settings(max_examples=200)
+def test_choose_excerpts_takes_every_pick_it_has_room_for(
+    pool: list[int], facets: list[list[int]], top_k: int, per_facet: int
+) -> None:
+    whole = [_c(f"k{i}", f"P{i % 4}", i, 1.0 - n / 100) for n, i in enumerate(pool)]
+    turns = [[_c(f"k{i}", f"P{i % 4}", i, 1.0 - n / 100) for n, i in enumerate(f)] for f in facets]
+    picks = facet_picks(turns, per_facet=per_facet)
+    chosen = [c.key for c in choose_excerpts(whole, turns, top_k=top_k, per_facet=per_facet)]
+    choosable = {c.key for c in whole} | set(picks)
+    assert len(chosen) == len(set(chosen)) == min(top_k, len(choosable))
+    assert set(chosen) <= choosable
+    assert set(picks[:top_k]) <= set(chosen)

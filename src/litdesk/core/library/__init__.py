@@ -1,7 +1,7 @@
 """The local PDF library's pure logic: chunking, scans, retrieval, the citation gate."""
 
 from ._chunking import CHUNKING_VERSION, Chunk, chunk_pages, normalise_text
-from ._facets import FACET_MIN_WORDS, MAX_FACETS, facet_picks, split_facets
+from ._facets import FACET_MIN_WORDS, MAX_FACETS, choose_excerpts, facet_picks, split_facets
 from ._gate import (
     CITATION_RULE,
     Excerpt,
@@ -56,6 +56,7 @@ __all__ = [
     "DISTINCTIVE_SHARE",
     "EXACT_BELOW",
     "FACET_MIN_WORDS",
+    "choose_excerpts",
     "facet_picks",
     "local_coverage",
     "reorder_within_papers",

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 from typing import Final
 
-from ._retrieval import Candidate, salient_words
+from ._retrieval import Candidate, allocate, salient_words
 
-__all__ = ["FACET_MIN_WORDS", "MAX_FACETS", "facet_picks", "split_facets"]
+__all__ = ["FACET_MIN_WORDS", "MAX_FACETS", "choose_excerpts", "facet_picks", "split_facets"]
 
 #: A facet needs this many content words of its own; a shorter one joins the one before.
 FACET_MIN_WORDS: Final = 2
@@ -93,3 +94,34 @@ def facet_picks(rankings: Sequence[Sequence[Candidate]], *, per_facet: int) -> l
                 pages.add(page)
                 break
     return out
+
+
+def choose_excerpts(
+    ranked: Sequence[Candidate],
+    turns: Sequence[Sequence[Candidate]],
+    *,
+    top_k: int,
+    per_facet: int,
+    papers: Sequence[str] | None = None,
+) -> list[Candidate]:
+    """The ``top_k`` excerpts of a question: each turn's (facet's) best ``per_facet`` picks
+    (:func:`facet_picks`) first, then the rest of ``ranked`` (the whole question's ranking),
+    by :func:`allocate`.
+
+    A facet's pick that ``ranked`` does not hold (the whole question's pool can miss the
+    passage only one facet's words find) is still chosen: it joins the candidates after
+    ``ranked``'s last, so the picks keep their share and the order by score stays the
+    whole question's.
+    """
+    required = facet_picks(turns, per_facet=per_facet)
+    cands = list(ranked)
+    pooled = {c.key for c in cands}
+    wanted = set(required)
+    floor = min((c.score for c in cands), default=0.0)
+    extra: dict[Hashable, Candidate] = {}
+    for turn in turns:
+        for c in turn:
+            if c.key in wanted and c.key not in pooled and c.key not in extra:
+                extra[c.key] = replace(c, score=floor)
+    cands += extra.values()
+    return allocate(cands, top_k=top_k, papers=papers, required=required)

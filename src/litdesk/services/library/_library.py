@@ -38,8 +38,7 @@ from litdesk.core.library import (
     Excerpt,
     VectorIndex,
     abstain_threshold,
-    allocate,
-    facet_picks,
+    choose_excerpts,
     fuse_hybrid,
     guess_language,
     judge,
@@ -550,19 +549,13 @@ class Library:
             for pos, score in fused
         ]
         turns = ([fused] if facet_fused and self.facet_whole else []) + facet_fused
-        required = facet_picks(
-            [
-                [Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page) for pos, score in ff]
-                for ff in turns
-            ],
-            per_facet=self.facet_slots,
-        )  # fmt: skip
-        chosen = allocate(
+        chosen = choose_excerpts(
             cands,
+            [[Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page) for pos, score in ff] for ff in turns],
             top_k=top_k,
+            per_facet=self.facet_slots,
             papers=None if whole else list(names.values()),
-            required=required,
-        )
+        )  # fmt: skip
         meta = cat.metadata()
         for rank, c in enumerate(chosen, start=1):
             ch: StoredChunk = chunks[int(str(c.key))]
