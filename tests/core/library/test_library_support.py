@@ -15,6 +15,7 @@ from litdesk.core.library import (
     support,
     terms,
     uncovered_terms,
+    verdict,
 )
 
 TEXTS = [
@@ -114,6 +115,53 @@ def test_judge_is_stricter_when_uncovered() -> None:
     assert judge([0.6], below=0.7, uncovered=True, uncovered_below=0.5)[1] is True
     text = abstention_text([], 0.8, below=0.9, missing=["furosemide", "dose"])
     assert "no excerpt contains furosemide, dose" in text and "needed 0.90" in text
+
+
+def test_verdict_tests_coverage_on_the_excerpts_the_ranking_found() -> None:
+    dfs = DocFrequencies.build(LIBRARY)
+    words = ["furosemide", "dose", "heart", "failure"]
+    qterms = [question_terms(words)]
+    plain = LIBRARY[:3]  # neither furosemide nor dose
+    # the excerpts shown (after a pass that looks for the rare words) mention furosemide in
+    # passing; those the library-wide ranking found do not: the stricter threshold applies,
+    # and only what no shown excerpt has is named as missing
+    shown = plain + LIBRARY[-1:]
+    v = verdict(words, qterms, shown, plain, [0.8], dfs, below=0.7, uncovered_below=0.9)
+    assert v.strict and v.abstained and v.threshold == 0.9 and v.support == 0.8
+    assert v.missing == ["dose"]
+    # found by the ranking itself: the plain threshold
+    v = verdict(words, qterms, shown, shown, [0.8], dfs, below=0.7, uncovered_below=0.9)
+    assert not v.strict and not v.abstained and v.threshold == 0.7 and v.missing == []
+    # the question's variant has nothing distinctive to miss: not strict
+    variant = question_terms(["clinic", "months"])
+    v = verdict(
+        words, [qterms[0], variant], plain, plain, [0.8], dfs, below=0.7, uncovered_below=0.9
+    )
+    assert not v.strict and v.missing == []
+    assert verdict(words, qterms, [], [], [], dfs, below=0.7, uncovered_below=0.9).abstained
+
+
+@given(
+    st.lists(st.text(max_size=20), max_size=6),
+    st.lists(st.text(max_size=120), min_size=1, max_size=6),
+    st.integers(min_value=0, max_value=6),
+    st.integers(min_value=0, max_value=6),
+    st.floats(min_value=0, max_value=2),
+)
+def test_verdict_names_only_missing_words_and_applies_its_threshold(
+    words: list[str], library: list[str], shown_n: int, found_n: int, score: float
+) -> None:
+    dfs = DocFrequencies.build(library)
+    qterms = [question_terms(words)]
+    shown, found = library[:shown_n], library[:found_n]
+    v = verdict(words, qterms, shown, found, [score] if shown else [], dfs, below=0.7, uncovered_below=0.9)  # fmt: skip
+    assert v.strict == bool(uncovered_terms(qterms[0], found, dfs))
+    assert v.threshold == (0.9 if v.strict else 0.7)
+    assert set(v.missing) <= set(words) and (v.strict or not v.missing)
+    have = set().union(*(terms(t) for t in shown)) if shown else set()
+    for w in v.missing:
+        assert set(question_terms([w])) - have
+    assert v.abstained == (not shown or score < v.threshold)
 
 
 @given(

@@ -143,15 +143,15 @@ def test_missing_distinctive_words_make_the_threshold_stricter(
     lib = Library(s, embedder=wordllama, workers=1)
     answerable = lib.retrieve("How long were the seeds vernalised?", top_k=3)
     assert answerable.uncovered == [] and not answerable.abstained
+    assert answerable.threshold == abstain_threshold(lib.embedder_id)
     # on topic (wheat, heat stress) but about a drug no page names
     question = "Which furosemide dose was given to the wheat plants under heat stress?"
     found = lib.retrieve(question, top_k=3)
     assert "furosemide" in found.uncovered
     assert found.support is not None
     name = lib.embedder_id
-    assert found.abstained == (
-        found.support < max(abstain_threshold(name), uncovered_threshold(name))
-    )
+    strict = max(abstain_threshold(name), uncovered_threshold(name))
+    assert found.threshold == strict and found.abstained == (found.support < strict)
     answer = lib.ask(question, top_k=3)
     assert answer.abstained == found.abstained
     if answer.abstained:

@@ -33,6 +33,7 @@ from ._support import (
     ABSTAIN_UNCOVERED_BY_EMBEDDER,
     DISTINCTIVE_SHARE,
     DocFrequencies,
+    Verdict,
     abstain_threshold,
     abstention_text,
     distinctive_terms,
@@ -43,6 +44,7 @@ from ._support import (
     text_terms,
     uncovered_terms,
     uncovered_threshold,
+    verdict,
 )
 from ._vectors import EXACT_BELOW, VectorIndex, normalise_rows, top_k_exact
 
@@ -105,5 +107,7 @@ __all__ = [
     "top_k_exact",
     "uncovered_terms",
     "uncovered_threshold",
+    "Verdict",
+    "verdict",
     "VectorIndex",
 ]

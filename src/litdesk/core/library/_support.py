@@ -43,6 +43,8 @@ __all__ = [
     "text_terms",
     "uncovered_terms",
     "uncovered_threshold",
+    "Verdict",
+    "verdict",
 ]
 
 #: Best-excerpt support under which an answer abstains (calibrated, see module doc).
@@ -208,6 +210,54 @@ def judge(
     if uncovered:
         below = max(below, below + 0.15 if uncovered_below is None else uncovered_below)
     return best, best < below
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether the library seems to answer a question (see :func:`verdict`)."""
+
+    #: support of the best excerpt shown
+    support: float
+    abstained: bool
+    #: the threshold that applied (the stricter one when ``strict``)
+    threshold: float
+    #: the question's distinctive terms were all missing from the excerpts it found
+    strict: bool
+    #: the question's words among those terms that no excerpt shown contains either
+    missing: list[str]
+
+
+def verdict(
+    words: Sequence[str],
+    qterms: Sequence[Sequence[str]],
+    shown: Sequence[str],
+    found: Sequence[str],
+    scores: Sequence[float],
+    dfs: DocFrequencies,
+    *,
+    below: float,
+    uncovered_below: float,
+) -> Verdict:
+    """The abstention verdict over the excerpts ``shown`` (texts; ``scores`` their support).
+
+    ``qterms`` are the terms of the question and of its variant (:func:`question_terms`),
+    ``words`` the question's salient words. The stricter threshold applies when, for the
+    question and its variant alike, no text of ``found`` has one of their distinctive
+    terms (:func:`uncovered_terms`). ``found`` are the excerpts the library-wide ranking
+    chose: a later pass that looks inside papers for the question's rarest words (the
+    within-paper second pass) surfaces a passing mention of them, so excerpts chosen that
+    way would make the test pass by construction. ``missing`` names what the answer can
+    truthfully say no excerpt shown contains."""
+    rare = [uncovered_terms(t, found, dfs) for t in qterms]
+    strict = bool(rare) and all(rare)
+    missing: list[str] = []
+    if strict:
+        have: set[str] = set().union(*(terms(t) for t in shown))
+        stems = set(rare[0]) - have
+        missing = [w for w in words if stems & set(question_terms([w]))]
+    threshold = max(below, uncovered_below) if strict else below
+    best, abstain = judge(scores, below=threshold)
+    return Verdict(best, abstain, threshold, strict, missing)
 
 
 NEAR_MISS_CHARS: Final = 240

@@ -19,9 +19,11 @@ def abstained(found: Retrieval, warnings: list[str], model: str, embedder: str) 
     (``embedder``: the index's embedder name, whose thresholds were applied)."""
     near = found.hits[:3]
     best = found.support or 0.0
-    below = abstain_threshold(embedder)
-    if found.uncovered:
-        below = max(below, uncovered_threshold(embedder))
+    below = found.threshold
+    if below is None:
+        below = abstain_threshold(embedder)
+        if found.uncovered:
+            below = max(below, uncovered_threshold(embedder))
     text = abstention_text(
         [(h.file, h.page, h.text) for h in near], best, below=below, missing=found.uncovered
     )

@@ -41,15 +41,14 @@ from litdesk.core.library import (
     choose_excerpts,
     fuse_hybrid,
     guess_language,
-    judge,
     majority_language,
     question_terms,
     rerank_by_proximity,
     run_gate,
     salient_words,
     split_facets,
-    uncovered_terms,
     uncovered_threshold,
+    verdict,
 )
 from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
@@ -112,8 +111,9 @@ class Library:
         self.proximity_depth, self.proximity_weight = 40, 0.5
         #: the proximity re-rank applies to the facets' rankings only, not the whole question's
         self.proximity_facets_only = True
-        #: second pass (``_second``): papers re-ranked within, coverage weight, facets only
-        self.second_papers, self.second_weight, self.second_facets_only = 2, 4.0, True
+        #: second pass (``_second``): papers re-ranked within, coverage weight, facets only (not
+        #: the whole question's ranking)
+        self.second_papers, self.second_weight, self.second_facets_only = 2, 4.0, False
         self._cat: Catalogue | None = None
         self._store = store
         self._own_store = store is None
@@ -512,11 +512,13 @@ class Library:
                 depth=depth, weight=weight, unseen=unseen,
             )  # fmt: skip
 
+        first = fused  # the library-wide ranking: the coverage test's (see ``verdict``)
         if self.second_papers > 0:
             second = SecondPass(chunks, space, entries, catalogue=self.catalogue, embedder=self._embedder_name,
                                 stored=self._stored_vectors, papers=self.second_papers, weight=self.second_weight, skip=foreign)  # fmt: skip
             facet_fused = [second.rerank(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]  # fmt: skip
-            fused = fused if self.second_facets_only else second.rerank(fused, question, qv[0])
+            if not self.second_facets_only:
+                fused = second.rerank(fused, question, qv[0])
 
         def supports(positions: list[int]) -> list[float]:
             """Each chunk's support by the question or its English variant, the closer."""
@@ -544,18 +546,17 @@ class Library:
             blended = [(p, known[p] + self.rerank_fusion * r / top) for p, r in head]
             tail = [(pos, score - 10.0) for pos, score in fused[self.rerank_depth :]]
             fused = sorted(blended, key=lambda kv: -kv[1]) + tail
-        cands = [
-            Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page)
-            for pos, score in fused
-        ]
-        turns = ([fused] if facet_fused and self.facet_whole else []) + facet_fused
-        chosen = choose_excerpts(
-            cands,
-            [[Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page) for pos, score in ff] for ff in turns],
-            top_k=top_k,
-            per_facet=self.facet_slots,
-            papers=None if whole else list(names.values()),
-        )  # fmt: skip
+
+        def choose(ranking: list[tuple[int, float]]) -> list[Candidate]:
+            """The excerpts chosen from ``ranking`` (the whole question's) and the facets'."""
+            turns = ([ranking] if facet_fused and self.facet_whole else []) + facet_fused
+            cands = [[Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page) for pos, score in r] for r in [ranking, *turns]]  # fmt: skip
+            papers = None if whole else list(names.values())
+            return choose_excerpts(
+                cands[0], cands[1:], top_k=top_k, per_facet=self.facet_slots, papers=papers
+            )
+
+        chosen = choose(fused)
         meta = cat.metadata()
         for rank, c in enumerate(chosen, start=1):
             ch: StoredChunk = chunks[int(str(c.key))]
@@ -571,19 +572,15 @@ class Library:
             keys = [int(str(c.key)) for c in chosen]
             missing = [k for k in keys if k not in known]
             known.update(zip(missing, supports(missing), strict=True))
-            texts = [chunks[k].text for k in keys]
-            rare = [uncovered_terms(t, texts, dfs) for t in qterms]
-            if all(rare):  # uncovered by the question and by its variant alike
-                stems = set(rare[0])
-                out.uncovered = [
-                    w for w in salient_words(question) if stems & set(question_terms([w]))
-                ]
-            out.support, out.abstained = judge(
-                [known[k] for k in keys],
+            found = keys if first is fused else [int(str(c.key)) for c in choose(first)]
+            v = verdict(
+                salient_words(question), qterms, [chunks[k].text for k in keys],
+                [chunks[k].text for k in found], [known[k] for k in keys], dfs,
                 below=abstain_threshold(self._embedder_name),
-                uncovered=bool(out.uncovered),
                 uncovered_below=uncovered_threshold(self._embedder_name),
-            )
+            )  # fmt: skip
+            out.support, out.abstained, out.threshold = v.support, v.abstained, v.threshold
+            out.uncovered = v.missing
         return out
 
     def _stored_vectors(

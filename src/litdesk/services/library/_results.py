@@ -45,9 +45,11 @@ class Retrieval:
     support: float | None = None
     #: no excerpt is close enough: the library does not seem to answer the question
     abstained: bool = False
-    #: the question's distinctive words (rare in the scope) when no chosen excerpt has one
-    #: of them (then the stricter threshold applies, see :func:`~litdesk.core.library.judge`)
+    #: the question's distinctive words (rare in the scope) that no excerpt has, when the
+    #: stricter threshold applied (see :func:`~litdesk.core.library.verdict`)
     uncovered: list[str] = field(default_factory=list)
+    #: the support threshold that applied (``None``: nothing was judged)
+    threshold: float | None = None
 
 
 @dataclass
