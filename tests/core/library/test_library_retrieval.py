@@ -20,6 +20,10 @@ def test_salient_words_drop_stop_words_keep_acronyms() -> None:
     words = salient_words("Which cameras were used to measure the CO2 in the EU study?")
     assert words == ["cameras", "measure", "co2", "eu"]
     assert salient_words("Quais câmeras foram usadas?") == ["câmeras", "foram", "usadas"]
+    # words that frame the question ("what kind of", "in which way") say nothing it is about:
+    # rare in a library, they would count as its distinctive words that no excerpt has
+    words = salient_words("On which kind of interface, and in what way, do the tools run?")
+    assert words == ["interface", "tools", "run"]
 
 
 def test_rrf_fuses_and_is_deterministic() -> None:

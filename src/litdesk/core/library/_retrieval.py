@@ -32,6 +32,7 @@ so some such than that the their theirs them then there these they this those th
 under until up very was we were what when where which while who whom why will with would you
 your yours paper papers study studies article authors author use used using show shows shown
 tell please give list describe explain does did what which whose many much one two three
+kind kinds way ways
 que qual quais como para por com uma um dos das nos nas pelo pela sobre entre foi são ser
 los las del una unos unas por para con sobre entre fue son ser cual cuales como qué cómo
 der die das und ist sind mit von für wie was welche wurde werden ein eine einer
