@@ -545,14 +545,15 @@ def test_second_pass_picks_the_papers_page_with_its_telling_word(
     settings = tmp_settings.model_copy(update={"library_dirs": [root]})
     lib = _lib(settings, wordllama)
     q = "What did the heart failure programme participants propose about the facilities?"
-    lib.second_papers, lib.second_facets_only = 0, False
+    assert (lib.second_papers, lib.second_facets_only) == (2, False)
+    lib.second_papers = 0
     before = lib.retrieve(q, top_k=4)
-    lib.second_papers = 2  # the whole question's ranking too (by default: facets only)
+    lib.second_papers = 2  # the shipped default: the whole question's ranking too
     after = lib.retrieve(q, top_k=4)
     assert (after.hits[0].file, after.hits[0].page) == ("programme.pdf", 3)
     assert [h.file for h in after.hits] == [h.file for h in before.hits]  # same papers' places
     assert "facilities" in after.hits[0].text
-    # the shipped default: a facet's ranking gets the second pass
+    # a facet's ranking gets the second pass (here: facets only)
     lib.second_facets_only = True
     two = q.rstrip("?") + ", and which photographs did the river study read levels from?"
     faceted = [(h.file, h.page) for h in lib.retrieve(two, top_k=4).hits]
