@@ -21,6 +21,7 @@ from litdesk.adapters.embeddings import (
     OllamaEmbedder,
     UseEmbedder,
     WordLlamaEmbedder,
+    cross_lingual_part,
     embedder_name,
     make_embedder,
 )
@@ -189,3 +190,11 @@ def test_joint_embedder_averages_the_cosines(
         make_embedder("wordllama+", cache_dir=Path("."))
     with pytest.raises(ConfigError):
         JointEmbedder([wordllama])
+
+
+def test_cross_lingual_part_is_use_m3_alone_or_in_a_joint(
+    use_m3: UseEmbedder, wordllama: WordLlamaEmbedder
+) -> None:
+    assert cross_lingual_part(use_m3) is use_m3
+    assert cross_lingual_part(JointEmbedder([wordllama, use_m3])) is use_m3
+    assert cross_lingual_part(wordllama) is None

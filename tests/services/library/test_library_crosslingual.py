@@ -7,7 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from litdesk._settings import Settings
+from litdesk.adapters.embeddings import cross_lingual_part
+from litdesk.core.library import paper_vocabulary
 from litdesk.services.library import Library
+from litdesk.services.library._bridging import VocabularyCache, WordBridge
+from litdesk.services.library._catalogue import StoredChunk
 
 PT_METHODS = (
     "Métodos. Esta pesquisa foi realizada em maio de 2022 na base de dados e recuperou os "
@@ -44,5 +48,42 @@ def test_english_question_finds_the_portuguese_page(
         assert [(h.file, h.page) for h in found.hits][0] == ("producao_pt.pdf", 2)
         # each page once before any page twice: the two excerpts are two different pages
         assert len({(h.file, h.page) for h in found.hits}) == 2
+    finally:
+        lib.close()
+
+
+def test_question_words_bridge_to_the_words_of_the_portuguese_paper(
+    tmp_settings: Settings,
+) -> None:
+    """The lexical ranking looks for the Portuguese paper's own words too: each question
+    word's counterpart in that paper's vocabulary (found with use-m3's word vectors)."""
+    lib = Library(tmp_settings.model_copy(update={"database_url": None}), workers=1)
+    try:
+        part = cross_lingual_part(lib.embedder())
+        assert part is not None
+        chunks = [
+            StoredChunk(1, "pt", 0, 1, PT_METHODS),
+            StoredChunk(2, "pt", 1, 2, PT_RESULTS),
+            StoredChunk(3, "en", 0, 1, EN_OTHER),
+        ]
+        cache: VocabularyCache = {}
+        bridge = WordBridge(part, cache)
+        bridge.prepare([[1, 2, 0]], chunks, foreign={"pt"})
+        assert bridge.papers == ["pt"] and set(cache) == {"pt"}
+        words = ["chinese", "articles", "open", "access"]
+        bridged = bridge(words)
+        assert bridged[: len(words)] == words
+        extra = set(bridged[len(words) :])
+        assert {"chinesa", "acesso", "aberto"} <= extra, extra
+        assert not extra & set(paper_vocabulary([EN_OTHER]))  # only the paper's own words
+        # the vocabulary is embedded once per paper
+        again = WordBridge(part, cache)
+        again.prepare([[1]], chunks, foreign={"pt"})
+        assert cache["pt"] is again.cache["pt"]
+        # nothing in another language near the top, or no cross-lingual model: no bridge
+        english = WordBridge(part, {})
+        english.prepare([[2]], chunks, foreign=set())
+        assert english(words) == words
+        assert WordBridge(None, {})(words) == words
     finally:
         lib.close()

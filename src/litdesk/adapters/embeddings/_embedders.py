@@ -38,6 +38,7 @@ __all__ = [
     "SentenceTransformersEmbedder",
     "UseEmbedder",
     "WordLlamaEmbedder",
+    "cross_lingual_part",
     "embedder_name",
     "is_local_embedder",
     "make_embedder",
@@ -204,6 +205,10 @@ class JointEmbedder:
         return "+".join(p.name for p in self._parts)
 
     @property
+    def parts(self) -> tuple[Embedder, ...]:
+        return self._parts
+
+    @property
     def dim(self) -> int:
         return sum(p.dim for p in self._parts)
 
@@ -212,6 +217,16 @@ class JointEmbedder:
             return _empty(self.dim)
         rows = np.hstack([p.embed(texts) for p in self._parts]) * self._scale
         return normalise_rows(rows)
+
+
+def cross_lingual_part(embedder: Embedder) -> Embedder | None:
+    """The part of ``embedder`` that places words of different languages in one space
+    (use-m3, alone or in a joint embedder), or ``None`` when it has none."""
+    if isinstance(embedder, UseEmbedder):
+        return embedder
+    if isinstance(embedder, JointEmbedder):
+        return next((p for p in embedder.parts if isinstance(p, UseEmbedder)), None)
+    return None
 
 
 class SentenceTransformersEmbedder:

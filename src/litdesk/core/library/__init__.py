@@ -1,5 +1,12 @@
 """The local PDF library's pure logic: chunking, scans, retrieval, the citation gate."""
 
+from ._bridge import (
+    BRIDGE_PER_WORD,
+    BRIDGE_THRESHOLD,
+    MAX_VOCABULARY,
+    bridge_words,
+    paper_vocabulary,
+)
 from ._chunking import CHUNKING_VERSION, Chunk, chunk_pages, normalise_text
 from ._facets import FACET_MIN_WORDS, MAX_FACETS, choose_excerpts, facet_picks, split_facets
 from ._gate import (
@@ -49,6 +56,11 @@ from ._support import (
 from ._vectors import EXACT_BELOW, VectorIndex, normalise_rows, top_k_exact
 
 __all__ = [
+    "BRIDGE_PER_WORD",
+    "BRIDGE_THRESHOLD",
+    "MAX_VOCABULARY",
+    "bridge_words",
+    "paper_vocabulary",
     "ABSTAIN_BELOW",
     "ABSTAIN_BY_EMBEDDER",
     "ABSTAIN_UNCOVERED_BY_EMBEDDER",

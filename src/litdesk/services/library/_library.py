@@ -22,6 +22,7 @@ from litdesk.adapters.embeddings import (
     JointEmbedder,
     UseEmbedder,
     WordLlamaEmbedder,
+    cross_lingual_part,
     embedder_name,
     is_local_embedder,
     make_embedder,
@@ -56,6 +57,7 @@ from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowa
 
 from . import _sources
 from ._answering import abstained, not_answered, write_protocol
+from ._bridging import VocabularyCache, WordBridge
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
@@ -123,6 +125,7 @@ class Library:
         ] = {}
         self._df_cache: dict[tuple[str, ...], DocFrequencies] = {}
         self._lang_cache: dict[str, str | None] = {}
+        self._vocabularies: VocabularyCache = {}
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -470,32 +473,35 @@ class Library:
             # a chosen set: rank every chunk exactly, so each paper has its best ones
             return list(np.argsort(-(space @ q), kind="stable").tolist())
 
-        rankings = [semantic(q) for q in qv]
+        rankings, facet_rankings = [semantic(q) for q in qv], [semantic(v) for v in fv]
         position = {c.id: i for i, c in enumerate(chunks)}
-        words = salient_words(" ".join(queries))
-        lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
         asked = guess_language(question) or "en"
         foreign = {
             s for s, lang in self._languages(shas, chunks).items() if lang not in (None, asked)
         }
         unseen = {i for i, c in enumerate(chunks) if c.sha256 in foreign} if foreign else set()
+        # the question's words as the papers in another language near its top write them
+        bridge = WordBridge(cross_lingual_part(self.embedder()), self._vocabularies)
+        bridge.prepare(rankings + facet_rankings, chunks, foreign)
+        words = bridge(salient_words(" ".join(queries)))
+        lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
         fused = fuse_hybrid(
             rankings, [position[i] for i in lexical if i in position], unseen=unseen
         )
         dfs = self._doc_frequencies(shas, chunks)
         facet_fused = [
             fuse_hybrid(
-                [semantic(v)],
+                [ranking],
                 [
                     position[i]
                     for i in cat.lexical(
-                        salient_words(f), shas, self._embedder_name, CHUNKING_VERSION, pool
+                        bridge(salient_words(f)), shas, self._embedder_name, CHUNKING_VERSION, pool
                     )
                     if i in position
                 ],
                 unseen=unseen,
             )
-            for f, v in zip(facets, fv, strict=True)
+            for f, ranking in zip(facets, facet_rankings, strict=True)
         ]
         qterms = [question_terms(salient_words(q)) for q in queries]
         depth, weight = self.proximity_depth, self.proximity_weight
