@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import cross_lingual_part
 from litdesk.core.library import paper_vocabulary
 from litdesk.services.library import Library
-from litdesk.services.library._bridging import VocabularyCache, WordBridge
+from litdesk.services.library._bridging import WordBridge, WordVectors
 from litdesk.services.library._catalogue import StoredChunk
 
 PT_METHODS = (
@@ -66,24 +68,29 @@ def test_question_words_bridge_to_the_words_of_the_portuguese_paper(
             StoredChunk(2, "pt", 1, 2, PT_RESULTS),
             StoredChunk(3, "en", 0, 1, EN_OTHER),
         ]
-        cache: VocabularyCache = {}
+        cache = WordVectors()
         bridge = WordBridge(part, cache)
         bridge.prepare([[1, 2, 0]], chunks, foreign={"pt"})
-        assert bridge.papers == ["pt"] and set(cache) == {"pt"}
+        assert list(bridge.papers) == ["pt"]
         words = ["chinese", "articles", "open", "access"]
         bridged = bridge(words)
         assert bridged[: len(words)] == words
         extra = set(bridged[len(words) :])
         assert {"chinesa", "acesso", "aberto"} <= extra, extra
         assert not extra & set(paper_vocabulary([EN_OTHER]))  # only the paper's own words
-        # the vocabulary is embedded once per paper
+        # each word is embedded once: a paper with the same words adds none
+        seen = len(cache)
+        assert seen == len(set(words) | set(bridge.papers["pt"]))
+        twin = [StoredChunk(4, "pt2", 0, 1, PT_RESULTS + PT_METHODS)]
         again = WordBridge(part, cache)
-        again.prepare([[1]], chunks, foreign={"pt"})
-        assert cache["pt"] is again.cache["pt"]
+        again.prepare([[0]], twin, foreign={"pt2"})
+        assert again(words) == bridged and len(cache) == seen
         # nothing in another language near the top, or no cross-lingual model: no bridge
-        english = WordBridge(part, {})
+        english = WordBridge(part, WordVectors())
         english.prepare([[2]], chunks, foreign=set())
         assert english(words) == words
-        assert WordBridge(None, {})(words) == words
+        assert WordBridge(None, WordVectors())(words) == words
+        with pytest.raises(ValueError):
+            WordVectors(limit=10)
     finally:
         lib.close()

@@ -57,7 +57,7 @@ from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowa
 
 from . import _sources
 from ._answering import abstained, not_answered, write_protocol
-from ._bridging import VocabularyCache, WordBridge
+from ._bridging import WordBridge, WordVectors
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
@@ -125,7 +125,7 @@ class Library:
         ] = {}
         self._df_cache: dict[tuple[str, ...], DocFrequencies] = {}
         self._lang_cache: dict[str, str | None] = {}
-        self._vocabularies: VocabularyCache = {}
+        self._word_vectors = WordVectors()
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -481,7 +481,7 @@ class Library:
         }
         unseen = {i for i, c in enumerate(chunks) if c.sha256 in foreign} if foreign else set()
         # the question's words as the papers in another language near its top write them
-        bridge = WordBridge(cross_lingual_part(self.embedder()), self._vocabularies)
+        bridge = WordBridge(cross_lingual_part(self.embedder()), self._word_vectors)
         bridge.prepare(rankings + facet_rankings, chunks, foreign)
         words = bridge(salient_words(" ".join(queries)))
         lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
