@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from litdesk.core.library import abstain_threshold, abstention_text, uncovered_threshold
+from litdesk.core.library import abstain_threshold, abstention_text
 from litdesk.services.assist import AllowanceRefused
 
 from ._results import Answer, Retrieval
@@ -19,11 +19,8 @@ def abstained(found: Retrieval, warnings: list[str], model: str, embedder: str) 
     (``embedder``: the index's embedder name, whose thresholds were applied)."""
     near = found.hits[:3]
     best = found.support or 0.0
-    below = found.threshold
-    if below is None:
-        below = abstain_threshold(embedder)
-        if found.uncovered:
-            below = max(below, uncovered_threshold(embedder))
+    # the threshold the retrieval applied (the stricter one when words were missing)
+    below = found.threshold if found.threshold is not None else abstain_threshold(embedder)
     text = abstention_text(
         [(h.file, h.page, h.text) for h in near], best, below=below, missing=found.uncovered
     )

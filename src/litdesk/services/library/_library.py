@@ -113,8 +113,8 @@ class Library:
         self.proximity_depth, self.proximity_weight = 40, 0.5
         #: the proximity re-rank applies to the facets' rankings only, not the whole question's
         self.proximity_facets_only = True
-        #: second pass (``_second``): papers re-ranked within, coverage weight, facets only (not
-        #: the whole question's ranking)
+        #: second pass (``_second``): papers re-ranked within, coverage weight, and whether
+        #: it leaves the whole question's ranking out (the facets' rankings only)
         self.second_papers, self.second_weight, self.second_facets_only = 2, 4.0, False
         self._cat: Catalogue | None = None
         self._store = store
