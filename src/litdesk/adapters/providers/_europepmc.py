@@ -9,9 +9,11 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from litdesk.core.imports import digest_bytes
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import normalize_pmcid
-from litdesk.core.search import ProviderPage
+from litdesk.core.search import CompiledRequest, ProviderPage
 
+from ._adapter import ProviderAdapter, request_param
 from ._common import (
     Builder,
     ProviderParseError,
@@ -30,9 +32,18 @@ from ._common import (
 )
 from ._jats import jats_fields
 
-__all__ = ["PARSER", "europepmc_record", "parse_europepmc", "xml_to_dict"]
+__all__ = [
+    "ADAPTER",
+    "SPEC",
+    "MAX_FULLTEXT_BYTES",
+    "PARSER",
+    "europepmc_record",
+    "parse_europepmc",
+    "xml_to_dict",
+]
 
-PROVIDER: Final = "europepmc"
+SPEC: Final = provider_spec("europepmc")
+PROVIDER: Final = SPEC.name
 PARSER: Final = ("litdesk.providers.europepmc", "1")
 _FULLTEXT_HOSTS = frozenset(
     {"europepmc.org", "www.europepmc.org", "www.ncbi.nlm.nih.gov", "pmc.ncbi.nlm.nih.gov"}
@@ -220,3 +231,22 @@ def xml_to_dict(el: etree._Element) -> Any:
         else:
             out[name] = value
     return out
+
+
+#: The largest full-text article read (the ``fulltext`` lane; searches keep the settings' cap).
+MAX_FULLTEXT_BYTES: Final = 4_000_000
+
+
+def _parse_answer(request: CompiledRequest, body: bytes) -> ProviderPage:
+    return parse_europepmc(body, cursor=request_param(request, "cursorMark"))
+
+
+#: Europe PMC at the edge: 10 requests a second, no key.
+ADAPTER: Final = ProviderAdapter(
+    spec=SPEC,
+    parser=PARSER,
+    parse=_parse_answer,
+    parse_body=parse_europepmc,
+    interval=0.1,
+    body_limits=((SPEC.lane("fulltext"), MAX_FULLTEXT_BYTES),),
+)
