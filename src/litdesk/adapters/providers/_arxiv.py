@@ -94,7 +94,7 @@ def arxiv_entry(entry: etree._Element) -> dict[str, Any] | None:
         "open_access": True,
         "source_url": f"https://arxiv.org/abs/{versioned}",
         "full_text_url": f"https://arxiv.org/pdf/{versioned}",
-        "provider": "arXiv",
+        "provider": SPEC.display_name,
     }
 
 

@@ -103,7 +103,7 @@ def crossref_record(w: dict[str, Any]) -> dict[str, Any]:
         "cited_by": as_int(w.get("is-referenced-by-count")),
         "licence": _licence(w),
         "source_url": f"https://doi.org/{norm}" if (norm := normalize_doi(doi)) else None,
-        "provider": "Crossref",
+        "provider": SPEC.display_name,
     }
 
 

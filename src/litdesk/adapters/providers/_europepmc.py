@@ -108,7 +108,7 @@ def _article(root: etree._Element, body: bytes) -> ProviderPage:
     if pmcid:
         fields["full_text_url"] = f"https://europepmc.org/articles/{pmcid}"
         fields["source_url"] = f"https://europepmc.org/article/PMC/{pmcid}"
-    fields["provider"] = "Europe PMC"
+    fields["provider"] = SPEC.display_name
     b.add(fields, fallback=digest_bytes(body))
     return b.page(total=len(b.papers))
 
@@ -146,7 +146,7 @@ def europepmc_record(r: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
         "cited_by": as_int(r.get("citedByCount")),
         "licence": one_line(r.get("license"), limit=200),
         "full_text_url": _full_text_url(r),
-        "provider": "Europe PMC",
+        "provider": SPEC.display_name,
     }
     if source and acc and source_id:
         fields["source_url"] = f"https://europepmc.org/article/{source}/{acc}"

@@ -130,7 +130,7 @@ def openalex_record(w: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         "licence": as_str(best.get("license")),
         "full_text_url": as_str(best.get("pdf_url")) or as_str(best.get("landing_page_url")),
         "source_url": f"https://openalex.org/{openalex_id}" if openalex_id else None,
-        "provider": "OpenAlex",
+        "provider": SPEC.display_name,
     }
     return fields, notes
 

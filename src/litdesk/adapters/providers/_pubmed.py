@@ -128,7 +128,7 @@ def _pmid_fields(pmid: str) -> dict[str, Any]:
     return {
         "pmid": pmid,
         "source_url": f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid.isdigit() else None,
-        "provider": "PubMed",
+        "provider": SPEC.display_name,
     }
 
 

@@ -137,7 +137,7 @@ def s2_record(p: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
             if paper_id and paper_id.isalnum()
             else None
         ),
-        "provider": "Semantic Scholar",
+        "provider": SPEC.display_name,
     }
     return fields, source_id
 
