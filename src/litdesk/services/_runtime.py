@@ -44,7 +44,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, SearchRun
 from litdesk.core.trace import SearchRequest, SearchTrace
 from litdesk.services.citations import OPENALEX_KEY_NEEDED, CitationResult, CitationService, Mode
-from litdesk.services.fulltext import MAX_FULLTEXT_BYTES, FullTextResult, FullTextService
+from litdesk.services.fulltext import FullTextResult, FullTextService
 from litdesk.services.search import (
     FusedSearch,
     LaneObserver,
@@ -68,8 +68,6 @@ __all__ = [
 
 T = TypeVar("T")
 LOCAL_OWNER: Final = "local"
-#: Lanes whose answers may be larger than the settings' response cap.
-_BODY_LIMITS: Final = {"fulltext": MAX_FULLTEXT_BYTES}
 #: Longest a worker thread waits for an adoption lookup on the runtime's loop (seconds).
 _THREAD_LOOKUP_SECONDS: Final = 120.0
 
@@ -97,7 +95,6 @@ def provider_transport(
         recorder=CassetteRecorder(record) if record is not None else None,
         replay=Cassette(replay) if replay is not None else None,
         meter=StoreMeter(store, settings, owner=allowance_owner(owner)),
-        body_limits=_BODY_LIMITS,
     )
 
 
