@@ -268,15 +268,14 @@ def _blocking_keys(f: _Features) -> list[str]:
 
 
 def _conflicts(a: _Features, b: _Features) -> list[str]:
-    common = a.ids.keys() & b.ids.keys()
-    out = [
-        ns
-        for ns in _ID_NS
-        if ns in common and a.ids[ns] and b.ids[ns] and not (a.ids[ns] & b.ids[ns])
-    ]
-    if "doi" in out and all(
-        any(doi_component(x, y) for y in b.ids["doi"]) for x in a.ids["doi"]
-    ):  # a DOI and its own supplement's (figure's, table's) DOI: the same work
+    return _id_clash(a.ids, b.ids)
+
+
+def _id_clash(x: Mapping[str, set[str]], y: Mapping[str, set[str]]) -> list[str]:
+    """Namespaces where both hold identifiers and share none; a DOI and its own
+    component's DOI (a supplement file, figure, table) are the same work, no clash."""
+    out = [ns for ns in _ID_NS if x.get(ns) and y.get(ns) and not (x[ns] & y[ns])]
+    if "doi" in out and all(any(doi_component(d, e) for e in y["doi"]) for d in x["doi"]):
         out.remove("doi")
     return out
 
@@ -442,6 +441,8 @@ def _decide_rules(
 ) -> tuple[Decision, str] | None:
     conflicts = _conflicts(a, b)
     title = float(ev["title"])
+    if conflicts == ["doi"] and a.preprint != b.preprint:
+        conflicts = []  # a preprint's DOI and its published version's: versions, see below
     if conflicts:
         if title >= RULES["review_title"]:
             return "distinct", "conflicting identifiers: " + ", ".join(conflicts)
@@ -698,13 +699,7 @@ def deduplicate(
         if decision == "merge":
             rx, ry = uf.find(x), uf.find(y)
             if rx != ry:
-                clash = [
-                    ns
-                    for ns in _ID_NS
-                    if group_ids[rx].get(ns)
-                    and group_ids[ry].get(ns)
-                    and not (group_ids[rx][ns] & group_ids[ry][ns])
-                ]
+                clash = _id_clash(group_ids[rx], group_ids[ry])
                 chain = None if clash else chains.check(x, y, rx, ry, key in reviewed)
                 if clash:
                     decision, reason = (

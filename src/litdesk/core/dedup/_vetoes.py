@@ -7,8 +7,8 @@ below names a field whose values show two different items when both records carr
 a pair with a veto is never merged automatically (it waits for review, the veto's reason
 in its reason and evidence). The rules are pure functions of the two records' features.
 
-* ``issue`` — the same volume, different issue numbers (unless the first pages agree:
-  then the issue is the typo);
+* ``issue`` — the same volume, different issue numbers (unless the same numbered first
+  page: then the issue is the typo; front-matter pages such as "iii" recur in every issue);
 * ``article number`` — different article numbers (``e0123456``; single numbers, no range);
 * ``pages`` — page ranges that do not overlap (both present and well formed: a range
   ending before it starts, "2297-2108", is a typo and vetoes nothing);
@@ -161,7 +161,9 @@ def vetoes(a: VetoView, b: VetoView, ev: dict[str, Any]) -> list[str]:
     out: list[str] = []
     shifted = bool(ev.get("fields_shifted"))
     same_volume = bool(a.volume) and a.volume == b.volume
-    pages_agree = ev.get("page") is True  # a typo in the issue, not another item
+    # the same numbered first page: a typo in the issue, not another item (front-matter
+    # pages, "iii", recur in every issue: they prove nothing)
+    pages_agree = ev.get("page") is True and a.page_span is not None and b.page_span is not None
     if (
         not shifted
         and same_volume
