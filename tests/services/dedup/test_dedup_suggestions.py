@@ -85,3 +85,32 @@ def test_translated_title_in_the_file_is_compared(tmp_path: Path) -> None:
     )
     report = dedup_files([tmp_path / "a.ris", tmp_path / "b.ris"], auto_only=True)
     assert report.result.groups == [[0, 1]]
+
+
+def test_cli_versions_csv_json_and_explain_of_a_veto(tmp_path: Path) -> None:
+    import csv
+    import json
+
+    from typer.testing import CliRunner
+
+    from litdesk.faces.cli import app
+
+    ris, flags = tmp_path / "wp.ris", tmp_path / "flags.csv"
+    ris.write_text(RIS, encoding="utf-8")
+    flags.write_text(CSV, encoding="utf-8")
+    out = tmp_path / "versions.csv"
+    result = CliRunner().invoke(app, ["dedup", str(ris), "--versions", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["versions"][0]["relation"] == "preprint"
+    with out.open(encoding="utf-8", newline="") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["relation"] == "preprint" and row["primary_index"] == "1"
+    assert row["version_index"] == "0" and row["primary_title"].startswith("Minimum wages")
+    # --explain shows the veto that kept two issues' columns apart
+    why = CliRunner().invoke(app, ["dedup", str(flags), "--explain", "r1", "r2", "--json"])
+    doc = json.loads(why.stdout)
+    assert doc["decision"] == "review" and doc["same_group"] is False
+    assert doc["rule"].startswith("vetoed: different issues of volume 33 (1 vs 2)")
+    assert doc["evidence"]["vetoes"] == ["different issues of volume 33 (1 vs 2)"]
+    text = CliRunner().invoke(app, ["dedup", str(flags)]).output
+    assert "merges vetoed" in text and "other tools' duplicate flags" in text

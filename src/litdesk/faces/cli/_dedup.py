@@ -199,6 +199,14 @@ def register(app: typer.Typer) -> None:
                 "FILE#N or N, 0-based); nothing is written.",
             ),
         ] = None,
+        versions: Annotated[
+            Path | None,
+            typer.Option(
+                "--versions",
+                help="Write the versions of one work (preprint ↔ published, meeting abstract ↔ "
+                "paper, erratum ↔ article; both kept) to this CSV file.",
+            ),
+        ] = None,
         force: Annotated[bool, typer.Option("--force", help="Overwrite the --out file.")] = False,
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
@@ -215,6 +223,7 @@ def register(app: typer.Typer) -> None:
             to=to,
             merge_corrections=merge_corrections,
             force=force,
+            versions_out=str(versions) if versions is not None else None,
         )
         if explain is not None:
             ex = explain_records(request, explain[0], explain[1])

@@ -39,6 +39,18 @@ __all__ = [
 ]
 
 DECISIONS_VERSION: Final = 1
+_VERSION_COLUMNS: Final = (
+    "relation",
+    "primary_file",
+    "primary_index",
+    "primary_id",
+    "primary_title",
+    "version_file",
+    "version_index",
+    "version_id",
+    "version_title",
+    "reason",
+)
 MAX_DECISIONS_BYTES: Final = 20_000_000
 
 #: Asked for each pair in the uncertain band: ``(pair, ref_a, paper_a, ref_b, paper_b)``
@@ -84,6 +96,25 @@ class DedupReport:
             }
             for v in self.result.versions
         ]
+
+    def versions_csv(self) -> str:
+        """The version links as CSV (one row per link; formula-safe cells): relation, the
+        primary record's file, index, id and title, the version's, and the reason."""
+        import csv
+        import io
+
+        from litdesk.adapters.formats import escape_cell
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\r\n")
+        w.writerow(_VERSION_COLUMNS)
+        for v in self.result.versions:
+            row: list[str] = [v.relation]
+            for i in (v.primary, v.version):
+                ref = self.refs[i]
+                row += [ref.file, str(ref.index), ref.source_id or "", self.papers[i].title]
+            w.writerow([escape_cell(c) for c in [*row, v.reason]])
+        return buf.getvalue()
 
     def suggested(self) -> list[dict[str, Any]]:
         """Other tools' duplicate suggestions by record references, each with litdesk's own
