@@ -238,3 +238,14 @@ def test_different_issues_of_one_volume_never_merge(issues: tuple[int, int], tit
     res = deduplicate([a, b])
     assert res.groups == [[0], [1]]
     assert all(p.decision != "merge" for p in res.pairs)
+
+
+def test_sibling_abstracts_sharing_a_supplement_doi_and_differing_in_a_number() -> None:
+    # stage 1: a shared supplement DOI is not trusted when the titles differ in a number
+    title = "Eculizumab in a murine model of factor H deficiency: {} week outcomes"
+    kw = dict(MEETING, doi="10.1007/s00467-011-1938-1")
+    res = deduplicate([P(title.format(12), **kw), P(title.format(24), **kw)])
+    assert res.groups == [[0], [1]]
+    (c,) = res.conflicts
+    assert c.kind == "shared" and "numbers in titles" in c.message
+    assert c.evidence["pairs"][0]["title_numbers"] == [["12"], ["24"]]
