@@ -15,8 +15,7 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from litdesk import __version__
-from litdesk._clock import SYSTEM_CLOCK, Clock
+from litdesk import SYSTEM_CLOCK, Clock, __version__
 from litdesk._settings import Settings
 from litdesk.services.desk import (
     Desk,

@@ -34,7 +34,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from litdesk._clock import SYSTEM_CLOCK, Clock
+from litdesk import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.services.accounts import (
     Accounts,
