@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from litdesk import __version__
+from litdesk import SYSTEM_CLOCK, Clock, __version__
 from litdesk._settings import Settings
 from litdesk.services.desk import (
     Desk,
@@ -58,13 +58,15 @@ API_PREFIX: Final = "/api/v1"
 
 
 @asynccontextmanager
-async def _background(app: FastAPI, desk: Desk, settings: Settings) -> AsyncIterator[None]:
+async def _background(
+    app: FastAPI, desk: Desk, settings: Settings, clock: Clock = SYSTEM_CLOCK
+) -> AsyncIterator[None]:
     """The job queue and this process's job runners (handlers by kind, a plain dict) for
     the app's lifetime; on shutdown running jobs are handed back to the queue. The
     AI-assistance calls and the paper chat's questions each have a runner of their own, so
     that a person waiting for a suggestion or an answer never waits behind a long PDF
     indexing, import or report build."""
-    queue = Jobs(desk.store)
+    queue = Jobs(desk.store, clock=clock)
     shelf = LibraryDesk(desk.runtime, queue)
     pdfs = open_library_state(app, desk, queue)  # viewer, paper chat, report wizard
     handlers: dict[str, Handler] = {
@@ -116,12 +118,14 @@ def create_app(
     replay: Path | None = None,
     desk: Desk | None = None,
     team: bool = False,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> FastAPI:
     """The app for ``http://host:port`` (default: the settings' web address). Only that
     exact origin may write; only that Host is answered. ``replay`` answers provider
     requests from a cassette folder. ``desk`` (tests) replaces the lifespan's own.
     ``team``: accounts and sessions (see ``_auth``); the origin is the settings' public
-    origin when set (the reverse proxy's), whose Host is answered too."""
+    origin when set (the reverse proxy's), whose Host is answered too. ``clock``: what the
+    job queue, sessions and throttles read (tests pass a :class:`~litdesk.ManualClock`)."""
     host = host or settings.web_host
     port = port or settings.web_port
     origin = f"http://{host}:{port}"
@@ -139,12 +143,12 @@ def create_app(
             if not isinstance(desk, Desk):  # a stand-in desk (tests): no store, no jobs
                 yield
                 return
-            async with _background(app, desk, settings):
+            async with _background(app, desk, settings, clock):
                 yield
             return
-        async with open_desk(settings, replay=replay) as opened:
+        async with open_desk(settings, replay=replay, clock=clock) as opened:
             app.state.desk = opened
-            async with _background(app, opened, settings):
+            async with _background(app, opened, settings, clock):
                 yield
 
     app = FastAPI(
@@ -155,6 +159,7 @@ def create_app(
         redoc_url=None,
         lifespan=lifespan,
     )
+    app.state.clock = clock
     install_error_handlers(app)
     app.add_middleware(CatchAll)
     app.add_middleware(ServerTiming)

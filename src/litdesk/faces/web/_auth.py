@@ -34,6 +34,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
+from litdesk import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.services.accounts import (
     Accounts,
@@ -55,6 +56,7 @@ __all__ = [
     "AccessLog",
     "SessionGate",
     "api",
+    "app_clock",
     "client_address",
     "health",
     "login_data",
@@ -93,9 +95,16 @@ api = APIRouter(tags=["team"])
 health = APIRouter()
 
 
+def app_clock(app: Any) -> Clock:
+    """The clock the app was made with (``create_app(clock=...)``; sessions, throttles and
+    cookies' lifetimes read it), else the system's."""
+    clock: Clock = getattr(app.state, "clock", SYSTEM_CLOCK)
+    return clock
+
+
 def _accounts(app: Any) -> Accounts:
     desk: Desk = app.state.desk
-    return Accounts(desk.store, desk.settings)
+    return Accounts(desk.store, desk.settings, clock=app_clock(app))
 
 
 def _cookie(scope: Scope, name: str) -> str | None:
@@ -324,7 +333,7 @@ def login_form(
             refused.headers["retry-after"] = str(result.details.get("retry_after", 60))
         return refused
     response = RedirectResponse(safe_next(next), status_code=303)
-    max_age = int(result.expires_at - time.time())
+    max_age = int(result.expires_at - app_clock(request.app).now())
     set_session(request, response, result.token, max_age, new_csrf())
     return response
 
@@ -370,7 +379,8 @@ def login_api(request: Request, body: LoginBody) -> Response:
             "csrf_token": csrf,
         }
     )
-    set_session(request, response, result.token, int(result.expires_at - time.time()), csrf)
+    left = int(result.expires_at - app_clock(request.app).now())
+    set_session(request, response, result.token, left, csrf)
     return response
 
 

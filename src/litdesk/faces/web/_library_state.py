@@ -62,7 +62,7 @@ def open_library_state(app: FastAPI, desk: Desk, jobs: Jobs) -> LibraryState:
     """Open the library services over the desk's store (the lifespan calls this, and adds
     :meth:`LibraryState.handlers` to its job runner; :func:`close_library_state` closes)."""
     with _LOCK:
-        state = LibraryState(Library(desk.settings, store=desk.store), jobs)
+        state = LibraryState(Library(desk.settings, store=desk.store, clock=desk.clock), jobs)
         app.state.pdf_library = state
     return state
 

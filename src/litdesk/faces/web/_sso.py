@@ -20,7 +20,6 @@ does not stand in the way of the provider's redirect).
 from __future__ import annotations
 
 import threading
-import time
 from typing import Final
 
 from fastapi import APIRouter, Request
@@ -30,7 +29,15 @@ from litdesk._errors import ConfigError, ExternalError, LitdeskError
 from litdesk.services.accounts import LoginThrottled, SingleSignOn, sso_configured
 from litdesk.services.desk import Desk
 
-from ._auth import SESSION_COOKIE, client_address, login_data, new_csrf, safe_next, set_session
+from ._auth import (
+    SESSION_COOKIE,
+    app_clock,
+    client_address,
+    login_data,
+    new_csrf,
+    safe_next,
+    set_session,
+)
 from ._render import page
 
 __all__ = ["CALLBACK_PATH", "FLOW_COOKIE", "START_PATH", "pages"]
@@ -55,7 +62,7 @@ def _sso(request: Request) -> SingleSignOn | None:
     with _lock:
         found: SingleSignOn | None = getattr(request.app.state, "sso", None)
         if found is None:
-            found = SingleSignOn(desk.store, desk.settings)
+            found = SingleSignOn(desk.store, desk.settings, clock=app_clock(request.app))
             request.app.state.sso = found
     return found
 
@@ -153,7 +160,8 @@ def callback(
         return _refused(request, exc, None, spent=True)
     response = RedirectResponse(safe_next(done.next_path), status_code=303)
     session = done.session
-    set_session(request, response, session.token, int(session.expires_at - time.time()), new_csrf())
+    left = int(session.expires_at - app_clock(request.app).now())
+    set_session(request, response, session.token, left, new_csrf())
     if not done.pending:
         _forget_flow(request, response)
     return response

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
@@ -126,6 +127,8 @@ class Desk:
 
     runtime: Runtime
     owner: str = "local"
+    #: what recent runs' retention, live searches and listings read (tests: a ManualClock)
+    clock: Clock = SYSTEM_CLOCK
     # validated saved papers by id with their stored text, reused while the text is unchanged
     _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -136,9 +139,11 @@ class Desk:
 
     def __post_init__(self) -> None:
         self.live = LiveRegistry(
-            self.runtime.store, stale_seconds=self.runtime.settings.live_stale_seconds
+            self.runtime.store,
+            stale_seconds=self.runtime.settings.live_stale_seconds,
+            clock=self.clock,
         )
-        self.listings = Listings(self.runtime.store)
+        self.listings = Listings(self.runtime.store, clock=self.clock)
 
     @property
     def settings(self) -> Settings:
@@ -155,7 +160,7 @@ class Desk:
     def for_owner(self, owner: str) -> Desk:
         """A desk over the same runtime acting as ``owner`` (whose recent runs it reads),
         sharing this desk's live searches (those this process runs stop with it)."""
-        desk = Desk(self.runtime, owner)
+        desk = Desk(self.runtime, owner, self.clock)
         desk.live = self.live
         return desk
 
@@ -226,12 +231,12 @@ class Desk:
         not kept (it could not be read back as a run)."""
         if not any(lane.status == "ok" for lane in run.lanes):
             return
-        remember_run(self.store, self.owner, run.id, run_document(run))
+        remember_run(self.store, self.owner, run.id, run_document(run), now=self.clock.now())
 
     def _recent(self, run_id: str) -> SearchRun:
         """The owner's recent run ``run_id``; another owner's, an expired or an unknown run
         is not open (``run_not_open``)."""
-        return read_run(get_recent_run(self.store, self.owner, run_id))
+        return read_run(get_recent_run(self.store, self.owner, run_id, now=self.clock.now()))
 
     def _paper_in_runs(self, paper_id: str) -> Paper | None:
         for document in recent_runs_holding(self.store, self.owner, paper_id):
@@ -579,12 +584,16 @@ class Desk:
 
 @asynccontextmanager
 async def open_desk(
-    settings: Settings, *, owner: str = "local", replay: Path | None = None
+    settings: Settings,
+    *,
+    owner: str = "local",
+    replay: Path | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> AsyncIterator[Desk]:
     """Open the service runtime (store, provider transport answering from ``replay`` when
-    given, fused search) once; close it when the block ends."""
+    given, fused search) once; close it when the block ends. ``clock``: see :class:`Desk`."""
     async with open_runtime(settings, owner=owner, replay=replay) as runtime:
-        desk = Desk(runtime, owner)
+        desk = Desk(runtime, owner, clock)
         try:
             yield desk
         finally:

@@ -15,6 +15,7 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, LitdeskError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import (
@@ -77,11 +78,13 @@ class Library:
         workers: int = 2,
         store: Store | None = None,
         params: RetrievalParams | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``store``: the app's open store (shared, not closed here); by default the
         library opens the settings' store on first use and closes it in :meth:`close`.
-        ``params``: the ranker's parameters (default: the settings' ``retrieval_*``)."""
-        self.settings = settings
+        ``params``: the ranker's parameters (default: the settings' ``retrieval_*``).
+        ``clock``: what the model-call allowance reads."""
+        self.settings, self.clock = settings, clock
         self.data_dir = settings.resolved_data_dir()
         self.root = self.data_dir / "library"
         self._embedder = embedder
@@ -184,7 +187,7 @@ class Library:
         """The model-call allowance in the library's store."""
         _ = self.catalogue  # opens the store when the library owns it
         assert self._store is not None
-        return AssistAllowance(self._store, self.settings)
+        return AssistAllowance(self._store, self.settings, clock=self.clock)
 
     def meter(self, inner: ChatBackend, owner: str, feature: str) -> ChatBackend:
         """``inner`` metered for ``owner`` under ``feature`` (see :meth:`metered`)."""
