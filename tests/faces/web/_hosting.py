@@ -273,6 +273,11 @@ class Hosting:
 
     host = "127.0.0.1"
 
+    @classmethod
+    def in_process(cls) -> Hosting:
+        """In-process, created for a free port nothing listens on."""
+        return cls(free_port(), None)
+
     @property
     def base(self) -> str:
         return f"http://{self.host}:{self.port}"
@@ -294,7 +299,7 @@ def hosting_for(request: pytest.FixtureRequest) -> Hosting:
     if needs_socket(request):
         server: SessionServer = request.getfixturevalue("session_server")
         return Hosting(server.port, server)
-    return Hosting(free_port(), None)
+    return Hosting.in_process()
 
 
 def client_for(
