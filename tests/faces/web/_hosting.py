@@ -2,7 +2,8 @@
 
 * In-process (most tests): the app's lifespan is entered once on a private event loop (an
   anyio blocking portal in a thread) and its clients send requests straight to the ASGI
-  app through Starlette's test transport: no socket, no server start or stop. The clients
+  app through the transport below (response bodies streamed as the app sends them; a
+  client that closes early is a disconnect): no socket, no server start or stop. The clients
   are plain ``httpx.Client`` objects with the base URL ``http://127.0.0.1:<port>``, so the
   security middleware sees the exact Host and Origin it checks; the port is a free one that
   nothing listens on (a request sent over a real socket by mistake is refused).
@@ -157,7 +158,7 @@ class _Exchange:
         self._app, self._scope, self._body = app, scope, body
         self.status: int | None = None
         self.headers: list[tuple[bytes, bytes]] = []
-        self._body_sent = self._closed = False
+        self._body_sent = self._closed = self.complete = False
         self.started, self.gone, self.cancel = portal.call(self._loop_objects)
         self.chunks_in, self.chunks_out = portal.call(self._chunk_streams)
         self.task = portal.start_task_soon(self._run)
@@ -188,6 +189,7 @@ class _Exchange:
         elif message["type"] == "http.response.body":
             await self.chunks_in.send(bytes(message.get("body", b"")))
             if not message.get("more_body", False):
+                self.complete = True
                 self.chunks_in.close()
 
     async def _run(self) -> None:
@@ -200,18 +202,25 @@ class _Exchange:
 
     async def _hang_up(self) -> None:
         self.gone.set()
-        self.cancel.cancel()
 
     async def _close_out(self) -> None:
         self.chunks_out.close()
 
     def close(self) -> None:
+        """The client is done: an app still sending (an event stream) is told the client
+        went away, as a server tells it; one that has answered is let finish (never
+        cancelled between its last byte and its return). Cancelled only if it ignores the
+        disconnect for 10 s."""
         if self._closed:
             return
         self._closed = True
         if not self.task.done():
-            self.portal.call(self._hang_up)
-        wait_futures([self.task])
+            if not self.complete:
+                self.portal.call(self._hang_up)
+            wait_futures([self.task], timeout=10)
+        if not self.task.done():
+            self.portal.call(self.cancel.cancel)
+            wait_futures([self.task])
         self.portal.call(self._close_out)
 
 
