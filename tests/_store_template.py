@@ -324,6 +324,8 @@ class PgTemplate:
 
     def take(self) -> str:
         """A schema (its name) holding a clone of the template; :meth:`give_back` it."""
+        if self._spares_wanted < 1:
+            raise TemplateError("this template keeps no clones (made with spares=0)")
         with self._cond:
             while not self._spares and self._error is None:
                 self._cond.wait()
