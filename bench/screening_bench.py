@@ -159,6 +159,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="simulations run at once (each tool)")
     ap.add_argument("--reuse", action="store_true", help="read ASReview project files already made")
     ap.add_argument("--skip-asreview", action="store_true")
+    ap.add_argument(
+        "--cached-asreview-only",
+        action="store_true",
+        help="read only the ASReview project files already made; simulate none (lists the missing)",
+    )
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     names = [s for s in args.sets.split(",") if s]
@@ -175,6 +180,11 @@ def main() -> None:
     peer: dict[tuple[str, int], tuple[list[int], float, bool]] = {}
     if exe is not None:
         jobs = [(n, s) for n in names for s in seeds]
+        if args.cached_asreview_only:
+            missing = [j for j in jobs if not (OUT / f"{j[0]}-s{j[1]}.asreview").exists()]
+            print(f"ASReview project files missing (not simulated): {missing}", flush=True)
+            jobs = [j for j in jobs if j not in missing]
+            args.reuse = True
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = {
                 job: pool.submit(
@@ -197,6 +207,7 @@ def main() -> None:
         all_records += records
         all_labels += labels
         ours = [results[(name, seed)] for seed in seeds]
+        peer_seeds = [seed for seed in seeds if (name, seed) in peer]
         ours_w = [o[0] for o in ours]
         ours_r = [o[1] for o in ours]
         ours_t = [o[2] for o in ours]
@@ -211,6 +222,13 @@ def main() -> None:
             "litdesk_wss95": statistics.mean(ours_w), "litdesk_r10": statistics.mean(ours_r),
             "litdesk_run_s": statistics.mean(ours_t),
             "litdesk_wss95_seeds": ours_w, "asreview_wss95_seeds": theirs_w,
+            "asreview_seeds": peer_seeds,
+            "litdesk_wss95_on_asreview_seeds": statistics.mean(
+                results[(name, s)][0] for s in peer_seeds
+            ) if peer_seeds else None,
+            "litdesk_r10_on_asreview_seeds": statistics.mean(
+                results[(name, s)][1] for s in peer_seeds
+            ) if peer_seeds else None,
         }  # fmt: skip
         if theirs_w:
             row |= {

@@ -104,7 +104,14 @@ def test_summary_without_json(tmp_path: Path):
             "label_included",
             "no_included",
         ),
-        (lambda rows: [{**r, "label_included": ""} for r in rows], "label_included", "bad_label"),
+        (
+            lambda rows: [
+                {**r, "label_included": "" if i == 7 else r["label_included"]}
+                for i, r in enumerate(rows)
+            ],
+            "label_included",
+            "bad_label",
+        ),
     ],
 )
 def test_typed_errors_exit_2(tmp_path: Path, mutate, column, code):

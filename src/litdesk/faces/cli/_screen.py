@@ -38,13 +38,7 @@ def _extra(record: RecordTrace, column: str) -> list[str] | None:
 
 
 def _label(record: RecordTrace, column: str, row: int) -> bool:
-    values = _extra(record, column)
-    if values is None:
-        raise InputError(
-            f"record {row} has no {column!r} column: give the labels' column with --labels "
-            "(a column litdesk does not map to a record field)",
-            code="no_label_column",
-        )
+    values = _extra(record, column) or []  # an empty cell is not kept
     value = values[0].strip() if values else ""
     if value not in {"0", "1"}:
         raise InputError(
@@ -80,7 +74,7 @@ def read_labelled(path: Path, column: str) -> tuple[list[ScreeningRecord], list[
     records = [r for trace in batch.imports for r in trace.records]
     if not records:
         raise InputError(f"{path} holds no records", code="no_records")
-    if _extra(records[0], column) is None:
+    if all(_extra(r, column) is None for r in records):
         raise InputError(
             f"{path} has no label column {column!r} (labels are read from a CSV/TSV column "
             "that is not one of the record fields)",
