@@ -9,7 +9,7 @@ FIXTURES_DEFAULT := $(abspath ../shared/fixtures)
 export LITDESK_FIXTURES ?= $(if $(wildcard $(FIXTURES_DEFAULT)),$(FIXTURES_DEFAULT),)
 export LITDESK_TEST_POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: setup browser node run cli test lint format bench clean
+.PHONY: setup browser node run cli test lint format bench bench-env clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,17 @@ test: setup lint browser node
 bench: setup
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	for f in bench/*_bench.py; do $(PY) $$f || exit 1; done
+
+## ASReview LAB, the screening bench's peer, in the bench's own environment (not a litdesk
+## dependency; git-ignored): make bench-env, then .venv/bin/python bench/screening_bench.py
+ASREVIEW_VERSION ?= 3.0.8
+bench/.venv-asreview/.installed:
+	$(PYTHON) -m venv bench/.venv-asreview
+	bench/.venv-asreview/bin/python -m pip install --quiet --upgrade pip
+	bench/.venv-asreview/bin/python -m pip install --quiet 'asreview==$(ASREVIEW_VERSION)'
+	touch $@
+
+bench-env: bench/.venv-asreview/.installed
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache node_modules

@@ -24,6 +24,7 @@ from . import (
     _reading,
     _report,
     _runs,
+    _screen,
     _search,
     _serve,
     _strategy,
@@ -119,6 +120,7 @@ _assist.register(app)
 _strategy.register(app)
 _serve.register(app)
 _users.register(app)
+_screen.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

@@ -1,0 +1,269 @@
+"""Screening prioritisation beside ASReview LAB (issue 28).
+
+On the three labelled sets of $LITDESK_FIXTURES/screening, seeds 1–5, in one run:
+
+* ASReview LAB (its default model) — ``asreview simulate FILE --n-prior-included 1
+  --n-prior-excluded 1 --prior-seed S --seed S --n-stop -1 -o PROJECT``; its order is the
+  ``results`` table of the project file (``record_id`` is the 0-based row);
+* litdesk — :func:`litdesk.core.screening.simulate` with the same protocol (1 included and 1
+  excluded prior drawn by the seed, then the model's order until every record is labelled);
+
+both scored by the same functions (WSS@95, recall@10% as PROVENANCE.md defines them). Then
+litdesk's re-rank time for 10,000 records after a decision (retrain on the decisions so far +
+score every record + order the unscreened ones).
+
+    .venv/bin/python bench/screening_bench.py [--seeds 1,2,3,4,5] [--sets a,b] [--jobs N]
+        [--reuse] [--skip-asreview]
+
+ASReview is not a dependency of litdesk: it lives in the bench's own environment
+``bench/.venv-asreview`` (created here with ``python -m venv`` + pip from PyPI when missing,
+or by ``make bench-env``; git-ignored). Project files go to ``bench/out/asreview/``; with
+``--reuse`` a project file already there for the same set and seed (made by this script's
+same command) is read instead of simulating again — the output says which were reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+
+from litdesk.core.screening import (
+    ModelConfig,
+    Ranker,
+    ScreeningRecord,
+    build_features,
+    recall_at,
+    simulate,
+    wss,
+)
+
+HERE = Path(__file__).parent
+VENV = HERE / ".venv-asreview"
+OUT = HERE / "out" / "asreview"
+ASREVIEW_VERSION = "3.0.8"
+SETS = ("synergy_Oud_2018", "synergy_Jeyaraman_2020", "cohen2006_BetaBlockers")
+
+
+def fixtures() -> Path:
+    root = os.environ.get("LITDESK_FIXTURES")
+    if not root:
+        sys.exit("set LITDESK_FIXTURES to the shared fixtures folder")
+    return Path(root) / "screening"
+
+
+def load(name: str) -> tuple[Path, list[ScreeningRecord], list[bool]]:
+    path = fixtures() / name / f"{name}.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    records = [ScreeningRecord.of(r["title"], r["abstract"], r.get("mesh_terms")) for r in rows]
+    return path, records, [r["label_included"].strip() == "1" for r in rows]
+
+
+def ensure_asreview() -> Path:
+    exe = VENV / "bin" / "asreview"
+    if not exe.exists():
+        print(f"creating {VENV} with asreview=={ASREVIEW_VERSION} (PyPI)", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        pip = [str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, "--upgrade", "pip"], check=True)
+        subprocess.run([*pip, f"asreview=={ASREVIEW_VERSION}"], check=True)
+    return exe
+
+
+def asreview_order(project: Path) -> list[int]:
+    """The order ASReview labelled the records in: ``results`` rows in insertion order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with zipfile.ZipFile(project) as zf:
+            zf.extract("results.db", tmp)
+        con = sqlite3.connect(Path(tmp) / "results.db")
+        try:
+            rows = con.execute("SELECT record_id FROM results ORDER BY rowid").fetchall()
+        finally:
+            con.close()
+    return [int(r[0]) for r in rows]
+
+
+def run_asreview(
+    exe: Path, path: Path, name: str, seed: int, reuse: bool
+) -> tuple[list[int], float, bool]:
+    project = OUT / f"{name}-s{seed}.asreview"
+    if reuse and project.exists():
+        return asreview_order(project), 0.0, True
+    OUT.mkdir(parents=True, exist_ok=True)
+    project.unlink(missing_ok=True)
+    cmd = [
+        str(exe), "simulate", str(path), "--n-prior-included", "1", "--n-prior-excluded", "1",
+        "--prior-seed", str(seed), "--seed", str(seed), "--n-stop", "-1", "-o", str(project),
+    ]  # fmt: skip
+    t = time.perf_counter()
+    subprocess.run(  # in OUT: ASReview leaves a cache file in its working folder
+        cmd, check=True, cwd=OUT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    return asreview_order(project), time.perf_counter() - t, False
+
+
+def run_litdesk(name: str, seed: int) -> tuple[float, float, float]:
+    """WSS@95, recall@10% and seconds of one litdesk simulation (features included)."""
+    _, records, labels = load(name)
+    t = time.perf_counter()
+    sim = simulate(records, labels, seed=seed)
+    return sim.wss95, sim.recall_at_10, time.perf_counter() - t
+
+
+def rerank_time(
+    records: list[ScreeningRecord], labels: list[bool], n: int = 10_000
+) -> dict[str, float]:
+    """Seconds to re-rank ``n`` records after one more decision (median of 5), the features
+    fitted once beforehand; ``n`` records made of the three sets' records, repeated with a
+    distinct suffix so that the vocabulary keeps growing."""
+    recs = [
+        ScreeningRecord(f"{r.title} v{k // len(records)}", r.abstract, r.terms)
+        for k, r in enumerate(records * (n // len(records) + 1))
+    ][:n]
+    labs = (labels * (n // len(labels) + 1))[:n]
+    t = time.perf_counter()
+    features = build_features(recs)
+    feature_s = time.perf_counter() - t
+    ranker = Ranker(features, seed=1, config=ModelConfig(features=features.config))
+    decided = [i for i in range(0, n, 20)]  # 500 decisions so far
+    ranker.decide_many((i, labs[i]) for i in decided)
+    ranker.retrain()
+    times = []
+    for i in range(1, 6):
+        ranker.decide(i, labs[i])
+        t = time.perf_counter()
+        ranker.retrain()
+        ranker.ranking()
+        times.append(time.perf_counter() - t)
+    return {
+        "features_s": feature_s,
+        "rerank_median_s": statistics.median(times),
+        "rerank_max_s": max(times),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--jobs", type=int, default=1, help="simulations run at once (each tool)")
+    ap.add_argument("--reuse", action="store_true", help="read ASReview project files already made")
+    ap.add_argument("--skip-asreview", action="store_true")
+    ap.add_argument(
+        "--cached-asreview-only",
+        action="store_true",
+        help="read only the ASReview project files already made; simulate none (lists the missing)",
+    )
+    args = ap.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    names = [s for s in args.sets.split(",") if s]
+    exe = None if args.skip_asreview else ensure_asreview()
+    print(f"screening bench: sets {', '.join(names)}; seeds {seeds}", flush=True)
+
+    # litdesk first (every set and seed at once), then the peer
+    t0 = time.perf_counter()
+    jobs = [(n, s) for n in names for s in seeds]
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = dict(zip(jobs, pool.map(run_litdesk, *zip(*jobs, strict=True)), strict=True))
+    print(f"litdesk: {len(jobs)} simulations in {time.perf_counter() - t0:.0f} s", flush=True)
+
+    peer: dict[tuple[str, int], tuple[list[int], float, bool]] = {}
+    if exe is not None:
+        jobs = [(n, s) for n in names for s in seeds]
+        if args.cached_asreview_only:
+            missing = [j for j in jobs if not (OUT / f"{j[0]}-s{j[1]}.asreview").exists()]
+            print(f"ASReview project files missing (not simulated): {missing}", flush=True)
+            jobs = [j for j in jobs if j not in missing]
+            args.reuse = True
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futures = {
+                job: pool.submit(
+                    run_asreview, exe, fixtures() / job[0] / f"{job[0]}.csv", *job, args.reuse
+                )
+                for job in jobs
+            }
+            for job, fut in futures.items():
+                peer[job] = fut.result()
+        reused = sum(1 for v in peer.values() if v[2])
+        print(
+            f"ASReview {ASREVIEW_VERSION} (elas_u4 default): {len(peer)} simulations, {reused} reused from {OUT}"
+        )
+
+    all_records: list[ScreeningRecord] = []
+    all_labels: list[bool] = []
+    rows = []
+    for name in names:
+        _, records, labels = load(name)
+        all_records += records
+        all_labels += labels
+        ours = [results[(name, seed)] for seed in seeds]
+        peer_seeds = [seed for seed in seeds if (name, seed) in peer]
+        ours_w = [o[0] for o in ours]
+        ours_r = [o[1] for o in ours]
+        ours_t = [o[2] for o in ours]
+        theirs_w, theirs_r = [], []
+        for seed in seeds:
+            if (name, seed) in peer:
+                order = peer[(name, seed)][0]
+                theirs_w.append(wss(order, labels))
+                theirs_r.append(recall_at(order, labels))
+        row = {
+            "set": name, "n": len(labels), "included": sum(labels),
+            "litdesk_wss95": statistics.mean(ours_w), "litdesk_r10": statistics.mean(ours_r),
+            "litdesk_run_s": statistics.mean(ours_t),
+            "litdesk_wss95_seeds": ours_w, "asreview_wss95_seeds": theirs_w,
+            "asreview_seeds": peer_seeds,
+            "litdesk_wss95_on_asreview_seeds": statistics.mean(
+                results[(name, s)][0] for s in peer_seeds
+            ) if peer_seeds else None,
+            "litdesk_r10_on_asreview_seeds": statistics.mean(
+                results[(name, s)][1] for s in peer_seeds
+            ) if peer_seeds else None,
+        }  # fmt: skip
+        if theirs_w:
+            row |= {
+                "asreview_wss95": statistics.mean(theirs_w),
+                "asreview_r10": statistics.mean(theirs_r),
+            }
+        rows.append(row)
+        print(row, flush=True)
+
+    print()
+    print(
+        "| set | N | incl. | litdesk WSS@95 | ASReview WSS@95 | ratio | litdesk R@10% | ASReview R@10% | ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        a_w, a_r = r.get("asreview_wss95"), r.get("asreview_r10")
+        print(
+            f"| {r['set']} | {r['n']} | {r['included']} | {r['litdesk_wss95']:.3f} | "
+            + (f"{a_w:.3f} | {r['litdesk_wss95'] / a_w:.3f} | " if a_w else "– | – | ")
+            + f"{r['litdesk_r10']:.3f} | "
+            + (f"{a_r:.3f} | {r['litdesk_r10'] / a_r:.3f} |" if a_r else "– | – |")
+        )
+    if all("asreview_wss95" in r for r in rows):
+        for key in ("wss95", "r10"):
+            ours = statistics.mean(r[f"litdesk_{key}"] for r in rows)
+            theirs = statistics.mean(r[f"asreview_{key}"] for r in rows)
+            print(
+                f"mean over sets {key}: litdesk {ours:.3f}, ASReview {theirs:.3f}, ratio {ours / theirs:.3f}"
+            )
+    timing = rerank_time(all_records, all_labels)
+    print(
+        f"re-rank 10,000 records after a decision (500 decided): median {timing['rerank_median_s']:.3f} s, "
+        f"max {timing['rerank_max_s']:.3f} s (features once: {timing['features_s']:.1f} s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The classifier that scores unscreened records: one or more linear models on the feature
+matrix, each trained with the classes weighted (``include_ratio``), their scores combined by mean rank.
+
+Models (all from scikit-learn, deterministic for a seed):
+
+* ``logistic`` — L2 logistic regression, class-weighted;
+* ``nb`` — multinomial naive Bayes with the same class weights as sample weights;
+* ``svm`` — linear SVM (squared hinge), class-weighted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._errors import ScreeningInputError
+from ._features import FeatureConfig
+
+__all__ = ["MODEL_KINDS", "ModelConfig", "fit_scores"]
+
+ModelKind = Literal["logistic", "nb", "svm"]
+MODEL_KINDS: tuple[ModelKind, ...] = ("logistic", "nb", "svm")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelConfig:
+    """The whole prioritisation model: features, classifiers and their settings."""
+
+    name: str = "litdesk-ensemble-1"
+    classifiers: tuple[ModelKind, ...] = ("svm",)
+    logistic_c: float = 1.0
+    svm_c: float = 0.11
+    nb_alpha: float = 0.1
+    #: class imbalance: each include weighs 1 and the excludes together weigh 1/``ratio`` of
+    #: the includes together (1 = balanced classes; ASReview's default ``balanced`` balancer
+    #: with its published ratio 9.8 weighs them the same way)
+    include_ratio: float = 9.8
+    features: FeatureConfig = field(default_factory=FeatureConfig)
+
+    def __post_init__(self) -> None:
+        if not self.classifiers or any(c not in MODEL_KINDS for c in self.classifiers):
+            raise ScreeningInputError(
+                f"classifiers must be among {', '.join(MODEL_KINDS)}", code="bad_model"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "classifiers": list(self.classifiers),
+            "combination": "mean rank" if len(self.classifiers) > 1 else "score",
+            "class_balance": "includes weigh 1, excludes in total 1/ratio of the includes",
+            "include_ratio": self.include_ratio,
+            "query": "highest score first",
+            "features": self.features.to_dict(),
+        }
+        if "logistic" in self.classifiers:
+            out["logistic_c"] = self.logistic_c
+        if "svm" in self.classifiers:
+            out["svm_c"] = self.svm_c
+        if "nb" in self.classifiers:
+            out["nb_alpha"] = self.nb_alpha
+        return out
+
+
+def _class_weights(y: Any, ratio: float) -> dict[int, float]:
+    positives = float(y.sum())
+    negatives = float(len(y) - positives)
+    return {1: 1.0, 0: positives / (ratio * negatives)}
+
+
+def _one(kind: ModelKind, config: ModelConfig, x: Any, y: Any, seed: int) -> Any:
+    """Decision scores of one classifier fitted on ``(x, y)`` (rows of the full matrix)."""
+    weights = _class_weights(y, config.include_ratio)
+    if kind == "logistic":
+        from sklearn.linear_model import LogisticRegression
+
+        model: Any = LogisticRegression(
+            C=config.logistic_c, class_weight=weights, solver="liblinear", random_state=seed
+        )
+        model.fit(x, y)
+        return model
+    if kind == "svm":
+        from sklearn.svm import LinearSVC
+
+        model = LinearSVC(C=config.svm_c, class_weight=weights, random_state=seed)
+        model.fit(x, y)
+        return model
+    from sklearn.naive_bayes import MultinomialNB
+
+    model = MultinomialNB(alpha=config.nb_alpha)
+    import numpy as np
+
+    model.fit(x, y, sample_weight=np.where(y == 1, weights[1], weights[0]))
+    return model
+
+
+def _scores(model: Any, matrix: Any) -> Any:
+    if hasattr(model, "decision_function"):
+        return model.decision_function(matrix)
+    log_proba = model.predict_log_proba(matrix)
+    return log_proba[:, 1] - log_proba[:, 0]
+
+
+def fit_scores(config: ModelConfig, matrix: Any, rows: Any, y: Any, seed: int) -> Any:
+    """Train every classifier of ``config`` on ``matrix[rows]`` with labels ``y`` (0/1, both
+    present) and return one combined score per row of ``matrix`` (higher = more likely
+    included)."""
+    import numpy as np
+    from scipy.stats import rankdata
+
+    x = matrix[rows]
+    combined: Any = None
+    for kind in config.classifiers:
+        raw = _scores(_one(kind, config, x, y, seed), matrix)
+        part = raw if len(config.classifiers) == 1 else rankdata(raw) / len(raw)
+        combined = part if combined is None else combined + part
+    return np.asarray(combined, dtype=np.float64)

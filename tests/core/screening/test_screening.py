@@ -1,0 +1,259 @@
+"""Screening prioritisation: metrics on hand-made orders, priors and determinism by seed,
+class imbalance, ranking better than random on a small synthetic set, stopping guidance."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from litdesk._errors import InputError
+from litdesk.core.screening import (
+    FeatureConfig,
+    ModelConfig,
+    Ranker,
+    ScreeningInputError,
+    ScreeningRecord,
+    build_features,
+    check_set,
+    consecutive_irrelevant,
+    draw_priors,
+    estimate_remaining,
+    recall_at,
+    recall_curve,
+    screened_to_recall,
+    simulate,
+    stopping_guidance,
+    wss,
+)
+
+# --- metrics on hand-made orders ---------------------------------------------------------
+
+
+def test_wss_perfect_order_of_twenty_with_two_included():
+    labels = [True, True] + [False] * 18
+    order = list(range(20))
+    # 95% of 2 rounded up = 2 found after 2 records: 1 - 2/20 - 0.05
+    assert screened_to_recall(order, labels) == 2
+    assert wss(order, labels) == pytest.approx(0.85)
+
+
+def test_wss_worst_order_is_negative():
+    labels = [True] + [False] * 9
+    order = list(range(1, 10)) + [0]
+    assert wss(order, labels) == pytest.approx(1 - 10 / 10 - 0.05)
+
+
+def test_wss_ceiling_of_95_percent_of_twenty_is_nineteen():
+    labels = [True] * 20 + [False] * 80
+    # included interleaved: record 2k is included for k < 20
+    order = [i for pair in zip(range(20), range(20, 40), strict=True) for i in pair]
+    order += list(range(40, 100))
+    assert screened_to_recall(order, labels) == 2 * 19 - 1
+    assert wss(order, labels) == pytest.approx(1 - 37 / 100 - 0.05)
+
+
+def test_recall_at_ten_percent_uses_ceiling_of_records():
+    labels = [False] * 21
+    labels[2] = labels[3] = True  # ⌈10% × 21⌉ = 3 → only record 2 is seen among the first 3
+    order = list(range(21))
+    assert recall_at(order, labels) == pytest.approx(0.5)
+    assert recall_at(order, labels, 20) == pytest.approx(1.0)  # ⌈4.2⌉ = 5
+
+
+def test_metrics_refuse_bad_orders_and_no_includes():
+    with pytest.raises(ScreeningInputError):
+        wss([0, 0, 1], [True, False, False])
+    with pytest.raises(ScreeningInputError):
+        wss([0, 1], [False, False])
+    with pytest.raises(InputError):  # the category a face translates (exit 2)
+        recall_at([0, 1], [True, False], 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=60).filter(any), st.randoms())
+def test_metric_bounds(labels, rnd):
+    order = list(range(len(labels)))
+    rnd.shuffle(order)
+    n = len(labels)
+    w = wss(order, labels)
+    r = recall_at(order, labels)
+    assert -0.05 - 1e-12 <= w <= 0.95 - 1 / n + 1e-12
+    assert 0.0 <= r <= 1.0
+    best = sorted(range(n), key=lambda i: not labels[i])
+    assert wss(best, labels) >= w - 1e-12
+    assert recall_at(best, labels) >= r
+
+
+def test_recall_curve_and_consecutive_irrelevant():
+    decisions = [False, True, False, True, False, False, False]
+    assert recall_curve(decisions) == [0, 1, 1, 2, 2, 2, 2]
+    assert consecutive_irrelevant(decisions) == 3
+    assert consecutive_irrelevant([False, False]) == 2
+    assert consecutive_irrelevant([]) == 0
+
+
+# --- stopping guidance ---------------------------------------------------------------------
+
+
+def test_remaining_estimate_from_a_check_set():
+    sample = [True] * 2 + [False] * 98  # 2% of 1,000 = 20 expected; 15 found
+    est = estimate_remaining(sample, 1000, 15)
+    assert est.total_estimate == pytest.approx(20.0)
+    assert est.remaining == pytest.approx(5.0)
+    assert est.remaining_low == 0.0 < est.remaining < est.remaining_high
+    assert estimate_remaining([False] * 50, 1000, 3).remaining == 0.0
+
+
+def test_check_set_is_random_by_seed_and_guidance_never_says_stop():
+    a, b = check_set(500, 25, seed=3), check_set(500, 25, seed=3)
+    assert a == b and len(set(a)) == 25 and a != check_set(500, 25, seed=4)
+    g = stopping_guidance([True, False, False], 100, check=[False] * 10 + [True])
+    assert g.found == 1 and g.consecutive_irrelevant == 2 and g.curve == (1, 1, 1)
+    assert g.remaining is not None and "stop" not in g.advice.lower()
+    assert g.to_dict()["remaining"]["sample_size"] == 11
+    with pytest.raises(ScreeningInputError):
+        check_set(10, 11, seed=1)
+
+
+# --- a small synthetic set --------------------------------------------------------------------
+
+_TOPIC = [
+    "beta",
+    "blocker",
+    "heart",
+    "failure",
+    "randomised",
+    "trial",
+    "mortality",
+    "carvedilol",
+    "bisoprolol",
+]
+_OTHER = [
+    "soil",
+    "nitrogen",
+    "crop",
+    "yield",
+    "wheat",
+    "rainfall",
+    "irrigation",
+    "survey",
+    "teacher",
+    "classroom",
+    "pupils",
+    "galaxy",
+    "telescope",
+    "quantum",
+    "lattice",
+    "protein",
+    "folding",
+    "enzyme",
+    "kinetics",
+    "river",
+    "sediment",
+]
+
+
+def _synthetic(n: int = 300, included: int = 12, seed: int = 0):
+    rnd = random.Random(seed)
+    records, labels = [], []
+    for i in range(n):
+        inc = i % (n // included) == 0 and sum(labels) < included
+        words = [rnd.choice(_OTHER) for _ in range(25)]
+        if inc:
+            words += [rnd.choice(_TOPIC) for _ in range(6)]
+        elif rnd.random() < 0.15:  # some excluded records share a topic word
+            words.append(rnd.choice(_TOPIC))
+        rnd.shuffle(words)
+        records.append(ScreeningRecord.of(" ".join(words[:8]), " ".join(words[8:])))
+        labels.append(inc)
+    return records, labels
+
+
+def _sparse_retrain(labelled: int) -> int:
+    return max(1, labelled // 10)  # fewer refits: the tests stay fast on a busy machine
+
+
+def test_ranking_beats_random_on_a_synthetic_set():
+    records, labels = _synthetic(200, 8)
+    ours = [simulate(records, labels, seed=s, retrain_every=_sparse_retrain).wss95 for s in (1, 2)]
+    rnd = random.Random(7)
+    randoms = []
+    for _ in range(30):
+        order = list(range(len(labels)))
+        rnd.shuffle(order)
+        randoms.append(wss(order, labels))
+    assert min(ours) > 0.5  # the topic words give the includes away
+    assert sum(randoms) / len(randoms) < 0.2  # random order saves ~nothing (expected 0)
+
+
+def test_simulation_is_deterministic_for_a_seed_and_lists_every_record_once():
+    records, labels = _synthetic(120, 8, seed=1)
+    kw = {"prior_included": 2, "prior_excluded": 3, "retrain_every": _sparse_retrain}
+    a = simulate(records, labels, seed=5, **kw)
+    b = simulate(records, labels, seed=5, **kw)
+    c = simulate(records, labels, seed=6, **kw)
+    assert a.order == b.order and a.priors == b.priors
+    assert a.order != c.order
+    assert sorted(a.order) == list(range(120))
+    assert a.order[:5] == a.priors
+    assert [labels[i] for i in a.priors] == [True, True, False, False, False]
+    doc = a.to_dict()
+    assert doc["wss95"] == a.wss95 and doc["model"]["name"] == ModelConfig().name
+
+
+def test_priors_are_drawn_by_seed_and_checked():
+    labels = [True, False, False, True, False]
+    assert draw_priors(labels, 1) == draw_priors(labels, 1)
+    assert {draw_priors(labels, s)[0] for s in range(20)} == {0, 3}
+    with pytest.raises(ScreeningInputError):
+        draw_priors(labels, 1, included=3)
+    with pytest.raises(ScreeningInputError):
+        draw_priors([False, False], 1)
+
+
+def test_imbalance_is_balanced_the_rare_class_still_ranks_first():
+    # 3 includes against 300 excludes: without balancing the includes' score would be swamped
+    records, labels = _synthetic(303, 3, seed=2)
+    features = build_features(records)
+    for classifiers in (("svm",), ("logistic",)):  # the default is ("svm",)
+        ranker = Ranker(features, seed=1, config=ModelConfig(classifiers=classifiers))
+        first_inc = labels.index(True)
+        ranker.decide(first_inc, True)
+        for i in range(200, 260):
+            ranker.decide(i, labels[i])
+        assert ranker.retrain()
+        top = ranker.ranking(limit=10)
+        decided = set(ranker.decided)
+        remaining_inc = [i for i, v in enumerate(labels) if v and i not in decided]
+        assert remaining_inc and set(remaining_inc) <= set(top), classifiers
+
+
+def test_ranker_without_both_classes_orders_randomly_by_seed():
+    records, labels = _synthetic(50, 5)
+    features = build_features(records)
+    r1, r2 = Ranker(features, seed=3), Ranker(features, seed=3)
+    r1.decide(1, False)
+    r2.decide(1, False)
+    assert not r1.retrain() and not r1.has_model
+    assert r1.ranking() == r2.ranking() and 1 not in r1.ranking()
+    assert r1.ranking() != Ranker(features, seed=4).ranking()
+    with pytest.raises(ScreeningInputError):
+        r1.decide(1, True)
+    with pytest.raises(ScreeningInputError):
+        r1.decide(50, True)
+
+
+def test_terms_are_features_and_empty_records_are_kept():
+    records = [
+        ScreeningRecord.of("a", "", "Heart Failure; Humans"),
+        ScreeningRecord.of("", "", None),
+        ScreeningRecord.of("b", "c", ["Humans"]),
+    ]
+    assert records[0].terms == ("Heart Failure", "Humans")
+    f = build_features(records, FeatureConfig(terms_weight=0.5))
+    assert f.rows == 3 and f.has_terms
+    assert not build_features(records).has_terms  # the default reads title + abstract only
+    assert build_features([ScreeningRecord(), ScreeningRecord()]).rows == 2
