@@ -121,7 +121,8 @@ def read_meta(head: PdfHead) -> PdfMeta:
     page = _title_page(head)
     lines = [line for line in head.lines if line.page == page]
     title_block = _title_block(lines, head) if lines else None
-    title = _title(title_block, info)
+    weak = title_block is not None and title_block[0].size < _body_size(lines) * _LARGER
+    title = _title(title_block, info, weak=weak)
     authors = _authors(lines, title_block, info)
     ids = find_ids(head.texts)
     arxiv = (
@@ -142,7 +143,7 @@ def _title_page(head: PdfHead) -> int:
     """Page 1, unless it offers no title candidate and page 2 does (a cover page)."""
     for page in (1, 2):
         lines = [line for line in head.lines if line.page == page]
-        if lines and _title_block(lines, head) is not None:
+        if lines and _title_block(lines, head, weak_ok=page == 1) is not None:
             return page
     return 1
 
@@ -170,7 +171,11 @@ def _candidate(line: TextLine, body: float, low: float, high: float, repeated: s
     return not _ABSTRACT.match(text) or len(text.split()) > 3
 
 
-def _title_block(lines: Sequence[TextLine], head: PdfHead) -> list[TextLine] | None:
+def _title_block(
+    lines: Sequence[TextLine], head: PdfHead, *, weak_ok: bool = True
+) -> list[TextLine] | None:
+    """The title's lines on this page; with ``weak_ok`` also a short first block set in
+    body-size type (an OCR layer), never a paragraph of body text."""
     body = _body_size(lines)
     low = min(line.bottom for line in lines)
     high = max(line.top for line in lines)
@@ -191,13 +196,27 @@ def _title_block(lines: Sequence[TextLine], head: PdfHead) -> list[TextLine] | N
         current = [line]
     if current:
         blocks.append(current)
-    good = [b for b in blocks if sum(len(x.text.split()) for x in b) >= 3]
+    good = [
+        b
+        for b in blocks
+        if len(b) <= _MAX_TITLE_LINES
+        and 3 <= sum(len(x.text.split()) for x in b) <= _MAX_TITLE_WORDS
+    ]
     if not good:
         return None
     # the largest font wins; on a tie (within 3 %), the block higher on the page
     biggest = max(b[0].size for b in good)
     tied = [b for b in good if b[0].size >= biggest * 0.97]
-    return max(tied, key=lambda b: b[0].top)
+    block = max(tied, key=lambda b: b[0].top)
+    if block[0].size < body * _LARGER and (not weak_ok or len(block) > 3 or block is not good[0]):
+        return None  # body-size type (an OCR layer has one size): only a short first block
+    return block
+
+
+#: A title is at most this many words; type this much larger than the body is "larger".
+_MAX_TITLE_WORDS: Final = 40
+_MAX_TITLE_LINES: Final = 6
+_LARGER: Final = 1.05
 
 
 def _continues(block: list[TextLine], line: TextLine) -> bool:
@@ -211,7 +230,7 @@ def _continues(block: list[TextLine], line: TextLine) -> bool:
         first_step = block[-2].top - last.top
         if first_step > 0 and step > 1.25 * first_step:
             return False
-    return len(block) < 6
+    return True
 
 
 def _sane_meta_title(value: str | None) -> str | None:
@@ -223,7 +242,10 @@ def _sane_meta_title(value: str | None) -> str | None:
     return text if _letters_ratio(text) >= 0.6 else None
 
 
-def _title(block: list[TextLine] | None, info: dict[str, str]) -> Found[str] | None:
+def _title(
+    block: list[TextLine] | None, info: dict[str, str], *, weak: bool = False
+) -> Found[str] | None:
+    """``weak``: the block's type is no larger than the body's (an OCR layer)."""
     meta = _sane_meta_title(info.get("Title"))
     printed = " ".join(line.text for line in block) if block else None
     if printed:
@@ -237,6 +259,9 @@ def _title(block: list[TextLine] | None, info: dict[str, str]) -> Found[str] | N
         ) in normalise_title(meta):
             return Found(printed, 0.8, "largest type on the first page; the PDF's title overlaps")
         return Found(printed, 0.65, "largest type on the first page (the PDF's title differs)")
+    if printed and weak:
+        value = printed.title() if printed.isupper() else printed
+        return Found(value, 0.5, "first block of the first page (no larger type)")
     if printed:
         value = printed.title() if printed.isupper() else printed
         return Found(value, 0.75, "largest type on the first page")
