@@ -176,3 +176,13 @@ def test_normalise_title_folds_case_accents_and_punctuation() -> None:
         "ANALISE DA AREA CIENCIA DA INFORMACAO"
     )
     assert normalise_title("Multi-LexSum") == "multi lexsum"
+
+
+def test_a_venue_or_date_on_the_next_pages_body_is_a_cited_works() -> None:
+    first = page_one()[1:5]  # title and authors, no banner
+    cited = TextLine(
+        2, "In Proceedings of the 2012 Workshop on Floods, pages 1-9", 9.5, 72, 700, 400, 710
+    )
+    meta = read_meta(head([*first, cited], CreationDate="D:20190101"))
+    assert meta.venue is None
+    assert meta.year is not None and (meta.year.value, meta.year.confidence) == (2019, 0.3)

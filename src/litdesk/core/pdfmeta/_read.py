@@ -131,8 +131,8 @@ def read_meta(head: PdfHead) -> PdfMeta:
         else None
     )
     doi = _doi(ids.doi, ids.doi_page, info)
-    year = _year(head, arxiv.value if arxiv else None, info)
-    venue = _venue(head, info)
+    year = _year(head, page, arxiv.value if arxiv else None, info)
+    venue = _venue(head, page, info)
     return PdfMeta(title, authors, year, venue, doi, arxiv)
 
 
@@ -353,12 +353,15 @@ def _surname(name: str) -> str:
 # -- year, venue, identifiers --------------------------------------------------------
 
 
-def _head_lines(head: PdfHead) -> Iterable[str]:
+def _head_lines(head: PdfHead, page: int) -> Iterable[str]:
+    """The lines up to the title page: a venue or date in the body of the next page is
+    most likely a cited work's."""
     for line in head.lines:
-        yield line.text
+        if line.page <= page:
+            yield line.text
 
 
-def _year(head: PdfHead, arxiv: str | None, info: dict[str, str]) -> Found[int] | None:
+def _year(head: PdfHead, page: int, arxiv: str | None, info: dict[str, str]) -> Found[int] | None:
     created = _DATE.match(info.get("CreationDate", ""))
     latest = int(created.group(1)) + 1 if created else 2100  # online before the print year
     picks: list[tuple[float, int, str]] = []
@@ -368,7 +371,7 @@ def _year(head: PdfHead, arxiv: str | None, info: dict[str, str]) -> Found[int] 
         if 1900 <= value <= latest:
             picks.append((confidence, value, how))
 
-    for text in _head_lines(head):
+    for text in _head_lines(head, page):
         if _PROCEEDINGS.search(text):
             for y in re.findall(_YEAR, text):
                 add(0.85, y, "the proceedings line")
@@ -403,17 +406,17 @@ def _year(head: PdfHead, arxiv: str | None, info: dict[str, str]) -> Found[int] 
     return None
 
 
-def _venue(head: PdfHead, info: dict[str, str]) -> Found[str] | None:
-    for text in _head_lines(head):
+def _venue(head: PdfHead, page: int, info: dict[str, str]) -> Found[str] | None:
+    for text in _head_lines(head, page):
         if m := _PROCEEDINGS.search(text):
             return Found(m.group(1).strip(" ,."), 0.75, "the proceedings line")
-    for text in _head_lines(head):
+    for text in _head_lines(head, page):
         if m := _FOOTER_VENUE.match(text):
             return Found(m.group("venue").strip(), 0.7, "the page footer")
-    for text in _head_lines(head):
+    for text in _head_lines(head, page):
         if m := _PIPED.match(text):
             return Found(m.group("venue").strip(), 0.6, "the journal citation line")
-    for text in _head_lines(head):
+    for text in _head_lines(head, page):
         if (m := _CITATION.match(text)) and not _PUBLISHED.search(text):
             venue = re.sub(r"^.*?\bet al\.?\s+", "", m.group("venue")).split(",")[0]
             venue = venue.strip(" ,.;")
