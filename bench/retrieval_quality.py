@@ -27,6 +27,11 @@ threshold: false abstentions on judged questions and abstentions on off-library 
 
     LITDESK_FIXTURES=/work/shared/fixtures .venv/bin/python bench/retrieval_quality.py \
         [--top-k 8] [--misses] [--embedders wordllama+use-m3] [--variants f0+p0,f3+w+P40w0.5]
+        [--questions bench/questions_heldout.jsonl]
+
+``--questions FILE`` measures the judged questions of FILE (same JSONL schema as the
+fixtures' ``questions.jsonl``) instead of the shared set; the bench's own ``CROSS_HELD_OUT``
+questions are then left out (their column reads 0/0).
 """
 
 from __future__ import annotations
@@ -407,13 +412,18 @@ def main() -> None:
         "by '+' (e.g. 'f2,p40w1,f2+p40w1'; 's0w1' = the second pass off, the retrieval "
         "before the fourth round; 'f0+p0+s0w1' = before the third)",
     )
+    ap.add_argument(
+        "--questions",
+        type=Path,
+        default=None,
+        help="a JSONL file of judged questions (the fixtures' schema) measured instead of "
+        "$LITDESK_FIXTURES/questions/questions.jsonl; leaves out CROSS_HELD_OUT",
+    )
     args = ap.parse_args()
     fixtures = Path(os.environ["LITDESK_FIXTURES"])
-    questions = [
-        json.loads(line)
-        for line in (fixtures / "questions" / "questions.jsonl").read_text().splitlines()
-        if line.strip()
-    ]
+    source = args.questions or fixtures / "questions" / "questions.jsonl"
+    questions = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    held = args.questions is None
     for n, spec in enumerate(s.strip() for s in args.embedders.split(",") if s.strip()):
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(
@@ -426,7 +436,8 @@ def main() -> None:
                 f"\nindexed {report.pages} pages, {report.chunks} chunks of "
                 f"{len(lib.corpus().files)} files ({len(report.excluded)} excluded) in "
                 f"{time.perf_counter() - t0:.1f} s (embedder {lib._embedder_name}, chunking "
-                f"{CHUNKING_VERSION}); {len(questions)} questions, top_k {args.top_k}"
+                f"{CHUNKING_VERSION}); {len(questions)} questions from {source}, top_k "
+                f"{args.top_k}"
             )
             variants = tuple(x.strip() for x in args.variants.split(",") if x.strip())
             run(
@@ -437,6 +448,7 @@ def main() -> None:
                 baseline=n == 0,
                 rerank=args.rerank,
                 variants=variants,
+                held=held,
             )
             lib.close()
 
@@ -509,12 +521,14 @@ def run(
     baseline: bool = True,
     rerank: bool = False,
     variants: tuple[str, ...] = (),
+    held: bool = True,
 ) -> None:
     table: list[Row] = []
+    extra = held_out_questions() if held else []
     ranked_by = rankers(lib, top_k=top_k, baseline=baseline, rerank=rerank, variants=variants)
     for name, rank in ranked_by.items():
         row = Row(name)
-        for q in questions + held_out_questions():
+        for q in questions + extra:
             t0 = time.perf_counter()
             ranked = rank(q["question"])
             row.ms.append((time.perf_counter() - t0) * 1000)
@@ -555,14 +569,19 @@ def run(
         print("| " + " | ".join(cells) + " |")
         if show_misses and r.misses:
             print(f"    {r.name} misses: " + "; ".join(r.misses))
-    abstention(lib, questions, top_k)
+    abstention(lib, questions, top_k, held=held)
     for v in variants:
         print(f"\nabstention with {v}:")
-        abstention(lib, questions, top_k, variant_of(lib.params, v))
+        abstention(lib, questions, top_k, variant_of(lib.params, v), held=held)
 
 
 def abstention(
-    lib: Library, questions: list[dict], top_k: int, params: RetrievalParams | None = None
+    lib: Library,
+    questions: list[dict],
+    top_k: int,
+    params: RetrievalParams | None = None,
+    *,
+    held: bool = True,
 ) -> None:
     judged: list[tuple[str, float, bool]] = []
     for q in questions:
@@ -600,13 +619,14 @@ def abstention(
     false_abst = [i for i, _, a in judged if a]
     held_abst = [
         q["id"]
-        for q in held_out_questions()
+        for q in (held_out_questions() if held else [])
         if lib.retrieve(q["question"], top_k=top_k, params=params).abstained
     ]
-    print(
-        f"held-out cross questions abstained: {len(held_abst)}/{len(CROSS_HELD_OUT)} "
-        f"({', '.join(held_abst) or 'none'})"
-    )
+    if held:
+        print(
+            f"held-out cross questions abstained: {len(held_abst)}/{len(CROSS_HELD_OUT)} "
+            f"({', '.join(held_abst) or 'none'})"
+        )
     emb = lib._embedder_name
     print(
         f"thresholds {abstain_threshold(emb):.2f}, {uncovered_threshold(emb):.2f} when the "

@@ -20,6 +20,7 @@ from . import (
     _dedup,
     _imports,
     _library,
+    _pdf,
     _query,
     _reading,
     _report,
@@ -116,6 +117,7 @@ def _root(
 
 for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
+_pdf.register(app)
 _assist.register(app)
 _strategy.register(app)
 _serve.register(app)
