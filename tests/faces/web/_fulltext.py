@@ -162,7 +162,7 @@ def reader_server(settings: Any, tmp_path: Path) -> Iterator[ReaderServer]:
     port = free_port()
     app = create_app(settings, host="127.0.0.1", port=port, replay=folder)
     for _ in serve_app(app, port):
-        transport = app.state.desk.runtime.transport
+        transport = app.state.app.transport
         counting = CountingReplay(transport.replay)
         transport.replay = counting
         running = Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, folder, tmp_path / "data")

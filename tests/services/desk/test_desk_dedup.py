@@ -17,8 +17,9 @@ from tests._dedup_data import REGISTRY_RIS, haematology_subset
 
 from litdesk import Settings
 from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk.services.app import open_app
 from litdesk.services.dedup import study_decisions, study_history
-from litdesk.services.desk import DedupDesk, Desk, dedup_handlers, open_desk
+from litdesk.services.desk import DedupDesk, Desk, dedup_handlers
 from litdesk.services.jobs import JobRunner, Jobs
 
 
@@ -42,7 +43,8 @@ def settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings
 
 def on_desk(settings: Settings, body: Callable[[Desk], None]) -> None:
     async def go() -> None:
-        async with open_desk(settings) as desk:
+        async with open_app(settings) as desk_app:
+            desk = desk_app.desk
             await asyncio.to_thread(body, desk)
 
     asyncio.run(go())

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from litdesk._errors import ExternalError, InputError
 
-from ._context import run_with_runtime
+from ._context import run_with_app
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:
@@ -220,8 +220,8 @@ def _fused(
         )
     except RunInvalid as exc:
         raise SearchArgumentError(exc.message) from None
-    run = run_with_runtime(
-        lambda rt: rt.fused_search(
+    run = run_with_app(
+        lambda app: app.providers.fused_search(
             definition, cursor=cursor, save=save, study=study, use_cache=use_cache
         ),
         record=record,
@@ -360,8 +360,10 @@ def register(app: typer.Typer) -> None:
             cursor=cursor,
             include_raw=raw,
         )
-        trace = run_with_runtime(
-            lambda rt: rt.search(request, use_cache=not no_cache), record=record, replay=replay
+        trace = run_with_app(
+            lambda app: app.providers.search(request, use_cache=not no_cache),
+            record=record,
+            replay=replay,
         )
         if as_json:
             emit_json(trace.to_dict())

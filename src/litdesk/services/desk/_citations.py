@@ -36,5 +36,5 @@ async def citation_browser(
 ) -> CitationView:
     """One page of ``mode`` for ``ids`` (one paper; 2–5 for ``shared``)."""
     wanted = [i.strip() for i in ids if i.strip()]
-    result = await desk.runtime.citations(mode, wanted, page=page, owner=desk.owner)
+    result = await desk.providers.citations(mode, wanted, page=page, owner=desk.owner)
     return CitationView(result, wanted)

@@ -54,6 +54,7 @@ from litdesk.core.library import (
 from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
+from litdesk.services.models import Models
 
 from . import _sources
 from ._answering import abstained, not_answered, write_protocol
@@ -86,16 +87,18 @@ class Library:
         lookup: Lookup | None = None,
         workers: int = 2,
         store: Store | None = None,
+        models: Models | None = None,
     ) -> None:
-        """``store``: the app's open store (shared, not closed here); by default the
-        library opens the settings' store on first use and closes it in :meth:`close`."""
+        """``store``, ``models``: the app's (never closed here); without them (tests not yet
+        on the app) the library makes its own and closes them in :meth:`close`."""
         self.settings = settings
+        self._models = models
         self.data_dir = settings.resolved_data_dir()
         self.root = self.data_dir / "library"
         self._embedder = embedder
         self._embedder_name = embedder.name if embedder else embedder_name(settings.embedder)
         self._backend = backend
-        self._own_backend = backend is None
+        self._own_backend = backend is None and models is None
         self._lookup = lookup
         self.workers = workers
         #: chunk count from which the whole-library search uses a stored IVF index
@@ -161,6 +164,8 @@ class Library:
             self._backend = None
 
     def embedder(self) -> Embedder:
+        if self._embedder is None and self._models is not None:
+            self._embedder = self._models.embedder()
         if self._embedder is None:
             client = None
             base = self.settings.openai_base_url.rstrip("/").removesuffix("/v1")
@@ -177,6 +182,8 @@ class Library:
         return self._embedder
 
     def backend(self) -> ChatBackend:
+        if self._backend is None and self._models is not None:
+            self._backend = self._models.backend()
         if self._backend is None:
             s = self.settings
             self._backend = make_backend(

@@ -1,6 +1,6 @@
 """The search service: concurrent provider lanes, the evidence cache and the SearchTrace;
 fused search (lane plans, RRF, store cache with coalescing, store allowances, runs).
-Open them through :func:`litdesk.services.open_runtime` (one transport, one meter)."""
+Open them through :func:`litdesk.services.open_app` (one transport, one meter)."""
 
 from litdesk.adapters.http import SEMANTIC_GAP_SECONDS
 
