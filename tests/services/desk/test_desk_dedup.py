@@ -215,7 +215,7 @@ def test_web_decisions_are_reused_by_the_cli_workflow(settings: Settings, tmp_pa
         request = DedupRequest(
             (str(folder / "haematology.csv"), str(folder / "registry.ris")), study=study
         )
-        outcome = run_dedup(request, reviewer=reviewer, settings=desk.settings)
+        outcome = run_dedup(request, reviewer=reviewer, store=desk.store)
         skipped = {frozenset((p["a"]["source_id"], p["b"]["source_id"])) for p in decided}
         assert len(asked) == 5 - len(decided)  # the web's decisions are not asked again
         assert not skipped & {frozenset(a) for a in asked}

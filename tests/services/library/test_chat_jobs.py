@@ -36,6 +36,7 @@ from litdesk.adapters.store import Store, open_store
 from litdesk.adapters.store._assist import assist_calls
 from litdesk.services.jobs import JobContext, JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, ChatBusy, ChatJobNotFound, ChatService, Library
+from litdesk.services.models import Models
 
 QUESTION = "How was the water level measured?"
 ANSWER = "The water level was measured with time-lapse cameras [1]."
@@ -80,7 +81,7 @@ def _service(settings: Settings, wordllama: WordLlamaEmbedder) -> tuple[ChatServ
     """A library over its own store (one process's) and the chat service over it."""
     store = open_store(settings)
     _STORES.append(store)
-    lib = Library(settings, embedder=wordllama, workers=1, store=store)
+    lib = Library(settings, models=Models(settings), embedder=wordllama, workers=1, store=store)
     lib.index()
     jobs = Jobs(store)
     return ChatService(lib, jobs=jobs), jobs

@@ -28,8 +28,9 @@ from typing import Final
 import httpx
 
 from litdesk._settings import Settings
+from litdesk.adapters.embeddings import Embedder
 from litdesk.adapters.http import EvidenceCache, ProviderTransport
-from litdesk.adapters.llm import close_idle_clients
+from litdesk.adapters.llm import ChatBackend, close_idle_clients
 from litdesk.adapters.store import Store, open_store
 from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
 from litdesk.services.desk import (
@@ -45,8 +46,9 @@ from litdesk.services.library import CHAT_KIND, ChatService, Library, Lookup, Pd
 from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
-from litdesk.services.search import ProviderKit
+from litdesk.services.search import ProviderKit, SavedRuns
 from litdesk.services.synthesis import JOB_KIND, ReportDesk
+from litdesk.services.workspace import Workspace
 
 from ._parts import provider_transport
 
@@ -105,10 +107,26 @@ class App:
 
     # -- construction -------------------------------------------------------------------
 
-    def make_library(self, *, lookup: Lookup | None = None) -> Library:
+    def make_library(
+        self,
+        *,
+        lookup: Lookup | None = None,
+        embedder: Embedder | None = None,
+        backend: ChatBackend | None = None,
+        workers: int = 2,
+    ) -> Library:
         """A library over the app's store and model parts with ``lookup`` for adoption
-        (closing it closes its catalogue only)."""
-        return Library(self.settings, store=self.store, models=self.models, lookup=lookup)
+        (closing it closes its catalogue only); ``embedder``/``backend`` replace the
+        models' own (tests)."""
+        return Library(
+            self.settings,
+            store=self.store,
+            models=self.models,
+            lookup=lookup,
+            embedder=embedder,
+            backend=backend,
+            workers=workers,
+        )
 
     def _indexing(self) -> bool:  # an index job of the (shared) library is running or queued,
         return self.jobs.any_active([INDEX_KIND])  # whichever account started it
@@ -168,6 +186,14 @@ class App:
         close_idle_clients()  # the model clients no backend holds (shared per process)
 
     # -- views of the app ---------------------------------------------------------------
+
+    def workspace(self, owner: str | None = None) -> Workspace:
+        """The workspace (saved papers, Studies, notes, evidence) acting as ``owner``."""
+        return Workspace(self.store, owner=owner or self.owner)
+
+    def runs(self, owner: str | None = None) -> SavedRuns:
+        """The saved search runs of ``owner``."""
+        return SavedRuns(self.store, owner=owner or self.owner)
 
     def desk_for(self, owner: str) -> Desk:
         """The desk acting as ``owner`` (the app's own for its owner; a team account's

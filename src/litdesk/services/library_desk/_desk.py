@@ -2,8 +2,9 @@
 and Study links, paginated), uploads into the inbox, the background index job, adoption
 of one PDF's metadata, and the model status.
 
-Store methods are plain (a web face runs them in its thread pool); each opens a
-:class:`~litdesk.services.library.Library` on the app's store for the call and closes it.
+Store methods are plain (a web face runs them in its thread pool); each takes a
+:class:`~litdesk.services.library.Library` from the app (``make_library``: its store and
+model parts) for the call and closes its catalogue after.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ class LibraryDesk:
         providers: Providers,
         jobs: Jobs,
         *,
-        make_library: Callable[..., Library] | None = None,
+        make_library: Callable[..., Library],
     ) -> None:
         self.providers = providers
         self.jobs = jobs
@@ -115,12 +116,10 @@ class LibraryDesk:
         return self.providers.settings
 
     def library(self, *, owner: str | None = None, lookup: bool = False) -> Library:
-        """A library on the app's store (close it after); ``lookup`` adds the adoption
+        """A library from the app (close it after); ``lookup`` adds the adoption
         lookup through the app's transport (``owner``'s allowance)."""
         look = self.providers.thread_lookup(owner=owner) if lookup else None
-        if self._make is not None:
-            return self._make(lookup=look)
-        return Library(self.settings, store=self.providers.store, lookup=look)
+        return self._make(lookup=look)
 
     def handlers(self) -> dict[str, Handler]:
         """This area's job handlers, for the app's job runner."""

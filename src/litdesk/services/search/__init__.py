@@ -30,7 +30,7 @@ from ._reports import (
     freeze,
     study_prisma,
 )
-from ._saved import ExportFormatRefused, SavedRuns, open_runs
+from ._saved import ExportFormatRefused, SavedRuns
 from ._service import SearchService
 from ._wiring import default_kit
 
@@ -40,7 +40,6 @@ __all__ = [
     "ExportArgumentError",
     "ExportFormatRefused",
     "SavedRuns",
-    "open_runs",
     "evaluate_files",
     "export_run",
     "freeze",
