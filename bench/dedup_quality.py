@@ -119,6 +119,13 @@ LABELS = {
 }
 
 
+def pairwise_precision(data, groups) -> tuple[float, int, int]:  # type: ignore[no-untyped-def]
+    """Share of the record pairs put in one group that the labels call the same."""
+    pairs = [(a, b) for g in groups for i, a in enumerate(g) for b in g[i + 1 :]]
+    right = sum(data.same(a, b) for a, b in pairs)
+    return (right / len(pairs) if pairs else 1.0), right, len(pairs)
+
+
 def fmt(q) -> str:  # type: ignore[no-untyped-def]
     return f"{q.sensitivity:.3f} / {q.specificity:.4f}  (TP {q.tp} FP {q.fp} FN {q.fn} TN {q.tn})"
 
@@ -202,7 +209,12 @@ def main() -> None:
         auto = dedup_batch(batch, auto_only=True)
         elapsed = time.perf_counter() - t
         print(f"  litdesk automatic            {q(auto).to_dict()}  ({elapsed:.2f} s)")
+        prec, right, total = pairwise_precision(data, auto.result.groups)
+        print(f"    pairwise precision {prec:.4f} ({right} / {total} pairs in groups)")
         counts = auto.result.counts
+        print(f"    vetoed pairs {counts.get('vetoed_pairs', '-')}, versions linked "
+              f"{counts.get('versions', '-')}, other tools' duplicate flags read as "
+              f"suggestions {counts.get('suggested_duplicates', '-')}")  # fmt: skip
         print(f"    review queue {counts['review_pairs']} pairs, chain joins sent to review "
               f"{counts['chain_reviews']}, shared-identifier conflicts "
               f"{counts['shared_id_conflicts']}")  # fmt: skip
@@ -220,6 +232,8 @@ def main() -> None:
                 f"  bib-dedupe                   {peer_q.to_dict()}  "
                 f"({time.perf_counter() - t:.1f} s)"
             )
+            prec, right, total = pairwise_precision(data, groups)
+            print(f"    pairwise precision {prec:.4f} ({right} / {total} pairs in groups)")
 
 
 if __name__ == "__main__":

@@ -145,9 +145,16 @@ def test_unmarked_one_page_item_later_in_the_volume_is_a_correction() -> None:
     res = deduplicate([article, later])
     assert res.groups == [[0], [1]] and decision(res) == "review"
     assert deduplicate([article, later], merge_corrections=True).groups == [[0, 1]]
-    # near miss: a one-page meeting abstract *earlier* in the volume is rule C (merged)
+    # near miss: a one-page item *earlier* in the volume is no correction; rule C would
+    # merge it, but another issue and pages not overlapping veto that (issue 30: waits)
     abstract = P(TITLE, **ART | {"issue": "1", "pages": "12"})
     res = deduplicate([abstract, article])
+    assert res.groups == [[0], [1]] and decision(res) == "review"
+    assert "vetoed: different issues of volume 60" in res.pairs[0].reason
+    assert "rule C" in res.pairs[0].reason and "kinds" not in res.pairs[0].evidence
+    # rule C still merges a page typo inside the same issue (the ranges overlap)
+    typo = P(TITLE, **ART | {"pages": "1210-1281"})
+    res = deduplicate([typo, P(TITLE, **ART | {"pages": "1212-1218"})])
     assert res.groups == [[0, 1]] and "rule C" in res.pairs[0].reason
 
 

@@ -343,3 +343,30 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
     finally:
         for server in stops:
             next(server, None)
+
+
+PREPRINT_RIS = (
+    "TY  - UNPB\nID  - W1\nAU  - Card, D.\nAU  - Krueger, A. B.\n"
+    "TI  - Minimum wages and employment in small firms: evidence from a natural experiment\n"
+    "T2  - NBER Working Paper Series\nPY  - 2019\nER  -\n\n"
+    "TY  - JOUR\nID  - P1\nAU  - Card, D.\nAU  - Krueger, A. B.\n"
+    "TI  - Minimum wages and employment in small firms: evidence from a natural experiment\n"
+    "JO  - American Economic Review\nPY  - 2020\nVL  - 110\nIS  - 4\nSP  - 1019\nEP  - 1056\n"
+    "DO  - 10.1257/aer.20180001\nER  -\n"
+)
+
+
+def test_versions_are_shown_on_the_review_page(running: Running) -> None:
+    # issue 30: a working paper and its published version are linked, both kept
+    with running.writer() as c:
+        sid = str(c.post("/api/v1/studies", json={"name": "wages"}).json()["id"])
+        files = [("files", ("wp.ris", PREPRINT_RIS.encode(), "text/plain"))]
+        r = c.post("/api/v1/imports", params={"study": sid}, files=files)
+        assert r.status_code == 200 and not r.json()["refused"], r.text
+        view = run_to_end(c, sid)
+        assert view["run"]["counts"]["groups"] == 2 and view["run"]["counts"]["versions"] == 1
+        (version,) = view["run"]["versions"]
+        assert version["relation"] == "preprint"
+        assert version["primary"]["source_id"] == "P1" and version["version"]["source_id"] == "W1"
+        html = c.get(f"/study/{sid}/dedup").text
+        assert 'id="versions"' in html and "screened</strong> Minimum wages" in html

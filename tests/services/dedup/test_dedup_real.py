@@ -27,7 +27,9 @@ def test_haematology_groups(fixtures_dir: Path) -> None:
     with open(root / "rathbone_haematology__merged_record_ids.csv", encoding="utf-8") as fh:
         truth = [[by_id[x] for x in row["merged_ids"].split(";")] for row in csv.DictReader(fh)]
     q = evaluate_groups(n, report.result.groups, truth)
-    assert q.specificity >= 0.999 and q.sensitivity >= 0.92, q.to_dict()
+    # issue 30: 0 false merges; sensitivity at least bib-dedupe's published 0.889 - 0.02
+    # (the vetoes send 4 labelled pairs of different issues/pages of one volume to review)
+    assert q.fp == 0 and q.sensitivity >= 0.869, q.to_dict()
     _no_conflicts(report)
 
 
@@ -41,5 +43,10 @@ def test_copper_flags(fixtures_dir: Path) -> None:
     assert len(flagged) == 281
     q = evaluate_flags(len(records), report.result.groups, flagged)
     assert q.specificity >= 0.999 and q.sensitivity >= 0.99, q.to_dict()
+    # EndNote's own duplicate flags are read as suggestions with their source, not merges
+    assert [s.record for s in report.suggestions] == flagged
+    assert {s.source for s in report.suggestions} == {"EndNote: caption 'Duplicate'"}
+    verdicts = [s["litdesk"] for s in report.suggested()]
+    assert verdicts.count("in a group") == q.tp and verdicts.count("single") == q.fn
     assert all(ref.source_id for ref in report.refs)  # EndNote rec-number
     _no_conflicts(report)

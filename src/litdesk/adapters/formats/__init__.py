@@ -2,6 +2,7 @@
 EndNote XML, generic CSV/TSV, saved provider responses) and export (RIS, BibTeX,
 CSL-JSON, CSV). Mirrors ``json``: ``load/loads/dump/dumps``."""
 
+from ._csv_export import escape_cell
 from ._decode import Decoded, decode
 from ._registry import (
     EXPORT_FORMATS,
@@ -27,6 +28,7 @@ __all__ = [
     "detect",
     "dump",
     "dumps",
+    "escape_cell",
     "get_format",
     "load",
     "loads",

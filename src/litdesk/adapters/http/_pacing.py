@@ -1,6 +1,7 @@
 """Per-provider pacing: at most one request start per interval, with an injectable clock.
 
-Intervals: arXiv one request per 3 s; NCBI 3/s (10/s with an API key); Crossref from its
+The intervals are declared with each provider (``litdesk.adapters.providers.ADAPTERS``):
+arXiv one request per 3 s; NCBI 3/s (10/s with an API key); Crossref from its
 ``x-rate-limit-limit`` / ``x-rate-limit-interval`` response headers (default 50 per second,
 the public pool); OpenAlex 10/s; Semantic Scholar 1/s; Europe PMC 10/s.
 """
@@ -8,41 +9,20 @@ the public pool); OpenAlex 10/s; Semantic Scholar 1/s; Europe PMC 10/s.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
 from typing import Final
+
+from litdesk.adapters.providers import ADAPTERS, crossref_interval
 
 __all__ = ["DEFAULT_INTERVALS", "Pacer", "crossref_interval"]
 
-DEFAULT_INTERVALS: Final[dict[str, float]] = {
-    "arxiv": 3.0,
-    "pubmed": 1 / 3,
-    "crossref": 1 / 50,
-    "openalex": 0.1,
-    "semanticscholar": 1.0,
-    "europepmc": 0.1,
-}
-NCBI_WITH_KEY: Final = 0.1
+#: provider → seconds between request starts, from the providers' declarations.
+DEFAULT_INTERVALS: Final[Mapping[str, float]] = MappingProxyType(
+    {name: adapter.interval for name, adapter in ADAPTERS.items()}
+)
 _MAX_INTERVAL: Final = 60.0
-
-
-def crossref_interval(headers: Mapping[str, str]) -> float | None:
-    """Seconds between requests from Crossref's rate headers, or None when absent/invalid."""
-    limit_raw = headers.get("x-rate-limit-limit", "").strip()
-    interval_raw = headers.get("x-rate-limit-interval", "").strip().lower()
-    if not limit_raw or not interval_raw:
-        return None
-    m = re.fullmatch(r"(\d{1,6})\s*(s|ms|m)?", interval_raw)
-    if not limit_raw.isdigit() or m is None:
-        return None
-    limit = int(limit_raw)
-    if limit <= 0:
-        return None
-    amount = float(m.group(1))
-    unit = m.group(2) or "s"
-    seconds = amount / 1000 if unit == "ms" else amount * 60 if unit == "m" else amount
-    return min(max(seconds / limit, 0.0), _MAX_INTERVAL)
 
 
 class Pacer:

@@ -1,4 +1,5 @@
-"""Credentials per provider, injected only at send time, and redaction of their values."""
+"""Credentials per provider (declared with each provider), injected only at send time,
+and redaction of their values."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Final
 from pydantic import SecretStr
 
 from litdesk._settings import Settings
+from litdesk.adapters.providers import ADAPTERS
 
 __all__ = [
     "CREDENTIAL_NAMES",
@@ -61,16 +63,22 @@ def _value(secret: SecretStr | None) -> str | None:
 
 
 def credentials_for(provider: str, settings: Settings) -> Credentials:
-    """The credentials for ``provider`` only: each key goes to its own host and no other."""
-    if provider == "openalex" and (key := _value(settings.openalex_api_key)):
-        return Credentials(params=(("api_key", key),), secrets=(key,))
-    if provider == "semanticscholar" and (key := _value(settings.semantic_scholar_api_key)):
-        return Credentials(headers=(("x-api-key", key),), secrets=(key,))
-    if provider == "pubmed" and (key := _value(settings.ncbi_api_key)):
-        return Credentials(params=(("api_key", key),), secrets=(key,))
-    if provider == "crossref" and (key := _value(settings.crossref_plus_token)):
-        return Credentials(headers=(("Crossref-Plus-API-Token", f"Bearer {key}"),), secrets=(key,))
-    return Credentials()
+    """The credentials for ``provider`` only: each key goes to its own host and no other
+    (as the provider's declaration says: which setting, which parameter or header)."""
+    adapter = ADAPTERS.get(provider)
+    declared = adapter.credential if adapter is not None else None
+    if declared is None:
+        return Credentials()
+    secret = getattr(settings, declared.setting, None)
+    key = _value(secret) if isinstance(secret, SecretStr) else None
+    if key is None:
+        return Credentials()
+    value = declared.template.format(key=key)
+    if declared.param is not None:
+        return Credentials(params=((declared.param, value),), secrets=(key,))
+    if declared.header is not None:
+        return Credentials(headers=((declared.header, value),), secrets=(key,))
+    return Credentials()  # pragma: no cover - a declaration names a parameter or a header
 
 
 def has_key(provider: str, settings: Settings) -> bool:

@@ -12,6 +12,7 @@ from typing import Final
 
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
+from litdesk.adapters.providers import ADAPTERS, SEMANTIC_GAP_SECONDS
 from litdesk.adapters.store import Store, give_back, reserve, take_gate, usage
 from litdesk.core.search import LaneStatus
 
@@ -19,8 +20,16 @@ from ._errors import TransportRefused
 
 __all__ = ["SEMANTIC_GAP_SECONDS", "StoreMeter"]
 
-SEMANTIC_GAP_SECONDS: Final = 1.0
-_SEMANTIC_LANE: Final = "openalex-semantic"
+#: lane → the minimum gap (seconds) between its calls across processes, as declared.
+_LANE_GAPS: Final = {lane: gap for adapter in ADAPTERS.values() for lane, gap in adapter.lane_gaps}
+#: lane → its role in its provider (``openalex-semantic`` → ``semantic``), for messages.
+_ROLES: Final = {
+    lane.name: lane.role for adapter in ADAPTERS.values() for lane in adapter.spec.lanes
+}
+
+
+def _one_call(gap: float) -> str:
+    return "one call per second" if gap == 1 else f"one call every {gap:g} s"
 
 
 class StoreMeter:
@@ -75,8 +84,9 @@ class StoreMeter:
 
     def limits(self, provider: str) -> tuple[int, int]:
         owner = self.settings.owner_daily_requests
-        if provider == "openalex":
-            return self.settings.openalex_daily_requests, owner
+        adapter = ADAPTERS.get(provider)
+        if adapter is not None and adapter.daily_limit_setting is not None:
+            return int(getattr(self.settings, adapter.daily_limit_setting)), owner
         return owner, owner
 
     def reserve(self, provider: str, *, lane: str = "") -> None:
@@ -91,14 +101,15 @@ class StoreMeter:
                 reason="store_unavailable",
             ) from None
         gate = None
-        if lane == _SEMANTIC_LANE:
-            gate = take_gate(store, _SEMANTIC_LANE, SEMANTIC_GAP_SECONDS, now=when.timestamp())
+        gap = _LANE_GAPS.get(lane)
+        if gap is not None:
+            gate = take_gate(store, lane, gap, now=when.timestamp())
             if not gate.allowed:
                 status: LaneStatus = (
                     "rate_limited" if gate.reason == "rate_limited" else "budget_exhausted"
                 )
                 raise TransportRefused(
-                    f"{provider}: the semantic lane allows one call per second"
+                    f"{provider}: the {_ROLES.get(lane, lane)} lane allows {_one_call(gap)}"
                     if gate.reason == "rate_limited"
                     else f"{provider}: the shared allowance could not be checked",
                     lane_status=status,
@@ -113,7 +124,7 @@ class StoreMeter:
         if answer.allowed:
             return
         if gate is not None:
-            give_back(store, _SEMANTIC_LANE, gate)
+            give_back(store, lane, gate)
         messages = {
             "daily_limit": f"today's allowance of {global_limit} calls is spent",
             "owner_daily_limit": f"today's allowance of {owner_limit} calls for this owner is spent",

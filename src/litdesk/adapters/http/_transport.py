@@ -26,6 +26,7 @@ import httpx
 from litdesk import __version__
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
+from litdesk.adapters.providers import ADAPTERS, JSON_ACCEPT, OPENALEX_KEY_MESSAGE
 from litdesk.core.search import (
     HOSTS,
     CompiledRequest,
@@ -38,7 +39,7 @@ from litdesk.core.search import (
 from ._errors import TransportFailed, TransportRefused
 from ._exchange import KEPT_HEADERS, Exchange, sanitised_url
 from ._meter import Meter
-from ._pacing import NCBI_WITH_KEY, Pacer, crossref_interval
+from ._pacing import Pacer
 from ._secrets import CREDENTIAL_NAMES, RedactingFilter, Redactor, credentials_for, has_key
 from ._status import lane_status_for, parse_retry_after
 
@@ -57,12 +58,6 @@ MAX_REQUEST_BODY_BYTES: Final = 65_536
 _MESSAGE_CHARS: Final = 300
 _LOGGERS: Final = ("httpx", "httpcore", "httpcore.connection", "httpcore.http11", "httpcore.http2")
 _LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
-
-OPENALEX_KEY_MESSAGE: Final = (
-    "OpenAlex requires an API key (free): create one at https://openalex.org/settings/api "
-    "and set LITDESK_OPENALEX_API_KEY; nothing was sent"
-)
-
 
 ErrorMessageFn = Callable[[str, int, bytes], str]
 
@@ -133,13 +128,21 @@ def check_request(request: CompiledRequest) -> None:
 
 
 def _accept(request: CompiledRequest) -> str:
-    """JSON for searches and lookups; Atom for arXiv; XML first for record fetches
-    (PubMed efetch, Europe PMC fullTextXML) so the provider does not answer 406."""
-    if request.provider == "arxiv":
-        return "application/atom+xml, application/xml;q=0.9"
+    """The provider's declared type (Atom for arXiv), else JSON for searches and lookups and
+    XML first for record fetches (PubMed efetch, Europe PMC fullTextXML) so the provider
+    does not answer 406."""
+    adapter = ADAPTERS.get(request.provider)
+    accept = adapter.accept if adapter is not None else JSON_ACCEPT
+    if accept != JSON_ACCEPT:
+        return accept
     if request.operation == "fetch":
         return "application/xml, text/xml;q=0.9, application/json;q=0.5"
-    return "application/json"
+    return JSON_ACCEPT
+
+
+_DECLARED_BODY_LIMITS: Final = {
+    lane: limit for adapter in ADAPTERS.values() for lane, limit in adapter.body_limits
+}
 
 
 def _check_base_urls(base_urls: Mapping[str, str]) -> dict[str, httpx.URL]:
@@ -159,8 +162,8 @@ class ProviderTransport:
     logic tests); ``base_urls`` points providers at loopback servers (tests and the bench
     only); ``clock``/``sleep``/``now`` are injectable; ``recorder``/``replay`` write or answer
     from a cassette; ``meter`` reserves every network call in the daily allowance (the one
-    meter: the store's); ``body_limits`` raises the response cap for one lane (full text may
-    be larger than a search page).
+    meter: the store's); ``body_limits`` raises the response cap for one lane beyond the
+    providers' declared ones (full text may be larger than a search page).
 
     Build it through ``litdesk.services.provider_transport`` (the one factory).
     :meth:`for_meter` gives a view sharing the HTTP client, pacing and redaction with
@@ -189,11 +192,15 @@ class ProviderTransport:
         self.recorder = recorder
         self.replay = replay
         self.meter: Meter = meter
-        self._body_limits = dict(body_limits or {})
-        intervals = {"pubmed": NCBI_WITH_KEY} if has_key("pubmed", settings) else None
-        self.pacer = pacer or Pacer(intervals, clock=clock, sleep=sleep)
+        self._body_limits = _DECLARED_BODY_LIMITS | dict(body_limits or {})
+        keyed = {
+            name: adapter.keyed_interval
+            for name, adapter in ADAPTERS.items()
+            if adapter.keyed_interval is not None and has_key(name, settings)
+        }
+        self.pacer = pacer or Pacer(keyed or None, clock=clock, sleep=sleep)
         secrets: list[str] = []
-        for provider in HOSTS:
+        for provider in ADAPTERS:
             secrets.extend(credentials_for(provider, settings).secrets)
         self.redactor = Redactor(secrets)
         self._filter = RedactingFilter(self.redactor)
@@ -236,12 +243,8 @@ class ProviderTransport:
         return f"litdesk/{__version__} (https://github.com/litdesk/litdesk{suffix})"
 
     def _polite_params(self, provider: str) -> list[tuple[str, str]]:
-        contact = self.settings.contact_email
-        if provider in {"openalex", "crossref"} and contact:
-            return [("mailto", contact)]
-        if provider == "pubmed":
-            return [("tool", "litdesk")] + ([("email", contact)] if contact else [])
-        return []
+        adapter = ADAPTERS.get(provider)
+        return adapter.polite_params(self.settings.contact_email) if adapter is not None else []
 
     def _target(self, request: CompiledRequest) -> httpx.URL:
         url = httpx.URL(request.url)
@@ -264,8 +267,9 @@ class ProviderTransport:
         url = sanitised_url(request)
         if self.replay is not None:
             return self.replay.lookup(provider, request.method, url, request.body)
-        if provider == "openalex" and not has_key("openalex", self.settings):
-            raise TransportRefused(OPENALEX_KEY_MESSAGE, lane_status="unavailable")
+        adapter = ADAPTERS[provider]  # check_request refused any undeclared provider
+        if adapter.key_required is not None and not has_key(provider, self.settings):
+            raise TransportRefused(adapter.key_required, lane_status="unavailable")
         # the store is shared by threads and processes: reserve off the event loop
         await asyncio.to_thread(self.meter.reserve, provider, lane=request.lane)
         await self.pacer.acquire(provider)
@@ -298,10 +302,10 @@ class ProviderTransport:
                 f"{provider}: network error ({type(exc).__name__}: {self._redact(str(exc))})"
             ) from None
         elapsed = (self._clock() - started) * 1000
-        if provider == "crossref":
-            interval = crossref_interval(kept)
+        if adapter.interval_from_headers is not None:
+            interval = adapter.interval_from_headers(kept)
             if interval is not None:
-                self.pacer.set_interval("crossref", interval)
+                self.pacer.set_interval(provider, interval)
         exchange = Exchange(
             provider=provider,
             method=request.method,

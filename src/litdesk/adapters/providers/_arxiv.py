@@ -8,9 +8,11 @@ from typing import Any, Final
 from lxml import etree
 
 from litdesk.core.imports import digest_bytes
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import split_arxiv
-from litdesk.core.search import ProviderPage
+from litdesk.core.search import CompiledRequest, ProviderPage
 
+from ._adapter import ProviderAdapter
 from ._common import (
     Builder,
     ProviderParseError,
@@ -26,9 +28,10 @@ from ._common import (
     year_of,
 )
 
-__all__ = ["PARSER", "arxiv_entry", "arxiv_error", "parse_arxiv"]
+__all__ = ["ADAPTER", "SPEC", "PARSER", "arxiv_entry", "arxiv_error", "parse_arxiv"]
 
-PROVIDER: Final = "arxiv"
+SPEC: Final = provider_spec("arxiv")
+PROVIDER: Final = SPEC.name
 PARSER: Final = ("litdesk.providers.arxiv", "1")
 
 
@@ -91,5 +94,20 @@ def arxiv_entry(entry: etree._Element) -> dict[str, Any] | None:
         "open_access": True,
         "source_url": f"https://arxiv.org/abs/{versioned}",
         "full_text_url": f"https://arxiv.org/pdf/{versioned}",
-        "provider": "arXiv",
+        "provider": SPEC.display_name,
     }
+
+
+def _parse_answer(request: CompiledRequest, body: bytes) -> ProviderPage:
+    return parse_arxiv(body)
+
+
+#: arXiv at the edge: one request every 3 seconds, Atom answers.
+ADAPTER: Final = ProviderAdapter(
+    spec=SPEC,
+    parser=PARSER,
+    parse=_parse_answer,
+    parse_body=parse_arxiv,
+    interval=3.0,
+    accept="application/atom+xml, application/xml;q=0.9",
+)

@@ -4,12 +4,16 @@ Sparse ``select=`` items parse; JATS abstracts become plain text."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from typing import Any, Final
 
 from litdesk.core.imports import digest_bytes
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import normalize_doi
-from litdesk.core.search import ProviderPage
+from litdesk.core.search import CompiledRequest, ProviderPage
 
+from ._adapter import Credential, ProviderAdapter, request_param
 from ._common import (
     Builder,
     ProviderParseError,
@@ -25,9 +29,10 @@ from ._common import (
     year_of,
 )
 
-__all__ = ["PARSER", "crossref_record", "parse_crossref"]
+__all__ = ["ADAPTER", "SPEC", "crossref_interval", "PARSER", "crossref_record", "parse_crossref"]
 
-PROVIDER: Final = "crossref"
+SPEC: Final = provider_spec("crossref")
+PROVIDER: Final = SPEC.name
 PARSER: Final = ("litdesk.providers.crossref", "1")
 _DATES = ("issued", "published", "published-print", "published-online")
 
@@ -98,7 +103,7 @@ def crossref_record(w: dict[str, Any]) -> dict[str, Any]:
         "cited_by": as_int(w.get("is-referenced-by-count")),
         "licence": _licence(w),
         "source_url": f"https://doi.org/{norm}" if (norm := normalize_doi(doi)) else None,
-        "provider": "Crossref",
+        "provider": SPEC.display_name,
     }
 
 
@@ -138,3 +143,47 @@ def _licence(w: dict[str, Any]) -> str | None:
                 if url:
                     return url
     return None
+
+
+_MAX_INTERVAL: Final = 60.0
+
+
+def crossref_interval(headers: Mapping[str, str]) -> float | None:
+    """Seconds between requests from Crossref's rate headers, or None when absent/invalid."""
+    limit_raw = headers.get("x-rate-limit-limit", "").strip()
+    interval_raw = headers.get("x-rate-limit-interval", "").strip().lower()
+    if not limit_raw or not interval_raw:
+        return None
+    m = re.fullmatch(r"(\d{1,6})\s*(s|ms|m)?", interval_raw)
+    if not limit_raw.isdigit() or m is None:
+        return None
+    limit = int(limit_raw)
+    if limit <= 0:
+        return None
+    amount = float(m.group(1))
+    unit = m.group(2) or "s"
+    seconds = amount / 1000 if unit == "ms" else amount * 60 if unit == "m" else amount
+    return min(max(seconds / limit, 0.0), _MAX_INTERVAL)
+
+
+def _parse_answer(request: CompiledRequest, body: bytes) -> ProviderPage:
+    page = parse_crossref(body)
+    if page.next_cursor is not None and page.next_cursor == request_param(request, "cursor"):
+        page.next_cursor = None
+    return page
+
+
+#: Crossref at the edge: 50 requests a second (the public pool) until its rate headers say
+#: otherwise, an optional Plus token as a Bearer header, ``mailto`` for the polite pool.
+ADAPTER: Final = ProviderAdapter(
+    spec=SPEC,
+    parser=PARSER,
+    parse=_parse_answer,
+    parse_body=parse_crossref,
+    interval=1 / 50,
+    interval_from_headers=crossref_interval,
+    credential=Credential(
+        "crossref_plus_token", header="Crossref-Plus-API-Token", template="Bearer {key}"
+    ),
+    contact_param="mailto",
+)

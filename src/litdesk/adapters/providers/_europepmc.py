@@ -9,9 +9,11 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from litdesk.core.imports import digest_bytes
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import normalize_pmcid
-from litdesk.core.search import ProviderPage
+from litdesk.core.search import CompiledRequest, ProviderPage
 
+from ._adapter import ProviderAdapter, request_param
 from ._common import (
     Builder,
     ProviderParseError,
@@ -30,9 +32,18 @@ from ._common import (
 )
 from ._jats import jats_fields
 
-__all__ = ["PARSER", "europepmc_record", "parse_europepmc", "xml_to_dict"]
+__all__ = [
+    "ADAPTER",
+    "SPEC",
+    "MAX_FULLTEXT_BYTES",
+    "PARSER",
+    "europepmc_record",
+    "parse_europepmc",
+    "xml_to_dict",
+]
 
-PROVIDER: Final = "europepmc"
+SPEC: Final = provider_spec("europepmc")
+PROVIDER: Final = SPEC.name
 PARSER: Final = ("litdesk.providers.europepmc", "1")
 _FULLTEXT_HOSTS = frozenset(
     {"europepmc.org", "www.europepmc.org", "www.ncbi.nlm.nih.gov", "pmc.ncbi.nlm.nih.gov"}
@@ -97,7 +108,7 @@ def _article(root: etree._Element, body: bytes) -> ProviderPage:
     if pmcid:
         fields["full_text_url"] = f"https://europepmc.org/articles/{pmcid}"
         fields["source_url"] = f"https://europepmc.org/article/PMC/{pmcid}"
-    fields["provider"] = "Europe PMC"
+    fields["provider"] = SPEC.display_name
     b.add(fields, fallback=digest_bytes(body))
     return b.page(total=len(b.papers))
 
@@ -135,7 +146,7 @@ def europepmc_record(r: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
         "cited_by": as_int(r.get("citedByCount")),
         "licence": one_line(r.get("license"), limit=200),
         "full_text_url": _full_text_url(r),
-        "provider": "Europe PMC",
+        "provider": SPEC.display_name,
     }
     if source and acc and source_id:
         fields["source_url"] = f"https://europepmc.org/article/{source}/{acc}"
@@ -220,3 +231,22 @@ def xml_to_dict(el: etree._Element) -> Any:
         else:
             out[name] = value
     return out
+
+
+#: The largest full-text article read (the ``fulltext`` lane; searches keep the settings' cap).
+MAX_FULLTEXT_BYTES: Final = 4_000_000
+
+
+def _parse_answer(request: CompiledRequest, body: bytes) -> ProviderPage:
+    return parse_europepmc(body, cursor=request_param(request, "cursorMark"))
+
+
+#: Europe PMC at the edge: 10 requests a second, no key.
+ADAPTER: Final = ProviderAdapter(
+    spec=SPEC,
+    parser=PARSER,
+    parse=_parse_answer,
+    parse_body=parse_europepmc,
+    interval=0.1,
+    body_limits=((SPEC.lane("fulltext"), MAX_FULLTEXT_BYTES),),
+)

@@ -7,9 +7,11 @@ import json
 from typing import Any, Final
 
 from litdesk.core.imports import digest_bytes
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import normalize_openalex_id
-from litdesk.core.search import ProviderPage
+from litdesk.core.search import CompiledRequest, ProviderPage
 
+from ._adapter import Credential, ProviderAdapter, request_param
 from ._common import (
     Builder,
     ProviderParseError,
@@ -24,9 +26,20 @@ from ._common import (
     year_of,
 )
 
-__all__ = ["MAX_ABSTRACT_WORDS", "PARSER", "openalex_record", "parse_openalex", "rebuild_abstract"]
+__all__ = [
+    "ADAPTER",
+    "SPEC",
+    "OPENALEX_KEY_MESSAGE",
+    "SEMANTIC_GAP_SECONDS",
+    "MAX_ABSTRACT_WORDS",
+    "PARSER",
+    "openalex_record",
+    "parse_openalex",
+    "rebuild_abstract",
+]
 
-PROVIDER: Final = "openalex"
+SPEC: Final = provider_spec("openalex")
+PROVIDER: Final = SPEC.name
 PARSER: Final = ("litdesk.providers.openalex", "1")
 #: Bounds on ``abstract_inverted_index``: positions and distinct words.
 MAX_ABSTRACT_WORDS: Final = 20_000
@@ -117,7 +130,7 @@ def openalex_record(w: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         "licence": as_str(best.get("license")),
         "full_text_url": as_str(best.get("pdf_url")) or as_str(best.get("landing_page_url")),
         "source_url": f"https://openalex.org/{openalex_id}" if openalex_id else None,
-        "provider": "OpenAlex",
+        "provider": SPEC.display_name,
     }
     return fields, notes
 
@@ -151,3 +164,39 @@ def rebuild_abstract(index: object) -> str | None:
             return None
     text = " ".join(slots[p] for p in sorted(slots))
     return " ".join(text.split()) or None
+
+
+OPENALEX_KEY_MESSAGE: Final = (
+    "OpenAlex requires an API key (free): create one at https://openalex.org/settings/api "
+    "and set LITDESK_OPENALEX_API_KEY; nothing was sent"
+)
+#: The semantic lane keeps one call per second for every process sharing the store.
+SEMANTIC_GAP_SECONDS: Final = 1.0
+
+
+def _parse_answer(request: CompiledRequest, body: bytes) -> ProviderPage:
+    page = parse_openalex(body)
+    if request_param(request, "search.semantic") is not None:
+        # Semantic search ranks one bounded shortlist: no total, no further pages.
+        page.total = None
+        page.next_cursor = None
+        page.warnings.append(
+            f"OpenAlex semantic search returns a bounded shortlist of {len(page.papers)} works"
+        )
+    return page
+
+
+#: OpenAlex at the edge: 10 requests a second, an API key (required) as ``api_key``,
+#: ``mailto`` for the polite pool, its own global daily allowance.
+ADAPTER: Final = ProviderAdapter(
+    spec=SPEC,
+    parser=PARSER,
+    parse=_parse_answer,
+    parse_body=parse_openalex,
+    interval=0.1,
+    credential=Credential("openalex_api_key", param="api_key"),
+    key_required=OPENALEX_KEY_MESSAGE,
+    contact_param="mailto",
+    lane_gaps=((SPEC.lane("semantic"), SEMANTIC_GAP_SECONDS),),
+    daily_limit_setting="openalex_daily_requests",
+)

@@ -9,9 +9,12 @@ from typing import Any, Final
 from lxml import etree
 
 from litdesk.core.imports import digest_bytes
+from litdesk.core.providers import provider_spec
+from litdesk.core.query import compile_fetch
 from litdesk.core.records import normalize_pmcid
-from litdesk.core.search import ProviderPage
+from litdesk.core.search import CompiledRequest, ProviderPage
 
+from ._adapter import Credential, ProviderAdapter
 from ._common import (
     Builder,
     ProviderParseError,
@@ -34,6 +37,8 @@ from ._common import (
 from ._jats import jats_fields
 
 __all__ = [
+    "ADAPTER",
+    "SPEC",
     "PARSER",
     "parse_pubmed",
     "pmc_article",
@@ -42,7 +47,8 @@ __all__ = [
     "pubmed_errors",
 ]
 
-PROVIDER: Final = "pubmed"
+SPEC: Final = provider_spec("pubmed")
+PROVIDER: Final = SPEC.name
 PARSER: Final = ("litdesk.providers.pubmed", "1")
 
 
@@ -122,7 +128,7 @@ def _pmid_fields(pmid: str) -> dict[str, Any]:
     return {
         "pmid": pmid,
         "source_url": f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid.isdigit() else None,
-        "provider": "PubMed",
+        "provider": SPEC.display_name,
     }
 
 
@@ -336,3 +342,33 @@ def pmc_article(article: etree._Element) -> dict[str, Any]:
         fields["full_text_url"] = f"https://pmc.ncbi.nlm.nih.gov/articles/{pmcid}/"
     fields["provider"] = "PubMed Central"
     return fields
+
+
+def _parse_answer(request: CompiledRequest, body: bytes) -> ProviderPage:
+    return parse_pubmed(body)
+
+
+def _follow_up(request: CompiledRequest, page: ProviderPage) -> CompiledRequest | None:
+    """efetch for the PMIDs an esearch found without their records."""
+    if request.operation == "fetch":
+        return None
+    pmids = [p.pmid for p in page.papers if p.pmid and not p.title]
+    if not pmids:
+        return None
+    return compile_fetch(SPEC.name, pmids)
+
+
+#: PubMed (NCBI E-utilities) at the edge: 3 requests a second (10 with an ``api_key``),
+#: ``tool`` and ``email`` as NCBI asks, efetch completing an esearch page.
+ADAPTER: Final = ProviderAdapter(
+    spec=SPEC,
+    parser=PARSER,
+    parse=_parse_answer,
+    parse_body=parse_pubmed,
+    interval=1 / 3,
+    keyed_interval=0.1,
+    credential=Credential("ncbi_api_key", param="api_key"),
+    contact_param="email",
+    fixed_params=(("tool", "litdesk"),),
+    follow_up=_follow_up,
+)

@@ -8,9 +8,11 @@ import json
 from typing import Any, Final
 
 from litdesk.core.imports import digest_bytes
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import normalize_arxiv, normalize_doi, normalize_pmcid, normalize_pmid
-from litdesk.core.search import ProviderPage
+from litdesk.core.search import CompiledRequest, ProviderPage
 
+from ._adapter import Credential, ProviderAdapter
 from ._common import (
     Builder,
     ProviderParseError,
@@ -26,9 +28,10 @@ from ._common import (
     year_of,
 )
 
-__all__ = ["PARSER", "parse_semanticscholar", "s2_record"]
+__all__ = ["ADAPTER", "SPEC", "PARSER", "parse_semanticscholar", "s2_record"]
 
-PROVIDER: Final = "semanticscholar"
+SPEC: Final = provider_spec("semanticscholar")
+PROVIDER: Final = SPEC.name
 PARSER: Final = ("litdesk.providers.semanticscholar", "1")
 _NESTED = ("citedPaper", "citingPaper")
 
@@ -134,6 +137,21 @@ def s2_record(p: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
             if paper_id and paper_id.isalnum()
             else None
         ),
-        "provider": "Semantic Scholar",
+        "provider": SPEC.display_name,
     }
     return fields, source_id
+
+
+def _parse_answer(request: CompiledRequest, body: bytes) -> ProviderPage:
+    return parse_semanticscholar(body)
+
+
+#: Semantic Scholar at the edge: one request a second, an optional ``x-api-key`` header.
+ADAPTER: Final = ProviderAdapter(
+    spec=SPEC,
+    parser=PARSER,
+    parse=_parse_answer,
+    parse_body=parse_semanticscholar,
+    interval=1.0,
+    credential=Credential("semantic_scholar_api_key", header="x-api-key"),
+)

@@ -17,16 +17,20 @@ from ._normalize import (
     title_info,
     volume_key,
 )
+from ._versions import Version
+from ._vetoes import TITLE_RULES, vetoes
 
 __all__ = [
     "DEDUP_VERSION",
     "RULES",
+    "TITLE_RULES",
     "Confusion",
     "Decision",
     "DedupResult",
     "Pair",
     "PairExplanation",
     "TitleInfo",
+    "Version",
     "deduplicate",
     "evaluate_flags",
     "evaluate_groups",
@@ -40,5 +44,6 @@ __all__ = [
     "page_range",
     "registry_ids",
     "title_info",
+    "vetoes",
     "volume_key",
 ]

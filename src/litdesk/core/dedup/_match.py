@@ -22,6 +22,7 @@ nothing is lost: every input record ends in exactly one group.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -31,6 +32,7 @@ from rapidfuzz import fuzz
 from litdesk.core.fusion import NAMESPACES, Conflict, group_keys, identity_keys
 from litdesk.core.records import Paper
 
+from ._chains import UF, Chains
 from ._normalize import (
     REGISTRY_NAMESPACES,
     TitleKind,
@@ -47,6 +49,8 @@ from ._normalize import (
     volume_key,
 )
 from ._shared import check_shared
+from ._versions import Relation, Version, meeting_abstract, version_relation, versions_of
+from ._vetoes import doi_component, vetoes
 
 __all__ = [
     "DEDUP_VERSION",
@@ -57,7 +61,7 @@ __all__ = [
     "deduplicate",
 ]
 
-DEDUP_VERSION: Final = "litdesk-dedup-v3"
+DEDUP_VERSION: Final = "litdesk-dedup-v4"
 Decision = Literal["merge", "review", "linked", "distinct"]
 
 #: The documented thresholds (title similarity is rapidfuzz's ratio on normalised titles, 0–1).
@@ -88,7 +92,13 @@ _PREPRINT_VENUES: Final = (
     "psyarxiv",
     "osf preprints",
     "authorea",
+    "working paper",
+    "discussion paper",
+    "preprint",
 )
+#: Publication types of a preprint or working paper (RIS ``UNPB``, Crossref's
+#: ``posted-content``, EndNote's "Unpublished Work").
+_PREPRINT_TYPES: Final = ("preprint", "posted-content", "working paper", "unpublished")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +133,9 @@ class DedupResult:
     version: str = DEDUP_VERSION
     #: identifier conflicts: shared identifiers not trusted, conflicting values (input indices)
     conflicts: list[Conflict] = field(default_factory=list)
+    #: "version of" links between records kept apart (preprint ↔ published, meeting
+    #: abstract ↔ full paper, correction notice ↔ article): both kept, the primary screened
+    versions: list[Version] = field(default_factory=list)
 
     @property
     def removable(self) -> int:
@@ -136,6 +149,7 @@ _ID_NS: Final = (*NAMESPACES, *REGISTRY_NAMESPACES)
 @dataclass(slots=True)
 class _Features:
     title: str
+    alt_titles: tuple[str, ...]  # a translated (or original-language) title, normalised
     title_sorted: str  # the title's words sorted: token_sort_ratio's form, made once
     words: int
     surname: str
@@ -149,16 +163,20 @@ class _Features:
     page: str
     page_digits: str  # the first page's digits: "c37" ~ "37", "e1234" ~ "1234"
     pages: tuple[int, int] | None
+    page_span: tuple[int, int] | None  # the page range when well formed (not "2297-2108")
     ids: dict[str, set[str]]
     doi_prefix: str
     preprint: bool
+    abstract_only: bool  # a meeting/conference abstract
     kind: TitleKind
     cites: tuple[tuple[str, str], ...]
     erratum_in: tuple[tuple[str, str, str], ...]
 
 
 def _features(
-    papers: Sequence[Paper], keys: Sequence[dict[str, set[str]]] | None = None
+    papers: Sequence[Paper],
+    keys: Sequence[dict[str, set[str]]] | None = None,
+    alt_titles: Sequence[str] = (),
 ) -> _Features:
     def first(name: str) -> Any:
         for p in papers:
@@ -184,8 +202,7 @@ def _features(
     doi = next(iter(sorted(ids.get("doi", set()))), "")
     venue = (first("journal") or "").lower()
     preprint = (
-        "preprint" in types
-        or "posted-content" in types
+        any(t in types for t in _PREPRINT_TYPES)
         or any(v in venue for v in _PREPRINT_VENUES)
         or bool(ids.get("arxiv"))
         and not venue
@@ -193,8 +210,10 @@ def _features(
     )
     authors = first("authors") or ()
     page = first_page(first("pages"))
+    alts = tuple(dict.fromkeys(t for a in alt_titles if (t := parse_title(a)[0]) and t != title))
     return _Features(
         title=title,
+        alt_titles=alts,
         title_sorted=" ".join(sorted(words)),
         words=len(words),
         surname=first_author_surname(authors),
@@ -208,13 +227,27 @@ def _features(
         page=page,
         page_digits="".join(c for c in page if c.isdigit()),
         pages=page_range(first("pages")),
+        page_span=_page_span(first("pages")),
         ids=ids,
         doi_prefix=doi.split("/", 1)[0] if doi else "",
         preprint=preprint,
+        abstract_only=meeting_abstract(types, venue, first("issue"), first("volume")),
         kind=kind,
         cites=info.cites,
         erratum_in=info.erratum_in,
     )
+
+
+_SPAN: Final = re.compile(r"^\s*[A-Za-z]?(\d{1,7})\s*[-–—‐]+\s*[A-Za-z]?(\d{1,7})\s*$")
+
+
+def _page_span(pages: str | None) -> tuple[int, int] | None:
+    """The page range (or single page) when well formed; None for "2297-2108"."""
+    span = page_range(pages)
+    m = _SPAN.match(pages or "")
+    if span is not None and m is not None and span[0] == span[1] and m.group(1) != m.group(2):
+        return None  # the range ends before it starts: page_range kept its first page
+    return span
 
 
 def _blocking_keys(f: _Features) -> list[str]:
@@ -235,12 +268,16 @@ def _blocking_keys(f: _Features) -> list[str]:
 
 
 def _conflicts(a: _Features, b: _Features) -> list[str]:
-    common = a.ids.keys() & b.ids.keys()
-    return [
-        ns
-        for ns in _ID_NS
-        if ns in common and a.ids[ns] and b.ids[ns] and not (a.ids[ns] & b.ids[ns])
-    ]
+    return _id_clash(a.ids, b.ids)
+
+
+def _id_clash(x: Mapping[str, set[str]], y: Mapping[str, set[str]]) -> list[str]:
+    """Namespaces where both hold identifiers and share none; a DOI and its own
+    component's DOI (a supplement file, figure, table) are the same work, no clash."""
+    out = [ns for ns in _ID_NS if x.get(ns) and y.get(ns) and not (x[ns] & y[ns])]
+    if "doi" in out and all(any(doi_component(d, e) for e in y["doi"]) for d in x["doi"]):
+        out.remove("doi")
+    return out
 
 
 def _agree(x: str | tuple[str, ...], y: str | tuple[str, ...]) -> bool | None:
@@ -295,6 +332,16 @@ def _score(a: _Features, b: _Features) -> tuple[float, dict[str, Any]]:
         if title < RULES["auto_title"]:
             # = fuzz.token_sort_ratio(a.title, b.title, score_cutoff=60)
             title = max(title, fuzz.ratio(a.title_sorted, b.title_sorted, score_cutoff=60) / 100)
+        if title < RULES["auto_title"] and (a.alt_titles or b.alt_titles):
+            # a translated title recorded on either side: the best pair of variants
+            title = max(
+                title,
+                *(
+                    fuzz.ratio(x, y) / 100
+                    for x in (a.title, *a.alt_titles)
+                    for y in (b.title, *b.alt_titles)
+                ),
+            )
     year_gap = abs(a.year - b.year) if a.year and b.year else None
     shifted = _shifted(a, b)
     ev: dict[str, Any] = {
@@ -369,8 +416,33 @@ def _implied_correction(a: _Features, b: _Features, ev: dict[str, Any]) -> _Feat
 def _decide(
     a: _Features, b: _Features, ev: dict[str, Any], merge_corrections: bool
 ) -> tuple[Decision, str] | None:
+    """The pair's decision: the rules below, then the vetoes (an automatic merge with a
+    veto waits for review) and the "version of" relation (recorded in the evidence)."""
+    decided = _decide_rules(a, b, ev, merge_corrections)
+    relation = version_relation(a, b, ev, decided[0] if decided else None)
+    if relation is not None:
+        ev["version"] = relation
+        if relation["relation"] == "abstract" and decided is None:
+            decided = "linked", "a meeting abstract and the full paper: versions, linked"
+    if decided is None or decided[0] in ("distinct", "linked"):
+        return decided
+    if relation is not None and relation["relation"] == "correction":
+        return decided  # a notice is another item by nature: merged only when asked (rule E)
+    vetoed = vetoes(a, b, ev)
+    if vetoed:
+        ev["vetoes"] = vetoed
+        if decided[0] == "merge":
+            return "review", f"vetoed: {'; '.join(vetoed)} (was: {decided[1]})"
+    return decided
+
+
+def _decide_rules(
+    a: _Features, b: _Features, ev: dict[str, Any], merge_corrections: bool
+) -> tuple[Decision, str] | None:
     conflicts = _conflicts(a, b)
     title = float(ev["title"])
+    if conflicts == ["doi"] and a.preprint != b.preprint:
+        conflicts = []  # a preprint's DOI and its published version's: versions, see below
     if conflicts:
         if title >= RULES["review_title"]:
             return "distinct", "conflicting identifiers: " + ", ".join(conflicts)
@@ -507,98 +579,18 @@ def _decide_kinds(
     return None
 
 
-class _Chains:
-    """Every pair inside an automatic group must be plausible on its own: before two
-    groups join, each record of one is checked against each record of the other (the
-    pair's own decision must be ``merge`` or ``review``; a reviewer's ``distinct`` vetoes).
-    A group that would only hold by chaining (A≈B, B≈C, A≉C) is not formed: the joining
-    pair waits for review. Above ``max_chain_pairs`` cross pairs the join waits too."""
-
-    def __init__(
-        self,
-        feats: Sequence[_Features],
-        reps: Sequence[Sequence[int]],
-        stage2: Sequence[tuple[float, int, int, Decision, str, dict[str, Any]]],
-        reviewed: Mapping[tuple[int, int], Decision],
-        corrections: bool,
-    ) -> None:
-        self.feats = feats
-        self.reps = reps
-        self.reviewed = reviewed
-        self.corrections = corrections
-        self.known: dict[tuple[int, int], Decision | None] = {
-            (x, y): d for _, x, y, d, _, _ in stage2
-        }
-        self.why: dict[tuple[int, int], str] = {}
-        self.members: dict[int, list[int]] = {}
-
-    def _plausible(self, u: int, v: int) -> tuple[bool, str]:
-        u, v = (u, v) if u < v else (v, u)
-        a, b = self.reps[u][0], self.reps[v][0]
-        if self.reviewed.get((min(a, b), max(a, b))) == "distinct":
-            return False, "a reviewer said distinct"
-        if (u, v) in self.known:
-            decision = self.known[(u, v)]
-        else:
-            _, ev = _score(self.feats[u], self.feats[v])
-            decided = _decide(self.feats[u], self.feats[v], ev, self.corrections)
-            decision = decided[0] if decided else None
-            self.known[(u, v)] = decision
-            self.why[(u, v)] = f"title {ev['title']:.2f}, nothing else decides"
-        if decision is None:
-            return False, self.why.get((u, v), "nothing decides")
-        return decision in ("merge", "review"), decision
-
-    def check(
-        self, x: int, y: int, rx: int, ry: int, by_reviewer: bool
-    ) -> tuple[str, list[int]] | None:
-        """Why groups ``rx`` and ``ry`` must not join through the pair ``x``–``y``, or None."""
-        left = self.members.get(rx, [rx])
-        right = self.members.get(ry, [ry])
-        if len(left) * len(right) > RULES["max_chain_pairs"]:
-            return (
-                f"merge would make a group of {len(left) + len(right)} records: too large to "
-                "check every pair",
-                [],
-            )
-        for u in left:
-            for v in right:
-                if (u, v) in ((x, y), (y, x)):
-                    continue
-                ok, why = self._plausible(u, v)
-                if ok or (by_reviewer and why != "a reviewer said distinct"):
-                    continue
-                a, b = sorted((self.reps[u][0], self.reps[v][0]))
-                return (
-                    f"merge would chain: records {a} and {b} would share a group although "
-                    f"that pair is not plausible on its own ({why})",
-                    [a, b],
-                )
-        return None
-
-    def join(self, rx: int, ry: int) -> None:
-        self.members.setdefault(rx, [rx]).extend(self.members.pop(ry, [ry]))
-
-
-class _UF:
-    def __init__(self, n: int) -> None:
-        self.p = list(range(n))
-
-    def find(self, x: int) -> int:
-        while self.p[x] != x:
-            self.p[x] = self.p[self.p[x]]
-            x = self.p[x]
-        return x
-
-
 def deduplicate(
     papers: Sequence[Paper],
     *,
     auto_only: bool = False,
     reviewed: Mapping[tuple[int, int], Decision] | None = None,
     merge_corrections: bool | None = None,
+    alt_titles: Mapping[int, Sequence[str]] | None = None,
 ) -> DedupResult:
     """Find duplicate groups among ``papers`` (indices are positions in ``papers``).
+
+    ``alt_titles`` maps a record's index to its other recorded titles (a translated
+    title): compared too, by the similarity and by the title veto.
 
     ``reviewed`` maps a pair ``(a, b)`` (a < b) to the reviewer's decision (``merge`` or
     ``distinct``), which overrides the automatic one; with ``auto_only`` reviewer
@@ -642,8 +634,14 @@ def deduplicate(
                 )
         else:
             reps.append(list(g.members))
+    alts = alt_titles or {}
     feats = [
-        _features([papers[i] for i in members], [all_keys[i] for i in members]) for members in reps
+        _features(
+            [papers[i] for i in members],
+            [all_keys[i] for i in members],
+            [t for i in members for t in alts.get(i, ())],
+        )
+        for members in reps
     ]
 
     blocks: dict[str, list[int]] = {}
@@ -666,7 +664,7 @@ def deduplicate(
                     seen.add(cand)
                     candidates.append(cand)
 
-    uf = _UF(len(reps))
+    uf = UF(len(reps))
     group_ids = [dict(f.ids) for f in feats]
     stage2: list[tuple[float, int, int, Decision, str, dict[str, Any]]] = []
     for x, y in candidates:
@@ -684,7 +682,14 @@ def deduplicate(
         "shared_id_conflicts": sum(c.kind == "shared" for c in conflicts),
     }
     merged2 = review = linked = distinct = chained = 0
-    chains = _Chains(feats, reps, stage2, reviewed, corrections)
+    links: list[tuple[int, int, Relation, str]] = []
+
+    def judge(u: int, v: int) -> tuple[Decision | None, dict[str, Any]]:
+        _, ev = _score(feats[u], feats[v])
+        decided = _decide(feats[u], feats[v], ev, corrections)
+        return (decided[0] if decided else None), ev
+
+    chains = Chains(judge, reps, stage2, reviewed, int(RULES["max_chain_pairs"]))
     for score, x, y, decision, reason, ev in stage2:
         a, b = reps[x][0], reps[y][0]
         key = (min(a, b), max(a, b))
@@ -694,13 +699,7 @@ def deduplicate(
         if decision == "merge":
             rx, ry = uf.find(x), uf.find(y)
             if rx != ry:
-                clash = [
-                    ns
-                    for ns in _ID_NS
-                    if group_ids[rx].get(ns)
-                    and group_ids[ry].get(ns)
-                    and not (group_ids[rx][ns] & group_ids[ry][ns])
-                ]
+                clash = _id_clash(group_ids[rx], group_ids[ry])
                 chain = None if clash else chains.check(x, y, rx, ry, key in reviewed)
                 if clash:
                     decision, reason = (
@@ -720,12 +719,21 @@ def deduplicate(
         review += decision == "review"
         linked += decision == "linked"
         distinct += decision == "distinct"
+        if rel := ev.get("version"):
+            first, second = (a, b) if rel["primary"] == "a" else (b, a)
+            links.append((first, second, rel["relation"], reason))
+            ev = {**ev, "version": rel["relation"]}
         pairs.append(Pair(key[0], key[1], score, ev, decision, reason, 2))
 
     final: dict[int, list[int]] = {}
     for gi, rep_members in enumerate(reps):
         final.setdefault(uf.find(gi), []).extend(rep_members)
     groups = sorted((sorted(g) for g in final.values()), key=lambda g: g[0])
+    group_of = [0] * n
+    for k, members in enumerate(groups):
+        for i in members:
+            group_of[i] = k
+    versions = versions_of(links, group_of)
     counts.update(
         {
             "candidate_pairs": len(candidates),
@@ -737,6 +745,8 @@ def deduplicate(
             "chain_reviews": chained,
             "groups": len(groups),
             "removable": sum(len(g) - 1 for g in groups),
+            "vetoed_pairs": sum(bool(p.evidence.get("vetoes")) for p in pairs),
+            "versions": len(versions),
         }
     )
-    return DedupResult(groups=groups, pairs=pairs, counts=counts, conflicts=conflicts)
+    return DedupResult(groups, pairs, counts, conflicts=conflicts, versions=versions)

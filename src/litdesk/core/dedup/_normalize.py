@@ -387,10 +387,11 @@ _REGISTRY: Final = {
     "actrn": re.compile(r"\bACTRN\s?(\d{14})\b", re.IGNORECASE),
     "drks": re.compile(r"\bDRKS\s?(\d{8})\b", re.IGNORECASE),
     "chictr": re.compile(r"\bChiCTR[-‐]?([A-Z]{0,4}-?\d{6,10})\b", re.IGNORECASE),
+    "prospero": re.compile(r"\bCRD\s?(42\d{9})\b", re.IGNORECASE),  # review protocols
 }
 #: The namespaces :func:`registry_ids` returns.
 REGISTRY_NAMESPACES: Final = tuple(_REGISTRY)
-_REGISTRY_HINT: Final = _Hint(r"nct|isrctn|actrn|drks|chictr|\d{4}-\d{6}-\d{2}")
+_REGISTRY_HINT: Final = _Hint(r"nct|isrctn|actrn|drks|chictr|crd|\d{4}-\d{6}-\d{2}")
 
 
 def registry_ids(*texts: str | None) -> dict[str, set[str]]:

@@ -38,6 +38,7 @@ from ._normalize import (
     page_range,
     parse_title,
 )
+from ._vetoes import title_numbers
 
 __all__ = ["SHARED_RULES", "SharedCheck", "check_shared"]
 
@@ -104,6 +105,9 @@ def disagreement(a: _Brief, b: _Brief) -> dict[str, Any] | None:
         if sim < SHARED_RULES["title"] and not _contained(a, b):
             out["titles"] = round(sim, 4)
         same_title = sim >= SHARED_RULES["same_title"]
+        na, nb = title_numbers(a.title), title_numbers(b.title)
+        if na - nb and nb - na:  # "12 week" vs "24 week": near-identical, still two items
+            out["title_numbers"] = [sorted(na - nb), sorted(nb - na)]
     if same_title:
         return out or None  # the same title: other fields differing is an export's slip
     if (
@@ -167,12 +171,13 @@ def check_shared(papers: Sequence[Paper], members: Sequence[int], keys: Keys) ->
     label = NAMESPACE_LABELS.get(ns, ns)
     if any(b.book for b in briefs.values()):
         hint = "likely a book's DOI given to its chapters" if ns == "doi" else "likely a book's id"
-    elif "titles" in what:
+    elif "titles" in what or "title_numbers" in what:
         hint = "likely a supplement or issue DOI" if ns == "doi" else "likely a wrong identifier"
     else:
         hint = "the identifier may be wrong in one export"
     message = (
-        f"{label} shared by {len(members)} records with different {' and '.join(what)}: "
+        f"{label} shared by {len(members)} records with different "
+        f"{' and '.join(w.replace('title_numbers', 'numbers in titles') for w in what)}: "
         f"{hint}; not merged on it (each record is compared on its other fields)"
     )
     evidence: dict[str, Any] = {

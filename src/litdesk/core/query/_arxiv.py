@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from litdesk.core.providers import provider_spec
 from litdesk.core.search import CompiledRequest, CompileRefused, SearchFilters
 
 from ._common import (
@@ -21,10 +22,11 @@ from ._common import (
 )
 from ._grammar import And, Node, Not, Query, Term
 
-__all__ = ["URL", "compile_lookup", "compile_search", "expression"]
+__all__ = ["SPEC", "URL", "compile_lookup", "compile_search", "expression"]
 
-PROVIDER: Final = "arxiv"
-URL: Final = "https://export.arxiv.org/api/query"
+SPEC: Final = provider_spec("arxiv")
+PROVIDER: Final = SPEC.name
+URL: Final = SPEC.url("/api/query")
 MAX_PAGE: Final = 2000
 MAX_START: Final = 30_000
 _PREFIX: Final[dict[ResolvedField, str]] = {
@@ -117,7 +119,7 @@ def compile_search(
         url=URL,
         params=params,
         executed=expr,
-        lane="arxiv-keyword",
+        lane=SPEC.lane("keyword"),
         warnings=warnings,
     )
 
@@ -144,5 +146,5 @@ def compile_lookup(namespace: str, value: str) -> CompiledRequest:
         url=URL,
         params=params,
         executed=f"id_list={ident}",
-        lane="arxiv-lookup",
+        lane=SPEC.lane("lookup"),
     )

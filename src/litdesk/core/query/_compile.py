@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
+from litdesk._errors import LitdeskError
+from litdesk.core.providers import ProviderSpec
 from litdesk.core.records import (
     detect_identifier,
     normalize_arxiv,
@@ -43,23 +45,33 @@ Mode = Literal["keyword", "semantic"]
 Namespace = Literal["doi", "pmid", "pmcid", "openalex", "arxiv", "source"]
 NAMESPACES: Final[tuple[Namespace, ...]] = ("doi", "pmid", "pmcid", "openalex", "arxiv", "source")
 
-_SearchFn = Callable[..., CompiledRequest]
-_SEARCH: Final[dict[str, _SearchFn]] = {
-    "europepmc": _europepmc.compile_search,
-    "openalex": _openalex.compile_search,
-    "semanticscholar": _semanticscholar.compile_search,
-    "crossref": _crossref.compile_search,
-    "pubmed": _pubmed.compile_search,
-    "arxiv": _arxiv.compile_search,
-}
-_LOOKUP: Final[dict[str, Callable[[str, str], CompiledRequest]]] = {
-    "europepmc": _europepmc.compile_lookup,
-    "openalex": _openalex.compile_lookup,
-    "semanticscholar": _semanticscholar.compile_lookup,
-    "crossref": _crossref.compile_lookup,
-    "pubmed": _pubmed.compile_lookup,
-    "arxiv": _arxiv.compile_lookup,
-}
+
+class _Compiler(Protocol):
+    """A provider's compiler module (``_<provider>.py``): its declaration, its search and
+    its exact lookup."""
+
+    @property
+    def SPEC(self) -> ProviderSpec: ...
+
+    def compile_search(
+        self, query: Query, filters: SearchFilters, *, cursor: str | None, limit: int, mode: str
+    ) -> CompiledRequest: ...
+
+    def compile_lookup(self, namespace: str, value: str) -> CompiledRequest: ...
+
+
+_MODULES: Final[tuple[_Compiler, ...]] = (
+    _europepmc,
+    _openalex,
+    _semanticscholar,
+    _crossref,
+    _pubmed,
+    _arxiv,
+)
+#: provider → its compiler, for every declared provider (checked at import).
+_COMPILERS: Final[dict[str, _Compiler]] = {m.SPEC.name: m for m in _MODULES}
+if set(_COMPILERS) != set(PROVIDERS):  # pragma: no cover - a declaration bug
+    raise LitdeskError("every declared provider needs exactly one query compiler")
 _NORMALISE: Final[dict[str, Callable[[object], str | None]]] = {
     "doi": normalize_doi,
     "pmid": normalize_pmid,
@@ -127,7 +139,7 @@ def compile_search(
         parsed = parse_plain_text(query)
     else:
         parsed = ensure_query(query, filters)
-    return _SEARCH[name](parsed, filters, cursor=cursor, limit=limit, mode=mode)
+    return _COMPILERS[name].compile_search(parsed, filters, cursor=cursor, limit=limit, mode=mode)
 
 
 def compile_lookup(provider: str, namespace: str, value: str) -> CompiledRequest:
@@ -142,7 +154,7 @@ def compile_lookup(provider: str, namespace: str, value: str) -> CompiledRequest
     canonical = normalise(value) if _encodable(value) else None
     if canonical is None:
         raise IdentifierError(f"not a valid {namespace}: {str(value)[:80]!r}")
-    return _LOOKUP[name](namespace, canonical)
+    return _COMPILERS[name].compile_lookup(namespace, canonical)
 
 
 def compile_fetch(provider: str, ids: Iterable[str]) -> CompiledRequest:

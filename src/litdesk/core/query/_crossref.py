@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 from urllib.parse import quote
 
+from litdesk.core.providers import provider_spec
 from litdesk.core.search import CompiledRequest, CompileRefused, SearchFilters
 
 from ._common import (
@@ -24,10 +25,11 @@ from ._common import (
 )
 from ._grammar import Query
 
-__all__ = ["URL", "compile_lookup", "compile_search"]
+__all__ = ["SPEC", "URL", "compile_lookup", "compile_search"]
 
-PROVIDER: Final = "crossref"
-URL: Final = "https://api.crossref.org/works"
+SPEC: Final = provider_spec("crossref")
+PROVIDER: Final = SPEC.name
+URL: Final = SPEC.url("/works")
 MAX_PAGE: Final = 1000
 _QUERY_PARAM: Final = {
     "all": "query.bibliographic",
@@ -96,7 +98,7 @@ def compile_search(
         url=URL,
         params=params,
         executed=f"{_QUERY_PARAM[field]}={text}",
-        lane="crossref-keyword",
+        lane=SPEC.lane("keyword"),
         warnings=warnings,
     )
 
@@ -111,5 +113,5 @@ def compile_lookup(namespace: str, value: str) -> CompiledRequest:
         url=f"{URL}/{quote(value, safe='')}",
         params=[],
         executed=value,
-        lane="crossref-lookup",
+        lane=SPEC.lane("lookup"),
     )

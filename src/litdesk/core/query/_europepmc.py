@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from litdesk.core.providers import provider_spec
 from litdesk.core.search import CompiledRequest, CompileRefused, SearchFilters
 
 from ._common import (
@@ -25,11 +26,12 @@ from ._common import (
 )
 from ._grammar import And, Node, Not, Query, Term
 
-__all__ = ["URL", "compile_lookup", "compile_search", "expression"]
+__all__ = ["SPEC", "URL", "compile_lookup", "compile_search", "expression"]
 
-PROVIDER: Final = "europepmc"
-URL: Final = "https://www.ebi.ac.uk/europepmc/webservices/rest/search"
-LANE: Final = "europepmc-keyword"
+SPEC: Final = provider_spec("europepmc")
+PROVIDER: Final = SPEC.name
+URL: Final = SPEC.url("/europepmc/webservices/rest/search")
+LANE: Final = SPEC.lane("keyword")
 MAX_PAGE: Final = 1000
 _PREFIX: Final[dict[ResolvedField, str]] = {
     "all": "",

@@ -7,6 +7,7 @@ import re
 from typing import Final
 from urllib.parse import quote
 
+from litdesk.core.providers import provider_spec
 from litdesk.core.search import CompiledRequest, CompileRefused, SearchFilters
 
 from ._common import (
@@ -21,10 +22,11 @@ from ._common import (
 )
 from ._grammar import And, Node, Not, Query, Term
 
-__all__ = ["URL", "compile_lookup", "compile_search", "filter_clauses"]
+__all__ = ["SPEC", "URL", "compile_lookup", "compile_search", "filter_clauses"]
 
-PROVIDER: Final = "openalex"
-URL: Final = "https://api.openalex.org/works"
+SPEC: Final = provider_spec("openalex")
+PROVIDER: Final = SPEC.name
+URL: Final = SPEC.url("/works")
 MAX_PAGE: Final = 200
 MAX_SEMANTIC_PAGE: Final = 50
 MAX_SEMANTIC_CHARS: Final = 2000
@@ -127,7 +129,7 @@ def _keyword(
         url=URL,
         params=params,
         executed=executed,
-        lane="openalex-keyword",
+        lane=SPEC.lane("keyword"),
         warnings=warnings,
     )
 
@@ -165,7 +167,7 @@ def _semantic(
         url=URL,
         params=params,
         executed=text,
-        lane="openalex-semantic",
+        lane=SPEC.lane("semantic"),
         warnings=warnings,
     )
 
@@ -200,5 +202,5 @@ def compile_lookup(namespace: str, value: str) -> CompiledRequest:
         url=f"{URL}/{path}",
         params=[],
         executed=path,
-        lane="openalex-keyword",
+        lane=SPEC.lane("keyword"),
     )

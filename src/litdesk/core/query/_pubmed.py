@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import normalize_pmid
 from litdesk.core.search import CompiledRequest, CompileRefused, SearchFilters
 
@@ -22,11 +23,20 @@ from ._common import (
 from ._errors import IdentifierError
 from ._grammar import And, Node, Not, Query, Term
 
-__all__ = ["EFETCH_URL", "ESEARCH_URL", "MAX_FETCH_IDS", "compile_fetch", "compile_search"]
+__all__ = [
+    "SPEC",
+    "EFETCH_URL",
+    "ESEARCH_URL",
+    "MAX_FETCH_IDS",
+    "compile_fetch",
+    "compile_lookup",
+    "compile_search",
+]
 
-PROVIDER: Final = "pubmed"
-ESEARCH_URL: Final = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi"
-EFETCH_URL: Final = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/efetch.fcgi"
+SPEC: Final = provider_spec("pubmed")
+PROVIDER: Final = SPEC.name
+ESEARCH_URL: Final = SPEC.url("/entrez/eutils/esearch.fcgi")
+EFETCH_URL: Final = SPEC.url("/entrez/eutils/efetch.fcgi")
 MAX_PAGE: Final = 10_000
 MAX_FETCH_IDS: Final = 200
 _TAG: Final[dict[ResolvedField, str]] = {
@@ -120,7 +130,7 @@ def compile_search(
         url=ESEARCH_URL,
         params=params,
         executed=term,
-        lane="pubmed-keyword",
+        lane=SPEC.lane("keyword"),
     )
 
 
@@ -146,7 +156,7 @@ def compile_fetch(ids: Iterable[str]) -> CompiledRequest:
         url=EFETCH_URL,
         params=[("db", "pubmed"), ("id", joined), ("retmode", "xml")],
         executed=joined,
-        lane="pubmed-fetch",
+        lane=SPEC.lane("fetch"),
     )
 
 
@@ -161,7 +171,7 @@ def compile_lookup(namespace: str, value: str) -> CompiledRequest:
             url=fetch.url,
             params=fetch.params,
             executed=fetch.executed_query,
-            lane="pubmed-lookup",
+            lane=SPEC.lane("lookup"),
         )
     if namespace == "doi":
         if '"' in value:
@@ -173,6 +183,6 @@ def compile_lookup(namespace: str, value: str) -> CompiledRequest:
             url=ESEARCH_URL,
             params=[("db", "pubmed"), ("term", term), ("retmode", "json"), ("retmax", "20")],
             executed=term,
-            lane="pubmed-lookup",
+            lane=SPEC.lane("lookup"),
         )
     raise CompileRefused(PROVIDER, f"PubMed cannot look up {namespace} ids exactly")

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from litdesk._errors import InputError
+from litdesk.core.providers import provider_spec
 from litdesk.core.records import (
     detect_identifier,
     normalize_openalex_id,
@@ -33,8 +34,10 @@ __all__ = [
     "works_by_id_request",
 ]
 
-EUROPE_PMC_REST: Final = "https://www.ebi.ac.uk/europepmc/webservices/rest"
-OPENALEX_WORKS: Final = "https://api.openalex.org/works"
+_EPMC: Final = provider_spec("europepmc")
+_OPENALEX: Final = provider_spec("openalex")
+EUROPE_PMC_REST: Final = _EPMC.url("/europepmc/webservices/rest")
+OPENALEX_WORKS: Final = _OPENALEX.url("/works")
 
 
 class PaperIdError(InputError):
@@ -52,13 +55,13 @@ def fulltext_request(pmcid: str) -> CompiledRequest:
     if canonical is None:
         raise PaperIdError(f"not a PMCID: {pmcid[:40]!r}")
     return CompiledRequest(
-        provider="europepmc",
+        provider=_EPMC.name,
         operation="fetch",
         method="GET",
         url=f"{EUROPE_PMC_REST}/{canonical}/fullTextXML",
         params=(),
         executed_query=f"{canonical}/fullTextXML",
-        lane="fulltext",
+        lane=_EPMC.lane("fulltext"),
     )
 
 
@@ -76,25 +79,25 @@ def doi_lookup_request(doi: str) -> CompiledRequest:
 
 def _europepmc_search(query: str) -> CompiledRequest:
     return CompiledRequest(
-        provider="europepmc",
+        provider=_EPMC.name,
         operation="lookup",
         method="GET",
         url=f"{EUROPE_PMC_REST}/search",
         params=(("query", query), ("resultType", "lite"), ("format", "json"), ("pageSize", "2")),
         executed_query=query,
-        lane="fulltext-lookup",
+        lane=_EPMC.lane("fulltext-lookup"),
     )
 
 
 def openalex_work_request(work: str) -> CompiledRequest:
     return CompiledRequest(
-        provider="openalex",
+        provider=_OPENALEX.name,
         operation="lookup",
         method="GET",
         url=f"{OPENALEX_WORKS}/{work}",
         params=(("select", "id,ids,doi,title"),),
         executed_query=work,
-        lane="fulltext-lookup",
+        lane=_OPENALEX.lane("fulltext-lookup"),
     )
 
 
@@ -149,13 +152,13 @@ def work_request(key: str) -> CompiledRequest:
     if "?" in key or "#" in key or "\\" in key or any(ch.isspace() for ch in key):
         raise SeedError(f"{key[:80]!r} cannot be placed in an OpenAlex URL")
     return CompiledRequest(
-        provider="openalex",
+        provider=_OPENALEX.name,
         operation="lookup",
         method="GET",
         url=f"{OPENALEX_WORKS}/{key}",
         params=(("select", SEED_FIELDS),),
         executed_query=key,
-        lane="citations-seed",
+        lane=_OPENALEX.lane("citations-seed"),
     )
 
 
@@ -168,13 +171,13 @@ def works_by_id_request(ids: Sequence[str]) -> CompiledRequest:
             raise ValueError(f"not a canonical OpenAlex work id: {w[:40]!r}")
     expr = "openalex:" + "|".join(ids)
     return CompiledRequest(
-        provider="openalex",
+        provider=_OPENALEX.name,
         operation="search",
         method="GET",
         url=OPENALEX_WORKS,
         params=(("filter", expr), ("per_page", str(PER_PAGE))),
         executed_query=expr,
-        lane="citations",
+        lane=_OPENALEX.lane("citations"),
     )
 
 
@@ -186,7 +189,7 @@ def citing_request(work: str, page: int) -> CompiledRequest:
         raise ValueError(f"page {page} outside 1..{MAX_PAGE}")
     expr = f"cites:{work}"
     return CompiledRequest(
-        provider="openalex",
+        provider=_OPENALEX.name,
         operation="search",
         method="GET",
         url=OPENALEX_WORKS,
@@ -197,5 +200,5 @@ def citing_request(work: str, page: int) -> CompiledRequest:
             ("page", str(page)),
         ),
         executed_query=expr,
-        lane="citations",
+        lane=_OPENALEX.lane("citations"),
     )

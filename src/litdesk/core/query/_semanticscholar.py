@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Final
 from urllib.parse import quote
 
+from litdesk.core.providers import provider_spec
 from litdesk.core.search import CompiledRequest, CompileRefused, SearchFilters
 
 from ._common import (
@@ -23,12 +24,21 @@ from ._common import (
 )
 from ._grammar import And, Node, Not, Query, Term
 
-__all__ = ["BULK_URL", "FIELDS", "PAPER_URL", "SEARCH_URL", "compile_lookup", "compile_search"]
+__all__ = [
+    "SPEC",
+    "BULK_URL",
+    "FIELDS",
+    "PAPER_URL",
+    "SEARCH_URL",
+    "compile_lookup",
+    "compile_search",
+]
 
-PROVIDER: Final = "semanticscholar"
-SEARCH_URL: Final = "https://api.semanticscholar.org/graph/v1/paper/search"
-BULK_URL: Final = "https://api.semanticscholar.org/graph/v1/paper/search/bulk"
-PAPER_URL: Final = "https://api.semanticscholar.org/graph/v1/paper"
+SPEC: Final = provider_spec("semanticscholar")
+PROVIDER: Final = SPEC.name
+SEARCH_URL: Final = SPEC.url("/graph/v1/paper/search")
+BULK_URL: Final = SPEC.url("/graph/v1/paper/search/bulk")
+PAPER_URL: Final = SPEC.url("/graph/v1/paper")
 #: Fields requested for every paper (what the adapter maps into a Paper).
 FIELDS: Final = (
     "paperId,corpusId,externalIds,title,abstract,authors,year,venue,journal,publicationDate,"
@@ -127,7 +137,7 @@ def compile_search(
             url=SEARCH_URL,
             params=params,
             executed=text,
-            lane="semanticscholar-relevance",
+            lane=SPEC.lane("relevance"),
             warnings=warnings,
         )
     check_negations(PROVIDER, query.root)
@@ -152,7 +162,7 @@ def compile_search(
         url=BULK_URL,
         params=params,
         executed=expr,
-        lane="semanticscholar-bulk",
+        lane=SPEC.lane("bulk"),
         warnings=warnings,
     )
 
@@ -177,5 +187,5 @@ def compile_lookup(namespace: str, value: str) -> CompiledRequest:
         url=f"{PAPER_URL}/{quote(ident, safe='/:')}",
         params=[("fields", FIELDS)],
         executed=ident,
-        lane="semanticscholar-lookup",
+        lane=SPEC.lane("lookup"),
     )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from litdesk.core.dedup import Decision, deduplicate
+from litdesk.core.providers import display_name
 from litdesk.core.records import Paper
 
 from ._run import SearchRun
@@ -30,15 +31,6 @@ __all__ = [
     "prisma_markdown",
     "prisma_svg",
 ]
-
-_NAMES = {
-    "europepmc": "Europe PMC",
-    "openalex": "OpenAlex",
-    "semanticscholar": "Semantic Scholar",
-    "crossref": "Crossref",
-    "pubmed": "PubMed",
-    "arxiv": "arXiv",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +132,7 @@ def build_prisma(
     notes: list[str] = []
     for run in runs:
         for lane in run.lanes:
-            name = _NAMES.get(lane.provider, lane.provider)
+            name = display_name(lane.provider)
             searches.append(
                 DatabaseSearch(
                     run.id,

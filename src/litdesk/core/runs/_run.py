@@ -23,6 +23,7 @@ from litdesk.core.fusion import (
     Hit,
     identity_keys,
 )
+from litdesk.core.providers import LANE_PROVIDER
 from litdesk.core.records import Paper, PaperError, read_paper
 from litdesk.core.search import PROVIDERS, SearchFilters
 
@@ -60,18 +61,7 @@ LANE_STATUSES: Final = (
     "budget_exhausted",
 )
 
-#: Every lane a run may hold and the provider it belongs to.
-LANE_PROVIDER: Final[dict[str, str]] = {
-    "europepmc-keyword": "europepmc",
-    "openalex-keyword": "openalex",
-    "openalex-semantic": "openalex",
-    "semanticscholar-relevance": "semanticscholar",
-    "semanticscholar-bulk": "semanticscholar",
-    "crossref-keyword": "crossref",
-    "pubmed-keyword": "pubmed",
-    "arxiv-keyword": "arxiv",
-    **{f"{p}-lookup": p for p in PROVIDERS},
-}
+#: Every lane a run may hold (its provider: :data:`LANE_PROVIDER`, from the declarations).
 LANES: Final = frozenset(LANE_PROVIDER)
 
 _MAX_QUERY = 4096

@@ -1,14 +1,16 @@
-"""Shared search types (pure): providers, search requests, compiled provider requests,
-provider pages and lane outcomes. The query compilers produce :class:`CompiledRequest`;
+"""Shared search types (pure): providers (re-exported from their declarations in
+:mod:`litdesk.core.providers`), search requests, compiled provider requests, provider pages
+and lane outcomes. The query compilers produce :class:`CompiledRequest`;
 the transport sends it; a provider adapter parses the body into a :class:`ProviderPage`;
 the search service records a :class:`LaneOutcome` per attempt in the trace."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from litdesk._errors import RefusedError
+from litdesk.core.providers import HOSTS, PROVIDERS, ProviderName
 from litdesk.core.records import Paper
 
 __all__ = [
@@ -23,25 +25,6 @@ __all__ = [
     "ProviderPage",
     "SearchFilters",
 ]
-
-ProviderName = Literal["europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv"]
-PROVIDERS: Final[tuple[ProviderName, ...]] = (
-    "europepmc",
-    "openalex",
-    "semanticscholar",
-    "crossref",
-    "pubmed",
-    "arxiv",
-)
-#: The exact hosts each provider may be reached at (https only, no others).
-HOSTS: Final[dict[str, frozenset[str]]] = {
-    "europepmc": frozenset({"www.ebi.ac.uk"}),
-    "openalex": frozenset({"api.openalex.org"}),
-    "semanticscholar": frozenset({"api.semanticscholar.org"}),
-    "crossref": frozenset({"api.crossref.org"}),
-    "pubmed": frozenset({"eutils.ncbi.nlm.nih.gov"}),
-    "arxiv": frozenset({"export.arxiv.org"}),
-}
 
 LaneStatus = Literal[
     "ok", "rate_limited", "unsupported", "unavailable", "timeout", "parse_error", "budget_exhausted"

@@ -5,7 +5,8 @@ provider, the operation, the digest of the sanitised request, the digest of the 
 request (cursor/offset) and the parser id/version. Only complete HTTP 200 responses are
 eligible. A cache hit is a replay of the original receipt, never a new observation.
 
-Retention per provider (``litdesk search`` documents the same table):
+Retention per provider (declared with each provider in :mod:`litdesk.core.providers`;
+``litdesk search`` documents the same table):
 
 ============== =========== ===========================================================
 provider        mode        why
@@ -22,10 +23,13 @@ arxiv           body, 1 d   arXiv metadata is CC0; listings change daily
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, Final, Literal
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any, Final
 
+from litdesk.core.providers import PROVIDER_SPECS, CacheMode, CachePolicy
 from litdesk.core.search import CompiledRequest
 
 from ._request import canonical_json
@@ -41,24 +45,10 @@ __all__ = [
     "request_digest",
 ]
 
-CacheMode = Literal["body", "digest", "deny"]
-
-
-@dataclass(frozen=True, slots=True)
-class CachePolicy:
-    mode: CacheMode
-    ttl: timedelta | None
-    reason: str
-
-
-CACHE_POLICIES: Final[dict[str, CachePolicy]] = {
-    "openalex": CachePolicy("body", timedelta(days=14), "OpenAlex works: bodies kept 14 days"),
-    "semanticscholar": CachePolicy("digest", None, "Semantic Scholar: digest only"),
-    "crossref": CachePolicy("deny", None, "Crossref: runtime caching denied"),
-    "europepmc": CachePolicy("body", timedelta(days=7), "Europe PMC: bodies kept 7 days"),
-    "pubmed": CachePolicy("body", timedelta(days=1), "NCBI E-utilities: bodies kept 1 day"),
-    "arxiv": CachePolicy("body", timedelta(days=1), "arXiv: bodies kept 1 day"),
-}
+#: provider → its evidence-cache policy (declared with the provider).
+CACHE_POLICIES: Final[Mapping[str, CachePolicy]] = MappingProxyType(
+    {name: spec.cache for name, spec in PROVIDER_SPECS.items()}
+)
 
 _DENY: Final = CachePolicy("deny", None, "no policy for this provider")
 

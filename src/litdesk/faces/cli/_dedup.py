@@ -52,10 +52,15 @@ def _summary(report: DedupReport) -> None:
     table.add_row("stage 2: candidate pairs compared", str(counts["candidate_pairs"]))
     table.add_row("stage 2: merged automatically (pairs)", str(counts["stage2_merge_pairs"]))
     table.add_row("waiting for review (pairs)", str(counts["review_pairs"]))
-    table.add_row("preprint ↔ published links", str(counts["linked_pairs"]))
+    table.add_row("linked pairs (versions, replies)", str(counts["linked_pairs"]))
     table.add_row("kept apart: conflicting identifiers", str(counts["distinct_pairs"]))
     table.add_row("shared identifiers not trusted", str(counts.get("shared_id_conflicts", 0)))
     table.add_row("joins sent to review (would chain)", str(counts.get("chain_reviews", 0)))
+    table.add_row("merges vetoed, sent to review (pairs)", str(counts.get("vetoed_pairs", 0)))
+    table.add_row("versions linked, both kept", str(counts.get("versions", 0)))
+    table.add_row(
+        "other tools' duplicate flags (suggestions)", str(counts.get("suggested_duplicates", 0))
+    )
     table.add_row("duplicates removed", str(counts["removable"]))
     console.print(table)
     for conflict in report.result.conflicts:
@@ -196,6 +201,14 @@ def register(app: typer.Typer) -> None:
                 "FILE#N or N, 0-based); nothing is written.",
             ),
         ] = None,
+        versions: Annotated[
+            Path | None,
+            typer.Option(
+                "--versions",
+                help="Write the versions of one work (preprint ↔ published, meeting abstract ↔ "
+                "paper, erratum ↔ article; both kept) to this CSV file.",
+            ),
+        ] = None,
         force: Annotated[bool, typer.Option("--force", help="Overwrite the --out file.")] = False,
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
@@ -212,6 +225,7 @@ def register(app: typer.Typer) -> None:
             to=to,
             merge_corrections=merge_corrections,
             force=force,
+            versions_out=str(versions) if versions is not None else None,
         )
         if explain is not None:
             ex = explain_records(request, explain[0], explain[1])

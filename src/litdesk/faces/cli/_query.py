@@ -11,6 +11,7 @@ import typer
 from rich.text import Text
 
 from litdesk._errors import InputError
+from litdesk.core.providers import PROVIDERS
 
 from ._output import command, console, emit_json, err_console
 
@@ -26,8 +27,8 @@ _FIELDS = ("all", "title", "abstract", "author")
 _TYPES = ("all", "review", "preprint", "journal")
 _SORTS = ("relevance", "newest", "cited")
 _MODES = ("keyword", "semantic")
-#: ``litdesk.core.search.PROVIDERS`` for the help text (checked equal by a test).
-PROVIDER_NAMES = "europepmc, openalex, semanticscholar, crossref, pubmed, arxiv"
+#: The providers for the help text (``litdesk.core.providers`` imports no heavy module).
+PROVIDER_NAMES = ", ".join(PROVIDERS)
 _WINDOW = 60
 _FIELD_LABELS = {
     "title": "TITLE",
@@ -147,7 +148,7 @@ def query_cmd(
         parse_query,
         plan_identifier,
     )
-    from litdesk.core.search import PROVIDERS, CompileRefused, SearchFilters
+    from litdesk.core.search import CompileRefused, SearchFilters
 
     names = list(dict.fromkeys(provider or PROVIDERS))
     for name in names:

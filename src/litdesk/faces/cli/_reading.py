@@ -182,7 +182,7 @@ def cite_cmd(
     async def work(app: App) -> tuple[CitationResult, list[str]]:
         result = await app.providers.citations(mode.value, ids, page=page)
         saved: list[str] = []
-        if save_to is not None:  # into the same store, in the same runtime, all or none
+        if save_to is not None:  # into the same store, in the same app, all or none
             chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
             done = app.providers.workspace().save_papers(chosen, study=save_to)
             saved = [r.paper.id for r in done]

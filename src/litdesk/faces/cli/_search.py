@@ -1,10 +1,10 @@
 """``litdesk search``: a fused (or provider-order) search run, or the raw provider trace.
 
-Thin: parse the options and call the runtime's ``fused_search``, then print a
+Thin: parse the options and call the app's ``providers.fused_search``, then print a
 ranked table with why-this-paper (lanes and ranks), conflicts, lane statuses and the
 provenance (executed query per lane, run id, versions, coverage; provider totals shown
 separately, never added). ``--trace`` runs the old per-provider trace instead
-(the runtime's ``search``): every sighting, not deduplicated.
+(the app's ``providers.search``): every sighting, not deduplicated.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import typer
 from rich.text import Text
 
 from litdesk._errors import ExternalError, InputError
+from litdesk.core.providers import PROVIDERS
 
 from ._context import run_with_app
 from ._output import command, console, emit_json, err_console
@@ -51,8 +52,6 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> Any:
 
 
 def _providers(values: list[str] | None) -> list[str]:
-    from litdesk.core.search import PROVIDERS
-
     if not values:
         return list(PROVIDERS)
     out: list[str] = []
@@ -203,7 +202,6 @@ def _fused(
     use_cache: bool = True,
 ) -> None:
     from litdesk.core.runs import RunInvalid
-    from litdesk.core.search import PROVIDERS
     from litdesk.services.search import make_definition
 
     if providers:
@@ -256,8 +254,8 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--provider",
                 "-p",
-                help="Provider(s): europepmc, openalex, semanticscholar, crossref, pubmed, "
-                "arxiv, or all (default). Repeat or comma-separate.",
+                help=f"Provider(s): {', '.join(PROVIDERS)}, or all (default). "
+                "Repeat or comma-separate.",
             ),
         ] = None,
         field: Annotated[str, typer.Option(help="all, title, abstract or author.")] = "all",

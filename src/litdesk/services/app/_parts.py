@@ -11,7 +11,6 @@ from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
 from litdesk.adapters.store import Store, allowance_owner
-from litdesk.services.providers import BODY_LIMITS
 
 __all__ = ["provider_transport"]
 
@@ -39,5 +38,4 @@ def provider_transport(
         recorder=CassetteRecorder(record) if record is not None else None,
         replay=Cassette(replay) if replay is not None else None,
         meter=StoreMeter(store, settings, owner=allowance_owner(owner)),
-        body_limits=BODY_LIMITS,
     )

@@ -205,7 +205,7 @@ def _section_blocks(
 
 
 class EvidenceAssistant:
-    """The extraction use cases for one owner over the app's runtime."""
+    """The extraction use cases for one owner over the app's providers."""
 
     def __init__(
         self, providers: Providers, *, owner: str = "local", assistant: Assistant | None = None

@@ -24,6 +24,8 @@ from ._service import DedupReport
 
 __all__ = ["in_force", "record_report", "study_decisions", "study_history", "undo_decision"]
 
+#: at most this many version links are kept in a run's summary
+_MAX_VERSIONS: Final = 2000
 #: the store lock that serialises the recording of one Study's runs
 _RUN_LOCK: Final = 1909102053
 #: the store lock that serialises withdrawals of one Study's decisions
@@ -108,6 +110,15 @@ def record_report(
             "records": len(report.refs),
             "new_decisions": len(new),
             "owner": owner,
+            # issue 30: the "version of" links of this run, by the records' digests
+            "versions": [
+                {
+                    "relation": v.relation,
+                    "primary": report.refs[v.primary].digest,
+                    "version": report.refs[v.version].digest,
+                }
+                for v in report.result.versions[:_MAX_VERSIONS]
+            ],
         }
         if run_id is not None:
             summary["run"] = run_id

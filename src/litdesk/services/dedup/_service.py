@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -24,6 +24,8 @@ from litdesk.core.fusion import Sighting, canonical_order, merge_records
 from litdesk.core.imports import RecordTrace
 from litdesk.core.records import Paper
 from litdesk.services.imports import ImportBatch, RefusedFile, import_files
+
+from ._suggestions import Suggestion, alt_titles, duplicate_suggestions
 
 __all__ = [
     "DECISIONS_VERSION",
@@ -37,6 +39,18 @@ __all__ = [
 ]
 
 DECISIONS_VERSION: Final = 1
+_VERSION_COLUMNS: Final = (
+    "relation",
+    "primary_file",
+    "primary_index",
+    "primary_id",
+    "primary_title",
+    "version_file",
+    "version_index",
+    "version_id",
+    "version_title",
+    "reason",
+)
 MAX_DECISIONS_BYTES: Final = 20_000_000
 
 #: Asked for each pair in the uncertain band: ``(pair, ref_a, paper_a, ref_b, paper_b)``
@@ -65,6 +79,67 @@ class DedupReport:
     result: DedupResult
     refused: list[RefusedFile]
     decisions: dict[tuple[str, str], Decision] = field(default_factory=dict)
+    #: other tools' duplicate flags found in the files: suggestions, never merges
+    suggestions: list[Suggestion] = field(default_factory=list)
+
+    def versions(self) -> list[dict[str, Any]]:
+        """The "version of" links (preprint ↔ published, meeting abstract ↔ full paper,
+        correction notice ↔ article) by record references: both records kept, the
+        ``primary`` one screened by default."""
+        refs = self.refs
+        return [
+            {
+                "primary": refs[v.primary].to_dict(),
+                "version": refs[v.version].to_dict(),
+                "relation": v.relation,
+                "reason": v.reason,
+            }
+            for v in self.result.versions
+        ]
+
+    def versions_csv(self) -> str:
+        """The version links as CSV (one row per link; formula-safe cells): relation, the
+        primary record's file, index, id and title, the version's, and the reason."""
+        import csv
+        import io
+
+        from litdesk.adapters.formats import escape_cell
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\r\n")
+        w.writerow(_VERSION_COLUMNS)
+        for v in self.result.versions:
+            row: list[str] = [v.relation]
+            for i in (v.primary, v.version):
+                ref = self.refs[i]
+                row += [ref.file, str(ref.index), ref.source_id or "", self.papers[i].title]
+            w.writerow([escape_cell(c) for c in [*row, v.reason]])
+        return buf.getvalue()
+
+    def suggested(self) -> list[dict[str, Any]]:
+        """Other tools' duplicate suggestions by record references, each with litdesk's own
+        verdict: ``same group``, ``different groups`` (a named record) or, for a flag
+        without a named record, ``in a group`` / ``single``."""
+        refs = self.refs
+        group_of = {i: k for k, g in enumerate(self.result.groups) for i in g}
+        sizes = [len(g) for g in self.result.groups]
+        out: list[dict[str, Any]] = []
+        for s in self.suggestions:
+            if s.of is not None:
+                same = group_of.get(s.record) == group_of.get(s.of)
+                verdict = "same group" if same else "different groups"
+            else:
+                verdict = "in a group" if sizes[group_of[s.record]] > 1 else "single"
+            out.append(
+                {
+                    "record": refs[s.record].to_dict(),
+                    "of": refs[s.of].to_dict() if s.of is not None else None,
+                    "source": s.source,
+                    "value": s.value,
+                    "litdesk": verdict,
+                }
+            )
+        return out
 
     def duplicate_groups(self) -> list[list[int]]:
         return [g for g in self.result.groups if len(g) > 1]
@@ -129,8 +204,22 @@ class DedupReport:
                 for c in self.result.conflicts
             ],
             "merged": self.merged_records(),
+            "versions": self.versions(),
+            "suggestions": self.suggested(),
             "refused": [r.to_dict() for r in self.refused],
         }
+
+
+def _extras(batch: ImportBatch) -> tuple[dict[int, list[str]], list[Suggestion]]:
+    """The records' other titles (by input index) and other tools' duplicate flags."""
+    titles: dict[int, list[str]] = {}
+    rows: list[tuple[str, str | None, Mapping[str, Sequence[str]]]] = []
+    for trace in batch.imports:
+        for rec in trace.records:
+            if alts := alt_titles(rec.extras):
+                titles[len(rows)] = alts
+            rows.append((trace.source.path, rec.source_id, rec.extras))
+    return titles, duplicate_suggestions(rows)
 
 
 def _refs(batch: ImportBatch) -> tuple[list[RecordRef], list[Paper]]:
@@ -166,6 +255,7 @@ def dedup_batch(
 ) -> DedupReport:
     """Deduplicate the records of an import batch (see :func:`dedup_files`)."""
     refs, papers = _refs(batch)
+    titles, suggestions = _extras(batch)
     known: dict[tuple[str, str], Decision] = dict(decisions or {})
 
     def by_index() -> dict[tuple[int, int], Decision]:
@@ -184,6 +274,7 @@ def dedup_batch(
             auto_only=reviewed is None,
             reviewed=reviewed,
             merge_corrections=merge_corrections,
+            alt_titles=titles,
         )
 
     result = run()
@@ -202,7 +293,8 @@ def dedup_batch(
                     asked = True
             if asked:
                 result = run(by_index())
-    return DedupReport(refs, papers, result, list(batch.refused), known)
+    result.counts["suggested_duplicates"] = len(suggestions)
+    return DedupReport(refs, papers, result, list(batch.refused), known, suggestions)
 
 
 def dedup_files(

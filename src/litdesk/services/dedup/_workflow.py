@@ -44,6 +44,7 @@ class DedupRequest:
     to: str = "ris"  # … in this format
     merge_corrections: bool = False
     force: bool = False  # replace an existing ``out`` file (never a folder, FIFO or device)
+    versions_out: str | None = None  # write the "version of" links here as CSV
 
 
 @dataclass(slots=True)
@@ -83,8 +84,9 @@ def run_dedup(
             f"cannot write {request.to[:40]!r} (choose one of {', '.join(EXPORT_FORMATS)})",
             code="unsupported",
         )
-    if request.out is not None:
-        check_output(request.out, force=request.force)  # a bad -o fails before the work
+    for path in (request.out, request.versions_out):
+        if path is not None:
+            check_output(path, force=request.force)  # a bad -o fails before the work
     if request.study and store is None:
         raise InputError("a Study's deduplication needs the app's store", code="no_store")
     earlier = load_decisions(request.decisions_file) if request.decisions_file else {}
@@ -107,6 +109,8 @@ def run_dedup(
     if request.out is not None:
         write_output(request.out, dumps(report.merged_papers(), request.to), force=request.force)
         written = request.out
+    if request.versions_out is not None:
+        write_output(request.versions_out, report.versions_csv(), force=request.force)
     return DedupOutcome(report, request.study, new, written)
 
 

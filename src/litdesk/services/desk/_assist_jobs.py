@@ -251,7 +251,7 @@ class AssistDesk:
 
     def work(self, job_id: str) -> AssistJob:
         """Run queued assistance jobs in this thread until ``job_id`` has ended or none can
-        be claimed here (tests; a server's runner does this itself). The runtime's event
+        be claimed here (tests; a server's runner does this itself). The app's event
         loop must be running in another thread."""
         runner = JobRunner(
             self.jobs, assist_handlers(self.desk), lease_s=self.desk.settings.jobs_lease_seconds

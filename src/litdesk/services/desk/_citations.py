@@ -1,6 +1,6 @@
 """The citation browser of the web workspace: references, citing works (newest first),
 related works and the references shared by 2–5 papers, 20 per page, through the
-runtime's citation service (OpenAlex, metered; the key-needed refusal comes from there)."""
+app's citation service (OpenAlex, metered; the key-needed refusal comes from there)."""
 
 from __future__ import annotations
 

@@ -216,6 +216,7 @@ class DedupDesk:
             "queue_total": run.queued,
             "waiting": waiting,
             "decided": len(pairs) - waiting,
+            "versions": run.versions,  # issue 30
         }
 
     def _history(

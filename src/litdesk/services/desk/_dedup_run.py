@@ -13,7 +13,7 @@ records nothing twice (a finished run is found and only its result is given back
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from litdesk._errors import InputError, LitdeskError
@@ -100,6 +100,8 @@ class DedupRun:
     files: list[dict[str, Any]]
     repeats: list[str]
     refs: dict[str, dict[str, Any]]
+    #: issue 30: "version of" links (both records kept), as the page shows them
+    versions: list[dict[str, Any]] = field(default_factory=list)
 
     def document(self) -> dict[str, Any]:
         """What is stored of the run beside its queue."""
@@ -111,6 +113,7 @@ class DedupRun:
             "files": self.files,
             "repeats": self.repeats,
             "refs": self.refs,
+            "versions": self.versions,
         }
 
     def pair_rows(self) -> list[DedupPairRow]:
@@ -140,6 +143,7 @@ class DedupRun:
                 [cls.stored_pair(p, row.id) for p in pairs or ()], int(d["queued"]),
                 [dict(f) for f in d["files"]], [str(r) for r in d["repeats"]],
                 {str(k): dict(v) for k, v in d["refs"].items()},
+                [dict(v) for v in d.get("versions", ())],
             )  # fmt: skip
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StoredDataInvalid(f"dedup run {row.id} is malformed: {exc}") from None
@@ -310,9 +314,20 @@ def _build_run(
         for t in traces
     ]
     pairs = [StoredPair(rp.no, rp.keys, (rp.a.digest, rp.b.digest), rp.body) for rp in queue]
+    versions = [  # issue 30: both records kept, the primary one screened
+        {
+            "relation": v.relation,
+            "reason": v.reason,
+            "primary": report.refs[v.primary].to_dict()
+            | {"title": report.papers[v.primary].title[:300]},
+            "version": report.refs[v.version].to_dict()
+            | {"title": report.papers[v.version].title[:300]},
+        }
+        for v in report.result.versions[:MAX_QUEUE]
+    ]
     return DedupRun(
         run_id, study_id, now_iso(), report.result.version, counts, pairs, queued, files,
-        repeats, refs,
+        repeats, refs, versions,
     )  # fmt: skip
 
 

@@ -1,8 +1,8 @@
 """The desk: one method per use case of the web workspace, over services opened once.
 
-:func:`open_desk` opens the service runtime (:func:`litdesk.services.open_runtime`: the
-store, one provider transport, optionally answering from a replay cassette, and the fused
-search) for the app's lifetime. Search methods are async;
+Built by :func:`litdesk.services.app.open_app` over the app's providers (the store, one
+provider transport, optionally answering from a replay cassette, and the fused search)
+and its live-search registry. Search methods are async;
 store methods are plain (a web face runs them in its thread pool). Recent search runs
 are kept in the store by owner and id (bounded per owner and by age) so that saving a
 selection refers to papers litdesk itself retrieved (a client never sends paper records),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import ExternalError, IntegrityError, NotFoundError, RefusedError
-from litdesk.adapters.providers import parse_response
+from litdesk.adapters.providers import MAX_FULLTEXT_BYTES, parse_response
 from litdesk.core.fulltext import Block, FullText, FullTextMalformed, parse_fulltext
 from litdesk.core.query import (
     EUROPE_PMC_REST,
@@ -54,7 +54,6 @@ __all__ = [
     "pmid_lookup_request",
 ]
 
-MAX_FULLTEXT_BYTES: Final = 4_000_000
 CACHE_MAX_AGE: Final = timedelta(days=30)
 CACHE_VERSION: Final = 1
 

@@ -2,7 +2,6 @@
 app's one transport; built by :func:`litdesk.services.app.open_app` as ``app.providers``."""
 
 from ._providers import (
-    BODY_LIMITS,
     LOCAL_OWNER,
     AdoptionLookupFailed,
     Providers,
@@ -11,7 +10,6 @@ from ._providers import (
 )
 
 __all__ = [
-    "BODY_LIMITS",
     "LOCAL_OWNER",
     "AdoptionLookupFailed",
     "Providers",

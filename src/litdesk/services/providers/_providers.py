@@ -21,7 +21,7 @@ from litdesk.core.runs import RunDefinition, SearchRun
 from litdesk.core.trace import SearchRequest, SearchTrace
 from litdesk.services._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 from litdesk.services.citations import OPENALEX_KEY_NEEDED, CitationResult, CitationService, Mode
-from litdesk.services.fulltext import MAX_FULLTEXT_BYTES, FullTextResult, FullTextService
+from litdesk.services.fulltext import FullTextResult, FullTextService
 from litdesk.services.search import (
     FusedSearch,
     LaneObserver,
@@ -32,7 +32,6 @@ from litdesk.services.search import (
 from litdesk.services.workspace import Workspace
 
 __all__ = [
-    "BODY_LIMITS",
     "LOCAL_OWNER",
     "AdoptionLookupFailed",
     "Providers",
@@ -42,8 +41,6 @@ __all__ = [
 
 T = TypeVar("T")
 LOCAL_OWNER: Final = "local"
-#: Lanes whose answers may be larger than the settings' response cap.
-BODY_LIMITS: Final = {"fulltext": MAX_FULLTEXT_BYTES}
 #: Longest a worker thread waits for an adoption lookup on the app's loop (seconds).
 _THREAD_LOOKUP_SECONDS: Final = 120.0
 

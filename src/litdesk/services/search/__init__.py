@@ -20,7 +20,7 @@ from ._fused import (
     runs_of,
     save_run,
 )
-from ._kit import CompileFn, ProviderKit
+from ._kit import CompileFn, ProviderKit, default_kit
 from ._reports import (
     EVAL_INPUT_BYTES,
     EXPORTS,
@@ -32,7 +32,6 @@ from ._reports import (
 )
 from ._saved import ExportFormatRefused, SavedRuns
 from ._service import SearchService
-from ._wiring import default_kit
 
 __all__ = [
     "EVAL_INPUT_BYTES",

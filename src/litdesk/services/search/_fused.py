@@ -44,6 +44,7 @@ from litdesk.adapters.store import (
     repo,
 )
 from litdesk.core.fusion import Sighting, fuse, provider_order
+from litdesk.core.providers import DISCOVERY_LANES, MODE_DEFAULTS, SearchMode, provider_spec
 from litdesk.core.query import (
     QuerySyntaxError,
     compile_lane,
@@ -52,7 +53,6 @@ from litdesk.core.query import (
     plan_identifier,
 )
 from litdesk.core.runs import (
-    LANE_PROVIDER,
     Coverage,
     LaneResult,
     RunDefinition,
@@ -112,21 +112,17 @@ class SearchPlan:
 
 
 def _compile(
-    provider: str, definition: RunDefinition, cursor: str | None, limit: int, mode: str
+    provider: str, definition: RunDefinition, cursor: str | None, limit: int, mode: SearchMode
 ) -> LanePlan:
-    lane = f"{provider}-semantic" if mode == "semantic" else f"{provider}-keyword"
+    spec = provider_spec(provider)
+    # the lane a refusal is recorded under: the provider's first lane of the mode
+    lanes = spec.search_lanes(mode) or spec.search_lanes()
+    lane = lanes[0].name
     try:
         request = compile_search(
-            provider,
-            definition.query,
-            definition.filters,
-            cursor=cursor,
-            limit=limit,
-            mode="semantic" if mode == "semantic" else "keyword",
+            provider, definition.query, definition.filters, cursor=cursor, limit=limit, mode=mode
         )
     except CompileRefused as exc:
-        if lane not in LANE_PROVIDER:  # e.g. Semantic Scholar's lanes are relevance|bulk
-            lane = next(name for name, p in LANE_PROVIDER.items() if p == provider)
         return LanePlan(lane, provider, None, exc.reason)
     return LanePlan(request.lane or lane, provider, request)
 
@@ -151,24 +147,26 @@ def plan_search(definition: RunDefinition, cursor: str | None = None) -> SearchP
         provider = (
             providers[0] if len(providers) == 1 and mode == "keyword" else exact.primary_provider
         )
+        lookup = provider_spec(provider).lane("lookup")
         try:
             request = compile_lane(provider, definition.query, definition.filters)
-            lane = LanePlan(request.lane or f"{provider}-lookup", provider, request)
+            lane = LanePlan(request.lane or lookup, provider, request)
         except CompileRefused as exc:
-            lane = LanePlan(f"{provider}-lookup", provider, None, exc.reason)
+            lane = LanePlan(lookup, provider, None, exc.reason)
         return SearchPlan((lane,), "provider-order", definition.limit)
     if cursor is not None and (mode in ("semantic", "discovery") or len(providers) > 1):
         raise FusedSearchError("a cursor pages one provider's keyword search only")
     if mode == "semantic":
-        lane = _compile("openalex", definition, None, DISCOVERY_LIMIT, "semantic")
+        (provider,) = MODE_DEFAULTS["semantic"]  # the one provider with a semantic lane
+        lane = _compile(provider, definition, None, DISCOVERY_LIMIT, "semantic")
         return SearchPlan((lane,), "bounded-discovery", DISCOVERY_LIMIT)
     if mode == "discovery":
+        boolean = _is_boolean(definition)
         lanes = [
-            _compile("europepmc", definition, None, DISCOVERY_LIMIT, "keyword"),
-            _compile("openalex", definition, None, DISCOVERY_LIMIT, "keyword"),
+            _compile(provider, definition, None, DISCOVERY_LIMIT, lane_mode)
+            for provider, lane_mode in DISCOVERY_LANES
+            if not (boolean and lane_mode == "semantic")
         ]
-        if not _is_boolean(definition):
-            lanes.append(_compile("openalex", definition, None, DISCOVERY_LIMIT, "semantic"))
         return SearchPlan(tuple(lanes), "bounded-discovery", len(lanes) * DISCOVERY_LIMIT)
     if len(providers) == 1:
         lane = _compile(providers[0], definition, cursor, definition.limit, "keyword")
@@ -187,13 +185,7 @@ def make_definition(
 ) -> RunDefinition:
     """A validated definition (raises :class:`~litdesk.core.runs.RunInvalid` as an input
     error for the CLI)."""
-    chosen = providers or (
-        ["openalex", "europepmc"]
-        if mode == "discovery"
-        else ["openalex"]
-        if mode == "semantic"
-        else ["europepmc"]
-    )
+    chosen = providers or list(MODE_DEFAULTS.get(mode, MODE_DEFAULTS["keyword"]))
     if isinstance(query, str) and not query.strip():
         parse_query(query)  # raises the query's own typed error: "the query is empty"
     data = {

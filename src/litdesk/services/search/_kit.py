@@ -1,4 +1,7 @@
-"""The per-provider pieces the search service composes."""
+"""The per-provider pieces the search service composes, and :func:`default_kit` — the
+project's query compilers (``litdesk.core.query``) and the providers' adapter
+declarations (``litdesk.adapters.providers``: parsers, parser identities, follow-up
+requests)."""
 
 from __future__ import annotations
 
@@ -7,10 +10,12 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from litdesk.adapters.http import ErrorMessageFn
+from litdesk.adapters.providers import ADAPTERS, error_message, parse_response
+from litdesk.core.query import compile_lane
 from litdesk.core.search import CompiledRequest, ParseFn, ProviderName, ProviderPage, SearchFilters
 from litdesk.core.trace import ParserIdentity
 
-__all__ = ["CompileFn", "ProviderKit"]
+__all__ = ["CompileFn", "ProviderKit", "default_kit"]
 
 
 class CompileFn(Protocol):
@@ -35,3 +40,34 @@ class ProviderKit:
     parser_identity: Callable[[str], ParserIdentity]
     #: A second request completing a page (PubMed: efetch for the PMIDs esearch found).
     follow_up: Callable[[CompiledRequest, ProviderPage], CompiledRequest | None] | None = None
+
+
+def _compile(
+    provider: ProviderName, query: str, filters: SearchFilters, limit: int, cursor: str | None
+) -> CompiledRequest:
+    return compile_lane(provider, query, filters, cursor=cursor, limit=limit)
+
+
+def _identity(provider: str) -> ParserIdentity:
+    adapter = ADAPTERS.get(provider)
+    if adapter is None:
+        return ParserIdentity(f"litdesk.providers.{provider}", "unknown")
+    return ParserIdentity(*adapter.parser)
+
+
+def _follow_up(request: CompiledRequest, page: ProviderPage) -> CompiledRequest | None:
+    adapter = ADAPTERS.get(request.provider)
+    if adapter is None or adapter.follow_up is None:
+        return None
+    return adapter.follow_up(request, page)
+
+
+def default_kit() -> ProviderKit:
+    """The project's query compilers and provider response parsers."""
+    return ProviderKit(
+        compile=_compile,
+        parse=parse_response,
+        error_message=error_message,
+        parser_identity=_identity,
+        follow_up=_follow_up,
+    )

@@ -32,8 +32,7 @@ from litdesk.core.trace import (
     build_trace,
 )
 
-from ._kit import ProviderKit
-from ._wiring import default_kit
+from ._kit import ProviderKit, default_kit
 
 __all__ = ["SearchService"]
 

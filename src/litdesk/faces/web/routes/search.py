@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, NotFoundError
+from litdesk.core.providers import PROVIDERS, ProviderName
 from litdesk.services.desk import (
     MAX_SELECTION,
     MAX_SHARED,
@@ -42,15 +43,6 @@ __all__ = ["api", "pages"]
 pages = APIRouter()
 api = APIRouter(tags=["search"])
 
-Provider = Literal["europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv"]
-PROVIDERS: tuple[str, ...] = (
-    "europepmc",
-    "openalex",
-    "semanticscholar",
-    "crossref",
-    "pubmed",
-    "arxiv",
-)
 LIVE_ID: Final = r"^[A-Za-z0-9_-]{16,64}$"
 STARTERS = (
     {"label": "Drug resistance", "mode": "keyword", "q": '"drug resistance" AND tuberculosis'},
@@ -66,7 +58,7 @@ STARTERS = (
 class SearchParams(BaseModel):
     q: str = Field("", max_length=2_000, description="The query (litdesk query language).")
     mode: Literal["keyword", "semantic", "discovery"] = "keyword"
-    provider: list[Provider] = Field(default_factory=list, max_length=6)
+    provider: list[ProviderName] = Field(default_factory=list, max_length=len(PROVIDERS))
     field: Literal["all", "title", "abstract", "author"] = "all"
     type: Literal["all", "review", "preprint", "journal"] = "all"
     year_from: int | None = Field(None, ge=1800, le=2199)

@@ -1,0 +1,50 @@
+"""The providers litdesk searches, each declared once (pure; standard library only, so
+the CLI can name them without importing the query compilers).
+
+* :class:`ProviderSpec` — a provider's name, display name, hosts, lanes (with the modes,
+  fields, sorts and types each search lane expresses) and evidence-cache policy.
+* :data:`PROVIDER_SPECS` — the registry; :data:`PROVIDERS`, :data:`HOSTS` and
+  :data:`LANE_PROVIDER` are derived from it.
+"""
+
+from ._registry import (
+    DISCOVERY_LANES,
+    HOSTS,
+    LANE_PROVIDER,
+    MODE_DEFAULTS,
+    PROVIDER_SPECS,
+    PROVIDERS,
+    UnknownProvider,
+    display_name,
+    provider_spec,
+)
+from ._spec import (
+    CacheMode,
+    CachePolicy,
+    LaneKind,
+    LaneSpec,
+    ProviderName,
+    ProviderSpec,
+    SearchMode,
+    UnknownLane,
+)
+
+__all__ = [
+    "DISCOVERY_LANES",
+    "HOSTS",
+    "LANE_PROVIDER",
+    "MODE_DEFAULTS",
+    "PROVIDERS",
+    "PROVIDER_SPECS",
+    "CacheMode",
+    "CachePolicy",
+    "LaneKind",
+    "LaneSpec",
+    "ProviderName",
+    "ProviderSpec",
+    "SearchMode",
+    "UnknownLane",
+    "UnknownProvider",
+    "display_name",
+    "provider_spec",
+]
