@@ -38,9 +38,8 @@ import re
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +48,7 @@ from _apps import app_library
 from litdesk._settings import Settings
 from litdesk.core.library import (
     CHUNKING_VERSION,
+    RetrievalParams,
     abstain_threshold,
     salient_words,
     uncovered_threshold,
@@ -338,43 +338,35 @@ class Row:
 _VARIANT = re.compile(r"f(\d+)|([pP])(\d+)w([\d.]+)|p0|(w)|([sS])(\d+)w([\d.]+)|(o)")
 
 
-@contextmanager
-def variant_of(lib: Library, spec: str) -> Iterator[None]:
-    """``lib`` with the retrieval variant ``spec`` (see ``--variants``), restored after."""
-    fields = (
-        "facet_slots",
-        "proximity_depth",
-        "proximity_weight",
-        "facet_whole",
-        "proximity_facets_only",
-        "second_papers",
-        "second_weight",
-        "second_facets_only",
-    )
-    saved = {f: getattr(lib, f) for f in fields}
-    try:
-        for part in (p for p in spec.split("+") if p):
-            m = _VARIANT.fullmatch(part)
-            if not m:
-                raise SystemExit(f"unknown variant {part!r}")
-            if m.group(1) is not None:
-                lib.facet_slots = int(m.group(1))
-            elif m.group(5) is not None:
-                lib.facet_whole = True
-            elif m.group(2) is not None:
-                lib.proximity_depth, lib.proximity_weight = int(m.group(3)), float(m.group(4))
-                lib.proximity_facets_only = m.group(2) == "P"
-            elif m.group(6) is not None:
-                lib.second_papers, lib.second_weight = int(m.group(7)), float(m.group(8))
-                lib.second_facets_only = m.group(6) == "s"
-            elif m.group(9) is not None:
-                lib.facet_whole = False
-            else:
-                lib.proximity_depth = 0
-        yield
-    finally:
-        for f, v in saved.items():
-            setattr(lib, f, v)
+def variant_of(params: RetrievalParams, spec: str) -> RetrievalParams:
+    """``params`` with the retrieval variant ``spec`` (see ``--variants``)."""
+    for part in (p for p in spec.split("+") if p):
+        m = _VARIANT.fullmatch(part)
+        if not m:
+            raise SystemExit(f"unknown variant {part!r}")
+        if m.group(1) is not None:
+            params = replace(params, facet_slots=int(m.group(1)))
+        elif m.group(5) is not None:
+            params = replace(params, facet_whole=True)
+        elif m.group(2) is not None:
+            params = replace(
+                params,
+                proximity_depth=int(m.group(3)),
+                proximity_weight=float(m.group(4)),
+                proximity_facets_only=m.group(2) == "P",
+            )
+        elif m.group(6) is not None:
+            params = replace(
+                params,
+                second_papers=int(m.group(7)),
+                second_weight=float(m.group(8)),
+                second_facets_only=m.group(6) == "s",
+            )
+        elif m.group(9) is not None:
+            params = replace(params, facet_whole=False)
+        else:
+            params = replace(params, proximity_depth=0)
+    return params
 
 
 def held_out_questions() -> list[dict]:
@@ -488,21 +480,17 @@ def rankers(
     def shipped(
         depth: int, fusion: float = 1.0, variant: str = ""
     ) -> Callable[[str], list[tuple[str, int]]]:
+        params = variant_of(replace(lib.params, rerank_depth=depth, rerank_fusion=fusion), variant)
+
         def rank(q: str) -> list[tuple[str, int]]:
-            lib.rerank_depth, lib.rerank_fusion = depth, fusion
-            try:
-                with variant_of(lib, variant):
-                    found = lib.retrieve(q, top_k=top_k)
-                    rest = lib.retrieve(q, top_k=20)
-            finally:
-                lib.rerank_depth, lib.rerank_fusion = default
+            found = lib.retrieve(q, top_k=top_k, params=params)
+            rest = lib.retrieve(q, top_k=20, params=params)
             # the top_k as the library answers with top_k, then the rest of the best 20
             head = [(h.file, h.page) for h in found.hits]
             return head + [(h.file, h.page) for h in rest.hits if (h.file, h.page) not in head]
 
         return rank
 
-    default = lib.rerank_depth, lib.rerank_fusion
     emb = lib._embedder_name
     out = {"bm25": bm25} if baseline else {}
     out |= {f"vector {emb}": vector, f"hybrid (rrf) {emb}": shipped(0)}
@@ -571,14 +559,15 @@ def run(
     abstention(lib, questions, top_k)
     for v in variants:
         print(f"\nabstention with {v}:")
-        with variant_of(lib, v):
-            abstention(lib, questions, top_k)
+        abstention(lib, questions, top_k, variant_of(lib.params, v))
 
 
-def abstention(lib: Library, questions: list[dict], top_k: int) -> None:
+def abstention(
+    lib: Library, questions: list[dict], top_k: int, params: RetrievalParams | None = None
+) -> None:
     judged: list[tuple[str, float, bool]] = []
     for q in questions:
-        found = lib.retrieve(q["question"], top_k=top_k)
+        found = lib.retrieve(q["question"], top_k=top_k, params=params)
         judged.append((q["id"], found.support or 0.0, found.abstained))
     sets: dict[str, list[tuple[str, float, bool, list[str]]]] = {}
     for label, prefix, texts in (
@@ -587,7 +576,7 @@ def abstention(lib: Library, questions: list[dict], top_k: int) -> None:
     ):
         rows = []
         for i, text in enumerate(texts, start=1):
-            found = lib.retrieve(text, top_k=top_k)
+            found = lib.retrieve(text, top_k=top_k, params=params)
             rows.append(
                 (f"{prefix}{i:02d}", found.support or 0.0, found.abstained, found.uncovered)
             )
@@ -611,7 +600,9 @@ def abstention(lib: Library, questions: list[dict], top_k: int) -> None:
         )
     false_abst = [i for i, _, a in judged if a]
     held_abst = [
-        q["id"] for q in held_out_questions() if lib.retrieve(q["question"], top_k=top_k).abstained
+        q["id"]
+        for q in held_out_questions()
+        if lib.retrieve(q["question"], top_k=top_k, params=params).abstained
     ]
     print(
         f"held-out cross questions abstained: {len(held_abst)}/{len(CROSS_HELD_OUT)} "

@@ -5,6 +5,10 @@
 * ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
   same rule: skip locally when unreachable, fail under ``CI=true``.
 * ``chromium_path`` / ``firefox_path`` — Debian's browsers (``make browser``); same rule.
+* ``sqlite_template`` / ``pg_template`` — the store migrated once per session (per xdist
+  worker) and copied per test (``tests/_store_template.py``): ``tmp_settings``' data dir
+  holds a copy unless the test is marked ``no_store_template``; ``pg_schema`` (in
+  ``tests/adapters/store/conftest.py``) is a clone.
 """
 
 from __future__ import annotations
@@ -12,10 +16,22 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from tests._store_template import PgTemplate
+
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "no_store_template: tmp_settings leaves the data dir empty (the test checks what "
+        "is created there)",
+    )
 
 
 def _need(reason: str) -> None:
@@ -104,9 +120,32 @@ def browser(chromium_path: str):
         b.close()
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite store migrated to head once per session (per xdist worker)."""
+    from tests._store_template import build_sqlite_template
+
+    return build_sqlite_template(tmp_path_factory.mktemp("store-template"))
+
+
+@pytest.fixture(scope="session")
+def pg_template(postgres_url: str) -> Iterator[PgTemplate]:
+    """A PostgreSQL schema migrated to head once per session (per xdist worker), cloned
+    into each test's schema; it and every clone are dropped at the end."""
+    from tests._store_template import PgTemplate
+
+    template = PgTemplate(postgres_url)
+    try:
+        yield template
+    finally:
+        template.close()
+
+
 @pytest.fixture
-def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Settings pointing at a fresh data dir (SQLite) with no secrets from the host."""
+def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
+    """Settings pointing at a fresh data dir (SQLite) with no secrets from the host; the
+    store file there is a copy of the migrated template (none when the test is marked
+    ``no_store_template``)."""
     from litdesk import Settings
 
     for key in list(os.environ):
@@ -116,7 +155,13 @@ def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         }:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)
-    return Settings(data_dir=tmp_path / "data")
+    settings = Settings(data_dir=tmp_path / "data")
+    if request.node.get_closest_marker("no_store_template") is None:
+        from tests._store_template import copy_sqlite_template, sqlite_path
+
+        template = request.getfixturevalue("sqlite_template")
+        copy_sqlite_template(template, sqlite_path(settings.resolved_database_url()))
+    return settings
 
 
 @pytest.fixture(autouse=True)

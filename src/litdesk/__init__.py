@@ -1,5 +1,6 @@
 """litdesk — an open-source workbench for literature reviews."""
 
+from litdesk._clock import SYSTEM_CLOCK, Clock, ManualClock, SystemClock
 from litdesk._errors import (
     ConfigError,
     ExternalError,
@@ -13,14 +14,18 @@ from litdesk._errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "SYSTEM_CLOCK",
+    "Clock",
     "ConfigError",
     "ExternalError",
     "InputError",
     "IntegrityError",
     "LitdeskError",
+    "ManualClock",
     "NotFoundError",
     "RefusedError",
     "Settings",
+    "SystemClock",
     "__version__",
     "get_settings",
 ]

@@ -12,9 +12,10 @@ user sets ``LITDESK_OPENALEX_API_KEY`` rather than nested names.
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 from pydantic import Field, SecretStr, ValidationError
@@ -23,9 +24,14 @@ from pydantic_settings import SettingsError as _SourceError
 
 from litdesk._errors import ConfigError
 
+if TYPE_CHECKING:
+    from litdesk.core.library import RetrievalParams
+
 __all__ = ["Settings", "SettingsError", "get_settings"]
 
 ENV_PREFIX = "LITDESK_"
+#: Settings fields of the library ranker's parameters (``retrieval_<parameter>``).
+RETRIEVAL_PREFIX = "retrieval_"
 
 
 class SettingsError(ConfigError):
@@ -195,6 +201,85 @@ class Settings(BaseSettings):
         default="off",
         pattern="^(off|low|medium|high)$",
         description="Thinking level for models that support it: off, low, medium, high.",
+    )
+
+    # --- library retrieval (the ranker's parameters: core.library.RetrievalParams) -------
+    retrieval_exact_below: int = Field(
+        default=50_000,
+        ge=1,
+        le=100_000_000,
+        description="Chunks from which a whole-library question searches a stored IVF "
+        "index (approximate, kept under <data dir>/library/ivf) instead of scanning every "
+        "chunk's vector.",
+    )
+    retrieval_pool_min: int = Field(
+        default=50,
+        ge=1,
+        le=10_000,
+        description="Fewest candidates each ranking of a library question returns "
+        "(semantic and full-text; the pool is the larger of this and 10 times --top-k).",
+    )
+    retrieval_rerank_depth: int = Field(
+        default=0,
+        ge=0,
+        le=1_000,
+        description="Fused candidates of a library question re-ranked by their support "
+        "(0: the fusion order only).",
+    )
+    retrieval_rerank_fusion: float = Field(
+        default=1.0,
+        ge=0,
+        le=100,
+        description="Weight of the fusion score (as a share of the best) beside the support "
+        "when retrieval_rerank_depth re-ranks.",
+    )
+    retrieval_facet_slots: int = Field(
+        default=3,
+        ge=0,
+        le=20,
+        description="Excerpts guaranteed to each part of a library question that asks "
+        "several things, from the part's own ranking (0: the question is ranked whole only).",
+    )
+    retrieval_facet_whole: bool = Field(
+        default=True,
+        description="The whole question's ranking takes its turn for the excerpts beside "
+        "its parts' rankings.",
+    )
+    retrieval_proximity_depth: int = Field(
+        default=40,
+        ge=0,
+        le=1_000,
+        description="Fused candidates re-ranked by proximity (how many of the question's "
+        "words one 24-word stretch holds; 0: off).",
+    )
+    retrieval_proximity_weight: float = Field(
+        default=0.5,
+        ge=0,
+        le=100,
+        description="Weight of the proximity beside the fusion score (as a share of the best).",
+    )
+    retrieval_proximity_facets_only: bool = Field(
+        default=True,
+        description="The proximity re-rank applies to the question's parts' rankings only, "
+        "not to the whole question's.",
+    )
+    retrieval_second_papers: int = Field(
+        default=2,
+        ge=0,
+        le=100,
+        description="Leading papers whose excerpts the second pass ranks again within the "
+        "paper, with term weights taken inside it (0: off).",
+    )
+    retrieval_second_weight: float = Field(
+        default=4.0,
+        ge=0,
+        le=100,
+        description="Weight of the in-paper term coverage in the second pass.",
+    )
+    retrieval_second_facets_only: bool = Field(
+        default=False,
+        description="The second pass leaves the whole question's ranking out (the parts' "
+        "rankings only).",
     )
 
     # --- web workspace ---------------------------------------------------------------
@@ -410,6 +495,13 @@ class Settings(BaseSettings):
         description="Comma-separated extra hosts (host or host:port) the provider's "
         "authorization, token and JWKS endpoints may be on besides the issuer's own host.",
     )
+
+    def retrieval_params(self) -> RetrievalParams:
+        """The library ranker's parameters (the ``retrieval_*`` fields, prefix dropped)."""
+        from litdesk.core.library import RetrievalParams  # numpy: not at settings import
+
+        names = [f.name for f in fields(RetrievalParams)]
+        return RetrievalParams(**{n: getattr(self, RETRIEVAL_PREFIX + n) for n in names})
 
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""

@@ -58,6 +58,7 @@ def cli(tmp_settings, monkeypatch, database):
     get_settings.cache_clear()
 
 
+@pytest.mark.no_store_template  # it checks that no SQLite file is made beside PostgreSQL
 def test_import_into_a_new_study_then_report(cli, fixtures_dir, database, tmp_settings):
     ris = fixtures_dir / "bib" / "ris" / "asreview__embase.ris"  # 6 records
     medline = sorted((fixtures_dir / "bib" / "medline").glob("*.nbib"))[0]

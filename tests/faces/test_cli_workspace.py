@@ -154,6 +154,7 @@ def test_save_from_fixture_file(run, fixtures_dir):
     )
 
 
+@pytest.mark.no_store_template  # it checks that no SQLite file is made beside PostgreSQL
 def test_cli_uses_postgres_from_database_url(tmp_settings, monkeypatch, postgres_url):
     import uuid
     from urllib.parse import quote

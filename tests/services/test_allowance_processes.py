@@ -17,11 +17,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tests._ready import wait_ready
 from tests.adapters.store.conftest import store_url
 
 from litdesk.adapters.store import allowance_owner, assist_usage, open_store, usage
@@ -93,6 +93,7 @@ def assist(n):
     with lock:
         results.append([owner, dict(mine)])
 
+Path(str(go) + ".ready-" + str(index)).touch()
 while not go.exists():
     time.sleep(0.01)
 target = provider if mode == "provider" else assist
@@ -128,8 +129,8 @@ def _crowd(url: str, mode: str, tmp_path: Path) -> list[list[object]]:
         )
         for n in range(PROCESSES)
     ]
-    time.sleep(1.5)  # every process has imported litdesk and waits for the go file
-    go.touch()
+    # every process has imported litdesk and waits for the go file
+    wait_ready(go, [str(n) for n in range(PROCESSES)], procs, timeout=180)
     rows: list[list[object]] = []
     for p in procs:
         try:

@@ -1,41 +1,64 @@
-"""A store on each backend: SQLite in a temp dir, PostgreSQL in a fresh schema per test."""
+"""A store on each backend: SQLite in a temp dir, PostgreSQL in a fresh schema per test.
+
+``store_url`` and ``pg_schema`` are at the newest migration (copies of the session's
+template, ``tests/_store_template.py``); ``empty_store_url`` and ``pg_empty`` are empty, for
+the tests of the migrations themselves.
+"""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from urllib.parse import quote
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from tests._store_template import (
+    PgTemplate,
+    create_schema,
+    drop_schema,
+    pg_schema_url,
+    sqlite_url_at_head,
+)
 
 from litdesk.adapters.store import Store, open_store
 
-
-def pg_schema_url(base: str, schema: str) -> str:
-    sep = "&" if "?" in base else "?"
-    return f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+__all__ = ["empty_store_url", "pg_empty", "pg_schema", "pg_schema_url", "store", "store_url"]
 
 
 @pytest.fixture
-def pg_schema(postgres_url: str) -> Iterator[str]:
-    schema = f"t_{uuid.uuid4().hex[:16]}"
+def pg_empty(postgres_url: str) -> Iterator[str]:
+    """The URL of a fresh, empty schema (other engineers use the same database)."""
     engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    schema = create_schema(engine)
     try:
         yield pg_schema_url(postgres_url, schema)
     finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        drop_schema(engine, schema)
         engine.dispose()
 
 
+@pytest.fixture
+def pg_schema(pg_template: PgTemplate) -> Iterator[str]:
+    """The URL of a fresh schema at the newest migration (a clone of the template)."""
+    with pg_template.schema_at_head() as schema:
+        yield pg_schema_url(pg_template.base_url, schema)
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
-def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store at the newest migration on each backend."""
+    if request.param == "sqlite":
+        template = request.getfixturevalue("sqlite_template")
+        return sqlite_url_at_head(template, tmp_path / "store" / "litdesk.sqlite3")
+    return str(request.getfixturevalue("pg_schema"))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def empty_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty store (no migration applied) on each backend."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store' / 'litdesk.sqlite3'}"
-    return request.getfixturevalue("pg_schema")
+    return str(request.getfixturevalue("pg_empty"))
 
 
 @pytest.fixture

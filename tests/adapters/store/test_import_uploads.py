@@ -62,8 +62,8 @@ def test_only_the_job_s_holder_records_it(store: Store) -> None:
     assert jobs.repo.get(view.id).checkpoint == {"result": {"n": 1}}  # type: ignore[union-attr]
 
 
-def test_the_migration_goes_down_and_up(store_url: str) -> None:
-    engine = make_engine(store_url)
+def test_the_migration_goes_down_and_up(empty_store_url: str) -> None:
+    engine = make_engine(empty_store_url)
     cfg = _alembic_config()
     try:
         with engine.begin() as conn:

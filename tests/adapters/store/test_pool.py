@@ -18,9 +18,16 @@ def _kill(url: str, pid: int) -> None:
     try:
         with other.connect() as conn:
             assert conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar()
+        alive = sa.text("SELECT count(*) FROM pg_stat_activity WHERE pid = :p")
+        deadline = time.monotonic() + 30
+        while True:  # until the backend has gone
+            with other.connect() as conn:
+                if not conn.execute(alive, {"p": pid}).scalar():
+                    break
+            assert time.monotonic() < deadline, f"backend {pid} did not go"
+            time.sleep(0.01)
     finally:
         other.dispose()
-    time.sleep(0.3)  # the backend goes
 
 
 def _pid(store: engine_module.Store) -> int:

@@ -99,10 +99,11 @@ def _counts(conn: sa.Connection) -> dict[str, int]:
     return {t: conn.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one() for t in tables}
 
 
-def test_migration_keeps_every_row_and_makes_names_unique_per_owner(store_url: str) -> None:
-    _old_store(store_url)
-    _migrate(store_url, "0012_study_names")  # 0014_study_name_index drops the constraint again
-    store = Store(make_engine(store_url))
+def test_migration_keeps_every_row_and_makes_names_unique_per_owner(empty_store_url: str) -> None:
+    _old_store(empty_store_url)
+    # 0014_study_name_index drops the constraint again
+    _migrate(empty_store_url, "0012_study_names")
+    store = Store(make_engine(empty_store_url))
     try:
         with store.read() as conn:
             assert _counts(conn) == {
@@ -161,10 +162,10 @@ def test_migration_keeps_every_row_and_makes_names_unique_per_owner(store_url: s
         store.dispose()
 
 
-def test_0014_makes_the_constraint_an_index_and_back(store_url: str) -> None:
-    _old_store(store_url)
-    _migrate(store_url, "0013_import_uploads")
-    store = open_store(store_url)  # 0013 → head
+def test_0014_makes_the_constraint_an_index_and_back(empty_store_url: str) -> None:
+    _old_store(empty_store_url)
+    _migrate(empty_store_url, "0013_import_uploads")
+    store = open_store(empty_store_url)  # 0013 → head
     try:
         with store.read() as conn:
             assert _counts(conn)["study_papers"] == 2
@@ -184,8 +185,8 @@ def test_0014_makes_the_constraint_an_index_and_back(store_url: str) -> None:
             conn.execute(sa.text("DELETE FROM studies WHERE id = 'study-e'"))
     finally:
         store.dispose()
-    _migrate(store_url, "0013_import_uploads", down=True)
-    engine = make_engine(store_url)
+    _migrate(empty_store_url, "0013_import_uploads", down=True)
+    engine = make_engine(empty_store_url)
     try:
         uniques = sa.inspect(engine).get_unique_constraints("studies")
         assert [list(u["column_names"]) for u in uniques] == [["owner", "name"]], uniques
@@ -219,10 +220,10 @@ def test_foreign_keys_are_enforced_again_after_the_migration(tmp_path) -> None:
         store.dispose()
 
 
-def test_downgrade_restores_server_wide_names(store_url: str) -> None:
-    _old_store(store_url)
-    open_store(store_url).dispose()  # at head
-    engine = make_engine(store_url)
+def test_downgrade_restores_server_wide_names(empty_store_url: str) -> None:
+    _old_store(empty_store_url)
+    open_store(empty_store_url).dispose()  # at head
+    engine = make_engine(empty_store_url)
     cfg = _alembic_config()
     try:
         with engine.connect() as conn:

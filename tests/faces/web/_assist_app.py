@@ -1,4 +1,4 @@
-"""A real web server on loopback whose model backend is a scripted OpenAI-compatible
+"""A web app (in-process, or on the session server for a browser) whose model backend is a scripted OpenAI-compatible
 server (also on loopback), over a store holding one Study with a paper, a note carrying
 an injected instruction, and an evidence record."""
 
@@ -18,7 +18,8 @@ from tests._model_servers import (
     model_server,
     user_payload,
 )
-from tests.faces.web._server import Running, free_port, serve_app
+from tests.faces.web._hosting import Hosting
+from tests.faces.web._server import Running
 
 from litdesk.adapters.store import open_store
 from litdesk.core.records import make_paper
@@ -40,7 +41,9 @@ class AssistRunning:
 
 
 @contextmanager
-def assist_app(tmp_path: Path) -> Iterator[AssistRunning]:
+def assist_app(tmp_path: Path, hosting: Hosting | None = None) -> Iterator[AssistRunning]:
+    """In-process unless ``hosting`` says otherwise (a browser test's: the session server)."""
+    hosting = hosting or Hosting.in_process()
     with model_server("openai") as model:
         settings = assist_settings(model, tmp_path / "data")
         store = open_store(settings)
@@ -52,14 +55,12 @@ def assist_app(tmp_path: Path) -> Iterator[AssistRunning]:
         ws.add_to_study(study.id, paper.id)
         ws.add_note(paper.id, comment=INJECTED, study=study.id)
         store.dispose()
-        port = free_port()
-        app = create_app(settings, host="127.0.0.1", port=port)
-        for _ in serve_app(app, port):
-            yield AssistRunning(
-                Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, tmp_path, tmp_path / "data"),
-                model,
-                study.id,
+        app = create_app(settings, host=hosting.host, port=hosting.port)
+        with hosting.serve(app) as served:
+            web = Running(
+                hosting.base, hosting.host, hosting.port, tmp_path, tmp_path / "data", served
             )
+            yield AssistRunning(web, model, study.id)
 
 
 def summary_answer(body: dict[str, Any]) -> Scripted:

@@ -12,12 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import (
     Running,
     epmc_body,
     epmc_record,
-    free_port,
-    serve_app,
     write_cassette,
 )
 
@@ -155,15 +154,20 @@ def save_papers(settings: Any) -> dict[str, Paper]:
 
 
 @contextmanager
-def reader_server(settings: Any, tmp_path: Path) -> Iterator[ReaderServer]:
+def reader_server(
+    settings: Any, tmp_path: Path, hosting: Hosting | None = None
+) -> Iterator[ReaderServer]:
+    """The reader's app: in-process unless ``hosting`` says otherwise (a browser's)."""
+    hosting = hosting or Hosting.in_process()
     folder = tmp_path / "reader-cassette"
     write_reader_cassette(folder)
     papers = save_papers(settings)
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port, replay=folder)
-    for _ in serve_app(app, port):
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=folder)
+    with hosting.serve(app) as served:
         transport = app.state.app.transport
         counting = CountingReplay(transport.replay)
         transport.replay = counting
-        running = Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, folder, tmp_path / "data")
+        running = Running(
+            hosting.base, hosting.host, hosting.port, folder, tmp_path / "data", served
+        )
         yield ReaderServer(running, counting, papers)

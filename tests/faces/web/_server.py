@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -18,9 +17,27 @@ from typing import Any
 
 import httpx
 import uvicorn
+from tests.faces.web._hosting import TransportFactory, client_for, free_port
 
 from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
 from litdesk.services.search import make_definition, plan_search
+
+__all__ = [
+    "SHOWN_JOURNAL",
+    "SHOWN_TITLE",
+    "XSS_ABSTRACT",
+    "XSS_AUTHOR",
+    "XSS_JOURNAL",
+    "XSS_TITLE",
+    "Running",
+    "csrf_from",
+    "epmc_body",
+    "epmc_record",
+    "free_port",
+    "serve_app",
+    "write_cassette",
+    "xss_records",
+]
 
 # provider markup is stripped by the parsers; escaped markup decodes to literal text, which
 # the pages must show as text (never as elements)
@@ -120,9 +137,11 @@ class Running:
     port: int
     cassette: Path
     data_dir: Path
+    #: the in-process app's transports (None: the app answers on a real socket)
+    transport: TransportFactory | None = None
 
     def client(self, **kw: Any) -> httpx.Client:
-        return httpx.Client(base_url=self.base, timeout=30, **kw)
+        return client_for(self.base, self.transport, 30, **kw)
 
     @contextmanager
     def writer(self) -> Iterator[httpx.Client]:
@@ -133,12 +152,6 @@ class Running:
             assert token
             c.headers["x-csrf-token"] = token
             yield c
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def serve_app(app: Any, port: int) -> Iterator[None]:

@@ -1,6 +1,6 @@
 """Live-search tests: loopback HTTP servers speaking Europe PMC's and OpenAlex's wire
 format (Europe PMC answers at once; OpenAlex waits behind a gate the test opens), and a
-real uvicorn server whose desk sends provider requests to them (the transport's loopback
+web app whose desk sends provider requests to them (the transport's loopback
 ``base_urls`` hook) instead of answering from a cassette."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from pydantic import SecretStr
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._oa_citations import oa_work
-from tests.faces.web._server import Running, epmc_body, epmc_record, free_port, serve_app
+from tests.faces.web._server import Running, epmc_body, epmc_record
 
 from litdesk.faces.web import create_app
 from litdesk.services.app import open_app
@@ -82,15 +83,16 @@ class Slow:
 
 
 @contextmanager
-def slow_server(settings: Any, tmp_path: Any) -> Iterator[Slow]:
-    """A real server whose Europe PMC lane answers at once and whose OpenAlex lane waits
-    until ``openalex.gate`` is set (a made-up OpenAlex key: it goes to loopback only)."""
+def slow_server(settings: Any, tmp_path: Any, hosting: Hosting | None = None) -> Iterator[Slow]:
+    """An app whose Europe PMC lane answers at once and whose OpenAlex lane waits until
+    ``openalex.gate`` is set (a made-up OpenAlex key: it goes to loopback only); in-process
+    unless ``hosting`` says otherwise (a browser test's: the session server)."""
+    hosting = hosting or Hosting.in_process()
     settings = settings.model_copy(update={"openalex_api_key": SecretStr("k-test-123456")})
     epmc = Provider(epmc_body([epmc_record(i) for i in range(1, 4)]))
     oax = Provider(openalex_body(), gate=threading.Event())
     with provider_server(epmc) as epmc_url, provider_server(oax) as oax_url:
-        port = free_port()
-        app = create_app(settings, host="127.0.0.1", port=port)
+        app = create_app(settings, host=hosting.host, port=hosting.port)
         bases = {"europepmc": epmc_url, "openalex": oax_url}
 
         @asynccontextmanager
@@ -100,6 +102,8 @@ def slow_server(settings: Any, tmp_path: Any) -> Iterator[Slow]:
                 yield
 
         app.router.lifespan_context = lifespan
-        base = f"http://127.0.0.1:{port}"
-        for _ in serve_app(app, port):
-            yield Slow(Running(base, "127.0.0.1", port, tmp_path, tmp_path / "data"), epmc, oax)
+        with hosting.serve(app) as served:
+            running = Running(
+                hosting.base, hosting.host, hosting.port, tmp_path, tmp_path / "data", served
+            )
+            yield Slow(running, epmc, oax)

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import sqlalchemy as sa
 from fastapi import FastAPI
-from tests.faces.web._server import free_port, serve_app
+from tests.faces.web._hosting import Hosting, TransportFactory, client_for
 
 from litdesk import Settings
 from litdesk.adapters.store import open_store
@@ -37,9 +37,11 @@ class TeamServer:
     base: str
     settings: Settings
     app: FastAPI | None = None  #: the app served (its routes walked by the IDOR tests)
+    #: the in-process app's transports (None: the app answers on a real socket)
+    transport: TransportFactory | None = None
 
     def client(self, **kw: Any) -> httpx.Client:
-        return httpx.Client(base_url=self.base, timeout=60, **kw)
+        return client_for(self.base, self.transport, 60, **kw)
 
     @contextmanager
     def anonymous(self) -> Iterator[httpx.Client]:
@@ -70,11 +72,17 @@ def add_accounts(settings: Settings, *names: str) -> dict[str, str]:
 
 
 @contextmanager
-def team_server(settings: Settings, cassette: Path, **app_kw: Any) -> Iterator[TeamServer]:
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port, replay=cassette, team=True, **app_kw)
-    for _ in serve_app(app, port):
-        yield TeamServer(f"http://127.0.0.1:{port}", settings, app)
+def team_server(
+    settings: Settings, cassette: Path, hosting: Hosting | None = None, **app_kw: Any
+) -> Iterator[TeamServer]:
+    """A team app over ``settings``' store: in-process unless ``hosting`` says otherwise
+    (a browser test's: the session server)."""
+    hosting = hosting or Hosting.in_process()
+    app = create_app(
+        settings, host=hosting.host, port=hosting.port, replay=cassette, team=True, **app_kw
+    )
+    with hosting.serve(app) as transport:
+        yield TeamServer(hosting.base, settings, app, transport)
 
 
 # --- separate server processes ----------------------------------------------------------

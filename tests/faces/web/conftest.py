@@ -1,5 +1,6 @@
 """Fixtures of the web tests: a cassette written here (some bodies carry XSS payloads) and
-a real server on a loopback port with a temporary store answering from it."""
+an app with a temporary store answering from it: in-process, or on the session's one real
+server when the test drives a browser (see ``_hosting``)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.faces.web._hosting import Hosting, SessionServer, hosting_for
 from tests.faces.web._server import (
     Running,
     epmc_body,
     epmc_record,
     free_port,
-    serve_app,
     write_cassette,
     xss_records,
 )
@@ -43,9 +44,28 @@ def cassette(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def session_server() -> Iterator[SessionServer]:
+    """The one real server of this test session (browser tests mount their app on it)."""
+    server = SessionServer(free_port())
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture
-def running(tmp_settings: Any, cassette: Path, tmp_path: Path) -> Iterator[Running]:
-    port = free_port()
-    app = create_app(tmp_settings, host="127.0.0.1", port=port, replay=cassette)
-    for _ in serve_app(app, port):
-        yield Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, cassette, tmp_path / "data")
+def hosting(request: pytest.FixtureRequest) -> Hosting:
+    """Where this test's app runs: in-process, or on the session server for a browser."""
+    return hosting_for(request)
+
+
+@pytest.fixture
+def running(
+    tmp_settings: Any, cassette: Path, tmp_path: Path, hosting: Hosting
+) -> Iterator[Running]:
+    app = create_app(tmp_settings, host=hosting.host, port=hosting.port, replay=cassette)
+    with hosting.serve(app) as transport:
+        yield Running(
+            hosting.base, hosting.host, hosting.port, cassette, tmp_path / "data", transport
+        )

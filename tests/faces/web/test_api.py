@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 
-import httpx
 from tests.faces.web._server import SHOWN_TITLE, Running
 
 
@@ -211,7 +210,8 @@ def test_html_errors_are_pages_without_internals(running: Running) -> None:
 
 def test_partial_failure_is_reported_beside_the_results(tmp_settings, tmp_path) -> None:
     from pydantic import SecretStr
-    from tests.faces.web._server import epmc_body, epmc_record, free_port, serve_app, write_cassette
+    from tests.faces.web._hosting import Hosting, client_for
+    from tests.faces.web._server import epmc_body, epmc_record, write_cassette
 
     from litdesk.faces.web import create_app
 
@@ -224,13 +224,12 @@ def test_partial_failure_is_reported_beside_the_results(tmp_settings, tmp_path) 
         providers=["europepmc", "openalex"],
         answers={"openalex-keyword": (503, b'{"error": "upstream <b>down</b> secret-body"}')},
     )
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port, replay=folder)
-    for _ in serve_app(app, port):
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as c:
-            params = {"q": "tumour growth", "provider": ["europepmc", "openalex"]}
-            data = c.get("/api/v1/search", params=params).json()
-            html = c.get("/search", params=params).text
+    hosting = Hosting.in_process()
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=folder)
+    with hosting.serve(app) as served, client_for(hosting.base, served, 30) as c:
+        params = {"q": "tumour growth", "provider": ["europepmc", "openalex"]}
+        data = c.get("/api/v1/search", params=params).json()
+        html = c.get("/search", params=params).text
     statuses = {lane["lane"]: lane["status"] for lane in data["run"]["lanes"]}
     assert statuses["europepmc-keyword"] == "ok" and statuses["openalex-keyword"] != "ok"
     assert data["partial_failure"] is True and data["all_failed"] is False

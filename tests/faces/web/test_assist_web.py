@@ -1,7 +1,8 @@
-"""The reader's "Suggest evidence" over a real uvicorn server on loopback, with a scripted
-model server (both wire protocols for the API; chromium for the consent and review steps):
-consent bound to the exact text (lapses when it changes), the draft opens in the editor,
-evidence is saved only after "I reviewed", and provenance is shown with quotes re-checked."""
+"""The reader's "Suggest evidence" through the web app (in-process; on the session server
+for the browser), with a scripted model server (both wire protocols for the API; chromium
+for the consent and review steps): consent bound to the exact text (lapses when it
+changes), the draft opens in the editor, evidence is saved only after "I reviewed", and
+provenance is shown with quotes re-checked."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from tests._model_servers import (
     model_server,
 )
 from tests.faces.web._assist_jobs import settle
-from tests.faces.web._server import Running, free_port, serve_app
+from tests.faces.web._hosting import Hosting
+from tests.faces.web._server import Running
 from tests.services.assist._extract_kit import answer, the_paper
 
 from litdesk.adapters.store import open_store
@@ -35,29 +37,30 @@ GOOD = {
 }
 
 
-def _serve(server: ScriptedModelServer, tmp_path: Path, **extra: Any) -> Iterator[Running]:
+def _serve(
+    server: ScriptedModelServer, tmp_path: Path, hosting: Hosting, **extra: Any
+) -> Iterator[Running]:
     settings = assist_settings(server, tmp_path / "data", **extra)
     store = open_store(settings)
     Workspace(store).save_paper(the_paper())
     Workspace(store).create_study("Malaria")
     store.dispose()
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port)
-    for _ in serve_app(app, port):
-        yield Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, tmp_path, tmp_path / "data")
+    app = create_app(settings, host=hosting.host, port=hosting.port)
+    with hosting.serve(app) as served:
+        yield Running(hosting.base, hosting.host, hosting.port, tmp_path, tmp_path / "data", served)
 
 
 @pytest.fixture(params=["openai", "anthropic"])
-def both(request, tmp_settings, tmp_path) -> Iterator[tuple[ScriptedModelServer, Running]]:
+def both(request, tmp_settings, tmp_path, hosting) -> Iterator[tuple[ScriptedModelServer, Running]]:
     with model_server(request.param) as server:
-        for running in _serve(server, tmp_path):
+        for running in _serve(server, tmp_path, hosting):
             yield server, running
 
 
 @pytest.fixture
-def one(tmp_settings, tmp_path) -> Iterator[tuple[ScriptedModelServer, Running]]:
+def one(tmp_settings, tmp_path, hosting) -> Iterator[tuple[ScriptedModelServer, Running]]:
     with model_server("openai") as server:
-        for running in _serve(server, tmp_path):
+        for running in _serve(server, tmp_path, hosting):
             yield server, running
 
 
@@ -134,7 +137,8 @@ def test_api_refusals_and_allowance(one):
 def test_api_allowance_refusal_is_429(tmp_settings, tmp_path):
     with model_server("openai") as server:
         server.script(Scripted(answer(GOOD)))
-        for running in _serve(server, tmp_path, assist_owner_daily_requests=1):
+        in_process = Hosting.in_process()
+        for running in _serve(server, tmp_path, in_process, assist_owner_daily_requests=1):
             with running.writer() as c:
                 token = c.post("/api/v1/assist/extract/preview", json={"paper_id": PAPER}).json()[
                     "consent"

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._oa_citations import SHOWN_REF_TITLE, write_openalex
-from tests.faces.web._server import Running, free_port, serve_app
+from tests.faces.web._server import Running
 
 from litdesk.faces.web import create_app
 from litdesk.services.citations import INCOMPLETE_NOTICE, OPENALEX_KEY_NEEDED
@@ -84,17 +85,14 @@ def test_the_page_shows_counts_notices_and_provider_text_as_text(running: Runnin
 
 
 @pytest.fixture
-def keyless(tmp_settings: Any) -> Iterator[str]:
-    port = free_port()
-    app = create_app(tmp_settings, host="127.0.0.1", port=port)  # no key, no cassette
-    for _ in serve_app(app, port):
-        yield f"http://127.0.0.1:{port}"
+def keyless(tmp_settings: Any, tmp_path: Path, hosting: Hosting) -> Iterator[Running]:
+    app = create_app(tmp_settings, host=hosting.host, port=hosting.port)  # no key, no cassette
+    with hosting.serve(app) as served:
+        yield Running(hosting.base, hosting.host, hosting.port, tmp_path, tmp_path / "data", served)
 
 
-def test_no_openalex_key_is_a_clear_refusal_and_nothing_is_sent(keyless: str) -> None:
-    import httpx
-
-    with httpx.Client(base_url=keyless, timeout=30) as c:
+def test_no_openalex_key_is_a_clear_refusal_and_nothing_is_sent(keyless: Running) -> None:
+    with keyless.client() as c:
         api = c.get("/api/v1/citations", params={"mode": "references", "ids": "W100"})
         html = c.get("/citations", params={"mode": "references", "ids": "W100"})
     assert api.status_code == 503

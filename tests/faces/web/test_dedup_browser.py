@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
 from tests.faces.web.test_dedup import make_study
@@ -209,19 +210,23 @@ def test_without_javascript_zip_recovery_and_review_forms(
 
 
 @pytest.fixture
-def served(tmp_settings: Any, cassette: Path) -> Iterator[tuple[Running, Any]]:
-    """A server without job worker threads whose app the test can reach (to hold a job,
-    as a worker would, before it runs)."""
-    from tests.faces.web._server import free_port, serve_app
-
+def served(tmp_settings: Any, cassette: Path, hosting: Hosting) -> Iterator[tuple[Running, Any]]:
+    """An app without job worker threads that the test can reach (to hold a job, as a
+    worker would, before it runs), on the session server."""
     from litdesk.faces.web import create_app
 
-    port = free_port()
     settings = tmp_settings.model_copy(update={"jobs_worker_slots": 0})
-    app = create_app(settings, host="127.0.0.1", port=port, replay=cassette)
-    for _ in serve_app(app, port):
-        base = f"http://127.0.0.1:{port}"
-        yield Running(base, "127.0.0.1", port, cassette, Path(tmp_settings.data_dir)), app
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
+    with hosting.serve(app) as transport:
+        running = Running(
+            hosting.base,
+            hosting.host,
+            hosting.port,
+            cassette,
+            Path(tmp_settings.data_dir),
+            transport,
+        )
+        yield running, app
 
 
 def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, Any]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.faces.web._server import free_port, serve_app
+from tests.faces.web._hosting import Hosting
 
 from litdesk import Settings
 from litdesk.faces.web import create_app
@@ -19,14 +19,13 @@ ZOTERO = "bib/ris/asreview__pubmed_zotero.ris"
 
 
 @pytest.fixture
-def base(tmp_settings: Settings, cassette: Path) -> Iterator[str]:
+def base(tmp_settings: Settings, cassette: Path, hosting: Hosting) -> Iterator[str]:
     settings = tmp_settings.model_copy(
         update={"web_import_job_bytes": 50_000, "jobs_poll_seconds": 0.1}
     )
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port, replay=cassette)
-    for _ in serve_app(app, port):
-        yield f"http://127.0.0.1:{port}"
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
+    with hosting.serve(app):
+        yield hosting.base
 
 
 def test_the_study_page_follows_a_large_import_to_its_end(

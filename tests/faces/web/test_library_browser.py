@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from tests.adapters.report_html._bidi import firefox
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._library import (
     ARXIV,
     BROKEN,
@@ -25,7 +26,7 @@ from tests.faces.web._library import (
     make_pdfs,
     record_adoption_cassette,
 )
-from tests.faces.web._server import Running, free_port, serve_app
+from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import AXE, _violations
 
 from litdesk.faces.web import create_app
@@ -45,14 +46,15 @@ DROP = """async ([name, b64]) => {
 
 
 @pytest.fixture
-def lib_server(tmp_settings: Any, tmp_path: Path, fixtures_dir: Path) -> Iterator[Running]:
+def lib_server(
+    tmp_settings: Any, tmp_path: Path, fixtures_dir: Path, hosting: Hosting
+) -> Iterator[Running]:
     settings = library_settings(tmp_settings)
     cassette = tmp_path / "cassette"
     record_adoption_cassette(settings, cassette)
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port, replay=cassette)
-    for _ in serve_app(app, port):
-        yield Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, cassette, tmp_path / "data")
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
+    with hosting.serve(app) as served:
+        yield Running(hosting.base, hosting.host, hosting.port, cassette, tmp_path / "data", served)
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+from tests.faces.web._hosting import Hosting, client_for
 from tests.faces.web._library import (
     BROKEN,
     CLINSCI,
@@ -29,7 +29,7 @@ from tests.faces.web._library import (
     record_adoption_cassette,
     wait_job,
 )
-from tests.faces.web._server import Running, csrf_from, free_port, serve_app
+from tests.faces.web._server import Running, csrf_from
 
 from litdesk.adapters.store import open_store
 from litdesk.core.records import make_paper
@@ -38,14 +38,15 @@ from litdesk.services.workspace import Workspace
 
 
 @pytest.fixture
-def lib_server(tmp_settings: Any, tmp_path: Path, fixtures_dir: Path) -> Iterator[Running]:
+def lib_server(
+    tmp_settings: Any, tmp_path: Path, fixtures_dir: Path, hosting: Hosting
+) -> Iterator[Running]:
     settings = library_settings(tmp_settings)
     cassette = tmp_path / "cassette"
     record_adoption_cassette(settings, cassette)
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port, replay=cassette)
-    for _ in serve_app(app, port):
-        yield Running(f"http://127.0.0.1:{port}", "127.0.0.1", port, cassette, tmp_path / "data")
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
+    with hosting.serve(app) as served:
+        yield Running(hosting.base, hosting.host, hosting.port, cassette, tmp_path / "data", served)
 
 
 def _inbox(r: Running) -> Path:
@@ -294,12 +295,11 @@ def test_sources_in_order_with_the_shadowing_warning_first(
     (configured / "missing-elsewhere.pdf").write_bytes((FIXTURES / SCAN).read_bytes())
     settings = library_settings(tmp_settings, library_dirs=[configured, tmp_path / "gone"])
     add_source(settings.resolved_data_dir(), added)
-    port = free_port()
-    app = create_app(settings, host="127.0.0.1", port=port)
-    for _ in serve_app(app, port):
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as c:
-            lib = c.get("/api/v1/library").json()
-            html = c.get("/library").text
+    hosting = Hosting.in_process()
+    app = create_app(settings, host=hosting.host, port=hosting.port)
+    with hosting.serve(app) as served, client_for(hosting.base, served, 60) as c:
+        lib = c.get("/api/v1/library").json()
+        html = c.get("/library").text
     assert [(s["order"], s["origin"], s["files"]) for s in lib["sources"]] == [
         (1, "added", 1),
         (2, "settings", 1),

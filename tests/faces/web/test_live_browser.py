@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
 from tests.faces.web._slow import slow_server
 from tests.faces.web.test_accessibility import AXE, _violations
@@ -71,10 +72,10 @@ def _ready(pg: Any) -> None:
 
 
 def test_live_lanes_cancel_by_keyboard_then_results(
-    open_page: Any, tmp_settings: Any, tmp_path: Path
+    open_page: Any, tmp_settings: Any, tmp_path: Path, hosting: Hosting
 ) -> None:
     problems: dict[str, list[str]] = {}
-    with slow_server(tmp_settings, tmp_path) as slow:
+    with slow_server(tmp_settings, tmp_path, hosting) as slow:
         pg = open_page()
         pg.goto(slow.running.base + "/search")
         _ready(pg)

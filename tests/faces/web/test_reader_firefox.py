@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tests.adapters.report_html._bidi import firefox
 from tests.faces.web._fulltext import P3, reader_server
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
 
 from litdesk.adapters.store import open_store
@@ -113,10 +114,10 @@ def test_firefox_selection_makes_a_verified_highlight(
 
 
 def test_firefox_selection_in_a_fulltext_paragraph(
-    firefox_path: str, tmp_path: Path, tmp_settings: Any
+    firefox_path: str, tmp_path: Path, tmp_settings: Any, hosting: Hosting
 ) -> None:
     with (
-        reader_server(tmp_settings, tmp_path) as srv,
+        reader_server(tmp_settings, tmp_path, hosting) as srv,
         firefox(firefox_path, tmp_path / "profile") as ff,
     ):
         ctx = _open(ff, f"{srv.running.base}/paper/{srv.papers['ccby'].id}?fulltext=1")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from tests.faces.web._fulltext import P1, P2_SHOWN, P3, ReaderServer, reader_server
+from tests.faces.web._hosting import Hosting
 from tests.faces.web.test_accessibility import AXE
 
 from litdesk.core.evidence import text_digest
@@ -42,8 +43,8 @@ SELECT_IN = """([id, needle]) => {
 
 
 @pytest.fixture
-def srv(tmp_settings: Any, tmp_path: Path) -> Iterator[ReaderServer]:
-    with reader_server(tmp_settings, tmp_path) as server:
+def srv(tmp_settings: Any, tmp_path: Path, hosting: Hosting) -> Iterator[ReaderServer]:
+    with reader_server(tmp_settings, tmp_path, hosting) as server:
         yield server
 
 

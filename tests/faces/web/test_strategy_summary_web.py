@@ -18,11 +18,12 @@ from tests.faces.web._assist_app import (
     summary_answer,
 )
 from tests.faces.web._assist_jobs import settle
+from tests.faces.web._hosting import Hosting
 
 
 @pytest.fixture
-def live(tmp_path: Path) -> Iterator[AssistRunning]:
-    with assist_app(tmp_path) as running:
+def live(tmp_path: Path, hosting: Hosting) -> Iterator[AssistRunning]:
+    with assist_app(tmp_path, hosting) as running:
         yield running
 
 

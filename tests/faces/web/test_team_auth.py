@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 
-from litdesk import Settings
+from litdesk import ManualClock, Settings
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -175,11 +174,16 @@ def test_logout_ends_the_session(server: TeamServer) -> None:
 
 
 def test_sessions_expire(team_settings: Settings, cassette: Path) -> None:
-    short = team_settings.model_copy(update={"session_hours": 1 / 3600})
-    add_accounts(short, "ana")
-    with team_server(short, cassette) as running, running.signed_in("ana") as c:
-        assert c.get("/api/v1/auth/me").status_code in (200, 401)  # within its one second
-        time.sleep(1.2)
+    clock = ManualClock()
+    add_accounts(team_settings, "ana")
+    with (
+        team_server(team_settings, cassette, clock=clock) as running,
+        running.signed_in("ana") as c,
+    ):
+        assert c.get("/api/v1/auth/me").status_code == 200
+        clock.advance(team_settings.session_hours * 3600 - 1)
+        assert c.get("/api/v1/auth/me").status_code == 200  # one second left
+        clock.advance(1)
         assert c.get("/api/v1/auth/me").status_code == 401
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.faces.web._hosting import Hosting
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401
 
@@ -19,12 +20,14 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def server(tmp_settings: Settings, cassette: Path, tmp_path: Path) -> Iterator[TeamServer]:
+def server(
+    tmp_settings: Settings, cassette: Path, tmp_path: Path, hosting: Hosting
+) -> Iterator[TeamServer]:
     settings = tmp_settings.model_copy(
         update={"database_url": f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"}
     )
     add_accounts(settings, "ana")
-    with team_server(settings, cassette) as running:
+    with team_server(settings, cassette, hosting) as running:
         yield running
 
 
@@ -67,6 +70,7 @@ def test_single_sign_on_button_in_a_browser(
     tmp_settings: Settings,
     cassette: Path,
     tmp_path: Path,
+    hosting: Hosting,
     axe_path: Path,  # noqa: F811
 ) -> None:
     """The login page's "Sign in with …" link through a real OpenID provider on loopback and
@@ -94,7 +98,7 @@ def test_single_sign_on_button_in_a_browser(
             Accounts(store, settings).link("ana", op.script.subject)
         finally:
             store.dispose()
-        with team_server(settings, cassette) as server:
+        with team_server(settings, cassette, hosting) as server:
             op.redirect_uris.add(server.base + "/login/oidc/callback")
             checked = browser.new_context(bypass_csp=True)  # axe is injected as a script tag
             look = checked.new_page()

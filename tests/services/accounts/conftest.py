@@ -1,4 +1,5 @@
-"""Team accounts over a store on each backend (SQLite file; PostgreSQL in a fresh schema)."""
+"""Team accounts over a store on each backend (SQLite file; PostgreSQL in a fresh schema),
+at the newest migration (copies of the session's template, ``tests/_store_template.py``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests._store_template import sqlite_url_at_head
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 
 from litdesk import Settings
@@ -15,7 +17,8 @@ from litdesk.adapters.store import Store, open_store
 @pytest.fixture(params=["sqlite", "postgres"])
 def team_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"
+        template = request.getfixturevalue("sqlite_template")
+        return sqlite_url_at_head(template, tmp_path / "team" / "litdesk.sqlite3")
     return str(request.getfixturevalue("pg_schema"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from litdesk import Settings
+from litdesk import ManualClock, Settings
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.store import Store
 from litdesk.services.accounts import Accounts, LoginFailed, LoginThrottled, hash_token
@@ -67,14 +67,14 @@ def test_sessions_rotate_at_login_and_end_at_logout(
 
 
 def test_sessions_expire(team_store: Store, team_settings: Settings) -> None:
-    now = [1_900_000_000.0]
-    accounts = Accounts(team_store, team_settings, clock=lambda: now[0])
+    clock = ManualClock(1_900_000_000.0)
+    accounts = Accounts(team_store, team_settings, clock=clock)
     accounts.add("ana", PASSWORD)
     session = accounts.login("ana", PASSWORD, address="10.0.0.1")
-    assert session.expires_at == now[0] + team_settings.session_hours * 3600
-    now[0] = session.expires_at - 1
+    assert session.expires_at == clock.now() + team_settings.session_hours * 3600
+    clock.set(session.expires_at - 1)
     assert accounts.resolve(session.token) is not None
-    now[0] = session.expires_at
+    clock.set(session.expires_at)
     assert accounts.resolve(session.token) is None
 
 
@@ -104,16 +104,16 @@ def test_wrong_passwords_throttle_the_address(team_store: Store, team_settings: 
 
 
 def test_window_passes(team_store: Store, team_settings: Settings) -> None:
-    now = [1_900_000_000.0]
-    accounts = Accounts(team_store, team_settings, clock=lambda: now[0])
+    clock = ManualClock(1_900_000_000.0)
+    accounts = Accounts(team_store, team_settings, clock=clock)
     accounts.add("ana", PASSWORD)
     for _ in range(3):
         with pytest.raises(LoginFailed):
             accounts.login("ana", "wrong password!", address="10.0.0.1")
-    now[0] += team_settings.login_window_seconds - 1
+    clock.advance(team_settings.login_window_seconds - 1)
     with pytest.raises(LoginThrottled):
         accounts.login("ana", PASSWORD, address="10.0.0.1")
-    now[0] += 2  # the failures are older than the window now
+    clock.advance(2)  # the failures are older than the window now
     assert accounts.login("ana", PASSWORD, address="10.0.0.1").token
 
 

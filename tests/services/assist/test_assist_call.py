@@ -185,6 +185,45 @@ def test_allowances_per_owner_total_and_spacing(tmp_path, make):
         assert soon.value.code == "too_soon" and soon.value.details["retry_after"] > 500
 
 
+def test_the_allowance_s_spacing_and_utc_day_follow_the_assistant_s_clock(tmp_path):
+    """Spacing and the daily allowance are judged on the clock the assistant was given: the
+    spacing passes and a new UTC day starts when that clock says so, without waiting."""
+    from datetime import UTC, datetime
+
+    from litdesk import ManualClock
+
+    clock = ManualClock(datetime(2031, 3, 1, 23, 40, tzinfo=UTC))
+    with model_server("openai") as server:
+        settings = assist_settings(
+            server, tmp_path / "data", assist_owner_daily_requests=2, assist_spacing_seconds=300
+        )
+        server.respond_with(lambda body: Scripted('{"answer": "ok"}'))
+        store = open_store(settings)
+        with Assistant(store, settings, clock=clock) as a:
+            token = a.notice(_call().user).token
+
+            def go() -> str:
+                try:
+                    asyncio.run(a.call(_call(), owner="ann", consent=token))
+                except AllowanceRefused as exc:
+                    return exc.code
+                return "ok"
+
+            assert go() == "ok"
+            clock.advance(299)
+            assert go() == "too_soon"
+            clock.advance(2)  # 23:45:01
+            assert go() == "ok"
+            clock.advance(301)
+            assert go() == "owner_daily_limit"  # two today already (23:50:02, UTC)
+            clock.advance(600)  # 00:00:02 on 2 March: a new day
+            assert go() == "ok"
+            assert assist_usage(store, "2031-03-01") == {allowance_owner("ann"): {"ok": 2}}
+            assert assist_usage(store, "2031-03-02") == {allowance_owner("ann"): {"ok": 1}}
+            assert len(server.requests) == 3
+        store.dispose()
+
+
 def test_refused_preflight_releases_the_reservation(tmp_path, make):
     with model_server("openai") as server:
         a = make(server, assist_daily_requests=1, assist_spacing_seconds=600)

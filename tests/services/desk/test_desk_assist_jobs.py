@@ -25,7 +25,7 @@ from tests._model_servers import (
 )
 from tests.services.assist._extract_kit import answer, the_paper
 
-from litdesk import Settings
+from litdesk import ManualClock, Settings
 from litdesk.adapters.store._assist import assist_calls
 from litdesk.core.assist import ConsentRequired
 from litdesk.services.app import open_app
@@ -223,13 +223,14 @@ def test_a_job_whose_worker_died_mid_call_is_not_called_or_counted_again(
     model.script(Scripted(_good()), Scripted(_good()))
 
     def body(desk: Desk) -> None:
-        jobs = Jobs(desk.store)
+        clock = ManualClock()
+        jobs = Jobs(desk.store, clock=clock)
         ad = AssistDesk(desk, jobs)
         job = wait(desk, ad.suggest_evidence(PAPER, consent=token_of(desk)))
         _die_holding(jobs, job.id)
         AssistAllowance(desk.store, desk.settings).reserve("local", "extract", key=job.id)
         assert calls(desk) == [(f"job-{job.id}", "extract", "in_flight")]
-        time.sleep(1.2)  # the dead worker's lease runs out
+        clock.advance(1.2)  # the dead worker's lease runs out
         ended = ad.work(job.id)
         assert ended.status == "failed" and ended.attempts == 2, ended
         assert ended.error is not None and ended.error["code"] == "call_interrupted"
@@ -249,7 +250,8 @@ def test_a_job_whose_worker_died_after_storing_its_draft_gives_that_draft(
     model.script(Scripted(_good()))
 
     def body(desk: Desk) -> None:
-        jobs = Jobs(desk.store)
+        clock = ManualClock()
+        jobs = Jobs(desk.store, clock=clock)
         ad = AssistDesk(desk, jobs)
         token = token_of(desk)
         job = wait(desk, ad.suggest_evidence(PAPER, consent=token))
@@ -259,7 +261,7 @@ def test_a_job_whose_worker_died_after_storing_its_draft_gives_that_draft(
             desk, ea.suggest(PAPER, consent=token, key=job.id, draft_id=extract_draft_id(job.id))
         )
         ea.close()
-        time.sleep(1.2)
+        clock.advance(1.2)
         ended = ad.work(job.id)
         assert ended.status == "done" and ended.result == draft.to_dict(), ended
         assert len(model.requests) == 1 and calls(desk) == [(f"job-{job.id}", "extract", "ok")]

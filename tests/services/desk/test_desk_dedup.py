@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 from tests._dedup_data import REGISTRY_RIS, haematology_subset
 
-from litdesk import Settings
+from litdesk import ManualClock, Settings
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.services.app import open_app
 from litdesk.services.dedup import study_decisions, study_history
@@ -230,7 +229,8 @@ def test_a_job_whose_worker_died_is_run_again_and_recorded_once(settings: Settin
     from litdesk.services.jobs import JobContext
 
     def body(desk: Desk) -> None:
-        jobs = Jobs(desk.store)
+        clock = ManualClock()
+        jobs = Jobs(desk.store, clock=clock)
         dd = DedupDesk(desk, jobs)
         study = fill_study(desk)
         (handler,) = dedup_handlers(desk).values()
@@ -242,7 +242,7 @@ def test_a_job_whose_worker_died_is_run_again_and_recorded_once(settings: Settin
         assert result is not None and result["run"] == job.id
         assert dd.job(job.id).state == "running"  # nobody said it finished
         assert dd.review(study).to_dict()["run"]["id"] == job.id  # but the run is there
-        time.sleep(1.2)  # its lease (1 s) runs out
+        clock.advance(1.2)  # its lease (1 s) runs out
         done = dd.work(job.id)
         assert done.state == "done" and done.attempts == 2
         assert done.counts == result["counts"]
@@ -254,7 +254,7 @@ def test_a_job_whose_worker_died_is_run_again_and_recorded_once(settings: Settin
         assert claimed is not None and claimed.id == second.id
         assert jobs.progress(claimed, 1, 2, "reading")
         assert dd.job(second.id).stage == "reading" and dd.job(second.id).done == 1
-        time.sleep(1.2)
+        clock.advance(1.2)
         finished = dd.work(second.id)
         assert finished.state == "done" and finished.attempts == 2
         runs = [e for e in study_history(desk.store, study) if e.kind == "run"]

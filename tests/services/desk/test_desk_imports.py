@@ -8,14 +8,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from litdesk import Settings
+from litdesk import ManualClock, Settings
 from litdesk._errors import InputError
 from litdesk.adapters.store import import_uploads
 from litdesk.services.app import open_app
@@ -112,23 +111,20 @@ def test_a_large_import_is_a_job_whose_result_is_the_synchronous_one(
     assert _plain(result) == _plain(expected)
 
 
-def _wait_expired(jobs: Jobs, job_id: str) -> None:
-    """Until the lease of the (claimed, abandoned) job has run out."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        row = jobs.repo.get(job_id)
-        assert row is not None and row.lease_until is not None
-        if row.lease_until < time.time():
-            return
-        time.sleep(0.1)
-    raise AssertionError("the lease did not expire")
+def _expire(jobs: Jobs, clock: ManualClock, job_id: str) -> None:
+    """Move the queue's clock past the lease of the (claimed, abandoned) job."""
+    row = jobs.repo.get(job_id)
+    assert row is not None and row.lease_until is not None
+    assert row.lease_until > clock.now()  # still held
+    clock.advance(row.lease_until - clock.now() + 0.01)
 
 
 def test_a_job_whose_worker_died_is_finished_once(settings: Settings, fixtures_dir: Path) -> None:
     files = upload(fixtures_dir)
 
     def body(desk: Desk) -> None:
-        jobs = Jobs(desk.store)
+        clock = ManualClock()
+        jobs = Jobs(desk.store, clock=clock)
         imports = ImportDesk(desk, jobs)
         runner = JobRunner(jobs, import_handlers(desk), lease_s=30)
         # 1. a worker claimed the job and died before doing anything
@@ -138,7 +134,7 @@ def test_a_job_whose_worker_died_is_finished_once(settings: Settings, fixtures_d
         held = jobs.claim([IMPORT_KIND], "dead:1", lease_s=1)
         assert held is not None and held.id == job.id
         assert runner.run_once() is False  # held: nobody else takes it meanwhile
-        _wait_expired(jobs, job.id)
+        _expire(jobs, clock, job.id)
         assert runner.run_once() is True
         view = jobs.get(job.id, owner=desk.owner)
         assert view.status == "done" and view.attempts == 2
@@ -152,7 +148,7 @@ def test_a_job_whose_worker_died_is_finished_once(settings: Settings, fixtures_d
         recorded = import_handler(desk.store)(JobContext(jobs, held, threading.Event()))
         assert recorded is not None and _imports(desk, second) == 2
         assert jobs.get(job.id, owner=desk.owner).status == "running"
-        _wait_expired(jobs, job.id)
+        _expire(jobs, clock, job.id)
         assert runner.run_once() is True
         view = jobs.get(job.id, owner=desk.owner)
         assert view.status == "done" and view.attempts == 2

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from litdesk import ManualClock
 from litdesk._errors import ExternalError, InputError, NotFoundError, RefusedError
 from litdesk.adapters.store import (
     LIVE_STOPPED,
@@ -175,6 +177,49 @@ def test_a_cancel_on_one_worker_stops_the_lanes_on_the_other(
         final = await runner.read(view.id, "alice")
         assert final.state == "cancelled" and final.run_id is None
         assert not release.is_set()
+
+    asyncio.run(scenario())
+
+
+def test_beats_and_staleness_follow_the_registry_s_clock(stores: tuple[Store, Store]) -> None:
+    """A running search beats on its registry's clock, so it stays running however far the
+    clock moves; one whose worker stops beating is reported failed by another worker once
+    that clock passes the stale bound — no test waits the 40 s out."""
+    a, b = stores
+
+    async def until(check: Any) -> None:
+        for _ in range(1200):
+            if await asyncio.to_thread(check):
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("the condition never held")
+
+    async def scenario() -> None:
+        clock = ManualClock()
+        kw: dict[str, Any] = {"stale_seconds": 40.0, "clock": clock}
+        runner = LiveRegistry(a, poll_seconds=0.02, beat_seconds=5, **kw)
+        silent = LiveRegistry(a, poll_seconds=3600, **kw)  # never gets round to beating
+        other = LiveRegistry(b, poll_seconds=0.02, **kw)
+        release = asyncio.Event()
+
+        async def work(item: LiveSearch) -> None:
+            await release.wait()
+
+        alive = await runner.start("alice", _lanes(), work)
+        quiet = await silent.start("alice", _lanes(), work)
+        assert other.get(quiet.id, "alice").started_at == clock.now()
+        for _ in range(3):  # 90 s in all: more than twice the stale bound
+            clock.advance(30)
+            now = clock.now()
+            await until(lambda t=now: other.get(alive.id, "alice").updated_at == t)  # it beat
+            assert other.get(alive.id, "alice").state == "running"
+        dead = other.get(quiet.id, "alice")
+        assert (dead.state, dead.code) == ("failed", "live_stopped")
+        progress = await other.read(alive.id, "alice")
+        assert progress.state == "running" and progress.seconds == 90.0  # counted on the clock
+        release.set()
+        await runner.aclose()
+        await silent.aclose()
 
     asyncio.run(scenario())
 

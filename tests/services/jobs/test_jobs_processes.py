@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests._ready import wait_ready
+
 from litdesk.adapters.store import Store
 from litdesk.services.jobs import Jobs
 
@@ -24,6 +26,7 @@ from litdesk.services.jobs import Jobs
 store = open_store(sys.argv[1])
 jobs = Jobs(store)
 go = Path(sys.argv[2])
+Path(sys.argv[2] + ".ready-" + sys.argv[3]).touch()
 while not go.exists():
     time.sleep(0.01)
 idle = 0
@@ -82,8 +85,7 @@ def test_two_processes_claiming_at_once_run_each_job_once(
         )
         for n in range(2)
     ]
-    time.sleep(1.0)  # both processes are up and waiting
-    go.touch()
+    wait_ready(go, ["worker-0", "worker-1"], procs)  # both are up and waiting
     outputs = [p.communicate(timeout=180) for p in procs]
     for p, (_, err) in zip(procs, outputs, strict=True):
         assert p.returncode == 0, err[-2000:]

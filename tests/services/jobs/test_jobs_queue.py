@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from litdesk import ManualClock
 from litdesk.adapters.store import Store
 from litdesk.adapters.store._jobs import jobs as jobs_table
 from litdesk.services.jobs import (
@@ -132,6 +133,29 @@ def test_expired_lease_is_claimed_again_and_resumes(store: Store, jobs: Jobs) ->
     assert jobs.finish(second, {"by": "w2"}).result == {"by": "w2"}
 
 
+def test_a_lease_runs_out_on_the_jobs_clock(store: Store) -> None:
+    """Claims, heartbeats and cancels read the clock the queue was given: a lease runs out
+    when that clock passes it, not before."""
+    clock = ManualClock()
+    jobs = Jobs(store, clock=clock)
+    v = jobs.submit("library.index", {}, owner="ann")
+    first = jobs.claim(["library.index"], "dead", 30)
+    assert first is not None
+    clock.advance(20)
+    assert jobs.heartbeat(first)  # renewed until 20 + 30
+    assert jobs.get(v.id, owner="ann").heartbeat == clock.utcnow().isoformat(
+        timespec="microseconds"
+    )
+    clock.advance(29.9)
+    assert jobs.claim(["library.index"], "w2", 30) is None  # 0.1 s of the lease left
+    clock.advance(0.2)
+    second = jobs.claim(["library.index"], "w2", 30)
+    assert second is not None and second.id == v.id and second.attempt == 2
+    assert jobs.heartbeat(first) is False  # the dead worker lost it
+    clock.advance(31)
+    assert jobs.cancel(v.id, owner="ann").status == "cancelled"  # its worker died too
+
+
 def test_a_job_whose_worker_keeps_dying_fails(store: Store) -> None:
     jobs = Jobs(store, max_attempts=2)
     v = jobs.submit("library.index", {}, owner="ann")
@@ -250,21 +274,26 @@ def test_runner_stop_hands_the_job_back_and_a_new_runner_resumes(jobs: Jobs) -> 
     assert seen == [(1, 0), (1, 1), (2, 2), (2, 3)]
 
 
-def test_runner_heartbeat_keeps_a_slow_job(jobs: Jobs) -> None:
+def test_runner_heartbeat_keeps_a_slow_job(store: Store) -> None:
     """A handler silent for longer than its lease keeps the job: the runner heartbeats."""
+    clock = ManualClock()
+    jobs = Jobs(store, clock=clock)
     release = threading.Event()
 
     def slow(ctx: JobContext) -> dict[str, Any]:
         release.wait(20)
         return {"ok": True}
 
-    runner = JobRunner(jobs, {"slow": slow}, lease_s=1.0, poll_s=0.05)
+    runner = JobRunner(jobs, {"slow": slow}, lease_s=1.0, poll_s=0.05, beat_s=0.05)
     v = jobs.submit("slow", {}, owner="ann")
     runner.start()
     try:
         _wait(jobs, v.id, lambda j: j.status == "running")
-        time.sleep(2.0)  # two lease lengths without a progress report
-        assert jobs.claim(["slow"], "thief", 30) is None
+        for _ in range(4):  # two lease lengths in all without a progress report
+            clock.advance(0.5)
+            stamp = clock.utcnow().isoformat(timespec="microseconds")
+            _wait(jobs, v.id, lambda j, s=stamp: (j.heartbeat or "") >= s)  # renewed
+            assert jobs.claim(["slow"], "thief", 30) is None
         release.set()
         end = _wait(jobs, v.id, lambda j: not j.active)
     finally:

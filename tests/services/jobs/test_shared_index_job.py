@@ -11,12 +11,12 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import sqlalchemy as sa
+from tests._ready import wait_ready
 
 from litdesk.adapters.store import Store
 from litdesk.adapters.store._jobs import jobs as jobs_table
@@ -44,6 +44,7 @@ def submit(n):
     with lock:
         seen.append(view.id)
 
+Path(str(go) + ".ready-" + name).touch()
 while not go.exists():
     time.sleep(0.01)
 workers = [threading.Thread(target=submit, args=(n,)) for n in range(threads)]
@@ -157,8 +158,7 @@ def test_two_processes_of_accounts_submitting_at_once_get_one_index_job(
         )
         for n in range(2)
     ]
-    time.sleep(1.5)  # both processes have imported litdesk and wait for the go file
-    go.touch()
+    wait_ready(go, ["p0", "p1"], procs)  # both have imported litdesk and wait for go
     seen: list[str] = []
     for p in procs:
         try:

@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from tests._apps import app_library
 from tests._model_servers import Scripted, assist_settings, model_server
+from tests._ready import wait_ready
 
 from litdesk._settings import Settings
 from litdesk.adapters.store import open_store
@@ -66,6 +66,7 @@ def ask(n):
     with lock:
         results.append([owner, seen])
 
+Path(str(go) + ".ready-" + str(index)).touch()
 while not go.exists():
     time.sleep(0.01)
 workers = [threading.Thread(target=ask, args=(n,)) for n in range(accounts)]
@@ -128,8 +129,8 @@ def test_chat_calls_of_several_processes_never_over_spend_the_total(
             )
             for n in range(PROCESSES)
         ]
-        time.sleep(3)  # every process has loaded litdesk and its embedder
-        go.touch()
+        # every process has loaded litdesk and its embedder
+        wait_ready(go, [str(n) for n in range(PROCESSES)], procs, timeout=240)
         rows: list[list[Any]] = []
         for p in procs:
             try:

@@ -30,6 +30,7 @@ import pytest
 import sqlalchemy as sa
 from tests._model_servers import Scripted, assist_settings, model_server
 
+from litdesk import SYSTEM_CLOCK, Clock, ManualClock
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.store import Store, open_store
@@ -77,13 +78,16 @@ def _dispose_stores() -> Iterator[None]:
         _STORES.pop().dispose()
 
 
-def _service(settings: Settings, wordllama: WordLlamaEmbedder) -> tuple[ChatService, Jobs]:
-    """A library over its own store (one process's) and the chat service over it."""
+def _service(
+    settings: Settings, wordllama: WordLlamaEmbedder, clock: Clock = SYSTEM_CLOCK
+) -> tuple[ChatService, Jobs]:
+    """A library over its own store (one process's) and the chat service over it; its job
+    queue reads ``clock``."""
     store = open_store(settings)
     _STORES.append(store)
     lib = Library(settings, models=Models(settings), embedder=wordllama, workers=1, store=store)
     lib.index()
-    jobs = Jobs(store)
+    jobs = Jobs(store, clock=clock)
     return ChatService(lib, jobs=jobs), jobs
 
 
@@ -139,7 +143,8 @@ def test_a_job_claimed_again_after_its_round_was_written_writes_no_second(
         settings = assist_settings(
             server, tmp_settings.data_dir, library_dirs=[folder], database_url=library_db
         )
-        chat, jobs = _service(settings, wordllama)
+        clock = ManualClock()
+        chat, jobs = _service(settings, wordllama, clock)
         token = secrets.token_urlsafe(32)
         job = chat.submit(token, QUESTION)
         held = jobs.claim([CHAT_KIND], "dying-worker", 1)
@@ -147,7 +152,7 @@ def test_a_job_claimed_again_after_its_round_was_written_writes_no_second(
         result = chat.run_job(JobContext(jobs, held, threading.Event()))
         assert result == {"round": 1}  # written; the worker dies before recording the end
         sent = len(server.requests)
-        time.sleep(1.2)  # its lease runs out
+        clock.advance(1.2)  # its lease runs out
         runner = JobRunner(jobs, {CHAT_KIND: chat.run_job}, lease_s=5)
         assert runner.run_once()
         done = chat.job(token, job.id)
@@ -174,7 +179,8 @@ def test_a_stalled_worker_is_taken_over_replaying_its_replies_and_counted_honest
         settings = assist_settings(
             server, tmp_settings.data_dir, library_dirs=[folder], database_url=library_db
         )
-        first, jobs = _service(settings, wordllama)
+        clock = ManualClock()
+        first, jobs = _service(settings, wordllama, clock)
         token = secrets.token_urlsafe(32)
         job = first.for_owner("ana").submit(token, QUESTION)
         held = jobs.claim([CHAT_KIND], "stalled-worker", 1)
@@ -189,9 +195,9 @@ def test_a_stalled_worker_is_taken_over_replaying_its_replies_and_counted_honest
             assert time.monotonic() < deadline and stalled.is_alive()
             time.sleep(0.05)
         assert _statuses(settings) == ["in_flight", "ok"]
-        time.sleep(1.2)  # no heartbeat: the lease runs out
+        clock.advance(1.2)  # no heartbeat: the lease runs out
         # another process's library and service (its own cache lock) takes the job over
-        second, other_jobs = _service(settings, wordllama)
+        second, other_jobs = _service(settings, wordllama, clock)
         runner = JobRunner(other_jobs, {CHAT_KIND: second.run_job}, lease_s=5)
         t0 = time.monotonic()
         assert runner.run_once()

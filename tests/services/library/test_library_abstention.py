@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -113,8 +113,7 @@ def test_rerank_by_support_keeps_a_valid_ranking(
     lib = app_library(settings, embedder=wordllama, workers=1)
     question = "How often did the time-lapse cameras take an image?"
     plain = lib.retrieve(question, top_k=4)
-    lib.rerank_depth = 10
-    reranked = lib.retrieve(question, top_k=4)
+    reranked = lib.retrieve(question, top_k=4, params=replace(lib.params, rerank_depth=10))
     assert len(reranked.hits) == len(plain.hits) == 4
     assert reranked.hits[0].file == "cameras.pdf"
     scores = [h.score for h in reranked.hits]

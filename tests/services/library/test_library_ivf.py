@@ -11,7 +11,7 @@ from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
-from litdesk.core.library import VectorIndex, normalise_rows
+from litdesk.core.library import RetrievalParams, VectorIndex, normalise_rows
 from litdesk.core.library._vectors import assign_cells
 from litdesk.services.library import Library
 from litdesk.services.library._ivf import IvfStore
@@ -185,9 +185,10 @@ def test_library_index_step_builds_then_updates_the_layout(
     settings = tmp_settings.model_copy(update={"library_dirs": [root]})
 
     def lib() -> Library:
-        out = app_library(settings, embedder=wordllama, workers=1)
-        out.exact_below = 2  # treat the tiny library as a large one
-        return out
+        # treat the tiny library as a large one
+        return app_library(
+            settings, embedder=wordllama, workers=1, params=RetrievalParams(exact_below=2)
+        )
 
     first = lib()
     first.index()

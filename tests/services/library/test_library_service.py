@@ -7,7 +7,7 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -469,21 +469,21 @@ def test_search_lookup_failure_is_typed(tmp_settings: Settings) -> None:
 def test_large_library_ivf_layout_is_stored_and_reused(
     settings: Settings, wordllama: WordLlamaEmbedder
 ) -> None:
+    # treat the tiny library as a large one (LITDESK_RETRIEVAL_EXACT_BELOW=2)
+    settings = settings.model_copy(update={"retrieval_exact_below": 2})
     lib = _lib(settings, wordllama)
-    lib.exact_below = 2  # treat the tiny library as a large one
+    assert lib.params.exact_below == 2
     first = lib.retrieve("cadmium harbour sediments", top_k=2)
     stored = list((settings.resolved_data_dir() / "library" / "ivf").glob("*.npz"))
     assert len(stored) == 1
     mtime = stored[0].stat().st_mtime_ns
     again = _lib(settings, wordllama)
-    again.exact_below = 2
     second = again.retrieve("cadmium harbour sediments", top_k=2)
     assert stored[0].stat().st_mtime_ns == mtime  # loaded, not rebuilt
     assert [h.text for h in second.hits] == [h.text for h in first.hits]
     assert first.hits[0].file == "estuary.pdf"
     stored[0].write_bytes(b"damaged")
     third = _lib(settings, wordllama)
-    third.exact_below = 2
     assert third.retrieve("cadmium harbour sediments", top_k=2).hits[0].file == "estuary.pdf"
 
 
@@ -514,9 +514,8 @@ def test_question_with_two_facets_gets_each_facets_paper(
         "How did heat stress change wheat grain filling and yield in the greenhouse, "
         "and which reference did the photographs of the river use?"
     )
-    lib.facet_slots = 0
-    whole = lib.retrieve(q, top_k=3)
-    lib.facet_slots = 3
+    assert lib.params.facet_slots == 3  # the shipped default
+    whole = lib.retrieve(q, top_k=3, params=replace(lib.params, facet_slots=0))
     faceted = lib.retrieve(q, top_k=3)
     assert {h.file for h in whole.hits} == {"wheat.pdf"}  # one paper fills every excerpt
     assert {h.file for h in faceted.hits} == {"wheat.pdf", "river.pdf"}
@@ -546,16 +545,14 @@ def test_second_pass_picks_the_papers_page_with_its_telling_word(
     settings = tmp_settings.model_copy(update={"library_dirs": [root]})
     lib = _lib(settings, wordllama)
     q = "What did the heart failure programme participants propose about the facilities?"
-    assert (lib.second_papers, lib.second_facets_only) == (2, False)
-    lib.second_papers = 0
-    before = lib.retrieve(q, top_k=4)
-    lib.second_papers = 2  # the shipped default: the whole question's ranking too
-    after = lib.retrieve(q, top_k=4)
+    assert (lib.params.second_papers, lib.params.second_facets_only) == (2, False)
+    before = lib.retrieve(q, top_k=4, params=replace(lib.params, second_papers=0))
+    after = lib.retrieve(q, top_k=4)  # the shipped default: the whole question's ranking too
     assert (after.hits[0].file, after.hits[0].page) == ("programme.pdf", 3)
     assert [h.file for h in after.hits] == [h.file for h in before.hits]  # same papers' places
     assert "facilities" in after.hits[0].text
     # a facet's ranking gets the second pass (here: facets only)
-    lib.second_facets_only = True
+    facets_only = replace(lib.params, second_facets_only=True)
     two = q.rstrip("?") + ", and which photographs did the river study read levels from?"
-    faceted = [(h.file, h.page) for h in lib.retrieve(two, top_k=4).hits]
+    faceted = [(h.file, h.page) for h in lib.retrieve(two, top_k=4, params=facets_only).hits]
     assert ("programme.pdf", 3) in faceted and ("river.pdf", 1) in faceted

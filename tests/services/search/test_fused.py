@@ -231,7 +231,10 @@ def test_store_failure_means_no_request(settings, tmp_path):
 
 
 def test_semantic_gap_in_the_store_and_refusal_gives_the_gate_back(settings, store):
-    meter = StoreMeter(store, settings)
+    from litdesk import ManualClock
+
+    clock = ManualClock()
+    meter = StoreMeter(store, settings, clock=clock)
     meter.reserve("openalex", lane="openalex-semantic")
     with pytest.raises(TransportRefused) as caught:
         meter.reserve("openalex", lane="openalex-semantic")
@@ -239,11 +242,9 @@ def test_semantic_gap_in_the_store_and_refusal_gives_the_gate_back(settings, sto
     meter.reserve("openalex", lane="openalex-keyword")  # the gap is for the semantic lane
     # a daily refusal does not close the gate (reference defect 10)
     other = settings.model_copy(update={"owner_daily_requests": 1})
-    tight = StoreMeter(store, other, owner="someone")
+    tight = StoreMeter(store, other, owner="someone", clock=clock)
     tight.reserve("openalex", lane="openalex-keyword")
-    import time
-
-    time.sleep(1.05)
+    clock.advance(1.05)  # the semantic lane's gap has passed
     with pytest.raises(TransportRefused) as daily:
         tight.reserve("openalex", lane="openalex-semantic")
     assert daily.value.lane_status == "budget_exhausted"

@@ -1,38 +1,27 @@
-"""A workspace over a store on each backend (SQLite file; PostgreSQL in a fresh schema)."""
+"""A workspace over a store on each backend (SQLite file; PostgreSQL in a fresh schema), at
+the newest migration (copies of the session's template, ``tests/_store_template.py``)."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from urllib.parse import quote
+from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
+from tests._store_template import sqlite_url_at_head
+from tests.adapters.store.conftest import pg_schema
 
 from litdesk.adapters.store import open_store
 from litdesk.services.workspace import Workspace
 
-
-@pytest.fixture
-def pg_url(postgres_url: str) -> Iterator[str]:
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in postgres_url else "?"
-    try:
-        yield f"{postgres_url}{sep}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
+__all__ = ["pg_schema", "store_url", "ws", "ws2"]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'ws' / 'litdesk.sqlite3'}"
-    return request.getfixturevalue("pg_url")
+        template = request.getfixturevalue("sqlite_template")
+        return sqlite_url_at_head(template, tmp_path / "ws" / "litdesk.sqlite3")
+    return str(request.getfixturevalue("pg_schema"))
 
 
 @pytest.fixture
@@ -45,9 +34,9 @@ def ws(store_url: str) -> Iterator[Workspace]:
 
 
 @pytest.fixture
-def ws2(tmp_path) -> Iterator[Workspace]:
+def ws2(tmp_path: Path, sqlite_template: Path) -> Iterator[Workspace]:
     """A second, empty workspace (SQLite) to recover exports into."""
-    store = open_store(f"sqlite:///{tmp_path / 'other' / 'litdesk.sqlite3'}")
+    store = open_store(sqlite_url_at_head(sqlite_template, tmp_path / "other" / "litdesk.sqlite3"))
     try:
         yield Workspace(store)
     finally:

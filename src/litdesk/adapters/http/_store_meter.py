@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
 from litdesk.adapters.providers import ADAPTERS, SEMANTIC_GAP_SECONDS
@@ -45,14 +46,18 @@ class StoreMeter:
         *,
         owner: str = "local",
         now: Callable[[], datetime] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """``clock``: what the day boundaries and the semantic lane's gap read (``now``, a
+        callable returning an aware datetime, is the older way to say the same and wins)."""
         self._store = store
         self._opened = False
         # lanes reserve from worker threads at once: the store is opened by one of them
         self._open_lock = threading.Lock()
         self.owner = owner
         self.settings = settings
-        self._now = now or (lambda: datetime.now(UTC))
+        self._now = now or clock.utcnow
+        self.clock = clock
 
     @property
     def store(self) -> Store:
@@ -63,7 +68,9 @@ class StoreMeter:
             return self._store
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, owner: str = "local") -> StoreMeter:
+    def from_settings(
+        cls, settings: Settings, *, owner: str = "local", clock: Clock = SYSTEM_CLOCK
+    ) -> StoreMeter:
         """A meter on the settings' store, opened when first needed."""
 
         def _open() -> Store:
@@ -71,7 +78,7 @@ class StoreMeter:
 
             return open_store(settings)
 
-        return cls(_open, settings, owner=owner)
+        return cls(_open, settings, owner=owner, clock=clock)
 
     def close(self) -> None:
         """Release the store if this meter opened it."""

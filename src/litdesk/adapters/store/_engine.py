@@ -3,7 +3,9 @@
 One schema, one code path: SQLite (WAL, ``foreign_keys=ON``, a busy timeout, write
 transactions opened with ``BEGIN IMMEDIATE``) in the data directory by default, or
 PostgreSQL (psycopg 3) when the URL says so. Migrations run on open
-(``alembic upgrade head`` semantics), under a lock so concurrent openers agree.
+(``alembic upgrade head`` semantics), under a lock so concurrent openers agree; a store
+already at the newest revision is told by one read, without the lock or Alembic's
+environment.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -212,9 +215,15 @@ class Store:
             return MigrationContext.configure(conn).get_current_revision()
 
     def migrate(self) -> None:
-        """Bring the schema to the newest revision (idempotent, safe to run concurrently)."""
+        """Bring the schema to the newest revision (idempotent, safe to run concurrently).
+
+        A store already at the newest revision is told by one read transaction (no lock:
+        a schema at head stays there); any other runs the migrations under the lock,
+        which asks again first, so concurrent openers migrate once."""
+        head = _script_head()
+        if self.revision() == head:
+            return
         cfg = _alembic_config()
-        head = ScriptDirectory.from_config(cfg).get_current_head()
         with self._migrating() as conn:
             if self.is_postgres:
                 conn.execute(
@@ -258,6 +267,13 @@ def _alembic_config() -> Config:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     return cfg
+
+
+@lru_cache(maxsize=1)
+def _script_head() -> str | None:
+    """The newest revision of the migration scripts (read once a process: they are part of
+    the installed package)."""
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 
 def open_store(target: Settings | str) -> Store:

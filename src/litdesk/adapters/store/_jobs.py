@@ -9,18 +9,21 @@ Every later write by the worker (progress, finish) is conditional on the worker 
 holding the job, so a worker that lost its lease cannot overwrite the new holder's state.
 
 Leases are epoch seconds from the calling process's clock (the processes of one
-deployment share a host clock or NTP; a lease is many seconds long).
+deployment share a host clock or NTP; a lease is many seconds long); the timestamps the
+repository writes itself (created, heartbeat, finished) come from the ``clock`` it is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
+
+from litdesk._clock import SYSTEM_CLOCK, Clock
 
 from ._engine import Store, StoredDataInvalid, dump_json, load_json
 
@@ -86,9 +89,9 @@ class JobRow:
     heartbeat_at: str | None
 
 
-def now_iso() -> str:
+def now_iso(clock: Clock = SYSTEM_CLOCK) -> str:
     """The current UTC time, ISO 8601 with microseconds (sorts in creation order)."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+    return clock.utcnow().astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def _document(text: object, what: str) -> dict[str, Any] | None:
@@ -144,8 +147,9 @@ def _held(job_id: str, worker: str) -> sa.ColumnElement[bool]:
 class JobsRepo:
     """The jobs table of one store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.store = store
+        self.clock = clock
 
     def insert(
         self,
@@ -203,7 +207,7 @@ class JobsRepo:
                 "message": "",
                 "cancel_requested": False,
                 "attempts": 0,
-                "created_at": now_iso(),
+                "created_at": now_iso(self.clock),
             }
             conn.execute(sa.insert(t).values(values))
             return self._get(conn, job_id), active
@@ -248,7 +252,7 @@ class JobsRepo:
         running job to stop. ``None`` when no such job of ``owner`` exists."""
         t = jobs
         mine = sa.and_(t.c.id == job_id, t.c.owner == owner)
-        ended = {"status": "cancelled", "finished_at": now_iso(), "lease_until": None}
+        ended = {"status": "cancelled", "finished_at": now_iso(self.clock), "lease_until": None}
         with self.store.write() as conn:
             conn.execute(
                 sa.update(t)
@@ -275,7 +279,7 @@ class JobsRepo:
         ``max_attempts`` times is failed (and one whose cancel was requested is cancelled)
         instead of being handed out again."""
         t = jobs
-        iso = now_iso()
+        iso = now_iso(self.clock)
         while True:
             with self.store.write() as conn:
                 pick = (
@@ -332,7 +336,7 @@ class JobsRepo:
             m = conn.execute(
                 sa.update(t)
                 .where(_held(job_id, worker))
-                .values(heartbeat_at=now_iso(), lease_until=lease_until, **values)
+                .values(heartbeat_at=now_iso(self.clock), lease_until=lease_until, **values)
                 .returning(t.c.cancel_requested)
             ).first()
             return None if m is None else bool(m[0])
@@ -346,7 +350,7 @@ class JobsRepo:
                 conn.execute(
                     sa.update(t)
                     .where(_held(job_id, worker))
-                    .values(heartbeat_at=now_iso(), lease_until=None, **values)
+                    .values(heartbeat_at=now_iso(self.clock), lease_until=None, **values)
                     .returning(*t.c)
                 )
                 .mappings()

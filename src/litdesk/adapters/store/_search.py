@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 import sqlalchemy as sa
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, LitdeskError, NotFoundError
 
 from ._engine import Store, StoredDataInvalid, dump_json, load_json
@@ -286,7 +287,7 @@ def coalesce(
     ttl_seconds: float,
     lease_seconds: float = 60.0,
     poll_seconds: float = 0.1,
-    clock: Callable[[], float] = time.time,
+    clock: Clock = SYSTEM_CLOCK,
     sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[Any, Literal["fresh", "cache", "coalesced"]]:
     """Run ``produce`` at most once per (key, owner) across processes sharing the store.
@@ -294,11 +295,12 @@ def coalesce(
     ``produce`` returns ``(value, cacheable)``; only cacheable values are stored (for
     example: only runs in which every lane succeeded). A caller that finds the same
     search in flight waits for it ("coalesced"); if the runner fails or dies, the
-    claim is dropped or its lease runs out and a waiter runs the search itself.
+    claim is dropped or its lease runs out and a waiter runs the search itself. Leases and
+    the cache's age read ``clock``; the waits between polls are ``sleep``'s.
     """
     waited = False
     while True:
-        claim = cache_claim(store, key, owner, lease_seconds=lease_seconds, now=clock())
+        claim = cache_claim(store, key, owner, lease_seconds=lease_seconds, now=clock.now())
         if claim.state == "hit":
             return claim.value, ("coalesced" if waited else "cache")
         if claim.state == "claimed":
@@ -311,7 +313,7 @@ def coalesce(
         cache_abandon(store, key, owner)
         raise
     if cacheable:
-        cache_fill(store, key, owner, value, ttl_seconds=ttl_seconds, now=clock())
+        cache_fill(store, key, owner, value, ttl_seconds=ttl_seconds, now=clock.now())
     else:
         cache_abandon(store, key, owner)
     return value, "fresh"

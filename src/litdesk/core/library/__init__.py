@@ -22,10 +22,23 @@ from ._gate import (
 )
 from ._language import LANGUAGES, guess_language, majority_language
 from ._proximity import PROXIMITY_WINDOW, proximity, rerank_by_proximity
+from ._ranker import (
+    PAPER_LEXICAL_LIMIT,
+    POOL_MIN,
+    Ranked,
+    RankedExcerpt,
+    RetrievalFeed,
+    RetrievalParams,
+    RetrievalParamsError,
+    RetrievalScope,
+    rank_excerpts,
+    semantic_ranking,
+)
 from ._retrieval import (
     DEFAULT_TOP_K,
     MAX_TOP_K,
     Candidate,
+    ScopeChunk,
     allocate,
     fuse_hybrid,
     per_paper_minimum,
@@ -33,7 +46,15 @@ from ._retrieval import (
     salient_words,
 )
 from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids, strip_running_lines
-from ._second_pass import local_coverage, reorder_within_papers, within_paper_order
+from ._second_pass import (
+    LexicalOf,
+    PaperCache,
+    VectorsOf,
+    local_coverage,
+    reorder_within_papers,
+    second_pass,
+    within_paper_order,
+)
 from ._support import (
     ABSTAIN_BELOW,
     ABSTAIN_BY_EMBEDDER,
@@ -72,9 +93,24 @@ __all__ = [
     "FACET_MIN_WORDS",
     "choose_excerpts",
     "facet_picks",
+    "LexicalOf",
+    "PaperCache",
+    "VectorsOf",
     "local_coverage",
     "reorder_within_papers",
+    "second_pass",
     "within_paper_order",
+    "PAPER_LEXICAL_LIMIT",
+    "POOL_MIN",
+    "Ranked",
+    "RankedExcerpt",
+    "RetrievalFeed",
+    "RetrievalParams",
+    "RetrievalParamsError",
+    "RetrievalScope",
+    "rank_excerpts",
+    "semantic_ranking",
+    "ScopeChunk",
     "LANGUAGES",
     "MAX_FACETS",
     "MAX_TOP_K",

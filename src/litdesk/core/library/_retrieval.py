@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final, Protocol, TypeVar
 
 __all__ = [
     "DEFAULT_TOP_K",
     "MAX_TOP_K",
     "Candidate",
+    "ScopeChunk",
     "allocate",
     "fuse_hybrid",
     "per_paper_minimum",
@@ -117,6 +118,26 @@ def fuse_hybrid(
         scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     order = {item: i for i, item in enumerate(scores)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+class ScopeChunk(Protocol):
+    """An indexed excerpt as the rankers read it (the store's ``StoredChunk`` is one)."""
+
+    @property
+    def id(self) -> int:
+        """The excerpt's id in the index (the lexical ranking returns these)."""
+
+    @property
+    def sha256(self) -> str:
+        """The content hash of the paper the excerpt belongs to."""
+
+    @property
+    def page(self) -> int:
+        """The excerpt's 1-based page."""
+
+    @property
+    def text(self) -> str:
+        """The excerpt's text."""
 
 
 @dataclass(frozen=True, slots=True)

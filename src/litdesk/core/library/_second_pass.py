@@ -8,6 +8,8 @@ failure paper) tells its chunks apart no better than a stop word, a word few of 
 paper's own lexical ranking with that coverage; :func:`reorder_within_papers` puts the
 paper's chunks into the places the paper held in the ranking, in that new order, so the
 allocation between papers is unchanged and only which of a paper's chunks stand for it.
+:func:`second_pass` runs the whole step over a ranking of a scope's chunks, reading the
+papers' vectors and lexical rankings through the callables it is given.
 """
 
 from __future__ import annotations
@@ -15,16 +17,34 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
-from ._retrieval import rrf
-from ._support import _fold, _stem
+import numpy as np
+import numpy.typing as npt
 
-__all__ = ["local_coverage", "reorder_within_papers", "within_paper_order"]
+from ._retrieval import ScopeChunk, rrf, salient_words
+from ._support import _fold, _stem, question_terms
+
+__all__ = [
+    "LexicalOf",
+    "PaperCache",
+    "VectorsOf",
+    "local_coverage",
+    "reorder_within_papers",
+    "second_pass",
+    "within_paper_order",
+]
 
 T = TypeVar("T", bound=Hashable)
+
+#: (the paper's content hash, its chunks' positions) -> their vectors, one row each
+VectorsOf = Callable[[str, list[int]], npt.NDArray[np.float32]]
+#: (content hashes, question words) -> those papers' chunk ids matching them, best first
+LexicalOf = Callable[[list[str], list[str]], list[int]]
+#: content hash -> its chunks' positions in the scope's chunks
+PaperCache = dict[str, list[int]]
 
 
 def local_coverage(qterms: Sequence[str], texts: Sequence[str]) -> list[float]:
@@ -110,3 +130,50 @@ def reorder_within_papers(
         for i, item in zip(places, fill, strict=False):
             out[i] = (item, ranking[i][1])
     return out
+
+
+def second_pass(
+    ranking: Sequence[tuple[int, float]],
+    text: str,
+    vector: npt.NDArray[np.float32],
+    chunks: Sequence[ScopeChunk],
+    *,
+    vectors_of: VectorsOf,
+    lexical_of: LexicalOf,
+    papers: int,
+    weight: float,
+    skip: Collection[str] = (),
+    cache: PaperCache | None = None,
+) -> list[tuple[int, float]]:
+    """``ranking`` (chunk positions in ``chunks``, score; best first) with the chunks of
+    its first ``papers`` papers re-ranked within each paper against ``text`` (cosine to
+    ``vector``, the paper's own lexical ranking, term coverage weighted within the paper);
+    ``papers`` 0 returns it as it is. Papers in ``skip`` (content hashes: papers in another
+    language than the question, whose words cannot match) keep their order and do not
+    count among the first ``papers``. ``cache`` keeps each paper's chunk positions between
+    calls over the same ``chunks``."""
+    if papers <= 0 or not ranking:
+        return list(ranking)
+    leading: list[str] = []
+    for pos, _ in ranking:
+        sha = chunks[pos].sha256
+        if sha not in leading and sha not in skip:
+            leading.append(sha)
+            if len(leading) == papers:
+                break
+    words = salient_words(text)
+    qterms = question_terms(words)
+    orders: dict[str, list[int]] = {}
+    cache = {} if cache is None else cache
+    matched = lexical_of(leading, words)  # one query for the leading papers
+    for sha in leading:
+        if sha not in cache:
+            cache[sha] = [i for i, c in enumerate(chunks) if c.sha256 == sha]
+        mine = cache[sha]
+        local = {chunks[p].id: j for j, p in enumerate(mine)}
+        cosines = (vectors_of(sha, mine) @ vector).tolist()
+        lexical = [local[i] for i in matched if i in local]
+        coverage = local_coverage(qterms, [chunks[p].text for p in mine])
+        order = within_paper_order(cosines, lexical, coverage, weight=weight)
+        orders[sha] = [mine[j] for j in order]
+    return reorder_within_papers(ranking, lambda p: chunks[p].sha256, orders)

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from litdesk import __version__
+from litdesk import SYSTEM_CLOCK, Clock, __version__
 from litdesk._settings import Settings
 from litdesk.services.app import open_app
 from litdesk.services.synthesis import report_csp
@@ -57,13 +57,15 @@ def create_app(
     app: object | None = None,
     team: bool = False,
     app_hooks: Mapping[str, Any] | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> FastAPI:
     """The app for ``http://host:port`` (default: the settings' web address). Only that
     exact origin may write; only that Host is answered. ``replay`` answers provider
     requests from a cassette folder. ``app`` (tests) is a stand-in for the opened
     application (no store, no jobs); ``app_hooks`` are extra ``open_app`` test keywords.
     ``team``: accounts and sessions (see ``_auth``); the origin is the settings' public
-    origin when set (the reverse proxy's), whose Host is answered too."""
+    origin when set (the reverse proxy's), whose Host is answered too. ``clock``: what the
+    job queue, sessions and throttles read (tests pass a :class:`~litdesk.ManualClock`)."""
     host = host or settings.web_host
     port = port or settings.web_port
     origin = f"http://{host}:{port}"
@@ -80,7 +82,9 @@ def create_app(
             web.state.app = app
             yield
             return
-        async with open_app(settings, replay=replay, **dict(app_hooks or {})) as opened:
+        async with open_app(
+            settings, replay=replay, clock=clock, **dict(app_hooks or {})
+        ) as opened:
             web.state.app = opened
             if settings.jobs_worker_slots > 0:
                 opened.start_workers()

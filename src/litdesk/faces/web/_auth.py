@@ -32,6 +32,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
+from litdesk import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.services.accounts import (
     Accounts,
@@ -53,6 +54,7 @@ __all__ = [
     "AccessLog",
     "SessionGate",
     "api",
+    "app_clock",
     "client_address",
     "health",
     "login_data",
@@ -87,6 +89,13 @@ access_log = logging.getLogger("litdesk.access")
 pages = APIRouter()
 api = APIRouter(tags=["team"])
 health = APIRouter()
+
+
+def app_clock(web: Any) -> Clock:
+    """The clock the application was opened with (``create_app(clock=...)``; sessions,
+    throttles and cookies' lifetimes read it), else the system's (a test's stand-in)."""
+    clock: Clock = getattr(app_of(web), "clock", SYSTEM_CLOCK)
+    return clock
 
 
 def _accounts(web: Any) -> Accounts:
@@ -294,7 +303,7 @@ def login_form(
             refused.headers["retry-after"] = str(result.details.get("retry_after", 60))
         return refused
     response = RedirectResponse(safe_next(next), status_code=303)
-    max_age = int(result.expires_at - time.time())
+    max_age = int(result.expires_at - app_clock(request.app).now())
     set_session(request, response, result.token, max_age, new_csrf())
     return response
 
@@ -340,7 +349,8 @@ def login_api(request: Request, body: LoginBody) -> Response:
             "csrf_token": csrf,
         }
     )
-    set_session(request, response, result.token, int(result.expires_at - time.time()), csrf)
+    left = int(result.expires_at - app_clock(request.app).now())
+    set_session(request, response, result.token, left, csrf)
     return response
 
 

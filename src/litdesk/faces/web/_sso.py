@@ -19,7 +19,6 @@ does not stand in the way of the provider's redirect).
 
 from __future__ import annotations
 
-import time
 from typing import Final
 
 from fastapi import APIRouter, Request
@@ -28,7 +27,15 @@ from fastapi.responses import RedirectResponse, Response
 from litdesk._errors import ConfigError, ExternalError, LitdeskError
 from litdesk.services.accounts import LoginThrottled, SingleSignOn
 
-from ._auth import SESSION_COOKIE, client_address, login_data, new_csrf, safe_next, set_session
+from ._auth import (
+    SESSION_COOKIE,
+    app_clock,
+    client_address,
+    login_data,
+    new_csrf,
+    safe_next,
+    set_session,
+)
 from ._deps import app_of
 from ._render import page
 
@@ -141,7 +148,8 @@ def callback(
         return _refused(request, exc, None, spent=True)
     response = RedirectResponse(safe_next(done.next_path), status_code=303)
     session = done.session
-    set_session(request, response, session.token, int(session.expires_at - time.time()), new_csrf())
+    left = int(session.expires_at - app_clock(request.app).now())
+    set_session(request, response, session.token, left, new_csrf())
     if not done.pending:
         _forget_flow(request, response)
     return response

@@ -16,13 +16,12 @@ import builtins
 import hashlib
 import re
 import secrets
-import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any, Final
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.store import Store, oidc
@@ -134,8 +133,8 @@ def _view(row: acc.AccountRow) -> AccountView:
     return AccountView(row.id, row.username, row.disabled, row.created_at)
 
 
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+def _now_iso(clock: Clock) -> str:
+    return clock.utcnow().astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _username(name: str) -> str:
@@ -152,12 +151,12 @@ def _username(name: str) -> str:
 class Accounts:
     """Accounts and sessions over one :class:`Store`."""
 
-    def __init__(
-        self, store: Store, settings: Settings, *, clock: Callable[[], float] = time.time
-    ) -> None:
+    def __init__(self, store: Store, settings: Settings, *, clock: Clock = SYSTEM_CLOCK) -> None:
+        """``clock``: what sessions' expiry, the login throttle's window and the stamps of
+        accounts read (tests move a :class:`~litdesk.ManualClock` on instead of sleeping)."""
         self.store = store
         self.settings = settings
-        self.clock = clock  # epoch seconds (tests move it on instead of sleeping)
+        self.clock = clock
 
     # --- administration (CLI) ------------------------------------------------------------
 
@@ -165,7 +164,9 @@ class Accounts:
         name = _username(username)
         hashed = hash_password(password)
         with self.store.write() as conn:
-            row = acc.insert_account(conn, "acct_" + uuid.uuid4().hex, name, hashed, _now_iso())
+            row = acc.insert_account(
+                conn, "acct_" + uuid.uuid4().hex, name, hashed, _now_iso(self.clock)
+            )
         return _view(row)
 
     def list(self) -> list[AccountView]:
@@ -190,7 +191,7 @@ class Accounts:
         hashed = hash_password(password)
         with self.store.write() as conn:
             row = self._named(conn, username)
-            acc.set_password(conn, row.id, hashed, _now_iso())
+            acc.set_password(conn, row.id, hashed, _now_iso(self.clock))
             acc.clear_failures(conn, _scope("account", row.username))
         return _view(row)
 
@@ -211,7 +212,7 @@ class Accounts:
         if not 0 < len(subject) <= 255 or any(ord(c) < 32 for c in subject):
             raise InputError("a subject is 1 to 255 printable characters", code="bad_subject")
         chosen = self._issuer(issuer)
-        now = _now_iso()
+        now = _now_iso(self.clock)
         with self.store.write() as conn:
             row = self._named(conn, username)
             oidc.insert_link(conn, chosen, subject, row.id, None, now)
@@ -249,7 +250,7 @@ class Accounts:
         """A new session for the right name and password; refused while the account or the
         address has too many recent failures (even with the right password)."""
         name = username.strip().lower()[:80]
-        now = self.clock()
+        now = self.clock.now()
         since = now - self.settings.login_window_seconds
         by_account = _scope("account", name)
         by_address = _scope("address", address)
@@ -288,7 +289,9 @@ class Accounts:
         rehash = hash_password(password) if needs_rehash(row.password_hash) else None
         with self.store.write() as conn:
             if rehash is not None:
-                acc.set_password(conn, row.id, rehash, _now_iso())  # ends the old sessions
+                acc.set_password(
+                    conn, row.id, rehash, _now_iso(self.clock)
+                )  # ends the old sessions
             acc.clear_failures(conn, by_account)
             return new_session(conn, row, self.settings, now, previous)
 
@@ -297,7 +300,7 @@ class Accounts:
         if not token or len(token) > 128:
             return None
         with self.store.read() as conn:
-            row = acc.session_account(conn, hash_token(token), self.clock())
+            row = acc.session_account(conn, hash_token(token), self.clock.now())
         return _view(row) if row is not None else None
 
     def logout(self, token: str | None) -> None:

@@ -27,10 +27,10 @@ import re
 import secrets
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import ConfigError, LitdeskError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.oidc import Identity, OidcClient, validate_id_token
@@ -144,7 +144,7 @@ class SingleSignOn:
         settings: Settings,
         *,
         client: OidcClient | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if not sso_configured(settings):
             raise ConfigError(
@@ -186,7 +186,7 @@ class SingleSignOn:
             nonce=nonce,
             verifier=verifier,
         )
-        now = self.clock()
+        now = self.clock.now()
         with self.store.write() as conn:
             oidc.purge_flows(conn, now)
             kept = binding if binding and self._pending(conn, binding, now) else None
@@ -206,7 +206,7 @@ class SingleSignOn:
     def _count_start(self, address: str) -> None:
         """Count one start of ``address`` (checked and recorded under one lock, so
         concurrent starts on any worker cannot pass the limit); refused past it."""
-        now = self.clock()
+        now = self.clock.now()
         since = now - self.settings.login_window_seconds
         scope = _start_scope(address)
         with self.store.write() as conn:
@@ -244,7 +244,7 @@ class SingleSignOn:
         """The session of a valid callback and the local path to go to; refused (and
         counted against the address) otherwise. Either way, whether other sign-ins are still
         bound to ``binding`` (a refusal's ``details["pending"]``)."""
-        now = self.clock()
+        now = self.clock.now()
         scope = _address_scope(address)
         with self.store.read() as conn:
             failures = acc.count_failures(conn, scope, now - self.settings.login_window_seconds)
@@ -351,7 +351,7 @@ class SingleSignOn:
             if USERNAME.match(name) and acc.find_account(db, name) is None:
                 break
             name = f"{base[:70]}-{n}"
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(self.clock()))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(self.clock.now()))
         row = acc.insert_account(db, "acct_" + uuid.uuid4().hex, name, NO_PASSWORD, stamp)
         oidc.insert_link(db, identity.issuer, identity.subject, row.id, email, stamp)
         return row

@@ -27,11 +27,13 @@ from typing import Final
 
 import httpx
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import Embedder
 from litdesk.adapters.http import EvidenceCache, ProviderTransport
 from litdesk.adapters.llm import ChatBackend, close_idle_clients
 from litdesk.adapters.store import Store, open_store
+from litdesk.core.library import RetrievalParams
 from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
 from litdesk.services.desk import (
     Desk,
@@ -71,32 +73,32 @@ class App:
         transport: ProviderTransport,
         *,
         owner: str = LOCAL_OWNER,
-        clock: object | None = None,
+        clock: Clock = SYSTEM_CLOCK,
         kit: ProviderKit | None = None,
     ) -> None:
         self.settings = settings
         self.owner = owner
-        #: the injectable clock (``None``: the system's); handed to the parts that read time
+        #: the one clock every part that decides by time reads (tests: a ManualClock)
         self.clock = clock
         self.store = store
         self.transport = transport
         data_dir = settings.resolved_data_dir()
         self.evidence = EvidenceCache(data_dir / "cache" / "provider-evidence")
         self.providers = Providers(
-            settings, store, transport, evidence=self.evidence, owner=owner, kit=kit
+            settings, store, transport, evidence=self.evidence, owner=owner, kit=kit, clock=clock
         )
         self.models = Models(settings)
         #: the PDF library over the app's store and model parts (viewer, chat, reports)
-        self.pdfs = Library(settings, store=store, models=self.models)
-        self.jobs = Jobs(store)
-        self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds)
-        self.listings = Listings(store)
-        self.desk = Desk(self.providers, self.live, self.listings, owner)
+        self.pdfs = Library(settings, store=store, models=self.models, clock=clock)
+        self.jobs = Jobs(store, clock=clock)
+        self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
+        self.listings = Listings(store, clock=clock)
+        self.desk = Desk(self.providers, self.live, self.listings, owner, clock)
         self.library = LibraryDesk(self.providers, self.jobs, make_library=self.make_library)
         self.viewer = PdfViewer(self.pdfs)
         self.chat = ChatService(self.pdfs, indexing=self._indexing, jobs=self.jobs)
         self.reports = ReportDesk(self.pdfs, self.jobs, self.chat)
-        self.accounts = Accounts(store, settings)
+        self.accounts = Accounts(store, settings, clock=clock)
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
         # object (views of the one app; sessions, rights and runs live in the store)
@@ -114,6 +116,7 @@ class App:
         embedder: Embedder | None = None,
         backend: ChatBackend | None = None,
         workers: int = 2,
+        params: RetrievalParams | None = None,
     ) -> Library:
         """A library over the app's store and model parts with ``lookup`` for adoption
         (closing it closes its catalogue only); ``embedder``/``backend`` replace the
@@ -126,6 +129,8 @@ class App:
             embedder=embedder,
             backend=backend,
             workers=workers,
+            params=params,
+            clock=self.clock,
         )
 
     def _indexing(self) -> bool:  # an index job of the (shared) library is running or queued,
@@ -217,7 +222,7 @@ class App:
             return None
         with self._lock:
             if self._sso is None:
-                self._sso = SingleSignOn(self.store, self.settings)
+                self._sso = SingleSignOn(self.store, self.settings, clock=self.clock)
             return self._sso
 
 
@@ -227,7 +232,7 @@ def _build(
     owner: str,
     record: Path | None,
     replay: Path | None,
-    clock: object | None,
+    clock: Clock,
     kit: ProviderKit | None,
     http_transport: httpx.AsyncBaseTransport | None,
     base_urls: Mapping[str, str] | None,
@@ -244,6 +249,7 @@ def _build(
             replay=replay,
             http_transport=http_transport,
             base_urls=base_urls,
+            clock=clock,
         )
     except BaseException:
         store.dispose()
@@ -262,7 +268,7 @@ async def open_app(
     *,
     replay: Path | None = None,
     record: Path | None = None,
-    clock: object | None = None,
+    clock: Clock = SYSTEM_CLOCK,
     owner: str = LOCAL_OWNER,
     http_transport: httpx.AsyncBaseTransport | None = None,
     base_urls: Mapping[str, str] | None = None,
@@ -303,7 +309,7 @@ def open_app_sync(
     settings: Settings,
     *,
     owner: str = LOCAL_OWNER,
-    clock: object | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Iterator[App]:
     """The same app for synchronous code (no event loop: provider calls are refused);
     for the CLI's store-only commands, benches and tests."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
@@ -24,6 +25,7 @@ def provider_transport(
     replay: Path | None = None,
     http_transport: httpx.AsyncBaseTransport | None = None,
     base_urls: Mapping[str, str] | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> ProviderTransport:
     """The one provider transport: every network call reserved once in ``store``'s daily
     allowance for ``owner``; ``record`` writes a cassette, ``replay`` answers from one
@@ -37,5 +39,5 @@ def provider_transport(
         base_urls=base_urls,
         recorder=CassetteRecorder(record) if record is not None else None,
         replay=Cassette(replay) if replay is not None else None,
-        meter=StoreMeter(store, settings, owner=allowance_owner(owner)),
+        meter=StoreMeter(store, settings, owner=allowance_owner(owner), clock=clock),
     )

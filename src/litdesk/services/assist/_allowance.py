@@ -9,11 +9,10 @@ calls in a row)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import ExternalError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.store import (
@@ -81,9 +80,7 @@ class Ticket:
 class AssistAllowance:
     """Reserve, finish and release model calls in the store."""
 
-    def __init__(
-        self, store: Store, settings: Settings, *, clock: Callable[[], float] = time.time
-    ) -> None:
+    def __init__(self, store: Store, settings: Settings, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.store = store
         self.settings = settings
         self._clock = clock
@@ -111,7 +108,7 @@ class AssistAllowance:
             owner_limit=pool.owner,
             spacing=pool.spacing,
             stale_after=self.stale_after,
-            now=self._clock(),
+            now=self._clock.now(),
             features=pool.features,
             other_than=pool.other_than,
             call_id=None if key is None else f"job-{key}",
@@ -166,14 +163,14 @@ class AssistAllowance:
         )  # fmt: skip
 
     def finish(self, ticket: Ticket, status: CallStatus) -> None:
-        assist_finish(self.store, ticket.id, status, now=self._clock())
+        assist_finish(self.store, ticket.id, status, now=self._clock.now())
 
     def abandon(self, ticket_id: str) -> bool:
         """Close a reservation whose process died during its call (a background job's
         earlier attempt): ``failed`` if it is still in flight (the call was sent, so it
         counts, once), else left as it ended; whether it was closed here."""
         return assist_finish(
-            self.store, ticket_id, "failed", now=self._clock(), in_flight_only=True
+            self.store, ticket_id, "failed", now=self._clock.now(), in_flight_only=True
         )
 
     def release(self, ticket: Ticket) -> None:

@@ -9,12 +9,12 @@ defaulting to the chat ones)."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import ConfigError, LitdeskError
 from litdesk._settings import Settings
 from litdesk.adapters.llm import (
@@ -160,7 +160,7 @@ class Assistant:
         *,
         role: Role = "generation",
         backend: AssistBackend | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -232,7 +232,7 @@ class Assistant:
             json_schema=call.schema,
             schema_name=call.schema_name,
         )
-        started = self._clock()
+        started = self._clock.now()
         try:
             reply = await asyncio.to_thread(b.complete, request)
         except asyncio.CancelledError:
@@ -253,7 +253,7 @@ class Assistant:
             model=reply.model or b.model,
             host=b.host,
             requested_at=_iso(started),
-            answered_at=_iso(self._clock()),
+            answered_at=_iso(self._clock.now()),
             stop_reason=reply.stop_reason,
             reasoning=reply.reasoning,
             usage=dict(reply.usage),

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, IntegrityError, NotFoundError, RefusedError
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import (
@@ -208,12 +209,18 @@ class EvidenceAssistant:
     """The extraction use cases for one owner over the app's providers."""
 
     def __init__(
-        self, providers: Providers, *, owner: str = "local", assistant: Assistant | None = None
+        self,
+        providers: Providers,
+        *,
+        owner: str = "local",
+        assistant: Assistant | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """``clock``: what the allowance of the assistant made here reads."""
         self.providers = providers
         self.owner = owner
         self._own = assistant is None
-        self.assistant = assistant or Assistant(providers.store, providers.settings)
+        self.assistant = assistant or Assistant(providers.store, providers.settings, clock=clock)
 
     def close(self) -> None:
         if self._own:

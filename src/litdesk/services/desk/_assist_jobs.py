@@ -158,7 +158,7 @@ class AssistDesk:
         self._wake = wake
 
     def _submit(self, kind: str, params: dict[str, Any], feature: str) -> AssistJob:
-        with Assistant(self.desk.store, self.desk.settings) as assistant:
+        with Assistant(self.desk.store, self.desk.settings, clock=self.desk.clock) as assistant:
             assistant.allowance.check(self.desk.owner, feature)
         view = self.jobs.submit(kind, params, owner=self.desk.owner)
         if self._wake is not None:
@@ -175,7 +175,7 @@ class AssistDesk:
     ) -> AssistJob:
         """Queue an evidence suggestion for the saved paper (the owner writes its evidence),
         after the consent token was checked against the text it sends."""
-        ea = EvidenceAssistant(self.desk.providers, owner=self.desk.owner)
+        ea = EvidenceAssistant(self.desk.providers, owner=self.desk.owner, clock=self.desk.clock)
         try:
             prev = await ea.preview(paper_ref, source=source, section=section)
             check_consent(consent, prev.notice)
@@ -190,7 +190,7 @@ class AssistDesk:
         self, study: str, focus: Focus, deselected: Sequence[str], consent: str
     ) -> AssistJob:
         row = self.desk.workspace.study(study)
-        with Assistant(self.desk.store, self.desk.settings) as assistant:
+        with Assistant(self.desk.store, self.desk.settings, clock=self.desk.clock) as assistant:
             _packet, notice = summary_notice(
                 assistant, row.id, focus=focus, deselected=deselected, owner=self.desk.owner
             )
@@ -211,7 +211,7 @@ class AssistDesk:
         return await asyncio.to_thread(self._summary_submit, study, focus, deselected, consent)
 
     def _strategy_submit(self, question: str, consent: str) -> AssistJob:
-        with Assistant(self.desk.store, self.desk.settings) as assistant:
+        with Assistant(self.desk.store, self.desk.settings, clock=self.desk.clock) as assistant:
             check_consent(consent, suggestion_notice(assistant, question))
         params = {"question": question, "consent": consent}
         return self._submit(STRATEGY_KIND, params, STRATEGY_FEATURE)
@@ -286,7 +286,7 @@ def _await(
 def _extract(desk: Desk, ctx: JobContext) -> dict[str, Any] | None:
     p = ctx.params
     draft_id = extract_draft_id(ctx.job.id)
-    ea = EvidenceAssistant(desk.providers, owner=desk.owner)
+    ea = EvidenceAssistant(desk.providers, owner=desk.owner, clock=desk.clock)
     try:
         try:
             return ea.draft(draft_id).to_dict()  # an earlier attempt stored it
@@ -329,7 +329,7 @@ def _summary(desk: Desk, ctx: JobContext) -> dict[str, Any] | None:
     if found is not None:
         return found
     study_id = desk.workspace.study(str(p["study_id"])).id  # still a member
-    assistant = Assistant(desk.store, desk.settings)
+    assistant = Assistant(desk.store, desk.settings, clock=desk.clock)
 
     async def call() -> dict[str, Any]:
         view = await summarise_study(
@@ -349,7 +349,7 @@ def _strategy(desk: Desk, ctx: JobContext) -> dict[str, Any] | None:
     if isinstance(kept, dict):  # an earlier attempt had the answer
         return kept
     p = ctx.params
-    assistant = Assistant(desk.store, desk.settings)
+    assistant = Assistant(desk.store, desk.settings, clock=desk.clock)
 
     async def call() -> dict[str, Any]:
         view = await suggest_strategy(

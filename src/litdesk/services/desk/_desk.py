@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
@@ -126,6 +127,8 @@ class Desk:
     live: LiveRegistry
     listings: Listings
     owner: str = "local"
+    #: what recent runs' retention, live searches and listings read (tests: a ManualClock)
+    clock: Clock = SYSTEM_CLOCK
     # validated saved papers by id with their stored text, reused while the text is unchanged
     _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -145,7 +148,7 @@ class Desk:
     def for_owner(self, owner: str) -> Desk:
         """A desk over the same app acting as ``owner`` (whose recent runs it reads),
         sharing this desk's live searches (those this process runs stop with it)."""
-        return Desk(self.providers, self.live, self.listings, owner)
+        return Desk(self.providers, self.live, self.listings, owner, self.clock)
 
     # --- search ------------------------------------------------------------------------
 
@@ -214,12 +217,12 @@ class Desk:
         not kept (it could not be read back as a run)."""
         if not any(lane.status == "ok" for lane in run.lanes):
             return
-        remember_run(self.store, self.owner, run.id, run_document(run))
+        remember_run(self.store, self.owner, run.id, run_document(run), now=self.clock.now())
 
     def _recent(self, run_id: str) -> SearchRun:
         """The owner's recent run ``run_id``; another owner's, an expired or an unknown run
         is not open (``run_not_open``)."""
-        return read_run(get_recent_run(self.store, self.owner, run_id))
+        return read_run(get_recent_run(self.store, self.owner, run_id, now=self.clock.now()))
 
     def _paper_in_runs(self, paper_id: str) -> Paper | None:
         for document in recent_runs_holding(self.store, self.owner, paper_id):

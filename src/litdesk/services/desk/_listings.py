@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk.adapters.store import (
     LISTING_MAX_AGE,
     LISTINGS_PER_OWNER,
@@ -29,9 +30,16 @@ MAX_LISTINGS: Final = LISTINGS_PER_OWNER
 
 class Listings:
     def __init__(
-        self, store: Store, *, limit: int = MAX_LISTINGS, max_age: float = LISTING_MAX_AGE
+        self,
+        store: Store,
+        *,
+        limit: int = MAX_LISTINGS,
+        max_age: float = LISTING_MAX_AGE,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """``clock``: what the listings' retention reads."""
         self.store = store
+        self.clock = clock
         self._limit = limit
         self._max_age = max_age
 
@@ -43,13 +51,16 @@ class Listings:
             [p.to_dict() for p in papers],
             keep=self._limit,
             max_age=self._max_age,
+            now=self.clock.now(),
         )
 
     def papers(self, key: str, owner: str) -> dict[str, Paper]:
         """The papers of ``owner``'s listing ``key`` by id (``listing_not_open`` when it is
         another owner's, expired or unknown)."""
         out: dict[str, Paper] = {}
-        for document in get_listing(self.store, owner, key, max_age=self._max_age):
+        for document in get_listing(
+            self.store, owner, key, max_age=self._max_age, now=self.clock.now()
+        ):
             paper = read_paper(document)  # stored data is validated on every read
             out[paper.id] = paper
         return out

@@ -66,7 +66,7 @@ async def start_search(desk: Desk, form: SearchForm) -> ProgressView:
 
 def search_progress(desk: Desk, live_id: str) -> ProgressView:
     """The live search's state now (blocking: the face runs it in its thread pool)."""
-    return ProgressView.of(desk.live.get(live_id, desk.owner))
+    return ProgressView.of(desk.live.get(live_id, desk.owner), desk.live.clock.now())
 
 
 async def watch_search(
@@ -90,7 +90,7 @@ def live_result(desk: Desk, live_id: str) -> SearchView | None:
     if row.state != "done" or row.run_id is None:
         return None
     try:
-        run = read_run(get_recent_run(desk.store, desk.owner, row.run_id))
+        run = read_run(get_recent_run(desk.store, desk.owner, row.run_id, now=desk.clock.now()))
     except NotFoundError:
         return None
     page = row.context.get("page")

@@ -27,6 +27,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import (
     LIVE_KEEP_SECONDS,
@@ -96,7 +97,9 @@ class ProgressView:
         return self.state != "running"
 
     @classmethod
-    def of(cls, row: LiveRow) -> ProgressView:
+    def of(cls, row: LiveRow, now: float | None = None) -> ProgressView:
+        """``now`` (epoch seconds; the host's time by default): how long a running search
+        has run is counted to it."""
         return cls(
             row.id,
             row.state,
@@ -105,7 +108,7 @@ class ProgressView:
             row.code,
             row.run_id,
             row.version,
-            round(max(0.0, (row.finished_at or time.time()) - row.started_at), 3),
+            round(max(0.0, (row.finished_at or _or_host(now)) - row.started_at), 3),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -132,6 +135,7 @@ class LiveSearch:
     id: str
     owner: str
     store: Store
+    clock: Clock = SYSTEM_CLOCK
     run_id: str | None = None
     final_lanes: list[dict[str, Any]] | None = None  # the finished run's lanes
     task: asyncio.Task[None] | None = None
@@ -154,7 +158,7 @@ class LiveSearch:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(previous)
         try:
-            await asyncio.to_thread(live_lane, self.store, self.id, row)
+            await asyncio.to_thread(live_lane, self.store, self.id, row, now=self.clock.now())
         except LitdeskError as exc:  # the end state still tells the page; the log the rest
             _log.warning("live search %s: a lane was not recorded: %s", self.id[:8], exc.code)
         self.notify()
@@ -169,6 +173,10 @@ class LiveSearch:
 Work = Callable[[LiveSearch], Coroutine[Any, Any, None]]
 
 
+def _or_host(now: float | None) -> float:
+    return time.time() if now is None else now
+
+
 class LiveRegistry:
     """The live searches of a store, and the ones this process runs (see the module text)."""
 
@@ -181,8 +189,12 @@ class LiveRegistry:
         poll_seconds: float = POLL_SECONDS,
         beat_seconds: float = BEAT_SECONDS,
         stale_seconds: float = LIVE_STALE_SECONDS,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """``clock``: what the stored times (started, beats, staleness, retention) and the
+        beats' schedule read; the polls themselves wait real time."""
         self.store = store
+        self.clock = clock
         self._local: dict[str, LiveSearch] = {}
         self._limit = limit
         self._keep = keep_seconds
@@ -212,11 +224,12 @@ class LiveRegistry:
             limit=self._limit,
             keep=self._keep,
             stale=self._stale,
+            now=self.clock.now(),
         )
-        item = LiveSearch(row.id, owner, self.store)
+        item = LiveSearch(row.id, owner, self.store, self.clock)
         self._local[row.id] = item
         item.task = asyncio.get_running_loop().create_task(self._run(item, work))
-        return ProgressView.of(row)
+        return ProgressView.of(row, self.clock.now())
 
     async def _run(self, item: LiveSearch, work: Work) -> None:
         task = item.task
@@ -245,6 +258,7 @@ class LiveRegistry:
                 code=code,
                 run_id=item.run_id if state == "done" else None,
                 lanes=item.final_lanes if state == "done" else None,
+                now=self.clock.now(),
             )
         except LitdeskError as exc:  # the row goes stale: another reader reports it failed
             _log.warning("live search %s: its end was not recorded: %s", item.id[:8], exc.code)
@@ -255,13 +269,14 @@ class LiveRegistry:
     async def _monitor(self, item: LiveSearch, task: asyncio.Task[None] | None) -> None:
         """While the lanes run: stop them when a cancel is requested (from any worker), and
         beat so that other workers know this one is alive."""
-        beat_at = time.monotonic() + self._beat
+        beat_at = self.clock.monotonic() + self._beat
         while True:
             await asyncio.sleep(self._poll)
             try:
-                if time.monotonic() >= beat_at:
-                    beat_at = time.monotonic() + self._beat
-                    stop = await asyncio.to_thread(live_beat, self.store, item.id)
+                if self.clock.monotonic() >= beat_at:
+                    beat_at = self.clock.monotonic() + self._beat
+                    now = self.clock.now()
+                    stop = await asyncio.to_thread(live_beat, self.store, item.id, now=now)
                 else:
                     stop = await asyncio.to_thread(live_should_stop, self.store, item.id)
             except LitdeskError as exc:
@@ -274,10 +289,10 @@ class LiveRegistry:
 
     def get(self, live_id: str, owner: str) -> LiveRow:
         """The stored search (blocking: call from a thread, or through :meth:`read`)."""
-        return live_read(self.store, live_id, owner, stale=self._stale)
+        return live_read(self.store, live_id, owner, stale=self._stale, now=self.clock.now())
 
     async def read(self, live_id: str, owner: str) -> ProgressView:
-        return ProgressView.of(await asyncio.to_thread(self.get, live_id, owner))
+        return ProgressView.of(await asyncio.to_thread(self.get, live_id, owner), self.clock.now())
 
     async def watch(self, live_id: str, owner: str, after: int, timeout: float) -> ProgressView:
         """The search's state once its version passes ``after`` or it is final (or at
@@ -290,7 +305,7 @@ class LiveRegistry:
             row = await asyncio.to_thread(self.get, live_id, owner)
             left = ends - time.monotonic()
             if row.version > after or row.final or left <= 0:
-                return ProgressView.of(row)
+                return ProgressView.of(row, self.clock.now())
             wait = min(self._poll, left)
             if changed is None:
                 await asyncio.sleep(wait)
@@ -302,12 +317,12 @@ class LiveRegistry:
         """Cancel a running search: it shows ``cancelled`` at once; its lanes stop here at
         once, on another worker when that worker next polls. A finished one is left as it
         is."""
-        row = await asyncio.to_thread(live_cancel, self.store, live_id, owner)
+        row = await asyncio.to_thread(live_cancel, self.store, live_id, owner, now=self.clock.now())
         local = self._local.get(live_id)
         if local is not None and local.task is not None and not local.task.done():
             local.task.cancel()
             local.notify()
-        return ProgressView.of(row)
+        return ProgressView.of(row, self.clock.now())
 
     def close(self) -> None:
         """Cancel every search this process runs (the desk is closing)."""

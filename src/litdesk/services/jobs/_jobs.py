@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.adapters.store import JobRow, JobsRepo, Store
 
@@ -213,12 +212,16 @@ class Jobs:
         max_active: int = MAX_ACTIVE_JOBS,
         max_attempts: int = MAX_ATTEMPTS,
         shared_kinds: Collection[str] = (),
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``shared_kinds``: kinds of job on a resource every account shares (the PDF
-        library's index): any account may watch such a job's progress (:meth:`get`)."""
+        library's index): any account may watch such a job's progress (:meth:`get`).
+        ``clock``: what leases, heartbeats and timestamps read (a test's
+        :class:`~litdesk.ManualClock` lets a lease run out without waiting)."""
         self.store = store
+        self.clock = clock
         self.shared_kinds = set(shared_kinds)
-        self.repo = JobsRepo(store)
+        self.repo = JobsRepo(store, clock=clock)
         self.max_active = max_active
         self.max_attempts = max_attempts
 
@@ -315,7 +318,7 @@ class Jobs:
         next progress report; the view says ``cancel_requested`` until then). A job that
         has ended is returned as it is."""
         self.get(job_id, owner=owner)
-        row = self.repo.request_cancel(job_id, owner, time.time())
+        row = self.repo.request_cancel(job_id, owner, self.clock.now())
         if row is None:
             raise JobNotFound(f"no job {job_id[:40]!r}", job=job_id[:40])
         return _view(row)
@@ -328,7 +331,7 @@ class Jobs:
             return None
         if not 1 <= lease_s <= 3600:
             raise JobInputInvalid("a job lease lasts 1 to 3600 seconds")
-        row = self.repo.claim(list(kinds), worker_id, lease_s, time.time(), self.max_attempts)
+        row = self.repo.claim(list(kinds), worker_id, lease_s, self.clock.now(), self.max_attempts)
         if row is None:
             return None
         return ClaimedJob(
@@ -368,12 +371,12 @@ class Jobs:
             values["checkpoint"] = json.dumps(
                 _document(checkpoint, "checkpoint", MAX_RESULT_BYTES), ensure_ascii=False
             )
-        cancel = self.repo.progress(job.id, job.worker_id, values, time.time() + job.lease_s)
+        cancel = self.repo.progress(job.id, job.worker_id, values, self.clock.now() + job.lease_s)
         return cancel is False
 
     def heartbeat(self, job: ClaimedJob) -> bool:
         """Renew the lease only; ``False`` as for :meth:`progress`."""
-        cancel = self.repo.progress(job.id, job.worker_id, {}, time.time() + job.lease_s)
+        cancel = self.repo.progress(job.id, job.worker_id, {}, self.clock.now() + job.lease_s)
         return cancel is False
 
     def finish(self, job: ClaimedJob, result: dict[str, Any] | None = None) -> JobView:
@@ -405,7 +408,7 @@ class Jobs:
     ) -> JobView:
         values: dict[str, Any] = {
             "status": status,
-            "finished_at": _now(),
+            "finished_at": self.clock.utcnow().isoformat(timespec="microseconds"),
             "current": None,
         }
         if result is not None:
@@ -418,7 +421,3 @@ class Jobs:
         if row is None:
             raise JobLeaseLost(f"job {job.id} is no longer held by this worker")
         return _view(row)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")

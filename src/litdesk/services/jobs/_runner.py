@@ -185,7 +185,11 @@ class JobRunner:
         lease_s: float = DEFAULT_LEASE_SECONDS,
         poll_s: float = DEFAULT_POLL_SECONDS,
         worker_id: str | None = None,
+        beat_s: float | None = None,
     ) -> None:
+        """``beat_s``: seconds between heartbeats while a handler runs (by default a third
+        of the lease, at least half a second); the lease itself is read from the clock of
+        ``jobs``."""
         if slots < 1:
             raise ValueError("a job runner has at least one slot")
         self.jobs = jobs
@@ -193,6 +197,7 @@ class JobRunner:
         self.slots = slots
         self.lease_s = lease_s
         self.poll_s = poll_s
+        self.beat_s = max(0.5, lease_s / 3) if beat_s is None else beat_s
         self.worker_id = worker_id or worker_name()
         self._stopping = threading.Event()
         self._wake = threading.Event()
@@ -269,7 +274,7 @@ class JobRunner:
             beat.join()
 
     def _heartbeat(self, ctx: JobContext, done: threading.Event) -> None:
-        while not done.wait(max(0.5, self.lease_s / 3)):
+        while not done.wait(self.beat_s):
             try:
                 ctx.beat()
             except LitdeskError as exc:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, LitdeskError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import (
@@ -21,7 +22,6 @@ from litdesk.adapters.embeddings import (
     JointEmbedder,
     UseEmbedder,
     WordLlamaEmbedder,
-    cross_lingual_part,
     embedder_name,
     is_local_embedder,
 )
@@ -30,45 +30,36 @@ from litdesk.adapters.store import LOCAL_OWNER, Store
 from litdesk.core.library import (
     CHUNKING_VERSION,
     DEFAULT_TOP_K,
-    EXACT_BELOW,
     MAX_TOP_K,
-    Candidate,
     DocFrequencies,
     Excerpt,
+    RetrievalParams,
+    RetrievalScope,
     VectorIndex,
     abstain_threshold,
-    choose_excerpts,
-    fuse_hybrid,
-    guess_language,
     majority_language,
-    question_terms,
-    rerank_by_proximity,
+    rank_excerpts,
     run_gate,
-    salient_words,
-    split_facets,
     uncovered_threshold,
-    verdict,
 )
-from litdesk.core.library import support as excerpt_support
 from litdesk.core.records import Paper
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
 from litdesk.services.models import Models
 
 from . import _sources
 from ._answering import abstained, not_answered, write_protocol
-from ._bridging import WordBridge, WordVectors
+from ._bridging import WordVectors
 from ._catalogue import Catalogue, Entry, StoredChunk
+from ._feed import IndexFeed, vector_loader
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
-from ._second import SecondPass
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
 
 #: Look up a record by ("doi" | "arxiv", canonical id); ``None`` when nothing is found.
 Lookup = Callable[[str, str], Paper | None]
-POOL_MIN = 50
 #: Excerpts of a paper read to tell its language.
 LANGUAGE_SAMPLE = 8
 
@@ -86,10 +77,14 @@ class Library:
         backend: ChatBackend | None = None,
         lookup: Lookup | None = None,
         workers: int = 2,
+        params: RetrievalParams | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``store`` and ``models``: the app's (:func:`litdesk.services.app.open_app`;
-        never closed here). ``embedder`` and ``backend`` replace the models' own (tests)."""
-        self.settings = settings
+        never closed here). ``embedder`` and ``backend`` replace the models' own (tests).
+        ``params``: the ranker's parameters (default: the settings' ``retrieval_*``).
+        ``clock``: what the model-call allowance reads."""
+        self.settings, self.clock = settings, clock
         self.data_dir = settings.resolved_data_dir()
         self.root = self.data_dir / "library"
         self._models = models
@@ -98,34 +93,22 @@ class Library:
         self._backend = backend
         self._lookup = lookup
         self.workers = workers
-        #: chunk count from which the whole-library search uses a stored IVF index
-        self.exact_below = EXACT_BELOW
-        #: fused candidates re-ranked by their support (0: fusion order only)
-        self.rerank_depth = 0
-        #: weight of the (best-normalised) fusion score beside the support when re-ranking
-        self.rerank_fusion = 1.0
-        #: excerpts guaranteed to each facet of a question that asks several things, from
-        #: the facet's own ranking (0: the question is ranked whole only)
-        self.facet_slots = 3
-        #: the whole question's ranking takes its turn beside its facets' ones
-        self.facet_whole = True
-        #: fused candidates re-ranked by proximity (depth, 0: off; weight beside the fusion score)
-        self.proximity_depth, self.proximity_weight = 40, 0.5
-        #: the proximity re-rank applies to the facets' rankings only, not the whole question's
-        self.proximity_facets_only = True
-        #: second pass (``_second``): papers re-ranked within, coverage weight, and whether
-        #: it leaves the whole question's ranking out (the facets' rankings only)
-        self.second_papers, self.second_weight, self.second_facets_only = 2, 4.0, False
+        self._params = params or settings.retrieval_params()
         self._cat: Catalogue | None = None
         self._store = store
         self._vector_cache: dict[
-            tuple[tuple[str, ...], bool], VectorIndex | npt.NDArray[np.float32]
+            tuple[tuple[str, ...], bool, int], VectorIndex | npt.NDArray[np.float32]
         ] = {}
         self._df_cache: dict[tuple[str, ...], DocFrequencies] = {}
         self._lang_cache: dict[str, str | None] = {}
         self._word_vectors = WordVectors()
 
     # --- plumbing -------------------------------------------------------------------
+    @property
+    def params(self) -> RetrievalParams:
+        """The ranker's parameters of every retrieval (unless one is given its own)."""
+        return self._params
+
     @property
     def catalogue(self) -> Catalogue:
         if self._cat is None:
@@ -165,7 +148,7 @@ class Library:
 
     def allowance(self) -> AssistAllowance:
         """The model-call allowance in the library's store."""
-        return AssistAllowance(self._store, self.settings)
+        return AssistAllowance(self._store, self.settings, clock=self.clock)
 
     def meter(self, inner: ChatBackend, owner: str, feature: str) -> ChatBackend:
         """``inner`` metered for ``owner`` under ``feature`` (see :meth:`metered`)."""
@@ -355,8 +338,11 @@ class Library:
         top_k: int = DEFAULT_TOP_K,
         variant: str | None = None,
         index_missing: bool = True,
+        params: RetrievalParams | None = None,
     ) -> Retrieval:
-        """The ``top_k`` excerpts for ``question`` over the library or the named papers.
+        """The ``top_k`` excerpts for ``question`` over the library or the named papers,
+        ranked by :func:`~litdesk.core.library.rank_excerpts` with ``params`` (default:
+        :attr:`params`); this method fetches what it ranks.
 
         ``index_missing=False`` (a server whose background job indexes) answers from the
         files indexed so far and names how many are not indexed yet, instead of indexing
@@ -420,148 +406,32 @@ class Library:
         if not chunks:
             out.warnings.append("no indexed text in the scope")
             return out
-        space = self._search_space(shas, entries, whole)
-        queries = [question] + ([variant] if variant and variant.strip() else [])
-        facets = split_facets(question) if self.facet_slots > 0 else []
-        facets = facets if len(facets) > 1 else []
-        allv = self.embedder().embed(queries + facets)
-        qv, fv = allv[: len(queries)], allv[len(queries) :]
-        pool = max(POOL_MIN, top_k * 10)
-
-        def semantic(q: npt.NDArray[np.float32]) -> list[int]:
-            if isinstance(space, VectorIndex):
-                return list(space.search(q, pool)[0].tolist())
-            # a chosen set: rank every chunk exactly, so each paper has its best ones
-            return list(np.argsort(-(space @ q), kind="stable").tolist())
-
-        rankings, facet_rankings = [semantic(q) for q in qv], [semantic(v) for v in fv]
-        position = {c.id: i for i, c in enumerate(chunks)}
-        asked = guess_language(question) or "en"
-        foreign = {
-            s for s, lang in self._languages(shas, chunks).items() if lang not in (None, asked)
-        }
-        unseen = {i for i, c in enumerate(chunks) if c.sha256 in foreign} if foreign else set()
-        # the question's words as the papers in another language near its top write them
-        bridge = WordBridge(cross_lingual_part(self.embedder()), self._word_vectors)
-        bridge.prepare(rankings + facet_rankings, chunks, foreign)
-        words = bridge(salient_words(" ".join(queries)))
-        lexical = cat.lexical(words, shas, self._embedder_name, CHUNKING_VERSION, pool)
-        fused = fuse_hybrid(
-            rankings, [position[i] for i in lexical if i in position], unseen=unseen
-        )
-        dfs = self._doc_frequencies(shas, chunks)
-        facet_fused = [
-            fuse_hybrid(
-                [ranking],
-                [
-                    position[i]
-                    for i in cat.lexical(
-                        bridge(salient_words(f)), shas, self._embedder_name, CHUNKING_VERSION, pool
-                    )
-                    if i in position
-                ],
-                unseen=unseen,
-            )
-            for f, ranking in zip(facets, facet_rankings, strict=True)
-        ]
-        qterms = [question_terms(salient_words(q)) for q in queries]
-        depth, weight = self.proximity_depth, self.proximity_weight
-        facet_fused = [
-            rerank_by_proximity(
-                ff, question_terms(salient_words(f)), lambda p: chunks[p].text, dfs,
-                depth=depth, weight=weight, unseen=unseen,
-            )
-            for ff, f in zip(facet_fused, facets, strict=True)
-        ]  # fmt: skip
-        if not self.proximity_facets_only:
-            fused = rerank_by_proximity(
-                fused, qterms[0], lambda p: chunks[p].text, dfs,
-                depth=depth, weight=weight, unseen=unseen,
-            )  # fmt: skip
-
-        first = fused  # the library-wide ranking: the coverage test's (see ``verdict``)
-        if self.second_papers > 0:
-            second = SecondPass(chunks, space, entries, catalogue=self.catalogue, embedder=self._embedder_name,
-                                stored=self._stored_vectors, papers=self.second_papers, weight=self.second_weight, skip=foreign)  # fmt: skip
-            facet_fused = [second.rerank(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]  # fmt: skip
-            if not self.second_facets_only:
-                fused = second.rerank(fused, question, qv[0])
-
-        def supports(positions: list[int]) -> list[float]:
-            """Each chunk's support by the question or its English variant, the closer."""
-            if not positions:
-                return []
-            if isinstance(space, np.ndarray):  # a chosen set: its vectors are in memory
-                hv = space[positions]
-            else:
-                hv = self._stored_vectors([chunks[p] for p in positions], entries)
-            return [
-                max(
-                    excerpt_support(
-                        t, chunks[p].text, float(hv[i] @ v), dfs, other_language=p in unseen
-                    )
-                    for t, v in zip(qterms, qv, strict=True)
-                )
-                for i, p in enumerate(positions)
-            ]
-
-        known: dict[int, float] = {}
-        if self.rerank_depth > 0:  # re-rank the fused shortlist by support, the rest after
-            head = fused[: self.rerank_depth]
-            top = head[0][1]
-            known = dict(zip([p for p, _ in head], supports([p for p, _ in head]), strict=True))
-            blended = [(p, known[p] + self.rerank_fusion * r / top) for p, r in head]
-            tail = [(pos, score - 10.0) for pos, score in fused[self.rerank_depth :]]
-            fused = sorted(blended, key=lambda kv: -kv[1]) + tail
-
-        def choose(ranking: list[tuple[int, float]]) -> list[Candidate]:
-            """The excerpts chosen from ``ranking`` (the whole question's) and the facets'."""
-            turns = ([ranking] if facet_fused and self.facet_whole else []) + facet_fused
-            cands = [[Candidate(pos, names[chunks[pos].sha256], score, chunks[pos].page) for pos, score in r] for r in [ranking, *turns]]  # fmt: skip
-            papers = None if whole else list(names.values())
-            return choose_excerpts(
-                cands[0], cands[1:], top_k=top_k, per_facet=self.facet_slots, papers=papers
-            )
-
-        chosen = choose(fused)
+        ranked = rank_excerpts(
+            question,
+            RetrievalScope(
+                chunks, names, shas, whole, self._search_space(shas, entries, whole, params),
+                self._languages(shas, chunks), self._doc_frequencies(shas, chunks),
+                abstain_threshold(self._embedder_name), uncovered_threshold(self._embedder_name),
+            ),
+            IndexFeed(cat, self.embedder(), self._embedder_name, chunks, entries, self._word_vectors),
+            params or self.params, variant=variant, top_k=top_k,
+        )  # fmt: skip
         meta = cat.metadata()
-        for rank, c in enumerate(chosen, start=1):
-            ch: StoredChunk = chunks[int(str(c.key))]
+        for rank, picked in enumerate(ranked.excerpts, start=1):
+            ch: StoredChunk = chunks[picked.position]
             m = meta.get(ch.sha256, {})
             e = entries[ch.sha256]
             out.hits.append(
                 Hit(
                     names[ch.sha256], _sources.path_of(files, hashes, ch.sha256), ch.sha256, ch.page, ch.text,
-                    c.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
+                    picked.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
                 )
             )  # fmt: skip
-        if chosen:
-            keys = [int(str(c.key)) for c in chosen]
-            missing = [k for k in keys if k not in known]
-            known.update(zip(missing, supports(missing), strict=True))
-            found = keys if first is fused else [int(str(c.key)) for c in choose(first)]
-            v = verdict(
-                salient_words(question), qterms, [chunks[k].text for k in keys],
-                [chunks[k].text for k in found], [known[k] for k in keys], dfs,
-                below=abstain_threshold(self._embedder_name),
-                uncovered_below=uncovered_threshold(self._embedder_name),
-            )  # fmt: skip
+        if ranked.verdict is not None:
+            v = ranked.verdict
             out.support, out.abstained, out.threshold = v.support, v.abstained, v.threshold
             out.uncovered = v.missing
         return out
-
-    def _stored_vectors(
-        self, picked: list[StoredChunk], entries: dict[str, Entry]
-    ) -> npt.NDArray[np.float32]:
-        """The index's own vectors of ``picked`` (read per paper), not embedded again."""
-        load = self._loader({c.sha256: entries[c.sha256].n_chunks for c in picked})
-        rows: dict[str, npt.NDArray[np.float32]] = {}
-        out = []
-        for c in picked:
-            if c.sha256 not in rows:
-                rows[c.sha256] = load(c.sha256)
-            out.append(rows[c.sha256][c.idx])
-        return np.vstack(out)
 
     def _languages(self, shas: list[str], chunks: list[StoredChunk]) -> dict[str, str | None]:
         """Each paper's language, by majority over its first excerpts (cached per paper)."""
@@ -587,38 +457,39 @@ class Library:
         return hit
 
     def _search_space(
-        self, shas: list[str], entries: dict[str, Entry], whole: bool
+        self,
+        shas: list[str],
+        entries: dict[str, Entry],
+        whole: bool,
+        params: RetrievalParams | None = None,
     ) -> VectorIndex | npt.NDArray[np.float32]:
         """The whole library's vector index, or a chosen set's chunk vectors (ranked exactly).
 
-        Exact for libraries under ``exact_below`` chunks; above, an IVF index on the layout
-        kept under ``library/ivf/`` (see :mod:`._ivf`), each entry's vectors read once
-        straight into cell order. Kept in memory per scope, so a long-running face (web,
-        chat rounds) loads the vectors and builds the index once per library state.
+        Exact for libraries under ``exact_below`` chunks (of ``params``, default
+        :attr:`params`); above, an IVF index on the layout kept under ``library/ivf/``
+        (see :mod:`._ivf`), each entry's vectors read once straight into cell order. Kept
+        in memory per scope, so a long-running face (web, chat rounds) loads the vectors
+        and builds the index once per library state.
         """
-        key = (tuple(shas), whole)
+        exact_below = (params or self.params).exact_below
+        key = (tuple(shas), whole, exact_below)
         hit = self._vector_cache.get(key)
         if hit is not None:
             return hit
         counts = {s: entries[s].n_chunks for s in shas}
         space: VectorIndex | npt.NDArray[np.float32]
-        if whole and sum(counts.values()) >= self.exact_below:
+        if whole and sum(counts.values()) >= exact_below:
             layout, load = self._ivf_layout(counts)
             space = layout.index(shas, load)
         else:
             vectors = np.vstack([self._loader(counts)(s) for s in shas])
-            space = VectorIndex.build(vectors, exact_below=self.exact_below) if whole else vectors
+            space = VectorIndex.build(vectors, exact_below=exact_below) if whole else vectors
         self._vector_cache.clear()  # one library state at a time
         self._vector_cache[key] = space
         return space
 
     def _loader(self, counts: dict[str, int]) -> LoadVectors:
-        def load(sha: str) -> npt.NDArray[np.float32]:
-            return self.catalogue.load_vectors(
-                sha, self._embedder_name, CHUNKING_VERSION, counts[sha]
-            )
-
-        return load
+        return vector_loader(self.catalogue, self._embedder_name, counts)
 
     def _ivf_layout(self, counts: dict[str, int]) -> tuple[IvfLayout, LoadVectors]:
         """The stored IVF layout of the entries ``counts`` (reused, updated entry by entry or
@@ -645,7 +516,7 @@ class Library:
             if sha and sha not in counts and sha in entries and entries[sha].status == "ok":
                 counts[sha] = entries[sha].n_chunks
         n = sum(counts.values())
-        if n == 0 or n < self.exact_below:
+        if n == 0 or n < self.params.exact_below:
             return {"kind": "exact", "chunks": n}
         return {"chunks": n} | self._ivf_layout(counts)[0].summary()
 

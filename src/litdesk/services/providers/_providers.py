@@ -12,6 +12,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Final, TypeVar
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import ConfigError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.http import EvidenceCache, ProviderTransport, StoreMeter
@@ -60,8 +61,10 @@ class Providers:
         evidence: EvidenceCache,
         owner: str = LOCAL_OWNER,
         kit: ProviderKit | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.settings = settings
+        self.clock = clock
         self.store = store
         self.transport = transport
         self.owner = owner
@@ -83,7 +86,9 @@ class Providers:
         who = owner or self.owner
         view = self._views.get(who)
         if view is None:
-            meter = StoreMeter(self.store, self.settings, owner=allowance_owner(who))
+            meter = StoreMeter(
+                self.store, self.settings, owner=allowance_owner(who), clock=self.clock
+            )
             view = self.transport.for_meter(meter)
             self._views[who] = view
         return view

@@ -1,0 +1,366 @@
+"""Stores at the newest migration without migrating per test.
+
+The migrations run once per test session (once per xdist worker) into a template; each
+test gets a copy of it:
+
+* SQLite — :func:`build_sqlite_template` migrates a file once; :func:`copy_sqlite_template`
+  copies it to where a test's store lives (``<data dir>/litdesk.sqlite3`` for settings, as
+  :meth:`litdesk.Settings.resolved_database_url` names it), so ``open_store`` finds the
+  schema at head and only reads its revision.
+* PostgreSQL — :class:`PgTemplate` migrates a schema of its own once, reads from the
+  catalog how to rebuild it (sequences, tables, defaults, constraints, indexes, rows) and
+  replays that as one script into each test's fresh schema: one round trip instead of the
+  whole Alembic chain. A template holding anything the clone does not copy (views, types,
+  functions, triggers…) is refused with :class:`TemplateError`, and
+  ``tests/adapters/store/test_template.py`` checks that a clone matches a schema migrated
+  from zero. A fresh database per test (``CREATE DATABASE … TEMPLATE``) was measured and not
+  taken: its ``DROP DATABASE`` waits for a checkpoint (1–100 s on a loaded machine).
+
+Tests of the migrations themselves keep an empty store (``empty_store_url``, ``pg_empty``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import sqlalchemy as sa
+
+from litdesk import LitdeskError
+from litdesk.adapters.store import open_store
+
+__all__ = [
+    "STORE_FILE",
+    "PgTemplate",
+    "TemplateError",
+    "build_sqlite_template",
+    "copy_sqlite_template",
+    "create_schema",
+    "drop_schema",
+    "pg_schema_url",
+    "sqlite_path",
+    "sqlite_url_at_head",
+]
+
+#: the store's file name in a data directory (``Settings.resolved_database_url``)
+STORE_FILE = "litdesk.sqlite3"
+
+
+class TemplateError(LitdeskError):
+    """The migrated template holds something the per-test clone would not copy."""
+
+    default_code = "store_template"
+
+
+# --- SQLite -------------------------------------------------------------------------------
+
+
+def build_sqlite_template(folder: Path) -> Path:
+    """A SQLite store migrated to head in ``folder``, its write-ahead log folded into the
+    file (so the file alone is the whole store)."""
+    path = folder / STORE_FILE
+    open_store(f"sqlite:///{path}").dispose()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return path
+
+
+def sqlite_path(url: str) -> Path:
+    """The file of the SQLite store at ``url`` (as the engine opens it)."""
+    database = sa.make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        raise TemplateError(f"not a SQLite file URL: {url}")
+    return Path(database).expanduser()
+
+
+def copy_sqlite_template(template: Path, database: Path) -> Path:
+    """A copy of ``template`` at ``database`` (its folder made), private to its owner as
+    ``open_store`` leaves it."""
+    database.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, database)
+    database.chmod(0o600)
+    return database
+
+
+def sqlite_url_at_head(template: Path, database: Path) -> str:
+    """The URL of a copy of ``template`` at ``database``."""
+    return f"sqlite:///{copy_sqlite_template(template, database)}"
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------
+
+
+def pg_schema_url(base: str, schema: str) -> str:
+    """``base`` with ``schema`` as the connections' search path."""
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+
+
+def create_schema(engine: sa.Engine, prefix: str = "t") -> str:
+    """A new empty schema with a unique name (other engineers share the database)."""
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    return schema
+
+
+def drop_schema(engine: sa.Engine, schema: str) -> None:
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+
+
+_UNSUPPORTED = {
+    "views, foreign or partitioned tables": "SELECT relname FROM pg_class"
+    " WHERE relnamespace = CAST(:s AS regnamespace) AND relkind NOT IN ('r', 'i', 'S')",
+    "types": "SELECT t.typname FROM pg_type t LEFT JOIN pg_class c ON c.oid = t.typrelid"
+    " WHERE t.typnamespace = CAST(:s AS regnamespace) AND t.typcategory <> 'A'"
+    " AND (c.relkind IS NULL OR c.relkind NOT IN ('r', 'S'))",
+    "functions": "SELECT proname FROM pg_proc WHERE pronamespace = CAST(:s AS regnamespace)",
+    "triggers": "SELECT tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
+    " WHERE c.relnamespace = CAST(:s AS regnamespace) AND NOT t.tgisinternal",
+    "constraint kinds": "SELECT conname FROM pg_constraint"
+    " WHERE connamespace = CAST(:s AS regnamespace) AND contype NOT IN ('p', 'u', 'c', 'f', 'x')",
+    "policies": "SELECT polname FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid"
+    " WHERE c.relnamespace = CAST(:s AS regnamespace)",
+    "extended statistics": "SELECT stxname FROM pg_statistic_ext"
+    " WHERE stxnamespace = CAST(:s AS regnamespace)",
+}
+
+_SEQUENCES = """
+SELECT c.relname, format_type(s.seqtypid, NULL), s.seqincrement, s.seqmin, s.seqmax,
+       s.seqstart, s.seqcache, s.seqcycle,
+       (SELECT d.deptype FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+          AND d.objid = c.oid AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')),
+       (SELECT quote_ident(t.relname) || '.' || quote_ident(a.attname)
+          FROM pg_depend d JOIN pg_class t ON t.oid = d.refobjid
+          JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+         WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+           AND d.refclassid = 'pg_class'::regclass AND d.deptype = 'a')
+  FROM pg_class c JOIN pg_sequence s ON s.seqrelid = c.oid
+ WHERE c.relnamespace = CAST(:s AS regnamespace) AND c.relkind = 'S'
+ ORDER BY c.relname
+"""
+_TABLES = """
+SELECT relname FROM pg_class
+ WHERE relnamespace = CAST(:s AS regnamespace) AND relkind = 'r' ORDER BY relname
+"""
+_DEFAULTS = """
+SELECT c.relname, a.attname, pg_get_expr(d.adbin, d.adrelid)
+  FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid
+  JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+ WHERE c.relnamespace = CAST(:s AS regnamespace) AND a.attgenerated = '' AND a.attidentity = ''
+ ORDER BY c.relname, a.attnum
+"""
+_CONSTRAINTS = """
+SELECT c.relname, k.conname, pg_get_constraintdef(k.oid)
+  FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+ WHERE k.connamespace = CAST(:s AS regnamespace)
+ ORDER BY k.contype = 'f', c.relname, k.conname
+"""
+_INDEXES = """
+SELECT pg_get_indexdef(i.indexrelid)
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+ WHERE c.relnamespace = CAST(:s AS regnamespace)
+   AND NOT EXISTS (SELECT 1 FROM pg_constraint k
+                    WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x'))
+ ORDER BY c.relname
+"""
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class PgTemplate:
+    """A schema migrated to head once, the script that rebuilds it in another schema, and a
+    helper thread that keeps one such clone ready and drops the schemas given back, so a
+    test waits for neither when the server keeps up (both run while the previous test runs).
+
+    Use :meth:`schema_at_head` (or :meth:`take` and :meth:`give_back`); :meth:`close` at
+    the end of the session drops the spares, the schemas given back and the template."""
+
+    def __init__(self, base_url: str, *, spares: int = 1) -> None:
+        self.base_url = base_url
+        self.engine = sa.create_engine(base_url)
+        self.schema = create_schema(self.engine, prefix="ldtpl")
+        self._spares_wanted = spares
+        self._spares: list[str] = []
+        self._drops: list[str] = []
+        self._error: BaseException | None = None
+        self._closing = False
+        self._cond = threading.Condition()
+        try:
+            open_store(pg_schema_url(base_url, self.schema)).dispose()
+            self.script = self._script()
+        except BaseException:
+            drop_schema(self.engine, self.schema)
+            self.engine.dispose()
+            raise
+        self._thread = threading.Thread(target=self._work, name="pg-store-template", daemon=True)
+        self._thread.start()
+
+    def _script(self) -> str:
+        """The statements that rebuild the template in the schema first on the search path.
+
+        The catalog renders names unqualified when they are on the search path, so it is
+        read with the template alone on it and the script runs with the target alone on it;
+        only ``LIKE`` (column definitions) and the rows name the template."""
+        tpl = _ident(self.schema)
+        params = {"s": self.schema}
+        out: list[str] = []
+        with self.engine.begin() as conn:
+            for what, query in _UNSUPPORTED.items():
+                names = [row[0] for row in conn.execute(sa.text(query), params)]
+                if names:
+                    raise TemplateError(
+                        f"the migrated schema holds {what} ({', '.join(names[:5])}) that "
+                        "tests/_store_template.py does not clone: teach it to"
+                    )
+            conn.execute(sa.text(f"SET LOCAL search_path = {tpl}"))
+            sequences = conn.execute(sa.text(_SEQUENCES), params).all()
+            owned: list[str] = []
+            for name, kind, inc, low, high, start, cache, cycle, deptype, column in sequences:
+                if deptype == "i":  # an identity column's: LIKE … INCLUDING IDENTITY makes it
+                    continue
+                out.append(
+                    f"CREATE SEQUENCE {_ident(name)} AS {kind} INCREMENT {inc} MINVALUE {low}"
+                    f" MAXVALUE {high} START {start} CACHE {cache}{' CYCLE' if cycle else ''}"
+                )
+                last, called = conn.execute(
+                    sa.text(f"SELECT last_value, is_called FROM {tpl}.{_ident(name)}")
+                ).one()
+                out.append(f"SELECT setval('{_ident(name)}', {last}, {str(called).lower()})")
+                if column is not None:
+                    owned.append(f"ALTER SEQUENCE {_ident(name)} OWNED BY {column}")
+            tables = [row[0] for row in conn.execute(sa.text(_TABLES), params)]
+            for table in tables:
+                out.append(
+                    f"CREATE TABLE {_ident(table)} (LIKE {tpl}.{_ident(table)} INCLUDING IDENTITY"
+                    " INCLUDING GENERATED INCLUDING STORAGE INCLUDING COMPRESSION"
+                    " INCLUDING COMMENTS)"
+                )
+            out += owned
+            for table, column, expr in conn.execute(sa.text(_DEFAULTS), params):
+                out.append(
+                    self._unqualified(
+                        f"ALTER TABLE {_ident(table)} ALTER COLUMN {_ident(column)}"
+                        f" SET DEFAULT {expr}"
+                    )
+                )
+            for table in tables:
+                if conn.execute(
+                    sa.text(f"SELECT EXISTS (SELECT FROM {tpl}.{_ident(table)})")
+                ).scalar():
+                    out.append(f"INSERT INTO {_ident(table)} SELECT * FROM {tpl}.{_ident(table)}")
+            for table, name, definition in conn.execute(sa.text(_CONSTRAINTS), params):
+                out.append(
+                    self._unqualified(
+                        f"ALTER TABLE {_ident(table)} ADD CONSTRAINT {_ident(name)} {definition}"
+                    )
+                )
+            for (definition,) in conn.execute(sa.text(_INDEXES), params):
+                # pg_get_indexdef names the table's schema whatever the search path
+                out.append(self._unqualified(definition.replace(f" ON {self.schema}.", " ON ", 1)))
+        return ";\n".join(out) + ";\n"
+
+    def _unqualified(self, statement: str) -> str:
+        """``statement`` when it does not name the template (it applies to the search path)."""
+        if self.schema in statement:
+            raise TemplateError(f"a cloned statement names the template: {statement[:200]}")
+        return statement
+
+    def clone_into(self, schema: str) -> None:
+        """Rebuild the template in the empty ``schema`` (one transaction, one round trip)."""
+        raw = self.engine.raw_connection()
+        try:
+            cur = raw.cursor()
+            try:  # no parameters: psycopg sends the statements as one simple query
+                cur.execute(f"SET LOCAL search_path = {_ident(schema)};\n{self.script}")
+            finally:
+                cur.close()
+            raw.commit()
+        finally:
+            raw.close()
+
+    def _work(self) -> None:
+        """Make a spare clone when one is missing, else drop a schema given back."""
+        while True:
+            with self._cond:
+                while (
+                    not self._closing
+                    and not self._drops
+                    and (len(self._spares) >= self._spares_wanted)
+                ):
+                    self._cond.wait()
+                if self._closing:
+                    return
+                drop = None if len(self._spares) < self._spares_wanted else self._drops.pop(0)
+            try:
+                if drop is not None:
+                    drop_schema(self.engine, drop)
+                    continue
+                schema = create_schema(self.engine)
+                with self._cond:
+                    self._drops.append(schema)  # dropped at close if the clone fails
+                self.clone_into(schema)
+                with self._cond:
+                    self._drops.remove(schema)
+                    self._spares.append(schema)
+                    self._cond.notify_all()
+            except Exception as exc:  # noqa: BLE001 - raised in the test that takes a schema
+                with self._cond:
+                    self._error = exc
+                    self._cond.notify_all()
+                return
+
+    def take(self) -> str:
+        """A schema (its name) holding a clone of the template; :meth:`give_back` it."""
+        if self._spares_wanted < 1:
+            raise TemplateError("this template keeps no clones (made with spares=0)")
+        with self._cond:
+            while not self._spares and self._error is None:
+                self._cond.wait()
+            if self._error is not None:
+                raise TemplateError(
+                    f"cloning the store template failed: {self._error}"
+                ) from self._error
+            schema = self._spares.pop(0)
+            self._cond.notify_all()
+            return schema
+
+    def give_back(self, schema: str) -> None:
+        """Drop ``schema`` soon (in the helper thread, or at :meth:`close`)."""
+        with self._cond:
+            self._drops.append(schema)
+            self._cond.notify_all()
+
+    @contextmanager
+    def schema_at_head(self) -> Iterator[str]:
+        """A schema at head for the duration of the block, dropped afterwards."""
+        schema = self.take()
+        try:
+            yield schema
+        finally:
+            self.give_back(schema)
+
+    def close(self) -> None:
+        """Stop the helper and drop every schema left, the template last."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        self._thread.join()
+        try:
+            for schema in [*self._spares, *self._drops]:
+                drop_schema(self.engine, schema)
+            drop_schema(self.engine, self.schema)
+        finally:
+            self.engine.dispose()

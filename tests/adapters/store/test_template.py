@@ -1,0 +1,205 @@
+"""The per-test copies of the migrated template (``tests/_store_template.py``) are the
+store a migration from zero makes, and ``open_store`` on a store at head migrates nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from tests._store_template import (
+    PgTemplate,
+    TemplateError,
+    create_schema,
+    drop_schema,
+    pg_schema_url,
+    sqlite_url_at_head,
+)
+
+from litdesk.adapters.store import open_store
+from litdesk.adapters.store._engine import _script_head
+
+_COLUMNS = """
+SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+       pg_get_expr(d.adbin, d.adrelid), a.attidentity, a.attgenerated, a.attcollation
+  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+ WHERE c.relnamespace = CAST(:s AS regnamespace) AND a.attnum > 0 AND NOT a.attisdropped
+ ORDER BY 1, 2
+"""
+_CONSTRAINTS = """
+SELECT c.relname, k.conname, k.contype, pg_get_constraintdef(k.oid)
+  FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+ WHERE k.connamespace = CAST(:s AS regnamespace) ORDER BY 1, 2
+"""
+_RELATIONS = """
+SELECT relname, relkind, relpersistence FROM pg_class
+ WHERE relnamespace = CAST(:s AS regnamespace) ORDER BY 1
+"""
+_SEQUENCES = """
+SELECT c.relname, s.seqtypid, s.seqincrement, s.seqmin, s.seqmax, s.seqstart, s.seqcycle,
+       (SELECT t.relname || '.' || d.refobjsubid FROM pg_depend d
+          JOIN pg_class t ON t.oid = d.refobjid
+         WHERE d.objid = c.oid AND d.classid = 'pg_class'::regclass AND d.deptype = 'a')
+  FROM pg_class c JOIN pg_sequence s ON s.seqrelid = c.oid
+ WHERE c.relnamespace = CAST(:s AS regnamespace) ORDER BY 1
+"""
+
+
+def _pg_shape(engine: sa.Engine, schema: str) -> dict[str, Any]:
+    """What a schema is made of, its names unqualified, and the rows it holds."""
+    params = {"s": schema}
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'SET LOCAL search_path = "{schema}"'))
+        shape: dict[str, Any] = {
+            name: conn.execute(sa.text(query), params).all()
+            for name, query in [
+                ("columns", _COLUMNS),
+                ("constraints", _CONSTRAINTS),
+                ("relations", _RELATIONS),
+                ("sequences", _SEQUENCES),
+            ]
+        }
+        shape["indexes"] = [
+            (name, definition.replace(f" ON {schema}.", " ON "))
+            for name, definition in conn.execute(
+                sa.text(
+                    "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = :s ORDER BY 1"
+                ),
+                params,
+            )
+        ]
+        shape["rows"] = {
+            table: sorted(conn.execute(sa.text(f'SELECT * FROM "{table}"')).all())
+            for table, kind, _ in shape["relations"]
+            if kind == "r"
+        }
+    return shape
+
+
+@pytest.fixture
+def migrated_from_zero(postgres_url: str) -> Iterator[tuple[sa.Engine, str]]:
+    engine = sa.create_engine(postgres_url)
+    schema = create_schema(engine)
+    try:
+        open_store(pg_schema_url(postgres_url, schema)).dispose()
+        yield engine, schema
+    finally:
+        drop_schema(engine, schema)
+        engine.dispose()
+
+
+def test_a_postgres_clone_is_the_schema_the_migrations_make(
+    pg_template: PgTemplate, migrated_from_zero: tuple[sa.Engine, str]
+) -> None:
+    engine, fresh = migrated_from_zero
+    expected = _pg_shape(engine, fresh)
+    assert len(expected["relations"]) > 50 and expected["rows"]["alembic_version"]
+    with pg_template.schema_at_head() as clone:
+        assert _pg_shape(engine, clone) == expected
+
+
+def test_postgres_clones_are_independent(pg_schema: str, pg_template: PgTemplate) -> None:
+    with pg_template.schema_at_head() as other:
+        stores = [open_store(pg_schema), open_store(pg_schema_url(pg_template.base_url, other))]
+        try:
+            seqs = []
+            for store, n in zip(stores, (3, 1), strict=True):
+                with store.write() as conn:
+                    for i in range(n):
+                        conn.execute(
+                            sa.text("INSERT INTO login_failures (scope, at) VALUES (:s, :at)"),
+                            {"s": f"s{i}", "at": float(i)},
+                        )
+                with store.read() as conn:
+                    top = conn.execute(sa.text("SELECT max(seq) FROM login_failures"))
+                    seqs.append(top.scalar_one())
+        finally:
+            for store in stores:
+                store.dispose()
+    assert seqs == [3, 1]  # each clone has its own rows and its own sequence
+
+
+def test_a_template_holding_what_the_clone_does_not_copy_is_refused(postgres_url: str) -> None:
+    template = PgTemplate(postgres_url, spares=0)
+    try:
+        with template.engine.begin() as conn:
+            conn.execute(sa.text(f'CREATE VIEW "{template.schema}".v AS SELECT 1 AS one'))
+        with pytest.raises(TemplateError, match="views"):
+            template._script()
+    finally:
+        template.close()
+    engine = sa.create_engine(postgres_url)
+    try:
+        with engine.connect() as conn:
+            left = conn.execute(
+                sa.text("SELECT count(*) FROM pg_namespace WHERE nspname = :s"),
+                {"s": template.schema},
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    assert left == 0  # closing dropped the template
+
+
+def _sqlite_shape(path: Path) -> tuple[list[Any], list[Any]]:
+    with sqlite3.connect(path) as conn:
+        schema = conn.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+        ).fetchall()
+        version = conn.execute("SELECT * FROM alembic_version").fetchall()
+    conn.close()
+    return schema, version
+
+
+def test_a_sqlite_copy_is_the_store_the_migrations_make(
+    sqlite_template: Path, tmp_path: Path
+) -> None:
+    fresh = tmp_path / "fresh" / "litdesk.sqlite3"
+    open_store(f"sqlite:///{fresh}").dispose()
+    copy = tmp_path / "copy" / "litdesk.sqlite3"
+    sqlite_url_at_head(sqlite_template, copy)
+    assert _sqlite_shape(copy) == _sqlite_shape(fresh)
+    assert _sqlite_shape(copy)[1] == [(_script_head(),)]
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+
+
+def test_tmp_settings_holds_a_store_at_head(tmp_settings: Any) -> None:
+    url = tmp_settings.resolved_database_url()
+    assert Path(url.removeprefix("sqlite:///")).is_file()
+    store = open_store(url)
+    try:
+        assert store.revision() == _script_head()
+    finally:
+        store.dispose()
+
+
+@pytest.mark.no_store_template
+def test_tmp_settings_marked_no_store_template_is_empty(tmp_settings: Any) -> None:
+    assert not tmp_settings.resolved_data_dir().exists()
+
+
+def test_opening_a_store_at_head_runs_no_migration(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_args: object, **_kw: object) -> None:
+        raise AssertionError("alembic ran on a store at head")
+
+    monkeypatch.setattr(command, "upgrade", refuse)
+    store = open_store(store_url)
+    try:
+        assert store.revision() == _script_head()
+    finally:
+        store.dispose()
+
+
+def test_opening_an_empty_store_still_migrates(empty_store_url: str) -> None:
+    store = open_store(empty_store_url)
+    try:
+        assert store.revision() == _script_head() is not None
+    finally:
+        store.dispose()
