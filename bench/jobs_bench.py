@@ -28,10 +28,11 @@ from urllib.parse import quote
 
 import sqlalchemy as sa
 
+from _apps import app_library
 from litdesk._settings import Settings
 from litdesk.adapters.store import open_store
+from litdesk.services.app import open_app_sync
 from litdesk.services.jobs import JobRunner, Jobs
-from litdesk.services.library import Library
 from litdesk.services.library_desk import INDEX_KIND, index_handler
 
 #: The fixture PDFs with a text layer (the excluded ones cost no pages).
@@ -75,7 +76,7 @@ def _pdfs(fixtures: Path, into: Path) -> tuple[list[Path], int]:
 def _index_direct(folder: Path, data: Path) -> float:
     settings = Settings(data_dir=data, inbox_dir=folder)
     t0 = time.perf_counter()
-    with Library(settings) as lib:
+    with app_library(settings) as lib:
         report = lib.index()
         lib.prepare_vector_index()
     took = time.perf_counter() - t0
@@ -85,10 +86,9 @@ def _index_direct(folder: Path, data: Path) -> float:
 
 def _index_job(folder: Path, data: Path) -> float:
     settings = Settings(data_dir=data, inbox_dir=folder)
-    store = open_store(settings)
-    try:
-        jobs = Jobs(store)
-        handler = index_handler(lambda **_: Library(settings, store=store))
+    with open_app_sync(settings) as app:
+        jobs = app.jobs
+        handler = index_handler(app.make_library)
         runner = JobRunner(jobs, {INDEX_KIND: handler}, poll_s=0.01)
         t0 = time.perf_counter()
         view = jobs.submit(INDEX_KIND, {}, owner="bench")
@@ -100,8 +100,6 @@ def _index_job(folder: Path, data: Path) -> float:
         end = jobs.get(view.id, owner="bench")
         assert end.status == "done" and end.result and end.result["indexed"], end
         return took
-    finally:
-        store.dispose()
 
 
 def bench_index(fixtures: Path, rounds: int) -> None:

@@ -47,9 +47,9 @@ from urllib.parse import quote
 import numpy as np
 import pypdfium2 as pdfium
 
+from _apps import app_library
 from litdesk._settings import Settings
 from litdesk.core.library import VectorIndex, top_k_exact
-from litdesk.services.library import Library
 from litdesk.services.library._ivf import IvfStore
 
 
@@ -94,7 +94,7 @@ def bench_pipeline(fixtures: Path, tmp: Path, copies: int, database_url: str | N
     settings = Settings(
         data_dir=tmp / "data-pipeline", library_dirs=[folder], database_url=database_url
     )
-    lib = Library(settings, workers=2)
+    lib = app_library(settings, workers=2)
     t0 = time.perf_counter()
     report = lib.index()
     pipe_s = time.perf_counter() - t0
@@ -153,14 +153,16 @@ def bench_reindex(fixtures: Path, tmp: Path, files: int, database_url: str | Non
     settings = Settings(
         data_dir=tmp / "data-reindex", library_dirs=[lib_dir], database_url=database_url
     )
-    lib = Library(settings, workers=2)
+    lib = app_library(settings, workers=2)
     t0 = time.perf_counter()
     first = lib.index()
     first_s = time.perf_counter() - t0
     lib.close()
     times = []
     for _ in range(3):
-        lib = Library(settings, workers=2)  # a fresh process-like start: new catalogue connection
+        lib = app_library(
+            settings, workers=2
+        )  # a fresh process-like start: new catalogue connection
         t0 = time.perf_counter()
         again = lib.index()
         times.append(time.perf_counter() - t0)
@@ -198,7 +200,7 @@ def bench_questions(
         **({"embedder": embedder} if embedder else {}),
     )
     embedder = settings.embedder
-    lib = Library(settings, workers=2)
+    lib = app_library(settings, workers=2)
     t0 = time.perf_counter()
     report = lib.index()
     index_s = time.perf_counter() - t0

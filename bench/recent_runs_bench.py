@@ -33,7 +33,8 @@ from litdesk import Settings
 from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
 from litdesk.adapters.store import dump_json
 from litdesk.core.runs import SearchRun
-from litdesk.services.desk import Desk, SearchForm, open_desk
+from litdesk.services.app import open_app
+from litdesk.services.desk import Desk, SearchForm
 from litdesk.services.search import make_definition, plan_search, run_document
 
 QUERY = "tumour growth"
@@ -128,8 +129,9 @@ def _store(desk: Desk, run: SearchRun, runs: int) -> dict[str, tuple[float, floa
 
 async def _measure(url: str | None, cassette: Path, data: Path, hits: int, runs: int):
     settings = Settings(data_dir=data, database_url=url)
-    async with open_desk(settings, replay=cassette) as desk:
-        run = await desk.runtime.fused_search(
+    async with open_app(settings, replay=cassette) as desk_app:
+        desk = desk_app.desk
+        run = await desk.providers.fused_search(
             desk.definition(SearchForm(QUERY, limit=hits)), owner="local"
         )
         size = len(dump_json(run_document(run)).encode("utf-8"))

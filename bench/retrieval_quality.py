@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _apps import app_library
 from litdesk._settings import Settings
 from litdesk.core.library import (
     CHUNKING_VERSION,
@@ -429,7 +430,7 @@ def main() -> None:
             settings = Settings(
                 data_dir=Path(tmp) / "data", library_dirs=[fixtures / "pdf"], embedder=spec
             )
-            lib = Library(settings, workers=2)
+            lib = app_library(settings, workers=2)
             t0 = time.perf_counter()
             report = lib.index()
             print(

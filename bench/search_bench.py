@@ -26,7 +26,7 @@ from pydantic import SecretStr
 from litdesk import Settings
 from litdesk.core.search import PROVIDERS
 from litdesk.core.trace import validate_request
-from litdesk.services import open_runtime
+from litdesk.services.app import open_app
 
 LATENCY = {
     "europepmc": 0.40,
@@ -81,7 +81,8 @@ def _server(provider: str, fixtures: Path) -> ThreadingHTTPServer:
 async def _search(
     settings: Settings, bases: dict[str, str], providers: list[str]
 ) -> tuple[float, str, int]:
-    async with open_runtime(settings, base_urls=bases) as runtime:  # the real wiring
+    async with open_app(settings, base_urls=bases) as runtime_app:  # the real wiring
+        runtime = runtime_app.providers
         request = validate_request("cancer", providers, limit=20)
         started = time.perf_counter()
         trace = await runtime.search(request, use_cache=False)

@@ -31,9 +31,10 @@ from pathlib import Path
 
 import httpx
 
+from _apps import app_library
 from litdesk import Settings
 from litdesk.core.library import CHUNKING_VERSION
-from litdesk.services.library import Library, hash_files
+from litdesk.services.library import hash_files
 
 QUESTION = "Which evaluation datasets were used?"
 
@@ -90,7 +91,7 @@ def main() -> None:
         lib_dir = build_library(fixtures, root, args.files)
         data = root / "data"
         settings = Settings(data_dir=data, library_dirs=[lib_dir])
-        lib = Library(settings, workers=2)
+        lib = app_library(settings, workers=2)
         t = time.perf_counter()
         report = lib.index()
         print(

@@ -36,7 +36,7 @@ def mock_transport(monkeypatch: pytest.MonkeyPatch, handler: Handler) -> list[ht
         return handler(request)
 
     hooks = {"http_transport": httpx.MockTransport(recording)}
-    monkeypatch.setattr(_context, "RUNTIME_TEST_HOOKS", hooks)
+    monkeypatch.setattr(_context, "APP_TEST_HOOKS", hooks)
     return seen
 
 

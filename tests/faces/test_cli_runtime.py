@@ -42,7 +42,7 @@ def env(tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[lis
         return httpx.Response(200, content=JATS)
 
     monkeypatch.setattr(
-        _context, "RUNTIME_TEST_HOOKS", {"http_transport": httpx.MockTransport(handler)}
+        _context, "APP_TEST_HOOKS", {"http_transport": httpx.MockTransport(handler)}
     )
     yield seen
     get_settings.cache_clear()

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -20,7 +21,8 @@ from litdesk._errors import RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.store import allowance_owner, usage
 from litdesk.core.trace import validate_request
-from litdesk.services import Runtime, open_runtime
+from litdesk.services.app import open_app
+from litdesk.services.providers import Providers as Runtime
 from litdesk.services.search import make_definition
 
 CC_BY = "https://creativecommons.org/licenses/by/4.0/"
@@ -131,9 +133,12 @@ def _used(rt: Runtime, owner: str = "local") -> dict[str, int]:
     return {p: usage(rt.store, p, _today()).get(key, 0) for p in ("europepmc", "openalex")}
 
 
-def _open(settings: Settings, providers: Providers, **kw: Any) -> Any:
+@asynccontextmanager
+async def _open(settings: Settings, providers: Providers, **kw: Any) -> AsyncIterator[Runtime]:
+    """The app's provider use cases over loopback providers."""
     bases = {"europepmc": providers.base, "openalex": providers.base}
-    return open_runtime(settings, base_urls=bases, **kw)
+    async with open_app(settings, base_urls=bases, **kw) as app:
+        yield app.providers
 
 
 def _check_one_reservation_per_request(settings: Settings, providers: Providers) -> None:
@@ -266,7 +271,8 @@ def test_record_then_replay_sends_and_reserves_nothing(
             return _used(rt)
 
     async def replay() -> tuple[str, dict[str, int]]:
-        async with open_runtime(settings, replay=cassette) as rt:  # no loopback: no network
+        async with open_app(settings, replay=cassette) as rt_app:  # no loopback: no network
+            rt = rt_app.providers
             result = await rt.fulltext("PMC123", refresh=True)
             return result.fulltext.title, _used(rt)
 

@@ -1,29 +1,41 @@
 """Services compose core and adapters: search, library, workspace, synthesis, dedup.
-Faces (CLI, web) call services only. A face opens one :class:`Runtime` for its lifetime
-(:func:`open_runtime`) and calls its async methods; workflows without provider I/O are in
-the subpackages.
+Faces (CLI, web) call services only. A face opens one :class:`~litdesk.services.app.App`
+for its lifetime (:func:`open_app`) and calls its parts; workflows without provider I/O
+are in the subpackages.
 
-The runtime's names are loaded on first use, so importing one subpackage (say
+The app's names are loaded on first use, so importing one subpackage (say
 ``litdesk.services.imports``) does not load the HTTP transport and every provider service.
 """
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._runtime import (
-        LOCAL_OWNER,
-        AdoptionLookupFailed,
-        Runtime,
-        open_runtime,
-        provider_transport,
-    )
+    from .app import App, open_app, open_app_sync
+    from .providers import LOCAL_OWNER, AdoptionLookupFailed, Providers
 
-__all__ = ["LOCAL_OWNER", "AdoptionLookupFailed", "Runtime", "open_runtime", "provider_transport"]
+__all__ = [
+    "LOCAL_OWNER",
+    "AdoptionLookupFailed",
+    "App",
+    "Providers",
+    "open_app",
+    "open_app_sync",
+]
+
+_WHERE = {
+    "App": "app",
+    "open_app": "app",
+    "open_app_sync": "app",
+    "LOCAL_OWNER": "providers",
+    "AdoptionLookupFailed": "providers",
+    "Providers": "providers",
+}
 
 
 def __getattr__(name: str) -> object:
-    if name in __all__:
-        from . import _runtime
+    if name in _WHERE:
+        import importlib
 
-        return getattr(_runtime, name)
+        module = importlib.import_module(f"{__name__}.{_WHERE[name]}")
+        return getattr(module, name)
     raise AttributeError(f"module 'litdesk.services' has no attribute {name!r}")

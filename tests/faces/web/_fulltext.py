@@ -164,7 +164,7 @@ def reader_server(
     papers = save_papers(settings)
     app = create_app(settings, host=hosting.host, port=hosting.port, replay=folder)
     with hosting.serve(app) as served:
-        transport = app.state.desk.runtime.transport
+        transport = app.state.app.transport
         counting = CountingReplay(transport.replay)
         transport.replay = counting
         running = Running(

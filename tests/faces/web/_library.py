@@ -19,7 +19,8 @@ from fpdf import FPDF
 from pydantic import SecretStr
 
 from litdesk import Settings
-from litdesk.services import AdoptionLookupFailed, open_runtime
+from litdesk.services import AdoptionLookupFailed
+from litdesk.services.app import open_app
 
 FIXTURES = Path(os.environ.get("LITDESK_FIXTURES", "/nonexistent")) / "pdf"
 HINDAWI = "hindawi_rrp_2010_157939.pdf"  # DOI 10.1155/2010/157939 printed on p.1
@@ -77,7 +78,8 @@ def record_adoption_cassette(settings: Settings, folder: Path) -> None:
     base = f"http://127.0.0.1:{server.server_address[1]}"
 
     async def go() -> None:
-        async with open_runtime(settings, record=folder, base_urls={"openalex": base}) as rt:
+        async with open_app(settings, record=folder, base_urls={"openalex": base}) as rt_app:
+            rt = rt_app.providers
             for doi in ("10.1155/2010/157939", "10.7717/peerj-cs.118", "10.1042/cs20130403"):
                 with contextlib.suppress(AdoptionLookupFailed):  # recorded all the same
                     await rt.adoption_lookup("doi", doi)

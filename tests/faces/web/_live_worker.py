@@ -19,8 +19,7 @@ import uvicorn
 
 from litdesk._settings import get_settings
 from litdesk.faces.web import create_app
-from litdesk.services._runtime import open_runtime
-from litdesk.services.desk import Desk
+from litdesk.services.app import open_app
 
 
 def main() -> None:
@@ -31,13 +30,9 @@ def main() -> None:
 
     @asynccontextmanager
     async def lifespan(app_: Any) -> AsyncIterator[None]:
-        async with open_runtime(settings, base_urls=bases) as runtime:
-            desk = Desk(runtime)
-            app_.state.desk = desk
-            try:
-                yield
-            finally:
-                await desk.live.aclose()
+        async with open_app(settings, base_urls=bases) as opened:
+            app_.state.app = opened  # no job runners: the searches only
+            yield
 
     app.router.lifespan_context = lifespan
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)

@@ -19,8 +19,7 @@ from tests.faces.web._oa_citations import oa_work
 from tests.faces.web._server import Running, epmc_body, epmc_record
 
 from litdesk.faces.web import create_app
-from litdesk.services._runtime import open_runtime
-from litdesk.services.desk import Desk
+from litdesk.services.app import open_app
 
 GATE_SECONDS = 60.0
 
@@ -98,13 +97,9 @@ def slow_server(settings: Any, tmp_path: Any, hosting: Hosting | None = None) ->
 
         @asynccontextmanager
         async def lifespan(app_: Any) -> AsyncIterator[None]:
-            async with open_runtime(settings, base_urls=bases) as runtime:
-                desk = Desk(runtime)
-                app_.state.desk = desk
-                try:
-                    yield
-                finally:
-                    await desk.live.aclose()
+            async with open_app(settings, base_urls=bases) as opened:
+                app_.state.app = opened  # no job runners: the searches only
+                yield
 
         app.router.lifespan_context = lifespan
         with hosting.serve(app) as served:

@@ -312,7 +312,7 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
             # queued on the first app: the second shows it and starting again gives it
             assert two.get(f"/api/v1/studies/{sid}/dedup").json()["job"]["id"] == job["id"]
             assert two.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"] == job["id"]
-            runner, jobs = apps[0].state.runner, apps[1].state.jobs
+            runner, jobs = apps[0].state.app.job_runner, apps[1].state.app.jobs
             runner.start()  # the first app's worker runs it (each import read takes 2 s)
             seen = watch(two, job["id"], lambda j: j["state"] != "running" or j["done"] >= 1)
             assert seen["state"] == "running" and seen["stage"] == "reading", seen

@@ -238,7 +238,7 @@ def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, 
         sid = make_study(c)
         job = c.post(f"/api/v1/studies/{sid}/dedup/runs").json()  # queued: no worker here
         assert job["state"] == "running" and job["stage"] == "queued"
-    jobs = app.state.jobs  # the store's queue; this test is the worker that holds the job
+    jobs = app.state.app.jobs  # the store's queue; this test is the worker that holds the job
     claimed = jobs.claim([DEDUP_KIND], "test-worker", 600.0)
     assert claimed is not None and claimed.id == job["id"]
     pg = page
@@ -252,7 +252,7 @@ def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, 
     pg.locator("#cancel-run").click()
     pg.locator("#job-status", has_text="· cancelling").wait_for()  # the server says so
     assert jobs.get(job["id"], owner=claimed.owner).cancel_requested
-    runner = JobRunner(jobs, dedup_handlers(app.state.desk), worker_id="test-worker")
+    runner = JobRunner(jobs, dedup_handlers(app.state.app.desk), worker_id="test-worker")
     runner.run_claimed(claimed)  # the job now runs: it stops at its first step
     pg.locator("#job-outcome").wait_for()
     assert "cancelled; nothing was recorded" in pg.locator("#job-outcome").inner_text()

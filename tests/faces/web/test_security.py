@@ -243,7 +243,7 @@ def test_an_internal_error_is_generic(tmp_settings: Any, cassette: Any) -> None:
             raise RuntimeError("secret upstream body /etc/passwd")
 
     port = free_port()
-    app = create_app(tmp_settings, host="127.0.0.1", port=port, desk=Broken())  # type: ignore[arg-type]
+    app = create_app(tmp_settings, host="127.0.0.1", port=port, app=Broken())  # type: ignore[arg-type]
     for _ in serve_app(app, port):
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as c:
             api = c.get("/api/v1/studies")

@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
+from tests._apps import app_library
 from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServer, model_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import free_port
@@ -41,7 +42,6 @@ from tests.faces.web.test_team_dedup import BASE_FILES, Server
 from litdesk import Settings
 from litdesk.adapters.store import open_store
 from litdesk.adapters.store._assist import assist_calls
-from litdesk.services.library import Library
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 QUESTION = "How was the water level measured?"
@@ -107,7 +107,7 @@ def two_servers(
         update={"data_dir": data, "database_url": url, "library_dirs": [folder],
                 "embedder": "wordllama"}
     )  # fmt: skip
-    with Library(settings, workers=1) as lib:  # indexed before any question
+    with app_library(settings, workers=1) as lib:  # indexed before any question
         assert lib.index().indexed == ["cameras.pdf"]
     servers: list[Server] = []
     try:

@@ -26,7 +26,7 @@ from tests.services.assist._extract_kit import (
 from litdesk._errors import InputError, RefusedError
 from litdesk.adapters.store import allowance_owner, assist_usage
 from litdesk.core.assist import AnswerRefused, ConsentRequired
-from litdesk.services import open_runtime
+from litdesk.services.app import open_app
 from litdesk.services.assist import EvidenceAssistant
 from litdesk.services.workspace import Workspace
 
@@ -52,7 +52,8 @@ def run(coro_fn, server: ScriptedModelServer, tmp_path, *, base: str | None = No
 
     async def go() -> Any:
         bases = {"europepmc": base} if base else None
-        async with open_runtime(settings, base_urls=bases) as rt:
+        async with open_app(settings, base_urls=bases) as rt_app:
+            rt = rt_app.providers
             Workspace(rt.store, owner="ann").save_paper(the_paper())  # ann saved it
             ea = EvidenceAssistant(rt, owner="ann")
             try:
@@ -65,11 +66,11 @@ def run(coro_fn, server: ScriptedModelServer, tmp_path, *, base: str | None = No
 
 def _edit_abstract(ea: EvidenceAssistant, old: str, new: str) -> None:
     """Change the stored abstract in place (a later provider update, say)."""
-    with ea.runtime.store.write() as conn:
+    with ea.providers.store.write() as conn:
         conn.execute(
             sa.text("UPDATE papers SET data = replace(data, :old, :new)"), {"old": old, "new": new}
         )
-    ea.runtime.workspace()  # nothing cached: the next read sees the new text
+    ea.providers.workspace()  # nothing cached: the next read sees the new text
 
 
 async def _suggest(ea: EvidenceAssistant, **kw: Any) -> Any:
@@ -97,7 +98,7 @@ def test_valid_quotes_kept_saved_after_review_with_provenance(model_server_fixtu
         with pytest.raises(RefusedError) as twice:
             ea.save(draft.id, reviewed=True)
         assert twice.value.code == "draft_saved"
-        evidence, problems = ea.runtime.workspace().evidence(paper_ref="MED-424242")
+        evidence, problems = ea.providers.workspace().evidence(paper_ref="MED-424242")
         return prev, draft, saved, evidence, problems, ea.provenance(saved.evidence_id)
 
     prev, draft, saved, evidence, problems, prov = run(go, server, tmp_path)
@@ -175,7 +176,7 @@ def test_unusable_answers_refused_nothing_saved(model_server_fixture, tmp_path, 
     async def go(ea: EvidenceAssistant) -> Any:
         with pytest.raises(AnswerRefused) as err:
             await _suggest(ea)
-        with ea.runtime.store.read() as conn:
+        with ea.providers.store.read() as conn:
             drafts = conn.execute(sa.text("SELECT count(*) FROM assist_drafts")).scalar_one()
             evidence = conn.execute(sa.text("SELECT count(*) FROM evidence")).scalar_one()
         return err.value, drafts, evidence
@@ -209,7 +210,7 @@ def test_stored_quotes_rechecked_on_read(model_server_fixture, tmp_path):
     async def go(ea: EvidenceAssistant) -> Any:
         draft = await _suggest(ea)
         saved = ea.save(draft.id, reviewed=True)
-        with ea.runtime.store.write() as conn:
+        with ea.providers.store.write() as conn:
             row = conn.execute(sa.text("SELECT data FROM assist_provenance")).scalar_one()
             data = json.loads(row)
             data["blocks"][0]["text"] = data["blocks"][0]["text"].replace("Mali", "Niger")
@@ -257,7 +258,7 @@ def test_fulltext_section_extraction_with_context(model_server_fixture, tmp_path
             "MED-424242", consent=prev.notice.token, source="fulltext", section="results"
         )
         saved = ea.save(draft.id, reviewed=True)
-        evidence, _ = ea.runtime.workspace().evidence(paper_ref="MED-424242")
+        evidence, _ = ea.providers.workspace().evidence(paper_ref="MED-424242")
         return saved, evidence
 
     with europepmc(jats(FULLTEXT)) as base:
@@ -293,7 +294,7 @@ def test_allowance_counted_per_call(model_server_fixture, tmp_path):
             await _suggest(ea)
         from datetime import UTC, datetime
 
-        return assist_usage(ea.runtime.store, datetime.now(UTC).date().isoformat())
+        return assist_usage(ea.providers.store, datetime.now(UTC).date().isoformat())
 
     assert run(go, server, tmp_path) == {ANN: {"ok": 1}}
 
@@ -310,7 +311,7 @@ def test_save_and_recheck_on_postgres(pg_schema, tmp_path):
             saved = ea.save(draft.id, reviewed=True)
             with pytest.raises(RefusedError):
                 ea.save(draft.id, reviewed=True)
-            other = EvidenceAssistant(ea.runtime, owner="bob")
+            other = EvidenceAssistant(ea.providers, owner="bob")
             try:
                 from litdesk._errors import NotFoundError
 

@@ -11,7 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from litdesk._errors import InputError, NotFoundError
+from litdesk._settings import Settings
 from litdesk.faces.cli import app
+from litdesk.services.app import open_app_sync
 from litdesk.services.dedup import (
     DedupRequest,
     dedup_history,
@@ -53,21 +55,31 @@ def test_run_dedup_writes_decisions_history_and_merged_records(tmp_path: Path, m
     assert CliRunner().invoke(app, ["study", "new", "aHUS"]).exit_code == 0
     decisions, out = tmp_path / "decisions.json", tmp_path / "merged.ris"
     request = DedupRequest(FILES, decisions_file=str(decisions), study="aHUS", out=str(out))
-    outcome = run_dedup(request, reviewer=lambda *_: "merge", owner="local")
+    with open_app_sync(Settings()) as opened:
+        store = opened.store
+        outcome = run_dedup(request, reviewer=lambda *_: "merge", owner="local", store=store)
+        _rest_of_the_run(request, outcome, decisions, out, store)
+
+
+def _rest_of_the_run(request, outcome, decisions, out, store) -> None:  # type: ignore[no-untyped-def]
     assert outcome.new_decisions == 1 and outcome.written == str(out)
     assert len(load_decisions(decisions)) == 1
     assert out.read_text(encoding="utf-8").count("TY  - ") == len(outcome.report.result.groups)
     doc = outcome.to_dict()
     assert doc["study"] == "aHUS" and doc["new_decisions"] == 1
-    history = dedup_history("aHUS")
+    history = dedup_history("aHUS", store=store)
     assert [e.kind for e in history] == ["decision", "run"]
     assert history[-1].data["owner"] == "local"
     # the merged file is never replaced silently: refused before any work without force
     with pytest.raises(InputError, match="exists"):
-        run_dedup(request, reviewer=lambda *_: pytest.fail("asked before the -o check"))
+        run_dedup(
+            request, reviewer=lambda *_: pytest.fail("asked before the -o check"), store=store
+        )
     # the next run reuses the stored decision: nothing new, no question asked
     again = run_dedup(
-        dataclasses.replace(request, force=True), reviewer=lambda *_: pytest.fail("asked again")
+        dataclasses.replace(request, force=True),
+        reviewer=lambda *_: pytest.fail("asked again"),
+        store=store,
     )
     assert again.new_decisions == 0
 

@@ -28,6 +28,7 @@ from tests.services.assist._extract_kit import answer, the_paper
 from litdesk import ManualClock, Settings
 from litdesk.adapters.store._assist import assist_calls
 from litdesk.core.assist import ConsentRequired
+from litdesk.services.app import open_app
 from litdesk.services.assist import AllowanceRefused, AssistAllowance, EvidenceAssistant
 from litdesk.services.desk import (
     EXTRACT_KIND,
@@ -35,7 +36,6 @@ from litdesk.services.desk import (
     SUMMARY_KIND,
     AssistDesk,
     Desk,
-    open_desk,
 )
 from litdesk.services.desk._assist_jobs import extract_draft_id
 from litdesk.services.jobs import JobNotFound, Jobs
@@ -78,10 +78,11 @@ def settings(
 
 
 def on_desk(settings: Settings, body: Callable[[Desk], Any]) -> Any:
-    """``body(desk)`` in a worker thread while the runtime's loop runs (as in a server)."""
+    """``body(desk)`` in a worker thread while the app's loop runs (as in a server)."""
 
     async def go() -> Any:
-        async with open_desk(settings) as desk:
+        async with open_app(settings) as desk_app:
+            desk = desk_app.desk
             Workspace(desk.store).save_paper(the_paper())
             return await asyncio.to_thread(body, desk)
 
@@ -89,7 +90,7 @@ def on_desk(settings: Settings, body: Callable[[Desk], Any]) -> Any:
 
 
 def wait(desk: Desk, coro: Coroutine[object, object, T]) -> T:
-    return desk.runtime.from_thread(coro).result(timeout=60)
+    return desk.providers.from_thread(coro).result(timeout=60)
 
 
 def calls(desk: Desk) -> list[tuple[str, str, str]]:
@@ -101,7 +102,7 @@ def calls(desk: Desk) -> list[tuple[str, str, str]]:
 
 
 def token_of(desk: Desk, source: str = "abstract") -> str:
-    ea = EvidenceAssistant(desk.runtime, owner=desk.owner)
+    ea = EvidenceAssistant(desk.providers, owner=desk.owner)
     try:
         return wait(desk, ea.preview(PAPER, source=source)).notice.token  # type: ignore[arg-type]
     finally:
@@ -131,7 +132,7 @@ def test_a_suggestion_is_a_job_whose_result_is_the_stored_draft(
         assert done.status == "done" and done.error is None, done
         assert done.result is not None and done.result["draft_id"] == extract_draft_id(job.id)
         assert set(done.result["fields"]) == {"finding"}
-        stored = EvidenceAssistant(desk.runtime).draft(done.result["draft_id"]).to_dict()
+        stored = EvidenceAssistant(desk.providers).draft(done.result["draft_id"]).to_dict()
         assert stored == done.result  # the job's result is the draft as stored
         assert calls(desk) == [(f"job-{job.id}", "extract", "ok")]
         assert len(model.requests) == 1
@@ -255,7 +256,7 @@ def test_a_job_whose_worker_died_after_storing_its_draft_gives_that_draft(
         token = token_of(desk)
         job = wait(desk, ad.suggest_evidence(PAPER, consent=token))
         _die_holding(jobs, job.id)
-        ea = EvidenceAssistant(desk.runtime)  # the dead worker's call, which was recorded
+        ea = EvidenceAssistant(desk.providers)  # the dead worker's call, which was recorded
         draft = wait(
             desk, ea.suggest(PAPER, consent=token, key=job.id, draft_id=extract_draft_id(job.id))
         )

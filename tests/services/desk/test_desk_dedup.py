@@ -16,8 +16,9 @@ from tests._dedup_data import REGISTRY_RIS, haematology_subset
 
 from litdesk import ManualClock, Settings
 from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk.services.app import open_app
 from litdesk.services.dedup import study_decisions, study_history
-from litdesk.services.desk import DedupDesk, Desk, dedup_handlers, open_desk
+from litdesk.services.desk import DedupDesk, Desk, dedup_handlers
 from litdesk.services.jobs import JobRunner, Jobs
 
 
@@ -41,7 +42,8 @@ def settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings
 
 def on_desk(settings: Settings, body: Callable[[Desk], None]) -> None:
     async def go() -> None:
-        async with open_desk(settings) as desk:
+        async with open_app(settings) as desk_app:
+            desk = desk_app.desk
             await asyncio.to_thread(body, desk)
 
     asyncio.run(go())
@@ -212,7 +214,7 @@ def test_web_decisions_are_reused_by_the_cli_workflow(settings: Settings, tmp_pa
         request = DedupRequest(
             (str(folder / "haematology.csv"), str(folder / "registry.ris")), study=study
         )
-        outcome = run_dedup(request, reviewer=reviewer, settings=desk.settings)
+        outcome = run_dedup(request, reviewer=reviewer, store=desk.store)
         skipped = {frozenset((p["a"]["source_id"], p["b"]["source_id"])) for p in decided}
         assert len(asked) == 5 - len(decided)  # the web's decisions are not asked again
         assert not skipped & {frozenset(a) for a in asked}

@@ -17,7 +17,8 @@ import pytest
 from litdesk import ManualClock, Settings
 from litdesk._errors import InputError
 from litdesk.adapters.store import import_uploads
-from litdesk.services.desk import IMPORT_KIND, Desk, ImportDesk, import_handlers, open_desk
+from litdesk.services.app import open_app
+from litdesk.services.desk import IMPORT_KIND, Desk, ImportDesk, import_handlers
 from litdesk.services.desk._import_run import import_handler
 from litdesk.services.jobs import JobContext, JobRunner, Jobs
 
@@ -44,7 +45,8 @@ def settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings
 
 def on_desk(settings: Settings, body: Callable[[Desk], Any]) -> Any:
     async def go() -> Any:
-        async with open_desk(settings) as desk:
+        async with open_app(settings) as desk_app:
+            desk = desk_app.desk
             return await asyncio.to_thread(body, desk)
 
     return asyncio.run(go())

@@ -20,7 +20,8 @@ from litdesk.adapters.store import (
     recent_runs_holding,
     remember_run,
 )
-from litdesk.services.desk import SearchForm, open_desk
+from litdesk.services.app import open_app
+from litdesk.services.desk import SearchForm
 
 QUERY = "tumour growth"
 
@@ -42,9 +43,10 @@ def cassette(tmp_path: Path) -> Path:
 def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) -> None:
     async def go() -> None:
         async with (
-            open_desk(settings, replay=cassette) as first,
-            open_desk(settings, replay=cassette) as second,
+            open_app(settings, replay=cassette) as first_app,
+            open_app(settings, replay=cassette) as second_app,
         ):
+            first, second = first_app.desk, second_app.desk
             assert first.store is not second.store
             assert first.store.is_postgres == (settings.database_url is not None)
             view = (await first.search(SearchForm(QUERY))).to_dict()
@@ -82,10 +84,11 @@ def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) 
 def test_the_bound_holds_through_the_desk(settings, cassette: Path) -> None:
     async def go() -> None:
         async with (
-            open_desk(settings, replay=cassette) as first,
-            open_desk(settings, replay=cassette) as second,
+            open_app(settings, replay=cassette) as first_app,
+            open_app(settings, replay=cassette) as second_app,
         ):
-            run = await first.runtime.fused_search(
+            first, second = first_app.desk, second_app.desk
+            run = await first.providers.fused_search(
                 first.definition(SearchForm(QUERY)), owner="local"
             )
             for i in range(53):  # two workers alternating: 53 runs, the newest 50 stay

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 
 from litdesk.core.records import make_paper
-from litdesk.services.desk import open_desk
+from litdesk.services.app import open_app
 
 
 def test_saved_list_sees_every_change(tmp_settings) -> None:
     async def go() -> None:
-        async with open_desk(tmp_settings) as desk:
+        async with open_app(tmp_settings) as desk_app:
+            desk = desk_app.desk
             ws = desk.workspace
             ws.save_paper(make_paper(pmid="11", title="First title"))
             ws.save_paper(make_paper(pmid="12", title="Second"))

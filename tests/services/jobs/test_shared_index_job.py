@@ -33,7 +33,7 @@ from litdesk.services.library_desk import LibraryDesk
 
 store = open_store(sys.argv[1])
 go, name, threads = Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-desk = LibraryDesk(SimpleNamespace(store=store), Jobs(store))
+desk = LibraryDesk(SimpleNamespace(store=store), Jobs(store), make_library=lambda **_: None)
 barrier = threading.Barrier(threads)
 seen = []
 lock = threading.Lock()
@@ -59,7 +59,7 @@ print(json.dumps(seen))
 
 def _desk(store: Store, jobs: Jobs | None = None) -> LibraryDesk:
     runtime: Any = SimpleNamespace(store=store)  # start_index needs only the job queue
-    return LibraryDesk(runtime, jobs or Jobs(store))
+    return LibraryDesk(runtime, jobs or Jobs(store), make_library=lambda **_: None)  # no PDFs read
 
 
 def _active_index_jobs(store: Store) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """``ask_library``/``make_report`` as one service call: typed requests refuse bad scopes
-before anything is opened; a library opened by the call is closed by it, a caller's own
-library is used and left open."""
+before anything is opened; the app's library is used, left open by the calls and closed
+once by the app."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
+from litdesk.services.app import open_app_sync
 from litdesk.services.library import AskRequest, Library, ask_library
 from litdesk.services.synthesis import ReportRequest, make_report
 
@@ -34,7 +35,7 @@ def test_report_request_needs_one_scope():
     assert ReportRequest(whole_library=True).write is True
 
 
-def test_opened_libraries_are_closed_and_given_ones_kept(
+def test_the_app_library_is_used_left_open_and_closed_once_by_the_app(
     tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ):
     closed: list[Library] = []
@@ -43,16 +44,11 @@ def test_opened_libraries_are_closed_and_given_ones_kept(
         closed.append(self)
 
     monkeypatch.setattr(Library, "close", close)
-    with pytest.raises(InputError):  # --top-k out of range, refused by the retrieval
-        ask_library(tmp_settings, AskRequest("q", top_k=0))
-    assert len(closed) == 1
-    mine = Library(tmp_settings)
-    with pytest.raises(InputError):
-        ask_library(tmp_settings, AskRequest("q", top_k=0), library=mine)
-    assert closed == [closed[0]]
-    with pytest.raises(InputError):  # nothing to report
-        make_report(tmp_settings, ReportRequest(whole_library=True), library=mine)
-    assert len(closed) == 1
-    with pytest.raises(InputError):
-        make_report(tmp_settings, ReportRequest(whole_library=True))
-    assert len(closed) == 2
+    with open_app_sync(tmp_settings) as app:
+        mine = app.pdfs
+        with pytest.raises(InputError):  # --top-k out of range, refused by the retrieval
+            ask_library(tmp_settings, AskRequest("q", top_k=0), library=mine)
+        with pytest.raises(InputError):  # nothing to report
+            make_report(tmp_settings, ReportRequest(whole_library=True), library=mine)
+        assert closed == []  # the calls leave the app's library open
+    assert closed == [mine]  # the app closes it, once

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from tests._apps import app_library
 from tests._model_servers import Scripted, assist_settings, model_server
 from tests._ready import wait_ready
 
 from litdesk._settings import Settings
 from litdesk.adapters.store import open_store
 from litdesk.adapters.store._assist import assist_calls
-from litdesk.services.library import Library
 
 PROCESSES = 3
 ACCOUNTS = 3
@@ -36,11 +36,12 @@ import json, sys, threading, time
 from pathlib import Path
 from litdesk import Settings
 from litdesk.services.assist import AllowanceRefused
-from litdesk.services.library import ChatService, Library
+from litdesk.services.library import ChatService
+from litdesk.services.app import open_app_sync
 
 settings = Settings.model_validate_json(Path(sys.argv[1]).read_text())
 go, index, accounts = Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-lib = Library(settings, workers=1)
+lib = open_app_sync(settings).__enter__().make_library(workers=1)  # closed with the process
 lib.embedder()  # loaded before the go
 chat = ChatService(lib)
 barrier = threading.Barrier(accounts)
@@ -108,7 +109,7 @@ def test_chat_calls_of_several_processes_never_over_spend_the_total(
             embedder="wordllama", chat_daily_requests=TOTAL, chat_owner_daily_requests=100,
             assist_timeout_seconds=60,
         )  # fmt: skip
-        with Library(settings, workers=1) as lib:
+        with app_library(settings, workers=1) as lib:
             assert lib.index().indexed == ["cameras.pdf"]
         doc = tmp_path / "settings.json"
         doc.write_text(

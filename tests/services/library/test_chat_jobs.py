@@ -37,6 +37,7 @@ from litdesk.adapters.store import Store, open_store
 from litdesk.adapters.store._assist import assist_calls
 from litdesk.services.jobs import JobContext, JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, ChatBusy, ChatJobNotFound, ChatService, Library
+from litdesk.services.models import Models
 
 QUESTION = "How was the water level measured?"
 ANSWER = "The water level was measured with time-lapse cameras [1]."
@@ -84,7 +85,7 @@ def _service(
     queue reads ``clock``."""
     store = open_store(settings)
     _STORES.append(store)
-    lib = Library(settings, embedder=wordllama, workers=1, store=store)
+    lib = Library(settings, models=Models(settings), embedder=wordllama, workers=1, store=store)
     lib.index()
     jobs = Jobs(store, clock=clock)
     return ChatService(lib, jobs=jobs), jobs

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
+from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.llm import ChatReply, ChatRequest
 from litdesk.core.library import ABSTAIN_BELOW, abstain_threshold, uncovered_threshold
-from litdesk.services.library import Library
 
 CAMERAS = (
     "Monitoring River Water Levels with Time-Lapse Cameras. "
@@ -55,7 +55,7 @@ class Scripted:
 
 
 def test_answerable_question_is_supported(settings: Settings, wordllama: WordLlamaEmbedder) -> None:
-    lib = Library(settings, embedder=wordllama, workers=1)
+    lib = app_library(settings, embedder=wordllama, workers=1)
     found = lib.retrieve("How often did the time-lapse cameras take an image?", top_k=3)
     assert found.support is not None and found.support >= ABSTAIN_BELOW
     assert not found.abstained
@@ -66,7 +66,7 @@ def test_answerable_question_is_supported(settings: Settings, wordllama: WordLla
 def test_extractive_answer_abstains_with_near_misses(
     settings: Settings, wordllama: WordLlamaEmbedder
 ) -> None:
-    lib = Library(settings, embedder=wordllama, workers=1)
+    lib = app_library(settings, embedder=wordllama, workers=1)
     found = lib.retrieve(OFF_TOPIC, top_k=4)
     assert found.hits and found.abstained
     assert found.support is not None and found.support < ABSTAIN_BELOW
@@ -90,7 +90,7 @@ def test_model_mode_abstains_without_asking_the_model(
     settings: Settings, wordllama: WordLlamaEmbedder
 ) -> None:
     model = Scripted(["Real Madrid won [1]."])
-    lib = Library(settings, embedder=wordllama, workers=1, backend=model)
+    lib = app_library(settings, embedder=wordllama, workers=1, backend=model)
     answer = lib.ask(OFF_TOPIC, top_k=4)
     assert answer.abstained and not answer.grounded
     assert "Real Madrid" not in answer.answer
@@ -103,14 +103,14 @@ def test_empty_library_has_no_support(
 ) -> None:
     (tmp_path / "empty").mkdir()
     s = tmp_settings.model_copy(update={"library_dirs": [tmp_path / "empty"], "database_url": None})
-    found = Library(s, embedder=wordllama, workers=1).retrieve(OFF_TOPIC)
+    found = app_library(s, embedder=wordllama, workers=1).retrieve(OFF_TOPIC)
     assert found.hits == [] and found.support is None and not found.abstained
 
 
 def test_rerank_by_support_keeps_a_valid_ranking(
     settings: Settings, wordllama: WordLlamaEmbedder
 ) -> None:
-    lib = Library(settings, embedder=wordllama, workers=1)
+    lib = app_library(settings, embedder=wordllama, workers=1)
     question = "How often did the time-lapse cameras take an image?"
     plain = lib.retrieve(question, top_k=4)
     reranked = lib.retrieve(question, top_k=4, params=replace(lib.params, rerank_depth=10))
@@ -139,7 +139,7 @@ def test_missing_distinctive_words_make_the_threshold_stricter(
     make_pdf(root / "wheat.pdf", pages + ["Seeds were vernalised at four degrees for six weeks."])
     make_pdf(root / "cameras.pdf", [CAMERAS])
     s = tmp_settings.model_copy(update={"library_dirs": [root], "database_url": None})
-    lib = Library(s, embedder=wordllama, workers=1)
+    lib = app_library(s, embedder=wordllama, workers=1)
     answerable = lib.retrieve("How long were the seeds vernalised?", top_k=3)
     assert answerable.uncovered == [] and not answerable.abstained
     assert answerable.threshold == abstain_threshold(lib.embedder_id)
@@ -158,7 +158,7 @@ def test_missing_distinctive_words_make_the_threshold_stricter(
         assert any("distinctive words furosemide" in w for w in answer.warnings)
     # model mode: the same judgement, and the model is not asked when it abstains
     model = Scripted(["Forty milligrams [1]."])
-    with_model = Library(s, embedder=wordllama, workers=1, backend=model).ask(question, top_k=3)
+    with_model = app_library(s, embedder=wordllama, workers=1, backend=model).ask(question, top_k=3)
     assert with_model.abstained == found.abstained
     asked = [r for r in model.requests if not r.system.startswith("Translate")]
     assert (asked == []) == found.abstained

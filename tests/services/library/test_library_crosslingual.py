@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import cross_lingual_part
 from litdesk.core.library import paper_vocabulary
-from litdesk.services.library import Library
 from litdesk.services.library._bridging import WordBridge, WordVectors
 from litdesk.services.library._catalogue import StoredChunk
 
@@ -41,7 +41,7 @@ def test_english_question_finds_the_portuguese_page(
     make_pdf(root / "cameras.pdf", [EN_OTHER, EN_MORE])
     settings = tmp_settings.model_copy(update={"library_dirs": [root], "database_url": None})
     assert settings.embedder == "wordllama+use-m3"
-    lib = Library(settings, workers=1)
+    lib = app_library(settings, workers=1)
     try:
         found = lib.retrieve(
             "What share of the Chinese and Brazilian articles is published open access?",
@@ -59,7 +59,7 @@ def test_question_words_bridge_to_the_words_of_the_portuguese_paper(
 ) -> None:
     """The lexical ranking looks for the Portuguese paper's own words too: each question
     word's counterpart in that paper's vocabulary (found with use-m3's word vectors)."""
-    lib = Library(tmp_settings.model_copy(update={"database_url": None}), workers=1)
+    lib = app_library(tmp_settings.model_copy(update={"database_url": None}), workers=1)
     try:
         part = cross_lingual_part(lib.embedder())
         assert part is not None

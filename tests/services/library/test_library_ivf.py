@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
@@ -185,7 +186,7 @@ def test_library_index_step_builds_then_updates_the_layout(
 
     def lib() -> Library:
         # treat the tiny library as a large one
-        return Library(
+        return app_library(
             settings, embedder=wordllama, workers=1, params=RetrievalParams(exact_below=2)
         )
 
@@ -206,7 +207,7 @@ def test_library_index_step_builds_then_updates_the_layout(
     hits = lib().retrieve("cadmium near the harbour", top_k=2).hits
     assert hits and hits[0].file == "d.pdf"
     assert cents.stat().st_mtime_ns == mtime  # the question reused the stored layout
-    small = Library(settings, embedder=wordllama, workers=1)
+    small = app_library(settings, embedder=wordllama, workers=1)
     assert small.prepare_vector_index() == {"kind": "exact", "chunks": vi2["chunks"]}
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests._apps import app_library
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
@@ -74,7 +75,7 @@ class Scripted:
 
 
 def _lib(settings: Settings, wordllama: WordLlamaEmbedder, **kw: object) -> Library:
-    return Library(settings, embedder=wordllama, workers=1, **kw)  # type: ignore[arg-type]
+    return app_library(settings, embedder=wordllama, workers=1, **kw)  # type: ignore[arg-type]
 
 
 def test_index_then_unchanged_then_changed(
@@ -115,7 +116,7 @@ def test_embedder_or_chunking_change_rebuilds(
             out = np.ones((len(texts), 4), np.float32)
             return out / 2.0
 
-    lib2 = Library(settings, embedder=Other(), workers=1)
+    lib2 = app_library(settings, embedder=Other(), workers=1)
     second = lib2.index()
     assert len(second.indexed) == 3
     assert second.rebuild is not None and "embedder wordllama-l2-256 → other-embedder" in (
@@ -270,7 +271,7 @@ def test_parallel_index_matches_serial(
     serial.index()
     # a fresh store of its own (on PostgreSQL ``settings`` would share the serial run's rows)
     par_settings = settings.model_copy(update={"data_dir": tmp_path / "par", "database_url": None})
-    par = Library(par_settings, workers=2)  # default wordllama, embedded in the workers
+    par = app_library(par_settings, workers=2)  # default wordllama, embedded in the workers
     report = par.index()
     assert sorted(report.indexed) == ["cameras.pdf", "estuary.pdf", "wheat.pdf"]
     a = {r["file"]: r["chunks"] for r in serial.status()["files"]}
@@ -284,9 +285,9 @@ KILL_SCRIPT = """
 import sys
 from pathlib import Path
 from litdesk._settings import Settings
-from litdesk.services.library import Library
+from litdesk.services.app import open_app_sync
 s = Settings(data_dir=Path(sys.argv[1]), library_dirs=[Path(sys.argv[2])])
-lib = Library(s, workers=1)
+lib = open_app_sync(s).__enter__().make_library(workers=1)  # closed with the process
 lib.index()
 """
 
@@ -330,7 +331,7 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     assert 3 <= kept < 30
     assert all(counted.get(sha) == n for sha, n in per)  # no half-written entry
     s = Settings(data_dir=data, library_dirs=[many])
-    lib = Library(s, workers=1)
+    lib = app_library(s, workers=1)
     resumed = lib.index()
     assert resumed.unchanged == kept and len(resumed.indexed) == 30 - kept
 
@@ -407,7 +408,7 @@ def test_ollama_embedder_from_settings_over_loopback(tmp_settings: Settings, fol
                 "openai_base_url": f"http://127.0.0.1:{srv.server_address[1]}/v1",
             }
         )
-        lib = Library(s, workers=2)  # a non-default embedder embeds in the main process
+        lib = app_library(s, workers=2)  # a non-default embedder embeds in the main process
         report = lib.index()
         assert len(report.indexed) == 3
         assert set(seen) == {"/api/embed"}

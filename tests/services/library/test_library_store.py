@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
@@ -110,7 +111,7 @@ def test_old_catalogue_is_migrated_on_first_open(
     old = tmp_settings.model_copy(
         update={"library_dirs": [folder], "data_dir": tmp_path / "old", "database_url": None}
     )
-    first = Library(old, embedder=wordllama, workers=1)
+    first = app_library(old, embedder=wordllama, workers=1)
     assert len(first.index().indexed) == 3
     before = first.retrieve("cadmium harbour outflow", top_k=3)
     legacy = old.resolved_data_dir() / "library" / "catalogue.sqlite3"
@@ -121,7 +122,7 @@ def test_old_catalogue_is_migrated_on_first_open(
         (old.resolved_data_dir() / f"litdesk.sqlite3{side}").unlink(missing_ok=True)
 
     s = old.model_copy(update={"database_url": library_db})
-    lib = Library(s, embedder=wordllama, workers=1)
+    lib = app_library(s, embedder=wordllama, workers=1)
     again = lib.index()
     assert again.indexed == [] and again.unchanged == 3  # nothing re-extracted
     assert lib.catalogue.imported is not None
@@ -141,7 +142,7 @@ def test_old_catalogue_is_migrated_on_first_open(
     assert texts and all("outflow" in t for t in texts)
     lib.close()
     # a second open finds nothing left to import
-    reopened = Library(s, embedder=wordllama, workers=1)
+    reopened = app_library(s, embedder=wordllama, workers=1)
     assert reopened.catalogue.imported is None
     assert reopened.index().unchanged == 3
 
@@ -150,7 +151,7 @@ def test_lexical_layer_whole_words_and_scope(
     tmp_settings: Settings, folder: Path, wordllama: WordLlamaEmbedder, library_db: str | None
 ) -> None:
     s = tmp_settings.model_copy(update={"library_dirs": [folder], "database_url": library_db})
-    lib = Library(s, embedder=wordllama, workers=1)
+    lib = app_library(s, embedder=wordllama, workers=1)
     lib.index()
     cat, emb = lib.catalogue, lib._embedder_name
     entries = cat.entries(emb, CHUNKING_VERSION)
@@ -174,10 +175,10 @@ WORKER = """
 import json, sys
 from pathlib import Path
 from litdesk._settings import Settings
-from litdesk.services.library import Library
+from litdesk.services.app import open_app_sync
 data, folder, url, mode = sys.argv[1:5]
 s = Settings(data_dir=Path(data), library_dirs=[Path(folder)], database_url=url)
-lib = Library(s, workers=1)
+lib = open_app_sync(s).__enter__().make_library(workers=1)  # closed with the process
 if mode == "index":
     print(json.dumps(lib.index().to_dict()))
 else:
@@ -241,7 +242,7 @@ def test_two_processes_index_and_read_one_library_on_postgres(
     assert len(entries) == 12 and dupes == 0
     assert all(counted[sha] == n for sha, n in entries)  # no half-written or doubled entry
     s = Settings(data_dir=data, library_dirs=[folder], database_url=pg_schema)
-    lib = Library(s, workers=1)
+    lib = app_library(s, workers=1)
     assert lib.index().unchanged == 12
     found = lib.retrieve("cadmium harbour outflow", top_k=3)
     assert found.hits and "Cadmium" in found.hits[0].text
@@ -255,7 +256,7 @@ def test_one_library_used_from_several_threads(
     from concurrent.futures import ThreadPoolExecutor
 
     s = tmp_settings.model_copy(update={"library_dirs": [folder], "database_url": library_db})
-    lib = Library(s, embedder=wordllama, workers=1)
+    lib = app_library(s, embedder=wordllama, workers=1)
     lib.index()  # opened (and the store connected) in this thread
 
     def request(i: int) -> tuple[str, int]:

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from tests._apps import app_library
 from tests._model_servers import Scripted, ScriptedModelServer, assist_settings, model_server
 
 from litdesk._errors import ExternalError
@@ -32,6 +33,7 @@ from litdesk.adapters.store._assist import assist_calls
 from litdesk.services.assist import AllowanceRefused, AssistAllowance
 from litdesk.services.jobs import JobRunner, Jobs
 from litdesk.services.library import ChatService, Library
+from litdesk.services.models import Models
 from litdesk.services.synthesis import JOB_KIND, ReportDesk, WizardForm, build_report
 
 QUESTION = "How was the water level measured?"
@@ -85,7 +87,7 @@ def _calls(settings: Settings) -> list[tuple[str, str, str]]:
 
 
 def _lib(settings: Settings, wordllama: WordLlamaEmbedder) -> Library:
-    lib = Library(settings, embedder=wordllama, workers=1)
+    lib = app_library(settings, embedder=wordllama, workers=1)
     lib.index()
     return lib
 
@@ -209,7 +211,7 @@ def test_a_report_job_counts_under_its_owner_and_fails_with_the_refusal(
             server, tmp_settings, folder, library_db, report_owner_daily_requests=2
         )
         store = open_store(settings)
-        lib = Library(settings, embedder=wordllama, workers=1, store=store)
+        lib = Library(settings, models=Models(settings), embedder=wordllama, workers=1, store=store)
         try:
             lib.index()
             desk = ReportDesk(lib, Jobs(store))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests._apps import app_library
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
@@ -29,7 +30,7 @@ def lib(
     make_pdf(folder / "a.pdf", ["Water level cameras on bridges. " * 20, "Second page. " * 30])
     make_pdf(folder / "b.pdf", ["Heat stress in wheat reduced yield. " * 20])
     settings = tmp_settings.model_copy(update={"library_dirs": [folder]})
-    return Library(settings, embedder=wordllama)
+    return app_library(settings, embedder=wordllama)
 
 
 def _sha(lib: Library, name: str) -> str:
@@ -138,7 +139,7 @@ def test_an_unreachable_model_names_the_options(lib: Library, wordllama: WordLla
             "openai_base_url": f"http://127.0.0.1:{port}/v1",
         }
     )
-    chat = ChatService(Library(settings, embedder=wordllama))
+    chat = ChatService(app_library(settings, embedder=wordllama))
     with pytest.raises(ModelUnreachable) as caught:
         chat.ask(secrets.token_urlsafe(32), "How is the water level measured?")
     message = caught.value.message

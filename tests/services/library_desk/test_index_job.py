@@ -18,6 +18,7 @@ from litdesk.adapters.store import open_store
 from litdesk.services.jobs import JobRunner, Jobs
 from litdesk.services.library import Library
 from litdesk.services.library_desk import INDEX_KIND, index_handler
+from litdesk.services.models import Models
 
 HINDAWI = "hindawi_rrp_2010_157939.pdf"
 
@@ -34,7 +35,7 @@ def test_questions_use_indexed_files_while_the_job_runs(
     first_done, gate = threading.Event(), threading.Event()
 
     def library(**_: Any) -> Library:
-        return Library(settings, store=store, embedder=embedder, workers=1)
+        return Library(settings, models=Models(settings), store=store, embedder=embedder, workers=1)
 
     def gated(**kw: Any) -> Library:
         lib = library()
@@ -97,7 +98,9 @@ def test_a_job_on_an_empty_library_is_done_at_once(tmp_settings: Settings) -> No
     store = open_store(tmp_settings)
     try:
         jobs = Jobs(store)
-        handler = index_handler(lambda **_: Library(tmp_settings, store=store, workers=1))
+        handler = index_handler(
+            lambda **_: Library(tmp_settings, models=Models(tmp_settings), store=store, workers=1)
+        )
         runner = JobRunner(jobs, {INDEX_KIND: handler})
         view = jobs.submit(INDEX_KIND, {}, owner="local")
         assert runner.run_once()

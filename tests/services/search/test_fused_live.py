@@ -15,7 +15,7 @@ from tests.faces.web._server import epmc_body, epmc_record
 from tests.faces.web._slow import Provider, openalex_body, provider_server
 
 from litdesk.core.runs import LaneResult
-from litdesk.services._runtime import open_runtime
+from litdesk.services.app import open_app
 from litdesk.services.search import make_definition
 
 
@@ -36,7 +36,8 @@ def test_lanes_heard_as_they_finish_and_cancel(tmp_settings: Any, shared: bool) 
 
         async def scenario() -> None:
             bases = {"europepmc": epmc_url, "openalex": oax_url}
-            async with open_runtime(settings, base_urls=bases) as rt:
+            async with open_app(settings, base_urls=bases) as rt_app:
+                rt = rt_app.providers
                 definition = make_definition("tumour growth", providers=["europepmc", "openalex"])
                 heard: list[LaneResult] = []
                 live = asyncio.create_task(

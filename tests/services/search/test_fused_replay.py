@@ -13,7 +13,7 @@ from pydantic import SecretStr
 from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
 from litdesk.adapters.store import open_store
 from litdesk.core.runs import make_manifest, read_manifest
-from litdesk.services import open_runtime
+from litdesk.services.app import open_app
 from litdesk.services.search import load_run, make_definition, plan_search
 
 pytestmark = pytest.mark.fixtures
@@ -23,7 +23,8 @@ def run_fused(settings, definition, *, replay, **kw):
     """One fused search through the runtime (the one transport and meter), replayed."""
 
     async def go():
-        async with open_runtime(settings, replay=replay) as runtime:
+        async with open_app(settings, replay=replay) as runtime_app:
+            runtime = runtime_app.providers
             return await runtime.fused_search(definition, **kw)
 
     return asyncio.run(go())

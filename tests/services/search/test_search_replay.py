@@ -15,7 +15,7 @@ from litdesk.adapters.http import CassetteMiss, CassetteRecorder, Exchange, Reda
 from litdesk.core.query import compile_fetch
 from litdesk.core.search import PROVIDERS, SearchFilters
 from litdesk.core.trace import validate_request
-from litdesk.services import open_runtime
+from litdesk.services.app import open_app
 from litdesk.services.search import default_kit
 
 pytestmark = pytest.mark.fixtures
@@ -25,7 +25,8 @@ def run_search(settings, request, *, replay):
     """One search through the runtime (the one transport and meter), replayed."""
 
     async def go():
-        async with open_runtime(settings, replay=replay) as runtime:
+        async with open_app(settings, replay=replay) as runtime_app:
+            runtime = runtime_app.providers
             return await runtime.search(request)
 
     return asyncio.run(go())

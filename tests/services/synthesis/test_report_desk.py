@@ -16,6 +16,7 @@ from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.store import Store, open_store
 from litdesk.services.jobs import JobNotFound, JobRunner, Jobs
 from litdesk.services.library import Library
+from litdesk.services.models import Models
 from litdesk.services.synthesis import JOB_KIND, ReportDesk, ReportNotFound, WizardForm
 
 PAPERS = ("cameras.pdf", "wheat.pdf")
@@ -30,7 +31,7 @@ def store(settings: Settings) -> Iterator[Store]:
 
 @pytest.fixture
 def desk(settings: Settings, store: Store, wordllama: WordLlamaEmbedder) -> Iterator[ReportDesk]:
-    lib = Library(settings, embedder=wordllama, store=store)
+    lib = Library(settings, models=Models(settings), embedder=wordllama, store=store)
     yield ReportDesk(lib, Jobs(store))
     lib.close()
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from tests._apps import app_library
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
@@ -41,7 +42,7 @@ class Scripted:
 
 
 def _lib(settings: Settings, wordllama: WordLlamaEmbedder, backend: object) -> Library:
-    return Library(settings, embedder=wordllama, backend=backend, workers=1)  # type: ignore[arg-type]
+    return app_library(settings, embedder=wordllama, backend=backend, workers=1)  # type: ignore[arg-type]
 
 
 def _assert_passages_on_their_pages(report: SynthesisReport) -> None:

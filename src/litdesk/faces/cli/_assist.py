@@ -16,11 +16,11 @@ import typer
 
 from litdesk._errors import InputError, RefusedError
 
-from ._context import run_with_runtime
+from ._context import run_with_app
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:
-    from litdesk.services import Runtime
+    from litdesk.services.app import App
 
 __all__ = ["register"]
 
@@ -89,8 +89,8 @@ def extract_cmd(
     if section is not None and source is not Source.fulltext:
         raise AssistArgumentError("--section applies with --source fulltext")
 
-    async def work(rt: Runtime) -> dict[str, Any]:
-        ea = EvidenceAssistant(rt, owner=rt.owner)
+    async def work(app: App) -> dict[str, Any]:
+        ea = EvidenceAssistant(app.providers, owner=app.owner)
         try:
             prev = await ea.preview(paper, source=source.value, section=section)
             shown = prev.to_dict()
@@ -114,7 +114,7 @@ def extract_cmd(
             ea.close()
 
     try:
-        out = run_with_runtime(work)
+        out = run_with_app(work)
     except KeyboardInterrupt:
         err_console.print(f"litdesk: {CANCELLED_NOTICE}", markup=False, highlight=False)
         raise typer.Exit(130) from None
@@ -172,14 +172,14 @@ def extract_save_cmd(
         )
     edits = _edits(set_ or [])
 
-    async def work(rt: Runtime) -> dict[str, Any]:
-        ea = EvidenceAssistant(rt, owner=rt.owner)
+    async def work(app: App) -> dict[str, Any]:
+        ea = EvidenceAssistant(app.providers, owner=app.owner)
         try:
             return ea.save(draft, reviewed=True, values=edits, study=study).to_dict()
         finally:
             ea.close()
 
-    out = run_with_runtime(work)
+    out = run_with_app(work)
     if as_json:
         emit_json(out)
     else:
@@ -194,14 +194,14 @@ def extract_provenance_cmd(
     """How an evidence record was assisted; every stored quote re-checked now."""
     from litdesk.services.assist import EvidenceAssistant
 
-    async def work(rt: Runtime) -> dict[str, Any]:
-        ea = EvidenceAssistant(rt, owner=rt.owner)
+    async def work(app: App) -> dict[str, Any]:
+        ea = EvidenceAssistant(app.providers, owner=app.owner)
         try:
             return ea.provenance(evidence).to_dict()
         finally:
             ea.close()
 
-    out = run_with_runtime(work)
+    out = run_with_app(work)
     if as_json:
         emit_json(out)
     else:
@@ -226,8 +226,8 @@ def assist_check_cmd(
     from litdesk.core.assist import ConsentRequired
     from litdesk.services.assist import CHECK_CALL, Assistant, check_model
 
-    async def work(rt: Runtime) -> dict[str, Any]:
-        with Assistant(rt.store, rt.settings, role=role.value) as a:
+    async def work(app: App) -> dict[str, Any]:
+        with Assistant(app.store, app.settings, role=role.value) as a:
             notice = a.notice(CHECK_CALL.user)
             if not as_json:
                 _say(notice.headline())
@@ -239,9 +239,9 @@ def assist_check_cmd(
                     "nothing was sent: " + notice.headline() + " Run again with --consent.",
                     code="consent_required",
                 )
-            return (await check_model(a, owner=rt.owner, consent=notice.token)).to_dict()
+            return (await check_model(a, owner=app.owner, consent=notice.token)).to_dict()
 
-    out = run_with_runtime(work)
+    out = run_with_app(work)
     if as_json:
         emit_json(out)
     else:

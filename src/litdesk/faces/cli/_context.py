@@ -1,25 +1,28 @@
 """One resource lifetime per CLI process: the settings are built once (through the
-factory, ``litdesk._settings.get_settings``) and each command that reaches a provider
-opens the service runtime once, runs on one event loop (``asyncio.run``) and closes
-everything it opened once. Heavy modules are imported here, when a command runs."""
+factory, ``litdesk._settings.get_settings``) and each command opens the application
+(:func:`litdesk.services.app.open_app`) once — on one event loop (``asyncio.run``) when
+it reaches a provider, without one for store-only work — and closes everything it opened
+once. Heavy modules are imported here, when a command runs."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from litdesk._settings import Settings
-    from litdesk.services import Runtime
+    from litdesk.services.app import App
+    from litdesk.services.library import Library
 
-__all__ = ["RUNTIME_TEST_HOOKS", "run_with_runtime", "settings"]
+__all__ = ["APP_TEST_HOOKS", "app_library", "run_with_app", "settings", "sync_app"]
 
 T = TypeVar("T")
 
-#: Extra ``open_runtime`` keywords for tests (``http_transport``: an ``httpx`` mock
+#: Extra ``open_app`` keywords for tests (``http_transport``: an ``httpx`` mock
 #: transport); empty in use.
-RUNTIME_TEST_HOOKS: dict[str, Any] = {}
+APP_TEST_HOOKS: dict[str, Any] = {}
 
 
 def settings() -> Settings:
@@ -29,21 +32,44 @@ def settings() -> Settings:
     return get_settings()
 
 
-def run_with_runtime(
-    work: Callable[[Runtime], Awaitable[T]],
+def run_with_app(
+    work: Callable[[App], Awaitable[T]],
     *,
     record: Path | None = None,
     replay: Path | None = None,
 ) -> T:
-    """Open the runtime, await ``work(runtime)`` on one event loop, close the runtime."""
+    """Open the app, await ``work(app)`` on one event loop, close the app."""
     import asyncio
 
-    from litdesk.services import open_runtime
+    from litdesk.services.app import open_app
 
     async def main() -> T:
-        async with open_runtime(
-            settings(), record=record, replay=replay, **RUNTIME_TEST_HOOKS
-        ) as runtime:
-            return await work(runtime)
+        async with open_app(settings(), record=record, replay=replay, **APP_TEST_HOOKS) as app:
+            return await work(app)
 
     return asyncio.run(main())
+
+
+@contextmanager
+def sync_app() -> Iterator[App]:
+    """The same app for a store-only command (no event loop, no provider calls)."""
+    from litdesk.services.app import open_app_sync
+
+    with open_app_sync(settings()) as app:
+        yield app
+
+
+def app_library(work: Callable[[Library], T], *, adopt: bool = False) -> T:
+    """``work(library)`` on the app's PDF library in a worker thread; with ``adopt`` the
+    library looks identifiers up through the app's one transport (its event loop)."""
+    import asyncio
+
+    async def main(app: App) -> T:
+        lookup = app.providers.thread_lookup() if adopt else None
+        lib = app.make_library(lookup=lookup)
+        try:
+            return await asyncio.to_thread(work, lib)
+        finally:
+            lib.close()
+
+    return run_with_app(main)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ._context import sync_app
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
@@ -124,7 +125,8 @@ def register(app: typer.Typer) -> None:
 
         from litdesk.services.dedup import dedup_history
 
-        entries = dedup_history(study, undo=undo)
+        with sync_app() as opened:
+            entries = dedup_history(study, store=opened.store, undo=undo)
         if as_json:
             emit_json({"study": study, "entries": [e.to_dict() for e in entries]})
             return
@@ -232,7 +234,12 @@ def register(app: typer.Typer) -> None:
             else:
                 _explain(ex)
             return
-        outcome = run_dedup(request, reviewer=_prompt if review and not auto_only else None)
+        reviewer = _prompt if review and not auto_only else None
+        if request.study:  # the Study's decisions and history are in the app's store
+            with sync_app() as opened:
+                outcome = run_dedup(request, reviewer=reviewer, store=opened.store)
+        else:  # files only: nothing is opened
+            outcome = run_dedup(request, reviewer=reviewer)
         report = outcome.report
         if as_json:
             emit_json(report.to_dict())

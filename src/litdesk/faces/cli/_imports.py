@@ -121,10 +121,10 @@ def _into_study(
 ) -> None:
     """``litdesk import FILE… --study NAME``: save the read files' records into the Study
     (created when missing), each file's trace kept; refused files reported beside them."""
-    from litdesk._settings import get_settings
-    from litdesk.services.workspace import open_workspace
+    from ._context import sync_app
 
-    with _progress(paths) as hook, collector_paused(), open_workspace(get_settings()) as ws:
+    with _progress(paths) as hook, collector_paused(), sync_app() as app:
+        ws = app.workspace()
         done = ws.import_files(
             paths,
             study=study,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from ._context import app_library, sync_app
 from ._output import command, console, emit_json, err_console
 
 library_app = typer.Typer(
@@ -16,12 +19,11 @@ library_app = typer.Typer(
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-def _library() -> Any:
-    """The settings' library (a context manager: closed when the command ends)."""
-    from litdesk._settings import get_settings
-    from litdesk.services.library import open_library
-
-    return open_library(get_settings())
+@contextmanager
+def _library() -> Iterator[Any]:
+    """The app's PDF library (the app closed when the command ends)."""
+    with sync_app() as app:
+        yield app.pdfs
 
 
 @library_app.command("add")
@@ -184,7 +186,6 @@ def register(app: typer.Typer) -> None:
         as_json: bool = JSON,
     ) -> None:
         """A grounded answer from your PDFs: every citation names a file and page."""
-        from litdesk._settings import get_settings
         from litdesk.services.library import AskRequest, ask_library
 
         request = AskRequest(
@@ -195,7 +196,9 @@ def register(app: typer.Typer) -> None:
             thinking=thinking,
             adopt=adopt,
         )
-        answer = ask_library(get_settings(), request)
+        answer = app_library(
+            lambda lib: ask_library(lib.settings, request, library=lib), adopt=request.adopt
+        )
         if as_json:
             emit_json(answer.to_dict())
             return

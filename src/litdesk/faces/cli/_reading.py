@@ -12,11 +12,11 @@ import typer
 
 from litdesk._errors import InputError
 
-from ._context import run_with_runtime
+from ._context import run_with_app
 from ._output import command, console, emit_json
 
 if TYPE_CHECKING:
-    from litdesk.services import Runtime
+    from litdesk.services.app import App
     from litdesk.services.citations import CitationResult
 
 __all__ = ["register"]
@@ -100,7 +100,7 @@ def fulltext_cmd(
         if pmcid is not None:
             raise ReadingArgumentError("--pmcid only applies with --file")
         wanted = paper_id or ""
-        data = run_with_runtime(lambda rt: rt.fulltext(wanted, refresh=refresh)).to_dict()
+        data = run_with_app(lambda app: app.providers.fulltext(wanted, refresh=refresh)).to_dict()
     if as_json:
         emit_json(data)
     else:
@@ -179,16 +179,16 @@ def cite_cmd(
     if pick is not None and save_to is None:
         raise ReadingArgumentError("--pick only applies with --save-to")
 
-    async def work(rt: Runtime) -> tuple[CitationResult, list[str]]:
-        result = await rt.citations(mode.value, ids, page=page)
+    async def work(app: App) -> tuple[CitationResult, list[str]]:
+        result = await app.providers.citations(mode.value, ids, page=page)
         saved: list[str] = []
-        if save_to is not None:  # into the same store, in the same runtime, all or none
+        if save_to is not None:  # into the same store, in the same app, all or none
             chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
-            done = rt.workspace().save_papers(chosen, study=save_to)
+            done = app.providers.workspace().save_papers(chosen, study=save_to)
             saved = [r.paper.id for r in done]
         return result, saved
 
-    result, saved = run_with_runtime(work)
+    result, saved = run_with_app(work)
     data = result.to_dict()
     if save_to is not None:
         data["saved_to"] = save_to

@@ -17,6 +17,7 @@ import typer
 
 from litdesk._errors import InputError
 
+from ._context import app_library
 from ._context import settings as cli_settings
 from ._output import command, emit_json, err_console
 from ._runs import report_app
@@ -96,7 +97,7 @@ def synthesis_report(
         force=force,
         dpi=dpi,
     )
-    result = make_report(cli_settings(), request)
+    result = app_library(lambda lib: make_report(cli_settings(), request, library=lib))
     if as_json:
         emit_json(result.to_dict())
         return

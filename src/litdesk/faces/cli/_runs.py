@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,7 +18,7 @@ from rich.text import Text
 
 from litdesk._errors import InputError
 
-from ._context import settings as cli_settings
+from ._context import sync_app
 from ._output import command, console, emit_json, err_console
 
 __all__ = ["register"]
@@ -39,11 +41,11 @@ class RunsArgumentError(InputError):
     default_code = "arguments"
 
 
-def _runs() -> Any:
-    """The saved-runs service over the settings' store (a context manager: closed after)."""
-    from litdesk.services.search import open_runs
-
-    return open_runs(cli_settings())
+@contextmanager
+def _runs() -> Iterator[Any]:
+    """The app's saved runs (the app closed when the block ends)."""
+    with sync_app() as app:
+        yield app.runs()
 
 
 def _write(path: Path, text: str, force: bool) -> None:

@@ -1,10 +1,10 @@
 """``litdesk search``: a fused (or provider-order) search run, or the raw provider trace.
 
-Thin: parse the options and call the runtime's ``fused_search``, then print a
+Thin: parse the options and call the app's ``providers.fused_search``, then print a
 ranked table with why-this-paper (lanes and ranks), conflicts, lane statuses and the
 provenance (executed query per lane, run id, versions, coverage; provider totals shown
 separately, never added). ``--trace`` runs the old per-provider trace instead
-(the runtime's ``search``): every sighting, not deduplicated.
+(the app's ``providers.search``): every sighting, not deduplicated.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.text import Text
 from litdesk._errors import ExternalError, InputError
 from litdesk.core.providers import PROVIDERS
 
-from ._context import run_with_runtime
+from ._context import run_with_app
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:
@@ -218,8 +218,8 @@ def _fused(
         )
     except RunInvalid as exc:
         raise SearchArgumentError(exc.message) from None
-    run = run_with_runtime(
-        lambda rt: rt.fused_search(
+    run = run_with_app(
+        lambda app: app.providers.fused_search(
             definition, cursor=cursor, save=save, study=study, use_cache=use_cache
         ),
         record=record,
@@ -358,8 +358,10 @@ def register(app: typer.Typer) -> None:
             cursor=cursor,
             include_raw=raw,
         )
-        trace = run_with_runtime(
-            lambda rt: rt.search(request, use_cache=not no_cache), record=record, replay=replay
+        trace = run_with_app(
+            lambda app: app.providers.search(request, use_cache=not no_cache),
+            record=record,
+            replay=replay,
         )
         if as_json:
             emit_json(trace.to_dict())

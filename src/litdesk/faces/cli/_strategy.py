@@ -105,17 +105,11 @@ def _consent(notice: Any, given: bool, *, as_json: bool) -> str | None:
 @contextmanager
 def _assistant() -> Iterator[Any]:
     from litdesk.services.assist import Assistant
-    from litdesk.services.workspace import open_workspace
 
-    from ._context import settings
+    from ._context import sync_app
 
-    conf = settings()
-    ws = open_workspace(conf)
-    try:
-        with Assistant(ws.store, conf) as assistant:
-            yield assistant
-    finally:
-        ws.close()
+    with sync_app() as app, Assistant(app.store, app.settings) as assistant:
+        yield assistant
 
 
 @strategy_app.command("suggest")

@@ -13,7 +13,7 @@ import typer
 
 from litdesk._errors import InputError
 
-from ._context import settings
+from ._context import sync_app
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -47,10 +47,10 @@ def add(
     as_json: Json = False,
 ) -> None:
     """Create an account (password: at least 12 characters, hashed with Argon2id)."""
-    from litdesk.services.accounts import open_accounts
 
     password = _password(password_stdin)
-    with open_accounts(settings()) as accounts:
+    with sync_app() as app:
+        accounts = app.accounts
         view = accounts.add(username, password)
     if as_json:
         emit_json(view)
@@ -62,9 +62,9 @@ def add(
 @command
 def list_(as_json: Json = False) -> None:
     """Every account, with whether it is disabled."""
-    from litdesk.services.accounts import open_accounts
 
-    with open_accounts(settings()) as accounts:
+    with sync_app() as app:
+        accounts = app.accounts
         views = accounts.list()
         identities = accounts.identities()
     linked: dict[str, list[dict[str, str | None]]] = {}
@@ -94,9 +94,9 @@ def disable(
     as_json: Json = False,
 ) -> None:
     """Disable an account (its sessions end at once), or enable it again with --enable."""
-    from litdesk.services.accounts import open_accounts
 
-    with open_accounts(settings()) as accounts:
+    with sync_app() as app:
+        accounts = app.accounts
         view = accounts.set_disabled(username, not enable)
     if as_json:
         emit_json(view)
@@ -113,10 +113,10 @@ def reset_password(
     as_json: Json = False,
 ) -> None:
     """Set a new password; every session of the account ends."""
-    from litdesk.services.accounts import open_accounts
 
     password = _password(password_stdin)
-    with open_accounts(settings()) as accounts:
+    with sync_app() as app:
+        accounts = app.accounts
         view = accounts.reset_password(username, password)
     if as_json:
         emit_json(view)
@@ -142,9 +142,9 @@ def link(
     as_json: Json = False,
 ) -> None:
     """Let a single sign-on identity (issuer, subject) sign in as an account."""
-    from litdesk.services.accounts import open_accounts
 
-    with open_accounts(settings()) as accounts:
+    with sync_app() as app:
+        accounts = app.accounts
         view = accounts.link(username, subject, issuer)
     if as_json:
         emit_json(view)
@@ -166,9 +166,9 @@ def unlink(
 ) -> None:
     """Remove a single sign-on identity from an account (its open sessions stay until they
     end or the account is disabled)."""
-    from litdesk.services.accounts import open_accounts
 
-    with open_accounts(settings()) as accounts:
+    with sync_app() as app:
+        accounts = app.accounts
         view = accounts.unlink(username, subject, issuer)
     if as_json:
         emit_json(view)

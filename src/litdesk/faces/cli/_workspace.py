@@ -12,7 +12,7 @@ import typer
 
 from litdesk._errors import InputError
 
-from ._context import settings as cli_settings
+from ._context import sync_app
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -40,17 +40,16 @@ class CliArgumentError(InputError):
     default_code = "arguments"
 
 
-# the workspaces one CLI command opened, closed when it ends (a CLI process runs one command)
+# the apps one CLI command opened, closed when it ends (a CLI process runs one command)
 _OPEN: list[Any] = []
 
 
 def _ws() -> Any:
-    """The workspace over the store named by the settings (closed when the command ends)."""
-    from litdesk.services.workspace import open_workspace
-
-    ws = open_workspace(cli_settings())
-    _OPEN.append(ws)
-    return ws
+    """The workspace of the app (the app closed when the command ends)."""
+    opened = sync_app()
+    app = opened.__enter__()
+    _OPEN.append(opened)
+    return app.workspace()
 
 
 def _closing(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -62,7 +61,7 @@ def _closing(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         finally:
             while _OPEN:
-                _OPEN.pop().close()
+                _OPEN.pop().__exit__(None, None, None)
 
     return wrapper
 

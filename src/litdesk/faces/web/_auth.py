@@ -7,7 +7,7 @@ middleware, Study sharing and history, health and readiness, and structured acce
   the API answers 401. ``/login``, ``/healthz``, ``/readyz`` and static files are open.
 * The session cookie is ``HttpOnly; SameSite=Lax; Path=/`` and ``Secure`` when the public
   origin is https; a new token at every login (the old session ends), a new CSRF cookie too.
-* :func:`team_desk` gives each account its own desk over the shared runtime, so every
+* The app's ``desk_for`` gives each account its own desk over the shared app, so every
   workspace call carries the account as its owner (the workspace checks the rights).
 * :class:`AccessLog` writes one JSON line per request to the ``litdesk.access`` logger:
   worker pid, method, path (never the query string), status, duration, client address and a
@@ -21,9 +21,7 @@ import json
 import logging
 import os
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Annotated, Any, Final
@@ -45,8 +43,8 @@ from litdesk.services.accounts import (
     readiness,
     sso_configured,
 )
-from litdesk.services.desk import Desk
 
+from ._deps import app_of
 from ._render import page
 from ._security import CSRF_COOKIE
 from .routes._common import StudyRef
@@ -64,7 +62,6 @@ __all__ = [
     "pages",
     "safe_next",
     "set_session",
-    "team_desk",
 ]
 
 SESSION_COOKIE: Final = "ld_session"
@@ -80,7 +77,6 @@ _OPEN_PATHS: Final = frozenset(
         "/api/v1/auth/login",
     }
 )
-_MAX_DESKS: Final = 500
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -95,16 +91,16 @@ api = APIRouter(tags=["team"])
 health = APIRouter()
 
 
-def app_clock(app: Any) -> Clock:
-    """The clock the app was made with (``create_app(clock=...)``; sessions, throttles and
-    cookies' lifetimes read it), else the system's."""
-    clock: Clock = getattr(app.state, "clock", SYSTEM_CLOCK)
+def app_clock(web: Any) -> Clock:
+    """The clock the application was opened with (``create_app(clock=...)``; sessions,
+    throttles and cookies' lifetimes read it), else the system's (a test's stand-in)."""
+    clock: Clock = getattr(app_of(web), "clock", SYSTEM_CLOCK)
     return clock
 
 
-def _accounts(app: Any) -> Accounts:
-    desk: Desk = app.state.desk
-    return Accounts(desk.store, desk.settings, clock=app_clock(app))
+def _accounts(web: Any) -> Accounts:
+    accounts: Accounts = app_of(web).accounts
+    return accounts
 
 
 def _cookie(scope: Scope, name: str) -> str | None:
@@ -206,32 +202,6 @@ class AccessLog:
             )
 
 
-# --- one desk per account -------------------------------------------------------------------
-
-# Guards only the app's bounded map of per-account Desk objects (each one a view of the one
-# runtime acting as that account; dropped and rebuilt at will). A Desk decides nothing from
-# it: sessions, roles, records and recent runs are read from the store on every request, and
-# its parse cache of saved papers is reused only while their stored text is unchanged.
-_desk_lock = threading.Lock()
-
-
-def team_desk(app: Any, base: Desk, account_id: str) -> Desk:
-    """The account's desk over the app's one runtime (its recent search runs are in the store)."""
-    desks: OrderedDict[str, Desk] | None = getattr(app.state, "team_desks", None)
-    with _desk_lock:
-        if desks is None:
-            desks = OrderedDict()
-            app.state.team_desks = desks
-        desk = desks.get(account_id)
-        if desk is None:
-            desk = base.for_owner(account_id)
-            desks[account_id] = desk
-        desks.move_to_end(account_id)
-        while len(desks) > _MAX_DESKS:
-            desks.popitem(last=False)
-    return desk
-
-
 def _account(request: Request) -> AccountView:
     account: AccountView | None = request.scope.get("state", {}).get("account")
     if account is None:  # the gate lets no such request through
@@ -303,11 +273,11 @@ def login_data(request: Request, message: str | None, next: str | None) -> dict[
     """The login page's view: the message, the local ``next`` and, when single sign-on is
     configured, its button (a link: no script)."""
     target = safe_next(next)
-    desk: Desk = request.app.state.desk
+    settings = app_of(request.app).settings
     sso = None
-    if sso_configured(desk.settings):
+    if sso_configured(settings):
         sso = {
-            "name": desk.settings.oidc_display_name,
+            "name": settings.oidc_display_name,
             "href": "/login/oidc?next=" + quote(target, safe="/"),
         }
     return {"message": message, "next": target, "sso": sso}
@@ -401,8 +371,7 @@ def me_api(request: Request) -> dict[str, Any]:
 
 
 def _sharing(request: Request) -> Sharing:
-    desk: Desk = request.app.state.desk
-    return Sharing(desk.store, _account(request).id)
+    return Sharing(app_of(request.app).store, _account(request).id)
 
 
 @api.get("/studies/{ref}/members", summary="A Study's members and their roles")
@@ -432,6 +401,5 @@ def healthz() -> dict[str, str]:
 @health.get("/readyz", include_in_schema=False)
 def readyz(request: Request) -> Response:
     """The database answers and its schema is at the newest migration."""
-    desk: Desk = request.app.state.desk
-    state = readiness(desk.store)
+    state = readiness(app_of(request.app).store)
     return JSONResponse(state.to_dict(), status_code=200 if state.ready else 503)

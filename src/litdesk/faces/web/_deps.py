@@ -1,25 +1,96 @@
-"""Request → the desk opened by the lifespan (FastAPI ``Depends``)."""
+"""Request → the application opened by the lifespan: the ONE dependency routes take
+(``AppDep``), and the views of it they name (the owner's desk — in team mode the
+signed-in account's —, the job queue, the PDF library's viewer, chat and reports).
+Routes never read ``request.app.state`` themselves."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
+from litdesk._errors import RefusedError
+from litdesk.services.app import App
 from litdesk.services.desk import Desk
+from litdesk.services.jobs import Jobs
+from litdesk.services.library import ChatService, PdfViewer
+from litdesk.services.library_desk import LibraryDesk
+from litdesk.services.synthesis import ReportDesk
 
-from ._auth import team_desk
+__all__ = [
+    "AppDep",
+    "ChatDep",
+    "DeskDep",
+    "JobsDep",
+    "LibraryDep",
+    "ReportsDep",
+    "ViewerDep",
+    "app_of",
+    "get_app",
+    "get_desk",
+    "opened_app",
+]
 
-__all__ = ["DeskDep", "get_desk"]
+
+def app_of(web: Any) -> Any:
+    """The application a web app's lifespan opened (or a test's stand-in)."""
+    return web.state.app
 
 
-def get_desk(request: Request) -> Desk:
+def opened_app(request: Request) -> App:
+    """The real application (a stand-in of the tests has no store, jobs or library)."""
+    app = app_of(request.app)
+    if not isinstance(app, App):
+        raise RefusedError("this app has no store, job queue or library", code="no_jobs")
+    return app
+
+
+def get_app(request: Request) -> App:
+    """The application opened by the lifespan (a test's stand-in passes through)."""
+    app: App = app_of(request.app)
+    return app
+
+
+AppDep = Annotated[App, Depends(get_app)]
+
+
+def get_desk(request: Request, app: AppDep) -> Desk:
     """The app's desk; in team mode the signed-in account's (its rights checked below)."""
-    desk: Desk = request.app.state.desk
     account = request.scope.get("state", {}).get("account")
+    if not isinstance(app, App):  # a stand-in (tests) is its own desk
+        stand_in: Desk = app
+        return stand_in
     if account is not None:
-        return team_desk(request.app, desk, account.id)
-    return desk
+        return app.desk_for(account.id)
+    return app.desk
 
 
 DeskDep = Annotated[Desk, Depends(get_desk)]
+
+
+def get_jobs(request: Request) -> Jobs:
+    return opened_app(request).jobs
+
+
+def get_library(request: Request) -> LibraryDesk:
+    return opened_app(request).library
+
+
+def get_viewer(request: Request) -> PdfViewer:
+    return opened_app(request).viewer
+
+
+def get_chat(request: Request, desk: DeskDep) -> ChatService:
+    """The paper chat acting for the request's owner (team mode: the signed-in account)."""
+    return opened_app(request).chat.for_owner(desk.owner)
+
+
+def get_reports(request: Request) -> ReportDesk:
+    return opened_app(request).reports
+
+
+JobsDep = Annotated[Jobs, Depends(get_jobs)]
+LibraryDep = Annotated[LibraryDesk, Depends(get_library)]
+ViewerDep = Annotated[PdfViewer, Depends(get_viewer)]
+ChatDep = Annotated[ChatService, Depends(get_chat)]
+ReportsDep = Annotated[ReportDesk, Depends(get_reports)]

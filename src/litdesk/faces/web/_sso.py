@@ -19,15 +19,13 @@ does not stand in the way of the provider's redirect).
 
 from __future__ import annotations
 
-import threading
 from typing import Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from litdesk._errors import ConfigError, ExternalError, LitdeskError
-from litdesk.services.accounts import LoginThrottled, SingleSignOn, sso_configured
-from litdesk.services.desk import Desk
+from litdesk.services.accounts import LoginThrottled, SingleSignOn
 
 from ._auth import (
     SESSION_COOKIE,
@@ -38,6 +36,7 @@ from ._auth import (
     safe_next,
     set_session,
 )
+from ._deps import app_of
 from ._render import page
 
 __all__ = ["CALLBACK_PATH", "FLOW_COOKIE", "START_PATH", "pages"]
@@ -47,23 +46,12 @@ CALLBACK_PATH: Final = "/login/oidc/callback"
 FLOW_COOKIE: Final = "ld_oidc"
 
 pages = APIRouter()
-# Guards only the lazy construction of the app's one SingleSignOn object (whose provider
-# client caches the discovery document and keys: public, re-fetched on a key miss). It
-# decides nothing: sign-ins under way, their throttles and sessions are all in the store.
-_lock = threading.Lock()
 
 
 def _sso(request: Request) -> SingleSignOn | None:
     """The app's one single sign-on service (its provider client caches discovery and
     keys for the process), or ``None`` when not configured."""
-    desk: Desk = request.app.state.desk
-    if not sso_configured(desk.settings):
-        return None
-    with _lock:
-        found: SingleSignOn | None = getattr(request.app.state, "sso", None)
-        if found is None:
-            found = SingleSignOn(desk.store, desk.settings, clock=app_clock(request.app))
-            request.app.state.sso = found
+    found: SingleSignOn | None = app_of(request.app).sso()
     return found
 
 

@@ -13,7 +13,6 @@ from ._service import (
     LoginThrottled,
     Session,
     hash_token,
-    open_accounts,
 )
 from ._sharing import HistoryView, MembersView, Sharing
 from ._sso import (
@@ -47,7 +46,6 @@ __all__ = [
     "LoginThrottled",
     "Session",
     "hash_token",
-    "open_accounts",
     "prepare_team_store",
     "readiness",
 ]

@@ -17,8 +17,6 @@ import hashlib
 import re
 import secrets
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any, Final
@@ -26,7 +24,7 @@ from typing import Any, Final
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.store import Store, oidc, open_store
+from litdesk.adapters.store import Store, oidc
 from litdesk.adapters.store import _accounts as acc
 
 from ._passwords import hash_password, needs_rehash, verify_password, waste_time
@@ -42,7 +40,6 @@ __all__ = [
     "Session",
     "hash_token",
     "new_session",
-    "open_accounts",
 ]
 
 #: advisory-lock namespace of the login throttle (PostgreSQL; SQLite writes are serial)
@@ -311,13 +308,3 @@ class Accounts:
             return
         with self.store.write() as conn:
             acc.delete_session(conn, hash_token(token))
-
-
-@contextmanager
-def open_accounts(settings: Settings, *, clock: Clock = SYSTEM_CLOCK) -> Iterator[Accounts]:
-    """The accounts of the settings' store (opened, migrated, closed after the block)."""
-    store = open_store(settings)
-    try:
-        yield Accounts(store, settings, clock=clock)
-    finally:
-        store.dispose()

@@ -60,7 +60,7 @@ from litdesk.services.workspace import Workspace
 from ._call import Assistant, ModelCall
 
 if TYPE_CHECKING:
-    from litdesk.services._runtime import Runtime
+    from litdesk.services.providers import Providers
 
 __all__ = [
     "DRAFT_VERSION",
@@ -206,21 +206,21 @@ def _section_blocks(
 
 
 class EvidenceAssistant:
-    """The extraction use cases for one owner over the app's runtime."""
+    """The extraction use cases for one owner over the app's providers."""
 
     def __init__(
         self,
-        runtime: Runtime,
+        providers: Providers,
         *,
         owner: str = "local",
         assistant: Assistant | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``clock``: what the allowance of the assistant made here reads."""
-        self.runtime = runtime
+        self.providers = providers
         self.owner = owner
         self._own = assistant is None
-        self.assistant = assistant or Assistant(runtime.store, runtime.settings, clock=clock)
+        self.assistant = assistant or Assistant(providers.store, providers.settings, clock=clock)
 
     def close(self) -> None:
         if self._own:
@@ -232,7 +232,7 @@ class EvidenceAssistant:
         """The saved paper as the owner may see it; ``need="write"`` for suggestions (they
         are drafts of evidence to write: a Study's viewer reads, an editor writes)."""
         try:
-            paper = Workspace(self.runtime.store, owner=self.owner).paper(paper_ref).paper
+            paper = Workspace(self.providers.store, owner=self.owner).paper(paper_ref).paper
         except NotFoundError:
             raise NotFoundError(
                 f"paper {paper_ref[:120]!r} is not saved: save it first (evidence belongs "
@@ -240,7 +240,7 @@ class EvidenceAssistant:
                 code="paper_not_found",
             ) from None
         if need != "read":
-            with self.runtime.store.read() as conn:
+            with self.providers.store.read() as conn:
                 access.require_paper(conn, self.owner, paper.id, need)
         return paper
 
@@ -261,7 +261,7 @@ class EvidenceAssistant:
             )
         else:
             # the PMCID when the paper has one (no lookup); else the id is resolved
-            result = await self.runtime.fulltext(paper_pmcid(paper) or paper.id, owner=self.owner)
+            result = await self.providers.fulltext(paper_pmcid(paper) or paper.id, owner=self.owner)
             ft = result.fulltext
             if not ft.readable or not ft.pmcid:
                 raise RefusedError(
@@ -336,7 +336,7 @@ class EvidenceAssistant:
             "call": answer.record.to_dict(),
         }
         draft_id = draft_id or _new_id("ad")
-        with self.runtime.store.write() as conn:
+        with self.providers.store.write() as conn:
             assist_insert_draft(
                 conn,
                 draft_id,
@@ -349,7 +349,7 @@ class EvidenceAssistant:
         return SuggestionDraft(draft_id, data)
 
     def draft(self, draft_id: str) -> SuggestionDraft:
-        with self.runtime.store.read() as conn:
+        with self.providers.store.read() as conn:
             row = assist_get_draft(conn, draft_id, owner=self.owner)
         return SuggestionDraft(row.id, _draft_data(row.data))
 
@@ -374,7 +374,7 @@ class EvidenceAssistant:
         if unknown:
             raise InputError(f"unknown evidence field(s): {', '.join(sorted(unknown))}")
         now = _now()
-        with self.runtime.store.write() as conn:
+        with self.providers.store.write() as conn:
             row = assist_get_draft(conn, draft_id, owner=self.owner)
             data = _draft_data(row.data)
             if row.saved_as is not None:
@@ -434,7 +434,7 @@ class EvidenceAssistant:
 
     def provenance(self, evidence_id: str) -> ProvenanceView:
         """The assistance provenance of an evidence record, every quote re-checked."""
-        with self.runtime.store.read() as conn:
+        with self.providers.store.read() as conn:
             data = assist_get_provenance(conn, evidence_id)
             if data is None:
                 raise NotFoundError(
@@ -451,7 +451,7 @@ class EvidenceAssistant:
     def paper_provenance(self, paper_ref: str) -> list[ProvenanceView]:
         """Provenance of every assisted evidence record of a paper."""
         paper = self._paper(paper_ref)
-        with self.runtime.store.read() as conn:
+        with self.providers.store.read() as conn:
             rows = repo.list_documents(
                 conn, "evidence", paper_ids=[paper.id], visible_to=self.owner
             )

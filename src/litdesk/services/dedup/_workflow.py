@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk._settings import Settings
 from litdesk.adapters.files import check_output, write_output
 from litdesk.adapters.formats import EXPORT_FORMATS, dumps
-from litdesk.adapters.store import DedupEntry, Store, open_store
+from litdesk.adapters.store import DedupEntry, Store
 from litdesk.core.dedup import PairExplanation, explain_pair
 
 from ._history import record_report, study_decisions, study_history, undo_decision
@@ -65,16 +64,11 @@ class DedupOutcome:
         return out
 
 
-def _store(settings: Settings | None) -> Store:
-    # built afresh by default (as the CLI always did): the environment of this call counts
-    return open_store(settings or Settings())
-
-
 def run_dedup(
     request: DedupRequest,
     *,
     reviewer: Reviewer | None = None,
-    settings: Settings | None = None,
+    store: Store | None = None,
     owner: str = "local",
 ) -> DedupOutcome:
     """Deduplicate ``request.files`` with stored and file decisions, record the history.
@@ -82,7 +76,8 @@ def run_dedup(
     Reads the Study's decisions in force (one read), runs the deduplication (asking
     ``reviewer`` about each pair still waiting, unless ``auto_only``), then writes in one
     transaction the new decisions and the run summary; the decisions file and the
-    merged records are written last. ``owner`` is recorded with the run.
+    merged records are written last. ``store``: the app's (needed with a Study; left
+    open). ``owner`` is recorded with the run.
     """
     if request.to.strip().lower() not in EXPORT_FORMATS:
         raise InputError(
@@ -92,27 +87,22 @@ def run_dedup(
     for path in (request.out, request.versions_out):
         if path is not None:
             check_output(path, force=request.force)  # a bad -o fails before the work
-    store = _store(settings) if request.study else None
-    try:
-        earlier = load_decisions(request.decisions_file) if request.decisions_file else {}
-        in_force = (
-            study_decisions(store, request.study, owner=owner) if store and request.study else {}
-        )
-        earlier = {**in_force, **earlier}
-        report = dedup_files(
-            list(request.files),
-            format=request.format,
-            auto_only=request.auto_only,
-            decisions=earlier,
-            reviewer=reviewer if not request.auto_only else None,
-            merge_corrections=request.merge_corrections,
-        )
-        new = 0
-        if store is not None and request.study:
-            new = record_report(store, request.study, report, before=in_force, owner=owner)
-    finally:
-        if store is not None:
-            store.dispose()
+    if request.study and store is None:
+        raise InputError("a Study's deduplication needs the app's store", code="no_store")
+    earlier = load_decisions(request.decisions_file) if request.decisions_file else {}
+    in_force = study_decisions(store, request.study, owner=owner) if store and request.study else {}
+    earlier = {**in_force, **earlier}
+    report = dedup_files(
+        list(request.files),
+        format=request.format,
+        auto_only=request.auto_only,
+        decisions=earlier,
+        reviewer=reviewer if not request.auto_only else None,
+        merge_corrections=request.merge_corrections,
+    )
+    new = 0
+    if store is not None and request.study:
+        new = record_report(store, request.study, report, before=in_force, owner=owner)
     if request.decisions_file and report.decisions != earlier:
         save_decisions(request.decisions_file, report.decisions)
     written = None
@@ -127,18 +117,15 @@ def run_dedup(
 def dedup_history(
     study: str,
     *,
+    store: Store,
     undo: int | None = None,
-    settings: Settings | None = None,
     owner: str = "local",
 ) -> list[DedupEntry]:
-    """A Study's deduplication history, after withdrawing decision ``undo`` if given."""
-    store = _store(settings)  # a name resolves among the owner's Studies first
-    try:
-        if undo is not None:
-            undo_decision(store, study, undo, owner=owner)
-        return study_history(store, study, owner=owner)
-    finally:
-        store.dispose()
+    """A Study's deduplication history (in the app's ``store``; a name resolves among the
+    owner's Studies first), after withdrawing decision ``undo`` if given."""
+    if undo is not None:
+        undo_decision(store, study, undo, owner=owner)
+    return study_history(store, study, owner=owner)
 
 
 _REF = re.compile(r"^(?P<file>.+)#(?P<index>\d+)$")

@@ -1,5 +1,5 @@
-"""The desk: the use cases of the web workspace over one app-lifetime set of services
-(store, provider transport, fused search), opened once with :func:`open_desk`."""
+"""The desk: the use cases of the web workspace over the app's providers (store, provider
+transport, fused search); built by :func:`litdesk.services.app.open_app`."""
 
 from ._assist_jobs import (
     ASSIST_KINDS,
@@ -28,12 +28,12 @@ from ._desk import (
     SAVED_PAGE,
     Desk,
     SearchForm,
-    open_desk,
 )
 from ._import_run import IMPORT_KIND, study_import
 from ._imports import ImportDesk, ImportOutcome, import_handlers
+from ._listings import Listings
 from ._live import cancel_search, live_result, search_progress, start_search, watch_search
-from ._progress import MAX_LIVE, ProgressView
+from ._progress import MAX_LIVE, LiveRegistry, ProgressView
 from ._reader import (
     MAX_OCCURRENCES,
     ReaderDesk,
@@ -85,6 +85,8 @@ __all__ = [
     "DEDUP_KIND",
     "IMPORT_KIND",
     "ImportDesk",
+    "Listings",
+    "LiveRegistry",
     "ImportOutcome",
     "import_handlers",
     "study_import",
@@ -126,7 +128,6 @@ __all__ = [
     "compare_evidence",
     "listed_citations",
     "live_result",
-    "open_desk",
     "prisma_file",
     "prisma_view",
     "recover_study",

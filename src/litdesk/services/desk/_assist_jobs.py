@@ -175,7 +175,7 @@ class AssistDesk:
     ) -> AssistJob:
         """Queue an evidence suggestion for the saved paper (the owner writes its evidence),
         after the consent token was checked against the text it sends."""
-        ea = EvidenceAssistant(self.desk.runtime, owner=self.desk.owner, clock=self.desk.clock)
+        ea = EvidenceAssistant(self.desk.providers, owner=self.desk.owner, clock=self.desk.clock)
         try:
             prev = await ea.preview(paper_ref, source=source, section=section)
             check_consent(consent, prev.notice)
@@ -251,7 +251,7 @@ class AssistDesk:
 
     def work(self, job_id: str) -> AssistJob:
         """Run queued assistance jobs in this thread until ``job_id`` has ended or none can
-        be claimed here (tests; a server's runner does this itself). The runtime's event
+        be claimed here (tests; a server's runner does this itself). The app's event
         loop must be running in another thread."""
         runner = JobRunner(
             self.jobs, assist_handlers(self.desk), lease_s=self.desk.settings.jobs_lease_seconds
@@ -267,11 +267,11 @@ class AssistDesk:
 def _await(
     desk: Desk, ctx: JobContext, coro: Coroutine[object, object, dict[str, Any]]
 ) -> dict[str, Any] | None:
-    """Run the call on the runtime's loop; ``None`` (stopped) when the job must stop."""
+    """Run the call on the app's loop; ``None`` (stopped) when the job must stop."""
     if not ctx.progress(0, 1, "asking the model"):
         coro.close()
         return None
-    future = desk.runtime.from_thread(coro)
+    future = desk.providers.from_thread(coro)
     while True:
         try:
             return future.result(timeout=_POLL_SECONDS)
@@ -286,7 +286,7 @@ def _await(
 def _extract(desk: Desk, ctx: JobContext) -> dict[str, Any] | None:
     p = ctx.params
     draft_id = extract_draft_id(ctx.job.id)
-    ea = EvidenceAssistant(desk.runtime, owner=desk.owner, clock=desk.clock)
+    ea = EvidenceAssistant(desk.providers, owner=desk.owner, clock=desk.clock)
     try:
         try:
             return ea.draft(draft_id).to_dict()  # an earlier attempt stored it
@@ -368,7 +368,7 @@ def _strategy(desk: Desk, ctx: JobContext) -> dict[str, Any] | None:
 
 
 def assist_handlers(desk: Desk) -> dict[str, Handler]:
-    """The assistance job handlers by kind over the desk's runtime, for a job runner; each
+    """The assistance job handlers by kind over the desk's providers, for a job runner; each
     job runs as its owner."""
 
     def bind(run: Callable[[Desk, JobContext], dict[str, Any] | None]) -> Handler:

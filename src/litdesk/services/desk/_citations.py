@@ -1,6 +1,6 @@
 """The citation browser of the web workspace: references, citing works (newest first),
 related works and the references shared by 2–5 papers, 20 per page, through the
-runtime's citation service (OpenAlex, metered; the key-needed refusal comes from there)."""
+app's citation service (OpenAlex, metered; the key-needed refusal comes from there)."""
 
 from __future__ import annotations
 
@@ -36,5 +36,5 @@ async def citation_browser(
 ) -> CitationView:
     """One page of ``mode`` for ``ids`` (one paper; 2–5 for ``shared``)."""
     wanted = [i.strip() for i in ids if i.strip()]
-    result = await desk.runtime.citations(mode, wanted, page=page, owner=desk.owner)
+    result = await desk.providers.citations(mode, wanted, page=page, owner=desk.owner)
     return CitationView(result, wanted)

@@ -1,8 +1,8 @@
 """The desk: one method per use case of the web workspace, over services opened once.
 
-:func:`open_desk` opens the service runtime (:func:`litdesk.services.open_runtime`: the
-store, one provider transport, optionally answering from a replay cassette, and the fused
-search) for the app's lifetime. Search methods are async;
+Built by :func:`litdesk.services.app.open_app` over the app's providers (the store, one
+provider transport, optionally answering from a replay cassette, and the fused search)
+and its live-search registry. Search methods are async;
 store methods are plain (a web face runs them in its thread pool). Recent search runs
 are kept in the store by owner and id (bounded per owner and by age) so that saving a
 selection refers to papers litdesk itself retrieved (a client never sends paper records),
@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Final, Literal
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
@@ -36,7 +33,7 @@ from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, RunInvalid, SearchRun, read_run
 from litdesk.core.saved import filter_papers
-from litdesk.services._runtime import Runtime, open_runtime
+from litdesk.services.providers import Providers
 from litdesk.services.search import (
     export_run,
     load_run,
@@ -73,7 +70,6 @@ __all__ = [
     "SAVED_PAGE",
     "Desk",
     "SearchForm",
-    "open_desk",
 ]
 
 MAX_SELECTION: Final = 20
@@ -125,44 +121,34 @@ class Desk:
     """The web workspace's use cases for one owner: ``local`` (single-user), or a team
     account whose rights the workspace checks on every record."""
 
-    runtime: Runtime
+    providers: Providers
+    # searches the search page follows live, and citation listings shown for saving (both
+    # in the store; one registry per app, shared by the owners' desks)
+    live: LiveRegistry
+    listings: Listings
     owner: str = "local"
     #: what recent runs' retention, live searches and listings read (tests: a ManualClock)
     clock: Clock = SYSTEM_CLOCK
     # validated saved papers by id with their stored text, reused while the text is unchanged
     _papers: dict[str, tuple[str, repo.PaperRow]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    # searches the search page follows live, and citation listings shown for saving (both
-    # in the store; one registry per runtime, shared by the owners' desks)
-    live: LiveRegistry = field(init=False)
-    listings: Listings = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.live = LiveRegistry(
-            self.runtime.store,
-            stale_seconds=self.runtime.settings.live_stale_seconds,
-            clock=self.clock,
-        )
-        self.listings = Listings(self.runtime.store, clock=self.clock)
 
     @property
     def settings(self) -> Settings:
-        return self.runtime.settings
+        return self.providers.settings
 
     @property
     def store(self) -> Store:
-        return self.runtime.store
+        return self.providers.store
 
     @property
     def workspace(self) -> Workspace:
         return Workspace(self.store, owner=self.owner)
 
     def for_owner(self, owner: str) -> Desk:
-        """A desk over the same runtime acting as ``owner`` (whose recent runs it reads),
+        """A desk over the same app acting as ``owner`` (whose recent runs it reads),
         sharing this desk's live searches (those this process runs stop with it)."""
-        desk = Desk(self.runtime, owner, self.clock)
-        desk.live = self.live
-        return desk
+        return Desk(self.providers, self.live, self.listings, owner, self.clock)
 
     # --- search ------------------------------------------------------------------------
 
@@ -221,7 +207,7 @@ class Desk:
     async def search(self, form: SearchForm) -> SearchView:
         """Run (or reuse) the search and remember the run for selection actions."""
         definition = self.definition(form)
-        run = await self.runtime.fused_search(definition, cursor=form.cursor, owner=self.owner)
+        run = await self.providers.fused_search(definition, cursor=form.cursor, owner=self.owner)
         await asyncio.to_thread(self._remember, run)
         return SearchView(run, page=form.page, cursor=form.cursor, studies=self.studies().studies)
 
@@ -453,7 +439,7 @@ class Desk:
     def reading(self) -> ReaderDesk:
         """The reader's use cases (abstract, full text, highlights, evidence)."""
         return ReaderDesk(
-            self.runtime,
+            self.providers,
             self.owner,
             self._paper_in_runs,
             self._remember,
@@ -580,21 +566,3 @@ class Desk:
                 }
             )
         return StudyView(summary | {"runs": runs})
-
-
-@asynccontextmanager
-async def open_desk(
-    settings: Settings,
-    *,
-    owner: str = "local",
-    replay: Path | None = None,
-    clock: Clock = SYSTEM_CLOCK,
-) -> AsyncIterator[Desk]:
-    """Open the service runtime (store, provider transport answering from ``replay`` when
-    given, fused search) once; close it when the block ends. ``clock``: see :class:`Desk`."""
-    async with open_runtime(settings, owner=owner, replay=replay) as runtime:
-        desk = Desk(runtime, owner, clock)
-        try:
-            yield desk
-        finally:
-            await desk.live.aclose()  # running live searches stop before the transport closes

@@ -53,7 +53,7 @@ async def start_search(desk: Desk, form: SearchForm) -> ProgressView:
         def on_lane(lane: LaneResult) -> None:
             item.lane_done(lane)
 
-        run = await desk.runtime.fused_search(
+        run = await desk.providers.fused_search(
             definition, cursor=form.cursor, owner=desk.owner, on_lane=on_lane, stop_alone=True
         )
         await asyncio.to_thread(desk._remember, run)

@@ -2,7 +2,7 @@
 highlights on the abstract or on a full-text paragraph, comments, reading status, exact
 occurrences, and evidence with its supporting passage.
 
-Full text is fetched by litdesk through the runtime's one transport (reserved once in the
+Full text is fetched by litdesk through the app's one transport (reserved once in the
 daily allowance, cached on disk for 30 days); a client never sends paragraph text. A
 highlight or evidence passage on a paragraph is checked against the paragraph litdesk
 itself holds, and (when the page says which snapshot it showed) against that snapshot's
@@ -28,8 +28,8 @@ from litdesk.core.evidence import (
 from litdesk.core.fulltext import SECTION_SEPARATOR, Block
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun
-from litdesk.services._runtime import Runtime
 from litdesk.services.fulltext import FullTextResult
+from litdesk.services.providers import Providers
 from litdesk.services.search import make_definition
 from litdesk.services.workspace import (
     EvidenceView,
@@ -218,11 +218,11 @@ def _fulltext_failed(paper: Paper, exc: LitdeskError) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class ReaderDesk:
-    """The reader's use cases over the desk's runtime. ``recent`` finds a paper in the
+    """The reader's use cases over the desk's providers. ``recent`` finds a paper in the
     desk's recent search runs, ``remember`` keeps a run there and ``studies`` lists the
     Studies (for "add to a Study")."""
 
-    runtime: Runtime
+    providers: Providers
     owner: str
     recent: Callable[[str], Paper | None]
     remember: Callable[[SearchRun], None]
@@ -230,7 +230,7 @@ class ReaderDesk:
 
     @property
     def workspace(self) -> Workspace:
-        return Workspace(self.runtime.store, owner=self.owner)
+        return Workspace(self.providers.store, owner=self.owner)
 
     # --- the page ----------------------------------------------------------------------
 
@@ -286,7 +286,7 @@ class ReaderDesk:
         except RunInvalid as exc:
             raise ReaderInputError(exc.message, code="definition") from None
         try:
-            run = await self.runtime.fused_search(definition, owner=self.owner)
+            run = await self.providers.fused_search(definition, owner=self.owner)
         except NotFoundError as exc:  # a replay cassette without this lookup
             raise NotFoundError(
                 f"paper {paper_id[:120]!r} is neither saved nor in a recent search, and the "
@@ -310,7 +310,7 @@ class ReaderDesk:
     async def _fulltext(self, paper: Paper) -> FullTextResult:
         """The paper's full text through the one transport: by its PMCID when known (no
         lookup; a fresh cached copy answers without a call), else by its id."""
-        return await self.runtime.fulltext(paper_pmcid(paper) or paper.id, owner=self.owner)
+        return await self.providers.fulltext(paper_pmcid(paper) or paper.id, owner=self.owner)
 
     async def _context(
         self, paper_id: str, block_id: str, snapshot: str | None

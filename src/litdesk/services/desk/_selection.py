@@ -183,7 +183,7 @@ async def shared_references(desk: Desk, run_id: str, paper_ids: Sequence[str]) -
             if first.code in ("openalex_key", "allowance"):
                 raise  # nothing would succeed one by one either
             kept: list[tuple[str, str]] = []
-            service = desk.runtime.citation_service(owner=desk.owner)
+            service = desk.providers.citation_service(owner=desk.owner)
             for pid, seed in seeds:
                 try:
                     resolved = await service.resolve_seed(seed)

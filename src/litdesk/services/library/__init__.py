@@ -1,7 +1,7 @@
 """The local PDF library: sources, index, retrieval, adoption and grounded answers."""
 
 from ._adoption import search_lookup
-from ._ask import AskRequest, ask_library, open_library
+from ._ask import AskRequest, ask_library
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._chat import (
     CHAT_KIND,
@@ -65,7 +65,6 @@ __all__ = [
     "hash_files",
     "index_files",
     "load_added",
-    "open_library",
     "remove_source",
     "search_lookup",
     "title_printed",

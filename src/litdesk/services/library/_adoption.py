@@ -1,53 +1,37 @@
 """The default metadata lookup for adoption: an exact-identifier search through the
 one provider transport (OpenAlex for a DOI, the arXiv API for an arXiv id), reserved
-once in the store's allowance. An async face calls ``Runtime.adoption_lookup`` (or hands
-the library ``Runtime.thread_lookup()``); this synchronous form is for code without a
-runtime."""
+once in the store's allowance. The app's faces call ``app.providers.adoption_lookup`` (or
+hand the library ``app.providers.thread_lookup()``); this form wraps any search runner."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from litdesk._settings import Settings
 from litdesk.core.records import Paper
-from litdesk.core.trace import SearchRequest, SearchTrace
+from litdesk.core.trace import SearchRequest
 from litdesk.services._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 
 __all__ = ["AdoptionLookupFailed", "search_lookup"]
 
 
-def _search_once(settings: Settings, request: SearchRequest, owner: str) -> SearchTrace:
-    from litdesk.services._runtime import open_runtime  # the transport: only when used
-
-    async def main() -> SearchTrace:
-        async with open_runtime(settings, owner=owner) as runtime:
-            return await runtime.search(request)
-
-    return asyncio.run(main())
-
-
 def search_lookup(
     settings: Settings,
     *,
-    owner: str = "local",
-    runner: Callable[[Settings, SearchRequest], Any] | None = None,
+    runner: Callable[[Settings, SearchRequest], Any],
 ) -> Callable[[str, str], Paper | None]:
-    """A lookup ``(namespace, id) -> Paper | None`` over the provider adapters.
+    """A lookup ``(namespace, id) -> Paper | None`` over a search ``runner``.
 
-    ``runner(settings, request)`` returns the search trace (default: one search through
-    the runtime); errors it raises (``LitdeskError``) reach the caller, which reports them
-    as warnings."""
+    ``runner(settings, request)`` returns the search trace; errors it raises
+    (``LitdeskError``) reach the caller, which reports them as warnings. The app's own
+    lookup is ``app.providers.thread_lookup()`` (the app's one transport)."""
 
     def lookup(namespace: str, value: str) -> Paper | None:
         request = adoption_request(namespace, value)
         if request is None:
             return None
-        if runner is None:
-            trace: Any = _search_once(settings, request, owner)
-        else:
-            trace = runner(settings, request)
+        trace: Any = runner(settings, request)
         return adopted_paper(trace, request.providers[0])
 
     return lookup

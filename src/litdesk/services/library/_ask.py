@@ -1,6 +1,5 @@
-"""``litdesk ask`` as one service call: a typed request, validated; the library opened
-(with the adoption lookup when asked) and closed around the question unless the caller
-passes its own."""
+"""``litdesk ask`` as one service call: a typed request, validated, asked of the app's
+library (with the adoption lookup when asked)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,9 @@ from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.core.library import DEFAULT_TOP_K
 
-from ._adoption import search_lookup
 from ._library import Answer, Library
 
-__all__ = ["AskRequest", "ask_library", "open_library"]
+__all__ = ["AskRequest", "ask_library"]
 
 ThinkingLevel = Literal["off", "low", "medium", "high"]
 THINKING_LEVELS: Final = ("off", "low", "medium", "high")
@@ -49,25 +47,13 @@ class AskRequest:
             raise AskRefused("--thinking takes off, low, medium or high", code="thinking")
 
 
-def open_library(settings: Settings, *, adopt: bool = False) -> Library:
-    """The library of the settings' data directory; with ``adopt`` it looks up the
-    identifiers printed on unmatched PDFs through the provider search. Close it after."""
-    return Library(settings, lookup=search_lookup(settings) if adopt else None)
-
-
-def ask_library(
-    settings: Settings, request: AskRequest, *, library: Library | None = None
-) -> Answer:
-    """A grounded answer (every citation names a file and page). With ``library`` the
-    caller's open library is used (and left open); otherwise one is opened and closed."""
-    lib = library if library is not None else open_library(settings, adopt=request.adopt)
-    try:
-        return lib.ask(
-            request.question,
-            papers=list(request.papers) or None,
-            top_k=request.top_k,
-            thinking=cast(ThinkingLevel | None, request.thinking),
-        )
-    finally:
-        if library is None:
-            lib.close()
+def ask_library(settings: Settings, request: AskRequest, *, library: Library) -> Answer:
+    """A grounded answer (every citation names a file and page) from the caller's open
+    library (left open; the app's, with its adoption lookup when ``request.adopt``)."""
+    del settings  # the library carries the app's settings
+    return library.ask(
+        request.question,
+        papers=list(request.papers) or None,
+        top_k=request.top_k,
+        thinking=cast(ThinkingLevel | None, request.thinking),
+    )

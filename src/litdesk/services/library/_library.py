@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import numpy as np
 import numpy.typing as npt
 
@@ -25,10 +24,9 @@ from litdesk.adapters.embeddings import (
     WordLlamaEmbedder,
     embedder_name,
     is_local_embedder,
-    make_embedder,
 )
-from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Thinking, make_backend
-from litdesk.adapters.store import LOCAL_OWNER, Store, open_store
+from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Thinking
+from litdesk.adapters.store import LOCAL_OWNER, Store
 from litdesk.core.library import (
     CHUNKING_VERSION,
     DEFAULT_TOP_K,
@@ -46,6 +44,7 @@ from litdesk.core.library import (
 )
 from litdesk.core.records import Paper
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
+from litdesk.services.models import Models
 
 from . import _sources
 from ._answering import abstained, not_answered, write_protocol
@@ -72,32 +71,31 @@ class Library:
         self,
         settings: Settings,
         *,
+        store: Store,
+        models: Models,
         embedder: Embedder | None = None,
         backend: ChatBackend | None = None,
         lookup: Lookup | None = None,
         workers: int = 2,
-        store: Store | None = None,
         params: RetrievalParams | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        """``store``: the app's open store (shared, not closed here); by default the
-        library opens the settings' store on first use and closes it in :meth:`close`.
+        """``store`` and ``models``: the app's (:func:`litdesk.services.app.open_app`;
+        never closed here). ``embedder`` and ``backend`` replace the models' own (tests).
         ``params``: the ranker's parameters (default: the settings' ``retrieval_*``).
         ``clock``: what the model-call allowance reads."""
         self.settings, self.clock = settings, clock
         self.data_dir = settings.resolved_data_dir()
         self.root = self.data_dir / "library"
+        self._models = models
         self._embedder = embedder
         self._embedder_name = embedder.name if embedder else embedder_name(settings.embedder)
         self._backend = backend
-        self._own_backend = backend is None
         self._lookup = lookup
         self.workers = workers
         self._params = params or settings.retrieval_params()
         self._cat: Catalogue | None = None
         self._store = store
-        self._own_store = store is None
-        self._client: httpx.Client | None = None
         self._vector_cache: dict[
             tuple[tuple[str, ...], bool, int], VectorIndex | npt.NDArray[np.float32]
         ] = {}
@@ -114,8 +112,6 @@ class Library:
     @property
     def catalogue(self) -> Catalogue:
         if self._cat is None:
-            if self._store is None:
-                self._store = open_store(self.settings)
             self._cat = Catalogue(self.root, self._store)
         return self._cat
 
@@ -126,52 +122,19 @@ class Library:
         self.close()
 
     def close(self) -> None:
-        """Close what the library opened (its store, unless given; the embedder's client;
-        the model backend it made)."""
+        """Close the catalogue (the store and the model parts are the app's)."""
         if self._cat is not None:
             self._cat.close()
             self._cat = None
-        if self._own_store and self._store is not None:
-            self._store.dispose()
-            self._store = None
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-        if self._own_backend and self._backend is not None:
-            close = getattr(self._backend, "close", None)  # a model backend's HTTP client
-            if callable(close):
-                close()
-            self._backend = None
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            client = None
-            base = self.settings.openai_base_url.rstrip("/").removesuffix("/v1")
-            if self.settings.embedder.strip().startswith("ollama:"):
-                timeout = httpx.Timeout(120.0, connect=self.settings.http_connect_timeout)
-                client = httpx.Client(timeout=timeout, follow_redirects=False)
-                self._client = client
-            self._embedder = make_embedder(
-                self.settings.embedder,
-                cache_dir=self.data_dir / "models" / "wordllama",
-                client=client,
-                ollama_url=base,
-            )
+            self._embedder = self._models.embedder()
         return self._embedder
 
     def backend(self) -> ChatBackend:
         if self._backend is None:
-            s = self.settings
-            self._backend = make_backend(
-                s.llm_backend,
-                model=s.chat_model,
-                anthropic_api_key=s.anthropic_api_key.get_secret_value()
-                if s.anthropic_api_key
-                else None,
-                openai_base_url=s.openai_base_url,
-                openai_api_key=s.openai_api_key.get_secret_value() if s.openai_api_key else None,
-                anthropic_base_url=s.anthropic_base_url,
-            )
+            self._backend = self._models.backend()
         return self._backend
 
     def metered(self, owner: str, feature: str) -> ChatBackend:
@@ -185,8 +148,6 @@ class Library:
 
     def allowance(self) -> AssistAllowance:
         """The model-call allowance in the library's store."""
-        _ = self.catalogue  # opens the store when the library owns it
-        assert self._store is not None
         return AssistAllowance(self._store, self.settings, clock=self.clock)
 
     def meter(self, inner: ChatBackend, owner: str, feature: str) -> ChatBackend:

@@ -2,8 +2,9 @@
 and Study links, paginated), uploads into the inbox, the background index job, adoption
 of one PDF's metadata, and the model status.
 
-Store methods are plain (a web face runs them in its thread pool); each opens a
-:class:`~litdesk.services.library.Library` on the app's store for the call and closes it.
+Store methods are plain (a web face runs them in its thread pool); each takes a
+:class:`~litdesk.services.library.Library` from the app (``make_library``: its store and
+model parts) for the call and closes its catalogue after.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from litdesk._settings import Settings
 from litdesk.adapters.store import studies_by_keys
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.records import normalize_doi, split_arxiv
-from litdesk.services._runtime import Runtime
 from litdesk.services.jobs import Handler, Jobs, JobView
 from litdesk.services.library import (
     Adoption,
@@ -28,6 +28,7 @@ from litdesk.services.library import (
     Source,
     hash_files,
 )
+from litdesk.services.providers import Providers
 
 from ._index_job import INDEX_KIND, index_handler
 from ._models import ModelStatus, model_status
@@ -96,31 +97,29 @@ def _keys(doi: str | None, arxiv: str | None) -> list[str]:
 
 
 class LibraryDesk:
-    """The PDF library of the runtime's settings and store, for the web face."""
+    """The PDF library of the app's settings and store, for the web face."""
 
     def __init__(
         self,
-        runtime: Runtime,
+        providers: Providers,
         jobs: Jobs,
         *,
-        make_library: Callable[..., Library] | None = None,
+        make_library: Callable[..., Library],
     ) -> None:
-        self.runtime = runtime
+        self.providers = providers
         self.jobs = jobs
         jobs.share(INDEX_KIND)  # one library for every account: its index job's progress too
         self._make = make_library
 
     @property
     def settings(self) -> Settings:
-        return self.runtime.settings
+        return self.providers.settings
 
     def library(self, *, owner: str | None = None, lookup: bool = False) -> Library:
-        """A library on the app's store (close it after); ``lookup`` adds the adoption
-        lookup through the runtime's transport (``owner``'s allowance)."""
-        look = self.runtime.thread_lookup(owner=owner) if lookup else None
-        if self._make is not None:
-            return self._make(lookup=look)
-        return Library(self.settings, store=self.runtime.store, lookup=look)
+        """A library from the app (close it after); ``lookup`` adds the adoption
+        lookup through the app's transport (``owner``'s allowance)."""
+        look = self.providers.thread_lookup(owner=owner) if lookup else None
+        return self._make(lookup=look)
 
     def handlers(self) -> dict[str, Handler]:
         """This area's job handlers, for the app's job runner."""
@@ -168,7 +167,7 @@ class LibraryDesk:
                 row["adopted_doi"] or row["doi"], row["adopted_arxiv"] or row["arxiv"]
             )
         links = studies_by_keys(
-            self.runtime.store, [k for ks in keys_of.values() for k in ks], visible_to=owner
+            self.providers.store, [k for ks in keys_of.values() for k in ks], visible_to=owner
         )
         for i, row in enumerate(rows):
             studies: list[dict[str, str]] = []
@@ -246,7 +245,7 @@ class LibraryDesk:
     def adopt(self, file: str, *, owner: str) -> Adoption:
         """Look up the DOI/arXiv id printed on ``file`` and adopt the record when its title
         is printed on pages 1–2 (the CLI's rules). Runs in a worker thread: the lookup
-        goes through the runtime's transport, in ``owner``'s allowance."""
+        goes through the app's transport, in ``owner``'s allowance."""
         name = file
         with self.library(owner=owner, lookup=True) as lib:
             corpus = lib.corpus()

@@ -1,6 +1,6 @@
 """The search service: concurrent provider lanes, the evidence cache and the SearchTrace;
 fused search (lane plans, RRF, store cache with coalescing, store allowances, runs).
-Open them through :func:`litdesk.services.open_runtime` (one transport, one meter)."""
+Open them through :func:`litdesk.services.open_app` (one transport, one meter)."""
 
 from litdesk.adapters.http import SEMANTIC_GAP_SECONDS
 
@@ -30,7 +30,7 @@ from ._reports import (
     freeze,
     study_prisma,
 )
-from ._saved import ExportFormatRefused, SavedRuns, open_runs
+from ._saved import ExportFormatRefused, SavedRuns
 from ._service import SearchService
 
 __all__ = [
@@ -39,7 +39,6 @@ __all__ = [
     "ExportArgumentError",
     "ExportFormatRefused",
     "SavedRuns",
-    "open_runs",
     "evaluate_files",
     "export_run",
     "freeze",

@@ -1,20 +1,19 @@
 """Saved search runs as one service a face calls: list, show, export, freeze, and the
-PRISMA-S report of a Study. The store is a constructor parameter (any wiring works);
-:func:`open_runs` opens one the service owns and closes."""
+PRISMA-S report of a Study. The store is a constructor parameter: the app's
+(``app.runs()``)."""
 
 from __future__ import annotations
 
 import json
 
 from litdesk._errors import InputError
-from litdesk._settings import Settings
-from litdesk.adapters.store import Store, open_store
+from litdesk.adapters.store import Store
 from litdesk.core.runs import PrismaReport, SearchRun, freeze_run
 
 from ._fused import load_run, runs_of
 from ._reports import EXPORTS, export_run, study_prisma
 
-__all__ = ["ExportFormatRefused", "SavedRuns", "open_runs"]
+__all__ = ["ExportFormatRefused", "SavedRuns"]
 
 MAX_LIST: int = 500
 
@@ -66,8 +65,3 @@ class SavedRuns:
     def prisma(self, study: str) -> PrismaReport:
         """The PRISMA-S search report of a Study (its saved runs and imports)."""
         return study_prisma(self.store, study, owner=self.owner)
-
-
-def open_runs(settings: Settings, *, owner: str = "local") -> SavedRuns:
-    """Saved runs over the store the settings name; close it to release the store."""
-    return SavedRuns(open_store(settings), owner=owner, owns_store=True)

@@ -65,35 +65,28 @@ class ReportResult:
         return self.report.to_dict() | {"path": str(self.path) if self.path else None}
 
 
-def make_report(
-    settings: Settings, request: ReportRequest, *, library: Library | None = None
-) -> ReportResult:
-    """Build the report (and write it when ``request.write``). With ``library`` the
-    caller's open library is used (and left open); otherwise one is opened and closed."""
+def make_report(settings: Settings, request: ReportRequest, *, library: Library) -> ReportResult:
+    """Build the report from the caller's open library (the app's; left open) and write
+    it when ``request.write``."""
     if request.write:
         check_target(request.output, force=request.force)  # a wrong -o fails before the build
-    lib = library if library is not None else Library(settings)
-    try:
-        report = build_report(
-            lib,
-            papers=list(request.papers) or None,
-            questions=list(request.questions),
-            summary=cast(SummaryMode, request.summary),
-            synthesis=request.synthesis,
-            language=request.language,
-            detail_mode=cast(DetailMode, request.detail_mode),
-            top_k=request.top_k,
+    report = build_report(
+        library,
+        papers=list(request.papers) or None,
+        questions=list(request.questions),
+        summary=cast(SummaryMode, request.summary),
+        synthesis=request.synthesis,
+        language=request.language,
+        detail_mode=cast(DetailMode, request.detail_mode),
+        top_k=request.top_k,
+    )
+    path = None
+    if request.write:
+        path = write_report(
+            report,
+            request.output,
+            default_dir=settings.resolved_data_dir() / "reports",
+            force=request.force,
+            dpi=request.dpi,
         )
-        path = None
-        if request.write:
-            path = write_report(
-                report,
-                request.output,
-                default_dir=settings.resolved_data_dir() / "reports",
-                force=request.force,
-                dpi=request.dpi,
-            )
-    finally:
-        if library is None:
-            lib.close()
     return ReportResult(report, path)

@@ -15,7 +15,7 @@ from ._exports import (
     notebook_markdown,
     ris_text,
 )
-from ._flows import EvidenceTable, Notebook, evidence_export, notebook_export, open_workspace
+from ._flows import EvidenceTable, Notebook, evidence_export, notebook_export
 from ._inputs import FieldsRefused, PaperFields
 from ._service import (
     EvidenceView,
@@ -64,7 +64,6 @@ __all__ = [
     "notebook_export",
     "notebook_markdown",
     "now_iso",
-    "open_workspace",
     "read_import",
     "ris_text",
     "trace_document",

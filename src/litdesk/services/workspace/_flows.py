@@ -10,19 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from litdesk._settings import Settings
-from litdesk.adapters.store import open_store
-
 from ._exports import evidence_csv, notebook_markdown
 from ._service import Workspace
 
-__all__ = ["EvidenceTable", "Notebook", "evidence_export", "notebook_export", "open_workspace"]
-
-
-def open_workspace(settings: Settings) -> Workspace:
-    """The workspace over the store the settings name (opened and migrated); close it
-    (or use it as a context manager) to release the store."""
-    return Workspace(open_store(settings), owns_store=True)
+__all__ = ["EvidenceTable", "Notebook", "evidence_export", "notebook_export"]
 
 
 @dataclass(frozen=True, slots=True)

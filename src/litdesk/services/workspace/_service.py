@@ -89,9 +89,8 @@ ProgressHook = Callable[[str, int], None]
 class Workspace:
     """All workspace operations over one :class:`Store`.
 
-    The store is a constructor parameter so that any wiring works: a face's own store
-    (closed by the face) or one opened for it by :func:`open_workspace` (``owns_store``:
-    :meth:`close` disposes it).
+    The store is a constructor parameter: the app's (``app.workspace()``; closed by the
+    app). ``owns_store``: :meth:`close` disposes it (tests handing in a store of their own).
     """
 
     def __init__(self, store: Store, *, owns_store: bool = False, owner: str = LOCAL_OWNER) -> None:

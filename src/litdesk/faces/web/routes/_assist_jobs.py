@@ -10,10 +10,10 @@ from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
 from litdesk._errors import LitdeskError, RefusedError
+from litdesk.services.app import App
 from litdesk.services.desk import EXTRACT_KIND, AssistDesk, AssistJob
-from litdesk.services.jobs import JobRunner, Jobs
 
-from .._deps import DeskDep
+from .._deps import DeskDep, app_of
 from .._errors import status_of
 
 __all__ = ["AssistDep", "accepted", "consent_status", "job_body", "refusal", "refusal_status"]
@@ -32,11 +32,10 @@ _ALLOWANCE: Final = "AllowanceRefused"
 
 def get_assist(request: Request, desk: DeskDep) -> AssistDesk:
     """The owner's assistance calls over the app's job queue (any worker runs them)."""
-    jobs: Jobs | None = getattr(request.app.state, "jobs", None)
-    if jobs is None:  # a stand-in desk (tests) has no store and no job queue
+    app = app_of(request.app)
+    if not isinstance(app, App):  # a stand-in (tests) has no store and no job queue
         raise RefusedError("AI assistance needs the store's job queue", code="no_jobs")
-    runner: JobRunner | None = getattr(request.app.state, "assist_runner", None)
-    return AssistDesk(desk, jobs, wake=runner.wake if runner is not None else None)
+    return AssistDesk(desk, app.jobs, wake=app.assist_runner.wake)
 
 
 AssistDep = Annotated[AssistDesk, Depends(get_assist)]

@@ -60,7 +60,7 @@ class SaveBody(BaseModel):
 
 
 def _assistant(desk: Desk) -> EvidenceAssistant:
-    return EvidenceAssistant(desk.runtime, owner=desk.owner)
+    return EvidenceAssistant(desk.providers, owner=desk.owner)
 
 
 @api.post("/extract/preview", summary="What would be sent to the model, where, and its token")

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from litdesk.services.library import ChatBusy, ChatService
 
-from .._library_state import ChatDep
+from .._deps import ChatDep, opened_app
 from .._render import page
 
 __all__ = ["CHAT_COOKIE", "api", "pages", "session_token"]
@@ -106,7 +106,7 @@ def ask_api(request: Request, chat: ChatDep, body: AskBody) -> Response:
         job = chat.submit(token, body.question)
     except ChatBusy as exc:  # one question in flight per session, on any worker
         return _keep(JSONResponse(_busy(exc), status_code=409), token, new)
-    request.app.state.chat_runner.wake()  # claim it now, not at the next poll
+    opened_app(request).chat_runner.wake()  # claim it now, not at the next poll
     location = {"location": f"/api/v1/chat/jobs/{job.id}"}
     return _keep(JSONResponse(job.to_dict(), status_code=202, headers=location), token, new)
 
@@ -156,7 +156,7 @@ def ask_form(
     except ChatBusy as exc:  # the page again, the question kept in its box
         data = chat_view(chat, token) | {"refused": {"question": question, "message": exc.message}}
         return _keep(page(request, "chat.html", data, status=409, title="Paper chat"), token, new)
-    request.app.state.chat_runner.wake()
+    opened_app(request).chat_runner.wake()
     return _keep(RedirectResponse(f"/chat#job-{job.id}", status_code=303), token, new)
 
 

@@ -12,10 +12,10 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import NotFoundError, RefusedError
+from litdesk.services.app import App
 from litdesk.services.desk import DedupDesk
-from litdesk.services.jobs import JobRunner, Jobs
 
-from .._deps import DeskDep
+from .._deps import DeskDep, app_of
 from .._render import page
 from ._common import StudyRef
 
@@ -36,11 +36,10 @@ Verdict = Literal["merge", "distinct"]
 def get_dedup(request: Request, desk: DeskDep) -> DedupDesk:
     """The deduplication use cases of the request's owner over the app's job queue (every
     state is in the store: any worker answers for any run)."""
-    jobs: Jobs | None = getattr(request.app.state, "jobs", None)
-    if jobs is None:  # a stand-in desk (tests) has no store and no job queue
+    app = app_of(request.app)
+    if not isinstance(app, App):  # a stand-in (tests) has no store and no job queue
         raise RefusedError("deduplication needs the store's job queue", code="no_jobs")
-    runner: JobRunner | None = getattr(request.app.state, "runner", None)
-    return DedupDesk(desk, jobs, wake=runner.wake if runner is not None else None)
+    return DedupDesk(desk, app.jobs, wake=app.job_runner.wake)
 
 
 DedupDep = Annotated[DedupDesk, Depends(get_dedup)]

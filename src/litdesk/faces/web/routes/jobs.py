@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from litdesk.services.jobs import Jobs
 
-from .._deps import DeskDep
+from .._deps import DeskDep, opened_app
 
 __all__ = ["JobId", "api", "jobs_of", "pages"]
 
@@ -22,8 +22,7 @@ JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="A job's id."
 
 def jobs_of(request: Request) -> Jobs:
     """The app's job queue (opened by the lifespan)."""
-    jobs: Jobs = request.app.state.jobs
-    return jobs
+    return opened_app(request).jobs
 
 
 @api.get("/jobs", summary="The owner's jobs, newest first")

@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from litdesk._errors import LitdeskError
 from litdesk.services.library_desk import LibraryDesk, Upload
 
-from .._deps import DeskDep
+from .._deps import DeskDep, opened_app
 from .._render import page
 from .jobs import JobId, jobs_of
 
@@ -35,8 +35,7 @@ def upload_limit(max_bytes: int) -> int:
 
 
 def library_of(request: Request) -> LibraryDesk:
-    lib: LibraryDesk = request.app.state.library
-    return lib
+    return opened_app(request).library
 
 
 class AdoptBody(BaseModel):
@@ -102,7 +101,7 @@ async def upload_form(
 @pages.post("/library/index")
 async def index_form(request: Request, desk: DeskDep) -> Response:
     await run_in_threadpool(library_of(request).start_index, owner=desk.owner)
-    request.app.state.runner.wake()
+    opened_app(request).job_runner.wake()
     return RedirectResponse("/library", status_code=303)
 
 
@@ -151,14 +150,14 @@ async def upload_api(
 ) -> dict[str, Any]:
     report = await run_in_threadpool(library_of(request).upload, _uploads(files), owner=desk.owner)
     if report.job is not None:
-        request.app.state.runner.wake()
+        opened_app(request).job_runner.wake()
     return report.to_dict()
 
 
 @api.post("/library/index", summary="Start indexing the library (or return the running job)")
 async def index_api(request: Request, desk: DeskDep) -> dict[str, Any]:
     job = await run_in_threadpool(library_of(request).start_index, owner=desk.owner)
-    request.app.state.runner.wake()
+    opened_app(request).job_runner.wake()
     return job.to_dict()
 
 

@@ -16,8 +16,7 @@ from litdesk.services.jobs import JobView
 from litdesk.services.library import ChatService
 from litdesk.services.synthesis import ReportDesk, WizardForm
 
-from .._deps import DeskDep
-from .._library_state import ChatDep, ReportsDep
+from .._deps import ChatDep, DeskDep, ReportsDep, opened_app
 from .._render import page
 from .chat import session_token
 
@@ -107,7 +106,7 @@ def build_api(
     token, new = session_token(request)
     form = body.form(None if new else chat.session_id(token))
     job = reports.submit(form, owner=desk.owner)
-    request.app.state.runner.wake()  # claim it now, not at the next poll
+    opened_app(request).job_runner.wake()  # claim it now, not at the next poll
     return job_view(job)
 
 
@@ -162,7 +161,7 @@ def build_form(
         chat.session_id(token) if from_chat == "on" and not new else None,
     )  # fmt: skip
     job = reports.submit(form, owner=desk.owner)
-    request.app.state.runner.wake()
+    opened_app(request).job_runner.wake()
     return RedirectResponse(f"/reports/job/{job.id}", status_code=303)
 
 

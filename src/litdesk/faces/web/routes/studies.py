@@ -10,10 +10,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from litdesk.services.app import App
 from litdesk.services.desk import Desk, ImportDesk
-from litdesk.services.jobs import JobRunner, Jobs
 
-from .._deps import DeskDep
+from .._deps import DeskDep, app_of
 from .._render import page
 from ._common import StudyRef
 
@@ -128,8 +128,8 @@ async def import_api(
     answer is 202 with ``{"job": …}``, watched with ``GET /api/v1/jobs/{id}`` (its result
     is the dict a synchronous import answers)."""
     loaded = [(f.filename or "file", await f.read(20_000_001)) for f in files[:21]]
-    jobs: Jobs | None = getattr(request.app.state, "jobs", None)
-    runner: JobRunner | None = getattr(request.app.state, "runner", None)
-    imports = ImportDesk(desk, jobs, wake=runner.wake if runner is not None else None)
+    app = app_of(request.app)
+    jobs, wake = (app.jobs, app.job_runner.wake) if isinstance(app, App) else (None, None)
+    imports = ImportDesk(desk, jobs, wake=wake)
     outcome = await run_in_threadpool(imports.import_files, study, loaded)
     return JSONResponse(outcome.to_dict(), status_code=202 if outcome.job else 200)

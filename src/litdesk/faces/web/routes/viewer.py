@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from litdesk.services.library import ZOOMS, PdfViewer
 
-from .._library_state import ViewerDep
+from .._deps import ViewerDep
 from .._render import page
 
 __all__ = ["SHA", "api", "pages"]

@@ -1,48 +1,26 @@
-"""The app-lifetime container of the service layer: one settings object, one store, one
-provider transport (one HTTP client, one pacer, one meter per owner) for as long as the
-face runs, and the services built on them.
-
-A face opens it once — the web workspace in its FastAPI lifespan, the CLI around each
-command (``asyncio.run``) — and calls the async methods::
-
-    async with open_runtime(get_settings()) as rt:
-        run = await rt.fused_search(make_definition("malaria vaccine"))
-
-Every provider request (search pages, exact lookups, full text, citations, adoption
-lookups) goes through the transport built by :func:`provider_transport` and is reserved
-exactly once in the store's daily allowance, for the owner given to the call (default
-``local``). The runtime is safe to share between the tasks and threads of one process:
-the store's engine pools its connections (SQLite file connections are not bound to a
-thread), allowance reservations run off the event loop, and nothing here changes
-``os.environ``.
-"""
+"""The provider-facing use cases over the app's one transport: searches (a trace, a fused
+run), full text, citations and adoption lookups, each reserved once in the owner's daily
+allowance. Built only by :func:`litdesk.services.app.open_app` (``app.providers``); safe to
+share between the tasks and threads of one process (allowance reservations run off the
+event loop; nothing here changes ``os.environ``)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Final, TypeVar
 
-import httpx
-
-from litdesk._errors import ConfigError, InputError, RefusedError
+from litdesk._clock import SYSTEM_CLOCK, Clock
+from litdesk._errors import ConfigError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.http import (
-    Cassette,
-    CassetteRecorder,
-    EvidenceCache,
-    ProviderTransport,
-    StoreMeter,
-)
-from litdesk.adapters.llm import close_idle_clients
-from litdesk.adapters.store import Store, allowance_owner, open_store
+from litdesk.adapters.http import EvidenceCache, ProviderTransport, StoreMeter
+from litdesk.adapters.store import Store, allowance_owner
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, SearchRun
 from litdesk.core.trace import SearchRequest, SearchTrace
+from litdesk.services._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 from litdesk.services.citations import OPENALEX_KEY_NEEDED, CitationResult, CitationService, Mode
 from litdesk.services.fulltext import FullTextResult, FullTextService
 from litdesk.services.search import (
@@ -54,55 +32,25 @@ from litdesk.services.search import (
 )
 from litdesk.services.workspace import Workspace
 
-from ._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
-
 __all__ = [
     "LOCAL_OWNER",
     "AdoptionLookupFailed",
-    "Runtime",
+    "Providers",
     "adopted_paper",
     "adoption_request",
-    "open_runtime",
-    "provider_transport",
 ]
 
 T = TypeVar("T")
 LOCAL_OWNER: Final = "local"
-#: Longest a worker thread waits for an adoption lookup on the runtime's loop (seconds).
+#: Longest a worker thread waits for an adoption lookup on the app's loop (seconds).
 _THREAD_LOOKUP_SECONDS: Final = 120.0
 
 
-def provider_transport(
-    settings: Settings,
-    store: Store,
-    *,
-    owner: str = LOCAL_OWNER,
-    record: Path | None = None,
-    replay: Path | None = None,
-    http_transport: httpx.AsyncBaseTransport | None = None,
-    base_urls: Mapping[str, str] | None = None,
-) -> ProviderTransport:
-    """The one provider transport: every network call reserved once in ``store``'s daily
-    allowance for ``owner``; ``record`` writes a cassette, ``replay`` answers from one
-    (nothing is sent, nothing is reserved). ``http_transport`` / ``base_urls`` are test
-    hooks (an ``httpx`` transport, loopback origins)."""
-    if record is not None and replay is not None:
-        raise InputError("choose --record or --replay, not both", code="record_replay")
-    return ProviderTransport(
-        settings,
-        transport=http_transport,
-        base_urls=base_urls,
-        recorder=CassetteRecorder(record) if record is not None else None,
-        replay=Cassette(replay) if replay is not None else None,
-        meter=StoreMeter(store, settings, owner=allowance_owner(owner)),
-    )
+class Providers:
+    """The provider use cases over the app's store, transport and evidence cache.
 
-
-class Runtime:
-    """Settings, store and transport for the app's lifetime, and the services on them.
-
-    Build it with :func:`open_runtime`. Methods that reach a provider are ``async``; each
-    takes ``owner`` (whose allowance the calls are reserved in)."""
+    Methods that reach a provider are ``async``; each takes ``owner`` (whose allowance the
+    calls are reserved in). :meth:`bind` ties it to the app's event loop."""
 
     def __init__(
         self,
@@ -110,10 +58,13 @@ class Runtime:
         store: Store,
         transport: ProviderTransport,
         *,
+        evidence: EvidenceCache,
         owner: str = LOCAL_OWNER,
         kit: ProviderKit | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.settings = settings
+        self.clock = clock
         self.store = store
         self.transport = transport
         self.owner = owner
@@ -121,9 +72,12 @@ class Runtime:
         self._views: dict[str, ProviderTransport] = {owner: transport}
         self._fused: dict[tuple[str, bool], FusedSearch] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        data_dir = settings.resolved_data_dir()
-        self._evidence = EvidenceCache(data_dir / "cache" / "provider-evidence")
-        self._fulltext_dir = data_dir / "fulltext"
+        self._evidence = evidence
+        self._fulltext_dir = settings.resolved_data_dir() / "fulltext"
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop the app runs on (:meth:`from_thread`, :meth:`thread_lookup`)."""
+        self._loop = loop
 
     # -- pieces -------------------------------------------------------------------------
 
@@ -132,7 +86,9 @@ class Runtime:
         who = owner or self.owner
         view = self._views.get(who)
         if view is None:
-            meter = StoreMeter(self.store, self.settings, owner=allowance_owner(who))
+            meter = StoreMeter(
+                self.store, self.settings, owner=allowance_owner(who), clock=self.clock
+            )
             view = self.transport.for_meter(meter)
             self._views[who] = view
         return view
@@ -219,20 +175,20 @@ class Runtime:
         return adopted_paper(trace, request.providers[0])
 
     def from_thread(self, coro: Coroutine[object, object, T]) -> Future[T]:
-        """Run ``coro`` on the runtime's event loop from a worker thread (a job handler);
+        """Run ``coro`` on the app's event loop from a worker thread (a job handler);
         the caller waits on the future (and may cancel it, which cancels the task)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             coro.close()
-            raise RefusedError("the runtime is not open", code="runtime_closed")
+            raise RefusedError("the app is not open", code="app_closed")
         return asyncio.run_coroutine_threadsafe(coro, loop)
 
     def thread_lookup(self, *, owner: str | None = None) -> Callable[[str, str], Paper | None]:
         """:meth:`adoption_lookup` for synchronous code running in a worker thread (PDF
-        indexing): each call runs on the runtime's event loop and waits for it."""
+        indexing): each call runs on the app's event loop and waits for it."""
         loop = self._loop
         if loop is None:
-            raise RefusedError("the runtime is not open", code="runtime_closed")
+            raise RefusedError("the app is not open", code="app_closed")
 
         def lookup(namespace: str, value: str) -> Paper | None:
             try:
@@ -241,8 +197,8 @@ class Runtime:
                 running = None
             if running is loop:
                 raise RefusedError(
-                    "a thread lookup was called on the runtime's own loop (use await)",
-                    code="runtime_thread",
+                    "a thread lookup was called on the app's own loop (use await)",
+                    code="app_thread",
                 )
             future = asyncio.run_coroutine_threadsafe(
                 self.adoption_lookup(namespace, value, owner=owner), loop
@@ -256,39 +212,3 @@ class Runtime:
                 ) from None
 
         return lookup
-
-
-@asynccontextmanager
-async def open_runtime(
-    settings: Settings,
-    *,
-    owner: str = LOCAL_OWNER,
-    record: Path | None = None,
-    replay: Path | None = None,
-    kit: ProviderKit | None = None,
-    http_transport: httpx.AsyncBaseTransport | None = None,
-    base_urls: Mapping[str, str] | None = None,
-) -> AsyncIterator[Runtime]:
-    """Open the store (migrated) and the transport; close both once on exit.
-
-    ``kit``, ``http_transport`` and ``base_urls`` are test hooks."""
-    store = await asyncio.to_thread(open_store, settings)
-    try:
-        transport = provider_transport(
-            settings,
-            store,
-            owner=owner,
-            record=record,
-            replay=replay,
-            http_transport=http_transport,
-            base_urls=base_urls,
-        )
-        try:
-            runtime = Runtime(settings, store, transport, owner=owner, kit=kit)
-            runtime._loop = asyncio.get_running_loop()
-            yield runtime
-        finally:
-            await transport.aclose()
-    finally:
-        store.dispose()
-        close_idle_clients()  # the model clients no backend holds (shared per process)
