@@ -24,7 +24,6 @@ import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
 from typing import Any, Final
 from urllib.parse import parse_qs
 
@@ -41,6 +40,7 @@ __all__ = [
     "MULTIPART_TOKEN_LIMIT",
     "BodyTooLarge",
     "SecurityMiddleware",
+    "read_cookie",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -78,18 +78,27 @@ def _headers(scope: Scope) -> dict[str, str]:
     return out
 
 
-def _cookie(header: str | None, name: str) -> str | None:
+def read_cookie(header: str | None, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` header, read pair by pair: a pair it
+    cannot read (another app's cookie on the same host, quotes, no ``=``) is skipped, never
+    the ones after it. The first pair of that name wins (the most specific path)."""
     if not header:
         return None
-    jar: SimpleCookie = SimpleCookie()
-    try:
-        jar.load(header)
-    except Exception:  # noqa: BLE001 - a malformed Cookie header means "no cookie"
+    for pair in header.split(";"):
+        key, sep, value = pair.partition("=")
+        if sep and key.strip() == name:
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            return value
+    return None
+
+
+def _cookie(header: str | None, name: str) -> str | None:
+    value = read_cookie(header, name)
+    if value is None or not _TOKEN.match(value):
         return None
-    morsel = jar.get(name)
-    if morsel is None or not _TOKEN.match(morsel.value):
-        return None
-    return morsel.value
+    return value
 
 
 class SecurityMiddleware:
