@@ -65,13 +65,20 @@ def test_the_password_is_checked_alike_for_every_account(
     from litdesk.services.accounts import _passwords
 
     calls: list[int] = []
-    real = _passwords._HASHER.verify
+    real = _passwords._HASHER
 
-    def counted(stored: str, password: str) -> bool:
-        calls.append(len(password))
-        return real(stored, password)
+    class Counting:
+        def verify(self, stored: str, password: str) -> bool:
+            calls.append(len(password))
+            return real.verify(stored, password)
 
-    monkeypatch.setattr(_passwords._HASHER, "verify", counted)
+        def hash(self, password: str) -> str:
+            return real.hash(password)
+
+        def check_needs_rehash(self, stored: str) -> bool:
+            return real.check_needs_rehash(stored)
+
+    monkeypatch.setattr(_passwords, "_HASHER", Counting())
     long = "x" * (_passwords.MAX_PASSWORD + 1)
     with server.anonymous() as c:
         for username, password in [
