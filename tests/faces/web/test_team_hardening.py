@@ -95,3 +95,35 @@ def test_the_password_is_checked_alike_for_every_account(
         calls.clear()
         r = c.post("/api/v1/auth/login", json={"username": "ana", "password": PASSWORD})
         assert r.status_code == 200 and len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("headers", "refused"),
+    [
+        ({"sec-fetch-site": "same-site"}, True),  # another port on loopback
+        ({"sec-fetch-site": "cross-site"}, True),
+        ({"origin": "http://127.0.0.1:1"}, True),
+        ({"referer": "http://127.0.0.1:1/evil"}, True),
+        ({"referer": "http://127.0.0.1:1"}, True),
+        ({"sec-fetch-site": "same-origin"}, False),
+        ({"sec-fetch-site": "none"}, False),
+        ({}, False),
+    ],
+)
+@pytest.mark.parametrize(
+    "path", ["/api/v1/search", "/api/v1/citations", "/search", "/citations", "/paper/x"]
+)
+def test_allowance_spending_gets_need_this_origin(
+    server: TeamServer, headers: dict[str, str], refused: bool, path: str
+) -> None:
+    with server.signed_in("ana") as ana:
+        del ana.headers["origin"]
+        r = ana.get(path, headers=headers)
+        if refused:
+            assert r.status_code == 403, r.text
+            assert "allowance" in r.text
+        else:
+            assert r.status_code != 403, r.text
+        # the same page's own referer is this origin
+        same = ana.get(path, headers={"referer": server.base + "/search"})
+        assert same.status_code != 403

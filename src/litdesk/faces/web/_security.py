@@ -10,6 +10,11 @@
   of the body, which keeps streaming under its limit);
 * request bodies are limited while they stream (``Content-Length`` checked first, then
   the bytes counted as they arrive): over the limit → 413, the handler never sees more;
+* a GET that spends provider allowance (:data:`SPENDING_PATHS`: search, citations, the
+  reader's look-ups and full text) must come from this origin: ``Sec-Fetch-Site`` is
+  ``same-origin`` or ``none`` (typed, bookmarked); without that header, an ``Origin`` or
+  ``Referer`` present must be this origin's. A page on another origin — another port on
+  loopback included — cannot spend the allowance through ``<img>`` or a no-cors fetch;
 * every response carries the CSP, ``nosniff``, ``no-referrer``, ``frame-ancestors
   'none'`` and ``Cache-Control: private, no-store`` (static files: ``no-cache``).
 
@@ -39,6 +44,7 @@ __all__ = [
     "FORM_BODY_LIMIT",
     "MULTIPART_TOKEN_LIMIT",
     "BodyTooLarge",
+    "SPENDING_PATHS",
     "SecurityMiddleware",
     "read_cookie",
 ]
@@ -62,6 +68,15 @@ FORM_BODY_LIMIT: Final = 256_000
 #: A multipart form's first part (the CSRF token) must end within this many bytes.
 MULTIPART_TOKEN_LIMIT: Final = 4_096
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+#: GET paths (and what lies under them) that spend provider allowance
+SPENDING_PATHS: Final = (
+    "/search",
+    "/api/v1/search",
+    "/citations",
+    "/api/v1/citations",
+    "/paper",
+    "/api/v1/papers",
+)
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
 
@@ -116,6 +131,7 @@ class SecurityMiddleware:
         body_limits: dict[str, int] | None = None,
         static_prefix: str = "/static/",
         csp_overrides: dict[str, str] | None = None,
+        spending_paths: tuple[str, ...] = SPENDING_PATHS,
     ) -> None:
         self.app = app
         self.origin = origin
@@ -126,6 +142,22 @@ class SecurityMiddleware:
         #: path prefix -> the CSP of those responses instead of :data:`CSP` (a served
         #: synthesis report carries its own: its one inline script and style by hash)
         self.csp_overrides = sorted((csp_overrides or {}).items(), key=lambda kv: -len(kv[0]))
+        self.spending_paths = spending_paths
+
+    def _spends(self, path: str) -> bool:
+        return any(path == p or path.startswith(p + "/") for p in self.spending_paths)
+
+    def _same_origin(self, headers: dict[str, str]) -> bool:
+        site = headers.get("sec-fetch-site")
+        if site is not None:
+            return site in ("same-origin", "none")
+        origin = headers.get("origin")
+        if origin is not None:
+            return origin == self.origin
+        referer = headers.get("referer")
+        if referer is not None:
+            return referer == self.origin or referer.startswith(self.origin + "/")
+        return True  # no browser sends none of the three: a script, the CLI's tests
 
     def _limit(self, path: str) -> int:
         for prefix, limit in self.body_limits:
@@ -163,6 +195,16 @@ class SecurityMiddleware:
                     send, 413, "body_too_large", f"the request body is over {limit:,} bytes", api
                 )
                 return
+
+        if method in SAFE_METHODS and self._spends(path) and not self._same_origin(headers):
+            await _refuse(
+                send,
+                403,
+                "cross_site",
+                "this spends the provider allowance: open it from litdesk's own pages",
+                api,
+            )
+            return
 
         if method not in SAFE_METHODS:
             origin = headers.get("origin")
