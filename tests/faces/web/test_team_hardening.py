@@ -4,12 +4,17 @@ litdesk's own, and every login outcome does the same work."""
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+import anyio
 import pytest
 from tests.faces.web._team import PASSWORD, TeamServer
 from tests.faces.web.test_team_auth import server, team_settings
 
 from litdesk.adapters.store import StoreError
 from litdesk.adapters.store._engine import _plain
+from litdesk.faces.web._security import SecurityMiddleware
 
 __all__ = ["server", "team_settings"]  # the fixtures, shared with test_team_auth
 
@@ -127,3 +132,94 @@ def test_allowance_spending_gets_need_this_origin(
         # the same page's own referer is this origin
         same = ana.get(path, headers={"referer": server.base + "/search"})
         assert same.status_code != 403
+
+
+def _call(
+    guarded: Any, method: str, headers: list[tuple[bytes, bytes]], receive: Any
+) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": "/echo", "headers": headers}
+    anyio.run(guarded, scope, receive, send)
+    return sent
+
+
+async def _echo_app(scope: Any, receive: Any, send: Any) -> None:
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"set-cookie", b"ld_chat=abc; Path=/; HttpOnly"),
+                (b"x-size", b"%d" % size),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def _guard(origin: str, **kw: Any) -> Any:
+    host = origin.split("://", 1)[1]
+    return SecurityMiddleware(_echo_app, origin=origin, hosts=frozenset({host}), **kw)
+
+
+def test_a_body_that_stops_arriving_is_cut_off_with_408() -> None:
+    token = "t" * 40
+    headers = [
+        (b"host", b"127.0.0.1:9"),
+        (b"origin", b"http://127.0.0.1:9"),
+        (b"cookie", f"ld_csrf={token}".encode()),
+        (b"x-csrf-token", token.encode()),
+    ]
+    chunks = [{"type": "http.request", "body": b"x" * 10, "more_body": True}]
+
+    async def stalls() -> dict[str, Any]:
+        if chunks:
+            return chunks.pop()
+        await anyio.sleep(60)
+        raise AssertionError("the wait was not cut off")
+
+    started = time.perf_counter()
+    sent = _call(_guard("http://127.0.0.1:9", body_timeout=0.3), "POST", headers, stalls)
+    assert time.perf_counter() - started < 5
+    assert sent[0]["status"] == 408
+    assert b"stopped arriving" in sent[-1]["body"]
+
+
+def test_every_cookie_is_secure_under_https() -> None:
+    async def empty() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    for origin, secure in [("https://litdesk.test", True), ("http://127.0.0.1:9", False)]:
+        host = origin.split("://", 1)[1].encode()
+        sent = _call(_guard(origin), "GET", [(b"host", host)], empty)
+        cookies = [v.decode() for k, v in sent[0]["headers"] if k == b"set-cookie"]
+        assert {c.split("=", 1)[0] for c in cookies} == {"ld_chat", "ld_csrf"}
+        for cookie in cookies:
+            assert ("; Secure" in cookie) is secure, cookie
+
+
+def test_forwarded_headers_are_read_only_from_configured_proxies(tmp_settings: Any) -> None:
+    from litdesk.faces.cli._serve import proxy_options
+
+    assert tmp_settings.model_copy(update={"forwarded_allow_ips": ""}).forwarded_allow_ips == ""
+    assert type(tmp_settings).model_fields["forwarded_allow_ips"].default == ""
+    assert proxy_options(tmp_settings.model_copy(update={"forwarded_allow_ips": ""})) == {
+        "proxy_headers": False
+    }
+    configured = tmp_settings.model_copy(update={"forwarded_allow_ips": " 10.0.0.5, 10.0.0.6 "})
+    assert proxy_options(configured) == {
+        "proxy_headers": True,
+        "forwarded_allow_ips": "10.0.0.5,10.0.0.6",
+    }

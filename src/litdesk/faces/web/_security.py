@@ -15,6 +15,9 @@
   ``same-origin`` or ``none`` (typed, bookmarked); without that header, an ``Origin`` or
   ``Referer`` present must be this origin's. A page on another origin — another port on
   loopback included — cannot spend the allowance through ``<img>`` or a no-cors fetch;
+* under an https origin every ``Set-Cookie`` the app sends carries ``Secure``;
+* a request body must keep arriving: a wait of more than :data:`BODY_READ_TIMEOUT` seconds
+  for its next chunk answers 408 (a slow client cannot hold a worker thread);
 * every response carries the CSP, ``nosniff``, ``no-referrer``, ``frame-ancestors
   'none'`` and ``Cache-Control: private, no-store`` (static files: ``no-cache``).
 
@@ -32,6 +35,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 from urllib.parse import parse_qs
 
+import anyio
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
@@ -43,6 +47,7 @@ __all__ = [
     "DEFAULT_BODY_LIMIT",
     "FORM_BODY_LIMIT",
     "MULTIPART_TOKEN_LIMIT",
+    "BODY_READ_TIMEOUT",
     "BodyTooLarge",
     "SPENDING_PATHS",
     "SecurityMiddleware",
@@ -67,6 +72,8 @@ DEFAULT_BODY_LIMIT: Final = 1_000_000
 FORM_BODY_LIMIT: Final = 256_000
 #: A multipart form's first part (the CSRF token) must end within this many bytes.
 MULTIPART_TOKEN_LIMIT: Final = 4_096
+#: seconds the next chunk of a request body may take to arrive
+BODY_READ_TIMEOUT: Final = 30.0
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 #: GET paths (and what lies under them) that spend provider allowance
 SPENDING_PATHS: Final = (
@@ -82,6 +89,31 @@ _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
 class BodyTooLarge(Exception):
     """Raised from ``receive`` when a streamed body passes its limit."""
+
+
+class BodyTimeout(Exception):
+    """Raised from ``receive`` when the next chunk of a body does not arrive in time."""
+
+
+def _timed(receive: Receive, seconds: float) -> Receive:
+    """``receive`` with each chunk of the body due within ``seconds``; once the body has
+    ended, waits are not timed (a streamed answer listens for the client leaving)."""
+    ended = False
+
+    async def timed() -> Message:
+        nonlocal ended
+        if ended:
+            return await receive()
+        try:
+            with anyio.fail_after(seconds):
+                message = await receive()
+        except TimeoutError:
+            raise BodyTimeout from None
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            ended = True
+        return message
+
+    return timed
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -132,6 +164,7 @@ class SecurityMiddleware:
         static_prefix: str = "/static/",
         csp_overrides: dict[str, str] | None = None,
         spending_paths: tuple[str, ...] = SPENDING_PATHS,
+        body_timeout: float = BODY_READ_TIMEOUT,
     ) -> None:
         self.app = app
         self.origin = origin
@@ -143,6 +176,8 @@ class SecurityMiddleware:
         #: synthesis report carries its own: its one inline script and style by hash)
         self.csp_overrides = sorted((csp_overrides or {}).items(), key=lambda kv: -len(kv[0]))
         self.spending_paths = spending_paths
+        self.body_timeout = body_timeout
+        self.secure = origin.startswith("https://")
 
     def _spends(self, path: str) -> bool:
         return any(path == p or path.startswith(p + "/") for p in self.spending_paths)
@@ -178,6 +213,7 @@ class SecurityMiddleware:
             await _refuse(send, 421, "host", "this server does not answer for that host name", api)
             return
 
+        receive = _timed(receive, self.body_timeout)
         cookie_token = _cookie(headers.get("cookie"), CSRF_COOKIE)
         token = cookie_token or secrets.token_urlsafe(32)
         scope.setdefault("state", {})["csrf_token"] = token
@@ -225,6 +261,9 @@ class SecurityMiddleware:
                 except BodyTooLarge:
                     await _refuse(send, 413, "body_too_large", "the form is too large", api)
                     return
+                except BodyTimeout:
+                    await _refuse(send, 408, "body_timeout", _SLOW, api)
+                    return
                 fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=500)
                 values = fields.get(CSRF_FIELD, [])
                 sent = values[0] if len(values) == 1 else None
@@ -236,6 +275,9 @@ class SecurityMiddleware:
                     )
                 except BodyTooLarge:
                     await _refuse(send, 413, "body_too_large", "the form is too large", api)
+                    return
+                except BodyTimeout:
+                    await _refuse(send, 408, "body_timeout", _SLOW, api)
                     return
             if sent is None or not hmac.compare_digest(sent.encode(), cookie_token.encode()):
                 await _refuse(
@@ -256,12 +298,20 @@ class SecurityMiddleware:
                 return
             if message["type"] == "http.response.start":
                 started = True
-                _add_headers(message, static=static, set_cookie=set_cookie, csp=csp)
+                _add_headers(
+                    message, static=static, set_cookie=set_cookie, csp=csp, secure=self.secure
+                )
             await send(message)
 
         async def limited_receive() -> Message:
             nonlocal seen, cut_off
-            message = await receive()
+            try:
+                message = await receive()
+            except BodyTimeout:
+                if not started:
+                    await _refuse(send, 408, "body_timeout", _SLOW, api)
+                cut_off = True
+                return {"type": "http.disconnect"}  # the app sees the client go away
             if message["type"] == "http.request" and not cut_off:
                 seen += len(message.get("body", b""))
                 if seen > limit:
@@ -285,8 +335,25 @@ class SecurityMiddleware:
             raise
 
 
-def _add_headers(message: Message, *, static: bool, set_cookie: str | None, csp: str = CSP) -> None:
+_SLOW: Final = "the request body stopped arriving; send it again"
+
+
+def _secured(value: bytes) -> bytes:
+    attrs = [a.strip().lower() for a in value.split(b";")[1:]]
+    return value if b"secure" in attrs else value + b"; Secure"
+
+
+def _add_headers(
+    message: Message,
+    *,
+    static: bool,
+    set_cookie: str | None,
+    csp: str = CSP,
+    secure: bool = False,
+) -> None:
     raw = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _OWNED]
+    if secure:
+        raw = [(k, _secured(v) if k.lower() == b"set-cookie" else v) for k, v in raw]
     raw += [
         (b"content-security-policy", csp.encode()),
         (b"x-content-type-options", b"nosniff"),
@@ -300,7 +367,8 @@ def _add_headers(message: Message, *, static: bool, set_cookie: str | None, csp:
         raw.append(
             (
                 b"set-cookie",
-                f"{CSRF_COOKIE}={set_cookie}; Path=/; HttpOnly; SameSite=Strict".encode(),
+                f"{CSRF_COOKIE}={set_cookie}; Path=/; HttpOnly; SameSite=Strict"
+                f"{'; Secure' if secure else ''}".encode(),
             )
         )
     message["headers"] = raw
