@@ -426,10 +426,11 @@ class Settings(BaseSettings):
         description="The window (seconds) over which failed logins are counted.",
     )
     forwarded_allow_ips: str = Field(
-        default="127.0.0.1",
+        default="",
         max_length=2_000,
         description="Comma-separated addresses of the reverse proxies whose X-Forwarded-For/"
-        "-Proto headers `litdesk serve --team` trusts (the client address throttled per login).",
+        "-Proto headers `litdesk serve --team` trusts (the client address throttled per login); "
+        "empty (the default): none, not even a direct client on loopback.",
     )
     serve_replay: Path | None = Field(
         default=None,

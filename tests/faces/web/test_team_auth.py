@@ -193,21 +193,26 @@ def test_https_origin_makes_the_cookie_secure(team_settings: Settings, cassette:
     with team_server(proxied, cassette) as running:
         headers = {"host": "litdesk.test", "origin": "https://litdesk.test"}
         with running.client(headers=headers) as c:
-            c.get("/login")
+            first = c.get("/login")
             token = c.cookies.get("ld_csrf")
             assert token
+            assert "secure" in _cookie_attrs(first.headers.get_list("set-cookie"), "ld_csrf")
+            # the client speaks http to the app (the proxy's side of TLS): it would not send a
+            # Secure cookie back, the browser on https does
+            cookie = f"ld_csrf={token}"
             r = c.post(
                 "/api/v1/auth/login",
                 json={"username": "ana", "password": PASSWORD},
-                headers={"x-csrf-token": token},
+                headers={"x-csrf-token": token, "cookie": cookie},
             )
             assert r.status_code == 200, r.text
             attrs = _cookie_attrs(r.headers.get_list("set-cookie"), "ld_session")
             assert "secure" in attrs and "samesite=lax" in attrs
+            assert "secure" in _cookie_attrs(r.headers.get_list("set-cookie"), "ld_csrf")
             r = c.post(  # the loopback origin no longer writes
                 "/api/v1/auth/login",
                 json={"username": "ana", "password": PASSWORD},
-                headers={"x-csrf-token": token, "origin": running.base},
+                headers={"x-csrf-token": token, "origin": running.base, "cookie": cookie},
             )
             assert r.status_code == 403
 

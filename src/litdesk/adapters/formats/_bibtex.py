@@ -70,15 +70,18 @@ _NEXT_START: Final = re.compile(r"^[ \t]*@[ \t]*[A-Za-z_][\w\-]*[ \t]*[{(]", re.
 _KEY: Final = re.compile(r"[ \t\r\n]*([^\s,{}()=\"#%]*)[ \t\r\n]*")
 _SEP: Final = re.compile(r"[\s,]*")
 _WS: Final = re.compile(r"\s*")
-_NAME: Final = re.compile(r"([^\s=,{}()\"#%'@]+)\s*=\s*")
+_NAME: Final = re.compile(r"([^\s=,{}()\"#%'@]++)\s*+=\s*+")
 _FAST: Final = re.compile(
-    r"[\s,]*([^\s=,{}()\"#%'@]+)\s*=\s*(?:\{((?:[^{}\\]|\\.)*)\}|\"((?:[^\"{}\\]|\\.)*)\"|([0-9]+))\s*(?=[,})])"
+    r"[\s,]*+([^\s=,{}()\"#%'@]++)\s*+=\s*+"
+    r"(?:\{((?:[^{}\\]++|\\.)*+)\}|\"((?:[^\"{}\\]++|\\.)*+)\"|([0-9]++))\s*+(?=[,})])"
 )
 _BARE: Final = re.compile(r"[^\s,#{}()\"=]+")
 _QUOTE_END: Final = re.compile(r"\\.|[{}\"]", re.S)
 _JUNK_STOP: Final = re.compile(r"\\.|[{},()]", re.S)
-_FIELDISH: Final = re.compile(r"[A-Za-z_]\w*\s*=\s*[{\"\d]")
-_FIELDISH_LINE: Final = re.compile(r"(?m)^[ \t,]*[A-Za-z_]\w*\s*=\s*[{\"\d]")
+#: a word holding an ASCII letter or "_", then "=": tried at word starts only, each word
+#: read once (a search from every letter of one long word was quadratic)
+_FIELDISH: Final = re.compile(r"(?<!\w)[^\W_A-Za-z]*+[A-Za-z_]\w*+\s*+=\s*+[{\"\d]")
+_FIELDISH_LINE: Final = re.compile(r"(?m)^[ \t,]*+[A-Za-z_]\w*+\s*+=\s*+[{\"\d]")
 _YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
 _KW_SPLIT: Final = re.compile(r"(?<!\s)\s*[;,]\s*")
 _KW_SPLIT_SEMI: Final = re.compile(r"(?<!\s)\s*;\s*")

@@ -11,6 +11,7 @@ environment.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 import time
@@ -27,13 +28,14 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine
 
-from litdesk._errors import ConfigError, ExternalError, IntegrityError
+from litdesk._errors import ConfigError, ExternalError, InputError, IntegrityError
 from litdesk._settings import Settings
 
 __all__ = [
     "MIGRATIONS_DIR",
     "Store",
     "StoreError",
+    "StoreValueRefused",
     "StoredDataInvalid",
     "dump_json",
     "load_json",
@@ -63,6 +65,23 @@ class StoreError(ExternalError):
     default_code = "store"
 
 
+class StoreValueRefused(InputError):
+    """A value cannot be stored: text holding a NUL character (PostgreSQL refuses it; both
+    backends refuse it alike, before the statement is sent)."""
+
+    default_code = "nul_character"
+
+
+log = logging.getLogger("litdesk.store")
+
+#: plain messages by the driver's error class (its own text goes to the server log only)
+_PLAIN: Final = (
+    (sa.exc.OperationalError, "the database is unavailable or busy; try again"),
+    (sa.exc.IntegrityError, "the database refused a change that conflicts with stored data"),
+    (sa.exc.DataError, "the database refused a value"),
+)
+
+
 class StoredDataInvalid(IntegrityError):
     """A stored document is not valid JSON or not the expected shape."""
 
@@ -90,6 +109,35 @@ def _describe(exc: BaseException) -> str:
     return f"{type(orig).__name__}: {first[:200]}" if first else type(orig).__name__
 
 
+def _plain(exc: BaseException) -> str:
+    for kind, message in _PLAIN:
+        if isinstance(exc, kind):
+            return message
+    return "the database failed"
+
+
+def _has_nul(parameters: Any) -> bool:
+    if isinstance(parameters, str):
+        return "\x00" in parameters
+    if isinstance(parameters, dict):
+        return any(_has_nul(v) for v in parameters.values())
+    if isinstance(parameters, (list, tuple)):
+        return any(_has_nul(v) for v in parameters)
+    return False
+
+
+def _refuse_nul(engine: Engine) -> None:
+    """Refuse a statement whose parameters hold a NUL character, typed and plain, on both
+    backends (PostgreSQL's driver would answer with its own message)."""
+
+    @sa.event.listens_for(engine, "before_cursor_execute")
+    def _check(
+        _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, _many: bool
+    ) -> None:
+        if _has_nul(parameters):
+            raise StoreValueRefused("text with a NUL character cannot be stored")
+
+
 def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
     """An engine for ``url``: ``sqlite:///<file>`` or ``postgresql://…`` (psycopg 3), with
     at most ``pool_max`` connections (PostgreSQL)."""
@@ -111,6 +159,7 @@ def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
                 ) from None
         engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
         _sqlite_events(engine)
+        _refuse_nul(engine)
         return engine
     if backend == "postgresql":
         if parsed.drivername != "postgresql+psycopg":
@@ -118,6 +167,7 @@ def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
         kept = max(1, pool_max // 3)
         engine = sa.create_engine(parsed, pool_size=kept, max_overflow=max(0, pool_max - kept))
         _postgres_events(engine)
+        _refuse_nul(engine)
         return engine
     raise ConfigError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
 
@@ -195,7 +245,9 @@ class Store:
         try:
             yield
         except sa.exc.SQLAlchemyError as exc:
-            raise StoreError(f"the store failed: {_describe(exc)}") from None
+            # the driver's text (values, constraint and table names) is for the server log
+            log.warning("the store failed: %s", _describe(exc))
+            raise StoreError(_plain(exc), kind=type(exc).__name__) from None
 
     def lock(self, conn: Connection, namespace: int, key: str) -> None:
         """Serialise writers on ``key`` for the rest of the transaction.

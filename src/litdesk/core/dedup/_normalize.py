@@ -120,11 +120,11 @@ _ERRATUM_NOTE: Final = re.compile(
 #: a reply or comment: "… - Reply", "… AUTHORS REPLY", "… - Reply to Smith et al",
 #: "… Editorial Comment", "Reply to: …", "In reply: …", "Comment on: …"
 _REPLY_SUFFIX: Final = re.compile(
-    r"\s*[-–—:.]\s*(?:the\s+)?(?:authors?'?s?\s+)?(?:reply|in\s+reply)(?:\s+to\s+[^.()]{1,60})?"
-    r"\s*\.?\s*$"
-    r"|\s*[-–—:.]\s*(?:the\s+)?(?:authors?'?s?\s+)?(?:response|comment)\s*\.?\s*$"
-    r"|\s+authors?'?s?\s+(?:reply|response)\s*\.?\s*$"
-    r"|\s+editorial\s+comment\s*\.?\s*$",
+    r"(?<!\s)\s*[-–—:.]\s*(?:the\s+)?(?:authors?'?s?\s+)?(?:reply|in\s+reply)"
+    r"(?:\s+to\s+[^.()]{1,60})?\s*\.?\s*$"
+    r"|(?<!\s)\s*[-–—:.]\s*(?:the\s+)?(?:authors?'?s?\s+)?(?:response|comment)\s*\.?\s*$"
+    r"|(?<!\s)\s+authors?'?s?\s+(?:reply|response)\s*\.?\s*$"
+    r"|(?<!\s)\s+editorial\s+comment\s*\.?\s*$",
     re.IGNORECASE,
 )
 _REPLY_PREFIX: Final = re.compile(
@@ -134,8 +134,8 @@ _REPLY_PREFIX: Final = re.compile(
 _LETTERS: Final = re.compile(r"(?<!\s)\s*[(\[]\s*multiple\s+letters\s*[)\]]", re.IGNORECASE)
 #: journal section labels appended to titles by some databases
 _SECTION_SUFFIX: Final = re.compile(
-    r"\s*[:.\-–—]\s*(?:brief|short|rapid)\s+(?:communication|report)\s*\.?\s*$"
-    r"|\s*[:.\-–—]\s*(?:letter\s+to\s+the\s+editor|research\s+letter|original\s+article)"
+    r"(?<!\s)\s*[:.\-–—]\s*(?:brief|short|rapid)\s+(?:communication|report)\s*\.?\s*$"
+    r"|(?<!\s)\s*[:.\-–—]\s*(?:letter\s+to\s+the\s+editor|research\s+letter|original\s+article)"
     r"\s*\.?\s*$",
     re.IGNORECASE,
 )

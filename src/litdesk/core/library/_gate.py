@@ -92,8 +92,9 @@ def build_prompt(
 # [3], [3, 4], [3-5], [3–5], [ 3 ]; also catches [99] and [abc 1] style markers
 _MARKER = re.compile(r"\[\s*([0-9][0-9\s,;–-]*)\s*\]")
 _REF_HEADING = re.compile(
-    r"(?im)^\s*(?:#{1,6}\s*|\*\*)?\s*(references|sources|bibliography|works cited|citations|"
-    r"literature|quellen|literatur|referências|referencias|fuentes|fontes)\s*:?\s*(?:\*\*)?\s*$"
+    r"(?im)^\s*+(?:#{1,6}\s*+|\*\*)?\s*+(references|sources|bibliography|works cited|citations|"
+    r"literature|quellen|literatur|referências|referencias|fuentes|fontes)"
+    r"[^\S\n]*+:?[^\S\n]*+(?:\*\*)?[^\S\n]*+$"
 )
 _REF_LINE = re.compile(r"(?m)^\s*\[\d+\]\s+\S")
 _MAX_MARKER_SPAN: Final = 50

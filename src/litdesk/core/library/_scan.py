@@ -26,9 +26,9 @@ REFERENCE_HEADINGS: Final = (
 # A heading: optional section number, the word(s), optional colon, then either the
 # next text starts with a capital / bracket / digit (a first entry) or the line ends.
 _HEADING = re.compile(
-    r"(?:^|(?<=\n)|(?<=\s\s))\s*(?:\d{1,2}\.?\s+|[IVX]{1,5}\.\s+)?("
+    r"(?:^|(?<=\n)|(?<=\s\s))(?<!\s\s\s)\s*+(?:\d{1,2}\.?\s+|[IVX]{1,5}\.\s+)?("
     + "|".join(sorted((re.escape(h) for h in REFERENCE_HEADINGS), key=len, reverse=True))
-    + r")\s*:?\s*(?:\r?\n|$)",
+    + r")[^\S\n]*+:?[^\S\n]*+(?:\r?\n|$)",
     re.IGNORECASE,
 )
 #: The heading must lie after this share of the document (by characters).

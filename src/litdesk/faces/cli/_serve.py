@@ -8,7 +8,7 @@ import ipaddress
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,7 +19,9 @@ from ._output import command, err_console
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-__all__ = ["check_loopback", "register", "team_app"]
+    from litdesk._settings import Settings
+
+__all__ = ["check_loopback", "proxy_options", "register", "team_app"]
 
 
 class NotLoopback(RefusedError):
@@ -55,6 +57,16 @@ def _access_logging() -> None:
         logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
+
+
+def proxy_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's forwarded-header options: ``X-Forwarded-For``/``-Proto`` are read only from
+    the configured proxies (``LITDESK_FORWARDED_ALLOW_IPS``); with none configured they are
+    never read (a direct client on loopback could otherwise pick its throttled address)."""
+    allowed = ",".join(a.strip() for a in settings.forwarded_allow_ips.split(",") if a.strip())
+    if not allowed:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": allowed}
 
 
 def team_app() -> FastAPI:
@@ -156,8 +168,7 @@ def register(app: typer.Typer) -> None:
                 workers=workers,
                 log_level="warning",
                 access_log=False,
-                proxy_headers=True,
-                forwarded_allow_ips=settings.forwarded_allow_ips,
+                **proxy_options(settings),
             )
             return
         web = create_app(settings, host=shown, port=port, replay=replay)

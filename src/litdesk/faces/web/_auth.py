@@ -23,7 +23,6 @@ import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
 from typing import Annotated, Any, Final
 from urllib.parse import quote
 
@@ -46,7 +45,7 @@ from litdesk.services.accounts import (
 
 from ._deps import app_of
 from ._render import page
-from ._security import CSRF_COOKIE
+from ._security import CSRF_COOKIE, read_cookie
 from .routes._common import StudyRef
 
 __all__ = [
@@ -106,13 +105,7 @@ def _accounts(web: Any) -> Accounts:
 def _cookie(scope: Scope, name: str) -> str | None:
     for key, value in scope.get("headers", []):
         if key == b"cookie":
-            jar: SimpleCookie = SimpleCookie()
-            try:
-                jar.load(value.decode("latin-1"))
-            except Exception:  # noqa: BLE001 - a malformed Cookie header means "no cookie"
-                return None
-            morsel = jar.get(name)
-            return morsel.value if morsel is not None else None
+            return read_cookie(value.decode("latin-1"), name)
     return None
 
 
@@ -261,7 +254,7 @@ def _login(request: Request, username: str, password: str) -> tuple[int, Any]:
             username,
             password,
             address=client_address(request),
-            previous=request.cookies.get(SESSION_COOKIE),
+            previous=_cookie(request.scope, SESSION_COOKIE),
         )
     except LoginThrottled as exc:
         return 429, exc
@@ -315,7 +308,7 @@ def logout_page(request: Request) -> Response:
 
 @pages.post("/logout")
 def logout_form(request: Request) -> Response:
-    _accounts(request.app).logout(request.cookies.get(SESSION_COOKIE))
+    _accounts(request.app).logout(_cookie(request.scope, SESSION_COOKIE))
     response = RedirectResponse("/login", status_code=303)
     _clear_session(request, response)
     return response
@@ -356,7 +349,7 @@ def login_api(request: Request, body: LoginBody) -> Response:
 
 @api.post("/auth/logout", summary="End this session")
 def logout_api(request: Request) -> Response:
-    _accounts(request.app).logout(request.cookies.get(SESSION_COOKIE))
+    _accounts(request.app).logout(_cookie(request.scope, SESSION_COOKIE))
     response = JSONResponse({"signed_out": True})
     _clear_session(request, response)
     return response

@@ -10,6 +10,14 @@
   of the body, which keeps streaming under its limit);
 * request bodies are limited while they stream (``Content-Length`` checked first, then
   the bytes counted as they arrive): over the limit → 413, the handler never sees more;
+* a GET that spends provider allowance (:data:`SPENDING_PATHS`: search, citations, the
+  reader's look-ups and full text) must come from this origin: ``Sec-Fetch-Site`` is
+  ``same-origin`` or ``none`` (typed, bookmarked); without that header, an ``Origin`` or
+  ``Referer`` present must be this origin's. A page on another origin — another port on
+  loopback included — cannot spend the allowance through ``<img>`` or a no-cors fetch;
+* under an https origin every ``Set-Cookie`` the app sends carries ``Secure``;
+* a request body must keep arriving: a wait of more than :data:`BODY_READ_TIMEOUT` seconds
+  for its next chunk answers 408 (a slow client cannot hold a worker thread);
 * every response carries the CSP, ``nosniff``, ``no-referrer``, ``frame-ancestors
   'none'`` and ``Cache-Control: private, no-store`` (static files: ``no-cache``).
 
@@ -24,10 +32,10 @@ import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
 from typing import Any, Final
 from urllib.parse import parse_qs
 
+import anyio
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
@@ -39,8 +47,11 @@ __all__ = [
     "DEFAULT_BODY_LIMIT",
     "FORM_BODY_LIMIT",
     "MULTIPART_TOKEN_LIMIT",
+    "BODY_READ_TIMEOUT",
     "BodyTooLarge",
+    "SPENDING_PATHS",
     "SecurityMiddleware",
+    "read_cookie",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -61,12 +72,48 @@ DEFAULT_BODY_LIMIT: Final = 1_000_000
 FORM_BODY_LIMIT: Final = 256_000
 #: A multipart form's first part (the CSRF token) must end within this many bytes.
 MULTIPART_TOKEN_LIMIT: Final = 4_096
+#: seconds the next chunk of a request body may take to arrive
+BODY_READ_TIMEOUT: Final = 30.0
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+#: GET paths (and what lies under them) that spend provider allowance
+SPENDING_PATHS: Final = (
+    "/search",
+    "/api/v1/search",
+    "/citations",
+    "/api/v1/citations",
+    "/paper",
+    "/api/v1/papers",
+)
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
 
 class BodyTooLarge(Exception):
     """Raised from ``receive`` when a streamed body passes its limit."""
+
+
+class BodyTimeout(Exception):
+    """Raised from ``receive`` when the next chunk of a body does not arrive in time."""
+
+
+def _timed(receive: Receive, seconds: float) -> Receive:
+    """``receive`` with each chunk of the body due within ``seconds``; once the body has
+    ended, waits are not timed (a streamed answer listens for the client leaving)."""
+    ended = False
+
+    async def timed() -> Message:
+        nonlocal ended
+        if ended:
+            return await receive()
+        try:
+            with anyio.fail_after(seconds):
+                message = await receive()
+        except TimeoutError:
+            raise BodyTimeout from None
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            ended = True
+        return message
+
+    return timed
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -78,18 +125,27 @@ def _headers(scope: Scope) -> dict[str, str]:
     return out
 
 
-def _cookie(header: str | None, name: str) -> str | None:
+def read_cookie(header: str | None, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` header, read pair by pair: a pair it
+    cannot read (another app's cookie on the same host, quotes, no ``=``) is skipped, never
+    the ones after it. The first pair of that name wins (the most specific path)."""
     if not header:
         return None
-    jar: SimpleCookie = SimpleCookie()
-    try:
-        jar.load(header)
-    except Exception:  # noqa: BLE001 - a malformed Cookie header means "no cookie"
+    for pair in header.split(";"):
+        key, sep, value = pair.partition("=")
+        if sep and key.strip() == name:
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            return value
+    return None
+
+
+def _cookie(header: str | None, name: str) -> str | None:
+    value = read_cookie(header, name)
+    if value is None or not _TOKEN.match(value):
         return None
-    morsel = jar.get(name)
-    if morsel is None or not _TOKEN.match(morsel.value):
-        return None
-    return morsel.value
+    return value
 
 
 class SecurityMiddleware:
@@ -107,6 +163,8 @@ class SecurityMiddleware:
         body_limits: dict[str, int] | None = None,
         static_prefix: str = "/static/",
         csp_overrides: dict[str, str] | None = None,
+        spending_paths: tuple[str, ...] = SPENDING_PATHS,
+        body_timeout: float = BODY_READ_TIMEOUT,
     ) -> None:
         self.app = app
         self.origin = origin
@@ -117,6 +175,24 @@ class SecurityMiddleware:
         #: path prefix -> the CSP of those responses instead of :data:`CSP` (a served
         #: synthesis report carries its own: its one inline script and style by hash)
         self.csp_overrides = sorted((csp_overrides or {}).items(), key=lambda kv: -len(kv[0]))
+        self.spending_paths = spending_paths
+        self.body_timeout = body_timeout
+        self.secure = origin.startswith("https://")
+
+    def _spends(self, path: str) -> bool:
+        return any(path == p or path.startswith(p + "/") for p in self.spending_paths)
+
+    def _same_origin(self, headers: dict[str, str]) -> bool:
+        site = headers.get("sec-fetch-site")
+        if site is not None:
+            return site in ("same-origin", "none")
+        origin = headers.get("origin")
+        if origin is not None:
+            return origin == self.origin
+        referer = headers.get("referer")
+        if referer is not None:
+            return referer == self.origin or referer.startswith(self.origin + "/")
+        return True  # no browser sends none of the three: a script, the CLI's tests
 
     def _limit(self, path: str) -> int:
         for prefix, limit in self.body_limits:
@@ -137,6 +213,7 @@ class SecurityMiddleware:
             await _refuse(send, 421, "host", "this server does not answer for that host name", api)
             return
 
+        receive = _timed(receive, self.body_timeout)
         cookie_token = _cookie(headers.get("cookie"), CSRF_COOKIE)
         token = cookie_token or secrets.token_urlsafe(32)
         scope.setdefault("state", {})["csrf_token"] = token
@@ -154,6 +231,16 @@ class SecurityMiddleware:
                     send, 413, "body_too_large", f"the request body is over {limit:,} bytes", api
                 )
                 return
+
+        if method in SAFE_METHODS and self._spends(path) and not self._same_origin(headers):
+            await _refuse(
+                send,
+                403,
+                "cross_site",
+                "this spends the provider allowance: open it from litdesk's own pages",
+                api,
+            )
+            return
 
         if method not in SAFE_METHODS:
             origin = headers.get("origin")
@@ -174,6 +261,9 @@ class SecurityMiddleware:
                 except BodyTooLarge:
                     await _refuse(send, 413, "body_too_large", "the form is too large", api)
                     return
+                except BodyTimeout:
+                    await _refuse(send, 408, "body_timeout", _SLOW, api)
+                    return
                 fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=500)
                 values = fields.get(CSRF_FIELD, [])
                 sent = values[0] if len(values) == 1 else None
@@ -185,6 +275,9 @@ class SecurityMiddleware:
                     )
                 except BodyTooLarge:
                     await _refuse(send, 413, "body_too_large", "the form is too large", api)
+                    return
+                except BodyTimeout:
+                    await _refuse(send, 408, "body_timeout", _SLOW, api)
                     return
             if sent is None or not hmac.compare_digest(sent.encode(), cookie_token.encode()):
                 await _refuse(
@@ -205,12 +298,20 @@ class SecurityMiddleware:
                 return
             if message["type"] == "http.response.start":
                 started = True
-                _add_headers(message, static=static, set_cookie=set_cookie, csp=csp)
+                _add_headers(
+                    message, static=static, set_cookie=set_cookie, csp=csp, secure=self.secure
+                )
             await send(message)
 
         async def limited_receive() -> Message:
             nonlocal seen, cut_off
-            message = await receive()
+            try:
+                message = await receive()
+            except BodyTimeout:
+                if not started:
+                    await _refuse(send, 408, "body_timeout", _SLOW, api)
+                cut_off = True
+                return {"type": "http.disconnect"}  # the app sees the client go away
             if message["type"] == "http.request" and not cut_off:
                 seen += len(message.get("body", b""))
                 if seen > limit:
@@ -234,8 +335,25 @@ class SecurityMiddleware:
             raise
 
 
-def _add_headers(message: Message, *, static: bool, set_cookie: str | None, csp: str = CSP) -> None:
+_SLOW: Final = "the request body stopped arriving; send it again"
+
+
+def _secured(value: bytes) -> bytes:
+    attrs = [a.strip().lower() for a in value.split(b";")[1:]]
+    return value if b"secure" in attrs else value + b"; Secure"
+
+
+def _add_headers(
+    message: Message,
+    *,
+    static: bool,
+    set_cookie: str | None,
+    csp: str = CSP,
+    secure: bool = False,
+) -> None:
     raw = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _OWNED]
+    if secure:
+        raw = [(k, _secured(v) if k.lower() == b"set-cookie" else v) for k, v in raw]
     raw += [
         (b"content-security-policy", csp.encode()),
         (b"x-content-type-options", b"nosniff"),
@@ -249,7 +367,8 @@ def _add_headers(message: Message, *, static: bool, set_cookie: str | None, csp:
         raw.append(
             (
                 b"set-cookie",
-                f"{CSRF_COOKIE}={set_cookie}; Path=/; HttpOnly; SameSite=Strict".encode(),
+                f"{CSRF_COOKIE}={set_cookie}; Path=/; HttpOnly; SameSite=Strict"
+                f"{'; Secure' if secure else ''}".encode(),
             )
         )
     message["headers"] = raw

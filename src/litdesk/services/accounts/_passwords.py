@@ -42,8 +42,16 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(stored: str, password: str) -> bool:
+    """Whether ``password`` is the one hashed in ``stored``. Every call verifies exactly one
+    hash: an over-long password is verified (cut to the limit) against the dummy hash and
+    refused, so it takes as long as any other answer and never reveals the account."""
     if len(password) > MAX_PASSWORD:
+        _check(_DUMMY, password[:MAX_PASSWORD])
         return False
+    return _check(stored, password)
+
+
+def _check(stored: str, password: str) -> bool:
     try:
         return _HASHER.verify(stored, password)
     except (VerifyMismatchError, VerificationError, InvalidHashError):

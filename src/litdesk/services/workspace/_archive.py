@@ -80,7 +80,9 @@ _ZIP_ERRORS: Final = (
     IndexError,
     TypeError,
 )
-_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+#: a JSON string, or an unterminated one to the end of the body (then the parse refuses it):
+#: possessive, so a body of escaped quotes costs one pass, not one pass per quote
+_STRING: Final = re.compile(rb'"(?:[^"\\]++|\\.?)*+(?:"|\Z)', re.DOTALL)
 _BRACKETS: Final = re.compile(rb"[\[\]{}]")
 
 
