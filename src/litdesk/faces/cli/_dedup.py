@@ -22,8 +22,17 @@ def _describe(ref: RecordRef, paper: Paper) -> str:
     where = f"{Path(ref.file).name}#{ref.index}" + (f" ({ref.source_id})" if ref.source_id else "")
     return (
         f"{where}\n  {paper.title or '(no title)'}\n  {who} · {paper.year or '?'} · "
-        f"{paper.journal or '?'} {paper.volume or ''} {paper.pages or ''} · {ids}"
+        f"{_source_line(paper.journal, paper.volume, paper.issue, paper.pages)} · {ids}"
     )
+
+
+def _source_line(
+    journal: str | None, volume: str | None, issue: str | None, pages: str | None
+) -> str:
+    """``Journal 39(1) iii-iv``: where a record sits, the issue shown because it tells two
+    items of one volume apart (a veto names it)."""
+    where = (volume or "") + (f"({issue})" if issue else "")
+    return " ".join(part for part in (journal or "?", where, pages or "") if part)
 
 
 def _prompt(pair: Pair, ra: RecordRef, pa: Paper, rb: RecordRef, pb: Paper) -> Decision | None:
@@ -90,7 +99,7 @@ def _explain(ex: DedupExplanation) -> None:
             f"{Path(ref.file).name}#{ref.index}"
             + (f" ({ref.source_id})" if ref.source_id else "")
             + f"\n  {paper.get('title') or '(no title)'}\n  {who} · {paper.get('year') or '?'} · "
-            f"{paper.get('journal') or '?'} {paper.get('volume') or ''} {paper.get('pages') or ''}"
+            f"{_source_line(paper.get('journal'), paper.get('volume'), paper.get('issue'), paper.get('pages'))}"
             f" · doi={paper.get('doi') or '-'} pmid={paper.get('pmid') or '-'}",
             markup=False,
             highlight=False,
