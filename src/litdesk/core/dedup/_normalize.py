@@ -103,12 +103,12 @@ _CORRECTION_PREFIX: Final = re.compile(
 )
 #: Web of Science's correction title: "Original title (vol 85, pg 553, 2010)"
 _WOS_CITE: Final = re.compile(
-    r"\s*\(\s*vol\.?\s*([0-9a-z]+)\s*,\s*pg\.?\s*([a-z]?\d+[a-z]?)\s*,\s*\d{4}\s*\)\s*\.?\s*$",
+    r"(?<!\s)\s*\(\s*vol\.?\s*([0-9a-z]+)\s*,\s*pg\.?\s*([a-z]?\d+[a-z]?)\s*,\s*\d{4}\s*\)\s*\.?\s*$",
     re.IGNORECASE,
 )
 #: Embase's correction title: "Original title (Journal Name (2009) 360 (542-544))"
 _EMBASE_CITE: Final = re.compile(
-    r"\s*\(\s*[A-Za-z][^()]{3,}?\s*\(\s*(?:[A-Za-z]+\.?\s+)?(?:\d{1,2}\s+)?\d{4}\s*\)\s*"
+    r"(?<!\s)\s*\(\s*[A-Za-z][^()]{3,}?\s*\(\s*(?:[A-Za-z]+\.?\s+)?(?:\d{1,2}\s+)?\d{4}\s*\)\s*"
     r"([0-9A-Za-z]+)\s*(?:\(\s*([A-Za-z]?\d+)[^()]*\))?\s*\)\s*\.?\s*$"
 )
 #: MEDLINE's note on the corrected article: "[Erratum appears in J. 2010 Nov;85(11):911]"

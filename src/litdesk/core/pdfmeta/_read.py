@@ -43,7 +43,7 @@ _BANNER: Final = re.compile(
     re.IGNORECASE,
 )
 _ABSTRACT: Final = re.compile(
-    r"^\W*(abstract|summary|resumo|resumen|résumé|zusammenfassung|keywords|key words|"
+    r"^\W*+(abstract|summary|resumo|resumen|résumé|zusammenfassung|keywords|key words|"
     r"palavras-chave|palabras-clave|introduction|\d?\.?\s*introduction|i\.\s*introduction|"
     r"background|objectives?|methods?)\b",
     re.IGNORECASE,
@@ -57,7 +57,7 @@ _AFFILIATION: Final = re.compile(
     re.IGNORECASE,
 )
 #: Footnote marks and superscripts that follow author names.
-_MARKS: Final = re.compile(r"[\d∗*†‡§¶♦♣♠♥☯✉#⁎,;]+|\s&\s|\s+and\s+|^and\s+", re.IGNORECASE)
+_MARKS: Final = re.compile(r"[\d∗*†‡§¶♦♣♠♥☯✉#⁎,;]+|\s&\s|(?<!\s)\s+and\s+|^and\s+", re.IGNORECASE)
 _PARTICLES: Final = frozenset(
     ("da", "de", "do", "dos", "das", "del", "della", "der", "den", "di", "du", "e", "la")
     + ("le", "van", "von", "y", "zu", "al", "el", "bin", "ibn", "ter")
