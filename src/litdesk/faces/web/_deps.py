@@ -23,11 +23,13 @@ __all__ = [
     "DeskDep",
     "JobsDep",
     "LibraryDep",
+    "OwnerDep",
     "ReportsDep",
     "ViewerDep",
     "app_of",
     "get_app",
     "get_desk",
+    "get_owner",
     "opened_app",
 ]
 
@@ -66,6 +68,21 @@ def get_desk(request: Request, app: AppDep) -> Desk:
 
 
 DeskDep = Annotated[Desk, Depends(get_desk)]
+
+
+def get_owner(request: Request, app: AppDep) -> str:
+    """Whose work a request acts on: the signed-in account in team mode (its rights are
+    checked by the area's methods), the app's own owner otherwise."""
+    account = request.scope.get("state", {}).get("account")
+    if account is not None:
+        owner: str = account.id
+        return owner
+    local: str = app.owner
+    return local
+
+
+#: The owner an area method takes as ``owner=`` (``app.<area>.<verb>(request, owner=owner)``).
+OwnerDep = Annotated[str, Depends(get_owner)]
 
 
 def get_jobs(request: Request) -> Jobs:

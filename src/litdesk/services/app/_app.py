@@ -99,6 +99,9 @@ class App:
         self.chat = ChatService(self.pdfs, indexing=self._indexing, jobs=self.jobs)
         self.reports = ReportDesk(self.pdfs, self.jobs, self.chat)
         self.accounts = Accounts(store, settings, clock=clock)
+        # -- areas: one per capability, each use case one method taking ``owner=``
+        # (each area's line below; keep one line per area)
+
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
         # object (views of the one app; sessions, rights and runs live in the store)
