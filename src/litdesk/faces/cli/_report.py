@@ -17,8 +17,7 @@ import typer
 
 from litdesk._errors import InputError
 
-from ._context import app_library
-from ._context import settings as cli_settings
+from ._context import sync_app
 from ._output import command, emit_json, err_console
 from ._runs import report_app
 
@@ -80,24 +79,25 @@ def synthesis_report(
 
     Each citation label opens the cited page with the passage highlighted.
     """
-    from litdesk.services.synthesis import ReportRequest, make_report
+    from litdesk.services.synthesis import ReportRequest
 
     names = tuple(n.strip() for n in (papers or "").split(",") if n.strip())
     request = ReportRequest(
         papers=names,
         whole_library=all_,
         questions=tuple(questions.split(";")),
-        summary=summary,
+        summary=summary,  # type: ignore[arg-type]  # checked by the request
         synthesis=synthesis_,
         language=language,
-        detail_mode=detail_mode,
+        detail_mode=detail_mode,  # type: ignore[arg-type]  # checked by the request
         top_k=top_k,
         write=output is not None or not as_json,
         output=output,
         force=force,
         dpi=dpi,
     )
-    result = app_library(lambda lib: make_report(cli_settings(), request, library=lib))
+    with sync_app() as app:
+        result = app.reports.build(request, owner=app.owner)
     if as_json:
         emit_json(result.to_dict())
         return

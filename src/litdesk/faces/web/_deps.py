@@ -1,6 +1,6 @@
 """Request → the application opened by the lifespan: the ONE dependency routes take
 (``AppDep``), and the views of it they name (the owner's desk — in team mode the
-signed-in account's —, the job queue, the PDF library's viewer, chat and reports).
+signed-in account's —, the job queue, the PDF library's viewer and chat).
 Routes never read ``request.app.state`` themselves."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from litdesk.services.desk import Desk
 from litdesk.services.jobs import Jobs
 from litdesk.services.library import ChatService, PdfViewer
 from litdesk.services.library_desk import LibraryDesk
-from litdesk.services.synthesis import ReportDesk
 
 __all__ = [
     "AppDep",
@@ -24,7 +23,6 @@ __all__ = [
     "JobsDep",
     "LibraryDep",
     "OwnerDep",
-    "ReportsDep",
     "ViewerDep",
     "app_of",
     "get_app",
@@ -102,12 +100,7 @@ def get_chat(request: Request, desk: DeskDep) -> ChatService:
     return opened_app(request).chat.for_owner(desk.owner)
 
 
-def get_reports(request: Request) -> ReportDesk:
-    return opened_app(request).reports
-
-
 JobsDep = Annotated[Jobs, Depends(get_jobs)]
 LibraryDep = Annotated[LibraryDesk, Depends(get_library)]
 ViewerDep = Annotated[PdfViewer, Depends(get_viewer)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
-ReportsDep = Annotated[ReportDesk, Depends(get_reports)]

@@ -49,7 +49,7 @@ from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.search import ProviderKit, SavedRuns
-from litdesk.services.synthesis import JOB_KIND, ReportDesk
+from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 
 from ._parts import provider_transport
@@ -97,10 +97,10 @@ class App:
         self.library = LibraryDesk(self.providers, self.jobs, make_library=self.make_library)
         self.viewer = PdfViewer(self.pdfs)
         self.chat = ChatService(self.pdfs, indexing=self._indexing, jobs=self.jobs)
-        self.reports = ReportDesk(self.pdfs, self.jobs, self.chat)
         self.accounts = Accounts(store, settings, clock=clock)
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
+        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -146,7 +146,7 @@ class App:
         s = self.settings
         main: dict[str, Handler] = {
             **self.library.handlers(),
-            JOB_KIND: self.reports.run_job,
+            **self.reports.handlers(),
             **dedup_handlers(self.desk),
             **import_handlers(self.desk),
         }

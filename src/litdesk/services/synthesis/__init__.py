@@ -1,5 +1,15 @@
-"""Synthesis reports over the PDF library: build (gate-checked units) and write (HTML)."""
+"""Synthesis reports over the PDF library: the reports area (``app.reports``: plan, build
+now or as a job, the built reports), the build (gate-checked units) and the HTML writer."""
 
+from ._area import (
+    JOB_KIND,
+    ChatAnswer,
+    ChatCitation,
+    ChatLink,
+    ReportNotFound,
+    ReportsArea,
+    report_csp,
+)
 from ._build import (
     DetailMode,
     ReportCancelled,
@@ -10,38 +20,47 @@ from ._build import (
     build_report,
     split_sections,
 )
-from ._desk import (
-    JOB_KIND,
-    LAYOUTS,
+from ._chat_link import ChatServiceLink
+from ._requests import LAYOUTS, Layout, ReportRequest
+from ._views import (
     BuiltReport,
-    ReportDesk,
-    ReportNotFound,
+    ChatDraft,
+    ReportFile,
+    ReportJob,
+    ReportList,
     ReportPlan,
-    WizardForm,
-    report_csp,
+    ReportResult,
+    WizardView,
 )
-from ._workflow import ReportRequest, ReportResult, make_report
 from ._write import report_html, target_path, write_report
 
 __all__ = [
     "JOB_KIND",
     "LAYOUTS",
     "BuiltReport",
+    "ChatAnswer",
+    "ChatCitation",
+    "ChatDraft",
+    "ChatLink",
+    "ChatServiceLink",
     "DetailMode",
+    "Layout",
     "ReportCancelled",
-    "ReportDesk",
+    "ReportFile",
+    "ReportInputError",
+    "ReportJob",
+    "ReportList",
     "ReportNotFound",
     "ReportPlan",
-    "UnitProgress",
-    "WizardForm",
-    "report_csp",
-    "ReportInputError",
     "ReportRequest",
     "ReportResult",
+    "ReportsArea",
     "SummaryMode",
     "SynthesisReport",
+    "UnitProgress",
+    "WizardView",
     "build_report",
-    "make_report",
+    "report_csp",
     "report_html",
     "split_sections",
     "target_path",

@@ -2,21 +2,22 @@
 Layout, Language; what will be extractive or cannot be made is said before it runs), the
 build as a ``report.build`` background job watched at ``/reports/job/<id>`` (progress per
 unit, cancellable), and the built reports: opened in the browser at ``/reports/view/<id>`` (the
-report's own CSP) and downloaded as the CLI's file at ``/reports/download/<id>``."""
+report's own CSP) and downloaded as the CLI's file at ``/reports/download/<id>``.
+
+Each route parses into a :class:`ReportRequest` (checked there, as for the CLI) and calls
+one method of ``app.reports``."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Final, Literal
 
 from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from litdesk.services.jobs import JobView
-from litdesk.services.library import ChatService
-from litdesk.services.synthesis import ReportDesk, WizardForm
+from litdesk.services.synthesis import ReportRequest
 
-from .._deps import ChatDep, DeskDep, ReportsDep, opened_app
+from .._deps import AppDep, OwnerDep
 from .._render import page
 from .chat import session_token
 
@@ -44,55 +45,41 @@ class WizardBody(BaseModel):
     detail_mode: Detail = "per-paper"
     from_chat: bool = Field(False, description="Reuse this browser session's chat answers.")
 
-    def form(self, chat_session: str | None = None) -> WizardForm:
-        return WizardForm(
-            tuple(self.papers), self.whole_library,
-            tuple(q for q in self.questions if q.strip()), self.summary, self.synthesis,
-            self.layout, self.language or None, self.detail_mode,
-            chat_session if self.from_chat else None,
+    def request(self, chat_token: str | None = None) -> ReportRequest:
+        return ReportRequest(
+            tuple(self.papers), self.whole_library, tuple(self.questions), self.summary,
+            self.synthesis, self.layout, self.language, self.detail_mode,
+            chat_token=chat_token if self.from_chat else None,
         )  # fmt: skip
 
 
-def wizard_view(reports: ReportDesk, chat: ChatService, token: str) -> dict[str, Any]:
-    session = chat.session(token)
-    several = session.whole_library or len(session.papers) > 1
-    form = WizardForm(
-        () if session.whole_library else session.papers,
-        session.whole_library,
-        tuple(session.questions),
-        # the chat answered each question once across its scope: so does the report,
-        # which then reuses those answers
-        detail_mode="cross-paper" if session.rounds and several else "per-paper",
-    )
-    return {
-        "form": form.to_params(),
-        "library": list(session.library),
-        "plan": reports.plan(form).to_dict() if session.library else None,
-        "from_chat": bool(session.rounds),
-    }
+def _chat_token(request: Request) -> str | None:
+    """The browser's chat token, when it has a chat session (a new one has no answers)."""
+    token, new = session_token(request)
+    return None if new else token
 
 
 @pages.get("/reports", response_class=HTMLResponse)
-def reports_page(request: Request, reports: ReportsDep, desk: DeskDep) -> Response:
-    data = {"reports": reports.reports(owner=desk.owner)}
+def reports_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
+    data = app.reports.reports(owner=owner).to_dict()
     return page(request, "reports.html", data, title="Reports")
 
 
 @api.get("/reports", summary="The reports built from the wizard, newest first")
-def reports_api(reports: ReportsDep, desk: DeskDep) -> dict[str, Any]:
-    return {"reports": reports.reports(owner=desk.owner)}
+def reports_api(app: AppDep, owner: OwnerDep) -> dict[str, object]:
+    return app.reports.reports(owner=owner).to_dict()
 
 
 @pages.get("/reports/new", response_class=HTMLResponse)
-def wizard_page(request: Request, reports: ReportsDep, chat: ChatDep) -> Response:
+def wizard_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     token, _ = session_token(request)
-    data = wizard_view(reports, chat, token)
+    data = app.reports.wizard(token, owner=owner).to_dict()
     return page(request, "report_wizard.html", data, title="Report wizard")
 
 
 @api.post("/reports/plan", summary="What a build will make: extractive parts, what cannot be made")
-def plan_api(reports: ReportsDep, body: WizardBody) -> dict[str, Any]:
-    return reports.plan(body.form()).to_dict()
+def plan_api(app: AppDep, owner: OwnerDep, body: WizardBody) -> dict[str, object]:
+    return app.reports.plan(body.request(), owner=owner).to_dict()
 
 
 @api.post(
@@ -101,47 +88,40 @@ def plan_api(reports: ReportsDep, body: WizardBody) -> dict[str, Any]:
     summary="Queue the build (a report.build job: answers, summaries, synthesis, the HTML)",
 )
 def build_api(
-    request: Request, reports: ReportsDep, chat: ChatDep, desk: DeskDep, body: WizardBody
-) -> dict[str, Any]:
-    token, new = session_token(request)
-    form = body.form(None if new else chat.session_id(token))
-    job = reports.submit(form, owner=desk.owner)
-    opened_app(request).job_runner.wake()  # claim it now, not at the next poll
-    return job_view(job)
-
-
-def job_view(job: JobView) -> dict[str, Any]:
-    return job.to_dict() | {"page": f"/reports/job/{job.id}"}
+    request: Request, app: AppDep, owner: OwnerDep, body: WizardBody
+) -> dict[str, object]:
+    job = app.reports.submit(body.request(_chat_token(request)), owner=owner)
+    app.job_runner.wake()  # claim it now, not at the next poll
+    return job.to_dict()
 
 
 @api.get("/reports/jobs/{job_id}", summary="A report build job: status, units done, the result")
-def job_api(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> dict[str, Any]:
-    return job_view(reports.job(job_id, owner=desk.owner))
+def job_api(app: AppDep, owner: OwnerDep, job_id: JobId) -> dict[str, object]:
+    return app.reports.job(job_id, owner=owner).to_dict()
 
 
 @api.post("/reports/jobs/{job_id}/cancel", summary="Cancel a report build")
-def cancel_api(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> dict[str, Any]:
-    return job_view(reports.cancel(job_id, owner=desk.owner))
+def cancel_api(app: AppDep, owner: OwnerDep, job_id: JobId) -> dict[str, object]:
+    return app.reports.cancel(job_id, owner=owner).to_dict()
 
 
 @pages.get("/reports/job/{job_id}", response_class=HTMLResponse)
-def job_page(request: Request, reports: ReportsDep, desk: DeskDep, job_id: JobId) -> Response:
-    data = job_view(reports.job(job_id, owner=desk.owner))
+def job_page(request: Request, app: AppDep, owner: OwnerDep, job_id: JobId) -> Response:
+    data = app.reports.job(job_id, owner=owner).to_dict()
     return page(request, "report_job.html", data, title="Building a report")
 
 
 @pages.post("/reports/job/{job_id}/cancel")
-def cancel_form(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> Response:
-    reports.cancel(job_id, owner=desk.owner)
+def cancel_form(app: AppDep, owner: OwnerDep, job_id: JobId) -> Response:
+    app.reports.cancel(job_id, owner=owner)
     return RedirectResponse(f"/reports/job/{job_id}", status_code=303)
 
 
 @pages.post("/reports/build")
 def build_form(
     request: Request,
-    reports: ReportsDep,
-    chat: ChatDep,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     papers: Annotated[list[str] | None, Form(max_length=200)] = None,
     scope: Annotated[Literal["papers", "library"], Form()] = "papers",
     questions: Annotated[str, Form(max_length=25_000)] = "",
@@ -153,30 +133,27 @@ def build_form(
     from_chat: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
     whole = scope == "library"
-    token, new = session_token(request)
-    form = WizardForm(
-        () if whole else tuple(papers or ()), whole,
-        tuple(q.strip() for q in questions.splitlines() if q.strip()), summary,
-        synthesis == "on", layout, language.strip() or None, detail_mode,
-        chat.session_id(token) if from_chat == "on" and not new else None,
+    report = ReportRequest(
+        () if whole else tuple(papers or ()), whole, tuple(questions.splitlines()), summary,
+        synthesis == "on", layout, language, detail_mode,
+        chat_token=_chat_token(request) if from_chat == "on" else None,
     )  # fmt: skip
-    job = reports.submit(form, owner=desk.owner)
-    opened_app(request).job_runner.wake()
+    job = app.reports.submit(report, owner=owner)
+    app.job_runner.wake()
     return RedirectResponse(f"/reports/job/{job.id}", status_code=303)
 
 
 @pages.get(VIEW_PREFIX + "{build_id}", response_class=HTMLResponse)
-def view_report(reports: ReportsDep, desk: DeskDep, build_id: BuildId) -> Response:
-    path, _ = reports.report(build_id, owner=desk.owner)
-    return HTMLResponse(path.read_text(encoding="utf-8"))
+def view_report(app: AppDep, owner: OwnerDep, build_id: BuildId) -> Response:
+    return HTMLResponse(app.reports.report(build_id, owner=owner).html())
 
 
 @pages.get("/reports/download/{build_id}")
 @api.get("/reports/download/{build_id}", summary="The built report as the CLI's HTML file")
-def download_report(reports: ReportsDep, desk: DeskDep, build_id: BuildId) -> Response:
-    path, name = reports.report(build_id, owner=desk.owner)
+def download_report(app: AppDep, owner: OwnerDep, build_id: BuildId) -> Response:
+    built = app.reports.report(build_id, owner=owner)
     return Response(
-        path.read_bytes(),
+        built.path.read_bytes(),
         media_type="text/html; charset=utf-8",
-        headers={"content-disposition": f'attachment; filename="{name}"'},
+        headers={"content-disposition": f'attachment; filename="{built.file_name}"'},
     )

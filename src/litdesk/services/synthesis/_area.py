@@ -1,0 +1,350 @@
+"""``app.reports``: synthesis reports over the PDF library, one code path for both faces.
+
+A :class:`ReportRequest` is planned (what will be extractive, what cannot be made), then
+built — by the CLI synchronously (:meth:`ReportsArea.build`, written where ``-o`` says) or
+by the web as a ``report.build`` job (:meth:`ReportsArea.submit`; the job runs the same
+:meth:`ReportsArea._make`) into ``reports/web/<build id>/<date>_synthesis_report_<authors>.html``
+(the CLI's file name; the folder keeps builds of one day apart). :func:`write_report` is
+the one function that writes the HTML.
+
+The paper chat's answers are reused through :class:`ChatLink`, the little the area needs
+from the chat, handed in by the App.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Final, Protocol, TypedDict
+
+from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.pdfpages import DEFAULT_DPI
+from litdesk.adapters.report_html import content_security_policy
+from litdesk.core.report import ReportUnit, UnitExcerpt
+from litdesk.services.jobs import Handler, JobContext, Jobs, JobView
+from litdesk.services.library import Library
+
+from ._build import (
+    MAX_QUESTIONS,
+    DetailMode,
+    ReportCancelled,
+    SynthesisReport,
+    UnitProgress,
+    build_report,
+)
+from ._requests import ReportRequest
+from ._views import (
+    BuiltReport,
+    ChatDraft,
+    ReportFile,
+    ReportJob,
+    ReportList,
+    ReportPlan,
+    ReportResult,
+    WizardView,
+)
+from ._write import check_target, write_report
+
+__all__ = [
+    "JOB_KIND",
+    "ChatAnswer",
+    "ChatCitation",
+    "ChatLink",
+    "ReportNotFound",
+    "ReportsArea",
+    "report_csp",
+]
+
+#: the background job that builds a report for the web
+JOB_KIND: Final = "report.build"
+_BUILD_ID: Final = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+def report_csp() -> str:
+    """The CSP a served report needs: its own (nothing external; its one inline script and
+    style by hash), plus no framing."""
+    return content_security_policy() + "; frame-ancestors 'none'"
+
+
+class ReportNotFound(NotFoundError):
+    default_code = "report_not_found"
+
+
+class ReportEmpty(InputError):
+    default_code = "empty_report"
+
+
+class ChatCitation(TypedDict):
+    label: int | str
+    file: str
+    page: int | str
+    text: str
+
+
+class ChatAnswer(TypedDict):
+    """A grounded chat answer as the chat keeps it (the keys the report reads)."""
+
+    answer: str
+    citations: list[ChatCitation]
+    extractive: bool
+    warnings: list[str]
+
+
+class ChatLink(Protocol):
+    """What the reports area needs from the paper chat (``owner``: whose chat; in team
+    mode the signed-in account's)."""
+
+    def session_id(self, token: str, *, owner: str) -> str:
+        """The chat session's id (its name on disk) for a browser's token."""
+        ...
+
+    def draft(self, token: str, *, owner: str) -> ChatDraft:
+        """The session's scope and questions, to prefill the wizard."""
+        ...
+
+    def answers(
+        self, session_id: str, papers: Sequence[str], *, whole_library: bool
+    ) -> Mapping[str, ChatAnswer]:
+        """The session's latest grounded answer per question asked over exactly
+        ``papers`` (or the whole library)."""
+        ...
+
+
+class ReportsArea:
+    """Plan, build (CLI: now; web: as a job) and serve reports over the app's library."""
+
+    def __init__(self, pdfs: Library, jobs: Jobs, *, chat: ChatLink | None = None) -> None:
+        self.pdfs = pdfs
+        self.jobs = jobs
+        self.chat = chat
+        #: the CLI's default folder, and the web's builds under it
+        self.folder = pdfs.data_dir / "reports"
+        self.web_folder = self.folder / "web"
+        self._lock = threading.Lock()  # one build at a time per library (its caches)
+
+    # --- use cases ------------------------------------------------------------------------
+    def plan(self, request: ReportRequest, *, owner: str) -> ReportPlan:
+        """What will be extractive and what cannot be made, before anything runs (unknown
+        papers are refused with the library's real list)."""
+        del owner  # the library and its model are the app's, the same for every owner
+        names = self.pdfs.corpus().select(list(request.papers) or None)
+        backend = self.pdfs.backend()
+        n = len(names)
+        qs = request.questions
+        extractive: list[str] = []
+        not_made: list[str] = []
+        notes: list[str] = []
+        if not backend.is_model:
+            if qs:
+                extractive.append(
+                    "the answers to the questions (the best sentences of the excerpts)"
+                )
+            if request.summary != "none":
+                extractive.append("the summaries (extracts along the six facets)")
+        if request.synthesis and n < 2:
+            not_made.append("the synthesis: it needs two or more papers")
+        elif request.synthesis and not backend.is_model:
+            not_made.append(
+                "the synthesis: it needs a model (set LITDESK_LLM_BACKEND and a chat model)"
+            )
+        if not qs and request.summary == "none" and not (request.synthesis and n >= 2):
+            notes.append("nothing to report yet: add a question, a summary or a synthesis")
+        cross = request.detail_mode == "cross-paper" or n == 1
+        units = len(qs) * (1 if cross else n) + (6 * n if request.summary != "none" else 0)
+        units += int(request.synthesis and n >= 2 and backend.is_model)
+        return ReportPlan(
+            backend.model if backend.is_model else None, n, units, tuple(extractive),
+            tuple(not_made), tuple(notes),
+        )  # fmt: skip
+
+    def wizard(self, chat_token: str, *, owner: str) -> WizardView:
+        """The wizard prefilled from ``owner``'s chat session ``chat_token`` (its scope and
+        questions) with the plan of those choices."""
+        draft = (
+            self.chat.draft(chat_token, owner=owner)
+            if self.chat is not None
+            else ChatDraft((), True, (), False)
+        )
+        several = draft.whole_library or len(draft.papers) > 1
+        # the chat answered each question once across its scope: so does the report, which
+        # then reuses those answers
+        detail: DetailMode = "cross-paper" if draft.answered and several else "per-paper"
+        library = tuple(self.pdfs.corpus().names())
+        plan = None
+        if library:
+            request = ReportRequest(
+                () if draft.whole_library else draft.papers,
+                draft.whole_library,
+                draft.questions[:MAX_QUESTIONS],
+                detail_mode=detail,
+            )
+            plan = self.plan(request, owner=owner)
+        return WizardView(draft, detail, library, plan)
+
+    def submit(self, request: ReportRequest, *, owner: str) -> ReportJob:
+        """Check the choices (unknown papers are refused with the real list; an empty
+        report is refused) and queue the build as a ``report.build`` job of ``owner``."""
+        plan = self.plan(request, owner=owner)
+        if plan.units == 0:
+            raise ReportEmpty(
+                "nothing to report: add a question, a summary or (with a model and two or "
+                "more papers) a synthesis"
+            )
+        session = None
+        if request.chat_token is not None and self.chat is not None:
+            session = self.chat.session_id(request.chat_token, owner=owner)
+        return ReportJob(self.jobs.submit(JOB_KIND, request.to_params(session), owner=owner))
+
+    def build(self, request: ReportRequest, *, owner: str) -> ReportResult:
+        """Build the report now (the CLI) — the same build a job runs — and write it when
+        ``request.write`` (a wrong ``output`` is refused before the build)."""
+        if request.write:
+            check_target(request.output, force=request.force)
+        report = self._make(request, owner=owner)
+        path = None
+        if request.write:
+            path = write_report(
+                report, request.output, default_dir=self.folder, force=request.force,
+                dpi=request.dpi,
+            )  # fmt: skip
+        return ReportResult(report, path)
+
+    def job(self, job_id: str, *, owner: str) -> ReportJob:
+        """The build job ``job_id`` of ``owner`` (another kind's job is not found)."""
+        return ReportJob(self._job(job_id, owner=owner))
+
+    def cancel(self, job_id: str, *, owner: str) -> ReportJob:
+        self._job(job_id, owner=owner)
+        return ReportJob(self.jobs.cancel(job_id, owner=owner))
+
+    def report(self, build_id: str, *, owner: str) -> ReportFile:
+        """The built report's file and its (CLI) file name; only its owner's build."""
+        folder = self._folder(build_id)
+        try:
+            self._job(build_id, owner=owner)
+        except NotFoundError:
+            raise ReportNotFound("no such report") from None
+        path = self._find(folder)
+        if path is None:
+            raise ReportNotFound("no such report (not built, or not finished)")
+        return ReportFile(build_id, path, path.name)
+
+    def reports(self, *, owner: str) -> ReportList:
+        """``owner``'s reports built as jobs, newest first."""
+        out = []
+        for job in self.jobs.list(owner=owner, kinds=[JOB_KIND], limit=200):
+            path = self._find(self.web_folder / job.id) if job.status == "done" else None
+            if path is not None:
+                out.append(BuiltReport(job.id, path.name, path, (), "column"))
+        return ReportList(tuple(out))
+
+    # --- the job ------------------------------------------------------------------------
+    def handlers(self) -> dict[str, Handler]:
+        """The job handlers this area runs (the App registers them)."""
+        return {JOB_KIND: self.run_job}
+
+    def run_job(self, ctx: JobContext) -> dict[str, object] | None:
+        """The ``report.build`` handler: the build id is the job's id, so a job claimed
+        again after its worker died finds a finished file or builds it anew."""
+        request, session = ReportRequest.from_params(ctx.params)
+        units = [0]
+
+        def progress(done: int, total: int, current: str | None) -> bool:
+            units[0] = total + 1  # the last unit: writing the HTML file
+            return ctx.progress(done, total + 1, current or "writing the HTML file")
+
+        try:
+            built = self.build_job(
+                ctx.job.id, request, chat_session=session, progress=progress, owner=ctx.job.owner
+            )
+        except ReportCancelled:  # a cancel, or the server stopping: the runner records which
+            return None
+        if units[0]:
+            ctx.progress(units[0], units[0], None, message="the report is written")
+        return built.to_dict()
+
+    def build_job(
+        self,
+        build_id: str,
+        request: ReportRequest,
+        *,
+        owner: str,
+        chat_session: str | None = None,
+        progress: UnitProgress | None = None,
+    ) -> BuiltReport:
+        """The job's build, written to its folder (idempotent per ``build_id``: a finished
+        build is returned as it is, an unfinished one starts again); its model calls count
+        against ``owner``'s report-build allowance."""
+        folder = self._folder(build_id)
+        done = self._find(folder)
+        if done is not None:
+            return BuiltReport(build_id, done.name, done, (), request.layout)
+        report = self._make(request, owner=owner, chat_session=chat_session, progress=progress)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = write_report(report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI)
+        return BuiltReport(build_id, path.name, path, tuple(report.warnings), request.layout)
+
+    # --- the one build ------------------------------------------------------------------
+    def _make(
+        self,
+        request: ReportRequest,
+        *,
+        owner: str,
+        chat_session: str | None = None,
+        progress: UnitProgress | None = None,
+    ) -> SynthesisReport:
+        reuse = self._chat_answers(request, chat_session)
+        with self._lock:
+            return build_report(
+                self.pdfs,
+                papers=list(request.papers) or None,
+                questions=list(request.questions),
+                summary=request.summary,
+                synthesis=request.synthesis,
+                language=request.language,
+                detail_mode=request.detail_mode,
+                top_k=request.top_k,
+                progress=progress,
+                reuse=reuse,
+                owner=owner,
+            )
+
+    def _chat_answers(
+        self, request: ReportRequest, chat_session: str | None
+    ) -> dict[str, ReportUnit]:
+        """The chat's answers over exactly the report's papers, as report units."""
+        if self.chat is None or not chat_session:
+            return {}
+        names = [f.name for f in self.pdfs.corpus().select(list(request.papers) or None)]
+        found = self.chat.answers(chat_session, names, whole_library=request.whole_library)
+        out: dict[str, ReportUnit] = {}
+        for question, data in found.items():
+            excerpts = tuple(
+                UnitExcerpt(int(c["label"]), c["file"], int(c["page"]), c["text"], int(c["label"]))
+                for c in data["citations"]
+            )
+            out[" ".join(question.split())] = ReportUnit(
+                "question", question, data["answer"], excerpts, None, None, True,
+                bool(data.get("extractive")), tuple(data["warnings"]),
+            )  # fmt: skip
+        return out
+
+    def _job(self, job_id: str, *, owner: str) -> JobView:
+        view = self.jobs.get(job_id, owner=owner)
+        if view.kind != JOB_KIND:
+            raise ReportNotFound("no such report build")
+        return view
+
+    def _folder(self, build_id: str) -> Path:
+        if not _BUILD_ID.match(build_id):
+            raise ReportNotFound("no such report")
+        return self.web_folder / build_id
+
+    @staticmethod
+    def _find(folder: Path) -> Path | None:
+        if not folder.is_dir():
+            return None
+        found = sorted(p for p in folder.glob("*_synthesis_report_*.html") if p.is_file())
+        return found[0] if found else None
