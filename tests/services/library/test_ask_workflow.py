@@ -1,4 +1,4 @@
-"""``ask_library``/``make_report`` as one service call: typed requests refuse bad scopes
+"""``ask_library``/``app.reports.build`` as one service call: typed requests refuse bad scopes
 before anything is opened; the app's library is used, left open by the calls and closed
 once by the app."""
 
@@ -12,7 +12,7 @@ from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.services.app import open_app_sync
 from litdesk.services.library import AskRequest, Library, ask_library
-from litdesk.services.synthesis import ReportRequest, make_report
+from litdesk.services.synthesis import ReportRequest
 
 
 @pytest.mark.parametrize(
@@ -49,6 +49,6 @@ def test_the_app_library_is_used_left_open_and_closed_once_by_the_app(
         with pytest.raises(InputError):  # --top-k out of range, refused by the retrieval
             ask_library(tmp_settings, AskRequest("q", top_k=0), library=mine)
         with pytest.raises(InputError):  # nothing to report
-            make_report(tmp_settings, ReportRequest(whole_library=True), library=mine)
+            app.reports.build(ReportRequest(whole_library=True), owner=app.owner)
         assert closed == []  # the calls leave the app's library open
     assert closed == [mine]  # the app closes it, once

@@ -34,7 +34,7 @@ from litdesk.services.assist import AllowanceRefused, AssistAllowance
 from litdesk.services.jobs import JobRunner, Jobs
 from litdesk.services.library import ChatService, Library
 from litdesk.services.models import Models
-from litdesk.services.synthesis import JOB_KIND, ReportDesk, WizardForm, build_report
+from litdesk.services.synthesis import ReportRequest, ReportsArea, build_report
 
 QUESTION = "How was the water level measured?"
 ANSWER = "The water level was measured with time-lapse cameras [1]."
@@ -214,15 +214,15 @@ def test_a_report_job_counts_under_its_owner_and_fails_with_the_refusal(
         lib = Library(settings, models=Models(settings), embedder=wordllama, workers=1, store=store)
         try:
             lib.index()
-            desk = ReportDesk(lib, Jobs(store))
-            form = WizardForm(("cameras.pdf", "wheat.pdf"), questions=(QUESTION,))
-            runner = JobRunner(desk.jobs, {JOB_KIND: desk.run_job})
+            desk = ReportsArea(lib, Jobs(store))
+            form = ReportRequest(("cameras.pdf", "wheat.pdf"), questions=(QUESTION,))
+            runner = JobRunner(desk.jobs, desk.handlers())
             first = desk.submit(form, owner="acct-7")  # one question per paper: 2 calls
             assert runner.run_once()
-            assert desk.job(first.id, owner="acct-7").status == "done"
+            assert desk.job(first.id, owner="acct-7").job.status == "done"
             second = desk.submit(form, owner="acct-7")
             assert runner.run_once()
-            failed = desk.job(second.id, owner="acct-7")
+            failed = desk.job(second.id, owner="acct-7").job
             assert failed.status == "failed"
             assert "report-build allowance of 2 model calls" in failed.message
             assert len(server.requests) == 2
