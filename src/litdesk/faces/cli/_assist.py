@@ -86,8 +86,6 @@ def extract_cmd(
     from litdesk.core.assist import ConsentRequired
     from litdesk.services.assist import CANCELLED_NOTICE, EvidenceSource, SuggestEvidence
 
-    if section is not None and source is not Source.fulltext:
-        raise AssistArgumentError("--section applies with --source fulltext")
     what = EvidenceSource(paper, source.value, section)
 
     async def work(app: App) -> dict[str, Any]:
@@ -120,16 +118,13 @@ def extract_cmd(
         _print_draft(out["draft"])
 
 
-def _edits(values: list[str]) -> dict[str, str]:
-    from litdesk.core.assist import FIELD_NAMES
-
-    out: dict[str, str] = {}
+def _edits(values: list[str]) -> dict[str, str | None]:
+    """``--set field=value`` items (the request checks the field names)."""
+    out: dict[str, str | None] = {}
     for item in values:
         name, sep, value = item.partition("=")
-        if not sep or name.strip() not in FIELD_NAMES:
-            raise AssistArgumentError(
-                f"--set takes field=value with a field among {', '.join(FIELD_NAMES)}"
-            )
+        if not sep:
+            raise AssistArgumentError("--set takes field=value")
         out[name.strip()] = value
     return out
 
