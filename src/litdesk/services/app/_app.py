@@ -101,7 +101,7 @@ class App:
         self.accounts = Accounts(store, settings, clock=clock)
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
-        self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=self._wake)  # fmt: skip
+        self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -136,9 +136,6 @@ class App:
             params=params,
             clock=self.clock,
         )
-
-    def _wake(self) -> None:  # an assistance job was queued: its runner looks now
-        self.assist_runner.wake()
 
     def _indexing(self) -> bool:  # an index job of the (shared) library is running or queued,
         return self.jobs.any_active([INDEX_KIND])  # whichever account started it

@@ -88,7 +88,7 @@ _EXTRACT_FEATURE: Final = "extract"
 class AssistArea:
     """AI assistance over the app's store, settings, providers and job queue (built once
     by the app as ``app.assist``; ``wake`` tells this process's assist runner that a
-    job was queued)."""
+    job was queued — called, not bound, as the app builds its runners after its areas)."""
 
     def __init__(
         self,
