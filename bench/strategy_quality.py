@@ -39,8 +39,8 @@ from litdesk._errors import RefusedError
 from litdesk.adapters.store import open_store
 from litdesk.core.records import make_paper
 from litdesk.services.assist import Assistant
-from litdesk.services.strategy import suggest_strategy, suggestion_notice
-from litdesk.services.summary import summarise_study, summary_notice
+from litdesk.services.assist._strategy import suggest_strategy, suggestion_notice
+from litdesk.services.assist._summary import summarise_study, summary_notice
 from litdesk.services.workspace import Workspace
 
 WORDS = [

@@ -17,7 +17,7 @@ from litdesk.adapters.store import assist_usage, open_store
 from litdesk.core.assist import AnswerRefused, ConsentRequired
 from litdesk.core.strategy import StrategyInputError, SuggestionRefused, build_query
 from litdesk.services.assist import Assistant
-from litdesk.services.strategy import suggest_strategy, suggestion_notice
+from litdesk.services.assist._strategy import suggest_strategy, suggestion_notice
 
 QUESTION = "Does the R21 malaria vaccine protect young children in Africa?"
 GOOD = {

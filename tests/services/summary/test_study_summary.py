@@ -27,10 +27,10 @@ from litdesk.core.assist import ConsentRequired
 from litdesk.core.records import make_paper
 from litdesk.core.summary import SummaryInputError, SummaryRefused
 from litdesk.services.assist import Assistant
-from litdesk.services.summary import (
+from litdesk.services.assist._packet import study_packet
+from litdesk.services.assist._summary import (
     report_file,
     save_report,
-    study_packet,
     study_reports,
     summarise_study,
     summary_notice,

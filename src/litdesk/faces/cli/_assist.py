@@ -84,34 +84,28 @@ def extract_cmd(
 ) -> None:
     """Suggest evidence with a model: shows what is sent and where, then a verified draft."""
     from litdesk.core.assist import ConsentRequired
-    from litdesk.services.assist import CANCELLED_NOTICE, EvidenceAssistant
+    from litdesk.services.assist import CANCELLED_NOTICE, EvidenceSource, SuggestEvidence
 
-    if section is not None and source is not Source.fulltext:
-        raise AssistArgumentError("--section applies with --source fulltext")
+    what = EvidenceSource(paper, source.value, section)
 
     async def work(app: App) -> dict[str, Any]:
-        ea = EvidenceAssistant(app.providers, owner=app.owner)
-        try:
-            prev = await ea.preview(paper, source=source.value, section=section)
-            shown = prev.to_dict()
-            if not as_json:
-                _print_notice(shown)
-            agreed = consent
-            if not agreed and not as_json and sys.stdin.isatty():
-                agreed = typer.confirm("Send this text to the model?", default=False)
-            if not agreed:
-                raise ConsentRequired(
-                    "nothing was sent: " + prev.notice.headline() + " Run again with --consent "
-                    "to send it.",
-                    code="consent_required",
-                    preview=shown,
-                )
-            draft = await ea.suggest(
-                paper, consent=prev.notice.token, source=source.value, section=section
+        prev = await app.assist.evidence_preview(what, owner=app.owner)
+        shown = prev.to_dict()
+        if not as_json:
+            _print_notice(shown)
+        agreed = consent
+        if not agreed and not as_json and sys.stdin.isatty():
+            agreed = typer.confirm("Send this text to the model?", default=False)
+        if not agreed:
+            raise ConsentRequired(
+                "nothing was sent: " + prev.notice.headline() + " Run again with --consent "
+                "to send it.",
+                code="consent_required",
+                preview=shown,
             )
-            return {"preview": shown, "draft": draft.to_dict()}
-        finally:
-            ea.close()
+        request = SuggestEvidence(paper, prev.notice.token, source.value, section)
+        draft = await app.assist.suggest_evidence_now(request, owner=app.owner)
+        return {"preview": shown, "draft": draft.to_dict()}
 
     try:
         out = run_with_app(work)
@@ -124,16 +118,13 @@ def extract_cmd(
         _print_draft(out["draft"])
 
 
-def _edits(values: list[str]) -> dict[str, str]:
-    from litdesk.core.assist import FIELD_NAMES
-
-    out: dict[str, str] = {}
+def _edits(values: list[str]) -> dict[str, str | None]:
+    """``--set field=value`` items (the request checks the field names)."""
+    out: dict[str, str | None] = {}
     for item in values:
         name, sep, value = item.partition("=")
-        if not sep or name.strip() not in FIELD_NAMES:
-            raise AssistArgumentError(
-                f"--set takes field=value with a field among {', '.join(FIELD_NAMES)}"
-            )
+        if not sep:
+            raise AssistArgumentError("--set takes field=value")
         out[name.strip()] = value
     return out
 
@@ -164,20 +155,16 @@ def extract_save_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Save a reviewed draft as evidence, with its assistance provenance."""
-    from litdesk.services.assist import EvidenceAssistant
+    from litdesk.services.assist import SaveEvidence
 
     if not reviewed:
         raise RefusedError(
             "review the draft first, then confirm with --reviewed", code="review_required"
         )
-    edits = _edits(set_ or [])
+    request = SaveEvidence(draft, True, _edits(set_ or []), study)
 
     async def work(app: App) -> dict[str, Any]:
-        ea = EvidenceAssistant(app.providers, owner=app.owner)
-        try:
-            return ea.save(draft, reviewed=True, values=edits, study=study).to_dict()
-        finally:
-            ea.close()
+        return app.assist.save_evidence(request, owner=app.owner).to_dict()
 
     out = run_with_app(work)
     if as_json:
@@ -192,14 +179,9 @@ def extract_provenance_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """How an evidence record was assisted; every stored quote re-checked now."""
-    from litdesk.services.assist import EvidenceAssistant
 
     async def work(app: App) -> dict[str, Any]:
-        ea = EvidenceAssistant(app.providers, owner=app.owner)
-        try:
-            return ea.provenance(evidence).to_dict()
-        finally:
-            ea.close()
+        return app.assist.evidence_provenance(evidence, owner=app.owner).to_dict()
 
     out = run_with_app(work)
     if as_json:
@@ -224,22 +206,22 @@ def assist_check_cmd(
 ) -> None:
     """Check the model live (thinking behaviour, stop reason, strict JSON) before use."""
     from litdesk.core.assist import ConsentRequired
-    from litdesk.services.assist import CHECK_CALL, Assistant, check_model
+    from litdesk.services.assist import CheckModel
 
     async def work(app: App) -> dict[str, Any]:
-        with Assistant(app.store, app.settings, role=role.value) as a:
-            notice = a.notice(CHECK_CALL.user)
-            if not as_json:
-                _say(notice.headline())
-                _say(f"text: {notice.text}")
-            agreed = consent or (not as_json and sys.stdin.isatty() and typer.confirm(
-                "Send this check to the model?", default=False))  # fmt: skip
-            if not agreed:
-                raise ConsentRequired(
-                    "nothing was sent: " + notice.headline() + " Run again with --consent.",
-                    code="consent_required",
-                )
-            return (await check_model(a, owner=app.owner, consent=notice.token)).to_dict()
+        notice = app.assist.check_notice(CheckModel(role.value))
+        if not as_json:
+            _say(notice.headline())
+            _say(f"text: {notice.text}")
+        agreed = consent or (not as_json and sys.stdin.isatty() and typer.confirm(
+            "Send this check to the model?", default=False))  # fmt: skip
+        if not agreed:
+            raise ConsentRequired(
+                "nothing was sent: " + notice.headline() + " Run again with --consent.",
+                code="consent_required",
+            )
+        request = CheckModel(role.value, notice.token)
+        return (await app.assist.check_model(request, owner=app.owner)).to_dict()
 
     out = run_with_app(work)
     if as_json:

@@ -1,13 +1,10 @@
 """``litdesk strategy build|suggest`` and ``litdesk study summary``.
 
-Thin: parse the options, call :mod:`litdesk.services.strategy` /
-:mod:`litdesk.services.summary`, print.
+Thin: parse the options into the request, call ``app.assist`` (the assist area), print.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -64,9 +61,13 @@ def strategy_build(
     """Build one query from concept groups (quoted literals, OR inside a group, AND across
     groups) and show its exact request for every provider. Nothing is sent."""
     from litdesk.core.strategy import ConceptGroup, parse_group_option
-    from litdesk.services.strategy import build_strategy
+    from litdesk.services.assist import BuildStrategy
 
-    view = build_strategy([ConceptGroup(parse_group_option(g)) for g in group])
+    from ._context import sync_app
+
+    request = BuildStrategy(tuple(ConceptGroup(parse_group_option(g)) for g in group))
+    with sync_app() as app:
+        view = app.assist.build_strategy(request)
     if as_json:
         emit_json(view.to_dict())
     else:
@@ -102,16 +103,6 @@ def _consent(notice: Any, given: bool, *, as_json: bool) -> str | None:
     return None
 
 
-@contextmanager
-def _assistant() -> Iterator[Any]:
-    from litdesk.services.assist import Assistant
-
-    from ._context import sync_app
-
-    with sync_app() as app, Assistant(app.store, app.settings) as assistant:
-        yield assistant
-
-
 @strategy_app.command("suggest")
 @command
 def strategy_suggest(
@@ -126,12 +117,14 @@ def strategy_suggest(
     import asyncio
     import shlex
 
-    from litdesk.services.strategy import suggest_strategy, suggestion_notice
+    from litdesk.services.assist import StrategyRequest
 
-    with _assistant() as assistant:
-        notice = suggestion_notice(assistant, question)
-        token = _consent(notice, consent, as_json=as_json)
-        view = asyncio.run(suggest_strategy(assistant, question, owner="local", consent=token))
+    from ._context import sync_app
+
+    with sync_app() as app:
+        notice = app.assist.strategy_notice(StrategyRequest(question), owner=app.owner)
+        request = StrategyRequest(question, _consent(notice, consent, as_json=as_json))
+        view = asyncio.run(app.assist.suggest_strategy_now(request, owner=app.owner))
     data = view.to_dict()
     build = "litdesk strategy build " + " ".join(
         "--group "
@@ -179,21 +172,16 @@ def study_summary(
     import asyncio
     import sys
 
-    from litdesk.core.summary import FOCUSES, SummaryInputError
+    from litdesk.services.assist import SaveSummaryReport, SummaryRequest
     from litdesk.services.files import write_output
-    from litdesk.services.summary import (
-        report_file,
-        save_report,
-        study_packet,
-        summarise_study,
-        summary_notice,
-    )
 
-    if focus not in FOCUSES:
-        raise SummaryInputError(f"--focus is one of {', '.join(FOCUSES)}", code="focus")
-    with _assistant() as assistant:
+    from ._context import sync_app
+
+    what = SummaryRequest(study, focus, tuple(deselect or ()))
+    with sync_app() as app:
+        owner = app.owner
         if list_sources:
-            packet = study_packet(assistant.store, study).select(deselect or [])
+            packet = app.assist.summary_sources(what, owner=owner).packet
             if as_json:
                 emit_json(packet.to_dict())
                 return
@@ -204,24 +192,12 @@ def study_summary(
             for o in packet.omissions:
                 _say(o, "yellow")
             return
-        _packet, notice = summary_notice(
-            assistant,
-            study,
-            focus=focus,
-            deselected=deselect or [],
+        notice = app.assist.summary_notice(what, owner=owner).notice
+        request = SummaryRequest(
+            study, focus, what.deselected, _consent(notice, consent, as_json=as_json)
         )
-        token = _consent(notice, consent, as_json=as_json)
-        view = asyncio.run(
-            summarise_study(
-                assistant,
-                study,
-                focus=focus,
-                deselected=deselect or [],
-                owner="local",
-                consent=token,
-            )
-        )
-        data = view.to_dict()
+        view = asyncio.run(app.assist.summarise_now(request, owner=owner))
+        data: dict[str, Any] = view.to_dict()
         if not as_json:
             _print_draft(data)
         keep = save or (
@@ -230,13 +206,12 @@ def study_summary(
             and typer.confirm("You reviewed it: save it as a Study report?", default=False)
         )
         if keep:
-            report = save_report(
-                assistant.store, study, view.draft_id, owner="local", reviewed=True
-            )
+            saving = SaveSummaryReport(study, view.draft_id, reviewed=True)
+            report = app.assist.save_summary_report(saving, owner=owner)
             data["report_id"] = report.id
             if output is not None:
-                _name, html = report_file(assistant.store, study, report.id, owner="local")
-                write_output(output, html.encode("utf-8"))
+                file = app.assist.study_report_file(study, report.id, owner=owner)
+                write_output(output, file.html.encode("utf-8"))
                 data["output"] = str(output)
     if as_json:
         emit_json(data)

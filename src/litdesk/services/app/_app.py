@@ -35,11 +35,11 @@ from litdesk.adapters.llm import ChatBackend, close_idle_clients
 from litdesk.adapters.store import Store, open_store
 from litdesk.core.library import RetrievalParams
 from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
+from litdesk.services.assist import AssistArea
 from litdesk.services.desk import (
     Desk,
     Listings,
     LiveRegistry,
-    assist_handlers,
     dedup_handlers,
     import_handlers,
 )
@@ -101,6 +101,7 @@ class App:
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
+        self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -152,7 +153,7 @@ class App:
         }
         groups: tuple[dict[str, Handler], ...] = (
             main,
-            dict(assist_handlers(self.desk)),
+            self.assist.handlers(),
             {CHAT_KIND: self.chat.run_job},
         )
         slots = max(1, s.jobs_worker_slots)

@@ -1,5 +1,7 @@
 """AI assistance: consent bound to content, allowances in the store, one guarded model
-call per request (no automatic retry), and the features built on them."""
+call per request (no automatic retry), and the features built on them — reached through
+one area, :class:`AssistArea` (``app.assist``): evidence suggestions, the Study summary
+and its reports, search-strategy suggestions and the builder, the model check."""
 
 from ._allowance import (
     CHAT_FEATURE,
@@ -10,6 +12,7 @@ from ._allowance import (
     CallInterrupted,
     Ticket,
 )
+from ._area import AssistArea
 from ._call import (
     CANCELLED_NOTICE,
     Assistant,
@@ -30,10 +33,53 @@ from ._extract import (
     ProvenanceView,
     SuggestionDraft,
 )
+from ._jobs import ASSIST_KINDS, EXTRACT_KIND, STRATEGY_KIND, SUMMARY_KIND, AssistJob
 from ._metered import MeteredBackend
+from ._requests import (
+    BuildStrategy,
+    CheckModel,
+    EvidenceSource,
+    SaveEvidence,
+    SaveSummaryReport,
+    StrategyRequest,
+    SuggestEvidence,
+    SummaryRequest,
+)
+from ._views import (
+    PaperProvenance,
+    ReportFile,
+    ReportListing,
+    StrategyView,
+    SuggestionView,
+    SummaryNotice,
+    SummarySources,
+    SummaryView,
+)
 
 __all__ = [
+    "ASSIST_KINDS",
     "CANCELLED_NOTICE",
+    "EXTRACT_KIND",
+    "STRATEGY_KIND",
+    "SUMMARY_KIND",
+    "AssistArea",
+    "AssistJob",
+    "BuildStrategy",
+    "CheckModel",
+    "EvidenceSource",
+    "PaperProvenance",
+    "ReportFile",
+    "ReportListing",
+    "SaveEvidence",
+    "SaveSummaryReport",
+    "StrategyRequest",
+    "StrategyView",
+    "SuggestEvidence",
+    "SuggestionView",
+    "SummaryNotice",
+    "SummaryRequest",
+    "SummarySources",
+    "SummaryView",
     "CHAT_FEATURE",
     "CHECK_CALL",
     "LIBRARY_FEATURES",

@@ -1,15 +1,6 @@
 """The desk: the use cases of the web workspace over the app's providers (store, provider
 transport, fused search); built by :func:`litdesk.services.app.open_app`."""
 
-from ._assist_jobs import (
-    ASSIST_KINDS,
-    EXTRACT_KIND,
-    STRATEGY_KIND,
-    SUMMARY_KIND,
-    AssistDesk,
-    AssistJob,
-    assist_handlers,
-)
 from ._citations import CitationView, citation_browser
 from ._dedup import (
     DEDUP_KIND,
@@ -72,13 +63,6 @@ from ._views import (
 )
 
 __all__ = [
-    "ASSIST_KINDS",
-    "EXTRACT_KIND",
-    "STRATEGY_KIND",
-    "SUMMARY_KIND",
-    "AssistDesk",
-    "AssistJob",
-    "assist_handlers",
     "EXPORT_MEDIA",
     "MAX_OCCURRENCES",
     "MAX_HISTORY",

@@ -4,19 +4,16 @@ at submit (stale consent, allowance) answered as the call itself answered it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from litdesk._errors import LitdeskError, RefusedError
-from litdesk.services.app import App
-from litdesk.services.desk import EXTRACT_KIND, AssistDesk, AssistJob
+from litdesk._errors import LitdeskError
+from litdesk.services.assist import EXTRACT_KIND, AssistJob
 
-from .._deps import DeskDep, app_of
 from .._errors import status_of
 
-__all__ = ["AssistDep", "accepted", "consent_status", "job_body", "refusal", "refusal_status"]
+__all__ = ["accepted", "consent_status", "job_body", "refusal", "refusal_status"]
 
 #: HTTP status of an error by its category (as the app's error handler answers it).
 _BY_CATEGORY: Final = {
@@ -28,17 +25,6 @@ _BY_CATEGORY: Final = {
     "integrity": 500,
 }
 _ALLOWANCE: Final = "AllowanceRefused"
-
-
-def get_assist(request: Request, desk: DeskDep) -> AssistDesk:
-    """The owner's assistance calls over the app's job queue (any worker runs them)."""
-    app = app_of(request.app)
-    if not isinstance(app, App):  # a stand-in (tests) has no store and no job queue
-        raise RefusedError("AI assistance needs the store's job queue", code="no_jobs")
-    return AssistDesk(desk, app.jobs, wake=app.assist_runner.wake)
-
-
-AssistDep = Annotated[AssistDesk, Depends(get_assist)]
 
 
 def refusal_status(error: str, code: str, category: str, *, consent_status: int) -> int:

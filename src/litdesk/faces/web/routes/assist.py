@@ -16,11 +16,16 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk.core.assist import ConsentRequired
-from litdesk.services.assist import AllowanceRefused, EvidenceAssistant
-from litdesk.services.desk import EXTRACT_KIND, Desk
+from litdesk.services.assist import (
+    EXTRACT_KIND,
+    AllowanceRefused,
+    EvidenceSource,
+    SaveEvidence,
+    SuggestEvidence,
+)
 
-from .._deps import DeskDep
-from ._assist_jobs import AssistDep, accepted, job_body, refusal
+from .._deps import AppDep, OwnerDep
+from ._assist_jobs import accepted, job_body, refusal
 from ._common import PAPER_ID, PaperId
 from .jobs import JobId
 
@@ -59,18 +64,10 @@ class SaveBody(BaseModel):
     study: str | None = Field(None, max_length=200)
 
 
-def _assistant(desk: Desk) -> EvidenceAssistant:
-    return EvidenceAssistant(desk.providers, owner=desk.owner)
-
-
 @api.post("/extract/preview", summary="What would be sent to the model, where, and its token")
-async def preview_api(desk: DeskDep, body: ExtractBody) -> dict[str, Any]:
-    ea = _assistant(desk)
-    try:
-        prev = await ea.preview(body.paper_id, source=body.source, section=body.section or None)
-    finally:
-        ea.close()
-    return prev.to_dict()
+async def preview_api(app: AppDep, owner: OwnerDep, body: ExtractBody) -> dict[str, object]:
+    request = EvidenceSource(body.paper_id, body.source, body.section or None)
+    return (await app.assist.evidence_preview(request, owner=owner)).to_dict()
 
 
 @api.post(
@@ -79,63 +76,45 @@ async def preview_api(desk: DeskDep, body: ExtractBody) -> dict[str, Any]:
     status_code=202,
     response_model=None,
 )
-async def extract_api(assist: AssistDep, body: SuggestBody) -> JSONResponse:
+async def extract_api(app: AppDep, owner: OwnerDep, body: SuggestBody) -> JSONResponse:
     """Checks the consent token against the text at once (409 when it changed) and the
     allowance (429 with ``Retry-After``), then answers 202 with the job; its
     ``status_url`` gives the draft when done, or the error the call met."""
+    request = SuggestEvidence(body.paper_id, body.consent, body.source, body.section or None)
     try:
-        job = await assist.suggest_evidence(
-            body.paper_id, consent=body.consent, source=body.source, section=body.section or None
-        )
+        job = await app.assist.suggest_evidence(request, owner=owner)
     except (ConsentRequired, AllowanceRefused) as exc:
         return refusal(exc, EXTRACT_KIND)
     return accepted(job)
 
 
 @api.get("/jobs/{job_id}", summary="An assistance call's job: its state, then result or error")
-async def job_api(assist: AssistDep, job_id: JobId) -> dict[str, Any]:
-    return job_body(await run_in_threadpool(assist.job, job_id))
+async def job_api(app: AppDep, owner: OwnerDep, job_id: JobId) -> dict[str, Any]:
+    return job_body(await run_in_threadpool(lambda: app.assist.job(job_id, owner=owner)))
 
 
 @api.post("/jobs/{job_id}/cancel", summary="Stop waiting for the model (the call still counts)")
-async def cancel_api(assist: AssistDep, job_id: JobId) -> dict[str, Any]:
-    return job_body(await run_in_threadpool(assist.cancel, job_id))
+async def cancel_api(app: AppDep, owner: OwnerDep, job_id: JobId) -> dict[str, Any]:
+    return job_body(await run_in_threadpool(lambda: app.assist.cancel(job_id, owner=owner)))
 
 
 @api.get("/drafts/{draft_id}", summary="A stored draft of suggested evidence")
-def draft_api(desk: DeskDep, draft_id: DraftId) -> dict[str, Any]:
-    ea = _assistant(desk)
-    try:
-        return ea.draft(draft_id).to_dict()
-    finally:
-        ea.close()
+def draft_api(app: AppDep, owner: OwnerDep, draft_id: DraftId) -> dict[str, object]:
+    return app.assist.evidence_draft(draft_id, owner=owner).to_dict()
 
 
 @api.post("/drafts/{draft_id}/save", summary="Save a reviewed draft as evidence")
-def save_api(desk: DeskDep, draft_id: DraftId, body: SaveBody) -> dict[str, Any]:
-    ea = _assistant(desk)
-    try:
-        values = body.values.model_dump(exclude_unset=True)  # absent: keep the suggestion
-        return ea.save(
-            draft_id, reviewed=body.reviewed, values=values, study=body.study or None
-        ).to_dict()
-    finally:
-        ea.close()
+def save_api(app: AppDep, owner: OwnerDep, draft_id: DraftId, body: SaveBody) -> dict[str, object]:
+    values = body.values.model_dump(exclude_unset=True)  # absent: keep the suggestion
+    request = SaveEvidence(draft_id, body.reviewed, values, body.study or None)
+    return app.assist.save_evidence(request, owner=owner).to_dict()
 
 
 @api.get("/evidence/{evidence_id}/provenance", summary="Assistance provenance, quotes re-checked")
-def provenance_api(desk: DeskDep, evidence_id: EvidenceId) -> dict[str, Any]:
-    ea = _assistant(desk)
-    try:
-        return ea.provenance(evidence_id).to_dict()
-    finally:
-        ea.close()
+def provenance_api(app: AppDep, owner: OwnerDep, evidence_id: EvidenceId) -> dict[str, object]:
+    return app.assist.evidence_provenance(evidence_id, owner=owner).to_dict()
 
 
 @api.get("/papers/{paper_id}/provenance", summary="Provenance of a paper's assisted evidence")
-def paper_provenance_api(desk: DeskDep, paper_id: PaperId) -> dict[str, Any]:
-    ea = _assistant(desk)
-    try:
-        return {"records": [p.to_dict() for p in ea.paper_provenance(paper_id)]}
-    finally:
-        ea.close()
+def paper_provenance_api(app: AppDep, owner: OwnerDep, paper_id: PaperId) -> dict[str, object]:
+    return app.assist.paper_provenance(paper_id, owner=owner).to_dict()

@@ -13,12 +13,15 @@ from starlette.concurrency import run_in_threadpool
 
 from litdesk.core.assist import ConsentRequired
 from litdesk.core.strategy import ConceptGroup
-from litdesk.services.assist import AllowanceRefused, Assistant
-from litdesk.services.desk import STRATEGY_KIND, Desk
-from litdesk.services.strategy import build_strategy, suggestion_notice
+from litdesk.services.assist import (
+    STRATEGY_KIND,
+    AllowanceRefused,
+    BuildStrategy,
+    StrategyRequest,
+)
 
-from .._deps import DeskDep
-from ._assist_jobs import AssistDep, accepted, refusal
+from .._deps import AppDep, OwnerDep
+from ._assist_jobs import accepted, refusal
 
 __all__ = ["api", "pages"]
 
@@ -41,9 +44,9 @@ class BuildBody(BaseModel):
 
 
 @api.post("/strategy/build", summary="Concept groups → one query, compiled for every provider")
-async def strategy_build(body: BuildBody) -> dict[str, Any]:
-    groups = [ConceptGroup(tuple(g.terms), g.label, g.included) for g in body.groups]
-    view = await run_in_threadpool(build_strategy, groups)
+async def strategy_build(app: AppDep, body: BuildBody) -> dict[str, Any]:
+    groups = tuple(ConceptGroup(tuple(g.terms), g.label, g.included) for g in body.groups)
+    view = await run_in_threadpool(lambda: app.assist.build_strategy(BuildStrategy(groups)))
     return view.to_dict()
 
 
@@ -55,14 +58,11 @@ class SuggestBody(QuestionBody):
     consent: str = Field(min_length=1, max_length=100)
 
 
-def _notice(desk: Desk, question: str) -> dict[str, Any]:
-    with Assistant(desk.store, desk.settings) as assistant:
-        return suggestion_notice(assistant, question).to_dict()
-
-
 @api.post("/strategy/notice", summary="What a strategy suggestion sends, where, and its token")
-async def strategy_notice(desk: DeskDep, body: QuestionBody) -> dict[str, Any]:
-    return await run_in_threadpool(_notice, desk, body.question)
+async def strategy_notice(app: AppDep, owner: OwnerDep, body: QuestionBody) -> dict[str, object]:
+    request = StrategyRequest(body.question)
+    notice = await run_in_threadpool(lambda: app.assist.strategy_notice(request, owner=owner))
+    return notice.to_dict()
 
 
 @api.post(
@@ -71,12 +71,13 @@ async def strategy_notice(desk: DeskDep, body: QuestionBody) -> dict[str, Any]:
     status_code=202,
     response_model=None,
 )
-async def strategy_suggest(assist: AssistDep, body: SuggestBody) -> JSONResponse:
+async def strategy_suggest(app: AppDep, owner: OwnerDep, body: SuggestBody) -> JSONResponse:
     """Checks the consent token (403 when the question changed) and the allowance (429
     with ``Retry-After``), then answers 202 with the job; its ``status_url`` gives the
     suggestion when done, or the error the call met."""
     try:
-        job = await assist.suggest_strategy(body.question, consent=body.consent)
+        request = StrategyRequest(body.question, body.consent)
+        job = await app.assist.suggest_strategy(request, owner=owner)
     except (ConsentRequired, AllowanceRefused) as exc:
         return refusal(exc, STRATEGY_KIND)
     return accepted(job)

@@ -18,7 +18,8 @@ from litdesk.core.strategy import (
     parse_suggestion,
     suggestion_prompt,
 )
-from litdesk.services.assist import Assistant, CallRecord, ModelCall
+
+from ._call import Assistant, CallRecord, ModelCall
 
 __all__ = ["FEATURE", "SuggestionView", "suggest_strategy", "suggestion_call", "suggestion_notice"]
 

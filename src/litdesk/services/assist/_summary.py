@@ -42,8 +42,8 @@ from litdesk.core.summary import (
     read_report,
     report_html,
 )
-from litdesk.services.assist import Assistant, CallRecord, ModelCall
 
+from ._call import Assistant, CallRecord, ModelCall
 from ._packet import study_packet
 
 __all__ = [
