@@ -276,7 +276,7 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
     from tests.faces.web._server import free_port, serve_app
 
     from litdesk.faces.web import create_app
-    from litdesk.services.desk import DEDUP_KIND
+    from litdesk.services.dedup import DEDUP_KIND
 
     slow = {"dedup_test_step_seconds": 2.0, "jobs_lease_seconds": 2.0, "jobs_poll_seconds": 0.1}
     apps, bases, stops = [], [], []

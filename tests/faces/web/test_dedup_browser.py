@@ -230,7 +230,7 @@ def served(tmp_settings: Any, cassette: Path, hosting: Hosting) -> Iterator[tupl
 
 
 def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, Any]) -> None:
-    from litdesk.services.desk import DEDUP_KIND, dedup_handlers
+    from litdesk.services.dedup import DEDUP_KIND
     from litdesk.services.jobs import JobRunner
 
     running, app = served
@@ -252,7 +252,7 @@ def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, 
     pg.locator("#cancel-run").click()
     pg.locator("#job-status", has_text="· cancelling").wait_for()  # the server says so
     assert jobs.get(job["id"], owner=claimed.owner).cancel_requested
-    runner = JobRunner(jobs, dedup_handlers(app.state.app.desk), worker_id="test-worker")
+    runner = JobRunner(jobs, app.state.app.dedup.handlers(), worker_id="test-worker")
     runner.run_claimed(claimed)  # the job now runs: it stops at its first step
     pg.locator("#job-outcome").wait_for()
     assert "cancelled; nothing was recorded" in pg.locator("#job-outcome").inner_text()

@@ -1,4 +1,5 @@
-"""The dedup workflow as one service call (issue 11) and ``litdesk dedup --explain`` (12)."""
+"""The dedup workflow as one area call, ``app.dedup.run`` (issue 11), and ``litdesk dedup
+--explain`` (12), ``app.dedup.explain``."""
 
 from __future__ import annotations
 
@@ -13,14 +14,8 @@ from typer.testing import CliRunner
 from litdesk._errors import InputError, NotFoundError
 from litdesk._settings import Settings
 from litdesk.faces.cli import app
-from litdesk.services.app import open_app_sync
-from litdesk.services.dedup import (
-    DedupRequest,
-    dedup_history,
-    explain_records,
-    load_decisions,
-    run_dedup,
-)
+from litdesk.services.app import App, open_app_sync
+from litdesk.services.dedup import DedupRequest, ExplainRequest, load_decisions
 
 DATA = Path(__file__).parent / "data"
 FILES = (str(DATA / "dedup_scopus.ris"), str(DATA / "dedup_pubmed.ris"))
@@ -56,37 +51,40 @@ def test_run_dedup_writes_decisions_history_and_merged_records(tmp_path: Path, m
     decisions, out = tmp_path / "decisions.json", tmp_path / "merged.ris"
     request = DedupRequest(FILES, decisions_file=str(decisions), study="aHUS", out=str(out))
     with open_app_sync(Settings()) as opened:
-        store = opened.store
-        outcome = run_dedup(request, reviewer=lambda *_: "merge", owner="local", store=store)
-        _rest_of_the_run(request, outcome, decisions, out, store)
+        outcome = opened.dedup.run(request, reviewer=lambda *_: "merge", owner="local")
+        _rest_of_the_run(request, outcome, decisions, out, opened)
 
 
-def _rest_of_the_run(request, outcome, decisions, out, store) -> None:  # type: ignore[no-untyped-def]
+def _rest_of_the_run(request, outcome, decisions, out, app: App) -> None:  # type: ignore[no-untyped-def]
     assert outcome.new_decisions == 1 and outcome.written == str(out)
     assert len(load_decisions(decisions)) == 1
     assert out.read_text(encoding="utf-8").count("TY  - ") == len(outcome.report.result.groups)
     doc = outcome.to_dict()
     assert doc["study"] == "aHUS" and doc["new_decisions"] == 1
-    history = dedup_history("aHUS", store=store)
+    history = app.dedup.history("aHUS", owner="local").entries
     assert [e.kind for e in history] == ["decision", "run"]
     assert history[-1].data["owner"] == "local"
     # the merged file is never replaced silently: refused before any work without force
     with pytest.raises(InputError, match="exists"):
-        run_dedup(
-            request, reviewer=lambda *_: pytest.fail("asked before the -o check"), store=store
+        app.dedup.run(
+            request, reviewer=lambda *_: pytest.fail("asked before the -o check"), owner="local"
         )
     # the next run reuses the stored decision: nothing new, no question asked
-    again = run_dedup(
+    again = app.dedup.run(
         dataclasses.replace(request, force=True),
         reviewer=lambda *_: pytest.fail("asked again"),
-        store=store,
+        owner="local",
     )
     assert again.new_decisions == 0
 
 
-def test_run_dedup_refuses_an_unknown_output_format() -> None:
-    with pytest.raises(InputError):
-        run_dedup(DedupRequest(FILES, to="docx"))
+def test_dedup_request_refuses_an_unknown_output_format_and_no_files() -> None:
+    with pytest.raises(InputError) as bad:
+        DedupRequest(FILES, to="docx")
+    assert bad.value.code == "unsupported"
+    with pytest.raises(InputError) as none:
+        DedupRequest(())
+    assert none.value.code == "no_files"
 
 
 def test_cli_dedup_imports_no_adapters() -> None:
@@ -101,16 +99,21 @@ def test_cli_dedup_imports_no_adapters() -> None:
     assert names and not any(str(m).startswith("litdesk.adapters") for m in names)
 
 
+def explain_records(files: tuple[str, ...], a: str, b: str):  # type: ignore[no-untyped-def]
+    with open_app_sync(Settings()) as opened:
+        return opened.dedup.explain(ExplainRequest(files, a, b), owner=opened.owner)
+
+
 def test_explain_a_merged_and_a_kept_apart_pair(tmp_path: Path) -> None:
-    merged = explain_records(DedupRequest(FILES), "P1", "S1")
+    merged = explain_records(FILES, "P1", "S1")
     assert merged.explanation.same_group and merged.explanation.decision == "merge"
     assert merged.explanation.recorded and merged.explanation.stage == 2
     assert "rule" in merged.explanation.rule
-    by_doi = explain_records(DedupRequest(FILES), "dedup_pubmed.ris#1", "S2")
+    by_doi = explain_records(FILES, "dedup_pubmed.ris#1", "S2")
     assert by_doi.explanation.stage == 1 and by_doi.explanation.rule == "shared identifier"
     path = tmp_path / "supplement.ris"
     path.write_text(SUPPLEMENT, encoding="utf-8")
-    apart = explain_records(DedupRequest((str(path),)), "A1", "A2")
+    apart = explain_records((str(path),), "A1", "A2")
     assert not apart.explanation.same_group
     (conflict,) = apart.explanation.conflicts
     assert conflict.kind == "shared" and "DOI shared by 2 records" in conflict.message
@@ -118,7 +121,7 @@ def test_explain_a_merged_and_a_kept_apart_pair(tmp_path: Path) -> None:
     doc = apart.to_dict()
     assert doc["a"]["source_id"] == "A1" and doc["conflicts"][0]["members"][1]["source_id"] == "A2"
     with pytest.raises(NotFoundError):
-        explain_records(DedupRequest((str(path),)), "A1", "nope")
+        explain_records((str(path),), "A1", "nope")
 
 
 def test_cli_json_reports_the_shared_doi_conflict(tmp_path: Path) -> None:

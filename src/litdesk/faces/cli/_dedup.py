@@ -94,13 +94,13 @@ def _explain(ex: DedupExplanation) -> None:
     verdict = "in the same group" if why.same_group else "in different groups"
     console.rule(f"{verdict}: {why.decision}")
     for ref, paper in ((ex.a, ex.papers[0]), (ex.b, ex.papers[1])):
-        who = (paper.get("authors") or ["?"])[0]
+        who = paper.authors[0] if paper.authors else "?"
         console.print(
             f"{Path(ref.file).name}#{ref.index}"
             + (f" ({ref.source_id})" if ref.source_id else "")
-            + f"\n  {paper.get('title') or '(no title)'}\n  {who} · {paper.get('year') or '?'} · "
-            f"{_source_line(paper.get('journal'), paper.get('volume'), paper.get('issue'), paper.get('pages'))}"
-            f" · doi={paper.get('doi') or '-'} pmid={paper.get('pmid') or '-'}",
+            + f"\n  {paper.title or '(no title)'}\n  {who} · {paper.year or '?'} · "
+            f"{_source_line(paper.journal, paper.volume, paper.issue, paper.pages)}"
+            f" · doi={paper.doi or '-'} pmid={paper.pmid or '-'}",
             markup=False,
             highlight=False,
         )
@@ -132,12 +132,13 @@ def register(app: typer.Typer) -> None:
         """A Study's deduplication history: every reviewer decision and every run."""
         from rich.table import Table
 
-        from litdesk.services.dedup import dedup_history
-
         with sync_app() as opened:
-            entries = dedup_history(study, store=opened.store, undo=undo)
+            if undo is not None:
+                opened.dedup.undo(study, undo, owner=opened.owner, via="cli")
+            view = opened.dedup.history(study, owner=opened.owner)
+        entries = view.entries
         if as_json:
-            emit_json({"study": study, "entries": [e.to_dict() for e in entries]})
+            emit_json(view.to_dict())
             return
         table = Table(title=f"deduplication history of {study}")
         for name in ("#", "when", "kind", "what"):
@@ -222,13 +223,32 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Find duplicate records across export files: identifiers first, then
         bibliographic similarity; uncertain pairs wait for review."""
-        from litdesk.services.dedup import DedupRequest, explain_records, run_dedup
+        from litdesk.services.dedup import DedupRequest, ExplainRequest
 
+        names = tuple(str(f) for f in files)
+        decisions_file = str(decisions) if decisions else None
+        if explain is not None:
+            asked = ExplainRequest(
+                files=names,
+                a=explain[0],
+                b=explain[1],
+                format=format,
+                auto_only=auto_only,
+                decisions_file=decisions_file,
+                merge_corrections=merge_corrections,
+            )
+            with sync_app() as opened:
+                ex = opened.dedup.explain(asked, owner=opened.owner)
+            if as_json:
+                emit_json(ex.to_dict())
+            else:
+                _explain(ex)
+            return
         request = DedupRequest(
-            files=tuple(str(f) for f in files),
+            files=names,
             format=format,
             auto_only=auto_only,
-            decisions_file=str(decisions) if decisions else None,
+            decisions_file=decisions_file,
             study=study,
             out=str(out) if out is not None else None,
             to=to,
@@ -236,19 +256,9 @@ def register(app: typer.Typer) -> None:
             force=force,
             versions_out=str(versions) if versions is not None else None,
         )
-        if explain is not None:
-            ex = explain_records(request, explain[0], explain[1])
-            if as_json:
-                emit_json(ex.to_dict())
-            else:
-                _explain(ex)
-            return
         reviewer = _prompt if review and not auto_only else None
-        if request.study:  # the Study's decisions and history are in the app's store
-            with sync_app() as opened:
-                outcome = run_dedup(request, reviewer=reviewer, store=opened.store)
-        else:  # files only: nothing is opened
-            outcome = run_dedup(request, reviewer=reviewer)
+        with sync_app() as opened:
+            outcome = opened.dedup.run(request, owner=opened.owner, reviewer=reviewer)
         report = outcome.report
         if as_json:
             emit_json(report.to_dict())

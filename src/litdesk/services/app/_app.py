@@ -36,11 +36,11 @@ from litdesk.adapters.store import Store, open_store
 from litdesk.core.library import RetrievalParams
 from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
 from litdesk.services.assist import AssistArea
+from litdesk.services.dedup import DedupArea
 from litdesk.services.desk import (
     Desk,
     Listings,
     LiveRegistry,
-    dedup_handlers,
     import_handlers,
 )
 from litdesk.services.jobs import Handler, JobRunner, Jobs
@@ -102,6 +102,7 @@ class App:
         # (each area's line below; keep one line per area)
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
+        self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -148,7 +149,7 @@ class App:
         main: dict[str, Handler] = {
             **self.library.handlers(),
             **self.reports.handlers(),
-            **dedup_handlers(self.desk),
+            **self.dedup.handlers(),
             **import_handlers(self.desk),
         }
         groups: tuple[dict[str, Handler], ...] = (

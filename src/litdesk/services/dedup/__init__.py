@@ -1,6 +1,12 @@
-"""Deduplication of imported records (files → record references, groups, pairs)."""
+"""Deduplication of imported records: the area ``app.dedup`` (:class:`DedupArea`: files or a
+Study's imports → record references, groups, pairs; the review and its decisions in the
+Study's history), and the functions it runs on."""
 
+from ._area import DedupArea
 from ._history import in_force, record_report, study_decisions, study_history, undo_decision
+from ._job import DEDUP_KIND, MAX_IMPORTS, MAX_QUEUE, DedupRun, study_owner
+from ._requests import DecideRequest, DedupInputError, DedupRequest, ExplainRequest, Verdict
+from ._review import MAX_HISTORY, resolve_record
 from ._service import (
     DECISIONS_VERSION,
     DedupReport,
@@ -11,35 +17,48 @@ from ._service import (
     load_decisions,
     save_decisions,
 )
-from ._workflow import (
+from ._views import (
+    DecisionView,
     DedupExplanation,
+    DedupJob,
     DedupOutcome,
-    DedupRequest,
-    dedup_history,
-    explain_records,
-    resolve_record,
-    run_dedup,
+    HistoryView,
+    ReviewView,
+    UndoView,
 )
 
 __all__ = [
     "DECISIONS_VERSION",
+    "DEDUP_KIND",
+    "MAX_HISTORY",
+    "MAX_IMPORTS",
+    "MAX_QUEUE",
+    "DecideRequest",
+    "DecisionView",
+    "DedupArea",
     "DedupExplanation",
+    "DedupInputError",
+    "DedupJob",
     "DedupOutcome",
     "DedupReport",
     "DedupRequest",
+    "DedupRun",
+    "ExplainRequest",
+    "HistoryView",
     "RecordRef",
+    "ReviewView",
     "Reviewer",
+    "UndoView",
+    "Verdict",
     "dedup_batch",
     "dedup_files",
-    "dedup_history",
     "in_force",
-    "explain_records",
     "load_decisions",
     "record_report",
     "resolve_record",
-    "run_dedup",
     "save_decisions",
     "study_decisions",
     "study_history",
+    "study_owner",
     "undo_decision",
 ]

@@ -2,16 +2,6 @@
 transport, fused search); built by :func:`litdesk.services.app.open_app`."""
 
 from ._citations import CitationView, citation_browser
-from ._dedup import (
-    DEDUP_KIND,
-    MAX_HISTORY,
-    MAX_QUEUE,
-    DedupDesk,
-    DedupJob,
-    DedupReviewView,
-    DedupRun,
-    dedup_handlers,
-)
 from ._desk import (
     EXPORT_MEDIA,
     MAX_SELECTION,
@@ -65,8 +55,6 @@ from ._views import (
 __all__ = [
     "EXPORT_MEDIA",
     "MAX_OCCURRENCES",
-    "MAX_HISTORY",
-    "DEDUP_KIND",
     "IMPORT_KIND",
     "ImportDesk",
     "Listings",
@@ -74,7 +62,6 @@ __all__ = [
     "ImportOutcome",
     "import_handlers",
     "study_import",
-    "MAX_QUEUE",
     "MAX_LIVE",
     "MAX_SELECTION",
     "MAX_SHARED",
@@ -84,11 +71,6 @@ __all__ = [
     "SAVED_CAP",
     "SAVED_PAGE",
     "CitationView",
-    "DedupDesk",
-    "DedupJob",
-    "DedupReviewView",
-    "DedupRun",
-    "dedup_handlers",
     "CompareView",
     "Desk",
     "EvidenceTableView",

@@ -1,6 +1,6 @@
 """A Study's deduplication run as a job of the store's queue (kind ``dedup.study``): the
-handler any worker of any process runs, the run as stored for the review page, and the
-job as the page shows it.
+handler any worker of any process runs and the run as stored for the review page (the
+job as the page shows it: :class:`DedupJob` in :mod:`._views`).
 
 The job belongs to the Study (its owner is ``study:<id>``), so the queue itself keeps one
 active run per Study — a second start, from any account or process, gets the running one
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from litdesk._errors import InputError, LitdeskError
 from litdesk.adapters.store import (
@@ -26,24 +26,18 @@ from litdesk.adapters.store import (
     repo,
 )
 from litdesk.core.imports import ImportTrace
-from litdesk.services.dedup import (
-    DedupReport,
-    dedup_batch,
-    record_report,
-    study_decisions,
-    study_history,
-)
 from litdesk.services.imports import ImportBatch
-from litdesk.services.jobs import Handler, JobContext, JobView
+from litdesk.services.jobs import Handler, JobContext
 from litdesk.services.workspace import now_iso, read_import
 
-from ._dedup_pairs import review_pairs
+from ._history import record_report, study_decisions, study_history
+from ._pairs import review_pairs
+from ._service import DedupReport, dedup_batch
 
 __all__ = [
     "DEDUP_KIND",
     "MAX_IMPORTS",
     "MAX_QUEUE",
-    "DedupJob",
     "DedupRun",
     "StoredPair",
     "dedup_handler",
@@ -58,8 +52,6 @@ MAX_QUEUE: Final = 2_000
 MAX_IMPORTS: Final = 10_000
 #: Seconds between two progress reports while imports are read (cancel checks are free).
 _REPORT_EVERY: Final = 0.25
-JobState = Literal["running", "done", "cancelled", "failed"]
-_CANCELLED: Final = "the run was cancelled; nothing was recorded"
 
 
 def study_owner(study_id: str) -> str:
@@ -152,64 +144,6 @@ class DedupRun:
     def result(self) -> dict[str, Any]:
         """The job's result: small (the review data is in the store's run)."""
         return {"run": self.id, "counts": self.counts, "recorded": True}
-
-
-@dataclass(frozen=True, slots=True)
-class DedupJob:
-    """A run in progress or finished, from its job (``stage``: queued, reading,
-    deduplicating, recording, done)."""
-
-    id: str
-    study_id: str
-    study_name: str
-    started_at: str
-    state: JobState
-    stage: str
-    done: int
-    total: int
-    message: str | None
-    cancel_requested: bool
-    counts: dict[str, int] | None
-    attempts: int
-
-    @classmethod
-    def from_view(cls, view: JobView) -> DedupJob:
-        result = view.result or {}
-        recorded = bool(result.get("recorded"))  # a cancel that came after the recording
-        state: JobState
-        if view.active:
-            waiting = "queued" if view.status == "queued" else "starting"
-            state, stage = "running", view.current or waiting
-        elif view.status == "done" or (view.status == "cancelled" and recorded):
-            state, stage = "done", "done"
-        elif view.status == "cancelled":
-            state, stage = "cancelled", "cancelled"
-        else:
-            state, stage = "failed", "failed"
-        message = view.message or (_CANCELLED if state == "cancelled" else None)
-        counts = result.get("counts") if state == "done" else None
-        return cls(
-            view.id, str(view.params.get("study_id", "")), str(view.params.get("study_name", "")),
-            view.created, state, stage, view.done, view.total or 0, message,
-            view.cancel_requested and state == "running",
-            dict(counts) if isinstance(counts, dict) else None, view.attempts,
-        )  # fmt: skip
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "study_id": self.study_id,
-            "study_name": self.study_name,
-            "started_at": self.started_at,
-            "state": self.state,
-            "stage": self.stage,
-            "done": self.done,
-            "total": self.total,
-            "message": self.message,
-            "cancel_requested": self.cancel_requested,
-            "counts": self.counts,
-            "attempts": self.attempts,
-        }
 
 
 class _Run:

@@ -11,7 +11,8 @@ from typing import Any, Final
 from litdesk.core.dedup import Pair, explain_pair, registry_ids
 from litdesk.core.fusion import NAMESPACES, identity_keys
 from litdesk.core.records import Paper
-from litdesk.services.dedup import DedupReport, RecordRef
+
+from ._service import DedupReport, RecordRef
 
 __all__ = ["MAX_ABSTRACT", "ReviewPair", "id_conflicts", "review_pairs"]
 
