@@ -44,7 +44,7 @@ ER  -
 """
 
 
-def test_run_dedup_writes_decisions_history_and_merged_records(tmp_path: Path, monkeypatch) -> None:
+def test_area_run_writes_decisions_history_and_merged_records(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("LITDESK_DATABASE_URL", raising=False)
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
     assert CliRunner().invoke(app, ["study", "new", "aHUS"]).exit_code == 0

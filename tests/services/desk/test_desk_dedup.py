@@ -59,7 +59,7 @@ def _run(dd: DedupArea, study: str) -> dict:
 
 
 def decide(dd: DedupArea, study: str, run_id: str, no: int, decision: str) -> dict:
-    return decide(dd, DecideRequest(study, run_id, no, decision), owner=OWNER).to_dict()
+    return dd.decide(DecideRequest(study, run_id, no, decision), owner=OWNER).to_dict()
 
 
 def test_run_review_decide_undo(settings: Settings) -> None:
