@@ -41,7 +41,6 @@ from litdesk.services.desk import (
     Listings,
     LiveRegistry,
     dedup_handlers,
-    import_handlers,
 )
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, ChatService, Library, Lookup, PdfViewer
@@ -49,6 +48,7 @@ from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.search import ProviderKit, SavedRuns
+from litdesk.services.studies import StudiesArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 
@@ -102,6 +102,7 @@ class App:
         # (each area's line below; keep one line per area)
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
+        self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -149,7 +150,7 @@ class App:
             **self.library.handlers(),
             **self.reports.handlers(),
             **dedup_handlers(self.desk),
-            **import_handlers(self.desk),
+            **self.studies.handlers(),
         }
         groups: tuple[dict[str, Handler], ...] = (
             main,

@@ -15,13 +15,9 @@ from ._dedup import (
 from ._desk import (
     EXPORT_MEDIA,
     MAX_SELECTION,
-    SAVED_CAP,
-    SAVED_PAGE,
     Desk,
     SearchForm,
 )
-from ._import_run import IMPORT_KIND, study_import
-from ._imports import ImportDesk, ImportOutcome, import_handlers
 from ._listings import Listings
 from ._live import cancel_search, live_result, search_progress, start_search, watch_search
 from ._progress import MAX_LIVE, LiveRegistry, ProgressView
@@ -42,24 +38,12 @@ from ._selection import (
     save_citations,
     shared_references,
 )
-from ._study_files import (
-    MAX_STUDY_ZIP_BYTES,
-    PRISMA_FORMATS,
-    prisma_file,
-    prisma_view,
-    recover_study,
-    study_zip,
-)
 from ._views import (
     EvidenceTableView,
     Export,
-    NotebookView,
     QueryCheck,
-    SavedView,
     SearchView,
     SelectionResult,
-    StudiesView,
-    StudyView,
 )
 
 __all__ = [
@@ -67,22 +51,13 @@ __all__ = [
     "MAX_OCCURRENCES",
     "MAX_HISTORY",
     "DEDUP_KIND",
-    "IMPORT_KIND",
-    "ImportDesk",
     "Listings",
     "LiveRegistry",
-    "ImportOutcome",
-    "import_handlers",
-    "study_import",
     "MAX_QUEUE",
     "MAX_LIVE",
     "MAX_SELECTION",
     "MAX_SHARED",
     "MIN_SHARED",
-    "MAX_STUDY_ZIP_BYTES",
-    "PRISMA_FORMATS",
-    "SAVED_CAP",
-    "SAVED_PAGE",
     "CitationView",
     "DedupDesk",
     "DedupJob",
@@ -93,32 +68,24 @@ __all__ = [
     "Desk",
     "EvidenceTableView",
     "Export",
-    "NotebookView",
     "ProgressView",
     "QueryCheck",
     "ReaderDesk",
     "ReaderInputError",
     "ReaderView",
-    "SavedView",
     "SearchForm",
     "SearchView",
     "SelectionResult",
     "SnapshotChanged",
     "SharedView",
-    "StudiesView",
-    "StudyView",
     "cancel_search",
     "citation_browser",
     "compare_evidence",
     "listed_citations",
     "live_result",
-    "prisma_file",
-    "prisma_view",
-    "recover_study",
     "save_citations",
     "search_progress",
     "shared_references",
     "start_search",
-    "study_zip",
     "watch_search",
 ]
