@@ -104,6 +104,7 @@ def run_import(
         batch.imports,
         study=row.id if row is not None else request.study,
         create=request.create,
+        status=request.status,
         then=record,
     )
     return replace(views[0], done=replace(done, refused=batch.refused))

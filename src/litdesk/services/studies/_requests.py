@@ -216,7 +216,7 @@ class ImportRequest:
     """Export files to import into a Study: ``uploads`` a face holds as ``(name, bytes)``
     (the web; at most :data:`MAX_IMPORT_FILES` files and :data:`MAX_IMPORT_BYTES` bytes,
     into an existing Study) or ``paths`` to read (the CLI; ``create``: make the Study
-    when it does not exist). ``refuse_all``: when every file is refused, raise the
+    when it does not exist); ``status``: the reading status of every saved paper. ``refuse_all``: when every file is refused, raise the
     refusal (the CLI's exit status) instead of reporting it beside nothing."""
 
     study: str
@@ -226,8 +226,13 @@ class ImportRequest:
     strict_ids: bool = False
     create: bool = False
     refuse_all: bool = False
+    status: str | None = None
 
     def __post_init__(self) -> None:
+        if self.status is not None and self.status not in READING_STATUSES:
+            raise ImportInputError(
+                f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
+            )
         if not self.study.strip():
             raise ImportInputError("choose a Study to import into", code="no_study")
         if self.uploads and self.paths:
