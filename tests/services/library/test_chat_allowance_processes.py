@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from tests._apps import app_library
 from tests._model_servers import Scripted, assist_settings, model_server
 from tests._ready import wait_ready
 
 from litdesk._settings import Settings
 from litdesk.adapters.store import open_store
 from litdesk.adapters.store._assist import assist_calls
+from litdesk.services.app import app_library
 
 PROCESSES = 3
 ACCOUNTS = 3

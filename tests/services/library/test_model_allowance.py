@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from tests._apps import app_library
 from tests._model_servers import Scripted, ScriptedModelServer, assist_settings, model_server
 
 from litdesk._errors import ExternalError
@@ -30,6 +29,7 @@ from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.store import allowance_owner, open_store
 from litdesk.adapters.store._assist import assist_calls
+from litdesk.services.app import app_library
 from litdesk.services.assist import AllowanceRefused, AssistAllowance
 from litdesk.services.jobs import JobRunner, Jobs
 from litdesk.services.library import ChatService, Library

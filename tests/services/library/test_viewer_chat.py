@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests._apps import app_library
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
+from litdesk.services.app import app_library
 from litdesk.services.library import ChatService, Library, PdfNotInLibrary, PdfViewer
 from litdesk.services.library._chat import MAX_ROUNDS, ModelUnreachable, answer_parts
 

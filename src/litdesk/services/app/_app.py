@@ -41,7 +41,6 @@ from litdesk.services.desk import (
     Desk,
     Listings,
     LiveRegistry,
-    import_handlers,
 )
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, ChatService, Library, Lookup, PdfViewer
@@ -49,6 +48,7 @@ from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.search import ProviderKit, SavedRuns
+from litdesk.services.studies import StudiesArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 
@@ -103,6 +103,7 @@ class App:
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
+        self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -150,7 +151,7 @@ class App:
             **self.library.handlers(),
             **self.reports.handlers(),
             **self.dedup.handlers(),
-            **import_handlers(self.desk),
+            **self.studies.handlers(),
         }
         groups: tuple[dict[str, Handler], ...] = (
             main,

@@ -16,7 +16,7 @@ from litdesk.adapters.store import get_recent_run
 from litdesk.core.runs import LaneResult, read_run
 from litdesk.services.search import plan_search
 
-from ._desk import Desk, SearchForm
+from ._desk import Desk, SearchForm, study_dicts
 from ._progress import LiveSearch, ProgressView, lane_dict
 from ._views import SearchView
 
@@ -99,5 +99,5 @@ def live_result(desk: Desk, live_id: str) -> SearchView | None:
         run,
         page=page if isinstance(page, int) and page >= 1 else 1,
         cursor=cursor if isinstance(cursor, str) else None,
-        studies=desk.studies().studies,
+        studies=study_dicts(desk.workspace),
     )

@@ -33,7 +33,7 @@ from litdesk.services.desk import (
     watch_search,
 )
 
-from .._deps import DeskDep
+from .._deps import AppDep, DeskDep, OwnerDep
 from .._render import page
 from ._common import PAPER_ID, download
 from .studies import with_restore
@@ -136,7 +136,11 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
 
 @pages.get("/search", response_class=HTMLResponse)
 async def search_page(
-    request: Request, desk: DeskDep, params: Annotated[PageParams, Query()]
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    desk: DeskDep,
+    params: Annotated[PageParams, Query()],
 ) -> Response:
     data: dict[str, Any] = {"form": _form_state(params), "result": None, "error": None}
     shown = await run_in_threadpool(_finished_live, desk, params.live) if params.live else None
@@ -154,7 +158,7 @@ async def search_page(
                 **{k: v for k, v in exc.details.items() if k in ("position", "end")},
             }
     if "studies" not in data:  # no search ran: the Study list is the page's one call
-        data["studies"] = desk.studies().to_dict()["studies"]
+        data["studies"] = app.studies.studies(owner=owner).to_dict()["studies"]
     data["links"] = _links(params, data["result"])
     return page(request, "search.html", data, status=400 if data["error"] else 200, title="Search")
 
