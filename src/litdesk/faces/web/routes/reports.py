@@ -13,10 +13,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
 from litdesk.services.jobs import JobView
-from litdesk.services.library import ChatService
+from litdesk.services.library import ChatSession
 from litdesk.services.synthesis import ReportDesk, WizardForm
 
-from .._deps import ChatDep, DeskDep, ReportsDep, opened_app
+from .._deps import AppDep, DeskDep, OwnerDep, ReportsDep, opened_app
 from .._render import page
 from .chat import session_token
 
@@ -53,8 +53,7 @@ class WizardBody(BaseModel):
         )  # fmt: skip
 
 
-def wizard_view(reports: ReportDesk, chat: ChatService, token: str) -> dict[str, Any]:
-    session = chat.session(token)
+def wizard_view(reports: ReportDesk, session: ChatSession) -> dict[str, Any]:
     several = session.whole_library or len(session.papers) > 1
     form = WizardForm(
         () if session.whole_library else session.papers,
@@ -84,9 +83,9 @@ def reports_api(reports: ReportsDep, desk: DeskDep) -> dict[str, Any]:
 
 
 @pages.get("/reports/new", response_class=HTMLResponse)
-def wizard_page(request: Request, reports: ReportsDep, chat: ChatDep) -> Response:
+def wizard_page(request: Request, reports: ReportsDep, app: AppDep, owner: OwnerDep) -> Response:
     token, _ = session_token(request)
-    data = wizard_view(reports, chat, token)
+    data = wizard_view(reports, app.library.chat(token, owner=owner))
     return page(request, "report_wizard.html", data, title="Report wizard")
 
 
@@ -101,10 +100,10 @@ def plan_api(reports: ReportsDep, body: WizardBody) -> dict[str, Any]:
     summary="Queue the build (a report.build job: answers, summaries, synthesis, the HTML)",
 )
 def build_api(
-    request: Request, reports: ReportsDep, chat: ChatDep, desk: DeskDep, body: WizardBody
+    request: Request, reports: ReportsDep, app: AppDep, desk: DeskDep, body: WizardBody
 ) -> dict[str, Any]:
     token, new = session_token(request)
-    form = body.form(None if new else chat.session_id(token))
+    form = body.form(None if new else app.library.chat_session_id(token, owner=desk.owner))
     job = reports.submit(form, owner=desk.owner)
     opened_app(request).job_runner.wake()  # claim it now, not at the next poll
     return job_view(job)
@@ -140,7 +139,7 @@ def cancel_form(reports: ReportsDep, desk: DeskDep, job_id: JobId) -> Response:
 def build_form(
     request: Request,
     reports: ReportsDep,
-    chat: ChatDep,
+    app: AppDep,
     desk: DeskDep,
     papers: Annotated[list[str] | None, Form(max_length=200)] = None,
     scope: Annotated[Literal["papers", "library"], Form()] = "papers",
@@ -158,7 +157,9 @@ def build_form(
         () if whole else tuple(papers or ()), whole,
         tuple(q.strip() for q in questions.splitlines() if q.strip()), summary,
         synthesis == "on", layout, language.strip() or None, detail_mode,
-        chat.session_id(token) if from_chat == "on" and not new else None,
+        app.library.chat_session_id(token, owner=desk.owner)
+        if from_chat == "on" and not new
+        else None,
     )  # fmt: skip
     job = reports.submit(form, owner=desk.owner)
     opened_app(request).job_runner.wake()
