@@ -48,7 +48,7 @@ from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.search import ProviderKit, SavedRuns
-from litdesk.services.studies import StudiesArea
+from litdesk.services.studies import FulltextParts, StudiesArea, fetch_through
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 
@@ -101,7 +101,7 @@ class App:
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
-        self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
+        self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake(), fulltext=FulltextParts(self.pdfs, fetch_through(self.providers), settings.library_upload_max_bytes))  # noqa: PLW0108  # fmt: skip
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on

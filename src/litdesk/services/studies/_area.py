@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-from litdesk._errors import LitdeskError, NotFoundError
+from litdesk._errors import LitdeskError, NotFoundError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
@@ -39,15 +39,18 @@ from litdesk.services.workspace import (
     now_iso,
 )
 
+from ._fulltext import FULLTEXT_KIND, FulltextParts, StudyFulltext, retrieval
 from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
+    AttachPdfRequest,
     CreateStudyRequest,
     EvidenceExportRequest,
     ImportRequest,
     NotebookExportRequest,
     NotebookRequest,
+    PdfLinkRequest,
     PrismaExportRequest,
     RecoverRequest,
     RenameStudyRequest,
@@ -55,8 +58,10 @@ from ._requests import (
     SavedRequest,
 )
 from ._views import (
+    AttachedPdfView,
     EvidenceTable,
     Export,
+    FulltextView,
     ImportOutcome,
     NotebookExport,
     NotebookView,
@@ -146,11 +151,15 @@ class StudiesArea:
         settings: Settings,
         *,
         wake: Callable[[], None] | None = None,
+        fulltext: FulltextParts | None = None,
     ) -> None:
+        """``fulltext``: the library and full-text parts of the Study's PDFs and full
+        text (the app passes them; without them those use cases are refused)."""
         self.store = store
         self.jobs = jobs
         self.settings = settings
         self._wake = wake
+        self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
         # validated saved papers by id with their stored text, reused while it is unchanged
         # (whose status a listing re-reads for its owner)
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
@@ -160,8 +169,12 @@ class StudiesArea:
         return Workspace(self.store, owner=owner)
 
     def handlers(self) -> dict[str, Handler]:
-        """The job handlers this area runs: a large web import into a Study."""
-        return {IMPORT_KIND: import_handler(self.store)}
+        """The job handlers this area runs: a large web import into a Study; a Study's
+        full-text check."""
+        out = {IMPORT_KIND: import_handler(self.store)}
+        if self._fulltext is not None:
+            out[FULLTEXT_KIND] = self._fulltext.handler()
+        return out
 
     # --- Studies ---------------------------------------------------------------------
 
@@ -170,8 +183,13 @@ class StudiesArea:
         return StudiesView(study_rows(self._ws(owner)))
 
     def study(self, ref: str, *, owner: str) -> StudyView:
-        """A Study's page: its papers and counts, kept search runs and imports."""
-        return study_view(self._ws(owner), ref)
+        """A Study's page: its papers and counts, kept search runs and imports, and each
+        paper's PDF / licensed full text (as recorded: no library scan, no network)."""
+        view = study_view(self._ws(owner), ref)
+        papers = view.summary["papers"]
+        ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
+        found = retrieval(self.store, view.id, ids)
+        return StudyView(view.summary | {"retrieval": found.to_dict()})
 
     def create_study(self, request: CreateStudyRequest, *, owner: str) -> StudyView:
         """A new Study of ``owner``."""
@@ -416,3 +434,49 @@ class StudiesArea:
         while self.jobs.get(job_id, owner=owner).active and runner.run_once():
             pass
         return self.jobs.get(job_id, owner=owner)
+
+    # --- PDFs and licensed full text of the Study's papers (see _fulltext) ------------------
+
+    def _ft(self) -> StudyFulltext:
+        if self._fulltext is None:
+            raise RefusedError(
+                "this app was opened without its PDF library: PDFs and full text of a "
+                "Study's papers are not available here",
+                code="no_library",
+            )
+        return self._fulltext
+
+    def fulltext(self, ref: str, *, owner: str) -> FulltextView:
+        """Which of the Study's papers have a PDF, licensed full text, or neither (and
+        PRISMA's reports sought / not retrieved)."""
+        return self._ft().view(ref, owner)
+
+    def match_pdfs(self, ref: str, *, owner: str) -> FulltextView:
+        """Link library PDFs to the Study's papers: by DOI, arXiv id, PMID or PMCID at
+        once, by a verified title as a suggestion a person confirms."""
+        return self._ft().match(ref, owner)
+
+    def confirm_pdf(self, request: PdfLinkRequest, *, owner: str) -> FulltextView:
+        """A suggested PDF becomes the paper's."""
+        return self._ft().confirm(request, owner)
+
+    def undo_pdf(self, request: PdfLinkRequest, *, owner: str) -> FulltextView:
+        """Undo a paper's PDF link (that PDF is not suggested for it again)."""
+        return self._ft().undo(request, owner)
+
+    def attach_pdf(self, request: AttachPdfRequest, *, owner: str) -> AttachedPdfView:
+        """A PDF uploaded for one paper: into the library (its checks) and linked."""
+        return self._ft().attach(request, owner)
+
+    def check_fulltext(self, ref: str, *, owner: str) -> FulltextView:
+        """Queue "check full text for all": the Study's unchecked papers, each request in
+        ``owner``'s allowance (the job stops when it is spent)."""
+        view = self._ft().start_check(ref, owner)
+        if self._wake is not None:
+            self._wake()
+        return view
+
+    def work_fulltext(self, job_id: str, *, owner: str) -> JobView:
+        """Run queued jobs of this area in this thread until ``job_id`` has ended (tests;
+        a server's runner does this itself)."""
+        return self.work_imports(job_id, owner=owner)
