@@ -75,7 +75,9 @@ def test_two_pdfs_with_the_title_suggest_neither() -> None:
 
 
 def test_without_year_or_authors_the_exact_title_is_enough() -> None:
-    found = match_paper(Paper(id="OAX-W3", title=SPECTER), [PdfFacts("a" * 64, "s.pdf", title=SPECTER)])
+    found = match_paper(
+        Paper(id="OAX-W3", title=SPECTER), [PdfFacts("a" * 64, "s.pdf", title=SPECTER)]
+    )
     assert found is not None and found.how == "title"
 
 

@@ -32,6 +32,7 @@ from typing import Final
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
+from litdesk.adapters.http import TransportRefused
 from litdesk.adapters.pdfhead import read_head
 from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
@@ -76,6 +77,8 @@ __all__ = [
 
 #: The job kind of "check full text for all" of one Study.
 FULLTEXT_KIND: Final = "studies.fulltext"
+#: Transport refusals that stop the check job (the other refusals are one paper's).
+_STOPS: Final = frozenset({"budget_exhausted", "rate_limited"})
 #: Heads read from library PDFs kept per content hash (bounded).
 _HEADS_KEPT: Final = 5_000
 
@@ -401,7 +404,7 @@ class StudyFulltext:
                     return {"checked": n, "available": found, "stopped": "cancelled"}
                 try:
                     row = self._check_one(study_id, paper, owner)
-                except RefusedError as exc:  # the allowance is spent, or the transport refused
+                except TransportRefused as exc:  # the allowance is spent
                     return {
                         "checked": n, "available": found, "not_available": missing,
                         "left": len(todo) - n, "stopped": exc.message,
@@ -417,8 +420,8 @@ class StudyFulltext:
         return run
 
     def _check_one(self, study_id: str, paper: Paper, owner: str) -> links.FulltextCheckRow:
-        """One paper's check (raises :class:`RefusedError` when the transport refuses:
-        the allowance is spent; the job stops)."""
+        """One paper's check (raises :class:`TransportRefused` when the allowance is
+        spent or the lane must wait: the job stops, a later run resumes)."""
         now = now_iso()
         pid = _fulltext_id(paper)
         if pid is None:
@@ -432,9 +435,14 @@ class StudyFulltext:
             return links.FulltextCheckRow(
                 study_id, paper.id, False, None, None, None, exc.message, owner, now
             )
-        except RefusedError as exc:
-            if exc.code != "too_large":
-                raise
+        except TransportRefused as exc:
+            if exc.lane_status in _STOPS:
+                raise  # the allowance is spent (or the lane's pace): the job stops here
+            return links.FulltextCheckRow(
+                study_id, paper.id, False, None, None, None, f"not checked: {exc.message}",
+                owner, now,
+            )  # fmt: skip
+        except RefusedError as exc:  # e.g. a full text over the size limit
             return links.FulltextCheckRow(
                 study_id, paper.id, False, None, None, None, exc.message, owner, now
             )
