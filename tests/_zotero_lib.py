@@ -61,6 +61,15 @@ class LibraryBuilder:
         self.item_ids: dict[str, int] = {}
         self.collection_ids: dict[str, int] = {}
 
+    @classmethod
+    def reopen(cls, built: LibraryBuilder) -> LibraryBuilder:
+        """The same library opened again for changes (keys and ids kept)."""
+        again = cls.__new__(cls)
+        again.__dict__.update(built.__dict__)
+        again.conn = sqlite3.connect(built.data_dir / "zotero.sqlite")
+        again._ids = again.conn.execute("SELECT max(itemID) FROM items").fetchone()[0]
+        return again
+
     def _global(self, schema: dict[str, object]) -> None:
         item_types = schema["itemTypes"]
         assert isinstance(item_types, list)

@@ -118,7 +118,7 @@ def parse_zotero_date(value: str | None) -> ZoteroDate:
     day_v: int | None = None
     if month_v is not None:
         rest = text if year_m is None else text[: year_m.start()] + " " + text[year_m.end() :]
-        d = _DAY.search(rest)
-        day_v = int(d.group(1)) if d else None
+        day_m = _DAY.search(rest)
+        day_v = int(day_m.group(1)) if day_m else None
     year, month, day = _valid(year_v, month_v, day_v)
     return ZoteroDate(year, month, day, text)

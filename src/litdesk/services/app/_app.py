@@ -51,6 +51,7 @@ from litdesk.services.search import ProviderKit, SavedRuns
 from litdesk.services.studies import StudiesArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
+from litdesk.services.zotero import ZoteroArea
 
 from ._parts import provider_transport
 
@@ -102,6 +103,7 @@ class App:
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
         self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
+        self.zotero = ZoteroArea(store=store, pdfs=self.pdfs)
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on

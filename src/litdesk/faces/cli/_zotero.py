@@ -1,0 +1,101 @@
+"""``litdesk zotero import``: a Zotero library read offline into Studies, papers, notes and
+the PDF library (the Zotero area's one import use case)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ._context import sync_app
+from ._output import command, console, emit_json
+
+if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from litdesk.services.zotero import ZoteroImportView
+
+__all__ = ["register"]
+
+zotero_app = typer.Typer(
+    help="Zotero: import a library offline (collections, items, notes, PDFs).",
+    no_args_is_help=True,
+)
+
+
+def _show(view: ZoteroImportView) -> None:
+    console.print(
+        f"Zotero library {view.library} in {view.data_dir} (schema {view.schema_version}): "
+        f"{view.items_read} item(s) read, {view.trashed_left_out} in the trash left out",
+        markup=False,
+        highlight=False,
+    )
+    console.print(
+        f"added {view.added}, updated {view.updated}, unchanged {view.unchanged}; "
+        f"notes added {view.notes_added}; PDFs attached {view.pdfs_attached} "
+        f"({view.full_text_caches} with Zotero's full text)",
+        markup=False,
+        highlight=False,
+    )
+    for s in view.studies:
+        made = " (new)" if s.created else ""
+        console.print(f"  Study {s.name}{made}: {s.papers} paper(s)", markup=False)
+    for r in view.removed:
+        console.print(f"  removed in Zotero: {r.key} {r.title}", markup=False)
+    for m in view.moved:
+        console.print(
+            f"  moved in Zotero: {m.key} {m.title} ({', '.join(m.before) or '-'} → "
+            f"{', '.join(m.after) or '-'})",
+            markup=False,
+        )
+    for p in view.problems:
+        console.print(f"  not imported: {p.key} {p.title}: {p.problem}", markup=False)
+
+
+@zotero_app.command("import")
+@command
+def import_cmd(
+    data_dir: Annotated[
+        Path | None,
+        typer.Argument(help="The Zotero data directory (default: the platform's)."),
+    ] = None,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", help="Import this collection (with its sub-collections)."),
+    ] = None,
+    study: Annotated[
+        str | None, typer.Option("--study", help="One Study for everything imported.")
+    ] = None,
+    base_dir: Annotated[
+        Path | None,
+        typer.Option("--base-dir", help="The linked-attachment base directory."),
+    ] = None,
+    group: Annotated[
+        int | None, typer.Option("--group", help="A group library's id instead of yours.")
+    ] = None,
+    no_pdfs: Annotated[
+        bool, typer.Option("--no-pdfs", help="Leave the PDFs out of the PDF library.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The result as JSON.")] = False,
+) -> None:
+    """Import a Zotero library (read from a private read-only copy; Zotero may run)."""
+    from litdesk.services.zotero import ZoteroImportRequest
+
+    request = ZoteroImportRequest(
+        data_dir=str(data_dir) if data_dir is not None else None,
+        collections=tuple(collection or ()),
+        study=study,
+        base_dir=str(base_dir) if base_dir is not None else None,
+        group=group,
+        pdfs=not no_pdfs,
+    )
+    with sync_app() as app:
+        view = app.zotero.import_library(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    _show(view)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``litdesk zotero``."""
+    app.add_typer(zotero_app, name="zotero")

@@ -1,0 +1,76 @@
+"""The Zotero area's requests, each validated once in ``__post_init__`` (the CLI and the
+web build the same objects)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from litdesk._errors import InputError
+
+__all__ = [
+    "MAX_COLLECTIONS",
+    "MAX_NAME_CHARS",
+    "ZoteroImportRequest",
+    "ZoteroInputError",
+]
+
+MAX_COLLECTIONS: Final = 100
+MAX_NAME_CHARS: Final = 200
+MAX_PATH_CHARS: Final = 4_096
+
+
+class ZoteroInputError(InputError):
+    """A Zotero import or push request does not fit; ``code`` says which rule."""
+
+    default_code = "zotero_input"
+
+
+def _name(value: str, what: str) -> str:
+    value = value.strip()
+    if not value:
+        raise ZoteroInputError(f"{what} is empty", code="zotero_empty_name")
+    if len(value) > MAX_NAME_CHARS:
+        raise ZoteroInputError(
+            f"{what} is longer than {MAX_NAME_CHARS} characters", code="zotero_long_name"
+        )
+    return value
+
+
+def _path(value: str | None, what: str) -> str | None:
+    if value is None or not value.strip():
+        return None
+    if len(value) > MAX_PATH_CHARS or "\x00" in value:
+        raise ZoteroInputError(f"{what} is not a usable path", code="zotero_bad_path")
+    return value.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class ZoteroImportRequest:
+    """Import a Zotero library: ``data_dir`` (``None``: the platform's Zotero data
+    directory), the ``collections`` to import by name (each with its sub-collections; none:
+    the whole library), ``study`` (one Study for everything; ``None``: one Study per chosen
+    or top-level collection, unfiled items in ``Zotero (unfiled)``), the linked-attachment
+    ``base_dir``, a ``group`` library id instead of the user's library, and whether PDFs go
+    into the PDF library."""
+
+    data_dir: str | None = None
+    collections: tuple[str, ...] = ()
+    study: str | None = None
+    base_dir: str | None = None
+    group: int | None = None
+    pdfs: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data_dir", _path(self.data_dir, "the Zotero data directory"))
+        object.__setattr__(self, "base_dir", _path(self.base_dir, "the base directory"))
+        if len(self.collections) > MAX_COLLECTIONS:
+            raise ZoteroInputError(
+                f"at most {MAX_COLLECTIONS} collections per import", code="zotero_collections"
+            )
+        names = tuple(dict.fromkeys(_name(c, "a collection name") for c in self.collections))
+        object.__setattr__(self, "collections", names)
+        if self.study is not None:
+            object.__setattr__(self, "study", _name(self.study, "the Study name"))
+        if self.group is not None and not 0 < self.group < 2**53:
+            raise ZoteroInputError("a group id is a positive number", code="zotero_group")
