@@ -55,6 +55,7 @@ class ZoteroLink:
     date_modified: str
     collections: tuple[str, ...] = ()
     title: str = ""
+    tags: tuple[str, ...] = ()
 
     def same_version(self, version: int, date_modified: str) -> bool:
         return self.version == version and self.date_modified == date_modified
@@ -74,6 +75,7 @@ def read_links(store: Store, *, owner: str, library: str) -> dict[str, ZoteroLin
             if not isinstance(data, dict):
                 raise StoredDataInvalid(f"stored Zotero link {r.item_key} is not an object")
             colls = data.get("collections", [])
+            tags = data.get("tags", [])
             out[r.item_key] = ZoteroLink(
                 library=r.library,
                 item_key=r.item_key,
@@ -83,6 +85,7 @@ def read_links(store: Store, *, owner: str, library: str) -> dict[str, ZoteroLin
                 date_modified=r.date_modified,
                 collections=tuple(str(c) for c in colls) if isinstance(colls, list) else (),
                 title=str(data.get("title", "")),
+                tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
             )
     return out
 
@@ -123,7 +126,13 @@ def write_links(
             "target": link.target,
             "version": link.version,
             "date_modified": link.date_modified,
-            "data": json.dumps({"collections": list(link.collections), "title": link.title[:300]}),
+            "data": json.dumps(
+                {
+                    "collections": list(link.collections),
+                    "title": link.title[:300],
+                    "tags": list(link.tags),
+                }
+            ),
             "imported_at": now,
         }
         for link in links

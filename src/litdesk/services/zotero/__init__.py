@@ -2,8 +2,17 @@
 papers, notes and the PDF library, keeping each item's Zotero identity."""
 
 from ._area import UNFILED_STUDY, WHOLE_LIBRARY_STUDY, UnknownCollection, ZoteroArea
-from ._requests import ZoteroImportRequest, ZoteroInputError
-from ._views import ItemProblem, ItemRef, MovedItem, StudyCount, ZoteroImportView
+from ._requests import ZoteroImportRequest, ZoteroInputError, ZoteroPushRequest
+from ._views import (
+    ItemProblem,
+    ItemRef,
+    MovedItem,
+    PushItem,
+    PushPlanView,
+    PushView,
+    StudyCount,
+    ZoteroImportView,
+)
 
 __all__ = [
     "UNFILED_STUDY",
@@ -11,10 +20,14 @@ __all__ = [
     "ItemProblem",
     "ItemRef",
     "MovedItem",
+    "PushItem",
+    "PushPlanView",
+    "PushView",
     "StudyCount",
     "UnknownCollection",
     "ZoteroArea",
     "ZoteroImportRequest",
     "ZoteroImportView",
     "ZoteroInputError",
+    "ZoteroPushRequest",
 ]

@@ -15,12 +15,15 @@ applies; the identity links and changed papers are written last, in one transact
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from litdesk._errors import InputError, LitdeskError, NotFoundError
+import httpx
+
+from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
 from litdesk.adapters.store import Store
 from litdesk.adapters.zotero import (
     ZoteroLibrary,
@@ -29,15 +32,26 @@ from litdesk.adapters.zotero import (
     resolve_attachment,
 )
 from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links
+from litdesk.adapters.zotero._web import LOCAL_API, WEB_API, Sleep, ZoteroWebClient
 from litdesk.core.evidence import MAX_COMMENT_CHARS
 from litdesk.core.records import Paper, PaperError, make_paper, read_paper
 from litdesk.core.zotero import ZoteroItem, ZoteroNote, item_paper_fields, note_text
+from litdesk.services.files import write_output
 from litdesk.services.library import Library
 from litdesk.services.workspace import IdentityConflict, SaveResult, Workspace
 
 from ._pdfs import PdfPlacer
-from ._requests import ZoteroImportRequest
-from ._views import ItemProblem, ItemRef, MovedItem, StudyCount, ZoteroImportView
+from ._push import link_library, make_plan, push_api, ris_file
+from ._requests import ZoteroImportRequest, ZoteroPushRequest
+from ._views import (
+    ItemProblem,
+    ItemRef,
+    MovedItem,
+    PushPlanView,
+    PushView,
+    StudyCount,
+    ZoteroImportView,
+)
 
 __all__ = ["UNFILED_STUDY", "WHOLE_LIBRARY_STUDY", "UnknownCollection", "ZoteroArea"]
 
@@ -146,9 +160,51 @@ def _updated(old: Paper, new: Paper) -> Paper:
 class ZoteroArea:
     """The Zotero bridge's use cases (see the module docstring); one per app."""
 
-    def __init__(self, *, store: Store, pdfs: Library) -> None:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        pdfs: Library,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        """``http_transport`` and ``sleep``: test hooks of the Zotero API writes."""
         self._store = store
         self._pdfs = pdfs
+        self._http = http_transport
+        self._sleep = sleep
+
+    def plan_push(self, request: ZoteroPushRequest, *, owner: str) -> PushPlanView:
+        """What :meth:`push` would write (nothing is sent or written)."""
+        return make_plan(self._store, request, owner=owner)[0]
+
+    async def push(self, request: ZoteroPushRequest, *, owner: str, confirm: bool) -> PushView:
+        """Write the plan of :meth:`plan_push` — only with ``confirm`` (the person saw the
+        plan, or ``--yes``): to the RIS file, or through the Zotero API."""
+        plan, papers = make_plan(self._store, request, owner=owner)
+        if not confirm:
+            raise RefusedError(
+                "nothing is written to Zotero without a confirmation (see the plan; --yes)",
+                code="zotero_unconfirmed",
+            )
+        if request.ris_path is not None:
+            links = read_links(self._store, owner=owner, library=link_library(None))
+            text = ris_file(plan, papers, links)
+            path = write_output(request.ris_path, text, force=True)
+            notes = sum(len(i.notes) for i in plan.items)
+            return PushView(plan, len(plan.items), notes, str(path))
+        assert request.library is not None  # the request's rule: a file or a library
+        client = ZoteroWebClient(
+            library=request.library,
+            api_key=request.api_key,
+            base=LOCAL_API if request.local else WEB_API,
+            transport=self._http,
+            sleep=self._sleep,
+        )
+        items, notes = await push_api(
+            self._store, plan, client, owner=owner, library=link_library(request.library)
+        )
+        return PushView(plan, items, notes, None)
 
     def import_library(self, request: ZoteroImportRequest, *, owner: str) -> ZoteroImportView:
         """Import (or import again) a Zotero library into Studies (see the module
@@ -249,6 +305,7 @@ class ZoteroArea:
                 item.date_modified,
                 tuple(item.collections),
                 item.title,
+                tuple(item.tags),
             )
             study_name = study_of[item.key]
             for note in item.notes:
@@ -315,6 +372,8 @@ class ZoteroArea:
     ) -> tuple[int, ZoteroLink | None, str | None]:
         """Add a child note (again only when it changed): ``(notes added, link, problem)``."""
         old = links.get(note.key)
+        if old is not None and old.kind == "pushed":
+            return 0, old, None  # a note litdesk wrote to Zotero: it is litdesk's already
         if old is not None and old.same_version(note.version, note.date_modified):
             return 0, old, None
         text = note_text(note.html)

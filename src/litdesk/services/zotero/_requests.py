@@ -13,6 +13,7 @@ __all__ = [
     "MAX_NAME_CHARS",
     "ZoteroImportRequest",
     "ZoteroInputError",
+    "ZoteroPushRequest",
 ]
 
 MAX_COLLECTIONS: Final = 100
@@ -74,3 +75,64 @@ class ZoteroImportRequest:
             object.__setattr__(self, "study", _name(self.study, "the Study name"))
         if self.group is not None and not 0 < self.group < 2**53:
             raise ZoteroInputError("a group id is a positive number", code="zotero_group")
+
+
+@dataclass(frozen=True, slots=True)
+class ZoteroPushRequest:
+    """Give a Study's tags and notes back to the Zotero items its papers came from: as an
+    RIS file Zotero imports (``ris_path``), through the Web API v3 (``library``:
+    ``users/<id>`` or ``groups/<id>``, with its ``api_key``), or through Zotero's local API
+    (``local``; the user library is ``users/0``)."""
+
+    study: str
+    ris_path: str | None = None
+    library: str | None = None
+    api_key: str | None = None
+    local: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _name(self.study, "the Study"))
+        object.__setattr__(self, "ris_path", _path(self.ris_path, "the RIS file"))
+        if self.local and self.library is None:
+            object.__setattr__(self, "library", "users/0")
+        if self.library is not None:
+            kind, _, number = self.library.strip().partition("/")
+            if kind not in ("users", "groups") or not number.isdigit() or len(number) > 15:
+                raise ZoteroInputError(
+                    "a Zotero library is users/<id> or groups/<id>", code="zotero_library"
+                )
+            object.__setattr__(self, "library", f"{kind}/{int(number)}")
+        if self.api_key is not None:
+            key = self.api_key.strip()
+            if not key or len(key) > 64 or not key.isalnum():
+                raise ZoteroInputError("the Zotero API key is malformed", code="zotero_api_key")
+            object.__setattr__(self, "api_key", key)
+        remote = self.library is not None
+        if remote and self.ris_path is not None:
+            raise ZoteroInputError(
+                "either an RIS file or a Zotero library, not both", code="zotero_push_target"
+            )
+        if remote and not self.local and self.api_key is None:
+            raise ZoteroInputError(
+                "the Zotero Web API needs an API key (or use the local API)",
+                code="zotero_api_key",
+            )
+        if not remote and self.ris_path is None:
+            raise ZoteroInputError(
+                "give an RIS file, or a Zotero library with its API key",
+                code="zotero_push_target",
+            )
+
+    @property
+    def target(self) -> str:
+        """Where the push goes, without the key."""
+        if self.ris_path is not None:
+            return f"file {self.ris_path}"
+        return ("local API " if self.local else "Web API ") + str(self.library)
+
+    def __repr__(self) -> str:  # the key never reaches a log or a trace
+        key = "<set>" if self.api_key else None
+        return (
+            f"ZoteroPushRequest(study={self.study!r}, ris_path={self.ris_path!r}, "
+            f"library={self.library!r}, api_key={key}, local={self.local})"
+        )

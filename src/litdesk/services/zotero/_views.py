@@ -8,6 +8,9 @@ __all__ = [
     "ItemProblem",
     "ItemRef",
     "MovedItem",
+    "PushItem",
+    "PushPlanView",
+    "PushView",
     "StudyCount",
     "ZoteroImportView",
 ]
@@ -70,6 +73,49 @@ class ZoteroImportView:
     pdfs_attached: int
     full_text_caches: int
     problems: tuple[ItemProblem, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PushItem:
+    """What a push writes to one Zotero item: the tags it adds, the notes (litdesk note
+    ids and their text) it adds; ``version``: the item's version as imported."""
+
+    key: str
+    title: str
+    version: int
+    tags: tuple[str, ...]
+    notes: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PushPlanView:
+    """What a push would write, shown before anything is sent."""
+
+    study: str
+    library: str
+    target: str
+    items: tuple[PushItem, ...]
+    skipped: tuple[ItemProblem, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not any(i.tags or i.notes for i in self.items)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PushView:
+    """What a push wrote: the plan, items and notes written, the file (RIS)."""
+
+    plan: PushPlanView
+    items_written: int
+    notes_written: int
+    file: str | None
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
