@@ -8,11 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._context import sync_app
-from ._output import command, console, emit_json
+from ._context import run_with_app, sync_app
+from ._output import command, console, emit_json, err_console
+
+#: The environment variable holding the Zotero Web API key (never a command-line argument:
+#: those show in the process list and the shell history).
+API_KEY_ENV = "LITDESK_ZOTERO_API_KEY"
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
-    from litdesk.services.zotero import ZoteroImportView
+    from litdesk.services.zotero import PushPlanView, ZoteroImportView
 
 __all__ = ["register"]
 
@@ -94,6 +98,88 @@ def import_cmd(
         emit_json(view.to_dict())
         return
     _show(view)
+
+
+def _show_plan(plan: PushPlanView) -> None:
+    console.print(
+        f"Study {plan.study} → Zotero {plan.target}: {len(plan.items)} item(s)",
+        markup=False,
+        highlight=False,
+    )
+    for item in plan.items:
+        if not item.tags and not item.notes:
+            continue
+        console.print(f"  {item.key} {item.title}", markup=False, highlight=False)
+        for tag in item.tags:
+            console.print(f"    + tag {tag}", markup=False, highlight=False)
+        for _, text in item.notes:
+            first = text.split("\n", 1)[0][:80]
+            console.print(f"    + note {first}", markup=False, highlight=False)
+    for p in plan.skipped:
+        console.print(f"  left out: {p.title}: {p.problem}", markup=False, highlight=False)
+
+
+@zotero_app.command("push")
+@command
+def push_cmd(
+    study: Annotated[str, typer.Argument(help="The Study (name or id).")],
+    ris: Annotated[
+        Path | None, typer.Option("--ris", help="Write an RIS file Zotero imports instead.")
+    ] = None,
+    library: Annotated[
+        str | None,
+        typer.Option(
+            "--library", help=f"users/<id> or groups/<id> (Web API; key in ${API_KEY_ENV})."
+        ),
+    ] = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="Zotero's local API (Zotero 10 running).")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Write without asking.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The plan and result as JSON.")] = False,
+) -> None:
+    """Give a Study's reading statuses (as tags) and notes back to its Zotero items."""
+    import os
+
+    from litdesk._errors import RefusedError
+    from litdesk.services.zotero import ZoteroPushRequest
+
+    key = os.environ.get(API_KEY_ENV) if library is not None and not local else None
+    request = ZoteroPushRequest(
+        study=study,
+        ris_path=str(ris) if ris is not None else None,
+        library=library,
+        api_key=key,
+        local=local,
+    )
+    with sync_app() as app:
+        plan = app.zotero.plan_push(request, owner=app.owner)
+    if as_json and not yes:
+        emit_json({"plan": plan.to_dict(), "written": False})
+        return
+    if not as_json:
+        _show_plan(plan)
+    if plan.empty and ris is None:
+        if not as_json:
+            console.print("nothing to write", markup=False)
+        else:
+            emit_json({"plan": plan.to_dict(), "written": False})
+        return
+    if not yes and not typer.confirm("Write this to Zotero?", default=False, err=True):
+        err_console.print("nothing written", markup=False)
+        raise RefusedError("not confirmed: nothing written", code="zotero_unconfirmed")
+    view = run_with_app(
+        lambda opened: opened.zotero.push(request, owner=opened.owner, confirm=True)
+    )
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    where = view.file or plan.target
+    console.print(
+        f"written to {where}: {view.items_written} item(s), {view.notes_written} note(s)",
+        markup=False,
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:
