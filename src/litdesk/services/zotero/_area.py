@@ -223,6 +223,7 @@ class ZoteroArea:
         papers_of: dict[str, Paper] = {}
         added = updated = unchanged = 0
         saved_keys: set[str] = set()
+        unchanged_keys: set[str] = set()
         studies: list[StudyCount] = []
         for name, items in plan.studies.items():
             created = False
@@ -251,6 +252,7 @@ class ZoteroArea:
                     else:
                         if link.same_version(item.version, item.date_modified):
                             unchanged += 1
+                            unchanged_keys.add(item.key)
                             paper = old
                         else:
                             try:
@@ -327,7 +329,9 @@ class ZoteroArea:
             )
         pdfs = caches = 0
         if request.pdfs:
-            pdfs, caches = self._place_pdfs(lib, items_done, papers_of, base_dir, problems)
+            pdfs, caches = self._place_pdfs(
+                lib, items_done, papers_of, base_dir, problems, unchanged_keys
+            )
         write_links(self._store, list(new_links.values()), owner=owner, changed=changed)
         current = {i.key for i in lib.items}
         removed = tuple(
@@ -397,6 +401,7 @@ class ZoteroArea:
         papers_of: dict[str, Paper],
         base_dir: Path | None,
         problems: list[ItemProblem],
+        unchanged: set[str],
     ) -> tuple[int, int]:
         placer = PdfPlacer(self._pdfs, lib.library)
         placed = caches = 0
@@ -411,7 +416,9 @@ class ZoteroArea:
                     problems.append(ItemProblem(item.key, item.title, f"{att.key}: {problem}"))
                     continue
                 try:
-                    placer.place(found.path, att.key, item.key, paper)
+                    placer.place(
+                        found.path, att.key, item.key, paper, fresh=item.key not in unchanged
+                    )
                 except (OSError, LitdeskError) as exc:
                     reason = exc.message if isinstance(exc, LitdeskError) else exc.strerror
                     problems.append(ItemProblem(item.key, item.title, f"{att.key}: {reason}"))

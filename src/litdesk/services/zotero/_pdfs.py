@@ -35,19 +35,25 @@ class PdfPlacer:
         self.folder = pdfs.root / "zotero" / _slug(library)
         self.library = library
         self._hashes: list[tuple[str, int, int, str]] = []
+        self._known = False
 
-    def place(self, source: Path, attachment_key: str, item_key: str, paper: Paper) -> str:
+    def place(
+        self, source: Path, attachment_key: str, item_key: str, paper: Paper, *, fresh: bool
+    ) -> str:
         """Link ``source`` into the folder and adopt ``paper`` for it; returns the name the
-        library knows it by."""
+        library knows it by. Not ``fresh`` (the item is unchanged since the last import) and
+        already linked to ``source``: nothing to do."""
         self.folder.mkdir(parents=True, exist_ok=True)
         name = f"{attachment_key} {source.name}"
         if len(name) > MAX_NAME:
             name = f"{attachment_key} {source.stem[: MAX_NAME - 20]}.pdf"
         target = self.folder / name
         if target.is_symlink() or target.exists():
-            if target.is_symlink() and Path(os.readlink(target)) == source:
-                pass  # already linked to this file
-            else:
+            linked = target.is_symlink() and Path(os.readlink(target)) == source
+            if linked and not fresh:
+                self._known = True
+                return name
+            if not linked:
                 target.unlink()
         if not target.exists():
             try:
@@ -62,7 +68,7 @@ class PdfPlacer:
 
     def finish(self) -> None:
         """Remember the hashes and make the folder a library source (once)."""
-        if not self._hashes:
+        if not self._hashes and not self._known:
             return
         self.pdfs.catalogue.remember_hashes(self._hashes)
         self.pdfs.add(self.folder)
