@@ -139,5 +139,18 @@ def test_collection_choice_and_errors(fixtures_dir: Path, tmp_path: Path, tmp_se
                 owner=app.owner,
             )
         assert "Review" in err.value.message and "Other" in err.value.message
+        split = app.zotero.import_library(
+            ZoteroImportRequest(data_dir=str(b.data_dir), sub_studies=True, pdfs=False),
+            owner=app.owner,
+        )
+        assert sorted((s.name, s.papers) for s in split.studies) == [
+            ("Other", 1),
+            ("Review", 1),
+            ("Review / Screened", 1),
+            (UNFILED_STUDY, 1),
+        ]
+        assert (split.added, split.unchanged) == (2, 2)  # Review's two were linked already
     with pytest.raises(ZoteroInputError):
         ZoteroImportRequest(study="  ")
+    with pytest.raises(ZoteroInputError):
+        ZoteroImportRequest(study="S", sub_studies=True)

@@ -69,6 +69,10 @@ def import_cmd(
     study: Annotated[
         str | None, typer.Option("--study", help="One Study for everything imported.")
     ] = None,
+    sub_studies: Annotated[
+        bool,
+        typer.Option("--sub-studies", help="Each sub-collection its own Study (Parent / Child)."),
+    ] = False,
     base_dir: Annotated[
         Path | None,
         typer.Option("--base-dir", help="The linked-attachment base directory."),
@@ -91,6 +95,7 @@ def import_cmd(
         base_dir=str(base_dir) if base_dir is not None else None,
         group=group,
         pdfs=not no_pdfs,
+        sub_studies=sub_studies,
     )
     with sync_app() as app:
         view = app.zotero.import_library(request, owner=app.owner)

@@ -42,7 +42,7 @@ from litdesk.services.workspace import IdentityConflict, SaveResult, Workspace
 
 from ._pdfs import PdfPlacer
 from ._push import link_library, make_plan, push_api, ris_file
-from ._requests import ZoteroImportRequest, ZoteroPushRequest
+from ._requests import MAX_NAME_CHARS, ZoteroImportRequest, ZoteroPushRequest
 from ._views import (
     ItemProblem,
     ItemRef,
@@ -88,9 +88,49 @@ def _descendants(lib: ZoteroLibrary, key: str) -> list[str]:
     return out
 
 
+def _paths(lib: ZoteroLibrary) -> dict[str, str]:
+    """Each collection's Study name as a path (``Parent / Child``)."""
+    by_key = {c.key: c for c in lib.collections}
+    out: dict[str, str] = {}
+    for c in lib.collections:
+        names, seen, cur = [c.name], {c.key}, c
+        while cur.parent_key is not None and cur.parent_key in by_key:
+            cur = by_key[cur.parent_key]
+            if cur.key in seen:
+                break  # a cycle in a damaged database
+            seen.add(cur.key)
+            names.append(cur.name)
+        out[c.key] = " / ".join(reversed(names))[:MAX_NAME_CHARS]
+    return out
+
+
+def _split_plan(lib: ZoteroLibrary, roots: list[str]) -> _Plan:
+    """Every collection under ``roots`` its own Study of its own items."""
+    by_key = {i.key: i for i in lib.items}
+    paths = _paths(lib)
+    plan = _Plan()
+    for root in roots:
+        for key in _descendants(lib, root):
+            items = [by_key[k] for k in lib.collection_items.get(key, ()) if k in by_key]
+            if items:
+                plan.studies.setdefault(paths[key], []).extend(items)
+    return plan
+
+
 def _plan(lib: ZoteroLibrary, request: ZoteroImportRequest) -> _Plan:
     by_key = {i.key: i for i in lib.items}
     plan = _Plan()
+    if request.sub_studies:
+        if request.collections:
+            _check_names(lib, request.collections)
+            roots = [c.key for c in lib.collections if c.name in request.collections]
+        else:
+            roots = [c.key for c in lib.collections if c.parent_key is None]
+        plan = _split_plan(lib, roots)
+        unfiled = [i for i in lib.items if not i.collections]
+        if unfiled and not request.collections:
+            plan.studies[UNFILED_STUDY] = unfiled
+        return plan
 
     def members(collection_key: str) -> list[ZoteroItem]:
         keys: dict[str, None] = {}
@@ -99,16 +139,7 @@ def _plan(lib: ZoteroLibrary, request: ZoteroImportRequest) -> _Plan:
         return [by_key[k] for k in keys if k in by_key]
 
     if request.collections:
-        by_name: dict[str, list[str]] = defaultdict(list)
-        for c in lib.collections:
-            by_name[c.name].append(c.key)
-        unknown = [n for n in request.collections if n not in by_name]
-        if unknown:
-            there = ", ".join(sorted(by_name)) or "(the library has no collections)"
-            raise UnknownCollection(
-                f"no collection {', '.join(unknown)} in the Zotero library; it has: {there}",
-                unknown=unknown,
-            )
+        by_name = _check_names(lib, request.collections)
         for name in request.collections:
             items: dict[str, ZoteroItem] = {}
             for key in by_name[name]:
@@ -127,6 +158,21 @@ def _plan(lib: ZoteroLibrary, request: ZoteroImportRequest) -> _Plan:
     if unfiled:
         plan.studies[UNFILED_STUDY] = unfiled
     return plan
+
+
+def _check_names(lib: ZoteroLibrary, names: tuple[str, ...]) -> dict[str, list[str]]:
+    """``{collection name: keys}``; :class:`UnknownCollection` for a name not there."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for c in lib.collections:
+        by_name[c.name].append(c.key)
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        there = ", ".join(sorted(by_name)) or "(the library has no collections)"
+        raise UnknownCollection(
+            f"no collection {', '.join(unknown)} in the Zotero library; it has: {there}",
+            unknown=unknown,
+        )
+    return by_name
 
 
 def _note_chunks(text: str) -> list[str]:

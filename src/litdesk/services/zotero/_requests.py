@@ -52,8 +52,9 @@ class ZoteroImportRequest:
     directory), the ``collections`` to import by name (each with its sub-collections; none:
     the whole library), ``study`` (one Study for everything; ``None``: one Study per chosen
     or top-level collection, unfiled items in ``Zotero (unfiled)``), the linked-attachment
-    ``base_dir``, a ``group`` library id instead of the user's library, and whether PDFs go
-    into the PDF library."""
+    ``base_dir``, a ``group`` library id instead of the user's library, whether PDFs go
+    into the PDF library, and ``sub_studies``: every sub-collection its own Study (named
+    ``Parent / Child``) instead of its items joining its top collection's Study."""
 
     data_dir: str | None = None
     collections: tuple[str, ...] = ()
@@ -61,9 +62,15 @@ class ZoteroImportRequest:
     base_dir: str | None = None
     group: int | None = None
     pdfs: bool = True
+    sub_studies: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", _path(self.data_dir, "the Zotero data directory"))
+        if self.sub_studies and self.study is not None:
+            raise ZoteroInputError(
+                "one Study for everything, or a Study per sub-collection: not both",
+                code="zotero_study_choice",
+            )
         object.__setattr__(self, "base_dir", _path(self.base_dir, "the base directory"))
         if len(self.collections) > MAX_COLLECTIONS:
             raise ZoteroInputError(

@@ -32,6 +32,7 @@ class ImportBody(BaseModel):
     base_dir: str | None = Field(default=None, max_length=4_096)
     group: int | None = None
     pdfs: bool = True
+    sub_studies: bool = False
 
 
 def _single_user(app: App, owner: str) -> None:
@@ -51,6 +52,7 @@ def _request(body: ImportBody) -> ZoteroImportRequest:
         base_dir=body.base_dir,
         group=body.group,
         pdfs=body.pdfs,
+        sub_studies=body.sub_studies,
     )
 
 
@@ -71,6 +73,7 @@ def import_form(
     study: Annotated[str, Form(max_length=400)] = "",
     base_dir: Annotated[str, Form(max_length=4_096)] = "",
     pdfs: Annotated[bool, Form()] = False,
+    sub_studies: Annotated[bool, Form()] = False,
 ) -> Response:
     body = ImportBody(
         data_dir=data_dir or None,
@@ -78,6 +81,7 @@ def import_form(
         study=study or None,
         base_dir=base_dir or None,
         pdfs=pdfs,
+        sub_studies=sub_studies,
     )
     data: dict[str, Any] = {"result": None, "error": None, "form": body.model_dump()}
     data["team"] = owner != app.owner
