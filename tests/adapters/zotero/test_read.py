@@ -134,3 +134,23 @@ def test_no_library_is_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(NoZoteroLibrary) as err:
         read_library(tmp_path)
     assert "zotero.sqlite" in err.value.message
+
+
+def test_group_library_is_read_on_its_own(fixtures_dir: Path, tmp_path: Path) -> None:
+    b = _built(fixtures_dir, tmp_path)
+    b.item(fields={"title": "Mine"})
+    b.conn.execute(
+        "INSERT INTO libraries (libraryID, type, editable, filesEditable) VALUES (2, 'group', 1, 1)"
+    )
+    b.conn.execute(
+        "INSERT INTO groups (groupID, libraryID, name, description, version)"
+        " VALUES (4242, 2, 'Lab', '', 1)"
+    )
+    b.conn.execute(
+        "INSERT INTO items (itemID, itemTypeID, libraryID, key, version) VALUES (900, ?, 2, ?, 3)",
+        (b.types["journalArticle"], "GROUPKEY"),
+    )
+    b.close()
+    assert [i.title for i in read_library(b.data_dir).items] == ["Mine"]
+    group = read_library(b.data_dir, group=4242)
+    assert group.library == "group:4242" and [i.key for i in group.items] == ["GROUPKEY"]

@@ -142,3 +142,12 @@ def test_note_text_is_linear_on_hostile_input() -> None:
         t0 = time.perf_counter()
         note_text(hostile)
         assert time.perf_counter() - t0 < 2.0, hostile[:10]
+
+
+def test_extra_and_dates_are_linear_on_hostile_input() -> None:
+    for hostile in (":" * 500_000, "a:" * 250_000, "PMID:" * 100_000, "\n" * 500_000,
+                    "1/" * 250_000, "2020-" * 100_000):  # fmt: skip
+        t0 = time.perf_counter()
+        item_identifiers({"extra": hostile, "url": hostile, "archiveID": hostile})
+        parse_zotero_date(hostile)
+        assert time.perf_counter() - t0 < 2.0, hostile[:10]
