@@ -106,13 +106,18 @@ def test_collections_studies_notes_pdfs_and_reimport(fixtures_dir: Path, tmp_pat
             (b.collection_ids[k["other"]], b.item_ids[k["b"]]),
         )
         b2.trash(k["c"])
+        b2.conn.execute(
+            "UPDATE itemNotes SET note = '<p>Important finding, revised</p>' WHERE itemID = ?",
+            (b.item_ids[k["note"]],),
+        )
+        b2.set_version(k["note"], 2, "2025-02-01 00:00:00")
         b2.item(fields={"title": "Epsilon new", "DOI": "10.1000/eps"}, collections=[k["review"]])
         b2.close()
         again = app.zotero.import_library(req, owner=app.owner)
         assert (again.added, again.updated) == (1, 1)
         assert [r.key for r in again.removed] == [k["c"]]
         assert [m.key for m in again.moved] == [k["b"]]
-        assert again.notes_added == 0 and again.notes_unchanged == 1
+        assert (again.notes_added, again.notes_changed, again.notes_unchanged) == (1, 1, 0)
         titles = sorted(r.paper.title for r in ws.papers())
         assert titles == [
             "Alpha trial, corrected",
@@ -121,7 +126,10 @@ def test_collections_studies_notes_pdfs_and_reimport(fixtures_dir: Path, tmp_pat
             "Gamma book",
             "Unfiled delta",
         ]  # one paper per item: nothing duplicated
-        assert len(ws.notes()[0]) == 1
+        comments = sorted(n.annotation.comment or "" for n in ws.notes()[0])
+        assert comments == ["Important finding", "Important finding, revised"]
+        third = app.zotero.import_library(req, owner=app.owner)
+        assert (third.added, third.updated, third.notes_added) == (0, 0, 0)
 
 
 def test_collection_choice_and_errors(fixtures_dir: Path, tmp_path: Path, tmp_settings) -> None:

@@ -35,7 +35,7 @@ def _show(view: ZoteroImportView) -> None:
     )
     console.print(
         f"added {view.added}, updated {view.updated}, unchanged {view.unchanged}; "
-        f"notes added {view.notes_added}; PDFs attached {view.pdfs_attached} "
+        f"notes added {view.notes_added} ({view.notes_changed} changed in Zotero); PDFs attached {view.pdfs_attached} "
         f"({view.full_text_caches} with Zotero's full text)",
         markup=False,
         highlight=False,

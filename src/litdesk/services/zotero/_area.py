@@ -339,7 +339,7 @@ class ZoteroArea:
         for name, items in plan.studies.items():
             for i in items:
                 study_of.setdefault(i.key, name)
-        notes_added = notes_unchanged = 0
+        notes_added = notes_unchanged = notes_changed = 0
         for item in items_done.values():
             linked = papers_of.get(item.key)
             if linked is None:
@@ -364,6 +364,9 @@ class ZoteroArea:
                     new_links[note.key] = n_link
                 notes_added += n_added
                 notes_unchanged += 1 if n_added == 0 and problem is None else 0
+                old_note = links.get(note.key)
+                if n_added and old_note is not None and old_note.kind == "note":
+                    notes_changed += 1
         if lib.standalone_notes:
             problems.append(
                 ItemProblem(
@@ -406,6 +409,7 @@ class ZoteroArea:
             moved=moved,
             notes_added=notes_added,
             notes_unchanged=notes_unchanged,
+            notes_changed=notes_changed,
             pdfs_attached=pdfs,
             full_text_caches=caches,
             problems=tuple(problems),

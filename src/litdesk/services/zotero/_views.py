@@ -70,6 +70,9 @@ class ZoteroImportView:
     moved: tuple[MovedItem, ...]
     notes_added: int
     notes_unchanged: int
+    #: notes changed in Zotero since the last import: their new text is added as a new note
+    #: (litdesk keeps the earlier one: notes are never rewritten)
+    notes_changed: int
     pdfs_attached: int
     full_text_caches: int
     problems: tuple[ItemProblem, ...]
