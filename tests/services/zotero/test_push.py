@@ -168,6 +168,14 @@ def test_push_as_ris_file(fixtures_dir: Path, tmp_path: Path, tmp_settings) -> N
         first = ws.paper("10.1000/item.0").paper
         ws.set_status(first.id, "read")
         ws.add_note(first.id, comment="a <b> & c", study="Review")
+        ws.add_evidence(
+            first.id,
+            finding="Fewer strokes",
+            passage="stroke fell by a fifth",
+            source="external",
+            location="p. 4",
+            study="Review",
+        )
         out = tmp_path / "back.ris"
         view = asyncio.run(
             app.zotero.push(
@@ -179,6 +187,10 @@ def test_push_as_ris_file(fixtures_dir: Path, tmp_path: Path, tmp_settings) -> N
         assert text.count("TY  - ") == 2 and text.count("ER  - ") == 2
         assert "KW  - litdesk:read" in text and "KW  - zotero-tag" in text
         assert "N1  - <p>a &lt;b&gt; &amp; c</p>" in text
+        assert (
+            "N1  - <p>litdesk evidence</p><p>Finding: Fewer strokes</p>"
+            "<p>“stroke fell by a fifth” (external, p. 4)</p><p>Verification: needs verification</p>"
+        ) in text
         assert "DO  - 10.1000/item.0" in text
 
 

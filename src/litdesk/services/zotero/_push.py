@@ -2,7 +2,8 @@
 
 The plan takes each paper of the Study that came from a Zotero item of the library
 (identity link) and lists what litdesk adds to it: a ``litdesk:<reading status>`` tag, and
-the Study's notes on it that did not come from Zotero and were not pushed before. The API
+the Study's notes and evidence records on it (evidence as a note of its fields and quoted
+passage) that did not come from Zotero and were not pushed before. The API
 push updates each item's tags through its version as imported (a newer change in Zotero is
 refused, :class:`~litdesk.adapters.zotero.ZoteroConflict`, naming the items), then creates
 the notes as child notes — both in batches of 50 — and records the written notes and the
@@ -19,6 +20,7 @@ from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import Store
 from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links
 from litdesk.adapters.zotero._web import MAX_BATCH, ZoteroWebClient
+from litdesk.core.evidence import Evidence
 from litdesk.core.records import Paper
 from litdesk.services.workspace import Workspace
 
@@ -41,6 +43,24 @@ def link_library(library: str | None) -> str:
 def _note_html(text: str) -> str:
     paras = [p for p in text.split("\n") if p.strip()]
     return "".join(f"<p>{html.escape(p)}</p>" for p in paras)
+
+
+def _evidence_text(ev: Evidence) -> str:
+    """An evidence record as a note's text (its fields, the passage quoted, its check)."""
+    lines = ["litdesk evidence", f"Finding: {ev.finding}"]
+    for label, value in (
+        ("Question", ev.question),
+        ("Population", ev.population),
+        ("Intervention", ev.intervention),
+        ("Method", ev.method),
+        ("Limitations", ev.limitations),
+    ):
+        if value:
+            lines.append(f"{label}: {value}")
+    where = f" ({ev.source}{', ' + ev.location if ev.location else ''})"
+    lines.append(f"“{ev.passage}”{where}")
+    lines.append(f"Verification: {ev.verification.replace('_', ' ')}")
+    return "\n".join(lines)
 
 
 def make_plan(
@@ -71,6 +91,12 @@ def make_plan(
             parts.append(note.comment)
         if parts:
             notes_of.setdefault(note.paper_id, []).append((view.id, "\n".join(parts)))
+    records, _unreadable = ws.evidence(study=study.id)
+    for ev_view in records:
+        if ev_view.id not in from_zotero:
+            notes_of.setdefault(ev_view.evidence.paper_id, []).append(
+                (ev_view.id, _evidence_text(ev_view.evidence))
+            )
     items: list[PushItem] = []
     skipped: list[ItemProblem] = []
     papers: dict[str, Paper] = {}
