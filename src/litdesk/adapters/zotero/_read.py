@@ -424,7 +424,8 @@ def resolve_attachment(
     a linked URL, a snapshot (saved web page), not a PDF, a relative linked file without a
     base directory, a missing file."""
     if not att.is_file:
-        return AttachmentFile(att, None, "a link to a web page, not a file")
+        what = "an embedded image" if att.link_mode == 4 else "a link to a web page"
+        return AttachmentFile(att, None, f"{what}, not a file")
     if att.is_snapshot:
         return AttachmentFile(att, None, "a web page snapshot, not a PDF")
     raw = att.path
