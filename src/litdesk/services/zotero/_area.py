@@ -186,7 +186,8 @@ def _note_chunks(text: str) -> list[str]:
 
 def _updated(old: Paper, new: Paper) -> Paper:
     """``old`` with the changed Zotero item's values (identifiers may be added, never
-    changed: a different one is refused as an identity conflict)."""
+    changed: a different one is refused as an identity conflict); keywords are the union
+    (other sources' keywords stay beside the item's tags)."""
     for name in _IDENTIFIERS:
         a, b = getattr(old, name), getattr(new, name)
         if a and b and a != b:
@@ -198,7 +199,10 @@ def _updated(old: Paper, new: Paper) -> Paper:
     for key, value in new.to_dict().items():
         if key in ("id", "version", "retrieved_at", "abstract_source"):
             continue
-        if value not in (None, "", []):
+        if key == "keywords" and isinstance(value, list):
+            current = data.get("keywords") or []
+            data[key] = [*current, *(v for v in value if v not in current)]
+        elif value not in (None, "", []):
             data[key] = value
     return read_paper(data)
 
