@@ -5,11 +5,11 @@ one object both faces, the benches and the tests open.
 client, one pacer, a meter per owner), the evidence cache, the model parts (embedder,
 chat backend: made on first use), the PDF library over them, the job queue and its
 runners (built here, started only by :meth:`App.start_workers`, which ``serve`` calls),
-the live-search registry, the desks, the paper chat and the report desk — and closes them
-once, in reverse order::
+the live-search registry, the areas (``app.search``, …), the desks, the paper chat and
+the report desk — and closes them once, in reverse order::
 
     async with open_app(get_settings()) as app:
-        run = await app.providers.fused_search(make_definition("malaria vaccine"))
+        view = await app.search.search(SearchRequest("malaria vaccine"), owner=app.owner)
 
 :func:`open_app_sync` opens the same class with the same construction for code without
 an event loop (the CLI's store-only commands); its provider calls are refused.
@@ -40,7 +40,6 @@ from litdesk.services.dedup import DedupArea
 from litdesk.services.desk import (
     Desk,
     Listings,
-    LiveRegistry,
     import_handlers,
 )
 from litdesk.services.jobs import Handler, JobRunner, Jobs
@@ -48,7 +47,7 @@ from litdesk.services.library import CHAT_KIND, ChatService, Library, Lookup, Pd
 from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
-from litdesk.services.search import ProviderKit, SavedRuns
+from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 
@@ -93,7 +92,6 @@ class App:
         self.jobs = Jobs(store, clock=clock)
         self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
         self.listings = Listings(store, clock=clock)
-        self.desk = Desk(self.providers, self.live, self.listings, owner, clock)
         self.library = LibraryDesk(self.providers, self.jobs, make_library=self.make_library)
         self.viewer = PdfViewer(self.pdfs)
         self.chat = ChatService(self.pdfs, indexing=self._indexing, jobs=self.jobs)
@@ -103,6 +101,10 @@ class App:
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
+        self.search = SearchArea(self.providers, self.live, clock=clock)
+
+        # the desk's remaining use cases (until their areas replace them)
+        self.desk = Desk(self.providers, self.search, self.listings, owner, clock)
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -200,10 +202,6 @@ class App:
     def workspace(self, owner: str | None = None) -> Workspace:
         """The workspace (saved papers, Studies, notes, evidence) acting as ``owner``."""
         return Workspace(self.store, owner=owner or self.owner)
-
-    def runs(self, owner: str | None = None) -> SavedRuns:
-        """The saved search runs of ``owner``."""
-        return SavedRuns(self.store, owner=owner or self.owner)
 
     def desk_for(self, owner: str) -> Desk:
         """The desk acting as ``owner`` (the app's own for its owner; a team account's

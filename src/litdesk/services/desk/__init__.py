@@ -1,20 +1,13 @@
 """The desk: the use cases of the web workspace over the app's providers (store, provider
 transport, fused search); built by :func:`litdesk.services.app.open_app`."""
 
+from litdesk.services.search import MAX_SELECTION
+
 from ._citations import CitationView, citation_browser
-from ._desk import (
-    EXPORT_MEDIA,
-    MAX_SELECTION,
-    SAVED_CAP,
-    SAVED_PAGE,
-    Desk,
-    SearchForm,
-)
+from ._desk import EXPORT_MEDIA, SAVED_CAP, SAVED_PAGE, Desk
 from ._import_run import IMPORT_KIND, study_import
 from ._imports import ImportDesk, ImportOutcome, import_handlers
 from ._listings import Listings
-from ._live import cancel_search, live_result, search_progress, start_search, watch_search
-from ._progress import MAX_LIVE, LiveRegistry, ProgressView
 from ._reader import (
     MAX_OCCURRENCES,
     ReaderDesk,
@@ -44,10 +37,7 @@ from ._views import (
     EvidenceTableView,
     Export,
     NotebookView,
-    QueryCheck,
     SavedView,
-    SearchView,
-    SelectionResult,
     StudiesView,
     StudyView,
 )
@@ -58,11 +48,9 @@ __all__ = [
     "IMPORT_KIND",
     "ImportDesk",
     "Listings",
-    "LiveRegistry",
     "ImportOutcome",
     "import_handlers",
     "study_import",
-    "MAX_LIVE",
     "MAX_SELECTION",
     "MAX_SHARED",
     "MIN_SHARED",
@@ -76,31 +64,21 @@ __all__ = [
     "EvidenceTableView",
     "Export",
     "NotebookView",
-    "ProgressView",
-    "QueryCheck",
     "ReaderDesk",
     "ReaderInputError",
     "ReaderView",
     "SavedView",
-    "SearchForm",
-    "SearchView",
-    "SelectionResult",
     "SnapshotChanged",
     "SharedView",
     "StudiesView",
     "StudyView",
-    "cancel_search",
     "citation_browser",
     "compare_evidence",
     "listed_citations",
-    "live_result",
     "prisma_file",
     "prisma_view",
     "recover_study",
     "save_citations",
-    "search_progress",
     "shared_references",
-    "start_search",
     "study_zip",
-    "watch_search",
 ]
