@@ -4,14 +4,14 @@ Thin: parse the options into a ``SearchRequest`` (validated there, the same as t
 and call ``app.search.search``, then print a ranked table with why-this-paper (lanes and
 ranks), conflicts, lane statuses and the provenance (executed query per lane, run id,
 versions, coverage; provider totals shown separately, never added). ``--trace`` runs the
-old per-provider trace instead (the app's ``providers.search``): every sighting, not
-deduplicated; its options are checked here (the trace request is not a search run's).
+old per-provider trace instead (``app.search.trace`` with a ``TraceRequest``): every
+sighting, not deduplicated.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -29,11 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = ["register", "show_run"]
 
-_FIELDS = ("all", "title", "abstract", "author")
-_TYPES = ("all", "review", "preprint", "journal")
-_SORTS = ("relevance", "newest", "cited")
-_MODES = ("keyword", "semantic", "discovery")
-
 
 class SearchArgumentError(InputError):
     """An option of ``litdesk search`` has a value it does not accept."""
@@ -45,12 +40,6 @@ class AllLanesFailed(ExternalError):
     """Every provider lane failed; the trace says why."""
 
     default_code = "all_lanes_failed"
-
-
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> Any:
-    if value not in allowed:
-        raise SearchArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
-    return value
 
 
 def _providers(values: list[str] | None) -> list[str]:
@@ -279,9 +268,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Search: a ranked, fused run with why-this-paper, lane statuses and provenance."""
-        from litdesk.core.search import SearchFilters
-        from litdesk.core.trace import validate_request
-        from litdesk.services.search import SearchRequest
+        from litdesk.services.search import SearchRequest, TraceRequest
 
         if record is not None and replay is not None:
             raise SearchArgumentError("choose --record or --replay, not both")
@@ -305,28 +292,25 @@ def register(app: typer.Typer) -> None:
             )
             _fused(wanted, record=record, replay=replay, as_json=as_json)
             return
-        _choice("--mode", mode, _MODES)
         if save or study:
             raise SearchArgumentError("--save and --study keep fused runs, not --trace output")
-        filters = SearchFilters(
-            field=_choice("--field", field, _FIELDS),
+        traced = TraceRequest(  # validated there
+            query,
+            tuple(_providers(provider)),
+            field=field,
+            type=type_,
             year_from=year_from,
             year_to=year_to,
             open_access=open_access,
             include_retracted=include_retracted,
-            type=_choice("--type", type_, _TYPES),
-            sort=_choice("--sort", sort, _SORTS),
-        )
-        request = validate_request(
-            query,
-            _providers(provider),
-            filters=filters,
-            limit=limit,
+            sort=sort,
             cursor=cursor,
+            limit=limit,
             include_raw=raw,
+            use_cache=not no_cache,
         )
         trace = run_with_app(
-            lambda app: app.providers.search(request, use_cache=not no_cache),
+            lambda app: app.search.trace(traced, owner=app.owner),
             record=record,
             replay=replay,
         )

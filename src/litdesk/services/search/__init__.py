@@ -47,6 +47,7 @@ from ._requests import (
     SaveSelectionRequest,
     SearchInputError,
     SearchRequest,
+    TraceRequest,
 )
 from ._service import SearchService
 from ._views import (
@@ -88,6 +89,7 @@ __all__ = [
     "SearchInputError",
     "SearchRequest",
     "SearchView",
+    "TraceRequest",
     "SelectionFailure",
     "SelectionResult",
     "StudyChoices",

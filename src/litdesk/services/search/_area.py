@@ -2,7 +2,8 @@
 acting for the ``owner`` it is given.
 
 * searches: :meth:`SearchArea.check_query` as the user types, :meth:`~SearchArea.search`
-  (fused run, remembered for the selection actions, optionally saved into a Study), and the
+  (fused run, remembered for the selection actions, optionally saved into a Study),
+  :meth:`~SearchArea.trace` (every provider's sightings, not fused), and the
   live searches a page follows (:meth:`~SearchArea.start`, :meth:`~SearchArea.progress`,
   :meth:`~SearchArea.watch`, :meth:`~SearchArea.cancel`, :meth:`~SearchArea.live_result`);
 * selections of a run: :meth:`~SearchArea.save_selection` (into a Study, through the
@@ -43,6 +44,8 @@ from litdesk.core.runs import (
     freeze_run,
     read_run,
 )
+from litdesk.core.trace import SearchRequest as ProviderRequest
+from litdesk.core.trace import SearchTrace
 from litdesk.services.workspace import Workspace, ris_text
 
 from ._fused import LaneObserver, load_run, plan_search, run_document, runs_of, save_run
@@ -54,6 +57,7 @@ from ._requests import (
     RunExportRequest,
     SaveSelectionRequest,
     SearchRequest,
+    TraceRequest,
     query_problem,
 )
 from ._views import (
@@ -94,6 +98,10 @@ class FusedSearcher(Protocol):
 
     @property
     def store(self) -> Store: ...
+
+    async def search(
+        self, request: ProviderRequest, *, owner: str | None = None, use_cache: bool = True
+    ) -> SearchTrace: ...
 
     async def fused_search(
         self,
@@ -145,6 +153,12 @@ class SearchArea:
         await asyncio.to_thread(self.remember, run, owner=owner)
         studies = await asyncio.to_thread(self._choices, owner)
         return SearchView(run, page=request.page, cursor=request.cursor, studies=studies)
+
+    async def trace(self, request: TraceRequest, *, owner: str) -> SearchTrace:
+        """Every sighting of each provider's lane (not deduplicated, not kept), as a trace."""
+        return await self.providers.search(
+            request.provider_request, owner=owner, use_cache=request.use_cache
+        )
 
     # -- live searches --------------------------------------------------------------------
 

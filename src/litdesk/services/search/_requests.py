@@ -14,6 +14,9 @@ from litdesk._errors import InputError
 from litdesk.core.providers import PROVIDERS
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.runs import RunDefinition, RunInvalid
+from litdesk.core.search import SearchFilters
+from litdesk.core.trace import SearchRequest as ProviderRequest
+from litdesk.core.trace import validate_request
 
 from ._fused import make_definition
 from ._reports import EXPORTS
@@ -33,6 +36,7 @@ __all__ = [
     "SaveSelectionRequest",
     "SearchInputError",
     "SearchRequest",
+    "TraceRequest",
     "query_problem",
 ]
 
@@ -228,3 +232,48 @@ class RunExportRequest:
                 f"run export format is one of {', '.join(EXPORTS)}, not {self.format[:40]!r}",
                 code="format",
             )
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRequest:
+    """The per-provider trace of a search (``litdesk search --trace``): every sighting of
+    each provider's lane, not deduplicated. :attr:`provider_request` is the validated
+    request the providers get; ``include_raw`` keeps the raw response bodies."""
+
+    query: str
+    providers: tuple[str, ...] = PROVIDERS
+    field: str = "all"
+    type: str = "all"
+    year_from: int | None = None
+    year_to: int | None = None
+    open_access: bool = False
+    include_retracted: bool = False
+    sort: str = "relevance"
+    cursor: str | None = None
+    limit: int = 20
+    include_raw: bool = False
+    use_cache: bool = True
+    provider_request: ProviderRequest = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _choice("field", self.field, FIELDS)
+        _choice("type", self.type, TYPES)
+        _choice("sort", self.sort, SORTS)
+        filters = SearchFilters(
+            field=cast(QueryField, self.field),
+            year_from=self.year_from,
+            year_to=self.year_to,
+            open_access=self.open_access,
+            include_retracted=self.include_retracted,
+            type=cast(Literal["all", "review", "preprint", "journal"], self.type),
+            sort=cast(Literal["relevance", "newest", "cited"], self.sort),
+        )
+        request = validate_request(
+            self.query,
+            self.providers,
+            filters=filters,
+            limit=self.limit,
+            cursor=self.cursor,
+            include_raw=self.include_raw,
+        )
+        object.__setattr__(self, "provider_request", request)
