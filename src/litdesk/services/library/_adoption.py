@@ -11,7 +11,7 @@ from typing import Any
 from litdesk._settings import Settings
 from litdesk.core.records import Paper
 from litdesk.core.trace import SearchRequest
-from litdesk.services.providers._adoption import (
+from litdesk.services.search import (
     AdoptionLookupFailed,
     adopted_paper,
     adoption_request,

@@ -23,15 +23,16 @@ from litdesk.core.trace import SearchRequest, SearchTrace
 from litdesk.services.citations import OPENALEX_KEY_NEEDED, CitationResult, CitationService, Mode
 from litdesk.services.fulltext import FullTextResult, FullTextService
 from litdesk.services.search import (
+    AdoptionLookupFailed,
     FusedSearch,
     LaneObserver,
     ProviderKit,
     SearchService,
+    adopted_paper,
+    adoption_request,
     save_run,
 )
 from litdesk.services.workspace import Workspace
-
-from ._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 
 __all__ = [
     "LOCAL_OWNER",

@@ -7,6 +7,7 @@ coalescing, store allowances, runs). Open it through :func:`litdesk.services.app
 
 from litdesk.adapters.http import SEMANTIC_GAP_SECONDS
 
+from ._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 from ._area import EXPORT_MEDIA, MAX_RUN_LIST, SearchArea
 from ._fused import (
     CACHE_SECONDS,
@@ -63,6 +64,9 @@ from ._views import (
 )
 
 __all__ = [
+    "AdoptionLookupFailed",
+    "adopted_paper",
+    "adoption_request",
     "EVAL_INPUT_BYTES",
     "EXPORTS",
     "ExportArgumentError",

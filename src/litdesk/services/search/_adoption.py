@@ -1,6 +1,6 @@
-"""Adoption lookups, the pure part: the exact-identifier search through the providers for a
-PDF's DOI or arXiv id, and reading its answer (used by ``Providers.adoption_lookup`` and the
-library's synchronous ``search_lookup``; it imports no transport itself)."""
+"""Adoption lookups, the pure part: the exact-identifier search for a PDF's DOI or arXiv id
+(OpenAlex, the arXiv API), and reading its answer — used by ``Providers.adoption_lookup``
+and the library's synchronous ``search_lookup``."""
 
 from __future__ import annotations
 
