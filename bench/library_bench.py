@@ -47,9 +47,9 @@ from urllib.parse import quote
 import numpy as np
 import pypdfium2 as pdfium
 
-from _apps import app_library
 from litdesk._settings import Settings
 from litdesk.core.library import VectorIndex, top_k_exact
+from litdesk.services.app import app_library
 from litdesk.services.library._ivf import IvfStore
 
 

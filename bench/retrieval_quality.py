@@ -49,7 +49,6 @@ from pathlib import Path
 
 import numpy as np
 
-from _apps import app_library
 from litdesk._settings import Settings
 from litdesk.core.library import (
     CHUNKING_VERSION,
@@ -58,6 +57,7 @@ from litdesk.core.library import (
     salient_words,
     uncovered_threshold,
 )
+from litdesk.services.app import app_library
 from litdesk.services.library import Library
 
 #: Questions no PDF of the fixture folder answers (written for this bench; some near the

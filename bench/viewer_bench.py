@@ -31,9 +31,9 @@ from pathlib import Path
 
 import httpx
 
-from _apps import app_library
 from litdesk import Settings
 from litdesk.core.library import CHUNKING_VERSION
+from litdesk.services.app import app_library
 from litdesk.services.library import hash_files
 
 QUESTION = "Which evaluation datasets were used?"

@@ -31,7 +31,6 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from tests._apps import app_library
 from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServer, model_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import free_port
@@ -42,6 +41,7 @@ from tests.faces.web.test_team_dedup import BASE_FILES, Server
 from litdesk import Settings
 from litdesk.adapters.store import open_store
 from litdesk.adapters.store._assist import assist_calls
+from litdesk.services.app import app_library
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 QUESTION = "How was the water level measured?"

@@ -19,14 +19,22 @@ from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.services.app import App, open_app
 from litdesk.services.dedup import DecideRequest, DedupArea, study_decisions, study_history
 from litdesk.services.desk import Desk
-from litdesk.services.jobs import JobRunner
+from litdesk.services.jobs import JobRunner, Jobs
+from litdesk.services.studies import ImportRequest, StudiesArea
 
 OWNER = "local"  # the single-user owner
 
 
+def import_into(desk: Desk, study: str, files: list[tuple[str, bytes]]) -> dict:
+    """Files imported into a Study within the call (the studies area's import)."""
+    area = StudiesArea(desk.store, Jobs(desk.store), desk.settings)
+    return area.import_files(ImportRequest(study, uploads=tuple(files)), owner=desk.owner).to_dict()
+
+
 def fill_study(desk: Desk, name: str = "aHUS review") -> str:
-    study = desk.create_study(name).to_dict()["id"]
-    done = desk.import_into_study(
+    study = desk.workspace.create_study(name).id
+    done = import_into(
+        desk,
         study,
         [("haematology.csv", haematology_subset()), ("registry.ris", REGISTRY_RIS.encode())],
     )
@@ -153,7 +161,7 @@ def test_a_merge_decision_changes_the_next_run(settings: Settings) -> None:
 def test_cancel_records_nothing_and_no_imports_is_refused(tmp_settings: Settings) -> None:
     def body(app: App) -> None:
         desk, dd = app.desk, app.dedup
-        empty = desk.create_study("Empty").to_dict()["id"]
+        empty = desk.workspace.create_study("Empty").id
         failed = dd.work(dd.start(empty, owner=OWNER).id, owner=OWNER)
         assert failed.state == "failed" and "no imported records" in (failed.message or "")
         study = fill_study(desk)
@@ -196,7 +204,7 @@ def test_a_file_imported_twice_counts_once(tmp_settings: Settings) -> None:
     def body(app: App) -> None:
         desk, dd = app.desk, app.dedup
         study = fill_study(desk)
-        desk.import_into_study(study, [("again.ris", REGISTRY_RIS.encode())])
+        import_into(desk, study, [("again.ris", REGISTRY_RIS.encode())])
         view = _run(dd, study)
         assert view["run"]["counts"]["records"] == 18
         assert view["run"]["repeats_skipped"] == ["again.ris"]

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
-from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.llm import ChatReply, ChatRequest
 from litdesk.core.library import ABSTAIN_BELOW, abstain_threshold, uncovered_threshold
+from litdesk.services.app import app_library
 
 CAMERAS = (
     "Monitoring River Water Levels with Time-Lapse Cameras. "

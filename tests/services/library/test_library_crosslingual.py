@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import cross_lingual_part
 from litdesk.core.library import paper_vocabulary
+from litdesk.services.app import app_library
 from litdesk.services.library._bridging import WordBridge, WordVectors
 from litdesk.services.library._catalogue import StoredChunk
 

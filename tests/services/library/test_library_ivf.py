@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.core.library import RetrievalParams, VectorIndex, normalise_rows
 from litdesk.core.library._vectors import assign_cells
+from litdesk.services.app import app_library
 from litdesk.services.library import Library
 from litdesk.services.library._ivf import IvfStore
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests._apps import app_library
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.llm import ChatReply, ChatRequest
 from litdesk.core.records import make_paper
+from litdesk.services.app import app_library
 from litdesk.services.library import Library, UnknownPapers, title_printed
 
 CAMERAS = (

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from tests._apps import app_library
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.store import open_store
 from litdesk.core.library import CHUNKING_VERSION
+from litdesk.services.app import app_library
 from litdesk.services.library import Library
 
 TOPICS = {

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from tests._apps import app_library
 
 from litdesk._errors import InputError
 from litdesk._settings import Settings
@@ -14,6 +13,7 @@ from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.llm import ChatReply, ChatRequest, NoModelBackend
 from litdesk.adapters.pdf import read_pages
 from litdesk.core.library import normalise_text
+from litdesk.services.app import app_library
 from litdesk.services.library import Library, UnknownPapers
 from litdesk.services.synthesis import SynthesisReport, build_report, split_sections
 

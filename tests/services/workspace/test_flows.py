@@ -10,22 +10,31 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from litdesk import Settings
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.store import list_search_runs, repo
 from litdesk.adapters.store._schema import imports, papers, search_runs, studies
 from litdesk.core.fusion import Sighting, fuse
 from litdesk.core.records import make_paper
 from litdesk.core.runs import LaneResult, RunDefinition, build_run
+from litdesk.services.jobs import Jobs
 from litdesk.services.search import save_run
+from litdesk.services.studies import (
+    EvidenceExportRequest,
+    EvidenceTable,
+    ImportRequest,
+    NotebookExport,
+    NotebookExportRequest,
+    StudiesArea,
+)
 from litdesk.services.workspace import (
     FieldsRefused,
     FilesNotFound,
     FilesRefused,
     IdentityConflict,
     PaperFields,
+    StudyImport,
     Workspace,
-    evidence_export,
-    notebook_export,
 )
 
 pytestmark = pytest.mark.fixtures
@@ -39,12 +48,37 @@ def _count(ws: Workspace, table: sa.Table) -> int:
         return int(conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one())
 
 
+def _area(ws: Workspace) -> StudiesArea:
+    return StudiesArea(ws.store, Jobs(ws.store), Settings())
+
+
+def _import(ws: Workspace, study: str, **kw) -> StudyImport:
+    """``litdesk import FILE… --study``: the studies area's import (Study created when
+    missing, the refusal raised when every file is refused)."""
+    if "paths" in kw:
+        kw["paths"] = tuple(str(p) for p in kw["paths"])
+    if "uploads" in kw:
+        kw["uploads"] = tuple(kw["uploads"])
+    request = ImportRequest(study, create=True, refuse_all=True, **kw)
+    outcome = _area(ws).import_files(request, owner=ws.owner)
+    assert outcome.result is not None and outcome.result.done is not None
+    return outcome.result.done
+
+
+def notebook_export(ws: Workspace, study: str | None = None) -> NotebookExport:
+    return _area(ws).export_notebook(NotebookExportRequest(study), owner=ws.owner)
+
+
+def evidence_export(ws: Workspace, study: str | None = None) -> EvidenceTable:
+    return _area(ws).export_evidence(EvidenceExportRequest(study), owner=ws.owner)
+
+
 def _ris(fixtures_dir, name):
     return fixtures_dir / "bib" / "ris" / name
 
 
 def test_import_files_creates_the_study_and_keeps_each_trace(ws: Workspace, fixtures_dir):
-    done = ws.import_files([_ris(fixtures_dir, FULL), _ris(fixtures_dir, EMBASE)], study="Neck")
+    done = _import(ws, paths=[_ris(fixtures_dir, FULL), _ris(fixtures_dir, EMBASE)], study="Neck")
     assert done.study_created and done.study_name == "Neck"
     assert [f.saved for f in done.files] == [2, 6] and done.saved == 8 and not done.refused
     summary = ws.study_summary("Neck")
@@ -54,7 +88,7 @@ def test_import_files_creates_the_study_and_keeps_each_trace(ws: Workspace, fixt
     assert sorted(len(t.records) for _, t, _ in stored) == [2, 6]
     assert {t.source.path for _, t, _ in stored} == {f.path for f in done.files}
     # again into the same (now existing) Study: merged by identity, two more traces
-    again = ws.import_files([_ris(fixtures_dir, FULL)], study=summary["id"])
+    again = _import(ws, paths=[_ris(fixtures_dir, FULL)], study=summary["id"])
     assert not again.study_created and again.created == 0 and again.saved == 2
     assert again.files[0].repeats == [done.files[0].import_id]  # the same bytes again
     assert len(ws.study_summary("Neck")["imports"]) == 3
@@ -64,8 +98,8 @@ def test_import_files_creates_the_study_and_keeps_each_trace(ws: Workspace, fixt
 def test_refused_files_are_reported_beside_the_saved_ones(ws: Workspace, fixtures_dir, tmp_path):
     bad = tmp_path / "broken.ris"
     bad.write_bytes(b"\x00\x01 not a bibliography \xff" * 10)
-    done = ws.import_files(
-        [tmp_path / "missing.ris", _ris(fixtures_dir, FULL), bad], study="Partial"
+    done = _import(
+        ws, paths=[tmp_path / "missing.ris", _ris(fixtures_dir, FULL), bad], study="Partial"
     )
     assert done.saved == 2 and len(done.files) == 1
     assert [r.path for r in done.refused] == [str(tmp_path / "missing.ris"), str(bad)]
@@ -75,12 +109,12 @@ def test_refused_files_are_reported_beside_the_saved_ones(ws: Workspace, fixture
 
 def test_when_every_file_is_refused_nothing_is_stored(ws: Workspace, tmp_path):
     with pytest.raises(FilesNotFound) as missing:
-        ws.import_files([tmp_path / "a.ris", tmp_path / "b.ris"], study="Never")
+        _import(ws, paths=[tmp_path / "a.ris", tmp_path / "b.ris"], study="Never")
     assert missing.value.exit_code == 4 and len(missing.value.details["refused"]) == 2
     bad = tmp_path / "broken.ris"
     bad.write_bytes(b"\x00\x01 not a bibliography \xff" * 10)
     with pytest.raises(FilesRefused) as refused:
-        ws.import_files([bad, tmp_path / "a.ris"], study="Never")
+        _import(ws, paths=[bad, tmp_path / "a.ris"], study="Never")
     assert refused.value.exit_code == 2
     assert ws.studies() == [] and _count(ws, papers) == 0 and _count(ws, imports) == 0
 
@@ -111,7 +145,7 @@ def test_import_into_study_is_one_transaction(ws: Workspace, fixtures_dir, monke
 
 def test_bad_status_refuses_before_reading(ws: Workspace, fixtures_dir):
     with pytest.raises(InputError) as caught:
-        ws.import_files([_ris(fixtures_dir, FULL)], study="S", status="skimmed")
+        _import(ws, paths=[_ris(fixtures_dir, FULL)], study="S", status="skimmed")
     assert caught.value.code == "bad_status" and ws.studies() == []
 
 
@@ -249,8 +283,9 @@ def test_paper_fields_never_crash(identifier, title):
 
 def test_uploads_into_a_study(ws: Workspace, fixtures_dir):
     data = _ris(fixtures_dir, EMBASE).read_bytes()
-    done = ws.import_uploads(
-        [("embase.ris", data), ("empty.ris", b""), ("junk.txt", b"not an export\n")],
+    done = _import(
+        ws,
+        uploads=[("embase.ris", data), ("empty.ris", b""), ("junk.txt", b"not an export\n")],
         study="Uploads",
     )
     assert done.study_created and done.saved == 6 and done.files[0].path == "embase.ris"
@@ -259,7 +294,7 @@ def test_uploads_into_a_study(ws: Workspace, fixtures_dir):
         ("junk.txt", "unsupported"),
     ]
     with pytest.raises(FilesRefused):
-        ws.import_uploads([("empty.ris", b"")], study="Other")
+        _import(ws, "Other", uploads=[("empty.ris", b"")])
     assert [s.name for s, _ in ws.studies()] == ["Uploads"]
 
 

@@ -121,17 +121,22 @@ def _into_study(
 ) -> None:
     """``litdesk import FILE… --study NAME``: save the read files' records into the Study
     (created when missing), each file's trace kept; refused files reported beside them."""
+    from litdesk.services.studies import ImportRequest
+
     from ._context import sync_app
 
+    request = ImportRequest(
+        study,
+        paths=tuple(paths),
+        format=format,
+        strict_ids=strict_ids,
+        create=True,
+        refuse_all=True,
+    )
     with _progress(paths) as hook, collector_paused(), sync_app() as app:
-        ws = app.workspace()
-        done = ws.import_files(
-            paths,
-            study=study,
-            format=format,
-            strict_ids=strict_ids,
-            on_file=hook,  # type: ignore[arg-type]
-        )
+        outcome = app.studies.import_files(request, owner=app.owner, on_path=hook)  # type: ignore[arg-type]
+    assert outcome.result is not None and outcome.result.done is not None  # paths: in the call
+    done = outcome.result.done
     if as_json:
         emit_json(done.to_dict())
     else:

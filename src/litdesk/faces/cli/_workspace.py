@@ -6,13 +6,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from litdesk._errors import InputError
 
 from ._context import sync_app
+
+if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from litdesk.services.app import App
 from ._output import command, console, emit_json
 
 __all__ = ["register"]
@@ -44,12 +47,17 @@ class CliArgumentError(InputError):
 _OPEN: list[Any] = []
 
 
-def _ws() -> Any:
-    """The workspace of the app (the app closed when the command ends)."""
+def _app() -> App:
+    """The app of this command (closed when the command ends)."""
     opened = sync_app()
     app = opened.__enter__()
     _OPEN.append(opened)
-    return app.workspace()
+    return app
+
+
+def _ws() -> Any:
+    """The workspace of the app (the app closed when the command ends)."""
+    return _app().workspace()
 
 
 def _closing(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -117,13 +125,14 @@ def study_new(
     as_json: JsonOpt = False,
 ) -> None:
     """Create a Study."""
-    s = _ws().create_study(name, description)
+    from litdesk.services.studies import CreateStudyRequest
+
+    app = _app()
+    s = app.studies.create_study(CreateStudyRequest(name, description), owner=app.owner).summary
     if as_json:
-        emit_json(
-            {"id": s.id, "name": s.name, "description": s.description, "created_at": s.created_at}
-        )
+        emit_json({k: s[k] for k in ("id", "name", "description", "created_at")})
     else:
-        _say(f"Study {s.name!r} created ({s.id})")
+        _say(f"Study {s['name']!r} created ({s['id']})")
 
 
 @study_app.command("list")
@@ -131,16 +140,16 @@ def study_new(
 @_closing
 def study_list(as_json: JsonOpt = False) -> None:
     """List Studies with their paper counts."""
-    rows = _ws().studies()
+    app = _app()
+    rows = app.studies.studies(owner=app.owner).studies
     if as_json:
-        emit_json(
-            [{"id": s.id, "name": s.name, "papers": n, "created_at": s.created_at} for s, n in rows]
-        )
+        emit_json([{k: s[k] for k in ("id", "name", "papers", "created_at")} for s in rows])
         return
     if not rows:
         _say("No Studies yet: litdesk study new NAME")
-    for s, n in rows:
-        _say(f"{s.name}  ({n} paper{'s' if n != 1 else ''}, {s.id})")
+    for s in rows:
+        n = s["papers"]
+        _say(f"{s['name']}  ({n} paper{'s' if n != 1 else ''}, {s['id']})")
 
 
 @study_app.command("show")
@@ -150,7 +159,8 @@ def study_show(
     study: Annotated[str, typer.Argument(help="Study name or id.")], as_json: JsonOpt = False
 ) -> None:
     """Show a Study: papers, note/evidence counts, search runs and imports."""
-    summary = _ws().study_summary(study)
+    app = _app()
+    summary: dict[str, Any] = app.studies.study(study, owner=app.owner).to_dict()
     if as_json:
         emit_json(summary)
         return
@@ -195,10 +205,9 @@ def study_export(
     as_json: JsonOpt = False,
 ) -> None:
     """Export a Study as a ZIP (references.ris, evidence.csv, notebook.md, runs, imports, manifest)."""
-    from litdesk.services.workspace import export_study
-
     check_output(output, force=force)
-    data = export_study(_ws(), study)
+    app = _app()
+    data = app.studies.export_zip(study, owner=app.owner).body
     _write(output, data, force)
     if as_json:
         emit_json({"study": study, "path": str(output), "bytes": len(data)})
@@ -217,9 +226,12 @@ def study_import(
     as_json: JsonOpt = False,
 ) -> None:
     """Recover a Study from its ZIP: every record is validated; links are remapped."""
-    from litdesk.services.workspace import MAX_ZIP_BYTES, import_study
+    from litdesk.services.studies import RecoverRequest
+    from litdesk.services.workspace import MAX_ZIP_BYTES
 
-    out = import_study(_ws(), _read(file, MAX_ZIP_BYTES), name=name)
+    request = RecoverRequest(_read(file, MAX_ZIP_BYTES), name, limit=MAX_ZIP_BYTES)
+    app = _app()
+    out = app.studies.recover_zip(request, owner=app.owner).summary
     if as_json:
         emit_json(out)
     else:
@@ -550,11 +562,12 @@ def evidence_export(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Export the evidence table as spreadsheet-safe CSV."""
-    from litdesk.services.workspace import evidence_export
+    from litdesk.services.studies import EvidenceExportRequest
 
     if output is not None:
         check_output(output, force=force)
-    table = evidence_export(_ws(), study)
+    app = _app()
+    table = app.studies.export_evidence(EvidenceExportRequest(study), owner=app.owner)
     if output is None:
         typer.echo(table.text, nl=False)
     else:
@@ -574,11 +587,12 @@ def notebook_export(
 ) -> None:
     """Export the review notebook as Markdown (passages as block quotes, with sources,
     retrieval dates and licences)."""
-    from litdesk.services.workspace import notebook_export
+    from litdesk.services.studies import NotebookExportRequest
 
     if output is not None:
         check_output(output, force=force)
-    notebook = notebook_export(_ws(), study)
+    app = _app()
+    notebook = app.studies.export_notebook(NotebookExportRequest(study), owner=app.owner)
     if output is None:
         typer.echo(notebook.text, nl=False)
     else:

@@ -4,5 +4,6 @@ desks, chat, reports) and closes them once; both faces, the benches and the test
 it the same way."""
 
 from ._app import MAX_DESKS, App, open_app, open_app_sync
+from ._library import app_library
 
-__all__ = ["MAX_DESKS", "App", "open_app", "open_app_sync"]
+__all__ = ["MAX_DESKS", "App", "app_library", "open_app", "open_app_sync"]

@@ -5,8 +5,9 @@ one object both faces, the benches and the tests open.
 client, one pacer, a meter per owner), the evidence cache, the model parts (embedder,
 chat backend: made on first use), the PDF library over them, the job queue and its
 runners (built here, started only by :meth:`App.start_workers`, which ``serve`` calls),
-the live-search registry, the areas (``app.search``, …), the desks, the paper chat and
-the report desk — and closes them once, in reverse order::
+the live-search registry, the desks, the areas (``app.search``, ``app.library``: the PDF
+library, its viewer and paper chat, …) and the report desk — and closes them once, in
+reverse order::
 
     async with open_app(get_settings()) as app:
         view = await app.search.search(SearchRequest("malaria vaccine"), owner=app.owner)
@@ -40,14 +41,13 @@ from litdesk.services.dedup import DedupArea
 from litdesk.services.desk import (
     Desk,
     Listings,
-    import_handlers,
 )
 from litdesk.services.jobs import Handler, JobRunner, Jobs
-from litdesk.services.library import CHAT_KIND, ChatService, Library, Lookup, PdfViewer
-from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
+from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
+from litdesk.services.studies import StudiesArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 
@@ -92,15 +92,14 @@ class App:
         self.jobs = Jobs(store, clock=clock)
         self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
         self.listings = Listings(store, clock=clock)
-        self.library = LibraryDesk(self.providers, self.jobs, make_library=self.make_library)
-        self.viewer = PdfViewer(self.pdfs)
-        self.chat = ChatService(self.pdfs, indexing=self._indexing, jobs=self.jobs)
         self.accounts = Accounts(store, settings, clock=clock)
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
-        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
+        self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
+        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
+        self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.search = SearchArea(self.providers, self.live, clock=clock)
 
         # the desk's remaining use cases (until their areas replace them)
@@ -140,24 +139,23 @@ class App:
             clock=self.clock,
         )
 
-    def _indexing(self) -> bool:  # an index job of the (shared) library is running or queued,
-        return self.jobs.any_active([INDEX_KIND])  # whichever account started it
-
     def _runners(self) -> tuple[JobRunner, JobRunner, JobRunner]:
         """The job runners (not started): indexing, dedup, imports and report builds; the
         AI-assistance calls; the paper chat's questions — so that a person waiting for a
         suggestion or an answer never waits behind a long indexing, import or build."""
         s = self.settings
+        library = self.library.handlers()
+        chat = {CHAT_KIND: library.pop(CHAT_KIND)}  # the paper chat's own runner
         main: dict[str, Handler] = {
-            **self.library.handlers(),
+            **library,
             **self.reports.handlers(),
             **self.dedup.handlers(),
-            **import_handlers(self.desk),
+            **self.studies.handlers(),
         }
         groups: tuple[dict[str, Handler], ...] = (
             main,
             self.assist.handlers(),
-            {CHAT_KIND: self.chat.run_job},
+            chat,
         )
         slots = max(1, s.jobs_worker_slots)
         made = [

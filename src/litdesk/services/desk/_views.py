@@ -8,15 +8,11 @@ from typing import Any
 
 from litdesk.core.evidence import EVIDENCE_FIELDS
 from litdesk.core.records import Paper
-from litdesk.services.search import Export
+from litdesk.services.studies import Export
 
 __all__ = [
-    "EvidenceTableView",
     "Export",
-    "NotebookView",
-    "SavedView",
-    "StudiesView",
-    "StudyView",
+    "EvidenceTableView",
     "paper_card",
 ]
 
@@ -24,32 +20,6 @@ __all__ = [
 def paper_card(paper: Paper) -> dict[str, Any]:
     """A paper as the pages and the API show it (plain values; rendered as text)."""
     return paper.to_dict()
-
-
-@dataclass(frozen=True, slots=True)
-class SavedView:
-    rows: list[dict[str, Any]]
-    total_saved: int
-    matched: int
-    cap: int
-    capped: bool
-    page: int
-    pages: int
-    filters: dict[str, Any]
-    studies: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "papers": self.rows,
-            "total_saved": self.total_saved,
-            "matched": self.matched,
-            "cap": self.cap,
-            "capped": self.capped,
-            "page": self.page,
-            "pages": self.pages,
-            "filters": self.filters,
-            "studies": self.studies,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,38 +37,3 @@ class EvidenceTableView:
             "studies": self.studies,
             "evidence_fields": [list(f) for f in EVIDENCE_FIELDS],
         }
-
-
-@dataclass(frozen=True, slots=True)
-class NotebookView:
-    notes: list[dict[str, Any]]
-    total: int
-    problems: list[str]
-    filters: dict[str, Any]
-    studies: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "notes": self.notes,
-            "total": self.total,
-            "matched": len(self.notes),
-            "problems": self.problems,
-            "filters": self.filters,
-            "studies": self.studies,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class StudiesView:
-    studies: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"studies": self.studies}
-
-
-@dataclass(frozen=True, slots=True)
-class StudyView:
-    summary: dict[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.summary)

@@ -1,6 +1,7 @@
 """The workspace: saved papers, reading status, Studies, notes and highlights, evidence,
-imports and search runs attached to Studies, exports (CSV, notebook, Study ZIP) and
-Study recovery."""
+imports and search runs attached to Studies: the store-level repository the areas use
+(``app.studies`` builds its use cases on it), with the export renderers (CSV, notebook,
+Study ZIP) and Study recovery it calls."""
 
 from ._codec import IMPORT_VERSION, TraceInvalid, read_import, trace_document
 from ._exports import (
@@ -15,7 +16,6 @@ from ._exports import (
     notebook_markdown,
     ris_text,
 )
-from ._flows import EvidenceTable, Notebook, evidence_export, notebook_export
 from ._inputs import FieldsRefused, PaperFields
 from ._service import (
     EvidenceView,
@@ -28,6 +28,7 @@ from ._service import (
     StudyAdditions,
     StudyImport,
     Workspace,
+    all_refused,
     context_from_fulltext,
     merge_papers,
     now_iso,
@@ -39,7 +40,6 @@ __all__ = [
     "MAX_ZIP_BYTES",
     "MAX_ZIP_MEMBERS",
     "MAX_ZIP_MEMBER_BYTES",
-    "EvidenceTable",
     "EvidenceView",
     "FieldsRefused",
     "FilesNotFound",
@@ -47,7 +47,6 @@ __all__ = [
     "IdentityConflict",
     "ImportResult",
     "NoteView",
-    "Notebook",
     "PaperFields",
     "SaveResult",
     "StudyAdditions",
@@ -55,13 +54,12 @@ __all__ = [
     "StudyImportRefused",
     "TraceInvalid",
     "Workspace",
+    "all_refused",
     "context_from_fulltext",
     "evidence_csv",
-    "evidence_export",
     "export_study",
     "import_study",
     "merge_papers",
-    "notebook_export",
     "notebook_markdown",
     "now_iso",
     "read_import",

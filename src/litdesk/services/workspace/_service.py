@@ -7,7 +7,6 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import replace
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
@@ -35,8 +34,7 @@ from litdesk.core.evidence import (
 )
 from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper, detect_identifier
-from litdesk.services.imports import ImportBatch
-from litdesk.services.imports import import_bytes as read_bytes
+from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
 from ._codec import read_import, trace_document
@@ -53,7 +51,6 @@ from ._results import (
     StudyImport,
     _all_refused,
     _arxiv_base,
-    _check_status,
     _new_id,
     _note_notice,
     _study_name,
@@ -73,6 +70,7 @@ __all__ = [
     "StudyAdditions",
     "StudyImport",
     "Workspace",
+    "all_refused",
     "context_from_fulltext",
     "merge_papers",
     "now_iso",
@@ -81,9 +79,6 @@ __all__ = [
 MAX_DESCRIPTION: Final = 4_000
 _IDENTITY_LOCK: Final = 1909102029
 _STUDY_LOCK: Final = 1909102030
-
-#: Called before each file is read: ``(path, size in bytes or -1 when unknown)``.
-ProgressHook = Callable[[str, int], None]
 
 
 class Workspace:
@@ -626,52 +621,6 @@ class Workspace:
                 then(conn, done)
         return done
 
-    def import_files(
-        self,
-        paths: Sequence[str | os.PathLike[str]],
-        *,
-        study: str,
-        format: str | None = None,
-        strict_ids: bool = False,
-        status: str | None = None,
-        create: bool = True,
-        on_file: ProgressHook | None = None,
-    ) -> StudyImport:
-        """``litdesk import FILE… --study NAME``: read every file (each traced or refused on
-        its own), then save the read ones into the Study in one transaction.
-
-        Refused files are reported beside the saved ones. When every file is refused
-        nothing is stored (no Study is created) and the refusal is raised: a single
-        file's own error, or :class:`ImportRefusedAll` listing them.
-        """
-        _check_status(status)
-        batch = read_files(paths, format=format, on_file=on_file, strict_ids=strict_ids)
-        return self._batch_into_study(batch, study=study, create=create, status=status)
-
-    def import_uploads(
-        self,
-        files: Sequence[tuple[str, bytes]],
-        *,
-        study: str,
-        format: str | None = None,
-        strict_ids: bool = False,
-        status: str | None = None,
-        create: bool = True,
-    ) -> StudyImport:
-        """:meth:`import_files` for files a face holds as ``(name, bytes)`` (a web
-        upload): the same refusals, the same single transaction."""
-        _check_status(status)
-        batch = read_bytes(files, format=format, strict_ids=strict_ids)
-        return self._batch_into_study(batch, study=study, create=create, status=status)
-
-    def _batch_into_study(
-        self, batch: ImportBatch, *, study: str, create: bool, status: str | None
-    ) -> StudyImport:
-        if not batch.imports:
-            raise _all_refused(batch.refused)
-        done = self.import_into_study(batch.imports, study=study, create=create, status=status)
-        return replace(done, refused=batch.refused)
-
     def imports(
         self, *, study: str | None = None
     ) -> list[tuple[str, ImportTrace, list[str | None]]]:
@@ -681,6 +630,12 @@ class Workspace:
                 conn, "imports", study_id=study_id, limit=100_000, visible_to=self.owner
             )
         return [(r.id, *read_import(r.json())) for r in rows]
+
+
+def all_refused(refused: Sequence[RefusedFile]) -> InputError | NotFoundError:
+    """The error of an import whose every file was refused (nothing was saved): a single
+    file's own error, or one listing them (``FilesNotFound`` when none exists)."""
+    return _all_refused(refused)
 
 
 def _recheck(ev: Evidence, paper: Paper) -> str:

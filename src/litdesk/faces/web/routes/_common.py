@@ -7,7 +7,7 @@ from typing import Annotated, Final
 from fastapi import Path
 from fastapi.responses import Response
 
-from litdesk.services.desk import Export
+from litdesk.services.studies import Export
 
 __all__ = ["PAPER_ID", "STUDY_REF", "PaperId", "StudyRef", "download"]
 

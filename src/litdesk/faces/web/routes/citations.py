@@ -15,7 +15,7 @@ from litdesk._errors import InputError
 from litdesk.services.citations import MAX_PAGE, MODES, CitationArgumentError, Mode
 from litdesk.services.desk import MAX_SELECTION, Desk, listed_citations, save_citations
 
-from .._deps import DeskDep
+from .._deps import AppDep, DeskDep, OwnerDep
 from .._render import page
 from ._common import PAPER_ID
 
@@ -56,6 +56,8 @@ def _here(request: Request) -> str:
 @pages.get("/citations", response_class=HTMLResponse)
 async def citations_page(
     request: Request,
+    app: AppDep,
+    owner: OwnerDep,
     desk: DeskDep,
     mode: Mode = "references",
     ids: FormIds = None,
@@ -66,7 +68,7 @@ async def citations_page(
     if not wanted:  # the empty form
         return page(request, "citations.html", {"form": form, "result": None}, title="Citations")
     data = await citations_view(desk, mode, _checked(wanted), page_no)
-    studies = (await run_in_threadpool(desk.studies)).to_dict()["studies"]
+    studies = (await run_in_threadpool(app.studies.studies, owner=owner)).to_dict()["studies"]
     return page(
         request,
         "citations.html",

@@ -9,9 +9,15 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
+from litdesk.services.app import App
 from litdesk.services.desk import Desk
+from litdesk.services.studies import (
+    EvidenceExportRequest,
+    NotebookExportRequest,
+    NotebookRequest,
+)
 
-from .._deps import DeskDep
+from .._deps import AppDep, DeskDep, OwnerDep
 from .._render import page
 from ._common import PaperId, download
 
@@ -44,8 +50,8 @@ class StudyParam(BaseModel):
         return None if value == "" else value
 
 
-def notebook_view(desk: Desk, p: NotebookParams) -> dict[str, Any]:
-    return desk.notebook(text=p.text, kind=p.kind, study=p.study).to_dict()
+def notebook_view(app: App, owner: str, p: NotebookParams) -> dict[str, Any]:
+    return app.studies.notebook(NotebookRequest(p.text, p.kind, p.study), owner=owner).to_dict()
 
 
 def evidence_view(desk: Desk, p: StudyParam) -> dict[str, Any]:
@@ -54,20 +60,26 @@ def evidence_view(desk: Desk, p: StudyParam) -> dict[str, Any]:
 
 @pages.get("/notebook", response_class=HTMLResponse)
 def notebook_page(
-    request: Request, desk: DeskDep, params: Annotated[NotebookParams, Query()]
+    request: Request, app: AppDep, owner: OwnerDep, params: Annotated[NotebookParams, Query()]
 ) -> Response:
-    return page(request, "notebook.html", notebook_view(desk, params), title="Review notebook")
+    view = notebook_view(app, owner, params)
+    return page(request, "notebook.html", view, title="Review notebook")
 
 
 @api.get("/notebook", summary="Highlights and comments across papers (search, kind, Study)")
-def notebook_api(desk: DeskDep, params: Annotated[NotebookParams, Query()]) -> dict[str, Any]:
-    return notebook_view(desk, params)
+def notebook_api(
+    app: AppDep, owner: OwnerDep, params: Annotated[NotebookParams, Query()]
+) -> dict[str, Any]:
+    return notebook_view(app, owner, params)
 
 
 @pages.get("/notebook/export")
 @api.get("/notebook/export", summary="The review notebook as Markdown")
-def notebook_export(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> Response:
-    return download(desk.export_notebook(study=params.study))
+def notebook_export(
+    app: AppDep, owner: OwnerDep, params: Annotated[StudyParam, Query()]
+) -> Response:
+    book = app.studies.export_notebook(NotebookExportRequest(params.study), owner=owner)
+    return download(book.download())
 
 
 @pages.get("/evidence", response_class=HTMLResponse)
@@ -84,8 +96,11 @@ def evidence_api(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> dict[
 
 @pages.get("/evidence/export")
 @api.get("/evidence/export", summary="The evidence table as formula-safe CSV")
-def evidence_export(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> Response:
-    return download(desk.reading.export_evidence(study=params.study))
+def evidence_export(
+    app: AppDep, owner: OwnerDep, params: Annotated[StudyParam, Query()]
+) -> Response:
+    table = app.studies.export_evidence(EvidenceExportRequest(params.study), owner=owner)
+    return download(table.download())
 
 
 class EvidenceBody(BaseModel):

@@ -10,9 +10,11 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
+from litdesk.services.app import App
 from litdesk.services.desk import Desk
+from litdesk.services.studies import SavedExportRequest, SavedRequest
 
-from .._deps import DeskDep
+from .._deps import AppDep, DeskDep, OwnerDep
 from .._render import page
 from ._common import PaperId, download
 
@@ -42,34 +44,35 @@ class SavedParams(BaseModel):
         return None if value == "" else value  # "any" in the page's select
 
 
-def saved_view(desk: Desk, p: SavedParams) -> dict[str, Any]:
-    return desk.saved(text=p.text, study=p.study or None, status=p.status, page=p.page).to_dict()
+def saved_view(app: App, owner: str, p: SavedParams) -> dict[str, Any]:
+    request = SavedRequest(p.text, p.study, p.status, p.page)
+    return app.studies.saved(request, owner=owner).to_dict()
 
 
 @pages.get("/saved", response_class=HTMLResponse)
 def saved_page(
-    request: Request, desk: DeskDep, params: Annotated[SavedParams, Query()]
+    request: Request, app: AppDep, owner: OwnerDep, params: Annotated[SavedParams, Query()]
 ) -> Response:
-    return page(request, "saved.html", saved_view(desk, params), title="Saved papers")
+    return page(request, "saved.html", saved_view(app, owner, params), title="Saved papers")
 
 
 @api.get("/saved", summary="Saved papers, filtered (text, Study, reading status), paged")
-def saved_api(desk: DeskDep, params: Annotated[SavedParams, Query()]) -> dict[str, Any]:
-    return saved_view(desk, params)
+def saved_api(
+    app: AppDep, owner: OwnerDep, params: Annotated[SavedParams, Query()]
+) -> dict[str, Any]:
+    return saved_view(app, owner, params)
 
 
 @pages.get("/saved/export")
 @api.get("/saved/export", summary="The filtered saved list as RIS, CSV or BibTeX")
 def saved_export(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     params: Annotated[SavedParams, Query()],
     format: Literal["ris", "csv", "bibtex"] = "ris",
 ) -> Response:
-    return download(
-        desk.export_saved(
-            format, text=params.text, study=params.study or None, status=params.status
-        )
-    )
+    request = SavedExportRequest(format, params.text, params.study, params.status)
+    return download(app.studies.export_saved(request, owner=owner))
 
 
 class ReaderParams(BaseModel):

@@ -11,9 +11,14 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk.services.app import App
-from litdesk.services.desk import Desk, ImportDesk
+from litdesk.services.studies import (
+    MAX_IMPORT_BYTES,
+    CreateStudyRequest,
+    ImportRequest,
+    RenameStudyRequest,
+)
 
-from .._deps import DeskDep, app_of
+from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import StudyRef
 
@@ -32,8 +37,8 @@ class RenameBody(BaseModel):
     name: str = Field(min_length=1, max_length=200)
 
 
-def studies_view(desk: Desk) -> dict[str, Any]:
-    return desk.studies().to_dict()
+def studies_view(app: App, owner: str) -> dict[str, Any]:
+    return app.studies.studies(owner=owner).to_dict()
 
 
 def _restore(definition: dict[str, Any]) -> str:
@@ -57,67 +62,74 @@ def with_restore(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def study_view(desk: Desk, ref: str) -> dict[str, Any]:
-    return with_restore(desk.study(ref).to_dict())
+def study_view(app: App, owner: str, ref: str) -> dict[str, Any]:
+    return with_restore(app.studies.study(ref, owner=owner).to_dict())
 
 
 @pages.get("/studies", response_class=HTMLResponse)
-def studies_page(request: Request, desk: DeskDep) -> Response:
-    return page(request, "studies.html", studies_view(desk), title="Studies")
+def studies_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
+    return page(request, "studies.html", studies_view(app, owner), title="Studies")
 
 
 @api.get("/studies", summary="All Studies with their paper counts")
-def studies_api(desk: DeskDep) -> dict[str, Any]:
-    return studies_view(desk)
+def studies_api(app: AppDep, owner: OwnerDep) -> dict[str, Any]:
+    return studies_view(app, owner)
 
 
 @api.post("/studies", summary="Create a Study")
-def create_api(desk: DeskDep, body: StudyBody) -> dict[str, Any]:
-    return with_restore(desk.create_study(body.name, body.description).to_dict())
+def create_api(app: AppDep, owner: OwnerDep, body: StudyBody) -> dict[str, Any]:
+    made = app.studies.create_study(CreateStudyRequest(body.name, body.description), owner=owner)
+    return with_restore(made.to_dict())
 
 
 @pages.post("/studies")
 def create_form(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     name: Annotated[str, Form(min_length=1, max_length=200)],
     description: Annotated[str, Form(max_length=4_000)] = "",
 ) -> Response:
-    made = desk.create_study(name, description.strip() or None).to_dict()
-    return RedirectResponse(f"/study/{made['id']}", status_code=303)
+    made = app.studies.create_study(CreateStudyRequest(name, description.strip()), owner=owner)
+    return RedirectResponse(f"/study/{made.id}", status_code=303)
 
 
 @pages.get("/study/{ref}", response_class=HTMLResponse)
-def study_page(request: Request, desk: DeskDep, ref: StudyRef) -> Response:
-    return page(request, "study.html", study_view(desk, ref), title="Study")
+def study_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    return page(request, "study.html", study_view(app, owner, ref), title="Study")
 
 
 @api.get("/studies/{ref}", summary="A Study: papers, counts, search runs, imports")
-def study_api(desk: DeskDep, ref: StudyRef) -> dict[str, Any]:
-    return study_view(desk, ref)
+def study_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
+    return study_view(app, owner, ref)
 
 
 @api.post("/studies/{ref}/rename", summary="Rename a Study")
-def rename_api(desk: DeskDep, ref: StudyRef, body: RenameBody) -> dict[str, Any]:
-    return with_restore(desk.rename_study(ref, body.name).to_dict())
+def rename_api(app: AppDep, owner: OwnerDep, ref: StudyRef, body: RenameBody) -> dict[str, Any]:
+    renamed = app.studies.rename_study(RenameStudyRequest(ref, body.name), owner=owner)
+    return with_restore(renamed.to_dict())
 
 
 @pages.post("/study/{ref}/rename")
 def rename_form(
-    desk: DeskDep, ref: StudyRef, name: Annotated[str, Form(min_length=1, max_length=200)]
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    name: Annotated[str, Form(min_length=1, max_length=200)],
 ) -> Response:
-    renamed = desk.rename_study(ref, name).to_dict()
-    return RedirectResponse(f"/study/{renamed['id']}", status_code=303)
+    renamed = app.studies.rename_study(RenameStudyRequest(ref, name), owner=owner)
+    return RedirectResponse(f"/study/{renamed.id}", status_code=303)
 
 
-IMPORT_LIMIT = 60_000_000  # the request (all files); each file at most 20 MB (the desk's limit)
+#: the request (all files); each file at most 20 MB (the studies area's limits)
+IMPORT_LIMIT = MAX_IMPORT_BYTES
 
 
 @api.post(
     "/imports", summary="Import export files into a Study (per-file refusals beside the successes)"
 )
 async def import_api(
-    request: Request,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     study: Annotated[str, Query(min_length=1, max_length=200)],
     files: Annotated[
         list[UploadFile],
@@ -127,9 +139,7 @@ async def import_api(
     """Files totalling more than ``web_import_job_bytes`` are imported by a job: the
     answer is 202 with ``{"job": …}``, watched with ``GET /api/v1/jobs/{id}`` (its result
     is the dict a synchronous import answers)."""
-    loaded = [(f.filename or "file", await f.read(20_000_001)) for f in files[:21]]
-    app = app_of(request.app)
-    jobs, wake = (app.jobs, app.job_runner.wake) if isinstance(app, App) else (None, None)
-    imports = ImportDesk(desk, jobs, wake=wake)
-    outcome = await run_in_threadpool(imports.import_files, study, loaded)
+    loaded = tuple([(f.filename or "file", await f.read(20_000_001)) for f in files[:21]])
+    request = ImportRequest(study, uploads=loaded)
+    outcome = await run_in_threadpool(app.studies.import_files, request, owner=owner)
     return JSONResponse(outcome.to_dict(), status_code=202 if outcome.job else 200)

@@ -9,15 +9,13 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from litdesk.services.desk import (
+from litdesk.services.studies import (
     MAX_STUDY_ZIP_BYTES,
-    prisma_file,
-    prisma_view,
-    recover_study,
-    study_zip,
+    PrismaExportRequest,
+    RecoverRequest,
 )
 
-from .._deps import DeskDep
+from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import StudyRef, download
 
@@ -32,13 +30,14 @@ PrismaFormat = Literal["md", "html"]
 
 
 @pages.get("/study/{ref}/prisma", response_class=HTMLResponse)
-def prisma_page(request: Request, desk: DeskDep, ref: StudyRef) -> Response:
-    return page(request, "prisma.html", prisma_view(desk, ref), title="PRISMA-S report")
+def prisma_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    view = app.studies.prisma(ref, owner=owner).to_dict()
+    return page(request, "prisma.html", view, title="PRISMA-S report")
 
 
 @api.get("/studies/{ref}/prisma", summary="A Study's PRISMA-S report (searches, imports, flow)")
-def prisma_api(desk: DeskDep, ref: StudyRef) -> dict[str, Any]:
-    return prisma_view(desk, ref)
+def prisma_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
+    return app.studies.prisma(ref, owner=owner).to_dict()
 
 
 @pages.get("/study/{ref}/prisma/export")
@@ -46,15 +45,17 @@ def prisma_api(desk: DeskDep, ref: StudyRef) -> dict[str, Any]:
     "/studies/{ref}/prisma/export",
     summary="The PRISMA-S report as Markdown or a self-contained HTML page (a download)",
 )
-def prisma_export(desk: DeskDep, ref: StudyRef, format: PrismaFormat = "md") -> Response:
-    return download(prisma_file(desk, ref, format))
+def prisma_export(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, format: PrismaFormat = "md"
+) -> Response:
+    return download(app.studies.export_prisma(PrismaExportRequest(ref, format), owner=owner))
 
 
 @pages.get("/study/{ref}/prisma.svg")
 @api.get("/studies/{ref}/prisma.svg", summary="The PRISMA 2020 identification flow diagram")
-def prisma_svg(desk: DeskDep, ref: StudyRef) -> Response:
+def prisma_svg(app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
     """Shown through ``<img>`` (an image never runs scripts); every value in it escaped."""
-    svg = prisma_file(desk, ref, "svg")
+    svg = app.studies.export_prisma(PrismaExportRequest(ref, "svg"), owner=owner)
     return Response(
         svg.body,
         media_type=svg.media_type,
@@ -64,22 +65,23 @@ def prisma_svg(desk: DeskDep, ref: StudyRef) -> Response:
 
 @pages.get("/study/{ref}/export.zip")
 @api.get("/studies/{ref}/export", summary="The Study as a ZIP (the recovery format)")
-def zip_export(desk: DeskDep, ref: StudyRef) -> Response:
-    return download(study_zip(desk, ref))
+def zip_export(app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    return download(app.studies.export_zip(ref, owner=owner))
 
 
 @pages.post(IMPORT_PATH, response_class=HTMLResponse)
 async def zip_import_form(
     request: Request,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     file: Annotated[UploadFile, File()],
     name: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     """The Study page's recovery form posted without JavaScript: the same recovery, its
     report as a page (a refusal is the error page with its reason)."""
-    data = await file.read(MAX_STUDY_ZIP_BYTES + 1)
-    done = await run_in_threadpool(recover_study, desk, data, name=name.strip() or None)
-    return page(request, "recovered.html", done, title="Study recovered")
+    recover = RecoverRequest(await file.read(MAX_STUDY_ZIP_BYTES + 1), name)
+    done = await run_in_threadpool(app.studies.recover_zip, recover, owner=owner)
+    return page(request, "recovered.html", done.to_dict(), title="Study recovered")
 
 
 @api.post(
@@ -87,9 +89,11 @@ async def zip_import_form(
     summary="Recover a Study from its ZIP export (validated; refused as a whole with its reason)",
 )
 async def zip_import(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     file: Annotated[UploadFile, File(description="A ZIP made by Study export.")],
     name: Annotated[str, Form(max_length=200)] = "",
 ) -> dict[str, Any]:
-    data = await file.read(MAX_STUDY_ZIP_BYTES + 1)
-    return await run_in_threadpool(recover_study, desk, data, name=name.strip() or None)
+    recover = RecoverRequest(await file.read(MAX_STUDY_ZIP_BYTES + 1), name)
+    done = await run_in_threadpool(app.studies.recover_zip, recover, owner=owner)
+    return done.to_dict()

@@ -1,0 +1,418 @@
+"""The studies area: Studies (list, create, rename, a Study's page), the saved papers
+list, the review notebook, a Study's files (exports, PRISMA-S, ZIP and its recovery)
+and imports into a Study — one method per use case, the acting account as ``owner=``.
+
+Every access is checked by the store-level :class:`Workspace` acting as ``owner`` (team
+mode: a viewer reads, a member writes, the owner renames), exactly as the desk did.
+Store methods are plain (a web face runs them in its thread pool).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from typing import Final
+
+from litdesk._errors import LitdeskError, NotFoundError
+from litdesk._settings import Settings
+from litdesk.adapters.formats import dumps
+from litdesk.adapters.store import (
+    Store,
+    drop_import_uploads,
+    put_import_uploads,
+    repo,
+    sweep_import_uploads,
+)
+from litdesk.adapters.store import accounts as access
+from litdesk.core.records import Paper
+from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
+from litdesk.core.saved import filter_papers
+from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
+from litdesk.services.search import load_run, study_prisma
+from litdesk.services.workspace import (
+    Workspace,
+    evidence_csv,
+    export_study,
+    import_study,
+    notebook_markdown,
+    now_iso,
+)
+
+from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
+from ._requests import (
+    EXPORT_MEDIA,
+    PRISMA_FORMATS,
+    CreateStudyRequest,
+    EvidenceExportRequest,
+    ImportRequest,
+    NotebookExportRequest,
+    NotebookRequest,
+    PrismaExportRequest,
+    RecoverRequest,
+    RenameStudyRequest,
+    SavedExportRequest,
+    SavedRequest,
+)
+from ._views import (
+    EvidenceTable,
+    Export,
+    ImportOutcome,
+    NotebookExport,
+    NotebookView,
+    PrismaView,
+    RecoveredView,
+    SavedRow,
+    SavedView,
+    StudiesView,
+    StudyRow,
+    StudyView,
+)
+
+__all__ = ["SAVED_CAP", "SAVED_PAGE", "StudiesArea", "study_rows", "study_view"]
+
+SAVED_CAP: Final = 5_000
+SAVED_PAGE: Final = 50
+_SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _slug(name: str) -> str:
+    """A file-name stem from a Study's name (ASCII letters, digits, ``._-``)."""
+    return _SAFE_NAME.sub("-", name).strip("-.")[:60] or "study"
+
+
+def _saved_row(r: repo.PaperRow) -> SavedRow:
+    p = r.paper
+    return {
+        "id": p.id,
+        "title": p.title,
+        "authors": list(p.authors[:6]),
+        "more_authors": max(0, len(p.authors) - 6),
+        "journal": p.journal,
+        "year": p.year,
+        "doi": p.doi,
+        "status": r.status,
+        "retracted": p.retracted,
+    }
+
+
+def study_rows(ws: Workspace) -> list[StudyRow]:
+    """The Studies ``ws``'s owner may read, with their paper counts (the rows pages
+    offer for "add to a Study")."""
+    return [
+        {
+            "id": s.id,
+            "name": s.name,
+            "description": s.description,
+            "created_at": s.created_at,
+            "papers": n,
+        }
+        for s, n in ws.studies()
+    ]
+
+
+def study_view(ws: Workspace, ref: str) -> StudyView:
+    """A Study's papers and counts, with its kept search runs (their definitions, so a
+    page can restore one into the search form)."""
+    summary = ws.study_summary(ref)
+    runs: list[dict[str, object]] = []
+    for run_id in summary["search_runs"][:200]:
+        try:
+            run = load_run(ws.store, run_id)
+        except LitdeskError as exc:
+            runs.append({"id": run_id, "problem": exc.message})
+            continue
+        runs.append(
+            {
+                "id": run.id,
+                "executed_at": run.executed_at,
+                "definition": run.definition.to_dict(),
+                "hits": len(run.hits),
+                "problem": None,
+            }
+        )
+    return StudyView(summary | {"runs": runs})
+
+
+class StudiesArea:
+    """Studies and their papers, notes, exports and imports, for any owner.
+
+    ``wake`` tells this process's job runner that an import job was queued."""
+
+    def __init__(
+        self,
+        store: Store,
+        jobs: Jobs,
+        settings: Settings,
+        *,
+        wake: Callable[[], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.jobs = jobs
+        self.settings = settings
+        self._wake = wake
+        # validated saved papers by id with their stored text, reused while it is unchanged
+        # (whose status a listing re-reads for its owner)
+        self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
+        self._lock = threading.Lock()
+
+    def _ws(self, owner: str) -> Workspace:
+        return Workspace(self.store, owner=owner)
+
+    def handlers(self) -> dict[str, Handler]:
+        """The job handlers this area runs: a large web import into a Study."""
+        return {IMPORT_KIND: import_handler(self.store)}
+
+    # --- Studies ---------------------------------------------------------------------
+
+    def studies(self, *, owner: str) -> StudiesView:
+        """The Studies ``owner`` may read, with their paper counts."""
+        return StudiesView(study_rows(self._ws(owner)))
+
+    def study(self, ref: str, *, owner: str) -> StudyView:
+        """A Study's page: its papers and counts, kept search runs and imports."""
+        return study_view(self._ws(owner), ref)
+
+    def create_study(self, request: CreateStudyRequest, *, owner: str) -> StudyView:
+        """A new Study of ``owner``."""
+        row = self._ws(owner).create_study(request.name, request.description)
+        return self.study(row.id, owner=owner)
+
+    def rename_study(self, request: RenameStudyRequest, *, owner: str) -> StudyView:
+        """Rename a Study (its owner only; recorded in its history)."""
+        with self.store.write() as conn:
+            access.require_study(
+                conn, owner, repo.get_study(conn, request.ref, account=owner).id, "owner"
+            )
+            row = repo.rename_study(conn, request.ref, request.name, account=owner)
+            access.add_history(conn, row.id, owner, "study_renamed", request.name, now_iso())
+        return self.study(row.id, owner=owner)
+
+    # --- saved papers ------------------------------------------------------------------
+
+    def _study_id(self, study: str | None, owner: str) -> str | None:
+        return self._ws(owner).study(study).id if study else None
+
+    def _saved_rows(
+        self, text: str, study: str | None, status: str | None, owner: str
+    ) -> tuple[list[repo.PaperRow], int, bool]:
+        study_id = self._study_id(study, owner)
+        # one listing at a time reuses and refreshes the records
+        with self.store.read() as conn, self._lock:
+            if len(self._papers) > 4 * SAVED_CAP:
+                self._papers.clear()
+            rows = repo.list_papers_reusing(
+                conn,
+                self._papers,
+                study_id=study_id,
+                status=status,
+                limit=SAVED_CAP + 1,
+                visible_to=owner,
+            )
+        capped = len(rows) > SAVED_CAP
+        rows = rows[:SAVED_CAP]
+        total = len(rows)
+        if text.strip():
+            by_id = {r.paper.id: r for r in rows}
+            rows = [by_id[p.id] for p in filter_papers([r.paper for r in rows], text)]
+        return rows, total, capped
+
+    def saved(self, request: SavedRequest, *, owner: str) -> SavedView:
+        """One page of saved papers. Without a text filter the page comes from the store
+        (count + one page); with one, the newest :data:`SAVED_CAP` are filtered here."""
+        text, study, status, page = request.text, request.study, request.status, request.page
+        if text.strip():
+            rows, total, capped = self._saved_rows(text, study, status, owner)
+            matched = len(rows)
+            pages = max(1, -(-matched // SAVED_PAGE))
+            page = min(page, pages)
+            shown = rows[(page - 1) * SAVED_PAGE : page * SAVED_PAGE]
+        else:
+            study_id = self._study_id(study, owner)
+            with self.store.read() as conn:
+                total = matched = repo.count_papers(
+                    conn, study_id=study_id, status=status, visible_to=owner
+                )
+                pages = max(1, -(-matched // SAVED_PAGE))
+                page = min(page, pages)
+                with self._lock:
+                    shown = repo.list_papers_reusing(
+                        conn,
+                        self._papers,
+                        study_id=study_id,
+                        status=status,
+                        limit=SAVED_PAGE,
+                        offset=(page - 1) * SAVED_PAGE,
+                        visible_to=owner,
+                    )
+            capped = False
+        return SavedView(
+            rows=[_saved_row(r) for r in shown],
+            total_saved=total,
+            matched=matched,
+            cap=SAVED_CAP,
+            capped=capped,
+            page=page,
+            pages=pages,
+            filters={"text": text, "study": study, "status": status},
+            studies=self.studies(owner=owner).studies,
+        )
+
+    def export_saved(self, request: SavedExportRequest, *, owner: str) -> Export:
+        """The filtered saved list as RIS, CSV or BibTeX."""
+        rows, _total, _capped = self._saved_rows(request.text, request.study, request.status, owner)
+        papers = [r.paper for r in rows]
+        media, ext = EXPORT_MEDIA[request.format]
+        body = dumps(papers, request.format).encode("utf-8")
+        return Export(body, f"saved-papers.{ext}", media, len(papers))
+
+    # --- the review notebook and the evidence table ----------------------------------------
+
+    def notebook(self, request: NotebookRequest, *, owner: str) -> NotebookView:
+        """Highlights and comments across papers, newest last; filtered by words (in the
+        passage, comment or paper title) and kind."""
+        text, kind, study = request.text, request.kind, request.study
+        notes, problems = self._ws(owner).notes(study=study)
+        titles = self._titles({n.annotation.paper_id for n in notes})
+        needle = " ".join(text.casefold().split())
+        rows: list[dict[str, object]] = []
+        for n in notes:
+            d = n.to_dict()
+            d["paper_title"] = titles.get(n.annotation.paper_id, "")
+            if kind and (d["kind"] == "comment") != (kind == "comment"):
+                continue
+            anchor = d.get("anchor")
+            quote = anchor.get("text") if isinstance(anchor, dict) else None
+            hay = " ".join(
+                str(x) for x in (d.get("comment"), quote, d["paper_title"]) if x
+            ).casefold()
+            if needle and needle not in " ".join(hay.split()):
+                continue
+            rows.append(d)
+        return NotebookView(
+            rows,
+            len(notes),
+            problems,
+            {"text": text, "kind": kind, "study": study},
+            self.studies(owner=owner).studies,
+        )
+
+    def _titles(self, ids: set[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        with self.store.read() as conn:
+            for pid in ids:
+                try:
+                    out[pid] = repo.get_paper(conn, pid).paper.title
+                except NotFoundError:
+                    out[pid] = ""
+        return out
+
+    def export_notebook(self, request: NotebookExportRequest, *, owner: str) -> NotebookExport:
+        """The review notebook (Markdown) of a Study or of every saved paper: per paper,
+        its highlights, comments and evidence, passages as block quotes with their
+        sources, retrieval dates and licences — read from one snapshot of the store."""
+        ws = self._ws(owner)
+        with ws.snapshot():  # papers, notes and evidence as of one moment
+            row = ws.study(request.study) if request.study else None
+            title = row.name if row else "All saved papers"
+            study_id = row.id if row else None
+            papers = [r.paper for r in ws.papers(study=study_id)]
+            notes, _ = ws.notes(study=study_id)
+            views, _ = ws.evidence(study=study_id)
+            papers += self._unlisted(
+                papers,
+                {n.annotation.paper_id for n in notes} | {e.evidence.paper_id for e in views},
+            )
+        text = notebook_markdown(title, papers, notes, views)
+        return NotebookExport(title, study_id, len(papers), len(notes), len(views), text)
+
+    def _unlisted(self, listed: list[Paper], ids: set[str]) -> list[Paper]:
+        """The papers of ``ids`` beyond a listing's newest papers (their notes are kept)."""
+        missing = sorted(ids - {p.id for p in listed})
+        if not missing:
+            return []
+        with self.store.read() as conn:
+            return [repo.get_paper(conn, pid).paper for pid in missing]
+
+    def export_evidence(self, request: EvidenceExportRequest, *, owner: str) -> EvidenceTable:
+        """The evidence table of a Study (or of every saved paper) as spreadsheet-safe
+        CSV, every row re-checked against its paper."""
+        ws = self._ws(owner)
+        with ws.snapshot():
+            study_id = ws.study(request.study).id if request.study else None
+            views, problems = ws.evidence(study=study_id)
+        return EvidenceTable(study_id, len(views), evidence_csv(views), tuple(problems))
+
+    # --- a Study's files ---------------------------------------------------------------
+
+    def prisma(self, ref: str, *, owner: str) -> PrismaView:
+        """The PRISMA-S report of a Study (searches, imports, the identification flow)."""
+        row = self._ws(owner).study(ref)
+        return PrismaView(row.id, study_prisma(self.store, row.id).to_dict())
+
+    def export_prisma(self, request: PrismaExportRequest, *, owner: str) -> Export:
+        """The report as Markdown, a self-contained HTML page, or the SVG flow diagram."""
+        row = self._ws(owner).study(request.ref)
+        report = study_prisma(self.store, row.id)
+        render = {"md": prisma_markdown, "html": prisma_html, "svg": prisma_svg}[request.format]
+        media, ext = PRISMA_FORMATS[request.format]
+        body = render(report).encode("utf-8")
+        return Export(body, f"prisma-s-{_slug(row.name)}.{ext}", media, report.after_dedup)
+
+    def export_zip(self, ref: str, *, owner: str) -> Export:
+        """The Study as its ZIP (references.ris, evidence.csv, notebook.md, study.json,
+        runs, imports, a manifest): the recovery format, one snapshot of the store."""
+        ws = self._ws(owner)
+        row = ws.study(ref)
+        data = export_study(ws, row.id)
+        count = len(ws.study_summary(row.id)["papers"])
+        return Export(data, f"{_slug(row.name)}.zip", "application/zip", count)
+
+    def recover_zip(self, request: RecoverRequest, *, owner: str) -> RecoveredView:
+        """Recover a Study from its ZIP export: every record validated, refused as a whole
+        with its reason (``StudyImportRefused``) or stored as a new Study of ``owner``."""
+        done = import_study(self._ws(owner), request.data, name=request.name)
+        return RecoveredView(dict(done))
+
+    # --- imports -----------------------------------------------------------------------
+
+    def import_files(
+        self, request: ImportRequest, *, owner: str, on_path: PathHook | None = None
+    ) -> ImportOutcome:
+        """Import export files into a Study (see :func:`run_import`): within the call for
+        files a face reads itself (``paths``; ``on_path`` told before each) and for
+        uploads of at most ``web_import_job_bytes``; a larger upload becomes a job of the
+        store's queue (the files kept in the store until it ends) whose result is the
+        same import's. Either way the importer needs write on the Study."""
+        ws = self._ws(owner)
+        if request.paths or request.size <= self.settings.web_import_job_bytes:
+            return ImportOutcome(result=run_import(ws, request, on_path=on_path))
+        row = ws.study(request.study, "write")
+        job_id = new_job_id()
+        with self.store.write() as conn:
+            sweep_import_uploads(conn)
+            put_import_uploads(conn, job_id, list(request.uploads))
+        params = {
+            "study_id": row.id,
+            "study_name": row.name,
+            "by": owner,
+            "files": len(request.uploads),
+            "bytes": request.size,
+        }
+        try:
+            view = self.jobs.submit(IMPORT_KIND, params, owner=owner, job_id=job_id)
+        except BaseException:
+            with self.store.write() as conn:
+                drop_import_uploads(conn, job_id)
+            raise
+        if self._wake is not None:
+            self._wake()
+        return ImportOutcome(job=view)
+
+    def work_imports(self, job_id: str, *, owner: str) -> JobView:
+        """Run queued import jobs in this thread until ``job_id`` has ended or none can be
+        claimed here (tests, benchmarks; a server's runner does this itself)."""
+        runner = JobRunner(self.jobs, self.handlers(), lease_s=self.settings.jobs_lease_seconds)
+        while self.jobs.get(job_id, owner=owner).active and runner.run_once():
+            pass
+        return self.jobs.get(job_id, owner=owner)

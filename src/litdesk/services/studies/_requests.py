@@ -1,0 +1,258 @@
+"""The requests of the studies area, validated once here for every face."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from litdesk._errors import InputError
+from litdesk.adapters.store import READING_STATUSES
+from litdesk.services.workspace import MAX_ZIP_BYTES
+
+__all__ = [
+    "EXPORT_MEDIA",
+    "MAX_DESCRIPTION",
+    "MAX_IMPORT_BYTES",
+    "MAX_IMPORT_FILES",
+    "MAX_IMPORT_FILE_BYTES",
+    "MAX_STUDY_NAME",
+    "MAX_STUDY_ZIP_BYTES",
+    "PRISMA_FORMATS",
+    "CreateStudyRequest",
+    "EvidenceExportRequest",
+    "ImportInputError",
+    "ImportRequest",
+    "NotebookExportRequest",
+    "NotebookRequest",
+    "PrismaExportRequest",
+    "RecoverRequest",
+    "RenameStudyRequest",
+    "SavedExportRequest",
+    "SavedRequest",
+    "StudiesInputError",
+]
+
+MAX_STUDY_NAME: Final = 200
+MAX_DESCRIPTION: Final = 4_000
+MAX_TEXT: Final = 300
+MAX_IMPORT_FILES: Final = 20
+MAX_IMPORT_FILE_BYTES: Final = 20_000_000
+#: The files of one web import together (the request's limit): what a job keeps stored.
+MAX_IMPORT_BYTES: Final = 60_000_000
+#: A ZIP uploaded through the web face (the workspace itself accepts up to MAX_ZIP_BYTES).
+MAX_STUDY_ZIP_BYTES: Final = min(MAX_ZIP_BYTES, 100_000_000)
+EXPORT_MEDIA: Final = {
+    "ris": ("application/x-research-info-systems", "ris"),
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "bibtex": ("application/x-bibtex", "bib"),
+}
+PRISMA_FORMATS: Final[dict[str, tuple[str, str]]] = {
+    "md": ("text/markdown; charset=utf-8", "md"),
+    "html": ("text/html; charset=utf-8", "html"),
+    "svg": ("image/svg+xml", "svg"),
+}
+
+
+class StudiesInputError(InputError):
+    """A request to the studies area does not fit (a name, a format, a filter)."""
+
+    default_code = "desk_input"
+
+
+class ImportInputError(StudiesInputError):
+    """An upload to import does not fit (no file, too many files, too many bytes)."""
+
+
+def _name(name: str) -> str:
+    name = " ".join(name.split())
+    if not name or len(name) > MAX_STUDY_NAME:
+        raise StudiesInputError(
+            f"a Study name is 1 to {MAX_STUDY_NAME} characters", code="bad_name"
+        )
+    return name
+
+
+def _status(status: str | None) -> None:
+    if status is not None and status not in READING_STATUSES:
+        raise StudiesInputError(
+            f"reading status is one of {', '.join(READING_STATUSES)}", code="status"
+        )
+
+
+def _blank(value: str | None) -> str | None:
+    return value if value else None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateStudyRequest:
+    """A new Study: its name (unique per owner) and an optional description."""
+
+    name: str
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", _name(self.name))
+        object.__setattr__(self, "description", _blank(self.description))
+        if self.description is not None and len(self.description) > MAX_DESCRIPTION:
+            raise StudiesInputError(
+                f"a description is at most {MAX_DESCRIPTION:,} characters", code="description"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class RenameStudyRequest:
+    """A Study (id or name) and its new name."""
+
+    ref: str
+    name: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", _name(self.name))
+
+
+@dataclass(frozen=True, slots=True)
+class SavedRequest:
+    """One page of the saved papers, filtered by words, Study and reading status."""
+
+    text: str = ""
+    study: str | None = None
+    status: str | None = None
+    page: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _blank(self.study))
+        _status(self.status)
+        if len(self.text) > MAX_TEXT:
+            raise StudiesInputError(f"a filter is at most {MAX_TEXT} characters", code="text")
+        object.__setattr__(self, "page", max(1, self.page))
+
+
+@dataclass(frozen=True, slots=True)
+class SavedExportRequest:
+    """The filtered saved list as RIS, CSV or BibTeX."""
+
+    format: str = "ris"
+    text: str = ""
+    study: str | None = None
+    status: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.format not in EXPORT_MEDIA:
+            raise StudiesInputError(
+                f"export format is one of {', '.join(EXPORT_MEDIA)}", code="format"
+            )
+        object.__setattr__(self, "study", _blank(self.study))
+        _status(self.status)
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookRequest:
+    """The review notebook's notes, filtered by words, kind and Study."""
+
+    text: str = ""
+    kind: str | None = None
+    study: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", _blank(self.kind))
+        object.__setattr__(self, "study", _blank(self.study))
+        if self.kind not in (None, "highlight", "comment"):
+            raise StudiesInputError("kind is highlight or comment", code="kind")
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookExportRequest:
+    """The review notebook (Markdown) of a Study, or of every saved paper."""
+
+    study: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _blank(self.study))
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceExportRequest:
+    """The evidence table (CSV) of a Study, or of every saved paper."""
+
+    study: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _blank(self.study))
+
+
+@dataclass(frozen=True, slots=True)
+class PrismaExportRequest:
+    """A Study's PRISMA-S report as Markdown, self-contained HTML or the SVG diagram."""
+
+    ref: str
+    format: str = "md"
+
+    def __post_init__(self) -> None:
+        if self.format not in PRISMA_FORMATS:
+            raise StudiesInputError(
+                f"PRISMA-S format is one of {', '.join(PRISMA_FORMATS)}", code="format"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class RecoverRequest:
+    """A Study's ZIP export to recover as a new Study (``name``: the new Study's name);
+    ``limit``: the bytes a face accepts (the web: :data:`MAX_STUDY_ZIP_BYTES`)."""
+
+    data: bytes
+    name: str | None = None
+    limit: int = MAX_STUDY_ZIP_BYTES
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", _blank(self.name and self.name.strip()))
+        if len(self.data) > self.limit:
+            raise StudiesInputError(f"the ZIP has more than {self.limit:,} bytes", code="too_large")
+        if not self.data:
+            raise StudiesInputError("the uploaded file is empty", code="empty_file")
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRequest:
+    """Export files to import into a Study: ``uploads`` a face holds as ``(name, bytes)``
+    (the web; at most :data:`MAX_IMPORT_FILES` files and :data:`MAX_IMPORT_BYTES` bytes,
+    into an existing Study) or ``paths`` to read (the CLI; ``create``: make the Study
+    when it does not exist); ``status``: the reading status of every saved paper. ``refuse_all``: when every file is refused, raise the
+    refusal (the CLI's exit status) instead of reporting it beside nothing."""
+
+    study: str
+    uploads: tuple[tuple[str, bytes], ...] = ()
+    paths: tuple[str, ...] = ()
+    format: str | None = None
+    strict_ids: bool = False
+    create: bool = False
+    refuse_all: bool = False
+    status: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status is not None and self.status not in READING_STATUSES:
+            raise ImportInputError(
+                f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
+            )
+        if not self.study.strip():
+            raise ImportInputError("choose a Study to import into", code="no_study")
+        if self.uploads and self.paths:
+            raise ImportInputError("import uploads or paths, not both", code="sources")
+        if not self.uploads and not self.paths:
+            raise ImportInputError("choose at least one file", code="no_files")
+        if self.uploads:
+            if len(self.uploads) > MAX_IMPORT_FILES:
+                raise ImportInputError(
+                    f"at most {MAX_IMPORT_FILES} files at once", code="too_many_files"
+                )
+            if self.size > MAX_IMPORT_BYTES:
+                raise ImportInputError(
+                    f"the files of one import total at most {MAX_IMPORT_BYTES:,} bytes",
+                    code="import_too_large",
+                )
+            named = tuple(((n or "file")[:200], d) for n, d in self.uploads)
+            object.__setattr__(self, "uploads", named)
+
+    @property
+    def size(self) -> int:
+        """The uploads' bytes together (0 for paths)."""
+        return sum(len(data) for _name, data in self.uploads)

@@ -1,0 +1,262 @@
+"""The views the studies area returns. Each has ``to_dict()``: the JSON the API answers
+and the data the matching page renders (one builder for both, so they cannot drift)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypedDict
+
+from litdesk.core.imports import ImportTrace
+from litdesk.services.imports import RefusedFile
+from litdesk.services.jobs import JobView
+from litdesk.services.search import Export  # one download view for every area
+from litdesk.services.workspace import StudyImport
+
+__all__ = [
+    "Export",
+    "ImportOutcome",
+    "ImportView",
+    "NotebookExport",
+    "EvidenceTable",
+    "NotebookView",
+    "PrismaView",
+    "RecoveredView",
+    "SavedRow",
+    "SavedView",
+    "StudiesView",
+    "StudyRow",
+    "StudyView",
+]
+
+
+class StudyRow(TypedDict):
+    """A Study in a list (with its paper count)."""
+
+    id: str
+    name: str
+    description: str | None
+    created_at: str
+    papers: int
+
+
+class SavedRow(TypedDict):
+    """A saved paper in the saved list."""
+
+    id: str
+    title: str
+    authors: list[str]
+    more_authors: int
+    journal: str | None
+    year: int | None
+    doi: str | None
+    status: str | None
+    retracted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StudiesView:
+    studies: list[StudyRow]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"studies": self.studies}
+
+
+@dataclass(frozen=True, slots=True)
+class StudyView:
+    """A Study's papers and counts, its kept search runs (with their definitions, so a
+    page can restore one into the search form) and its imports."""
+
+    summary: dict[str, object]
+
+    @property
+    def id(self) -> str:
+        return str(self.summary["id"])
+
+    def to_dict(self) -> dict[str, object]:
+        return dict(self.summary)
+
+
+@dataclass(frozen=True, slots=True)
+class SavedView:
+    rows: list[SavedRow]
+    total_saved: int
+    matched: int
+    cap: int
+    capped: bool
+    page: int
+    pages: int
+    filters: dict[str, str | None]
+    studies: list[StudyRow]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "papers": self.rows,
+            "total_saved": self.total_saved,
+            "matched": self.matched,
+            "cap": self.cap,
+            "capped": self.capped,
+            "page": self.page,
+            "pages": self.pages,
+            "filters": self.filters,
+            "studies": self.studies,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookView:
+    notes: list[dict[str, object]]
+    total: int
+    problems: list[str]
+    filters: dict[str, str | None]
+    studies: list[StudyRow]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "notes": self.notes,
+            "total": self.total,
+            "matched": len(self.notes),
+            "problems": self.problems,
+            "filters": self.filters,
+            "studies": self.studies,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookExport:
+    """The review notebook (Markdown) of a Study, or of every saved paper."""
+
+    title: str
+    study_id: str | None
+    papers: int
+    notes: int
+    evidence: int
+    text: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "title": self.title,
+            "study_id": self.study_id,
+            "papers": self.papers,
+            "notes": self.notes,
+            "evidence": self.evidence,
+            "markdown": self.text,
+        }
+
+    def download(self) -> Export:
+        return Export(
+            self.text.encode("utf-8"),
+            "review-notebook.md",
+            "text/markdown; charset=utf-8",
+            self.notes + self.evidence,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceTable:
+    """The evidence table as spreadsheet-safe CSV."""
+
+    study_id: str | None
+    rows: int
+    text: str
+    problems: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "rows": self.rows,
+            "csv": self.text,
+            "problems": list(self.problems),
+        }
+
+    def download(self) -> Export:
+        return Export(
+            self.text.encode("utf-8"), "evidence.csv", "text/csv; charset=utf-8", self.rows
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PrismaView:
+    """A Study's PRISMA-S report as data (the page and the API render the same)."""
+
+    study_id: str
+    report: dict[str, object]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"study_id": self.study_id} | self.report
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveredView:
+    """A Study recovered from its ZIP export: its id, name and what was stored."""
+
+    summary: dict[str, object]
+
+    def to_dict(self) -> dict[str, object]:
+        return dict(self.summary)
+
+
+def _imported(traces: tuple[ImportTrace, ...], done: StudyImport | None) -> list[dict[str, object]]:
+    """One summary per read file (format, encoding, records, notices by kind) with what
+    was saved from it; a repeat is named in its ``repeats``."""
+    if done is None:
+        return []
+    out: list[dict[str, object]] = []
+    for trace, result in zip(traces, done.files, strict=True):
+        kinds: dict[str, int] = {}
+        for notice in trace.notices:
+            kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
+        for record in trace.records:
+            for notice in record.notices:
+                kinds[notice.kind] = kinds.get(notice.kind, 0) + 1
+        out.append(
+            {
+                "file": trace.source.path,
+                "format": trace.source.format,
+                "encoding": trace.source.encoding,
+                "bytes": trace.source.bytes,
+                "records": len(trace.records),
+                "notices": dict(sorted(kinds.items())),
+            }
+            | result.to_dict()
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ImportView:
+    """Files imported into a Study: what was saved from each read file (``done``, None
+    when every file was refused and nothing was stored) and the refused files."""
+
+    study_id: str
+    study_name: str
+    traces: tuple[ImportTrace, ...]
+    refused: tuple[RefusedFile, ...]
+    done: StudyImport | None
+
+    @property
+    def study_created(self) -> bool:
+        return self.done is not None and self.done.study_created
+
+    def to_dict(self) -> dict[str, object]:
+        """The web's (and the import job's) answer."""
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "imported": _imported(self.traces, self.done),
+            "refused": [
+                {"file": r.path, "code": r.code, "message": r.message} for r in self.refused
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOutcome:
+    """An import's result (imported within the call) or its queued job."""
+
+    result: ImportView | None = None
+    job: JobView | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        if self.job is not None:
+            return {"job": self.job.to_dict()}
+        return self.result.to_dict() if self.result is not None else {}
