@@ -2,7 +2,7 @@
 Study paper (which library PDF, by content hash, how it was found, who linked it and
 whether a person still has to confirm it) and the latest full-text check per Study paper
 (whether Europe PMC has its open licensed full text, when it was checked). Migration
-0015_study_fulltext creates both tables; a Study's or paper's deletion deletes its rows.
+0016_study_fulltext creates both tables; a Study's or paper's deletion deletes its rows.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 Study paper (library PDF by content hash, how it was found, linked/suggested/rejected,
 who and when) and the latest full-text check per Study paper.
 
-Revision ID: 0015_study_fulltext
-Revises: 0014_study_name_index
+Revision ID: 0016_study_fulltext
+Revises: 0015_zotero_links
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0015_study_fulltext"
-down_revision = "0014_study_name_index"
+revision = "0016_study_fulltext"
+down_revision = "0015_zotero_links"
 branch_labels = None
 depends_on = None
 
