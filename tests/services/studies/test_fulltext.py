@@ -51,6 +51,7 @@ PAPERS = (
     Paper(id="ARX-2501.10120", arxiv_id="2501.10120", title="PaSa", year=2025),
     Paper(
         id="OAX-W3034153734",
+        openalex_id="W3034153734",
         title=SPECTER,
         authors=("Cohan, Arman", "Feldman, Sergey", "Beltagy, Iz"),
         year=2020,
@@ -161,8 +162,8 @@ def test_matching_links_by_identifier_and_suggests_by_verified_title(settings: S
         assert view.counts["with_pdf"] == 2 and view.counts["suggested"] == 1
         assert view.counts["reports_not_retrieved"] == 4
 
-        confirmed = app.studies.confirm_pdf(
-            PdfLinkRequest(study, "OAX-W3034153734"), owner=app.owner
+        confirmed = app.studies.confirm_pdf(  # named by its OpenAlex id
+            PdfLinkRequest(study, "W3034153734"), owner=app.owner
         )
         assert rows(confirmed)["OAX-W3034153734"]["pdf"]["state"] == "linked"  # type: ignore[index]
         assert confirmed.counts["with_pdf"] == 3
@@ -226,9 +227,14 @@ def test_a_pdf_uploaded_for_a_paper_goes_into_the_library_and_is_linked(
                 AttachPdfRequest(study, "MED-40342701", "graph.pdf", naacl + b"\n"),
                 owner=app.owner,
             )
-        with pytest.raises(NotInStudy):
+        app.workspace().save_paper(Paper(id="MED-99999999", pmid="99999999", title="Elsewhere"))
+        with pytest.raises(NotInStudy):  # saved, but not one of the Study's papers
             app.studies.attach_pdf(
-                AttachPdfRequest(study, "MED-99999999", "y.pdf", naacl), owner=app.owner
+                AttachPdfRequest(study, "99999999", "y.pdf", naacl), owner=app.owner
+            )
+        with pytest.raises(NotFoundError):  # not saved at all
+            app.studies.attach_pdf(
+                AttachPdfRequest(study, "MED-88888888", "y.pdf", naacl), owner=app.owner
             )
 
     on_app(settings, body)

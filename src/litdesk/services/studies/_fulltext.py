@@ -39,7 +39,7 @@ from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.pdfmeta import PdfFacts, find_pubmed_ids, match_paper, read_meta
-from litdesk.core.records import Paper, normalize_source_id
+from litdesk.core.records import Paper
 from litdesk.services.fulltext import FullTextFetchFailed, FullTextResult, NoFullText
 from litdesk.services.jobs import Handler, JobContext, Jobs, JobView
 from litdesk.services.library import (
@@ -50,7 +50,7 @@ from litdesk.services.library import (
     store_upload,
 )
 from litdesk.services.providers import Providers
-from litdesk.services.workspace import now_iso
+from litdesk.services.workspace import Workspace, now_iso
 
 from ._requests import AttachPdfRequest, PdfLinkRequest
 from ._views import (
@@ -290,13 +290,17 @@ class StudyFulltext:
             study.id, owner, changed={"linked": linked, "suggested": suggested}, notices=notices
         )
 
-    def _paper_in(self, conn: Connection, study_id: str, paper_ref: str) -> Paper:
-        wanted = paper_ref.strip()
-        source = normalize_source_id(wanted)
+    def _paper_id(self, paper_ref: str, owner: str) -> str:
+        """The saved paper ``paper_ref`` names (its id or any identifier: DOI, PMID,
+        PMCID, OpenAlex, arXiv), as the workspace resolves it for ``owner``."""
+        return Workspace(self.store, owner=owner).paper(paper_ref).paper.id
+
+    @staticmethod
+    def _paper_in(conn: Connection, study_id: str, paper_id: str) -> Paper:
         for paper in study_papers(conn, study_id):
-            if wanted in (paper.id, paper.doi, paper.pmid, paper.pmcid) or source == paper.id:
+            if paper.id == paper_id:
                 return paper
-        raise NotInStudy(f"{wanted[:120]} is not a paper of this Study")
+        raise NotInStudy(f"{paper_id[:120]} is not a paper of this Study")
 
     def confirm(self, request: PdfLinkRequest, owner: str) -> FulltextView:
         """A suggested PDF becomes the paper's (a person confirmed the title match)."""
@@ -307,11 +311,12 @@ class StudyFulltext:
         return self._decide(request, owner, confirm=False)
 
     def _decide(self, request: PdfLinkRequest, owner: str, *, confirm: bool) -> FulltextView:
+        paper_id = self._paper_id(request.paper, owner)
         now = now_iso()
         with self.store.write() as conn:
             study = repo.get_study(conn, request.study, account=owner)
             access.require_study(conn, owner, study.id, "write")
-            paper = self._paper_in(conn, study.id, request.paper)
+            paper = self._paper_in(conn, study.id, paper_id)
             have = links.pdf_links(conn, study.id).get(paper.id)
             wanted = "suggested" if confirm else None
             if have is None or have.state == "rejected" or (wanted and have.state != wanted):
@@ -337,10 +342,11 @@ class StudyFulltext:
     def attach(self, request: AttachPdfRequest, owner: str) -> AttachedPdfView:
         """Store the uploaded PDF in the library's inbox (its checks and limit; the same
         content already in the library is linked instead) and link it to the paper."""
+        paper_id = self._paper_id(request.paper, owner)
         with self.store.read() as conn:
             study = repo.get_study(conn, request.study, account=owner)
             access.require_study(conn, owner, study.id, "write")
-            paper = self._paper_in(conn, study.id, request.paper)
+            paper = self._paper_in(conn, study.id, paper_id)
         lib = self.parts.pdfs
         files = lib.corpus().files
         known = hash_files(lib.catalogue, files)
