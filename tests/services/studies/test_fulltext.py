@@ -218,9 +218,14 @@ def test_a_pdf_uploaded_for_a_paper_goes_into_the_library_and_is_linked(
         assert got["OAX-W2798874413"]["pdf"]["how"] == "upload"  # type: ignore[index]
         assert got["OAX-W2798874413"]["retrieved"] == "pdf"
         # the library's checks: a name already in the library is refused
-        with pytest.raises(StudiesInputError):
-            AttachPdfRequest(study, "MED-20011111", "x.pdf", b"not a pdf")
         from litdesk.services.library import UploadRefused
+
+        with pytest.raises(StudiesInputError):
+            AttachPdfRequest(study, "MED-20011111", "x.pdf", b"")
+        with pytest.raises(UploadRefused):  # the library's check: not a PDF
+            app.studies.attach_pdf(
+                AttachPdfRequest(study, "MED-20011111", "x.pdf", b"not a pdf"), owner=app.owner
+            )
 
         with pytest.raises(UploadRefused):
             app.studies.attach_pdf(

@@ -288,7 +288,8 @@ class PdfLinkRequest:
 @dataclass(frozen=True, slots=True)
 class AttachPdfRequest:
     """A PDF uploaded for one paper of a Study: it goes into the library (the library's
-    upload checks and size limit) and is linked to the paper."""
+    upload checks — a safe ``.pdf`` name, ``%PDF-`` first, its size limit — made by the
+    area after the Study's access check) and is linked to the paper."""
 
     study: str
     paper: str
@@ -300,7 +301,3 @@ class AttachPdfRequest:
         object.__setattr__(self, "paper", _ref(self.paper, "a paper of the Study", "paper"))
         if not self.data:
             raise StudiesInputError("the PDF is empty", code="empty")
-        if not self.data.startswith(b"%PDF-"):
-            raise StudiesInputError(
-                f"{self.name[:120]!r} does not start with %PDF-: not a PDF", code="not_pdf"
-            )
