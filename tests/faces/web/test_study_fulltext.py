@@ -93,7 +93,7 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         pdf = (fixtures_dir / "pdf/naacl_2018_N18-3011.pdf").read_bytes()
         r = c.post(
             "/api/v1/study-pdfs",
-            data={"study": sid, "paper_id": ids["graph"]},
+            params={"study": sid, "paper_id": ids["graph"]},
             files=[("file", ("graph.pdf", pdf, "application/pdf"))],
         )
         assert r.status_code == 200, r.text
@@ -105,7 +105,7 @@ def test_match_confirm_attach_and_the_counts_that_follow(
 
         refused = c.post(
             "/api/v1/study-pdfs",
-            data={"study": sid, "paper_id": ids["graph"]},
+            params={"study": sid, "paper_id": ids["graph"]},
             files=[("file", ("notes.pdf", b"plain text", "application/pdf"))],
         )
         assert refused.status_code == 400 and "not a PDF" in refused.text
@@ -120,7 +120,7 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         html = ft_page.text
         assert "Heart &lt;i&gt;failure&lt;/i&gt;" in html and "<i>failure</i>" not in html
         assert "<strong>3</strong> reports sought" in html
-        assert 'action="/study-pdfs"' in html and 'enctype="multipart/form-data"' in html
+        assert 'action="/study-pdfs?study=' in html and 'enctype="multipart/form-data"' in html
 
         started = c.post(f"{base}/check")
         assert started.status_code == 202 and started.json()["job"]["kind"] == "studies.fulltext"

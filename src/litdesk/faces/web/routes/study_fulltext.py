@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
@@ -160,12 +160,13 @@ async def _attach(
 async def attach_form(
     app: AppDep,
     owner: OwnerDep,
-    study: Annotated[str, Form(min_length=1, max_length=200)],
-    paper_id: Annotated[str, Form(min_length=1, max_length=200)],
+    study: Annotated[str, Query(min_length=1, max_length=200)],
+    paper_id: Annotated[str, Query(min_length=1, max_length=200)],
     file: Annotated[UploadFile, File(description="The paper's PDF.")],
     back: Annotated[Back, Form()] = "fulltext",
 ) -> Response:
-    """The upload form (without script too): the PDF into the library, linked."""
+    """The upload form (without script too; the Study and paper in its action's query,
+    as the API's): the PDF into the library, linked."""
     done = await _attach(app, owner, study, paper_id, file)
     return _back(str(done["study_id"]), back)
 
@@ -177,8 +178,11 @@ async def attach_form(
 async def attach_api(
     app: AppDep,
     owner: OwnerDep,
-    study: Annotated[str, Form(min_length=1, max_length=200)],
-    paper_id: Annotated[str, Form(min_length=1, max_length=200)],
+    study: Annotated[str, Query(min_length=1, max_length=200, description="A Study.")],
+    paper_id: Annotated[
+        str, Query(min_length=1, max_length=200, description="A paper of the Study.")
+    ],
     file: Annotated[UploadFile, File(description="The paper's PDF.")],
 ) -> Response:
+    """The Study and paper are query parameters (as ``POST /api/v1/imports``' Study)."""
     return JSONResponse(await _attach(app, owner, study, paper_id, file))
