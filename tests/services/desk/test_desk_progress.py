@@ -34,8 +34,8 @@ from litdesk.adapters.store import (
 )
 from litdesk.core.records import make_paper
 from litdesk.core.runs import LaneResult
-from litdesk.services.desk._listings import Listings
 from litdesk.services.desk._progress import LiveRegistry, LiveSearch
+from litdesk.services.reader import Listings
 
 T0 = 1_800_000_000.0
 

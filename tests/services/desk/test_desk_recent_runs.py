@@ -55,7 +55,7 @@ def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) 
             assert len(ids) == 7
 
             # the reader of an unsaved paper finds it in the run the other worker made
-            page = second.reading.reader(ids[4]).to_dict()
+            page = second_app.reader.reader(ids[4], owner=second.owner).to_dict()
             assert page["paper"]["id"] == ids[4] and page["saved"] is False
             ris = second.export_selection(run_id, ids[:2])
             assert ris.count == 2 and ris.body.count(b"ER  -") == 2
@@ -68,14 +68,17 @@ def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) 
             assert manifest.count == 7 and run_id.encode() in manifest.body
 
             # another owner (a second account on the same workers) finds none of it
-            for other in (first.for_owner("bob"), second.for_owner("bob")):
+            for app, other in (
+                (first_app, first.for_owner("bob")),
+                (second_app, second.for_owner("bob")),
+            ):
                 with pytest.raises(NotFoundError) as gone:
                     other.save_selection(run_id, ids[:1])
                 assert gone.value.code == "run_not_open"
                 with pytest.raises(NotFoundError):
                     other.export_selection(run_id, ids[:1])
                 with pytest.raises(NotFoundError) as unread:
-                    other.reading.reader(ids[5])
+                    app.reader.reader(ids[5], owner=other.owner)
                 assert unread.value.code == "paper_not_found"
 
     asyncio.run(go())

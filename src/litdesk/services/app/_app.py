@@ -40,13 +40,13 @@ from litdesk.services.assist import AssistArea
 from litdesk.services.dedup import DedupArea
 from litdesk.services.desk import (
     Desk,
-    Listings,
     LiveRegistry,
 )
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
+from litdesk.services.reader import ReaderArea
 from litdesk.services.search import ProviderKit, SavedRuns
 from litdesk.services.studies import StudiesArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
@@ -92,12 +92,12 @@ class App:
         self.pdfs = Library(settings, store=store, models=self.models, clock=clock)
         self.jobs = Jobs(store, clock=clock)
         self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
-        self.listings = Listings(store, clock=clock)
-        self.desk = Desk(self.providers, self.live, self.listings, owner, clock)
+        self.desk = Desk(self.providers, self.live, owner, clock)
         self.accounts = Accounts(store, settings, clock=clock)
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
         self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
+        self.reader = ReaderArea(self.providers, clock=clock)
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)

@@ -21,12 +21,10 @@ from litdesk._settings import Settings
 from litdesk.adapters.store import (
     Store,
     get_recent_run,
-    recent_runs_holding,
     remember_run,
 )
 from litdesk.adapters.store import accounts as access
 from litdesk.core.query import QuerySyntaxError, parse_query
-from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, RunInvalid, SearchRun, read_run
 from litdesk.services.providers import Providers
 from litdesk.services.search import (
@@ -42,9 +40,7 @@ from litdesk.services.workspace import (
     ris_text,
 )
 
-from ._listings import Listings
 from ._progress import LiveRegistry
-from ._reader import ReaderDesk
 from ._views import (
     QueryCheck,
     SearchView,
@@ -106,12 +102,11 @@ class Desk:
     account whose rights the workspace checks on every record."""
 
     providers: Providers
-    # searches the search page follows live, and citation listings shown for saving (both
-    # in the store; one registry per app, shared by the owners' desks)
+    # searches the search page follows live (in the store; one registry per app, shared
+    # by the owners' desks)
     live: LiveRegistry
-    listings: Listings
     owner: str = "local"
-    #: what recent runs' retention, live searches and listings read (tests: a ManualClock)
+    #: what recent runs' retention and live searches read (tests: a ManualClock)
     clock: Clock = SYSTEM_CLOCK
 
     @property
@@ -129,7 +124,7 @@ class Desk:
     def for_owner(self, owner: str) -> Desk:
         """A desk over the same app acting as ``owner`` (whose recent runs it reads),
         sharing this desk's live searches (those this process runs stop with it)."""
-        return Desk(self.providers, self.live, self.listings, owner, self.clock)
+        return Desk(self.providers, self.live, owner, self.clock)
 
     # --- search ------------------------------------------------------------------------
 
@@ -206,14 +201,6 @@ class Desk:
         """The owner's recent run ``run_id``; another owner's, an expired or an unknown run
         is not open (``run_not_open``)."""
         return read_run(get_recent_run(self.store, self.owner, run_id, now=self.clock.now()))
-
-    def _paper_in_runs(self, paper_id: str) -> Paper | None:
-        for document in recent_runs_holding(self.store, self.owner, paper_id):
-            run = read_run(document)
-            for hit in run.hits:
-                if hit.paper.id == paper_id:
-                    return hit.paper
-        return None
 
     # --- search runs in Studies -----------------------------------------------------------
 
@@ -311,17 +298,4 @@ class Desk:
         papers = [h.paper for h in run.hits if h.paper.id in wanted and not h.conflicts]
         return Export(
             ris_text(papers).encode("utf-8"), "selection.ris", EXPORT_MEDIA["ris"][0], len(papers)
-        )
-
-    # --- reader and evidence (services/desk/_reader.py) -----------------------------------
-
-    @property
-    def reading(self) -> ReaderDesk:
-        """The reader's use cases (abstract, full text, highlights, evidence)."""
-        return ReaderDesk(
-            self.providers,
-            self.owner,
-            self._paper_in_runs,
-            self._remember,
-            lambda: study_dicts(self.workspace),
         )

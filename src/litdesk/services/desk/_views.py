@@ -6,14 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from litdesk.core.evidence import EVIDENCE_FIELDS
 from litdesk.core.records import Paper
 from litdesk.core.runs import SearchRun
 from litdesk.services.studies import Export
 
 __all__ = [
     "Export",
-    "EvidenceTableView",
     "QueryCheck",
     "SearchView",
     "SelectionResult",
@@ -131,21 +129,4 @@ class SelectionResult:
             "failed": self.failed,
             "study_id": self.study_id,
             "study_name": self.study_name,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceTableView:
-    rows: list[dict[str, Any]]
-    problems: list[str]
-    study: str | None
-    studies: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "evidence": self.rows,
-            "problems": self.problems,
-            "filters": {"study": self.study},
-            "studies": self.studies,
-            "evidence_fields": [list(f) for f in EVIDENCE_FIELDS],
         }

@@ -21,17 +21,15 @@ from litdesk._errors import InputError, NotFoundError
 from litdesk.core.providers import PROVIDERS, ProviderName
 from litdesk.services.desk import (
     MAX_SELECTION,
-    MAX_SHARED,
     Desk,
     SearchForm,
     cancel_search,
-    compare_evidence,
     live_result,
     search_progress,
-    shared_references,
     start_search,
     watch_search,
 )
+from litdesk.services.reader import CompareRequest, SharedRequest
 
 from .._deps import AppDep, DeskDep, OwnerDep
 from .._render import page
@@ -278,20 +276,18 @@ class PicksBody(BaseModel):
 
 
 @api.post("/selection/compare", summary="The evidence recorded for selected papers, side by side")
-def selection_compare(desk: DeskDep, body: PicksBody) -> dict[str, Any]:
-    return compare_evidence(desk, body.run_id, body.paper_ids).to_dict()
+def selection_compare(app: AppDep, owner: OwnerDep, body: PicksBody) -> dict[str, object]:
+    request = CompareRequest(body.run_id, tuple(body.paper_ids))
+    return app.reader.compare_evidence(request, owner=owner).to_dict()
 
 
 @api.post(
     "/selection/shared",
     summary="References shared by 2–5 selected papers (referenced by n of m)",
 )
-async def selection_shared(desk: DeskDep, body: PicksBody) -> dict[str, Any]:
-    if len(body.paper_ids) > MAX_SHARED:
-        raise InputError(
-            f"shared references take 2 to {MAX_SHARED} selected papers", code="shared_size"
-        )
-    return (await shared_references(desk, body.run_id, body.paper_ids)).to_dict()
+async def selection_shared(app: AppDep, owner: OwnerDep, body: PicksBody) -> dict[str, object]:
+    request = SharedRequest(body.run_id, tuple(body.paper_ids))
+    return (await app.reader.shared_references(request, owner=owner)).to_dict()
 
 
 @api.post("/selection/ris", summary="RIS of selected papers of a run")
@@ -303,6 +299,8 @@ def selection_ris(desk: DeskDep, body: SelectionBody) -> Response:
 async def selection_form(
     request: Request,
     desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     run_id: Annotated[str, Form(max_length=100, pattern=r"^[A-Za-z0-9_-]+$")],
     action: Annotated[Literal["save", "study", "ris", "compare", "shared"], Form()],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
@@ -314,16 +312,13 @@ async def selection_form(
     if action == "ris":
         return download(await run_in_threadpool(desk.export_selection, run_id, paper_ids))
     if action == "compare":
-        compared = await run_in_threadpool(compare_evidence, desk, run_id, paper_ids)
+        picks = CompareRequest(run_id, tuple(paper_ids))
+        compared = await run_in_threadpool(lambda: app.reader.compare_evidence(picks, owner=owner))
         data = {"kind": "compare", "compare": compared.to_dict(), "back": safe_back}
         return page(request, "selection.html", data, title="Compare evidence")
     if action == "shared":
-        if not 2 <= len(set(paper_ids)) <= MAX_SHARED:
-            raise InputError(
-                f"select 2 to {MAX_SHARED} papers to find their shared references",
-                code="shared_size",
-            )
-        shared = await shared_references(desk, run_id, paper_ids)
+        asked = SharedRequest(run_id, tuple(paper_ids))
+        shared = await app.reader.shared_references(asked, owner=owner)
         data = {"kind": "shared", "shared": shared.to_dict(), "back": safe_back}
         return page(request, "selection.html", data, title="Shared references")
     if action == "study" and not (study or new_study.strip()):
