@@ -513,6 +513,8 @@ class ReaderArea:
         not saved (so has no evidence) or whose records cannot be read is reported beside
         the others."""
         run = self._recent_run(request.run_id, owner)
+        if not request.paper_ids:
+            raise ReaderInputError("select at least one paper", code="empty_selection")
         papers, failed = _chosen(run, request.paper_ids)
         ws = self._ws(owner)
         columns: list[Row] = []
@@ -544,6 +546,9 @@ class ReaderArea:
         browser does); only when a lookup fails are the papers asked one by one to say
         which failed."""
         run = await asyncio.to_thread(self._recent_run, request.run_id, owner)
+        too_few = request.too_few()
+        if too_few is not None:
+            raise too_few
         papers, failed = _chosen(run, request.paper_ids)
         seeds: list[tuple[str, str]] = []
         for paper in papers:

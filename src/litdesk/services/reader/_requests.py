@@ -302,8 +302,8 @@ class CompareRequest:
 
     def __post_init__(self) -> None:
         ids = _unique(self.paper_ids)
-        if not ids:
-            raise ReaderInputError("select at least one paper", code="empty_selection")
+        # an empty selection is refused by the area after the run is opened, so that
+        # another owner's run answers "not open" first, whatever is selected
         if len(ids) > MAX_SELECTION:
             raise ReaderInputError(
                 f"this action takes at most {MAX_SELECTION} papers", code="selection_size"
@@ -320,9 +320,19 @@ class SharedRequest:
 
     def __post_init__(self) -> None:
         ids = _unique(self.paper_ids)
-        if not MIN_SHARED <= len(ids) <= MAX_SHARED:
-            raise ReaderInputError(
-                f"select {MIN_SHARED} to {MAX_SHARED} papers to find their shared references",
-                code="shared_size",
-            )
+        # too few is refused by the area after the run is opened (:meth:`too_few`), so
+        # that another owner's run answers "not open" first, whatever is selected
+        if len(ids) > MAX_SHARED:
+            raise _shared_size()
         object.__setattr__(self, "paper_ids", ids)
+
+    def too_few(self) -> ReaderInputError | None:
+        """The refusal of a selection of fewer than two papers (else None)."""
+        return _shared_size() if len(self.paper_ids) < MIN_SHARED else None
+
+
+def _shared_size() -> ReaderInputError:
+    return ReaderInputError(
+        f"select {MIN_SHARED} to {MAX_SHARED} papers to find their shared references",
+        code="shared_size",
+    )
