@@ -99,10 +99,10 @@ def fulltext_cmd(
     else:
         if pmcid is not None:
             raise ReadingArgumentError("--pmcid only applies with --file")
-        wanted = paper_id or ""
-        data = run_with_app(
-            lambda app: app.reader.fulltext(wanted, refresh=refresh, owner=app.owner)
-        ).to_dict()
+        from litdesk.services.reader import FullTextRequest
+
+        request = FullTextRequest(paper_id or "", refresh=refresh)
+        data = run_with_app(lambda app: app.reader.fulltext(request, owner=app.owner)).to_dict()
     if as_json:
         emit_json(data)
     else:

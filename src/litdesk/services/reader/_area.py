@@ -46,6 +46,7 @@ from ._requests import (
     CompareRequest,
     EvidenceRequest,
     EvidenceUpdateRequest,
+    FullTextRequest,
     HighlightRequest,
     OccurrencesRequest,
     OpenPaperRequest,
@@ -320,10 +321,10 @@ class ReaderArea:
             )
         return context
 
-    async def fulltext(self, paper_id: str, *, owner: str, refresh: bool = False) -> FullTextResult:
+    async def fulltext(self, request: FullTextRequest, *, owner: str) -> FullTextResult:
         """An article's licensed full text by any of its ids (cached for 30 days;
         ``refresh`` ignores the cached copy)."""
-        return await self.providers.fulltext(paper_id, refresh=refresh, owner=owner)
+        return await self.providers.fulltext(request.paper_id, refresh=request.refresh, owner=owner)
 
     # --- reading status, saving -----------------------------------------------------------
 

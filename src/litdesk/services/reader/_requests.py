@@ -24,6 +24,7 @@ __all__ = [
     "CompareRequest",
     "EvidenceRequest",
     "EvidenceUpdateRequest",
+    "FullTextRequest",
     "HighlightRequest",
     "OccurrencesRequest",
     "OpenPaperRequest",
@@ -90,6 +91,19 @@ class OpenPaperRequest:
     paper_id: str
     fulltext: bool = False
     section: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FullTextRequest:
+    """An article's licensed full text by any of its ids (``refresh``: not the cached
+    copy)."""
+
+    paper_id: str
+    refresh: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.paper_id.strip():
+            raise ReaderInputError("give a paper id", code="empty")
 
 
 @dataclass(frozen=True, slots=True)
