@@ -5,6 +5,7 @@ paper (the library's checks), the Study page's counts changing with the work, Op
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,3 +143,48 @@ def test_the_api_twins_are_in_openapi_and_writes_need_the_origin(running: Runnin
         assert plain.post("/api/v1/studies/x/fulltext/match").status_code == 403
     with running.writer() as c:
         assert c.get("/api/v1/studies/nope/fulltext").status_code == 404
+
+
+@pytest.fixture
+def page(browser: Any):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    pg.console_errors = []  # type: ignore[attr-defined]
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+@pytest.mark.slow
+def test_browser_study_page_confirm_and_attach(
+    page: Any, running: Running, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    shots = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path)
+    with running.writer() as c:
+        sid, ids = _study(c)
+        c.post(f"/api/v1/studies/{sid}/fulltext/match").raise_for_status()
+    pg = page
+    pg.goto(f"{running.base}/study/{sid}")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    counts = pg.locator("#retrieval-counts")
+    assert "2 of 3 not retrieved" in counts.inner_text()
+    pg.screenshot(path=str(shots / "study-fulltext-study-page.png"), full_page=True)
+    pg.get_by_role("button", name="Confirm the suggested PDF of SPECTER").click()
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    assert "1 of 3 not retrieved" in pg.locator("#retrieval-counts").inner_text()
+    assert "PDF: acl_2020_main_207_specter.pdf" in pg.locator("main").inner_text()
+
+    pg.locator("#fulltext-link").click()
+    row = pg.locator(f"[id='paper-{ids['graph']}']")
+    row.wait_for()
+    row.locator("input[type=file]").set_input_files(
+        str(fixtures_dir / "pdf/naacl_2018_N18-3011.pdf")
+    )
+    row.get_by_role("button", name="Attach").click()
+    pg.locator("#ft-prisma").wait_for()
+    assert "0 reports not retrieved" in pg.locator("#ft-prisma").inner_text()
+    assert "naacl_2018_N18-3011.pdf" in pg.locator(f"[id='paper-{ids['graph']}']").inner_text()
+    assert "<script>alert(7)</script>" in pg.locator("main").inner_text()  # shown as text
+    pg.screenshot(path=str(shots / "study-fulltext-page.png"), full_page=True)
+    assert pg.console_errors == []
