@@ -123,6 +123,10 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         assert "<strong>3</strong> reports sought" in html
         assert 'action="/study-pdfs?study=' in html and 'enctype="multipart/form-data"' in html
 
+        prisma = c.get(f"/api/v1/studies/{sid}/prisma").json()
+        assert prisma["full_text"] == {"reports_sought": 3, "reports_not_retrieved": 1}
+        assert "reports not retrieved: 1" in c.get(f"/study/{sid}/prisma").text
+
         started = c.post(f"{base}/check")
         assert started.status_code == 202 and started.json()["job"]["kind"] == "studies.fulltext"
 

@@ -349,9 +349,16 @@ class StudiesArea:
     # --- a Study's files ---------------------------------------------------------------
 
     def prisma(self, ref: str, *, owner: str) -> PrismaView:
-        """The PRISMA-S report of a Study (searches, imports, the identification flow)."""
-        row = self._ws(owner).study(ref)
-        return PrismaView(row.id, study_prisma(self.store, row.id).to_dict())
+        """The PRISMA-S report of a Study (searches, imports, the identification flow)
+        and the full-text stage's reports sought / not retrieved (as recorded)."""
+        ws = self._ws(owner)
+        row = ws.study(ref)
+        ids = [str(p["id"]) for p in ws.study_summary(row.id)["papers"]]
+        stage = retrieval(self.store, row.id, ids).counts
+        full_text = {k: stage[k] for k in ("reports_sought", "reports_not_retrieved")}
+        return PrismaView(
+            row.id, study_prisma(self.store, row.id).to_dict() | {"full_text": full_text}
+        )
 
     def export_prisma(self, request: PrismaExportRequest, *, owner: str) -> Export:
         """The report as Markdown, a self-contained HTML page, or the SVG flow diagram."""
