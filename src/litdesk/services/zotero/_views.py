@@ -70,8 +70,8 @@ class ZoteroImportView:
     moved: tuple[MovedItem, ...]
     notes_added: int
     notes_unchanged: int
-    #: notes changed in Zotero since the last import: their new text is added as a new note
-    #: (litdesk keeps the earlier one: notes are never rewritten)
+    #: notes changed in Zotero since the last import: their litdesk notes are updated in
+    #: place with the new text (matched by the note's link; never added a second time)
     notes_changed: int
     pdfs_attached: int
     full_text_caches: int
