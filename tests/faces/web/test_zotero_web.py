@@ -52,7 +52,7 @@ def test_push_page_plan_confirm_result_and_api(running: Running, fixtures_dir: P
         form = {"csrf_token": token, "study": "Papis", "target": "ris", "ris_path": str(out)}
         plan = c.post("/zotero/push", data=form)
         assert plan.status_code == 200, plan.text
-        assert 'id="push-plan-view"' in plan.text and "+ litdesk:read" in plan.text
+        assert 'id="push-plan-view"' in plan.text and "add <code>litdesk:read</code>" in plan.text
         assert 'id="push-confirm"' in plan.text and not out.exists()  # shown, not written
         result = c.post("/zotero/push", data={**form, "confirm": "true"})
         assert result.status_code == 200 and 'id="push-result"' in result.text
