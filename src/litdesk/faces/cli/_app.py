@@ -32,6 +32,7 @@ from . import (
     _users,
     _workspace,
 )
+from ._lazy import defer_commands
 
 
 class _Group(TyperGroup):
@@ -136,6 +137,7 @@ def _plain_help(typer_app: typer.Typer) -> None:
 
 
 _plain_help(app)
+defer_commands(app, _Group)  # built when used: `litdesk --help` reads no signatures
 
 
 def main() -> None:
