@@ -155,9 +155,9 @@ def _cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.M
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite store migrated to head once per session (per xdist worker)."""
-    from tests._store_template import build_sqlite_template
+    from tests._store_template import process_sqlite_template
 
-    return build_sqlite_template(tmp_path_factory.mktemp("store-template"))
+    return process_sqlite_template(tmp_path_factory.mktemp("store-template"))
 
 
 @pytest.fixture(scope="session")
