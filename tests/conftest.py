@@ -9,6 +9,10 @@
   process (a real hash costs ~0.2 s of CPU; team tests hash and verify hundreds); a test
   marked ``real_password_hash`` keeps the production parameters, and servers started as
   separate processes always use them.
+* ``_shared_local_embedders`` (autouse) — the local embedders (wordllama, use-m3 and their
+  joint) are loaded once per test process and shared by every app the tests open (loading
+  them costs ~1.5 s of CPU; they hold no state besides the weights); index workers, other
+  processes and embedders built directly are unchanged.
 * ``sqlite_template`` / ``pg_template`` — the store migrated once per session (per xdist
   worker) and copied per test (``tests/_store_template.py``): ``tmp_settings``' data dir
   holds a copy unless the test is marked ``no_store_template``; ``pg_schema`` (in
@@ -20,7 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -150,6 +154,34 @@ def _cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.M
     hasher, dummy = request.getfixturevalue("_cheap_hasher")
     monkeypatch.setattr(_passwords, "_HASHER", hasher)
     monkeypatch.setattr(_passwords, "_DUMMY", dummy)
+
+
+@pytest.fixture(scope="session")
+def _local_embedders() -> dict[str, object]:
+    """The local embedders loaded in this test process, by their setting."""
+    return {}
+
+
+@pytest.fixture(autouse=True)
+def _shared_local_embedders(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An app's embedder (``Models.embedder``) of a local model is this process's one."""
+    from litdesk.services.models import _models
+
+    loaded = request.getfixturevalue("_local_embedders")
+    real = _models.make_embedder
+
+    def make_embedder(spec: str, **kw: Any) -> Any:
+        parts = [p.strip() for p in spec.split("+")]
+        if not all(p in {"wordllama", "use-m3"} for p in parts):
+            return real(spec, **kw)
+        key = "+".join(parts)
+        if key not in loaded:
+            loaded[key] = real(spec, **kw)
+        return loaded[key]
+
+    monkeypatch.setattr(_models, "make_embedder", make_embedder)
 
 
 @pytest.fixture(scope="session")
