@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests._store_template import sqlite_url_at_head
-from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
+from tests._store_template import pg_schema_url, sqlite_url_at_head
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 
 from litdesk import ManualClock, Settings
@@ -26,7 +25,11 @@ def team_settings(request: pytest.FixtureRequest, tmp_settings: Settings, tmp_pa
         template = request.getfixturevalue("sqlite_template")
         url = sqlite_url_at_head(template, tmp_path / "team" / "litdesk.sqlite3")
     else:
-        url = str(request.getfixturevalue("pg_schema"))
+        # the template itself (a global fixture): other test files import this fixture
+        template = request.getfixturevalue("pg_template")
+        schema = template.take()
+        request.addfinalizer(lambda: template.give_back(schema))
+        url = pg_schema_url(template.base_url, schema)
     return tmp_settings.model_copy(
         update={
             "database_url": url,
