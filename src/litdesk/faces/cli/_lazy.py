@@ -145,7 +145,9 @@ def defer_commands(app: typer.Typer, group: type[TyperGroup]) -> None:
 
         def __init__(self, **attrs: Any) -> None:
             super().__init__(**attrs)
-            self.commands = _LazyCommands(entries)
+            lazy = _LazyCommands(entries)
+            lazy.update(attrs.get("commands") or {})  # anything registered afterwards
+            self.commands = lazy
 
         def list_commands(self, ctx: Context) -> list[str]:
             return list(self.commands)  # Typer's reads every item (builds every command)
