@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._store_template import pg_schema_url, sqlite_url_at_head
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 
 from litdesk import ManualClock, Settings
@@ -18,28 +19,17 @@ from litdesk import ManualClock, Settings
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def team_settings(request: pytest.FixtureRequest, tmp_settings: Settings, tmp_path: Path):
+    """A team store on each backend at the newest migration (a copy of the session's
+    template, ``tests/_store_template.py``)."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"
+        template = request.getfixturevalue("sqlite_template")
+        url = sqlite_url_at_head(template, tmp_path / "team" / "litdesk.sqlite3")
     else:
-        from tests.adapters.store.conftest import pg_schema_url
-
-        postgres_url = request.getfixturevalue("postgres_url")
-        import uuid
-
-        import sqlalchemy as sa
-
-        schema = f"t_{uuid.uuid4().hex[:16]}"
-        engine = sa.create_engine(postgres_url)
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-
-        def drop() -> None:
-            with engine.begin() as conn:
-                conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-            engine.dispose()
-
-        request.addfinalizer(drop)
-        url = pg_schema_url(postgres_url, schema)
+        # the template itself (a global fixture): other test files import this fixture
+        template = request.getfixturevalue("pg_template")
+        schema = template.take()
+        request.addfinalizer(lambda: template.give_back(schema))
+        url = pg_schema_url(template.base_url, schema)
     return tmp_settings.model_copy(
         update={
             "database_url": url,

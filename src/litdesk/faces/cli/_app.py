@@ -34,6 +34,7 @@ from . import (
     _workspace,
     _zotero,
 )
+from ._lazy import defer_commands
 
 
 class _Group(TyperGroup):
@@ -140,6 +141,7 @@ def _plain_help(typer_app: typer.Typer) -> None:
 
 
 _plain_help(app)
+defer_commands(app, _Group)  # built when used: `litdesk --help` reads no signatures
 
 
 def main() -> None:
