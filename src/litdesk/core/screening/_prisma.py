@@ -216,8 +216,8 @@ def prisma_round(
     label: str,
     sources: Sequence[SourceCount],
     to_screen: Sequence[str],
-    title_abstract: Mapping[str, Verdict],
-    full_text: Mapping[str, tuple[Verdict, str]],
+    title_abstract: Mapping[str, Verdict] | None = None,
+    full_text: Mapping[str, tuple[Verdict, str]] | None = None,
     not_retrieved: Collection[str] = (),
     removed_duplicates: int = 0,
     removed_automation: int = 0,
@@ -227,6 +227,8 @@ def prisma_round(
     flow (the message names the identity or the record)."""
     if min(removed_duplicates, removed_automation, removed_other) < 0:
         raise PrismaInputError("removed counts cannot be negative", code="bad_count")
+    title_abstract = title_abstract or {}
+    full_text = full_text or {}
     records = tuple(dict.fromkeys(to_screen))
     if len(records) != len(to_screen):
         raise PrismaInputError("a record is listed twice among those to screen", code="twice")

@@ -201,8 +201,13 @@ def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> 
     ]
     title_h = LINE + 2 * PAD
     y = MARGIN + title_h
-    for _, a, b in rows:
-        height = max(a.text_height, b.text_height if b else 0.0)
+    per_stage: dict[str, int] = {}
+    for name, _, _ in rows:
+        per_stage[name] = per_stage.get(name, 0) + 1
+    for name, a, b in rows:
+        k = per_stage[name]  # the stage band must hold its rotated name (bold: +10%)
+        band = (text_width(name) * 1.1 + 2 * PAD - (k - 1) * GAP_Y) / k
+        height = max(a.text_height, b.text_height if b else 0.0, band)
         for box in (a, b):
             if box is not None:
                 box.y, box.height = y, height
