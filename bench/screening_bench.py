@@ -180,6 +180,13 @@ def main() -> None:
         action="store_true",
         help="read only the ASReview project files already made; simulate none (lists the missing)",
     )
+    ap.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        help="with --cached-asreview-only: wait up to this many seconds for missing project "
+        "files that a concurrent run of this script is making",
+    )
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     names = [s for s in args.sets.split(",") if s]
@@ -197,6 +204,11 @@ def main() -> None:
     if exe is not None:
         jobs = [(n, s) for n in names for s in seeds]
         if args.cached_asreview_only:
+            deadline = time.monotonic() + args.wait
+            while time.monotonic() < deadline and not all(
+                project_path(*j, draw_priors(load(j[0])[2], j[1])).exists() for j in jobs
+            ):
+                time.sleep(10)
             missing = [
                 j for j in jobs
                 if not project_path(*j, draw_priors(load(j[0])[2], j[1])).exists()
