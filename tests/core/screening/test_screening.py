@@ -274,12 +274,13 @@ def test_class_weights_average_one_per_record_with_asreviews_ratio():
     assert raw[1] == 1.0 and raw[0] / raw[1] == pytest.approx(w[0] / w[1])
 
 
-def test_default_model_is_an_svm_and_naive_bayes_ensemble_by_mean_rank():
+def test_an_ensemble_combines_its_classifiers_by_mean_rank():
     records, labels = _synthetic(120, 6, seed=3)
     features = build_features(records)
-    ranker = Ranker(features, seed=1)
-    assert ranker.config.classifiers == ("svm", "nb")
-    assert ranker.config.to_dict()["combination"] == "mean rank"
+    assert Ranker(features, seed=1).config.classifiers == ("svm",)  # the default
+    config = ModelConfig(classifiers=("svm", "nb"))
+    ranker = Ranker(features, seed=1, config=config)
+    assert config.to_dict()["combination"] == "mean rank"
     ranker.decide(labels.index(True), True)
     ranker.decide(labels.index(False), False)
     assert ranker.retrain()
