@@ -2,8 +2,10 @@
 
 On the three labelled sets of $LITDESK_FIXTURES/screening, seeds 1–5, in one run:
 
-* ASReview LAB (its default model) — ``asreview simulate FILE --n-prior-included 1
-  --n-prior-excluded 1 --prior-seed S --seed S --n-stop -1 -o PROJECT``; its order is the
+* ASReview LAB (its default model) — ``asreview simulate FILE --prior-idx I E --seed S
+  --n-stop -1 -o PROJECT`` with the priors litdesk draws for seed S (1 included, 1 excluded:
+  :func:`litdesk.core.screening.draw_priors`), so both tools start from the same two records
+  and per-seed figures are paired; its order is the
   ``results`` table of the project file (``record_id`` is the 0-based row);
 * litdesk — :func:`litdesk.core.screening.simulate` with the same protocol (1 included and 1
   excluded prior drawn by the seed, then the model's order until every record is labelled);
@@ -42,6 +44,7 @@ from litdesk.core.screening import (
     Ranker,
     ScreeningRecord,
     build_features,
+    draw_priors,
     recall_at,
     simulate,
     wss,
@@ -93,23 +96,32 @@ def asreview_order(project: Path) -> list[int]:
     return [int(r[0]) for r in rows]
 
 
+def project_path(name: str, seed: int, priors: tuple[int, ...]) -> Path:
+    return OUT / f"{name}-s{seed}-p{'-'.join(str(i) for i in priors)}.asreview"
+
+
 def run_asreview(
-    exe: Path, path: Path, name: str, seed: int, reuse: bool
+    exe: Path, path: Path, name: str, seed: int, reuse: bool, priors: tuple[int, ...]
 ) -> tuple[list[int], float, bool]:
-    project = OUT / f"{name}-s{seed}.asreview"
+    """ASReview's order on ``path`` with litdesk's priors for this seed (``--prior-idx``: the
+    same records shown first, in the same order) and ``--seed S``."""
+    project = project_path(name, seed, priors)
     if reuse and project.exists():
         return asreview_order(project), 0.0, True
     OUT.mkdir(parents=True, exist_ok=True)
     project.unlink(missing_ok=True)
     cmd = [
-        str(exe), "simulate", str(path), "--n-prior-included", "1", "--n-prior-excluded", "1",
-        "--prior-seed", str(seed), "--seed", str(seed), "--n-stop", "-1", "-o", str(project),
+        str(exe), "simulate", str(path), "--prior-idx", *(str(i) for i in priors),
+        "--seed", str(seed), "--n-stop", "-1", "-o", str(project),
     ]  # fmt: skip
     t = time.perf_counter()
     subprocess.run(  # in OUT: ASReview leaves a cache file in its working folder
         cmd, check=True, cwd=OUT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    return asreview_order(project), time.perf_counter() - t, False
+    order = asreview_order(project)
+    if tuple(order[: len(priors)]) != priors:
+        raise SystemExit(f"{project}: ASReview did not show the priors {priors} first")
+    return order, time.perf_counter() - t, False
 
 
 def run_litdesk(name: str, seed: int) -> tuple[float, float, float]:
@@ -138,17 +150,21 @@ def rerank_time(
     decided = [i for i in range(0, n, 20)]  # 500 decisions so far
     ranker.decide_many((i, labs[i]) for i in decided)
     ranker.retrain()
-    times = []
+    times, cpu = [], []
     for i in range(1, 6):
         ranker.decide(i, labs[i])
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         ranker.retrain()
         ranker.ranking()
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     return {
         "features_s": feature_s,
         "rerank_median_s": statistics.median(times),
         "rerank_max_s": max(times),
+        "rerank_cpu_median_s": statistics.median(cpu),
+        "rerank_cpu_max_s": max(cpu),
+        "load_average": os.getloadavg()[0],
     }
 
 
@@ -163,6 +179,13 @@ def main() -> None:
         "--cached-asreview-only",
         action="store_true",
         help="read only the ASReview project files already made; simulate none (lists the missing)",
+    )
+    ap.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        help="with --cached-asreview-only: wait up to this many seconds for missing project "
+        "files that a concurrent run of this script is making",
     )
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -181,14 +204,27 @@ def main() -> None:
     if exe is not None:
         jobs = [(n, s) for n in names for s in seeds]
         if args.cached_asreview_only:
-            missing = [j for j in jobs if not (OUT / f"{j[0]}-s{j[1]}.asreview").exists()]
+            deadline = time.monotonic() + args.wait
+            while time.monotonic() < deadline and not all(
+                project_path(*j, draw_priors(load(j[0])[2], j[1])).exists() for j in jobs
+            ):
+                time.sleep(10)
+            missing = [
+                j for j in jobs
+                if not project_path(*j, draw_priors(load(j[0])[2], j[1])).exists()
+            ]  # fmt: skip
             print(f"ASReview project files missing (not simulated): {missing}", flush=True)
             jobs = [j for j in jobs if j not in missing]
             args.reuse = True
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = {
                 job: pool.submit(
-                    run_asreview, exe, fixtures() / job[0] / f"{job[0]}.csv", *job, args.reuse
+                    run_asreview,
+                    exe,
+                    fixtures() / job[0] / f"{job[0]}.csv",
+                    *job,
+                    args.reuse,
+                    draw_priors(load(job[0])[2], job[1]),
                 )
                 for job in jobs
             }
@@ -255,13 +291,22 @@ def main() -> None:
         for key in ("wss95", "r10"):
             ours = statistics.mean(r[f"litdesk_{key}"] for r in rows)
             theirs = statistics.mean(r[f"asreview_{key}"] for r in rows)
+            every = all(r[f"litdesk_{key}"] >= r[f"asreview_{key}"] for r in rows)
             print(
-                f"mean over sets {key}: litdesk {ours:.3f}, ASReview {theirs:.3f}, ratio {ours / theirs:.3f}"
+                f"mean over sets {key}: litdesk {ours:.3f}, ASReview {theirs:.3f}, ratio {ours / theirs:.3f}; "
+                f"at least ASReview's on every set: {'yes' if every else 'no'}; "
+                f"higher on average: {'yes' if ours > theirs else 'no'}"
             )
+        for r in rows:
+            pairs = zip(r["litdesk_wss95_seeds"], r["asreview_wss95_seeds"], strict=False)
+            print(f"{r['set']} WSS@95 per seed (litdesk / ASReview, same priors): "
+                  + ", ".join(f"{a:.3f}/{b:.3f}" for a, b in pairs))  # fmt: skip
     timing = rerank_time(all_records, all_labels)
     print(
         f"re-rank 10,000 records after a decision (500 decided): median {timing['rerank_median_s']:.3f} s, "
-        f"max {timing['rerank_max_s']:.3f} s (features once: {timing['features_s']:.1f} s)"
+        f"max {timing['rerank_max_s']:.3f} s; CPU median {timing['rerank_cpu_median_s']:.3f} s, "
+        f"max {timing['rerank_cpu_max_s']:.3f} s; load average {timing['load_average']:.1f} "
+        f"(features once: {timing['features_s']:.1f} s)"
     )
 
 

@@ -257,3 +257,32 @@ def test_terms_are_features_and_empty_records_are_kept():
     assert f.rows == 3 and f.has_terms
     assert not build_features(records).has_terms  # the default reads title + abstract only
     assert build_features([ScreeningRecord(), ScreeningRecord()]).rows == 2
+
+
+def test_class_weights_average_one_per_record_with_asreviews_ratio():
+    import numpy as np
+
+    from litdesk.core.screening._model import _class_weights
+
+    y = np.array([1] * 3 + [0] * 97)
+    w = _class_weights(y, 9.8, True)
+    per_record = np.where(y == 1, w[1], w[0])
+    assert per_record.mean() == pytest.approx(1.0)
+    # the excludes together weigh 1/9.8 of the includes together
+    assert (97 * w[0]) / (3 * w[1]) == pytest.approx(1 / 9.8)
+    raw = _class_weights(y, 9.8, False)
+    assert raw[1] == 1.0 and raw[0] / raw[1] == pytest.approx(w[0] / w[1])
+
+
+def test_an_ensemble_combines_its_classifiers_by_mean_rank():
+    records, labels = _synthetic(120, 6, seed=3)
+    features = build_features(records)
+    assert Ranker(features, seed=1).config.classifiers == ("svm",)  # the default
+    config = ModelConfig(classifiers=("svm", "nb"))
+    ranker = Ranker(features, seed=1, config=config)
+    assert config.to_dict()["combination"] == "mean rank"
+    ranker.decide(labels.index(True), True)
+    ranker.decide(labels.index(False), False)
+    assert ranker.retrain()
+    scores = ranker.scores()
+    assert len(scores) == 120 and all(0 < s <= 2 for s in scores)  # two ranks in (0, 1]

@@ -1,12 +1,45 @@
 """Screening prioritisation (active learning): text features of title, abstract and subject
 terms, a class-weighted linear classifier retrained on the decisions so far, the ranker that orders
 the unscreened records by it, the simulation of a labelled set, its metrics (WSS@95,
-recall@10%) and stopping guidance (never an automatic stop). Pure logic, no I/O."""
+recall@10%) and stopping guidance (never an automatic stop); the screening workflow's pure
+parts: decisions as an append-only history with blind pairs, conflicts and resolutions,
+agreement (Cohen's kappa), PRISMA 2020 counts (Markdown, CSV, SVG) and decisions read from
+other tools' files. Pure logic, no I/O."""
 
+from ._agreement import Agreement, AgreementPoint, PairAgreement, agreement, pair_agreement
+from ._decisions import (
+    STAGES,
+    VERDICTS,
+    ConflictPolicy,
+    Decision,
+    DecisionHistory,
+    DecisionInputError,
+    Outcome,
+    Stage,
+    Verdict,
+)
 from ._errors import ScreeningInputError
+from ._exchange import (
+    DECISION_FORMATS,
+    DecisionsFileError,
+    DecisionsFormat,
+    ImportedDecision,
+    ImportedDecisions,
+    parse_decisions,
+    parse_verdict,
+)
 from ._features import FeatureConfig, Features, ScreeningRecord, build_features
 from ._metrics import recall_at, recall_curve, screened_to_recall, wss
 from ._model import MODEL_KINDS, ModelConfig, fit_scores
+from ._prisma import (
+    PrismaCheck,
+    PrismaFlow,
+    PrismaInputError,
+    PrismaRound,
+    SourceCount,
+    prisma_round,
+)
+from ._prisma_svg import prisma_svg, text_width, wrap
 from ._ranker import Ranker
 from ._simulate import Simulation, default_retrain_every, draw_priors, simulate
 from ._stopping import (
@@ -19,7 +52,37 @@ from ._stopping import (
 )
 
 __all__ = [
+    "DECISION_FORMATS",
     "MODEL_KINDS",
+    "STAGES",
+    "VERDICTS",
+    "Agreement",
+    "AgreementPoint",
+    "ConflictPolicy",
+    "Decision",
+    "DecisionHistory",
+    "DecisionInputError",
+    "DecisionsFileError",
+    "DecisionsFormat",
+    "ImportedDecision",
+    "ImportedDecisions",
+    "Outcome",
+    "PairAgreement",
+    "PrismaCheck",
+    "PrismaFlow",
+    "PrismaInputError",
+    "PrismaRound",
+    "SourceCount",
+    "Stage",
+    "Verdict",
+    "agreement",
+    "pair_agreement",
+    "parse_decisions",
+    "parse_verdict",
+    "prisma_round",
+    "prisma_svg",
+    "text_width",
+    "wrap",
     "FeatureConfig",
     "Features",
     "ModelConfig",

@@ -1,11 +1,17 @@
 """The classifier that scores unscreened records: one or more linear models on the feature
-matrix, each trained with the classes weighted (``include_ratio``), their scores combined by mean rank.
+matrix, each trained with the classes weighted (``include_ratio``, weights averaging 1 per
+labelled record as ASReview's ``balanced`` balancer does), their scores combined by mean rank.
 
 Models (all from scikit-learn, deterministic for a seed):
 
 * ``logistic`` — L2 logistic regression, class-weighted;
 * ``nb`` — multinomial naive Bayes with the same class weights as sample weights;
 * ``svm`` — linear SVM (squared hinge), class-weighted.
+
+The default (``litdesk-svm-2``) is the SVM with ASReview 3's default settings (its ``elas_u4``:
+C 0.11, ratio 9.8, weights averaging 1, TF-IDF of words and word pairs). The SVM + naive Bayes
+ensemble (``classifiers=("svm", "nb")``, mean rank) found the includes sooner on one set and
+later on two (bench/RESULTS.md, 2026-12-05), so it is not the default.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ MODEL_KINDS: tuple[ModelKind, ...] = ("logistic", "nb", "svm")
 class ModelConfig:
     """The whole prioritisation model: features, classifiers and their settings."""
 
-    name: str = "litdesk-ensemble-1"
+    name: str = "litdesk-svm-2"
     classifiers: tuple[ModelKind, ...] = ("svm",)
     logistic_c: float = 1.0
     svm_c: float = 0.11
@@ -35,6 +41,9 @@ class ModelConfig:
     #: the includes together (1 = balanced classes; ASReview's default ``balanced`` balancer
     #: with its published ratio 9.8 weighs them the same way)
     include_ratio: float = 9.8
+    #: scale the class weights so that they average 1 per labelled record (ASReview's
+    #: ``balanced`` balancer does); without it the same C regularises far more strongly
+    mean_one_weights: bool = True
     features: FeatureConfig = field(default_factory=FeatureConfig)
 
     def __post_init__(self) -> None:
@@ -50,6 +59,7 @@ class ModelConfig:
             "combination": "mean rank" if len(self.classifiers) > 1 else "score",
             "class_balance": "includes weigh 1, excludes in total 1/ratio of the includes",
             "include_ratio": self.include_ratio,
+            "weights_average_one": self.mean_one_weights,
             "query": "highest score first",
             "features": self.features.to_dict(),
         }
@@ -62,15 +72,19 @@ class ModelConfig:
         return out
 
 
-def _class_weights(y: Any, ratio: float) -> dict[int, float]:
+def _class_weights(y: Any, ratio: float, mean_one: bool) -> dict[int, float]:
     positives = float(y.sum())
     negatives = float(len(y) - positives)
-    return {1: 1.0, 0: positives / (ratio * negatives)}
+    weights = {1: 1.0, 0: positives / (ratio * negatives)}
+    if mean_one:
+        scale = len(y) / (positives * weights[1] + negatives * weights[0])
+        weights = {k: v * scale for k, v in weights.items()}
+    return weights
 
 
 def _one(kind: ModelKind, config: ModelConfig, x: Any, y: Any, seed: int) -> Any:
     """Decision scores of one classifier fitted on ``(x, y)`` (rows of the full matrix)."""
-    weights = _class_weights(y, config.include_ratio)
+    weights = _class_weights(y, config.include_ratio, config.mean_one_weights)
     if kind == "logistic":
         from sklearn.linear_model import LogisticRegression
 

@@ -1,0 +1,350 @@
+"""Screening decisions made in other tools, read from their files.
+
+Three shapes, all CSV/TSV text (the delimiter is read from the header line):
+
+* ``csv`` — any table with a record identifier column (``record_id``/``id`` = the record's
+  id in the Study, ``doi``, ``pmid``, ``title``), a decision column (``decision``,
+  ``verdict``, ``label``, ``included`` …: include/exclude/maybe and the usual synonyms, 1/0,
+  yes/no) and optionally ``reason`` and ``note`` columns;
+* ``asreview`` — ASReview LAB's exported dataset: its ``included`` column (1 included,
+  0 excluded, empty or -1 not labelled); ASReview's own ``record_id`` is its row number, not
+  the Study's id, so records are matched by DOI, PMID or title;
+* ``rayyan`` — Rayyan's export: per record, the ``notes`` cell holds
+  ``RAYYAN-INCLUSION: {"Alice"=>"Included", "Bob"=>"Excluded"}`` (one verdict per reviewer)
+  and optionally ``RAYYAN-EXCLUSION-REASONS: a,b``; one decision per reviewer and record.
+
+Every row keeps its identifiers in order of precedence (id, DOI, PMID, title), normalised
+(DOIs lower-case without a resolver prefix, PMIDs digits, titles as dedup's comparison key),
+so that the caller matches each to a record of the Study. Rows without a decision are counted
+as skipped, not guessed. Time is linear in the text; the text, the rows and each cell are
+bounded (``MAX_BYTES``, ``MAX_ROWS``, ``MAX_CELL``); every problem is a
+:class:`DecisionsFileError` naming the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from litdesk.core.dedup import normalize_title
+from litdesk.core.records import normalize_doi, normalize_pmid
+
+from ._decisions import Verdict
+from ._errors import ScreeningInputError
+
+__all__ = [
+    "DECISION_FORMATS",
+    "DecisionsFileError",
+    "DecisionsFormat",
+    "IdKind",
+    "ImportedDecision",
+    "ImportedDecisions",
+    "parse_decisions",
+    "parse_verdict",
+]
+
+DecisionsFormat = Literal["csv", "asreview", "rayyan"]
+DECISION_FORMATS: tuple[DecisionsFormat, ...] = ("csv", "asreview", "rayyan")
+IdKind = Literal["id", "doi", "pmid", "title"]
+
+MAX_BYTES = 64 * 1024 * 1024
+MAX_ROWS = 500_000
+MAX_CELL = 100_000
+
+_VERDICT_WORDS: dict[str, Verdict] = {}
+for _words, _verdict in (
+    ("include included in yes y 1 true relevant eligible accept accepted", "include"),
+    ("exclude excluded out no n 0 false irrelevant ineligible reject rejected", "exclude"),
+    ("maybe unsure uncertain undecided ? possibly", "maybe"),
+):
+    for _w in _words.split():
+        _VERDICT_WORDS[_w] = _verdict  # type: ignore[assignment]
+
+_ID_COLUMNS: dict[IdKind, tuple[str, ...]] = {
+    "id": ("record_id", "id", "litdesk_id", "record"),
+    "doi": ("doi",),
+    "pmid": ("pmid", "pubmed_id", "pubmed"),
+    "title": ("title", "primary_title", "ti"),
+}
+_DECISION_COLUMNS = (
+    "decision", "verdict", "screening_decision", "label", "label_included", "included",
+    "include", "status",
+)  # fmt: skip
+_REASON_COLUMNS = ("reason", "exclusion_reason", "reasons", "exclusion_reasons")
+_NOTE_COLUMNS = ("note", "notes", "comment", "comments")
+
+#: one ``"name"=>"verdict"`` pair of Rayyan's inclusion map (quotes delimit; linear)
+_RAYYAN_PAIR = re.compile(r'"([^"]*)"\s*=>\s*"([^"]*)"')
+_RAYYAN_VERDICTS: dict[str, Verdict] = {
+    "included": "include",
+    "excluded": "exclude",
+    "maybe": "maybe",
+}
+
+
+class DecisionsFileError(ScreeningInputError):
+    """A decisions file cannot be read: no identifier or decision column, an unknown
+    decision, a file or cell over the limits, malformed CSV."""
+
+    default_code = "bad_decisions_file"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedDecision:
+    """One decision read from a file: its line, the record's identifiers (precedence order),
+    the verdict and, where given, the reviewer (Rayyan), reason and note."""
+
+    line: int
+    identifiers: tuple[tuple[IdKind, str], ...]
+    verdict: Verdict
+    reason: str = ""
+    note: str = ""
+    reviewer: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "line": self.line,
+            "identifiers": [[k, v] for k, v in self.identifiers],
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "note": self.note,
+            "reviewer": self.reviewer,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedDecisions:
+    """What a file held: its shape, the decisions and the lines skipped (no decision)."""
+
+    format: DecisionsFormat
+    decisions: tuple[ImportedDecision, ...]
+    skipped: tuple[int, ...]
+
+    def reviewers(self) -> list[str]:
+        return list(dict.fromkeys(d.reviewer for d in self.decisions if d.reviewer))
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "format": self.format,
+            "decisions": [d.to_dict() for d in self.decisions],
+            "skipped": list(self.skipped),
+            "reviewers": self.reviewers(),
+        }
+
+
+def parse_verdict(value: str, *, line: int = 0) -> Verdict | None:
+    """A decision cell as a verdict; ``None`` for an empty cell (or ASReview's -1)."""
+    word = value.strip().casefold()
+    if word in ("", "-1", "na", "n/a", "none"):
+        return None
+    verdict = _VERDICT_WORDS.get(word)
+    if verdict is None:
+        raise DecisionsFileError(
+            f"line {line}: decision {value[:40]!r} is not include, exclude or maybe",
+            code="bad_verdict",
+        )
+    return verdict
+
+
+def _norm_header(name: str) -> str:
+    return "_".join(name.strip().lstrip("\ufeff").casefold().replace("-", " ").split())
+
+
+def _rows(text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    if len(text) > MAX_BYTES:
+        raise DecisionsFileError(
+            f"the file is larger than {MAX_BYTES // 1024 // 1024} MB", code="too_large"
+        )
+    text = text.removeprefix("\ufeff")
+    first = text.split("\n", 1)[0]
+    delimiter = max(",;\t", key=first.count) if first else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise DecisionsFileError("the file is empty", code="empty") from None
+    except csv.Error as exc:
+        raise DecisionsFileError(f"line 1: {exc}", code="bad_csv") from None
+
+    def body() -> Iterator[tuple[int, list[str]]]:
+        count = 0
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:  # e.g. a cell over csv's own field limit
+                raise DecisionsFileError(f"line {reader.line_num}: {exc}", code="bad_csv") from None
+            if not any(c.strip() for c in row):
+                continue
+            count += 1
+            if count > MAX_ROWS:
+                raise DecisionsFileError(f"more than {MAX_ROWS:,} rows", code="too_many_rows")
+            if any(len(c) > MAX_CELL for c in row):
+                raise DecisionsFileError(
+                    f"line {reader.line_num}: a cell is longer than {MAX_CELL:,} characters",
+                    code="cell_too_long",
+                )
+            yield reader.line_num, row
+
+    return header, body()
+
+
+def _column(header: Sequence[str], names: Sequence[str]) -> int | None:
+    normalised = [_norm_header(h) for h in header]
+    for name in names:
+        if name in normalised:
+            return normalised.index(name)
+    return None
+
+
+def _cell(row: Sequence[str], index: int | None) -> str:
+    return row[index].strip() if index is not None and index < len(row) else ""
+
+
+def _identifiers(
+    row: Sequence[str], columns: dict[IdKind, int | None]
+) -> tuple[tuple[IdKind, str], ...]:
+    out: list[tuple[IdKind, str]] = []
+    for kind, index in columns.items():
+        raw = _cell(row, index)
+        if not raw:
+            continue
+        value: str | None
+        if kind == "doi":
+            value = normalize_doi(raw)
+        elif kind == "pmid":
+            value = normalize_pmid(raw)
+        elif kind == "title":
+            value = normalize_title(raw) or None
+        else:
+            value = raw
+        if value:
+            out.append((kind, value))
+    return tuple(out)
+
+
+def _no_identifier(line: int, row: Sequence[str], columns: dict[IdKind, int | None]) -> Exception:
+    given = [f"{k} {_cell(row, i)[:60]!r}" for k, i in columns.items() if _cell(row, i)]
+    detail = f" ({', '.join(given)} not recognised)" if given else ""
+    return DecisionsFileError(f"line {line}: no record identifier{detail}", code="no_identifier")
+
+
+def parse_decisions(
+    text: str, *, format: DecisionsFormat | Literal["auto"] = "auto"
+) -> ImportedDecisions:
+    """Read the decisions of a CSV, ASReview or Rayyan file (``auto``: Rayyan when a notes
+    cell holds ``RAYYAN-INCLUSION``, ASReview when the only decision column is ``included``
+    beside ASReview's columns, else the plain CSV)."""
+    header, rows = _rows(text)
+    kinds: tuple[IdKind, ...] = ("id", "doi", "pmid", "title")
+    if format == "auto":
+        format = _detect(header, text)
+    if format == "asreview":
+        kinds = ("doi", "pmid", "title")
+    columns: dict[IdKind, int | None] = {k: _column(header, _ID_COLUMNS[k]) for k in kinds}
+    if all(v is None for v in columns.values()):
+        raise DecisionsFileError(
+            "no record identifier column (record_id, doi, pmid or title)", code="no_identifier"
+        )
+    if format == "rayyan":
+        return _rayyan(header, rows, columns)
+    decision = _column(header, ("included",) if format == "asreview" else _DECISION_COLUMNS)
+    if decision is None:
+        raise DecisionsFileError(
+            "no decision column ("
+            + ("included" if format == "asreview" else ", ".join(_DECISION_COLUMNS))
+            + ")",
+            code="no_decision_column",
+        )
+    reason = _column(header, _REASON_COLUMNS)
+    note = _column(header, _NOTE_COLUMNS)
+    out: list[ImportedDecision] = []
+    skipped: list[int] = []
+    for line, row in rows:
+        verdict = parse_verdict(_cell(row, decision), line=line)
+        if verdict is None:
+            skipped.append(line)
+            continue
+        ids = _identifiers(row, columns)
+        if not ids:
+            raise _no_identifier(line, row, columns)
+        out.append(ImportedDecision(line, ids, verdict, _cell(row, reason), _cell(row, note)))
+    return ImportedDecisions(format, tuple(out), tuple(skipped))
+
+
+def _detect(header: Sequence[str], text: str) -> DecisionsFormat:
+    if "RAYYAN-INCLUSION" in text and _column(header, ("notes", "note")) is not None:
+        return "rayyan"
+    names = {_norm_header(h) for h in header}
+    if (
+        "included" in names
+        and not names & (set(_DECISION_COLUMNS) - {"included"})
+        and (
+            names & {"asreview_ranking", "asreview_prior", "asreview_label", "asreview_time"}
+            or "record_id" in names
+        )
+    ):
+        return "asreview"
+    return "csv"
+
+
+def _rayyan(
+    header: Sequence[str],
+    rows: Iterator[tuple[int, list[str]]],
+    columns: dict[IdKind, int | None],
+) -> ImportedDecisions:
+    notes = _column(header, ("notes", "note"))
+    if notes is None:
+        raise DecisionsFileError("Rayyan's export has a notes column", code="no_notes_column")
+    columns = {k: v for k, v in columns.items() if k != "id"}  # Rayyan's key is its own
+    out: list[ImportedDecision] = []
+    skipped: list[int] = []
+    for line, row in rows:
+        cell = _cell(row, notes)
+        inclusion, reasons = _rayyan_notes(cell)
+        if not inclusion:
+            skipped.append(line)
+            continue
+        ids = _identifiers(row, columns)
+        if not ids:
+            raise _no_identifier(line, row, columns)
+        for reviewer, value in inclusion:
+            verdict = _RAYYAN_VERDICTS.get(value.strip().casefold())
+            if verdict is None:
+                raise DecisionsFileError(
+                    f"line {line}: Rayyan decision {value[:40]!r} is not Included, Excluded "
+                    "or Maybe",
+                    code="bad_verdict",
+                )
+            out.append(
+                ImportedDecision(
+                    line,
+                    ids,
+                    verdict,
+                    reasons if verdict == "exclude" else "",
+                    "",
+                    reviewer.strip(),
+                )  # fmt: skip
+            )
+    return ImportedDecisions("rayyan", tuple(out), tuple(skipped))
+
+
+def _rayyan_notes(cell: str) -> tuple[list[tuple[str, str]], str]:
+    """(reviewer, verdict) pairs of ``RAYYAN-INCLUSION`` and the exclusion reasons text."""
+    pairs: list[tuple[str, str]] = []
+    reasons = ""
+    for part in cell.split("|"):
+        key, sep, value = part.partition(":")
+        if not sep:
+            continue
+        key = key.strip().upper()
+        if key == "RAYYAN-INCLUSION":
+            pairs += [(m.group(1), m.group(2)) for m in _RAYYAN_PAIR.finditer(value)]
+        elif key == "RAYYAN-EXCLUSION-REASONS":
+            reasons = ", ".join(r.strip() for r in value.split(",") if r.strip())
+    return pairs, reasons

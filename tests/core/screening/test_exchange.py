@@ -1,0 +1,193 @@
+"""Decisions read from other tools' files: plain CSV, ASReview's exported dataset, Rayyan's
+export; typed errors with line numbers, limits, linear time; any text parses or fails with a
+DecisionsFileError (Hypothesis)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from litdesk.core.screening import DecisionsFileError, _exchange, parse_decisions, parse_verdict
+
+
+def test_plain_csv_with_identifiers_reasons_and_notes():
+    text = (
+        "Record ID,DOI,PMID,Title,Decision,Reason,Note\n"
+        "r1,,,,Include,,fits\n"
+        ",https://doi.org/10.1000/ABC.1,,,exclude,wrong population,\n"
+        ",,PMID: 00123,,maybe,,\n"
+        ",,,The Effect of Things,1,,\n"
+        ",,,Unrated,,,\n"
+    )
+    got = parse_decisions(text)
+    assert got.format == "csv"
+    assert [d.identifiers[0] for d in got.decisions] == [
+        ("id", "r1"),
+        ("doi", "10.1000/abc.1"),
+        ("pmid", "123"),
+        ("title", "the effect of things"),
+    ]
+    assert [d.verdict for d in got.decisions] == ["include", "exclude", "maybe", "include"]
+    assert got.decisions[0].note == "fits"
+    assert got.decisions[1].reason == "wrong population"
+    assert got.skipped == (6,)
+    assert got.decisions[1].line == 3
+
+
+def test_semicolon_and_tab_delimiters_and_bom():
+    for sep in (";", "\t"):
+        text = "\ufeff" + sep.join(["doi", "label"]) + "\n10.1000/x" + sep + "0\n"
+        got = parse_decisions(text)
+        assert got.decisions[0].verdict == "exclude"
+        assert got.decisions[0].identifiers == (("doi", "10.1000/x"),)
+
+
+def test_asreview_export_reads_included_and_ignores_its_own_record_id():
+    text = (
+        "record_id,title,abstract,doi,included,asreview_ranking\n"
+        "0,First,abs,10.5555/a,1,1\n"
+        "1,Second,abs,,0,2\n"
+        "2,Third,abs,,,3\n"
+        "3,Fourth,abs,,-1,4\n"
+    )
+    got = parse_decisions(text)
+    assert got.format == "asreview"
+    assert [d.verdict for d in got.decisions] == ["include", "exclude"]
+    assert got.decisions[0].identifiers == (("doi", "10.5555/a"), ("title", "first"))
+    assert all(k != "id" for d in got.decisions for k, _ in d.identifiers)
+    assert got.skipped == (4, 5)
+
+
+def test_rayyan_export_gives_one_decision_per_reviewer_with_reasons():
+    rows = [
+        ["key", "title", "doi", "notes"],
+        ["1", "Alpha trial", "10.9999/alpha",
+         'RAYYAN-INCLUSION: {"Ann"=>"Included", "Bob"=>"Excluded"} | '
+         "RAYYAN-EXCLUSION-REASONS: wrong population,wrong outcome"],
+        ["2", "Beta trial", "", 'RAYYAN-INCLUSION: {"Ann"=>"Maybe"} | RAYYAN-LABELS: x'],
+        ["3", "Gamma", "", "a note without decisions"],
+    ]  # fmt: skip
+    buf = io.StringIO()
+    csv.writer(buf).writerows(rows)
+    got = parse_decisions(buf.getvalue())
+    assert got.format == "rayyan"
+    assert [(d.reviewer, d.verdict, d.reason) for d in got.decisions] == [
+        ("Ann", "include", ""),
+        ("Bob", "exclude", "wrong population, wrong outcome"),
+        ("Ann", "maybe", ""),
+    ]
+    assert got.reviewers() == ["Ann", "Bob"]
+    assert got.skipped == (4,)
+    assert got.decisions[0].identifiers[0] == ("doi", "10.9999/alpha")
+    bad = buf.getvalue().replace('"Maybe"', '"Perhaps"').replace('""Maybe""', '""Perhaps""')
+    with pytest.raises(DecisionsFileError) as err:
+        parse_decisions(bad)
+    assert err.value.code == "bad_verdict"
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "empty"),
+        ("title,abstract\nA,B\n", "no_decision_column"),
+        ("decision,abstract\ninclude,B\n", "no_identifier"),
+        ("doi,decision\n10.1000/a,perhaps\n", "bad_verdict"),
+        ("doi,title,decision\n,,include\n", "no_identifier"),
+        ('doi,decision\n"10.1000/a,include\n', "bad_csv"),
+    ],
+)
+def test_typed_errors_name_the_problem(text, code):
+    with pytest.raises(DecisionsFileError) as err:
+        parse_decisions(text)
+    assert err.value.code == code
+
+
+def test_error_messages_name_the_line():
+    with pytest.raises(DecisionsFileError, match="line 3"):
+        parse_decisions("doi,decision\n10.1000/a,1\n10.1000/b,what\n")
+
+
+def test_limits(monkeypatch):
+    monkeypatch.setattr(_exchange, "MAX_ROWS", 3)
+    with pytest.raises(DecisionsFileError) as err:
+        parse_decisions("doi,decision\n" + "10.1000/a,1\n" * 4)
+    assert err.value.code == "too_many_rows"
+    monkeypatch.setattr(_exchange, "MAX_CELL", 10)
+    with pytest.raises(DecisionsFileError) as err:
+        parse_decisions("title,decision\n" + "t" * 11 + ",1\n")
+    assert err.value.code == "cell_too_long"
+    monkeypatch.setattr(_exchange, "MAX_BYTES", 20)
+    with pytest.raises(DecisionsFileError) as err:
+        parse_decisions("doi,decision\n" + "10.1000/a,1\n" * 3)
+    assert err.value.code == "too_large"
+
+
+def test_verdict_words():
+    assert parse_verdict(" Included ") == "include"
+    assert parse_verdict("NO") == "exclude"
+    assert parse_verdict("?") == "maybe"
+    assert parse_verdict("") is None
+    assert parse_verdict("-1") is None
+
+
+def _timed(text: str) -> float:
+    t = time.perf_counter()
+    parse_decisions(text)
+    return time.perf_counter() - t
+
+
+def test_time_is_linear_in_rows_and_in_rayyan_notes():
+    row = '10.1000/a,Title,"RAYYAN-INCLUSION: {""A""=>""Included""}"\n'
+    small = _timed("doi,title,notes\n" + row * 2_000)
+    large = _timed("doi,title,notes\n" + row * 20_000)
+    assert large < 10 * small * 3 + 0.5
+    # a notes cell made of many unclosed quotes and arrows stays linear
+    nasty = 'RAYYAN-INCLUSION: {"' + '"=>' * 30_000
+    t = time.perf_counter()
+    _exchange._rayyan_notes(nasty)
+    assert time.perf_counter() - t < 0.5
+
+
+_PIECES = [*'ab1,;\t"\n|:{}=>-?', "doi", "decision", "included", "RAYYAN-INCLUSION", "notes",
+           "title", "record_id", "10.1000/x", "include", "exclude"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60).map("".join))
+def test_any_text_parses_or_fails_with_a_typed_error(text):
+    try:
+        got = parse_decisions(text)
+    except DecisionsFileError:
+        return
+    for d in got.decisions:
+        assert d.verdict in ("include", "exclude", "maybe")
+        assert d.identifiers
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(min_size=1, max_size=20).filter(lambda s: s.strip()),
+            st.sampled_from(["include", "exclude", "maybe"]),
+            st.text(max_size=20),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_a_written_csv_reads_back(rows):
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["record_id", "decision", "note"])
+    for rid, verdict, note in rows:
+        w.writerow([rid, verdict, note])
+    got = parse_decisions(buf.getvalue(), format="csv")
+    assert [(d.identifiers[0][1], d.verdict, d.note) for d in got.decisions] == [
+        (rid.strip(), v, n.strip()) for rid, v, n in rows
+    ]
