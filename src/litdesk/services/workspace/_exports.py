@@ -19,6 +19,7 @@ from litdesk.adapters.store import (
     dump_json,
     get_search_run,
     link_or_insert_run,
+    put_study_form,
     repo,
 )
 from litdesk.core.evidence import (
@@ -35,7 +36,14 @@ from litdesk.core.evidence import (
     read_annotation,
     read_evidence,
 )
-from litdesk.core.forms import Form, default_form, form_to_json, shown_values, value_text
+from litdesk.core.forms import (
+    Form,
+    default_form,
+    form_from_json,
+    form_to_json,
+    shown_values,
+    value_text,
+)
 from litdesk.core.records import Paper, read_paper
 
 from ._archive import (
@@ -465,6 +473,12 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
             traces.append(read_import(load_json(body, "an import trace", budget)))
         except LitdeskError as exc:
             errors.append(f"import {str(imp_id)[:100]!r}: {exc.message}")
+    form: Form | None = None
+    if "form.json" in members:  # the Study's extraction form (exports since issue 27)
+        try:
+            form = form_from_json(load_json(members["form.json"], "form.json", budget))
+        except LitdeskError as exc:
+            errors.append(f"form.json: {exc.message}")
     if errors:
         shown = "; ".join(errors[:5]) + (f" (+{len(errors) - 5} more)" if len(errors) > 5 else "")
         raise StudyImportRefused(
@@ -479,6 +493,7 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
         "evidence": evidence,
         "runs": runs,
         "traces": traces,
+        "form": form,
     }
 
 
@@ -567,6 +582,9 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
             )
             link_or_insert_run(conn, row)
             repo.add_study_search_run(conn, study.id, doc["id"])
+        form = parsed["form"]
+        if form is not None and form.fields != default_form().fields:
+            put_study_form(conn, study.id, form, by=ws.owner, now=now)
         for trace, ids in parsed["traces"]:
             new_ids = [remap.get(i, i) if i else None for i in ids]
             repo.insert_document(
