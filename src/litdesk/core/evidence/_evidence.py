@@ -506,14 +506,13 @@ def evidence_values(evidence: Evidence) -> dict[str, FieldValue]:
 
 
 def evidence_headline(evidence: Evidence) -> str:
-    """One line naming a record: its finding, else its first value, else its passage."""
+    """One line naming a record: its finding, else its form's values (``; ``-joined),
+    else its passage."""
     if evidence.finding:
         return evidence.finding
-    for value in evidence.values.values():
-        text = value_text(value)
-        if text.strip():
-            return text
-    return evidence.passage
+    texts = [value_text(v) for v in evidence.values.values()]
+    joined = "; ".join(" ".join(t.split()) for t in texts if t.strip())
+    return joined or evidence.passage
 
 
 def make_evidence(
