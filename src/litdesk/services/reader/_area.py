@@ -555,6 +555,7 @@ class ReaderArea:
                 continue
             try:
                 views, problems = ws.evidence(paper_ref=saved.paper.id)
+                forms = self._forms(ws, views)
             except LitdeskError as exc:
                 failed.append({"id": paper.id, "reason": exc.message})
                 continue
@@ -563,7 +564,7 @@ class ReaderArea:
                     "id": saved.paper.id,
                     "title": saved.paper.title,
                     "year": saved.paper.year,
-                    "evidence": [v.to_dict() for v in views],
+                    "evidence": [evidence_row(v, forms[v.study_id]) for v in views],
                     "problems": problems,
                 }
             )
