@@ -25,11 +25,21 @@ def test_form_api_and_evidence_with_the_form(running: Running) -> None:
         shown = c.get(f"/api/v1/studies/{sid}/form").json()
         assert shown["chosen"] is False and shown["form"]["template"] == "default"
         assert shown["can_configure"] and shown["study"]["name"] == "Forms"
-        bad = c.put(f"/api/v1/studies/{sid}/form", json={"template": "cochrane"})
-        assert bad.status_code == 400 and bad.json()["code"] == "form_template"
-        pico = c.put(f"/api/v1/studies/{sid}/form", json={"template": "pico"})
+        bad = c.post(f"/api/v1/studies/{sid}/form/template", json={"template": "cochrane"})
+        assert bad.status_code == 422
+        clash = c.put(
+            f"/api/v1/studies/{sid}/form",
+            json={"fields": [{"key": "a", "label": "A"}, {"key": "a", "label": "B"}]},
+        )
+        assert clash.status_code == 400 and clash.json()["code"] == "field_key"
+        own = c.put(
+            f"/api/v1/studies/{sid}/form",
+            json={"name": "Own", "fields": [{"key": "dose", "label": "Dose", "type": "number"}]},
+        )
+        assert own.status_code == 200 and own.json()["form"]["name"] == "Own"
+        pico = c.post(f"/api/v1/studies/{sid}/form/template", json={"template": "pico"})
         assert pico.status_code == 200, pico.text
-        assert pico.json()["form"]["revision"] == 1
+        assert pico.json()["form"]["revision"] == 2
         added = c.post(
             f"/api/v1/studies/{sid}/form/fields",
             json={"action": "add", "key": "blinded", "label": "Blinded", "type": "yesno"},

@@ -22,6 +22,7 @@ api = APIRouter(tags=["extraction forms"])
 
 Action = Literal["add", "update", "remove", "up", "down"]
 FieldType = Literal["text", "number", "choice", "yesno"]
+TemplateName = Literal["default", "pico", "rob2"]
 
 
 class FieldBody(BaseModel):
@@ -61,16 +62,47 @@ def form_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, object]:
     return app.studies.form(ref, owner=owner).to_dict()
 
 
+class FieldSpec(BaseModel):
+    """One field of a form (as ``GET …/form`` shows it)."""
+
+    key: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
+    label: str = Field(min_length=1, max_length=200)
+    type: FieldType = "text"
+    options: list[str] = Field(default_factory=list, max_length=30)
+    help: str = Field("", max_length=1_000)
+    required: bool = False
+    max_length: int = Field(4_000, ge=1, le=4_000)
+
+
+class FormBody(BaseModel):
+    """A form of the reviewers' own: its name and ordered fields."""
+
+    name: str = Field("Custom form", min_length=1, max_length=200)
+    fields: list[FieldSpec] = Field(min_length=1, max_length=60)
+
+
+class TemplateBody(BaseModel):
+    template: TemplateName
+
+
 @api.put(
     "/studies/{ref}/form",
-    summary='Set a Study\'s form: {"template": "default|pico|rob2"} or a form '
-    '({"name", "fields": [{"key", "label", "type", "options", "help", "required", '
-    '"max_length"}]}); the Study\'s owner only',
+    summary="Set a Study's form to one of your own (ordered fields: key, label, type, "
+    "options, help, required, max_length); the Study's owner only",
 )
-def form_set_api(
-    app: AppDep, owner: OwnerDep, ref: StudyRef, body: dict[str, object]
+def form_set_api(app: AppDep, owner: OwnerDep, ref: StudyRef, body: FormBody) -> dict[str, object]:
+    request = SetFormRequest.from_json(ref, body.model_dump())
+    return app.studies.set_form(request, owner=owner).to_dict()
+
+
+@api.post(
+    "/studies/{ref}/form/template",
+    summary="Set a Study's form to a ready template (default, pico, rob2); the owner only",
+)
+def form_template_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, body: TemplateBody
 ) -> dict[str, object]:
-    request = SetFormRequest.from_json(ref, body)
+    request = SetFormRequest(ref, template=body.template)
     return app.studies.set_form(request, owner=owner).to_dict()
 
 
@@ -79,7 +111,7 @@ def form_template_form(
     app: AppDep,
     owner: OwnerDep,
     ref: StudyRef,
-    template: Annotated[str, Form(min_length=1, max_length=40)],
+    template: Annotated[TemplateName, Form()],
 ) -> Response:
     view = app.studies.set_form(SetFormRequest(ref, template=template), owner=owner)
     return RedirectResponse(f"/study/{view.study_id}/form", status_code=303)
