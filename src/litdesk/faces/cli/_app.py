@@ -30,6 +30,7 @@ from . import (
     _search,
     _serve,
     _strategy,
+    _study_fulltext,
     _users,
     _workspace,
     _zotero,
@@ -127,6 +128,7 @@ _users.register(app)
 _screen.register(app)
 _zotero.register(app)
 _forms.register(app)  # `litdesk study form`
+_study_fulltext.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

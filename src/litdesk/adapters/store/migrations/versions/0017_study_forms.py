@@ -2,8 +2,8 @@
 template or the reviewers' own), as JSON with a revision that counts its changes, who
 changed it last and when. A Study without a row uses litdesk's six default fields.
 
-Revision ID: 0016_study_forms
-Revises: 0015_zotero_links
+Revision ID: 0017_study_forms
+Revises: 0016_study_fulltext
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016_study_forms"
-down_revision = "0015_zotero_links"
+revision = "0017_study_forms"
+down_revision = "0016_study_fulltext"
 branch_labels = None
 depends_on = None
 
