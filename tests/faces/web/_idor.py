@@ -70,6 +70,7 @@ PLAIN_VALUES: dict[str, Any] = {
     "role": "owner",
     "consent": "sha256:" + "0" * 64,  # a well-formed token of nothing bob was shown
     "format": None,  # each route's default
+    "fields": [{"key": "bobs_field", "label": "Bob's field"}],  # a well-formed form
 }
 #: POSTs that read a Study a viewer may read, drafting for the viewer alone (a summary is
 #: the viewer's own draft; saving it into the Study as a report needs an editor)

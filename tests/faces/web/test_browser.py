@@ -205,7 +205,7 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     heading.filter(has_text="Study").wait_for()
     assert heading.inner_text() == "<script>alert(11)</script> Study"
     pg.locator("#r-name").fill("Renamed study")
-    pg.locator("form.inline button").click()
+    pg.locator("form[action$='/rename'] button").click()
     heading.filter(has_text="Renamed study").wait_for()
     pg.locator("html[data-ready]").wait_for(state="attached")
     pg.locator("#import-files").set_input_files(

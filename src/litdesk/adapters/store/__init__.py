@@ -50,6 +50,7 @@ from ._engine import (
     make_engine,
     open_store,
 )
+from ._forms import count_study_evidence, get_study_form, put_study_form
 from ._gates import GateAnswer, give_back, take_gate
 from ._jobs import JobRow, JobsRepo
 from ._links import studies_by_keys
@@ -114,6 +115,9 @@ from ._uploads import (
 )
 
 __all__ = [
+    "count_study_evidence",
+    "get_study_form",
+    "put_study_form",
     "LISTING_MAX_AGE",
     "LISTINGS_PER_OWNER",
     "LIVE_KEEP_SECONDS",

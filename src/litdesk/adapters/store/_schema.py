@@ -32,6 +32,7 @@ __all__ = [
     "search_cache",
     "search_runs",
     "studies",
+    "study_forms",
     "study_papers",
     "study_search_runs",
 ]
@@ -91,6 +92,22 @@ study_papers = sa.Table(
         "paper_id", sa.String(130), sa.ForeignKey("papers.id", ondelete="CASCADE"), primary_key=True
     ),
     sa.Column("added_at", sa.String(_WHEN), nullable=False),
+)
+
+#: A Study's extraction form (issue 27; none stored: litdesk's default six fields).
+study_forms = sa.Table(
+    "study_forms",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("revision", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.String(_WHEN), nullable=False),
+    sa.Column("updated_by", sa.String(_ID), nullable=False),
 )
 
 notes = sa.Table(

@@ -21,6 +21,8 @@ from ._evidence import (
     check_context_identity,
     check_evidence,
     europe_pmc_url,
+    evidence_headline,
+    evidence_values,
     find_occurrences,
     make_anchor,
     make_annotation,
@@ -31,6 +33,7 @@ from ._evidence import (
     read_annotation,
     read_evidence,
     revise_evidence,
+    revise_values,
     text_digest,
 )
 
@@ -55,6 +58,8 @@ __all__ = [
     "check_evidence",
     "csv_cell",
     "europe_pmc_url",
+    "evidence_headline",
+    "evidence_values",
     "find_occurrences",
     "make_anchor",
     "make_annotation",
@@ -67,5 +72,6 @@ __all__ = [
     "read_annotation",
     "read_evidence",
     "revise_evidence",
+    "revise_values",
     "text_digest",
 ]

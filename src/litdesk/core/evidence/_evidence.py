@@ -10,7 +10,9 @@ Anchors must reproduce their quoted text exactly from the stored snapshot.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
@@ -18,14 +20,19 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
+    StrictBool,
+    StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
 from litdesk._errors import InputError, IntegrityError, RefusedError
+from litdesk.core.forms import FieldValue, value_text
 from litdesk.core.records import Paper, normalize_pmcid, safe_https_url
 
 __all__ = [
@@ -48,6 +55,8 @@ __all__ = [
     "check_context_identity",
     "check_evidence",
     "europe_pmc_url",
+    "evidence_headline",
+    "evidence_values",
     "find_occurrences",
     "make_anchor",
     "make_annotation",
@@ -58,6 +67,7 @@ __all__ = [
     "read_annotation",
     "read_evidence",
     "revise_evidence",
+    "revise_values",
     "text_digest",
 ]
 
@@ -268,10 +278,20 @@ class Annotation(BaseModel):
 
 
 _Field = Annotated[StrictStr, Field(max_length=MAX_FIELD_CHARS)]
+_Key = Annotated[StrictStr, Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
+_Value = StrictBool | StrictInt | StrictFloat | _Field
+#: The six fields of a record made with litdesk's default form.
+_LEGACY: Final = tuple(name for name, _ in EVIDENCE_FIELDS)
 
 
 class Evidence(BaseModel):
-    """One structured finding with its supporting passage (version 1)."""
+    """One structured finding with its supporting passage (version 1).
+
+    A record made with litdesk's default form keeps its six fields (``finding``
+    required); one made with a Study's own form keeps its ``values`` by field key (at
+    most 60) and the form's ``form_revision``, and none of the six. :func:`evidence_values`
+    reads either as one mapping. The stored shape of a default-form record is unchanged
+    (``values`` and ``form_revision`` are written only when set)."""
 
     model_config = _Frozen
 
@@ -281,8 +301,10 @@ class Evidence(BaseModel):
     population: _Field | None = None
     method: _Field | None = None
     intervention: _Field | None = None
-    finding: Annotated[StrictStr, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
+    finding: Annotated[StrictStr, Field(min_length=1, max_length=MAX_FIELD_CHARS)] | None = None
     limitations: _Field | None = None
+    values: Annotated[dict[_Key, _Value], Field(max_length=60)] = Field(default_factory=dict)
+    form_revision: Annotated[StrictInt, Field(ge=0)] | None = None
     passage: Annotated[StrictStr, Field(min_length=1, max_length=MAX_PASSAGE_CHARS)]
     source: Literal["abstract", "fulltext", "external"]
     location: Annotated[StrictStr, Field(max_length=MAX_LOCATION_CHARS)] | None = None
@@ -303,9 +325,23 @@ class Evidence(BaseModel):
     def _updated(cls, v: str | None) -> str | None:
         return _when(v)
 
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        out: dict[str, object] = handler(self)
+        if not self.values:
+            out.pop("values", None)
+        if self.form_revision is None:
+            out.pop("form_revision", None)
+        return out
+
     @model_validator(mode="after")
     def _shape(self) -> Evidence:
-        if not self.finding.strip():
+        if self.values:
+            if any(getattr(self, name) is not None for name in _LEGACY):
+                raise ValueError("a record keeps either its form's values or the six fields")
+            if any(isinstance(v, float) and not math.isfinite(v) for v in self.values.values()):
+                raise ValueError("a number value is finite")
+        elif not (self.finding and self.finding.strip()):
             raise ValueError("finding is required")
         if not self.passage.strip():
             raise ValueError("passage is required")
@@ -457,18 +493,45 @@ def check_evidence(evidence: Evidence, paper: Paper) -> None:
             )
 
 
+def evidence_values(evidence: Evidence) -> dict[str, FieldValue]:
+    """A record's values by field key: its form's values, or its six fields (set ones)."""
+    if evidence.values:
+        return dict(evidence.values)
+    out: dict[str, FieldValue] = {}
+    for name in _LEGACY:
+        value = getattr(evidence, name)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def evidence_headline(evidence: Evidence) -> str:
+    """One line naming a record: its finding, else its form's values (``; ``-joined),
+    else its passage."""
+    if evidence.finding:
+        return evidence.finding
+    texts = [value_text(v) for v in evidence.values.values()]
+    joined = "; ".join(" ".join(t.split()) for t in texts if t.strip())
+    return joined or evidence.passage
+
+
 def make_evidence(
     paper: Paper,
     *,
-    finding: str,
+    finding: str | None = None,
     passage: str,
     source: str,
     created_at: str,
     location: str | None = None,
     context: FullTextContext | None = None,
+    values: Mapping[str, FieldValue] | None = None,
+    form_revision: int | None = None,
     **fields: str | None,
 ) -> Evidence:
-    """Validated evidence for ``paper``: field limits, then the passage against its source."""
+    """Validated evidence for ``paper``: field limits, then the passage against its source.
+
+    Either the six fields (``finding`` required) or ``values`` of a Study's form (already
+    validated against that form) with its ``form_revision``."""
     allowed = {name for name, _ in EVIDENCE_FIELDS} - {"finding"}
     unknown = set(fields) - allowed
     if unknown:
@@ -479,7 +542,9 @@ def make_evidence(
     try:
         evidence = Evidence(
             paper_id=paper.id,
-            finding=finding,
+            finding=finding if finding and finding.strip() else (None if values else finding),
+            values=dict(values or {}),
+            form_revision=form_revision if values else None,
             passage=passage,
             source=source,  # type: ignore[arg-type]
             location=location if location and location.strip() else None,
@@ -540,3 +605,32 @@ def read_evidence(data: object) -> Evidence:
     """Validate untrusted stored data as :class:`Evidence`."""
     out: Evidence = _read(Evidence, data, "evidence")
     return out
+
+
+def revise_values(
+    evidence: Evidence,
+    paper: Paper,
+    *,
+    updated_at: str,
+    values: Mapping[str, FieldValue],
+    form_revision: int | None,
+    place: Mapping[str, str | None] | None = None,
+) -> Evidence:
+    """``evidence`` keeping the new form ``values`` (validated against the Study's form,
+    values of fields the form no longer has kept) instead of the six fields, with
+    ``place`` changes (``passage``, ``location``); checked against its source again."""
+    changes = dict(place or {})
+    unknown = set(changes) - {"passage", "location"}
+    if unknown:
+        raise EvidenceInvalid(f"cannot change: {', '.join(sorted(unknown))}")
+    revised = make_evidence(
+        paper,
+        passage=changes.get("passage") or evidence.passage,
+        source=evidence.source,
+        location=changes.get("location", evidence.location),
+        context=evidence.context,
+        created_at=evidence.created_at,
+        values=values,
+        form_revision=form_revision,
+    )
+    return revised.model_copy(update={"updated_at": _when(updated_at)})

@@ -19,6 +19,7 @@ from typing import Any, Final, Literal
 
 from litdesk._errors import InputError
 from litdesk.core.evidence import Annotation, Evidence
+from litdesk.core.forms import value_text
 from litdesk.core.records import Paper
 from litdesk.core.runs import SearchRun
 
@@ -139,6 +140,7 @@ def evidence_source(
         ("Intervention", ev.intervention),
         ("Finding", ev.finding),
         ("Limitations", ev.limitations),
+        *((key.replace("_", " ").capitalize(), value_text(v)) for key, v in ev.values.items()),
         ("Supporting passage", ev.passage),
         ("Passage check", ev.verification),
     )

@@ -18,6 +18,7 @@ from litdesk import __version__
 from . import (
     _assist,
     _dedup,
+    _forms,
     _imports,
     _library,
     _pdf,
@@ -127,6 +128,7 @@ _serve.register(app)
 _users.register(app)
 _screen.register(app)
 _zotero.register(app)
+_forms.register(app)  # `litdesk study form`
 _study_fulltext.register(app)
 
 

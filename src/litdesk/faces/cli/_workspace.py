@@ -35,6 +35,10 @@ notebook_app = typer.Typer(help="The review notebook (Markdown).", no_args_is_he
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 StudyOpt = Annotated[str | None, typer.Option("--study", help="A Study (name or id).")]
+FieldOpt = Annotated[
+    list[str] | None,
+    typer.Option("--field", help="key=value for a field of the Study's form (repeatable)."),
+]
 
 
 class CliArgumentError(InputError):
@@ -446,10 +450,13 @@ def paper_notes(
 @_closing
 def evidence_add(
     paper: Annotated[str, typer.Argument(help="A saved paper (id or identifier).")],
-    finding: Annotated[str, typer.Option("--finding", help="The finding (required).")],
     passage: Annotated[
         str, typer.Option("--passage", help="The supporting passage (1-8,000 chars).")
     ],
+    finding: Annotated[
+        str | None,
+        typer.Option("--finding", help="The finding (required by the default form)."),
+    ] = None,
     source: Annotated[
         str, typer.Option("--source", help="abstract, fulltext or external.")
     ] = "abstract",
@@ -470,9 +477,14 @@ def evidence_add(
     ] = None,
     block: Annotated[str | None, typer.Option("--block", help="…and the paragraph id.")] = None,
     study: StudyOpt = None,
+    fields: FieldOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Record a finding with its passage, checked against its source."""
+    """Record a finding with its passage, checked against its source; its values follow
+    the Study's form (``--field key=value``; see ``litdesk study form``)."""
+    from ._forms import field_values
+
+    values = field_values(fields)
     ws = _ws()
     view = ws.add_evidence(
         paper,
@@ -487,6 +499,7 @@ def evidence_add(
         method=method,
         intervention=intervention,
         limitations=limitations,
+        values=values,
     )
     if as_json:
         emit_json(view.to_dict())
@@ -509,9 +522,13 @@ def evidence_update(
     method: Annotated[str | None, typer.Option("--method")] = None,
     intervention: Annotated[str | None, typer.Option("--intervention")] = None,
     limitations: Annotated[str | None, typer.Option("--limitations")] = None,
+    fields: FieldOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Change an evidence record (given options only; '' clears an optional field)."""
+    """Change an evidence record (given options only; '' clears an optional field;
+    ``--field key=value`` for a field of the Study's form)."""
+    from ._forms import field_values
+
     given = {
         "finding": finding,
         "passage": passage,
@@ -525,7 +542,8 @@ def evidence_update(
     from litdesk.services.reader import EvidenceUpdateRequest
 
     changes = {k: v for k, v in given.items() if v is not None}
-    request = EvidenceUpdateRequest(evidence_id, changes)  # refuses "nothing to change"
+    # refuses "nothing to change"
+    request = EvidenceUpdateRequest(evidence_id, changes, field_values(fields))
     with sync_app() as app:
         view = app.reader.update_evidence(request, owner=app.owner).record
     if as_json:
@@ -543,12 +561,14 @@ def evidence_list(
     as_json: JsonOpt = False,
 ) -> None:
     """List evidence (newest 1,000), each re-checked against its paper."""
+    from litdesk.core.evidence import evidence_headline as headline
+
     views, problems = _ws().evidence(study=study, paper_ref=paper)
     if as_json:
         emit_json({"evidence": [v.to_dict() for v in views], "problems": problems})
         return
     for v in views:
-        _say(f"{v.id}  {v.evidence.paper_id}  [{v.recheck}]  {v.evidence.finding[:100]}")
+        _say(f"{v.id}  {v.evidence.paper_id}  [{v.recheck}]  {headline(v.evidence)[:100]}")
     for p in problems:
         _say(f"invalid stored evidence skipped: {p}")
 

@@ -30,6 +30,7 @@ from .routes import (
     chat,
     citations,
     dedup,
+    forms,
     jobs,
     library,
     notes,
@@ -134,7 +135,7 @@ def create_app(
         web.include_router(_sso.pages, include_in_schema=False)
         web.include_router(_auth.api, prefix=API_PREFIX)
     web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
+    routes = (search, papers, notes, studies, forms, study_files, citations, dedup, library, jobs)
     for module in (
         *routes,
         assist,

@@ -404,7 +404,11 @@ class EvidenceAssistant:
                 source=data["source"],
                 context=context,
                 created_at=now,
-                **{n: final[n] for n in FIELD_NAMES if n != "finding"},
+                question=final.get("question"),
+                population=final.get("population"),
+                method=final.get("method"),
+                intervention=final.get("intervention"),
+                limitations=final.get("limitations"),
             )
             study_id = repo.get_study(conn, study, account=self.owner).id if study else None
             if study_id is not None:

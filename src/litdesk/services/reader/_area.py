@@ -26,6 +26,7 @@ from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError, NotFoundError
 from litdesk.adapters.store import get_recent_run, recent_runs_holding, remember_run, repo
 from litdesk.core.evidence import FullTextContext, find_occurrences, paper_pmcid, text_digest
+from litdesk.core.forms import Form
 from litdesk.core.fulltext import SECTION_SEPARATOR, Block
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun, read_run
@@ -34,7 +35,7 @@ from litdesk.services.fulltext import FullTextResult
 from litdesk.services.providers import Providers
 from litdesk.services.search import SelectionFailure, SelectionResult, make_definition, run_document
 from litdesk.services.studies import study_rows
-from litdesk.services.workspace import Workspace, context_from_fulltext
+from litdesk.services.workspace import EvidenceView, Workspace, context_from_fulltext
 
 from ._listings import Listings
 from ._requests import (
@@ -231,10 +232,14 @@ class ReaderArea:
 
     # --- the page ------------------------------------------------------------------------
 
-    def reader(self, paper_id: str, *, owner: str) -> ReaderView:
+    def reader(self, paper_id: str, *, owner: str, study: str | None = None) -> ReaderView:
         """A paper's page without provider calls: a saved paper from the store, an unsaved
-        one from a recent search run. Viewing never saves."""
+        one from a recent search run. Viewing never saves. With ``study`` (the Study the
+        reader came from) the evidence form is that Study's form."""
         ws = self._ws(owner)
+        chosen = ws.study(study) if study else None
+        form = ws.form(chosen.id if chosen else None)
+        form_study: Row | None = {"id": chosen.id, "name": chosen.name} if chosen else None
         try:
             row = ws.paper(paper_id)
         except NotFoundError:
@@ -244,9 +249,12 @@ class ReaderArea:
                     f"paper {paper_id[:120]!r} is neither saved nor in a recent search",
                     code="paper_not_found",
                 ) from None
-            return ReaderView(paper, False, None, [], [], [], "search run")
+            return ReaderView(
+                paper, False, None, [], [], [], "search run", form=form, form_study=form_study
+            )
         notes, problems = ws.notes(paper_ref=row.paper.id)
         evidence, ev_problems = ws.evidence(paper_ref=row.paper.id)
+        forms = self._forms(ws, evidence)
         return ReaderView(
             row.paper,
             True,
@@ -255,15 +263,24 @@ class ReaderArea:
             problems + ev_problems,
             self._studies(owner),
             "store",
-            [evidence_row(e) for e in evidence],
+            [evidence_row(e, forms[e.study_id]) for e in evidence],
+            form=form,
+            form_study=form_study,
         )
+
+    @staticmethod
+    def _forms(ws: Workspace, views: list[EvidenceView]) -> dict[str | None, Form]:
+        """The form of each Study the records belong to (the default for none)."""
+        return {sid: ws.form(sid) for sid in {v.study_id for v in views}}
 
     async def open_paper(self, request: OpenPaperRequest, *, owner: str) -> ReaderView:
         """The reader for a paper: saved (store) or from a recent run; otherwise its id is
         looked up at its provider (one exact-identifier lookup). With ``fulltext`` the
         licensed Europe PMC text is loaded (or why not is said). Viewing never saves."""
         try:
-            view = await asyncio.to_thread(self.reader, request.paper_id, owner=owner)
+            view = await asyncio.to_thread(
+                lambda: self.reader(request.paper_id, owner=owner, study=request.study)
+            )
         except NotFoundError:
             view = await self._looked_up(request.paper_id, owner)
         if not request.fulltext:
@@ -417,7 +434,7 @@ class ReaderArea:
         await asyncio.to_thread(
             lambda: ws.add_evidence(
                 r.paper_id,
-                finding=r.finding,
+                finding=r.finding or None,
                 passage=r.passage,
                 source=r.source,
                 location=r.location or None,
@@ -428,20 +445,33 @@ class ReaderArea:
                 method=r.method or None,
                 intervention=r.intervention or None,
                 limitations=r.limitations or None,
+                values=dict(r.values),
             )
         )
-        return await asyncio.to_thread(self.reader, r.paper_id, owner=owner)
+        return await asyncio.to_thread(
+            lambda: self.reader(r.paper_id, owner=owner, study=r.study or None)
+        )
 
     def update_evidence(self, request: EvidenceUpdateRequest, *, owner: str) -> EvidenceRecordView:
         """Change an evidence record's fields or passage (validated and re-checked)."""
-        changes = dict(request.changes)
-        return EvidenceRecordView(self._ws(owner).update_evidence(request.evidence_id, **changes))
+        ws = self._ws(owner)
+        record = ws.revise_evidence(
+            request.evidence_id, dict(request.changes), dict(request.values)
+        )
+        return EvidenceRecordView(record, ws.form(record.study_id))
 
     def evidence_table(self, *, study: str | None = None, owner: str) -> EvidenceTableView:
         """Evidence across all findings or one Study, each re-checked against its paper."""
-        views, problems = self._ws(owner).evidence(study=study or None)
+        ws = self._ws(owner)
+        views, problems = ws.evidence(study=study or None)
+        forms = self._forms(ws, views)
+        form = ws.form(study or None)
         return EvidenceTableView(
-            [evidence_row(v) for v in views], problems, study, self._studies(owner)
+            [evidence_row(v, forms[v.study_id]) for v in views],
+            problems,
+            study,
+            self._studies(owner),
+            form,
         )
 
     # --- citations ----------------------------------------------------------------------------
@@ -525,6 +555,7 @@ class ReaderArea:
                 continue
             try:
                 views, problems = ws.evidence(paper_ref=saved.paper.id)
+                forms = self._forms(ws, views)
             except LitdeskError as exc:
                 failed.append({"id": paper.id, "reason": exc.message})
                 continue
@@ -533,7 +564,7 @@ class ReaderArea:
                     "id": saved.paper.id,
                     "title": saved.paper.title,
                     "year": saved.paper.year,
-                    "evidence": [v.to_dict() for v in views],
+                    "evidence": [evidence_row(v, forms[v.study_id]) for v in views],
                     "problems": problems,
                 }
             )

@@ -91,6 +91,8 @@ class OpenPaperRequest:
     paper_id: str
     fulltext: bool = False
     section: str | None = None
+    #: the Study the reader came from: evidence is recorded with its form
+    study: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +180,8 @@ class EvidenceRequest:
     ``block`` (litdesk fetches the paragraph itself) or external with a location."""
 
     paper_id: str
-    finding: str
-    passage: str
+    finding: str | None = None
+    passage: str = ""
     source: str = "abstract"
     location: str | None = None
     block: str | None = None
@@ -190,8 +192,13 @@ class EvidenceRequest:
     method: str | None = None
     intervention: str | None = None
     limitations: str | None = None
+    #: values by the key of a field of the Study's form (text as typed; typed by the form)
+    values: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not self.passage.strip():
+            raise ReaderInputError("give the supporting passage", code="no_passage")
+        _values(self.values)
         if self.source not in ("abstract", "fulltext", "external"):
             raise ReaderInputError(
                 "a passage comes from the abstract, a full-text paragraph or an external source",
@@ -211,9 +218,12 @@ class EvidenceUpdateRequest:
 
     evidence_id: str
     changes: Mapping[str, str] = field(default_factory=dict)
+    #: new values by form field key ('' clears one)
+    values: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.changes:
+        _values(self.values)
+        if not self.changes and not self.values:
             raise ReaderInputError(
                 "nothing to change: give at least one field option", code="arguments"
             )
@@ -223,6 +233,21 @@ class EvidenceUpdateRequest:
                 f"an evidence edit changes {', '.join(EVIDENCE_EDITABLE)} (not {unknown[0]})",
                 code="field",
             )
+
+
+_FIELD_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+def _values(values: Mapping[str, object]) -> None:
+    if len(values) > 60:
+        raise ReaderInputError("a form has at most 60 fields", code="field")
+    for key, value in values.items():
+        if not isinstance(key, str) or not _FIELD_KEY.match(key):
+            raise ReaderInputError(
+                f"a form field's key is a lower-case word (not {str(key)[:40]!r})", code="field"
+            )
+        if not isinstance(value, str | int | float | bool):
+            raise ReaderInputError(f"{key}: a value is text, a number or yes/no", code="field")
 
 
 def _seeds(ids: tuple[str, ...]) -> tuple[str, ...]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from litdesk.core.evidence import EVIDENCE_FIELDS
+from litdesk.core.evidence import EVIDENCE_FIELDS, evidence_values
+from litdesk.core.forms import Form, default_form, form_to_json, shown_values, value_text
 from litdesk.core.records import Paper
 from litdesk.services.citations import CitationResult
 from litdesk.services.workspace import EvidenceView
@@ -89,11 +90,20 @@ def abstract_segments(abstract: str, notes: list[Row]) -> list[Segment]:
     return marked_segments(abstract, ranges)
 
 
-def evidence_row(v: EvidenceView) -> Row:
-    """An evidence record as the tables show it (with its paper's title)."""
+def evidence_row(v: EvidenceView, form: Form | None = None) -> Row:
+    """An evidence record as the tables show it (with its paper's title): its values by
+    field key as text, and as its Study's form shows them (in the form's order, then
+    those not in the current form)."""
     d = v.to_dict()
     d["paper_title"] = v.paper.title if v.paper else ""
+    values = evidence_values(v.evidence)
+    d["field_values"] = {k: value_text(x) for k, x in values.items()}
+    d["shown"] = list(shown_values(form or default_form(), values))
     return d
+
+
+def _fields(form: Form) -> list[list[str]]:
+    return [[f.key, f.label] for f in form.fields]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +121,15 @@ class ReaderView:
     evidence: list[Row] = field(default_factory=list)
     # None: not loaded; else the licensed text (or why it is not shown) with its blocks
     fulltext: Row | None = None
+    #: the evidence form (the Study the reader came from, else the default six fields)
+    form: Form = field(default_factory=default_form)
+    form_study: Row | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
             "evidence": self.evidence,
-            "evidence_fields": [list(f) for f in EVIDENCE_FIELDS],
+            "evidence_fields": _fields(self.form),
+            "evidence_form": {"study": self.form_study, "form": form_to_json(self.form)},
             "paper": self.paper.to_dict(),
             "abstract_segments": abstract_segments(self.paper.abstract or "", self.notes),
             "saved": self.saved,
@@ -143,9 +157,10 @@ class EvidenceRecordView:
     """One evidence record as recorded or changed, re-checked against its paper."""
 
     record: EvidenceView
+    form: Form | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return dict(self.record.to_dict())
+        return dict(evidence_row(self.record, self.form))
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,14 +171,18 @@ class EvidenceTableView:
     problems: list[str]
     study: str | None
     studies: list[Row]
+    form: Form = field(default_factory=default_form)
 
     def to_dict(self) -> dict[str, object]:
+        keys = set(self.form.keys)
         return {
             "evidence": self.rows,
             "problems": self.problems,
             "filters": {"study": self.study},
             "studies": self.studies,
-            "evidence_fields": [list(f) for f in EVIDENCE_FIELDS],
+            "evidence_fields": _fields(self.form),
+            "form": form_to_json(self.form),
+            "other_fields": any(set(r["field_values"]) - keys for r in self.rows),
         }
 
 

@@ -3,6 +3,7 @@ notebook and the evidence table exports, a Study's files (PRISMA-S, ZIP export a
 recovery) and imports into a Study — one method per use case, the owner a keyword."""
 
 from ._area import SAVED_CAP, SAVED_PAGE, StudiesArea, study_rows, study_view
+from ._forms import FIELD_ACTIONS, FormFieldRequest, FormView, SetFormRequest
 from ._fulltext import (
     FULLTEXT_KIND,
     FetchFulltext,
@@ -57,6 +58,10 @@ from ._views import (
 )
 
 __all__ = [
+    "FIELD_ACTIONS",
+    "FormFieldRequest",
+    "FormView",
+    "SetFormRequest",
     "EXPORT_MEDIA",
     "FULLTEXT_KIND",
     "IMPORT_KIND",

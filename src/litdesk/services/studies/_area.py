@@ -39,6 +39,7 @@ from litdesk.services.workspace import (
     now_iso,
 )
 
+from ._forms import FormFieldRequest, FormView, SetFormRequest, change_field, set_form, study_form
 from ._fulltext import FULLTEXT_KIND, FulltextParts, StudyFulltext, retrieval
 from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
@@ -322,11 +323,12 @@ class StudiesArea:
             papers = [r.paper for r in ws.papers(study=study_id)]
             notes, _ = ws.notes(study=study_id)
             views, _ = ws.evidence(study=study_id)
+            form = ws.form(study_id)
             papers += self._unlisted(
                 papers,
                 {n.annotation.paper_id for n in notes} | {e.evidence.paper_id for e in views},
             )
-        text = notebook_markdown(title, papers, notes, views)
+        text = notebook_markdown(title, papers, notes, views, form)
         return NotebookExport(title, study_id, len(papers), len(notes), len(views), text)
 
     def _unlisted(self, listed: list[Paper], ids: set[str]) -> list[Paper]:
@@ -344,7 +346,22 @@ class StudiesArea:
         with ws.snapshot():
             study_id = ws.study(request.study).id if request.study else None
             views, problems = ws.evidence(study=study_id)
-        return EvidenceTable(study_id, len(views), evidence_csv(views), tuple(problems))
+            form = ws.form(study_id)
+        return EvidenceTable(study_id, len(views), evidence_csv(views, form), tuple(problems))
+
+    # --- a Study's extraction form (issue 27) -------------------------------------------
+
+    def form(self, ref: str, *, owner: str) -> FormView:
+        """The Study's extraction form (the default six fields until one is chosen)."""
+        return study_form(self.store, ref, owner)
+
+    def set_form(self, request: SetFormRequest, *, owner: str) -> FormView:
+        """Choose the Study's form: a ready template or the reviewers' own (owner only)."""
+        return set_form(self.store, request, owner)
+
+    def change_form_field(self, request: FormFieldRequest, *, owner: str) -> FormView:
+        """Add, edit, remove or move one field of the Study's form (owner only)."""
+        return change_field(self.store, request, owner)
 
     # --- a Study's files ---------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from litdesk.adapters.store import (
     dump_json,
     get_search_run,
     link_or_insert_run,
+    put_study_form,
     repo,
 )
 from litdesk.core.evidence import (
@@ -28,10 +29,20 @@ from litdesk.core.evidence import (
     check_anchor,
     check_evidence,
     csv_cell,
+    evidence_headline,
+    evidence_values,
     md_blockquote,
     md_escape,
     read_annotation,
     read_evidence,
+)
+from litdesk.core.forms import (
+    Form,
+    default_form,
+    form_from_json,
+    form_to_json,
+    shown_values,
+    value_text,
 )
 from litdesk.core.records import Paper, read_paper
 
@@ -63,15 +74,8 @@ __all__ = [
 ]
 
 EXPORT_VERSION: Final = 1
-CSV_COLUMNS: Final = (
-    "evidence_id",
-    "paper_id",
-    "title",
-    "year",
-    "doi",
-    "pmid",
-    "pmcid",
-    *(name for name, _ in EVIDENCE_FIELDS),
+_ID_COLUMNS: Final = ("evidence_id", "paper_id", "title", "year", "doi", "pmid", "pmcid")
+_PASSAGE_COLUMNS: Final = (
     "passage",
     "source",
     "location",
@@ -84,19 +88,33 @@ CSV_COLUMNS: Final = (
     "recheck",
     "created_at",
 )
+#: The columns of the default form's evidence CSV (as before Studies chose forms).
+CSV_COLUMNS: Final = (*_ID_COLUMNS, *(name for name, _ in EVIDENCE_FIELDS), *_PASSAGE_COLUMNS)
+#: Values of fields the Study's form no longer has, as a JSON object ("not in the form").
+OTHER_FIELDS: Final = "other_fields"
 
 
 # --- evidence CSV and notebook ---------------------------------------------------------
 
 
-def evidence_csv(views: Iterable[EvidenceView]) -> str:
-    """The evidence table as formula-safe CSV."""
+def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str:
+    """The evidence table as formula-safe CSV: one column per field of the Study's form
+    (the default six without one), then the passage columns; values of fields the form
+    no longer has go to an ``other_fields`` column (a JSON object), present when a
+    record has such values or the form is not the default."""
+    form = form or default_form()
+    rows = list(views)
+    keys = form.keys
+    extras = [{k: v for k, v in evidence_values(v.evidence).items() if k not in keys} for v in rows]
+    columns = (*_ID_COLUMNS, *keys, *_PASSAGE_COLUMNS)
+    if form.template != "default" or any(extras):
+        columns = (*columns, OTHER_FIELDS)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
-    for v in views:
+    writer.writerow(columns)
+    for v, extra in zip(rows, extras, strict=True):
         ev, p, ctx = v.evidence, v.paper, v.evidence.context
-        row = {
+        row: dict[str, object] = {
             "evidence_id": v.id,
             "paper_id": ev.paper_id,
             "title": p.title if p else "",
@@ -115,10 +133,13 @@ def evidence_csv(views: Iterable[EvidenceView]) -> str:
             "verification": ev.verification,
             "recheck": v.recheck,
             "created_at": ev.created_at,
+            OTHER_FIELDS: json.dumps(extra, ensure_ascii=False) if extra else "",
         }
-        for name, _ in EVIDENCE_FIELDS:
-            row[name] = getattr(ev, name)
-        writer.writerow([csv_cell(row[c]) for c in CSV_COLUMNS])
+        values = evidence_values(ev)
+        for key in keys:
+            value = values.get(key)
+            row[key] = value_text(value) if value is not None else None
+        writer.writerow([csv_cell(row[c]) for c in columns])
     return buf.getvalue()
 
 
@@ -157,9 +178,12 @@ def notebook_markdown(
     papers: Iterable[Paper],
     notes: Iterable[NoteView],
     evidence: Iterable[EvidenceView],
+    form: Form | None = None,
 ) -> str:
-    """The review notebook: per paper, its highlights/comments and evidence, with
-    passages as block quotes, their sources, retrieval dates and licences."""
+    """The review notebook: per paper, its highlights/comments and evidence (its values
+    in the Study's form's order, then those not in the current form), with passages as
+    block quotes, their sources, retrieval dates and licences."""
+    form = form or default_form()
     by_paper_notes: dict[str, list[NoteView]] = {}
     for n in notes:
         by_paper_notes.setdefault(n.annotation.paper_id, []).append(n)
@@ -184,7 +208,7 @@ def notebook_markdown(
         for n in pn:
             _note_md(out, paper, n.annotation, n.notice)
         for e in pe:
-            _evidence_md(out, paper, e.evidence, e.recheck)
+            _evidence_md(out, paper, e.evidence, e.recheck, form)
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -202,11 +226,14 @@ def _note_md(out: list[str], paper: Paper, note: Annotation, notice: str | None)
         out += [f"*Notice: {md_escape(notice)}*", ""]
 
 
-def _evidence_md(out: list[str], paper: Paper, ev: Evidence, recheck: str) -> None:
-    out += [f"### Evidence: {md_escape(ev.finding[:120])}", ""]
-    for name, label in EVIDENCE_FIELDS:
-        value = getattr(ev, name)
-        out.append(f"- **{label}:** {md_escape(value) if value else '*not extracted*'}")
+def _evidence_md(out: list[str], paper: Paper, ev: Evidence, recheck: str, form: Form) -> None:
+    out += [f"### Evidence: {md_escape(evidence_headline(ev)[:120])}", ""]
+    for shown in shown_values(form, evidence_values(ev)):
+        label = md_escape(shown["label"])
+        if not shown["in_form"]:
+            label += " (not in the current form)"
+        text = shown["text"]
+        out.append(f"- **{label}:** {md_escape(text) if text else '*not extracted*'}")
     out.append("")
     out += [md_blockquote(ev.passage), ""]
     src = _source_lines(paper, ev.context, ev.source, paper.retrieved_at)
@@ -269,8 +296,14 @@ def _export_study(ws: Workspace, study: str) -> bytes:
     summary = ws.study_summary(s.id)
     members: dict[str, bytes] = {}
     members["references.ris"] = ris_text(papers).encode("utf-8")
-    members["evidence.csv"] = evidence_csv(evidence).encode("utf-8")
-    members["notebook.md"] = notebook_markdown(s.name, papers, notes, evidence).encode("utf-8")
+    form = ws.form(s.id)
+    members["evidence.csv"] = evidence_csv(evidence, form).encode("utf-8")
+    members["notebook.md"] = notebook_markdown(s.name, papers, notes, evidence, form).encode(
+        "utf-8"
+    )
+    members["form.json"] = json.dumps(form_to_json(form), ensure_ascii=False, indent=1).encode(
+        "utf-8"
+    )
     bundle = {
         "version": EXPORT_VERSION,
         "study": {
@@ -440,6 +473,12 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
             traces.append(read_import(load_json(body, "an import trace", budget)))
         except LitdeskError as exc:
             errors.append(f"import {str(imp_id)[:100]!r}: {exc.message}")
+    form: Form | None = None
+    if "form.json" in members:  # the Study's extraction form (exports since issue 27)
+        try:
+            form = form_from_json(load_json(members["form.json"], "form.json", budget))
+        except LitdeskError as exc:
+            errors.append(f"form.json: {exc.message}")
     if errors:
         shown = "; ".join(errors[:5]) + (f" (+{len(errors) - 5} more)" if len(errors) > 5 else "")
         raise StudyImportRefused(
@@ -454,6 +493,7 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
         "evidence": evidence,
         "runs": runs,
         "traces": traces,
+        "form": form,
     }
 
 
@@ -542,6 +582,9 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
             )
             link_or_insert_run(conn, row)
             repo.add_study_search_run(conn, study.id, doc["id"])
+        form = parsed["form"]
+        if form is not None and form.fields != default_form().fields:
+            put_study_form(conn, study.id, form, by=ws.owner, now=now)
         for trace, ids in parsed["traces"]:
             new_ids = [remap.get(i, i) if i else None for i in ids]
             repo.insert_document(

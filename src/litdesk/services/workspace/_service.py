@@ -4,7 +4,7 @@ evidence, imports and search runs attached to Studies. Every write is one transa
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Any, Final
@@ -31,13 +31,16 @@ from litdesk.core.evidence import (
     read_annotation,
     read_evidence,
     revise_evidence,
+    revise_values,
 )
+from litdesk.core.forms import Form
 from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper, detect_identifier
 from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
 from ._codec import read_import, trace_document
+from ._forms import form_of, new_values, revised_values
 from ._inputs import PaperFields
 from ._results import (
     EvidenceView,
@@ -421,28 +424,54 @@ class Workspace:
         self,
         paper_ref: str,
         *,
-        finding: str,
+        finding: str | None = None,
         passage: str,
         source: str,
         location: str | None = None,
         context: FullTextContext | None = None,
         study: str | None = None,
+        values: Mapping[str, object] | None = None,
         **fields: str | None,
     ) -> EvidenceView:
+        """Record evidence: its values (``finding`` and the six ``fields``, or ``values``
+        by form key) checked against the Study's form (the default six fields without a
+        Study or a chosen form), its passage against its source."""
         now = now_iso()
+        raw: dict[str, object] = {k: v for k, v in fields.items() if v is not None}
+        if finding is not None:
+            raw["finding"] = finding
+        raw.update(values or {})
         with self.store.write() as conn:
             paper = repo.get_paper(conn, self._paper(conn, paper_ref)).paper
-            ev = make_evidence(
-                paper,
-                finding=finding,
-                passage=passage,
-                source=source,
-                location=location,
-                context=context,
-                created_at=now,
-                **fields,
-            )
             study_id = self._study(conn, study, "write").id if study else None
+            checked = new_values(form_of(conn, study_id), raw)
+            if checked.legacy:
+                six = checked.six
+                ev = make_evidence(
+                    paper,
+                    finding=six["finding"],
+                    passage=passage,
+                    source=source,
+                    location=location,
+                    context=context,
+                    created_at=now,
+                    question=six["question"],
+                    population=six["population"],
+                    method=six["method"],
+                    intervention=six["intervention"],
+                    limitations=six["limitations"],
+                )
+            else:
+                ev = make_evidence(
+                    paper,
+                    passage=passage,
+                    source=source,
+                    location=location,
+                    context=context,
+                    created_at=now,
+                    values=checked.values,
+                    form_revision=checked.revision,
+                )
             ev_id = _new_id("ev")
             repo.insert_document(
                 conn,
@@ -460,17 +489,52 @@ class Workspace:
         return EvidenceView(ev_id, ev, study_id, paper, _recheck(ev, paper))
 
     def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
-        """Change an evidence record's fields or passage; validated and re-checked."""
+        """Change an evidence record's six fields ('' clears one) or passage."""
+        return self.revise_evidence(evidence_id, changes)
+
+    def revise_evidence(
+        self,
+        evidence_id: str,
+        changes: Mapping[str, str | None],
+        values: Mapping[str, object] | None = None,
+    ) -> EvidenceView:
+        """Change an evidence record's fields (``changes``: the six, ``passage``,
+        ``location``; ``values`` by form key; '' clears one); validated against the
+        Study's current form (values of fields it no longer has are kept) and re-checked
+        against the source."""
         now = now_iso()
         with self.store.write() as conn:
             row = repo.get_document(conn, "evidence", evidence_id)
             access.require_document(conn, self.owner, row.owner, row.study_id, "write")
             ev = read_evidence(row.json())
             paper = repo.get_paper(conn, ev.paper_id).paper
-            revised = revise_evidence(ev, paper, updated_at=now, **changes)
+            place = {k: v for k, v in changes.items() if k in ("passage", "location")}
+            given: dict[str, object] = {k: v for k, v in changes.items() if k not in place}
+            given.update(values or {})
+            if not given:
+                revised = revise_evidence(ev, paper, updated_at=now, **place)
+            else:
+                checked = revised_values(form_of(conn, row.study_id), ev, given)
+                if checked.legacy:
+                    six = {k: (v if v is not None else "") for k, v in checked.six.items()}
+                    revised = revise_evidence(ev, paper, updated_at=now, **(place | six))
+                else:
+                    revised = revise_values(
+                        ev,
+                        paper,
+                        updated_at=now,
+                        values=checked.values,
+                        form_revision=checked.revision,
+                        place=place,
+                    )
             repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
             self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
         return EvidenceView(evidence_id, revised, row.study_id, paper, _recheck(revised, paper))
+
+    def form(self, study: str | None) -> Form:
+        """The extraction form evidence in ``study`` follows (None: the default six fields)."""
+        with self._reading() as conn:
+            return form_of(conn, self._study(conn, study).id if study else None)
 
     def evidence(
         self, *, study: str | None = None, paper_ref: str | None = None

@@ -23,6 +23,7 @@ from litdesk.adapters.store import Store
 from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links
 from litdesk.adapters.zotero._web import MAX_BATCH, WriteOutcome, ZoteroWebClient
 from litdesk.core.evidence import Evidence
+from litdesk.core.forms import value_text
 from litdesk.core.records import Paper
 from litdesk.services.workspace import Workspace
 
@@ -49,7 +50,11 @@ def _note_html(text: str) -> str:
 
 def _evidence_text(ev: Evidence) -> str:
     """An evidence record as a note's text (its fields, the passage quoted, its check)."""
-    lines = ["litdesk evidence", f"Finding: {ev.finding}"]
+    lines = ["litdesk evidence"]
+    if ev.finding:
+        lines.append(f"Finding: {ev.finding}")
+    for key, form_value in ev.values.items():  # a Study's own form
+        lines.append(f"{key.replace('_', ' ').capitalize()}: {value_text(form_value)}")
     for label, value in (
         ("Question", ev.question),
         ("Population", ev.population),

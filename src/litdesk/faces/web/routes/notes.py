@@ -3,7 +3,9 @@ evidence table (CSV export), plus the reader's evidence editor; with ``/api/v1``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -106,8 +108,13 @@ def evidence_export(
     return download(table.download())
 
 
-class EvidenceBody(BaseModel):
-    finding: str = Field(min_length=1, max_length=MAX_FIELD)
+FieldValue = Annotated[str, Field(max_length=MAX_FIELD)] | int | float | bool
+
+
+class EvidenceFields(BaseModel):
+    """The evidence form's fixed part (the page posts the form's fields as ``field.<key>``)."""
+
+    finding: str | None = Field(None, max_length=MAX_FIELD)
     passage: str = Field(min_length=1, max_length=MAX_PASSAGE)
     source: Literal["abstract", "fulltext", "external"] = "abstract"
     location: str | None = Field(None, max_length=500)
@@ -128,7 +135,7 @@ class EvidenceBody(BaseModel):
     intervention: str | None = Field(None, max_length=MAX_FIELD)
     limitations: str | None = Field(None, max_length=MAX_FIELD)
 
-    def request(self, paper_id: str) -> EvidenceRequest:
+    def request(self, paper_id: str, values: Mapping[str, object] | None = None) -> EvidenceRequest:
         return EvidenceRequest(
             paper_id,
             finding=self.finding,
@@ -137,30 +144,55 @@ class EvidenceBody(BaseModel):
             location=self.location,
             block=self.block or None,
             snapshot=self.snapshot or None,
-            study=self.study,
+            study=self.study or None,
             question=self.question,
             population=self.population,
             method=self.method,
             intervention=self.intervention,
             limitations=self.limitations,
+            values=dict(values or {}),
         )
+
+
+class EvidenceBody(EvidenceFields):
+    values: dict[str, FieldValue] = Field(
+        default_factory=dict,
+        max_length=60,
+        description="Values by the key of a field of the Study's form (see "
+        "/api/v1/studies/{ref}/form); without a Study, the six default fields.",
+    )
 
 
 @api.post(
     "/papers/{paper_id}/evidence",
-    summary="Record evidence (six fields + passage from the abstract, a full-text paragraph "
-    "or an external source with its location)",
+    summary="Record evidence (the Study's form fields, or the six default fields, + passage "
+    "from the abstract, a full-text paragraph or an external source with its location)",
 )
 async def evidence_add_api(
     app: AppDep, owner: OwnerDep, paper_id: PaperId, body: EvidenceBody
 ) -> dict[str, object]:
-    return (await app.reader.add_evidence(body.request(paper_id), owner=owner)).to_dict()
+    return (
+        await app.reader.add_evidence(body.request(paper_id, body.values), owner=owner)
+    ).to_dict()
 
 
 @pages.post("/paper/{paper_id}/evidence")
 async def evidence_add_form(
-    app: AppDep, owner: OwnerDep, paper_id: PaperId, body: Annotated[EvidenceBody, Form()]
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    paper_id: PaperId,
+    body: Annotated[EvidenceFields, Form()],
 ) -> Response:
-    await app.reader.add_evidence(body.request(paper_id), owner=owner)
-    query = "?fulltext=1" if body.source == "fulltext" else ""
-    return RedirectResponse(f"/paper/{paper_id}{query}#evidence", status_code=303)
+    posted = await request.form()
+    values = {
+        str(k)[6:]: v
+        for k, v in posted.multi_items()
+        if str(k).startswith("field.") and isinstance(v, str)
+    }
+    await app.reader.add_evidence(body.request(paper_id, values), owner=owner)
+    query = {"fulltext": "1"} if body.source == "fulltext" else {}
+    if body.study:
+        query["study"] = body.study
+    suffix = ("?" + urlencode(query)) if query else ""
+    return RedirectResponse(f"/paper/{paper_id}{suffix}#evidence", status_code=303)

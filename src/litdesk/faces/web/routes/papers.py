@@ -85,15 +85,18 @@ def saved_export(
 class ReaderParams(BaseModel):
     fulltext: bool = Field(False, description="Load the licensed Europe PMC full text.")
     section: str | None = Field(None, max_length=500, description="Show one section only.")
+    study: str | None = Field(
+        None, max_length=200, description="The Study the reader came from (its evidence form)."
+    )
 
-    @field_validator("section", mode="before")
+    @field_validator("section", "study", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value == "" else value  # "all sections"
 
 
 async def reader_view(app: App, owner: str, paper_id: str, p: ReaderParams) -> dict[str, object]:
-    request = OpenPaperRequest(paper_id, fulltext=p.fulltext, section=p.section)
+    request = OpenPaperRequest(paper_id, fulltext=p.fulltext, section=p.section, study=p.study)
     return (await app.reader.open_paper(request, owner=owner)).to_dict()
 
 

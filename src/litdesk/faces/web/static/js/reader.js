@@ -115,6 +115,8 @@ export function installReader() {
     if (fulltext) url.searchParams.set("fulltext", "1");
     const section = new URLSearchParams(window.location.search).get("section");
     if (fulltext && section) url.searchParams.set("section", section);
+    const study = new URLSearchParams(window.location.search).get("study");
+    if (study) url.searchParams.set("study", study); // the Study the reader came from
     url.hash = anchor;
     const here = new URL(window.location.href);
     if (here.pathname === url.pathname && here.search === url.search) {
@@ -160,9 +162,11 @@ export function installReader() {
   });
   evForm.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const data = {};
+    const data = { values: {} };
     for (const [k, v] of new FormData(evForm).entries()) {
-      if (k !== "csrf_token" && v !== "") data[k] = v;
+      if (k === "csrf_token" || v === "") continue;
+      if (k.startsWith("field.")) data.values[k.slice(6)] = v; // the Study's form fields
+      else data[k] = v;
     }
     const { ok, body } = await post(`/api/v1/papers/${encodeURIComponent(paperId)}/evidence`, data);
     if (!ok) {
