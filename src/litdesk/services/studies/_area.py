@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-from litdesk._errors import LitdeskError, NotFoundError
+from litdesk._errors import LitdeskError, NotFoundError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
@@ -43,6 +43,7 @@ from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
+    AddSearchRequest,
     CreateStudyRequest,
     EvidenceExportRequest,
     ImportRequest,
@@ -53,8 +54,10 @@ from ._requests import (
     RenameStudyRequest,
     SavedExportRequest,
     SavedRequest,
+    UpdateStudyRequest,
 )
 from ._views import (
+    AddSearchPreview,
     EvidenceTable,
     Export,
     ImportOutcome,
@@ -64,10 +67,14 @@ from ._views import (
     RecoveredView,
     SavedRow,
     SavedView,
+    SearchRoundsView,
     StudiesView,
     StudyRow,
     StudyView,
+    WholeSearchJob,
 )
+from ._whole_cases import WholeSearches
+from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, whole_handler
 
 __all__ = ["SAVED_CAP", "SAVED_PAGE", "StudiesArea", "study_rows", "study_view"]
 
@@ -146,11 +153,13 @@ class StudiesArea:
         settings: Settings,
         *,
         wake: Callable[[], None] | None = None,
+        providers: JobProviders | None = None,
     ) -> None:
         self.store = store
         self.jobs = jobs
         self.settings = settings
         self._wake = wake
+        self.providers = providers
         # validated saved papers by id with their stored text, reused while it is unchanged
         # (whose status a listing re-reads for its owner)
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
@@ -160,8 +169,13 @@ class StudiesArea:
         return Workspace(self.store, owner=owner)
 
     def handlers(self) -> dict[str, Handler]:
-        """The job handlers this area runs: a large web import into a Study."""
-        return {IMPORT_KIND: import_handler(self.store)}
+        """The job handlers this area runs: a large web import into a Study; a whole
+        search added to a Study and a Study's update (with the app's providers)."""
+        out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store)}
+        if self.providers is not None:
+            handler = whole_handler(self.providers)
+            out |= {ADD_SEARCH_KIND: handler, UPDATE_KIND: handler}
+        return out
 
     # --- Studies ---------------------------------------------------------------------
 
@@ -416,3 +430,44 @@ class StudiesArea:
         while self.jobs.get(job_id, owner=owner).active and runner.run_once():
             pass
         return self.jobs.get(job_id, owner=owner)
+
+    # --- whole searches and update rounds (issue 27; see _whole_cases) -------------------
+
+    def _whole(self) -> WholeSearches:
+        if self.providers is None:
+            raise RefusedError("this app has no providers", code="no_providers")
+        return WholeSearches(self.store, self.jobs, self.providers, self._wake)
+
+    async def preview_add_search(
+        self, request: AddSearchRequest, *, owner: str
+    ) -> AddSearchPreview:
+        """Each lane's total, what the cap lets through, the requests and allowance."""
+        return await self._whole().preview(request, owner=owner)
+
+    def add_search(self, request: AddSearchRequest, *, owner: str) -> WholeSearchJob:
+        """Queue the job adding every record of the search (per lane up to the cap)."""
+        return self._whole().add(request, owner=owner)
+
+    def update_study(self, request: UpdateStudyRequest, *, owner: str) -> WholeSearchJob:
+        """Queue the job re-running the Study's saved searches as an update round."""
+        return self._whole().update(request, owner=owner)
+
+    def search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """A whole-search or update job as it stands (its exit status once ended)."""
+        return self._whole().job(job_id, owner=owner)
+
+    def cancel_search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """Stop a whole-search or update job (nothing uncommitted is kept)."""
+        return self._whole().cancel(job_id, owner=owner)
+
+    def search_rounds(self, ref: str, *, owner: str) -> SearchRoundsView:
+        """The Study's whole searches by round with their update reports."""
+        return self._whole().rounds(ref, owner=owner)
+
+    def work_search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """Run queued jobs in this thread until ``job_id`` ended (the CLI without a
+        server: called from a worker thread while the app's loop runs)."""
+        runner = JobRunner(self.jobs, self.handlers(), lease_s=self.settings.jobs_lease_seconds)
+        while self.jobs.get(job_id, owner=owner).active and runner.run_once():
+            pass
+        return self.search_job(job_id, owner=owner)

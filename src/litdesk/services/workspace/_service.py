@@ -175,6 +175,12 @@ class Workspace:
         access.add_saver(conn, old.id, self.owner, now)  # saving a known paper shares nothing
         return SaveResult(merged, created=False, changed=merged != old)
 
+    def save_in(self, conn: Connection, paper: Paper, now: str) -> SaveResult:
+        """Inside the caller's write transaction: save (upsert by identity) ``paper`` as
+        this owner's (:class:`IdentityConflict` when it matches several saved papers;
+        nothing is written then). A Study's whole search saves its hits this way."""
+        return self._save(conn, paper, now)
+
     def save_paper(
         self, paper: Paper, *, study: str | None = None, status: str | None = None
     ) -> SaveResult:
