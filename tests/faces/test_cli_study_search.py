@@ -11,12 +11,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.services.studies._paged import GeneratedSearch, RealCancerPages
 from typer.testing import CliRunner
 
 from litdesk._settings import Settings, get_settings
 from litdesk.faces.cli import _context
 from litdesk.faces.cli._app import app
-from tests.services.studies._paged import GeneratedSearch, RealCancerPages
 
 
 @pytest.fixture
@@ -74,7 +74,11 @@ def test_add_search_preview_ask_and_json(
 
 def test_update_exit_statuses(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     state = {"search": GeneratedSearch(150)}
-    serve(monkeypatch, lambda request: state["search"](request))
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return state["search"](request)
+
+    serve(monkeypatch, handler)
     invoke("study", "new", "Living")
     code, out, err = invoke("study", "add-search", "Living", "malaria", "-p", "europepmc", "--yes")
     assert code == 0, out + err
