@@ -19,13 +19,22 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ._engine import dump_json, load_json
-from ._schema import metadata, search_runs, study_papers, study_search_runs
+from ._schema import (
+    metadata,
+    paper_keys,
+    paper_savers,
+    papers,
+    search_runs,
+    study_papers,
+    study_search_runs,
+)
 
 __all__ = [
     "HIT_BATCH",
     "RoundRow",
     "WholeHitRow",
     "get_round_of_job",
+    "insert_new_papers",
     "insert_whole_run",
     "list_rounds",
     "next_round",
@@ -269,3 +278,38 @@ def run_definition(conn: Connection, run_id: str) -> Any:
         sa.select(search_runs.c.definition).where(search_runs.c.id == run_id)
     ).scalar_one()
     return load_json(text, what="search definition")
+
+
+def insert_new_papers(
+    conn: Connection,
+    new: Sequence[tuple[str, dict[str, Any], Sequence[str]]],
+    *,
+    owner: str,
+    study_id: str,
+    now: str,
+) -> None:
+    """Inside the caller's transaction (holding the identity lock): papers no stored key
+    names — each ``(id, document, identity keys)`` — inserted with their keys, saved by
+    ``owner`` and added to the Study, a statement per table for the whole batch."""
+    if not new:
+        return
+    conn.execute(
+        sa.insert(papers),
+        [
+            {"id": pid, "data": dump_json(doc), "status": None, "created_at": now,
+             "updated_at": now, "owner": owner}
+            for pid, doc, _keys in new
+        ],
+    )  # fmt: skip
+    conn.execute(
+        sa.insert(paper_keys),
+        [{"key": k, "paper_id": pid} for pid, _doc, keys in new for k in dict.fromkeys(keys)],
+    )
+    conn.execute(
+        sa.insert(paper_savers),
+        [{"paper_id": pid, "account_id": owner, "saved_at": now} for pid, _doc, _k in new],
+    )
+    conn.execute(
+        sa.insert(study_papers),
+        [{"study_id": study_id, "paper_id": pid, "added_at": now} for pid, _doc, _k in new],
+    )

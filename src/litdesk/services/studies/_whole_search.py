@@ -405,27 +405,44 @@ def commit_whole(
         retracted: list[str] = []
         known = created = refused = 0
         seen: set[str] = set()
-        for paper in papers:
-            matches = repo.find_paper_ids(conn, repo.identity_keys(paper))
-            held = sorted({pid for pid in matches.values() if pid in before})
-            if held:
-                if held[0] in seen:
+        ws.lock_identities(conn)
+        for at in range(0, len(papers), whole.HIT_BATCH):
+            chunk = papers[at : at + whole.HIT_BATCH]
+            keys_of = [repo.identity_keys(p) for p in chunk]
+            stored = repo.find_paper_ids(conn, [k for keys in keys_of for k in keys])
+            fresh: list[tuple[str, dict[str, Any], list[str]]] = []
+            slow: list[Paper] = []
+            claimed: set[str] = set()
+            for paper, keys in zip(chunk, keys_of, strict=True):
+                if any(k in stored or k in claimed for k in keys):
+                    slow.append(paper)  # known, or sharing a key with a record of the batch
+                else:
+                    fresh.append((paper.id, paper.to_dict(), keys))
+                    claimed.update(keys)
+            whole.insert_new_papers(conn, fresh, owner=owner, study_id=study_id, now=now)
+            added.extend(pid for pid, _doc, _keys in fresh)
+            created += len(fresh)
+            for paper in slow:
+                matches = repo.find_paper_ids(conn, repo.identity_keys(paper))
+                held = sorted({pid for pid in matches.values() if pid in before})
+                if held:
+                    if held[0] in seen:
+                        continue
+                    seen.add(held[0])
+                    known += 1
+                    old = repo.get_paper(conn, held[0]).paper
+                    if paper.retracted and not old.retracted:
+                        retracted.append(old.id)
+                    elif _changed(old, paper):
+                        changed.append(old.id)
+                try:
+                    result = ws.save_in(conn, paper, now)
+                except IdentityConflict:
+                    refused += 1
                     continue
-                seen.add(held[0])
-                known += 1
-                old = repo.get_paper(conn, held[0]).paper
-                if paper.retracted and not old.retracted:
-                    retracted.append(old.id)
-                elif _changed(old, paper):
-                    changed.append(old.id)
-            try:
-                result = ws.save_in(conn, paper, now)
-            except IdentityConflict:
-                refused += 1
-                continue
-            created += int(result.created)
-            if not held and repo.add_study_paper(conn, study_id, result.paper.id, now):
-                added.append(result.paper.id)
+                created += int(result.created)
+                if not held and repo.add_study_paper(conn, study_id, result.paper.id, now):
+                    added.append(result.paper.id)
         done = Committed(
             str(run["id"]), number, len(hits), tuple(added), known,
             tuple(changed), tuple(retracted), created, refused,

@@ -181,6 +181,11 @@ class Workspace:
         nothing is written then). A Study's whole search saves its hits this way."""
         return self._save(conn, paper, now)
 
+    def lock_identities(self, conn: Connection) -> None:
+        """Inside the caller's write transaction: hold the lock identity upserts take (a
+        batch that inserts papers known to be new checks and inserts under it)."""
+        self.store.lock(conn, _IDENTITY_LOCK, "papers")
+
     def save_paper(
         self, paper: Paper, *, study: str | None = None, status: str | None = None
     ) -> SaveResult:
