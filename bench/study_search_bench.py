@@ -57,7 +57,7 @@ def page(total: int, cursor: str, size: int) -> bytes:
 @contextmanager
 def loopback(state: dict[str, int]) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:
             q = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
             data = page(state["total"], q.get("cursorMark", "*"), int(q.get("pageSize", "25")))
             self.send_response(200)

@@ -39,6 +39,7 @@ from .routes import (
     strategy,
     studies,
     study_files,
+    study_searches,
     summary,
     viewer,
     zotero,
@@ -129,7 +130,7 @@ def create_app(
         web.include_router(_sso.pages, include_in_schema=False)
         web.include_router(_auth.api, prefix=API_PREFIX)
     web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
+    routes = (search, papers, notes, studies, study_files, study_searches, citations, dedup, library, jobs)  # fmt: skip
     for module in (*routes, assist, strategy, summary, viewer, chat, reports, zotero):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)

@@ -184,8 +184,11 @@ class StudiesArea:
         return StudiesView(study_rows(self._ws(owner)))
 
     def study(self, ref: str, *, owner: str) -> StudyView:
-        """A Study's page: its papers and counts, kept search runs and imports."""
-        return study_view(self._ws(owner), ref)
+        """A Study's page: its papers and counts, kept search runs and imports, and its
+        whole searches by round with the latest update's report."""
+        view = study_view(self._ws(owner), ref)
+        rounds = WholeSearches.rounds_of(self.store, view.id)
+        return StudyView(view.summary | rounds)
 
     def create_study(self, request: CreateStudyRequest, *, owner: str) -> StudyView:
         """A new Study of ``owner``."""

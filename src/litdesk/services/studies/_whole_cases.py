@@ -182,26 +182,36 @@ class WholeSearches:
     def rounds(self, ref: str, *, owner: str) -> SearchRoundsView:
         """The Study's whole searches by round, with each round's report."""
         row = self._study(ref, owner, "read")
-        out: list[RoundSummary] = []
-        with self.store.read() as conn:
-            for r in whole.list_rounds(conn, row.id):
-                report = r.report or {}
-                definition = read_definition(whole.run_definition(conn, r.run_id))
-                out.append(
-                    {
-                        "run_id": r.run_id,
-                        "round": r.round,
-                        "kind": r.kind,
-                        "query": definition.query,
-                        "cap": r.cap,
-                        "by": r.by,
-                        "created_at": r.created_at,
-                        "records": int(report.get("records", 0)),
-                        "new": int(report.get("new", 0)),
-                        "already_known": int(report.get("already_known", 0)),
-                        "changed": int(report.get("changed", 0)),
-                        "retracted_since": int(report.get("retracted_since", 0)),
-                        "lanes": list(report.get("lanes", [])),
-                    }
-                )
-        return SearchRoundsView(row.id, row.name, out)
+        return SearchRoundsView(row.id, row.name, _round_rows(self.store, row.id))
+
+    @staticmethod
+    def rounds_of(store: Store, study_id: str) -> dict[str, object]:
+        """A Study's rounds for its page (the caller checked access)."""
+        view = SearchRoundsView(study_id, "", _round_rows(store, study_id))
+        return {"search_rounds": view.rounds, "latest_update": view.latest_update}
+
+
+def _round_rows(store: Store, study_id: str) -> list[RoundSummary]:
+    out: list[RoundSummary] = []
+    with store.read() as conn:
+        for r in whole.list_rounds(conn, study_id):
+            report = r.report or {}
+            definition = read_definition(whole.run_definition(conn, r.run_id))
+            out.append(
+                {
+                    "run_id": r.run_id,
+                    "round": r.round,
+                    "kind": r.kind,
+                    "query": definition.query,
+                    "cap": r.cap,
+                    "by": r.by,
+                    "created_at": r.created_at,
+                    "records": int(report.get("records", 0)),
+                    "new": int(report.get("new", 0)),
+                    "already_known": int(report.get("already_known", 0)),
+                    "changed": int(report.get("changed", 0)),
+                    "retracted_since": int(report.get("retracted_since", 0)),
+                    "lanes": list(report.get("lanes", [])),
+                }
+            )
+    return out
