@@ -32,6 +32,7 @@ api = APIRouter(tags=["studies"])
 class WholeSearchBody(SearchParams):
     """A search (the search form's fields) to add whole, and the cap per lane."""
 
+    q: str = Field(description="The query (litdesk query language).")  # required here
     cap: int = Field(WHOLE_DEFAULT_CAP, description="Records per lane at most (1-10,000).")
 
 
