@@ -7,6 +7,7 @@ rounds and its Update button), CSRF-checked like every write."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +33,7 @@ def whole_cassette(folder: Path) -> None:
     second = [epmc_record(i, title=f"Whole search record {i}") for i in range(200, 260)]
     kw: dict[str, Any] = {"providers": ["europepmc"]}
     write_cassette(folder, QUERY, _body(first[:1], 160, "W1"), limit=1, **kw)  # the preview
+    write_cassette(folder, QUERY, _body(first[:20], 160, "W1"), **kw)  # the search page
     write_cassette(folder, QUERY, _body(first, 160, "W2"), limit=100, **kw)
     write_cassette(folder, QUERY, _body(second, 160, None), limit=100, cursor="W2", **kw)
 
@@ -117,3 +119,55 @@ def test_whole_search_pages_without_javascript(running: Running) -> None:
         assert 'id="study-update"' in study
         r = c.post(f"/study/{sid}/update", data={"csrf_token": token})
         assert r.status_code == 303 and r.headers["location"].startswith("/study-search-jobs/")
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+
+
+@pytest.mark.slow
+def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_path: Path) -> None:
+    shots = Path(os.environ.get("SCREENSHOT_DIR", str(tmp_path)))
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Browser review"}).json()["id"]
+    pg = page
+    pg.goto(f"{running.base}/search?q=whole+malaria&provider=europepmc")
+    form = pg.locator("#whole-search")
+    form.wait_for()
+    assert "Add all 160 results to the Study" in form.inner_text()
+    form.locator("select[name=study]").select_option(sid)
+    form.locator("input[name=cap]").fill("100")
+    pg.screenshot(path=str(shots / "whole-search-form.png"), full_page=True)
+    form.locator("button").click()
+    pg.locator("#whole-confirm").wait_for()
+    assert "over the cap" in pg.content()
+    pg.screenshot(path=str(shots / "whole-search-preview.png"), full_page=True)
+    pg.locator("#whole-confirm button").click()
+    pg.locator("#whole-job").wait_for()
+    deadline = time.monotonic() + 60
+    while pg.locator("#whole-job").get_attribute("data-status") in ("queued", "running"):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+        pg.reload()
+    assert "capped" in pg.locator("#whole-job").inner_text()
+    pg.screenshot(path=str(shots / "whole-search-job.png"), full_page=True)
+    pg.locator("#whole-job a", has_text="Open the Study").click()
+    pg.locator("#search-rounds").wait_for()
+    pg.locator("#study-update button").click()
+    pg.locator("#whole-job").wait_for()
+    deadline = time.monotonic() + 60
+    while pg.locator("#whole-job").get_attribute("data-status") in ("queued", "running"):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+        pg.reload()
+    assert "Round 1" in pg.locator("#whole-job").inner_text()
+    pg.goto(f"{running.base}/study/{sid}")
+    rounds = pg.locator("#search-rounds")
+    rounds.wait_for()
+    assert "Update round 1" in rounds.inner_text()
+    pg.screenshot(path=str(shots / "whole-search-study.png"), full_page=True)
