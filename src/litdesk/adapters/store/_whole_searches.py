@@ -1,4 +1,4 @@
-"""Whole searches kept with a Study (issue 27, migration ``0016_whole_searches``).
+"""Whole searches kept with a Study (issue 27, migration ``0017_whole_searches``).
 
 A whole search pages through every lane of a search up to a cap per lane. Its run is an
 ordinary ``search_runs`` row (definition, lanes with their totals, a ``complete`` /

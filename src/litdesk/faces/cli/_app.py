@@ -29,6 +29,7 @@ from . import (
     _search,
     _serve,
     _strategy,
+    _study_fulltext,
     _study_search,
     _users,
     _workspace,
@@ -127,6 +128,7 @@ _users.register(app)
 _screen.register(app)
 _zotero.register(app)
 _study_search.register(app)
+_study_fulltext.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

@@ -405,6 +405,7 @@ def commit_whole(
         retracted: list[str] = []
         known = created = refused = 0
         seen: set[str] = set()
+        added_set: set[str] = set()
         ws.lock_identities(conn)
         for at in range(0, len(papers), whole.HIT_BATCH):
             chunk = papers[at : at + whole.HIT_BATCH]
@@ -421,6 +422,7 @@ def commit_whole(
                     claimed.update(keys)
             whole.insert_new_papers(conn, fresh, owner=owner, study_id=study_id, now=now)
             added.extend(pid for pid, _doc, _keys in fresh)
+            added_set.update(pid for pid, _doc, _keys in fresh)
             created += len(fresh)
             for paper in slow:
                 matches = repo.find_paper_ids(conn, repo.identity_keys(paper))
@@ -435,14 +437,15 @@ def commit_whole(
                         retracted.append(old.id)
                     elif _changed(old, paper):
                         changed.append(old.id)
-                try:
-                    result = ws.save_in(conn, paper, now)
+                try:  # upserted and added to the Study (a paper it holds stays as it is)
+                    result = ws.save_in(conn, paper, study_id=study_id)
                 except IdentityConflict:
                     refused += 1
                     continue
                 created += int(result.created)
-                if not held and repo.add_study_paper(conn, study_id, result.paper.id, now):
+                if not held and result.paper.id not in before and result.paper.id not in added_set:
                     added.append(result.paper.id)
+                    added_set.add(result.paper.id)
         done = Committed(
             str(run["id"]), number, len(hits), tuple(added), known,
             tuple(changed), tuple(retracted), created, refused,

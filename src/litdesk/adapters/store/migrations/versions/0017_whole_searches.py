@@ -3,8 +3,8 @@ run too large for its document (each hit with its lane and rank), ``study_search
 says which round of a Study brought a run (0: added, N: update round N), its cap per lane,
 who ran it, from which job, and the update round's report.
 
-Revision ID: 0016_whole_searches
-Revises: 0015_zotero_links
+Revision ID: 0017_whole_searches
+Revises: 0016_study_fulltext
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016_whole_searches"
-down_revision = "0015_zotero_links"
+revision = "0017_whole_searches"
+down_revision = "0016_study_fulltext"
 branch_labels = None
 depends_on = None
 
