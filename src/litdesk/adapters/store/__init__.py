@@ -9,6 +9,7 @@ from . import _accounts as accounts
 from . import _fulltext as fulltext
 from . import _oidc as oidc
 from . import _repo as repo
+from . import _whole_searches as whole_searches
 from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._assist import (
     AssistDraftRow,
@@ -212,6 +213,7 @@ __all__ = [
     "recent_runs_holding",
     "remember_run",
     "repo",
+    "whole_searches",
     "reserve",
     "save_search_run",
     "studies_by_keys",

@@ -31,6 +31,7 @@ from . import (
     _serve,
     _strategy,
     _study_fulltext,
+    _study_search,
     _users,
     _workspace,
     _zotero,
@@ -129,6 +130,7 @@ _users.register(app)
 _screen.register(app)
 _zotero.register(app)
 _forms.register(app)  # `litdesk study form`
+_study_search.register(app)
 _study_fulltext.register(app)
 
 

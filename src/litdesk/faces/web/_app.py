@@ -41,6 +41,7 @@ from .routes import (
     studies,
     study_files,
     study_fulltext,
+    study_searches,
     summary,
     viewer,
     zotero,
@@ -135,7 +136,19 @@ def create_app(
         web.include_router(_sso.pages, include_in_schema=False)
         web.include_router(_auth.api, prefix=API_PREFIX)
     web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    routes = (search, papers, notes, studies, forms, study_files, citations, dedup, library, jobs)
+    routes = (
+        search,
+        papers,
+        notes,
+        studies,
+        forms,
+        study_files,
+        study_searches,
+        citations,
+        dedup,
+        library,
+        jobs,
+    )
     for module in (
         *routes,
         assist,

@@ -4,6 +4,7 @@ Markdown/HTML for a run or a Study, frozen evaluation fixtures, offline evaluati
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -11,6 +12,7 @@ from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.files import read_bounded
 from litdesk.adapters.formats import dumps as dump_papers
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo
+from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.runs import (
     ImportSource,
     PrismaReport,
@@ -25,6 +27,7 @@ from litdesk.core.runs import (
     read_frozen_runs,
     read_judgments,
     read_manifest,
+    read_run,
 )
 from litdesk.services.dedup import study_decisions
 
@@ -76,7 +79,21 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
         row = repo.get_study(conn, study, account=owner)
         run_ids = repo.study_run_ids(conn, row.id)
         docs = repo.list_documents(conn, "imports", study_id=row.id, limit=100_000)
-    runs = [load_run(store, rid) for rid in run_ids]
+        rounds = whole.list_rounds(conn, row.id)
+        updates = {r.run_id for r in rounds if r.kind == "update"}
+        hits = {
+            r.run_id: [h.data for h in whole.run_hits(conn, r.run_id)]
+            for r in rounds
+            if r.kind == "search"
+        }
+    runs = []
+    for rid in run_ids:
+        if rid in updates:  # an update round is reported on its own (below)
+            continue
+        run = load_run(store, rid)
+        if rid in hits:  # a whole search: its hits are rows, not in its document
+            run = read_run(run.to_dict() | {"hits": hits[rid]}, max_hits=max(1, len(hits[rid])))
+        runs.append(run)
     imports: list[ImportSource] = []
     for doc in docs:
         trace = read_import(doc.json())[0]
@@ -90,7 +107,33 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     if not runs and not imports:
         raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
     decisions = study_decisions(store, row.id, owner=owner)
-    return build_prisma(row.name, runs, imports, decisions=decisions)
+    report = build_prisma(row.name, runs, imports, decisions=decisions)
+    return replace(report, notes=report.notes + _round_notes(rounds))
+
+
+def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
+    """A Study's whole searches as PRISMA-S notes: each capped or partial lane, and each
+    update round on its own (identified, new, already known, retracted since)."""
+    out: list[str] = []
+    for r in rounds:
+        report = r.report or {}
+        if r.kind == "update":
+            out.append(
+                f"update round {r.round} ({r.created_at[:10]}): "
+                f"{report.get('records', 0)} records identified, {report.get('new', 0)} new, "
+                f"{report.get('already_known', 0)} already in the Study, "
+                f"{report.get('changed', 0)} changed, "
+                f"{report.get('retracted_since', 0)} retracted since"
+            )
+        for lane in report.get("lanes", []):
+            if isinstance(lane, dict) and lane.get("state") != "complete":
+                out.append(
+                    f"{lane.get('provider')} ({'round ' + str(r.round) if r.round else 'search'}): "
+                    f"{lane.get('state')}, {lane.get('retrieved')} of {lane.get('total')} "
+                    f"records retrieved (cap {lane.get('cap')} per lane)"
+                    + (f": {lane.get('message')}" if lane.get("message") else "")
+                )
+    return tuple(out)
 
 
 def freeze(run: SearchRun) -> dict[str, Any]:

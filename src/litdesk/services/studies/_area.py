@@ -45,6 +45,7 @@ from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
+    AddSearchRequest,
     AttachPdfRequest,
     CreateStudyRequest,
     EvidenceExportRequest,
@@ -57,8 +58,10 @@ from ._requests import (
     RenameStudyRequest,
     SavedExportRequest,
     SavedRequest,
+    UpdateStudyRequest,
 )
 from ._views import (
+    AddSearchPreview,
     AttachedPdfView,
     EvidenceTable,
     Export,
@@ -70,10 +73,14 @@ from ._views import (
     RecoveredView,
     SavedRow,
     SavedView,
+    SearchRoundsView,
     StudiesView,
     StudyRow,
     StudyView,
+    WholeSearchJob,
 )
+from ._whole_cases import WholeSearches
+from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, whole_handler
 
 __all__ = ["SAVED_CAP", "SAVED_PAGE", "StudiesArea", "study_rows", "study_view"]
 
@@ -137,6 +144,7 @@ class StudiesArea:
         settings: Settings,
         *,
         wake: Callable[[], None] | None = None,
+        providers: JobProviders | None = None,
         fulltext: FulltextParts | None = None,
     ) -> None:
         """``fulltext``: the library and full-text parts of the Study's PDFs and full
@@ -145,6 +153,7 @@ class StudiesArea:
         self.jobs = jobs
         self.settings = settings
         self._wake = wake
+        self.providers = providers
         self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
         # validated saved papers by id with their stored text, reused while it is unchanged
         # (whose status a listing re-reads for its owner)
@@ -156,10 +165,14 @@ class StudiesArea:
 
     def handlers(self) -> dict[str, Handler]:
         """The job handlers this area runs: a large web import into a Study; a Study's
-        full-text check."""
-        out = {IMPORT_KIND: import_handler(self.store)}
+        full-text check; a whole search added to a Study and a Study's update (with the
+        app's providers)."""
+        out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store)}
         if self._fulltext is not None:
             out[FULLTEXT_KIND] = self._fulltext.handler()
+        if self.providers is not None:
+            handler = whole_handler(self.providers)
+            out |= {ADD_SEARCH_KIND: handler, UPDATE_KIND: handler}
         return out
 
     # --- Studies ---------------------------------------------------------------------
@@ -169,13 +182,15 @@ class StudiesArea:
         return StudiesView(study_rows(self._ws(owner)))
 
     def study(self, ref: str, *, owner: str) -> StudyView:
-        """A Study's page: its papers and counts, kept search runs and imports, and each
-        paper's PDF / licensed full text (as recorded: no library scan, no network)."""
+        """A Study's page: its papers and counts, kept search runs and imports, each
+        paper's PDF / licensed full text (as recorded: no library scan, no network), and
+        its whole searches by round with the latest update's report."""
         view = study_view(self._ws(owner), ref)
         papers = view.summary["papers"]
         ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
         found = retrieval(self.store, view.id, ids)
-        return StudyView(view.summary | {"retrieval": found.to_dict()})
+        rounds = WholeSearches.rounds_of(self.store, view.id)
+        return StudyView(view.summary | {"retrieval": found.to_dict()} | rounds)
 
     def create_study(self, request: CreateStudyRequest, *, owner: str) -> StudyView:
         """A new Study of ``owner``."""
@@ -443,6 +458,47 @@ class StudiesArea:
         while self.jobs.get(job_id, owner=owner).active and runner.run_once():
             pass
         return self.jobs.get(job_id, owner=owner)
+
+    # --- whole searches and update rounds (issue 27; see _whole_cases) -------------------
+
+    def _whole(self) -> WholeSearches:
+        if self.providers is None:
+            raise RefusedError("this app has no providers", code="no_providers")
+        return WholeSearches(self.store, self.jobs, self.providers, self._wake)
+
+    async def preview_add_search(
+        self, request: AddSearchRequest, *, owner: str
+    ) -> AddSearchPreview:
+        """Each lane's total, what the cap lets through, the requests and allowance."""
+        return await self._whole().preview(request, owner=owner)
+
+    def add_search(self, request: AddSearchRequest, *, owner: str) -> WholeSearchJob:
+        """Queue the job adding every record of the search (per lane up to the cap)."""
+        return self._whole().add(request, owner=owner)
+
+    def update_study(self, request: UpdateStudyRequest, *, owner: str) -> WholeSearchJob:
+        """Queue the job re-running the Study's saved searches as an update round."""
+        return self._whole().update(request, owner=owner)
+
+    def search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """A whole-search or update job as it stands (its exit status once ended)."""
+        return self._whole().job(job_id, owner=owner)
+
+    def cancel_search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """Stop a whole-search or update job (nothing uncommitted is kept)."""
+        return self._whole().cancel(job_id, owner=owner)
+
+    def search_rounds(self, ref: str, *, owner: str) -> SearchRoundsView:
+        """The Study's whole searches by round with their update reports."""
+        return self._whole().rounds(ref, owner=owner)
+
+    def work_search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """Run queued jobs in this thread until ``job_id`` ended (the CLI without a
+        server: called from a worker thread while the app's loop runs)."""
+        runner = JobRunner(self.jobs, self.handlers(), lease_s=self.settings.jobs_lease_seconds)
+        while self.jobs.get(job_id, owner=owner).active and runner.run_once():
+            pass
+        return self.search_job(job_id, owner=owner)
 
     # --- PDFs and licensed full text of the Study's papers (see _fulltext) ------------------
 

@@ -7,9 +7,14 @@ from typing import Final
 
 from litdesk._errors import InputError
 from litdesk.adapters.store import READING_STATUSES
+from litdesk.services.search import SearchRequest
 from litdesk.services.workspace import MAX_ZIP_BYTES
 
 __all__ = [
+    "WHOLE_DEFAULT_CAP",
+    "WHOLE_MAX_CAP",
+    "AddSearchRequest",
+    "UpdateStudyRequest",
     "EXPORT_MEDIA",
     "MAX_DESCRIPTION",
     "MAX_IMPORT_BYTES",
@@ -258,6 +263,53 @@ class ImportRequest:
     def size(self) -> int:
         """The uploads' bytes together (0 for paths)."""
         return sum(len(data) for _name, data in self.uploads)
+
+
+# --- whole searches into a Study and its update rounds (issue 27) --------------------------
+
+#: the cap per lane of a whole search unless the request states one, and the largest
+WHOLE_DEFAULT_CAP: Final = 10_000
+WHOLE_MAX_CAP: Final = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class AddSearchRequest:
+    """Add every record of a search (each lane paged up to ``cap_per_lane``) to a Study.
+    The search is the one ``litdesk search`` and the search page run (its cursor, page
+    and limit do not apply: every page is read)."""
+
+    study: str
+    search: SearchRequest
+    cap_per_lane: int = WHOLE_DEFAULT_CAP
+
+    def __post_init__(self) -> None:
+        if not self.study.strip():
+            raise StudiesInputError("name the Study to add the search to", code="study")
+        if not 1 <= self.cap_per_lane <= WHOLE_MAX_CAP:
+            raise StudiesInputError(
+                f"the cap per lane is 1 to {WHOLE_MAX_CAP:,} records", code="cap"
+            )
+        if self.search.mode in ("semantic", "identifier"):
+            raise StudiesInputError(
+                "only a keyword or discovery search can be added whole (a semantic search "
+                "is a bounded shortlist, an identifier search one record)",
+                code="whole_mode",
+            )
+        if self.search.cursor is not None:
+            raise StudiesInputError(
+                "a whole search starts at its first page (no cursor)", code="cursor"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateStudyRequest:
+    """Re-run a Study's saved searches as recorded (their definitions and caps)."""
+
+    study: str
+
+    def __post_init__(self) -> None:
+        if not self.study.strip():
+            raise StudiesInputError("name the Study to update", code="study")
 
 
 # --- PDFs and licensed full text of a Study's papers -------------------------------------

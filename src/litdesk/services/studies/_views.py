@@ -270,6 +270,139 @@ class ImportOutcome:
         return self.result.to_dict() if self.result is not None else {}
 
 
+# --- whole searches into a Study and its update rounds (issue 27) --------------------------
+
+
+class LanePreview(TypedDict):
+    """One lane of a whole search before it starts: the provider's total, what the cap
+    lets through, the requests that takes and the allowance left for it."""
+
+    provider: str
+    lane: str
+    total: int | None
+    cap: int
+    over_cap: bool
+    records: int
+    requests: int
+    allowance_left: int
+    enough: bool
+    problem: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AddSearchPreview:
+    """What adding a search whole will do (the preview asked one record per lane: that
+    is ``spent`` requests of the allowance already)."""
+
+    study_id: str
+    study_name: str
+    query: str
+    definition: dict[str, object]
+    cap: int
+    lanes: list[LanePreview]
+    spent: int
+
+    @property
+    def records(self) -> int:
+        return sum(lane["records"] for lane in self.lanes)
+
+    @property
+    def requests(self) -> int:
+        return sum(lane["requests"] for lane in self.lanes)
+
+    @property
+    def warnings(self) -> list[str]:
+        out: list[str] = []
+        for lane in self.lanes:
+            if lane["over_cap"]:
+                out.append(
+                    f"{lane['provider']}: {lane['total']:,} records, over the cap of "
+                    f"{lane['cap']:,}: only the first {lane['cap']:,} are added (recorded as capped)"
+                )
+            if not lane["enough"]:
+                out.append(
+                    f"{lane['provider']}: {lane['requests']:,} requests needed, "
+                    f"{lane['allowance_left']:,} left today: the search stops when it is spent"
+                )
+            if lane["problem"]:
+                out.append(f"{lane['provider']}: {lane['problem']}")
+        return out
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "query": self.query,
+            "definition": self.definition,
+            "cap": self.cap,
+            "lanes": list(self.lanes),
+            "records": self.records,
+            "requests": self.requests,
+            "spent": self.spent,
+            "warnings": self.warnings,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WholeSearchJob:
+    """A whole-search or update job of a Study, as queued or as it stands."""
+
+    study_id: str
+    study_name: str
+    job: JobView
+    searches: int
+    exit_status: int | None = None  # once the job ended (see _whole_jobs.exit_status)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "searches": self.searches,
+            "exit_status": self.exit_status,
+            "job": self.job.to_dict(),
+        }
+
+
+class RoundSummary(TypedDict):
+    """One whole search of a Study: the round that brought it and its report."""
+
+    run_id: str
+    round: int
+    kind: str
+    query: str
+    cap: int
+    by: str
+    created_at: str
+    records: int
+    new: int
+    already_known: int
+    changed: int
+    retracted_since: int
+    lanes: list[dict[str, object]]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRoundsView:
+    """A Study's whole searches by round (0: added; 1, 2, ...: update rounds)."""
+
+    study_id: str
+    study_name: str
+    rounds: list[RoundSummary]
+
+    @property
+    def latest_update(self) -> RoundSummary | None:
+        updates = [r for r in self.rounds if r["kind"] == "update"]
+        return updates[-1] if updates else None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "rounds": list(self.rounds),
+            "latest_update": self.latest_update,
+        }
+
+
 # --- PDFs and licensed full text of a Study's papers -------------------------------------
 
 

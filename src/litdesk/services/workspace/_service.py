@@ -178,6 +178,11 @@ class Workspace:
         access.add_saver(conn, old.id, self.owner, now)  # saving a known paper shares nothing
         return SaveResult(merged, created=False, changed=merged != old)
 
+    def lock_identities(self, conn: Connection) -> None:
+        """Inside the caller's write transaction: hold the lock identity upserts take (a
+        batch that inserts papers known to be new checks and inserts under it)."""
+        self.store.lock(conn, _IDENTITY_LOCK, "papers")
+
     def save_paper(
         self, paper: Paper, *, study: str | None = None, status: str | None = None
     ) -> SaveResult:

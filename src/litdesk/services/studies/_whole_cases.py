@@ -1,0 +1,217 @@
+"""The use cases of whole searches into a Study (the studies area's thin methods call
+these): the preview, starting the add-search and update jobs, their state, and the Study's
+rounds with their update reports."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from litdesk._errors import RefusedError
+from litdesk.adapters.store import Store, repo
+from litdesk.adapters.store import accounts as access
+from litdesk.adapters.store import whole_searches as whole
+from litdesk.core.query import compile_search
+from litdesk.core.runs import read_definition
+from litdesk.core.search import CompileRefused
+from litdesk.services.jobs import JobNotFound, Jobs, JobView
+from litdesk.services.search import load_run
+
+from ._requests import AddSearchRequest, UpdateStudyRequest
+from ._views import (
+    AddSearchPreview,
+    LanePreview,
+    RoundSummary,
+    SearchRoundsView,
+    WholeSearchJob,
+)
+from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, exit_status
+from ._whole_search import lane_requests, remaining_allowance, whole_lanes
+
+__all__ = ["WHOLE_KINDS", "WholeSearches"]
+
+WHOLE_KINDS = (ADD_SEARCH_KIND, UPDATE_KIND)
+
+
+class WholeSearches:
+    """Whole searches of Studies over the app's store, jobs and providers."""
+
+    def __init__(
+        self, store: Store, jobs: Jobs, providers: JobProviders, wake: Callable[[], None] | None
+    ) -> None:
+        self.store = store
+        self.jobs = jobs
+        self.providers = providers
+        self._wake = wake
+
+    def _study(self, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
+        with self.store.read() as conn:
+            row = repo.get_study(conn, ref, account=owner)
+            access.require_study(conn, owner, row.id, need)
+        return row
+
+    async def preview(self, request: AddSearchRequest, *, owner: str) -> AddSearchPreview:
+        """Each lane's total (one record asked per lane), the requests paging it to the
+        cap takes, and the owner's allowance left for it."""
+        row = self._study(request.study, owner, "write")
+        definition = request.search.definition
+        service = self.providers.search_service(owner=owner, use_cache=False)
+        lanes: list[LanePreview] = []
+        spent = 0
+        for provider, lane in whole_lanes(definition):
+            total: int | None = None
+            problem: str | None = None
+            try:
+                compiled = compile_search(
+                    provider,
+                    definition.query,
+                    definition.filters,
+                    cursor=None,
+                    limit=1,
+                    mode="keyword",
+                )
+            except CompileRefused as exc:
+                problem = exc.reason
+            else:
+                outcome = (await service.execute(compiled, None))[0][0]
+                spent += 1
+                if outcome.status == "ok" and outcome.page is not None:
+                    total = outcome.page.total
+                else:
+                    problem = outcome.message or outcome.status
+            cap = request.cap_per_lane
+            records = 0 if problem else (cap if total is None else min(total, cap))
+            needed = 0 if problem else lane_requests(provider, total, cap)
+            left = remaining_allowance(self.store, self.providers.settings, owner, provider)
+            lanes.append(
+                {
+                    "provider": provider,
+                    "lane": lane,
+                    "total": total,
+                    "cap": cap,
+                    "over_cap": total is not None and total > cap,
+                    "records": records,
+                    "requests": needed,
+                    "allowance_left": left,
+                    "enough": needed <= left,
+                    "problem": problem,
+                }
+            )
+        return AddSearchPreview(
+            row.id,
+            row.name,
+            definition.query,
+            definition.to_dict(),
+            request.cap_per_lane,
+            lanes,
+            spent,
+        )
+
+    def _submit(
+        self, kind: str, row: repo.StudyRow, searches: list[dict[str, object]], owner: str
+    ) -> WholeSearchJob:
+        params = {
+            "study_id": row.id,
+            "study_name": row.name,
+            "kind": "update" if kind == UPDATE_KIND else "search",
+            "searches": searches,
+        }
+        view = self.jobs.submit(kind, params, owner=owner)
+        if self._wake is not None:
+            self._wake()
+        return WholeSearchJob(row.id, row.name, view, len(searches))
+
+    def add(self, request: AddSearchRequest, *, owner: str) -> WholeSearchJob:
+        """Queue the job adding the search whole to the Study (write needed)."""
+        row = self._study(request.study, owner, "write")
+        whole_lanes(request.search.definition)  # refuses a search with nothing to page
+        search = {"definition": request.search.definition.to_dict(), "cap": request.cap_per_lane}
+        return self._submit(ADD_SEARCH_KIND, row, [search], owner)
+
+    def update(self, request: UpdateStudyRequest, *, owner: str) -> WholeSearchJob:
+        """Queue the job re-running the Study's saved searches as recorded: its whole
+        searches with their caps, and the runs kept in it (capped at their own limit)."""
+        row = self._study(request.study, owner, "write")
+        searches: list[dict[str, object]] = []
+        seen: set[str] = set()
+        with self.store.read() as conn:
+            rounds = whole.list_rounds(conn, row.id)
+            in_rounds = {r.run_id for r in rounds}
+            caps = {r.run_id: r.cap for r in rounds}
+            run_ids = repo.study_run_ids(conn, row.id)
+        for run_id in run_ids:
+            run = load_run(self.store, run_id)
+            definition = run.definition
+            if definition.mode in ("semantic", "identifier"):
+                continue
+            cap = caps[run_id] if run_id in in_rounds else definition.limit
+            key = json.dumps(definition.to_dict(), sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            searches.append({"definition": definition.to_dict(), "cap": cap})
+        if not searches:
+            raise RefusedError(
+                f"the Study {row.name!r} has no saved search to re-run (add one first)",
+                code="no_searches",
+            )
+        return self._submit(UPDATE_KIND, row, searches, owner)
+
+    def job(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """A whole-search or update job of ``owner`` as it stands (with its exit status
+        once it ended)."""
+        view: JobView = self.jobs.get(job_id, owner=owner)
+        if view.kind not in WHOLE_KINDS:
+            raise JobNotFound("no such whole-search job")
+        ended = None if view.active else exit_status(view.result, view.status)
+        params = view.params
+        return WholeSearchJob(
+            str(params.get("study_id", "")),
+            str(params.get("study_name", "")),
+            view,
+            len(params.get("searches", [])),
+            ended,
+        )
+
+    def cancel(self, job_id: str, *, owner: str) -> WholeSearchJob:
+        """Ask the job to stop (nothing of a search not yet committed is kept)."""
+        self.job(job_id, owner=owner)
+        self.jobs.cancel(job_id, owner=owner)
+        return self.job(job_id, owner=owner)
+
+    def rounds(self, ref: str, *, owner: str) -> SearchRoundsView:
+        """The Study's whole searches by round, with each round's report."""
+        row = self._study(ref, owner, "read")
+        return SearchRoundsView(row.id, row.name, _round_rows(self.store, row.id))
+
+    @staticmethod
+    def rounds_of(store: Store, study_id: str) -> dict[str, object]:
+        """A Study's rounds for its page (the caller checked access)."""
+        view = SearchRoundsView(study_id, "", _round_rows(store, study_id))
+        return {"search_rounds": view.rounds, "latest_update": view.latest_update}
+
+
+def _round_rows(store: Store, study_id: str) -> list[RoundSummary]:
+    out: list[RoundSummary] = []
+    with store.read() as conn:
+        for r in whole.list_rounds(conn, study_id):
+            report = r.report or {}
+            definition = read_definition(whole.run_definition(conn, r.run_id))
+            out.append(
+                {
+                    "run_id": r.run_id,
+                    "round": r.round,
+                    "kind": r.kind,
+                    "query": definition.query,
+                    "cap": r.cap,
+                    "by": r.by,
+                    "created_at": r.created_at,
+                    "records": int(report.get("records", 0)),
+                    "new": int(report.get("new", 0)),
+                    "already_known": int(report.get("already_known", 0)),
+                    "changed": int(report.get("changed", 0)),
+                    "retracted_since": int(report.get("retracted_since", 0)),
+                    "lanes": list(report.get("lanes", [])),
+                }
+            )
+    return out

@@ -1,0 +1,473 @@
+"""Whole searches into a Study (issue 27): every lane of a search paged with the providers'
+cursors or offsets up to a cap per lane, as a background job; the run, its hits (each
+with its lane and rank) and its link to the Study committed in one transaction at the end.
+
+* :func:`whole_lanes` — the pageable keyword lanes of a definition (a semantic or an
+  identifier search has no whole result set to page through);
+* :func:`harvest` — pages the lanes concurrently (``on_page`` hears each page and may stop
+  the work: a cancel), each lane ``complete``, ``capped`` (its total is over the cap, or
+  the provider stops paging), ``partial`` (a page failed after earlier pages: the
+  allowance is spent, a provider error) or ``failed``;
+* :func:`whole_run` — the harvest as a run document (lanes, totals, a note per lane; no
+  hits) and its hit rows;
+* :func:`commit_whole` — the one transaction: the run, its hits, the Study link and round,
+  and each hit saved as a paper of the Study (so the Study's pages, exports and screening
+  see it today; the working set reads the run's hits through
+  :func:`litdesk.adapters.store.whole_searches.run_hits`).
+
+A job killed mid-way leaves nothing: the hits live in the worker's memory until the commit;
+a job claimed again pages again from the start, and one whose commit happened before its
+worker died finds its round by job id and answers it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Final, Literal, Protocol
+
+from litdesk._errors import InputError, RefusedError
+from litdesk._settings import Settings
+from litdesk.adapters.http import StoreMeter
+from litdesk.adapters.store import Store, allowance_owner, repo
+from litdesk.adapters.store import accounts as access
+from litdesk.adapters.store import whole_searches as whole
+from litdesk.core.fusion import Sighting, fuse, provider_order
+from litdesk.core.providers import DISCOVERY_LANES, provider_spec
+from litdesk.core.query import compile_search
+from litdesk.core.records import Paper
+from litdesk.core.runs import LaneResult, RunDefinition, RunHit, build_run
+from litdesk.core.search import CompileRefused
+from litdesk.services.search import SearchService
+from litdesk.services.workspace import IdentityConflict, Workspace
+
+__all__ = [
+    "DEFAULT_CAP",
+    "MAX_CAP",
+    "PAGE_SIZE",
+    "Harvest",
+    "LaneHarvest",
+    "LaneState",
+    "PageHook",
+    "SearchProviders",
+    "WholeSearchRefused",
+    "Committed",
+    "commit_whole",
+    "harvest",
+    "lane_requests",
+    "remaining_allowance",
+    "whole_lanes",
+    "whole_run",
+]
+
+#: the cap per lane unless the request states one
+DEFAULT_CAP: Final = 10_000
+#: the largest cap per lane (a run's lane records at most this many)
+MAX_CAP: Final = 10_000
+#: records asked per page (the providers' common page size)
+PAGE_SIZE: Final = 100
+#: providers whose page is two requests (PubMed: esearch, then efetch)
+_TWO_STEP: Final = frozenset({"pubmed"})
+
+LaneState = Literal["complete", "capped", "partial", "failed"]
+
+
+class WholeSearchRefused(InputError):
+    """A search that cannot be added whole (semantic, identifier, nothing to page)."""
+
+    default_code = "whole_search"
+
+
+class SearchProviders(Protocol):
+    """What whole searches need of the app's providers (a protocol keeps the packages
+    acyclic: :class:`~litdesk.services.providers.Providers` builds on this one)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def search_service(
+        self, *, owner: str | None = None, use_cache: bool = True
+    ) -> SearchService: ...
+
+
+def whole_lanes(definition: RunDefinition) -> list[tuple[str, str]]:
+    """``(provider, lane)`` of each pageable keyword lane of ``definition``."""
+    if definition.mode == "semantic":
+        raise WholeSearchRefused(
+            "a semantic search is a bounded shortlist; add a keyword search whole",
+            code="whole_semantic",
+        )
+    if definition.mode == "identifier":
+        raise WholeSearchRefused("an identifier search has one record", code="whole_identifier")
+    if definition.mode == "discovery":
+        providers: list[str] = [p for p, lane_mode in DISCOVERY_LANES if lane_mode == "keyword"]
+    else:
+        providers = [str(p) for p in definition.providers]
+    out: list[tuple[str, str]] = []
+    for provider in providers:
+        lanes = provider_spec(provider).search_lanes("keyword")
+        if lanes:
+            out.append((provider, lanes[0].name))
+    if not out:
+        raise WholeSearchRefused("no provider of this search pages its results", code="whole_none")
+    return out
+
+
+def lane_requests(provider: str, total: int | None, cap: int) -> int:
+    """Requests paging ``min(total, cap)`` records takes (PubMed: two per page)."""
+    wanted = cap if total is None else min(total, cap)
+    pages = max(1, math.ceil(wanted / PAGE_SIZE))
+    return pages * (2 if provider in _TWO_STEP else 1)
+
+
+def remaining_allowance(store: Store, settings: Settings, owner: str, provider: str) -> int:
+    """Calls ``owner`` may still make to ``provider`` today (the smaller of the provider's
+    global and the owner's daily allowance)."""
+    meter = StoreMeter(store, settings, owner=allowance_owner(owner))
+    global_limit, owner_limit = meter.limits(provider)
+    used = meter.used(provider)
+    return max(0, min(global_limit, owner_limit) - used)
+
+
+@dataclass(slots=True)
+class LaneHarvest:
+    """One lane paged: its papers in the provider's order and how the paging ended."""
+
+    provider: str
+    lane: str
+    cap: int
+    state: LaneState = "complete"
+    total: int | None = None
+    requests: int = 0
+    pages: int = 0
+    executed_query: str = ""
+    message: str = ""
+    status: str = "ok"  # the failing page's status when nothing was retrieved
+    warnings: list[str] = field(default_factory=list)
+    papers: list[Paper] = field(default_factory=list)
+
+    def note(self) -> str:
+        """The lane's note in the run (PRISMA-S reads it)."""
+        got = len(self.papers)
+        total = "unknown" if self.total is None else f"{self.total:,}"
+        if self.state == "complete":
+            return f"whole search: complete ({got:,} of {total})"
+        if self.state == "capped":
+            return f"whole search: capped at {self.cap:,} ({got:,} of {total} retrieved)"
+        return f"whole search: {self.state} ({got:,} of {total} retrieved): {self.message}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "provider": self.provider,
+            "lane": self.lane,
+            "state": self.state,
+            "status": self.status,
+            "total": self.total,
+            "retrieved": len(self.papers),
+            "cap": self.cap,
+            "requests": self.requests,
+            "pages": self.pages,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class Harvest:
+    lanes: list[LaneHarvest]
+    stopped: bool = False  # the work was asked to stop (cancel, shutdown)
+    started_at: str = ""
+
+
+#: Told after each page: (the lane, the harvest so far); ``False`` stops the work.
+PageHook = Callable[[LaneHarvest, Harvest], Awaitable[bool]]
+
+
+async def _page_lane(
+    service: SearchService,
+    definition: RunDefinition,
+    lane: LaneHarvest,
+    out: Harvest,
+    on_page: PageHook | None,
+) -> None:
+    cursor: str | None = None
+    while len(lane.papers) < lane.cap and not out.stopped:
+        try:
+            compiled = compile_search(
+                lane.provider,
+                definition.query,
+                definition.filters,
+                cursor=cursor,
+                limit=PAGE_SIZE,
+                mode="keyword",
+            )
+        except CompileRefused as exc:  # the provider pages no further (arXiv, PubMed)
+            if lane.pages == 0:
+                lane.state, lane.status, lane.message = "failed", "unsupported", exc.reason
+            else:
+                lane.state, lane.message = "capped", f"the provider pages no further: {exc.reason}"
+            return
+        results = await service.execute(compiled, cursor)
+        lane.requests += len(results)
+        outcome = results[0][0]
+        if outcome.status != "ok" or outcome.page is None:
+            lane.state = "partial" if lane.pages else "failed"
+            lane.status = str(outcome.status)
+            lane.message = outcome.message or outcome.status
+            return
+        page = outcome.page
+        lane.pages += 1
+        if lane.pages == 1:
+            lane.total = page.total
+            lane.executed_query = (
+                outcome.request.executed_query if outcome.request else compiled.executed_query
+            )
+        lane.warnings.extend(w for w in page.warnings if w not in lane.warnings)
+        lane.papers.extend(page.papers[: lane.cap - len(lane.papers)])
+        if on_page is not None and not await on_page(lane, out):
+            out.stopped = True
+            return
+        cursor = page.next_cursor
+        if not page.papers or cursor is None:
+            break
+    over = lane.total is not None and lane.total > len(lane.papers)
+    if len(lane.papers) >= lane.cap and (over or cursor is not None):
+        lane.state = "capped"
+
+
+async def harvest(
+    service: SearchService,
+    definition: RunDefinition,
+    cap: int,
+    *,
+    on_page: PageHook | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> Harvest:
+    """Page every lane of ``definition`` (concurrently) up to ``cap`` records each."""
+    clock = now or (lambda: datetime.now(UTC))
+    out = Harvest(
+        [LaneHarvest(p, lane, cap) for p, lane in whole_lanes(definition)],
+        started_at=clock().isoformat(),
+    )
+    tasks = [_page_lane(service, definition, lane, out, on_page) for lane in out.lanes]
+    await asyncio.gather(*tasks)
+    return out
+
+
+def whole_run(
+    got: Harvest, definition: RunDefinition, run_id: str | None = None
+) -> tuple[dict[str, Any], list[whole.WholeHitRow], list[Paper]]:
+    """The harvest as a run document (no hits: they are rows) and its hit rows, fused by
+    identity across lanes (each hit with every lane and rank that retrieved it)."""
+    lanes: list[LaneResult] = []
+    sightings: list[Sighting] = []
+    for lane in got.lanes:
+        ok = bool(lane.papers) or lane.state == "complete"
+        lanes.append(
+            LaneResult(
+                lane=lane.lane,
+                provider=lane.provider,
+                status="ok" if ok else lane.status,
+                executed_query=lane.executed_query,
+                returned=len(lane.papers),
+                total=lane.total,
+                message=lane.message,
+                warnings=(lane.note(), *lane.warnings[:40]),
+            )
+        )
+        if ok:
+            sightings.extend(
+                Sighting(lane.lane, lane.provider, rank, paper)
+                for rank, paper in enumerate(lane.papers, start=1)
+            )
+    if not any(lane.status == "ok" for lane in lanes):
+        reasons = "; ".join(f"{lane.provider}: {lane.message}" for lane in lanes if lane.message)
+        raise RefusedError(
+            f"no lane of the search returned records ({reasons or 'nothing retrieved'})",
+            code="whole_failed",
+        )
+    single = len(lanes) == 1
+    hits = provider_order(sightings) if single else fuse(sightings)
+    run = build_run(
+        run_id=run_id or uuid.uuid4().hex,
+        definition=definition,
+        lanes=lanes,
+        hits=[],
+        coverage="provider-order" if single else "bounded-discovery",
+        candidate_limit=sum(lane.cap for lane in got.lanes),
+        retrieved_at=got.started_at or datetime.now(UTC).isoformat(),
+    )
+    total = sum(lane.total or 0 for lane in got.lanes)
+    run = replace(run, unique_retrieved=len(hits), total=total, next_cursor=None)
+    rows: list[whole.WholeHitRow] = []
+    for position, hit in enumerate(hits):
+        first = min(hit.contributions, key=lambda c: c.rank)
+        rows.append(
+            whole.WholeHitRow(
+                position,
+                first.lane,
+                first.provider,
+                first.rank,
+                hit.paper.id,
+                RunHit.from_hit(hit).to_dict(),
+            )
+        )
+    return run.to_dict(), rows, [hit.paper for hit in hits]
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """What one whole search's commit did: its run and round, the hits kept, the papers
+    it added to the Study (new by identity), the ones the Study already held, those
+    changed or retracted since, and records refused for an identity conflict."""
+
+    run_id: str
+    round: int
+    hits: int
+    new_ids: tuple[str, ...]
+    known: int
+    changed_ids: tuple[str, ...]
+    retracted_ids: tuple[str, ...]
+    created: int
+    refused: int
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "round": self.round,
+            "records": self.hits,
+            "new": len(self.new_ids),
+            "already_known": self.known,
+            "changed": len(self.changed_ids),
+            "retracted_since": len(self.retracted_ids),
+            "new_ids": list(self.new_ids),
+            "changed_ids": list(self.changed_ids),
+            "retracted_ids": list(self.retracted_ids),
+            "refused": self.refused,
+        }
+
+
+_COMPARED: Final = ("title", "year", "journal", "doi", "abstract", "retracted")
+
+
+def _changed(old: Paper, new: Paper) -> bool:
+    """A field a provider answers for differs (a missing value is no change)."""
+    for name in _COMPARED:
+        value = getattr(new, name, None)
+        if value not in (None, "", ()) and value != getattr(old, name, None):
+            return True
+    return False
+
+
+def commit_whole(
+    store: Store,
+    *,
+    owner: str,
+    study_id: str,
+    run: dict[str, Any],
+    hits: Sequence[whole.WholeHitRow],
+    papers: Sequence[Paper],
+    kind: Literal["search", "update"],
+    cap: int,
+    job_id: str | None,
+    round_no: int | None = None,
+    lanes: Sequence[dict[str, object]] = (),
+    index: int = 0,
+) -> Committed:
+    """One transaction: the run, its hits, its Study link and round (0 for a search
+    added, the next round for an update), each hit saved as a paper of the Study when
+    the Study does not hold it yet by identity, and the round's report (new, already
+    known, changed, retracted since; each lane's state)."""
+    ws = Workspace(store, owner=owner)
+    now = datetime.now(UTC).isoformat()
+    with store.write() as conn:
+        access.require_study(conn, owner, study_id, "write")
+        if job_id is not None and any(
+            r.report is not None and r.report.get("index") == index
+            for r in whole.get_round_of_job(conn, job_id)
+        ):
+            raise RefusedError("this search of the job is already committed", code="committed")
+        before = whole.study_paper_ids(conn, study_id)
+        if round_no is not None:
+            number = round_no
+        elif kind == "search":
+            number = 0
+        else:
+            number = whole.next_round(conn, study_id)
+        added: list[str] = []
+        changed: list[str] = []
+        retracted: list[str] = []
+        known = created = refused = 0
+        seen: set[str] = set()
+        added_set: set[str] = set()
+        ws.lock_identities(conn)
+        for at in range(0, len(papers), whole.HIT_BATCH):
+            chunk = papers[at : at + whole.HIT_BATCH]
+            keys_of = [repo.identity_keys(p) for p in chunk]
+            stored = repo.find_paper_ids(conn, [k for keys in keys_of for k in keys])
+            fresh: list[tuple[str, dict[str, Any], list[str]]] = []
+            slow: list[Paper] = []
+            claimed: set[str] = set()
+            for paper, keys in zip(chunk, keys_of, strict=True):
+                if any(k in stored or k in claimed for k in keys):
+                    slow.append(paper)  # known, or sharing a key with a record of the batch
+                else:
+                    fresh.append((paper.id, paper.to_dict(), keys))
+                    claimed.update(keys)
+            whole.insert_new_papers(conn, fresh, owner=owner, study_id=study_id, now=now)
+            added.extend(pid for pid, _doc, _keys in fresh)
+            added_set.update(pid for pid, _doc, _keys in fresh)
+            created += len(fresh)
+            for paper in slow:
+                matches = repo.find_paper_ids(conn, repo.identity_keys(paper))
+                held = sorted({pid for pid in matches.values() if pid in before})
+                if held:
+                    if held[0] in seen:
+                        continue
+                    seen.add(held[0])
+                    known += 1
+                    old = repo.get_paper(conn, held[0]).paper
+                    if paper.retracted and not old.retracted:
+                        retracted.append(old.id)
+                    elif _changed(old, paper):
+                        changed.append(old.id)
+                try:  # upserted and added to the Study (a paper it holds stays as it is)
+                    result = ws.save_in(conn, paper, study_id=study_id)
+                except IdentityConflict:
+                    refused += 1
+                    continue
+                created += int(result.created)
+                if not held and result.paper.id not in before and result.paper.id not in added_set:
+                    added.append(result.paper.id)
+                    added_set.add(result.paper.id)
+        done = Committed(
+            str(run["id"]), number, len(hits), tuple(added), known,
+            tuple(changed), tuple(retracted), created, refused,
+        )  # fmt: skip
+        whole.insert_whole_run(
+            conn,
+            run_id=done.run_id,
+            owner=owner,
+            definition=dict(run["definition"]),
+            run=run,
+            executed_at=str(run["executed_at"]),
+            hits=hits,
+            study_id=study_id,
+            round_no=number,
+            kind=kind,
+            cap=cap,
+            job_id=job_id,
+            by=owner,
+            now=now,
+            report=done.report() | {"kind": kind, "lanes": list(lanes), "index": index},
+        )
+        action = "search_added" if kind == "search" else "study_updated"
+        target = f"round {number}: {len(added)} new of {len(hits)} records"
+        access.add_history(conn, study_id, owner, action, target, now)
+    return done

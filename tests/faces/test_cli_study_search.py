@@ -1,0 +1,102 @@
+"""``litdesk study add-search`` and ``litdesk study update`` end to end through the CLI
+(the real transport answering from an ``httpx.MockTransport``): the preview with the
+provider's total and the allowance, no start without a yes, the job run here, exit
+statuses a scheduler acts on (0 done, 4 allowance spent), the update round's report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.services.studies._paged import GeneratedSearch, RealCancerPages
+from typer.testing import CliRunner
+
+from litdesk._settings import Settings, get_settings
+from litdesk.faces.cli import _context
+from litdesk.faces.cli._app import app
+
+
+@pytest.fixture
+def env(tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    data = tmp_settings.resolved_data_dir()
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(data))
+    get_settings.cache_clear()
+    yield data
+    get_settings.cache_clear()
+
+
+def serve(monkeypatch: pytest.MonkeyPatch, handler: object) -> None:
+    monkeypatch.setattr(
+        _context, "APP_TEST_HOOKS", {"http_transport": httpx.MockTransport(handler)}
+    )  # type: ignore[arg-type]
+
+
+def invoke(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_add_search_preview_ask_and_json(
+    env: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = RealCancerPages(fixtures_dir)
+    serve(monkeypatch, pages)
+    assert invoke("study", "new", "Cancer")[0] == 0
+    code, out, _ = invoke(
+        "study", "add-search", "Cancer", "cancer", "-p", "europepmc", "--cap", "200", input="n\n"
+    )
+    assert code == 0, out
+    assert "5,059,039 records" in out and "over the cap of 200" in out and "Not started." in out
+    code, out, err = invoke(
+        "study",
+        "add-search",
+        "Cancer",
+        "cancer",
+        "-p",
+        "europepmc",
+        "--cap",
+        "200",
+        "--yes",
+        "--json",
+    )
+    assert code == 0, out + err
+    data = json.loads(out)
+    assert data["preview"]["lanes"][0]["total"] == 5_059_039
+    assert data["exit_status"] == 0 and data["job"]["status"] == "done"
+    search = data["job"]["result"]["searches"][0]
+    assert search["lanes"][0]["state"] == "capped" and search["lanes"][0]["retrieved"] == 200
+    code, out, _ = invoke("study", "show", "Cancer", "--json")
+    assert len(json.loads(out)["papers"]) == search["new"]
+
+
+def test_update_exit_statuses(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = {"search": GeneratedSearch(150)}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return state["search"](request)
+
+    serve(monkeypatch, handler)
+    invoke("study", "new", "Living")
+    code, out, err = invoke("study", "add-search", "Living", "malaria", "-p", "europepmc", "--yes")
+    assert code == 0, out + err
+    assert "150 new" in out and "europepmc: complete, 150 of 150" in out
+    state["search"] = GeneratedSearch(170, retracted=frozenset({2}))
+    code, out, err = invoke("study", "update", "Living", "--json")
+    assert code == 0, out + err
+    latest = json.loads(out)["latest_update"]
+    assert (latest["round"], latest["new"], latest["already_known"], latest["retracted_since"]) == (
+        1,
+        20,
+        150,
+        1,
+    )
+    # the allowance spent: the update stops, says so, exits 4
+    monkeypatch.setenv("LITDESK_OWNER_DAILY_REQUESTS", "1")
+    get_settings.cache_clear()
+    state["search"] = GeneratedSearch(400)
+    code, out, _ = invoke("study", "update", "Living")
+    assert code == 4, out
+    assert "allowance of 1 calls is spent" in out

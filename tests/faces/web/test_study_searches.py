@@ -1,0 +1,173 @@
+"""Whole searches into a Study over the web (a replayed two-page Europe PMC cursor walk):
+the JSON API (preview with the provider's total, the cap and the allowance; the job with
+its progress and result; the Study's rounds; an update round) and the pages without
+JavaScript (search page action → preview → confirm → the job's page; the Study page's
+rounds and its Update button), CSRF-checked like every write."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tests.faces.web._server import Running, epmc_record, write_cassette
+
+QUERY = "whole malaria"
+
+
+def _body(records: list[dict[str, Any]], total: int, next_cursor: str | None) -> bytes:
+    doc: dict[str, Any] = {"version": "6.9", "hitCount": total, "request": {}}
+    doc["resultList"] = {"result": records}
+    if next_cursor:
+        doc["nextCursorMark"] = next_cursor
+    return json.dumps(doc).encode()
+
+
+def whole_cassette(folder: Path) -> None:
+    first = [epmc_record(i, title=f"Whole search record {i}") for i in range(100, 200)]
+    second = [epmc_record(i, title=f"Whole search record {i}") for i in range(200, 260)]
+    kw: dict[str, Any] = {"providers": ["europepmc"]}
+    write_cassette(folder, QUERY, _body(first[:1], 160, "W1"), limit=1, **kw)  # the preview
+    write_cassette(folder, QUERY, _body(first[:20], 160, "W1"), **kw)  # the search page
+    write_cassette(folder, QUERY, _body(first, 160, "W2"), limit=100, **kw)
+    write_cassette(folder, QUERY, _body(second, 160, None), limit=100, cursor="W2", **kw)
+
+
+@pytest.fixture
+def cassette(cassette: Path) -> Iterator[Path]:  # the web tests' cassette, plus the walk
+    whole_cassette(cassette)
+    yield cassette
+
+
+def watch(c: httpx.Client, job_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        r = c.get(f"/api/v1/study-search-jobs/{job_id}")
+        assert r.status_code == 200, r.text
+        if r.json()["job"]["status"] not in ("queued", "running"):
+            return dict(r.json())
+        time.sleep(0.2)
+    raise AssertionError("the job did not end")
+
+
+def test_whole_search_api_and_update(running: Running) -> None:
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Whole <i>malaria</i>"}).json()["id"]
+        body = {"q": QUERY, "provider": ["europepmc"], "cap": 10_000}
+        r = c.post(f"/api/v1/studies/{sid}/searches/preview", json=body)
+        assert r.status_code == 200, r.text
+        lane = r.json()["lanes"][0]
+        assert (lane["total"], lane["records"], lane["requests"], lane["over_cap"]) == (
+            160, 160, 2, False,
+        )  # fmt: skip
+        r = c.post(f"/api/v1/studies/{sid}/searches", json=body)
+        assert r.status_code == 202, r.text
+        assert r.json()["study_name"] == "Whole <i>malaria</i>"
+        done = watch(c, r.json()["job"]["id"])
+        assert done["job"]["status"] == "done" and done["exit_status"] == 0, done
+        search = done["job"]["result"]["searches"][0]
+        assert search["new"] == 160 and search["lanes"][0]["state"] == "complete"
+        study = c.get(f"/api/v1/studies/{sid}").json()
+        assert len(study["papers"]) == 160 and study["search_rounds"][0]["records"] == 160
+        # an update round: the same records, nothing new
+        r = c.post(f"/api/v1/studies/{sid}/update")
+        assert r.status_code == 202, r.text
+        done = watch(c, r.json()["job"]["id"])
+        assert done["exit_status"] == 0, done
+        rounds = c.get(f"/api/v1/studies/{sid}/search-rounds").json()
+        assert rounds["latest_update"]["round"] == 1
+        assert (rounds["latest_update"]["new"], rounds["latest_update"]["already_known"]) == (
+            0,
+            160,
+        )
+        # a cap below the total: recorded as capped
+        r = c.post(f"/api/v1/studies/{sid}/searches/preview", json=body | {"cap": 100})
+        assert r.json()["lanes"][0]["over_cap"] and "over the cap" in r.json()["warnings"][0]
+        # refusals: a semantic search, a cap over 10,000, no CSRF token
+        bad = c.post(f"/api/v1/studies/{sid}/searches", json=body | {"mode": "semantic"})
+        assert bad.status_code == 400, bad.text
+        bad = c.post(f"/api/v1/studies/{sid}/searches", json=body | {"cap": 10_001})
+        assert bad.status_code == 400, bad.text
+    with running.client(headers={"origin": running.base}) as anon:
+        assert anon.post(f"/api/v1/studies/{sid}/update").status_code == 403
+
+
+def test_whole_search_pages_without_javascript(running: Running) -> None:
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Pages review"}).json()["id"]
+        token = c.headers["x-csrf-token"]
+        form = {"csrf_token": token, "study": sid, "q": QUERY, "provider": "europepmc"}
+        r = c.post("/study-search/preview", data=form | {"cap": "100"})
+        assert r.status_code == 200, r.text
+        assert "Pages review" in r.text and "over the cap" in r.text
+        assert 'action="/study-search"' in r.text
+        r = c.post("/study-search", data=form | {"cap": "100"})
+        assert r.status_code == 303, r.text
+        job_page = r.headers["location"]
+        job_id = job_page.rsplit("/", 1)[1]
+        done = watch(c, job_id)
+        assert done["job"]["result"]["searches"][0]["lanes"][0]["state"] == "capped"
+        html = c.get(job_page).text
+        assert "capped" in html and "Round 0" in html and "Pages review" in html
+        study = c.get(f"/study/{sid}").text
+        assert 'id="search-rounds"' in study and "Added: whole malaria" in study
+        assert 'id="study-update"' in study
+        r = c.post(f"/study/{sid}/update", data={"csrf_token": token})
+        assert r.status_code == 303 and r.headers["location"].startswith("/study-search-jobs/")
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+
+
+@pytest.mark.slow
+def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_path: Path) -> None:
+    shots = Path(os.environ.get("SCREENSHOT_DIR", str(tmp_path)))
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Browser review"}).json()["id"]
+    pg = page
+    pg.goto(f"{running.base}/search?q=whole+malaria&provider=europepmc")
+    form = pg.locator("#whole-search")
+    form.wait_for()
+    assert "Add all 160 results to the Study" in form.inner_text()
+    form.locator("select[name=study]").select_option(sid)
+    form.locator("input[name=cap]").fill("100")
+    pg.screenshot(path=str(shots / "whole-search-form.png"), full_page=True)
+    form.locator("button").click()
+    pg.locator("#whole-confirm").wait_for()
+    assert "over the cap" in pg.content()
+    pg.screenshot(path=str(shots / "whole-search-preview.png"), full_page=True)
+    pg.locator("#whole-confirm button").click()
+    pg.locator("#whole-job").wait_for()
+    deadline = time.monotonic() + 60
+    while pg.locator("#whole-job").get_attribute("data-status") in ("queued", "running"):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+        pg.reload()
+    assert "capped" in pg.locator("#whole-job").inner_text()
+    pg.screenshot(path=str(shots / "whole-search-job.png"), full_page=True)
+    pg.locator("#whole-job a", has_text="Open the Study").click()
+    pg.locator("#search-rounds").wait_for()
+    pg.locator("#study-update button").click()
+    pg.locator("#whole-job").wait_for()
+    deadline = time.monotonic() + 60
+    while pg.locator("#whole-job").get_attribute("data-status") in ("queued", "running"):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+        pg.reload()
+    assert "Round 1" in pg.locator("#whole-job").inner_text()
+    pg.goto(f"{running.base}/study/{sid}")
+    rounds = pg.locator("#search-rounds")
+    rounds.wait_for()
+    assert "Update round 1" in rounds.inner_text()
+    pg.screenshot(path=str(shots / "whole-search-study.png"), full_page=True)

@@ -1,0 +1,120 @@
+"""kill -9 of the worker of a whole-search job leaves no half-added records: killed while
+paging, nothing of the search is in the store; killed while saving, the one transaction
+is all or nothing. The job's lease then runs out, it is claimed again and ends with every
+record added exactly once (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import sqlalchemy as sa
+from tests.services.studies._paged import GeneratedSearch
+
+from litdesk import Settings
+from litdesk.adapters.store import whole_searches as whole
+from litdesk.services.app import open_app, open_app_sync
+from litdesk.services.search import SearchRequest
+from litdesk.services.studies import AddSearchRequest
+
+TOTAL = 3_000
+ROOT = Path(__file__).resolve().parents[3]
+
+WORKER = """
+import asyncio, sys
+import httpx
+from litdesk import Settings
+from litdesk.services.app import open_app
+from tests.services.studies._paged import GeneratedSearch
+
+async def main():
+    settings = Settings(data_dir=sys.argv[1], database_url=sys.argv[2], jobs_lease_seconds=2)
+    transport = httpx.MockTransport(GeneratedSearch(int(sys.argv[4]), delay=0.01))
+    async with open_app(settings, http_transport=transport) as app:
+        print("ready", flush=True)
+        await asyncio.to_thread(app.studies.work_search_job, sys.argv[3], owner=app.owner)
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings:
+    base = tmp_settings.model_copy(update={"jobs_lease_seconds": 2.0})
+    if request.param == "sqlite":
+        return base
+    url = request.getfixturevalue("pg_schema")
+    return base.model_copy(update={"database_url": url})
+
+
+def _counts(settings: Settings, study: str) -> tuple[int, int, int]:
+    with open_app_sync(settings) as app, app.store.read() as conn:
+        rounds = len(whole.list_rounds(conn, study))
+        hits = conn.execute(sa.select(sa.func.count()).select_from(whole.search_run_hits)).scalar()
+        papers = len(whole.study_paper_ids(conn, study))
+    return rounds, int(hits or 0), papers
+
+
+@pytest.mark.parametrize("when", ["paging", "saving"])
+def test_kill_9_mid_job_then_claimed_again(settings: Settings, when: str) -> None:
+    with open_app_sync(settings) as app:
+        study = app.workspace().create_study("Killed").id
+        request = AddSearchRequest(study, SearchRequest("malaria", providers=("europepmc",)))
+        job_id = app.studies.add_search(request, owner=app.owner).job.id
+    url = settings.resolved_database_url()
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    with (
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                WORKER,
+                str(settings.resolved_data_dir()),
+                url,
+                job_id,
+                str(TOTAL),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        ) as proc,
+        open_app_sync(settings) as watcher,
+    ):
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            view = watcher.jobs.get(job_id, owner=watcher.owner)
+            current = view.current or ""
+            if (when == "paging" and view.done >= 1_000) or (
+                when == "saving" and current.startswith("saving")
+            ):
+                break
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    rounds, hits, papers = _counts(settings, study)
+    if when == "paging":
+        assert (rounds, hits, papers) == (0, 0, 0)
+    else:  # all or nothing
+        assert (rounds, hits, papers) in ((0, 0, 0), (1, TOTAL, TOTAL))
+
+    async def rescue() -> None:
+        transport = httpx.MockTransport(GeneratedSearch(TOTAL))
+        async with open_app(settings, http_transport=transport) as app:
+            time.sleep(2.5)  # the dead worker's lease runs out
+            done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
+            assert done.job.status == "done", done.job.message
+            assert done.job.attempts == 2 and done.exit_status == 0
+
+    asyncio.run(rescue())
+    assert _counts(settings, study) == (1, TOTAL, TOTAL)
