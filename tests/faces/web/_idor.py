@@ -71,12 +71,17 @@ PLAIN_VALUES: dict[str, Any] = {
     "consent": "sha256:" + "0" * 64,  # a well-formed token of nothing bob was shown
     "format": None,  # each route's default
     "fields": [{"key": "bobs_field", "label": "Bob's field"}],  # a well-formed form
+    # a well-formed Zotero Web API target (a plan only: the probes never confirm a push)
+    "library": "users/12345",
+    "api_key": "bobskey0123456789abcdefg",
 }
 #: POSTs that read a Study a viewer may read, drafting for the viewer alone (a summary is
 #: the viewer's own draft; saving it into the Study as a report needs an editor)
 VIEWER_DRAFTS = {
     ("POST", "/api/v1/studies/{ref}/summary/notice"),
     ("POST", "/api/v1/studies/{ref}/summary"),
+    # a push reads a Study the viewer may read and writes only to the viewer's own Zotero
+    ("POST", "/api/v1/zotero/pushes"),
 }
 
 

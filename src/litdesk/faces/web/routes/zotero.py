@@ -114,6 +114,7 @@ class PushBody(BaseModel):
 
 
 def _push_request(app: App, owner: str, body: PushBody) -> ZoteroPushRequest:
+    app.workspace(owner).study(body.study)  # a Study the owner may read, before anything else
     if owner != app.owner and (body.local or body.ris_path):
         raise RefusedError(
             "a team server writes no file on its machine and reaches no Zotero running "
@@ -146,6 +147,8 @@ def _push_form(
 @pages.get("/zotero/push", response_class=HTMLResponse)
 def push_page(request: Request, app: AppDep, owner: OwnerDep, study: str = "") -> Response:
     team = owner != app.owner
+    if study:
+        app.workspace(owner).study(study[:400])  # a Study the owner may read (else 404)
     form = {
         "study": study[:400],
         "target": "web" if team else "local",
