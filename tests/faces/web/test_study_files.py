@@ -96,9 +96,16 @@ def test_study_zip_export_and_recovery(running: Running) -> None:
         r = c.get(f"/api/v1/studies/{sid}/export")
         assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
         assert r.headers["content-disposition"] == 'attachment; filename="b-PRISMA-b-review.zip"'
-        assert r.headers["x-litdesk-records"] == str(len(study["papers"])) == "4"
-        names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+        # issue 27: the ZIP's references are the Study's working set (4 saved papers, 9
+        # records identified by the run and the import, 8 studies — PRISMA's number)
+        assert len(study["papers"]) == 4
+        ident = c.get(f"/api/v1/studies/{sid}/prisma").json()["identification"]
+        assert r.headers["x-litdesk-records"] == str(ident["records_after_deduplication"]) == "8"
+        assert study["working_set"]["studies"] == 8
+        zf = zipfile.ZipFile(io.BytesIO(r.content))
+        names = zf.namelist()
         assert "manifest.json" in names and "references.ris" in names
+        assert zf.read("references.ris").decode("utf-8").count("ER  -") == 8
         assert c.get(f"/study/{sid}/export.zip").status_code == 200
 
         back = c.post(

@@ -8,6 +8,7 @@ cache with in-flight coalescing, allowances) in ``_search``.
 from . import _accounts as accounts
 from . import _oidc as oidc
 from . import _repo as repo
+from . import _study_records as study_records
 from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._assist import (
     AssistDraftRow,
@@ -103,6 +104,7 @@ from ._search import (
     save_search_run,
     usage,
 )
+from ._study_records import RecordCounts, SourceRow, StudyRecordRow
 from ._uploads import (
     ImportUpload,
     drop_import_uploads,
@@ -209,6 +211,10 @@ __all__ = [
     "reserve",
     "save_search_run",
     "studies_by_keys",
+    "study_records",
+    "RecordCounts",
+    "SourceRow",
+    "StudyRecordRow",
     "take_gate",
     "usage",
 ]

@@ -5,6 +5,7 @@ Study's history), and the functions it runs on."""
 from ._area import DedupArea
 from ._history import in_force, record_report, study_decisions, study_history, undo_decision
 from ._job import DEDUP_KIND, MAX_IMPORTS, MAX_QUEUE, DedupRun, study_owner
+from ._records import ADDED_BY_HAND
 from ._requests import DecideRequest, DedupInputError, DedupRequest, ExplainRequest, Verdict
 from ._review import MAX_HISTORY, resolve_record
 from ._service import (
@@ -26,8 +27,25 @@ from ._views import (
     ReviewView,
     UndoView,
 )
+from ._working_set import (
+    FIRST_RULE,
+    PENDING_RULE,
+    WorkingGroup,
+    identification,
+    refresh,
+    regroup,
+    working_groups,
+)
 
 __all__ = [
+    "ADDED_BY_HAND",
+    "FIRST_RULE",
+    "PENDING_RULE",
+    "WorkingGroup",
+    "identification",
+    "refresh",
+    "regroup",
+    "working_groups",
     "DECISIONS_VERSION",
     "DEDUP_KIND",
     "MAX_HISTORY",

@@ -26,7 +26,7 @@ from litdesk.core.runs import (
     read_judgments,
     read_manifest,
 )
-from litdesk.services.dedup import study_decisions
+from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
 
@@ -90,7 +90,8 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     if not runs and not imports:
         raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
     decisions = study_decisions(store, row.id, owner=owner)
-    return build_prisma(row.name, runs, imports, decisions=decisions)
+    counts = identification(store, row.id)  # the Study's own numbers (its working set)
+    return build_prisma(row.name, runs, imports, decisions=decisions, working_set=counts)
 
 
 def freeze(run: SearchRun) -> dict[str, Any]:
