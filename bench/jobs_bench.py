@@ -32,7 +32,7 @@ from litdesk._settings import Settings
 from litdesk.adapters.store import open_store
 from litdesk.services.app import app_library, open_app_sync
 from litdesk.services.jobs import JobRunner, Jobs
-from litdesk.services.library_desk import INDEX_KIND, index_handler
+from litdesk.services.library import INDEX_KIND, index_handler
 
 #: The fixture PDFs with a text layer (the excluded ones cost no pages).
 SKIP = ("scanned_no_text", "encrypted", "broken")

@@ -34,8 +34,13 @@ from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitise
 from litdesk.adapters.store import dump_json
 from litdesk.core.runs import SearchRun
 from litdesk.services.app import open_app
-from litdesk.services.desk import Desk, SearchForm
-from litdesk.services.search import make_definition, plan_search, run_document
+from litdesk.services.search import (
+    SearchArea,
+    SearchRequest,
+    make_definition,
+    plan_search,
+    run_document,
+)
 
 QUERY = "tumour growth"
 
@@ -114,28 +119,27 @@ def _baseline(run: SearchRun, runs: int) -> dict[str, tuple[float, float]]:
     }
 
 
-def _store(desk: Desk, run: SearchRun, runs: int) -> dict[str, tuple[float, float]]:
+def _store(area: SearchArea, run: SearchRun, runs: int) -> dict[str, tuple[float, float]]:
     needle = run.hits[-1].paper.id
 
     def lookup(_: int) -> None:
-        assert desk._paper_in_runs(needle) is not None
+        assert area.paper_in_runs(needle, owner="local") is not None
 
     return {
-        "remember": _ms(lambda i: desk._remember(replace(run, id=f"r{i}")), runs),
-        "read by id": _ms(lambda i: desk._recent(f"r{i}"), runs),
+        "remember": _ms(lambda i: area.remember(replace(run, id=f"r{i}"), owner="local"), runs),
+        "read by id": _ms(lambda i: area.recent_run(f"r{i}", owner="local"), runs),
         "reader lookup": _ms(lookup, 20),
     }
 
 
 async def _measure(url: str | None, cassette: Path, data: Path, hits: int, runs: int):
     settings = Settings(data_dir=data, database_url=url)
-    async with open_app(settings, replay=cassette) as desk_app:
-        desk = desk_app.desk
-        run = await desk.providers.fused_search(
-            desk.definition(SearchForm(QUERY, limit=hits)), owner="local"
+    async with open_app(settings, replay=cassette) as app:
+        run = await app.providers.fused_search(
+            SearchRequest(QUERY, limit=hits).definition, owner="local"
         )
         size = len(dump_json(run_document(run)).encode("utf-8"))
-        return run, size, _store(desk, run, runs)
+        return run, size, _store(app.search, run, runs)
 
 
 def main() -> None:

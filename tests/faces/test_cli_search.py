@@ -121,8 +121,8 @@ def test_search_replay_miss_is_a_clear_error(env):
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--field", "body"], "--field must be one of"),
-        (["--from", "2020", "--to", "2000"], "inverted"),
+        (["--field", "body"], "field must be one of"),
+        (["--from", "2020", "--to", "2000"], "first year is after the last year"),
         (["-p", "scholar"], "unknown provider"),
         (["--limit", "500"], "limit"),
         (["--record", "a", "--replay", "b"], "not both"),
@@ -194,4 +194,4 @@ def test_fused_search_json_save_into_study_and_runs_show(env):
 
 def test_fused_search_bad_mode(env):
     result = CliRunner().invoke(app, ["search", "sepsis", "--mode", "fuzzy"])
-    assert result.exit_code == 2 and "--mode must be one of" in result.stderr
+    assert result.exit_code == 2 and "mode must be one of" in result.stderr

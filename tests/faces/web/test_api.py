@@ -55,7 +55,7 @@ def test_bad_query_is_a_json_error_with_its_position(running: Running) -> None:
         miss = c.get("/api/v1/search", params={"q": "nothing recorded"})
     assert r.status_code == 400
     body = r.json()
-    assert body["error"] == "DeskInputError" and body["details"]["position"] == 12
+    assert body["error"] == "SearchInputError" and body["details"]["position"] == 12
     # a request the replay cassette does not hold: refused as not found, nothing sent out
     assert miss.status_code == 404
     assert miss.json()["error"] == "CassetteMiss" and "cassette" in miss.json()["message"]
@@ -80,7 +80,7 @@ def test_selection_save_into_a_new_study_and_partial_failures(running: Running) 
             "/api/v1/selection/save",
             json={"run_id": run_id, "paper_ids": [f"MED-{i}" for i in range(21)]},
         )
-        assert too_many.status_code == 422 and too_many.json()["code"] == "validation"
+        assert too_many.status_code == 400 and too_many.json()["code"] == "selection_size"
         gone = c.post("/api/v1/selection/save", json={"run_id": "nope", "paper_ids": ids})
         assert gone.status_code == 404 and gone.json()["code"] == "run_not_open"
         study = c.get(f"/api/v1/studies/{out['study_id']}").json()

@@ -62,10 +62,10 @@ def test_viewer_page_data_image_and_passage_boxes(site: Site) -> None:
         with Image.open(io.BytesIO(image.content)) as im:
             assert im.size == (view["width_px"], view["height_px"])
             assert abs(im.size[0] - 210 / 25.4 * 96) < 2  # 100 % zoom is 96 dpi
-        renders = site.app.state.app.viewer.renders
+        renders = site.app.state.app.library.renders
         again = c.get(view["image"])
         assert again.content == image.content
-        assert site.app.state.app.viewer.renders == renders  # served from the cache
+        assert site.app.state.app.library.renders == renders  # served from the cache
         big = c.get(f"/api/v1/library/pdf/{gauge}", params={"page": 2, "zoom": 200}).json()
         assert big["width_px"] > 1.9 * view["width_px"] and big["rects"] == []
         # a passage not on the page: the page is shown, the failure said

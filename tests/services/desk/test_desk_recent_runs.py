@@ -1,5 +1,5 @@
 """Recent search runs live in the store (issue 17): a run one worker produced is usable from
-another worker's desk (each test opens two independent runtimes, so two store handles and
+another worker's search area (and its desk's reader) (each test opens two independent runtimes, so two store handles and
 no shared memory), another owner's run is not found, and the bound holds — on SQLite and on
 PostgreSQL (a fresh schema per test)."""
 
@@ -21,7 +21,7 @@ from litdesk.adapters.store import (
     remember_run,
 )
 from litdesk.services.app import open_app
-from litdesk.services.desk import SearchForm
+from litdesk.services.search import RunExportRequest, SaveSelectionRequest, SearchRequest
 
 QUERY = "tumour growth"
 
@@ -46,58 +46,65 @@ def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) 
             open_app(settings, replay=cassette) as first_app,
             open_app(settings, replay=cassette) as second_app,
         ):
-            first, second = first_app.desk, second_app.desk
+            first, second = first_app.search, second_app.search
             assert first.store is not second.store
             assert first.store.is_postgres == (settings.database_url is not None)
-            view = (await first.search(SearchForm(QUERY))).to_dict()
-            run_id = view["run"]["id"]
-            ids = [card["paper"]["id"] for card in view["cards"]]
+            view = (await first.search(SearchRequest(QUERY), owner="local")).to_dict()
+            run = view["run"]
+            assert isinstance(run, dict)
+            run_id = run["id"]
+            cards = view["cards"]
+            assert isinstance(cards, list)
+            ids = [card["paper"]["id"] for card in cards]
             assert len(ids) == 7
 
             # the reader of an unsaved paper finds it in the run the other worker made
-            page = second.reading.reader(ids[4]).to_dict()
+            page = second_app.desk.reading.reader(ids[4]).to_dict()
             assert page["paper"]["id"] == ids[4] and page["saved"] is False
-            ris = second.export_selection(run_id, ids[:2])
+            ris = second.export_selection(run_id, ids[:2], owner="local")
             assert ris.count == 2 and ris.body.count(b"ER  -") == 2
-            saved = second.save_selection(run_id, [*ids[:3], "MED-1"], new_study="Growth")
+            chosen = SaveSelectionRequest(run_id, (*ids[:3], "MED-1"), new_study="Growth")
+            saved = second.save_selection(chosen, owner="local")
             assert saved.saved == ids[:3] and saved.created == 3
             assert saved.failed == [{"id": "MED-1", "reason": "not in this search run"}]
-            kept = second.save_run(run_id, saved.study_id or "")
-            assert [r["id"] for r in kept.to_dict()["runs"]] == [run_id]
-            manifest = first.export_run(run_id, "json")
+            kept = second.save_run(run_id, saved.study_id or "", owner="local")
+            assert [r["id"] for r in kept.runs] == [run_id]
+            manifest = first.export_run(RunExportRequest(run_id, "json"), owner="local")
             assert manifest.count == 7 and run_id.encode() in manifest.body
 
             # another owner (a second account on the same workers) finds none of it
-            for other in (first.for_owner("bob"), second.for_owner("bob")):
+            for area, app in ((first, first_app), (second, second_app)):
                 with pytest.raises(NotFoundError) as gone:
-                    other.save_selection(run_id, ids[:1])
+                    area.save_selection(SaveSelectionRequest(run_id, (ids[0],)), owner="bob")
                 assert gone.value.code == "run_not_open"
                 with pytest.raises(NotFoundError):
-                    other.export_selection(run_id, ids[:1])
+                    area.export_selection(run_id, ids[:1], owner="bob")
                 with pytest.raises(NotFoundError) as unread:
-                    other.reading.reader(ids[5])
+                    app.desk_for("bob").reading.reader(ids[5])
                 assert unread.value.code == "paper_not_found"
 
     asyncio.run(go())
 
 
-def test_the_bound_holds_through_the_desk(settings, cassette: Path) -> None:
+def test_the_bound_holds_through_the_search_area(settings, cassette: Path) -> None:
     async def go() -> None:
         async with (
             open_app(settings, replay=cassette) as first_app,
             open_app(settings, replay=cassette) as second_app,
         ):
-            first, second = first_app.desk, second_app.desk
-            run = await first.providers.fused_search(
-                first.definition(SearchForm(QUERY)), owner="local"
-            )
+            first, second = first_app.search, second_app.search
+            run = (await first.search(SearchRequest(QUERY), owner="local")).run
             for i in range(53):  # two workers alternating: 53 runs, the newest 50 stay
-                (first if i % 2 else second)._remember(replace(run, id=f"run-{i:02d}"))
+                (first if i % 2 else second).remember(
+                    replace(run, id=f"run-{i:02d}"), owner="local"
+                )
             assert count_recent_runs(first.store, "local") == 50
             with pytest.raises(NotFoundError):
-                second.export_selection("run-02", [run.hits[0].paper.id])
-            assert first.export_selection("run-03", [run.hits[0].paper.id]).count == 1
-            assert second._recent("run-52").id == "run-52"
+                second.export_selection("run-02", [run.hits[0].paper.id], owner="local")
+            assert (
+                first.export_selection("run-03", [run.hits[0].paper.id], owner="local").count == 1
+            )
+            assert second.recent_run("run-52", owner="local").id == "run-52"
 
     asyncio.run(go())
 

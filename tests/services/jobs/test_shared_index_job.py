@@ -21,7 +21,7 @@ from tests._ready import wait_ready
 from litdesk.adapters.store import Store
 from litdesk.adapters.store._jobs import jobs as jobs_table
 from litdesk.services.jobs import JobNotFound, Jobs
-from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
+from litdesk.services.library import INDEX_KIND, LibraryArea
 
 SUBMITTER = r"""
 import json, sys, threading, time
@@ -29,18 +29,22 @@ from pathlib import Path
 from types import SimpleNamespace
 from litdesk.adapters.store import open_store
 from litdesk.services.jobs import Jobs
-from litdesk.services.library_desk import LibraryDesk
+from litdesk.services.library import LibraryArea
 
 store = open_store(sys.argv[1])
 go, name, threads = Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-desk = LibraryDesk(SimpleNamespace(store=store), Jobs(store), make_library=lambda **_: None)
+nothing = SimpleNamespace(root=Path(sys.argv[2]).parent)  # index() reads no PDFs
+area = LibraryArea(
+    SimpleNamespace(), store=store, jobs=Jobs(store), providers=SimpleNamespace(),
+    pdfs=nothing, make_library=lambda **_: None,
+)
 barrier = threading.Barrier(threads)
 seen = []
 lock = threading.Lock()
 
 def submit(n):
     barrier.wait()
-    view = desk.start_index(owner=f"{name}-acct-{n % 3}")
+    view = area.index(owner=f"{name}-acct-{n % 3}")
     with lock:
         seen.append(view.id)
 
@@ -57,9 +61,13 @@ print(json.dumps(seen))
 """
 
 
-def _desk(store: Store, jobs: Jobs | None = None) -> LibraryDesk:
-    runtime: Any = SimpleNamespace(store=store)  # start_index needs only the job queue
-    return LibraryDesk(runtime, jobs or Jobs(store), make_library=lambda **_: None)  # no PDFs read
+def _desk(store: Store, jobs: Jobs | None = None) -> LibraryArea:
+    """The library area over ``store``'s job queue (``index`` reads no PDFs)."""
+    nothing: Any = SimpleNamespace(root=Path("/nonexistent"))
+    return LibraryArea(
+        nothing, store=store, jobs=jobs or Jobs(store), providers=nothing, pdfs=nothing,
+        make_library=lambda **_: nothing,
+    )  # fmt: skip
 
 
 def _active_index_jobs(store: Store) -> list[tuple[str, str]]:
@@ -88,7 +96,7 @@ def test_accounts_submitting_at_once_from_threads_get_one_index_job(store: Store
 
     def submit(n: int) -> None:
         barrier.wait(30)
-        view = desk.start_index(owner=f"acct-{n % 4}")
+        view = desk.index(owner=f"acct-{n % 4}")
         with lock:
             views.append((f"acct-{n % 4}", view))
 
@@ -113,14 +121,14 @@ def test_accounts_submitting_at_once_from_threads_get_one_index_job(store: Store
 def test_another_account_watches_the_progress_but_cannot_cancel(store: Store) -> None:
     jobs = Jobs(store)
     desk = _desk(store, jobs)
-    started = desk.start_index(owner="ana")
+    started = desk.index(owner="ana")
     claimed = jobs.claim([INDEX_KIND], "worker-1", 30)
     assert claimed is not None and claimed.id == started.id
     assert jobs.progress(claimed, 3, 10, "paper.pdf", message="indexing ana's upload")
     seen = jobs.get(started.id, owner="bob")  # the web face polls this
     assert (seen.status, seen.done, seen.total, seen.current) == ("running", 3, 10, "paper.pdf")
     assert seen.owner == "" and seen.message == "" and seen.params == {}
-    assert desk.start_index(owner="bob").id == started.id
+    assert desk.index(owner="bob").id == started.id
     assert [j.id for j in jobs.list(owner="bob")] == []  # bob's own list stays his
     try:
         jobs.cancel(started.id, owner="bob")
@@ -138,7 +146,7 @@ def test_another_account_watches_the_progress_but_cannot_cancel(store: Store) ->
     else:
         raise AssertionError("bob saw ana's report job")
     jobs.finish(claimed, {"indexed": 1})
-    again = desk.start_index(owner="bob")
+    again = desk.index(owner="bob")
     assert again.id != started.id and again.owner == "bob"
     assert _active_index_jobs(store) == [(again.id, "bob")]
 

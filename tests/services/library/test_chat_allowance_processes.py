@@ -36,7 +36,7 @@ import json, sys, threading, time
 from pathlib import Path
 from litdesk import Settings
 from litdesk.services.assist import AllowanceRefused
-from litdesk.services.library import ChatService
+from litdesk.services.library import ChatQuestionRequest, ChatService
 from litdesk.services.app import open_app_sync
 
 settings = Settings.model_validate_json(Path(sys.argv[1]).read_text())
@@ -50,13 +50,13 @@ lock = threading.Lock()
 
 def ask(n):
     owner = f"acct-{n}"
-    me = chat.for_owner(owner)
     token = f"p{index}t{n}".ljust(40, "x")
     seen = {"answered": 0}
     barrier.wait()
     for _ in range(20):
         try:
-            me.ask(token, "How was the water level measured?", top_k=3)
+            question = ChatQuestionRequest(token, "How was the water level measured?")
+            chat.ask(question, owner=owner, top_k=3)
         except AllowanceRefused as exc:
             seen[exc.code] = seen.get(exc.code, 0) + 1
             if exc.code == "daily_limit":

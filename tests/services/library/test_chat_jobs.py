@@ -33,10 +33,17 @@ from tests._model_servers import Scripted, assist_settings, model_server
 from litdesk import SYSTEM_CLOCK, Clock, ManualClock
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
-from litdesk.adapters.store import Store, open_store
+from litdesk.adapters.store import LOCAL_OWNER, Store, open_store
 from litdesk.adapters.store._assist import assist_calls
 from litdesk.services.jobs import JobContext, JobRunner, Jobs
-from litdesk.services.library import CHAT_KIND, ChatBusy, ChatJobNotFound, ChatService, Library
+from litdesk.services.library import (
+    CHAT_KIND,
+    ChatBusy,
+    ChatJobNotFound,
+    ChatQuestionRequest,
+    ChatService,
+    Library,
+)
 from litdesk.services.models import Models
 
 QUESTION = "How was the water level measured?"
@@ -100,38 +107,43 @@ def test_one_question_in_flight_per_session_answered_once_and_private(
             server, tmp_settings.data_dir, library_dirs=[folder], database_url=library_db
         )
         chat, jobs = _service(settings, wordllama)
-        ana, bob = chat.for_owner("ana"), chat.for_owner("bob")
         token = secrets.token_urlsafe(32)
-        job = ana.submit(token, f"  {QUESTION} ")
+        job = chat.submit(ChatQuestionRequest(token, f"  {QUESTION} "), owner="ana")
         assert job.state == "running" and job.stage == "queued" and job.question == QUESTION
         with pytest.raises(ChatBusy) as busy:  # the first is still queued: refused, named
-            ana.submit(token, "Which bridges?")
+            chat.submit(ChatQuestionRequest(token, "Which bridges?"), owner="ana")
         assert busy.value.details["job"] == job.id
-        other = ana.submit(secrets.token_urlsafe(32), "Which bridges?")  # another session
+        other = chat.submit(
+            ChatQuestionRequest(secrets.token_urlsafe(32), "Which bridges?"), owner="ana"
+        )  # another session
         assert other.id != job.id
         for stranger in (  # bob with ana's cookie, ana in another browser session
-            lambda: bob.job(token, job.id),
-            lambda: bob.cancel(token, job.id),
-            lambda: ana.job(secrets.token_urlsafe(32), job.id),
+            lambda: chat.job(token, job.id, owner="bob"),
+            lambda: chat.cancel(token, job.id, owner="bob"),
+            lambda: chat.job(secrets.token_urlsafe(32), job.id, owner="ana"),
         ):
             with pytest.raises(ChatJobNotFound):
                 stranger()
-        assert ana.session(token).job == job  # the page shows it in flight
+        assert chat.session(token, owner="ana").job == job  # the page shows it in flight
         runner = JobRunner(jobs, {CHAT_KIND: chat.run_job}, lease_s=5)
         assert runner.run_once() and runner.run_once()
-        done = ana.job(token, job.id)
+        done = chat.job(token, job.id, owner="ana")
         assert done.state == "done" and done.round == 1 and done.attempts == 1, done
         assert done.answer is not None and done.answer["number"] == 1
-        card = ana.round(token, 1)
+        card = chat.round(token, 1, owner="ana")
         assert done.answer == card.to_dict()
         assert card.data["question"] == QUESTION and card.data["grounded"] is True
         assert card.data["model"] == "scripted-model"
-        session = ana.session(token)
+        session = chat.session(token, owner="ana")
         assert [r.number for r in session.rounds] == [1] and session.job is None
-        assert bob.session(token).rounds == ()  # bob's session under that token is his own
+        assert (
+            chat.session(token, owner="bob").rounds == ()
+        )  # bob's session under that token is his own
         assert len(server.requests) == 4  # two questions: the variant and the answer each
         assert _statuses(settings) == ["ok"] * 4
-        again = ana.submit(token, "Which bridges?")  # the first has ended: a new one
+        again = chat.submit(
+            ChatQuestionRequest(token, "Which bridges?"), owner="ana"
+        )  # the first has ended: a new one
         assert again.id != job.id
 
 
@@ -146,7 +158,7 @@ def test_a_job_claimed_again_after_its_round_was_written_writes_no_second(
         clock = ManualClock()
         chat, jobs = _service(settings, wordllama, clock)
         token = secrets.token_urlsafe(32)
-        job = chat.submit(token, QUESTION)
+        job = chat.submit(ChatQuestionRequest(token, QUESTION), owner=LOCAL_OWNER)
         held = jobs.claim([CHAT_KIND], "dying-worker", 1)
         assert held is not None and held.id == job.id
         result = chat.run_job(JobContext(jobs, held, threading.Event()))
@@ -155,9 +167,9 @@ def test_a_job_claimed_again_after_its_round_was_written_writes_no_second(
         clock.advance(1.2)  # its lease runs out
         runner = JobRunner(jobs, {CHAT_KIND: chat.run_job}, lease_s=5)
         assert runner.run_once()
-        done = chat.job(token, job.id)
+        done = chat.job(token, job.id, owner=LOCAL_OWNER)
         assert done.state == "done" and done.round == 1 and done.attempts == 2, done
-        assert [r.number for r in chat.session(token).rounds] == [1]
+        assert [r.number for r in chat.session(token, owner=LOCAL_OWNER).rounds] == [1]
         assert len(server.requests) == sent == 2  # nothing asked again
         assert _statuses(settings) == ["ok", "ok"]
 
@@ -182,7 +194,7 @@ def test_a_stalled_worker_is_taken_over_replaying_its_replies_and_counted_honest
         clock = ManualClock()
         first, jobs = _service(settings, wordllama, clock)
         token = secrets.token_urlsafe(32)
-        job = first.for_owner("ana").submit(token, QUESTION)
+        job = first.submit(ChatQuestionRequest(token, QUESTION), owner="ana")
         held = jobs.claim([CHAT_KIND], "stalled-worker", 1)
         assert held is not None
         outcome: list[dict[str, Any] | None] = []
@@ -202,7 +214,7 @@ def test_a_stalled_worker_is_taken_over_replaying_its_replies_and_counted_honest
         t0 = time.monotonic()
         assert runner.run_once()
         took = time.monotonic() - t0
-        done = second.for_owner("ana").job(token, job.id)
+        done = second.job(token, job.id, owner="ana")
         assert done.state == "done" and done.round == 1 and done.attempts == 2, done
         variants = [r for r in server.requests if _variant(r.body)]
         assert len(variants) == 1  # replayed from the checkpoint, not asked again
@@ -213,7 +225,7 @@ def test_a_stalled_worker_is_taken_over_replaying_its_replies_and_counted_honest
         gate.set()  # the stalled call returns at last: that attempt writes nothing
         stalled.join(60)
         assert outcome == [None]
-        assert [r.number for r in first.for_owner("ana").session(token).rounds] == [1]
+        assert [r.number for r in first.session(token, owner="ana").rounds] == [1]
         assert len(_statuses(settings)) == len(server.requests) == 3  # counted honestly
         print(f"\ntaken over in {took:.2f} s; statuses {_statuses(settings)}")
 
@@ -228,11 +240,11 @@ def test_a_cancelled_question_writes_nothing_and_is_shown_as_not_answered(
         )
         chat, jobs = _service(settings, wordllama)
         token = secrets.token_urlsafe(32)
-        job = chat.submit(token, QUESTION)
-        cancelled = chat.cancel(token, job.id)
+        job = chat.submit(ChatQuestionRequest(token, QUESTION), owner=LOCAL_OWNER)
+        cancelled = chat.cancel(token, job.id, owner=LOCAL_OWNER)
         assert cancelled.state == "cancelled" and cancelled.round is None
         assert not JobRunner(jobs, {CHAT_KIND: chat.run_job}, lease_s=5).run_once()
-        session = chat.session(token)
+        session = chat.session(token, owner=LOCAL_OWNER)
         assert session.rounds == () and session.job is not None
         assert session.job.state == "cancelled" and "no round" in (session.job.message or "")
         assert server.requests == [] and _statuses(settings) == []

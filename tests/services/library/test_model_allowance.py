@@ -32,7 +32,7 @@ from litdesk.adapters.store._assist import assist_calls
 from litdesk.services.app import app_library
 from litdesk.services.assist import AllowanceRefused, AssistAllowance
 from litdesk.services.jobs import JobRunner, Jobs
-from litdesk.services.library import ChatService, Library
+from litdesk.services.library import ChatQuestionRequest, ChatService, Library
 from litdesk.services.models import Models
 from litdesk.services.synthesis import ReportRequest, ReportsArea, build_report
 
@@ -108,22 +108,29 @@ def test_chat_model_calls_are_counted_and_refused_beyond_the_allowance(
         )  # fmt: skip
         lib = _lib(settings, wordllama)
         chat = ChatService(lib)
-        ana, bob = chat.for_owner("ana"), chat.for_owner("bob")
 
-        first = ana.ask(TOKEN_A, QUESTION)  # the variant and the answer: 2 calls
+        first = chat.ask(
+            ChatQuestionRequest(TOKEN_A, QUESTION), owner="ana"
+        )  # the variant and the answer: 2 calls
         assert first.data["grounded"] and not first.data["extractive"]
         assert len(server.requests) == 2
         with pytest.raises(AllowanceRefused) as refused:  # the variant is call 3, the answer 4
-            ana.ask(TOKEN_A, "Which cameras measured the water level?")
+            chat.ask(
+                ChatQuestionRequest(TOKEN_A, "Which cameras measured the water level?"), owner="ana"
+            )
         assert refused.value.code == "owner_daily_limit"
         assert "3 model calls" in refused.value.message
         assert "not answered" in refused.value.message
         assert len(server.requests) == 3  # the refused call never went out
-        assert len(ana.session(TOKEN_A).index) == 1  # nothing recorded for the question
+        assert (
+            len(chat.session(TOKEN_A, owner="ana").index) == 1
+        )  # nothing recorded for the question
 
-        assert bob.ask(TOKEN_B, QUESTION).data["grounded"]  # calls 4 and 5: the total
+        assert chat.ask(ChatQuestionRequest(TOKEN_B, QUESTION), owner="bob").data[
+            "grounded"
+        ]  # calls 4 and 5: the total
         with pytest.raises(AllowanceRefused) as spent:
-            bob.ask(TOKEN_B, QUESTION)
+            chat.ask(ChatQuestionRequest(TOKEN_B, QUESTION), owner="bob")
         assert spent.value.code == "daily_limit"
         assert isinstance(spent.value.details.get("retry_after"), int)
         assert len(server.requests) == 5
@@ -153,9 +160,9 @@ def test_a_failed_chat_call_counts_and_extractive_mode_reserves_nothing(
     with model_server("openai") as server:
         server.script(Scripted(QUESTION), Scripted(status=500))  # the answer call fails
         settings = _settings(server, tmp_settings, folder, library_db)
-        chat = ChatService(_lib(settings, wordllama)).for_owner("ana")
+        chat = ChatService(_lib(settings, wordllama))
         with pytest.raises(ExternalError):
-            chat.ask(TOKEN_A, QUESTION)
+            chat.ask(ChatQuestionRequest(TOKEN_A, QUESTION), owner="ana")
     assert [(f, s) for _, f, s in _calls(settings)] == [("chat", "ok"), ("chat", "failed")]
 
     none = settings.model_copy(update={"llm_backend": "none", "chat_owner_daily_requests": 1})

@@ -16,8 +16,16 @@ from hypothesis import strategies as st
 from litdesk._errors import InputError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
+from litdesk.adapters.store import LOCAL_OWNER
 from litdesk.services.app import app_library
-from litdesk.services.library import ChatService, Library, PdfNotInLibrary, PdfViewer
+from litdesk.services.library import (
+    ChatQuestionRequest,
+    ChatScopeRequest,
+    ChatService,
+    Library,
+    PdfNotInLibrary,
+    PdfViewer,
+)
 from litdesk.services.library._chat import MAX_ROUNDS, ModelUnreachable, answer_parts
 
 
@@ -66,48 +74,59 @@ def test_page_cache_is_bounded_and_dropped_when_the_pdf_changes(lib: Library) ->
 def test_chat_session_is_kept_on_disk_under_the_tokens_hash(lib: Library) -> None:
     token = secrets.token_urlsafe(32)
     chat = ChatService(lib)
-    assert chat.session(token).whole_library is True
-    chat.set_scope(token, ["a.pdf"])
-    card = chat.ask(token, "How is the water level measured?")
+    assert chat.session(token, owner=LOCAL_OWNER).whole_library is True
+    chat.set_scope(ChatScopeRequest(token, ("a.pdf",), False), owner=LOCAL_OWNER)
+    card = chat.ask(
+        ChatQuestionRequest(token, "How is the water level measured?"), owner=LOCAL_OWNER
+    )
     assert card.number == 1 and card.data["model"] == "extractive"
     files = list(chat.folder.rglob("*.json"))
     assert len(files) == 2 and all(token not in str(f) for f in files)
     assert all(token not in f.read_text(encoding="utf-8") for f in files)
-    again = ChatService(lib).session(token)  # a restarted server reads it back
+    again = ChatService(lib).session(token, owner=LOCAL_OWNER)  # a restarted server reads it back
     assert again.papers == ("a.pdf",) and [r.number for r in again.rounds] == [1]
-    assert ChatService(lib).session(secrets.token_urlsafe(32)).rounds == ()
+    assert ChatService(lib).session(secrets.token_urlsafe(32), owner=LOCAL_OWNER).rounds == ()
     with pytest.raises(InputError, match="malformed"):
-        chat.session("../../etc/passwd")
+        chat.session("../../etc/passwd", owner=LOCAL_OWNER)
 
 
 def test_chat_session_belongs_to_its_account_in_team_mode(lib: Library) -> None:
     token = secrets.token_urlsafe(32)
     chat = ChatService(lib)
-    ana, bob = chat.for_owner("acc-ana"), chat.for_owner("acc-bob")
-    assert chat.for_owner("local") is chat
-    ana.set_scope(token, ["a.pdf"])
-    assert ana.session(token).papers == ("a.pdf",)
+    chat.set_scope(ChatScopeRequest(token, ("a.pdf",), False), owner="acc-ana")
+    assert chat.session(token, owner="acc-ana").papers == ("a.pdf",)
     # the same token (a cookie left in a browser) opens another session for another account
-    assert bob.session(token).papers == () and bob.session(token).whole_library is True
-    assert chat.session(token).papers == ()  # and for the single user
-    assert len({chat.session_id(token), ana.session_id(token), bob.session_id(token)}) == 3
-    assert ana.folder == chat.folder and ana.library is chat.library
+    assert (
+        chat.session(token, owner="acc-bob").papers == ()
+        and chat.session(token, owner="acc-bob").whole_library is True
+    )
+    assert chat.session(token, owner=LOCAL_OWNER).papers == ()  # and for the single user
+    assert (
+        len(
+            {
+                chat.session_id(token, owner=LOCAL_OWNER),
+                chat.session_id(token, owner="acc-ana"),
+                chat.session_id(token, owner="acc-bob"),
+            }
+        )
+        == 3
+    )
 
 
 def test_chat_rounds_are_bounded(lib: Library) -> None:
     token = secrets.token_urlsafe(32)
     chat = ChatService(lib)
     for _ in range(3):
-        chat.ask(token, "How is the water level measured?")
-    sid = chat.session_id(token)
+        chat.ask(ChatQuestionRequest(token, "How is the water level measured?"), owner=LOCAL_OWNER)
+    sid = chat.session_id(token, owner=LOCAL_OWNER)
     state = chat._dir(sid) / "state.json"
     doc = json.loads(state.read_text(encoding="utf-8"))
     doc["rounds"] = [
         {"number": n, "asked_at": "t", "question": f"q{n}"} for n in range(1, MAX_ROUNDS + 1)
     ]  # as if 200 rounds had been asked (rounds 1-3 have their cards)
     state.write_text(json.dumps(doc), encoding="utf-8")
-    chat.ask(token, "How is the water level measured?")
-    index = chat.session(token).index
+    chat.ask(ChatQuestionRequest(token, "How is the water level measured?"), owner=LOCAL_OWNER)
+    index = chat.session(token, owner=LOCAL_OWNER).index
     assert len(index) == MAX_ROUNDS and index[-1]["number"] == MAX_ROUNDS + 1
     assert index[0]["number"] == 2
     assert not (chat._dir(sid) / "round-1.json").exists()  # the oldest card is gone
@@ -141,7 +160,10 @@ def test_an_unreachable_model_names_the_options(lib: Library, wordllama: WordLla
     )
     chat = ChatService(app_library(settings, embedder=wordllama))
     with pytest.raises(ModelUnreachable) as caught:
-        chat.ask(secrets.token_urlsafe(32), "How is the water level measured?")
+        chat.ask(
+            ChatQuestionRequest(secrets.token_urlsafe(32), "How is the water level measured?"),
+            owner=LOCAL_OWNER,
+        )
     message = caught.value.message
     assert "model server call failed" in message and "`ollama pull qwen3:4b`" in message
     assert "LITDESK_ANTHROPIC_API_KEY" in message and "LITDESK_LLM_BACKEND=none" in message
@@ -152,13 +174,17 @@ def test_while_a_background_job_indexes_a_question_uses_the_indexed_files_only(
 ) -> None:
     token = secrets.token_urlsafe(32)
     busy = ChatService(lib, indexing=lambda: True)
-    card = busy.ask(token, "How is the water level measured?")
+    card = busy.ask(
+        ChatQuestionRequest(token, "How is the water level measured?"), owner=LOCAL_OWNER
+    )
     assert any("not indexed yet" in w for w in card.data["warnings"]), card.data["warnings"]
     states = {r["file"]: r["indexed"] for r in lib.file_states(lib.corpus().files)}
     assert states == {"a.pdf": False, "b.pdf": False}  # nothing indexed beside the job
     assert card.data["citations"] == []
     idle = ChatService(lib, indexing=lambda: False)
-    again = idle.ask(token, "How is the water level measured?")
+    again = idle.ask(
+        ChatQuestionRequest(token, "How is the water level measured?"), owner=LOCAL_OWNER
+    )
     assert not any("not indexed yet" in w for w in again.data["warnings"])
     assert again.data["citations"] or again.data["abstained"]
     assert all(r["indexed"] for r in lib.file_states(lib.corpus().files))

@@ -31,6 +31,7 @@ from . import (
     _strategy,
     _users,
     _workspace,
+    _zotero,
 )
 
 
@@ -123,6 +124,7 @@ _strategy.register(app)
 _serve.register(app)
 _users.register(app)
 _screen.register(app)
+_zotero.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ._context import app_library, sync_app
+from ._context import run_with_app, sync_app
 from ._output import command, console, emit_json, err_console
 
 library_app = typer.Typer(
@@ -19,11 +17,8 @@ library_app = typer.Typer(
 JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
-@contextmanager
-def _library() -> Iterator[Any]:
-    """The app's PDF library (the app closed when the command ends)."""
-    with sync_app() as app:
-        yield app.pdfs
+if TYPE_CHECKING:
+    from litdesk.services.library import IndexOutcome, LibraryArea
 
 
 @library_app.command("add")
@@ -33,12 +28,15 @@ def add(
     as_json: bool = JSON,
 ) -> None:
     """Add a folder or a PDF to the library (kept in the data dir)."""
-    with _library() as lib:
-        target, new = lib.add(path)
+    with sync_app() as app:
+        change = app.library.add_source(path, owner=app.owner)
     if as_json:
-        emit_json({"path": str(target), "added": new})
+        emit_json(change.to_dict())
     else:
-        console.print(f"{'added' if new else 'already in the library'}: {target}", markup=False)
+        console.print(
+            f"{'added' if change.changed else 'already in the library'}: {change.path}",
+            markup=False,
+        )
 
 
 @library_app.command("remove")
@@ -48,12 +46,12 @@ def remove(
     as_json: bool = JSON,
 ) -> None:
     """Remove an added folder or PDF from the library."""
-    with _library() as lib:
-        removed = lib.remove(path)
+    with sync_app() as app:
+        change = app.library.remove_source(path, owner=app.owner)
     if as_json:
-        emit_json({"path": str(removed), "removed": True})
+        emit_json(change.to_dict())
     else:
-        console.print(f"removed: {removed}", markup=False)
+        console.print(f"removed: {change.path}", markup=False)
 
 
 @library_app.command("list")
@@ -62,13 +60,13 @@ def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
     from rich.table import Table
 
-    with _library() as lib:
-        status = lib.status()
+    with sync_app() as app:
+        status = app.library.status(owner=app.owner)
     if as_json:
-        emit_json(status)
+        emit_json(status.to_dict())
         return
     table = Table("file", "pages", "text", "indexed", "DOI / arXiv", "title / excluded")
-    for row in status["files"]:
+    for row in status.files:
         ids = row["doi"] or (f"arXiv:{row['arxiv']}" if row["arxiv"] else "")
         text = "" if row["text_layer"] is None else ("yes" if row["text_layer"] else "no")
         table.add_row(
@@ -80,7 +78,7 @@ def list_(as_json: bool = JSON) -> None:
             row["excluded"] or row["adopted_title"] or "",
         )
     console.print(table)
-    for w in status["warnings"]:
+    for w in status.warnings:
         err_console.print(f"warning: {w}", markup=False)
 
 
@@ -88,11 +86,16 @@ def list_(as_json: bool = JSON) -> None:
 @command
 def index(as_json: bool = JSON) -> None:
     """Index new or changed PDFs (unchanged ones cost a hash-cache check). Ctrl-C resumes later."""
-    with _library() as lib:
-        _index(lib, as_json)
+    with sync_app() as app:
+        if as_json:
+            outcome = app.library.index_now(owner=app.owner)
+        else:
+            outcome = _index_shown(app.library, app.owner)
+    _index_report(outcome, as_json)
 
 
-def _index(lib: Any, as_json: bool) -> None:
+def _index_shown(library: LibraryArea, owner: str) -> IndexOutcome:
+    """The index run with a progress bar, then the vector index's line (on stderr)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -101,34 +104,29 @@ def _index(lib: Any, as_json: bool) -> None:
         TimeElapsedColumn,
     )
 
-    corpus = lib.corpus()
-    if as_json:
-        report = lib.index(corpus.files)
-    else:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err_console,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("indexing", total=None)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("indexing", total=None)
 
-            def progress(done: int, total: int, name: str) -> None:
-                bar.update(task, completed=done, total=total, description=name[:40] or "indexing")
+        def progress(done: int, total: int, name: str) -> None:
+            bar.update(task, completed=done, total=total, description=name[:40] or "indexing")
 
-            report = lib.index(corpus.files, progress=progress)
-    vector_index: dict[str, Any] | None = None
-    if not report.interrupted:  # built now so that questions do not pay for it
-        if as_json:
-            vector_index = lib.prepare_vector_index()
-        else:
-            with err_console.status("vector index"):
-                vector_index = lib.prepare_vector_index()
-    data = report.to_dict() | {"warnings": corpus.warnings, "vector_index": vector_index}
+        def vector_index() -> None:  # built now so that questions do not pay for it
+            bar.update(task, description="vector index")
+
+        return library.index_now(owner=owner, progress=progress, on_vector_index=vector_index)
+
+
+def _index_report(outcome: IndexOutcome, as_json: bool) -> None:
+    report, vector_index = outcome.report, outcome.vector_index
     if as_json:
-        emit_json(data)
+        emit_json(outcome.to_dict())
     else:
         if report.rebuild:
             err_console.print(f"note: {report.rebuild}", markup=False)
@@ -142,14 +140,14 @@ def _index(lib: Any, as_json: bool) -> None:
             console.print(_vector_line(vector_index), markup=False)
         for ex in report.excluded:
             console.print(f"  excluded: {ex['file']}: {ex['code']}", markup=False)
-        for w in [*report.same_content, *corpus.warnings]:
+        for w in [*report.same_content, *outcome.warnings]:
             err_console.print(f"warning: {w}", markup=False)
     if report.interrupted:
         err_console.print("interrupted: run `litdesk library index` again to resume", markup=False)
         raise typer.Exit(130)
 
 
-def _vector_line(vi: dict[str, Any]) -> str:
+def _vector_line(vi: dict[str, object]) -> str:
     if vi["kind"] != "ivf":
         return f"vector index: exact search ({vi['chunks']} chunks)"
     return (
@@ -186,7 +184,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = JSON,
     ) -> None:
         """A grounded answer from your PDFs: every citation names a file and page."""
-        from litdesk.services.library import AskRequest, ask_library
+        from litdesk.services.library import AskRequest
 
         request = AskRequest(
             question,
@@ -196,9 +194,7 @@ def register(app: typer.Typer) -> None:
             thinking=thinking,
             adopt=adopt,
         )
-        answer = app_library(
-            lambda lib: ask_library(lib.settings, request, library=lib), adopt=request.adopt
-        )
+        answer = run_with_app(lambda app: app.library.ask(request, owner=app.owner))
         if as_json:
             emit_json(answer.to_dict())
             return

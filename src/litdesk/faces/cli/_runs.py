@@ -1,6 +1,6 @@
 """``litdesk runs list|show|export|freeze``, ``litdesk report prisma`` and ``litdesk eval``.
 
-Thin: the services in :mod:`litdesk.services.search` do the work. Output files are never
+Thin: the app's search area (``app.search``) does the work. Output files are never
 overwritten silently (``--force``); ``eval`` refuses to overwrite an output file at all.
 """
 
@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.text import Text
@@ -39,13 +37,6 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 class RunsArgumentError(InputError):
     default_code = "arguments"
-
-
-@contextmanager
-def _runs() -> Iterator[Any]:
-    """The app's saved runs (the app closed when the block ends)."""
-    with sync_app() as app:
-        yield app.runs()
 
 
 def _write(path: Path, text: str, force: bool) -> None:
@@ -78,34 +69,22 @@ def runs_list(
     """Saved runs, newest first."""
     from rich.table import Table
 
-    with _runs() as saved:
-        runs = saved.list(limit)
-    rows: list[dict[str, Any]] = [
-        {
-            "id": r.id,
-            "executed_at": r.executed_at,
-            "mode": r.definition.mode,
-            "query": r.definition.query,
-            "lanes": [f"{lane.lane}:{lane.status}" for lane in r.lanes],
-            "hits": r.unique_retrieved,
-            "reused_from": r.reused_from,
-        }
-        for r in runs
-    ]
+    with sync_app() as app:
+        listed = app.search.runs(limit, owner=app.owner)
     if as_json:
-        emit_json(rows)
+        emit_json(listed.rows())
         return
     table = Table(box=None, header_style="bold")
     for name in ("id", "executed", "mode", "query", "lanes", "hits"):
         table.add_column(name, overflow="fold")
-    for row in rows:
+    for r in listed.runs:
         table.add_row(
-            row["id"],
-            row["executed_at"],
-            row["mode"],
-            Text(row["query"][:80]),
-            Text(" ".join(row["lanes"])),
-            str(row["hits"]),
+            r.id,
+            r.executed_at,
+            r.definition.mode,
+            Text(r.definition.query[:80]),
+            Text(" ".join(f"{lane.lane}:{lane.status}" for lane in r.lanes)),
+            str(r.unique_retrieved),
         )
     console.print(table)
 
@@ -118,8 +97,8 @@ def runs_show(
     """One saved run: the ranked hits, lanes and provenance."""
     from ._search import show_run
 
-    with _runs() as saved:
-        run = saved.get(run_id)
+    with sync_app() as app:
+        run = app.search.run(run_id, owner=app.owner)
     if as_json:
         emit_json(run.to_dict())
     else:
@@ -139,8 +118,11 @@ def runs_export(
     """Export a run: its manifest (JSON), RIS (conflicted hits excluded) or PRISMA-S."""
     if output is not None:
         check_output(output, force=force)
-    with _runs() as saved:
-        text = saved.export(run_id, to)
+    from litdesk.services.search import RunExportRequest
+
+    request = RunExportRequest(run_id, to)  # the format checked before the store opens
+    with sync_app() as app:
+        text = app.search.export_run(request, owner=app.owner).text
     _out(text, output, force)
 
 
@@ -154,8 +136,8 @@ def runs_freeze(
 ) -> None:
     """Freeze a run into an evaluation fixture without its query text."""
     check_output(output, force=force)
-    with _runs() as saved:
-        text = saved.freeze(run_id, case)
+    with sync_app() as app:
+        text = app.search.freeze(run_id, owner=app.owner, case=case).text
     _out(text, output, force)
 
 
@@ -173,8 +155,8 @@ def report_prisma(
 
     if output is not None and not as_json:
         check_output(output, force=force)
-    with _runs() as saved:
-        report = saved.prisma(study)
+    with sync_app() as app:
+        report = app.search.prisma(study, owner=app.owner)
     if as_json:
         emit_json(report.to_dict())
         return

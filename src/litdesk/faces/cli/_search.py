@@ -1,16 +1,17 @@
 """``litdesk search``: a fused (or provider-order) search run, or the raw provider trace.
 
-Thin: parse the options and call the app's ``providers.fused_search``, then print a
-ranked table with why-this-paper (lanes and ranks), conflicts, lane statuses and the
-provenance (executed query per lane, run id, versions, coverage; provider totals shown
-separately, never added). ``--trace`` runs the old per-provider trace instead
-(the app's ``providers.search``): every sighting, not deduplicated.
+Thin: parse the options into a ``SearchRequest`` (validated there, the same as the web's)
+and call ``app.search.search``, then print a ranked table with why-this-paper (lanes and
+ranks), conflicts, lane statuses and the provenance (executed query per lane, run id,
+versions, coverage; provider totals shown separately, never added). ``--trace`` runs the
+old per-provider trace instead (``app.search.trace`` with a ``TraceRequest``): every
+sighting, not deduplicated.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -24,13 +25,9 @@ from ._output import command, console, emit_json, err_console
 if TYPE_CHECKING:
     from litdesk.core.runs import RunHit, SearchRun
     from litdesk.core.trace import SearchTrace
+    from litdesk.services.search import SearchRequest
 
 __all__ = ["register", "show_run"]
-
-_FIELDS = ("all", "title", "abstract", "author")
-_TYPES = ("all", "review", "preprint", "journal")
-_SORTS = ("relevance", "newest", "cited")
-_MODES = ("keyword", "semantic", "discovery")
 
 
 class SearchArgumentError(InputError):
@@ -43,12 +40,6 @@ class AllLanesFailed(ExternalError):
     """Every provider lane failed; the trace says why."""
 
     default_code = "all_lanes_failed"
-
-
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> Any:
-    if value not in allowed:
-        raise SearchArgumentError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
-    return value
 
 
 def _providers(values: list[str] | None) -> list[str]:
@@ -187,52 +178,20 @@ def show_run(run: SearchRun) -> None:
 
 
 def _fused(
-    query: str,
-    *,
-    mode: str,
-    providers: list[str] | None,
-    filters: dict[str, Any],
-    limit: int,
-    cursor: str | None,
-    record: Path | None,
-    replay: Path | None,
-    as_json: bool,
-    save: bool,
-    study: str | None,
-    use_cache: bool = True,
+    request: SearchRequest, *, record: Path | None, replay: Path | None, as_json: bool
 ) -> None:
-    from litdesk.core.runs import RunInvalid
-    from litdesk.services.search import make_definition
-
-    if providers:
-        unknown = [p for p in providers if p not in PROVIDERS]
-        if unknown:
-            raise SearchArgumentError(f"unknown provider {unknown[0][:40]!r}")
-    if filters["year_from"] and filters["year_to"] and filters["year_from"] > filters["year_to"]:
-        raise SearchArgumentError("--from and --to are inverted")
-    if not 1 <= limit <= 100:
-        raise SearchArgumentError("--limit must be 1 to 100")
-    try:
-        definition = make_definition(
-            query, mode=mode, providers=providers, filters=filters, limit=limit
-        )
-    except RunInvalid as exc:
-        raise SearchArgumentError(exc.message) from None
-    run = run_with_app(
-        lambda app: app.providers.fused_search(
-            definition, cursor=cursor, save=save, study=study, use_cache=use_cache
-        ),
-        record=record,
-        replay=replay,
+    view = run_with_app(
+        lambda app: app.search.search(request, owner=app.owner), record=record, replay=replay
     )
+    run = view.run
     if as_json:
         emit_json(run.to_dict())
     else:
         show_run(run)
     succeeded = any(lane.status == "ok" for lane in run.lanes)
-    if (save or study) and succeeded:
+    if request.save and succeeded:
         err_console.print(f"saved run {run.id}", markup=False, highlight=False)
-    elif save or study:
+    elif request.save:
         err_console.print("not saved: every lane failed", markup=False, highlight=False)
     if record is not None:
         err_console.print(f"recorded exchanges in {record}", markup=False, highlight=False)
@@ -309,57 +268,49 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Search: a ranked, fused run with why-this-paper, lane statuses and provenance."""
-        from litdesk.core.search import SearchFilters
-        from litdesk.core.trace import validate_request
+        from litdesk.services.search import SearchRequest, TraceRequest
 
         if record is not None and replay is not None:
             raise SearchArgumentError("choose --record or --replay, not both")
-        _choice("--mode", mode, _MODES)
         if not show_trace:
-            _fused(
+            wanted = SearchRequest(  # validated there (the web builds the same)
                 query,
                 mode=mode,
-                providers=_providers(provider) if provider else None,
-                filters=dict(
-                    field=_choice("--field", field, _FIELDS),
-                    year_from=year_from,
-                    year_to=year_to,
-                    open_access=open_access,
-                    include_retracted=include_retracted,
-                    type=_choice("--type", type_, _TYPES),
-                    sort=_choice("--sort", sort, _SORTS),
-                ),
-                limit=limit,
+                providers=tuple(_providers(provider)) if provider else (),
+                field=field,
+                type=type_,
+                year_from=year_from,
+                year_to=year_to,
+                open_access=open_access,
+                include_retracted=include_retracted,
+                sort=sort,
                 cursor=cursor,
-                record=record,
-                replay=replay,
-                as_json=as_json,
-                save=save,
+                limit=limit,
+                save=save or study is not None,
                 study=study,
                 use_cache=not no_cache,
             )
+            _fused(wanted, record=record, replay=replay, as_json=as_json)
             return
         if save or study:
             raise SearchArgumentError("--save and --study keep fused runs, not --trace output")
-        filters = SearchFilters(
-            field=_choice("--field", field, _FIELDS),
+        traced = TraceRequest(  # validated there
+            query,
+            tuple(_providers(provider)),
+            field=field,
+            type=type_,
             year_from=year_from,
             year_to=year_to,
             open_access=open_access,
             include_retracted=include_retracted,
-            type=_choice("--type", type_, _TYPES),
-            sort=_choice("--sort", sort, _SORTS),
-        )
-        request = validate_request(
-            query,
-            _providers(provider),
-            filters=filters,
-            limit=limit,
+            sort=sort,
             cursor=cursor,
+            limit=limit,
             include_raw=raw,
+            use_cache=not no_cache,
         )
         trace = run_with_app(
-            lambda app: app.providers.search(request, use_cache=not no_cache),
+            lambda app: app.search.trace(traced, owner=app.owner),
             record=record,
             replay=replay,
         )

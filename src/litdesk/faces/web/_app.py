@@ -41,6 +41,7 @@ from .routes import (
     study_files,
     summary,
     viewer,
+    zotero,
 )
 
 __all__ = ["API_PREFIX", "create_app"]
@@ -129,7 +130,7 @@ def create_app(
         web.include_router(_auth.api, prefix=API_PREFIX)
     web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
-    for module in (*routes, assist, strategy, summary, viewer, chat, reports):
+    for module in (*routes, assist, strategy, summary, viewer, chat, reports, zotero):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)
 

@@ -1,6 +1,6 @@
 """Request → the application opened by the lifespan: the ONE dependency routes take
-(``AppDep``), and the views of it they name (the owner's desk — in team mode the
-signed-in account's —, the job queue, the PDF library's viewer and chat).
+(``AppDep``), the owner an area method acts for (``OwnerDep``), and the views of it
+they name (the owner's desk — in team mode the signed-in account's — and the job queue).
 Routes never read ``request.app.state`` themselves."""
 
 from __future__ import annotations
@@ -13,17 +13,12 @@ from litdesk._errors import RefusedError
 from litdesk.services.app import App
 from litdesk.services.desk import Desk
 from litdesk.services.jobs import Jobs
-from litdesk.services.library import ChatService, PdfViewer
-from litdesk.services.library_desk import LibraryDesk
 
 __all__ = [
     "AppDep",
-    "ChatDep",
     "DeskDep",
     "JobsDep",
-    "LibraryDep",
     "OwnerDep",
-    "ViewerDep",
     "app_of",
     "get_app",
     "get_desk",
@@ -87,20 +82,4 @@ def get_jobs(request: Request) -> Jobs:
     return opened_app(request).jobs
 
 
-def get_library(request: Request) -> LibraryDesk:
-    return opened_app(request).library
-
-
-def get_viewer(request: Request) -> PdfViewer:
-    return opened_app(request).viewer
-
-
-def get_chat(request: Request, desk: DeskDep) -> ChatService:
-    """The paper chat acting for the request's owner (team mode: the signed-in account)."""
-    return opened_app(request).chat.for_owner(desk.owner)
-
-
 JobsDep = Annotated[Jobs, Depends(get_jobs)]
-LibraryDep = Annotated[LibraryDesk, Depends(get_library)]
-ViewerDep = Annotated[PdfViewer, Depends(get_viewer)]
-ChatDep = Annotated[ChatService, Depends(get_chat)]

@@ -5,11 +5,12 @@ one object both faces, the benches and the tests open.
 client, one pacer, a meter per owner), the evidence cache, the model parts (embedder,
 chat backend: made on first use), the PDF library over them, the job queue and its
 runners (built here, started only by :meth:`App.start_workers`, which ``serve`` calls),
-the live-search registry, the desks, the paper chat and the report desk — and closes them
-once, in reverse order::
+the live-search registry, the desks, the areas (``app.search``, ``app.library``: the PDF
+library, its viewer and paper chat, …) and the report desk — and closes them once, in
+reverse order::
 
     async with open_app(get_settings()) as app:
-        run = await app.providers.fused_search(make_definition("malaria vaccine"))
+        view = await app.search.search(SearchRequest("malaria vaccine"), owner=app.owner)
 
 :func:`open_app_sync` opens the same class with the same construction for code without
 an event loop (the CLI's store-only commands); its provider calls are refused.
@@ -40,17 +41,16 @@ from litdesk.services.dedup import DedupArea
 from litdesk.services.desk import (
     Desk,
     Listings,
-    LiveRegistry,
 )
 from litdesk.services.jobs import Handler, JobRunner, Jobs
-from litdesk.services.library import CHAT_KIND, ChatService, Library, Lookup, PdfViewer
-from litdesk.services.library_desk import INDEX_KIND, LibraryDesk
+from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
-from litdesk.services.search import ProviderKit, SavedRuns
+from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
 from litdesk.services.studies import StudiesArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
+from litdesk.services.zotero import ZoteroArea
 
 from ._parts import provider_transport
 
@@ -93,17 +93,19 @@ class App:
         self.jobs = Jobs(store, clock=clock)
         self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
         self.listings = Listings(store, clock=clock)
-        self.desk = Desk(self.providers, self.live, self.listings, owner, clock)
-        self.library = LibraryDesk(self.providers, self.jobs, make_library=self.make_library)
-        self.viewer = PdfViewer(self.pdfs)
-        self.chat = ChatService(self.pdfs, indexing=self._indexing, jobs=self.jobs)
         self.accounts = Accounts(store, settings, clock=clock)
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
-        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.chat))
+        self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
+        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
         self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
+        self.zotero = ZoteroArea(store=store, pdfs=self.pdfs)
+        self.search = SearchArea(self.providers, self.live, clock=clock)
+
+        # the desk's remaining use cases (until their areas replace them)
+        self.desk = Desk(self.providers, self.search, self.listings, owner, clock)
 
         self._sso: SingleSignOn | None = None
         # guards only the bounded map of per-account desks and the lazy single sign-on
@@ -139,16 +141,15 @@ class App:
             clock=self.clock,
         )
 
-    def _indexing(self) -> bool:  # an index job of the (shared) library is running or queued,
-        return self.jobs.any_active([INDEX_KIND])  # whichever account started it
-
     def _runners(self) -> tuple[JobRunner, JobRunner, JobRunner]:
         """The job runners (not started): indexing, dedup, imports and report builds; the
         AI-assistance calls; the paper chat's questions — so that a person waiting for a
         suggestion or an answer never waits behind a long indexing, import or build."""
         s = self.settings
+        library = self.library.handlers()
+        chat = {CHAT_KIND: library.pop(CHAT_KIND)}  # the paper chat's own runner
         main: dict[str, Handler] = {
-            **self.library.handlers(),
+            **library,
             **self.reports.handlers(),
             **self.dedup.handlers(),
             **self.studies.handlers(),
@@ -156,7 +157,7 @@ class App:
         groups: tuple[dict[str, Handler], ...] = (
             main,
             self.assist.handlers(),
-            {CHAT_KIND: self.chat.run_job},
+            chat,
         )
         slots = max(1, s.jobs_worker_slots)
         made = [
@@ -201,10 +202,6 @@ class App:
     def workspace(self, owner: str | None = None) -> Workspace:
         """The workspace (saved papers, Studies, notes, evidence) acting as ``owner``."""
         return Workspace(self.store, owner=owner or self.owner)
-
-    def runs(self, owner: str | None = None) -> SavedRuns:
-        """The saved search runs of ``owner``."""
-        return SavedRuns(self.store, owner=owner or self.owner)
 
     def desk_for(self, owner: str) -> Desk:
         """The desk acting as ``owner`` (the app's own for its owner; a team account's

@@ -30,7 +30,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun
 from litdesk.services.fulltext import FullTextResult
 from litdesk.services.providers import Providers
-from litdesk.services.search import make_definition
+from litdesk.services.search import Export, SelectionResult, make_definition
 from litdesk.services.workspace import (
     EvidenceView,
     Workspace,
@@ -38,7 +38,7 @@ from litdesk.services.workspace import (
     evidence_csv,
 )
 
-from ._views import EvidenceTableView, Export, SelectionResult
+from ._views import EvidenceTableView
 
 __all__ = [
     "MAX_OCCURRENCES",

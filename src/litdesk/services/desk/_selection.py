@@ -17,11 +17,11 @@ from litdesk.core.evidence import EVIDENCE_FIELDS
 from litdesk.core.records import Paper
 from litdesk.core.runs import SearchRun
 from litdesk.services.citations import MODES, Mode, seed_key
+from litdesk.services.search import MAX_SELECTION, SelectionFailure, SelectionResult
 from litdesk.services.workspace import Workspace
 
 from ._citations import CitationView, citation_browser
-from ._desk import MAX_SELECTION, Desk, DeskInputError
-from ._views import SelectionResult
+from ._desk import Desk, DeskInputError
 
 __all__ = [
     "MAX_SHARED",
@@ -97,7 +97,7 @@ def compare_evidence(desk: Desk, run_id: str, paper_ids: Sequence[str]) -> Compa
     """The evidence recorded for up to 20 selected papers, side by side. A paper that is
     not saved (so has no evidence) or whose records cannot be read is reported beside the
     others."""
-    run = desk._recent(run_id)
+    run = desk.search.recent_run(run_id, owner=desk.owner)
     papers, failed = _chosen(run, paper_ids, MAX_SELECTION)
     ws = desk.workspace
     columns: list[dict[str, Any]] = []
@@ -158,7 +158,7 @@ async def shared_references(desk: Desk, run_id: str, paper_ids: Sequence[str]) -
     cannot look up is reported and left out; the rest are compared when at least two
     remain. The happy path asks OpenAlex once per paper (as the citation browser does);
     only when a lookup fails are the papers asked one by one to say which failed."""
-    run = desk._recent(run_id)
+    run = desk.search.recent_run(run_id, owner=desk.owner)
     ids = list(dict.fromkeys(paper_ids))
     if not MIN_SHARED <= len(ids) <= MAX_SHARED:
         raise DeskInputError(
@@ -234,7 +234,7 @@ def save_citations(
     ws = desk.workspace
     row = ws.create_study(new_study) if new_study else ws.study(study or "")
     saved: list[str] = []
-    failed: list[dict[str, str]] = []
+    failed: list[SelectionFailure] = []
     created = 0
     for pid in ids:
         paper = shown.get(pid)

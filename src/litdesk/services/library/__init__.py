@@ -1,7 +1,10 @@
-"""The local PDF library: sources, index, retrieval, adoption and grounded answers."""
+"""The local PDF library: sources, index, retrieval, adoption and grounded answers, and
+the library area (``app.library``: :class:`LibraryArea`), every use case of it for the
+faces — the page, uploads, the index job, adoption, the model status, answers, the PDF
+viewer and the paper chat."""
 
 from ._adoption import search_lookup
-from ._ask import AskRequest, ask_library
+from ._area import LibraryArea, NotInLibrary
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._chat import (
     CHAT_KIND,
@@ -14,8 +17,21 @@ from ._chat import (
     RoundNotFound,
     viewer_link,
 )
+from ._index_job import INDEX_KIND, index_handler
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
 from ._library import Adoption, Answer, Hit, Library, Lookup, Retrieval, title_printed
+from ._model_status import ModelCheck, ModelStatus, model_status
+from ._requests import (
+    PER_PAGE,
+    ZOOMS,
+    AdoptRequest,
+    AskRequest,
+    ChatQuestionRequest,
+    ChatScopeRequest,
+    LibraryPageRequest,
+    PageRequest,
+    UploadRequest,
+)
 from ._sources import (
     Corpus,
     LibraryFile,
@@ -26,47 +42,80 @@ from ._sources import (
     load_added,
     remove_source,
 )
-from ._viewer import ZOOMS, PageImageBytes, PdfNotInLibrary, PdfViewer, ViewerPage
+from ._uploads import MAX_NAME_BYTES, Upload, UploadRefused, safe_name, store_upload
+from ._viewer import PageImageBytes, PdfNotInLibrary, PdfViewer, ViewerPage
+from ._views import (
+    IndexOutcome,
+    LibraryStatus,
+    LibraryView,
+    SourceChange,
+    StoredUpload,
+    UploadReport,
+)
 
 __all__ = [
     "CHAT_KIND",
+    "INDEX_KIND",
+    "MAX_NAME_BYTES",
+    "PER_PAGE",
+    "ZOOMS",
+    "AdoptRequest",
     "Adoption",
     "Answer",
     "AskRequest",
-    "ZOOMS",
     "Catalogue",
     "ChatBusy",
     "ChatJob",
     "ChatJobNotFound",
+    "ChatQuestionRequest",
     "ChatRound",
+    "ChatScopeRequest",
     "ChatService",
     "ChatSession",
     "Corpus",
     "Entry",
     "Hit",
+    "IndexOutcome",
     "IndexReport",
     "IndexWorkerCrashed",
     "Library",
+    "LibraryArea",
     "LibraryFile",
+    "LibraryPageRequest",
+    "LibraryStatus",
+    "LibraryView",
     "Lookup",
+    "ModelCheck",
+    "ModelStatus",
+    "NotInLibrary",
     "PageImageBytes",
+    "PageRequest",
     "PdfNotInLibrary",
     "PdfViewer",
     "Retrieval",
     "RoundNotFound",
     "Source",
+    "SourceChange",
     "StoredChunk",
+    "StoredUpload",
     "UnknownPapers",
+    "Upload",
+    "UploadRefused",
+    "UploadReport",
+    "UploadRequest",
     "ViewerPage",
     "add_source",
-    "ask_library",
     "discover",
     "extract_job",
     "hash_files",
     "index_files",
+    "index_handler",
     "load_added",
+    "model_status",
     "remove_source",
+    "safe_name",
     "search_lookup",
+    "store_upload",
     "title_printed",
     "viewer_link",
 ]

@@ -11,7 +11,11 @@ from typing import Any
 from litdesk._settings import Settings
 from litdesk.core.records import Paper
 from litdesk.core.trace import SearchRequest
-from litdesk.services._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
+from litdesk.services.search import (
+    AdoptionLookupFailed,
+    adopted_paper,
+    adoption_request,
+)
 
 __all__ = ["AdoptionLookupFailed", "search_lookup"]
 

@@ -9,7 +9,6 @@ also appended to the library's protocol (:meth:`Library.ask` does that).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import re
@@ -23,7 +22,7 @@ from typing import Any, Final
 from urllib.parse import urlencode, urlsplit
 from urllib.request import url2pathname
 
-from litdesk._errors import ExternalError, InputError, LitdeskError, NotFoundError
+from litdesk._errors import ExternalError, LitdeskError, NotFoundError
 from litdesk.adapters.llm import ChatBackend
 from litdesk.adapters.store import LOCAL_OWNER
 from litdesk.core.library import DEFAULT_TOP_K
@@ -42,6 +41,14 @@ from ._chat_jobs import (
 )
 from ._indexer import hash_files
 from ._library import Answer, Library
+from ._requests import (
+    MAX_QUESTION_CHARS,
+    MAX_SCOPE,
+    ChatInputError,
+    ChatQuestionRequest,
+    ChatScopeRequest,
+    check_token,
+)
 from ._sources import LibraryFile
 
 try:  # the session folder's lock across processes (team servers are POSIX hosts)
@@ -69,15 +76,8 @@ __all__ = [
 MAX_ROUNDS: Final = 200
 #: rounds shown in full on the chat page (the others are listed and reopen)
 SHOWN_ROUNDS: Final = 10
-MAX_SCOPE: Final = 200
-MAX_QUESTION_CHARS: Final = 2_000
-_TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _MARKER: Final = re.compile(r"\[(\d{1,4})\]")
 _REFS: Final = "\n\nReferences:\n"
-
-
-class ChatInputError(InputError):
-    default_code = "chat_input"
 
 
 class ModelUnreachable(ExternalError):
@@ -185,9 +185,9 @@ class ChatService:
     A session is a folder named by the token's hash: ``state.json`` (the scope and the
     index of rounds: number, time, question) and one ``round-<n>.json`` per answer card, so
     asking costs one small write whatever the session's length. In team mode the session
-    belongs to the signed-in account too (:meth:`for_owner`): the folder is named by the hash
-    of the account and the token, so a chat cookie left in a browser by another account
-    opens nothing of theirs."""
+    belongs to the signed-in account too (every method's ``owner``): the folder is named by
+    the hash of the account and the token, so a chat cookie left in a browser by another
+    account opens nothing of theirs."""
 
     def __init__(
         self,
@@ -195,7 +195,6 @@ class ChatService:
         *,
         shown: int = SHOWN_ROUNDS,
         indexing: Callable[[], bool] | None = None,
-        owner: str = LOCAL_OWNER,
         jobs: Jobs | None = None,
     ) -> None:
         """``indexing()`` says whether a background job is indexing the library: questions
@@ -206,7 +205,6 @@ class ChatService:
         self.folder = library.root / "chat-sessions"
         self.shown = shown
         self.indexing = indexing
-        self.owner = owner
         self.jobs = jobs
         # Guards the library's in-process caches (the embedder, the loaded index tables)
         # against two answers at once in this process (two job-runner slots, or a job
@@ -215,21 +213,12 @@ class ChatService:
         self._lock = threading.Lock()
         self._files = threading.Lock()  # the session folder's lock where fcntl is missing
 
-    def for_owner(self, owner: str) -> ChatService:
-        """The same service (library, folder, cache lock, queue) acting for ``owner``."""
-        if owner == self.owner:
-            return self
-        bound = copy.copy(self)
-        bound.owner = owner
-        return bound
-
     # --- session state --------------------------------------------------------------
-    def session_id(self, token: str) -> str:
+    def session_id(self, token: str, *, owner: str) -> str:
         """The session's name on disk (the token's hash: a reference, not the secret)."""
-        if not _TOKEN.match(token):
-            raise ChatInputError("the chat session token is malformed", code="session")
-        if self.owner != LOCAL_OWNER:  # team mode: the account's session only
-            token = f"{self.owner}\0{token}"
+        check_token(token)
+        if owner != LOCAL_OWNER:  # team mode: the account's session only
+            token = f"{owner}\0{token}"
         return hashlib.sha256(token.encode()).hexdigest()[:40]
 
     def _dir(self, session_id: str) -> Path:
@@ -265,10 +254,10 @@ class ChatService:
             tuple(r for r in recent if r is not None), names, tuple(doc["rounds"]),
         )  # fmt: skip
 
-    def session(self, token: str) -> ChatSession:
+    def session(self, token: str, *, owner: str) -> ChatSession:
         """The session's scope and rounds (a new session: the whole library, no rounds),
         and its latest question job when it is in flight or was not answered."""
-        sid = self.session_id(token)
+        sid = self.session_id(token, owner=owner)
         view = self._view(sid, self._load(sid))
         if self.jobs is None:
             return view
@@ -296,29 +285,21 @@ class ChatService:
                 out[data["question"]] = data
         return out
 
-    def set_scope(
-        self, token: str, papers: list[str], *, whole_library: bool = False
-    ) -> ChatSession:
+    def set_scope(self, request: ChatScopeRequest, *, owner: str) -> ChatSession:
         """Keep the scope for the session: exact file names (unknown ones are refused with
         the library's real list), or the whole library."""
-        names = list(dict.fromkeys(p.strip() for p in papers if p.strip()))
-        if whole_library and names:
-            raise ChatInputError("choose papers or the whole library, not both", code="scope")
-        if not whole_library and not names:
-            raise ChatInputError("choose at least one paper, or the whole library", code="scope")
-        if len(names) > MAX_SCOPE:
-            raise ChatInputError(f"at most {MAX_SCOPE} papers in a scope", code="scope")
+        names = list(request.papers)
         self.library.corpus().select(names)  # UnknownPapers lists the real names
-        sid = self.session_id(token)
+        sid = self.session_id(request.token, owner=owner)
         with self._locked(sid):
             doc = self._load(sid)
-            doc["papers"], doc["whole_library"] = names, whole_library
+            doc["papers"], doc["whole_library"] = names, request.whole_library
             self._write(self._dir(sid) / "state.json", doc)
         return self._view(sid, doc)
 
-    def round(self, token: str, number: int) -> ChatRound:
+    def round(self, token: str, number: int, *, owner: str) -> ChatRound:
         """One earlier round of the session, to reopen."""
-        sid = self.session_id(token)
+        sid = self.session_id(token, owner=owner)
         for entry in self._load(sid)["rounds"]:
             if entry["number"] == number:
                 got = self._round(sid, entry)
@@ -344,26 +325,17 @@ class ChatService:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     # --- questions ------------------------------------------------------------------
-    @staticmethod
-    def _question(question: str) -> str:
-        question = " ".join(question.split())
-        if not question:
-            raise ChatInputError("the question is empty", code="empty_question")
-        if len(question) > MAX_QUESTION_CHARS:
-            raise ChatInputError(
-                f"the question is over {MAX_QUESTION_CHARS} characters", code="question_too_long"
-            )
-        return question
-
-    def ask(self, token: str, question: str, *, top_k: int = DEFAULT_TOP_K) -> ChatRound:
-        """Ask ``question`` in the session's scope here and now; the answer card becomes
+    def ask(
+        self, request: ChatQuestionRequest, *, owner: str, top_k: int = DEFAULT_TOP_K
+    ) -> ChatRound:
+        """Ask the question in the session's scope here and now; the answer card becomes
         the next round (the web face queues :meth:`submit` instead)."""
-        question = self._question(question)
-        sid = self.session_id(token)
+        sid = self.session_id(request.token, owner=owner)
         doc = self._load(sid)
         papers = [] if doc["whole_library"] else list(doc["papers"])
-        data = self._answer(question, papers, bool(doc["whole_library"]), top_k=top_k)
-        return self._record(sid, question, data)
+        whole = bool(doc["whole_library"])
+        data = self._answer(request.question, papers, whole, owner=owner, top_k=top_k)
+        return self._record(sid, request.question, data)
 
     def _answer(
         self,
@@ -371,6 +343,7 @@ class ChatService:
         papers: list[str],
         whole: bool,
         *,
+        owner: str,
         top_k: int = DEFAULT_TOP_K,
         backend: ChatBackend | None = None,
     ) -> dict[str, Any]:
@@ -383,7 +356,7 @@ class ChatService:
                     papers=papers or None,
                     top_k=top_k,
                     index_missing=not busy,
-                    owner=self.owner,
+                    owner=owner,
                     backend=backend,
                 )
             except ExternalError as exc:  # the model or the embedder did not answer
@@ -424,12 +397,12 @@ class ChatService:
             raise ChatInputError("questions are not queued here (no job queue)", code="no_jobs")
         return self.jobs
 
-    def submit(self, token: str, question: str) -> ChatJob:
-        """Queue ``question`` in the session's scope (kept with the job) as a
+    def submit(self, request: ChatQuestionRequest, *, owner: str) -> ChatJob:
+        """Queue the question in the session's scope (kept with the job) as a
         ``chat.answer`` job; :class:`ChatBusy` while another question of the session is
         queued or running, on any worker of any process (the queue's rule, in the store)."""
-        question = self._question(question)
-        sid = self.session_id(token)
+        question = request.question
+        sid = self.session_id(request.token, owner=owner)
         doc = self._load(sid)
         whole = bool(doc["whole_library"])
         params = {
@@ -437,7 +410,7 @@ class ChatService:
             "question": question,
             "papers": [] if whole else list(doc["papers"]),
             "whole_library": whole,
-            "by": self.owner,
+            "by": owner,
         }
         job_id = new_job_id()
         view = self._queue().submit(
@@ -451,10 +424,10 @@ class ChatService:
             )
         return ChatJob.from_view(view)
 
-    def job(self, token: str, job_id: str) -> ChatJob:
+    def job(self, token: str, job_id: str, *, owner: str) -> ChatJob:
         """The question job ``job_id`` of this session (any other is not found), with its
         round's answer card once written."""
-        sid = self.session_id(token)
+        sid = self.session_id(token, owner=owner)
         try:
             view = self._queue().get(job_id, owner=chat_owner(sid))
         except JobNotFound:
@@ -472,11 +445,11 @@ class ChatService:
                 return replace(job, answer=got.to_dict()) if got is not None else job
         return job  # the round has since left the session (its oldest rounds are dropped)
 
-    def cancel(self, token: str, job_id: str) -> ChatJob:
+    def cancel(self, token: str, job_id: str, *, owner: str) -> ChatJob:
         """Cancel a queued question; ask a running one to stop (a model call under way
         ends first; its answer is then not written)."""
-        self.job(token, job_id)
-        sid = self.session_id(token)
+        self.job(token, job_id, owner=owner)
+        sid = self.session_id(token, owner=owner)
         view = self._queue().cancel(job_id, owner=chat_owner(sid))
         return self._with_answer(sid, ChatJob.from_view(view))
 
@@ -491,20 +464,26 @@ class ChatService:
             for entry in self._load(sid)["rounds"]:
                 if entry.get("job") == ctx.job.id:  # written; the worker died after
                     return {"round": int(entry["number"])}
-        me = self.for_owner(str(p.get("by") or LOCAL_OWNER))
+        owner = str(p.get("by") or LOCAL_OWNER)
         checkpoint = dict(ctx.checkpoint or {})
         card = checkpoint.get("card")
         try:
             if not isinstance(card, dict):
-                card = me._job_answer(ctx, checkpoint, question, p)
-            return {"round": me._record(sid, question, card, job=ctx.job.id).number}
+                card = self._job_answer(ctx, checkpoint, question, p, owner=owner)
+            return {"round": self._record(sid, question, card, job=ctx.job.id).number}
         except JobStopped:
             return None  # the runner records why (cancelled, handed back, taken over)
         except LitdeskError as exc:  # refused or unreachable: nothing written, said why
             return error_result(exc)
 
     def _job_answer(
-        self, ctx: JobContext, checkpoint: dict[str, Any], question: str, p: dict[str, Any]
+        self,
+        ctx: JobContext,
+        checkpoint: dict[str, Any],
+        question: str,
+        p: dict[str, Any],
+        *,
+        owner: str,
     ) -> dict[str, Any]:
         if not ctx.progress(0, None, "retrieving"):
             raise JobStopped("retrieving")
@@ -512,14 +491,15 @@ class ChatService:
         journal: JournaledBackend | None = None
         backend: ChatBackend | None = None
         if inner.is_model:
-            metered = self.library.meter(inner, self.owner, CHAT_FEATURE)
+            metered = self.library.meter(inner, owner, CHAT_FEATURE)
             journal = JournaledBackend(metered, ctx, checkpoint)
             journal.close_pending(self.library.allowance())
             if isinstance(metered, MeteredBackend):
                 metered.on_reserved = journal.reserved
             backend = journal
         papers = [str(x) for x in p.get("papers") or []]
-        card = self._answer(question, papers, bool(p.get("whole_library")), backend=backend)
+        whole = bool(p.get("whole_library"))
+        card = self._answer(question, papers, whole, owner=owner, backend=backend)
         checkpoint["card"] = card
         done = journal.made if journal is not None else 0
         if not ctx.progress(done, None, "recording", checkpoint=checkpoint):

@@ -19,6 +19,7 @@ from litdesk.adapters.pdfpages import PageBitmap, highlight, render_page
 
 from ._indexer import hash_files
 from ._library import Library
+from ._requests import DEFAULT_ZOOM, MAX_PASSAGE_CHARS, ZOOMS
 from ._sources import LibraryFile
 
 __all__ = [
@@ -31,10 +32,6 @@ __all__ = [
     "ViewerPage",
 ]
 
-#: zoom levels in percent; 100 % renders at 96 dpi (CSS pixels at 1:1)
-ZOOMS: Final = (50, 75, 100, 125, 150, 200)
-DEFAULT_ZOOM: Final = 100
-MAX_PASSAGE_CHARS: Final = 4_000
 DEFAULT_CACHE_BYTES: Final = 64_000_000
 #: an unknown hash re-reads the library's files at most this often (seconds). The file map
 #: is a cache of the data directory (shared by every worker): a PDF another worker just added

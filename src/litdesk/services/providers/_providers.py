@@ -20,14 +20,16 @@ from litdesk.adapters.store import Store, allowance_owner
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, SearchRun
 from litdesk.core.trace import SearchRequest, SearchTrace
-from litdesk.services._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
 from litdesk.services.citations import OPENALEX_KEY_NEEDED, CitationResult, CitationService, Mode
 from litdesk.services.fulltext import FullTextResult, FullTextService
 from litdesk.services.search import (
+    AdoptionLookupFailed,
     FusedSearch,
     LaneObserver,
     ProviderKit,
     SearchService,
+    adopted_paper,
+    adoption_request,
     save_run,
 )
 from litdesk.services.workspace import Workspace

@@ -9,6 +9,7 @@ from typing import TypedDict
 from litdesk.core.imports import ImportTrace
 from litdesk.services.imports import RefusedFile
 from litdesk.services.jobs import JobView
+from litdesk.services.search import Export  # one download view for every area
 from litdesk.services.workspace import StudyImport
 
 __all__ = [
@@ -56,16 +57,6 @@ class SavedRow(TypedDict):
     doi: str | None
     status: str | None
     retracted: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Export:
-    """A download: its bytes, file name, media type and how many records it holds."""
-
-    body: bytes
-    filename: str
-    media_type: str
-    count: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """The paper chat as the reports area's :class:`ChatLink` (what the App hands in): the
-chat service of today, bound per owner as its routes bind it."""
+library area's chat service, every call for an owner."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ class ChatServiceLink:
         self.chat = chat
 
     def session_id(self, token: str, *, owner: str) -> str:
-        return self.chat.for_owner(owner).session_id(token)
+        return self.chat.session_id(token, owner=owner)
 
     def draft(self, token: str, *, owner: str) -> ChatDraft:
-        session = self.chat.for_owner(owner).session(token)
+        session = self.chat.session(token, owner=owner)
         return ChatDraft(
             session.papers, session.whole_library, tuple(session.questions), bool(session.rounds)
         )

@@ -17,9 +17,10 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from litdesk.services.library import ChatBusy, ChatService
+from litdesk.services.app import App
+from litdesk.services.library import ChatBusy, ChatQuestionRequest, ChatScopeRequest
 
-from .._deps import ChatDep, opened_app
+from .._deps import AppDep, OwnerDep
 from .._render import page
 
 __all__ = ["CHAT_COOKIE", "api", "pages", "session_token"]
@@ -51,10 +52,10 @@ def _keep(response: Response, token: str, new: bool) -> Response:
     return response
 
 
-def chat_view(chat: ChatService, token: str) -> dict[str, Any]:
+def chat_view(app: App, token: str, owner: str) -> dict[str, Any]:
     """The session as the page shows it; a question that was not answered (its job
     refused or failed) is shown as refused, the question back in its box."""
-    data = chat.session(token).to_dict()
+    data = app.library.chat(token, owner=owner).to_dict()
     job = data["job"]
     if job is not None and job["state"] in ("failed", "cancelled"):
         data["refused"] = {"question": job["question"], "message": job["message"]}
@@ -62,16 +63,16 @@ def chat_view(chat: ChatService, token: str) -> dict[str, Any]:
 
 
 @pages.get("/chat", response_class=HTMLResponse)
-def chat_page(request: Request, chat: ChatDep) -> Response:
+def chat_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     token, new = session_token(request)
-    data = chat_view(chat, token)
+    data = chat_view(app, token, owner)
     return _keep(page(request, "chat.html", data, title="Paper chat"), token, new)
 
 
 @api.get("/chat", summary="This browser session's chat scope, rounds and the library's names")
-def chat_api(request: Request, chat: ChatDep) -> Response:
+def chat_api(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     token, new = session_token(request)
-    return _keep(JSONResponse(chat_view(chat, token)), token, new)
+    return _keep(JSONResponse(chat_view(app, token, owner)), token, new)
 
 
 class ScopeBody(BaseModel):
@@ -84,9 +85,10 @@ class AskBody(BaseModel):
 
 
 @api.post("/chat/scope", summary="Set the session's scope: exact file names or the whole library")
-def scope_api(request: Request, chat: ChatDep, body: ScopeBody) -> Response:
+def scope_api(request: Request, app: AppDep, owner: OwnerDep, body: ScopeBody) -> Response:
     token, new = session_token(request)
-    view = chat.set_scope(token, body.papers, whole_library=body.whole_library)
+    scope = ChatScopeRequest(token, tuple(body.papers), body.whole_library)
+    view = app.library.chat_scope(scope, owner=owner)
     return _keep(JSONResponse(view.to_dict()), token, new)
 
 
@@ -100,75 +102,80 @@ def _busy(exc: ChatBusy) -> dict[str, Any]:
     status_code=202,
     summary="Ask a question in the session's scope: a job (its round once answered)",
 )
-def ask_api(request: Request, chat: ChatDep, body: AskBody) -> Response:
+def ask_api(request: Request, app: AppDep, owner: OwnerDep, body: AskBody) -> Response:
     token, new = session_token(request)
     try:
-        job = chat.submit(token, body.question)
+        job = app.library.chat_ask(ChatQuestionRequest(token, body.question), owner=owner)
     except ChatBusy as exc:  # one question in flight per session, on any worker
         return _keep(JSONResponse(_busy(exc), status_code=409), token, new)
-    opened_app(request).chat_runner.wake()  # claim it now, not at the next poll
+    app.chat_runner.wake()  # claim it now, not at the next poll
     location = {"location": f"/api/v1/chat/jobs/{job.id}"}
     return _keep(JSONResponse(job.to_dict(), status_code=202, headers=location), token, new)
 
 
 @api.get("/chat/jobs/{job_id}", summary="A question of this session: progress, then its round")
-def job_api(request: Request, chat: ChatDep, job_id: JobId) -> dict[str, Any]:
+def job_api(request: Request, app: AppDep, owner: OwnerDep, job_id: JobId) -> dict[str, Any]:
     token, _ = session_token(request)
-    return chat.job(token, job_id).to_dict()
+    return app.library.chat_job(token, job_id, owner=owner).to_dict()
 
 
 @api.post("/chat/jobs/{job_id}/cancel", summary="Cancel a question of this session")
-def cancel_api(request: Request, chat: ChatDep, job_id: JobId) -> dict[str, Any]:
+def cancel_api(request: Request, app: AppDep, owner: OwnerDep, job_id: JobId) -> dict[str, Any]:
     token, _ = session_token(request)
-    return chat.cancel(token, job_id).to_dict()
+    return app.library.chat_cancel(token, job_id, owner=owner).to_dict()
 
 
 @api.get("/chat/rounds/{number}", summary="An earlier round of this session")
-def round_api(request: Request, chat: ChatDep, number: Round) -> dict[str, Any]:
+def round_api(request: Request, app: AppDep, owner: OwnerDep, number: Round) -> dict[str, Any]:
     token, _ = session_token(request)
-    return chat.round(token, number).to_dict()
+    return app.library.chat_round(token, number, owner=owner).to_dict()
 
 
 @pages.post("/chat/scope")
 def scope_form(
     request: Request,
-    chat: ChatDep,
+    app: AppDep,
+    owner: OwnerDep,
     papers: Annotated[list[str] | None, Form(max_length=200)] = None,
     scope: Annotated[str, Form(pattern="^(papers|library)$")] = "papers",
 ) -> Response:
     token, new = session_token(request)
     whole = scope == "library"
-    chat.set_scope(token, [] if whole else (papers or []), whole_library=whole)
+    chosen = ChatScopeRequest(token, () if whole else tuple(papers or ()), whole)
+    app.library.chat_scope(chosen, owner=owner)
     return _keep(RedirectResponse("/chat", status_code=303), token, new)
 
 
 @pages.post("/chat/ask")
 def ask_form(
     request: Request,
-    chat: ChatDep,
+    app: AppDep,
+    owner: OwnerDep,
     question: Annotated[str, Form(min_length=1, max_length=MAX_QUESTION)],
 ) -> Response:
     """Queue the question and show the chat page, where it is in flight (no JavaScript:
     the page's link looks again; with it, the page follows the job)."""
     token, new = session_token(request)
     try:
-        job = chat.submit(token, question)
+        job = app.library.chat_ask(ChatQuestionRequest(token, question), owner=owner)
     except ChatBusy as exc:  # the page again, the question kept in its box
-        data = chat_view(chat, token) | {"refused": {"question": question, "message": exc.message}}
+        data = chat_view(app, token, owner) | {
+            "refused": {"question": question, "message": exc.message}
+        }
         return _keep(page(request, "chat.html", data, status=409, title="Paper chat"), token, new)
-    opened_app(request).chat_runner.wake()
+    app.chat_runner.wake()
     return _keep(RedirectResponse(f"/chat#job-{job.id}", status_code=303), token, new)
 
 
 @pages.post("/chat/jobs/{job_id}/cancel")
-def cancel_form(request: Request, chat: ChatDep, job_id: JobId) -> Response:
+def cancel_form(request: Request, app: AppDep, owner: OwnerDep, job_id: JobId) -> Response:
     token, _ = session_token(request)
-    chat.cancel(token, job_id)
+    app.library.chat_cancel(token, job_id, owner=owner)
     return RedirectResponse("/chat", status_code=303)
 
 
 @pages.get("/chat/round/{number}", response_class=HTMLResponse)
-def round_page(request: Request, chat: ChatDep, number: Round) -> Response:
+def round_page(request: Request, app: AppDep, owner: OwnerDep, number: Round) -> Response:
     token, _ = session_token(request)
-    data = chat.round(token, number).to_dict()
+    data = app.library.chat_round(token, number, owner=owner).to_dict()
     return page(request, "chat_round.html", data, title=f"Paper chat · round {number}")

@@ -12,11 +12,16 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import LitdeskError
-from litdesk.services.library_desk import LibraryDesk, Upload
+from litdesk.services.library import (
+    AdoptRequest,
+    LibraryPageRequest,
+    Upload,
+    UploadRequest,
+)
 
-from .._deps import DeskDep, opened_app
+from .._deps import AppDep, OwnerDep
 from .._render import page
-from .jobs import JobId, jobs_of
+from .jobs import JobId
 
 __all__ = ["UPLOAD_PATHS", "api", "pages", "upload_limit"]
 
@@ -34,32 +39,25 @@ def upload_limit(max_bytes: int) -> int:
     return 2 * max_bytes + 1_000_000
 
 
-def library_of(request: Request) -> LibraryDesk:
-    return opened_app(request).library
-
-
 class AdoptBody(BaseModel):
     file: str = Field(min_length=1, max_length=300, description="The PDF's file name.")
 
 
-def _uploads(files: list[UploadFile]) -> list[Upload]:
-    return [Upload(f.filename or "", f.file) for f in files]
+def _uploads(files: list[UploadFile]) -> UploadRequest:
+    return UploadRequest(tuple(Upload(f.filename or "", f.file) for f in files))
 
 
 async def _page_data(
-    request: Request,
+    app: AppDep,
     owner: str,
     page_no: int,
     extra: dict[str, Any] | None = None,
     *,
     check: bool = False,
 ) -> dict[str, Any]:
-    lib = library_of(request)
-    view = await run_in_threadpool(lib.view, owner=owner, page=page_no)
+    request = LibraryPageRequest(page=page_no, models=True, check=check)
+    view = await run_in_threadpool(app.library.view, request, owner=owner)
     data = view.to_dict()
-    data["models"] = (await run_in_threadpool(lib.models, check=check)).to_dict()
-    data["upload_limit"] = lib.settings.library_upload_max_bytes
-    data["upload_files"] = lib.settings.library_upload_max_files
     data["report"] = None
     data["adoption"] = None
     data["problem"] = None
@@ -73,53 +71,55 @@ async def _page_data(
 @pages.get("/library", response_class=HTMLResponse)
 async def library_page(
     request: Request,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     page_no: Annotated[int, Query(alias="page", ge=1)] = 1,
     check: Annotated[bool, Query(description="Check that the models are reachable")] = False,
 ) -> Response:
-    data = await _page_data(request, desk.owner, page_no, check=check)
+    data = await _page_data(app, owner, page_no, check=check)
     return page(request, "library.html", data, title="PDF library")
 
 
 @pages.post("/library/upload", response_class=HTMLResponse)
 async def upload_form(
     request: Request,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     files: Annotated[list[UploadFile], File(description="PDF files")],
 ) -> Response:
     """The upload form without script: the page again, with the per-file report."""
-    lib = library_of(request)
     try:
-        report = await run_in_threadpool(lib.upload, _uploads(files), owner=desk.owner)
+        report = await run_in_threadpool(app.library.upload, _uploads(files), owner=owner)
+        if report.job is not None:
+            app.job_runner.wake()
         extra: dict[str, Any] = {"report": report.to_dict()}
     except LitdeskError as exc:
         extra = {"problem": exc.message}
-    data = await _page_data(request, desk.owner, 1, extra)
+    data = await _page_data(app, owner, 1, extra)
     return page(request, "library.html", data, title="PDF library")
 
 
 @pages.post("/library/index")
-async def index_form(request: Request, desk: DeskDep) -> Response:
-    await run_in_threadpool(library_of(request).start_index, owner=desk.owner)
-    opened_app(request).job_runner.wake()
+async def index_form(app: AppDep, owner: OwnerDep) -> Response:
+    await run_in_threadpool(app.library.index, owner=owner)
+    app.job_runner.wake()
     return RedirectResponse("/library", status_code=303)
 
 
 @pages.post("/library/jobs/{job_id}/cancel")
-async def cancel_form(request: Request, desk: DeskDep, job_id: JobId) -> Response:
-    await run_in_threadpool(jobs_of(request).cancel, job_id, owner=desk.owner)
+async def cancel_form(app: AppDep, owner: OwnerDep, job_id: JobId) -> Response:
+    await run_in_threadpool(app.jobs.cancel, job_id, owner=owner)
     return RedirectResponse("/library", status_code=303)
 
 
 @pages.post("/library/adopt", response_class=HTMLResponse)
-async def adopt_form(request: Request, desk: DeskDep, file: FileName) -> Response:
-    lib = library_of(request)
+async def adopt_form(request: Request, app: AppDep, owner: OwnerDep, file: FileName) -> Response:
     try:
-        adoption = await run_in_threadpool(lib.adopt, file, owner=desk.owner)
+        adoption = await app.library.adopt(AdoptRequest(file), owner=owner)
         extra: dict[str, Any] = {"adoption": adoption.to_dict()}
     except LitdeskError as exc:
         extra = {"problem": exc.message}
-    data = await _page_data(request, desk.owner, 1, extra)
+    data = await _page_data(app, owner, 1, extra)
     return page(request, "library.html", data, title="PDF library")
 
 
@@ -128,14 +128,13 @@ async def adopt_form(request: Request, desk: DeskDep, file: FileName) -> Respons
 
 @api.get("/library", summary="The library: sources in order, warnings, a page of PDFs, the job")
 async def library_api(
-    request: Request,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     page_no: Annotated[int, Query(alias="page", ge=1)] = 1,
     per_page: Annotated[int, Query(ge=1, le=200)] = 50,
-) -> dict[str, Any]:
-    view = await run_in_threadpool(
-        library_of(request).view, owner=desk.owner, page=page_no, per_page=per_page
-    )
+) -> dict[str, object]:
+    request = LibraryPageRequest(page=page_no, per_page=per_page)
+    view = await run_in_threadpool(app.library.view, request, owner=owner)
     return view.to_dict()
 
 
@@ -144,20 +143,20 @@ async def library_api(
     summary="Upload PDFs into the inbox (each stored or refused with its reason); starts indexing",
 )
 async def upload_api(
-    request: Request,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     files: Annotated[list[UploadFile], File(description="PDF files")],
-) -> dict[str, Any]:
-    report = await run_in_threadpool(library_of(request).upload, _uploads(files), owner=desk.owner)
+) -> dict[str, object]:
+    report = await run_in_threadpool(app.library.upload, _uploads(files), owner=owner)
     if report.job is not None:
-        opened_app(request).job_runner.wake()
+        app.job_runner.wake()
     return report.to_dict()
 
 
 @api.post("/library/index", summary="Start indexing the library (or return the running job)")
-async def index_api(request: Request, desk: DeskDep) -> dict[str, Any]:
-    job = await run_in_threadpool(library_of(request).start_index, owner=desk.owner)
-    opened_app(request).job_runner.wake()
+async def index_api(app: AppDep, owner: OwnerDep) -> dict[str, Any]:
+    job = await run_in_threadpool(app.library.index, owner=owner)
+    app.job_runner.wake()
     return job.to_dict()
 
 
@@ -165,12 +164,14 @@ async def index_api(request: Request, desk: DeskDep) -> dict[str, Any]:
     "/library/adopt",
     summary="Look up a PDF's DOI/arXiv id; adopt the record when its title is printed on it",
 )
-async def adopt_api(request: Request, desk: DeskDep, body: AdoptBody) -> dict[str, Any]:
-    adoption = await run_in_threadpool(library_of(request).adopt, body.file, owner=desk.owner)
+async def adopt_api(app: AppDep, owner: OwnerDep, body: AdoptBody) -> dict[str, Any]:
+    adoption = await app.library.adopt(AdoptRequest(body.file), owner=owner)
     return adoption.to_dict()
 
 
 @api.get("/library/models", summary="The model backend and models; with check=true, reachability")
-async def models_api(request: Request, check: Annotated[bool, Query()] = False) -> dict[str, Any]:
-    status = await run_in_threadpool(library_of(request).models, check=check)
+async def models_api(
+    app: AppDep, owner: OwnerDep, check: Annotated[bool, Query()] = False
+) -> dict[str, Any]:
+    status = await run_in_threadpool(app.library.models, owner=owner, check=check)
     return status.to_dict()

@@ -18,19 +18,19 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk.core.providers import PROVIDERS, ProviderName
-from litdesk.services.desk import (
+from litdesk.core.providers import PROVIDERS
+from litdesk.services.app import App
+from litdesk.services.desk import MAX_SHARED, compare_evidence, shared_references
+from litdesk.services.search import (
+    FIELDS,
     MAX_SELECTION,
-    MAX_SHARED,
-    Desk,
-    SearchForm,
-    cancel_search,
-    compare_evidence,
-    live_result,
-    search_progress,
-    shared_references,
-    start_search,
-    watch_search,
+    MODES,
+    SORTS,
+    TYPES,
+    QueryCheckRequest,
+    RunExportRequest,
+    SaveSelectionRequest,
+    SearchRequest,
 )
 
 from .._deps import AppDep, DeskDep, OwnerDep
@@ -56,26 +56,32 @@ STARTERS = (
 
 
 class SearchParams(BaseModel):
-    q: str = Field("", max_length=2_000, description="The query (litdesk query language).")
-    mode: Literal["keyword", "semantic", "discovery"] = "keyword"
-    provider: list[ProviderName] = Field(default_factory=list, max_length=len(PROVIDERS))
-    field: Literal["all", "title", "abstract", "author"] = "all"
-    type: Literal["all", "review", "preprint", "journal"] = "all"
-    year_from: int | None = Field(None, ge=1800, le=2199)
-    year_to: int | None = Field(None, ge=1800, le=2199)
+    """The search form's fields, parsed (the rules are :class:`SearchRequest`'s)."""
+
+    q: str = Field("", description="The query (litdesk query language).")
+    mode: str = Field("keyword", description=f"One of {', '.join(MODES)}.")
+    provider: list[str] = Field(
+        default_factory=list,
+        description=f"Providers (default: the mode's): {', '.join(PROVIDERS)}.",
+    )
+    field: str = Field("all", description=f"One of {', '.join(FIELDS)}.")
+    type: str = Field("all", description=f"One of {', '.join(TYPES)}.")
+    year_from: int | None = None
+    year_to: int | None = None
     open_access: bool = False
     include_retracted: bool = False
-    sort: Literal["relevance", "newest", "cited"] = "relevance"
-    cursor: str | None = Field(None, max_length=2_000)
-    page: int = Field(1, ge=1, le=1_000)
+    sort: str = Field("relevance", description=f"One of {', '.join(SORTS)}.")
+    cursor: str | None = None
+    page: int = 1
 
     @field_validator("year_from", "year_to", "cursor", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value == "" else value  # an empty form field means "not given"
 
-    def form(self) -> SearchForm:
-        return SearchForm(
+    def request(self) -> SearchRequest:
+        """The search request (validated there: choices, syntax, years, cursor, page)."""
+        return SearchRequest(
             query=self.q,
             mode=self.mode,
             providers=tuple(dict.fromkeys(self.provider)),
@@ -91,9 +97,9 @@ class SearchParams(BaseModel):
         )
 
 
-async def search_view(desk: Desk, params: SearchParams) -> dict[str, Any]:
+async def search_view(app: App, owner: str, params: SearchParams) -> dict[str, Any]:
     """The search page's data (and ``/api/v1/search``'s answer)."""
-    return (await desk.search(params.form())).to_dict()
+    return (await app.search.search(params.request(), owner=owner)).to_dict()
 
 
 class PageParams(SearchParams):
@@ -136,20 +142,18 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
 
 @pages.get("/search", response_class=HTMLResponse)
 async def search_page(
-    request: Request,
-    app: AppDep,
-    owner: OwnerDep,
-    desk: DeskDep,
-    params: Annotated[PageParams, Query()],
+    request: Request, app: AppDep, owner: OwnerDep, params: Annotated[PageParams, Query()]
 ) -> Response:
     data: dict[str, Any] = {"form": _form_state(params), "result": None, "error": None}
-    shown = await run_in_threadpool(_finished_live, desk, params.live) if params.live else None
+    shown = (
+        await run_in_threadpool(_finished_live, app, owner, params.live) if params.live else None
+    )
     if shown is not None:  # the live search the page followed ends in the same view
         data["result"] = shown
         data["studies"] = shown["studies"]
     elif params.q.strip():
         try:
-            data["result"] = await search_view(desk, params)
+            data["result"] = await search_view(app, owner, params)
             data["studies"] = data["result"]["studies"]
         except InputError as exc:
             data["error"] = {
@@ -158,35 +162,36 @@ async def search_page(
                 **{k: v for k, v in exc.details.items() if k in ("position", "end")},
             }
     if "studies" not in data:  # no search ran: the Study list is the page's one call
-        data["studies"] = app.studies.studies(owner=owner).to_dict()["studies"]
+        choices = await run_in_threadpool(lambda: app.search.study_choices(owner=owner))
+        data["studies"] = choices.studies
     data["links"] = _links(params, data["result"])
     return page(request, "search.html", data, status=400 if data["error"] else 200, title="Search")
 
 
-def _finished_live(desk: Desk, live_id: str) -> dict[str, Any] | None:
+def _finished_live(app: App, owner: str, live_id: str) -> dict[str, Any] | None:
     """A finished live search's result view; ``None`` (the search runs again as an
     ordinary one) when it is no longer open or did not finish (or kept no run)."""
     try:
-        view = live_result(desk, live_id)
+        view = app.search.live_result(live_id, owner=owner)
     except NotFoundError:
         return None
     return view.to_dict() if view is not None else None
 
 
 @api.get("/search", summary="Run a search (fused lanes, why-this-paper, provenance)")
-async def search_api(desk: DeskDep, params: Annotated[SearchParams, Query()]) -> dict[str, Any]:
-    if not params.q.strip():
-        raise InputError("type a query", code="empty")
-    return await search_view(desk, params)
+async def search_api(
+    app: AppDep, owner: OwnerDep, params: Annotated[SearchParams, Query()]
+) -> dict[str, Any]:
+    return await search_view(app, owner, params)
 
 
 @api.get("/query/check", summary="Validate a query as you type (error and position)")
 def query_check(
-    desk: DeskDep,
+    app: AppDep,
     q: Annotated[str, Query(max_length=4_000)] = "",
-    field: Literal["all", "title", "abstract", "author"] = "all",
+    field: str = "all",
 ) -> dict[str, Any]:
-    return desk.check_query(q, field).to_dict()
+    return app.search.check_query(QueryCheckRequest(q, field)).to_dict()
 
 
 # --- live searches ------------------------------------------------------------------------
@@ -202,16 +207,15 @@ STREAM_SECONDS: Final = 20.0
     status_code=202,
     summary="Start a search whose lanes the page follows (then /events, /cancel)",
 )
-async def live_start(desk: DeskDep, params: SearchParams) -> dict[str, Any]:
-    if not params.q.strip():
-        raise InputError("type a query", code="empty")
-    view = (await start_search(desk, params.form())).to_dict()
+async def live_start(app: AppDep, owner: OwnerDep, params: SearchParams) -> dict[str, Any]:
+    view = (await app.search.start(params.request(), owner=owner)).to_dict()
     return view | {"result_url": _query(params, live=view["id"])}
 
 
 @api.get("/search/live/{live_id}", summary="A live search's lanes and state now")
-async def live_state(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
-    return (await run_in_threadpool(search_progress, desk, live_id)).to_dict()
+async def live_state(app: AppDep, owner: OwnerDep, live_id: LiveId) -> dict[str, Any]:
+    view = await run_in_threadpool(lambda: app.search.progress(live_id, owner=owner))
+    return view.to_dict()
 
 
 @api.get(
@@ -219,16 +223,16 @@ async def live_state(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
     summary="A live search's lanes as they finish (text/event-stream; the full state each time)",
     response_class=StreamingResponse,
 )
-async def live_events(desk: DeskDep, live_id: LiveId) -> StreamingResponse:
+async def live_events(app: AppDep, owner: OwnerDep, live_id: LiveId) -> StreamingResponse:
     # an unknown id (or another owner's) is a 404 here
-    await run_in_threadpool(search_progress, desk, live_id)
+    await run_in_threadpool(lambda: app.search.progress(live_id, owner=owner))
 
     async def stream() -> AsyncIterator[str]:
         after = -1
         ends = time.monotonic() + STREAM_SECONDS
         yield "retry: 1000\n\n"  # reconnect after a second when a stream ends
         while True:
-            view = await watch_search(desk, live_id, after)
+            view = await app.search.watch(live_id, after, owner=owner)
             if view.version != after:
                 after = view.version
                 data = json.dumps(view.to_dict(), ensure_ascii=True)
@@ -247,31 +251,36 @@ async def live_events(desk: DeskDep, live_id: LiveId) -> StreamingResponse:
 
 
 @api.post("/search/live/{live_id}/cancel", summary="Cancel a live search (its lanes stop)")
-async def live_cancel(desk: DeskDep, live_id: LiveId) -> dict[str, Any]:
-    return (await cancel_search(desk, live_id)).to_dict()
+async def live_cancel(app: AppDep, owner: OwnerDep, live_id: LiveId) -> dict[str, Any]:
+    return (await app.search.cancel(live_id, owner=owner)).to_dict()
 
 
 # --- selection ------------------------------------------------------------------------------
 
+RUN_ID: Final = r"^[A-Za-z0-9_-]+$"
+
 
 class SelectionBody(BaseModel):
-    run_id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
-    paper_ids: list[Annotated[str, Field(pattern=PAPER_ID)]] = Field(
-        min_length=1, max_length=MAX_SELECTION
-    )
+    """Papers of a run to save (the rules are :class:`SaveSelectionRequest`'s)."""
+
+    run_id: str = Field(min_length=1, max_length=100, pattern=RUN_ID)
+    paper_ids: list[Annotated[str, Field(pattern=PAPER_ID)]]
     study: str | None = Field(None, max_length=200)
     new_study: str | None = Field(None, max_length=200)
 
+    def request(self) -> SaveSelectionRequest:
+        return SaveSelectionRequest(
+            self.run_id, tuple(self.paper_ids), study=self.study, new_study=self.new_study
+        )
+
 
 @api.post("/selection/save", summary="Save selected papers of a run (optionally into a Study)")
-def selection_save(desk: DeskDep, body: SelectionBody) -> dict[str, Any]:
-    return desk.save_selection(
-        body.run_id, body.paper_ids, study=body.study, new_study=body.new_study
-    ).to_dict()
+def selection_save(app: AppDep, owner: OwnerDep, body: SelectionBody) -> dict[str, Any]:
+    return app.search.save_selection(body.request(), owner=owner).to_dict()
 
 
 class PicksBody(BaseModel):
-    run_id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
+    run_id: str = Field(min_length=1, max_length=100, pattern=RUN_ID)
     paper_ids: list[Annotated[str, Field(pattern=PAPER_ID)]] = Field(
         min_length=1, max_length=MAX_SELECTION
     )
@@ -295,15 +304,17 @@ async def selection_shared(desk: DeskDep, body: PicksBody) -> dict[str, Any]:
 
 
 @api.post("/selection/ris", summary="RIS of selected papers of a run")
-def selection_ris(desk: DeskDep, body: SelectionBody) -> Response:
-    return download(desk.export_selection(body.run_id, body.paper_ids))
+def selection_ris(app: AppDep, owner: OwnerDep, body: PicksBody) -> Response:
+    return download(app.search.export_selection(body.run_id, body.paper_ids, owner=owner))
 
 
 @pages.post("/selection", response_class=HTMLResponse)
 async def selection_form(
     request: Request,
+    app: AppDep,
+    owner: OwnerDep,
     desk: DeskDep,
-    run_id: Annotated[str, Form(max_length=100, pattern=r"^[A-Za-z0-9_-]+$")],
+    run_id: Annotated[str, Form(max_length=100, pattern=RUN_ID)],
     action: Annotated[Literal["save", "study", "ris", "compare", "shared"], Form()],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
     study: Annotated[str, Form(max_length=200)] = "",
@@ -312,7 +323,10 @@ async def selection_form(
 ) -> Response:
     safe_back = back if back.startswith("/search?") else "/search"
     if action == "ris":
-        return download(await run_in_threadpool(desk.export_selection, run_id, paper_ids))
+        exported = await run_in_threadpool(
+            lambda: app.search.export_selection(run_id, paper_ids, owner=owner)
+        )
+        return download(exported)
     if action == "compare":
         compared = await run_in_threadpool(compare_evidence, desk, run_id, paper_ids)
         data = {"kind": "compare", "compare": compared.to_dict(), "back": safe_back}
@@ -328,14 +342,13 @@ async def selection_form(
         return page(request, "selection.html", data, title="Shared references")
     if action == "study" and not (study or new_study.strip()):
         raise InputError("choose a Study or name a new one", code="study_choice")
-    result = await run_in_threadpool(
-        lambda: desk.save_selection(
-            run_id,
-            paper_ids,
-            study=(study or None) if action == "study" and not new_study.strip() else None,
-            new_study=new_study.strip() or None if action == "study" else None,
-        )
+    chosen = SaveSelectionRequest(
+        run_id,
+        tuple(paper_ids),
+        study=(study or None) if action == "study" and not new_study.strip() else None,
+        new_study=new_study.strip() or None if action == "study" else None,
     )
+    result = await run_in_threadpool(lambda: app.search.save_selection(chosen, owner=owner))
     return page(
         request,
         "selection.html",
@@ -352,23 +365,25 @@ class RunSaveBody(BaseModel):
 
 
 @api.post("/runs/{run_id}/save", summary="Keep a search run (immutable) in a Study")
-def run_save_api(desk: DeskDep, run_id: RunId, body: RunSaveBody) -> dict[str, Any]:
-    return with_restore(desk.save_run(run_id, body.study).to_dict())
+def run_save_api(app: AppDep, owner: OwnerDep, run_id: RunId, body: RunSaveBody) -> dict[str, Any]:
+    return with_restore(app.search.save_run(run_id, body.study, owner=owner).to_dict())
 
 
 @pages.post("/runs/{run_id}/save")
 def run_save_form(
-    desk: DeskDep, run_id: RunId, study: Annotated[str, Form(min_length=1, max_length=200)]
+    app: AppDep,
+    owner: OwnerDep,
+    run_id: RunId,
+    study: Annotated[str, Form(min_length=1, max_length=200)],
 ) -> Response:
-    kept = desk.save_run(run_id, study).to_dict()
-    return RedirectResponse(f"/study/{kept['id']}#runs", status_code=303)
+    kept = app.search.save_run(run_id, study, owner=owner)
+    return RedirectResponse(f"/study/{kept.study_id}#runs", status_code=303)
 
 
 @pages.get("/runs/{run_id}/export")
 @api.get(
-    "/runs/{run_id}/export", summary="A kept search run as JSON manifest, RIS or PRISMA-S Markdown"
+    "/runs/{run_id}/export",
+    summary="A kept search run as JSON manifest, RIS, PRISMA-S Markdown or HTML",
 )
-def run_export(
-    desk: DeskDep, run_id: RunId, format: Literal["json", "ris", "prisma-md"] = "json"
-) -> Response:
-    return download(desk.export_run(run_id, format))
+def run_export(app: AppDep, owner: OwnerDep, run_id: RunId, format: str = "json") -> Response:
+    return download(app.search.export_run(RunExportRequest(run_id, format), owner=owner))

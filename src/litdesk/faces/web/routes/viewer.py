@@ -10,9 +10,9 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
-from litdesk.services.library import ZOOMS, PdfViewer
+from litdesk.services.library import ZOOMS, PageRequest
 
-from .._deps import ViewerDep
+from .._deps import AppDep, OwnerDep
 from .._render import page
 
 __all__ = ["SHA", "api", "pages"]
@@ -29,33 +29,37 @@ class ViewParams(BaseModel):
     passage: str | None = Field(None, max_length=4_000, description="A passage to highlight.")
     zoom: int = Field(100, description=f"Zoom in percent, one of {', '.join(map(str, ZOOMS))}.")
 
-
-def viewer_view(viewer: PdfViewer, sha: str, p: ViewParams) -> dict[str, Any]:
-    return viewer.view(sha, p.page, passage=p.passage or None, zoom=p.zoom).to_dict()
+    def request(self, sha: str) -> PageRequest:
+        return PageRequest(sha, self.page, self.passage or None, self.zoom)
 
 
 @pages.get("/library/pdf/{sha}", response_class=HTMLResponse)
 def viewer_page(
-    request: Request, viewer: ViewerDep, sha: Sha, params: Annotated[ViewParams, Query()]
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    sha: Sha,
+    params: Annotated[ViewParams, Query()],
 ) -> Response:
-    data = viewer_view(viewer, sha, params)
+    data = app.library.page(params.request(sha), owner=owner).to_dict()
     return page(request, "viewer.html", data, title=f"{data['file']} · page {data['page']}")
 
 
 @api.get("/library/pdf/{sha}", summary="A library PDF's page view: size, image, passage boxes")
 def viewer_api(
-    viewer: ViewerDep, sha: Sha, params: Annotated[ViewParams, Query()]
+    app: AppDep, owner: OwnerDep, sha: Sha, params: Annotated[ViewParams, Query()]
 ) -> dict[str, Any]:
-    return viewer_view(viewer, sha, params)
+    return app.library.page(params.request(sha), owner=owner).to_dict()
 
 
 @pages.get("/library/pdf/{sha}/page/{number}.jpg")
 @api.get("/library/pdf/{sha}/page/{number}.jpg", summary="A page image (JPEG, cached)")
 def page_image(
-    viewer: ViewerDep,
+    app: AppDep,
+    owner: OwnerDep,
     sha: Sha,
     number: Annotated[int, Path(ge=1, le=100_000)],
     zoom: Annotated[int, Query()] = 100,
 ) -> Response:
-    image = viewer.page_image(sha, number, zoom)
+    image = app.library.page_image(PageRequest(sha, number, None, zoom), owner=owner)
     return Response(image.data, media_type=image.media_type)

@@ -15,7 +15,7 @@ import pytest
 from pydantic import SecretStr
 
 from litdesk import Settings
-from litdesk.services.library_desk import model_status
+from litdesk.services.library import model_status
 
 KEY = "sk-loopback-secret-123456"
 

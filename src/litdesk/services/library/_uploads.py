@@ -17,18 +17,18 @@ import os
 import unicodedata
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import BinaryIO, Final
 
 from litdesk._errors import InputError
 
+from ._views import StoredUpload
+
 __all__ = [
     "MAX_NAME_BYTES",
-    "StoredUpload",
     "Upload",
     "UploadRefused",
-    "UploadReport",
     "safe_name",
     "store_upload",
 ]
@@ -50,41 +50,6 @@ class Upload:
 
     name: str
     stream: BinaryIO
-
-
-@dataclass(frozen=True, slots=True)
-class StoredUpload:
-    file: str
-    bytes: int
-    sha256: str
-    #: the library file that already has these bytes (indexed once)
-    same_content_as: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "bytes": self.bytes,
-            "sha256": self.sha256,
-            "same_content_as": self.same_content_as,
-        }
-
-
-@dataclass
-class UploadReport:
-    """What one upload request did: each file stored or refused, and the index job."""
-
-    stored: list[StoredUpload] = field(default_factory=list)
-    refused: list[dict[str, str]] = field(default_factory=list)
-    inbox: str = ""
-    job: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "stored": [s.to_dict() for s in self.stored],
-            "refused": self.refused,
-            "inbox": self.inbox,
-            "job": self.job,
-        }
 
 
 def _shown(raw: str) -> str:

@@ -1,6 +1,6 @@
-"""Adoption lookups, the pure part: the exact-identifier search for a PDF's DOI or arXiv
-id, and reading its answer (shared by ``Runtime.adoption_lookup`` and the library's
-synchronous lookup; imports no transport, so the library's index workers stay light)."""
+"""Adoption lookups, the pure part: the exact-identifier search for a PDF's DOI or arXiv id
+(OpenAlex, the arXiv API), and reading its answer — used by ``Providers.adoption_lookup``
+and the library's synchronous ``search_lookup``."""
 
 from __future__ import annotations
 

@@ -16,8 +16,7 @@ from litdesk import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.store import open_store
 from litdesk.services.jobs import JobRunner, Jobs
-from litdesk.services.library import Library
-from litdesk.services.library_desk import INDEX_KIND, index_handler
+from litdesk.services.library import INDEX_KIND, Library, index_handler
 from litdesk.services.models import Models
 
 HINDAWI = "hindawi_rrp_2010_157939.pdf"

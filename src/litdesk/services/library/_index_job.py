@@ -16,7 +16,9 @@ from typing import Any, Final
 
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.services.jobs import Handler, JobContext
-from litdesk.services.library import IndexReport, Library
+
+from ._indexer import IndexReport
+from ._library import Library
 
 __all__ = ["INDEX_KIND", "MAX_PASSES", "index_handler"]
 

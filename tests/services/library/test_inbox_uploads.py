@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from litdesk.services.library_desk import Upload, UploadRefused, safe_name, store_upload
+from litdesk.services.library import Upload, UploadRefused, safe_name, store_upload
 
 PDF = b"%PDF-1.4\n" + b"0" * 2_000 + b"\n%%EOF\n"
 

@@ -46,6 +46,8 @@ from litdesk.adapters.store import (
 )
 from litdesk.core.runs import LaneResult
 
+from ._views import LaneProgress, ProgressView, lane_progress
+
 __all__ = [
     "BEAT_SECONDS",
     "KEEP_SECONDS",
@@ -53,7 +55,6 @@ __all__ = [
     "POLL_SECONDS",
     "LiveRegistry",
     "LiveSearch",
-    "ProgressView",
 ]
 
 MAX_LIVE: Final = LIVE_PER_OWNER
@@ -62,68 +63,10 @@ KEEP_SECONDS: Final = LIVE_KEEP_SECONDS
 POLL_SECONDS: Final = 0.25
 #: how often the running worker records that it is alive
 BEAT_SECONDS: Final = 2.0
-#: longest a closing desk waits for its searches to record their end
+#: longest a closing app waits for its searches to record their end
 CLOSE_SECONDS: Final = 5.0
 CANCELLED: Final = "The search was cancelled; its lanes were stopped."
 _log = logging.getLogger(__name__)
-
-
-def lane_dict(lane: LaneResult) -> dict[str, Any]:
-    return {
-        "lane": lane.lane,
-        "provider": lane.provider,
-        "status": lane.status,
-        "returned": lane.returned,
-        "total": lane.total,
-        "message": lane.message,
-    }
-
-
-@dataclass(frozen=True, slots=True)
-class ProgressView:
-    """What the page shows while (and after) a search runs."""
-
-    id: str
-    state: LiveState
-    lanes: list[dict[str, Any]]
-    message: str
-    code: str
-    run_id: str | None
-    version: int
-    seconds: float
-
-    @property
-    def final(self) -> bool:
-        return self.state != "running"
-
-    @classmethod
-    def of(cls, row: LiveRow, now: float | None = None) -> ProgressView:
-        """``now`` (epoch seconds; the host's time by default): how long a running search
-        has run is counted to it."""
-        return cls(
-            row.id,
-            row.state,
-            [dict(lane) for lane in row.lanes],
-            row.message,
-            row.code,
-            row.run_id,
-            row.version,
-            round(max(0.0, (row.finished_at or _or_host(now)) - row.started_at), 3),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "state": self.state,
-            "final": self.final,
-            "lanes": self.lanes,
-            "finished": sum(1 for row in self.lanes if row["status"] != "running"),
-            "message": self.message,
-            "code": self.code,
-            "run_id": self.run_id,
-            "version": self.version,
-            "seconds": self.seconds,
-        }
 
 
 @dataclass(slots=True)
@@ -137,7 +80,7 @@ class LiveSearch:
     store: Store
     clock: Clock = SYSTEM_CLOCK
     run_id: str | None = None
-    final_lanes: list[dict[str, Any]] | None = None  # the finished run's lanes
+    final_lanes: list[LaneProgress] | None = None  # the finished run's lanes
     task: asyncio.Task[None] | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     _last: asyncio.Task[None] | None = None
@@ -150,10 +93,10 @@ class LiveSearch:
     def lane_done(self, lane: LaneResult) -> None:
         """A lane finished: its row takes the result (rows are matched by lane name)."""
         self._last = asyncio.get_running_loop().create_task(
-            self._write(lane_dict(lane), self._last)
+            self._write(lane_progress(lane), self._last)
         )
 
-    async def _write(self, row: dict[str, Any], previous: asyncio.Task[None] | None) -> None:
+    async def _write(self, row: LaneProgress, previous: asyncio.Task[None] | None) -> None:
         if previous is not None:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(previous)
@@ -171,10 +114,6 @@ class LiveSearch:
 
 
 Work = Callable[[LiveSearch], Coroutine[Any, Any, None]]
-
-
-def _or_host(now: float | None) -> float:
-    return time.time() if now is None else now
 
 
 class LiveRegistry:
@@ -209,7 +148,7 @@ class LiveRegistry:
     async def start(
         self,
         owner: str,
-        lanes: list[dict[str, Any]],
+        lanes: list[LaneProgress],
         work: Work,
         *,
         context: Mapping[str, Any] | None = None,
@@ -325,7 +264,7 @@ class LiveRegistry:
         return ProgressView.of(row, self.clock.now())
 
     def close(self) -> None:
-        """Cancel every search this process runs (the desk is closing)."""
+        """Cancel every search this process runs (the app is closing)."""
         for item in list(self._local.values()):
             if item.task is not None and not item.task.done():
                 item.task.cancel()

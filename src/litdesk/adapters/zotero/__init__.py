@@ -1,0 +1,28 @@
+"""The Zotero edge: read a data directory offline (a private read-only copy of
+``zotero.sqlite``), and write back through the Web API v3 (see ``_web``)."""
+
+from ._read import (
+    KNOWN_USERDATA,
+    AttachmentFile,
+    NoZoteroLibrary,
+    UnknownZoteroSchema,
+    ZoteroLibrary,
+    ZoteroUnreadable,
+    default_data_dir,
+    read_full_text,
+    read_library,
+    resolve_attachment,
+)
+
+__all__ = [
+    "KNOWN_USERDATA",
+    "AttachmentFile",
+    "NoZoteroLibrary",
+    "UnknownZoteroSchema",
+    "ZoteroLibrary",
+    "ZoteroUnreadable",
+    "default_data_dir",
+    "read_full_text",
+    "read_library",
+    "resolve_attachment",
+]

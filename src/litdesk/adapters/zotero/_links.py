@@ -1,0 +1,144 @@
+"""The Zotero identity links in the store (migration ``0015_zotero_links``): what each
+imported Zotero item or note became, with the version and ``dateModified`` imported.
+
+:func:`read_links` reads one owner's links of one library; :func:`write_links` upserts
+links and applies changed papers (a changed Zotero item's new fields over its paper) in
+one transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql as pg
+from sqlalchemy.dialects import sqlite as sq
+from sqlalchemy.engine import Connection
+
+from litdesk.adapters.store import Store, StoredDataInvalid, repo
+from litdesk.core.records import Paper
+
+__all__ = ["ZoteroLink", "read_links", "write_links", "zotero_links"]
+
+_BATCH: Final = 500
+_meta = sa.MetaData()
+
+zotero_links = sa.Table(
+    "zotero_links",
+    _meta,
+    sa.Column("owner", sa.String(200), primary_key=True),
+    sa.Column("library", sa.String(80), primary_key=True),
+    sa.Column("item_key", sa.String(32), primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("target", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("date_modified", sa.String(40), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("imported_at", sa.String(40), nullable=False),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ZoteroLink:
+    """One imported item (``kind`` ``item``: ``target`` a paper id) or note (``note``:
+    ``target`` the note ids, comma-separated); ``collections``: the item's collection keys
+    as imported."""
+
+    library: str
+    item_key: str
+    kind: str
+    target: str
+    version: int
+    date_modified: str
+    collections: tuple[str, ...] = ()
+    title: str = ""
+    tags: tuple[str, ...] = ()
+
+    def same_version(self, version: int, date_modified: str) -> bool:
+        return self.version == version and self.date_modified == date_modified
+
+
+def read_links(store: Store, *, owner: str, library: str) -> dict[str, ZoteroLink]:
+    """``{item key: link}`` of ``owner``'s imports of ``library``."""
+    t = zotero_links
+    out: dict[str, ZoteroLink] = {}
+    with store.read() as conn:
+        rows = conn.execute(sa.select(t).where(t.c.owner == owner, t.c.library == library))
+        for r in rows:
+            try:
+                data = json.loads(r.data)
+            except ValueError:
+                raise StoredDataInvalid(f"stored Zotero link {r.item_key} is not JSON") from None
+            if not isinstance(data, dict):
+                raise StoredDataInvalid(f"stored Zotero link {r.item_key} is not an object")
+            colls = data.get("collections", [])
+            tags = data.get("tags", [])
+            out[r.item_key] = ZoteroLink(
+                library=r.library,
+                item_key=r.item_key,
+                kind=r.kind,
+                target=r.target,
+                version=int(r.version),
+                date_modified=r.date_modified,
+                collections=tuple(str(c) for c in colls) if isinstance(colls, list) else (),
+                title=str(data.get("title", "")),
+                tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
+            )
+    return out
+
+
+def _upsert(conn: Connection, rows: list[dict[str, object]]) -> None:
+    keys = ["owner", "library", "item_key"]
+    for i in range(0, len(rows), _BATCH):
+        chunk = rows[i : i + _BATCH]
+        if conn.dialect.name == "postgresql":
+            stmt_pg = pg.insert(zotero_links).values(chunk)
+            conn.execute(
+                stmt_pg.on_conflict_do_update(
+                    index_elements=keys,
+                    set_={c: stmt_pg.excluded[c] for c in chunk[0] if c not in keys},
+                )
+            )
+        else:
+            stmt_sq = sq.insert(zotero_links).values(chunk)
+            conn.execute(
+                stmt_sq.on_conflict_do_update(
+                    index_elements=keys,
+                    set_={c: stmt_sq.excluded[c] for c in chunk[0] if c not in keys},
+                )
+            )
+
+
+def write_links(
+    store: Store, links: Sequence[ZoteroLink], *, owner: str, changed: Sequence[Paper] = ()
+) -> None:
+    """Upsert ``links`` and store ``changed`` papers (their new fields), in one transaction."""
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    rows: list[dict[str, object]] = [
+        {
+            "owner": owner,
+            "library": link.library,
+            "item_key": link.item_key,
+            "kind": link.kind,
+            "target": link.target,
+            "version": link.version,
+            "date_modified": link.date_modified,
+            "data": json.dumps(
+                {
+                    "collections": list(link.collections),
+                    "title": link.title[:300],
+                    "tags": list(link.tags),
+                }
+            ),
+            "imported_at": now,
+        }
+        for link in links
+    ]
+    with store.write() as conn:
+        for paper in changed:
+            repo.update_paper(conn, paper, now)
+        if rows:
+            _upsert(conn, rows)

@@ -1,0 +1,192 @@
+"""``litdesk zotero import``: a Zotero library read offline into Studies, papers, notes and
+the PDF library (the Zotero area's one import use case)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ._context import run_with_app, sync_app
+from ._output import command, console, emit_json, err_console
+
+#: The environment variable holding the Zotero Web API key (never a command-line argument:
+#: those show in the process list and the shell history).
+API_KEY_ENV = "LITDESK_ZOTERO_API_KEY"
+
+if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from litdesk.services.zotero import PushPlanView, ZoteroImportView
+
+__all__ = ["register"]
+
+zotero_app = typer.Typer(
+    help="Zotero: import a library offline (collections, items, notes, PDFs).",
+    no_args_is_help=True,
+)
+
+
+def _show(view: ZoteroImportView) -> None:
+    console.print(
+        f"Zotero library {view.library} in {view.data_dir} (schema {view.schema_version}): "
+        f"{view.items_read} item(s) read, {view.trashed_left_out} in the trash left out",
+        markup=False,
+        highlight=False,
+    )
+    console.print(
+        f"added {view.added}, updated {view.updated}, unchanged {view.unchanged}; "
+        f"notes added {view.notes_added} ({view.notes_changed} changed in Zotero); PDFs attached {view.pdfs_attached} "
+        f"({view.full_text_caches} with Zotero's full text)",
+        markup=False,
+        highlight=False,
+    )
+    for s in view.studies:
+        made = " (new)" if s.created else ""
+        console.print(f"  Study {s.name}{made}: {s.papers} paper(s)", markup=False)
+    for r in view.removed:
+        console.print(f"  removed in Zotero: {r.key} {r.title}", markup=False)
+    for m in view.moved:
+        console.print(
+            f"  moved in Zotero: {m.key} {m.title} ({', '.join(m.before) or '-'} → "
+            f"{', '.join(m.after) or '-'})",
+            markup=False,
+        )
+    for p in view.problems:
+        console.print(f"  not imported: {p.key} {p.title}: {p.problem}", markup=False)
+
+
+@zotero_app.command("import")
+@command
+def import_cmd(
+    data_dir: Annotated[
+        Path | None,
+        typer.Argument(help="The Zotero data directory (default: the platform's)."),
+    ] = None,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", help="Import this collection (with its sub-collections)."),
+    ] = None,
+    study: Annotated[
+        str | None, typer.Option("--study", help="One Study for everything imported.")
+    ] = None,
+    sub_studies: Annotated[
+        bool,
+        typer.Option("--sub-studies", help="Each sub-collection its own Study (Parent / Child)."),
+    ] = False,
+    base_dir: Annotated[
+        Path | None,
+        typer.Option("--base-dir", help="The linked-attachment base directory."),
+    ] = None,
+    group: Annotated[
+        int | None, typer.Option("--group", help="A group library's id instead of yours.")
+    ] = None,
+    no_pdfs: Annotated[
+        bool, typer.Option("--no-pdfs", help="Leave the PDFs out of the PDF library.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The result as JSON.")] = False,
+) -> None:
+    """Import a Zotero library (read from a private read-only copy; Zotero may run)."""
+    from litdesk.services.zotero import ZoteroImportRequest
+
+    request = ZoteroImportRequest(
+        data_dir=str(data_dir) if data_dir is not None else None,
+        collections=tuple(collection or ()),
+        study=study,
+        base_dir=str(base_dir) if base_dir is not None else None,
+        group=group,
+        pdfs=not no_pdfs,
+        sub_studies=sub_studies,
+    )
+    with sync_app() as app:
+        view = app.zotero.import_library(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    _show(view)
+
+
+def _show_plan(plan: PushPlanView) -> None:
+    console.print(
+        f"Study {plan.study} → Zotero {plan.target}: {len(plan.items)} item(s)",
+        markup=False,
+        highlight=False,
+    )
+    for item in plan.items:
+        if not item.tags and not item.notes:
+            continue
+        console.print(f"  {item.key} {item.title}", markup=False, highlight=False)
+        for tag in item.tags:
+            console.print(f"    + tag {tag}", markup=False, highlight=False)
+        for _, text in item.notes:
+            first = text.split("\n", 1)[0][:80]
+            console.print(f"    + note {first}", markup=False, highlight=False)
+    for p in plan.skipped:
+        console.print(f"  left out: {p.title}: {p.problem}", markup=False, highlight=False)
+
+
+@zotero_app.command("push")
+@command
+def push_cmd(
+    study: Annotated[str, typer.Argument(help="The Study (name or id).")],
+    ris: Annotated[
+        Path | None, typer.Option("--ris", help="Write an RIS file Zotero imports instead.")
+    ] = None,
+    library: Annotated[
+        str | None,
+        typer.Option(
+            "--library", help=f"users/<id> or groups/<id> (Web API; key in ${API_KEY_ENV})."
+        ),
+    ] = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="Zotero's local API (Zotero 10 running).")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Write without asking.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The plan and result as JSON.")] = False,
+) -> None:
+    """Give a Study's reading statuses (as tags) and notes back to its Zotero items."""
+    import os
+
+    from litdesk._errors import RefusedError
+    from litdesk.services.zotero import ZoteroPushRequest
+
+    key = os.environ.get(API_KEY_ENV) if library is not None and not local else None
+    request = ZoteroPushRequest(
+        study=study,
+        ris_path=str(ris) if ris is not None else None,
+        library=library,
+        api_key=key,
+        local=local,
+    )
+    with sync_app() as app:
+        plan = app.zotero.plan_push(request, owner=app.owner)
+    if as_json and not yes:
+        emit_json({"plan": plan.to_dict(), "written": False})
+        return
+    if not as_json:
+        _show_plan(plan)
+    if plan.empty and ris is None:
+        if not as_json:
+            console.print("nothing to write", markup=False)
+        else:
+            emit_json({"plan": plan.to_dict(), "written": False})
+        return
+    if not yes and not typer.confirm("Write this to Zotero?", default=False, err=True):
+        err_console.print("nothing written", markup=False)
+        raise RefusedError("not confirmed: nothing written", code="zotero_unconfirmed")
+    view = run_with_app(
+        lambda opened: opened.zotero.push(request, owner=opened.owner, confirm=True)
+    )
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    where = view.file or plan.target
+    console.print(
+        f"written to {where}: {view.items_written} item(s), {view.notes_written} note(s)",
+        markup=False,
+        highlight=False,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``litdesk zotero``."""
+    app.add_typer(zotero_app, name="zotero")

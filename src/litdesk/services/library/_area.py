@@ -1,0 +1,420 @@
+"""The PDF library as one area of the app (``app.library``): every use case of the library
+for both faces — the library page, its sources, uploads into the inbox, indexing (here and
+now, or as the background ``library.index`` job), adoption of one PDF's record, the model
+status, a grounded answer, the PDF viewer's pages, and the paper chat (its scope, its
+questions as ``chat.answer`` jobs, its rounds).
+
+Each use case is one method taking ``owner=`` (whose Studies a PDF links to, whose
+allowance a model call or a lookup is reserved from, whose chat session a token opens).
+The index is the app's one :class:`~._library.Library` (``app.pdfs``); the area never
+builds a store, transport or model itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final, cast
+
+from litdesk._errors import NotFoundError
+from litdesk._settings import Settings
+from litdesk.adapters.llm import Thinking
+from litdesk.adapters.store import Store, studies_by_keys
+from litdesk.core.library import CHUNKING_VERSION
+from litdesk.core.records import normalize_doi, split_arxiv
+from litdesk.services.jobs import Handler, Jobs, JobView
+from litdesk.services.providers import Providers
+
+from ._catalogue import Entry
+from ._chat import ChatRound, ChatService, ChatSession
+from ._chat_jobs import CHAT_KIND, ChatJob
+from ._index_job import INDEX_KIND, index_handler
+from ._indexer import Progress, hash_files
+from ._library import Library, Lookup
+from ._model_status import ModelStatus, model_status
+from ._requests import (
+    AdoptRequest,
+    AskRequest,
+    ChatQuestionRequest,
+    ChatScopeRequest,
+    LibraryPageRequest,
+    PageRequest,
+    UploadRequest,
+)
+from ._results import Adoption, Answer
+from ._sources import LibraryFile, Source
+from ._uploads import UploadRefused, store_upload
+from ._viewer import PageImageBytes, PdfViewer, ViewerPage
+from ._views import (
+    FileRow,
+    IndexCounts,
+    IndexOutcome,
+    LibraryStatus,
+    LibraryView,
+    RefusedUpload,
+    SourceChange,
+    SourceRow,
+    StatusRow,
+    StoredUpload,
+    StudyLink,
+    UploadReport,
+)
+
+__all__ = ["AUTHORS_SHOWN", "LibraryArea", "MakeLibrary", "NotInLibrary"]
+
+#: A library over the app's parts with an adoption lookup (closing it closes its catalogue).
+MakeLibrary = Callable[..., Library]
+AUTHORS_SHOWN: Final = 6
+
+
+class NotInLibrary(NotFoundError):
+    """The named PDF is not in the library."""
+
+    default_code = "not_in_library"
+
+
+class LibraryArea:
+    """The PDF library's use cases (see the module docstring); one per app, shared by the
+    tasks and threads of the process."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store,
+        jobs: Jobs,
+        providers: Providers,
+        pdfs: Library,
+        make_library: MakeLibrary,
+    ) -> None:
+        """``pdfs``: the app's library (its index); ``make_library(lookup=…)``: a library
+        over the same parts with an adoption lookup (for adoption, and the index job's)."""
+        self.settings = settings
+        self._store = store
+        self._jobs = jobs
+        self._providers = providers
+        self._pdfs = pdfs
+        self._make = make_library
+        jobs.share(INDEX_KIND)  # one library for every account: its index job's progress too
+        self._viewer = PdfViewer(pdfs)
+        #: the paper chat's sessions and questions (the report desk reads its answers)
+        self.chats = ChatService(pdfs, indexing=self.indexing, jobs=jobs)
+
+    # --- plumbing --------------------------------------------------------------------
+    def handlers(self) -> dict[str, Handler]:
+        """This area's job handlers: ``library.index`` and ``chat.answer`` (the app runs
+        the chat's on a runner of its own)."""
+        return {INDEX_KIND: index_handler(self._make), CHAT_KIND: self.chats.run_job}
+
+    def indexing(self) -> bool:
+        """An index job of the (shared) library is running or queued, whoever started it."""
+        return self._jobs.any_active([INDEX_KIND])
+
+    def _lookup_library(self, owner: str) -> Library:
+        """A library whose adoption lookups go through the app's transport (``owner``'s
+        allowance); close it after."""
+        lookup: Lookup = self._providers.thread_lookup(owner=owner)
+        return self._make(lookup=lookup)
+
+    # --- the page and the sources ------------------------------------------------------
+    def view(self, request: LibraryPageRequest, *, owner: str) -> LibraryView:
+        """Sources in their order, the discovery warnings (shadowed names first), one
+        page of files with their state and the Studies ``owner`` may see, the library's
+        index job; with ``request.models`` the model status."""
+        lib = self._pdfs
+        page, per_page = request.page, request.per_page
+        sources = lib.sources()
+        corpus = lib.corpus()
+        per_source: dict[str, int] = {}
+        for f in corpus.files:
+            key = _source_of(f, sources)
+            per_source[key] = per_source.get(key, 0) + 1
+        source_rows = [
+            SourceRow(
+                order=n, path=str(s.path), origin=s.origin, recursive=s.recursive,
+                exists=s.path.exists(), files=per_source.get(str(s.path), 0),
+            )
+            for n, s in enumerate(sources, start=1)
+        ]  # fmt: skip
+        total = len(corpus.files)
+        chunk = corpus.files[(page - 1) * per_page : page * per_page]
+        states = lib.file_states(chunk)
+        meta = lib.catalogue.metadata()
+        entries = lib.catalogue.entries(lib.embedder_id, CHUNKING_VERSION)
+        counts = _counts(entries, lib.known_hashes(corpus.files), total)
+        rows = [self._row(state, meta) for state in states]
+        keys_of = [
+            _keys(r["adopted_doi"] or r["doi"], r["adopted_arxiv"] or r["arxiv"]) for r in rows
+        ]
+        links = studies_by_keys(self._store, [k for ks in keys_of for k in ks], visible_to=owner)
+        for row, keys in zip(rows, keys_of, strict=True):
+            for key in keys:
+                for sid, name in links.get(key, []):
+                    if all(s["id"] != sid for s in row["studies"]):
+                        row["studies"].append(StudyLink(id=sid, name=name))
+        shadow_first = sorted(corpus.warnings, key=lambda w: "shadowed" not in w)
+        return LibraryView(
+            source_rows, shadow_first, rows, total, page, per_page, str(lib.inbox),
+            lib.embedder_id, self._index_job(owner), counts,
+            self.settings.library_upload_max_bytes, self.settings.library_upload_max_files,
+            self.models(owner=owner, check=request.check) if request.models else None,
+        )  # fmt: skip
+
+    @staticmethod
+    def _row(state: dict[str, Any], meta: dict[str, dict[str, Any]]) -> FileRow:
+        """A file's page row (its state, its adopted record; never the server's path)."""
+        adopted = meta.get(state["sha256"] or "", {})
+        return FileRow(
+            file=state["file"], origin=state["origin"], sha256=state["sha256"],
+            indexed=state["indexed"], pages=state["pages"], text_layer=state["text_layer"],
+            excluded=state["excluded"], excluded_code=state["excluded_code"],
+            doi=state["doi"], arxiv=state["arxiv"], chunks=state["chunks"],
+            adopted_title=state["adopted_title"],
+            authors=list(adopted.get("authors") or [])[:AUTHORS_SHOWN],
+            year=adopted.get("year"), adopted_doi=adopted.get("doi"),
+            adopted_arxiv=adopted.get("arxiv_id"), studies=[],
+        )  # fmt: skip
+
+    def _index_job(self, owner: str) -> JobView | None:
+        """The library's active index job (whoever started it: its progress only when
+        another account did), else ``owner``'s latest one."""
+        mine = self._jobs.list(owner=owner, kinds=[INDEX_KIND], limit=1)
+        if mine and mine[0].active:
+            return mine[0]
+        active = self._jobs.active_of(INDEX_KIND, owner=owner)
+        return active or (mine[0] if mine else None)
+
+    def status(self, *, owner: str) -> LibraryStatus:
+        """Every PDF with its index state (``litdesk library list``), the sources, the
+        discovery warnings."""
+        del owner  # one library per data dir
+        doc = self._pdfs.status()
+        return LibraryStatus(
+            cast(list[StatusRow], doc["files"]), doc["sources"], doc["warnings"],
+            doc["embedder"], doc["chunking"],
+        )  # fmt: skip
+
+    def add_source(self, path: Path, *, owner: str) -> SourceChange:
+        """Add a folder (read recursively) or one PDF to the library's sources."""
+        del owner  # the sources are the data dir's
+        target, new = self._pdfs.add(path)
+        return SourceChange(str(target), new)
+
+    def remove_source(self, path: Path, *, owner: str) -> SourceChange:
+        """Remove an added folder or PDF (its index entries stay, by content hash)."""
+        del owner
+        return SourceChange(str(self._pdfs.remove(path)), True, removed=True)
+
+    # --- uploads and indexing ------------------------------------------------------------
+    def upload(self, request: UploadRequest, *, owner: str) -> UploadReport:
+        """Store each PDF in the inbox (or refuse it, with the reason) and start the index
+        job (one for the library at a time: a running one picks the new files up)."""
+        limit_files = self.settings.library_upload_max_files
+        if len(request.files) > limit_files:
+            raise UploadRefused(
+                f"{len(request.files)} files in one upload; at most {limit_files}",
+                code="too_many_files",
+            )
+        lib = self._pdfs
+        inbox = lib.inbox
+        corpus = lib.corpus()
+        taken = {f.name: _where(f) for f in corpus.files}
+        hashes: dict[str, str] = {}
+        known = lib.known_hashes(corpus.files)  # files never hashed: the index finds them
+        for f in corpus.files:
+            if f.path in known:
+                hashes.setdefault(known[f.path], f.name)
+        stored: list[StoredUpload] = []
+        refused: list[RefusedUpload] = []
+        for up in request.files:
+            try:
+                done = store_upload(
+                    inbox, up, limit=self.settings.library_upload_max_bytes, taken=taken,
+                    hashes=hashes,
+                )  # fmt: skip
+            except UploadRefused as exc:
+                refused.append(
+                    RefusedUpload(file=_shown(up.name), code=exc.code, message=exc.message)
+                )
+                continue
+            stored.append(done)
+            taken[done.file] = "the inbox"
+            hashes.setdefault(done.sha256, done.file)
+        job = self.index(owner=owner) if stored else None
+        return UploadReport(tuple(stored), tuple(refused), str(inbox), job)
+
+    def index(self, *, owner: str) -> JobView:
+        """The active index job of the shared library, or a new one: one at a time across
+        every account and process (the store's transaction decides); another account's
+        job is shown by its progress only."""
+        return self._jobs.submit(INDEX_KIND, {}, owner=owner, reuse_active=True, shared=True)
+
+    def index_now(
+        self,
+        *,
+        owner: str,
+        progress: Progress | None = None,
+        on_vector_index: Callable[[], None] | None = None,
+    ) -> IndexOutcome:
+        """Index new or changed PDFs here and now (``litdesk library index``; unchanged ones
+        cost a hash-cache check; an interrupt leaves what is done for the next run), then
+        build the vector index so that questions do not pay for it."""
+        del owner
+        lib = self._pdfs
+        corpus = lib.corpus()
+        report = lib.index(corpus.files, progress=progress)
+        vector_index: dict[str, object] | None = None
+        if not report.interrupted:
+            if on_vector_index is not None:
+                on_vector_index()
+            vector_index = lib.prepare_vector_index()
+        return IndexOutcome(report, list(corpus.warnings), vector_index)
+
+    # --- adoption, models, answers -------------------------------------------------------
+    async def adopt(self, request: AdoptRequest, *, owner: str) -> Adoption:
+        """Look up the DOI/arXiv id printed on the PDF and adopt the record when its title
+        is printed on pages 1–2; the lookup goes through the app's transport, in
+        ``owner``'s allowance."""
+        return await asyncio.to_thread(self._adopt, request.file, owner)
+
+    def _adopt(self, name: str, owner: str) -> Adoption:
+        with self._lookup_library(owner) as lib:
+            found = [f for f in lib.corpus().files if f.name == name]
+            if not found:
+                raise NotInLibrary(f"{name[:120]} is not in the library")
+            sha = hash_files(lib.catalogue, found).get(found[0].path)
+            entries = lib.catalogue.entries(lib.embedder_id, CHUNKING_VERSION)
+            entry = entries.get(sha) if sha else None
+            if sha is None or entry is None:
+                return Adoption(name, False, None, None, [f"{name} is not indexed yet"])
+            if entry.status != "ok":
+                return Adoption(
+                    name, False, None, None, [f"{name} is excluded: {entry.reason or ''}"]
+                )
+            return lib.adopt_entry(sha, entry, name)
+
+    def models(self, *, owner: str, check: bool = False) -> ModelStatus:
+        """The backend and models in use; with ``check``, whether they are reachable."""
+        del owner
+        return model_status(self.settings, check=check)
+
+    async def ask(self, request: AskRequest, *, owner: str) -> Answer:
+        """A grounded answer (every citation names a file and page), its model calls in
+        ``owner``'s allowance; with ``request.adopt`` unmatched PDFs of the scope are
+        looked up through the app's transport."""
+        return await asyncio.to_thread(self._ask, request, owner)
+
+    def _ask(self, request: AskRequest, owner: str) -> Answer:
+        def ask(lib: Library) -> Answer:
+            return lib.ask(
+                request.question,
+                papers=list(request.papers) or None,
+                top_k=request.top_k,
+                thinking=cast(Thinking | None, request.thinking),
+                owner=owner,
+            )
+
+        if not request.adopt:
+            return ask(self._pdfs)
+        with self._lookup_library(owner) as lib:
+            return ask(lib)
+
+    # --- the PDF viewer ------------------------------------------------------------------
+    def page(self, request: PageRequest, *, owner: str) -> ViewerPage:
+        """One page of a library PDF, its size and the passage's boxes (only the library's
+        PDFs, named by content hash)."""
+        del owner  # the library is the server's
+        return self._viewer.view(
+            request.sha, request.page, passage=request.passage, zoom=request.zoom
+        )
+
+    def page_image(self, request: PageRequest, *, owner: str) -> PageImageBytes:
+        """The page's JPEG (rendered once per page and zoom, then from a bounded cache)."""
+        del owner
+        return self._viewer.page_image(request.sha, request.page, request.zoom)
+
+    @property
+    def renders(self) -> int:
+        """Page renders done (cache misses), for tests and the benchmark."""
+        return self._viewer.renders
+
+    # --- the paper chat ------------------------------------------------------------------
+    def chat(self, token: str, *, owner: str) -> ChatSession:
+        """The chat session ``token`` of ``owner``: its scope, rounds, the library's names
+        and its latest question job when in flight or not answered."""
+        return self.chats.session(token, owner=owner)
+
+    def chat_scope(self, request: ChatScopeRequest, *, owner: str) -> ChatSession:
+        """Keep the session's scope (unknown file names are refused with the real list)."""
+        return self.chats.set_scope(request, owner=owner)
+
+    def chat_ask(self, request: ChatQuestionRequest, *, owner: str) -> ChatJob:
+        """Queue the question as a ``chat.answer`` job (one in flight per session, on any
+        worker: ``ChatBusy`` names the one in flight)."""
+        return self.chats.submit(request, owner=owner)
+
+    def chat_job(self, token: str, job_id: str, *, owner: str) -> ChatJob:
+        """A question job of the session (another session's is not found), with its
+        round once written."""
+        return self.chats.job(token, job_id, owner=owner)
+
+    def chat_cancel(self, token: str, job_id: str, *, owner: str) -> ChatJob:
+        """Cancel a queued question; ask a running one to stop (nothing is written)."""
+        return self.chats.cancel(token, job_id, owner=owner)
+
+    def chat_round(self, token: str, number: int, *, owner: str) -> ChatRound:
+        """An earlier round of the session, to reopen."""
+        return self.chats.round(token, number, owner=owner)
+
+    def chat_history(self, token: str, *, owner: str) -> tuple[str, ...]:
+        """The session's questions, oldest first (each once)."""
+        return tuple(self.chats.session(token, owner=owner).questions)
+
+    def chat_session_id(self, token: str, *, owner: str) -> str:
+        """The session's id (the hash of ``owner`` and the token: never the token), which
+        a report keeps to reuse the chat's answers."""
+        return self.chats.session_id(token, owner=owner)
+
+    def chat_answers(
+        self, session_id: str, papers: Sequence[str], *, whole_library: bool = False
+    ) -> dict[str, dict[str, Any]]:
+        """The session's latest grounded answer card per question asked over exactly
+        ``papers`` (or the whole library), for a report to reuse."""
+        return self.chats.answers_for(session_id, list(papers), whole_library=whole_library)
+
+
+def _keys(doi: str | None, arxiv: str | None) -> list[str]:
+    out: list[str] = []
+    d = normalize_doi(doi) if doi else None
+    if d:
+        out.append(f"doi:{d}")
+    a = split_arxiv(arxiv) if arxiv else None
+    if a:
+        out.append(f"arxiv:{a.base}")
+    return out
+
+
+def _source_of(f: LibraryFile, sources: Sequence[Source]) -> str:
+    for s in sources:
+        if s.origin == f.origin and (f.path == s.path or s.path in f.path.parents):
+            return str(s.path)
+    return ""
+
+
+def _where(f: LibraryFile) -> str:
+    return {"inbox": "the inbox", "added": "an added folder", "settings": "a library folder"}.get(
+        f.origin, f.origin
+    )
+
+
+def _shown(raw: str) -> str:
+    return "".join(c if c.isprintable() else "\ufffd" for c in raw or "")[:120]
+
+
+def _counts(entries: dict[str, Entry], hashes: dict[Path, str], total: int) -> IndexCounts:
+    """Files indexed, excluded and waiting (by file, from the hash cache: a file never
+    hashed is waiting)."""
+    ok = sum(1 for s in hashes.values() if s in entries and entries[s].status == "ok")
+    excluded = sum(1 for s in hashes.values() if s in entries and entries[s].status == "excluded")
+    return IndexCounts(indexed=ok, excluded=excluded, waiting=total - ok - excluded)

@@ -1,0 +1,237 @@
+"""The typed views of the library area's page and uploads (each with ``to_dict()``, JSON
+ready). The other views the area returns live beside the parts that make them:
+:class:`~._results.Answer` and :class:`~._results.Adoption`, :class:`~._viewer.ViewerPage`
+and :class:`~._viewer.PageImageBytes`, :class:`~._chat.ChatSession` and
+:class:`~._chat.ChatRound`, :class:`~._chat_jobs.ChatJob`,
+:class:`~._model_status.ModelStatus`, and the job queue's ``JobView``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypedDict
+
+from litdesk.services.jobs import JobView
+
+from ._indexer import IndexReport
+from ._model_status import ModelStatus
+
+__all__ = [
+    "FileRow",
+    "IndexCounts",
+    "IndexOutcome",
+    "LibraryStatus",
+    "LibraryView",
+    "RefusedUpload",
+    "SourceChange",
+    "SourceRow",
+    "StatusRow",
+    "StatusSource",
+    "StoredUpload",
+    "StudyLink",
+    "UploadReport",
+]
+
+
+class SourceRow(TypedDict):
+    """A source of the library, in its order (earlier wins on a duplicate file name)."""
+
+    order: int
+    path: str
+    origin: str
+    recursive: bool
+    exists: bool
+    files: int
+
+
+class StudyLink(TypedDict):
+    id: str
+    name: str
+
+
+class FileRow(TypedDict):
+    """One library PDF with its index state, adopted record and the Studies (the
+    asking account may see) of its paper."""
+
+    file: str
+    origin: str
+    sha256: str | None
+    indexed: bool
+    pages: int | None
+    text_layer: bool | None
+    excluded: str | None
+    excluded_code: str | None
+    doi: str | None
+    arxiv: str | None
+    chunks: int
+    adopted_title: str | None
+    authors: list[str]
+    year: int | None
+    adopted_doi: str | None
+    adopted_arxiv: str | None
+    studies: list[StudyLink]
+
+
+class IndexCounts(TypedDict):
+    indexed: int
+    excluded: int
+    waiting: int
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryView:
+    """The library page: sources in order, warnings, one page of files, the index job;
+    the upload limits; the model status when asked for."""
+
+    sources: list[SourceRow]
+    warnings: list[str]
+    files: list[FileRow]
+    total: int
+    page: int
+    per_page: int
+    inbox: str
+    embedder: str
+    job: JobView | None
+    counts: IndexCounts
+    upload_limit: int
+    upload_files: int
+    models: ModelStatus | None = None
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "sources": self.sources,
+            "warnings": self.warnings,
+            "files": self.files,
+            "total": self.total,
+            "page": self.page,
+            "per_page": self.per_page,
+            "pages": self.pages,
+            "inbox": self.inbox,
+            "embedder": self.embedder,
+            "job": self.job.to_dict() if self.job is not None else None,
+            "counts": self.counts,
+            "upload_limit": self.upload_limit,
+            "upload_files": self.upload_files,
+        }
+        if self.models is not None:
+            out["models"] = self.models.to_dict()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class StoredUpload:
+    file: str
+    bytes: int
+    sha256: str
+    #: the library file that already has these bytes (indexed once)
+    same_content_as: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "bytes": self.bytes,
+            "sha256": self.sha256,
+            "same_content_as": self.same_content_as,
+        }
+
+
+class RefusedUpload(TypedDict):
+    file: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class UploadReport:
+    """What one upload request did: each file stored or refused, and the index job."""
+
+    stored: tuple[StoredUpload, ...]
+    refused: tuple[RefusedUpload, ...]
+    inbox: str
+    job: JobView | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "stored": [s.to_dict() for s in self.stored],
+            "refused": list(self.refused),
+            "inbox": self.inbox,
+            "job": self.job.to_dict() if self.job is not None else None,
+        }
+
+
+class StatusSource(TypedDict):
+    path: str
+    recursive: bool
+    origin: str
+
+
+class StatusRow(TypedDict):
+    """One library PDF as ``litdesk library list`` shows it."""
+
+    file: str
+    path: str
+    origin: str
+    sha256: str | None
+    indexed: bool
+    pages: int | None
+    text_layer: bool | None
+    excluded: str | None
+    excluded_code: str | None
+    doi: str | None
+    arxiv: str | None
+    chunks: int
+    adopted_title: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryStatus:
+    """Every library PDF with its index state, the sources, the discovery warnings."""
+
+    files: list[StatusRow]
+    sources: list[StatusSource]
+    warnings: list[str]
+    embedder: str
+    chunking: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "files": self.files,
+            "sources": self.sources,
+            "warnings": self.warnings,
+            "embedder": self.embedder,
+            "chunking": self.chunking,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SourceChange:
+    """A folder or PDF added to (or removed from) the library's sources."""
+
+    path: str
+    #: added: newly added (``False``: it was already there); removed: always ``True``
+    changed: bool
+    removed: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        if self.removed:
+            return {"path": self.path, "removed": True}
+        return {"path": self.path, "added": self.changed}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexOutcome:
+    """One index run here and now (``litdesk library index``): the report, the discovery
+    warnings and the vector index built after it (``None`` when interrupted)."""
+
+    report: IndexReport
+    warnings: list[str]
+    vector_index: dict[str, object] | None
+
+    def to_dict(self) -> dict[str, object]:
+        return self.report.to_dict() | {
+            "warnings": self.warnings,
+            "vector_index": self.vector_index,
+        }

@@ -1,0 +1,33 @@
+"""The Zotero bridge area (``app.zotero``): import a Zotero library offline into Studies,
+papers, notes and the PDF library, keeping each item's Zotero identity."""
+
+from ._area import UNFILED_STUDY, WHOLE_LIBRARY_STUDY, UnknownCollection, ZoteroArea
+from ._requests import ZoteroImportRequest, ZoteroInputError, ZoteroPushRequest
+from ._views import (
+    ItemProblem,
+    ItemRef,
+    MovedItem,
+    PushItem,
+    PushPlanView,
+    PushView,
+    StudyCount,
+    ZoteroImportView,
+)
+
+__all__ = [
+    "UNFILED_STUDY",
+    "WHOLE_LIBRARY_STUDY",
+    "ItemProblem",
+    "ItemRef",
+    "MovedItem",
+    "PushItem",
+    "PushPlanView",
+    "PushView",
+    "StudyCount",
+    "UnknownCollection",
+    "ZoteroArea",
+    "ZoteroImportRequest",
+    "ZoteroImportView",
+    "ZoteroInputError",
+    "ZoteroPushRequest",
+]

@@ -1,0 +1,74 @@
+"""A Zotero attachment's PDF into the PDF library, attached to its paper.
+
+The files stay where Zotero keeps them: each usable PDF gets a link (a symbolic link; a
+copy where links cannot be made) in ``<data dir>/library/zotero/<library>/``, one folder
+the import adds to the library's sources once, named ``<attachment key> <file name>`` so
+two Zotero files of one name never shadow each other. The file's SHA-256 goes into the
+library's hash cache and the paper's record is adopted for it (lookup ``zotero:<library>:
+<item key>``), so the library page shows the PDF with its paper and its Studies."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Final
+
+from litdesk.adapters.pdf import file_sha256
+from litdesk.core.records import Paper
+from litdesk.services.library import Library
+
+__all__ = ["PdfPlacer"]
+
+MAX_NAME: Final = 150
+
+
+def _slug(library: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in library)
+
+
+class PdfPlacer:
+    """Places one import's PDFs (see the module docstring)."""
+
+    def __init__(self, pdfs: Library, library: str) -> None:
+        self.pdfs = pdfs
+        self.folder = pdfs.root / "zotero" / _slug(library)
+        self.library = library
+        self._hashes: list[tuple[str, int, int, str]] = []
+        self._known = False
+
+    def place(
+        self, source: Path, attachment_key: str, item_key: str, paper: Paper, *, fresh: bool
+    ) -> str:
+        """Link ``source`` into the folder and adopt ``paper`` for it; returns the name the
+        library knows it by. Not ``fresh`` (the item is unchanged since the last import) and
+        already linked to ``source``: nothing to do."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = f"{attachment_key} {source.name}"
+        if len(name) > MAX_NAME:
+            name = f"{attachment_key} {source.stem[: MAX_NAME - 20]}.pdf"
+        target = self.folder / name
+        if target.is_symlink() or target.exists():
+            linked = target.is_symlink() and Path(os.readlink(target)) == source
+            if linked and not fresh:
+                self._known = True
+                return name
+            if not linked:
+                target.unlink()
+        if not target.exists():
+            try:
+                target.symlink_to(source)
+            except OSError:
+                shutil.copyfile(source, target)
+        sha = file_sha256(target)
+        st = target.stat()
+        self._hashes.append((str(target), st.st_size, st.st_mtime_ns, sha))
+        self.pdfs.catalogue.adopt(sha, paper.to_dict(), f"zotero:{self.library}:{item_key}")
+        return name
+
+    def finish(self) -> None:
+        """Remember the hashes and make the folder a library source (once)."""
+        if not self._hashes and not self._known:
+            return
+        self.pdfs.catalogue.remember_hashes(self._hashes)
+        self.pdfs.add(self.folder)

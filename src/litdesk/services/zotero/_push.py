@@ -1,0 +1,223 @@
+"""Giving a Study's tags and notes back to Zotero: the plan, the RIS file, the API writes.
+
+The plan takes each paper of the Study that came from a Zotero item of the library
+(identity link) and lists what litdesk adds to it: a ``litdesk:<reading status>`` tag, and
+the Study's notes and evidence records on it (evidence as a note of its fields and quoted
+passage) that did not come from Zotero and were not pushed before. The API
+push updates each item's tags through its version as imported (a newer change in Zotero is
+refused, :class:`~litdesk.adapters.zotero.ZoteroConflict`, naming the items), then creates
+the notes as child notes — both in batches of 50 — and records the written notes and the
+items' new versions (so neither is written twice). Without a connection the same is
+written as an RIS file Zotero imports with tags and notes (``KW``, ``N1``).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Final
+
+from litdesk.adapters.formats import dumps
+from litdesk.adapters.store import Store
+from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links
+from litdesk.adapters.zotero._web import MAX_BATCH, ZoteroWebClient
+from litdesk.core.evidence import Evidence
+from litdesk.core.records import Paper
+from litdesk.services.workspace import Workspace
+
+from ._requests import ZoteroPushRequest
+from ._views import ItemProblem, PushItem, PushPlanView
+
+__all__ = ["STATUS_TAG", "link_library", "make_plan", "push_api", "ris_file"]
+
+STATUS_TAG: Final = "litdesk:"
+
+
+def link_library(library: str | None) -> str:
+    """The identity links' library name of an API library (``users/N`` → ``user``,
+    ``groups/N`` → ``group:N``); ``user`` for an RIS file."""
+    if library is None or library.startswith("users/"):
+        return "user"
+    return "group:" + library.partition("/")[2]
+
+
+def _note_html(text: str) -> str:
+    paras = [p for p in text.split("\n") if p.strip()]
+    return "".join(f"<p>{html.escape(p)}</p>" for p in paras)
+
+
+def _evidence_text(ev: Evidence) -> str:
+    """An evidence record as a note's text (its fields, the passage quoted, its check)."""
+    lines = ["litdesk evidence", f"Finding: {ev.finding}"]
+    for label, value in (
+        ("Question", ev.question),
+        ("Population", ev.population),
+        ("Intervention", ev.intervention),
+        ("Method", ev.method),
+        ("Limitations", ev.limitations),
+    ):
+        if value:
+            lines.append(f"{label}: {value}")
+    where = f" ({ev.source}{', ' + ev.location if ev.location else ''})"
+    lines.append(f"“{ev.passage}”{where}")
+    lines.append(f"Verification: {ev.verification.replace('_', ' ')}")
+    return "\n".join(lines)
+
+
+def make_plan(
+    store: Store, request: ZoteroPushRequest, *, owner: str
+) -> tuple[PushPlanView, dict[str, Paper]]:
+    """The plan (see the module docstring) and the paper of each planned item key."""
+    ws = Workspace(store, owner=owner)
+    study = ws.study(request.study)
+    library = link_library(request.library)
+    links = read_links(store, owner=owner, library=library)
+    by_paper = {link.target: link for link in links.values() if link.kind == "item"}
+    from_zotero = {
+        note_id
+        for link in links.values()
+        if link.kind in ("note", "pushed")
+        for note_id in link.target.split(",")
+    }
+    notes_of: dict[str, list[tuple[str, str]]] = {}
+    views, _problems = ws.notes(study=study.id)
+    for view in views:
+        if view.id in from_zotero:
+            continue
+        note = view.annotation
+        parts = []
+        if note.anchor is not None:
+            parts.append(f"“{note.anchor.text}”")
+        if note.comment:
+            parts.append(note.comment)
+        if parts:
+            notes_of.setdefault(note.paper_id, []).append((view.id, "\n".join(parts)))
+    records, _unreadable = ws.evidence(study=study.id)
+    for ev_view in records:
+        if ev_view.id not in from_zotero:
+            notes_of.setdefault(ev_view.evidence.paper_id, []).append(
+                (ev_view.id, _evidence_text(ev_view.evidence))
+            )
+    items: list[PushItem] = []
+    skipped: list[ItemProblem] = []
+    papers: dict[str, Paper] = {}
+    for row in ws.papers(study=study.id):
+        link = by_paper.get(row.paper.id)
+        if link is None:
+            skipped.append(ItemProblem("", row.paper.title, "not from this Zotero library"))
+            continue
+        tags = (f"{STATUS_TAG}{row.status}",) if row.status else ()
+        new_tags = tuple(t for t in tags if t not in link.tags)
+        items.append(
+            PushItem(
+                key=link.item_key,
+                title=link.title or row.paper.title,
+                version=link.version,
+                tags=new_tags,
+                notes=tuple(notes_of.get(row.paper.id, ())),
+            )
+        )
+        papers[link.item_key] = row.paper
+    plan = PushPlanView(
+        study=study.name,
+        library=request.library or library,
+        target=request.target,
+        items=tuple(items),
+        skipped=tuple(skipped),
+    )
+    return plan, papers
+
+
+def ris_file(plan: PushPlanView, papers: dict[str, Paper], links: dict[str, ZoteroLink]) -> str:
+    """The plan's items as RIS with every tag (Zotero's and litdesk's, ``KW``) and the
+    notes to add (``N1``, one HTML line each, which Zotero imports as child notes)."""
+    out: list[str] = []
+    for item in plan.items:
+        paper = papers[item.key]
+        link = links.get(item.key)
+        known = set(paper.keywords)
+        extra_tags = [t for t in (*(link.tags if link else ()), *item.tags) if t not in known]
+        lines = dumps([paper], "ris").rstrip("\n").split("\n")
+        end = lines.index("ER  - ")
+        added = [f"KW  - {t}" for t in extra_tags]
+        added += [f"N1  - {_note_html(text)}" for _, text in item.notes]
+        out.extend([*lines[:end], *added, *lines[end:], ""])
+    return "\n".join(out)
+
+
+async def push_api(
+    store: Store,
+    plan: PushPlanView,
+    client: ZoteroWebClient,
+    *,
+    owner: str,
+    library: str,
+) -> tuple[int, int]:
+    """Write the plan through ``client``: tags (guarded by each item's version), then the
+    notes; the links record the new versions and the written notes. Returns (items
+    written, notes written)."""
+    links = read_links(store, owner=owner, library=library)
+    planned = [
+        (i, tuple(dict.fromkeys((*links[i.key].tags, *i.tags))))
+        for i in plan.items
+        if i.tags and i.key in links
+    ]
+    items_written = notes_written = 0
+    for start in range(0, len(planned), MAX_BATCH):
+        chunk = planned[start : start + MAX_BATCH]
+        objects: list[dict[str, object]] = [
+            {"key": i.key, "version": i.version, "tags": [{"tag": t} for t in tags]}
+            for i, tags in chunk
+        ]
+        outcome = await client.write(objects)
+        updated: list[ZoteroLink] = []
+        for index, (item, tags) in enumerate(chunk):
+            written = outcome.successful.get(index)
+            version = written.get("version") if written else None
+            link = links[item.key]
+            updated.append(
+                _relinked(link, version if isinstance(version, int) else link.version, tags)
+            )
+        write_links(store, updated, owner=owner)
+        items_written += len(outcome.successful)
+    notes = [
+        (i.key, note_id, text) for i in plan.items for note_id, text in i.notes
+    ]  # fmt: skip
+    for batch_notes in [notes[i : i + MAX_BATCH] for i in range(0, len(notes), MAX_BATCH)]:
+        notes_objects: list[dict[str, object]] = [
+            {"itemType": "note", "parentItem": key, "note": _note_html(text), "tags": []}
+            for key, _, text in batch_notes
+        ]
+        outcome = await client.write(notes_objects)
+        pushed: list[ZoteroLink] = []
+        for index, written in outcome.successful.items():
+            key = written.get("key")
+            version = written.get("version")
+            if not isinstance(key, str) or index >= len(batch_notes):
+                continue
+            pushed.append(
+                ZoteroLink(
+                    library,
+                    key,
+                    "pushed",
+                    batch_notes[index][1],
+                    version if isinstance(version, int) else 0,
+                    "",
+                )
+            )
+        write_links(store, pushed, owner=owner)
+        notes_written += len(pushed)
+    return items_written, notes_written
+
+
+def _relinked(link: ZoteroLink, version: int, tags: tuple[str, ...]) -> ZoteroLink:
+    return ZoteroLink(
+        link.library,
+        link.item_key,
+        link.kind,
+        link.target,
+        version,
+        link.date_modified,
+        link.collections,
+        link.title,
+        tags,
+    )

@@ -1,0 +1,124 @@
+"""The Zotero area's views: frozen dataclasses with ``to_dict()``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+__all__ = [
+    "ItemProblem",
+    "ItemRef",
+    "MovedItem",
+    "PushItem",
+    "PushPlanView",
+    "PushView",
+    "StudyCount",
+    "ZoteroImportView",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRef:
+    """A Zotero item by key, with its title."""
+
+    key: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemProblem:
+    """Something of one item that was not imported (a file, a note), and why."""
+
+    key: str
+    title: str
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class MovedItem:
+    """An item whose collections changed in Zotero since the last import."""
+
+    key: str
+    title: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StudyCount:
+    """A Study the import filled: id, name, papers of the import in it, newly created."""
+
+    id: str
+    name: str
+    papers: int
+    created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ZoteroImportView:
+    """What one import read and did."""
+
+    data_dir: str
+    library: str
+    schema_version: int
+    items_read: int
+    added: int
+    updated: int
+    unchanged: int
+    trashed_left_out: int
+    studies: tuple[StudyCount, ...]
+    removed: tuple[ItemRef, ...]
+    moved: tuple[MovedItem, ...]
+    notes_added: int
+    notes_unchanged: int
+    #: notes changed in Zotero since the last import: their new text is added as a new note
+    #: (litdesk keeps the earlier one: notes are never rewritten)
+    notes_changed: int
+    pdfs_attached: int
+    full_text_caches: int
+    problems: tuple[ItemProblem, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PushItem:
+    """What a push writes to one Zotero item: the tags it adds, the notes (litdesk note
+    ids and their text) it adds; ``version``: the item's version as imported."""
+
+    key: str
+    title: str
+    version: int
+    tags: tuple[str, ...]
+    notes: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PushPlanView:
+    """What a push would write, shown before anything is sent."""
+
+    study: str
+    library: str
+    target: str
+    items: tuple[PushItem, ...]
+    skipped: tuple[ItemProblem, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not any(i.tags or i.notes for i in self.items)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PushView:
+    """What a push wrote: the plan, items and notes written, the file (RIS)."""
+
+    plan: PushPlanView
+    items_written: int
+    notes_written: int
+    file: str | None
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)

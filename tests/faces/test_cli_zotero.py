@@ -1,0 +1,54 @@
+"""``litdesk zotero import`` and ``litdesk zotero push`` end to end over a real store: the
+real Zotero 6 directory, the JSON output, the plan shown before a push, no write without a
+yes, the RIS file, refusals with their exit status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litdesk._settings import get_settings
+from litdesk.faces.cli import app
+
+pytestmark = pytest.mark.fixtures
+
+
+@pytest.fixture
+def run(tmp_settings, monkeypatch):
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    get_settings.cache_clear()
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0, stdin: str | None = None):
+        result = runner.invoke(app, list(args), input=stdin)
+        assert result.exit_code == code, (result.output, result.exception)
+        return result
+
+    yield invoke
+    get_settings.cache_clear()
+
+
+def test_import_and_push_as_ris(run, fixtures_dir: Path, tmp_path: Path) -> None:
+    data = str(fixtures_dir / "zotero" / "zotero-6-papis")
+    out = run("zotero", "import", data, "--study", "Papis")
+    assert "schema 121" in out.output and "added 5" in out.output
+    again = json.loads(run("zotero", "import", data, "--study", "Papis", "--json").output)
+    assert (again["added"], again["unchanged"], again["pdfs_attached"]) == (0, 5, 4)
+    run("paper", "status", "10.1002/ggge.20071", "read")
+    ris = tmp_path / "back.ris"
+    refused = run("zotero", "push", "Papis", "--ris", str(ris), code=3, stdin="n\n")
+    assert "+ tag litdesk:read" in refused.output and not ris.exists()
+    run("zotero", "push", "Papis", "--ris", str(ris), "--yes")
+    assert "KW  - litdesk:read" in ris.read_text(encoding="utf-8")
+    plan = json.loads(run("zotero", "push", "Papis", "--local", "--json").output)
+    assert plan["written"] is False and plan["plan"]["library"] == "users/0"
+    run("zotero", "push", "Papis", "--library", "users/5", code=2)  # no key in the environment
+
+
+def test_import_refusals(run, tmp_path: Path) -> None:
+    missing = run("zotero", "import", str(tmp_path / "none"), "--json", code=4)
+    assert '"no_zotero_library"' in missing.output
+    run("zotero", "import", str(tmp_path), "--study", "S", "--sub-studies", code=2)
