@@ -35,6 +35,7 @@ from ._working_set import (
     refresh,
     regroup,
     working_groups,
+    working_page,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "refresh",
     "regroup",
     "working_groups",
+    "working_page",
     "DECISIONS_VERSION",
     "DEDUP_KIND",
     "MAX_HISTORY",

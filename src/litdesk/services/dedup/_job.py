@@ -179,11 +179,13 @@ class _Run:
             return None  # the runner records why (cancelled, handed back, taken over)
 
     def _run(self) -> dict[str, Any]:
-        self._report(0, 1, "reading", force=True)
+        with self.store.read() as conn:
+            total = sum(s.kind != "paper" for s in study_records.study_sources(conn, self.study_id))
+        self._report(0, total, "reading", force=True)
         if self.step_s:  # test only (a setting): a run slow enough to watch or kill
-            for n in range(1, 5):
+            for n in range(1, total + 1):  # a wait per source (import or run) read
                 time.sleep(self.step_s)
-                self._report(n, 4, "reading")
+                self._report(n, total, "reading", force=n == total)
         run = run_study(
             self.store, self.study_id, run_id=self.ctx.job.id, by=self.by,
             stage=lambda stage: self._report(1, 1, stage, force=True),
@@ -283,7 +285,7 @@ def _build_run(
 
 def dedup_handler(store: Store, *, step_seconds: float = 0.0) -> Handler:
     """The handler of :data:`DEDUP_KIND` jobs over ``store`` (``step_seconds``: the
-    test-only wait after each import read; see ``Settings.dedup_test_step_seconds``)."""
+    test-only wait per source of the Study; see ``Settings.dedup_test_step_seconds``)."""
 
     def run(ctx: JobContext) -> dict[str, Any] | None:
         return _Run(store, ctx, step_seconds).run()

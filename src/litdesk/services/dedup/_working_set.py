@@ -3,10 +3,12 @@ studies to screen), each with its member records and the rule that grouped them.
 
 The groups are kept on the records (``study_records.grp``: the key of the group's first
 record, so a group keeps its key when records are added later; ``rule``: why the record is
-in its group). Records identified after the last deduplication are *pending*: each is its
-own study until the next run deduplicates them against the working set (a run reads every
-record of the Study with the reviewer decisions in force, so the groups already there
-stay as they are unless a new record or a withdrawn decision changes them).
+in its group). Whenever the Study's records are read they are first reconciled with its
+sources (:func:`refresh`); records that came or went, and every reviewer decision made or
+withdrawn, regroup the records at once with the decisions in force (:func:`regroup`: the
+groups already there stay as they are unless a new record or a changed decision changes
+them). A run (the web's job, ``litdesk dedup --study``) does the same and also records the
+run with its review queue of uncertain pairs, which the reviewer decides.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "merged_paper",
     "study_report",
     "working_groups",
+    "working_page",
 ]
 
 #: the rule of a group's first record (the one the others joined)
@@ -91,21 +94,34 @@ def identification(store: Store, study_id: str) -> Identification:
     return Identification(per, counts.records, counts.working_set, counts.pending)
 
 
-def working_groups(store: Store, study_id: str) -> list[WorkingGroup]:
-    """The Study's working set, in the order its first records were identified (the
-    records reconciled with the sources first)."""
+def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow]]]:
     refresh(store, study_id)
     with store.read() as conn:
         rows = study_records.list_records(conn, study_id)
     by_group: dict[str, list[StudyRecordRow]] = {}
     for r in rows:
         by_group.setdefault(r.grp or r.key, []).append(r)
-    out: list[WorkingGroup] = []
     for key, members in by_group.items():
         members.sort(key=lambda r: (r.key != key, r.added_at, r.source_id, r.position))
-        pending = members[0].grp is None
-        out.append(WorkingGroup(key, merged_paper(members), tuple(members), pending))
-    return out
+    return list(by_group.items())
+
+
+def _group(key: str, members: list[StudyRecordRow]) -> WorkingGroup:
+    return WorkingGroup(key, merged_paper(members), tuple(members), members[0].grp is None)
+
+
+def working_groups(store: Store, study_id: str) -> list[WorkingGroup]:
+    """The Study's working set, in the order its first records were identified (the
+    records reconciled with the sources and regrouped first when they changed)."""
+    return [_group(k, m) for k, m in _grouped(store, study_id)]
+
+
+def working_page(
+    store: Store, study_id: str, offset: int, limit: int
+) -> tuple[list[WorkingGroup], int]:
+    """One page of :func:`working_groups` (only its groups merged) and how many in all."""
+    grouped = _grouped(store, study_id)
+    return [_group(k, m) for k, m in grouped[offset : offset + limit]], len(grouped)
 
 
 def _ref(row: StudyRecordRow) -> RecordRef:

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from litdesk.adapters.store import Store, StudyRecordRow, repo, study_records
 from litdesk.core.records import Paper
-from litdesk.services.dedup import PENDING_RULE, WorkingGroup, identification, working_groups
+from litdesk.services.dedup import (
+    PENDING_RULE,
+    WorkingGroup,
+    identification,
+    working_groups,
+    working_page,
+)
 
 from ._requests import WORKING_PAGE
 from ._views import GroupRow, MemberRow, RecordRow, RecordsView, StudyCounts, WorkingSetView
@@ -101,10 +107,11 @@ def _group_row(g: WorkingGroup) -> GroupRow:
 
 
 def working_set_view(store: Store, study: repo.StudyRow, page: int) -> WorkingSetView:
-    groups = working_groups(store, study.id)
     counts = study_counts(store, study.id)
-    page, pages = _pages(len(groups), page)
-    shown = groups[(page - 1) * WORKING_PAGE : page * WORKING_PAGE]
+    page, pages = _pages(counts.studies, page)
+    shown, total = working_page(store, study.id, (page - 1) * WORKING_PAGE, WORKING_PAGE)
+    if total != counts.studies:  # records came meanwhile: the page as it is now
+        page, pages = _pages(total, page)
     return WorkingSetView(study.id, study.name, counts, [_group_row(g) for g in shown], page, pages)
 
 
