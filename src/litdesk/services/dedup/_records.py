@@ -42,6 +42,8 @@ __all__ = [
 
 #: the database a paper added to a Study by hand is counted under
 ADDED_BY_HAND: Final = "Added to the Study by hand"
+#: identity keys looked up in one query
+_KEYS_PER_QUERY: Final = 500
 #: the store lock that serialises the reconciliation of one Study's records
 SYNC_LOCK: Final = 1909102061
 
@@ -85,9 +87,13 @@ def _run_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
     run = read_run(records_store.run_document(conn, src.id))
     label = f"search {run.definition.query[:120]!r} ({run.executed_at[:10]})"
     rows: list[StudyRecordRow] = []
+    keys = [repo.identity_keys(hit.paper) for hit in run.hits]
+    flat = [k for ks in keys for k in ks]
+    found: dict[str, str] = {}
+    for n in range(0, len(flat), _KEYS_PER_QUERY):  # the saved papers the hits are
+        found |= repo.find_paper_ids(conn, flat[n : n + _KEYS_PER_QUERY])
     for i, hit in enumerate(run.hits):
-        found = repo.find_paper_ids(conn, repo.identity_keys(hit.paper))
-        pid = next(iter(sorted(set(found.values()))), None)
+        pid = min((found[k] for k in keys[i] if k in found), default=None)
         lanes = [c.to_dict() for c in hit.contributions]
         digest = _digest(hit.paper)
         # one record per lane that retrieved the hit: each database's identified records
