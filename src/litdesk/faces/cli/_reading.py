@@ -17,7 +17,7 @@ from ._output import command, console, emit_json
 
 if TYPE_CHECKING:
     from litdesk.services.app import App
-    from litdesk.services.citations import CitationResult
+    from litdesk.services.reader import CiteView
 
 __all__ = ["register"]
 
@@ -99,27 +99,29 @@ def fulltext_cmd(
     else:
         if pmcid is not None:
             raise ReadingArgumentError("--pmcid only applies with --file")
-        wanted = paper_id or ""
-        data = run_with_app(lambda app: app.providers.fulltext(wanted, refresh=refresh)).to_dict()
+        from litdesk.services.reader import FullTextRequest
+
+        request = FullTextRequest(paper_id or "", refresh=refresh)
+        data = run_with_app(lambda app: app.reader.fulltext(request, owner=app.owner)).to_dict()
     if as_json:
         emit_json(data)
     else:
         _print_fulltext(data)
 
 
-def _picks(pick: str | None, count: int) -> list[int]:
+def _picks(pick: str | None) -> tuple[int, ...] | None:
+    """The 1-based result numbers of ``--pick`` (the area checks them against the page)."""
     if pick is None:
-        return list(range(count))
+        return None
     out: list[int] = []
     for part in pick.split(","):
         part = part.strip()
-        if not part.isdigit() or not 1 <= int(part) <= count:
+        if not part.isdigit():
             raise ReadingArgumentError(
-                f"--pick takes result numbers from 1 to {count} (comma-separated), got {part!r}"
+                f"--pick takes result numbers (comma-separated), got {part!r}"
             )
-        if int(part) - 1 not in out:
-            out.append(int(part) - 1)
-    return out
+        out.append(int(part))
+    return tuple(out)
 
 
 def _print_citations(data: dict[str, Any]) -> None:
@@ -176,23 +178,16 @@ def cite_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Citation discovery over OpenAlex: references, citing, related or shared references."""
+    from litdesk.services.reader import CiteRequest
+
     if pick is not None and save_to is None:
         raise ReadingArgumentError("--pick only applies with --save-to")
+    request = CiteRequest(mode.value, tuple(ids), page, save_to=save_to, picks=_picks(pick))
 
-    async def work(app: App) -> tuple[CitationResult, list[str]]:
-        result = await app.providers.citations(mode.value, ids, page=page)
-        saved: list[str] = []
-        if save_to is not None:  # into the same store, in the same app, all or none
-            chosen = [result.papers[i] for i in _picks(pick, len(result.papers))]
-            done = app.providers.workspace().save_papers(chosen, study=save_to)
-            saved = [r.paper.id for r in done]
-        return result, saved
+    async def work(app: App) -> CiteView:  # saving: same store, same app, all or none
+        return await app.reader.cite(request, owner=app.owner)
 
-    result, saved = run_with_app(work)
-    data = result.to_dict()
-    if save_to is not None:
-        data["saved_to"] = save_to
-        data["saved"] = saved
+    data = run_with_app(work).to_dict()
     if as_json:
         emit_json(data)
     else:

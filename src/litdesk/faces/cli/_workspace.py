@@ -527,10 +527,12 @@ def evidence_update(
         "intervention": intervention,
         "limitations": limitations,
     }
+    from litdesk.services.reader import EvidenceUpdateRequest
+
     changes = {k: v for k, v in given.items() if v is not None}
-    if not changes:
-        raise CliArgumentError("nothing to change: give at least one field option")
-    view = _ws().update_evidence(evidence_id, **changes)
+    request = EvidenceUpdateRequest(evidence_id, changes)  # refuses "nothing to change"
+    with sync_app() as app:
+        view = app.reader.update_evidence(request, owner=app.owner).record
     if as_json:
         emit_json(view.to_dict())
     else:

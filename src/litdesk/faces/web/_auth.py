@@ -7,8 +7,8 @@ middleware, Study sharing and history, health and readiness, and structured acce
   the API answers 401. ``/login``, ``/healthz``, ``/readyz`` and static files are open.
 * The session cookie is ``HttpOnly; SameSite=Lax; Path=/`` and ``Secure`` when the public
   origin is https; a new token at every login (the old session ends), a new CSRF cookie too.
-* The app's ``desk_for`` gives each account its own desk over the shared app, so every
-  workspace call carries the account as its owner (the workspace checks the rights).
+* Routes pass the signed-in account to every area method as ``owner=`` (``OwnerDep``), so
+  every call carries the account as its owner (the areas check the rights).
 * :class:`AccessLog` writes one JSON line per request to the ``litdesk.access`` logger:
   worker pid, method, path (never the query string), status, duration, client address and a
   short hash of the account id — never cookies, headers or bodies.

@@ -1,6 +1,6 @@
 """Request → the application opened by the lifespan: the ONE dependency routes take
 (``AppDep``), the owner an area method acts for (``OwnerDep``), and the views of it
-they name (the owner's desk — in team mode the signed-in account's — and the job queue).
+they name (the job queue).
 Routes never read ``request.app.state`` themselves."""
 
 from __future__ import annotations
@@ -11,17 +11,14 @@ from fastapi import Depends, Request
 
 from litdesk._errors import RefusedError
 from litdesk.services.app import App
-from litdesk.services.desk import Desk
 from litdesk.services.jobs import Jobs
 
 __all__ = [
     "AppDep",
-    "DeskDep",
     "JobsDep",
     "OwnerDep",
     "app_of",
     "get_app",
-    "get_desk",
     "get_owner",
     "opened_app",
 ]
@@ -47,20 +44,6 @@ def get_app(request: Request) -> App:
 
 
 AppDep = Annotated[App, Depends(get_app)]
-
-
-def get_desk(request: Request, app: AppDep) -> Desk:
-    """The app's desk; in team mode the signed-in account's (its rights checked below)."""
-    account = request.scope.get("state", {}).get("account")
-    if not isinstance(app, App):  # a stand-in (tests) is its own desk
-        stand_in: Desk = app
-        return stand_in
-    if account is not None:
-        return app.desk_for(account.id)
-    return app.desk
-
-
-DeskDep = Annotated[Desk, Depends(get_desk)]
 
 
 def get_owner(request: Request, app: AppDep) -> str:

@@ -5,9 +5,10 @@ one object both faces, the benches and the tests open.
 client, one pacer, a meter per owner), the evidence cache, the model parts (embedder,
 chat backend: made on first use), the PDF library over them, the job queue and its
 runners (built here, started only by :meth:`App.start_workers`, which ``serve`` calls),
-the live-search registry, the desks, the areas (``app.search``, ``app.library``: the PDF
-library, its viewer and paper chat, …) and the report desk — and closes them once, in
-reverse order::
+the live-search registry and the areas — one per capability (``app.search``,
+``app.studies``, ``app.reader``, ``app.dedup``, ``app.library``, ``app.reports``,
+``app.assist``, ``app.zotero``; accounts and jobs) — and closes them once, in reverse
+order::
 
     async with open_app(get_settings()) as app:
         view = await app.search.search(SearchRequest("malaria vaccine"), owner=app.owner)
@@ -20,11 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Final
 
 import httpx
 
@@ -38,14 +37,11 @@ from litdesk.core.library import RetrievalParams
 from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
 from litdesk.services.assist import AssistArea
 from litdesk.services.dedup import DedupArea
-from litdesk.services.desk import (
-    Desk,
-    Listings,
-)
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
+from litdesk.services.reader import ReaderArea
 from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
 from litdesk.services.studies import StudiesArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
@@ -55,9 +51,6 @@ from litdesk.services.zotero import ZoteroArea
 from ._parts import provider_transport
 
 __all__ = ["App", "open_app", "open_app_sync"]
-
-#: Per-account desks kept by a team server (each a cheap view of the one app).
-MAX_DESKS: Final = 500
 
 
 class App:
@@ -92,11 +85,11 @@ class App:
         self.pdfs = Library(settings, store=store, models=self.models, clock=clock)
         self.jobs = Jobs(store, clock=clock)
         self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
-        self.listings = Listings(store, clock=clock)
         self.accounts = Accounts(store, settings, clock=clock)
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
         self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
+        self.reader = ReaderArea(self.providers, clock=clock)
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
@@ -104,14 +97,10 @@ class App:
         self.zotero = ZoteroArea(store=store, pdfs=self.pdfs)
         self.search = SearchArea(self.providers, self.live, clock=clock)
 
-        # the desk's remaining use cases (until their areas replace them)
-        self.desk = Desk(self.providers, self.search, self.listings, owner, clock)
-
         self._sso: SingleSignOn | None = None
-        # guards only the bounded map of per-account desks and the lazy single sign-on
-        # object (views of the one app; sessions, rights and runs live in the store)
+        # guards only the lazy single sign-on object (sessions, rights and runs live in
+        # the store)
         self._lock = threading.Lock()
-        self._desks: OrderedDict[str, Desk] = OrderedDict()
         self.job_runner, self.assist_runner, self.chat_runner = self._runners()
         self._started = False
 
@@ -202,21 +191,6 @@ class App:
     def workspace(self, owner: str | None = None) -> Workspace:
         """The workspace (saved papers, Studies, notes, evidence) acting as ``owner``."""
         return Workspace(self.store, owner=owner or self.owner)
-
-    def desk_for(self, owner: str) -> Desk:
-        """The desk acting as ``owner`` (the app's own for its owner; a team account's
-        kept in a bounded map: its recent runs are in the store)."""
-        if owner == self.owner:
-            return self.desk
-        with self._lock:
-            desk = self._desks.get(owner)
-            if desk is None:
-                desk = self.desk.for_owner(owner)
-                self._desks[owner] = desk
-            self._desks.move_to_end(owner)
-            while len(self._desks) > MAX_DESKS:
-                self._desks.popitem(last=False)
-        return desk
 
     def sso(self) -> SingleSignOn | None:
         """The app's one single sign-on service (its provider client caches discovery and

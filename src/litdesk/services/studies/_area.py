@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-from litdesk._errors import LitdeskError, NotFoundError
+from litdesk._errors import NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
@@ -29,7 +29,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
 from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
-from litdesk.services.search import load_run, study_prisma
+from litdesk.services.search import kept_runs, study_prisma
 from litdesk.services.workspace import (
     Workspace,
     evidence_csv,
@@ -121,22 +121,7 @@ def study_view(ws: Workspace, ref: str) -> StudyView:
     """A Study's papers and counts, with its kept search runs (their definitions, so a
     page can restore one into the search form)."""
     summary = ws.study_summary(ref)
-    runs: list[dict[str, object]] = []
-    for run_id in summary["search_runs"][:200]:
-        try:
-            run = load_run(ws.store, run_id)
-        except LitdeskError as exc:
-            runs.append({"id": run_id, "problem": exc.message})
-            continue
-        runs.append(
-            {
-                "id": run.id,
-                "executed_at": run.executed_at,
-                "definition": run.definition.to_dict(),
-                "hits": len(run.hits),
-                "problem": None,
-            }
-        )
+    runs = kept_runs(ws.store, summary["search_runs"])
     return StudyView(summary | {"runs": runs})
 
 

@@ -9,13 +9,17 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
-from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError
-from litdesk.services.citations import MAX_PAGE, MODES, CitationArgumentError, Mode
-from litdesk.services.desk import MAX_SELECTION, Desk, listed_citations, save_citations
+from litdesk.services.citations import MAX_PAGE, MODES, Mode
+from litdesk.services.reader import (
+    MAX_SEEDS,
+    MAX_SELECTION,
+    CitationsRequest,
+    SaveCitationsRequest,
+)
 
-from .._deps import AppDep, DeskDep, OwnerDep
+from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import PAPER_ID
 
@@ -24,28 +28,13 @@ __all__ = ["api", "pages"]
 pages = APIRouter()
 api = APIRouter(tags=["citations"])
 
-MAX_SEEDS: Final = 5
-
 _IDS: Final = "Paper ids (OAX-W…/W…, DOI, MED-…/PMID, PMCID): one, or 2–5 for shared."
 Ids = Annotated[list[str], Query(min_length=1, max_length=MAX_SEEDS, description=_IDS)]
 FormIds = Annotated[list[str] | None, Query(max_length=MAX_SEEDS, description=_IDS)]
 Page = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Page (20 works per page).")]
 
 
-def _checked(ids: list[str]) -> list[str]:
-    for i in ids:
-        if len(i) > 200 or not i.isprintable():
-            raise CitationArgumentError("a paper id is at most 200 printable characters")
-    return ids
-
-
 LISTING: Final = r"^[A-Za-z0-9_-]{16,64}$"
-
-
-async def citations_view(desk: Desk, mode: Mode, ids: list[str], page_no: int) -> dict[str, Any]:
-    """One page of works, with the id of the remembered list (to save chosen works)."""
-    view, listing = await listed_citations(desk, mode, ids, page=page_no)
-    return view.to_dict() | {"listing": listing}
 
 
 def _here(request: Request) -> str:
@@ -58,7 +47,6 @@ async def citations_page(
     request: Request,
     app: AppDep,
     owner: OwnerDep,
-    desk: DeskDep,
     mode: Mode = "references",
     ids: FormIds = None,
     page_no: Annotated[Page, Query(alias="page")] = 1,
@@ -67,24 +55,30 @@ async def citations_page(
     form = {"mode": mode, "ids": wanted, "modes": list(MODES), "max_seeds": MAX_SEEDS}
     if not wanted:  # the empty form
         return page(request, "citations.html", {"form": form, "result": None}, title="Citations")
-    data = await citations_view(desk, mode, _checked(wanted), page_no)
-    studies = (await run_in_threadpool(app.studies.studies, owner=owner)).to_dict()["studies"]
+    shown = await app.reader.citations(CitationsRequest(mode, tuple(wanted), page_no), owner=owner)
     return page(
         request,
         "citations.html",
-        {"form": form, "result": data, "studies": studies, "back": _here(request)},
+        {
+            "form": form,
+            "result": shown.to_dict(),
+            "studies": shown.studies,
+            "back": _here(request),
+        },
         title="Citations",
     )
 
 
 @api.get("/citations", summary="References, citing (newest first), related or shared references")
 async def citations_api(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     ids: Ids,
     mode: Mode = "references",
     page_no: Annotated[Page, Query(alias="page")] = 1,
-) -> dict[str, Any]:
-    return await citations_view(desk, mode, _checked(ids), page_no)
+) -> dict[str, object]:
+    request = CitationsRequest(mode, tuple(ids), page_no)
+    return (await app.reader.citations(request, owner=owner)).to_dict()
 
 
 class SaveBody(BaseModel):
@@ -97,20 +91,18 @@ class SaveBody(BaseModel):
 
 
 @api.post("/citations/save", summary="Save chosen works of a shown list into a Study")
-def citations_save_api(desk: DeskDep, body: SaveBody) -> dict[str, Any]:
-    return save_citations(
-        desk,
-        body.listing,
-        body.paper_ids,
-        study=body.study or None,
-        new_study=(body.new_study or "").strip() or None,
-    ).to_dict()
+def citations_save_api(app: AppDep, owner: OwnerDep, body: SaveBody) -> dict[str, Any]:
+    request = SaveCitationsRequest(
+        body.listing, tuple(body.paper_ids), study=body.study, new_study=body.new_study
+    )
+    return app.reader.save_citations(request, owner=owner).to_dict()
 
 
 @pages.post("/citations/save", response_class=HTMLResponse)
 def citations_save_form(
     request: Request,
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     listing: Annotated[str, Form(pattern=LISTING)],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
     study: Annotated[str, Form(max_length=200)] = "",
@@ -119,8 +111,9 @@ def citations_save_form(
 ) -> Response:
     if not paper_ids:
         raise InputError("choose at least one work", code="empty_selection")
-    result = save_citations(
-        desk, listing, paper_ids, study=study or None, new_study=new_study.strip() or None
+    result = app.reader.save_citations(
+        SaveCitationsRequest(listing, tuple(paper_ids), study=study, new_study=new_study),
+        owner=owner,
     )
     safe_back = back if back.startswith("/citations?") else "/citations"
     data = result.to_dict() | {"kind": "save", "back": safe_back, "back_label": "citations"}

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from litdesk.services.jobs import Jobs
 
-from .._deps import DeskDep, opened_app
+from .._deps import OwnerDep, opened_app
 
 __all__ = ["JobId", "api", "jobs_of", "pages"]
 
@@ -28,24 +28,22 @@ def jobs_of(request: Request) -> Jobs:
 @api.get("/jobs", summary="The owner's jobs, newest first")
 async def list_api(
     request: Request,
-    desk: DeskDep,
+    owner: OwnerDep,
     kind: Annotated[str | None, Query(max_length=80, pattern=r"^[a-z0-9_.]+$")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> dict[str, Any]:
     kinds = [kind] if kind else None
-    found = await run_in_threadpool(
-        jobs_of(request).list, owner=desk.owner, kinds=kinds, limit=limit
-    )
+    found = await run_in_threadpool(jobs_of(request).list, owner=owner, kinds=kinds, limit=limit)
     return {"jobs": [j.to_dict() for j in found]}
 
 
 @api.get("/jobs/{job_id}", summary="One job: status, progress (done/total, current, rate), result")
-async def job_api(request: Request, desk: DeskDep, job_id: JobId) -> dict[str, Any]:
-    view = await run_in_threadpool(jobs_of(request).get, job_id, owner=desk.owner)
+async def job_api(request: Request, owner: OwnerDep, job_id: JobId) -> dict[str, Any]:
+    view = await run_in_threadpool(jobs_of(request).get, job_id, owner=owner)
     return view.to_dict()
 
 
 @api.post("/jobs/{job_id}/cancel", summary="Cancel a job (a running one stops at its next step)")
-async def cancel_api(request: Request, desk: DeskDep, job_id: JobId) -> dict[str, Any]:
-    view = await run_in_threadpool(jobs_of(request).cancel, job_id, owner=desk.owner)
+async def cancel_api(request: Request, owner: OwnerDep, job_id: JobId) -> dict[str, Any]:
+    view = await run_in_threadpool(jobs_of(request).cancel, job_id, owner=owner)
     return view.to_dict()

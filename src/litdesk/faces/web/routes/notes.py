@@ -10,14 +10,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
 from litdesk.services.app import App
-from litdesk.services.desk import Desk
+from litdesk.services.reader import EvidenceRequest
 from litdesk.services.studies import (
     EvidenceExportRequest,
     NotebookExportRequest,
     NotebookRequest,
 )
 
-from .._deps import AppDep, DeskDep, OwnerDep
+from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import PaperId, download
 
@@ -54,8 +54,8 @@ def notebook_view(app: App, owner: str, p: NotebookParams) -> dict[str, Any]:
     return app.studies.notebook(NotebookRequest(p.text, p.kind, p.study), owner=owner).to_dict()
 
 
-def evidence_view(desk: Desk, p: StudyParam) -> dict[str, Any]:
-    return desk.reading.evidence_table(study=p.study).to_dict()
+def evidence_view(app: App, owner: str, p: StudyParam) -> dict[str, object]:
+    return app.reader.evidence_table(study=p.study, owner=owner).to_dict()
 
 
 @pages.get("/notebook", response_class=HTMLResponse)
@@ -84,14 +84,17 @@ def notebook_export(
 
 @pages.get("/evidence", response_class=HTMLResponse)
 def evidence_page(
-    request: Request, desk: DeskDep, params: Annotated[StudyParam, Query()]
+    request: Request, app: AppDep, owner: OwnerDep, params: Annotated[StudyParam, Query()]
 ) -> Response:
-    return page(request, "evidence.html", evidence_view(desk, params), title="Evidence")
+    data = evidence_view(app, owner, params)
+    return page(request, "evidence.html", data, title="Evidence")
 
 
 @api.get("/evidence", summary="Evidence across all findings or one Study")
-def evidence_api(desk: DeskDep, params: Annotated[StudyParam, Query()]) -> dict[str, Any]:
-    return evidence_view(desk, params)
+def evidence_api(
+    app: AppDep, owner: OwnerDep, params: Annotated[StudyParam, Query()]
+) -> dict[str, object]:
+    return evidence_view(app, owner, params)
 
 
 @pages.get("/evidence/export")
@@ -125,29 +128,22 @@ class EvidenceBody(BaseModel):
     intervention: str | None = Field(None, max_length=MAX_FIELD)
     limitations: str | None = Field(None, max_length=MAX_FIELD)
 
-    def fields(self) -> dict[str, str | None]:
-        return {
-            "question": self.question,
-            "population": self.population,
-            "method": self.method,
-            "intervention": self.intervention,
-            "limitations": self.limitations,
-        }
-
-
-async def _add(desk: Desk, paper_id: str, body: EvidenceBody) -> dict[str, Any]:
-    view = await desk.reading.add_evidence(
-        paper_id,
-        finding=body.finding,
-        passage=body.passage,
-        source=body.source,
-        location=body.location,
-        block=body.block or None,
-        snapshot=body.snapshot or None,
-        study=body.study,
-        fields=body.fields(),
-    )
-    return view.to_dict()
+    def request(self, paper_id: str) -> EvidenceRequest:
+        return EvidenceRequest(
+            paper_id,
+            finding=self.finding,
+            passage=self.passage,
+            source=self.source,
+            location=self.location,
+            block=self.block or None,
+            snapshot=self.snapshot or None,
+            study=self.study,
+            question=self.question,
+            population=self.population,
+            method=self.method,
+            intervention=self.intervention,
+            limitations=self.limitations,
+        )
 
 
 @api.post(
@@ -155,14 +151,16 @@ async def _add(desk: Desk, paper_id: str, body: EvidenceBody) -> dict[str, Any]:
     summary="Record evidence (six fields + passage from the abstract, a full-text paragraph "
     "or an external source with its location)",
 )
-async def evidence_add_api(desk: DeskDep, paper_id: PaperId, body: EvidenceBody) -> dict[str, Any]:
-    return await _add(desk, paper_id, body)
+async def evidence_add_api(
+    app: AppDep, owner: OwnerDep, paper_id: PaperId, body: EvidenceBody
+) -> dict[str, object]:
+    return (await app.reader.add_evidence(body.request(paper_id), owner=owner)).to_dict()
 
 
 @pages.post("/paper/{paper_id}/evidence")
 async def evidence_add_form(
-    desk: DeskDep, paper_id: PaperId, body: Annotated[EvidenceBody, Form()]
+    app: AppDep, owner: OwnerDep, paper_id: PaperId, body: Annotated[EvidenceBody, Form()]
 ) -> Response:
-    await _add(desk, paper_id, body)
+    await app.reader.add_evidence(body.request(paper_id), owner=owner)
     query = "?fulltext=1" if body.source == "fulltext" else ""
     return RedirectResponse(f"/paper/{paper_id}{query}#evidence", status_code=303)

@@ -11,10 +11,17 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
 from litdesk.services.app import App
-from litdesk.services.desk import Desk
+from litdesk.services.reader import (
+    CommentRequest,
+    HighlightRequest,
+    OccurrencesRequest,
+    OpenPaperRequest,
+    SavePaperRequest,
+    StatusRequest,
+)
 from litdesk.services.studies import SavedExportRequest, SavedRequest
 
-from .._deps import AppDep, DeskDep, OwnerDep
+from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import PaperId, download
 
@@ -85,16 +92,21 @@ class ReaderParams(BaseModel):
         return None if value == "" else value  # "all sections"
 
 
-async def reader_view(desk: Desk, paper_id: str, p: ReaderParams) -> dict[str, Any]:
-    view = await desk.reading.open_paper(paper_id, fulltext=p.fulltext, section=p.section)
-    return view.to_dict()
+async def reader_view(app: App, owner: str, paper_id: str, p: ReaderParams) -> dict[str, object]:
+    request = OpenPaperRequest(paper_id, fulltext=p.fulltext, section=p.section)
+    return (await app.reader.open_paper(request, owner=owner)).to_dict()
 
 
 @pages.get("/paper/{paper_id}", response_class=HTMLResponse)
 async def reader_page(
-    request: Request, desk: DeskDep, paper_id: PaperId, params: Annotated[ReaderParams, Query()]
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    paper_id: PaperId,
+    params: Annotated[ReaderParams, Query()],
 ) -> Response:
-    return page(request, "reader.html", await reader_view(desk, paper_id, params), title="Reader")
+    data = await reader_view(app, owner, paper_id, params)
+    return page(request, "reader.html", data, title="Reader")
 
 
 @api.get(
@@ -102,9 +114,9 @@ async def reader_page(
     summary="A paper's reader data (store, recent run, else looked up; full text on request)",
 )
 async def reader_api(
-    desk: DeskDep, paper_id: PaperId, params: Annotated[ReaderParams, Query()]
-) -> dict[str, Any]:
-    return await reader_view(desk, paper_id, params)
+    app: AppDep, owner: OwnerDep, paper_id: PaperId, params: Annotated[ReaderParams, Query()]
+) -> dict[str, object]:
+    return await reader_view(app, owner, paper_id, params)
 
 
 @api.get(
@@ -112,12 +124,14 @@ async def reader_api(
     summary="Exact occurrences of a passage in the abstract or the full text's paragraphs",
 )
 async def occurrences_api(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     paper_id: PaperId,
     text: Annotated[str, Query(min_length=1, max_length=MAX_HIGHLIGHT)],
     scope: Literal["abstract", "fulltext"] = "abstract",
-) -> dict[str, Any]:
-    return {"occurrences": await desk.reading.occurrences(paper_id, text, scope=scope)}
+) -> dict[str, object]:
+    request = OccurrencesRequest(paper_id, text, scope)
+    return (await app.reader.occurrences(request, owner=owner)).to_dict()
 
 
 class StatusBody(BaseModel):
@@ -146,12 +160,20 @@ class SaveBody(BaseModel):
 
 
 @api.post("/papers/{paper_id}/status", summary="Set (or clear) the reading status")
-def status_api(desk: DeskDep, paper_id: PaperId, body: StatusBody) -> dict[str, Any]:
-    return desk.reading.set_status(paper_id, body.status).to_dict()
+def status_api(
+    app: AppDep, owner: OwnerDep, paper_id: PaperId, body: StatusBody
+) -> dict[str, object]:
+    return app.reader.set_status(StatusRequest(paper_id, body.status), owner=owner).to_dict()
 
 
-async def _highlight(desk: Desk, paper_id: str, body: HighlightBody) -> dict[str, Any]:
-    view = await desk.reading.highlight(
+@api.post(
+    "/papers/{paper_id}/highlights",
+    summary="Highlight a passage of the abstract or of a full-text paragraph",
+)
+async def highlight_api(
+    app: AppDep, owner: OwnerDep, paper_id: PaperId, body: HighlightBody
+) -> dict[str, object]:
+    request = HighlightRequest(
         paper_id,
         text=body.text,
         start=body.start,
@@ -160,25 +182,20 @@ async def _highlight(desk: Desk, paper_id: str, body: HighlightBody) -> dict[str
         block=body.block or None,
         snapshot=body.snapshot or None,
     )
-    return view.to_dict()
-
-
-@api.post(
-    "/papers/{paper_id}/highlights",
-    summary="Highlight a passage of the abstract or of a full-text paragraph",
-)
-async def highlight_api(desk: DeskDep, paper_id: PaperId, body: HighlightBody) -> dict[str, Any]:
-    return await _highlight(desk, paper_id, body)
+    return (await app.reader.highlight(request, owner=owner)).to_dict()
 
 
 @api.post("/papers/{paper_id}/comments", summary="A paper-level comment")
-def comment_api(desk: DeskDep, paper_id: PaperId, body: CommentBody) -> dict[str, Any]:
-    return desk.reading.comment(paper_id, body.comment).to_dict()
+def comment_api(
+    app: AppDep, owner: OwnerDep, paper_id: PaperId, body: CommentBody
+) -> dict[str, object]:
+    return app.reader.comment(CommentRequest(paper_id, body.comment), owner=owner).to_dict()
 
 
 @api.post("/papers/{paper_id}/save", summary="Save a paper shown from a recent search")
-def save_api(desk: DeskDep, paper_id: PaperId, body: SaveBody) -> dict[str, Any]:
-    return desk.reading.save_paper(paper_id, study=body.study or None).to_dict()
+def save_api(app: AppDep, owner: OwnerDep, paper_id: PaperId, body: SaveBody) -> dict[str, Any]:
+    request = SavePaperRequest(paper_id, study=body.study or None)
+    return app.reader.save_paper(request, owner=owner).to_dict()
 
 
 def _back(paper_id: str, anchor: str = "", *, fulltext: bool = False) -> RedirectResponse:
@@ -188,17 +205,19 @@ def _back(paper_id: str, anchor: str = "", *, fulltext: bool = False) -> Redirec
 
 @pages.post("/paper/{paper_id}/status")
 def status_form(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     paper_id: PaperId,
     status: Annotated[Literal["", "to-read", "reading", "read"], Form()] = "",
 ) -> Response:
-    desk.reading.set_status(paper_id, status or None)
+    app.reader.set_status(StatusRequest(paper_id, status or None), owner=owner)
     return _back(paper_id)
 
 
 @pages.post("/paper/{paper_id}/highlight")
 async def highlight_form(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     paper_id: PaperId,
     text: Annotated[str, Form(min_length=1, max_length=MAX_HIGHLIGHT)],
     start: Annotated[str, Form(max_length=12)] = "",
@@ -207,7 +226,7 @@ async def highlight_form(
     block: Annotated[str, Form(pattern=OPTIONAL_BLOCK_ID)] = "",
     snapshot: Annotated[str, Form(pattern=OPTIONAL_SNAPSHOT)] = "",
 ) -> Response:
-    await desk.reading.highlight(
+    request = HighlightRequest(
         paper_id,
         text=text,
         start=int(start) if start.isdigit() else None,
@@ -216,22 +235,27 @@ async def highlight_form(
         block=block or None,
         snapshot=snapshot or None,
     )
+    await app.reader.highlight(request, owner=owner)
     return _back(paper_id, "#notes", fulltext=bool(block))
 
 
 @pages.post("/paper/{paper_id}/comment")
 def comment_form(
-    desk: DeskDep,
+    app: AppDep,
+    owner: OwnerDep,
     paper_id: PaperId,
     comment: Annotated[str, Form(min_length=1, max_length=MAX_COMMENT)],
 ) -> Response:
-    desk.reading.comment(paper_id, comment)
+    app.reader.comment(CommentRequest(paper_id, comment), owner=owner)
     return _back(paper_id, "#notes")
 
 
 @pages.post("/paper/{paper_id}/save")
 def save_form(
-    desk: DeskDep, paper_id: PaperId, study: Annotated[str, Form(max_length=200)] = ""
+    app: AppDep,
+    owner: OwnerDep,
+    paper_id: PaperId,
+    study: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
-    desk.reading.save_paper(paper_id, study=study or None)
+    app.reader.save_paper(SavePaperRequest(paper_id, study=study or None), owner=owner)
     return _back(paper_id)

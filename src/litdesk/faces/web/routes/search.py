@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from litdesk._errors import InputError, NotFoundError
 from litdesk.core.providers import PROVIDERS
 from litdesk.services.app import App
-from litdesk.services.desk import MAX_SHARED, compare_evidence, shared_references
+from litdesk.services.reader import CompareRequest, SharedRequest
 from litdesk.services.search import (
     FIELDS,
     MAX_SELECTION,
@@ -33,7 +33,7 @@ from litdesk.services.search import (
     SearchRequest,
 )
 
-from .._deps import AppDep, DeskDep, OwnerDep
+from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import PAPER_ID, download
 from .studies import with_restore
@@ -287,20 +287,18 @@ class PicksBody(BaseModel):
 
 
 @api.post("/selection/compare", summary="The evidence recorded for selected papers, side by side")
-def selection_compare(desk: DeskDep, body: PicksBody) -> dict[str, Any]:
-    return compare_evidence(desk, body.run_id, body.paper_ids).to_dict()
+def selection_compare(app: AppDep, owner: OwnerDep, body: PicksBody) -> dict[str, object]:
+    request = CompareRequest(body.run_id, tuple(body.paper_ids))
+    return app.reader.compare_evidence(request, owner=owner).to_dict()
 
 
 @api.post(
     "/selection/shared",
     summary="References shared by 2–5 selected papers (referenced by n of m)",
 )
-async def selection_shared(desk: DeskDep, body: PicksBody) -> dict[str, Any]:
-    if len(body.paper_ids) > MAX_SHARED:
-        raise InputError(
-            f"shared references take 2 to {MAX_SHARED} selected papers", code="shared_size"
-        )
-    return (await shared_references(desk, body.run_id, body.paper_ids)).to_dict()
+async def selection_shared(app: AppDep, owner: OwnerDep, body: PicksBody) -> dict[str, object]:
+    request = SharedRequest(body.run_id, tuple(body.paper_ids))
+    return (await app.reader.shared_references(request, owner=owner)).to_dict()
 
 
 @api.post("/selection/ris", summary="RIS of selected papers of a run")
@@ -313,7 +311,6 @@ async def selection_form(
     request: Request,
     app: AppDep,
     owner: OwnerDep,
-    desk: DeskDep,
     run_id: Annotated[str, Form(max_length=100, pattern=RUN_ID)],
     action: Annotated[Literal["save", "study", "ris", "compare", "shared"], Form()],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
@@ -328,16 +325,13 @@ async def selection_form(
         )
         return download(exported)
     if action == "compare":
-        compared = await run_in_threadpool(compare_evidence, desk, run_id, paper_ids)
+        picks = CompareRequest(run_id, tuple(paper_ids))
+        compared = await run_in_threadpool(lambda: app.reader.compare_evidence(picks, owner=owner))
         data = {"kind": "compare", "compare": compared.to_dict(), "back": safe_back}
         return page(request, "selection.html", data, title="Compare evidence")
     if action == "shared":
-        if not 2 <= len(set(paper_ids)) <= MAX_SHARED:
-            raise InputError(
-                f"select 2 to {MAX_SHARED} papers to find their shared references",
-                code="shared_size",
-            )
-        shared = await shared_references(desk, run_id, paper_ids)
+        asked = SharedRequest(run_id, tuple(paper_ids))
+        shared = await app.reader.shared_references(asked, owner=owner)
         data = {"kind": "shared", "shared": shared.to_dict(), "back": safe_back}
         return page(request, "selection.html", data, title="Shared references")
     if action == "study" and not (study or new_study.strip()):

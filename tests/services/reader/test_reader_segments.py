@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from litdesk.services.desk._reader import abstract_segments, marked_segments
+from litdesk.services.reader import abstract_segments, marked_segments
 
 texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=60)
 ranges = st.lists(st.tuples(st.integers(-5, 70), st.integers(-5, 70)), max_size=8)

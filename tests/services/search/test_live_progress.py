@@ -34,7 +34,7 @@ from litdesk.adapters.store import (
 )
 from litdesk.core.records import make_paper
 from litdesk.core.runs import LaneResult
-from litdesk.services.desk._listings import Listings
+from litdesk.services.reader import Listings
 from litdesk.services.search import LiveRegistry, LiveSearch
 
 T0 = 1_800_000_000.0

@@ -18,21 +18,20 @@ from litdesk import SYSTEM_CLOCK, Clock, ManualClock, Settings
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.services.app import App, open_app
 from litdesk.services.dedup import DecideRequest, DedupArea, study_decisions, study_history
-from litdesk.services.desk import Desk
-from litdesk.services.jobs import JobRunner, Jobs
-from litdesk.services.studies import ImportRequest, StudiesArea
+from litdesk.services.jobs import JobRunner
+from litdesk.services.studies import ImportRequest
 
 OWNER = "local"  # the single-user owner
 
 
-def import_into(desk: Desk, study: str, files: list[tuple[str, bytes]]) -> dict:
+def import_into(app: App, study: str, files: list[tuple[str, bytes]]) -> dict:
     """Files imported into a Study within the call (the studies area's import)."""
-    area = StudiesArea(desk.store, Jobs(desk.store), desk.settings)
-    return area.import_files(ImportRequest(study, uploads=tuple(files)), owner=desk.owner).to_dict()
+    request = ImportRequest(study, uploads=tuple(files))
+    return app.studies.import_files(request, owner=app.owner).to_dict()
 
 
-def fill_study(desk: Desk, name: str = "aHUS review") -> str:
-    study = desk.workspace.create_study(name).id
+def fill_study(desk: App, name: str = "aHUS review") -> str:
+    study = desk.workspace().create_study(name).id
     done = import_into(
         desk,
         study,
@@ -72,7 +71,7 @@ def decide(dd: DedupArea, study: str, run_id: str, no: int, decision: str) -> di
 
 def test_run_review_decide_undo(settings: Settings) -> None:
     def body(app: App) -> None:
-        desk, dd = app.desk, app.dedup
+        desk, dd = app, app.dedup
         study = fill_study(desk)
         view = _run(dd, study)
         run = view["run"]
@@ -143,7 +142,7 @@ def test_run_review_decide_undo(settings: Settings) -> None:
 
 def test_a_merge_decision_changes_the_next_run(settings: Settings) -> None:
     def body(app: App) -> None:
-        desk, dd = app.desk, app.dedup
+        desk, dd = app, app.dedup
         study = fill_study(desk)
         first = _run(dd, study)
         for p in first["pairs"]:
@@ -160,8 +159,8 @@ def test_a_merge_decision_changes_the_next_run(settings: Settings) -> None:
 
 def test_cancel_records_nothing_and_no_imports_is_refused(tmp_settings: Settings) -> None:
     def body(app: App) -> None:
-        desk, dd = app.desk, app.dedup
-        empty = desk.workspace.create_study("Empty").id
+        desk, dd = app, app.dedup
+        empty = desk.workspace().create_study("Empty").id
         failed = dd.work(dd.start(empty, owner=OWNER).id, owner=OWNER)
         assert failed.state == "failed" and "no imported records" in (failed.message or "")
         study = fill_study(desk)
@@ -202,7 +201,7 @@ def test_cancel_records_nothing_and_no_imports_is_refused(tmp_settings: Settings
 
 def test_a_file_imported_twice_counts_once(tmp_settings: Settings) -> None:
     def body(app: App) -> None:
-        desk, dd = app.desk, app.dedup
+        desk, dd = app, app.dedup
         study = fill_study(desk)
         import_into(desk, study, [("again.ris", REGISTRY_RIS.encode())])
         view = _run(dd, study)
@@ -216,7 +215,7 @@ def test_web_decisions_are_reused_by_the_cli_workflow(settings: Settings, tmp_pa
     from litdesk.services.dedup import DedupRequest
 
     def body(app: App) -> None:
-        desk, dd = app.desk, app.dedup
+        desk, dd = app, app.dedup
         study = fill_study(desk)
         view = _run(dd, study)
         decided = [p for p in view["pairs"] if p["mergeable"]][:2]
@@ -251,7 +250,7 @@ def test_a_job_whose_worker_died_is_run_again_and_recorded_once(settings: Settin
     clock = ManualClock()
 
     def body(app: App) -> None:
-        desk, dd, jobs = app.desk, app.dedup, app.jobs
+        desk, dd, jobs = app, app.dedup, app.jobs
         study = fill_study(desk)
         (handler,) = dd.handlers().values()
         # 1. the first worker records the run and dies before it can say "done"

@@ -59,7 +59,7 @@ def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) 
             assert len(ids) == 7
 
             # the reader of an unsaved paper finds it in the run the other worker made
-            page = second_app.desk.reading.reader(ids[4]).to_dict()
+            page = second_app.reader.reader(ids[4], owner="local").to_dict()
             assert page["paper"]["id"] == ids[4] and page["saved"] is False
             ris = second.export_selection(run_id, ids[:2], owner="local")
             assert ris.count == 2 and ris.body.count(b"ER  -") == 2
@@ -80,7 +80,7 @@ def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) 
                 with pytest.raises(NotFoundError):
                     area.export_selection(run_id, ids[:1], owner="bob")
                 with pytest.raises(NotFoundError) as unread:
-                    app.desk_for("bob").reading.reader(ids[5])
+                    app.reader.reader(ids[5], owner="bob")
                 assert unread.value.code == "paper_not_found"
 
     asyncio.run(go())
