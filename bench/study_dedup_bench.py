@@ -1,6 +1,8 @@
 """Deduplicating new records against a Study's existing records (issue 27): a Study with
-N existing records (the labelled haematology and stroke sets repeated with changed ids and
-perturbed titles, so every copy is a distinct study) deduplicated, then M new records
+N existing records (the labelled haematology and stroke sets, 2,707 real records, repeated:
+each copy with changed ids, no identifiers and a word added to its title — many copies
+still match their originals by the similarity rules, so the new records hold duplicates
+of existing ones as well as duplicates among themselves) deduplicated, then M new records
 imported and the working set brought up to date (the new records deduplicated against
 it). Prints the time per 1,000 new records.
 
@@ -39,7 +41,7 @@ def _rows(root: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 def _copies(fields: list[str], rows: list[dict[str, str]], n: int, start: int) -> str:
     """``n`` records: copy k of the labelled rows gets new ids and a title word of its own
-    (identifiers dropped), so copies are different studies and duplicates stay inside one."""
+    (identifiers dropped)."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=fields)
     w.writeheader()
