@@ -40,8 +40,8 @@ def _rows(root: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 
 def _copies(fields: list[str], rows: list[dict[str, str]], n: int, start: int) -> str:
-    """``n`` records: copy k of the labelled rows gets new ids and a title word of its own
-    (identifiers dropped)."""
+    """``n`` records: copy k of the labelled rows gets new ids, a title word of its own and
+    its year moved back ``3 k`` years (identifiers dropped)."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=fields)
     w.writeheader()
@@ -56,6 +56,8 @@ def _copies(fields: list[str], rows: list[dict[str, str]], n: int, start: int) -
                 row[key] = "" if k else row[key]
             elif low == "title" and k:
                 row[key] = f"{row[key]} cohort{k:05d}"
+            elif low == "year" and k and row[key].strip().isdigit():
+                row[key] = str(int(row[key]) - 3 * k)  # never within rule A's year gap
         w.writerow(row)
     return buf.getvalue()
 
