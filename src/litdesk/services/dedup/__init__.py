@@ -1,6 +1,8 @@
 """Deduplication of imported records: the area ``app.dedup`` (:class:`DedupArea`: files or a
-Study's imports → record references, groups, pairs; the review and its decisions in the
-Study's history), and the functions it runs on."""
+Study's records → record references, groups, pairs; the review and its decisions in the
+Study's history), a Study's records and working set (``refresh``, ``identification``,
+``working_groups``: what the Study exports, counts and screens), and the functions it
+runs on."""
 
 from ._area import DedupArea
 from ._history import in_force, record_report, study_decisions, study_history, undo_decision

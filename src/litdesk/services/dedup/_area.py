@@ -8,7 +8,7 @@ method each, over the app's store and job queue.
 * ``explain`` — ``litdesk dedup --explain A B``: why two records did or did not merge;
 * ``history`` / ``undo`` — ``litdesk dedup-history`` and the web's withdrawal: a Study's
   history, a decision withdrawn (an ``undone`` entry; nothing erased);
-* ``start`` / ``job`` / ``cancel`` — the web's run of a Study's imported records as a job
+* ``start`` / ``job`` / ``cancel`` — the web's run of a Study's records (imports, searches) as a job
   of the store's queue (progress, cancellable, resumed by another worker when its own
   died; see :mod:`._job`), its handler given by ``handlers()``;
 * ``review`` / ``decide`` — the review queue of uncertain pairs and the reviewer's
@@ -220,10 +220,10 @@ class DedupArea:
                 pair = dedup_run_pair_no(conn, latest.id, keys)
         return UndoView(entry.seq, seq, pair)
 
-    # --- a Study's imported records: runs as jobs ----------------------------------------
+    # --- a Study's records: runs as jobs --------------------------------------------------
 
     def start(self, study: str, *, owner: str) -> DedupJob:
-        """Queue deduplicating the Study's imported records for the job runners of every
+        """Queue deduplicating the Study's records (its working set) for the job runners of every
         process (an editor may); watch it with :meth:`job`. While a run of the Study is
         active, that run is returned (one per Study, kept by the store)."""
         row = self._study(study, owner, "write")

@@ -215,7 +215,8 @@ def run_study(
         sources = study_records.study_sources(conn, study_id)
     if not rows:
         raise InputError(
-            "this Study has no imported records or search results yet: import export files or add a search first",
+            "this Study has no imported records or search results yet: import export files "
+            "or add a search first",
             code="nothing_imported",
         )
     if stage is not None:
