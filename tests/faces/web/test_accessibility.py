@@ -74,6 +74,7 @@ def test_no_serious_violations_on_any_page(
         "/studies",
         f"/study/{saved['study_id']}",
         f"/study/{saved['study_id']}/working-set",
+        f"/study/{saved['study_id']}/fulltext",
         "/notebook",
         "/evidence",
         "/paper/MED-1",

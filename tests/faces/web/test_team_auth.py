@@ -277,3 +277,21 @@ def test_loopback_host_answers_health_checks(team_settings: Settings, cassette: 
             assert c.get("/readyz").json()["ready"] is True
         with running.client(headers={"host": "evil.example"}) as c:
             assert c.get("/readyz").status_code == 421  # any other name is still refused
+
+
+def test_team_zotero_refuses_server_files(server: TeamServer, tmp_path: Path) -> None:
+    """A team account imports no folder of the server's machine and pushes to no file
+    there nor to the Zotero running there (the Web API with its own key only)."""
+    with server.signed_in("ana") as c:
+        page = c.get("/zotero/push")
+        assert page.status_code == 200 and 'id="push-team"' in page.text
+        assert 'value="ris"' not in page.text and 'value="local"' not in page.text
+        for body in (
+            {"study": "S", "ris_path": str(tmp_path / "x.ris")},
+            {"study": "S", "local": True},
+        ):
+            r = c.post("/api/v1/zotero/pushes", json=body)
+            assert r.status_code == 403 and r.json()["code"] == "zotero_team", r.text
+        assert not (tmp_path / "x.ris").exists()
+        imp = c.post("/api/v1/zotero/imports", json={"data_dir": str(tmp_path)})
+        assert imp.status_code == 403 and imp.json()["code"] == "zotero_team"

@@ -6,6 +6,7 @@ cache with in-flight coalescing, allowances) in ``_search``.
 """
 
 from . import _accounts as accounts
+from . import _fulltext as fulltext
 from . import _oidc as oidc
 from . import _repo as repo
 from . import _study_records as study_records
@@ -151,6 +152,7 @@ __all__ = [
     "LOCAL_OWNER",
     "NotPermitted",
     "accounts",
+    "fulltext",
     "allowance_owner",
     "KEEP_RUNS",
     "DedupEntry",

@@ -436,7 +436,7 @@ oidc_flows = sa.Table(
 )
 
 
-# --- a Study's records and working set (migration 0016_study_records) ---------------------
+# --- a Study's records and working set (migration 0017_study_records) ---------------------
 
 #: every record a Study identified (an import's record, a linked run's hit, a paper added by
 #: hand), from its sources; ``grp``/``rule``: its group in the working set after deduplication

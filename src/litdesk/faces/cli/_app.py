@@ -29,6 +29,7 @@ from . import (
     _search,
     _serve,
     _strategy,
+    _study_fulltext,
     _users,
     _workspace,
     _zotero,
@@ -125,6 +126,7 @@ _serve.register(app)
 _users.register(app)
 _screen.register(app)
 _zotero.register(app)
+_study_fulltext.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

@@ -39,6 +39,7 @@ from .routes import (
     strategy,
     studies,
     study_files,
+    study_fulltext,
     summary,
     viewer,
     zotero,
@@ -117,6 +118,10 @@ def create_app(
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
             study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,  # the form posted without JS
             **dict.fromkeys(
+                (study_fulltext.ATTACH_PATH, API_PREFIX + study_fulltext.ATTACH_PATH),
+                study_fulltext.attach_limit(settings.library_upload_max_bytes),
+            ),
+            **dict.fromkeys(
                 library.UPLOAD_PATHS, library.upload_limit(settings.library_upload_max_bytes)
             ),
         },
@@ -130,7 +135,17 @@ def create_app(
         web.include_router(_auth.api, prefix=API_PREFIX)
     web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
-    for module in (*routes, assist, strategy, summary, viewer, chat, reports, zotero):
+    for module in (
+        *routes,
+        assist,
+        strategy,
+        summary,
+        viewer,
+        chat,
+        reports,
+        zotero,
+        study_fulltext,
+    ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-from litdesk._errors import NotFoundError
+from litdesk._errors import NotFoundError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
@@ -39,15 +39,18 @@ from litdesk.services.workspace import (
     now_iso,
 )
 
+from ._fulltext import FULLTEXT_KIND, FulltextParts, StudyFulltext, retrieval
 from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
+    AttachPdfRequest,
     CreateStudyRequest,
     EvidenceExportRequest,
     ImportRequest,
     NotebookExportRequest,
     NotebookRequest,
+    PdfLinkRequest,
     PrismaExportRequest,
     RecordsRequest,
     RecoverRequest,
@@ -58,8 +61,10 @@ from ._requests import (
     WorkingSetRequest,
 )
 from ._views import (
+    AttachedPdfView,
     EvidenceTable,
     Export,
+    FulltextView,
     ImportOutcome,
     NotebookExport,
     NotebookView,
@@ -137,11 +142,15 @@ class StudiesArea:
         settings: Settings,
         *,
         wake: Callable[[], None] | None = None,
+        fulltext: FulltextParts | None = None,
     ) -> None:
+        """``fulltext``: the library and full-text parts of the Study's PDFs and full
+        text (the app passes them; without them those use cases are refused)."""
         self.store = store
         self.jobs = jobs
         self.settings = settings
         self._wake = wake
+        self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
         # validated saved papers by id with their stored text, reused while it is unchanged
         # (whose status a listing re-reads for its owner)
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
@@ -151,8 +160,12 @@ class StudiesArea:
         return Workspace(self.store, owner=owner)
 
     def handlers(self) -> dict[str, Handler]:
-        """The job handlers this area runs: a large web import into a Study."""
-        return {IMPORT_KIND: import_handler(self.store)}
+        """The job handlers this area runs: a large web import into a Study; a Study's
+        full-text check."""
+        out = {IMPORT_KIND: import_handler(self.store)}
+        if self._fulltext is not None:
+            out[FULLTEXT_KIND] = self._fulltext.handler()
+        return out
 
     # --- Studies ---------------------------------------------------------------------
 
@@ -162,10 +175,16 @@ class StudiesArea:
 
     def study(self, ref: str, *, owner: str) -> StudyView:
         """A Study's page: its papers and counts (records identified, duplicates removed,
-        studies in the working set), kept search runs and imports."""
+        studies in the working set), kept search runs and imports, and each paper's PDF /
+        licensed full text (as recorded: no library scan, no network)."""
         view = study_view(self._ws(owner), ref)
+        papers = view.summary["papers"]
+        ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
+        found = retrieval(self.store, view.id, ids)
         counts = study_counts(self.store, view.id)
-        return StudyView(view.summary | {"working_set": counts.to_dict()})
+        return StudyView(
+            view.summary | {"retrieval": found.to_dict(), "working_set": counts.to_dict()}
+        )
 
     # --- a Study's records and working set -------------------------------------------------
 
@@ -360,9 +379,16 @@ class StudiesArea:
     # --- a Study's files ---------------------------------------------------------------
 
     def prisma(self, ref: str, *, owner: str) -> PrismaView:
-        """The PRISMA-S report of a Study (searches, imports, the identification flow)."""
-        row = self._ws(owner).study(ref)
-        return PrismaView(row.id, study_prisma(self.store, row.id).to_dict())
+        """The PRISMA-S report of a Study (searches, imports, the identification flow)
+        and the full-text stage's reports sought / not retrieved (as recorded)."""
+        ws = self._ws(owner)
+        row = ws.study(ref)
+        ids = [str(p["id"]) for p in ws.study_summary(row.id)["papers"]]
+        stage = retrieval(self.store, row.id, ids).counts
+        full_text = {k: stage[k] for k in ("reports_sought", "reports_not_retrieved")}
+        return PrismaView(
+            row.id, study_prisma(self.store, row.id).to_dict() | {"full_text": full_text}
+        )
 
     def export_prisma(self, request: PrismaExportRequest, *, owner: str) -> Export:
         """The report as Markdown, a self-contained HTML page, or the SVG flow diagram."""
@@ -430,3 +456,49 @@ class StudiesArea:
         while self.jobs.get(job_id, owner=owner).active and runner.run_once():
             pass
         return self.jobs.get(job_id, owner=owner)
+
+    # --- PDFs and licensed full text of the Study's papers (see _fulltext) ------------------
+
+    def _ft(self) -> StudyFulltext:
+        if self._fulltext is None:
+            raise RefusedError(
+                "this app was opened without its PDF library: PDFs and full text of a "
+                "Study's papers are not available here",
+                code="no_library",
+            )
+        return self._fulltext
+
+    def fulltext(self, ref: str, *, owner: str) -> FulltextView:
+        """Which of the Study's papers have a PDF, licensed full text, or neither (and
+        PRISMA's reports sought / not retrieved)."""
+        return self._ft().view(ref, owner)
+
+    def match_pdfs(self, ref: str, *, owner: str) -> FulltextView:
+        """Link library PDFs to the Study's papers: by DOI, arXiv id, PMID or PMCID at
+        once, by a verified title as a suggestion a person confirms."""
+        return self._ft().match(ref, owner)
+
+    def confirm_pdf(self, request: PdfLinkRequest, *, owner: str) -> FulltextView:
+        """A suggested PDF becomes the paper's."""
+        return self._ft().confirm(request, owner)
+
+    def undo_pdf(self, request: PdfLinkRequest, *, owner: str) -> FulltextView:
+        """Undo a paper's PDF link (that PDF is not suggested for it again)."""
+        return self._ft().undo(request, owner)
+
+    def attach_pdf(self, request: AttachPdfRequest, *, owner: str) -> AttachedPdfView:
+        """A PDF uploaded for one paper: into the library (its checks) and linked."""
+        return self._ft().attach(request, owner)
+
+    def check_fulltext(self, ref: str, *, owner: str) -> FulltextView:
+        """Queue "check full text for all": the Study's unchecked papers, each request in
+        ``owner``'s allowance (the job stops when it is spent)."""
+        view = self._ft().start_check(ref, owner)
+        if self._wake is not None:
+            self._wake()
+        return view
+
+    def work_fulltext(self, job_id: str, *, owner: str) -> JobView:
+        """Run queued jobs of this area in this thread until ``job_id`` has ended (tests;
+        a server's runner does this itself)."""
+        return self.work_imports(job_id, owner=owner)

@@ -10,6 +10,10 @@ from litdesk.adapters.store import READING_STATUSES
 from litdesk.services.workspace import MAX_ZIP_BYTES
 
 __all__ = [
+    "WORKING_PAGE",
+    "RecordsRequest",
+    "WorkingSetExportRequest",
+    "WorkingSetRequest",
     "EXPORT_MEDIA",
     "MAX_DESCRIPTION",
     "MAX_IMPORT_BYTES",
@@ -18,16 +22,14 @@ __all__ = [
     "MAX_STUDY_NAME",
     "MAX_STUDY_ZIP_BYTES",
     "PRISMA_FORMATS",
-    "WORKING_PAGE",
-    "RecordsRequest",
-    "WorkingSetExportRequest",
-    "WorkingSetRequest",
+    "AttachPdfRequest",
     "CreateStudyRequest",
     "EvidenceExportRequest",
     "ImportInputError",
     "ImportRequest",
     "NotebookExportRequest",
     "NotebookRequest",
+    "PdfLinkRequest",
     "PrismaExportRequest",
     "RecoverRequest",
     "RenameStudyRequest",
@@ -262,13 +264,56 @@ class ImportRequest:
         return sum(len(data) for _name, data in self.uploads)
 
 
+# --- PDFs and licensed full text of a Study's papers -------------------------------------
+
+MAX_PAPER_REF: Final = 200
+
+
+def _ref(value: str, what: str, code: str) -> str:
+    value = (value or "").strip()
+    if not value or len(value) > MAX_PAPER_REF:
+        raise StudiesInputError(f"name {what} (1 to {MAX_PAPER_REF} characters)", code=code)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class PdfLinkRequest:
+    """One paper of a Study (its id, DOI, PMID … as ``litdesk`` names papers) whose PDF
+    link a person confirms or undoes."""
+
+    study: str
+    paper: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study", "study"))
+        object.__setattr__(self, "paper", _ref(self.paper, "a paper of the Study", "paper"))
+
+
+@dataclass(frozen=True, slots=True)
+class AttachPdfRequest:
+    """A PDF uploaded for one paper of a Study: it goes into the library (the library's
+    upload checks — a safe ``.pdf`` name, ``%PDF-`` first, its size limit — made by the
+    area after the Study's access check) and is linked to the paper."""
+
+    study: str
+    paper: str
+    name: str
+    data: bytes
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study", "study"))
+        object.__setattr__(self, "paper", _ref(self.paper, "a paper of the Study", "paper"))
+        if not self.data:
+            raise StudiesInputError("the PDF is empty", code="empty")
+
+
 # --- a Study's records and working set (issue 27) ------------------------------------------
 
 #: rows per page of a Study's records and of its working set
 WORKING_PAGE: Final = 50
 
 
-def _ref(ref: str) -> str:
+def _study_ref(ref: str) -> str:
     if not ref.strip():
         raise StudiesInputError("a Study is named by its id or name", code="study")
     return ref.strip()
@@ -282,7 +327,7 @@ class RecordsRequest:
     page: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "ref", _ref(self.ref))
+        object.__setattr__(self, "ref", _study_ref(self.ref))
         if self.page < 1:
             raise StudiesInputError("page is 1 or more", code="page")
 
@@ -295,7 +340,7 @@ class WorkingSetRequest:
     page: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "ref", _ref(self.ref))
+        object.__setattr__(self, "ref", _study_ref(self.ref))
         if self.page < 1:
             raise StudiesInputError("page is 1 or more", code="page")
 
@@ -308,7 +353,7 @@ class WorkingSetExportRequest:
     format: str = "ris"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "ref", _ref(self.ref))
+        object.__setattr__(self, "ref", _study_ref(self.ref))
         if self.format not in EXPORT_MEDIA:
             raise StudiesInputError(
                 f"export format is one of {', '.join(EXPORT_MEDIA)}", code="format"

@@ -4,8 +4,8 @@ database, the rank where known — materialised in ``study_records`` and kept in
 sources; after deduplication each record carries its group in the working set (``grp``, the
 key of the group's first record) and the rule that put it there.
 
-Revision ID: 0016_study_records
-Revises: 0015_zotero_links
+Revision ID: 0017_study_records
+Revises: 0016_study_fulltext
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016_study_records"
-down_revision = "0015_zotero_links"
+revision = "0017_study_records"
+down_revision = "0016_study_fulltext"
 branch_labels = None
 depends_on = None
 
