@@ -31,7 +31,7 @@ from litdesk.services.workspace import now_iso
 
 from ._history import record_report, study_decisions, study_history
 from ._pairs import review_pairs
-from ._records import sync_records
+from ._records import import_path, sync_records
 from ._service import DedupReport, Reviewer
 from ._working_set import group_assignments, study_report
 
@@ -213,6 +213,10 @@ def run_study(
     with store.read() as conn:
         rows = study_records.list_records(conn, study_id)
         sources = study_records.study_sources(conn, study_id)
+        have = {r.source_id for r in rows}
+        repeats = [  # a file imported again identifies nothing new
+            import_path(conn, s.id) for s in sources if s.kind == "import" and s.id not in have
+        ]
     if not rows:
         raise InputError(
             "this Study has no imported records or search results yet: import export files "
@@ -239,7 +243,6 @@ def run_study(
         {"file": label, "format": kind, "records": counts[sid]}
         for sid, (label, kind) in labels.items()
     ]
-    repeats = [f"import {s.id}" for s in sources if s.kind == "import" and s.id not in counts]
     run = _build_run(run_id, study_id, report, files, repeats, named)
     new = record_report(
         store, study_id, report, before=in_force, owner=by,

@@ -35,6 +35,7 @@ from ._suggestions import alt_titles
 __all__ = [
     "ADDED_BY_HAND",
     "SYNC_LOCK",
+    "import_path",
     "record_paper",
     "sync_records",
     "sync_records_in",
@@ -55,6 +56,11 @@ def _digest(paper: Paper) -> str:
     return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def import_path(conn: Connection, import_id: str) -> str:
+    """The file an import read (as the import recorded it)."""
+    return read_import(repo.get_document(conn, "imports", import_id).json())[0].source.path
+
+
 def record_paper(row: StudyRecordRow) -> Paper:
     """The record's paper (validated)."""
     return read_paper(row.data.get("paper"))
@@ -69,6 +75,7 @@ def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
         data: dict[str, object] = {
             "paper": rec.paper.to_dict(),
             "label": label,
+            "file": trace.source.path,
             "source_record": rec.source_id,
             "lines": [rec.first_line, rec.last_line],
         }

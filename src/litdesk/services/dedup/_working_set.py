@@ -129,7 +129,7 @@ def _ref(row: StudyRecordRow) -> RecordRef:
     span = (int(lines[0]), int(lines[1])) if isinstance(lines, list) and len(lines) == 2 else (0, 0)
     source_record = row.data.get("source_record")
     return RecordRef(
-        str(row.data.get("label") or row.source_id),
+        str(row.data.get("file") or row.data.get("label") or row.source_id),
         row.position,
         str(source_record) if source_record else None,
         row.digest,
