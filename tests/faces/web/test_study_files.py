@@ -96,9 +96,16 @@ def test_study_zip_export_and_recovery(running: Running) -> None:
         r = c.get(f"/api/v1/studies/{sid}/export")
         assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
         assert r.headers["content-disposition"] == 'attachment; filename="b-PRISMA-b-review.zip"'
-        assert r.headers["x-litdesk-records"] == str(len(study["papers"])) == "4"
-        names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+        # issue 27: the ZIP's references are the Study's working set (4 saved papers, 9
+        # records identified by the run and the import, 8 studies — PRISMA's number)
+        assert len(study["papers"]) == 4
+        ident = c.get(f"/api/v1/studies/{sid}/prisma").json()["identification"]
+        assert r.headers["x-litdesk-records"] == str(ident["records_after_deduplication"]) == "8"
+        assert study["working_set"]["studies"] == 8
+        zf = zipfile.ZipFile(io.BytesIO(r.content))
+        names = zf.namelist()
         assert "manifest.json" in names and "references.ris" in names
+        assert zf.read("references.ris").decode("utf-8").count("ER  -") == 8
         assert c.get(f"/study/{sid}/export.zip").status_code == 200
 
         back = c.post(
@@ -203,3 +210,45 @@ def test_browser_prisma_page_zip_export_and_recovery(
     # only the refused upload's 400 was logged: no CSP violation, no failed script or image
     assert [e for e in pg.console_errors if "status of 400" not in e] == []
     assert len(pg.console_errors) == 1
+
+
+def test_browser_study_numbers_and_working_set(page: Any, running: Running, tmp_path: Path) -> None:
+    """Issue 27: the Study page shows records identified / duplicates removed / studies, the
+    working set page lists each study with its members (titles, not ids) and rules, and both
+    have JSON twins in the OpenAPI document."""
+    with running.writer() as c:
+        sid = _study_with_papers_run_and_import(c)["id"]
+        ws = c.get(f"/api/v1/studies/{sid}/working-set").json()
+        records = c.get(f"/api/v1/studies/{sid}/records").json()
+        prisma = c.get(f"/api/v1/studies/{sid}/prisma").json()["identification"]
+        paths = c.get("/api/v1/openapi.json").json()["paths"]
+        ris = c.get(f"/api/v1/studies/{sid}/working-set/export", params={"format": "ris"})
+    assert {
+        "/api/v1/studies/{ref}/working-set",
+        "/api/v1/studies/{ref}/records",
+        "/api/v1/studies/{ref}/working-set/export",
+    } <= set(paths)
+    counts = ws["counts"]
+    assert counts == records["counts"]
+    assert counts["records_identified"] == prisma["records_identified"] == 9
+    assert counts["studies"] == prisma["records_after_deduplication"] == 8
+    assert ris.status_code == 200 and ris.text.count("ER  -") == 8
+    assert {r["source_kind"] for r in records["records"]} == {"run", "import"}
+    joined = [g for g in ws["working_set"] if len(g["members"]) > 1]
+    assert len(joined) == 1 and joined[0]["members"][1]["rule"].startswith("shared identifier")
+
+    pg = page
+    pg.goto(f"{running.base}/study/{sid}")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    text = pg.locator("main").inner_text()
+    assert "9 records identified" in text and "1 duplicates removed" in text
+    assert "8 studies in the working set" in text
+    pg.screenshot(path=str(tmp_path / "study-numbers.png"), full_page=True)
+    pg.locator("#working-set-link").click()
+    pg.locator("#working-set").wait_for()
+    listed = pg.locator("#working-set").inner_text()
+    assert joined[0]["title"] in listed and "shared identifier" in listed
+    assert sid not in listed  # titles, not ids
+    assert len(pg.locator("#working-set > li").all()) == 8
+    pg.screenshot(path=str(tmp_path / "working-set.png"), full_page=True)
+    assert pg.console_errors == []

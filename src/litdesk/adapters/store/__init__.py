@@ -9,6 +9,7 @@ from . import _accounts as accounts
 from . import _fulltext as fulltext
 from . import _oidc as oidc
 from . import _repo as repo
+from . import _study_records as study_records
 from . import _whole_searches as whole_searches
 from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._assist import (
@@ -106,6 +107,7 @@ from ._search import (
     save_search_run,
     usage,
 )
+from ._study_records import RecordCounts, SourceRow, StudyRecordRow
 from ._uploads import (
     ImportUpload,
     drop_import_uploads,
@@ -217,6 +219,10 @@ __all__ = [
     "reserve",
     "save_search_run",
     "studies_by_keys",
+    "study_records",
+    "RecordCounts",
+    "SourceRow",
+    "StudyRecordRow",
     "take_gate",
     "usage",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "studies",
     "study_forms",
     "study_papers",
+    "study_records",
     "study_search_runs",
 ]
 
@@ -449,4 +450,34 @@ oidc_flows = sa.Table(
     sa.Column("next_path", sa.String(500), nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("expires_at", sa.Float, nullable=False, index=True),
+)
+
+
+# --- a Study's records and working set (migration 0019_study_records) ---------------------
+
+#: every record a Study identified (an import's record, a linked run's hit, a paper added by
+#: hand), from its sources; ``grp``/``rule``: its group in the working set after deduplication
+study_records = sa.Table(
+    "study_records",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("key", sa.String(200), primary_key=True),
+    sa.Column("source_kind", sa.String(16), nullable=False),
+    sa.Column("source_id", sa.String(130), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("digest", sa.String(80), nullable=False),
+    sa.Column("database", sa.String(200), nullable=False),
+    sa.Column("rank", sa.Integer, nullable=True),
+    sa.Column("paper_id", sa.String(130), nullable=True),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("added_at", sa.String(_WHEN), nullable=False),
+    sa.Column("grp", sa.String(200), nullable=True),
+    sa.Column("rule", sa.String(300), nullable=True),
+    sa.Index("ix_study_records_source", "study_id", "source_id"),
+    sa.Index("ix_study_records_grp", "study_id", "grp"),
 )

@@ -26,6 +26,7 @@ from ._manifest import (
 )
 from ._prisma import (
     DatabaseSearch,
+    Identification,
     ImportSource,
     PrismaReport,
     build_prisma,
@@ -69,6 +70,7 @@ __all__ = [
     "EvalInputError",
     "FrozenHit",
     "FrozenRun",
+    "Identification",
     "ImportSource",
     "Judgment",
     "LaneResult",

@@ -24,6 +24,7 @@ from ._run import SearchRun
 
 __all__ = [
     "DatabaseSearch",
+    "Identification",
     "ImportSource",
     "PrismaReport",
     "build_prisma",
@@ -63,6 +64,17 @@ class ImportSource:
 
 
 @dataclass(frozen=True, slots=True)
+class Identification:
+    """A Study's identification counts from its records and working set (what the Study
+    itself shows): records per source, in all, and studies after duplicates removed."""
+
+    per_source: dict[str, int]
+    identified: int
+    after_dedup: int
+    pending: int = 0  # records not deduplicated yet (each counted as its own study)
+
+
+@dataclass(frozen=True, slots=True)
 class PrismaReport:
     study: str
     searches: tuple[DatabaseSearch, ...]
@@ -72,6 +84,7 @@ class PrismaReport:
     duplicates_removed: int
     after_dedup: int
     notes: tuple[str, ...]
+    screened: int | None = None  # records screened: the working set's studies
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +113,7 @@ class PrismaReport:
                 "records_identified": self.identified,
                 "duplicates_removed": self.duplicates_removed,
                 "records_after_deduplication": self.after_dedup,
+                "records_screened": self.after_dedup if self.screened is None else self.screened,
             },
             "notes": list(self.notes),
         }
@@ -111,6 +125,7 @@ def build_prisma(
     imports: Sequence[ImportSource],
     *,
     decisions: Mapping[tuple[str, str], Decision] | None = None,
+    working_set: Identification | None = None,
 ) -> PrismaReport:
     """Count records per source and deduplicate everything the Study identified.
 
@@ -124,6 +139,11 @@ def build_prisma(
     counted per lane as retrieved; cross-lane duplicates inside a run count as removed).
     An import of a file imported before (the same source digest) is listed but its records
     are not identified again; a note names it and the import it repeats.
+
+    ``working_set`` (a Study's records and working set) gives the identification counts
+    instead: the per-source and total records and the studies after duplicates removed
+    are then the Study's own numbers (the sources are still listed from the runs and
+    imports).
     """
     searches: list[DatabaseSearch] = []
     per_source: dict[str, int] = {}
@@ -180,6 +200,23 @@ def build_prisma(
             f"{len(reviewed)} reviewer decision(s) on imported records applied "
             f"({sum(1 for d in reviewed.values() if d == 'merge')} merged, "
             f"{sum(1 for d in reviewed.values() if d == 'distinct')} kept separate)"
+        )
+    if working_set is not None:
+        if working_set.pending:
+            notes.append(
+                f"{working_set.pending} record(s) not deduplicated yet are counted as "
+                "studies of their own"
+            )
+        return PrismaReport(
+            study=study,
+            searches=tuple(searches),
+            imports=tuple(rows),
+            per_source=dict(working_set.per_source),
+            identified=working_set.identified,
+            duplicates_removed=working_set.identified - working_set.after_dedup,
+            after_dedup=working_set.after_dedup,
+            notes=tuple(notes),
+            screened=working_set.after_dedup,
         )
     groups = deduplicate(papers, reviewed=reviewed).groups
     after = len(papers) - sum(len(g) - 1 for g in groups)

@@ -160,7 +160,13 @@ def register(app: typer.Typer) -> None:
     @app.command("dedup")
     @command
     def dedup_cmd(
-        files: Annotated[list[Path], typer.Argument(help="Export files to deduplicate together.")],
+        files: Annotated[
+            list[Path] | None,
+            typer.Argument(
+                help="Export files to deduplicate together (none with --study: the Study's "
+                "own records, its working set)."
+            ),
+        ] = None,
         format: Annotated[
             str | None, typer.Option("--format", help="Read every file as this format.")
         ] = None,
@@ -191,7 +197,8 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 "--study",
-                help="Keep decisions in this Study's history (in the store) and reuse them.",
+                help="Keep decisions in this Study's history (in the store) and reuse them; "
+                "without files, deduplicate the Study's own records into its working set.",
             ),
         ] = None,
         merge_corrections: Annotated[
@@ -225,7 +232,7 @@ def register(app: typer.Typer) -> None:
         bibliographic similarity; uncertain pairs wait for review."""
         from litdesk.services.dedup import DedupRequest, ExplainRequest
 
-        names = tuple(str(f) for f in files)
+        names = tuple(str(f) for f in files or ())
         decisions_file = str(decisions) if decisions else None
         if explain is not None:
             asked = ExplainRequest(

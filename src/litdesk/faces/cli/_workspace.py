@@ -175,6 +175,11 @@ def study_show(
         f"{len(summary['papers'])} papers, {summary['notes']} notes, {summary['evidence']} evidence, "
         f"{len(summary['search_runs'])} search runs, {len(summary['imports'])} imports"
     )
+    ws = summary["working_set"]
+    _say(
+        f"{ws['records_identified']} records identified, {ws['duplicates_removed']} duplicates "
+        f"removed, {ws['studies']} studies in the working set"
+    )
     for p in summary["papers"]:
         _say(f"  {p['id']}  [{p['status'] or '-'}]  {p['title'][:100]}")
 
@@ -624,6 +629,9 @@ def notebook_export(
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
+    from . import _working_set
+
+    _working_set.register(study_app)
     app.add_typer(study_app, name="study")
     app.add_typer(paper_app, name="paper")
     app.add_typer(evidence_app, name="evidence")

@@ -1,10 +1,13 @@
 """Deduplication of imported records: the area ``app.dedup`` (:class:`DedupArea`: files or a
-Study's imports → record references, groups, pairs; the review and its decisions in the
-Study's history), and the functions it runs on."""
+Study's records → record references, groups, pairs; the review and its decisions in the
+Study's history), a Study's records and working set (``refresh``, ``identification``,
+``working_groups``: what the Study exports, counts and screens), and the functions it
+runs on."""
 
 from ._area import DedupArea
 from ._history import in_force, record_report, study_decisions, study_history, undo_decision
 from ._job import DEDUP_KIND, MAX_IMPORTS, MAX_QUEUE, DedupRun, study_owner
+from ._records import ADDED_BY_HAND
 from ._requests import DecideRequest, DedupInputError, DedupRequest, ExplainRequest, Verdict
 from ._review import MAX_HISTORY, resolve_record
 from ._service import (
@@ -26,8 +29,27 @@ from ._views import (
     ReviewView,
     UndoView,
 )
+from ._working_set import (
+    FIRST_RULE,
+    PENDING_RULE,
+    WorkingGroup,
+    identification,
+    refresh,
+    regroup,
+    working_groups,
+    working_page,
+)
 
 __all__ = [
+    "ADDED_BY_HAND",
+    "FIRST_RULE",
+    "PENDING_RULE",
+    "WorkingGroup",
+    "identification",
+    "refresh",
+    "regroup",
+    "working_groups",
+    "working_page",
     "DECISIONS_VERSION",
     "DEDUP_KIND",
     "MAX_HISTORY",

@@ -8,7 +8,7 @@ method each, over the app's store and job queue.
 * ``explain`` — ``litdesk dedup --explain A B``: why two records did or did not merge;
 * ``history`` / ``undo`` — ``litdesk dedup-history`` and the web's withdrawal: a Study's
   history, a decision withdrawn (an ``undone`` entry; nothing erased);
-* ``start`` / ``job`` / ``cancel`` — the web's run of a Study's imported records as a job
+* ``start`` / ``job`` / ``cancel`` — the web's run of a Study's records (imports, searches) as a job
   of the store's queue (progress, cancellable, resumed by another worker when its own
   died; see :mod:`._job`), its handler given by ``handlers()``;
 * ``review`` / ``decide`` — the review queue of uncertain pairs and the reviewer's
@@ -41,11 +41,11 @@ from litdesk.adapters.store import (
     repo,
 )
 from litdesk.core.dedup import Decision, explain_pair
-from litdesk.services.jobs import Handler, JobNotFound, JobRunner, Jobs, JobView
+from litdesk.services.jobs import Handler, JobNotFound, JobRunner, Jobs, JobView, new_job_id
 from litdesk.services.workspace import now_iso
 
 from ._history import in_force, record_report, undo_decision
-from ._job import DEDUP_KIND, DedupRun, StoredPair, dedup_handler, study_owner
+from ._job import DEDUP_KIND, DedupRun, StoredPair, dedup_handler, run_study, study_owner
 from ._requests import DecideRequest, DedupRequest, ExplainRequest
 from ._review import history_rows, queue_rows, resolve_record, run_row
 from ._service import Reviewer, dedup_files, load_decisions, save_decisions
@@ -58,6 +58,7 @@ from ._views import (
     ReviewView,
     UndoView,
 )
+from ._working_set import regroup
 
 __all__ = ["DedupArea"]
 
@@ -110,6 +111,8 @@ class DedupArea:
         for path in (request.out, request.versions_out):
             if path is not None:
                 check_output(path, force=request.force)  # a bad -o fails before the work
+        if not request.files:
+            return self._run_study(request, owner=owner, reviewer=reviewer)
         study_id = self._study(request.study, owner, "write").id if request.study else None
         earlier = load_decisions(request.decisions_file) if request.decisions_file else {}
         stored: dict[tuple[str, str], Decision] = {}
@@ -127,8 +130,29 @@ class DedupArea:
         new = 0
         if study_id is not None:
             new = record_report(self._store, study_id, report, before=stored, owner=owner)
+            regroup(self._store, study_id)  # the decisions apply to the Study's working set
         if request.decisions_file and report.decisions != earlier:
             save_decisions(request.decisions_file, report.decisions)
+        written = None
+        if request.out is not None:
+            body = dumps(report.merged_papers(), request.to)
+            write_output(request.out, body, force=request.force)
+            written = request.out
+        if request.versions_out is not None:
+            write_output(request.versions_out, report.versions_csv(), force=request.force)
+        return DedupOutcome(report, request.study, new, written)
+
+    def _run_study(
+        self, request: DedupRequest, *, owner: str, reviewer: Reviewer | None
+    ) -> DedupOutcome:
+        """``litdesk dedup --study NAME``: the Study's records deduplicated into its working
+        set (a run like the web's, its review queue stored); ``out`` gets the working set."""
+        row = self._study(request.study or "", owner, "write")
+        report, _run, new = run_study(
+            self._store, row.id, run_id=new_job_id(), by=owner,
+            reviewer=reviewer if not request.auto_only else None,
+            auto_only=request.auto_only, merge_corrections=request.merge_corrections,
+        )  # fmt: skip
         written = None
         if request.out is not None:
             body = dumps(report.merged_papers(), request.to)
@@ -187,6 +211,7 @@ class DedupArea:
         nothing erased). Only a decision still in force can be withdrawn, by an editor."""
         row = self._study(study, owner, "write")
         entry = undo_decision(self._store, row.id, seq, by=owner, via=via, owner=owner)
+        regroup(self._store, row.id)  # the working set without the withdrawn decision
         pair = None
         with self._store.read() as conn:
             latest = latest_dedup_run(conn, row.id)
@@ -195,10 +220,10 @@ class DedupArea:
                 pair = dedup_run_pair_no(conn, latest.id, keys)
         return UndoView(entry.seq, seq, pair)
 
-    # --- a Study's imported records: runs as jobs ----------------------------------------
+    # --- a Study's records: runs as jobs --------------------------------------------------
 
     def start(self, study: str, *, owner: str) -> DedupJob:
-        """Queue deduplicating the Study's imported records for the job runners of every
+        """Queue deduplicating the Study's records (its working set) for the job runners of every
         process (an editor may); watch it with :meth:`job`. While a run of the Study is
         active, that run is returned (one per Study, kept by the store)."""
         row = self._study(study, owner, "write")
@@ -306,4 +331,5 @@ class DedupArea:
                 conn, study_id, "decision", data, now_iso(),
                 a_digest=rp.keys[0], b_digest=rp.keys[1], decision=request.decision,
             )  # fmt: skip
+        regroup(self._store, row.id)  # the decision applies to the working set
         return DecisionView(seq, request.pair, request.decision, new=True)

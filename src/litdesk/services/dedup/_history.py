@@ -17,6 +17,7 @@ from litdesk.adapters.store import (
     dedup_run_exists,
     list_dedup_entries,
     repo,
+    study_records,
 )
 from litdesk.core.dedup import Decision
 
@@ -81,6 +82,7 @@ def record_report(
     run_id: str | None = None,
     run_data: dict[str, Any] | None = None,
     run_pairs: Sequence[DedupPairRow] = (),
+    groups: Sequence[tuple[str, str | None, str | None]] = (),
 ) -> int:
     """Append the decisions made in this run (those not already in force) and a run
     summary (version, rules, counts, source files); returns how many decisions were new.
@@ -88,7 +90,8 @@ def record_report(
     ``run_id`` (a web run: its job's id) records the run at most once: when a run of that
     id is already stored nothing is written (and 0 is returned) (a job claimed again
     after its worker died). ``run_data`` and ``run_pairs`` (the review page's data and
-    queue) are stored with the summary, in the same transaction."""
+    queue) are stored with the summary, in the same transaction, and so are ``groups`` (a
+    run over the Study's records: each record's ``(key, group, rule)`` in its working set)."""
     now = _now()
     new = {k: v for k, v in report.decisions.items() if before.get(k) != v}
     sources = sorted({(r.file, r.digest) for r in report.refs})
@@ -125,6 +128,7 @@ def record_report(
         add_dedup_entry(conn, study_id, "run", summary, now)
         if run_id is not None:
             add_dedup_run(conn, run_id, study_id, owner, run_data or {}, run_pairs)
+        study_records.set_groups(conn, study_id, groups)
     return len(new)
 
 

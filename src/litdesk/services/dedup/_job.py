@@ -13,6 +13,7 @@ records nothing twice (a finished run is found and only its result is given back
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -23,16 +24,16 @@ from litdesk.adapters.store import (
     Store,
     StoredDataInvalid,
     get_dedup_run,
-    repo,
+    study_records,
 )
-from litdesk.core.imports import ImportTrace
-from litdesk.services.imports import ImportBatch
 from litdesk.services.jobs import Handler, JobContext
-from litdesk.services.workspace import now_iso, read_import
+from litdesk.services.workspace import now_iso
 
 from ._history import record_report, study_decisions, study_history
 from ._pairs import review_pairs
-from ._service import DedupReport, dedup_batch
+from ._records import import_path, sync_records
+from ._service import DedupReport, Reviewer
+from ._working_set import group_assignments, study_report
 
 __all__ = [
     "DEDUP_KIND",
@@ -41,6 +42,7 @@ __all__ = [
     "DedupRun",
     "StoredPair",
     "dedup_handler",
+    "run_study",
     "study_owner",
 ]
 
@@ -147,7 +149,7 @@ class DedupRun:
 
 
 class _Run:
-    """One attempt of a run's job: read the Study's imports, deduplicate, record."""
+    """One attempt of a run's job: deduplicate the Study's records, record."""
 
     def __init__(self, store: Store, ctx: JobContext, step_s: float) -> None:
         self.store = store
@@ -166,34 +168,6 @@ class _Run:
         elif self.ctx.should_stop:
             raise _Stop("stopped")
 
-    def _traces(self) -> tuple[list[ImportTrace], list[str]]:
-        with self.store.read() as conn:
-            rows = repo.list_documents(
-                conn, "imports", study_id=self.study_id, limit=MAX_IMPORTS + 1
-            )
-        if len(rows) > MAX_IMPORTS:
-            raise InputError(
-                f"this Study has more than {MAX_IMPORTS:,} imports; deduplicate its files with "
-                "litdesk dedup FILE… --study instead",
-                code="too_many_imports",
-            )
-        total = len(rows)
-        self._report(0, total, "reading", force=True)
-        traces: list[ImportTrace] = []
-        repeats: list[str] = []
-        seen: set[str] = set()
-        for n, row in enumerate(rows, 1):
-            trace, _ids = read_import(row.json())
-            if trace.source.sha256 in seen:
-                repeats.append(trace.source.path)
-            else:
-                seen.add(trace.source.sha256)
-                traces.append(trace)
-            if self.step_s:  # test only (a setting): a run slow enough to watch or kill
-                time.sleep(self.step_s)
-            self._report(n, total, "reading", force=n == total)
-        return traces, repeats
-
     def run(self) -> dict[str, Any] | None:
         with self.store.read() as conn:
             found = get_dedup_run(conn, self.ctx.job.id)
@@ -205,32 +179,84 @@ class _Run:
             return None  # the runner records why (cancelled, handed back, taken over)
 
     def _run(self) -> dict[str, Any]:
-        traces, repeats = self._traces()
-        if not traces:
-            raise InputError(
-                "this Study has no imported records yet: import export files first",
-                code="nothing_imported",
-            )
-        total = len(traces) + len(repeats)
-        self._report(total, total, "deduplicating", force=True)
-        entries = study_history(self.store, self.study_id)
-        in_force = study_decisions(self.store, self.study_id)
-        report = dedup_batch(ImportBatch(tuple(traces), ()), decisions=in_force)
-        self._report(total, total, "recording", force=True)
-        named = {d for e in entries if e.kind == "decision" for d in (e.a_digest, e.b_digest)}
-        run = _build_run(self.ctx.job.id, self.study_id, report, traces, repeats, named)
-        record_report(
-            self.store, self.study_id, report, before=in_force, owner=self.by,
-            run_id=run.id, run_data=run.document(), run_pairs=run.pair_rows(),
-        )  # fmt: skip
+        with self.store.read() as conn:
+            total = sum(s.kind != "paper" for s in study_records.study_sources(conn, self.study_id))
+        self._report(0, total, "reading", force=True)
+        if self.step_s:  # test only (a setting): a run slow enough to watch or kill
+            for n in range(1, total + 1):  # a wait per source (import or run) read
+                time.sleep(self.step_s)
+                self._report(n, total, "reading", force=n == total)
+        run = run_study(
+            self.store, self.study_id, run_id=self.ctx.job.id, by=self.by,
+            stage=lambda stage: self._report(1, 1, stage, force=True),
+        )[1]  # fmt: skip
         return run.result
+
+
+def run_study(
+    store: Store,
+    study_id: str,
+    *,
+    run_id: str,
+    by: str,
+    reviewer: Reviewer | None = None,
+    auto_only: bool = False,
+    merge_corrections: bool | None = None,
+    stage: Callable[[str], None] | None = None,
+) -> tuple[DedupReport, DedupRun, int]:
+    """Deduplicate the Study's records — everything its sources identified, reconciled
+    first — with the reviewer decisions in force (``reviewer`` asked about the pairs still
+    waiting), then record in one transaction the new decisions, the run (id ``run_id``, its
+    review queue) and each record's group in the working set. Returns the report, the run
+    and how many decisions were new."""
+    sync_records(store, study_id)
+    with store.read() as conn:
+        rows = study_records.list_records(conn, study_id)
+        sources = study_records.study_sources(conn, study_id)
+        have = {r.source_id for r in rows}
+        repeats = [  # a file imported again identifies nothing new
+            import_path(conn, s.id) for s in sources if s.kind == "import" and s.id not in have
+        ]
+    if not rows:
+        raise InputError(
+            "this Study has no imported records or search results yet: import export files "
+            "or add a search first",
+            code="nothing_imported",
+        )
+    if stage is not None:
+        stage("deduplicating")
+    entries = study_history(store, study_id)
+    in_force = study_decisions(store, study_id)
+    report = study_report(
+        rows, decisions=in_force, reviewer=reviewer, auto_only=auto_only,
+        merge_corrections=merge_corrections,
+    )  # fmt: skip
+    if stage is not None:
+        stage("recording")
+    named = {d for e in entries if e.kind == "decision" for d in (e.a_digest, e.b_digest)}
+    counts: dict[str, int] = {}
+    labels: dict[str, tuple[str, str]] = {}
+    for r in rows:
+        counts[r.source_id] = counts.get(r.source_id, 0) + 1
+        labels.setdefault(r.source_id, (str(r.data.get("label") or r.source_id), r.source_kind))
+    files = [
+        {"file": label, "format": kind, "records": counts[sid]}
+        for sid, (label, kind) in labels.items()
+    ]
+    run = _build_run(run_id, study_id, report, files, repeats, named)
+    new = record_report(
+        store, study_id, report, before=in_force, owner=by,
+        run_id=run.id, run_data=run.document(), run_pairs=run.pair_rows(),
+        groups=group_assignments(report, rows),
+    )  # fmt: skip
+    return report, run, new
 
 
 def _build_run(
     run_id: str,
     study_id: str,
     report: DedupReport,
-    traces: list[ImportTrace],
+    files: list[dict[str, Any]],
     repeats: list[str],
     named: set[str | None],
 ) -> DedupRun:
@@ -243,10 +269,6 @@ def _build_run(
     for ref, paper in zip(report.refs, report.papers, strict=True):
         if ref.digest in wanted:
             refs.setdefault(ref.digest, ref.to_dict() | {"title": paper.title[:300]})
-    files = [
-        {"file": t.source.path, "format": t.source.format, "records": len(t.records)}
-        for t in traces
-    ]
     pairs = [StoredPair(rp.no, rp.keys, (rp.a.digest, rp.b.digest), rp.body) for rp in queue]
     versions = [  # issue 30: both records kept, the primary one screened
         {
@@ -267,7 +289,7 @@ def _build_run(
 
 def dedup_handler(store: Store, *, step_seconds: float = 0.0) -> Handler:
     """The handler of :data:`DEDUP_KIND` jobs over ``store`` (``step_seconds``: the
-    test-only wait after each import read; see ``Settings.dedup_test_step_seconds``)."""
+    test-only wait per source of the Study; see ``Settings.dedup_test_step_seconds``)."""
 
     def run(ctx: JobContext) -> dict[str, Any] | None:
         return _Run(store, ctx, step_seconds).run()

@@ -27,7 +27,10 @@ class DedupRequest:
     """What to deduplicate and what to do with the result (``litdesk dedup``'s options).
 
     ``files`` are read together; ``study`` keeps the reviewer decisions in that Study's
-    history (in the app's store) and reuses the ones in force."""
+    history (in the app's store) and reuses the ones in force. Without ``files`` the
+    Study itself is deduplicated: its records (everything its imports and searches
+    identified) become its working set. Files named with a Study are deduplicated
+    alongside its decisions, not added to it (``litdesk import --study`` adds them)."""
 
     files: tuple[str, ...]
     format: str | None = None
@@ -41,8 +44,17 @@ class DedupRequest:
     versions_out: str | None = None  # write the "version of" links here as CSV
 
     def __post_init__(self) -> None:
-        if not self.files:
-            raise DedupInputError("name at least one export file to deduplicate", code="no_files")
+        if not self.files and not (self.study or "").strip():
+            raise DedupInputError(
+                "name at least one export file to deduplicate, or a Study (--study)",
+                code="no_files",
+            )
+        if not self.files and (self.decisions_file or self.format):
+            raise DedupInputError(
+                "--decisions and --format apply to files; a Study keeps its decisions in "
+                "its history",
+                code="files_only",
+            )
         if self.to.strip().lower() not in EXPORT_FORMATS:
             raise DedupInputError(
                 f"cannot write {self.to[:40]!r} (choose one of {', '.join(EXPORT_FORMATS)})",

@@ -34,6 +34,7 @@ __all__ = [
     "Reviewer",
     "dedup_batch",
     "dedup_files",
+    "dedup_records",
     "load_decisions",
     "save_decisions",
 ]
@@ -256,6 +257,28 @@ def dedup_batch(
     """Deduplicate the records of an import batch (see :func:`dedup_files`)."""
     refs, papers = _refs(batch)
     titles, suggestions = _extras(batch)
+    return dedup_records(
+        refs, papers, titles=titles, suggestions=suggestions, refused=batch.refused,
+        auto_only=auto_only, decisions=decisions, reviewer=reviewer,
+        merge_corrections=merge_corrections,
+    )  # fmt: skip
+
+
+def dedup_records(
+    refs: list[RecordRef],
+    papers: list[Paper],
+    *,
+    titles: Mapping[int, Sequence[str]] | None = None,
+    suggestions: Sequence[Suggestion] = (),
+    refused: Sequence[RefusedFile] = (),
+    auto_only: bool = False,
+    decisions: Mapping[tuple[str, str], Decision] | None = None,
+    reviewer: Reviewer | None = None,
+    merge_corrections: bool | None = None,
+) -> DedupReport:
+    """Deduplicate records given by reference (files' records, a Study's records): the
+    reviewer decisions keyed by the records' digests apply, ``reviewer`` is asked about
+    each pair still waiting (unless ``auto_only``)."""
     known: dict[tuple[str, str], Decision] = dict(decisions or {})
 
     def by_index() -> dict[tuple[int, int], Decision]:
@@ -274,7 +297,7 @@ def dedup_batch(
             auto_only=reviewed is None,
             reviewed=reviewed,
             merge_corrections=merge_corrections,
-            alt_titles=titles,
+            alt_titles=titles or {},
         )
 
     result = run()
@@ -294,7 +317,7 @@ def dedup_batch(
             if asked:
                 result = run(by_index())
     result.counts["suggested_duplicates"] = len(suggestions)
-    return DedupReport(refs, papers, result, list(batch.refused), known, suggestions)
+    return DedupReport(refs, papers, result, list(refused), known, list(suggestions))
 
 
 def dedup_files(

@@ -29,7 +29,7 @@ from litdesk.core.runs import (
     read_manifest,
     read_run,
 )
-from litdesk.services.dedup import study_decisions
+from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
 
@@ -107,7 +107,8 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     if not runs and not imports:
         raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
     decisions = study_decisions(store, row.id, owner=owner)
-    report = build_prisma(row.name, runs, imports, decisions=decisions)
+    counts = identification(store, row.id)  # the Study's own numbers (its working set)
+    report = build_prisma(row.name, runs, imports, decisions=decisions, working_set=counts)
     return replace(report, notes=report.notes + _round_notes(rounds))
 
 

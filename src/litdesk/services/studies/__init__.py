@@ -31,12 +31,15 @@ from ._requests import (
     NotebookRequest,
     PdfLinkRequest,
     PrismaExportRequest,
+    RecordsRequest,
     RecoverRequest,
     RenameStudyRequest,
     SavedExportRequest,
     SavedRequest,
     StudiesInputError,
     UpdateStudyRequest,
+    WorkingSetExportRequest,
+    WorkingSetRequest,
 )
 from ._views import (
     AddSearchPreview,
@@ -54,16 +57,19 @@ from ._views import (
     PaperRetrieval,
     PdfLinkRow,
     PrismaView,
+    RecordsView,
     RecoveredView,
     RoundSummary,
     SavedRow,
     SavedView,
     SearchRoundsView,
     StudiesView,
+    StudyCounts,
     StudyRetrieval,
     StudyRow,
     StudyView,
     WholeSearchJob,
+    WorkingSetView,
 )
 from ._whole_jobs import (
     ADD_SEARCH_KIND,
@@ -76,6 +82,12 @@ from ._whole_jobs import (
 )
 
 __all__ = [
+    "RecordsRequest",
+    "RecordsView",
+    "StudyCounts",
+    "WorkingSetExportRequest",
+    "WorkingSetRequest",
+    "WorkingSetView",
     "FIELD_ACTIONS",
     "FormFieldRequest",
     "FormView",

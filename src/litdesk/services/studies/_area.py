@@ -54,11 +54,14 @@ from ._requests import (
     NotebookRequest,
     PdfLinkRequest,
     PrismaExportRequest,
+    RecordsRequest,
     RecoverRequest,
     RenameStudyRequest,
     SavedExportRequest,
     SavedRequest,
     UpdateStudyRequest,
+    WorkingSetExportRequest,
+    WorkingSetRequest,
 )
 from ._views import (
     AddSearchPreview,
@@ -70,6 +73,7 @@ from ._views import (
     NotebookExport,
     NotebookView,
     PrismaView,
+    RecordsView,
     RecoveredView,
     SavedRow,
     SavedView,
@@ -78,9 +82,11 @@ from ._views import (
     StudyRow,
     StudyView,
     WholeSearchJob,
+    WorkingSetView,
 )
 from ._whole_cases import WholeSearches
 from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, whole_handler
+from ._working_set import records_view, study_counts, working_set_papers, working_set_view
 
 __all__ = ["SAVED_CAP", "SAVED_PAGE", "StudiesArea", "study_rows", "study_view"]
 
@@ -182,15 +188,38 @@ class StudiesArea:
         return StudiesView(study_rows(self._ws(owner)))
 
     def study(self, ref: str, *, owner: str) -> StudyView:
-        """A Study's page: its papers and counts, kept search runs and imports, each
-        paper's PDF / licensed full text (as recorded: no library scan, no network), and
-        its whole searches by round with the latest update's report."""
+        """A Study's page: its papers and counts (records identified, duplicates removed,
+        studies in the working set), kept search runs and imports, each paper's PDF /
+        licensed full text (as recorded: no library scan, no network), and its whole
+        searches by round with the latest update's report."""
         view = study_view(self._ws(owner), ref)
         papers = view.summary["papers"]
         ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
         found = retrieval(self.store, view.id, ids)
+        counts = study_counts(self.store, view.id)
         rounds = WholeSearches.rounds_of(self.store, view.id)
-        return StudyView(view.summary | {"retrieval": found.to_dict()} | rounds)
+        extra = {"retrieval": found.to_dict(), "working_set": counts.to_dict()}
+        return StudyView(view.summary | extra | rounds)
+
+    # --- a Study's records and working set -------------------------------------------------
+
+    def records(self, request: RecordsRequest, *, owner: str) -> RecordsView:
+        """One page of everything the Study identified, each record with its source,
+        database, rank, and its group and rule in the working set."""
+        return records_view(self.store, self._ws(owner).study(request.ref), request.page)
+
+    def working_set(self, request: WorkingSetRequest, *, owner: str) -> WorkingSetView:
+        """One page of the Study's working set: one merged record per study with its member
+        records and the rule that grouped them, and the Study's numbers."""
+        return working_set_view(self.store, self._ws(owner).study(request.ref), request.page)
+
+    def export_working_set(self, request: WorkingSetExportRequest, *, owner: str) -> Export:
+        """The working set (one merged record per study) as RIS, CSV or BibTeX."""
+        row = self._ws(owner).study(request.ref)
+        papers = working_set_papers(self.store, row.id)
+        media, ext = EXPORT_MEDIA[request.format]
+        body = dumps(papers, request.format).encode("utf-8")
+        return Export(body, f"{_slug(row.name)}-working-set.{ext}", media, len(papers))
 
     def create_study(self, request: CreateStudyRequest, *, owner: str) -> StudyView:
         """A new Study of ``owner``."""
@@ -406,9 +435,9 @@ class StudiesArea:
         runs, imports, a manifest): the recovery format, one snapshot of the store."""
         ws = self._ws(owner)
         row = ws.study(ref)
-        data = export_study(ws, row.id)
-        count = len(ws.study_summary(row.id)["papers"])
-        return Export(data, f"{_slug(row.name)}.zip", "application/zip", count)
+        working = working_set_papers(self.store, row.id)  # references.ris: the working set
+        data = export_study(ws, row.id, references=working)
+        return Export(data, f"{_slug(row.name)}.zip", "application/zip", len(working))
 
     def recover_zip(self, request: RecoverRequest, *, owner: str) -> RecoveredView:
         """Recover a Study from its ZIP export: every record validated, refused as a whole

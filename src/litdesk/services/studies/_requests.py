@@ -15,6 +15,10 @@ __all__ = [
     "WHOLE_MAX_CAP",
     "AddSearchRequest",
     "UpdateStudyRequest",
+    "WORKING_PAGE",
+    "RecordsRequest",
+    "WorkingSetExportRequest",
+    "WorkingSetRequest",
     "EXPORT_MEDIA",
     "MAX_DESCRIPTION",
     "MAX_IMPORT_BYTES",
@@ -353,3 +357,56 @@ class AttachPdfRequest:
         object.__setattr__(self, "paper", _ref(self.paper, "a paper of the Study", "paper"))
         if not self.data:
             raise StudiesInputError("the PDF is empty", code="empty")
+
+
+# --- a Study's records and working set (issue 27) ------------------------------------------
+
+#: rows per page of a Study's records and of its working set
+WORKING_PAGE: Final = 50
+
+
+def _study_ref(ref: str) -> str:
+    if not ref.strip():
+        raise StudiesInputError("a Study is named by its id or name", code="study")
+    return ref.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordsRequest:
+    """One page of a Study's records (everything its sources identified)."""
+
+    ref: str
+    page: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ref", _study_ref(self.ref))
+        if self.page < 1:
+            raise StudiesInputError("page is 1 or more", code="page")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingSetRequest:
+    """One page of a Study's working set (its studies to screen, each with its members)."""
+
+    ref: str
+    page: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ref", _study_ref(self.ref))
+        if self.page < 1:
+            raise StudiesInputError("page is 1 or more", code="page")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingSetExportRequest:
+    """The working set (one merged record per study) as RIS, CSV or BibTeX."""
+
+    ref: str
+    format: str = "ris"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ref", _study_ref(self.ref))
+        if self.format not in EXPORT_MEDIA:
+            raise StudiesInputError(
+                f"export format is one of {', '.join(EXPORT_MEDIA)}", code="format"
+            )

@@ -13,6 +13,12 @@ from litdesk.services.search import Export  # one download view for every area
 from litdesk.services.workspace import StudyImport
 
 __all__ = [
+    "GroupRow",
+    "MemberRow",
+    "RecordRow",
+    "RecordsView",
+    "StudyCounts",
+    "WorkingSetView",
     "AttachedPdfView",
     "Export",
     "ImportOutcome",
@@ -526,4 +532,106 @@ class AttachedPdfView:
             "sha256": self.sha256,
             "stored": self.stored,
             "index_job": self.index_job.to_dict() if self.index_job else None,
+        }
+
+
+# --- a Study's records and working set (issue 27) ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StudyCounts:
+    """What a Study identified and what it screens — the numbers its page, its exports and
+    its PRISMA report share: records per source and in all, duplicates removed, studies in
+    the working set (``pending``: records not deduplicated yet, each a study of its own)."""
+
+    identified: int
+    per_source: dict[str, int]
+    duplicates_removed: int
+    studies: int
+    pending: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "records_identified": self.identified,
+            "records_per_source": dict(self.per_source),
+            "duplicates_removed": self.duplicates_removed,
+            "studies": self.studies,
+            "not_deduplicated": self.pending,
+        }
+
+
+class RecordRow(TypedDict):
+    """One identified record: its source and where it sits there, its group and rule."""
+
+    key: str
+    title: str
+    year: int | None
+    doi: str | None
+    source_kind: str
+    source_id: str
+    source: str  # the source as people read it (file name and format, the search)
+    database: str
+    rank: int | None
+    group: str | None
+    rule: str | None
+
+
+class MemberRow(TypedDict):
+    key: str
+    title: str
+    year: int | None
+    source: str
+    database: str
+    rank: int | None
+    rule: str
+
+
+class GroupRow(TypedDict):
+    """A study of the working set: its merged record and its member records."""
+
+    key: str
+    title: str
+    authors: list[str]
+    year: int | None
+    journal: str | None
+    doi: str | None
+    pending: bool
+    members: list[MemberRow]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordsView:
+    study_id: str
+    study_name: str
+    counts: StudyCounts
+    rows: list[RecordRow]
+    page: int
+    pages: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study": {"id": self.study_id, "name": self.study_name},
+            "counts": self.counts.to_dict(),
+            "records": list(self.rows),
+            "page": self.page,
+            "pages": self.pages,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingSetView:
+    study_id: str
+    study_name: str
+    counts: StudyCounts
+    groups: list[GroupRow]
+    page: int
+    pages: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study": {"id": self.study_id, "name": self.study_name},
+            "counts": self.counts.to_dict(),
+            "working_set": list(self.groups),
+            "page": self.page,
+            "pages": self.pages,
         }

@@ -8,7 +8,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from litdesk import __version__
@@ -278,16 +278,19 @@ def _sha(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def export_study(ws: Workspace, study: str) -> bytes:
+def export_study(ws: Workspace, study: str, *, references: Sequence[Paper] | None = None) -> bytes:
     """The Study as a ZIP: references.ris, evidence.csv, notebook.md, study.json (every
     record, for recovery), search-runs/*.json and *.ris, imports/*.json and a manifest
     with versions and the sha256 of every member. Read from one snapshot of the store,
-    so a write landing meanwhile cannot make the ZIP disagree with itself."""
+    so a write landing meanwhile cannot make the ZIP disagree with itself.
+
+    ``references`` (the Study's working set: one merged record per study) is what
+    references.ris holds; without it, the Study's saved papers."""
     with ws.snapshot():
-        return _export_study(ws, study)
+        return _export_study(ws, study, references)
 
 
-def _export_study(ws: Workspace, study: str) -> bytes:
+def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None) -> bytes:
     s = ws.study(study)
     rows = ws.papers(study=s.id)
     papers = [r.paper for r in rows]
@@ -295,7 +298,8 @@ def _export_study(ws: Workspace, study: str) -> bytes:
     evidence, ev_problems = ws.evidence(study=s.id)
     summary = ws.study_summary(s.id)
     members: dict[str, bytes] = {}
-    members["references.ris"] = ris_text(papers).encode("utf-8")
+    refs = list(references) if references is not None else papers
+    members["references.ris"] = ris_text(refs).encode("utf-8")
     form = ws.form(s.id)
     members["evidence.csv"] = evidence_csv(evidence, form).encode("utf-8")
     members["notebook.md"] = notebook_markdown(s.name, papers, notes, evidence, form).encode(

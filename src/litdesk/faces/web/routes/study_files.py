@@ -12,7 +12,10 @@ from starlette.concurrency import run_in_threadpool
 from litdesk.services.studies import (
     MAX_STUDY_ZIP_BYTES,
     PrismaExportRequest,
+    RecordsRequest,
     RecoverRequest,
+    WorkingSetExportRequest,
+    WorkingSetRequest,
 )
 
 from .._deps import AppDep, OwnerDep
@@ -27,6 +30,48 @@ api = APIRouter(tags=["studies"])
 IMPORT_PATH = "/study-imports"
 IMPORT_LIMIT = MAX_STUDY_ZIP_BYTES + 100_000  # the ZIP and the multipart framing
 PrismaFormat = Literal["md", "html"]
+ListFormat = Literal["ris", "csv", "bibtex"]
+
+
+# --- a Study's records and working set (issue 27) ------------------------------------------
+
+
+@pages.get("/study/{ref}/working-set", response_class=HTMLResponse)
+def working_set_page(
+    request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, page_no: int = 1
+) -> Response:
+    view = app.studies.working_set(WorkingSetRequest(ref, max(1, page_no)), owner=owner)
+    return page(request, "working_set.html", view.to_dict(), title="Working set")
+
+
+@api.get(
+    "/studies/{ref}/working-set",
+    summary="A Study's working set: one merged record per study, its members and rule",
+)
+def working_set_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, page_no: int = 1
+) -> dict[str, object]:
+    return app.studies.working_set(WorkingSetRequest(ref, max(1, page_no)), owner=owner).to_dict()
+
+
+@api.get(
+    "/studies/{ref}/records",
+    summary="Everything a Study identified, each record with its source and group",
+)
+def records_api(app: AppDep, owner: OwnerDep, ref: StudyRef, page_no: int = 1) -> dict[str, object]:
+    return app.studies.records(RecordsRequest(ref, max(1, page_no)), owner=owner).to_dict()
+
+
+@pages.get("/study/{ref}/working-set/export")
+@api.get(
+    "/studies/{ref}/working-set/export",
+    summary="The working set as RIS, CSV or BibTeX (one merged record per study)",
+)
+def working_set_export(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, format: ListFormat = "ris"
+) -> Response:
+    request = WorkingSetExportRequest(ref, format)
+    return download(app.studies.export_working_set(request, owner=owner))
 
 
 @pages.get("/study/{ref}/prisma", response_class=HTMLResponse)

@@ -54,7 +54,7 @@ function installJob() {
     const job = r.body;
     if (!r.ok) { status.textContent = job.message || "The job is gone; refresh the page."; return; }
     if (job.state === "running") {
-      const read = job.total ? ` (${job.done} of ${job.total} imports read)` : "";
+      const read = job.total ? ` (${job.done} of ${job.total} sources read)` : "";
       status.textContent = `Running: ${job.stage}${read}${job.cancel_requested ? " · cancelling" : ""}`;
       bar.max = Math.max(1, job.total);
       bar.value = job.done;

@@ -1,0 +1,241 @@
+"""A Study's records (``_schema.study_records``): what each of its sources identified, and
+each record's group in the Study's working set once deduplicated."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from ._engine import dump_json, load_json
+from ._schema import imports, search_runs, study_papers, study_records, study_search_runs
+
+__all__ = [
+    "SOURCE_KINDS",
+    "RecordCounts",
+    "SourceRow",
+    "StudyRecordRow",
+    "count_by_database",
+    "count_records",
+    "covered_papers",
+    "delete_source",
+    "insert_records",
+    "list_records",
+    "record_sources",
+    "set_groups",
+    "study_sources",
+    "run_document",
+]
+
+#: where a record came from: an import, a linked search run, a paper added by hand
+SOURCE_KINDS: Final = frozenset({"import", "run", "paper"})
+
+
+@dataclass(frozen=True, slots=True)
+class StudyRecordRow:
+    """One identified record of a Study. ``data`` holds the record's paper (``paper``) and
+    its provenance (``label``: the source as people read it; ``source_record``: its own id
+    there; ``lanes``: a run hit's lanes and ranks). ``grp`` is ``None`` until the record is
+    deduplicated; ``rule`` says why it is in its group."""
+
+    key: str
+    source_kind: str
+    source_id: str
+    position: int
+    digest: str
+    database: str
+    rank: int | None
+    paper_id: str | None  # the saved paper the record is, when known
+    data: dict[str, Any]
+    added_at: str
+    grp: str | None = None
+    rule: str | None = None
+
+    def values(self, study_id: str) -> dict[str, object]:
+        return {
+            "study_id": study_id,
+            "key": self.key,
+            "source_kind": self.source_kind,
+            "source_id": self.source_id,
+            "position": self.position,
+            "digest": self.digest,
+            "database": self.database[:200],
+            "rank": self.rank,
+            "paper_id": self.paper_id,
+            "data": dump_json(self.data),
+            "added_at": self.added_at,
+            "grp": self.grp,
+            "rule": self.rule,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RecordCounts:
+    records: int
+    grouped: int  # records with a group (deduplicated)
+    groups: int  # groups among them
+    pending: int  # records not deduplicated yet (each its own study until then)
+
+    @property
+    def working_set(self) -> int:
+        return self.groups + self.pending
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    """A source of a Study's records as the store holds it (``sha256``: an import's file)."""
+
+    kind: str
+    id: str
+    at: str
+    sha256: str | None = None
+
+
+def study_sources(conn: Connection, study_id: str) -> list[SourceRow]:
+    """The Study's imports and linked search runs (oldest first) and its saved papers."""
+    out = [
+        SourceRow("import", r.id, r.created_at, r.sha256)
+        for r in conn.execute(
+            sa.select(imports.c.id, imports.c.created_at, imports.c.sha256)
+            .where(imports.c.study_id == study_id)
+            .order_by(imports.c.created_at, imports.c.id)
+        )
+    ]
+    out += [
+        SourceRow("run", r.id, r.executed_at)
+        for r in conn.execute(
+            sa.select(search_runs.c.id, search_runs.c.executed_at)
+            .join(study_search_runs, study_search_runs.c.run_id == search_runs.c.id)
+            .where(study_search_runs.c.study_id == study_id)
+            .order_by(search_runs.c.executed_at, search_runs.c.id)
+        )
+    ]
+    out += [
+        SourceRow("paper", r.paper_id, r.added_at)
+        for r in conn.execute(
+            sa.select(study_papers.c.paper_id, study_papers.c.added_at)
+            .where(study_papers.c.study_id == study_id)
+            .order_by(study_papers.c.added_at, study_papers.c.paper_id)
+        )
+    ]
+    return out
+
+
+def _row(r: sa.Row[Any]) -> StudyRecordRow:
+    return StudyRecordRow(
+        r.key, r.source_kind, r.source_id, r.position, r.digest, r.database, r.rank,
+        r.paper_id, load_json(r.data, what="study record"), r.added_at, r.grp, r.rule,
+    )  # fmt: skip
+
+
+def record_sources(conn: Connection, study_id: str) -> dict[str, int]:
+    """The sources whose records are materialised, with their record counts."""
+    rows = conn.execute(
+        sa.select(study_records.c.source_id, sa.func.count())
+        .where(study_records.c.study_id == study_id)
+        .group_by(study_records.c.source_id)
+    )
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def insert_records(conn: Connection, study_id: str, rows: Sequence[StudyRecordRow]) -> None:
+    if rows:
+        conn.execute(sa.insert(study_records), [r.values(study_id) for r in rows])
+
+
+def delete_source(conn: Connection, study_id: str, source_id: str) -> int:
+    """Forget the records of a source the Study no longer has; how many went."""
+    result = conn.execute(
+        sa.delete(study_records).where(
+            study_records.c.study_id == study_id, study_records.c.source_id == source_id
+        )
+    )
+    return int(result.rowcount or 0)
+
+
+def list_records(
+    conn: Connection,
+    study_id: str,
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+    keys: Iterable[str] | None = None,
+) -> list[StudyRecordRow]:
+    """The Study's records in the order they were identified (source, then position)."""
+    q = sa.select(study_records).where(study_records.c.study_id == study_id)
+    if keys is not None:
+        q = q.where(study_records.c.key.in_(list(keys)))
+    q = q.order_by(
+        study_records.c.added_at, study_records.c.source_id, study_records.c.position
+    ).offset(offset)
+    if limit is not None:
+        q = q.limit(limit)
+    return [_row(r) for r in conn.execute(q)]
+
+
+def set_groups(
+    conn: Connection, study_id: str, groups: Sequence[tuple[str, str | None, str | None]]
+) -> None:
+    """Set each record's group and rule (``(key, grp, rule)``) in one statement."""
+    if not groups:
+        return
+    stmt = (
+        sa.update(study_records)
+        .where(
+            study_records.c.study_id == sa.bindparam("s_id"),
+            study_records.c.key == sa.bindparam("r_key"),
+        )
+        .values(grp=sa.bindparam("r_grp"), rule=sa.bindparam("r_rule"))
+    )
+    conn.execute(
+        stmt,
+        [
+            {"s_id": study_id, "r_key": k, "r_grp": g, "r_rule": (r or None) and r[:300]}
+            for k, g, r in groups
+        ],
+    )
+
+
+def covered_papers(conn: Connection, study_id: str) -> set[str]:
+    """The saved papers the Study's imported and searched records are."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.paper_id)
+        .where(c.study_id == study_id, c.source_kind != "paper", c.paper_id.is_not(None))
+        .distinct()
+    )
+    return {str(r[0]) for r in rows}
+
+
+def count_records(conn: Connection, study_id: str) -> RecordCounts:
+    c = study_records.c
+    row = conn.execute(
+        sa.select(
+            sa.func.count(),
+            sa.func.count(c.grp),
+            sa.func.count(sa.distinct(c.grp)),
+        ).where(c.study_id == study_id)
+    ).one()
+    records, grouped, groups = int(row[0]), int(row[1]), int(row[2])
+    return RecordCounts(records, grouped, groups, records - grouped)
+
+
+def run_document(conn: Connection, run_id: str) -> Any:
+    """A stored search run's document (validated by its reader)."""
+    row = conn.execute(sa.select(search_runs.c.run).where(search_runs.c.id == run_id)).first()
+    return None if row is None else load_json(row.run, what="search run")
+
+
+def count_by_database(conn: Connection, study_id: str) -> dict[str, int]:
+    """The Study's records per database (an import counts as its file)."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.database, sa.func.count())
+        .where(c.study_id == study_id)
+        .group_by(c.database)
+        .order_by(c.database)
+    )
+    return {str(r[0]): int(r[1]) for r in rows}

@@ -1,0 +1,208 @@
+"""A Study's records, materialised from its sources and kept in step with them.
+
+A Study's *sources* are its imports (each keeps the trace of the records it read), its
+linked search runs (each keeps every hit with its lanes and ranks) and the papers added to
+it by hand (saved papers that no import or run of the Study brought). Every record a source
+identified is one row of ``study_records`` with its source, database and rank; the rows are
+reconciled with the sources in one transaction (:func:`sync_records`): a new source's
+records are added, a removed source's records go, nothing else changes — so the groups
+(the working set) of records already deduplicated are kept.
+
+An import of a file the Study imported before (same SHA-256) identifies nothing new (PRISMA
+does not count it again): its records are not materialised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from sqlalchemy.engine import Connection
+
+from litdesk._errors import IntegrityError
+from litdesk.adapters.store import (
+    RecordCounts,
+    SourceRow,
+    Store,
+    StudyRecordRow,
+    repo,
+    whole_searches,
+)
+from litdesk.adapters.store import study_records as records_store
+from litdesk.core.providers import display_name
+from litdesk.core.records import Paper, read_paper
+from litdesk.core.runs import read_run
+from litdesk.services.workspace import read_import
+
+from ._suggestions import alt_titles
+
+__all__ = [
+    "ADDED_BY_HAND",
+    "SYNC_LOCK",
+    "import_path",
+    "record_paper",
+    "sync_records",
+    "sync_records_in",
+]
+
+#: the database a paper added to a Study by hand is counted under
+ADDED_BY_HAND: Final = "Added to the Study by hand"
+#: identity keys looked up in one query
+_KEYS_PER_QUERY: Final = 500
+#: the store lock that serialises the reconciliation of one Study's records
+SYNC_LOCK: Final = 1909102061
+
+
+def _digest(paper: Paper) -> str:
+    """A record without a raw text (a run's hit, a saved paper): its paper's digest, so a
+    reviewer decision on it holds when the same record comes again."""
+    body = json.dumps(paper.to_dict(), sort_keys=True, ensure_ascii=False, default=str)
+    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def import_path(conn: Connection, import_id: str) -> str:
+    """The file an import read (as the import recorded it)."""
+    return read_import(repo.get_document(conn, "imports", import_id).json())[0].source.path
+
+
+def record_paper(row: StudyRecordRow) -> Paper:
+    """The record's paper (validated)."""
+    return read_paper(row.data.get("paper"))
+
+
+def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
+    doc = repo.get_document(conn, "imports", src.id)
+    trace, ids = read_import(doc.json())
+    label = f"{Path(trace.source.path).name} ({trace.source.format})"
+    rows: list[StudyRecordRow] = []
+    for i, (rec, pid) in enumerate(zip(trace.records, ids, strict=True)):
+        data: dict[str, object] = {
+            "paper": rec.paper.to_dict(),
+            "label": label,
+            "file": trace.source.path,
+            "source_record": rec.source_id,
+            "lines": [rec.first_line, rec.last_line],
+        }
+        if alts := alt_titles(rec.extras):
+            data["alt_titles"] = alts
+        rows.append(
+            StudyRecordRow(
+                f"{src.id}:{i}", "import", src.id, i, rec.digest,
+                f"Import: {label}", None, pid, data, src.at,
+            )
+        )  # fmt: skip
+    return rows
+
+
+def _run_document(conn: Connection, run_id: str) -> object:
+    """A linked run's document with its hits: a whole search (added to a Study by pages)
+    keeps its hits as rows beside the run, each a run hit as a run document holds it."""
+    doc = records_store.run_document(conn, run_id)
+    if isinstance(doc, dict) and not doc.get("hits"):
+        hits = [hit.data for hit in whole_searches.run_hits(conn, run_id)]
+        if hits:
+            return {**doc, "hits": hits}
+    return doc
+
+
+def _run_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
+    run = read_run(_run_document(conn, src.id))
+    label = f"search {run.definition.query[:120]!r} ({run.executed_at[:10]})"
+    rows: list[StudyRecordRow] = []
+    keys = [repo.identity_keys(hit.paper) for hit in run.hits]
+    flat = [k for ks in keys for k in ks]
+    found: dict[str, str] = {}
+    for n in range(0, len(flat), _KEYS_PER_QUERY):  # the saved papers the hits are
+        found |= repo.find_paper_ids(conn, flat[n : n + _KEYS_PER_QUERY])
+    for i, hit in enumerate(run.hits):
+        pid = min((found[k] for k in keys[i] if k in found), default=None)
+        lanes = [c.to_dict() for c in hit.contributions]
+        digest = _digest(hit.paper)
+        # one record per lane that retrieved the hit: each database's identified records
+        for j, c in enumerate(hit.contributions or (None,)):
+            data: dict[str, object] = {
+                "paper": hit.paper.to_dict(),
+                "label": label,
+                "source_record": hit.paper.id,
+                "lanes": lanes,
+            }
+            rows.append(
+                StudyRecordRow(
+                    f"{src.id}:{i}:{j}", "run", src.id, len(rows), digest,
+                    display_name(c.provider) if c else "search", c.rank if c else None,
+                    pid, data, src.at,
+                )
+            )  # fmt: skip
+    return rows
+
+
+def _paper_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
+    paper = repo.get_paper(conn, src.id).paper
+    data: dict[str, object] = {"paper": paper.to_dict(), "label": ADDED_BY_HAND}
+    return [
+        StudyRecordRow(
+            f"paper:{src.id}", "paper", src.id, 0, _digest(paper), ADDED_BY_HAND, None,
+            src.id, data, src.at,
+        )
+    ]  # fmt: skip
+
+
+def _wanted(sources: Sequence[SourceRow]) -> list[SourceRow]:
+    """The imports and runs whose records count (a repeated file's import does not)."""
+    seen: set[str] = set()
+    out: list[SourceRow] = []
+    for src in sources:
+        if src.kind == "import" and src.sha256:
+            if src.sha256 in seen:
+                continue
+            seen.add(src.sha256)
+        if src.kind != "paper":
+            out.append(src)
+    return out
+
+
+def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[RecordCounts, bool]:
+    """Reconcile the Study's records with its sources inside the caller's write
+    transaction (see the module's description); returns the counts after it and whether
+    any record came or went."""
+    store.lock(conn, SYNC_LOCK, study_id)
+    before = records_store.count_records(conn, study_id).records
+    changed = False
+    have = records_store.record_sources(conn, study_id)
+    sources = records_store.study_sources(conn, study_id)
+    wanted = _wanted(sources)
+    keep = {s.id for s in wanted}
+    for source_id in set(have) - keep - {s.id for s in sources if s.kind == "paper"}:
+        changed |= records_store.delete_source(conn, study_id, source_id) > 0
+    for src in wanted:
+        if src.id in have:
+            continue
+        try:
+            rows = _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src)
+        except IntegrityError as exc:  # an unreadable source identifies nothing; said so
+            raise IntegrityError(
+                f"the Study's {src.kind} {src.id} cannot be read: {exc.message}",
+                code="source_unreadable",
+            ) from None
+        records_store.insert_records(conn, study_id, rows)
+        changed = True
+    covered = records_store.covered_papers(conn, study_id)
+    by_hand = {s.id: s for s in sources if s.kind == "paper" and s.id not in covered}
+    for source_id in {k for k in have if k not in keep} - set(by_hand):
+        changed |= records_store.delete_source(conn, study_id, source_id) > 0
+    for pid, src in by_hand.items():
+        if pid not in have:
+            records_store.insert_records(conn, study_id, _paper_rows(conn, src))
+            changed = True
+    counts = records_store.count_records(conn, study_id)
+    return counts, changed or counts.records != before
+
+
+def sync_records(store: Store, study_id: str) -> tuple[RecordCounts, bool]:
+    """Reconcile the Study's records with its sources (one transaction); the counts and
+    whether any record came or went."""
+    with store.write() as conn:
+        return sync_records_in(conn, store, study_id)

@@ -1,0 +1,207 @@
+"""A Study's working set: its records deduplicated — one merged record per group (the
+studies to screen), each with its member records and the rule that grouped them.
+
+The groups are kept on the records (``study_records.grp``: the key of the group's first
+record, so a group keeps its key when records are added later; ``rule``: why the record is
+in its group). Whenever the Study's records are read they are first reconciled with its
+sources (:func:`refresh`); records that came or went, and every reviewer decision made or
+withdrawn, regroup the records at once with the decisions in force (:func:`regroup`: the
+groups already there stay as they are unless a new record or a changed decision changes
+them). A run (the web's job, ``litdesk dedup --study``) does the same and also records the
+run with its review queue of uncertain pairs, which the reviewer decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from litdesk.adapters.store import RecordCounts, Store, StudyRecordRow, study_records
+from litdesk.core.dedup import Decision
+from litdesk.core.fusion import Sighting, canonical_order, merge_records
+from litdesk.core.records import Paper
+from litdesk.core.runs import Identification
+
+from ._history import study_decisions
+from ._records import SYNC_LOCK, record_paper, sync_records
+from ._service import DedupReport, RecordRef, Reviewer, dedup_records
+
+__all__ = [
+    "FIRST_RULE",
+    "PENDING_RULE",
+    "WorkingGroup",
+    "group_assignments",
+    "identification",
+    "refresh",
+    "regroup",
+    "merged_paper",
+    "study_report",
+    "working_groups",
+    "working_page",
+]
+
+#: the rule of a group's first record (the one the others joined)
+FIRST_RULE = "first identified"
+#: the rule of a record not deduplicated yet
+PENDING_RULE = "not deduplicated yet"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingGroup:
+    """A study of the working set: its merged record and its member records, first the
+    one the others joined (``pending``: a record not deduplicated yet)."""
+
+    key: str
+    paper: Paper
+    members: tuple[StudyRecordRow, ...]
+    pending: bool
+
+
+def regroup(store: Store, study_id: str) -> None:
+    """Group the Study's records anew with the reviewer decisions in force (automatic
+    decisions otherwise; no run recorded, the review queue is the last run's): after
+    records came or went, or a decision was made or withdrawn. Records that changed
+    meanwhile are left for the next regrouping."""
+    with store.read() as conn:
+        rows = study_records.list_records(conn, study_id)
+    if not rows:
+        return
+    report = study_report(rows, decisions=study_decisions(store, study_id))
+    with store.write() as conn:
+        store.lock(conn, SYNC_LOCK, study_id)
+        if study_records.count_records(conn, study_id).records == len(rows):
+            study_records.set_groups(conn, study_id, group_assignments(report, rows))
+
+
+def refresh(store: Store, study_id: str) -> RecordCounts:
+    """The Study's records reconciled with its sources and its working set up to date:
+    records that came are deduplicated against it (see :func:`regroup`)."""
+    counts, changed = sync_records(store, study_id)
+    if changed or counts.pending:
+        regroup(store, study_id)
+        with store.read() as conn:
+            counts = study_records.count_records(conn, study_id)
+    return counts
+
+
+def identification(store: Store, study_id: str) -> Identification:
+    """The Study's records per database and in all, and its studies after duplicates
+    removed (the working set; records not deduplicated yet count as their own) — the
+    numbers the Study page, its exports and PRISMA show. Reconciles the records first."""
+    counts = refresh(store, study_id)
+    with store.read() as conn:
+        per = study_records.count_by_database(conn, study_id)
+    return Identification(per, counts.records, counts.working_set, counts.pending)
+
+
+def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow]]]:
+    refresh(store, study_id)
+    with store.read() as conn:
+        rows = study_records.list_records(conn, study_id)
+    by_group: dict[str, list[StudyRecordRow]] = {}
+    for r in rows:
+        by_group.setdefault(r.grp or r.key, []).append(r)
+    for key, members in by_group.items():
+        members.sort(key=lambda r: (r.key != key, r.added_at, r.source_id, r.position))
+    return list(by_group.items())
+
+
+def _group(key: str, members: list[StudyRecordRow]) -> WorkingGroup:
+    return WorkingGroup(key, merged_paper(members), tuple(members), members[0].grp is None)
+
+
+def working_groups(store: Store, study_id: str) -> list[WorkingGroup]:
+    """The Study's working set, in the order its first records were identified (the
+    records reconciled with the sources and regrouped first when they changed)."""
+    return [_group(k, m) for k, m in _grouped(store, study_id)]
+
+
+def working_page(
+    store: Store, study_id: str, offset: int, limit: int
+) -> tuple[list[WorkingGroup], int]:
+    """One page of :func:`working_groups` (only its groups merged) and how many in all."""
+    grouped = _grouped(store, study_id)
+    return [_group(k, m) for k, m in grouped[offset : offset + limit]], len(grouped)
+
+
+def _ref(row: StudyRecordRow) -> RecordRef:
+    lines = row.data.get("lines")
+    span = (int(lines[0]), int(lines[1])) if isinstance(lines, list) and len(lines) == 2 else (0, 0)
+    source_record = row.data.get("source_record")
+    return RecordRef(
+        str(row.data.get("file") or row.data.get("label") or row.source_id),
+        row.position,
+        str(source_record) if source_record else None,
+        row.digest,
+        span,
+    )
+
+
+def study_report(
+    rows: Sequence[StudyRecordRow],
+    *,
+    decisions: Mapping[tuple[str, str], Decision] | None = None,
+    reviewer: Reviewer | None = None,
+    auto_only: bool = False,
+    merge_corrections: bool | None = None,
+) -> DedupReport:
+    """Deduplicate a Study's records (all of them, the reviewer decisions in force)."""
+    refs = [_ref(r) for r in rows]
+    papers = [record_paper(r) for r in rows]
+    titles: dict[int, list[str]] = {}
+    for i, r in enumerate(rows):
+        alts = r.data.get("alt_titles")
+        if isinstance(alts, list) and alts:
+            titles[i] = [str(t) for t in alts]
+    return dedup_records(
+        refs, papers, titles=titles, decisions=decisions, reviewer=reviewer,
+        auto_only=auto_only, merge_corrections=merge_corrections,
+    )  # fmt: skip
+
+
+def _why(ev: Mapping[str, object], reason: str, stage: int) -> str:
+    if stage == 1:
+        ids = ev.get("identifiers")
+        names = ", ".join(str(x) for x in ids) if isinstance(ids, list) else ""
+        return f"shared identifier ({names})" if names else "shared identifier"
+    return reason
+
+
+def group_assignments(
+    report: DedupReport, rows: Sequence[StudyRecordRow]
+) -> list[tuple[str, str | None, str | None]]:
+    """Each record's ``(key, group key, rule)`` from a run over ``rows`` (in its order)."""
+    group_of: dict[int, int] = {}
+    for k, g in enumerate(report.result.groups):
+        for i in g:
+            group_of[i] = k
+    heads = {k: min(g) for k, g in enumerate(report.result.groups)}
+    rule: dict[int, str] = {}
+    for p in report.result.pairs:
+        if p.decision != "merge" or group_of.get(p.a) != group_of.get(p.b):
+            continue
+        why = _why(p.evidence, p.reason, p.stage)
+        for i in (p.b, p.a):
+            if i != heads[group_of[i]] and i not in rule:
+                rule[i] = why
+                break
+    out: list[tuple[str, str | None, str | None]] = []
+    for i, row in enumerate(rows):
+        k = group_of[i]
+        head = heads[k]
+        why = FIRST_RULE if i == head else rule.get(i, "shared identifier")
+        out.append((row.key, rows[head].key, why))
+    return out
+
+
+def merged_paper(members: Sequence[StudyRecordRow]) -> Paper:
+    """A group's merged record (fields merged as a deduplication run merges them)."""
+    papers = [record_paper(r) for r in members]
+    if len(papers) == 1:
+        return papers[0]
+    sightings = [
+        Sighting(lane=r.source_id, provider=r.source_kind, rank=r.position + 1, paper=p)
+        for r, p in zip(members, papers, strict=True)
+    ]
+    merged, _ = merge_records(canonical_order(sightings))
+    return merged
