@@ -136,12 +136,13 @@ def test_update_round_new_known_changed_retracted(settings: Settings) -> None:
         with app.store.read() as conn:
             report = whole.list_rounds(conn, study)[-1].report
         assert report is not None and len(report["new_ids"]) == 30
-        # PRISMA-S: the first search identified 250 (none removed as duplicates), the
-        # update round is reported on its own
+        # PRISMA: the Study's numbers (its working set): 250 + 280 records identified over
+        # both rounds, 280 studies after the 250 known again are removed as duplicates; the
+        # update round's own figures are reported on their own
         prisma = app.studies.prisma(study, owner=app.owner).to_dict()
         counts = prisma["identification"]
         assert isinstance(counts, dict) and isinstance(prisma["notes"], list)
-        assert (counts["records_identified"], counts["records_after_deduplication"]) == (250, 250)
+        assert (counts["records_identified"], counts["records_after_deduplication"]) == (530, 280)
         assert any("update round 1" in n and "30 new" in n for n in prisma["notes"])
         # a second update with nothing new: round 2, nothing added
         started = app.studies.update_study(UpdateStudyRequest(study), owner=app.owner)
