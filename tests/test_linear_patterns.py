@@ -103,13 +103,13 @@ def test_every_pattern_is_linear_on_adversarial_inputs() -> None:
     ],
 )
 def test_a_study_zip_member_at_its_limit_is_judged_in_linear_time(body: bytes, valid: bool) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     if valid:
         assert len(_archive.load_json(body, "manifest.json", _archive.JsonBudget())) == 1
     else:
         with pytest.raises(_archive.StudyImportRefused, match="not valid UTF-8 JSON"):
             _archive.load_json(body, "manifest.json", _archive.JsonBudget())
-    assert time.perf_counter() - started < 5.0  # most of an hour before
+    assert time.process_time() - started < 5.0  # most of an hour before
 
 
 def test_strings_are_still_collapsed_exactly() -> None:
@@ -120,11 +120,11 @@ def test_strings_are_still_collapsed_exactly() -> None:
 
 
 def test_bibtex_junk_at_a_large_size_reads_in_linear_time() -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     for junk in ("a" * 2_000_000, "\\" * 2_000_000, "a=\\" * 500_000, "^a" * 1_000_000):
         _bibtex.parse("@article{k,\n" + junk + "\n}\n")
     assert _bibtex.sniff("@misc{x, " + "1a" * 200_000) == _bibtex.sniff("@misc{x, a")
-    assert time.perf_counter() - started < 20.0
+    assert time.process_time() - started < 20.0
 
 
 def test_bibtex_fields_still_read() -> None:

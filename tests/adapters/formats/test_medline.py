@@ -113,7 +113,7 @@ def test_many_continuation_lines_read_in_linear_time() -> None:
     import time
 
     data = ("PMID- 1\nTI  - start\n" + "      more\n" * 150_000).encode()
-    start = time.perf_counter()
+    start = time.process_time()
     trace = formats.loads(data, format="medline")
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert trace.papers[0].title.startswith("start more more")

@@ -184,7 +184,7 @@ _blobs = st.one_of(
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_blobs)
 def test_loads_on_arbitrary_bytes_returns_a_trace_or_refuses(data: bytes) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         trace = formats.loads(data)
     except ImportRefused as exc:
@@ -194,4 +194,4 @@ def test_loads_on_arbitrary_bytes_returns_a_trace_or_refuses(data: bytes) -> Non
         assert trace.source.sha256 == digest_bytes(data)
         for rec in trace.records:
             assert rec.first_line <= rec.last_line
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0

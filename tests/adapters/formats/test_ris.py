@@ -299,8 +299,8 @@ def test_many_continuation_lines_read_in_linear_time() -> None:
     import time
 
     data = ("TY  - JOUR\nAB  - start\n" + "more text\n" * 150_000 + "ER  - \n").encode()
-    start = time.perf_counter()
+    start = time.process_time()
     trace = formats.loads(data, format="ris")
-    assert time.perf_counter() - start < 5.0  # quadratic joining took minutes here
+    assert time.process_time() - start < 5.0  # quadratic joining took minutes here
     assert trace.papers[0].abstract is not None
     assert trace.papers[0].abstract.startswith("start\nmore text\nmore text")

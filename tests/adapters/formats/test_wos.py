@@ -133,9 +133,9 @@ def test_many_continuation_lines_read_in_linear_time() -> None:
     import time
 
     data = ("PT J\nTI start\n" + "   more\n" * 150_000 + "ER\n").encode()
-    start = time.perf_counter()
+    start = time.process_time()
     trace = formats.loads(data, format="wos")
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert trace.papers[0].title.startswith("start more more")
 
 

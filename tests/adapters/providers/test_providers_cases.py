@@ -431,9 +431,9 @@ def test_pubmed_esummary_json() -> None:
 def test_hostile_bodies_stay_fast(body: bytes) -> None:
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()
     for parse in (parse_pubmed, parse_arxiv, parse_europepmc):
         with pytest.raises(ProviderParseError):
             parse(body)
     assert error_message("openalex", 502, body)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5

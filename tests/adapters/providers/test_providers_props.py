@@ -34,7 +34,7 @@ SETTINGS = settings(max_examples=120, deadline=2_000, suppress_health_check=[Hea
 
 
 def _only_parse_errors(parse, body: bytes) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         page = parse(body)
     except ProviderParseError as exc:
@@ -42,7 +42,7 @@ def _only_parse_errors(parse, body: bytes) -> None:
     else:
         assert isinstance(page, ProviderPage)
         assert page.total is None or page.total >= 0
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 @pytest.mark.parametrize("provider", sorted(PARSERS))

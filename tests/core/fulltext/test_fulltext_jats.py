@@ -354,10 +354,10 @@ def test_declaration_scan_stays_linear_on_hostile_input() -> None:
     import time
 
     hostile = b"<!DOCTYPE a '" + b"<!DOCTYPE '" * 300_000
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(LitdeskError):
         parse_fulltext(hostile, expected_pmcid=None)
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_a_second_doctype_with_a_subset_is_still_refused_or_malformed() -> None:
