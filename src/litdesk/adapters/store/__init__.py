@@ -8,6 +8,7 @@ cache with in-flight coalescing, allowances) in ``_search``.
 from . import _accounts as accounts
 from . import _oidc as oidc
 from . import _repo as repo
+from . import _trash as trash
 from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._assist import (
     AssistDraftRow,
@@ -206,6 +207,7 @@ __all__ = [
     "recent_runs_holding",
     "remember_run",
     "repo",
+    "trash",
     "reserve",
     "save_search_run",
     "studies_by_keys",

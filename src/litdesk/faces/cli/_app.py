@@ -18,6 +18,7 @@ from litdesk import __version__
 from . import (
     _assist,
     _dedup,
+    _edit,
     _imports,
     _library,
     _pdf,
@@ -125,6 +126,7 @@ _serve.register(app)
 _users.register(app)
 _screen.register(app)
 _zotero.register(app)
+_edit.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

@@ -3,6 +3,8 @@ notebook and the evidence table exports, a Study's files (PRISMA-S, ZIP export a
 recovery) and imports into a Study — one method per use case, the owner a keyword."""
 
 from ._area import SAVED_CAP, SAVED_PAGE, StudiesArea, study_rows, study_view
+from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
+from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
 from ._importing import IMPORT_KIND
 from ._requests import (
     EXPORT_MEDIA,
@@ -41,6 +43,14 @@ from ._views import (
 )
 
 __all__ = [
+    "TrashView",
+    "TrashItem",
+    "NoteEditRequest",
+    "HistoryView",
+    "HistoryItem",
+    "EmptyTrashRequest",
+    "EditInputError",
+    "ChangeView",
     "EXPORT_MEDIA",
     "IMPORT_KIND",
     "MAX_IMPORT_BYTES",
