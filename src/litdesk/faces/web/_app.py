@@ -38,6 +38,7 @@ from .routes import (
     search,
     strategy,
     studies,
+    study_edit,
     study_files,
     summary,
     viewer,
@@ -130,7 +131,7 @@ def create_app(
         web.include_router(_auth.api, prefix=API_PREFIX)
     web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
-    for module in (*routes, assist, strategy, summary, viewer, chat, reports, zotero):
+    for module in (*routes, assist, strategy, summary, viewer, chat, reports, zotero, study_edit):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)
 

@@ -135,7 +135,9 @@ def study_view(ws: Workspace, ref: str) -> StudyView:
                 "problem": None,
             }
         )
-    return StudyView(summary | {"runs": runs})
+    return StudyView(
+        summary | {"runs": runs, "import_rows": _trash.import_rows(ws.store, summary["id"])}
+    )
 
 
 class StudiesArea:

@@ -28,6 +28,7 @@ __all__ = [
     "edit_note",
     "empty_trash",
     "history",
+    "import_rows",
     "remove_import",
     "remove_paper",
     "restore",
@@ -375,3 +376,33 @@ def _readable(conn: Connection, target: str | None) -> str | None:
         return repo.get_paper(conn, target).paper.title or target
     except NotFoundError:
         return target
+
+
+def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
+    """A Study's imports for a person: the file's name, its format, records and when."""
+    out: list[dict[str, object]] = []
+    with store.read() as conn:
+        for doc in repo.list_documents(conn, "imports", study_id=study_id, limit=10_000):
+            try:
+                trace, ids = read_import(doc.json())
+            except IntegrityError:
+                out.append(
+                    {
+                        "id": doc.id,
+                        "source": doc.id,
+                        "format": "",
+                        "records": 0,
+                        "created_at": doc.created_at,
+                    }
+                )
+                continue
+            out.append(
+                {
+                    "id": doc.id,
+                    "source": trace.source.path.rsplit("/", 1)[-1] or doc.id,
+                    "format": trace.source.format,
+                    "records": len(ids),
+                    "created_at": doc.created_at,
+                }
+            )
+    return out

@@ -4,6 +4,7 @@ evidence table (CSV export), plus the reader's evidence editor; with ``/api/v1``
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -162,5 +163,6 @@ async def evidence_add_form(
     app: AppDep, owner: OwnerDep, paper_id: PaperId, body: Annotated[EvidenceBody, Form()]
 ) -> Response:
     await app.reader.add_evidence(body.request(paper_id), owner=owner)
-    query = "?fulltext=1" if body.source == "fulltext" else ""
+    params = {"fulltext": "1" if body.source == "fulltext" else "", "study": body.study or ""}
+    query = "?" + urlencode({k: v for k, v in params.items() if v}) if any(params.values()) else ""
     return RedirectResponse(f"/paper/{paper_id}{query}#evidence", status_code=303)

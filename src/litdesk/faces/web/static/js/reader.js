@@ -115,6 +115,8 @@ export function installReader() {
     if (fulltext) url.searchParams.set("fulltext", "1");
     const section = new URLSearchParams(window.location.search).get("section");
     if (fulltext && section) url.searchParams.set("section", section);
+    const study = new URLSearchParams(window.location.search).get("study");
+    if (study) url.searchParams.set("study", study); // the Study the page works in
     url.hash = anchor;
     const here = new URL(window.location.href);
     if (here.pathname === url.pathname && here.search === url.search) {
@@ -134,6 +136,7 @@ export function installReader() {
       comment: document.getElementById("hl-comment").value || null,
       block: block.value || null,
       snapshot: snapshot.value || null,
+      study: document.getElementById("hl-study")?.value || null,
     };
     const { ok, body } = await post(`/api/v1/papers/${encodeURIComponent(paperId)}/highlights`, data);
     if (!ok) { where.textContent = body.message || "The highlight was refused."; return; }
