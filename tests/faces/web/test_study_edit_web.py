@@ -99,7 +99,7 @@ def test_work_in_a_study_deleted_and_restored(running: Running) -> None:
         item_id = c.get("/api/v1/trash").json()["items"][0]["id"]
         c.post(f"/api/v1/trash/{item_id}/restore").raise_for_status()
         history = c.get(f"/api/v1/studies/{sid}/history").json()
-        actions = [r["action"] for r in history["rows"]]
+        actions = [r["action"] for r in history["entries"]]
         for a in (
             "highlight_deleted",
             "highlight_restored",

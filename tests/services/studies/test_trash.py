@@ -92,7 +92,7 @@ def test_delete_restore_and_history(app: App) -> None:
     app.studies.restore(out.trash_id or "", owner="local")
     assert _counts(app, study) == (1, 2, 0)
 
-    actions = [r["action"] for r in app.studies.history(study, owner="local").rows]
+    actions = [r["action"] for r in app.studies.history(study, owner="local").entries]
     for action in (
         "comment_edited",
         "highlight_deleted",
@@ -102,10 +102,10 @@ def test_delete_restore_and_history(app: App) -> None:
         "paper_restored",
     ):
         assert action in actions
-    assert all(r["account"] for r in app.studies.history(study, owner="local").rows)
+    assert all(r["username"] for r in app.studies.history(study, owner="local").entries)
 
-    with pytest.raises(InputError):
-        EmptyTrashRequest(study)  # not confirmed
+    with pytest.raises(InputError):  # not confirmed
+        app.studies.empty_trash(EmptyTrashRequest(study), owner="local")
     emptied = app.studies.empty_trash(EmptyTrashRequest(study, confirm=True), owner="local")
     assert emptied.count == 1 and not app.studies.trash(study, owner="local").items
 
@@ -175,7 +175,7 @@ def test_roles_and_separate_trashes(app: App) -> None:
     with pytest.raises(NotPermitted):
         app.studies.empty_trash(EmptyTrashRequest(study.id, confirm=True), owner="acct_ed")
     app.studies.restore(gone.trash_id or "", owner="acct_ed")
-    who = {r["account"] for r in app.studies.history(study.id, owner="acct_ana").rows}
+    who = {r["account_id"] for r in app.studies.history(study.id, owner="acct_ana").entries}
     assert "acct_ed" in who
 
     # work of no Study: in its author's own trash only

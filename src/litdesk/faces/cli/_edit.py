@@ -174,8 +174,8 @@ def study_history(study: StudyArg, as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json(view.to_dict())
         return
-    for row in view.rows:
-        _say(f"{row['at']}  {row['account']}  {row['action']}  {row['target'] or ''}")
+    for e in view.entries:
+        _say(f"{e['at']}  {e['username']}  {e['action']}  {e['label'] or ''}")
 
 
 def register(app: typer.Typer) -> None:

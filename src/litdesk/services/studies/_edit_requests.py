@@ -48,7 +48,8 @@ class NoteEditRequest:
 @dataclass(frozen=True, slots=True)
 class EmptyTrashRequest:
     """Empty a Study's trash (``study``), or with ``study`` None the acting account's own
-    trash (work of no Study, deleted Studies): only when ``confirm`` says so."""
+    trash (work of no Study, deleted Studies): only when ``confirm`` says so
+    (:meth:`confirmed`)."""
 
     study: str | None
     confirm: bool = False
@@ -56,6 +57,10 @@ class EmptyTrashRequest:
     def __post_init__(self) -> None:
         if self.study is not None:
             object.__setattr__(self, "study", _ref(self.study, "a Study"))
+
+    def confirmed(self) -> None:
+        """Refuse an unconfirmed emptying (checked after the account's right to empty:
+        one who may not is told so first)."""
         if not self.confirm:
             raise EditInputError(
                 "emptying the trash deletes its items for good: confirm it", code="confirm"

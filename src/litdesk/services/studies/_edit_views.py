@@ -24,11 +24,15 @@ class TrashItem(TypedDict):
 
 
 class HistoryItem(TypedDict):
-    seq: int
-    account: str
+    """One change: when, who (account id and name), what, on what (``target`` as
+    recorded; ``label``: a paper's title for its id)."""
+
+    at: str
+    account_id: str
+    username: str
     action: str
     target: str | None
-    at: str
+    label: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,15 +84,16 @@ class TrashView:
 
 @dataclass(frozen=True, slots=True)
 class HistoryView:
-    """A Study's history, newest first: who did what, and when."""
+    """A Study's history, newest first: its writes (papers, notes, evidence, runs,
+    imports, roles, edits, deletions, restores) and its deduplication decisions."""
 
     study_id: str
     study_name: str
-    rows: list[HistoryItem] = field(default_factory=list)
+    entries: list[HistoryItem] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "study_name": self.study_name,
-            "rows": [dict(r) for r in self.rows],
+            "entries": [dict(e) for e in self.entries],
         }

@@ -16,6 +16,7 @@ from litdesk._errors import IntegrityError, NotFoundError
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo, trash
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
+from litdesk.services.accounts import Sharing
 from litdesk.services.workspace import NoteView, now_iso, read_import
 
 from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
@@ -336,6 +337,7 @@ def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeV
     Studies go with all their rows)."""
     with store.write() as conn:
         if request.study is None:
+            request.confirmed()
             rows = _own_rows(conn, owner)
             for r in rows:
                 if r.kind == "study" and r.study_id is not None:
@@ -344,6 +346,7 @@ def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeV
                     trash.drop_trash(conn, r.id)
             return ChangeView("emptied", "trash", owner, "your trash", None, None, None, len(rows))
         row = _study(conn, request.study, owner, "owner")
+        request.confirmed()
         rows = [r for r in trash.list_trash(conn, study_id=row.id) if r.kind != "study"]
         for r in rows:
             trash.drop_trash(conn, r.id)
@@ -352,20 +355,23 @@ def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeV
 
 
 def history(store: Store, ref: str, owner: str, *, limit: int = 500) -> HistoryView:
-    """Who changed what in a Study, and when (newest first)."""
+    """Who changed what in a Study, and when (newest first; with its deduplication
+    decisions), each target also named for a person."""
+    view = Sharing(store, owner).history(ref, limit=limit)
     with store.read() as conn:
-        row = _study(conn, ref, owner, "read")
-        rows: list[HistoryItem] = [
+        name = _study_name(conn, view.study_id) or view.study_id
+        entries: list[HistoryItem] = [
             {
-                "seq": h.seq,
-                "account": h.username or h.account_id,
-                "action": h.action,
-                "target": _readable(conn, h.target),
-                "at": h.at,
+                "at": str(e["at"]),
+                "account_id": str(e["account_id"]),
+                "username": str(e["username"]),
+                "action": str(e["action"]),
+                "target": e["target"],
+                "label": _readable(conn, e["target"]),
             }
-            for h in access.list_history(conn, row.id, limit=limit)
+            for e in view.entries
         ]
-    return HistoryView(row.id, row.name, rows)
+    return HistoryView(view.study_id, name, entries)
 
 
 def _readable(conn: Connection, target: str | None) -> str | None:

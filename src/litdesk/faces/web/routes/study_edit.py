@@ -40,9 +40,10 @@ class NoteBody(BaseModel):
 
 
 class EvidenceEditBody(BaseModel):
-    """The fields to change (absent: unchanged; '' clears an optional one)."""
+    """The finding and the other fields to change (absent: unchanged; '' clears an
+    optional one)."""
 
-    finding: str | None = Field(None, max_length=MAX_FIELD)
+    finding: str = Field(min_length=1, max_length=MAX_FIELD)
     passage: str | None = Field(None, max_length=8_000)
     location: str | None = Field(None, max_length=500)
     question: str | None = Field(None, max_length=MAX_FIELD)
