@@ -73,6 +73,7 @@ def test_no_serious_violations_on_any_page(
         f"/paper/{ids[0]}",
         "/studies",
         f"/study/{saved['study_id']}",
+        f"/study/{saved['study_id']}/fulltext",
         "/notebook",
         "/evidence",
         "/paper/MED-1",

@@ -1,4 +1,4 @@
-"""A Study's trash (migration 0016_study_trash): deleted work kept as a snapshot of its
+"""A Study's trash (migration 0017_study_trash): deleted work kept as a snapshot of its
 rows until it is restored or the trash is emptied.
 
 A deletion *takes* rows (reads them into a snapshot and deletes them, in the caller's

@@ -1,8 +1,33 @@
 """Papers from PDFs, offline: title, authors, year, venue and identifiers read from the
 first pages' layout (font size, position), the PDF's own metadata where sane, and
-patterns — each with a confidence and the source "read from the PDF". Pure: no I/O."""
+patterns — each with a confidence and the source "read from the PDF"; and which library
+PDF is a paper's (by identifier, or a verified title). Pure: no I/O."""
 
+from ._match import (
+    MIN_TITLE_WORDS,
+    MatchHow,
+    PdfFacts,
+    PdfMatch,
+    find_pubmed_ids,
+    match_paper,
+    surname,
+)
 from ._read import normalise_title, read_meta
 from ._types import SOURCE, Found, PdfHead, PdfMeta, TextLine
 
-__all__ = ["SOURCE", "Found", "PdfHead", "PdfMeta", "TextLine", "normalise_title", "read_meta"]
+__all__ = [
+    "MIN_TITLE_WORDS",
+    "SOURCE",
+    "Found",
+    "MatchHow",
+    "PdfFacts",
+    "PdfHead",
+    "PdfMatch",
+    "PdfMeta",
+    "TextLine",
+    "find_pubmed_ids",
+    "match_paper",
+    "normalise_title",
+    "read_meta",
+    "surname",
+]

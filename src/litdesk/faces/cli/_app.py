@@ -30,6 +30,7 @@ from . import (
     _search,
     _serve,
     _strategy,
+    _study_fulltext,
     _users,
     _workspace,
     _zotero,
@@ -126,6 +127,7 @@ _serve.register(app)
 _users.register(app)
 _screen.register(app)
 _zotero.register(app)
+_study_fulltext.register(app)
 _edit.register(app)
 
 

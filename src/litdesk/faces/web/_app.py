@@ -40,6 +40,7 @@ from .routes import (
     studies,
     study_edit,
     study_files,
+    study_fulltext,
     summary,
     viewer,
     zotero,
@@ -118,6 +119,10 @@ def create_app(
             API_PREFIX + study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,
             study_files.IMPORT_PATH: study_files.IMPORT_LIMIT,  # the form posted without JS
             **dict.fromkeys(
+                (study_fulltext.ATTACH_PATH, API_PREFIX + study_fulltext.ATTACH_PATH),
+                study_fulltext.attach_limit(settings.library_upload_max_bytes),
+            ),
+            **dict.fromkeys(
                 library.UPLOAD_PATHS, library.upload_limit(settings.library_upload_max_bytes)
             ),
         },
@@ -131,7 +136,18 @@ def create_app(
         web.include_router(_auth.api, prefix=API_PREFIX)
     web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     routes = (search, papers, notes, studies, study_files, citations, dedup, library, jobs)
-    for module in (*routes, assist, strategy, summary, viewer, chat, reports, zotero, study_edit):
+    for module in (
+        *routes,
+        assist,
+        strategy,
+        summary,
+        viewer,
+        chat,
+        reports,
+        zotero,
+        study_fulltext,
+        study_edit,
+    ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)
 

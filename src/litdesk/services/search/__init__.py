@@ -8,7 +8,7 @@ coalescing, store allowances, runs). Open it through :func:`litdesk.services.app
 from litdesk.adapters.http import SEMANTIC_GAP_SECONDS
 
 from ._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
-from ._area import EXPORT_MEDIA, MAX_RUN_LIST, SearchArea
+from ._area import EXPORT_MEDIA, MAX_KEPT_RUNS, MAX_RUN_LIST, SearchArea, kept_runs
 from ._fused import (
     CACHE_SECONDS,
     DISCOVERY_LIMIT,
@@ -71,6 +71,7 @@ __all__ = [
     "EXPORTS",
     "ExportArgumentError",
     "EXPORT_MEDIA",
+    "MAX_KEPT_RUNS",
     "FIELDS",
     "MAX_LIVE",
     "MAX_QUERY_CHARS",
@@ -114,6 +115,7 @@ __all__ = [
     "SearchService",
     "cache_key",
     "default_kit",
+    "kept_runs",
     "load_run",
     "make_definition",
     "plan_search",

@@ -76,7 +76,14 @@ from ._views import (
     lane_progress,
 )
 
-__all__ = ["EXPORT_MEDIA", "MAX_RUN_LIST", "FusedSearcher", "SearchArea"]
+__all__ = [
+    "EXPORT_MEDIA",
+    "MAX_KEPT_RUNS",
+    "MAX_RUN_LIST",
+    "FusedSearcher",
+    "SearchArea",
+    "kept_runs",
+]
 
 #: media type and file name of each run export format
 EXPORT_MEDIA: Final = {
@@ -115,6 +122,37 @@ class FusedSearcher(Protocol):
         on_lane: LaneObserver | None = None,
         stop_alone: bool = False,
     ) -> SearchRun: ...
+
+
+def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
+    """The first :data:`MAX_KEPT_RUNS` of a Study's kept runs as rows (their definitions,
+    so that a page can restore one into the search form), or the problem that stops one
+    from being read."""
+    runs: list[KeptRun] = []
+    for run_id in run_ids[:MAX_KEPT_RUNS]:
+        try:
+            run = load_run(store, run_id)
+        except LitdeskError as exc:
+            runs.append(
+                {
+                    "id": run_id,
+                    "executed_at": None,
+                    "definition": None,
+                    "hits": 0,
+                    "problem": exc.message,
+                }
+            )
+            continue
+        runs.append(
+            {
+                "id": run.id,
+                "executed_at": run.executed_at,
+                "definition": run.definition.to_dict(),
+                "hits": len(run.hits),
+                "problem": None,
+            }
+        )
+    return runs
 
 
 class SearchArea:
@@ -380,28 +418,4 @@ class SearchArea:
         """A Study's summary and its kept runs (their definitions, so that a page can
         restore one into the search form)."""
         summary = ws.study_summary(study)
-        runs: list[KeptRun] = []
-        for run_id in summary["search_runs"][:MAX_KEPT_RUNS]:
-            try:
-                run = load_run(self.store, run_id)
-            except LitdeskError as exc:
-                runs.append(
-                    {
-                        "id": run_id,
-                        "executed_at": None,
-                        "definition": None,
-                        "hits": 0,
-                        "problem": exc.message,
-                    }
-                )
-                continue
-            runs.append(
-                {
-                    "id": run.id,
-                    "executed_at": run.executed_at,
-                    "definition": run.definition.to_dict(),
-                    "hits": len(run.hits),
-                    "problem": None,
-                }
-            )
-        return KeptRunsView(dict(summary), runs)
+        return KeptRunsView(dict(summary), kept_runs(self.store, summary["search_runs"]))

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-from litdesk._errors import LitdeskError, NotFoundError
+from litdesk._errors import NotFoundError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
@@ -29,7 +29,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
 from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
-from litdesk.services.search import load_run, study_prisma
+from litdesk.services.search import kept_runs, study_prisma
 from litdesk.services.workspace import (
     NoteView,
     Workspace,
@@ -43,15 +43,18 @@ from litdesk.services.workspace import (
 from . import _trash
 from ._edit_requests import EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryView, TrashView
+from ._fulltext import FULLTEXT_KIND, FulltextParts, StudyFulltext, retrieval
 from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
+    AttachPdfRequest,
     CreateStudyRequest,
     EvidenceExportRequest,
     ImportRequest,
     NotebookExportRequest,
     NotebookRequest,
+    PdfLinkRequest,
     PrismaExportRequest,
     RecoverRequest,
     RenameStudyRequest,
@@ -59,8 +62,10 @@ from ._requests import (
     SavedRequest,
 )
 from ._views import (
+    AttachedPdfView,
     EvidenceTable,
     Export,
+    FulltextView,
     ImportOutcome,
     NotebookExport,
     NotebookView,
@@ -119,22 +124,7 @@ def study_view(ws: Workspace, ref: str) -> StudyView:
     """A Study's papers and counts, with its kept search runs (their definitions, so a
     page can restore one into the search form)."""
     summary = ws.study_summary(ref)
-    runs: list[dict[str, object]] = []
-    for run_id in summary["search_runs"][:200]:
-        try:
-            run = load_run(ws.store, run_id)
-        except LitdeskError as exc:
-            runs.append({"id": run_id, "problem": exc.message})
-            continue
-        runs.append(
-            {
-                "id": run.id,
-                "executed_at": run.executed_at,
-                "definition": run.definition.to_dict(),
-                "hits": len(run.hits),
-                "problem": None,
-            }
-        )
+    runs = kept_runs(ws.store, summary["search_runs"])
     return StudyView(
         summary | {"runs": runs, "import_rows": _trash.import_rows(ws.store, summary["id"])}
     )
@@ -152,11 +142,15 @@ class StudiesArea:
         settings: Settings,
         *,
         wake: Callable[[], None] | None = None,
+        fulltext: FulltextParts | None = None,
     ) -> None:
+        """``fulltext``: the library and full-text parts of the Study's PDFs and full
+        text (the app passes them; without them those use cases are refused)."""
         self.store = store
         self.jobs = jobs
         self.settings = settings
         self._wake = wake
+        self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
         # validated saved papers by id with their stored text, reused while it is unchanged
         # (whose status a listing re-reads for its owner)
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
@@ -166,8 +160,12 @@ class StudiesArea:
         return Workspace(self.store, owner=owner)
 
     def handlers(self) -> dict[str, Handler]:
-        """The job handlers this area runs: a large web import into a Study."""
-        return {IMPORT_KIND: import_handler(self.store)}
+        """The job handlers this area runs: a large web import into a Study; a Study's
+        full-text check."""
+        out = {IMPORT_KIND: import_handler(self.store)}
+        if self._fulltext is not None:
+            out[FULLTEXT_KIND] = self._fulltext.handler()
+        return out
 
     # --- Studies ---------------------------------------------------------------------
 
@@ -176,8 +174,13 @@ class StudiesArea:
         return StudiesView(study_rows(self._ws(owner)))
 
     def study(self, ref: str, *, owner: str) -> StudyView:
-        """A Study's page: its papers and counts, kept search runs and imports."""
-        return study_view(self._ws(owner), ref)
+        """A Study's page: its papers and counts, kept search runs and imports, and each
+        paper's PDF / licensed full text (as recorded: no library scan, no network)."""
+        view = study_view(self._ws(owner), ref)
+        papers = view.summary["papers"]
+        ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
+        found = retrieval(self.store, view.id, ids)
+        return StudyView(view.summary | {"retrieval": found.to_dict()})
 
     def create_study(self, request: CreateStudyRequest, *, owner: str) -> StudyView:
         """A new Study of ``owner``."""
@@ -352,9 +355,16 @@ class StudiesArea:
     # --- a Study's files ---------------------------------------------------------------
 
     def prisma(self, ref: str, *, owner: str) -> PrismaView:
-        """The PRISMA-S report of a Study (searches, imports, the identification flow)."""
-        row = self._ws(owner).study(ref)
-        return PrismaView(row.id, study_prisma(self.store, row.id).to_dict())
+        """The PRISMA-S report of a Study (searches, imports, the identification flow)
+        and the full-text stage's reports sought / not retrieved (as recorded)."""
+        ws = self._ws(owner)
+        row = ws.study(ref)
+        ids = [str(p["id"]) for p in ws.study_summary(row.id)["papers"]]
+        stage = retrieval(self.store, row.id, ids).counts
+        full_text = {k: stage[k] for k in ("reports_sought", "reports_not_retrieved")}
+        return PrismaView(
+            row.id, study_prisma(self.store, row.id).to_dict() | {"full_text": full_text}
+        )
 
     def export_prisma(self, request: PrismaExportRequest, *, owner: str) -> Export:
         """The report as Markdown, a self-contained HTML page, or the SVG flow diagram."""
@@ -465,3 +475,49 @@ class StudiesArea:
     def history(self, ref: str, *, owner: str) -> HistoryView:
         """Who changed what in a Study, and when (newest first)."""
         return _trash.history(self.store, ref, owner)
+
+    # --- PDFs and licensed full text of the Study's papers (see _fulltext) ------------------
+
+    def _ft(self) -> StudyFulltext:
+        if self._fulltext is None:
+            raise RefusedError(
+                "this app was opened without its PDF library: PDFs and full text of a "
+                "Study's papers are not available here",
+                code="no_library",
+            )
+        return self._fulltext
+
+    def fulltext(self, ref: str, *, owner: str) -> FulltextView:
+        """Which of the Study's papers have a PDF, licensed full text, or neither (and
+        PRISMA's reports sought / not retrieved)."""
+        return self._ft().view(ref, owner)
+
+    def match_pdfs(self, ref: str, *, owner: str) -> FulltextView:
+        """Link library PDFs to the Study's papers: by DOI, arXiv id, PMID or PMCID at
+        once, by a verified title as a suggestion a person confirms."""
+        return self._ft().match(ref, owner)
+
+    def confirm_pdf(self, request: PdfLinkRequest, *, owner: str) -> FulltextView:
+        """A suggested PDF becomes the paper's."""
+        return self._ft().confirm(request, owner)
+
+    def undo_pdf(self, request: PdfLinkRequest, *, owner: str) -> FulltextView:
+        """Undo a paper's PDF link (that PDF is not suggested for it again)."""
+        return self._ft().undo(request, owner)
+
+    def attach_pdf(self, request: AttachPdfRequest, *, owner: str) -> AttachedPdfView:
+        """A PDF uploaded for one paper: into the library (its checks) and linked."""
+        return self._ft().attach(request, owner)
+
+    def check_fulltext(self, ref: str, *, owner: str) -> FulltextView:
+        """Queue "check full text for all": the Study's unchecked papers, each request in
+        ``owner``'s allowance (the job stops when it is spent)."""
+        view = self._ft().start_check(ref, owner)
+        if self._wake is not None:
+            self._wake()
+        return view
+
+    def work_fulltext(self, job_id: str, *, owner: str) -> JobView:
+        """Run queued jobs of this area in this thread until ``job_id`` has ended (tests;
+        a server's runner does this itself)."""
+        return self.work_imports(job_id, owner=owner)

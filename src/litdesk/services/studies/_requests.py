@@ -18,12 +18,14 @@ __all__ = [
     "MAX_STUDY_NAME",
     "MAX_STUDY_ZIP_BYTES",
     "PRISMA_FORMATS",
+    "AttachPdfRequest",
     "CreateStudyRequest",
     "EvidenceExportRequest",
     "ImportInputError",
     "ImportRequest",
     "NotebookExportRequest",
     "NotebookRequest",
+    "PdfLinkRequest",
     "PrismaExportRequest",
     "RecoverRequest",
     "RenameStudyRequest",
@@ -256,3 +258,46 @@ class ImportRequest:
     def size(self) -> int:
         """The uploads' bytes together (0 for paths)."""
         return sum(len(data) for _name, data in self.uploads)
+
+
+# --- PDFs and licensed full text of a Study's papers -------------------------------------
+
+MAX_PAPER_REF: Final = 200
+
+
+def _ref(value: str, what: str, code: str) -> str:
+    value = (value or "").strip()
+    if not value or len(value) > MAX_PAPER_REF:
+        raise StudiesInputError(f"name {what} (1 to {MAX_PAPER_REF} characters)", code=code)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class PdfLinkRequest:
+    """One paper of a Study (its id, DOI, PMID … as ``litdesk`` names papers) whose PDF
+    link a person confirms or undoes."""
+
+    study: str
+    paper: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study", "study"))
+        object.__setattr__(self, "paper", _ref(self.paper, "a paper of the Study", "paper"))
+
+
+@dataclass(frozen=True, slots=True)
+class AttachPdfRequest:
+    """A PDF uploaded for one paper of a Study: it goes into the library (the library's
+    upload checks — a safe ``.pdf`` name, ``%PDF-`` first, its size limit — made by the
+    area after the Study's access check) and is linked to the paper."""
+
+    study: str
+    paper: str
+    name: str
+    data: bytes
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study", "study"))
+        object.__setattr__(self, "paper", _ref(self.paper, "a paper of the Study", "paper"))
+        if not self.data:
+            raise StudiesInputError("the PDF is empty", code="empty")

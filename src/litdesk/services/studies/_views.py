@@ -13,17 +13,25 @@ from litdesk.services.search import Export  # one download view for every area
 from litdesk.services.workspace import StudyImport
 
 __all__ = [
+    "AttachedPdfView",
     "Export",
     "ImportOutcome",
     "ImportView",
     "NotebookExport",
     "EvidenceTable",
+    "FulltextCheckRow",
+    "FulltextCounts",
+    "FulltextView",
     "NotebookView",
+    "PaperFulltextRow",
+    "PaperRetrieval",
+    "PdfLinkRow",
     "PrismaView",
     "RecoveredView",
     "SavedRow",
     "SavedView",
     "StudiesView",
+    "StudyRetrieval",
     "StudyRow",
     "StudyView",
 ]
@@ -260,3 +268,129 @@ class ImportOutcome:
         if self.job is not None:
             return {"job": self.job.to_dict()}
         return self.result.to_dict() if self.result is not None else {}
+
+
+# --- PDFs and licensed full text of a Study's papers -------------------------------------
+
+
+class PdfLinkRow(TypedDict):
+    """A Study paper's PDF: which library file, how it was found, linked or suggested."""
+
+    file: str
+    sha256: str
+    how: str  # doi | arxiv | pmid | pmcid | title | upload | person
+    detail: str
+    state: str  # linked | suggested (a rejected link is not shown as a PDF)
+    by: str
+    at: str
+
+
+class FulltextCheckRow(TypedDict):
+    """A Study paper's latest check for open licensed full text (Europe PMC)."""
+
+    available: bool
+    pmcid: str | None
+    licence: str | None
+    source_url: str | None
+    reason: str | None
+    checked_at: str
+
+
+class PaperRetrieval(TypedDict):
+    """A paper's PDF and licensed full text in a Study, or neither."""
+
+    pdf: PdfLinkRow | None
+    fulltext: FulltextCheckRow | None
+    #: pdf | fulltext | both | missing (a suggested PDF counts as missing until confirmed)
+    retrieved: str
+
+
+class PaperFulltextRow(TypedDict):
+    """One paper of the Study: its PDF, its licensed full text, or neither."""
+
+    id: str
+    title: str
+    year: int | None
+    doi: str | None
+    pdf: PdfLinkRow | None
+    fulltext: FulltextCheckRow | None
+    #: pdf | fulltext | both | missing (a suggested PDF counts as missing until confirmed)
+    retrieved: str
+
+
+class FulltextCounts(TypedDict):
+    """The Study's counts for PRISMA's full-text stage."""
+
+    papers: int
+    with_pdf: int
+    suggested: int
+    with_fulltext: int
+    checked: int
+    unchecked: int
+    #: PRISMA 2020: reports sought for retrieval / reports not retrieved
+    reports_sought: int
+    reports_not_retrieved: int
+
+
+@dataclass(frozen=True, slots=True)
+class StudyRetrieval:
+    """Each Study paper's PDF / full text (by paper id) and the counts (the Study page)."""
+
+    papers: dict[str, PaperRetrieval]
+    counts: FulltextCounts
+
+    def to_dict(self) -> dict[str, object]:
+        return {"papers": self.papers, "counts": self.counts}
+
+
+@dataclass(frozen=True, slots=True)
+class FulltextView:
+    """Which of a Study's papers have a PDF, licensed full text, or neither; with the
+    Study's full-text check job (latest) and what a matching pass just did."""
+
+    study_id: str
+    study_name: str
+    rows: list[PaperFulltextRow]
+    counts: FulltextCounts
+    library_files: int
+    job: JobView | None
+    #: what this call changed: {"linked": n, "suggested": n} after matching
+    changed: dict[str, int]
+    notices: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "papers": self.rows,
+            "counts": self.counts,
+            "library_files": self.library_files,
+            "job": self.job.to_dict() if self.job else None,
+            "changed": self.changed,
+            "notices": list(self.notices),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AttachedPdfView:
+    """A PDF uploaded for one paper: stored in the library (or found there already by
+    its content) and linked to the paper; the library's index job that reads it."""
+
+    study_id: str
+    paper_id: str
+    paper_title: str
+    file: str
+    sha256: str
+    stored: bool  # False: the same content was already in the library (linked to it)
+    index_job: JobView | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "paper_id": self.paper_id,
+            "paper_title": self.paper_title,
+            "file": self.file,
+            "sha256": self.sha256,
+            "stored": self.stored,
+            "index_job": self.index_job.to_dict() if self.index_job else None,
+        }

@@ -4,8 +4,8 @@ is kept as a snapshot of its rows until it is restored or the trash is emptied. 
 Study stays in ``studies`` and is hidden while its ``kind = 'study'`` entry exists. Work of
 no Study deleted by an account is kept with ``study_id`` NULL under that account.
 
-Revision ID: 0016_study_trash
-Revises: 0015_zotero_links
+Revision ID: 0017_study_trash
+Revises: 0016_study_fulltext
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016_study_trash"
-down_revision = "0015_zotero_links"
+revision = "0017_study_trash"
+down_revision = "0016_study_fulltext"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,84 @@
+"""``litdesk study fulltext`` and ``litdesk study attach`` end to end over real PDFs
+($LITDESK_FIXTURES/pdf) and a real SQLite store: list, match (DOI linked, verified title
+suggested), confirm by another identifier, undo, attach a PDF for one paper; --json."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litdesk._settings import get_settings
+from litdesk.faces.cli import app
+
+pytestmark = pytest.mark.fixtures
+
+SPECTER = "SPECTER: Document-level Representation Learning using Citation-informed Transformers"
+
+
+@pytest.fixture
+def cli(tmp_settings, monkeypatch, fixtures_dir: Path, tmp_path: Path):
+    library = tmp_path / "pdfs"
+    library.mkdir()
+    for name in ("hindawi_rrp_2010_157939.pdf", "acl_2020_main_207_specter.pdf"):
+        shutil.copyfile(fixtures_dir / "pdf" / name, library / name)
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    monkeypatch.setenv("LITDESK_LIBRARY_DIRS", json.dumps([str(library)]))
+    get_settings.cache_clear()
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0):
+        result = runner.invoke(app, [str(a) for a in args])
+        assert result.exit_code == code, (result.output, result.exception)
+        return result
+
+    yield invoke
+    get_settings.cache_clear()
+
+
+def test_study_fulltext_lists_matches_confirms_undoes_and_attaches(
+    cli, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    cli("study", "new", "Heart")
+    cli("paper", "save", "--doi", "10.1155/2010/157939", "--title", "Patient experiences",
+        "--study", "Heart")  # fmt: skip
+    cli("paper", "save", "--id", "W3034153734", "--title", SPECTER, "--author", "Cohan, Arman",
+        "--year", "2020", "--study", "Heart")  # fmt: skip
+    cli("paper", "save", "--pmid", "40342701", "--title", "No PDF yet", "--study", "Heart")
+
+    listed = json.loads(cli("study", "fulltext", "Heart", "--json").output)
+    assert listed["counts"]["reports_sought"] == 3
+    assert listed["counts"]["reports_not_retrieved"] == 3
+
+    out = cli("study", "fulltext", "Heart", "--match").output
+    assert "hindawi_rrp_2010_157939.pdf (doi)" in out
+    assert "suggested: acl_2020_main_207_specter.pdf (title)" in out
+    assert "reports not retrieved 2" in out
+
+    done = json.loads(
+        cli("study", "fulltext", "Heart", "--confirm", "W3034153734", "--json").output
+    )
+    specter = next(p for p in done["papers"] if p["id"] == "OAX-W3034153734")
+    assert specter["pdf"]["state"] == "linked" and specter["retrieved"] == "pdf"
+
+    cli("study", "fulltext", "Heart", "--undo", "10.1155/2010/157939")
+    again = json.loads(cli("study", "fulltext", "Heart", "--match", "--json").output)
+    assert again["changed"] == {"linked": 0, "suggested": 0}
+
+    pdf = tmp_path / "graph.pdf"
+    shutil.copyfile(fixtures_dir / "pdf/naacl_2018_N18-3011.pdf", pdf)
+    attached = json.loads(cli("study", "attach", "Heart", "40342701", pdf, "--json").output)
+    assert attached["stored"] and attached["file"] == "graph.pdf"
+    assert attached["paper_title"] == "No PDF yet"
+    final = json.loads(cli("study", "fulltext", "Heart", "--json").output)
+    assert final["counts"]["with_pdf"] == 2 and final["counts"]["reports_not_retrieved"] == 1
+
+    refused = cli("study", "fulltext", "Heart", "--undo", "nope", code=4)
+    assert "nope" in refused.output
+    cli("study", "fulltext", "Heart", "--match", "--check", code=2)
+    not_pdf = tmp_path / "x.pdf"
+    not_pdf.write_bytes(b"hello")
+    assert "not a PDF" in cli("study", "attach", "Heart", "40342701", not_pdf, code=2).output

@@ -1,0 +1,194 @@
+"""A Study's PDFs and licensed full text through the web (issue 27): the JSON API and the
+pages' forms against the app with real library PDFs ($LITDESK_FIXTURES/pdf): match
+(DOI linked, verified title suggested), confirm from the Study page, a PDF uploaded for one
+paper (the library's checks), the Study page's counts changing with the work, OpenAPI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.faces.web._hosting import Hosting
+from tests.faces.web._server import Running
+
+from litdesk.faces.web import create_app
+
+pytestmark = pytest.mark.fixtures
+
+RIS = (
+    "TY  - JOUR\nTI  - Patient experiences of structured heart failure programmes\n"
+    "AU  - Tully, Nuala E.\nPY  - 2010\nDO  - 10.1155/2010/157939\nER  - \n\n"
+    "TY  - CONF\nTI  - SPECTER: Document-level Representation Learning using "
+    "Citation-informed Transformers\nAU  - Cohan, Arman\nAU  - Feldman, Sergey\nPY  - 2020\n"
+    "ER  - \n\n"
+    "TY  - JOUR\nTI  - <script>alert(7)</script> Construction of the Literature Graph\n"
+    "AU  - Ammar, Waleed\nPY  - 2018\nDO  - 10.5555/graph.1\nER  - \n"
+)
+
+
+@pytest.fixture
+def running(
+    tmp_settings: Any, cassette: Path, tmp_path: Path, hosting: Hosting, fixtures_dir: Path
+) -> Iterator[Running]:
+    library = tmp_path / "pdfs"
+    library.mkdir()
+    for name in ("hindawi_rrp_2010_157939.pdf", "acl_2020_main_207_specter.pdf"):
+        shutil.copyfile(fixtures_dir / "pdf" / name, library / name)
+    settings = tmp_settings.model_copy(update={"library_dirs": [library]})
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
+    with hosting.serve(app) as transport:
+        yield Running(
+            hosting.base, hosting.host, hosting.port, cassette, tmp_path / "data", transport
+        )
+
+
+def _study(c: Any) -> tuple[str, dict[str, str]]:
+    sid = c.post("/api/v1/studies", json={"name": "Heart <i>failure</i>"}).json()["id"]
+    files = [("files", ("refs.ris", RIS.encode(), "application/x-research-info-systems"))]
+    r = c.post("/api/v1/imports", params={"study": sid}, files=files)
+    assert r.status_code == 200, r.text
+    papers = c.get(f"/api/v1/studies/{sid}").json()["papers"]
+    by = {p["title"][:12]: p["id"] for p in papers}
+    return sid, {
+        "hindawi": by["Patient expe"],
+        "specter": by["SPECTER: Doc"],
+        "graph": by["<script>aler"],
+    }
+
+
+def test_match_confirm_attach_and_the_counts_that_follow(
+    running: Running, fixtures_dir: Path
+) -> None:
+    with running.writer() as c:
+        sid, ids = _study(c)
+        base = f"/api/v1/studies/{sid}/fulltext"
+        view = c.get(base).json()
+        assert view["counts"]["reports_sought"] == 3
+        assert view["counts"]["reports_not_retrieved"] == 3
+
+        matched = c.post(f"{base}/match").json()
+        assert matched["changed"] == {"linked": 1, "suggested": 1}
+        rows = {p["id"]: p for p in matched["papers"]}
+        assert rows[ids["hindawi"]]["pdf"]["how"] == "doi"
+        assert rows[ids["specter"]]["pdf"]["state"] == "suggested"
+
+        page = c.get(f"/study/{sid}").text
+        assert "PDF: hindawi_rrp_2010_157939.pdf" in page
+        assert "PDF suggested: acl_2020_main_207_specter.pdf" in page
+        assert "<strong>2</strong> of 3 not retrieved" in page
+        assert "<script>alert(7)</script>" not in page
+
+        # the Study page's Confirm (a form, without script): back to the Study page
+        r = c.post(
+            f"/study/{sid}/fulltext/confirm",
+            data={"paper_id": ids["specter"], "back": "study"},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303 and r.headers["location"] == f"/study/{sid}#papers-pdf"
+        assert "<strong>1</strong> of 3 not retrieved" in c.get(f"/study/{sid}").text
+
+        pdf = (fixtures_dir / "pdf/naacl_2018_N18-3011.pdf").read_bytes()
+        r = c.post(
+            "/api/v1/study-pdfs",
+            params={"study": sid, "paper_id": ids["graph"]},
+            files=[("file", ("graph.pdf", pdf, "application/pdf"))],
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()["stored"] and r.json()["file"] == "graph.pdf"
+        after = c.get(base).json()
+        assert after["counts"]["reports_not_retrieved"] == 0
+        assert after["counts"]["with_pdf"] == 3
+        assert "<strong>0</strong> of 3 not retrieved" in c.get(f"/study/{sid}").text
+
+        refused = c.post(
+            "/api/v1/study-pdfs",
+            params={"study": sid, "paper_id": ids["graph"]},
+            files=[("file", ("notes.pdf", b"plain text", "application/pdf"))],
+        )
+        assert refused.status_code == 400 and "not a PDF" in refused.text
+
+        undone = c.post(f"{base}/undo", json={"paper_id": ids["hindawi"]}).json()
+        assert undone["counts"]["reports_not_retrieved"] == 1
+        missing = c.post(f"{base}/confirm", json={"paper_id": ids["hindawi"]})
+        assert missing.status_code == 404
+
+        ft_page = c.get(f"/study/{sid}/fulltext")
+        assert ft_page.status_code == 200
+        html = ft_page.text
+        assert "Heart &lt;i&gt;failure&lt;/i&gt;" in html and "<i>failure</i>" not in html
+        assert "<strong>3</strong> reports sought" in html
+        assert 'action="/study-pdfs?study=' in html and 'enctype="multipart/form-data"' in html
+
+        prisma = c.get(f"/api/v1/studies/{sid}/prisma").json()
+        assert prisma["full_text"] == {"reports_sought": 3, "reports_not_retrieved": 1}
+        assert "reports not retrieved: 1" in c.get(f"/study/{sid}/prisma").text
+
+        started = c.post(f"{base}/check")
+        assert started.status_code == 202 and started.json()["job"]["kind"] == "studies.fulltext"
+
+
+def test_the_api_twins_are_in_openapi_and_writes_need_the_origin(running: Running) -> None:
+    with running.client() as plain:
+        doc = plain.get("/api/v1/openapi.json").json()
+        paths = doc["paths"]
+        for path in (
+            "/api/v1/studies/{ref}/fulltext",
+            "/api/v1/studies/{ref}/fulltext/match",
+            "/api/v1/studies/{ref}/fulltext/confirm",
+            "/api/v1/studies/{ref}/fulltext/undo",
+            "/api/v1/studies/{ref}/fulltext/check",
+            "/api/v1/study-pdfs",
+        ):
+            assert path in paths, path
+        assert plain.post("/api/v1/studies/x/fulltext/match").status_code == 403
+    with running.writer() as c:
+        assert c.get("/api/v1/studies/nope/fulltext").status_code == 404
+
+
+@pytest.fixture
+def page(browser: Any):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    pg.console_errors = []  # type: ignore[attr-defined]
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+@pytest.mark.slow
+def test_browser_study_page_confirm_and_attach(
+    page: Any, running: Running, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    shots = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path)
+    with running.writer() as c:
+        sid, ids = _study(c)
+        c.post(f"/api/v1/studies/{sid}/fulltext/match").raise_for_status()
+    pg = page
+    pg.goto(f"{running.base}/study/{sid}")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    counts = pg.locator("#retrieval-counts")
+    assert "2 of 3 not retrieved" in counts.inner_text()
+    pg.screenshot(path=str(shots / "study-fulltext-study-page.png"), full_page=True)
+    pg.get_by_role("button", name="Confirm the suggested PDF of SPECTER").click()
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    assert "1 of 3 not retrieved" in pg.locator("#retrieval-counts").inner_text()
+    assert "PDF: acl_2020_main_207_specter.pdf" in pg.locator("main").inner_text()
+
+    pg.locator("#fulltext-link").click()
+    row = pg.locator(f"[id='paper-{ids['graph']}']")
+    row.wait_for()
+    row.locator("input[type=file]").set_input_files(
+        str(fixtures_dir / "pdf/naacl_2018_N18-3011.pdf")
+    )
+    row.get_by_role("button", name="Attach").click()
+    pg.locator("#ft-prisma").wait_for()
+    assert "0 reports not retrieved" in pg.locator("#ft-prisma").inner_text()
+    assert "naacl_2018_N18-3011.pdf" in pg.locator(f"[id='paper-{ids['graph']}']").inner_text()
+    assert "<script>alert(7)</script>" in pg.locator("main").inner_text()  # shown as text
+    pg.screenshot(path=str(shots / "study-fulltext-page.png"), full_page=True)
+    assert pg.console_errors == []
