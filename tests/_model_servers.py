@@ -255,8 +255,10 @@ def model_server_fixture(request: pytest.FixtureRequest) -> Iterator[ScriptedMod
 
 def assist_settings(server: ScriptedModelServer, data_dir: Path, **extra: Any) -> Any:
     """Settings pointing litdesk's generation and chat roles at ``server`` (secret keys
-    set, spacing 0 unless given)."""
+    set, spacing 0 unless given); a SQLite store of theirs not made yet is a copy of the
+    migrated template (``tests/_store_template.py``)."""
     from litdesk import Settings
+    from tests._store_template import ensure_sqlite_at_head
 
     values: dict[str, Any] = {
         "data_dir": data_dir,
@@ -271,7 +273,10 @@ def assist_settings(server: ScriptedModelServer, data_dir: Path, **extra: Any) -
         values["anthropic_base_url"] = server.base_url
         values["anthropic_api_key"] = SECRET_ANTHROPIC_KEY
     values.update(extra)
-    return Settings(**values)
+    settings = Settings(**values)
+    # its store at the newest migration (a copy of the template), unless one is there
+    ensure_sqlite_at_head(settings.resolved_database_url())
+    return settings
 
 
 def user_payload(body: dict[str, Any]) -> Any:

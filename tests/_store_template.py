@@ -21,8 +21,11 @@ Tests of the migrations themselves keep an empty store (``empty_store_url``, ``p
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
 import sqlite3
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -43,7 +46,9 @@ __all__ = [
     "copy_sqlite_template",
     "create_schema",
     "drop_schema",
+    "ensure_sqlite_at_head",
     "pg_schema_url",
+    "process_sqlite_template",
     "sqlite_path",
     "sqlite_url_at_head",
 ]
@@ -94,6 +99,40 @@ def copy_sqlite_template(template: Path, database: Path) -> Path:
 def sqlite_url_at_head(template: Path, database: Path) -> str:
     """The URL of a copy of ``template`` at ``database``."""
     return f"sqlite:///{copy_sqlite_template(template, database)}"
+
+
+_template_lock = threading.Lock()
+_ensure_lock = threading.Lock()
+_process_template: Path | None = None
+
+
+def process_sqlite_template(folder: Path | None = None) -> Path:
+    """This process's SQLite template, migrated on first use (in ``folder``, else in a
+    temporary folder removed at exit): the ``sqlite_template`` fixture and helpers that
+    build settings without fixtures (:func:`ensure_sqlite_at_head`) share it."""
+    global _process_template
+    with _template_lock:
+        if _process_template is None or not _process_template.is_file():
+            if folder is None:
+                folder = Path(tempfile.mkdtemp(prefix="litdesk-store-template-"))
+                atexit.register(shutil.rmtree, folder, True)
+            _process_template = build_sqlite_template(folder)
+        return _process_template
+
+
+def ensure_sqlite_at_head(url: str) -> None:
+    """A copy of the template where the SQLite store at ``url`` lives, unless a file is
+    already there; other URLs (PostgreSQL, memory) are left alone. Safe for threads: the
+    copy is whole before it appears (renamed into place) and made once."""
+    if sa.make_url(url).get_backend_name() != "sqlite":
+        return
+    database = sqlite_path(url)
+    with _ensure_lock:
+        if database.exists():
+            return
+        partial = database.with_name(f".{database.name}.{uuid.uuid4().hex[:8]}")
+        copy_sqlite_template(process_sqlite_template(), partial)
+        os.replace(partial, database)
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------

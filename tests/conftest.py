@@ -5,6 +5,14 @@
 * ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
   same rule: skip locally when unreachable, fail under ``CI=true``.
 * ``chromium_path`` / ``firefox_path`` — Debian's browsers (``make browser``); same rule.
+* ``_cheap_password_hashes`` (autouse) — Argon2 with its smallest parameters in the test
+  process (a real hash costs ~0.2 s of CPU; team tests hash and verify hundreds); a test
+  marked ``real_password_hash`` keeps the production parameters, and servers started as
+  separate processes always use them.
+* ``_shared_local_embedders`` (autouse) — the local embedders (wordllama, use-m3 and their
+  joint) are loaded once per test process and shared by every app the tests open (loading
+  them costs ~1.5 s of CPU; they hold no state besides the weights); index workers, other
+  processes and embedders built directly are unchanged.
 * ``sqlite_template`` / ``pg_template`` — the store migrated once per session (per xdist
   worker) and copied per test (``tests/_store_template.py``): ``tmp_settings``' data dir
   holds a copy unless the test is marked ``no_store_template``; ``pg_schema`` (in
@@ -16,7 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -31,6 +39,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "no_store_template: tmp_settings leaves the data dir empty (the test checks what "
         "is created there)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "real_password_hash: Argon2 with the production parameters (the test checks them)",
     )
 
 
@@ -121,11 +133,63 @@ def browser(chromium_path: str):
 
 
 @pytest.fixture(scope="session")
+def _cheap_hasher() -> tuple[object, str]:
+    """An Argon2id hasher with the smallest parameters, and its hash of the dummy password."""
+    from argon2 import PasswordHasher
+
+    hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    return hasher, hasher.hash("litdesk-no-such-account")
+
+
+@pytest.fixture(autouse=True)
+def _cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Password hashes made and checked in this process use Argon2id's smallest
+    parameters (the same code paths; a hash records its parameters, so a server process
+    with the real ones still verifies it and rehashes at login). Not for tests marked
+    ``real_password_hash``."""
+    if request.node.get_closest_marker("real_password_hash") is not None:
+        return
+    from litdesk.services.accounts import _passwords
+
+    hasher, dummy = request.getfixturevalue("_cheap_hasher")
+    monkeypatch.setattr(_passwords, "_HASHER", hasher)
+    monkeypatch.setattr(_passwords, "_DUMMY", dummy)
+
+
+@pytest.fixture(scope="session")
+def _local_embedders() -> dict[str, object]:
+    """The local embedders loaded in this test process, by their setting."""
+    return {}
+
+
+@pytest.fixture(autouse=True)
+def _shared_local_embedders(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An app's embedder (``Models.embedder``) of a local model is this process's one."""
+    from litdesk.services.models import _models
+
+    loaded = request.getfixturevalue("_local_embedders")
+    real = _models.make_embedder
+
+    def make_embedder(spec: str, **kw: Any) -> Any:
+        parts = [p.strip() for p in spec.split("+")]
+        if not all(p in {"wordllama", "use-m3"} for p in parts):
+            return real(spec, **kw)
+        key = "+".join(parts)
+        if key not in loaded:
+            loaded[key] = real(spec, **kw)
+        return loaded[key]
+
+    monkeypatch.setattr(_models, "make_embedder", make_embedder)
+
+
+@pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite store migrated to head once per session (per xdist worker)."""
-    from tests._store_template import build_sqlite_template
+    from tests._store_template import process_sqlite_template
 
-    return build_sqlite_template(tmp_path_factory.mktemp("store-template"))
+    return process_sqlite_template(tmp_path_factory.mktemp("store-template"))
 
 
 @pytest.fixture(scope="session")

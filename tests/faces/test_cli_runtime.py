@@ -117,3 +117,22 @@ def test_start_up_imports_no_heavy_module(argv: list[str]) -> None:
         env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"},
     )
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_root_help_builds_no_command_and_lists_what_they_say() -> None:
+    """``litdesk --help`` lists the commands without building them (Typer reads every
+    command's signature when it builds it: most of the start-up); the listing is the one the
+    built commands give."""
+    import typer
+
+    group = typer.main.get_command(app)
+    with group.make_context("litdesk", [], resilient_parsing=True) as ctx:
+        lazy_help = group.get_help(ctx)
+        assert sorted(group.commands._built) == []  # type: ignore[attr-defined]
+        names = group.list_commands(ctx)
+        for name in names:
+            assert group.get_command(ctx, name) is not None
+        assert sorted(group.commands._built) == sorted(names)  # type: ignore[attr-defined]
+        assert group.get_help(ctx) == lazy_help
+    assert {"search", "study", "serve", "user", "report"} <= set(names)
+    assert len(names) == len(set(names)) > 20

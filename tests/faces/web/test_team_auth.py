@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._store_template import pg_schema_url, sqlite_url_at_head
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 
 from litdesk import ManualClock, Settings
@@ -18,28 +19,17 @@ from litdesk import ManualClock, Settings
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def team_settings(request: pytest.FixtureRequest, tmp_settings: Settings, tmp_path: Path):
+    """A team store on each backend at the newest migration (a copy of the session's
+    template, ``tests/_store_template.py``)."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"
+        template = request.getfixturevalue("sqlite_template")
+        url = sqlite_url_at_head(template, tmp_path / "team" / "litdesk.sqlite3")
     else:
-        from tests.adapters.store.conftest import pg_schema_url
-
-        postgres_url = request.getfixturevalue("postgres_url")
-        import uuid
-
-        import sqlalchemy as sa
-
-        schema = f"t_{uuid.uuid4().hex[:16]}"
-        engine = sa.create_engine(postgres_url)
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-
-        def drop() -> None:
-            with engine.begin() as conn:
-                conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-            engine.dispose()
-
-        request.addfinalizer(drop)
-        url = pg_schema_url(postgres_url, schema)
+        # the template itself (a global fixture): other test files import this fixture
+        template = request.getfixturevalue("pg_template")
+        schema = template.take()
+        request.addfinalizer(lambda: template.give_back(schema))
+        url = pg_schema_url(template.base_url, schema)
     return tmp_settings.model_copy(
         update={
             "database_url": url,
@@ -277,3 +267,21 @@ def test_loopback_host_answers_health_checks(team_settings: Settings, cassette: 
             assert c.get("/readyz").json()["ready"] is True
         with running.client(headers={"host": "evil.example"}) as c:
             assert c.get("/readyz").status_code == 421  # any other name is still refused
+
+
+def test_team_zotero_refuses_server_files(server: TeamServer, tmp_path: Path) -> None:
+    """A team account imports no folder of the server's machine and pushes to no file
+    there nor to the Zotero running there (the Web API with its own key only)."""
+    with server.signed_in("ana") as c:
+        page = c.get("/zotero/push")
+        assert page.status_code == 200 and 'id="push-team"' in page.text
+        assert 'value="ris"' not in page.text and 'value="local"' not in page.text
+        for body in (
+            {"study": "S", "ris_path": str(tmp_path / "x.ris")},
+            {"study": "S", "local": True},
+        ):
+            r = c.post("/api/v1/zotero/pushes", json=body)
+            assert r.status_code == 403 and r.json()["code"] == "zotero_team", r.text
+        assert not (tmp_path / "x.ris").exists()
+        imp = c.post("/api/v1/zotero/imports", json={"data_dir": str(tmp_path)})
+        assert imp.status_code == 403 and imp.json()["code"] == "zotero_team"

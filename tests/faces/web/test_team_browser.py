@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._store_template import sqlite_url_at_head
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401
@@ -21,11 +22,15 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def server(
-    tmp_settings: Settings, cassette: Path, tmp_path: Path, hosting: Hosting
+    tmp_settings: Settings,
+    cassette: Path,
+    tmp_path: Path,
+    hosting: Hosting,
+    request: pytest.FixtureRequest,
 ) -> Iterator[TeamServer]:
-    settings = tmp_settings.model_copy(
-        update={"database_url": f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"}
-    )
+    team = tmp_path / "team" / "litdesk.sqlite3"  # a copy of the migrated template
+    url = sqlite_url_at_head(request.getfixturevalue("sqlite_template"), team)
+    settings = tmp_settings.model_copy(update={"database_url": url})
     add_accounts(settings, "ana")
     with team_server(settings, cassette, hosting) as running:
         yield running

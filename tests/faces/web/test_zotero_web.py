@@ -33,3 +33,40 @@ def test_zotero_page_form_and_api(running: Running, fixtures_dir: Path) -> None:
     with running.client() as plain:  # no Origin, no CSRF token: refused before the route
         refused = plain.post("/api/v1/zotero/imports", json={"data_dir": data})
         assert refused.status_code == 403
+
+
+def test_push_page_plan_confirm_result_and_api(running: Running, fixtures_dir: Path,
+                                               tmp_path: Path) -> None:  # fmt: skip
+    data = str(fixtures_dir / "zotero" / "zotero-6-papis")
+    out = tmp_path / "back.ris"
+    with running.writer() as c:
+        done = c.post("/api/v1/zotero/imports", json={"data_dir": data, "study": "Papis"})
+        assert done.status_code == 200, done.text
+        papers = c.get("/api/v1/studies/Papis").json()["papers"]
+        status = c.post(f"/api/v1/papers/{papers[0]['id']}/status", json={"status": "read"})
+        assert status.status_code == 200, status.text
+        form_page = c.get("/zotero/push", params={"study": "Papis"})
+        assert form_page.status_code == 200 and 'id="push-form"' in form_page.text
+        assert 'href="/zotero"' in form_page.text  # the nav link
+        token = c.cookies.get("ld_csrf")
+        form = {"csrf_token": token, "study": "Papis", "target": "ris", "ris_path": str(out)}
+        plan = c.post("/zotero/push", data=form)
+        assert plan.status_code == 200, plan.text
+        assert 'id="push-plan-view"' in plan.text and "add <code>litdesk:read</code>" in plan.text
+        assert 'id="push-confirm"' in plan.text and not out.exists()  # shown, not written
+        result = c.post("/zotero/push", data={**form, "confirm": "true"})
+        assert result.status_code == 200 and 'id="push-result"' in result.text
+        assert "KW  - litdesk:read" in out.read_text(encoding="utf-8")
+        twin = c.post("/api/v1/zotero/pushes", json={"study": "Papis", "ris_path": str(out)})
+        assert twin.status_code == 200 and twin.json()["written"] is False
+        assert len(twin.json()["plan"]["items"]) == 5
+        out.unlink()
+        wrote = c.post(
+            "/api/v1/zotero/pushes", json={"study": "Papis", "ris_path": str(out), "confirm": True}
+        )
+        assert wrote.status_code == 200 and wrote.json()["file"] == str(out) and out.exists()
+        bad = c.post("/zotero/push", data={**form, "target": "web", "library": "users/1"})
+        assert bad.status_code == 400 and 'id="push-error"' in bad.text  # no key: refused
+    with running.client() as plain:  # no Origin, no CSRF token: refused before the route
+        refused = plain.post("/api/v1/zotero/pushes", json={"study": "Papis", "ris_path": "x"})
+        assert refused.status_code == 403

@@ -155,3 +155,32 @@ def test_successful_logins_do_not_count(team_store: Store, team_settings: Settin
     assert len({s.token for s in sessions}) == 12
     with team_store.read() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM login_failures")).scalar_one() == 0
+
+
+@pytest.mark.real_password_hash
+def test_passwords_are_hashed_with_argon2id_rfc_9106_low_memory(
+    team_store: Store, team_settings: Settings
+) -> None:
+    """The production parameters (the other tests hash with Argon2id's smallest ones, see
+    tests/conftest.py): RFC 9106's low-memory profile, verified at login; a hash made with
+    other parameters is replaced at the next successful login."""
+    from argon2 import PasswordHasher
+    from argon2.profiles import RFC_9106_LOW_MEMORY
+
+    accounts = Accounts(team_store, team_settings)
+    accounts.add("ana", PASSWORD)
+    p = RFC_9106_LOW_MEMORY
+    with team_store.read() as conn:
+        stored = conn.execute(sa.text("SELECT password_hash FROM accounts")).scalar_one()
+    assert stored.startswith(f"$argon2id$v=19$m={p.memory_cost},t={p.time_cost},p={p.parallelism}$")
+    assert accounts.login("ana", PASSWORD, address="10.0.0.1").token
+    old = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1).hash(PASSWORD)
+    with team_store.write() as conn:
+        conn.execute(sa.text("UPDATE accounts SET password_hash = :h"), {"h": old})
+    assert accounts.login("ana", PASSWORD, address="10.0.0.1").token
+    with team_store.read() as conn:
+        assert conn.execute(sa.text("SELECT password_hash FROM accounts")).scalar_one() != old
+        rehashed = conn.execute(sa.text("SELECT password_hash FROM accounts")).scalar_one()
+    assert rehashed.startswith(
+        f"$argon2id$v=19$m={p.memory_cost},t={p.time_cost},p={p.parallelism}$"
+    )

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 from tests._model_servers import Scripted, assist_settings, model_server
+from tests._store_template import sqlite_url_at_head
 
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import assist_reserve, assist_usage, open_store
@@ -22,8 +23,10 @@ SCHEMA = {"type": "object", "properties": {}, "additionalProperties": False}
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def database_url(request: pytest.FixtureRequest, tmp_path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    if request.param == "sqlite":  # at the newest migration: a copy of the template
+        return sqlite_url_at_head(
+            request.getfixturevalue("sqlite_template"), tmp_path / "store.sqlite3"
+        )
     return request.getfixturevalue("pg_schema")
 
 

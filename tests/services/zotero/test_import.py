@@ -1,6 +1,7 @@
 """ZoteroArea.import_library: the real Zotero 6 directory, and a built library imported,
 changed in "Zotero" and imported again (updated, added, removed, moved; never duplicated);
-notes, PDFs into the PDF library with per-item problems; team-mode owner."""
+notes (a note changed in Zotero updated in place, never added twice), PDFs into the PDF
+library with per-item problems; team-mode owner."""
 
 from __future__ import annotations
 
@@ -117,7 +118,8 @@ def test_collections_studies_notes_pdfs_and_reimport(fixtures_dir: Path, tmp_pat
         assert (again.added, again.updated) == (1, 1)
         assert [r.key for r in again.removed] == [k["c"]]
         assert [m.key for m in again.moved] == [k["b"]]
-        assert (again.notes_added, again.notes_changed, again.notes_unchanged) == (1, 1, 0)
+        # the note changed in Zotero is updated in place (matched by its link and version)
+        assert (again.notes_added, again.notes_changed, again.notes_unchanged) == (0, 1, 0)
         titles = sorted(r.paper.title for r in ws.papers())
         assert titles == [
             "Alpha trial, corrected",
@@ -126,8 +128,10 @@ def test_collections_studies_notes_pdfs_and_reimport(fixtures_dir: Path, tmp_pat
             "Gamma book",
             "Unfiled delta",
         ]  # one paper per item: nothing duplicated
-        comments = sorted(n.annotation.comment or "" for n in ws.notes()[0])
-        assert comments == ["Important finding", "Important finding, revised"]
+        (revised,) = ws.notes()[0]  # never added again
+        assert (
+            revised.id == notes[0].id and revised.annotation.comment == "Important finding, revised"
+        )
         third = app.zotero.import_library(req, owner=app.owner)
         assert (third.added, third.updated, third.notes_added) == (0, 0, 0)
 

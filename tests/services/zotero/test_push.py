@@ -99,6 +99,30 @@ def test_plan_then_push_through_the_web_api(fixtures_dir: Path, tmp_path: Path, 
         again = app.zotero.plan_push(req, owner=app.owner)
         assert all(not i.tags and not i.notes for i in again.items)
 
+        # a status changed since: its tag replaces the old one, guarded by the version
+        # the last write returned (If-Unmodified-Since-Version per object)
+        ws.set_status(first.id, "reading")
+        changed = app.zotero.plan_push(req, owner=app.owner)
+        item0 = next(i for i in changed.items if i.key == keys["i0"])
+        assert (item0.tags, item0.removed_tags, item0.notes) == (
+            ("litdesk:reading",),
+            ("litdesk:read",),
+            (),
+        )
+        version_now = state.items[keys["i0"]]["version"]
+        assert item0.version == version_now
+        with ZoteroServer(state) as server:
+            area = ZoteroArea(store=app.store, pdfs=app.pdfs,
+                              http_transport=ToLoopback(server.port), sleep=sleeps)  # fmt: skip
+            view = asyncio.run(area.push(req, owner=app.owner, confirm=True))
+        assert view.items_written == 1
+        assert state.items[keys["i0"]]["tags"] == [
+            {"tag": "zotero-tag"},
+            {"tag": "litdesk:reading"},
+        ]
+        assert state.received[-1].body[0]["version"] == version_now
+        assert app.zotero.plan_push(req, owner=app.owner).empty
+
 
 def test_a_newer_change_in_zotero_is_a_conflict_naming_the_item(
     fixtures_dir: Path, tmp_path: Path, tmp_settings
@@ -107,6 +131,7 @@ def test_a_newer_change_in_zotero_is_a_conflict_naming_the_item(
         keys = _imported(fixtures_dir, tmp_path, app)
         ws = app.workspace()
         ws.set_status(ws.paper("10.1000/item.1").paper.id, "reading")
+        ws.set_status(ws.paper("10.1000/item.0").paper.id, "read")
         state = ZoteroState()
         state.add_item(keys["i0"], 1, [])
         state.add_item(keys["i1"], 7, [])  # edited in Zotero after the import
@@ -120,6 +145,10 @@ def test_a_newer_change_in_zotero_is_a_conflict_naming_the_item(
         assert keys["i1"] in err.value.message and err.value.details["items"] == [keys["i1"]]
         assert KEY not in err.value.message
         assert state.items[keys["i1"]]["tags"] == []
+        # the other item of the batch was written, and its new version recorded
+        assert state.items[keys["i0"]]["tags"] == [{"tag": "zotero-tag"}, {"tag": "litdesk:read"}]
+        left = {i.key: i for i in app.zotero.plan_push(req, owner=app.owner).items}
+        assert left[keys["i0"]].tags == () and left[keys["i1"]].tags == ("litdesk:reading",)
 
 
 def test_writes_go_in_batches_of_fifty(fixtures_dir: Path, tmp_path: Path, tmp_settings) -> None:

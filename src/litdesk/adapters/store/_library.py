@@ -143,6 +143,11 @@ class EntryInfo:
     arxiv_version: int | None = None
     references_page: int | None = None
     head_text: str | None = None
+    #: ``False``: the PDF has no text layer; its text came from ``text_source`` (a code,
+    #: stored as the entry's ``reason_code``, with ``text_note`` as its ``reason``)
+    text_layer: bool = True
+    text_source: str | None = None
+    text_note: str | None = None
 
 
 #: One chunk to store: (index, page, start, end, text).
@@ -277,7 +282,8 @@ class LibraryRepo:
             conn.execute(
                 sa.insert(library_entries).values(
                     sha256=sha, embedder=embedder, chunking=chunking, status="ok",
-                    pages=info.pages, text_layer=True, doi=_clean(info.doi),
+                    pages=info.pages, text_layer=info.text_layer, doi=_clean(info.doi),
+                    reason_code=info.text_source, reason=_clean(info.text_note),
                     arxiv=_clean(info.arxiv), arxiv_version=info.arxiv_version,
                     references_page=info.references_page, n_chunks=len(chunks), dim=dim,
                     head_text=_clean(info.head_text), vectors=vectors,

@@ -2,6 +2,7 @@
 ``zotero.sqlite``), and write back through the Web API v3 (see ``_web``)."""
 
 from ._read import (
+    FULL_TEXT_CACHE,
     KNOWN_USERDATA,
     AttachmentFile,
     NoZoteroLibrary,
@@ -15,6 +16,7 @@ from ._read import (
 )
 
 __all__ = [
+    "FULL_TEXT_CACHE",
     "KNOWN_USERDATA",
     "AttachmentFile",
     "NoZoteroLibrary",

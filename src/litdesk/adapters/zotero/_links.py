@@ -2,14 +2,13 @@
 imported Zotero item or note became, with the version and ``dateModified`` imported.
 
 :func:`read_links` reads one owner's links of one library; :func:`write_links` upserts
-links and applies changed papers (a changed Zotero item's new fields over its paper) in
-one transaction."""
+links in one transaction, :func:`write_links_in` inside the caller's (an import's)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final
 
@@ -18,12 +17,21 @@ from sqlalchemy.dialects import postgresql as pg
 from sqlalchemy.dialects import sqlite as sq
 from sqlalchemy.engine import Connection
 
-from litdesk.adapters.store import Store, StoredDataInvalid, repo
-from litdesk.core.records import Paper
+from litdesk.adapters.store import Store, StoredDataInvalid
 
-__all__ = ["ZoteroLink", "read_links", "write_links", "zotero_links"]
+__all__ = [
+    "LINK_FIELDS",
+    "ZoteroLink",
+    "read_links",
+    "write_links",
+    "write_links_in",
+    "zotero_links",
+]
 
 _BATCH: Final = 500
+_MAX_FIELD: Final = 2_000
+#: Item fields a paper has no place for, kept with the item's link (``fields``).
+LINK_FIELDS: Final = ("language", "citation_key")
 _meta = sa.MetaData()
 
 zotero_links = sa.Table(
@@ -56,6 +64,8 @@ class ZoteroLink:
     collections: tuple[str, ...] = ()
     title: str = ""
     tags: tuple[str, ...] = ()
+    #: the item's fields litdesk's Paper has no place for (:data:`LINK_FIELDS`)
+    fields: Mapping[str, str] = field(default_factory=dict)
 
     def same_version(self, version: int, date_modified: str) -> bool:
         return self.version == version and self.date_modified == date_modified
@@ -86,6 +96,7 @@ def read_links(store: Store, *, owner: str, library: str) -> dict[str, ZoteroLin
                 collections=tuple(str(c) for c in colls) if isinstance(colls, list) else (),
                 title=str(data.get("title", "")),
                 tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
+                fields={k: str(data[k]) for k in LINK_FIELDS if isinstance(data.get(k), str)},
             )
     return out
 
@@ -112,12 +123,9 @@ def _upsert(conn: Connection, rows: list[dict[str, object]]) -> None:
             )
 
 
-def write_links(
-    store: Store, links: Sequence[ZoteroLink], *, owner: str, changed: Sequence[Paper] = ()
-) -> None:
-    """Upsert ``links`` and store ``changed`` papers (their new fields), in one transaction."""
+def _rows(links: Sequence[ZoteroLink], owner: str) -> list[dict[str, object]]:
     now = datetime.now(UTC).isoformat(timespec="seconds")
-    rows: list[dict[str, object]] = [
+    return [
         {
             "owner": owner,
             "library": link.library,
@@ -131,14 +139,24 @@ def write_links(
                     "collections": list(link.collections),
                     "title": link.title[:300],
                     "tags": list(link.tags),
+                    **{k: v[:_MAX_FIELD] for k, v in link.fields.items()},
                 }
             ),
             "imported_at": now,
         }
         for link in links
     ]
+
+
+def write_links_in(conn: Connection, links: Sequence[ZoteroLink], *, owner: str) -> None:
+    """Upsert ``links`` inside the caller's transaction (an import writes its papers,
+    Studies, notes and links together)."""
+    rows = _rows(links, owner)
+    if rows:
+        _upsert(conn, rows)
+
+
+def write_links(store: Store, links: Sequence[ZoteroLink], *, owner: str) -> None:
+    """Upsert ``links`` in one transaction of their own (a push records what it wrote)."""
     with store.write() as conn:
-        for paper in changed:
-            repo.update_paper(conn, paper, now)
-        if rows:
-            _upsert(conn, rows)
+        write_links_in(conn, links, owner=owner)

@@ -5,10 +5,12 @@ Rules: the API key goes only to those two hosts, in the ``Zotero-API-Key`` heade
 a URL), and never into a log line, a trace or an error message; redirects are not
 followed; each response is read up to :data:`MAX_RESPONSE_BYTES`; every request has a
 timeout. A write sends at most :data:`MAX_BATCH` objects (the API's limit);
-``If-Unmodified-Since-Version`` guards each object through its ``version`` (a newer change
-in Zotero makes the write fail with 412, raised as :class:`ZoteroConflict` naming the
-items). ``Backoff`` (seconds) is waited out before the next request; ``429``/``503`` with
-``Retry-After`` is retried after that wait, at most :data:`MAX_RETRIES` times.
+``If-Unmodified-Since-Version`` guards each object through its ``version`` (the Web API's
+multi-object form of the header: a newer change in Zotero fails that object with 412, the
+others of the batch are written; :attr:`WriteOutcome.conflicts` names the refused ones, a
+412 of the whole request is raised as :class:`ZoteroConflict`). ``Backoff`` (seconds) is
+waited out before the next request; ``429``/``503`` with ``Retry-After`` is retried after
+that wait, at most :data:`MAX_RETRIES` times.
 """
 
 from __future__ import annotations
@@ -68,6 +70,18 @@ class WriteOutcome:
     successful: dict[int, JsonObject] = field(default_factory=dict)
     unchanged: dict[int, str] = field(default_factory=dict)
     library_version: int | None = None
+    #: keys of objects Zotero has a newer version of (412 in ``failed``): not written;
+    #: the others of the batch were (the caller records them, then refuses)
+    conflicts: tuple[str, ...] = ()
+
+    def conflict(self) -> ZoteroConflict:
+        """The refusal naming the conflicting items."""
+        return ZoteroConflict(
+            "Zotero has a newer version of "
+            + ", ".join(self.conflicts[:10])
+            + "; import again, then push",
+            items=list(self.conflicts),
+        )
 
 
 def _seconds(value: str | None) -> float | None:
@@ -200,8 +214,8 @@ class ZoteroWebClient:
         if not isinstance(parsed, dict):
             raise ZoteroWriteFailed("Zotero's answer is not an object", code="zotero_bad_answer")
         failed = parsed.get("failed") or {}
+        conflicts: list[str] = []
         if isinstance(failed, dict) and failed:
-            conflicts = []
             messages = []
             for index, info in failed.items():
                 if not isinstance(info, dict):
@@ -211,16 +225,10 @@ class ZoteroWebClient:
                     conflicts.append(key)
                 else:
                     messages.append(f"{key or index}: {str(info.get('message', ''))[:200]}")
-            if conflicts:
-                raise ZoteroConflict(
-                    "Zotero has a newer version of "
-                    + ", ".join(conflicts[:10])
-                    + "; import again, then push",
-                    items=conflicts,
+            if messages:
+                raise ZoteroWriteFailed(
+                    "Zotero refused " + "; ".join(messages[:5]), code="zotero_refused"
                 )
-            raise ZoteroWriteFailed(
-                "Zotero refused " + "; ".join(messages[:5]), code="zotero_refused"
-            )
         successful: dict[int, JsonObject] = {}
         raw = parsed.get("successful") or {}
         if isinstance(raw, dict):
@@ -235,7 +243,10 @@ class ZoteroWebClient:
                     unchanged[int(index)] = str(key)
         version = headers.get("last-modified-version")
         return WriteOutcome(
-            successful, unchanged, int(version) if version and version.isdigit() else None
+            successful,
+            unchanged,
+            int(version) if version and version.isdigit() else None,
+            tuple(conflicts),
         )
 
 

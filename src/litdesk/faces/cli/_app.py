@@ -35,6 +35,7 @@ from . import (
     _workspace,
     _zotero,
 )
+from ._lazy import defer_commands
 
 
 class _Group(TyperGroup):
@@ -142,6 +143,7 @@ def _plain_help(typer_app: typer.Typer) -> None:
 
 
 _plain_help(app)
+defer_commands(app, _Group)  # built when used: `litdesk --help` reads no signatures
 
 
 def main() -> None:

@@ -75,7 +75,7 @@ def list_(as_json: bool = JSON) -> None:
             text,
             "yes" if row["indexed"] else ("excluded" if row["excluded"] else "not yet"),
             ids,
-            row["excluded"] or row["adopted_title"] or "",
+            row["excluded"] or row["adopted_title"] or row["text_source"] or "",
         )
     console.print(table)
     for w in status.warnings:

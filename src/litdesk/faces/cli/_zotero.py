@@ -35,7 +35,8 @@ def _show(view: ZoteroImportView) -> None:
     )
     console.print(
         f"added {view.added}, updated {view.updated}, unchanged {view.unchanged}; "
-        f"notes added {view.notes_added} ({view.notes_changed} changed in Zotero); PDFs attached {view.pdfs_attached} "
+        f"notes added {view.notes_added}, updated {view.notes_changed} (changed in Zotero); "
+        f"PDFs attached {view.pdfs_attached} "
         f"({view.full_text_caches} with Zotero's full text)",
         markup=False,
         highlight=False,
@@ -112,11 +113,13 @@ def _show_plan(plan: PushPlanView) -> None:
         highlight=False,
     )
     for item in plan.items:
-        if not item.tags and not item.notes:
+        if not item.tags and not item.notes and not item.removed_tags:
             continue
         console.print(f"  {item.key} {item.title}", markup=False, highlight=False)
         for tag in item.tags:
             console.print(f"    + tag {tag}", markup=False, highlight=False)
+        for tag in item.removed_tags:
+            console.print(f"    - tag {tag}", markup=False, highlight=False)
         for _, text in item.notes:
             first = text.split("\n", 1)[0][:80]
             console.print(f"    + note {first}", markup=False, highlight=False)

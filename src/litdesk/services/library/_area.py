@@ -169,6 +169,7 @@ class LibraryArea:
             file=state["file"], origin=state["origin"], sha256=state["sha256"],
             indexed=state["indexed"], pages=state["pages"], text_layer=state["text_layer"],
             excluded=state["excluded"], excluded_code=state["excluded_code"],
+            text_source=state["text_source"],
             doi=state["doi"], arxiv=state["arxiv"], chunks=state["chunks"],
             adopted_title=state["adopted_title"],
             authors=list(adopted.get("authors") or [])[:AUTHORS_SHOWN],

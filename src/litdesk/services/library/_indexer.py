@@ -10,18 +10,37 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from litdesk._errors import ExternalError
 from litdesk._workers import limited_threads, worker_init
 from litdesk.adapters.embeddings import Embedder, make_embedder
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256
-from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages
+from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages, find_ids, normalise_text
 
 from ._catalogue import Catalogue
 from ._sources import LibraryFile
 
-__all__ = ["IndexReport", "IndexWorkerCrashed", "extract_job", "hash_files", "index_files"]
+__all__ = [
+    "SIDE_TEXTS",
+    "IndexReport",
+    "IndexWorkerCrashed",
+    "extract_job",
+    "hash_files",
+    "index_files",
+    "side_text",
+]
+
+#: Text extracted elsewhere that indexes a PDF without a text layer: a file beside the PDF
+#: named ``<pdf name><suffix>`` → (``text_source`` code, what the library shows). The
+#: Zotero import links Zotero's ``.zotero-ft-cache`` there.
+SIDE_TEXTS: Final = {
+    ".zotero-ft-cache": (
+        "zotero_ft_cache",
+        "no text layer: indexed from Zotero's extracted full text",
+    ),
+}
+MAX_SIDE_TEXT_BYTES: Final = 50 * 1024 * 1024
 
 Progress = Callable[[int, int, str], None]
 #: Called after each file is stored: its name and its pages (``None`` when excluded).
@@ -79,16 +98,37 @@ def extract_job(path: str, embed: tuple[str, str] | None = None) -> dict[str, An
     """
     global _WORKER_EMBEDDER
     p = Path(path)
+    side: dict[str, Any] = {}
     try:
         text = extract(p)
     except PdfExcluded as exc:
-        return {
-            "ok": False,
-            "code": exc.code,
-            "reason": exc.message,
-            "pages": exc.details.get("pages"),
-        }
-    chunks = chunk_pages(text.pages)
+        found = side_text(p) if exc.code == "no_text" else None
+        if found is None:
+            return {
+                "ok": False,
+                "code": exc.code,
+                "reason": exc.message,
+                "pages": exc.details.get("pages"),
+            }
+        pages, (source, note) = found
+        side = {"text_layer": False, "text_source": source, "text_note": note}
+        head = pages[:2]
+        ids = find_ids(head)
+        page_count = exc.details.get("pages")
+        chunks = chunk_pages(pages)
+        info: dict[str, Any] = {
+            "pages": page_count if isinstance(page_count, int) else len(pages),
+            "doi": ids.doi, "arxiv": ids.arxiv, "arxiv_version": ids.arxiv_version,
+            "references_page": None, "head_text": "\n".join(head),
+        }  # fmt: skip
+    else:
+        chunks = chunk_pages(text.pages)
+        info = {
+            "pages": text.page_count, "doi": text.ids.doi, "arxiv": text.ids.arxiv,
+            "arxiv_version": text.ids.arxiv_version,
+            "references_page": text.references_cut[0] if text.references_cut else None,
+            "head_text": "\n".join(text.head),
+        }  # fmt: skip
     vectors = None
     if embed is not None:
         if _WORKER_EMBEDDER is None:
@@ -97,14 +137,29 @@ def extract_job(path: str, embed: tuple[str, str] | None = None) -> dict[str, An
     return {
         "vectors": vectors,
         "ok": True,
-        "pages": text.page_count,
-        "doi": text.ids.doi,
-        "arxiv": text.ids.arxiv,
-        "arxiv_version": text.ids.arxiv_version,
-        "references_page": text.references_cut[0] if text.references_cut else None,
-        "head_text": "\n".join(text.head),
+        **info,
+        **side,
         "chunks": [(c.index, c.page, c.start, c.end, c.text) for c in chunks],
     }
+
+
+def side_text(pdf: Path) -> tuple[list[str], tuple[str, str]] | None:
+    """The normalised pages of a side text of ``pdf`` (see :data:`SIDE_TEXTS`; pages split
+    at form feeds) with its (source code, note), or ``None`` when there is none usable."""
+    for suffix, source in SIDE_TEXTS.items():
+        path = pdf.with_name(pdf.name + suffix)
+        try:
+            if path.stat().st_size > MAX_SIDE_TEXT_BYTES:
+                continue
+            raw = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        pages = [normalise_text(page) for page in raw.split("\f")]
+        while pages and not pages[-1]:
+            pages.pop()
+        if any(pages):
+            return pages, source
+    return None
 
 
 def hash_files(cat: Catalogue, files: list[LibraryFile]) -> dict[Path, str]:
@@ -191,6 +246,10 @@ def index_files(
         entry = entries.get(sha)
         if entry is not None:
             report.unchanged += 1
+            if entry.reason_code == "no_text" and side_text(f.path) is not None:
+                todo[sha] = f  # a side text came since: indexed from it now
+                report.unchanged -= 1
+                continue
             if entry.status == "excluded":
                 report.excluded.append(
                     {"file": f.name, "code": entry.reason_code or "", "reason": entry.reason or ""}

@@ -280,6 +280,8 @@ class Library:
                     "text_layer": e.text_layer if e else None,
                     "excluded": e.reason if e and e.status == "excluded" else None,
                     "excluded_code": e.reason_code if e and e.status == "excluded" else None,
+                    # indexed from a text beside the PDF (no text layer): where it came from
+                    "text_source": e.reason if e and e.status == "ok" and e.reason_code else None,
                     "doi": e.doi if e else None,
                     "arxiv": e.arxiv if e else None,
                     "chunks": e.n_chunks if e else 0,

@@ -60,6 +60,8 @@ class FileRow(TypedDict):
     text_layer: bool | None
     excluded: str | None
     excluded_code: str | None
+    #: an indexed PDF without a text layer: where its text came from (else ``None``)
+    text_source: str | None
     doi: str | None
     arxiv: str | None
     chunks: int
@@ -180,6 +182,8 @@ class StatusRow(TypedDict):
     text_layer: bool | None
     excluded: str | None
     excluded_code: str | None
+    #: an indexed PDF without a text layer: where its text came from (else ``None``)
+    text_source: str | None
     doi: str | None
     arxiv: str | None
     chunks: int

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Any, Final
 
@@ -630,6 +630,77 @@ class Workspace:
                 conn, "imports", study_id=study_id, limit=100_000, visible_to=self.owner
             )
         return [(r.id, *read_import(r.json())) for r in rows]
+
+    # --- inside one transaction the caller holds (a Zotero import: all or nothing) -------
+
+    def transaction(self) -> AbstractContextManager[Connection]:
+        """One write transaction for the ``*_in`` methods below: everything written through
+        them commits together, or (an error, a killed process) nothing does."""
+        return self.store.write()
+
+    def study_in(
+        self, conn: Connection, name: str, *, description: str | None = None
+    ) -> tuple[repo.StudyRow, bool]:
+        """The Study ``name`` (id or name) the owner may change, created when there is
+        none: ``(row, created)``."""
+        now = now_iso()
+        self.store.lock(conn, _STUDY_LOCK, "studies")
+        try:
+            row = repo.get_study(conn, name, account=self.owner)
+        except NotFoundError:
+            row = repo.insert_study(
+                conn, _new_id("study"), _study_name(name), description, now, owner=self.owner
+            )
+            self._history(conn, row.id, "study_created", row.name, now)
+            return row, True
+        access.require_study(conn, self.owner, row.id, "write")
+        return row, False
+
+    def paper_in(self, conn: Connection, ref: str) -> Paper:
+        """A saved paper the owner may read (:class:`NotFoundError` when there is none)."""
+        return repo.get_paper(conn, self._paper(conn, ref)).paper
+
+    def save_in(self, conn: Connection, paper: Paper, *, study_id: str) -> SaveResult:
+        """:meth:`save_papers` of one paper into the Study ``study_id`` (from
+        :meth:`study_in`); an :class:`IdentityConflict` is raised before anything of this
+        paper is written (the caller may go on with the next one)."""
+        now = now_iso()
+        result = self._save(conn, paper, now)
+        if repo.add_study_paper(conn, study_id, result.paper.id, now):
+            self._history(conn, study_id, "paper_added", result.paper.id, now)
+        return result
+
+    def update_paper_in(self, conn: Connection, paper: Paper) -> None:
+        """Store new fields of a saved paper (the same id; its identity keys follow)."""
+        repo.update_paper(conn, paper, now_iso())
+
+    def add_note_in(
+        self, conn: Connection, paper_id: str, comment: str, *, study_id: str | None
+    ) -> str:
+        """:meth:`add_note` of a paper-level comment; returns the note's id."""
+        now = now_iso()
+        paper = repo.get_paper(conn, self._paper(conn, paper_id)).paper
+        note = make_annotation(paper, comment=comment, anchor=None, created_at=now)
+        note_id = _new_id("note")
+        repo.insert_document(
+            conn, "notes", note_id, note.model_dump(mode="json"), now,
+            paper_id=paper.id, study_id=study_id, owner=self.owner,
+        )  # fmt: skip
+        if study_id:
+            repo.add_study_paper(conn, study_id, paper.id, now)
+            self._history(conn, study_id, "note_added", note_id, now)
+        return note_id
+
+    def replace_note_in(self, conn: Connection, note_id: str, comment: str) -> None:
+        """A paper-level note's comment replaced (a note whose source changed: a Zotero
+        note edited in Zotero); its paper, Study and creation time stay."""
+        row = repo.get_document(conn, "notes", note_id)
+        access.require_document(conn, self.owner, row.owner, row.study_id, "write")
+        old = read_annotation(row.json())
+        paper = repo.get_paper(conn, old.paper_id).paper
+        note = make_annotation(paper, comment=comment, anchor=old.anchor, created_at=old.created_at)
+        repo.replace_document(conn, "notes", note_id, note.model_dump(mode="json"))
+        self._history(conn, row.study_id, "note_edited", note_id, now_iso())
 
 
 def all_refused(refused: Sequence[RefusedFile]) -> InputError | NotFoundError:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import httpx
+from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
 from litdesk.adapters.store import Store
@@ -31,14 +32,14 @@ from litdesk.adapters.zotero import (
     read_library,
     resolve_attachment,
 )
-from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links
+from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links_in
 from litdesk.adapters.zotero._web import LOCAL_API, WEB_API, Sleep, ZoteroWebClient
 from litdesk.core.evidence import MAX_COMMENT_CHARS
 from litdesk.core.records import Paper, PaperError, make_paper, read_paper
 from litdesk.core.zotero import ZoteroItem, ZoteroNote, item_paper_fields, note_text
 from litdesk.services.files import write_output
 from litdesk.services.library import Library
-from litdesk.services.workspace import IdentityConflict, SaveResult, Workspace
+from litdesk.services.workspace import IdentityConflict, Workspace
 
 from ._pdfs import PdfPlacer
 from ._push import link_library, make_plan, push_api, ris_file
@@ -65,6 +66,50 @@ class UnknownCollection(NotFoundError):
     collections there are)."""
 
     default_code = "zotero_unknown_collection"
+
+
+@dataclass
+class _Run:
+    """What one import has done so far (its counts, links, papers and problems)."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    notes_added: int = 0
+    notes_unchanged: int = 0
+    notes_changed: int = 0
+    papers_of: dict[str, Paper] = field(default_factory=dict)
+    saved_keys: set[str] = field(default_factory=set)
+    unchanged_keys: set[str] = field(default_factory=set)
+    changed: list[Paper] = field(default_factory=list)
+    new_links: dict[str, ZoteroLink] = field(default_factory=dict)
+    studies: list[StudyCount] = field(default_factory=list)
+    study_ids: dict[str, str] = field(default_factory=dict)
+    problems: list[ItemProblem] = field(default_factory=list)
+
+
+def _link_fields(item: ZoteroItem) -> dict[str, str]:
+    """The item's language and citation key (litdesk's Paper has no field for them; they
+    are kept with the item's identity link)."""
+    values = {
+        "language": item.fields.get("language", "").strip(),
+        "citation_key": item.citation_key or "",
+    }
+    return {k: v for k, v in values.items() if v}
+
+
+def _standalone(lib: ZoteroLibrary, problems: list[ItemProblem]) -> None:
+    """Standalone notes are reported, each by key and its first words: a litdesk note
+    belongs to a paper (the store keeps no note without one)."""
+    for note in lib.standalone_notes:
+        first = note_text(note.html).split("\n", 1)[0][:80]
+        problems.append(
+            ItemProblem(
+                note.key,
+                first or "(empty note)",
+                "a standalone note is not imported: a litdesk note belongs to a paper",
+            )
+        )
 
 
 @dataclass
@@ -258,7 +303,8 @@ class ZoteroArea:
 
     def import_library(self, request: ZoteroImportRequest, *, owner: str) -> ZoteroImportView:
         """Import (or import again) a Zotero library into Studies (see the module
-        docstring)."""
+        docstring): the Studies, papers, notes and identity links in one transaction (an
+        error or a killed process part-way leaves nothing of this import), then the PDFs."""
         data_dir = Path(request.data_dir) if request.data_dir else default_data_dir()
         base_dir = Path(request.base_dir).expanduser() if request.base_dir else None
         if base_dir is not None and not base_dir.is_dir():
@@ -267,125 +313,21 @@ class ZoteroArea:
         plan = _plan(lib, request)
         links = read_links(self._store, owner=owner, library=lib.library)
         ws = Workspace(self._store, owner=owner)
-        problems: list[ItemProblem] = []
-        new_links: dict[str, ZoteroLink] = {}
-        changed: list[Paper] = []
-        papers_of: dict[str, Paper] = {}
-        added = updated = unchanged = 0
-        saved_keys: set[str] = set()
-        unchanged_keys: set[str] = set()
-        studies: list[StudyCount] = []
-        for name, items in plan.studies.items():
-            created = False
-            try:
-                study = ws.study(name, "write")
-            except NotFoundError:
-                study = ws.create_study(name, "Imported from Zotero")
-                created = True
-            to_save: list[Paper] = []
-            for item in items:
-                if item.key in papers_of:  # in two Studies: saved once, linked to both
-                    to_save.append(papers_of[item.key])
-                    continue
-                link = links.get(item.key)
-                fields: dict[str, Any] = item_paper_fields(item)
-                try:
-                    paper = make_paper(fallback_key=f"zotero:{lib.library}:{item.key}", **fields)
-                except PaperError as exc:
-                    problems.append(ItemProblem(item.key, item.title, exc.message))
-                    continue
-                if link is not None and link.kind == "item":
-                    try:
-                        old = ws.paper(link.target).paper
-                    except NotFoundError:
-                        link = None  # the paper was deleted in litdesk: import it again
-                    else:
-                        if link.same_version(item.version, item.date_modified):
-                            unchanged += 1
-                            unchanged_keys.add(item.key)
-                            paper = old
-                        else:
-                            try:
-                                paper = _updated(old, paper.model_copy(update={"id": old.id}))
-                            except IdentityConflict as exc:
-                                problems.append(ItemProblem(item.key, item.title, exc.message))
-                                paper = old
-                            else:
-                                changed.append(paper)
-                                updated += 1
-                if link is None:
-                    added += 1
-                papers_of[item.key] = paper
-                to_save.append(paper)
-            pairs: list[tuple[Paper, SaveResult]] = []
-            try:
-                pairs = list(zip(to_save, ws.save_papers(to_save, study=study.id), strict=True))
-            except IdentityConflict:
-                for paper in to_save:  # one by one: only the conflicting ones are left out
-                    try:
-                        pairs.append((paper, ws.save_papers([paper], study=study.id)[0]))
-                    except IdentityConflict as one:
-                        problems.append(ItemProblem("", paper.title, one.message))
-            # a new record may have merged into a paper saved before (same DOI, …)
-            saved = {id(sent): result.paper for sent, result in pairs}
-            for item in items:
-                sent_paper = papers_of.get(item.key)
-                if sent_paper is not None and id(sent_paper) in saved:
-                    papers_of[item.key] = saved[id(sent_paper)]
-                    saved_keys.add(item.key)
-                elif item.key not in saved_keys:
-                    papers_of.pop(item.key, None)  # not saved: no link is made
-            saved_ids = {result.paper.id for _, result in pairs}
-            studies.append(StudyCount(study.id, study.name, len(saved_ids), created))
-
+        run = _Run()
+        with ws.transaction() as conn:
+            for name, items in plan.studies.items():
+                self._study_items(ws, conn, lib, name, items, links, run)
+            self._notes_and_links(ws, conn, lib, plan, links, run)
+            for paper in run.changed:
+                ws.update_paper_in(conn, paper)
+            write_links_in(conn, list(run.new_links.values()), owner=owner)
+        _standalone(lib, run.problems)
         items_done = {i.key: i for items in plan.studies.values() for i in items}
-        study_of: dict[str, str] = {}
-        for name, items in plan.studies.items():
-            for i in items:
-                study_of.setdefault(i.key, name)
-        notes_added = notes_unchanged = notes_changed = 0
-        for item in items_done.values():
-            linked = papers_of.get(item.key)
-            if linked is None:
-                continue
-            new_links[item.key] = ZoteroLink(
-                lib.library,
-                item.key,
-                "item",
-                linked.id,
-                item.version,
-                item.date_modified,
-                tuple(item.collections),
-                item.title,
-                tuple(item.tags),
-            )
-            study_name = study_of[item.key]
-            for note in item.notes:
-                n_added, n_link, problem = self._note(ws, note, linked, study_name, links, lib)
-                if problem is not None:
-                    problems.append(ItemProblem(item.key, item.title, problem))
-                if n_link is not None:
-                    new_links[note.key] = n_link
-                notes_added += n_added
-                notes_unchanged += 1 if n_added == 0 and problem is None else 0
-                old_note = links.get(note.key)
-                if n_added and old_note is not None and old_note.kind == "note":
-                    notes_changed += 1
-        if lib.standalone_notes:
-            problems.append(
-                ItemProblem(
-                    "",
-                    "standalone notes",
-                    f"{len(lib.standalone_notes)} standalone note(s) not imported: a litdesk "
-                    "note belongs to a paper",
-                )
-            )
         pdfs = caches = 0
-        if request.pdfs:
+        if request.pdfs:  # the library's files and index: after the import committed
             pdfs, caches = self._place_pdfs(
-                lib, items_done, papers_of, base_dir, problems, unchanged_keys
+                lib, items_done, run.papers_of, base_dir, run.problems, run.unchanged_keys
             )
-        write_links(self._store, list(new_links.values()), owner=owner, changed=changed)
         current = {i.key for i in lib.items}
         removed = tuple(
             ItemRef(k, link.title)
@@ -404,49 +346,203 @@ class ZoteroArea:
             library=lib.library,
             schema_version=lib.userdata,
             items_read=len(lib.items),
-            added=added,
-            updated=updated,
-            unchanged=unchanged,
+            added=run.added,
+            updated=run.updated,
+            unchanged=run.unchanged,
             trashed_left_out=lib.trashed,
-            studies=tuple(studies),
+            studies=tuple(run.studies),
             removed=removed,
             moved=moved,
-            notes_added=notes_added,
-            notes_unchanged=notes_unchanged,
-            notes_changed=notes_changed,
+            notes_added=run.notes_added,
+            notes_unchanged=run.notes_unchanged,
+            notes_changed=run.notes_changed,
             pdfs_attached=pdfs,
             full_text_caches=caches,
-            problems=tuple(problems),
+            problems=tuple(run.problems),
         )
+
+    def _study_items(
+        self,
+        ws: Workspace,
+        conn: Connection,
+        lib: ZoteroLibrary,
+        name: str,
+        items: list[ZoteroItem],
+        links: dict[str, ZoteroLink],
+        run: _Run,
+    ) -> None:
+        """One Study of the plan (created when missing) with its items' papers saved."""
+        study, created = ws.study_in(conn, name, description="Imported from Zotero")
+        to_save: list[tuple[str, Paper]] = []
+        for item in items:
+            if item.key in run.papers_of:  # in two Studies: saved once, linked to both
+                to_save.append((item.key, run.papers_of[item.key]))
+                continue
+            paper = self._item_paper(ws, conn, lib, item, links.get(item.key), run)
+            if paper is not None:
+                run.papers_of[item.key] = paper
+                to_save.append((item.key, paper))
+        saved_ids: set[str] = set()
+        for key, paper in to_save:
+            try:
+                result = ws.save_in(conn, paper, study_id=study.id)
+            except IdentityConflict as exc:  # nothing of it was written: only it is left out
+                run.problems.append(ItemProblem("", paper.title, exc.message))
+                if key not in run.saved_keys:
+                    run.papers_of.pop(key, None)  # not saved: no link is made
+                continue
+            # a new record may have merged into a paper saved before (same DOI, …)
+            run.papers_of[key] = result.paper
+            run.saved_keys.add(key)
+            saved_ids.add(result.paper.id)
+        run.studies.append(StudyCount(study.id, study.name, len(saved_ids), created))
+        run.study_ids[name] = study.id
+
+    def _item_paper(
+        self,
+        ws: Workspace,
+        conn: Connection,
+        lib: ZoteroLibrary,
+        item: ZoteroItem,
+        link: ZoteroLink | None,
+        run: _Run,
+    ) -> Paper | None:
+        """The paper of ``item``: new, updated from a changed item, or as saved (unchanged);
+        ``None`` (a problem reported) when the item makes no valid paper."""
+        fields: dict[str, Any] = item_paper_fields(item)
+        try:
+            paper = make_paper(fallback_key=f"zotero:{lib.library}:{item.key}", **fields)
+        except PaperError as exc:
+            run.problems.append(ItemProblem(item.key, item.title, exc.message))
+            return None
+        if link is not None and link.kind == "item":
+            try:
+                old = ws.paper_in(conn, link.target)
+            except NotFoundError:
+                link = None  # the paper was deleted in litdesk: import it again
+            else:
+                if link.same_version(item.version, item.date_modified):
+                    run.unchanged += 1
+                    run.unchanged_keys.add(item.key)
+                    return old
+                try:
+                    paper = _updated(old, paper.model_copy(update={"id": old.id}))
+                except IdentityConflict as exc:
+                    run.problems.append(ItemProblem(item.key, item.title, exc.message))
+                    return old
+                run.changed.append(paper)
+                run.updated += 1
+                return paper
+        run.added += 1
+        return paper
+
+    def _notes_and_links(
+        self,
+        ws: Workspace,
+        conn: Connection,
+        lib: ZoteroLibrary,
+        plan: _Plan,
+        links: dict[str, ZoteroLink],
+        run: _Run,
+    ) -> None:
+        """Each saved item's identity link, and its child notes (added, or updated in
+        place when changed in Zotero: never added twice)."""
+        study_of: dict[str, str] = {}
+        items_done: dict[str, ZoteroItem] = {}
+        for name, items in plan.studies.items():
+            for i in items:
+                study_of.setdefault(i.key, name)
+                items_done.setdefault(i.key, i)
+        for item in items_done.values():
+            linked = run.papers_of.get(item.key)
+            if linked is None:
+                continue
+            run.new_links[item.key] = ZoteroLink(
+                lib.library,
+                item.key,
+                "item",
+                linked.id,
+                item.version,
+                item.date_modified,
+                tuple(item.collections),
+                item.title,
+                tuple(item.tags),
+                _link_fields(item),
+            )
+            study_id = run.study_ids.get(study_of[item.key])
+            for note in item.notes:
+                old = links.get(note.key)
+                n_link = self._note(ws, conn, note, linked, study_id, old, lib, item, run)
+                if n_link is not None:
+                    run.new_links[note.key] = n_link
 
     def _note(
         self,
         ws: Workspace,
+        conn: Connection,
         note: ZoteroNote,
         paper: Paper,
-        study: str,
-        links: dict[str, ZoteroLink],
+        study_id: str | None,
+        old: ZoteroLink | None,
         lib: ZoteroLibrary,
-    ) -> tuple[int, ZoteroLink | None, str | None]:
-        """Add a child note (again only when it changed): ``(notes added, link, problem)``."""
-        old = links.get(note.key)
-        if old is not None and old.kind == "pushed":
-            return 0, old, None  # a note litdesk wrote to Zotero: it is litdesk's already
+        item: ZoteroItem,
+        run: _Run,
+    ) -> ZoteroLink | None:
+        """A child note added, or (changed in Zotero since the last import) its litdesk
+        notes updated in place; the note's link (``None``: nothing imported)."""
+
+        def problem(text: str) -> None:
+            run.problems.append(ItemProblem(item.key, item.title, text))
+
         if old is not None and old.same_version(note.version, note.date_modified):
-            return 0, old, None
+            run.notes_unchanged += 1
+            return old
+        link = ZoteroLink(lib.library, note.key, "note", "", note.version, note.date_modified)
+        if old is not None and old.kind == "pushed":  # litdesk wrote it; its record stays
+            problem(
+                f"note {note.key} (written by litdesk) was changed in Zotero; litdesk's "
+                "own note or evidence record stays as it was"
+            )
+            return ZoteroLink(
+                old.library, old.item_key, old.kind, old.target, note.version, note.date_modified
+            )
         text = note_text(note.html)
         if not text:
-            return 0, None, f"note {note.key} is empty once reduced to text"
-        ids = []
+            problem(f"note {note.key} is empty once reduced to text")
+            return old
+        chunks = _note_chunks(text)
+        before = old.target.split(",") if old is not None and old.kind == "note" else []
+        ids: list[str] = []
+        added = 0
         try:
-            for chunk in _note_chunks(text):
-                ids.append(ws.add_note(paper.id, comment=chunk, study=study).id)
+            for index, chunk in enumerate(chunks):
+                if index < len(before):
+                    try:
+                        ws.replace_note_in(conn, before[index], chunk)
+                    except NotFoundError:  # deleted in litdesk: this part anew
+                        pass
+                    else:
+                        ids.append(before[index])
+                        continue
+                ids.append(ws.add_note_in(conn, paper.id, chunk, study_id=study_id))
+                added += 1
         except LitdeskError as exc:
-            return len(ids), None, f"note {note.key}: {exc.message}"
-        link = ZoteroLink(
-            lib.library, note.key, "note", ",".join(ids), note.version, note.date_modified
+            problem(f"note {note.key}: {exc.message}")
+            if not ids:
+                return old
+        if len(before) > len(chunks):
+            kept = before[len(chunks) :]
+            ids.extend(kept)
+            problem(
+                f"note {note.key} got shorter in Zotero: its last {len(kept)} part(s) in "
+                "litdesk were kept as they were"
+            )
+        run.notes_added += added
+        if before:
+            run.notes_changed += 1
+        return ZoteroLink(
+            link.library, link.item_key, "note", ",".join(ids), link.version, link.date_modified
         )
-        return len(ids), link, None
 
     def _place_pdfs(
         self,
@@ -471,7 +567,12 @@ class ZoteroArea:
                     continue
                 try:
                     placer.place(
-                        found.path, att.key, item.key, paper, fresh=item.key not in unchanged
+                        found.path,
+                        att.key,
+                        item.key,
+                        paper,
+                        fresh=item.key not in unchanged,
+                        full_text=found.full_text,
                     )
                 except (OSError, LitdeskError) as exc:
                     reason = exc.message if isinstance(exc, LitdeskError) else exc.strerror

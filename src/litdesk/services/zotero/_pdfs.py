@@ -15,12 +15,27 @@ from pathlib import Path
 from typing import Final
 
 from litdesk.adapters.pdf import file_sha256
+from litdesk.adapters.zotero import FULL_TEXT_CACHE
 from litdesk.core.records import Paper
 from litdesk.services.library import Library
 
 __all__ = ["PdfPlacer"]
 
 MAX_NAME: Final = 150
+
+
+def _link(source: Path | None, target: Path) -> None:
+    """``target`` a link to ``source`` (``None``: no such file any more, removed)."""
+    if target.is_symlink() or target.exists():
+        if source is not None and target.is_symlink() and Path(os.readlink(target)) == source:
+            return
+        target.unlink()
+    if source is None:
+        return
+    try:
+        target.symlink_to(source)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _slug(library: str) -> str:
@@ -38,16 +53,26 @@ class PdfPlacer:
         self._known = False
 
     def place(
-        self, source: Path, attachment_key: str, item_key: str, paper: Paper, *, fresh: bool
+        self,
+        source: Path,
+        attachment_key: str,
+        item_key: str,
+        paper: Paper,
+        *,
+        fresh: bool,
+        full_text: Path | None = None,
     ) -> str:
         """Link ``source`` into the folder and adopt ``paper`` for it; returns the name the
         library knows it by. Not ``fresh`` (the item is unchanged since the last import) and
-        already linked to ``source``: nothing to do."""
+        already linked to ``source``: nothing to do. ``full_text``: Zotero's extracted text
+        of the file, linked beside it (``<name>.zotero-ft-cache``): the library indexes a
+        PDF without a text layer from it."""
         self.folder.mkdir(parents=True, exist_ok=True)
         name = f"{attachment_key} {source.name}"
         if len(name) > MAX_NAME:
             name = f"{attachment_key} {source.stem[: MAX_NAME - 20]}.pdf"
         target = self.folder / name
+        _link(full_text, target.with_name(name + FULL_TEXT_CACHE))
         if target.is_symlink() or target.exists():
             linked = target.is_symlink() and Path(os.readlink(target)) == source
             if linked and not fresh:

@@ -3,9 +3,11 @@
 The plan takes each paper of the Study that came from a Zotero item of the library
 (identity link) and lists what litdesk adds to it: a ``litdesk:<reading status>`` tag, and
 the Study's notes and evidence records on it (evidence as a note of its fields and quoted
-passage) that did not come from Zotero and were not pushed before. The API
+passage) that did not come from Zotero and were not pushed before. A status
+changed since the last push replaces its old ``litdesk:`` tag. The API
 push updates each item's tags through its version as imported (a newer change in Zotero is
-refused, :class:`~litdesk.adapters.zotero.ZoteroConflict`, naming the items), then creates
+refused, :class:`~litdesk.adapters.zotero.ZoteroConflict`, naming the items; the others are
+written and recorded), then creates
 the notes as child notes — both in batches of 50 — and records the written notes and the
 items' new versions (so neither is written twice). Without a connection the same is
 written as an RIS file Zotero imports with tags and notes (``KW``, ``N1``).
@@ -19,7 +21,7 @@ from typing import Final
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import Store
 from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links
-from litdesk.adapters.zotero._web import MAX_BATCH, ZoteroWebClient
+from litdesk.adapters.zotero._web import MAX_BATCH, WriteOutcome, ZoteroWebClient
 from litdesk.core.evidence import Evidence
 from litdesk.core.records import Paper
 from litdesk.services.workspace import Workspace
@@ -107,6 +109,8 @@ def make_plan(
             continue
         tags = (f"{STATUS_TAG}{row.status}",) if row.status else ()
         new_tags = tuple(t for t in tags if t not in link.tags)
+        # a status changed since the last push: its old litdesk: tag goes
+        old_tags = tuple(t for t in link.tags if t.startswith(STATUS_TAG) and t not in tags)
         items.append(
             PushItem(
                 key=link.item_key,
@@ -114,6 +118,7 @@ def make_plan(
                 version=link.version,
                 tags=new_tags,
                 notes=tuple(notes_of.get(row.paper.id, ())),
+                removed_tags=old_tags,
             )
         )
         papers[link.item_key] = row.paper
@@ -128,17 +133,28 @@ def make_plan(
 
 
 def ris_file(plan: PushPlanView, papers: dict[str, Paper], links: dict[str, ZoteroLink]) -> str:
-    """The plan's items as RIS with every tag (Zotero's and litdesk's, ``KW``) and the
-    notes to add (``N1``, one HTML line each, which Zotero imports as child notes)."""
+    """The plan's items as RIS with every tag (Zotero's and litdesk's, ``KW``; an old
+    status tag left out), the item's language (``LA``) and the notes to add (``N1``, one
+    HTML line each, which Zotero imports as child notes)."""
     out: list[str] = []
     for item in plan.items:
         paper = papers[item.key]
         link = links.get(item.key)
         known = set(paper.keywords)
-        extra_tags = [t for t in (*(link.tags if link else ()), *item.tags) if t not in known]
-        lines = dumps([paper], "ris").rstrip("\n").split("\n")
+        gone = set(item.removed_tags)
+        extra_tags = [
+            t for t in (*(link.tags if link else ()), *item.tags) if t not in known | gone
+        ]
+        lines = [
+            line
+            for line in dumps([paper], "ris").rstrip("\n").split("\n")
+            if line[6:] not in gone or not line.startswith("KW  - ")
+        ]
         end = lines.index("ER  - ")
         added = [f"KW  - {t}" for t in extra_tags]
+        language = link.fields.get("language") if link else None
+        if language and not any(line.startswith("LA  - ") for line in lines):
+            added.append(f"LA  - {language}")
         added += [f"N1  - {_note_html(text)}" for _, text in item.notes]
         out.extend([*lines[:end], *added, *lines[end:], ""])
     return "\n".join(out)
@@ -157,10 +173,12 @@ async def push_api(
     written, notes written)."""
     links = read_links(store, owner=owner, library=library)
     planned = [
-        (i, tuple(dict.fromkeys((*links[i.key].tags, *i.tags))))
+        (i, tuple(dict.fromkeys(t for t in (*links[i.key].tags, *i.tags) if t not in gone)))
         for i in plan.items
-        if i.tags and i.key in links
+        if (i.tags or i.removed_tags) and i.key in links
+        for gone in [set(i.removed_tags)]
     ]
+    conflicts: list[str] = []
     items_written = notes_written = 0
     for start in range(0, len(planned), MAX_BATCH):
         chunk = planned[start : start + MAX_BATCH]
@@ -172,13 +190,18 @@ async def push_api(
         updated: list[ZoteroLink] = []
         for index, (item, tags) in enumerate(chunk):
             written = outcome.successful.get(index)
-            version = written.get("version") if written else None
+            if written is None:
+                continue  # refused (a newer version in Zotero): its link stays
+            version = written.get("version")
             link = links[item.key]
             updated.append(
                 _relinked(link, version if isinstance(version, int) else link.version, tags)
             )
         write_links(store, updated, owner=owner)
         items_written += len(outcome.successful)
+        conflicts.extend(outcome.conflicts)
+    if conflicts:  # the others are written and recorded; no note goes before a re-import
+        raise WriteOutcome(conflicts=tuple(conflicts)).conflict()
     notes = [
         (i.key, note_id, text) for i in plan.items for note_id, text in i.notes
     ]  # fmt: skip

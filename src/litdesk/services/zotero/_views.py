@@ -70,8 +70,8 @@ class ZoteroImportView:
     moved: tuple[MovedItem, ...]
     notes_added: int
     notes_unchanged: int
-    #: notes changed in Zotero since the last import: their new text is added as a new note
-    #: (litdesk keeps the earlier one: notes are never rewritten)
+    #: notes changed in Zotero since the last import: their litdesk notes are updated in
+    #: place with the new text (matched by the note's link; never added a second time)
     notes_changed: int
     pdfs_attached: int
     full_text_caches: int
@@ -83,14 +83,16 @@ class ZoteroImportView:
 
 @dataclass(frozen=True, slots=True)
 class PushItem:
-    """What a push writes to one Zotero item: the tags it adds, the notes (litdesk note
-    ids and their text) it adds; ``version``: the item's version as imported."""
+    """What a push writes to one Zotero item: the tags it adds (and ``removed_tags``: the
+    ``litdesk:`` status tags of an earlier push it takes off), the notes (litdesk note ids
+    and their text) it adds; ``version``: the item's version as imported."""
 
     key: str
     title: str
     version: int
     tags: tuple[str, ...]
     notes: tuple[tuple[str, str], ...]
+    removed_tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +107,7 @@ class PushPlanView:
 
     @property
     def empty(self) -> bool:
-        return not any(i.tags or i.notes for i in self.items)
+        return not any(i.tags or i.notes or i.removed_tags for i in self.items)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -1,7 +1,10 @@
-"""The Zotero page: import a Zotero library (a data directory on this machine) into
-Studies, and see what the import did; the form works without JavaScript and has its
-``/api/v1`` twin. Only the single-user workspace imports: a team server's accounts never
-name folders of the server's machine."""
+"""The Zotero pages: import a Zotero library (a data directory on this machine) into
+Studies, and see what the import did; push a Study's reading statuses and notes back
+(the plan shown → confirmed → the result). The forms work without JavaScript and have
+their ``/api/v1`` twins. Only the single-user workspace imports, writes RIS files or
+reaches Zotero's local API: a team server's accounts never name folders of the server's
+machine nor reach the Zotero running there (they push through the Web API with their own
+key, which is never shown back in a page)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from litdesk._errors import LitdeskError, RefusedError
 from litdesk.services.app import App
-from litdesk.services.zotero import ZoteroImportRequest
+from litdesk.services.zotero import ZoteroImportRequest, ZoteroPushRequest
 
 from .._deps import AppDep, OwnerDep
 from .._errors import status_of
@@ -98,3 +101,95 @@ def import_form(
 def import_api(body: ImportBody, app: AppDep, owner: OwnerDep) -> dict[str, object]:
     _single_user(app, owner)
     return app.zotero.import_library(_request(body), owner=owner).to_dict()
+
+
+class PushBody(BaseModel):
+    study: str = Field(max_length=400)
+    ris_path: str | None = Field(default=None, max_length=4_096)
+    library: str | None = Field(default=None, max_length=40)
+    api_key: str | None = Field(default=None, max_length=200)
+    local: bool = False
+    #: ``False``: only the plan (nothing is sent); ``True``: write it
+    confirm: bool = False
+
+
+def _push_request(app: App, owner: str, body: PushBody) -> ZoteroPushRequest:
+    if owner != app.owner and (body.local or body.ris_path):
+        raise RefusedError(
+            "a team server writes no file on its machine and reaches no Zotero running "
+            "there; push through the Zotero Web API with your library and key, or use "
+            "`litdesk zotero push` on your computer",
+            code="zotero_team",
+        )
+    return ZoteroPushRequest(
+        study=body.study,
+        ris_path=body.ris_path,
+        library=body.library,
+        api_key=body.api_key,
+        local=body.local,
+    )
+
+
+def _push_form(
+    study: str, target: str, ris_path: str, library: str, api_key: str, *, confirm: bool
+) -> PushBody:
+    return PushBody(
+        study=study,
+        ris_path=(ris_path or None) if target == "ris" else None,
+        library=(library or None) if target == "web" else None,
+        api_key=(api_key or None) if target == "web" else None,
+        local=target == "local",
+        confirm=confirm,
+    )
+
+
+@pages.get("/zotero/push", response_class=HTMLResponse)
+def push_page(request: Request, app: AppDep, owner: OwnerDep, study: str = "") -> Response:
+    team = owner != app.owner
+    form = {
+        "study": study[:400],
+        "target": "web" if team else "local",
+        "ris_path": "",
+        "library": "",
+    }
+    data: dict[str, Any] = {"plan": None, "result": None, "error": None, "form": form}
+    data["team"] = team
+    return page(request, "zotero_push.html", data, title="Zotero: give back")
+
+
+@pages.post("/zotero/push", response_class=HTMLResponse)
+async def push_form(
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    study: Annotated[str, Form(max_length=400)] = "",
+    target: Annotated[str, Form(max_length=10)] = "local",
+    ris_path: Annotated[str, Form(max_length=4_096)] = "",
+    library: Annotated[str, Form(max_length=40)] = "",
+    api_key: Annotated[str, Form(max_length=200)] = "",
+    confirm: Annotated[bool, Form()] = False,
+) -> Response:
+    """Without ``confirm``: the plan, with a form to confirm it; with: the write."""
+    form = {"study": study, "target": target, "ris_path": ris_path, "library": library}
+    data: dict[str, Any] = {"plan": None, "result": None, "error": None, "form": form}
+    data["team"] = owner != app.owner
+    try:
+        body = _push_form(study, target, ris_path, library, api_key, confirm=confirm)
+        req = _push_request(app, owner, body)
+        if confirm:
+            data["result"] = (await app.zotero.push(req, owner=owner, confirm=True)).to_dict()
+        else:
+            data["plan"] = app.zotero.plan_push(req, owner=owner).to_dict()
+    except LitdeskError as exc:  # shown beside the form, as it was filled (never the key)
+        data["error"] = exc.message
+        status = status_of(exc)
+        return page(request, "zotero_push.html", data, title="Zotero: give back", status=status)
+    return page(request, "zotero_push.html", data, title="Zotero: give back")
+
+
+@api.post("/zotero/pushes", summary="Plan (confirm=false) or write (true) a push to Zotero")
+async def push_api(body: PushBody, app: AppDep, owner: OwnerDep) -> dict[str, object]:
+    req = _push_request(app, owner, body)
+    if not body.confirm:
+        return {"plan": app.zotero.plan_push(req, owner=owner).to_dict(), "written": False}
+    return {**(await app.zotero.push(req, owner=owner, confirm=True)).to_dict(), "written": True}
