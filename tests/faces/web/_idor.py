@@ -46,6 +46,9 @@ RECORD_FIELDS = (
     "number",
     "live_id",
     "listing",
+    "note_id",
+    "import_id",
+    "item_id",
 )
 #: records shared by every account of the server (the PDF library): routes naming one are
 #: not checked for 404, only for ana's data
@@ -213,6 +216,30 @@ def _ana_library(ana: httpx.Client, folder: Path) -> dict:
     }
 
 
+def _ana_trash(ana: httpx.Client, run_id: str, paper: str) -> dict:
+    """ana's second Study with an import of hers and an item in its trash (a comment she
+    deleted): the records the edit/delete/restore routes name."""
+    r = ana.post("/api/v1/studies", json={"name": "Ana second study"})
+    assert r.status_code == 200, r.text
+    second = r.json()["id"]
+    ris = b"TY  - JOUR\nTI  - Ana imported\nPY  - 2024\nDO  - 10.5555/ana.1\nER  - \n"
+    files = [("files", ("ana.ris", ris, "application/x-research-info-systems"))]
+    r = ana.post("/api/v1/imports", params={"study": second}, files=files)
+    assert r.status_code == 200, r.text
+    import_id = r.json()["imported"][0]["import_id"]
+    imported = [i for i in r.json()["imported"][0]["paper_ids"] if i]
+    r = ana.post(
+        "/api/v1/selection/save", json={"run_id": run_id, "paper_ids": [paper], "study": second}
+    )
+    assert r.status_code == 200, r.text
+    r = ana.post(f"/api/v1/papers/{paper}/comments", json={"comment": "gone", "study": second})
+    assert r.status_code == 200, r.text
+    note = next(n["id"] for n in r.json()["notes"] if n["comment"] == "gone")
+    r = ana.post(f"/api/v1/notes/{note}/delete")
+    assert r.status_code == 200, r.text
+    return {"import_id": [import_id], "item_id": [r.json()["trash_id"]], "imported": imported}
+
+
 def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path) -> AnaRecords:
     r = ana.get("/api/v1/search", params={"q": "tumour growth"})
     assert r.status_code == 200, r.text
@@ -232,9 +259,11 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
     )
     assert r.status_code == 200, r.text
     assert ana.post(f"/api/v1/runs/{run_id}/save", json={"study": study_id}).status_code == 200
+    note_ids: list[str] = []
     for paper in (private, in_study):
         r = ana.post(f"/api/v1/papers/{paper}/comments", json={"comment": MARKERS[2]})
         assert r.status_code == 200, r.text
+        note_ids += [n["id"] for n in r.json()["notes"] if n["id"] not in note_ids]
         r = ana.post(
             f"/api/v1/papers/{paper}/evidence",
             json={"finding": MARKERS[3], "passage": "tumour growth", "source": "abstract"},
@@ -250,6 +279,7 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
     r = ana.get("/api/v1/citations", params={"mode": "references", "ids": "OAX-W100"})
     assert r.status_code == 200 and r.json()["papers"], r.text
     listing = r.json()["listing"]
+    edits = _ana_trash(ana, run_id, in_study)
     records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
     assisted = _ana_assisted(ana, model, private, study_id)
     library = _ana_library(ana, folder)
@@ -266,7 +296,9 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
             "run_id": [run_id],
             "live_id": [live_id],
             "listing": [listing],
+            "note_id": note_ids,
         }
+        | edits
     )
     records.listed = [p["id"] for p in r.json()["papers"]]
     return records
@@ -484,5 +516,6 @@ def assert_ana_unchanged(ana_client: httpx.Client, bob: httpx.Client, ana: AnaRe
     reports = ana_client.get(f"/api/v1/studies/{ana.study_id}/reports").json()["reports"]
     assert [r["id"] for r in reports] == ana.values["report_id"]
     saved = ana_client.get("/api/v1/saved").json()
-    assert {r["id"] for r in saved["papers"]} == {ana.private_paper, ana.study_paper}
+    mine = {ana.private_paper, ana.study_paper, *ana.values["imported"]}  # + her second Study's
+    assert {r["id"] for r in saved["papers"]} == mine
     assert bob.get("/api/v1/saved").json()["total_saved"] == 0

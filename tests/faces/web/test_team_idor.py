@@ -140,6 +140,10 @@ def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> N
         assert study["notes"] == 0 and study["evidence"] == 0  # ana's were not in the Study
         notes = ana_client.get("/api/v1/notebook").json()["notes"]
         assert sorted(n["comment"] for n in notes) == [MARKERS[2], MARKERS[2]]
+        # the probes name ana's Study in a comment (a viewer may not write there); a
+        # comment of no Study on a paper bob may read is his own private note
+        own = {"comment": "bob was here"}
+        assert bob.post(f"/api/v1/papers/{ana.study_paper}/comments", json=own).is_success
         mine = bob.get("/api/v1/notebook").json()["notes"]
         assert mine and all(n["comment"] != MARKERS[2] for n in mine)
 

@@ -10,6 +10,7 @@ from . import _fulltext as fulltext
 from . import _oidc as oidc
 from . import _repo as repo
 from . import _study_records as study_records
+from . import _trash as trash
 from . import _whole_searches as whole_searches
 from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
 from ._assist import (
@@ -216,6 +217,7 @@ __all__ = [
     "remember_run",
     "repo",
     "whole_searches",
+    "trash",
     "reserve",
     "save_search_run",
     "studies_by_keys",

@@ -36,6 +36,7 @@ from ._schema import (
     study_papers,
     study_search_runs,
 )
+from ._trash import deleted_studies
 
 __all__ = [
     "READING_STATUSES",
@@ -397,9 +398,10 @@ def get_study(conn: Connection, ref: str, *, account: str) -> StudyRow:
     (:class:`AmbiguousStudy`, asking for the id); a name only others' private Studies carry
     is not found, like any unknown name. Whether the account may use the Study is the
     caller's check (``require_study``)."""
-    row = conn.execute(sa.select(studies).where(studies.c.id == ref)).first()
+    alive = studies.c.id.not_in(deleted_studies())  # a deleted Study is in its trash
+    row = conn.execute(sa.select(studies).where(studies.c.id == ref, alive)).first()
     if row is None:
-        named = sa.select(studies).where(studies.c.name == ref)
+        named = sa.select(studies).where(studies.c.name == ref, alive)
         order = (studies.c.created_at, studies.c.id)
         own = conn.execute(named.where(studies.c.owner == account).order_by(*order)).all()
         if len(own) > 1:  # a co-owner named one of them like another (see rename_study)
@@ -440,6 +442,7 @@ def list_studies(conn: Connection, *, visible_to: str | None = None) -> list[tup
     query = sa.select(studies, sa.func.coalesce(counts.c.n, 0).label("papers")).outerjoin(
         counts, counts.c.study_id == studies.c.id
     )
+    query = query.where(studies.c.id.not_in(deleted_studies()))
     if visible_to is not None and visible_to != LOCAL_OWNER:
         query = query.where(visible_studies(studies.c.id, visible_to))
     rows = conn.execute(query.order_by(studies.c.created_at, studies.c.name))

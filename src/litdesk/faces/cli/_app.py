@@ -18,6 +18,7 @@ from litdesk import __version__
 from . import (
     _assist,
     _dedup,
+    _edit,
     _forms,
     _imports,
     _library,
@@ -132,6 +133,7 @@ _zotero.register(app)
 _forms.register(app)  # `litdesk study form`
 _study_search.register(app)
 _study_fulltext.register(app)
+_edit.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

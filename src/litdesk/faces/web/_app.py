@@ -39,6 +39,7 @@ from .routes import (
     search,
     strategy,
     studies,
+    study_edit,
     study_files,
     study_fulltext,
     study_searches,
@@ -159,6 +160,7 @@ def create_app(
         reports,
         zotero,
         study_fulltext,
+        study_edit,
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)

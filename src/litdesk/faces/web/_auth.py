@@ -377,9 +377,7 @@ def share_api(request: Request, ref: StudyRef, body: ShareBody) -> dict[str, Any
     return _sharing(request).share(ref, body.username, body.role).to_dict()
 
 
-@api.get("/studies/{ref}/history", summary="Who changed what in a Study, and when")
-def history_api(request: Request, ref: StudyRef) -> dict[str, Any]:
-    return _sharing(request).history(ref).to_dict()
+# a Study's history: ``GET /api/v1/studies/{ref}/history`` (routes/study_edit.py, both modes)
 
 
 # --- health --------------------------------------------------------------------------------

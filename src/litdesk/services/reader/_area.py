@@ -378,6 +378,7 @@ class ReaderArea:
             occurrence=request.occurrence,
             comment=request.comment or None,
             context=context,
+            study=request.study,
         )
         return await self.open_paper(
             OpenPaperRequest(request.paper_id, fulltext=context is not None), owner=owner
@@ -385,7 +386,7 @@ class ReaderArea:
 
     def comment(self, request: CommentRequest, *, owner: str) -> ReaderView:
         """A paper-level comment (no highlight needed)."""
-        self._ws(owner).add_note(request.paper_id, comment=request.comment)
+        self._ws(owner).add_note(request.paper_id, comment=request.comment, study=request.study)
         return self.reader(request.paper_id, owner=owner)
 
     async def occurrences(self, request: OccurrencesRequest, *, owner: str) -> OccurrencesView:

@@ -142,8 +142,11 @@ class HighlightRequest:
     comment: str | None = None
     block: str | None = None
     snapshot: str | None = None
+    #: the Study the highlight is made in (None: work of no Study)
+    study: str | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "study", self.study or None)
         if not self.text:
             raise ReaderInputError("select the passage to highlight", code="empty")
         if not 1 <= self.occurrence <= 100:
@@ -153,10 +156,14 @@ class HighlightRequest:
 
 @dataclass(frozen=True, slots=True)
 class CommentRequest:
-    """A paper-level comment."""
+    """A paper-level comment (in Study ``study``, or of no Study)."""
 
     paper_id: str
     comment: str
+    study: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", self.study or None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,8 @@ notebook and the evidence table exports, a Study's files (PRISMA-S, ZIP export a
 recovery) and imports into a Study — one method per use case, the owner a keyword."""
 
 from ._area import SAVED_CAP, SAVED_PAGE, StudiesArea, study_rows, study_view
+from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
+from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
 from ._forms import FIELD_ACTIONS, FormFieldRequest, FormView, SetFormRequest
 from ._fulltext import (
     FULLTEXT_KIND,
@@ -108,6 +110,14 @@ __all__ = [
     "UpdateStudyRequest",
     "WholeSearchJob",
     "exit_status",
+    "TrashView",
+    "TrashItem",
+    "NoteEditRequest",
+    "HistoryView",
+    "HistoryItem",
+    "EmptyTrashRequest",
+    "EditInputError",
+    "ChangeView",
     "EXPORT_MEDIA",
     "FULLTEXT_KIND",
     "IMPORT_KIND",

@@ -31,6 +31,7 @@ from litdesk.core.saved import filter_papers
 from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
 from litdesk.services.search import kept_runs, study_prisma
 from litdesk.services.workspace import (
+    NoteView,
     Workspace,
     evidence_csv,
     export_study,
@@ -39,6 +40,9 @@ from litdesk.services.workspace import (
     now_iso,
 )
 
+from . import _trash
+from ._edit_requests import EmptyTrashRequest, NoteEditRequest
+from ._edit_views import ChangeView, HistoryView, TrashView
 from ._forms import FormFieldRequest, FormView, SetFormRequest, change_field, set_form, study_form
 from ._fulltext import FULLTEXT_KIND, FulltextParts, StudyFulltext, retrieval
 from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
@@ -135,7 +139,9 @@ def study_view(ws: Workspace, ref: str) -> StudyView:
     page can restore one into the search form)."""
     summary = ws.study_summary(ref)
     runs = kept_runs(ws.store, summary["search_runs"])
-    return StudyView(summary | {"runs": runs})
+    return StudyView(
+        summary | {"runs": runs, "import_rows": _trash.import_rows(ws.store, summary["id"])}
+    )
 
 
 class StudiesArea:
@@ -528,6 +534,49 @@ class StudiesArea:
         while self.jobs.get(job_id, owner=owner).active and runner.run_once():
             pass
         return self.search_job(job_id, owner=owner)
+
+    # --- edit, delete, the trash and the history (issue 27) --------------------------------
+
+    def edit_note(self, request: NoteEditRequest, *, owner: str) -> NoteView:
+        """A highlight's or comment's new comment (in its Study's history)."""
+        return _trash.edit_note(self.store, request, owner)
+
+    def delete_note(self, note_id: str, *, owner: str) -> ChangeView:
+        """A highlight or comment into the trash (its Study's, or the account's own)."""
+        return _trash.delete_note(self.store, note_id, owner)
+
+    def delete_evidence(self, evidence_id: str, *, owner: str) -> ChangeView:
+        """An evidence record into the trash."""
+        return _trash.delete_evidence(self.store, evidence_id, owner)
+
+    def remove_paper(self, study: str, paper_id: str, *, owner: str) -> ChangeView:
+        """A paper out of a Study with its work there (into the Study's trash)."""
+        return _trash.remove_paper(self.store, study, paper_id, owner)
+
+    def remove_import(self, study: str, import_id: str, *, owner: str) -> ChangeView:
+        """A whole import out of a Study with the papers only it brought (into the trash)."""
+        return _trash.remove_import(self.store, study, import_id, owner)
+
+    def delete_study(self, ref: str, *, owner: str) -> ChangeView:
+        """A Study into its owner's trash (its owner only)."""
+        return _trash.delete_study(self.store, ref, owner)
+
+    def trash(self, ref: str | None, *, owner: str) -> TrashView:
+        """A Study's trash, or (``ref`` None) the account's own (work of no Study, deleted
+        Studies)."""
+        return _trash.show_trash(self.store, ref, owner)
+
+    def restore(self, item_id: str, *, owner: str) -> ChangeView:
+        """A trash item back where it was."""
+        return _trash.restore(self.store, item_id, owner)
+
+    def empty_trash(self, request: EmptyTrashRequest, *, owner: str) -> ChangeView:
+        """Delete a trash's items for good (confirmed; a Study's owner only)."""
+        return _trash.empty_trash(self.store, request, owner)
+
+    def history(self, ref: str, *, owner: str) -> HistoryView:
+        """Who changed what in a Study, and when (newest first)."""
+        return _trash.history(self.store, ref, owner)
 
     # --- PDFs and licensed full text of the Study's papers (see _fulltext) ------------------
 

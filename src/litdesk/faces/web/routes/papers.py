@@ -5,6 +5,7 @@ status), with their ``/api/v1`` twins."""
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -86,7 +87,10 @@ class ReaderParams(BaseModel):
     fulltext: bool = Field(False, description="Load the licensed Europe PMC full text.")
     section: str | None = Field(None, max_length=500, description="Show one section only.")
     study: str | None = Field(
-        None, max_length=200, description="The Study the reader came from (its evidence form)."
+        None,
+        max_length=200,
+        description="The Study the page works in: its evidence form; new highlights, comments "
+        "and evidence go to it.",
     )
 
     @field_validator("section", "study", mode="before")
@@ -109,7 +113,18 @@ async def reader_page(
     params: Annotated[ReaderParams, Query()],
 ) -> Response:
     data = await reader_view(app, owner, paper_id, params)
+    data["context"] = _context(data, params.study)
     return page(request, "reader.html", data, title="Reader")
+
+
+def _context(data: dict[str, object], study: str | None) -> dict[str, object] | None:
+    """The Study the page works in (one of the owner's Studies; None: no Study)."""
+    rows = data.get("studies")
+    if not study or not isinstance(rows, list):
+        return None
+    return next(
+        (r for r in rows if isinstance(r, dict) and study in (r.get("id"), r.get("name"))), None
+    )
 
 
 @api.get(
@@ -153,9 +168,12 @@ class HighlightBody(BaseModel):
         None, pattern=SNAPSHOT, description="The digest of the paragraph the page showed."
     )
 
+    study: str | None = Field(None, max_length=200, description="The Study it is made in.")
+
 
 class CommentBody(BaseModel):
     comment: str = Field(min_length=1, max_length=MAX_COMMENT)
+    study: str | None = Field(None, max_length=200, description="The Study it is made in.")
 
 
 class SaveBody(BaseModel):
@@ -184,6 +202,7 @@ async def highlight_api(
         comment=body.comment or None,
         block=body.block or None,
         snapshot=body.snapshot or None,
+        study=body.study or None,
     )
     return (await app.reader.highlight(request, owner=owner)).to_dict()
 
@@ -192,7 +211,8 @@ async def highlight_api(
 def comment_api(
     app: AppDep, owner: OwnerDep, paper_id: PaperId, body: CommentBody
 ) -> dict[str, object]:
-    return app.reader.comment(CommentRequest(paper_id, body.comment), owner=owner).to_dict()
+    request = CommentRequest(paper_id, body.comment, study=body.study or None)
+    return app.reader.comment(request, owner=owner).to_dict()
 
 
 @api.post("/papers/{paper_id}/save", summary="Save a paper shown from a recent search")
@@ -201,8 +221,11 @@ def save_api(app: AppDep, owner: OwnerDep, paper_id: PaperId, body: SaveBody) ->
     return app.reader.save_paper(request, owner=owner).to_dict()
 
 
-def _back(paper_id: str, anchor: str = "", *, fulltext: bool = False) -> RedirectResponse:
-    query = "?fulltext=1" if fulltext else ""
+def _back(
+    paper_id: str, anchor: str = "", *, fulltext: bool = False, study: str = ""
+) -> RedirectResponse:
+    params = {k: v for k, v in (("fulltext", "1" if fulltext else ""), ("study", study)) if v}
+    query = "?" + urlencode(params) if params else ""
     return RedirectResponse(f"/paper/{paper_id}{query}{anchor}", status_code=303)
 
 
@@ -228,6 +251,7 @@ async def highlight_form(
     comment: Annotated[str, Form(max_length=MAX_COMMENT)] = "",
     block: Annotated[str, Form(pattern=OPTIONAL_BLOCK_ID)] = "",
     snapshot: Annotated[str, Form(pattern=OPTIONAL_SNAPSHOT)] = "",
+    study: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     request = HighlightRequest(
         paper_id,
@@ -237,9 +261,10 @@ async def highlight_form(
         comment=comment.strip() or None,
         block=block or None,
         snapshot=snapshot or None,
+        study=study or None,
     )
     await app.reader.highlight(request, owner=owner)
-    return _back(paper_id, "#notes", fulltext=bool(block))
+    return _back(paper_id, "#notes", fulltext=bool(block), study=study)
 
 
 @pages.post("/paper/{paper_id}/comment")
@@ -248,9 +273,10 @@ def comment_form(
     owner: OwnerDep,
     paper_id: PaperId,
     comment: Annotated[str, Form(min_length=1, max_length=MAX_COMMENT)],
+    study: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
-    app.reader.comment(CommentRequest(paper_id, comment), owner=owner)
-    return _back(paper_id, "#notes")
+    app.reader.comment(CommentRequest(paper_id, comment, study=study or None), owner=owner)
+    return _back(paper_id, "#notes", study=study)
 
 
 @pages.post("/paper/{paper_id}/save")

@@ -136,6 +136,7 @@ export function installReader() {
       comment: document.getElementById("hl-comment").value || null,
       block: block.value || null,
       snapshot: snapshot.value || null,
+      study: document.getElementById("hl-study")?.value || null,
     };
     const { ok, body } = await post(`/api/v1/papers/${encodeURIComponent(paperId)}/highlights`, data);
     if (!ok) { where.textContent = body.message || "The highlight was refused."; return; }

@@ -1,0 +1,256 @@
+"""A Study's trash (migration 0020_study_trash): deleted work kept as a snapshot of its
+rows until it is restored or the trash is emptied.
+
+A deletion *takes* rows (reads them into a snapshot and deletes them, in the caller's
+transaction); a restore *puts back* a snapshot (rows whose key is present again are left
+as they are). A deleted Study keeps its rows and is hidden by its ``kind = 'study'`` entry
+(:func:`deleted_studies`); emptying that entry deletes the Study for good."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from litdesk._errors import NotFoundError
+
+from ._engine import dump_json, load_json
+from ._schema import evidence, imports, metadata, notes, studies, study_papers
+
+__all__ = [
+    "TrashRow",
+    "add_trash",
+    "deleted_studies",
+    "deleted_study_entries",
+    "drop_trash",
+    "get_trash",
+    "list_trash",
+    "purge_study",
+    "put_back",
+    "study_deleted",
+    "take_document",
+    "take_import",
+    "take_study_paper",
+    "study_trash",
+]
+
+study_trash = sa.Table(
+    "study_trash",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column(
+        "study_id",
+        sa.String(64),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        nullable=True,
+    ),
+    sa.Column("owner", sa.String(64), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("target", sa.String(200), nullable=False),
+    sa.Column("label", sa.Text, nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("deleted_at", sa.String(40), nullable=False),
+    sa.Index("ix_study_trash_study", "study_id", "kind"),
+    sa.Index("ix_study_trash_owner", "owner"),
+)
+
+#: the tables a snapshot holds rows of, in the order they are put back (links first)
+_TABLES: Final[dict[str, sa.Table]] = {
+    "study_papers": study_papers,
+    "imports": imports,
+    "notes": notes,
+    "evidence": evidence,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TrashRow:
+    id: str
+    study_id: str | None
+    owner: str
+    kind: str
+    target: str
+    label: str
+    deleted_at: str
+    data: dict[str, list[dict[str, Any]]]
+
+
+def deleted_studies() -> sa.Select[Any]:
+    """Ids of deleted Studies (a subquery for ``NOT IN``)."""
+    return sa.select(study_trash.c.study_id).where(
+        study_trash.c.kind == "study", study_trash.c.study_id.is_not(None)
+    )
+
+
+def study_deleted(conn: Connection, study_id: str) -> bool:
+    found = conn.execute(
+        sa.select(study_trash.c.id).where(
+            study_trash.c.kind == "study", study_trash.c.study_id == study_id
+        )
+    ).first()
+    return found is not None
+
+
+def _take(conn: Connection, table: sa.Table, where: sa.ColumnElement[bool]) -> list[dict[str, Any]]:
+    rows = [dict(r._mapping) for r in conn.execute(sa.select(table).where(where))]
+    if rows:
+        conn.execute(sa.delete(table).where(where))
+    return rows
+
+
+def take_document(conn: Connection, kind: str, doc_id: str) -> dict[str, list[dict[str, Any]]]:
+    """Take one note or evidence record (``kind``: ``notes``/``evidence``)."""
+    table = _TABLES[kind]
+    rows = _take(conn, table, table.c.id == doc_id)
+    if not rows:
+        raise NotFoundError(f"no {kind} record {doc_id[:80]}", code="record_not_found")
+    return {kind: rows}
+
+
+def take_study_paper(
+    conn: Connection, study_id: str, paper_id: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Take a paper's membership of a Study with the notes and evidence made on it in
+    that Study (empty lists when it is not there)."""
+    return {
+        "study_papers": _take(
+            conn,
+            study_papers,
+            sa.and_(study_papers.c.study_id == study_id, study_papers.c.paper_id == paper_id),
+        ),
+        "notes": _take(
+            conn, notes, sa.and_(notes.c.study_id == study_id, notes.c.paper_id == paper_id)
+        ),
+        "evidence": _take(
+            conn,
+            evidence,
+            sa.and_(evidence.c.study_id == study_id, evidence.c.paper_id == paper_id),
+        ),
+    }
+
+
+def take_import(
+    conn: Connection, import_id: str, study_id: str, paper_ids: Sequence[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Take an import of a Study and the papers only it brought (``paper_ids``) with their
+    work in the Study."""
+    out: dict[str, list[dict[str, Any]]] = {
+        "imports": _take(conn, imports, imports.c.id == import_id)
+    }
+    if not out["imports"]:
+        raise NotFoundError(f"no import {import_id[:80]}", code="record_not_found")
+    for pid in paper_ids:
+        for key, rows in take_study_paper(conn, study_id, pid).items():
+            out.setdefault(key, []).extend(rows)
+    return out
+
+
+def put_back(conn: Connection, data: dict[str, list[dict[str, Any]]]) -> int:
+    """Insert a snapshot's rows again (those whose key is taken are left); the count put
+    back. A row whose Study or paper is gone is left too."""
+    done = 0
+    for name, table in _TABLES.items():
+        keys = [c for c in table.primary_key.columns]
+        for row in data.get(name, []):
+            values = {c.name: row.get(c.name) for c in table.columns if c.name in row}
+            have = conn.execute(
+                sa.select(keys[0]).where(*(k == values.get(k.name) for k in keys))
+            ).first()
+            if have is not None:
+                continue
+            sid = values.get("study_id")
+            if sid is not None:
+                alive = conn.execute(sa.select(studies.c.id).where(studies.c.id == sid)).first()
+                if alive is None:
+                    continue
+            conn.execute(sa.insert(table).values(**values))
+            done += 1
+    return done
+
+
+def add_trash(
+    conn: Connection,
+    entry_id: str,
+    *,
+    study_id: str | None,
+    owner: str,
+    kind: str,
+    target: str,
+    label: str,
+    data: dict[str, list[dict[str, Any]]],
+    now: str,
+) -> None:
+    conn.execute(
+        sa.insert(study_trash).values(
+            id=entry_id,
+            study_id=study_id,
+            owner=owner,
+            kind=kind,
+            target=target[:200],
+            label=label[:2_000],
+            data=dump_json(data),
+            deleted_at=now,
+        )
+    )
+
+
+def _row(r: Any) -> TrashRow:
+    data = load_json(r.data, what="trash entry")
+    if not isinstance(data, dict):
+        data = {}
+    return TrashRow(r.id, r.study_id, r.owner, r.kind, r.target, r.label, r.deleted_at, data)
+
+
+def get_trash(conn: Connection, entry_id: str) -> TrashRow:
+    r = conn.execute(sa.select(study_trash).where(study_trash.c.id == entry_id)).first()
+    if r is None:
+        raise NotFoundError("no such item in the trash", code="trash_not_found")
+    return _row(r)
+
+
+def list_trash(
+    conn: Connection,
+    *,
+    study_id: str | None = None,
+    owner: str | None = None,
+    kind: str | None = None,
+    limit: int = 1_000,
+) -> list[TrashRow]:
+    """Entries of a Study (newest first), or with ``study_id`` None those of no Study made
+    by ``owner``; ``kind`` narrows."""
+    query = sa.select(study_trash)
+    if study_id is not None:
+        query = query.where(study_trash.c.study_id == study_id)
+    else:
+        query = query.where(study_trash.c.study_id.is_(None), study_trash.c.owner == owner)
+    if kind is not None:
+        query = query.where(study_trash.c.kind == kind)
+    rows = conn.execute(
+        query.order_by(study_trash.c.deleted_at.desc(), study_trash.c.id.desc()).limit(limit)
+    )
+    return [_row(r) for r in rows]
+
+
+def deleted_study_entries(conn: Connection) -> list[TrashRow]:
+    """Every deleted Study's entry (the caller keeps those the account may see)."""
+    rows = conn.execute(
+        sa.select(study_trash)
+        .where(study_trash.c.kind == "study")
+        .order_by(study_trash.c.deleted_at.desc(), study_trash.c.id.desc())
+    )
+    return [_row(r) for r in rows]
+
+
+def purge_study(conn: Connection, study_id: str) -> None:
+    """Delete a Study for good: its notes, evidence and imports, its trash, the Study (its
+    links, members and history go with it)."""
+    for table in (notes, evidence, imports, study_trash):
+        conn.execute(sa.delete(table).where(table.c.study_id == study_id))
+    conn.execute(sa.delete(studies).where(studies.c.id == study_id))
+
+
+def drop_trash(conn: Connection, entry_id: str) -> None:
+    conn.execute(sa.delete(study_trash).where(study_trash.c.id == entry_id))

@@ -1,0 +1,183 @@
+"""Edit, delete, the trash and the history of a Study (issue 27): ``litdesk note
+edit/delete``, ``litdesk evidence delete``, ``litdesk study remove-paper / remove-import /
+delete / trash / restore / empty-trash / history``. Deletion is soft: each deleted item
+goes into a trash (its Study's, or the account's own) and ``study restore`` puts it back."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ._context import sync_app
+from ._output import command, console, emit_json
+from ._workspace import JsonOpt, evidence_app, study_app
+
+if TYPE_CHECKING:
+    from litdesk.services.studies import ChangeView
+
+__all__ = ["register"]
+
+note_app = typer.Typer(help="Notes and highlights: edit and delete.", no_args_is_help=True)
+
+
+def _say(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _changed(view: ChangeView, as_json: bool) -> None:
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    where = f" in {view.study_name}" if view.study_name else ""
+    if view.action == "deleted":
+        _say(f"Deleted{where}: {view.label}")
+        _say(f"Undo with: litdesk study restore {view.trash_id}")
+    elif view.action == "restored":
+        _say(f"Restored{where}: {view.label}")
+    else:
+        _say(f"Emptied the trash{where}: {view.count} item(s) deleted for good")
+
+
+@note_app.command("edit")
+@command
+def note_edit(
+    note_id: Annotated[str, typer.Argument(help="The note's id (litdesk paper notes).")],
+    comment: Annotated[str, typer.Argument(help="The new comment ('' clears a highlight's).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Change a note's comment (a highlight's passage stays)."""
+    from litdesk.services.studies import NoteEditRequest
+
+    request = NoteEditRequest(note_id, comment)
+    with sync_app() as app:
+        view = app.studies.edit_note(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _say(f"Note {view.id} changed")
+
+
+@note_app.command("delete")
+@command
+def note_delete(
+    note_id: Annotated[str, typer.Argument(help="The note's id.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete a highlight or comment (into the trash: restorable)."""
+    with sync_app() as app:
+        _changed(app.studies.delete_note(note_id, owner=app.owner), as_json)
+
+
+@evidence_app.command("delete")
+@command
+def evidence_delete(
+    evidence_id: Annotated[str, typer.Argument(help="The evidence record's id.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete an evidence record (into the trash: restorable)."""
+    with sync_app() as app:
+        _changed(app.studies.delete_evidence(evidence_id, owner=app.owner), as_json)
+
+
+StudyArg = Annotated[str, typer.Argument(help="A Study (name or id).")]
+
+
+@study_app.command("remove-paper")
+@command
+def study_remove_paper(
+    study: StudyArg,
+    paper_id: Annotated[str, typer.Argument(help="The paper's id in the Study.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Take a paper out of a Study with its notes and evidence there (restorable)."""
+    with sync_app() as app:
+        _changed(app.studies.remove_paper(study, paper_id, owner=app.owner), as_json)
+
+
+@study_app.command("remove-import")
+@command
+def study_remove_import(
+    study: StudyArg,
+    import_id: Annotated[str, typer.Argument(help="The import's id (litdesk study show).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Take a whole import out of a Study: its trace and the papers only it brought
+    (restorable)."""
+    with sync_app() as app:
+        _changed(app.studies.remove_import(study, import_id, owner=app.owner), as_json)
+
+
+@study_app.command("delete")
+@command
+def study_delete(study: StudyArg, as_json: JsonOpt = False) -> None:
+    """Delete a Study (into your trash: restorable until you empty it)."""
+    with sync_app() as app:
+        _changed(app.studies.delete_study(study, owner=app.owner), as_json)
+
+
+@study_app.command("trash")
+@command
+def study_trash(
+    study: Annotated[
+        str | None, typer.Argument(help="A Study; without it, your own trash.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List a Study's trash (or your own: work of no Study and deleted Studies)."""
+    with sync_app() as app:
+        view = app.studies.trash(study, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    _say(f"Trash of {view.study_name or 'yours'}: {len(view.items)} item(s)")
+    for item in view.items:
+        _say(f"{item['id']}  {item['kind']:9}  {item['deleted_at']}  {item['label']}")
+
+
+@study_app.command("restore")
+@command
+def study_restore(
+    item: Annotated[str, typer.Argument(help="The trash item's id (litdesk study trash).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Put an item of a trash back where it was."""
+    with sync_app() as app:
+        _changed(app.studies.restore(item, owner=app.owner), as_json)
+
+
+@study_app.command("empty-trash")
+@command
+def study_empty_trash(
+    study: Annotated[
+        str | None, typer.Argument(help="A Study; without it, your own trash.")
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete for good.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete a trash's items for good (asks first; --yes confirms)."""
+    from litdesk.services.studies import EmptyTrashRequest
+
+    if not yes and not as_json:
+        yes = typer.confirm("Delete the trash's items for good?", default=False)
+    request = EmptyTrashRequest(study, confirm=yes)
+    with sync_app() as app:
+        _changed(app.studies.empty_trash(request, owner=app.owner), as_json)
+
+
+@study_app.command("history")
+@command
+def study_history(study: StudyArg, as_json: JsonOpt = False) -> None:
+    """Who changed what in a Study, and when (newest first)."""
+    with sync_app() as app:
+        view = app.studies.history(study, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    for e in view.entries:
+        _say(f"{e['at']}  {e['username']}  {e['action']}  {e['label'] or ''}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``litdesk note``; the study and evidence commands join their groups."""
+    app.add_typer(note_app, name="note")

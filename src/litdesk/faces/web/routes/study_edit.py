@@ -1,0 +1,318 @@
+"""Edit, delete (into a trash), restore and the history of a Study's work (issue 27): notes
+and highlights, evidence, a paper's membership, an import and the Study itself; the trash
+pages (a Study's, the account's own) and the Study's history; with ``/api/v1`` twins.
+
+Without JavaScript: a deletion posts a form and lands on the trash page naming what was
+deleted with its "Restore" button (undo right after); deleting a Study and emptying a trash
+first show a confirmation page (a form to post, nothing inline)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+from urllib.parse import quote
+
+from fastapi import APIRouter, Form, Path, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field
+
+from litdesk.services.reader import EvidenceUpdateRequest
+from litdesk.services.studies import ChangeView, EmptyTrashRequest, NoteEditRequest
+
+from .._deps import AppDep, OwnerDep
+from .._render import page
+from ._common import PaperId, StudyRef
+
+__all__ = ["api", "pages"]
+
+pages = APIRouter()
+api = APIRouter(tags=["edit, delete and the trash"])
+
+_ID: Final = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+NoteId = Annotated[str, Path(pattern=_ID, description="A note's (highlight's, comment's) id.")]
+EvidenceId = Annotated[str, Path(pattern=_ID, description="An evidence record's id.")]
+ImportId = Annotated[str, Path(pattern=_ID, description="An import's id.")]
+ItemId = Annotated[str, Path(pattern=_ID, description="A trash item's id.")]
+MAX_FIELD = 4_000
+
+
+class NoteBody(BaseModel):
+    comment: str = Field("", max_length=MAX_FIELD)
+
+
+class EvidenceEditBody(BaseModel):
+    """The finding and the other fields to change (absent: unchanged; '' clears an
+    optional one)."""
+
+    finding: str = Field(min_length=1, max_length=MAX_FIELD)
+    passage: str | None = Field(None, max_length=8_000)
+    location: str | None = Field(None, max_length=500)
+    question: str | None = Field(None, max_length=MAX_FIELD)
+    population: str | None = Field(None, max_length=MAX_FIELD)
+    method: str | None = Field(None, max_length=MAX_FIELD)
+    intervention: str | None = Field(None, max_length=MAX_FIELD)
+    limitations: str | None = Field(None, max_length=MAX_FIELD)
+
+    def request(self, evidence_id: str) -> EvidenceUpdateRequest:
+        given = self.model_dump(exclude_unset=True)
+        return EvidenceUpdateRequest(evidence_id, {k: v for k, v in given.items() if v is not None})
+
+
+class ConfirmBody(BaseModel):
+    confirm: bool = Field(False, description="true: delete the trash's items for good.")
+
+
+def _to_trash(view: ChangeView) -> RedirectResponse:
+    """After a deletion: the trash that holds it, naming it, with its Restore button."""
+    where = f"/study/{quote(view.study_id, safe='')}/trash" if view.study_id else "/trash"
+    if view.kind == "study":
+        where = "/trash"
+    return RedirectResponse(f"{where}?deleted={quote(view.trash_id or '')}", status_code=303)
+
+
+# --- notes and evidence -----------------------------------------------------------------------
+
+
+@api.post("/notes/{note_id}/edit", summary="Change a note's comment (a highlight stays)")
+def note_edit_api(
+    app: AppDep, owner: OwnerDep, note_id: NoteId, body: NoteBody
+) -> dict[str, object]:
+    view = app.studies.edit_note(NoteEditRequest(note_id, body.comment), owner=owner)
+    return dict(view.to_dict())
+
+
+@pages.post("/note/{note_id}/edit")
+def note_edit_form(
+    app: AppDep,
+    owner: OwnerDep,
+    note_id: NoteId,
+    comment: Annotated[str, Form(max_length=MAX_FIELD)] = "",
+) -> Response:
+    view = app.studies.edit_note(NoteEditRequest(note_id, comment), owner=owner)
+    study = f"?study={quote(view.study_id)}" if view.study_id else ""
+    return RedirectResponse(f"/paper/{view.annotation.paper_id}{study}#notes", status_code=303)
+
+
+@api.post("/notes/{note_id}/delete", summary="Delete a highlight or comment (into the trash)")
+def note_delete_api(app: AppDep, owner: OwnerDep, note_id: NoteId) -> dict[str, object]:
+    return app.studies.delete_note(note_id, owner=owner).to_dict()
+
+
+@pages.post("/note/{note_id}/delete")
+def note_delete_form(app: AppDep, owner: OwnerDep, note_id: NoteId) -> Response:
+    return _to_trash(app.studies.delete_note(note_id, owner=owner))
+
+
+@api.post("/evidence/{evidence_id}/edit", summary="Change an evidence record's fields")
+def evidence_edit_api(
+    app: AppDep, owner: OwnerDep, evidence_id: EvidenceId, body: EvidenceEditBody
+) -> dict[str, object]:
+    return app.reader.update_evidence(body.request(evidence_id), owner=owner).to_dict()
+
+
+@pages.post("/evidence/{evidence_id}/edit")
+def evidence_edit_form(
+    app: AppDep,
+    owner: OwnerDep,
+    evidence_id: EvidenceId,
+    body: Annotated[EvidenceEditBody, Form()],
+) -> Response:
+    view = app.reader.update_evidence(body.request(evidence_id), owner=owner).record
+    study = f"?study={quote(view.study_id)}" if view.study_id else ""
+    return RedirectResponse(f"/paper/{view.evidence.paper_id}{study}#evidence", status_code=303)
+
+
+@api.post("/evidence/{evidence_id}/delete", summary="Delete an evidence record (into the trash)")
+def evidence_delete_api(app: AppDep, owner: OwnerDep, evidence_id: EvidenceId) -> dict[str, object]:
+    return app.studies.delete_evidence(evidence_id, owner=owner).to_dict()
+
+
+@pages.post("/evidence/{evidence_id}/delete")
+def evidence_delete_form(app: AppDep, owner: OwnerDep, evidence_id: EvidenceId) -> Response:
+    return _to_trash(app.studies.delete_evidence(evidence_id, owner=owner))
+
+
+# --- a Study's papers, imports, the Study ---------------------------------------------------
+
+
+@api.post(
+    "/studies/{ref}/papers/{paper_id}/remove",
+    summary="Take a paper out of a Study with its work there (into the trash)",
+)
+def remove_paper_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, paper_id: PaperId
+) -> dict[str, object]:
+    return app.studies.remove_paper(ref, paper_id, owner=owner).to_dict()
+
+
+@pages.post("/study/{ref}/papers/{paper_id}/remove")
+def remove_paper_form(app: AppDep, owner: OwnerDep, ref: StudyRef, paper_id: PaperId) -> Response:
+    return _to_trash(app.studies.remove_paper(ref, paper_id, owner=owner))
+
+
+@api.post(
+    "/studies/{ref}/imports/{import_id}/remove",
+    summary="Take a whole import out of a Study with the papers only it brought (into the trash)",
+)
+def remove_import_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, import_id: ImportId
+) -> dict[str, object]:
+    return app.studies.remove_import(ref, import_id, owner=owner).to_dict()
+
+
+@pages.post("/study/{ref}/imports/{import_id}/remove")
+def remove_import_form(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, import_id: ImportId
+) -> Response:
+    return _to_trash(app.studies.remove_import(ref, import_id, owner=owner))
+
+
+@api.post("/studies/{ref}/delete", summary="Delete a Study (into its owner's trash)")
+def study_delete_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, object]:
+    return app.studies.delete_study(ref, owner=owner).to_dict()
+
+
+@pages.get("/study/{ref}/delete", response_class=HTMLResponse)
+def study_delete_confirm(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    study = app.studies.study(ref, owner=owner).to_dict()
+    sid = quote(str(study["id"]), safe="")
+    data = {
+        "question": f"Delete the Study “{study['name']}”? It goes into your trash; "
+        "you can restore it from there until you empty it.",
+        "action": f"/study/{sid}/delete",
+        "button": "Delete the Study",
+        "back": f"/study/{sid}",
+        "confirm": False,
+    }
+    return page(request, "confirm_action.html", data, title="Delete a Study")
+
+
+@pages.post("/study/{ref}/delete")
+def study_delete_form(app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    return _to_trash(app.studies.delete_study(ref, owner=owner))
+
+
+# --- the trash and the history ---------------------------------------------------------------
+
+
+def _trash_page(request: Request, data: dict[str, object], deleted: str | None) -> Response:
+    data["deleted"] = next(
+        (i for i in data["items"] if isinstance(i, dict) and i.get("id") == deleted),  # type: ignore[attr-defined]
+        None,
+    )
+    return page(request, "trash.html", data, title="Trash")
+
+
+@api.get("/studies/{ref}/trash", summary="A Study's trash (deleted work, restorable)")
+def study_trash_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, object]:
+    return app.studies.trash(ref, owner=owner).to_dict()
+
+
+@pages.get("/study/{ref}/trash", response_class=HTMLResponse)
+def study_trash_page(
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    deleted: Annotated[str | None, Query(max_length=100)] = None,
+) -> Response:
+    return _trash_page(request, app.studies.trash(ref, owner=owner).to_dict(), deleted)
+
+
+@api.get("/trash", summary="Your own trash: work of no Study and the Studies you deleted")
+def own_trash_api(app: AppDep, owner: OwnerDep) -> dict[str, object]:
+    return app.studies.trash(None, owner=owner).to_dict()
+
+
+@pages.get("/trash", response_class=HTMLResponse)
+def own_trash_page(
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    deleted: Annotated[str | None, Query(max_length=100)] = None,
+) -> Response:
+    return _trash_page(request, app.studies.trash(None, owner=owner).to_dict(), deleted)
+
+
+@api.post("/trash/{item_id}/restore", summary="Put a trash item back where it was")
+def restore_api(app: AppDep, owner: OwnerDep, item_id: ItemId) -> dict[str, object]:
+    return app.studies.restore(item_id, owner=owner).to_dict()
+
+
+@pages.post("/trash/{item_id}/restore")
+def restore_form(app: AppDep, owner: OwnerDep, item_id: ItemId) -> Response:
+    view = app.studies.restore(item_id, owner=owner)
+    if view.study_id is None:
+        return RedirectResponse("/trash", status_code=303)
+    return RedirectResponse(f"/study/{quote(view.study_id, safe='')}", status_code=303)
+
+
+@api.post("/studies/{ref}/trash/empty", summary="Empty a Study's trash for good (confirm: true)")
+def empty_study_trash_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, body: ConfirmBody
+) -> dict[str, object]:
+    request = EmptyTrashRequest(ref, confirm=body.confirm)
+    return app.studies.empty_trash(request, owner=owner).to_dict()
+
+
+@api.post("/trash/empty", summary="Empty your own trash for good (confirm: true)")
+def empty_own_trash_api(app: AppDep, owner: OwnerDep, body: ConfirmBody) -> dict[str, object]:
+    request = EmptyTrashRequest(None, confirm=body.confirm)
+    return app.studies.empty_trash(request, owner=owner).to_dict()
+
+
+@pages.get("/study/{ref}/trash/empty", response_class=HTMLResponse)
+def empty_study_confirm(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    trash = app.studies.trash(ref, owner=owner)
+    data = {
+        "question": f"Delete the {len(trash.items)} item(s) in the trash of "
+        f"“{trash.study_name}” for good? This cannot be undone.",
+        "action": f"/study/{quote(trash.study_id or '', safe='')}/trash/empty",
+        "button": "Empty the trash",
+        "back": f"/study/{quote(trash.study_id or '', safe='')}/trash",
+        "confirm": True,
+    }
+    return page(request, "confirm_action.html", data, title="Empty the trash")
+
+
+@pages.get("/trash/empty", response_class=HTMLResponse)
+def empty_own_confirm(request: Request, app: AppDep, owner: OwnerDep) -> Response:
+    trash = app.studies.trash(None, owner=owner)
+    data = {
+        "question": f"Delete the {len(trash.items)} item(s) in your trash for good (deleted "
+        "Studies with everything in them)? This cannot be undone.",
+        "action": "/trash/empty",
+        "button": "Empty the trash",
+        "back": "/trash",
+        "confirm": True,
+    }
+    return page(request, "confirm_action.html", data, title="Empty the trash")
+
+
+@pages.post("/study/{ref}/trash/empty")
+def empty_study_form(
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    confirm: Annotated[str, Form(max_length=10)] = "",
+) -> Response:
+    view = app.studies.empty_trash(EmptyTrashRequest(ref, confirm=confirm == "yes"), owner=owner)
+    return RedirectResponse(f"/study/{quote(view.target, safe='')}/trash", status_code=303)
+
+
+@pages.post("/trash/empty")
+def empty_own_form(
+    app: AppDep, owner: OwnerDep, confirm: Annotated[str, Form(max_length=10)] = ""
+) -> Response:
+    app.studies.empty_trash(EmptyTrashRequest(None, confirm=confirm == "yes"), owner=owner)
+    return RedirectResponse("/trash", status_code=303)
+
+
+@api.get("/studies/{ref}/history", summary="Who changed what in a Study, and when")
+def history_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, object]:
+    return app.studies.history(ref, owner=owner).to_dict()
+
+
+@pages.get("/study/{ref}/history", response_class=HTMLResponse)
+def history_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    data = app.studies.history(ref, owner=owner).to_dict()
+    return page(request, "history.html", data, title="Study history")

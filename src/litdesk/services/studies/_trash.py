@@ -1,0 +1,414 @@
+"""Edit, delete (into a trash), restore and the history of a Study: the use cases behind
+``app.studies.edit_note`` … ``history``. Every write is one transaction, checked as the
+acting account (team mode: an editor edits and deletes, a viewer does not; the Study's
+owner deletes the Study and empties its trash). Every change is in the Study's history
+with who and when; work of no Study is kept in the account's own trash."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Final
+
+from sqlalchemy.engine import Connection
+
+from litdesk._errors import IntegrityError, NotFoundError
+from litdesk.adapters.store import LOCAL_OWNER, Store, repo, trash
+from litdesk.adapters.store import accounts as access
+from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
+from litdesk.services.accounts import Sharing
+from litdesk.services.workspace import NoteView, now_iso, read_import
+
+from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
+from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
+
+__all__ = [
+    "delete_evidence",
+    "delete_note",
+    "delete_study",
+    "edit_note",
+    "empty_trash",
+    "history",
+    "import_rows",
+    "remove_import",
+    "remove_paper",
+    "restore",
+    "show_trash",
+]
+
+_QUOTE: Final = 80
+
+
+def _new_id() -> str:
+    return f"trash-{time.time_ns():016x}{secrets.token_hex(4)}"
+
+
+def _short(text: str, n: int = _QUOTE) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _title(conn: Connection, paper_id: str | None) -> str:
+    if not paper_id:
+        return "a paper"
+    try:
+        return repo.get_paper(conn, paper_id).paper.title or paper_id
+    except NotFoundError:
+        return paper_id
+
+
+def _study_name(conn: Connection, study_id: str | None) -> str | None:
+    if study_id is None:
+        return None
+    return repo.get_study(conn, study_id, account=LOCAL_OWNER).name
+
+
+def _history(conn: Connection, study_id: str | None, owner: str, action: str, label: str) -> None:
+    if study_id is not None:
+        access.add_history(conn, study_id, owner, action, label, now_iso())
+
+
+def _study(conn: Connection, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
+    row = repo.get_study(conn, ref, account=owner)
+    access.require_study(conn, owner, row.id, need)
+    return row
+
+
+# --- notes and evidence ---------------------------------------------------------------------
+
+
+def _note_label(conn: Connection, row: repo.DocumentRow) -> tuple[str, str]:
+    """``(kind, label)`` of a stored note: ``highlight`` or ``comment``, with its paper's
+    title and the quote or comment."""
+    try:
+        note = read_annotation(row.json())
+    except IntegrityError:
+        return "note", f"Note on {_title(conn, row.paper_id)}"
+    title = _title(conn, row.paper_id)
+    if note.anchor is not None:
+        return "highlight", f"Highlight on {title}: “{_short(note.anchor.text)}”"
+    return "comment", f"Comment on {title}: “{_short(note.comment or '')}”"
+
+
+def edit_note(store: Store, request: NoteEditRequest, owner: str) -> NoteView:
+    """A note's new comment (its highlight stays as it was)."""
+    with store.write() as conn:
+        row = repo.get_document(conn, "notes", request.note_id)
+        access.require_document(conn, owner, row.owner, row.study_id, "write")
+        note = read_annotation(row.json())
+        if note.anchor is None and not request.comment:
+            raise EditInputError(
+                "a comment cannot be blank: delete it instead", code="empty_comment"
+            )
+        paper = repo.get_paper(conn, note.paper_id).paper
+        revised = make_annotation(
+            paper, comment=request.comment or None, anchor=note.anchor, created_at=note.created_at
+        )
+        repo.replace_document(conn, "notes", row.id, revised.model_dump(mode="json"))
+        kind, label = _note_label(conn, row)
+        _history(conn, row.study_id, owner, f"{kind}_edited", label)
+    return NoteView(row.id, revised, row.study_id)
+
+
+def _delete_document(store: Store, kind: str, doc_id: str, owner: str) -> ChangeView:
+    with store.write() as conn:
+        row = repo.get_document(conn, kind, doc_id)
+        access.require_document(conn, owner, row.owner, row.study_id, "write")
+        if kind == "notes":
+            what, label = _note_label(conn, row)
+        else:
+            what = "evidence"
+            try:
+                finding = read_evidence(row.json()).finding
+            except IntegrityError:
+                finding = ""
+            label = f"Evidence on {_title(conn, row.paper_id)}: “{_short(finding or '')}”"
+        data = trash.take_document(conn, kind, doc_id)
+        entry = _new_id()
+        trash.add_trash(
+            conn,
+            entry,
+            study_id=row.study_id,
+            owner=owner,
+            kind=what,
+            target=doc_id,
+            label=label,
+            data=data,
+            now=now_iso(),
+        )
+        _history(conn, row.study_id, owner, f"{what}_deleted", label)
+        name = _study_name(conn, row.study_id)
+    return ChangeView("deleted", what, doc_id, label, row.study_id, name, entry)
+
+
+def delete_note(store: Store, note_id: str, owner: str) -> ChangeView:
+    """A highlight or comment into the trash (its Study's, or the account's own)."""
+    return _delete_document(store, "notes", note_id, owner)
+
+
+def delete_evidence(store: Store, evidence_id: str, owner: str) -> ChangeView:
+    """An evidence record into the trash."""
+    return _delete_document(store, "evidence", evidence_id, owner)
+
+
+# --- a Study's papers and imports -----------------------------------------------------------
+
+
+def remove_paper(store: Store, study: str, paper_id: str, owner: str) -> ChangeView:
+    """A paper out of a Study, with the notes and evidence made on it there (into the
+    Study's trash; the saved paper itself stays)."""
+    with store.write() as conn:
+        row = _study(conn, study, owner, "write")
+        data = trash.take_study_paper(conn, row.id, paper_id)
+        if not data["study_papers"]:
+            raise NotFoundError(
+                f"paper {paper_id[:120]!r} is not in this Study", code="paper_not_found"
+            )
+        title = _title(conn, paper_id)
+        extra = len(data["notes"]) + len(data["evidence"])
+        label = title + (f" (with {extra} notes and evidence)" if extra else "")
+        entry = _new_id()
+        trash.add_trash(
+            conn,
+            entry,
+            study_id=row.id,
+            owner=owner,
+            kind="paper",
+            target=paper_id,
+            label=label,
+            data=data,
+            now=now_iso(),
+        )
+        _history(conn, row.id, owner, "paper_removed", title)
+    return ChangeView("deleted", "paper", paper_id, label, row.id, row.name, entry)
+
+
+def _import_papers(conn: Connection, import_id: str, study_id: str) -> list[str]:
+    """The papers only this import brought into the Study (not another of its imports)."""
+    doc = repo.get_document(conn, "imports", import_id)
+    _, ids = read_import(doc.json())
+    mine = {i for i in ids if i}
+    for other in repo.list_documents(conn, "imports", study_id=study_id, limit=100_000):
+        if other.id == import_id:
+            continue
+        try:
+            _, theirs = read_import(other.json())
+        except IntegrityError:
+            continue
+        mine -= {i for i in theirs if i}
+    return sorted(mine)
+
+
+def remove_import(store: Store, study: str, import_id: str, owner: str) -> ChangeView:
+    """A whole import out of a Study: its trace and the papers only it brought, with their
+    work in the Study (into the Study's trash)."""
+    with store.write() as conn:
+        row = _study(conn, study, owner, "write")
+        doc = repo.get_document(conn, "imports", import_id)
+        if doc.study_id != row.id:
+            raise NotFoundError(
+                f"no import {import_id[:80]} in this Study", code="record_not_found"
+            )
+        trace, _ = read_import(doc.json())
+        papers = _import_papers(conn, import_id, row.id)
+        data = trash.take_import(conn, import_id, row.id, papers)
+        source = trace.source.path.rsplit("/", 1)[-1] or import_id
+        label = f"Import {source} ({len(data.get('study_papers', []))} papers)"
+        entry = _new_id()
+        trash.add_trash(
+            conn,
+            entry,
+            study_id=row.id,
+            owner=owner,
+            kind="import",
+            target=import_id,
+            label=label,
+            data=data,
+            now=now_iso(),
+        )
+        _history(conn, row.id, owner, "import_removed", label)
+    return ChangeView(
+        "deleted", "import", import_id, label, row.id, row.name, entry, len(data["study_papers"])
+    )
+
+
+def delete_study(store: Store, ref: str, owner: str) -> ChangeView:
+    """A Study into its owner's trash (hidden until restored; emptying deletes it)."""
+    with store.write() as conn:
+        row = _study(conn, ref, owner, "owner")
+        entry = _new_id()
+        trash.add_trash(
+            conn,
+            entry,
+            study_id=row.id,
+            owner=owner,
+            kind="study",
+            target=row.id,
+            label=row.name,
+            data={},
+            now=now_iso(),
+        )
+        _history(conn, row.id, owner, "study_deleted", row.name)
+    return ChangeView("deleted", "study", row.id, row.name, row.id, row.name, entry)
+
+
+# --- the trash ------------------------------------------------------------------------------
+
+
+def _item(r: trash.TrashRow, usernames: dict[str, str]) -> TrashItem:
+    return {
+        "id": r.id,
+        "kind": r.kind,
+        "target": r.target,
+        "label": r.label,
+        "study_id": r.study_id,
+        "deleted_by": usernames.get(r.owner, r.owner),
+        "deleted_at": r.deleted_at,
+        "rows": sum(len(v) for v in r.data.values()),
+    }
+
+
+def _usernames(conn: Connection, rows: list[trash.TrashRow]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for owner in {r.owner for r in rows}:
+        if owner == LOCAL_OWNER:
+            continue
+        try:
+            out[owner] = access.get_account(conn, owner).username
+        except NotFoundError:
+            continue
+    return out
+
+
+def _own_rows(conn: Connection, owner: str) -> list[trash.TrashRow]:
+    """The account's own trash: its work of no Study and the Studies it may restore."""
+    rows = trash.list_trash(conn, owner=owner)
+    for r in trash.deleted_study_entries(conn):
+        if r.study_id is not None and access.study_role(conn, owner, r.study_id) == "owner":
+            rows.append(r)
+    return rows
+
+
+def show_trash(store: Store, ref: str | None, owner: str) -> TrashView:
+    """A Study's trash (its members read it), or with ``ref`` None the account's own."""
+    with store.read() as conn:
+        if ref is None:
+            rows = _own_rows(conn, owner)
+            return TrashView(None, None, [_item(r, _usernames(conn, rows)) for r in rows])
+        row = _study(conn, ref, owner, "read")
+        rows = [r for r in trash.list_trash(conn, study_id=row.id) if r.kind != "study"]
+        role = access.study_role(conn, owner, row.id)
+        return TrashView(
+            row.id,
+            row.name,
+            [_item(r, _usernames(conn, rows)) for r in rows],
+            can_restore=role in ("owner", "editor"),
+        )
+
+
+def _may_restore(conn: Connection, r: trash.TrashRow, owner: str) -> None:
+    if r.study_id is None:
+        if owner not in (r.owner, LOCAL_OWNER):
+            raise NotFoundError("no such item in the trash", code="trash_not_found")
+        return
+    need: access.Need = "owner" if r.kind == "study" else "write"
+    try:
+        access.require_study(conn, owner, r.study_id, need)
+    except NotFoundError:
+        raise NotFoundError("no such item in the trash", code="trash_not_found") from None
+    if r.kind != "study" and trash.study_deleted(conn, r.study_id):
+        raise NotFoundError("no such item in the trash", code="trash_not_found")
+
+
+def restore(store: Store, item_id: str, owner: str) -> ChangeView:
+    """Put a trash item back as it was (rows whose place is taken again are left)."""
+    with store.write() as conn:
+        r = trash.get_trash(conn, item_id)
+        _may_restore(conn, r, owner)
+        count = trash.put_back(conn, r.data) if r.data else 1
+        trash.drop_trash(conn, r.id)
+        _history(conn, r.study_id, owner, f"{r.kind}_restored", r.label)
+        name = _study_name(conn, r.study_id)
+    return ChangeView("restored", r.kind, r.target, r.label, r.study_id, name, None, count)
+
+
+def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeView:
+    """Delete a trash's items for good (a Study's: its owner; the account's own: deleted
+    Studies go with all their rows)."""
+    with store.write() as conn:
+        if request.study is None:
+            request.confirmed()
+            rows = _own_rows(conn, owner)
+            for r in rows:
+                if r.kind == "study" and r.study_id is not None:
+                    trash.purge_study(conn, r.study_id)
+                else:
+                    trash.drop_trash(conn, r.id)
+            return ChangeView("emptied", "trash", owner, "your trash", None, None, None, len(rows))
+        row = _study(conn, request.study, owner, "owner")
+        request.confirmed()
+        rows = [r for r in trash.list_trash(conn, study_id=row.id) if r.kind != "study"]
+        for r in rows:
+            trash.drop_trash(conn, r.id)
+        _history(conn, row.id, owner, "trash_emptied", f"{len(rows)} items")
+    return ChangeView("emptied", "trash", row.id, row.name, row.id, row.name, None, len(rows))
+
+
+def history(store: Store, ref: str, owner: str, *, limit: int = 500) -> HistoryView:
+    """Who changed what in a Study, and when (newest first; with its deduplication
+    decisions), each target also named for a person."""
+    view = Sharing(store, owner).history(ref, limit=limit)
+    with store.read() as conn:
+        name = _study_name(conn, view.study_id) or view.study_id
+        entries: list[HistoryItem] = [
+            {
+                "at": str(e["at"]),
+                "account_id": str(e["account_id"]),
+                "username": str(e["username"]),
+                "action": str(e["action"]),
+                "target": e["target"],
+                "label": _readable(conn, e["target"]),
+            }
+            for e in view.entries
+        ]
+    return HistoryView(view.study_id, name, entries)
+
+
+def _readable(conn: Connection, target: str | None) -> str | None:
+    """A history target for a person: a paper's title for its id (older entries name ids)."""
+    if target is None or " " in target:
+        return target
+    try:
+        return repo.get_paper(conn, target).paper.title or target
+    except NotFoundError:
+        return target
+
+
+def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
+    """A Study's imports for a person: the file's name, its format, records and when."""
+    out: list[dict[str, object]] = []
+    with store.read() as conn:
+        for doc in repo.list_documents(conn, "imports", study_id=study_id, limit=10_000):
+            try:
+                trace, ids = read_import(doc.json())
+            except IntegrityError:
+                out.append(
+                    {
+                        "id": doc.id,
+                        "source": doc.id,
+                        "format": "",
+                        "records": 0,
+                        "created_at": doc.created_at,
+                    }
+                )
+                continue
+            out.append(
+                {
+                    "id": doc.id,
+                    "source": trace.source.path.rsplit("/", 1)[-1] or doc.id,
+                    "format": trace.source.format,
+                    "records": len(ids),
+                    "created_at": doc.created_at,
+                }
+            )
+    return out

@@ -1,0 +1,112 @@
+"""Work in a Study's context and its edit, delete, trash, undo and history over HTTP (issue
+27): the reader carries the Study it was opened from, highlights and comments made there
+count on the Study's page, and each deletion is undone from the trash (JSON API and the
+pages' forms, without JavaScript)."""
+
+from __future__ import annotations
+
+import re
+
+from tests.faces.web._server import Running
+
+
+def _study_with_paper(c) -> tuple[str, str]:
+    study = c.post("/api/v1/studies", json={"name": "Tumour <i>review</i>"}).json()
+    data = c.get("/api/v1/search", params={"q": "tumour growth"}).json()
+    paper = data["cards"][0]["paper"]["id"]
+    saved = c.post(
+        "/api/v1/selection/save",
+        json={"run_id": data["run"]["id"], "paper_ids": [paper], "study": study["id"]},
+    )
+    assert saved.status_code == 200, saved.text
+    return study["id"], paper
+
+
+def _counts(c, sid: str) -> tuple[int, int, int]:
+    s = c.get(f"/api/v1/studies/{sid}").json()
+    return len(s["papers"]), s["notes"], s["evidence"]
+
+
+def test_work_in_a_study_deleted_and_restored(running: Running) -> None:
+    with running.writer() as c:
+        sid, paper = _study_with_paper(c)
+        r = c.post(
+            f"/api/v1/papers/{paper}/comments", json={"comment": "in the Study", "study": sid}
+        )
+        assert r.status_code == 200, r.text
+        r = c.post(
+            f"/api/v1/papers/{paper}/highlights", json={"text": "tumour growth", "study": sid}
+        )
+        assert r.status_code == 200, r.text
+        c.post(f"/api/v1/papers/{paper}/comments", json={"comment": "of no Study"})
+        assert _counts(c, sid) == (1, 2, 0)
+        notes = {n["comment"] or n["kind"]: n for n in r.json()["notes"]}
+        highlight = next(n for n in r.json()["notes"] if n["kind"] == "highlight")
+        assert highlight["study_id"] == sid and notes["in the Study"]["study_id"] == sid
+        book = c.get("/api/v1/notebook", params={"study": sid}).json()
+        assert book["total"] == 2  # the Study's notebook holds both (not the loose comment)
+        with_zip = c.get(f"/api/v1/studies/{sid}/export")
+        assert with_zip.status_code == 200
+        import io
+        import zipfile
+
+        notebook = zipfile.ZipFile(io.BytesIO(with_zip.content)).read("notebook.md").decode()
+        assert "in the Study" in notebook and "of no Study" not in notebook
+
+        # the reader knows the Study it came from, and says so; notes name their Study
+        study_page = c.get(f"/study/{sid}").text
+        assert f"/paper/{paper}?study={sid}" in study_page
+        reader = c.get(f"/paper/{paper}", params={"study": sid}).text
+        assert (
+            "Tumour &lt;i&gt;review&lt;/i&gt;" in reader and 'name="study" value="' + sid in reader
+        )
+        assert "in Tumour &lt;i&gt;review&lt;/i&gt;" in reader and "no Study" in reader
+
+        # edit a comment, delete the highlight, restore it (JSON API)
+        r = c.post(f"/api/v1/notes/{notes['in the Study']['id']}/edit", json={"comment": "changed"})
+        assert r.status_code == 200 and r.json()["comment"] == "changed", r.text
+        gone = c.post(f"/api/v1/notes/{highlight['id']}/delete")
+        assert gone.status_code == 200, gone.text
+        assert _counts(c, sid) == (1, 1, 0)
+        trash = c.get(f"/api/v1/studies/{sid}/trash").json()
+        assert [i["kind"] for i in trash["items"]] == ["highlight"]
+        assert c.post(f"/api/v1/trash/{gone.json()['trash_id']}/restore").status_code == 200
+        assert _counts(c, sid) == (1, 2, 0)
+
+        # the forms: delete lands on the trash with its Undo; undo restores
+        r = c.post(f"/note/{highlight['id']}/delete", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"].startswith(f"/study/{sid}/trash")
+        page = c.get(r.headers["location"]).text
+        assert "Deleted: Highlight on" in page and "Undo" in page
+        item = re.search(r'action="/trash/([^"/]+)/restore"', page)
+        assert item
+        r = c.post(f"/trash/{item.group(1)}/restore", follow_redirects=False)
+        assert r.status_code == 303 and _counts(c, sid) == (1, 2, 0)
+
+        # a paper leaves the Study with its work; the Study is deleted after a confirm page
+        r = c.post(f"/api/v1/studies/{sid}/papers/{paper}/remove")
+        assert r.status_code == 200 and _counts(c, sid) == (0, 0, 0), r.text
+        c.post(f"/api/v1/trash/{r.json()['trash_id']}/restore").raise_for_status()
+        assert _counts(c, sid) == (1, 2, 0)
+        confirm = c.get(f"/study/{sid}/delete")
+        assert confirm.status_code == 200 and "Delete the Study" in confirm.text
+        r = c.post(f"/study/{sid}/delete", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"].startswith("/trash")
+        assert c.get(f"/api/v1/studies/{sid}").status_code == 404
+        assert [i["kind"] for i in c.get("/api/v1/trash").json()["items"]] == ["study"]
+        refused = c.post("/api/v1/trash/empty", json={})  # not confirmed
+        assert refused.status_code == 400 and refused.json()["code"] == "confirm", refused.text
+        item_id = c.get("/api/v1/trash").json()["items"][0]["id"]
+        c.post(f"/api/v1/trash/{item_id}/restore").raise_for_status()
+        history = c.get(f"/api/v1/studies/{sid}/history").json()
+        actions = [r["action"] for r in history["entries"]]
+        for a in (
+            "highlight_deleted",
+            "highlight_restored",
+            "comment_edited",
+            "paper_removed",
+            "study_deleted",
+            "study_restored",
+        ):
+            assert a in actions
+        assert "highlight deleted" in c.get(f"/study/{sid}/history").text
