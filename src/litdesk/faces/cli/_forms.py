@@ -15,23 +15,9 @@ from ._context import sync_app
 from ._output import command, emit_json
 from ._workspace import JsonOpt, _read, _say, study_app
 
-__all__ = ["field_values", "register"]
+__all__ = ["register"]
 
 MAX_FORM_BYTES = 1_000_000
-
-
-def field_values(pairs: list[str] | None) -> dict[str, str]:
-    """``--field key=value`` options as a mapping (a key given twice: the last wins)."""
-    out: dict[str, str] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(
-                f"--field takes key=value (a field of the Study's form), not {pair[:60]!r}",
-                code="arguments",
-            )
-        out[key.strip()] = value
-    return out
 
 
 def _show(data: dict[str, Any]) -> None:

@@ -487,7 +487,7 @@ def evidence_add(
 ) -> None:
     """Record a finding with its passage, checked against its source; its values follow
     the Study's form (``--field key=value``; see ``litdesk study form``)."""
-    from ._forms import field_values
+    from ._fields import field_values
 
     values = field_values(fields)
     ws = _ws()
@@ -532,7 +532,7 @@ def evidence_update(
 ) -> None:
     """Change an evidence record (given options only; '' clears an optional field;
     ``--field key=value`` for a field of the Study's form)."""
-    from ._forms import field_values
+    from ._fields import field_values
 
     given = {
         "finding": finding,
