@@ -164,7 +164,7 @@ def test_reader_highlight_by_selecting_text(
     assert pg.locator("#hl-found button").count() == STORED_XSS["abstract"].count("a")
     pg.locator("#hl-found button").nth(2).click()
     where.filter(has_text="Occurrence 3 chosen").wait_for()
-    pg.locator("#evidence summary").click()
+    pg.locator("#evidence summary", has_text="Record evidence").click()
     pg.locator("#ev-finding").fill("<i>Growth</i> is described")
     pg.locator("#ev-population").fill("mice")
     pg.locator("#ev-passage").fill("inside and a")

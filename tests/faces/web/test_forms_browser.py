@@ -51,7 +51,7 @@ def test_set_pico_and_record_a_value_with_its_passage(
     _shot(pg, tmp_path, "form-pico")
     pg.goto(f"{running.base}/paper/{paper.id}?study={study.id}")
     pg.locator("html[data-ready]").wait_for(state="attached")
-    pg.locator("#evidence summary").click()
+    pg.locator("#evidence summary", has_text="Record evidence").click()
     assert "Aspirin and stroke" in pg.locator("#ev-study-choice").inner_text()
     pg.locator("#ev-population").fill("adults over 60")
     pg.locator("#ev-outcome").fill("stroke")
@@ -69,7 +69,7 @@ def test_set_pico_and_record_a_value_with_its_passage(
     assert f"study={study.id}" in pg.url  # still recording for the Study
     _shot(pg, tmp_path, "reader-pico")
     # a refused value says which field
-    pg.locator("#evidence summary").click()
+    pg.locator("#evidence summary", has_text="Record evidence").click()
     pg.locator("#ev-population").fill("x")
     pg.locator("#ev-outcome").fill("y")
     pg.locator("#ev-sample_size").fill("a dozen")

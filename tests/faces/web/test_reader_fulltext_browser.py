@@ -138,7 +138,7 @@ def test_fulltext_highlights_and_evidence(page: Any, srv: ReaderServer, tmp_path
     assert marked_at == P1.rindex("growth")
 
     # evidence from a selected paragraph passage
-    pg.locator("#evidence summary").click()
+    pg.locator("#evidence summary", has_text="Record evidence").click()
     assert pg.evaluate(SELECT_IN, ["ft-p3", "measured with calipers"])
     pg.locator("#hl-where").filter(has_text="paragraph p3").wait_for()
     pg.locator("#ev-finding").fill("<i>Calipers</i> measure growth")
@@ -154,7 +154,7 @@ def test_fulltext_highlights_and_evidence(page: Any, srv: ReaderServer, tmp_path
     assert "check: ok" in card.inner_text()
     assert "<i>Calipers</i> measure growth" in card.inner_text()
     # the service's validation message is shown beside the form
-    pg.locator("#evidence summary").click()
+    pg.locator("#evidence summary", has_text="Record evidence").click()
     pg.locator("#ev-finding").fill("A finding")
     pg.locator("#ev-passage").fill("seen on a poster")
     pg.locator("#ev-src-external").check()

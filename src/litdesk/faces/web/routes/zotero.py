@@ -114,7 +114,6 @@ class PushBody(BaseModel):
 
 
 def _push_request(app: App, owner: str, body: PushBody) -> ZoteroPushRequest:
-    app.workspace(owner).study(body.study)  # a Study the owner may read, before anything else
     if owner != app.owner and (body.local or body.ris_path):
         raise RefusedError(
             "a team server writes no file on its machine and reaches no Zotero running "
@@ -122,6 +121,7 @@ def _push_request(app: App, owner: str, body: PushBody) -> ZoteroPushRequest:
             "`litdesk zotero push` on your computer",
             code="zotero_team",
         )
+    app.workspace(owner).study(body.study)  # a Study the owner may read (else 404)
     return ZoteroPushRequest(
         study=body.study,
         ris_path=body.ris_path,
