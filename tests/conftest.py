@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
+# The CLI's rich output wraps at the terminal's width; a fixed, wide one keeps what the tests
+# read independent of the host's terminal and of how long the checkout's paths are.
+os.environ["COLUMNS"] = "240"
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
