@@ -9,6 +9,7 @@ from . import _accounts as accounts
 from . import _fulltext as fulltext
 from . import _oidc as oidc
 from . import _repo as repo
+from . import _screening as screening
 from . import _study_records as study_records
 from . import _trash as trash
 from . import _whole_searches as whole_searches
@@ -216,6 +217,7 @@ __all__ = [
     "recent_runs_holding",
     "remember_run",
     "repo",
+    "screening",
     "whole_searches",
     "trash",
     "reserve",

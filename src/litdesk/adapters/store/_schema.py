@@ -30,6 +30,10 @@ __all__ = [
     "papers",
     "recent_runs",
     "search_cache",
+    "screening_decisions",
+    "screening_models",
+    "screening_retrieval",
+    "screening_settings",
     "search_runs",
     "studies",
     "study_forms",
@@ -480,4 +484,77 @@ study_records = sa.Table(
     sa.Column("rule", sa.String(300), nullable=True),
     sa.Index("ix_study_records_source", "study_id", "source_id"),
     sa.Index("ix_study_records_grp", "study_id", "grp"),
+)
+
+
+# --- screening (migration 0021_screening, issue 28) -------------------------------------
+
+#: a Study's screening settings (reasons, criteria, keywords, dual review, reveal, order)
+screening_settings = sa.Table(
+    "screening_settings",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.String(_WHEN), nullable=False),
+    sa.Column("updated_by", sa.String(200), nullable=False),
+)
+
+#: screening decisions, append-only (never updated or deleted): ``kind`` decision | undo |
+#: resolution; an undo names the row it takes back (``undoes``) and has no verdict
+screening_decisions = sa.Table(
+    "screening_decisions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "study_id", sa.String(_ID), sa.ForeignKey("studies.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("record_key", sa.String(200), nullable=False),
+    sa.Column("stage", sa.String(16), nullable=False),
+    sa.Column("reviewer", sa.String(200), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("verdict", sa.String(8), nullable=True),
+    sa.Column("reason", sa.String(500), nullable=False),
+    sa.Column("note", sa.Text, nullable=False),
+    sa.Column("source", sa.String(32), nullable=False),
+    sa.Column("made_at", sa.String(_WHEN), nullable=False),
+    sa.Column("undoes", sa.Integer, nullable=True),
+    sa.Index("ix_screening_decisions_stage", "study_id", "stage"),
+)
+
+#: full text retrieved or not, per record (append-only: the latest row counts)
+screening_retrieval = sa.Table(
+    "screening_retrieval",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "study_id", sa.String(_ID), sa.ForeignKey("studies.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("record_key", sa.String(200), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("note", sa.Text, nullable=False),
+    sa.Column("at", sa.String(_WHEN), nullable=False),
+    sa.Column("by", sa.String(200), nullable=False),
+    sa.Index("ix_screening_retrieval_study", "study_id"),
+)
+
+#: the prioritisation model's scores per Study and stage (replaced whole by the retrain job)
+screening_models = sa.Table(
+    "screening_models",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("stage", sa.String(16), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("trained_on", sa.Integer, nullable=False),
+    sa.Column("scores", sa.Text, nullable=False),
+    sa.Column("trained_at", sa.String(_WHEN), nullable=False),
 )

@@ -7,7 +7,7 @@ chat backend: made on first use), the PDF library over them, the job queue and i
 runners (built here, started only by :meth:`App.start_workers`, which ``serve`` calls),
 the live-search registry and the areas — one per capability (``app.search``,
 ``app.studies``, ``app.reader``, ``app.dedup``, ``app.library``, ``app.reports``,
-``app.assist``, ``app.zotero``; accounts and jobs) — and closes them once, in reverse
+``app.assist``, ``app.zotero``, ``app.screening``; accounts and jobs) — and closes them once, in reverse
 order::
 
     async with open_app(get_settings()) as app:
@@ -42,6 +42,7 @@ from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
 from litdesk.services.models import Models
 from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.reader import ReaderArea
+from litdesk.services.screening import ScreeningArea
 from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
 from litdesk.services.studies import FulltextParts, StudiesArea, fetch_through
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
@@ -96,6 +97,7 @@ class App:
         self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake(), fulltext=FulltextParts(self.pdfs, fetch_through(self.providers), settings.library_upload_max_bytes), providers=self.providers)  # noqa: PLW0108  # fmt: skip
         self.zotero = ZoteroArea(store=store, pdfs=self.pdfs)
         self.search = SearchArea(self.providers, self.live, clock=clock)
+        self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
 
         self._sso: SingleSignOn | None = None
         # guards only the lazy single sign-on object (sessions, rights and runs live in
@@ -142,6 +144,7 @@ class App:
             **self.reports.handlers(),
             **self.dedup.handlers(),
             **self.studies.handlers(),
+            **self.screening.handlers(),
         }
         groups: tuple[dict[str, Handler], ...] = (
             main,

@@ -1,0 +1,86 @@
+"""The screening area (``app.screening``, issue 28): a Study's deduplicated working set
+screened at title/abstract then full text, ranked by a model retrained in the background
+on the decisions so far, blind in pairs — one method per use case, the owner a keyword."""
+
+from ._area import NotScreenable, ReasonNotListed, ScreeningArea
+from ._config import DEFAULT_REASONS, ScreeningConfig
+from ._items import ScreenSet, StudyCache, history_of
+from ._requests import (
+    DECISION_SOURCES,
+    ITEM_STATUSES,
+    ORDERS,
+    PAGE_SIZE,
+    CardRequest,
+    ConfigureRequest,
+    DecideRequest,
+    HistoryRequest,
+    ItemsRequest,
+    ItemStatus,
+    NextRequest,
+    Order,
+    ProgressRequest,
+    RetrievalRequest,
+    ScreeningRequestError,
+    Source,
+    StudyScreenRequest,
+    StudyStageRequest,
+    UndoRequest,
+    parse_stage,
+)
+from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
+from ._state import StageState, stage_items, stage_state
+from ._views import (
+    CardView,
+    DecisionView,
+    HistoryView,
+    ItemsView,
+    ModelState,
+    ProgressView,
+    RetrievalView,
+    ScreeningSettingsView,
+)
+
+__all__ = [
+    "DECISION_SOURCES",
+    "DEFAULT_REASONS",
+    "ITEM_STATUSES",
+    "ORDERS",
+    "PAGE_SIZE",
+    "RETRAIN_KIND",
+    "CardRequest",
+    "CardView",
+    "ConfigureRequest",
+    "DecideRequest",
+    "DecisionView",
+    "HistoryRequest",
+    "HistoryView",
+    "ItemStatus",
+    "ItemsRequest",
+    "ItemsView",
+    "ModelState",
+    "NextRequest",
+    "NotScreenable",
+    "Order",
+    "ProgressRequest",
+    "ProgressView",
+    "ReasonNotListed",
+    "Retrainer",
+    "RetrievalRequest",
+    "RetrievalView",
+    "ScreenSet",
+    "ScreeningArea",
+    "ScreeningConfig",
+    "ScreeningRequestError",
+    "ScreeningSettingsView",
+    "Source",
+    "StageState",
+    "StudyCache",
+    "StudyScreenRequest",
+    "StudyStageRequest",
+    "UndoRequest",
+    "history_of",
+    "parse_stage",
+    "retrain_owner",
+    "stage_items",
+    "stage_state",
+]

@@ -1,0 +1,723 @@
+"""The screening area (``app.screening``, issue 28): a Study's working set screened at
+title/abstract, then at full text, one record at a time — settings, the next record in the
+order in force, a record's card, decisions and undo (append-only), full-text retrieval,
+a record's history, progress with stopping guidance, the records behind a number — one
+method per use case, the acting account as ``owner=``.
+
+Roles (team mode, as the studies area): readers of the Study view; members (editors)
+screen; the Study's owner configures. Blind: while a stage has dual review and is not
+revealed, a reviewer sees only their own decisions (and resolutions) and the figures of
+their own work.
+
+Every decision, undo and retrieval note is appended under the Study's screening lock in
+one write transaction (two reviewers at the same moment: both kept, in order). After a
+decision the model's retrain is queued (``screening.retrain``, one per Study and stage);
+the next record never waits for it: it uses the scores in force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sqlalchemy.engine import Connection
+
+from litdesk._clock import SYSTEM_CLOCK, Clock
+from litdesk._errors import NotFoundError
+from litdesk.adapters.store import Store, repo, screening
+from litdesk.adapters.store import accounts as access
+from litdesk.adapters.store import fulltext as links
+from litdesk.core.screening import DecisionHistory, Stage, check_set, stopping_guidance
+from litdesk.services.dedup import WorkingGroup
+from litdesk.services.jobs import Handler, JobRunner, Jobs
+
+from ._config import ScreeningConfig
+from ._items import ScreenSet, StudyCache
+from ._requests import (
+    CardRequest,
+    ConfigureRequest,
+    DecideRequest,
+    HistoryRequest,
+    ItemsRequest,
+    NextRequest,
+    Order,
+    ProgressRequest,
+    RetrievalRequest,
+    ScreeningRequestError,
+    StudyScreenRequest,
+    UndoRequest,
+)
+from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
+from ._state import StageState, stage_items, stage_state
+from ._views import (
+    CardView,
+    DecisionView,
+    HistoryView,
+    ItemsView,
+    ModelState,
+    ProgressView,
+    RetrievalView,
+    ScreeningSettingsView,
+)
+
+__all__ = ["ScreeningArea"]
+
+#: the random check set of the stopping estimate: this share of the stage's items, at least
+CHECK_SHARE: Final = 0.05
+CHECK_MIN: Final = 30
+#: decided check-set records before the estimate is shown
+CHECK_SHOWN: Final = 10
+
+
+class NotScreenable(NotFoundError):
+    """The record is not an item of the Study at that stage."""
+
+    default_code = "record_not_screenable"
+
+
+class ReasonNotListed(ScreeningRequestError):
+    default_code = "reason_not_listed"
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    study: repo.StudyRow
+    role: str
+    config: ScreeningConfig
+    screen: ScreenSet
+    history: DecisionHistory
+    seq_of: dict[int, int]
+    rows: list[screening.DecisionRow]
+
+
+def _random_key(seed: int, key: str) -> bytes:
+    return hashlib.blake2b(f"{seed}\x1f{key}".encode(), digest_size=8).digest()
+
+
+def _paper_fields(group: WorkingGroup) -> dict[str, Any]:
+    p = group.paper
+    return {
+        "title": p.title,
+        "authors": tuple(p.authors),
+        "year": p.year,
+        "venue": p.journal,
+        "abstract": p.abstract,
+        "keywords": tuple(p.keywords),
+        "doi": p.doi,
+        "pmid": p.pmid,
+    }
+
+
+def _members(group: WorkingGroup) -> tuple[dict[str, Any], ...]:
+    out: list[dict[str, Any]] = []
+    for r in group.members:
+        paper = r.data.get("paper")
+        title = str(paper.get("title") or "") if isinstance(paper, dict) else ""
+        out.append(
+            {
+                "key": r.key,
+                "title": title,
+                "source": str(r.data.get("label") or r.source_id),
+                "database": r.database,
+            }
+        )
+    return tuple(out)
+
+
+class ScreeningArea:
+    """Screening a Study's working set, for any owner (see the module docstring).
+
+    ``wake`` tells this process's job runner that a retrain was queued."""
+
+    def __init__(
+        self,
+        store: Store,
+        jobs: Jobs,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
+        wake: Callable[[], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.jobs = jobs
+        self.clock = clock
+        self._wake = wake
+        self.cache = StudyCache(store)
+        self.retrainer = Retrainer(store, self.cache, clock=clock)
+        self._lock = threading.Lock()
+
+    def handlers(self) -> dict[str, Handler]:
+        """The job handlers of this area: the model's retrain."""
+        return {RETRAIN_KIND: self.retrainer.handler()}
+
+    # -- shared steps ---------------------------------------------------------------------
+
+    def _now(self) -> str:
+        return self.clock.utcnow().isoformat(timespec="microseconds")
+
+    def _study(
+        self, conn: Connection, ref: str, owner: str, need: access.Need
+    ) -> tuple[repo.StudyRow, str]:
+        row = repo.get_study(conn, ref, account=owner)
+        return row, access.require_study(conn, owner, row.id, need)
+
+    @staticmethod
+    def _config(
+        conn: Connection, study_id: str
+    ) -> tuple[ScreeningConfig, screening.SettingsRow | None]:
+        stored = screening.get_settings(conn, study_id)
+        return ScreeningConfig.from_json(stored.data if stored else None), stored
+
+    def _ctx(
+        self, ref: str, owner: str, need: access.Need = "read", *, reconcile: bool = False
+    ) -> _Ctx:
+        with self.store.read() as conn:
+            study, role = self._study(conn, ref, owner, need)
+            config, _ = self._config(conn, study.id)
+        screen = self.cache.screen_set(study.id, reconcile=reconcile)
+        history, seq_of, rows = self.cache.history(study.id, screen)
+        return _Ctx(study, role, config, screen, history, seq_of, rows)
+
+    def _writer(self, ref: str, owner: str) -> tuple[str, ScreenSet]:
+        """The Study's id (``owner`` may screen it) and its items, made before the write
+        transaction (building them may regroup the records, a write of its own)."""
+        with self.store.read() as conn:
+            study, _ = self._study(conn, ref, owner, "write")
+        return study.id, self.cache.screen_set(study.id)
+
+    def _group(self, ctx: _Ctx, key: str) -> WorkingGroup:
+        group = ctx.screen.group(key)
+        if group is None:
+            raise NotScreenable(f"record {key[:80]!r} is not in this Study's working set")
+        return group
+
+    def _visible(self, ctx: _Ctx, stage: Stage, owner: str) -> bool:
+        """May ``owner`` see the other reviewers' decisions at ``stage``?"""
+        return not ctx.config.blind(stage)
+
+    def _entry(self, ctx: _Ctx, row: screening.DecisionRow) -> dict[str, Any]:
+        out = row.to_dict()
+        seq = ctx.seq_of.get(row.id)
+        out["status"] = ctx.history.status(seq) if seq is not None else "not_applied"
+        out["group_key"] = ctx.screen.group_of.get(row.record_key, row.record_key)
+        return out
+
+    # -- settings -------------------------------------------------------------------------
+
+    def _settings_view(
+        self,
+        study: repo.StudyRow,
+        role: str,
+        config: ScreeningConfig,
+        stored: screening.SettingsRow | None,
+    ) -> ScreeningSettingsView:
+        return ScreeningSettingsView(
+            study.id,
+            study.name,
+            config.to_json(),
+            role,
+            can_configure=role == "owner",
+            can_screen=role in ("owner", "editor"),
+            updated_at=stored.updated_at if stored else None,
+            updated_by=stored.updated_by if stored else None,
+        )
+
+    def settings(self, request: StudyScreenRequest, *, owner: str) -> ScreeningSettingsView:
+        """The Study's screening settings (the defaults until its owner changes them)."""
+        with self.store.read() as conn:
+            study, role = self._study(conn, request.study, owner, "read")
+            config, stored = self._config(conn, study.id)
+        return self._settings_view(study, role, config, stored)
+
+    def configure(self, request: ConfigureRequest, *, owner: str) -> ScreeningSettingsView:
+        """Change the Study's screening settings (its owner only; in the Study's history)."""
+        now = self._now()
+        with self.store.write() as conn:
+            study, role = self._study(conn, request.study, owner, "owner")
+            self.store.lock(conn, screening.SCREENING_LOCK, study.id)
+            config, _ = self._config(conn, study.id)
+            changed = config.changed(request)
+            screening.put_settings(conn, study.id, changed.to_json(), by=owner, now=now)
+            access.add_history(conn, study.id, owner, "screening_configured", None, now)
+            stored = screening.get_settings(conn, study.id)
+        return self._settings_view(study, role, changed, stored)
+
+    # -- decisions ------------------------------------------------------------------------
+
+    def _after_decision(self, study_id: str, stage: Stage) -> bool:
+        """Queue the stage's retrain (one active per Study and stage); False when the
+        queue refused it (the scores in force stay)."""
+        try:
+            self.jobs.submit(
+                RETRAIN_KIND,
+                {"study_id": study_id, "stage": stage},
+                owner=retrain_owner(study_id, stage),
+                reuse_active=True,
+            )
+        except Exception:  # noqa: BLE001 - the decision is stored; the order waits a retrain
+            return False
+        if self._wake is not None:
+            self._wake()
+        return True
+
+    def _decision_view(
+        self, study_id: str, stage: Stage, row: screening.DecisionRow, owner: str, queued: bool
+    ) -> DecisionView:
+        ctx = self._ctx(study_id, owner)
+        key = ctx.screen.group_of.get(row.record_key, row.record_key)
+        mine = ctx.history.current(stage=stage, reviewer=owner).get((key, stage, owner))
+        outcome = None
+        if self._visible(ctx, stage, owner):
+            outcome = ctx.history.outcome(key, stage, ctx.config.policy(stage)).to_dict()
+        return DecisionView(
+            ctx.study.id,
+            stage,
+            key,
+            self._entry(ctx, row),
+            None if mine is None else mine.verdict,
+            outcome,
+            queued,
+        )
+
+    def decide(self, request: DecideRequest, *, owner: str) -> DecisionView:
+        """Append the reviewer's include / exclude / maybe on a record at a stage (a later
+        one supersedes it; both stay in the history). At full text the record must have
+        passed title/abstract and an exclusion needs a reason from the Study's list."""
+        stage = request.stage
+        study_id, screen = self._writer(request.study, owner)
+        with self.store.write() as conn:
+            study, _ = self._study(conn, study_id, owner, "write")
+            self.store.lock(conn, screening.SCREENING_LOCK, study.id)
+            config, _ = self._config(conn, study.id)
+            group = screen.group(request.record_key)
+            if group is None:
+                raise NotScreenable(
+                    f"record {request.record_key[:80]!r} is not in this Study's working set"
+                )
+            reason = request.reason
+            if stage == "full_text":
+                history, _, _ = self.cache.history(study.id, screen, conn=conn)
+                if group.key not in stage_items(screen, history, config, "full_text"):
+                    raise NotScreenable(
+                        f"record {group.key[:80]!r} is not at the full-text stage: only "
+                        "records included or marked maybe at title/abstract are",
+                        code="not_at_full_text",
+                    )
+                if request.verdict == "exclude":
+                    listed = config.reason_in_list(reason)
+                    if listed is None:
+                        raise ReasonNotListed(
+                            f"{reason[:80]!r} is not one of the Study's exclusion reasons: "
+                            + "; ".join(config.reasons)
+                        )
+                    reason = listed
+            elif reason:
+                reason = config.reason_in_list(reason) or reason
+            row = screening.add_decision(
+                conn,
+                study.id,
+                record_key=group.key,
+                stage=stage,
+                reviewer=owner,
+                kind="decision",
+                verdict=request.verdict,
+                reason=reason,
+                note=request.note,
+                source=request.source,
+                made_at=self._now(),
+            )
+        queued = self._after_decision(study.id, stage)
+        return self._decision_view(study.id, stage, row, owner, queued)
+
+    def undo(self, request: UndoRequest, *, owner: str) -> DecisionView:
+        """Append an undo of the reviewer's last current decision at the stage (on the
+        record when named): the decision it had superseded, if any, is current again."""
+        stage = request.stage
+        study_id, screen = self._writer(request.study, owner)
+        with self.store.write() as conn:
+            study, _ = self._study(conn, study_id, owner, "write")
+            self.store.lock(conn, screening.SCREENING_LOCK, study.id)
+            history, seq_of, rows = self.cache.history(study.id, screen, conn=conn)
+            key = None
+            if request.record_key is not None:
+                group = screen.group(request.record_key)
+                key = group.key if group is not None else request.record_key
+            target = None
+            for row in reversed(rows):
+                seq = seq_of.get(row.id)
+                if (
+                    seq is None
+                    or row.kind != "decision"
+                    or row.reviewer != owner
+                    or row.stage != stage
+                    or history.status(seq) != "current"
+                ):
+                    continue
+                if key is None or screen.group_of.get(row.record_key, row.record_key) == key:
+                    target = row
+                    break
+            if target is None:
+                where = f" on record {key[:80]!r}" if key else ""
+                raise NotFoundError(
+                    f"you have no decision{where} at {stage} to undo", code="nothing_to_undo"
+                )
+            made = screening.add_decision(
+                conn,
+                study.id,
+                record_key=target.record_key,
+                stage=stage,
+                reviewer=owner,
+                kind="undo",
+                verdict=None,
+                source=request.source,
+                made_at=self._now(),
+                undoes=target.id,
+            )
+        queued = self._after_decision(study.id, stage)
+        return self._decision_view(study.id, stage, made, owner, queued)
+
+    def retrieval(self, request: RetrievalRequest, *, owner: str) -> RetrievalView:
+        """Record whether the full text of a record at the full-text stage was retrieved
+        (append-only; the latest note counts; PRISMA's reports not retrieved)."""
+        study_id, screen = self._writer(request.study, owner)
+        with self.store.write() as conn:
+            study, _ = self._study(conn, study_id, owner, "write")
+            self.store.lock(conn, screening.SCREENING_LOCK, study.id)
+            group = screen.group(request.record_key)
+            if group is None:
+                raise NotScreenable(
+                    f"record {request.record_key[:80]!r} is not in this Study's working set"
+                )
+            row = screening.add_retrieval(
+                conn,
+                study.id,
+                record_key=group.key,
+                retrieved=request.retrieved,
+                note=request.note,
+                by=owner,
+                at=self._now(),
+            )
+        return RetrievalView(study.id, group.key, row.status, row.note, row.at, row.by)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def history(self, request: HistoryRequest, *, owner: str) -> HistoryView:
+        """Every entry on a record (both stages; its members' keys too), oldest first, with
+        its status; blind stages show only the reviewer's own entries and resolutions."""
+        ctx = self._ctx(request.study, owner)
+        group = self._group(ctx, request.record_key)
+        blind = {s: ctx.config.blind(s) for s in ("title_abstract", "full_text")}
+        entries = []
+        for row in ctx.rows:
+            if ctx.screen.group_of.get(row.record_key, row.record_key) != group.key:
+                continue
+            if blind.get(row.stage, False) and row.reviewer != owner and row.kind != "resolution":
+                continue
+            entries.append(self._entry(ctx, row))
+        with self.store.read() as conn:
+            notes = [
+                {"status": r.status, "note": r.note, "at": r.at, "by": r.by}
+                for r in screening.list_retrieval(conn, ctx.study.id)
+                if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
+            ]
+        return HistoryView(
+            ctx.study.id, group.key, group.paper.title, tuple(entries), dict(blind), tuple(notes)
+        )
+
+    def _state(self, ctx: _Ctx, stage: Stage, owner: str) -> StageState:
+        return stage_state(ctx.screen, ctx.history, ctx.config, stage, owner)
+
+    def _model(
+        self, study_id: str, stage: Stage, state: StageState
+    ) -> tuple[ModelState, dict[str, float]]:
+        row = self.retrainer.scores(study_id, stage)
+        if row is None:
+            return ModelState("none"), {}
+        fresh = row.trained_on == len(state.labels)
+        return (
+            ModelState(
+                "ready" if fresh else "retraining", row.version, row.trained_on, row.trained_at
+            ),
+            row.scores,
+        )
+
+    def _progress(self, ctx: _Ctx, state: StageState) -> dict[str, Any]:
+        visible = not ctx.config.blind(state.stage)
+        return {
+            "mine": state.counts(mine=True),
+            "all": state.counts(mine=False) if visible else None,
+            "blind": not visible,
+        }
+
+    def _pick(
+        self,
+        ctx: _Ctx,
+        state: StageState,
+        order: Order,
+        seed: int,
+    ) -> tuple[str | None, dict[str, Any], float | None]:
+        """The next item for the reviewer in ``order``, the order's description and the
+        item's score (ranked)."""
+        remaining = state.remaining
+        model, scores = self._model(ctx.study.id, state.stage, state)
+        described: dict[str, Any] = {"mode": order, "model": model.to_dict()}
+        if order == "original":
+            described["label"] = "original order (as identified)"
+            return (remaining[0] if remaining else None), described, None
+        if order == "random" or not scores:
+            if order == "ranked":
+                described["label"] = "random (no model yet: it needs an include and an exclude)"
+                described["mode"] = "random"
+                seed = 1
+            else:
+                described["label"] = f"random (seed {seed})"
+            described["seed"] = seed
+            best = min(remaining, key=lambda k: _random_key(seed, k), default=None)
+            return best, described, None
+        described["label"] = (
+            f"ranked by model v{model.version} trained on {model.trained_on} decisions"
+            + (" (retraining)" if model.state == "retraining" else "")
+        )
+        floor = float("-inf")
+        best = None
+        best_key: tuple[float, bytes] | None = None
+        for k in remaining:
+            key = (scores.get(k, floor), _random_key(1, k))
+            if (
+                best_key is None
+                or key[0] > best_key[0]
+                or (key[0] == best_key[0] and key[1] < best_key[1])
+            ):
+                best, best_key = k, key
+        if remaining and any(k not in scores for k in remaining[:1000]):
+            self._after_decision(ctx.study.id, state.stage)  # new records: score them too
+        return best, described, (None if best is None else scores.get(best))
+
+    def _card(
+        self,
+        ctx: _Ctx,
+        state: StageState,
+        key: str | None,
+        order: dict[str, Any],
+        owner: str,
+        score: float | None = None,
+    ) -> CardView:
+        progress = self._progress(ctx, state)
+        if key is None:
+            return CardView(ctx.study.id, state.stage, True, order, progress)
+        group = self._group(ctx, key)
+        visible = not ctx.config.blind(state.stage)
+        decisions = tuple(
+            self._entry(ctx, r)
+            for r in ctx.rows
+            if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
+            and (visible or r.reviewer == owner or r.kind == "resolution")
+        )
+        mine = state.mine.get(group.key)
+        full_text = self._full_text(ctx, group) if state.stage == "full_text" else None
+        return CardView(
+            ctx.study.id,
+            state.stage,
+            False,
+            order,
+            progress,
+            record_key=group.key,
+            members=_members(group),
+            decisions=decisions,
+            my_verdict=None if mine is None else mine.verdict,
+            highlight={
+                "include": list(ctx.config.include_keywords),
+                "exclude": list(ctx.config.exclude_keywords),
+            },
+            criteria={"inclusion": ctx.config.inclusion, "exclusion": ctx.config.exclusion},
+            reasons=ctx.config.reasons,
+            full_text=full_text,
+            score=score,
+            **_paper_fields(group),
+        )
+
+    def _full_text(self, ctx: _Ctx, group: WorkingGroup) -> dict[str, Any]:
+        p = group.paper
+        ids = {r.paper_id for r in group.members if r.paper_id}
+        with self.store.read() as conn:
+            pdfs = links.pdf_links(conn, ctx.study.id)
+            checks = links.fulltext_checks(conn, ctx.study.id)
+            notes = [
+                r
+                for r in screening.list_retrieval(conn, ctx.study.id)
+                if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
+            ]
+        pdf = next((pdfs[i] for i in ids if i in pdfs and pdfs[i].state == "linked"), None)
+        check = next((checks[i] for i in ids if i in checks and checks[i].available), None)
+        latest = notes[-1] if notes else None
+        return {
+            "paper_ids": sorted(ids),
+            "pdf": None if pdf is None else {"paper_id": pdf.paper_id, "file": pdf.file},
+            "licensed_full_text": None
+            if check is None
+            else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},
+            "url": p.full_text_url,
+            "open_access": p.open_access,
+            "retrieval": None
+            if latest is None
+            else {"status": latest.status, "note": latest.note, "at": latest.at, "by": latest.by},
+        }
+
+    def next(self, request: NextRequest, *, owner: str) -> CardView:
+        """The next record for the reviewer at the stage in the order asked (the Study's
+        default order otherwise); ``done`` when nothing is left for them. Never waits for
+        a retrain: the scores in force order the records."""
+        ctx = self._ctx(request.study, owner)
+        state = self._state(ctx, request.stage, owner)
+        order = request.order or ctx.config.default_order
+        key, described, score = self._pick(ctx, state, order, request.seed)
+        return self._card(ctx, state, key, described, owner, score)
+
+    def card(self, request: CardRequest, *, owner: str) -> CardView:
+        """One record's card at the stage (its group's merged record, members and the
+        reviewer's decisions), whether or not it is the next."""
+        ctx = self._ctx(request.study, owner)
+        group = self._group(ctx, request.record_key)
+        state = self._state(ctx, request.stage, owner)
+        if group.key not in state.items:
+            raise NotScreenable(
+                f"record {group.key[:80]!r} is not at the {request.stage} stage",
+                code="not_at_stage",
+            )
+        model, scores = self._model(ctx.study.id, request.stage, state)
+        order = {"mode": "record", "label": "a record chosen by key", "model": model.to_dict()}
+        return self._card(ctx, state, group.key, order, owner, scores.get(group.key))
+
+    def progress(self, request: ProgressRequest, *, owner: str) -> ProgressView:
+        """Progress at a stage (the reviewer's own; everyone's unless blind), stopping
+        guidance (the recall curve, consecutive irrelevant records, the includes remaining
+        estimated from a random check set) and the model's state."""
+        ctx = self._ctx(request.study, owner, reconcile=True)
+        stage = request.stage
+        state = self._state(ctx, stage, owner)
+        blind = ctx.config.blind(stage)
+        labels = state.my_labels if blind else state.labels
+        labels = {k: v for k, v in labels.items() if k in set(state.items)}
+        guidance = self._guidance(ctx, state, labels)
+        model, _ = self._model(ctx.study.id, stage, state)
+        return ProgressView(
+            ctx.study.id,
+            stage,
+            len(state.items),
+            state.counts(mine=True),
+            None if blind else state.counts(mine=False),
+            blind,
+            guidance,
+            model,
+            ctx.config.default_order,
+        )
+
+    def _guidance(self, ctx: _Ctx, state: StageState, labels: dict[str, bool]) -> dict[str, Any]:
+        total = len(state.items)
+        size = min(total, max(CHECK_MIN, round(CHECK_SHARE * total)))
+        seed = int.from_bytes(hashlib.blake2b(ctx.study.id.encode(), digest_size=4).digest())
+        sample = [state.items[i] for i in check_set(total, size, seed)] if total else []
+        decided = [labels[k] for k in sample if k in labels]
+        shown = decided if len(decided) >= min(CHECK_SHOWN, size) and decided else None
+        guidance = stopping_guidance(list(labels.values()), total, shown).to_dict()
+        # the curve as points (decisions on x, includes found on y)
+        curve = guidance.pop("curve")
+        assert isinstance(curve, list)
+        guidance["recall_curve"] = [[i + 1, int(v)] for i, v in enumerate(curve)]
+        guidance["check_set"] = {
+            "size": size,
+            "decided": len(decided),
+            "method": (
+                f"a uniform random check set of {size} of the {total} records (drawn by the "
+                f"Study's id), {len(decided)} decided so far; the share of includes among them "
+                "estimates the includes in all (Wilson 95% interval), minus those found. Until "
+                "every check-set record is decided the estimate leans high: the model shows "
+                "likely includes first."
+            ),
+        }
+        return guidance
+
+    def items(self, request: ItemsRequest, *, owner: str) -> ItemsView:
+        """One page of the records behind a number at a stage (``status``: all,
+        remaining (for the reviewer), screened, included, excluded, maybe, conflict,
+        mine); blind stages filter by the reviewer's own decisions."""
+        ctx = self._ctx(request.study, owner, reconcile=True)
+        stage = request.stage
+        state = self._state(ctx, stage, owner)
+        blind = ctx.config.blind(stage)
+        if request.status == "conflict" and blind:
+            raise ScreeningRequestError(
+                "conflicts are hidden until the Study's owner reveals this stage",
+                code="blind",
+            )
+
+        def verdict(k: str) -> str | None:
+            if blind:
+                mine = state.mine.get(k)
+                return None if mine is None else mine.verdict
+            o = state.outcomes.get(k)
+            return None if o is None else o.verdict
+
+        remaining = set(state.remaining)
+        keys: Sequence[str]
+        status = request.status
+        if status == "all":
+            keys = state.items
+        elif status == "remaining":
+            keys = [k for k in state.items if k in remaining]
+        elif status == "mine":
+            keys = [k for k in state.items if k in state.mine]
+        elif status == "conflict":
+            keys = [
+                k
+                for k in state.items
+                if k in state.outcomes and state.outcomes[k].status == "conflict"
+            ]
+        elif status == "screened":
+            keys = [k for k in state.items if verdict(k) is not None]
+        else:
+            want = {"included": "include", "excluded": "exclude", "maybe": "maybe"}[status]
+            keys = [k for k in state.items if verdict(k) == want]
+        size = request.page_size
+        pages = max(1, -(-len(keys) // size))
+        page = min(request.page, pages)
+        rows = []
+        for k in keys[(page - 1) * size : page * size]:
+            group = ctx.screen.groups[ctx.screen.position[k]]
+            mine = state.mine.get(k)
+            o = state.outcomes.get(k)
+            rows.append(
+                {
+                    "record_key": k,
+                    "title": group.paper.title,
+                    "year": group.paper.year,
+                    "members": len(group.members),
+                    "my_verdict": None if mine is None else mine.verdict,
+                    "verdict": None if blind or o is None else o.verdict,
+                    "status": None if blind or o is None else o.status,
+                    "reason": None if blind or o is None else o.reason,
+                    "remaining": k in remaining,
+                }
+            )
+        return ItemsView(ctx.study.id, stage, status, tuple(rows), len(keys), page, pages, blind)
+
+    # -- the retrain job ------------------------------------------------------------------
+
+    def work_retrain(self, study: str, stage: Stage, *, owner: str) -> ModelState:
+        """Run the stage's queued retrain in this thread (the CLI without a server, tests,
+        benches): the model as it then stands."""
+        with self.store.read() as conn:
+            row, _ = self._study(conn, study, owner, "read")
+        runner = JobRunner(self.jobs, self.handlers())
+        active = self.jobs.active_of(RETRAIN_KIND, owner=retrain_owner(row.id, stage))
+        while (
+            active is not None
+            and self.jobs.get(active.id, owner=retrain_owner(row.id, stage)).active
+        ):
+            if not runner.run_once():
+                break
+        ctx = self._ctx(row.id, owner)
+        model, _ = self._model(row.id, stage, self._state(ctx, stage, owner))
+        return model

@@ -1,0 +1,154 @@
+"""The prioritisation model's retrain as a job of the store's queue (kind
+``screening.retrain``, one active per Study and stage: its owner is
+:func:`retrain_owner`, submitted with ``reuse_active``).
+
+The handler reads the Study's items and decisions, fits the model (:class:`Ranker` over
+TF-IDF features of title, abstract and keywords of each group's merged record, fitted once
+per working set and cached in the process) on the labels so far and stores every item's
+score with the next version in one transaction: until it commits the previous scores stay
+in force, so a worker killed mid-retrain leaves them (the job is claimed again when its
+lease ends). Decisions that arrive while it trains are picked up by training again before
+the job ends (a bounded number of rounds).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Final
+
+from litdesk._clock import SYSTEM_CLOCK, Clock
+from litdesk.adapters.store import Store, screening
+from litdesk.core.screening import (
+    STAGES,
+    Features,
+    Ranker,
+    ScreeningRecord,
+    Stage,
+    build_features,
+)
+from litdesk.services.jobs import Handler, JobContext
+
+from ._config import ScreeningConfig
+from ._items import ScreenSet, StudyCache
+from ._state import stage_state
+
+__all__ = ["MAX_ROUNDS", "RETRAIN_KIND", "Retrainer", "retrain_owner"]
+
+RETRAIN_KIND: Final = "screening.retrain"
+#: trainings one job runs at most while decisions keep arriving
+MAX_ROUNDS: Final = 5
+_CACHED: Final = 4
+
+
+def retrain_owner(study_id: str, stage: Stage) -> str:
+    """The queue owner of a Study's stage retrain (one active per Study and stage)."""
+    return f"study:{study_id}:screening:{stage}"
+
+
+def screening_record(screen: ScreenSet, index: int) -> ScreeningRecord:
+    p = screen.groups[index].paper
+    return ScreeningRecord.of(p.title, p.abstract, p.keywords)
+
+
+class Retrainer:
+    """Fits and stores a stage's scores; keeps the feature matrices and the scores in
+    force of recent Studies in this process."""
+
+    def __init__(self, store: Store, cache: StudyCache, *, clock: Clock = SYSTEM_CLOCK) -> None:
+        self.store = store
+        self.cache = cache
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._features: OrderedDict[tuple[str, str], Features] = OrderedDict()
+        self._scores: dict[tuple[str, str], screening.ModelRow] = {}
+
+    # -- the scores in force --------------------------------------------------------------
+
+    def scores(self, study_id: str, stage: Stage) -> screening.ModelRow | None:
+        """The stored scores of the stage (re-read only when their version changed)."""
+        with self.store.read() as conn:
+            version = screening.model_version(conn, study_id, stage)
+            if version is None:
+                return None
+            with self._lock:
+                cached = self._scores.get((study_id, stage))
+            if cached is not None and cached.version == version[0]:
+                return cached
+            row = screening.get_model(conn, study_id, stage)
+        if row is not None:
+            with self._lock:
+                if len(self._scores) > 4 * _CACHED * len(STAGES):
+                    self._scores.clear()
+                self._scores[(study_id, stage)] = row
+        return row
+
+    # -- training -------------------------------------------------------------------------
+
+    def features(self, study_id: str, screen: ScreenSet) -> Features:
+        """The working set's feature matrix (one row per group, in its order)."""
+        key = (study_id, screen.fingerprint)
+        with self._lock:
+            found = self._features.get(key)
+            if found is not None:
+                self._features.move_to_end(key)
+                return found
+        built = build_features([screening_record(screen, i) for i in range(len(screen.groups))])
+        with self._lock:
+            self._features[key] = built
+            while len(self._features) > _CACHED:
+                self._features.popitem(last=False)
+        return built
+
+    def labels(self, study_id: str, stage: Stage) -> tuple[ScreenSet, dict[str, bool]]:
+        screen = self.cache.screen_set(study_id)
+        history, _, _ = self.cache.history(study_id, screen)
+        with self.store.read() as conn:
+            stored = screening.get_settings(conn, study_id)
+        config = ScreeningConfig.from_json(stored.data if stored else None)
+        state = stage_state(screen, history, config, stage, reviewer="")
+        items = set(state.items)
+        return screen, {k: v for k, v in state.labels.items() if k in items}
+
+    def train(self, study_id: str, stage: Stage) -> dict[str, Any]:
+        """One training on the decisions now: the scores stored with the next version
+        (``trained: False`` when the labels hold no include or no exclude yet)."""
+        screen, labels = self.labels(study_id, stage)
+        if not (any(labels.values()) and not all(labels.values())):
+            return {"trained": False, "labels": len(labels)}
+        ranker = Ranker(self.features(study_id, screen), seed=1)
+        ranker.decide_many((screen.position[k], v) for k, v in labels.items())
+        ranker.retrain()
+        fitted = ranker.scores()
+        scores = {g.key: round(fitted[i], 6) for i, g in enumerate(screen.groups)}
+        with self.store.write() as conn:
+            version = screening.put_model(
+                conn,
+                study_id,
+                stage,
+                trained_on=len(labels),
+                scores=scores,
+                trained_at=self.clock.utcnow().isoformat(timespec="seconds"),
+            )
+        return {"trained": True, "version": version, "labels": len(labels)}
+
+    def run(self, study_id: str, stage: Stage, ctx: JobContext | None = None) -> dict[str, Any]:
+        """Train until the stored scores are fitted on every decision (or the rounds run
+        out, or the job must stop)."""
+        result: dict[str, Any] = {"trained": False}
+        for _ in range(MAX_ROUNDS):
+            if ctx is not None and ctx.should_stop:
+                break
+            result = self.train(study_id, stage)
+            _, labels = self.labels(study_id, stage)
+            if len(labels) == result.get("labels"):
+                break
+        return result
+
+    def handler(self) -> Handler:
+        def run(ctx: JobContext) -> dict[str, Any] | None:
+            params = ctx.params
+            stage: Stage = "full_text" if params.get("stage") == "full_text" else "title_abstract"
+            return self.run(str(params["study_id"]), stage, ctx)
+
+        return run

@@ -1,0 +1,119 @@
+"""Where a Study's screening stands at a stage, computed from its history (pure, over the
+cached set and history): the items of the stage, the reviewer's own decisions, what is
+left for the reviewer, everyone's outcomes, the labels the model trains on (in the order
+decided) and the counts progress shows."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from litdesk.core.screening import Decision, DecisionHistory, Outcome, Stage
+
+from ._config import ScreeningConfig
+from ._items import ScreenSet
+
+__all__ = ["StageState", "stage_state"]
+
+_RELEVANT = ("include", "maybe")
+
+
+@dataclass(frozen=True, slots=True)
+class StageState:
+    stage: Stage
+    #: the stage's items (group keys) in working-set order
+    items: tuple[str, ...]
+    #: the reviewer's current decision per item
+    mine: dict[str, Decision]
+    #: items left for the reviewer, in working-set order
+    remaining: tuple[str, ...]
+    #: every decided item's outcome (everyone's decisions)
+    outcomes: dict[str, Outcome]
+    #: the label per item the model trains on (True: relevant), in the order decided
+    labels: dict[str, bool]
+    #: the reviewer's own decisions as labels, in the order made
+    my_labels: dict[str, bool]
+
+    def counts(self, *, mine: bool) -> dict[str, int]:
+        """Total, screened, included, excluded, maybe, remaining (and, for everyone,
+        pending second reviews and conflicts)."""
+        items = set(self.items)
+        if mine:
+            verdicts = Counter(d.verdict for k, d in self.mine.items() if k in items)
+            screened = sum(verdicts.values())
+            return {
+                "total": len(self.items),
+                "screened": screened,
+                "included": verdicts["include"],
+                "excluded": verdicts["exclude"],
+                "maybe": verdicts["maybe"],
+                "remaining": len(self.remaining),
+            }
+        settled = Counter(
+            o.verdict for k, o in self.outcomes.items() if k in items and o.verdict is not None
+        )
+        status = Counter(o.status for k, o in self.outcomes.items() if k in items)
+        screened = sum(settled.values())
+        return {
+            "total": len(self.items),
+            "screened": screened,
+            "included": settled["include"],
+            "excluded": settled["exclude"],
+            "maybe": settled["maybe"],
+            "remaining": len(self.items) - screened,
+            "pending": status["pending"],
+            "conflicts": status["conflict"],
+        }
+
+
+def stage_items(
+    screen: ScreenSet, history: DecisionHistory, config: ScreeningConfig, stage: Stage
+) -> tuple[str, ...]:
+    """The items of ``stage``: every group at title/abstract; at full text the groups
+    included or "maybe" at title/abstract (in dual review: the pair's agreed or resolved
+    outcome)."""
+    keys = tuple(g.key for g in screen.groups)
+    if stage == "title_abstract":
+        return keys
+    final = history.final("title_abstract", config.policy("title_abstract"))
+    return tuple(k for k in keys if final.get(k) in _RELEVANT)
+
+
+def stage_state(
+    screen: ScreenSet,
+    history: DecisionHistory,
+    config: ScreeningConfig,
+    stage: Stage,
+    reviewer: str,
+) -> StageState:
+    items = stage_items(screen, history, config, stage)
+    policy = config.policy(stage)
+    current = history.current(stage=stage)
+    mine = {record: d for (record, _, rev), d in current.items() if rev == reviewer}
+    reviewers = Counter(record for (record, _, _) in current)
+    outcomes = {o.record: o for o in history.outcomes(stage, policy)}
+    remaining = tuple(
+        k
+        for k in items
+        if k not in mine
+        and reviewers[k] < policy.reviewers_required
+        and (k not in outcomes or outcomes[k].verdict is None)
+    )
+    # labels in the order decided: by each item's first current decision's entry number
+    first: dict[str, int] = {}
+    for (record, _, _), d in current.items():
+        if record not in first or d.seq < first[record]:
+            first[record] = d.seq
+    labels: dict[str, bool] = {}
+    for record in sorted(first, key=first.__getitem__):
+        outcome = outcomes.get(record)
+        if outcome is not None and outcome.verdict is not None:
+            labels[record] = outcome.verdict in _RELEVANT
+        else:
+            assert outcome is not None and outcome.decisions  # every current record has one
+            latest = max(outcome.decisions, key=lambda d: d.seq)
+            labels[record] = latest.verdict in _RELEVANT
+    my_labels = {
+        k: d.verdict in _RELEVANT for k, d in sorted(mine.items(), key=lambda kv: kv[1].seq)
+    }
+    return StageState(stage, items, mine, remaining, outcomes, labels, my_labels)
