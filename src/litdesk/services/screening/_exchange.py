@@ -101,7 +101,7 @@ class RecordIndex:
         given = dict(decision.identifiers)
         ambiguous: list[str] = []
         for kind in ("doi", "pmid", "id", "title"):
-            value = given.get(kind)  # type: ignore[call-overload]
+            value = given.get(kind)
             if value is None:
                 continue
             hit = self._by[kind].get(value)
