@@ -64,6 +64,8 @@ from ._team_requests import (
     ImportDecisionsView,
     PrismaFlowRequest,
     PrismaFlowView,
+    PrismaRecordsRequest,
+    PrismaRecordsView,
     ResolveRequest,
     RevealView,
 )
@@ -772,3 +774,7 @@ class ScreeningArea:
     def export_prisma(self, request: PrismaFlowRequest, *, owner: str) -> Export:
         """The flow as an SVG diagram, Markdown or CSV file."""
         return _team.prisma_svg_export(self, request, owner)
+
+    def prisma_records(self, request: PrismaRecordsRequest, *, owner: str) -> PrismaRecordsView:
+        """The records behind one number of the flow (a box, in a round or all)."""
+        return _team.prisma_records(self, request, owner)

@@ -35,6 +35,7 @@ from ._prisma import FlowResult, compute_flow, not_retrieved_groups, round_label
 from ._requests import ConfigureRequest, ScreeningRequestError, StudyStageRequest
 from ._team import agreement_pairs, conflict_rows, plan_import
 from ._team_requests import (
+    RECORDS_PAGE,
     AgreementRequest,
     AgreementView,
     ConflictsView,
@@ -43,6 +44,8 @@ from ._team_requests import (
     ImportDecisionsView,
     PrismaFlowRequest,
     PrismaFlowView,
+    PrismaRecordsRequest,
+    PrismaRecordsView,
     ResolveRequest,
     RevealView,
 )
@@ -58,6 +61,7 @@ __all__ = [
     "export_decisions",
     "import_decisions",
     "prisma_flow",
+    "prisma_records",
     "prisma_svg_export",
     "resolve",
     "reveal",
@@ -365,3 +369,37 @@ def prisma_svg_export(area: ScreeningArea, request: PrismaFlowRequest, owner: st
                       total)  # fmt: skip
     svg = prisma_svg(result.flow, title=f"PRISMA 2020 flow diagram: {view_ctx.study.name}")
     return Export(svg.encode(), f"{name}.svg", "image/svg+xml", total)
+
+
+def prisma_records(
+    area: ScreeningArea, request: PrismaRecordsRequest, owner: str
+) -> PrismaRecordsView:
+    """The records behind a number of the flow (a box in a round, or in all rounds)."""
+    ctx = area._ctx(request.study, owner, reconcile=True)
+    result = study_flow(
+        area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
+        config=ctx.config,
+    )  # fmt: skip
+    rounds = result.flow.rounds
+    if request.round is not None and request.round > len(rounds):
+        raise ScreeningRequestError(
+            f"the flow has {len(rounds)} round(s), not {request.round}", code="bad_round"
+        )
+    chosen = rounds if request.round is None else (rounds[request.round - 1],)
+    reason = {k: why for r in chosen for why, keys in r.excluded_reports for k in keys}
+    keys = [k for r in chosen for k in r.records(request.box)]
+    pages = max(1, -(-len(keys) // RECORDS_PAGE))
+    page = min(request.page, pages)
+    rows: list[dict[str, object]] = []
+    for k in keys[(page - 1) * RECORDS_PAGE : page * RECORDS_PAGE]:
+        group = ctx.screen.group(k)
+        rows.append(
+            {
+                "record_key": k,
+                "title": group.paper.title if group else "",
+                "year": group.paper.year if group else None,
+                "reason": reason.get(k, ""),
+            }
+        )
+    label = "all rounds" if request.round is None else chosen[0].label
+    return PrismaRecordsView(ctx.study.id, request.box, label, len(keys), tuple(rows), page, pages)
