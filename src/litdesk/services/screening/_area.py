@@ -536,9 +536,9 @@ class ScreeningArea:
             lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), _random_key(1, k))),
         )
         best = next((k for k in ordered if k in remaining), None)
-        if best is not None and best not in scores:
-            # records the model has not scored (new since it was trained): queue a retrain,
-            # once per model version in this process
+        if not remaining.issubset(scores.keys()):
+            # records the model has not scored (new since it was trained; they come last
+            # until then): queue a retrain, once per model version in this process
             asked = (ctx.study.id, state.stage)
             with self._lock:
                 first = self._unscored.get(asked) != model.version
