@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -30,7 +31,13 @@ from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import fulltext as links
-from litdesk.core.screening import DecisionHistory, Stage, check_set, stopping_guidance
+from litdesk.core.screening import (
+    STAGES,
+    DecisionHistory,
+    Stage,
+    check_set,
+    stopping_guidance,
+)
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.search import Export
@@ -85,6 +92,8 @@ __all__ = ["ScreeningArea"]
 #: the random check set of the stopping estimate: this share of the stage's items, at least
 CHECK_SHARE: Final = 0.05
 CHECK_MIN: Final = 30
+#: orders kept in the process (each a tuple of a Study's item keys)
+_ORDERS_KEPT: Final = 32
 #: decided check-set records before the estimate is shown
 CHECK_SHOWN: Final = 10
 
@@ -108,6 +117,7 @@ class _Ctx:
     history: DecisionHistory
     seq_of: dict[int, int]
     rows: list[screening.DecisionRow]
+    models: dict[Stage, screening.ModelRow | None]
 
 
 def _random_key(seed: int, key: str) -> bytes:
@@ -156,14 +166,22 @@ class ScreeningArea:
         *,
         clock: Clock = SYSTEM_CLOCK,
         wake: Callable[[], None] | None = None,
+        lease_s: float = 60.0,
     ) -> None:
+        """``lease_s``: the job lease of a retrain run in the caller's thread
+        (:meth:`work_retrain`; the app passes ``Settings.jobs_lease_seconds``)."""
         self.store = store
+        self._lease_s = lease_s
         self.jobs = jobs
         self.clock = clock
         self._wake = wake
         self.cache = StudyCache(store)
         self.retrainer = Retrainer(store, self.cache, clock=clock)
         self._lock = threading.Lock()
+        #: (Study, stage) → the model version a retrain was queued for unscored records
+        self._unscored: dict[tuple[str, str], int | None] = {}
+        #: orders of every item (ranked per model version, random per seed), recent ones
+        self._orders: OrderedDict[tuple[Any, ...], tuple[str, ...]] = OrderedDict()
 
     def handlers(self) -> dict[str, Handler]:
         """The job handlers of this area: the model's retrain."""
@@ -190,12 +208,25 @@ class ScreeningArea:
     def _ctx(
         self, ref: str, owner: str, need: access.Need = "read", *, reconcile: bool = False
     ) -> _Ctx:
+        """Everything a use case reads, from one read transaction when the cached items are
+        still the Study's (the next record's path); the items rebuilt otherwise."""
+        if reconcile:
+            with self.store.read() as conn:
+                study, _ = self._study(conn, ref, owner, need)
+            self.cache.screen_set(study.id, reconcile=True)
+            ref = study.id
         with self.store.read() as conn:
             study, role = self._study(conn, ref, owner, need)
             config, _ = self._config(conn, study.id)
-        screen = self.cache.screen_set(study.id, reconcile=reconcile)
-        history, seq_of, rows = self.cache.history(study.id, screen)
-        return _Ctx(study, role, config, screen, history, seq_of, rows)
+            screen = self.cache.cached(study.id, screening.record_fingerprint(conn, study.id))
+            if screen is not None:
+                history, seq_of, rows = self.cache.history(study.id, screen, conn=conn)
+                models = {s: self.retrainer.scores(study.id, s, conn=conn) for s in STAGES}
+        if screen is None:
+            screen = self.cache.screen_set(study.id)
+            history, seq_of, rows = self.cache.history(study.id, screen)
+            models = {s: self.retrainer.scores(study.id, s) for s in STAGES}
+        return _Ctx(study, role, config, screen, history, seq_of, rows, models)
 
     def _writer(self, ref: str, owner: str) -> tuple[str, ScreenSet]:
         """The Study's id (``owner`` may screen it) and its items, made before the write
@@ -446,10 +477,8 @@ class ScreeningArea:
     def _state(self, ctx: _Ctx, stage: Stage, owner: str) -> StageState:
         return stage_state(ctx.screen, ctx.history, ctx.config, stage, owner)
 
-    def _model(
-        self, study_id: str, stage: Stage, state: StageState
-    ) -> tuple[ModelState, dict[str, float]]:
-        row = self.retrainer.scores(study_id, stage)
+    def _model(self, ctx: _Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
+        row = ctx.models[state.stage]
         if row is None:
             return ModelState("none"), {}
         fresh = row.trained_on == len(state.labels)
@@ -459,6 +488,20 @@ class ScreeningArea:
             ),
             row.scores,
         )
+
+    def _order(self, key: tuple[Any, ...], make: Callable[[], list[str]]) -> tuple[str, ...]:
+        """An order of every item, made once per Study's items and model version / seed."""
+        with self._lock:
+            found = self._orders.get(key)
+            if found is not None:
+                self._orders.move_to_end(key)
+                return found
+        made = tuple(make())
+        with self._lock:
+            self._orders[key] = made
+            while len(self._orders) > _ORDERS_KEPT:
+                self._orders.popitem(last=False)
+        return made
 
     def _progress(self, ctx: _Ctx, state: StageState) -> dict[str, Any]:
         visible = not ctx.config.blind(state.stage)
@@ -476,13 +519,16 @@ class ScreeningArea:
         seed: int,
     ) -> tuple[str | None, dict[str, Any], float | None]:
         """The next item for the reviewer in ``order``, the order's description and the
-        item's score (ranked)."""
-        remaining = state.remaining
-        model, scores = self._model(ctx.study.id, state.stage, state)
+        item's score (ranked). Each order of all items is made once (per model version or
+        seed) and walked to its first remaining item."""
+        remaining = set(state.remaining)
+        model, scores = self._model(ctx, state)
         described: dict[str, Any] = {"mode": order, "model": model.to_dict()}
+        fp = ctx.screen.fingerprint
+        keys = list(ctx.screen.keys)
         if order == "original":
             described["label"] = "original order (as identified)"
-            return (remaining[0] if remaining else None), described, None
+            return (state.remaining[0] if state.remaining else None), described, None
         if order == "random" or not scores:
             if order == "ranked":
                 described["label"] = "random (no model yet: it needs an include and an exclude)"
@@ -491,25 +537,31 @@ class ScreeningArea:
             else:
                 described["label"] = f"random (seed {seed})"
             described["seed"] = seed
-            best = min(remaining, key=lambda k: _random_key(seed, k), default=None)
+            ordered = self._order(
+                (ctx.study.id, fp, "random", seed),
+                lambda: sorted(keys, key=lambda k: _random_key(seed, k)),
+            )
+            best = next((k for k in ordered if k in remaining), None)
             return best, described, None
         described["label"] = (
             f"ranked by model v{model.version} trained on {model.trained_on} decisions"
             + (" (retraining)" if model.state == "retraining" else "")
         )
         floor = float("-inf")
-        best = None
-        best_key: tuple[float, bytes] | None = None
-        for k in remaining:
-            key = (scores.get(k, floor), _random_key(1, k))
-            if (
-                best_key is None
-                or key[0] > best_key[0]
-                or (key[0] == best_key[0] and key[1] < best_key[1])
-            ):
-                best, best_key = k, key
-        if remaining and any(k not in scores for k in remaining[:1000]):
-            self._after_decision(ctx.study.id, state.stage)  # new records: score them too
+        ordered = self._order(
+            (ctx.study.id, fp, state.stage, "ranked", model.version),
+            lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), _random_key(1, k))),
+        )
+        best = next((k for k in ordered if k in remaining), None)
+        if not remaining.issubset(scores.keys()):
+            # records the model has not scored (new since it was trained; they come last
+            # until then): queue a retrain, once per model version in this process
+            asked = (ctx.study.id, state.stage)
+            with self._lock:
+                first = self._unscored.get(asked) != model.version
+                self._unscored[asked] = model.version
+            if first:
+                self._after_decision(ctx.study.id, state.stage)
         return best, described, (None if best is None else scores.get(best))
 
     def _card(
@@ -603,7 +655,7 @@ class ScreeningArea:
                 f"record {group.key[:80]!r} is not at the {request.stage} stage",
                 code="not_at_stage",
             )
-        model, scores = self._model(ctx.study.id, request.stage, state)
+        model, scores = self._model(ctx, state)
         order = {"mode": "record", "label": "a record chosen by key", "model": model.to_dict()}
         return self._card(ctx, state, group.key, order, owner, scores.get(group.key))
 
@@ -618,7 +670,7 @@ class ScreeningArea:
         labels = state.my_labels if blind else state.labels
         labels = {k: v for k, v in labels.items() if k in set(state.items)}
         guidance = self._guidance(ctx, state, labels)
-        model, _ = self._model(ctx.study.id, stage, state)
+        model, _ = self._model(ctx, state)
         return ProgressView(
             ctx.study.id,
             stage,
@@ -727,7 +779,7 @@ class ScreeningArea:
         benches): the model as it then stands."""
         with self.store.read() as conn:
             row, _ = self._study(conn, study, owner, "read")
-        runner = JobRunner(self.jobs, self.handlers())
+        runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
         active = self.jobs.active_of(RETRAIN_KIND, owner=retrain_owner(row.id, stage))
         while (
             active is not None
@@ -736,7 +788,7 @@ class ScreeningArea:
             if not runner.run_once():
                 break
         ctx = self._ctx(row.id, owner)
-        model, _ = self._model(row.id, stage, self._state(ctx, stage, owner))
+        model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
 
     # -- team screening, decisions in and out, PRISMA 2020 (scr-team; see _team_area) -----

@@ -72,7 +72,7 @@ def stage_items(
     """The items of ``stage``: every group at title/abstract; at full text the groups
     included or "maybe" at title/abstract (in dual review: the pair's agreed or resolved
     outcome)."""
-    keys = tuple(g.key for g in screen.groups)
+    keys = screen.keys
     if stage == "title_abstract":
         return keys
     final = history.final("title_abstract", config.policy("title_abstract"))
