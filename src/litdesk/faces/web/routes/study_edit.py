@@ -31,6 +31,7 @@ _ID: Final = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 NoteId = Annotated[str, Path(pattern=_ID, description="A note's (highlight's, comment's) id.")]
 EvidenceId = Annotated[str, Path(pattern=_ID, description="An evidence record's id.")]
 ImportId = Annotated[str, Path(pattern=_ID, description="An import's id.")]
+SearchRunId = Annotated[str, Path(pattern=_ID, description="A search run's id.")]
 ItemId = Annotated[str, Path(pattern=_ID, description="A trash item's id.")]
 MAX_FIELD = 4_000
 
@@ -164,6 +165,23 @@ def remove_import_form(
     app: AppDep, owner: OwnerDep, ref: StudyRef, import_id: ImportId
 ) -> Response:
     return _to_trash(app.studies.remove_import(ref, import_id, owner=owner))
+
+
+@api.post(
+    "/studies/{ref}/runs/{run_id}/remove",
+    summary="Take a whole search run out of a Study with its records (into the trash)",
+)
+def remove_search_run_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, run_id: SearchRunId
+) -> dict[str, object]:
+    return app.studies.remove_search_run(ref, run_id, owner=owner).to_dict()
+
+
+@pages.post("/study/{ref}/runs/{run_id}/remove")
+def remove_search_run_form(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, run_id: SearchRunId
+) -> Response:
+    return _to_trash(app.studies.remove_search_run(ref, run_id, owner=owner))
 
 
 @api.post("/studies/{ref}/delete", summary="Delete a Study (into its owner's trash)")
