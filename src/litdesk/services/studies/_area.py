@@ -450,7 +450,8 @@ class StudiesArea:
     def recover_zip(self, request: RecoverRequest, *, owner: str) -> RecoveredView:
         """Recover a Study from its ZIP export: every record validated, refused as a whole
         with its reason (``StudyImportRefused``) or stored as a new Study of ``owner``."""
-        done = import_study(self._ws(owner), request.data, name=request.name)
+        pdfs = self._fulltext.library_hashes if self._fulltext else None
+        done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
         return RecoveredView(dict(done))
 
     # --- imports -----------------------------------------------------------------------
