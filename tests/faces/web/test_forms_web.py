@@ -102,6 +102,7 @@ def test_form_api_and_evidence_with_the_form(running: Running) -> None:
         assert 'name="field.sample_size"' in reader and 'name="field.blinded"' not in reader
         assert '<option value="Odds ratio">' in reader and 'name="study" value="' + sid in reader
         plain = c.get(f"/paper/{pid}").text
+        plain = plain[plain.index('id="evidence-form"') :]  # the form to record evidence
         assert 'name="field.finding"' in plain and 'name="field.sample_size"' not in plain
 
 
@@ -176,3 +177,70 @@ def test_form_page_without_javascript(running: Running) -> None:
         assert r.status_code == 303 and f"study={sid}" in r.headers["location"]
         rec = c.get("/api/v1/evidence", params={"study": sid}).json()["evidence"][0]
         assert rec["values"] == {"d1_judgement": "Low risk", "overall_judgement": "Some concerns"}
+
+
+def test_form_evidence_edited_on_the_web(running: Running) -> None:
+    """Evidence recorded with a Study's form is edited in the reader with that form's
+    fields (their help, choices and yes/no, filled with the record's values), and over the
+    JSON API by field key."""
+    with running.writer() as c:
+        ids = _save_all(c)
+        sid = c.post("/api/v1/studies", json={"name": "Edit forms"}).json()["id"]
+        c.post(f"/api/v1/studies/{sid}/form/template", json={"template": "pico"}).raise_for_status()
+        c.post(
+            f"/api/v1/studies/{sid}/form/fields",
+            json={"action": "add", "key": "blinded", "label": "Blinded", "type": "yesno",
+                  "help": "Were assessors blinded?"},
+        ).raise_for_status()  # fmt: skip
+        pid = ids[1]
+        ok = c.post(
+            f"/api/v1/papers/{pid}/evidence",
+            json={
+                "passage": _passage(c, pid),
+                "study": sid,
+                "values": {
+                    "population": "mice",
+                    "outcome": "growth",
+                    "sample_size": "24",
+                    "blinded": "no",
+                },
+            },
+        )
+        assert ok.status_code == 200, ok.text
+        eid = ok.json()["evidence"][0]["id"]
+        reader = c.get(f"/paper/{pid}", params={"study": sid}).text
+        edit = reader[reader.index(f'action="/evidence/{eid}/edit"') :]
+        edit = edit[: edit.index("</form>")]
+        assert f'id="ee-{eid}-population"' in edit and ">mice</textarea>" in edit
+        assert 'name="field.sample_size"' in edit and 'value="24"' in edit
+        assert '<option value="no" selected>no</option>' in edit
+        assert "Were assessors blinded?" in edit and 'name="field.finding"' not in edit
+        assert "litdesk evidence update" not in reader  # no longer sent to the CLI
+        token = csrf_from(reader)
+        r = c.post(
+            f"/evidence/{eid}/edit",
+            data={
+                "csrf_token": token,
+                "field.population": "adult mice",
+                "field.sample_size": "30",
+                "field.blinded": "yes",
+                "field.intervention": "",
+            },
+            headers={"content-type": "application/x-www-form-urlencoded"},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303, r.text
+        assert r.headers["location"] == f"/paper/{pid}?study={sid}#evidence"
+        rec = next(e for e in c.get(f"/api/v1/papers/{pid}").json()["evidence"] if e["id"] == eid)
+        assert rec["values"]["population"] == "adult mice"
+        assert (rec["values"]["sample_size"], rec["values"]["blinded"]) == (30, True)
+        bad = c.post(
+            f"/evidence/{eid}/edit",
+            data={"csrf_token": token, "field.sample_size": "thirty"},
+            headers={"content-type": "application/x-www-form-urlencoded"},
+            follow_redirects=False,
+        )
+        assert bad.status_code == 400, bad.text
+        api = c.post(f"/api/v1/evidence/{eid}/edit", json={"values": {"sample_size": 31}})
+        assert api.status_code == 200, api.text
+        assert api.json()["values"]["sample_size"] == 31

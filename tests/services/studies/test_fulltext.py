@@ -7,8 +7,10 @@ for one paper, and "check full text for all" as a job through the real transport
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import shutil
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from litdesk.services.studies import (
     CreateStudyRequest,
     NotInStudy,
     PdfLinkRequest,
+    RecoverRequest,
     StudiesInputError,
 )
 
@@ -319,5 +322,37 @@ def test_team_accounts_see_and_change_only_their_studies(settings: Settings) -> 
             app.studies.undo_pdf(PdfLinkRequest(study, "MED-20011111"), owner=bob.id)
         with app.store.read() as conn:
             assert repo.get_study(conn, study, account=alice.id).id == study
+
+    on_app(settings, body)
+
+
+def test_the_zip_export_carries_the_pdf_links_and_recovery_restores_those_present(
+    settings: Settings,
+) -> None:
+    def body(app: App) -> None:
+        study = new_study(app)
+        app.studies.match_pdfs(study, owner=app.owner)
+        zipped = app.studies.export_zip(study, owner=app.owner).body
+        with zipfile.ZipFile(io.BytesIO(zipped)) as zf:
+            carried = json.loads(zf.read("pdf-links.json"))
+        assert {(x["paper_id"], x["state"]) for x in carried} == {
+            ("MED-20011111", "linked"),
+            ("ARX-2501.10120", "linked"),
+            ("OAX-W3034153734", "suggested"),
+        }
+        done = app.studies.recover_zip(RecoverRequest(zipped, "Recovered"), owner=app.owner)
+        assert (done.summary["pdf_links"], done.summary["pdf_links_missing"]) == (3, 0)
+        got = rows(app.studies.fulltext(str(done.summary["study_id"]), owner=app.owner))
+        pdfs = {pid: (r["pdf"] or {}).get("file") for pid, r in got.items()}
+        assert pdfs["MED-20011111"] == "hindawi_rrp_2010_157939.pdf"
+        assert got["ARX-2501.10120"]["retrieved"] == "pdf"
+        assert got["OAX-W3034153734"]["pdf"]["state"] == "suggested"  # type: ignore[index]
+        # a PDF no longer in the library: its link is not restored, and said so
+        library = settings.library_dirs[0]
+        (library / "arxiv_2501.10120v1_pasa.pdf").unlink()
+        again = app.studies.recover_zip(RecoverRequest(zipped, "Recovered"), owner=app.owner)
+        assert (again.summary["pdf_links"], again.summary["pdf_links_missing"]) == (2, 1)
+        got = rows(app.studies.fulltext(str(again.summary["study_id"]), owner=app.owner))
+        assert got["ARX-2501.10120"]["pdf"] is None
 
     on_app(settings, body)

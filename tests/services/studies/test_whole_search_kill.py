@@ -1,7 +1,9 @@
-"""kill -9 of the worker of a whole-search job leaves no half-added records: killed while
-paging, nothing of the search is in the store; killed while saving, the one transaction
-is all or nothing. The job's lease then runs out, it is claimed again and ends with every
-record added exactly once (SQLite and PostgreSQL)."""
+"""kill -9 of the worker of a whole-search job or of a Study's update leaves no half-added
+records: killed while paging, nothing of the search is in the store; killed while saving,
+the one transaction is all or nothing — the run, its hits, the Study's papers and the
+Study's records (its working set's rows, reconciled in the same transaction). The job's
+lease then runs out, it is claimed again and ends with every record added exactly once
+(SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -19,12 +21,16 @@ import sqlalchemy as sa
 from tests.services.studies._paged import GeneratedSearch
 
 from litdesk import Settings
+from litdesk.adapters.store import study_records
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.services.app import open_app, open_app_sync
+from litdesk.services.dedup import in_step
 from litdesk.services.search import SearchRequest
-from litdesk.services.studies import AddSearchRequest
+from litdesk.services.studies import AddSearchRequest, UpdateStudyRequest
 
 TOTAL = 3_000
+#: the records an update's Study already holds (its first whole search)
+FIRST = 1_000
 ROOT = Path(__file__).resolve().parents[3]
 
 WORKER = """
@@ -55,19 +61,49 @@ def settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings
 
 
 def _counts(settings: Settings, study: str) -> tuple[int, int, int]:
+    """Rounds, run hits and the Study's papers — and its records, which must be those of
+    its sources (one per hit) whatever the moment of the kill."""
     with open_app_sync(settings) as app, app.store.read() as conn:
         rounds = len(whole.list_rounds(conn, study))
         hits = conn.execute(sa.select(sa.func.count()).select_from(whole.search_run_hits)).scalar()
         papers = len(whole.study_paper_ids(conn, study))
+        records = study_records.count_records(conn, study).records
+        assert in_step(conn, study)
+    assert records == int(hits or 0)
     return rounds, int(hits or 0), papers
 
 
-@pytest.mark.parametrize("when", ["paging", "saving"])
-def test_kill_9_mid_job_then_claimed_again(settings: Settings, when: str) -> None:
+def _first_search(settings: Settings, study: str) -> None:
+    """The Study's first whole search (``FIRST`` records), run in this process."""
+
+    async def go() -> None:
+        transport = httpx.MockTransport(GeneratedSearch(FIRST))
+        async with open_app(settings, http_transport=transport) as app:
+            request = AddSearchRequest(study, SearchRequest("malaria", providers=("europepmc",)))
+            job_id = app.studies.add_search(request, owner=app.owner).job.id
+            done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
+            assert done.job.status == "done", done.job.message
+
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    ("kind", "when"), [("add", "paging"), ("add", "saving"), ("update", "saving")]
+)
+def test_kill_9_mid_job_then_claimed_again(settings: Settings, kind: str, when: str) -> None:
     with open_app_sync(settings) as app:
         study = app.workspace().create_study("Killed").id
-        request = AddSearchRequest(study, SearchRequest("malaria", providers=("europepmc",)))
-        job_id = app.studies.add_search(request, owner=app.owner).job.id
+    before = (0, 0, 0)
+    if kind == "update":  # months later the search finds 2,000 more records
+        _first_search(settings, study)
+        before = (1, FIRST, FIRST)
+        assert _counts(settings, study) == before
+    with open_app_sync(settings) as app:
+        if kind == "update":
+            job_id = app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id
+        else:
+            request = AddSearchRequest(study, SearchRequest("malaria", providers=("europepmc",)))
+            job_id = app.studies.add_search(request, owner=app.owner).job.id
     url = settings.resolved_database_url()
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
     with (
@@ -102,11 +138,12 @@ def test_kill_9_mid_job_then_claimed_again(settings: Settings, when: str) -> Non
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    rounds, hits, papers = _counts(settings, study)
+    after = (1, TOTAL, TOTAL) if kind == "add" else (2, FIRST + TOTAL, TOTAL)
+    counts = _counts(settings, study)
     if when == "paging":
-        assert (rounds, hits, papers) == (0, 0, 0)
+        assert counts == before
     else:  # all or nothing
-        assert (rounds, hits, papers) in ((0, 0, 0), (1, TOTAL, TOTAL))
+        assert counts in (before, after)
 
     async def rescue() -> None:
         transport = httpx.MockTransport(GeneratedSearch(TOTAL))
@@ -117,4 +154,4 @@ def test_kill_9_mid_job_then_claimed_again(settings: Settings, when: str) -> Non
             assert done.job.attempts == 2 and done.exit_status == 0
 
     asyncio.run(rescue())
-    assert _counts(settings, study) == (1, TOTAL, TOTAL)
+    assert _counts(settings, study) == after

@@ -53,6 +53,7 @@ from ._engine import (
     load_json,
     make_engine,
     open_store,
+    sources_changed,
 )
 from ._forms import count_study_evidence, get_study_form, put_study_form
 from ._gates import GateAnswer, give_back, take_gate
@@ -214,6 +215,7 @@ __all__ = [
     "make_engine",
     "oidc",
     "open_store",
+    "sources_changed",
     "recent_runs_holding",
     "remember_run",
     "repo",

@@ -34,6 +34,7 @@ from ._schema import (
     study_papers,
     study_search_runs,
 )
+from ._trash import deleted_studies
 
 __all__ = [
     "LOCAL_OWNER",
@@ -394,12 +395,14 @@ def visible_studies(column: sa.ColumnElement[Any], account: str) -> sa.ColumnEle
 
 
 def visible_papers(column: sa.ColumnElement[Any], account: str) -> sa.ColumnElement[bool]:
-    """``column`` (a paper id) names a paper the account saved or one in its Studies."""
+    """``column`` (a paper id) names a paper the account saved or one in its Studies (not
+    the deleted ones: their papers are in the trash with them)."""
     return sa.or_(
         column.in_(sa.select(paper_savers.c.paper_id).where(paper_savers.c.account_id == account)),
         column.in_(
             sa.select(study_papers.c.paper_id).where(
-                study_papers.c.study_id.in_(member_studies(account))
+                study_papers.c.study_id.in_(member_studies(account)),
+                study_papers.c.study_id.not_in(deleted_studies()),
             )
         ),
     )

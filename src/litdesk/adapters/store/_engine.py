@@ -15,7 +15,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -41,6 +41,7 @@ __all__ = [
     "load_json",
     "make_engine",
     "open_store",
+    "sources_changed",
 ]
 
 MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
@@ -212,12 +213,37 @@ def _sqlite_events(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+#: the connection's note of the Studies whose sources a write transaction changed
+_SOURCES_CHANGED: Final = "litdesk_study_sources_changed"
+
+
+def sources_changed(conn: Connection, study_id: str) -> None:
+    """Note, in a write transaction, that a Study's sources (its imports, linked search
+    runs or papers) changed: the Store reconciles the Study's records before the
+    transaction commits and brings its working set up to date after (see
+    :meth:`Store.on_sources_changed`)."""
+    changed: set[str] = conn.info.setdefault(_SOURCES_CHANGED, set())
+    changed.add(study_id)
+
+
 class Store:
     """A migrated database with read and write transactions."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
+        self._within: Callable[[Connection, str], None] | None = None
+        self._after: Callable[[str], None] | None = None
+
+    def on_sources_changed(
+        self, within: Callable[[Connection, str], None], after: Callable[[str], None]
+    ) -> None:
+        """What a write transaction that changed a Study's sources (:func:`sources_changed`)
+        does: ``within`` runs in it, before it commits, for each such Study (the records
+        reconciled with the sources: they come and go with them, all or nothing); ``after``
+        runs after it committed (the working set regrouped: deduplication work kept out of
+        the write lock). Reads never write: they show what the writes left."""
+        self._within, self._after = within, after
 
     @property
     def is_postgres(self) -> bool:
@@ -226,10 +252,20 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One write transaction: committed on success, rolled back on any error."""
+        changed: set[str] = set()
         with self._translate(), self.engine.connect() as conn:
             conn = conn.execution_options(litdesk_write=True)
+            conn.info.pop(_SOURCES_CHANGED, None)  # a failed transaction's note
             with conn.begin():
                 yield conn
+                while self._within is not None and (todo := conn.info.pop(_SOURCES_CHANGED, None)):
+                    changed |= todo
+                    for study_id in sorted(todo):
+                        self._within(conn, study_id)
+            conn.info.pop(_SOURCES_CHANGED, None)
+        if self._after is not None:
+            for study_id in sorted(changed):
+                self._after(study_id)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:

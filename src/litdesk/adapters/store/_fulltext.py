@@ -25,6 +25,7 @@ __all__ = [
     "pdf_links",
     "put_fulltext_check",
     "put_pdf_link",
+    "read_state",
     "study_fulltext_checks",
     "study_pdf_links",
 ]
@@ -109,7 +110,7 @@ class FulltextCheckRow:
     checked_at: str
 
 
-def _state(value: str) -> LinkState:
+def read_state(value: str) -> LinkState:
     for state in LINK_STATES:
         if value == state:
             return state
@@ -121,7 +122,15 @@ def pdf_links(conn: Connection, study_id: str) -> dict[str, PdfLinkRow]:
     rows = conn.execute(sa.select(study_pdf_links).where(study_pdf_links.c.study_id == study_id))
     return {
         r.paper_id: PdfLinkRow(
-            r.study_id, r.paper_id, r.sha256, r.file, r.how, r.detail, _state(r.state), r.by, r.at
+            r.study_id,
+            r.paper_id,
+            r.sha256,
+            r.file,
+            r.how,
+            r.detail,
+            read_state(r.state),
+            r.by,
+            r.at,
         )
         for r in rows
     }

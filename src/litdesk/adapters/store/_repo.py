@@ -23,7 +23,7 @@ from ._accounts import (
     visible_papers,
     visible_studies,
 )
-from ._engine import StoredDataInvalid, dump_json, load_json
+from ._engine import StoredDataInvalid, dump_json, load_json, sources_changed
 from ._schema import (
     evidence,
     imports,
@@ -271,6 +271,16 @@ def list_papers(
     return [_paper_row(r) for r in conn.execute(query)]
 
 
+def _not_only_in_deleted_studies(column: sa.ColumnElement[Any]) -> sa.ColumnElement[bool]:
+    """``column`` (a paper id) names a paper in no deleted Study, or also in a live one."""
+    sp = study_papers.c
+    deleted = sp.study_id.in_(deleted_studies())
+    return sa.or_(
+        column.not_in(sa.select(sp.paper_id).where(deleted)),
+        column.in_(sa.select(sp.paper_id).where(sa.not_(deleted))),
+    )
+
+
 def _papers_where(
     query: sa.Select[Any],
     study_id: str | None,
@@ -282,6 +292,8 @@ def _papers_where(
     and to the papers account ``visible_to`` may see (``None``: all of them)."""
     if visible_to is not None and visible_to != LOCAL_OWNER:
         query = query.where(visible_papers(papers.c.id, visible_to))
+    if study_id is None:  # a deleted Study's papers are in its trash with it
+        query = query.where(_not_only_in_deleted_studies(papers.c.id))
     if study_id is not None:
         query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
             study_papers.c.study_id == study_id
@@ -476,7 +488,16 @@ def add_study_paper(conn: Connection, study_id: str, paper_id: str, now: str) ->
     if have is not None:
         return False
     conn.execute(sa.insert(study_papers).values(study_id=study_id, paper_id=paper_id, added_at=now))
+    sources_changed(conn, study_id)
     return True
+
+
+def studies_holding(conn: Connection, paper_id: str) -> set[str]:
+    """The ids of the Studies a paper is in."""
+    rows = conn.execute(
+        sa.select(study_papers.c.study_id).where(study_papers.c.paper_id == paper_id)
+    )
+    return {str(r[0]) for r in rows}
 
 
 def add_study_search_run(conn: Connection, study_id: str, run_id: str) -> None:
@@ -487,6 +508,7 @@ def add_study_search_run(conn: Connection, study_id: str, run_id: str) -> None:
     ).first()
     if have is None:
         conn.execute(sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id))
+        sources_changed(conn, study_id)
 
 
 def study_run_ids(conn: Connection, study_id: str) -> list[str]:
@@ -526,6 +548,8 @@ def insert_document(
         values["paper_id"] = paper_id
         values["data"] = dump_json(data)
     conn.execute(sa.insert(table).values(**values))
+    if kind == "imports" and study_id is not None:
+        sources_changed(conn, study_id)
 
 
 def get_document(conn: Connection, kind: str, doc_id: str) -> DocumentRow:

@@ -28,6 +28,7 @@ __all__ = [
     "set_groups",
     "study_sources",
     "run_document",
+    "source_papers",
 ]
 
 #: where a record came from: an import, a linked search run, a paper added by hand
@@ -208,6 +209,20 @@ def covered_papers(conn: Connection, study_id: str) -> set[str]:
         .distinct()
     )
     return {str(r[0]) for r in rows}
+
+
+def source_papers(conn: Connection, study_id: str) -> dict[str, set[str]]:
+    """The saved papers each imported or searched source of the Study brought (by source)."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.source_id, c.paper_id)
+        .where(c.study_id == study_id, c.source_kind != "paper", c.paper_id.is_not(None))
+        .distinct()
+    )
+    out: dict[str, set[str]] = {}
+    for r in rows:
+        out.setdefault(str(r[0]), set()).add(str(r[1]))
+    return out
 
 
 def count_records(conn: Connection, study_id: str) -> RecordCounts:

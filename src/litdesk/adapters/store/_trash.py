@@ -17,8 +17,16 @@ from sqlalchemy.engine import Connection
 
 from litdesk._errors import NotFoundError
 
-from ._engine import dump_json, load_json
-from ._schema import evidence, imports, metadata, notes, studies, study_papers
+from ._engine import dump_json, load_json, sources_changed
+from ._schema import (
+    evidence,
+    imports,
+    metadata,
+    notes,
+    studies,
+    study_papers,
+    study_search_runs,
+)
 
 __all__ = [
     "TrashRow",
@@ -33,6 +41,7 @@ __all__ = [
     "study_deleted",
     "take_document",
     "take_import",
+    "take_search_run",
     "take_study_paper",
     "study_trash",
 ]
@@ -60,6 +69,7 @@ study_trash = sa.Table(
 #: the tables a snapshot holds rows of, in the order they are put back (links first)
 _TABLES: Final[dict[str, sa.Table]] = {
     "study_papers": study_papers,
+    "study_search_runs": study_search_runs,
     "imports": imports,
     "notes": notes,
     "evidence": evidence,
@@ -94,10 +104,18 @@ def study_deleted(conn: Connection, study_id: str) -> bool:
     return found is not None
 
 
+#: the tables whose rows are a Study's sources (its records come and go with them)
+_SOURCES: Final = frozenset({"study_papers", "study_search_runs", "imports"})
+
+
 def _take(conn: Connection, table: sa.Table, where: sa.ColumnElement[bool]) -> list[dict[str, Any]]:
     rows = [dict(r._mapping) for r in conn.execute(sa.select(table).where(where))]
     if rows:
         conn.execute(sa.delete(table).where(where))
+        if table.name in _SOURCES:
+            for sid in {r.get("study_id") for r in rows}:
+                if isinstance(sid, str):
+                    sources_changed(conn, sid)
     return rows
 
 
@@ -148,6 +166,23 @@ def take_import(
     return out
 
 
+def take_search_run(
+    conn: Connection, run_id: str, study_id: str, paper_ids: Sequence[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Take a search run's link to a Study (the run itself stays: it is the search's
+    record) and the papers only it brought (``paper_ids``) with their work in the Study."""
+    link = sa.and_(study_search_runs.c.study_id == study_id, study_search_runs.c.run_id == run_id)
+    out: dict[str, list[dict[str, Any]]] = {
+        "study_search_runs": _take(conn, study_search_runs, link)
+    }
+    if not out["study_search_runs"]:
+        raise NotFoundError(f"no search run {run_id[:80]} in this Study", code="record_not_found")
+    for pid in paper_ids:
+        for key, rows in take_study_paper(conn, study_id, pid).items():
+            out.setdefault(key, []).extend(rows)
+    return out
+
+
 def put_back(conn: Connection, data: dict[str, list[dict[str, Any]]]) -> int:
     """Insert a snapshot's rows again (those whose key is taken are left); the count put
     back. A row whose Study or paper is gone is left too."""
@@ -167,6 +202,8 @@ def put_back(conn: Connection, data: dict[str, list[dict[str, Any]]]) -> int:
                 if alive is None:
                     continue
             conn.execute(sa.insert(table).values(**values))
+            if name in _SOURCES and isinstance(sid, str):
+                sources_changed(conn, sid)
             done += 1
     return done
 

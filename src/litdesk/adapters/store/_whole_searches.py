@@ -18,7 +18,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ._engine import dump_json, load_json
+from ._engine import dump_json, load_json, sources_changed
 from ._schema import (
     metadata,
     paper_keys,
@@ -168,6 +168,7 @@ def insert_whole_run(
             ],
         )
     conn.execute(sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id))
+    sources_changed(conn, study_id)
     conn.execute(
         sa.insert(study_search_rounds).values(
             study_id=study_id,
@@ -313,3 +314,4 @@ def insert_new_papers(
         sa.insert(study_papers),
         [{"study_id": study_id, "paper_id": pid, "added_at": now} for pid, _doc, _k in new],
     )
+    sources_changed(conn, study_id)

@@ -1,5 +1,5 @@
 """Edit, delete, the trash and the history of a Study (issue 27): ``litdesk note
-edit/delete``, ``litdesk evidence delete``, ``litdesk study remove-paper / remove-import /
+edit/delete``, ``litdesk evidence delete``, ``litdesk study remove-paper / remove-import / remove-search /
 delete / trash / restore / empty-trash / history``. Deletion is soft: each deleted item
 goes into a trash (its Study's, or the account's own) and ``study restore`` puts it back."""
 
@@ -106,6 +106,19 @@ def study_remove_import(
     (restorable)."""
     with sync_app() as app:
         _changed(app.studies.remove_import(study, import_id, owner=app.owner), as_json)
+
+
+@study_app.command("remove-search")
+@command
+def study_remove_search(
+    study: StudyArg,
+    run_id: Annotated[str, typer.Argument(help="The search run's id (litdesk study show).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Take a whole search run out of a Study: its records and the papers only it brought
+    (restorable; the run itself is kept)."""
+    with sync_app() as app:
+        _changed(app.studies.remove_search_run(study, run_id, owner=app.owner), as_json)
 
 
 @study_app.command("delete")

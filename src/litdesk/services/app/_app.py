@@ -36,7 +36,7 @@ from litdesk.adapters.store import Store, open_store
 from litdesk.core.library import RetrievalParams
 from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
 from litdesk.services.assist import AssistArea
-from litdesk.services.dedup import DedupArea
+from litdesk.services.dedup import DedupArea, keep_working_sets
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
 from litdesk.services.models import Models
@@ -75,6 +75,7 @@ class App:
         #: the one clock every part that decides by time reads (tests: a ManualClock)
         self.clock = clock
         self.store = store
+        keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
         self.transport = transport
         data_dir = settings.resolved_data_dir()
         self.evidence = EvidenceCache(data_dir / "cache" / "provider-evidence")

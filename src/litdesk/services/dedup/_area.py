@@ -58,7 +58,7 @@ from ._views import (
     ReviewView,
     UndoView,
 )
-from ._working_set import regroup
+from ._working_set import keep_working_sets, regroup
 
 __all__ = ["DedupArea"]
 
@@ -81,6 +81,7 @@ class DedupArea:
         self._store = store
         self._jobs = jobs
         self._wake = wake
+        keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
 
     def handlers(self) -> dict[str, Handler]:
         """The job handlers this area runs, by kind (the app registers them)."""

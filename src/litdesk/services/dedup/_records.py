@@ -42,6 +42,7 @@ from ._suggestions import alt_titles
 __all__ = [
     "ADDED_BY_HAND",
     "SYNC_LOCK",
+    "in_step",
     "import_path",
     "record_paper",
     "sync_records",
@@ -97,19 +98,27 @@ def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
     return rows
 
 
-def _run_document(conn: Connection, run_id: str) -> object:
-    """A linked run's document with its hits: a whole search (added to a Study by pages)
-    keeps its hits as rows beside the run, each a run hit as a run document holds it."""
+#: the most hits a run document read here holds: a stored run's own limit; a whole
+#: search's hits (kept as rows beside the run, their number bounded when they were stored:
+#: the cap per lane times the lanes) are read whatever their number
+_RUN_HITS: Final = 5000
+
+
+def _run_document(conn: Connection, run_id: str) -> tuple[object, int]:
+    """A linked run's document with its hits and the most hits to accept: a whole search
+    (added to a Study by pages) keeps its hits as rows beside the run, each a run hit as
+    a run document holds it."""
     doc = records_store.run_document(conn, run_id)
     if isinstance(doc, dict) and not doc.get("hits"):
         hits = [hit.data for hit in whole_searches.run_hits(conn, run_id)]
         if hits:
-            return {**doc, "hits": hits}
-    return doc
+            return {**doc, "hits": hits}, max(_RUN_HITS, len(hits))
+    return doc, _RUN_HITS
 
 
 def _run_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
-    run = read_run(_run_document(conn, src.id))
+    doc, max_hits = _run_document(conn, src.id)
+    run = read_run(doc, max_hits=max_hits)
     label = f"search {run.definition.query[:120]!r} ({run.executed_at[:10]})"
     rows: list[StudyRecordRow] = []
     keys = [repo.identity_keys(hit.paper) for hit in run.hits]
@@ -162,6 +171,29 @@ def _wanted(sources: Sequence[SourceRow]) -> list[SourceRow]:
         if src.kind != "paper":
             out.append(src)
     return out
+
+
+def in_step(conn: Connection, study_id: str) -> bool:
+    """Whether the Study's records are those of its sources now — a cheap check of which
+    sources have records (a source without records is read only then: an empty import or
+    search identified nothing)."""
+    have = set(records_store.record_sources(conn, study_id))
+    sources = records_store.study_sources(conn, study_id)
+    wanted = _wanted(sources)
+    covered = records_store.covered_papers(conn, study_id)
+    expected = {s.id for s in wanted}
+    expected |= {s.id for s in sources if s.kind == "paper" and s.id not in covered}
+    if have - expected:
+        return False
+    for src in wanted:
+        if src.id not in have:
+            try:
+                rows = _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src)
+            except IntegrityError:
+                return False
+            if rows:
+                return False
+    return all(s.id in have for s in sources if s.kind == "paper" and s.id in expected)
 
 
 def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[RecordCounts, bool]:

@@ -3,19 +3,27 @@ studies to screen), each with its member records and the rule that grouped them.
 
 The groups are kept on the records (``study_records.grp``: the key of the group's first
 record, so a group keeps its key when records are added later; ``rule``: why the record is
-in its group). Whenever the Study's records are read they are first reconciled with its
-sources (:func:`refresh`); records that came or went, and every reviewer decision made or
-withdrawn, regroup the records at once with the decisions in force (:func:`regroup`: the
-groups already there stay as they are unless a new record or a changed decision changes
-them). A run (the web's job, ``litdesk dedup --study``) does the same and also records the
-run with its review queue of uncertain pairs, which the reviewer decides.
+in its group). The records are reconciled with the Study's sources where the sources change:
+every write transaction that adds or removes an import, a linked search run or a paper
+(``sources_changed`` in the store) reconciles them before it commits, and regroups them
+after (:func:`keep_working_sets`); every reviewer decision made or withdrawn regroups them
+too (:func:`regroup`: the groups already there stay as they are unless a new record or a
+changed decision changes them). Reading a Study never writes: it shows the records as the
+writes left them, with a cheap check that they are in step with the sources
+(:func:`in_step`). A run (the web's job, ``litdesk dedup --study``) reconciles and regroups
+as well and also records the run with its review queue of uncertain pairs, which the
+reviewer decides.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sqlalchemy.engine import Connection
+
+from litdesk._errors import LitdeskError
 from litdesk.adapters.store import RecordCounts, Store, StudyRecordRow, study_records
 from litdesk.core.dedup import Decision
 from litdesk.core.fusion import Sighting, canonical_order, merge_records
@@ -23,7 +31,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import Identification
 
 from ._history import study_decisions
-from ._records import SYNC_LOCK, record_paper, sync_records
+from ._records import SYNC_LOCK, in_step, record_paper, sync_records, sync_records_in
 from ._service import DedupReport, RecordRef, Reviewer, dedup_records
 
 __all__ = [
@@ -32,6 +40,8 @@ __all__ = [
     "WorkingGroup",
     "group_assignments",
     "identification",
+    "in_step",
+    "keep_working_sets",
     "refresh",
     "regroup",
     "merged_paper",
@@ -73,9 +83,14 @@ def regroup(store: Store, study_id: str) -> None:
             study_records.set_groups(conn, study_id, group_assignments(report, rows))
 
 
+log = logging.getLogger(__name__)
+
+
 def refresh(store: Store, study_id: str) -> RecordCounts:
-    """The Study's records reconciled with its sources and its working set up to date:
-    records that came are deduplicated against it (see :func:`regroup`)."""
+    """A write: the Study's records reconciled with its sources and its working set up to
+    date (records that came are deduplicated against it, see :func:`regroup`). The writes
+    that change sources do it themselves (:func:`keep_working_sets`); this brings a Study
+    left out of step (a process killed between a commit and its regrouping) up to date."""
     counts, changed = sync_records(store, study_id)
     if changed or counts.pending:
         regroup(store, study_id)
@@ -84,18 +99,39 @@ def refresh(store: Store, study_id: str) -> RecordCounts:
     return counts
 
 
+def _regroup_after(store: Store, study_id: str) -> None:
+    """After a write that changed the Study's sources committed: its new records
+    deduplicated against the working set. A failure leaves them "not deduplicated yet"
+    (shown so, and grouped by the next write or run) and the committed write stands."""
+    try:
+        regroup(store, study_id)
+    except LitdeskError as exc:
+        log.warning("the Study %s's working set was not regrouped: %s", study_id, exc)
+
+
+def keep_working_sets(store: Store) -> None:
+    """Make the store's write transactions keep every Study's records in step with its
+    sources (idempotent: the app and the areas that write Studies call it)."""
+
+    def within(conn: Connection, study_id: str) -> None:
+        sync_records_in(conn, store, study_id)
+
+    store.on_sources_changed(within, lambda study_id: _regroup_after(store, study_id))
+
+
 def identification(store: Store, study_id: str) -> Identification:
     """The Study's records per database and in all, and its studies after duplicates
     removed (the working set; records not deduplicated yet count as their own) — the
-    numbers the Study page, its exports and PRISMA show. Reconciles the records first."""
-    counts = refresh(store, study_id)
+    numbers the Study page, its exports and PRISMA show. A read: never writes."""
     with store.read() as conn:
+        counts = study_records.count_records(conn, study_id)
         per = study_records.count_by_database(conn, study_id)
+        if not in_step(conn, study_id):
+            log.warning("the Study %s's records are out of step with its sources", study_id)
     return Identification(per, counts.records, counts.working_set, counts.pending)
 
 
 def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow]]]:
-    refresh(store, study_id)
     with store.read() as conn:
         rows = study_records.list_records(conn, study_id)
     by_group: dict[str, list[StudyRecordRow]] = {}

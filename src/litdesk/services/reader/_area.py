@@ -209,6 +209,13 @@ class ReaderArea:
         """The owner's Studies (for "add to a Study")."""
         return [dict(row) for row in study_rows(self._ws(owner))]
 
+    def _holding(self, owner: str, paper_id: str, chosen: str | None) -> list[Row]:
+        """The owner's Studies that hold the paper (and the one the reader came from): the
+        Studies its highlights, comments and evidence can be made in."""
+        with self.providers.store.read() as conn:
+            holding = repo.studies_holding(conn, paper_id)
+        return [s for s in self._studies(owner) if s["id"] in holding or s["id"] == chosen]
+
     # --- recent search runs (kept in the store by the search area) ----------------------
 
     def _recent_run(self, run_id: str, owner: str) -> SearchRun:
@@ -261,7 +268,7 @@ class ReaderArea:
             row.status,
             [n.to_dict() for n in notes],
             problems + ev_problems,
-            self._studies(owner),
+            self._holding(owner, row.paper.id, chosen.id if chosen else None),
             "store",
             [evidence_row(e, forms[e.study_id]) for e in evidence],
             form=form,

@@ -99,6 +99,11 @@ def evidence_row(v: EvidenceView, form: Form | None = None) -> Row:
     values = evidence_values(v.evidence)
     d["field_values"] = {k: value_text(x) for k, x in values.items()}
     d["shown"] = list(shown_values(form or default_form(), values))
+    if d.get("values"):  # recorded with a Study's form: edited with that form's fields
+        d["edit_fields"] = [
+            f.to_dict() | {"current": value_text(values.get(f.key))}
+            for f in (form or default_form()).fields
+        ]
     return d
 
 

@@ -28,6 +28,7 @@ from litdesk.adapters.store import accounts as access
 from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
+from litdesk.services.dedup import keep_working_sets
 from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
 from litdesk.services.screening import study_flow
 from litdesk.services.search import kept_runs, study_prisma
@@ -166,6 +167,7 @@ class StudiesArea:
         self.jobs = jobs
         self.settings = settings
         self._wake = wake
+        keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
         self.providers = providers
         self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
         # validated saved papers by id with their stored text, reused while it is unchanged
@@ -451,7 +453,8 @@ class StudiesArea:
     def recover_zip(self, request: RecoverRequest, *, owner: str) -> RecoveredView:
         """Recover a Study from its ZIP export: every record validated, refused as a whole
         with its reason (``StudyImportRefused``) or stored as a new Study of ``owner``."""
-        done = import_study(self._ws(owner), request.data, name=request.name)
+        pdfs = self._fulltext.library_hashes if self._fulltext else None
+        done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
         return RecoveredView(dict(done))
 
     # --- imports -----------------------------------------------------------------------
@@ -559,6 +562,11 @@ class StudiesArea:
     def remove_import(self, study: str, import_id: str, *, owner: str) -> ChangeView:
         """A whole import out of a Study with the papers only it brought (into the trash)."""
         return _trash.remove_import(self.store, study, import_id, owner)
+
+    def remove_search_run(self, study: str, run_id: str, *, owner: str) -> ChangeView:
+        """A whole search run out of a Study with its records and the papers only it
+        brought (into the trash; restorable)."""
+        return _trash.remove_search_run(self.store, study, run_id, owner)
 
     def delete_study(self, ref: str, *, owner: str) -> ChangeView:
         """A Study into its owner's trash (its owner only)."""

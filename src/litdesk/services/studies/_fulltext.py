@@ -189,6 +189,12 @@ class StudyFulltext:
             )  # fmt: skip
         return facts, names, notices
 
+    def library_hashes(self) -> set[str]:
+        """The SHA-256 of every PDF in the library now (a recovered Study's PDF links are
+        restored for these)."""
+        lib = self.parts.pdfs
+        return set(hash_files(lib.catalogue, lib.corpus().files).values())
+
     def _head(self, sha: str, name: str, path: Path) -> PdfFacts | None:
         """What the PDF's first pages say (read once per content), or ``None``."""
         with self._lock:

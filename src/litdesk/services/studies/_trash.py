@@ -13,7 +13,7 @@ from typing import Final
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import IntegrityError, NotFoundError
-from litdesk.adapters.store import LOCAL_OWNER, Store, repo, trash
+from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records, trash
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
 from litdesk.services.accounts import Sharing
@@ -32,6 +32,7 @@ __all__ = [
     "import_rows",
     "remove_import",
     "remove_paper",
+    "remove_search_run",
     "restore",
     "show_trash",
 ]
@@ -230,6 +231,54 @@ def remove_import(store: Store, study: str, import_id: str, owner: str) -> Chang
     return ChangeView(
         "deleted", "import", import_id, label, row.id, row.name, entry, len(data["study_papers"])
     )
+
+
+def _run_label(conn: Connection, run_id: str) -> str:
+    """A linked run for a person: its query and when it ran."""
+    doc = study_records.run_document(conn, run_id)
+    if isinstance(doc, dict):
+        definition = doc.get("definition")
+        query = definition.get("query") if isinstance(definition, dict) else None
+        when = str(doc.get("executed_at") or "")[:10]
+        if isinstance(query, str) and query:
+            return f"search “{_short(query)}”" + (f" ({when})" if when else "")
+    return f"search run {run_id[:80]}"
+
+
+def remove_search_run(store: Store, study: str, run_id: str, owner: str) -> ChangeView:
+    """A whole search run out of a Study: its link (the run itself stays, the search's
+    record) and the papers only it brought, with their work in the Study (into the Study's
+    trash; its records leave the working set with it)."""
+    with store.write() as conn:
+        row = _study(conn, study, owner, "write")
+        if run_id not in repo.study_run_ids(conn, row.id):
+            raise NotFoundError(
+                f"no search run {run_id[:80]} in this Study", code="record_not_found"
+            )
+        brought = study_records.source_papers(conn, row.id)
+        mine = set(brought.get(run_id, set()))
+        for source_id, papers in brought.items():
+            if source_id != run_id:
+                mine -= papers
+        records = study_records.record_sources(conn, row.id).get(run_id, 0)
+        data = trash.take_search_run(conn, run_id, row.id, sorted(mine))
+        papers = len(data.get("study_papers", []))
+        what = _run_label(conn, run_id)
+        label = f"{what[:1].upper()}{what[1:]}: {records} records, {papers} papers"
+        entry = _new_id()
+        trash.add_trash(
+            conn,
+            entry,
+            study_id=row.id,
+            owner=owner,
+            kind="run",
+            target=run_id,
+            label=label,
+            data=data,
+            now=now_iso(),
+        )
+        _history(conn, row.id, owner, "search_removed", label)
+    return ChangeView("deleted", "run", run_id, label, row.id, row.name, entry, papers)
 
 
 def delete_study(store: Store, ref: str, owner: str) -> ChangeView:

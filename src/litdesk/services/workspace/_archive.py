@@ -62,6 +62,7 @@ MAX_JSON_VALUES: Final = 5_000_000
 
 _MEMBER: Final = re.compile(
     r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json|form\.json"
+    r"|pdf-links\.json"
     r"|search-runs/[A-Za-z0-9._-]{1,100}\.(?:json|ris)|imports/[A-Za-z0-9._-]{1,100}\.json)$"
 )
 _LARGE_MEMBERS: Final = frozenset({"references.ris", "evidence.csv", "notebook.md", "study.json"})

@@ -8,7 +8,7 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from litdesk import __version__
@@ -17,6 +17,7 @@ from litdesk.adapters.store import (
     MAX_RUN_BYTES,
     SearchRunRow,
     dump_json,
+    fulltext,
     get_search_run,
     link_or_insert_run,
     put_study_form,
@@ -340,6 +341,17 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
         members[f"search-runs/{run_id}.ris"] = ris_text(_run_papers(run.run)).encode("utf-8")
     for imp_id, trace, ids in ws.imports(study=s.id):
         members[f"imports/{imp_id}.json"] = dump_json(trace_document(trace, ids)).encode("utf-8")
+    with ws._reading() as conn:  # which library PDF is which paper's (by content hash)
+        links = sorted(fulltext.pdf_links(conn, s.id).values(), key=lambda r: r.paper_id)
+    members[PDF_LINKS] = json.dumps(
+        [
+            {"paper_id": r.paper_id, "sha256": r.sha256, "file": r.file, "how": r.how,
+             "detail": r.detail, "state": r.state, "at": r.at}
+            for r in links
+        ],
+        ensure_ascii=False,
+        indent=1,
+    ).encode("utf-8")  # fmt: skip
     manifest = {
         "version": EXPORT_VERSION,
         "kind": "litdesk-study",
@@ -395,6 +407,37 @@ def _check_manifest(members: dict[str, bytes], budget: JsonBudget) -> None:
     extra = set(members) - seen - {"manifest.json"}
     if extra:
         raise _refuse(f"member {sorted(extra)[0]!r} is not listed in the manifest")
+
+
+#: the ZIP member naming which library PDF (by SHA-256) is which paper's
+PDF_LINKS: Final = "pdf-links.json"
+_SHA256 = frozenset("0123456789abcdef")
+
+
+def _pdf_links(
+    data: object, papers: dict[str, tuple[Paper, str | None]], errors: list[str]
+) -> list[dict[str, str]]:
+    """The export's PDF links, each checked (its paper in the bundle, a SHA-256, a known
+    state); a bad one is an error like any bad record."""
+    if not isinstance(data, list):
+        errors.append(f"{PDF_LINKS}: not a list")
+        return []
+    out: list[dict[str, str]] = []
+    for i, item in enumerate(data):
+        link = item if isinstance(item, dict) else {}
+        values = {k: link.get(k) for k in ("paper_id", "sha256", "file", "how", "detail", "state")}
+        sha = values["sha256"]
+        if not all(isinstance(v, str) for v in values.values()):
+            errors.append(f"PDF link {i}: malformed")
+        elif values["paper_id"] not in papers:
+            errors.append(f"PDF link {i}: names a paper which is not in the bundle")
+        elif not (isinstance(sha, str) and len(sha) == 64 and set(sha) <= _SHA256):
+            errors.append(f"PDF link {i}: not a SHA-256")
+        elif values["state"] not in fulltext.LINK_STATES:
+            errors.append(f"PDF link {i}: unknown state")
+        else:
+            out.append({k: str(v)[:300] for k, v in values.items()})
+    return out
 
 
 def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str, Any]:
@@ -477,6 +520,9 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
             traces.append(read_import(load_json(body, "an import trace", budget)))
         except LitdeskError as exc:
             errors.append(f"import {str(imp_id)[:100]!r}: {exc.message}")
+    pdf_links: list[dict[str, str]] = []
+    if PDF_LINKS in members:  # the papers' PDF links (exports since issue 27)
+        pdf_links = _pdf_links(load_json(members[PDF_LINKS], PDF_LINKS, budget), papers, errors)
     form: Form | None = None
     if "form.json" in members:  # the Study's extraction form (exports since issue 27)
         try:
@@ -498,6 +544,7 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
         "runs": runs,
         "traces": traces,
         "form": form,
+        "pdf_links": pdf_links,
     }
 
 
@@ -522,16 +569,26 @@ def _parse(data: bytes) -> dict[str, Any]:
         ) from None
 
 
-def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict[str, Any]:
+def import_study(
+    ws: Workspace,
+    data: bytes,
+    *,
+    name: str | None = None,
+    pdfs: Callable[[], set[str]] | None = None,
+) -> dict[str, Any]:
     """Recover a Study from its ZIP export: refuse unsafe or invalid input as a whole,
     then store it in one transaction as a new Study, remapping paper ids to the saved
-    identities and giving notes, evidence and imports fresh ids."""
+    identities and giving notes, evidence and imports fresh ids. ``pdfs`` answers the
+    SHA-256 of the library's PDFs: the export's PDF links whose PDF is there are restored
+    (the others are counted as missing)."""
     parsed = _parse(data)
     study_name = " ".join((name or parsed["study"]["name"]).split())[:MAX_STUDY_NAME]
     if not study_name:
         raise _refuse("the recovered Study needs a name")
     now = now_iso()
     remap: dict[str, str] = {}
+    present = pdfs() if pdfs is not None and parsed["pdf_links"] else set()
+    restored = 0
     with ws.store.write() as conn:
         taken = repo.owned_study_names(conn, ws.owner)  # names are unique per owner
         base, n = study_name[: MAX_STUDY_NAME - 20], 2
@@ -589,6 +646,17 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
         form = parsed["form"]
         if form is not None and form.fields != default_form().fields:
             put_study_form(conn, study.id, form, by=ws.owner, now=now)
+        for link in parsed["pdf_links"]:
+            if link["sha256"] in present:
+                fulltext.put_pdf_link(
+                    conn,
+                    fulltext.PdfLinkRow(
+                        study.id, remap[link["paper_id"]], link["sha256"], link["file"],
+                        link["how"], link["detail"], fulltext.read_state(link["state"]),
+                        ws.owner, now,
+                    ),
+                )  # fmt: skip
+                restored += 1
         for trace, ids in parsed["traces"]:
             new_ids = [remap.get(i, i) if i else None for i in ids]
             repo.insert_document(
@@ -609,5 +677,7 @@ def import_study(ws: Workspace, data: bytes, *, name: str | None = None) -> dict
         "evidence": len(parsed["evidence"]),
         "search_runs": len(parsed["runs"]),
         "imports": len(parsed["traces"]),
+        "pdf_links": restored,
+        "pdf_links_missing": len(parsed["pdf_links"]) - restored,
         "remapped": {k: v for k, v in remap.items() if k != v},
     }

@@ -8,6 +8,8 @@ first show a confirmation page (a form to post, nothing inline)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping
 from typing import Annotated, Final
 from urllib.parse import quote
 
@@ -31,6 +33,7 @@ _ID: Final = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 NoteId = Annotated[str, Path(pattern=_ID, description="A note's (highlight's, comment's) id.")]
 EvidenceId = Annotated[str, Path(pattern=_ID, description="An evidence record's id.")]
 ImportId = Annotated[str, Path(pattern=_ID, description="An import's id.")]
+SearchRunId = Annotated[str, Path(pattern=_ID, description="A search run's id.")]
 ItemId = Annotated[str, Path(pattern=_ID, description="A trash item's id.")]
 MAX_FIELD = 4_000
 
@@ -39,11 +42,14 @@ class NoteBody(BaseModel):
     comment: str = Field("", max_length=MAX_FIELD)
 
 
-class EvidenceEditBody(BaseModel):
-    """The finding and the other fields to change (absent: unchanged; '' clears an
-    optional one)."""
+FieldValue = Annotated[str, Field(max_length=MAX_FIELD)] | int | float | bool
 
-    finding: str = Field(min_length=1, max_length=MAX_FIELD)
+
+class EvidenceEditBody(BaseModel):
+    """The fields to change (absent: unchanged; '' clears an optional one): the six
+    default fields, or ``values`` by the key of a field of the record's Study form."""
+
+    finding: str | None = Field(None, min_length=1, max_length=MAX_FIELD)
     passage: str | None = Field(None, max_length=8_000)
     location: str | None = Field(None, max_length=500)
     question: str | None = Field(None, max_length=MAX_FIELD)
@@ -52,9 +58,18 @@ class EvidenceEditBody(BaseModel):
     intervention: str | None = Field(None, max_length=MAX_FIELD)
     limitations: str | None = Field(None, max_length=MAX_FIELD)
 
-    def request(self, evidence_id: str) -> EvidenceUpdateRequest:
-        given = self.model_dump(exclude_unset=True)
-        return EvidenceUpdateRequest(evidence_id, {k: v for k, v in given.items() if v is not None})
+    values: dict[str, FieldValue] = Field(
+        default_factory=dict,
+        max_length=60,
+        description="New values by the key of a field of the record's Study form ('' clears).",
+    )
+
+    def request(
+        self, evidence_id: str, values: Mapping[str, object] | None = None
+    ) -> EvidenceUpdateRequest:
+        given = self.model_dump(exclude_unset=True, exclude={"values"})
+        changes = {k: v for k, v in given.items() if v is not None}
+        return EvidenceUpdateRequest(evidence_id, changes, dict(values or self.values))
 
 
 class ConfirmBody(BaseModel):
@@ -110,13 +125,21 @@ def evidence_edit_api(
 
 
 @pages.post("/evidence/{evidence_id}/edit")
-def evidence_edit_form(
+async def evidence_edit_form(
+    request: Request,
     app: AppDep,
     owner: OwnerDep,
     evidence_id: EvidenceId,
     body: Annotated[EvidenceEditBody, Form()],
 ) -> Response:
-    view = app.reader.update_evidence(body.request(evidence_id), owner=owner).record
+    posted = await request.form()  # a Study form's fields come as field.<key>
+    values = {
+        str(k)[6:]: v
+        for k, v in posted.multi_items()
+        if str(k).startswith("field.") and isinstance(v, str)
+    }
+    edit = body.request(evidence_id, values)
+    view = (await asyncio.to_thread(app.reader.update_evidence, edit, owner=owner)).record
     study = f"?study={quote(view.study_id)}" if view.study_id else ""
     return RedirectResponse(f"/paper/{view.evidence.paper_id}{study}#evidence", status_code=303)
 
@@ -164,6 +187,23 @@ def remove_import_form(
     app: AppDep, owner: OwnerDep, ref: StudyRef, import_id: ImportId
 ) -> Response:
     return _to_trash(app.studies.remove_import(ref, import_id, owner=owner))
+
+
+@api.post(
+    "/studies/{ref}/runs/{run_id}/remove",
+    summary="Take a whole search run out of a Study with its records (into the trash)",
+)
+def remove_search_run_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, run_id: SearchRunId
+) -> dict[str, object]:
+    return app.studies.remove_search_run(ref, run_id, owner=owner).to_dict()
+
+
+@pages.post("/study/{ref}/runs/{run_id}/remove")
+def remove_search_run_form(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, run_id: SearchRunId
+) -> Response:
+    return _to_trash(app.studies.remove_search_run(ref, run_id, owner=owner))
 
 
 @api.post("/studies/{ref}/delete", summary="Delete a Study (into its owner's trash)")
