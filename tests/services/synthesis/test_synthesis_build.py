@@ -106,7 +106,7 @@ def test_model_report_cross_paper_with_synthesis_and_language(
     report = build_report(
         lib,
         papers=None,
-        questions=["Which instruments were used?"],
+        questions=["Which instruments measured the water level and the chlorophyll fluorescence?"],
         summary="prose",
         synthesis=True,
         language="German",
