@@ -113,6 +113,11 @@ class Library:
         return self._params
 
     @property
+    def store(self) -> Store:
+        """The app's store (the chat history's rows)."""
+        return self._store
+
+    @property
     def catalogue(self) -> Catalogue:
         if self._cat is None:
             self._cat = Catalogue(self.root, self._store)
