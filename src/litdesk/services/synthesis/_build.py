@@ -30,6 +30,7 @@ from litdesk.core.library import (
     run_gate,
     split_relevant,
 )
+from litdesk.core.pdfmeta import PdfMeta
 from litdesk.core.report import (
     FACET_QUERIES,
     FACETS,
@@ -46,6 +47,7 @@ from litdesk.core.report import (
 )
 from litdesk.services.assist import REPORT_BUILD_FEATURE
 from litdesk.services.library import Hit, Library, Retrieval, hash_files
+from litdesk.services.pdfmeta import read_pdf_meta
 
 __all__ = [
     "DetailMode",
@@ -366,6 +368,14 @@ def _clean_questions(questions: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _read_offline(path: Path) -> PdfMeta | None:
+    """The PDF's description read from its first pages (``None``: unreadable)."""
+    try:
+        return read_pdf_meta(path)
+    except LitdeskError:
+        return None
+
+
 def _paper_record(lib: Library, names: list[str]) -> tuple[list[ReportPaper], dict[str, Path]]:
     files = lib.corpus().select(names)
     hashes = hash_files(lib.catalogue, files)
@@ -375,10 +385,20 @@ def _paper_record(lib: Library, names: list[str]) -> tuple[list[ReportPaper], di
     for f in files:
         m = meta.get(hashes.get(f.path, ""), {})
         authors = tuple(str(a) for a in m.get("authors") or () if str(a).strip())
+        title, doi, arxiv = m.get("title") or None, m.get("doi") or None, m.get("arxiv_id") or None
+        confidence = None
+        if not title:  # no verified record: what the first pages say, marked as such
+            read = _read_offline(f.path)
+            if read is not None and read.title is not None:
+                title, confidence = read.title.value, read.title.confidence
+                if read.authors is not None:
+                    authors = read.authors.value
+                    confidence = min(confidence, read.authors.confidence)
+                doi = doi or (read.doi.value if read.doi else None)
+                arxiv = arxiv or (read.arxiv.value if read.arxiv else None)
         papers.append(
             ReportPaper(
-                f.name, m.get("title") or None, authors, m.get("doi") or None,
-                m.get("arxiv_id") or None, f.path.resolve().as_uri(),
+                f.name, title, authors, doi, arxiv, f.path.resolve().as_uri(), confidence,
             )
         )  # fmt: skip
         paths[f.name] = f.path
