@@ -188,6 +188,44 @@ def test_form_posts_without_javascript(site: Site) -> None:
         assert no_csrf.status_code == 403
 
 
+def test_chat_history_lists_reopens_and_deletes_from_another_browser(site: Site) -> None:
+    """Issue 32: a chat is kept for the account, not the browser: another browser (no
+    cookie) lists it, reopens it and its round at a stable address, and deletes it."""
+    with site.writer() as c:
+        c.post("/api/v1/chat/scope", json={"papers": ["wheat.pdf"]})
+        job = ask_chat(c, "What reduced the grain yield?")
+        assert job["state"] == "done", job
+        cookie = c.cookies.get("ld_chat")
+        assert cookie
+    with site.client() as fresh:  # the chat cookie outlives the browser session
+        cookies = fresh.get("/chat").headers.get_list("set-cookie")
+        assert any(x.startswith("ld_chat=") and "max-age=" in x.lower() for x in cookies)
+    with site.writer() as other:  # a new browser: a new chat, the history the same
+        assert other.cookies.get("ld_chat") != cookie
+        assert other.get("/api/v1/chat").json()["rounds"] == []
+        chats = other.get("/api/v1/chat/history").json()["chats"]
+        mine = [x for x in chats if x["title"] == "What reduced the grain yield?"]
+        assert len(mine) == 1 and mine[0]["rounds"] == 1
+        chat_id = mine[0]["id"]
+        listing = other.get("/chat/history")
+        assert listing.status_code == 200 and f'href="/chat/history/{chat_id}"' in listing.text
+        past = other.get(f"/api/v1/chat/history/{chat_id}").json()
+        assert past["scope"]["papers"] == ["wheat.pdf"] and past["rounds"][0]["number"] == 1
+        page = other.get(f"/chat/history/{chat_id}")
+        assert page.status_code == 200 and "What reduced the grain yield?" in page.text
+        one = other.get(f"/chat/history/{chat_id}/round/1")
+        assert one.status_code == 200 and 'class="card answer-card"' in one.text
+        assert other.get(f"/api/v1/chat/history/{chat_id}/rounds/2").status_code == 404
+        assert other.get(f"/api/v1/chat/history/{'0' * 40}").status_code == 404
+        token = other.headers.pop("x-csrf-token")
+        assert other.post(f"/chat/history/{chat_id}/delete").status_code == 403  # no CSRF
+        gone = other.post(f"/chat/history/{chat_id}/delete", data={"csrf_token": token})
+        assert gone.status_code == 303 and gone.headers["location"] == "/chat/history"
+        assert other.get(f"/api/v1/chat/history/{chat_id}").status_code == 404
+        left = other.get("/api/v1/chat/history").json()["chats"]
+        assert chat_id not in {x["id"] for x in left}
+
+
 def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> None:
     with site.writer() as c:
         c.post("/api/v1/chat/scope", json={"papers": ["gauge.pdf", "wheat.pdf"]})

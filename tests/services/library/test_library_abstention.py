@@ -60,7 +60,8 @@ def test_answerable_question_is_supported(settings: Settings, wordllama: WordLla
     assert found.support is not None and found.support >= ABSTAIN_BELOW
     assert not found.abstained
     answer = lib.ask("How often did the time-lapse cameras take an image?", top_k=3)
-    assert answer.grounded and not answer.abstained and answer.near_misses == []
+    assert answer.grounded and not answer.abstained
+    assert {c["file"] for c in answer.citations} == {"cameras.pdf"}
 
 
 def test_extractive_answer_abstains_with_near_misses(
@@ -162,3 +163,31 @@ def test_missing_distinctive_words_make_the_threshold_stricter(
     assert with_model.abstained == found.abstained
     asked = [r for r in model.requests if not r.system.startswith("Translate")]
     assert (asked == []) == found.abstained
+
+
+def test_answer_over_an_off_topic_library_shows_no_padding(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    """Issue 32: the answer does not fill its top_k with excerpts of the off-topic paper;
+    they are near misses, listed apart, and the answer says how many it rests on."""
+    lib = app_library(settings, embedder=wordllama, workers=1)
+    question = "How often did the time-lapse cameras take an image?"
+    found = lib.retrieve(question, top_k=4)
+    assert len(found.hits) == 4 and {h.file for h in found.hits} == {"cameras.pdf", "wheat.pdf"}
+    assert all(h.support is not None for h in found.hits)
+    needed = lib.relevance_needed(found)
+    assert found.threshold is not None and needed <= found.threshold
+    off = [h for h in found.hits if h.file == "wheat.pdf"]
+    assert off and all(h.support is not None and h.support < needed for h in off)
+    answer = lib.ask(question, top_k=4)
+    assert answer.grounded and not answer.abstained
+    assert {c["file"] for c in answer.citations} == {"cameras.pdf"}
+    assert "wheat" not in answer.answer.lower()
+    assert {n["file"] for n in answer.near_misses} >= {"wheat.pdf"}
+    shown = 4 - len(answer.near_misses)
+    assert f"Only {shown} of the 4 excerpts retrieved" in answer.answer
+    assert all(n["support"] < needed for n in answer.near_misses)
+    # the references are numbered once each and only for what is shown
+    refs = answer.answer.partition("References:\n")[2].splitlines()
+    assert [r.split("]")[0] + "]" for r in refs] == [f"[{i}]" for i in range(1, len(refs) + 1)]
+    assert len(refs) <= shown

@@ -106,7 +106,7 @@ def test_model_report_cross_paper_with_synthesis_and_language(
     report = build_report(
         lib,
         papers=None,
-        questions=["Which instruments were used?"],
+        questions=["Which instruments measured the water level and the chlorophyll fluorescence?"],
         summary="prose",
         synthesis=True,
         language="German",
@@ -248,3 +248,28 @@ def test_real_pdfs_every_cited_passage_is_highlighted(
     assert all(a.get("data-rects") for a in cites.values())
     pages = {(c.file, c.page) for c in report.labelled.passages}
     assert len(doc.xpath("//div[@id='pages']/img")) == len(pages)
+
+
+def test_a_pdf_without_a_record_is_named_by_what_its_first_pages_say(
+    tmp_settings: Settings, wordllama: WordLlamaEmbedder, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 32: offline, the report's paper table shows the title and first author read
+    from the PDF, marked as such with a confidence, not the file name."""
+    import shutil
+
+    from litdesk.services.synthesis import report_html
+
+    folder = tmp_path / "real"
+    folder.mkdir()
+    shutil.copy(fixtures_dir / "pdf" / "naacl_2018_N18-3011.pdf", folder / "graph.pdf")
+    settings = tmp_settings.model_copy(update={"library_dirs": [folder]})
+    lib = _lib(settings, wordllama, NoModelBackend())
+    report = build_report(lib, papers=None, questions=["How many nodes has the graph?"], top_k=3)
+    lib.close()
+    [paper] = report.labelled.papers
+    assert paper.title == "Construction of the Literature Graph in Semantic Scholar"
+    assert paper.authors and "Ammar" in paper.authors[0]
+    assert paper.read_confidence is not None and 0 < paper.read_confidence <= 1
+    assert "Ammar" in report.file_name
+    page = report_html(report, dpi=40)
+    assert "read from the PDF (confidence" in page and ">graph.pdf</a>" in page

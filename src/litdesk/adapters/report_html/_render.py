@@ -212,6 +212,11 @@ def render_html(
                 "doi": p.doi,
                 "arxiv": p.arxiv,
                 "first_author": p.authors[0] if p.authors else "",
+                "read_from_pdf": (
+                    f"read from the PDF (confidence {p.read_confidence:.2f})"
+                    if p.read_confidence is not None
+                    else ""
+                ),
                 "summary": summary,
                 "passages": own,
                 "pages_cited": ", ".join(str(n) for n in pages_cited),

@@ -6,6 +6,7 @@ cache with in-flight coalescing, allowances) in ``_search``.
 """
 
 from . import _accounts as accounts
+from . import _chats as chats
 from . import _fulltext as fulltext
 from . import _oidc as oidc
 from . import _repo as repo
@@ -160,6 +161,7 @@ __all__ = [
     "LOCAL_OWNER",
     "NotPermitted",
     "accounts",
+    "chats",
     "fulltext",
     "allowance_owner",
     "KEEP_RUNS",

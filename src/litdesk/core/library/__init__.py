@@ -34,6 +34,14 @@ from ._ranker import (
     rank_excerpts,
     semantic_ranking,
 )
+from ._relevance import (
+    RELEVANCE_FLOOR,
+    RELEVANCE_OF_BEST,
+    RelevanceSplit,
+    relevance_needed,
+    relevance_note,
+    split_relevant,
+)
 from ._retrieval import (
     DEFAULT_TOP_K,
     MAX_TOP_K,
@@ -117,6 +125,12 @@ __all__ = [
     "REFERENCE_HEADINGS",
     "abstain_threshold",
     "abstention_text",
+    "RelevanceSplit",
+    "relevance_note",
+    "relevance_needed",
+    "RELEVANCE_FLOOR",
+    "RELEVANCE_OF_BEST",
+    "split_relevant",
     "allocate",
     "build_prompt",
     "Candidate",

@@ -158,10 +158,12 @@ class RetrievalScope:
 
 @dataclass(frozen=True, slots=True)
 class RankedExcerpt:
-    """A chosen excerpt: its position in the scope's chunks and its score."""
+    """A chosen excerpt: its position in the scope's chunks, its score and its support by
+    the question (:func:`~litdesk.core.library.support`; the relevance an answer needs)."""
 
     position: int
     score: float
+    support: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,11 +301,11 @@ def rank_excerpts(
 
     chosen = choose(fused)
     keys = [cast(int, c.key) for c in chosen]
-    excerpts = tuple(RankedExcerpt(k, c.score) for k, c in zip(keys, chosen, strict=True))
     if not keys:
-        return Ranked(excerpts, None)
+        return Ranked((), None)
     missing = [k for k in keys if k not in known]
     known.update(zip(missing, supports(missing), strict=True))
+    excerpts = tuple(RankedExcerpt(k, c.score, known[k]) for k, c in zip(keys, chosen, strict=True))
     found = keys if first is fused else [cast(int, c.key) for c in choose(first)]
     judged = verdict(
         salient_words(question), qterms, [chunks[k].text for k in keys],

@@ -1,5 +1,6 @@
 """Synthesis reports (pure): the report model, citation labels and the file name rule."""
 
+from ._matter import MATTER_SHARE, SeenSentences, body_text, matter_kind, mostly_matter, sentences
 from ._model import (
     FACET_QUERIES,
     FACETS,
@@ -17,6 +18,12 @@ from ._model import (
 )
 
 __all__ = [
+    "MATTER_SHARE",
+    "SeenSentences",
+    "body_text",
+    "matter_kind",
+    "mostly_matter",
+    "sentences",
     "FACETS",
     "FACET_QUERIES",
     "SYNTHESIS_SECTIONS",

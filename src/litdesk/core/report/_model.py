@@ -87,6 +87,9 @@ class ReportPaper:
     doi: str | None = None
     arxiv: str | None = None
     link: str | None = None  # file:// URI of the PDF
+    #: the title and authors were read from the PDF's first pages (offline, unverified),
+    #: with this confidence (0–1); ``None``: from a verified record or not known
+    read_confidence: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,5 +205,11 @@ def register(app: typer.Typer) -> None:
             err_console.print("not grounded: the answer cites no excerpt", markup=False)
         for c in answer.citations:
             console.print(f"[{c['label']}] {c['link']}", markup=False, highlight=False)
+        if answer.near_misses and not answer.abstained:
+            console.print("Near misses (less relevant, not used in the answer):", markup=False)
+            for n in answer.near_misses:
+                console.print(
+                    f"- {n['file']}, p. {n['page']}: {n['link']}", markup=False, highlight=False
+                )
         for w in answer.warnings:
             err_console.print(f"warning: {w}", markup=False, highlight=False)

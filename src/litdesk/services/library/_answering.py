@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Final
 
 from litdesk.core.library import abstain_threshold, abstention_text
 from litdesk.services.assist import AllowanceRefused
 
-from ._results import Answer, Retrieval
+from ._results import Answer, Hit, Retrieval
 
-__all__ = ["abstained", "not_answered", "write_protocol"]
+__all__ = ["abstained", "near_misses", "not_answered", "with_note", "write_protocol"]
+
+_REFS: Final = "\n\nReferences:\n"
 
 
 def abstained(found: Retrieval, warnings: list[str], model: str, embedder: str) -> Answer:
@@ -30,20 +33,34 @@ def abstained(found: Retrieval, warnings: list[str], model: str, embedder: str) 
             "abstained: no excerpt contains the question's distinctive words "
             + ", ".join(found.uncovered[:5])
         )
-    misses = [
+    misses = near_misses(near)
+    return Answer(
+        found.question, text, False, [], warnings, model, found.scope, found.variant,
+        abstained=True, near_misses=misses,
+    )  # fmt: skip
+
+
+def near_misses(hits: list[Hit]) -> list[dict[str, Any]]:
+    """Excerpts listed apart from an answer (not cited): file, page, text, title, link."""
+    return [
         {
             "file": h.file,
             "page": h.page,
             "text": h.text,
             "title": h.title,
+            "support": None if h.support is None else round(h.support, 3),
             "link": h.path.resolve().as_uri() + f"#page={h.page}",
         }
-        for h in near
+        for h in hits
     ]
-    return Answer(
-        found.question, text, False, [], warnings, model, found.scope, found.variant,
-        abstained=True, near_misses=misses,
-    )  # fmt: skip
+
+
+def with_note(answer: str, note: str) -> str:
+    """``answer`` with ``note`` as its last paragraph before the references."""
+    if not note:
+        return answer
+    body, sep, refs = answer.partition(_REFS)
+    return f"{body.rstrip()}\n\n{note}{sep}{refs}"
 
 
 def write_protocol(root: Path, answer: Answer, whole: bool) -> None:

@@ -27,7 +27,7 @@ from litdesk.services.jobs import Handler, Jobs, JobView
 from litdesk.services.providers import Providers
 
 from ._catalogue import Entry
-from ._chat import ChatRound, ChatService, ChatSession
+from ._chat import ChatHistoryChat, ChatHistoryItem, ChatRound, ChatService, ChatSession
 from ._chat_jobs import CHAT_KIND, ChatJob
 from ._index_job import INDEX_KIND, index_handler
 from ._indexer import Progress, hash_files
@@ -367,6 +367,24 @@ class LibraryArea:
     def chat_round(self, token: str, number: int, *, owner: str) -> ChatRound:
         """An earlier round of the session, to reopen."""
         return self.chats.round(token, number, owner=owner)
+
+    def chat_list(self, *, owner: str) -> list[ChatHistoryItem]:
+        """``owner``'s chats with rounds, the latest first (kept in the store: from any
+        browser, after a server or browser restart)."""
+        return self.chats.history(owner=owner)
+
+    def chat_past(self, chat_id: str, *, owner: str) -> ChatHistoryChat:
+        """One chat of ``owner``'s history with its rounds (``ChatNotFound`` for another
+        account's or an unknown one)."""
+        return self.chats.past(chat_id, owner=owner)
+
+    def chat_past_round(self, chat_id: str, number: int, *, owner: str) -> ChatRound:
+        """One round of one chat of ``owner``'s history: a stable address."""
+        return self.chats.past_round(chat_id, number, owner=owner)
+
+    def chat_forget(self, chat_id: str, *, owner: str) -> None:
+        """Delete one chat of ``owner``'s history with its rounds."""
+        self.chats.forget(chat_id, owner=owner)
 
     def chat_history(self, token: str, *, owner: str) -> tuple[str, ...]:
         """The session's questions, oldest first (each once)."""

@@ -24,7 +24,7 @@ from urllib.request import url2pathname
 
 from litdesk._errors import ExternalError, LitdeskError, NotFoundError
 from litdesk.adapters.llm import ChatBackend
-from litdesk.adapters.store import LOCAL_OWNER
+from litdesk.adapters.store import LOCAL_OWNER, chats
 from litdesk.core.library import DEFAULT_TOP_K
 from litdesk.services.assist import CHAT_FEATURE, MeteredBackend
 from litdesk.services.jobs import JobContext, JobNotFound, Jobs, new_job_id
@@ -62,8 +62,11 @@ __all__ = [
     "MAX_ROUNDS",
     "MAX_SCOPE",
     "ChatBusy",
+    "ChatHistoryChat",
+    "ChatHistoryItem",
     "ChatJob",
     "ChatJobNotFound",
+    "ChatNotFound",
     "ChatRound",
     "ChatService",
     "ChatSession",
@@ -177,6 +180,48 @@ class ChatSession:
             "library": list(self.library),
             "job": self.job.to_dict() if self.job is not None else None,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ChatHistoryItem:
+    """One chat of an account's history: its id (a hash), title (the first question),
+    round count and times."""
+
+    id: str
+    title: str
+    rounds: int
+    created_at: str
+    updated_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "rounds": self.rounds,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChatHistoryChat:
+    """One chat of the history reopened: its scope (``()``: the whole library) and rounds."""
+
+    chat: ChatHistoryItem
+    papers: tuple[str, ...]
+    rounds: tuple[ChatRound, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.chat.to_dict() | {
+            "scope": {"papers": list(self.papers), "whole_library": not self.papers},
+            "rounds": [r.to_dict() for r in self.rounds],
+        }
+
+
+class ChatNotFound(NotFoundError):
+    """No such chat in the account's history."""
+
+    default_code = "chat_not_found"
 
 
 class ChatService:
@@ -335,7 +380,7 @@ class ChatService:
         papers = [] if doc["whole_library"] else list(doc["papers"])
         whole = bool(doc["whole_library"])
         data = self._answer(request.question, papers, whole, owner=owner, top_k=top_k)
-        return self._record(sid, request.question, data)
+        return self._record(sid, request.question, data, owner=owner)
 
     def _answer(
         self,
@@ -367,7 +412,13 @@ class ChatService:
             return self._card(answer, whole)
 
     def _record(
-        self, sid: str, question: str, data: dict[str, Any], *, job: str | None = None
+        self,
+        sid: str,
+        question: str,
+        data: dict[str, Any],
+        *,
+        owner: str,
+        job: str | None = None,
     ) -> ChatRound:
         """Write the card as the session's next round; for a ``job`` once only (a job
         claimed again after its worker died finds its round and writes no second)."""
@@ -389,7 +440,63 @@ class ChatService:
                 (folder / f"round-{int(old['number'])}.json").unlink(missing_ok=True)
             doc["rounds"] = doc["rounds"][-MAX_ROUNDS:]
             self._write(folder / "state.json", doc)
+            first = str(doc["rounds"][0]["question"])
+            with self.library.store.write() as conn:  # the account's history (store)
+                chats.touch_chat(
+                    conn,
+                    sid,
+                    owner,
+                    title=first,
+                    rounds=len(doc["rounds"]),
+                    when=datetime.now(UTC).isoformat(timespec="microseconds"),
+                )
         return ChatRound(number, asked, data)
+
+    # --- the account's history ---------------------------------------------------------
+    def history(self, *, owner: str) -> list[ChatHistoryItem]:
+        """``owner``'s chats with rounds, the latest first (from the store: any browser)."""
+        with self.library.store.read() as conn:
+            rows = chats.list_chats(conn, owner)
+        return [ChatHistoryItem(r.id, r.title, r.rounds, r.created_at, r.updated_at) for r in rows]
+
+    def _owned(self, session_id: str, owner: str) -> chats.ChatRow:
+        self._dir(session_id)  # refuses a malformed id
+        with self.library.store.read() as conn:
+            row = chats.get_chat(conn, session_id, owner)
+        if row is None:
+            raise ChatNotFound("no such chat in your history")
+        return row
+
+    def past(self, session_id: str, *, owner: str) -> ChatHistoryChat:
+        """One chat of ``owner``'s history with every round it keeps, to reopen."""
+        row = self._owned(session_id, owner)
+        doc = self._load(session_id)
+        rounds = [self._round(session_id, e) for e in doc["rounds"]]
+        item = ChatHistoryItem(row.id, row.title, row.rounds, row.created_at, row.updated_at)
+        scope = () if doc["whole_library"] else tuple(doc["papers"])
+        return ChatHistoryChat(item, scope, tuple(r for r in rounds if r is not None))
+
+    def past_round(self, session_id: str, number: int, *, owner: str) -> ChatRound:
+        """One round of one chat of ``owner``'s history (a stable address, any browser)."""
+        self._owned(session_id, owner)
+        for entry in self._load(session_id)["rounds"]:
+            if entry["number"] == number:
+                got = self._round(session_id, entry)
+                if got is not None:
+                    return got
+        raise RoundNotFound(f"this chat has no round {number}")
+
+    def forget(self, session_id: str, *, owner: str) -> None:
+        """Delete one chat of ``owner``'s history: its row and its rounds (the day's
+        protocol files keep what was asked, as before)."""
+        self._owned(session_id, owner)
+        with self._locked(session_id):
+            with self.library.store.write() as conn:
+                chats.drop_chat(conn, session_id, owner)
+            folder = self._dir(session_id)
+            for path in folder.glob("round-*.json"):
+                path.unlink(missing_ok=True)
+            (folder / "state.json").unlink(missing_ok=True)
 
     # --- questions as jobs of the store's queue ----------------------------------------
     def _queue(self) -> Jobs:
@@ -470,7 +577,7 @@ class ChatService:
         try:
             if not isinstance(card, dict):
                 card = self._job_answer(ctx, checkpoint, question, p, owner=owner)
-            return {"round": self._record(sid, question, card, job=ctx.job.id).number}
+            return {"round": self._record(sid, question, card, job=ctx.job.id, owner=owner).number}
         except JobStopped:
             return None  # the runner records why (cancelled, handed back, taken over)
         except LitdeskError as exc:  # refused or unreachable: nothing written, said why

@@ -39,7 +39,10 @@ from litdesk.core.library import (
     abstain_threshold,
     majority_language,
     rank_excerpts,
+    relevance_needed,
+    relevance_note,
     run_gate,
+    split_relevant,
     uncovered_threshold,
 )
 from litdesk.core.records import Paper
@@ -47,7 +50,7 @@ from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowa
 from litdesk.services.models import Models
 
 from . import _sources
-from ._answering import abstained, not_answered, write_protocol
+from ._answering import abstained, near_misses, not_answered, with_note, write_protocol
 from ._bridging import WordVectors
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._feed import IndexFeed, vector_loader
@@ -108,6 +111,11 @@ class Library:
     def params(self) -> RetrievalParams:
         """The ranker's parameters of every retrieval (unless one is given its own)."""
         return self._params
+
+    @property
+    def store(self) -> Store:
+        """The app's store (the chat history's rows)."""
+        return self._store
 
     @property
     def catalogue(self) -> Catalogue:
@@ -427,6 +435,7 @@ class Library:
                 Hit(
                     names[ch.sha256], _sources.path_of(files, hashes, ch.sha256), ch.sha256, ch.page, ch.text,
                     picked.score, rank, m.get("title"), m.get("doi") or e.doi, m.get("arxiv_id") or e.arxiv,
+                    picked.support,
                 )
             )  # fmt: skip
         if ranked.verdict is not None:
@@ -434,6 +443,14 @@ class Library:
             out.support, out.abstained, out.threshold = v.support, v.abstained, v.threshold
             out.uncovered = v.missing
         return out
+
+    def relevance_needed(self, found: Retrieval) -> float:
+        """The support an excerpt of ``found`` needs to be shown in an answer
+        (:func:`~litdesk.core.library.relevance_needed`)."""
+        threshold = found.threshold
+        if threshold is None:
+            threshold = abstain_threshold(self._embedder_name)
+        return relevance_needed(threshold, found.support or 0.0)
 
     def _languages(self, shas: list[str], chunks: list[StoredChunk]) -> dict[str, str | None]:
         """Each paper's language, by majority over its first excerpts (cached per paper)."""
@@ -583,9 +600,12 @@ class Library:
             answer = abstained(found, warnings, model, self._embedder_name)
             write_protocol(self.root, answer, found.whole_library)
             return answer
+        # only the excerpts relevant enough are shown; the others are near misses
+        split = split_relevant([h.support for h in found.hits], self.relevance_needed(found))
+        hits = [found.hits[i] for i in split.shown]
         excerpts = [
             Excerpt(i, h.file, h.page, h.text, h.title, h.doi, h.arxiv)
-            for i, h in enumerate(found.hits, start=1)
+            for i, h in enumerate(hits, start=1)
         ]
 
         def ask_model(prompt: Any) -> str:
@@ -599,7 +619,7 @@ class Library:
         except AllowanceRefused as exc:
             raise not_answered(exc) from None
         warnings += list(gated.warnings)
-        by_number = {h_no: h for h_no, h in enumerate(found.hits, start=1)}
+        by_number = {h_no: h for h_no, h in enumerate(hits, start=1)}
         citations = [
             {
                 "label": str(ex.number),
@@ -611,15 +631,17 @@ class Library:
             }
             for ex in gated.cited
         ]
+        note = relevance_note(split)
         answer = Answer(
             found.question,
-            gated.answer,
+            with_note(gated.answer, note),
             gated.grounded,
             citations,
             warnings,
             model,
             found.scope,
             variant,
+            near_misses=near_misses([found.hits[i] for i in split.near]),
         )
         write_protocol(self.root, answer, found.whole_library)
         return answer

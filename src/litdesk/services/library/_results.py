@@ -28,6 +28,9 @@ class Hit:
     title: str | None = None
     doi: str | None = None
     arxiv: str | None = None
+    #: the excerpt's support by the question (the relevance an answer needs; ``None``:
+    #: not judged)
+    support: float | None = None
 
 
 @dataclass

@@ -22,7 +22,15 @@ from typing import Any, Final, Literal
 from litdesk._errors import InputError, LitdeskError
 from litdesk.adapters.llm import ChatBackend, ChatRequest, Thinking, make_backend
 from litdesk.adapters.store import LOCAL_OWNER
-from litdesk.core.library import Excerpt, PromptMessages, extractive_answer, run_gate
+from litdesk.core.library import (
+    Excerpt,
+    PromptMessages,
+    extractive_answer,
+    relevance_note,
+    run_gate,
+    split_relevant,
+)
+from litdesk.core.pdfmeta import PdfMeta
 from litdesk.core.report import (
     FACET_QUERIES,
     FACETS,
@@ -30,12 +38,16 @@ from litdesk.core.report import (
     LabelledReport,
     ReportPaper,
     ReportUnit,
+    SeenSentences,
     UnitExcerpt,
     assign_labels,
+    body_text,
+    mostly_matter,
     report_file_name,
 )
 from litdesk.services.assist import REPORT_BUILD_FEATURE
-from litdesk.services.library import Hit, Library, hash_files
+from litdesk.services.library import Hit, Library, Retrieval, hash_files
+from litdesk.services.pdfmeta import read_pdf_meta
 
 __all__ = [
     "DetailMode",
@@ -54,6 +66,8 @@ MAX_QUESTIONS: Final = 20
 MAX_PAPERS: Final = 26
 MAX_QUESTION_CHARS: Final = 1_000
 FACET_EXCERPTS: Final = 3
+#: A summary facet looks at this many times its excerpts to find enough from the body.
+FACET_POOL: Final = 3
 _BODY_REFS = "\n\nReferences:\n"
 
 
@@ -155,9 +169,10 @@ def _body(answer: str) -> str:
     return head if sep else answer
 
 
-def _excerpts(hits: Sequence[Hit]) -> list[Excerpt]:
+def _excerpts(hits: Sequence[Hit], *, body: bool = False) -> list[Excerpt]:
+    """The gate's numbered excerpts; ``body``: without their front and back matter."""
     return [
-        Excerpt(i, h.file, h.page, h.text, h.title, h.doi, h.arxiv)
+        Excerpt(i, h.file, h.page, body_text(h.text) if body else h.text, h.title, h.doi, h.arxiv)
         for i, h in enumerate(hits, start=1)
     ]
 
@@ -182,6 +197,7 @@ class _Runner:
         self.language, self.thinking, self.top_k = language, thinking, top_k
         self.warnings: list[str] = []
         self.lead_question: str | None = None  # sets the prose language when none is given
+        self.seen: dict[str, SeenSentences] = {}  # a paper's summary repeats no sentence
 
     def _instruction(self, backend: ChatBackend, text: str, own_question: bool) -> str:
         if not backend.is_model:
@@ -196,9 +212,15 @@ class _Runner:
         return text
 
     def gate(
-        self, backend: ChatBackend, question: str, hits: Sequence[Hit], *, own: bool = True
+        self,
+        backend: ChatBackend,
+        question: str,
+        hits: Sequence[Hit],
+        *,
+        own: bool = True,
+        body: bool = False,
     ) -> tuple[str, bool, tuple[str, ...]]:
-        excerpts = _excerpts(hits)
+        excerpts = _excerpts(hits, body=body)
         asked = self._instruction(backend, question, own)
 
         def ask(prompt: PromptMessages) -> str:
@@ -211,36 +233,67 @@ class _Runner:
         gated = run_gate(asked, excerpts, ask)
         return _body(gated.answer) if gated.cited else gated.answer, gated.grounded, gated.warnings
 
-    def retrieve(
+    def found(
         self, question: str, papers: list[str], top_k: int, variant: str | None = None
-    ) -> list[Hit]:
+    ) -> Retrieval:
         found = self.lib.retrieve(question, papers=papers, top_k=top_k, variant=variant)
         for w in found.warnings:
             if w not in self.warnings:
                 self.warnings.append(w)
-        return found.hits
+        return found
+
+    def retrieve(
+        self, question: str, papers: list[str], top_k: int, variant: str | None = None
+    ) -> list[Hit]:
+        return self.found(question, papers, top_k, variant).hits
 
     def question(
         self, index: int, question: str, papers: list[str], paper: str | None
     ) -> ReportUnit:
         backend = self.chat if paper else self.generation
-        hits = self.retrieve(question, [paper] if paper else papers, self.top_k)
+        found = self.found(question, [paper] if paper else papers, self.top_k)
+        # a cross-paper unit shows only the excerpts relevant enough and abstains like the
+        # chat (core.library.split_relevant); a per-paper unit's excerpts are all of its
+        # paper, and the support is judged with that one paper's word rarities (a word
+        # the whole paper uses weighs nothing), so it keeps its excerpts
+        split = split_relevant(
+            [None if paper else h.support for h in found.hits], self.lib.relevance_needed(found)
+        )
+        abstain = found.abstained and not paper
+        hits = [] if abstain else [found.hits[i] for i in split.shown]
+        if not hits:
+            best = found.support or 0.0
+            return ReportUnit(
+                "question", question,
+                "The library does not seem to answer this question: no excerpt is close "
+                f"enough (best support {best:.2f}, needed {split.needed:.2f}).",
+                (), paper, index, False, not backend.is_model,
+                (f"abstained: {len(found.hits)} excerpt(s) below the needed relevance",),
+            )  # fmt: skip
         text, grounded, warnings = self.gate(backend, question, hits)
+        note = relevance_note(split)
         return ReportUnit(
             "question", question, text, _unit_excerpts(hits), paper, index, grounded,
-            not backend.is_model, warnings,
+            not backend.is_model, (*warnings, note) if note else warnings,
         )  # fmt: skip
 
     def facet(self, facet: str, paper: str, mode: SummaryMode) -> ReportUnit:
         english, german = FACET_QUERIES[facet]
-        hits = self.retrieve(english, [paper], min(FACET_EXCERPTS, self.top_k), german)
+        want = min(FACET_EXCERPTS, self.top_k)
+        # from the body: excerpts mostly of front or back matter are passed over, and the
+        # matter sentences of the others are not shown to the summary (core.report._matter)
+        found = self.retrieve(english, [paper], min(20, want * FACET_POOL), german)
+        hits = [h for h in found if not mostly_matter(h.text)][:want]
+        seen = self.seen.setdefault(paper, SeenSentences())
         if not self.chat.is_model:
             if not hits:
                 return ReportUnit(
                     "summary", facet, "No excerpt found.", (), paper, None, False, True
                 )
-            text = extractive_answer(
-                english, _excerpts(hits), sentences=1 if mode == "bullets" else 2
+            text = seen.fresh(
+                extractive_answer(
+                    english, _excerpts(hits, body=True), sentences=1 if mode == "bullets" else 2
+                )
             )
             return ReportUnit(
                 "summary", facet, text, _unit_excerpts(hits), paper, None, bool(text), True
@@ -251,7 +304,8 @@ class _Runner:
             else "in one to three sentences of prose"
         )
         ask = f"{english} Summarise this for the paper {shape}."
-        text, grounded, warnings = self.gate(self.chat, ask, hits, own=False)
+        text, grounded, warnings = self.gate(self.chat, ask, hits, own=False, body=True)
+        text = seen.fresh(text)
         return ReportUnit(
             "summary", facet, text, _unit_excerpts(hits), paper, None, grounded, False, warnings
         )
@@ -314,6 +368,14 @@ def _clean_questions(questions: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _read_offline(path: Path) -> PdfMeta | None:
+    """The PDF's description read from its first pages (``None``: unreadable)."""
+    try:
+        return read_pdf_meta(path)
+    except LitdeskError:
+        return None
+
+
 def _paper_record(lib: Library, names: list[str]) -> tuple[list[ReportPaper], dict[str, Path]]:
     files = lib.corpus().select(names)
     hashes = hash_files(lib.catalogue, files)
@@ -323,10 +385,20 @@ def _paper_record(lib: Library, names: list[str]) -> tuple[list[ReportPaper], di
     for f in files:
         m = meta.get(hashes.get(f.path, ""), {})
         authors = tuple(str(a) for a in m.get("authors") or () if str(a).strip())
+        title, doi, arxiv = m.get("title") or None, m.get("doi") or None, m.get("arxiv_id") or None
+        confidence = None
+        if not title:  # no verified record: what the first pages say, marked as such
+            read = _read_offline(f.path)
+            if read is not None and read.title is not None:
+                title, confidence = read.title.value, read.title.confidence
+                if read.authors is not None:
+                    authors = read.authors.value
+                    confidence = min(confidence, read.authors.confidence)
+                doi = doi or (read.doi.value if read.doi else None)
+                arxiv = arxiv or (read.arxiv.value if read.arxiv else None)
         papers.append(
             ReportPaper(
-                f.name, m.get("title") or None, authors, m.get("doi") or None,
-                m.get("arxiv_id") or None, f.path.resolve().as_uri(),
+                f.name, title, authors, doi, arxiv, f.path.resolve().as_uri(), confidence,
             )
         )  # fmt: skip
         paths[f.name] = f.path

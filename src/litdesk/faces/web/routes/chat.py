@@ -29,8 +29,13 @@ pages = APIRouter()
 api = APIRouter(tags=["chat"])
 
 CHAT_COOKIE: Final = "ld_chat"
+#: the chat cookie's lifetime (s): the current chat survives a browser restart
+CHAT_COOKIE_AGE: Final = 180 * 24 * 3600
 MAX_QUESTION: Final = 2_000
 Round = Annotated[int, Path(ge=1, le=1_000_000, description="A round number of this session.")]
+ChatId = Annotated[
+    str, Path(pattern="^[0-9a-f]{40}$", description="A chat of your history (its id).")
+]
 JobId = Annotated[
     str, Path(pattern="^[0-9a-f]{32}$", description="A question job of this chat session.")
 ]
@@ -45,10 +50,11 @@ def session_token(request: Request) -> tuple[str, bool]:
 
 
 def _keep(response: Response, token: str, new: bool) -> Response:
-    if new:  # the browser session's cookie: no Max-Age, gone when the browser closes
+    if new:  # kept across browser restarts; earlier chats are in the account's history
         response.set_cookie(
-            CHAT_COOKIE, token, path="/", httponly=True, samesite="strict", secure=False
-        )
+            CHAT_COOKIE, token, path="/", httponly=True, samesite="strict", secure=False,
+            max_age=CHAT_COOKIE_AGE,
+        )  # fmt: skip
     return response
 
 
@@ -179,3 +185,56 @@ def round_page(request: Request, app: AppDep, owner: OwnerDep, number: Round) ->
     token, _ = session_token(request)
     data = app.library.chat_round(token, number, owner=owner).to_dict()
     return page(request, "chat_round.html", data, title=f"Paper chat · round {number}")
+
+
+# --- the account's chat history (store-backed: any browser, after restarts) ------------
+
+
+@pages.get("/chat/history", response_class=HTMLResponse)
+def history_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
+    chats = [c.to_dict() for c in app.library.chat_list(owner=owner)]
+    return page(request, "chat_history.html", {"chats": chats}, title="Chat history")
+
+
+@api.get("/chat/history", summary="Your chats with answers, the latest first")
+def history_api(app: AppDep, owner: OwnerDep) -> dict[str, Any]:
+    return {"chats": [c.to_dict() for c in app.library.chat_list(owner=owner)]}
+
+
+@pages.get("/chat/history/{chat_id}", response_class=HTMLResponse)
+def past_page(request: Request, app: AppDep, owner: OwnerDep, chat_id: ChatId) -> Response:
+    data = app.library.chat_past(chat_id, owner=owner).to_dict()
+    return page(request, "chat_past.html", data, title=f"Chat · {data['title'][:60]}")
+
+
+@api.get("/chat/history/{chat_id}", summary="One chat of your history with its rounds")
+def past_api(app: AppDep, owner: OwnerDep, chat_id: ChatId) -> dict[str, Any]:
+    return app.library.chat_past(chat_id, owner=owner).to_dict()
+
+
+@pages.get("/chat/history/{chat_id}/round/{number}", response_class=HTMLResponse)
+def past_round_page(
+    request: Request, app: AppDep, owner: OwnerDep, chat_id: ChatId, number: Round
+) -> Response:
+    data = app.library.chat_past_round(chat_id, number, owner=owner).to_dict()
+    return page(
+        request, "chat_round.html", data | {"chat_id": chat_id},
+        title=f"Paper chat · round {number}",
+    )  # fmt: skip
+
+
+@api.get("/chat/history/{chat_id}/rounds/{number}", summary="One round of a chat of your history")
+def past_round_api(app: AppDep, owner: OwnerDep, chat_id: ChatId, number: Round) -> dict[str, Any]:
+    return app.library.chat_past_round(chat_id, number, owner=owner).to_dict()
+
+
+@pages.post("/chat/history/{chat_id}/delete")
+def forget_form(app: AppDep, owner: OwnerDep, chat_id: ChatId) -> Response:
+    app.library.chat_forget(chat_id, owner=owner)
+    return RedirectResponse("/chat/history", status_code=303)
+
+
+@api.delete("/chat/history/{chat_id}", summary="Delete one chat of your history with its rounds")
+def forget_api(app: AppDep, owner: OwnerDep, chat_id: ChatId) -> dict[str, Any]:
+    app.library.chat_forget(chat_id, owner=owner)
+    return {"deleted": chat_id}
