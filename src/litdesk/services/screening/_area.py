@@ -37,7 +37,6 @@ from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.search import Export
 
 from . import _team_area as _team
-
 from ._cards import Ctx, members, paper_fields, random_key
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
