@@ -36,6 +36,7 @@ from .routes import (
     notes,
     papers,
     reports,
+    screening,
     search,
     strategy,
     studies,
@@ -161,6 +162,7 @@ def create_app(
         zotero,
         study_fulltext,
         study_edit,
+        screening,
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)
