@@ -159,6 +159,12 @@ def test_decide_through_the_api_and_progress(running: Running) -> None:
             )
             assert r.status_code == 200, r.text
             assert r.json()["entry"]["source"] == "api"
+        # the record after the one on screen (the page fetches it before a decision)
+        top = c.get(f"{_api(sid)}/next", params={"stage": "title_abstract"}).json()
+        after = c.get(
+            f"{_api(sid)}/next", params={"stage": "title_abstract", "skip": [top["record_key"]]}
+        ).json()
+        assert after["record_key"] not in (top["record_key"], *seen)
         progress = c.get(f"{_api(sid)}/progress", params={"stage": "title_abstract"}).json()
         assert progress["mine"]["screened"] == 5 and progress["mine"]["included"] == 2
         assert progress["mine"]["remaining"] == 3

@@ -457,10 +457,11 @@ class ScreeningArea:
         state: StageState,
         order: Order,
         seed: int,
+        skip: tuple[str, ...] = (),
     ) -> tuple[str | None, dict[str, Any], float | None]:
-        """The next item for the reviewer in ``order``, the order's description and the
-        item's score (ranked)."""
-        remaining = state.remaining
+        """The next item for the reviewer in ``order`` (past the ``skip`` ones), the order's
+        description and the item's score (ranked)."""
+        remaining = [k for k in state.remaining if k not in skip] if skip else state.remaining
         model, scores = self._model(ctx.study.id, state.stage, state)
         described: dict[str, Any] = {"mode": order, "model": model.to_dict()}
         if order == "original":
@@ -572,7 +573,7 @@ class ScreeningArea:
         ctx = self._ctx(request.study, owner)
         state = self._state(ctx, request.stage, owner)
         order = request.order or ctx.config.default_order
-        key, described, score = self._pick(ctx, state, order, request.seed)
+        key, described, score = self._pick(ctx, state, order, request.seed, request.skip)
         return self._card(ctx, state, key, described, owner, score)
 
     def card(self, request: CardRequest, *, owner: str) -> CardView:

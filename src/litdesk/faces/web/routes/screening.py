@@ -131,13 +131,14 @@ def card_view(
     order: OrderName | None = None,
     seed: int = 1,
     record: str | None = None,
+    skip: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The record to screen (``record``, else the next one in ``order``) with its title and
     abstract cut into highlight segments."""
     if record:
         view = app.screening.card(CardRequest(ref, stage, record), owner=owner)
     else:
-        asked = NextRequest(ref, stage, order, seed)
+        asked = NextRequest(ref, stage, order, seed, skip)
         view = app.screening.next(asked, owner=owner)
     return segments_of(view.to_dict())
 
@@ -420,8 +421,14 @@ async def next_api(
     stage: Stage = "title_abstract",
     order: Order = None,
     seed: Seed = 1,
+    skip: Annotated[
+        list[Annotated[str, Field(pattern=RECORD_KEY)]],
+        Query(max_length=20, description="Records to pass over (the one on screen)."),
+    ] = [],  # noqa: B006 - FastAPI copies the default
 ) -> dict[str, Any]:
-    return await run_in_threadpool(card_view, app, owner, ref, stage, order=order, seed=seed)
+    return await run_in_threadpool(
+        card_view, app, owner, ref, stage, order=order, seed=seed, skip=tuple(skip)
+    )
 
 
 @api.get(_PREFIX + "/card", summary="One record's screening card at a stage")

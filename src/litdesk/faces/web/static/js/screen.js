@@ -122,7 +122,8 @@ function install(root) {
       if (h.reason) li.append(document.createTextNode(` · ${h.reason}`));
       if (h.note) li.append(document.createTextNode(` · “${h.note}”`));
       const when = (h.made_at || "").slice(0, 16).replace("T", " ");
-      li.append(el("span", ` · ${h.reviewer} · ${when}${gone ? ` · ${h.status}` : ""}`, "muted"));
+      const at = h.stage === "full_text" ? "full text" : "title and abstract";
+      li.append(el("span", ` · ${h.reviewer} · ${at} · ${when}${gone ? ` · ${h.status}` : ""}`, "muted"));
       ol.append(li);
     }
     box.append(ol);
@@ -203,6 +204,46 @@ function install(root) {
     return true;
   }
 
+  // The record after the one on screen is fetched while the reviewer reads (skipping the
+  // current one and those whose decisions are on their way), so a decision shows it at once;
+  // the decision is saved meanwhile, in order, and the counts follow when it is saved. A
+  // decision that cannot be saved brings its record back with the reason.
+  let current = card ? card.dataset.record : "";
+  let prefetched = null; // { after: key on screen when fetched, data: the card }
+  let saving = Promise.resolve();
+  const pending = new Set();
+
+  function nextUrl(skip) {
+    const url = new URL(`${api}/next`, window.location.origin);
+    for (const [k, v] of Object.entries(nextParams())) url.searchParams.set(k, v);
+    for (const key of skip) if (key) url.searchParams.append("skip", key);
+    return url;
+  }
+
+  async function fetchNext(skip) {
+    const response = await fetch(nextUrl(skip), { headers: { accept: "application/json" } });
+    return { ok: response.ok, body: await response.json() };
+  }
+
+  async function prefetch() {
+    if (stage === "full_text" || !current) return;
+    const after = current;
+    try {
+      const r = await fetchNext([after, ...pending]);
+      if (!r.ok || current !== after) return;
+      prefetched = { after, data: r.body };
+      if (!pending.size) showProgress(r.body.progress); // counts as saved
+    } catch { /* the next decision fetches it itself */ }
+  }
+
+  function shown(data) {
+    if (!showCard(data)) return false;
+    current = data.record_key;
+    prefetched = null;
+    prefetch();
+    return true;
+  }
+
   async function run(work) {
     if (busy) return;
     busy = true;
@@ -215,50 +256,84 @@ function install(root) {
     }
   }
 
+  async function bringBack(key, message) {
+    const back = await getJson(`${api}/card`, { stage, record_key: key });
+    if (back.ok) shown(back.body);
+    fail(message);
+  }
+
+  function save(key, body, title) {
+    pending.add(key);
+    const started = performance.now();
+    const done = saving.then(() => postJson(`${api}/decisions`, body));
+    saving = done.then(() => undefined, () => undefined);
+    return done.then((r) => {
+      pending.delete(key);
+      root.dataset.saveMs = (performance.now() - started).toFixed(1);
+      if (!r.ok) throw new Error(r.body.message || "the server refused it");
+      return r;
+    }, (err) => {
+      pending.delete(key);
+      throw err;
+    }).catch(async (err) => {
+      const why = err instanceof Error ? err.message : "no answer from the server";
+      await bringBack(key, `Your decision on “${title.slice(0, 80)}” was not saved (${why}). It is shown again: decide again.`);
+      throw err;
+    });
+  }
+
   function decide(verdict) {
-    if (!card) return;
+    if (!card || busy) return;
     if (verdict === "exclude" && stage === "full_text" && !reason.value) {
       fail("Choose a reason for excluding this record at full text.");
       reason.setAttribute("aria-invalid", "true");
       reason.focus();
       return;
     }
+    const started = performance.now();
+    const key = current;
+    const title = $("record-title").textContent;
+    const body = { stage, record_key: key, verdict, reason: reason.value, note: note.value };
+    reason.removeAttribute("aria-invalid");
+    const saved = save(key, body, title);
+    const swapped = () => {
+      swaps += 1;
+      root.dataset.swaps = String(swaps);
+      root.dataset.swapMs = (performance.now() - started).toFixed(1);
+      say(`${PAST[verdict]}: ${title.slice(0, 120)}. Press u to undo.`);
+    };
+    const ready = prefetched && prefetched.after === key && !prefetched.data.done ? prefetched.data : null;
+    if (ready) { // shown at once; the counts follow the save
+      if (shown(ready)) swapped();
+      saved.then(() => { if (!pending.size) prefetch(); }, () => undefined);
+      return;
+    }
     run(async () => {
-      const started = performance.now();
-      const key = card.dataset.record;
-      const title = $("record-title").textContent;
-      const r = await postJson(`${api}/decisions`, {
-        stage, record_key: key, verdict, reason: reason.value, note: note.value,
-      });
-      if (!r.ok) { fail(r.body.message || "The decision was not saved."); return; }
-      reason.removeAttribute("aria-invalid");
-      const next = await getJson(`${api}/next`, nextParams());
-      if (!next.ok) { fail(next.body.message || "The next record could not be loaded; reload the page."); return; }
-      if (showCard(next.body)) {
-        swaps += 1;
-        root.dataset.swaps = String(swaps);
-        root.dataset.swapMs = (performance.now() - started).toFixed(1);
-        say(`${PAST[verdict]}: ${title.slice(0, 120)}. Press u to undo.`);
-      }
+      try { await saved; } catch { return; }
+      const r = await fetchNext([...pending]);
+      if (!r.ok) { fail(r.body.message || "The next record could not be loaded; reload the page."); return; }
+      if (shown(r.body)) swapped();
     });
   }
 
   function undo() {
     run(async () => {
+      await saving;
       const r = await postJson(`${api}/undo`, { stage });
       if (!r.ok) { fail(r.body.message || "Nothing to undo."); return; }
-      const key = r.body.record_key;
-      const back = await getJson(`${api}/card`, { stage, record_key: key });
+      const back = await getJson(`${api}/card`, { stage, record_key: r.body.record_key });
       if (!back.ok) { fail(back.body.message || "The record could not be loaded."); return; }
-      if (showCard(back.body)) say("Your last decision was undone; it stays in the history. Decide again.");
+      if (shown(back.body)) say("Your last decision was undone; it stays in the history. Decide again.");
     });
   }
 
-  function next() {
+  function next() { // pass over the record on screen for now: it stays in the queue
     run(async () => {
-      const r = await getJson(`${api}/next`, nextParams());
+      const ready = prefetched && prefetched.after === current ? prefetched.data : null;
+      const r = ready ? { ok: true, body: ready } : await fetchNext([current, ...pending]);
       if (!r.ok) { fail(r.body.message || "The next record could not be loaded."); return; }
-      if (showCard(r.body)) say("");
+      if (r.body.done) { say("No other record is waiting for you: this is the last one."); return; }
+      if (shown(r.body)) say("");
     });
   }
 
@@ -302,5 +377,6 @@ function install(root) {
     event.stopPropagation();
     action();
   }, true);
+  prefetch();
   document.documentElement.dataset.screenReady = "1";
 }
