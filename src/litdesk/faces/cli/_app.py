@@ -28,6 +28,7 @@ from . import (
     _report,
     _runs,
     _screen,
+    _screening,
     _search,
     _serve,
     _strategy,
@@ -129,6 +130,7 @@ _strategy.register(app)
 _serve.register(app)
 _users.register(app)
 _screen.register(app)
+_screening.register(app)
 _zotero.register(app)
 _forms.register(app)  # `litdesk study form`
 _study_search.register(app)

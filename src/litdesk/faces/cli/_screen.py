@@ -16,7 +16,14 @@ if TYPE_CHECKING:  # imported when a command runs (fast start)
     from litdesk.core.imports import RecordTrace
     from litdesk.core.screening import ScreeningRecord, Simulation
 
-__all__ = ["register"]
+__all__ = ["register", "screen_app"]
+
+#: the ``litdesk screen`` group (other modules add their commands to it before it is used)
+screen_app = typer.Typer(
+    help="Screening: a Study's records one at a time, prioritised by active learning; "
+    "its simulation.",
+    no_args_is_help=True,
+)
 
 #: extras columns read as subject terms beside the mapped keywords (normalised names)
 _TERM_COLUMNS = ("mesh_terms", "mesh terms", "mesh", "mesh headings", "keywords_plus")
@@ -105,11 +112,8 @@ def _summary(path: Path, sim: Simulation) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``litdesk screen`` group (``simulate``)."""
-    screen = typer.Typer(
-        help="Screening: prioritisation by active learning and its simulation.",
-        no_args_is_help=True,
-    )
+    """Add the ``litdesk screen`` group (``simulate``; the others add their commands)."""
+    screen = screen_app
     app.add_typer(screen, name="screen")
 
     @screen.command("simulate")

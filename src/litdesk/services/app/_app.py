@@ -97,7 +97,7 @@ class App:
         self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake(), fulltext=FulltextParts(self.pdfs, fetch_through(self.providers), settings.library_upload_max_bytes), providers=self.providers)  # noqa: PLW0108  # fmt: skip
         self.zotero = ZoteroArea(store=store, pdfs=self.pdfs)
         self.search = SearchArea(self.providers, self.live, clock=clock)
-        self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake())  # noqa: PLW0108  # fmt: skip
+        self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake(), lease_s=settings.jobs_lease_seconds)  # noqa: PLW0108  # fmt: skip
 
         self._sso: SingleSignOn | None = None
         # guards only the lazy single sign-on object (sessions, rights and runs live in

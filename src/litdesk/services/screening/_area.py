@@ -139,8 +139,12 @@ class ScreeningArea:
         *,
         clock: Clock = SYSTEM_CLOCK,
         wake: Callable[[], None] | None = None,
+        lease_s: float = 60.0,
     ) -> None:
+        """``lease_s``: the job lease of a retrain run in the caller's thread
+        (:meth:`work_retrain`; the app passes ``Settings.jobs_lease_seconds``)."""
         self.store = store
+        self._lease_s = lease_s
         self.jobs = jobs
         self.clock = clock
         self._wake = wake
@@ -711,7 +715,7 @@ class ScreeningArea:
         benches): the model as it then stands."""
         with self.store.read() as conn:
             row, _ = self._study(conn, study, owner, "read")
-        runner = JobRunner(self.jobs, self.handlers())
+        runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
         active = self.jobs.active_of(RETRAIN_KIND, owner=retrain_owner(row.id, stage))
         while (
             active is not None

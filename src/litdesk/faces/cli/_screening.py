@@ -1,0 +1,415 @@
+"""CLI: screening a Study from the terminal — ``litdesk screen settings | configure | next |
+decide | undo | progress | history | retrieval | items | retrain`` — each with ``--json``
+(the same document the web's JSON API answers). Errors exit with litdesk's statuses (2 bad
+input, 3 refused, 4 not found).
+
+The CLI runs no background worker: a decision queues the model's retrain, which a server's
+worker runs, or ``litdesk screen retrain STUDY`` runs here; until then the order in force is
+the previous model's (``screen next`` never waits for one)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from litdesk._errors import InputError
+
+from ._context import sync_app
+from ._output import command, emit_json
+from ._screen import screen_app
+from ._workspace import JsonOpt, _say
+
+__all__ = ["register"]
+
+StudyArg = Annotated[str, typer.Argument(help="Study name or id.")]
+StageOpt = Annotated[
+    str,
+    typer.Option("--stage", help="title_abstract (ta) or full_text (ft)."),
+]
+RecordArg = Annotated[
+    str, typer.Argument(help="The record's key (any member record's key names its group).")
+]
+
+
+def _card(data: dict[str, Any]) -> None:
+    mine = data["progress"]["mine"]
+    _say(
+        f"[{data['stage']}] {mine['screened']:,} of {mine['total']:,} screened by you, "
+        f"{mine['included']:,} included; {mine['remaining']:,} left — {data['order']['label']}"
+    )
+    if data["done"]:
+        _say("Nothing left for you to screen at this stage.")
+        return
+    _say(f"record {data['record_key']}")
+    _say(data["title"] or "(no title)")
+    meta = ", ".join(
+        x
+        for x in (
+            "; ".join(data["authors"][:6]),
+            str(data["year"] or ""),
+            data["venue"] or "",
+            f"doi:{data['doi']}" if data["doi"] else "",
+            f"PMID {data['pmid']}" if data["pmid"] else "",
+        )
+        if x
+    )
+    if meta:
+        _say(meta)
+    _say("")
+    _say(data["abstract"] or "(no abstract)")
+    if data["keywords"]:
+        _say("keywords: " + "; ".join(data["keywords"]))
+    if len(data["members"]) > 1:
+        _say(f"{len(data['members'])} records in this group:")
+        for m in data["members"]:
+            _say(f"  {m['key']}  {m['source']}: {m['title']}")
+    if data["full_text"] is not None:
+        ft = data["full_text"]
+        where = []
+        if ft["pdf"]:
+            where.append(f"PDF {ft['pdf']['file']}")
+        if ft["licensed_full_text"]:
+            where.append("licensed full text")
+        if ft["url"]:
+            where.append(ft["url"])
+        if ft["retrieval"]:
+            where.append(f"marked {ft['retrieval']['status'].replace('_', ' ')}")
+        _say("full text: " + (", ".join(where) or "none found yet"))
+    if data["my_verdict"]:
+        _say(f"your decision: {data['my_verdict']}")
+
+
+def _decision(data: dict[str, Any]) -> None:
+    e = data["entry"]
+    if e["kind"] == "undo":
+        _say(
+            f"undone: decision {e['undoes']} on {data['record_key']} at {data['stage']}; "
+            f"your decision now: {data['my_verdict'] or 'none'}"
+        )
+    else:
+        why = f" ({e['reason']})" if e["reason"] else ""
+        _say(f"{e['verdict']}{why}: {data['record_key']} at {data['stage']} (entry {e['id']})")
+    if data["retrain_queued"]:
+        _say("model retrain queued (a server's worker runs it, or: litdesk screen retrain)")
+
+
+def _progress(data: dict[str, Any]) -> None:
+    mine = data["mine"]
+    _say(
+        f"[{data['stage']}] you: {mine['screened']:,} of {mine['total']:,} screened, "
+        f"{mine['included']:,} included, {mine['excluded']:,} excluded, {mine['maybe']:,} maybe"
+    )
+    if data["all"] is not None:
+        a = data["all"]
+        _say(
+            f"everyone: {a['screened']:,} of {a['total']:,} settled, {a['included']:,} "
+            f"included, {a['excluded']:,} excluded, {a['maybe']:,} maybe; "
+            f"{a['pending']:,} awaiting a second review, {a['conflicts']:,} in conflict"
+        )
+    else:
+        _say("blind: the other reviewers' decisions are hidden until the owner reveals them")
+    _say(data["guidance"]["advice"])
+    m = data["model"]
+    if m["state"] == "none":
+        _say("model: none yet (it needs an include and an exclude)")
+    else:
+        _say(f"model: v{m['version']} trained on {m['trained_on']} decisions ({m['state']})")
+
+
+def _flags(values: list[str] | None, what: str) -> dict[str, bool] | None:
+    if not values:
+        return None
+    out: dict[str, bool] = {}
+    for value in values:
+        stage, sep, flag = value.partition("=")
+        if not sep or flag.strip().lower() not in {"on", "off", "true", "false", "yes", "no"}:
+            raise InputError(f"{what} is STAGE=on|off, not {value!r}", code="arguments")
+        out[stage.strip()] = flag.strip().lower() in {"on", "true", "yes"}
+    return out
+
+
+def settings_cmd(study: StudyArg, as_json: JsonOpt = False) -> None:
+    """Show a Study's screening settings: reasons, criteria, keywords, dual review."""
+    from litdesk.services.screening import StudyScreenRequest
+
+    with sync_app() as app:
+        view = app.screening.settings(StudyScreenRequest(study), owner=app.owner)
+    data = view.to_dict()
+    if as_json:
+        emit_json(data)
+        return
+    _say(f"{data['study_name']}: screening settings (your role: {data['role']})")
+    _say("exclusion reasons: " + "; ".join(data["reasons"]))
+    _say(f"inclusion criteria: {data['criteria']['inclusion'] or '(none)'}")
+    _say(f"exclusion criteria: {data['criteria']['exclusion'] or '(none)'}")
+    kw = data["keywords"]
+    _say(f"highlight: include {kw['include'] or '-'}; exclude {kw['exclude'] or '-'}")
+    for stage in ("title_abstract", "full_text"):
+        dual = "dual review" if data["dual_review"][stage] else "single review"
+        shown = ", revealed" if data["revealed"][stage] else ""
+        _say(f"{stage}: {dual}{shown}")
+    _say(f"maybe is a conflict: {'yes' if data['maybe_is_conflict'] else 'no'}")
+    _say(f"default order: {data['default_order']}")
+
+
+def configure_cmd(
+    study: StudyArg,
+    reason: Annotated[
+        list[str] | None,
+        typer.Option("--reason", help="An exclusion reason (repeat; replaces the list)."),
+    ] = None,
+    inclusion: Annotated[
+        str | None, typer.Option("--inclusion", help="The inclusion criteria (text).")
+    ] = None,
+    exclusion: Annotated[
+        str | None, typer.Option("--exclusion", help="The exclusion criteria (text).")
+    ] = None,
+    include_keyword: Annotated[
+        list[str] | None,
+        typer.Option("--include-keyword", help="A keyword highlighted as inclusion (repeat)."),
+    ] = None,
+    exclude_keyword: Annotated[
+        list[str] | None,
+        typer.Option("--exclude-keyword", help="A keyword highlighted as exclusion (repeat)."),
+    ] = None,
+    clear_keywords: Annotated[
+        bool, typer.Option("--clear-keywords", help="Remove every highlighted keyword.")
+    ] = False,
+    dual_review: Annotated[
+        list[str] | None,
+        typer.Option("--dual-review", help="STAGE=on|off: two independent reviewers (repeat)."),
+    ] = None,
+    maybe_is_conflict: Annotated[
+        bool | None,
+        typer.Option(
+            "--maybe-is-conflict/--maybe-is-not-conflict", help="Maybe vs include/exclude."
+        ),
+    ] = None,
+    order: Annotated[
+        str | None, typer.Option("--order", help="Default order: ranked, random or original.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change a Study's screening settings (its owner only); what is not given stays."""
+    from litdesk.services.screening import ConfigureRequest
+
+    if clear_keywords and (include_keyword or exclude_keyword):
+        raise InputError("give --clear-keywords or keywords, not both", code="arguments")
+    request = ConfigureRequest(
+        study,
+        reasons=reason or None,
+        inclusion=inclusion,
+        exclusion=exclusion,
+        include_keywords=[] if clear_keywords else (include_keyword or None),
+        exclude_keywords=[] if clear_keywords else (exclude_keyword or None),
+        dual_review=_flags(dual_review, "--dual-review"),
+        maybe_is_conflict=maybe_is_conflict,
+        default_order=order,
+    )
+    with sync_app() as app:
+        view = app.screening.configure(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _say(f"{view.study_name}: screening settings saved")
+
+
+def next_cmd(
+    study: StudyArg,
+    stage: StageOpt = "title_abstract",
+    order: Annotated[
+        str | None,
+        typer.Option("--order", help="ranked, random or original (default: the Study's)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Draws the random order.")] = 1,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the next record for you to screen (its title, abstract, members, the order)."""
+    from litdesk.services.screening import NextRequest, parse_stage
+
+    with sync_app() as app:
+        request = NextRequest(study, parse_stage(stage), order, seed)  # type: ignore[arg-type]
+        view = app.screening.next(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _card(view.to_dict())
+
+
+def decide_cmd(
+    study: StudyArg,
+    record: RecordArg,
+    verdict: Annotated[str, typer.Argument(help="include, exclude or maybe.")],
+    reason: Annotated[
+        str, typer.Option("--reason", help="Exclusion reason (required at full text).")
+    ] = "",
+    note: Annotated[str, typer.Option("--note", help="A note kept with the decision.")] = "",
+    stage: StageOpt = "title_abstract",
+    as_json: JsonOpt = False,
+) -> None:
+    """Record your decision on a record (a later one supersedes it; both are kept)."""
+    from litdesk.services.screening import DecideRequest, parse_stage
+
+    request = DecideRequest(
+        study,
+        parse_stage(stage),
+        record,
+        verdict,  # type: ignore[arg-type]  # checked by the request
+        reason,
+        note,
+        "cli",
+    )
+    with sync_app() as app:
+        view = app.screening.decide(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _decision(view.to_dict())
+
+
+def undo_cmd(
+    study: StudyArg,
+    record: Annotated[
+        str | None, typer.Argument(help="Only a decision on this record (default: your last).")
+    ] = None,
+    stage: StageOpt = "title_abstract",
+    as_json: JsonOpt = False,
+) -> None:
+    """Undo your last decision at the stage (kept in the history, marked undone)."""
+    from litdesk.services.screening import UndoRequest, parse_stage
+
+    with sync_app() as app:
+        view = app.screening.undo(
+            UndoRequest(study, parse_stage(stage), record, "cli"), owner=app.owner
+        )
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _decision(view.to_dict())
+
+
+def progress_cmd(
+    study: StudyArg, stage: StageOpt = "title_abstract", as_json: JsonOpt = False
+) -> None:
+    """Progress at a stage, stopping guidance (never an automatic stop) and the model."""
+    from litdesk.services.screening import ProgressRequest, parse_stage
+
+    with sync_app() as app:
+        view = app.screening.progress(ProgressRequest(study, parse_stage(stage)), owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _progress(view.to_dict())
+
+
+def history_cmd(study: StudyArg, record: RecordArg, as_json: JsonOpt = False) -> None:
+    """Every decision on a record you may see, oldest first, with its status."""
+    from litdesk.services.screening import HistoryRequest
+
+    with sync_app() as app:
+        view = app.screening.history(HistoryRequest(study, record), owner=app.owner)
+    data = view.to_dict()
+    if as_json:
+        emit_json(data)
+        return
+    _say(f"{data['record_key']}: {data['title']}")
+    if not data["entries"]:
+        _say("  no decisions yet")
+    for e in data["entries"]:
+        what = f"undo of {e['undoes']}" if e["kind"] == "undo" else f"{e['kind']} {e['verdict']}"
+        why = f" ({e['reason']})" if e["reason"] else ""
+        note = f" — {e['note']}" if e["note"] else ""
+        _say(
+            f"  {e['id']:>5}  {e['made_at'][:19]}  {e['stage']:<14} {e['reviewer']}: "
+            f"{what}{why} [{e['status']}]{note}"
+        )
+    for r in data["retrieval"]:
+        _say(f"  full text {r['status'].replace('_', ' ')} ({r['by']}, {r['at'][:19]}) {r['note']}")
+
+
+def retrieval_cmd(
+    study: StudyArg,
+    record: RecordArg,
+    retrieved: Annotated[
+        bool,
+        typer.Option("--retrieved/--not-retrieved", help="Whether the full text was obtained."),
+    ],
+    note: Annotated[str, typer.Option("--note", help="Why, or where it came from.")] = "",
+    as_json: JsonOpt = False,
+) -> None:
+    """Record whether a record's full text was retrieved (PRISMA: reports not retrieved)."""
+    from litdesk.services.screening import RetrievalRequest
+
+    with sync_app() as app:
+        view = app.screening.retrieval(
+            RetrievalRequest(study, record, retrieved, note), owner=app.owner
+        )
+    if as_json:
+        emit_json(view.to_dict())
+    else:
+        _say(f"{view.record_key}: full text {view.status.replace('_', ' ')}")
+
+
+def items_cmd(
+    study: StudyArg,
+    stage: StageOpt = "title_abstract",
+    status: Annotated[
+        str,
+        typer.Option(
+            "--status",
+            help="all, remaining, screened, included, excluded, maybe, conflict or mine.",
+        ),
+    ] = "all",
+    page: Annotated[int, typer.Option("--page", min=1, help="Page (50 records each).")] = 1,
+    as_json: JsonOpt = False,
+) -> None:
+    """The records behind a number: one page of a stage's records by status."""
+    from litdesk.services.screening import ItemsRequest, parse_stage
+
+    with sync_app() as app:
+        request = ItemsRequest(study, parse_stage(stage), status, page)  # type: ignore[arg-type]
+        view = app.screening.items(request, owner=app.owner)
+    data = view.to_dict()
+    if as_json:
+        emit_json(data)
+        return
+    _say(
+        f"[{data['stage']}] {data['status']}: {data['total']:,} records, page {data['page']} of {data['pages']}"
+    )
+    for r in data["rows"]:
+        verdict = r["verdict"] or r["my_verdict"] or "-"
+        _say(f"  {r['record_key']}  {verdict:<8} {r['title']}")
+
+
+def retrain_cmd(
+    study: StudyArg, stage: StageOpt = "title_abstract", as_json: JsonOpt = False
+) -> None:
+    """Run the stage's queued model retrain here (a server's worker does it by itself)."""
+    from litdesk.services.screening import parse_stage
+
+    with sync_app() as app:
+        model = app.screening.work_retrain(study, parse_stage(stage), owner=app.owner)
+    if as_json:
+        emit_json(model.to_dict())
+    elif model.state == "none":
+        _say("no model yet: it needs an include and an exclude")
+    else:
+        _say(f"model v{model.version} trained on {model.trained_on} decisions ({model.state})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the screening commands to ``litdesk screen`` (``app`` holds the group)."""
+    for name, fn in (
+        ("settings", settings_cmd),
+        ("configure", configure_cmd),
+        ("next", next_cmd),
+        ("decide", decide_cmd),
+        ("undo", undo_cmd),
+        ("progress", progress_cmd),
+        ("history", history_cmd),
+        ("retrieval", retrieval_cmd),
+        ("items", items_cmd),
+        ("retrain", retrain_cmd),
+    ):
+        screen_app.command(name)(command(fn))
