@@ -28,6 +28,7 @@ from . import (
     _report,
     _runs,
     _screen,
+    _screen_team,
     _screening,
     _search,
     _serve,
@@ -131,6 +132,7 @@ _serve.register(app)
 _users.register(app)
 _screen.register(app)
 _screening.register(app)
+_screen_team.register(app)
 _zotero.register(app)
 _forms.register(app)  # `litdesk study form`
 _study_search.register(app)

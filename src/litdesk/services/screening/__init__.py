@@ -29,6 +29,21 @@ from ._requests import (
 )
 from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
 from ._state import StageState, stage_items, stage_state
+from ._team_area import NotInConflict
+from ._team_requests import (
+    EXPORT_FORMATS,
+    PRISMA_FLOW_FORMATS,
+    AgreementRequest,
+    AgreementView,
+    ConflictsView,
+    ExportDecisionsRequest,
+    ImportDecisionsRequest,
+    ImportDecisionsView,
+    PrismaFlowRequest,
+    PrismaFlowView,
+    ResolveRequest,
+    RevealView,
+)
 from ._views import (
     CardView,
     DecisionView,
@@ -41,6 +56,19 @@ from ._views import (
 )
 
 __all__ = [
+    "EXPORT_FORMATS",
+    "PRISMA_FLOW_FORMATS",
+    "AgreementRequest",
+    "AgreementView",
+    "ConflictsView",
+    "ExportDecisionsRequest",
+    "ImportDecisionsRequest",
+    "ImportDecisionsView",
+    "NotInConflict",
+    "PrismaFlowRequest",
+    "PrismaFlowView",
+    "ResolveRequest",
+    "RevealView",
     "DECISION_SOURCES",
     "DEFAULT_REASONS",
     "ITEM_STATUSES",

@@ -1,0 +1,168 @@
+"""A Study's PRISMA 2020 flow computed from its trace and its screening decisions — never
+typed (issue 28).
+
+* **Identification**, per round: the Study's records (``study_records``) per database (a
+  search lane's provider, an imported file), register (a trial register's name) or other
+  method (a paper added by hand), and duplicates removed = the round's records − the
+  studies of the working set first identified in that round.
+* **Rounds**: a living review's update rounds (``study_search_rounds`` of kind ``update``)
+  are their own column; everything else is the initial round. A working-set group belongs
+  to the earliest round among its records (a record of a later round that joins it is a
+  duplicate removed in that later round).
+* **Screening**, per group: the settled verdict at each stage (the group's decisions are
+  those on any of its member records, in time order; dual review per the Study's policy),
+  the reports marked not retrieved, the full-text exclusions by reason.
+
+Decisions that no longer fit the flow (a full-text decision on a report that is not
+sought any more because its title/abstract decision changed, or on one marked not
+retrieved) are left out and said so in the notes: the arithmetic always holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from litdesk.adapters.store import StudyRecordRow, whole_searches
+from litdesk.core.screening import (
+    ConflictPolicy,
+    DecisionHistory,
+    PrismaFlow,
+    SourceCount,
+    Stage,
+    Verdict,
+    prisma_round,
+)
+from litdesk.services.dedup import WorkingGroup
+
+__all__ = [
+    "REGISTER_WORDS",
+    "FlowResult",
+    "compute_flow",
+    "not_retrieved_groups",
+    "round_labels",
+    "source_kind",
+]
+
+SourceKind = Literal["database", "register", "other"]
+
+#: a database name with one of these words is a trial register (PRISMA's "registers")
+REGISTER_WORDS = ("clinicaltrials", "trial regist", "ictrp", "registry", "register")
+#: the reason a full-text exclusion without one counts under (imported decisions)
+NO_REASON = "reason not given"
+
+
+@dataclass(frozen=True, slots=True)
+class FlowResult:
+    """The flow and what had to be left out to keep it whole."""
+
+    flow: PrismaFlow
+    notes: tuple[str, ...]
+    #: round index of every group key (0: the initial round)
+    round_of_group: dict[str, int]
+
+    def to_dict(self) -> dict[str, object]:
+        return self.flow.to_dict() | {"notes": list(self.notes)}
+
+
+def source_kind(row: StudyRecordRow) -> SourceKind:
+    """Where PRISMA counts a record: a database, a register or another method."""
+    if row.source_kind == "paper":
+        return "other"
+    name = row.database.casefold().replace(".", "").replace("-", " ")
+    return "register" if any(w in name for w in REGISTER_WORDS) else "database"
+
+
+def round_labels(rounds: Sequence[whole_searches.RoundRow]) -> tuple[dict[str, int], list[str]]:
+    """Each update run's round index and the rounds' labels (index 0: the initial round)."""
+    updates = sorted({r.round for r in rounds if r.kind == "update" and r.round > 0})
+    index = {n: i + 1 for i, n in enumerate(updates)}
+    dated = {r.round: r.created_at[:10] for r in rounds if r.kind == "update"}
+    of_run = {r.run_id: index[r.round] for r in rounds if r.kind == "update" and r.round > 0}
+    labels = ["Initial search"] + [f"Update {n} ({dated[n]})" for n in updates]
+    return of_run, labels
+
+
+def compute_flow(
+    groups: Sequence[WorkingGroup],
+    *,
+    history: DecisionHistory,
+    policies: Mapping[Stage, ConflictPolicy],
+    not_retrieved: Collection[str] = (),
+    run_round: Mapping[str, int] | None = None,
+    labels: Sequence[str] = ("Initial search",),
+) -> FlowResult:
+    """The flow of a Study's working set ``groups``; ``history`` is keyed by group key,
+    ``not_retrieved`` holds group keys, ``run_round`` maps an update run to its round."""
+    run_round = run_round or {}
+    n_rounds = len(labels)
+
+    def round_of(row: StudyRecordRow) -> int:
+        return run_round.get(row.source_id, 0) if row.source_kind == "run" else 0
+
+    group_round: dict[str, int] = {}
+    records: list[list[StudyRecordRow]] = [[] for _ in range(n_rounds)]
+    to_screen: list[list[str]] = [[] for _ in range(n_rounds)]
+    for g in groups:
+        r = min(round_of(m) for m in g.members)
+        group_round[g.key] = r
+        to_screen[r].append(g.key)
+        for m in g.members:
+            records[round_of(m)].append(m)
+    notes: list[str] = []
+    title = history.final("title_abstract", policies["title_abstract"])
+    full = {
+        o.record: (o.verdict, o.reason or NO_REASON)
+        for o in history.outcomes("full_text", policies["full_text"])
+        if o.verdict is not None
+    }
+    missing = set(not_retrieved)
+    sought = {k for k, v in title.items() if v != "exclude" and k in group_round}
+    left_out = [k for k in full if k not in sought or k in missing]
+    if left_out:
+        notes.append(
+            f"{len(left_out)} full-text decision(s) left out: the report is not sought for "
+            "retrieval (its title/abstract decision changed) or is marked not retrieved"
+        )
+    stray_missing = [k for k in missing if k not in sought]
+    if stray_missing:
+        notes.append(
+            f"{len(stray_missing)} report(s) marked not retrieved are no longer sought "
+            "for retrieval and are not counted"
+        )
+    gone = [k for k in {*title, *full} if k not in group_round]
+    if gone:
+        notes.append(f"{len(gone)} decided record(s) are no longer in the working set")
+    out = []
+    for i, label in enumerate(labels):
+        keys = set(to_screen[i])
+        sources: dict[tuple[SourceKind, str], int] = {}
+        for m in records[i]:
+            k = (source_kind(m), m.database or "unnamed source")
+            sources[k] = sources.get(k, 0) + 1
+        ta: dict[str, Verdict] = {k: v for k, v in title.items() if k in keys}
+        ft: dict[str, tuple[Verdict, str]] = {
+            k: v for k, v in full.items() if k in keys and k in sought and k not in missing
+        }
+        out.append(
+            prisma_round(
+                label=label,
+                sources=[SourceCount(n, kind, c) for (kind, n), c in sources.items()],
+                to_screen=to_screen[i],
+                title_abstract=ta,
+                full_text=ft,
+                not_retrieved=[k for k in missing if k in keys and k in sought],
+                removed_duplicates=len(records[i]) - len(to_screen[i]),
+            )
+        )
+    return FlowResult(PrismaFlow(tuple(out)), tuple(notes), group_round)
+
+
+def not_retrieved_groups(rows: Iterable[tuple[str, str]], group_of: Mapping[str, str]) -> set[str]:
+    """The group keys whose latest retrieval row says not retrieved (``rows``: record key
+    and status, oldest first; a group's status is its members' latest)."""
+    status: dict[str, str] = {}
+    for record_key, state in rows:
+        status[group_of.get(record_key, record_key)] = state
+    return {k for k, s in status.items() if s == "not_retrieved"}

@@ -1,0 +1,202 @@
+"""The team half of screening, computed over the cached set and history (pure): the
+resolution queue of a stage, agreement per reviewer pair, and the plan of a decisions
+import (which rows to record, which are recorded already, which match no record).
+
+Blind: while a stage has dual review and is not revealed, the queue is shown to nobody
+(the owner reveals it) and agreement at that stage only to the Study owner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from litdesk.core.screening import (
+    STAGES,
+    DecisionHistory,
+    ImportedDecisions,
+    Stage,
+    Verdict,
+    agreement,
+)
+
+from ._config import ScreeningConfig
+from ._exchange import Matched, RecordIndex, Unmatched, match_decisions
+from ._items import ScreenSet
+from ._state import stage_items
+from ._team_requests import ConflictRow
+
+__all__ = ["ImportPlan", "PlannedDecision", "agreement_pairs", "conflict_rows", "plan_import"]
+
+
+def conflict_rows(
+    screen: ScreenSet, history: DecisionHistory, config: ScreeningConfig, stage: Stage
+) -> tuple[ConflictRow, ...]:
+    """The records whose reviewers conflict at ``stage`` and that no resolution settles
+    (in the order first decided); each with every reviewer's current decision."""
+    out: list[ConflictRow] = []
+    for o in history.conflicts(stage, config.policy(stage)):
+        group = screen.group(o.record)
+        if group is None:  # a record no longer in the Study
+            continue
+        out.append(
+            ConflictRow(
+                o.record,
+                group.paper.title or "",
+                group.paper.year,
+                tuple(
+                    {
+                        "reviewer": d.reviewer,
+                        "verdict": d.verdict,
+                        "reason": d.reason,
+                        "note": d.note,
+                        "at": d.at.isoformat(),
+                    }  # fmt: skip
+                    for d in o.decisions
+                ),
+            )
+        )
+    return tuple(out)
+
+
+def agreement_pairs(
+    history: DecisionHistory, config: ScreeningConfig, *, stage: Stage | None, sees_all: bool
+) -> tuple[tuple[dict[str, object], ...], tuple[Stage, ...]]:
+    """Every pair's figures (``sees_all``: the Study owner; otherwise blind stages are
+    left out and named)."""
+    pairs = agreement(history, stage=stage)
+    hidden: tuple[Stage, ...] = tuple(
+        s for s in STAGES
+        if (stage is None or s == stage) and config.blind(s) and not sees_all
+    )  # fmt: skip
+    return tuple(p.to_dict() for p in pairs if p.stage not in hidden), hidden
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedDecision:
+    """One decision to record: the member record it matched, the reviewer and verdict."""
+
+    line: int
+    record_key: str
+    group: str
+    reviewer: str
+    verdict: Verdict
+    reason: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPlan:
+    record: tuple[PlannedDecision, ...]
+    unchanged: int
+    unmatched: tuple[Unmatched, ...]
+    refused: tuple[Unmatched, ...]
+    reviewers: tuple[str, ...]
+    matched_by: dict[str, int]
+
+
+def _reviewer_of(name: str, *, given: str | None, acting: str, several: bool) -> str | None:
+    """Whose decision an imported row is: ``given`` (a Rayyan file with several reviewers:
+    only that reviewer's rows), else the row's own reviewer when the file has several, else
+    the acting account."""
+    if given is not None:
+        if several and name:
+            return given if name.casefold() == given.casefold() else None
+        return given
+    return name if several and name else acting
+
+
+def plan_import(
+    parsed: ImportedDecisions,
+    screen: ScreenSet,
+    history: DecisionHistory,
+    config: ScreeningConfig,
+    *,
+    stage: Stage,
+    reviewer: str | None,
+    acting: str,
+) -> ImportPlan:
+    """What an import records: each row matched to a record, at ``stage`` (full text only
+    for records that reached it; an exclusion there with a reason from the Study's list),
+    the last row per record and reviewer kept, and rows equal to the reviewer's current
+    decision not recorded again (a re-import records nothing)."""
+    matched, unmatched = match_decisions(parsed, RecordIndex(screen.groups))
+    names = {d.reviewer for d in parsed.decisions if d.reviewer}
+    several = len(names) > 1
+    if (
+        reviewer is not None
+        and several
+        and reviewer.casefold() not in {n.casefold() for n in names}
+    ):
+        unmatched = [*unmatched] + [
+            Unmatched(
+                m.decision.line,
+                f"reviewer {reviewer!r} is not in the file ({', '.join(sorted(names))})",
+            )  # fmt: skip
+            for m in matched
+        ]
+        matched = []
+    allowed = set(stage_items(screen, history, config, stage)) if stage == "full_text" else None
+    refused: list[Unmatched] = []
+    last: dict[tuple[str, str], PlannedDecision] = {}
+    by: dict[str, int] = {}
+    for m in matched:
+        who = _reviewer_of(m.decision.reviewer, given=reviewer, acting=acting, several=several)
+        if who is None:
+            continue
+        planned = _planned(m, who, stage, allowed, config)
+        if isinstance(planned, Unmatched):
+            refused.append(planned)
+            continue
+        by[m.by] = by.get(m.by, 0) + 1
+        last.pop((planned.group, who), None)  # a later row replaces it, in file order
+        last[(planned.group, who)] = planned
+    current = history.current(stage=stage)
+    record: list[PlannedDecision] = []
+    unchanged = 0
+    for (group, who), p in last.items():
+        now = current.get((group, stage, who))
+        if now is not None and (now.verdict, now.reason, now.note) == (p.verdict, p.reason,
+                                                                       p.note):  # fmt: skip
+            unchanged += 1
+        else:
+            record.append(p)
+    reviewers = tuple(dict.fromkeys(p.reviewer for p in last.values()))
+    return ImportPlan(tuple(record), unchanged, tuple(unmatched), tuple(refused), reviewers, by)
+
+
+def _planned(
+    m: Matched,
+    reviewer: str,
+    stage: Stage,
+    allowed: set[str] | None,
+    config: ScreeningConfig,
+) -> PlannedDecision | Unmatched:
+    d = m.decision
+    reason = " ".join(d.reason.split())[:500]
+    if allowed is not None and m.group not in allowed:
+        return Unmatched(
+            d.line, "the record is not at full text (not included or maybe at title/abstract)"
+        )
+    if stage == "full_text" and d.verdict == "exclude":
+        if not reason:
+            return Unmatched(d.line, "an exclusion at full text needs a reason")
+        listed = _listed(reason, config.reasons)
+        if listed is None:
+            return Unmatched(
+                d.line, f"reason {reason[:80]!r} is not one of the Study's exclusion reasons"
+            )
+        reason = listed
+    return PlannedDecision(d.line, m.record, m.group, reviewer, d.verdict, reason,
+                           d.note[:20_000])  # fmt: skip
+
+
+def _listed(reason: str, reasons: Sequence[str]) -> str | None:
+    """The Study's reason for ``reason`` (case-insensitively; the first of a list like
+    Rayyan's ``a, b`` that is one)."""
+    table: Mapping[str, str] = {r.casefold(): r for r in reasons}
+    for part in (reason, *reason.split(",")):
+        hit = table.get(part.strip().casefold())
+        if hit is not None:
+            return hit
+    return None

@@ -1,0 +1,367 @@
+"""The use cases of the screening area's team half (issue 28), called by the thin methods
+at the end of :class:`~._area.ScreeningArea`: the resolution queue, reveal and resolve,
+agreement, decisions imported and exported, and the Study's PRISMA 2020 flow.
+
+Roles: readers of the Study view (the queue once revealed, agreement once revealed, the
+flow, the exports); members import their own decisions and, as a third reviewer, resolve a
+conflict they took no part in; the Study owner reveals, resolves any conflict, and imports
+decisions on other reviewers' behalf (a Rayyan file with several reviewers). Every write is
+appended under the Study's screening lock in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from litdesk._errors import NotFoundError
+from litdesk.adapters.store import Store, repo, screening, whole_searches
+from litdesk.adapters.store import accounts as access
+from litdesk.core.screening import (
+    STAGES,
+    DecisionHistory,
+    Outcome,
+    Stage,
+    parse_decisions,
+    prisma_svg,
+)
+from litdesk.services.dedup import working_groups
+from litdesk.services.search import Export
+
+from ._config import ScreeningConfig
+from ._exchange import decisions_csv, decisions_ris
+from ._items import ScreenSet, history_of
+from ._prisma import FlowResult, compute_flow, not_retrieved_groups, round_labels
+from ._requests import ConfigureRequest, ScreeningRequestError, StudyStageRequest
+from ._team import agreement_pairs, conflict_rows, plan_import
+from ._team_requests import (
+    AgreementRequest,
+    AgreementView,
+    ConflictsView,
+    ExportDecisionsRequest,
+    ImportDecisionsRequest,
+    ImportDecisionsView,
+    PrismaFlowRequest,
+    PrismaFlowView,
+    ResolveRequest,
+    RevealView,
+)
+from ._views import DecisionView
+
+if TYPE_CHECKING:
+    from ._area import ScreeningArea
+
+__all__ = [
+    "NotInConflict",
+    "agreement_of",
+    "conflicts_of",
+    "export_decisions",
+    "import_decisions",
+    "prisma_flow",
+    "prisma_svg_export",
+    "resolve",
+    "reveal",
+    "study_flow",
+]
+
+
+class NotInConflict(ScreeningRequestError):
+    """The record is not in the resolution queue (its reviewers agree, or it waits for its
+    second reviewer), or the stage is still blind."""
+
+    default_code = "not_in_conflict"
+
+
+class NotPermitted(access.NotPermitted):
+    """A member may resolve only conflicts they took no part in (a third reviewer)."""
+
+
+def _warm(area: ScreeningArea, ref: str, owner: str) -> None:
+    """Build the Study's screen set before a write transaction: building it reconciles the
+    records, a write of its own (on SQLite a second writer would wait for the first)."""
+    with area.store.read() as conn:
+        study, _ = area._study(conn, ref, owner, "write")
+    area.cache.screen_set(study.id, reconcile=True)
+
+
+def conflicts_of(area: ScreeningArea, request: StudyStageRequest, owner: str) -> ConflictsView:
+    """The stage's resolution queue (empty while blind)."""
+    ctx = area._ctx(request.study, owner)
+    stage = request.stage
+    config = ctx.config
+    blind = config.blind(stage)
+    rows = () if blind else conflict_rows(ctx.screen, ctx.history, config, stage)
+    resolved = sum(
+        1 for o in ctx.history.outcomes(stage, config.policy(stage)) if o.status == "resolved"
+    )
+    return ConflictsView(
+        ctx.study.id,
+        stage,
+        config.dual_review[stage],
+        config.revealed[stage] or not config.dual_review[stage],
+        config.maybe_is_conflict,
+        ctx.role in ("owner", "editor") and not blind,
+        rows,
+        0 if blind and ctx.role != "owner" else resolved,
+    )
+
+
+def reveal(area: ScreeningArea, request: StudyStageRequest, owner: str) -> RevealView:
+    """Reveal the stage's decisions (the Study owner only): its conflicts go to the queue."""
+    area.configure(ConfigureRequest(request.study, revealed={request.stage: True}), owner=owner)
+    ctx = area._ctx(request.study, owner)
+    conflicts = conflict_rows(ctx.screen, ctx.history, ctx.config, request.stage)
+    return RevealView(ctx.study.id, request.stage, True, len(conflicts))
+
+
+def resolve(area: ScreeningArea, request: ResolveRequest, owner: str) -> DecisionView:
+    """Settle a record in the queue (or change its resolution): the Study owner, or a
+    member who is not one of its reviewers; both original decisions stay."""
+    stage = request.stage
+    _warm(area, request.study, owner)
+    with area.store.write() as conn:
+        study, role = area._study(conn, request.study, owner, "write")
+        area.store.lock(conn, screening.SCREENING_LOCK, study.id)
+        config, _ = area._config(conn, study.id)
+        screen = area.cache.screen_set(study.id)
+        group = screen.group(request.record_key)
+        if group is None:
+            raise NotFoundError(
+                f"record {request.record_key[:80]!r} is not in this Study's working set",
+                code="record_not_screenable",
+            )
+        if config.blind(stage):
+            raise NotInConflict(
+                f"{stage} is blind until the Study's owner reveals it", code="blind"
+            )
+        history, _, _ = area.cache.history(study.id, screen, conn=conn)
+        outcome = history.outcome(group.key, stage, config.policy(stage))
+        if outcome.status not in ("conflict", "resolved"):
+            raise NotInConflict(
+                f"record {group.key[:80]!r} is not in conflict at {stage} ({outcome.status})"
+            )
+        if role != "owner" and any(d.reviewer == owner for d in outcome.decisions):
+            raise NotPermitted(
+                "a conflict you took part in is resolved by the Study's owner or a third "
+                "reviewer (or change your own decision)"
+            )
+        reason = request.reason
+        if reason:
+            listed = config.reason_in_list(reason)
+            if stage == "full_text" and request.verdict == "exclude" and listed is None:
+                raise NotInConflict(
+                    f"{reason[:80]!r} is not one of the Study's exclusion reasons: "
+                    + "; ".join(config.reasons),
+                    code="reason_not_listed",
+                )
+            reason = listed or reason
+        row = screening.add_decision(
+            conn,
+            study.id,
+            record_key=group.key,
+            stage=stage,
+            reviewer=owner,
+            kind="resolution",
+            verdict=request.verdict,
+            reason=reason,
+            note=request.note,
+            source="api",
+            made_at=area._now(),
+        )
+    queued = area._after_decision(study.id, stage)
+    return area._decision_view(study.id, stage, row, owner, queued)
+
+
+def agreement_of(area: ScreeningArea, request: AgreementRequest, owner: str) -> AgreementView:
+    """Kappa and percent agreement per pair and stage (blind stages: the Study owner only)."""
+    ctx = area._ctx(request.study, owner)
+    pairs, hidden = agreement_pairs(
+        ctx.history, ctx.config, stage=request.stage, sees_all=ctx.role == "owner"
+    )
+    return AgreementView(ctx.study.id, pairs, hidden)
+
+
+def import_decisions(
+    area: ScreeningArea, request: ImportDecisionsRequest, owner: str
+) -> ImportDecisionsView:
+    """Record a file's decisions (matched by DOI, PMID, key, title); unmatched rows are
+    listed with their lines; decisions already recorded are not recorded again."""
+    text = request.data.decode("utf-8-sig", errors="replace")
+    parsed = parse_decisions(text, format=request.format or "auto")
+    stage = request.stage
+    _warm(area, request.study, owner)
+    with area.store.write() as conn:
+        study, role = area._study(conn, request.study, owner, "write")
+        area.store.lock(conn, screening.SCREENING_LOCK, study.id)
+        config, _ = area._config(conn, study.id)
+        screen = area.cache.screen_set(study.id)
+        history, _, _ = area.cache.history(study.id, screen, conn=conn)
+        plan = plan_import(
+            parsed, screen, history, config, stage=stage, reviewer=request.reviewer, acting=owner
+        )
+        others = [r for r in plan.reviewers if r != owner]
+        if others and role != "owner":
+            raise access.NotPermitted(
+                "only the Study's owner records decisions for other reviewers "
+                f"({', '.join(others[:5])})"
+            )
+        now = area._now()
+        for p in plan.record:
+            screening.add_decision(
+                conn,
+                study.id,
+                record_key=p.record_key,
+                stage=stage,
+                reviewer=p.reviewer,
+                kind="decision",
+                verdict=p.verdict,
+                reason=p.reason,
+                note=p.note,
+                source=f"import:{parsed.format}",
+                made_at=now,
+            )
+        if plan.record:
+            access.add_history(conn, study.id, owner, "screening_imported", None, now)
+    if plan.record:
+        area._after_decision(study.id, stage)
+    return ImportDecisionsView(
+        study.id,
+        request.filename,
+        parsed.format,
+        stage,
+        plan.reviewers,
+        len(parsed.decisions),
+        len(plan.record),
+        plan.unchanged,
+        parsed.skipped,
+        tuple(u.to_dict() for u in plan.unmatched),
+        tuple(u.to_dict() for u in plan.refused),
+        plan.matched_by,
+    )
+
+
+def _own_outcomes(history: DecisionHistory, stage: Stage, reviewer: str) -> dict[str, Outcome]:
+    """A blind reviewer's view: their own current decisions as the outcomes."""
+    return {
+        record: Outcome(record, stage, "pending", d.verdict, (d,))
+        for (record, _, _), d in history.current(stage=stage, reviewer=reviewer).items()
+    }
+
+
+def export_decisions(area: ScreeningArea, request: ExportDecisionsRequest, owner: str) -> Export:
+    """The stage's decisions, one row per study (blind: the reader's own, unless owner)."""
+    ctx = area._ctx(request.study, owner)
+    stage = request.stage
+    if ctx.config.blind(stage) and ctx.role != "owner":
+        outcomes = _own_outcomes(ctx.history, stage, owner)
+    else:
+        outcomes = {o.record: o for o in ctx.history.outcomes(stage, ctx.config.policy(stage))}
+    groups = ctx.screen.groups
+    slug = "".join(c if c.isalnum() else "-" for c in ctx.study.name.lower()).strip("-")[:60]
+    name = f"screening-{slug or 'study'}-{stage}"
+    if request.format == "ris":
+        body = decisions_ris(groups, outcomes, stage)
+        return Export(body.encode("utf-8"), f"{name}.ris", "application/x-research-info-systems",
+                      len(groups))  # fmt: skip
+    body = decisions_csv(groups, outcomes)
+    return Export(body.encode("utf-8"), f"{name}.csv", "text/csv; charset=utf-8", len(groups))
+
+
+def study_flow(
+    store: Store,
+    study: repo.StudyRow,
+    *,
+    role: str,
+    screen: ScreenSet | None = None,
+    history: DecisionHistory | None = None,
+    config: ScreeningConfig | None = None,
+) -> FlowResult:
+    """A Study's PRISMA 2020 flow (the screen set and history when the caller has them).
+    A stage still blind is counted for the Study owner only; others see it as not yet
+    screened, said so in the notes."""
+    with store.read() as conn:
+        rounds = whole_searches.list_rounds(conn, study.id)
+        retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study.id)]
+        if config is None:
+            stored = screening.get_settings(conn, study.id)
+            config = ScreeningConfig.from_json(stored.data if stored else None)
+        rows = None if history is not None else screening.list_decisions(conn, study.id)
+    if screen is None:
+        groups = tuple(working_groups(store, study.id))
+        group_of = {m.key: g.key for g in groups for m in g.members} | {
+            g.key: g.key for g in groups
+        }
+    else:
+        groups, group_of = screen.groups, screen.group_of
+    if history is None:
+        assert rows is not None
+        history, _ = history_of(rows, group_of)
+    hidden = [s for s in STAGES if config.blind(s) and role != "owner"]
+    if hidden:
+        history = _without(history, hidden)
+    run_round, labels = round_labels(rounds)
+    result = compute_flow(
+        groups,
+        history=history,
+        policies={s: config.policy(s) for s in STAGES},
+        not_retrieved=not_retrieved_groups(retrieval, group_of),
+        run_round=run_round,
+        labels=labels,
+    )
+    if hidden:
+        note = f"decisions at {', '.join(hidden)} are blind until the Study's owner reveals them"
+        result = replace(result, notes=(*result.notes, note))
+    return result
+
+
+def _without(history: DecisionHistory, stages: list[Stage]) -> DecisionHistory:
+    """The history without the entries of ``stages`` (renumbered; undos follow theirs)."""
+    out = DecisionHistory()
+    new_seq: dict[int, int] = {}
+    for e in history:
+        if e.stage in stages:
+            continue
+        if e.kind == "undo":
+            assert e.undoes is not None
+            if e.undoes in new_seq:
+                new_seq[e.seq] = out.undo(new_seq[e.undoes], e.reviewer, at=e.at, note=e.note).seq
+            continue
+        add = out.resolve if e.kind == "resolve" else out.decide
+        assert e.verdict is not None
+        new_seq[e.seq] = add(
+            e.record, e.reviewer, e.verdict, stage=e.stage, at=e.at, reason=e.reason, note=e.note
+        ).seq
+    return out
+
+
+def prisma_flow(area: ScreeningArea, request: PrismaFlowRequest, owner: str) -> PrismaFlowView:
+    """The Study's PRISMA 2020 flow as data, with its Markdown and CSV."""
+    ctx = area._ctx(request.study, owner, reconcile=True)
+    result = study_flow(
+        area.store, ctx.study, role=ctx.role, screen=ctx.screen, history=ctx.history,
+        config=ctx.config,
+    )  # fmt: skip
+    return PrismaFlowView(
+        ctx.study.id, ctx.study.name, result.to_dict(), result.flow.to_markdown(),
+        result.flow.to_csv(),
+    )  # fmt: skip
+
+
+def prisma_svg_export(area: ScreeningArea, request: PrismaFlowRequest, owner: str) -> Export:
+    """The flow diagram as SVG, Markdown or CSV (a file to download)."""
+    view_ctx = area._ctx(request.study, owner, reconcile=True)
+    result = study_flow(
+        area.store, view_ctx.study, role=view_ctx.role, screen=view_ctx.screen,
+        history=view_ctx.history, config=view_ctx.config,
+    )  # fmt: skip
+    slug = "".join(c if c.isalnum() else "-" for c in view_ctx.study.name.lower()).strip("-")
+    name = f"prisma-2020-{slug[:60] or 'study'}"
+    total = sum(len(r.included) for r in result.flow.rounds)
+    if request.format == "md":
+        return Export(result.flow.to_markdown().encode(), f"{name}.md",
+                      "text/markdown; charset=utf-8", total)  # fmt: skip
+    if request.format == "csv":
+        return Export(result.flow.to_csv().encode(), f"{name}.csv", "text/csv; charset=utf-8",
+                      total)  # fmt: skip
+    svg = prisma_svg(result.flow, title=f"PRISMA 2020 flow diagram: {view_ctx.study.name}")
+    return Export(svg.encode(), f"{name}.svg", "image/svg+xml", total)

@@ -1,0 +1,274 @@
+"""Requests and views of the screening area's team half (issue 28): conflicts and their
+resolution, agreement, decisions imported and exported, the PRISMA 2020 flow. Each request
+is validated once when made (a :class:`ScreeningRequestError` naming the field)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from litdesk.core.screening import DECISION_FORMATS, DecisionsFormat, Stage, Verdict
+
+from ._requests import (
+    MAX_NOTE,
+    ScreeningRequestError,
+    _ref,
+    _text,
+    _verdict,
+    parse_stage,
+)
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "MAX_IMPORT_BYTES",
+    "PRISMA_FLOW_FORMATS",
+    "AgreementRequest",
+    "AgreementView",
+    "ConflictRow",
+    "ConflictsView",
+    "ExportDecisionsRequest",
+    "ImportDecisionsRequest",
+    "ImportDecisionsView",
+    "PrismaFlowRequest",
+    "PrismaFlowView",
+    "ResolveRequest",
+    "RevealView",
+]
+
+ExportFormat = Literal["csv", "ris"]
+EXPORT_FORMATS: Final[tuple[ExportFormat, ...]] = ("csv", "ris")
+PrismaFlowFormat = Literal["json", "md", "csv", "svg"]
+PRISMA_FLOW_FORMATS: Final[tuple[PrismaFlowFormat, ...]] = ("json", "md", "csv", "svg")
+#: the largest decisions file read
+MAX_IMPORT_BYTES: Final = 64 * 1024 * 1024
+MAX_REASON: Final = 500
+MAX_FILENAME: Final = 255
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveRequest:
+    """The decision that settles a conflict (the Study owner, or a member when the Study
+    lets the pair or a third reviewer decide); both original decisions stay."""
+
+    study: str
+    stage: Stage
+    record_key: str
+    verdict: Verdict
+    reason: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        object.__setattr__(self, "stage", parse_stage(self.stage))
+        object.__setattr__(self, "record_key", _ref(self.record_key, "a record key"))
+        object.__setattr__(self, "verdict", _verdict(str(self.verdict).strip().lower()))
+        reason = " ".join(_text(self.reason, MAX_REASON, "a reason").split())
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "note", _text(self.note, MAX_NOTE, "a note"))
+        if self.stage == "full_text" and self.verdict == "exclude" and not reason:
+            raise ScreeningRequestError(
+                "excluding a record at full text needs a reason from the Study's list",
+                code="reason_required",
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementRequest:
+    """Agreement per reviewer pair and stage (``stage`` None: both)."""
+
+    study: str
+    stage: Stage | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        if self.stage is not None:
+            object.__setattr__(self, "stage", parse_stage(self.stage))
+
+
+@dataclass(frozen=True, slots=True)
+class ImportDecisionsRequest:
+    """A decisions file (CSV, ASReview or Rayyan export; ``format`` None: detected) to
+    record as ``reviewer``'s decisions at ``stage`` (``reviewer`` None: the acting
+    account; a Rayyan file's own reviewer names when it holds several and none is given)."""
+
+    study: str
+    data: bytes = field(repr=False)
+    filename: str = "decisions.csv"
+    stage: Stage = "title_abstract"
+    reviewer: str | None = None
+    format: DecisionsFormat | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        object.__setattr__(self, "stage", parse_stage(self.stage))
+        if not isinstance(self.data, bytes):
+            raise ScreeningRequestError("the file is bytes", code="bad_file")
+        if len(self.data) > MAX_IMPORT_BYTES:
+            raise ScreeningRequestError(
+                f"the file is larger than {MAX_IMPORT_BYTES // 1024 // 1024} MB",
+                code="too_large",
+            )
+        name = (self.filename or "").strip()[:MAX_FILENAME] or "decisions.csv"
+        object.__setattr__(self, "filename", name)
+        if self.reviewer is not None:
+            object.__setattr__(self, "reviewer", _ref(self.reviewer, "a reviewer"))
+        if self.format is not None and self.format not in DECISION_FORMATS:
+            raise ScreeningRequestError(
+                f"format must be one of {', '.join(DECISION_FORMATS)}", code="bad_format"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class ExportDecisionsRequest:
+    """The decisions at ``stage`` as CSV or RIS (one row per study of the working set)."""
+
+    study: str
+    stage: Stage = "title_abstract"
+    format: ExportFormat = "csv"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        object.__setattr__(self, "stage", parse_stage(self.stage))
+        if self.format not in EXPORT_FORMATS:
+            raise ScreeningRequestError(
+                f"format must be one of {', '.join(EXPORT_FORMATS)}", code="bad_format"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class PrismaFlowRequest:
+    """A Study's PRISMA 2020 flow as data, Markdown, CSV or SVG."""
+
+    study: str
+    format: PrismaFlowFormat = "json"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        if self.format not in PRISMA_FLOW_FORMATS:
+            raise ScreeningRequestError(
+                f"format must be one of {', '.join(PRISMA_FLOW_FORMATS)}", code="bad_format"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictRow:
+    """A record in the resolution queue: its title and the reviewers' decisions."""
+
+    record_key: str
+    title: str
+    year: int | None
+    decisions: tuple[dict[str, object], ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "record_key": self.record_key,
+            "title": self.title,
+            "year": self.year,
+            "decisions": [dict(d) for d in self.decisions],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictsView:
+    """The resolution queue of a stage (empty and ``revealed`` False while blind), and the
+    resolutions made so far."""
+
+    study_id: str
+    stage: Stage
+    dual_review: bool
+    revealed: bool
+    maybe_is_conflict: bool
+    can_resolve: bool
+    conflicts: tuple[ConflictRow, ...]
+    resolved: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "stage": self.stage,
+            "dual_review": self.dual_review,
+            "revealed": self.revealed,
+            "maybe_is_conflict": self.maybe_is_conflict,
+            "can_resolve": self.can_resolve,
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "count": len(self.conflicts),
+            "resolved": self.resolved,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RevealView:
+    """A stage revealed by the Study owner: the conflicts now in the queue."""
+
+    study_id: str
+    stage: Stage
+    revealed: bool
+    conflicts: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"study_id": self.study_id, "stage": self.stage, "revealed": self.revealed,
+                "conflicts": self.conflicts}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementView:
+    """Cohen's kappa and percent agreement per reviewer pair and stage (overall and over
+    time); ``hidden`` while a stage is blind and the reader is not the Study owner."""
+
+    study_id: str
+    pairs: tuple[dict[str, object], ...]
+    hidden: tuple[Stage, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"study_id": self.study_id, "pairs": [dict(p) for p in self.pairs],
+                "hidden_stages": list(self.hidden)}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ImportDecisionsView:
+    """What an import did: rows read, decisions recorded, those already recorded (a
+    re-import records nothing again), lines skipped (no decision), rows matched to no
+    record (with their lines and why)."""
+
+    study_id: str
+    filename: str
+    format: str
+    stage: Stage
+    reviewers: tuple[str, ...]
+    rows: int
+    recorded: int
+    unchanged: int
+    skipped: tuple[int, ...]
+    unmatched: tuple[dict[str, object], ...]
+    refused: tuple[dict[str, object], ...]
+    matched_by: dict[str, int]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "filename": self.filename,
+            "format": self.format,
+            "stage": self.stage,
+            "reviewers": list(self.reviewers),
+            "rows": self.rows,
+            "recorded": self.recorded,
+            "unchanged": self.unchanged,
+            "skipped": list(self.skipped),
+            "unmatched": [dict(u) for u in self.unmatched],
+            "refused": [dict(r) for r in self.refused],
+            "matched_by": dict(self.matched_by),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PrismaFlowView:
+    """A Study's PRISMA 2020 flow: per round and in total, the checks and the notes."""
+
+    study_id: str
+    study_name: str
+    flow: dict[str, object]
+    markdown: str
+    csv: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"study_id": self.study_id, "study": self.study_name, **self.flow}

@@ -1,0 +1,96 @@
+"""``litdesk screen import-decisions | export-decisions | conflicts | reveal | resolve |
+agreement`` and ``litdesk study prisma`` end to end on a real SQLite store: a Rayyan-shaped
+export with two reviewers in a dual-review Study, its conflicts revealed and resolved, the
+RIS export read back by ``litdesk import``, the PRISMA flow as JSON, Markdown, CSV, SVG."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from litdesk._settings import get_settings
+from litdesk.faces.cli import app
+
+TITLES = [f"Trial {i} of a beta blocker in heart failure cohort {i * 7}" for i in range(10)]
+
+
+@pytest.fixture
+def cli(tmp_settings, monkeypatch):
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    get_settings.cache_clear()
+    runner = CliRunner()
+
+    def invoke(*args: object, code: int = 0):
+        result = runner.invoke(app, [str(a) for a in args])
+        assert result.exit_code == code, (result.output, result.exception)
+        return result
+
+    yield invoke
+    get_settings.cache_clear()
+
+
+def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
+    records = tmp_path / "records.csv"
+    records.write_text(
+        "title,doi,year\n"
+        + "".join(f"{t},10.1000/t{i},{2000 + i}\n" for i, t in enumerate(TITLES)),
+        encoding="utf-8",
+    )
+    cli("study", "new", "Beta")
+    cli("import", records, "--study", "Beta")
+    cli("screen", "configure", "Beta", "--dual-review", "title_abstract=on")
+    rayyan = tmp_path / "rayyan.csv"
+    rows = ["key,title,year,notes"]
+    for i, t in enumerate(TITLES):
+        a = "Included" if i % 2 else "Excluded"
+        b = a if i % 3 else ("Included" if a == "Excluded" else "Excluded")
+        rows.append(
+            f'{i + 1},{t},{2000 + i},"RAYYAN-INCLUSION: {{""Ann""=>""{a}"", ""Bo""=>""{b}""}}"'
+        )
+    rows.append(
+        '11,Nothing like this is in the Study,1999,"RAYYAN-INCLUSION: {""Ann""=>""Included""}"'
+    )
+    rayyan.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = json.loads(cli("screen", "import-decisions", "Beta", rayyan, "--json").stdout)
+    assert out["format"] == "rayyan" and out["recorded"] == 2 * len(TITLES)
+    assert [u["line"] for u in out["unmatched"]] == [len(TITLES) + 2]
+    text = cli("screen", "import-decisions", "Beta", rayyan).stdout
+    assert "0 recorded" in text and f"line {len(TITLES) + 2}:" in text
+
+    disagree = [i for i in range(len(TITLES)) if i % 3 == 0]
+    blind = json.loads(cli("screen", "conflicts", "Beta", "--json").stdout)
+    assert blind["conflicts"] == [] and not blind["revealed"]
+    assert "blind" in cli("screen", "conflicts", "Beta").stdout
+    assert json.loads(cli("screen", "reveal", "Beta", "--json").stdout)["conflicts"] == len(
+        disagree
+    )
+    queue = json.loads(cli("screen", "conflicts", "Beta", "--json").stdout)["conflicts"]
+    assert [c["title"] for c in queue] == [TITLES[i] for i in disagree]
+    cli("screen", "resolve", "Beta", queue[0]["record_key"], "include", "--note", "dose fits")
+    agree = json.loads(cli("screen", "agreement", "Beta", "--json").stdout)
+    (pair,) = agree["pairs"]
+    assert pair["reviewers"] == ["Ann", "Bo"] and pair["n"] == len(TITLES)
+    assert pair["agreed"] == len(TITLES) - len(disagree)
+    assert "kappa" in cli("screen", "agreement", "Beta").stdout
+
+    ris = tmp_path / "decisions.ris"
+    cli("screen", "export-decisions", "Beta", "--format", "ris", "-o", ris)
+    body = ris.read_text(encoding="utf-8")
+    assert body.count("ER  -") == len(TITLES) and "ASReview_relevant" in body
+    cli("study", "new", "Back")
+    cli("import", ris, "--study", "Back")  # litdesk's own RIS reader takes it back
+    csv_text = cli("screen", "export-decisions", "Beta").stdout
+    assert csv_text.splitlines()[0].startswith("record_id,doi,pmid,title")
+
+    flow = json.loads(cli("study", "prisma", "Beta", "--json").stdout)
+    (r,) = flow["rounds"]
+    assert all(c["ok"] for c in r["checks"])
+    assert r["screened"] == len(TITLES) - len(disagree) + 1
+    md = cli("study", "prisma", "Beta").stdout
+    assert "| Records screened |" in md
+    assert cli("study", "prisma", "Beta", "--format", "csv").stdout.startswith("box,level,")
+    assert cli("study", "prisma", "Beta", "--format", "svg").stdout.startswith("<svg")
+    cli("study", "prisma", "Beta", "--format", "pdf", code=2)

@@ -1,0 +1,210 @@
+"""Decisions from other tools (issue 28) on a Study made from a real labelled set: an
+ASReview export (its ``included`` column) and a Rayyan export (``RAYYAN-INCLUSION`` notes,
+two reviewers) matched by DOI, PMID and title, unmatched rows listed by line, a re-import
+recording nothing, full-text exclusions held to the Study's reasons; the PRISMA flow and
+``litdesk study prisma --json`` giving the same numbers."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from litdesk import Settings
+from litdesk.core.screening import DecisionsFileError
+from litdesk.services.app import App, open_app
+from litdesk.services.screening import (
+    AgreementRequest,
+    ConfigureRequest,
+    ExportDecisionsRequest,
+    ImportDecisionsRequest,
+    PrismaFlowRequest,
+    RetrievalRequest,
+    StudyStageRequest,
+)
+from litdesk.services.studies import CreateStudyRequest, ImportRequest
+
+OUD = "screening/synergy_Oud_2018/synergy_Oud_2018.csv"
+N = 80
+
+
+def on_app(settings: Settings, body: Callable[[App], Any]) -> Any:
+    async def go() -> Any:
+        async with open_app(settings) as app:
+            return await asyncio.to_thread(body, app)
+
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def labelled(fixtures_dir: Path, tmp_path: Path) -> tuple[Path, list[dict[str, str]]]:
+    """The first rows of a real labelled set (every included one among the first 600
+    too, so that both labels occur), written as a file the Study imports."""
+    with (fixtures_dir / OUD).open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    chosen = rows[:N] + [r for r in rows[N:600] if r["label_included"] == "1"][:5]
+    path = tmp_path / "oud.csv"
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["title", "abstract", "doi", "pmid", "year"])
+        w.writeheader()
+        for r in chosen:
+            w.writerow({k: r[k] for k in ("title", "abstract", "doi", "pmid", "year")})
+    return path, chosen
+
+
+def _study(app: App, path: Path) -> str:
+    sid = app.studies.create_study(CreateStudyRequest("Oud", None), owner=app.owner).id
+    app.studies.import_files(ImportRequest(study=sid, paths=(str(path),)), owner=app.owner)
+    return sid
+
+
+def _asreview(rows: list[dict[str, str]]) -> bytes:
+    """ASReview LAB's export shape: its own record_id (a row number), the data, included."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["record_id", "title", "abstract", "doi", "included", "asreview_ranking"])
+    for i, r in enumerate(rows):
+        w.writerow([i, r["title"], r["abstract"][:200], r["doi"], r["label_included"], i + 1])
+    w.writerow([len(rows), "A record that is not in the Study at all", "", "", "1", 0])
+    w.writerow([len(rows) + 1, "Unlabelled", "", "", "", 0])
+    return buf.getvalue().encode("utf-8")
+
+
+def _rayyan(rows: list[dict[str, str]]) -> bytes:
+    """Rayyan's export shape: key, title, ..., notes holding RAYYAN-INCLUSION per reviewer
+    (Bob disagrees with Alice on every seventh record)."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["key", "title", "authors", "journal", "year", "url", "pmid", "notes"])
+    word = {"1": "Included", "0": "Excluded"}
+    for i, r in enumerate(rows):
+        a = word[r["label_included"]]
+        b = a if i % 7 else ("Excluded" if a == "Included" else "Included")
+        notes = f'RAYYAN-INCLUSION: {{"Alice"=>"{a}", "Bob"=>"{b}"}}'
+        if "Excluded" in (a, b):
+            notes += " | RAYYAN-EXCLUSION-REASONS: wrong population"
+        w.writerow([i + 1, r["title"], "", "", r["year"], "", r["pmid"], notes])
+    return buf.getvalue().encode("utf-8")
+
+
+def test_asreview_export_matched_reimport_idempotent_and_prisma_agrees(
+    tmp_settings: Settings,
+    labelled: tuple[Path, list[dict[str, str]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path, rows = labelled
+
+    def body(app: App) -> dict[str, Any]:
+        sid = _study(app, path)
+        data = _asreview(rows)
+        req = ImportDecisionsRequest(sid, data, "asreview_export.csv")
+        first = app.screening.import_decisions(req, owner=app.owner)
+        assert first.format == "asreview"
+        assert first.rows == len(rows) + 1 and first.skipped == (len(rows) + 3,)
+        assert [u["line"] for u in first.unmatched] == [len(rows) + 2]
+        assert first.recorded == len(rows) and first.unchanged == 0
+        again = app.screening.import_decisions(req, owner=app.owner)
+        assert again.recorded == 0 and again.unchanged == len(rows)
+        # the decisions are the file's: the exported CSV says the same per DOI
+        export = app.screening.export_decisions(ExportDecisionsRequest(sid), owner=app.owner)
+        got = {
+            r["doi"]: r["decision"] for r in csv.DictReader(io.StringIO(export.text)) if r["doi"]
+        }
+        want = {r["doi"].lower(): ("include" if r["label_included"] == "1" else "exclude")
+                for r in rows if r["doi"]}  # fmt: skip
+        assert {k: got[k] for k in want} == want
+        # full text: retrieval and reasons from the Study's list only
+        included = [
+            r for r in csv.DictReader(io.StringIO(export.text)) if r["decision"] == "include"
+        ]
+        assert len(included) >= 5
+        ft = io.StringIO()
+        w = csv.writer(ft)
+        w.writerow(["record_id", "decision", "reason"])
+        w.writerow([included[0]["record_id"], "exclude", "Wrong population"])
+        w.writerow([included[1]["record_id"], "exclude", "the moon was full"])
+        w.writerow([included[2]["record_id"], "include", ""])
+        excluded = next(
+            r for r in csv.DictReader(io.StringIO(export.text)) if r["decision"] == "exclude"
+        )
+        w.writerow([excluded["record_id"], "include", ""])
+        ft_view = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, ft.getvalue().encode(), "ft.csv", "full_text"),
+            owner=app.owner,
+        )
+        assert ft_view.recorded == 2
+        assert [u["line"] for u in ft_view.refused] == [3, 5]
+        app.screening.retrieval(
+            RetrievalRequest(sid, included[3]["record_id"], False), owner=app.owner
+        )
+        flow = app.screening.prisma(PrismaFlowRequest(sid), owner=app.owner).to_dict()
+        (r,) = flow["rounds"]  # type: ignore[misc]
+        assert all(c["ok"] for c in r["checks"])
+        assert r["screened"] == len(rows) and r["excluded_reasons"] == {"wrong population": 1}
+        assert r["not_retrieved"] == 1 and r["included"] == 1
+        assert r["sought"] == len(included)
+        return {"sid": sid, "flow": flow}
+
+    out = on_app(tmp_settings, body)
+    # the CLI prints the same numbers
+    from litdesk._settings import get_settings
+    from litdesk.faces.cli import app as cli
+
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, ["study", "prisma", out["sid"], "--json"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["rounds"] == out["flow"]["rounds"]
+
+
+def test_rayyan_export_two_reviewers_conflicts_and_agreement(
+    tmp_settings: Settings, labelled: tuple[Path, list[dict[str, str]]]
+) -> None:
+    path, rows = labelled
+
+    def body(app: App) -> None:
+        sid = _study(app, path)
+        app.screening.configure(
+            ConfigureRequest(sid, dual_review={"title_abstract": True}), owner=app.owner
+        )
+        view = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, _rayyan(rows), "rayyan.csv"), owner=app.owner
+        )
+        assert view.format == "rayyan" and set(view.reviewers) == {"Alice", "Bob"}
+        assert view.recorded == 2 * len(rows) and not view.unmatched
+        stage = StudyStageRequest(sid, "title_abstract")
+        disagree = sum(1 for i, _ in enumerate(rows) if i % 7 == 0)
+        assert app.screening.reveal(stage, owner=app.owner).conflicts == disagree
+        (pair,) = app.screening.agreement(AgreementRequest(sid), owner=app.owner).pairs
+        assert pair["n"] == len(rows) and pair["agreed"] == len(rows) - disagree
+        # only Bob's: a reviewer named in the file
+        only = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, _rayyan(rows), "rayyan.csv", reviewer="Bob"),
+            owner=app.owner,
+        )
+        assert only.reviewers == ("Bob",) and only.recorded == 0 and only.unchanged == len(rows)
+
+    on_app(tmp_settings, body)
+
+
+def test_bad_files_are_clear_errors(tmp_settings: Settings, tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text("title,doi\nOne,10.1000/one\n", encoding="utf-8")
+
+    def body(app: App) -> None:
+        sid = _study(app, path)
+        for data in (b"", b"title,colour\nOne,blue\n", b"doi,decision\n10.1000/one,perhaps\n"):
+            with pytest.raises(DecisionsFileError):
+                app.screening.import_decisions(ImportDecisionsRequest(sid, data), owner=app.owner)
+
+    on_app(tmp_settings, body)

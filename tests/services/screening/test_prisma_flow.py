@@ -1,0 +1,126 @@
+"""PRISMA 2020 computed from a Study's trace and screening decisions (issue 28): rounds of a
+living review as their own column, duplicates removed per round, the full-text exclusions
+one line per reason, decisions that no longer fit left out and said so, and the flow's
+arithmetic on every test Study."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from litdesk.adapters.store import StudyRecordRow, whole_searches
+from litdesk.core.screening import ConflictPolicy, DecisionHistory, Stage
+from litdesk.services.dedup import WorkingGroup
+from litdesk.services.screening._prisma import compute_flow, round_labels
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+SINGLE: dict[Stage, ConflictPolicy] = {s: ConflictPolicy() for s in ("title_abstract", "full_text")}
+
+
+def _row(key: str, kind: str, source: str, database: str) -> StudyRecordRow:
+    return StudyRecordRow(key, kind, source, 0, "sha256:" + key, database, None, None,
+                          {"paper": {"title": key}}, "2026-01-01")  # fmt: skip
+
+
+def _group(*rows: StudyRecordRow) -> WorkingGroup:
+    from litdesk.core.records import Paper
+
+    return WorkingGroup(
+        rows[0].key, Paper(id="REC-" + rows[0].key.upper(), title=rows[0].key), rows, False
+    )
+
+
+def assert_arithmetic(flow: object) -> None:
+    from litdesk.core.screening import PrismaFlow
+
+    assert isinstance(flow, PrismaFlow)
+    for r in flow.rounds:
+        d = r.to_dict()
+        assert all(c["ok"] for c in d["checks"]), d["checks"]  # type: ignore[index]
+        assert r.identified - r.removed_duplicates == len(r.to_screen)
+        assert len(r.screened) - len(r.excluded_screening) == len(r.sought)
+        assert len(r.sought) - len(r.not_retrieved) == len(r.assessed) + len(r.awaiting_full_text)
+        assert len(r.assessed) - r.excluded_reports_total == len(r.included)
+
+
+def test_rounds_are_columns_and_reasons_are_lines() -> None:
+    rounds = [
+        whole_searches.RoundRow("s", "run0", 0, "search", 100, None, "a", "2026-01-01", None),
+        whole_searches.RoundRow("s", "run1", 1, "update", 100, None, "a", "2026-03-01", None),
+    ]
+    run_round, labels = round_labels(rounds)
+    assert labels == ["Initial search", "Update 1 (2026-03-01)"]
+    groups = [
+        _group(_row("a", "run", "run0", "PubMed"), _row("a2", "run", "run0", "OpenAlex"),
+               _row("a3", "run", "run1", "PubMed")),  # a duplicate found again in round 1
+        _group(_row("b", "import", "imp", "Import: x.ris (ris)")),
+        _group(_row("c", "paper", "p1", "Added to the Study by hand")),
+        _group(_row("d", "run", "run0", "ClinicalTrials.gov")),
+        _group(_row("e", "run", "run1", "PubMed")),
+        _group(_row("f", "run", "run1", "OpenAlex"), _row("f2", "run", "run1", "PubMed")),
+    ]  # fmt: skip
+    h = DecisionHistory()
+    for n, (rec, verdict) in enumerate(
+        [
+            ("a", "include"),
+            ("b", "include"),
+            ("c", "maybe"),
+            ("d", "exclude"),
+            ("e", "include"),
+            ("f", "include"),
+        ]  # fmt: skip
+    ):
+        h.decide(rec, "ann", verdict, at=T0 + timedelta(minutes=n))  # type: ignore[arg-type]
+    h.decide("a", "ann", "exclude", stage="full_text", at=T0, reason="wrong population")
+    h.decide("b", "ann", "include", stage="full_text", at=T0)
+    h.decide("e", "ann", "exclude", stage="full_text", at=T0, reason="wrong outcome")
+    h.decide("f", "ann", "exclude", stage="full_text", at=T0, reason="wrong population")
+    result = compute_flow(groups, history=h, policies=SINGLE, not_retrieved={"c"},
+                          run_round=run_round, labels=labels)  # fmt: skip
+    flow = result.flow
+    assert_arithmetic(flow)
+    first, update = flow.rounds
+    assert first.identified == 5 and first.removed_duplicates == 1
+    assert update.identified == 4 and update.removed_duplicates == 2  # a3 and f2
+    assert {s.kind for s in first.sources} == {"database", "register", "other"}
+    assert first.identified_by("register") == 1 and first.identified_by("other") == 1
+    assert first.not_retrieved == ("c",) and first.excluded_screening == ("d",)
+    assert dict(first.excluded_reports) == {"wrong population": ("a",)}
+    assert first.included == ("b",)
+    assert dict(update.excluded_reports) == {"wrong outcome": ("e",), "wrong population": ("f",)}
+    rows = dict(flow.rows())
+    assert rows["  wrong population"] == [1, 1, 2]  # one line per reason, per round + total
+    assert rows["Records identified"] == [5, 4, 9]
+    assert "Update 1 (2026-03-01)" in flow.to_csv().splitlines()[0]
+    assert not result.notes
+
+
+def test_decisions_that_no_longer_fit_are_left_out_and_said() -> None:
+    groups = [_group(_row(k, "import", "imp", "Import: x.ris (ris)")) for k in "abc"]
+    h = DecisionHistory()
+    h.decide("a", "ann", "include", at=T0)
+    h.decide("a", "ann", "exclude", stage="full_text", at=T0, reason="wrong comparator")
+    h.decide("a", "ann", "exclude", at=T0 + timedelta(minutes=1))  # changed its mind
+    h.decide("b", "ann", "include", at=T0)
+    h.decide("gone", "ann", "include", at=T0)  # a record no longer in the working set
+    result = compute_flow(groups, history=h, policies=SINGLE, not_retrieved={"c"})
+    assert_arithmetic(result.flow)
+    (r,) = result.flow.rounds
+    assert r.excluded_reports == () and r.excluded_screening == ("a",)
+    assert r.awaiting_full_text == ("b",) and r.awaiting_screening == ("c",)
+    assert len(result.notes) == 3
+
+
+def test_dual_review_counts_only_settled_records() -> None:
+    groups = [_group(_row(k, "import", "imp", "Import: x.ris (ris)")) for k in "abc"]
+    h = DecisionHistory()
+    h.decide("a", "ann", "include", at=T0)
+    h.decide("a", "bob", "exclude", at=T0)  # conflict: not screened yet
+    h.decide("b", "ann", "include", at=T0)  # one of two: pending
+    h.decide("c", "ann", "exclude", at=T0)
+    h.decide("c", "bob", "exclude", at=T0)
+    dual = {**SINGLE, "title_abstract": ConflictPolicy(reviewers_required=2)}
+    (r,) = compute_flow(groups, history=h, policies=dual).flow.rounds
+    assert r.screened == ("c",) and r.excluded_screening == ("c",)
+    h.resolve("a", "owner", "include", at=T0)
+    (r,) = compute_flow(groups, history=h, policies=dual).flow.rounds
+    assert set(r.screened) == {"a", "c"} and r.sought == ("a",)
