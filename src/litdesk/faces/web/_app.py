@@ -37,6 +37,7 @@ from .routes import (
     papers,
     reports,
     screening,
+    screening_team,
     search,
     strategy,
     studies,
@@ -128,6 +129,10 @@ def create_app(
             **dict.fromkeys(
                 library.UPLOAD_PATHS, library.upload_limit(settings.library_upload_max_bytes)
             ),
+            **dict.fromkeys(  # decision files (screening); the Study follows the prefix
+                (screening_team.IMPORT_PATH, API_PREFIX + screening_team.IMPORT_PATH),
+                screening_team.IMPORT_LIMIT + 100_000,
+            ),
         },
         csp_overrides={reports.VIEW_PREFIX: report_csp()},
     )
@@ -163,6 +168,7 @@ def create_app(
         study_fulltext,
         study_edit,
         screening,
+        screening_team,
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)

@@ -123,7 +123,8 @@ function install(root) {
       if (h.note) li.append(document.createTextNode(` · “${h.note}”`));
       const when = (h.made_at || "").slice(0, 16).replace("T", " ");
       const at = h.stage === "full_text" ? "full text" : "title and abstract";
-      li.append(el("span", ` · ${h.reviewer} · ${at} · ${when}${gone ? ` · ${h.status}` : ""}`, "muted"));
+      const who = h.reviewer === root.dataset.me ? "you" : h.reviewer;
+      li.append(el("span", ` · ${who} · ${at} · ${when}${gone ? ` · ${h.status}` : ""}`, "muted"));
       ol.append(li);
     }
     box.append(ol);
