@@ -29,7 +29,7 @@ from ._requests import (
 )
 from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
 from ._state import StageState, stage_items, stage_state
-from ._team_area import NotInConflict
+from ._team_area import NotInConflict, study_flow
 from ._team_requests import (
     EXPORT_FORMATS,
     PRISMA_FLOW_FORMATS,
@@ -65,6 +65,7 @@ __all__ = [
     "ImportDecisionsRequest",
     "ImportDecisionsView",
     "NotInConflict",
+    "study_flow",
     "PrismaFlowRequest",
     "PrismaFlowView",
     "ResolveRequest",

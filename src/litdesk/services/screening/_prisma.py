@@ -63,7 +63,20 @@ class FlowResult:
     round_of_group: dict[str, int]
 
     def to_dict(self) -> dict[str, object]:
-        return self.flow.to_dict() | {"notes": list(self.notes)}
+        """The flow's rounds and totals, its table (one line per box and per reason and
+        source, a column per round and the total) and the notes."""
+        table = {
+            "columns": [r.label for r in self.flow.rounds] + ["Total"],
+            "rows": [
+                {
+                    "label": label.strip(),
+                    "level": (len(label) - len(label.lstrip(" "))) // 2,
+                    "values": values,
+                }  # fmt: skip
+                for label, values in self.flow.rows()
+            ],
+        }
+        return self.flow.to_dict() | {"table": table, "notes": list(self.notes)}
 
 
 def source_kind(row: StudyRecordRow) -> SourceKind:

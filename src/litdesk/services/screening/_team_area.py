@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from litdesk._errors import NotFoundError
-from litdesk.adapters.store import Store, repo, screening, whole_searches
+from litdesk.adapters.store import Store, screening, whole_searches
 from litdesk.adapters.store import accounts as access
 from litdesk.core.screening import (
     STAGES,
@@ -269,7 +269,7 @@ def export_decisions(area: ScreeningArea, request: ExportDecisionsRequest, owner
 
 def study_flow(
     store: Store,
-    study: repo.StudyRow,
+    study_id: str,
     *,
     role: str,
     screen: ScreenSet | None = None,
@@ -280,14 +280,14 @@ def study_flow(
     A stage still blind is counted for the Study owner only; others see it as not yet
     screened, said so in the notes."""
     with store.read() as conn:
-        rounds = whole_searches.list_rounds(conn, study.id)
-        retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study.id)]
+        rounds = whole_searches.list_rounds(conn, study_id)
+        retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study_id)]
         if config is None:
-            stored = screening.get_settings(conn, study.id)
+            stored = screening.get_settings(conn, study_id)
             config = ScreeningConfig.from_json(stored.data if stored else None)
-        rows = None if history is not None else screening.list_decisions(conn, study.id)
+        rows = None if history is not None else screening.list_decisions(conn, study_id)
     if screen is None:
-        groups = tuple(working_groups(store, study.id))
+        groups = tuple(working_groups(store, study_id))
         group_of = {m.key: g.key for g in groups for m in g.members} | {
             g.key: g.key for g in groups
         }
@@ -338,7 +338,7 @@ def prisma_flow(area: ScreeningArea, request: PrismaFlowRequest, owner: str) -> 
     """The Study's PRISMA 2020 flow as data, with its Markdown and CSV."""
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
-        area.store, ctx.study, role=ctx.role, screen=ctx.screen, history=ctx.history,
+        area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
         config=ctx.config,
     )  # fmt: skip
     return PrismaFlowView(
@@ -351,7 +351,7 @@ def prisma_svg_export(area: ScreeningArea, request: PrismaFlowRequest, owner: st
     """The flow diagram as SVG, Markdown or CSV (a file to download)."""
     view_ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
-        area.store, view_ctx.study, role=view_ctx.role, screen=view_ctx.screen,
+        area.store, view_ctx.study.id, role=view_ctx.role, screen=view_ctx.screen,
         history=view_ctx.history, config=view_ctx.config,
     )  # fmt: skip
     slug = "".join(c if c.isalnum() else "-" for c in view_ctx.study.name.lower()).strip("-")

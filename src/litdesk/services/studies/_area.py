@@ -29,6 +29,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
 from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
+from litdesk.services.screening import study_flow
 from litdesk.services.search import kept_runs, study_prisma
 from litdesk.services.workspace import (
     NoteView,
@@ -423,9 +424,11 @@ class StudiesArea:
         ids = [str(p["id"]) for p in ws.study_summary(row.id)["papers"]]
         stage = retrieval(self.store, row.id, ids).counts
         full_text = {k: stage[k] for k in ("reports_sought", "reports_not_retrieved")}
-        return PrismaView(
-            row.id, study_prisma(self.store, row.id).to_dict() | {"full_text": full_text}
-        )
+        with self.store.read() as conn:  # issue 28: the PRISMA 2020 flow with screening
+            role = access.study_role(conn, owner, row.id) or "viewer"
+        flow = study_flow(self.store, row.id, role=role).to_dict()
+        report = study_prisma(self.store, row.id).to_dict()
+        return PrismaView(row.id, report | {"full_text": full_text, "prisma_2020": flow})
 
     def export_prisma(self, request: PrismaExportRequest, *, owner: str) -> Export:
         """The report as Markdown, a self-contained HTML page, or the SVG flow diagram."""

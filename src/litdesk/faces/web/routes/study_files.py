@@ -9,6 +9,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from litdesk.services.screening import PrismaFlowRequest
 from litdesk.services.studies import (
     MAX_STUDY_ZIP_BYTES,
     PrismaExportRequest,
@@ -30,6 +31,7 @@ api = APIRouter(tags=["studies"])
 IMPORT_PATH = "/study-imports"
 IMPORT_LIMIT = MAX_STUDY_ZIP_BYTES + 100_000  # the ZIP and the multipart framing
 PrismaFormat = Literal["md", "html"]
+FlowFormat = Literal["md", "csv", "svg"]
 ListFormat = Literal["ris", "csv", "bibtex"]
 
 
@@ -94,6 +96,40 @@ def prisma_export(
     app: AppDep, owner: OwnerDep, ref: StudyRef, format: PrismaFormat = "md"
 ) -> Response:
     return download(app.studies.export_prisma(PrismaExportRequest(ref, format), owner=owner))
+
+
+# --- the PRISMA 2020 flow with screening (issue 28) -----------------------------------------
+
+
+@api.get(
+    "/studies/{ref}/prisma-2020",
+    summary="A Study's PRISMA 2020 flow computed from its records and screening decisions",
+)
+def prisma_2020_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
+    return app.screening.prisma(PrismaFlowRequest(ref), owner=owner).to_dict()
+
+
+@pages.get("/study/{ref}/prisma-2020/export")
+@api.get(
+    "/studies/{ref}/prisma-2020/export",
+    summary="The PRISMA 2020 flow as Markdown, CSV or its SVG diagram (a download)",
+)
+def prisma_2020_export(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, format: FlowFormat = "svg"
+) -> Response:
+    return download(app.screening.export_prisma(PrismaFlowRequest(ref, format), owner=owner))
+
+
+@pages.get("/study/{ref}/prisma-2020.svg")
+@api.get("/studies/{ref}/prisma-2020.svg", summary="The PRISMA 2020 flow diagram (screening)")
+def prisma_2020_svg(app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
+    """Shown through ``<img>`` (an image never runs scripts); every value in it escaped."""
+    svg = app.screening.export_prisma(PrismaFlowRequest(ref, "svg"), owner=owner)
+    return Response(
+        svg.body,
+        media_type=svg.media_type,
+        headers={"content-disposition": f'inline; filename="{svg.filename}"'},
+    )
 
 
 @pages.get("/study/{ref}/prisma.svg")

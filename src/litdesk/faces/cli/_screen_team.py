@@ -1,0 +1,233 @@
+"""CLI: screening in a team and decisions in and out (issue 28) — ``litdesk screen
+conflicts | reveal | resolve | agreement | import-decisions | export-decisions`` and
+``litdesk study prisma``. Thin: parse, call one ``app.screening`` method, print."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from litdesk._errors import InputError
+
+from ._context import sync_app
+from ._output import command, console, emit_json
+
+__all__ = ["register"]
+
+_STAGE_HELP = "title_abstract (ta) or full_text (ft)."
+#: the largest decisions file the CLI reads (the area checks its own limit too)
+MAX_READ = 64 * 1024 * 1024 + 1
+
+
+def _say(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _kappa(value: object) -> str:
+    return "undefined" if value is None else f"{float(str(value)):.3f}"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the team commands to ``litdesk screen`` and ``study prisma`` to ``litdesk
+    study`` (``app`` holds both groups)."""
+    from ._screen import screen_app as screen
+
+    del app
+    _register_study()
+
+    @screen.command("conflicts")
+    @command
+    def conflicts_cmd(
+        study: Annotated[str, typer.Argument(help="Study name or id.")],
+        stage: Annotated[str, typer.Option("--stage", help=_STAGE_HELP)] = "title_abstract",
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """The resolution queue: records whose two reviewers disagree (shown once the
+        Study owner has revealed the stage)."""
+        from litdesk.services.screening import StudyStageRequest, parse_stage
+
+        with sync_app() as app:
+            view = app.screening.conflicts(
+                StudyStageRequest(study, parse_stage(stage)), owner=app.owner
+            )
+        if as_json:
+            emit_json(view.to_dict())
+            return
+        if view.dual_review and not view.revealed:
+            _say(f"{view.stage}: blind (dual review) until the Study owner reveals it.")
+            return
+        _say(f"{view.stage}: {len(view.conflicts)} conflict(s), {view.resolved} resolved")
+        for c in view.conflicts:
+            votes = "; ".join(f"{d['reviewer']}: {d['verdict']}" for d in c.decisions)
+            _say(f"  {c.record_key}  {c.title[:90] or '(no title)'} ({c.year or '?'})  [{votes}]")
+
+    @screen.command("reveal")
+    @command
+    def reveal_cmd(
+        study: Annotated[str, typer.Argument(help="Study name or id.")],
+        stage: Annotated[str, typer.Option("--stage", help=_STAGE_HELP)] = "title_abstract",
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """Reveal a stage's decisions to its reviewers and open its conflicts for
+        resolution (the Study owner only)."""
+        from litdesk.services.screening import StudyStageRequest, parse_stage
+
+        with sync_app() as app:
+            view = app.screening.reveal(
+                StudyStageRequest(study, parse_stage(stage)), owner=app.owner
+            )
+        if as_json:
+            emit_json(view.to_dict())
+            return
+        _say(f"{view.stage} revealed: {view.conflicts} conflict(s) to resolve")
+
+    @screen.command("resolve")
+    @command
+    def resolve_cmd(
+        study: Annotated[str, typer.Argument(help="Study name or id.")],
+        record: Annotated[str, typer.Argument(help="The record's key (from screen conflicts).")],
+        verdict: Annotated[str, typer.Argument(help="include, exclude or maybe.")],
+        reason: Annotated[str, typer.Option("--reason", help="Exclusion reason.")] = "",
+        note: Annotated[str, typer.Option("--note", help="A note kept with it.")] = "",
+        stage: Annotated[str, typer.Option("--stage", help=_STAGE_HELP)] = "title_abstract",
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """Settle a conflict (both reviewers' decisions stay in the history)."""
+        from litdesk.services.screening import ResolveRequest
+
+        request = ResolveRequest(study, stage, record, verdict, reason, note)  # type: ignore[arg-type]
+        with sync_app() as app:
+            view = app.screening.resolve(request, owner=app.owner)
+        if as_json:
+            emit_json(view.to_dict())
+            return
+        _say(f"{record}: resolved as {request.verdict} at {request.stage}")
+
+    @screen.command("agreement")
+    @command
+    def agreement_cmd(
+        study: Annotated[str, typer.Argument(help="Study name or id.")],
+        stage: Annotated[
+            str | None, typer.Option("--stage", help=_STAGE_HELP + " Default: both.")
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """Cohen's kappa and percent agreement per reviewer pair and stage."""
+        from litdesk.services.screening import AgreementRequest
+
+        with sync_app() as app:
+            view = app.screening.agreement(AgreementRequest(study, stage), owner=app.owner)  # type: ignore[arg-type]
+        if as_json:
+            emit_json(view.to_dict())
+            return
+        if not view.pairs:
+            _say("No two reviewers have decided the same record yet.")
+        for p in view.pairs:
+            names = p["reviewers"]
+            who = " and ".join(str(n) for n in names) if isinstance(names, list) else ""
+            _say(
+                f"{p['stage']}: {who}: kappa {_kappa(p['kappa'])}, agreement "
+                f"{float(str(p['percent_agreement'])):.1%} on {p['n']} record(s)"
+            )
+        for s in view.hidden:
+            _say(f"{s}: blind until the Study owner reveals it")
+
+    @screen.command("import-decisions")
+    @command
+    def import_cmd(
+        study: Annotated[str, typer.Argument(help="Study name or id.")],
+        file: Annotated[Path, typer.Argument(help="CSV, ASReview export or Rayyan export.")],
+        reviewer: Annotated[
+            str | None, typer.Option("--reviewer", help="Whose decisions (default: you).")
+        ] = None,
+        stage: Annotated[str, typer.Option("--stage", help=_STAGE_HELP)] = "title_abstract",
+        format: Annotated[
+            str | None,
+            typer.Option("--format", help="csv, asreview or rayyan (default: detected)."),
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """Record decisions made in another tool, matched to the Study's records by DOI,
+        PMID, record id or title; rows that match nothing are listed with their lines."""
+        from litdesk.services.screening import ImportDecisionsRequest
+
+        try:
+            with file.open("rb") as fh:
+                data = fh.read(MAX_READ)
+        except OSError as exc:
+            raise InputError(f"cannot read {file}: {exc.strerror}", code="unreadable") from None
+        request = ImportDecisionsRequest(study, data, file.name, stage, reviewer, format)  # type: ignore[arg-type]
+        with sync_app() as app:
+            view = app.screening.import_decisions(request, owner=app.owner)
+        if as_json:
+            emit_json(view.to_dict())
+            return
+        _say(
+            f"{view.filename} ({view.format}): {view.rows} decision row(s); "
+            f"{view.recorded} recorded, {view.unchanged} already recorded, "
+            f"{len(view.skipped)} without a decision, {len(view.unmatched)} unmatched, "
+            f"{len(view.refused)} refused"
+        )
+        for u in (*view.unmatched, *view.refused):
+            _say(f"  line {u['line']}: {u['reason']}")
+
+    @screen.command("export-decisions")
+    @command
+    def export_cmd(
+        study: Annotated[str, typer.Argument(help="Study name or id.")],
+        format: Annotated[str, typer.Option("--format", help="csv or ris.")] = "csv",
+        stage: Annotated[str, typer.Option("--stage", help=_STAGE_HELP)] = "title_abstract",
+        output: Annotated[
+            Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")
+        ] = None,
+    ) -> None:
+        """The decisions at a stage, one row per study: CSV (re-imports) or RIS with the
+        labels and reasons in notes (ASReview and Zotero read them)."""
+        from litdesk.services.screening import ExportDecisionsRequest
+
+        with sync_app() as app:
+            export = app.screening.export_decisions(
+                ExportDecisionsRequest(study, stage, format),  # type: ignore[arg-type]
+                owner=app.owner,
+            )
+        if output is None:
+            typer.echo(export.text, nl=False)
+            return
+        try:
+            output.write_bytes(export.body)
+        except OSError as exc:
+            raise InputError(f"cannot write {output}: {exc.strerror}", code="unwritable") from None
+        _say(f"Wrote {export.count} record(s) to {output}")
+
+
+def _register_study() -> None:
+    """Add ``study prisma`` to the ``study`` commands."""
+    from ._workspace import study_app
+
+    @study_app.command("prisma")
+    @command
+    def prisma_cmd(
+        study: Annotated[str, typer.Argument(help="Study name or id.")],
+        format: Annotated[
+            str, typer.Option("--format", help="md, csv or svg (with --json: ignored).")
+        ] = "md",
+        as_json: Annotated[bool, typer.Option("--json", help="The counts as JSON.")] = False,
+    ) -> None:
+        """The Study's PRISMA 2020 flow computed from its records and screening decisions
+        (one column per update round of a living review)."""
+        from litdesk.services.screening import PrismaFlowRequest
+
+        with sync_app() as app:
+            view = app.screening.prisma(PrismaFlowRequest(study), owner=app.owner)
+            if as_json:
+                emit_json(view.to_dict())
+                return
+            if format == "svg":
+                svg = app.screening.export_prisma(PrismaFlowRequest(study, "svg"), owner=app.owner)
+                typer.echo(svg.text, nl=False)
+                return
+        if format not in ("md", "csv"):
+            raise InputError("--format is md, csv or svg", code="bad_format")
+        typer.echo(view.markdown if format == "md" else view.csv, nl=False)

@@ -1,0 +1,107 @@
+"""The PRISMA 2020 flow with screening (issue 28) on the Study's PRISMA page and its JSON
+twin, against a real server on loopback: decisions recorded through the screening area, the
+counts in the table and the API the same, the checks shown, the SVG diagram an image that
+fits its boxes, Markdown and CSV downloads; one Playwright pass (Debian chromium)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+from tests.faces.web._server import Running
+
+from litdesk.services.app import open_app_sync
+from litdesk.services.screening import ImportDecisionsRequest
+
+RIS = "".join(
+    f"TY  - JOUR\nTI  - Beta blocker trial {i} <i>in</i> heart failure\nAU  - Roe, R\n"
+    f"PY  - 20{10 + i}\nDO  - 10.5555/beta.{i}\nER  - \n\n"
+    for i in range(6)
+)
+
+
+def _study(running: Running, tmp_settings: Any) -> str:
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Beta <b>blockers</b>"}).json()["id"]
+        files = [("files", ("refs.ris", RIS.encode(), "application/x-research-info-systems"))]
+        c.post("/api/v1/imports", params={"study": sid}, files=files).raise_for_status()
+    rows = "doi,decision,reason\n" + "".join(
+        f"10.5555/beta.{i},{'exclude' if i < 2 else 'include'},\n" for i in range(5)
+    )
+    ft = "doi,decision,reason\n10.5555/beta.2,exclude,wrong outcome\n10.5555/beta.3,include,\n"
+
+    def record() -> None:
+        with open_app_sync(tmp_settings) as app:  # the same store as the server's
+            for data, stage in ((rows, "title_abstract"), (ft, "full_text")):
+                request = ImportDecisionsRequest(sid, data.encode(), "d.csv", stage)  # type: ignore[arg-type]
+                view = app.screening.import_decisions(request, owner=app.owner)
+                assert not view.unmatched and not view.refused
+
+    with ThreadPoolExecutor(1) as pool:  # outside the browser's event loop
+        pool.submit(record).result()
+    return sid
+
+
+def test_prisma_2020_api_page_and_downloads(running: Running, tmp_settings: Any) -> None:
+    sid = _study(running, tmp_settings)
+    with running.writer() as c:
+        flow = c.get(f"/api/v1/studies/{sid}/prisma-2020").json()
+        (r,) = flow["rounds"]
+        assert (r["to_screen"], r["screened"], r["excluded_screening"], r["sought"]) == (6, 5, 2, 3)
+        assert r["excluded_reasons"] == {"wrong outcome": 1} and r["included"] == 1
+        assert r["awaiting_full_text"] == 1 and all(ch["ok"] for ch in r["checks"])
+        report = c.get(f"/api/v1/studies/{sid}/prisma").json()
+        assert report["prisma_2020"]["rounds"] == flow["rounds"]  # extended, one set of numbers
+        html = c.get(f"/study/{sid}/prisma").text
+        assert 'id="prisma-2020-table"' in html and "every check holds" in html
+        assert "wrong outcome" in html and "<b>blockers</b>" not in html
+        svg = c.get(f"/study/{sid}/prisma-2020.svg")
+        assert svg.headers["content-type"].startswith("image/svg+xml")
+        root = ElementTree.fromstring(svg.content)
+        assert root.tag.endswith("svg")
+        md = c.get(f"/api/v1/studies/{sid}/prisma-2020/export", params={"format": "md"})
+        assert (
+            "attachment" in md.headers["content-disposition"] and "| Records screened |" in md.text
+        )
+        table = list(csv.reader(io.StringIO(c.get(
+            f"/study/{sid}/prisma-2020/export", params={"format": "csv"}).text)))  # fmt: skip
+        assert dict((row[0], row[2]) for row in table[1:])["Records screened"] == "5"
+        bad = c.get(f"/api/v1/studies/{sid}/prisma-2020/export", params={"format": "pdf"})
+        assert bad.status_code == 422
+        assert c.get("/api/v1/studies/nope/prisma-2020").status_code == 404
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+
+
+@pytest.mark.slow
+def test_browser_prisma_2020_diagram(
+    page: Any, running: Running, tmp_settings: Any, tmp_path: Path
+) -> None:
+    sid = _study(running, tmp_settings)
+    page.goto(f"{running.base}/study/{sid}/prisma")
+    img = page.locator("#prisma-2020-flow")
+    img.wait_for()
+    page.wait_for_function("() => document.getElementById('prisma-2020-flow').complete")
+    assert page.evaluate("() => document.getElementById('prisma-2020-flow').naturalWidth") > 300
+    cells = page.locator("#prisma-2020-table tbody tr").all_inner_texts()
+    assert any(c.startswith("Records screened") and c.split()[-1] == "5" for c in cells)
+    page.screenshot(path=str(tmp_path / "prisma-2020.png"), full_page=True)
+    img.screenshot(path=str(tmp_path / "prisma-2020-svg.png"))
+    if shots := os.environ.get("SCREENSHOTS_TO"):  # a copy to look at, when asked
+        for name in ("prisma-2020.png", "prisma-2020-svg.png"):
+            shutil.copyfile(tmp_path / name, Path(shots) / f"scr-team-{name}")
