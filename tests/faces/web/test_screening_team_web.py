@@ -94,7 +94,7 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         assert "1 conflict waiting" in queue
         title = ana.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()["title"]
         assert title in queue and queue.count("· you ·") == 0  # the other's name, then "you:"
-        assert "you: <span" in queue
+        assert "you: <span" in queue and "bob: <span" in queue  # names, not account ids
         r = _form(
             ana,
             f"/study/{sid}/screen/resolve",
@@ -111,7 +111,8 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         pair = next(p for p in agreement["pairs"] if p["stage"] == "title_abstract")
         assert pair["n"] == 3 and pair["agreed"] == 2
         page = ana.get(f"/study/{sid}/screen/agreement").text
-        assert " and ".join(pair["reviewers"]) in page and f"{pair['kappa']:.2f}" in page
+        assert ("you and bob" in page or "bob and you" in page) and "acct_" not in page
+        assert f"{pair['kappa']:.2f}" in page
         assert 'id="chart-title_abstract"' in page and "<polyline" in page
 
 

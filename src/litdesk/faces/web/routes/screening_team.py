@@ -26,7 +26,15 @@ from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import StudyRef, download
 from ._screen_view import agreement_chart
-from .screening import RECORD_KEY, STAGE_LABELS, Stage, StageName, VerdictName, study_brief
+from .screening import (
+    RECORD_KEY,
+    STAGE_LABELS,
+    Stage,
+    StageName,
+    VerdictName,
+    reviewer_names,
+    study_brief,
+)
 
 __all__ = ["IMPORT_LIMIT", "IMPORT_PATH", "api", "pages"]
 
@@ -64,13 +72,19 @@ def conflicts_view(app: App, owner: str, ref: str, stage: StageName) -> dict[str
     return data
 
 
-def agreement_view(app: App, owner: str, ref: str) -> dict[str, Any]:
-    """Agreement per pair and stage, with the chart of kappa over time per stage."""
+def agreement_view(
+    app: App, owner: str, ref: str, names: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Agreement per pair and stage, with the chart of kappa over time per stage (its
+    lines labelled by ``names`` of the reviewers, their account ids otherwise)."""
+    names = names or {}
     data: dict[str, Any] = app.screening.agreement(AgreementRequest(ref), owner=owner).to_dict()
     charts: dict[str, Any] = {}
     for stage in STAGE_LABELS:
         series = {
-            " and ".join(str(r) for r in p.get("reviewers", ())): list(p.get("over_time") or ())
+            " and ".join(names.get(str(r), str(r)) for r in p.get("reviewers", ())): list(
+                p.get("over_time") or ()
+            )
             for p in data.get("pairs", ())
             if p.get("stage") == stage
         }
@@ -88,6 +102,7 @@ def conflicts_page(
     request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, stage: Stage = "title_abstract"
 ) -> Response:
     data = conflicts_view(app, owner, ref, stage)
+    data["names"] = reviewer_names(request, app, ref)
     data["screen"] = {"stage": stage, "stage_label": STAGE_LABELS[stage], "stages": STAGE_LABELS}
     data["study"] = study_brief(app, owner, ref)
     return page(request, "screen_conflicts.html", data, title="Screening · conflicts")
@@ -122,7 +137,9 @@ def resolve_form(
 
 @pages.get("/study/{ref}/screen/agreement", response_class=HTMLResponse)
 def agreement_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
-    data = agreement_view(app, owner, ref)
+    names = reviewer_names(request, app, ref)
+    data = agreement_view(app, owner, ref, names | {owner: "you"})
+    data["names"] = names
     data["study"] = study_brief(app, owner, ref)
     data["stages"] = STAGE_LABELS
     return page(request, "screen_agreement.html", data, title="Screening · agreement")
