@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from litdesk._errors import InputError, LitdeskError
+from litdesk._errors import InputError, LitdeskError, RefusedError
 from litdesk.services.accounts import Sharing
 from litdesk.services.app import App
 from litdesk.services.screening import (
@@ -43,6 +43,7 @@ __all__ = [
     "pages",
     "screen_url",
     "screening_summary",
+    "may_screen",
     "reviewer_names",
     "study_brief",
 ]
@@ -154,6 +155,13 @@ def progress_view(app: App, owner: str, ref: str, stage: StageName) -> dict[str,
     curve = guidance.get("recall_curve") or []
     data["chart"] = recall_chart(curve, int(data.get("total") or 0)).to_dict()
     return data
+
+
+def may_screen(app: App, owner: str, ref: str) -> None:
+    """Refuse an account that may read the Study but not screen it (a viewer) before a
+    request's data is read (a file parsed, a form checked): a non-member finds no Study."""
+    if not study_brief(app, owner, ref)["can_screen"]:
+        raise RefusedError("only the Study's members who screen may do this", code="not_screener")
 
 
 def study_brief(app: App, owner: str, ref: str) -> dict[str, Any]:
@@ -391,6 +399,10 @@ def settings_form(
     maybe_is_conflict: Annotated[bool, Form()] = False,
     default_order: Annotated[OrderName, Form()] = "ranked",
 ) -> Response:
+    if not study_brief(app, owner, ref)["can_configure"]:  # before the form is read
+        raise RefusedError(
+            "only the Study's owner changes its screening settings", code="not_owner"
+        )
     try:
         asked = ConfigureRequest(
             ref,

@@ -32,6 +32,7 @@ from .screening import (
     Stage,
     StageName,
     VerdictName,
+    may_screen,
     reviewer_names,
     study_brief,
 )
@@ -185,6 +186,7 @@ async def import_form(
     reviewer: Annotated[str, Form(max_length=200)] = "",
     file_format: Annotated[FormatName | Literal[""], Form(alias="format")] = "",
 ) -> Response:
+    await run_in_threadpool(may_screen, app, owner, ref)  # before the file is read
     data = await file.read(IMPORT_LIMIT + 1)
     try:
         asked = ImportDecisionsRequest(
@@ -259,6 +261,7 @@ async def import_api(
     reviewer: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
     file_format: Annotated[FormatName | None, Query(alias="format")] = None,
 ) -> dict[str, Any]:
+    await run_in_threadpool(may_screen, app, owner, ref)  # before the file is read
     data = await file.read(IMPORT_LIMIT + 1)
     asked = ImportDecisionsRequest(
         ref, data, file.filename or "decisions.csv", stage, reviewer, file_format
