@@ -29,7 +29,7 @@ from litdesk.services.screening import (
     StudyScreenRequest,
     UndoRequest,
 )
-from litdesk.services.studies import WorkingSetRequest
+from litdesk.services.studies import ImportRequest, WorkingSetRequest
 
 TA = "title_abstract"
 FT = "full_text"
@@ -38,6 +38,11 @@ FT = "full_text"
 def _studies(app: App, sid: str) -> int:
     """The Study's working set as the studies area counts it."""
     return app.studies.working_set(WorkingSetRequest(sid), owner=app.owner).counts.studies
+
+
+def _keys(app: App, sid: str) -> list[str]:
+    rows = app.screening.items(ItemsRequest(sid, page_size=500), owner=app.owner).rows
+    return [r["record_key"] for r in rows]
 
 
 def _decide(app: App, sid: str, key: str, verdict: str, stage: str = TA, **kw: str):
@@ -282,3 +287,32 @@ def test_progress_guidance_and_items(app: App, export: Path) -> None:
     assert page2.pages == 3 and len(page2.rows) == 20
     with pytest.raises(ScreeningRequestError):
         ItemsRequest(sid, page=0)
+
+
+def test_records_added_later_are_new_unscreened_items(
+    app: App, export: Path, fixtures_dir: Path
+) -> None:
+    sid = make_study(app, "Gambling", [export])
+    keys = [r["record_key"] for r in app.screening.items(ItemsRequest(sid), owner=app.owner).rows]
+    _decide(app, sid, keys[0], "include")
+    _decide(app, sid, keys[1], "exclude")
+    app.screening.work_retrain(sid, TA, owner=app.owner)
+    before = app.screening.progress(ProgressRequest(sid), owner=app.owner)
+    more = fixtures_dir / "bib/ris/asreview__pubmed_zotero.ris"
+    app.studies.import_files(ImportRequest(study=sid, paths=(str(more),)), owner=app.owner)
+    after = app.screening.progress(ProgressRequest(sid), owner=app.owner)
+    added = _studies(app, sid) - before.total
+    assert added > 0 and after.total == before.total + added
+    assert (
+        after.mine["screened"] == 2 and after.mine["remaining"] == before.mine["remaining"] + added
+    )
+    # the new records have no score yet: they come last, and the next record queues the
+    # retrain that scores them
+    new = set(_keys(app, sid)) - set(keys)
+    card = app.screening.next(NextRequest(sid), owner=app.owner)
+    assert card.record_key not in new and card.order["model"]["version"] == 1
+    model = app.screening.work_retrain(sid, TA, owner=app.owner)
+    assert model.version == 2
+    with app.store.read() as conn:
+        stored = store_screening.get_model(conn, sid, TA)
+    assert stored is not None and new <= set(stored.scores)

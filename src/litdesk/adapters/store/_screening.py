@@ -40,6 +40,7 @@ __all__ = [
     "model_version",
     "put_model",
     "put_settings",
+    "record_fingerprint",
     "record_groups",
 ]
 
@@ -318,6 +319,24 @@ def put_model(
             .values(**values)
         )
     return version
+
+
+def record_fingerprint(conn: Connection, study_id: str) -> str:
+    """A cheap fingerprint of the Study's records and their groups (one aggregate row read
+    from the ``(study_id, grp)`` index, no documents): records added, removed, grouped or
+    regrouped into more, fewer or differently named groups change it."""
+    c = study_records.c
+    row = conn.execute(
+        sa.select(
+            sa.func.count(),
+            sa.func.count(c.grp),
+            sa.func.count(sa.distinct(c.grp)),
+            sa.func.sum(sa.func.length(c.grp)),
+            sa.func.min(c.grp),
+            sa.func.max(c.grp),
+        ).where(c.study_id == study_id)
+    ).one()
+    return "|".join("" if v is None else str(v) for v in row)
 
 
 def record_groups(conn: Connection, study_id: str) -> list[tuple[str, str | None]]:

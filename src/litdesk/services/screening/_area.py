@@ -17,10 +17,9 @@ the next record never waits for it: it uses the scores in force.
 
 from __future__ import annotations
 
-import hashlib
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
@@ -29,13 +28,18 @@ from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import accounts as access
-from litdesk.adapters.store import fulltext as links
-from litdesk.core.screening import DecisionHistory, Stage, check_set, stopping_guidance
+from litdesk.core.screening import (
+    STAGES,
+    Stage,
+)
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 from litdesk.services.search import Export
 
 from . import _team_area as _team
+from ._cards import Ctx, members, paper_fields, random_key
+from ._cards import full_text as full_text_of
+from ._cards import guidance as guidance_of
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._requests import (
@@ -80,11 +84,8 @@ from ._views import (
 
 __all__ = ["ScreeningArea"]
 
-#: the random check set of the stopping estimate: this share of the stage's items, at least
-CHECK_SHARE: Final = 0.05
-CHECK_MIN: Final = 30
-#: decided check-set records before the estimate is shown
-CHECK_SHOWN: Final = 10
+#: orders kept in the process (each a tuple of a Study's item keys)
+_ORDERS_KEPT: Final = 32
 
 
 class NotScreenable(NotFoundError):
@@ -95,51 +96,6 @@ class NotScreenable(NotFoundError):
 
 class ReasonNotListed(ScreeningRequestError):
     default_code = "reason_not_listed"
-
-
-@dataclass(frozen=True, slots=True)
-class _Ctx:
-    study: repo.StudyRow
-    role: str
-    config: ScreeningConfig
-    screen: ScreenSet
-    history: DecisionHistory
-    seq_of: dict[int, int]
-    rows: list[screening.DecisionRow]
-
-
-def _random_key(seed: int, key: str) -> bytes:
-    return hashlib.blake2b(f"{seed}\x1f{key}".encode(), digest_size=8).digest()
-
-
-def _paper_fields(group: WorkingGroup) -> dict[str, Any]:
-    p = group.paper
-    return {
-        "title": p.title,
-        "authors": tuple(p.authors),
-        "year": p.year,
-        "venue": p.journal,
-        "abstract": p.abstract,
-        "keywords": tuple(p.keywords),
-        "doi": p.doi,
-        "pmid": p.pmid,
-    }
-
-
-def _members(group: WorkingGroup) -> tuple[dict[str, Any], ...]:
-    out: list[dict[str, Any]] = []
-    for r in group.members:
-        paper = r.data.get("paper")
-        title = str(paper.get("title") or "") if isinstance(paper, dict) else ""
-        out.append(
-            {
-                "key": r.key,
-                "title": title,
-                "source": str(r.data.get("label") or r.source_id),
-                "database": r.database,
-            }
-        )
-    return tuple(out)
 
 
 class ScreeningArea:
@@ -166,6 +122,10 @@ class ScreeningArea:
         self.cache = StudyCache(store)
         self.retrainer = Retrainer(store, self.cache, clock=clock)
         self._lock = threading.Lock()
+        #: (Study, stage) → the model version a retrain was queued for unscored records
+        self._unscored: dict[tuple[str, str], int | None] = {}
+        #: orders of every item (ranked per model version, random per seed), recent ones
+        self._orders: OrderedDict[tuple[Any, ...], tuple[str, ...]] = OrderedDict()
 
     def handlers(self) -> dict[str, Handler]:
         """The job handlers of this area: the model's retrain."""
@@ -191,13 +151,26 @@ class ScreeningArea:
 
     def _ctx(
         self, ref: str, owner: str, need: access.Need = "read", *, reconcile: bool = False
-    ) -> _Ctx:
+    ) -> Ctx:
+        """Everything a use case reads, from one read transaction when the cached items are
+        still the Study's (the next record's path); the items rebuilt otherwise."""
+        if reconcile:
+            with self.store.read() as conn:
+                study, _ = self._study(conn, ref, owner, need)
+            self.cache.screen_set(study.id, reconcile=True)
+            ref = study.id
         with self.store.read() as conn:
             study, role = self._study(conn, ref, owner, need)
             config, _ = self._config(conn, study.id)
-        screen = self.cache.screen_set(study.id, reconcile=reconcile)
-        history, seq_of, rows = self.cache.history(study.id, screen)
-        return _Ctx(study, role, config, screen, history, seq_of, rows)
+            screen = self.cache.cached(study.id, screening.record_fingerprint(conn, study.id))
+            if screen is not None:
+                history, seq_of, rows = self.cache.history(study.id, screen, conn=conn)
+                models = {s: self.retrainer.scores(study.id, s, conn=conn) for s in STAGES}
+        if screen is None:
+            screen = self.cache.screen_set(study.id)
+            history, seq_of, rows = self.cache.history(study.id, screen)
+            models = {s: self.retrainer.scores(study.id, s) for s in STAGES}
+        return Ctx(study, role, config, screen, history, seq_of, rows, models)
 
     def _writer(self, ref: str, owner: str) -> tuple[str, ScreenSet]:
         """The Study's id (``owner`` may screen it) and its items, made before the write
@@ -206,17 +179,17 @@ class ScreeningArea:
             study, _ = self._study(conn, ref, owner, "write")
         return study.id, self.cache.screen_set(study.id)
 
-    def _group(self, ctx: _Ctx, key: str) -> WorkingGroup:
+    def _group(self, ctx: Ctx, key: str) -> WorkingGroup:
         group = ctx.screen.group(key)
         if group is None:
             raise NotScreenable(f"record {key[:80]!r} is not in this Study's working set")
         return group
 
-    def _visible(self, ctx: _Ctx, stage: Stage, owner: str) -> bool:
+    def _visible(self, ctx: Ctx, stage: Stage, owner: str) -> bool:
         """May ``owner`` see the other reviewers' decisions at ``stage``?"""
         return not ctx.config.blind(stage)
 
-    def _entry(self, ctx: _Ctx, row: screening.DecisionRow) -> dict[str, Any]:
+    def _entry(self, ctx: Ctx, row: screening.DecisionRow) -> dict[str, Any]:
         out = row.to_dict()
         seq = ctx.seq_of.get(row.id)
         out["status"] = ctx.history.status(seq) if seq is not None else "not_applied"
@@ -445,13 +418,11 @@ class ScreeningArea:
             ctx.study.id, group.key, group.paper.title, tuple(entries), dict(blind), tuple(notes)
         )
 
-    def _state(self, ctx: _Ctx, stage: Stage, owner: str) -> StageState:
+    def _state(self, ctx: Ctx, stage: Stage, owner: str) -> StageState:
         return stage_state(ctx.screen, ctx.history, ctx.config, stage, owner)
 
-    def _model(
-        self, study_id: str, stage: Stage, state: StageState
-    ) -> tuple[ModelState, dict[str, float]]:
-        row = self.retrainer.scores(study_id, stage)
+    def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
+        row = ctx.models[state.stage]
         if row is None:
             return ModelState("none"), {}
         fresh = row.trained_on == len(state.labels)
@@ -462,7 +433,21 @@ class ScreeningArea:
             row.scores,
         )
 
-    def _progress(self, ctx: _Ctx, state: StageState) -> dict[str, Any]:
+    def _order(self, key: tuple[Any, ...], make: Callable[[], list[str]]) -> tuple[str, ...]:
+        """An order of every item, made once per Study's items and model version / seed."""
+        with self._lock:
+            found = self._orders.get(key)
+            if found is not None:
+                self._orders.move_to_end(key)
+                return found
+        made = tuple(make())
+        with self._lock:
+            self._orders[key] = made
+            while len(self._orders) > _ORDERS_KEPT:
+                self._orders.popitem(last=False)
+        return made
+
+    def _progress(self, ctx: Ctx, state: StageState) -> dict[str, Any]:
         visible = not ctx.config.blind(state.stage)
         return {
             "mine": state.counts(mine=True),
@@ -472,20 +457,27 @@ class ScreeningArea:
 
     def _pick(
         self,
-        ctx: _Ctx,
+        ctx: Ctx,
         state: StageState,
         order: Order,
         seed: int,
         skip: tuple[str, ...] = (),
     ) -> tuple[str | None, dict[str, Any], float | None]:
         """The next item for the reviewer in ``order`` (past the ``skip`` ones), the order's
-        description and the item's score (ranked)."""
-        remaining = [k for k in state.remaining if k not in skip] if skip else state.remaining
-        model, scores = self._model(ctx.study.id, state.stage, state)
+        description and the item's score (ranked). Each order of all items is made once (per
+        model version or seed) and walked to its first remaining item."""
+        model, scores = self._model(ctx, state)
+
+        def free(k: str) -> bool:
+            return state.is_remaining(k) and k not in skip
+
         described: dict[str, Any] = {"mode": order, "model": model.to_dict()}
+        fp = ctx.screen.fingerprint
+        keys = list(ctx.screen.keys)
         if order == "original":
             described["label"] = "original order (as identified)"
-            return (remaining[0] if remaining else None), described, None
+            head = next((k for k in ctx.screen.keys if free(k)), None)
+            return head, described, None
         if order == "random" or not scores:
             if order == "ranked":
                 described["label"] = "random (no model yet: it needs an include and an exclude)"
@@ -494,30 +486,36 @@ class ScreeningArea:
             else:
                 described["label"] = f"random (seed {seed})"
             described["seed"] = seed
-            best = min(remaining, key=lambda k: _random_key(seed, k), default=None)
+            ordered = self._order(
+                (ctx.study.id, fp, "random", seed),
+                lambda: sorted(keys, key=lambda k: random_key(seed, k)),
+            )
+            best = next((k for k in ordered if free(k)), None)
             return best, described, None
         described["label"] = (
             f"ranked by model v{model.version} trained on {model.trained_on} decisions"
             + (" (retraining)" if model.state == "retraining" else "")
         )
         floor = float("-inf")
-        best = None
-        best_key: tuple[float, bytes] | None = None
-        for k in remaining:
-            key = (scores.get(k, floor), _random_key(1, k))
-            if (
-                best_key is None
-                or key[0] > best_key[0]
-                or (key[0] == best_key[0] and key[1] < best_key[1])
-            ):
-                best, best_key = k, key
-        if remaining and any(k not in scores for k in remaining[:1000]):
-            self._after_decision(ctx.study.id, state.stage)  # new records: score them too
+        ordered = self._order(
+            (ctx.study.id, fp, state.stage, "ranked", model.version),
+            lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), random_key(1, k))),
+        )
+        best = next((k for k in ordered if free(k)), None)
+        if ordered and ordered[-1] not in scores:
+            # items the model has not scored (new since it was trained; they come last
+            # until then): queue a retrain, once per model version in this process
+            asked = (ctx.study.id, state.stage)
+            with self._lock:
+                ask = self._unscored.get(asked) != model.version
+                self._unscored[asked] = model.version
+            if ask:
+                self._after_decision(ctx.study.id, state.stage)
         return best, described, (None if best is None else scores.get(best))
 
     def _card(
         self,
-        ctx: _Ctx,
+        ctx: Ctx,
         state: StageState,
         key: str | None,
         order: dict[str, Any],
@@ -536,7 +534,7 @@ class ScreeningArea:
             and (visible or r.reviewer == owner or r.kind == "resolution")
         )
         mine = state.mine.get(group.key)
-        full_text = self._full_text(ctx, group) if state.stage == "full_text" else None
+        full_text = full_text_of(self.store, ctx, group) if state.stage == "full_text" else None
         return CardView(
             ctx.study.id,
             state.stage,
@@ -544,7 +542,7 @@ class ScreeningArea:
             order,
             progress,
             record_key=group.key,
-            members=_members(group),
+            members=members(group),
             decisions=decisions,
             my_verdict=None if mine is None else mine.verdict,
             highlight={
@@ -555,35 +553,8 @@ class ScreeningArea:
             reasons=ctx.config.reasons,
             full_text=full_text,
             score=score,
-            **_paper_fields(group),
+            **paper_fields(group),
         )
-
-    def _full_text(self, ctx: _Ctx, group: WorkingGroup) -> dict[str, Any]:
-        p = group.paper
-        ids = {r.paper_id for r in group.members if r.paper_id}
-        with self.store.read() as conn:
-            pdfs = links.pdf_links(conn, ctx.study.id)
-            checks = links.fulltext_checks(conn, ctx.study.id)
-            notes = [
-                r
-                for r in screening.list_retrieval(conn, ctx.study.id)
-                if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
-            ]
-        pdf = next((pdfs[i] for i in ids if i in pdfs and pdfs[i].state == "linked"), None)
-        check = next((checks[i] for i in ids if i in checks and checks[i].available), None)
-        latest = notes[-1] if notes else None
-        return {
-            "paper_ids": sorted(ids),
-            "pdf": None if pdf is None else {"paper_id": pdf.paper_id, "file": pdf.file},
-            "licensed_full_text": None
-            if check is None
-            else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},
-            "url": p.full_text_url,
-            "open_access": p.open_access,
-            "retrieval": None
-            if latest is None
-            else {"status": latest.status, "note": latest.note, "at": latest.at, "by": latest.by},
-        }
 
     def next(self, request: NextRequest, *, owner: str) -> CardView:
         """The next record for the reviewer at the stage in the order asked (the Study's
@@ -606,7 +577,7 @@ class ScreeningArea:
                 f"record {group.key[:80]!r} is not at the {request.stage} stage",
                 code="not_at_stage",
             )
-        model, scores = self._model(ctx.study.id, request.stage, state)
+        model, scores = self._model(ctx, state)
         order = {"mode": "record", "label": "a record chosen by key", "model": model.to_dict()}
         return self._card(ctx, state, group.key, order, owner, scores.get(group.key))
 
@@ -620,8 +591,8 @@ class ScreeningArea:
         blind = ctx.config.blind(stage)
         labels = state.my_labels if blind else state.labels
         labels = {k: v for k, v in labels.items() if k in set(state.items)}
-        guidance = self._guidance(ctx, state, labels)
-        model, _ = self._model(ctx.study.id, stage, state)
+        guidance = guidance_of(ctx, state, labels)
+        model, _ = self._model(ctx, state)
         return ProgressView(
             ctx.study.id,
             stage,
@@ -633,31 +604,6 @@ class ScreeningArea:
             model,
             ctx.config.default_order,
         )
-
-    def _guidance(self, ctx: _Ctx, state: StageState, labels: dict[str, bool]) -> dict[str, Any]:
-        total = len(state.items)
-        size = min(total, max(CHECK_MIN, round(CHECK_SHARE * total)))
-        seed = int.from_bytes(hashlib.blake2b(ctx.study.id.encode(), digest_size=4).digest())
-        sample = [state.items[i] for i in check_set(total, size, seed)] if total else []
-        decided = [labels[k] for k in sample if k in labels]
-        shown = decided if len(decided) >= min(CHECK_SHOWN, size) and decided else None
-        guidance = stopping_guidance(list(labels.values()), total, shown).to_dict()
-        # the curve as points (decisions on x, includes found on y)
-        curve = guidance.pop("curve")
-        assert isinstance(curve, list)
-        guidance["recall_curve"] = [[i + 1, int(v)] for i, v in enumerate(curve)]
-        guidance["check_set"] = {
-            "size": size,
-            "decided": len(decided),
-            "method": (
-                f"a uniform random check set of {size} of the {total} records (drawn by the "
-                f"Study's id), {len(decided)} decided so far; the share of includes among them "
-                "estimates the includes in all (Wilson 95% interval), minus those found. Until "
-                "every check-set record is decided the estimate leans high: the model shows "
-                "likely includes first."
-            ),
-        }
-        return guidance
 
     def items(self, request: ItemsRequest, *, owner: str) -> ItemsView:
         """One page of the records behind a number at a stage (``status``: all,
@@ -739,7 +685,7 @@ class ScreeningArea:
             if not runner.run_once():
                 break
         ctx = self._ctx(row.id, owner)
-        model, _ = self._model(row.id, stage, self._state(ctx, stage, owner))
+        model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
 
     # -- team screening, decisions in and out, PRISMA 2020 (scr-team; see _team_area) -----

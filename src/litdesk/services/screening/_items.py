@@ -3,8 +3,9 @@
 The items are the groups of the Study's deduplicated working set
 (:func:`litdesk.services.dedup.working_groups`); a group is named by its key, and any of
 its member records' keys names it too. Building the set merges every group (about half a
-second for 2,000 records), so it is cached per Study and checked on each call against the
-records' keys and groups (one narrow query): records added or regrouped rebuild it.
+second for 2,000 records), so it is cached per Study and checked on each call against a
+fingerprint of the records and their groups (one aggregate query): records added or
+regrouped rebuild it.
 
 Decisions are stored against record keys; a group's decisions are those made on any of
 its member keys, in time order (:func:`history_of`). Rows are append-only and every writer
@@ -14,7 +15,6 @@ after the newest one seen (and reloaded whole if the count disagrees).
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -44,18 +44,13 @@ class ScreenSet:
     groups: tuple[WorkingGroup, ...]
     position: dict[str, int]
     group_of: dict[str, str]
+    keys: tuple[str, ...] = ()
+    key_set: frozenset[str] = frozenset()
 
     def group(self, key: str) -> WorkingGroup | None:
         """The group ``key`` (a group's or any member's key) belongs to."""
         gk = self.group_of.get(key)
         return None if gk is None else self.groups[self.position[gk]]
-
-
-def _fingerprint(pairs: list[tuple[str, str | None]]) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for key, grp in pairs:
-        h.update(f"{key}\x1f{grp or ''}\x1e".encode())
-    return h.hexdigest()
 
 
 def _build(store: Store, study_id: str, fingerprint: str) -> ScreenSet:
@@ -64,7 +59,8 @@ def _build(store: Store, study_id: str, fingerprint: str) -> ScreenSet:
     group_of = {m.key: g.key for g in groups for m in g.members}
     for g in groups:
         group_of[g.key] = g.key
-    return ScreenSet(fingerprint, groups, position, group_of)
+    keys = tuple(g.key for g in groups)
+    return ScreenSet(fingerprint, groups, position, group_of, keys, frozenset(keys))
 
 
 @dataclass(slots=True)
@@ -138,6 +134,11 @@ class StudyCache:
                 self._entries.move_to_end(study_id)
             return entry
 
+    def cached(self, study_id: str, fingerprint: str) -> ScreenSet | None:
+        """The cached set when it is still the Study's (``fingerprint``: read now)."""
+        current = self._entry(study_id).screen
+        return current if current is not None and current.fingerprint == fingerprint else None
+
     def screen_set(self, study_id: str, *, reconcile: bool = False) -> ScreenSet:
         """The Study's items as they are now (``reconcile``: the records reconciled with
         the Study's sources first, as the Study page does; a listing does this, the next
@@ -145,23 +146,22 @@ class StudyCache:
         if reconcile:
             refresh(self.store, study_id)
         with self.store.read() as conn:
-            fingerprint = _fingerprint(screening.record_groups(conn, study_id))
-        entry = self._entry(study_id)
-        current = entry.screen
-        if current is not None and current.fingerprint == fingerprint:
+            fingerprint = screening.record_fingerprint(conn, study_id)
+        current = self.cached(study_id, fingerprint)
+        if current is not None:
             return current
         with self._lock:
             builder = self._building.setdefault(study_id, threading.Lock())
         with builder:
-            current = entry.screen
-            if current is not None and current.fingerprint == fingerprint:
+            current = self.cached(study_id, fingerprint)
+            if current is not None:
                 return current
+            # the fingerprint read before the build: a change meanwhile rebuilds next time
             built = _build(self.store, study_id, fingerprint)
-            with self.store.read() as conn:  # working_groups may have regrouped
-                built_fp = _fingerprint(screening.record_groups(conn, study_id))
-            built = ScreenSet(built_fp, built.groups, built.position, built.group_of)
-            entry.screen = built
-            entry.history = None
+            entry = self._entry(study_id)
+            with self._lock:
+                entry.screen = built
+                entry.history = None
             return built
 
     def rows(self, study_id: str, *, conn: Connection | None = None) -> list[screening.DecisionRow]:

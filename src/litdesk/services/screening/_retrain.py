@@ -17,6 +17,8 @@ import threading
 from collections import OrderedDict
 from typing import Any, Final
 
+from sqlalchemy.engine import Connection
+
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk.adapters.store import Store, screening
 from litdesk.core.screening import (
@@ -33,7 +35,7 @@ from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._state import stage_state
 
-__all__ = ["MAX_ROUNDS", "RETRAIN_KIND", "Retrainer", "retrain_owner"]
+__all__ = ["MAX_ROUNDS", "RETRAIN_KIND", "Retrainer", "retrain_owner", "screening_record"]
 
 RETRAIN_KIND: Final = "screening.retrain"
 #: trainings one job runs at most while decisions keep arriving
@@ -47,6 +49,7 @@ def retrain_owner(study_id: str, stage: Stage) -> str:
 
 
 def screening_record(screen: ScreenSet, index: int) -> ScreeningRecord:
+    """What the model reads of an item: its merged record's title, abstract, keywords."""
     p = screen.groups[index].paper
     return ScreeningRecord.of(p.title, p.abstract, p.keywords)
 
@@ -65,17 +68,27 @@ class Retrainer:
 
     # -- the scores in force --------------------------------------------------------------
 
-    def scores(self, study_id: str, stage: Stage) -> screening.ModelRow | None:
-        """The stored scores of the stage (re-read only when their version changed)."""
-        with self.store.read() as conn:
-            version = screening.model_version(conn, study_id, stage)
-            if version is None:
-                return None
-            with self._lock:
-                cached = self._scores.get((study_id, stage))
-            if cached is not None and cached.version == version[0]:
-                return cached
-            row = screening.get_model(conn, study_id, stage)
+    def scores(
+        self, study_id: str, stage: Stage, *, conn: Connection | None = None
+    ) -> screening.ModelRow | None:
+        """The stored scores of the stage (re-read only when their version changed);
+        ``conn``: read in that transaction."""
+        if conn is None:
+            with self.store.read() as own:
+                return self._scores_in(own, study_id, stage)
+        return self._scores_in(conn, study_id, stage)
+
+    def _scores_in(
+        self, conn: Connection, study_id: str, stage: Stage
+    ) -> screening.ModelRow | None:
+        version = screening.model_version(conn, study_id, stage)
+        if version is None:
+            return None
+        with self._lock:
+            cached = self._scores.get((study_id, stage))
+        if cached is not None and cached.version == version[0]:
+            return cached
+        row = screening.get_model(conn, study_id, stage)
         if row is not None:
             with self._lock:
                 if len(self._scores) > 4 * _CACHED * len(STAGES):
