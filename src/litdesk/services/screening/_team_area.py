@@ -196,7 +196,7 @@ def import_decisions(
 ) -> ImportDecisionsView:
     """Record a file's decisions (matched by DOI, PMID, key, title); unmatched rows are
     listed with their lines; decisions already recorded are not recorded again."""
-    text = request.data.decode("utf-8-sig", errors="replace")
+    text = _text_of(request.data)
     parsed = parse_decisions(text, format=request.format or "auto")
     stage = request.stage
     _warm(area, request.study, owner)
@@ -248,6 +248,17 @@ def import_decisions(
         tuple(u.to_dict() for u in plan.refused),
         plan.matched_by,
     )
+
+
+def _text_of(data: bytes) -> str:
+    """A decisions file's text: UTF-8 (with or without a BOM), else Windows-1252 as
+    spreadsheets on Windows save it, else Latin-1 (every byte a character: nothing lost)."""
+    for codec in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
 
 
 def _own_outcomes(history: DecisionHistory, stage: Stage, reviewer: str) -> dict[str, Outcome]:
