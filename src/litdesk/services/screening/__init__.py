@@ -27,7 +27,7 @@ from ._requests import (
     UndoRequest,
     parse_stage,
 )
-from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
+from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner, screening_record
 from ._state import StageState, stage_items, stage_state
 from ._team_area import NotInConflict, study_flow
 from ._team_requests import (
@@ -114,6 +114,7 @@ __all__ = [
     "history_of",
     "parse_stage",
     "retrain_owner",
+    "screening_record",
     "stage_items",
     "stage_state",
 ]

@@ -505,14 +505,14 @@ class ScreeningArea(TeamScreening):
         """The next item for the reviewer in ``order``, the order's description and the
         item's score (ranked). Each order of all items is made once (per model version or
         seed) and walked to its first remaining item."""
-        remaining = set(state.remaining)
         model, scores = self._model(ctx, state)
         described: dict[str, Any] = {"mode": order, "model": model.to_dict()}
         fp = ctx.screen.fingerprint
         keys = list(ctx.screen.keys)
         if order == "original":
             described["label"] = "original order (as identified)"
-            return (state.remaining[0] if state.remaining else None), described, None
+            head = next((k for k in ctx.screen.keys if state.is_remaining(k)), None)
+            return head, described, None
         if order == "random" or not scores:
             if order == "ranked":
                 described["label"] = "random (no model yet: it needs an include and an exclude)"
@@ -525,7 +525,7 @@ class ScreeningArea(TeamScreening):
                 (ctx.study.id, fp, "random", seed),
                 lambda: sorted(keys, key=lambda k: _random_key(seed, k)),
             )
-            best = next((k for k in ordered if k in remaining), None)
+            best = next((k for k in ordered if state.is_remaining(k)), None)
             return best, described, None
         described["label"] = (
             f"ranked by model v{model.version} trained on {model.trained_on} decisions"
@@ -536,15 +536,15 @@ class ScreeningArea(TeamScreening):
             (ctx.study.id, fp, state.stage, "ranked", model.version),
             lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), _random_key(1, k))),
         )
-        best = next((k for k in ordered if k in remaining), None)
-        if not remaining.issubset(scores.keys()):
-            # records the model has not scored (new since it was trained; they come last
+        best = next((k for k in ordered if state.is_remaining(k)), None)
+        if ordered and ordered[-1] not in scores:
+            # items the model has not scored (new since it was trained; they come last
             # until then): queue a retrain, once per model version in this process
             asked = (ctx.study.id, state.stage)
             with self._lock:
-                first = self._unscored.get(asked) != model.version
+                ask = self._unscored.get(asked) != model.version
                 self._unscored[asked] = model.version
-            if first:
+            if ask:
                 self._after_decision(ctx.study.id, state.stage)
         return best, described, (None if best is None else scores.get(best))
 

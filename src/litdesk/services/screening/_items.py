@@ -45,6 +45,7 @@ class ScreenSet:
     position: dict[str, int]
     group_of: dict[str, str]
     keys: tuple[str, ...] = ()
+    key_set: frozenset[str] = frozenset()
 
     def group(self, key: str) -> WorkingGroup | None:
         """The group ``key`` (a group's or any member's key) belongs to."""
@@ -58,7 +59,8 @@ def _build(store: Store, study_id: str, fingerprint: str) -> ScreenSet:
     group_of = {m.key: g.key for g in groups for m in g.members}
     for g in groups:
         group_of[g.key] = g.key
-    return ScreenSet(fingerprint, groups, position, group_of, tuple(g.key for g in groups))
+    keys = tuple(g.key for g in groups)
+    return ScreenSet(fingerprint, groups, position, group_of, keys, frozenset(keys))
 
 
 @dataclass(slots=True)

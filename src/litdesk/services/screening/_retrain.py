@@ -35,7 +35,7 @@ from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._state import stage_state
 
-__all__ = ["MAX_ROUNDS", "RETRAIN_KIND", "Retrainer", "retrain_owner"]
+__all__ = ["MAX_ROUNDS", "RETRAIN_KIND", "Retrainer", "retrain_owner", "screening_record"]
 
 RETRAIN_KIND: Final = "screening.retrain"
 #: trainings one job runs at most while decisions keep arriving
@@ -49,6 +49,7 @@ def retrain_owner(study_id: str, stage: Stage) -> str:
 
 
 def screening_record(screen: ScreenSet, index: int) -> ScreeningRecord:
+    """What the model reads of an item: its merged record's title, abstract, keywords."""
     p = screen.groups[index].paper
     return ScreeningRecord.of(p.title, p.abstract, p.keywords)
 

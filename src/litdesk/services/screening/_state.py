@@ -25,8 +25,10 @@ class StageState:
     items: tuple[str, ...]
     #: the reviewer's current decision per item
     mine: dict[str, Decision]
-    #: items left for the reviewer, in working-set order
-    remaining: tuple[str, ...]
+    #: the stage's items as a set
+    item_set: frozenset[str]
+    #: items not left for the reviewer (decided by them, by enough reviewers, or settled)
+    blocked: frozenset[str]
     #: every decided item's outcome (everyone's decisions)
     outcomes: dict[str, Outcome]
     #: the label per item the model trains on (True: relevant), in the order decided
@@ -34,10 +36,24 @@ class StageState:
     #: the reviewer's own decisions as labels, in the order made
     my_labels: dict[str, bool]
 
+    def is_remaining(self, key: str) -> bool:
+        """Is ``key`` left for the reviewer at this stage?"""
+        return key in self.item_set and key not in self.blocked
+
+    @property
+    def remaining(self) -> tuple[str, ...]:
+        """Items left for the reviewer, in working-set order (linear in the items)."""
+        blocked = self.blocked
+        return tuple(k for k in self.items if k not in blocked)
+
+    @property
+    def remaining_count(self) -> int:
+        return len(self.items) - sum(1 for k in self.blocked if k in self.item_set)
+
     def counts(self, *, mine: bool) -> dict[str, int]:
         """Total, screened, included, excluded, maybe, remaining (and, for everyone,
         pending second reviews and conflicts)."""
-        items = set(self.items)
+        items = self.item_set
         if mine:
             verdicts = Counter(d.verdict for k, d in self.mine.items() if k in items)
             screened = sum(verdicts.values())
@@ -47,7 +63,7 @@ class StageState:
                 "included": verdicts["include"],
                 "excluded": verdicts["exclude"],
                 "maybe": verdicts["maybe"],
-                "remaining": len(self.remaining),
+                "remaining": self.remaining_count,
             }
         settled = Counter(
             o.verdict for k, o in self.outcomes.items() if k in items and o.verdict is not None
@@ -92,13 +108,14 @@ def stage_state(
     mine = {record: d for (record, _, rev), d in current.items() if rev == reviewer}
     reviewers = Counter(record for (record, _, _) in current)
     outcomes = {o.record: o for o in history.outcomes(stage, policy)}
-    remaining = tuple(
+    blocked = frozenset(
         k
-        for k in items
-        if k not in mine
-        and reviewers[k] < policy.reviewers_required
-        and (k not in outcomes or outcomes[k].verdict is None)
+        for k in (*mine, *reviewers, *outcomes)
+        if k in mine
+        or reviewers[k] >= policy.reviewers_required
+        or (k in outcomes and outcomes[k].verdict is not None)
     )
+    item_set = screen.key_set if stage == "title_abstract" else frozenset(items)
     # labels in the order decided: by each item's first current decision's entry number
     first: dict[str, int] = {}
     for (record, _, _), d in current.items():
@@ -116,4 +133,4 @@ def stage_state(
     my_labels = {
         k: d.verdict in _RELEVANT for k, d in sorted(mine.items(), key=lambda kv: kv[1].seq)
     }
-    return StageState(stage, items, mine, remaining, outcomes, labels, my_labels)
+    return StageState(stage, items, mine, item_set, blocked, outcomes, labels, my_labels)
