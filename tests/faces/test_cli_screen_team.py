@@ -94,3 +94,11 @@ def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
     assert cli("study", "prisma", "Beta", "--format", "csv").stdout.startswith("box,level,")
     assert cli("study", "prisma", "Beta", "--format", "svg").stdout.startswith("<svg")
     cli("study", "prisma", "Beta", "--format", "pdf", code=2)
+    behind = json.loads(
+        cli("study", "prisma", "Beta", "--box", "excluded_screening", "--json").stdout
+    )
+    assert behind["total"] == r["excluded_screening"] and all(
+        row["title"] in TITLES for row in behind["records"]
+    )
+    assert "record(s)" in cli("study", "prisma", "Beta", "--box", "sought", "--round", "1").stdout
+    cli("study", "prisma", "Beta", "--box", "sought", "--round", "2", code=2)

@@ -77,6 +77,15 @@ def test_prisma_2020_api_page_and_downloads(running: Running, tmp_settings: Any)
         bad = c.get(f"/api/v1/studies/{sid}/prisma-2020/export", params={"format": "pdf"})
         assert bad.status_code == 422
         assert c.get("/api/v1/studies/nope/prisma-2020").status_code == 404
+        behind = c.get(f"/api/v1/studies/{sid}/prisma-2020/records",
+                       params={"box": "excluded_reports"}).json()  # fmt: skip
+        assert behind["total"] == 1 and behind["records"][0]["reason"] == "wrong outcome"
+        assert "trial 2" in behind["records"][0]["title"]
+        screened = c.get(f"/api/v1/studies/{sid}/prisma-2020/records",
+                         params={"box": "screened", "round": 1}).json()  # fmt: skip
+        assert screened["total"] == len(screened["records"]) == 5
+        wrong = c.get(f"/api/v1/studies/{sid}/prisma-2020/records", params={"box": "nope"})
+        assert wrong.status_code == 400 and wrong.json()["code"] == "bad_box"
 
 
 @pytest.fixture

@@ -214,11 +214,35 @@ def _register_study() -> None:
             str, typer.Option("--format", help="md, csv or svg (with --json: ignored).")
         ] = "md",
         as_json: Annotated[bool, typer.Option("--json", help="The counts as JSON.")] = False,
+        box: Annotated[
+            str | None,
+            typer.Option("--box", help="List the records behind a box (e.g. excluded_reports)."),
+        ] = None,
+        round_no: Annotated[
+            int | None, typer.Option("--round", min=1, help="With --box: one round (1: initial).")
+        ] = None,
+        page: Annotated[int, typer.Option("--page", min=1, help="With --box: the page.")] = 1,
     ) -> None:
         """The Study's PRISMA 2020 flow computed from its records and screening decisions
-        (one column per update round of a living review)."""
-        from litdesk.services.screening import PrismaFlowRequest
+        (one column per update round of a living review); --box lists the records behind a
+        number."""
+        from litdesk.services.screening import PrismaFlowRequest, PrismaRecordsRequest
 
+        if box is not None:
+            with sync_app() as app:
+                listed = app.screening.prisma_records(
+                    PrismaRecordsRequest(study, box, round_no, page), owner=app.owner
+                )
+            if as_json:
+                emit_json(listed.to_dict())
+                return
+            _say(f"{listed.box} ({listed.round}): {listed.total} record(s)")
+            for r in listed.rows:
+                why = f"  [{r['reason']}]" if r["reason"] else ""
+                _say(f"  {r['record_key']}  {str(r['title'])[:100] or '(no title)'}{why}")
+            if listed.pages > 1:
+                _say(f"page {listed.page} of {listed.pages}")
+            return
         with sync_app() as app:
             view = app.screening.prisma(PrismaFlowRequest(study), owner=app.owner)
             if as_json:

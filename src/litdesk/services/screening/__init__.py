@@ -41,6 +41,8 @@ from ._team_requests import (
     ImportDecisionsView,
     PrismaFlowRequest,
     PrismaFlowView,
+    PrismaRecordsRequest,
+    PrismaRecordsView,
     ResolveRequest,
     RevealView,
 )
@@ -68,6 +70,8 @@ __all__ = [
     "study_flow",
     "PrismaFlowRequest",
     "PrismaFlowView",
+    "PrismaRecordsRequest",
+    "PrismaRecordsView",
     "ResolveRequest",
     "RevealView",
     "DECISION_SOURCES",

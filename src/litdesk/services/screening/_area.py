@@ -34,9 +34,7 @@ from litdesk.core.screening import (
 )
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
-from litdesk.services.search import Export
 
-from . import _team_area as _team
 from ._cards import Ctx, members, paper_fields, random_key
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
@@ -54,23 +52,11 @@ from ._requests import (
     RetrievalRequest,
     ScreeningRequestError,
     StudyScreenRequest,
-    StudyStageRequest,
     UndoRequest,
 )
 from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
 from ._state import StageState, stage_items, stage_state
-from ._team_requests import (
-    AgreementRequest,
-    AgreementView,
-    ConflictsView,
-    ExportDecisionsRequest,
-    ImportDecisionsRequest,
-    ImportDecisionsView,
-    PrismaFlowRequest,
-    PrismaFlowView,
-    ResolveRequest,
-    RevealView,
-)
+from ._team_area import TeamScreening
 from ._views import (
     CardView,
     DecisionView,
@@ -98,7 +84,7 @@ class ReasonNotListed(ScreeningRequestError):
     default_code = "reason_not_listed"
 
 
-class ScreeningArea:
+class ScreeningArea(TeamScreening):
     """Screening a Study's working set, for any owner (see the module docstring).
 
     ``wake`` tells this process's job runner that a retrain was queued."""
@@ -687,39 +673,3 @@ class ScreeningArea:
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
-
-    # -- team screening, decisions in and out, PRISMA 2020 (scr-team; see _team_area) -----
-
-    def conflicts(self, request: StudyStageRequest, *, owner: str) -> ConflictsView:
-        """The stage's resolution queue (empty while the stage is blind)."""
-        return _team.conflicts_of(self, request, owner)
-
-    def reveal(self, request: StudyStageRequest, *, owner: str) -> RevealView:
-        """Reveal a stage's decisions and open its conflicts (the Study owner only)."""
-        return _team.reveal(self, request, owner)
-
-    def resolve(self, request: ResolveRequest, *, owner: str) -> DecisionView:
-        """Settle a conflict (the owner, or a third reviewer); both originals stay."""
-        return _team.resolve(self, request, owner)
-
-    def agreement(self, request: AgreementRequest, *, owner: str) -> AgreementView:
-        """Cohen's kappa and percent agreement per reviewer pair and stage, over time."""
-        return _team.agreement_of(self, request, owner)
-
-    def import_decisions(
-        self, request: ImportDecisionsRequest, *, owner: str
-    ) -> ImportDecisionsView:
-        """Record a CSV / ASReview / Rayyan file's decisions (unmatched rows by line)."""
-        return _team.import_decisions(self, request, owner)
-
-    def export_decisions(self, request: ExportDecisionsRequest, *, owner: str) -> Export:
-        """The stage's decisions as CSV or RIS (labels and reasons in notes)."""
-        return _team.export_decisions(self, request, owner)
-
-    def prisma(self, request: PrismaFlowRequest, *, owner: str) -> PrismaFlowView:
-        """The Study's PRISMA 2020 flow computed from its trace and decisions."""
-        return _team.prisma_flow(self, request, owner)
-
-    def export_prisma(self, request: PrismaFlowRequest, *, owner: str) -> Export:
-        """The flow as an SVG diagram, Markdown or CSV file."""
-        return _team.prisma_svg_export(self, request, owner)

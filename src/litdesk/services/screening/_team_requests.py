@@ -31,6 +31,9 @@ __all__ = [
     "ImportDecisionsView",
     "PrismaFlowRequest",
     "PrismaFlowView",
+    "PrismaRecordsRequest",
+    "PrismaRecordsView",
+    "RECORD_BOXES",
     "ResolveRequest",
     "RevealView",
 ]
@@ -43,6 +46,12 @@ PRISMA_FLOW_FORMATS: Final[tuple[PrismaFlowFormat, ...]] = ("json", "md", "csv",
 MAX_IMPORT_BYTES: Final = 64 * 1024 * 1024
 MAX_REASON: Final = 500
 MAX_FILENAME: Final = 255
+#: the PRISMA boxes with a list of records behind their number
+RECORD_BOXES: Final = (
+    "to_screen", "screened", "awaiting_screening", "excluded_screening", "sought",
+    "not_retrieved", "assessed", "awaiting_full_text", "excluded_reports", "included",
+)  # fmt: skip
+RECORDS_PAGE: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +157,54 @@ class PrismaFlowRequest:
             raise ScreeningRequestError(
                 f"format must be one of {', '.join(PRISMA_FLOW_FORMATS)}", code="bad_format"
             )
+
+
+@dataclass(frozen=True, slots=True)
+class PrismaRecordsRequest:
+    """The records behind one number of the flow: a box, in one round (1-based; None: all
+    rounds), one page at a time."""
+
+    study: str
+    box: str
+    round: int | None = None
+    page: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        if self.box not in RECORD_BOXES:
+            raise ScreeningRequestError(
+                f"box must be one of {', '.join(RECORD_BOXES)}", code="bad_box"
+            )
+        for name, value in (("round", self.round), ("page", self.page)):
+            if value is None and name == "round":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ScreeningRequestError(f"the {name} is a whole number from 1", code="bad_page")
+
+
+@dataclass(frozen=True, slots=True)
+class PrismaRecordsView:
+    """One page of the records behind a box (each with its title and, for reports excluded,
+    its reason)."""
+
+    study_id: str
+    box: str
+    round: str
+    total: int
+    rows: tuple[dict[str, object], ...]
+    page: int
+    pages: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "study_id": self.study_id,
+            "box": self.box,
+            "round": self.round,
+            "total": self.total,
+            "records": [dict(r) for r in self.rows],
+            "page": self.page,
+            "pages": self.pages,
+        }
 
 
 @dataclass(frozen=True, slots=True)

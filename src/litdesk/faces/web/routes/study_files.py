@@ -9,7 +9,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from litdesk.services.screening import PrismaFlowRequest
+from litdesk.services.screening import PrismaFlowRequest, PrismaRecordsRequest
 from litdesk.services.studies import (
     MAX_STUDY_ZIP_BYTES,
     PrismaExportRequest,
@@ -107,6 +107,22 @@ def prisma_export(
 )
 def prisma_2020_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
     return app.screening.prisma(PrismaFlowRequest(ref), owner=owner).to_dict()
+
+
+@api.get(
+    "/studies/{ref}/prisma-2020/records",
+    summary="The records behind one number of the PRISMA 2020 flow (a box, a round)",
+)
+def prisma_2020_records(
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    box: str,
+    round: int | None = None,
+    page_no: int = 1,
+) -> dict[str, Any]:
+    request = PrismaRecordsRequest(ref, box, round, max(1, page_no))
+    return app.screening.prisma_records(request, owner=owner).to_dict()
 
 
 @pages.get("/study/{ref}/prisma-2020/export")
