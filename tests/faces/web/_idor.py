@@ -297,6 +297,7 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
             "live_id": [live_id],
             "listing": [listing],
             "note_id": note_ids,
+            "record": [f"paper:{in_study}"],  # the screening pages' record (added by hand)
         }
         | edits
     )

@@ -50,7 +50,7 @@ from litdesk.faces.web._app import API_PREFIX
 
 #: query fields of the pages that name a record, beside the API's (a dedup job shown on a
 #: Study's deduplication page, a finished live search shown on the search page)
-PAGE_RECORDS = (*RECORD_FIELDS, "job", "live")
+PAGE_RECORDS = (*RECORD_FIELDS, "job", "live", "record")
 #: routes not probed: the sign-in and sign-out pages and their steps (``/login…``,
 #: ``/logout…``: bob's own session, no record of anyone's; a signed-in visit is sent back
 #: to a login step by design)

@@ -203,6 +203,10 @@ def test_bad_files_are_clear_errors(tmp_settings: Settings, tmp_path: Path) -> N
 
     def body(app: App) -> None:
         sid = _study(app, path)
+        latin = "title,decision\nOne,include\nCaf\u00e9 study,exclude\n".encode("cp1252")
+        view = app.screening.import_decisions(ImportDecisionsRequest(sid, latin), owner=app.owner)
+        assert view.recorded == 1 and view.unmatched[0]["line"] == 3
+        assert "cafe study" in str(view.unmatched[0]["reason"])  # decoded, then normalised
         for data in (b"", b"title,colour\nOne,blue\n", b"doi,decision\n10.1000/one,perhaps\n"):
             with pytest.raises(DecisionsFileError):
                 app.screening.import_decisions(ImportDecisionsRequest(sid, data), owner=app.owner)

@@ -144,3 +144,11 @@ def test_blind_pairs_reveal_resolve_and_agreement(app: App, tmp_path: Path) -> N
     assert all(c["ok"] for c in r["checks"])
     excluded = sum(1 for a, b in zip(ed, bob, strict=False) if a == b == "exclude") + 1
     assert r["excluded_screening"] == excluded and r["sought"] == settled - excluded
+
+    # the Study's policy: "maybe" against include is a conflict too
+    maybe = [k for k, a, b in zip(keys, ed, bob, strict=False) if {a, b} == {"maybe", "include"}]
+    assert len(maybe) == 1
+    app.screening.configure(ConfigureRequest(sid, maybe_is_conflict=True), owner=ANA)
+    stricter = app.screening.conflicts(stage, owner=ED)
+    assert sorted(c.record_key for c in stricter.conflicts) == sorted([*conflicts[2:], *maybe])
+    assert stricter.maybe_is_conflict

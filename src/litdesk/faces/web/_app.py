@@ -36,6 +36,8 @@ from .routes import (
     notes,
     papers,
     reports,
+    screening,
+    screening_team,
     search,
     strategy,
     studies,
@@ -127,6 +129,10 @@ def create_app(
             **dict.fromkeys(
                 library.UPLOAD_PATHS, library.upload_limit(settings.library_upload_max_bytes)
             ),
+            **dict.fromkeys(  # decision files (screening); the Study follows the prefix
+                (screening_team.IMPORT_PATH, API_PREFIX + screening_team.IMPORT_PATH),
+                screening_team.IMPORT_LIMIT + 100_000,
+            ),
         },
         csp_overrides={reports.VIEW_PREFIX: report_csp()},
     )
@@ -161,6 +167,8 @@ def create_app(
         zotero,
         study_fulltext,
         study_edit,
+        screening,
+        screening_team,
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)

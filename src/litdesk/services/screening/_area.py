@@ -34,9 +34,7 @@ from litdesk.core.screening import (
 )
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
-from litdesk.services.search import Export
 
-from . import _team_area as _team
 from ._cards import Ctx, members, paper_fields, random_key
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
@@ -54,25 +52,11 @@ from ._requests import (
     RetrievalRequest,
     ScreeningRequestError,
     StudyScreenRequest,
-    StudyStageRequest,
     UndoRequest,
 )
 from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
 from ._state import StageState, stage_items, stage_state
-from ._team_requests import (
-    AgreementRequest,
-    AgreementView,
-    ConflictsView,
-    ExportDecisionsRequest,
-    ImportDecisionsRequest,
-    ImportDecisionsView,
-    PrismaFlowRequest,
-    PrismaFlowView,
-    PrismaRecordsRequest,
-    PrismaRecordsView,
-    ResolveRequest,
-    RevealView,
-)
+from ._team_area import TeamScreening
 from ._views import (
     CardView,
     DecisionView,
@@ -100,7 +84,7 @@ class ReasonNotListed(ScreeningRequestError):
     default_code = "reason_not_listed"
 
 
-class ScreeningArea:
+class ScreeningArea(TeamScreening):
     """Screening a Study's working set, for any owner (see the module docstring).
 
     ``wake`` tells this process's job runner that a retrain was queued."""
@@ -463,17 +447,22 @@ class ScreeningArea:
         state: StageState,
         order: Order,
         seed: int,
+        skip: tuple[str, ...] = (),
     ) -> tuple[str | None, dict[str, Any], float | None]:
-        """The next item for the reviewer in ``order``, the order's description and the
-        item's score (ranked). Each order of all items is made once (per model version or
-        seed) and walked to its first remaining item."""
+        """The next item for the reviewer in ``order`` (past the ``skip`` ones), the order's
+        description and the item's score (ranked). Each order of all items is made once (per
+        model version or seed) and walked to its first remaining item."""
         model, scores = self._model(ctx, state)
+
+        def free(k: str) -> bool:
+            return state.is_remaining(k) and k not in skip
+
         described: dict[str, Any] = {"mode": order, "model": model.to_dict()}
         fp = ctx.screen.fingerprint
         keys = list(ctx.screen.keys)
         if order == "original":
             described["label"] = "original order (as identified)"
-            head = next((k for k in ctx.screen.keys if state.is_remaining(k)), None)
+            head = next((k for k in ctx.screen.keys if free(k)), None)
             return head, described, None
         if order == "random" or not scores:
             if order == "ranked":
@@ -487,7 +476,7 @@ class ScreeningArea:
                 (ctx.study.id, fp, "random", seed),
                 lambda: sorted(keys, key=lambda k: random_key(seed, k)),
             )
-            best = next((k for k in ordered if state.is_remaining(k)), None)
+            best = next((k for k in ordered if free(k)), None)
             return best, described, None
         described["label"] = (
             f"ranked by model v{model.version} trained on {model.trained_on} decisions"
@@ -498,7 +487,7 @@ class ScreeningArea:
             (ctx.study.id, fp, state.stage, "ranked", model.version),
             lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), random_key(1, k))),
         )
-        best = next((k for k in ordered if state.is_remaining(k)), None)
+        best = next((k for k in ordered if free(k)), None)
         if ordered and ordered[-1] not in scores:
             # items the model has not scored (new since it was trained; they come last
             # until then): queue a retrain, once per model version in this process
@@ -560,7 +549,7 @@ class ScreeningArea:
         ctx = self._ctx(request.study, owner)
         state = self._state(ctx, request.stage, owner)
         order = request.order or ctx.config.default_order
-        key, described, score = self._pick(ctx, state, order, request.seed)
+        key, described, score = self._pick(ctx, state, order, request.seed, request.skip)
         return self._card(ctx, state, key, described, owner, score)
 
     def card(self, request: CardRequest, *, owner: str) -> CardView:
@@ -684,43 +673,3 @@ class ScreeningArea:
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
-
-    # -- team screening, decisions in and out, PRISMA 2020 (scr-team; see _team_area) -----
-
-    def conflicts(self, request: StudyStageRequest, *, owner: str) -> ConflictsView:
-        """The stage's resolution queue (empty while the stage is blind)."""
-        return _team.conflicts_of(self, request, owner)
-
-    def reveal(self, request: StudyStageRequest, *, owner: str) -> RevealView:
-        """Reveal a stage's decisions and open its conflicts (the Study owner only)."""
-        return _team.reveal(self, request, owner)
-
-    def resolve(self, request: ResolveRequest, *, owner: str) -> DecisionView:
-        """Settle a conflict (the owner, or a third reviewer); both originals stay."""
-        return _team.resolve(self, request, owner)
-
-    def agreement(self, request: AgreementRequest, *, owner: str) -> AgreementView:
-        """Cohen's kappa and percent agreement per reviewer pair and stage, over time."""
-        return _team.agreement_of(self, request, owner)
-
-    def import_decisions(
-        self, request: ImportDecisionsRequest, *, owner: str
-    ) -> ImportDecisionsView:
-        """Record a CSV / ASReview / Rayyan file's decisions (unmatched rows by line)."""
-        return _team.import_decisions(self, request, owner)
-
-    def export_decisions(self, request: ExportDecisionsRequest, *, owner: str) -> Export:
-        """The stage's decisions as CSV or RIS (labels and reasons in notes)."""
-        return _team.export_decisions(self, request, owner)
-
-    def prisma(self, request: PrismaFlowRequest, *, owner: str) -> PrismaFlowView:
-        """The Study's PRISMA 2020 flow computed from its trace and decisions."""
-        return _team.prisma_flow(self, request, owner)
-
-    def export_prisma(self, request: PrismaFlowRequest, *, owner: str) -> Export:
-        """The flow as an SVG diagram, Markdown or CSV file."""
-        return _team.prisma_svg_export(self, request, owner)
-
-    def prisma_records(self, request: PrismaRecordsRequest, *, owner: str) -> PrismaRecordsView:
-        """The records behind one number of the flow (a box, in a round or all)."""
-        return _team.prisma_records(self, request, owner)

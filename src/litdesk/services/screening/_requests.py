@@ -70,6 +70,7 @@ MAX_KEYWORDS: Final = 200
 MAX_KEYWORD: Final = 100
 PAGE_SIZE: Final = 50
 MAX_SEED: Final = 2**32 - 1
+MAX_SKIP: Final = 20
 
 
 class ScreeningRequestError(ScreeningInputError):
@@ -227,6 +228,9 @@ class NextRequest:
     stage: Stage = "title_abstract"
     order: Order | None = None
     seed: int = 1
+    #: records passed over this time (the one on screen, those whose decisions are on their
+    #: way): the web page fetches the record after the current one before it is decided
+    skip: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", _ref(self.study, "a Study"))
@@ -237,6 +241,9 @@ class NextRequest:
             raise ScreeningRequestError("the seed is a whole number", code="bad_seed")
         if not 0 <= self.seed <= MAX_SEED:
             raise ScreeningRequestError(f"the seed is 0 to {MAX_SEED}", code="bad_seed")
+        if isinstance(self.skip, str) or len(self.skip) > MAX_SKIP:
+            raise ScreeningRequestError(f"at most {MAX_SKIP} records skipped", code="bad_skip")
+        object.__setattr__(self, "skip", tuple(_ref(k, "a record key") for k in self.skip))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ appended under the Study's screening lock in one transaction.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, screening, whole_searches
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NotInConflict",
+    "TeamScreening",
     "agreement_of",
     "conflicts_of",
     "export_decisions",
@@ -78,6 +79,11 @@ class NotInConflict(ScreeningRequestError):
 
 class NotPermitted(access.NotPermitted):
     """A member may resolve only conflicts they took no part in (a third reviewer)."""
+
+
+def _area(methods: TeamScreening) -> ScreeningArea:
+    """The area whose base class the team methods are."""
+    return cast("ScreeningArea", methods)
 
 
 def _warm(area: ScreeningArea, ref: str, owner: str) -> None:
@@ -190,7 +196,7 @@ def import_decisions(
 ) -> ImportDecisionsView:
     """Record a file's decisions (matched by DOI, PMID, key, title); unmatched rows are
     listed with their lines; decisions already recorded are not recorded again."""
-    text = request.data.decode("utf-8-sig", errors="replace")
+    text = _text_of(request.data)
     parsed = parse_decisions(text, format=request.format or "auto")
     stage = request.stage
     _warm(area, request.study, owner)
@@ -242,6 +248,17 @@ def import_decisions(
         tuple(u.to_dict() for u in plan.refused),
         plan.matched_by,
     )
+
+
+def _text_of(data: bytes) -> str:
+    """A decisions file's text: UTF-8 (with or without a BOM), else Windows-1252 as
+    spreadsheets on Windows save it, else Latin-1 (every byte a character: nothing lost)."""
+    for codec in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
 
 
 def _own_outcomes(history: DecisionHistory, stage: Stage, reviewer: str) -> dict[str, Outcome]:
@@ -403,3 +420,46 @@ def prisma_records(
         )
     label = "all rounds" if request.round is None else chosen[0].label
     return PrismaRecordsView(ctx.study.id, request.box, label, len(keys), tuple(rows), page, pages)
+
+
+class TeamScreening:
+    """The team half of :class:`~._area.ScreeningArea` (its base class): each method one
+    use case of this module, the acting account as ``owner=``."""
+
+    def conflicts(self, request: StudyStageRequest, *, owner: str) -> ConflictsView:
+        """The stage's resolution queue (empty while the stage is blind)."""
+        return conflicts_of(_area(self), request, owner)
+
+    def reveal(self, request: StudyStageRequest, *, owner: str) -> RevealView:
+        """Reveal a stage's decisions and open its conflicts (the Study owner only)."""
+        return reveal(_area(self), request, owner)
+
+    def resolve(self, request: ResolveRequest, *, owner: str) -> DecisionView:
+        """Settle a conflict (the owner, or a third reviewer); both originals stay."""
+        return resolve(_area(self), request, owner)
+
+    def agreement(self, request: AgreementRequest, *, owner: str) -> AgreementView:
+        """Cohen's kappa and percent agreement per reviewer pair and stage, over time."""
+        return agreement_of(_area(self), request, owner)
+
+    def import_decisions(
+        self, request: ImportDecisionsRequest, *, owner: str
+    ) -> ImportDecisionsView:
+        """Record a CSV / ASReview / Rayyan file's decisions (unmatched rows by line)."""
+        return import_decisions(_area(self), request, owner)
+
+    def export_decisions(self, request: ExportDecisionsRequest, *, owner: str) -> Export:
+        """The stage's decisions as CSV or RIS (labels and reasons in notes)."""
+        return export_decisions(_area(self), request, owner)
+
+    def prisma(self, request: PrismaFlowRequest, *, owner: str) -> PrismaFlowView:
+        """The Study's PRISMA 2020 flow computed from its trace and decisions."""
+        return prisma_flow(_area(self), request, owner)
+
+    def export_prisma(self, request: PrismaFlowRequest, *, owner: str) -> Export:
+        """The flow as an SVG diagram, Markdown or CSV file."""
+        return prisma_svg_export(_area(self), request, owner)
+
+    def prisma_records(self, request: PrismaRecordsRequest, *, owner: str) -> PrismaRecordsView:
+        """The records behind one number of the flow (a box, in a round or all)."""
+        return prisma_records(_area(self), request, owner)

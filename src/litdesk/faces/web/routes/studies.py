@@ -21,6 +21,7 @@ from litdesk.services.studies import (
 from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import StudyRef
+from .screening import screening_summary
 
 __all__ = ["api", "pages", "with_restore"]
 
@@ -95,7 +96,9 @@ def create_form(
 
 @pages.get("/study/{ref}", response_class=HTMLResponse)
 def study_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
-    return page(request, "study.html", study_view(app, owner, ref), title="Study")
+    data = study_view(app, owner, ref)
+    data["screening"] = screening_summary(app, owner, data["id"])  # its link with counts
+    return page(request, "study.html", data, title="Study")
 
 
 @api.get("/studies/{ref}", summary="A Study: papers, counts, search runs, imports")

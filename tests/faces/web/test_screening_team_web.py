@@ -1,0 +1,156 @@
+"""Screening in a team through the pages (issue 28), on a team server over SQLite: two
+reviewers blind at title and abstract (each page shows only the reader's own decisions and
+counts), the reveal and resolution by the Study's owner by plain forms, a viewer who cannot
+decide, agreement as a table and a chart, decisions exported and imported (unmatched rows
+by line)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests._store_template import sqlite_url_at_head
+from tests.faces.web._team import TeamServer, add_accounts, team_server
+from tests.faces.web.test_screening_web import _api, make_screening_study
+
+from litdesk import Settings
+
+
+@pytest.fixture
+def server(
+    tmp_settings: Settings, cassette: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[TeamServer]:
+    team = tmp_path / "team" / "litdesk.sqlite3"
+    url = sqlite_url_at_head(request.getfixturevalue("sqlite_template"), team)
+    settings = tmp_settings.model_copy(update={"database_url": url})
+    add_accounts(settings, "ana", "bob", "cy")
+    with team_server(settings, cassette) as running:
+        yield running
+
+
+def _form(c: object, path: str, data: dict[str, str]) -> object:
+    return c.post(path, data=data | {"csrf_token": c.headers["x-csrf-token"]})  # type: ignore[attr-defined]
+
+
+def _history_section(html: str) -> str:
+    found = re.search(r'id="record-history">(.*?)</section>', html, re.S)
+    assert found
+    return found.group(1)
+
+
+def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
+    with server.signed_in("ana") as ana:
+        sid = make_screening_study(ana)
+        members = f"/api/v1/studies/{sid}/members"
+        assert ana.post(members, json={"username": "bob", "role": "editor"}).is_success
+        assert ana.post(members, json={"username": "cy", "role": "viewer"}).is_success
+        r = ana.post(f"{_api(sid)}/settings", json={"dual_review": {"title_abstract": True}})
+        assert r.status_code == 200
+        keys = [
+            row["record_key"]
+            for row in ana.get(f"{_api(sid)}/items", params={"stage": "title_abstract"}).json()[
+                "rows"
+            ]
+        ]
+        for key, verdict in zip(keys[:3], ("include", "exclude", "include"), strict=True):
+            body = {"stage": "title_abstract", "record_key": key, "verdict": verdict}
+            assert ana.post(f"{_api(sid)}/decisions", json=body).status_code == 200
+    with server.signed_in("bob") as bob:
+        for key, verdict in zip(keys[:3], ("exclude", "exclude", "include"), strict=True):
+            r = _form(
+                bob,
+                f"/study/{sid}/screen/decide",
+                {"stage": "title_abstract", "record_key": key, "verdict": verdict},
+            )
+            assert r.status_code == 303  # type: ignore[attr-defined]
+        # blind: bob's card and counts are his own; ana's decision is not shown
+        page = bob.get(f"/study/{sid}/screen", params={"record": keys[0]}).text
+        section = _history_section(page)
+        assert section.count("<li") == 1 and 'Exclude</span> <span class="muted">· you ·' in section
+        assert "(yours; blind)" in page and "3 of 8 screened" in page
+        conflicts = bob.get(f"/study/{sid}/screen/conflicts").text
+        assert "still blind" in conflicts and "The Study's owner reveals them." in conflicts
+        assert 'id="reveal"' not in conflicts
+        assert (
+            "blind until the Study's owner reveals it"
+            in bob.get(f"/study/{sid}/screen/agreement").text
+        )
+        refused = _form(bob, f"/study/{sid}/screen/reveal", {"stage": "title_abstract"})
+        assert refused.status_code == 403  # type: ignore[attr-defined]
+    with server.signed_in("cy") as cy:  # a viewer reads but does not decide
+        r = cy.post(
+            f"{_api(sid)}/decisions",
+            json={"stage": "title_abstract", "record_key": keys[3], "verdict": "include"},
+        )
+        assert r.status_code == 403
+    with server.signed_in("ana") as ana:
+        settings_page = ana.get(f"/study/{sid}/screen/settings").text
+        assert 'id="reveal-title_abstract"' in settings_page
+        r = _form(ana, f"/study/{sid}/screen/reveal", {"stage": "title_abstract"})
+        assert r.status_code == 303  # type: ignore[attr-defined]
+        queue = ana.get(f"/study/{sid}/screen/conflicts").text
+        assert "1 conflict waiting" in queue
+        title = ana.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()["title"]
+        assert title in queue and queue.count("· you ·") == 0  # the other's name, then "you:"
+        assert "you: <span" in queue and "bob: <span" in queue  # names, not account ids
+        r = _form(
+            ana,
+            f"/study/{sid}/screen/resolve",
+            {"stage": "title_abstract", "record_key": keys[0], "verdict": "include"},
+        )
+        assert r.status_code == 303  # type: ignore[attr-defined]
+        after = ana.get(f"{_api(sid)}/conflicts").json()
+        assert after["count"] == 0 and after["resolved"] == 1
+        # both originals and the resolution stay in the history
+        entries = ana.get(f"{_api(sid)}/history", params={"record_key": keys[0]}).json()["entries"]
+        assert sorted(e["kind"] for e in entries) == ["decision", "decision", "resolution"]
+        assert len({e["reviewer"] for e in entries if e["kind"] == "decision"}) == 2
+        agreement = ana.get(f"{_api(sid)}/agreement").json()
+        pair = next(p for p in agreement["pairs"] if p["stage"] == "title_abstract")
+        assert pair["n"] == 3 and pair["agreed"] == 2
+        page = ana.get(f"/study/{sid}/screen/agreement").text
+        assert ("you and bob" in page or "bob and you" in page) and "acct_" not in page
+        assert f"{pair['kappa']:.2f}" in page
+        assert 'id="chart-title_abstract"' in page and "<polyline" in page
+
+
+def test_decisions_out_and_in(server: TeamServer) -> None:
+    with server.signed_in("ana") as ana:
+        sid = make_screening_study(ana)
+        rows = ana.get(f"{_api(sid)}/items", params={"stage": "title_abstract"}).json()["rows"]
+        body = {
+            "stage": "title_abstract",
+            "record_key": rows[0]["record_key"],
+            "verdict": "include",
+        }
+        assert ana.post(f"{_api(sid)}/decisions", json=body).status_code == 200
+        page = ana.get(f"/study/{sid}/screen/exchange").text
+        assert 'action="/screening-imports/' in page
+        out = ana.get(f"/study/{sid}/screen/export", params={"format": "csv"})
+        assert out.status_code == 200 and "attachment" in out.headers["content-disposition"]
+        assert rows[0]["title"].split(":")[0] in out.text
+        ris = ana.get(f"{_api(sid)}/export", params={"format": "ris"})
+        assert ris.status_code == 200 and "TY  - " in ris.text
+        csv = "doi,decision,reason\n10.5555/scr.2,exclude,wrong population\n10.9999/none,include,\n"
+        r = ana.post(
+            f"/screening-imports/{sid}",
+            data={"stage": "title_abstract", "csrf_token": ana.headers["x-csrf-token"]},
+            files={"file": ("rayyan-free.csv", csv.encode(), "text/csv")},
+        )
+        assert r.status_code == 200
+        assert "1 decision recorded" in r.text and 'id="unmatched"' in r.text
+        assert re.search(r'<td class="num" data-label="Line">3</td>', r.text)
+        again = ana.post(
+            f"/api/v1/screening-imports/{sid}",
+            params={"stage": "title_abstract"},
+            files={"file": ("rayyan-free.csv", csv.encode(), "text/csv")},
+        ).json()
+        assert again["recorded"] == 0 and again["unchanged"] == 1  # nothing twice
+        bad = ana.post(
+            f"/screening-imports/{sid}",
+            data={"stage": "title_abstract", "csrf_token": ana.headers["x-csrf-token"]},
+            files={"file": ("empty.csv", b"", "text/csv")},
+        )
+        assert bad.status_code == 400 and 'class="error-summary"' in bad.text

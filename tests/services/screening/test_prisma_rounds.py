@@ -1,0 +1,90 @@
+"""A living review's update round is its own PRISMA 2020 column (issue 28): a whole search
+into a Study, an update months later that finds every earlier record again and some new
+ones, decisions on records of both rounds; each round's identified, duplicates removed,
+records to screen and screening boxes computed, the arithmetic holding in both."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+from tests.services.studies._paged import GeneratedSearch
+
+from litdesk import Settings
+from litdesk.services.app import App, open_app
+from litdesk.services.screening import ImportDecisionsRequest, PrismaRecordsRequest
+from litdesk.services.search import SearchRequest
+from litdesk.services.studies import AddSearchRequest, UpdateStudyRequest
+
+
+def test_update_round_is_its_own_column(tmp_settings: Settings) -> None:
+    state = {"search": GeneratedSearch(40)}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return state["search"](request)
+
+    async def run(app: App, job_id: str) -> None:
+        done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
+        assert done.job.status == "done"
+
+    async def body(app: App) -> None:
+        study = app.workspace().create_study("Living review").id
+        search = SearchRequest("malaria vaccine", providers=("europepmc",))
+        await run(
+            app, app.studies.add_search(AddSearchRequest(study, search), owner=app.owner).job.id
+        )
+        state["search"] = GeneratedSearch(52)  # the update finds the 40 again and 12 new
+        await run(app, app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id)
+
+        def decide() -> dict[str, Any]:
+            new = app.screening.prisma_records(
+                PrismaRecordsRequest(study, "to_screen", 2), owner=app.owner
+            ).rows
+            old = app.screening.prisma_records(
+                PrismaRecordsRequest(study, "to_screen", 1), owner=app.owner
+            ).rows
+            lines = ["record_id,decision"]
+            lines += [
+                f"{r['record_key']},{'include' if i < 3 else 'exclude'}"
+                for i, r in enumerate(old[:10])
+            ]
+            lines += [
+                f"{r['record_key']},{'include' if i < 2 else 'exclude'}"
+                for i, r in enumerate(new[:5])
+            ]
+            view = app.screening.import_decisions(
+                ImportDecisionsRequest(study, ("\n".join(lines) + "\n").encode()), owner=app.owner
+            )
+            assert view.recorded == 15 and not view.unmatched
+            return app.studies.prisma(study, owner=app.owner).to_dict()
+
+        report = await asyncio.to_thread(decide)
+        flow = report["prisma_2020"]
+        first, update = flow["rounds"]
+        assert first["label"] == "Initial search" and update["label"].startswith("Update 1 (")
+        ident = report["identification"]
+        assert (
+            first["identified"]["total"] + update["identified"]["total"]
+            == ident["records_identified"]
+        )
+        assert (
+            first["to_screen"] + update["to_screen"] == ident["records_after_deduplication"] == 52
+        )
+        assert (first["to_screen"], update["to_screen"]) == (40, 12)
+        assert update["removed_duplicates"] == update["identified"]["total"] - 12
+        assert (first["screened"], first["sought"], update["screened"], update["sought"]) == (
+            10,
+            3,
+            5,
+            2,
+        )
+        for r in (first, update):
+            assert all(c["ok"] for c in r["checks"]), r["checks"]
+        assert flow["table"]["columns"] == [first["label"], update["label"], "Total"]
+
+    async def go() -> None:
+        async with open_app(tmp_settings, http_transport=httpx.MockTransport(handler)) as app:
+            await body(app)
+
+    asyncio.run(go())
