@@ -17,11 +17,9 @@ the next record never waits for it: it uses the scores in force.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
@@ -30,17 +28,16 @@ from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import accounts as access
-from litdesk.adapters.store import fulltext as links
 from litdesk.core.screening import (
     STAGES,
-    DecisionHistory,
     Stage,
-    check_set,
-    stopping_guidance,
 )
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 
+from ._cards import Ctx, members, paper_fields, random_key
+from ._cards import full_text as full_text_of
+from ._cards import guidance as guidance_of
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._requests import (
@@ -73,13 +70,8 @@ from ._views import (
 
 __all__ = ["ScreeningArea"]
 
-#: the random check set of the stopping estimate: this share of the stage's items, at least
-CHECK_SHARE: Final = 0.05
-CHECK_MIN: Final = 30
 #: orders kept in the process (each a tuple of a Study's item keys)
 _ORDERS_KEPT: Final = 32
-#: decided check-set records before the estimate is shown
-CHECK_SHOWN: Final = 10
 
 
 class NotScreenable(NotFoundError):
@@ -90,52 +82,6 @@ class NotScreenable(NotFoundError):
 
 class ReasonNotListed(ScreeningRequestError):
     default_code = "reason_not_listed"
-
-
-@dataclass(frozen=True, slots=True)
-class _Ctx:
-    study: repo.StudyRow
-    role: str
-    config: ScreeningConfig
-    screen: ScreenSet
-    history: DecisionHistory
-    seq_of: dict[int, int]
-    rows: list[screening.DecisionRow]
-    models: dict[Stage, screening.ModelRow | None]
-
-
-def _random_key(seed: int, key: str) -> bytes:
-    return hashlib.blake2b(f"{seed}\x1f{key}".encode(), digest_size=8).digest()
-
-
-def _paper_fields(group: WorkingGroup) -> dict[str, Any]:
-    p = group.paper
-    return {
-        "title": p.title,
-        "authors": tuple(p.authors),
-        "year": p.year,
-        "venue": p.journal,
-        "abstract": p.abstract,
-        "keywords": tuple(p.keywords),
-        "doi": p.doi,
-        "pmid": p.pmid,
-    }
-
-
-def _members(group: WorkingGroup) -> tuple[dict[str, Any], ...]:
-    out: list[dict[str, Any]] = []
-    for r in group.members:
-        paper = r.data.get("paper")
-        title = str(paper.get("title") or "") if isinstance(paper, dict) else ""
-        out.append(
-            {
-                "key": r.key,
-                "title": title,
-                "source": str(r.data.get("label") or r.source_id),
-                "database": r.database,
-            }
-        )
-    return tuple(out)
 
 
 class ScreeningArea(TeamScreening):
@@ -191,7 +137,7 @@ class ScreeningArea(TeamScreening):
 
     def _ctx(
         self, ref: str, owner: str, need: access.Need = "read", *, reconcile: bool = False
-    ) -> _Ctx:
+    ) -> Ctx:
         """Everything a use case reads, from one read transaction when the cached items are
         still the Study's (the next record's path); the items rebuilt otherwise."""
         if reconcile:
@@ -210,7 +156,7 @@ class ScreeningArea(TeamScreening):
             screen = self.cache.screen_set(study.id)
             history, seq_of, rows = self.cache.history(study.id, screen)
             models = {s: self.retrainer.scores(study.id, s) for s in STAGES}
-        return _Ctx(study, role, config, screen, history, seq_of, rows, models)
+        return Ctx(study, role, config, screen, history, seq_of, rows, models)
 
     def _writer(self, ref: str, owner: str) -> tuple[str, ScreenSet]:
         """The Study's id (``owner`` may screen it) and its items, made before the write
@@ -219,17 +165,17 @@ class ScreeningArea(TeamScreening):
             study, _ = self._study(conn, ref, owner, "write")
         return study.id, self.cache.screen_set(study.id)
 
-    def _group(self, ctx: _Ctx, key: str) -> WorkingGroup:
+    def _group(self, ctx: Ctx, key: str) -> WorkingGroup:
         group = ctx.screen.group(key)
         if group is None:
             raise NotScreenable(f"record {key[:80]!r} is not in this Study's working set")
         return group
 
-    def _visible(self, ctx: _Ctx, stage: Stage, owner: str) -> bool:
+    def _visible(self, ctx: Ctx, stage: Stage, owner: str) -> bool:
         """May ``owner`` see the other reviewers' decisions at ``stage``?"""
         return not ctx.config.blind(stage)
 
-    def _entry(self, ctx: _Ctx, row: screening.DecisionRow) -> dict[str, Any]:
+    def _entry(self, ctx: Ctx, row: screening.DecisionRow) -> dict[str, Any]:
         out = row.to_dict()
         seq = ctx.seq_of.get(row.id)
         out["status"] = ctx.history.status(seq) if seq is not None else "not_applied"
@@ -458,10 +404,10 @@ class ScreeningArea(TeamScreening):
             ctx.study.id, group.key, group.paper.title, tuple(entries), dict(blind), tuple(notes)
         )
 
-    def _state(self, ctx: _Ctx, stage: Stage, owner: str) -> StageState:
+    def _state(self, ctx: Ctx, stage: Stage, owner: str) -> StageState:
         return stage_state(ctx.screen, ctx.history, ctx.config, stage, owner)
 
-    def _model(self, ctx: _Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
+    def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
         row = ctx.models[state.stage]
         if row is None:
             return ModelState("none"), {}
@@ -487,7 +433,7 @@ class ScreeningArea(TeamScreening):
                 self._orders.popitem(last=False)
         return made
 
-    def _progress(self, ctx: _Ctx, state: StageState) -> dict[str, Any]:
+    def _progress(self, ctx: Ctx, state: StageState) -> dict[str, Any]:
         visible = not ctx.config.blind(state.stage)
         return {
             "mine": state.counts(mine=True),
@@ -497,7 +443,7 @@ class ScreeningArea(TeamScreening):
 
     def _pick(
         self,
-        ctx: _Ctx,
+        ctx: Ctx,
         state: StageState,
         order: Order,
         seed: int,
@@ -523,7 +469,7 @@ class ScreeningArea(TeamScreening):
             described["seed"] = seed
             ordered = self._order(
                 (ctx.study.id, fp, "random", seed),
-                lambda: sorted(keys, key=lambda k: _random_key(seed, k)),
+                lambda: sorted(keys, key=lambda k: random_key(seed, k)),
             )
             best = next((k for k in ordered if state.is_remaining(k)), None)
             return best, described, None
@@ -534,7 +480,7 @@ class ScreeningArea(TeamScreening):
         floor = float("-inf")
         ordered = self._order(
             (ctx.study.id, fp, state.stage, "ranked", model.version),
-            lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), _random_key(1, k))),
+            lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), random_key(1, k))),
         )
         best = next((k for k in ordered if state.is_remaining(k)), None)
         if ordered and ordered[-1] not in scores:
@@ -550,7 +496,7 @@ class ScreeningArea(TeamScreening):
 
     def _card(
         self,
-        ctx: _Ctx,
+        ctx: Ctx,
         state: StageState,
         key: str | None,
         order: dict[str, Any],
@@ -569,7 +515,7 @@ class ScreeningArea(TeamScreening):
             and (visible or r.reviewer == owner or r.kind == "resolution")
         )
         mine = state.mine.get(group.key)
-        full_text = self._full_text(ctx, group) if state.stage == "full_text" else None
+        full_text = full_text_of(self.store, ctx, group) if state.stage == "full_text" else None
         return CardView(
             ctx.study.id,
             state.stage,
@@ -577,7 +523,7 @@ class ScreeningArea(TeamScreening):
             order,
             progress,
             record_key=group.key,
-            members=_members(group),
+            members=members(group),
             decisions=decisions,
             my_verdict=None if mine is None else mine.verdict,
             highlight={
@@ -588,35 +534,8 @@ class ScreeningArea(TeamScreening):
             reasons=ctx.config.reasons,
             full_text=full_text,
             score=score,
-            **_paper_fields(group),
+            **paper_fields(group),
         )
-
-    def _full_text(self, ctx: _Ctx, group: WorkingGroup) -> dict[str, Any]:
-        p = group.paper
-        ids = {r.paper_id for r in group.members if r.paper_id}
-        with self.store.read() as conn:
-            pdfs = links.pdf_links(conn, ctx.study.id)
-            checks = links.fulltext_checks(conn, ctx.study.id)
-            notes = [
-                r
-                for r in screening.list_retrieval(conn, ctx.study.id)
-                if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
-            ]
-        pdf = next((pdfs[i] for i in ids if i in pdfs and pdfs[i].state == "linked"), None)
-        check = next((checks[i] for i in ids if i in checks and checks[i].available), None)
-        latest = notes[-1] if notes else None
-        return {
-            "paper_ids": sorted(ids),
-            "pdf": None if pdf is None else {"paper_id": pdf.paper_id, "file": pdf.file},
-            "licensed_full_text": None
-            if check is None
-            else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},
-            "url": p.full_text_url,
-            "open_access": p.open_access,
-            "retrieval": None
-            if latest is None
-            else {"status": latest.status, "note": latest.note, "at": latest.at, "by": latest.by},
-        }
 
     def next(self, request: NextRequest, *, owner: str) -> CardView:
         """The next record for the reviewer at the stage in the order asked (the Study's
@@ -653,7 +572,7 @@ class ScreeningArea(TeamScreening):
         blind = ctx.config.blind(stage)
         labels = state.my_labels if blind else state.labels
         labels = {k: v for k, v in labels.items() if k in set(state.items)}
-        guidance = self._guidance(ctx, state, labels)
+        guidance = guidance_of(ctx, state, labels)
         model, _ = self._model(ctx, state)
         return ProgressView(
             ctx.study.id,
@@ -666,31 +585,6 @@ class ScreeningArea(TeamScreening):
             model,
             ctx.config.default_order,
         )
-
-    def _guidance(self, ctx: _Ctx, state: StageState, labels: dict[str, bool]) -> dict[str, Any]:
-        total = len(state.items)
-        size = min(total, max(CHECK_MIN, round(CHECK_SHARE * total)))
-        seed = int.from_bytes(hashlib.blake2b(ctx.study.id.encode(), digest_size=4).digest())
-        sample = [state.items[i] for i in check_set(total, size, seed)] if total else []
-        decided = [labels[k] for k in sample if k in labels]
-        shown = decided if len(decided) >= min(CHECK_SHOWN, size) and decided else None
-        guidance = stopping_guidance(list(labels.values()), total, shown).to_dict()
-        # the curve as points (decisions on x, includes found on y)
-        curve = guidance.pop("curve")
-        assert isinstance(curve, list)
-        guidance["recall_curve"] = [[i + 1, int(v)] for i, v in enumerate(curve)]
-        guidance["check_set"] = {
-            "size": size,
-            "decided": len(decided),
-            "method": (
-                f"a uniform random check set of {size} of the {total} records (drawn by the "
-                f"Study's id), {len(decided)} decided so far; the share of includes among them "
-                "estimates the includes in all (Wilson 95% interval), minus those found. Until "
-                "every check-set record is decided the estimate leans high: the model shows "
-                "likely includes first."
-            ),
-        }
-        return guidance
 
     def items(self, request: ItemsRequest, *, owner: str) -> ItemsView:
         """One page of the records behind a number at a stage (``status``: all,

@@ -1,0 +1,138 @@
+"""The pieces of a screening card and of progress, read from one snapshot of a Study's
+screening (:class:`Ctx`): the merged record's fields, its member records, the full text
+available at the full-text stage, stopping guidance with its random check set."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Final
+
+from litdesk.adapters.store import Store, repo, screening
+from litdesk.adapters.store import fulltext as links
+from litdesk.core.screening import DecisionHistory, Stage, check_set, stopping_guidance
+from litdesk.services.dedup import WorkingGroup
+
+from ._config import ScreeningConfig
+from ._items import ScreenSet
+from ._state import StageState
+
+__all__ = [
+    "CHECK_MIN",
+    "CHECK_SHARE",
+    "CHECK_SHOWN",
+    "Ctx",
+    "full_text",
+    "guidance",
+    "members",
+    "paper_fields",
+    "random_key",
+]
+
+#: the random check set of the stopping estimate: this share of the stage's items, at least
+CHECK_SHARE: Final = 0.05
+CHECK_MIN: Final = 30
+#: decided check-set records before the estimate is shown
+CHECK_SHOWN: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Ctx:
+    """What a use case reads of a Study's screening (one snapshot)."""
+
+    study: repo.StudyRow
+    role: str
+    config: ScreeningConfig
+    screen: ScreenSet
+    history: DecisionHistory
+    seq_of: dict[int, int]
+    rows: list[screening.DecisionRow]
+    models: dict[Stage, screening.ModelRow | None]
+
+
+def random_key(seed: int, key: str) -> bytes:
+    return hashlib.blake2b(f"{seed}\x1f{key}".encode(), digest_size=8).digest()
+
+
+def paper_fields(group: WorkingGroup) -> dict[str, Any]:
+    p = group.paper
+    return {
+        "title": p.title,
+        "authors": tuple(p.authors),
+        "year": p.year,
+        "venue": p.journal,
+        "abstract": p.abstract,
+        "keywords": tuple(p.keywords),
+        "doi": p.doi,
+        "pmid": p.pmid,
+    }
+
+
+def members(group: WorkingGroup) -> tuple[dict[str, Any], ...]:
+    out: list[dict[str, Any]] = []
+    for r in group.members:
+        paper = r.data.get("paper")
+        title = str(paper.get("title") or "") if isinstance(paper, dict) else ""
+        out.append(
+            {
+                "key": r.key,
+                "title": title,
+                "source": str(r.data.get("label") or r.source_id),
+                "database": r.database,
+            }
+        )
+    return tuple(out)
+
+
+def full_text(store: Store, ctx: Ctx, group: WorkingGroup) -> dict[str, Any]:
+    p = group.paper
+    ids = {r.paper_id for r in group.members if r.paper_id}
+    with store.read() as conn:
+        pdfs = links.pdf_links(conn, ctx.study.id)
+        checks = links.fulltext_checks(conn, ctx.study.id)
+        notes = [
+            r
+            for r in screening.list_retrieval(conn, ctx.study.id)
+            if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
+        ]
+    pdf = next((pdfs[i] for i in ids if i in pdfs and pdfs[i].state == "linked"), None)
+    check = next((checks[i] for i in ids if i in checks and checks[i].available), None)
+    latest = notes[-1] if notes else None
+    return {
+        "paper_ids": sorted(ids),
+        "pdf": None if pdf is None else {"paper_id": pdf.paper_id, "file": pdf.file},
+        "licensed_full_text": None
+        if check is None
+        else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},
+        "url": p.full_text_url,
+        "open_access": p.open_access,
+        "retrieval": None
+        if latest is None
+        else {"status": latest.status, "note": latest.note, "at": latest.at, "by": latest.by},
+    }
+
+
+def guidance(ctx: Ctx, state: StageState, labels: dict[str, bool]) -> dict[str, Any]:
+    total = len(state.items)
+    size = min(total, max(CHECK_MIN, round(CHECK_SHARE * total)))
+    seed = int.from_bytes(hashlib.blake2b(ctx.study.id.encode(), digest_size=4).digest())
+    sample = [state.items[i] for i in check_set(total, size, seed)] if total else []
+    decided = [labels[k] for k in sample if k in labels]
+    shown = decided if len(decided) >= min(CHECK_SHOWN, size) and decided else None
+    guidance = stopping_guidance(list(labels.values()), total, shown).to_dict()
+    # the curve as points (decisions on x, includes found on y)
+    curve = guidance.pop("curve")
+    assert isinstance(curve, list)
+    guidance["recall_curve"] = [[i + 1, int(v)] for i, v in enumerate(curve)]
+    guidance["check_set"] = {
+        "size": size,
+        "decided": len(decided),
+        "method": (
+            f"a uniform random check set of {size} of the {total} records (drawn by the "
+            f"Study's id), {len(decided)} decided so far; the share of includes among them "
+            "estimates the includes in all (Wilson 95% interval), minus those found. Until "
+            "every check-set record is decided the estimate leans high: the model shows "
+            "likely includes first."
+        ),
+    }
+    return guidance
