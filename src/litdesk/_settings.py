@@ -374,6 +374,29 @@ class Settings(BaseSettings):
     jobs_poll_seconds: float = Field(
         default=1.0, gt=0, le=60, description="Seconds between a job worker's queue checks."
     )
+    jobs_max_active_per_account: int = Field(
+        default=20,
+        ge=1,
+        le=1_000,
+        description="Most background jobs of every kind together (chat questions, imports, "
+        "whole searches, AI assistance, reports, deduplication…) one account may have "
+        "queued or running at once; past it a new one is refused (429 on the web).",
+    )
+    import_memory_budget_mb: int = Field(
+        default=768,
+        ge=16,
+        le=65_536,
+        description="Memory (MB, estimated from each upload's size) that the Study ZIP "
+        "recoveries and file imports running at once in one server process may use "
+        "together; an import that does not fit waits up to import_wait_seconds, then is "
+        "refused (429, try again) — a larger one than the whole budget runs alone.",
+    )
+    import_wait_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        le=300,
+        description="Seconds an import waits for room in import_memory_budget_mb.",
+    )
     jobs_worker_slots: int = Field(
         default=1, ge=0, le=16, description="Job worker threads per server process (0: none)."
     )

@@ -41,6 +41,9 @@ _BY_CODE: Final = {
     "identity_conflict": 409,
     "study_exists": 409,
     "allowance": 429,
+    # the account's queue is full / the imports' memory budget is taken: try again later
+    "too_many_jobs": 429,
+    "imports_busy": 429,
     # another question of the chat session is in flight (on any worker)
     "chat_busy": 409,
     "anchor_mismatch": 422,

@@ -28,7 +28,16 @@ from litdesk.adapters.store import accounts as access
 from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
-from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
+from litdesk.services.jobs import (
+    Handler,
+    JobRunner,
+    Jobs,
+    JobView,
+    MemoryBudget,
+    new_job_id,
+    upload_cost,
+    zip_cost,
+)
 from litdesk.services.search import kept_runs, study_prisma
 from litdesk.services.workspace import (
     NoteView,
@@ -167,6 +176,10 @@ class StudiesArea:
         self._wake = wake
         self.providers = providers
         self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
+        #: the memory the imports running at once in this process may hold together
+        self.budget = MemoryBudget(
+            settings.import_memory_budget_mb << 20, wait_s=settings.import_wait_seconds
+        )
         # validated saved papers by id with their stored text, reused while it is unchanged
         # (whose status a listing re-reads for its owner)
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
@@ -179,7 +192,7 @@ class StudiesArea:
         """The job handlers this area runs: a large web import into a Study; a Study's
         full-text check; a whole search added to a Study and a Study's update (with the
         app's providers)."""
-        out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store)}
+        out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store, self.budget)}
         if self._fulltext is not None:
             out[FULLTEXT_KIND] = self._fulltext.handler()
         if self.providers is not None:
@@ -448,7 +461,8 @@ class StudiesArea:
     def recover_zip(self, request: RecoverRequest, *, owner: str) -> RecoveredView:
         """Recover a Study from its ZIP export: every record validated, refused as a whole
         with its reason (``StudyImportRefused``) or stored as a new Study of ``owner``."""
-        done = import_study(self._ws(owner), request.data, name=request.name)
+        with self.budget.hold(zip_cost(len(request.data))):  # ImportsBusy when full
+            done = import_study(self._ws(owner), request.data, name=request.name)
         return RecoveredView(dict(done))
 
     # --- imports -----------------------------------------------------------------------
@@ -462,8 +476,11 @@ class StudiesArea:
         store's queue (the files kept in the store until it ends) whose result is the
         same import's. Either way the importer needs write on the Study."""
         ws = self._ws(owner)
-        if request.paths or request.size <= self.settings.web_import_job_bytes:
+        if request.paths:
             return ImportOutcome(result=run_import(ws, request, on_path=on_path))
+        if request.size <= self.settings.web_import_job_bytes:
+            with self.budget.hold(upload_cost(request.size)):  # ImportsBusy when full
+                return ImportOutcome(result=run_import(ws, request))
         row = ws.study(request.study, "write")
         job_id = new_job_id()
         with self.store.write() as conn:
