@@ -131,6 +131,10 @@ def _saved_row(r: repo.PaperRow) -> SavedRow:
 def study_rows(ws: Workspace) -> list[StudyRow]:
     """The Studies ``ws``'s owner may read, with their paper counts (the rows pages
     offer for "add to a Study")."""
+    return _rows_of(ws.studies())
+
+
+def _rows_of(listed: list[tuple[repo.StudyRow, int]]) -> list[StudyRow]:
     return [
         {
             "id": s.id,
@@ -139,7 +143,7 @@ def study_rows(ws: Workspace) -> list[StudyRow]:
             "created_at": s.created_at,
             "papers": n,
         }
-        for s, n in ws.studies()
+        for s, n in listed
     ]
 
 
@@ -294,9 +298,11 @@ class StudiesArea:
             pages = max(1, -(-matched // SAVED_PAGE))
             page = min(page, pages)
             shown = rows[(page - 1) * SAVED_PAGE : page * SAVED_PAGE]
+            listed = self.studies(owner=owner).studies
         else:
             study_id = self._study_id(study, owner)
-            with self.store.read() as conn:
+            with self.store.read() as conn:  # one transaction: the count, the page, the Studies
+                listed = _rows_of(repo.list_studies(conn, visible_to=owner))
                 total = matched = repo.count_papers(
                     conn, study_id=study_id, status=status, visible_to=owner
                 )
@@ -322,7 +328,7 @@ class StudiesArea:
             page=page,
             pages=pages,
             filters={"text": text, "study": study, "status": status},
-            studies=self.studies(owner=owner).studies,
+            studies=listed,
         )
 
     def export_saved(self, request: SavedExportRequest, *, owner: str) -> Export:
