@@ -15,7 +15,7 @@ import re
 from dataclasses import fields
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import platformdirs
 from pydantic import Field, SecretStr, ValidationError
@@ -150,12 +150,37 @@ class Settings(BaseSettings):
         description="Largest provider response body litdesk reads (bytes); larger ones are refused.",
     )
 
-    # --- allowances (daily, per provider and per owner) ------------------------------
-    openalex_daily_requests: int = Field(
-        default=500, ge=1, le=10_000, description="Daily OpenAlex calls allowed in total."
+    # --- allowances (daily, per provider: the lab's total and each account's share) --------
+    daily_requests: int = Field(
+        default=400,
+        ge=1,
+        le=100_000,
+        description="Daily calls allowed to each provider in total (the lab's allowance, "
+        "every account together), unless provider_daily_requests or (OpenAlex) "
+        "openalex_daily_requests names another.",
     )
-    owner_daily_requests: int = Field(
-        default=100, ge=1, le=10_000, description="Daily provider calls allowed per owner."
+    provider_daily_requests: dict[str, Annotated[int, Field(ge=1, le=100_000)]] = Field(
+        default_factory=dict,
+        description='Daily calls in total per provider by name, e.g. {"crossref": 2000} '
+        "(JSON in the environment); overrides daily_requests for the providers named.",
+    )
+    openalex_daily_requests: int = Field(
+        default=500, ge=1, le=100_000, description="Daily OpenAlex calls allowed in total."
+    )
+    owner_share: float = Field(
+        default=0.25,
+        gt=0,
+        le=1,
+        description="The share of each lab-wide daily allowance (every provider's and the "
+        "AI-assistance one) one account may spend when its own cap is not set: 0.25 lets "
+        "four accounts spend the lab's day and no single account more than a quarter.",
+    )
+    owner_daily_requests: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000,
+        description="Daily calls to each provider allowed per account (capped at the "
+        "provider's total); default: owner_share of that total.",
     )
 
     # --- PDF library and synthesis -------------------------------------------------
@@ -309,13 +334,14 @@ class Settings(BaseSettings):
         "proxy); the key goes only there. Default: https://api.anthropic.com.",
     )
     assist_daily_requests: int = Field(
-        default=25, ge=1, le=1_000, description="Daily AI-assistance model calls in total."
+        default=100, ge=1, le=10_000, description="Daily AI-assistance model calls in total."
     )
-    assist_owner_daily_requests: int = Field(
-        default=25,
+    assist_owner_daily_requests: int | None = Field(
+        default=None,
         ge=1,
-        le=1_000,
-        description="Daily AI-assistance model calls per owner (capped at the total).",
+        le=10_000,
+        description="Daily AI-assistance model calls per account (capped at the total); "
+        "default: owner_share of the total.",
     )
     assist_spacing_seconds: float = Field(
         default=10.0,
@@ -373,6 +399,29 @@ class Settings(BaseSettings):
     )
     jobs_poll_seconds: float = Field(
         default=1.0, gt=0, le=60, description="Seconds between a job worker's queue checks."
+    )
+    jobs_max_active_per_account: int = Field(
+        default=20,
+        ge=1,
+        le=1_000,
+        description="Most background jobs of every kind together (chat questions, imports, "
+        "whole searches, AI assistance, reports, deduplication…) one account may have "
+        "queued or running at once; past it a new one is refused (429 on the web).",
+    )
+    import_memory_budget_mb: int = Field(
+        default=768,
+        ge=16,
+        le=65_536,
+        description="Memory (MB, estimated from each upload's size) that the Study ZIP "
+        "recoveries and file imports running at once in one server process may use "
+        "together; an import that does not fit waits up to import_wait_seconds, then is "
+        "refused (429, try again) — a larger one than the whole budget runs alone.",
+    )
+    import_wait_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        le=300,
+        description="Seconds an import waits for room in import_memory_budget_mb.",
     )
     jobs_worker_slots: int = Field(
         default=1, ge=0, le=16, description="Job worker threads per server process (0: none)."
@@ -503,6 +552,19 @@ class Settings(BaseSettings):
 
         names = [f.name for f in fields(RetrievalParams)]
         return RetrievalParams(**{n: getattr(self, RETRIEVAL_PREFIX + n) for n in names})
+
+    def share_of(self, total: int, own: int | None = None) -> int:
+        """One account's daily cap out of ``total``: ``own`` when set, else
+        :attr:`owner_share` of the total (at least 1); never above the total."""
+        cap = own if own is not None else max(1, int(total * self.owner_share))
+        return min(cap, total)
+
+    def provider_limits(self, provider: str, total: int | None = None) -> tuple[int, int]:
+        """``(lab-wide, per-account)`` daily calls to ``provider``: its entry in
+        :attr:`provider_daily_requests`, else ``total`` (the provider's own setting), else
+        :attr:`daily_requests`; the account's cap from :meth:`share_of`."""
+        lab = self.provider_daily_requests.get(provider, total or self.daily_requests)
+        return lab, self.share_of(lab, self.owner_daily_requests)
 
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""

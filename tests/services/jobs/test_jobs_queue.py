@@ -300,3 +300,24 @@ def test_runner_heartbeat_keeps_a_slow_job(store: Store) -> None:
         release.set()
         runner.stop()
     assert end.status == "done" and end.attempts == 1
+
+
+def test_the_cap_counts_an_accounts_jobs_whatever_their_owner(store: Store) -> None:
+    """Issue 29: chat questions are owned by their session and deduplication runs by their
+    Study; one account opening many sessions or Studies still has at most ``max_active``
+    active jobs of every kind together; another account is not affected."""
+    jobs = Jobs(store, max_active=3)
+    jobs.submit("chat.answer", {}, owner="chat:s1", account="ann")
+    jobs.submit("chat.answer", {}, owner="chat:s2", account="ann")
+    jobs.submit("dedup.study", {}, owner="study:x", account="ann")
+    with pytest.raises(TooManyJobs) as exc:
+        jobs.submit("chat.answer", {}, owner="chat:s3", account="ann")
+    assert exc.value.code == "too_many_jobs" and exc.value.details["active"] == 3
+    with pytest.raises(TooManyJobs):
+        jobs.submit("report.build", {}, owner="ann")  # the account's own kinds count too
+    assert jobs.list(owner="chat:s3") == []
+    jobs.submit("chat.answer", {}, owner="chat:s4", account="bob")
+    jobs.submit("report.build", {}, owner="bob")
+    # a job charged to another account does not count against its owner
+    jobs.submit("dedup.study", {}, owner="study:y", account="bob")
+    assert len(jobs.list(owner="bob")) == 1

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from litdesk.adapters.store import save_search_run
+from litdesk.adapters.store import get_search_run, save_search_run
 from litdesk.core.evidence import FullTextContext
 from litdesk.core.imports import ImportTrace, ParserInfo, RecordTrace, SourceInfo, digest_bytes
 from litdesk.core.records import make_paper
@@ -138,7 +138,11 @@ def test_recovery_into_a_fresh_store_remaps_and_validates(ws: Workspace, ws2: Wo
     )
     assert out["remapped"] == {"MED-11": known.id}
     summary = ws2.study_summary("Hypertension")
-    assert len(summary["papers"]) == 3 and summary["search_runs"] == ["run-bp"]
+    (run_id,) = summary["search_runs"]  # re-created under a fresh id, never linked by id
+    assert len(summary["papers"]) == 3 and run_id != "run-bp"
+    run = get_search_run(ws2.store, run_id)
+    assert run.owner == ws2.owner and run.definition == {"query": "compound Q"}
+    assert run.run["id"] == run_id and run.run["hits"][0]["paper"]["title"] == "Q and BP"
     notes, problems = ws2.notes(study="Hypertension")
     assert problems == [] and {n.annotation.paper_id for n in notes} == {known.id}
     evidence, problems = ws2.evidence(study="Hypertension")

@@ -90,11 +90,13 @@ class StoreMeter:
         return usage(self.store, provider, self._now().date()).get(self.owner, 0)
 
     def limits(self, provider: str) -> tuple[int, int]:
-        owner = self.settings.owner_daily_requests
+        """``(lab-wide, per-account)`` daily calls to ``provider`` (separate caps: one
+        account spends at most its share of the lab's day)."""
         adapter = ADAPTERS.get(provider)
+        own = None
         if adapter is not None and adapter.daily_limit_setting is not None:
-            return int(getattr(self.settings, adapter.daily_limit_setting)), owner
-        return owner, owner
+            own = int(getattr(self.settings, adapter.daily_limit_setting))
+        return self.settings.provider_limits(provider, own)
 
     def reserve(self, provider: str, *, lane: str = "") -> None:
         when = self._now()

@@ -60,6 +60,8 @@ jobs = sa.Table(
     sa.Column("started_at", sa.String(40)),
     sa.Column("finished_at", sa.String(40)),
     sa.Column("heartbeat_at", sa.String(40)),
+    # the account charged for the job (migration 0029): the per-account cap counts these
+    sa.Column("account", sa.String(200)),
 )
 
 
@@ -161,19 +163,24 @@ class JobsRepo:
         reuse_active: bool,
         max_active: int,
         shared: bool = False,
+        account: str | None = None,
     ) -> tuple[JobRow | None, int]:
         """Queue a job: ``(row, active)`` with the owner's count of active jobs before.
         With ``reuse_active`` an active job of the same kind and owner is returned instead
         of a new one; with ``shared`` too, an active job of the same kind of *any* owner (one
         such job at a time across the deployment: a resource every account shares). An
-        owner with ``max_active`` active jobs gets ``(None, active)``. One transaction,
-        serialised per owner (and per kind when ``shared``), so both hold across
-        processes."""
+        owner with ``max_active`` active jobs gets ``(None, active)``. ``account`` (default:
+        the owner) is who the job is charged to: the cap counts the active jobs charged to
+        it, whatever their owner (a chat session's, a Study's). One transaction,
+        serialised per owner and account (and per kind when ``shared``), so both hold
+        across processes."""
         t = jobs
+        account = account or owner
         with self.store.write() as conn:
             if shared:  # the kind's lock first, then the owner's: one order, no deadlock
                 self.store.lock(conn, _JOBS_LOCK, f"kind:{kind}")
-            self.store.lock(conn, _JOBS_LOCK, owner)
+            for key in sorted({owner, f"account:{account}"}):
+                self.store.lock(conn, _JOBS_LOCK, key)
             found = None
             if reuse_active or shared:
                 same = [t.c.kind == kind, t.c.status.in_(ACTIVE)]
@@ -190,7 +197,7 @@ class JobsRepo:
                 conn.execute(
                     sa.select(sa.func.count())
                     .select_from(t)
-                    .where(t.c.owner == owner, t.c.status.in_(ACTIVE))
+                    .where(t.c.account == account, t.c.status.in_(ACTIVE))
                 ).scalar_one()
             )
             if found is not None:
@@ -201,6 +208,7 @@ class JobsRepo:
                 "id": job_id,
                 "kind": kind,
                 "owner": owner,
+                "account": account,
                 "status": "queued",
                 "params": dump_json(params),
                 "done": 0,

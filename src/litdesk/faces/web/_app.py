@@ -105,7 +105,8 @@ def create_app(
         redoc_url=None,
         lifespan=lifespan,
     )
-    install_error_handlers(web)
+    hidden = (settings.resolved_data_dir(), settings.inbox_dir, *settings.library_dirs)
+    install_error_handlers(web, hide=tuple(str(d) for d in hidden if d) if team else ())
     web.add_middleware(CatchAll)
     web.add_middleware(ServerTiming)
     if team:

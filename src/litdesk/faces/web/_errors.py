@@ -41,6 +41,9 @@ _BY_CODE: Final = {
     "identity_conflict": 409,
     "study_exists": 409,
     "allowance": 429,
+    # the account's queue is full / the imports' memory budget is taken: try again later
+    "too_many_jobs": 429,
+    "imports_busy": 429,
     # another question of the chat session is in flight (on any worker)
     "chat_busy": 409,
     "anchor_mismatch": 422,
@@ -67,6 +70,8 @@ def _respond(
     message: str,
     extra: dict[str, Any] | None = None,
 ) -> Response:
+    for folder in getattr(request.app.state, "hidden_dirs", ()):
+        message = message.replace(folder, "…")
     body: dict[str, Any] = {"error": error, "code": code, "message": message}
     if extra:
         body["details"] = extra
@@ -148,7 +153,10 @@ class CatchAll:
             await response(scope, receive, send)
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, *, hide: tuple[str, ...] = ()) -> None:
+    """``hide``: the server's directories (a team server's data dir, library folders): an
+    error message naming one shows ``…`` in its place (the file's own name stays)."""
+    app.state.hidden_dirs = tuple(sorted({d for d in hide if len(d) > 1}, key=len, reverse=True))
     app.add_exception_handler(LitdeskError, _litdesk)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)

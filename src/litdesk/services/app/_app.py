@@ -85,7 +85,7 @@ class App:
         self.models = Models(settings)
         #: the PDF library over the app's store and model parts (viewer, chat, reports)
         self.pdfs = Library(settings, store=store, models=self.models, clock=clock)
-        self.jobs = Jobs(store, clock=clock)
+        self.jobs = Jobs(store, clock=clock, max_active=settings.jobs_max_active_per_account)
         self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
         self.accounts = Accounts(store, settings, clock=clock)
         # -- areas: one per capability, each use case one method taking ``owner=``

@@ -158,7 +158,8 @@ class AssistAllowance:
                 (REPORT_BUILD_FEATURE,), (),
             )  # fmt: skip
         return _Pool(
-            "AI-assistance", s.assist_daily_requests, s.assist_owner_daily_requests,
+            "AI-assistance", s.assist_daily_requests,
+            s.share_of(s.assist_daily_requests, s.assist_owner_daily_requests),
             s.assist_spacing_seconds, None, LIBRARY_FEATURES,
         )  # fmt: skip
 

@@ -229,7 +229,9 @@ class DedupArea:
         active, that run is returned (one per Study, kept by the store)."""
         row = self._study(study, owner, "write")
         params: dict[str, object] = {"study_id": row.id, "study_name": row.name, "by": owner}
-        view = self._jobs.submit(DEDUP_KIND, params, owner=study_owner(row.id), reuse_active=True)
+        view = self._jobs.submit(
+            DEDUP_KIND, params, owner=study_owner(row.id), reuse_active=True, account=owner
+        )
         if self._wake is not None:
             self._wake()
         return DedupJob.from_view(view)

@@ -5,6 +5,7 @@ All state is in the store's ``jobs`` table, so several processes (issue 17's wor
 one PostgreSQL) share one queue; a job whose worker died is claimed again and resumes.
 """
 
+from ._budget import ImportsBusy, MemoryBudget, upload_cost, zip_cost
 from ._jobs import (
     MAX_ACTIVE_JOBS,
     MAX_ATTEMPTS,
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_PARAMS_BYTES",
     "ClaimedJob",
     "Handler",
+    "ImportsBusy",
     "JobContext",
     "JobInputInvalid",
     "JobLeaseLost",
@@ -36,8 +38,11 @@ __all__ = [
     "JobStatus",
     "JobView",
     "Jobs",
+    "MemoryBudget",
     "TooManyJobs",
     "failure",
     "new_job_id",
+    "upload_cost",
     "worker_name",
+    "zip_cost",
 ]

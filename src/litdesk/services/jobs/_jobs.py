@@ -72,7 +72,7 @@ class JobInputInvalid(InputError):
 
 
 class TooManyJobs(RefusedError):
-    """The owner already has the most active jobs allowed."""
+    """The account already has the most active (queued or running) jobs allowed."""
 
     default_code = "too_many_jobs"
 
@@ -235,13 +235,16 @@ class Jobs:
         reuse_active: bool = False,
         shared: bool = False,
         job_id: str | None = None,
+        account: str | None = None,
     ) -> JobView:
         """Queue a job of ``kind``. With ``reuse_active`` an active job of the same kind
         and owner is returned instead; with ``shared`` an active job of the same kind of
         any owner (one at a time across every account and process, enforced in the
         store's transaction), another account's shown by its progress only. ``job_id``
         (from :func:`new_job_id`): the id, when the caller stored the job's data under it
-        first."""
+        first. ``account``: the account the job is charged to when ``owner`` is not one (a
+        chat session, a Study): every account has at most ``max_active`` active jobs of
+        every kind together, else :class:`TooManyJobs` (429 on the web)."""
         if not isinstance(kind, str) or len(kind) > 80 or not _KIND.match(kind):
             raise JobInputInvalid(
                 "a job kind is dotted lower-case words of at most 80 characters, e.g. library.index"
@@ -257,12 +260,14 @@ class Jobs:
             reuse_active=reuse_active,
             max_active=self.max_active,
             shared=shared,
+            account=_owner(account) if account is not None else None,
         )
         if row is None:
             raise TooManyJobs(
-                f"{active} jobs are already queued or running (at most {self.max_active}); "
-                "wait for one to finish or cancel one",
+                f"{active} jobs of this account are already queued or running (at most "
+                f"{self.max_active}); wait for one to finish or cancel one",
                 active=active,
+                limit=self.max_active,
             )
         view = _view(row)
         return view if row.owner == _owner(owner) else _progress_only(view)

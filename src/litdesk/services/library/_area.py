@@ -24,7 +24,7 @@ from litdesk.adapters.store import Store, studies_by_keys
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.records import normalize_doi, split_arxiv
 from litdesk.services.jobs import Handler, Jobs, JobView
-from litdesk.services.providers import Providers
+from litdesk.services.providers import LOCAL_OWNER, Providers
 
 from ._catalogue import Entry
 from ._chat import ChatHistoryChat, ChatHistoryItem, ChatRound, ChatService, ChatSession
@@ -130,10 +130,12 @@ class LibraryArea:
         for f in corpus.files:
             key = _source_of(f, sources)
             per_source[key] = per_source.get(key, 0) + 1
+        team = owner != LOCAL_OWNER  # a team account sees no directory of the server
         source_rows = [
             SourceRow(
-                order=n, path=str(s.path), origin=s.origin, recursive=s.recursive,
-                exists=s.path.exists(), files=per_source.get(str(s.path), 0),
+                order=n, path=_label(s) if team else str(s.path), origin=s.origin,
+                recursive=s.recursive, exists=s.path.exists(),
+                files=per_source.get(str(s.path), 0),
             )
             for n, s in enumerate(sources, start=1)
         ]  # fmt: skip
@@ -154,8 +156,11 @@ class LibraryArea:
                     if all(s["id"] != sid for s in row["studies"]):
                         row["studies"].append(StudyLink(id=sid, name=name))
         shadow_first = sorted(corpus.warnings, key=lambda w: "shadowed" not in w)
+        if team:
+            shadow_first = [_unrooted(w, sources, lib.inbox) for w in shadow_first]
         return LibraryView(
-            source_rows, shadow_first, rows, total, page, per_page, str(lib.inbox),
+            source_rows, shadow_first, rows, total, page, per_page,
+            "the inbox" if team else str(lib.inbox),
             lib.embedder_id, self._index_job(owner), counts,
             self.settings.library_upload_max_bytes, self.settings.library_upload_max_files,
             self.models(owner=owner, check=request.check) if request.models else None,
@@ -243,7 +248,8 @@ class LibraryArea:
             taken[done.file] = "the inbox"
             hashes.setdefault(done.sha256, done.file)
         job = self.index(owner=owner) if stored else None
-        return UploadReport(tuple(stored), tuple(refused), str(inbox), job)
+        shown = str(inbox) if owner == LOCAL_OWNER else "the inbox"  # no server path in team
+        return UploadReport(tuple(stored), tuple(refused), shown, job)
 
     def index(self, *, owner: str) -> JobView:
         """The active index job of the shared library, or a new one: one at a time across
@@ -425,6 +431,19 @@ def _where(f: LibraryFile) -> str:
     return {"inbox": "the inbox", "added": "an added folder", "settings": "a library folder"}.get(
         f.origin, f.origin
     )
+
+
+def _label(source: Source) -> str:
+    """A source as a team account sees it: the inbox, or its folder's (file's) name."""
+    return "the inbox" if source.origin == "inbox" else (source.path.name or "a library folder")
+
+
+def _unrooted(text: str, sources: Sequence[Source], inbox: Path) -> str:
+    """``text`` with every source's directory (longest first) and the inbox's replaced by
+    their labels: what a team account reads of a discovery warning."""
+    for s in sorted(sources, key=lambda s: len(str(s.path)), reverse=True):
+        text = text.replace(str(s.path), _label(s))
+    return text.replace(str(inbox), "the inbox")
 
 
 def _shown(raw: str) -> str:

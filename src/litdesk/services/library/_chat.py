@@ -521,7 +521,12 @@ class ChatService:
         }
         job_id = new_job_id()
         view = self._queue().submit(
-            CHAT_KIND, params, owner=chat_owner(sid), reuse_active=True, job_id=job_id
+            CHAT_KIND,
+            params,
+            owner=chat_owner(sid),
+            reuse_active=True,
+            job_id=job_id,
+            account=owner,  # every session's questions count against the asking account
         )
         if view.id != job_id:
             raise ChatBusy(

@@ -29,7 +29,16 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
 from litdesk.services.dedup import keep_working_sets
-from litdesk.services.jobs import Handler, JobRunner, Jobs, JobView, new_job_id
+from litdesk.services.jobs import (
+    Handler,
+    JobRunner,
+    Jobs,
+    JobView,
+    MemoryBudget,
+    new_job_id,
+    upload_cost,
+    zip_cost,
+)
 from litdesk.services.screening import study_flow
 from litdesk.services.search import kept_runs, study_prisma
 from litdesk.services.workspace import (
@@ -124,6 +133,10 @@ def _saved_row(r: repo.PaperRow) -> SavedRow:
 def study_rows(ws: Workspace) -> list[StudyRow]:
     """The Studies ``ws``'s owner may read, with their paper counts (the rows pages
     offer for "add to a Study")."""
+    return _rows_of(ws.studies())
+
+
+def _rows_of(listed: list[tuple[repo.StudyRow, int]]) -> list[StudyRow]:
     return [
         {
             "id": s.id,
@@ -132,7 +145,7 @@ def study_rows(ws: Workspace) -> list[StudyRow]:
             "created_at": s.created_at,
             "papers": n,
         }
-        for s, n in ws.studies()
+        for s, n in listed
     ]
 
 
@@ -170,6 +183,10 @@ class StudiesArea:
         keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
         self.providers = providers
         self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
+        #: the memory the imports running at once in this process may hold together
+        self.budget = MemoryBudget(
+            settings.import_memory_budget_mb << 20, wait_s=settings.import_wait_seconds
+        )
         # validated saved papers by id with their stored text, reused while it is unchanged
         # (whose status a listing re-reads for its owner)
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
@@ -182,7 +199,7 @@ class StudiesArea:
         """The job handlers this area runs: a large web import into a Study; a Study's
         full-text check; a whole search added to a Study and a Study's update (with the
         app's providers)."""
-        out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store)}
+        out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store, self.budget)}
         if self._fulltext is not None:
             out[FULLTEXT_KIND] = self._fulltext.handler()
         if self.providers is not None:
@@ -284,9 +301,11 @@ class StudiesArea:
             pages = max(1, -(-matched // SAVED_PAGE))
             page = min(page, pages)
             shown = rows[(page - 1) * SAVED_PAGE : page * SAVED_PAGE]
+            listed = self.studies(owner=owner).studies
         else:
             study_id = self._study_id(study, owner)
-            with self.store.read() as conn:
+            with self.store.read() as conn:  # one transaction: the count, the page, the Studies
+                listed = _rows_of(repo.list_studies(conn, visible_to=owner))
                 total = matched = repo.count_papers(
                     conn, study_id=study_id, status=status, visible_to=owner
                 )
@@ -312,7 +331,7 @@ class StudiesArea:
             page=page,
             pages=pages,
             filters={"text": text, "study": study, "status": status},
-            studies=self.studies(owner=owner).studies,
+            studies=listed,
         )
 
     def export_saved(self, request: SavedExportRequest, *, owner: str) -> Export:
@@ -454,7 +473,8 @@ class StudiesArea:
         """Recover a Study from its ZIP export: every record validated, refused as a whole
         with its reason (``StudyImportRefused``) or stored as a new Study of ``owner``."""
         pdfs = self._fulltext.library_hashes if self._fulltext else None
-        done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
+        with self.budget.hold(zip_cost(len(request.data))):  # ImportsBusy when full
+            done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
         return RecoveredView(dict(done))
 
     # --- imports -----------------------------------------------------------------------
@@ -468,8 +488,11 @@ class StudiesArea:
         store's queue (the files kept in the store until it ends) whose result is the
         same import's. Either way the importer needs write on the Study."""
         ws = self._ws(owner)
-        if request.paths or request.size <= self.settings.web_import_job_bytes:
+        if request.paths:
             return ImportOutcome(result=run_import(ws, request, on_path=on_path))
+        if request.size <= self.settings.web_import_job_bytes:
+            with self.budget.hold(upload_cost(request.size)):  # ImportsBusy when full
+                return ImportOutcome(result=run_import(ws, request))
         row = ws.study(request.study, "write")
         job_id = new_job_id()
         with self.store.write() as conn:

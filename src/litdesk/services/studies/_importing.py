@@ -12,6 +12,7 @@ recorded and imports once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Final
 
@@ -25,7 +26,7 @@ from litdesk.adapters.store import (
     record_import_done,
 )
 from litdesk.services.imports import ImportBatch, import_bytes, import_files
-from litdesk.services.jobs import Handler, JobContext
+from litdesk.services.jobs import Handler, ImportsBusy, JobContext, MemoryBudget, upload_cost
 from litdesk.services.workspace import StudyImport, Workspace, all_refused
 
 from ._requests import MAX_IMPORT_FILE_BYTES, ImportInputError, ImportRequest
@@ -110,9 +111,11 @@ def run_import(
     return replace(views[0], done=replace(done, refused=batch.refused))
 
 
-def import_handler(store: Store) -> Handler:
+def import_handler(store: Store, budget: MemoryBudget | None = None) -> Handler:
     """The handler of :data:`IMPORT_KIND` jobs over ``store``: the importer's files from
-    the store into the Study, as the importer (the job's owner)."""
+    the store into the Study, as the importer (the job's owner), once ``budget`` (this
+    process's imports' memory) has room: the job waits queued on its worker meanwhile,
+    its lease renewed."""
 
     def run(ctx: JobContext) -> dict[str, object] | None:
         earlier = (ctx.checkpoint or {}).get("result")
@@ -138,9 +141,10 @@ def import_handler(store: Store) -> Handler:
             str(ctx.params.get("study_id", "")), uploads=tuple((f.name, f.data) for f in files)
         )
         try:
-            view = run_import(
-                Workspace(store, owner=ctx.job.owner), request, on_file=on_file, then=then
-            )
+            with _room(ctx, budget, sum(len(f.data) for f in files), len(files)):
+                view = run_import(
+                    Workspace(store, owner=ctx.job.owner), request, on_file=on_file, then=then
+                )
         except _Stop:
             if ctx.cancel_requested:
                 _drop(store, ctx.job.id)
@@ -154,6 +158,27 @@ def import_handler(store: Store) -> Handler:
         return view.to_dict()
 
     return run
+
+
+@contextmanager
+def _room(ctx: JobContext, budget: MemoryBudget | None, size: int, files: int) -> Iterator[None]:
+    """Hold the import's share of ``budget``, waiting (a second at a time, the lease
+    renewed) while other imports hold it; :class:`_Stop` on a cancel or a lost lease."""
+    if budget is None:
+        yield
+        return
+    entered = False
+    while True:
+        try:
+            with budget.hold(upload_cost(size), wait_s=1.0):
+                entered = True
+                yield
+                return
+        except ImportsBusy:
+            if entered:  # raised by the import itself, not by waiting for room
+                raise
+            if not ctx.progress(0, files, "waiting for memory (other imports are running)"):
+                raise _Stop("the import was stopped") from None
 
 
 def _drop(store: Store, job_id: str) -> None:

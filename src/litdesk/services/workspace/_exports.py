@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
@@ -578,7 +579,8 @@ def import_study(
 ) -> dict[str, Any]:
     """Recover a Study from its ZIP export: refuse unsafe or invalid input as a whole,
     then store it in one transaction as a new Study, remapping paper ids to the saved
-    identities and giving notes, evidence and imports fresh ids. ``pdfs`` answers the
+    identities and giving notes, evidence, imports and search runs fresh ids, all owned
+    by the importer (nothing existing is linked by an id the ZIP names). ``pdfs`` answers the
     SHA-256 of the library's PDFs: the export's PDF links whose PDF is there are restored
     (the others are counted as missing)."""
     parsed = _parse(data)
@@ -633,16 +635,20 @@ def import_study(
                 owner=ws.owner,
             )
         for doc in parsed["runs"]:
+            # re-created under the importer with a fresh id: a ZIP never links an
+            # existing run by its id, nor names who owns what it carries
+            run_id = uuid.uuid4().hex
             row = SearchRunRow(
-                id=doc["id"],
-                owner=doc["owner"],
+                id=run_id,
+                owner=ws.owner,
                 definition=doc["definition"],
-                run=doc["run"],
+                run=doc["run"] | {"id": run_id},
                 created_at=str(doc.get("created_at") or now),
                 executed_at=doc["executed_at"],
             )
-            link_or_insert_run(conn, row)
-            repo.add_study_search_run(conn, study.id, doc["id"])
+            if not link_or_insert_run(conn, row):
+                raise _refuse("a recovered search run's fresh id is taken; try again")
+            repo.add_study_search_run(conn, study.id, run_id)
         form = parsed["form"]
         if form is not None and form.fields != default_form().fields:
             put_study_form(conn, study.id, form, by=ws.owner, now=now)
@@ -658,7 +664,7 @@ def import_study(
                 )  # fmt: skip
                 restored += 1
         for trace, ids in parsed["traces"]:
-            new_ids = [remap.get(i, i) if i else None for i in ids]
+            new_ids = [remap.get(i) if i else None for i in ids]  # only the ZIP's own papers
             repo.insert_document(
                 conn,
                 "imports",

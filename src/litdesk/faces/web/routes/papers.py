@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
 from litdesk.services.app import App
@@ -64,11 +64,15 @@ def saved_page(
     return page(request, "saved.html", saved_view(app, owner, params), title="Saved papers")
 
 
-@api.get("/saved", summary="Saved papers, filtered (text, Study, reading status), paged")
-def saved_api(
-    app: AppDep, owner: OwnerDep, params: Annotated[SavedParams, Query()]
-) -> dict[str, Any]:
-    return saved_view(app, owner, params)
+@api.get(
+    "/saved",
+    summary="Saved papers, filtered (text, Study, reading status), paged",
+    response_class=JSONResponse,
+)
+def saved_api(app: AppDep, owner: OwnerDep, params: Annotated[SavedParams, Query()]) -> Response:
+    # the view is plain JSON already: answered as it is, not re-encoded and re-validated
+    # field by field as a ``dict[str, Any]`` return would be (a third of the request's cost)
+    return JSONResponse(saved_view(app, owner, params))
 
 
 @pages.get("/saved/export")
