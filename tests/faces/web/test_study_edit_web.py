@@ -110,3 +110,32 @@ def test_work_in_a_study_deleted_and_restored(running: Running) -> None:
         ):
             assert a in actions
         assert "highlight deleted" in c.get(f"/study/{sid}/history").text
+
+
+def test_a_search_run_removed_from_a_study_and_restored(running: Running) -> None:
+    """The Study page's "Remove search" (its JSON twin): the run's records and the papers
+    only it brought leave the Study into its trash; the trash's Restore brings them back."""
+    with running.writer() as c:
+        sid, paper = _study_with_paper(c)
+        run_id = c.get("/api/v1/search", params={"q": "tumour growth"}).json()["run"]["id"]
+        c.post(f"/api/v1/runs/{run_id}/save", json={"study": sid}).raise_for_status()
+        study = c.get(f"/api/v1/studies/{sid}").json()
+        assert study["search_runs"] == [run_id]
+        page = c.get(f"/study/{sid}").text
+        assert f'action="/study/{sid}/runs/{run_id}/remove"' in page and "Remove search" in page
+        before = study["working_set"]["records_identified"]
+        assert before >= 1
+        r = c.post(f"/api/v1/studies/{sid}/runs/{run_id}/remove")
+        assert r.status_code == 200, r.text
+        assert r.json()["kind"] == "run" and r.json()["count"] == 1  # the one paper it brought
+        after = c.get(f"/api/v1/studies/{sid}").json()
+        assert after["search_runs"] == [] and after["papers"] == []
+        assert after["working_set"]["records_identified"] == 0
+        missing = c.post(f"/api/v1/studies/{sid}/runs/{run_id}/remove")
+        assert missing.status_code == 404
+        r = c.post(f"/trash/{r.json()['trash_id']}/restore", follow_redirects=False)
+        assert r.status_code == 303
+        back = c.get(f"/api/v1/studies/{sid}").json()
+        assert back["search_runs"] == [run_id] and len(back["papers"]) == 1
+        assert back["working_set"]["records_identified"] == before
+        assert paper in {p["id"] for p in back["papers"]}

@@ -232,17 +232,18 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
-        self._within: Callable[[Connection, str], None] | None = None
+        self._within: Callable[[Connection, str], bool] | None = None
         self._after: Callable[[str], None] | None = None
 
     def on_sources_changed(
-        self, within: Callable[[Connection, str], None], after: Callable[[str], None]
+        self, within: Callable[[Connection, str], bool], after: Callable[[str], None]
     ) -> None:
         """What a write transaction that changed a Study's sources (:func:`sources_changed`)
         does: ``within`` runs in it, before it commits, for each such Study (the records
-        reconciled with the sources: they come and go with them, all or nothing); ``after``
-        runs after it committed (the working set regrouped: deduplication work kept out of
-        the write lock). Reads never write: they show what the writes left."""
+        reconciled with the sources: they come and go with them, all or nothing) and says
+        whether ``after`` is needed; ``after`` runs after it committed (the working set
+        regrouped: deduplication work kept out of the write lock). Reads never write: they
+        show what the writes left."""
         self._within, self._after = within, after
 
     @property
@@ -252,19 +253,18 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One write transaction: committed on success, rolled back on any error."""
-        changed: set[str] = set()
+        regroup: set[str] = set()
         with self._translate(), self.engine.connect() as conn:
             conn = conn.execution_options(litdesk_write=True)
             conn.info.pop(_SOURCES_CHANGED, None)  # a failed transaction's note
             with conn.begin():
                 yield conn
-                while self._within is not None and (todo := conn.info.pop(_SOURCES_CHANGED, None)):
-                    changed |= todo
-                    for study_id in sorted(todo):
-                        self._within(conn, study_id)
+                within = self._within
+                while within is not None and (todo := conn.info.pop(_SOURCES_CHANGED, None)):
+                    regroup |= {study_id for study_id in sorted(todo) if within(conn, study_id)}
             conn.info.pop(_SOURCES_CHANGED, None)
         if self._after is not None:
-            for study_id in sorted(changed):
+            for study_id in sorted(regroup):
                 self._after(study_id)
 
     @contextmanager

@@ -113,8 +113,9 @@ def keep_working_sets(store: Store) -> None:
     """Make the store's write transactions keep every Study's records in step with its
     sources (idempotent: the app and the areas that write Studies call it)."""
 
-    def within(conn: Connection, study_id: str) -> None:
-        sync_records_in(conn, store, study_id)
+    def within(conn: Connection, study_id: str) -> bool:
+        counts, changed = sync_records_in(conn, store, study_id)
+        return changed or counts.pending > 0  # records came or went: regroup after
 
     store.on_sources_changed(within, lambda study_id: _regroup_after(store, study_id))
 

@@ -33,6 +33,7 @@ from litdesk.adapters.store import (
     get_recent_run,
     recent_runs_holding,
     remember_run,
+    whole_searches,
 )
 from litdesk.adapters.store import accounts as access
 from litdesk.core.records import Paper
@@ -124,6 +125,12 @@ class FusedSearcher(Protocol):
     ) -> SearchRun: ...
 
 
+def _whole_hits(store: Store, run_id: str) -> int:
+    """A whole search's hits (kept as rows beside its run document)."""
+    with store.read() as conn:
+        return whole_searches.run_hit_count(conn, run_id)
+
+
 def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
     """The first :data:`MAX_KEPT_RUNS` of a Study's kept runs as rows (their definitions,
     so that a page can restore one into the search form), or the problem that stops one
@@ -148,7 +155,7 @@ def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
                 "id": run.id,
                 "executed_at": run.executed_at,
                 "definition": run.definition.to_dict(),
-                "hits": len(run.hits),
+                "hits": len(run.hits) or _whole_hits(store, run.id),
                 "problem": None,
             }
         )
