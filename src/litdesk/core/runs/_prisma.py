@@ -171,6 +171,12 @@ def build_prisma(
                 per_source[name] = per_source.get(name, 0) + lane.returned
         papers.extend(h.paper for h in run.hits)
         digests.extend(None for _ in run.hits)
+        for expansion in run.definition.expansions:
+            notes.append(
+                f"run {run.id}: subject picked into the query from {expansion.vocabulary} "
+                f"{expansion.id} ({'; '.join(expansion.terms)}); provenance only, "
+                "each database ran the query shown"
+            )
         if run.reused_from:
             notes.append(f"run {run.id} reused the results of run {run.reused_from}")
     run_records = sum(per_source.values())

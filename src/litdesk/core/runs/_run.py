@@ -26,6 +26,7 @@ from litdesk.core.fusion import (
 from litdesk.core.providers import LANE_PROVIDER
 from litdesk.core.records import Paper, PaperError, read_paper
 from litdesk.core.search import PROVIDERS, SearchFilters
+from litdesk.core.vocab import Expansion, ExpansionInvalid, read_expansions
 
 __all__ = [
     "COVERAGES",
@@ -142,22 +143,32 @@ def _list(value: object, label: str, limit: int) -> list[Any]:
 
 @dataclass(frozen=True, slots=True)
 class RunDefinition:
-    """The validated search definition (what the user asked)."""
+    """The validated search definition (what the user asked). ``expansions`` is
+    provenance only — the subjects picked into the query from a vocabulary; no provider
+    compiler reads it (a definition without any leaves it out of its document)."""
 
     query: str
     mode: str
     providers: tuple[str, ...]
     filters: SearchFilters = field(default_factory=SearchFilters)
     limit: int = 20
+    expansions: tuple[Expansion, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "query": self.query,
             "mode": self.mode,
             "providers": list(self.providers),
             "filters": self.filters.to_dict(),
             "limit": self.limit,
         }
+        if self.expansions:
+            out["expansions"] = [e.to_dict() for e in self.expansions]
+        return out
+
+    def without_expansions(self) -> RunDefinition:
+        """The definition as the providers see it (the search cache's identity)."""
+        return replace(self, expansions=()) if self.expansions else self
 
 
 def read_definition(data: object) -> RunDefinition:
@@ -197,12 +208,17 @@ def read_definition(data: object) -> RunDefinition:
         type=f.get("type", "all"),
         sort=f.get("sort", "relevance"),
     )
+    try:
+        expansions = read_expansions(d.get("expansions", []))
+    except ExpansionInvalid as exc:
+        raise _fail(f"definition.{exc.message}") from None
     return RunDefinition(
         query=query,
         mode=str(mode),
         providers=tuple(str(p) for p in providers),
         filters=filters,
         limit=_int(d.get("limit", 20), "definition.limit", 1, 100),
+        expansions=expansions,
     )
 
 

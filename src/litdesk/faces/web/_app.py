@@ -43,6 +43,7 @@ from .routes import (
     study_files,
     study_fulltext,
     study_searches,
+    subjects,
     summary,
     viewer,
     zotero,
@@ -161,6 +162,7 @@ def create_app(
         zotero,
         study_fulltext,
         study_edit,
+        subjects,
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)

@@ -44,6 +44,7 @@ from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.reader import ReaderArea
 from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
 from litdesk.services.studies import FulltextParts, StudiesArea, fetch_through
+from litdesk.services.subjects import SubjectsArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 from litdesk.services.zotero import ZoteroArea
@@ -96,6 +97,7 @@ class App:
         self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake(), fulltext=FulltextParts(self.pdfs, fetch_through(self.providers), settings.library_upload_max_bytes), providers=self.providers)  # noqa: PLW0108  # fmt: skip
         self.zotero = ZoteroArea(store=store, pdfs=self.pdfs)
         self.search = SearchArea(self.providers, self.live, clock=clock)
+        self.subjects = SubjectsArea()
 
         self._sso: SingleSignOn | None = None
         # guards only the lazy single sign-on object (sessions, rights and runs live in

