@@ -186,16 +186,20 @@ def _distance(a: str, b: str, bound: int) -> int:
         low = cur[0]
         ai = a[i - 1]
         for j in range(lo, hi + 1):
+            # plain comparisons: this loop is the spelling tier's cost per keystroke
             value = prev[j - 1] + (ai != b[j - 1])
             up, left = prev[j] + 1, cur[j - 1] + 1
-            value = min(value, up)
-            value = min(value, left)
+            if up < value:  # noqa: PLR1730
+                value = up
+            if left < value:  # noqa: PLR1730
+                value = left
             if i > 1 and j > 1 and ai == b[j - 2] and a[i - 2] == b[j - 1]:
                 swap = prev2[j - 2] + 1
-                value = min(value, swap)
-            value = min(value, over)
+                if swap < value:  # noqa: PLR1730
+                    value = swap
             cur[j] = value
-            low = min(low, value)
+            if value < low:  # noqa: PLR1730
+                low = value
         if low > bound:
             return over
         prev2, prev = prev, cur
@@ -258,18 +262,25 @@ class SubjectIndex:
 
     def _spelling(self, key: str, taken: set[int]) -> list[Suggestion]:
         counts: Counter[int] = Counter()
-        common = max(1, int(len(self._entries) * _COMMON_SHARE))
+        common = max(50, int(len(self._entries) * _COMMON_SHARE))
+        counted = 0
         for gram in _trigrams(key):
             postings = self._grams.get(gram, ())
             if len(postings) <= common:
                 counts.update(postings)  # counted in C: the keystroke budget
+                counted += 1
         if not counts:
             return []
         shortlist = counts.most_common(_SHORTLIST)
         key = key[:_COMPARE_CHARS]
         bound = max(1, len(key) // 5)
+        # an edit changes at most three trigrams: fewer shared ones cannot be within bound
+        # (one more of slack for the end-of-label trigram a prefix does not have)
+        least = counted - 3 * bound - 1
         found: dict[int, tuple[int, int, str]] = {}
-        for position, _shared in shortlist:
+        for position, shared in shortlist:
+            if shared < least:
+                break  # the shortlist is in order of shared trigrams
             entry_key, number, matched = self._entries[position]
             if number in taken:
                 continue
