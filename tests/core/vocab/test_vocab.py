@@ -184,3 +184,16 @@ def test_expansions_are_validated() -> None:
     for data in bad:
         with pytest.raises(ExpansionInvalid):
             read_expansions(data)
+
+
+def test_controlled_term_and_synonym_group_parse_back() -> None:
+    from litdesk.core.vocab import controlled_term, synonym_group
+
+    text = controlled_term('Say "hi"', "MESH")
+    assert text == 'MESH:"Say \\"hi\\""'
+    (term,) = parse_query(text).terms
+    assert (term.field, term.text) == ("mesh", 'Say "hi"')
+    group = synonym_group("Hypertension", ("High Blood Pressure", "hypertension"))
+    assert group == '(Hypertension OR "High Blood Pressure")'
+    assert [t.text for t in parse_query(group).terms] == ["Hypertension", "High Blood Pressure"]
+    assert synonym_group("Asthma", ()) == "Asthma"

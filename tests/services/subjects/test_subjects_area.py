@@ -80,3 +80,14 @@ def test_real_mesh_answers_with_attribution() -> None:
     assert "National Library of Medicine" in view["attribution"]
     info = area.vocabularies().to_dict()["vocabularies"][0]
     assert info["installed"] and info["subjects"] > 30_000 and info["package_licence"] == "MIT"
+
+
+def test_the_explicit_forms_of_a_pick() -> None:
+    area = _area(SMALL + [Subject("mesh", "D006973", "Hypertension", ("High Blood Pressure",))])
+    (hit,) = area.suggest(SuggestRequest("asthma AND insulin res")).suggestions
+    assert hit["insert_controlled"] == 'MESH:"Insulin Resistance"'
+    assert hit["insert_synonyms"] is None  # the subject has no synonyms
+    (fielded,) = area.suggest(SuggestRequest("TITLE:insulin res")).suggestions
+    assert fielded["insert_controlled"] is None  # the term stays in its field
+    (syn,) = area.suggest(SuggestRequest("hypert")).suggestions
+    assert syn["insert_synonyms"] == '(Hypertension OR "High Blood Pressure")'

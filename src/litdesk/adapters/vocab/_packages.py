@@ -61,6 +61,8 @@ class VocabularyPackage:
     terms_url: str
     terms: str
     id_url: str  # format with the subject id
+    #: the query language's field prefix that searches a subject as a controlled term
+    query_prefix: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +91,7 @@ MESH: Final = VocabularyPackage(
         "current. NLM gives no warranty of accuracy or completeness."
     ),
     id_url="https://id.nlm.nih.gov/mesh/{id}",
+    query_prefix="MESH",
 )
 
 #: Every offline vocabulary litdesk reads, by name.

@@ -9,7 +9,15 @@ provenance a pick leaves in a search definition.
 * :class:`Expansion` / :func:`read_expansions` — provenance (vocabulary, id, terms), validated.
 """
 
-from ._active import MAX_ACTIVE_CHARS, ActiveTerm, active_term, insert_subject, quote_label
+from ._active import (
+    MAX_ACTIVE_CHARS,
+    ActiveTerm,
+    active_term,
+    controlled_term,
+    insert_subject,
+    quote_label,
+    synonym_group,
+)
 from ._index import (
     EXPANSION_LIMITS,
     MAX_PREFIX,
@@ -37,10 +45,12 @@ __all__ = [
     "SubjectIndex",
     "Suggestion",
     "active_term",
+    "controlled_term",
     "insert_subject",
     "merge_indexes",
     "normalise",
     "quote_label",
     "read_expansions",
     "spelling_allowed",
+    "synonym_group",
 ]

@@ -20,8 +20,10 @@ __all__ = [
     "MAX_ACTIVE_CHARS",
     "ActiveTerm",
     "active_term",
+    "controlled_term",
     "insert_subject",
     "quote_label",
+    "synonym_group",
 ]
 
 #: The longest active term that drives suggestions (characters).
@@ -159,3 +161,19 @@ def insert_subject(query: str, term: ActiveTerm, label: str) -> tuple[str, int]:
     text = quote_label(label)
     head, tail = query[: term.start], query[term.end :]
     return head + text + tail, len(head) + len(text)
+
+
+def controlled_term(label: str, prefix: str) -> str:
+    """``label`` searched as a controlled term of the vocabulary whose field prefix is
+    ``prefix`` (``MESH`` → ``MESH:"Insulin Resistance"``): providers with such a field
+    compile it (PubMed ``[MeSH Terms]``, Europe PMC ``MESH:``), the others refuse it."""
+    return f"{prefix}:" + '"' + label.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def synonym_group(label: str, synonyms: tuple[str, ...]) -> str:
+    """The label and its synonyms as one OR group (duplicates, case-insensitive, once)."""
+    seen: dict[str, str] = {}
+    for text in (label, *synonyms):
+        seen.setdefault(text.casefold(), text)
+    terms = [quote_label(t) for t in seen.values()]
+    return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"

@@ -25,7 +25,9 @@ from litdesk.core.vocab import (
     Subject,
     SubjectIndex,
     active_term,
+    controlled_term,
     quote_label,
+    synonym_group,
 )
 
 __all__ = [
@@ -179,13 +181,28 @@ class SubjectsArea:
                 reason="no offline vocabulary is installed (make setup installs MeSH)",
             )
         found = index.suggest(term.text, limit=request.limit)
-        rows = tuple(
-            s.to_dict()
-            | {
-                "insert": quote_label(s.subject.label),
-                "url": VOCABULARIES[s.subject.vocabulary].id_url.format(id=s.subject.id),
-                "vocabulary_name": VOCABULARIES[s.subject.vocabulary].display,
-            }
-            for s in found
-        )
-        return SuggestView(term.to_dict(), rows, attribution=self._attribution())
+        # after a field prefix (TITLE:…) the term stays in that field: no controlled form
+        fielded = term.start > 0 and request.query[term.start - 1] == ":"
+        rows = []
+        for s in found:
+            package = VOCABULARIES[s.subject.vocabulary]
+            prefix = package.query_prefix
+            rows.append(
+                s.to_dict()
+                | {
+                    "insert": quote_label(s.subject.label),
+                    # the explicit choices: the heading as a controlled term, or the label
+                    # with the vocabulary's synonyms (None where there is no such form)
+                    "insert_controlled": (
+                        controlled_term(s.subject.label, prefix) if prefix and not fielded else None
+                    ),
+                    "insert_synonyms": (
+                        synonym_group(s.subject.label, s.subject.synonyms)
+                        if s.subject.synonyms
+                        else None
+                    ),
+                    "url": package.id_url.format(id=s.subject.id),
+                    "vocabulary_name": package.display,
+                }
+            )
+        return SuggestView(term.to_dict(), tuple(rows), attribution=self._attribution())

@@ -4,7 +4,10 @@
 // size is announced. A pick replaces only the active term (with the server's quoted
 // text), keeps the rest of the query, and records the subject (vocabulary, id, label) in
 // hidden fields the search sends as expansion provenance; any later edit of the text
-// clears it. Every value is inserted as text.
+// clears it. "Insert a picked MeSH subject as a controlled term" puts the heading in as
+// MESH:"…" instead (PubMed [MeSH Terms], Europe PMC MESH:; other providers refuse it);
+// where a vocabulary has synonyms, "Add the vocabulary's synonyms" puts in an OR group.
+// Every value is inserted as text.
 import { getJson } from "./api.js";
 
 const DEBOUNCE_MS = 180;
@@ -15,6 +18,9 @@ export function installSubjects() {
   const list = document.getElementById("q-suggest");
   const status = document.getElementById("q-suggest-status");
   const subject = document.getElementById("q-subject");
+  const controlled = document.getElementById("q-as-controlled");
+  const synonyms = document.getElementById("q-add-synonyms");
+  const synonymsLabel = document.getElementById("q-synonyms-label");
   if (!form || !q || !list || !status || !subject) return;
 
   let timer = null;
@@ -48,6 +54,8 @@ export function installSubjects() {
     list.replaceChildren();
     items = body.suggestions || [];
     span = body.active;
+    // the synonyms choice is offered only where the vocabulary has synonyms
+    if (synonymsLabel && items.some((s) => s.insert_synonyms)) synonymsLabel.hidden = false;
     if (!items.length) {
       close();
       return;
@@ -117,8 +125,11 @@ export function installSubjects() {
     const s = items[index];
     if (!s || !span) return;
     const value = q.value;
-    q.value = value.slice(0, span.start) + s.insert + value.slice(span.end);
-    const caret = span.start + s.insert.length;
+    const asControlled = Boolean(controlled && controlled.checked && s.insert_controlled);
+    const withSynonyms = Boolean(!asControlled && synonyms && synonyms.checked && s.insert_synonyms);
+    const text = asControlled ? s.insert_controlled : withSynonyms ? s.insert_synonyms : s.insert;
+    q.value = value.slice(0, span.start) + text + value.slice(span.end);
+    const caret = span.start + text.length;
     q.setSelectionRange(caret, caret);
     clearSubject();
     const shown = document.createElement("span");
@@ -136,7 +147,8 @@ export function installSubjects() {
     }
     subject.hidden = false;
     close();
-    status.textContent = `Picked ${s.label} (${s.vocabulary_name} ${s.id}).`;
+    const how = asControlled ? " as a controlled term" : withSynonyms ? " with its synonyms" : "";
+    status.textContent = `Picked ${s.label} (${s.vocabulary_name} ${s.id})${how}.`;
     q.dataset.picked = "1";
     q.dispatchEvent(new Event("input", { bubbles: true })); // validation and the stale notice
   }
