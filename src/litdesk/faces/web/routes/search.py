@@ -133,6 +133,9 @@ class PageParams(SearchParams):
     live: str | None = Field(
         None, max_length=64, pattern=LIVE_ID, description="A finished live search to show."
     )
+    restore: bool = Field(
+        False, description="Fill the form only (a kept run restored): the search is not run."
+    )
 
 
 def _query(params: SearchParams, **extra: Any) -> str:
@@ -140,7 +143,7 @@ def _query(params: SearchParams, **extra: Any) -> str:
     base = {
         k: ("true" if v is True else v)
         for k, v in params.model_dump(
-            exclude_defaults=True, exclude={"page", "cursor", "live"}
+            exclude_defaults=True, exclude={"page", "cursor", "live", "restore"}
         ).items()
     }
     return "/search?" + urlencode(base | extra, doseq=True)
@@ -182,6 +185,8 @@ async def search_page(
     if shown is not None:  # the live search the page followed ends in the same view
         data["result"] = shown
         data["studies"] = shown["studies"]
+    elif params.restore:  # restored into the form: nothing is run, no allowance is spent
+        data["restored"] = True
     elif params.q.strip():
         try:
             data["result"] = await search_view(app, owner, params)
