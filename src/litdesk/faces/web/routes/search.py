@@ -6,6 +6,7 @@ compare evidence, shared references)."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Final, Literal
@@ -13,7 +14,14 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi import Path as PathParam
-from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
@@ -124,6 +132,30 @@ class SearchParams(BaseModel):
         )
 
 
+#: Lane statuses that mean "asked too often" or "allowance spent": a search whose lanes all
+#: failed answers 429 when one of them did, else 503 (422 when every lane refused the query).
+_LIMITED: Final = frozenset({"rate_limited", "budget_exhausted"})
+
+
+def failure_status(result: dict[str, Any] | None) -> tuple[int, dict[str, str]]:
+    """The status and headers of a search result: 200, or — when every lane failed — 429
+    (a lane rate limited or its allowance exhausted), 503 (providers unavailable) or 422
+    (every lane refused the query), with ``Retry-After`` from the first lane that gave one."""
+    if result is None or not result["all_failed"]:
+        return 200, {}
+    lanes = result["run"]["lanes"]
+    statuses = {lane["status"] for lane in lanes}
+    if statuses & _LIMITED:
+        status = 429
+    elif statuses == {"unsupported"}:
+        status = 422
+    else:
+        status = 503
+    retry = next((lane["retry_after"] for lane in lanes if lane["retry_after"] is not None), None)
+    headers = {"Retry-After": str(max(0, math.ceil(retry)))} if retry is not None else {}
+    return status, headers
+
+
 async def search_view(app: App, owner: str, params: SearchParams) -> dict[str, Any]:
     """The search page's data (and ``/api/v1/search``'s answer)."""
     return (await app.search.search(params.request(), owner=owner)).to_dict()
@@ -201,7 +233,12 @@ async def search_page(
         choices = await run_in_threadpool(lambda: app.search.study_choices(owner=owner))
         data["studies"] = choices.studies
     data["links"] = _links(params, data["result"])
-    return page(request, "search.html", data, status=400 if data["error"] else 200, title="Search")
+    status, headers = failure_status(data["result"])
+    response = page(
+        request, "search.html", data, status=400 if data["error"] else status, title="Search"
+    )
+    response.headers.update(headers)
+    return response
 
 
 def _finished_live(app: App, owner: str, live_id: str) -> dict[str, Any] | None:
@@ -214,11 +251,21 @@ def _finished_live(app: App, owner: str, live_id: str) -> dict[str, Any] | None:
     return view.to_dict() if view is not None else None
 
 
-@api.get("/search", summary="Run a search (fused lanes, why-this-paper, provenance)")
+@api.get(
+    "/search",
+    summary="Run a search (fused lanes, why-this-paper, provenance)",
+    responses={
+        429: {"description": "Every lane failed; one was rate limited or out of allowance"},
+        503: {"description": "Every lane failed: the providers were unavailable"},
+        422: {"description": "Every lane refused the query (the reasons are in the lanes)"},
+    },
+)
 async def search_api(
     app: AppDep, owner: OwnerDep, params: Annotated[SearchParams, Query()]
-) -> dict[str, Any]:
-    return await search_view(app, owner, params)
+) -> Response:
+    data = await search_view(app, owner, params)
+    status, headers = failure_status(data)
+    return JSONResponse(jsonable_encoder(data), status_code=status, headers=headers)
 
 
 @api.get("/query/check", summary="Validate a query as you type (error and position)")
