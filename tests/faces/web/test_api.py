@@ -35,9 +35,10 @@ def test_search_from_the_cassette_with_lanes_why_and_provenance(running: Running
         "page": 1,
         "pages": 1,
         "page_size": 20,
-        "next_cursor": "AoE/next==",
+        "next_cursor": "run." + data["run"]["id"],  # bound to this run and owner
         "cursor": None,
     }
+    assert data["run"]["next_cursor"] == "AoE/next=="  # the provider's own, for provenance
     titles = [card["paper"]["title"] for card in data["cards"]]
     assert len(titles) == 7 and titles[0] == SHOWN_TITLE
     assert all(

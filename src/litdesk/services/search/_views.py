@@ -156,7 +156,8 @@ class SearchView:
                 "page": page,
                 "pages": pages,
                 "page_size": self.page_size,
-                "next_cursor": run["next_cursor"] if not frozen else None,
+                # bound to this run (and so to its owner and search): see CursorRefused
+                "next_cursor": ("run." + run["id"] if not frozen and run["next_cursor"] else None),
                 "cursor": self.cursor,
             },
             "partial_failure": bool(failed) and len(failed) < len(lanes),

@@ -54,6 +54,11 @@ pages = APIRouter()
 api = APIRouter(tags=["search"])
 
 LIVE_ID: Final = r"^[A-Za-z0-9_-]{16,64}$"
+#: The web takes only bound cursors (``run.<id>``: the page after that run of the owner's).
+BOUND_CURSOR: Final = r"^run\.[A-Za-z0-9_-]{1,100}$"
+HISTORY_ENTRY: Final = r"^(run\.[A-Za-z0-9_-]{1,100})?$"
+#: Pages "Previous" can go back through (the cursor history a page address carries).
+MAX_HISTORY: Final = 50
 STARTERS = (
     {"label": "Drug resistance", "mode": "keyword", "q": '"drug resistance" AND tuberculosis'},
     {
@@ -81,7 +86,16 @@ class SearchParams(BaseModel):
     open_access: bool = False
     include_retracted: bool = False
     sort: str = Field("relevance", description=f"One of {', '.join(SORTS)}.")
-    cursor: str | None = None
+    cursor: str | None = Field(
+        None,
+        pattern=BOUND_CURSOR,
+        description="The next page of a search: paging.next_cursor (bound to its run and owner).",
+    )
+    history: list[Annotated[str, Field(pattern=HISTORY_ENTRY)]] = Field(
+        default_factory=list,
+        max_length=MAX_HISTORY,
+        description="The cursors of the pages before this one ('' for the first): Previous.",
+    )
     page: int = 1
     subject_vocabulary: list[str] = Field(
         default_factory=list,
@@ -175,7 +189,7 @@ def _query(params: SearchParams, **extra: Any) -> str:
     base = {
         k: ("true" if v is True else v)
         for k, v in params.model_dump(
-            exclude_defaults=True, exclude={"page", "cursor", "live", "restore"}
+            exclude_defaults=True, exclude={"page", "cursor", "history", "live", "restore"}
         ).items()
     }
     return "/search?" + urlencode(base | extra, doseq=True)
@@ -201,8 +215,13 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
     if paging["kind"] == "frozen":
         return {"prev": href(page=paging["page"] - 1), "next": href(page=paging["page"] + 1)}
     links = {"first": href()}
-    if paging["next_cursor"]:
-        links["next"] = href(cursor=paging["next_cursor"])
+    if paging["next_cursor"] and len(params.history) < MAX_HISTORY:
+        trail = [*params.history, params.cursor or ""]
+        links["next"] = href(cursor=paging["next_cursor"], history=trail)
+    if params.cursor:  # Previous: the cursor of the page before, from the history
+        before = params.history[-1] if params.history else ""
+        back: dict[str, Any] = {"history": params.history[:-1]} if params.history[:-1] else {}
+        links["prev"] = href(**({"cursor": before} if before else {}), **back)
     return links
 
 
