@@ -16,6 +16,13 @@ from litdesk.services.search import CursorRefused, SearchRequest
 QUERY = "tumour growth"
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def settings(request: pytest.FixtureRequest, tmp_settings):
+    if request.param == "sqlite":
+        return tmp_settings
+    return tmp_settings.model_copy(update={"database_url": request.getfixturevalue("pg_schema")})
+
+
 @pytest.fixture
 def cassette(tmp_path: Path) -> Path:
     folder = tmp_path / "cassette"
@@ -26,9 +33,9 @@ def cassette(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_bound_cursor_pages_only_its_own_search_and_owner(tmp_settings, cassette: Path) -> None:
+def test_a_bound_cursor_pages_only_its_own_search_and_owner(settings, cassette: Path) -> None:
     async def go() -> None:
-        async with open_app(tmp_settings, replay=cassette) as app:
+        async with open_app(settings, replay=cassette) as app:
             first = (await app.search.search(SearchRequest(QUERY), owner="alice")).to_dict()
             token = first["paging"]["next_cursor"]
             assert token == "run." + first["run"]["id"]
