@@ -35,7 +35,7 @@ def cassette(tmp_path: Path) -> Path:
 def page(browser: Any, running: Running, request: pytest.FixtureRequest):
     # axe is injected as a script: only the test that runs it lets the page's CSP pass it
     # (the CSP itself is tested elsewhere; the other test keeps it)
-    axe = request.node.name.startswith("test_pick")
+    axe = request.node.name.startswith(("test_pick", "test_about"))
     context = browser.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=axe)
     pg = context.new_page()
     pg.set_default_timeout(30_000)
@@ -134,3 +134,14 @@ def test_escape_closes_and_a_spelling_suggestion_is_marked(page: Any, running: R
     q.press_sequentially("e", delay=15)
     pg.wait_for_timeout(500)
     assert pg.is_hidden("#q-suggest")
+
+
+def test_about_page_is_accessible(page: Any, running: Running) -> None:
+    pg = page
+    pg.goto(running.base + "/about")
+    pg.wait_for_selector("html[data-ready='1']")
+    assert pg.locator("table.about tbody tr").count() == 6
+    if SHOTS:
+        pg.screenshot(path=str(SHOTS / "vocab33-about.png"), full_page=True)
+    if AXE.is_file():
+        assert _serious(pg) == []

@@ -26,6 +26,7 @@ from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
 from .routes import (
+    about,
     assist,
     chat,
     citations,
@@ -163,6 +164,7 @@ def create_app(
         study_fulltext,
         study_edit,
         subjects,
+        about,
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)
