@@ -30,6 +30,7 @@ from litdesk.core.vocab import Expansion, ExpansionInvalid, read_expansions
 
 __all__ = [
     "COVERAGES",
+    "DEFINITION_KEYS",
     "LANES",
     "LANE_PROVIDER",
     "LANE_STATUSES",
@@ -44,6 +45,7 @@ __all__ = [
     "build_run",
     "check_identifiers",
     "read_definition",
+    "read_legacy_definition",
     "read_run",
     "reuse_run",
 ]
@@ -171,8 +173,37 @@ class RunDefinition:
         return replace(self, expansions=()) if self.expansions else self
 
 
+#: The keys a search definition (the search plan a run records) may hold: the plan is
+#: schema-closed — any other key is refused, never ignored.
+DEFINITION_KEYS: Final = frozenset({"query", "mode", "providers", "filters", "limit", "expansions"})
+
+
 def read_definition(data: object) -> RunDefinition:
+    """A search definition from untrusted data, schema-closed: every key is known (an
+    unknown one is refused, so a misspelt ``filter`` or ``provider`` never silently widens
+    the search), every value within its rules. Plans written by other tools go through
+    :func:`read_legacy_definition` instead."""
     d = _obj(data, "definition")
+    unknown = set(d) - DEFINITION_KEYS
+    if unknown:
+        names = ", ".join(sorted(map(str, unknown)))[:80]
+        raise _fail(f"definition has unknown keys: {names}")
+    return _definition(d)
+
+
+def read_legacy_definition(data: object) -> tuple[RunDefinition, tuple[str, ...]]:
+    """The legacy import profile, kept apart from :func:`read_definition`: a plan written
+    by another tool or an older export may carry keys litdesk does not know; they are
+    dropped and named (the notices) instead of refused. The known keys follow the same
+    rules as the schema-closed plan."""
+    d = _obj(data, "definition")
+    dropped = tuple(sorted(str(k)[:60] for k in set(d) - DEFINITION_KEYS))
+    kept = {k: v for k, v in d.items() if k in DEFINITION_KEYS}
+    notices = tuple(f"unknown key {k!r} dropped (legacy plan)" for k in dropped)
+    return _definition(kept), notices
+
+
+def _definition(d: Mapping[str, Any]) -> RunDefinition:
     query = _str(d.get("query"), "definition.query", _MAX_QUERY, empty=False)
     mode = d.get("mode")
     if mode not in MODES:
