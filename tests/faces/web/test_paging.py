@@ -34,3 +34,17 @@ def test_next_then_previous(running: Running) -> None:
         other = c.get("/api/v1/search", params={"q": "other topic", "cursor": token.group(1)})
     assert raw.status_code in (400, 422) and api_raw.status_code in (400, 422)
     assert other.status_code == 403 and other.json()["code"] == "cursor_refused"
+
+
+def test_export_this_page_leaves_conflicts_out(running: Running) -> None:
+    with running.writer() as c:
+        data = c.get("/api/v1/search", params={"q": "tumour growth"}).json()
+        run_id = data["run"]["id"]
+        form = c.post("/selection", data={"run_id": run_id, "action": "page_ris", "page": "1"})
+        api = c.get("/api/v1/selection/page-ris", params={"run_id": run_id})
+        other = c.get("/api/v1/selection/page-ris", params={"run_id": "not-a-run"})
+    clean = [card for card in data["cards"] if not card["conflicts"]]
+    assert form.status_code == 200 and form.text.count("ER  -") == len(clean) > 0
+    assert api.text == form.text
+    assert "page.ris" in form.headers["content-disposition"]
+    assert other.status_code == 404

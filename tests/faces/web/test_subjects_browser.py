@@ -94,6 +94,13 @@ def test_pick_with_the_keyboard_then_search_keeps_the_subject(page: Any, running
     assert "Subject picked · mesh" in provenance and "Insulin Resistance (D007333)" in provenance
     if SHOTS:
         pg.screenshot(path=str(SHOTS / "vocab33-provenance.png"), full_page=True)
+    # "Clear selection" unticks every paper of the page
+    boxes = pg.locator('#selection input[name="paper_ids"]')
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    pg.click("#sel-clear")
+    assert pg.locator('#selection input[name="paper_ids"]:checked').count() == 0
+    assert "Selection cleared" in pg.text_content("#sel-count")
     # the page shows the subject with the form; any edit of the text clears it
     assert pg.is_visible("#q-subject")
     q.click()

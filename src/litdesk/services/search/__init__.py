@@ -47,6 +47,7 @@ from ._reports import (
 )
 from ._requests import (
     FIELDS,
+    MAX_PAGE,
     MAX_QUERY_CHARS,
     MAX_SELECTION,
     MODES,
@@ -85,6 +86,7 @@ __all__ = [
     "MAX_LIVE",
     "MAX_QUERY_CHARS",
     "MAX_RUN_LIST",
+    "MAX_PAGE",
     "MAX_SELECTION",
     "MODES",
     "SORTS",

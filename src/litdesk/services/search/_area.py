@@ -61,6 +61,7 @@ from ._requests import (
     query_problem,
 )
 from ._views import (
+    PAGE_SIZE,
     Export,
     KeptRun,
     KeptRunsView,
@@ -392,6 +393,25 @@ class SearchArea:
         return Export(
             ris_text(papers).encode("utf-8"),
             "selection.ris",
+            EXPORT_MEDIA["ris"][0],
+            len(papers),
+        )
+
+    def export_page(self, run_id: str, page: int = 1, *, owner: str) -> Export:
+        """RIS of the results a page of a recent run shows ("Export this page"): the whole
+        run for provider order, page ``page`` of the frozen shortlist for bounded
+        discovery; hits with conflicting identifiers are left out, as on the page."""
+        run = self.recent_run(run_id, owner=owner)
+        hits = run.hits
+        if run.coverage == "bounded-discovery":
+            size = PAGE_SIZE
+            pages = max(1, -(-len(hits) // size))
+            shown = min(max(1, page), pages)
+            hits = hits[(shown - 1) * size : shown * size]
+        papers = [h.paper for h in hits if not h.conflicts]
+        return Export(
+            ris_text(papers).encode("utf-8"),
+            "page.ris",
             EXPORT_MEDIA["ris"][0],
             len(papers),
         )

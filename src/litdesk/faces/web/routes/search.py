@@ -32,6 +32,7 @@ from litdesk.services.app import App
 from litdesk.services.reader import CompareRequest, SharedRequest
 from litdesk.services.search import (
     FIELDS,
+    MAX_PAGE,
     MAX_SELECTION,
     MODES,
     SORTS,
@@ -403,6 +404,19 @@ async def selection_shared(app: AppDep, owner: OwnerDep, body: PicksBody) -> dic
     return (await app.reader.shared_references(request, owner=owner)).to_dict()
 
 
+@api.get(
+    "/selection/page-ris",
+    summary="RIS of the results a page of a recent run shows (conflicting records left out)",
+)
+def page_ris(
+    app: AppDep,
+    owner: OwnerDep,
+    run_id: Annotated[str, Query(min_length=1, max_length=100, pattern=RUN_ID)],
+    page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
+) -> Response:
+    return download(app.search.export_page(run_id, page, owner=owner))
+
+
 @api.post("/selection/ris", summary="RIS of selected papers of a run")
 def selection_ris(app: AppDep, owner: OwnerDep, body: PicksBody) -> Response:
     return download(app.search.export_selection(body.run_id, body.paper_ids, owner=owner))
@@ -414,13 +428,17 @@ async def selection_form(
     app: AppDep,
     owner: OwnerDep,
     run_id: Annotated[str, Form(max_length=100, pattern=RUN_ID)],
-    action: Annotated[Literal["save", "study", "ris", "compare", "shared"], Form()],
+    action: Annotated[Literal["save", "study", "ris", "page_ris", "compare", "shared"], Form()],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
     study: Annotated[str, Form(max_length=200)] = "",
     new_study: Annotated[str, Form(max_length=200)] = "",
     back: Annotated[str, Form(max_length=4_000)] = "",
+    page: Annotated[int, Form(ge=1, le=MAX_PAGE)] = 1,
 ) -> Response:
     safe_back = back if back.startswith("/search?") else "/search"
+    if action == "page_ris":  # "Export this page": the page's results, not the selection
+        shown = await run_in_threadpool(lambda: app.search.export_page(run_id, page, owner=owner))
+        return download(shown)
     if action == "ris":
         exported = await run_in_threadpool(
             lambda: app.search.export_selection(run_id, paper_ids, owner=owner)
