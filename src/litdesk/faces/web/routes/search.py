@@ -433,11 +433,13 @@ async def selection_form(
     study: Annotated[str, Form(max_length=200)] = "",
     new_study: Annotated[str, Form(max_length=200)] = "",
     back: Annotated[str, Form(max_length=4_000)] = "",
-    page: Annotated[int, Form(ge=1, le=MAX_PAGE)] = 1,
+    result_page: Annotated[int, Form(alias="page", ge=1, le=MAX_PAGE)] = 1,
 ) -> Response:
     safe_back = back if back.startswith("/search?") else "/search"
     if action == "page_ris":  # "Export this page": the page's results, not the selection
-        shown = await run_in_threadpool(lambda: app.search.export_page(run_id, page, owner=owner))
+        shown = await run_in_threadpool(
+            lambda: app.search.export_page(run_id, result_page, owner=owner)
+        )
         return download(shown)
     if action == "ris":
         exported = await run_in_threadpool(
