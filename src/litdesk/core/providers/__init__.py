@@ -25,6 +25,7 @@ from ._spec import (
     LaneSpec,
     ProviderName,
     ProviderSpec,
+    ProviderTerms,
     SearchMode,
     UnknownLane,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "LaneSpec",
     "ProviderName",
     "ProviderSpec",
+    "ProviderTerms",
     "SearchMode",
     "UnknownLane",
     "UnknownProvider",

@@ -10,7 +10,7 @@ from typing import Final, get_args
 
 from litdesk._errors import LitdeskError
 
-from ._spec import CachePolicy, LaneSpec, ProviderName, ProviderSpec, SearchMode
+from ._spec import CachePolicy, LaneSpec, ProviderName, ProviderSpec, ProviderTerms, SearchMode
 
 __all__ = [
     "DISCOVERY_LANES",
@@ -57,6 +57,11 @@ _SPECS: Final[tuple[ProviderSpec, ...]] = (
             LaneSpec("fulltext-lookup", "fulltext-lookup", "reading"),
         ),
         cache=CachePolicy("body", timedelta(days=7), "Europe PMC: bodies kept 7 days"),
+        terms=ProviderTerms(
+            "https://europepmc.org/Copyright",
+            "metadata free to reuse; abstracts and full text keep their publishers' or authors' copyright (the open-access subset under its stated licences)",
+            read="2026-12-05",
+        ),
     ),
     ProviderSpec(
         name="openalex",
@@ -71,6 +76,11 @@ _SPECS: Final[tuple[ProviderSpec, ...]] = (
             LaneSpec("citations", "citations", "reading"),
         ),
         cache=CachePolicy("body", timedelta(days=14), "OpenAlex works: bodies kept 14 days"),
+        terms=ProviderTerms(
+            "https://help.openalex.org/hc/en-us/articles/24397285563671-About-the-data",
+            "CC0 (public domain)",
+            read="2026-12-05",
+        ),
     ),
     ProviderSpec(
         name="semanticscholar",
@@ -96,6 +106,11 @@ _SPECS: Final[tuple[ProviderSpec, ...]] = (
             _lookup("semanticscholar"),
         ),
         cache=CachePolicy("digest", None, "Semantic Scholar: digest only"),
+        terms=ProviderTerms(
+            "https://api.semanticscholar.org/supp/legal/",
+            "Semantic Scholar API License Agreement (Ai2); abstracts may be withheld for legal reasons",
+            read="2026-12-05",
+        ),
     ),
     ProviderSpec(
         name="crossref",
@@ -111,6 +126,11 @@ _SPECS: Final[tuple[ProviderSpec, ...]] = (
             _lookup("crossref"),
         ),
         cache=CachePolicy("deny", None, "Crossref: runtime caching denied"),
+        terms=ProviderTerms(
+            "https://www.crossref.org/documentation/retrieve-metadata/rest-api/rest-api-metadata-license-information/",
+            "bibliographic metadata: facts, no restriction on reuse; abstracts keep their copyright",
+            read="2026-12-05",
+        ),
     ),
     ProviderSpec(
         name="pubmed",
@@ -127,6 +147,11 @@ _SPECS: Final[tuple[ProviderSpec, ...]] = (
             LaneSpec("fetch", "pubmed-fetch", "fetch"),
         ),
         cache=CachePolicy("body", timedelta(days=1), "NCBI E-utilities: bodies kept 1 day"),
+        terms=ProviderTerms(
+            "https://www.ncbi.nlm.nih.gov/books/NBK25497/",
+            "NLM/NCBI E-utilities usage guidelines; PubMed records free to use, abstracts may be copyrighted by their publishers",
+            read="2026-12-05",
+        ),
     ),
     ProviderSpec(
         name="arxiv",
@@ -137,6 +162,11 @@ _SPECS: Final[tuple[ProviderSpec, ...]] = (
             _lookup("arxiv"),
         ),
         cache=CachePolicy("body", timedelta(days=1), "arXiv: bodies kept 1 day"),
+        terms=ProviderTerms(
+            "https://info.arxiv.org/help/api/tou.html",
+            "descriptive metadata CC0 1.0; e-prints keep their authors' licences",
+            read="2026-12-05",
+        ),
     ),
 )
 

@@ -15,6 +15,7 @@ __all__ = [
     "LaneSpec",
     "ProviderName",
     "ProviderSpec",
+    "ProviderTerms",
     "SearchMode",
     "UnknownLane",
 ]
@@ -59,6 +60,19 @@ class LaneSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ProviderTerms:
+    """A provider's terms as litdesk read them: the terms page, the licence of the data it
+    returns (metadata; abstracts and full text keep their own), and the date they were read."""
+
+    url: str
+    data_licence: str
+    read: str  # ISO date
+
+    def to_dict(self) -> dict[str, str]:
+        return {"url": self.url, "data_licence": self.data_licence, "read": self.read}
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderSpec:
     """The pure part of one provider: names, hosts, lanes and evidence-cache policy.
 
@@ -72,6 +86,7 @@ class ProviderSpec:
     hosts: frozenset[str]
     lanes: tuple[LaneSpec, ...]
     cache: CachePolicy
+    terms: ProviderTerms | None = None
 
     def lane(self, role: str) -> str:
         """The name of the lane with ``role``."""

@@ -41,6 +41,8 @@ _SORT: Final = {"relevance": "relevance", "newest": "submittedDate"}
 
 def _term(term: Term, filters: SearchFilters) -> str:
     field = term.field or filters.field
+    if field == "mesh":
+        raise CompileRefused(PROVIDER, "arXiv has no MeSH field (MESH:): it is not indexed in MeSH")
     if field not in _PREFIX:
         raise CompileRefused(PROVIDER, "arXiv cannot search the last author (AUTH_LAST:)")
     if '"' in term.text:

@@ -39,7 +39,7 @@ MAX_CURSOR_CHARS: Final = 4096
 YEAR_MIN: Final = 1800
 YEAR_MAX: Final = 2199
 
-ResolvedField = Literal["all", "title", "abstract", "author", "author_last"]
+ResolvedField = Literal["all", "title", "abstract", "author", "author_last", "mesh"]
 
 FIELD_NAMES: Final[dict[str, str]] = {
     "all": "all fields",
@@ -47,6 +47,7 @@ FIELD_NAMES: Final[dict[str, str]] = {
     "abstract": "the abstract",
     "author": "authors",
     "author_last": "the last author",
+    "mesh": "MeSH subject headings (MESH:)",
 }
 
 

@@ -39,6 +39,7 @@ _PREFIX: Final[dict[ResolvedField, str]] = {
     "abstract": "ABSTRACT:",
     "author": "AUTH:",
     "author_last": "AUTH_LAST:",
+    "mesh": "MESH:",  # a controlled term: MeSH headings Europe PMC indexed
 }
 _TYPES: Final = {
     "preprint": "SRC:PPR",

@@ -10,7 +10,9 @@ Grammar (operators upper case only; lower-case ``and``/``or``/``not`` are terms)
 
 Precedence NOT > AND > OR. Phrases are double-quoted with backslash escapes; a
 backslash outside quotes escapes the next character. Field prefixes are
-``TITLE:``, ``ABSTRACT:``, ``AUTHOR:``/``AUTH:`` and ``AUTH_LAST:`` (last author);
+``TITLE:``, ``ABSTRACT:``, ``AUTHOR:``/``AUTH:``, ``AUTH_LAST:`` (last author) and ``MESH:``
+(a MeSH heading as a controlled term: PubMed ``[MeSH Terms]``, Europe PMC ``MESH:``; the
+other providers refuse it with the reason);
 any other upper-case ``NAME:`` prefix is refused with code ``field``.
 
 Limits: 4,096 characters, 200 tokens, 200 nodes, nesting depth 16; control
@@ -43,7 +45,7 @@ __all__ = [
     "render",
 ]
 
-Field = Literal["title", "abstract", "author", "author_last"]
+Field = Literal["title", "abstract", "author", "author_last", "mesh"]
 #: The default field for unfielded terms (``SearchFilters.field``).
 DefaultField = Literal["all", "title", "abstract", "author"]
 DEFAULT_FIELDS: Final = ("all", "title", "abstract", "author")
@@ -54,12 +56,14 @@ FIELD_PREFIXES: Final[dict[str, Field]] = {
     "AUTHOR": "author",
     "AUTH": "author",
     "AUTH_LAST": "author_last",
+    "MESH": "mesh",
 }
 _FIELD_LABEL: Final[dict[str, str]] = {
     "title": "TITLE",
     "abstract": "ABSTRACT",
     "author": "AUTHOR",
     "author_last": "AUTH_LAST",
+    "mesh": "MESH",
 }
 
 

@@ -94,6 +94,10 @@ def _keyword(
     page = check_limit(PROVIDER, limit, MAX_PAGE)
     mark = text_cursor(PROVIDER, cursor)
     fields = all_fields(query, filters)
+    if "mesh" in fields:
+        raise CompileRefused(
+            PROVIDER, "OpenAlex has no MeSH field (MESH:); its topics are another vocabulary"
+        )
     if len(fields) > 1:
         names = " and ".join(sorted(FIELD_NAMES[f] for f in fields))
         raise CompileRefused(

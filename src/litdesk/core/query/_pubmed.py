@@ -44,6 +44,7 @@ _TAG: Final[dict[ResolvedField, str]] = {
     "title": "[ti]",
     "author": "[au]",
     "author_last": "[lastau]",
+    "mesh": "[MeSH Terms]",  # a controlled term: the heading and the ones below it
 }
 _TYPES: Final = {
     "review": "review[pt]",

@@ -50,6 +50,7 @@ from ._run import (
     build_run,
     check_identifiers,
     read_definition,
+    read_legacy_definition,
     read_run,
     reuse_run,
 )
@@ -93,6 +94,7 @@ __all__ = [
     "prisma_markdown",
     "prisma_svg",
     "read_definition",
+    "read_legacy_definition",
     "read_frozen_runs",
     "read_judgments",
     "read_manifest",

@@ -66,6 +66,7 @@ def _strategy(run: SearchRun) -> dict[str, Any]:
         "mode": run.definition.mode,
         "providers": list(run.definition.providers),
         "filters": run.definition.filters.to_dict(),
+        "expansions": [e.to_dict() for e in run.definition.expansions],
         "executed": [
             {"lane": lane.lane, "provider": lane.provider, "executed_query": lane.executed_query}
             for lane in run.lanes

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from litdesk.core.dedup import Decision, deduplicate
-from litdesk.core.providers import display_name
+from litdesk.core.providers import display_name, provider_spec
 from litdesk.core.records import Paper
 
 from ._run import SearchRun
@@ -171,8 +171,21 @@ def build_prisma(
                 per_source[name] = per_source.get(name, 0) + lane.returned
         papers.extend(h.paper for h in run.hits)
         digests.extend(None for _ in run.hits)
+        for expansion in run.definition.expansions:
+            notes.append(
+                f"run {run.id}: subject picked into the query from {expansion.vocabulary} "
+                f"{expansion.id} ({'; '.join(expansion.terms)}); provenance only, "
+                "each database ran the query shown"
+            )
         if run.reused_from:
             notes.append(f"run {run.id} reused the results of run {run.reused_from}")
+    for provider in dict.fromkeys(lane.provider for run in runs for lane in run.lanes):
+        terms = provider_spec(provider).terms
+        if terms is not None:  # each database searched, with the terms its data came under
+            notes.append(
+                f"{display_name(provider)}: terms {terms.url} (read {terms.read}); "
+                f"data: {terms.data_licence}"
+            )
     run_records = sum(per_source.values())
     fused_away = run_records - len(papers)
     rows: list[tuple[str, str, str, int]] = []

@@ -26,9 +26,11 @@ from litdesk.core.fusion import (
 from litdesk.core.providers import LANE_PROVIDER
 from litdesk.core.records import Paper, PaperError, read_paper
 from litdesk.core.search import PROVIDERS, SearchFilters
+from litdesk.core.vocab import Expansion, ExpansionInvalid, read_expansions
 
 __all__ = [
     "COVERAGES",
+    "DEFINITION_KEYS",
     "LANES",
     "LANE_PROVIDER",
     "LANE_STATUSES",
@@ -43,6 +45,7 @@ __all__ = [
     "build_run",
     "check_identifiers",
     "read_definition",
+    "read_legacy_definition",
     "read_run",
     "reuse_run",
 ]
@@ -142,26 +145,65 @@ def _list(value: object, label: str, limit: int) -> list[Any]:
 
 @dataclass(frozen=True, slots=True)
 class RunDefinition:
-    """The validated search definition (what the user asked)."""
+    """The validated search definition (what the user asked). ``expansions`` is
+    provenance only — the subjects picked into the query from a vocabulary; no provider
+    compiler reads it (a definition without any leaves it out of its document)."""
 
     query: str
     mode: str
     providers: tuple[str, ...]
     filters: SearchFilters = field(default_factory=SearchFilters)
     limit: int = 20
+    expansions: tuple[Expansion, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "query": self.query,
             "mode": self.mode,
             "providers": list(self.providers),
             "filters": self.filters.to_dict(),
             "limit": self.limit,
         }
+        if self.expansions:
+            out["expansions"] = [e.to_dict() for e in self.expansions]
+        return out
+
+    def without_expansions(self) -> RunDefinition:
+        """The definition as the providers see it (the search cache's identity)."""
+        return replace(self, expansions=()) if self.expansions else self
+
+
+#: The keys a search definition (the search plan a run records) may hold: the plan is
+#: schema-closed — any other key is refused, never ignored.
+DEFINITION_KEYS: Final = frozenset({"query", "mode", "providers", "filters", "limit", "expansions"})
 
 
 def read_definition(data: object) -> RunDefinition:
+    """A search definition from untrusted data, schema-closed: every key is known (an
+    unknown one is refused, so a misspelt ``filter`` or ``provider`` never silently widens
+    the search), every value within its rules. Plans written by other tools go through
+    :func:`read_legacy_definition` instead."""
     d = _obj(data, "definition")
+    unknown = set(d) - DEFINITION_KEYS
+    if unknown:
+        names = ", ".join(sorted(map(str, unknown)))[:80]
+        raise _fail(f"definition has unknown keys: {names}")
+    return _definition(d)
+
+
+def read_legacy_definition(data: object) -> tuple[RunDefinition, tuple[str, ...]]:
+    """The legacy import profile, kept apart from :func:`read_definition`: a plan written
+    by another tool or an older export may carry keys litdesk does not know; they are
+    dropped and named (the notices) instead of refused. The known keys follow the same
+    rules as the schema-closed plan."""
+    d = _obj(data, "definition")
+    dropped = tuple(sorted(str(k)[:60] for k in set(d) - DEFINITION_KEYS))
+    kept = {k: v for k, v in d.items() if k in DEFINITION_KEYS}
+    notices = tuple(f"unknown key {k!r} dropped (legacy plan)" for k in dropped)
+    return _definition(kept), notices
+
+
+def _definition(d: Mapping[str, Any]) -> RunDefinition:
     query = _str(d.get("query"), "definition.query", _MAX_QUERY, empty=False)
     mode = d.get("mode")
     if mode not in MODES:
@@ -197,12 +239,17 @@ def read_definition(data: object) -> RunDefinition:
         type=f.get("type", "all"),
         sort=f.get("sort", "relevance"),
     )
+    try:
+        expansions = read_expansions(d.get("expansions", []))
+    except ExpansionInvalid as exc:
+        raise _fail(f"definition.{exc.message}") from None
     return RunDefinition(
         query=query,
         mode=str(mode),
         providers=tuple(str(p) for p in providers),
         filters=filters,
         limit=_int(d.get("limit", 20), "definition.limit", 1, 100),
+        expansions=expansions,
     )
 
 

@@ -35,6 +35,7 @@ _FIELD_LABELS = {
     "abstract": "ABSTRACT",
     "author": "AUTHOR",
     "author_last": "AUTH_LAST",
+    "mesh": "MESH",
 }
 
 

@@ -26,6 +26,7 @@ from ._render import STATIC_DIR
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
 from .routes import (
+    about,
     assist,
     chat,
     citations,
@@ -45,6 +46,7 @@ from .routes import (
     study_files,
     study_fulltext,
     study_searches,
+    subjects,
     summary,
     viewer,
     zotero,
@@ -170,6 +172,9 @@ def create_app(
         study_edit,
         screening,
         screening_team,
+
+        subjects,
+        about,
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)

@@ -45,6 +45,7 @@ from litdesk.services.reader import ReaderArea
 from litdesk.services.screening import ScreeningArea
 from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
 from litdesk.services.studies import FulltextParts, StudiesArea, fetch_through
+from litdesk.services.subjects import SubjectsArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 from litdesk.services.zotero import ZoteroArea
@@ -99,6 +100,8 @@ class App:
         self.zotero = ZoteroArea(store=store, pdfs=self.pdfs)
         self.search = SearchArea(self.providers, self.live, clock=clock)
         self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake(), lease_s=settings.jobs_lease_seconds)  # noqa: PLW0108  # fmt: skip
+
+        self.subjects = SubjectsArea()
 
         self._sso: SingleSignOn | None = None
         # guards only the lazy single sign-on object (sessions, rights and runs live in

@@ -8,7 +8,16 @@ coalescing, store allowances, runs). Open it through :func:`litdesk.services.app
 from litdesk.adapters.http import SEMANTIC_GAP_SECONDS
 
 from ._adoption import AdoptionLookupFailed, adopted_paper, adoption_request
-from ._area import EXPORT_MEDIA, MAX_KEPT_RUNS, MAX_RUN_LIST, SearchArea, kept_runs
+from ._area import (
+    BOUND_PREFIX,
+    EXPORT_MEDIA,
+    MAX_KEPT_RUNS,
+    MAX_RUN_LIST,
+    CursorRefused,
+    SearchArea,
+    bound_cursor,
+    kept_runs,
+)
 from ._fused import (
     CACHE_SECONDS,
     DISCOVERY_LIMIT,
@@ -38,6 +47,7 @@ from ._reports import (
 )
 from ._requests import (
     FIELDS,
+    MAX_PAGE,
     MAX_QUERY_CHARS,
     MAX_SELECTION,
     MODES,
@@ -76,6 +86,7 @@ __all__ = [
     "MAX_LIVE",
     "MAX_QUERY_CHARS",
     "MAX_RUN_LIST",
+    "MAX_PAGE",
     "MAX_SELECTION",
     "MODES",
     "SORTS",
@@ -91,6 +102,9 @@ __all__ = [
     "RunListView",
     "SaveSelectionRequest",
     "SearchArea",
+    "CursorRefused",
+    "BOUND_PREFIX",
+    "bound_cursor",
     "SearchInputError",
     "SearchRequest",
     "SearchView",

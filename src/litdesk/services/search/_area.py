@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Final, Protocol
 
 from litdesk._clock import Clock
-from litdesk._errors import LitdeskError, NotFoundError
+from litdesk._errors import LitdeskError, NotFoundError, RefusedError
 from litdesk.adapters.store import (
     Store,
     get_recent_run,
@@ -62,6 +62,7 @@ from ._requests import (
     query_problem,
 )
 from ._views import (
+    PAGE_SIZE,
     Export,
     KeptRun,
     KeptRunsView,
@@ -78,11 +79,14 @@ from ._views import (
 )
 
 __all__ = [
+    "BOUND_PREFIX",
     "EXPORT_MEDIA",
     "MAX_KEPT_RUNS",
     "MAX_RUN_LIST",
+    "CursorRefused",
     "FusedSearcher",
     "SearchArea",
+    "bound_cursor",
     "kept_runs",
 ]
 
@@ -162,6 +166,25 @@ def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
     return runs
 
 
+#: A bound cursor: "the page after run <id>" (what the web issues instead of the provider's
+#: cursor, so that a cursor works only in its own search and for its own owner).
+BOUND_PREFIX: Final = "run."
+
+
+class CursorRefused(RefusedError):
+    """A bound cursor replayed in another search, by another account, or after its run
+    expired."""
+
+    default_code = "cursor_refused"
+
+
+def bound_cursor(run: SearchRun) -> str | None:
+    """The cursor the web gives out for ``run``'s next page (``None``: there is none)."""
+    if run.coverage != "provider-order" or not run.next_cursor:
+        return None
+    return BOUND_PREFIX + run.id
+
+
 class SearchArea:
     """The search use cases over the app's providers (store, transport, fused search) and
     its live-search registry (see the module docstring)."""
@@ -184,12 +207,34 @@ class SearchArea:
             return QueryCheck(True)
         return QueryCheck(False, problem.message, problem.code, problem.position, problem.end)
 
+    async def provider_cursor(self, request: SearchRequest, *, owner: str) -> str | None:
+        """The provider cursor ``request.cursor`` stands for: a bound cursor (``run.<id>``)
+        is the next cursor of ``owner``'s recent run ``<id>`` of the same search — refused
+        (:class:`CursorRefused`) for another account's run, an expired one or another
+        search; any other cursor is the provider's own (the CLI's ``--cursor``)."""
+        cursor = request.cursor
+        if cursor is None or not cursor.startswith(BOUND_PREFIX):
+            return cursor
+        run_id = cursor[len(BOUND_PREFIX) :]
+        try:
+            prior = await asyncio.to_thread(self.recent_run, run_id, owner=owner)
+        except NotFoundError:
+            raise CursorRefused(
+                "this page's cursor is not open to you (another account's search, or it "
+                "expired); start the search again"
+            ) from None
+        if prior.definition.without_expansions() != request.definition.without_expansions():
+            raise CursorRefused("this cursor belongs to another search")
+        if bound_cursor(prior) is None or prior.next_cursor is None:
+            raise CursorRefused("that search has no next page")
+        return prior.next_cursor
+
     async def search(self, request: SearchRequest, *, owner: str) -> SearchView:
         """Run (or reuse) the search, remember the run for the selection actions, and save
         it (into ``request.study``) when asked and a lane succeeded."""
         run = await self.providers.fused_search(
             request.definition,
-            cursor=request.cursor,
+            cursor=await self.provider_cursor(request, owner=owner),
             owner=owner,
             use_cache=request.use_cache,
             save=request.save,
@@ -211,7 +256,8 @@ class SearchArea:
         """Start the search as a task; its planned lanes show as ``running`` until each
         finishes (then :meth:`progress`, :meth:`watch`, :meth:`cancel`, :meth:`live_result`)."""
         definition = request.definition
-        plan = plan_search(definition, request.cursor)
+        provider_cursor = await self.provider_cursor(request, owner=owner)
+        plan = plan_search(definition, provider_cursor)
         lanes: list[LaneProgress] = [
             {
                 "lane": lane.lane,
@@ -230,7 +276,7 @@ class SearchArea:
 
             run = await self.providers.fused_search(
                 definition,
-                cursor=request.cursor,
+                cursor=provider_cursor,
                 owner=owner,
                 on_lane=on_lane,
                 stop_alone=True,
@@ -354,6 +400,25 @@ class SearchArea:
         return Export(
             ris_text(papers).encode("utf-8"),
             "selection.ris",
+            EXPORT_MEDIA["ris"][0],
+            len(papers),
+        )
+
+    def export_page(self, run_id: str, page: int = 1, *, owner: str) -> Export:
+        """RIS of the results a page of a recent run shows ("Export this page"): the whole
+        run for provider order, page ``page`` of the frozen shortlist for bounded
+        discovery; hits with conflicting identifiers are left out, as on the page."""
+        run = self.recent_run(run_id, owner=owner)
+        hits = run.hits
+        if run.coverage == "bounded-discovery":
+            size = PAGE_SIZE
+            pages = max(1, -(-len(hits) // size))
+            shown = min(max(1, page), pages)
+            hits = hits[(shown - 1) * size : shown * size]
+        papers = [h.paper for h in hits if not h.conflicts]
+        return Export(
+            ris_text(papers).encode("utf-8"),
+            "page.ris",
             EXPORT_MEDIA["ris"][0],
             len(papers),
         )

@@ -24,7 +24,7 @@ import asyncio
 import hashlib
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
@@ -64,6 +64,7 @@ from litdesk.core.runs import (
     reuse_run,
 )
 from litdesk.core.search import CompiledRequest, CompileRefused, LaneOutcome
+from litdesk.core.vocab import Expansion
 
 from ._service import SearchService
 
@@ -182,9 +183,10 @@ def make_definition(
     providers: list[str] | None = None,
     filters: dict[str, Any] | None = None,
     limit: int = 20,
+    expansions: Sequence[Expansion] = (),
 ) -> RunDefinition:
     """A validated definition (raises :class:`~litdesk.core.runs.RunInvalid` as an input
-    error for the CLI)."""
+    error for the CLI); ``expansions``: the subjects picked into the query (provenance)."""
     chosen = providers or list(MODE_DEFAULTS.get(mode, MODE_DEFAULTS["keyword"]))
     if isinstance(query, str) and not query.strip():
         parse_query(query)  # raises the query's own typed error: "the query is empty"
@@ -194,6 +196,7 @@ def make_definition(
         "providers": chosen,
         "filters": filters or {},
         "limit": limit,
+        "expansions": [e.to_dict() for e in expansions],
     }
     return read_definition(data)
 
@@ -365,7 +368,9 @@ class FusedSearch:
         otherwise the work goes on for the other callers and the cache."""
         if self.service.transport.replay is not None:  # a replay is never cached
             return await self.execute(definition, cursor, on_lane=on_lane)
-        key = cache_key(self.owner, definition, cursor)
+        # expansion provenance is not sent to a provider: the same search with another
+        # picked subject reuses the results and records its own provenance
+        key = cache_key(self.owner, definition.without_expansions(), cursor)
         task = self._inflight.get(key)
         first = task is None
         if task is None:
@@ -388,7 +393,8 @@ class FusedSearch:
         if how == "fresh" and first:
             return run
         kind: Literal["cache", "coalesced"] = "cache" if how == "cache" else "coalesced"
-        return reuse_run(run, kind, new_id=self._new_id(), executed_at=self._now().isoformat())
+        reused = reuse_run(run, kind, new_id=self._new_id(), executed_at=self._now().isoformat())
+        return replace(reused, definition=definition)
 
 
 def run_document(run: SearchRun) -> dict[str, Any]:

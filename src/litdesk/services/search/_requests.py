@@ -17,6 +17,7 @@ from litdesk.core.runs import RunDefinition, RunInvalid
 from litdesk.core.search import SearchFilters
 from litdesk.core.trace import SearchRequest as ProviderRequest
 from litdesk.core.trace import validate_request
+from litdesk.core.vocab import Expansion
 
 from ._fused import make_definition
 from ._reports import EXPORTS
@@ -115,7 +116,8 @@ class SearchRequest:
 
     ``page`` chooses the page of a bounded-discovery run's frozen hits; ``save`` keeps the
     run in the store (``study``: and attaches it to that Study) when a lane succeeded;
-    ``use_cache`` false skips the search cache."""
+    ``use_cache`` false skips the search cache; ``expansions`` are the subjects picked
+    into the query from a vocabulary (provenance the run, manifest and PRISMA-S keep)."""
 
     query: str
     mode: str = "keyword"
@@ -133,6 +135,7 @@ class SearchRequest:
     save: bool = False
     study: str | None = None
     use_cache: bool = True
+    expansions: tuple[Expansion, ...] = ()
     definition: RunDefinition = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -187,6 +190,7 @@ class SearchRequest:
                     "sort": self.sort,
                 },
                 limit=self.limit,
+                expansions=self.expansions,
             )
         except RunInvalid as exc:
             raise SearchInputError(exc.message, code="definition") from None

@@ -4,12 +4,13 @@ the data the matching page (or the CLI's ``--json``) renders — one builder for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, Final, TypedDict
 
 from litdesk.adapters.store import LiveRow, LiveState
 from litdesk.core.runs import LaneResult, SearchRun
 
 __all__ = [
+    "PAGE_SIZE",
     "Export",
     "KeptRun",
     "KeptRunsView",
@@ -24,6 +25,9 @@ __all__ = [
     "StudyChoices",
     "lane_progress",
 ]
+
+#: Results a page of a bounded-discovery shortlist shows.
+PAGE_SIZE: Final = 20
 
 _LANE_LABELS = {
     "keyword": "keyword search",
@@ -115,7 +119,7 @@ class SearchView:
 
     run: SearchRun
     page: int = 1
-    page_size: int = 20
+    page_size: int = PAGE_SIZE
     cursor: str | None = None
     studies: list[StudyChoice] = field(default_factory=list)  # for "add to a Study"
 
@@ -156,7 +160,8 @@ class SearchView:
                 "page": page,
                 "pages": pages,
                 "page_size": self.page_size,
-                "next_cursor": run["next_cursor"] if not frozen else None,
+                # bound to this run (and so to its owner and search): see CursorRefused
+                "next_cursor": ("run." + run["id"] if not frozen and run["next_cursor"] else None),
                 "cursor": self.cursor,
             },
             "partial_failure": bool(failed) and len(failed) < len(lanes),

@@ -6,6 +6,7 @@ compare evidence, shared references)."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Final, Literal
@@ -13,16 +14,25 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi import Path as PathParam
-from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.core.providers import PROVIDERS
+from litdesk.core.vocab import EXPANSION_LIMITS, Expansion, ExpansionInvalid, read_expansions
 from litdesk.services.app import App
 from litdesk.services.reader import CompareRequest, SharedRequest
 from litdesk.services.search import (
     FIELDS,
+    MAX_PAGE,
     MAX_SELECTION,
     MODES,
     SORTS,
@@ -32,6 +42,7 @@ from litdesk.services.search import (
     SaveSelectionRequest,
     SearchRequest,
 )
+from litdesk.services.subjects import VOCABULARY_NAMES
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
@@ -44,6 +55,11 @@ pages = APIRouter()
 api = APIRouter(tags=["search"])
 
 LIVE_ID: Final = r"^[A-Za-z0-9_-]{16,64}$"
+#: The web takes only bound cursors (``run.<id>``: the page after that run of the owner's).
+BOUND_CURSOR: Final = r"^run\.[A-Za-z0-9_-]{1,100}$"
+HISTORY_ENTRY: Final = r"^(run\.[A-Za-z0-9_-]{1,100})?$"
+#: Pages "Previous" can go back through (the cursor history a page address carries).
+MAX_HISTORY: Final = 50
 STARTERS = (
     {"label": "Drug resistance", "mode": "keyword", "q": '"drug resistance" AND tuberculosis'},
     {
@@ -71,13 +87,46 @@ class SearchParams(BaseModel):
     open_access: bool = False
     include_retracted: bool = False
     sort: str = Field("relevance", description=f"One of {', '.join(SORTS)}.")
-    cursor: str | None = None
+    cursor: str | None = Field(
+        None,
+        pattern=BOUND_CURSOR,
+        description="The next page of a search: paging.next_cursor (bound to its run and owner).",
+    )
+    history: list[Annotated[str, Field(pattern=HISTORY_ENTRY)]] = Field(
+        default_factory=list,
+        max_length=MAX_HISTORY,
+        description="The cursors of the pages before this one ('' for the first): Previous.",
+    )
     page: int = 1
+    subject_vocabulary: list[str] = Field(
+        default_factory=list,
+        max_length=EXPANSION_LIMITS["entries"],
+        description="A subject picked into the query (expansion provenance): its vocabulary.",
+    )
+    subject_id: list[str] = Field(
+        default_factory=list,
+        max_length=EXPANSION_LIMITS["entries"],
+        description="The picked subject's id in its vocabulary (one per subject_vocabulary).",
+    )
+    subject_label: list[str] = Field(
+        default_factory=list,
+        max_length=EXPANSION_LIMITS["entries"],
+        description="The picked subject's label (one per subject_vocabulary).",
+    )
 
     @field_validator("year_from", "year_to", "cursor", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value == "" else value  # an empty form field means "not given"
+
+    def expansions(self) -> tuple[Expansion, ...]:
+        """The picked subjects (provenance), validated by the vocabulary's limits."""
+        columns = (self.subject_vocabulary, self.subject_id, self.subject_label)
+        if len({len(c) for c in columns}) > 1:
+            raise ExpansionInvalid("each picked subject needs its vocabulary, id and label")
+        return read_expansions(
+            [{"vocabulary": v, "id": i, "terms": [t]} for v, i, t in zip(*columns, strict=True)]
+        )
 
     def request(self) -> SearchRequest:
         """The search request (validated there: choices, syntax, years, cursor, page)."""
@@ -94,7 +143,32 @@ class SearchParams(BaseModel):
             sort=self.sort,
             cursor=self.cursor or None,
             page=self.page,
+            expansions=self.expansions(),
         )
+
+
+#: Lane statuses that mean "asked too often" or "allowance spent": a search whose lanes all
+#: failed answers 429 when one of them did, else 503 (422 when every lane refused the query).
+_LIMITED: Final = frozenset({"rate_limited", "budget_exhausted"})
+
+
+def failure_status(result: dict[str, Any] | None) -> tuple[int, dict[str, str]]:
+    """The status and headers of a search result: 200, or — when every lane failed — 429
+    (a lane rate limited or its allowance exhausted), 503 (providers unavailable) or 422
+    (every lane refused the query), with ``Retry-After`` from the first lane that gave one."""
+    if result is None or not result["all_failed"]:
+        return 200, {}
+    lanes = result["run"]["lanes"]
+    statuses = {lane["status"] for lane in lanes}
+    if statuses & _LIMITED:
+        status = 429
+    elif statuses == {"unsupported"}:
+        status = 422
+    else:
+        status = 503
+    retry = next((lane["retry_after"] for lane in lanes if lane["retry_after"] is not None), None)
+    headers = {"Retry-After": str(max(0, math.ceil(retry)))} if retry is not None else {}
+    return status, headers
 
 
 async def search_view(app: App, owner: str, params: SearchParams) -> dict[str, Any]:
@@ -106,6 +180,9 @@ class PageParams(SearchParams):
     live: str | None = Field(
         None, max_length=64, pattern=LIVE_ID, description="A finished live search to show."
     )
+    restore: bool = Field(
+        False, description="Fill the form only (a kept run restored): the search is not run."
+    )
 
 
 def _query(params: SearchParams, **extra: Any) -> str:
@@ -113,14 +190,18 @@ def _query(params: SearchParams, **extra: Any) -> str:
     base = {
         k: ("true" if v is True else v)
         for k, v in params.model_dump(
-            exclude_defaults=True, exclude={"page", "cursor", "live"}
+            exclude_defaults=True, exclude={"page", "cursor", "history", "live", "restore"}
         ).items()
     }
     return "/search?" + urlencode(base | extra, doseq=True)
 
 
 def _form_state(params: SearchParams) -> dict[str, Any]:
-    return params.model_dump() | {"providers_all": PROVIDERS, "starters": STARTERS}
+    return params.model_dump() | {
+        "providers_all": PROVIDERS,
+        "starters": STARTERS,
+        "vocabulary_names": VOCABULARY_NAMES,
+    }
 
 
 def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str]:
@@ -135,8 +216,13 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
     if paging["kind"] == "frozen":
         return {"prev": href(page=paging["page"] - 1), "next": href(page=paging["page"] + 1)}
     links = {"first": href()}
-    if paging["next_cursor"]:
-        links["next"] = href(cursor=paging["next_cursor"])
+    if paging["next_cursor"] and len(params.history) < MAX_HISTORY:
+        trail = [*params.history, params.cursor or ""]
+        links["next"] = href(cursor=paging["next_cursor"], history=trail)
+    if params.cursor:  # Previous: the cursor of the page before, from the history
+        before = params.history[-1] if params.history else ""
+        back: dict[str, Any] = {"history": params.history[:-1]} if params.history[:-1] else {}
+        links["prev"] = href(**({"cursor": before} if before else {}), **back)
     return links
 
 
@@ -151,6 +237,8 @@ async def search_page(
     if shown is not None:  # the live search the page followed ends in the same view
         data["result"] = shown
         data["studies"] = shown["studies"]
+    elif params.restore:  # restored into the form: nothing is run, no allowance is spent
+        data["restored"] = True
     elif params.q.strip():
         try:
             data["result"] = await search_view(app, owner, params)
@@ -165,7 +253,12 @@ async def search_page(
         choices = await run_in_threadpool(lambda: app.search.study_choices(owner=owner))
         data["studies"] = choices.studies
     data["links"] = _links(params, data["result"])
-    return page(request, "search.html", data, status=400 if data["error"] else 200, title="Search")
+    status, headers = failure_status(data["result"])
+    response = page(
+        request, "search.html", data, status=400 if data["error"] else status, title="Search"
+    )
+    response.headers.update(headers)
+    return response
 
 
 def _finished_live(app: App, owner: str, live_id: str) -> dict[str, Any] | None:
@@ -178,11 +271,21 @@ def _finished_live(app: App, owner: str, live_id: str) -> dict[str, Any] | None:
     return view.to_dict() if view is not None else None
 
 
-@api.get("/search", summary="Run a search (fused lanes, why-this-paper, provenance)")
+@api.get(
+    "/search",
+    summary="Run a search (fused lanes, why-this-paper, provenance)",
+    responses={
+        429: {"description": "Every lane failed; one was rate limited or out of allowance"},
+        503: {"description": "Every lane failed: the providers were unavailable"},
+        422: {"description": "Every lane refused the query (the reasons are in the lanes)"},
+    },
+)
 async def search_api(
     app: AppDep, owner: OwnerDep, params: Annotated[SearchParams, Query()]
-) -> dict[str, Any]:
-    return await search_view(app, owner, params)
+) -> Response:
+    data = await search_view(app, owner, params)
+    status, headers = failure_status(data)
+    return JSONResponse(jsonable_encoder(data), status_code=status, headers=headers)
 
 
 @api.get("/query/check", summary="Validate a query as you type (error and position)")
@@ -301,6 +404,19 @@ async def selection_shared(app: AppDep, owner: OwnerDep, body: PicksBody) -> dic
     return (await app.reader.shared_references(request, owner=owner)).to_dict()
 
 
+@api.get(
+    "/selection/page-ris",
+    summary="RIS of the results a page of a recent run shows (conflicting records left out)",
+)
+def page_ris(
+    app: AppDep,
+    owner: OwnerDep,
+    run_id: Annotated[str, Query(min_length=1, max_length=100, pattern=RUN_ID)],
+    page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
+) -> Response:
+    return download(app.search.export_page(run_id, page, owner=owner))
+
+
 @api.post("/selection/ris", summary="RIS of selected papers of a run")
 def selection_ris(app: AppDep, owner: OwnerDep, body: PicksBody) -> Response:
     return download(app.search.export_selection(body.run_id, body.paper_ids, owner=owner))
@@ -312,13 +428,19 @@ async def selection_form(
     app: AppDep,
     owner: OwnerDep,
     run_id: Annotated[str, Form(max_length=100, pattern=RUN_ID)],
-    action: Annotated[Literal["save", "study", "ris", "compare", "shared"], Form()],
+    action: Annotated[Literal["save", "study", "ris", "page_ris", "compare", "shared"], Form()],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
     study: Annotated[str, Form(max_length=200)] = "",
     new_study: Annotated[str, Form(max_length=200)] = "",
     back: Annotated[str, Form(max_length=4_000)] = "",
+    result_page: Annotated[int, Form(alias="page", ge=1, le=MAX_PAGE)] = 1,
 ) -> Response:
     safe_back = back if back.startswith("/search?") else "/search"
+    if action == "page_ris":  # "Export this page": the page's results, not the selection
+        shown = await run_in_threadpool(
+            lambda: app.search.export_page(run_id, result_page, owner=owner)
+        )
+        return download(shown)
     if action == "ris":
         exported = await run_in_threadpool(
             lambda: app.search.export_selection(run_id, paper_ids, owner=owner)

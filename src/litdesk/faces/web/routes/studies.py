@@ -53,6 +53,13 @@ def _restore(definition: dict[str, Any]) -> str:
     for key in ("open_access", "include_retracted"):
         if f.get(key):
             params.append((key, "true"))
+    for e in definition.get("expansions", []):  # the picked subjects come back with it
+        params += [
+            ("subject_vocabulary", e["vocabulary"]),
+            ("subject_id", e["id"]),
+            ("subject_label", e["terms"][0]),
+        ]
+    params.append(("restore", "true"))  # fills the form; the search waits for the user
     return "/search?" + urlencode(params)
 
 

@@ -2,6 +2,7 @@
 import { installKeys } from "./keys.js";
 import { installSearch } from "./search.js";
 import { installLive } from "./live.js";
+import { installSubjects } from "./subjects.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
@@ -15,7 +16,7 @@ import { installCitations } from "./citations.js";
 import { installConfirm } from "./confirm.js";
 
 installKeys();
-if (document.getElementById("search-form")) { installSearch(); installLive(); }
+if (document.getElementById("search-form")) { installSearch(); installLive(); installSubjects(); }
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();
 if (document.getElementById("zip-import")) installStudyZip();

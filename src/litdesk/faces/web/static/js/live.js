@@ -19,6 +19,9 @@ function formBody(form) {
     sort: String(fd.get("sort") || "relevance"),
     open_access: fd.has("open_access"),
     include_retracted: fd.has("include_retracted"),
+    subject_vocabulary: fd.getAll("subject_vocabulary").map(String),
+    subject_id: fd.getAll("subject_id").map(String),
+    subject_label: fd.getAll("subject_label").map(String),
   };
   for (const name of ["year_from", "year_to"]) {
     const v = String(fd.get(name) || "").trim();

@@ -87,7 +87,7 @@ export function installSearch() {
     selection.addEventListener("submit", (event) => {
       const picked = selection.querySelectorAll('input[name="paper_ids"]:checked').length;
       const action = event.submitter instanceof HTMLButtonElement ? event.submitter.value : "";
-      if (picked === 0 && action !== "") {
+      if (picked === 0 && action !== "" && action !== "page_ris") {
         event.preventDefault();
         count.textContent = "Select at least one paper first.";
       } else if (action === "shared" && (picked < 2 || picked > 5)) {
@@ -104,6 +104,13 @@ export function installSearch() {
         document.addEventListener("keydown", stop);
       }
     });
+    const clear = document.getElementById("sel-clear");
+    if (clear) {
+      clear.addEventListener("click", () => {
+        for (const box of selection.querySelectorAll('input[name="paper_ids"]:checked')) box.checked = false;
+        count.textContent = `Selection cleared: 0 selected (up to ${MAX_SELECTION})`;
+      });
+    }
     shortcutButtons(selection);
   }
 }

