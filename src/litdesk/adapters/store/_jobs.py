@@ -60,7 +60,7 @@ jobs = sa.Table(
     sa.Column("started_at", sa.String(40)),
     sa.Column("finished_at", sa.String(40)),
     sa.Column("heartbeat_at", sa.String(40)),
-    # the account charged for the job (migration 0029): the per-account cap counts these
+    # the account charged for the job (migration 0023): the per-account cap counts these
     sa.Column("account", sa.String(200)),
 )
 

@@ -3,7 +3,7 @@ id, owner, title, round count, times), so an account lists, reopens and deletes 
 from any browser; the rounds stay in the session's folder.
 
 Revision ID: 0022_chat_history
-Revises: 0020_study_trash
+Revises: 0021_screening
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0022_chat_history"
-down_revision = "0020_study_trash"
+down_revision = "0021_screening"
 branch_labels = None
 depends_on = None
 

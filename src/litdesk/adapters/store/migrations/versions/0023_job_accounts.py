@@ -2,8 +2,8 @@
 a Study (whose jobs its members watch), while the per-account cap on queued work counts
 jobs by the account that asked for them. Existing jobs are charged to their owner.
 
-Revision ID: 0029_job_accounts
-Revises: 0020_study_trash
+Revision ID: 0023_job_accounts
+Revises: 0022_chat_history
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0029_job_accounts"
-down_revision = "0020_study_trash"
+revision = "0023_job_accounts"
+down_revision = "0022_chat_history"
 branch_labels = None
 depends_on = None
 
