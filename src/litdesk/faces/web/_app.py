@@ -172,7 +172,6 @@ def create_app(
         study_edit,
         screening,
         screening_team,
-
         subjects,
         about,
     ):
