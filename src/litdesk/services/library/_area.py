@@ -25,6 +25,7 @@ from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.records import normalize_doi, split_arxiv
 from litdesk.services.jobs import Handler, Jobs, JobView
 from litdesk.services.providers import Providers
+from litdesk.services.workspace import Workspace
 
 from ._catalogue import Entry
 from ._chat import ChatHistoryChat, ChatHistoryItem, ChatRound, ChatService, ChatSession
@@ -406,6 +407,8 @@ class LibraryArea:
         """``owner``'s chats with rounds (over one Study's PDFs with ``study_id``), the
         latest first (kept in the store: from any browser, after a server or browser
         restart)."""
+        if study_id is not None:  # a Study the account may not read is not found
+            study_id = Workspace(self._store, owner=owner).study(study_id).id
         return self.chats.history(owner=owner, study_id=study_id)
 
     def chat_past(self, chat_id: str, *, owner: str) -> ChatHistoryChat:
