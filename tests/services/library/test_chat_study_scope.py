@@ -24,10 +24,10 @@ def test_a_studys_pdfs_are_the_chats_scope(
     folder = tmp_path / "pdfs"
     make_pdf(
         folder / "rivers.pdf",
-        ["doi:10.5555/rivers.2021 Cameras on bridges measured the water level. " * 10],
+        ["doi:10.5555/rivers.2021 " + "Cameras on bridges measured the water level. " * 10],
     )
     make_pdf(
-        folder / "wheat.pdf", ["doi:10.5555/wheat.2020 Heat stress cut the wheat yield. " * 10]
+        folder / "wheat.pdf", ["doi:10.5555/wheat.2020 " + "Heat stress cut the wheat yield. " * 10]
     )
     make_pdf(folder / "loose.pdf", ["Cameras also watched the water level of a lake. " * 10])
     settings = tmp_settings.model_copy(

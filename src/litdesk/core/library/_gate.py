@@ -264,7 +264,8 @@ def extractive_answer(question: str, excerpts: Sequence[Excerpt], *, sentences: 
     parts = []
     for ex in excerpts:
         # the body's sentences only: no author list, affiliation, funding or journal line
-        text = body_text(" ".join(_MARKER.sub("", ex.text).split()))
+        raw = " ".join(_MARKER.sub("", ex.text).split())
+        text = body_text(raw) or raw  # an excerpt of matter alone is still quoted
         picked = _pick_sentences(text, words, sentences)
         if len(picked) > 600:
             picked = picked[:600].rsplit(" ", 1)[0] + " …"
