@@ -111,3 +111,18 @@ def test_check_answer_never_leaves_invalid_markers(text: str, count: int) -> Non
     assert all(1 <= n <= count for n in res.cited)
     again = check_answer(res.text, count)
     assert again.invalid == ()
+
+
+def test_extractive_answer_leaves_front_and_back_matter_out() -> None:
+    """Issue 32: an author list, affiliation or funding line is never the answer."""
+    from litdesk.core.library import Excerpt, extractive_answer
+
+    text = (
+        "Review Open Access. Chad G Ball, Lucas Rudmik, S Morad Hameed, John B Kortbeek. "
+        "This work was supported by the Trauma Foundation under grant no. 12. "
+        "Low-molecular-weight heparin was given to the trauma patients for prophylaxis."
+    )
+    out = extractive_answer(
+        "Which prophylaxis was given to trauma patients?", [Excerpt(1, "a.pdf", 1, text)]
+    )
+    assert "heparin" in out and "Kortbeek" not in out and "supported by" not in out

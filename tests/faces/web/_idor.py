@@ -49,6 +49,7 @@ RECORD_FIELDS = (
     "note_id",
     "import_id",
     "item_id",
+    "chat_id",
 )
 #: records shared by every account of the server (the PDF library): routes naming one are
 #: not checked for 404, only for ana's data
@@ -203,6 +204,9 @@ def _ana_library(ana: httpx.Client, folder: Path) -> dict:
     assert r.status_code == 202, r.text
     chat_job = follow_chat_job(ana, r.json()["id"])
     assert chat_job["state"] == "done" and chat_job["round"] == 1, chat_job
+    r = ana.get("/api/v1/chat/history")  # the chat of ana's history (issue 32)
+    assert r.status_code == 200 and len(r.json()["chats"]) == 1, r.text
+    chat_id = r.json()["chats"][0]["id"]
     r = ana.post("/api/v1/reports/build", json={"papers": [pdf.name], "questions": [MARKERS[2]]})
     assert r.status_code == 202, r.text
     build = r.json()["id"]
@@ -212,6 +216,7 @@ def _ana_library(ana: httpx.Client, folder: Path) -> dict:
         "job_id": [index_job, build, chat_job["id"]],
         "build_id": [build],
         "number": [1],
+        "chat_id": [chat_id],
         "file": pdf.name,
     }
 

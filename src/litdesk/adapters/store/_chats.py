@@ -32,6 +32,7 @@ chat_histories = sa.Table(
     sa.Column("rounds", sa.Integer, nullable=False),
     sa.Column("created_at", sa.String(40), nullable=False),
     sa.Column("updated_at", sa.String(40), nullable=False),
+    sa.Column("study_id", sa.String(64), nullable=True),
     sa.Index("ix_chat_histories_owner", "owner", "updated_at"),
 )
 
@@ -46,14 +47,22 @@ class ChatRow:
     rounds: int
     created_at: str
     updated_at: str
+    study_id: str | None = None
 
 
-def _row(r: sa.Row[tuple[str, str, str, int, str, str]]) -> ChatRow:
-    return ChatRow(r.id, r.owner, r.title, int(r.rounds), r.created_at, r.updated_at)
+def _row(r: sa.Row[tuple[str, str, str, int, str, str, str | None]]) -> ChatRow:
+    return ChatRow(r.id, r.owner, r.title, int(r.rounds), r.created_at, r.updated_at, r.study_id)
 
 
 def touch_chat(
-    conn: Connection, session_id: str, owner: str, *, title: str, rounds: int, when: str
+    conn: Connection,
+    session_id: str,
+    owner: str,
+    *,
+    title: str,
+    rounds: int,
+    when: str,
+    study_id: str | None = None,
 ) -> None:
     """Record that ``owner``'s chat ``session_id`` has ``rounds`` rounds now (a new chat
     takes ``title``; an existing one keeps its own). A row of another owner is left as it
@@ -69,18 +78,23 @@ def touch_chat(
                 rounds=rounds,
                 created_at=when,
                 updated_at=when,
+                study_id=study_id,
             )  # fmt: skip
         )
     elif found.owner == owner:
-        conn.execute(t.update().where(t.c.id == session_id).values(rounds=rounds, updated_at=when))
+        values = {"rounds": rounds, "updated_at": when, "study_id": study_id}
+        conn.execute(t.update().where(t.c.id == session_id).values(**values))
 
 
-def list_chats(conn: Connection, owner: str, *, limit: int = 200) -> list[ChatRow]:
-    """``owner``'s chats, the latest first."""
+def list_chats(
+    conn: Connection, owner: str, *, study_id: str | None = None, limit: int = 200
+) -> list[ChatRow]:
+    """``owner``'s chats (those over one Study's PDFs with ``study_id``), the latest first."""
     t = chat_histories
-    rows = conn.execute(
-        sa.select(t).where(t.c.owner == owner).order_by(t.c.updated_at.desc(), t.c.id).limit(limit)
-    )
+    query = sa.select(t).where(t.c.owner == owner)
+    if study_id is not None:
+        query = query.where(t.c.study_id == study_id)
+    rows = conn.execute(query.order_by(t.c.updated_at.desc(), t.c.id).limit(limit))
     return [_row(r) for r in rows]
 
 

@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from litdesk.core.report import body_text
+
 __all__ = [
     "CITATION_RULE",
     "Excerpt",
@@ -256,11 +258,14 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 def extractive_answer(question: str, excerpts: Sequence[Excerpt], *, sentences: int = 2) -> str:
     """An answer without a model: from each excerpt the sentences sharing most words with
-    the question (in reading order), each excerpt cited by number."""
+    the question (in reading order; front and back matter left out), each excerpt cited by
+    number."""
     words = {w.lower() for w in _TOKEN.findall(question) if len(w) > 2}
     parts = []
     for ex in excerpts:
-        text = " ".join(_MARKER.sub("", ex.text).split())
+        # the body's sentences only: no author list, affiliation, funding or journal line
+        raw = " ".join(_MARKER.sub("", ex.text).split())
+        text = body_text(raw) or raw  # an excerpt of matter alone is still quoted
         picked = _pick_sentences(text, words, sentences)
         if len(picked) > 600:
             picked = picked[:600].rsplit(" ", 1)[0] + " …"

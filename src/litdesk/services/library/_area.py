@@ -25,6 +25,7 @@ from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.records import normalize_doi, split_arxiv
 from litdesk.services.jobs import Handler, Jobs, JobView
 from litdesk.services.providers import LOCAL_OWNER, Providers
+from litdesk.services.workspace import Workspace
 
 from ._catalogue import Entry
 from ._chat import ChatHistoryChat, ChatHistoryItem, ChatRound, ChatService, ChatSession
@@ -165,6 +166,40 @@ class LibraryArea:
             self.settings.library_upload_max_bytes, self.settings.library_upload_max_files,
             self.models(owner=owner, check=request.check) if request.models else None,
         )  # fmt: skip
+
+    def study_pdfs(self, study_id: str, *, owner: str) -> tuple[str, tuple[str, ...]]:
+        """The Study's name and the library's PDFs attached to its papers (by DOI or arXiv
+        id, printed on an indexed PDF's first pages or adopted), in library order; ``StudyNotLinked`` when the Study is not
+        one ``owner`` may see or none of its papers has a PDF here."""
+        lib = self._pdfs
+        files = lib.corpus().files
+        meta = lib.catalogue.metadata()
+        rows = [self._row(state, meta) for state in lib.file_states(files)]
+        keys_of = [
+            _keys(r["adopted_doi"] or r["doi"], r["adopted_arxiv"] or r["arxiv"]) for r in rows
+        ]
+        links = studies_by_keys(self._store, [k for ks in keys_of for k in ks], visible_to=owner)
+        names: list[str] = []
+        study_name = ""
+        for row, keys in zip(rows, keys_of, strict=True):
+            for key in keys:
+                hit = [name for sid, name in links.get(key, []) if sid == study_id]
+                if hit and row["file"] not in names:
+                    names.append(row["file"])
+                    study_name = hit[0]
+        if not names:
+            raise StudyNotLinked(
+                "no PDF of the library is attached to a paper of this Study (or the Study is "
+                "not one you may read): papers and PDFs are matched by DOI or arXiv id"
+            )
+        return study_name, tuple(names)
+
+    def chat_scope_study(self, token: str, study_id: str, *, owner: str) -> ChatSession:
+        """Keep a Study as the session's scope: the PDFs attached to its papers (the
+        Study is named on the page and in the chat's history)."""
+        name, names = self.study_pdfs(study_id, owner=owner)
+        request = ChatScopeRequest(token, names, False)
+        return self.chats.set_scope(request, owner=owner, study={"id": study_id, "name": name})
 
     @staticmethod
     def _row(state: dict[str, Any], meta: dict[str, dict[str, Any]]) -> FileRow:
@@ -374,10 +409,13 @@ class LibraryArea:
         """An earlier round of the session, to reopen."""
         return self.chats.round(token, number, owner=owner)
 
-    def chat_list(self, *, owner: str) -> list[ChatHistoryItem]:
-        """``owner``'s chats with rounds, the latest first (kept in the store: from any
-        browser, after a server or browser restart)."""
-        return self.chats.history(owner=owner)
+    def chat_list(self, *, owner: str, study_id: str | None = None) -> list[ChatHistoryItem]:
+        """``owner``'s chats with rounds (over one Study's PDFs with ``study_id``), the
+        latest first (kept in the store: from any browser, after a server or browser
+        restart)."""
+        if study_id is not None:  # a Study the account may not read is not found
+            study_id = Workspace(self._store, owner=owner).study(study_id).id
+        return self.chats.history(owner=owner, study_id=study_id)
 
     def chat_past(self, chat_id: str, *, owner: str) -> ChatHistoryChat:
         """One chat of ``owner``'s history with its rounds (``ChatNotFound`` for another
@@ -407,6 +445,12 @@ class LibraryArea:
         """The session's latest grounded answer card per question asked over exactly
         ``papers`` (or the whole library), for a report to reuse."""
         return self.chats.answers_for(session_id, list(papers), whole_library=whole_library)
+
+
+class StudyNotLinked(NotFoundError):
+    """No PDF of the library is attached to a paper of the Study (or it is not visible)."""
+
+    default_code = "study_not_linked"
 
 
 def _keys(doi: str | None, arxiv: str | None) -> list[str]:

@@ -166,6 +166,8 @@ class ChatSession:
     index: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     #: the session's latest question job: in flight, or not answered (the refusal shown)
     job: ChatJob | None = None
+    #: the Study whose PDFs are the scope (``{"id", "name"}``), if one was chosen
+    study: dict[str, str] | None = None
 
     @property
     def questions(self) -> list[str]:
@@ -179,6 +181,7 @@ class ChatSession:
             "questions": self.questions,
             "library": list(self.library),
             "job": self.job.to_dict() if self.job is not None else None,
+            "study": self.study,
         }
 
 
@@ -192,6 +195,8 @@ class ChatHistoryItem:
     rounds: int
     created_at: str
     updated_at: str
+    #: the Study whose PDFs the chat asked (its latest scope), if any
+    study_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -200,6 +205,7 @@ class ChatHistoryItem:
             "rounds": self.rounds,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "study_id": self.study_id,
         }
 
 
@@ -297,6 +303,7 @@ class ChatService:
         return ChatSession(
             tuple(doc["papers"]), bool(doc["whole_library"]),
             tuple(r for r in recent if r is not None), names, tuple(doc["rounds"]),
+            study=doc.get("study"),
         )  # fmt: skip
 
     def session(self, token: str, *, owner: str) -> ChatSession:
@@ -330,15 +337,19 @@ class ChatService:
                 out[data["question"]] = data
         return out
 
-    def set_scope(self, request: ChatScopeRequest, *, owner: str) -> ChatSession:
+    def set_scope(
+        self, request: ChatScopeRequest, *, owner: str, study: dict[str, str] | None = None
+    ) -> ChatSession:
         """Keep the scope for the session: exact file names (unknown ones are refused with
-        the library's real list), or the whole library."""
+        the library's real list), or the whole library; ``study`` (id and name): the names
+        are the PDFs of that Study's papers."""
         names = list(request.papers)
         self.library.corpus().select(names)  # UnknownPapers lists the real names
         sid = self.session_id(request.token, owner=owner)
         with self._locked(sid):
             doc = self._load(sid)
             doc["papers"], doc["whole_library"] = names, request.whole_library
+            doc["study"] = study
             self._write(self._dir(sid) / "state.json", doc)
         return self._view(sid, doc)
 
@@ -447,17 +458,22 @@ class ChatService:
                     sid,
                     owner,
                     title=first,
+                    study_id=(doc.get("study") or {}).get("id"),
                     rounds=len(doc["rounds"]),
                     when=datetime.now(UTC).isoformat(timespec="microseconds"),
                 )
         return ChatRound(number, asked, data)
 
     # --- the account's history ---------------------------------------------------------
-    def history(self, *, owner: str) -> list[ChatHistoryItem]:
-        """``owner``'s chats with rounds, the latest first (from the store: any browser)."""
+    def history(self, *, owner: str, study_id: str | None = None) -> list[ChatHistoryItem]:
+        """``owner``'s chats with rounds (over one Study's PDFs with ``study_id``), the
+        latest first (from the store: any browser)."""
         with self.library.store.read() as conn:
-            rows = chats.list_chats(conn, owner)
-        return [ChatHistoryItem(r.id, r.title, r.rounds, r.created_at, r.updated_at) for r in rows]
+            rows = chats.list_chats(conn, owner, study_id=study_id)
+        return [
+            ChatHistoryItem(r.id, r.title, r.rounds, r.created_at, r.updated_at, r.study_id)
+            for r in rows
+        ]
 
     def _owned(self, session_id: str, owner: str) -> chats.ChatRow:
         self._dir(session_id)  # refuses a malformed id
@@ -472,7 +488,9 @@ class ChatService:
         row = self._owned(session_id, owner)
         doc = self._load(session_id)
         rounds = [self._round(session_id, e) for e in doc["rounds"]]
-        item = ChatHistoryItem(row.id, row.title, row.rounds, row.created_at, row.updated_at)
+        item = ChatHistoryItem(
+            row.id, row.title, row.rounds, row.created_at, row.updated_at, row.study_id
+        )
         scope = () if doc["whole_library"] else tuple(doc["papers"])
         return ChatHistoryChat(item, scope, tuple(r for r in rounds if r is not None))
 

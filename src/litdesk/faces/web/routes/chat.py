@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Form, Path, Request
+from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
@@ -62,6 +62,9 @@ def chat_view(app: App, token: str, owner: str) -> dict[str, Any]:
     """The session as the page shows it; a question that was not answered (its job
     refused or failed) is shown as refused, the question back in its box."""
     data = app.library.chat(token, owner=owner).to_dict()
+    data["studies"] = [
+        {"id": st["id"], "name": st["name"]} for st in app.studies.studies(owner=owner).studies
+    ]
     job = data["job"]
     if job is not None and job["state"] in ("failed", "cancelled"):
         data["refused"] = {"question": job["question"], "message": job["message"]}
@@ -190,15 +193,24 @@ def round_page(request: Request, app: AppDep, owner: OwnerDep, number: Round) ->
 # --- the account's chat history (store-backed: any browser, after restarts) ------------
 
 
+StudyFilter = Annotated[
+    str | None,
+    Query(max_length=64, pattern="^[A-Za-z0-9_-]+$", description="Only chats over this Study."),
+]
+
+
 @pages.get("/chat/history", response_class=HTMLResponse)
-def history_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
-    chats = [c.to_dict() for c in app.library.chat_list(owner=owner)]
-    return page(request, "chat_history.html", {"chats": chats}, title="Chat history")
+def history_page(
+    request: Request, app: AppDep, owner: OwnerDep, study: StudyFilter = None
+) -> Response:
+    chats = [c.to_dict() for c in app.library.chat_list(owner=owner, study_id=study)]
+    data = {"chats": chats, "study": study}
+    return page(request, "chat_history.html", data, title="Chat history")
 
 
 @api.get("/chat/history", summary="Your chats with answers, the latest first")
-def history_api(app: AppDep, owner: OwnerDep) -> dict[str, Any]:
-    return {"chats": [c.to_dict() for c in app.library.chat_list(owner=owner)]}
+def history_api(app: AppDep, owner: OwnerDep, study: StudyFilter = None) -> dict[str, Any]:
+    return {"chats": [c.to_dict() for c in app.library.chat_list(owner=owner, study_id=study)]}
 
 
 @pages.get("/chat/history/{chat_id}", response_class=HTMLResponse)
@@ -238,3 +250,31 @@ def forget_form(app: AppDep, owner: OwnerDep, chat_id: ChatId) -> Response:
 def forget_api(app: AppDep, owner: OwnerDep, chat_id: ChatId) -> dict[str, Any]:
     app.library.chat_forget(chat_id, owner=owner)
     return {"deleted": chat_id}
+
+
+# --- a Study as the chat's scope: the PDFs attached to its papers ----------------------
+
+
+class StudyScopeBody(BaseModel):
+    study: str = Field(min_length=1, max_length=64, pattern="^[A-Za-z0-9_-]+$")
+
+
+@api.post("/chat/scope/study", summary="Ask the PDFs attached to a Study's papers")
+def study_scope_api(
+    request: Request, app: AppDep, owner: OwnerDep, body: StudyScopeBody
+) -> Response:
+    token, new = session_token(request)
+    view = app.library.chat_scope_study(token, body.study, owner=owner)
+    return _keep(JSONResponse(view.to_dict()), token, new)
+
+
+@pages.post("/chat/scope/study")
+def study_scope_form(
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    study: Annotated[str, Form(min_length=1, max_length=64, pattern="^[A-Za-z0-9_-]+$")],
+) -> Response:
+    token, new = session_token(request)
+    app.library.chat_scope_study(token, study, owner=owner)
+    return _keep(RedirectResponse("/chat", status_code=303), token, new)

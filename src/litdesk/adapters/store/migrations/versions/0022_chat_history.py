@@ -26,6 +26,7 @@ def upgrade() -> None:
         sa.Column("rounds", sa.Integer, nullable=False),
         sa.Column("created_at", sa.String(40), nullable=False),
         sa.Column("updated_at", sa.String(40), nullable=False),
+        sa.Column("study_id", sa.String(64), nullable=True),
         sa.Index("ix_chat_histories_owner", "owner", "updated_at"),
     )
 
