@@ -13,6 +13,11 @@
   joint) are loaded once per test process and shared by every app the tests open (loading
   them costs ~1.5 s of CPU; they hold no state besides the weights); index workers, other
   processes and embedders built directly are unchanged.
+* ``_index_in_process`` (autouse) — ``LITDESK_LIBRARY_INDEX_WORKERS=1``: the library's
+  indexes read their PDFs in the indexing process (spawning two reader processes, each
+  importing the PDF reader and loading the embedder, costs more than a test's few small
+  PDFs); processes the tests start inherit it unless they set their own. Tests of the
+  reader processes pass ``workers=2`` (or set the variable) themselves.
 * ``sqlite_template`` / ``pg_template`` — the store migrated once per session (per xdist
   worker) and copied per test (``tests/_store_template.py``): ``tmp_settings``' data dir
   holds a copy unless the test is marked ``no_store_template``; ``pg_schema`` (in
@@ -188,6 +193,16 @@ def _shared_local_embedders(
     monkeypatch.setattr(_models, "make_embedder", make_embedder)
 
 
+#: the settings variable the suite sets for every test (``_index_in_process``)
+INDEX_WORKERS_VAR = "LITDESK_LIBRARY_INDEX_WORKERS"
+
+
+@pytest.fixture(autouse=True)
+def _index_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Library indexes read their PDFs in the indexing process (see the module's notes)."""
+    monkeypatch.setenv(INDEX_WORKERS_VAR, "1")
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite store migrated to head once per session (per xdist worker)."""
@@ -220,6 +235,7 @@ def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytes
         if key.startswith("LITDESK_") and key not in {
             "LITDESK_FIXTURES",
             "LITDESK_TEST_POSTGRES_URL",
+            INDEX_WORKERS_VAR,
         }:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)

@@ -194,6 +194,15 @@ class Settings(BaseSettings):
         description="An inbox folder of new PDFs, indexed after the library folders (default: "
         "<data dir>/library/inbox, where the web page's uploads go, once it exists).",
     )
+    library_index_workers: int = Field(
+        default=2,
+        ge=1,
+        le=16,
+        description="Processes that read the PDFs while the library is indexed; a PDF that "
+        "crashes or stalls the reader then cannot take the server with it. 1: read in the "
+        "indexing process itself (a one-shot tool; the test suite, where starting reader "
+        "processes for every small index costs more than the reading).",
+    )
     embedder: str = Field(
         default="wordllama+use-m3",
         description="Embedder for the PDF library: 'wordllama+use-m3' (offline default: "

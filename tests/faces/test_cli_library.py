@@ -31,7 +31,7 @@ def _pdf(path: Path, text: str) -> None:
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for key in [k for k in __import__("os").environ if k.startswith("LITDESK_")]:
-        if key != "LITDESK_FIXTURES":
+        if key not in {"LITDESK_FIXTURES", "LITDESK_LIBRARY_INDEX_WORKERS"}:  # conftest's
             monkeypatch.delenv(key)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
@@ -127,7 +127,10 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> No
     cmd = [sys.executable, "-m", "litdesk", "library", "index"]
     # the light embedder: what is tested is the interrupt and the resume, not the vectors
     envvars = dict(
-        os.environ, LITDESK_LIBRARY_DIRS=json.dumps([str(env)]), LITDESK_EMBEDDER="wordllama"
+        os.environ,
+        LITDESK_LIBRARY_DIRS=json.dumps([str(env)]),
+        LITDESK_EMBEDDER="wordllama",
+        LITDESK_LIBRARY_INDEX_WORKERS="2",  # the reader processes, as in production
     )
     proc = subprocess.Popen(
         cmd, env=envvars, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

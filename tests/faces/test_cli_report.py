@@ -32,7 +32,7 @@ def _pdf(path: Path, pages: list[str]) -> None:
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for key in [k for k in os.environ if k.startswith("LITDESK_")]:
-        if key != "LITDESK_FIXTURES":
+        if key not in {"LITDESK_FIXTURES", "LITDESK_LIBRARY_INDEX_WORKERS"}:  # conftest's
             monkeypatch.delenv(key)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))

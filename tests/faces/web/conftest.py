@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from tests.faces.web._hosting import Hosting, SessionServer, hosting_for
+from tests.faces.web._routes import share_route_contexts
 from tests.faces.web._server import (
     Running,
     epmc_body,
@@ -42,6 +43,13 @@ def cassette(tmp_path: Path) -> Path:
         filters={"sort": "newest", "year_from": 2020},
     )
     return folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _route_contexts_built_once() -> Iterator[None]:
+    """Every test creates its own app; see :func:`tests.faces.web._routes.share_route_contexts`."""
+    with share_route_contexts():
+        yield
 
 
 @pytest.fixture(scope="session")

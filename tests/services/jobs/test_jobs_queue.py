@@ -321,3 +321,25 @@ def test_the_cap_counts_an_accounts_jobs_whatever_their_owner(store: Store) -> N
     # a job charged to another account does not count against its owner
     jobs.submit("dedup.study", {}, owner="study:y", account="bob")
     assert len(jobs.list(owner="bob")) == 1
+
+def test_an_idle_claim_does_not_queue_behind_another_writer(
+    tmp_path: Any, sqlite_template: Any
+) -> None:
+    """A runner polling an empty queue reads: it neither takes SQLite's write lock nor
+    waits for a writer holding it (three runners poll every second in every server)."""
+    from tests._store_template import sqlite_url_at_head
+
+    from litdesk.adapters.store import open_store
+
+    store = open_store(sqlite_url_at_head(sqlite_template, tmp_path / "s" / "litdesk.sqlite3"))
+    jobs = Jobs(store)
+    try:
+        with store.write():  # another writer's transaction holds the write lock
+            started = time.monotonic()
+            assert jobs.claim(["library.index"], "w", 30) is None
+            assert time.monotonic() - started < 10  # the lock's busy timeout is 30 s
+        queued = jobs.submit("library.index", {}, owner="ann")
+        claimed = jobs.claim(["library.index"], "w", 30)
+        assert claimed is not None and claimed.id == queued.id
+    finally:
+        store.dispose()

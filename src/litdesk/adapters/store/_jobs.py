@@ -287,6 +287,10 @@ class JobsRepo:
         ``max_attempts`` times is failed (and one whose cancel was requested is cancelled)
         instead of being handed out again."""
         t = jobs
+        with self.store.read() as conn:  # an idle queue costs a read, not the write lock
+            idle = sa.select(t.c.id).where(_claimable(kinds, now)).limit(1)
+            if conn.execute(idle).first() is None:
+                return None
         iso = now_iso(self.clock)
         while True:
             with self.store.write() as conn:

@@ -118,7 +118,7 @@ class App:
         lookup: Lookup | None = None,
         embedder: Embedder | None = None,
         backend: ChatBackend | None = None,
-        workers: int = 2,
+        workers: int | None = None,
         params: RetrievalParams | None = None,
     ) -> Library:
         """A library over the app's store and model parts with ``lookup`` for adoption

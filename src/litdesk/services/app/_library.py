@@ -21,7 +21,7 @@ def app_library(
     lookup: Lookup | None = None,
     embedder: Embedder | None = None,
     backend: ChatBackend | None = None,
-    workers: int = 2,
+    workers: int | None = None,
     params: RetrievalParams | None = None,
 ) -> Library:
     """``app.make_library(...)`` of a newly opened app; ``close()`` closes both."""

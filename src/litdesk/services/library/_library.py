@@ -79,13 +79,15 @@ class Library:
         embedder: Embedder | None = None,
         backend: ChatBackend | None = None,
         lookup: Lookup | None = None,
-        workers: int = 2,
+        workers: int | None = None,
         params: RetrievalParams | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``store`` and ``models``: the app's (:func:`litdesk.services.app.open_app`;
         never closed here). ``embedder`` and ``backend`` replace the models' own (tests).
         ``params``: the ranker's parameters (default: the settings' ``retrieval_*``).
+        ``workers``: PDF reader processes of an index (default: the settings'
+        ``library_index_workers``).
         ``clock``: what the model-call allowance reads."""
         self.settings, self.clock = settings, clock
         self.data_dir = settings.resolved_data_dir()
@@ -95,7 +97,7 @@ class Library:
         self._embedder_name = embedder.name if embedder else embedder_name(settings.embedder)
         self._backend = backend
         self._lookup = lookup
-        self.workers = workers
+        self.workers = settings.library_index_workers if workers is None else workers
         self._params = params or settings.retrieval_params()
         self._cat: Catalogue | None = None
         self._store = store
