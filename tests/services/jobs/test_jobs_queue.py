@@ -322,6 +322,7 @@ def test_the_cap_counts_an_accounts_jobs_whatever_their_owner(store: Store) -> N
     jobs.submit("dedup.study", {}, owner="study:y", account="bob")
     assert len(jobs.list(owner="bob")) == 1
 
+
 def test_an_idle_claim_does_not_queue_behind_another_writer(
     tmp_path: Any, sqlite_template: Any
 ) -> None:
