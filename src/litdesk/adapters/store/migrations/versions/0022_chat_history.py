@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0022_chat_history"
-down_revision = "0020_study_trash"
+down_revision = "0021_screening"
 branch_labels = None
 depends_on = None
 
