@@ -18,6 +18,7 @@ from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, screening, whole_searches
 from litdesk.adapters.store import accounts as access
 from litdesk.core.screening import (
+    BOXES,
     STAGES,
     DecisionHistory,
     Outcome,
@@ -405,6 +406,8 @@ def prisma_records(
     chosen = rounds if request.round is None else (rounds[request.round - 1],)
     reason = {k: why for r in chosen for why, keys in r.excluded_reports for k in keys}
     keys = [k for r in chosen for k in r.records(request.box)]
+    if request.reason is not None:
+        keys = [k for k in keys if reason.get(k) == request.reason]
     pages = max(1, -(-len(keys) // RECORDS_PAGE))
     page = min(request.page, pages)
     rows: list[dict[str, object]] = []
@@ -419,7 +422,11 @@ def prisma_records(
             }
         )
     label = "all rounds" if request.round is None else chosen[0].label
-    return PrismaRecordsView(ctx.study.id, request.box, label, len(keys), tuple(rows), page, pages)
+    return PrismaRecordsView(
+        ctx.study.id, request.box, label, len(keys), tuple(rows), page, pages,
+        label=dict(BOXES)[request.box], reason=request.reason, round_no=request.round,
+        study=ctx.study.name,
+    )  # fmt: skip
 
 
 class TeamScreening:
