@@ -101,7 +101,8 @@ def conflicts_of(area: ScreeningArea, request: StudyStageRequest, owner: str) ->
     stage = request.stage
     config = ctx.config
     blind = config.blind(stage)
-    rows = () if blind else conflict_rows(ctx.screen, ctx.history, config, stage)
+    names = area._reviewer_names(r.reviewer for r in ctx.rows)
+    rows = () if blind else conflict_rows(ctx.screen, ctx.history, config, stage, names)
     resolved = sum(
         1 for o in ctx.history.outcomes(stage, config.policy(stage)) if o.status == "resolved"
     )
@@ -189,7 +190,15 @@ def agreement_of(area: ScreeningArea, request: AgreementRequest, owner: str) -> 
     pairs, hidden = agreement_pairs(
         ctx.history, ctx.config, stage=request.stage, sees_all=ctx.role == "owner"
     )
-    return AgreementView(ctx.study.id, pairs, hidden)
+    names = area._reviewer_names(str(r) for p in pairs for r in _listed(p.get("reviewers")))
+    named = tuple(
+        p | {"reviewer_names": [names[str(r)] for r in _listed(p.get("reviewers"))]} for p in pairs
+    )
+    return AgreementView(ctx.study.id, named, hidden)
+
+
+def _listed(value: object) -> list[object]:
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def import_decisions(

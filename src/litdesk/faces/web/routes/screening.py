@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, LitdeskError, RefusedError
-from litdesk.services.accounts import Sharing
 from litdesk.services.app import App
 from litdesk.services.screening import (
     CardRequest,
@@ -44,7 +43,6 @@ __all__ = [
     "screen_url",
     "screening_summary",
     "may_screen",
-    "reviewer_names",
     "study_brief",
 ]
 
@@ -172,19 +170,6 @@ def study_brief(app: App, owner: str, ref: str) -> dict[str, Any]:
     return {k: settings[k] for k in keep}
 
 
-def reviewer_names(request: Request, app: App, ref: str) -> dict[str, str]:
-    """Team mode: the Study's reviewers by name for a page (account id → user name, the
-    creator as "the Study's owner"); the area's views name reviewers by account id, the
-    JSON twins keep those."""
-    account = request.scope.get("state", {}).get("account")
-    if account is None or not isinstance(app, App):
-        return {}
-    view = Sharing(app.store, account.id).members(ref).to_dict()
-    names = {str(m["account_id"]): str(m["username"]) for m in view["members"] if m.get("username")}
-    names.setdefault(str(view["owner"]), "the Study's owner")
-    return names
-
-
 def screening_summary(app: App, owner: str, ref: str) -> dict[str, Any]:
     """The Study page's screening line: each stage's progress (``None`` when it cannot be
     read, e.g. for an account that may not see it)."""
@@ -217,7 +202,6 @@ def _screen_page(
 ) -> Response:
     data = card_view(app, owner, ref, stage, order=order, seed=seed, record=record)
     data["study"] = study_brief(app, owner, ref)
-    data["names"] = reviewer_names(request, app, ref)
     data["screen"] = {
         "stage": stage,
         "stage_label": STAGE_LABELS[stage],
@@ -350,7 +334,6 @@ def history_page(
     request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, record: RecordKey
 ) -> Response:
     data = app.screening.history(HistoryRequest(ref, record), owner=owner).to_dict()
-    data["names"] = reviewer_names(request, app, ref)
     return page(request, "screen_history.html", data, title="Screening · a record's history")
 
 
