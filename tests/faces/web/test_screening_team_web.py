@@ -85,7 +85,11 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
             json={"stage": "title_abstract", "record_key": keys[3], "verdict": "include"},
         )
         assert r.status_code == 403
+        # the role is checked before the settings are: an invalid change is refused too
+        assert cy.post(f"{_api(sid)}/settings", json={"reasons": []}).status_code == 403
+        assert cy.post(f"{_api(sid)}/settings", json={"reasons": ["x"]}).status_code == 403
     with server.signed_in("ana") as ana:
+        assert ana.post(f"{_api(sid)}/settings", json={"reasons": []}).status_code == 400
         settings_page = ana.get(f"/study/{sid}/screen/settings").text
         assert 'id="reveal-title_abstract"' in settings_page
         r = _form(ana, f"/study/{sid}/screen/reveal", {"stage": "title_abstract"})

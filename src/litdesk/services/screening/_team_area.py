@@ -206,6 +206,8 @@ def import_decisions(
 ) -> ImportDecisionsView:
     """Record a file's decisions (matched by DOI, PMID, key, title); unmatched rows are
     listed with their lines; decisions already recorded are not recorded again."""
+    with area.store.read() as conn:  # the acting account may screen: before the file is read
+        area._study(conn, request.study, owner, "write")
     text = _text_of(request.data)
     parsed = parse_decisions(text, format=request.format or "auto")
     stage = request.stage

@@ -42,6 +42,7 @@ __all__ = [
     "pages",
     "screen_url",
     "screening_summary",
+    "may_configure",
     "may_screen",
     "study_brief",
 ]
@@ -160,6 +161,15 @@ def may_screen(app: App, owner: str, ref: str) -> None:
     request's data is read (a file parsed, a form checked): a non-member finds no Study."""
     if not study_brief(app, owner, ref)["can_screen"]:
         raise RefusedError("only the Study's members who screen may do this", code="not_screener")
+
+
+def may_configure(app: App, owner: str, ref: str) -> None:
+    """Refuse an account that is not the Study's owner before its settings are read (a form
+    checked): a non-member finds no Study."""
+    if not study_brief(app, owner, ref)["can_configure"]:
+        raise RefusedError(
+            "only the Study's owner changes its screening settings", code="not_owner"
+        )
 
 
 def study_brief(app: App, owner: str, ref: str) -> dict[str, Any]:
@@ -382,10 +392,7 @@ def settings_form(
     maybe_is_conflict: Annotated[bool, Form()] = False,
     default_order: Annotated[OrderName, Form()] = "ranked",
 ) -> Response:
-    if not study_brief(app, owner, ref)["can_configure"]:  # before the form is read
-        raise RefusedError(
-            "only the Study's owner changes its screening settings", code="not_owner"
-        )
+    may_configure(app, owner, ref)  # before the form is read
     try:
         asked = ConfigureRequest(
             ref,
@@ -418,6 +425,7 @@ def settings_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
 def configure_api(
     app: AppDep, owner: OwnerDep, ref: StudyRef, body: SettingsBody
 ) -> dict[str, Any]:
+    may_configure(app, owner, ref)  # before the settings are checked
     asked = ConfigureRequest(ref, **body.model_dump(exclude_none=True))
     return app.screening.configure(asked, owner=owner).to_dict()
 
