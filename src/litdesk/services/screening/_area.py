@@ -544,6 +544,9 @@ class ScreeningArea(TeamScreening):
         )
         mine = state.mine.get(group.key)
         full_text = full_text_of(self.store, ctx, group) if state.stage == "full_text" else None
+        if full_text is not None and full_text["retrieval"] is not None:
+            by = str(full_text["retrieval"]["by"])
+            full_text["retrieval"]["by_name"] = self._reviewer_names((by,))[by]
         return CardView(
             ctx.study.id,
             state.stage,

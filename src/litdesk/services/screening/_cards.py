@@ -100,7 +100,10 @@ def full_text(store: Store, ctx: Ctx, group: WorkingGroup) -> dict[str, Any]:
     latest = notes[-1] if notes else None
     return {
         "paper_ids": sorted(ids),
-        "pdf": None if pdf is None else {"paper_id": pdf.paper_id, "file": pdf.file},
+        # the sha256 opens the PDF in the viewer (its first page shown beside the form)
+        "pdf": None
+        if pdf is None
+        else {"paper_id": pdf.paper_id, "file": pdf.file, "sha256": pdf.sha256},
         "licensed_full_text": None
         if check is None
         else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},
