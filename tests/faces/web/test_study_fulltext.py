@@ -125,7 +125,8 @@ def test_match_confirm_attach_and_the_counts_that_follow(
 
         prisma = c.get(f"/api/v1/studies/{sid}/prisma").json()
         assert prisma["full_text"] == {"reports_sought": 3, "reports_not_retrieved": 1}
-        assert "reports not retrieved: 1" in c.get(f"/study/{sid}/prisma").text
+        shown = c.get(f"/study/{sid}/prisma").text  # the page's full-text line (issue 28)
+        assert "Of the Study's 3 papers, 1 have neither a PDF nor licensed full text" in shown
 
         started = c.post(f"{base}/check")
         assert started.status_code == 202 and started.json()["job"]["kind"] == "studies.fulltext"
