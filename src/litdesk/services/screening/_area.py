@@ -615,6 +615,8 @@ class ScreeningArea(TeamScreening):
             guidance,
             model,
             ctx.config.default_order,
+            single_reviewer=not ctx.config.dual_review[stage]
+            and all(r.reviewer == owner for r in ctx.rows if r.stage == stage),
         )
 
     def items(self, request: ItemsRequest, *, owner: str) -> ItemsView:
