@@ -257,9 +257,9 @@ def remove_search_run(store: Store, study: str, run_id: str, owner: str) -> Chan
             )
         brought = study_records.source_papers(conn, row.id)
         mine = set(brought.get(run_id, set()))
-        for source_id, papers in brought.items():
+        for source_id, theirs in brought.items():
             if source_id != run_id:
-                mine -= papers
+                mine -= theirs
         records = study_records.record_sources(conn, row.id).get(run_id, 0)
         data = trash.take_search_run(conn, run_id, row.id, sorted(mine))
         papers = len(data.get("study_papers", []))
