@@ -114,3 +114,34 @@ def test_browser_prisma_2020_diagram(
     if shots := os.environ.get("SCREENSHOTS_TO"):  # a copy to look at, when asked
         for name in ("prisma-2020.png", "prisma-2020-svg.png"):
             shutil.copyfile(tmp_path / name, Path(shots) / f"scr-team-{name}")
+
+
+def test_prisma_2020_numbers_open_their_records(running: Running, tmp_settings: Any) -> None:
+    """Every number of the flow with records behind it links to a page listing them by
+    title; a reason's line lists only the reports excluded for it."""
+    import re
+    from html import unescape
+
+    sid = _study(running, tmp_settings)
+    with running.writer() as c:
+        html = c.get(f"/study/{sid}/prisma").text
+        links = {unescape(h) for h in re.findall(r'class="prisma-count" href="([^"]+)"', html)}
+        assert f"/study/{sid}/prisma-2020/records?box=screened" in links
+        assert (
+            f"/study/{sid}/prisma-2020/records?box=excluded_reports&reason=wrong%20outcome" in links
+        )
+        assert not any("removed_duplicates" in h for h in links)  # no records behind it
+        for href in links:  # each page lists as many titles as its number says
+            listed = c.get(href)
+            assert listed.status_code == 200, href
+            total = int(re.search(r'id="prisma-records-total">([\d,]+)', listed.text)[1])  # type: ignore[index]
+            assert listed.text.count("Beta blocker trial") == total
+        screened = c.get(f"/study/{sid}/prisma-2020/records", params={"box": "screened"}).text
+        assert "Beta blocker trial 4 &lt;i&gt;in&lt;/i&gt;" in screened  # titles, escaped
+        assert "Beta blocker trial 5" not in screened  # not screened
+        why = c.get(f"/api/v1/studies/{sid}/prisma-2020/records",
+                    params={"box": "excluded_reports", "reason": "wrong population"}).json()  # fmt: skip
+        assert why["total"] == 0 and why["label"] == "Reports excluded"
+        bad = c.get(f"/api/v1/studies/{sid}/prisma-2020/records",
+                    params={"box": "screened", "reason": "wrong outcome"})  # fmt: skip
+        assert bad.status_code == 400 and bad.json()["code"] == "bad_reason"

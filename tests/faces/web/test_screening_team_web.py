@@ -85,7 +85,11 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
             json={"stage": "title_abstract", "record_key": keys[3], "verdict": "include"},
         )
         assert r.status_code == 403
+        # the role is checked before the settings are: an invalid change is refused too
+        assert cy.post(f"{_api(sid)}/settings", json={"reasons": []}).status_code == 403
+        assert cy.post(f"{_api(sid)}/settings", json={"reasons": ["x"]}).status_code == 403
     with server.signed_in("ana") as ana:
+        assert ana.post(f"{_api(sid)}/settings", json={"reasons": []}).status_code == 400
         settings_page = ana.get(f"/study/{sid}/screen/settings").text
         assert 'id="reveal-title_abstract"' in settings_page
         r = _form(ana, f"/study/{sid}/screen/reveal", {"stage": "title_abstract"})
@@ -114,6 +118,16 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         assert ("you and bob" in page or "bob and you" in page) and "acct_" not in page
         assert f"{pair['kappa']:.2f}" in page
         assert 'id="chart-title_abstract"' in page and "<polyline" in page
+        assert sorted(pair["reviewer_names"]) == ["ana", "bob"]  # names beside the ids
+    with server.signed_in("bob") as bob:  # the Study's creator by her account name
+        entries = bob.get(f"{_api(sid)}/history", params={"record_key": keys[0]}).json()["entries"]
+        assert {e["reviewer_name"] for e in entries} == {"ana", "bob"}
+        history = bob.get(f"/study/{sid}/screen/history", params={"record": keys[0]}).text
+        assert "ana" in history and "Study's owner" not in history
+        card = bob.get(f"/study/{sid}/screen", params={"record": keys[0]}).text
+        assert "· ana ·" in _history_section(card) and "Study's owner" not in card
+        agreement = bob.get(f"/study/{sid}/screen/agreement").text
+        assert "ana and you" in agreement or "you and ana" in agreement
 
 
 def test_decisions_out_and_in(server: TeamServer) -> None:

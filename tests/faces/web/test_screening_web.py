@@ -287,3 +287,23 @@ def test_settings_page_saves_and_shows_errors(running: Running) -> None:
         r = _form(c, f"/study/{sid}/screen/settings", form | {"reasons": "  \n"})
         assert r.status_code == 400 and 'class="error-summary"' in r.text
         assert c.get(f"{_api(sid)}/settings").json()["reasons"] == saved["reasons"]
+
+
+def test_progress_of_a_single_reviewer_is_not_shown_twice(running: Running) -> None:
+    """One reviewer: the progress page shows "Your screening" only (everyone's figures
+    would repeat it); dual review brings the second block back."""
+    with running.writer() as c:
+        sid = make_screening_study(c)
+        key = c.get(f"{_api(sid)}/next", params={"stage": "title_abstract"}).json()["record_key"]
+        body = {"stage": "title_abstract", "record_key": key, "verdict": "include"}
+        assert c.post(f"{_api(sid)}/decisions", json=body).status_code == 200
+        progress = c.get(f"{_api(sid)}/progress", params={"stage": "title_abstract"}).json()
+        assert progress["single_reviewer"] is True and progress["all"]["screened"] == 1
+        page = c.get(f"/study/{sid}/screen/progress").text
+        assert 'id="counts-mine"' in page and "Your screening" in page
+        assert 'id="counts-all"' not in page and "Everyone's screening" not in page
+        both = {"dual_review": {"title_abstract": True}}
+        assert c.post(f"{_api(sid)}/settings", json=both).status_code == 200
+        assert c.post(f"{_api(sid)}/reveal", json={"stage": "title_abstract"}).is_success
+        page = c.get(f"/study/{sid}/screen/progress").text
+        assert 'id="counts-all"' in page and "Waiting for a second reviewer" in page

@@ -125,7 +125,8 @@ def test_match_confirm_attach_and_the_counts_that_follow(
 
         prisma = c.get(f"/api/v1/studies/{sid}/prisma").json()
         assert prisma["full_text"] == {"reports_sought": 3, "reports_not_retrieved": 1}
-        assert "reports not retrieved: 1" in c.get(f"/study/{sid}/prisma").text
+        shown = c.get(f"/study/{sid}/prisma").text  # the page's full-text line (issue 28)
+        assert "Of the Study's 3 papers, 1 have neither a PDF nor licensed full text" in shown
 
         started = c.post(f"{base}/check")
         assert started.status_code == 202 and started.json()["job"]["kind"] == "studies.fulltext"
@@ -192,3 +193,32 @@ def test_browser_study_page_confirm_and_attach(
     assert "<script>alert(7)</script>" in pg.locator("main").inner_text()  # shown as text
     pg.screenshot(path=str(shots / "study-fulltext-page.png"), full_page=True)
     assert pg.console_errors == []
+
+
+def test_full_text_screening_shows_the_linked_pdf_beside_the_form(running: Running) -> None:
+    """At the full-text stage a record whose paper has a linked PDF shows the PDF's first
+    page and a link to the viewer (by the PDF's sha256), both of which open."""
+    import re
+    from html import unescape
+
+    with running.writer() as c:
+        sid, _ = _study(c)
+        assert c.post(f"/api/v1/studies/{sid}/fulltext/match").json()["changed"]["linked"] == 1
+        api = f"/api/v1/studies/{sid}/screening"
+        rows = c.get(f"{api}/items", params={"stage": "title_abstract"}).json()["rows"]
+        key = next(r["record_key"] for r in rows if r["title"].startswith("Patient exp"))
+        body = {"stage": "title_abstract", "record_key": key, "verdict": "include"}
+        assert c.post(f"{api}/decisions", json=body).status_code == 200
+        card = c.get(f"{api}/card", params={"stage": "full_text", "record_key": key}).json()
+        sha = card["full_text"]["pdf"]["sha256"]
+        assert re.fullmatch(r"[0-9a-f]{64}", sha)
+        page = c.get(f"/study/{sid}/screen", params={"stage": "full_text", "record": key}).text
+        panel = re.search(r'id="fulltext-panel"(.*?)</section>', page, re.S)
+        assert panel is not None
+        viewer = re.search(r'href="([^"]+)" id="open-fulltext"', panel[1])
+        image = re.search(r'<img src="([^"]+)"[^>]*id="fulltext-page"', panel[1])
+        assert viewer and image and "in the PDF viewer" in panel[1]
+        assert unescape(viewer[1]) == f"/library/pdf/{sha}"
+        shown = c.get(unescape(image[1]))
+        assert shown.status_code == 200 and shown.headers["content-type"] == "image/jpeg"
+        assert c.get(unescape(viewer[1])).status_code == 200

@@ -146,3 +146,19 @@ def test_two_reviewers_deciding_at_once_lose_nothing(team: tuple[App, str]) -> N
         p = app.screening.progress(ProgressRequest(sid), owner=who)
         assert p.mine["screened"] == len(keys)
         assert p.mine["included" if verdict == "include" else "excluded"] == len(keys)
+
+
+def test_access_is_checked_before_a_decisions_file_is_read(team: tuple[App, str]) -> None:
+    """A viewer's or a stranger's file is refused for who they are, never parsed: an
+    unreadable file gives the same refusal as a good one."""
+    from litdesk.core.screening import DecisionsFileError
+    from litdesk.services.screening import ImportDecisionsRequest
+
+    app, sid = team
+    unreadable = ImportDecisionsRequest(sid, b"\x00\x01 not a decisions file", "x.csv", TA)
+    with pytest.raises(NotPermitted):
+        app.screening.import_decisions(unreadable, owner=VIC)
+    with pytest.raises(NotFoundError):
+        app.screening.import_decisions(unreadable, owner="acct_stranger")
+    with pytest.raises(DecisionsFileError):  # a member gets the file's own error
+        app.screening.import_decisions(unreadable, owner=BOB)

@@ -12,6 +12,7 @@ role does not allow changing is refused (403).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -56,6 +57,7 @@ __all__ = [
     "find_account",
     "insert_account",
     "insert_session",
+    "account_names",
     "list_accounts",
     "list_history",
     "list_members",
@@ -172,6 +174,20 @@ def get_account(conn: Connection, account_id: str) -> AccountRow:
     if row is None:
         raise NotFoundError("no such account", code="account_not_found")
     return _account(row)
+
+
+def account_names(conn: Connection, account_ids: Iterable[str]) -> dict[str, str]:
+    """The user names of those of ``account_ids`` that are accounts (id → name)."""
+    ids = sorted(set(account_ids))
+    out: dict[str, str] = {}
+    for start in range(0, len(ids), 500):  # bounded IN lists
+        rows = conn.execute(
+            sa.select(accounts.c.id, accounts.c.username).where(
+                accounts.c.id.in_(ids[start : start + 500])
+            )
+        )
+        out.update({str(r.id): str(r.username) for r in rows})
+    return out
 
 
 def list_accounts(conn: Connection) -> list[AccountRow]:

@@ -32,6 +32,7 @@ from ._features import FeatureConfig, Features, ScreeningRecord, build_features
 from ._metrics import recall_at, recall_curve, screened_to_recall, wss
 from ._model import MODEL_KINDS, ModelConfig, fit_scores
 from ._prisma import (
+    BOXES,
     PrismaCheck,
     PrismaFlow,
     PrismaInputError,
@@ -52,6 +53,7 @@ from ._stopping import (
 )
 
 __all__ = [
+    "BOXES",
     "DECISION_FORMATS",
     "MODEL_KINDS",
     "STAGES",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -89,6 +89,8 @@ def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
         }
         if alts := alt_titles(rec.extras):
             data["alt_titles"] = alts
+        if terms := subject_terms(rec.extras):  # screening reads them (issue 28)
+            data["subject_terms"] = terms
         rows.append(
             StudyRecordRow(
                 f"{src.id}:{i}", "import", src.id, i, rec.digest,
@@ -96,6 +98,30 @@ def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
             )
         )  # fmt: skip
     return rows
+
+
+#: columns of a file's records whose values are subject terms the Paper does not keep (its
+#: ``keywords`` are the author keywords): Scopus's index keywords, MeSH in a CSV export
+_SUBJECT_KEYS: Final = frozenset(
+    {"index keywords", "mesh_terms", "mesh terms", "mesh", "mesh headings", "keywords plus"}
+)
+_MAX_TERMS: Final = 200
+_MAX_TERM: Final = 200
+
+
+def subject_terms(extras: Mapping[str, Sequence[str]]) -> list[str]:
+    """A record's subject terms kept in its extras (``;``-separated cells), each once,
+    bounded in number and length."""
+    out: dict[str, str] = {}
+    for key, values in extras.items():
+        if key.strip().lower() not in _SUBJECT_KEYS:
+            continue
+        for value in values:
+            for term in value.split(";"):
+                t = term.strip()[:_MAX_TERM]
+                if t and len(out) < _MAX_TERMS:
+                    out.setdefault(t.casefold(), t)
+    return list(out.values())
 
 
 #: the most hits a run document read here holds: a stored run's own limit; a whole

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
@@ -112,6 +112,9 @@ class ScreeningArea(TeamScreening):
         self._unscored: dict[tuple[str, str], int | None] = {}
         #: orders of every item (ranked per model version, random per seed), recent ones
         self._orders: OrderedDict[tuple[Any, ...], tuple[str, ...]] = OrderedDict()
+        #: account id → user name (names never change; ids that are no account map to
+        #: themselves: the single user, a reviewer named in an imported file)
+        self._names: dict[str, str] = {}
 
     def handlers(self) -> dict[str, Handler]:
         """The job handlers of this area: the model's retrain."""
@@ -175,8 +178,25 @@ class ScreeningArea(TeamScreening):
         """May ``owner`` see the other reviewers' decisions at ``stage``?"""
         return not ctx.config.blind(stage)
 
+    def _reviewer_names(self, account_ids: Iterable[str]) -> dict[str, str]:
+        """Reviewers by name: each of ``account_ids`` → its account's user name (the id
+        itself where it names no account)."""
+        ids = set(account_ids)
+        with self._lock:
+            unknown = ids - self._names.keys()
+        if unknown:
+            with self.store.read() as conn:
+                found = access.account_names(conn, unknown)
+            with self._lock:
+                if len(self._names) > 50_000:  # bounded
+                    self._names.clear()
+                self._names.update({i: found.get(i, i) for i in unknown})
+        with self._lock:
+            return {i: self._names.get(i, i) for i in ids}
+
     def _entry(self, ctx: Ctx, row: screening.DecisionRow) -> dict[str, Any]:
         out = row.to_dict()
+        out["reviewer_name"] = self._reviewer_names((row.reviewer,))[row.reviewer]
         seq = ctx.seq_of.get(row.id)
         out["status"] = ctx.history.status(seq) if seq is not None else "not_applied"
         out["group_key"] = ctx.screen.group_of.get(row.record_key, row.record_key)
@@ -400,6 +420,9 @@ class ScreeningArea(TeamScreening):
                 for r in screening.list_retrieval(conn, ctx.study.id)
                 if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
             ]
+        by_name = self._reviewer_names(str(n["by"]) for n in notes)
+        for n in notes:
+            n["by_name"] = by_name[str(n["by"])]
         return HistoryView(
             ctx.study.id, group.key, group.paper.title, tuple(entries), dict(blind), tuple(notes)
         )
@@ -521,6 +544,9 @@ class ScreeningArea(TeamScreening):
         )
         mine = state.mine.get(group.key)
         full_text = full_text_of(self.store, ctx, group) if state.stage == "full_text" else None
+        if full_text is not None and full_text["retrieval"] is not None:
+            by = str(full_text["retrieval"]["by"])
+            full_text["retrieval"]["by_name"] = self._reviewer_names((by,))[by]
         return CardView(
             ctx.study.id,
             state.stage,
@@ -589,6 +615,8 @@ class ScreeningArea(TeamScreening):
             guidance,
             model,
             ctx.config.default_order,
+            single_reviewer=not ctx.config.dual_review[stage]
+            and all(r.reviewer == owner for r in ctx.rows if r.stage == stage),
         )
 
     def items(self, request: ItemsRequest, *, owner: str) -> ItemsView:

@@ -21,12 +21,14 @@ __all__ = [
     "CHECK_MIN",
     "CHECK_SHARE",
     "CHECK_SHOWN",
+    "MAX_SUBJECT_TERMS",
     "Ctx",
     "full_text",
     "guidance",
     "members",
     "paper_fields",
     "random_key",
+    "subject_terms",
 ]
 
 #: the random check set of the stopping estimate: this share of the stage's items, at least
@@ -54,6 +56,25 @@ def random_key(seed: int, key: str) -> bytes:
     return hashlib.blake2b(f"{seed}\x1f{key}".encode(), digest_size=8).digest()
 
 
+#: subject terms shown on a card and read by the model, at most
+MAX_SUBJECT_TERMS: Final = 100
+
+
+def subject_terms(group: WorkingGroup) -> tuple[str, ...]:
+    """A study's subject terms: its merged record's keywords (author keywords, a MEDLINE
+    file's MeSH and other terms), then those its member records kept from their files
+    (Scopus's index keywords, a CSV's MeSH column); each once, bounded."""
+    seen: dict[str, str] = {}
+    member_terms = (
+        t for m in group.members for t in (m.data.get("subject_terms") or ()) if isinstance(t, str)
+    )
+    for term in (*group.paper.keywords, *member_terms):
+        t = term.strip()
+        if t and len(seen) < MAX_SUBJECT_TERMS:
+            seen.setdefault(t.casefold(), t)
+    return tuple(seen.values())
+
+
 def paper_fields(group: WorkingGroup) -> dict[str, Any]:
     p = group.paper
     return {
@@ -62,7 +83,7 @@ def paper_fields(group: WorkingGroup) -> dict[str, Any]:
         "year": p.year,
         "venue": p.journal,
         "abstract": p.abstract,
-        "keywords": tuple(p.keywords),
+        "keywords": subject_terms(group),
         "doi": p.doi,
         "pmid": p.pmid,
     }
@@ -100,7 +121,10 @@ def full_text(store: Store, ctx: Ctx, group: WorkingGroup) -> dict[str, Any]:
     latest = notes[-1] if notes else None
     return {
         "paper_ids": sorted(ids),
-        "pdf": None if pdf is None else {"paper_id": pdf.paper_id, "file": pdf.file},
+        # the sha256 opens the PDF in the viewer (its first page shown beside the form)
+        "pdf": None
+        if pdf is None
+        else {"paper_id": pdf.paper_id, "file": pdf.file, "sha256": pdf.sha256},
         "licensed_full_text": None
         if check is None
         else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},

@@ -26,6 +26,7 @@ from typing import Literal
 
 from litdesk.adapters.store import StudyRecordRow, whole_searches
 from litdesk.core.screening import (
+    BOXES,
     ConflictPolicy,
     DecisionHistory,
     PrismaFlow,
@@ -65,18 +66,35 @@ class FlowResult:
     def to_dict(self) -> dict[str, object]:
         """The flow's rounds and totals, its table (one line per box and per reason and
         source, a column per round and the total) and the notes."""
-        table = {
-            "columns": [r.label for r in self.flow.rounds] + ["Total"],
-            "rows": [
+        rows: list[dict[str, object]] = []
+        box: str | None = None
+        for label, values in self.flow.rows():
+            level = (len(label) - len(label.lstrip(" "))) // 2
+            if level == 0:
+                box = _BOX_OF_LABEL.get(label)
+            # the records behind the line: its box, or (a line under "Reports excluded")
+            # the reports excluded for one reason
+            reason = label.strip() if level and box == "excluded_reports" else None
+            rows.append(
                 {
                     "label": label.strip(),
-                    "level": (len(label) - len(label.lstrip(" "))) // 2,
+                    "level": level,
                     "values": values,
-                }  # fmt: skip
-                for label, values in self.flow.rows()
-            ],
-        }
+                    "box": box if (level == 0 or reason is not None) else None,
+                    "reason": reason,
+                }
+            )
+        table = {"columns": [r.label for r in self.flow.rounds] + ["Total"], "rows": rows}
         return self.flow.to_dict() | {"table": table, "notes": list(self.notes)}
+
+
+#: the line of the flow's table → the box whose records it lists (boxes removed before
+#: screening have no records in the working set)
+_BOX_OF_LABEL: dict[str, str] = {
+    label: key
+    for key, label in BOXES
+    if key not in ("identified", "removed_duplicates", "removed_automation", "removed_other")
+}
 
 
 def source_kind(row: StudyRecordRow) -> SourceKind:

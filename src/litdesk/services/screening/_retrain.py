@@ -31,6 +31,7 @@ from litdesk.core.screening import (
 )
 from litdesk.services.jobs import Handler, JobContext
 
+from ._cards import subject_terms
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._state import stage_state
@@ -50,8 +51,8 @@ def retrain_owner(study_id: str, stage: Stage) -> str:
 
 def screening_record(screen: ScreenSet, index: int) -> ScreeningRecord:
     """What the model reads of an item: its merged record's title, abstract, keywords."""
-    p = screen.groups[index].paper
-    return ScreeningRecord.of(p.title, p.abstract, p.keywords)
+    group = screen.groups[index]
+    return ScreeningRecord.of(group.paper.title, group.paper.abstract, subject_terms(group))
 
 
 class Retrainer:

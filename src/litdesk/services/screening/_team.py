@@ -30,10 +30,16 @@ __all__ = ["ImportPlan", "PlannedDecision", "agreement_pairs", "conflict_rows", 
 
 
 def conflict_rows(
-    screen: ScreenSet, history: DecisionHistory, config: ScreeningConfig, stage: Stage
+    screen: ScreenSet,
+    history: DecisionHistory,
+    config: ScreeningConfig,
+    stage: Stage,
+    names: Mapping[str, str] | None = None,
 ) -> tuple[ConflictRow, ...]:
     """The records whose reviewers conflict at ``stage`` and that no resolution settles
-    (in the order first decided); each with every reviewer's current decision."""
+    (in the order first decided); each with every reviewer's current decision (and the
+    reviewer's name from ``names``, account id → user name)."""
+    names = names or {}
     out: list[ConflictRow] = []
     for o in history.conflicts(stage, config.policy(stage)):
         group = screen.group(o.record)
@@ -47,6 +53,7 @@ def conflict_rows(
                 tuple(
                     {
                         "reviewer": d.reviewer,
+                        "reviewer_name": names.get(d.reviewer, d.reviewer),
                         "verdict": d.verdict,
                         "reason": d.reason,
                         "note": d.note,

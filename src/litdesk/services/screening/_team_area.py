@@ -18,6 +18,7 @@ from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, screening, whole_searches
 from litdesk.adapters.store import accounts as access
 from litdesk.core.screening import (
+    BOXES,
     STAGES,
     DecisionHistory,
     Outcome,
@@ -100,7 +101,8 @@ def conflicts_of(area: ScreeningArea, request: StudyStageRequest, owner: str) ->
     stage = request.stage
     config = ctx.config
     blind = config.blind(stage)
-    rows = () if blind else conflict_rows(ctx.screen, ctx.history, config, stage)
+    names = area._reviewer_names(r.reviewer for r in ctx.rows)
+    rows = () if blind else conflict_rows(ctx.screen, ctx.history, config, stage, names)
     resolved = sum(
         1 for o in ctx.history.outcomes(stage, config.policy(stage)) if o.status == "resolved"
     )
@@ -188,7 +190,15 @@ def agreement_of(area: ScreeningArea, request: AgreementRequest, owner: str) -> 
     pairs, hidden = agreement_pairs(
         ctx.history, ctx.config, stage=request.stage, sees_all=ctx.role == "owner"
     )
-    return AgreementView(ctx.study.id, pairs, hidden)
+    names = area._reviewer_names(str(r) for p in pairs for r in _listed(p.get("reviewers")))
+    named = tuple(
+        p | {"reviewer_names": [names[str(r)] for r in _listed(p.get("reviewers"))]} for p in pairs
+    )
+    return AgreementView(ctx.study.id, named, hidden)
+
+
+def _listed(value: object) -> list[object]:
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def import_decisions(
@@ -196,6 +206,8 @@ def import_decisions(
 ) -> ImportDecisionsView:
     """Record a file's decisions (matched by DOI, PMID, key, title); unmatched rows are
     listed with their lines; decisions already recorded are not recorded again."""
+    with area.store.read() as conn:  # the acting account may screen: before the file is read
+        area._study(conn, request.study, owner, "write")
     text = _text_of(request.data)
     parsed = parse_decisions(text, format=request.format or "auto")
     stage = request.stage
@@ -405,6 +417,8 @@ def prisma_records(
     chosen = rounds if request.round is None else (rounds[request.round - 1],)
     reason = {k: why for r in chosen for why, keys in r.excluded_reports for k in keys}
     keys = [k for r in chosen for k in r.records(request.box)]
+    if request.reason is not None:
+        keys = [k for k in keys if reason.get(k) == request.reason]
     pages = max(1, -(-len(keys) // RECORDS_PAGE))
     page = min(request.page, pages)
     rows: list[dict[str, object]] = []
@@ -419,7 +433,11 @@ def prisma_records(
             }
         )
     label = "all rounds" if request.round is None else chosen[0].label
-    return PrismaRecordsView(ctx.study.id, request.box, label, len(keys), tuple(rows), page, pages)
+    return PrismaRecordsView(
+        ctx.study.id, request.box, label, len(keys), tuple(rows), page, pages,
+        label=dict(BOXES)[request.box], reason=request.reason, round_no=request.round,
+        study=ctx.study.name,
+    )  # fmt: skip
 
 
 class TeamScreening:

@@ -168,6 +168,8 @@ class PrismaRecordsRequest:
     box: str
     round: int | None = None
     page: int = 1
+    #: with the box ``excluded_reports``: only the reports excluded for this reason
+    reason: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", _ref(self.study, "a Study"))
@@ -175,6 +177,15 @@ class PrismaRecordsRequest:
             raise ScreeningRequestError(
                 f"box must be one of {', '.join(RECORD_BOXES)}", code="bad_box"
             )
+        if self.reason is not None:
+            if self.box != "excluded_reports":
+                raise ScreeningRequestError(
+                    "a reason narrows only the box excluded_reports", code="bad_reason"
+                )
+            if not isinstance(self.reason, str) or not 0 < len(self.reason) <= MAX_REASON:
+                raise ScreeningRequestError(
+                    f"the reason is 1 to {MAX_REASON} characters", code="bad_reason"
+                )
         for name, value in (("round", self.round), ("page", self.page)):
             if value is None and name == "round":
                 continue
@@ -194,12 +205,22 @@ class PrismaRecordsView:
     rows: tuple[dict[str, object], ...]
     page: int
     pages: int
+    #: the box's label in the flow ("Reports excluded")
+    label: str = ""
+    reason: str | None = None
+    #: the 1-based round asked for (None: all rounds)
+    round_no: int | None = None
+    study: str = ""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
+            "study": self.study,
             "box": self.box,
+            "label": self.label,
+            "reason": self.reason,
             "round": self.round,
+            "round_no": self.round_no,
             "total": self.total,
             "records": [dict(r) for r in self.rows],
             "page": self.page,

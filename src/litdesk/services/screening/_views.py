@@ -205,6 +205,9 @@ class ProgressView:
     guidance: dict[str, Any]
     model: ModelState
     order: str
+    #: one reviewer at this stage: no dual review and no one but the acting reviewer has
+    #: decided (everyone's figures are then the reviewer's own)
+    single_reviewer: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -214,6 +217,7 @@ class ProgressView:
             "mine": self.mine,
             "all": self.all,
             "blind": self.blind,
+            "single_reviewer": self.single_reviewer,
             "guidance": self.guidance,
             "model": self.model.to_dict(),
             "default_order": self.order,

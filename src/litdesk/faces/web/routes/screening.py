@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, LitdeskError, RefusedError
-from litdesk.services.accounts import Sharing
 from litdesk.services.app import App
 from litdesk.services.screening import (
     CardRequest,
@@ -43,8 +42,8 @@ __all__ = [
     "pages",
     "screen_url",
     "screening_summary",
+    "may_configure",
     "may_screen",
-    "reviewer_names",
     "study_brief",
 ]
 
@@ -164,25 +163,21 @@ def may_screen(app: App, owner: str, ref: str) -> None:
         raise RefusedError("only the Study's members who screen may do this", code="not_screener")
 
 
+def may_configure(app: App, owner: str, ref: str) -> None:
+    """Refuse an account that is not the Study's owner before its settings are read (a form
+    checked): a non-member finds no Study."""
+    if not study_brief(app, owner, ref)["can_configure"]:
+        raise RefusedError(
+            "only the Study's owner changes its screening settings", code="not_owner"
+        )
+
+
 def study_brief(app: App, owner: str, ref: str) -> dict[str, Any]:
     """The Study's name, the acting account's role and the exclusion reasons (a page's
     heading and forms; the JSON twins answer the area's views alone)."""
     settings = app.screening.settings(StudyScreenRequest(ref), owner=owner).to_dict()
     keep = ("study_id", "study_name", "role", "can_configure", "can_screen", "reasons")
     return {k: settings[k] for k in keep}
-
-
-def reviewer_names(request: Request, app: App, ref: str) -> dict[str, str]:
-    """Team mode: the Study's reviewers by name for a page (account id → user name, the
-    creator as "the Study's owner"); the area's views name reviewers by account id, the
-    JSON twins keep those."""
-    account = request.scope.get("state", {}).get("account")
-    if account is None or not isinstance(app, App):
-        return {}
-    view = Sharing(app.store, account.id).members(ref).to_dict()
-    names = {str(m["account_id"]): str(m["username"]) for m in view["members"] if m.get("username")}
-    names.setdefault(str(view["owner"]), "the Study's owner")
-    return names
 
 
 def screening_summary(app: App, owner: str, ref: str) -> dict[str, Any]:
@@ -217,7 +212,6 @@ def _screen_page(
 ) -> Response:
     data = card_view(app, owner, ref, stage, order=order, seed=seed, record=record)
     data["study"] = study_brief(app, owner, ref)
-    data["names"] = reviewer_names(request, app, ref)
     data["screen"] = {
         "stage": stage,
         "stage_label": STAGE_LABELS[stage],
@@ -350,7 +344,6 @@ def history_page(
     request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, record: RecordKey
 ) -> Response:
     data = app.screening.history(HistoryRequest(ref, record), owner=owner).to_dict()
-    data["names"] = reviewer_names(request, app, ref)
     return page(request, "screen_history.html", data, title="Screening · a record's history")
 
 
@@ -399,10 +392,7 @@ def settings_form(
     maybe_is_conflict: Annotated[bool, Form()] = False,
     default_order: Annotated[OrderName, Form()] = "ranked",
 ) -> Response:
-    if not study_brief(app, owner, ref)["can_configure"]:  # before the form is read
-        raise RefusedError(
-            "only the Study's owner changes its screening settings", code="not_owner"
-        )
+    may_configure(app, owner, ref)  # before the form is read
     try:
         asked = ConfigureRequest(
             ref,
@@ -435,6 +425,7 @@ def settings_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
 def configure_api(
     app: AppDep, owner: OwnerDep, ref: StudyRef, body: SettingsBody
 ) -> dict[str, Any]:
+    may_configure(app, owner, ref)  # before the settings are checked
     asked = ConfigureRequest(ref, **body.model_dump(exclude_none=True))
     return app.screening.configure(asked, owner=owner).to_dict()
 

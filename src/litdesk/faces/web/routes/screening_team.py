@@ -33,7 +33,6 @@ from .screening import (
     StageName,
     VerdictName,
     may_screen,
-    reviewer_names,
     study_brief,
 )
 
@@ -73,19 +72,21 @@ def conflicts_view(app: App, owner: str, ref: str, stage: StageName) -> dict[str
     return data
 
 
-def agreement_view(
-    app: App, owner: str, ref: str, names: dict[str, str] | None = None
-) -> dict[str, Any]:
+def _pair_label(pair: dict[str, Any], owner: str) -> str:
+    """A pair by its reviewers' names (the acting account as "you")."""
+    ids = [str(r) for r in pair.get("reviewers", ())]
+    names = list(pair.get("reviewer_names") or ids)
+    return " and ".join("you" if i == owner else str(n) for i, n in zip(ids, names, strict=False))
+
+
+def agreement_view(app: App, owner: str, ref: str) -> dict[str, Any]:
     """Agreement per pair and stage, with the chart of kappa over time per stage (its
-    lines labelled by ``names`` of the reviewers, their account ids otherwise)."""
-    names = names or {}
+    lines labelled by the reviewers' names)."""
     data: dict[str, Any] = app.screening.agreement(AgreementRequest(ref), owner=owner).to_dict()
     charts: dict[str, Any] = {}
     for stage in STAGE_LABELS:
         series = {
-            " and ".join(names.get(str(r), str(r)) for r in p.get("reviewers", ())): list(
-                p.get("over_time") or ()
-            )
+            _pair_label(p, owner): list(p.get("over_time") or ())
             for p in data.get("pairs", ())
             if p.get("stage") == stage
         }
@@ -103,7 +104,6 @@ def conflicts_page(
     request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, stage: Stage = "title_abstract"
 ) -> Response:
     data = conflicts_view(app, owner, ref, stage)
-    data["names"] = reviewer_names(request, app, ref)
     data["screen"] = {"stage": stage, "stage_label": STAGE_LABELS[stage], "stages": STAGE_LABELS}
     data["study"] = study_brief(app, owner, ref)
     return page(request, "screen_conflicts.html", data, title="Screening · conflicts")
@@ -138,9 +138,7 @@ def resolve_form(
 
 @pages.get("/study/{ref}/screen/agreement", response_class=HTMLResponse)
 def agreement_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
-    names = reviewer_names(request, app, ref)
-    data = agreement_view(app, owner, ref, names | {owner: "you"})
-    data["names"] = names
+    data = agreement_view(app, owner, ref)
     data["study"] = study_brief(app, owner, ref)
     data["stages"] = STAGE_LABELS
     return page(request, "screen_agreement.html", data, title="Screening · agreement")

@@ -109,9 +109,26 @@ def prisma_2020_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, An
     return app.screening.prisma(PrismaFlowRequest(ref), owner=owner).to_dict()
 
 
+@pages.get("/study/{ref}/prisma-2020/records", response_class=HTMLResponse)
+def prisma_2020_records_page(
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    box: str,
+    round: int | None = None,
+    page_no: int = 1,
+    reason: str | None = None,
+) -> Response:
+    """The records behind one number of the flow as a page (titles, each to its card)."""
+    asked = PrismaRecordsRequest(ref, box, round, max(1, page_no), reason or None)
+    view = app.screening.prisma_records(asked, owner=owner).to_dict()
+    return page(request, "prisma_records.html", view, title="PRISMA 2020 records")
+
+
 @api.get(
     "/studies/{ref}/prisma-2020/records",
-    summary="The records behind one number of the PRISMA 2020 flow (a box, a round)",
+    summary="The records behind one number of the PRISMA 2020 flow (a box, a round, a reason)",
 )
 def prisma_2020_records(
     app: AppDep,
@@ -120,8 +137,9 @@ def prisma_2020_records(
     box: str,
     round: int | None = None,
     page_no: int = 1,
+    reason: str | None = None,
 ) -> dict[str, Any]:
-    request = PrismaRecordsRequest(ref, box, round, max(1, page_no))
+    request = PrismaRecordsRequest(ref, box, round, max(1, page_no), reason or None)
     return app.screening.prisma_records(request, owner=owner).to_dict()
 
 

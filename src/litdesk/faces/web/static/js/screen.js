@@ -67,8 +67,6 @@ function install(root) {
   const dialog = $("screen-keys");
   let busy = false;
   let swaps = 0;
-  let names = {};
-  try { names = JSON.parse(root.dataset.names || "{}"); } catch { names = {}; }
 
   const nextParams = () => {
     const params = { stage };
@@ -125,7 +123,7 @@ function install(root) {
       if (h.note) li.append(document.createTextNode(` · “${h.note}”`));
       const when = (h.made_at || "").slice(0, 16).replace("T", " ");
       const at = h.stage === "full_text" ? "full text" : "title and abstract";
-      const who = h.reviewer === root.dataset.me ? "you" : (names[h.reviewer] || h.reviewer);
+      const who = h.reviewer === root.dataset.me ? "you" : (h.reviewer_name || h.reviewer);
       li.append(el("span", ` · ${who} · ${at} · ${when}${gone ? ` · ${h.status}` : ""}`, "muted"));
       ol.append(li);
     }
