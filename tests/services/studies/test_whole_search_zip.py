@@ -25,7 +25,12 @@ from litdesk.services.studies import (
     UpdateStudyRequest,
     WorkingSetRequest,
 )
-from litdesk.services.workspace import StudyImportRefused
+from litdesk.services.workspace import StudyExportTooLarge, StudyImportRefused
+from litdesk.services.workspace import _exports as exports
+from litdesk.services.workspace._archive import (
+    MAX_SMALL_MEMBER_BYTES,
+    check_export,
+)
 
 __all__ = ["settings"]
 
@@ -54,7 +59,7 @@ def _numbers(app: App, study: str) -> dict[str, Any]:
     }
 
 
-def test_zip_carries_whole_searches(settings: Settings) -> None:
+def test_zip_carries_whole_searches(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     state = {"search": GeneratedSearch(120)}
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -99,6 +104,11 @@ def test_zip_carries_whole_searches(settings: Settings) -> None:
             assert refused.value.code == "invalid_records"
         assert len(app.workspace().studies()) == studies
 
+        # a whole search over what a ZIP carries: the export is refused, never truncated
+        monkeypatch.setattr(exports, "MAX_ZIP_HITS", 125)
+        with pytest.raises(StudyExportTooLarge, match="130 records, over the 125"):
+            app.studies.export_zip(study, owner=app.owner)
+
     with_app(settings, handler, body)
 
 
@@ -121,3 +131,12 @@ def _edit_hits(data: bytes, edit: Any) -> bytes:
         for n, b in members.items():
             zf.writestr(n, b)
     return buf.getvalue()
+
+
+def test_export_limits_are_recoverys() -> None:
+    """An export its recovery would refuse for size is refused with the reason."""
+    with pytest.raises(StudyExportTooLarge, match="over 8,000,000"):
+        check_export({"search-runs/r.json": b" " * (MAX_SMALL_MEMBER_BYTES + 1)})
+    check_export({"search-runs/r.hits.json": b" " * (MAX_SMALL_MEMBER_BYTES + 1)})
+    with pytest.raises(StudyExportTooLarge, match="JSON values"):
+        check_export({"search-runs/r.hits.json": b"[" + b"0," * 5_000_000 + b"0]"})
