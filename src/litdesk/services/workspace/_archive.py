@@ -29,7 +29,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from litdesk._errors import InputError
+from litdesk._errors import InputError, RefusedError
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -40,7 +40,10 @@ __all__ = [
     "MAX_ZIP_RATIO",
     "MAX_ZIP_TOTAL_BYTES",
     "JsonBudget",
+    "MAX_ZIP_HITS",
+    "StudyExportTooLarge",
     "StudyImportRefused",
+    "check_export",
     "load_json",
     "read_members",
     "refuse",
@@ -59,6 +62,8 @@ MAX_JSON_DEPTH: Final = 64
 #: JSON values (numbers, strings, literals, arrays, objects) in one import, all members
 #: together; a value costs Python 8-100 bytes, so the parse stays within a few hundred MB.
 MAX_JSON_VALUES: Final = 5_000_000
+#: hits of one whole search a Study ZIP carries (a member ``search-runs/<id>.hits.json``)
+MAX_ZIP_HITS: Final = 100_000
 
 _MEMBER: Final = re.compile(
     r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json|form\.json"
@@ -93,8 +98,54 @@ class StudyImportRefused(InputError):
     default_code = "study_import_refused"
 
 
+class StudyExportTooLarge(RefusedError):
+    """A Study is over what its ZIP may hold (the limits recovery enforces): refused whole,
+    never truncated."""
+
+    default_code = "study_export_too_large"
+
+
+def check_export(members: dict[str, bytes]) -> None:
+    """Refuse an export its own recovery would refuse for its size: the member count,
+    every member's and all members' bytes, the JSON values all members hold together."""
+    if len(members) + 1 > MAX_ZIP_MEMBERS:  # + the manifest
+        raise StudyExportTooLarge(
+            f"the Study's ZIP would have {len(members) + 1:,} members, over {MAX_ZIP_MEMBERS:,}"
+        )
+    total = 0
+    budget = JsonBudget()
+    for name, body in members.items():
+        limit = _member_limit(name)
+        if len(body) > limit:
+            raise StudyExportTooLarge(
+                f"{name[:100]!r} of the Study's ZIP would be {len(body):,} bytes, over {limit:,}"
+            )
+        total += len(body)
+        if name.endswith(".json"):
+            try:
+                _shape(body, name, budget)
+            except StudyImportRefused as exc:
+                msg = f"the Study's ZIP would not recover: {exc.message}"
+                raise StudyExportTooLarge(msg) from None
+    if total > MAX_ZIP_TOTAL_BYTES:
+        raise StudyExportTooLarge(
+            f"the Study's ZIP would expand to {total:,} bytes, over {MAX_ZIP_TOTAL_BYTES:,}"
+        )
+
+
 def refuse(message: str, code: str = "study_import_refused") -> StudyImportRefused:
     return StudyImportRefused(message, code=code)
+
+
+def _member_limit(name: str) -> int:
+    """The most bytes a member of this name expands to: a trace, a whole search's hits and
+    its RIS grow per record, like the Study's own files; a run or the manifest stays small."""
+    large = (
+        name in _LARGE_MEMBERS
+        or name.startswith("imports/")
+        or (name.startswith("search-runs/") and name.endswith((".hits.json", ".ris")))
+    )
+    return MAX_ZIP_MEMBER_BYTES if large else MAX_SMALL_MEMBER_BYTES
 
 
 def _check_info(info: zipfile.ZipInfo, seen: set[str]) -> None:
@@ -114,8 +165,7 @@ def _check_info(info: zipfile.ZipInfo, seen: set[str]) -> None:
             "not stored or deflate",
             "malformed",
         )
-    large = name in _LARGE_MEMBERS or name.startswith("imports/")  # a trace grows per record
-    limit = MAX_ZIP_MEMBER_BYTES if large else MAX_SMALL_MEMBER_BYTES
+    limit = _member_limit(name)
     if info.file_size > limit:
         raise refuse(
             f"ZIP member {shown} expands to {info.file_size:,} bytes, over {limit:,}",

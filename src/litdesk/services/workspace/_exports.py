@@ -23,6 +23,7 @@ from litdesk.adapters.store import (
     link_or_insert_run,
     put_study_form,
     repo,
+    whole_searches,
 )
 from litdesk.core.evidence import (
     EVIDENCE_FIELDS,
@@ -50,10 +51,13 @@ from litdesk.core.records import Paper, read_paper
 
 from ._archive import (
     MAX_ZIP_BYTES,
+    MAX_ZIP_HITS,
     MAX_ZIP_MEMBER_BYTES,
     MAX_ZIP_MEMBERS,
     JsonBudget,
+    StudyExportTooLarge,
     StudyImportRefused,
+    check_export,
     load_json,
     read_members,
 )
@@ -61,12 +65,14 @@ from ._archive import refuse as _refuse
 from ._codec import read_import, trace_document
 from ._results import MAX_STUDY_NAME, EvidenceView, NoteView, _new_id, now_iso
 from ._service import MAX_DESCRIPTION, Workspace
+from ._whole_zip import read_whole, store_whole
 
 __all__ = [
     "EXPORT_VERSION",
     "MAX_ZIP_BYTES",
     "MAX_ZIP_MEMBERS",
     "MAX_ZIP_MEMBER_BYTES",
+    "StudyExportTooLarge",
     "StudyImportRefused",
     "evidence_csv",
     "export_study",
@@ -327,8 +333,13 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
         "imports": summary["imports"],
     }
     members["study.json"] = json.dumps(bundle, ensure_ascii=False, indent=1).encode("utf-8")
+    with ws._reading() as conn:  # a whole search's round (its hits are read per run)
+        rounds = {r.run_id: r for r in whole_searches.list_rounds(conn, s.id)}
     for run_id in summary["search_runs"]:
         run = get_search_run(ws.store, run_id)
+        if run_id in rounds:
+            _whole_members(ws, rounds[run_id], members)
+            continue
         doc = {
             "version": 1,
             "id": run.id,
@@ -353,6 +364,7 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
         ensure_ascii=False,
         indent=1,
     ).encode("utf-8")  # fmt: skip
+    check_export(members)  # what recovery would refuse for its size is refused here
     manifest = {
         "version": EXPORT_VERSION,
         "kind": "litdesk-study",
@@ -382,6 +394,35 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
             )
         zf.writestr("manifest.json", json.dumps(manifest, indent=1).encode("utf-8"))
     return buf.getvalue()
+
+
+def _whole_members(ws: Workspace, rnd: whole_searches.RoundRow, members: dict[str, bytes]) -> None:
+    """A whole search's members: its run (no hits, as stored), its hits (each the run
+    hit's document: the record, its lanes and ranks) with its round, and its RIS."""
+    run = get_search_run(ws.store, rnd.run_id)
+    with ws._reading() as conn:
+        hits = [h.data for h in whole_searches.run_hits(conn, rnd.run_id)]
+    if len(hits) > MAX_ZIP_HITS:
+        raise StudyExportTooLarge(
+            f"the whole search {rnd.run_id!r} has {len(hits):,} records, over the "
+            f"{MAX_ZIP_HITS:,} a Study's ZIP carries per search"
+        )
+    doc = {
+        "version": 1,
+        "id": run.id,
+        "owner": run.owner,
+        "definition": run.definition,
+        "run": run.run,
+        "created_at": run.created_at,
+        "executed_at": run.executed_at,
+    }
+    rnd_doc = {"round": rnd.round, "kind": rnd.kind, "cap": rnd.cap,
+               "created_at": rnd.created_at, "report": rnd.report}  # fmt: skip
+    members[f"search-runs/{run.id}.json"] = dump_json(doc).encode("utf-8")
+    members[f"search-runs/{run.id}.hits.json"] = dump_json(
+        {"version": 1, "run_id": run.id, "round": rnd_doc, "hits": hits}
+    ).encode("utf-8")
+    members[f"search-runs/{run.id}.ris"] = ris_text(_run_papers({"hits": hits})).encode("utf-8")
 
 
 def _check_manifest(members: dict[str, bytes], budget: JsonBudget) -> None:
@@ -511,7 +552,17 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
         ):
             errors.append(f"search run {str(run_id)[:100]!r}: missing or malformed")
             continue
+        hits_body = members.get(f"search-runs/{run_id}.hits.json")
+        if hits_body is not None:  # a whole search (exports since issue 27's zipfix)
+            try:
+                doc = doc | {"whole": read_whole(doc, load_json(hits_body, "a run's hits", budget))}
+            except LitdeskError as exc:
+                errors.append(f"search run {str(run_id)[:100]!r}: {exc.message}")
+                continue
         runs.append(doc)
+    listed = {f"search-runs/{r}.hits.json" for r in bundle["search_runs"] if isinstance(r, str)}
+    for name in sorted(n for n in members if n.endswith(".hits.json") and n not in listed):
+        errors.append(f"{name[:120]!r}: the hits of a search run study.json does not list")
     traces = []
     for imp_id in bundle["imports"]:
         body = members.get(f"imports/{imp_id}.json") if isinstance(imp_id, str) else None
@@ -638,6 +689,9 @@ def import_study(
             # re-created under the importer with a fresh id: a ZIP never links an
             # existing run by its id, nor names who owns what it carries
             run_id = uuid.uuid4().hex
+            if "whole" in doc:  # a whole search: its run, hits and round, by the importer
+                store_whole(conn, doc, run_id, study.id, ws.owner, remap)
+                continue
             row = SearchRunRow(
                 id=run_id,
                 owner=ws.owner,
