@@ -292,10 +292,20 @@ def test_a_non_jats_answer_is_an_external_error(settings: Settings) -> None:
         run(settings, rec, lambda s: s.get("PMC5"))
 
 
+@pytest.fixture(scope="module")
+def fuzz_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """One data dir of its own for every example (never the user's default data dir)."""
+    return Settings(
+        data_dir=tmp_path_factory.mktemp("fulltext-fuzz"), openalex_api_key=SecretStr(KEY)
+    )
+
+
 @settings_(max_examples=60, deadline=None)
 @given(body=st.binary(max_size=600))
-def test_arbitrary_answers_give_a_result_or_a_typed_error(body: bytes) -> None:
-    conf = Settings(data_dir=None, openalex_api_key=SecretStr(KEY))
+def test_arbitrary_answers_give_a_result_or_a_typed_error(
+    fuzz_settings: Settings, body: bytes
+) -> None:
+    conf = fuzz_settings
     rec = Recorder({EPMC: lambda _r: httpx.Response(200, content=body)})
     try:
         out = run(conf, rec, lambda s: s.get("PMC5"))
