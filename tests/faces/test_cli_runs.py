@@ -11,11 +11,10 @@ from typer.testing import CliRunner
 
 from litdesk._settings import get_settings
 from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
-from litdesk.adapters.store import open_store
 from litdesk.faces.cli import app
+from litdesk.services.app import open_app_sync
 from litdesk.services.imports import import_files
 from litdesk.services.search import make_definition, plan_search
-from litdesk.services.workspace import Workspace
 
 CROSSREF = json.dumps(
     {
@@ -125,11 +124,10 @@ def test_report_prisma_for_a_study_counts_runs_and_imports(saved, env):
     ris = env / "scopus.ris"
     ris.write_text(RIS)
     batch = import_files([ris])
-    store = open_store(get_settings())
-    try:
-        Workspace(store).attach_import(batch.imports[0], study="Sepsis")
-    finally:
-        store.dispose()
+    # attached through the app, as the faces do: its store's writes keep the Study's records
+    # in step with its sources (reads no longer reconcile them)
+    with open_app_sync(get_settings()) as desk:
+        desk.workspace().attach_import(batch.imports[0], study="Sepsis")
     runner = CliRunner()
     result = runner.invoke(app, ["report", "prisma", "--study", "Sepsis", "--json"])
     assert result.exit_code == 0, result.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from litdesk.core.query import parse_query
@@ -11,6 +12,13 @@ from litdesk.core.search import PROVIDERS
 from litdesk.faces.cli._app import app
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command opens the app: a data dir of its own, never the user's default one
+    (another checkout's migration there made every command fail)."""
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.resolved_data_dir()))
 
 
 def test_build_json_compiles_for_every_provider_and_names_refusals() -> None:

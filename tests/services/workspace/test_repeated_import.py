@@ -11,6 +11,7 @@ from litdesk.adapters import formats
 from litdesk.core.query import QuerySyntaxError
 from litdesk.core.runs import ImportSource, RunInvalid, build_prisma
 from litdesk.core.runs._run import read_definition
+from litdesk.services.dedup import keep_working_sets
 from litdesk.services.imports import import_files
 from litdesk.services.search import make_definition, study_prisma
 from litdesk.services.workspace import Workspace
@@ -40,6 +41,9 @@ def test_prisma_counts_a_repeated_source_digest_once() -> None:
 
 
 def test_four_imports_of_one_file_into_a_study(ws: Workspace, tmp_path: Path) -> None:
+    # the store as the app sets it up: its writes keep a Study's records in step with its
+    # sources (reads no longer reconcile them; PRISMA reads the records)
+    keep_working_sets(ws.store)
     path = tmp_path / "a.ris"
     path.write_bytes(RIS)
     other = tmp_path / "b.ris"
