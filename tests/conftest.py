@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,11 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 # The CLI's rich output wraps at the terminal's width; a fixed, wide one keeps what the tests
 # read independent of the host's terminal and of how long the checkout's paths are.
 os.environ["COLUMNS"] = "240"
+
+# No test reaches the user's own data dir (platformdirs honours XDG_DATA_HOME): a test that
+# forgets its tmp data dir gets an empty one of this process, never a store another checkout
+# migrated.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="litdesk-tests-data-")
 
 
 def pytest_configure(config: pytest.Config) -> None:
