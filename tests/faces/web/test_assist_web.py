@@ -44,6 +44,8 @@ def _serve(
     store = open_store(settings)
     Workspace(store).save_paper(the_paper())
     Workspace(store).create_study("Malaria")
+    # the reader offers the Studies that hold the paper (s27): Malaria holds it
+    Workspace(store).add_to_study("Malaria", PAPER)
     store.dispose()
     app = create_app(settings, host=hosting.host, port=hosting.port)
     with hosting.serve(app) as served:

@@ -10,8 +10,10 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -119,6 +121,57 @@ def test_whole_search_pages_without_javascript(running: Running) -> None:
         assert 'id="study-update"' in study
         r = c.post(f"/study/{sid}/update", data={"csrf_token": token})
         assert r.status_code == 303 and r.headers["location"].startswith("/study-search-jobs/")
+
+
+class _ConfirmForm(HTMLParser):
+    """The preview page's confirm form (#whole-confirm): its fields, as a browser posts them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = False
+        self.fields: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "form":
+            self.inside = a.get("id") == "whole-confirm"
+        elif tag == "input" and self.inside and a.get("name"):
+            self.fields.append((str(a["name"]), a.get("value") or ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+
+
+def test_the_preview_confirm_form_posts_the_search_it_shows(running: Running) -> None:
+    """The confirm form's own fields start the job: list fields (providers, a subject
+    picked into the query) one input per value, no paging history (they once carried
+    the lists' repr, '[]', and the add was refused)."""
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Confirm review"}).json()["id"]
+        picked = {"subject_vocabulary": "mesh", "subject_id": "D008288", "subject_label": "Malaria"}
+        form = {"csrf_token": c.headers["x-csrf-token"], "study": sid, "q": QUERY}
+        r = c.post(
+            "/study-search/preview",
+            data=form | picked | {"provider": "europepmc", "cap": "100", "history": ""},
+        )
+        assert r.status_code == 200, r.text
+        parser = _ConfirmForm()
+        parser.feed(r.text)
+        fields = parser.fields
+        names = [name for name, _ in fields]
+        assert "[]" not in [value for _, value in fields] and "history" not in names, fields
+        for key, value in picked.items() | {("provider", "europepmc"), ("study", sid)}:
+            assert (key, value) in fields and names.count(key) == 1, (key, fields)
+        r = c.post(
+            "/study-search",
+            content=urlencode(fields),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303, r.text
+        done = watch(c, r.headers["location"].rsplit("/", 1)[1])
+        assert done["job"]["result"]["searches"][0]["lanes"][0]["state"] == "capped", done
 
 
 @pytest.fixture

@@ -116,7 +116,9 @@ async def preview_page(
     request: Request, app: AppDep, owner: OwnerDep, form: Annotated[WholeSearchForm, Form()]
 ) -> Response:
     preview = await app.studies.preview_add_search(_request(form.study, form), owner=owner)
-    data = preview.to_dict() | {"form": form.model_dump(exclude={"study", "cursor", "page"})}
+    data = preview.to_dict() | {
+        "form": form.model_dump(exclude={"study", "cursor", "page", "history"})
+    }
     return page(request, "study_search_preview.html", data, title="Add all results to a Study")
 
 
