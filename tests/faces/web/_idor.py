@@ -50,6 +50,7 @@ RECORD_FIELDS = (
     "import_id",
     "item_id",
     "chat_id",
+    "record_key",
 )
 #: records shared by every account of the server (the PDF library): routes naming one are
 #: not checked for 404, only for ana's data
@@ -284,6 +285,15 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
     r = ana.get("/api/v1/citations", params={"mode": "references", "ids": "OAX-W100"})
     assert r.status_code == 200 and r.json()["papers"], r.text
     listing = r.json()["listing"]
+    # ana screens her Study's record, her note a secret (a member of nothing sees no decision)
+    card = ana.get(f"/api/v1/studies/{study_id}/screening/next")
+    assert card.status_code == 200, card.text
+    record_key = card.json()["record_key"]
+    decided = ana.post(
+        f"/api/v1/studies/{study_id}/screening/decisions",
+        json={"record_key": record_key, "verdict": "include", "note": MARKERS[1]},
+    )
+    assert decided.status_code == 200, decided.text
     edits = _ana_trash(ana, run_id, in_study)
     records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
     assisted = _ana_assisted(ana, model, private, study_id)
@@ -302,7 +312,8 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
             "live_id": [live_id],
             "listing": [listing],
             "note_id": note_ids,
-            "record": [f"paper:{in_study}"],  # the screening pages' record (added by hand)
+            "record": [record_key],  # the screening pages' record (added by hand)
+            "record_key": [record_key],  # the record ana screened
         }
         | edits
     )

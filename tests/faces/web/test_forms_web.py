@@ -244,3 +244,5 @@ def test_form_evidence_edited_on_the_web(running: Running) -> None:
         api = c.post(f"/api/v1/evidence/{eid}/edit", json={"values": {"sample_size": 31}})
         assert api.status_code == 200, api.text
         assert api.json()["values"]["sample_size"] == 31
+        empty = c.post(f"/api/v1/evidence/{eid}/edit", json={})  # its owner: told why
+        assert empty.status_code == 400 and empty.json()["code"] == "arguments", empty.text

@@ -63,6 +63,7 @@ def test_private_records_stay_private(team_store: Store, team: tuple[str, str]) 
         lambda: bob.study_summary(study.id),
         lambda: bob.add_to_study(study.id, paper.id),
         lambda: bob.update_evidence(ev.id, finding="changed"),
+        lambda: bob.update_evidence(ev.id),  # an empty change: not found, before "nothing"
         lambda: bob.notes(study=study.id),
     ):
         with pytest.raises(NotFoundError):

@@ -339,6 +339,11 @@ def test_update_evidence_revalidates(ws: Workspace):
         ws.update_evidence(ev.id, source="external")
     with pytest.raises(NotFoundError):
         ws.update_evidence("ev-missing", finding="x")
+    with pytest.raises(InputError, match="nothing to change") as empty:
+        ws.update_evidence(ev.id)  # refused once the record is found and may be written
+    assert empty.value.code == "arguments"
+    with pytest.raises(NotFoundError):
+        ws.update_evidence("ev-missing")  # an empty change names no record either
     views, _ = ws.evidence(paper_ref=p.id)
     assert [v.evidence.finding for v in views] == ["F2"] and views[0].recheck == "ok"
 

@@ -547,7 +547,7 @@ def evidence_update(
     from litdesk.services.reader import EvidenceUpdateRequest
 
     changes = {k: v for k, v in given.items() if v is not None}
-    # refuses "nothing to change"
+    # an empty change is refused by the update (after the record's access check)
     request = EvidenceUpdateRequest(evidence_id, changes, field_values(fields))
     with sync_app() as app:
         view = app.reader.update_evidence(request, owner=app.owner).record

@@ -221,7 +221,8 @@ class EvidenceRequest:
 @dataclass(frozen=True, slots=True)
 class EvidenceUpdateRequest:
     """Change an evidence record: only the given fields ('' clears an optional one; a
-    new passage is checked against the same source)."""
+    new passage is checked against the same source; none given: refused by the update,
+    after the access check)."""
 
     evidence_id: str
     changes: Mapping[str, str] = field(default_factory=dict)
@@ -230,10 +231,8 @@ class EvidenceUpdateRequest:
 
     def __post_init__(self) -> None:
         _values(self.values)
-        if not self.changes and not self.values:
-            raise ReaderInputError(
-                "nothing to change: give at least one field option", code="arguments"
-            )
+        # an empty change is refused by the update itself, once the acting account may
+        # write the record (a request naming another's record learns nothing but 404/403)
         unknown = sorted(set(self.changes) - set(EVIDENCE_EDITABLE))
         if unknown:
             raise ReaderInputError(

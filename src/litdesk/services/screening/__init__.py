@@ -33,6 +33,7 @@ from ._team_area import NotInConflict, study_flow
 from ._team_requests import (
     EXPORT_FORMATS,
     PRISMA_FLOW_FORMATS,
+    RECORD_BOXES,
     AgreementRequest,
     AgreementView,
     ConflictsView,
@@ -60,6 +61,7 @@ from ._views import (
 __all__ = [
     "EXPORT_FORMATS",
     "PRISMA_FLOW_FORMATS",
+    "RECORD_BOXES",
     "AgreementRequest",
     "AgreementView",
     "ConflictsView",

@@ -511,6 +511,10 @@ class Workspace:
         with self.store.write() as conn:
             row = repo.get_document(conn, "evidence", evidence_id)
             access.require_document(conn, self.owner, row.owner, row.study_id, "write")
+            if not changes and not values:  # refused once the account may write it
+                raise InputError(
+                    "nothing to change: give at least one field option", code="arguments"
+                )
             ev = read_evidence(row.json())
             paper = repo.get_paper(conn, ev.paper_id).paper
             place = {k: v for k, v in changes.items() if k in ("passage", "location")}

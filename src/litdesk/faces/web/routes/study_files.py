@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from litdesk.services.screening import PrismaFlowRequest, PrismaRecordsRequest
+from litdesk.services.screening import RECORD_BOXES, PrismaFlowRequest, PrismaRecordsRequest
 from litdesk.services.studies import (
     MAX_STUDY_ZIP_BYTES,
     PrismaExportRequest,
@@ -33,6 +33,15 @@ IMPORT_LIMIT = MAX_STUDY_ZIP_BYTES + 100_000  # the ZIP and the multipart framin
 PrismaFormat = Literal["md", "html"]
 FlowFormat = Literal["md", "csv", "svg"]
 ListFormat = Literal["ris", "csv", "bibtex"]
+#: a PRISMA 2020 box with records behind its number, its values named in the OpenAPI
+#: document (the request refuses any other with its typed error, bad_box)
+Box = Annotated[
+    str,
+    Query(
+        description="A box of the flow with records behind its number.",
+        json_schema_extra={"enum": list(RECORD_BOXES)},
+    ),
+]
 
 
 # --- a Study's records and working set (issue 27) ------------------------------------------
@@ -115,7 +124,7 @@ def prisma_2020_records_page(
     app: AppDep,
     owner: OwnerDep,
     ref: StudyRef,
-    box: str,
+    box: Box,
     round: int | None = None,
     page_no: int = 1,
     reason: str | None = None,
@@ -134,7 +143,7 @@ def prisma_2020_records(
     app: AppDep,
     owner: OwnerDep,
     ref: StudyRef,
-    box: str,
+    box: Box,
     round: int | None = None,
     page_no: int = 1,
     reason: str | None = None,
