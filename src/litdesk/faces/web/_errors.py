@@ -50,6 +50,8 @@ _BY_CODE: Final = {
     # no model configured for AI assistance: the request cannot be served in this
     # server's state (a setting the person can change), not a server failure
     "assist_unavailable": 409,
+    # a Study over what its ZIP may hold: refused whole (not a question of rights)
+    "study_export_too_large": 422,
 }
 
 
