@@ -40,6 +40,7 @@ from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
+from ._parts import AreaParts
 from ._requests import (
     CardRequest,
     ConfigureRequest,
@@ -701,3 +702,8 @@ class ScreeningArea(TeamScreening):
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
+
+
+def _as_parts(area: ScreeningArea) -> AreaParts:
+    """Type check only: the area is what its team methods take it for (``_parts``)."""
+    return area

@@ -12,7 +12,7 @@ appended under the Study's screening lock in one transaction.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, screening, whole_searches
@@ -32,6 +32,7 @@ from litdesk.services.search import Export
 from ._config import ScreeningConfig
 from ._exchange import decisions_csv, decisions_ris
 from ._items import ScreenSet, history_of
+from ._parts import AreaParts
 from ._prisma import FlowResult, compute_flow, not_retrieved_groups, round_labels
 from ._requests import ConfigureRequest, ScreeningRequestError, StudyStageRequest
 from ._team import agreement_pairs, conflict_rows, plan_import
@@ -51,9 +52,6 @@ from ._team_requests import (
     RevealView,
 )
 from ._views import DecisionView
-
-if TYPE_CHECKING:
-    from ._area import ScreeningArea
 
 __all__ = [
     "NotInConflict",
@@ -82,12 +80,12 @@ class NotPermitted(access.NotPermitted):
     """A member may resolve only conflicts they took no part in (a third reviewer)."""
 
 
-def _area(methods: TeamScreening) -> ScreeningArea:
+def _area(methods: TeamScreening) -> AreaParts:
     """The area whose base class the team methods are."""
-    return cast("ScreeningArea", methods)
+    return cast("AreaParts", methods)
 
 
-def _warm(area: ScreeningArea, ref: str, owner: str) -> None:
+def _warm(area: AreaParts, ref: str, owner: str) -> None:
     """Build the Study's screen set before a write transaction: building it reconciles the
     records, a write of its own (on SQLite a second writer would wait for the first)."""
     with area.store.read() as conn:
@@ -95,7 +93,7 @@ def _warm(area: ScreeningArea, ref: str, owner: str) -> None:
     area.cache.screen_set(study.id, reconcile=True)
 
 
-def conflicts_of(area: ScreeningArea, request: StudyStageRequest, owner: str) -> ConflictsView:
+def conflicts_of(area: AreaParts, request: StudyStageRequest, owner: str) -> ConflictsView:
     """The stage's resolution queue (empty while blind)."""
     ctx = area._ctx(request.study, owner)
     stage = request.stage
@@ -118,7 +116,7 @@ def conflicts_of(area: ScreeningArea, request: StudyStageRequest, owner: str) ->
     )
 
 
-def reveal(area: ScreeningArea, request: StudyStageRequest, owner: str) -> RevealView:
+def reveal(area: AreaParts, request: StudyStageRequest, owner: str) -> RevealView:
     """Reveal the stage's decisions (the Study owner only): its conflicts go to the queue."""
     area.configure(ConfigureRequest(request.study, revealed={request.stage: True}), owner=owner)
     ctx = area._ctx(request.study, owner)
@@ -126,7 +124,7 @@ def reveal(area: ScreeningArea, request: StudyStageRequest, owner: str) -> Revea
     return RevealView(ctx.study.id, request.stage, True, len(conflicts))
 
 
-def resolve(area: ScreeningArea, request: ResolveRequest, owner: str) -> DecisionView:
+def resolve(area: AreaParts, request: ResolveRequest, owner: str) -> DecisionView:
     """Settle a record in the queue (or change its resolution): the Study owner, or a
     member who is not one of its reviewers; both original decisions stay."""
     stage = request.stage
@@ -184,7 +182,7 @@ def resolve(area: ScreeningArea, request: ResolveRequest, owner: str) -> Decisio
     return area._decision_view(study.id, stage, row, owner, queued)
 
 
-def agreement_of(area: ScreeningArea, request: AgreementRequest, owner: str) -> AgreementView:
+def agreement_of(area: AreaParts, request: AgreementRequest, owner: str) -> AgreementView:
     """Kappa and percent agreement per pair and stage (blind stages: the Study owner only)."""
     ctx = area._ctx(request.study, owner)
     pairs, hidden = agreement_pairs(
@@ -202,7 +200,7 @@ def _listed(value: object) -> list[object]:
 
 
 def import_decisions(
-    area: ScreeningArea, request: ImportDecisionsRequest, owner: str
+    area: AreaParts, request: ImportDecisionsRequest, owner: str
 ) -> ImportDecisionsView:
     """Record a file's decisions (matched by DOI, PMID, key, title); unmatched rows are
     listed with their lines; decisions already recorded are not recorded again."""
@@ -281,7 +279,7 @@ def _own_outcomes(history: DecisionHistory, stage: Stage, reviewer: str) -> dict
     }
 
 
-def export_decisions(area: ScreeningArea, request: ExportDecisionsRequest, owner: str) -> Export:
+def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: str) -> Export:
     """The stage's decisions, one row per study (blind: the reader's own, unless owner)."""
     ctx = area._ctx(request.study, owner)
     stage = request.stage
@@ -367,7 +365,7 @@ def _without(history: DecisionHistory, stages: list[Stage]) -> DecisionHistory:
     return out
 
 
-def prisma_flow(area: ScreeningArea, request: PrismaFlowRequest, owner: str) -> PrismaFlowView:
+def prisma_flow(area: AreaParts, request: PrismaFlowRequest, owner: str) -> PrismaFlowView:
     """The Study's PRISMA 2020 flow as data, with its Markdown and CSV."""
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
@@ -380,7 +378,7 @@ def prisma_flow(area: ScreeningArea, request: PrismaFlowRequest, owner: str) -> 
     )  # fmt: skip
 
 
-def prisma_svg_export(area: ScreeningArea, request: PrismaFlowRequest, owner: str) -> Export:
+def prisma_svg_export(area: AreaParts, request: PrismaFlowRequest, owner: str) -> Export:
     """The flow diagram as SVG, Markdown or CSV (a file to download)."""
     view_ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
@@ -400,9 +398,7 @@ def prisma_svg_export(area: ScreeningArea, request: PrismaFlowRequest, owner: st
     return Export(svg.encode(), f"{name}.svg", "image/svg+xml", total)
 
 
-def prisma_records(
-    area: ScreeningArea, request: PrismaRecordsRequest, owner: str
-) -> PrismaRecordsView:
+def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -> PrismaRecordsView:
     """The records behind a number of the flow (a box in a round, or in all rounds)."""
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
