@@ -106,8 +106,9 @@ def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
     assert done and done[1] == done[2], status
     indexed = re.search(r"(\d) indexed in all, 3 excluded", status)
     assert indexed, status
-    # one job over all five files indexed both readable ones; a later job only the last
-    assert (done[1], indexed[1]) in {("5", "2"), ("1", "1")}, status
+    # the job the last drop joined holds that file (readable) and any dropped before it that an
+    # earlier job had not picked up: one to five files, one or both readable ones indexed by it
+    assert 1 <= int(indexed[1]) <= min(2, int(done[1])), status
     assert (
         f"excluded: {SCAN} (no_text)" in status and f"excluded: {ENCRYPTED} (encrypted)" in status
     )
