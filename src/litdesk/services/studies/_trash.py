@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy.engine import Connection
 
@@ -69,6 +69,35 @@ def _history(conn: Connection, study_id: str | None, owner: str, action: str, la
         access.add_history(conn, study_id, owner, action, label, now_iso())
 
 
+def _into_trash(
+    conn: Connection,
+    study_id: str | None,
+    owner: str,
+    kind: str,
+    target: str,
+    label: str,
+    data: dict[str, list[dict[str, Any]]],
+    *,
+    action: str,
+    said: str,
+) -> str:
+    """Put what was taken into the Study's trash and say so in its history; the entry's id."""
+    entry = _new_id()
+    trash.add_trash(
+        conn,
+        entry,
+        study_id=study_id,
+        owner=owner,
+        kind=kind,
+        target=target,
+        label=label,
+        data=data,
+        now=now_iso(),
+    )
+    _history(conn, study_id, owner, action, said)
+    return entry
+
+
 def _study(conn: Connection, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
     row = repo.get_study(conn, ref, account=owner)
     access.require_study(conn, owner, row.id, need)
@@ -125,19 +154,17 @@ def _delete_document(store: Store, kind: str, doc_id: str, owner: str) -> Change
                 finding = ""
             label = f"Evidence on {_title(conn, row.paper_id)}: “{_short(finding or '')}”"
         data = trash.take_document(conn, kind, doc_id)
-        entry = _new_id()
-        trash.add_trash(
+        entry = _into_trash(
             conn,
-            entry,
-            study_id=row.study_id,
-            owner=owner,
-            kind=what,
-            target=doc_id,
-            label=label,
-            data=data,
-            now=now_iso(),
+            row.study_id,
+            owner,
+            what,
+            doc_id,
+            label,
+            data,
+            action=f"{what}_deleted",
+            said=label,
         )
-        _history(conn, row.study_id, owner, f"{what}_deleted", label)
         name = _study_name(conn, row.study_id)
     return ChangeView("deleted", what, doc_id, label, row.study_id, name, entry)
 
@@ -168,19 +195,17 @@ def remove_paper(store: Store, study: str, paper_id: str, owner: str) -> ChangeV
         title = _title(conn, paper_id)
         extra = len(data["notes"]) + len(data["evidence"])
         label = title + (f" (with {extra} notes and evidence)" if extra else "")
-        entry = _new_id()
-        trash.add_trash(
+        entry = _into_trash(
             conn,
-            entry,
-            study_id=row.id,
-            owner=owner,
-            kind="paper",
-            target=paper_id,
-            label=label,
-            data=data,
-            now=now_iso(),
+            row.id,
+            owner,
+            "paper",
+            paper_id,
+            label,
+            data,
+            action="paper_removed",
+            said=title,
         )
-        _history(conn, row.id, owner, "paper_removed", title)
     return ChangeView("deleted", "paper", paper_id, label, row.id, row.name, entry)
 
 
@@ -215,19 +240,17 @@ def remove_import(store: Store, study: str, import_id: str, owner: str) -> Chang
         data = trash.take_import(conn, import_id, row.id, papers)
         source = trace.source.path.rsplit("/", 1)[-1] or import_id
         label = f"Import {source} ({len(data.get('study_papers', []))} papers)"
-        entry = _new_id()
-        trash.add_trash(
+        entry = _into_trash(
             conn,
-            entry,
-            study_id=row.id,
-            owner=owner,
-            kind="import",
-            target=import_id,
-            label=label,
-            data=data,
-            now=now_iso(),
+            row.id,
+            owner,
+            "import",
+            import_id,
+            label,
+            data,
+            action="import_removed",
+            said=label,
         )
-        _history(conn, row.id, owner, "import_removed", label)
     return ChangeView(
         "deleted", "import", import_id, label, row.id, row.name, entry, len(data["study_papers"])
     )
@@ -265,19 +288,17 @@ def remove_search_run(store: Store, study: str, run_id: str, owner: str) -> Chan
         papers = len(data.get("study_papers", []))
         what = _run_label(conn, run_id)
         label = f"{what[:1].upper()}{what[1:]}: {records} records, {papers} papers"
-        entry = _new_id()
-        trash.add_trash(
+        entry = _into_trash(
             conn,
-            entry,
-            study_id=row.id,
-            owner=owner,
-            kind="run",
-            target=run_id,
-            label=label,
-            data=data,
-            now=now_iso(),
+            row.id,
+            owner,
+            "run",
+            run_id,
+            label,
+            data,
+            action="search_removed",
+            said=label,
         )
-        _history(conn, row.id, owner, "search_removed", label)
     return ChangeView("deleted", "run", run_id, label, row.id, row.name, entry, papers)
 
 
@@ -285,19 +306,17 @@ def delete_study(store: Store, ref: str, owner: str) -> ChangeView:
     """A Study into its owner's trash (hidden until restored; emptying deletes it)."""
     with store.write() as conn:
         row = _study(conn, ref, owner, "owner")
-        entry = _new_id()
-        trash.add_trash(
+        entry = _into_trash(
             conn,
-            entry,
-            study_id=row.id,
-            owner=owner,
-            kind="study",
-            target=row.id,
-            label=row.name,
-            data={},
-            now=now_iso(),
+            row.id,
+            owner,
+            "study",
+            row.id,
+            row.name,
+            {},
+            action="study_deleted",
+            said=row.name,
         )
-        _history(conn, row.id, owner, "study_deleted", row.name)
     return ChangeView("deleted", "study", row.id, row.name, row.id, row.name, entry)
 
 
