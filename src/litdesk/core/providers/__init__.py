@@ -16,6 +16,7 @@ from ._registry import (
     PROVIDERS,
     UnknownProvider,
     display_name,
+    lane_label,
     provider_spec,
 )
 from ._spec import (
@@ -48,5 +49,6 @@ __all__ = [
     "UnknownLane",
     "UnknownProvider",
     "display_name",
+    "lane_label",
     "provider_spec",
 ]

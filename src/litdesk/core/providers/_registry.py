@@ -21,6 +21,7 @@ __all__ = [
     "PROVIDER_SPECS",
     "UnknownProvider",
     "display_name",
+    "lane_label",
     "provider_spec",
 ]
 
@@ -211,6 +212,31 @@ def provider_spec(name: str) -> ProviderSpec:
             provider=str(name)[:40],
         )
     return spec
+
+
+_ROLE_WORDS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "keyword": "keyword search",
+        "semantic": "meaning search",
+        "relevance": "relevance search",
+        "bulk": "Boolean search",
+        "lookup": "look-up by identifier",
+        "fulltext": "full text",
+        "fulltext-lookup": "full-text look-up",
+    }
+)
+
+
+def lane_label(lane: str) -> str:
+    """A lane named for people: ``europepmc-keyword`` → ``Europe PMC, keyword search``.
+
+    Unknown lanes are returned as they are (a trace from a newer version still reads)."""
+    for spec in _SPECS:
+        for known in spec.lanes:
+            if known.name == lane:
+                words = _ROLE_WORDS.get(known.role, known.role.replace("-", " "))
+                return f"{spec.display_name}, {words}"
+    return lane
 
 
 def display_name(name: str) -> str:

@@ -10,6 +10,8 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from litdesk.faces import _words
+
 __all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
 
 TEMPLATE_DIR: Final = Path(__file__).parent / "templates"
@@ -24,6 +26,15 @@ def _env() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+    )
+    # words for people (litdesk.faces._words): {{ run.created|when }}, {{ n|num }},
+    # {{ n|plural("saved search", "saved searches") }}, {{ lane|lane_label }}, {{ d|day }}
+    env.filters.update(
+        when=_words.when,
+        day=_words.day,
+        num=_words.num,
+        plural=_words.plural,
+        lane_label=_words.lane_label,
     )
     return env
 

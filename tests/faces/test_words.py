@@ -1,0 +1,49 @@
+"""Words for people: dates, numbers, plurals and lane names (litdesk.faces._words)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from litdesk.faces._words import day, lane_label, num, plural, when
+
+
+def test_dates_read_like_a_person_writes_them() -> None:
+    now = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    assert when("2026-12-05T11:56:59.123456+00:00", now=now) == "3 minutes ago"
+    assert when(now - timedelta(seconds=5), now=now) == "just now"
+    assert when(now - timedelta(hours=1), now=now) == "1 hour ago"
+    old = when("2026-11-02T08:05:00Z", now=now, relative=False)
+    assert old.startswith("2 Nov 2026, ") and "." not in old  # no microseconds, no T
+    assert day("2026-12-05") == "5 Dec 2026"
+    assert when("2026-12-05") == "5 Dec 2026"
+    assert when("not a date") == "not a date" and when(None) == ""
+
+
+def test_numbers_and_plurals_agree() -> None:
+    assert num(1234567) == "1,234,567" and num(0.7333) == "0.73" and num(None) == ""
+    assert plural(1, "saved search") == "1 saved search"
+    assert plural(2, "saved search") == "2 saved searches"
+    assert plural(0, "study", "studies") == "0 studies"
+    assert plural(1204, "record") == "1,204 records"
+    assert plural(3, "summary") == "3 summaries"
+
+
+def test_lanes_are_named_by_database_and_kind() -> None:
+    assert lane_label("europepmc-keyword") == "Europe PMC, keyword search"
+    assert lane_label("openalex-semantic") == "OpenAlex, meaning search"
+    assert lane_label("pubmed-lookup") == "PubMed, look-up by identifier"
+    assert lane_label("some-future-lane") == "some-future-lane"
+
+
+@given(st.integers(min_value=-(10**12), max_value=10**12))
+def test_num_round_trips(n: int) -> None:
+    assert int(num(n).replace(",", "")) == n
+
+
+@given(st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1)))
+def test_when_never_shows_iso(moment: datetime) -> None:
+    text = when(moment.replace(tzinfo=UTC), relative=False)
+    assert "T" not in text and "+" not in text and len(text) <= 20
