@@ -22,6 +22,11 @@ def _parse(value: object) -> datetime | date | None:
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
+    if len(text) == 10:  # a bare date (2026-12-05) stays a date, not midnight UTC
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            return None
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
     try:
