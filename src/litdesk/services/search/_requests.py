@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, cast
 
 from litdesk._errors import InputError
-from litdesk.core.providers import PROVIDERS
+from litdesk.core.providers import DECLARED, PROVIDERS
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.runs import RunDefinition, RunInvalid
 from litdesk.core.search import SearchFilters
@@ -145,7 +145,7 @@ class SearchRequest:
         _choice("field", self.field, FIELDS)
         _choice("type", self.type, TYPES)
         _choice("sort", self.sort, SORTS)
-        unknown = [p for p in self.providers if p not in PROVIDERS]
+        unknown = [p for p in self.providers if p not in DECLARED]
         if unknown:
             raise SearchInputError(f"unknown provider {unknown[0][:40]!r}", code="provider")
         problem = query_problem(self.query, cast(QueryField, self.field))

@@ -11,6 +11,7 @@ from litdesk._errors import RefusedError
 from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
+from litdesk.core.providers import check_sources
 from litdesk.core.query import compile_search
 from litdesk.core.runs import read_definition
 from litdesk.core.search import CompileRefused
@@ -55,6 +56,7 @@ class WholeSearches:
         cap takes, and the owner's allowance left for it."""
         row = self._study(request.study, owner, "write")
         definition = request.search.definition
+        check_sources(definition.providers, demo=self.providers.settings.demo)
         service = self.providers.search_service(owner=owner, use_cache=False)
         lanes: list[LanePreview] = []
         spent = 0
@@ -124,6 +126,7 @@ class WholeSearches:
     def add(self, request: AddSearchRequest, *, owner: str) -> WholeSearchJob:
         """Queue the job adding the search whole to the Study (write needed)."""
         row = self._study(request.study, owner, "write")
+        check_sources(request.search.definition.providers, demo=self.providers.settings.demo)
         whole_lanes(request.search.definition)  # refuses a search with nothing to page
         search = {"definition": request.search.definition.to_dict(), "cap": request.cap_per_lane}
         return self._submit(ADD_SEARCH_KIND, row, [search], owner)
