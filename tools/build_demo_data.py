@@ -116,7 +116,7 @@ def variant(rec: SampleRecord, n: int) -> tuple[str, str | None, str]:
     """A duplicate of ``rec`` as another database would export it (what changed, said)."""
     kind = n % 4
     if kind == 0:
-        return rec.title.upper(), rec.doi, "title in capitals"
+        return rec.title.lower(), rec.doi, "title in lower case"
     if kind == 1:
         return rec.title.rstrip(".") + ".", None, "DOI missing, full stop added to the title"
     if kind == 2:
@@ -273,8 +273,8 @@ from two datasets of the SYNERGY collection and nothing else.
   whitespace collapsed, authors split on `;`; nothing else changed. The labels are not kept.
 - `study-import.ris.gz`: {counts["imported"]} RIS records of the Jeyaraman set, of which
   {counts["overlap"]} are also found by the demo Study's search and {counts["variants"]} are
-  **duplicate variants made by the script** (title in capitals or lower case, punctuation
-  changed, DOI removed — listed in `study.json` under `variants`), so that deduplication
+  **duplicate variants made by the script** (title in lower case, punctuation changed, a full
+  stop added, DOI removed — listed in `study.json` under `variants`), so that deduplication
   has work to do.
 - `study.json`: the demo Study's plan. Its question and criteria are the Jeyaraman
   review's; its search is `{STUDY_QUERY}` on the demo sample. The screening decisions

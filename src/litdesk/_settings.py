@@ -99,6 +99,12 @@ class Settings(BaseSettings):
         description="Where litdesk keeps its SQLite database, caches and indexes "
         "(default: the platform's user data directory).",
     )
+    demo_dir: Path | None = Field(
+        default=None,
+        description="Where `litdesk demo reset` and `litdesk serve --demo` keep the offline demo "
+        "workspace (default: the platform's user data directory for litdesk-demo); never "
+        "the data directory.",
+    )
     database_url: str | None = Field(
         default=None,
         description="SQLAlchemy URL of the store; a postgresql:// URL selects PostgreSQL for a "
@@ -597,6 +603,12 @@ class Settings(BaseSettings):
         )
         made._demo = True
         return made
+
+    def resolved_demo_dir(self) -> Path:
+        """The demo workspace's directory (``demo_dir`` or the user data dir of litdesk-demo)."""
+        if self.demo_dir is not None:
+            return self.demo_dir
+        return Path(platformdirs.user_data_dir("litdesk-demo", appauthor=False))
 
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""
