@@ -2,6 +2,6 @@
 language — :class:`SampleIndex` (the records and their inverted index) and
 :func:`search_sample` (a parsed query → ranked hits)."""
 
-from ._sample import SampleHits, SampleIndex, SampleRecord, fold_words, search_sample
+from ._sample import MIN_STEM, SampleHits, SampleIndex, SampleRecord, fold_words, search_sample
 
-__all__ = ["SampleHits", "SampleIndex", "SampleRecord", "fold_words", "search_sample"]
+__all__ = ["MIN_STEM", "SampleHits", "SampleIndex", "SampleRecord", "fold_words", "search_sample"]

@@ -18,9 +18,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from litdesk.core.query import And, Node, Not, Or, Query, Term
+from litdesk.core.query import DEMO_MIN_STEM, And, Node, Not, Or, Query, Term
 
 __all__ = [
+    "MIN_STEM",
     "SampleHits",
     "SampleIndex",
     "SampleRecord",
@@ -37,6 +38,10 @@ _COMBINING: Final = re.compile(
 )
 #: positions skipped between two authors, so that a phrase never spans two names
 _AUTHOR_GAP: Final = 2
+_SEP: Final = "\x1f"  # never in a folded word (letters and digits only)
+#: the shortest stem a trailing ``*`` truncates (the compiler refuses shorter ones; here
+#: they match the word itself)
+MIN_STEM: Final = DEMO_MIN_STEM
 _TITLE_WEIGHT: Final = 3
 _ABSTRACT_WEIGHT: Final = 1
 
@@ -100,7 +105,8 @@ class _Postings:
 
     words: dict[str, set[int]] = field(default_factory=dict)
     vocabulary: list[str] = field(default_factory=list)
-    streams: list[list[str]] = field(default_factory=list)
+    #: each record's words joined by a separator no word holds, for phrase searches
+    streams: list[str] = field(default_factory=list)
 
 
 def _author_words(authors: Sequence[str]) -> list[str]:
@@ -112,12 +118,10 @@ def _author_words(authors: Sequence[str]) -> list[str]:
     return out
 
 
-def _holds(stream: Sequence[str], words: Sequence[str]) -> bool:
-    """``words`` occur in a row in ``stream``."""
-    first, n = words[0], len(words)
-    return any(
-        w == first and list(stream[at : at + n]) == list(words) for at, w in enumerate(stream)
-    )
+def _joined(words: Sequence[str]) -> str:
+    """Words as one string, each between separators (a phrase is then a substring: the
+    string search is linear in practice, never words × positions)."""
+    return _SEP + _SEP.join(words) + _SEP
 
 
 class SampleIndex:
@@ -139,7 +143,7 @@ class SampleIndex:
             }
             for name, words in streams.items():
                 kept = self._fields[name]
-                kept.streams.append(words)
+                kept.streams.append(_joined(words))
                 postings = kept.words
                 for word in set(words):
                     if word:
@@ -180,14 +184,20 @@ class SampleIndex:
         candidates = set(present[0])
         for p in present:
             candidates.intersection_update(p)
-        return frozenset(i for i in candidates if _holds(kept.streams[i], words))
+        needle = _joined(words)
+        return frozenset(i for i in candidates if needle in kept.streams[i])
 
     def term_on(self, term: Term, name: IndexField) -> frozenset[int]:
         """The records whose field ``name`` matches ``term``."""
         words = fold_words(term.text)
         if not words:
             return frozenset()
-        if not term.phrase and term.text.endswith("*") and len(words) == 1:
+        if (
+            not term.phrase
+            and term.text.endswith("*")
+            and len(words) == 1
+            and len(words[0]) >= MIN_STEM
+        ):
             return self._prefix(name, words[0])
         if len(words) == 1:
             return frozenset(self._fields[name].words.get(words[0], ()))

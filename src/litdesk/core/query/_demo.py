@@ -14,7 +14,7 @@ from litdesk.core.search import CompiledRequest, CompileRefused, SearchFilters
 from ._common import check_limit, finish, offset_cursor, refuse_semantic, year_range
 from ._grammar import Query, iter_terms, render
 
-__all__ = ["MAX_PAGE", "SPEC", "URL", "compile_lookup", "compile_search"]
+__all__ = ["MAX_PAGE", "MIN_STEM", "SPEC", "URL", "compile_lookup", "compile_search"]
 
 SPEC: Final = provider_spec("demo")
 PROVIDER: Final = SPEC.name
@@ -23,6 +23,8 @@ LOOKUP_URL: Final = SPEC.url("/record")
 MAX_PAGE: Final = 1000
 MAX_START: Final = 100_000
 _NAMESPACES: Final = ("doi", "pmid", "openalex")
+#: the shortest stem a trailing ``*`` truncates in the demo sample (letters or digits)
+MIN_STEM: Final = 3
 
 
 def compile_search(
@@ -37,6 +39,12 @@ def compile_search(
         raise CompileRefused(PROVIDER, "the demo sample does not record open access")
     if any((t.field or filters.field) == "mesh" for t in iter_terms(query.root)):
         raise CompileRefused(PROVIDER, "the demo sample has no MeSH headings (MESH:)")
+    for term in iter_terms(query.root):
+        stem = "".join(ch for ch in term.text[:-1] if ch.isalnum())
+        if not term.phrase and term.text.endswith("*") and len(stem) < MIN_STEM:
+            raise CompileRefused(
+                PROVIDER, f"the demo sample truncates stems of {MIN_STEM} or more letters"
+            )
     page = check_limit(PROVIDER, limit, MAX_PAGE)
     start = offset_cursor(PROVIDER, cursor)
     if start + page > MAX_START:
