@@ -107,15 +107,24 @@ def _root(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Show library log lines (HTTP requests, …) on stderr."
     ),
+    demo: bool = typer.Option(
+        False,
+        "--demo",
+        help="Act on the offline demo workspace (litdesk demo path), not your own.",
+    ),
 ) -> None:
     """litdesk — search, import, read, record evidence, ask."""
     import logging
 
+    from . import _context
+
     root = logging.getLogger()
     level = root.level
     handler = _logging(verbose)
+    _context.use_demo(demo)
 
     def _restore() -> None:  # the process (or a test runner) gets its logging back
+        _context.use_demo(False)
         logging.disable(logging.NOTSET)
         if handler is not None:
             root.removeHandler(handler)
