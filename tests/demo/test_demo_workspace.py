@@ -112,7 +112,9 @@ def test_the_demo_source_exists_only_in_the_demo_and_alone(built: Any) -> None:
 
     async def search(s: Settings, providers: tuple[str, ...]) -> Any:
         async with open_app(s) as app:
-            return await app.search.search(SearchRequest("knee", providers=providers), owner="local")
+            return await app.search.search(
+                SearchRequest("knee", providers=providers), owner="local"
+            )
 
     with pytest.raises(UnknownProvider):  # outside the demo workspace: no such provider
         asyncio.run(search(settings, ("demo",)))
@@ -153,7 +155,9 @@ def test_the_banner_shows_on_demo_pages_only(built: Any) -> None:
     }
 
 
-def test_serve_demo_refuses_team_and_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_demo_refuses_team_and_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "real"))
     monkeypatch.setenv("LITDESK_DEMO_DIR", str(tmp_path / "demo"))
     for extra in (["--team"], ["--replay", str(tmp_path)]):
