@@ -39,6 +39,7 @@ from litdesk.core.records import Paper, PaperError, make_paper, read_paper
 from litdesk.core.zotero import ZoteroItem, ZoteroNote, item_paper_fields, note_text
 from litdesk.services.files import write_output
 from litdesk.services.library import Library
+from litdesk.services.screening import PaperOutcomes, ScreeningArea, StudyScreenRequest
 from litdesk.services.workspace import IdentityConflict, Workspace
 
 from ._pdfs import PdfPlacer
@@ -260,28 +261,36 @@ class ZoteroArea:
         *,
         store: Store,
         pdfs: Library,
+        screening: ScreeningArea,
         http_transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        """``http_transport`` and ``sleep``: test hooks of the Zotero API writes."""
+        """``screening``: the Studies' screening decisions a push gives back;
+        ``http_transport`` and ``sleep``: test hooks of the Zotero API writes."""
         self._store = store
         self._pdfs = pdfs
+        self._screening = screening
         self._http = http_transport
         self._sleep = sleep
 
+    def _screened(self, request: ZoteroPushRequest, owner: str) -> PaperOutcomes:
+        return self._screening.paper_outcomes(StudyScreenRequest(request.study), owner=owner)
+
     def plan_push(self, request: ZoteroPushRequest, *, owner: str) -> PushPlanView:
         """What :meth:`push` would write (nothing is sent or written)."""
-        return make_plan(self._store, request, owner=owner)[0]
+        screened = self._screened(request, owner)
+        return make_plan(self._store, request, owner=owner, screened=screened)[0]
 
     async def push(self, request: ZoteroPushRequest, *, owner: str, confirm: bool) -> PushView:
         """Write the plan of :meth:`plan_push` — only with ``confirm`` (the person saw the
         plan, or ``--yes``): to the RIS file, or through the Zotero API."""
-        plan, papers = make_plan(self._store, request, owner=owner)
         if not confirm:
             raise RefusedError(
                 "nothing is written to Zotero without a confirmation (see the plan; --yes)",
                 code="zotero_unconfirmed",
             )
+        screened = self._screened(request, owner)
+        plan, papers = make_plan(self._store, request, owner=owner, screened=screened)
         if request.ris_path is not None:
             links = read_links(self._store, owner=owner, library=link_library(None))
             text = ris_file(plan, papers, links)
