@@ -228,3 +228,27 @@ def test_a_blind_stage_is_not_given_back(
         plan = app.zotero.plan_push(req, owner=app.owner)
         assert plan.blind_stages == ()
         assert _tags(plan)[keys["i1"]] == (("litdesk:ta:included",), ())
+
+
+def test_two_papers_grouped_as_one_study_both_get_the_decision(
+    fixtures_dir: Path, tmp_path: Path, tmp_settings: Settings
+) -> None:
+    b = LibraryBuilder(fixtures_dir / "zotero" / "schema-sql", tmp_path / "Zotero")
+    title = "Aspirin for the secondary prevention of stroke: a randomised controlled trial"
+    same = {"title": title, "date": "2019", "publicationTitle": "Lancet"}
+    with_doi = b.item(fields={**same, "DOI": "10.1000/asp"}, creators=[("author", "Smith", "J")])
+    without = b.item(fields=same, creators=[("author", "Smith", "J")])
+    b.close()
+    with open_app_sync(tmp_settings) as app:
+        app.zotero.import_library(
+            ZoteroImportRequest(data_dir=str(b.data_dir), study="Review", pdfs=False),
+            owner=app.owner,
+        )
+        sid = app.workspace().study("Review").id
+        (group,) = app.screening.cache.screen_set(sid).groups
+        assert len({m.paper_id for m in group.members}) == 2  # two papers, one study
+        req = DecideRequest(sid, TA, group.key, "exclude", reason="duplicate")
+        app.screening.decide(req, owner=app.owner)
+        plan = app.zotero.plan_push(ZoteroPushRequest(study="Review", local=True), owner=app.owner)
+        tags = ("litdesk:ta:excluded", "litdesk:reason:duplicate")
+        assert _tags(plan) == {with_doi: (tags, ()), without: (tags, ())}
