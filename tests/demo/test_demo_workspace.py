@@ -138,11 +138,13 @@ def _pages(settings: Settings, paths: list[str]) -> dict[str, str]:
 def test_the_banner_shows_on_demo_pages_only(built: Any) -> None:
     settings, made, before = built
     demo = settings.for_demo(made.place.directory)
-    shown = _pages(demo, ["/studies", "/search?q=knee+AND+%22stem+cells%22", "/saved"])
+    study_page = f"/study/{made.study.study_id}"
+    shown = _pages(demo, ["/studies", "/search?q=knee+AND+%22stem+cells%22", "/saved", study_page])
     for text in shown.values():
         assert "Demo workspace" in text and "litdesk serve" in text
     assert "Demo sample (offline)" in shown["/search?q=knee+AND+%22stem+cells%22"]
     assert made.study.name in shown["/studies"]
+    assert "Demo sample (offline)" in shown[study_page]  # its sources say it is the demo
     real = _pages(settings, ["/studies", "/search", "/saved"])
     for text in real.values():
         assert "Demo workspace" not in text and "Demo sample" not in text
