@@ -167,3 +167,20 @@ def test_serve_demo_refuses_team_and_replay(
         assert result.exit_code != 0
     assert not (tmp_path / "real").exists() and not (tmp_path / "demo").exists()
     assert os.environ["LITDESK_DEMO_DIR"] == str(tmp_path / "demo")
+
+
+def test_cli_twins_act_on_the_demo_with_demo(built: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings, made, before = built
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("LITDESK_DEMO_DIR", str(made.place.directory))
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["--demo", "study", "list"])
+    assert listed.exit_code == 0 and made.study.name in listed.output
+    traced = runner.invoke(cli, ["--demo", "search", "knee", "--trace", "--limit", "2"])
+    assert traced.exit_code == 0, traced.output
+    assert "Demo sample (offline) [demo-keyword] ok" in traced.output  # the trace says so
+    mixed = runner.invoke(cli, ["--demo", "search", "knee", "--provider", "demo,pubmed"])
+    assert mixed.exit_code != 0 and "cannot be searched together" in mixed.output
+    own = runner.invoke(cli, ["study", "list"])  # without --demo: your own workspace
+    assert own.exit_code == 0 and made.study.name not in own.output
+    assert "My own review" in own.output
