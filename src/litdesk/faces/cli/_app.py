@@ -110,23 +110,21 @@ def _root(
     demo: bool = typer.Option(
         False,
         "--demo",
-        help="Work in the offline demo workspace (its own folder, made on first use; "
-        "litdesk demo reset restores it), not in your own.",
+        help="Act on the offline demo workspace (litdesk demo path), not your own.",
     ),
 ) -> None:
     """litdesk — search, import, read, record evidence, ask."""
     import logging
 
-    from ._context import use_demo
-
-    use_demo(demo)
+    from . import _context
 
     root = logging.getLogger()
     level = root.level
     handler = _logging(verbose)
+    _context.use_demo(demo)
 
     def _restore() -> None:  # the process (or a test runner) gets its logging back
-        use_demo(False)
+        _context.use_demo(False)
         logging.disable(logging.NOTSET)
         if handler is not None:
             root.removeHandler(handler)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APP_TEST_HOOKS",
     "app_library",
-    "demo_requested",
+    "demo_on",
     "run_with_app",
     "settings",
     "sync_app",
@@ -33,42 +33,38 @@ T = TypeVar("T")
 APP_TEST_HOOKS: dict[str, Any] = {}
 
 
-#: ``litdesk --demo …``: this process works in the offline demo workspace.
-_DEMO = {"on": False}
+#: ``litdesk --demo …``: the commands act on the offline demo workspace
+_DEMO: list[bool] = [False]
 
 
-def use_demo(on: bool = True) -> None:
-    """Work in the demo workspace (the root option ``--demo``), or no longer (``on=False``)."""
-    _DEMO["on"] = on
+def use_demo(on: bool) -> None:
+    """Make the commands of this invocation act on the demo workspace (or not)."""
+    _DEMO[0] = on
 
 
-def demo_requested() -> bool:
-    """Whether the root option ``--demo`` was given."""
-    return _DEMO["on"]
+def demo_on() -> bool:
+    """True when this invocation acts on the demo workspace (``litdesk --demo``)."""
+    return _DEMO[0]
 
 
 def settings() -> Settings:
-    """The process's settings (built once; ``get_settings`` caches them). With the root
-    option ``--demo``: the demo workspace's settings, the workspace made first when it does
-    not exist yet (as ``litdesk serve --demo`` does); your own workspace is not opened."""
+    """The process's settings (built once; ``get_settings`` caches them); with ``--demo``
+    the demo workspace's (its own folder and store; it must have been made)."""
     from litdesk._settings import get_settings
 
-    base = get_settings()
-    if not _DEMO["on"]:
-        return base
-    from litdesk.services.demo import demo_place, demo_settings, ensure_demo
+    if not _DEMO[0]:
+        return get_settings()
+    from litdesk._errors import NotFoundError
+    from litdesk.services.demo import demo_place, demo_settings
 
-    place = demo_place(base)
+    place = demo_place(get_settings())
     if not place.exists:
-        from ._output import err_console
-
-        err_console.print(
-            f"Making the demo workspace in {place.directory} (first use: about 10 s) …",
-            markup=False,
-            highlight=False,
+        raise NotFoundError(
+            f"there is no demo workspace in {place.directory} yet: make it with "
+            "litdesk demo reset (or open it with litdesk serve --demo)",
+            code="no_demo",
         )
-        ensure_demo(base)
-    return demo_settings(base)
+    return demo_settings(get_settings())
 
 
 def run_with_app(
