@@ -210,3 +210,10 @@ def test_the_demo_host_answers_searches_lookups_and_bad_requests() -> None:
     assert get("/search", q="knee AND")[0] == 400  # the query's own syntax error
     assert get("/search", q="knee", limit="lots")[0] == 400
     assert get("/elsewhere")[0] == 404
+
+
+def test_the_demo_lanes_are_named_as_the_demo() -> None:
+    from litdesk.core.providers import PROVIDERS, display_name, lane_label
+
+    assert display_name("demo") == "Demo sample (offline)" and "demo" not in PROVIDERS
+    assert lane_label("demo-keyword") == "Demo sample (offline), keyword search"
