@@ -54,6 +54,7 @@ async function send(form, submitter) {
   const wanted = ids(form);
   const focusedId = document.activeElement && document.activeElement.id;
   const regions = wanted.map((id) => document.getElementById(id)).filter(Boolean);
+  const payload = body(form, submitter); // before the submitter is disabled (it would be left out)
   for (const r of regions) r.setAttribute("aria-busy", "true");
   if (submitter) submitter.disabled = true;
   const method = (form.getAttribute("method") || "get").toUpperCase();
@@ -62,12 +63,12 @@ async function send(form, submitter) {
     if (method === "GET") {
       // a filter: the same address the browser would open, kept in the history
       const url = new URL(form.action, window.location.href);
-      url.search = new URLSearchParams(body(form, submitter)).toString();
+      url.search = new URLSearchParams(payload).toString();
       response = await fetch(url, { headers: { accept: "text/html" }, credentials: "same-origin" });
     } else {
       response = await fetch(form.action, {
         method,
-        body: body(form, submitter),
+        body: payload,
         headers: { "x-csrf-token": csrfToken(), accept: "text/html" },
         credentials: "same-origin",
       });
