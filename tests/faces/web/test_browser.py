@@ -208,6 +208,8 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     pg.locator("form[action$='/rename'] button").click()
     heading.filter(has_text="Renamed study").wait_for()
     pg.locator("html[data-ready]").wait_for(state="attached")
+    assert pg.locator("#count-papers").inner_text() == "0"
+    pg.evaluate("() => { window.notReloaded = true; }")  # gone if the page were loaded again
     pg.locator("#import-files").set_input_files(
         [
             {"name": "refs.ris", "mimeType": "text/plain", "buffer": IMPORT_RIS.encode()},
@@ -217,6 +219,12 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     pg.locator("#import-report .notice.ok").wait_for()
     report = pg.locator("#import-report").inner_text()
     assert "refs.ris: ris" in report and "1 records" in report and "junk.txt refused" in report
+    # the Study's figures and papers follow the import without a reload (swap.js refresh)
+    pg.locator("#count-papers", has_text="1").wait_for()
+    assert pg.locator("#papers tbody tr").count() == 1
+    assert "1 imported file" in pg.locator("#imports").inner_text()
+    pg.locator("#live").filter(has_text="Imported: 1 record saved").wait_for(state="attached")
+    assert pg.evaluate("() => window.notReloaded === true")
     _no_script_ran(pg)
     _shot(pg, tmp_path, "study")
     pg.goto(running.base + "/studies")

@@ -50,6 +50,24 @@ export function swapFrom(doc, wanted) {
   return swapped;
 }
 
+// Load this page again in the background and swap the regions with these ids (a list or a
+// count that a finished job or an upload changed); #live says `text`. True when swapped.
+export async function refresh(wanted, text) {
+  let response;
+  try {
+    response = await fetch(window.location.href, { headers: { accept: "text/html" }, credentials: "same-origin" });
+  } catch {
+    return false;
+  }
+  if (!response.ok) return false;
+  const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+  const swapped = swapFrom(doc, wanted);
+  if (!swapped.length) return false;
+  document.dispatchEvent(new CustomEvent("litdesk:swapped", { detail: { ids: wanted } }));
+  if (text) say(text);
+  return true;
+}
+
 async function send(form, submitter) {
   const wanted = ids(form);
   const focusedId = document.activeElement && document.activeElement.id;
