@@ -93,4 +93,4 @@ def test_the_nav_is_one_row_on_a_narrow_window(page: Any, running: Running) -> N
     assert pg.evaluate("() => document.documentElement.scrollWidth") <= 420
     # the current page's link is scrolled into view
     box = pg.locator('.top nav a[aria-current="page"]').bounding_box()
-    assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= 420
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 420
