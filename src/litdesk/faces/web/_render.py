@@ -10,7 +10,6 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from litdesk.core.providers import display_name
 from litdesk.faces import _words
 
 __all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
@@ -42,7 +41,6 @@ def _env() -> Environment:
         num=_words.num,
         plural=_words.plural,
         lane_label=_words.lane_label,
-        provider=display_name,  # {{ "europepmc"|provider }} → Europe PMC
         basename=_basename,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
     )
     return env
