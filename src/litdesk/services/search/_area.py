@@ -36,6 +36,7 @@ from litdesk.adapters.store import (
     whole_searches,
 )
 from litdesk.adapters.store import accounts as access
+from litdesk.core.providers import lane_label
 from litdesk.core.records import Paper
 from litdesk.core.runs import (
     LaneResult,
@@ -266,6 +267,8 @@ class SearchArea:
                 "returned": 0,
                 "total": None,
                 "message": "",
+                "label": lane_label(lane.lane),
+                "notice": "",
             }
             for lane in plan.lanes
         ]
