@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .._words import plural
 from ._context import sync_app
 from ._output import command, console, emit_json, err_console
 
@@ -53,7 +54,9 @@ def _summary(report: DedupReport) -> None:
     from rich.table import Table
 
     counts = report.result.counts
-    table = Table(title=f"{counts['records']} records → {counts['groups']} studies")
+    table = Table(
+        title=f"{plural(counts['records'], 'record')} → {plural(counts['groups'], 'study', 'studies')}"
+    )
     table.add_column("stage")
     table.add_column("count", justify="right")
     table.add_row("records read", str(counts["records"]))
@@ -151,7 +154,8 @@ def register(app: typer.Typer) -> None:
             else:
                 counts = e.data.get("counts", {})
                 what = (
-                    f"run: {e.data.get('records')} records → {counts.get('groups')} studies, "
+                    f"run: {plural(e.data.get('records'), 'record')} → "
+                    f"{plural(counts.get('groups'), 'study', 'studies')}, "
                     f"{e.data.get('new_decisions')} new decisions"
                 )
             table.add_row(str(e.seq), e.created_at, e.kind, what)

@@ -12,6 +12,7 @@ import typer
 
 from litdesk._errors import InputError
 
+from .._words import plural
 from ._context import sync_app
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
@@ -172,8 +173,10 @@ def study_show(
     if summary["description"]:
         _say(summary["description"])
     _say(
-        f"{len(summary['papers'])} papers, {summary['notes']} notes, {summary['evidence']} evidence, "
-        f"{len(summary['search_runs'])} search runs, {len(summary['imports'])} imports"
+        f"{plural(len(summary['papers']), 'paper')}, {plural(summary['notes'], 'note')}, "
+        f"{plural(summary['evidence'], 'evidence record')}, "
+        f"{plural(len(summary['search_runs']), 'search run')}, "
+        f"{plural(len(summary['imports']), 'import')}"
     )
     ws = summary["working_set"]
     _say(

@@ -36,6 +36,8 @@ def _env() -> Environment:
         plural=_words.plural,
         lane_label=_words.lane_label,
     )
+    # {{ import_label(i.source, i.records, i.created_at) }}, {{ run_label(q, executed_at) }}
+    env.globals.update(import_label=_words.import_label, run_label=_words.run_label)
     return env
 
 

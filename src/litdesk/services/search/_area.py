@@ -48,6 +48,7 @@ from litdesk.core.runs import (
 )
 from litdesk.core.trace import SearchRequest as ProviderRequest
 from litdesk.core.trace import SearchTrace
+from litdesk.core.words import run_label
 from litdesk.services.workspace import Workspace, ris_text
 
 from ._fused import LaneObserver, load_run, plan_search, run_document, runs_of, save_run
@@ -148,6 +149,7 @@ def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
             runs.append(
                 {
                     "id": run_id,
+                    "label": "a search run that cannot be read",
                     "executed_at": None,
                     "definition": None,
                     "hits": 0,
@@ -158,6 +160,7 @@ def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
         runs.append(
             {
                 "id": run.id,
+                "label": run_label(run.definition.query, run.executed_at),
                 "executed_at": run.executed_at,
                 "definition": run.definition.to_dict(),
                 "hits": len(run.hits) or _whole_hits(store, run.id),

@@ -66,6 +66,8 @@ class KeptRun(TypedDict):
     problem that stops it from being read."""
 
     id: str
+    #: the search named for people: its query and day ("“sepsis”, 5 Dec 2026")
+    label: str
     executed_at: str | None
     definition: dict[str, object] | None
     hits: int

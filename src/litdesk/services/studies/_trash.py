@@ -16,6 +16,7 @@ from litdesk._errors import IntegrityError, NotFoundError
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records, trash
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
+from litdesk.core.words import day, import_label
 from litdesk.services.accounts import Sharing
 from litdesk.services.workspace import NoteView, now_iso, read_import
 
@@ -464,6 +465,7 @@ def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
                     {
                         "id": doc.id,
                         "source": doc.id,
+                        "label": f"an import that cannot be read ({day(doc.created_at)})",
                         "format": "",
                         "records": 0,
                         "created_at": doc.created_at,
@@ -474,6 +476,8 @@ def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
                 {
                     "id": doc.id,
                     "source": trace.source.path.rsplit("/", 1)[-1] or doc.id,
+                    # "psycinfo_64.ris, 64 records, 5 Dec 2026"
+                    "label": import_label(trace.source.path or doc.id, len(ids), doc.created_at),
                     "format": trace.source.format,
                     "records": len(ids),
                     "created_at": doc.created_at,
