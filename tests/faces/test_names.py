@@ -92,6 +92,12 @@ def test_a_studys_imports_and_searches_carry_labels_and_tables_say_them(env: Pat
     assert "crossref-keyword" not in listed.stdout
     assert not re.search(r"\d{4}-\d\d-\d\dT", listed.stdout)  # no ISO timestamps
 
+    shown = runner.invoke(app, ["study", "show", "Sepsis"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "  import: psycinfo_2.ris, 2 records, " in shown.stdout
+    assert "  search: “sepsis”, " in shown.stdout
+    assert "1 search run, 1 import" in shown.stdout and "(s)" not in shown.stdout
+
     from litdesk.faces.web import create_app
 
     web = create_app(get_settings(), host="127.0.0.1", port=8765)

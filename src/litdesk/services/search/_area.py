@@ -375,17 +375,21 @@ class SearchArea:
         for pid in request.paper_ids:
             hit = hits.get(pid)
             if hit is None:
-                failed.append({"id": pid[:200], "reason": "not in this search run"})
+                failed.append({"id": pid[:200], "title": "", "reason": "not in this search run"})
                 continue
             if hit.conflicts:
                 failed.append(
-                    {"id": pid, "reason": "identifier conflict: " + "; ".join(hit.conflicts)}
+                    {
+                        "id": pid,
+                        "title": hit.paper.title,
+                        "reason": "identifier conflict: " + "; ".join(hit.conflicts),
+                    }
                 )
                 continue
             try:
                 result = ws.save_paper(hit.paper, study=study_row.id if study_row else None)
             except LitdeskError as exc:
-                failed.append({"id": pid, "reason": exc.message})
+                failed.append({"id": pid, "title": hit.paper.title, "reason": exc.message})
                 continue
             saved.append(result.paper.id)
             created += int(result.created)

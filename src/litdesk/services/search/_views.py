@@ -43,6 +43,8 @@ class StudyChoice(TypedDict):
 
 class SelectionFailure(TypedDict):
     id: str
+    #: the paper's title (what a person knows it by; "" when not in the run)
+    title: str
     reason: str
 
 
