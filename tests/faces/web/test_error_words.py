@@ -143,3 +143,13 @@ def test_the_api_keeps_its_fields_and_adds_a_hint(running: Running) -> None:
     assert miss["hint"].startswith("This search is not among the recorded answers")
     _no_class_names(miss["hint"])
     assert gone["code"] == "not_found" and gone["hint"].startswith("There is no page")
+
+
+def test_the_guards_refusals_say_what_to_do(running: Running) -> None:
+    with running.client() as c:
+        page = c.post("/study/x/rename", data={"name": "y"})
+        api = c.post("/api/v1/studies", json={"name": "y"})
+    assert page.status_code == 403 and page.text.startswith("Refused: ")
+    assert "Reload the page" in page.text or "reload the page" in page.text
+    _no_class_names(page.text)
+    assert api.json()["code"].startswith("origin") and api.json()["hint"].startswith("Refused: ")
