@@ -37,7 +37,7 @@ from litdesk.adapters.store import Store, allowance_owner, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.fusion import Sighting, fuse, provider_order
-from litdesk.core.providers import DISCOVERY_LANES, provider_spec
+from litdesk.core.providers import DISCOVERY_LANES, lane_label, lane_notice, provider_spec
 from litdesk.core.query import compile_search
 from litdesk.core.records import Paper
 from litdesk.core.runs import LaneResult, RunDefinition, RunHit, build_run
@@ -175,6 +175,12 @@ class LaneHarvest:
             "requests": self.requests,
             "pages": self.pages,
             "message": self.message,
+            # for people: the lane's name and, when a page failed, what happened and what
+            # to do ("Europe PMC did not answer in 30 seconds. Try again, or …")
+            "label": lane_label(self.lane),
+            "notice": lane_notice(self.status, self.lane, message=self.message)
+            if self.state in ("partial", "failed")
+            else "",
         }
 
 
