@@ -171,7 +171,7 @@ def test_transport_errors_are_told_like_lanes() -> None:
     ("error", "hint"),
     [
         (InputError("the year must be a number"), "Correct it and try again."),
-        (NotFoundError("no Study 'x'"), "choose it from its list"),
+        (NotFoundError("no Study 'x'"), "pick it from its list"),
         (RefusedError("not yours"), "Nothing was changed."),
         (RefusedError("the queue is full", code="too_many_jobs"), "Wait and try again"),
         (ExternalError("the database did not answer"), "Try again in a minute."),
@@ -237,7 +237,7 @@ def test_cli_errors_speak_plainly(env: Path) -> None:
     assert "Crossref is not working just now" in down.output
     assert "Crossref, keyword search: not available" in " ".join(down.output.split())
     gone = runner.invoke(app, ["study", "show", "No such study"])
-    assert gone.exit_code == 4 and "choose it from its list" in gone.stderr
+    assert gone.exit_code == 4 and "pick it from its list" in gone.stderr
     bad = runner.invoke(app, ["search", "sepsis", "--from", "2020", "--to", "2000"])
     assert bad.exit_code == 2 and "Correct it and try again." in bad.stderr
     as_json = runner.invoke(app, ["study", "show", "No such study", "--json"])
@@ -296,3 +296,22 @@ def test_record_reports_what_it_recorded(env: Path, monkeypatch: pytest.MonkeyPa
     assert result.exit_code == 0, result.output
     assert f"recorded 1 exchange in {folder}: Crossref 1" in result.stderr
     assert (folder / "index.json").is_file()
+
+
+def test_a_provider_that_does_not_answer_in_time_is_told_so(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    def slow(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    _network(monkeypatch, slow)
+    result = CliRunner().invoke(app, ["search", "sepsis", "-p", "crossref"])
+    assert result.exit_code == 5
+    said = " ".join(result.output.split())
+    assert (
+        "Crossref did not answer in 30 seconds. Try again, or search the other databases." in said
+    )
+    assert "Crossref, keyword search: no answer in time" in said
+    _no_class_names(result.output)

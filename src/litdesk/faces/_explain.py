@@ -108,7 +108,7 @@ def explain(exc: LitdeskError) -> Explained:
         return Explained(text, "Correct it and try again.")
     if isinstance(exc, NotFoundError):
         return Explained(
-            text, "It may have been removed, or the address may be wrong: choose it from its list."
+            text, "It may have been removed, or its name or id is mistyped: pick it from its list."
         )
     if isinstance(exc, RefusedError):
         return Explained(text, "Nothing was changed.")

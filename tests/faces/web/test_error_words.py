@@ -118,7 +118,7 @@ def test_error_pages_speak_plainly_with_the_code_folded(running: Running) -> Non
     assert "its key or allowance was not accepted" in locked
     not_found = answers["/study/no-such-study"].text
     assert '<details class="more">' in not_found
-    assert "choose it from its list" in _shown(not_found)
+    assert "pick it from its list" in _shown(not_found)
     assert "Year from: input should be a valid integer" in _shown(
         answers["/search?q=x&year_from=abc"].text
     )
