@@ -42,6 +42,7 @@ from litdesk.core.query import compile_search
 from litdesk.core.records import Paper
 from litdesk.core.runs import LaneResult, RunDefinition, RunHit, build_run
 from litdesk.core.search import CompileRefused
+from litdesk.core.words import plural
 from litdesk.services.search import SearchService
 from litdesk.services.workspace import IdentityConflict, Workspace
 
@@ -474,6 +475,6 @@ def commit_whole(
             report=done.report() | {"kind": kind, "lanes": list(lanes), "index": index},
         )
         action = "search_added" if kind == "search" else "study_updated"
-        target = f"round {number}: {len(added)} new of {len(hits)} records"
+        target = f"round {number}: {len(added):,} new of {plural(len(hits), 'record')}"
         access.add_history(conn, study_id, owner, action, target, now)
     return done
