@@ -153,3 +153,19 @@ def test_the_guards_refusals_say_what_to_do(running: Running) -> None:
     assert "Reload the page" in page.text or "reload the page" in page.text
     _no_class_names(page.text)
     assert api.json()["code"].startswith("origin") and api.json()["hint"].startswith("Refused: ")
+
+
+def test_a_live_search_the_recording_lacks_ends_in_words(running: Running) -> None:
+    from tests.faces.web.test_live import LIVE, _events
+
+    with running.writer() as c:
+        started = c.post(LIVE, json={"q": "missing topic"})
+        assert started.status_code == 202, started.text
+        events = _events(c, started.json()["id"])
+        state = c.get(f"{LIVE}/{started.json()['id']}").json()
+    last = events[-1]
+    assert last["state"] == "failed" and last["code"] == "cassette_miss"
+    for view in (last, state):
+        assert view["hint"].startswith("This search is not among the recorded answers")
+        _no_class_names(view["hint"])
+    assert {lane["label"] for lane in last["lanes"]} == {"Europe PMC, keyword search"}
