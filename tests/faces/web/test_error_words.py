@@ -169,3 +169,12 @@ def test_a_live_search_the_recording_lacks_ends_in_words(running: Running) -> No
         assert view["hint"].startswith("This search is not among the recorded answers")
         _no_class_names(view["hint"])
     assert {lane["label"] for lane in last["lanes"]} == {"Europe PMC, keyword search"}
+
+
+def test_a_form_problem_away_from_the_query_reads_as_sentences(running: Running) -> None:
+    with running.client() as c:
+        page = c.get("/search", params={"q": "x", "year_from": 2020, "year_to": 2000})
+    assert page.status_code == 400
+    text = _shown(page.text)
+    assert "The search was not run: " in text and ". Correct it and try again." in text
+    assert text.count("Correct it and try again.") == 1

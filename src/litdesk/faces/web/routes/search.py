@@ -248,8 +248,9 @@ async def search_page(
             data["result"] = await search_view(app, owner, params)
             data["studies"] = data["result"]["studies"]
         except InputError as exc:
+            placed = "position" in exc.details  # shown beside the query, as it is
             data["error"] = {
-                "message": exc.message,
+                "message": exc.message if placed else exc.message.rstrip(".") + ".",
                 "hint": explain(exc).hint,
                 "code": exc.code,
                 **{k: v for k, v in exc.details.items() if k in ("position", "end")},
