@@ -42,7 +42,8 @@ def test_search_from_the_cassette_with_lanes_why_and_provenance(running: Running
     titles = [card["paper"]["title"] for card in data["cards"]]
     assert len(titles) == 7 and titles[0] == SHOWN_TITLE
     assert all(
-        card["why"] and "europepmc keyword search, rank" in card["why"][0] for card in data["cards"]
+        card["why"] and "Europe PMC, keyword search: rank" in card["why"][0]
+        for card in data["cards"]
     )
     assert [card["paper"]["pmid"] for card in nxt["cards"]] == [
         str(40_000_000 + i) for i in range(20, 24)
