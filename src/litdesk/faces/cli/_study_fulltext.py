@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .._words import plural
 from ._context import run_with_app, sync_app
 from ._output import command, console, emit_json
 from ._workspace import CliArgumentError, study_app
@@ -33,7 +34,7 @@ _SHOWN = {"both": "PDF+TEXT", "pdf": "PDF", "fulltext": "TEXT", "missing": "MISS
 
 def _print(view: FulltextView) -> None:
     c = view.counts
-    _say(f"{view.study_name} ({view.study_id}): {c['papers']} papers")
+    _say(f"{view.study_name} ({view.study_id}): {plural(c['papers'], 'paper')}")
     for row in view.rows:
         pdf, text = row["pdf"], row["fulltext"]
         state = _SHOWN.get(row["retrieved"], row["retrieved"])
