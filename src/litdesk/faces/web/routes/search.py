@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk.core.providers import PROVIDERS
+from litdesk.core.providers import PROVIDERS, display_name
 from litdesk.core.vocab import EXPANSION_LIMITS, Expansion, ExpansionInvalid, read_expansions
 from litdesk.services.app import App
 from litdesk.services.reader import CompareRequest, SharedRequest
@@ -199,6 +199,7 @@ def _query(params: SearchParams, **extra: Any) -> str:
 def _form_state(params: SearchParams) -> dict[str, Any]:
     return params.model_dump() | {
         "providers_all": PROVIDERS,
+        "provider_names": {p: display_name(p) for p in PROVIDERS},  # "Europe PMC"
         "starters": STARTERS,
         "vocabulary_names": VOCABULARY_NAMES,
     }

@@ -12,7 +12,7 @@ function ids(form) {
 
 function body(form, submitter) {
   const data = new FormData(form, submitter || undefined);
-  if ((form.enctype || "").startsWith("multipart/")) return data;
+  if ((form.getAttribute("enctype") || "").startsWith("multipart/")) return data;
   const params = new URLSearchParams();
   for (const [k, v] of data) if (typeof v === "string") params.append(k, v);
   return params;
@@ -50,20 +50,47 @@ export function swapFrom(doc, wanted) {
   return swapped;
 }
 
+// Load this page again in the background and swap the regions with these ids (a list or a
+// count that a finished job or an upload changed); #live says `text`. True when swapped.
+export async function refresh(wanted, text) {
+  let response;
+  try {
+    response = await fetch(window.location.href, { headers: { accept: "text/html" }, credentials: "same-origin" });
+  } catch {
+    return false;
+  }
+  if (!response.ok) return false;
+  const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+  const swapped = swapFrom(doc, wanted);
+  if (!swapped.length) return false;
+  document.dispatchEvent(new CustomEvent("litdesk:swapped", { detail: { ids: wanted } }));
+  if (text) say(text);
+  return true;
+}
+
 async function send(form, submitter) {
   const wanted = ids(form);
   const focusedId = document.activeElement && document.activeElement.id;
   const regions = wanted.map((id) => document.getElementById(id)).filter(Boolean);
+  const payload = body(form, submitter); // before the submitter is disabled (it would be left out)
   for (const r of regions) r.setAttribute("aria-busy", "true");
   if (submitter) submitter.disabled = true;
+  const method = (form.getAttribute("method") || "get").toUpperCase();
   let response;
   try {
-    response = await fetch(form.action, {
-      method: (form.method || "post").toUpperCase(),
-      body: body(form, submitter),
-      headers: { "x-csrf-token": csrfToken(), accept: "text/html" },
-      credentials: "same-origin",
-    });
+    if (method === "GET") {
+      // a filter: the same address the browser would open, kept in the history
+      const url = new URL(form.action, window.location.href);
+      url.search = new URLSearchParams(payload).toString();
+      response = await fetch(url, { headers: { accept: "text/html" }, credentials: "same-origin" });
+    } else {
+      response = await fetch(form.action, {
+        method,
+        body: payload,
+        headers: { "x-csrf-token": csrfToken(), accept: "text/html" },
+        credentials: "same-origin",
+      });
+    }
   } catch {
     response = null;
   } finally {
@@ -98,7 +125,10 @@ async function send(form, submitter) {
     window.location.assign(there.href);
     return;
   }
-  if (there.href !== here.href) window.history.replaceState(null, "", there.href);
+  if (there.href !== here.href) {
+    if (method === "GET") window.history.pushState(null, "", there.href);
+    else window.history.replaceState(null, "", there.href);
+  }
   document.dispatchEvent(new CustomEvent("litdesk:swapped", { detail: { ids: wanted } }));
   say(message(form, swapped));
   // focus stays where it was when that element came back; else on the first swapped region
@@ -120,3 +150,8 @@ export function installSwap() {
     send(form, event.submitter instanceof HTMLElement ? event.submitter : null);
   });
 }
+
+// a filter's address went into the history: going back shows that page again
+window.addEventListener("popstate", () => {
+  if (document.querySelector("form[data-swap][method=get]")) window.location.reload();
+});
