@@ -21,7 +21,7 @@ from .._deps import AppDep, OwnerDep
 from .._render import page
 from .chat import session_token
 
-__all__ = ["VIEW_PREFIX", "api", "pages"]
+__all__ = ["BACK_LINK", "VIEW_PREFIX", "api", "pages", "with_way_back"]
 
 pages = APIRouter()
 api = APIRouter(tags=["reports"])
