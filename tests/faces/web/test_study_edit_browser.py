@@ -66,12 +66,16 @@ def test_highlight_in_a_study_deleted_and_restored(
     pg.evaluate("() => { window.notReloaded = true; }")  # gone if the page were loaded again
     pg.get_by_role("button", name="Restore Highlight on Aspirin trial: “risk of stroke”").click()
     # the trash stays: the restored item leaves the list in place and the page says what came back
-    pg.locator("#trash-notice .notice.ok").filter(has_text="Restored Highlight on Aspirin trial").wait_for()
+    pg.locator("#trash-notice .notice.ok").filter(
+        has_text="Restored Highlight on Aspirin trial"
+    ).wait_for()
     assert f"/study/{study.id}/trash?restored=" in pg.url
     assert pg.locator("#trash-items").inner_text().strip() == "The trash is empty."
     assert pg.locator("#trash-count").inner_text() == "0 items in the trash"
     assert pg.evaluate("() => window.notReloaded === true")  # swapped in place (swap.js)
-    pg.locator("#live").filter(has_text="Restored Highlight on Aspirin trial").wait_for(state="attached")
+    pg.locator("#live").filter(has_text="Restored Highlight on Aspirin trial").wait_for(
+        state="attached"
+    )
     pg.locator("#trash-notice a", has_text="Open the Study").click()
     pg.locator("html[data-ready]").wait_for(state="attached")
     assert pg.locator("#count-notes").inner_text() == "1"

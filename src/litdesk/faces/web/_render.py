@@ -19,6 +19,12 @@ TEMPLATE_DIR: Final = Path(__file__).parent / "templates"
 STATIC_DIR: Final = Path(__file__).parent / "static"
 
 
+def _basename(path: object) -> str:
+    """A file named for people: its name without the folders (``/a/b/refs.ris`` → ``refs.ris``)."""
+    text = str(path)
+    return text.replace("\\", "/").rsplit("/", 1)[-1] or text
+
+
 @lru_cache(maxsize=1)  # the one template environment of the process (files of the package)
 def _env() -> Environment:
     env = Environment(
@@ -37,6 +43,7 @@ def _env() -> Environment:
         plural=_words.plural,
         lane_label=_words.lane_label,
         provider=display_name,  # {{ "europepmc"|provider }} → Europe PMC
+        basename=_basename,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
     )
     return env
 
@@ -55,6 +62,7 @@ def page(
             csrf_token=state.get("csrf_token", ""),
             path=request.url.path,
             account=state.get("account"),  # team mode: the signed-in account
+            demo=bool(getattr(request.app.state, "demo", False)),  # the demo workspace's banner
         )
     )
     return HTMLResponse(html, status_code=status)

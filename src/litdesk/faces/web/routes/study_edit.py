@@ -287,7 +287,11 @@ def _trash_back(back: str) -> str | None:
     """The trash page a restore came from (``/trash`` or ``/study/{id}/trash``), else None."""
     parts = back.split("/")
     if back == "/trash" or (
-        len(parts) == 4 and parts[0] == "" and parts[1] == "study" and parts[2] and parts[3] == "trash"
+        len(parts) == 4
+        and parts[0] == ""
+        and parts[1] == "study"
+        and parts[2]
+        and parts[3] == "trash"
     ):
         return back
     return None
