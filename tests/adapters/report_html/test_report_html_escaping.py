@@ -43,7 +43,7 @@ def test_untrusted_text_never_becomes_markup(
         "html", "head", "meta", "title", "style", "body", "header", "h1", "div", "button",
         "nav", "ul", "li", "a", "main", "section", "h2", "table", "thead", "tr", "th",
         "tbody", "td", "h3", "span", "article", "details", "summary", "br", "p", "dialog",
-        "strong", "img", "script",
+        "strong", "img", "script", "time",
     }  # fmt: skip
     cite = doc.xpath("//section[@id='questions']//a[@class='cite']")[0]
     assert cite.get("data-passage") == " ".join(passage.split())

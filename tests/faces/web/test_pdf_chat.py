@@ -30,6 +30,8 @@ from tests.faces.web._pdfchat import (
     sha,
 )
 
+from litdesk.faces.web.routes.reports import BACK_LINK, with_way_back
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Iterator[Site]:
@@ -266,7 +268,9 @@ def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> 
         assert c.get("/chat").headers["content-security-policy"].startswith("default-src 'self'")
         down = c.get(done["download"])
         assert down.headers["content-disposition"] == f'attachment; filename="{done["file_name"]}"'
-        assert down.content == view.content
+        # the same report; served in the workspace it starts with a way back to Reports
+        assert down.text.replace("\n" + BACK_LINK, "") == down.text
+        assert view.text == with_way_back(down.text) and 'href="/reports"' in view.text
         listed = c.get("/api/v1/reports").json()["reports"]
         assert done["build_id"] in [r["build_id"] for r in listed]
         assert c.get("/reports/view/" + "x" * 24).status_code == 404

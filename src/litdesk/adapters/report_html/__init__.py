@@ -7,6 +7,7 @@ from ._render import (
     ReportMeta,
     ReportTooLarge,
     content_security_policy,
+    created_words,
     render_html,
 )
 
@@ -17,5 +18,6 @@ __all__ = [
     "ReportMeta",
     "ReportTooLarge",
     "content_security_policy",
+    "created_words",
     "render_html",
 ]

@@ -12,6 +12,7 @@ import base64
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from typing import Any, Final
@@ -28,6 +29,7 @@ __all__ = [
     "ReportMeta",
     "ReportTooLarge",
     "content_security_policy",
+    "created_words",
     "render_html",
 ]
 
@@ -130,6 +132,17 @@ def _lines(parts: tuple[Part, ...]) -> list[tuple[Part, ...]]:
             if piece:
                 out[-1].append(Part(text=piece))
     return [tuple(x) for x in out if any(p.labels or p.text.strip() for p in x)]
+
+
+def created_words(iso: str) -> str:
+    """``5 Dec 2026, 12:48 UTC`` for the report's ISO creation time (as stored, UTC); text that
+    is not a date stays as it is. The file is read anywhere, so the zone is named."""
+    try:
+        at = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    zone = " UTC" if at.utcoffset() is not None and not at.utcoffset() else ""
+    return f"{at.day} {at:%b %Y, %H:%M}{zone}"  # %b: English month names (the C locale)
 
 
 def render_html(
@@ -239,6 +252,7 @@ def render_html(
         script=script,
         title=f"Synthesis report — {lead[:120]}",
         created=meta.created,
+        created_words=created_words(meta.created),
         model=meta.model,
         generation_model=meta.generation_model,
         detail_mode=meta.detail_mode,

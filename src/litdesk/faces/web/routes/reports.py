@@ -21,7 +21,7 @@ from .._deps import AppDep, OwnerDep
 from .._render import page
 from .chat import session_token
 
-__all__ = ["VIEW_PREFIX", "api", "pages"]
+__all__ = ["BACK_LINK", "VIEW_PREFIX", "api", "pages", "with_way_back"]
 
 pages = APIRouter()
 api = APIRouter(tags=["reports"])
@@ -143,9 +143,25 @@ def build_form(
     return RedirectResponse(f"/reports/job/{job.id}", status_code=303)
 
 
+BACK_LINK: Final = (
+    '<nav class="workspace-back" aria-label="Workspace">'
+    '<a href="/reports">‹ Back to Reports</a> · <a href="/reports/new">New report</a></nav>'
+)
+
+
+def with_way_back(html: str) -> str:
+    """The report as served in the workspace: a way back to the Reports page first in its body
+    (the downloaded file stays as built: it is opened outside the workspace)."""
+    at = html.find("<body")
+    end = html.find(">", at) if at >= 0 else -1
+    if end < 0:
+        return BACK_LINK + html
+    return html[: end + 1] + "\n" + BACK_LINK + html[end + 1 :]
+
+
 @pages.get(VIEW_PREFIX + "{build_id}", response_class=HTMLResponse)
 def view_report(app: AppDep, owner: OwnerDep, build_id: BuildId) -> Response:
-    return HTMLResponse(app.reports.report(build_id, owner=owner).html())
+    return HTMLResponse(with_way_back(app.reports.report(build_id, owner=owner).html()))
 
 
 @pages.get("/reports/download/{build_id}")

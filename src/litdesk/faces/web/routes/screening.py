@@ -336,6 +336,7 @@ def items_page(
 ) -> Response:
     data = app.screening.items(ItemsRequest(ref, stage, status, page_no), owner=owner).to_dict()
     data["screen"] = {"stage": stage, "stage_label": STAGE_LABELS[stage], "status": status}
+    data["study"] = study_brief(app, owner, ref)
     return page(request, "screen_items.html", data, title="Screening · records")
 
 
@@ -344,6 +345,7 @@ def history_page(
     request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, record: RecordKey
 ) -> Response:
     data = app.screening.history(HistoryRequest(ref, record), owner=owner).to_dict()
+    data["study"] = study_brief(app, owner, ref)
     return page(request, "screen_history.html", data, title="Screening · a record's history")
 
 

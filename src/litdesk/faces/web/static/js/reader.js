@@ -5,6 +5,7 @@
 // The highlight and evidence forms post to the API so the service's messages are shown
 // beside the form; every value is inserted as text.
 import { csrfToken, getJson } from "./api.js";
+import { say, swapFrom } from "./swap.js";
 
 export function installReader() {
   const article = document.querySelector("article.reader");
@@ -110,7 +111,7 @@ export function installReader() {
     return { ok: response.ok, body };
   }
 
-  function reload(anchor, fulltext) {
+  function pageUrl(anchor, fulltext) {
     const url = new URL(`/paper/${encodeURIComponent(paperId)}`, window.location.origin);
     if (fulltext) url.searchParams.set("fulltext", "1");
     const section = new URLSearchParams(window.location.search).get("section");
@@ -118,6 +119,11 @@ export function installReader() {
     const study = new URLSearchParams(window.location.search).get("study");
     if (study) url.searchParams.set("study", study); // the Study the reader came from
     url.hash = anchor;
+    return url;
+  }
+
+  function reload(anchor, fulltext) {
+    const url = pageUrl(anchor, fulltext);
     const here = new URL(window.location.href);
     if (here.pathname === url.pathname && here.search === url.search) {
       window.history.replaceState(null, "", url.toString()); // a fragment change alone would not reload
@@ -125,6 +131,29 @@ export function installReader() {
     } else {
       window.location.assign(url.toString());
     }
+  }
+
+  // After a save: the page as the server now renders it; its lists and counts replace ours
+  // (the passages keep their elements and listeners: only their marked text is replaced).
+  // When that page cannot be read or is another page, the whole page is loaded instead.
+  async function refresh(anchor, fulltext, ids, said) {
+    const url = pageUrl(anchor, fulltext);
+    const here = new URL(window.location.href);
+    let doc = null;
+    if (url.search === here.search) {
+      try {
+        const response = await fetch(url.toString(), { headers: { accept: "text/html" }, credentials: "same-origin" });
+        if (response.ok) doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      } catch { doc = null; }
+    }
+    if (!doc) { reload(anchor, fulltext); return; }
+    for (const p of passages) {
+      const next = p.id && doc.getElementById(p.id);
+      if (next) p.replaceChildren(...Array.from(next.childNodes, (n) => document.importNode(n, true)));
+    }
+    if (!swapFrom(doc, ids).length) { reload(anchor, fulltext); return; }
+    document.dispatchEvent(new CustomEvent("litdesk:swapped", { detail: { ids } }));
+    say(said);
   }
 
   form.addEventListener("submit", async (event) => {
@@ -140,7 +169,13 @@ export function installReader() {
     };
     const { ok, body } = await post(`/api/v1/papers/${encodeURIComponent(paperId)}/highlights`, data);
     if (!ok) { where.textContent = body.message || "The highlight was refused."; return; }
-    reload("notes", withFulltext || Boolean(data.block));
+    const full = withFulltext || Boolean(data.block);
+    if (full !== withFulltext) { reload("notes", full); return; }
+    form.reset();
+    start.value = ""; block.value = ""; snapshot.value = "";
+    where.textContent = "";
+    found.replaceChildren();
+    await refresh("notes", full, ["notes"], "Highlight added.");
   });
 
   const evForm = document.getElementById("evidence-form");
@@ -175,6 +210,13 @@ export function installReader() {
       evMessage.textContent = body.message || "The evidence was refused.";
       return;
     }
-    reload("evidence", withFulltext || data.source === "fulltext");
+    const full = withFulltext || data.source === "fulltext";
+    if (full !== withFulltext) { reload("evidence", full); return; }
+    evForm.reset();
+    document.getElementById("ev-snapshot").value = "";
+    evMessage.hidden = true;
+    const fold = evForm.closest("details");
+    if (fold) fold.open = false; // the new card shows above; the form folds as after a reload
+    await refresh("evidence", full, ["evidence-count", "evidence-list"], "Evidence recorded.");
   });
 }

@@ -48,6 +48,19 @@ function segments(target, list, empty) {
 }
 
 const fmt = (n) => Number(n || 0).toLocaleString("en-GB");
+// "5 Dec 2026, 01:14", or "just now" / "3 minutes ago" within the hour (as the server's `when`)
+function when(iso) {
+  const at = new Date(iso);
+  if (!iso || Number.isNaN(at.getTime())) return iso || "";
+  const age = (Date.now() - at.getTime()) / 60000;
+  if (age >= 0 && age < 1) return "just now";
+  const ago = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  if (age >= 0 && age < 60) return ago(Math.floor(age), "minute");
+  if (age >= 0 && age < 1440) return ago(Math.floor(age / 60), "hour");
+  const day = at.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
+  const time = at.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  return `${day}, ${time}`;
+}
 const VERDICT = { include: "Include", exclude: "Exclude", maybe: "Maybe" };
 const PAST = { include: "Included", exclude: "Excluded", maybe: "Marked maybe" };
 
@@ -101,7 +114,7 @@ function install(root) {
 
   function modelText(md) {
     if (!md || md.state === "none") return "No model yet";
-    return `Model v${md.version}, ${fmt(md.trained_on)} decisions${md.state === "retraining" ? ", retraining" : ""}`;
+    return `Model v${md.version}, ${fmt(md.trained_on)} decision${md.trained_on === 1 ? "" : "s"}${md.state === "retraining" ? ", retraining" : ""}`;
   }
 
   function showHistory(list, key) {
@@ -121,10 +134,9 @@ function install(root) {
       }
       if (h.reason) li.append(document.createTextNode(` · ${h.reason}`));
       if (h.note) li.append(document.createTextNode(` · “${h.note}”`));
-      const when = (h.made_at || "").slice(0, 16).replace("T", " ");
       const at = h.stage === "full_text" ? "full text" : "title and abstract";
       const who = h.reviewer === root.dataset.me ? "you" : (h.reviewer_name || h.reviewer);
-      li.append(el("span", ` · ${who} · ${at} · ${when}${gone ? ` · ${h.status}` : ""}`, "muted"));
+      li.append(el("span", ` · ${who} · ${at} · ${when(h.made_at)}${gone ? ` · ${h.status}` : ""}`, "muted"));
       ol.append(li);
     }
     box.append(ol);

@@ -116,7 +116,7 @@ export function installJob() {
       document.getElementById("job-open").href = job.result.open;
       const down = document.getElementById("job-download");
       down.href = job.result.download;
-      down.textContent = `Download ${job.result.file_name}`;
+      down.title = job.result.file_name; // the name in full; the button says what it does
       result.hidden = false;
       if (cancel) cancel.hidden = true;
       window.location.assign(job.result.open);
