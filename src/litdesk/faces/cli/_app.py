@@ -39,7 +39,7 @@ from . import (
     _workspace,
     _zotero,
 )
-from ._lazy import defer_commands
+from ._lazy import defer_commands, write_commands
 
 
 class _Group(TyperGroup):
@@ -51,6 +51,15 @@ class _Group(TyperGroup):
             typer.echo(ctx.get_help())
             ctx.exit(2)
         return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
+        """Each command with its whole first paragraph of help, wrapped, never cut off."""
+        rows: list[tuple[str, Command]] = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command))
+        write_commands(formatter, rows)
 
 
 app = typer.Typer(
@@ -66,6 +75,7 @@ app = typer.Typer(
 if TYPE_CHECKING:
     import logging
 
+    from typer._click import Command, HelpFormatter
     from typer._click.core import Context
 
 _VERBOSE_FORMAT = "%(levelname)s %(name)s: %(message)s"

@@ -398,10 +398,15 @@ def paper_highlight(
     ] = None,
     fulltext_xml: Annotated[
         Path | None,
-        typer.Option("--fulltext-xml", help="Highlight in this JATS article's paragraph…"),
+        typer.Option(
+            "--fulltext-xml", help="A JATS article to highlight in (its paragraph: --block)."
+        ),
     ] = None,
     block: Annotated[
-        str | None, typer.Option("--block", help="…with this paragraph id (p1, p2, …).")
+        str | None,
+        typer.Option(
+            "--block", help="The paragraph of --fulltext-xml to highlight in (p1, p2, …)."
+        ),
     ] = None,
     study: StudyOpt = None,
     as_json: JsonOpt = False,
@@ -478,9 +483,17 @@ def evidence_add(
     ] = None,
     limitations: Annotated[str | None, typer.Option("--limitations")] = None,
     fulltext_xml: Annotated[
-        Path | None, typer.Option("--fulltext-xml", help="Full-text source: the JATS file…")
+        Path | None,
+        typer.Option(
+            "--fulltext-xml", help="Full-text source: a JATS article (its paragraph: --block)."
+        ),
     ] = None,
-    block: Annotated[str | None, typer.Option("--block", help="…and the paragraph id.")] = None,
+    block: Annotated[
+        str | None,
+        typer.Option(
+            "--block", help="The paragraph of --fulltext-xml the passage is in (p1, p2, …)."
+        ),
+    ] = None,
     study: StudyOpt = None,
     fields: FieldOpt = None,
     as_json: JsonOpt = False,
