@@ -97,19 +97,45 @@ def _report_refused(batch: ImportBatch) -> None:
 def _summary(batch: ImportBatch) -> None:
     from rich.table import Table
 
+    from litdesk.faces._words import plural
+
+    from ._tables import cards, line, print_fitting
+
     table = Table(title=f"{batch.record_count} records from {len(batch.imports)} file(s)")
     for name in ("file", "format", "encoding", "records", "notices"):
         table.add_column(name, justify="right" if name in ("records", "notices") else "left")
+    rows = []
     for trace in batch.imports:
         notes = len(trace.notices) + sum(len(r.notices) for r in trace.records)
+        name = Path(trace.source.path).name
+        rows.append((name, trace, len(trace.records), notes))
         table.add_row(
-            Text(Path(trace.source.path).name),  # a file name is never rich markup
+            Text(name),  # a file name is never rich markup
             trace.source.format,
             trace.source.encoding,
             str(len(trace.records)),
             str(notes),
         )
-    console.print(table)
+
+    def as_cards() -> Table:
+        return cards(
+            (
+                (
+                    str(n),
+                    [
+                        line(name),
+                        line(
+                            f"{trace.source.format}, {trace.source.encoding}",
+                            plural(count, "record", "records"),
+                            plural(notes, "notice", "notices"),
+                        ),
+                    ],
+                )
+                for n, (name, trace, count, notes) in enumerate(rows, start=1)
+            )
+        )
+
+    print_fitting(console, table, as_cards)
 
 
 def _say(text: str) -> None:
