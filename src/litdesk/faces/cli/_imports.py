@@ -142,6 +142,23 @@ def _say(text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+def _nothing_saved(paths: list[str], *, format: str | None) -> None:
+    """After ``litdesk import`` without ``--study``: say, in plain words on stderr, that the
+    files were only read, and the two ways to keep the records of those read (``paths``)."""
+    import shlex
+
+    files = " ".join(shlex.quote(p) for p in paths)
+    given = f" --format {shlex.quote(format)}" if format else ""
+    for text in (
+        "Nothing was saved: the files were only read and checked.",
+        "To save the records into a Study (created if it does not exist):",
+        f"  litdesk import {files}{given} --study NAME",
+        "To write them to a file instead (RIS, BibTeX, CSL-JSON or CSV):",
+        f"  litdesk convert {files}{given} --to ris --output FILE",
+    ):
+        err_console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
 def _into_study(
     paths: list[str], *, study: str, format: str | None, strict_ids: bool, as_json: bool
 ) -> None:
@@ -234,6 +251,8 @@ def register(app: typer.Typer) -> None:
         else:
             _summary(batch)
         _report_refused(batch)
+        if not as_json and batch.imports:  # a refused file: its refusal says enough
+            _nothing_saved([trace.source.path for trace in batch.imports], format=format)
         if batch.refused:
             raise typer.Exit(2)
 
