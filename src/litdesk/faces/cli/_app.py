@@ -18,6 +18,7 @@ from litdesk import __version__
 from . import (
     _assist,
     _dedup,
+    _demo,
     _edit,
     _forms,
     _imports,
@@ -148,6 +149,7 @@ _forms.register(app)  # `litdesk study form`
 _study_search.register(app)
 _study_fulltext.register(app)
 _edit.register(app)
+_demo.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:
