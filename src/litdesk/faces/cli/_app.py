@@ -117,15 +117,26 @@ def _root(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Show library log lines (HTTP requests, …) on stderr."
     ),
+    demo: bool = typer.Option(
+        False,
+        "--demo",
+        help="Work in the offline demo workspace (its own folder, made on first use; "
+        "litdesk demo reset restores it), not in your own.",
+    ),
 ) -> None:
     """litdesk — search, import, read, record evidence, ask."""
     import logging
+
+    from ._context import use_demo
+
+    use_demo(demo)
 
     root = logging.getLogger()
     level = root.level
     handler = _logging(verbose)
 
     def _restore() -> None:  # the process (or a test runner) gets its logging back
+        use_demo(False)
         logging.disable(logging.NOTSET)
         if handler is not None:
             root.removeHandler(handler)

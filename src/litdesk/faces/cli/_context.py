@@ -16,7 +16,15 @@ if TYPE_CHECKING:
     from litdesk.services.app import App
     from litdesk.services.library import Library
 
-__all__ = ["APP_TEST_HOOKS", "app_library", "run_with_app", "settings", "sync_app"]
+__all__ = [
+    "APP_TEST_HOOKS",
+    "app_library",
+    "demo_requested",
+    "run_with_app",
+    "settings",
+    "sync_app",
+    "use_demo",
+]
 
 T = TypeVar("T")
 
@@ -25,11 +33,42 @@ T = TypeVar("T")
 APP_TEST_HOOKS: dict[str, Any] = {}
 
 
+#: ``litdesk --demo …``: this process works in the offline demo workspace.
+_DEMO = {"on": False}
+
+
+def use_demo(on: bool = True) -> None:
+    """Work in the demo workspace (the root option ``--demo``), or no longer (``on=False``)."""
+    _DEMO["on"] = on
+
+
+def demo_requested() -> bool:
+    """Whether the root option ``--demo`` was given."""
+    return _DEMO["on"]
+
+
 def settings() -> Settings:
-    """The process's settings (built once; ``get_settings`` caches them)."""
+    """The process's settings (built once; ``get_settings`` caches them). With the root
+    option ``--demo``: the demo workspace's settings, the workspace made first when it does
+    not exist yet (as ``litdesk serve --demo`` does); your own workspace is not opened."""
     from litdesk._settings import get_settings
 
-    return get_settings()
+    base = get_settings()
+    if not _DEMO["on"]:
+        return base
+    from litdesk.services.demo import demo_place, demo_settings, ensure_demo
+
+    place = demo_place(base)
+    if not place.exists:
+        from ._output import err_console
+
+        err_console.print(
+            f"Making the demo workspace in {place.directory} (first use: about 10 s) …",
+            markup=False,
+            highlight=False,
+        )
+        ensure_demo(base)
+    return demo_settings(base)
 
 
 def run_with_app(
