@@ -2,8 +2,9 @@
 
 Real data: a Study with two fixture imports (one file with a 47-character name), a search
 replayed from real Europe PMC and Crossref answers (titles of 100+ characters, long DOIs)
-saved into it, its deduplication, two fixture PDFs, a small labelled screening file and an
-evaluation. Each command runs at 80 columns; no output line is wider than 80, and every
+saved into it, its deduplication, evidence and a screening decision, two fixture PDFs, a
+small labelled screening file and an evaluation. The plain lists (a Study's papers, saved
+papers, evidence, screened records) are checked the same way: titles are no longer cut. Each command runs at 80 columns; no output line is wider than 80, and every
 word the table shows (titles, authors, file names, run ids, queries, …, taken from the
 command's ``--json`` twin) appears whole on one line: not cut with "…", not folded into
 pieces, no column squeezed to a letter per line. At 200 columns the same commands keep
@@ -132,6 +133,16 @@ def test_tables_fit_80_columns_and_keep_their_words(cli, fixtures_dir, tmp_path,
     judgments = tmp_path / "judgments.json"
     first = run["hits"][0]["paper"]["id"]
     judgments.write_text(json.dumps({"judgments": {"cancer-case": {"grades": {first: 2}}}}))
+    papers = json.loads(cli("paper", "list", "--study", STUDY, "--json"))
+    with_abstract = next(p for p in papers if len((p.get("abstract") or "").split()) > 12)
+    passage = " ".join(with_abstract["abstract"].split()[:10])
+    finding = "A finding with a long description that takes more than one line at eighty columns"
+    cli("evidence", "add", with_abstract["id"], "--finding", finding, "--passage", passage,
+        "--study", STUDY)  # fmt: skip
+    record = re.search(r"^record (\S+)", cli("screen", "next", STUDY), re.M)
+    assert record is not None
+    cli("screen", "decide", STUDY, record.group(1), "include")
+    paper_titles = [p["title"] for p in papers if p.get("title")]
     labelled = _labelled(
         fixtures_dir / "screening" / "synergy_Oud_2018" / "synergy_Oud_2018.csv",
         tmp_path / "oud-labelled-sample.csv",
@@ -146,6 +157,14 @@ def test_tables_fit_80_columns_and_keep_their_words(cli, fixtures_dir, tmp_path,
         ("runs list", ("runs", "list"), ["cancer", run_id]),
         ("runs show", ("runs", "show", run_id), titles),
         ("library list", ("library", "list"), [p.name for p in pdfs]),
+        ("study show", ("study", "show", STUDY), paper_titles),
+        ("paper list", ("paper", "list", "--study", STUDY), paper_titles),
+        ("evidence list", ("evidence", "list", "--study", STUDY), [finding]),
+        (
+            "screen items",
+            ("screen", "items", STUDY, "--status", "included"),
+            [record.group(1)],
+        ),
         ("pdf meta", ("pdf", "meta", *pdfs), [m["title"]["value"] for m in metas]),
         (
             "eval",

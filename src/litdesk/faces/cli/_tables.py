@@ -14,16 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["cards", "fits", "line", "print_fitting"]
+__all__ = ["cards", "fits", "line", "print_fitting", "print_rows"]
 
 Part = Text | str | None
 
 _UNBOUNDED = 100_000
+
+#: the least width a list's last cell (a title) gets beside the short cells
+_TITLE_ROOM = 32
 
 
 def _ranges(console: Console, table: Table) -> list[tuple[int, int]]:
@@ -108,3 +112,35 @@ def cards(rows: Iterable[tuple[str, Sequence[Text]]], *, title: str | None = Non
         body = Text("\n").join(ln for ln in lines if ln)
         grid.add_row(Text(key, style="bold"), body)
     return grid
+
+
+def print_rows(console: Console, rows: Iterable[Sequence[Part]], *, indent: int = 0) -> None:
+    """A plain list, one row per item: short cells (ids, states) kept whole side by side and
+    the last cell (a title) wrapping at spaces under itself, so no line is wider than the
+    terminal and no title is cut. When the short cells leave the title less than
+    ``_TITLE_ROOM`` columns, each title goes on its own lines under its row's short cells."""
+    shown = [
+        [c if isinstance(c, Text) else Text("" if c is None else str(c)) for c in r] for r in rows
+    ]
+    if not shown:
+        return
+    short = [max(cell.cell_len for cell in column) for column in zip(*shown, strict=True)][:-1]
+    left = console.width - indent - sum(short) - 2 * len(short)
+    out: RenderableType
+    if left < _TITLE_ROOM:
+        out = Group(
+            *(
+                part
+                for cells in shown
+                for part in (Text("  ").join(cells[:-1]), Padding(cells[-1], (0, 0, 0, 4)))
+            )
+        )
+    else:
+        grid = Table.grid(padding=(0, 2))
+        for _ in short:
+            grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
+        for cells in shown:
+            grid.add_row(*cells)
+        out = grid
+    console.print(Padding(out, (0, 0, 0, indent)) if indent else out)

@@ -180,8 +180,13 @@ def study_show(
         f"{ws['records_identified']} records identified, {ws['duplicates_removed']} duplicates "
         f"removed, {ws['studies']} studies in the working set"
     )
-    for p in summary["papers"]:
-        _say(f"  {p['id']}  [{p['status'] or '-'}]  {p['title'][:100]}")
+    from ._tables import print_rows
+
+    print_rows(
+        console,
+        ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),
+        indent=2,
+    )
 
 
 @study_app.command("add")
@@ -342,8 +347,9 @@ def paper_list(
     if as_json:
         emit_json([r.paper.to_dict() | {"status": r.status} for r in rows])
         return
-    for r in rows:
-        _say(f"{r.paper.id}  [{r.status or '-'}]  {r.paper.title[:100]}")
+    from ._tables import print_rows
+
+    print_rows(console, ((r.paper.id, f"[{r.status or '-'}]", r.paper.title) for r in rows))
     if len(rows) == 500:
         _say("(showing the newest 500 papers)")
 
@@ -585,8 +591,12 @@ def evidence_list(
     if as_json:
         emit_json({"evidence": [v.to_dict() for v in views], "problems": problems})
         return
-    for v in views:
-        _say(f"{v.id}  {v.evidence.paper_id}  [{v.recheck}]  {headline(v.evidence)[:100]}")
+    from ._tables import print_rows
+
+    print_rows(
+        console,
+        ((v.id, v.evidence.paper_id, f"[{v.recheck}]", headline(v.evidence)) for v in views),
+    )
     for p in problems:
         _say(f"invalid stored evidence skipped: {p}")
 
