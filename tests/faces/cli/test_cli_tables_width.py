@@ -4,7 +4,7 @@ Real data: a Study with two fixture imports (one file with a 47-character name),
 replayed from real Europe PMC and Crossref answers (titles of 100+ characters, long DOIs)
 saved into it, its deduplication, evidence and a screening decision, two fixture PDFs, a
 small labelled screening file and an evaluation. The plain lists (a Study's papers, saved
-papers, evidence, screened records) are checked the same way: titles are no longer cut. Each command runs at 80 columns; no output line is wider than 80, and every
+papers, evidence, screened records, full text, the working set) are checked the same way: titles are no longer cut. Each command runs at 80 columns; no output line is wider than 80, and every
 word the table shows (titles, authors, file names, run ids, queries, …, taken from the
 command's ``--json`` twin) appears whole on one line: not cut with "…", not folded into
 pieces, no column squeezed to a letter per line. At 200 columns the same commands keep
@@ -143,6 +143,8 @@ def test_tables_fit_80_columns_and_keep_their_words(cli, fixtures_dir, tmp_path,
     assert record is not None
     cli("screen", "decide", STUDY, record.group(1), "include")
     paper_titles = [p["title"] for p in papers if p.get("title")]
+    groups = json.loads(cli("study", "working-set", STUDY, "--json"))["working_set"]
+    group_titles = [g["title"] for g in groups if g["title"]]
     labelled = _labelled(
         fixtures_dir / "screening" / "synergy_Oud_2018" / "synergy_Oud_2018.csv",
         tmp_path / "oud-labelled-sample.csv",
@@ -160,6 +162,8 @@ def test_tables_fit_80_columns_and_keep_their_words(cli, fixtures_dir, tmp_path,
         ("study show", ("study", "show", STUDY), paper_titles),
         ("paper list", ("paper", "list", "--study", STUDY), paper_titles),
         ("evidence list", ("evidence", "list", "--study", STUDY), [finding]),
+        ("study fulltext", ("study", "fulltext", STUDY), paper_titles),
+        ("working set", ("study", "working-set", STUDY), group_titles),
         (
             "screen items",
             ("screen", "items", STUDY, "--status", "included"),
