@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APP_TEST_HOOKS",
     "app_library",
-    "demo_requested",
+    "demo_on",
     "run_with_app",
     "settings",
     "sync_app",
@@ -42,8 +42,8 @@ def use_demo(on: bool = True) -> None:
     _DEMO["on"] = on
 
 
-def demo_requested() -> bool:
-    """Whether the root option ``--demo`` was given."""
+def demo_on() -> bool:
+    """True when this invocation acts on the demo workspace (``litdesk --demo``)."""
     return _DEMO["on"]
 
 

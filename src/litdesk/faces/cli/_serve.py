@@ -14,7 +14,7 @@ import typer
 
 from litdesk._errors import RefusedError
 
-from ._context import demo_requested
+from ._context import demo_on
 from ._output import command, err_console
 
 if TYPE_CHECKING:
@@ -170,7 +170,8 @@ def register(app: typer.Typer) -> None:
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{port}"
         settings = get_settings()
-        if demo or demo_requested():  # litdesk serve --demo, or litdesk --demo serve
+        demo = demo or demo_on()  # litdesk --demo serve too
+        if demo:
             settings = _demo_settings(settings, team=team, replay=replay)
         if team:
             from litdesk.services.accounts import prepare_team_store

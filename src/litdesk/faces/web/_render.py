@@ -10,6 +10,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from litdesk.core.providers import display_name
 from litdesk.faces import _words
 
 __all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
@@ -35,6 +36,7 @@ def _env() -> Environment:
         num=_words.num,
         plural=_words.plural,
         lane_label=_words.lane_label,
+        provider_name=display_name,  # {{ p|provider_name }}: "Europe PMC", "Demo sample (offline)"
     )
     return env
 

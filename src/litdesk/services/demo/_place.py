@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from litdesk._errors import ConfigError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.demo import DEMO_EXPORT, sample_index
+from litdesk.adapters.demo import DEMO_EXPORT, data_file, sample_index
 
 from ._build import DemoStudy, build_study
 
@@ -24,6 +24,7 @@ __all__ = [
     "DemoPlace",
     "DemoReset",
     "build_demo",
+    "demo_export",
     "demo_place",
     "demo_settings",
     "ensure_demo",
@@ -159,3 +160,8 @@ def warm_sample() -> None:
     """Build the demo sample's index in the background (the first demo search then answers
     at once instead of after the ~2 s the index takes)."""
     threading.Thread(target=sample_index, name="demo-sample-index", daemon=True).start()
+
+
+def demo_export() -> bytes:
+    """The demo export (RIS) a newcomer imports into the demo Study (the bundled file)."""
+    return data_file(DEMO_EXPORT)
