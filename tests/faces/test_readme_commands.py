@@ -1,8 +1,11 @@
-"""Every ``litdesk …`` command shown in the README's code blocks names real commands and options.
+"""Every ``litdesk …`` command shown in the README's and the docs' code blocks names real
+commands and options, and every relative link and image of those pages points at a file.
 
-The README is the user's first contact; a renamed option there is a broken promise. Each command
-line (continuations joined, comments and ``> file`` redirections dropped, ``[--opt]`` optional
-parts taken as written) is parsed by the real command tree with ``--help`` added, so nothing runs.
+The README and docs/ are the user's first contact; a renamed option there is a broken promise.
+Each command line (continuations joined, comments and ``> file`` redirections dropped,
+``[--opt]`` optional parts taken as written) is parsed by the real command tree with ``--help``
+added, so nothing runs. The quick start's screenshots (``docs/img/quickstart-*.png``) are made
+by ``tools/screenshots.py`` and may be missing until it has run; any other missing target fails.
 """
 
 from __future__ import annotations
@@ -16,12 +19,34 @@ from typer.testing import CliRunner
 
 from litdesk.faces.cli import app
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
+
+#: the pages every area's reference lives in (the README links them)
+EXPECTED_DOCS = {
+    "README.md", "architecture.md", "assist.md", "benchmarks.md", "dedup.md", "files.md",
+    "import.md", "library.md", "reading.md", "reports.md", "screening.md", "search.md",
+    "settings.md", "studies.md", "team.md", "web.md", "zotero.md",
+}  # fmt: skip
+
+QUICKSTART_IMAGES = [
+    f"docs/img/quickstart-{name}.png"
+    for name in (
+        "01-run", "02-study", "03-search", "04-import", "05-dedup",
+        "06-screen", "07-read", "08-evidence", "09-prisma", "10-export",
+    )
+]  # fmt: skip
 
 
-def _command_lines() -> list[tuple[int, str]]:
-    lines = README.read_text(encoding="utf-8").splitlines()
-    found: list[tuple[int, str]] = []
+def _name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def _command_lines(page: Path) -> list[tuple[str, str]]:
+    lines = page.read_text(encoding="utf-8").splitlines()
+    found: list[tuple[str, str]] = []
     in_block = False
     pending: tuple[int, str] | None = None
     for number, raw in enumerate(lines, start=1):
@@ -38,7 +63,7 @@ def _command_lines() -> list[tuple[int, str]]:
             if text.endswith("\\"):
                 pending = (start, joined[:-1])
             else:
-                found.append((start, joined))
+                found.append((f"{_name(page)}:{start}", joined))
                 pending = None
             continue
         if not text.startswith("litdesk "):
@@ -46,7 +71,7 @@ def _command_lines() -> list[tuple[int, str]]:
         if text.endswith("\\"):
             pending = (number, text[:-1])
         else:
-            found.append((number, text))
+            found.append((f"{_name(page)}:{number}", text))
     return found
 
 
@@ -61,17 +86,79 @@ def _args(line: str) -> list[str]:
     return [t for t in out if t]
 
 
-COMMANDS = _command_lines()
+COMMANDS = [found for page in PAGES for found in _command_lines(page)]
+
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_LINK = re.compile(r"!?\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
-def test_readme_has_commands() -> None:
-    assert len(COMMANDS) >= 40
+def _links(page: Path) -> list[tuple[str, str]]:
+    """(where, target) of every relative link and image (code blocks and spans left out)."""
+    out: list[tuple[str, str]] = []
+    in_block = False
+    for number, raw in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+        if raw.lstrip().startswith("```"):
+            in_block = not in_block
+            continue
+        if in_block:
+            continue
+        for target in _LINK.findall(_CODE_SPAN.sub("", raw)):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue  # https:, mailto:, a heading of the same page
+            out.append((f"{_name(page)}:{number}", target.split("#", 1)[0]))
+    return out
 
 
-@pytest.mark.parametrize(("line", "command"), COMMANDS, ids=[str(n) for n, _ in COMMANDS])
-def test_readme_command_parses(line: int, command: str) -> None:
+LINKS = [found for page in PAGES for found in _links(page)]
+
+
+def test_docs_pages_exist() -> None:
+    assert {p.name for p in DOCS.glob("*.md")} >= EXPECTED_DOCS
+
+
+def test_readme_and_docs_have_commands() -> None:
+    assert len(COMMANDS) >= 150
+    assert len(_command_lines(README)) >= 20  # the quick start's CLI twins
+
+
+def test_readme_opens_with_the_quick_start() -> None:
+    text = README.read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[0] == "## Your first review in ten minutes"
+    assert "## Two commands" in headings
+    for image in QUICKSTART_IMAGES:  # every step has its screenshot, in order
+        assert f"]({image})" in text, image
+    order = [text.index(f"]({image})") for image in QUICKSTART_IMAGES]
+    assert order == sorted(order)
+    assert len(text.splitlines()) < 400  # the reference lives in docs/
+
+
+def test_every_page_is_linked_from_the_readme_or_the_index() -> None:
+    linked = {
+        (page.parent / target).resolve()
+        for page in (README, DOCS / "README.md")
+        for _, target in _links(page)
+    }
+    for page in DOCS.glob("*.md"):
+        assert page.resolve() in linked, f"{_name(page)} is linked from nowhere"
+
+
+@pytest.mark.parametrize(("where", "command"), COMMANDS, ids=[w for w, _ in COMMANDS])
+def test_command_parses(where: str, command: str) -> None:
     # ``--help`` is eager: the command line is parsed (unknown commands and options, options
     # missing their value fail here) and the help printed, nothing runs.
     result = CliRunner().invoke(app, [*_args(command), "--help"])
-    assert result.exit_code == 0, f"README line {line}: {command!r}: {result.output}"
+    assert result.exit_code == 0, f"{where}: {command!r}: {result.output}"
     assert "Usage:" in result.output
+
+
+@pytest.mark.parametrize(("where", "target"), LINKS, ids=[f"{w} {t}" for w, t in LINKS])
+def test_relative_link_points_at_a_file(where: str, target: str) -> None:
+    page = ROOT / where.rsplit(":", 1)[0]
+    path = (page.parent / target).resolve()
+    if path.exists():
+        return
+    relative = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+    if relative in QUICKSTART_IMAGES:
+        pytest.skip(f"{relative}: made by tools/screenshots.py (not run yet)")
+    pytest.fail(f"{where}: {target} does not exist")

@@ -40,7 +40,7 @@ from . import (
     _workspace,
     _zotero,
 )
-from ._lazy import defer_commands
+from ._lazy import defer_commands, write_commands
 
 
 class _Group(TyperGroup):
@@ -52,6 +52,15 @@ class _Group(TyperGroup):
             typer.echo(ctx.get_help())
             ctx.exit(2)
         return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
+        """Each command with its whole first paragraph of help, wrapped, never cut off."""
+        rows: list[tuple[str, Command]] = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command))
+        write_commands(formatter, rows)
 
 
 app = typer.Typer(
@@ -67,6 +76,7 @@ app = typer.Typer(
 if TYPE_CHECKING:
     import logging
 
+    from typer._click import Command, HelpFormatter
     from typer._click.core import Context
 
 _VERBOSE_FORMAT = "%(levelname)s %(name)s: %(message)s"
@@ -110,21 +120,23 @@ def _root(
     demo: bool = typer.Option(
         False,
         "--demo",
-        help="Act on the offline demo workspace (litdesk demo path), not your own.",
+        help="Work in the offline demo workspace (its own folder, made on first use; "
+        "litdesk demo reset restores it), not in your own.",
     ),
 ) -> None:
     """litdesk — search, import, read, record evidence, ask."""
     import logging
 
-    from . import _context
+    from ._context import use_demo
+
+    use_demo(demo)
 
     root = logging.getLogger()
     level = root.level
     handler = _logging(verbose)
-    _context.use_demo(demo)
 
     def _restore() -> None:  # the process (or a test runner) gets its logging back
-        _context.use_demo(False)
+        use_demo(False)
         logging.disable(logging.NOTSET)
         if handler is not None:
             root.removeHandler(handler)

@@ -33,38 +33,42 @@ T = TypeVar("T")
 APP_TEST_HOOKS: dict[str, Any] = {}
 
 
-#: ``litdesk --demo …``: the commands act on the offline demo workspace
-_DEMO: list[bool] = [False]
+#: ``litdesk --demo …``: this process works in the offline demo workspace.
+_DEMO = {"on": False}
 
 
-def use_demo(on: bool) -> None:
-    """Make the commands of this invocation act on the demo workspace (or not)."""
-    _DEMO[0] = on
+def use_demo(on: bool = True) -> None:
+    """Work in the demo workspace (the root option ``--demo``), or no longer (``on=False``)."""
+    _DEMO["on"] = on
 
 
 def demo_on() -> bool:
     """True when this invocation acts on the demo workspace (``litdesk --demo``)."""
-    return _DEMO[0]
+    return _DEMO["on"]
 
 
 def settings() -> Settings:
-    """The process's settings (built once; ``get_settings`` caches them); with ``--demo``
-    the demo workspace's (its own folder and store; it must have been made)."""
+    """The process's settings (built once; ``get_settings`` caches them). With the root
+    option ``--demo``: the demo workspace's settings, the workspace made first when it does
+    not exist yet (as ``litdesk serve --demo`` does); your own workspace is not opened."""
     from litdesk._settings import get_settings
 
-    if not _DEMO[0]:
-        return get_settings()
-    from litdesk._errors import NotFoundError
-    from litdesk.services.demo import demo_place, demo_settings
+    base = get_settings()
+    if not _DEMO["on"]:
+        return base
+    from litdesk.services.demo import demo_place, demo_settings, ensure_demo
 
-    place = demo_place(get_settings())
+    place = demo_place(base)
     if not place.exists:
-        raise NotFoundError(
-            f"there is no demo workspace in {place.directory} yet: make it with "
-            "litdesk demo reset (or open it with litdesk serve --demo)",
-            code="no_demo",
+        from ._output import err_console
+
+        err_console.print(
+            f"Making the demo workspace in {place.directory} (first use: about 10 s) …",
+            markup=False,
+            highlight=False,
         )
-    return demo_settings(get_settings())
+        ensure_demo(base)
+    return demo_settings(base)
 
 
 def run_with_app(

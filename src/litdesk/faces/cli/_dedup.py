@@ -12,6 +12,8 @@ from ._context import sync_app
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from rich.console import RenderableType
+
     from litdesk.core.dedup import Decision, Pair
     from litdesk.core.records import Paper
     from litdesk.services.dedup import DedupExplanation, DedupReport, RecordRef
@@ -134,6 +136,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """A Study's deduplication history: every reviewer decision and every run."""
         from rich.table import Table
+        from rich.text import Text
+
+        from ._tables import cards, line, print_fitting
 
         with sync_app() as opened:
             if undo is not None:
@@ -146,6 +151,7 @@ def register(app: typer.Typer) -> None:
         table = Table(title=f"deduplication history of {study}")
         for name in ("#", "when", "kind", "what"):
             table.add_column(name)
+        shown: list[tuple[str, str, str, str]] = []
         for e in entries:
             if e.kind == "decision":
                 what = f"{e.decision}: {(e.a_digest or '')[7:19]}… ~ {(e.b_digest or '')[7:19]}…"
@@ -159,7 +165,17 @@ def register(app: typer.Typer) -> None:
                     f"{e.data.get('new_decisions')} new decisions"
                 )
             table.add_row(str(e.seq), when(e.created_at), e.kind, what)
-        console.print(table)
+            shown.append((str(e.seq), e.created_at, e.kind, what))
+
+        def as_cards() -> RenderableType:
+            from litdesk.faces._words import when
+
+            return cards(
+                (f"#{seq}", [line(kind, when(created)), Text(what)])
+                for seq, created, kind, what in shown
+            )
+
+        print_fitting(console, table, as_cards)
 
     @app.command("dedup")
     @command

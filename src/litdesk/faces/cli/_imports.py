@@ -98,25 +98,68 @@ def _report_refused(batch: ImportBatch) -> None:
 def _summary(batch: ImportBatch) -> None:
     from rich.table import Table
 
+    from litdesk.faces._words import plural
+
+    from ._tables import cards, line, print_fitting
+
     table = Table(
         title=f"{plural(batch.record_count, 'record')} from {plural(len(batch.imports), 'file')}"
     )
     for name in ("file", "format", "encoding", "records", "notices"):
         table.add_column(name, justify="right" if name in ("records", "notices") else "left")
+    rows = []
     for trace in batch.imports:
         notes = len(trace.notices) + sum(len(r.notices) for r in trace.records)
+        name = Path(trace.source.path).name
+        rows.append((name, trace, len(trace.records), notes))
         table.add_row(
-            Text(Path(trace.source.path).name),  # a file name is never rich markup
+            Text(name),  # a file name is never rich markup
             trace.source.format,
             trace.source.encoding,
             str(len(trace.records)),
             str(notes),
         )
-    console.print(table)
+
+    def as_cards() -> Table:
+        return cards(
+            (
+                (
+                    str(n),
+                    [
+                        line(name),
+                        line(
+                            f"{trace.source.format}, {trace.source.encoding}",
+                            plural(count, "record", "records"),
+                            plural(notes, "notice", "notices"),
+                        ),
+                    ],
+                )
+                for n, (name, trace, count, notes) in enumerate(rows, start=1)
+            )
+        )
+
+    print_fitting(console, table, as_cards)
 
 
 def _say(text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _nothing_saved(paths: list[str], *, format: str | None) -> None:
+    """After ``litdesk import`` without ``--study``: say, in plain words on stderr, that the
+    files were only read, and the two ways to keep the records of those read (``paths``)."""
+    import shlex
+
+    files = " ".join(shlex.quote(p) for p in paths)
+    given = f" --format {shlex.quote(format)}" if format else ""
+    for text in (
+        "Nothing was saved: the files were only read and checked.",
+        "To save the records into a Study (created if it does not exist):",
+        f"  litdesk import {files}{given} --study NAME",
+        "To write them to a file instead (RIS, BibTeX, CSL-JSON or CSV):",
+        f"  litdesk convert {files}{given} --to ris --output FILE",
+    ):
+        err_console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _into_study(
@@ -211,6 +254,8 @@ def register(app: typer.Typer) -> None:
         else:
             _summary(batch)
         _report_refused(batch)
+        if not as_json and batch.imports:  # a refused file: its refusal says enough
+            _nothing_saved([trace.source.path for trace in batch.imports], format=format)
         if batch.refused:
             raise typer.Exit(2)
 

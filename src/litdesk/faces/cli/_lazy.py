@@ -26,7 +26,36 @@ from typer.main import (
 )
 from typer.models import CommandInfo, TyperInfo
 
-__all__ = ["defer_commands"]
+__all__ = ["defer_commands", "listing_help", "write_commands"]
+
+
+def listing_help(command: Command) -> str:
+    """What a command list says of ``command``: its ``short_help``, else the whole first
+    paragraph of its help, whitespace collapsed. Click's own listing cuts that paragraph to
+    the terminal's width and ends it with "..." (``get_short_help_str(limit)``); here the
+    help formatter wraps it instead, so no help is ever cut off."""
+    if command.short_help:
+        text = inspect.cleandoc(command.short_help)
+    else:
+        text = (command.help or "").split("\n\n", 1)[0]
+    words = text.split()
+    if words and words[0] == "\b":  # Click's "no rewrap" marker
+        words = words[1:]
+    if command.deprecated:
+        words.append(
+            f"(DEPRECATED: {command.deprecated})"
+            if isinstance(command.deprecated, str)
+            else "(DEPRECATED)"
+        )
+    return " ".join(words)
+
+
+def write_commands(formatter: HelpFormatter, rows: list[tuple[str, Command]]) -> None:
+    """The "Commands" section of a group's help: each name with its whole listing help,
+    wrapped to the formatter's width."""
+    if rows:
+        with formatter.section(_("Commands")):
+            formatter.write_dl([(name, listing_help(command)) for name, command in rows])
 
 
 class _Entry:
@@ -160,9 +189,6 @@ def defer_commands(app: typer.Typer, group: type[TyperGroup]) -> None:
                 command = commands.for_listing(name)
                 if command is not None and not command.hidden:
                     rows.append((name, command))
-            if rows:
-                limit = formatter.width - 6 - max(len(name) for name, _ in rows)
-                with formatter.section(_("Commands")):
-                    formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in rows])
+            write_commands(formatter, rows)
 
     app.info.cls = _Root

@@ -18,6 +18,8 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from litdesk.services.library import IndexOutcome, LibraryArea
 
 
@@ -59,6 +61,9 @@ def remove(
 def list_(as_json: bool = JSON) -> None:
     """The library's PDFs: pages, text layer, exclusion, ids found, adopted title."""
     from rich.table import Table
+    from rich.text import Text
+
+    from ._tables import cards, line, print_fitting
 
     with sync_app() as app:
         status = app.library.status(owner=app.owner)
@@ -66,18 +71,35 @@ def list_(as_json: bool = JSON) -> None:
         emit_json(status.to_dict())
         return
     table = Table("file", "pages", "text", "indexed", "DOI / arXiv", "title / excluded")
+    shown = []
     for row in status.files:
         ids = row["doi"] or (f"arXiv:{row['arxiv']}" if row["arxiv"] else "")
         text = "" if row["text_layer"] is None else ("yes" if row["text_layer"] else "no")
-        table.add_row(
-            row["file"],
-            "" if row["pages"] is None else str(row["pages"]),
-            text,
-            "yes" if row["indexed"] else ("excluded" if row["excluded"] else "not yet"),
-            ids,
-            row["excluded"] or row["adopted_title"] or row["text_source"] or "",
+        indexed = "yes" if row["indexed"] else ("excluded" if row["excluded"] else "not yet")
+        about = row["excluded"] or row["adopted_title"] or row["text_source"] or ""
+        pages = "" if row["pages"] is None else str(row["pages"])
+        shown.append((row["file"], pages, text, indexed, ids, about))
+        table.add_row(*(Text(str(cell)) for cell in shown[-1]))
+
+    def as_cards() -> RenderableType:
+        from litdesk.faces._words import plural
+
+        def facts(pages: str, text: str, indexed: str) -> Text:
+            return line(
+                plural(pages, "page") if pages else None,
+                f"text layer: {text}" if text else None,
+                f"indexed: {indexed}",
+            )
+
+        return cards(
+            (
+                str(n),
+                [Text(file), line(about), facts(pages, text, indexed), line(ids)],
+            )
+            for n, (file, pages, text, indexed, ids, about) in enumerate(shown, start=1)
         )
-    console.print(table)
+
+    print_fitting(console, table, as_cards)
     for w in status.warnings:
         err_console.print(f"warning: {w}", markup=False)
 

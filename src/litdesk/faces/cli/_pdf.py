@@ -13,6 +13,8 @@ from litdesk._errors import LitdeskError
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from litdesk.core.pdfmeta import PdfMeta
 
 __all__ = ["register"]
@@ -54,8 +56,11 @@ def meta_cmd(
     without a network. Every value is marked "read from the PDF" with a confidence (0-1).
     Exit status 0 when every file was read, else the status of the first failure."""
     from rich.table import Table
+    from rich.text import Text
 
     from litdesk.services.pdfmeta import read_pdf_meta
+
+    from ._tables import cards, line, print_fitting
 
     results: list[dict[str, Any]] = []
     rows: list[list[str]] = []
@@ -74,12 +79,30 @@ def meta_cmd(
     if as_json:
         emit_json(results)
     elif rows:
-        table = Table(title="Read from the PDF (confidence 0-1)", show_lines=False)
-        for head in ("file", "title", "first author", "year", "venue", "ids"):
+        title = "Read from the PDF (confidence 0-1)"
+        table = Table(title=title, show_lines=False)
+        heads = ("file", "title", "first author", "year", "venue", "ids")
+        for head in heads:
             table.add_column(head, overflow="fold")
         for row in rows:
-            table.add_row(*row)
-        console.print(table, markup=False, highlight=False)
+            table.add_row(*(Text(cell) for cell in row))
+
+        def as_cards() -> RenderableType:
+            return cards(
+                (
+                    str(n),
+                    [
+                        Text(row[0]),
+                        *(
+                            line(f"{head}: {cell}")
+                            for head, cell in zip(heads[1:], row[1:], strict=True)
+                        ),
+                    ],
+                )
+                for n, row in enumerate(rows, start=1)
+            )
+
+        print_fitting(console, table, as_cards)
     if failed is not None:
         raise typer.Exit(failed.exit_code)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -20,6 +20,9 @@ from litdesk.core.providers import lane_label, status_words
 from .._words import num, when
 from ._context import sync_app
 from ._output import command, console, emit_json, err_console
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 __all__ = ["register"]
 
@@ -71,6 +74,9 @@ def runs_list(
     """Saved runs, newest first."""
     from rich.table import Table
 
+    from ._search import WIDE
+    from ._tables import cards, line, print_fitting
+
     with sync_app() as app:
         listed = app.search.runs(limit, owner=app.owner)
     if as_json:
@@ -88,7 +94,28 @@ def runs_list(
             Text("; ".join(f"{lane_label(x.lane)}: {status_words(x.status)}" for x in r.lanes)),
             num(r.unique_retrieved),
         )
-    console.print(table)
+
+    def as_cards() -> RenderableType:
+        from litdesk.faces._words import plural, when
+
+        return cards(
+            (
+                str(n),
+                [
+                    Text(r.definition.query[:80]),
+                    line("run", r.id, sep=" "),
+                    line(
+                        r.definition.mode,
+                        when(r.executed_at),
+                        plural(r.unique_retrieved, "paper"),
+                    ),
+                    line(*(f"{lane.lane}:{lane.status}" for lane in r.lanes), sep=" "),
+                ],
+            )
+            for n, r in enumerate(listed.runs, start=1)
+        )
+
+    print_fitting(console, table, as_cards, wide=WIDE)
 
 
 @runs_app.command("show")
@@ -182,6 +209,8 @@ def _eval(
 
     from litdesk.services.search import evaluate_files
 
+    from ._tables import cards, line, print_fitting
+
     if output is not None and os.path.lexists(output):
         raise RunsArgumentError(f"{output} exists; eval never overwrites a report", code="exists")
     if output is not None:
@@ -204,7 +233,25 @@ def _eval(
             str(r["duplicate_rate"]),
             str(r["conflict_rate"]),
         )
-    console.print(table)
+
+    def as_cards() -> RenderableType:
+        return cards(
+            (
+                str(n),
+                [
+                    Text(r["case"]),
+                    line(
+                        f"P@{k} {r['precision_at_k']}",
+                        f"nDCG@{k} {r['ndcg_at_k']}",
+                        f"recall@{k} {r['known_item_recall_at_k']}",
+                    ),
+                    line(f"dup {r['duplicate_rate']}", f"conflict {r['conflict_rate']}"),
+                ],
+            )
+            for n, r in enumerate(report["runs"], start=1)
+        )
+
+    print_fitting(console, table, as_cards)
     s = report["summary"]
     console.print(
         Text(

@@ -238,9 +238,20 @@ def _register_study() -> None:
                 emit_json(listed.to_dict())
                 return
             _say(f"{listed.box} ({listed.round}): {plural(listed.total, 'record')}")
-            for r in listed.rows:
-                why = f"  [{r['reason']}]" if r["reason"] else ""
-                _say(f"  {r['record_key']}  {str(r['title'])[:100] or '(no title)'}{why}")
+            from ._tables import print_rows
+
+            print_rows(
+                console,
+                (
+                    (
+                        str(r["record_key"]),
+                        (str(r["title"] or "") or "(no title)")
+                        + (f"  [{r['reason']}]" if r["reason"] else ""),
+                    )
+                    for r in listed.rows
+                ),
+                indent=2,
+            )
             if listed.pages > 1:
                 _say(f"page {listed.page} of {listed.pages}")
             return

@@ -17,7 +17,7 @@ from litdesk._errors import InputError
 
 from .._words import plural
 from ._context import sync_app
-from ._output import command, emit_json
+from ._output import command, console, emit_json
 from ._screen import screen_app
 from ._workspace import JsonOpt, _say
 
@@ -380,9 +380,15 @@ def items_cmd(
     _say(
         f"[{data['stage']}] {data['status']}: {plural(data['total'], 'record')}, page {data['page']} of {data['pages']}"
     )
-    for r in data["rows"]:
-        verdict = r["verdict"] or r["my_verdict"] or "-"
-        _say(f"  {r['record_key']}  {verdict:<8} {r['title']}")
+    from ._tables import print_rows
+
+    rows = data["rows"]
+    verdicts = (r["verdict"] or r["my_verdict"] or "-" for r in rows)
+    print_rows(
+        console,
+        ((r["record_key"], v, r["title"]) for r, v in zip(rows, verdicts, strict=True)),
+        indent=2,
+    )
 
 
 def retrain_cmd(

@@ -10,6 +10,7 @@ sighting, not deduplicated.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,12 +32,21 @@ from ._context import demo_on, run_with_app
 from ._output import command, console, emit_json, err_console, error_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import RenderableType
+
+    from litdesk.core.records import Paper
     from litdesk.core.runs import RunHit, SearchRun
+    from litdesk.core.trace import SearchSighting as Sighting
     from litdesk.core.trace import SearchTrace
     from litdesk.services.app import App
     from litdesk.services.search import SearchRequest, SearchView
 
 __all__ = ["register", "show_run"]
+
+#: Below this width a result list is printed as cards (see ``_tables``).
+WIDE = 120
 
 
 class SearchArgumentError(InputError):
@@ -100,6 +110,8 @@ def _show(trace: SearchTrace) -> None:
             continue
         from rich.table import Table
 
+        from ._tables import print_fitting
+
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         table.add_column("#", justify="right")
         table.add_column("title", overflow="fold", ratio=5)
@@ -115,7 +127,7 @@ def _show(trace: SearchTrace) -> None:
                 str(p.year or ""),
                 Text(_ids(s.identifiers)),
             )
-        console.print(table)
+        print_fitting(console, table, partial(_sighting_cards, sightings), wide=WIDE)
     summary = trace.to_dict()["summary"]
     console.print(
         Text(
@@ -126,6 +138,40 @@ def _show(trace: SearchTrace) -> None:
     )
 
 
+def _paper_lines(paper: Paper, identifiers: dict[str, str]) -> list[Text]:
+    from ._tables import line
+
+    return [
+        line(paper.authors[0] if paper.authors else None, str(paper.year or "")),
+        line(_ids(identifiers)),
+    ]
+
+
+def _sighting_cards(sightings: Sequence[Sighting]) -> RenderableType:
+    from ._tables import cards
+
+    return cards(
+        (str(s.rank), [Text(s.paper.title or "(no title)"), *_paper_lines(s.paper, s.identifiers)])
+        for s in sightings
+    )
+
+
+def _hit_cards(run: SearchRun) -> RenderableType:
+    from ._tables import cards, line
+
+    def lines(hit: RunHit) -> list[Text]:
+        title = Text(hit.paper.title or "(no title)")
+        if hit.conflicts:
+            title.append("  [conflicting identifiers]", style="red")
+        return [
+            title,
+            *_paper_lines(hit.paper, hit.paper.identifiers()),
+            line("why:", _why(hit), sep=" "),
+        ]
+
+    return cards((str(rank), lines(hit)) for rank, hit in enumerate(run.hits, start=1))
+
+
 def _why(hit: RunHit) -> str:
     return ", ".join(f"{lane_label(c.lane)} #{c.rank}" for c in hit.contributions)
 
@@ -133,6 +179,8 @@ def _why(hit: RunHit) -> str:
 def show_run(run: SearchRun) -> None:
     """The ranked table, lane statuses and provenance of a run."""
     from rich.table import Table
+
+    from ._tables import print_fitting
 
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("#", justify="right")
@@ -155,7 +203,7 @@ def show_run(run: SearchRun) -> None:
             Text(_why(hit)),
         )
     if run.hits:
-        console.print(table)
+        print_fitting(console, table, lambda: _hit_cards(run), wide=WIDE)
     for hit in run.hits:
         for conflict in hit.conflicts:
             console.print(Text(f"conflict ({hit.paper.id}): {conflict}", style="red"))

@@ -26,7 +26,8 @@ MAX_PDF_READ = 500_000_000
 
 
 def _say(text: str) -> None:
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
+    """One line of output, wrapped at spaces to the terminal's width."""
+    console.print(text, markup=False, highlight=False)
 
 
 _SHOWN = {"both": "PDF+TEXT", "pdf": "PDF", "fulltext": "TEXT", "missing": "MISSING"}
@@ -35,6 +36,11 @@ _SHOWN = {"both": "PDF+TEXT", "pdf": "PDF", "fulltext": "TEXT", "missing": "MISS
 def _print(view: FulltextView) -> None:
     c = view.counts
     _say(f"{view.study_name} ({view.study_id}): {plural(c['papers'], 'paper')}")
+    from rich.text import Text
+
+    from ._tables import print_rows
+
+    rows: list[tuple[str, str, Text]] = []
     for row in view.rows:
         pdf, text = row["pdf"], row["fulltext"]
         state = _SHOWN.get(row["retrieved"], row["retrieved"])
@@ -48,9 +54,11 @@ def _print(view: FulltextView) -> None:
                 if text["available"]
                 else f"no licensed full text ({text['reason'] or 'not available'})"
             )
-        _say(f"  {state:<9} {row['id']}  {row['title'][:90] or '(no title)'}")
+        about = Text(row["title"] or "(no title)")
         if bits:
-            _say(f"            {'; '.join(bits)}")
+            about.append("\n" + "; ".join(bits))
+        rows.append((state, row["id"], about))
+    print_rows(console, rows, indent=2)  # whole titles, wrapped (never cut)
     if view.changed:
         _say(f"Matched: {view.changed.get('linked', 0)} linked, "
              f"{view.changed.get('suggested', 0)} suggested (confirm with --confirm PAPER)")  # fmt: skip

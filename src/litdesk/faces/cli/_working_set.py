@@ -74,18 +74,14 @@ def register(study_app: typer.Typer) -> None:
             return
         counts = view.counts.to_dict()
         console.print(f"{view.study_name}: {_counts_line(counts)}", markup=False, highlight=False)
-        for g in view.groups:
+        from rich.padding import Padding
+        from rich.text import Text
+
+        for g in view.groups:  # whole titles, wrapped at the terminal's width (never cut)
             flag = " (not deduplicated yet)" if g["pending"] else ""
-            console.print(
-                f"{g['title'][:100] or '(no title)'} ({g['year'] or '?'}){flag}",
-                markup=False,
-                highlight=False,
-            )
+            console.print(Text(f"{g['title'] or '(no title)'} ({g['year'] or '?'}){flag}"))
             if len(g["members"]) > 1:
                 for m in g["members"]:
-                    console.print(
-                        f"    {m['database']}: {m['title'][:70]}  [{m['rule']}]",
-                        markup=False,
-                        highlight=False,
-                    )
+                    member = Text(f"{m['database']}: {m['title']}  [{m['rule']}]")
+                    console.print(Padding(member, (0, 0, 0, 4)))
         console.print(f"page {view.page} of {view.pages}", markup=False, highlight=False)

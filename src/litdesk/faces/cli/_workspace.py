@@ -188,8 +188,13 @@ def study_show(
         _say(f"  import: {row['label']}")
     for row in summary.get("runs", []):
         _say(f"  search: {row['label']}")
-    for p in summary["papers"]:
-        _say(f"  {p['id']}  [{p['status'] or '-'}]  {p['title'][:100]}")
+    from ._tables import print_rows
+
+    print_rows(
+        console,
+        ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),
+        indent=2,
+    )
 
 
 @study_app.command("add")
@@ -350,8 +355,9 @@ def paper_list(
     if as_json:
         emit_json([r.paper.to_dict() | {"status": r.status} for r in rows])
         return
-    for r in rows:
-        _say(f"{r.paper.id}  [{r.status or '-'}]  {r.paper.title[:100]}")
+    from ._tables import print_rows
+
+    print_rows(console, ((r.paper.id, f"[{r.status or '-'}]", r.paper.title) for r in rows))
     if len(rows) == 500:
         _say("(showing the newest 500 papers)")
 
@@ -406,10 +412,15 @@ def paper_highlight(
     ] = None,
     fulltext_xml: Annotated[
         Path | None,
-        typer.Option("--fulltext-xml", help="Highlight in this JATS article's paragraph…"),
+        typer.Option(
+            "--fulltext-xml", help="A JATS article to highlight in (its paragraph: --block)."
+        ),
     ] = None,
     block: Annotated[
-        str | None, typer.Option("--block", help="…with this paragraph id (p1, p2, …).")
+        str | None,
+        typer.Option(
+            "--block", help="The paragraph of --fulltext-xml to highlight in (p1, p2, …)."
+        ),
     ] = None,
     study: StudyOpt = None,
     as_json: JsonOpt = False,
@@ -486,9 +497,17 @@ def evidence_add(
     ] = None,
     limitations: Annotated[str | None, typer.Option("--limitations")] = None,
     fulltext_xml: Annotated[
-        Path | None, typer.Option("--fulltext-xml", help="Full-text source: the JATS file…")
+        Path | None,
+        typer.Option(
+            "--fulltext-xml", help="Full-text source: a JATS article (its paragraph: --block)."
+        ),
     ] = None,
-    block: Annotated[str | None, typer.Option("--block", help="…and the paragraph id.")] = None,
+    block: Annotated[
+        str | None,
+        typer.Option(
+            "--block", help="The paragraph of --fulltext-xml the passage is in (p1, p2, …)."
+        ),
+    ] = None,
     study: StudyOpt = None,
     fields: FieldOpt = None,
     as_json: JsonOpt = False,
@@ -580,8 +599,12 @@ def evidence_list(
     if as_json:
         emit_json({"evidence": [v.to_dict() for v in views], "problems": problems})
         return
-    for v in views:
-        _say(f"{v.id}  {v.evidence.paper_id}  [{v.recheck}]  {headline(v.evidence)[:100]}")
+    from ._tables import print_rows
+
+    print_rows(
+        console,
+        ((v.id, v.evidence.paper_id, f"[{v.recheck}]", headline(v.evidence)) for v in views),
+    )
     for p in problems:
         _say(f"invalid stored evidence skipped: {p}")
 
