@@ -64,7 +64,7 @@ def test_import_into_a_new_study_then_report(cli, fixtures_dir, database, tmp_se
     medline = sorted((fixtures_dir / "bib" / "medline").glob("*.nbib"))[0]
     out = cli("import", ris, medline, "--study", "Cysts")
     assert "Study 'Cysts' created" in out.stdout
-    assert "Saved 6 record(s) from" in out.stdout and out.stdout.count("; import imp-") == 2
+    assert "Saved 6 records from" in out.stdout and out.stdout.count("; import imp-") == 2
     shown = json.loads(cli("study", "show", "Cysts", "--json").stdout)
     assert len(shown["imports"]) == 2 and len(shown["papers"]) >= 6
     prisma = json.loads(cli("report", "prisma", "--study", "Cysts", "--json").stdout)
@@ -83,7 +83,7 @@ def test_refused_files_are_reported_and_the_others_saved(cli, fixtures_dir, tmp_
     junk = tmp_path / "notes.txt"
     junk.write_text("this is not an export\n")
     out = cli("import", junk, bib, tmp_path / "gone.ris", "--study", "Mixed", code=2)
-    assert "Saved 1 record(s) from" in out.stdout
+    assert "Saved 1 record from" in out.stdout
     err = out.stderr
     assert f"{junk}: " in err and "(unsupported); not saved" in err
     assert "gone.ris" in err and "(file_not_found)" in err

@@ -64,7 +64,7 @@ def test_refused_file_beside_a_good_one(runner: CliRunner, good: Path, bad: Path
 def test_import_summary_without_json(runner: CliRunner, good: Path) -> None:
     result = runner.invoke(app, ["import", str(good)])
     assert result.exit_code == 0
-    assert "good.ris" in result.stdout and "1 records from 1 file(s)" in result.stdout
+    assert "good.ris" in result.stdout and "1 record from 1 file" in result.stdout
 
 
 def test_unknown_format_option(runner: CliRunner, good: Path) -> None:
@@ -84,7 +84,7 @@ def test_convert_to_stdout_and_file(
     assert result.exit_code == 2
     text = out.read_bytes().decode()
     assert text.startswith("id,title,") and "Good paper" in text and "\r\n" in text
-    assert "1 records from 1 file(s) written" in result.stderr
+    assert "1 record from 1 file written" in result.stderr
     result = runner.invoke(app, ["convert", str(good), "--to", "docx"])
     assert result.exit_code == 2
 
@@ -100,7 +100,7 @@ def test_progress_bar_on_big_files(
     assert big.stat().st_size > 1024
     result = runner.invoke(app, ["import", str(big), str(big)])
     assert result.exit_code == 0
-    assert "600 records from 2 file(s)" in result.stdout
+    assert "600 records from 2 files" in result.stdout
 
 
 def test_progress_hook_only_for_big_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

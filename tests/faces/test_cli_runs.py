@@ -94,7 +94,7 @@ def test_runs_list_and_show(saved):
     rows = json.loads(listed.stdout)
     assert [r["id"] for r in rows] == [saved] and rows[0]["hits"] == 2
     shown = runner.invoke(app, ["runs", "show", saved])
-    assert shown.exit_code == 0 and "crossref-keyword" in shown.output
+    assert shown.exit_code == 0 and "Crossref, keyword search" in shown.output
     missing = runner.invoke(app, ["runs", "show", "nope"])
     assert missing.exit_code == 4
 

@@ -6,6 +6,7 @@ RIS export read back by ``litdesk import``, the PRISMA flow as JSON, Markdown, C
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -100,5 +101,6 @@ def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
     assert behind["total"] == r["excluded_screening"] and all(
         row["title"] in TITLES for row in behind["records"]
     )
-    assert "record(s)" in cli("study", "prisma", "Beta", "--box", "sought", "--round", "1").stdout
+    sought = cli("study", "prisma", "Beta", "--box", "sought", "--round", "1").stdout
+    assert re.search(r"^sought \(.*\): [0-9,]+ records?$", sought, re.M) and "(s)" not in sought
     cli("study", "prisma", "Beta", "--box", "sought", "--round", "2", code=2)

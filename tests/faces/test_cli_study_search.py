@@ -82,7 +82,7 @@ def test_update_exit_statuses(env: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     invoke("study", "new", "Living")
     code, out, err = invoke("study", "add-search", "Living", "malaria", "-p", "europepmc", "--yes")
     assert code == 0, out + err
-    assert "150 new" in out and "europepmc: complete, 150 of 150" in out
+    assert "150 new" in out and "Europe PMC, keyword search: complete, 150 of 150" in out
     state["search"] = GeneratedSearch(170, retracted=frozenset({2}))
     code, out, err = invoke("study", "update", "Living", "--json")
     assert code == 0, out + err

@@ -2,106 +2,12 @@
 
 Stored times are ISO 8601 in UTC; people read them in the machine's local time as
 ``5 Dec 2026, 01:14`` (and, for the last day, ``3 minutes ago``). Numbers carry thousands
-separators; a count and its noun agree (``1 saved search``, ``2 saved searches``).
+separators; a count and its noun agree (``1 saved search``, ``2 saved searches``). The
+functions live in :mod:`litdesk.core.words` (pure), so views can build labels with them.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from litdesk.core.words import day, import_label, lane_label, num, plural, run_label, when
 
-from litdesk.core.providers import lane_label
-
-__all__ = ["day", "lane_label", "num", "plural", "when"]
-
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def _parse(value: object) -> datetime | date | None:
-    if isinstance(value, datetime | date):
-        return value
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if len(text) == 10:  # a bare date (2026-12-05) stays a date, not midnight UTC
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            return None
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        try:
-            return date.fromisoformat(text[:10])
-        except ValueError:
-            return None
-
-
-def _local(moment: datetime) -> datetime:
-    if moment.tzinfo is None:  # litdesk stores UTC
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone()
-
-
-def day(value: object) -> str:
-    """``5 Dec 2026``; text that is not a date is returned as it is ("" for nothing)."""
-    parsed = _parse(value)
-    if parsed is None:
-        return "" if value is None else str(value)
-    if isinstance(parsed, datetime):
-        parsed = _local(parsed)
-    return f"{parsed.day} {_MONTHS[parsed.month - 1]} {parsed.year}"
-
-
-def when(value: object, *, now: datetime | None = None, relative: bool = True) -> str:
-    """``5 Dec 2026, 01:14`` in local time; within the last day ``3 minutes ago``.
-
-    A bare date gives :func:`day`; text that is not a date is returned as it is."""
-    parsed = _parse(value)
-    if parsed is None:
-        return "" if value is None else str(value)
-    if not isinstance(parsed, datetime):
-        return day(parsed)
-    moment = _local(parsed)
-    if relative:
-        current = (now or datetime.now(UTC)).astimezone()
-        age = current - moment
-        if timedelta(0) <= age < timedelta(minutes=1):
-            return "just now"
-        if timedelta(0) <= age < timedelta(hours=1):
-            return plural(int(age.total_seconds() // 60), "minute") + " ago"
-        if timedelta(0) <= age < timedelta(hours=24):
-            return plural(int(age.total_seconds() // 3600), "hour") + " ago"
-    return f"{day(moment)}, {moment:%H:%M}"
-
-
-def num(value: object) -> str:
-    """``12,345`` for a whole number, ``0.73`` kept as it is; other values as text."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}"
-    return str(value)
-
-
-def _plural_of(noun: str) -> str:
-    if noun.endswith(("s", "x", "ch", "sh")):
-        return noun + "es"
-    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return noun[:-1] + "ies"
-    return noun + "s"
-
-
-def plural(count: object, singular: str, plural_form: str | None = None) -> str:
-    """``1 saved search``, ``2 saved searches``, ``1,204 records`` (the count as :func:`num`)."""
-    n = count if isinstance(count, int) and not isinstance(count, bool) else None
-    if n is None:
-        try:
-            n = int(str(count))
-        except ValueError:
-            return f"{count} {plural_form or _plural_of(singular)}"
-    noun = singular if n == 1 else (plural_form or _plural_of(singular))
-    return f"{num(n)} {noun}"
+__all__ = ["day", "import_label", "lane_label", "num", "plural", "run_label", "when"]

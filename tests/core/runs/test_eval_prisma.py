@@ -129,7 +129,7 @@ def test_prisma_numbers_from_runs_and_imports():
     assert report.duplicates_removed == 4
     md = prisma_markdown(report)
     assert "Records after deduplication: 4" in md and '"malaria"' in md
-    assert "| Europe PMC | europepmc-keyword |" in md
+    assert "| Europe PMC | Europe PMC, keyword search |" in md
 
 
 def test_prisma_html_is_self_contained_and_escaped():

@@ -42,7 +42,8 @@ def test_search_from_the_cassette_with_lanes_why_and_provenance(running: Running
     titles = [card["paper"]["title"] for card in data["cards"]]
     assert len(titles) == 7 and titles[0] == SHOWN_TITLE
     assert all(
-        card["why"] and "europepmc keyword search, rank" in card["why"][0] for card in data["cards"]
+        card["why"] and "Europe PMC, keyword search: rank" in card["why"][0]
+        for card in data["cards"]
     )
     assert [card["paper"]["pmid"] for card in nxt["cards"]] == [
         str(40_000_000 + i) for i in range(20, 24)
@@ -235,7 +236,7 @@ def test_partial_failure_is_reported_beside_the_results(tmp_settings, tmp_path) 
     assert statuses["europepmc-keyword"] == "ok" and statuses["openalex-keyword"] != "ok"
     assert data["partial_failure"] is True and data["all_failed"] is False
     assert len(data["cards"]) == 3 and data["paging"]["kind"] == "frozen"  # fused: frozen pages
-    assert "Some provider lanes failed" in html
+    assert "Some databases did not answer" in html
     assert "<b>down</b>" not in html  # an upstream body never reaches the page as markup
 
 

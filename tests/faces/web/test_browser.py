@@ -99,7 +99,7 @@ def test_search_select_and_save_into_a_study(page: Any, running: Running, tmp_pa
     assert pg.locator(".lane.ok").count() == 1
     _no_script_ran(pg)
     card.locator("details.why summary").click()
-    assert "europepmc keyword search, rank 1" in card.locator("details.why").inner_text()
+    assert "Europe PMC, keyword search: rank 1" in card.locator("details.why").inner_text()
     pg.locator("details.provenance summary").click()
     assert "Executed query" in pg.locator("details.provenance").inner_text()
     _shot(pg, tmp_path, "search-results")

@@ -252,6 +252,8 @@ def test_an_internal_error_is_generic(tmp_settings: Any, cassette: Any) -> None:
         "error": "InternalError",
         "code": "internal",
         "message": "an internal error; see the server log",
+        "hint": "Something went wrong inside litdesk. Try again; if it keeps happening, the "
+        "server log has the details.",
     }
     assert html.status_code == 500 and "secret" not in html.text and "Traceback" not in html.text
     _headers_ok(api)

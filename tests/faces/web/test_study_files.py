@@ -205,7 +205,8 @@ def test_browser_prisma_page_zip_export_and_recovery(
     pg.locator("#zip-import button").click()
     refused = pg.locator("#zip-report .notice.error")
     refused.wait_for()
-    assert "Refused (malformed): not a readable ZIP" in refused.inner_text()
+    told = refused.inner_text()
+    assert "The ZIP was not recovered: Not a readable ZIP" in told and "Nothing was stored" in told
     assert pg.locator("main img").count() == 0  # the name was shown as text
     pg.goto(f"{running.base}/studies")
     assert "<img src=x onerror=alert(22)> Recovered" in pg.locator("main").inner_text()

@@ -143,9 +143,7 @@ def _refused_as_a_forgery(r: httpx.Response) -> bool:
     """A 403 of the CSRF/Origin guard (the probe's fault), not of an authorisation check."""
     guard = ("CSRF", "Origin", "origin")
     return (
-        r.status_code == 403
-        and r.text.startswith("Refused (403)")
-        and any(g in r.text for g in guard)
+        r.status_code == 403 and r.text.startswith("Refused: ") and any(g in r.text for g in guard)
     )
 
 

@@ -66,7 +66,9 @@ def test_a_run_from_one_worker_is_usable_from_another(settings, cassette: Path) 
             chosen = SaveSelectionRequest(run_id, (*ids[:3], "MED-1"), new_study="Growth")
             saved = second.save_selection(chosen, owner="local")
             assert saved.saved == ids[:3] and saved.created == 3
-            assert saved.failed == [{"id": "MED-1", "reason": "not in this search run"}]
+            assert saved.failed == [
+                {"id": "MED-1", "title": "", "reason": "not in this search run"}
+            ]
             kept = second.save_run(run_id, saved.study_id or "", owner="local")
             assert [r["id"] for r in kept.runs] == [run_id]
             manifest = first.export_run(RunExportRequest(run_id, "json"), owner="local")

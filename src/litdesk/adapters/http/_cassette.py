@@ -67,6 +67,8 @@ class CassetteRecorder:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._index_path = self.folder / "index.json"
         self._entries: list[dict[str, Any]] = []
+        #: exchanges written by this recorder, per provider (not those already there)
+        self.written: dict[str, int] = {}
         if self._index_path.exists():
             index = _read_json(self._index_path)
             if index.get("format") != CASSETTE_FORMAT:
@@ -127,6 +129,7 @@ class CassetteRecorder:
         )
         index = {"format": CASSETTE_FORMAT, "version": VERSION, "exchanges": self._entries}
         _atomic_write(self._index_path, json.dumps(index, ensure_ascii=False, indent=2))
+        self.written[exchange.provider] = self.written.get(exchange.provider, 0) + 1
 
 
 def _read_json(path: Path) -> dict[str, Any]:

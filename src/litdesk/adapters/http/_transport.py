@@ -65,6 +65,9 @@ ErrorMessageFn = Callable[[str, int, bytes], str]
 
 
 class Recorder(Protocol):
+    #: exchanges written so far, per provider
+    written: dict[str, int]
+
     def record(self, exchange: Exchange, redactor: Redactor) -> None: ...
 
 
@@ -305,7 +308,8 @@ class ProviderTransport:
                 status, kept, body = await self._exchange(provider, request.lane, outgoing)
         except (httpx.TimeoutException, TimeoutError):
             raise TransportFailed(
-                f"{provider}: no complete answer within the time limit", lane_status="timeout"
+                f"{provider}: no complete answer within {deadline:g} s (the time limit)",
+                lane_status="timeout",
             ) from None
         except httpx.HTTPError as exc:
             raise TransportFailed(

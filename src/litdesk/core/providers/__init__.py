@@ -7,6 +7,7 @@ the CLI can name them without importing the query compilers).
   :data:`LANE_PROVIDER` are derived from it.
 """
 
+from ._notices import lane_notice, status_words, wait_words
 from ._registry import (
     DECLARED,
     DEMO_PROVIDER,
@@ -60,5 +61,8 @@ __all__ = [
     "known_provider",
     "display_name",
     "lane_label",
+    "lane_notice",
     "provider_spec",
+    "status_words",
+    "wait_words",
 ]

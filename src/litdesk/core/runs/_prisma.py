@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from litdesk.core.dedup import Decision, deduplicate
-from litdesk.core.providers import display_name, provider_spec
+from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
 
 from ._run import SearchRun
@@ -94,6 +94,8 @@ class PrismaReport:
                     "run_id": s.run_id,
                     "database": s.database,
                     "lane": s.lane,
+                    # the lane named for people ("Europe PMC, keyword search")
+                    "lane_label": lane_label(s.lane),
                     "strategy": s.strategy,
                     "filters": s.filters,
                     "limit": s.limit,
@@ -287,7 +289,7 @@ def prisma_markdown(report: PrismaReport) -> str:
                 _md(x)
                 for x in (
                     s.database,
-                    s.lane,
+                    lane_label(s.lane),
                     s.strategy or "(none)",
                     filters,
                     s.limit,
@@ -370,7 +372,7 @@ def prisma_html(report: PrismaReport) -> str:
             f"<td>{x}</td>"
             for x in (
                 _e(s.database),
-                _e(s.lane),
+                _e(lane_label(s.lane)),
                 f"<code>{_e(s.strategy)}</code>",
                 _e(", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))),
                 _e(s.limit),

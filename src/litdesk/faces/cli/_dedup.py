@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .._words import num, plural, when
 from ._context import sync_app
 from ._output import command, console, emit_json, err_console
 
@@ -55,24 +56,26 @@ def _summary(report: DedupReport) -> None:
     from rich.table import Table
 
     counts = report.result.counts
-    table = Table(title=f"{counts['records']} records → {counts['groups']} studies")
+    table = Table(
+        title=f"{plural(counts['records'], 'record')} → {plural(counts['groups'], 'study', 'studies')}"
+    )
     table.add_column("stage")
     table.add_column("count", justify="right")
-    table.add_row("records read", str(counts["records"]))
-    table.add_row("stage 1: merged by identifiers", str(counts["stage1_merged"]))
-    table.add_row("stage 2: candidate pairs compared", str(counts["candidate_pairs"]))
-    table.add_row("stage 2: merged automatically (pairs)", str(counts["stage2_merge_pairs"]))
-    table.add_row("waiting for review (pairs)", str(counts["review_pairs"]))
-    table.add_row("linked pairs (versions, replies)", str(counts["linked_pairs"]))
-    table.add_row("kept apart: conflicting identifiers", str(counts["distinct_pairs"]))
-    table.add_row("shared identifiers not trusted", str(counts.get("shared_id_conflicts", 0)))
-    table.add_row("joins sent to review (would chain)", str(counts.get("chain_reviews", 0)))
-    table.add_row("merges vetoed, sent to review (pairs)", str(counts.get("vetoed_pairs", 0)))
-    table.add_row("versions linked, both kept", str(counts.get("versions", 0)))
+    table.add_row("records read", num(counts["records"]))
+    table.add_row("stage 1: merged by identifiers", num(counts["stage1_merged"]))
+    table.add_row("stage 2: candidate pairs compared", num(counts["candidate_pairs"]))
+    table.add_row("stage 2: merged automatically (pairs)", num(counts["stage2_merge_pairs"]))
+    table.add_row("waiting for review (pairs)", num(counts["review_pairs"]))
+    table.add_row("linked pairs (versions, replies)", num(counts["linked_pairs"]))
+    table.add_row("kept apart: conflicting identifiers", num(counts["distinct_pairs"]))
+    table.add_row("shared identifiers not trusted", num(counts.get("shared_id_conflicts", 0)))
+    table.add_row("joins sent to review (would chain)", num(counts.get("chain_reviews", 0)))
+    table.add_row("merges vetoed, sent to review (pairs)", num(counts.get("vetoed_pairs", 0)))
+    table.add_row("versions linked, both kept", num(counts.get("versions", 0)))
     table.add_row(
         "other tools' duplicate flags (suggestions)", str(counts.get("suggested_duplicates", 0))
     )
-    table.add_row("duplicates removed", str(counts["removable"]))
+    table.add_row("duplicates removed", num(counts["removable"]))
     console.print(table)
     for conflict in report.result.conflicts:
         members = ", ".join(
@@ -157,15 +160,14 @@ def register(app: typer.Typer) -> None:
             else:
                 counts = e.data.get("counts", {})
                 what = (
-                    f"run: {e.data.get('records')} records → {counts.get('groups')} studies, "
+                    f"run: {plural(e.data.get('records'), 'record')} → "
+                    f"{plural(counts.get('groups'), 'study', 'studies')}, "
                     f"{e.data.get('new_decisions')} new decisions"
                 )
-            table.add_row(str(e.seq), e.created_at, e.kind, what)
+            table.add_row(str(e.seq), when(e.created_at), e.kind, what)
             shown.append((str(e.seq), e.created_at, e.kind, what))
 
         def as_cards() -> RenderableType:
-            from litdesk.faces._words import when
-
             return cards(
                 (f"#{seq}", [line(kind, when(created)), Text(what)])
                 for seq, created, kind, what in shown

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .._words import plural
 from ._context import sync_app
 from ._output import command, console, emit_json
 from ._workspace import JsonOpt, evidence_app, study_app
@@ -36,7 +37,7 @@ def _changed(view: ChangeView, as_json: bool) -> None:
     elif view.action == "restored":
         _say(f"Restored{where}: {view.label}")
     else:
-        _say(f"Emptied the trash{where}: {view.count} item(s) deleted for good")
+        _say(f"Emptied the trash{where}: {plural(view.count, 'item')} deleted for good")
 
 
 @note_app.command("edit")
@@ -143,7 +144,7 @@ def study_trash(
     if as_json:
         emit_json(view.to_dict())
         return
-    _say(f"Trash of {view.study_name or 'yours'}: {len(view.items)} item(s)")
+    _say(f"Trash of {view.study_name or 'yours'}: {plural(len(view.items), 'item')}")
     for item in view.items:
         _say(f"{item['id']}  {item['kind']:9}  {item['deleted_at']}  {item['label']}")
 

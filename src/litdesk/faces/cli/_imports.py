@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from .._words import plural
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
@@ -97,11 +98,11 @@ def _report_refused(batch: ImportBatch) -> None:
 def _summary(batch: ImportBatch) -> None:
     from rich.table import Table
 
-    from litdesk.faces._words import plural
-
     from ._tables import cards, line, print_fitting
 
-    table = Table(title=f"{batch.record_count} records from {len(batch.imports)} file(s)")
+    table = Table(
+        title=f"{plural(batch.record_count, 'record')} from {plural(len(batch.imports), 'file')}"
+    )
     for name in ("file", "format", "encoding", "records", "notices"):
         table.add_column(name, justify="right" if name in ("records", "notices") else "left")
     rows = []
@@ -187,8 +188,8 @@ def _into_study(
             _say(f"Study {done.study_name!r} created ({done.study_id})")
         for f in done.files:
             _say(
-                f"Saved {f.saved} record(s) from {f.path} into Study {done.study_name!r} "
-                f"({f.created} new paper(s)); import {f.import_id}"
+                f"Saved {plural(f.saved, 'record')} from {f.path} into Study {done.study_name!r} "
+                f"({plural(f.created, 'new paper')}); import {f.import_id}"
             )
             for r in f.refused:
                 _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
@@ -284,7 +285,8 @@ def register(app: typer.Typer) -> None:
         else:
             write_output(output, text, force=force)
             err_console.print(
-                f"{batch.record_count} records from {len(batch.imports)} file(s) written to "
+                f"{plural(batch.record_count, 'record')} from {plural(len(batch.imports), 'file')} "
+                "written to "
                 f"{output} as {to}",
                 markup=False,
                 highlight=False,

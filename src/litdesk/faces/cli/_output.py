@@ -13,7 +13,9 @@ from rich.console import Console
 
 from litdesk._errors import LitdeskError
 
-__all__ = ["console", "err_console", "emit_json", "fail", "translate_errors"]
+from .._explain import explain, sentence
+
+__all__ = ["console", "err_console", "emit_json", "error_lines", "fail", "translate_errors"]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -41,9 +43,23 @@ def emit_json(data: Any) -> None:
 def fail(error: LitdeskError, *, as_json: bool = False) -> NoReturn:
     """Report ``error`` (one line on stderr, or JSON on stdout) and exit with its status."""
     if as_json:
-        emit_json(error.to_dict())
-    err_console.print(f"litdesk: {error.message}", markup=False, highlight=False, soft_wrap=True)
+        emit_json(error.to_dict() | {"hint": str(explain(error))})
+    for line in error_lines(error):
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(error.exit_code)
+
+
+def error_lines(error: LitdeskError) -> list[str]:
+    """The error for a person: what happened, what to do, and — only when the message
+    says more than that — the technical message as a last ``details:`` line."""
+    said = explain(error)
+    text = error.message if sentence(error.message) == said.text else said.text
+    lines = [f"litdesk: {text}"]
+    if said.hint:
+        lines.append(f"  {said.hint}")
+    if sentence(error.message) != said.text:
+        lines.append(f"  details ({error.code}): {error.message}")
+    return lines
 
 
 @contextmanager

@@ -12,6 +12,7 @@ import typer
 
 from litdesk._errors import InputError
 
+from .._words import plural
 from ._context import run_with_app
 from ._output import command, console, emit_json
 
@@ -148,7 +149,7 @@ def _print_citations(data: dict[str, Any]) -> None:
         console.print(f"note: {notice}", markup=False, highlight=False, style="dim")
     if data.get("saved"):
         console.print(
-            f"saved {len(data['saved'])} paper(s) to Study {data['saved_to']}",
+            f"saved {plural(len(data['saved']), 'paper')} to Study {data['saved_to']}",
             markup=False,
             highlight=False,
         )

@@ -15,7 +15,9 @@ import typer
 from rich.text import Text
 
 from litdesk._errors import InputError
+from litdesk.core.providers import lane_label, status_words
 
+from .._words import num, when
 from ._context import sync_app
 from ._output import command, console, emit_json, err_console
 
@@ -86,11 +88,11 @@ def runs_list(
     for r in listed.runs:
         table.add_row(
             r.id,
-            r.executed_at,
+            when(r.executed_at),
             r.definition.mode,
             Text(r.definition.query[:80]),
-            Text(" ".join(f"{lane.lane}:{lane.status}" for lane in r.lanes)),
-            str(r.unique_retrieved),
+            Text("; ".join(f"{lane_label(x.lane)}: {status_words(x.status)}" for x in r.lanes)),
+            num(r.unique_retrieved),
         )
 
     def as_cards() -> RenderableType:

@@ -11,6 +11,7 @@ import typer
 
 from litdesk._errors import InputError
 
+from .._words import plural
 from ._context import sync_app
 from ._output import command, console, emit_json
 
@@ -58,7 +59,7 @@ def register(app: typer.Typer) -> None:
         if view.dual_review and not view.revealed:
             _say(f"{view.stage}: blind (dual review) until the Study owner reveals it.")
             return
-        _say(f"{view.stage}: {len(view.conflicts)} conflict(s), {view.resolved} resolved")
+        _say(f"{view.stage}: {plural(len(view.conflicts), 'conflict')}, {view.resolved} resolved")
         for c in view.conflicts:
             votes = "; ".join(f"{d['reviewer']}: {d['verdict']}" for d in c.decisions)
             _say(f"  {c.record_key}  {c.title[:90] or '(no title)'} ({c.year or '?'})  [{votes}]")
@@ -81,7 +82,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(view.to_dict())
             return
-        _say(f"{view.stage} revealed: {view.conflicts} conflict(s) to resolve")
+        _say(f"{view.stage} revealed: {plural(view.conflicts, 'conflict')} to resolve")
 
     @screen.command("resolve")
     @command
@@ -129,7 +130,7 @@ def register(app: typer.Typer) -> None:
             who = " and ".join(str(n) for n in names) if isinstance(names, list) else ""
             _say(
                 f"{p['stage']}: {who}: kappa {_kappa(p['kappa'])}, agreement "
-                f"{float(str(p['percent_agreement'])):.1%} on {p['n']} record(s)"
+                f"{float(str(p['percent_agreement'])):.1%} on {plural(p['n'], 'record')}"
             )
         for s in view.hidden:
             _say(f"{s}: blind until the Study owner reveals it")
@@ -165,7 +166,7 @@ def register(app: typer.Typer) -> None:
             emit_json(view.to_dict())
             return
         _say(
-            f"{view.filename} ({view.format}): {view.rows} decision row(s); "
+            f"{view.filename} ({view.format}): {plural(view.rows, 'decision row')}; "
             f"{view.recorded} recorded, {view.unchanged} already recorded, "
             f"{len(view.skipped)} without a decision, {len(view.unmatched)} unmatched, "
             f"{len(view.refused)} refused"
@@ -199,7 +200,7 @@ def register(app: typer.Typer) -> None:
             output.write_bytes(export.body)
         except OSError as exc:
             raise InputError(f"cannot write {output}: {exc.strerror}", code="unwritable") from None
-        _say(f"Wrote {export.count} record(s) to {output}")
+        _say(f"Wrote {plural(export.count, 'record')} to {output}")
 
 
 def _register_study() -> None:
@@ -236,7 +237,7 @@ def _register_study() -> None:
             if as_json:
                 emit_json(listed.to_dict())
                 return
-            _say(f"{listed.box} ({listed.round}): {listed.total} record(s)")
+            _say(f"{listed.box} ({listed.round}): {plural(listed.total, 'record')}")
             from ._tables import print_rows
 
             print_rows(

@@ -15,6 +15,7 @@ import typer
 
 from litdesk._errors import InputError
 
+from .._words import plural
 from ._context import sync_app
 from ._output import command, console, emit_json
 from ._screen import screen_app
@@ -61,7 +62,7 @@ def _card(data: dict[str, Any]) -> None:
     if data["keywords"]:
         _say("keywords: " + "; ".join(data["keywords"]))
     if len(data["members"]) > 1:
-        _say(f"{len(data['members'])} records in this group:")
+        _say(f"{plural(len(data['members']), 'record')} in this group:")
         for m in data["members"]:
             _say(f"  {m['key']}  {m['source']}: {m['title']}")
     if data["full_text"] is not None:
@@ -114,7 +115,9 @@ def _progress(data: dict[str, Any]) -> None:
     if m["state"] == "none":
         _say("model: none yet (it needs an include and an exclude)")
     else:
-        _say(f"model: v{m['version']} trained on {m['trained_on']} decisions ({m['state']})")
+        _say(
+            f"model: v{m['version']} trained on {plural(m['trained_on'], 'decision')} ({m['state']})"
+        )
 
 
 def _flags(values: list[str] | None, what: str) -> dict[str, bool] | None:
@@ -375,7 +378,7 @@ def items_cmd(
         emit_json(data)
         return
     _say(
-        f"[{data['stage']}] {data['status']}: {data['total']:,} records, page {data['page']} of {data['pages']}"
+        f"[{data['stage']}] {data['status']}: {plural(data['total'], 'record')}, page {data['page']} of {data['pages']}"
     )
     from ._tables import print_rows
 
@@ -401,7 +404,9 @@ def retrain_cmd(
     elif model.state == "none":
         _say("no model yet: it needs an include and an exclude")
     else:
-        _say(f"model v{model.version} trained on {model.trained_on} decisions ({model.state})")
+        _say(
+            f"model v{model.version} trained on {plural(model.trained_on, 'decision')} ({model.state})"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -18,10 +18,18 @@ import typer
 from rich.text import Text
 
 from litdesk._errors import ExternalError, InputError
-from litdesk.core.providers import DEMO_PROVIDER, PROVIDERS, display_name
+from litdesk.core.providers import (
+    DEMO_PROVIDER,
+    PROVIDERS,
+    display_name,
+    lane_label,
+    lane_notice,
+    status_words,
+)
 
+from .._words import num, plural, when
 from ._context import demo_on, run_with_app
-from ._output import command, console, emit_json, err_console
+from ._output import command, console, emit_json, err_console, error_lines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,7 +40,8 @@ if TYPE_CHECKING:
     from litdesk.core.runs import RunHit, SearchRun
     from litdesk.core.trace import SearchSighting as Sighting
     from litdesk.core.trace import SearchTrace
-    from litdesk.services.search import SearchRequest
+    from litdesk.services.app import App
+    from litdesk.services.search import SearchRequest, SearchView
 
 __all__ = ["register", "show_run"]
 
@@ -77,8 +86,8 @@ def _show(trace: SearchTrace) -> None:
     for attempt in trace.attempts:
         style = {"success": "green", "partial": "yellow", "failed": "red"}[attempt.status]
         head = Text()
-        head.append(display_name(attempt.provider), style="bold")
-        head.append(f" [{attempt.lane}] ")
+        head.append(lane_label(attempt.lane), style="bold")
+        head.append(" ")
         head.append(attempt.outcome, style=style)
         if attempt.total is not None:
             head.append(f"  {attempt.returned} of {attempt.total:,}")
@@ -87,8 +96,11 @@ def _show(trace: SearchTrace) -> None:
         if attempt.next_cursor:
             head.append(f"  next cursor: {attempt.next_cursor[:60]}")
         console.print(head)
+        notice = lane_notice(attempt.outcome, attempt.lane, message=attempt.message or "")
+        if notice:
+            console.print(Text(f"  {notice}"), highlight=False)
         if attempt.message:
-            console.print(Text(f"  {attempt.message}"), highlight=False)
+            console.print(Text(f"  details: {attempt.message}"), highlight=False)
         for warning in attempt.warnings:
             console.print(Text(f"  warning: {warning}", style="yellow"), highlight=False)
         if attempt.request and attempt.request.get("operation") == "fetch":
@@ -119,8 +131,8 @@ def _show(trace: SearchTrace) -> None:
     summary = trace.to_dict()["summary"]
     console.print(
         Text(
-            f"{summary['sightings']} sightings from {summary['succeeded']} of "
-            f"{summary['attempts']} attempts (not deduplicated; provider totals are not added)"
+            f"{plural(summary['sightings'], 'sighting')} from {summary['succeeded']} of "
+            f"{plural(summary['attempts'], 'attempt')} (not deduplicated; provider totals are not added)"
         ),
         highlight=False,
     )
@@ -161,7 +173,7 @@ def _hit_cards(run: SearchRun) -> RenderableType:
 
 
 def _why(hit: RunHit) -> str:
-    return ", ".join(f"{c.lane} #{c.rank}" for c in hit.contributions)
+    return ", ".join(f"{lane_label(c.lane)} #{c.rank}" for c in hit.contributions)
 
 
 def show_run(run: SearchRun) -> None:
@@ -176,7 +188,7 @@ def show_run(run: SearchRun) -> None:
     table.add_column("first author", overflow="fold", ratio=2)
     table.add_column("year")
     table.add_column("ids", overflow="fold", ratio=3)
-    table.add_column("why (lane #rank)", overflow="fold", ratio=3)
+    table.add_column("why (database #rank)", overflow="fold", ratio=3)
     for rank, hit in enumerate(run.hits, start=1):
         p = hit.paper
         title = Text(p.title or "(no title)")
@@ -198,29 +210,62 @@ def show_run(run: SearchRun) -> None:
     for lane in run.lanes:
         style = "green" if lane.status == "ok" else "red"
         head = Text()
-        head.append(lane.lane, style="bold")
-        head.append(" ")
-        head.append(lane.status, style=style)
+        head.append(lane_label(lane.lane), style="bold")
+        head.append(": ")
+        head.append(status_words(lane.status), style=style)
         if lane.status == "ok":
-            total = "unknown" if lane.total is None else f"{lane.total:,}"
-            head.append(f"  {lane.returned} returned; provider total {total}")
+            total = "unknown" if lane.total is None else num(lane.total)
+            head.append(f"  {num(lane.returned)} returned; provider total {total}")
         if lane.next_cursor:
             head.append(f"  next cursor: {lane.next_cursor[:60]}")
         console.print(head)
         if lane.executed_query:
             console.print(Text(f"  executed: {lane.executed_query}"), highlight=False)
+        notice = lane_notice(
+            lane.status, lane.lane, message=lane.message, retry_after=lane.retry_after
+        )
+        if notice:
+            console.print(Text(f"  {notice}"), highlight=False)
         if lane.message:
-            console.print(Text(f"  {lane.message}"), highlight=False)
+            console.print(Text(f"  details ({lane.status}): {lane.message}"), highlight=False)
         for warning in lane.warnings:
             console.print(Text(f"  warning: {warning}", style="yellow"), highlight=False)
     reuse = f"; reused ({run.reuse}) from {run.reused_from}" if run.reuse else ""
     console.print(
         Text(
-            f"run {run.id}: {run.unique_retrieved} distinct papers; coverage {run.coverage}, "
-            f"candidate limit {run.candidate_limit}; ranking {run.ranking_version}, "
-            f"deduplication {run.deduplication_version}; retrieved {run.retrieved_at}{reuse}. "
+            f"run {run.id}: {plural(run.unique_retrieved, 'distinct paper')}; "
+            f"coverage {run.coverage}, candidate limit {run.candidate_limit}; "
+            f"ranking {run.ranking_version}, deduplication {run.deduplication_version}; "
+            f"retrieved {when(run.retrieved_at)}{reuse}. "
             "Provider totals are shown per lane and never added."
         ),
+        highlight=False,
+    )
+
+
+class NothingRecorded(ExternalError):
+    """``--record`` wrote no exchange: no database answered (no network, every lane refused)."""
+
+    default_code = "nothing_recorded"
+
+
+def report_recorded(folder: Path, recorded: dict[str, int]) -> None:
+    """Say what ``--record`` wrote (``recorded 3 exchanges in DIR: Europe PMC 2, PubMed 1``);
+    a :class:`NothingRecorded` failure (exit 5) when it wrote nothing."""
+    total = sum(recorded.values())
+    if total == 0:  # on stderr even with --json (stdout holds the run or trace)
+        error = NothingRecorded(
+            f"nothing was recorded in {folder}: no database answered (is there a network "
+            "connection?); the lanes above say why",
+            folder=str(folder),
+        )
+        for line in error_lines(error):
+            err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(error.exit_code)
+    each = ", ".join(f"{display_name(p)} {num(n)}" for p, n in sorted(recorded.items()))
+    err_console.print(
+        f"recorded {plural(total, 'exchange')} in {folder}: {each}",
+        markup=False,
         highlight=False,
     )
 
@@ -228,9 +273,10 @@ def show_run(run: SearchRun) -> None:
 def _fused(
     request: SearchRequest, *, record: Path | None, replay: Path | None, as_json: bool
 ) -> None:
-    view = run_with_app(
-        lambda app: app.search.search(request, owner=app.owner), record=record, replay=replay
-    )
+    async def work(app: App) -> tuple[SearchView, dict[str, int]]:
+        return await app.search.search(request, owner=app.owner), app.recorded()
+
+    view, recorded = run_with_app(work, record=record, replay=replay)
     run = view.run
     if as_json:
         emit_json(run.to_dict())
@@ -242,11 +288,11 @@ def _fused(
     elif request.save:
         err_console.print("not saved: every lane failed", markup=False, highlight=False)
     if record is not None:
-        err_console.print(f"recorded exchanges in {record}", markup=False, highlight=False)
+        report_recorded(record, recorded)
     if not succeeded:
         if as_json:
             raise typer.Exit(AllLanesFailed.exit_code)
-        raise AllLanesFailed("every lane failed (see the messages above)")
+        raise AllLanesFailed("no database answered with results (each one's reason is above)")
 
 
 def register(app: typer.Typer) -> None:
@@ -357,18 +403,18 @@ def register(app: typer.Typer) -> None:
             include_raw=raw,
             use_cache=not no_cache,
         )
-        trace = run_with_app(
-            lambda app: app.search.trace(traced, owner=app.owner),
-            record=record,
-            replay=replay,
-        )
+
+        async def work(app: App) -> tuple[SearchTrace, dict[str, int]]:
+            return await app.search.trace(traced, owner=app.owner), app.recorded()
+
+        trace, recorded = run_with_app(work, record=record, replay=replay)
         if as_json:
             emit_json(trace.to_dict())
         else:
             _show(trace)
         if record is not None:
-            err_console.print(f"recorded exchanges in {record}", markup=False, highlight=False)
+            report_recorded(record, recorded)
         if trace.status == "failed":
             if as_json:
                 raise typer.Exit(AllLanesFailed.exit_code)
-            raise AllLanesFailed("every provider lane failed (see the messages above)")
+            raise AllLanesFailed("no database answered with results (each one's reason is above)")

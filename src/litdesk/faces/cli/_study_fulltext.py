@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .._words import plural
 from ._context import run_with_app, sync_app
 from ._output import command, console, emit_json
 from ._workspace import CliArgumentError, study_app
@@ -34,7 +35,7 @@ _SHOWN = {"both": "PDF+TEXT", "pdf": "PDF", "fulltext": "TEXT", "missing": "MISS
 
 def _print(view: FulltextView) -> None:
     c = view.counts
-    _say(f"{view.study_name} ({view.study_id}): {c['papers']} papers")
+    _say(f"{view.study_name} ({view.study_id}): {plural(c['papers'], 'paper')}")
     from rich.text import Text
 
     from ._tables import print_rows

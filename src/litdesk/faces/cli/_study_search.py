@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from litdesk.core.providers import lane_label
+
+from .._words import num, plural
 from ._context import run_with_app
 from ._output import command, console, emit_json, err_console
 from ._search import _providers
@@ -76,10 +79,12 @@ def _report_job(view: WholeSearchJob) -> None:
         for lane in search.get("lanes", []):
             total = lane.get("total")
             shown = "unknown" if total is None else f"{total:,}"
-            extra = f": {lane['message']}" if lane.get("message") else ""
+            told = lane.get("notice") or lane.get("message") or ""
+            extra = f": {told}" if told else ""
+            name = lane.get("label") or lane_label(str(lane.get("lane", lane["provider"])))
             _say(
-                f"    {lane['provider']}: {lane['state']}, {lane['retrieved']:,} of {shown} "
-                f"({lane['requests']} requests){extra}"
+                f"    {name}: {lane['state']}, {num(lane['retrieved'])} of {shown} "
+                f"({plural(lane['requests'], 'request')}){extra}"
             )
     if result.get("cancelled"):
         _say("  cancelled: nothing of the unfinished search was kept")
@@ -136,8 +141,9 @@ def add_search(
             for lane in preview.lanes:
                 total = "unknown" if lane["total"] is None else f"{lane['total']:,}"
                 _say(
-                    f"  {lane['provider']}: {total} records; adds {lane['records']:,} in "
-                    f"{lane['requests']:,} requests ({lane['allowance_left']:,} left today)"
+                    f"  {lane_label(lane['lane'])}: {total} records; adds "
+                    f"{plural(lane['records'], 'record')} in "
+                    f"{plural(lane['requests'], 'request')} ({num(lane['allowance_left'])} left today)"
                 )
             for warning in preview.warnings:
                 _say(f"  ! {warning}")

@@ -13,6 +13,7 @@ import typer
 
 from litdesk._errors import InputError
 
+from .._words import when
 from ._context import sync_app
 from ._output import command, console, emit_json
 
@@ -79,7 +80,7 @@ def list_(as_json: Json = False) -> None:
         console.print("no accounts yet (litdesk user add NAME)", markup=False, highlight=False)
     for v in views:
         state = "disabled" if v.disabled else "active"
-        console.print(f"{v.username}\t{state}\t{v.created_at}", markup=False, highlight=False)
+        console.print(f"{v.username}\t{state}\t{when(v.created_at)}", markup=False, highlight=False)
         for one in linked.get(v.username, []):
             console.print(
                 f"  sso\t{one['issuer']}\t{one['subject']}", markup=False, highlight=False

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from .._words import plural
 from ._context import sync_app
 from ._output import command, console, emit_json
 
@@ -16,9 +17,9 @@ __all__ = ["register"]
 
 def _counts_line(counts: dict[str, object]) -> str:
     return (
-        f"{counts['records_identified']} records identified · "
-        f"{counts['duplicates_removed']} duplicates removed · "
-        f"{counts['studies']} studies in the working set"
+        f"{plural(counts['records_identified'], 'record')} identified · "
+        f"{plural(counts['duplicates_removed'], 'duplicate')} removed · "
+        f"{plural(counts['studies'], 'study', 'studies')} in the working set"
     )
 
 

@@ -12,6 +12,7 @@ import typer
 
 from litdesk._errors import InputError
 
+from .._words import day, plural
 from ._context import sync_app
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
@@ -153,7 +154,7 @@ def study_list(as_json: JsonOpt = False) -> None:
         _say("No Studies yet: litdesk study new NAME")
     for s in rows:
         n = s["papers"]
-        _say(f"{s['name']}  ({n} paper{'s' if n != 1 else ''}, {s['id']})")
+        _say(f"{s['name']}  ({plural(n, 'paper')}, created {day(s['created_at'])}, {s['id']})")
 
 
 @study_app.command("show")
@@ -172,16 +173,22 @@ def study_show(
     if summary["description"]:
         _say(summary["description"])
     _say(
-        f"{len(summary['papers'])} papers, {summary['notes']} notes, {summary['evidence']} evidence, "
-        f"{len(summary['search_runs'])} search runs, {len(summary['imports'])} imports"
+        f"{plural(len(summary['papers']), 'paper')}, {plural(summary['notes'], 'note')}, "
+        f"{plural(summary['evidence'], 'evidence record')}, "
+        f"{plural(len(summary['search_runs']), 'search run')}, "
+        f"{plural(len(summary['imports']), 'import')}"
     )
     ws = summary["working_set"]
     _say(
-        f"{ws['records_identified']} records identified, {ws['duplicates_removed']} duplicates "
-        f"removed, {ws['studies']} studies in the working set"
+        f"{plural(ws['records_identified'], 'record')} identified, "
+        f"{plural(ws['duplicates_removed'], 'duplicate')} removed, "
+        f"{plural(ws['studies'], 'study', 'studies')} in the working set"
     )
     from ._tables import print_rows
 
+    sources = [("import:", row["label"]) for row in summary.get("import_rows", [])]
+    sources += [("search:", row["label"]) for row in summary.get("runs", [])]
+    print_rows(console, sources, indent=2)
     print_rows(
         console,
         ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),

@@ -1,6 +1,8 @@
 """One translation of the LitdeskError tree (and framework errors) to HTTP: JSON
-``{error, code, message}`` under ``/api/``, an error page elsewhere. Upstream bodies,
-request values and stack traces never reach the client (they go to the server log)."""
+``{error, code, message, hint}`` under ``/api/`` (``hint``: the error told to a person,
+what happened and what to do), an error page elsewhere that says it in plain words with
+the code and details folded away. Upstream bodies, request values and stack traces never
+reach the client (they go to the server log)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from litdesk._errors import (
     RefusedError,
 )
 
+from .._explain import Explained, explain, explain_status, sentence
 from ._render import page
 from ._security import BodyTooLarge
 
@@ -70,16 +73,36 @@ def _respond(
     error: str,
     code: str,
     message: str,
+    said: Explained,
     extra: dict[str, Any] | None = None,
 ) -> Response:
-    for folder in getattr(request.app.state, "hidden_dirs", ()):
-        message = message.replace(folder, "…")
-    body: dict[str, Any] = {"error": error, "code": code, "message": message}
+    folders = getattr(request.app.state, "hidden_dirs", ())
+
+    def hidden(text: str) -> str:
+        for folder in folders:
+            text = text.replace(folder, "…")
+        return text
+
+    message, text, hint = hidden(message), hidden(said.text), hidden(said.hint)
+    body: dict[str, Any] = {
+        "error": error,
+        "code": code,
+        "message": message,
+        "hint": f"{text} {hint}".strip(),
+    }
     if extra:
         body["details"] = extra
     if request.url.path.startswith("/api/"):
         return JSONResponse(body, status_code=status)
-    return page(request, "error.html", body | {"status": status}, status=status, title="Error")
+    shown = {
+        "said": text,
+        "hint": hint,
+        # the technical message, folded: only when it says more than the sentence above
+        "details": "" if sentence(message) == text else message,
+        "code": code,
+        "status": status,
+    }
+    return page(request, "error.html", shown, status=status, title="Error")
 
 
 async def _litdesk(request: Request, exc: Exception) -> Response:
@@ -94,7 +117,7 @@ async def _litdesk(request: Request, exc: Exception) -> Response:
         }
     if status >= 500:
         log.warning("%s %s: %s", request.method, request.url.path, exc.message)
-    return _respond(request, status, type(exc).__name__, exc.code, exc.message, extra)
+    return _respond(request, status, type(exc).__name__, exc.code, exc.message, explain(exc), extra)
 
 
 async def _validation(request: Request, exc: Exception) -> Response:
@@ -103,21 +126,31 @@ async def _validation(request: Request, exc: Exception) -> Response:
     where = ".".join(
         str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path", "form")
     )
-    message = f"{where or 'request'}: {first.get('msg', 'invalid')}"
-    return _respond(request, 422, "InputError", "validation", message[:300])
+    message = f"{where or 'request'}: {first.get('msg', 'invalid')}"[:300]
+    field = where.rsplit(".", 1)[-1].replace("_", " ") if where else "the request"
+    said = Explained(
+        sentence(f"{field}: {str(first.get('msg', 'invalid')).lower()}"[:300]),
+        "Correct it and try again.",
+    )
+    return _respond(request, 422, "InputError", "validation", message, said)
 
 
 async def _http(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if isinstance(exc.__cause__, BodyTooLarge):
         return _respond(
-            request, 413, "RefusedError", "body_too_large", "the request body is too large"
+            request,
+            413,
+            "RefusedError",
+            "body_too_large",
+            "the request body is too large",
+            explain_status(413),
         )
     messages = {404: "no such page", 405: "method not allowed here"}
     code = {404: "not_found", 405: "method"}.get(exc.status_code, "http")
     error = "NotFoundError" if exc.status_code == 404 else "InputError"
     message = messages.get(exc.status_code, "the request cannot be answered")
-    return _respond(request, exc.status_code, error, code, message)
+    return _respond(request, exc.status_code, error, code, message, explain_status(exc.status_code))
 
 
 class CatchAll:
@@ -150,7 +183,12 @@ class CatchAll:
                 raise
             request = Request(scope)
             response = _respond(
-                request, 500, "InternalError", "internal", "an internal error; see the server log"
+                request,
+                500,
+                "InternalError",
+                "internal",
+                "an internal error; see the server log",
+                explain_status(500),
             )
             await response(scope, receive, send)
 

@@ -38,6 +38,8 @@ def _env() -> Environment:
         lane_label=_words.lane_label,
         provider_name=display_name,  # {{ p|provider_name }}: "Europe PMC", "Demo sample (offline)"
     )
+    # {{ import_label(i.source, i.records, i.created_at) }}, {{ run_label(q, executed_at) }}
+    env.globals.update(import_label=_words.import_label, run_label=_words.run_label)
     return env
 
 

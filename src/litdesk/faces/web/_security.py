@@ -519,12 +519,25 @@ def _prefixed(read: list[Message], receive: Receive) -> Receive:
     return again
 
 
+#: what to do after a refusal of the guard, by its code (the person's words)
+_REMEDY: Final = {
+    "host": "Open litdesk at the address it was started with.",
+    "body_too_large": "Send a smaller file or less text.",
+    "body_timeout": "Try again.",
+}
+
+
 async def _refuse(send: Send, status: int, code: str, message: str, api: bool) -> None:
+    says_what_to_do = any(w in message for w in ("reload", "again", "open it"))
+    remedy = "" if says_what_to_do else _REMEDY.get(code, "Reload the page and try again.")
+    told = f"Refused: {message}. {remedy}".strip()
     if api:
-        body = json.dumps({"error": "RefusedError", "code": code, "message": message}).encode()
+        body = json.dumps(
+            {"error": "RefusedError", "code": code, "message": message, "hint": told}
+        ).encode()
         ctype = b"application/json"
     else:
-        body = f"Refused ({status}): {message}\n".encode()
+        body = f"{told}\n".encode()
         ctype = b"text/plain; charset=utf-8"
     start: Message = {
         "type": "http.response.start",

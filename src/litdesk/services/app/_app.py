@@ -110,6 +110,12 @@ class App:
         self.job_runner, self.assist_runner, self.chat_runner = self._runners()
         self._started = False
 
+    def recorded(self) -> dict[str, int]:
+        """Provider exchanges written to the ``record`` cassette so far, per provider
+        (``{}`` when nothing was recorded or no cassette is being recorded)."""
+        recorder = self.transport.recorder
+        return dict(recorder.written) if recorder is not None else {}
+
     # -- construction -------------------------------------------------------------------
 
     def make_library(

@@ -57,8 +57,19 @@ class ReviewPair:
         return bool(self.body["mergeable"])
 
 
+def ref_label(ref: RecordRef) -> str:
+    """A record named for people: ``psycinfo_64.ris, record 12`` (its file's name, no
+    folders, and its 1-based place there); a search's record by the search's label."""
+    where = ref.file if ref.file.startswith("search ") else ref.file.rsplit("/", 1)[-1]
+    return f"{where or ref.file}, record {ref.index + 1}"
+
+
 def _ref(ref: RecordRef, paper: Paper) -> dict[str, Any]:
-    return ref.to_dict() | {"title": paper.title[:300], "lines": list(ref.lines)}
+    return ref.to_dict() | {
+        "title": paper.title[:300],
+        "label": ref_label(ref),
+        "lines": list(ref.lines),
+    }
 
 
 def _agree(value: object) -> str:

@@ -35,6 +35,7 @@ from litdesk.adapters.store import study_records as records_store
 from litdesk.core.providers import display_name
 from litdesk.core.records import Paper, read_paper
 from litdesk.core.runs import read_run
+from litdesk.core.words import run_label
 from litdesk.services.workspace import read_import
 
 from ._suggestions import alt_titles
@@ -145,7 +146,7 @@ def _run_document(conn: Connection, run_id: str) -> tuple[object, int]:
 def _run_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
     doc, max_hits = _run_document(conn, src.id)
     run = read_run(doc, max_hits=max_hits)
-    label = f"search {run.definition.query[:120]!r} ({run.executed_at[:10]})"
+    label = f"search {run_label(run.definition.query, run.executed_at)}"
     rows: list[StudyRecordRow] = []
     keys = [repo.identity_keys(hit.paper) for hit in run.hits]
     flat = [k for ks in keys for k in ks]

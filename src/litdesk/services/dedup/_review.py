@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.store import DedupEntry
+from litdesk.core.words import plural
 
 from ._job import DedupRun
 from ._service import RecordRef
@@ -104,8 +105,9 @@ def history_rows(
         else:
             counts = e.data.get("counts", {})
             what = (
-                f"run: {e.data.get('records')} records → {counts.get('groups')} studies, "
-                f"{counts.get('review_pairs')} uncertain pairs"
+                f"run: {plural(e.data.get('records'), 'record')} → "
+                f"{plural(counts.get('groups'), 'study', 'studies')}, "
+                f"{plural(counts.get('review_pairs'), 'uncertain pair')}"
             )
         out.append(
             {

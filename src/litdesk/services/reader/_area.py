@@ -164,9 +164,15 @@ def _chosen(run: SearchRun, ids: tuple[str, ...]) -> tuple[list[Paper], list[dic
     for pid in ids:
         hit = hits.get(pid)
         if hit is None:
-            failed.append({"id": pid[:200], "reason": "not in this search run"})
+            failed.append({"id": pid[:200], "title": "", "reason": "not in this search run"})
         elif hit.conflicts:
-            failed.append({"id": pid, "reason": "identifier conflict: " + "; ".join(hit.conflicts)})
+            failed.append(
+                {
+                    "id": pid,
+                    "title": hit.paper.title,
+                    "reason": "identifier conflict: " + "; ".join(hit.conflicts),
+                }
+            )
         else:
             papers.append(hit.paper)
     return papers, failed
@@ -512,12 +518,14 @@ class ReaderArea:
         for pid in request.paper_ids:
             paper = shown.get(pid)
             if paper is None:
-                failed.append({"id": pid[:200], "reason": "not in the citation list shown"})
+                failed.append(
+                    {"id": pid[:200], "title": "", "reason": "not in the citation list shown"}
+                )
                 continue
             try:
                 result = ws.save_paper(paper, study=row.id)
             except LitdeskError as exc:
-                failed.append({"id": pid, "reason": exc.message})
+                failed.append({"id": pid, "title": paper.title, "reason": exc.message})
                 continue
             saved.append(result.paper.id)
             created += int(result.created)

@@ -32,6 +32,7 @@ from litdesk.core.screening import (
     STAGES,
     Stage,
 )
+from litdesk.core.words import plural
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 
@@ -503,7 +504,7 @@ class ScreeningArea(TeamScreening):
             best = next((k for k in ordered if free(k)), None)
             return best, described, None
         described["label"] = (
-            f"ranked by model v{model.version} trained on {model.trained_on} decisions"
+            f"ranked by model v{model.version} trained on {plural(model.trained_on, 'decision')}"
             + (" (retraining)" if model.state == "retraining" else "")
         )
         floor = float("-inf")

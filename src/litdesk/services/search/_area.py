@@ -37,6 +37,7 @@ from litdesk.adapters.store import (
     whole_searches,
 )
 from litdesk.adapters.store import accounts as access
+from litdesk.core.providers import lane_label
 from litdesk.core.records import Paper
 from litdesk.core.runs import (
     LaneResult,
@@ -48,6 +49,7 @@ from litdesk.core.runs import (
 )
 from litdesk.core.trace import SearchRequest as ProviderRequest
 from litdesk.core.trace import SearchTrace
+from litdesk.core.words import run_label
 from litdesk.services.workspace import Workspace, ris_text
 
 from ._fused import LaneObserver, load_run, plan_search, run_document, runs_of, save_run
@@ -152,6 +154,7 @@ def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
             runs.append(
                 {
                     "id": run_id,
+                    "label": "a search run that cannot be read",
                     "executed_at": None,
                     "definition": None,
                     "hits": 0,
@@ -162,6 +165,7 @@ def kept_runs(store: Store, run_ids: Sequence[str]) -> list[KeptRun]:
         runs.append(
             {
                 "id": run.id,
+                "label": run_label(run.definition.query, run.executed_at),
                 "executed_at": run.executed_at,
                 "definition": run.definition.to_dict(),
                 "hits": len(run.hits) or _whole_hits(store, run.id),
@@ -273,6 +277,8 @@ class SearchArea:
                 "returned": 0,
                 "total": None,
                 "message": "",
+                "label": lane_label(lane.lane),
+                "notice": "",
             }
             for lane in plan.lanes
         ]
@@ -376,17 +382,21 @@ class SearchArea:
         for pid in request.paper_ids:
             hit = hits.get(pid)
             if hit is None:
-                failed.append({"id": pid[:200], "reason": "not in this search run"})
+                failed.append({"id": pid[:200], "title": "", "reason": "not in this search run"})
                 continue
             if hit.conflicts:
                 failed.append(
-                    {"id": pid, "reason": "identifier conflict: " + "; ".join(hit.conflicts)}
+                    {
+                        "id": pid,
+                        "title": hit.paper.title,
+                        "reason": "identifier conflict: " + "; ".join(hit.conflicts),
+                    }
                 )
                 continue
             try:
                 result = ws.save_paper(hit.paper, study=study_row.id if study_row else None)
             except LitdeskError as exc:
-                failed.append({"id": pid, "reason": exc.message})
+                failed.append({"id": pid, "title": hit.paper.title, "reason": exc.message})
                 continue
             saved.append(result.paper.id)
             created += int(result.created)

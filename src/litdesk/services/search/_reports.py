@@ -29,6 +29,7 @@ from litdesk.core.runs import (
     read_manifest,
     read_run,
 )
+from litdesk.core.words import plural
 from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
@@ -121,7 +122,8 @@ def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
         if r.kind == "update":
             out.append(
                 f"update round {r.round} ({r.created_at[:10]}): "
-                f"{report.get('records', 0)} records identified, {report.get('new', 0)} new, "
+                f"{plural(report.get('records', 0), 'record')} identified, "
+                f"{report.get('new', 0)} new, "
                 f"{report.get('already_known', 0)} already in the Study, "
                 f"{report.get('changed', 0)} changed, "
                 f"{report.get('retracted_since', 0)} retracted since"

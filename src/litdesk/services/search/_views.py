@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypedDict
 
 from litdesk.adapters.store import LiveRow, LiveState
+from litdesk.core.providers import lane_label, lane_notice, status_words
 from litdesk.core.runs import LaneResult, SearchRun
 
 __all__ = [
@@ -29,12 +30,6 @@ __all__ = [
 #: Results a page of a bounded-discovery shortlist shows.
 PAGE_SIZE: Final = 20
 
-_LANE_LABELS = {
-    "keyword": "keyword search",
-    "semantic": "semantic search",
-    "lookup": "identifier lookup",
-}
-
 
 class StudyChoice(TypedDict):
     """A Study a search page offers for "add to a Study"."""
@@ -48,6 +43,8 @@ class StudyChoice(TypedDict):
 
 class SelectionFailure(TypedDict):
     id: str
+    #: the paper's title (what a person knows it by; "" when not in the run)
+    title: str
     reason: str
 
 
@@ -60,6 +57,10 @@ class LaneProgress(TypedDict):
     returned: int
     total: int | None
     message: str
+    #: the lane named for people ("Europe PMC, keyword search")
+    label: str
+    #: what happened and what to do, for a lane that failed ("" when it answered)
+    notice: str
 
 
 class KeptRun(TypedDict):
@@ -67,6 +68,8 @@ class KeptRun(TypedDict):
     problem that stops it from being read."""
 
     id: str
+    #: the search named for people: its query and day ("“sepsis”, 5 Dec 2026")
+    label: str
     executed_at: str | None
     definition: dict[str, object] | None
     hits: int
@@ -81,7 +84,25 @@ def lane_progress(lane: LaneResult) -> LaneProgress:
         "returned": lane.returned,
         "total": lane.total,
         "message": lane.message,
+        "label": lane_label(lane.lane),
+        "notice": lane_notice(
+            lane.status, lane.lane, message=lane.message, retry_after=lane.retry_after
+        ),
     }
+
+
+def _for_people(lane: dict[str, Any]) -> dict[str, Any]:
+    """A run's lane with its ``label``, ``notice`` (see :class:`LaneProgress`) and
+    ``state`` (its status in words: "no answer in time")."""
+    name = str(lane.get("lane", ""))
+    notice = lane_notice(
+        str(lane.get("status", "")),
+        name,
+        message=str(lane.get("message") or ""),
+        retry_after=lane.get("retry_after"),
+    )
+    state = status_words(str(lane.get("status", "")))
+    return lane | {"label": lane_label(name), "notice": notice, "state": state}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +126,7 @@ class QueryCheck:
 
 
 def _why(contributions: list[dict[str, Any]]) -> list[str]:
-    out = []
-    for c in contributions:
-        lane = str(c.get("lane", ""))
-        kind = lane.rsplit("-", 1)[-1] if "-" in lane else lane
-        out.append(f"{c.get('provider')} {_LANE_LABELS.get(kind, kind)}, rank {c.get('rank')}")
-    return out
+    return [f"{lane_label(str(c.get('lane', '')))}: rank {c.get('rank')}" for c in contributions]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +166,8 @@ class SearchView:
                     ),
                 }
             )
-        lanes: list[dict[str, Any]] = run["lanes"]
+        lanes: list[dict[str, Any]] = [_for_people(lane) for lane in run["lanes"]]
+        run["lanes"] = lanes
         failed = [lane for lane in lanes if lane["status"] != "ok"]
         return {
             "run": {k: v for k, v in run.items() if k != "hits"},
@@ -298,7 +315,7 @@ class ProgressView:
             "id": self.id,
             "state": self.state,
             "final": self.final,
-            "lanes": self.lanes,
+            "lanes": [_for_people(lane) for lane in self.lanes],
             "finished": sum(1 for row in self.lanes if row["status"] != "running"),
             "message": self.message,
             "code": self.code,

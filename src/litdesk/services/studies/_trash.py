@@ -16,6 +16,7 @@ from litdesk._errors import IntegrityError, NotFoundError
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records, trash
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
+from litdesk.core.words import day, import_label, plural
 from litdesk.services.accounts import Sharing
 from litdesk.services.workspace import NoteView, now_iso, read_import
 
@@ -194,7 +195,11 @@ def remove_paper(store: Store, study: str, paper_id: str, owner: str) -> ChangeV
             )
         title = _title(conn, paper_id)
         extra = len(data["notes"]) + len(data["evidence"])
-        label = title + (f" (with {extra} notes and evidence)" if extra else "")
+        label = title + (
+            f" (with {plural(extra, 'note or evidence record', 'notes and evidence records')})"
+            if extra
+            else ""
+        )
         entry = _into_trash(
             conn,
             row.id,
@@ -239,7 +244,7 @@ def remove_import(store: Store, study: str, import_id: str, owner: str) -> Chang
         papers = _import_papers(conn, import_id, row.id)
         data = trash.take_import(conn, import_id, row.id, papers)
         source = trace.source.path.rsplit("/", 1)[-1] or import_id
-        label = f"Import {source} ({len(data.get('study_papers', []))} papers)"
+        label = f"Import {source} ({plural(len(data.get('study_papers', [])), 'paper')})"
         entry = _into_trash(
             conn,
             row.id,
@@ -287,7 +292,9 @@ def remove_search_run(store: Store, study: str, run_id: str, owner: str) -> Chan
         data = trash.take_search_run(conn, run_id, row.id, sorted(mine))
         papers = len(data.get("study_papers", []))
         what = _run_label(conn, run_id)
-        label = f"{what[:1].upper()}{what[1:]}: {records} records, {papers} papers"
+        label = (
+            f"{what[:1].upper()}{what[1:]}: {plural(records, 'record')}, {plural(papers, 'paper')}"
+        )
         entry = _into_trash(
             conn,
             row.id,
@@ -418,7 +425,7 @@ def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeV
         rows = [r for r in trash.list_trash(conn, study_id=row.id) if r.kind != "study"]
         for r in rows:
             trash.drop_trash(conn, r.id)
-        _history(conn, row.id, owner, "trash_emptied", f"{len(rows)} items")
+        _history(conn, row.id, owner, "trash_emptied", plural(len(rows), "item"))
     return ChangeView("emptied", "trash", row.id, row.name, row.id, row.name, None, len(rows))
 
 
@@ -464,6 +471,7 @@ def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
                     {
                         "id": doc.id,
                         "source": doc.id,
+                        "label": f"an import that cannot be read ({day(doc.created_at)})",
                         "format": "",
                         "records": 0,
                         "created_at": doc.created_at,
@@ -474,6 +482,8 @@ def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
                 {
                     "id": doc.id,
                     "source": trace.source.path.rsplit("/", 1)[-1] or doc.id,
+                    # "psycinfo_64.ris, 64 records, 5 Dec 2026"
+                    "label": import_label(trace.source.path or doc.id, len(ids), doc.created_at),
                     "format": trace.source.format,
                     "records": len(ids),
                     "created_at": doc.created_at,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from litdesk.core.imports import ImportTrace
+from litdesk.core.providers import lane_label
 from litdesk.services.imports import RefusedFile
 from litdesk.services.jobs import JobView
 from litdesk.services.search import Export  # one download view for every area
@@ -322,16 +323,16 @@ class AddSearchPreview:
         for lane in self.lanes:
             if lane["over_cap"]:
                 out.append(
-                    f"{lane['provider']}: {lane['total']:,} records, over the cap of "
+                    f"{lane_label(lane['lane'])}: {lane['total']:,} records, over the cap of "
                     f"{lane['cap']:,}: only the first {lane['cap']:,} are added (recorded as capped)"
                 )
             if not lane["enough"]:
                 out.append(
-                    f"{lane['provider']}: {lane['requests']:,} requests needed, "
+                    f"{lane_label(lane['lane'])}: {lane['requests']:,} requests needed, "
                     f"{lane['allowance_left']:,} left today: the search stops when it is spent"
                 )
             if lane["problem"]:
-                out.append(f"{lane['provider']}: {lane['problem']}")
+                out.append(f"{lane_label(lane['lane'])}: {lane['problem']}")
         return out
 
     def to_dict(self) -> dict[str, object]:

@@ -37,11 +37,12 @@ from litdesk.adapters.store import Store, allowance_owner, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.fusion import Sighting, fuse, provider_order
-from litdesk.core.providers import DISCOVERY_LANES, provider_spec
+from litdesk.core.providers import DISCOVERY_LANES, lane_label, lane_notice, provider_spec
 from litdesk.core.query import compile_search
 from litdesk.core.records import Paper
 from litdesk.core.runs import LaneResult, RunDefinition, RunHit, build_run
 from litdesk.core.search import CompileRefused
+from litdesk.core.words import plural
 from litdesk.services.search import SearchService
 from litdesk.services.workspace import IdentityConflict, Workspace
 
@@ -175,6 +176,12 @@ class LaneHarvest:
             "requests": self.requests,
             "pages": self.pages,
             "message": self.message,
+            # for people: the lane's name and, when a page failed, what happened and what
+            # to do ("Europe PMC did not answer in 30 seconds. Try again, or …")
+            "label": lane_label(self.lane),
+            "notice": lane_notice(self.status, self.lane, message=self.message)
+            if self.state in ("partial", "failed")
+            else "",
         }
 
 
@@ -468,6 +475,6 @@ def commit_whole(
             report=done.report() | {"kind": kind, "lanes": list(lanes), "index": index},
         )
         action = "search_added" if kind == "search" else "study_updated"
-        target = f"round {number}: {len(added)} new of {len(hits)} records"
+        target = f"round {number}: {len(added):,} new of {plural(len(hits), 'record')}"
         access.add_history(conn, study_id, owner, action, target, now)
     return done

@@ -48,6 +48,7 @@ from litdesk.core.forms import (
     value_text,
 )
 from litdesk.core.records import Paper, read_paper
+from litdesk.core.words import when
 
 from ._archive import (
     MAX_ZIP_BYTES,
@@ -221,7 +222,8 @@ def notebook_markdown(
 
 
 def _note_md(out: list[str], paper: Paper, note: Annotation, notice: str | None) -> None:
-    out.append(f"### {'Highlight' if note.anchor else 'Comment'} ({note.created_at})")
+    written = when(note.created_at, relative=False)
+    out.append(f"### {'Highlight' if note.anchor else 'Comment'} ({written})")
     out.append("")
     if note.anchor is not None:
         a = note.anchor

@@ -25,7 +25,7 @@ from fastapi.responses import (
 from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import ExternalError, InputError, NotFoundError, RefusedError
 from litdesk.core.providers import DEMO_PROVIDER, PROVIDERS, display_name
 from litdesk.core.vocab import EXPANSION_LIMITS, Expansion, ExpansionInvalid, read_expansions
 from litdesk.services.app import App
@@ -37,6 +37,7 @@ from litdesk.services.search import (
     MODES,
     SORTS,
     TYPES,
+    ProgressView,
     QueryCheckRequest,
     RunExportRequest,
     SaveSelectionRequest,
@@ -44,7 +45,9 @@ from litdesk.services.search import (
 )
 from litdesk.services.subjects import VOCABULARY_NAMES
 
+from ..._explain import explain, explain_code
 from .._deps import AppDep, OwnerDep
+from .._errors import status_of
 from .._render import page
 from ._common import PAPER_ID, download
 from .studies import with_restore
@@ -239,6 +242,7 @@ async def search_page(
         "result": None,
         "error": None,
     }
+    error_status = 200
     shown = (
         await run_in_threadpool(_finished_live, app, owner, params.live) if params.live else None
     )
@@ -252,18 +256,29 @@ async def search_page(
             data["result"] = await search_view(app, owner, params)
             data["studies"] = data["result"]["studies"]
         except InputError as exc:
+            placed = "position" in exc.details  # shown beside the query, as it is
             data["error"] = {
-                "message": exc.message,
+                "message": exc.message if placed else exc.message.rstrip(".") + ".",
+                "hint": explain(exc).hint,
                 "code": exc.code,
                 **{k: v for k, v in exc.details.items() if k in ("position", "end")},
             }
+            error_status = 400
+        except (NotFoundError, RefusedError, ExternalError) as exc:  # the form stays
+            said = explain(exc)
+            data["error"] = {"message": said.text, "hint": said.hint, "code": exc.code}
+            error_status = status_of(exc)
     if "studies" not in data:  # no search ran: the Study list is the page's one call
         choices = await run_in_threadpool(lambda: app.search.study_choices(owner=owner))
         data["studies"] = choices.studies
     data["links"] = _links(params, data["result"])
     status, headers = failure_status(data["result"])
     response = page(
-        request, "search.html", data, status=400 if data["error"] else status, title="Search"
+        request,
+        "search.html",
+        data,
+        status=error_status if data["error"] else status,
+        title="Search",
     )
     response.headers.update(headers)
     return response
@@ -323,10 +338,19 @@ async def live_start(app: AppDep, owner: OwnerDep, params: SearchParams) -> dict
     return view | {"result_url": _query(params, live=view["id"])}
 
 
+def _told(view: ProgressView) -> dict[str, object]:
+    """A live search's state, its failure (if any) in words for people (``hint``)."""
+    data = view.to_dict()
+    said = explain_code(view.code, view.message) if view.state == "failed" else None
+    if said is not None:
+        data["hint"] = str(said)
+    return data
+
+
 @api.get("/search/live/{live_id}", summary="A live search's lanes and state now")
 async def live_state(app: AppDep, owner: OwnerDep, live_id: LiveId) -> dict[str, Any]:
     view = await run_in_threadpool(lambda: app.search.progress(live_id, owner=owner))
-    return view.to_dict()
+    return _told(view)
 
 
 @api.get(
@@ -346,7 +370,7 @@ async def live_events(app: AppDep, owner: OwnerDep, live_id: LiveId) -> Streamin
             view = await app.search.watch(live_id, after, owner=owner)
             if view.version != after:
                 after = view.version
-                data = json.dumps(view.to_dict(), ensure_ascii=True)
+                data = json.dumps(_told(view), ensure_ascii=True)
                 yield f"event: progress\nid: {view.version}\ndata: {data}\n\n"
             else:
                 yield ": still running\n\n"

@@ -36,18 +36,18 @@ function laneBox(lane) {
   box.className = `lane ${kind}`;
   box.dataset.lane = lane.lane;
   const h = document.createElement("h3");
-  h.textContent = lane.lane;
+  h.textContent = lane.label || lane.lane;
   box.append(h);
   const p = document.createElement("p");
   const strong = document.createElement("strong");
-  strong.textContent = lane.status;
+  strong.textContent = lane.state || lane.status;
   p.append(strong);
   if (lane.status === "ok") {
     const total = lane.total === null ? "unknown" : Number(lane.total).toLocaleString("en");
     p.append(` · ${lane.returned} returned · provider total ${total}`);
   }
   box.append(p);
-  if (lane.message) line(box, lane.message);
+  if (lane.notice || lane.message) line(box, lane.notice || lane.message);
   return box;
 }
 
@@ -73,7 +73,7 @@ export function installLive() {
     } else if (view.state === "cancelled") {
       status.textContent = view.message || "The search was cancelled.";
     } else {
-      status.textContent = `The search failed: ${view.message || "unknown reason"}`;
+      status.textContent = view.hint || `The search failed: ${view.message || "unknown reason"}`;
     }
     heading.textContent = {
       running: "Search in progress", done: "Search finished", cancelled: "Search cancelled",
@@ -128,7 +128,7 @@ export function installLive() {
       return;
     }
     if (!response.ok) {
-      check.textContent = `The search was not run: ${data.message || data.error || response.status}`;
+      check.textContent = data.hint ? `The search was not run. ${data.hint}` : `The search was not run: ${data.message || response.status}`;
       check.className = "check bad";
       return;
     }

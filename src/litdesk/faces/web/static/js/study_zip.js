@@ -32,7 +32,7 @@ export function installStudyZip() {
     }
     report.replaceChildren();
     if (!response.ok) {
-      line(report, `Refused (${data.code || response.status}): ${data.message || "the ZIP was refused"}. Nothing was stored.`, "notice error");
+      line(report, `The ZIP was not recovered: ${data.hint || data.message || "it was refused."} Nothing was stored.`, "notice error");
       return;
     }
     const ok = line(report, `Recovered Study “${data.name}”: ${data.papers} papers, ${data.notes} notes, ${data.evidence} evidence records, ${data.search_runs} search runs, ${data.imports} imports; ${Object.keys(data.remapped).length} paper ids remapped. `, "notice ok");

@@ -1,0 +1,10 @@
+"""Words for people (pure): dates (``5 Dec 2026, 01:14``, ``3 minutes ago``), numbers with
+thousands separators, plurals that agree, lanes named by database, and the names people
+know for imports (``psycinfo_64.ris, 64 records, 5 Dec 2026``) and searches (their query
+and date). The faces render them (``litdesk.faces._words``: also Jinja filters); views use
+them for the ``label`` fields they carry."""
+
+from ._format import day, lane_label, num, plural, when
+from ._names import import_label, run_label
+
+__all__ = ["day", "import_label", "lane_label", "num", "plural", "run_label", "when"]
