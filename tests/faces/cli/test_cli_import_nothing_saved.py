@@ -38,7 +38,7 @@ def test_import_without_study_says_nothing_was_saved_and_how_to_save(run, tmp_pa
     before = _papers(tmp_settings.data_dir)
     result = run("import", ris)
     assert result.exit_code == 0, result.output
-    assert "1 records from 1 file(s)" in result.stdout  # the summary is still printed
+    assert "1 record from 1 file" in result.stdout  # the summary is still printed
     said = result.stderr
     assert "Nothing was saved" in said
     quoted = shlex.quote(str(ris))  # a path with a space, ready to paste

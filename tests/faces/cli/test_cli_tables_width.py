@@ -188,10 +188,10 @@ def test_tables_fit_80_columns_and_keep_their_words(cli, fixtures_dir, tmp_path,
         problems += _problems(name, narrow[name], shown)
     assert not problems, "\n".join(problems)
     # the cards really are what a long table turns into at 80 columns
-    assert "why:" in narrow["search"] and "why (lane #rank)" not in narrow["search"]
+    assert "why:" in narrow["search"] and "first author" not in narrow["search"]
     assert f"run {run_id}" in narrow["runs list"]
 
     _width(monkeypatch, 200)
     wide = cli(*search)
-    assert "why (lane #rank)" in wide  # the table's header: a table again
+    assert "first author" in wide  # the table's header: a table again
     assert "file" in cli("library", "list").split()

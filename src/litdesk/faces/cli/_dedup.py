@@ -168,8 +168,6 @@ def register(app: typer.Typer) -> None:
             shown.append((str(e.seq), e.created_at, e.kind, what))
 
         def as_cards() -> RenderableType:
-            from litdesk.faces._words import when
-
             return cards(
                 (f"#{seq}", [line(kind, when(created)), Text(what)])
                 for seq, created, kind, what in shown

@@ -184,12 +184,11 @@ def study_show(
         f"{plural(ws['duplicates_removed'], 'duplicate')} removed, "
         f"{plural(ws['studies'], 'study', 'studies')} in the working set"
     )
-    for row in summary.get("import_rows", []):
-        _say(f"  import: {row['label']}")
-    for row in summary.get("runs", []):
-        _say(f"  search: {row['label']}")
     from ._tables import print_rows
 
+    sources = [("import:", row["label"]) for row in summary.get("import_rows", [])]
+    sources += [("search:", row["label"]) for row in summary.get("runs", [])]
+    print_rows(console, sources, indent=2)
     print_rows(
         console,
         ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),
