@@ -29,10 +29,18 @@ _NARROW_JS = """
     const cls = table.className ? '.' + table.className.trim().split(/\\s+/).join('.') : '';
     return `table ${tables.indexOf(table) + 1}${cls} row ${row ? row.rowIndex : '?'} "${col}"`;
   };
+  // text for screen readers only (a visually hidden thead or span: 1 px, clipped)
+  const forReaders = (el) => {
+    for (let e = el; e && e.tagName !== 'TABLE'; e = e.parentElement) {
+      const r = e.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) return true;
+    }
+    return false;
+  };
   const range = document.createRange();
   for (const cell of document.querySelectorAll('td, th')) {
     const box = cell.getBoundingClientRect();
-    if (!visible(cell) || box.width < 2 || box.height < 2) continue;  // hidden, or for readers only
+    if (!visible(cell) || forReaders(cell)) continue;
     const cs = getComputedStyle(cell);
     const avail = box.width
       - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)
@@ -41,7 +49,7 @@ _NARROW_JS = """
     let worst = null;
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || !visible(parent)) continue;
+      if (!parent || !visible(parent) || forReaders(parent)) continue;
       for (const m of node.nodeValue.matchAll(/\\S+/g)) {
         range.setStart(node, m.index);
         range.setEnd(node, m.index + m[0].length);
