@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import platformdirs
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, PrivateAttr, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as _SourceError
 
@@ -98,6 +98,12 @@ class Settings(BaseSettings):
         default=None,
         description="Where litdesk keeps its SQLite database, caches and indexes "
         "(default: the platform's user data directory).",
+    )
+    demo_dir: Path | None = Field(
+        default=None,
+        description="Where `litdesk demo reset` and `litdesk serve --demo` keep the offline demo "
+        "workspace (default: the platform's user data directory for litdesk-demo); never "
+        "the data directory.",
     )
     database_url: str | None = Field(
         default=None,
@@ -574,6 +580,35 @@ class Settings(BaseSettings):
         :attr:`daily_requests`; the account's cap from :meth:`share_of`."""
         lab = self.provider_daily_requests.get(provider, total or self.daily_requests)
         return lab, self.share_of(lab, self.owner_daily_requests)
+
+    #: set only by :meth:`for_demo` (no variable or .env line can turn it on)
+    _demo: bool = PrivateAttr(default=False)
+
+    @property
+    def demo(self) -> bool:
+        """True in the demo workspace (settings made by :meth:`for_demo`)."""
+        return self._demo
+
+    def for_demo(self, data_dir: Path) -> Settings:
+        """These settings for the offline demo workspace in ``data_dir``: its own SQLite
+        file there (never ``database_url``), no inbox or replay folder of the real
+        workspace, and the demo sample offered as a search source."""
+        made = self.model_copy(
+            update={
+                "data_dir": data_dir,
+                "database_url": None,
+                "inbox_dir": None,
+                "serve_replay": None,
+            }
+        )
+        made._demo = True
+        return made
+
+    def resolved_demo_dir(self) -> Path:
+        """The demo workspace's directory (``demo_dir`` or the user data dir of litdesk-demo)."""
+        if self.demo_dir is not None:
+            return self.demo_dir
+        return Path(platformdirs.user_data_dir("litdesk-demo", appauthor=False))
 
     def resolved_data_dir(self) -> Path:
         """The data directory, defaulting to the platform's user data dir."""

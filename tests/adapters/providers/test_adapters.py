@@ -11,12 +11,12 @@ from litdesk._settings import Settings
 from litdesk.adapters.http import DEFAULT_INTERVALS
 from litdesk.adapters.http._transport import _DECLARED_BODY_LIMITS, _accept
 from litdesk.adapters.providers import ADAPTERS, PARSERS, ProviderParseError, adapter_for
-from litdesk.core.providers import PROVIDER_SPECS, PROVIDERS
+from litdesk.core.providers import DECLARED, PROVIDER_SPECS
 from litdesk.core.query import compile_search, fulltext_request
 
 
 def test_one_adapter_per_declared_provider():
-    assert tuple(ADAPTERS) == PROVIDERS
+    assert tuple(ADAPTERS) == DECLARED  # the six databases and the offline demo sample
     for name, adapter in ADAPTERS.items():
         assert adapter.spec is PROVIDER_SPECS[name]
         assert PARSERS[name] == adapter.parser == (f"litdesk.providers.{name}", "1")
@@ -46,6 +46,7 @@ def test_transport_reads_the_declarations():
             "crossref": 1 / 50,
             "pubmed": 1 / 3,
             "arxiv": 3.0,
+            "demo": 0.0,  # answered in-process: nothing to pace
         }
     )
     assert _DECLARED_BODY_LIMITS == {"fulltext": 4_000_000}
@@ -64,6 +65,7 @@ def test_transport_reads_the_declarations():
         "crossref": [("mailto", "me@example.org")],
         "pubmed": [("tool", "litdesk"), ("email", "me@example.org")],
         "arxiv": [],
+        "demo": [],
     }
     assert ADAPTERS["pubmed"].polite_params(None) == [("tool", "litdesk")]
     assert _accept(compile_search("arxiv", "malaria")).startswith("application/atom+xml")

@@ -15,6 +15,7 @@ import pytest
 from litdesk import LitdeskError
 from litdesk.core import search
 from litdesk.core.providers import (
+    DECLARED,
     HOSTS,
     LANE_PROVIDER,
     MODE_DEFAULTS,
@@ -53,12 +54,16 @@ RUN_LANES = {
     "pubmed-keyword": "pubmed",
     "arxiv-keyword": "arxiv",
     **{f"{p}-lookup": p for p in PROVIDERS},
+    # the offline demo sample (declared, never one of PROVIDERS)
+    "demo-keyword": "demo",
+    "demo-lookup": "demo",
 }
 
 
 def test_the_registry_is_the_one_list():
-    assert PROVIDERS == get_args(ProviderName) == tuple(PROVIDER_SPECS)
+    assert DECLARED == get_args(ProviderName) == tuple(PROVIDER_SPECS)
     assert PROVIDERS == ("europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv")
+    assert (*PROVIDERS, "demo") == DECLARED and PROVIDER_SPECS["demo"].demo
     assert search.PROVIDERS is PROVIDERS and search.HOSTS is HOSTS
     assert dict(LANE_PROVIDER) == RUN_LANES and frozenset(RUN_LANES) == LANES
     assert {name: policy.mode for name, policy in CACHE_POLICIES.items()} == {
@@ -68,6 +73,7 @@ def test_the_registry_is_the_one_list():
         "crossref": "deny",
         "pubmed": "body",
         "arxiv": "body",
+        "demo": "deny",
     }
     assert [display_name(p) for p in PROVIDERS] == [
         "Europe PMC",

@@ -20,13 +20,15 @@ from types import MappingProxyType
 from typing import Final
 
 from litdesk._errors import LitdeskError
-from litdesk.core.search import PROVIDERS, CompiledRequest, ProviderPage
+from litdesk.core.providers import DECLARED
+from litdesk.core.search import CompiledRequest, ProviderPage
 
-from . import _arxiv, _crossref, _europepmc, _openalex, _pubmed, _semanticscholar
+from . import _arxiv, _crossref, _demo, _europepmc, _openalex, _pubmed, _semanticscholar
 from ._adapter import JSON_ACCEPT, Credential, ProviderAdapter, request_param
 from ._arxiv import parse_arxiv
 from ._common import ProviderParseError, ProviderReportedError
 from ._crossref import crossref_interval, parse_crossref
+from ._demo import parse_demo
 from ._errors import error_message
 from ._europepmc import MAX_FULLTEXT_BYTES, parse_europepmc
 from ._openalex import OPENALEX_KEY_MESSAGE, SEMANTIC_GAP_SECONDS, parse_openalex
@@ -53,6 +55,7 @@ __all__ = [
     "parse_arxiv",
     "parse_body",
     "parse_crossref",
+    "parse_demo",
     "parse_europepmc",
     "parse_openalex",
     "parse_openalex_links",
@@ -73,10 +76,11 @@ ADAPTERS: Final[Mapping[str, ProviderAdapter]] = MappingProxyType(
             _crossref.ADAPTER,
             _pubmed.ADAPTER,
             _arxiv.ADAPTER,
+            _demo.ADAPTER,
         )
     }
 )
-if tuple(ADAPTERS) != PROVIDERS:  # pragma: no cover - a declaration bug
+if tuple(ADAPTERS) != DECLARED:  # pragma: no cover - a declaration bug
     raise LitdeskError("every declared provider needs exactly one adapter declaration")
 
 #: provider → (parser id, parser version), recorded in the search trace.

@@ -8,14 +8,19 @@ the CLI can name them without importing the query compilers).
 """
 
 from ._registry import (
+    DECLARED,
+    DEMO_PROVIDER,
     DISCOVERY_LANES,
     HOSTS,
     LANE_PROVIDER,
     MODE_DEFAULTS,
     PROVIDER_SPECS,
     PROVIDERS,
+    DemoMixed,
     UnknownProvider,
+    check_sources,
     display_name,
+    known_provider,
     lane_label,
     provider_spec,
 )
@@ -32,6 +37,8 @@ from ._spec import (
 )
 
 __all__ = [
+    "DECLARED",
+    "DEMO_PROVIDER",
     "DISCOVERY_LANES",
     "HOSTS",
     "LANE_PROVIDER",
@@ -40,6 +47,7 @@ __all__ = [
     "PROVIDER_SPECS",
     "CacheMode",
     "CachePolicy",
+    "DemoMixed",
     "LaneKind",
     "LaneSpec",
     "ProviderName",
@@ -48,6 +56,8 @@ __all__ = [
     "SearchMode",
     "UnknownLane",
     "UnknownProvider",
+    "check_sources",
+    "known_provider",
     "display_name",
     "lane_label",
     "provider_spec",

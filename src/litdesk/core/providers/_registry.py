@@ -1,26 +1,36 @@
 """The six providers, each declared once (pure). Every list of providers, hosts or lanes
-in litdesk is derived from :data:`PROVIDER_SPECS`."""
+in litdesk is derived from :data:`PROVIDER_SPECS`.
+
+A seventh declaration, ``demo`` (:data:`DEMO_PROVIDER`), is the offline demo sample: it
+is never one of :data:`PROVIDERS` (the databases litdesk offers), it is known only where
+the caller says the demo workspace is open (:func:`known_provider`, :func:`check_sources`),
+and a search may never mix it with a real database."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from types import MappingProxyType
 from typing import Final, get_args
 
-from litdesk._errors import LitdeskError
+from litdesk._errors import LitdeskError, RefusedError
 
 from ._spec import CachePolicy, LaneSpec, ProviderName, ProviderSpec, ProviderTerms, SearchMode
 
 __all__ = [
+    "DECLARED",
+    "DEMO_PROVIDER",
     "DISCOVERY_LANES",
+    "DemoMixed",
     "HOSTS",
     "LANE_PROVIDER",
     "MODE_DEFAULTS",
     "PROVIDERS",
     "PROVIDER_SPECS",
     "UnknownProvider",
+    "check_sources",
     "display_name",
+    "known_provider",
     "lane_label",
     "provider_spec",
 ]
@@ -169,6 +179,24 @@ _SPECS: Final[tuple[ProviderSpec, ...]] = (
             read="2026-12-05",
         ),
     ),
+    ProviderSpec(
+        name="demo",
+        display_name="Demo sample (offline)",
+        # answered inside the process by the demo workspace's own transport (never sent:
+        # .invalid is reserved and resolves nowhere)
+        hosts=frozenset({"demo-sample.litdesk.invalid"}),
+        lanes=(
+            _search("demo", "keyword", sorts=("relevance", "newest"), types=("all",)),
+            _lookup("demo"),
+        ),
+        cache=CachePolicy("deny", None, "Demo sample: answered offline, nothing to keep"),
+        terms=ProviderTerms(
+            "https://creativecommons.org/publicdomain/zero/1.0/",
+            "CC0 1.0: OpenAlex records of two SYNERGY datasets, bundled with litdesk for the demo",
+            read="2026-12-05",
+        ),
+        demo=True,
+    ),
 )
 
 
@@ -183,7 +211,12 @@ PROVIDER_SPECS: Final[Mapping[str, ProviderSpec]] = MappingProxyType({s.name: s 
 if tuple(PROVIDER_SPECS) != get_args(ProviderName):  # pragma: no cover - a declaration bug
     raise LitdeskError("ProviderName does not name exactly the declared providers")
 
-PROVIDERS: Final[tuple[ProviderName, ...]] = tuple(s.name for s in _SPECS)
+#: The databases litdesk offers (the demo sample is not one of them).
+PROVIDERS: Final[tuple[ProviderName, ...]] = tuple(s.name for s in _SPECS if not s.demo)
+#: The offline demo sample's name (see the module docstring).
+DEMO_PROVIDER: Final[ProviderName] = "demo"
+#: Every declared name: the databases and the demo sample (stored runs may name either).
+DECLARED: Final[tuple[ProviderName, ...]] = tuple(s.name for s in _SPECS)
 #: The exact hosts each provider may be reached at (https only, no others).
 HOSTS: Final[Mapping[str, frozenset[str]]] = MappingProxyType({s.name: s.hosts for s in _SPECS})
 #: Every lane a search run may hold and the provider it belongs to.
@@ -201,6 +234,39 @@ DISCOVERY_LANES: Final[tuple[tuple[ProviderName, SearchMode], ...]] = (
     ("openalex", "keyword"),
     ("openalex", "semantic"),
 )
+
+
+class DemoMixed(RefusedError):
+    """A search asked for the demo sample together with a real database."""
+
+    default_code = "demo_mixed"
+
+
+def known_provider(name: object, *, demo: bool) -> ProviderName | None:
+    """``name`` as a provider: one of :data:`PROVIDERS`, or the demo sample when ``demo``
+    (the demo workspace is open); ``None`` for anything else."""
+    allowed = DECLARED if demo else PROVIDERS
+    return next((p for p in allowed if p == name), None)
+
+
+def check_sources(providers: Iterable[str], *, demo: bool) -> None:
+    """Refuse a search's providers unless each is known here (the demo sample only in the
+    demo workspace, :class:`UnknownProvider` elsewhere) and the demo sample is searched
+    alone (:class:`DemoMixed`)."""
+    names = list(providers)
+    for name in names:
+        if known_provider(name, demo=demo) is None:
+            raise UnknownProvider(
+                f"unknown provider {str(name)[:40]!r} (use one of {', '.join(PROVIDERS)})",
+                provider=str(name)[:40],
+            )
+    if DEMO_PROVIDER in names and len(set(names)) > 1:
+        others = ", ".join(display_name(n) for n in names if n != DEMO_PROVIDER)
+        raise DemoMixed(
+            "The demo sample cannot be searched together with a real database "
+            f"({others}): its records are bundled examples, not search results. "
+            "Search the demo sample on its own, or choose only real databases."
+        )
 
 
 def provider_spec(name: str) -> ProviderSpec:

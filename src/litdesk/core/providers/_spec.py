@@ -21,7 +21,10 @@ __all__ = [
 ]
 
 #: The providers, as a type (the registry checks it names exactly the declared providers).
-ProviderName = Literal["europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv"]
+#: ``demo`` is the offline demo sample: declared here, offered only in the demo workspace.
+ProviderName = Literal[
+    "europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv", "demo"
+]
 #: ``search``/``lookup`` lanes are run lanes (recorded in search runs); ``fetch`` completes
 #: a search page (PubMed efetch); ``reading`` lanes serve full text and citations.
 LaneKind = Literal["search", "lookup", "fetch", "reading"]
@@ -87,6 +90,9 @@ class ProviderSpec:
     lanes: tuple[LaneSpec, ...]
     cache: CachePolicy
     terms: ProviderTerms | None = None
+    #: True for the demo sample (answered offline from bundled records): never one of
+    #: :data:`~litdesk.core.providers.PROVIDERS`, usable only in the demo workspace.
+    demo: bool = False
 
     def lane(self, role: str) -> str:
         """The name of the lane with ``role``."""

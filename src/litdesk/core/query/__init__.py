@@ -24,6 +24,7 @@ from ._compile import (
     compile_search,
     plan_identifier,
 )
+from ._demo import MIN_STEM as DEMO_MIN_STEM
 from ._errors import SYNTAX_CODES, IdentifierError, QueryFilterError, QuerySyntaxError
 from ._grammar import (
     QUERY_LIMITS,
@@ -57,6 +58,7 @@ from ._reading import (
 )
 
 __all__ = [
+    "DEMO_MIN_STEM",
     "CITATIONS_MAX_PAGE",
     "CITATIONS_PER_PAGE",
     "EUROPE_PMC_REST",

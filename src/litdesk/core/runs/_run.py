@@ -23,9 +23,9 @@ from litdesk.core.fusion import (
     Hit,
     identity_keys,
 )
-from litdesk.core.providers import LANE_PROVIDER
+from litdesk.core.providers import DECLARED, LANE_PROVIDER
 from litdesk.core.records import Paper, PaperError, read_paper
-from litdesk.core.search import PROVIDERS, SearchFilters
+from litdesk.core.search import SearchFilters
 from litdesk.core.vocab import Expansion, ExpansionInvalid, read_expansions
 
 __all__ = [
@@ -208,10 +208,10 @@ def _definition(d: Mapping[str, Any]) -> RunDefinition:
     mode = d.get("mode")
     if mode not in MODES:
         raise _fail(f"definition.mode must be one of {', '.join(MODES)}")
-    providers = _list(d.get("providers"), "definition.providers", len(PROVIDERS))
+    providers = _list(d.get("providers"), "definition.providers", len(DECLARED))
     if (
         not providers
-        or any(p not in PROVIDERS for p in providers)
+        or any(p not in DECLARED for p in providers)
         or len(set(providers)) < len(providers)
     ):
         raise _fail("definition.providers must name distinct known providers")

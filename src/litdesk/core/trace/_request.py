@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from litdesk._errors import InputError
+from litdesk.core.providers import DECLARED
 from litdesk.core.search import PROVIDERS, ProviderName, SearchFilters
 
 __all__ = [
@@ -89,7 +90,8 @@ def validate_request(
     chosen: list[ProviderName] = []
     for raw in providers:
         name = str(raw).strip().lower()
-        match = next((p for p in PROVIDERS if p == name), None)
+        # the demo sample is a known name; where it may be searched is the services' call
+        match = next((p for p in DECLARED if p == name), None)
         if match is None:
             raise SearchRequestError(
                 f"unknown provider {str(raw)[:40]!r}; known: {', '.join(PROVIDERS)}",

@@ -18,6 +18,7 @@ from litdesk import __version__
 from . import (
     _assist,
     _dedup,
+    _demo,
     _edit,
     _forms,
     _imports,
@@ -106,15 +107,24 @@ def _root(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Show library log lines (HTTP requests, …) on stderr."
     ),
+    demo: bool = typer.Option(
+        False,
+        "--demo",
+        help="Act on the offline demo workspace (litdesk demo path), not your own.",
+    ),
 ) -> None:
     """litdesk — search, import, read, record evidence, ask."""
     import logging
 
+    from . import _context
+
     root = logging.getLogger()
     level = root.level
     handler = _logging(verbose)
+    _context.use_demo(demo)
 
     def _restore() -> None:  # the process (or a test runner) gets its logging back
+        _context.use_demo(False)
         logging.disable(logging.NOTSET)
         if handler is not None:
             root.removeHandler(handler)
@@ -138,6 +148,7 @@ _forms.register(app)  # `litdesk study form`
 _study_search.register(app)
 _study_fulltext.register(app)
 _edit.register(app)
+_demo.register(app)
 
 
 def _plain_help(typer_app: typer.Typer) -> None:

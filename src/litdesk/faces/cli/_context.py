@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from litdesk.services.app import App
     from litdesk.services.library import Library
 
-__all__ = ["APP_TEST_HOOKS", "app_library", "run_with_app", "settings", "sync_app"]
+__all__ = ["APP_TEST_HOOKS", "app_library", "run_with_app", "settings", "sync_app", "use_demo"]
 
 T = TypeVar("T")
 
@@ -25,11 +25,33 @@ T = TypeVar("T")
 APP_TEST_HOOKS: dict[str, Any] = {}
 
 
+#: ``litdesk --demo …``: the commands act on the offline demo workspace
+_DEMO: list[bool] = [False]
+
+
+def use_demo(on: bool) -> None:
+    """Make the commands of this invocation act on the demo workspace (or not)."""
+    _DEMO[0] = on
+
+
 def settings() -> Settings:
-    """The process's settings (built once; ``get_settings`` caches them)."""
+    """The process's settings (built once; ``get_settings`` caches them); with ``--demo``
+    the demo workspace's (its own folder and store; it must have been made)."""
     from litdesk._settings import get_settings
 
-    return get_settings()
+    if not _DEMO[0]:
+        return get_settings()
+    from litdesk._errors import NotFoundError
+    from litdesk.services.demo import demo_place, demo_settings
+
+    place = demo_place(get_settings())
+    if not place.exists:
+        raise NotFoundError(
+            f"there is no demo workspace in {place.directory} yet: make it with "
+            "litdesk demo reset (or open it with litdesk serve --demo)",
+            code="no_demo",
+        )
+    return demo_settings(get_settings())
 
 
 def run_with_app(

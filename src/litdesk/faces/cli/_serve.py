@@ -84,6 +84,33 @@ def team_app() -> FastAPI:
     )
 
 
+def _demo_settings(settings: Settings, *, team: bool, replay: Path | None) -> Settings:
+    """The demo workspace's settings, the workspace made first when it does not exist."""
+    from litdesk.services.demo import demo_place, demo_settings, ensure_demo
+
+    if team or replay is not None:
+        raise NotLoopback(
+            "--demo is the offline demo workspace for one person: no --team or --replay",
+            code="demo_options",
+        )
+    place = demo_place(settings)
+    if not place.exists:
+        err_console.print(
+            f"Making the demo workspace in {place.directory} (first use: about 10 s) …",
+            markup=False,
+            highlight=False,
+        )
+        ensure_demo(settings)
+    err_console.print(
+        f"Demo workspace: {place.directory} (litdesk demo reset restores it; "
+        f"your own workspace is untouched). Demo export to import: {place.export}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    return demo_settings(settings)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``litdesk serve`` to ``app``."""
 
@@ -113,6 +140,14 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(min=1, max=64, help="Server processes (--team only; one database)."),
         ] = 1,
+        demo: Annotated[
+            bool,
+            typer.Option(
+                "--demo",
+                help="The offline demo workspace (its own folder, made on first use; "
+                "litdesk demo reset restores it). Your own workspace is untouched.",
+            ),
+        ] = False,
     ) -> None:
         """The web workspace: search, saved papers, reader, Studies (http://127.0.0.1:8765)."""
         import os
@@ -133,6 +168,8 @@ def register(app: typer.Typer) -> None:
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{port}"
         settings = get_settings()
+        if demo:
+            settings = _demo_settings(settings, team=team, replay=replay)
         if team:
             from litdesk.services.accounts import prepare_team_store
 
@@ -172,9 +209,8 @@ def register(app: typer.Typer) -> None:
             )
             return
         web = create_app(settings, host=shown, port=port, replay=replay)
-        err_console.print(
-            f"litdesk workspace at {address} (Ctrl+C stops)", markup=False, highlight=False
-        )
+        what = "litdesk demo workspace" if demo else "litdesk workspace"
+        err_console.print(f"{what} at {address} (Ctrl+C stops)", markup=False, highlight=False)
         if replay is not None:
             err_console.print(
                 f"providers answered from the cassette {replay}", markup=False, highlight=False

@@ -107,6 +107,7 @@ def create_app(
         redoc_url=None,
         lifespan=lifespan,
     )
+    web.state.demo = settings.demo  # every page of the demo workspace says so (base.html)
     hidden = (settings.resolved_data_dir(), settings.inbox_dir, *settings.library_dirs)
     install_error_handlers(web, hide=tuple(str(d) for d in hidden if d) if team else ())
     web.add_middleware(CatchAll)

@@ -53,6 +53,7 @@ def page(
             csrf_token=state.get("csrf_token", ""),
             path=request.url.path,
             account=state.get("account"),  # team mode: the signed-in account
+            demo=bool(getattr(request.app.state, "demo", False)),  # the demo workspace's banner
         )
     )
     return HTMLResponse(html, status_code=status)

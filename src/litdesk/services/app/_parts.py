@@ -10,6 +10,7 @@ import httpx
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError
 from litdesk._settings import Settings
+from litdesk.adapters.demo import DemoTransport
 from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
 from litdesk.adapters.store import Store, allowance_owner
 
@@ -33,6 +34,14 @@ def provider_transport(
     hooks (an ``httpx`` transport, loopback origins)."""
     if record is not None and replay is not None:
         raise InputError("choose --record or --replay, not both", code="record_replay")
+    if settings.demo:
+        if record is not None or replay is not None:
+            raise InputError(
+                "the demo workspace answers its sample itself: no --record or --replay",
+                code="demo_replay",
+            )
+        # the demo sample's host is answered in-process; everything else goes out as usual
+        http_transport = DemoTransport(http_transport)
     return ProviderTransport(
         settings,
         transport=http_transport,

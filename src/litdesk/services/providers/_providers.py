@@ -17,6 +17,7 @@ from litdesk._errors import ConfigError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.http import EvidenceCache, ProviderTransport, StoreMeter
 from litdesk.adapters.store import Store, allowance_owner
+from litdesk.core.providers import check_sources
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition, SearchRun
 from litdesk.core.trace import SearchRequest, SearchTrace
@@ -141,6 +142,8 @@ class Providers:
         ``use_cache`` is false); saved (and attached to ``study``) when asked and a lane
         succeeded. ``on_lane`` hears each lane finish (live progress); with ``stop_alone``
         cancelling this call stops the lanes unless another caller waits for them."""
+        # the demo sample only in the demo workspace, and never with a real database
+        check_sources(definition.providers, demo=self.settings.demo)
         who = owner or self.owner
         fused = self._fused_search(who, use_cache)
         if use_cache:

@@ -59,6 +59,7 @@ from ._requests import (
     SearchInputError,
     SearchRequest,
     TraceRequest,
+    in_workspace,
 )
 from ._service import SearchService
 from ._views import (
@@ -136,4 +137,5 @@ __all__ = [
     "run_document",
     "runs_of",
     "save_run",
+    "in_workspace",
 ]

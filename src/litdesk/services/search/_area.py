@@ -28,6 +28,7 @@ from typing import Final, Protocol
 
 from litdesk._clock import Clock
 from litdesk._errors import LitdeskError, NotFoundError, RefusedError
+from litdesk._settings import Settings
 from litdesk.adapters.store import (
     Store,
     get_recent_run,
@@ -59,6 +60,7 @@ from ._requests import (
     SaveSelectionRequest,
     SearchRequest,
     TraceRequest,
+    in_workspace,
     query_problem,
 )
 from ._views import (
@@ -110,6 +112,9 @@ class FusedSearcher(Protocol):
 
     @property
     def store(self) -> Store: ...
+
+    @property
+    def settings(self) -> Settings: ...
 
     async def search(
         self, request: ProviderRequest, *, owner: str | None = None, use_cache: bool = True
@@ -232,6 +237,7 @@ class SearchArea:
     async def search(self, request: SearchRequest, *, owner: str) -> SearchView:
         """Run (or reuse) the search, remember the run for the selection actions, and save
         it (into ``request.study``) when asked and a lane succeeded."""
+        request = in_workspace(request, demo=self.providers.settings.demo)
         run = await self.providers.fused_search(
             request.definition,
             cursor=await self.provider_cursor(request, owner=owner),
@@ -255,6 +261,7 @@ class SearchArea:
     async def start(self, request: SearchRequest, *, owner: str) -> ProgressView:
         """Start the search as a task; its planned lanes show as ``running`` until each
         finishes (then :meth:`progress`, :meth:`watch`, :meth:`cancel`, :meth:`live_result`)."""
+        request = in_workspace(request, demo=self.providers.settings.demo)
         definition = request.definition
         provider_cursor = await self.provider_cursor(request, owner=owner)
         plan = plan_search(definition, provider_cursor)

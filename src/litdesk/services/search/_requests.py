@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, cast
 
 from litdesk._errors import InputError
-from litdesk.core.providers import PROVIDERS
+from litdesk.core.providers import DECLARED, DEMO_PROVIDER, PROVIDERS
 from litdesk.core.query import QuerySyntaxError, parse_query
 from litdesk.core.runs import RunDefinition, RunInvalid
 from litdesk.core.search import SearchFilters
@@ -38,6 +38,7 @@ __all__ = [
     "SearchInputError",
     "SearchRequest",
     "TraceRequest",
+    "in_workspace",
     "query_problem",
 ]
 
@@ -145,7 +146,7 @@ class SearchRequest:
         _choice("field", self.field, FIELDS)
         _choice("type", self.type, TYPES)
         _choice("sort", self.sort, SORTS)
-        unknown = [p for p in self.providers if p not in PROVIDERS]
+        unknown = [p for p in self.providers if p not in DECLARED]
         if unknown:
             raise SearchInputError(f"unknown provider {unknown[0][:40]!r}", code="provider")
         problem = query_problem(self.query, cast(QueryField, self.field))
@@ -281,3 +282,12 @@ class TraceRequest:
             include_raw=self.include_raw,
         )
         object.__setattr__(self, "provider_request", request)
+
+
+def in_workspace(request: SearchRequest, *, demo: bool) -> SearchRequest:
+    """``request`` as the workspace runs it: in the demo workspace a keyword search with no
+    provider chosen searches the demo sample (the real databases' default needs a network
+    the demo does not assume)."""
+    if demo and not request.providers and request.mode == "keyword":
+        return dataclasses.replace(request, providers=(DEMO_PROVIDER,))
+    return request

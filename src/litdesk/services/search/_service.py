@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from litdesk._errors import LitdeskError
 from litdesk._settings import Settings
 from litdesk.adapters.http import CassetteMiss, EvidenceCache, Exchange, ProviderTransport
+from litdesk.core.providers import check_sources
 from litdesk.core.search import (
     CompiledRequest,
     CompileRefused,
@@ -111,6 +112,7 @@ class SearchService:
         self, compiled: CompiledRequest, cursor: str | None
     ) -> list[tuple[LaneOutcome, SearchAttempt, Exchange | None]]:
         """Run one compiled lane request (and PubMed's follow-up fetch)."""
+        check_sources([compiled.provider], demo=self.settings.demo)  # the demo sample: demo only
         kit = self.kit
         request_cursor = cursor
         first = await self._attempt(compiled, request_cursor)
@@ -148,6 +150,7 @@ class SearchService:
 
     async def search(self, request: SearchRequest) -> SearchTrace:
         """Run every lane of ``request`` concurrently and return the trace."""
+        check_sources(request.providers, demo=self.settings.demo)
         created = self._now()
         results = await asyncio.gather(
             *(self._lane(p, request) for p in request.providers), return_exceptions=True

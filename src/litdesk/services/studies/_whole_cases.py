@@ -11,11 +11,12 @@ from litdesk._errors import RefusedError
 from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
+from litdesk.core.providers import check_sources
 from litdesk.core.query import compile_search
 from litdesk.core.runs import read_definition
 from litdesk.core.search import CompileRefused
 from litdesk.services.jobs import JobNotFound, Jobs, JobView
-from litdesk.services.search import load_run
+from litdesk.services.search import in_workspace, load_run
 
 from ._requests import AddSearchRequest, UpdateStudyRequest
 from ._views import (
@@ -54,7 +55,9 @@ class WholeSearches:
         """Each lane's total (one record asked per lane), the requests paging it to the
         cap takes, and the owner's allowance left for it."""
         row = self._study(request.study, owner, "write")
-        definition = request.search.definition
+        demo = self.providers.settings.demo
+        definition = in_workspace(request.search, demo=demo).definition
+        check_sources(definition.providers, demo=demo)
         service = self.providers.search_service(owner=owner, use_cache=False)
         lanes: list[LanePreview] = []
         spent = 0
@@ -124,8 +127,11 @@ class WholeSearches:
     def add(self, request: AddSearchRequest, *, owner: str) -> WholeSearchJob:
         """Queue the job adding the search whole to the Study (write needed)."""
         row = self._study(request.study, owner, "write")
-        whole_lanes(request.search.definition)  # refuses a search with nothing to page
-        search = {"definition": request.search.definition.to_dict(), "cap": request.cap_per_lane}
+        demo = self.providers.settings.demo
+        definition = in_workspace(request.search, demo=demo).definition
+        check_sources(definition.providers, demo=demo)
+        whole_lanes(definition)  # refuses a search with nothing to page
+        search = {"definition": definition.to_dict(), "cap": request.cap_per_lane}
         return self._submit(ADD_SEARCH_KIND, row, [search], owner)
 
     def update(self, request: UpdateStudyRequest, *, owner: str) -> WholeSearchJob:

@@ -31,6 +31,7 @@ def about_view(app: App) -> dict[str, Any]:
             "terms": spec.terms.to_dict() if spec.terms is not None else None,
         }
         for spec in PROVIDER_SPECS.values()
+        if not spec.demo or app.settings.demo  # the demo sample only in the demo workspace
     ]
     return {"providers": providers} | app.subjects.vocabularies().to_dict()
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk.core.providers import PROVIDERS
+from litdesk.core.providers import DEMO_PROVIDER, PROVIDERS, display_name
 from litdesk.core.vocab import EXPANSION_LIMITS, Expansion, ExpansionInvalid, read_expansions
 from litdesk.services.app import App
 from litdesk.services.reader import CompareRequest, SharedRequest
@@ -196,9 +196,13 @@ def _query(params: SearchParams, **extra: Any) -> str:
     return "/search?" + urlencode(base | extra, doseq=True)
 
 
-def _form_state(params: SearchParams) -> dict[str, Any]:
+def _form_state(params: SearchParams, *, demo: bool = False) -> dict[str, Any]:
+    # the demo workspace offers its offline sample first (and searches it when none is chosen)
+    offered = (DEMO_PROVIDER, *PROVIDERS) if demo else PROVIDERS
     return params.model_dump() | {
-        "providers_all": PROVIDERS,
+        "providers_all": offered,
+        "provider_names": {p: display_name(p) for p in offered},
+        "demo": demo,
         "starters": STARTERS,
         "vocabulary_names": VOCABULARY_NAMES,
     }
@@ -230,7 +234,11 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
 async def search_page(
     request: Request, app: AppDep, owner: OwnerDep, params: Annotated[PageParams, Query()]
 ) -> Response:
-    data: dict[str, Any] = {"form": _form_state(params), "result": None, "error": None}
+    data: dict[str, Any] = {
+        "form": _form_state(params, demo=bool(getattr(request.app.state, "demo", False))),
+        "result": None,
+        "error": None,
+    }
     shown = (
         await run_in_threadpool(_finished_live, app, owner, params.live) if params.live else None
     )
