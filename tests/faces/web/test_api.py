@@ -235,7 +235,7 @@ def test_partial_failure_is_reported_beside_the_results(tmp_settings, tmp_path) 
     assert statuses["europepmc-keyword"] == "ok" and statuses["openalex-keyword"] != "ok"
     assert data["partial_failure"] is True and data["all_failed"] is False
     assert len(data["cards"]) == 3 and data["paging"]["kind"] == "frozen"  # fused: frozen pages
-    assert "Some provider lanes failed" in html
+    assert "Some databases did not answer" in html
     assert "<b>down</b>" not in html  # an upstream body never reaches the page as markup
 
 

@@ -111,7 +111,8 @@ def test_form_page_without_javascript(running: Running) -> None:
         ids = _save_all(c)
         sid = c.post("/api/v1/studies", json={"name": "Page"}).json()["id"]
         page = c.get(f"/study/{sid}/form")
-        assert page.status_code == 200 and "Extraction form: Page" in page.text
+        assert page.status_code == 200 and "<h1>Extraction form</h1>" in page.text
+        assert f'<a href="/study/{sid}">Page</a></nav>' in page.text  # the Study in the crumbs
         assert "the default: no form chosen yet" in page.text
         assert f'href="/study/{sid}/form"' in c.get(f"/study/{sid}").text
         token = csrf_from(page.text)

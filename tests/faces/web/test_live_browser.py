@@ -89,7 +89,7 @@ def test_live_lanes_cancel_by_keyboard_then_results(
         # now both lanes: Europe PMC answers at once, OpenAlex waits behind its gate
         pg.locator('input[name="provider"][value="openalex"]').check()
         pg.locator("#search-form button[type=submit]").click()
-        live = pg.locator("#live")
+        live = pg.locator("#live-search")
         live.wait_for(state="visible")
         lanes = pg.locator("#live-lanes .lane")
         pg.locator('#live-lanes .lane.ok[data-lane="europepmc-keyword"]').wait_for()

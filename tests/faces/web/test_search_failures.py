@@ -53,7 +53,7 @@ def test_every_lane_failed_is_429_or_503_with_retry_after(running: Running) -> N
     assert busy.status_code == 429, busy.text
     assert 0 < int(busy.headers["retry-after"]) <= 30
     assert busy.json()["all_failed"] is True
-    assert busy_page.status_code == 429 and "Every provider lane failed" in busy_page.text
+    assert busy_page.status_code == 429 and "No database answered with results" in busy_page.text
     assert "retry-after" in busy_page.headers
     assert down.status_code == 503 and "retry-after" not in down.headers
     assert (

@@ -37,7 +37,7 @@ def test_highlight_in_a_study_deleted_and_restored(
     pg = page
     pg.goto(f"{running.base}/study/{study.id}")
     pg.locator("html[data-ready]").wait_for(state="attached")
-    assert "0 notes" in pg.locator("main").inner_text()
+    assert pg.locator("#count-notes").inner_text() == "0"
     _shot(pg, tmp_path, "study")
     pg.get_by_role("link", name="Aspirin trial").click()
     pg.locator("html[data-ready]").wait_for(state="attached")
@@ -51,7 +51,7 @@ def test_highlight_in_a_study_deleted_and_restored(
     assert "in Aspirin review" in pg.locator("#notes").inner_text()
     _shot(pg, tmp_path, "reader-in-study")
     pg.goto(f"{running.base}/study/{study.id}")
-    assert "1 notes" in pg.locator("main").inner_text()
+    assert pg.locator("#count-notes").inner_text() == "1"
 
     pg.goto(f"{running.base}/paper/{paper.paper.id}?study={study.id}")
     pg.locator("#notes .note-delete").click()
@@ -59,11 +59,26 @@ def test_highlight_in_a_study_deleted_and_restored(
     assert "Highlight on Aspirin trial" in pg.locator("#undo").inner_text()
     _shot(pg, tmp_path, "trash-after-delete")
     pg.goto(f"{running.base}/study/{study.id}")
-    assert "0 notes" in pg.locator("main").inner_text()
+    assert pg.locator("#count-notes").inner_text() == "0"
     pg.goto(f"{running.base}/study/{study.id}/trash")
-    pg.get_by_role("button", name="Restore Highlight on Aspirin trial: “risk of stroke”").click()
     pg.locator("html[data-ready]").wait_for(state="attached")
-    assert pg.url.endswith(f"/study/{study.id}") and "1 notes" in pg.locator("main").inner_text()
+    assert pg.locator("#trash-count").inner_text() == "1 item in the trash"
+    pg.evaluate("() => { window.notReloaded = true; }")  # gone if the page were loaded again
+    pg.get_by_role("button", name="Restore Highlight on Aspirin trial: “risk of stroke”").click()
+    # the trash stays: the restored item leaves the list in place and the page says what came back
+    pg.locator("#trash-notice .notice.ok").filter(
+        has_text="Restored Highlight on Aspirin trial"
+    ).wait_for()
+    assert f"/study/{study.id}/trash?restored=" in pg.url
+    assert pg.locator("#trash-items").inner_text().strip() == "The trash is empty."
+    assert pg.locator("#trash-count").inner_text() == "0 items in the trash"
+    assert pg.evaluate("() => window.notReloaded === true")  # swapped in place (swap.js)
+    pg.locator("#live").filter(has_text="Restored Highlight on Aspirin trial").wait_for(
+        state="attached"
+    )
+    pg.locator("#trash-notice a", has_text="Open the Study").click()
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    assert pg.locator("#count-notes").inner_text() == "1"
 
     pg.goto(f"{running.base}/study/{study.id}/history")
     history = pg.locator("main").inner_text()

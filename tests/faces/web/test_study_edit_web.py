@@ -122,7 +122,9 @@ def test_a_search_run_removed_from_a_study_and_restored(running: Running) -> Non
         study = c.get(f"/api/v1/studies/{sid}").json()
         assert study["search_runs"] == [run_id]
         page = c.get(f"/study/{sid}").text
-        assert f'action="/study/{sid}/runs/{run_id}/remove"' in page and "Remove search" in page
+        assert (
+            f'action="/study/{sid}/runs/{run_id}/remove"' in page and "Remove this search" in page
+        )
         before = study["working_set"]["records_identified"]
         assert before >= 1
         r = c.post(f"/api/v1/studies/{sid}/runs/{run_id}/remove")

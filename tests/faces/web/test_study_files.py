@@ -242,15 +242,15 @@ def test_browser_study_numbers_and_working_set(page: Any, running: Running, tmp_
     pg = page
     pg.goto(f"{running.base}/study/{sid}")
     pg.locator("html[data-ready]").wait_for(state="attached")
-    text = pg.locator("main").inner_text()
-    assert "9 records identified" in text and "1 duplicates removed" in text
-    assert "8 studies in the working set" in text
+    assert pg.locator("#count-records").inner_text() == "9"  # records identified
+    assert pg.locator("#count-duplicates").inner_text() == "1"  # duplicates removed
+    assert pg.locator("#count-working-set").inner_text() == "8"  # studies in the working set
     pg.screenshot(path=str(tmp_path / "study-numbers.png"), full_page=True)
     pg.locator("#working-set-link").click()
     pg.locator("#working-set").wait_for()
     listed = pg.locator("#working-set").inner_text()
     assert joined[0]["title"] in listed and "shared identifier" in listed
     assert sid not in listed  # titles, not ids
-    assert len(pg.locator("#working-set > li").all()) == 8
+    assert len(pg.locator("#working-set tbody tr").all()) == 8
     pg.screenshot(path=str(tmp_path / "working-set.png"), full_page=True)
     assert pg.console_errors == []

@@ -125,6 +125,7 @@ def test_escape_closes_and_a_spelling_suggestion_is_marked(page: Any, running: R
     assert pg.is_hidden("#q-suggest") and q.get_attribute("aria-expanded") == "false"
     assert q.input_value() == "tubercolosis"
     # the explicit choice: the heading as a controlled term
+    pg.click("details.filters > summary")  # the subject options are folded with the filters
     pg.check("#q-as-controlled")
     q.click()
     q.press("End")
@@ -135,7 +136,6 @@ def test_escape_closes_and_a_spelling_suggestion_is_marked(page: Any, running: R
     assert "as a controlled term" in pg.text_content("#q-suggest-status")
     assert pg.is_hidden("#q-synonyms-label")  # MeSH descriptors here carry no synonyms
     # the author field takes names: no suggestions
-    pg.click("details.filters > summary")
     pg.select_option("select[name=field]", "author")
     q.click()
     q.press_sequentially("e", delay=15)

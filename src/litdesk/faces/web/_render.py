@@ -10,12 +10,19 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from litdesk.core.providers import display_name
 from litdesk.faces import _words
 
 __all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
 
 TEMPLATE_DIR: Final = Path(__file__).parent / "templates"
 STATIC_DIR: Final = Path(__file__).parent / "static"
+
+
+def _basename(path: object) -> str:
+    """A file named for people: its name without the folders (``/a/b/refs.ris`` → ``refs.ris``)."""
+    text = str(path)
+    return text.replace("\\", "/").rsplit("/", 1)[-1] or text
 
 
 @lru_cache(maxsize=1)  # the one template environment of the process (files of the package)
@@ -35,6 +42,8 @@ def _env() -> Environment:
         num=_words.num,
         plural=_words.plural,
         lane_label=_words.lane_label,
+        provider=display_name,  # {{ "europepmc"|provider }} → Europe PMC
+        basename=_basename,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
     )
     return env
 

@@ -105,7 +105,7 @@ def create_form(
 def study_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
     data = study_view(app, owner, ref)
     data["screening"] = screening_summary(app, owner, data["id"])  # its link with counts
-    return page(request, "study.html", data, title="Study")
+    return page(request, "study.html", data, title=str(data["name"]))
 
 
 @api.get("/studies/{ref}", summary="A Study: papers, counts, search runs, imports")

@@ -234,11 +234,14 @@ def study_delete_form(app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
 # --- the trash and the history ---------------------------------------------------------------
 
 
-def _trash_page(request: Request, data: dict[str, object], deleted: str | None) -> Response:
+def _trash_page(
+    request: Request, data: dict[str, object], deleted: str | None, restored: str | None = None
+) -> Response:
     data["deleted"] = next(
         (i for i in data["items"] if isinstance(i, dict) and i.get("id") == deleted),  # type: ignore[attr-defined]
         None,
     )
+    data["restored"] = restored  # the label of what a restore from this page put back
     return page(request, "trash.html", data, title="Trash")
 
 
@@ -254,8 +257,9 @@ def study_trash_page(
     owner: OwnerDep,
     ref: StudyRef,
     deleted: Annotated[str | None, Query(max_length=100)] = None,
+    restored: Annotated[str | None, Query(max_length=300)] = None,
 ) -> Response:
-    return _trash_page(request, app.studies.trash(ref, owner=owner).to_dict(), deleted)
+    return _trash_page(request, app.studies.trash(ref, owner=owner).to_dict(), deleted, restored)
 
 
 @api.get("/trash", summary="Your own trash: work of no Study and the Studies you deleted")
@@ -269,8 +273,9 @@ def own_trash_page(
     app: AppDep,
     owner: OwnerDep,
     deleted: Annotated[str | None, Query(max_length=100)] = None,
+    restored: Annotated[str | None, Query(max_length=300)] = None,
 ) -> Response:
-    return _trash_page(request, app.studies.trash(None, owner=owner).to_dict(), deleted)
+    return _trash_page(request, app.studies.trash(None, owner=owner).to_dict(), deleted, restored)
 
 
 @api.post("/trash/{item_id}/restore", summary="Put a trash item back where it was")
@@ -278,9 +283,32 @@ def restore_api(app: AppDep, owner: OwnerDep, item_id: ItemId) -> dict[str, obje
     return app.studies.restore(item_id, owner=owner).to_dict()
 
 
+def _trash_back(back: str) -> str | None:
+    """The trash page a restore came from (``/trash`` or ``/study/{id}/trash``), else None."""
+    parts = back.split("/")
+    if back == "/trash" or (
+        len(parts) == 4
+        and parts[0] == ""
+        and parts[1] == "study"
+        and parts[2]
+        and parts[3] == "trash"
+    ):
+        return back
+    return None
+
+
 @pages.post("/trash/{item_id}/restore")
-def restore_form(app: AppDep, owner: OwnerDep, item_id: ItemId) -> Response:
+def restore_form(
+    app: AppDep,
+    owner: OwnerDep,
+    item_id: ItemId,
+    back: Annotated[str, Form(max_length=300)] = "",
+) -> Response:
     view = app.studies.restore(item_id, owner=owner)
+    trash = _trash_back(back)
+    if trash is not None:  # restoring from a trash page: it stays, saying what came back
+        where = f"{trash}?restored={quote(view.label[:200], safe='')}"
+        return RedirectResponse(where, status_code=303)
     if view.study_id is None:
         return RedirectResponse("/trash", status_code=303)
     return RedirectResponse(f"/study/{quote(view.study_id, safe='')}", status_code=303)

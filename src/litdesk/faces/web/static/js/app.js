@@ -14,8 +14,10 @@ import { installChat } from "./chat.js";
 import { installJob, installWizard } from "./wizard.js";
 import { installCitations } from "./citations.js";
 import { installConfirm } from "./confirm.js";
+import { installSwap } from "./swap.js";
 
 installKeys();
+installSwap();
 if (document.getElementById("search-form")) { installSearch(); installLive(); installSubjects(); }
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();
@@ -28,3 +30,8 @@ if (document.getElementById("report-job")) installJob();
 if (document.getElementById("cite-save")) installCitations();
 if (document.getElementById("confirm-dialog")) installConfirm();
 document.documentElement.dataset.ready = "1"; // the behaviours above are installed
+// on a phone the nav is one scrolling row: bring the current page's link into view
+const current = document.querySelector('.top nav a[aria-current="page"]');
+if (current && current.parentElement && current.parentElement.scrollWidth > current.parentElement.clientWidth) {
+  current.parentElement.scrollLeft = current.offsetLeft - current.parentElement.offsetLeft - 16;
+}

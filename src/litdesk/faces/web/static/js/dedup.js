@@ -86,6 +86,13 @@ function installRun() {
   });
 }
 
+// "5 Dec 2026, 01:14", as the server's `when` filter writes an older date
+function when(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
 function renderHistory(entries, study) {
   const body = document.getElementById("history-rows");
   if (!body) return;
@@ -93,13 +100,19 @@ function renderHistory(entries, study) {
   for (const e of entries) {
     const tr = document.createElement("tr");
     tr.dataset.seq = String(e.seq);
-    const cells = [String(e.seq), e.created_at, e.via ? `${e.by} (${e.via})` : e.by, e.what];
-    for (const text of cells) {
+    const cells = [
+      ["#", "num", String(e.seq)], ["When", "nowrap", when(e.created_at)],
+      ["Who", "nowrap", e.via ? `${e.by} (${e.via})` : e.by], ["What", "", e.what],
+    ];
+    for (const [label, kind, text] of cells) {
       const td = document.createElement("td");
       td.textContent = text;
+      td.dataset.label = label;
+      if (kind) td.className = kind;
       tr.append(td);
     }
     const action = document.createElement("td");
+    action.dataset.label = "Action";
     if (e.in_force) {
       const form = document.createElement("form");
       form.method = "post";
@@ -114,6 +127,7 @@ function renderHistory(entries, study) {
       }
       const button = document.createElement("button");
       button.type = "submit";
+      button.className = "btn-link";
       button.textContent = `Withdraw #${e.seq}`;
       form.append(button);
       action.append(form);

@@ -5,6 +5,10 @@
 // result. Every value is inserted as text.
 import { csrfToken, getJson } from "./api.js";
 import { line } from "./dom.js";
+import { refresh } from "./swap.js";
+
+// the Study page's regions an import changes: its figures, its files and its papers
+const REGIONS = ["study-counts", "imports", "imports-list", "papers-h", "retrieval-counts", "papers-pdf"];
 
 export function installImports() {
   const zone = document.getElementById("dropzone");
@@ -73,7 +77,9 @@ export function installImports() {
       for (const r of i.records_refused) line(report, `record refused: ${r.reason || r.message || JSON.stringify(r)}`, "notice warn");
     }
     for (const r of data.refused) line(report, `${r.file} refused (${r.code}): ${r.message}`, "notice error");
-    line(report, "Reload the page to see the Study's papers.", "muted");
+    const saved = data.imported.reduce((n, i) => n + i.records_saved, 0);
+    const updated = await refresh(REGIONS, `Imported: ${saved.toLocaleString("en")} record${saved === 1 ? "" : "s"} saved; the Study's figures and papers are up to date.`);
+    if (!updated) line(report, "Reload the page to see the Study's papers.", "muted");
   }
 
   input.addEventListener("change", () => send([...input.files]));

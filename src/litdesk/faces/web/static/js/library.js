@@ -3,6 +3,10 @@
 // script the page's forms do the same. Every value is inserted as text.
 import { csrfToken, getJson } from "./api.js";
 import { line } from "./dom.js";
+import { refresh } from "./swap.js";
+
+// the regions of the page a finished job or an upload changes
+const REGIONS = ["lib-counts", "sources", "files"];
 
 const POLL_MS = 1000;
 
@@ -81,7 +85,11 @@ function installJob() {
         return;
       }
       show(result.body);
-      if (!result.body.active) return;
+      if (!result.body.active) {
+        // the job ended: the counts, the sources and the table show what it did
+        refresh(REGIONS, `Indexing ${result.body.status}: the list of PDFs is up to date.`);
+        return;
+      }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
@@ -146,6 +154,7 @@ function installUploads(job) {
       if (res.data.job) jobId = res.data.job.id;
     }
     if (jobId) job.poll(jobId);
+    refresh(REGIONS, "");  // the new files are listed (waiting) before the job reads them
   }
 
   form.addEventListener("submit", (e) => {
@@ -163,6 +172,8 @@ function installUploads(job) {
 
 function installAdoption() {
   for (const form of document.querySelectorAll("form.adopt-form")) {
+    if (form.dataset.bound) continue; // a swapped table brings new forms; bind each once
+    form.dataset.bound = "1";
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       const out = form.parentElement.querySelector("output.adopt-result");
@@ -213,5 +224,6 @@ function installModels() {
 const job = installJob();
 installUploads(job);
 installAdoption();
+document.addEventListener("litdesk:swapped", installAdoption);
 installModels();
 document.documentElement.dataset.libraryReady = "1";

@@ -53,7 +53,7 @@ function laneBox(lane) {
 
 export function installLive() {
   const form = document.getElementById("search-form");
-  const panel = document.getElementById("live");
+  const panel = document.getElementById("live-search");
   const status = document.getElementById("live-status");
   const lanes = document.getElementById("live-lanes");
   const cancel = document.getElementById("live-cancel");

@@ -1,0 +1,96 @@
+"""The one visual design in a browser (issue 34): the search results are a few Tab presses
+away (a "Skip to results" link after "Skip to content", the advanced options folded), a
+filter updates the saved list in place (swap.js) and the address follows it, and on a
+narrow window the nav is one scrolling row that does not push the page down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.faces.web._server import Running
+
+pytestmark = pytest.mark.slow
+
+ACTIVE = """() => {
+  const a = document.activeElement;
+  return {tag: a.tagName, text: (a.textContent || '').trim(), inResults: !!a.closest('#results')};
+}"""
+
+
+@pytest.fixture
+def page(browser: Any, running: Running, tmp_path: Path):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    pg.console_errors = []  # type: ignore[attr-defined]
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+def test_the_first_result_is_three_tab_presses_away(page: Any, running: Running) -> None:
+    pg = page
+    pg.goto(running.base + "/search?q=tumour+growth")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    pg.keyboard.press("Tab")
+    assert pg.evaluate(ACTIVE)["text"] == "Skip to content"
+    pg.keyboard.press("Tab")
+    assert pg.evaluate(ACTIVE)["text"] == "Skip to results"
+    pg.keyboard.press("Enter")
+    pg.keyboard.press("Tab")
+    first = pg.evaluate(ACTIVE)
+    assert first["tag"] == "A" and first["inResults"], first
+    assert first["text"] == pg.locator("#results li.card h2.title a").first.inner_text()
+    # without the skip link: the nav, the query, Search, the mode, two folded option groups
+    # (the issue counted 24 presses; the selection's buttons now follow the results)
+    pg.goto(running.base + "/search?q=tumour+growth")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    presses = 0
+    while not pg.evaluate(ACTIVE)["inResults"]:
+        pg.keyboard.press("Tab")
+        presses += 1
+        assert presses <= 20, pg.evaluate(ACTIVE)
+    assert pg.evaluate(ACTIVE)["tag"] == "A"
+    assert pg.console_errors == []
+
+
+def test_a_filter_updates_the_saved_list_in_place(page: Any, running: Running) -> None:
+    pg = page
+    with running.writer() as c:
+        data = c.get("/api/v1/search", params={"q": "tumour growth"}).json()
+        ids = [card["paper"]["id"] for card in data["cards"][:3]]
+        saved = c.post(
+            "/api/v1/selection/save", json={"run_id": data["run"]["id"], "paper_ids": ids}
+        )
+        assert saved.status_code == 200, saved.text
+    pg.goto(running.base + "/saved")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    assert pg.locator("#saved-counts").inner_text() == "3 saved papers."
+    assert pg.locator("#saved-list tbody tr").count() == 3
+    pg.evaluate("() => { window.notReloaded = true; }")  # gone if the page were loaded again
+    doi = data["cards"][1]["paper"]["doi"]
+    pg.locator("#text").fill(doi)
+    pg.locator(".filters-bar button[type=submit]").click()
+    pg.locator("#saved-counts", has_text="1 of 3 saved papers").wait_for()
+    assert pg.locator("#saved-list tbody tr").count() == 1
+    assert pg.evaluate("() => window.notReloaded === true")  # swapped, not reloaded
+    assert "text=" in pg.url  # the address is the filter's, as without script
+    pg.locator("#live").filter(has_text="1 of 3 saved papers").wait_for(state="attached")
+    assert pg.console_errors == []
+
+
+def test_the_nav_is_one_row_on_a_narrow_window(page: Any, running: Running) -> None:
+    pg = page
+    pg.set_viewport_size({"width": 420, "height": 800})
+    pg.goto(running.base + "/studies")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    links = pg.locator(".top nav a")
+    tops = {round(links.nth(i).bounding_box()["y"]) for i in range(links.count())}
+    assert len(tops) == 1  # one row (it scrolls sideways), not eleven wrapped lines
+    assert pg.evaluate("() => document.querySelector('.top').getBoundingClientRect().height") < 120
+    assert pg.evaluate("() => document.documentElement.scrollWidth") <= 420
+    # the current page's link is scrolled into view
+    box = pg.locator('.top nav a[aria-current="page"]').bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 420
