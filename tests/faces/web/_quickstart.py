@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLICKED", "QUERY", "STEPS", "Walked", "walk_quickstart"]
+__all__ = ["CLICKED", "PASSAGE", "QUERY", "STEPS", "Walked", "walk_quickstart"]
 
 #: the ten steps, named as the README's images are (docs/img/quickstart-<step>.png)
 STEPS = (
@@ -27,19 +27,23 @@ STEPS = (
     "10-export",
 )
 #: the query of step 3 (the README's)
-QUERY = "knee AND cartilage"
-#: what each step clicks or types, as the README's quick start must say it
+QUERY = 'knee AND "stem cell"'
+#: the paper read in step 7 and the passage of its abstract quoted in step 8 (the README's)
+PAPER = "Platelet-Rich Plasma and Adipose-Derived Mesenchymal Stem Cells"
+PASSAGE = "Thirty-eight patients diagnosed with a knee monocompartmental cartilage defect"
+FINDING = "38 patients randomised after microfracture"
+#: what each step clicks or types, as the README's quick start says it
 CLICKED: dict[str, tuple[str, ...]] = {
     "01-run": ("make run", "http://127.0.0.1:8765"),
     "02-study": ("Studies", "Stem cells for knee osteoarthritis (demo)"),
-    "03-search": ("Search for more", QUERY, "Search"),
+    "03-search": ("Search", QUERY),
     "04-import": ("Import export files", "demo-export.ris"),
-    "05-dedup": ("Deduplicate",),
-    "06-screen": ("Screen titles and abstracts", "Include", "Exclude"),
-    "07-read": (),
-    "08-evidence": ("Record evidence", "Finding", "Supporting passage"),
+    "05-dedup": ("Deduplicate", "Run again"),
+    "06-screen": ("Screen: title and abstract", "Include", "Exclude"),
+    "07-read": (PAPER,),
+    "08-evidence": ("Record evidence", "Use the selected passage", PASSAGE),
     "09-prisma": ("PRISMA flow and report",),
-    "10-export": ("Evidence table", "Export as CSV", "Export this Study (ZIP)"),
+    "10-export": ("Export this Study (ZIP)", "Evidence", "Export as CSV"),
 }
 #: how many records step 6 screens
 SCREENED = 3
@@ -69,11 +73,18 @@ def _role(pg: Any, role: str, name: str, *, exact: bool = False) -> Any:
     return pg.locator("main").get_by_role(role, name=named, exact=exact).first
 
 
+#: the Study page's paper count as it says it ("283 papers")
+_COUNT_JS = (
+    "() => { const m = document.querySelector('main').innerText.match(/(\\d[\\d,]*) papers?\\b/);"
+    " return m ? parseInt(m[1].replace(/,/g, ''), 10) : -1; }"
+)
+
+
 def _papers(pg: Any) -> int:
-    """The Study page's paper count (its heading "283 papers")."""
-    heading = pg.locator("main h2").filter(has_text=re.compile(r"^\s*[\d,]+ papers?\s*$"))
-    text = heading.first.inner_text(timeout=WAIT_MS)
-    return int(re.sub(r"\D", "", text))
+    """The Study page's paper count."""
+    pg.wait_for_function(f"() => ({_COUNT_JS})() >= 0")
+    count: int = pg.evaluate(_COUNT_JS)
+    return count
 
 
 def _back_to_study(pg: Any, walked: Walked) -> None:
@@ -91,50 +102,46 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     export file) in step 4; ``shot(step)`` after each step."""
     walked = Walked()
     pg.set_default_timeout(WAIT_MS)
+    nav = pg.get_by_role("navigation", name="Workspace")
     # 1 run: the address `make run` opens
     pg.goto(base + "/")
     pg.locator("main h1").first.wait_for()
     shot("01-run")
     # 2 the demo Study: Studies in the top navigation, then the Study
-    pg.get_by_role("navigation", name="Workspace").get_by_role("link", name="Studies").click()
-    _role(pg, "link", r"\(demo\)").click()
+    nav.get_by_role("link", name="Studies", exact=True).click()
+    _role(pg, "link", "Stem cells for knee osteoarthritis (demo)", exact=True).click()
     pg.wait_for_url(re.compile(r"/study/[^/?#]+$"))
     walked.study_url = pg.url
     walked.papers_before = _papers(pg)
     shot("02-study")
-    # 3 search the demo source from the Study
-    _role(pg, "link", r"^Search for more").click()
+    # 3 search: Search in the top navigation, the query, Search (the demo sample is ticked)
+    nav.get_by_role("link", name="Search", exact=True).click()
     pg.get_by_label("Query", exact=True).fill(QUERY)
     _role(pg, "button", "Search", exact=True).click()
-    results = pg.locator("#results")
-    results.locator("h2, h3").first.wait_for()
-    walked.results = results.locator("h2, h3").count()
-    pg.locator("#results-h").scroll_into_view_if_needed()  # the query and the first results
+    results = pg.locator("main a[href^='/paper/']")  # each result's title opens the reader
+    results.first.wait_for()
+    walked.results = results.count()
+    results.first.evaluate("a => a.scrollIntoView({block: 'center'})")  # the first results
     shot("03-search")
     # 4 import the demo export file on the Study page; the count follows without a reload
     pg.goto(walked.study_url)
     pg.locator("main input[type=file]#import-files").set_input_files(str(export))
-    pg.wait_for_function(
-        "before => { const h = Array.from(document.querySelectorAll('main h2'))"
-        ".find(e => /^\\s*[\\d,]+ papers?\\s*$/.test(e.textContent));"
-        " return h && parseInt(h.textContent.replace(/\\D/g, ''), 10) > before; }",
-        arg=walked.papers_before,
-    )
+    pg.wait_for_function(f"before => ({_COUNT_JS})() > before", arg=walked.papers_before)
     walked.papers_after_import = _papers(pg)
     shot("04-import")
-    # 5 deduplicate: run it, the duplicates found
-    _role(pg, "link", r"^Deduplicate").click()
+    # 5 deduplicate: run it again, the counts of what was merged
+    _role(pg, "link", r"^(Deduplicate|Find duplicates)").click()
     pg.wait_for_url(re.compile(r"/dedup"))
-    _role(pg, "button", r"^(Run|Find)").click()
+    _role(pg, "button", r"^Run again").click()
     pg.wait_for_url(re.compile(r"/dedup\?job="))
     pg.locator("#job").wait_for(state="detached")  # the run's progress, shown while it runs
     shot("05-dedup")
     # 6 screen a few records by title and abstract
     _back_to_study(pg, walked)
-    _role(pg, "link", r"^Screen titles and abstracts").click()
+    _role(pg, "link", "Screen: title and abstract", exact=True).click()
     for i in range(SCREENED):
         heading = pg.locator("main h2").nth(0).inner_text()
-        _role(pg, "button", r"^(Include|Exclude)" if i else r"^Include").click()
+        _role(pg, "button", r"^Exclude" if i == 1 else r"^Include").click()
         pg.wait_for_function(
             "before => { const h = document.querySelector('main h2');"
             " return h && h.textContent !== before; }",
@@ -142,51 +149,54 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
         )
     pg.evaluate("() => window.scrollTo(0, 0)")
     shot("06-screen")
-    # 7 read one: a paper's title on the Study page opens the reader
+    # 7 read one: its title on the Study page opens the reader
     _back_to_study(pg, walked)
-    pg.locator("main a[href^='/paper/']").first.click()
+    _role(pg, "link", "^" + re.escape(PAPER)).click()
     pg.wait_for_url(re.compile(r"/paper/"))
     walked.paper_url = pg.url
-    abstract = pg.locator("main section").filter(has=pg.get_by_role("heading", name="Abstract"))
-    text = abstract.first.inner_text().replace("Abstract", "", 1).strip()
     shot("07-read")
-    # 8 record evidence: a finding and a passage copied verbatim from the abstract
-    walked.quote = _sentence(text)
-    pg.locator("details.record-evidence > summary").click()
-    pg.get_by_label(re.compile(r"^Finding")).fill("What the authors report (quick start).")
-    pg.get_by_label(re.compile(r"^Supporting passage")).fill(walked.quote)
-    evidence = pg.locator("#evidence-list")
-    before = evidence.inner_text()
-    _role(pg, "button", "Record evidence", exact=True).click()
-    pg.wait_for_function(
-        "before => { const e = document.querySelector('#evidence-list');"
-        " return e && e.innerText !== before; }",
-        arg=before,
+    # 8 record evidence: a finding, its passage selected in the abstract, Record evidence
+    pg.locator("main summary", has_text="Record evidence").click()
+    form = pg.locator("#evidence-form")
+    form.get_by_label(re.compile(r"^Finding")).fill(FINDING)
+    pg.evaluate(
+        """passage => {
+          const el = document.querySelector('#abstract');
+          const node = Array.from(el.childNodes).find(n => n.nodeValue && n.nodeValue.includes(passage));
+          const start = node.nodeValue.indexOf(passage);
+          const range = document.createRange();
+          range.setStart(node, start);
+          range.setEnd(node, start + passage.length);
+          const sel = window.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+          document.dispatchEvent(new Event('selectionchange'));
+        }""",
+        PASSAGE,
     )
+    _role(pg, "button", "Use the selected passage", exact=True).click()
+    walked.quote = form.get_by_label(re.compile(r"^Supporting passage")).input_value()
+    _role(pg, "button", "Record evidence", exact=True).click()
+    recorded = pg.locator("#evidence").get_by_text(FINDING, exact=True)  # listed once saved
+    recorded.first.wait_for()
     pg.locator("#evidence").scroll_into_view_if_needed()
     shot("08-evidence")
-    # 9 PRISMA: the Study's flow
+    # 9 PRISMA: the Study's report and flow
     _back_to_study(pg, walked)
-    _role(pg, "link", r"^PRISMA").click()
+    _role(pg, "link", r"^(PRISMA flow and report|PRISMA-S report and flow diagram)").click()
     pg.wait_for_url(re.compile(r"/prisma"))
     shot("09-prisma")
-    # 10 export: the evidence table as CSV, and the whole Study as a ZIP
+    # 10 export: the whole Study as a ZIP, then the evidence table as CSV
     _back_to_study(pg, walked)
+    link = _role(pg, "link", "Export this Study (ZIP)", exact=True)
+    link.scroll_into_view_if_needed()
+    shot("10-export")
     with pg.expect_download() as got:
-        _role(pg, "link", r"^Export this Study").click()
+        link.click()
     walked.downloads["study.zip"] = Path(got.value.path()).stat().st_size
-    _role(pg, "link", r"^Evidence table").click()
+    nav.get_by_role("link", name="Evidence", exact=True).click()
     pg.wait_for_url(re.compile(r"/evidence"))
     with pg.expect_download() as got:
-        _role(pg, "link", r"^Export as CSV").click()
+        _role(pg, "link", r"\bCSV\b").click()
     walked.downloads["evidence.csv"] = Path(got.value.path()).stat().st_size
-    shot("10-export")
     return walked
-
-
-def _sentence(text: str) -> str:
-    """A passage of the abstract to quote: its first sentence of some length, verbatim."""
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
-        if 40 <= len(sentence) <= 400:
-            return sentence
-    return text[:200]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._page_checks import narrow_cells, sideways_scroll
-from tests.faces.web._quickstart import CLICKED, QUERY, STEPS, walk_quickstart
+from tests.faces.web._quickstart import CLICKED, PASSAGE, QUERY, STEPS, Walked, walk_quickstart
 
 from litdesk import Settings
 from litdesk.faces.web import create_app
@@ -50,40 +50,49 @@ def _artefacts(tmp_path: Path) -> Path:
     return folder
 
 
+def _walk(
+    browser: Any, base: str, place: Path, width: int, scheme: str, shots: Path
+) -> tuple[Walked, list[str], dict[str, list[str]]]:
+    """One walk at ``width`` in ``scheme``: what it saw, the steps shot, each step's problems."""
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, color_scheme=scheme, accept_downloads=True
+    )
+    pg = context.new_page()
+    taken: list[str] = []
+    problems: dict[str, list[str]] = {}
+
+    def shot(step: str) -> None:
+        pg.screenshot(path=str(shots / f"quickstart-{step}-{width}-{scheme}.png"))
+        taken.append(step)
+        found = narrow_cells(pg) + sideways_scroll(pg)
+        if found:
+            problems[f"step {step} ({pg.url}) at {width} px, {scheme}"] = found
+
+    try:
+        walked = walk_quickstart(pg, base, place / "files" / "demo-export.ris", shot)
+    finally:
+        context.close()
+    return walked, taken, problems
+
+
 def test_the_quick_start_walks_on_the_demo(
     browser: Any, demo_template: Path, tmp_settings: Settings, hosting: Hosting, tmp_path: Path
 ) -> None:
     shots = _artefacts(tmp_path)
+    print(f"\nquick-start screenshots: {shots}")
     problems: dict[str, list[str]] = {}
     for width, scheme in VIEWS:
         place = tmp_path / f"demo-{width}-{scheme}"
         shutil.copytree(demo_template, place)
-        settings = tmp_settings.for_demo(place)
-        app = create_app(settings, host=hosting.host, port=hosting.port)
+        app = create_app(tmp_settings.for_demo(place), host=hosting.host, port=hosting.port)
         with hosting.serve(app):
-            context = browser.new_context(
-                viewport={"width": width, "height": 900},
-                color_scheme=scheme,
-                accept_downloads=True,
-            )
-            pg = context.new_page()
-            taken: list[str] = []
-
-            def shot(step: str, pg: Any = pg, width: int = width, scheme: str = scheme) -> None:
-                pg.screenshot(path=str(shots / f"quickstart-{step}-{width}-{scheme}.png"))
-                taken.append(step)
-                found = narrow_cells(pg) + sideways_scroll(pg)
-                if found:
-                    problems[f"step {step} ({pg.url}) at {width} px, {scheme}"] = found
-
-            walked = walk_quickstart(pg, hosting.base, place / "files" / "demo-export.ris", shot)
-            context.close()
+            walked, taken, found = _walk(browser, hosting.base, place, width, scheme, shots)
+        problems |= found
         assert taken == list(STEPS)
         assert walked.results > 0, "the demo source found nothing for " + QUERY
         assert walked.papers_after_import > walked.papers_before, walked
-        assert walked.quote and walked.paper_url
+        assert walked.quote == PASSAGE, walked.quote
         assert walked.downloads["study.zip"] > 1000 and walked.downloads["evidence.csv"] > 100
-    print(f"\nquick-start screenshots: {shots}")
     report = "\n".join(f"{step}:\n  " + "\n  ".join(found) for step, found in problems.items())
     assert not problems, f"quick-start pages with problems:\n{report}"
 
@@ -105,4 +114,6 @@ def test_the_readme_tells_the_steps_the_walk_takes() -> None:
         for step, words in CLICKED.items()
     }
     missing = {step: words for step, words in missing.items() if words}
-    assert not missing, f"what the walk clicks that the README's quick start does not say: {missing}"
+    assert not missing, (
+        f"what the walk clicks that the README's quick start does not say: {missing}"
+    )
