@@ -14,7 +14,9 @@ AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.m
 
 #: for each visible td/th: each whitespace-separated word as the browser drew it (a Range
 #: over it; a word broken over lines is the sum of its pieces) against the cell's content
-#: width, allowing 1 px; the worst word of each cell is told
+#: width, allowing 1 px; the worst word of each cell is told. Words a canvas measures well
+#: inside the cell (in their text's font, 24 px to spare) are not drawn out (fast on long
+#: tables)
 _NARROW_JS = """
 () => {
   const out = [];
@@ -38,6 +40,19 @@ _NARROW_JS = """
     return false;
   };
   const range = document.createRange();
+  const ctx = document.createElement('canvas').getContext('2d');
+  const fonts = new Map();
+  const fontOf = (el) => {
+    if (!fonts.has(el)) {
+      const ps = getComputedStyle(el);
+      fonts.set(el, {
+        font: `${ps.fontStyle} ${ps.fontWeight} ${ps.fontSize} ${ps.fontFamily}`,
+        upper: ps.textTransform === 'uppercase',
+        spacing: parseFloat(ps.letterSpacing) || 0,
+      });
+    }
+    return fonts.get(el);
+  };
   for (const cell of document.querySelectorAll('td, th')) {
     const box = cell.getBoundingClientRect();
     if (!visible(cell) || forReaders(cell)) continue;
@@ -50,7 +65,12 @@ _NARROW_JS = """
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!parent || !visible(parent) || forReaders(parent)) continue;
+      const f = fontOf(parent);
+      ctx.font = f.font;
       for (const m of node.nodeValue.matchAll(/\\S+/g)) {
+        const guess = ctx.measureText(f.upper ? m[0].toUpperCase() : m[0]).width
+          + f.spacing * m[0].length;
+        if (guess * 1.15 + 24 < avail) continue;  // well inside: not drawn out
         range.setStart(node, m.index);
         range.setEnd(node, m.index + m[0].length);
         const rects = Array.from(range.getClientRects()).filter(r => r.width > 0);

@@ -18,7 +18,9 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 from tests._model_servers import ScriptedModelServer, model_server
-from tests.faces.web._hosting import Hosting
+from tests.faces.web._hosting import Hosting, client_for
 from tests.faces.web._idor import AnaRecords, make_ana_records
 from tests.faces.web._oa_citations import write_openalex
 from tests.faces.web._page_checks import AXE, page_problems
@@ -36,6 +38,7 @@ from tests.faces.web.test_team_idor_pages import page_routes
 from litdesk import LitdeskError, Settings
 from litdesk.faces.web import create_app
 from litdesk.faces.web.routes.chat import CHAT_COOKIE
+from litdesk.services.demo import build_demo
 
 pytestmark = pytest.mark.slow
 
@@ -194,29 +197,36 @@ def _populate(c: httpx.Client, model: ScriptedModelServer, folder: Path) -> Ids:
     )
 
 
+#: the records a page address may name that the demo workspace has (its Study, a paper of
+#: it, a screening record): those pages are checked on the demo, with its real records
+DEMO_NAMES = ("study", "paper", "record")
+
+
 @dataclass
 class Workspace:
-    running: Running
+    base: str
     ids: Ids
     #: the chat session of the account that populated it (its chat's rounds are its own)
-    chat_cookie: str
+    chat_cookie: str = ""
 
     def context(self, browser: Any, width: int, scheme: str) -> Any:
         """A browser context at ``width`` px in ``scheme`` with the chat session's cookie."""
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        context.add_cookies(
-            [{"name": CHAT_COOKIE, "value": self.chat_cookie, "url": self.running.base}]
-        )
+        if self.chat_cookie:
+            context.add_cookies(
+                [{"name": CHAT_COOKIE, "value": self.chat_cookie, "url": self.base}]
+            )
         return context
 
 
-@pytest.fixture
-def workspace(
-    tmp_settings: Settings, cassette: Path, tmp_path: Path, hosting: Hosting, browser: Any
+@contextmanager
+def _populated(
+    settings: Settings, cassette: Path, folder: Path, hosting: Hosting
 ) -> Iterator[Workspace]:
+    """A workspace with every kind of record a page shows, served for the block."""
     write_openalex(cassette)
     with model_server("openai") as model:
-        settings = tmp_settings.model_copy(
+        settings = settings.model_copy(
             update={
                 "llm_backend": "openai",
                 "chat_model": "scripted-model",
@@ -229,13 +239,29 @@ def workspace(
         app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
         with hosting.serve(app) as transport:
             running = Running(
-                hosting.base, hosting.host, hosting.port, cassette, tmp_path / "data", transport
+                hosting.base, hosting.host, hosting.port, cassette, folder / "data", transport
             )
             with running.writer() as c:
-                ids = _populate(c, model, tmp_path / "pdfs")
+                ids = _populate(c, model, folder / "pdfs")
                 chat_cookie = c.cookies.get(CHAT_COOKIE)
             assert chat_cookie
-            yield Workspace(running, ids, chat_cookie)
+            yield Workspace(hosting.base, ids, chat_cookie)
+
+
+@contextmanager
+def _demo(settings: Settings, folder: Path, hosting: Hosting, ids: Ids) -> Iterator[Workspace]:
+    """The demo workspace (built in a thread: Playwright's sync API keeps an event loop
+    running in this one), served for the block; ``ids`` with its Study's records."""
+    with ThreadPoolExecutor(1) as pool:
+        made = pool.submit(build_demo, folder / "demo", settings).result()
+    app = create_app(settings.for_demo(made.place.directory), host=hosting.host, port=hosting.port)
+    with hosting.serve(app) as transport:
+        with client_for(hosting.base, transport, 30) as c:
+            study = c.get(f"/api/v1/studies/{made.study.study_id}").json()
+            paper = study["papers"][0]["id"]
+            card = c.get(f"/api/v1/studies/{made.study.study_id}/screening/next").json()
+        study_ids = {"study": made.study.study_id, "paper": paper, "record": card["record_key"]}
+        yield Workspace(hosting.base, replace(ids, **study_ids))
 
 
 def _artefacts(tmp_path: Path, name: str) -> Path:
@@ -245,24 +271,19 @@ def _artefacts(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-def test_every_page_keeps_its_words_fits_and_passes_axe(
-    browser: Any, workspace: Workspace, tmp_path: Path
-) -> None:
-    if not AXE.is_file():
-        pytest.skip("axe-core is not installed (make node)")
-    shots = _artefacts(tmp_path, "every-page")
-    urls = [workspace.ids.fill(u) for urls in PAGES.values() for u in urls]
-    urls += [u for u in ERROR_PAGES if u not in urls]
+def _check(
+    browser: Any, workspace: Workspace, urls: list[str], shots: Path
+) -> tuple[dict[str, list[str]], list[tuple[float, float, str]]]:
+    """Every view of each of ``urls`` in ``workspace``: the problems found, the timings."""
     problems: dict[str, list[str]] = {}
     timing: list[tuple[float, float, str]] = []
-    started = time.monotonic()
     for width, scheme, axe in VIEWS:
         context = workspace.context(browser, width, scheme)
         pg = context.new_page()
         pg.set_default_timeout(30_000)
         for url in urls:
             t0 = time.monotonic()
-            answer = pg.goto(workspace.running.base + url)
+            answer = pg.goto(workspace.base + url)
             status = answer.status if answer is not None else 0
             assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
             t1 = time.monotonic()
@@ -271,12 +292,42 @@ def test_every_page_keeps_its_words_fits_and_passes_axe(
             if found:
                 problems[f"{url} at {width} px, {scheme}"] = found
                 name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
-                pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"))
+                pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
         context.close()
+    return problems, timing
+
+
+def _on_demo(template: str) -> bool:
+    return any("{" + name + "}" in template for name in DEMO_NAMES)
+
+
+def test_every_page_keeps_its_words_fits_and_passes_axe(
+    browser: Any,
+    tmp_settings: Settings,
+    cassette: Path,
+    hosting: Hosting,
+    tmp_path: Path,
+) -> None:
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (make node)")
+    shots = _artefacts(tmp_path, "every-page")
+    print(f"\nscreenshots of the pages with problems: {shots}")
+    templates = [u for urls in PAGES.values() for u in urls]
+    started = time.monotonic()
+    with _populated(tmp_settings, cassette, tmp_path, hosting) as workspace:
+        ids = workspace.ids
+        urls = [ids.fill(u) for u in templates if not _on_demo(u)]
+        urls += [u for u in ERROR_PAGES if u not in urls]
+        problems, timing = _check(browser, workspace, urls, shots)
+    with _demo(tmp_settings, tmp_path, hosting, ids) as demo:
+        urls = [demo.ids.fill(u) for u in templates if _on_demo(u)]
+        more, more_timing = _check(browser, demo, urls, shots)
+    problems |= more
+    timing += more_timing
     took = time.monotonic() - started
     load, check = sum(t[1] for t in timing), sum(t[0] for t in timing)
-    print(f"loading {load:.0f} s, checks {check:.0f} s; slowest:", sorted(timing)[-5:])
-    print(f"\n{len(urls)} pages x {len(VIEWS)} views in {took:.0f} s; shots: {shots}")
+    print(f"{len(templates)} pages x {len(VIEWS)} views in {took:.0f} s (loading {load:.0f} s,")
+    print(f"checks {check:.0f} s); slowest checks: {sorted(timing)[-3:]}")
     report = "\n".join(f"{page}:\n  " + "\n  ".join(found) for page, found in problems.items())
     assert not problems, f"{len(problems)} page views with problems:\n{report}"
 
