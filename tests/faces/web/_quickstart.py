@@ -121,7 +121,8 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     results = pg.locator("main a[href^='/paper/']")  # each result's title opens the reader
     results.first.wait_for()
     walked.results = results.count()
-    results.first.evaluate("a => a.scrollIntoView({block: 'center'})")  # the first results
+    # the query at the top of the window, the first results below it
+    pg.get_by_label("Query", exact=True).evaluate("q => q.scrollIntoView({block: 'start'})")
     shot("03-search")
     # 4 import the demo export file on the Study page; the count follows without a reload
     pg.goto(walked.study_url)
