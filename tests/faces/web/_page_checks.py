@@ -1,0 +1,163 @@
+"""The checks run in a browser page by the page tests (every page, the quick-start walk):
+no table cell narrower than its longest word, no horizontal page scroll outside
+``.table-wrap``, axe-core clean (serious/critical, WCAG 2 A/AA). Each returns plain
+strings a person can read (what, where), empty when the page passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+__all__ = ["AXE", "axe_violations", "narrow_cells", "page_problems", "sideways_scroll"]
+
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
+
+#: for each visible td/th: each whitespace-separated word as the browser drew it (a Range
+#: over it; a word broken over lines is the sum of its pieces) against the cell's content
+#: width, allowing 1 px; the worst word of each cell is told. Words a canvas measures well
+#: inside the cell (in their text's font, 24 px to spare) are not drawn out (fast on long
+#: tables)
+_NARROW_JS = """
+() => {
+  const out = [];
+  const visible = (el) => el.getClientRects().length > 0 &&
+    getComputedStyle(el).visibility !== 'hidden';
+  const tables = Array.from(document.querySelectorAll('table'));
+  const label = (cell) => {
+    const row = cell.closest('tr');
+    const table = cell.closest('table');
+    const col = cell.dataset.label ||
+      (cell.tagName === 'TH' ? 'header' : 'column ' + (cell.cellIndex + 1));
+    const cls = table.className ? '.' + table.className.trim().split(/\\s+/).join('.') : '';
+    return `table ${tables.indexOf(table) + 1}${cls} row ${row ? row.rowIndex : '?'} "${col}"`;
+  };
+  // text for screen readers only (a visually hidden thead or span: 1 px, clipped)
+  const forReaders = (el) => {
+    for (let e = el; e && e.tagName !== 'TABLE'; e = e.parentElement) {
+      const r = e.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) return true;
+    }
+    return false;
+  };
+  const range = document.createRange();
+  const ctx = document.createElement('canvas').getContext('2d');
+  const fonts = new Map();
+  const fontOf = (el) => {
+    if (!fonts.has(el)) {
+      const ps = getComputedStyle(el);
+      fonts.set(el, {
+        font: `${ps.fontStyle} ${ps.fontWeight} ${ps.fontSize} ${ps.fontFamily}`,
+        upper: ps.textTransform === 'uppercase',
+        spacing: parseFloat(ps.letterSpacing) || 0,
+      });
+    }
+    return fonts.get(el);
+  };
+  for (const cell of document.querySelectorAll('td, th')) {
+    const box = cell.getBoundingClientRect();
+    if (!visible(cell) || forReaders(cell)) continue;
+    const cs = getComputedStyle(cell);
+    const avail = box.width
+      - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)
+      - parseFloat(cs.borderLeftWidth) - parseFloat(cs.borderRightWidth);
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    let worst = null;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || !visible(parent) || forReaders(parent)) continue;
+      const f = fontOf(parent);
+      ctx.font = f.font;
+      for (const m of node.nodeValue.matchAll(/\\S+/g)) {
+        const guess = ctx.measureText(f.upper ? m[0].toUpperCase() : m[0]).width
+          + f.spacing * m[0].length;
+        if (guess * 1.15 + 24 < avail) continue;  // well inside: not drawn out
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = Array.from(range.getClientRects()).filter(r => r.width > 0);
+        const width = rects.reduce((sum, r) => sum + r.width, 0);
+        const lines = new Set(rects.map(r => Math.round(r.top))).size;
+        if (width > avail + 1 && (!worst || width - avail > worst.over)) {
+          worst = {word: m[0], over: width - avail, width, lines};
+        }
+      }
+    }
+    if (worst) {
+      out.push(`${label(cell)}: "${worst.word.slice(0, 50)}" needs ${Math.round(worst.width)} px,` +
+        ` the cell has ${Math.round(avail)} px` + (worst.lines > 1 ? ` (broken over ${worst.lines} lines)` : ''));
+    }
+  }
+  return out;
+}
+"""
+
+#: the page may not scroll sideways: elements sticking out of the viewport, outside the
+#: scrolling ``.table-wrap`` (and outside anything else that clips or scrolls)
+_SIDEWAYS_JS = """
+() => {
+  const doc = document.documentElement;
+  const width = doc.clientWidth;
+  if (doc.scrollWidth <= width + 1) return [];
+  const clipped = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (p.classList.contains('table-wrap')) return true;
+      const o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll' || o === 'hidden' || o === 'clip') return true;
+    }
+    return false;
+  };
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+    (el.classList.length ? '.' + Array.from(el.classList).join('.') : '');
+  const out = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > width + 1 && r.width > 0 && !clipped(el)) {
+      const parent = el.parentElement;
+      // the outermost element that sticks out (not each of its children)
+      if (parent && parent !== document.body && parent.getBoundingClientRect().right > width + 1
+          && !clipped(parent)) continue;
+      out.push(`${name(el)} reaches ${Math.round(r.right)} px`);
+    }
+  }
+  return [`the page scrolls sideways (${doc.scrollWidth} px in ${width} px)`, ...out.slice(0, 4)];
+}
+"""
+
+
+def narrow_cells(pg: Any) -> list[str]:
+    """Table cells narrower than their longest word (or with a word broken over lines)."""
+    found: list[str] = pg.evaluate(_NARROW_JS)
+    return found
+
+
+def sideways_scroll(pg: Any) -> list[str]:
+    """What makes the page scroll sideways (outside ``.table-wrap``), if it does."""
+    found: list[str] = pg.evaluate(_SIDEWAYS_JS)
+    return found
+
+
+def axe_violations(pg: Any, axe: Path) -> list[str]:
+    """axe-core's serious and critical violations of WCAG 2 A/AA (2.1 AA) rules. axe is
+    evaluated through the debugging protocol, so the page's CSP stays as it is."""
+    if not pg.evaluate("() => typeof window.axe !== 'undefined'"):
+        pg.evaluate(axe.read_text(encoding="utf-8") + "\n;undefined")
+    result = pg.evaluate(
+        "async () => { const r = await axe.run(document, {runOnly: {type: 'tag', values: "
+        "['wcag2a', 'wcag2aa', 'wcag21aa']}, resultTypes: ['violations']});"
+        " return {passes: r.passes.length + r.inapplicable.length,"
+        " violations: r.violations.map(v => ({id: v.id, impact: v.impact,"
+        " targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))}; }"
+    )
+    assert result["passes"] > 10  # axe really ran its rules on this page
+    return [
+        f"axe {v['id']} ({v['impact']}): {', '.join(v['targets'])}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def page_problems(pg: Any, axe: Path | None) -> list[str]:
+    """Every check on the page as it is now (axe skipped when ``axe`` is None)."""
+    problems = narrow_cells(pg) + sideways_scroll(pg)
+    if axe is not None:
+        problems += axe_violations(pg, axe)
+    return problems

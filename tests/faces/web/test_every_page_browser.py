@@ -1,0 +1,378 @@
+"""Every page of the web face, in Debian's chromium, at 1280 px and 420 px wide, light and
+dark (issue 34): no table cell narrower than its longest word, no sideways page scroll
+(outside ``.table-wrap``), axe-core clean (serious/critical, WCAG 2 A/AA).
+
+The pages come from the app's own routes (every GET outside ``/api/v1``): each is listed in
+``PAGES`` with the address(es) that show it filled with a populated workspace's records, or
+in ``NOT_PAGES`` with why it is no HTML page (a download, an image, a redirect). A route in
+neither fails :func:`test_every_page_route_is_checked`, so a page added later is checked too.
+
+The error texts the web face shows (a missing page, a bad form, a failed search) name no
+exception class (:func:`test_error_texts_name_no_exception_class`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from tests._model_servers import ScriptedModelServer, model_server
+from tests.faces.web._hosting import Hosting, client_for
+from tests.faces.web._idor import AnaRecords, make_ana_records
+from tests.faces.web._oa_citations import write_openalex
+from tests.faces.web._page_checks import AXE, page_problems
+from tests.faces.web._server import Running
+from tests.faces.web.test_team_idor_pages import page_routes
+
+from litdesk import LitdeskError, Settings
+from litdesk.faces.web import create_app
+from litdesk.faces.web.routes.chat import CHAT_COOKIE
+from litdesk.services.demo import build_demo
+
+pytestmark = pytest.mark.slow
+
+#: the views of every page: width, colour scheme, whether axe runs. axe's rules read the
+#: colours and the layout; dark at 420 px has the colours of dark at 1280 px and the layout
+#: of light at 420 px, so axe is spared there (the layout checks still run)
+VIEWS: tuple[tuple[int, str, bool], ...] = (
+    (1280, "light", True),
+    (420, "light", True),
+    (1280, "dark", True),
+    (420, "dark", False),
+)
+
+#: every HTML page route → the addresses that show it (``{name}``: a record of the
+#: populated workspace, see :class:`Ids`)
+PAGES: dict[str, tuple[str, ...]] = {
+    "/search": ("/search", "/search?q=tumour+growth"),
+    "/saved": ("/saved",),
+    "/paper/{paper_id}": ("/paper/{paper}",),
+    "/notebook": ("/notebook",),
+    "/evidence": ("/evidence",),
+    "/studies": ("/studies",),
+    "/study/{ref}": ("/study/{study}",),
+    "/study/{ref}/form": ("/study/{study}/form",),
+    "/study/{ref}/working-set": ("/study/{study}/working-set",),
+    "/study/{ref}/prisma": ("/study/{study}/prisma",),
+    "/study/{ref}/prisma-2020/records": ("/study/{study}/prisma-2020/records?box=screened",),
+    "/study-search-jobs/{job_id}": ("/study-search-jobs/{search_job}",),
+    "/citations": ("/citations?mode=references&ids=OAX-W100",),
+    "/study/{ref}/dedup": ("/study/{study}/dedup",),
+    "/library": ("/library",),
+    "/library/pdf/{sha}": ("/library/pdf/{sha}",),
+    "/chat": ("/chat",),
+    "/chat/round/{number}": ("/chat/round/1",),
+    "/chat/history": ("/chat/history",),
+    "/chat/history/{chat_id}": ("/chat/history/{chat}",),
+    "/chat/history/{chat_id}/round/{number}": ("/chat/history/{chat}/round/1",),
+    "/reports": ("/reports",),
+    "/reports/new": ("/reports/new",),
+    "/reports/job/{job_id}": ("/reports/job/{build}",),
+    "/reports/view/{build_id}": ("/reports/view/{build}",),
+    "/zotero": ("/zotero",),
+    "/zotero/push": ("/zotero/push?study={study}",),
+    "/study/{ref}/fulltext": ("/study/{study}/fulltext",),
+    "/study/{ref}/delete": ("/study/{study}/delete",),
+    "/study/{ref}/trash": ("/study/{study}/trash",),
+    "/trash": ("/trash",),
+    "/study/{ref}/trash/empty": ("/study/{study}/trash/empty",),
+    "/trash/empty": ("/trash/empty",),
+    "/study/{ref}/history": ("/study/{study}/history",),
+    "/study/{ref}/screen": ("/study/{study}/screen",),
+    "/study/{ref}/screen/progress": ("/study/{study}/screen/progress",),
+    "/study/{ref}/screen/items": ("/study/{study}/screen/items",),
+    "/study/{ref}/screen/history": ("/study/{study}/screen/history?record={record}",),
+    "/study/{ref}/screen/settings": ("/study/{study}/screen/settings",),
+    "/study/{ref}/screen/conflicts": ("/study/{study}/screen/conflicts",),
+    "/study/{ref}/screen/agreement": ("/study/{study}/screen/agreement",),
+    "/study/{ref}/screen/exchange": ("/study/{study}/screen/exchange",),
+    "/about": ("/about",),
+}
+#: addresses that answer with an error page (its status), checked like every page
+ERROR_PAGES: dict[str, int] = {
+    "/search?q=growth+AND+(": 400,
+    "/paper/MED-1": 404,
+    "/no/such/page": 404,
+}
+#: GET routes outside the API that are no HTML page, and what they are
+NOT_PAGES: dict[str, str] = {
+    "/": "a redirect to /search",
+    "/runs/{run_id}/export": "a download (RIS/CSV/BibTeX)",
+    "/saved/export": "a download (RIS/CSV/BibTeX)",
+    "/notebook/export": "a download (Markdown)",
+    "/evidence/export": "a download (CSV)",
+    "/study/{ref}/working-set/export": "a download",
+    "/study/{ref}/prisma/export": "a download",
+    "/study/{ref}/prisma-2020/export": "a download",
+    "/study/{ref}/prisma-2020.svg": "an image",
+    "/study/{ref}/prisma.svg": "an image",
+    "/study/{ref}/export.zip": "a download (ZIP)",
+    "/library/pdf/{sha}/page/{number}.jpg": "an image",
+    "/reports/download/{build_id}": "a download (the report's HTML file)",
+    "/study/{ref}/reports/{report_id}.html": "a download (a Study report's HTML file)",
+    "/study/{ref}/screen/export": "a download (decisions)",
+}
+
+
+def _get_routes(app: Any) -> set[str]:
+    return {r.path for r in page_routes(app) if "GET" in r.methods}
+
+
+def test_every_page_route_is_checked(tmp_settings: Settings) -> None:
+    routes = _get_routes(create_app(tmp_settings))
+    assert len(routes) > 40  # the routes really were walked
+    unlisted = routes - PAGES.keys() - NOT_PAGES.keys()
+    assert not unlisted, f"GET routes this test does not check (add them to PAGES): {unlisted}"
+    gone = (PAGES.keys() | NOT_PAGES.keys()) - routes
+    assert not gone, f"routes listed here that the app no longer has: {gone}"
+
+
+# --- a populated workspace ----------------------------------------------------------------
+
+
+@dataclass
+class Ids:
+    """The records the page addresses name."""
+
+    paper: str
+    study: str
+    record: str
+    sha: str
+    report: str
+    chat: str
+    build: str
+    search_job: str
+
+    def fill(self, template: str) -> str:
+        return template.format(**vars(self))
+
+
+def _wait(c: httpx.Client, url: str, seconds: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + seconds
+    while True:
+        got: dict[str, Any] = c.get(url).json()
+        job = got.get("job", got)
+        if job["status"] not in ("queued", "running") or time.monotonic() > deadline:
+            return got
+        time.sleep(0.2)
+
+
+def _populate(c: httpx.Client, model: ScriptedModelServer, folder: Path) -> Ids:
+    """Every kind of record a page shows (the IDOR test's, made by one account), a finished
+    report build and a Study search job."""
+    ana: AnaRecords = make_ana_records(c, model, folder)
+    v = ana.values
+    build = c.post(
+        "/api/v1/reports/build", json={"papers": [ana.file], "questions": ["What was found?"]}
+    )
+    assert build.status_code == 202, build.text
+    built = _wait(c, f"/api/v1/reports/jobs/{build.json()['id']}")
+    assert built["status"] == "done", built
+    job = c.post(
+        f"/api/v1/studies/{ana.study_id}/searches",
+        json={"q": "tumour growth", "provider": ["europepmc"], "cap": 100},
+    )
+    assert job.status_code == 202, job.text
+    _wait(c, f"/api/v1/study-search-jobs/{job.json()['job']['id']}")
+    return Ids(
+        paper=ana.study_paper,
+        study=ana.study_id,
+        record=v["record_key"][0],
+        sha=v["sha"][0],
+        report=v["report_id"][0],
+        chat=v["chat_id"][0],
+        build=built["result"]["build_id"],
+        search_job=job.json()["job"]["id"],
+    )
+
+
+#: the records a page address may name that the demo workspace has (its Study, a paper of
+#: it, a screening record): those pages are checked on the demo, with its real records
+DEMO_NAMES = ("study", "paper", "record")
+
+
+@dataclass
+class Workspace:
+    base: str
+    ids: Ids
+    #: the chat session of the account that populated it (its chat's rounds are its own)
+    chat_cookie: str = ""
+
+    def context(self, browser: Any, width: int, scheme: str) -> Any:
+        """A browser context at ``width`` px in ``scheme`` with the chat session's cookie."""
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        if self.chat_cookie:
+            context.add_cookies(
+                [{"name": CHAT_COOKIE, "value": self.chat_cookie, "url": self.base}]
+            )
+        return context
+
+
+@contextmanager
+def _populated(
+    settings: Settings, cassette: Path, folder: Path, hosting: Hosting
+) -> Iterator[Workspace]:
+    """A workspace with every kind of record a page shows, served for the block."""
+    write_openalex(cassette)
+    with model_server("openai") as model:
+        settings = settings.model_copy(
+            update={
+                "llm_backend": "openai",
+                "chat_model": "scripted-model",
+                "openai_base_url": model.base_url,
+                "openai_api_key": SecretStr("sk-openai-TESTSECRET-pages"),
+                "assist_spacing_seconds": 0,
+                "jobs_poll_seconds": 0.1,
+            }
+        )
+        app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
+        with hosting.serve(app) as transport:
+            running = Running(
+                hosting.base, hosting.host, hosting.port, cassette, folder / "data", transport
+            )
+            with running.writer() as c:
+                ids = _populate(c, model, folder / "pdfs")
+                chat_cookie = c.cookies.get(CHAT_COOKIE)
+            assert chat_cookie
+            yield Workspace(hosting.base, ids, chat_cookie)
+
+
+@contextmanager
+def _demo(settings: Settings, folder: Path, hosting: Hosting, ids: Ids) -> Iterator[Workspace]:
+    """The demo workspace (built in a thread: Playwright's sync API keeps an event loop
+    running in this one), served for the block; ``ids`` with its Study's records."""
+    with ThreadPoolExecutor(1) as pool:
+        made = pool.submit(build_demo, folder / "demo", settings).result()
+    app = create_app(settings.for_demo(made.place.directory), host=hosting.host, port=hosting.port)
+    with hosting.serve(app) as transport:
+        with client_for(hosting.base, transport, 30) as c:
+            study = c.get(f"/api/v1/studies/{made.study.study_id}").json()
+            paper = study["papers"][0]["id"]
+            card = c.get(f"/api/v1/studies/{made.study.study_id}/screening/next").json()
+        study_ids = {"study": made.study.study_id, "paper": paper, "record": card["record_key"]}
+        yield Workspace(hosting.base, replace(ids, **study_ids))
+
+
+def _artefacts(tmp_path: Path, name: str) -> Path:
+    root = os.environ.get("LITDESK_ARTIFACTS")
+    folder = Path(root) / name if root else tmp_path / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _check(
+    browser: Any, workspace: Workspace, urls: list[str], shots: Path
+) -> tuple[dict[str, list[str]], list[tuple[float, float, str]]]:
+    """Every view of each of ``urls`` in ``workspace``: the problems found, the timings."""
+    problems: dict[str, list[str]] = {}
+    timing: list[tuple[float, float, str]] = []
+    for width, scheme, axe in VIEWS:
+        context = workspace.context(browser, width, scheme)
+        pg = context.new_page()
+        pg.set_default_timeout(30_000)
+        for url in urls:
+            t0 = time.monotonic()
+            answer = pg.goto(workspace.base + url)
+            status = answer.status if answer is not None else 0
+            assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
+            t1 = time.monotonic()
+            found = page_problems(pg, AXE if axe else None)
+            timing.append((time.monotonic() - t1, t1 - t0, f"{url} {width} {scheme}"))
+            if found:
+                problems[f"{url} at {width} px, {scheme}"] = found
+                name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
+                pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
+        context.close()
+    return problems, timing
+
+
+def _on_demo(template: str) -> bool:
+    return any("{" + name + "}" in template for name in DEMO_NAMES)
+
+
+def test_every_page_keeps_its_words_fits_and_passes_axe(
+    browser: Any,
+    tmp_settings: Settings,
+    cassette: Path,
+    hosting: Hosting,
+    tmp_path: Path,
+) -> None:
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (make node)")
+    shots = _artefacts(tmp_path, "every-page")
+    print(f"\nscreenshots of the pages with problems: {shots}")
+    templates = [u for urls in PAGES.values() for u in urls]
+    started = time.monotonic()
+    with _populated(tmp_settings, cassette, tmp_path, hosting) as workspace:
+        ids = workspace.ids
+        urls = [ids.fill(u) for u in templates if not _on_demo(u)]
+        urls += [u for u in ERROR_PAGES if u not in urls]
+        problems, timing = _check(browser, workspace, urls, shots)
+    with _demo(tmp_settings, tmp_path, hosting, ids) as demo:
+        urls = [demo.ids.fill(u) for u in templates if _on_demo(u)]
+        more, more_timing = _check(browser, demo, urls, shots)
+    problems |= more
+    timing += more_timing
+    took = time.monotonic() - started
+    load, check = sum(t[1] for t in timing), sum(t[0] for t in timing)
+    print(f"{len(templates)} pages x {len(VIEWS)} views in {took:.0f} s (loading {load:.0f} s,")
+    print(f"checks {check:.0f} s); slowest checks: {sorted(timing)[-3:]}")
+    report = "\n".join(f"{page}:\n  " + "\n  ".join(found) for page, found in problems.items())
+    assert not problems, f"{len(problems)} page views with problems:\n{report}"
+
+
+# --- error texts --------------------------------------------------------------------------
+
+
+def _exception_names() -> set[str]:
+    for module in ("litdesk.faces.cli", "litdesk.services.app"):  # every area's errors
+        importlib.import_module(module)
+
+    names: set[str] = set()
+    todo: list[type] = [LitdeskError]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return names | {"Traceback", "ValueError", "KeyError", "TypeError", "HTTPException"}
+
+
+def test_error_texts_name_no_exception_class(running: Running) -> None:
+    names = _exception_names()
+    assert len(names) > 20 and "CassetteMiss" in names  # the tree really was walked
+    shown: dict[str, str] = {}
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Errors"}).json()["id"]
+        c.headers.pop("content-type", None)
+        answers = {
+            "a page that is not there": c.get("/no/such/page"),
+            "a paper that is not there": c.get("/paper/MED-1"),
+            "a Study that is not there": c.get("/study/no-such-study"),
+            "a job that is not there": c.get("/study-search-jobs/" + "0" * 32),
+            "a Study without a name": c.post("/studies", data={"name": ""}),
+            "a bad query": c.get("/search", params={"q": "growth AND ("}),
+            "a search the source cannot answer": c.get("/search", params={"q": "nothing known"}),
+            "a file that is no Study export": c.post(
+                "/study-imports", files=[("file", ("study.zip", b"just words", "application/zip"))]
+            ),
+            "a rename to nothing": c.post(f"/study/{sid}/rename", data={"name": ""}),
+        }
+    for what, r in answers.items():
+        text = r.text
+        found = sorted(n for n in names if re.search(rf"\b{n}\b", text))
+        if found:
+            shown[f"{what} ({r.request.method} {r.request.url.path}, {r.status_code})"] = ", ".join(
+                found
+            )
+    assert not shown, f"error texts naming exception classes: {shown}"
