@@ -218,7 +218,7 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     )
     pg.locator("#import-report .notice.ok").wait_for()
     report = pg.locator("#import-report").inner_text()
-    assert "refs.ris: ris" in report and "1 records" in report and "junk.txt refused" in report
+    assert "refs.ris: ris" in report and "1 record," in report and "junk.txt refused" in report
     # the Study's figures and papers follow the import without a reload (swap.js refresh)
     pg.locator("#count-papers", has_text="1").wait_for()
     assert pg.locator("#papers tbody tr").count() == 1

@@ -102,7 +102,7 @@ def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
     # The page watches the job the last upload joined: the one running since the first
     # upload (it picks dropped files up) or, when that one ended between two drops (its
     # reader runs in the test process, so it can be quick), a new one over the new file.
-    done = re.search(r"Index job done: (\d) of (\d) file\(s\)", status)
+    done = re.search(r"Index job done: (\d) of (\d) files?", status)
     assert done and done[1] == done[2], status
     indexed = re.search(r"(\d) indexed in all, 3 excluded", status)
     assert indexed, status
@@ -113,6 +113,13 @@ def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
         f"excluded: {SCAN} (no_text)" in status and f"excluded: {ENCRYPTED} (encrypted)" in status
     )
     assert f"excluded: {BROKEN} (broken)" in status
+    # the counts and the table follow the job's end without a reload (swap.js refresh)
+    # (an earlier job's end may have refreshed them too: wait for the last one's)
+    pg.wait_for_function(
+        "() => document.querySelectorAll('#pdfs tbody tr[data-file]').length === 5"
+    )
+    assert pg.locator("#lib-counts dd").first.inner_text() == "5"
+    pg.locator("#live").filter(has_text="the list of PDFs is up to date").wait_for(state="attached")
     pg.locator("#job-reload").click()
     pg.locator("html[data-library-ready]").wait_for(state="attached")
     rows = pg.locator("#pdfs tbody tr")
@@ -245,4 +252,5 @@ def test_firefox_uploads_a_pdf_and_watches_it_index(
         )
         _bidi_wait(ff, ctx, "document.getElementById('job').dataset.status === 'done'", 240)
         text = ff.evaluate(ctx, "document.getElementById('job-status').textContent")
-    assert "Index job done: 1 of 1 file(s)" in text and "1 indexed in all" in text
+    assert "Index job done: 1 of 1 file" in text and "1 of 1 files" not in text
+    assert "1 indexed in all" in text

@@ -96,7 +96,7 @@ def test_live_lanes_cancel_by_keyboard_then_results(
         running = pg.locator('#live-lanes .lane.running[data-lane="openalex-keyword"]')
         assert running.is_visible() and lanes.count() == 2
         assert "3 returned" in lanes.first.inner_text()
-        assert "1 of 2 lane(s) finished" in pg.locator("#live-status").inner_text()
+        assert "1 of 2 databases finished" in pg.locator("#live-status").inner_text()
         assert pg.locator("li.card").count() == 3  # the earlier results are still shown
         _shot(pg, tmp_path, "live-running")
         _axe(pg, "live-running", problems)

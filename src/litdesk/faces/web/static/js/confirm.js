@@ -2,6 +2,8 @@
 // (focus moves to "Confirm"; Enter confirms, Escape or "Cancel" cancels; focus returns to the
 // button that asked). Submit buttons marked data-confirm-new-study ask before a form creates
 // a new Study. The message is inserted as text.
+import { plural } from "./dom.js";
+
 export function confirmThen(message, returnTo) {
   const dialog = document.getElementById("confirm-dialog");
   if (!dialog || typeof dialog.showModal !== "function") return Promise.resolve(window.confirm(message));
@@ -27,7 +29,7 @@ export function installConfirm() {
       const picked = form.querySelectorAll('input[name="paper_ids"]:checked').length;
       if (!(name instanceof HTMLInputElement) || !name.value.trim()) return;
       event.preventDefault();
-      const ok = await confirmThen(`Create the new Study “${name.value.trim()}” and add ${picked} chosen paper(s) to it?`, button);
+      const ok = await confirmThen(`Create the new Study “${name.value.trim()}” and add ${plural(picked, "chosen paper")} to it?`, button);
       if (!ok) return;
       confirmed = true;
       form.requestSubmit(button);

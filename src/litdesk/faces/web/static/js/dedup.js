@@ -3,6 +3,7 @@
 // decision from the history after asking. Every write goes to /api/v1 with the CSRF
 // header; every value shown is inserted as text. Without this script the forms still work.
 import { csrfToken, getJson } from "./api.js";
+import { plural } from "./dom.js";
 
 const STATE_LABELS = {
   waiting: "waiting for you",
@@ -136,7 +137,7 @@ function renderHistory(entries, study) {
     body.append(tr);
   }
   const h = document.getElementById("history-h");
-  if (h) h.textContent = `History (${entries.length} entries shown)`;
+  if (h) h.textContent = `History (${plural(entries.length, "entry", "entries")} shown)`;
 }
 
 function installReview() {

@@ -8,3 +8,8 @@ export function line(parent, text, className) {
   parent.append(p);
   return p;
 }
+
+// "1 record", "2 records", "1,204 records" (the count as the server's `plural` filter writes it).
+export function plural(n, one, many) {
+  return `${Number(n).toLocaleString("en")} ${n === 1 ? one : many || `${one}s`}`;
+}

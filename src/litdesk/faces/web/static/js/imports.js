@@ -4,7 +4,7 @@
 // it with /api/v1/jobs/{id} (progress per file) and shows the same report from the job's
 // result. Every value is inserted as text.
 import { csrfToken, getJson } from "./api.js";
-import { line } from "./dom.js";
+import { line, plural } from "./dom.js";
 import { refresh } from "./swap.js";
 
 // the Study page's regions an import changes: its figures, its files and its papers
@@ -20,7 +20,7 @@ export function installImports() {
   async function follow(job) {
     while (job.active) {
       report.replaceChildren();
-      const where = job.total ? ` (${job.done}/${job.total} files read${job.current ? `: ${job.current}` : ""})` : "";
+      const where = job.total ? ` (${job.done} of ${plural(job.total, "file")} read${job.current ? `: ${job.current}` : ""})` : "";
       line(report, `Importing in the background${where}…`, "muted");
       await new Promise((r) => setTimeout(r, POLL_MS));
       let result;
@@ -41,7 +41,7 @@ export function installImports() {
   async function send(files) {
     if (!files.length) return;
     report.replaceChildren();
-    line(report, `Importing ${files.length} file(s)…`, "muted");
+    line(report, `Importing ${plural(files.length, "file")}…`, "muted");
     const body = new FormData();
     for (const f of files) body.append("files", f, f.name);
     let response;
@@ -73,12 +73,12 @@ export function installImports() {
     }
     for (const i of data.imported) {
       const notices = Object.entries(i.notices).map(([k, n]) => `${k} ${n}`).join(", ") || "none";
-      line(report, `${i.file}: ${i.format}, ${i.encoding}, ${i.records} records, ${i.records_saved} saved (${i.papers_created} new); notices: ${notices}`, "notice ok");
+      line(report, `${i.file}: ${i.format}, ${i.encoding}, ${plural(i.records, "record")}, ${i.records_saved.toLocaleString("en")} saved (${i.papers_created.toLocaleString("en")} new); notices: ${notices}`, "notice ok");
       for (const r of i.records_refused) line(report, `record refused: ${r.reason || r.message || JSON.stringify(r)}`, "notice warn");
     }
     for (const r of data.refused) line(report, `${r.file} refused (${r.code}): ${r.message}`, "notice error");
     const saved = data.imported.reduce((n, i) => n + i.records_saved, 0);
-    const updated = await refresh(REGIONS, `Imported: ${saved.toLocaleString("en")} record${saved === 1 ? "" : "s"} saved; the Study's figures and papers are up to date.`);
+    const updated = await refresh(REGIONS, `Imported: ${plural(saved, "record")} saved; the Study's figures and papers are up to date.`);
     if (!updated) line(report, "Reload the page to see the Study's papers.", "muted");
   }
 

@@ -2,7 +2,7 @@
 // /api/v1/jobs/{id}), cancel it, look up a PDF's DOI/arXiv id, check the models. Without
 // script the page's forms do the same. Every value is inserted as text.
 import { csrfToken, getJson } from "./api.js";
-import { line } from "./dom.js";
+import { line, plural } from "./dom.js";
 import { refresh } from "./swap.js";
 
 // the regions of the page a finished job or an upload changes
@@ -16,7 +16,7 @@ function jobText(job) {
   if (job.cancel_requested && job.active) text += " (cancelling)";
   text += `: ${job.done}`;
   if (job.total !== null) text += ` of ${job.total}`;
-  text += " file(s)";
+  text += (job.total ?? job.done) === 1 ? " file" : " files";
   if (job.current) text += ` · latest: ${job.current}`;
   if (job.rate) text += ` · ${job.rate.toFixed(1)} pages/s`;
   if (job.message) text += ` · ${job.message}`;
@@ -54,7 +54,7 @@ function installJob() {
     status.append(bar);
     if (!job.active && job.result) {
       const r = job.result;
-      const resumed = job.attempts > 1 ? ` · resumed ${job.attempts - 1} time(s)` : "";
+      const resumed = job.attempts > 1 ? ` · resumed ${plural(job.attempts - 1, "time")}` : "";
       line(status, `${r.indexed} indexed in all, ${r.excluded.length} excluded, ${r.pages} pages${resumed}`, "muted").id = "job-result";
       for (const ex of r.excluded) line(status, `excluded: ${ex.file} (${ex.code}): ${ex.reason}`, "muted");
       const again = document.createElement("a");

@@ -5,7 +5,7 @@
 // the results of the last successful search stay, with their notice. Every value is
 // inserted as text.
 import { csrfToken } from "./api.js";
-import { line } from "./dom.js";
+import { line, plural } from "./dom.js";
 import { addShortcut } from "./keys.js";
 
 function formBody(form) {
@@ -67,9 +67,9 @@ export function installLive() {
     lanes.replaceChildren(...view.lanes.map(laneBox));
     const n = view.lanes.length;
     if (view.state === "running") {
-      status.textContent = `Searching: ${view.finished} of ${n} lane(s) finished.`;
+      status.textContent = `Searching: ${view.finished} of ${plural(n, "database")} finished.`;
     } else if (view.state === "done") {
-      status.textContent = `All ${n} lane(s) finished; opening the results…`;
+      status.textContent = `${n === 1 ? "The database" : `All ${n} databases`} finished; opening the results…`;
     } else if (view.state === "cancelled") {
       status.textContent = view.message || "The search was cancelled.";
     } else {

@@ -6,7 +6,7 @@
 // server's queue (assist_job.js).
 import { csrfToken } from "./api.js";
 import { askModel } from "./assist_job.js";
-import { line } from "./dom.js";
+import { line, plural } from "./dom.js";
 
 const MAX_GROUPS = 6;
 
@@ -228,7 +228,7 @@ export function installAssistant() {
       line(out, `No suggestion (${r.body.code || r.status}): ${r.body.message || "refused"}`, "notice error");
       return;
     }
-    line(out, `${r.body.groups.length} concept group(s) suggested by ${r.body.record.model}; they are in the builder below. ${r.body.warning}`, "notice warn");
+    line(out, `${plural(r.body.groups.length, "concept group")} suggested by ${r.body.record.model}; they are in the builder below. ${r.body.warning}`, "notice warn");
     for (const d of r.body.removed_duplicates) line(out, `duplicate term removed: ${d}`, "muted");
     fillGroups(r.body.groups);
   });

@@ -2,7 +2,7 @@
 // the report shows what was recovered (with a link to the new Study) or the refusal's reason.
 // Every value is inserted as text.
 import { csrfToken } from "./api.js";
-import { line } from "./dom.js";
+import { line, plural } from "./dom.js";
 
 export function installStudyZip() {
   const form = document.getElementById("zip-import");
@@ -35,7 +35,8 @@ export function installStudyZip() {
       line(report, `The ZIP was not recovered: ${data.hint || data.message || "it was refused."} Nothing was stored.`, "notice error");
       return;
     }
-    const ok = line(report, `Recovered Study “${data.name}”: ${data.papers} papers, ${data.notes} notes, ${data.evidence} evidence records, ${data.search_runs} search runs, ${data.imports} imports; ${Object.keys(data.remapped).length} paper ids remapped. `, "notice ok");
+    const remapped = Object.keys(data.remapped).length;
+    const ok = line(report, `Recovered Study “${data.name}”: ${plural(data.papers, "paper")}, ${plural(data.notes, "note")}, ${plural(data.evidence, "evidence record")}, ${plural(data.search_runs, "search run")}, ${plural(data.imports, "import")}${remapped ? `; ${plural(remapped, "paper id")} remapped` : ""}. `, "notice ok");
     const a = document.createElement("a");
     a.href = `/study/${encodeURIComponent(data.study_id)}`;
     a.textContent = "Open it";

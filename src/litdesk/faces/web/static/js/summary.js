@@ -7,7 +7,7 @@
 // points are saved as a Study report. Every value is inserted as text.
 import { csrfToken } from "./api.js";
 import { askModel } from "./assist_job.js";
-import { line } from "./dom.js";
+import { line, plural } from "./dom.js";
 
 async function call(method, path, payload) {
   const init = { method, headers: { accept: "application/json", "x-csrf-token": csrfToken() } };
@@ -214,7 +214,7 @@ export function installSummary() {
       const a = document.createElement("a");
       a.href = `/study/${encodeURIComponent(panel.dataset.study)}/reports/${encodeURIComponent(rep.id)}.html`;
       a.setAttribute("download", "");
-      a.textContent = `${rep.created_at} · ${rep.focus} · ${rep.points} point(s) (${rep.model})`;
+      a.textContent = `${new Date(rep.created_at).toLocaleString("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" })} · ${rep.focus} · ${plural(rep.points, "point")} (${rep.model})`;
       li.append(a);
       if (rep.problem) line(li, rep.problem, "warn");
       ul.append(li);
