@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.text import Text
 
 from litdesk._errors import InputError
 
@@ -184,10 +185,11 @@ def study_show(
         f"{plural(ws['duplicates_removed'], 'duplicate')} removed, "
         f"{plural(ws['studies'], 'study', 'studies')} in the working set"
     )
+    # wrapped at the terminal's width (a file name or query may be long)
     for row in summary.get("import_rows", []):
-        _say(f"  import: {row['label']}")
+        console.print(Text(f"  import: {row['label']}"), highlight=False)
     for row in summary.get("runs", []):
-        _say(f"  search: {row['label']}")
+        console.print(Text(f"  search: {row['label']}"), highlight=False)
     for p in summary["papers"]:
         _say(f"  {p['id']}  [{p['status'] or '-'}]  {p['title'][:100]}")
 
