@@ -112,3 +112,21 @@ def test_a_studys_imports_and_searches_carry_labels_and_tables_say_them(env: Pat
     (kept,) = study["runs"]
     assert kept["label"] == f"“sepsis”, {today}"
     assert page.status_code == 200 and "psycinfo_2.ris" in page.text
+
+
+def test_study_show_wraps_long_labels_at_the_terminal_width(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from litdesk.faces.cli import _output
+
+    monkeypatch.setattr(_output.console, "_width", 80)  # the console is built at import
+    runner = CliRunner()
+    ris = env / ("a_very_long_export_file_name_from_a_database_search_" + "x" * 20 + ".ris")
+    ris.write_text(RIS, encoding="utf-8")
+    assert runner.invoke(app, ["study", "new", "Wide"]).exit_code == 0
+    assert runner.invoke(app, ["import", str(ris), "--study", "Wide"]).exit_code == 0
+    shown = runner.invoke(app, ["study", "show", "Wide"])
+    assert shown.exit_code == 0, shown.output
+    mine = shown.stdout[shown.stdout.index("  import: ") :].split("\n  ")[0]
+    assert ris.name in mine  # the long file name is kept whole
+    assert max(len(line) for line in mine.splitlines()) <= 80
