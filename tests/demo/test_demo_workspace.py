@@ -112,7 +112,9 @@ def test_the_demo_source_exists_only_in_the_demo_and_alone(built: Any) -> None:
 
     async def search(s: Settings, providers: tuple[str, ...]) -> Any:
         async with open_app(s) as app:
-            return await app.search.search(SearchRequest("knee", providers=providers), owner="local")
+            return await app.search.search(
+                SearchRequest("knee", providers=providers), owner="local"
+            )
 
     with pytest.raises(UnknownProvider):  # outside the demo workspace: no such provider
         asyncio.run(search(settings, ("demo",)))
@@ -136,11 +138,13 @@ def _pages(settings: Settings, paths: list[str]) -> dict[str, str]:
 def test_the_banner_shows_on_demo_pages_only(built: Any) -> None:
     settings, made, before = built
     demo = settings.for_demo(made.place.directory)
-    shown = _pages(demo, ["/studies", "/search?q=knee+AND+%22stem+cells%22", "/saved"])
+    study_page = f"/study/{made.study.study_id}"
+    shown = _pages(demo, ["/studies", "/search?q=knee+AND+%22stem+cells%22", "/saved", study_page])
     for text in shown.values():
         assert "Demo workspace" in text and "litdesk serve" in text
     assert "Demo sample (offline)" in shown["/search?q=knee+AND+%22stem+cells%22"]
     assert made.study.name in shown["/studies"]
+    assert "Demo sample (offline)" in shown[study_page]  # its sources say it is the demo
     real = _pages(settings, ["/studies", "/search", "/saved"])
     for text in real.values():
         assert "Demo workspace" not in text and "Demo sample" not in text
@@ -153,7 +157,9 @@ def test_the_banner_shows_on_demo_pages_only(built: Any) -> None:
     }
 
 
-def test_serve_demo_refuses_team_and_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_demo_refuses_team_and_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "real"))
     monkeypatch.setenv("LITDESK_DEMO_DIR", str(tmp_path / "demo"))
     for extra in (["--team"], ["--replay", str(tmp_path)]):
@@ -161,3 +167,20 @@ def test_serve_demo_refuses_team_and_replay(tmp_path: Path, monkeypatch: pytest.
         assert result.exit_code != 0
     assert not (tmp_path / "real").exists() and not (tmp_path / "demo").exists()
     assert os.environ["LITDESK_DEMO_DIR"] == str(tmp_path / "demo")
+
+
+def test_cli_twins_act_on_the_demo_with_demo(built: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings, made, before = built
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("LITDESK_DEMO_DIR", str(made.place.directory))
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["--demo", "study", "list"])
+    assert listed.exit_code == 0 and made.study.name in listed.output
+    traced = runner.invoke(cli, ["--demo", "search", "knee", "--trace", "--limit", "2"])
+    assert traced.exit_code == 0, traced.output
+    assert "Demo sample (offline) [demo-keyword] ok" in traced.output  # the trace says so
+    mixed = runner.invoke(cli, ["--demo", "search", "knee", "--provider", "demo,pubmed"])
+    assert mixed.exit_code != 0 and "cannot be searched together" in mixed.output
+    own = runner.invoke(cli, ["study", "list"])  # without --demo: your own workspace
+    assert own.exit_code == 0 and made.study.name not in own.output
+    assert "My own review" in own.output

@@ -63,7 +63,7 @@ RUN_LANES = {
 def test_the_registry_is_the_one_list():
     assert DECLARED == get_args(ProviderName) == tuple(PROVIDER_SPECS)
     assert PROVIDERS == ("europepmc", "openalex", "semanticscholar", "crossref", "pubmed", "arxiv")
-    assert DECLARED == (*PROVIDERS, "demo") and PROVIDER_SPECS["demo"].demo
+    assert (*PROVIDERS, "demo") == DECLARED and PROVIDER_SPECS["demo"].demo
     assert search.PROVIDERS is PROVIDERS and search.HOSTS is HOSTS
     assert dict(LANE_PROVIDER) == RUN_LANES and frozenset(RUN_LANES) == LANES
     assert {name: policy.mode for name, policy in CACHE_POLICIES.items()} == {

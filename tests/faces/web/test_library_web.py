@@ -279,7 +279,7 @@ def test_a_large_library_is_paged(lib_server: Running, tmp_path: Path) -> None:
     names = [f["file"] for f in first["files"]] + [f["file"] for f in second["files"]]
     assert len(set(names)) == 57 and names == sorted(names)
     assert len(small["files"]) == 17
-    assert "Page 2 of 2" in html and 'rel="prev"' in html and 'rel="next"' not in html
+    assert "57 PDFs · page 2 of 2" in html and 'rel="prev"' in html and 'rel="next"' not in html
     assert first["counts"]["waiting"] == 57
 
 

@@ -86,7 +86,7 @@ def team_app() -> FastAPI:
 
 def _demo_settings(settings: Settings, *, team: bool, replay: Path | None) -> Settings:
     """The demo workspace's settings, the workspace made first when it does not exist."""
-    from litdesk.services.demo import demo_place, demo_settings, ensure_demo
+    from litdesk.services.demo import demo_place, demo_settings, ensure_demo, warm_sample
 
     if team or replay is not None:
         raise NotLoopback(
@@ -108,6 +108,7 @@ def _demo_settings(settings: Settings, *, team: bool, replay: Path | None) -> Se
         highlight=False,
         soft_wrap=True,
     )
+    warm_sample()
     return demo_settings(settings)
 
 

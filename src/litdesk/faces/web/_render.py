@@ -42,7 +42,7 @@ def _env() -> Environment:
         num=_words.num,
         plural=_words.plural,
         lane_label=_words.lane_label,
-        provider=display_name,  # {{ "europepmc"|provider }} → Europe PMC
+        provider_name=display_name,  # {{ p|provider_name }}: "Europe PMC", "Demo sample (offline)"
         basename=_basename,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
     )
     return env

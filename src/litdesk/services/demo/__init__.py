@@ -17,6 +17,7 @@ from ._place import (
     demo_settings,
     ensure_demo,
     reset_demo,
+    warm_sample,
 )
 
 __all__ = [
@@ -30,4 +31,5 @@ __all__ = [
     "demo_settings",
     "ensure_demo",
     "reset_demo",
+    "warm_sample",
 ]

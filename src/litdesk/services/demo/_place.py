@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any, Final
 
 from litdesk._errors import ConfigError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.demo import DEMO_EXPORT
+from litdesk.adapters.demo import DEMO_EXPORT, sample_index
 
 from ._build import DemoStudy, build_study
 
@@ -27,6 +28,7 @@ __all__ = [
     "demo_settings",
     "ensure_demo",
     "reset_demo",
+    "warm_sample",
 ]
 
 #: the file that marks a directory as a demo workspace (a reset removes nothing else)
@@ -151,3 +153,9 @@ def ensure_demo(settings: Settings, directory: Path | None = None) -> DemoPlace:
         build_demo(place.directory, settings)
         place = demo_place(settings, directory)
     return place
+
+
+def warm_sample() -> None:
+    """Build the demo sample's index in the background (the first demo search then answers
+    at once instead of after the ~2 s the index takes)."""
+    threading.Thread(target=sample_index, name="demo-sample-index", daemon=True).start()
