@@ -184,7 +184,7 @@ def test_cli_twins_act_on_the_demo_with_demo(built: Any, monkeypatch: pytest.Mon
     assert listed.exit_code == 0 and made.study.name in listed.output
     traced = runner.invoke(cli, ["--demo", "search", "knee", "--trace", "--limit", "2"])
     assert traced.exit_code == 0, traced.output
-    assert "Demo sample (offline) [demo-keyword] ok" in traced.output  # the trace says so
+    assert "Demo sample (offline), keyword search ok" in traced.output  # the trace says so
     mixed = runner.invoke(cli, ["--demo", "search", "knee", "--provider", "demo,pubmed"])
     assert mixed.exit_code != 0 and "cannot be searched together" in mixed.output
     own = runner.invoke(cli, ["study", "list"])  # without --demo: your own workspace
