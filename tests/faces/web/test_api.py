@@ -75,7 +75,7 @@ def test_selection_save_into_a_new_study_and_partial_failures(running: Running) 
         assert r.status_code == 200, r.text
         out = r.json()
         assert out["saved"] == ids and out["created"] == 3 and out["study_name"] == "Growth review"
-        assert out["failed"] == [{"id": "MED-1", "reason": "not in this search run"}]
+        assert out["failed"] == [{"id": "MED-1", "title": "", "reason": "not in this search run"}]
         again = c.post("/api/v1/selection/save", json={"run_id": run_id, "paper_ids": ids}).json()
         assert again["created"] == 0 and again["saved"] == ids  # re-saving never duplicates
         too_many = c.post(

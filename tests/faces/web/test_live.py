@@ -207,7 +207,9 @@ def test_citation_browser_saves_chosen_works_into_a_new_study(running: Running) 
     assert saved.status_code == 200, saved.text
     body = saved.json()
     assert body["study_name"] == "References of W100" and len(body["saved"]) == 2
-    assert body["failed"] == [{"id": "OAX-W999", "reason": "not in the citation list shown"}]
+    assert body["failed"] == [
+        {"id": "OAX-W999", "title": "", "reason": "not in the citation list shown"}
+    ]
     assert len(study["papers"]) == 2
     assert forged.status_code == 404 and forged.json()["code"] == "listing_not_open"
     assert neither.status_code == 400 and neither.json()["code"] == "study_choice"

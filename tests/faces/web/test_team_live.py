@@ -154,7 +154,7 @@ def test_a_live_search_and_a_citation_list_cross_two_server_processes(
             body = saved.json()
             assert body["saved"] == chosen and body["study_name"] == "W1"
             assert body["failed"] == [
-                {"id": "OAX-W999", "reason": "not in the citation list shown"}
+                {"id": "OAX-W999", "title": "", "reason": "not in the citation list shown"}
             ]
             study = w1.get(f"/api/v1/studies/{body['study_id']}").json()
             assert sorted(p["id"] for p in study["papers"]) == sorted(chosen)
