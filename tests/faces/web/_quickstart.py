@@ -39,7 +39,7 @@ CLICKED: dict[str, tuple[str, ...]] = {
     "03-search": ("Search", QUERY),
     "04-import": ("Import export files", "demo-export.ris"),
     "05-dedup": ("Deduplicate", "Run again"),
-    "06-screen": ("Screen: title and abstract", "Include", "Exclude"),
+    "06-screen": ("Screen titles and abstracts", "Include", "Exclude"),
     "07-read": (PAPER,),
     "08-evidence": ("Record evidence", "Use the selected passage", PASSAGE),
     "09-prisma": ("PRISMA flow and report",),
@@ -139,7 +139,7 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     shot("05-dedup")
     # 6 screen a few records by title and abstract
     _back_to_study(pg, walked)
-    _role(pg, "link", "Screen: title and abstract", exact=True).click()
+    _role(pg, "link", "Screen titles and abstracts", exact=True).click()
     for i in range(SCREENED):
         heading = pg.locator("main h2").nth(0).inner_text()
         _role(pg, "button", r"^Exclude" if i == 1 else r"^Include").click()
