@@ -47,7 +47,7 @@ SETUP_SECONDS ?= 250
 RUN_SERVE := $(filter serve,$(firstword $(RUN_ARGS)))
 run:
 	@if ! $(MAKE) --no-print-directory -q setup 2>/dev/null; then \
-	  echo "Setting up litdesk in $(VENV) (first run: about $$(( $(SETUP_SECONDS) / 60 )) minutes; later runs: none) …"; \
+	  echo "Setting up litdesk in $(VENV) (first run: about $(SETUP_SECONDS) s; later runs: none) …"; \
 	  $(MAKE) --no-print-directory setup || exit 1; fi
 ifeq ($(RUN_SERVE),serve)
 	@echo "Opening your own workspace ($(VENV)/bin/litdesk $(RUN_ARGS)) at http://127.0.0.1:8765 …"

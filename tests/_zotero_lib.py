@@ -228,6 +228,20 @@ class LibraryBuilder:
             (folder / ".zotero-ft-cache").write_text(full_text, encoding="utf-8")
         return key
 
+    def relate(self, a: str, b: str) -> None:
+        """Relate two items (Zotero's "Related": a ``dc:relation`` row each way)."""
+        self.conn.execute(
+            "INSERT OR IGNORE INTO relationPredicates (predicate) VALUES ('dc:relation')"
+        )
+        (pid,) = self.conn.execute(
+            "SELECT predicateID FROM relationPredicates WHERE predicate = 'dc:relation'"
+        ).fetchone()
+        for one, other in ((a, b), (b, a)):
+            self.conn.execute(
+                "INSERT INTO itemRelations VALUES (?, ?, ?)",
+                (self.item_ids[one], pid, f"http://zotero.org/users/local/AbCdEfGh/items/{other}"),
+            )
+
     def set_version(self, key: str, version: int, modified: str) -> None:
         self.conn.execute(
             "UPDATE items SET version = ?, dateModified = ? WHERE key = ?",

@@ -128,24 +128,32 @@ def test_the_demo_source_exists_only_in_the_demo_and_alone(built: Any) -> None:
 
 
 def _pages(settings: Settings, paths: list[str]) -> dict[str, str]:
+    """Each page's text (its status code first, then the body)."""
     from starlette.testclient import TestClient
 
     web = create_app(settings, host="127.0.0.1", port=8765)
     with TestClient(web, base_url="http://127.0.0.1:8765") as client:
-        return {p: client.get(p).text for p in paths}
+        return {p: f"{(r := client.get(p)).status_code}\n{r.text}" for p in paths}
 
 
 def test_the_banner_shows_on_demo_pages_only(built: Any) -> None:
     settings, made, before = built
     demo = settings.for_demo(made.place.directory)
-    shown = _pages(demo, ["/studies", "/search?q=knee+AND+%22stem+cells%22", "/saved"])
+    study_page = f"/study/{made.study.study_id}"
+    shown = _pages(demo, ["/studies", "/search?q=knee+AND+%22stem+cells%22", "/saved", study_page])
     for text in shown.values():
-        assert "Demo workspace" in text and "litdesk serve" in text
+        assert text.startswith("200") and "Demo workspace" in text and "litdesk serve" in text
+        assert 'href="/demo/export.ris"' in text
     assert "Demo sample (offline)" in shown["/search?q=knee+AND+%22stem+cells%22"]
     assert made.study.name in shown["/studies"]
+    assert "Demo sample (offline)" in shown[study_page]  # its sources say it is the demo
     real = _pages(settings, ["/studies", "/search", "/saved"])
     for text in real.values():
         assert "Demo workspace" not in text and "Demo sample" not in text
+    # the demo export is downloadable in the demo workspace only
+    export = _pages(demo, ["/demo/export.ris"])["/demo/export.ris"]
+    assert export.startswith("200") and export.count("ER  - ") == 36
+    assert _pages(settings, ["/demo/export.ris"])["/demo/export.ris"].startswith("404")
     assert "My own review" in real["/studies"]
     # serving the demo (pages, a search) wrote nothing into the real data directory; the
     # real workspace's own pages only read its store
@@ -165,3 +173,21 @@ def test_serve_demo_refuses_team_and_replay(
         assert result.exit_code != 0
     assert not (tmp_path / "real").exists() and not (tmp_path / "demo").exists()
     assert os.environ["LITDESK_DEMO_DIR"] == str(tmp_path / "demo")
+
+
+def test_cli_twins_act_on_the_demo_with_demo(built: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings, made, before = built
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("LITDESK_DEMO_DIR", str(made.place.directory))
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["--demo", "study", "list"])
+    assert listed.exit_code == 0 and made.study.name in listed.output
+    traced = runner.invoke(cli, ["--demo", "search", "knee", "--trace", "--limit", "2"])
+    assert traced.exit_code == 0, traced.output
+    assert "Demo sample (offline)" in traced.output  # the trace names the demo sample
+    assert "europepmc" not in traced.output.lower()  # alone, not with the databases
+    mixed = runner.invoke(cli, ["--demo", "search", "knee", "--provider", "demo,pubmed"])
+    assert mixed.exit_code != 0 and "cannot be searched together" in mixed.output
+    own = runner.invoke(cli, ["study", "list"])  # without --demo: your own workspace
+    assert own.exit_code == 0 and made.study.name not in own.output
+    assert "My own review" in own.output

@@ -188,3 +188,32 @@ def test_hostile_queries_take_linear_time() -> None:
     small = _cpu(" OR ".join(f'"the the w{i}"' for i in range(40)), big)
     large = _cpu(" OR ".join(f'"the the w{i}"' for i in range(80)), big)
     assert large < 4 * small + 0.05
+
+
+def test_the_demo_host_answers_searches_lookups_and_bad_requests() -> None:
+    import json
+
+    import httpx
+
+    from litdesk.adapters.demo import answer
+
+    def get(path: str, **params: str) -> tuple[int, dict[str, object]]:
+        url = httpx.URL(f"https://demo-sample.litdesk.invalid{path}", params=params)
+        response = answer(httpx.Request("GET", url), INDEX)
+        return response.status_code, json.loads(response.content)
+
+    status, body = get("/search", q="knee NOT athletes", limit="1")
+    assert status == 200 and body["total"] == 2 and len(body["results"]) == 1  # type: ignore[arg-type]
+    assert get("/search", q="knee", field="title", sort="newest")[1]["total"] == 2
+    assert get("/record", openalex="W3")[1]["results"][0]["title"].startswith("Dialectical")  # type: ignore[index]
+    assert get("/record", doi="10.9/none")[0] == 404
+    assert get("/search", q="knee AND")[0] == 400  # the query's own syntax error
+    assert get("/search", q="knee", limit="lots")[0] == 400
+    assert get("/elsewhere")[0] == 404
+
+
+def test_the_demo_lanes_are_named_as_the_demo() -> None:
+    from litdesk.core.providers import PROVIDERS, display_name, lane_label
+
+    assert display_name("demo") == "Demo sample (offline)" and "demo" not in PROVIDERS
+    assert lane_label("demo-keyword") == "Demo sample (offline), keyword search"

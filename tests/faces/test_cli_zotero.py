@@ -53,3 +53,27 @@ def test_import_refusals(run, tmp_path: Path) -> None:
     missing = run("zotero", "import", str(tmp_path / "none"), "--json", code=4)
     assert '"no_zotero_library"' in missing.output
     run("zotero", "import", str(tmp_path), "--study", "S", "--sub-studies", code=2)
+
+
+def test_push_gives_screening_decisions_back(run, fixtures_dir: Path, tmp_path: Path) -> None:
+    data = str(fixtures_dir / "zotero" / "zotero-6-papis")
+    run("zotero", "import", data, "--study", "Papis", "--no-pdfs")
+    rows = json.loads(run("screen", "items", "Papis", "--json").output)["rows"]
+    first, second = rows[0], rows[1]
+    run("screen", "decide", "Papis", first["record_key"], "exclude",
+        "--reason", "wrong population")  # fmt: skip
+    run("screen", "decide", "Papis", second["record_key"], "include")
+    plan = run("zotero", "push", "Papis", "--local", code=3, stdin="n\n")
+    said = plan.output
+    assert "+ tag litdesk:ta:excluded" in said and "+ tag litdesk:reason:wrong population" in said
+    assert "+ tag litdesk:ta:included" in said
+    ris = tmp_path / "back.ris"
+    run("zotero", "push", "Papis", "--ris", str(ris), "--yes")
+    text = ris.read_text(encoding="utf-8")
+    assert text.count("KW  - litdesk:ta:excluded") == 1
+    assert text.count("KW  - litdesk:reason:wrong population") == 1
+    assert text.count("KW  - litdesk:ta:included") == 1
+    run("screen", "undo", "Papis", second["record_key"])
+    again = run("zotero", "push", "Papis", "--ris", str(ris), "--yes")
+    assert "+ tag litdesk:ta:included" not in again.output
+    assert "litdesk:ta:included" not in ris.read_text(encoding="utf-8")

@@ -70,3 +70,41 @@ def test_push_page_plan_confirm_result_and_api(running: Running, fixtures_dir: P
     with running.client() as plain:  # no Origin, no CSRF token: refused before the route
         refused = plain.post("/api/v1/zotero/pushes", json={"study": "Papis", "ris_path": "x"})
         assert refused.status_code == 403
+
+
+def test_push_plan_shows_screening_decisions(running: Running, fixtures_dir: Path,
+                                             tmp_path: Path) -> None:  # fmt: skip
+    data = str(fixtures_dir / "zotero" / "zotero-6-papis")
+    out = tmp_path / "decisions.ris"
+    with running.writer() as c:
+        done = c.post("/api/v1/zotero/imports",
+                      json={"data_dir": data, "study": "Screened", "pdfs": False})  # fmt: skip
+        assert done.status_code == 200, done.text
+        base = "/api/v1/studies/Screened/screening"
+        rows = c.get(f"{base}/items").json()["rows"]
+        for row, verdict, reason in ((rows[0], "exclude", "wrong outcome"),
+                                     (rows[1], "include", "")):  # fmt: skip
+            body = {"stage": "title_abstract", "record_key": row["record_key"],
+                    "verdict": verdict, "reason": reason}  # fmt: skip
+            decided = c.post(f"{base}/decisions", json=body)
+            assert decided.status_code == 200, decided.text
+        token = c.cookies.get("ld_csrf")
+        form = {"csrf_token": token, "study": "Screened", "target": "ris", "ris_path": str(out)}
+        plan = c.post("/zotero/push", data=form)
+        assert plan.status_code == 200, plan.text
+        assert "add <code>litdesk:ta:excluded</code>" in plan.text
+        assert "add <code>litdesk:reason:wrong outcome</code>" in plan.text
+        assert "add <code>litdesk:ta:included</code>" in plan.text and not out.exists()
+        twin = c.post("/api/v1/zotero/pushes", json={"study": "Screened", "ris_path": str(out)})
+        tags = [t for i in twin.json()["plan"]["items"] for t in i["tags"]]
+        assert sorted(tags) == [
+            "litdesk:reason:wrong outcome", "litdesk:ta:excluded", "litdesk:ta:included",
+        ]  # fmt: skip
+        assert twin.json()["plan"]["blind_stages"] == []
+        result = c.post("/zotero/push", data={**form, "confirm": "true"})
+        assert result.status_code == 200 and 'id="push-result"' in result.text
+        assert "KW  - litdesk:ta:excluded" in out.read_text(encoding="utf-8")
+        settings = c.post(f"{base}/settings", json={"dual_review": {"full_text": True}})
+        assert settings.status_code == 200, settings.text
+        blind = c.post("/zotero/push", data=form)
+        assert 'id="push-blind-full_text"' in blind.text

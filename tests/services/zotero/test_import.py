@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from tests._zotero_lib import LibraryBuilder
 
+from litdesk.adapters.zotero import read_library
 from litdesk.services.app import open_app_sync
 from litdesk.services.zotero import (
     UNFILED_STUDY,
@@ -166,3 +167,36 @@ def test_collection_choice_and_errors(fixtures_dir: Path, tmp_path: Path, tmp_se
         ZoteroImportRequest(study="  ")
     with pytest.raises(ZoteroInputError):
         ZoteroImportRequest(study="S", sub_studies=True)
+
+
+def test_standalone_notes_related_to_an_imported_item_become_its_notes(
+    fixtures_dir: Path, tmp_path: Path, tmp_settings
+) -> None:
+    b = LibraryBuilder(fixtures_dir / "zotero" / "schema-sql", tmp_path / "Zotero")
+    chosen, left = b.collection("Chosen"), b.collection("Left")
+    x = b.item(fields={"title": "Xeno trial", "DOI": "10.1000/x"}, collections=[chosen])
+    y = b.item(fields={"title": "Ypsilon trial", "DOI": "10.1000/y"}, collections=[left])
+    gone = b.item(fields={"title": "Trashed"}, collections=[chosen], trashed=True)
+    both = b.note("<p>Search strategy: <i>MEDLINE</i> only</p>")
+    b.relate(both, y)
+    b.relate(both, x)
+    to_trash = b.note("<p>About the trashed one</p>")
+    b.relate(to_trash, gone)
+    alone = b.note("<p>Unrelated thoughts</p>")
+    b.close()
+    lib = read_library(b.data_dir)
+    related = {n.key: n.related for n in lib.standalone_notes}
+    assert related == {both: tuple(sorted((x, y))), to_trash: (), alone: ()}
+    req = ZoteroImportRequest(data_dir=str(b.data_dir), collections=("Chosen",))
+    with open_app_sync(tmp_settings) as app:
+        view = app.zotero.import_library(req, owner=app.owner)
+        assert view.notes_added == 1
+        reported = {p.key for p in view.problems if "standalone" in p.problem}
+        assert reported == {to_trash, alone}
+        notes, _ = app.workspace().notes(study="Chosen")
+        assert [(n.annotation.comment, n.annotation.paper_id) for n in notes] == [
+            ("Search strategy: MEDLINE only", app.workspace().paper("10.1000/x").paper.id)
+        ]
+        again = app.zotero.import_library(req, owner=app.owner)
+        assert (again.notes_added, again.notes_unchanged) == (0, 1)
+        assert len(app.workspace().notes(study="Chosen")[0]) == 1

@@ -73,7 +73,13 @@ def test_plan_then_push_through_the_web_api(fixtures_dir: Path, tmp_path: Path, 
         sleeps = _Sleeps()
         with ZoteroServer(state) as server:
             loop = ToLoopback(server.port)
-            area = ZoteroArea(store=app.store, pdfs=app.pdfs, http_transport=loop, sleep=sleeps)
+            area = ZoteroArea(
+                store=app.store,
+                pdfs=app.pdfs,
+                screening=app.screening,
+                http_transport=loop,
+                sleep=sleeps,
+            )
             with pytest.raises(RefusedError) as unconfirmed:
                 asyncio.run(area.push(req, owner=app.owner, confirm=False))
             assert unconfirmed.value.code == "zotero_unconfirmed" and not state.received
@@ -112,7 +118,7 @@ def test_plan_then_push_through_the_web_api(fixtures_dir: Path, tmp_path: Path, 
         version_now = state.items[keys["i0"]]["version"]
         assert item0.version == version_now
         with ZoteroServer(state) as server:
-            area = ZoteroArea(store=app.store, pdfs=app.pdfs,
+            area = ZoteroArea(store=app.store, pdfs=app.pdfs, screening=app.screening,
                               http_transport=ToLoopback(server.port), sleep=sleeps)  # fmt: skip
             view = asyncio.run(area.push(req, owner=app.owner, confirm=True))
         assert view.items_written == 1
@@ -138,7 +144,10 @@ def test_a_newer_change_in_zotero_is_a_conflict_naming_the_item(
         req = ZoteroPushRequest(study="Review", library="users/123", api_key=KEY)
         with ZoteroServer(state) as server:
             area = ZoteroArea(
-                store=app.store, pdfs=app.pdfs, http_transport=ToLoopback(server.port)
+                store=app.store,
+                pdfs=app.pdfs,
+                screening=app.screening,
+                http_transport=ToLoopback(server.port),
             )
             with pytest.raises(ZoteroConflict) as err:
                 asyncio.run(area.push(req, owner=app.owner, confirm=True))
@@ -163,7 +172,9 @@ def test_writes_go_in_batches_of_fifty(fixtures_dir: Path, tmp_path: Path, tmp_s
         req = ZoteroPushRequest(study="Review", local=True)
         with ZoteroServer(state) as server:
             loop = ToLoopback(server.port)
-            area = ZoteroArea(store=app.store, pdfs=app.pdfs, http_transport=loop)
+            area = ZoteroArea(
+                store=app.store, pdfs=app.pdfs, screening=app.screening, http_transport=loop
+            )
             view = asyncio.run(area.push(req, owner=app.owner, confirm=True))
         assert view.items_written == 60
         assert [len(r.body) for r in state.received] == [50, 10]

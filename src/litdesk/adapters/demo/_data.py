@@ -14,11 +14,23 @@ from typing import Any, Final
 from litdesk._errors import IntegrityError
 from litdesk.core.demo import SampleIndex, SampleRecord
 
-__all__ = ["DEMO_EXPORT", "copy_data_file", "sample_index", "sample_records", "study_plan"]
+__all__ = [
+    "DEMO_EXPORT",
+    "copy_data_file",
+    "data_file",
+    "sample_index",
+    "sample_records",
+    "study_plan",
+]
 
 #: the small export a newcomer imports (also copied into the demo workspace's files/)
 DEMO_EXPORT: Final = "demo-export.ris"
 _PACKAGE: Final = "litdesk._demo"
+
+
+def data_file(name: str) -> bytes:
+    """The bytes of bundled file ``name`` (as shipped: a ``.gz`` file stays packed)."""
+    return _data(name)
 
 
 def _data(name: str) -> bytes:

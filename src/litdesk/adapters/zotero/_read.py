@@ -6,7 +6,7 @@ together with its ``-wal`` file into a temporary folder (again when either chang
 being copied), opens the copy read-only, names the schema version it read and refuses a
 version it does not know (naming it). It returns every regular item outside the trash
 with all its fields, creators with roles, tags, collections, child notes and attachments;
-standalone notes; the collection tree; and each attachment's file resolved to a path
+standalone notes with the items they are related to (``dc:relation``); the collection tree; and each attachment's file resolved to a path
 (``storage:`` files under ``storage/<key>/``, linked files absolute or relative to the
 linked-attachment base directory) with its problem when it cannot be used.
 """
@@ -20,7 +20,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
@@ -331,6 +331,8 @@ def _read(conn: sqlite3.Connection, data_dir: Path, group: int | None) -> Zotero
         members[coll_key[cid]].append(key_of[iid])
 
     info = {int(r["itemID"]): r for r in rows}
+    related = _related(conn, tables, library_id)
+    live_keys = {k for i, k in key_of.items() if i not in deleted}
     notes_of: dict[int, list[ZoteroNote]] = defaultdict(list)
     standalone: list[ZoteroNote] = []
     for item_id, parent_id, note in conn.execute(
@@ -351,7 +353,8 @@ def _read(conn: sqlite3.Connection, data_dir: Path, group: int | None) -> Zotero
             parent_key=parent_key,
         )
         if parent_id is None:
-            standalone.append(made)
+            linked = sorted(k for k in related.get(iid, ()) if k in live_keys)
+            standalone.append(replace(made, related=tuple(linked)))
         else:
             notes_of[int(parent_id)].append(made)
     attachments_of: dict[int, list[ZoteroAttachment]] = defaultdict(list)
@@ -415,6 +418,24 @@ def _read(conn: sqlite3.Connection, data_dir: Path, group: int | None) -> Zotero
         trashed=trashed,
         collection_items={k: tuple(v) for k, v in members.items()},
     )
+
+
+def _related(conn: sqlite3.Connection, tables: set[str], library_id: int) -> dict[int, set[str]]:
+    """``{item id: keys of the items it is related to}`` (Zotero's "Related": predicate
+    ``dc:relation``, object ``http://zotero.org/<library>/items/<key>``)."""
+    if not {"itemRelations", "relationPredicates"} <= tables:
+        return {}
+    out: dict[int, set[str]] = defaultdict(set)
+    for item_id, obj in conn.execute(
+        "SELECT r.itemID, r.object FROM itemRelations r JOIN relationPredicates p"
+        " USING (predicateID) JOIN items i USING (itemID)"
+        " WHERE i.libraryID = ? AND p.predicate = 'dc:relation'",
+        (library_id,),
+    ):
+        head, sep, key = str(obj).rpartition("/items/")
+        if sep and head and key.isalnum():
+            out[int(item_id)].add(key)
+    return out
 
 
 def resolve_attachment(

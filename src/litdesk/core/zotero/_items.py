@@ -145,13 +145,16 @@ def record_type(item_type: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ZoteroNote:
-    """A note: its key, HTML, version and parent item's key (``None``: standalone)."""
+    """A note: its key, HTML, version and parent item's key (``None``: standalone);
+    ``related``: the keys of the items a standalone note is related to (Zotero's
+    "Related"), sorted."""
 
     key: str
     html: str
     version: int
     date_modified: str
     parent_key: str | None = None
+    related: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,15 @@ if TYPE_CHECKING:
     from litdesk.services.app import App
     from litdesk.services.library import Library
 
-__all__ = ["APP_TEST_HOOKS", "app_library", "run_with_app", "settings", "sync_app", "use_demo"]
+__all__ = [
+    "APP_TEST_HOOKS",
+    "app_library",
+    "demo_on",
+    "run_with_app",
+    "settings",
+    "sync_app",
+    "use_demo",
+]
 
 T = TypeVar("T")
 
@@ -32,6 +40,11 @@ _DEMO: list[bool] = [False]
 def use_demo(on: bool) -> None:
     """Make the commands of this invocation act on the demo workspace (or not)."""
     _DEMO[0] = on
+
+
+def demo_on() -> bool:
+    """True when this invocation acts on the demo workspace (``litdesk --demo``)."""
+    return _DEMO[0]
 
 
 def settings() -> Settings:

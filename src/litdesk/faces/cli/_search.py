@@ -17,9 +17,9 @@ import typer
 from rich.text import Text
 
 from litdesk._errors import ExternalError, InputError
-from litdesk.core.providers import PROVIDERS
+from litdesk.core.providers import DEMO_PROVIDER, PROVIDERS, display_name
 
-from ._context import run_with_app
+from ._context import demo_on, run_with_app
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:
@@ -43,8 +43,8 @@ class AllLanesFailed(ExternalError):
 
 
 def _providers(values: list[str] | None) -> list[str]:
-    if not values:
-        return list(PROVIDERS)
+    if not values:  # the demo workspace (litdesk --demo) traces its offline sample
+        return [DEMO_PROVIDER] if demo_on() else list(PROVIDERS)
     out: list[str] = []
     for value in values:
         for part in value.split(","):
@@ -67,7 +67,7 @@ def _show(trace: SearchTrace) -> None:
     for attempt in trace.attempts:
         style = {"success": "green", "partial": "yellow", "failed": "red"}[attempt.status]
         head = Text()
-        head.append(f"{attempt.provider}", style="bold")
+        head.append(display_name(attempt.provider), style="bold")
         head.append(f" [{attempt.lane}] ")
         head.append(attempt.outcome, style=style)
         if attempt.total is not None:

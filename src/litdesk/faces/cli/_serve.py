@@ -14,6 +14,7 @@ import typer
 
 from litdesk._errors import RefusedError
 
+from ._context import demo_on
 from ._output import command, err_console
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def team_app() -> FastAPI:
 
 def _demo_settings(settings: Settings, *, team: bool, replay: Path | None) -> Settings:
     """The demo workspace's settings, the workspace made first when it does not exist."""
-    from litdesk.services.demo import demo_place, demo_settings, ensure_demo
+    from litdesk.services.demo import demo_place, demo_settings, ensure_demo, warm_sample
 
     if team or replay is not None:
         raise NotLoopback(
@@ -108,6 +109,7 @@ def _demo_settings(settings: Settings, *, team: bool, replay: Path | None) -> Se
         highlight=False,
         soft_wrap=True,
     )
+    warm_sample()
     return demo_settings(settings)
 
 
@@ -168,6 +170,7 @@ def register(app: typer.Typer) -> None:
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{port}"
         settings = get_settings()
+        demo = demo or demo_on()  # litdesk --demo serve too
         if demo:
             settings = _demo_settings(settings, team=team, replay=replay)
         if team:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # imported when a command runs (fast start)
 __all__ = ["register"]
 
 zotero_app = typer.Typer(
-    help="Zotero: import a library offline (collections, items, notes, PDFs).",
+    help="Zotero: import a library offline (collections, items, notes, PDFs); push a "
+    "Study's statuses, screening decisions and notes back.",
     no_args_is_help=True,
 )
 
@@ -125,6 +126,13 @@ def _show_plan(plan: PushPlanView) -> None:
             console.print(f"    + note {first}", markup=False, highlight=False)
     for p in plan.skipped:
         console.print(f"  left out: {p.title}: {p.problem}", markup=False, highlight=False)
+    for stage in plan.blind_stages:
+        console.print(
+            f"  {stage.replace('_', '/')} screening is still blind (dual review, not revealed):"
+            " its decisions are not given back",
+            markup=False,
+            highlight=False,
+        )
 
 
 @zotero_app.command("push")
@@ -146,7 +154,8 @@ def push_cmd(
     yes: Annotated[bool, typer.Option("--yes", help="Write without asking.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The plan and result as JSON.")] = False,
 ) -> None:
-    """Give a Study's reading statuses (as tags) and notes back to its Zotero items."""
+    """Give a Study's reading statuses and screening decisions (as litdesk: tags) and its
+    notes back to its Zotero items."""
     import os
 
     from litdesk._errors import RefusedError

@@ -31,6 +31,7 @@ from .routes import (
     chat,
     citations,
     dedup,
+    demo,
     forms,
     jobs,
     library,
@@ -175,6 +176,7 @@ def create_app(
         screening_team,
         subjects,
         about,
+        demo,  # /demo/export.ris: the demo workspace only
     ):
         web.include_router(module.pages, include_in_schema=False)
         web.include_router(module.api, prefix=API_PREFIX)

@@ -44,6 +44,7 @@ def _env() -> Environment:
         lane_label=_words.lane_label,
         provider=display_name,  # {{ "europepmc"|provider }} → Europe PMC
         basename=_basename,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
+        provider_name=display_name,  # {{ p|provider_name }}: "Europe PMC", "Demo sample (offline)"
     )
     return env
 

@@ -13,10 +13,12 @@ from ._place import (
     DemoPlace,
     DemoReset,
     build_demo,
+    demo_export,
     demo_place,
     demo_settings,
     ensure_demo,
     reset_demo,
+    warm_sample,
 )
 
 __all__ = [
@@ -26,8 +28,10 @@ __all__ = [
     "DemoStudy",
     "build_demo",
     "build_study",
+    "demo_export",
     "demo_place",
     "demo_settings",
     "ensure_demo",
     "reset_demo",
+    "warm_sample",
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any, Final
 
 from litdesk._errors import ConfigError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.demo import DEMO_EXPORT
+from litdesk.adapters.demo import DEMO_EXPORT, data_file, sample_index
 
 from ._build import DemoStudy, build_study
 
@@ -23,10 +24,12 @@ __all__ = [
     "DemoPlace",
     "DemoReset",
     "build_demo",
+    "demo_export",
     "demo_place",
     "demo_settings",
     "ensure_demo",
     "reset_demo",
+    "warm_sample",
 ]
 
 #: the file that marks a directory as a demo workspace (a reset removes nothing else)
@@ -151,3 +154,14 @@ def ensure_demo(settings: Settings, directory: Path | None = None) -> DemoPlace:
         build_demo(place.directory, settings)
         place = demo_place(settings, directory)
     return place
+
+
+def warm_sample() -> None:
+    """Build the demo sample's index in the background (the first demo search then answers
+    at once instead of after the ~2 s the index takes)."""
+    threading.Thread(target=sample_index, name="demo-sample-index", daemon=True).start()
+
+
+def demo_export() -> bytes:
+    """The demo export (RIS) a newcomer imports into the demo Study (the bundled file)."""
+    return data_file(DEMO_EXPORT)

@@ -5,6 +5,7 @@ on the decisions so far, blind in pairs — one method per use case, the owner a
 from ._area import NotScreenable, ReasonNotListed, ScreeningArea
 from ._config import DEFAULT_REASONS, ScreeningConfig
 from ._items import ScreenSet, StudyCache, history_of
+from ._papers import PaperOutcomes
 from ._requests import (
     DECISION_SOURCES,
     ITEM_STATUSES,
@@ -95,6 +96,7 @@ __all__ = [
     "ModelState",
     "NextRequest",
     "NotScreenable",
+    "PaperOutcomes",
     "Order",
     "ProgressRequest",
     "ProgressView",

@@ -32,9 +32,15 @@ from litdesk.services.search import Export
 from ._config import ScreeningConfig
 from ._exchange import decisions_csv, decisions_ris
 from ._items import ScreenSet, history_of
+from ._papers import PaperOutcomes, paper_outcomes
 from ._parts import AreaParts
 from ._prisma import FlowResult, compute_flow, not_retrieved_groups, round_labels
-from ._requests import ConfigureRequest, ScreeningRequestError, StudyStageRequest
+from ._requests import (
+    ConfigureRequest,
+    ScreeningRequestError,
+    StudyScreenRequest,
+    StudyStageRequest,
+)
 from ._team import agreement_pairs, conflict_rows, plan_import
 from ._team_requests import (
     RECORDS_PAGE,
@@ -477,3 +483,8 @@ class TeamScreening:
     def prisma_records(self, request: PrismaRecordsRequest, *, owner: str) -> PrismaRecordsView:
         """The records behind one number of the flow (a box, in a round or all)."""
         return prisma_records(_area(self), request, owner)
+
+    def paper_outcomes(self, request: StudyScreenRequest, *, owner: str) -> PaperOutcomes:
+        """The settled outcome per stage of each saved paper of the Study (blind stages
+        left out); what a push to Zotero gives back."""
+        return paper_outcomes(_area(self), request, owner)

@@ -2,7 +2,8 @@
 
 :meth:`ZoteroArea.import_library` reads a Zotero data directory offline (a private
 read-only copy; see :mod:`litdesk.adapters.zotero`) and makes Studies of its collections
-(or one Study), papers of its items, notes of their child notes, and puts their PDFs into
+(or one Study), papers of its items, notes of their child notes (and of standalone notes
+related to an imported item: a note of the first such item by key), and puts their PDFs into
 the PDF library attached to their papers. Each imported item and note keeps its Zotero
 library and key (the store's ``zotero_links``): importing again adds new items, updates
 changed ones (by version and ``dateModified``), reports removed and moved ones, and never
@@ -39,6 +40,7 @@ from litdesk.core.records import Paper, PaperError, make_paper, read_paper
 from litdesk.core.zotero import ZoteroItem, ZoteroNote, item_paper_fields, note_text
 from litdesk.services.files import write_output
 from litdesk.services.library import Library
+from litdesk.services.screening import PaperOutcomes, ScreeningArea, StudyScreenRequest
 from litdesk.services.workspace import IdentityConflict, Workspace
 
 from ._pdfs import PdfPlacer
@@ -98,16 +100,19 @@ def _link_fields(item: ZoteroItem) -> dict[str, str]:
     return {k: v for k, v in values.items() if v}
 
 
-def _standalone(lib: ZoteroLibrary, problems: list[ItemProblem]) -> None:
-    """Standalone notes are reported, each by key and its first words: a litdesk note
-    belongs to a paper (the store keeps no note without one)."""
+def _standalone(lib: ZoteroLibrary, attached: set[str], problems: list[ItemProblem]) -> None:
+    """Standalone notes not related to an imported item are reported, each by key and its
+    first words: a litdesk note belongs to a paper (the store keeps no note without one)."""
     for note in lib.standalone_notes:
+        if note.key in attached:
+            continue
         first = note_text(note.html).split("\n", 1)[0][:80]
         problems.append(
             ItemProblem(
                 note.key,
                 first or "(empty note)",
-                "a standalone note is not imported: a litdesk note belongs to a paper",
+                "a standalone note related to no imported item is not imported: a litdesk "
+                "note belongs to a paper (relate it to its item in Zotero: Related → Add)",
             )
         )
 
@@ -260,28 +265,36 @@ class ZoteroArea:
         *,
         store: Store,
         pdfs: Library,
+        screening: ScreeningArea,
         http_transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        """``http_transport`` and ``sleep``: test hooks of the Zotero API writes."""
+        """``screening``: the Studies' screening decisions a push gives back;
+        ``http_transport`` and ``sleep``: test hooks of the Zotero API writes."""
         self._store = store
         self._pdfs = pdfs
+        self._screening = screening
         self._http = http_transport
         self._sleep = sleep
 
+    def _screened(self, request: ZoteroPushRequest, owner: str) -> PaperOutcomes:
+        return self._screening.paper_outcomes(StudyScreenRequest(request.study), owner=owner)
+
     def plan_push(self, request: ZoteroPushRequest, *, owner: str) -> PushPlanView:
         """What :meth:`push` would write (nothing is sent or written)."""
-        return make_plan(self._store, request, owner=owner)[0]
+        screened = self._screened(request, owner)
+        return make_plan(self._store, request, owner=owner, screened=screened)[0]
 
     async def push(self, request: ZoteroPushRequest, *, owner: str, confirm: bool) -> PushView:
         """Write the plan of :meth:`plan_push` — only with ``confirm`` (the person saw the
         plan, or ``--yes``): to the RIS file, or through the Zotero API."""
-        plan, papers = make_plan(self._store, request, owner=owner)
         if not confirm:
             raise RefusedError(
                 "nothing is written to Zotero without a confirmation (see the plan; --yes)",
                 code="zotero_unconfirmed",
             )
+        screened = self._screened(request, owner)
+        plan, papers = make_plan(self._store, request, owner=owner, screened=screened)
         if request.ris_path is not None:
             links = read_links(self._store, owner=owner, library=link_library(None))
             text = ris_file(plan, papers, links)
@@ -321,7 +334,7 @@ class ZoteroArea:
             for paper in run.changed:
                 ws.update_paper_in(conn, paper)
             write_links_in(conn, list(run.new_links.values()), owner=owner)
-        _standalone(lib, run.problems)
+        _standalone(lib, set(run.new_links), run.problems)
         items_done = {i.key: i for items in plan.studies.values() for i in items}
         pdfs = caches = 0
         if request.pdfs:  # the library's files and index: after the import committed
@@ -475,6 +488,25 @@ class ZoteroArea:
                 n_link = self._note(ws, conn, note, linked, study_id, old, lib, item, run)
                 if n_link is not None:
                     run.new_links[note.key] = n_link
+        # a standalone note related to imported items: a note of the first (by key)
+        for note in lib.standalone_notes:
+            item_key = next((k for k in note.related if k in run.papers_of), None)
+            if item_key is None or item_key not in items_done:
+                continue
+            study_id = run.study_ids.get(study_of[item_key])
+            n_link = self._note(
+                ws,
+                conn,
+                note,
+                run.papers_of[item_key],
+                study_id,
+                links.get(note.key),
+                lib,
+                items_done[item_key],
+                run,
+            )
+            if n_link is not None:
+                run.new_links[note.key] = n_link
 
     def _note(
         self,

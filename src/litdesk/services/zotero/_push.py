@@ -1,10 +1,15 @@
 """Giving a Study's tags and notes back to Zotero: the plan, the RIS file, the API writes.
 
 The plan takes each paper of the Study that came from a Zotero item of the library
-(identity link) and lists what litdesk adds to it: a ``litdesk:<reading status>`` tag, and
-the Study's notes and evidence records on it (evidence as a note of its fields and quoted
-passage) that did not come from Zotero and were not pushed before. A status
-changed since the last push replaces its old ``litdesk:`` tag. The API
+(identity link; a paper several items became — merged as one, or grouped as one study of
+the working set — gives back to every one of them) and lists what litdesk adds to it: a
+``litdesk:<reading status>`` tag; the Study's settled screening decision per stage
+(``litdesk:ta:included``, ``litdesk:ft:excluded``, ``litdesk:ta:maybe``) and an exclusion's
+reason (``litdesk:reason:<reason>``) as tags; and the Study's notes and evidence records on
+it (evidence as a note of its fields and quoted passage) that did not come from Zotero and
+were not pushed before. The ``litdesk:`` tags are litdesk's own: one pushed before that no
+longer holds (a status or decision changed, a decision undone) is taken off. A stage still
+blind is not given back (see :mod:`litdesk.services.screening._papers`). The API
 push updates each item's tags through its version as imported (a newer change in Zotero is
 refused, :class:`~litdesk.adapters.zotero.ZoteroConflict`, naming the items; the others are
 written and recorded), then creates
@@ -16,6 +21,7 @@ written as an RIS file Zotero imports with tags and notes (``KW``, ``N1``).
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Final
 
 from litdesk.adapters.formats import dumps
@@ -25,14 +31,43 @@ from litdesk.adapters.zotero._web import MAX_BATCH, WriteOutcome, ZoteroWebClien
 from litdesk.core.evidence import Evidence
 from litdesk.core.forms import value_text
 from litdesk.core.records import Paper
+from litdesk.core.screening import STAGES, Outcome, Stage
+from litdesk.services.screening import PaperOutcomes
 from litdesk.services.workspace import Workspace
 
 from ._requests import ZoteroPushRequest
 from ._views import ItemProblem, PushItem, PushPlanView
 
-__all__ = ["STATUS_TAG", "link_library", "make_plan", "push_api", "ris_file"]
+__all__ = [
+    "STATUS_TAG",
+    "decision_tags",
+    "link_library",
+    "make_plan",
+    "push_api",
+    "ris_file",
+]
 
 STATUS_TAG: Final = "litdesk:"
+#: Zotero's longest tag (characters)
+MAX_TAG_CHARS: Final = 255
+_STAGE_TAG: Final[Mapping[Stage, str]] = {"title_abstract": "ta", "full_text": "ft"}
+_VERDICT_TAG: Final = {"include": "included", "exclude": "excluded", "maybe": "maybe"}
+
+
+def decision_tags(outcomes: Mapping[Stage, Outcome]) -> tuple[str, ...]:
+    """A paper's settled screening outcomes as tags: ``litdesk:<ta|ft>:<verdict>`` per
+    stage, then each exclusion's reason as ``litdesk:reason:<reason>`` (once)."""
+    tags: list[str] = []
+    reasons: list[str] = []
+    for stage in STAGES:
+        outcome = outcomes.get(stage)
+        if outcome is None or outcome.verdict is None:
+            continue
+        tags.append(f"{STATUS_TAG}{_STAGE_TAG[stage]}:{_VERDICT_TAG[outcome.verdict]}")
+        reason = " ".join(outcome.reason.split())
+        if outcome.verdict == "exclude" and reason:
+            reasons.append(f"{STATUS_TAG}reason:{reason}"[:MAX_TAG_CHARS])
+    return (*tags, *dict.fromkeys(reasons))
 
 
 def link_library(library: str | None) -> str:
@@ -71,14 +106,23 @@ def _evidence_text(ev: Evidence) -> str:
 
 
 def make_plan(
-    store: Store, request: ZoteroPushRequest, *, owner: str
+    store: Store,
+    request: ZoteroPushRequest,
+    *,
+    owner: str,
+    screened: PaperOutcomes | None = None,
 ) -> tuple[PushPlanView, dict[str, Paper]]:
-    """The plan (see the module docstring) and the paper of each planned item key."""
+    """The plan (see the module docstring) and the paper of each planned item key;
+    ``screened``: the Study's screening outcomes per paper (``None``: no decision tags)."""
     ws = Workspace(store, owner=owner)
     study = ws.study(request.study)
     library = link_library(request.library)
     links = read_links(store, owner=owner, library=library)
-    by_paper = {link.target: link for link in links.values() if link.kind == "item"}
+    by_paper: dict[str, list[ZoteroLink]] = {}
+    for link in links.values():
+        if link.kind == "item":
+            by_paper.setdefault(link.target, []).append(link)
+    decided = screened.by_paper if screened is not None else {}
     from_zotero = {
         note_id
         for link in links.values()
@@ -108,31 +152,36 @@ def make_plan(
     skipped: list[ItemProblem] = []
     papers: dict[str, Paper] = {}
     for row in ws.papers(study=study.id):
-        link = by_paper.get(row.paper.id)
-        if link is None:
+        item_links = by_paper.get(row.paper.id)
+        if not item_links:
             skipped.append(ItemProblem("", row.paper.title, "not from this Zotero library"))
             continue
-        tags = (f"{STATUS_TAG}{row.status}",) if row.status else ()
-        new_tags = tuple(t for t in tags if t not in link.tags)
-        # a status changed since the last push: its old litdesk: tag goes
-        old_tags = tuple(t for t in link.tags if t.startswith(STATUS_TAG) and t not in tags)
-        items.append(
-            PushItem(
-                key=link.item_key,
-                title=link.title or row.paper.title,
-                version=link.version,
-                tags=new_tags,
-                notes=tuple(notes_of.get(row.paper.id, ())),
-                removed_tags=old_tags,
+        status = (f"{STATUS_TAG}{row.status}",) if row.status else ()
+        tags = (*status, *decision_tags(decided.get(row.paper.id, {})))
+        item_links.sort(key=lambda k: k.item_key)
+        for link in item_links:
+            # a status or decision changed (or undone) since the last push: its old
+            # litdesk: tag goes
+            old_tags = tuple(t for t in link.tags if t.startswith(STATUS_TAG) and t not in tags)
+            items.append(
+                PushItem(
+                    key=link.item_key,
+                    title=link.title or row.paper.title,
+                    version=link.version,
+                    tags=tuple(t for t in tags if t not in link.tags),
+                    # a note goes to one item (the first by key): not twice into Zotero
+                    notes=tuple(notes_of.get(row.paper.id, ())) if link is item_links[0] else (),
+                    removed_tags=old_tags,
+                )
             )
-        )
-        papers[link.item_key] = row.paper
+            papers[link.item_key] = row.paper
     plan = PushPlanView(
         study=study.name,
         library=request.library or library,
         target=request.target,
         items=tuple(items),
         skipped=tuple(skipped),
+        blind_stages=screened.blind if screened is not None else (),
     )
     return plan, papers
 

@@ -84,8 +84,9 @@ class ZoteroImportView:
 @dataclass(frozen=True, slots=True)
 class PushItem:
     """What a push writes to one Zotero item: the tags it adds (and ``removed_tags``: the
-    ``litdesk:`` status tags of an earlier push it takes off), the notes (litdesk note ids
-    and their text) it adds; ``version``: the item's version as imported."""
+    ``litdesk:`` status and screening tags of an earlier push that no longer hold, taken
+    off), the notes (litdesk note ids and their text) it adds; ``version``: the item's
+    version as imported (or as the last push left it)."""
 
     key: str
     title: str
@@ -104,6 +105,8 @@ class PushPlanView:
     target: str
     items: tuple[PushItem, ...]
     skipped: tuple[ItemProblem, ...]
+    #: screening stages still blind (dual review, not revealed): their decisions stay out
+    blind_stages: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:

@@ -1,10 +1,10 @@
 """The Zotero pages: import a Zotero library (a data directory on this machine) into
-Studies, and see what the import did; push a Study's reading statuses and notes back
-(the plan shown → confirmed → the result). The forms work without JavaScript and have
-their ``/api/v1`` twins. Only the single-user workspace imports, writes RIS files or
-reaches Zotero's local API: a team server's accounts never name folders of the server's
-machine nor reach the Zotero running there (they push through the Web API with their own
-key, which is never shown back in a page)."""
+Studies, and see what the import did; push a Study's reading statuses, screening decisions
+and notes back (the plan shown → confirmed → the result). The forms work without
+JavaScript and have their ``/api/v1`` twins. Only the single-user workspace imports,
+writes RIS files or reaches Zotero's local API: a team server's accounts never name folders
+of the server's machine nor reach the Zotero running there (they push through the Web API
+with their own key, which is never shown back in a page)."""
 
 from __future__ import annotations
 
