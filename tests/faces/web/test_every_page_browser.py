@@ -122,6 +122,7 @@ NOT_PAGES: dict[str, str] = {
     "/reports/download/{build_id}": "a download (the report's HTML file)",
     "/study/{ref}/reports/{report_id}.html": "a download (a Study report's HTML file)",
     "/study/{ref}/screen/export": "a download (decisions)",
+    "/demo/export.ris": "a download (the demo export file; the demo workspace only)",
 }
 
 
