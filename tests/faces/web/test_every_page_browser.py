@@ -42,6 +42,9 @@ from litdesk.services.demo import build_demo
 
 pytestmark = pytest.mark.slow
 
+#: where screenshots are kept (read at import: the settings fixture clears LITDESK_* variables)
+ARTIFACTS = os.environ.get("LITDESK_ARTIFACTS", "")
+
 #: the views of every page: width, colour scheme, whether axe runs. axe's rules read the
 #: colours and the layout; dark at 420 px has the colours of dark at 1280 px and the layout
 #: of light at 420 px, so axe is spared there (the layout checks still run)
@@ -54,7 +57,7 @@ VIEWS: tuple[tuple[int, str, bool], ...] = (
 
 #: with $LITDESK_ARTIFACTS set, every page view is kept as a screenshot (else those with
 #: problems only)
-SHOOT_ALL = bool(os.environ.get("LITDESK_ARTIFACTS"))
+SHOOT_ALL = bool(ARTIFACTS)
 #: every HTML page route → the addresses that show it (``{name}``: a record of the
 #: populated workspace, see :class:`Ids`)
 PAGES: dict[str, tuple[str, ...]] = {
@@ -269,7 +272,7 @@ def _demo(settings: Settings, folder: Path, hosting: Hosting, ids: Ids) -> Itera
 
 
 def _artefacts(tmp_path: Path, name: str) -> Path:
-    root = os.environ.get("LITDESK_ARTIFACTS")
+    root = ARTIFACTS
     folder = Path(root) / name if root else tmp_path / name
     folder.mkdir(parents=True, exist_ok=True)
     return folder
