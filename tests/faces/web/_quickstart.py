@@ -129,6 +129,9 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     pg.locator("main input[type=file]#import-files").set_input_files(str(export))
     pg.wait_for_function(f"before => ({_COUNT_JS})() > before", arg=walked.papers_before)
     walked.papers_after_import = _papers(pg)
+    imports = pg.locator("main h2", has_text=re.compile(r"^\s*Import export files"))
+    if imports.count():  # the import as listed under its heading
+        imports.first.evaluate("h => h.scrollIntoView({block: 'start'})")
     shot("04-import")
     # 5 deduplicate: run it again, the counts of what was merged
     _role(pg, "link", r"^(Deduplicate|Find duplicates)").click()
