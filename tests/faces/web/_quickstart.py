@@ -39,7 +39,7 @@ CLICKED: dict[str, tuple[str, ...]] = {
     "03-search": ("Search", QUERY),
     "04-import": ("Import export files", "demo-export.ris"),
     "05-dedup": ("Deduplicate", "Run again"),
-    "06-screen": ("Screen: title and abstract", "Include", "Exclude"),
+    "06-screen": ("Screen titles and abstracts", "Include", "Exclude"),
     "07-read": (PAPER,),
     "08-evidence": ("Record evidence", "Use the selected passage", PASSAGE),
     "09-prisma": ("PRISMA flow and report",),
@@ -129,6 +129,9 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     pg.locator("main input[type=file]#import-files").set_input_files(str(export))
     pg.wait_for_function(f"before => ({_COUNT_JS})() > before", arg=walked.papers_before)
     walked.papers_after_import = _papers(pg)
+    imports = pg.locator("main h2", has_text=re.compile(r"^\s*Import export files"))
+    if imports.count():  # the import as listed under its heading
+        imports.first.evaluate("h => h.scrollIntoView({block: 'start'})")
     shot("04-import")
     # 5 deduplicate: run it again, the counts of what was merged
     _role(pg, "link", r"^(Deduplicate|Find duplicates)").click()
@@ -139,7 +142,7 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     shot("05-dedup")
     # 6 screen a few records by title and abstract
     _back_to_study(pg, walked)
-    _role(pg, "link", "Screen: title and abstract", exact=True).click()
+    _role(pg, "link", "Screen titles and abstracts", exact=True).click()
     for i in range(SCREENED):
         heading = pg.locator("main h2").nth(0).inner_text()
         _role(pg, "button", r"^Exclude" if i == 1 else r"^Include").click()
