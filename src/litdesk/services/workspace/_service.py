@@ -39,6 +39,7 @@ from litdesk.core.records import Paper, detect_identifier
 from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
+from ._batch import save_batch
 from ._codec import read_import, trace_document
 from ._forms import form_of, new_values, revised_values
 from ._inputs import PaperFields
@@ -583,23 +584,28 @@ class Workspace:
         repeats = repo.import_ids_by_digest(conn, trace.source.sha256, study_id=study_id)
         if repeats:
             trace = repeated_source(trace, repeats)
-        for index, record in enumerate(trace.records):
-            try:
-                result = self._save(conn, record.paper, now)
-            except IdentityConflict as exc:
+        # every record saved as _save saves one, in a few statements for all of them
+        self.store.lock(conn, _IDENTITY_LOCK, "papers")
+        saved = save_batch(
+            conn,
+            [r.paper for r in trace.records],
+            now,
+            owner=self.owner,
+            study_id=study_id or None,
+        )
+        for index, (record, result) in enumerate(zip(trace.records, saved, strict=True)):
+            if isinstance(result, IdentityConflict):
                 ids.append(None)
                 refused.append(
                     {
                         "record": index,
                         "lines": [record.first_line, record.last_line],
-                        "reason": exc.message,
+                        "reason": result.message,
                     }
                 )
                 continue
             created += int(result.created)
             ids.append(result.paper.id)
-            if study_id:
-                repo.add_study_paper(conn, study_id, result.paper.id, now)
         if status is not None:
             for pid in dict.fromkeys(i for i in ids if i):
                 repo.set_status(conn, pid, status, now, status_of=self.owner)
