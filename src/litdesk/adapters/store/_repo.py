@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk.core.records import Paper, read_paper, split_arxiv
+from litdesk.core.records import Paper, split_arxiv
 
 from ._accounts import (
     LOCAL_OWNER,
@@ -24,6 +24,7 @@ from ._accounts import (
     visible_studies,
 )
 from ._engine import StoredDataInvalid, dump_json, load_json, sources_changed
+from ._memo import stored_paper
 from ._schema import (
     evidence,
     imports,
@@ -160,7 +161,7 @@ def find_paper_ids(conn: Connection, keys: Iterable[str]) -> dict[str, str]:
 
 
 def _paper_row(row: Any) -> PaperRow:
-    paper = read_paper(load_json(row.data, what="paper"))
+    paper = stored_paper(row.data)  # read once per use case (see read_once)
     if paper.id != row.id:
         raise StoredDataInvalid(f"stored paper {row.id} carries id {paper.id}")
     return PaperRow(paper, row.status, row.created_at, row.updated_at)

@@ -40,7 +40,7 @@ from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
 from ._batch import save_batch
-from ._codec import read_import, trace_document
+from ._codec import read_import_row, trace_document
 from ._forms import form_of, new_values, revised_values
 from ._inputs import PaperFields
 from ._results import (
@@ -708,7 +708,7 @@ class Workspace:
             rows = repo.list_documents(
                 conn, "imports", study_id=study_id, limit=100_000, visible_to=self.owner
             )
-        return [(r.id, *read_import(r.json())) for r in rows]
+        return [(r.id, *read_import_row(r)) for r in rows]
 
     # --- inside one transaction the caller holds (a Zotero import: all or nothing) -------
 
