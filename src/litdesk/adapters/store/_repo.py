@@ -1,7 +1,8 @@
 """Row-level operations on the workspace tables. Callers pass a transaction's connection.
 
-Every read of a stored document validates it: papers through ``read_paper``;
-annotations, evidence and traces are returned as parsed JSON for their own readers.
+Every read of a stored document validates it: papers through ``read_paper`` (once per
+stored text, ``_memo``); annotations, evidence and traces are returned as parsed JSON for
+their own readers.
 """
 
 from __future__ import annotations
