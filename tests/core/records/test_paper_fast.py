@@ -23,6 +23,7 @@ from litdesk.core.records import (
     make_paper,
     normalize_doi,
     primary_id,
+    read_paper,
 )
 from litdesk.core.records._identifiers import _normalize_doi, plain_doi
 
@@ -402,3 +403,76 @@ def test_each_identifier_rank_derives_the_primary_id(
         return
     got = make_paper(source_id=source_id, fallback_key="sha256:f", **fields)
     _same(got, expected)
+
+
+# --- read_paper: stored data takes the same fast path -----------------------------------
+
+source_dicts = st.fixed_dictionaries(
+    {"provider": st.sampled_from(["europepmc", " x ", "", 7])},
+    optional={
+        "source_url": st.sampled_from([None, "https://a.org/", "http://a.org/", 3]),
+        "retrieved_at": st.sampled_from([None, "2020-01-01", 5]),
+        "other": st.just("x"),
+    },
+)
+
+
+def _validated(data: dict[str, Any]) -> Paper | PaperError:
+    """What read_paper returned before it had a fast path: pydantic's answer."""
+    try:
+        return Paper.model_validate(data)
+    except ValidationError as exc:
+        return PaperError(_paper._summarise(exc), errors=_paper._errors(exc))
+
+
+def _read(data: dict[str, Any]) -> Paper | PaperError:
+    try:
+        return read_paper(data)
+    except PaperError as exc:
+        return exc
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field_dicts(), st.one_of(st.none(), source_dicts))
+def test_read_paper_equals_pydantic_or_raises_the_same_error(
+    fields: dict[str, Any], source: dict[str, Any] | None
+) -> None:
+    if source is not None:
+        fields["abstract_source"] = source
+    fields.pop("version", None)
+    expected, got = _validated(dict(fields)), _read(fields)
+    if isinstance(expected, Paper):
+        assert isinstance(got, Paper)
+        _same(got, expected)
+    else:
+        assert type(got) is PaperError  # the internal fallback signal never escapes
+        assert (got.message, got.details) == (expected.message, expected.details)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field_dicts(), st.one_of(st.none(), source_dicts))
+def test_a_stored_paper_reads_back_as_itself_on_the_fast_path(
+    fields: dict[str, Any], source: dict[str, Any] | None
+) -> None:
+    fields["id"] = fields.get("id") or "REC-ABC"
+    if source is not None:
+        fields["abstract_source"] = source
+    try:
+        paper = Paper(**fields)
+    except ValidationError:
+        return
+    stored = json.loads(json.dumps(paper.to_dict()))  # as the store keeps it
+    _same(_paper._fast_paper(stored), Paper.model_validate(stored))  # no _Slow: it is plain
+    back = read_paper(stored)
+    assert back == paper and back.to_dict() == paper.to_dict()
+
+
+def test_read_paper_checks_a_stored_abstract_source_like_pydantic() -> None:
+    base = {"id": "REC-A", "title": "t"}
+    ok = read_paper(base | {"abstract_source": {"provider": "x", "source_url": "http://a.org"}})
+    assert ok.abstract_source == AbstractSource(provider="x")  # unsafe URL dropped
+    with pytest.raises(PaperError) as err:
+        read_paper(base | {"abstract_source": {"provider": ""}})
+    assert err.value.message.startswith("invalid paper: abstract_source.provider")
+    with pytest.raises(PaperError, match="abstract_source.extra"):
+        read_paper(base | {"abstract_source": {"provider": "x", "extra": 1}})

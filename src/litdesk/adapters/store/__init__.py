@@ -82,6 +82,7 @@ from ._live import (
     live_should_stop,
     remember_listing,
 )
+from ._memo import clear_memo, memoised, stored_record_paper
 from ._recent import (
     RECENT_MAX_AGE,
     RECENT_PER_OWNER,
@@ -204,6 +205,7 @@ __all__ = [
     "cache_fill",
     "cache_get",
     "cache_purge",
+    "clear_memo",
     "coalesce",
     "count_recent_runs",
     "dump_json",
@@ -215,9 +217,11 @@ __all__ = [
     "list_search_runs",
     "load_json",
     "make_engine",
+    "memoised",
     "oidc",
     "open_store",
     "sources_changed",
+    "stored_record_paper",
     "recent_runs_holding",
     "remember_run",
     "repo",

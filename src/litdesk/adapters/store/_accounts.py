@@ -49,6 +49,7 @@ __all__ = [
     "allowance_owner",
     "add_history",
     "add_saver",
+    "add_savers",
     "count_failures",
     "clear_failures",
     "delete_session",
@@ -402,6 +403,27 @@ def add_saver(conn: Connection, paper_id: str, account: str, now: str) -> None:
     if have is None:
         conn.execute(
             sa.insert(paper_savers).values(paper_id=paper_id, account_id=account, saved_at=now)
+        )
+
+
+def add_savers(conn: Connection, paper_ids: Iterable[str], account: str, now: str) -> None:
+    """:func:`add_saver` of several papers, in one statement."""
+    wanted = list(dict.fromkeys(paper_ids))
+    fresh: list[str] = []
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i : i + 500]
+        have = set(
+            conn.execute(
+                sa.select(paper_savers.c.paper_id).where(
+                    paper_savers.c.account_id == account, paper_savers.c.paper_id.in_(chunk)
+                )
+            ).scalars()
+        )
+        fresh += [pid for pid in chunk if pid not in have]
+    if fresh:
+        conn.execute(
+            sa.insert(paper_savers),
+            [{"paper_id": pid, "account_id": account, "saved_at": now} for pid in fresh],
         )
 
 

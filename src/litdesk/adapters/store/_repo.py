@@ -1,12 +1,13 @@
 """Row-level operations on the workspace tables. Callers pass a transaction's connection.
 
-Every read of a stored document validates it: papers through ``read_paper``;
-annotations, evidence and traces are returned as parsed JSON for their own readers.
+Every read of a stored document validates it: papers through ``read_paper`` (once per
+stored text, ``_memo``); annotations, evidence and traces are returned as parsed JSON for
+their own readers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -14,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, NotFoundError
-from litdesk.core.records import Paper, read_paper, split_arxiv
+from litdesk.core.records import Paper, split_arxiv
 
 from ._accounts import (
     LOCAL_OWNER,
@@ -24,6 +25,7 @@ from ._accounts import (
     visible_studies,
 )
 from ._engine import StoredDataInvalid, dump_json, load_json, sources_changed
+from ._memo import stored_paper
 from ._schema import (
     evidence,
     imports,
@@ -44,17 +46,21 @@ __all__ = [
     "DocumentRow",
     "PaperRow",
     "StudyRow",
+    "add_paper_keys",
     "add_study_paper",
+    "add_study_papers",
     "add_study_search_run",
     "count_papers",
     "find_paper_ids",
     "get_document",
     "get_paper",
+    "get_papers",
     "get_study",
     "identity_keys",
     "import_ids_by_digest",
     "insert_document",
     "insert_paper",
+    "insert_papers",
     "insert_study",
     "list_documents",
     "list_papers_reusing",
@@ -66,11 +72,15 @@ __all__ = [
     "set_status",
     "study_run_ids",
     "update_paper",
+    "update_papers",
 ]
 
 READING_STATUSES: Final = ("to-read", "reading", "read")
 DOCUMENT_TABLES: Final = {"notes": notes, "evidence": evidence, "imports": imports}
 
+
+#: values bound in one ``IN (…)`` list (SQLite allows 32,766 at most, PostgreSQL 65,535)
+_PER_QUERY: Final = 500
 
 #: advisory-lock namespace of the name checks of one owner's Studies (PostgreSQL)
 _NAMES_LOCK: Final = 1_909_102_032
@@ -133,19 +143,26 @@ def identity_keys(paper: Paper) -> list[str]:
     return keys
 
 
+def _chunks(values: Iterable[str]) -> Iterator[list[str]]:
+    wanted = list(dict.fromkeys(values))
+    for i in range(0, len(wanted), _PER_QUERY):
+        yield wanted[i : i + _PER_QUERY]
+
+
 def find_paper_ids(conn: Connection, keys: Iterable[str]) -> dict[str, str]:
-    """``{key: paper id}`` for the keys already stored."""
-    wanted = list(dict.fromkeys(keys))
-    if not wanted:
-        return {}
-    rows = conn.execute(
-        sa.select(paper_keys.c.key, paper_keys.c.paper_id).where(paper_keys.c.key.in_(wanted))
-    )
-    return {r.key: r.paper_id for r in rows}
+    """``{key: paper id}`` for the keys already stored (any number of keys: one query per
+    500)."""
+    out: dict[str, str] = {}
+    for chunk in _chunks(keys):
+        rows = conn.execute(
+            sa.select(paper_keys.c.key, paper_keys.c.paper_id).where(paper_keys.c.key.in_(chunk))
+        )
+        out.update((r.key, r.paper_id) for r in rows)
+    return out
 
 
 def _paper_row(row: Any) -> PaperRow:
-    paper = read_paper(load_json(row.data, what="paper"))
+    paper = stored_paper(row.data)  # read once per use case (see read_once)
     if paper.id != row.id:
         raise StoredDataInvalid(f"stored paper {row.id} carries id {paper.id}")
     return PaperRow(paper, row.status, row.created_at, row.updated_at)
@@ -181,6 +198,16 @@ def get_paper(conn: Connection, paper_id: str, *, status_of: str | None = None) 
     return _paper_row(row)
 
 
+def get_papers(conn: Connection, paper_ids: Iterable[str]) -> dict[str, Paper]:
+    """The saved papers of these ids (validated like :func:`get_paper`; an unknown id is
+    left out)."""
+    out: dict[str, Paper] = {}
+    for chunk in _chunks(paper_ids):
+        for row in conn.execute(_select_papers(None).where(papers.c.id.in_(chunk))):
+            out[row.id] = _paper_row(row).paper
+    return out
+
+
 def _add_keys(conn: Connection, paper: Paper) -> None:
     have = find_paper_ids(conn, identity_keys(paper))
     fresh = [k for k in identity_keys(paper) if k not in have]
@@ -207,6 +234,52 @@ def insert_paper(
         )
     )
     _add_keys(conn, paper)
+
+
+def insert_papers(
+    conn: Connection, new: Sequence[Paper], now: str, *, owner: str = LOCAL_OWNER
+) -> None:
+    """:func:`insert_paper` of papers known to be new (no status), in one statement; their
+    identity keys are the caller's (:func:`add_paper_keys`)."""
+    if new:
+        conn.execute(
+            sa.insert(papers),
+            [
+                {
+                    "id": p.id,
+                    "data": dump_json(p.to_dict()),
+                    "status": None,
+                    "created_at": now,
+                    "updated_at": now,
+                    "owner": owner,
+                }
+                for p in new
+            ],
+        )
+
+
+def update_papers(conn: Connection, changed: Sequence[Paper], now: str) -> None:
+    """:func:`update_paper` of several saved papers in one statement; their identity keys
+    are the caller's (:func:`add_paper_keys`)."""
+    if changed:
+        stmt = (
+            sa.update(papers)
+            .where(papers.c.id == sa.bindparam("p_id"))
+            .values(data=sa.bindparam("p_data"), updated_at=sa.bindparam("p_now"))
+        )
+        conn.execute(
+            stmt,
+            [{"p_id": p.id, "p_data": dump_json(p.to_dict()), "p_now": now} for p in changed],
+        )
+
+
+def add_paper_keys(conn: Connection, keys: Mapping[str, str]) -> None:
+    """Store ``{key: paper id}``, leaving out the keys stored already (under any paper),
+    as :func:`insert_paper` and :func:`update_paper` do for one paper's keys."""
+    have = find_paper_ids(conn, keys)
+    fresh = [{"key": k, "paper_id": pid} for k, pid in keys.items() if k not in have]
+    if fresh:
+        conn.execute(sa.insert(paper_keys), fresh)
 
 
 def update_paper(conn: Connection, paper: Paper, now: str) -> None:
@@ -499,6 +572,28 @@ def add_study_paper(conn: Connection, study_id: str, paper_id: str, now: str) ->
     conn.execute(sa.insert(study_papers).values(study_id=study_id, paper_id=paper_id, added_at=now))
     sources_changed(conn, study_id)
     return True
+
+
+def add_study_papers(conn: Connection, study_id: str, paper_ids: Iterable[str], now: str) -> int:
+    """:func:`add_study_paper` of several papers in one statement; how many were new to
+    the Study."""
+    fresh: list[str] = []
+    for chunk in _chunks(paper_ids):
+        have = set(
+            conn.execute(
+                sa.select(study_papers.c.paper_id).where(
+                    study_papers.c.study_id == study_id, study_papers.c.paper_id.in_(chunk)
+                )
+            ).scalars()
+        )
+        fresh += [pid for pid in chunk if pid not in have]
+    if fresh:
+        conn.execute(
+            sa.insert(study_papers),
+            [{"study_id": study_id, "paper_id": pid, "added_at": now} for pid in fresh],
+        )
+        sources_changed(conn, study_id)
+    return len(fresh)
 
 
 def studies_holding(conn: Connection, paper_id: str) -> set[str]:

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ._engine import dump_json, load_json
+from ._memo import stored_record
 from ._schema import imports, search_runs, study_papers, study_records, study_search_runs
 
 __all__ = [
@@ -128,7 +129,7 @@ def study_sources(conn: Connection, study_id: str) -> list[SourceRow]:
 def _row(r: sa.Row[Any]) -> StudyRecordRow:
     return StudyRecordRow(
         r.key, r.source_kind, r.source_id, r.position, r.digest, r.database, r.rank,
-        r.paper_id, load_json(r.data, what="study record"), r.added_at, r.grp, r.rule,
+        r.paper_id, stored_record(r.data), r.added_at, r.grp, r.rule,
     )  # fmt: skip
 
 

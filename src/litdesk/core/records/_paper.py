@@ -4,7 +4,9 @@ A Paper is immutable and validated on construction, so a Paper read from storage
 a file or a provider is always well-formed: every field is type-checked,
 identifiers are normalised, unsafe URLs (not https, or carrying credentials) are
 dropped. Use :func:`make_paper` to build one from parsed fields (it derives the
-primary id) and :func:`read_paper` to read untrusted stored data.
+primary id) and :func:`read_paper` to read untrusted stored data. Both check plain
+fields on a fast path that makes pydantic's checks (``_fast_paper``) and leave anything
+else to pydantic.
 """
 
 from __future__ import annotations
@@ -296,6 +298,11 @@ def read_paper(data: object) -> Paper:
         raise PaperError("a stored paper must be an object")
     if data.get("version", 1) != PAPER_VERSION:
         raise PaperError(f"unknown paper version {data.get('version')!r}")
+    if data.get("id"):
+        try:  # the checks pydantic makes, without its per-field Python validator calls
+            return _fast_paper(data)
+        except _Slow:
+            pass  # something unusual or invalid: pydantic decides (and words the error)
     try:
         return Paper.model_validate(data)
     except ValidationError as exc:
@@ -502,6 +509,11 @@ def _f_when(v: object) -> str | None:
 def _f_abstract_source(v: object) -> object:
     if v is None or type(v) is AbstractSource:
         return v  # pydantic does not re-validate a model instance either
+    if type(v) is dict:  # a stored paper's (read_paper): the model validates it as Paper would
+        try:
+            return AbstractSource.model_validate(v)
+        except ValidationError:
+            raise _Slow("abstract_source") from None
     raise _Slow("abstract_source")
 
 

@@ -29,14 +29,15 @@ from litdesk.adapters.store import (
     Store,
     StudyRecordRow,
     repo,
+    stored_record_paper,
     whole_searches,
 )
 from litdesk.adapters.store import study_records as records_store
 from litdesk.core.providers import display_name
-from litdesk.core.records import Paper, read_paper
+from litdesk.core.records import Paper
 from litdesk.core.runs import read_run
 from litdesk.core.words import run_label
-from litdesk.services.workspace import read_import
+from litdesk.services.workspace import read_import_row
 
 from ._suggestions import alt_titles
 
@@ -67,17 +68,17 @@ def _digest(paper: Paper) -> str:
 
 def import_path(conn: Connection, import_id: str) -> str:
     """The file an import read (as the import recorded it)."""
-    return read_import(repo.get_document(conn, "imports", import_id).json())[0].source.path
+    return read_import_row(repo.get_document(conn, "imports", import_id))[0].source.path
 
 
 def record_paper(row: StudyRecordRow) -> Paper:
-    """The record's paper (validated)."""
-    return read_paper(row.data.get("paper"))
+    """The record's paper (validated; once per use case, see ``read_once``)."""
+    return stored_record_paper(row.data.get("paper"))
 
 
 def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
     doc = repo.get_document(conn, "imports", src.id)
-    trace, ids = read_import(doc.json())
+    trace, ids = read_import_row(doc)
     label = f"{Path(trace.source.path).name} ({trace.source.format})"
     rows: list[StudyRecordRow] = []
     for i, (rec, pid) in enumerate(zip(trace.records, ids, strict=True)):

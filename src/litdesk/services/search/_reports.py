@@ -74,7 +74,7 @@ def export_run(run: SearchRun, to: str) -> str:
 def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> PrismaReport:
     """The PRISMA-S report of a Study (an id, or a name as ``owner`` sees them): its saved
     runs and its imports. Whether ``owner`` may read it is the caller's check."""
-    from litdesk.services.workspace import read_import
+    from litdesk.services.workspace import read_import_row
 
     with store.read() as conn:
         row = repo.get_study(conn, study, account=owner)
@@ -97,7 +97,7 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
         runs.append(run)
     imports: list[ImportSource] = []
     for doc in docs:
-        trace = read_import(doc.json())[0]
+        trace = read_import_row(doc)[0]
         label = f"{Path(trace.source.path).name} ({trace.source.format})"
         imports.append(
             ImportSource(

@@ -18,7 +18,7 @@ from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
 from litdesk.core.words import day, import_label, plural
 from litdesk.services.accounts import Sharing
-from litdesk.services.workspace import NoteView, now_iso, read_import
+from litdesk.services.workspace import NoteView, now_iso, read_import_row
 
 from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
@@ -217,13 +217,13 @@ def remove_paper(store: Store, study: str, paper_id: str, owner: str) -> ChangeV
 def _import_papers(conn: Connection, import_id: str, study_id: str) -> list[str]:
     """The papers only this import brought into the Study (not another of its imports)."""
     doc = repo.get_document(conn, "imports", import_id)
-    _, ids = read_import(doc.json())
+    _, ids = read_import_row(doc)
     mine = {i for i in ids if i}
     for other in repo.list_documents(conn, "imports", study_id=study_id, limit=100_000):
         if other.id == import_id:
             continue
         try:
-            _, theirs = read_import(other.json())
+            _, theirs = read_import_row(other)
         except IntegrityError:
             continue
         mine -= {i for i in theirs if i}
@@ -240,7 +240,7 @@ def remove_import(store: Store, study: str, import_id: str, owner: str) -> Chang
             raise NotFoundError(
                 f"no import {import_id[:80]} in this Study", code="record_not_found"
             )
-        trace, _ = read_import(doc.json())
+        trace, _ = read_import_row(doc)
         papers = _import_papers(conn, import_id, row.id)
         data = trash.take_import(conn, import_id, row.id, papers)
         source = trace.source.path.rsplit("/", 1)[-1] or import_id
@@ -465,7 +465,7 @@ def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
     with store.read() as conn:
         for doc in repo.list_documents(conn, "imports", study_id=study_id, limit=10_000):
             try:
-                trace, ids = read_import(doc.json())
+                trace, ids = read_import_row(doc)
             except IntegrityError:
                 out.append(
                     {

@@ -3,7 +3,7 @@ imports and search runs attached to Studies: the store-level repository the area
 (``app.studies`` builds its use cases on it), with the export renderers (CSV, notebook,
 Study ZIP) and Study recovery it calls."""
 
-from ._codec import IMPORT_VERSION, TraceInvalid, read_import, trace_document
+from ._codec import IMPORT_VERSION, TraceInvalid, read_import, read_import_row, trace_document
 from ._exports import (
     EXPORT_VERSION,
     MAX_ZIP_BYTES,
@@ -65,6 +65,7 @@ __all__ = [
     "notebook_markdown",
     "now_iso",
     "read_import",
+    "read_import_row",
     "ris_text",
     "trace_document",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Final, get_args
 
 from litdesk._errors import IntegrityError
+from litdesk.adapters.store import load_json, memoised, repo
 from litdesk.core.imports import (
     ImportTrace,
     Notice,
@@ -15,7 +16,7 @@ from litdesk.core.imports import (
 )
 from litdesk.core.records import read_paper
 
-__all__ = ["IMPORT_VERSION", "TraceInvalid", "read_import", "trace_document"]
+__all__ = ["IMPORT_VERSION", "TraceInvalid", "read_import", "read_import_row", "trace_document"]
 
 IMPORT_VERSION: Final = 1
 #: Every kind core can emit (read from its type, so a new kind can never be left out)
@@ -128,3 +129,15 @@ def read_import(data: object) -> tuple[ImportTrace, list[str | None]]:
     if not all(i is None or isinstance(i, str) for i in ids):
         raise TraceInvalid("import document: paper ids must be text or null")
     return trace, list(ids)
+
+
+def read_import_row(doc: repo.DocumentRow) -> tuple[ImportTrace, list[str | None]]:
+    """``read_import(doc.json())`` of a stored import, parsed and validated once per stored
+    text (the same trace and ids for the same text; the trace is immutable, the ids list the
+    caller's own)."""
+    trace, ids = memoised("import", doc.text, _read_import_text)
+    return trace, list(ids)
+
+
+def _read_import_text(text: str) -> tuple[ImportTrace, list[str | None]]:
+    return read_import(load_json(text, what="imports"))

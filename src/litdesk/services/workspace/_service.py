@@ -39,7 +39,8 @@ from litdesk.core.records import Paper, detect_identifier
 from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
-from ._codec import read_import, trace_document
+from ._batch import save_batch
+from ._codec import read_import_row, trace_document
 from ._forms import form_of, new_values, revised_values
 from ._inputs import PaperFields
 from ._results import (
@@ -583,23 +584,28 @@ class Workspace:
         repeats = repo.import_ids_by_digest(conn, trace.source.sha256, study_id=study_id)
         if repeats:
             trace = repeated_source(trace, repeats)
-        for index, record in enumerate(trace.records):
-            try:
-                result = self._save(conn, record.paper, now)
-            except IdentityConflict as exc:
+        # every record saved as _save saves one, in a few statements for all of them
+        self.store.lock(conn, _IDENTITY_LOCK, "papers")
+        saved = save_batch(
+            conn,
+            [r.paper for r in trace.records],
+            now,
+            owner=self.owner,
+            study_id=study_id or None,
+        )
+        for index, (record, result) in enumerate(zip(trace.records, saved, strict=True)):
+            if isinstance(result, IdentityConflict):
                 ids.append(None)
                 refused.append(
                     {
                         "record": index,
                         "lines": [record.first_line, record.last_line],
-                        "reason": exc.message,
+                        "reason": result.message,
                     }
                 )
                 continue
             created += int(result.created)
             ids.append(result.paper.id)
-            if study_id:
-                repo.add_study_paper(conn, study_id, result.paper.id, now)
         if status is not None:
             for pid in dict.fromkeys(i for i in ids if i):
                 repo.set_status(conn, pid, status, now, status_of=self.owner)
@@ -702,7 +708,7 @@ class Workspace:
             rows = repo.list_documents(
                 conn, "imports", study_id=study_id, limit=100_000, visible_to=self.owner
             )
-        return [(r.id, *read_import(r.json())) for r in rows]
+        return [(r.id, *read_import_row(r)) for r in rows]
 
     # --- inside one transaction the caller holds (a Zotero import: all or nothing) -------
 
