@@ -324,7 +324,7 @@ def test_evidence_and_the_review_notebook(running: Running) -> None:
         md = c.get("/api/v1/notebook/export")
         assert md.status_code == 200 and "check the dose" in md.text and "> growth" in md.text
         page = c.get("/evidence").text
-        assert "mice" in page and "Export CSV" in page
+        assert "mice" in page and "Export as CSV" in page
 
 
 RIS = (

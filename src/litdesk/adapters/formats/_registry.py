@@ -242,7 +242,7 @@ def loads(
     except Exception as exc:  # noqa: BLE001 - the one total mapping: any reader error is the input's
         reason = exc.message if isinstance(exc, LitdeskError) else str(exc)
         raise ImportRefused(
-            f"the file could not be read ({type(exc).__name__}: {reason[:200]})",
+            f"the file could not be read ({reason[:200] or 'no reason given'})",
             code="malformed",
         ) from None
 

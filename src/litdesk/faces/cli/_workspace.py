@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.text import Text
 
 from litdesk._errors import InputError
 
@@ -186,9 +187,11 @@ def study_show(
     )
     from ._tables import print_rows
 
-    sources = [("import:", row["label"]) for row in summary.get("import_rows", [])]
-    sources += [("search:", row["label"]) for row in summary.get("runs", [])]
-    print_rows(console, sources, indent=2)
+    # wrapped at spaces at the terminal's width (a file name or query may be long, kept whole)
+    for row in summary.get("import_rows", []):
+        console.print(Text(f"  import: {row['label']}"), highlight=False)
+    for row in summary.get("runs", []):
+        console.print(Text(f"  search: {row['label']}"), highlight=False)
     print_rows(
         console,
         ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),

@@ -188,12 +188,14 @@ def read_members(data: bytes) -> dict[str, bytes]:
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except _ZIP_ERRORS as exc:
-        raise refuse(f"not a readable ZIP file ({type(exc).__name__})", "malformed") from None
+        raise refuse("not a readable ZIP file (it is damaged, or not a ZIP)", "malformed") from None
     with zf:
         try:
             infos = zf.infolist()
         except _ZIP_ERRORS as exc:  # pragma: no cover - infolist is a list copy
-            raise refuse(f"not a readable ZIP file ({type(exc).__name__})", "malformed") from None
+            raise refuse(
+                "not a readable ZIP file (it is damaged, or not a ZIP)", "malformed"
+            ) from None
         if len(infos) > MAX_ZIP_MEMBERS:
             raise refuse(f"the ZIP has {len(infos)} members, over {MAX_ZIP_MEMBERS}", "too_large")
         seen: set[str] = set()
@@ -212,7 +214,7 @@ def read_members(data: bytes) -> dict[str, bytes]:
                     body = fh.read(info.file_size + 1)
             except _ZIP_ERRORS as exc:
                 raise refuse(
-                    f"ZIP member {name!r} cannot be read ({type(exc).__name__}: {str(exc)[:120]})",
+                    f"ZIP member {name!r} cannot be read ({str(exc)[:120] or 'damaged'})",
                     "malformed",
                 ) from None
             if len(body) != info.file_size:

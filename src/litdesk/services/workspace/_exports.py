@@ -618,7 +618,7 @@ def _parse(data: bytes) -> dict[str, Any]:
         raise _refuse("the Study export needs more memory than is available", "too_large") from None
     except Exception as exc:  # noqa: BLE001 - the one total mapping: crafted content is the input's fault
         raise _refuse(
-            f"the Study export could not be read ({type(exc).__name__}: {str(exc)[:200]})",
+            f"the Study export could not be read ({str(exc)[:200] or 'no reason given'})",
             "malformed",
         ) from None
 
