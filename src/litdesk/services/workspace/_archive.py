@@ -187,12 +187,12 @@ def read_members(data: bytes) -> dict[str, bytes]:
         raise refuse(f"the ZIP has {len(data):,} bytes, over {MAX_ZIP_BYTES:,}", "too_large")
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except _ZIP_ERRORS as exc:
+    except _ZIP_ERRORS:
         raise refuse("not a readable ZIP file (it is damaged, or not a ZIP)", "malformed") from None
     with zf:
         try:
             infos = zf.infolist()
-        except _ZIP_ERRORS as exc:  # pragma: no cover - infolist is a list copy
+        except _ZIP_ERRORS:  # pragma: no cover - infolist is a list copy
             raise refuse(
                 "not a readable ZIP file (it is damaged, or not a ZIP)", "malformed"
             ) from None
