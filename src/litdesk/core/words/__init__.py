@@ -5,6 +5,6 @@ and date). The faces render them (``litdesk.faces._words``: also Jinja filters);
 them for the ``label`` fields they carry."""
 
 from ._format import day, lane_label, num, plural, when
-from ._names import import_label, run_label
+from ._names import file_name, import_label, run_label
 
-__all__ = ["day", "import_label", "lane_label", "num", "plural", "run_label", "when"]
+__all__ = ["day", "file_name", "import_label", "lane_label", "num", "plural", "run_label", "when"]

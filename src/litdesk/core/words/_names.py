@@ -7,16 +7,21 @@ from typing import Final
 
 from ._format import day, plural
 
-__all__ = ["import_label", "run_label"]
+__all__ = ["file_name", "import_label", "run_label"]
 
 #: longest query a run's label quotes whole (a longer one ends in "…")
 QUERY_CHARS: Final = 80
 
 
+def file_name(path: object) -> str:
+    """A file named for people: its name without the folders (``/a/b/refs.ris`` → ``refs.ris``)."""
+    text = str(path)
+    return text.replace("\\", "/").rsplit("/", 1)[-1] or text
+
+
 def import_label(file: str, records: int | None, created_at: object) -> str:
     """``psycinfo_64.ris, 64 records, 5 Dec 2026`` (the file's name without folders)."""
-    name = file.replace("\\", "/").rsplit("/", 1)[-1] or file
-    parts = [name]
+    parts = [file_name(file)]
     if records is not None:
         parts.append(plural(records, "record"))
     when = day(created_at)

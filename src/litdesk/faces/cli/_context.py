@@ -20,6 +20,7 @@ __all__ = [
     "APP_TEST_HOOKS",
     "app_library",
     "demo_on",
+    "demo_workspace",
     "run_with_app",
     "settings",
     "sync_app",
@@ -54,8 +55,12 @@ def settings() -> Settings:
     from litdesk._settings import get_settings
 
     base = get_settings()
-    if not _DEMO["on"]:
-        return base
+    return demo_workspace(base) if _DEMO["on"] else base
+
+
+def demo_workspace(base: Settings) -> Settings:
+    """The demo workspace's settings, the workspace made first (saying so) when it does not
+    exist yet — for ``litdesk --demo …`` and ``litdesk serve --demo`` alike."""
     from litdesk.services.demo import demo_place, demo_settings, ensure_demo
 
     place = demo_place(base)

@@ -14,7 +14,7 @@ import typer
 
 from litdesk._errors import RefusedError
 
-from ._context import demo_on
+from ._context import demo_on, demo_workspace
 from ._output import command, err_console
 
 if TYPE_CHECKING:
@@ -87,21 +87,15 @@ def team_app() -> FastAPI:
 
 def _demo_settings(settings: Settings, *, team: bool, replay: Path | None) -> Settings:
     """The demo workspace's settings, the workspace made first when it does not exist."""
-    from litdesk.services.demo import demo_place, demo_settings, ensure_demo, warm_sample
+    from litdesk.services.demo import demo_place, warm_sample
 
     if team or replay is not None:
         raise NotLoopback(
             "--demo is the offline demo workspace for one person: no --team or --replay",
             code="demo_options",
         )
+    demo = demo_workspace(settings)
     place = demo_place(settings)
-    if not place.exists:
-        err_console.print(
-            f"Making the demo workspace in {place.directory} (first use: about 10 s) …",
-            markup=False,
-            highlight=False,
-        )
-        ensure_demo(settings)
     err_console.print(
         f"Demo workspace: {place.directory} (litdesk demo reset restores it; "
         f"your own workspace is untouched). Demo export to import: {place.export}",
@@ -110,7 +104,7 @@ def _demo_settings(settings: Settings, *, team: bool, replay: Path | None) -> Se
         soft_wrap=True,
     )
     warm_sample()
-    return demo_settings(settings)
+    return demo
 
 
 def register(app: typer.Typer) -> None:

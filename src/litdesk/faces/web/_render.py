@@ -11,18 +11,13 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from litdesk.core.providers import display_name
+from litdesk.core.words import file_name
 from litdesk.faces import _words
 
 __all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
 
 TEMPLATE_DIR: Final = Path(__file__).parent / "templates"
 STATIC_DIR: Final = Path(__file__).parent / "static"
-
-
-def _basename(path: object) -> str:
-    """A file named for people: its name without the folders (``/a/b/refs.ris`` → ``refs.ris``)."""
-    text = str(path)
-    return text.replace("\\", "/").rsplit("/", 1)[-1] or text
 
 
 @lru_cache(maxsize=1)  # the one template environment of the process (files of the package)
@@ -43,7 +38,7 @@ def _env() -> Environment:
         plural=_words.plural,
         lane_label=_words.lane_label,
         provider_name=display_name,  # {{ p|provider_name }}: "Europe PMC", "Demo sample (offline)"
-        basename=_basename,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
+        basename=file_name,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
     )
     # {{ import_label(i.source, i.records, i.created_at) }}, {{ run_label(q, executed_at) }}
     env.globals.update(import_label=_words.import_label, run_label=_words.run_label)
