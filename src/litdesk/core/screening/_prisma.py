@@ -281,7 +281,9 @@ def prisma_round(
             included.append(r)
     out = PrismaRound(
         label=label,
-        sources=tuple(sources),
+        # databases, then registers, then other sources, each by name: one order whatever
+        # order the records were read in
+        sources=tuple(sorted(sources, key=lambda s: (SOURCE_KINDS.index(s.kind), s.name))),
         removed_duplicates=removed_duplicates,
         removed_automation=removed_automation,
         removed_other=removed_other,
