@@ -63,6 +63,9 @@ def test_review_with_the_keyboard_and_the_history(
     pg.screenshot(path=str(tmp_path / "dedup-empty.png"), full_page=True)
     pg.locator("#run-dedup").click()
     pg.locator("#count-uncertain").wait_for()
+    # the run is recorded a moment before its job says done: a page drawn in between shows
+    # both and its script reloads it; wait for the page without the running job
+    pg.locator("#job").wait_for(state="detached")
     pg.locator("html[data-dedup-ready]").wait_for(state="attached")
     assert pg.locator("#count-records").inner_text() == "20"
     assert pg.locator("#count-uncertain").inner_text() == "6"
