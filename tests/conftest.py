@@ -168,7 +168,7 @@ def _cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.M
 
     hasher, dummy = request.getfixturevalue("_cheap_hasher")
     monkeypatch.setattr(_passwords, "_HASHER", hasher)
-    monkeypatch.setattr(_passwords, "_DUMMY", dummy)
+    monkeypatch.setattr(_passwords, "_dummy", lambda: dummy)
 
 
 @pytest.fixture(scope="session")

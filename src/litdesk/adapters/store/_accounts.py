@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import sqlalchemy as sa
-from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
 
-from ._engine import Store, _alembic_config
+from ._engine import Store, _script_head
 from ._schema import (
     accounts,
     login_failures,
@@ -527,5 +526,4 @@ def require_run(conn: Connection, account: str, run_id: str) -> None:
 
 def schema_state(store: Store) -> tuple[str | None, str | None]:
     """``(applied revision, newest revision)`` of the store (readiness: equal)."""
-    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
-    return store.revision(), head
+    return store.revision(), _script_head()

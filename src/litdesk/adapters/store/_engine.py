@@ -13,23 +13,23 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine
 
 from litdesk._errors import ConfigError, ExternalError, InputError, IntegrityError
 from litdesk._settings import Settings
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 __all__ = [
     "MIGRATIONS_DIR",
@@ -58,6 +58,8 @@ PING_IDLE_SECONDS: Final = 10.0
 #: the database's ``max_connections`` (100 by default): 40 a process made 4 processes of a
 #: crowd of reservations refuse calls with "too many clients"
 POOL_MAX: Final = 15
+#: a migration file's ``revision = "…"`` line
+_REVISION: Final = re.compile(r'^revision\s*=\s*"([^"\n]+)"', re.MULTILINE)
 
 
 class StoreError(ExternalError):
@@ -298,9 +300,10 @@ class Store:
             )
 
     def revision(self) -> str | None:
-        """The applied migration revision."""
+        """The applied migration revision (Alembic's version table, read without Alembic:
+        a process whose store is at the newest revision never imports it)."""
         with self.read() as conn:
-            return MigrationContext.configure(conn).get_current_revision()
+            return _applied_revision(conn)
 
     def migrate(self) -> None:
         """Bring the schema to the newest revision (idempotent, safe to run concurrently).
@@ -311,6 +314,8 @@ class Store:
         head = _script_head()
         if self.revision() == head:
             return
+        from alembic import command
+
         cfg = _alembic_config()
         with self._migrating() as conn:
             if self.is_postgres:
@@ -318,7 +323,7 @@ class Store:
                     sa.text("SELECT pg_advisory_xact_lock(:a, :b)"),
                     dict(zip("ab", _MIGRATION_LOCK, strict=True)),
                 )
-            if MigrationContext.configure(conn).get_current_revision() == head:
+            if _applied_revision(conn) == head:
                 return
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
@@ -351,7 +356,19 @@ class Store:
         self.engine.dispose()
 
 
+def _applied_revision(conn: Connection) -> str | None:
+    """The revision in Alembic's version table, or None before the first migration."""
+    if not sa.inspect(conn).has_table("alembic_version"):
+        return None
+    rows = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(rows) > 1:
+        raise StoreError(f"the database records {len(rows)} schema versions; expected one")
+    return str(rows[0]) if rows else None
+
+
 def _alembic_config() -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     return cfg
@@ -359,9 +376,17 @@ def _alembic_config() -> Config:
 
 @lru_cache(maxsize=1)
 def _script_head() -> str | None:
-    """The newest revision of the migration scripts (read once a process: they are part of
-    the installed package)."""
-    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    """The newest revision of the migration scripts: they are numbered ``NNNN_name.py``, one
+    chain in the order of their numbers (``tests/adapters/store`` checks that the last file's
+    revision is Alembic's own head), so it is read from the last file without importing
+    Alembic."""
+    files = sorted((MIGRATIONS_DIR / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
+    if not files:
+        return None
+    found = _REVISION.search(files[-1].read_text(encoding="utf-8"))
+    if found is None:
+        raise StoreError(f"the migration {files[-1].name} names no revision")
+    return found.group(1)
 
 
 def open_store(target: Settings | str) -> Store:

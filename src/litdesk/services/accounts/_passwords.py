@@ -4,6 +4,7 @@ a hash made with older parameters is replaced at the next successful login."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Final
 
 from argon2 import PasswordHasher
@@ -24,8 +25,14 @@ __all__ = [
 MIN_PASSWORD: Final = 12
 MAX_PASSWORD: Final = 1_024
 _HASHER: Final = PasswordHasher()
-#: verified against when the account does not exist, so that both answers take as long
-_DUMMY: Final = _HASHER.hash("litdesk-no-such-account")
+
+
+@cache
+def _dummy() -> str:
+    """The hash verified against when the account does not exist, so that both answers take
+    as long; made on first use (one Argon2 hash costs every process that imports the app
+    a noticeable start-up time, and most never check a password)."""
+    return _HASHER.hash("litdesk-no-such-account")
 
 
 def check_password_rules(password: str) -> None:
@@ -46,7 +53,7 @@ def verify_password(stored: str, password: str) -> bool:
     hash: an over-long password is verified (cut to the limit) against the dummy hash and
     refused, so it takes as long as any other answer and never reveals the account."""
     if len(password) > MAX_PASSWORD:
-        _check(_DUMMY, password[:MAX_PASSWORD])
+        _check(_dummy(), password[:MAX_PASSWORD])
         return False
     return _check(stored, password)
 
@@ -67,4 +74,4 @@ def needs_rehash(stored: str) -> bool:
 
 def waste_time(password: str) -> None:
     """Verify against a dummy hash (an unknown or disabled account answers as slowly)."""
-    verify_password(_DUMMY, password[:MAX_PASSWORD])
+    verify_password(_dummy(), password[:MAX_PASSWORD])
