@@ -2,8 +2,9 @@
 each") in Debian's chromium against a real server, on one page: the results as a list or in
 two columns (remembered in this browser), the header's live counts following "Save selected"
 done in place, "Clear selection", "Export this page" leaving a conflict card out, Previous as
-well as Next in provider order, a mode change resetting the field and the sort, and "Use this
-query" from the builder setting mode, database, field and sort without searching."""
+well as Next in provider order, a mode change resetting the field and the sort, "Use this
+query" from the builder setting mode, database, field and sort without searching, and
+"Restore into the search form" filling the form without running the search."""
 
 from __future__ import annotations
 
@@ -68,18 +69,21 @@ def test_search_page_reference_behaviours(page: Any, running: Running) -> None:
     assert pg.get_attribute('.top nav a[href="/saved"]', "href") == "/saved"
 
     # list or two columns, remembered in this browser
-    switch = pg.locator("#layout-switch")
-    assert switch.is_visible() and _display(pg) == "block"
-    assert pg.get_attribute('#layout-switch [data-layout="list"]', "aria-pressed") == "true"
-    pg.click('#layout-switch [data-layout="grid"]')
-    assert _display(pg) == "grid"
-    assert pg.get_attribute('#layout-switch [data-layout="grid"]', "aria-pressed") == "true"
+    assert pg.is_visible("#layout-grid") and _display(pg) == "block"
+    assert pg.get_attribute("#layout-grid", "aria-pressed") == "false"
+    pg.click("#layout-grid")
+    assert _display(pg) == "grid" and pg.get_attribute("#layout-grid", "aria-pressed") == "true"
     first, second = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
     assert abs(first["y"] - second["y"]) < 2 and second["x"] > first["x"]  # side by side
     pg.reload()
     pg.wait_for_selector("html[data-ready='1']")
-    assert _display(pg) == "grid"
-    assert pg.get_attribute('#layout-switch [data-layout="grid"]', "aria-pressed") == "true"
+    assert _display(pg) == "grid" and pg.get_attribute("#layout-grid", "aria-pressed") == "true"
+    _wait_count(pg, "saved", 0)
+    pg.set_viewport_size({"width": 375, "height": 800})  # a phone: one column, no sideways scroll
+    first, second = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
+    assert second["y"] > first["y"] + first["height"] - 2 and abs(second["x"] - first["x"]) < 2
+    assert pg.evaluate("() => document.documentElement.scrollWidth") <= 375
+    pg.set_viewport_size({"width": 1200, "height": 900})
 
     # "Save selected" in place: the page stays, the outcome is said, the counts follow
     pg.evaluate("() => { window.__stayed = true; }")
@@ -119,8 +123,8 @@ def test_search_page_reference_behaviours(page: Any, running: Running) -> None:
     pg.wait_for_selector("html[data-ready='1']")
     assert "cursor=" not in pg.url and "study number 7" in pg.text_content("#results")
     assert pg.locator('nav.paging a[rel="prev"]').count() == 0
-    pg.click('#layout-switch [data-layout="list"]')
-    assert _display(pg) == "block"
+    pg.click("#layout-grid")
+    assert _display(pg) == "block" and pg.get_attribute("#layout-grid", "aria-pressed") == "false"
 
     # a mode change resets the field and the sort (the semantic lane expresses neither)
     pg.click("details.filters > summary")
@@ -161,4 +165,17 @@ def test_search_page_reference_behaviours(page: Any, running: Running) -> None:
     pg.wait_for_function(
         "() => document.getElementById('live').textContent.includes('Press Search to run it')"
     )
+
+    # "Restore into the search form" from a Study fills the form and waits for the user
+    run_id = pg.input_value('#selection input[name="run_id"]')
+    with running.writer() as c:
+        study = c.post("/api/v1/studies", json={"name": "Kept"}).json()
+        assert c.post(f"/api/v1/runs/{run_id}/save", json={"study": study["id"]}).is_success
+    pg.goto(f"{running.base}/study/{study['id']}")
+    pg.wait_for_selector("html[data-ready='1']")
+    pg.click("text=Restore into the search form")
+    pg.wait_for_selector("html[data-ready='1']")
+    assert "restore=true" in pg.url and pg.input_value("#q") == QUERY
+    assert "has not been run" in pg.text_content("main")
+    assert pg.locator("#results").count() == 0 and pg.is_hidden("#live-search")
     assert pg.console_errors == []

@@ -19,26 +19,26 @@ function storedLayout() {
   }
 }
 
-// The results as a list or in two columns (from a wide enough column; one on a phone).
+// The results as a list or in two columns (from a wide enough column; one on a phone): one
+// toggle button (aria-pressed), the choice remembered in this browser.
 function installLayout() {
   const box = document.getElementById("layout-switch");
+  const toggle = document.getElementById("layout-grid");
   const results = document.getElementById("results");
-  if (!box || !results) return;
-  const buttons = [...box.querySelectorAll("button[data-layout]")];
+  if (!box || !toggle || !results) return;
   function apply(layout) {
     results.classList.toggle("grid", layout === "grid");
-    for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.layout === layout));
+    toggle.setAttribute("aria-pressed", String(layout === "grid"));
   }
-  for (const b of buttons) {
-    b.addEventListener("click", () => {
-      apply(b.dataset.layout);
-      try {
-        window.localStorage.setItem(LAYOUT_KEY, b.dataset.layout);
-      } catch {
-        // not remembered; the page still shows it
-      }
-    });
-  }
+  toggle.addEventListener("click", () => {
+    const layout = toggle.getAttribute("aria-pressed") === "true" ? "list" : "grid";
+    apply(layout);
+    try {
+      window.localStorage.setItem(LAYOUT_KEY, layout);
+    } catch {
+      // not remembered; the page still shows it
+    }
+  });
   apply(storedLayout());
   box.hidden = false;
 }
