@@ -136,6 +136,9 @@ def test_search_page_reference_behaviours(page: Any, running: Running) -> None:
     pg.select_option('select[name="type"]', "review")  # not a mode's: it stays
     pg.check('#search-form input[name="mode"][value="discovery"]')
     assert pg.input_value('select[name="type"]') == "review"
+    pg.select_option('select[name="field"]', "title")
+    pg.check('#search-form input[name="mode"][value="keyword"]')
+    assert pg.input_value('select[name="field"]') == "all"
 
     # "Use this query": keyword mode, the keyword default database, field all, sort relevance
     pg.check('#search-form input[name="provider"][value="pubmed"]')
@@ -178,4 +181,13 @@ def test_search_page_reference_behaviours(page: Any, running: Running) -> None:
     assert "restore=true" in pg.url and pg.input_value("#q") == QUERY
     assert "has not been run" in pg.text_content("main")
     assert pg.locator("#results").count() == 0 and pg.is_hidden("#live-search")
+    # a starter example of another mode changes the mode as a pick does: field and sort reset
+    pg.evaluate("() => { document.querySelector('details.filters').open = true; }")
+    pg.select_option('select[name="field"]', "title")
+    pg.select_option('select[name="sort"]', "cited")
+    pg.click("button.starter >> text=Compare methods")
+    assert pg.is_checked('#search-form input[name="mode"][value="semantic"]')
+    assert pg.input_value('select[name="field"]') == "all"
+    assert pg.input_value('select[name="sort"]') == "relevance"
+    assert "restore=true" in pg.url  # filled, not run
     assert pg.console_errors == []

@@ -78,7 +78,10 @@ export function installSearch() {
     button.addEventListener("click", () => {
       q.value = button.dataset.q;
       const radio = form.querySelector(`input[name="mode"][value="${button.dataset.mode}"]`);
-      if (radio) radio.checked = true;
+      if (radio && !radio.checked) {
+        radio.checked = true;
+        resetForMode(form); // a changed mode, as when the user picks it
+      }
       q.focus();
       validate();
     });
