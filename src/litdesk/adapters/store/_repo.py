@@ -50,6 +50,7 @@ __all__ = [
     "add_study_paper",
     "add_study_papers",
     "add_study_search_run",
+    "count_documents",
     "count_papers",
     "find_paper_ids",
     "get_document",
@@ -718,6 +719,16 @@ def list_documents(
             )
         )
     return out
+
+
+def count_documents(conn: Connection, kind: str, *, visible_to: str | None = None) -> int:
+    """How many stored documents of ``kind`` account ``visible_to`` made or may see through
+    its Studies (``None``: all of them) — the rows :func:`list_documents` would list."""
+    table = DOCUMENT_TABLES[kind]
+    query = sa.select(sa.func.count()).select_from(table)
+    if visible_to is not None and visible_to != LOCAL_OWNER:
+        query = query.where(visible_documents(table, visible_to))
+    return int(conn.execute(query).scalar_one())
 
 
 def import_ids_by_digest(conn: Connection, sha256: str, *, study_id: str | None) -> list[str]:

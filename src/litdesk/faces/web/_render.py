@@ -59,6 +59,9 @@ def page(
             csrf_token=state.get("csrf_token", ""),
             path=request.url.path,
             account=state.get("account"),  # team mode: the signed-in account
+            # the header's live counts: for the local workspace or a signed-in account (a
+            # signed-out page in team mode asks for none; it would only be refused)
+            counts="account" not in state or state["account"] is not None,
             demo=bool(getattr(request.app.state, "demo", False)),  # the demo workspace's banner
         )
     )

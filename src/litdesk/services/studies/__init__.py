@@ -72,6 +72,7 @@ from ._views import (
     StudyView,
     WholeSearchJob,
     WorkingSetView,
+    WorkspaceCounts,
 )
 from ._whole_jobs import (
     ADD_SEARCH_KIND,
@@ -90,6 +91,7 @@ __all__ = [
     "WorkingSetExportRequest",
     "WorkingSetRequest",
     "WorkingSetView",
+    "WorkspaceCounts",
     "FIELD_ACTIONS",
     "FormFieldRequest",
     "FormView",

@@ -98,6 +98,7 @@ from ._views import (
     StudyView,
     WholeSearchJob,
     WorkingSetView,
+    WorkspaceCounts,
 )
 from ._whole_cases import WholeSearches
 from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, whole_handler
@@ -333,6 +334,14 @@ class StudiesArea:
             filters={"text": text, "study": study, "status": status},
             studies=listed,
         )
+
+    def counts(self, *, owner: str) -> WorkspaceCounts:
+        """The header's counts: the papers ``owner`` saved (as the saved list counts them)
+        and the review notes it may read (as the notebook lists them), in one read."""
+        with self.store.read() as conn:
+            saved = repo.count_papers(conn, visible_to=owner)
+            notes = repo.count_documents(conn, "notes", visible_to=owner)
+        return WorkspaceCounts(saved=saved, notes=notes)
 
     def export_saved(self, request: SavedExportRequest, *, owner: str) -> Export:
         """The filtered saved list as RIS, CSV or BibTeX."""

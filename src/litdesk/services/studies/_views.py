@@ -41,6 +41,7 @@ __all__ = [
     "StudyRetrieval",
     "StudyRow",
     "StudyView",
+    "WorkspaceCounts",
 ]
 
 
@@ -534,6 +535,18 @@ class AttachedPdfView:
             "stored": self.stored,
             "index_job": self.index_job.to_dict() if self.index_job else None,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceCounts:
+    """The header's live counts: the papers the account saved (the saved list's total) and
+    its review notes (the notebook's highlights and comments), each one count query."""
+
+    saved: int
+    notes: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"saved": self.saved, "notes": self.notes}
 
 
 # --- a Study's records and working set (issue 27) ------------------------------------------

@@ -1,4 +1,4 @@
-"""Saved papers (list, filters, exports) and the reader ``/paper/<id>`` (abstract and,
+"""Saved papers (list, filters, exports; ``/api/v1/counts``, the header's counts) and the reader ``/paper/<id>`` (abstract and,
 on request, licensed Europe PMC full text; highlights on either, comments, reading
 status), with their ``/api/v1`` twins."""
 
@@ -73,6 +73,14 @@ def saved_api(app: AppDep, owner: OwnerDep, params: Annotated[SavedParams, Query
     # the view is plain JSON already: answered as it is, not re-encoded and re-validated
     # field by field as a ``dict[str, Any]`` return would be (a third of the request's cost)
     return JSONResponse(saved_view(app, owner, params))
+
+
+@api.get(
+    "/counts",
+    summary="The header's live counts: saved papers and review notes (highlights, comments)",
+)
+def counts_api(app: AppDep, owner: OwnerDep) -> dict[str, int]:
+    return app.studies.counts(owner=owner).to_dict()
 
 
 @pages.get("/saved/export")

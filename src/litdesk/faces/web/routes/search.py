@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import ExternalError, InputError, NotFoundError, RefusedError
-from litdesk.core.providers import DEMO_PROVIDER, PROVIDERS, display_name
+from litdesk.core.providers import DEMO_PROVIDER, MODE_DEFAULTS, PROVIDERS, display_name
 from litdesk.core.vocab import EXPANSION_LIMITS, Expansion, ExpansionInvalid, read_expansions
 from litdesk.services.app import App
 from litdesk.services.reader import CompareRequest, SharedRequest
@@ -208,6 +208,9 @@ def _form_state(params: SearchParams, *, demo: bool = False) -> dict[str, Any]:
         "demo": demo,
         "starters": STARTERS,
         "vocabulary_names": VOCABULARY_NAMES,
+        # "Use this query" (the concept-group builder) sets these databases, as a keyword
+        # search without a choice would search them
+        "keyword_defaults": (DEMO_PROVIDER,) if demo else MODE_DEFAULTS["keyword"],
     }
 
 

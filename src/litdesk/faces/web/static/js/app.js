@@ -15,9 +15,11 @@ import { installJob, installWizard } from "./wizard.js";
 import { installCitations } from "./citations.js";
 import { installConfirm } from "./confirm.js";
 import { installSwap } from "./swap.js";
+import { installCounts } from "./counts.js";
 
 installKeys();
 installSwap();
+installCounts();
 if (document.getElementById("search-form")) { installSearch(); installLive(); installSubjects(); }
 if (document.getElementById("highlight-form")) installReader();
 if (document.getElementById("dropzone")) installImports();

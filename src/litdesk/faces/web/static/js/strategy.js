@@ -1,12 +1,13 @@
 // Search page: the concept-group builder. The groups are posted to /api/v1/strategy/build;
 // the built query, each provider's executed query or refusal and the warnings are shown as
-// text. "Use this query" fills the query box (it does not search). Groups that came from
-// the strategy assistant must be confirmed with "I reviewed these concepts" first, and any
-// edit clears that confirmation. The suggestion is a model call run as a job of the
+// text. "Use this query" fills the search form (see useQuery; it does not search). Groups
+// that came from the strategy assistant must be confirmed with "I reviewed these concepts"
+// first, and any edit clears that confirmation. The suggestion is a model call run as a job of the
 // server's queue (assist_job.js).
 import { csrfToken } from "./api.js";
 import { askModel } from "./assist_job.js";
 import { line, plural } from "./dom.js";
+import { say } from "./swap.js";
 
 const MAX_GROUPS = 6;
 
@@ -85,6 +86,30 @@ function syncUseButton() {
   if (why) why.hidden = reviewed();
 }
 
+// "Use this query", as the reference applies a strategy: the query box, the keyword mode,
+// the keyword search's default database (the demo sample in the demo workspace), the field
+// all and the sort relevance; type, years and the other filters stay. The form is filled and
+// changed (the stale notice, the query check, a picked subject cleared as by any edit); the
+// search waits for the user. litdesk has one query language, so there is no syntax to set.
+export function useQuery(query) {
+  const form = document.getElementById("search-form");
+  const q = document.getElementById("q");
+  q.value = query;
+  const keyword = form.querySelector('input[name="mode"][value="keyword"]');
+  if (keyword) keyword.checked = true;
+  for (const box of form.querySelectorAll('input[name="provider"]')) {
+    box.checked = box.hasAttribute("data-keyword-default");
+  }
+  form.elements.namedItem("field").value = "all";
+  form.elements.namedItem("sort").value = "relevance";
+  q.dispatchEvent(new Event("input", { bubbles: true }));
+  form.dispatchEvent(new Event("change", { bubbles: true }));
+  q.focus();
+  const databases = [...form.querySelectorAll('input[name="provider"]:checked')]
+    .map((b) => b.parentElement.textContent.trim());
+  say(`The query is in the search box: keyword mode, ${databases.join(", ") || "the default database"}, field all, sort relevance. Press Search to run it.`);
+}
+
 function showBuilt(data) {
   const out = document.getElementById("strategy-out");
   out.replaceChildren();
@@ -116,12 +141,7 @@ function showBuilt(data) {
   use.textContent = "Use this query";
   use.addEventListener("click", () => {
     if (!reviewed()) return;
-    const q = document.getElementById("q");
-    q.value = data.query;
-    const keyword = document.querySelector('#search-form input[name="mode"][value="keyword"]');
-    if (keyword) keyword.checked = true;
-    q.dispatchEvent(new Event("input", { bubbles: true }));
-    q.focus();
+    useQuery(data.query);
   });
   out.append(use);
   const why = line(out, "Confirm “I reviewed these concepts” before using suggested terms.", "muted");
