@@ -1,5 +1,6 @@
 """The subjects area (``app.subjects``): suggestions from offline controlled vocabularies
-(MeSH descriptors) for the search form, and the vocabularies' declarations."""
+(MeSH descriptors) for the search form, the vocabularies' declarations, and subjects as
+objects (a subject's page: the searches it seeds, the evidence linked to it)."""
 
 from ._area import (
     MAX_SUGGEST_QUERY,
@@ -11,9 +12,12 @@ from ._area import (
     VocabulariesView,
     VocabularyInfo,
 )
+from ._pages import SubjectPageView, SubjectRequest, seeds_of, subject_row
 
 __all__ = [
     "MAX_SUGGEST_QUERY",
+    "SubjectPageView",
+    "SubjectRequest",
     "SubjectsArea",
     "SuggestInputError",
     "SuggestRequest",
@@ -21,4 +25,6 @@ __all__ = [
     "VOCABULARY_NAMES",
     "VocabulariesView",
     "VocabularyInfo",
+    "seeds_of",
+    "subject_row",
 ]

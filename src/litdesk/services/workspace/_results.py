@@ -24,6 +24,7 @@ from litdesk.core.evidence import (
     text_digest,
 )
 from litdesk.core.records import Paper, read_paper, split_arxiv
+from litdesk.core.vocab import SubjectRef
 from litdesk.services.imports import RefusedFile
 
 __all__ = [
@@ -177,10 +178,13 @@ class EvidenceView:
     study_id: str | None
     paper: Paper | None
     recheck: str  # "ok", "needs_verification" or the reason the stored passage no longer checks
+    #: the subjects the record is linked to (vocabulary, id, label), in the order linked
+    subjects: tuple[SubjectRef, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "study_id": self.study_id, "recheck": self.recheck}
         out.update(self.evidence.model_dump(mode="json"))
+        out["subjects"] = [s.to_dict() for s in self.subjects]
         return out
 
 
