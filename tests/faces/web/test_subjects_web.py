@@ -83,3 +83,80 @@ def test_a_controlled_term_runs_where_a_provider_has_the_field(running: Running)
     assert lanes["openalex-keyword"]["status"] == "unsupported"
     assert "OpenAlex has no MeSH field" in lanes["openalex-keyword"]["message"]
     assert data["partial_failure"] is True and len(data["cards"]) == 2
+
+
+def test_evidence_linked_to_subjects_their_page_and_the_filter(running: Running) -> None:
+    """Evidence recorded with subjects (the API, and the page's form posted without
+    JavaScript), the subject's page (the searches it seeds, filled into the form and not
+    run; the evidence linked to it), the evidence table and its CSV filtered by subject."""
+    with running.writer() as c:
+        cards = c.get("/api/v1/search", params={"q": "tumour growth"}).json()["cards"]
+        pid, other = cards[1]["paper"]["id"], cards[2]["paper"]["id"]
+        for paper in (pid, other):
+            c.post(f"/api/v1/papers/{paper}/save", json={}).raise_for_status()
+        recorded = c.post(
+            f"/api/v1/papers/{pid}/evidence",
+            json={
+                "finding": "growth slowed",
+                "passage": "growth slowed",
+                "subjects": ["mesh:D009369", "D003920"],
+            },
+        )
+        unknown = c.post(
+            f"/api/v1/papers/{pid}/evidence",
+            json={"finding": "f", "passage": "growth slowed", "subjects": ["mesh:D999999"]},
+        )
+        token = c.headers["x-csrf-token"]
+        posted = c.post(
+            f"/paper/{other}/evidence",
+            data={
+                "csrf_token": token,
+                "finding": "measured",
+                "passage": "tumour growth was measured",
+                "subjects": "mesh:D009369",
+            },
+        )
+        page = c.get("/subject/mesh/D009369")
+        api = c.get("/api/v1/subjects/mesh/D009369").json()
+        seeded = c.get(
+            "/search",
+            params={
+                "restore": "true",
+                "q": api["seeds"]["controlled"],
+                "subject_vocabulary": "mesh",
+                "subject_id": "D009369",
+                "subject_label": "Neoplasms",
+            },
+        )
+        table = c.get("/api/v1/evidence", params={"subject": "mesh:D003920"}).json()
+        table_page = c.get("/evidence", params={"subject": "mesh:D009369"})
+        csv_text = c.get("/evidence/export", params={"subject": "mesh:D003920"}).text
+        missing = c.get("/subject/mesh/D999999")
+        bad = c.get("/api/v1/subjects/mesh/D0039%2020")
+    assert recorded.status_code == 200, recorded.text
+    assert [s["key"] for s in recorded.json()["evidence"][0]["subjects"]] == [
+        "mesh:D009369",
+        "mesh:D003920",
+    ]
+    assert unknown.status_code == 400 and "not a subject of MeSH" in unknown.json()["message"]
+    assert posted.status_code == 303, posted.text
+    assert page.status_code == 200
+    assert "<h1>Neoplasms</h1>" in page.text and 'action="/search"' in page.text
+    assert 'name="restore" value="true"' in page.text
+    assert 'value="MESH:&#34;Neoplasms&#34;"' in page.text  # the controlled-term seed
+    assert [e["paper_id"] for e in api["evidence"]] == [pid, other]
+    assert api["subject"]["url"] == "https://id.nlm.nih.gov/mesh/D009369"
+    # seeded into the form, nothing run: no results, the subject kept with a link to its page
+    assert seeded.status_code == 200 and 'id="results"' not in seeded.text
+    assert 'href="/subject/mesh/D009369"' in seeded.text and 'value="D009369"' in seeded.text
+    assert [e["paper_id"] for e in table["evidence"]] == [pid]
+    assert {s["key"]: s["records"] for s in table["subjects"]} == {
+        "mesh:D003920": 1,
+        "mesh:D009369": 2,
+    }
+    assert "2 findings linked to" in table_page.text
+    assert '<option value="mesh:D009369" selected>' in table_page.text
+    assert "Neoplasms (mesh:D009369); Diabetes Mellitus (mesh:D003920)" in csv_text
+    assert csv_text.count("\r\n") == 2  # the header and the one linked record
+    assert missing.status_code == 404
+    assert bad.status_code in (400, 422)
