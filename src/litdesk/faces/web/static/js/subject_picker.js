@@ -3,8 +3,8 @@
 // the arrow keys move through the list, Enter or a click picks, Escape closes, and the
 // list's size is announced. A pick becomes a chip (its label, with a Remove button) and a
 // hidden "subjects" input holding the subject's vocabulary and id (mesh:D003920); the
-// typed text is cleared. Without JavaScript the field itself posts what was typed (an id
-// such as mesh:D003920). Every value is inserted as text.
+// typed text is cleared. Text left in the field (an id such as mesh:D003920) is posted as
+// it is, and the service refuses what is not a subject. Every value is inserted as text.
 import { getJson } from "./api.js";
 
 const DEBOUNCE_MS = 180;
@@ -16,7 +16,6 @@ export function installSubjectPicker(root) {
   const chosen = root.querySelector("ul.chosen-subjects");
   const status = root.querySelector('[role="status"]');
   if (!input || !list || !chosen || !status) return;
-  input.removeAttribute("name"); // the picks post as hidden inputs; the text is for typing
 
   let timer = null;
   let controller = null;
