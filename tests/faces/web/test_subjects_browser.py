@@ -219,3 +219,44 @@ def test_pick_subjects_for_evidence_then_the_subject_page(page: Any, running: Ru
     assert pg.input_value("#q-subject input[name=subject_id]") == "D009369"
     assert pg.locator('#q-subject a[href="/subject/mesh/D009369"]').count() == 1
     assert pg.console_errors == []
+
+
+def test_pick_aliases_for_a_concept_group(
+    page: Any, running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A concept group whose first alternative is a subject names it (a link to its page)
+    and offers its other names as checkboxes that add and remove alternatives. MeSH as
+    packaged has no entry terms, so the (in-process) server reads a small vocabulary that
+    has them."""
+    from litdesk.core.vocab import Subject, SubjectIndex
+    from litdesk.services.subjects import SubjectsArea
+
+    small = SubjectIndex(
+        [Subject("mesh", "D003920", "Diabetes Mellitus", ("Diabetes", "Diabetes, Type 2"))]
+    )
+    monkeypatch.setattr(SubjectsArea, "index", lambda self: small)
+    pg = page
+    pg.goto(running.base + "/search")
+    pg.wait_for_selector("html[data-ready='1']")
+    pg.click("details.strategy > summary")
+    group = pg.locator('fieldset.concept[data-group="1"]')
+    terms = group.locator("textarea")
+    terms.fill("diabetes mellitus")
+    box = group.locator("div.aliases")
+    box.locator("a", has_text="Diabetes Mellitus").wait_for()
+    assert box.locator("a").get_attribute("href") == "/subject/mesh/D003920"
+    names = box.locator('input[type="checkbox"]')
+    assert names.count() == 2
+    names.nth(1).check()  # the keyboard reaches them as any checkbox
+    assert terms.input_value() == "diabetes mellitus\nDiabetes, Type 2"
+    group.locator("#alias-1-0").press("Space")
+    assert terms.input_value() == "diabetes mellitus\nDiabetes, Type 2\nDiabetes"
+    names.nth(1).uncheck()
+    assert terms.input_value() == "diabetes mellitus\nDiabetes"
+    if AXE.is_file():
+        assert _serious(pg) == []
+    terms.fill("asthma")  # no subject: the offer goes
+    box.wait_for(state="hidden")
+    pg.click("#strategy-form button[type=submit]")
+    pg.locator("#strategy-out pre.built-query").wait_for()
+    assert pg.console_errors == []

@@ -160,3 +160,15 @@ def test_evidence_linked_to_subjects_their_page_and_the_filter(running: Running)
     assert csv_text.count("\r\n") == 2  # the header and the one linked record
     assert missing.status_code == 404
     assert bad.status_code in (400, 422)
+
+
+def test_aliases_of_a_concept_groups_first_alternative(running: Running) -> None:
+    with running.client() as c:
+        found = c.get("/api/v1/subjects/aliases", params={"term": "diabetes mellitus"}).json()
+        none = c.get("/api/v1/subjects/aliases", params={"term": "growth slowed"}).json()
+        long = c.get("/api/v1/subjects/aliases", params={"term": "x" * 181})
+        blank = c.get("/api/v1/subjects/aliases", params={"term": " "})
+    assert found["subject"]["label"] == "Diabetes Mellitus" and found["subject"]["id"] == "D003920"
+    assert found["aliases"] == []  # MeSH as packaged carries no entry terms
+    assert none == {"subject": None, "aliases": []}
+    assert long.status_code == 422 and blank.status_code == 400

@@ -183,3 +183,20 @@ def test_one_account_never_sees_anothers_linked_evidence(team_store: Store) -> N
     assert area.subject(request, owner=bob_id).evidence == ()
     assert bob.evidence(subject=("mesh", "D003920")) == ([], [])
     assert bob.linked_subjects() == [] and len(ana.linked_subjects()) == 1
+
+
+def test_a_concept_groups_first_alternative_and_its_other_names() -> None:
+    from litdesk.services.subjects import AliasesRequest
+
+    area = SubjectsArea(load=_load)
+    by_label = area.aliases(AliasesRequest("diabetes  mellitus")).to_dict()
+    assert by_label["subject"]["id"] == "D003920" and by_label["aliases"] == ["Diabetes"]
+    assert by_label["subject"]["page"] == "/subject/mesh/D003920"
+    by_synonym = area.aliases(AliasesRequest("Diabetes")).to_dict()
+    assert by_synonym["subject"]["id"] == "D003920"
+    assert by_synonym["aliases"] == ["Diabetes Mellitus"]  # the heading, the typed one left out
+    assert area.aliases(AliasesRequest("Metformin")).to_dict()["aliases"] == []
+    assert area.aliases(AliasesRequest("diabet")).to_dict() == {"subject": None, "aliases": []}
+    for bad in ("", "   ", "x" * 181):
+        with pytest.raises(SubjectLinkInvalid):
+            AliasesRequest(bad)

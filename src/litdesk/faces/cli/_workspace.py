@@ -551,9 +551,7 @@ def evidence_add(
         emit_json(view.to_dict())
     else:
         about = f", linked to {'; '.join(s.label for s in linked)}" if linked else ""
-        _say(
-            f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck}){about}"
-        )
+        _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck}){about}")
 
 
 @evidence_app.command("update")

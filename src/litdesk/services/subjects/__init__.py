@@ -12,10 +12,21 @@ from ._area import (
     VocabulariesView,
     VocabularyInfo,
 )
-from ._pages import SubjectPageView, SubjectRequest, seeds_of, subject_row
+from ._pages import (
+    MAX_ALIAS_TERM,
+    AliasesRequest,
+    AliasesView,
+    SubjectPageView,
+    SubjectRequest,
+    seeds_of,
+    subject_row,
+)
 
 __all__ = [
+    "MAX_ALIAS_TERM",
     "MAX_SUGGEST_QUERY",
+    "AliasesRequest",
+    "AliasesView",
     "SubjectPageView",
     "SubjectRequest",
     "SubjectsArea",

@@ -29,6 +29,7 @@ from litdesk.core.vocab import (
     SubjectRef,
     active_term,
     controlled_term,
+    normalise,
     parse_subject_refs,
     quote_label,
     synonym_group,
@@ -36,7 +37,7 @@ from litdesk.core.vocab import (
 from litdesk.services.reader import evidence_row
 from litdesk.services.workspace import Workspace
 
-from ._pages import SubjectPageView, SubjectRequest, not_found
+from ._pages import AliasesRequest, AliasesView, SubjectPageView, SubjectRequest, not_found
 
 __all__ = [
     "MAX_SUGGEST_QUERY",
@@ -217,6 +218,26 @@ class SubjectsArea:
                 }
             )
         return SuggestView(term.to_dict(), tuple(rows), attribution=self._attribution())
+
+    def aliases(self, request: AliasesRequest) -> AliasesView:
+        """The subject a concept group's first alternative names exactly (a label or a
+        synonym, compared as normalised), with its other names to offer as alternatives
+        (each once, case-insensitively, the typed one left out)."""
+        exact = [
+            s
+            for s in self.index().suggest(request.term.strip(), limit=MAX_PREFIX)
+            if s.kind == "exact"
+        ]
+        if not exact:
+            return AliasesView(None)
+        subject = exact[0].subject
+        seen = {normalise(request.term)}
+        aliases: list[str] = []
+        for name in (subject.label, *subject.synonyms):
+            if normalise(name) not in seen:
+                seen.add(normalise(name))
+                aliases.append(name)
+        return AliasesView(subject, tuple(aliases))
 
     # --- subjects as objects ----------------------------------------------------------------
 

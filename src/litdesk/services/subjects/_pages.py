@@ -22,7 +22,19 @@ from litdesk.core.vocab import (
     synonym_group,
 )
 
-__all__ = ["SubjectPageView", "SubjectRequest", "not_found", "seeds_of", "subject_row"]
+__all__ = [
+    "MAX_ALIAS_TERM",
+    "AliasesRequest",
+    "AliasesView",
+    "SubjectPageView",
+    "SubjectRequest",
+    "not_found",
+    "seeds_of",
+    "subject_row",
+]
+
+#: Longest alternative a concept group's aliases are looked up for (the builder's limit).
+MAX_ALIAS_TERM: Final = 180
 
 _VOCABULARY: Final = re.compile(VOCABULARY_NAME)
 _ID: Final = re.compile(SUBJECT_ID)
@@ -68,6 +80,36 @@ def seeds_of(subject: Subject) -> dict[str, str | None]:
         "controlled": controlled_term(subject.label, prefix) if prefix else None,
         "synonyms": synonym_group(subject.label, subject.synonyms) if subject.synonyms else None,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class AliasesRequest:
+    """A concept group's first alternative, as typed."""
+
+    term: str
+
+    def __post_init__(self) -> None:
+        if not self.term.strip() or len(self.term) > MAX_ALIAS_TERM:
+            raise SubjectLinkInvalid(
+                f"an alternative is 1 to {MAX_ALIAS_TERM} characters", code="alias_term"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class AliasesView:
+    """The subject a concept group's first alternative names exactly (its label or one
+    of its synonyms; ``None``: none does), and its other names — the vocabulary's synonyms
+    (entry terms), and its label when the alternative was a synonym — to offer."""
+
+    subject: Subject | None
+    aliases: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.subject
+        return {
+            "subject": (subject_row(s) | {"synonyms": list(s.synonyms)}) if s else None,
+            "aliases": list(self.aliases),
+        }
 
 
 @dataclass(frozen=True, slots=True)

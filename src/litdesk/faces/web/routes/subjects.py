@@ -14,7 +14,13 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from litdesk.core.vocab import SUBJECT_ID, VOCABULARY_NAME
-from litdesk.services.subjects import MAX_SUGGEST_QUERY, SubjectRequest, SuggestRequest
+from litdesk.services.subjects import (
+    MAX_ALIAS_TERM,
+    MAX_SUGGEST_QUERY,
+    AliasesRequest,
+    SubjectRequest,
+    SuggestRequest,
+)
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
@@ -42,6 +48,18 @@ async def suggest(
     # the first call builds the index (about half a second): off the event loop
     view = await run_in_threadpool(app.subjects.suggest, request)
     return view.to_dict()
+
+
+@api.get(
+    "/subjects/aliases",
+    summary="The subject a concept group's first alternative names, and its synonyms",
+)
+async def aliases(
+    app: AppDep, owner: OwnerDep, term: Annotated[str, Query(max_length=MAX_ALIAS_TERM)] = ""
+) -> dict[str, Any]:
+    del owner  # packaged public data; the owner is checked by the session gate alone
+    request = AliasesRequest(term)
+    return (await run_in_threadpool(app.subjects.aliases, request)).to_dict()
 
 
 @api.get("/subjects/vocabularies", summary="The offline vocabularies: package, licence, terms")
