@@ -39,6 +39,7 @@ from ._links import (
     VOCABULARY_NAME,
     SubjectLinkInvalid,
     SubjectRef,
+    distinct_links,
     parse_subject_ref,
     parse_subject_refs,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "Suggestion",
     "active_term",
     "controlled_term",
+    "distinct_links",
     "insert_subject",
     "merge_indexes",
     "normalise",

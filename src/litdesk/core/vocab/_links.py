@@ -17,6 +17,7 @@ __all__ = [
     "VOCABULARY_NAME",
     "SubjectLinkInvalid",
     "SubjectRef",
+    "distinct_links",
     "parse_subject_ref",
     "parse_subject_refs",
 ]
@@ -78,6 +79,17 @@ def parse_subject_ref(text: str) -> tuple[str, str]:
             code="subject_ref",
         )
     return match.group(1) or _DEFAULT_VOCABULARY, match.group(2)
+
+
+def distinct_links(subjects: Iterable[SubjectRef]) -> tuple[SubjectRef, ...]:
+    """Each subject once (by vocabulary and id), in order; at most
+    :data:`MAX_LINKED_SUBJECTS`."""
+    out = tuple({(s.vocabulary, s.id): s for s in subjects}.values())
+    if len(out) > MAX_LINKED_SUBJECTS:
+        raise SubjectLinkInvalid(
+            f"link at most {MAX_LINKED_SUBJECTS} subjects to one record", code="too_many"
+        )
+    return out
 
 
 def parse_subject_refs(texts: Iterable[str]) -> tuple[tuple[str, str], ...]:

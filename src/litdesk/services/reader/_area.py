@@ -25,7 +25,13 @@ from typing import Final
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError, NotFoundError
-from litdesk.adapters.store import get_recent_run, recent_runs_holding, remember_run, repo
+from litdesk.adapters.store import (
+    get_recent_run,
+    recent_runs_holding,
+    remember_run,
+    repo,
+    subject_links,
+)
 from litdesk.core.evidence import FullTextContext, find_occurrences, paper_pmcid, text_digest
 from litdesk.core.forms import Form
 from litdesk.core.fulltext import SECTION_SEPARATOR, Block
@@ -511,10 +517,16 @@ class ReaderArea:
             self._studies(owner),
             form,
             subject=f"{named[0]}:{named[1]}" if named else None,
-            subjects=[
-                s.to_dict() | {"records": n} for s, n in ws.linked_subjects(study=study or None)
-            ],
+            subjects=self._linked(ws, study or None, owner),
         )
+
+    def _linked(self, ws: Workspace, study: str | None, owner: str) -> list[Row]:
+        """The subjects the evidence ``owner`` may see (in ``study``) is linked to, each
+        with its number of records (the evidence table's filter)."""
+        study_id = ws.study(study).id if study else None
+        with self.providers.store.read() as conn:
+            pairs = subject_links.linked_subjects(conn, visible_to=owner, study_id=study_id)
+        return [s.to_dict() | {"records": n} for s, n in pairs]
 
     # --- citations ----------------------------------------------------------------------------
 

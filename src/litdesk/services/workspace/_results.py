@@ -19,6 +19,7 @@ from litdesk.core.evidence import (
     Evidence,
     EvidenceRefused,
     FullTextContext,
+    check_evidence,
     europe_pmc_url,
     paper_pmcid,
     text_digest,
@@ -43,6 +44,7 @@ __all__ = [
     "_check_status",
     "_new_id",
     "_note_notice",
+    "recheck",
     "_study_name",
     "context_from_fulltext",
     "merge_papers",
@@ -297,3 +299,15 @@ def _note_notice(note: Annotation, paper: Paper) -> str | None:
     if anchor.context.pmcid != paper_pmcid(paper):
         return f"the paragraph's PMCID {anchor.context.pmcid} is no longer the paper's"
     return None
+
+
+def recheck(ev: Evidence, paper: Paper) -> str:
+    """An evidence record's passage checked against its paper as stored now: ``ok``,
+    ``needs_verification`` (an external source) or why it no longer checks."""
+    if ev.source == "external":
+        return "needs_verification"
+    try:
+        check_evidence(ev, paper)
+    except EvidenceRefused as exc:
+        return exc.message
+    return "ok"

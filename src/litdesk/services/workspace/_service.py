@@ -22,10 +22,7 @@ from litdesk.adapters.store import (
 )
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import (
-    Evidence,
-    EvidenceRefused,
     FullTextContext,
-    check_evidence,
     make_anchor,
     make_annotation,
     make_evidence,
@@ -37,7 +34,7 @@ from litdesk.core.evidence import (
 from litdesk.core.forms import Form
 from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper, detect_identifier
-from litdesk.core.vocab import MAX_LINKED_SUBJECTS, SubjectLinkInvalid, SubjectRef
+from litdesk.core.vocab import SubjectRef, distinct_links
 from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
@@ -63,6 +60,7 @@ from ._results import (
     context_from_fulltext,
     merge_papers,
     now_iso,
+    recheck,
 )
 
 __all__ = [
@@ -445,13 +443,9 @@ class Workspace:
         """Record evidence: its values (``finding`` and the six ``fields``, or ``values``
         by form key) checked against the Study's form (the default six fields without a
         Study or a chosen form), its passage against its source; linked to ``subjects``
-        (each once, at most :data:`MAX_LINKED_SUBJECTS`)."""
+        (each once, at most eight)."""
         now = now_iso()
-        linked = tuple({(s.vocabulary, s.id): s for s in subjects}.values())
-        if len(linked) > MAX_LINKED_SUBJECTS:
-            raise SubjectLinkInvalid(
-                f"link at most {MAX_LINKED_SUBJECTS} subjects to one record", code="too_many"
-            )
+        linked = distinct_links(subjects)
         raw: dict[str, object] = {k: v for k, v in fields.items() if v is not None}
         if finding is not None:
             raw["finding"] = finding
@@ -502,7 +496,7 @@ class Workspace:
             if study_id:
                 repo.add_study_paper(conn, study_id, paper.id, now)
                 self._history(conn, study_id, "evidence_added", ev_id, now)
-        return EvidenceView(ev_id, ev, study_id, paper, _recheck(ev, paper), linked)
+        return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper), linked)
 
     def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
         """Change an evidence record's six fields ('' clears one) or passage."""
@@ -550,9 +544,8 @@ class Workspace:
             repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
             self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
             linked = tuple(subject_links.subjects_of(conn, [evidence_id]).get(evidence_id, ()))
-        return EvidenceView(
-            evidence_id, revised, row.study_id, paper, _recheck(revised, paper), linked
-        )
+        checked = recheck(revised, paper)
+        return EvidenceView(evidence_id, revised, row.study_id, paper, checked, linked)
 
     def form(self, study: str | None) -> Form:
         """The extraction form evidence in ``study`` follows (None: the default six fields)."""
@@ -589,24 +582,10 @@ class Workspace:
                 except IntegrityError as exc:
                     problems.append(f"evidence {row.id}: {exc.message}")
                     continue
-                out.append(
-                    EvidenceView(
-                        row.id,
-                        ev,
-                        row.study_id,
-                        paper,
-                        _recheck(ev, paper),
-                        tuple(links.get(row.id, ())),
-                    )
-                )
+                linked = tuple(links.get(row.id, ()))
+                view = EvidenceView(row.id, ev, row.study_id, paper, recheck(ev, paper), linked)
+                out.append(view)
         return out, problems
-
-    def linked_subjects(self, *, study: str | None = None) -> list[tuple[SubjectRef, int]]:
-        """The subjects the evidence this account may see (in ``study``) is linked to,
-        each with its number of records."""
-        with self._reading() as conn:
-            study_id = self._study(conn, study).id if study else None
-            return subject_links.linked_subjects(conn, visible_to=self.owner, study_id=study_id)
 
     # --- imports -----------------------------------------------------------------------
 
@@ -826,13 +805,3 @@ def all_refused(refused: Sequence[RefusedFile]) -> InputError | NotFoundError:
     """The error of an import whose every file was refused (nothing was saved): a single
     file's own error, or one listing them (``FilesNotFound`` when none exists)."""
     return _all_refused(refused)
-
-
-def _recheck(ev: Evidence, paper: Paper) -> str:
-    if ev.source == "external":
-        return "needs_verification"
-    try:
-        check_evidence(ev, paper)
-    except EvidenceRefused as exc:
-        return exc.message
-    return "ok"
