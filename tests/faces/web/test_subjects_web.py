@@ -11,6 +11,7 @@ from tests.conftest import _need
 from tests.faces.web._server import Running, epmc_body, epmc_record, write_cassette, xss_records
 
 from litdesk.adapters.vocab import MESH, package_version
+from litdesk.faces.web.routes.search import SearchParams, _query
 
 CONTROLLED = 'MESH:"Insulin Resistance" AND obesity'
 
@@ -27,6 +28,13 @@ def cassette(tmp_path: Path) -> Path:
     write_cassette(folder, "tumour growth", epmc_body(xss_records(), next_cursor="AoE/next=="))
     write_cassette(
         folder, CONTROLLED, epmc_body([epmc_record(i) for i in range(2)]), providers=["europepmc"]
+    )
+    write_cassette(
+        folder,
+        "tumour growth",
+        epmc_body([epmc_record(i) for i in range(3)]),
+        providers=["europepmc"],
+        filters={"synonyms": True},
     )
     return folder
 
@@ -172,3 +180,32 @@ def test_aliases_of_a_concept_groups_first_alternative(running: Running) -> None
     assert found["aliases"] == []  # MeSH as packaged carries no entry terms
     assert none == {"subject": None, "aliases": []}
     assert long.status_code == 422 and blank.status_code == 400
+
+
+def test_europe_pmc_vocabulary_expansion_as_a_filter(running: Running) -> None:
+    with running.client() as c:
+        on = c.get(
+            "/api/v1/search",
+            params={"q": "tumour growth", "provider": "europepmc", "synonyms": "true"},
+        )
+        page = c.get(
+            "/search", params={"q": "tumour growth", "provider": "europepmc", "synonyms": "true"}
+        )
+        refused = c.get(
+            "/api/v1/search",
+            params={"q": "tumour growth", "provider": "openalex", "synonyms": "true"},
+        )
+        semantic = c.get(
+            "/api/v1/search", params={"q": "why?", "mode": "semantic", "synonyms": "true"}
+        )
+    assert on.status_code == 200, on.text
+    run = on.json()["run"]
+    assert run["definition"]["filters"]["synonyms"] is True
+    assert run["lanes"][0]["status"] == "ok" and len(on.json()["cards"]) == 3
+    assert page.status_code == 200
+    assert 'name="synonyms" value="true" aria-describedby="synonyms-help" checked' in page.text
+    # the page's own links (paging, restore) keep the filter
+    kept = _query(SearchParams(q="tumour growth", synonyms=True))
+    assert kept == "/search?q=tumour+growth&synonyms=true"
+    assert refused.status_code == 400 and refused.json()["code"] == "synonyms"
+    assert semantic.status_code == 400 and semantic.json()["code"] == "synonyms"
