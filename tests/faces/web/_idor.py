@@ -52,6 +52,8 @@ RECORD_FIELDS = (
     "item_id",
     "chat_id",
     "record_key",
+    "vocabulary",
+    "subject_id",
 )
 #: records shared by every account of the server (the PDF library, a vocabulary's
 #: subjects): routes naming one are not checked for 404, only for ana's data
