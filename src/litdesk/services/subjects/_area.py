@@ -1,6 +1,7 @@
 """The subjects area (``app.subjects``): controlled-vocabulary suggestions for the search
-form's active term, and the offline vocabularies' declarations (package, version, licence,
-source terms) for the About page.
+form's active term, the offline vocabularies' declarations (package, version, licence,
+source terms) for the About page, a concept group's aliases, the subjects evidence links to
+(resolved as the vocabularies name them) and a subject's page.
 
 The vocabularies are read from their packages once, on first use (about half a second for
 MeSH's 30,000 descriptors), then answered from memory: a keystroke costs a binary search,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from litdesk._errors import NotFoundError
@@ -122,7 +122,6 @@ class SubjectPageView:
     evidence: Sequence[Mapping[str, Any]] = ()
     problems: Sequence[str] = ()
     attribution: str = ""
-    studies: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -132,7 +131,6 @@ class SubjectPageView:
             "evidence": [dict(e) for e in self.evidence],
             "problems": list(self.problems),
             "attribution": self.attribution,
-            "studies": [dict(s) for s in self.studies],
         }
 
 
