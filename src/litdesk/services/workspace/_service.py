@@ -544,8 +544,8 @@ class Workspace:
             repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
             self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
             linked = tuple(subject_links.subjects_of(conn, [evidence_id]).get(evidence_id, ()))
-        checked = recheck(revised, paper)
-        return EvidenceView(evidence_id, revised, row.study_id, paper, checked, linked)
+        result = recheck(revised, paper)
+        return EvidenceView(evidence_id, revised, row.study_id, paper, result, linked)
 
     def form(self, study: str | None) -> Form:
         """The extraction form evidence in ``study`` follows (None: the default six fields)."""
