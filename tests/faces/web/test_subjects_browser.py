@@ -152,3 +152,111 @@ def test_about_page_is_accessible(page: Any, running: Running) -> None:
         pg.screenshot(path=str(SHOTS / "vocab33-about.png"), full_page=True)
     if AXE.is_file():
         assert _serious(pg) == []
+
+
+def test_pick_subjects_for_evidence_then_the_subject_page(page: Any, running: Running) -> None:
+    """The reader's Subjects field: a keyboard combobox (Enter picks, never records); the
+    finding recorded with its subject links to the subject's page, which lists it, passes
+    axe and fits 375 px, and fills the search form from the subject without running it."""
+    from tests.faces.web._page_checks import sideways_scroll
+
+    with running.writer() as c:
+        cards = c.get("/api/v1/search", params={"q": PICKED}).json()["cards"]
+        pid = cards[1]["paper"]["id"]
+        c.post(f"/api/v1/papers/{pid}/save", json={}).raise_for_status()
+    pg = page
+    pg.goto(f"{running.base}/paper/{pid}")
+    pg.wait_for_selector("html[data-ready='1']")
+    pg.click("details.record-evidence > summary")
+    pg.fill("#ev-finding", "Growth slowed")
+    pg.fill("#ev-passage", "growth slowed")
+    field = pg.locator("#ev-subject-q")
+    assert field.get_attribute("role") == "combobox" and field.get_attribute("name") == "subjects"
+    field.click()
+    field.press_sequentially("neoplas", delay=15)
+    first = pg.locator("#ev-subject-list li[role=option]").first
+    first.wait_for()
+    assert first.text_content().startswith("Neoplasms")
+    assert field.get_attribute("aria-expanded") == "true"
+    assert "subject suggestion" in pg.text_content("#ev-subject-status")
+    if AXE.is_file():
+        assert _serious(pg) == []
+    field.press("ArrowDown")
+    assert field.get_attribute("aria-activedescendant") == "ev-subject-list-opt-0"
+    field.press("Enter")  # picks; the evidence is not recorded
+    chip = pg.locator("#ev-subject-chosen li")
+    assert chip.count() == 1 and "Neoplasms (MeSH D009369)" in chip.text_content()
+    assert pg.input_value("#ev-subject-chosen input[name=subjects]") == "mesh:D009369"
+    assert field.input_value() == "" and pg.locator("#evidence-list .card").count() == 0
+    if SHOTS:
+        pg.locator("#evidence-form").screenshot(path=str(SHOTS / "vocab33-evidence-form.png"))
+    field.press("Enter")  # an empty field: Enter records nothing either
+    assert pg.locator("#evidence-list .card").count() == 0
+    pg.click("#evidence-form button[type=submit]")
+    link = pg.locator("#evidence-list .subjects a", has_text="Neoplasms")
+    link.wait_for()
+    assert chip.count() == 0  # the form was reset with its chips
+    link.click()
+    pg.wait_for_url("**/subject/mesh/D009369")
+    pg.wait_for_selector("html[data-ready='1']")
+    assert pg.text_content("h1") == "Neoplasms"
+    rows = pg.locator("#subject-evidence tbody tr")
+    assert rows.count() == 1 and "Growth slowed" in rows.first.text_content()
+    if SHOTS:
+        pg.screenshot(path=str(SHOTS / "vocab33-subject.png"), full_page=True)
+    if AXE.is_file():
+        assert _serious(pg) == []
+    pg.set_viewport_size({"width": 375, "height": 800})
+    assert sideways_scroll(pg) == []
+    pg.set_viewport_size({"width": 1200, "height": 900})
+    # the Literature panel fills the search form; nothing runs until Search
+    pg.check('#subject-seed input[value^="MESH:"]')
+    pg.click("#subject-seed button[type=submit]")
+    pg.wait_for_url("**/search?**")
+    pg.wait_for_selector("html[data-ready='1']")
+    assert pg.input_value("#q") == 'MESH:"Neoplasms"'
+    assert pg.locator("#results").count() == 0
+    assert pg.input_value("#q-subject input[name=subject_id]") == "D009369"
+    assert pg.locator('#q-subject a[href="/subject/mesh/D009369"]').count() == 1
+    assert pg.console_errors == []
+
+
+def test_pick_aliases_for_a_concept_group(
+    page: Any, running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A concept group whose first alternative is a subject names it (a link to its page)
+    and offers its other names as checkboxes that add and remove alternatives. MeSH as
+    packaged has no entry terms, so the (in-process) server reads a small vocabulary that
+    has them."""
+    from litdesk.core.vocab import Subject, SubjectIndex
+    from litdesk.services.subjects import SubjectsArea
+
+    small = SubjectIndex(
+        [Subject("mesh", "D003920", "Diabetes Mellitus", ("Diabetes", "Diabetes, Type 2"))]
+    )
+    monkeypatch.setattr(SubjectsArea, "index", lambda self: small)
+    pg = page
+    pg.goto(running.base + "/search")
+    pg.wait_for_selector("html[data-ready='1']")
+    pg.click("details.strategy > summary")
+    group = pg.locator('fieldset.concept[data-group="1"]')
+    terms = group.locator("textarea")
+    terms.fill("diabetes mellitus")
+    box = group.locator("div.aliases")
+    box.locator("a", has_text="Diabetes Mellitus").wait_for()
+    assert box.locator("a").get_attribute("href") == "/subject/mesh/D003920"
+    names = box.locator('input[type="checkbox"]')
+    assert names.count() == 2
+    names.nth(1).check()  # the keyboard reaches them as any checkbox
+    assert terms.input_value() == "diabetes mellitus\nDiabetes, Type 2"
+    group.locator("#alias-1-0").press("Space")
+    assert terms.input_value() == "diabetes mellitus\nDiabetes, Type 2\nDiabetes"
+    names.nth(1).uncheck()
+    assert terms.input_value() == "diabetes mellitus\nDiabetes"
+    if AXE.is_file():
+        assert _serious(pg) == []
+    terms.fill("asthma")  # no subject: the offer goes
+    box.wait_for(state="hidden")
+    pg.click("#strategy-form button[type=submit]")
+    pg.locator("#strategy-out pre.built-query").wait_for()
+    assert pg.console_errors == []

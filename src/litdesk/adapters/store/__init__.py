@@ -12,6 +12,7 @@ from . import _oidc as oidc
 from . import _repo as repo
 from . import _screening as screening
 from . import _study_records as study_records
+from . import _subject_links as subject_links
 from . import _trash as trash
 from . import _whole_searches as whole_searches
 from ._accounts import LOCAL_OWNER, NotPermitted, allowance_owner
@@ -232,6 +233,7 @@ __all__ = [
     "save_search_run",
     "studies_by_keys",
     "study_records",
+    "subject_links",
     "RecordCounts",
     "SourceRow",
     "StudyRecordRow",

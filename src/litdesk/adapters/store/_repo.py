@@ -38,6 +38,7 @@ from ._schema import (
     study_papers,
     study_search_runs,
 )
+from ._subject_links import evidence_linked_to
 from ._trash import deleted_studies
 
 __all__ = [
@@ -691,11 +692,17 @@ def list_documents(
     paper_ids: Sequence[str] | None = None,
     limit: int = 1_000,
     visible_to: str | None = None,
+    subject: tuple[str, str] | None = None,
 ) -> list[DocumentRow]:
     """Stored documents of ``kind``, oldest first (parsed and checked by the caller); only
-    those account ``visible_to`` made or may see through its Studies, when given."""
+    those account ``visible_to`` made or may see through its Studies, when given; with
+    ``subject`` (vocabulary, id) only the evidence records linked to it."""
     table = DOCUMENT_TABLES[kind]
     query = sa.select(table)
+    if subject is not None:
+        if kind != "evidence":
+            raise InputError("only evidence is linked to subjects")
+        query = query.where(table.c.id.in_(evidence_linked_to(*subject)))
     if visible_to is not None and visible_to != LOCAL_OWNER:
         query = query.where(visible_documents(table, visible_to))
     if study_id is not None:

@@ -20,6 +20,7 @@ __all__ = [
     "study_history",
     "study_members",
     "evidence",
+    "evidence_subjects",
     "imports",
     "live_searches",
     "metadata",
@@ -159,6 +160,22 @@ evidence = sa.Table(
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
     sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
+)
+
+evidence_subjects = sa.Table(
+    "evidence_subjects",
+    metadata,
+    sa.Column(
+        "evidence_id",
+        sa.String(_ID),
+        sa.ForeignKey("evidence.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("vocabulary", sa.String(40), primary_key=True),
+    sa.Column("subject_id", sa.String(64), primary_key=True),
+    sa.Column("label", sa.String(300), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False, server_default="0"),
+    sa.Index("ix_evidence_subjects_subject", "vocabulary", "subject_id"),
 )
 
 search_runs = sa.Table(

@@ -20,6 +20,7 @@ from litdesk._errors import NotFoundError
 from ._engine import dump_json, load_json, sources_changed
 from ._schema import (
     evidence,
+    evidence_subjects,
     imports,
     metadata,
     notes,
@@ -73,6 +74,7 @@ _TABLES: Final[dict[str, sa.Table]] = {
     "imports": imports,
     "notes": notes,
     "evidence": evidence,
+    "evidence_subjects": evidence_subjects,
 }
 
 
@@ -119,13 +121,31 @@ def _take(conn: Connection, table: sa.Table, where: sa.ColumnElement[bool]) -> l
     return rows
 
 
+def _take_evidence(
+    conn: Connection, where: sa.ColumnElement[bool]
+) -> dict[str, list[dict[str, Any]]]:
+    """Take evidence records with their subject links (put back after the records)."""
+    links = _take(
+        conn,
+        evidence_subjects,
+        evidence_subjects.c.evidence_id.in_(sa.select(evidence.c.id).where(where)),
+    )
+    return {"evidence": _take(conn, evidence, where), "evidence_subjects": links}
+
+
 def take_document(conn: Connection, kind: str, doc_id: str) -> dict[str, list[dict[str, Any]]]:
-    """Take one note or evidence record (``kind``: ``notes``/``evidence``)."""
+    """Take one note or evidence record (``kind``: ``notes``/``evidence``; an evidence
+    record with its subject links)."""
     table = _TABLES[kind]
-    rows = _take(conn, table, table.c.id == doc_id)
+    if kind == "evidence":
+        taken = _take_evidence(conn, table.c.id == doc_id)
+        rows = taken["evidence"]
+    else:
+        rows = _take(conn, table, table.c.id == doc_id)
+        taken = {kind: rows}
     if not rows:
         raise NotFoundError(f"no {kind} record {doc_id[:80]}", code="record_not_found")
-    return {kind: rows}
+    return taken
 
 
 def take_study_paper(
@@ -142,10 +162,8 @@ def take_study_paper(
         "notes": _take(
             conn, notes, sa.and_(notes.c.study_id == study_id, notes.c.paper_id == paper_id)
         ),
-        "evidence": _take(
-            conn,
-            evidence,
-            sa.and_(evidence.c.study_id == study_id, evidence.c.paper_id == paper_id),
+        **_take_evidence(
+            conn, sa.and_(evidence.c.study_id == study_id, evidence.c.paper_id == paper_id)
         ),
     }
 
@@ -196,6 +214,13 @@ def put_back(conn: Connection, data: dict[str, list[dict[str, Any]]]) -> int:
             ).first()
             if have is not None:
                 continue
+            if name == "evidence_subjects":  # a link whose record was not put back is left
+                record = values.get("evidence_id")
+                if (
+                    conn.execute(sa.select(evidence.c.id).where(evidence.c.id == record)).first()
+                    is None
+                ):
+                    continue
             sid = values.get("study_id")
             if sid is not None:
                 alive = conn.execute(sa.select(studies.c.id).where(studies.c.id == sid)).first()
@@ -284,6 +309,13 @@ def deleted_study_entries(conn: Connection) -> list[TrashRow]:
 def purge_study(conn: Connection, study_id: str) -> None:
     """Delete a Study for good: its notes, evidence and imports, its trash, the Study (its
     links, members and history go with it)."""
+    conn.execute(
+        sa.delete(evidence_subjects).where(
+            evidence_subjects.c.evidence_id.in_(
+                sa.select(evidence.c.id).where(evidence.c.study_id == study_id)
+            )
+        )
+    )
     for table in (notes, evidence, imports, study_trash):
         conn.execute(sa.delete(table).where(table.c.study_id == study_id))
     conn.execute(sa.delete(studies).where(studies.c.id == study_id))

@@ -115,6 +115,8 @@ def _check_filters(filters: SearchFilters) -> None:
     for name in ("open_access", "include_retracted"):
         if not isinstance(getattr(filters, name), bool):
             raise QueryFilterError(f"{name} must be true or false")
+    if filters.synonyms is not None and not isinstance(filters.synonyms, bool):
+        raise QueryFilterError("synonyms must be true, false or not given")
 
 
 def compile_search(

@@ -92,7 +92,9 @@ def expression(query: Query, filters: SearchFilters) -> str:
     return out
 
 
-def _request(query: str, page: int, cursor: str, operation: str) -> CompiledRequest:
+def _request(
+    query: str, page: int, cursor: str, operation: str, synonyms: bool | None = None
+) -> CompiledRequest:
     params = [
         ("query", query),
         ("format", "json"),
@@ -100,6 +102,8 @@ def _request(query: str, page: int, cursor: str, operation: str) -> CompiledRequ
         ("pageSize", str(page)),
         ("cursorMark", cursor),
     ]
+    if synonyms is not None:  # vocabulary expansion, sent only when chosen (as the reference)
+        params.append(("synonym", "TRUE" if synonyms else "FALSE"))
     return finish(
         PROVIDER,
         operation="lookup" if operation == "lookup" else "search",
@@ -116,7 +120,7 @@ def compile_search(
     refuse_semantic(PROVIDER, mode)
     page = check_limit(PROVIDER, limit, MAX_PAGE)
     mark = text_cursor(PROVIDER, cursor)
-    return _request(expression(query, filters), page, mark, "search")
+    return _request(expression(query, filters), page, mark, "search", filters.synonyms)
 
 
 def compile_lookup(namespace: str, value: str) -> CompiledRequest:

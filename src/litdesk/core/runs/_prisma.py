@@ -179,6 +179,12 @@ def build_prisma(
                 f"{expansion.id} ({'; '.join(expansion.terms)}); provenance only, "
                 "each database ran the query shown"
             )
+        if run.definition.filters.synonyms is not None:
+            notes.append(
+                f"run {run.id}: Europe PMC vocabulary expansion (synonyms) "
+                f"{'on' if run.definition.filters.synonyms else 'off'} (synonym="
+                f"{'TRUE' if run.definition.filters.synonyms else 'FALSE'})"
+            )
         if run.reused_from:
             notes.append(f"run {run.id} reused the results of run {run.reused_from}")
     for provider in dict.fromkeys(lane.provider for run in runs for lane in run.lanes):

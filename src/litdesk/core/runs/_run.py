@@ -227,7 +227,10 @@ def _definition(d: Mapping[str, Any]) -> RunDefinition:
     for name in ("open_access", "include_retracted"):
         if not isinstance(f.get(name, False), bool):
             raise _fail(f"definition.filters.{name} must be true or false")
-    unknown = set(f) - {*allowed, "open_access", "include_retracted", "year_from", "year_to"}
+    if not isinstance(f.get("synonyms", False), bool):
+        raise _fail("definition.filters.synonyms must be true or false")
+    flags = {"open_access", "include_retracted", "synonyms"}
+    unknown = set(f) - {*allowed, *flags, "year_from", "year_to"}
     if unknown:
         raise _fail(f"definition.filters has unknown keys: {', '.join(sorted(unknown))[:80]}")
     filters = SearchFilters(
@@ -238,6 +241,7 @@ def _definition(d: Mapping[str, Any]) -> RunDefinition:
         include_retracted=f.get("include_retracted", False),
         type=f.get("type", "all"),
         sort=f.get("sort", "relevance"),
+        synonyms=f.get("synonyms"),
     )
     try:
         expansions = read_expansions(d.get("expansions", []))

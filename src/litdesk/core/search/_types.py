@@ -53,9 +53,12 @@ class SearchFilters:
     include_retracted: bool = False
     type: Literal["all", "review", "preprint", "journal"] = "all"
     sort: Literal["relevance", "newest", "cited"] = "relevance"
+    #: Europe PMC's vocabulary expansion (its ``synonym`` parameter): ``None`` leaves it to
+    #: Europe PMC; other providers have no such option (the request refuses ``True`` then)
+    synonyms: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "field": self.field,
             "year_from": self.year_from,
             "year_to": self.year_to,
@@ -64,6 +67,9 @@ class SearchFilters:
             "type": self.type,
             "sort": self.sort,
         }
+        if self.synonyms is not None:  # only when chosen: earlier definitions read the same
+            out["synonyms"] = self.synonyms
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ provenance a pick leaves in a search definition.
   then spelling suggestions for longer letter-only input that is not all upper case.
 * :func:`active_term` / :func:`insert_subject` — the span a pick replaces, and the query
   with the label put there (quoted where needed).
+* :class:`SubjectRef` / :func:`parse_subject_refs` — the subjects an evidence record links to.
 * :class:`Expansion` / :func:`read_expansions` — provenance (vocabulary, id, terms), validated.
 """
 
@@ -32,10 +33,23 @@ from ._index import (
     read_expansions,
     spelling_allowed,
 )
+from ._links import (
+    MAX_LINKED_SUBJECTS,
+    SUBJECT_ID,
+    VOCABULARY_NAME,
+    SubjectLinkInvalid,
+    SubjectRef,
+    distinct_links,
+    parse_subject_ref,
+    parse_subject_refs,
+)
 
 __all__ = [
     "EXPANSION_LIMITS",
     "MAX_ACTIVE_CHARS",
+    "MAX_LINKED_SUBJECTS",
+    "SUBJECT_ID",
+    "VOCABULARY_NAME",
     "MAX_PREFIX",
     "MAX_SPELLING",
     "ActiveTerm",
@@ -43,12 +57,17 @@ __all__ = [
     "ExpansionInvalid",
     "Subject",
     "SubjectIndex",
+    "SubjectLinkInvalid",
+    "SubjectRef",
     "Suggestion",
     "active_term",
     "controlled_term",
+    "distinct_links",
     "insert_subject",
     "merge_indexes",
     "normalise",
+    "parse_subject_ref",
+    "parse_subject_refs",
     "quote_label",
     "read_expansions",
     "spelling_allowed",

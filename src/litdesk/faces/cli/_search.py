@@ -322,6 +322,14 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option(help="Keep retracted publications.")
         ] = False,
         sort: Annotated[str, typer.Option(help="relevance, newest or cited.")] = "relevance",
+        synonyms: Annotated[
+            bool | None,
+            typer.Option(
+                "--synonyms/--no-synonyms",
+                help="Europe PMC's vocabulary expansion on or off (not given: Europe PMC's "
+                "default).",
+            ),
+        ] = None,
         cursor: Annotated[
             str | None, typer.Option(help="A provider's next cursor (one provider only).")
         ] = None,
@@ -383,11 +391,14 @@ def register(app: typer.Typer) -> None:
                 save=save or study is not None,
                 study=study,
                 use_cache=not no_cache,
+                synonyms=synonyms,
             )
             _fused(wanted, record=record, replay=replay, as_json=as_json)
             return
         if save or study:
             raise SearchArgumentError("--save and --study keep fused runs, not --trace output")
+        if synonyms is not None:
+            raise SearchArgumentError("--synonyms is a filter of fused runs, not of --trace")
         traced = TraceRequest(  # validated there
             query,
             tuple(_providers(provider)),

@@ -41,6 +41,13 @@ FieldOpt = Annotated[
     list[str] | None,
     typer.Option("--field", help="key=value for a field of the Study's form (repeatable)."),
 ]
+SubjectOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--subject",
+        help="Link a subject, as mesh:D003920 (a bare id is MeSH; repeatable, up to 8).",
+    ),
+]
 
 
 class CliArgumentError(InputError):
@@ -512,14 +519,18 @@ def evidence_add(
     ] = None,
     study: StudyOpt = None,
     fields: FieldOpt = None,
+    subjects: SubjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Record a finding with its passage, checked against its source; its values follow
-    the Study's form (``--field key=value``; see ``litdesk study form``)."""
+    the Study's form (``--field key=value``; see ``litdesk study form``); ``--subject``
+    links it to a subject of an installed vocabulary (its page lists the finding)."""
     from ._fields import field_values
 
     values = field_values(fields)
-    ws = _ws()
+    app = _app()
+    linked = app.subjects.resolve(subjects or [])
+    ws = app.workspace()
     view = ws.add_evidence(
         paper,
         finding=finding,
@@ -534,11 +545,13 @@ def evidence_add(
         intervention=intervention,
         limitations=limitations,
         values=values,
+        subjects=linked,
     )
     if as_json:
         emit_json(view.to_dict())
     else:
-        _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck})")
+        about = f", linked to {'; '.join(s.label for s in linked)}" if linked else ""
+        _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck}){about}")
 
 
 @evidence_app.command("update")
@@ -592,12 +605,19 @@ def evidence_update(
 def evidence_list(
     study: StudyOpt = None,
     paper: Annotated[str | None, typer.Option("--paper")] = None,
+    subject: Annotated[
+        str | None,
+        typer.Option("--subject", help="Only evidence linked to this subject (mesh:D003920)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List evidence (newest 1,000), each re-checked against its paper."""
+    """List evidence (newest 1,000), each re-checked against its paper, with the subjects
+    it is linked to."""
     from litdesk.core.evidence import evidence_headline as headline
+    from litdesk.core.vocab import parse_subject_ref
 
-    views, problems = _ws().evidence(study=study, paper_ref=paper)
+    named = parse_subject_ref(subject) if subject else None
+    views, problems = _ws().evidence(study=study, paper_ref=paper, subject=named)
     if as_json:
         emit_json({"evidence": [v.to_dict() for v in views], "problems": problems})
         return
@@ -605,7 +625,20 @@ def evidence_list(
 
     print_rows(
         console,
-        ((v.id, v.evidence.paper_id, f"[{v.recheck}]", headline(v.evidence)) for v in views),
+        (
+            (
+                v.id,
+                v.evidence.paper_id,
+                f"[{v.recheck}]",
+                headline(v.evidence)
+                + (
+                    " · subjects: " + "; ".join(f"{s.label} ({s.key})" for s in v.subjects)
+                    if v.subjects
+                    else ""
+                ),
+            )
+            for v in views
+        ),
     )
     for p in problems:
         _say(f"invalid stored evidence skipped: {p}")

@@ -92,7 +92,8 @@ class App:
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
         self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
-        self.reader = ReaderArea(self.providers, clock=clock)
+        self.subjects = SubjectsArea(store=store)
+        self.reader = ReaderArea(self.providers, clock=clock, subjects=self.subjects.resolve)
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats))
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
@@ -100,8 +101,6 @@ class App:
         self.search = SearchArea(self.providers, self.live, clock=clock)
         self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake(), lease_s=settings.jobs_lease_seconds)  # noqa: PLW0108  # fmt: skip
         self.zotero = ZoteroArea(store=store, pdfs=self.pdfs, screening=self.screening)
-
-        self.subjects = SubjectsArea()
 
         self._sso: SingleSignOn | None = None
         # guards only the lazy single sign-on object (sessions, rights and runs live in

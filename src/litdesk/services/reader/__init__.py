@@ -42,6 +42,7 @@ from ._views import (
     Segment,
     SharedView,
     abstract_segments,
+    evidence_row,
     marked_segments,
 )
 
@@ -85,5 +86,6 @@ __all__ = [
     "SnapshotChanged",
     "StatusRequest",
     "abstract_segments",
+    "evidence_row",
     "marked_segments",
 ]

@@ -19,17 +19,25 @@ pool); methods that reach a provider are async.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError, NotFoundError
-from litdesk.adapters.store import get_recent_run, recent_runs_holding, remember_run, repo
+from litdesk.adapters.store import (
+    get_recent_run,
+    recent_runs_holding,
+    remember_run,
+    repo,
+    subject_links,
+)
 from litdesk.core.evidence import FullTextContext, find_occurrences, paper_pmcid, text_digest
 from litdesk.core.forms import Form
 from litdesk.core.fulltext import SECTION_SEPARATOR, Block
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunInvalid, SearchRun, read_run
+from litdesk.core.vocab import SubjectRef, parse_subject_ref
 from litdesk.services.citations import Mode, seed_key
 from litdesk.services.fulltext import FullTextResult
 from litdesk.services.providers import Providers
@@ -202,9 +210,17 @@ class ReaderArea:
     """The reader's use cases over the app's providers (store, transport, fused search).
     ``clock``: what recent runs' and citation listings' retention read."""
 
-    def __init__(self, providers: Providers, *, clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(
+        self,
+        providers: Providers,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
+        subjects: Callable[[Sequence[str]], tuple[SubjectRef, ...]] | None = None,
+    ) -> None:
         self.providers = providers
         self.clock = clock
+        #: names subjects (``mesh:D003920``) as the installed vocabularies label them
+        self.subjects = subjects
         #: citation lists shown, remembered in the store so chosen works can be saved
         self.listings = Listings(providers.store, clock=clock)
 
@@ -445,6 +461,7 @@ class ReaderArea:
         if r.source == "fulltext" and r.block:
             context = await self._context(r.paper_id, r.block, r.snapshot or None, owner)
         ws = self._ws(owner)
+        linked = await asyncio.to_thread(self._resolve, r.subjects)
         await asyncio.to_thread(
             lambda: ws.add_evidence(
                 r.paper_id,
@@ -460,6 +477,7 @@ class ReaderArea:
                 intervention=r.intervention or None,
                 limitations=r.limitations or None,
                 values=dict(r.values),
+                subjects=linked,
             )
         )
         return await asyncio.to_thread(
@@ -474,10 +492,22 @@ class ReaderArea:
         )
         return EvidenceRecordView(record, ws.form(record.study_id))
 
-    def evidence_table(self, *, study: str | None = None, owner: str) -> EvidenceTableView:
-        """Evidence across all findings or one Study, each re-checked against its paper."""
+    def _resolve(self, refs: Sequence[str]) -> tuple[SubjectRef, ...]:
+        if not refs:
+            return ()
+        if self.subjects is None:
+            raise ReaderInputError("subjects cannot be linked here", code="no_vocabulary")
+        return self.subjects(refs)
+
+    def evidence_table(
+        self, *, study: str | None = None, subject: str | None = None, owner: str
+    ) -> EvidenceTableView:
+        """Evidence across all findings or one Study (linked to ``subject``, as in
+        ``mesh:D003920``, when given), each re-checked against its paper; with the
+        subjects the shown Study's evidence is linked to (the filter's choices)."""
         ws = self._ws(owner)
-        views, problems = ws.evidence(study=study or None)
+        named = parse_subject_ref(subject) if subject else None
+        views, problems = ws.evidence(study=study or None, subject=named)
         forms = self._forms(ws, views)
         form = ws.form(study or None)
         return EvidenceTableView(
@@ -486,7 +516,17 @@ class ReaderArea:
             study,
             self._studies(owner),
             form,
+            subject=f"{named[0]}:{named[1]}" if named else None,
+            subjects=self._linked(ws, study or None, owner),
         )
+
+    def _linked(self, ws: Workspace, study: str | None, owner: str) -> list[Row]:
+        """The subjects the evidence ``owner`` may see (in ``study``) is linked to, each
+        with its number of records (the evidence table's filter)."""
+        study_id = ws.study(study).id if study else None
+        with self.providers.store.read() as conn:
+            pairs = subject_links.linked_subjects(conn, visible_to=owner, study_id=study_id)
+        return [s.to_dict() | {"records": n} for s, n in pairs]
 
     # --- citations ----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import Final, Literal
 
 from litdesk._errors import InputError
 from litdesk.adapters.store import READING_STATUSES
+from litdesk.core.vocab import parse_subject_refs
 from litdesk.services.citations import MAX_PAGE, MODES, CitationArgumentError, Mode
 
 __all__ = [
@@ -201,10 +202,13 @@ class EvidenceRequest:
     limitations: str | None = None
     #: values by the key of a field of the Study's form (text as typed; typed by the form)
     values: Mapping[str, object] = field(default_factory=dict)
+    #: subjects to link the record to (``mesh:D003920``; a bare id is a MeSH id)
+    subjects: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.passage.strip():
             raise ReaderInputError("give the supporting passage", code="no_passage")
+        parse_subject_refs(self.subjects)  # shape and count; the area resolves them
         _values(self.values)
         if self.source not in ("abstract", "fulltext", "external"):
             raise ReaderInputError(

@@ -177,13 +177,17 @@ class EvidenceTableView:
     study: str | None
     studies: list[Row]
     form: Form = field(default_factory=default_form)
+    #: the subject the table is filtered by (``mesh:D003920``), and the filter's choices
+    subject: str | None = None
+    subjects: list[Row] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         keys = set(self.form.keys)
         return {
             "evidence": self.rows,
             "problems": self.problems,
-            "filters": {"study": self.study},
+            "filters": {"study": self.study, "subject": self.subject},
+            "subjects": self.subjects,
             "studies": self.studies,
             "evidence_fields": _fields(self.form),
             "form": form_to_json(self.form),

@@ -137,11 +137,18 @@ class SearchRequest:
     study: str | None = None
     use_cache: bool = True
     expansions: tuple[Expansion, ...] = ()
+    #: Europe PMC's vocabulary expansion: ``None`` leaves it to Europe PMC (not sent)
+    synonyms: bool | None = None
     definition: RunDefinition = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.query.strip():
             raise SearchInputError("type a query", code="empty")
+        if self.synonyms and self.mode == "semantic":
+            raise SearchInputError(
+                "vocabulary expansion is for keyword and discovery searches, not a question",
+                code="synonyms",
+            )
         _choice("mode", self.mode, MODES)
         _choice("field", self.field, FIELDS)
         _choice("type", self.type, TYPES)
@@ -189,12 +196,19 @@ class SearchRequest:
                     "open_access": self.open_access,
                     "include_retracted": self.include_retracted,
                     "sort": self.sort,
-                },
+                }
+                | ({"synonyms": self.synonyms} if self.synonyms is not None else {}),
                 limit=self.limit,
                 expansions=self.expansions,
             )
         except RunInvalid as exc:
             raise SearchInputError(exc.message, code="definition") from None
+        if self.synonyms and "europepmc" not in definition.providers:
+            raise SearchInputError(
+                "vocabulary expansion (synonyms) is a Europe PMC option: include Europe PMC "
+                "among the databases, or leave it off",
+                code="synonyms",
+            )
         object.__setattr__(self, "definition", definition)
 
 

@@ -28,6 +28,7 @@ from litdesk.adapters.store import accounts as access
 from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
+from litdesk.core.vocab import parse_subject_ref
 from litdesk.services.dedup import keep_working_sets
 from litdesk.services.jobs import (
     Handler,
@@ -426,7 +427,8 @@ class StudiesArea:
         ws = self._ws(owner)
         with ws.snapshot():
             study_id = ws.study(request.study).id if request.study else None
-            views, problems = ws.evidence(study=study_id)
+            subject = parse_subject_ref(request.subject) if request.subject else None
+            views, problems = ws.evidence(study=study_id, subject=subject)
             form = ws.form(study_id)
         return EvidenceTable(study_id, len(views), evidence_csv(views, form), tuple(problems))
 

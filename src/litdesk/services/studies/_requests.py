@@ -7,6 +7,7 @@ from typing import Final
 
 from litdesk._errors import InputError
 from litdesk.adapters.store import READING_STATUSES
+from litdesk.core.vocab import parse_subject_ref
 from litdesk.services.search import SearchRequest
 from litdesk.services.workspace import MAX_ZIP_BYTES
 
@@ -183,12 +184,17 @@ class NotebookExportRequest:
 
 @dataclass(frozen=True, slots=True)
 class EvidenceExportRequest:
-    """The evidence table (CSV) of a Study, or of every saved paper."""
+    """The evidence table (CSV) of a Study, or of every saved paper (only the records
+    linked to ``subject``, as in ``mesh:D003920``, when given)."""
 
     study: str | None = None
+    subject: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", _blank(self.study))
+        object.__setattr__(self, "subject", _blank(self.subject))
+        if self.subject is not None:
+            parse_subject_ref(self.subject)
 
 
 @dataclass(frozen=True, slots=True)

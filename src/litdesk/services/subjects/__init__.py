@@ -1,5 +1,6 @@
 """The subjects area (``app.subjects``): suggestions from offline controlled vocabularies
-(MeSH descriptors) for the search form, and the vocabularies' declarations."""
+(MeSH descriptors) for the search form, the vocabularies' declarations, and subjects as
+objects (a subject's page: the searches it seeds, the evidence linked to it)."""
 
 from ._area import (
     MAX_SUGGEST_QUERY,
@@ -11,9 +12,23 @@ from ._area import (
     VocabulariesView,
     VocabularyInfo,
 )
+from ._pages import (
+    MAX_ALIAS_TERM,
+    AliasesRequest,
+    AliasesView,
+    SubjectPageView,
+    SubjectRequest,
+    seeds_of,
+    subject_row,
+)
 
 __all__ = [
+    "MAX_ALIAS_TERM",
     "MAX_SUGGEST_QUERY",
+    "AliasesRequest",
+    "AliasesView",
+    "SubjectPageView",
+    "SubjectRequest",
     "SubjectsArea",
     "SuggestInputError",
     "SuggestRequest",
@@ -21,4 +36,6 @@ __all__ = [
     "VOCABULARY_NAMES",
     "VocabulariesView",
     "VocabularyInfo",
+    "seeds_of",
+    "subject_row",
 ]

@@ -1,6 +1,7 @@
 """The subjects area (``app.subjects``): controlled-vocabulary suggestions for the search
-form's active term, and the offline vocabularies' declarations (package, version, licence,
-source terms) for the About page.
+form's active term, the offline vocabularies' declarations (package, version, licence,
+source terms) for the About page, a concept group's aliases, the subjects evidence links to
+(resolved as the vocabularies name them) and a subject's page.
 
 The vocabularies are read from their packages once, on first use (about half a second for
 MeSH's 30,000 descriptors), then answered from memory: a keystroke costs a binary search,
@@ -9,11 +10,12 @@ plus a trigram shortlist for spelling suggestions (``bench/vocab_suggest.py``)."
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from litdesk._errors import InputError
+from litdesk.adapters.store import Store
 from litdesk.adapters.vocab import (
     VOCABULARIES,
     VocabularyPackage,
@@ -24,11 +26,19 @@ from litdesk.core.vocab import (
     MAX_PREFIX,
     Subject,
     SubjectIndex,
+    SubjectLinkInvalid,
+    SubjectRef,
     active_term,
     controlled_term,
+    normalise,
+    parse_subject_refs,
     quote_label,
     synonym_group,
 )
+from litdesk.services.reader import evidence_row
+from litdesk.services.workspace import Workspace
+
+from ._pages import AliasesRequest, AliasesView, SubjectPageView, SubjectRequest, not_found
 
 __all__ = [
     "MAX_SUGGEST_QUERY",
@@ -127,10 +137,13 @@ class SuggestView:
 
 
 class SubjectsArea:
-    """Suggestions from the offline vocabularies (owner-free: packaged public data)."""
+    """Suggestions from the offline vocabularies (owner-free: packaged public data), and
+    subjects as objects: a subject's page with the evidence linked to it (``store``:
+    where evidence is kept; the owner's rights are checked as for the evidence table)."""
 
-    def __init__(self, *, load: Loader = load_vocabulary) -> None:
+    def __init__(self, *, load: Loader = load_vocabulary, store: Store | None = None) -> None:
         self._load = load
+        self._store = store
         self._lock = threading.Lock()
         self._index: SubjectIndex | None = None
         self._info: tuple[VocabularyInfo, ...] = ()
@@ -206,3 +219,76 @@ class SubjectsArea:
                 }
             )
         return SuggestView(term.to_dict(), tuple(rows), attribution=self._attribution())
+
+    def aliases(self, request: AliasesRequest) -> AliasesView:
+        """The subject a concept group's first alternative names exactly (a label or a
+        synonym, compared as normalised), with its other names to offer as alternatives
+        (each once, case-insensitively, the typed one left out)."""
+        exact = [
+            s
+            for s in self.index().suggest(request.term.strip(), limit=MAX_PREFIX)
+            if s.kind == "exact"
+        ]
+        if not exact:
+            return AliasesView(None)
+        subject = exact[0].subject
+        seen = {normalise(request.term)}
+        aliases: list[str] = []
+        for name in (subject.label, *subject.synonyms):
+            if normalise(name) not in seen:
+                seen.add(normalise(name))
+                aliases.append(name)
+        return AliasesView(subject, tuple(aliases))
+
+    # --- subjects as objects ----------------------------------------------------------------
+
+    def resolve(self, refs: Sequence[str]) -> tuple[SubjectRef, ...]:
+        """The subjects named by ``refs`` (``mesh:D003920``, or a bare MeSH id), each
+        once, as the installed vocabularies label them; one that is not there is refused
+        (so a link always names a real subject)."""
+        parsed = parse_subject_refs(refs)
+        if not parsed:
+            return ()
+        index = self.index()
+        out: list[SubjectRef] = []
+        for vocabulary, ident in parsed:
+            subject = index.get(vocabulary, ident)
+            if subject is None:
+                name = VOCABULARY_NAMES.get(vocabulary)
+                raise SubjectLinkInvalid(
+                    f"{ident} is not a subject of {name}"
+                    if name
+                    else f"litdesk has no vocabulary called {vocabulary!r}",
+                    code="unknown_subject",
+                )
+            out.append(SubjectRef(subject.vocabulary, subject.id, subject.label))
+        return tuple(out)
+
+    def subject(self, request: SubjectRequest, *, owner: str) -> SubjectPageView:
+        """A subject's page: the subject as its vocabulary names it (or as the evidence
+        linked to it keeps it, when the vocabulary is not installed), the searches it
+        seeds, and the evidence linked to it that ``owner`` may see (each re-checked)."""
+        found = self.index().get(request.vocabulary, request.id)
+        rows: list[Mapping[str, Any]] = []
+        problems: list[str] = []
+        kept: SubjectRef | None = None
+        if self._store is not None:
+            ws = Workspace(self._store, owner=owner)
+            views, problems = ws.evidence(subject=(request.vocabulary, request.id))
+            forms = {sid: ws.form(sid) for sid in {v.study_id for v in views}}
+            rows = [evidence_row(v, forms[v.study_id]) for v in views]
+            kept = next(
+                (
+                    s
+                    for v in views
+                    for s in v.subjects
+                    if (s.vocabulary, s.id) == (request.vocabulary, request.id)
+                ),
+                None,
+            )
+        if found is None and kept is None:
+            raise not_found(request)
+        subject = found or Subject(request.vocabulary, request.id, kept.label if kept else "")
+        return SubjectPageView(
+            subject, found is not None, tuple(rows), tuple(problems), self._attribution()
+        )

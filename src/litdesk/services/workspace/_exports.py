@@ -106,11 +106,16 @@ OTHER_FIELDS: Final = "other_fields"
 # --- evidence CSV and notebook ---------------------------------------------------------
 
 
+#: the evidence CSV's column of linked subjects (present when a record has one)
+SUBJECTS_COLUMN: Final = "subjects"
+
+
 def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str:
     """The evidence table as formula-safe CSV: one column per field of the Study's form
     (the default six without one), then the passage columns; values of fields the form
     no longer has go to an ``other_fields`` column (a JSON object), present when a
-    record has such values or the form is not the default."""
+    record has such values or the form is not the default; the linked subjects to a
+    ``subjects`` column, present when a record has one."""
     form = form or default_form()
     rows = list(views)
     keys = form.keys
@@ -118,6 +123,8 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
     columns = (*_ID_COLUMNS, *keys, *_PASSAGE_COLUMNS)
     if form.template != "default" or any(extras):
         columns = (*columns, OTHER_FIELDS)
+    if any(v.subjects for v in rows):  # the linked subjects, as "label (mesh:D003920)"
+        columns = (*columns, SUBJECTS_COLUMN)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(columns)
@@ -143,6 +150,7 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
             "recheck": v.recheck,
             "created_at": ev.created_at,
             OTHER_FIELDS: json.dumps(extra, ensure_ascii=False) if extra else "",
+            SUBJECTS_COLUMN: "; ".join(f"{s.label} ({s.key})" for s in v.subjects),
         }
         values = evidence_values(ev)
         for key in keys:

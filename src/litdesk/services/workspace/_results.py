@@ -19,11 +19,13 @@ from litdesk.core.evidence import (
     Evidence,
     EvidenceRefused,
     FullTextContext,
+    check_evidence,
     europe_pmc_url,
     paper_pmcid,
     text_digest,
 )
 from litdesk.core.records import Paper, read_paper, split_arxiv
+from litdesk.core.vocab import SubjectRef
 from litdesk.services.imports import RefusedFile
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "_check_status",
     "_new_id",
     "_note_notice",
+    "recheck",
     "_study_name",
     "context_from_fulltext",
     "merge_papers",
@@ -177,10 +180,13 @@ class EvidenceView:
     study_id: str | None
     paper: Paper | None
     recheck: str  # "ok", "needs_verification" or the reason the stored passage no longer checks
+    #: the subjects the record is linked to (vocabulary, id, label), in the order linked
+    subjects: tuple[SubjectRef, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "study_id": self.study_id, "recheck": self.recheck}
         out.update(self.evidence.model_dump(mode="json"))
+        out["subjects"] = [s.to_dict() for s in self.subjects]
         return out
 
 
@@ -293,3 +299,15 @@ def _note_notice(note: Annotation, paper: Paper) -> str | None:
     if anchor.context.pmcid != paper_pmcid(paper):
         return f"the paragraph's PMCID {anchor.context.pmcid} is no longer the paper's"
     return None
+
+
+def recheck(ev: Evidence, paper: Paper) -> str:
+    """An evidence record's passage checked against its paper as stored now: ``ok``,
+    ``needs_verification`` (an external source) or why it no longer checks."""
+    if ev.source == "external":
+        return "needs_verification"
+    try:
+        check_evidence(ev, paper)
+    except EvidenceRefused as exc:
+        return exc.message
+    return "ok"

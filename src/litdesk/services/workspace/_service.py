@@ -18,13 +18,11 @@ from litdesk.adapters.store import (
     get_search_run,
     identity_keys,
     repo,
+    subject_links,
 )
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import (
-    Evidence,
-    EvidenceRefused,
     FullTextContext,
-    check_evidence,
     make_anchor,
     make_annotation,
     make_evidence,
@@ -36,6 +34,7 @@ from litdesk.core.evidence import (
 from litdesk.core.forms import Form
 from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper, detect_identifier
+from litdesk.core.vocab import SubjectRef, distinct_links
 from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
@@ -61,6 +60,7 @@ from ._results import (
     context_from_fulltext,
     merge_papers,
     now_iso,
+    recheck,
 )
 
 __all__ = [
@@ -437,12 +437,15 @@ class Workspace:
         context: FullTextContext | None = None,
         study: str | None = None,
         values: Mapping[str, object] | None = None,
+        subjects: Sequence[SubjectRef] = (),
         **fields: str | None,
     ) -> EvidenceView:
         """Record evidence: its values (``finding`` and the six ``fields``, or ``values``
         by form key) checked against the Study's form (the default six fields without a
-        Study or a chosen form), its passage against its source."""
+        Study or a chosen form), its passage against its source; linked to ``subjects``
+        (each once, at most eight)."""
         now = now_iso()
+        linked = distinct_links(subjects)
         raw: dict[str, object] = {k: v for k, v in fields.items() if v is not None}
         if finding is not None:
             raw["finding"] = finding
@@ -489,10 +492,11 @@ class Workspace:
                 study_id=study_id,
                 owner=self.owner,
             )
+            subject_links.link_subjects(conn, ev_id, linked)
             if study_id:
                 repo.add_study_paper(conn, study_id, paper.id, now)
                 self._history(conn, study_id, "evidence_added", ev_id, now)
-        return EvidenceView(ev_id, ev, study_id, paper, _recheck(ev, paper))
+        return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper), linked)
 
     def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
         """Change an evidence record's six fields ('' clears one) or passage."""
@@ -539,7 +543,9 @@ class Workspace:
                     )
             repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
             self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
-        return EvidenceView(evidence_id, revised, row.study_id, paper, _recheck(revised, paper))
+            linked = tuple(subject_links.subjects_of(conn, [evidence_id]).get(evidence_id, ()))
+        result = recheck(revised, paper)
+        return EvidenceView(evidence_id, revised, row.study_id, paper, result, linked)
 
     def form(self, study: str | None) -> Form:
         """The extraction form evidence in ``study`` follows (None: the default six fields)."""
@@ -547,17 +553,28 @@ class Workspace:
             return form_of(conn, self._study(conn, study).id if study else None)
 
     def evidence(
-        self, *, study: str | None = None, paper_ref: str | None = None
+        self,
+        *,
+        study: str | None = None,
+        paper_ref: str | None = None,
+        subject: tuple[str, str] | None = None,
     ) -> tuple[list[EvidenceView], list[str]]:
-        """Evidence records, each re-checked against its paper as stored now."""
+        """Evidence records (of a Study, a paper, linked to a ``subject``: vocabulary and
+        id), each re-checked against its paper as stored now, with its subjects."""
         out: list[EvidenceView] = []
         problems: list[str] = []
         with self._reading() as conn:
             paper_ids = [self._paper(conn, paper_ref)] if paper_ref else None
             study_id = self._study(conn, study).id if study else None
             rows = repo.list_documents(
-                conn, "evidence", study_id=study_id, paper_ids=paper_ids, visible_to=self.owner
+                conn,
+                "evidence",
+                study_id=study_id,
+                paper_ids=paper_ids,
+                visible_to=self.owner,
+                subject=subject,
             )
+            links = subject_links.subjects_of(conn, [r.id for r in rows])
             for row in rows:
                 try:
                     ev = read_evidence(row.json())
@@ -565,7 +582,9 @@ class Workspace:
                 except IntegrityError as exc:
                     problems.append(f"evidence {row.id}: {exc.message}")
                     continue
-                out.append(EvidenceView(row.id, ev, row.study_id, paper, _recheck(ev, paper)))
+                linked = tuple(links.get(row.id, ()))
+                view = EvidenceView(row.id, ev, row.study_id, paper, recheck(ev, paper), linked)
+                out.append(view)
         return out, problems
 
     # --- imports -----------------------------------------------------------------------
@@ -786,13 +805,3 @@ def all_refused(refused: Sequence[RefusedFile]) -> InputError | NotFoundError:
     """The error of an import whose every file was refused (nothing was saved): a single
     file's own error, or one listing them (``FilesNotFound`` when none exists)."""
     return _all_refused(refused)
-
-
-def _recheck(ev: Evidence, paper: Paper) -> str:
-    if ev.source == "external":
-        return "needs_verification"
-    try:
-        check_evidence(ev, paper)
-    except EvidenceRefused as exc:
-        return exc.message
-    return "ok"

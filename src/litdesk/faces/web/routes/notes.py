@@ -11,6 +11,7 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
+from litdesk.core.vocab import MAX_LINKED_SUBJECTS
 from litdesk.services.app import App
 from litdesk.services.reader import EvidenceRequest
 from litdesk.services.studies import (
@@ -45,8 +46,11 @@ class NotebookParams(BaseModel):
 
 class StudyParam(BaseModel):
     study: str | None = Field(None, max_length=200)
+    subject: str | None = Field(
+        None, max_length=120, description="Only evidence linked to this subject (mesh:D003920)."
+    )
 
-    @field_validator("study", mode="before")
+    @field_validator("study", "subject", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value == "" else value
@@ -57,7 +61,7 @@ def notebook_view(app: App, owner: str, p: NotebookParams) -> dict[str, Any]:
 
 
 def evidence_view(app: App, owner: str, p: StudyParam) -> dict[str, object]:
-    return app.reader.evidence_table(study=p.study, owner=owner).to_dict()
+    return app.reader.evidence_table(study=p.study, subject=p.subject, owner=owner).to_dict()
 
 
 @pages.get("/notebook", response_class=HTMLResponse)
@@ -104,7 +108,9 @@ def evidence_api(
 def evidence_export(
     app: AppDep, owner: OwnerDep, params: Annotated[StudyParam, Query()]
 ) -> Response:
-    table = app.studies.export_evidence(EvidenceExportRequest(params.study), owner=owner)
+    table = app.studies.export_evidence(
+        EvidenceExportRequest(params.study, params.subject), owner=owner
+    )
     return download(table.download())
 
 
@@ -134,6 +140,11 @@ class EvidenceFields(BaseModel):
     method: str | None = Field(None, max_length=MAX_FIELD)
     intervention: str | None = Field(None, max_length=MAX_FIELD)
     limitations: str | None = Field(None, max_length=MAX_FIELD)
+    subjects: list[Annotated[str, Field(max_length=120)]] = Field(
+        default_factory=list,
+        max_length=MAX_LINKED_SUBJECTS,
+        description="Subjects to link the record to, as in mesh:D003920 (a bare id is MeSH).",
+    )
 
     def request(self, paper_id: str, values: Mapping[str, object] | None = None) -> EvidenceRequest:
         return EvidenceRequest(
@@ -151,6 +162,7 @@ class EvidenceFields(BaseModel):
             intervention=self.intervention,
             limitations=self.limitations,
             values=dict(values or {}),
+            subjects=tuple(self.subjects),
         )
 
 

@@ -90,6 +90,11 @@ class SearchParams(BaseModel):
     open_access: bool = False
     include_retracted: bool = False
     sort: str = Field("relevance", description=f"One of {', '.join(SORTS)}.")
+    synonyms: bool | None = Field(
+        None,
+        description="Europe PMC's vocabulary expansion (synonym=TRUE|FALSE; not given: "
+        "Europe PMC's default). True is refused for semantic searches and without Europe PMC.",
+    )
     cursor: str | None = Field(
         None,
         pattern=BOUND_CURSOR,
@@ -117,7 +122,7 @@ class SearchParams(BaseModel):
         description="The picked subject's label (one per subject_vocabulary).",
     )
 
-    @field_validator("year_from", "year_to", "cursor", mode="before")
+    @field_validator("year_from", "year_to", "cursor", "synonyms", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value == "" else value  # an empty form field means "not given"
@@ -147,6 +152,7 @@ class SearchParams(BaseModel):
             cursor=self.cursor or None,
             page=self.page,
             expansions=self.expansions(),
+            synonyms=self.synonyms,
         )
 
 

@@ -1,17 +1,29 @@
 """Subjects: suggestions from the offline vocabularies for the search form's active term
-(``/api/v1/subjects/suggest``) and the vocabularies' declarations
-(``/api/v1/subjects/vocabularies``: package, version, licence, source and its terms)."""
+(``/api/v1/subjects/suggest``), the vocabularies' declarations
+(``/api/v1/subjects/vocabularies``: package, version, licence, source and its terms), and a
+subject's page (``/subject/<vocabulary>/<id>``, ``/api/v1/subjects/<vocabulary>/<id>``):
+the searches it seeds and the evidence linked to it."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
-from litdesk.services.subjects import MAX_SUGGEST_QUERY, SuggestRequest
+from litdesk.core.vocab import SUBJECT_ID, VOCABULARY_NAME
+from litdesk.services.subjects import (
+    MAX_ALIAS_TERM,
+    MAX_SUGGEST_QUERY,
+    AliasesRequest,
+    SubjectRequest,
+    SuggestRequest,
+)
 
 from .._deps import AppDep, OwnerDep
+from .._render import page
 
 __all__ = ["api", "pages"]
 
@@ -38,6 +50,43 @@ async def suggest(
     return view.to_dict()
 
 
+@api.get(
+    "/subjects/aliases",
+    summary="The subject a concept group's first alternative names, and its synonyms",
+)
+async def aliases(
+    app: AppDep, owner: OwnerDep, term: Annotated[str, Query(max_length=MAX_ALIAS_TERM)] = ""
+) -> dict[str, Any]:
+    del owner  # packaged public data; the owner is checked by the session gate alone
+    request = AliasesRequest(term)
+    return (await run_in_threadpool(app.subjects.aliases, request)).to_dict()
+
+
 @api.get("/subjects/vocabularies", summary="The offline vocabularies: package, licence, terms")
 async def vocabularies(app: AppDep) -> dict[str, Any]:
     return (await run_in_threadpool(app.subjects.vocabularies)).to_dict()
+
+
+Vocabulary = Annotated[str, PathParam(pattern=f"^{VOCABULARY_NAME}$")]
+SubjectId = Annotated[str, PathParam(pattern=f"^{SUBJECT_ID}$")]
+
+
+@api.get(
+    "/subjects/{vocabulary}/{subject_id}",
+    summary="A subject: the searches it seeds and the evidence linked to it",
+)
+async def subject_api(
+    app: AppDep, owner: OwnerDep, vocabulary: Vocabulary, subject_id: SubjectId
+) -> dict[str, Any]:
+    request = SubjectRequest(vocabulary, subject_id)
+    return (await run_in_threadpool(lambda: app.subjects.subject(request, owner=owner))).to_dict()
+
+
+@pages.get("/subject/{vocabulary}/{subject_id}", response_class=HTMLResponse)
+async def subject_page(
+    request: Request, app: AppDep, owner: OwnerDep, vocabulary: Vocabulary, subject_id: SubjectId
+) -> HTMLResponse:
+    asked = SubjectRequest(vocabulary, subject_id)
+    view = await run_in_threadpool(lambda: app.subjects.subject(asked, owner=owner))
+    data = view.to_dict()
+    return page(request, "subject.html", data, title=data["subject"]["label"])

@@ -3,6 +3,7 @@ import { installKeys } from "./keys.js";
 import { installSearch } from "./search.js";
 import { installLive } from "./live.js";
 import { installSubjects } from "./subjects.js";
+import { installSubjectPicker } from "./subject_picker.js";
 import { installReader } from "./reader.js";
 import { installImports } from "./imports.js";
 import { installStudyZip } from "./study_zip.js";
@@ -22,6 +23,7 @@ installSwap();
 installCounts();
 if (document.getElementById("search-form")) { installSearch(); installLive(); installSubjects(); }
 if (document.getElementById("highlight-form")) installReader();
+for (const picker of document.querySelectorAll(".subject-picker")) installSubjectPicker(picker);
 if (document.getElementById("dropzone")) installImports();
 if (document.getElementById("zip-import")) installStudyZip();
 if (document.getElementById("suggest-evidence")) installAssist();

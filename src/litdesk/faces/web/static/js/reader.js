@@ -202,6 +202,7 @@ export function installReader() {
     for (const [k, v] of new FormData(evForm).entries()) {
       if (k === "csrf_token" || v === "") continue;
       if (k.startsWith("field.")) data.values[k.slice(6)] = v; // the Study's form fields
+      else if (k === "subjects") (data.subjects ||= []).push(v); // linked subjects: a list
       else data[k] = v;
     }
     const { ok, body } = await post(`/api/v1/papers/${encodeURIComponent(paperId)}/evidence`, data);

@@ -3,13 +3,18 @@
 // text. "Use this query" fills the search form (see useQuery; it does not search). Groups
 // that came from the strategy assistant must be confirmed with "I reviewed these concepts"
 // first, and any edit clears that confirmation. The suggestion is a model call run as a job of the
-// server's queue (assist_job.js).
-import { csrfToken } from "./api.js";
+// server's queue (assist_job.js). When a group's first alternative is a subject of an
+// offline vocabulary (its heading or one of its synonyms, /api/v1/subjects/aliases), the
+// group names it (with a link to its page) and offers its other names as checkboxes that
+// add or remove them as alternatives.
+import { csrfToken, getJson } from "./api.js";
 import { askModel } from "./assist_job.js";
 import { line, plural } from "./dom.js";
 import { say } from "./swap.js";
 
 const MAX_GROUPS = 6;
+const MAX_TERMS = 8;
+const ALIAS_DEBOUNCE_MS = 250;
 
 export async function postJson(path, payload) {
   const response = await fetch(path, {
@@ -60,6 +65,8 @@ export function fillGroups(groups) {
     fs.querySelector('input[name="label"]').value = g ? g.label : "";
     fs.querySelector("textarea").value = g ? g.terms.join("\n") : "";
     fs.querySelector('input[name="included"]').checked = true;
+    // the first alternatives' subjects and their other names are looked up again
+    fs.querySelector("textarea").dispatchEvent(new Event("input", { bubbles: true }));
   });
   state.fromSuggestion = true;
   document.getElementById("strategy-ai-note").hidden = false;
@@ -149,8 +156,115 @@ function showBuilt(data) {
   syncUseButton();
 }
 
+function termsOf(textarea) {
+  return textarea.value.split("\n").map((t) => t.trim()).filter(Boolean);
+}
+
+// The subject a group's first alternative names, and its other names as checkboxes.
+function installAliases(fs) {
+  const textarea = fs.querySelector("textarea");
+  const box = fs.querySelector("div.aliases");
+  if (!textarea || !box) return;
+  const group = fs.dataset.group;
+  let asked = "";
+  let timer = null;
+
+  function sync() {
+    const have = new Set(termsOf(textarea).map((t) => t.toLowerCase()));
+    for (const input of box.querySelectorAll('input[type="checkbox"]')) {
+      input.checked = have.has(input.value.toLowerCase());
+    }
+  }
+
+  function toggle(input) {
+    const terms = termsOf(textarea);
+    const key = input.value.toLowerCase();
+    const kept = terms.filter((t) => t.toLowerCase() !== key);
+    if (input.checked) {
+      if (terms.length >= MAX_TERMS) {
+        input.checked = false;
+        const say = box.querySelector(".aliases-note");
+        if (say) say.textContent = `A group has at most ${MAX_TERMS} alternatives.`;
+        return;
+      }
+      kept.push(input.value);
+    }
+    textarea.value = kept.join("\n");
+  }
+
+  function render(body) {
+    box.replaceChildren();
+    const s = body.subject;
+    if (!s) {
+      box.hidden = true;
+      return;
+    }
+    const said = document.createElement("p");
+    said.className = "muted";
+    said.append(`The first alternative is the ${s.vocabulary_name} subject `);
+    const link = document.createElement("a");
+    link.href = s.page;
+    link.textContent = s.label;
+    said.append(link, ` (${s.id}).`);
+    box.append(said);
+    if (!body.aliases.length) {
+      const none = document.createElement("p");
+      none.className = "muted aliases-note";
+      none.textContent = `${s.vocabulary_name} as installed lists no other names for it.`;
+      box.append(none);
+    } else {
+      const set = document.createElement("fieldset");
+      const legend = document.createElement("legend");
+      legend.textContent = `Add its other names from ${s.vocabulary_name}`;
+      set.append(legend);
+      body.aliases.forEach((name, i) => {
+        const label = document.createElement("label");
+        const input = document.createElement("input");
+        input.type = "checkbox";
+        input.value = name;
+        input.id = `alias-${group}-${i}`;
+        input.addEventListener("change", () => toggle(input));
+        label.append(input, ` ${name}`);
+        set.append(label);
+      });
+      const note = document.createElement("p");
+      note.className = "muted aliases-note";
+      note.setAttribute("role", "status");
+      set.append(note);
+      box.append(set);
+    }
+    box.hidden = false;
+    sync();
+  }
+
+  async function lookUp() {
+    const first = termsOf(textarea)[0] || "";
+    if (first === asked) {
+      sync();
+      return;
+    }
+    asked = first;
+    if (!first || first.length > 180) {
+      render({ subject: null, aliases: [] });
+      return;
+    }
+    try {
+      const { ok, body } = await getJson("/api/v1/subjects/aliases", { term: first });
+      if (asked === first) render(ok ? body : { subject: null, aliases: [] });
+    } catch {
+      render({ subject: null, aliases: [] });
+    }
+  }
+
+  textarea.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(lookUp, ALIAS_DEBOUNCE_MS);
+  });
+}
+
 export function installStrategy() {
   const form = document.getElementById("strategy-form");
+  for (const fs of fieldsets()) installAliases(fs);
   const out = document.getElementById("strategy-out");
   document.getElementById("strategy-add").addEventListener("click", () => {
     const next = fieldsets().find((fs) => fs.hidden);

@@ -136,7 +136,12 @@ export function installSubjects() {
     shown.append(`Subject from ${s.vocabulary_name}: `);
     const strong = document.createElement("strong");
     strong.textContent = s.label;
-    shown.append(strong, ` (${s.id}), recorded with the search; editing the query clears it.`);
+    shown.append(strong, ` (${s.id}), recorded with the search; editing the query clears it. `);
+    const link = document.createElement("a");
+    link.href = `/subject/${encodeURIComponent(s.vocabulary)}/${encodeURIComponent(s.id)}`;
+    link.textContent = "Subject page";
+    link.setAttribute("aria-label", `Subject page of ${s.label}`);
+    shown.append(link);
     subject.append(shown);
     for (const [name, v] of [["subject_vocabulary", s.vocabulary], ["subject_id", s.id], ["subject_label", s.label]]) {
       const input = document.createElement("input");
