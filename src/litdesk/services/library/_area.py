@@ -380,10 +380,14 @@ class LibraryArea:
         return await asyncio.to_thread(self._ask, request, owner)
 
     def _ask(self, request: AskRequest, owner: str) -> Answer:
+        papers = list(request.papers)
+        if request.study is not None:  # members only; the PDFs attached to its papers
+            papers = list(self.study_pdfs(request.study, owner=owner)[1])
+
         def ask(lib: Library) -> Answer:
             return lib.ask(
                 request.question,
-                papers=list(request.papers) or None,
+                papers=papers or None,
                 top_k=request.top_k,
                 thinking=cast(Thinking | None, request.thinking),
                 owner=owner,
