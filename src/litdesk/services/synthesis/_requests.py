@@ -62,8 +62,8 @@ class ReportRequest:
         object.__setattr__(self, "study", study)
         if sum((bool(self.papers), self.whole_library, study is not None)) > 1:
             raise ReportInputError(
-                "use one of the papers (--papers), a Study (--study) or the whole library "
-                "(--all), not several",
+                "use either the papers (--papers), a Study (--study) or the whole library "
+                "(--all): one of them",
                 code="scope",
             )
         if not self.whole_library and not self.papers and study is None:
