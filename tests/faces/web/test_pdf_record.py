@@ -142,12 +142,15 @@ def test_browser_confirm_attach_and_read_from_the_saved_list(page: Any, running:
     pg.locator("#paper-link").wait_for()
     assert "Citation embeddings" in pg.locator("#record-studies").inner_text()
 
-    # one object: the saved list and the Study page read the PDF
+    # one object: the paper's page, the saved list and the Study page read the PDF
+    pg.goto(f"{running.base}/paper/{paper_id}")
+    assert (
+        pg.locator("#reader-pdf").get_attribute("href", timeout=5_000).startswith("/library/pdf/")
+    )
     pg.goto(f"{running.base}/saved")
     pg.get_by_role("link", name=f"Read the PDF of {SPECTER}").click()
     pg.locator("#pdf-page").wait_for()
     assert SPECTER_PDF in pg.locator("h1").inner_text()
     pg.goto(f"{running.base}/study/{sid}")
     assert pg.get_by_role("link", name=f"Read the PDF of {SPECTER} ({SPECTER_PDF})").count() == 1
-    assert paper_id
     assert pg.console_errors == []

@@ -106,6 +106,9 @@ def test_a_pdf_is_confirmed_attached_and_saved_as_a_paper(settings: Settings) ->
         [row] = ft.rows
         assert row["pdf"] is not None and row["pdf"]["sha256"] == done.sha256
         assert row["pdf"]["state"] == "linked" and row["retrieved"] == "pdf"
+        assert app.reader.reader(specter.id, owner=me).pdf == {
+            "sha256": done.sha256, "file": SPECTER_PDF,
+        }  # fmt: skip
         saved = app.studies.saved(SavedRequest(), owner=me)
         assert saved.rows[0]["pdf"] == {"sha256": done.sha256, "file": SPECTER_PDF}
         files = {r["file"]: r for r in lib.view(LibraryPageRequest(), owner=me).files}

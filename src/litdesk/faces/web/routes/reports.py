@@ -127,7 +127,7 @@ def build_form(
     app: AppDep,
     owner: OwnerDep,
     papers: Annotated[list[str] | None, Form(max_length=200)] = None,
-    scope: Annotated[Literal["papers", "library", "study"], Form()] = "papers",
+    scope: Annotated[Literal["papers", "library", "study"] | None, Form()] = None,
     study: Annotated[str, Form(max_length=200)] = "",
     questions: Annotated[str, Form(max_length=25_000)] = "",
     summary: Annotated[Summary, Form()] = "none",
@@ -137,6 +137,8 @@ def build_form(
     detail_mode: Annotated[Detail, Form()] = "per-paper",
     from_chat: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
+    if scope is None:  # a client without the wizard's radio: a Study when only it is named
+        scope = "study" if study and not papers else "papers"
     whole = scope == "library"
     report = ReportRequest(
         tuple(papers or ()) if scope == "papers" else (), whole, tuple(questions.splitlines()),
