@@ -116,6 +116,9 @@ def test_a_pdf_is_confirmed_attached_and_saved_as_a_paper(settings: Settings) ->
         assert files[SPECTER_PDF]["confirmed_title"] == SPECTER
         assert files[HINDAWI_PDF]["paper"] is None
 
+        # identifiers only: the SPECTER PDF (title only) is not attached by matching; one
+        # saved paper with the Hindawi DOI is, in a second account's view only theirs
+        assert lib.attach_matching(owner=me) == []
         # no saved paper is the Hindawi PDF: it becomes one from what was read
         hv = lib.pdf_record(HINDAWI_PDF, owner=me)
         assert hv.candidates == [] and _field(hv, "doi")["value"] == "10.1155/2010/157939"
@@ -143,8 +146,13 @@ def test_records_and_study_scopes_are_each_accounts_own(settings: Settings) -> N
         study = ana_ws.create_study("Ana's review")
         paper = ana_ws.save_paper(make_paper(doi="10.1155/2010/157939", title="Hindawi"),
                                   study=study.id).paper  # fmt: skip
-        lib.confirm_pdf(ConfirmPdfRequest(HINDAWI_PDF, title="Ana's title"), owner=ana)
-        lib.attach_pdf(AttachPdfPaperRequest(HINDAWI_PDF, paper.id), owner=ana)
+        lib.confirm_pdf(
+            ConfirmPdfRequest(HINDAWI_PDF, title="Ana's title", doi="10.1155/2010/157939"),
+            owner=ana,
+        )
+        assert lib.attach_matching(owner=bob) == []  # ana's paper is not bob's
+        assert lib.attach_matching(owner=ana) == [(HINDAWI_PDF, paper.id)]  # by its DOI
+        assert lib.attach_matching(owner=ana) == []  # once
         assert lib.study_pdfs(study.id, owner=ana)[1] == (HINDAWI_PDF,)
 
         theirs = lib.pdf_record(HINDAWI_PDF, owner=bob)

@@ -1,5 +1,5 @@
 """CLI commands of the PDF library: ``litdesk library add|list|index|remove``, a PDF as a
-paper (``litdesk library show|confirm|attach|save-paper``) and ``litdesk ask``."""
+paper (``litdesk library show|confirm|attach|save-paper|match``) and ``litdesk ask``."""
 
 from __future__ import annotations
 
@@ -226,7 +226,7 @@ def show(pdf: PDF, as_json: bool = JSON) -> None:
 @command
 def confirm(
     pdf: PDF,
-    title: Annotated[str, typer.Option("--title", help="The paper's title (required).")],
+    title: Annotated[str | None, typer.Option("--title", help="The paper's title.")] = None,
     author: Annotated[
         list[str] | None, typer.Option("--author", help="An author; repeat in order.")
     ] = None,
@@ -236,14 +236,21 @@ def confirm(
     arxiv: Annotated[str | None, typer.Option("--arxiv", help="The arXiv id.")] = None,
     as_json: bool = JSON,
 ) -> None:
-    """Confirm or correct a PDF's description (kept as yours: "confirmed by you")."""
+    """Confirm or correct a PDF's description (kept as yours: "confirmed by you"). An option
+    not given keeps the value 'library show' shows (read from the PDF, or yours)."""
     from litdesk.services.library import ConfirmPdfRequest
 
-    request = ConfirmPdfRequest(
-        pdf, title=title, authors=tuple(author or ()), year=year, venue=venue, doi=doi,
-        arxiv=arxiv,
-    )  # fmt: skip
     with sync_app() as app:
+        shown = app.library.pdf_record(pdf, owner=app.owner)
+        names = shown.value("authors")
+        request = ConfirmPdfRequest(
+            pdf, title=title if title is not None else shown.value("title") or "",
+            authors=tuple(author) if author else tuple(names or ()),
+            year=year if year is not None else shown.value("year"),
+            venue=venue if venue is not None else shown.value("venue"),
+            doi=doi if doi is not None else shown.value("doi"),
+            arxiv=arxiv if arxiv is not None else shown.value("arxiv"),
+        )  # fmt: skip
         view = app.library.confirm_pdf(request, owner=app.owner)
     emit_json(view.to_dict()) if as_json else _print_record(view)
 
@@ -265,6 +272,20 @@ def attach(
     with sync_app() as app:
         view = app.library.attach_pdf(AttachPdfPaperRequest(pdf, paper, study), owner=app.owner)
     emit_json(view.to_dict()) if as_json else _print_record(view)
+
+
+@library_app.command("match")
+@command
+def match(as_json: bool = JSON) -> None:
+    """Attach each PDF to the saved paper sharing its DOI, arXiv id, PMID or PMCID."""
+    with sync_app() as app:
+        done = app.library.attach_matching(owner=app.owner)
+    if as_json:
+        emit_json({"attached": [{"file": f, "paper_id": p} for f, p in done]})
+        return
+    for file, paper_id in done:
+        console.print(f"{file}: attached to {paper_id}", markup=False, highlight=False)
+    console.print(f"{len(done)} attached", markup=False)
 
 
 @library_app.command("save-paper")

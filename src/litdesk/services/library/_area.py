@@ -480,6 +480,10 @@ class LibraryArea:
         """Attach the PDF to a saved paper (and so to the paper in its Studies)."""
         return self.records.attach(request, owner=owner)
 
+    def attach_matching(self, *, owner: str) -> list[tuple[str, str]]:
+        """Attach each library PDF to the one saved paper sharing its identifier."""
+        return self.records.attach_matching(owner=owner)
+
     def save_pdf_paper(self, request: SavePdfPaperRequest, *, owner: str) -> PdfRecordView:
         """A saved paper from the PDF's description, with the PDF attached."""
         return self.records.save_as_paper(request, owner=owner)

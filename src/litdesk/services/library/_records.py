@@ -33,7 +33,14 @@ from litdesk.adapters.store import fulltext as links
 from litdesk.adapters.store import pdf_records as records
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.pdfmeta import PdfFacts, PdfMeta, find_pubmed_ids, match_paper, read_meta
-from litdesk.core.records import Paper, make_paper
+from litdesk.core.records import (
+    Paper,
+    make_paper,
+    normalize_arxiv,
+    normalize_doi,
+    normalize_pmcid,
+    normalize_pmid,
+)
 from litdesk.services.workspace import Workspace, now_iso
 
 from ._indexer import hash_files
@@ -293,6 +300,36 @@ class PdfRecords:
         linked = self._attach(sha, file, saved.paper, request.study, owner)
         return replace(self.view(sha, owner=owner, changed="saved"), linked_in=linked)
 
+    def attach_matching(self, *, owner: str) -> list[tuple[str, str]]:
+        """Attach each library PDF ``owner`` has not attached to the saved paper that
+        shares one of its identifiers (DOI, arXiv id, PMID, PMCID: exactly one paper);
+        a title alone is never enough here (the PDF's page offers it). ``[(file, paper
+        id)]`` attached, in library order."""
+        lib = self._pdfs
+        files = lib.corpus().files
+        hashes = hash_files(lib.catalogue, files)
+        with self._store.read() as conn:
+            mine = records.pdf_records_of(conn, owner, list(hashes.values()))
+            saved = repo.list_papers(conn, limit=MATCH_CAP, visible_to=owner)
+        by_key: dict[str, list[Paper]] = {}
+        for row in saved:
+            for key in _paper_keys(row.paper):
+                by_key.setdefault(key, []).append(row.paper)
+        done: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for f in files:
+            sha = hashes.get(f.path)
+            if sha is None or sha in seen or (sha in mine and mine[sha].paper_id):
+                continue
+            seen.add(sha)
+            facts = self._facts(sha, f.name, f.path, mine.get(sha))
+            found = {p.id: p for key in _pdf_keys(facts) for p in by_key.get(key, [])}
+            if len(found) == 1:
+                paper = next(iter(found.values()))
+                self._attach(sha, f.name, paper, None, owner)
+                done.append((f.name, paper.id))
+        return done
+
     # --- for the lists -----------------------------------------------------------------
 
     def titles(self, shas: list[str], *, owner: str) -> dict[str, dict[str, Any]]:
@@ -317,6 +354,27 @@ class PdfRecords:
 
 def _studies_of(conn: Connection, paper_id: str) -> list[str]:
     return records.studies_of_paper(conn, paper_id)
+
+
+def _keys(doi: str | None, arxiv: str | None, pmid: str | None, pmcid: str | None) -> list[str]:
+    out: list[str] = []
+    for kind, value in (
+        ("doi", normalize_doi(doi) if doi else None),
+        ("arxiv", normalize_arxiv(arxiv) if arxiv else None),
+        ("pmid", normalize_pmid(pmid) if pmid else None),
+        ("pmcid", normalize_pmcid(pmcid) if pmcid else None),
+    ):
+        if value:
+            out.append(f"{kind}:{value}")
+    return out
+
+
+def _paper_keys(p: Paper) -> list[str]:
+    return _keys(p.doi, p.arxiv_id, p.pmid, p.pmcid)
+
+
+def _pdf_keys(f: PdfFacts) -> list[str]:
+    return _keys(f.doi, f.arxiv, f.pmid, f.pmcid)
 
 
 def _text(value: object) -> str | None:
