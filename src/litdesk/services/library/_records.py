@@ -32,7 +32,14 @@ from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import fulltext as links
 from litdesk.adapters.store import pdf_records as records
 from litdesk.core.library import CHUNKING_VERSION
-from litdesk.core.pdfmeta import PdfFacts, PdfMeta, find_pubmed_ids, match_paper, read_meta
+from litdesk.core.pdfmeta import (
+    PdfFacts,
+    PdfMeta,
+    find_pubmed_ids,
+    match_paper,
+    normalise_title,
+    read_meta,
+)
 from litdesk.core.records import (
     Paper,
     make_paper,
@@ -72,6 +79,7 @@ FIELDS: Final = (
 MATCH_CAP: Final = 5_000
 CANDIDATES_SHOWN: Final = 10
 _HEADS_KEPT: Final = 2_000
+_PAPERS_KEPT: Final = 50_000
 
 
 class PdfNotFound(NotFoundError):
@@ -87,6 +95,7 @@ class PdfRecords:
         self._store = store
         self._pdfs = pdfs
         self._heads: dict[str, PdfMeta | str] = {}
+        self._papers: dict[tuple[str | None, ...], tuple[frozenset[str], str]] = {}
         self._lock = threading.Lock()
 
     # --- the library's side ------------------------------------------------------------
@@ -163,11 +172,16 @@ class PdfRecords:
             ]
             saved = repo.list_papers(conn, limit=MATCH_CAP, visible_to=owner)
         facts = self._facts(sha, file, path, rec)
+        wanted = set(_pdf_keys(facts))
+        title = normalise_title(facts.title) if facts.title else None
         candidates: list[PdfCandidate] = []
         for row in saved:
             p = row.paper
             if paper is not None and p.id == paper["id"]:
                 continue
+            keys, folded = self._paper_facts(p)
+            if not (wanted & keys) and (title is None or folded != title):
+                continue  # neither an identifier nor the title in common: no match
             found = match_paper(p, [facts])
             if found is not None:
                 candidates.append(
@@ -185,6 +199,20 @@ class PdfRecords:
             fields=_fields(meta, confirmed), paper=paper, studies=studies,
             candidates=candidates[:CANDIDATES_SHOWN], changed=changed,
         )  # fmt: skip
+
+    def _paper_facts(self, p: Paper) -> tuple[frozenset[str], str]:
+        """A paper's identifier keys and folded title (remembered per record: a page of
+        the PDF compares it with every saved paper)."""
+        key = (p.id, p.doi, p.arxiv_id, p.pmid, p.pmcid, p.title)
+        with self._lock:
+            got = self._papers.get(key)
+        if got is None:
+            got = (frozenset(_paper_keys(p)), normalise_title(p.title or ""))
+            with self._lock:
+                if len(self._papers) > _PAPERS_KEPT:
+                    self._papers.clear()
+                self._papers[key] = got
+        return got
 
     @staticmethod
     def _paper(conn: Connection, paper_id: str | None, owner: str) -> dict[str, Any] | None:
