@@ -77,6 +77,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "/study/{ref}/dedup": ("/study/{study}/dedup",),
     "/library": ("/library",),
     "/library/pdf/{sha}": ("/library/pdf/{sha}",),
+    "/library/pdf/{sha}/record": ("/library/pdf/{sha}/record",),
     "/chat": ("/chat",),
     "/chat/round/{number}": ("/chat/round/1",),
     "/chat/history": ("/chat/history",),

@@ -77,7 +77,9 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         assert rows[ids["specter"]]["pdf"]["state"] == "suggested"
 
         page = c.get(f"/study/{sid}").text
-        assert "PDF: hindawi_rrp_2010_157939.pdf" in page
+        sha = rows[ids["hindawi"]]["pdf"]["sha256"]
+        assert f'PDF: <a href="/library/pdf/{sha}" class="pdf-link"' in page  # a link to read it
+        assert ">hindawi_rrp_2010_157939.pdf</a>" in page
         assert "PDF suggested: acl_2020_main_207_specter.pdf" in page
         assert "<strong>2</strong> of 3 not retrieved" in page
         assert "<script>alert(7)</script>" not in page

@@ -72,6 +72,8 @@ FALLBACK_PAGES = {("GET", "/search")}
 VIEWER_OWN_WRITES = {
     ("POST", "/paper/{paper_id}/highlight"),
     ("POST", "/paper/{paper_id}/comment"),
+    # a report over the PDFs of a Study she reads: her own build job (a read of the Study)
+    ("POST", "/reports/build"),
 }
 #: the selection form's actions that read the papers of a run a viewer may read (an export,
 #: a comparison) or save them into her own private list; "study" writes into a Study

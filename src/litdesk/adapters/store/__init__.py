@@ -9,6 +9,7 @@ from . import _accounts as accounts
 from . import _chats as chats
 from . import _fulltext as fulltext
 from . import _oidc as oidc
+from . import _pdf_records as pdf_records
 from . import _repo as repo
 from . import _screening as screening
 from . import _study_records as study_records
@@ -165,6 +166,7 @@ __all__ = [
     "accounts",
     "chats",
     "fulltext",
+    "pdf_records",
     "allowance_owner",
     "KEEP_RUNS",
     "DedupEntry",

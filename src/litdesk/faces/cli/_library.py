@@ -1,4 +1,5 @@
-"""CLI commands of the PDF library: ``litdesk library add|list|index|remove`` and ``litdesk ask``."""
+"""CLI commands of the PDF library: ``litdesk library add|list|index|remove``, a PDF as a
+paper (``litdesk library show|confirm|attach|save-paper|match``) and ``litdesk ask``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from litdesk.services.library import IndexOutcome, LibraryArea
+    from litdesk.services.library import IndexOutcome, LibraryArea, PdfRecordView
 
 
 @library_app.command("add")
@@ -178,6 +179,131 @@ def _vector_line(vi: dict[str, object]) -> str:
     )
 
 
+PDF = Annotated[str, typer.Argument(help="The PDF: its file name in the library (or SHA-256).")]
+
+
+def _print_record(view: PdfRecordView) -> None:
+    """A PDF's record as lines: the paper, the Studies, each field with its source."""
+    out = console.print
+    out(f"{view.file} (in the web workspace: {view.viewer})", markup=False, highlight=False)
+    if view.paper is not None:
+        out(f"paper: {view.paper['title']} [{view.paper['id']}]", markup=False, highlight=False)
+    else:
+        out("paper: none of your saved papers yet", markup=False)
+    for s in view.studies:
+        out(f"in the Study: {s['name']}", markup=False, highlight=False)
+    if view.read_problem:
+        err_console.print(f"nothing read from the PDF: {view.read_problem}", markup=False)
+    for f in view.fields:
+        value = f["value"]
+        if value is None:
+            out(f"{f['label']}: (not found)", markup=False)
+            continue
+        shown = "; ".join(value) if isinstance(value, list) else str(value)
+        sure = f", {round(f['confidence'] * 100)} % sure" if f["confidence"] is not None else ""
+        out(f"{f['label']}: {shown} ({f['source']}{sure})", markup=False, highlight=False)
+    for c in view.candidates:
+        out(
+            f"may be your paper {c['title']} [{c['id']}]: {c['detail']}"
+            f"{'' if c['certain'] else ' (check it: attach it with library attach)'}",
+            markup=False, highlight=False,
+        )  # fmt: skip
+    for sid in view.linked_in:
+        out(f"now linked in the Study {sid}", markup=False, highlight=False)
+
+
+@library_app.command("show")
+@command
+def show(pdf: PDF, as_json: bool = JSON) -> None:
+    """A PDF as your paper: its description (read from the PDF with how sure, or confirmed
+    by you), the paper it is, and the saved papers it may be."""
+    with sync_app() as app:
+        view = app.library.pdf_record(pdf, owner=app.owner)
+    emit_json(view.to_dict()) if as_json else _print_record(view)
+
+
+@library_app.command("confirm")
+@command
+def confirm(
+    pdf: PDF,
+    title: Annotated[str | None, typer.Option("--title", help="The paper's title.")] = None,
+    author: Annotated[
+        list[str] | None, typer.Option("--author", help="An author; repeat in order.")
+    ] = None,
+    year: Annotated[int | None, typer.Option("--year", help="The year.")] = None,
+    venue: Annotated[str | None, typer.Option("--venue", help="Journal or conference.")] = None,
+    doi: Annotated[str | None, typer.Option("--doi", help="The DOI.")] = None,
+    arxiv: Annotated[str | None, typer.Option("--arxiv", help="The arXiv id.")] = None,
+    as_json: bool = JSON,
+) -> None:
+    """Confirm or correct a PDF's description (kept as yours: "confirmed by you"). An option
+    not given keeps the value 'library show' shows (read from the PDF, or yours)."""
+    from litdesk.services.library import ConfirmPdfRequest
+
+    with sync_app() as app:
+        shown = app.library.pdf_record(pdf, owner=app.owner)
+        names = shown.value("authors")
+        request = ConfirmPdfRequest(
+            pdf, title=title if title is not None else shown.value("title") or "",
+            authors=tuple(author) if author else tuple(names or ()),
+            year=year if year is not None else shown.value("year"),
+            venue=venue if venue is not None else shown.value("venue"),
+            doi=doi if doi is not None else shown.value("doi"),
+            arxiv=arxiv if arxiv is not None else shown.value("arxiv"),
+        )  # fmt: skip
+        view = app.library.confirm_pdf(request, owner=app.owner)
+    emit_json(view.to_dict()) if as_json else _print_record(view)
+
+
+@library_app.command("attach")
+@command
+def attach(
+    pdf: PDF,
+    paper: Annotated[str, typer.Argument(help="A saved paper: its id, DOI, PMID or arXiv id.")],
+    study: Annotated[
+        str | None,
+        typer.Option("--study", help="Link it in this Study (replacing the paper's PDF there)."),
+    ] = None,
+    as_json: bool = JSON,
+) -> None:
+    """Attach a library PDF to a saved paper (and so in its Studies without a PDF for it)."""
+    from litdesk.services.library import AttachPdfPaperRequest
+
+    with sync_app() as app:
+        view = app.library.attach_pdf(AttachPdfPaperRequest(pdf, paper, study), owner=app.owner)
+    emit_json(view.to_dict()) if as_json else _print_record(view)
+
+
+@library_app.command("match")
+@command
+def match(as_json: bool = JSON) -> None:
+    """Attach each PDF to the saved paper sharing its DOI, arXiv id, PMID or PMCID."""
+    with sync_app() as app:
+        done = app.library.attach_matching(owner=app.owner)
+    if as_json:
+        emit_json({"attached": [{"file": f, "paper_id": p} for f, p in done]})
+        return
+    for file, paper_id in done:
+        console.print(f"{file}: attached to {paper_id}", markup=False, highlight=False)
+    console.print(f"{len(done)} attached", markup=False)
+
+
+@library_app.command("save-paper")
+@command
+def save_paper(
+    pdf: PDF,
+    study: Annotated[str | None, typer.Option("--study", help="Add it to this Study.")] = None,
+    as_json: bool = JSON,
+) -> None:
+    """Save a library PDF as a paper from its description (confirmed, else read), with the
+    PDF attached."""
+    from litdesk.services.library import SavePdfPaperRequest
+
+    with sync_app() as app:
+        view = app.library.save_pdf_paper(SavePdfPaperRequest(pdf, study), owner=app.owner)
+    emit_json(view.to_dict()) if as_json else _print_record(view)
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
     app.add_typer(library_app, name="library")
@@ -193,6 +319,9 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         all_: bool = typer.Option(False, "--all", help="Ask the whole library (the default)."),
+        study: str | None = typer.Option(
+            None, "--study", help="Ask the PDFs attached to this Study's papers (name or id)."
+        ),
         top_k: int = typer.Option(8, "--top-k", help="Excerpts given to the model (1-20)."),
         thinking: str | None = typer.Option(
             None, "--thinking", help="Thinking level: off, low, medium, high."
@@ -215,6 +344,7 @@ def register(app: typer.Typer) -> None:
             top_k=top_k,
             thinking=thinking,
             adopt=adopt,
+            study=study,
         )
         answer = run_with_app(lambda app: app.library.ask(request, owner=app.owner))
         if as_json:

@@ -34,6 +34,10 @@ def synthesis_report(
         typer.Option("--papers", help="Comma-separated PDF file names of the library."),
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Every PDF of the library.")] = False,
+    study: Annotated[
+        str | None,
+        typer.Option("--study", help="The PDFs attached to this Study's papers (name or id)."),
+    ] = None,
     questions: Annotated[
         str,
         typer.Option(
@@ -95,6 +99,7 @@ def synthesis_report(
         output=output,
         force=force,
         dpi=dpi,
+        study=study,
     )
     with sync_app() as app:
         result = app.reports.build(request, owner=app.owner)

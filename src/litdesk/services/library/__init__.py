@@ -24,6 +24,15 @@ from ._index_job import INDEX_KIND, index_handler
 from ._indexer import IndexReport, IndexWorkerCrashed, extract_job, hash_files, index_files
 from ._library import Adoption, Answer, Hit, Library, Lookup, Retrieval, title_printed
 from ._model_status import ModelCheck, ModelStatus, model_status
+from ._record_views import (
+    AttachPdfPaperRequest,
+    ConfirmPdfRequest,
+    PdfCandidate,
+    PdfRecordInputError,
+    PdfRecordView,
+    SavePdfPaperRequest,
+)
+from ._records import CONFIRMED, PdfNotFound
 from ._requests import (
     PER_PAGE,
     ZOOMS,
@@ -58,6 +67,14 @@ from ._views import (
 
 __all__ = [
     "CHAT_KIND",
+    "CONFIRMED",
+    "AttachPdfPaperRequest",
+    "ConfirmPdfRequest",
+    "PdfCandidate",
+    "PdfNotFound",
+    "PdfRecordInputError",
+    "PdfRecordView",
+    "SavePdfPaperRequest",
     "INDEX_KIND",
     "MAX_NAME_BYTES",
     "PER_PAGE",

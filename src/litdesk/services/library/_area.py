@@ -21,6 +21,7 @@ from litdesk._errors import NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.llm import Thinking
 from litdesk.adapters.store import Store, studies_by_keys
+from litdesk.adapters.store import fulltext as study_fulltext
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.records import normalize_doi, split_arxiv
 from litdesk.services.jobs import Handler, Jobs, JobView
@@ -34,6 +35,13 @@ from ._index_job import INDEX_KIND, index_handler
 from ._indexer import Progress, hash_files
 from ._library import Library, Lookup
 from ._model_status import ModelStatus, model_status
+from ._record_views import (
+    AttachPdfPaperRequest,
+    ConfirmPdfRequest,
+    PdfRecordView,
+    SavePdfPaperRequest,
+)
+from ._records import PdfRecords
 from ._requests import (
     AdoptRequest,
     AskRequest,
@@ -101,6 +109,8 @@ class LibraryArea:
         self._viewer = PdfViewer(pdfs)
         #: the paper chat's sessions and questions (the report desk reads its answers)
         self.chats = ChatService(pdfs, indexing=self.indexing, jobs=jobs)
+        #: a library PDF as a paper, per account (its description, the paper it is)
+        self.records = PdfRecords(store, pdfs)
 
     # --- plumbing --------------------------------------------------------------------
     def handlers(self) -> dict[str, Handler]:
@@ -156,6 +166,7 @@ class LibraryArea:
                 for sid, name in links.get(key, []):
                     if all(s["id"] != sid for s in row["studies"]):
                         row["studies"].append(StudyLink(id=sid, name=name))
+        self._as_papers(rows, owner)
         shadow_first = sorted(corpus.warnings, key=lambda w: "shadowed" not in w)
         if team:
             shadow_first = [_unrooted(w, sources, lib.inbox) for w in shadow_first]
@@ -167,12 +178,24 @@ class LibraryArea:
             self.models(owner=owner, check=request.check) if request.models else None,
         )  # fmt: skip
 
-    def study_pdfs(self, study_id: str, *, owner: str) -> tuple[str, tuple[str, ...]]:
-        """The Study's name and the library's PDFs attached to its papers (by DOI or arXiv
-        id, printed on an indexed PDF's first pages or adopted), in library order; ``StudyNotLinked`` when the Study is not
-        one ``owner`` may see or none of its papers has a PDF here."""
+    def study_pdfs(self, study: str, *, owner: str) -> tuple[str, tuple[str, ...]]:
+        """The Study's name and the library's PDFs attached to its papers, in library
+        order: the PDFs linked to its papers (matched, confirmed, uploaded or attached in
+        the library) and those whose DOI or arXiv id (printed on an indexed PDF's first
+        pages, or adopted) is a paper's. ``study`` is its id or name; a Study ``owner``
+        is not a member of is not found; ``StudyNotLinked`` when none of its papers has
+        a PDF here."""
+        ws = Workspace(self._store, owner=owner)
+        row = ws.study(study)  # members only (NotFoundError otherwise)
         lib = self._pdfs
         files = lib.corpus().files
+        hashes = hash_files(lib.catalogue, files)
+        with self._store.read() as conn:
+            linked = {
+                link.sha256
+                for link in study_fulltext.pdf_links(conn, row.id).values()
+                if link.state == "linked"
+            }
         meta = lib.catalogue.metadata()
         rows = [self._row(state, meta) for state in lib.file_states(files)]
         keys_of = [
@@ -180,24 +203,22 @@ class LibraryArea:
         ]
         links = studies_by_keys(self._store, [k for ks in keys_of for k in ks], visible_to=owner)
         names: list[str] = []
-        study_name = ""
-        for row, keys in zip(rows, keys_of, strict=True):
-            for key in keys:
-                hit = [name for sid, name in links.get(key, []) if sid == study_id]
-                if hit and row["file"] not in names:
-                    names.append(row["file"])
-                    study_name = hit[0]
+        for f, r, keys in zip(files, rows, keys_of, strict=True):
+            by_key = any(sid == row.id for key in keys for sid, _n in links.get(key, []))
+            if (by_key or hashes.get(f.path) in linked) and r["file"] not in names:
+                names.append(r["file"])
         if not names:
             raise StudyNotLinked(
-                "no PDF of the library is attached to a paper of this Study (or the Study is "
-                "not one you may read): papers and PDFs are matched by DOI or arXiv id"
+                f"no PDF of the library is attached to a paper of the Study {row.name[:80]}: "
+                "attach PDFs on the Study's full-text page or the library's PDF pages"
             )
-        return study_name, tuple(names)
+        return row.name, tuple(names)
 
     def chat_scope_study(self, token: str, study_id: str, *, owner: str) -> ChatSession:
         """Keep a Study as the session's scope: the PDFs attached to its papers (the
         Study is named on the page and in the chat's history)."""
         name, names = self.study_pdfs(study_id, owner=owner)
+        study_id = Workspace(self._store, owner=owner).study(study_id).id  # a name: its id
         request = ChatScopeRequest(token, names, False)
         return self.chats.set_scope(request, owner=owner, study={"id": study_id, "name": name})
 
@@ -214,8 +235,19 @@ class LibraryArea:
             adopted_title=state["adopted_title"],
             authors=list(adopted.get("authors") or [])[:AUTHORS_SHOWN],
             year=adopted.get("year"), adopted_doi=adopted.get("doi"),
-            adopted_arxiv=adopted.get("arxiv_id"), studies=[],
+            adopted_arxiv=adopted.get("arxiv_id"), studies=[], confirmed_title=None,
+            paper=None,
         )  # fmt: skip
+
+    def _as_papers(self, rows: list[FileRow], owner: str) -> None:
+        """Each row's paper for ``owner`` and the title it confirmed (in place)."""
+        shas = [r["sha256"] for r in rows if r["sha256"]]
+        found = self.records.titles([s for s in shas if s], owner=owner)
+        for r in rows:
+            got = found.get(r["sha256"] or "")
+            if got is not None:
+                r["confirmed_title"] = got["title"]
+                r["paper"] = got["paper"]
 
     def _index_job(self, owner: str) -> JobView | None:
         """The library's active index job (whoever started it: its progress only when
@@ -348,10 +380,14 @@ class LibraryArea:
         return await asyncio.to_thread(self._ask, request, owner)
 
     def _ask(self, request: AskRequest, owner: str) -> Answer:
+        papers = list(request.papers)
+        if request.study is not None:  # members only; the PDFs attached to its papers
+            papers = list(self.study_pdfs(request.study, owner=owner)[1])
+
         def ask(lib: Library) -> Answer:
             return lib.ask(
                 request.question,
-                papers=list(request.papers) or None,
+                papers=papers or None,
                 top_k=request.top_k,
                 thinking=cast(Thinking | None, request.thinking),
                 owner=owner,
@@ -429,6 +465,28 @@ class LibraryArea:
     def chat_forget(self, chat_id: str, *, owner: str) -> None:
         """Delete one chat of ``owner``'s history with its rounds."""
         self.chats.forget(chat_id, owner=owner)
+
+    # --- a library PDF as a paper ---------------------------------------------------------
+    def pdf_record(self, pdf: str, *, owner: str) -> PdfRecordView:
+        """The PDF (file name or SHA-256) as ``owner``'s paper: its description read from
+        the first pages or confirmed, the paper it is, the papers it matches."""
+        return self.records.view(pdf, owner=owner)
+
+    def confirm_pdf(self, request: ConfirmPdfRequest, *, owner: str) -> PdfRecordView:
+        """Keep a person's description of the PDF ("confirmed by you")."""
+        return self.records.confirm(request, owner=owner)
+
+    def attach_pdf(self, request: AttachPdfPaperRequest, *, owner: str) -> PdfRecordView:
+        """Attach the PDF to a saved paper (and so to the paper in its Studies)."""
+        return self.records.attach(request, owner=owner)
+
+    def attach_matching(self, *, owner: str) -> list[tuple[str, str]]:
+        """Attach each library PDF to the one saved paper sharing its identifier."""
+        return self.records.attach_matching(owner=owner)
+
+    def save_pdf_paper(self, request: SavePdfPaperRequest, *, owner: str) -> PdfRecordView:
+        """A saved paper from the PDF's description, with the PDF attached."""
+        return self.records.save_as_paper(request, owner=owner)
 
     def chat_history(self, token: str, *, owner: str) -> tuple[str, ...]:
         """The session's questions, oldest first (each once)."""

@@ -93,7 +93,8 @@ class AskRequest:
     """One question to the PDF library (``litdesk ask``).
 
     ``papers`` limits the scope to these exact file names; ``whole_library`` asks every
-    PDF (the default when ``papers`` is empty; giving both is refused). ``adopt`` looks
+    PDF (the default when ``papers`` is empty; giving both is refused); ``study`` (a
+    Study's id or name, for its members) asks the PDFs attached to its papers. ``adopt`` looks
     up the identifier printed on unmatched PDFs of the scope (network). The question and
     ``top_k`` are checked by the retrieval (the same rules for the chat's questions).
     """
@@ -104,10 +105,12 @@ class AskRequest:
     top_k: int = DEFAULT_TOP_K
     thinking: str | None = None
     adopt: bool = False
+    study: str | None = None
 
     def __post_init__(self) -> None:
-        if self.whole_library and self.papers:
-            raise AskRefused("use either --paper or --all", code="scope")
+        object.__setattr__(self, "study", " ".join((self.study or "").split())[:200] or None)
+        if sum((bool(self.papers), self.whole_library, self.study is not None)) > 1:
+            raise AskRefused("use one of --paper, --study or --all", code="scope")
         if self.thinking is not None and self.thinking not in THINKING_LEVELS:
             raise AskRefused("--thinking takes off, low, medium or high", code="thinking")
 

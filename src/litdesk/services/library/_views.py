@@ -8,7 +8,7 @@ and :class:`~._viewer.PageImageBytes`, :class:`~._chat.ChatSession` and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from litdesk.services.jobs import JobView
 
@@ -71,6 +71,10 @@ class FileRow(TypedDict):
     adopted_doi: str | None
     adopted_arxiv: str | None
     studies: list[StudyLink]
+    #: the title ``owner`` confirmed for the PDF (else ``None``)
+    confirmed_title: str | None
+    #: the saved paper the PDF is for ``owner`` (attached, or linked in one of its Studies)
+    paper: dict[str, Any] | None
 
 
 class IndexCounts(TypedDict):

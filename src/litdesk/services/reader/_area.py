@@ -27,6 +27,7 @@ from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError, NotFoundError
 from litdesk.adapters.store import (
     get_recent_run,
+    pdf_records,
     recent_runs_holding,
     remember_run,
     repo,
@@ -295,7 +296,14 @@ class ReaderArea:
             [evidence_row(e, forms[e.study_id]) for e in evidence],
             form=form,
             form_study=form_study,
+            pdf=self._pdf(owner, row.paper.id),
         )
+
+    def _pdf(self, owner: str, paper_id: str) -> Row | None:
+        """The paper's PDF in the library for ``owner`` (see :class:`ReaderView`)."""
+        with self.providers.store.read() as conn:
+            found = pdf_records.pdfs_of_papers(conn, owner, [paper_id]).get(paper_id)
+        return {"sha256": found[0], "file": found[1]} if found else None
 
     @staticmethod
     def _forms(ws: Workspace, views: list[EvidenceView]) -> dict[str | None, Form]:

@@ -129,9 +129,13 @@ class ReaderView:
     #: the evidence form (the Study the reader came from, else the default six fields)
     form: Form = field(default_factory=default_form)
     form_study: Row | None = None
+    #: the paper's PDF in the library (``{"sha256", "file"}``: attached by the account or
+    #: linked in one of its Studies), else ``None``
+    pdf: Row | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "pdf": self.pdf,
             "evidence": self.evidence,
             "evidence_fields": _fields(self.form),
             "evidence_form": {"study": self.form_study, "form": form_to_json(self.form)},

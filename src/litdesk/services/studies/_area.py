@@ -20,6 +20,7 @@ from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
     Store,
     drop_import_uploads,
+    pdf_records,
     put_import_uploads,
     repo,
     sweep_import_uploads,
@@ -129,6 +130,7 @@ def _saved_row(r: repo.PaperRow) -> SavedRow:
         "doi": p.doi,
         "status": r.status,
         "retracted": p.retracted,
+        "pdf": None,
     }
 
 
@@ -324,8 +326,14 @@ class StudiesArea:
                         visible_to=owner,
                     )
             capped = False
+        rows_shown = [_saved_row(r) for r in shown]
+        with self.store.read() as conn:
+            pdfs = pdf_records.pdfs_of_papers(conn, owner, [r["id"] for r in rows_shown])
+        for row in rows_shown:
+            if (found := pdfs.get(row["id"])) is not None:
+                row["pdf"] = {"sha256": found[0], "file": found[1]}
         return SavedView(
-            rows=[_saved_row(r) for r in shown],
+            rows=rows_shown,
             total_saved=total,
             matched=matched,
             cap=SAVED_CAP,

@@ -67,6 +67,9 @@ class SavedRow(TypedDict):
     doi: str | None
     status: str | None
     retracted: bool
+    #: the paper's PDF in the library (attached by the account or linked in one of its
+    #: Studies): ``{"sha256", "file"}``, else ``None``
+    pdf: dict[str, str] | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Final, Protocol, TypedDict
 
@@ -30,6 +31,7 @@ from ._build import (
     MAX_QUESTIONS,
     DetailMode,
     ReportCancelled,
+    ReportInputError,
     SynthesisReport,
     UnitProgress,
     build_report,
@@ -112,23 +114,47 @@ class ChatLink(Protocol):
         ...
 
 
+class StudyPdfs(Protocol):
+    """The Study's name and the library PDFs attached to its papers (members only)."""
+
+    def __call__(self, study: str, *, owner: str) -> tuple[str, tuple[str, ...]]: ...
+
+
 class ReportsArea:
     """Plan, build (CLI: now; web: as a job) and serve reports over the app's library."""
 
-    def __init__(self, pdfs: Library, jobs: Jobs, *, chat: ChatLink | None = None) -> None:
+    def __init__(
+        self,
+        pdfs: Library,
+        jobs: Jobs,
+        *,
+        chat: ChatLink | None = None,
+        study_pdfs: StudyPdfs | None = None,
+    ) -> None:
         self.pdfs = pdfs
         self.jobs = jobs
         self.chat = chat
+        self._study_pdfs = study_pdfs
         #: the CLI's default folder, and the web's builds under it
         self.folder = pdfs.data_dir / "reports"
         self.web_folder = self.folder / "web"
         self._lock = threading.Lock()  # one build at a time per library (its caches)
 
     # --- use cases ------------------------------------------------------------------------
+    def scoped(self, request: ReportRequest, *, owner: str) -> ReportRequest:
+        """``request`` with a Study scope resolved to the PDFs attached to its papers (a
+        Study ``owner`` is not a member of is not found)."""
+        if request.study is None:
+            return request
+        if self._study_pdfs is None:
+            raise ReportInputError("a Study scope needs the PDF library", code="scope")
+        _name, names = self._study_pdfs(request.study, owner=owner)
+        return replace(request, papers=names, study=None)
+
     def plan(self, request: ReportRequest, *, owner: str) -> ReportPlan:
         """What will be extractive and what cannot be made, before anything runs (unknown
         papers are refused with the library's real list)."""
-        del owner  # the library and its model are the app's, the same for every owner
+        request = self.scoped(request, owner=owner)
         names = self.pdfs.corpus().select(list(request.papers) or None)
         backend = self.pdfs.backend()
         n = len(names)
@@ -192,6 +218,7 @@ class ReportsArea:
                 "nothing to report: add a question, a summary or (with a model and two or "
                 "more papers) a synthesis"
             )
+        request = self.scoped(request, owner=owner)
         session = None
         if request.chat_token is not None and self.chat is not None:
             session = self.chat.session_id(request.chat_token, owner=owner)
@@ -202,6 +229,7 @@ class ReportsArea:
         ``request.write`` (a wrong ``output`` is refused before the build)."""
         if request.write:
             check_target(request.output, force=request.force)
+        request = self.scoped(request, owner=owner)
         report = self._make(request, owner=owner)
         path = None
         if request.write:

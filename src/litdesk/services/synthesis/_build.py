@@ -21,7 +21,7 @@ from typing import Any, Final, Literal
 
 from litdesk._errors import InputError, LitdeskError
 from litdesk.adapters.llm import ChatBackend, ChatRequest, Thinking, make_backend
-from litdesk.adapters.store import LOCAL_OWNER
+from litdesk.adapters.store import LOCAL_OWNER, pdf_records
 from litdesk.core.library import (
     Excerpt,
     PromptMessages,
@@ -376,18 +376,28 @@ def _read_offline(path: Path) -> PdfMeta | None:
         return None
 
 
-def _paper_record(lib: Library, names: list[str]) -> tuple[list[ReportPaper], dict[str, Path]]:
+def _paper_record(
+    lib: Library, names: list[str], owner: str = LOCAL_OWNER
+) -> tuple[list[ReportPaper], dict[str, Path]]:
+    """Each PDF's paper: the description ``owner`` confirmed, else the verified (adopted)
+    record, else what its first pages say (marked with its confidence)."""
     files = lib.corpus().select(names)
     hashes = hash_files(lib.catalogue, files)
     meta = lib.catalogue.metadata()
+    with lib.catalogue.store.read() as conn:
+        mine = pdf_records.pdf_records_of(conn, owner, list(hashes.values()))
     papers: list[ReportPaper] = []
     paths: dict[str, Path] = {}
     for f in files:
-        m = meta.get(hashes.get(f.path, ""), {})
+        sha = hashes.get(f.path, "")
+        m = meta.get(sha, {})
         authors = tuple(str(a) for a in m.get("authors") or () if str(a).strip())
         title, doi, arxiv = m.get("title") or None, m.get("doi") or None, m.get("arxiv_id") or None
         confidence = None
-        if not title:  # no verified record: what the first pages say, marked as such
+        rec = mine.get(sha)
+        if rec is not None and rec.confirmed_at is not None and rec.title:  # a person's
+            title, authors, doi, arxiv = rec.title, rec.authors, rec.doi, rec.arxiv
+        elif not title:  # no verified record: what the first pages say, marked as such
             read = _read_offline(f.path)
             if read is not None and read.title is not None:
                 title, confidence = read.title.value, read.title.confidence
@@ -480,7 +490,7 @@ def build_report(
                 code="no_text",
             )
         names = [n for n in names if n not in left_out]
-        report_papers, paths = _paper_record(lib, names)
+        report_papers, paths = _paper_record(lib, names, owner)
         run = _Runner(lib, chat, gen, language, level, top_k)
         run.lead_question = qs[0] if qs else None
         units: list[ReportUnit] = []

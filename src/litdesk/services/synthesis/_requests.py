@@ -28,7 +28,9 @@ _SESSION: Final = re.compile(r"^[0-9a-f]{40}$")
 class ReportRequest:
     """What to report over which PDFs of the library.
 
-    ``papers`` are exact file names; ``whole_library`` is every PDF (one of the two).
+    ``papers`` are exact file names; ``whole_library`` is every PDF; ``study`` (a Study's
+    id or name) is the PDFs attached to the Study's papers, for its members (one of the
+    three; the area resolves a Study to its file names before anything runs).
     ``questions`` are answered per paper or once across them (``detail_mode``); blank ones
     are dropped. ``chat_token`` (the web: the browser's chat session) reuses that chat's
     answers over the same papers; it is resolved to the session's id when the build is
@@ -53,16 +55,21 @@ class ReportRequest:
     output: Path | None = None
     force: bool = False
     dpi: int = DEFAULT_DPI
+    study: str | None = None
 
     def __post_init__(self) -> None:
-        if self.whole_library and self.papers:
+        study = " ".join((self.study or "").split())[:200] or None
+        object.__setattr__(self, "study", study)
+        if sum((bool(self.papers), self.whole_library, study is not None)) > 1:
             raise ReportInputError(
-                "use either the papers (--papers) or the whole library (--all), not both",
+                "use either the papers (--papers), a Study (--study) or the whole library "
+                "(--all): one of them",
                 code="scope",
             )
-        if not self.whole_library and not self.papers:
+        if not self.whole_library and not self.papers and study is None:
             raise ReportInputError(
-                "choose the papers (--papers A.pdf,B.pdf) or the whole library (--all)",
+                "choose the papers (--papers A.pdf,B.pdf), a Study (--study NAME) or the "
+                "whole library (--all)",
                 code="scope",
             )
         if self.summary not in get_args(SummaryMode):

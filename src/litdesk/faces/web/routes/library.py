@@ -61,6 +61,7 @@ async def _page_data(
     data["report"] = None
     data["adoption"] = None
     data["problem"] = None
+    data["matched"] = None
     data.update(extra or {})
     return data
 
@@ -123,6 +124,16 @@ async def adopt_form(request: Request, app: AppDep, owner: OwnerDep, file: FileN
     return page(request, "library.html", data, title="PDF library")
 
 
+@pages.post("/library/match", response_class=HTMLResponse)
+async def match_form(request: Request, app: AppDep, owner: OwnerDep) -> Response:
+    """Attach each PDF to the saved paper sharing its identifier: the page, with what was
+    attached."""
+    done = await run_in_threadpool(app.library.attach_matching, owner=owner)
+    extra = {"matched": [{"file": f, "paper_id": p} for f, p in done]}
+    data = await _page_data(app, owner, 1, extra)
+    return page(request, "library.html", data, title="PDF library")
+
+
 # --- the API ------------------------------------------------------------------------
 
 
@@ -175,3 +186,12 @@ async def models_api(
 ) -> dict[str, Any]:
     status = await run_in_threadpool(app.library.models, owner=owner, check=check)
     return status.to_dict()
+
+
+@api.post(
+    "/library/match",
+    summary="Attach each PDF to the saved paper sharing its DOI, arXiv id, PMID or PMCID",
+)
+async def match_api(app: AppDep, owner: OwnerDep) -> dict[str, Any]:
+    done = await run_in_threadpool(app.library.attach_matching, owner=owner)
+    return {"attached": [{"file": f, "paper_id": p} for f, p in done]}

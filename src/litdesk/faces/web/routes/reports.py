@@ -44,12 +44,15 @@ class WizardBody(BaseModel):
     language: str | None = Field(None, max_length=40)
     detail_mode: Detail = "per-paper"
     from_chat: bool = Field(False, description="Reuse this browser session's chat answers.")
+    study: str | None = Field(
+        None, max_length=200, description="A Study (id or name): the PDFs of its papers."
+    )
 
     def request(self, chat_token: str | None = None) -> ReportRequest:
         return ReportRequest(
             tuple(self.papers), self.whole_library, tuple(self.questions), self.summary,
             self.synthesis, self.layout, self.language, self.detail_mode,
-            chat_token=chat_token if self.from_chat else None,
+            chat_token=chat_token if self.from_chat else None, study=self.study or None,
         )  # fmt: skip
 
 
@@ -74,6 +77,7 @@ def reports_api(app: AppDep, owner: OwnerDep) -> dict[str, object]:
 def wizard_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     token, _ = session_token(request)
     data = app.reports.wizard(token, owner=owner).to_dict()
+    data["studies"] = app.studies.studies(owner=owner).studies
     return page(request, "report_wizard.html", data, title="Report wizard")
 
 
@@ -123,7 +127,8 @@ def build_form(
     app: AppDep,
     owner: OwnerDep,
     papers: Annotated[list[str] | None, Form(max_length=200)] = None,
-    scope: Annotated[Literal["papers", "library"], Form()] = "papers",
+    scope: Annotated[Literal["papers", "library", "study"] | None, Form()] = None,
+    study: Annotated[str, Form(max_length=200)] = "",
     questions: Annotated[str, Form(max_length=25_000)] = "",
     summary: Annotated[Summary, Form()] = "none",
     synthesis: Annotated[str, Form(max_length=10)] = "",
@@ -132,11 +137,14 @@ def build_form(
     detail_mode: Annotated[Detail, Form()] = "per-paper",
     from_chat: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
+    if scope is None:  # a client without the wizard's radio: a Study when only it is named
+        scope = "study" if study and not papers else "papers"
     whole = scope == "library"
     report = ReportRequest(
-        () if whole else tuple(papers or ()), whole, tuple(questions.splitlines()), summary,
-        synthesis == "on", layout, language, detail_mode,
+        tuple(papers or ()) if scope == "papers" else (), whole, tuple(questions.splitlines()),
+        summary, synthesis == "on", layout, language, detail_mode,
         chat_token=_chat_token(request) if from_chat == "on" else None,
+        study=(study or None) if scope == "study" else None,
     )  # fmt: skip
     job = app.reports.submit(report, owner=owner)
     app.job_runner.wake()

@@ -7,10 +7,13 @@ const LAYOUT_KEY = "litdesk.report.layout";
 
 function formBody(form) {
   const data = new FormData(form);
-  const whole = data.get("scope") === "library";
+  const scope = data.get("scope");
+  const whole = scope === "library";
+  const study = scope === "study" ? String(data.get("study") || "") || null : null;
   return {
-    papers: whole ? [] : data.getAll("papers"),
+    papers: scope === "papers" ? data.getAll("papers") : [],
     whole_library: whole,
+    study,
     questions: String(data.get("questions") || "").split("\n").map((q) => q.trim()).filter(Boolean),
     summary: data.get("summary") || "none",
     synthesis: data.get("synthesis") === "on",
