@@ -284,6 +284,7 @@ class ReportsArea:
         report = self._make(request, owner=owner, chat_session=chat_session, progress=progress)
         folder.mkdir(parents=True, exist_ok=True)
         path = write_report(report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI)
+        self.pdfs.shelf.publish(path)  # for every host (a shared object store)
         return BuiltReport(build_id, path.name, path, tuple(report.warnings), request.layout)
 
     # --- the one build ------------------------------------------------------------------
@@ -342,9 +343,11 @@ class ReportsArea:
             raise ReportNotFound("no such report")
         return self.web_folder / build_id
 
-    @staticmethod
-    def _find(folder: Path) -> Path | None:
-        if not folder.is_dir():
+    def _find(self, folder: Path) -> Path | None:
+        """The build's HTML file in ``folder`` (with a shared object store: the store's,
+        fetched here when another host built it)."""
+        found = self.pdfs.shelf.names(folder, "*_synthesis_report_*.html")
+        if not found:
             return None
-        found = sorted(p for p in folder.glob("*_synthesis_report_*.html") if p.is_file())
-        return found[0] if found else None
+        path = folder / found[0]
+        return path if self.pdfs.shelf.fetch(path) else None
