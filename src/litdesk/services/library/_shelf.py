@@ -56,6 +56,8 @@ class Shelf:
         for root, prefix in self._roots:
             if _inside(path, root):
                 rel = path.relative_to(root).as_posix()
+                if rel == ".":
+                    return prefix
                 return f"{prefix}/{rel}" if prefix else rel
         raise ValueError(f"{path} is not under the data directory")
 
