@@ -13,6 +13,8 @@ off: a redirect is an error.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -52,14 +54,31 @@ class S3Objects:
     ) -> None:
         self.bucket, self.prefix, self.max_bytes = bucket, prefix, max_bytes
         self.endpoint = endpoint
+        self._made: S3Client | None = None
+        self._make_lock = threading.Lock()
+        # the credentials live in this closure only (no attribute, nothing a repr shows)
+        self._factory: Callable[[], S3Client] = lambda: self._build(
+            access_key=access_key, secret_key=secret_key, region=region, timeout=timeout
+        )
+
+    @property
+    def _client(self) -> S3Client:
+        """The boto3 client, made on first use (a CLI command that stores nothing never
+        pays for it)."""
+        with self._make_lock:
+            if self._made is None:
+                self._made = self._factory()
+            return self._made
+
+    def _build(self, *, access_key: str, secret_key: str, region: str, timeout: float) -> S3Client:
         session = boto3.session.Session(
             aws_access_key_id=access_key,
             aws_secret_access_key=secret_key,
             region_name=region,
         )
-        self._client: S3Client = session.client(
+        client: S3Client = session.client(
             "s3",
-            endpoint_url=endpoint,
+            endpoint_url=self.endpoint,
             config=Config(
                 connect_timeout=timeout,
                 read_timeout=timeout,
@@ -69,7 +88,8 @@ class S3Objects:
                 user_agent_extra="litdesk",
             ),
         )
-        self._client.meta.events.register("before-call.s3", _no_region_redirect)
+        client.meta.events.register("before-call.s3", _no_region_redirect)
+        return client
 
     def describe(self) -> str:
         return f"the object store (bucket {self.bucket})"
@@ -145,4 +165,7 @@ class S3Objects:
             raise self._fail(exc, "delete a file") from None
 
     def close(self) -> None:
-        self._client.close()
+        with self._make_lock:
+            if self._made is not None:
+                self._made.close()
+                self._made = None

@@ -259,6 +259,7 @@ class ChatService:
         answered as jobs (:meth:`submit`; the web face)."""
         self.library = library
         self.folder = library.root / "chat-sessions"
+        library.shelf.push(self.folder)  # sessions kept here before the store was shared
         self.shown = shown
         self.indexing = indexing
         self.jobs = jobs

@@ -15,6 +15,7 @@ latest one.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -22,7 +23,9 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from litdesk.adapters.objects import LocalObjects, ObjectMissing, ObjectStore
+from litdesk.adapters.objects import LocalObjects, ObjectMissing, ObjectStore, ObjectStoreError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Shelf"]
 
@@ -123,11 +126,40 @@ class Shelf:
             return None
 
     def write_text(self, path: Path, text: str) -> None:
-        """Write ``path`` here (atomically) and in the store."""
+        """Write ``path``: in the store when shared (no copy here: it is always read from
+        the store), else here (atomically)."""
         data = text.encode("utf-8")
-        _write_atomic(path, data)
         if self.shared:
             self.objects.put(self.key(path), data)
+        else:
+            _write_atomic(path, data)
+
+    def push(self, folder: Path) -> int:
+        """Store the files under ``folder`` (sub-folders too) that the store lacks: what this
+        host wrote before the store was shared; how many. Hidden files are left out. A store
+        that does not answer is logged and tried again at the next start (this host keeps
+        its files meanwhile)."""
+        if not self.shared or not folder.is_dir():
+            return 0
+        mine = [
+            p for p in sorted(folder.rglob("*"))
+            if p.is_file() and not any(x.startswith(".") for x in p.relative_to(folder).parts)
+        ]  # fmt: skip
+        if not mine:
+            return 0
+        prefix = self.key(folder) + "/"
+        done = 0
+        try:
+            remote = {o.key for o in self.objects.list(prefix)}
+            for path in mine:
+                key = prefix + path.relative_to(folder).as_posix()
+                if key not in remote:
+                    self.objects.put(key, path.read_bytes())
+                    done += 1
+        except ObjectStoreError as exc:
+            log.warning("files of %s not stored yet (%s): tried again at the next start",
+                        prefix, exc.message)  # fmt: skip
+        return done
 
     def delete(self, path: Path) -> None:
         """Remove ``path`` here and from the store."""

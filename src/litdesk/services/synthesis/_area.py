@@ -122,6 +122,7 @@ class ReportsArea:
         #: the CLI's default folder, and the web's builds under it
         self.folder = pdfs.data_dir / "reports"
         self.web_folder = self.folder / "web"
+        pdfs.shelf.push(self.web_folder)  # builds kept here before the store was shared
         self._lock = threading.Lock()  # one build at a time per library (its caches)
 
     # --- use cases ------------------------------------------------------------------------
