@@ -51,7 +51,7 @@ class LocalObjects:
             raise ObjectMissing(f"no stored file {key}") from None
 
     def list(self, prefix: str = "") -> list[ObjectInfo]:
-        folder, _, start = prefix.rpartition("/")
+        folder = prefix.rpartition("/")[0]
         base = self._path(folder) if folder else self.root
         if not base.is_dir():
             return []
@@ -62,7 +62,6 @@ class LocalObjects:
             key = path.relative_to(self.root).as_posix()
             if key.startswith(prefix):
                 out.append(ObjectInfo(key, path.stat().st_size))
-        del start
         return sorted(out, key=lambda o: o.key)
 
     def delete(self, key: str) -> None:

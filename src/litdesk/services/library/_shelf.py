@@ -167,6 +167,19 @@ class Shelf:
         if self.shared:
             self.objects.delete(self.key(path))
 
+    def tree(self, folder: Path) -> list[str]:
+        """The relative paths of the files under ``folder`` (the store's, when shared: one
+        listing), sorted; hidden files left out."""
+        if not self.shared:
+            if not folder.is_dir():
+                return []
+            found = (p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+            return sorted(
+                p.as_posix() for p in found if not any(x.startswith(".") for x in p.parts)
+            )
+        prefix = self.key(folder) + "/"
+        return sorted(o.key[len(prefix) :] for o in self.objects.list(prefix))
+
     def names(self, folder: Path, pattern: str = "*") -> list[str]:
         """The names of the files in ``folder`` (the store's, when shared)."""
         if not self.shared:

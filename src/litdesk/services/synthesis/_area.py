@@ -60,6 +60,7 @@ __all__ = [
 #: the background job that builds a report for the web
 JOB_KIND: Final = "report.build"
 _BUILD_ID: Final = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_REPORT_GLOB: Final = "*_synthesis_report_*.html"
 
 
 def report_csp() -> str:
@@ -234,11 +235,17 @@ class ReportsArea:
 
     def reports(self, *, owner: str) -> ReportList:
         """``owner``'s reports built as jobs, newest first."""
+        built: dict[str, str] = {}  # build id -> its HTML file's name (one listing)
+        for rel in self.pdfs.shelf.tree(self.web_folder):
+            build, _, file = rel.partition("/")
+            if "/" not in file and Path(file).match(_REPORT_GLOB):
+                built.setdefault(build, file)
         out = []
         for job in self.jobs.list(owner=owner, kinds=[JOB_KIND], limit=200):
-            path = self._find(self.web_folder / job.id) if job.status == "done" else None
-            if path is not None:
-                out.append(BuiltReport(job.id, path.name, path, (), "column"))
+            name = built.get(job.id) if job.status == "done" else None
+            if name is not None:
+                path = self.web_folder / job.id / name
+                out.append(BuiltReport(job.id, name, path, (), "column"))
         return ReportList(tuple(out))
 
     # --- the job ------------------------------------------------------------------------
@@ -347,7 +354,7 @@ class ReportsArea:
     def _find(self, folder: Path) -> Path | None:
         """The build's HTML file in ``folder`` (with a shared object store: the store's,
         fetched here when another host built it)."""
-        found = self.pdfs.shelf.names(folder, "*_synthesis_report_*.html")
+        found = self.pdfs.shelf.names(folder, _REPORT_GLOB)
         if not found:
             return None
         path = folder / found[0]
