@@ -6,10 +6,11 @@ on loopback: real HTTP, the S3 wire format) serve the same library, chats and re
   report; host B, started beside it on its own empty data directory, lists the PDF, serves
   its page image, reopens the chat round (and ana's history) and the report's download;
 * with A stopped, B alone answers the next question of the same chat from that PDF with
-  the vectors A made (fetched from the object store, not indexed again).
+  the vectors A made (fetched from the object store, not indexed again); the chat deleted
+  on B leaves nothing in the store.
 
-The store then holds the upload, the vectors, the chat's documents and the report; no
-secret reaches either server's log."""
+The store then holds the upload, the vectors and the report; no secret reaches either
+server's log."""
 
 from __future__ import annotations
 
@@ -184,12 +185,16 @@ def test_two_hosts_serve_one_library_chats_and_reports(
         with _on(b, login(b, "bob"), chat) as c:  # another account: nothing of ana's
             assert c.get("/api/v1/chat").json()["rounds"] == []
             assert c.get(f"/api/v1/reports/download/{build}").status_code == 404
+        chats = [k for k in s3.keys("lab/") if k.startswith("lab/library/chat-sessions/")]
+        assert len([k for k in chats if k.endswith("/state.json")]) == 1, chats
+        assert len([k for k in chats if "/round-" in k]) == 2, chats
+        with _on(b, login(b, "ana"), chat) as c:  # deleted on B: gone from the store
+            chat_id = c.get("/api/v1/chat/history").json()["chats"][0]["id"]
+            assert c.delete(f"/api/v1/chat/history/{chat_id}").status_code == 200
+        assert not [k for k in s3.keys("lab/") if k.startswith("lab/library/chat-sessions/")]
 
     keys = s3.keys("lab/")
     assert "lab/library/inbox/cameras.pdf" in keys
     assert any(k.startswith(f"lab/library/vectors/{sha}-") for k in keys), keys
-    chats = [k for k in keys if k.startswith("lab/library/chat-sessions/")]
-    assert len([k for k in chats if k.endswith("/state.json")]) == 1, chats
-    assert len([k for k in chats if "/round-" in k]) == 2, chats
     assert any(k.startswith("lab/reports/web/") and k.endswith(".html") for k in keys), keys
     assert not any(SECRET_KEY in json.dumps(k) for k in keys)
