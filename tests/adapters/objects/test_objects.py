@@ -210,3 +210,35 @@ def test_settings_build_the_backend(tmp_path: Path, s3: S3Server) -> None:
     for bad in ("s3://", "http://bucket/x", "s3://Bucket_Name/x", "s3://b/../x"):
         with pytest.raises(SettingsError):
             Settings(object_store=bad)
+
+
+def test_readiness_and_team_start_check_the_object_store(
+    tmp_settings: Settings, s3: S3Server
+) -> None:
+    """``/readyz``'s state names a shared object store (ready while it answers, not when it
+    does not); a team server whose s3:// store lacks its keys stops before it starts."""
+    from tests.faces.web._server import free_port
+
+    from litdesk.adapters.store import open_store
+    from litdesk.services.accounts import prepare_team_store, readiness
+
+    store = open_store(tmp_settings)
+    try:
+        assert "objects" not in readiness(store).to_dict()
+        up = _s3(s3, "ready/")
+        assert readiness(store, up).to_dict() | {"revision": None, "head": None} == {
+            "ready": True, "database": "ok", "revision": None, "head": None, "objects": "ok",
+        }  # fmt: skip
+        down = _s3(s3, "ready/", endpoint=f"http://127.0.0.1:{free_port()}", timeout=1.0)
+        state = readiness(store, down)
+        assert not state.ready and state.objects == "unreachable (object_store)"
+        up.close()
+        down.close()
+    finally:
+        store.dispose()
+    no_keys = tmp_settings.model_copy(
+        update={"object_store": "s3://bucket/lab", "database_url": "postgresql://u@h/db"}
+    )
+    with pytest.raises(ConfigError) as got:
+        prepare_team_store(no_keys)
+    assert got.value.code == "object_store_credentials"
