@@ -242,3 +242,34 @@ def test_readiness_and_team_start_check_the_object_store(
     with pytest.raises(ConfigError) as got:
         prepare_team_store(no_keys)
     assert got.value.code == "object_store_credentials"
+
+
+def test_s3_reads_no_aws_configuration(
+    s3: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AWS's own variables and files (another endpoint, a profile, other keys) change
+    nothing: the requests and their signatures go to the configured endpoint only."""
+    other = f"http://127.0.0.1:{_free()}"
+    config = tmp_path / "aws-config"
+    config.write_text(f"[default]\nendpoint_url = {other}\nregion = eu-west-3\n")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", other)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", other)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", "no-such-profile")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "not-these")
+    store = _s3(s3, "aws-env/")
+    store.put("a.txt", b"a")
+    assert store.get("a.txt") == b"a"
+    store.close()
+    aws = S3Objects(
+        bucket="b", prefix="", endpoint=None, region="eu-central-1", access_key=ACCESS_KEY,
+        secret_key=SECRET_KEY, timeout=1.0, max_bytes=LIMIT,
+    )  # fmt: skip
+    assert aws._client.meta.endpoint_url == "https://s3.eu-central-1.amazonaws.com"
+    aws.close()
+
+
+def _free() -> int:
+    from tests.faces.web._server import free_port
+
+    return free_port()

@@ -3,7 +3,7 @@ S3-compatible service (MinIO, Ceph, Garage, moto on loopback for the tests).
 
 The client is built from the settings only — endpoint, region, access key and secret from
 the environment (``LITDESK_OBJECT_STORE_ACCESS_KEY`` / ``…_SECRET_KEY``), never from
-``~/.aws`` or an instance's metadata service — so the credentials are signed into requests
+``~/.aws``, ``AWS_*`` variables or an instance's metadata service — so the credentials are signed into requests
 to the configured endpoint and nowhere else. Connect and read timeouts, a small retry
 count, and byte limits on both directions (a get reads at most ``max_bytes + 1`` bytes).
 botocore never follows an HTTP redirect itself, and its S3 region redirect (which would
@@ -13,11 +13,13 @@ off: a redirect is an error.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import boto3
+import botocore.session
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -71,7 +73,17 @@ class S3Objects:
             return self._made
 
     def _build(self, *, access_key: str, secret_key: str, region: str, timeout: float) -> S3Client:
+        # the settings only: no ~/.aws files, no AWS_PROFILE, no AWS_ENDPOINT_URL(_S3)
+        core = botocore.session.Session(
+            session_vars={
+                "profile": (None, None, None, None),
+                "config_file": (None, None, os.devnull, None),
+                "credentials_file": (None, None, os.devnull, None),
+                "ignore_configured_endpoint_urls": (None, None, True, None),
+            }
+        )
         session = boto3.session.Session(
+            botocore_session=core,
             aws_access_key_id=access_key,
             aws_secret_access_key=secret_key,
             region_name=region,
