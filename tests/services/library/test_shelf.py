@@ -114,30 +114,44 @@ def test_shelf_documents_sync_interval_and_push(tmp_path: Path) -> None:
 def test_an_upload_the_store_refuses_leaves_the_inbox(
     tmp_settings: Settings, tmp_path: Path
 ) -> None:
-    """An object store that does not answer (nothing listens on its port): the upload is
-    refused with the store's typed error and nothing stays in the inbox."""
+    """A PDF over the object store's byte limit is refused (the others of the request are
+    stored) and leaves nothing in the inbox; an object store that does not answer (nothing
+    listens on its port) refuses the upload with its typed error, nothing kept."""
     from tests.faces.web._server import free_port
 
     from litdesk.services.app import open_app_sync
     from litdesk.services.library import Upload, UploadRequest
 
-    settings = tmp_settings.model_copy(
+    small = write_pdf(tmp_path / "small.pdf", [TEXT]).read_bytes()
+    big = b"%PDF-1.7\n" + b"0" * 1_100_000
+    limited = tmp_settings.model_copy(
+        update={
+            "object_store": f"file://{tmp_path / 'objects'}",
+            "object_store_max_bytes": 1_000_000,
+        }
+    )
+    with open_app_sync(limited) as app:
+        files = (Upload("big.pdf", io.BytesIO(big)), Upload("small.pdf", io.BytesIO(small)))
+        report = app.library.upload(UploadRequest(files), owner="local")
+        inbox = app.pdfs.inbox
+    assert [r["code"] for r in report.refused] == ["object_too_large"], report.refused
+    assert "big.pdf" in report.refused[0]["message"]
+    assert [s.file for s in report.stored] == ["small.pdf"]
+    assert sorted(p.name for p in inbox.iterdir() if not p.name.startswith(".")) == ["small.pdf"]
+    assert [p.name for p in (tmp_path / "objects" / "library" / "inbox").iterdir()] == ["small.pdf"]
+
+    down = tmp_settings.model_copy(
         update={
             "object_store": "s3://bucket/lab",
             "object_store_endpoint": f"http://127.0.0.1:{free_port()}",
             "object_store_access_key": SecretStr("k"),
             "object_store_secret_key": SecretStr("s"),
             "object_store_timeout": 2.0,
+            "data_dir": tmp_path / "down",
         }
     )
-    data = write_pdf(tmp_path / "up.pdf", [TEXT]).read_bytes()
-    with open_app_sync(settings) as app:
-        with pytest.raises(ObjectStoreError):
-            app.pdfs.corpus()  # the inbox's listing: a typed error, no driver text
-        app.pdfs.shelf.sync_seconds = 3600  # listed just now: the upload goes on to storing
-        report = app.library.upload(
-            UploadRequest((Upload("up.pdf", io.BytesIO(data)),)), owner="local"
-        )
-    assert [r["code"] for r in report.refused] == ["object_store"] and not report.stored
-    assert "object store" in report.refused[0]["message"]
-    assert not (settings.resolved_data_dir() / "library" / "inbox" / "up.pdf").exists()
+    with open_app_sync(down) as app:
+        with pytest.raises(ObjectStoreError) as got:
+            app.library.upload(UploadRequest((Upload("up.pdf", io.BytesIO(small)),)), owner="local")
+        assert "object store" in got.value.message and "127.0.0.1" not in got.value.message
+        assert not (app.pdfs.inbox / "up.pdf").exists()

@@ -260,6 +260,7 @@ class LibraryArea:
             )
         lib = self._pdfs
         inbox = lib.inbox
+        lib.shelf.sync(inbox, force=True)  # another host's uploads of these names, just now
         corpus = lib.corpus()
         taken = {f.name: _where(f) for f in corpus.files}
         hashes: dict[str, str] = {}
