@@ -6,6 +6,7 @@ or an S3-compatible service shared by the hosts of a team server (boto3).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from litdesk._errors import ConfigError
@@ -21,7 +22,9 @@ from ._base import (
     check_key,
 )
 from ._local import LocalObjects
-from ._s3 import S3Objects
+
+if TYPE_CHECKING:
+    from ._s3 import S3Objects
 
 __all__ = [
     "MAX_KEY_BYTES",
@@ -35,6 +38,16 @@ __all__ = [
     "check_key",
     "open_objects",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``S3Objects`` imported on first use: boto3 costs a process that never stores in S3
+    (every CLI command of a single-user workspace) nothing."""
+    if name == "S3Objects":
+        from ._s3 import S3Objects
+
+        return S3Objects
+    raise AttributeError(name)
 
 
 def open_objects(settings: Settings) -> ObjectStore:
@@ -55,6 +68,8 @@ def open_objects(settings: Settings) -> ObjectStore:
             code="object_store_credentials",
             variables=["LITDESK_OBJECT_STORE_ACCESS_KEY", "LITDESK_OBJECT_STORE_SECRET_KEY"],
         )
+    from ._s3 import S3Objects
+
     prefix = parts.path.strip("/")
     if prefix:
         check_key(prefix)
