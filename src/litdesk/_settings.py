@@ -120,6 +120,56 @@ class Settings(BaseSettings):
         "backups' connections (PostgreSQL's max_connections is 100 by default).",
     )
 
+    # --- object store (issue 29: several hosts) ---------------------------------------
+    object_store: str | None = Field(
+        default=None,
+        max_length=1_100,
+        pattern=r"^(s3://[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9](/[^\s?#\\]{0,500})?|file:///[^\s?#]{1,1000})$",
+        description="Where the files users need (uploaded PDFs, index vectors, chat sessions, "
+        "reports) are kept: s3://bucket/prefix for an S3-compatible store shared by every "
+        "host of a team server, file:///path for a folder (a shared mount). Default: the "
+        "data directory itself (one host).",
+    )
+    object_store_endpoint: str | None = Field(
+        default=None,
+        max_length=500,
+        pattern=r"^https?://[A-Za-z0-9.\-\[\]:]{1,255}/?$",
+        description="The S3-compatible service's URL (e.g. https://minio.lab.example:9000); "
+        "default: AWS S3 of object_store_region. The only address the credentials go to.",
+    )
+    object_store_region: str = Field(
+        default="us-east-1",
+        pattern=r"^[a-z0-9\-]{1,40}$",
+        description="The S3 region the requests are signed for.",
+    )
+    object_store_access_key: SecretStr | None = Field(
+        default=None,
+        description="The S3 access key id (environment only; never logged).",
+    )
+    object_store_secret_key: SecretStr | None = Field(
+        default=None,
+        description="The S3 secret access key (environment only; never logged).",
+    )
+    object_store_timeout: float = Field(
+        default=20.0,
+        gt=0,
+        le=600,
+        description="Seconds to connect to and to wait on the object store per request.",
+    )
+    object_store_max_bytes: int = Field(
+        default=300_000_000,
+        ge=1_000_000,
+        le=5_000_000_000,
+        description="The largest file put into or read from the object store (bytes).",
+    )
+    object_store_sync_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        le=3_600,
+        description="How often (seconds) a host lists the object store for PDFs another host "
+        "added to the inbox (0: on every look at the library).",
+    )
+
     # --- providers and transport ---------------------------------------------------
     contact_email: str | None = Field(
         default=None,

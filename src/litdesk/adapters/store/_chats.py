@@ -3,7 +3,8 @@ with rounds, so an account lists, reopens and deletes its chats from any browser
 server or a browser restart.
 
 The rounds themselves (answer cards) stay in the session's folder under the data dir
-(``library/chat-sessions/<id>/``, written by the chat service); this table is the account's
+(``library/chat-sessions/<id>/``, written by the chat service; with an object store shared
+by several hosts, under that key in the store); this table is the account's
 index of them: the session id (a hash, never the browser's token), the owner, a title (the
 first question), the round count and the time of the latest round. Every function takes
 the acting ``owner`` and touches that owner's rows only."""

@@ -391,6 +391,8 @@ def healthz() -> dict[str, str]:
 
 @health.get("/readyz", include_in_schema=False)
 def readyz(request: Request) -> Response:
-    """The database answers and its schema is at the newest migration."""
-    state = readiness(app_of(request.app).store)
+    """The database answers and its schema is at the newest migration; a shared object
+    store (``object_store`` set) answers."""
+    app = app_of(request.app)
+    state = readiness(app.store, app.objects if app.settings.object_store else None)
     return JSONResponse(state.to_dict(), status_code=200 if state.ready else 503)

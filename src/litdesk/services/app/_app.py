@@ -32,6 +32,7 @@ from litdesk._settings import Settings
 from litdesk.adapters.embeddings import Embedder
 from litdesk.adapters.http import EvidenceCache, ProviderTransport
 from litdesk.adapters.llm import ChatBackend, close_idle_clients
+from litdesk.adapters.objects import open_objects
 from litdesk.adapters.store import Store, open_store
 from litdesk.core.library import RetrievalParams
 from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
@@ -85,7 +86,11 @@ class App:
         )
         self.models = Models(settings)
         #: the PDF library over the app's store and model parts (viewer, chat, reports)
-        self.pdfs = Library(settings, store=store, models=self.models, clock=clock)
+        #: the object store of the files users need (the data dir, or one shared by hosts)
+        self.objects = open_objects(settings)
+        self.pdfs = Library(
+            settings, store=store, models=self.models, clock=clock, objects=self.objects
+        )
         self.jobs = Jobs(store, clock=clock, max_active=settings.jobs_max_active_per_account)
         self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
         self.accounts = Accounts(store, settings, clock=clock)
@@ -139,6 +144,7 @@ class App:
             workers=workers,
             params=params,
             clock=self.clock,
+            objects=self.objects,
         )
 
     def _runners(self) -> tuple[JobRunner, JobRunner, JobRunner]:
@@ -194,6 +200,7 @@ class App:
     def _close_parts(self) -> None:
         """Close the synchronous parts, in reverse order of construction."""
         self.pdfs.close()
+        self.objects.close()
         self.models.close()
         self.store.dispose()
         close_idle_clients()  # the model clients no backend holds (shared per process)

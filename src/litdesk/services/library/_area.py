@@ -20,6 +20,7 @@ from typing import Any, Final, cast
 from litdesk._errors import NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.llm import Thinking
+from litdesk.adapters.objects import ObjectStoreError, ObjectTooLarge
 from litdesk.adapters.store import Store, studies_by_keys
 from litdesk.adapters.store import fulltext as study_fulltext
 from litdesk.core.library import CHUNKING_VERSION
@@ -291,6 +292,7 @@ class LibraryArea:
             )
         lib = self._pdfs
         inbox = lib.inbox
+        lib.shelf.sync(inbox, force=True)  # another host's uploads of these names, just now
         corpus = lib.corpus()
         taken = {f.name: _where(f) for f in corpus.files}
         hashes: dict[str, str] = {}
@@ -306,7 +308,8 @@ class LibraryArea:
                     inbox, up, limit=self.settings.library_upload_max_bytes, taken=taken,
                     hashes=hashes,
                 )  # fmt: skip
-            except UploadRefused as exc:
+                lib.publish_upload(done.file)  # for every host (a shared object store)
+            except (UploadRefused, ObjectStoreError, ObjectTooLarge) as exc:
                 refused.append(
                     RefusedUpload(file=_shown(up.name), code=exc.code, message=exc.message)
                 )

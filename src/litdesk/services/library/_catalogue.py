@@ -5,7 +5,8 @@
   (content hash, embedder, chunking version), its chunks with the lexical index, and the
   adopted metadata per content hash;
 * ``vectors/<hash>-<embedder>-<chunking>.npy`` holds the chunk embeddings of an entry
-  (named in the entry's ``vectors`` column).
+  (named in the entry's ``vectors`` column), kept in the object store too when it is shared
+  by several hosts (:mod:`._shelf`): a host that lacks the file fetches it on first use.
 
 An entry is written atomically: the vectors file first (temporary name, then renamed),
 then the entry and its chunks in one transaction. A process killed mid-index loses only the
@@ -37,6 +38,8 @@ from litdesk.adapters.store._library import (
 )
 from litdesk.core.library import Chunk
 
+from ._shelf import Shelf
+
 __all__ = ["LEGACY_NAME", "Catalogue", "Entry", "StoredChunk"]
 
 #: The file name of the catalogue written before the library moved into the store.
@@ -54,13 +57,16 @@ def vectors_name(sha: str, embedder: str, chunking: str) -> str:
 class Catalogue:
     """The library's rows in ``store`` and its vector files under ``root``."""
 
-    def __init__(self, root: Path, store: Store) -> None:
+    def __init__(self, root: Path, store: Store, *, shelf: Shelf | None = None) -> None:
         self.root = root
+        self.shelf = shelf
         self.vectors_dir = root / "vectors"
         self.vectors_dir.mkdir(parents=True, exist_ok=True)
         self.store = store
         self.repo = LibraryRepo(store)
         self.imported: LegacyImport | None = self._import_legacy()
+        if shelf is not None:  # vectors written here before the store was shared
+            shelf.push(self.vectors_dir)
 
     def _import_legacy(self) -> LegacyImport | None:
         old = self.root / LEGACY_NAME
@@ -135,6 +141,8 @@ class Catalogue:
         with tmp.open("wb") as fh:
             np.save(fh, vectors.astype(np.float32), allow_pickle=False)
         os.replace(tmp, final)  # atomic against a killed process (no half-written file)
+        if self.shelf is not None:
+            self.shelf.publish(final)  # for the other hosts, before the entry names it
         self.repo.write_entry(
             sha,
             embedder,
@@ -163,6 +171,8 @@ class Catalogue:
         self, sha: str, embedder: str, chunking: str, n: int
     ) -> npt.NDArray[np.float32]:
         path = self.vectors_path(sha, embedder, chunking)
+        if self.shelf is not None:
+            self.shelf.fetch(path)  # indexed on another host: from the object store
         try:
             arr = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:

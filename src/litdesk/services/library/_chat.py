@@ -3,7 +3,9 @@ whole library), one grounded answer per question, the rounds kept and reopenable
 
 A session is named by a random token the face keeps in an HttpOnly cookie; its state (the
 scope and the rounds) is a folder under ``library/chat-sessions/`` named by the token's
-hash, so it survives a server restart and never puts the token on disk. Every round is
+hash, so it survives a server restart and never puts the token on disk; with an object
+store shared by several hosts its documents are read from and written to the store (the
+library's shelf), so a chat saved on one host reopens on another. Every round is
 also appended to the library's protocol (:meth:`Library.ask` does that).
 """
 
@@ -55,6 +57,9 @@ try:  # the session folder's lock across processes (team servers are POSIX hosts
     import fcntl
 except ImportError:  # pragma: no cover - Windows: one process only, the thread lock below
     fcntl = None  # type: ignore[assignment]
+
+#: advisory-lock namespace of a chat session's writes across hosts (PostgreSQL)
+_SESSION_LOCK: Final = 1909102077
 
 __all__ = [
     "CHAT_KIND",
@@ -254,6 +259,7 @@ class ChatService:
         answered as jobs (:meth:`submit`; the web face)."""
         self.library = library
         self.folder = library.root / "chat-sessions"
+        library.shelf.push(self.folder)  # sessions kept here before the store was shared
         self.shown = shown
         self.indexing = indexing
         self.jobs = jobs
@@ -278,23 +284,21 @@ class ChatService:
         return self.folder / session_id
 
     def _load(self, sid: str) -> dict[str, Any]:
-        path = self._dir(sid) / "state.json"
-        if not path.is_file():
+        text = self.library.shelf.read_text(self._dir(sid) / "state.json")
+        if text is None:
             return {"papers": [], "whole_library": True, "rounds": []}
-        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        doc: dict[str, Any] = json.loads(text)
         return doc
 
     def _write(self, path: Path, doc: dict[str, Any]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)
+        """Write one document of a session (here, and in a shared object store)."""
+        self.library.shelf.write_text(path, json.dumps(doc, ensure_ascii=False))
 
     def _round(self, sid: str, entry: dict[str, Any]) -> ChatRound | None:
-        path = self._dir(sid) / f"round-{int(entry['number'])}.json"
-        if not path.is_file():
+        text = self.library.shelf.read_text(self._dir(sid) / f"round-{int(entry['number'])}.json")
+        if text is None:
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
         return ChatRound(int(entry["number"]), str(entry["asked_at"]), data)
 
     def _view(self, sid: str, doc: dict[str, Any]) -> ChatSession:
@@ -369,6 +373,13 @@ class ChatService:
         written by a job beside a scope set by a request, on any server of the data dir)."""
         folder = self._dir(sid)
         folder.mkdir(parents=True, exist_ok=True)
+        store = self.library.store
+        if self.library.shelf.shared and store.is_postgres:
+            # several hosts: the session's lock is PostgreSQL's, held for the writes
+            with store.write() as conn:
+                store.lock(conn, _SESSION_LOCK, sid)
+                yield
+            return
         if fcntl is None:  # pragma: no cover - Windows
             with self._files:
                 yield
@@ -448,7 +459,7 @@ class ChatService:
             entry = {"number": number, "asked_at": asked, "question": question}
             doc["rounds"].append(entry | ({"job": job} if job is not None else {}))
             for old in doc["rounds"][:-MAX_ROUNDS]:
-                (folder / f"round-{int(old['number'])}.json").unlink(missing_ok=True)
+                self.library.shelf.delete(folder / f"round-{int(old['number'])}.json")
             doc["rounds"] = doc["rounds"][-MAX_ROUNDS:]
             self._write(folder / "state.json", doc)
             first = str(doc["rounds"][0]["question"])
@@ -512,9 +523,10 @@ class ChatService:
             with self.library.store.write() as conn:
                 chats.drop_chat(conn, session_id, owner)
             folder = self._dir(session_id)
-            for path in folder.glob("round-*.json"):
-                path.unlink(missing_ok=True)
-            (folder / "state.json").unlink(missing_ok=True)
+            shelf = self.library.shelf
+            for name in shelf.names(folder, "round-*.json"):
+                shelf.delete(folder / name)
+            shelf.delete(folder / "state.json")
 
     # --- questions as jobs of the store's queue ----------------------------------------
     def _queue(self) -> Jobs:

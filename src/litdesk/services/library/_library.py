@@ -26,6 +26,7 @@ from litdesk.adapters.embeddings import (
     is_local_embedder,
 )
 from litdesk.adapters.llm import ChatBackend, ChatRequest, NoModelBackend, Thinking
+from litdesk.adapters.objects import ObjectStore, open_objects
 from litdesk.adapters.store import LOCAL_OWNER, Store
 from litdesk.core.library import (
     CHUNKING_VERSION,
@@ -57,6 +58,7 @@ from ._feed import IndexFeed, vector_loader
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
+from ._shelf import Shelf
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
@@ -82,9 +84,11 @@ class Library:
         workers: int | None = None,
         params: RetrievalParams | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        objects: ObjectStore | None = None,
     ) -> None:
-        """``store`` and ``models``: the app's (:func:`litdesk.services.app.open_app`;
-        never closed here). ``embedder`` and ``backend`` replace the models' own (tests).
+        """``store``, ``models`` and ``objects``: the app's
+        (:func:`litdesk.services.app.open_app`; never closed here; ``objects`` by default
+        the settings' object store). ``embedder`` and ``backend`` replace the models' own (tests).
         ``params``: the ranker's parameters (default: the settings' ``retrieval_*``).
         ``workers``: PDF reader processes of an index (default: the settings'
         ``library_index_workers``).
@@ -107,6 +111,13 @@ class Library:
         self._df_cache: dict[tuple[str, ...], DocFrequencies] = {}
         self._lang_cache: dict[str, str | None] = {}
         self._word_vectors = WordVectors()
+        #: the files users need, in the object store (shared by the hosts of a team server)
+        self.shelf = Shelf(
+            objects if objects is not None else open_objects(settings),
+            self.data_dir,
+            inbox=self.inbox,
+            sync_seconds=settings.object_store_sync_seconds,
+        )
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -122,7 +133,7 @@ class Library:
     @property
     def catalogue(self) -> Catalogue:
         if self._cat is None:
-            self._cat = Catalogue(self.root, self._store)
+            self._cat = Catalogue(self.root, self._store, shelf=self.shelf)
         return self._cat
 
     def __enter__(self) -> Library:
@@ -202,13 +213,26 @@ class Library:
         """The sources in their order (earlier wins on a duplicate file name): folders and
         files added with ``library add``, the inbox (flat), the settings' folders."""
         out = [Source(p, True, "added") for p in load_added(self.data_dir)]
-        if self.settings.inbox_dir is not None or self.inbox.is_dir():
+        if self.settings.inbox_dir is not None or self.shelf.shared or self.inbox.is_dir():
             out.append(Source(self.inbox, False, "inbox"))
         out += [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
         return out
 
     def corpus(self) -> Corpus:
+        """The library's files (with a shared object store: the inbox brought up to the
+        store's first, see :meth:`Shelf.sync`)."""
+        self.shelf.sync(self.inbox)
         return discover(self.sources())
+
+    def publish_upload(self, name: str) -> None:
+        """Keep the PDF ``name`` just stored in the inbox for every host (the object
+        store); if the store refuses it, the file leaves the inbox and the error is raised."""
+        path = self.inbox / name
+        try:
+            self.shelf.publish(path)
+        except LitdeskError:
+            path.unlink(missing_ok=True)
+            raise
 
     def add(self, path: Path) -> tuple[Path, bool]:
         return add_source(self.data_dir, path)

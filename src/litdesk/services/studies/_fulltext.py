@@ -368,6 +368,7 @@ class StudyFulltext:
                 limit=self.parts.upload_limit, taken=taken, hashes={},
             )  # fmt: skip
             file, sha = done.file, done.sha256
+            lib.publish_upload(file)  # for every host (a shared object store)
         now = now_iso()
         with self.store.write() as conn:
             access.require_study(conn, owner, study.id, "write")

@@ -62,6 +62,7 @@ __all__ = [
 #: the background job that builds a report for the web
 JOB_KIND: Final = "report.build"
 _BUILD_ID: Final = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_REPORT_GLOB: Final = "*_synthesis_report_*.html"
 
 
 def report_csp() -> str:
@@ -138,6 +139,7 @@ class ReportsArea:
         #: the CLI's default folder, and the web's builds under it
         self.folder = pdfs.data_dir / "reports"
         self.web_folder = self.folder / "web"
+        pdfs.shelf.push(self.web_folder)  # builds kept here before the store was shared
         self._lock = threading.Lock()  # one build at a time per library (its caches)
 
     # --- use cases ------------------------------------------------------------------------
@@ -261,11 +263,17 @@ class ReportsArea:
 
     def reports(self, *, owner: str) -> ReportList:
         """``owner``'s reports built as jobs, newest first."""
+        built: dict[str, str] = {}  # build id -> its HTML file's name (one listing)
+        for rel in self.pdfs.shelf.tree(self.web_folder):
+            build, _, file = rel.partition("/")
+            if "/" not in file and Path(file).match(_REPORT_GLOB):
+                built.setdefault(build, file)
         out = []
         for job in self.jobs.list(owner=owner, kinds=[JOB_KIND], limit=200):
-            path = self._find(self.web_folder / job.id) if job.status == "done" else None
-            if path is not None:
-                out.append(BuiltReport(job.id, path.name, path, (), "column"))
+            name = built.get(job.id) if job.status == "done" else None
+            if name is not None:
+                path = self.web_folder / job.id / name
+                out.append(BuiltReport(job.id, name, path, (), "column"))
         return ReportList(tuple(out))
 
     # --- the job ------------------------------------------------------------------------
@@ -312,6 +320,7 @@ class ReportsArea:
         report = self._make(request, owner=owner, chat_session=chat_session, progress=progress)
         folder.mkdir(parents=True, exist_ok=True)
         path = write_report(report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI)
+        self.pdfs.shelf.publish(path)  # for every host (a shared object store)
         return BuiltReport(build_id, path.name, path, tuple(report.warnings), request.layout)
 
     # --- the one build ------------------------------------------------------------------
@@ -370,9 +379,11 @@ class ReportsArea:
             raise ReportNotFound("no such report")
         return self.web_folder / build_id
 
-    @staticmethod
-    def _find(folder: Path) -> Path | None:
-        if not folder.is_dir():
+    def _find(self, folder: Path) -> Path | None:
+        """The build's HTML file in ``folder`` (with a shared object store: the store's,
+        fetched here when another host built it)."""
+        found = self.pdfs.shelf.names(folder, _REPORT_GLOB)
+        if not found:
             return None
-        found = sorted(p for p in folder.glob("*_synthesis_report_*.html") if p.is_file())
-        return found[0] if found else None
+        path = folder / found[0]
+        return path if self.pdfs.shelf.fetch(path) else None

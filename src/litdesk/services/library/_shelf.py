@@ -1,0 +1,208 @@
+"""The shelf: the files users need, kept in the object store and worked on in local folders.
+
+Every file the library and its reports write — uploaded PDFs in the inbox, index vectors,
+chat sessions, built reports — has a local path under the data directory (or the
+``inbox_dir`` setting) and a key in the object store: the path relative to the data
+directory (the inbox's files: ``library/inbox/<name>``). With the default object store (the
+data directory itself) the two are one file and the shelf does nothing more. With a shared
+store (``s3://…`` or another folder) the store is the record and the local folders are each
+host's working copy: a write goes to both, a read of a missing file fetches it, a folder's
+listing (the inbox, a report's build) brings in what another host stored, and a small JSON
+document (a chat's state and rounds) is read from the store itself, so every host sees the
+latest one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from litdesk.adapters.objects import LocalObjects, ObjectMissing, ObjectStore, ObjectStoreError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Shelf"]
+
+
+class Shelf:
+    """Local paths ↔ object keys for one data directory (see the module's doc)."""
+
+    def __init__(
+        self,
+        objects: ObjectStore,
+        home: Path,
+        *,
+        inbox: Path | None = None,
+        sync_seconds: float = 2.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.objects, self.home = objects, home
+        self._roots: list[tuple[Path, str]] = []
+        if inbox is not None:
+            self._roots.append((inbox, "library/inbox"))
+        self._roots.append((home, ""))
+        #: whether the store is somewhere else than the data directory (else: no copies)
+        self.shared = not (isinstance(objects, LocalObjects) and _same(objects.root, home))
+        self.sync_seconds = sync_seconds
+        self._monotonic = monotonic
+        self._synced: dict[Path, float] = {}
+        self._lock = threading.Lock()
+
+    def key(self, path: Path) -> str:
+        """The object key of the local ``path``."""
+        for root, prefix in self._roots:
+            if _inside(path, root):
+                rel = path.relative_to(root).as_posix()
+                if rel == ".":
+                    return prefix
+                return f"{prefix}/{rel}" if prefix else rel
+        raise ValueError(f"{path} is not under the data directory")
+
+    # --- whole files ----------------------------------------------------------------------
+    def publish(self, path: Path) -> None:
+        """Store the local file ``path`` (just written) for every host."""
+        if self.shared:
+            self.objects.put(self.key(path), path.read_bytes())
+
+    def fetch(self, path: Path) -> bool:
+        """Make sure ``path`` is here, from the store when another host wrote it; whether
+        it is."""
+        if path.is_file():
+            return True
+        if not self.shared:
+            return False
+        try:
+            data = self.objects.get(self.key(path))
+        except ObjectMissing:
+            return False
+        _write_atomic(path, data)
+        return True
+
+    def sync(self, folder: Path, *, force: bool = False) -> None:
+        """Bring the files of ``folder`` (not its sub-folders) up to the store's: download
+        those missing here or of another size, store those only here (written before the
+        store was shared). At most once per ``sync_seconds`` per folder unless ``force``."""
+        if not self.shared:
+            return
+        now = self._monotonic()
+        with self._lock:
+            last = self._synced.get(folder)
+            if not force and last is not None and now - last < self.sync_seconds:
+                return
+            self._synced[folder] = now
+        prefix = self.key(folder) + "/"
+        remote = {
+            o.key[len(prefix) :]: o.size
+            for o in self.objects.list(prefix)
+            if "/" not in o.key[len(prefix) :]
+        }
+        local = {
+            p.name: p.stat().st_size
+            for p in (folder.iterdir() if folder.is_dir() else ())
+            if p.is_file() and not p.name.startswith(".")
+        }
+        for name, size in remote.items():
+            if local.get(name) != size:
+                with contextlib.suppress(ObjectMissing):  # deleted meanwhile
+                    _write_atomic(folder / name, self.objects.get(prefix + name))
+        for name in local.keys() - remote.keys():
+            self.objects.put(prefix + name, (folder / name).read_bytes())
+
+    # --- small documents read from the store --------------------------------------------
+    def read_text(self, path: Path) -> str | None:
+        """The text of ``path`` as the store has it (the local file: the default store);
+        ``None`` when there is none."""
+        if not self.shared:
+            return path.read_text(encoding="utf-8") if path.is_file() else None
+        try:
+            return self.objects.get(self.key(path)).decode("utf-8")
+        except ObjectMissing:
+            return None
+
+    def write_text(self, path: Path, text: str) -> None:
+        """Write ``path``: in the store when shared (no copy here: it is always read from
+        the store), else here (atomically)."""
+        data = text.encode("utf-8")
+        if self.shared:
+            self.objects.put(self.key(path), data)
+        else:
+            _write_atomic(path, data)
+
+    def push(self, folder: Path) -> int:
+        """Store the files under ``folder`` (sub-folders too) that the store lacks: what this
+        host wrote before the store was shared; how many. Hidden files are left out. A store
+        that does not answer is logged and tried again at the next start (this host keeps
+        its files meanwhile)."""
+        if not self.shared or not folder.is_dir():
+            return 0
+        mine = [
+            p for p in sorted(folder.rglob("*"))
+            if p.is_file() and not any(x.startswith(".") for x in p.relative_to(folder).parts)
+        ]  # fmt: skip
+        if not mine:
+            return 0
+        prefix = self.key(folder) + "/"
+        done = 0
+        try:
+            remote = {o.key for o in self.objects.list(prefix)}
+            for path in mine:
+                key = prefix + path.relative_to(folder).as_posix()
+                if key not in remote:
+                    self.objects.put(key, path.read_bytes())
+                    done += 1
+        except ObjectStoreError as exc:
+            log.warning("files of %s not stored yet (%s): tried again at the next start",
+                        prefix, exc.message)  # fmt: skip
+        return done
+
+    def delete(self, path: Path) -> None:
+        """Remove ``path`` here and from the store."""
+        path.unlink(missing_ok=True)
+        if self.shared:
+            self.objects.delete(self.key(path))
+
+    def tree(self, folder: Path) -> list[str]:
+        """The relative paths of the files under ``folder`` (the store's, when shared: one
+        listing), sorted; hidden files left out."""
+        if not self.shared:
+            if not folder.is_dir():
+                return []
+            found = (p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+            return sorted(
+                p.as_posix() for p in found if not any(x.startswith(".") for x in p.parts)
+            )
+        prefix = self.key(folder) + "/"
+        return sorted(o.key[len(prefix) :] for o in self.objects.list(prefix))
+
+    def names(self, folder: Path, pattern: str = "*") -> list[str]:
+        """The names of the files in ``folder`` (the store's, when shared)."""
+        if not self.shared:
+            return sorted(p.name for p in folder.glob(pattern) if p.is_file())
+        prefix = self.key(folder) + "/"
+        out = [o.key[len(prefix) :] for o in self.objects.list(prefix)]
+        return sorted(n for n in out if "/" not in n and Path(n).match(pattern))
+
+
+def _same(a: Path, b: Path) -> bool:
+    return a.expanduser().resolve() == b.expanduser().resolve()
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
