@@ -170,6 +170,8 @@ def test_decisions_out_and_in(server: TeamServer) -> None:
         assert bad.status_code == 400 and 'class="error-summary"' in bad.text
         # Rayyan's export with a reviewer map: Ann Lee's decision recorded as bob's (by
         # name, never an account id on the page), Cy's listed, a broken record reported
+        members = f"/api/v1/studies/{sid}/members"
+        assert ana.post(members, json={"username": "bob", "role": "editor"}).is_success
         rayyan = (
             b"key,title,doi,notes\n"
             b'1,T,10.5555/scr.3,"RAYYAN-INCLUSION: {""Ann Lee""=>""Included"", ""Cy""=>""Maybe""}"\n'

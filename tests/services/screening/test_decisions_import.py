@@ -249,7 +249,8 @@ def test_rayyan_ris_export_with_a_reviewer_map_and_a_broken_record(
     """Rayyan's RIS export read: Alice's decisions recorded as the account "ana" (mapped;
     the account's id stored, its name shown), Bob's (not in the map) listed with their
     lines, the broken record reported beside the others; a map naming someone absent from
-    the file, or a map for a file that is not Rayyan's, refused before anything is read."""
+    the file, an account that does not screen in the Study, or a map for a file that is
+    not Rayyan's, refused before anything is recorded."""
     from litdesk.adapters.store import screening as store_screening
     from litdesk.services.accounts import Accounts
     from litdesk.services.screening import HistoryRequest, ScreeningRequestError
@@ -259,8 +260,16 @@ def test_rayyan_ris_export_with_a_reviewer_map_and_a_broken_record(
     lines = [n for n, t in enumerate(data.decode().split("\n"), 1) if t.startswith("TY  -")]
 
     def body(app: App) -> None:
-        ana = Accounts(app.store, tmp_settings).add("ana", "correct horse battery").id
+        from litdesk.adapters.store import accounts as access
+        from litdesk.services.workspace import now_iso
+
+        accounts = Accounts(app.store, tmp_settings)
+        ana = accounts.add("ana", "correct horse battery").id
+        eve = accounts.add("eve", "correct horse battery").id
         sid = _study(app, path)
+        with app.store.write() as conn:
+            access.set_member(conn, sid, ana, "editor", app.owner, now_iso())
+            access.set_member(conn, sid, eve, "viewer", app.owner, now_iso())
         req = ImportDecisionsRequest(
             sid, data, "rayyan.ris", reviewer_map=(("alice  smith", "ana"),)
         )
@@ -303,6 +312,13 @@ def test_rayyan_ris_export_with_a_reviewer_map_and_a_broken_record(
             )
         assert "'Alicia', who made no decision in the file" in err.value.message
         assert "Alice Smith, Bob" in err.value.message
+        # an account mapped must screen in the Study (eve only views it)
+        with pytest.raises(ScreeningRequestError) as err:
+            app.screening.import_decisions(
+                ImportDecisionsRequest(sid, data, "r.ris", reviewer_map=(("Bob", "eve"),)),
+                owner=app.owner,
+            )
+        assert err.value.code == "not_a_screener" and eve not in err.value.message
         with pytest.raises(ScreeningRequestError) as err:
             app.screening.import_decisions(
                 ImportDecisionsRequest(sid, _asreview(rows), "a.csv", reviewer_map=both),

@@ -216,7 +216,7 @@ def import_decisions(
     text = _text_of(request.data)
     parsed = parse_decisions(text, format=request.format or "auto")
     stage = request.stage
-    mapped = _reviewer_map(area, request, parsed)
+    mapped = _reviewer_map(area, request, parsed, owner)
     reviewer = request.reviewer
     if mapped and reviewer is not None:
         reviewer = _account_of(area, reviewer)
@@ -284,10 +284,12 @@ def _account_of(area: AreaParts, name: str) -> str:
 
 
 def _reviewer_map(
-    area: AreaParts, request: ImportDecisionsRequest, parsed: ImportedDecisions
+    area: AreaParts, request: ImportDecisionsRequest, parsed: ImportedDecisions, owner: str
 ) -> dict[str, str]:
-    """The request's map as Rayyan name (casefolded) → reviewer to record; every name in
-    it must have decided in the file (a misspelt name would import nothing, unsaid)."""
+    """The request's map as Rayyan name (casefolded) → reviewer to record: an account's id
+    where the name is an account's, which must screen in the Study (a member who edits, or
+    its owner); every Rayyan name in it must have decided in the file (a misspelt name
+    would import nothing, unsaid)."""
     if not request.reviewer_map:
         return {}
     if parsed.format != "rayyan":
@@ -303,7 +305,20 @@ def _reviewer_map(
             f"no decision in the file (its reviewers: {', '.join(in_file.values()) or 'none'})",
             code="bad_reviewer_map",
         )
-    return {name.casefold(): _account_of(area, who) for name, who in request.reviewer_map}
+    mapped: dict[str, str] = {}
+    with area.store.read() as conn:
+        study, _ = area._study(conn, request.study, owner, "read")
+        for name, who in request.reviewer_map:
+            found = access.find_account(conn, who)
+            if found is not None and access.study_role(conn, found.id, study.id) not in (
+                "owner", "editor",
+            ):  # fmt: skip
+                raise ScreeningRequestError(
+                    f"{who[:60]} does not screen in this Study (add them as a member first)",
+                    code="not_a_screener",
+                )
+            mapped[name.casefold()] = found.id if found is not None else who
+    return mapped
 
 
 def _text_of(data: bytes) -> str:
