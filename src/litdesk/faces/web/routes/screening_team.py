@@ -180,7 +180,9 @@ async def import_form(
     app: AppDep,
     owner: OwnerDep,
     ref: StudyRef,
-    file: Annotated[UploadFile, File(description="CSV, ASReview export or Rayyan export")],
+    file: Annotated[
+        UploadFile, File(description="CSV, ASReview export or Rayyan export (CSV or RIS)")
+    ],
     stage: Annotated[StageName, Form()] = "title_abstract",
     reviewer: Annotated[str, Form(max_length=200)] = "",
     file_format: Annotated[FormatName | Literal[""], Form(alias="format")] = "",
@@ -257,7 +259,9 @@ async def import_api(
     app: AppDep,
     owner: OwnerDep,
     ref: StudyRef,
-    file: Annotated[UploadFile, File(description="CSV, ASReview export or Rayyan export")],
+    file: Annotated[
+        UploadFile, File(description="CSV, ASReview export or Rayyan export (CSV or RIS)")
+    ],
     stage: Annotated[StageName, Query()] = "title_abstract",
     reviewer: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
     file_format: Annotated[FormatName | None, Query(alias="format")] = None,
