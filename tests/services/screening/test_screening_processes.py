@@ -1,6 +1,8 @@
 """Two workers (two processes, each with its own application object over one store, as
 ``litdesk serve --team --workers 2`` runs) where two reviewers decide the same records at
-the same moment lose nothing (issue 28), on SQLite and PostgreSQL: every decision of both is
+the same moment lose nothing (issue 28), on SQLite and PostgreSQL: the workers' write loops
+overlap in time (each starts before the other ends; their rows may interleave or, when
+one writer keeps winning the lock, come in runs), every decision of both is
 stored once, in the order the store gave them ids, and each reviewer's progress counts all
 of theirs; a reviewer who changes a decision in one worker while the other worker records
 the other reviewer's keeps both, the change superseding their own earlier decision only."""
@@ -43,9 +45,11 @@ with open_app_sync(settings) as app:
     Path(str(go) + ".ready-" + name).touch()
     while not go.exists():
         time.sleep(0.005)
+    start = time.time()
     for key in keys:
         app.screening.decide(DecideRequest(sid, "title_abstract", key, verdict), owner=who)
     app.screening.decide(DecideRequest(sid, "title_abstract", keys[0], "maybe"), owner=who)
+    print(start, time.time())
 """
 
 
@@ -87,14 +91,20 @@ def test_two_workers_deciding_the_same_records_at_once_lose_nothing(
         for who, verdict in work.items()
     ]
     wait_ready(go, list(work), procs, timeout=180)
+    spans: list[tuple[float, float]] = []
     for p in procs:
         try:
-            _, err = p.communicate(timeout=180)
+            out, err = p.communicate(timeout=180)
         except subprocess.TimeoutExpired:
             for q in procs:
                 q.kill()
             raise AssertionError("a worker did not finish within 180 s") from None
         assert p.returncode == 0, err[-3000:]
+        start, end = map(float, out.split())
+        spans.append((start, end))
+    # the two workers wrote at the same time: each began before the other had finished
+    (a0, a1), (b0, b1) = spans
+    assert a0 < b1 and b0 < a1, spans
     with app.store.read() as conn:
         rows = store_screening.list_decisions(conn, sid)
     # every decision once: RECORDS each, and each one's change of its first record
@@ -103,9 +113,8 @@ def test_two_workers_deciding_the_same_records_at_once_lose_nothing(
     for who, verdict in work.items():
         assert mine[who] == [(k, verdict) for k in keys] + [(keys[0], "maybe")]
     assert [r.id for r in rows] == sorted({r.id for r in rows})
-    # the two workers' writes met: their ids interleave (neither ran wholly before the other)
     order = [r.reviewer for r in rows]
-    assert order != sorted(order, key=order.index), "the workers did not overlap"
+    print(f"\nthe writers' order: {order}")  # interleaved, or runs of one
     for who, verdict in work.items():
         p = app.screening.progress(ProgressRequest(sid), owner=who).mine
         assert p["screened"] == RECORDS
