@@ -104,3 +104,45 @@ def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
     sought = cli("study", "prisma", "Beta", "--box", "sought", "--round", "1").stdout
     assert re.search(r"^sought \(.*\): [0-9,]+ records?$", sought, re.M) and "(s)" not in sought
     cli("study", "prisma", "Beta", "--box", "sought", "--round", "2", code=2)
+
+
+def test_rayyan_ris_with_a_reviewer_map_from_the_cli(cli, tmp_path: Path) -> None:
+    """``--reviewer-map "Rayyan name=reviewer"`` (repeatable): the mapped reviewer's
+    decisions recorded under the local name, the other reviewer's rows and a broken record
+    listed with their lines; a malformed map item is a usage error (exit 2)."""
+    records = tmp_path / "records.csv"
+    records.write_text(
+        "title,doi,year\n"
+        + "".join(f"{t},10.1000/t{i},{2000 + i}\n" for i, t in enumerate(TITLES)),
+        encoding="utf-8",
+    )
+    cli("study", "new", "Beta")
+    cli("import", records, "--study", "Beta")
+    ris = tmp_path / "rayyan.ris"
+    blocks = []
+    for i, t in enumerate(TITLES):
+        verdict = "Included" if i % 2 else "Excluded"
+        notes = f'RAYYAN-INCLUSION: {{"Ann Lee"=>"{verdict}", "Bo"=>"Maybe"}}'
+        if i == 4:
+            notes = 'RAYYAN-INCLUSION: {"Ann Lee"=>"Perhaps"}'
+        blocks.append(f"TY  - JOUR\nTI  - {t}\nDO  - 10.1000/t{i}\nN1  - {notes}\nER  - \n")
+    ris.write_text("".join(blocks), encoding="utf-8")
+    broken = 1 + 5 * 4  # the fifth record's first line
+    out = json.loads(
+        cli("screen", "import-decisions", "Beta", ris, "--reviewer-map", "Ann Lee=ann",
+            "--json").stdout
+    )  # fmt: skip
+    assert out["format"] == "rayyan" and out["reviewers"] == ["ann"]
+    assert out["recorded"] == len(TITLES) - 1
+    assert [p["line"] for p in out["problems"]] == [broken]
+    assert len(out["unmatched"]) == len(TITLES) - 1  # Bo's, not mapped
+    text = cli(
+        "screen", "import-decisions", "Beta", ris, "--reviewer-map", "Ann Lee=ann",
+        "--reviewer-map", "Bo=bo",
+    ).stdout  # fmt: skip
+    assert f"{len(TITLES) - 1} recorded" in text and "1 unreadable" in text
+    assert "as the decisions of ann, bo" in text
+    assert f"line {broken}: Rayyan's notes cannot be read" in text
+    assert "'Perhaps' is not Included" in text
+    bad = cli("screen", "import-decisions", "Beta", ris, "--reviewer-map", "Ann Lee", code=2)
+    assert "Rayyan name=reviewer" in bad.output

@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from litdesk.core.screening import DecisionsFileError, _exchange, parse_decisions, parse_verdict
+from litdesk.core.screening import (
+    DecisionsFileError,
+    RayyanNotesError,
+    _exchange,
+    parse_decisions,
+    parse_rayyan_notes,
+    parse_verdict,
+)
 
 
 def test_plain_csv_with_identifiers_reasons_and_notes():
@@ -84,10 +91,15 @@ def test_rayyan_export_gives_one_decision_per_reviewer_with_reasons():
     assert got.reviewers() == ["Ann", "Bob"]
     assert got.skipped == (4,)
     assert got.decisions[0].identifiers[0] == ("doi", "10.9999/alpha")
+    assert got.decisions[2].labels == ("x",) and "Rayyan labels: x" in got.decisions[2].note
+    # an unknown decision is that record's problem, reported beside the others' decisions
     bad = buf.getvalue().replace('"Maybe"', '"Perhaps"').replace('""Maybe""', '""Perhaps""')
-    with pytest.raises(DecisionsFileError) as err:
-        parse_decisions(bad)
-    assert err.value.code == "bad_verdict"
+    partly = parse_decisions(bad)
+    assert [(d.reviewer, d.verdict) for d in partly.decisions] == [
+        ("Ann", "include"), ("Bob", "exclude"),
+    ]  # fmt: skip
+    ((line, why),) = partly.problems
+    assert line == 3 and "'Perhaps' is not Included, Excluded or Maybe" in why
 
 
 @pytest.mark.parametrize(
@@ -149,7 +161,8 @@ def test_time_is_linear_in_rows_and_in_rayyan_notes():
     # a notes cell made of many unclosed quotes and arrows stays linear
     nasty = 'RAYYAN-INCLUSION: {"' + '"=>' * 30_000
     t = time.perf_counter()
-    _exchange._rayyan_notes(nasty)
+    with pytest.raises(RayyanNotesError):
+        parse_rayyan_notes(nasty)
     assert time.perf_counter() - t < 0.5
 
 

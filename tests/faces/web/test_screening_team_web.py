@@ -168,3 +168,33 @@ def test_decisions_out_and_in(server: TeamServer) -> None:
             files={"file": ("empty.csv", b"", "text/csv")},
         )
         assert bad.status_code == 400 and 'class="error-summary"' in bad.text
+        # Rayyan's export with a reviewer map: Ann Lee's decision recorded as bob's (by
+        # name, never an account id on the page), Cy's listed, a broken record reported
+        members = f"/api/v1/studies/{sid}/members"
+        assert ana.post(members, json={"username": "bob", "role": "editor"}).is_success
+        rayyan = (
+            b"key,title,doi,notes\n"
+            b'1,T,10.5555/scr.3,"RAYYAN-INCLUSION: {""Ann Lee""=>""Included"", ""Cy""=>""Maybe""}"\n'
+            b'2,T,10.5555/scr.4,"RAYYAN-INCLUSION: {""Ann Lee""=>""Included"""\n'
+        )
+        r = ana.post(
+            f"/screening-imports/{sid}",
+            data={
+                "stage": "title_abstract",
+                "csrf_token": ana.headers["x-csrf-token"],
+                "reviewer_map": "Ann Lee=bob\n",
+            },
+            files={"file": ("articles.csv", rayyan, "text/csv")},
+        )
+        assert r.status_code == 200 and "1 decision recorded" in r.text
+        assert "as the decisions of bob" in r.text and "acct_" not in r.text
+        assert 'id="problems"' in r.text and "Line 3: Rayyan&#39;s notes cannot be read" in r.text
+        assert "&#39;Cy&#39; is not in the reviewer map" in r.text
+        api = ana.post(
+            f"/api/v1/screening-imports/{sid}",
+            params={"reviewer_map": ["Ann Lee=bob", "Cy=ana"]},
+            files={"file": ("articles.csv", rayyan, "text/csv")},
+        ).json()
+        assert api["recorded"] == 1 and api["unchanged"] == 1 and not api["unmatched"]
+        assert sorted(api["reviewer_names"]) == ["ana", "bob"]
+        assert [p["line"] for p in api["problems"]] == [3]

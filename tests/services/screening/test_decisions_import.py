@@ -212,3 +212,118 @@ def test_bad_files_are_clear_errors(tmp_settings: Settings, tmp_path: Path) -> N
                 app.screening.import_decisions(ImportDecisionsRequest(sid, data), owner=app.owner)
 
     on_app(tmp_settings, body)
+
+
+def _rayyan_ris(rows: list[dict[str, str]]) -> bytes:
+    """Rayyan's RIS export shape: the inclusion map in ``N1`` beside a database's own note,
+    reviewers "Alice Smith" and "Bob" (disagreeing on every fifth record), labels and a
+    reviewer's own note on the first; the third record's notes broken (a map not closed)."""
+    word = {"1": "Included", "0": "Excluded"}
+    out: list[str] = []
+    for i, r in enumerate(rows):
+        a = word[r["label_included"]]
+        b = a if i % 5 else ("Excluded" if a == "Included" else "Included")
+        notes = f'RAYYAN-INCLUSION: {{"Alice Smith"=>"{a}", "Bob"=>"{b}"}}'
+        if i == 0:
+            notes += ' | RAYYAN-LABELS: cohort,dose | USER-NOTES: {"Alice Smith"=>["see table 2"]}'
+        if "Excluded" in (a, b):
+            notes += " | RAYYAN-EXCLUSION-REASONS: wrong population"
+        if i == 2:
+            notes = notes.replace("}", "", 1)
+        out += [
+            "TY  - JOUR",
+            f"AN  - rayyan-{1000 + i}",
+            f"TI  - {r['title']}",
+            f"DO  - {r['doi']}" if r["doi"] else f"AN  - {r['pmid']}",
+            "N1  - Journal subset: Core clinical journals.",
+            f"N1  - {notes}",
+            "ER  - ",
+            "",
+        ]
+    return "\n".join(out).encode("utf-8")
+
+
+def test_rayyan_ris_export_with_a_reviewer_map_and_a_broken_record(
+    tmp_settings: Settings, labelled: tuple[Path, list[dict[str, str]]]
+) -> None:
+    """Rayyan's RIS export read: Alice's decisions recorded as the account "ana" (mapped;
+    the account's id stored, its name shown), Bob's (not in the map) listed with their
+    lines, the broken record reported beside the others; a map naming someone absent from
+    the file, an account that does not screen in the Study, or a map for a file that is
+    not Rayyan's, refused before anything is recorded."""
+    from litdesk.adapters.store import screening as store_screening
+    from litdesk.services.accounts import Accounts
+    from litdesk.services.screening import HistoryRequest, ScreeningRequestError
+
+    path, rows = labelled
+    data = _rayyan_ris(rows)
+    lines = [n for n, t in enumerate(data.decode().split("\n"), 1) if t.startswith("TY  -")]
+
+    def body(app: App) -> None:
+        from litdesk.adapters.store import accounts as access
+        from litdesk.services.workspace import now_iso
+
+        accounts = Accounts(app.store, tmp_settings)
+        ana = accounts.add("ana", "correct horse battery").id
+        eve = accounts.add("eve", "correct horse battery").id
+        sid = _study(app, path)
+        with app.store.write() as conn:
+            access.set_member(conn, sid, ana, "editor", app.owner, now_iso())
+            access.set_member(conn, sid, eve, "viewer", app.owner, now_iso())
+        req = ImportDecisionsRequest(
+            sid, data, "rayyan.ris", reviewer_map=(("alice  smith", "ana"),)
+        )
+        view = app.screening.import_decisions(req, owner=app.owner)
+        assert view.format == "rayyan" and view.reviewers == (ana,)
+        assert view.reviewer_names == ("ana",)
+        assert [p["line"] for p in view.problems] == [lines[2]]
+        assert "Rayyan's notes cannot be read" in str(view.problems[0]["reason"])
+        assert view.recorded == len(rows) - 1
+        bob = [u for u in view.unmatched if "'Bob' is not in the reviewer map" in u["reason"]]
+        assert [u["line"] for u in bob] == [n for i, n in enumerate(lines) if i != 2]
+        assert len(view.unmatched) == len(bob)
+        with app.store.read() as conn:
+            stored = store_screening.list_decisions(conn, sid)
+        assert {d.reviewer for d in stored} == {ana} and len(stored) == len(rows) - 1
+        want = {
+            r["doi"].lower(): "include" if r["label_included"] == "1" else "exclude"
+            for i, r in enumerate(rows)
+            if r["doi"] and i != 2
+        }
+        export = app.screening.export_decisions(ExportDecisionsRequest(sid), owner=app.owner)
+        got = {r["doi"]: r["decision"] for r in csv.DictReader(io.StringIO(export.text))}
+        assert {k: got[k] for k in want} == want
+        # the first record: Alice's own note and the labels in her decision's note
+        first = next(d for d in stored if d.note)
+        assert first.note == "see table 2 · Rayyan labels: cohort, dose"
+        history = app.screening.history(HistoryRequest(sid, first.record_key), owner=app.owner)
+        assert [e["reviewer_name"] for e in history.entries] == ["ana"]
+        # only one mapped reviewer of several: --reviewer with the map
+        both = (("Alice Smith", "ana"), ("Bob", "bob"))
+        only_bob = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, data, "rayyan.ris", reviewer="bob", reviewer_map=both),
+            owner=app.owner,
+        )
+        assert only_bob.reviewers == ("bob",) and only_bob.recorded == len(rows) - 1
+        with pytest.raises(ScreeningRequestError) as err:
+            app.screening.import_decisions(
+                ImportDecisionsRequest(sid, data, "r.ris", reviewer_map=(("Alicia", "ana"),)),
+                owner=app.owner,
+            )
+        assert "'Alicia', who made no decision in the file" in err.value.message
+        assert "Alice Smith, Bob" in err.value.message
+        # an account mapped must screen in the Study (eve only views it)
+        with pytest.raises(ScreeningRequestError) as err:
+            app.screening.import_decisions(
+                ImportDecisionsRequest(sid, data, "r.ris", reviewer_map=(("Bob", "eve"),)),
+                owner=app.owner,
+            )
+        assert err.value.code == "not_a_screener" and eve not in err.value.message
+        with pytest.raises(ScreeningRequestError) as err:
+            app.screening.import_decisions(
+                ImportDecisionsRequest(sid, _asreview(rows), "a.csv", reviewer_map=both),
+                owner=app.owner,
+            )
+        assert err.value.code == "bad_reviewer_map"
+
+    on_app(tmp_settings, body)

@@ -42,6 +42,7 @@ from ._prisma import (
 )
 from ._prisma_svg import prisma_svg, text_width, wrap
 from ._ranker import Ranker
+from ._rayyan import RayyanNotes, RayyanNotesError, parse_rayyan_notes, rayyan_ris_records
 from ._simulate import Simulation, default_retrain_every, draw_priors, simulate
 from ._stopping import (
     RemainingEstimate,
@@ -65,6 +66,8 @@ __all__ = [
     "DecisionHistory",
     "DecisionInputError",
     "DecisionsFileError",
+    "RayyanNotes",
+    "RayyanNotesError",
     "DecisionsFormat",
     "ImportedDecision",
     "ImportedDecisions",
@@ -80,7 +83,9 @@ __all__ = [
     "agreement",
     "pair_agreement",
     "parse_decisions",
+    "parse_rayyan_notes",
     "parse_verdict",
+    "rayyan_ris_records",
     "prisma_round",
     "prisma_svg",
     "text_width",

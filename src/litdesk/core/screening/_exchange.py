@@ -9,9 +9,13 @@ Three shapes, all CSV/TSV text (the delimiter is read from the header line):
 * ``asreview`` — ASReview LAB's exported dataset: its ``included`` column (1 included,
   0 excluded, empty or -1 not labelled); ASReview's own ``record_id`` is its row number, not
   the Study's id, so records are matched by DOI, PMID or title;
-* ``rayyan`` — Rayyan's export: per record, the ``notes`` cell holds
-  ``RAYYAN-INCLUSION: {"Alice"=>"Included", "Bob"=>"Excluded"}`` (one verdict per reviewer)
-  and optionally ``RAYYAN-EXCLUSION-REASONS: a,b``; one decision per reviewer and record.
+* ``rayyan`` — Rayyan's export, CSV or RIS: per record, the ``notes`` cell (RIS: ``N1``)
+  holds ``RAYYAN-INCLUSION: {"Alice"=>"Included", "Bob"=>"Excluded"}`` (one verdict per
+  reviewer) and optionally ``RAYYAN-EXCLUSION-REASONS: a,b``, ``RAYYAN-LABELS: x,y`` and
+  ``USER-NOTES: {"Alice"=>["…"]}`` (:mod:`._rayyan`); one decision per reviewer and record,
+  the reasons on exclusions, the labels and the reviewer's own notes in its note. A record
+  whose notes cannot be read, or that has no identifier, is a problem reported with its
+  line beside the decisions of the others (``problems``), not a failure of the file.
 
 Every row keeps its identifiers in order of precedence (id, DOI, PMID, title), normalised
 (DOIs lower-case without a resolver prefix, PMIDs digits, titles as dedup's comparison key),
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -34,7 +37,8 @@ from litdesk.core.dedup import normalize_title
 from litdesk.core.records import normalize_doi, normalize_pmid
 
 from ._decisions import Verdict
-from ._errors import ScreeningInputError
+from ._errors import DecisionsFileError
+from ._rayyan import RayyanNotesError, parse_rayyan_notes, rayyan_ris_records
 
 __all__ = [
     "DECISION_FORMATS",
@@ -77,26 +81,11 @@ _DECISION_COLUMNS = (
 _REASON_COLUMNS = ("reason", "exclusion_reason", "reasons", "exclusion_reasons")
 _NOTE_COLUMNS = ("note", "notes", "comment", "comments")
 
-#: one ``"name"=>"verdict"`` pair of Rayyan's inclusion map (quotes delimit; linear)
-_RAYYAN_PAIR = re.compile(r'"([^"]*)"\s*=>\s*"([^"]*)"')
-_RAYYAN_VERDICTS: dict[str, Verdict] = {
-    "included": "include",
-    "excluded": "exclude",
-    "maybe": "maybe",
-}
-
-
-class DecisionsFileError(ScreeningInputError):
-    """A decisions file cannot be read: no identifier or decision column, an unknown
-    decision, a file or cell over the limits, malformed CSV."""
-
-    default_code = "bad_decisions_file"
-
 
 @dataclass(frozen=True, slots=True)
 class ImportedDecision:
     """One decision read from a file: its line, the record's identifiers (precedence order),
-    the verdict and, where given, the reviewer (Rayyan), reason and note."""
+    the verdict and, where given, the reviewer (Rayyan), reason, note and labels."""
 
     line: int
     identifiers: tuple[tuple[IdKind, str], ...]
@@ -104,6 +93,7 @@ class ImportedDecision:
     reason: str = ""
     note: str = ""
     reviewer: str = ""
+    labels: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -113,16 +103,19 @@ class ImportedDecision:
             "reason": self.reason,
             "note": self.note,
             "reviewer": self.reviewer,
+            "labels": list(self.labels),
         }
 
 
 @dataclass(frozen=True, slots=True)
 class ImportedDecisions:
-    """What a file held: its shape, the decisions and the lines skipped (no decision)."""
+    """What a file held: its shape, the decisions, the lines skipped (no decision) and the
+    records that could not be read (line, what is wrong: Rayyan's notes)."""
 
     format: DecisionsFormat
     decisions: tuple[ImportedDecision, ...]
     skipped: tuple[int, ...]
+    problems: tuple[tuple[int, str], ...] = ()
 
     def reviewers(self) -> list[str]:
         return list(dict.fromkeys(d.reviewer for d in self.decisions if d.reviewer))
@@ -132,6 +125,7 @@ class ImportedDecisions:
             "format": self.format,
             "decisions": [d.to_dict() for d in self.decisions],
             "skipped": list(self.skipped),
+            "problems": [{"line": line, "reason": why} for line, why in self.problems],
             "reviewers": self.reviewers(),
         }
 
@@ -239,7 +233,14 @@ def parse_decisions(
 ) -> ImportedDecisions:
     """Read the decisions of a CSV, ASReview or Rayyan file (``auto``: Rayyan when a notes
     cell holds ``RAYYAN-INCLUSION``, ASReview when the only decision column is ``included``
-    beside ASReview's columns, else the plain CSV)."""
+    beside ASReview's columns, else the plain CSV; a RIS text is Rayyan's RIS export)."""
+    if _is_ris(text):
+        if format not in ("auto", "rayyan"):
+            raise DecisionsFileError(
+                f"this is a RIS file, not {format}: only Rayyan's RIS export holds decisions",
+                code="ris_not_rayyan",
+            )
+        return _rayyan_ris(text)
     header, rows = _rows(text)
     kinds: tuple[IdKind, ...] = ("id", "doi", "pmid", "title")
     if format == "auto":
@@ -293,6 +294,49 @@ def _detect(header: Sequence[str], text: str) -> DecisionsFormat:
     return "csv"
 
 
+def _is_ris(text: str) -> bool:
+    """Whether the text starts with a RIS record (``TY  -``; a BOM and blank lines before)."""
+    return text[:4096].lstrip("\ufeff \t\r\n").startswith("TY  -")
+
+
+def _rayyan_record(
+    line: int,
+    ids: tuple[tuple[IdKind, str], ...],
+    notes_text: str,
+    out: list[ImportedDecision],
+    skipped: list[int],
+    problems: list[tuple[int, str]],
+) -> None:
+    """One record's decisions, or its line as skipped (no decision) or as a problem."""
+    try:
+        notes = parse_rayyan_notes(notes_text)
+    except RayyanNotesError as exc:
+        problems.append((line, f"Rayyan's notes cannot be read: {exc.message}"))
+        return
+    if not notes.inclusion:
+        skipped.append(line)
+        return
+    if not ids:
+        problems.append((line, "no record identifier (DOI, PMID or title)"))
+        return
+    reasons = ", ".join(notes.reasons)
+    for reviewer, verdict in notes.inclusion:
+        parts = list(notes.notes_of(reviewer))
+        if notes.labels:
+            parts.append("Rayyan labels: " + ", ".join(notes.labels))
+        out.append(
+            ImportedDecision(
+                line,
+                ids,
+                verdict,
+                reasons if verdict == "exclude" else "",
+                " · ".join(parts),
+                reviewer,
+                notes.labels,
+            )  # fmt: skip
+        )
+
+
 def _rayyan(
     header: Sequence[str],
     rows: Iterator[tuple[int, list[str]]],
@@ -304,47 +348,53 @@ def _rayyan(
     columns = {k: v for k, v in columns.items() if k != "id"}  # Rayyan's key is its own
     out: list[ImportedDecision] = []
     skipped: list[int] = []
+    problems: list[tuple[int, str]] = []
     for line, row in rows:
-        cell = _cell(row, notes)
-        inclusion, reasons = _rayyan_notes(cell)
-        if not inclusion:
-            skipped.append(line)
-            continue
-        ids = _identifiers(row, columns)
-        if not ids:
-            raise _no_identifier(line, row, columns)
-        for reviewer, value in inclusion:
-            verdict = _RAYYAN_VERDICTS.get(value.strip().casefold())
-            if verdict is None:
-                raise DecisionsFileError(
-                    f"line {line}: Rayyan decision {value[:40]!r} is not Included, Excluded "
-                    "or Maybe",
-                    code="bad_verdict",
-                )
-            out.append(
-                ImportedDecision(
-                    line,
-                    ids,
-                    verdict,
-                    reasons if verdict == "exclude" else "",
-                    "",
-                    reviewer.strip(),
-                )  # fmt: skip
-            )
-    return ImportedDecisions("rayyan", tuple(out), tuple(skipped))
+        _rayyan_record(line, _identifiers(row, columns), _cell(row, notes), out, skipped,
+                       problems)  # fmt: skip
+    return ImportedDecisions("rayyan", tuple(out), tuple(skipped), tuple(problems))
 
 
-def _rayyan_notes(cell: str) -> tuple[list[tuple[str, str]], str]:
-    """(reviewer, verdict) pairs of ``RAYYAN-INCLUSION`` and the exclusion reasons text."""
-    pairs: list[tuple[str, str]] = []
-    reasons = ""
-    for part in cell.split("|"):
-        key, sep, value = part.partition(":")
-        if not sep:
+def _ris_identifiers(tags: dict[str, list[str]]) -> tuple[tuple[IdKind, str], ...]:
+    """A RIS record's identifiers: DOI (``DO``, else a doi.org ``UR``), PMID (a numeric
+    ``AN``, as PubMed writes it), title (``TI``, else ``T1``)."""
+    out: list[tuple[IdKind, str]] = []
+    doi = next(
+        (d for v in tags.get("DO", []) + [u for u in tags.get("UR", []) if "doi.org/" in u]
+         if (d := normalize_doi(v))),
+        None,
+    )  # fmt: skip
+    if doi:
+        out.append(("doi", doi))
+    pmid = next(
+        (p for v in tags.get("AN", []) if v.strip().isdigit() and (p := normalize_pmid(v))),
+        None,
+    )
+    if pmid:
+        out.append(("pmid", pmid))
+    title = next(
+        (t for v in tags.get("TI", []) + tags.get("T1", []) if (t := normalize_title(v))), None
+    )
+    if title:
+        out.append(("title", title))
+    return tuple(out)
+
+
+def _rayyan_ris(text: str) -> ImportedDecisions:
+    """Rayyan's RIS export: each record's ``N1`` notes (several joined) read as its CSV's."""
+    if len(text) > MAX_BYTES:
+        raise DecisionsFileError(
+            f"the file is larger than {MAX_BYTES // 1024 // 1024} MB", code="too_large"
+        )
+    out: list[ImportedDecision] = []
+    skipped: list[int] = []
+    problems: list[tuple[int, str]] = []
+    for count, (line, tags) in enumerate(rayyan_ris_records(text.removeprefix("\ufeff")), 1):
+        if count > MAX_ROWS:
+            raise DecisionsFileError(f"more than {MAX_ROWS:,} records", code="too_many_rows")
+        notes = " | ".join(tags.get("N1", []))
+        if len(notes) > MAX_CELL:
+            problems.append((line, f"the notes are longer than {MAX_CELL:,} characters"))
             continue
-        key = key.strip().upper()
-        if key == "RAYYAN-INCLUSION":
-            pairs += [(m.group(1), m.group(2)) for m in _RAYYAN_PAIR.finditer(value)]
-        elif key == "RAYYAN-EXCLUSION-REASONS":
-            reasons = ", ".join(r.strip() for r in value.split(",") if r.strip())
-    return pairs, reasons
+        _rayyan_record(line, _ris_identifiers(tags), notes, out, skipped, problems)
+    return ImportedDecisions("rayyan", tuple(out), tuple(skipped), tuple(problems))

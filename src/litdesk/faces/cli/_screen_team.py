@@ -141,7 +141,20 @@ def register(app: typer.Typer) -> None:
         study: Annotated[str, typer.Argument(help="Study name or id.")],
         file: Annotated[Path, typer.Argument(help="CSV, ASReview export or Rayyan export.")],
         reviewer: Annotated[
-            str | None, typer.Option("--reviewer", help="Whose decisions (default: you).")
+            str | None,
+            typer.Option(
+                "--reviewer",
+                help="Whose decisions (default: you); of a Rayyan file with several "
+                "reviewers, only this one's.",
+            ),
+        ] = None,
+        reviewer_map: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--reviewer-map",
+                help="'Rayyan name=reviewer': record that Rayyan reviewer's decisions as this "
+                "reviewer's (repeat; reviewers not mapped are listed, not recorded).",
+            ),
         ] = None,
         stage: Annotated[str, typer.Option("--stage", help=_STAGE_HELP)] = "title_abstract",
         format: Annotated[
@@ -150,16 +163,20 @@ def register(app: typer.Typer) -> None:
         ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     ) -> None:
-        """Record decisions made in another tool, matched to the Study's records by DOI,
-        PMID, record id or title; rows that match nothing are listed with their lines."""
-        from litdesk.services.screening import ImportDecisionsRequest
+        """Record decisions made in another tool (a CSV, ASReview's export, Rayyan's CSV or
+        RIS export), matched to the Study's records by DOI, PMID, record id or title; rows
+        that match nothing or cannot be read are listed with their lines."""
+        from litdesk.services.screening import ImportDecisionsRequest, parse_reviewer_map
 
         try:
             with file.open("rb") as fh:
                 data = fh.read(MAX_READ)
         except OSError as exc:
             raise InputError(f"cannot read {file}: {exc.strerror}", code="unreadable") from None
-        request = ImportDecisionsRequest(study, data, file.name, stage, reviewer, format)  # type: ignore[arg-type]
+        request = ImportDecisionsRequest(
+            study, data, file.name, stage, reviewer, format,  # type: ignore[arg-type]
+            parse_reviewer_map(reviewer_map or ()),
+        )  # fmt: skip
         with sync_app() as app:
             view = app.screening.import_decisions(request, owner=app.owner)
         if as_json:
@@ -169,9 +186,11 @@ def register(app: typer.Typer) -> None:
             f"{view.filename} ({view.format}): {plural(view.rows, 'decision row')}; "
             f"{view.recorded} recorded, {view.unchanged} already recorded, "
             f"{len(view.skipped)} without a decision, {len(view.unmatched)} unmatched, "
-            f"{len(view.refused)} refused"
+            f"{len(view.refused)} refused, {len(view.problems)} unreadable"
         )
-        for u in (*view.unmatched, *view.refused):
+        if view.reviewer_names:
+            _say(f"  as the decisions of {', '.join(view.reviewer_names)}")
+        for u in (*view.problems, *view.unmatched, *view.refused):
             _say(f"  line {u['line']}: {u['reason']}")
 
     @screen.command("export-decisions")

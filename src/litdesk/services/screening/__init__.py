@@ -47,6 +47,7 @@ from ._team_requests import (
     PrismaRecordsView,
     ResolveRequest,
     RevealView,
+    parse_reviewer_map,
 )
 from ._views import (
     CardView,
@@ -69,6 +70,7 @@ __all__ = [
     "ExportDecisionsRequest",
     "ImportDecisionsRequest",
     "ImportDecisionsView",
+    "parse_reviewer_map",
     "NotInConflict",
     "study_flow",
     "PrismaFlowRequest",

@@ -9,7 +9,7 @@ Blind: while a stage has dual review and is not revealed, the queue is shown to 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from litdesk.core.screening import (
     STAGES,
@@ -122,15 +122,32 @@ def plan_import(
     stage: Stage,
     reviewer: str | None,
     acting: str,
+    reviewer_map: Mapping[str, str] | None = None,
 ) -> ImportPlan:
     """What an import records: each row matched to a record, at ``stage`` (full text only
     for records that reached it; an exclusion there with a reason from the Study's list),
     the last row per record and reviewer kept, and rows equal to the reviewer's current
-    decision not recorded again (a re-import records nothing)."""
+    decision not recorded again (a re-import records nothing). ``reviewer_map`` (a Rayyan
+    name casefolded → the reviewer to record): rows of reviewers not in it are reported,
+    and with ``reviewer`` only the rows mapped to that reviewer are kept."""
     matched, unmatched = match_decisions(parsed, RecordIndex(screen.groups))
     names = {d.reviewer for d in parsed.decisions if d.reviewer}
     several = len(names) > 1
-    if (
+    if reviewer_map:
+        kept: list[Matched] = []
+        for m in matched:
+            who = reviewer_map.get(m.decision.reviewer.casefold())
+            if who is None:
+                unmatched.append(
+                    Unmatched(
+                        m.decision.line,
+                        f"Rayyan reviewer {m.decision.reviewer[:60]!r} is not in the reviewer map",
+                    )  # fmt: skip
+                )
+            elif reviewer is None or who == reviewer:
+                kept.append(replace(m, decision=replace(m.decision, reviewer=who)))
+        matched, several, reviewer = kept, True, None
+    elif (
         reviewer is not None
         and several
         and reviewer.casefold() not in {n.casefold() for n in names}

@@ -21,6 +21,7 @@ from litdesk.core.screening import (
     BOXES,
     STAGES,
     DecisionHistory,
+    ImportedDecisions,
     Outcome,
     Stage,
     parse_decisions,
@@ -215,6 +216,10 @@ def import_decisions(
     text = _text_of(request.data)
     parsed = parse_decisions(text, format=request.format or "auto")
     stage = request.stage
+    mapped = _reviewer_map(area, request, parsed, owner)
+    reviewer = request.reviewer
+    if mapped and reviewer is not None:
+        reviewer = _account_of(area, reviewer)
     _warm(area, request.study, owner)
     with area.store.write() as conn:
         study, role = area._study(conn, request.study, owner, "write")
@@ -223,8 +228,9 @@ def import_decisions(
         screen = area.cache.screen_set(study.id)
         history, _, _ = area.cache.history(study.id, screen, conn=conn)
         plan = plan_import(
-            parsed, screen, history, config, stage=stage, reviewer=request.reviewer, acting=owner
-        )
+            parsed, screen, history, config, stage=stage, reviewer=reviewer, acting=owner,
+            reviewer_map=mapped,
+        )  # fmt: skip
         others = [r for r in plan.reviewers if r != owner]
         if others and role != "owner":
             raise access.NotPermitted(
@@ -250,6 +256,7 @@ def import_decisions(
             access.add_history(conn, study.id, owner, "screening_imported", None, now)
     if plan.record:
         area._after_decision(study.id, stage)
+    names = area._reviewer_names(plan.reviewers)
     return ImportDecisionsView(
         study.id,
         request.filename,
@@ -263,7 +270,55 @@ def import_decisions(
         tuple(u.to_dict() for u in plan.unmatched),
         tuple(u.to_dict() for u in plan.refused),
         plan.matched_by,
+        tuple({"line": line, "reason": why} for line, why in parsed.problems),
+        tuple(names[r] for r in plan.reviewers),
     )
+
+
+def _account_of(area: AreaParts, name: str) -> str:
+    """The reviewer ``name`` stands for: the id of the account with that user name (team
+    mode), else the name itself (a reviewer named in a local workspace)."""
+    with area.store.read() as conn:
+        found = access.find_account(conn, name)
+    return found.id if found is not None else name
+
+
+def _reviewer_map(
+    area: AreaParts, request: ImportDecisionsRequest, parsed: ImportedDecisions, owner: str
+) -> dict[str, str]:
+    """The request's map as Rayyan name (casefolded) → reviewer to record: an account's id
+    where the name is an account's, which must screen in the Study (a member who edits, or
+    its owner); every Rayyan name in it must have decided in the file (a misspelt name
+    would import nothing, unsaid)."""
+    if not request.reviewer_map:
+        return {}
+    if parsed.format != "rayyan":
+        raise ScreeningRequestError(
+            "a reviewer map is for Rayyan's export (its reviewers' names)",
+            code="bad_reviewer_map",
+        )
+    in_file = {n.casefold(): n for n in parsed.reviewers()}
+    absent = [name for name, _ in request.reviewer_map if name.casefold() not in in_file]
+    if absent:
+        raise ScreeningRequestError(
+            f"the reviewer map names {', '.join(repr(a[:60]) for a in absent[:5])}, who made "
+            f"no decision in the file (its reviewers: {', '.join(in_file.values()) or 'none'})",
+            code="bad_reviewer_map",
+        )
+    mapped: dict[str, str] = {}
+    with area.store.read() as conn:
+        study, _ = area._study(conn, request.study, owner, "read")
+        for name, who in request.reviewer_map:
+            found = access.find_account(conn, who)
+            if found is not None and access.study_role(conn, found.id, study.id) not in (
+                "owner", "editor",
+            ):  # fmt: skip
+                raise ScreeningRequestError(
+                    f"{who[:60]} does not screen in this Study (add them as a member first)",
+                    code="not_a_screener",
+                )
+            mapped[name.casefold()] = found.id if found is not None else who
+    return mapped
 
 
 def _text_of(data: bytes) -> str:

@@ -4,6 +4,7 @@ is validated once when made (a :class:`ScreeningRequestError` naming the field).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -36,6 +37,7 @@ __all__ = [
     "RECORD_BOXES",
     "ResolveRequest",
     "RevealView",
+    "parse_reviewer_map",
 ]
 
 ExportFormat = Literal["csv", "ris"]
@@ -52,6 +54,26 @@ RECORD_BOXES: Final = (
     "not_retrieved", "assessed", "awaiting_full_text", "excluded_reports", "included",
 )  # fmt: skip
 RECORDS_PAGE: Final = 100
+#: at most this many ``Rayyan name=reviewer`` pairs in one import
+MAX_REVIEWER_MAP: Final = 200
+
+
+def parse_reviewer_map(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``Rayyan name=reviewer`` items (one per option, or per line of the web form) as
+    pairs; the name may hold ``=`` (the last one splits). Blank items are left out."""
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        for text in item.splitlines():
+            if not text.strip():
+                continue
+            name, sep, who = text.rpartition("=")
+            if not sep or not name.strip() or not who.strip():
+                raise ScreeningRequestError(
+                    f"reviewer map {text.strip()[:80]!r} is not 'Rayyan name=reviewer'",
+                    code="bad_reviewer_map",
+                )
+            pairs.append((name, who))
+    return tuple(pairs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +120,10 @@ class AgreementRequest:
 class ImportDecisionsRequest:
     """A decisions file (CSV, ASReview or Rayyan export; ``format`` None: detected) to
     record as ``reviewer``'s decisions at ``stage`` (``reviewer`` None: the acting
-    account; a Rayyan file's own reviewer names when it holds several and none is given)."""
+    account; a Rayyan file's own reviewer names when it holds several and none is given).
+    ``reviewer_map``: (Rayyan name, reviewer) pairs — a Rayyan file's decisions recorded as
+    the mapped reviewers' (an account's user name, or a name), those of reviewers not in
+    the map reported, not recorded; with ``reviewer``, only that mapped reviewer's."""
 
     study: str
     data: bytes = field(repr=False)
@@ -106,10 +131,23 @@ class ImportDecisionsRequest:
     stage: Stage = "title_abstract"
     reviewer: str | None = None
     format: DecisionsFormat | None = None
+    reviewer_map: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", _ref(self.study, "a Study"))
         object.__setattr__(self, "stage", parse_stage(self.stage))
+        if len(self.reviewer_map) > MAX_REVIEWER_MAP:
+            raise ScreeningRequestError(
+                f"at most {MAX_REVIEWER_MAP} reviewers in the map", code="bad_reviewer_map"
+            )
+        pairs: dict[str, tuple[str, str]] = {}
+        for name, who in self.reviewer_map:
+            pair = (" ".join(_ref(name, "a Rayyan name").split()), _ref(who, "a reviewer"))
+            if pairs.setdefault(pair[0].casefold(), pair) != pair:
+                raise ScreeningRequestError(
+                    f"{pair[0]!r} is mapped twice in the reviewer map", code="bad_reviewer_map"
+                )
+        object.__setattr__(self, "reviewer_map", tuple(pairs.values()))
         if not isinstance(self.data, bytes):
             raise ScreeningRequestError("the file is bytes", code="bad_file")
         if len(self.data) > MAX_IMPORT_BYTES:
@@ -306,7 +344,8 @@ class AgreementView:
 class ImportDecisionsView:
     """What an import did: rows read, decisions recorded, those already recorded (a
     re-import records nothing again), lines skipped (no decision), rows matched to no
-    record (with their lines and why)."""
+    record (with their lines and why), records that could not be read (``problems``:
+    Rayyan notes that are malformed), each beside the others' outcome."""
 
     study_id: str
     filename: str
@@ -320,6 +359,8 @@ class ImportDecisionsView:
     unmatched: tuple[dict[str, object], ...]
     refused: tuple[dict[str, object], ...]
     matched_by: dict[str, int]
+    problems: tuple[dict[str, object], ...] = ()
+    reviewer_names: tuple[str, ...] = ()  #: ``reviewers`` by user name where accounts
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -335,6 +376,8 @@ class ImportDecisionsView:
             "unmatched": [dict(u) for u in self.unmatched],
             "refused": [dict(r) for r in self.refused],
             "matched_by": dict(self.matched_by),
+            "problems": [dict(p) for p in self.problems],
+            "reviewer_names": list(self.reviewer_names),
         }
 
 

@@ -20,6 +20,7 @@ from litdesk.services.screening import (
     ImportDecisionsRequest,
     ResolveRequest,
     StudyStageRequest,
+    parse_reviewer_map,
 )
 
 from .._deps import AppDep, OwnerDep
@@ -179,10 +180,13 @@ async def import_form(
     app: AppDep,
     owner: OwnerDep,
     ref: StudyRef,
-    file: Annotated[UploadFile, File(description="CSV, ASReview export or Rayyan export")],
+    file: Annotated[
+        UploadFile, File(description="CSV, ASReview export or Rayyan export (CSV or RIS)")
+    ],
     stage: Annotated[StageName, Form()] = "title_abstract",
     reviewer: Annotated[str, Form(max_length=200)] = "",
     file_format: Annotated[FormatName | Literal[""], Form(alias="format")] = "",
+    reviewer_map: Annotated[str, Form(max_length=20_000)] = "",
 ) -> Response:
     await run_in_threadpool(may_screen, app, owner, ref)  # before the file is read
     data = await file.read(IMPORT_LIMIT + 1)
@@ -194,6 +198,7 @@ async def import_form(
             stage,
             reviewer.strip() or None,
             file_format or None,
+            parse_reviewer_map([reviewer_map]),
         )
         view = await run_in_threadpool(app.screening.import_decisions, asked, owner=owner)
     except InputError as exc:  # shown beside the form (a file that cannot be read)
@@ -254,16 +259,27 @@ async def import_api(
     app: AppDep,
     owner: OwnerDep,
     ref: StudyRef,
-    file: Annotated[UploadFile, File(description="CSV, ASReview export or Rayyan export")],
+    file: Annotated[
+        UploadFile, File(description="CSV, ASReview export or Rayyan export (CSV or RIS)")
+    ],
     stage: Annotated[StageName, Query()] = "title_abstract",
     reviewer: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
     file_format: Annotated[FormatName | None, Query(alias="format")] = None,
+    reviewer_map: Annotated[
+        list[str] | None,
+        Query(
+            max_length=1000,
+            description="'Rayyan name=reviewer' (repeat): a Rayyan reviewer's decisions "
+            "recorded as this reviewer's",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     await run_in_threadpool(may_screen, app, owner, ref)  # before the file is read
     data = await file.read(IMPORT_LIMIT + 1)
     asked = ImportDecisionsRequest(
-        ref, data, file.filename or "decisions.csv", stage, reviewer, file_format
-    )
+        ref, data, file.filename or "decisions.csv", stage, reviewer, file_format,
+        parse_reviewer_map(reviewer_map or ()),
+    )  # fmt: skip
     view = await run_in_threadpool(app.screening.import_decisions, asked, owner=owner)
     return view.to_dict()
 
