@@ -45,7 +45,7 @@ def _drop_paper_references(bind: sa.engine.Connection) -> None:
                     batch.drop_constraint(f"fk_{table}_{column}_papers", type_="foreignkey")
         else:
             for fk in fks:
-                op.drop_constraint(fk["name"], table, type_="foreignkey")
+                op.drop_constraint(str(fk["name"]), table, type_="foreignkey")
 
 
 def _new_papers() -> None:
