@@ -134,8 +134,63 @@ def upgrade() -> None:
         )
 
 
+#: the references to ``papers.id`` before this revision, put back by the downgrade
+_REFERENCES = {
+    "study_papers": "paper_id",
+    "notes": "paper_id",
+    "evidence": "paper_id",
+    "paper_savers": "paper_id",
+    "assist_drafts": "paper_id",
+    "study_pdf_links": "paper_id",
+    "study_fulltext_checks": "paper_id",
+}
+
+
 def downgrade() -> None:
-    raise NotImplementedError(
-        "0026_paper_owners splits shared records per owner; merging them back would lose "
-        "an account's own version: restore a backup taken before the upgrade instead"
+    """One shared record per id again: the oldest (its creator's; the copies go, as do
+    changes an account made to its own copy), each key naming that id."""
+    bind = op.get_bind()
+    op.drop_index("ix_paper_keys_paper", table_name="paper_keys")
+    with op.batch_alter_table("study_papers") as batch:
+        batch.drop_constraint("fk_study_papers_paper", type_="foreignkey")
+        batch.drop_column("paper_owner")
+    op.create_table(
+        "papers_old",
+        sa.Column("id", sa.String(130), primary_key=True),
+        sa.Column("data", sa.Text, nullable=False),
+        sa.Column("status", sa.String(16), nullable=True),
+        sa.Column("created_at", sa.String(40), nullable=False),
+        sa.Column("updated_at", sa.String(40), nullable=False),
+        sa.Column("owner", sa.String(64), nullable=False, server_default="local"),
     )
+    op.execute(
+        "INSERT INTO papers_old (id, data, status, created_at, updated_at, owner)"
+        " SELECT p.id, p.data, p.status, p.created_at, p.updated_at, p.owner FROM papers p"
+        " WHERE NOT EXISTS (SELECT 1 FROM papers q WHERE q.id = p.id AND"
+        " (q.created_at < p.created_at OR (q.created_at = p.created_at AND q.owner < p.owner)))"
+    )
+    op.create_table(
+        "paper_keys_old",
+        sa.Column("key", sa.String(600), primary_key=True),
+        sa.Column("paper_id", sa.String(130), nullable=False),
+    )
+    op.execute(
+        "INSERT INTO paper_keys_old (key, paper_id)"
+        " SELECT key, min(paper_id) FROM paper_keys GROUP BY key"
+    )
+    if bind.dialect.name != "sqlite":
+        op.drop_constraint("fk_paper_keys_paper", "paper_keys", type_="foreignkey")
+    op.drop_table("paper_keys")
+    op.drop_table("papers")
+    op.rename_table("papers_old", "papers")
+    op.rename_table("paper_keys_old", "paper_keys")
+    op.create_index("ix_papers_owner", "papers", ["owner"])
+    op.create_index("ix_paper_keys_paper_id", "paper_keys", ["paper_id"])
+    tables = set(sa.inspect(bind).get_table_names())
+    for table, column in {"paper_keys": "paper_id", **_REFERENCES}.items():
+        if table not in tables:
+            continue
+        with op.batch_alter_table(table) as batch:
+            batch.create_foreign_key(
+                f"fk_{table}_{column}_papers", "papers", [column], ["id"], ondelete="CASCADE"
+            )
