@@ -129,3 +129,39 @@ def test_same_identifiers_are_separate_records(server: TeamServer) -> None:
         # his own record of the same DOI stays his own on his paper page
         page = bob.get(f"/paper/{stub_id}")
         assert page.status_code == 200 and "Stub" in page.text
+
+
+def test_searches_and_study_zips_make_the_callers_records(server: TeamServer) -> None:
+    with server.signed_in("ana") as ana, server.signed_in("bob") as bob:
+        found = ana.get("/api/v1/search", params={"q": "tumour growth"}).json()
+        ids = [card["paper"]["id"] for card in found["cards"][:3]]
+        r = ana.post("/api/v1/selection/save", json={"run_id": found["run"]["id"], "paper_ids": ids})
+        assert r.status_code == 200 and r.json()["created"] == 3, r.text
+        ana.post(f"/api/v1/papers/{ids[0]}/status", json={"status": "read"}).raise_for_status()
+        # bob saving the same hits: three records of his own ("created" says nothing of ana)
+        seen = bob.get("/api/v1/search", params={"q": "tumour growth"}).json()
+        r = bob.post("/api/v1/selection/save", json={"run_id": seen["run"]["id"], "paper_ids": ids})
+        assert r.status_code == 200 and r.json()["created"] == 3, r.text
+        b_study = _study(bob, "Bob's ZIP")
+        _import(bob, b_study, _ris({"TI": "Bob's zip title", "DO": DOI}))
+        exported = bob.get(f"/api/v1/studies/{b_study}/export")
+        assert exported.status_code == 200
+        a_study = _study(ana, "Ana's ZIP")
+        _import(ana, a_study, _ris({"TI": SECRET_TITLE, "DO": DOI, "AB": SECRET_ABSTRACT}))
+        # bob recovers his ZIP (it carries ana's DOI): his records, nothing of ana's
+        r = bob.post(
+            "/api/v1/study-imports",
+            files={"file": ("s.zip", exported.content, "application/zip")},
+            data={"name": "Recovered"},
+        )
+        assert r.status_code == 200, r.text
+        assert SECRET_TITLE not in r.text
+        view = bob.get(f"/api/v1/studies/{r.json()['study_id']}")
+        assert "Bob's zip title" in view.text and SECRET_TITLE not in view.text
+        # ana's records are as she left them: her status, her title
+        row = ana.get(f"/api/v1/papers/{ids[0]}").json()
+        assert row["status"] == "read", row
+        mine = _paper(ana, "confidential")
+        assert mine is not None and mine["title"] == SECRET_TITLE
+        theirs = bob.get(f"/api/v1/papers/{ids[0]}").json()
+        assert theirs.get("status") in (None, ""), theirs
