@@ -63,7 +63,9 @@ def test_same_identifiers_are_separate_records(server: TeamServer) -> None:
         a_study = _study(ana, "Ana's review")
         b_study = _study(bob, "Bob's review")
         # bob plants a record first: the DOI ana will import, with another PMID
-        planted = _import(bob, b_study, _ris({"TI": "Planted", "DO": PLANTED_DOI, "AN": "PMID:9991"}))
+        planted = _import(
+            bob, b_study, _ris({"TI": "Planted", "DO": PLANTED_DOI, "AN": "PMID:9991"})
+        )
         assert _created(planted) == 1
         first = _import(
             ana,
@@ -135,7 +137,9 @@ def test_searches_and_study_zips_make_the_callers_records(server: TeamServer) ->
     with server.signed_in("ana") as ana, server.signed_in("bob") as bob:
         found = ana.get("/api/v1/search", params={"q": "tumour growth"}).json()
         ids = [card["paper"]["id"] for card in found["cards"][:3]]
-        r = ana.post("/api/v1/selection/save", json={"run_id": found["run"]["id"], "paper_ids": ids})
+        r = ana.post(
+            "/api/v1/selection/save", json={"run_id": found["run"]["id"], "paper_ids": ids}
+        )
         assert r.status_code == 200 and r.json()["created"] == 3, r.text
         ana.post(f"/api/v1/papers/{ids[0]}/status", json={"status": "read"}).raise_for_status()
         # bob saving the same hits: three records of his own ("created" says nothing of ana)

@@ -74,9 +74,7 @@ def test_saves_and_lookups_are_per_owner(team_store: Store, team: tuple[str, str
         bob.paper("10.5555/own.2")  # ana's paper outside the Study stays hers
 
 
-def test_a_study_zip_makes_the_importers_records(
-    team_store: Store, team: tuple[str, str]
-) -> None:
+def test_a_study_zip_makes_the_importers_records(team_store: Store, team: tuple[str, str]) -> None:
     ana_id, bob_id = team
     pid = _ana(team_store, ana_id)
     bob = Workspace(team_store, owner=bob_id)

@@ -154,9 +154,7 @@ def _run_rows(conn: Connection, src: SourceRow, study_id: str) -> list[StudyReco
     flat = [k for ks in keys for k in ks]
     found: dict[str, str] = {}
     for n in range(0, len(flat), _KEYS_PER_QUERY):  # the Study's papers the hits are
-        found |= repo.find_study_paper_ids(
-            conn, flat[n : n + _KEYS_PER_QUERY], study_id=study_id
-        )
+        found |= repo.find_study_paper_ids(conn, flat[n : n + _KEYS_PER_QUERY], study_id=study_id)
     for i, hit in enumerate(run.hits):
         pid = min((found[k] for k in keys[i] if k in found), default=None)
         lanes = [c.to_dict() for c in hit.contributions]
@@ -219,7 +217,11 @@ def in_step(conn: Connection, study_id: str) -> bool:
     for src in wanted:
         if src.id not in have:
             try:
-                rows = _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src, study_id)
+                rows = (
+                    _import_rows(conn, src)
+                    if src.kind == "import"
+                    else _run_rows(conn, src, study_id)
+                )
             except IntegrityError:
                 return False
             if rows:
@@ -244,7 +246,9 @@ def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[Reco
         if src.id in have:
             continue
         try:
-            rows = _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src, study_id)
+            rows = (
+                _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src, study_id)
+            )
         except IntegrityError as exc:  # an unreadable source identifies nothing; said so
             raise IntegrityError(
                 f"the Study's {src.kind} {src.id} cannot be read: {exc.message}",

@@ -445,9 +445,7 @@ def commit_whole(
                         continue
                     seen.add(held[0])
                     known += 1
-                    old = repo.get_paper(
-                        conn, held[0], viewer=owner, study_id=study_id
-                    ).paper
+                    old = repo.get_paper(conn, held[0], viewer=owner, study_id=study_id).paper
                     if paper.retracted and not old.retracted:
                         retracted.append(old.id)
                     elif _changed(old, paper):

@@ -207,7 +207,9 @@ class Workspace:
             if status is not None:
                 repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
             if study_row is not None:
-                repo.add_study_paper(conn, study_row.id, result.paper.id, now, paper_owner=self.owner)
+                repo.add_study_paper(
+                    conn, study_row.id, result.paper.id, now, paper_owner=self.owner
+                )
                 self._history(conn, study_row.id, "paper_added", result.paper.id, now)
         return result
 
@@ -232,7 +234,9 @@ class Workspace:
                 if status is not None:
                     repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
                 if study_id is not None:
-                    repo.add_study_paper(conn, study_id, result.paper.id, now, paper_owner=self.owner)
+                    repo.add_study_paper(
+                        conn, study_id, result.paper.id, now, paper_owner=self.owner
+                    )
                     self._history(conn, study_id, "paper_added", result.paper.id, now)
                 out.append(result)
         return out
@@ -343,10 +347,7 @@ class Workspace:
         now = now_iso()
         with self.store.write() as conn:
             row = self._study(conn, study, "write")
-            added = [
-                self._link(conn, row.id, self._paper(conn, ref), now)
-                for ref in paper_refs
-            ]
+            added = [self._link(conn, row.id, self._paper(conn, ref), now) for ref in paper_refs]
             for ref, was_added in zip(paper_refs, added, strict=True):
                 if was_added:
                     self._history(conn, row.id, "paper_added", ref, now)

@@ -37,9 +37,7 @@ def _drop_paper_references(bind: sa.engine.Connection) -> None:
         if not fks:
             continue
         if bind.dialect.name == "sqlite":  # unnamed: named by the convention for batch mode
-            with op.batch_alter_table(
-                table, recreate="always", naming_convention=_NAMING
-            ) as batch:
+            with op.batch_alter_table(table, recreate="always", naming_convention=_NAMING) as batch:
                 for fk in fks:
                     column = fk["constrained_columns"][0]
                     batch.drop_constraint(f"fk_{table}_{column}_papers", type_="foreignkey")
