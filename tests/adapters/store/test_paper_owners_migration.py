@@ -159,3 +159,29 @@ def test_shared_records_are_split_per_owner(empty_store_url: str) -> None:
             assert sorted(owners) == ["acct_bob", "acct_cy"]
     finally:
         store.dispose()
+
+
+def test_going_down_keeps_the_oldest_record_of_each_paper(empty_store_url: str) -> None:
+    _old_store(empty_store_url)
+    open_store(empty_store_url).dispose()  # up to head
+    engine = make_engine(empty_store_url)
+    cfg = _alembic_config()
+    try:
+        with engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            if engine.dialect.name == "sqlite" and raw is not None:
+                raw.execute("PRAGMA foreign_keys=OFF")
+            with conn.begin():
+                cfg.attributes["connection"] = conn
+                command.downgrade(cfg, BEFORE)
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT id, owner, data FROM papers ORDER BY id")).all()
+            assert [(r.id, r.owner) for r in rows] == [("DOI-1", "acct_ana"), ("MED-2", "acct_bob")]
+            keys = conn.execute(sa.text("SELECT key, paper_id FROM paper_keys ORDER BY key")).all()
+            assert len(keys) == 4 and {k.paper_id for k in keys} == {"DOI-1", "MED-2"}
+            links = conn.execute(sa.text("SELECT count(*) FROM study_papers")).scalar_one()
+            assert links == 3
+            assert conn.execute(sa.text("SELECT count(*) FROM notes")).scalar_one() == 1
+    finally:
+        engine.dispose()
+    open_store(empty_store_url).dispose()  # and up again
