@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-
 from tests.services.studies._paged import GeneratedSearch
 from tests.services.studies.test_whole_search import EPMC, settings, with_app
 
