@@ -83,10 +83,10 @@ def test_write_rolls_back_on_error(store: Store):
         repo.insert_paper(conn, paper, NOW)
         raise RuntimeError("boom")
     with store.read() as conn, pytest.raises(NotFoundError):
-        repo.get_paper(conn, paper.id)
+        repo.get_paper(conn, paper.id, viewer="local")
     # foreign keys are enforced on both backends; the failure is a typed StoreError
     with pytest.raises(StoreError), store.write() as conn:
-        repo.add_study_paper(conn, "no-such-study", "MED-1", NOW)
+        repo.add_study_paper(conn, "no-such-study", "MED-1", NOW, paper_owner="local")
 
 
 def test_paper_round_trip_and_keys(store: Store):
@@ -94,10 +94,14 @@ def test_paper_round_trip_and_keys(store: Store):
     with store.write() as conn:
         repo.insert_paper(conn, paper, NOW, status="to-read")
     with store.read() as conn:
-        row = repo.get_paper(conn, "MED-12")
-        found = repo.find_paper_ids(conn, ["doi:10.1234/abc", "pmcid:PMC5", "pmid:99"])
+        row = repo.get_paper(conn, "MED-12", viewer="local")
+        found = repo.find_paper_ids(
+            conn, ["doi:10.1234/abc", "pmcid:PMC5", "pmid:99"], owner="local"
+        )
+        elsewhere = repo.find_paper_ids(conn, ["doi:10.1234/abc"], owner="acct_other")
     assert row.paper == paper and row.status == "to-read"
     assert found == {"doi:10.1234/abc": "MED-12", "pmcid:PMC5": "MED-12"}
+    assert elsewhere == {}  # one owner's keys never name another's record
 
 
 def test_corrupt_stored_paper_is_integrity_error(store: Store):
@@ -115,9 +119,9 @@ def test_corrupt_stored_paper_is_integrity_error(store: Store):
         )
     with store.read() as conn:
         with pytest.raises(IntegrityError):
-            repo.get_paper(conn, "MED-7")
+            repo.get_paper(conn, "MED-7", viewer="local")
         with pytest.raises(IntegrityError):
-            repo.get_paper(conn, "MED-8")
+            repo.get_paper(conn, "MED-8", viewer="local")
 
 
 def test_search_runs(store: Store):

@@ -120,7 +120,10 @@ def test_notes_highlights_and_stale_notice(ws: Workspace):
     # the abstract changes: the note stays, with a notice, and is not re-anchored
     with ws.store.write() as conn:
         repo.update_paper(
-            conn, _paper(abstract="A rewritten abstract."), "2026-12-01T00:00:00+00:00"
+            conn,
+            _paper(abstract="A rewritten abstract."),
+            "2026-12-01T00:00:00+00:00",
+            owner="local",
         )
     notes, _ = ws.notes(paper_ref=p.id)
     assert len(notes) == 3
@@ -177,7 +180,9 @@ def test_evidence_recheck_csv_and_notebook(ws: Workspace):
     assert "Location: Fig. 3" in md and "external passage (to verify)" in md
     # a changed abstract makes the stored abstract evidence fail its re-check, visibly
     with ws.store.write() as conn:
-        repo.update_paper(conn, _paper(abstract="Different."), "2026-12-01T00:00:00+00:00")
+        repo.update_paper(
+            conn, _paper(abstract="Different."), "2026-12-01T00:00:00+00:00", owner="local"
+        )
     views, _ = ws.evidence(study="S")
     assert views[0].recheck != "ok" and views[1].recheck == "ok"
 

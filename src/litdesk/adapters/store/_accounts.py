@@ -1,6 +1,8 @@
 """Team mode in the store: accounts, sessions, failed logins, Study roles, a Study's history,
 who saved which paper, and the access rules every workspace read and write goes through.
 
+A paper record is its owner's (``papers.owner``): one account's import or save never reads
+or changes another's record; a Study holds its members' records (``study_papers.paper_owner``).
 The access rules take the acting account as a parameter. ``local`` is the single-user owner
 (and the administrator working from the CLI): it may do everything, so a workspace without
 ``--team`` behaves exactly as before. Any other account sees a paper it saved or one in a
@@ -26,6 +28,7 @@ from ._schema import (
     accounts,
     login_failures,
     paper_savers,
+    papers,
     search_runs,
     sessions,
     studies,
@@ -431,18 +434,26 @@ def visible_studies(column: sa.ColumnElement[Any], account: str) -> sa.ColumnEle
     return column.in_(member_studies(account))
 
 
-def visible_papers(column: sa.ColumnElement[Any], account: str) -> sa.ColumnElement[bool]:
-    """``column`` (a paper id) names a paper the account saved or one in its Studies (not
-    the deleted ones: their papers are in the trash with them)."""
-    return sa.or_(
-        column.in_(sa.select(paper_savers.c.paper_id).where(paper_savers.c.account_id == account)),
-        column.in_(
-            sa.select(study_papers.c.paper_id).where(
-                study_papers.c.study_id.in_(member_studies(account)),
-                study_papers.c.study_id.not_in(deleted_studies()),
-            )
-        ),
+def visible_papers(account: str) -> sa.ColumnElement[bool]:
+    """A ``papers`` row the account reads in its own lists: its own record, or a record a
+    (live) Study it belongs to holds whose id it has no record of itself."""
+    sp = study_papers.c
+    own = papers.c.owner == account
+    mine = papers.alias("mine")
+    held = (
+        sa.select(sp.paper_id)
+        .where(
+            sp.paper_id == papers.c.id,
+            sp.paper_owner == papers.c.owner,
+            sp.study_id.in_(member_studies(account)),
+            sp.study_id.not_in(deleted_studies()),
+        )
+        .exists()
     )
+    shadowed = (
+        sa.select(mine.c.id).where(mine.c.owner == account, mine.c.id == papers.c.id).exists()
+    )
+    return sa.or_(own, sa.and_(held, sa.not_(shadowed)))
 
 
 def visible_documents(table: sa.Table, account: str) -> sa.ColumnElement[bool]:
@@ -480,18 +491,18 @@ def _best_role(conn: Connection, account: str, study_ids: sa.Select[Any]) -> str
 
 
 def require_paper(conn: Connection, account: str, paper_id: str, need: Need) -> None:
-    """A saved paper the account may read (saved it, or in one of its Studies) or change
-    (saved it, or editor in a Study holding it)."""
+    """A paper id the account may read (a record of its own, or one in one of its Studies)
+    or change (its own, or editor in a Study holding it)."""
     if account == LOCAL_OWNER:
         return
-    saved = conn.execute(
-        sa.select(paper_savers.c.paper_id).where(
-            paper_savers.c.paper_id == paper_id, paper_savers.c.account_id == account
-        )
+    own = conn.execute(
+        sa.select(papers.c.id).where(papers.c.owner == account, papers.c.id == paper_id)
     ).first()
-    if saved is not None:
+    if own is not None:
         return
-    holding = sa.select(study_papers.c.study_id).where(study_papers.c.paper_id == paper_id)
+    holding = sa.select(study_papers.c.study_id).where(
+        study_papers.c.paper_id == paper_id, study_papers.c.study_id.not_in(deleted_studies())
+    )
     role = _best_role(conn, account, holding)
     if role is None:
         raise NotFoundError(f"no saved paper {paper_id[:120]}", code="paper_not_found")

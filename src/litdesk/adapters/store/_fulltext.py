@@ -46,10 +46,7 @@ study_pdf_links = sa.Table(
         "study_id", sa.String(_ID), sa.ForeignKey("studies.id", ondelete="CASCADE"),
         primary_key=True,
     ),
-    sa.Column(
-        "paper_id", sa.String(130), sa.ForeignKey("papers.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    sa.Column("paper_id", sa.String(130), primary_key=True),
     sa.Column("sha256", sa.String(64), nullable=False),
     sa.Column("file", sa.String(260), nullable=False),
     sa.Column("how", sa.String(16), nullable=False),
@@ -66,10 +63,7 @@ study_fulltext_checks = sa.Table(
         "study_id", sa.String(_ID), sa.ForeignKey("studies.id", ondelete="CASCADE"),
         primary_key=True,
     ),
-    sa.Column(
-        "paper_id", sa.String(130), sa.ForeignKey("papers.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    sa.Column("paper_id", sa.String(130), primary_key=True),
     sa.Column("available", sa.Boolean, nullable=False),
     sa.Column("pmcid", sa.String(20), nullable=True),
     sa.Column("licence", sa.String(200), nullable=True),

@@ -31,7 +31,13 @@ def studies_by_keys(
         for i in range(0, len(wanted), _BATCH):
             query = (
                 sa.select(paper_keys.c.key, studies.c.id, studies.c.name)
-                .join(study_papers, study_papers.c.paper_id == paper_keys.c.paper_id)
+                .join(
+                    study_papers,
+                    sa.and_(
+                        study_papers.c.paper_id == paper_keys.c.paper_id,
+                        study_papers.c.paper_owner == paper_keys.c.owner,
+                    ),
+                )
                 .join(studies, studies.c.id == study_papers.c.study_id)
                 .where(paper_keys.c.key.in_(wanted[i : i + _BATCH]))
             )

@@ -4,7 +4,7 @@ first pages, and the saved paper the PDF is (one object: the paper with its PDF)
 
 The library is one for every account; these rows are each account's own, so a
 correction or an attachment by one account never changes what another sees. Migration
-0025_pdf_records creates the table; a paper's deletion clears the attachment.
+0025_pdf_records creates the table.
 """
 
 from __future__ import annotations
@@ -48,10 +48,9 @@ pdf_records = sa.Table(
     sa.Column("doi", sa.String(300), nullable=True),
     sa.Column("arxiv", sa.String(60), nullable=True),
     sa.Column("confirmed_at", sa.String(40), nullable=True),
-    sa.Column(
-        "paper_id", sa.String(130), sa.ForeignKey("papers.id", ondelete="SET NULL"),
-        nullable=True,
-    ),
+    # the owner's paper record (papers are keyed by owner and id, 0026_paper_owners): no
+    # foreign key, as for the other per-owner references; paper records are never deleted
+    sa.Column("paper_id", sa.String(130), nullable=True),
     sa.Column("attached_at", sa.String(40), nullable=True),
     sa.Index("ix_pdf_records_paper", "owner", "paper_id"),
 )  # fmt: skip

@@ -54,6 +54,8 @@ __all__ = [
     "count_documents",
     "count_papers",
     "find_paper_ids",
+    "find_study_paper_ids",
+    "find_visible_ids",
     "get_document",
     "get_paper",
     "get_papers",
@@ -68,7 +70,9 @@ __all__ = [
     "list_papers_reusing",
     "list_papers",
     "list_studies",
+    "own_papers",
     "owned_study_names",
+    "record_owners",
     "rename_study",
     "replace_document",
     "set_status",
@@ -151,15 +155,122 @@ def _chunks(values: Iterable[str]) -> Iterator[list[str]]:
         yield wanted[i : i + _PER_QUERY]
 
 
-def find_paper_ids(conn: Connection, keys: Iterable[str]) -> dict[str, str]:
-    """``{key: paper id}`` for the keys already stored (any number of keys: one query per
-    500)."""
+def find_paper_ids(conn: Connection, keys: Iterable[str], *, owner: str) -> dict[str, str]:
+    """``{key: paper id}`` for the keys ``owner``'s records are stored under (any number of
+    keys: one query per 500). Another owner's records are never named."""
     out: dict[str, str] = {}
     for chunk in _chunks(keys):
         rows = conn.execute(
-            sa.select(paper_keys.c.key, paper_keys.c.paper_id).where(paper_keys.c.key.in_(chunk))
+            sa.select(paper_keys.c.key, paper_keys.c.paper_id).where(
+                paper_keys.c.owner == owner, paper_keys.c.key.in_(chunk)
+            )
         )
         out.update((r.key, r.paper_id) for r in rows)
+    return out
+
+
+def _study_links(viewer: str) -> sa.ColumnElement[bool]:
+    """A ``study_papers`` row of a live Study ``viewer`` may read (``local``: any)."""
+    live = study_papers.c.study_id.not_in(deleted_studies())
+    if viewer == LOCAL_OWNER:
+        return live
+    return sa.and_(live, study_papers.c.study_id.in_(member_studies(viewer)))
+
+
+def find_visible_ids(conn: Connection, keys: Sequence[str], *, viewer: str) -> dict[str, str]:
+    """``{key: paper id}`` for the keys of the records ``viewer`` may read: its own first,
+    then those of the Studies it belongs to (``local`` reads every record)."""
+    out = find_paper_ids(conn, keys, owner=viewer)
+    rest = [k for k in dict.fromkeys(keys) if k not in out]
+    for chunk in _chunks(rest):
+        query = (
+            sa.select(paper_keys.c.key, paper_keys.c.paper_id)
+            .join(
+                study_papers,
+                sa.and_(
+                    study_papers.c.paper_id == paper_keys.c.paper_id,
+                    study_papers.c.paper_owner == paper_keys.c.owner,
+                ),
+            )
+            .where(paper_keys.c.key.in_(chunk), _study_links(viewer))
+            .order_by(paper_keys.c.owner)
+        )
+        for r in conn.execute(query):
+            out.setdefault(r.key, r.paper_id)
+    if viewer == LOCAL_OWNER:  # every record, Study or not (the owner of the workspace)
+        rest = [k for k in rest if k not in out]
+        for chunk in _chunks(rest):
+            query = (
+                sa.select(paper_keys.c.key, paper_keys.c.paper_id)
+                .where(paper_keys.c.key.in_(chunk))
+                .order_by(paper_keys.c.owner)
+            )
+            for r in conn.execute(query):
+                out.setdefault(r.key, r.paper_id)
+    return out
+
+
+def find_study_paper_ids(conn: Connection, keys: Sequence[str], *, study_id: str) -> dict[str, str]:
+    """``{key: paper id}`` for the keys of the records ``study_id`` holds (whoever's)."""
+    out: dict[str, str] = {}
+    for chunk in _chunks(keys):
+        query = (
+            sa.select(paper_keys.c.key, paper_keys.c.paper_id)
+            .join(
+                study_papers,
+                sa.and_(
+                    study_papers.c.paper_id == paper_keys.c.paper_id,
+                    study_papers.c.paper_owner == paper_keys.c.owner,
+                ),
+            )
+            .where(study_papers.c.study_id == study_id, paper_keys.c.key.in_(chunk))
+            .order_by(paper_keys.c.paper_id)
+        )
+        for r in conn.execute(query):
+            out.setdefault(r.key, r.paper_id)
+    return out
+
+
+def record_owners(
+    conn: Connection, paper_ids: Iterable[str], *, viewer: str, study_id: str | None = None
+) -> dict[str, str]:
+    """``{paper id: owner}`` of the record ``viewer`` reads under each id: the one
+    ``study_id`` holds (when given: the caller checked the viewer may read the Study), else
+    its own, else one a Study it belongs to holds (``local``: else anyone's). An id the
+    viewer may not read is left out."""
+    out: dict[str, str] = {}
+    wanted = list(dict.fromkeys(paper_ids))
+    sp = study_papers.c
+    if study_id is not None:
+        for chunk in _chunks(wanted):
+            rows = conn.execute(
+                sa.select(sp.paper_id, sp.paper_owner).where(
+                    sp.study_id == study_id, sp.paper_id.in_(chunk)
+                )
+            )
+            out.update((r.paper_id, r.paper_owner) for r in rows)
+    for chunk in _chunks(p for p in wanted if p not in out):
+        rows = conn.execute(
+            sa.select(papers.c.id).where(papers.c.owner == viewer, papers.c.id.in_(chunk))
+        )
+        out.update((r.id, viewer) for r in rows)
+    for chunk in _chunks(p for p in wanted if p not in out):
+        rows = conn.execute(
+            sa.select(sp.paper_id, sp.paper_owner)
+            .where(sp.paper_id.in_(chunk), _study_links(viewer))
+            .order_by(sp.paper_owner)
+        )
+        for r in rows:
+            out.setdefault(r.paper_id, r.paper_owner)
+    if viewer == LOCAL_OWNER:
+        for chunk in _chunks(p for p in wanted if p not in out):
+            rows = conn.execute(
+                sa.select(papers.c.id, papers.c.owner)
+                .where(papers.c.id.in_(chunk))
+                .order_by(papers.c.owner)
+            )
+            for r in rows:
+                out.setdefault(r.id, r.owner)
     return out
 
 
@@ -193,28 +304,54 @@ def _select_papers(account: str | None) -> sa.Select[Any]:
     return sa.select(*columns, _status_of(account).label("status"))
 
 
-def get_paper(conn: Connection, paper_id: str, *, status_of: str | None = None) -> PaperRow:
-    row = conn.execute(_select_papers(status_of).where(papers.c.id == paper_id)).first()
+def get_paper(
+    conn: Connection,
+    paper_id: str,
+    *,
+    viewer: str,
+    status_of: str | None = None,
+    study_id: str | None = None,
+) -> PaperRow:
+    """The record ``viewer`` reads under ``paper_id`` (:func:`record_owners`), with the
+    reading status of ``status_of`` (default: the viewer's)."""
+    owner = record_owners(conn, [paper_id], viewer=viewer, study_id=study_id).get(paper_id)
+    if owner is None:
+        raise NotFoundError(f"no saved paper {paper_id[:120]}", code="paper_not_found")
+    row = conn.execute(
+        _select_papers(status_of or viewer).where(papers.c.owner == owner, papers.c.id == paper_id)
+    ).first()
     if row is None:
-        raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
+        raise NotFoundError(f"no saved paper {paper_id[:120]}", code="paper_not_found")
     return _paper_row(row)
 
 
-def get_papers(conn: Connection, paper_ids: Iterable[str]) -> dict[str, Paper]:
-    """The saved papers of these ids (validated like :func:`get_paper`; an unknown id is
-    left out)."""
+def get_papers(
+    conn: Connection, paper_ids: Iterable[str], *, viewer: str, study_id: str | None = None
+) -> dict[str, Paper]:
+    """The records ``viewer`` reads under these ids (validated like :func:`get_paper`; an
+    id it may not read is left out)."""
+    owners = record_owners(conn, paper_ids, viewer=viewer, study_id=study_id)
+    by_owner: dict[str, list[str]] = {}
+    for pid, owner in owners.items():
+        by_owner.setdefault(owner, []).append(pid)
+    out: dict[str, Paper] = {}
+    for owner, ids in by_owner.items():
+        out.update(own_papers(conn, ids, owner=owner))
+    return out
+
+
+def own_papers(conn: Connection, paper_ids: Iterable[str], *, owner: str) -> dict[str, Paper]:
+    """``owner``'s own records of these ids (an id it has no record of is left out)."""
     out: dict[str, Paper] = {}
     for chunk in _chunks(paper_ids):
-        for row in conn.execute(_select_papers(None).where(papers.c.id.in_(chunk))):
+        query = sa.select(papers).where(papers.c.owner == owner, papers.c.id.in_(chunk))
+        for row in conn.execute(query):
             out[row.id] = _paper_row(row).paper
     return out
 
 
-def _add_keys(conn: Connection, paper: Paper) -> None:
-    have = find_paper_ids(conn, identity_keys(paper))
-    fresh = [k for k in identity_keys(paper) if k not in have]
-    if fresh:
-        conn.execute(sa.insert(paper_keys), [{"key": k, "paper_id": paper.id} for k in fresh])
+def _add_keys(conn: Connection, paper: Paper, owner: str) -> None:
+    add_paper_keys(conn, dict.fromkeys(identity_keys(paper), paper.id), owner=owner)
 
 
 def insert_paper(
@@ -235,7 +372,7 @@ def insert_paper(
             owner=owner,
         )
     )
-    _add_keys(conn, paper)
+    _add_keys(conn, paper, owner)
 
 
 def insert_papers(
@@ -260,13 +397,13 @@ def insert_papers(
         )
 
 
-def update_papers(conn: Connection, changed: Sequence[Paper], now: str) -> None:
-    """:func:`update_paper` of several saved papers in one statement; their identity keys
-    are the caller's (:func:`add_paper_keys`)."""
+def update_papers(conn: Connection, changed: Sequence[Paper], now: str, *, owner: str) -> None:
+    """:func:`update_paper` of several of ``owner``'s records in one statement; their
+    identity keys are the caller's (:func:`add_paper_keys`)."""
     if changed:
         stmt = (
             sa.update(papers)
-            .where(papers.c.id == sa.bindparam("p_id"))
+            .where(papers.c.owner == owner, papers.c.id == sa.bindparam("p_id"))
             .values(data=sa.bindparam("p_data"), updated_at=sa.bindparam("p_now"))
         )
         conn.execute(
@@ -275,22 +412,25 @@ def update_papers(conn: Connection, changed: Sequence[Paper], now: str) -> None:
         )
 
 
-def add_paper_keys(conn: Connection, keys: Mapping[str, str]) -> None:
-    """Store ``{key: paper id}``, leaving out the keys stored already (under any paper),
-    as :func:`insert_paper` and :func:`update_paper` do for one paper's keys."""
-    have = find_paper_ids(conn, keys)
-    fresh = [{"key": k, "paper_id": pid} for k, pid in keys.items() if k not in have]
+def add_paper_keys(conn: Connection, keys: Mapping[str, str], *, owner: str) -> None:
+    """Store ``{key: paper id}`` for ``owner``'s records, leaving out the keys it has
+    already (under any of its records), as :func:`insert_paper` and :func:`update_paper` do
+    for one paper's keys."""
+    have = find_paper_ids(conn, keys, owner=owner)
+    fresh = [
+        {"owner": owner, "key": k, "paper_id": pid} for k, pid in keys.items() if k not in have
+    ]
     if fresh:
         conn.execute(sa.insert(paper_keys), fresh)
 
 
-def update_paper(conn: Connection, paper: Paper, now: str) -> None:
+def update_paper(conn: Connection, paper: Paper, now: str, *, owner: str) -> None:
     conn.execute(
         sa.update(papers)
-        .where(papers.c.id == paper.id)
+        .where(papers.c.owner == owner, papers.c.id == paper.id)
         .values(data=dump_json(paper.to_dict()), updated_at=now)
     )
-    _add_keys(conn, paper)
+    _add_keys(conn, paper, owner)
 
 
 def set_status(
@@ -299,17 +439,18 @@ def set_status(
     status: str | None,
     now: str,
     *,
-    status_of: str | None = None,
+    status_of: str,
 ) -> None:
-    """Set a paper's reading status; a team account's (``status_of``) is its own."""
+    """Set a paper's reading status: a team account's (``status_of``) is its own, kept
+    with the id of the record it reads; ``local`` keeps it in the record it reads."""
     if status is not None and status not in READING_STATUSES:
         raise InputError(
             f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
         )
+    owner = record_owners(conn, [paper_id], viewer=status_of).get(paper_id)
+    if owner is None:
+        raise NotFoundError(f"no saved paper {paper_id[:120]}", code="paper_not_found")
     if _team(status_of):
-        exists = conn.execute(sa.select(papers.c.id).where(papers.c.id == paper_id)).first()
-        if exists is None:
-            raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
         done = conn.execute(
             sa.update(paper_savers)
             .where(paper_savers.c.paper_id == paper_id, paper_savers.c.account_id == status_of)
@@ -322,11 +463,11 @@ def set_status(
                 )
             )
         return
-    done = conn.execute(
-        sa.update(papers).where(papers.c.id == paper_id).values(status=status, updated_at=now)
+    conn.execute(
+        sa.update(papers)
+        .where(papers.c.owner == owner, papers.c.id == paper_id)
+        .values(status=status, updated_at=now)
     )
-    if done.rowcount != 1:
-        raise NotFoundError(f"no saved paper {paper_id}", code="paper_not_found")
 
 
 def list_papers(
@@ -364,15 +505,24 @@ def _papers_where(
     status_of: str | None = None,
 ) -> sa.Select[Any]:
     """``query`` over saved papers narrowed to a Study and a reading status (each optional),
-    and to the papers account ``visible_to`` may see (``None``: all of them)."""
-    if visible_to is not None and visible_to != LOCAL_OWNER:
-        query = query.where(visible_papers(papers.c.id, visible_to))
+    and to the records account ``visible_to`` reads (``None``: all of them)."""
+    team = visible_to is not None and visible_to != LOCAL_OWNER
     if study_id is None:  # a deleted Study's papers are in its trash with it
         query = query.where(_not_only_in_deleted_studies(papers.c.id))
-    if study_id is not None:
-        query = query.join(study_papers, study_papers.c.paper_id == papers.c.id).where(
-            study_papers.c.study_id == study_id
-        )
+        if team:
+            assert visible_to is not None
+            query = query.where(visible_papers(visible_to))
+    else:  # the records the Study holds (whoever's they are)
+        query = query.join(
+            study_papers,
+            sa.and_(
+                study_papers.c.paper_id == papers.c.id,
+                study_papers.c.paper_owner == papers.c.owner,
+            ),
+        ).where(study_papers.c.study_id == study_id)
+        if team:
+            assert visible_to is not None
+            query = query.where(study_papers.c.study_id.in_(member_studies(visible_to)))
     if status is not None:
         query = query.where(_status_of(status_of or visible_to) == status)
     return query
@@ -562,23 +712,19 @@ def rename_study(conn: Connection, ref: str, name: str, *, account: str) -> Stud
     return StudyRow(study.id, name, study.description, study.created_at)
 
 
-def add_study_paper(conn: Connection, study_id: str, paper_id: str, now: str) -> bool:
-    """Add a paper to a Study; ``False`` when it was already there."""
-    have = conn.execute(
-        sa.select(study_papers.c.paper_id).where(
-            study_papers.c.study_id == study_id, study_papers.c.paper_id == paper_id
-        )
-    ).first()
-    if have is not None:
-        return False
-    conn.execute(sa.insert(study_papers).values(study_id=study_id, paper_id=paper_id, added_at=now))
-    sources_changed(conn, study_id)
-    return True
+def add_study_paper(
+    conn: Connection, study_id: str, paper_id: str, now: str, *, paper_owner: str
+) -> bool:
+    """Add ``paper_owner``'s record to a Study; ``False`` when the Study holds a paper of
+    that id already (its record stays)."""
+    return add_study_papers(conn, study_id, [paper_id], now, paper_owner=paper_owner) == 1
 
 
-def add_study_papers(conn: Connection, study_id: str, paper_ids: Iterable[str], now: str) -> int:
-    """:func:`add_study_paper` of several papers in one statement; how many were new to
-    the Study."""
+def add_study_papers(
+    conn: Connection, study_id: str, paper_ids: Iterable[str], now: str, *, paper_owner: str
+) -> int:
+    """:func:`add_study_paper` of several of ``paper_owner``'s records in one statement;
+    how many were new to the Study."""
     fresh: list[str] = []
     for chunk in _chunks(paper_ids):
         have = set(
@@ -592,14 +738,17 @@ def add_study_papers(conn: Connection, study_id: str, paper_ids: Iterable[str], 
     if fresh:
         conn.execute(
             sa.insert(study_papers),
-            [{"study_id": study_id, "paper_id": pid, "added_at": now} for pid in fresh],
+            [
+                {"study_id": study_id, "paper_id": pid, "added_at": now, "paper_owner": paper_owner}
+                for pid in fresh
+            ],
         )
         sources_changed(conn, study_id)
     return len(fresh)
 
 
 def studies_holding(conn: Connection, paper_id: str) -> set[str]:
-    """The ids of the Studies a paper is in."""
+    """The ids of the Studies holding a paper of this id (anyone's record)."""
     rows = conn.execute(
         sa.select(study_papers.c.study_id).where(study_papers.c.paper_id == paper_id)
     )

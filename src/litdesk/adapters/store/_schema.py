@@ -48,28 +48,36 @@ metadata = sa.MetaData()
 _ID = 64
 _WHEN = 40
 
+#: a paper record belongs to its owner (an account; ``local`` in single-user mode): the same
+#: work in two accounts is two records (``owner``, ``id``) that never overwrite each other
+#: (migration 0026_paper_owners); a Study's papers are records of the accounts that added them
 papers = sa.Table(
     "papers",
     metadata,
+    sa.Column("owner", sa.String(_ID), primary_key=True, server_default="local"),
     sa.Column("id", sa.String(130), primary_key=True),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("status", sa.String(16), nullable=True),
     sa.Column("created_at", sa.String(_WHEN), nullable=False),
     sa.Column("updated_at", sa.String(_WHEN), nullable=False),
-    sa.Column("owner", sa.String(_ID), nullable=False, server_default="local", index=True),
+    sa.Index("ix_papers_id", "id"),
 )
 
+#: the identifiers under which each owner's records are known (``doi:…``, ``id:…``): one
+#: owner's keys never name another's record
 paper_keys = sa.Table(
     "paper_keys",
     metadata,
+    sa.Column("owner", sa.String(_ID), primary_key=True),
     sa.Column("key", sa.String(600), primary_key=True),
-    sa.Column(
-        "paper_id",
-        sa.String(130),
-        sa.ForeignKey("papers.id", ondelete="CASCADE"),
-        nullable=False,
-        index=True,
+    sa.Column("paper_id", sa.String(130), nullable=False),
+    sa.ForeignKeyConstraint(
+        ["owner", "paper_id"],
+        ["papers.owner", "papers.id"],
+        name="fk_paper_keys_paper",
+        ondelete="CASCADE",
     ),
+    sa.Index("ix_paper_keys_paper", "owner", "paper_id"),
 )
 
 studies = sa.Table(
@@ -94,10 +102,16 @@ study_papers = sa.Table(
         sa.ForeignKey("studies.id", ondelete="CASCADE"),
         primary_key=True,
     ),
-    sa.Column(
-        "paper_id", sa.String(130), sa.ForeignKey("papers.id", ondelete="CASCADE"), primary_key=True
-    ),
+    sa.Column("paper_id", sa.String(130), primary_key=True),
     sa.Column("added_at", sa.String(_WHEN), nullable=False),
+    # whose record the Study holds (the account that added it)
+    sa.Column("paper_owner", sa.String(_ID), nullable=False),
+    sa.ForeignKeyConstraint(
+        ["paper_owner", "paper_id"],
+        ["papers.owner", "papers.id"],
+        name="fk_study_papers_paper",
+        ondelete="CASCADE",
+    ),
 )
 
 #: A Study's extraction form (issue 27; none stored: litdesk's default six fields).
@@ -120,13 +134,7 @@ notes = sa.Table(
     "notes",
     metadata,
     sa.Column("id", sa.String(_ID), primary_key=True),
-    sa.Column(
-        "paper_id",
-        sa.String(130),
-        sa.ForeignKey("papers.id", ondelete="CASCADE"),
-        nullable=False,
-        index=True,
-    ),
+    sa.Column("paper_id", sa.String(130), nullable=False, index=True),
     sa.Column(
         "study_id",
         sa.String(_ID),
@@ -143,13 +151,7 @@ evidence = sa.Table(
     "evidence",
     metadata,
     sa.Column("id", sa.String(_ID), primary_key=True),
-    sa.Column(
-        "paper_id",
-        sa.String(130),
-        sa.ForeignKey("papers.id", ondelete="CASCADE"),
-        nullable=False,
-        index=True,
-    ),
+    sa.Column("paper_id", sa.String(130), nullable=False, index=True),
     sa.Column(
         "study_id",
         sa.String(_ID),
@@ -376,17 +378,12 @@ study_history = sa.Table(
     sa.Column("at", sa.String(_WHEN), nullable=False),
 )
 
-#: who saved which paper (the bibliographic record is shared, a saving is per account, and
-#: so is a team account's reading status)
+#: a team account's reading status of a paper id (its own record's, or a Study's record it
+#: reads); a row is also written when the account saves a record of its own
 paper_savers = sa.Table(
     "paper_savers",
     metadata,
-    sa.Column(
-        "paper_id",
-        sa.String(130),
-        sa.ForeignKey("papers.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    sa.Column("paper_id", sa.String(130), primary_key=True),
     sa.Column("account_id", sa.String(_ID), primary_key=True),
     sa.Column("saved_at", sa.String(_WHEN), nullable=False),
     sa.Column("status", sa.String(16), nullable=True),

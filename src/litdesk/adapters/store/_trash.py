@@ -24,6 +24,7 @@ from ._schema import (
     imports,
     metadata,
     notes,
+    papers,
     studies,
     study_papers,
     study_search_runs,
@@ -221,6 +222,8 @@ def put_back(conn: Connection, data: dict[str, list[dict[str, Any]]]) -> int:
                     is None
                 ):
                     continue
+            if name == "study_papers" and not _paper_owner(conn, values):
+                continue  # no record of the paper left to hold
             sid = values.get("study_id")
             if sid is not None:
                 alive = conn.execute(sa.select(studies.c.id).where(studies.c.id == sid)).first()
@@ -231,6 +234,24 @@ def put_back(conn: Connection, data: dict[str, list[dict[str, Any]]]) -> int:
                 sources_changed(conn, sid)
             done += 1
     return done
+
+
+def _paper_owner(conn: Connection, values: dict[str, Any]) -> bool:
+    """A Study link put back names an existing record: the one it held, else (a snapshot
+    taken before 0026_paper_owners) the Study owner's record, else the oldest record."""
+    pid = values.get("paper_id")
+    owner = values.get("paper_owner")
+    query = sa.select(papers.c.owner).where(papers.c.id == pid)
+    if owner is not None:
+        return conn.execute(query.where(papers.c.owner == owner)).first() is not None
+    creator = sa.select(studies.c.owner).where(studies.c.id == values.get("study_id"))
+    row = conn.execute(
+        query.order_by((papers.c.owner == creator.scalar_subquery()).desc(), papers.c.created_at)
+    ).first()
+    if row is None:
+        return False
+    values["paper_owner"] = row.owner
+    return True
 
 
 def add_trash(

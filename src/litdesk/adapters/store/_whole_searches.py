@@ -304,7 +304,11 @@ def insert_new_papers(
     )  # fmt: skip
     conn.execute(
         sa.insert(paper_keys),
-        [{"key": k, "paper_id": pid} for pid, _doc, keys in new for k in dict.fromkeys(keys)],
+        [
+            {"owner": owner, "key": k, "paper_id": pid}
+            for pid, _doc, keys in new
+            for k in dict.fromkeys(keys)
+        ],
     )
     conn.execute(
         sa.insert(paper_savers),
@@ -312,6 +316,9 @@ def insert_new_papers(
     )
     conn.execute(
         sa.insert(study_papers),
-        [{"study_id": study_id, "paper_id": pid, "added_at": now} for pid, _doc, _k in new],
+        [
+            {"study_id": study_id, "paper_id": pid, "added_at": now, "paper_owner": owner}
+            for pid, _doc, _k in new
+        ],
     )
     sources_changed(conn, study_id)

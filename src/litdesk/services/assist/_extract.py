@@ -382,7 +382,7 @@ class EvidenceAssistant:
                     f"this draft was already saved as evidence {row.saved_as}", code="draft_saved"
                 )
             access.require_paper(conn, self.owner, data["paper_id"], "write")
-            paper = repo.get_paper(conn, data["paper_id"]).paper
+            paper = repo.get_paper(conn, data["paper_id"], viewer=self.owner).paper
             suggested: dict[str, dict[str, str]] = data["fields"]
             final: dict[str, str | None] = {
                 n: suggested.get(n, {}).get("value") for n in FIELD_NAMES
@@ -425,7 +425,8 @@ class EvidenceAssistant:
                 owner=self.owner,
             )
             if study_id:
-                repo.add_study_paper(conn, study_id, paper.id, now)
+                holder = repo.record_owners(conn, [paper.id], viewer=self.owner)[paper.id]
+                repo.add_study_paper(conn, study_id, paper.id, now, paper_owner=holder)
                 access.add_history(conn, study_id, self.owner, "evidence_added", ev_id, now)
             provenance = _provenance(draft_id, data, final, blocks, now)
             assist_insert_provenance(
@@ -447,7 +448,9 @@ class EvidenceAssistant:
                 )
             row = repo.get_document(conn, "evidence", evidence_id)
             access.require_document(conn, self.owner, row.owner, row.study_id, "read")
-            paper = repo.get_paper(conn, row.paper_id or "").paper
+            paper = repo.get_paper(
+                conn, row.paper_id or "", viewer=self.owner, study_id=row.study_id
+            ).paper
         if not isinstance(data, dict) or data.get("version") != 1:
             raise IntegrityError("stored assistance provenance has an unknown shape")
         return ProvenanceView(evidence_id, data, _recheck(data, paper))

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 
 from litdesk._errors import IntegrityError
 from litdesk.adapters.store import (
+    LOCAL_OWNER,
     RecordCounts,
     SourceRow,
     Store,
@@ -144,7 +145,7 @@ def _run_document(conn: Connection, run_id: str) -> tuple[object, int]:
     return doc, _RUN_HITS
 
 
-def _run_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
+def _run_rows(conn: Connection, src: SourceRow, study_id: str) -> list[StudyRecordRow]:
     doc, max_hits = _run_document(conn, src.id)
     run = read_run(doc, max_hits=max_hits)
     label = f"search {run_label(run.definition.query, run.executed_at)}"
@@ -152,8 +153,8 @@ def _run_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
     keys = [repo.identity_keys(hit.paper) for hit in run.hits]
     flat = [k for ks in keys for k in ks]
     found: dict[str, str] = {}
-    for n in range(0, len(flat), _KEYS_PER_QUERY):  # the saved papers the hits are
-        found |= repo.find_paper_ids(conn, flat[n : n + _KEYS_PER_QUERY])
+    for n in range(0, len(flat), _KEYS_PER_QUERY):  # the Study's papers the hits are
+        found |= repo.find_study_paper_ids(conn, flat[n : n + _KEYS_PER_QUERY], study_id=study_id)
     for i, hit in enumerate(run.hits):
         pid = min((found[k] for k in keys[i] if k in found), default=None)
         lanes = [c.to_dict() for c in hit.contributions]
@@ -176,8 +177,8 @@ def _run_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
     return rows
 
 
-def _paper_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
-    paper = repo.get_paper(conn, src.id).paper
+def _paper_rows(conn: Connection, src: SourceRow, study_id: str) -> list[StudyRecordRow]:
+    paper = repo.get_paper(conn, src.id, viewer=LOCAL_OWNER, study_id=study_id).paper
     data: dict[str, object] = {"paper": paper.to_dict(), "label": ADDED_BY_HAND}
     return [
         StudyRecordRow(
@@ -216,7 +217,11 @@ def in_step(conn: Connection, study_id: str) -> bool:
     for src in wanted:
         if src.id not in have:
             try:
-                rows = _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src)
+                rows = (
+                    _import_rows(conn, src)
+                    if src.kind == "import"
+                    else _run_rows(conn, src, study_id)
+                )
             except IntegrityError:
                 return False
             if rows:
@@ -241,7 +246,9 @@ def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[Reco
         if src.id in have:
             continue
         try:
-            rows = _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src)
+            rows = (
+                _import_rows(conn, src) if src.kind == "import" else _run_rows(conn, src, study_id)
+            )
         except IntegrityError as exc:  # an unreadable source identifies nothing; said so
             raise IntegrityError(
                 f"the Study's {src.kind} {src.id} cannot be read: {exc.message}",
@@ -255,7 +262,7 @@ def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[Reco
         changed |= records_store.delete_source(conn, study_id, source_id) > 0
     for pid, src in by_hand.items():
         if pid not in have:
-            records_store.insert_records(conn, study_id, _paper_rows(conn, src))
+            records_store.insert_records(conn, study_id, _paper_rows(conn, src, study_id))
             changed = True
     counts = records_store.count_records(conn, study_id)
     return counts, changed or counts.records != before

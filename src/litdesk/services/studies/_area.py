@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Final
 
-from litdesk._errors import NotFoundError, RefusedError
+from litdesk._errors import RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
@@ -367,7 +367,7 @@ class StudiesArea:
         passage, comment or paper title) and kind."""
         text, kind, study = request.text, request.kind, request.study
         notes, problems = self._ws(owner).notes(study=study)
-        titles = self._titles({n.annotation.paper_id for n in notes})
+        titles = self._titles({n.annotation.paper_id for n in notes}, owner)
         needle = " ".join(text.casefold().split())
         rows: list[dict[str, object]] = []
         for n in notes:
@@ -391,15 +391,10 @@ class StudiesArea:
             self.studies(owner=owner).studies,
         )
 
-    def _titles(self, ids: set[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
+    def _titles(self, ids: set[str], owner: str) -> dict[str, str]:
         with self.store.read() as conn:
-            for pid in ids:
-                try:
-                    out[pid] = repo.get_paper(conn, pid).paper.title
-                except NotFoundError:
-                    out[pid] = ""
-        return out
+            found = repo.get_papers(conn, ids, viewer=owner)
+        return {pid: found[pid].title if pid in found else "" for pid in ids}
 
     def export_notebook(self, request: NotebookExportRequest, *, owner: str) -> NotebookExport:
         """The review notebook (Markdown) of a Study or of every saved paper: per paper,
@@ -417,17 +412,22 @@ class StudiesArea:
             papers += self._unlisted(
                 papers,
                 {n.annotation.paper_id for n in notes} | {e.evidence.paper_id for e in views},
+                owner,
+                study_id,
             )
         text = notebook_markdown(title, papers, notes, views, form)
         return NotebookExport(title, study_id, len(papers), len(notes), len(views), text)
 
-    def _unlisted(self, listed: list[Paper], ids: set[str]) -> list[Paper]:
+    def _unlisted(
+        self, listed: list[Paper], ids: set[str], owner: str, study_id: str | None
+    ) -> list[Paper]:
         """The papers of ``ids`` beyond a listing's newest papers (their notes are kept)."""
         missing = sorted(ids - {p.id for p in listed})
         if not missing:
             return []
         with self.store.read() as conn:
-            return [repo.get_paper(conn, pid).paper for pid in missing]
+            found = repo.get_papers(conn, missing, viewer=owner, study_id=study_id)
+        return [found[pid] for pid in missing if pid in found]
 
     def export_evidence(self, request: EvidenceExportRequest, *, owner: str) -> EvidenceTable:
         """The evidence table of a Study (or of every saved paper) as spreadsheet-safe

@@ -50,11 +50,13 @@ def _short(text: str, n: int = _QUOTE) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _title(conn: Connection, paper_id: str | None) -> str:
+def _title(conn: Connection, paper_id: str | None, viewer: str, study_id: str | None) -> str:
+    """The title of the record ``viewer`` reads (the Study's, when given)."""
     if not paper_id:
         return "a paper"
     try:
-        return repo.get_paper(conn, paper_id).paper.title or paper_id
+        paper = repo.get_paper(conn, paper_id, viewer=viewer, study_id=study_id).paper
+        return paper.title or paper_id
     except NotFoundError:
         return paper_id
 
@@ -114,8 +116,8 @@ def _note_label(conn: Connection, row: repo.DocumentRow) -> tuple[str, str]:
     try:
         note = read_annotation(row.json())
     except IntegrityError:
-        return "note", f"Note on {_title(conn, row.paper_id)}"
-    title = _title(conn, row.paper_id)
+        return "note", f"Note on {_title(conn, row.paper_id, row.owner, row.study_id)}"
+    title = _title(conn, row.paper_id, row.owner, row.study_id)
     if note.anchor is not None:
         return "highlight", f"Highlight on {title}: “{_short(note.anchor.text)}”"
     return "comment", f"Comment on {title}: “{_short(note.comment or '')}”"
@@ -131,7 +133,7 @@ def edit_note(store: Store, request: NoteEditRequest, owner: str) -> NoteView:
             raise EditInputError(
                 "a comment cannot be blank: delete it instead", code="empty_comment"
             )
-        paper = repo.get_paper(conn, note.paper_id).paper
+        paper = repo.get_paper(conn, note.paper_id, viewer=row.owner, study_id=row.study_id).paper
         revised = make_annotation(
             paper, comment=request.comment or None, anchor=note.anchor, created_at=note.created_at
         )
@@ -153,7 +155,7 @@ def _delete_document(store: Store, kind: str, doc_id: str, owner: str) -> Change
                 finding = read_evidence(row.json()).finding
             except IntegrityError:
                 finding = ""
-            label = f"Evidence on {_title(conn, row.paper_id)}: “{_short(finding or '')}”"
+            label = f"Evidence on {_title(conn, row.paper_id, row.owner, row.study_id)}: “{_short(finding or '')}”"
         data = trash.take_document(conn, kind, doc_id)
         entry = _into_trash(
             conn,
@@ -188,12 +190,12 @@ def remove_paper(store: Store, study: str, paper_id: str, owner: str) -> ChangeV
     Study's trash; the saved paper itself stays)."""
     with store.write() as conn:
         row = _study(conn, study, owner, "write")
+        title = _title(conn, paper_id, owner, row.id)
         data = trash.take_study_paper(conn, row.id, paper_id)
         if not data["study_papers"]:
             raise NotFoundError(
                 f"paper {paper_id[:120]!r} is not in this Study", code="paper_not_found"
             )
-        title = _title(conn, paper_id)
         extra = len(data["notes"]) + len(data["evidence"])
         label = title + (
             f" (with {plural(extra, 'note or evidence record', 'notes and evidence records')})"
@@ -442,19 +444,20 @@ def history(store: Store, ref: str, owner: str, *, limit: int = 500) -> HistoryV
                 "username": str(e["username"]),
                 "action": str(e["action"]),
                 "target": e["target"],
-                "label": _readable(conn, e["target"]),
+                "label": _readable(conn, e["target"], owner, view.study_id),
             }
             for e in view.entries
         ]
     return HistoryView(view.study_id, name, entries)
 
 
-def _readable(conn: Connection, target: str | None) -> str | None:
+def _readable(conn: Connection, target: str | None, viewer: str, study_id: str) -> str | None:
     """A history target for a person: a paper's title for its id (older entries name ids)."""
     if target is None or " " in target:
         return target
     try:
-        return repo.get_paper(conn, target).paper.title or target
+        paper = repo.get_paper(conn, target, viewer=viewer, study_id=study_id).paper
+        return paper.title or target
     except NotFoundError:
         return target
 

@@ -417,7 +417,11 @@ def commit_whole(
         for at in range(0, len(papers), whole.HIT_BATCH):
             chunk = papers[at : at + whole.HIT_BATCH]
             keys_of = [repo.identity_keys(p) for p in chunk]
-            stored = repo.find_paper_ids(conn, [k for keys in keys_of for k in keys])
+            flat = [k for keys in keys_of for k in keys]
+            # the keys of the account's own records and of the records the Study holds
+            # (another member's: the Study holds that paper already)
+            stored = repo.find_paper_ids(conn, flat, owner=owner)
+            stored |= repo.find_study_paper_ids(conn, flat, study_id=study_id)
             fresh: list[tuple[str, dict[str, Any], list[str]]] = []
             slow: list[Paper] = []
             claimed: set[str] = set()
@@ -432,14 +436,16 @@ def commit_whole(
             added_set.update(pid for pid, _doc, _keys in fresh)
             created += len(fresh)
             for paper in slow:
-                matches = repo.find_paper_ids(conn, repo.identity_keys(paper))
+                paper_keys = repo.identity_keys(paper)
+                matches = repo.find_study_paper_ids(conn, paper_keys, study_id=study_id)
+                matches |= repo.find_paper_ids(conn, paper_keys, owner=owner)
                 held = sorted({pid for pid in matches.values() if pid in before})
                 if held:
                     if held[0] in seen:
                         continue
                     seen.add(held[0])
                     known += 1
-                    old = repo.get_paper(conn, held[0]).paper
+                    old = repo.get_paper(conn, held[0], viewer=owner, study_id=study_id).paper
                     if paper.retracted and not old.retracted:
                         retracted.append(old.id)
                     elif _changed(old, paper):

@@ -1,5 +1,7 @@
 """Saving many papers at once (an import's records): the same upserts by identity as
 saving them one after the other, in a handful of statements instead of several per paper.
+Records are the owner's: only its own keys and records are read and written (another
+account's record of the same work is never matched, filled in or named).
 
 The stored identity keys of every record are read in one query (per 500 keys), the saved
 papers they name in another; the records are then matched and merged in order in memory
@@ -34,8 +36,8 @@ def save_batch(
     """Each paper saved as :meth:`Workspace._save` saves it (an :class:`IdentityConflict`
     in its place when it is refused), in order, and linked to ``study_id`` when given."""
     keys_of = [repo.identity_keys(p) for p in batch]
-    known = repo.find_paper_ids(conn, (k for keys in keys_of for k in keys))
-    stored = repo.get_papers(conn, set(known.values()))
+    known = repo.find_paper_ids(conn, (k for keys in keys_of for k in keys), owner=owner)
+    stored = repo.own_papers(conn, set(known.values()), owner=owner)
     current: dict[str, Paper] = {}  # the papers as the batch left them (new or saved)
     created: dict[str, None] = {}  # new papers' ids, in order
     changed: dict[str, None] = {}  # saved papers the batch completed
@@ -71,12 +73,12 @@ def save_batch(
             _keys(known, new_keys, repo.identity_keys(merged), old.id)
         out.append(SaveResult(merged, created=False, changed=merged != old))
     repo.insert_papers(conn, [current[i] for i in created], now, owner=owner)
-    repo.update_papers(conn, [current[i] for i in changed], now)
-    repo.add_paper_keys(conn, new_keys)
+    repo.update_papers(conn, [current[i] for i in changed], now, owner=owner)
+    repo.add_paper_keys(conn, new_keys, owner=owner)
     saved = [r.paper.id for r in out if isinstance(r, SaveResult)]
     access.add_savers(conn, saved, owner, now)
     if study_id is not None:
-        repo.add_study_papers(conn, study_id, saved, now)
+        repo.add_study_papers(conn, study_id, saved, now, paper_owner=owner)
     return out
 
 

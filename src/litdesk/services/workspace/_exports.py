@@ -670,7 +670,7 @@ def import_study(
             remap[old_id] = saved.paper.id
             if status is not None:
                 repo.set_status(conn, saved.paper.id, status, now, status_of=ws.owner)
-            repo.add_study_paper(conn, study.id, saved.paper.id, now)
+            repo.add_study_paper(conn, study.id, saved.paper.id, now, paper_owner=ws.owner)
         for note in parsed["notes"]:
             data_ = note.model_dump(mode="json") | {"paper_id": remap[note.paper_id]}
             repo.insert_document(

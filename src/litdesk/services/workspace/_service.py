@@ -145,6 +145,18 @@ class Workspace:
         access.require_paper(conn, self.owner, paper_id, need)
         return paper_id
 
+    def _record(self, conn: Connection, paper_id: str) -> Paper:
+        """The record the owner reads under ``paper_id`` (its own, else its Studies')."""
+        return repo.get_paper(conn, paper_id, viewer=self.owner).paper
+
+    def _link(self, conn: Connection, study_id: str, paper_id: str, now: str) -> bool:
+        """Add the record the owner reads under ``paper_id`` to a Study (``False``: the
+        Study holds that paper already)."""
+        owner = repo.record_owners(conn, [paper_id], viewer=self.owner).get(paper_id)
+        if owner is None:
+            raise NotFoundError(f"no saved paper {paper_id[:120]}", code="paper_not_found")
+        return repo.add_study_paper(conn, study_id, paper_id, now, paper_owner=owner)
+
     def _study(self, conn: Connection, ref: str, need: access.Need = "read") -> repo.StudyRow:
         row = repo.get_study(conn, ref, account=self.owner)
         access.require_study(conn, self.owner, row.id, need)
@@ -161,7 +173,7 @@ class Workspace:
     def _save(self, conn: Connection, paper: Paper, now: str) -> SaveResult:
         # PostgreSQL: serialise identity upserts (SQLite's BEGIN IMMEDIATE already does)
         self.store.lock(conn, _IDENTITY_LOCK, "papers")
-        matches = repo.find_paper_ids(conn, identity_keys(paper))
+        matches = repo.find_paper_ids(conn, identity_keys(paper), owner=self.owner)
         ids = sorted(set(matches.values()))
         if len(ids) > 1:
             raise IdentityConflict(
@@ -172,10 +184,10 @@ class Workspace:
             repo.insert_paper(conn, paper, now, owner=self.owner)
             access.add_saver(conn, paper.id, self.owner, now)
             return SaveResult(paper, created=True, changed=True)
-        old = repo.get_paper(conn, ids[0]).paper
+        old = repo.own_papers(conn, ids, owner=self.owner)[ids[0]]
         merged = merge_papers(old, paper)
         if merged != old:
-            repo.update_paper(conn, merged, now)
+            repo.update_paper(conn, merged, now, owner=self.owner)
         access.add_saver(conn, old.id, self.owner, now)  # saving a known paper shares nothing
         return SaveResult(merged, created=False, changed=merged != old)
 
@@ -195,7 +207,9 @@ class Workspace:
             if status is not None:
                 repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
             if study_row is not None:
-                repo.add_study_paper(conn, study_row.id, result.paper.id, now)
+                repo.add_study_paper(
+                    conn, study_row.id, result.paper.id, now, paper_owner=self.owner
+                )
                 self._history(conn, study_row.id, "paper_added", result.paper.id, now)
         return result
 
@@ -220,7 +234,9 @@ class Workspace:
                 if status is not None:
                     repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
                 if study_id is not None:
-                    repo.add_study_paper(conn, study_id, result.paper.id, now)
+                    repo.add_study_paper(
+                        conn, study_id, result.paper.id, now, paper_owner=self.owner
+                    )
                     self._history(conn, study_id, "paper_added", result.paper.id, now)
                 out.append(result)
         return out
@@ -235,16 +251,16 @@ class Workspace:
             if ns == "arxiv":
                 value = _arxiv_base(value) or value
             keys.append(f"{prefix}:{value}")
-        matches = repo.find_paper_ids(conn, keys)
+        matches = repo.find_visible_ids(conn, keys, viewer=self.owner)
         for key in keys:
             if key in matches:
                 return matches[key]
-        return repo.get_paper(conn, ref).paper.id  # raises NotFoundError
+        return self._record(conn, ref).id  # raises NotFoundError
 
     def paper(self, ref: str) -> repo.PaperRow:
         """A saved paper by id or by any identifier (DOI, PMID, PMCID, OpenAlex, arXiv)."""
         with self._reading() as conn:
-            return repo.get_paper(conn, self._paper(conn, ref), status_of=self.owner)
+            return repo.get_paper(conn, self._paper(conn, ref), viewer=self.owner)
 
     def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
         """Saved papers (newest 500), by Study and reading status; an unknown status is
@@ -263,7 +279,7 @@ class Workspace:
         with self.store.write() as conn:
             paper_id = self._paper(conn, ref, "write")
             repo.set_status(conn, paper_id, status, now_iso(), status_of=self.owner)
-            return repo.get_paper(conn, paper_id).paper
+            return self._record(conn, paper_id)
 
     # --- studies ---------------------------------------------------------------------
 
@@ -293,7 +309,7 @@ class Workspace:
         with self.store.write() as conn:
             row = self._study(conn, study, "write")
             paper_id = self._paper(conn, paper_ref)
-            added = repo.add_study_paper(conn, row.id, paper_id, now)
+            added = self._link(conn, row.id, paper_id, now)
             if added:
                 self._history(conn, row.id, "paper_added", paper_id, now)
             return added
@@ -331,10 +347,7 @@ class Workspace:
         now = now_iso()
         with self.store.write() as conn:
             row = self._study(conn, study, "write")
-            added = [
-                repo.add_study_paper(conn, row.id, self._paper(conn, ref), now)
-                for ref in paper_refs
-            ]
+            added = [self._link(conn, row.id, self._paper(conn, ref), now) for ref in paper_refs]
             for ref, was_added in zip(paper_refs, added, strict=True):
                 if was_added:
                     self._history(conn, row.id, "paper_added", ref, now)
@@ -372,7 +385,7 @@ class Workspace:
         optional comment. The anchor must reproduce its quote from the stored snapshot."""
         now = now_iso()
         with self.store.write() as conn:
-            paper = repo.get_paper(conn, self._paper(conn, paper_ref)).paper
+            paper = self._record(conn, self._paper(conn, paper_ref))
             anchor = None
             if highlight is not None:
                 anchor = make_anchor(
@@ -394,7 +407,7 @@ class Workspace:
                 owner=self.owner,
             )
             if study_id:
-                repo.add_study_paper(conn, study_id, paper.id, now)
+                self._link(conn, study_id, paper.id, now)
                 self._history(conn, study_id, "note_added", note_id, now)
         return NoteView(note_id, note, study_id)
 
@@ -416,7 +429,7 @@ class Workspace:
                     note = read_annotation(row.json())
                     pid = row.paper_id or ""
                     if pid not in cache:
-                        cache[pid] = repo.get_paper(conn, pid).paper
+                        cache[pid] = self._record(conn, pid)
                     paper = cache[pid]
                 except IntegrityError as exc:
                     problems.append(f"note {row.id}: {exc.message}")
@@ -451,7 +464,7 @@ class Workspace:
             raw["finding"] = finding
         raw.update(values or {})
         with self.store.write() as conn:
-            paper = repo.get_paper(conn, self._paper(conn, paper_ref)).paper
+            paper = self._record(conn, self._paper(conn, paper_ref))
             study_id = self._study(conn, study, "write").id if study else None
             checked = new_values(form_of(conn, study_id), raw)
             if checked.legacy:
@@ -494,7 +507,7 @@ class Workspace:
             )
             subject_links.link_subjects(conn, ev_id, linked)
             if study_id:
-                repo.add_study_paper(conn, study_id, paper.id, now)
+                self._link(conn, study_id, paper.id, now)
                 self._history(conn, study_id, "evidence_added", ev_id, now)
         return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper), linked)
 
@@ -521,7 +534,7 @@ class Workspace:
                     "nothing to change: give at least one field option", code="arguments"
                 )
             ev = read_evidence(row.json())
-            paper = repo.get_paper(conn, ev.paper_id).paper
+            paper = self._record(conn, ev.paper_id)
             place = {k: v for k, v in changes.items() if k in ("passage", "location")}
             given: dict[str, object] = {k: v for k, v in changes.items() if k not in place}
             given.update(values or {})
@@ -578,7 +591,7 @@ class Workspace:
             for row in rows:
                 try:
                     ev = read_evidence(row.json())
-                    paper = repo.get_paper(conn, row.paper_id or "").paper
+                    paper = self._record(conn, row.paper_id or "")
                 except IntegrityError as exc:
                     problems.append(f"evidence {row.id}: {exc.message}")
                     continue
@@ -756,7 +769,7 @@ class Workspace:
 
     def paper_in(self, conn: Connection, ref: str) -> Paper:
         """A saved paper the owner may read (:class:`NotFoundError` when there is none)."""
-        return repo.get_paper(conn, self._paper(conn, ref)).paper
+        return self._record(conn, self._paper(conn, ref))
 
     def save_in(self, conn: Connection, paper: Paper, *, study_id: str) -> SaveResult:
         """:meth:`save_papers` of one paper into the Study ``study_id`` (from
@@ -764,20 +777,25 @@ class Workspace:
         paper is written (the caller may go on with the next one)."""
         now = now_iso()
         result = self._save(conn, paper, now)
-        if repo.add_study_paper(conn, study_id, result.paper.id, now):
+        if repo.add_study_paper(conn, study_id, result.paper.id, now, paper_owner=self.owner):
             self._history(conn, study_id, "paper_added", result.paper.id, now)
         return result
 
     def update_paper_in(self, conn: Connection, paper: Paper) -> None:
-        """Store new fields of a saved paper (the same id; its identity keys follow)."""
-        repo.update_paper(conn, paper, now_iso())
+        """Store new fields of a saved paper (the same id; its identity keys follow) in the
+        owner's own record (a Study's record of another account is saved as its own)."""
+        now = now_iso()
+        if repo.own_papers(conn, [paper.id], owner=self.owner):
+            repo.update_paper(conn, paper, now, owner=self.owner)
+        else:
+            self._save(conn, paper, now)
 
     def add_note_in(
         self, conn: Connection, paper_id: str, comment: str, *, study_id: str | None
     ) -> str:
         """:meth:`add_note` of a paper-level comment; returns the note's id."""
         now = now_iso()
-        paper = repo.get_paper(conn, self._paper(conn, paper_id)).paper
+        paper = self._record(conn, self._paper(conn, paper_id))
         note = make_annotation(paper, comment=comment, anchor=None, created_at=now)
         note_id = _new_id("note")
         repo.insert_document(
@@ -785,7 +803,7 @@ class Workspace:
             paper_id=paper.id, study_id=study_id, owner=self.owner,
         )  # fmt: skip
         if study_id:
-            repo.add_study_paper(conn, study_id, paper.id, now)
+            self._link(conn, study_id, paper.id, now)
             self._history(conn, study_id, "note_added", note_id, now)
         return note_id
 
@@ -795,7 +813,7 @@ class Workspace:
         row = repo.get_document(conn, "notes", note_id)
         access.require_document(conn, self.owner, row.owner, row.study_id, "write")
         old = read_annotation(row.json())
-        paper = repo.get_paper(conn, old.paper_id).paper
+        paper = self._record(conn, old.paper_id)
         note = make_annotation(paper, comment=comment, anchor=old.anchor, created_at=old.created_at)
         repo.replace_document(conn, "notes", note_id, note.model_dump(mode="json"))
         self._history(conn, row.study_id, "note_edited", note_id, now_iso())

@@ -29,12 +29,7 @@ def upgrade() -> None:
         sa.Column("doi", sa.String(300), nullable=True),
         sa.Column("arxiv", sa.String(60), nullable=True),
         sa.Column("confirmed_at", sa.String(40), nullable=True),
-        sa.Column(
-            "paper_id",
-            sa.String(130),
-            sa.ForeignKey("papers.id", ondelete="SET NULL"),
-            nullable=True,
-        ),
+        sa.Column("paper_id", sa.String(130), nullable=True),  # the owner's paper (no FK)
         sa.Column("attached_at", sa.String(40), nullable=True),
         sa.Index("ix_pdf_records_paper", "owner", "paper_id"),
     )
