@@ -22,7 +22,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, NotFoundError
@@ -220,15 +219,8 @@ class PdfRecords:
         of the account's)."""
         if paper_id is None:
             return None
-        visible = conn.execute(
-            sa.select(sa.literal(1)).where(
-                access.visible_papers(sa.literal(paper_id), owner)
-            )
-        ).first()  # fmt: skip
-        if visible is None and owner != access.LOCAL_OWNER:
-            return None
-        try:
-            p = repo.get_paper(conn, paper_id).paper
+        try:  # the record the account reads under that id (its own, else its Studies')
+            p = repo.get_paper(conn, paper_id, viewer=owner).paper
         except NotFoundError:
             return None
         return {"id": p.id, "title": p.title, "year": p.year, "doi": p.doi,
