@@ -15,6 +15,7 @@ from litdesk._errors import InputError, IntegrityError, NotFoundError
 from litdesk.adapters.store import (
     LOCAL_OWNER,
     Store,
+    assist_get_provenance,
     get_search_run,
     identity_keys,
     repo,
@@ -44,6 +45,7 @@ from ._codec import read_import_row, trace_document
 from ._forms import form_of, new_values, revised_values
 from ._inputs import PaperFields
 from ._results import (
+    AssistedFrom,
     EvidenceView,
     FilesNotFound,
     FilesRefused,
@@ -565,7 +567,10 @@ class Workspace:
                 except IntegrityError as exc:
                     problems.append(f"evidence {row.id}: {exc.message}")
                     continue
-                out.append(EvidenceView(row.id, ev, row.study_id, paper, _recheck(ev, paper)))
+                assisted = AssistedFrom.of(assist_get_provenance(conn, row.id))
+                out.append(
+                    EvidenceView(row.id, ev, row.study_id, paper, _recheck(ev, paper), assisted)
+                )
         return out, problems
 
     # --- imports -----------------------------------------------------------------------
