@@ -152,7 +152,7 @@ def test_a_build_interrupted_by_a_server_stop_goes_back_to_the_queue_and_resumes
         ({}, "scope"),
         ({"papers": ("a.pdf",), "whole_library": True}, "scope"),
         ({"whole_library": True, "summary": "long"}, "summary"),
-        ({"whole_library": True, "detail_mode": "both"}, "detail_mode"),
+        ({"whole_library": True, "detail_mode": "all"}, "detail_mode"),
         ({"whole_library": True, "layout": "grid"}, "layout"),
         ({"whole_library": True, "top_k": 21}, "top_k"),
         ({"whole_library": True, "top_k": 0}, "top_k"),

@@ -151,8 +151,10 @@ class ReportsArea:
             )
         if not qs and request.summary == "none" and not (request.synthesis and n >= 2):
             notes.append("nothing to report yet: add a question, a summary or a synthesis")
-        cross = request.detail_mode == "cross-paper" or n == 1
-        units = len(qs) * (1 if cross else n) + (6 * n if request.summary != "none" else 0)
+        cross = request.detail_mode in ("cross-paper", "both") or n == 1
+        each = request.detail_mode in ("per-paper", "both") and n > 1
+        units = len(qs) * (int(cross) + (n if each else 0))
+        units += 6 * n if request.summary != "none" else 0
         units += int(request.synthesis and n >= 2 and backend.is_model)
         return ReportPlan(
             backend.model if backend.is_model else None, n, units, tuple(extractive),
