@@ -292,6 +292,12 @@ class Settings(BaseSettings):
         pattern="^(off|low|medium|high)$",
         description="Thinking level for models that support it: off, low, medium, high.",
     )
+    generation_thinking: str | None = Field(
+        default=None,
+        pattern="^(off|low|medium|high)$",
+        description="Thinking level of the generation role (a report's cross-paper question "
+        "answers and its synthesis): off, low, medium, high; unset: the same as thinking.",
+    )
 
     # --- library retrieval (the ranker's parameters: core.library.RetrievalParams) -------
     retrieval_exact_below: int = Field(

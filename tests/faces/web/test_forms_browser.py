@@ -53,6 +53,7 @@ def test_set_pico_and_record_a_value_with_its_passage(
     pg.locator("html[data-ready]").wait_for(state="attached")
     pg.locator("#evidence summary", has_text="Record evidence").click()
     assert "Aspirin and stroke" in pg.locator("#ev-study-choice").inner_text()
+    assert pg.locator("#ev-study").input_value() == study.id  # the form's Study field
     pg.locator("#ev-population").fill("adults over 60")
     pg.locator("#ev-outcome").fill("stroke")
     pg.locator("#ev-study_design").select_option("Randomised controlled trial")
@@ -84,5 +85,14 @@ def test_set_pico_and_record_a_value_with_its_passage(
     assert "Population" in head and "95% CI upper" in head and "Finding" not in head
     assert "1204" in pg.locator("table.evidence tbody").inner_text()
     _shot(pg, tmp_path, "evidence-pico")
+    # the Study field: choosing "no Study" shows the default form for paper-level evidence
+    pg.goto(f"{running.base}/paper/{paper.id}?study={study.id}")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    pg.locator("#evidence summary", has_text="Record evidence").click()
+    pg.locator("#ev-study").select_option("")
+    pg.wait_for_url(lambda url: "study=" not in url)
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    assert pg.locator("#ev-finding").count() == 1 and pg.locator("#ev-outcome").count() == 0
+    assert pg.locator("#ev-study").input_value() == ""
     # the one refused value (its 400 answer) is the only error the browser logged
     assert len(pg.console_errors) == 1 and "400" in pg.console_errors[0]

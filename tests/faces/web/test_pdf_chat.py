@@ -242,6 +242,11 @@ def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> 
         plan = c.post("/api/v1/reports/plan", json=body | {"synthesis": True}).json()
         assert plan["model"] == MODEL and plan["extractive"] == [] and plan["not_made"] == []
         assert plan["units"] == 2 + 1  # one question per paper, and the synthesis
+        both = c.post(
+            "/api/v1/reports/plan", json=body | {"synthesis": True, "detail_mode": "both"}
+        ).json()
+        assert both["units"] == 1 + 2 + 1  # across the papers, on each paper, the synthesis
+        assert '<option value="both"' in wizard
         queued = c.post("/api/v1/reports/build", json=body | {"layout": "compare"})
         assert queued.status_code == 202, queued.text
         job = queued.json()

@@ -168,6 +168,25 @@ def test_fulltext_highlights_and_evidence(page: Any, srv: ReaderServer, tmp_path
     message.filter(has_text="passage").wait_for()
     assert pg.locator("#evidence .card").count() == 1  # nothing recorded by the refusals
     _shot(pg, tmp_path, "reader-fulltext-evidence")
+    # "Record passage" beside a paragraph: the whole paragraph, checked against it
+    pg.locator("#evidence-form").evaluate("f => f.closest('details').open = false")
+    pg.locator(".ft-block-wrap", has=pg.locator("#ft-p3")).locator("button.ft-record").click()
+    assert pg.locator("#evidence-form").is_visible()  # the form opened
+    assert pg.locator("#ev-passage").input_value() == pg.locator("#ft-p3").text_content()
+    assert pg.locator("#ev-block").input_value() == "p3"
+    assert pg.locator("#ev-src-fulltext").is_checked()
+    assert pg.locator("#ev-message").is_hidden()
+    pg.locator("#ev-finding").fill("The whole paragraph")
+    pg.locator("#evidence-form button[type=submit]").click()
+    pg.locator("#evidence .card").nth(1).wait_for()
+    _ready(pg)
+    assert "The whole paragraph" in pg.locator("#evidence-list").inner_text()
+    assert (
+        pg.locator("#evidence .card", has_text="The whole paragraph")
+        .filter(has_text="check: ok")
+        .count()
+        == 1
+    )
 
     # the section filter
     pg.locator("#ft-section").select_option("Methods")

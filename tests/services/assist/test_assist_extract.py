@@ -6,6 +6,8 @@ save with provenance, and every stored quote re-checked on read."""
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 from typing import Any
 
@@ -28,7 +30,7 @@ from litdesk.adapters.store import allowance_owner, assist_usage
 from litdesk.core.assist import AnswerRefused, ConsentRequired
 from litdesk.services.app import open_app
 from litdesk.services.assist import EvidenceAssistant
-from litdesk.services.workspace import Workspace
+from litdesk.services.workspace import Workspace, evidence_csv
 
 GOOD = {
     "population": (
@@ -116,6 +118,12 @@ def test_valid_quotes_kept_saved_after_review_with_provenance(model_server_fixtu
     assert d["fields"]["finding"]["block"] == "abstract"
     assert d["call"]["backend"] == server.kind and d["call"]["host"] == server.host
     assert d["call"]["reasoning"] is True and d["call"]["requested_at"] <= d["call"]["answered_at"]
+    # the evidence CSV names the model and keeps each field's original suggestion
+    (row,) = csv.DictReader(io.StringIO(evidence_csv(evidence)))
+    assert row["model"] == d["call"]["model"] and row["model"]
+    assert row["population"] == "120 Malian children aged 2-10"
+    assert row["suggested_population"] == "120 children aged 2-10 in Mali"
+    assert row["suggested_finding"] == GOOD["finding"][0] and row["suggested_question"] == ""
 
 
 ADVERSARIAL = {

@@ -188,3 +188,36 @@ def test_while_a_background_job_indexes_a_question_uses_the_indexed_files_only(
     assert not any("not indexed yet" in w for w in again.data["warnings"])
     assert again.data["citations"] or again.data["abstained"]
     assert all(r["indexed"] for r in lib.file_states(lib.corpus().files))
+
+
+def test_a_chat_scope_tries_adoption_and_the_card_discloses_it(
+    tmp_settings: Settings, tmp_path: Path, wordllama: WordLlamaEmbedder,
+    make_pdf: Callable[[Path, list[str]], Path],
+) -> None:  # fmt: skip
+    from litdesk.core.records import make_paper
+
+    title = "Water Level Cameras on Bridges"
+    folder = tmp_path / "pdfs"
+    make_pdf(folder / "c.pdf", [f"{title}\ndoi: 10.5555/cams.2020.7\n" + "Cameras. " * 40])
+    make_pdf(folder / "d.pdf", ["Heat stress in wheat, doi: 10.5555/wheat.9. " * 20])
+    settings = tmp_settings.model_copy(update={"library_dirs": [folder]})
+    lib = app_library(settings, embedder=wordllama)
+    calls: list[tuple[str, str, str]] = []
+
+    def lookups(owner: str):  # type: ignore[no-untyped-def]
+        def lookup(ns: str, value: str):  # type: ignore[no-untyped-def]
+            calls.append((owner, ns, value))
+            return make_paper(title=title, doi=value)
+
+        return lookup
+
+    chat = ChatService(lib, lookup=lookups)
+    token = secrets.token_urlsafe(32)
+    chat.set_scope(ChatScopeRequest(token, ("c.pdf",), False), owner="acc-ana")
+    card = chat.ask(ChatQuestionRequest(token, "How is the water level read?"), owner="acc-ana")
+    assert calls == [("acc-ana", "doi", "10.5555/cams.2020.7")]  # only the scope's PDF
+    said = [w for w in card.data["warnings"] if "metadata looked up" in w]
+    assert len(said) == 1 and "adopted: c.pdf" in said[0]
+    again = chat.ask(ChatQuestionRequest(token, "Which bridges?"), owner="acc-ana")
+    assert len(calls) == 1 and not any("metadata looked up" in w for w in again.data["warnings"])
+    lib.close()

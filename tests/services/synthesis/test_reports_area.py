@@ -152,7 +152,7 @@ def test_a_build_interrupted_by_a_server_stop_goes_back_to_the_queue_and_resumes
         ({}, "scope"),
         ({"papers": ("a.pdf",), "whole_library": True}, "scope"),
         ({"whole_library": True, "summary": "long"}, "summary"),
-        ({"whole_library": True, "detail_mode": "both"}, "detail_mode"),
+        ({"whole_library": True, "detail_mode": "all"}, "detail_mode"),
         ({"whole_library": True, "layout": "grid"}, "layout"),
         ({"whole_library": True, "top_k": 21}, "top_k"),
         ({"whole_library": True, "top_k": 0}, "top_k"),
@@ -258,3 +258,51 @@ def test_the_cli_build_runs_the_jobs_build_and_writes_where_asked(
         )
     with pytest.raises(InputError, match="nothing to report"):  # the build's own refusal
         desk.build(ReportRequest(whole_library=True, write=False), owner="local")
+
+
+def test_a_report_tries_adoption_for_its_scope_and_discloses_it(
+    settings: Settings, store: Store, wordllama: WordLlamaEmbedder, folder: Path
+) -> None:
+    from tests.services.synthesis.conftest import CAMERAS, write_pdf
+
+    from litdesk._errors import RefusedError
+    from litdesk.core.records import make_paper
+
+    title = "Reading River Gauges from Bridge Cameras"
+    write_pdf(folder / "gauge.pdf", [f"{title}\ndoi: 10.5555/gauge.2021.3\n{CAMERAS}"])
+    calls: list[tuple[str, str, str]] = []
+
+    def lookups(owner: str):  # type: ignore[no-untyped-def]
+        def lookup(ns: str, value: str):  # type: ignore[no-untyped-def]
+            calls.append((owner, ns, value))
+            return make_paper(title=title, doi=value)
+
+        return lookup
+
+    lib = Library(settings, models=Models(settings), embedder=wordllama, store=store)
+    try:
+        request = ReportRequest(
+            ("gauge.pdf", "wheat.pdf"), questions=("How was it read?",), write=False
+        )
+        desk = ReportsArea(lib, Jobs(store), lookup=lookups)
+        report = desk.build(request, owner="ann").report  # nothing indexed before
+        # only the scope's PDF that prints a DOI is looked up, in the owner's allowance
+        assert calls == [("ann", "doi", "10.5555/gauge.2021.3")]
+        (said,) = [w for w in report.warnings if "metadata looked up" in w]
+        assert "1 PDF(s)" in said and "adopted: gauge.pdf" in said and "allowance" in said
+        gauge = next(p for p in report.labelled.papers if p.file == "gauge.pdf")
+        assert gauge.title == title
+        again = desk.build(request, owner="ann").report  # adopted once: no second lookup
+        assert len(calls) == 1 and not any("metadata looked up" in w for w in again.warnings)
+
+        # the CLI's store-only app has no event loop: nothing is looked up, nothing said
+        def closed(owner: str):  # type: ignore[no-untyped-def]
+            raise RefusedError("the app is not open", code="app_closed")
+
+        write_pdf(folder / "gauge2.pdf", [f"{title} II\ndoi: 10.5555/gauge.2022.4\n{CAMERAS}"])
+        other = ReportRequest(("gauge2.pdf",), questions=("How was it read?",), write=False)
+        quiet = ReportsArea(lib, Jobs(store), lookup=closed).build(other, owner="ann")
+        assert not any("metadata looked up" in w for w in quiet.report.warnings)
+        assert len(calls) == 1
+    finally:
+        lib.close()

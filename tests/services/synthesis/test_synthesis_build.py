@@ -273,3 +273,47 @@ def test_a_pdf_without_a_record_is_named_by_what_its_first_pages_say(
     assert "Ammar" in report.file_name
     page = report_html(report, dpi=40)
     assert "read from the PDF (confidence" in page and ">graph.pdf</a>" in page
+
+
+def test_both_detail_modes_and_the_generation_roles_own_thinking_level(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    chat, gen = Scripted(model="chat-m"), Scripted(model="gen-m")
+    lib = _lib(settings.model_copy(update={"generation_thinking": "high"}), wordllama, chat)
+    report = build_report(
+        lib,
+        papers=["cameras.pdf", "wheat.pdf"],
+        questions=["How was the water level measured?"],
+        synthesis=True,
+        detail_mode="both",
+        top_k=4,
+        thinking="low",
+        generation=gen,
+    )
+    lib.close()
+    q = [u for u in report.labelled.units if u.kind == "question"]
+    # once across the papers (the generation role), then once per paper (the chat role)
+    assert [u.paper for u in q] == [None, "cameras.pdf", "wheat.pdf"]
+    assert report.detail_mode == "both"
+    assert len(gen.requests) == 2 and {r.thinking for r in gen.requests} == {"high"}
+    assert len(chat.requests) == 2 and {r.thinking for r in chat.requests} == {"low"}
+    for u in q[1:]:
+        assert {e.file for e in u.excerpts} <= {u.paper}
+
+
+def test_the_generation_thinking_level_defaults_to_thinking(
+    settings: Settings, wordllama: WordLlamaEmbedder
+) -> None:
+    chat, gen = Scripted(model="chat-m"), Scripted(model="gen-m")
+    lib = _lib(settings, wordllama, chat)
+    build_report(
+        lib,
+        papers=["cameras.pdf", "wheat.pdf"],
+        questions=["How was the water level measured?"],
+        detail_mode="cross-paper",
+        top_k=4,
+        thinking="medium",
+        generation=gen,
+    )
+    lib.close()
+    assert [r.thinking for r in gen.requests] == ["medium"]

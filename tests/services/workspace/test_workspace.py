@@ -173,6 +173,8 @@ def test_evidence_recheck_csv_and_notebook(ws: Workspace):
     assert rows[2]["finding"] == "'+Dose matters" and rows[2]["location"] == "Fig. 3"
     assert rows[1]["source_url"] == "https://europepmc.org/articles/PMC777"
     assert rows[1]["licence"] == "CC BY 4.0" and rows[0]["population"] == "mice"
+    # recorded by hand: the assisted columns are there and empty
+    assert all(r["model"] == "" and r["suggested_finding"] == "" for r in rows)
     notes, _ = ws.notes(study="S")
     md = notebook_markdown("S", [p], notes, views)
     assert "> tumour volume fell by 40%" in md

@@ -18,6 +18,7 @@ import ipaddress
 import logging
 import ssl
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Final, Protocol
@@ -204,6 +205,9 @@ class ProviderTransport:
         self.recorder = recorder
         self.replay = replay
         self.meter: Meter = meter
+        #: requests answered so far (sent or replayed), per provider; shared by every
+        #: :meth:`for_meter` view (the evaluation bench reads it before and after a run)
+        self.calls: Counter[str] = Counter()
         self._body_limits = _DECLARED_BODY_LIMITS | dict(body_limits or {})
         keyed = {
             name: adapter.keyed_interval
@@ -278,6 +282,7 @@ class ProviderTransport:
         check_request(request)
         provider: ProviderName = request.provider
         url = sanitised_url(request)
+        self.calls[provider] += 1
         if self.replay is not None:
             return self.replay.lookup(provider, request.method, url, request.body)
         adapter = ADAPTERS[provider]  # check_request refused any undeclared provider

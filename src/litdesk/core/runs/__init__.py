@@ -1,6 +1,15 @@
 """Search runs (pure): the SearchRun record and reuse, manifests, PRISMA-S reports and
 offline evaluation of frozen runs."""
 
+from ._benchmark import (
+    BENCHMARK_BUCKETS,
+    BENCHMARK_CASES,
+    BENCHMARK_SOURCE,
+    BENCHMARK_VERSION,
+    BenchmarkCase,
+    benchmark_cases,
+    benchmark_judgments,
+)
 from ._eval import (
     FROZEN_VERSION,
     EvalInputError,
@@ -56,6 +65,13 @@ from ._run import (
 )
 
 __all__ = [
+    "BENCHMARK_BUCKETS",
+    "BENCHMARK_CASES",
+    "BENCHMARK_SOURCE",
+    "BENCHMARK_VERSION",
+    "BenchmarkCase",
+    "benchmark_cases",
+    "benchmark_judgments",
     "COVERAGES",
     "FROZEN_VERSION",
     "LANES",

@@ -63,9 +63,16 @@ class FrozenRun:
     coverage: str
     lanes: tuple[tuple[str, str], ...]  # (lane, status)
     hits: tuple[FrozenHit, ...]
+    #: measured when the run was made by ``litdesk runs bench`` (else ``None``)
+    latency_ms: float | None = None
+    provider_calls: int | None = None
+    split: str | None = None
+    #: the typed error code the case met (``None``: it ran) and the one it expected
+    error: str | None = None
+    expect_error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "version": FROZEN_VERSION,
             "kind": "litdesk-frozen-run",
             "case": self.case,
@@ -74,6 +81,14 @@ class FrozenRun:
             "lanes": [{"lane": lane, "status": status} for lane, status in self.lanes],
             "hits": [h.to_dict() for h in self.hits],
         }
+        for name in _MEASURED:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+
+_MEASURED: Final = ("latency_ms", "provider_calls", "split", "error", "expect_error")
 
 
 def _keys_of(hit_paper: Any) -> tuple[str, ...]:
@@ -149,8 +164,32 @@ def read_frozen_runs(data: object) -> list[FrozenRun]:
                 str(item.get("coverage", ""))[:40],
                 lanes,
                 tuple(hits),
+                **_measured(item, i),
             )
         )
+    return out
+
+
+def _measured(item: dict[str, Any], i: int) -> dict[str, Any]:
+    """The optional measured fields of a frozen run, checked."""
+    out: dict[str, Any] = {}
+    latency = item.get("latency_ms")
+    if latency is not None:
+        if isinstance(latency, bool) or not isinstance(latency, int | float) or latency < 0:
+            raise EvalInputError(f"runs[{i}].latency_ms must be a number of milliseconds")
+        out["latency_ms"] = float(latency)
+    calls = item.get("provider_calls")
+    if calls is not None:
+        if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
+            raise EvalInputError(f"runs[{i}].provider_calls must be a whole number")
+        out["provider_calls"] = calls
+    split = item.get("split")
+    if split is not None and split not in ("development", "holdout"):
+        raise EvalInputError(f"runs[{i}].split must be development or holdout")
+    out["split"] = split
+    for name in ("error", "expect_error"):
+        value = item.get(name)
+        out[name] = None if value is None else _text(value, f"runs[{i}].{name}", 60)
     return out
 
 
@@ -270,14 +309,65 @@ def _mean(values: Sequence[float | None]) -> dict[str, Any]:
     }
 
 
+def _run_row(run: FrozenRun, scores: RunScores) -> dict[str, Any]:
+    row = scores.to_dict()
+    row["latency_ms"] = run.latency_ms
+    row["provider_calls"] = run.provider_calls
+    row["split"] = run.split
+    row["error"] = run.error
+    row["expect_error"] = run.expect_error
+    return row
+
+
+def _percentile(values: Sequence[float], p: float) -> float | None:
+    """Nearest-rank percentile (``None`` for no values)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(len(ordered) * p / 100))
+    return round(ordered[rank - 1], 3)
+
+
+def _operations(runs: Sequence[FrozenRun]) -> dict[str, Any]:
+    """Latency, provider calls, splits and expected-error outcomes, with coverage."""
+    latencies = [r.latency_ms for r in runs if r.latency_ms is not None]
+    calls = [r.provider_calls for r in runs if r.provider_calls is not None]
+    expecting = [r for r in runs if r.expect_error is not None]
+    return {
+        "latency_ms": {
+            "p50": _percentile(latencies, 50),
+            "p95": _percentile(latencies, 95),
+            "max": _percentile(latencies, 100),
+            "covered": len(latencies),
+            "of": len(runs),
+        },
+        "provider_calls": {
+            "total": sum(calls),
+            "mean": round(sum(calls) / len(calls), 3) if calls else None,
+            "covered": len(calls),
+            "of": len(runs),
+        },
+        "splits": {
+            name: sum(1 for r in runs if r.split == name) for name in ("development", "holdout")
+        },
+        "expected_errors": {
+            "met": sum(1 for r in expecting if r.error == r.expect_error),
+            "of": len(expecting),
+        },
+        "unexpected_errors": sum(1 for r in runs if r.error and r.error != r.expect_error),
+    }
+
+
 def evaluate(
     runs: Sequence[FrozenRun], judgments: Mapping[str, Judgment], *, k: int = 10
 ) -> dict[str, Any]:
-    """Per-run scores and means over the runs each metric could be computed for."""
+    """Per-run scores and means over the runs each metric could be computed for, with
+    the measured latency and provider calls where the runs carry them."""
     scores = [score_run(r, judgments.get(r.case), k) for r in runs]
     return {
         "k": k,
-        "runs": [s.to_dict() for s in scores],
+        "runs": [_run_row(r, s) for r, s in zip(runs, scores, strict=True)],
+        "operations": _operations(runs),
         "summary": {
             "precision_at_k": _mean([s.precision for s in scores]),
             "ndcg_at_k": _mean([s.ndcg for s in scores]),

@@ -61,7 +61,7 @@ def synthesis_report(
     ] = None,
     detail_mode: Annotated[
         str,
-        typer.Option("--detail-mode", help="Question units: per-paper or cross-paper."),
+        typer.Option("--detail-mode", help="Question units: per-paper, cross-paper or both."),
     ] = "per-paper",
     top_k: Annotated[int, typer.Option("--top-k", help="Excerpts per unit (1-20).")] = 8,
     output: Annotated[

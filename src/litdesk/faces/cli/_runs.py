@@ -1,4 +1,4 @@
-"""``litdesk runs list|show|export|freeze``, ``litdesk report prisma`` and ``litdesk eval``.
+"""``litdesk runs list|show|export|freeze|cases|bench``, ``litdesk report prisma`` and ``litdesk eval``.
 
 Thin: the app's search area (``app.search``) does the work. Output files are never
 overwritten silently (``--force``); ``eval`` refuses to overwrite an output file at all.
@@ -17,12 +17,14 @@ from rich.text import Text
 from litdesk._errors import InputError
 from litdesk.core.providers import lane_label, status_words
 
-from .._words import num, when
+from .._words import num, plural, when
 from ._context import sync_app
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+
+    from litdesk.services.app import App
 
 __all__ = ["register"]
 
@@ -170,6 +172,82 @@ def runs_freeze(
     _out(text, output, force)
 
 
+SplitOpt = Annotated[
+    str,
+    typer.Option("--split", help="development (tune on these), holdout (report only) or all."),
+]
+
+
+@runs_app.command("cases")
+@command
+def runs_cases(
+    split: SplitOpt = "all",
+    judgments: Annotated[
+        Path | None,
+        typer.Option("--judgments", help="Write the known items as a judgments file."),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite the judgments file.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """The search-evaluation case set: 60 cases in seven buckets, every third held out."""
+    from litdesk.core.runs import BENCHMARK_VERSION, benchmark_judgments
+    from litdesk.services.search import BenchRequest
+
+    cases = BenchRequest(split).cases()  # type: ignore[arg-type]  # checked by the request
+    if judgments is not None:
+        check_output(judgments, force=force)
+        _write(judgments, json.dumps(benchmark_judgments(cases), indent=2) + "\n", force)
+    if as_json:
+        emit_json({"version": BENCHMARK_VERSION, "cases": [c.to_dict() for c in cases]})
+        return
+    for c in cases:
+        expect = f"error {c.expect_error}" if c.expect_error else ", ".join(c.known_items)
+        console.print(
+            Text(f"{c.id}  {c.split:<11} {c.mode:<9} {c.query[:60]!r}  {expect}".rstrip()),
+            highlight=False,
+        )
+    console.print(Text(f"{plural(len(cases), 'case')} ({BENCHMARK_VERSION})"), highlight=False)
+
+
+@runs_app.command("bench")
+@command
+def runs_bench(
+    output: Annotated[Path, typer.Option("-o", "--output", help="The frozen runs (JSON).")],
+    split: SplitOpt = "development",
+    case: Annotated[
+        list[str] | None, typer.Option("--case", help="Only this case id (repeatable).")
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option("--replay", help="Answer provider requests from this cassette folder."),
+    ] = None,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Record the provider exchanges here.")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
+) -> None:
+    """Run the case set (live, or replayed with --replay) and freeze each run with its
+    latency and provider calls, for 'litdesk eval --runs OUTPUT'."""
+    from litdesk.services.search import BenchRequest, BenchView
+
+    from ._context import run_with_app
+
+    request = BenchRequest(split, tuple(case or ()))  # type: ignore[arg-type]
+    check_output(output, force=force)
+
+    async def work(app: App) -> BenchView:
+        return await app.search.bench(request, owner=app.owner)
+
+    view = run_with_app(work, record=record, replay=replay)
+    _write(output, json.dumps(view.to_dict(), indent=2, ensure_ascii=False) + "\n", force)
+    calls = sum(r.provider_calls or 0 for r in view.runs)
+    err_console.print(
+        f"{plural(len(view.runs), 'case')} run, {plural(calls, 'provider call')}; runs in {output}",
+        markup=False,
+        highlight=False,
+    )
+
+
 @report_app.command("prisma")
 @command
 def report_prisma(
@@ -222,7 +300,7 @@ def _eval(
         emit_json(report)
         return
     table = Table(box=None, header_style="bold")
-    for name in ("case", f"P@{k}", f"nDCG@{k}", f"recall@{k}", "dup", "conflict"):
+    for name in ("case", f"P@{k}", f"nDCG@{k}", f"recall@{k}", "dup", "conflict", "ms", "calls"):
         table.add_column(name)
     for r in report["runs"]:
         table.add_row(
@@ -232,6 +310,8 @@ def _eval(
             str(r["known_item_recall_at_k"]),
             str(r["duplicate_rate"]),
             str(r["conflict_rate"]),
+            "" if r["latency_ms"] is None else str(r["latency_ms"]),
+            "" if r["provider_calls"] is None else str(r["provider_calls"]),
         )
 
     def as_cards() -> RenderableType:
@@ -261,6 +341,19 @@ def _eval(
         ),
         highlight=False,
     )
+    ops = report["operations"]
+    if ops["latency_ms"]["covered"] or ops["provider_calls"]["covered"]:
+        lat, calls = ops["latency_ms"], ops["provider_calls"]
+        errors = ops["expected_errors"]
+        console.print(
+            Text(
+                f"latency p50 {lat['p50']} ms, p95 {lat['p95']} ms ({lat['covered']} of "
+                f"{lat['of']} runs); provider calls {calls['total']} (mean {calls['mean']} "
+                f"per run); expected errors met {errors['met']} of {errors['of']}, "
+                f"unexpected errors {ops['unexpected_errors']}"
+            ),
+            highlight=False,
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -99,7 +99,7 @@ class App:
         self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
         self.subjects = SubjectsArea(store=store)
         self.reader = ReaderArea(self.providers, clock=clock, subjects=self.subjects.resolve)
-        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats), study_pdfs=self.library.study_pdfs)  # fmt: skip
+        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats), study_pdfs=self.library.study_pdfs, lookup=lambda owner: self.providers.thread_lookup(owner=owner))  # fmt: skip
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
         self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake(), fulltext=FulltextParts(self.pdfs, fetch_through(self.providers), settings.library_upload_max_bytes), providers=self.providers)  # noqa: PLW0108  # fmt: skip

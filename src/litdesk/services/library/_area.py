@@ -109,7 +109,12 @@ class LibraryArea:
         jobs.share(INDEX_KIND)  # one library for every account: its index job's progress too
         self._viewer = PdfViewer(pdfs)
         #: the paper chat's sessions and questions (the report desk reads its answers)
-        self.chats = ChatService(pdfs, indexing=self.indexing, jobs=jobs)
+        self.chats = ChatService(
+            pdfs,
+            indexing=self.indexing,
+            jobs=jobs,
+            lookup=lambda owner: providers.thread_lookup(owner=owner),
+        )
         #: a library PDF as a paper, per account (its description, the paper it is)
         self.records = PdfRecords(store, pdfs)
 

@@ -42,7 +42,7 @@ from ._chat_jobs import (
     error_result,
 )
 from ._indexer import hash_files
-from ._library import Answer, Library
+from ._library import Answer, Library, Lookup
 from ._requests import (
     MAX_QUESTION_CHARS,
     MAX_SCOPE,
@@ -252,12 +252,16 @@ class ChatService:
         shown: int = SHOWN_ROUNDS,
         indexing: Callable[[], bool] | None = None,
         jobs: Jobs | None = None,
+        lookup: Callable[[str], Lookup] | None = None,
     ) -> None:
         """``indexing()`` says whether a background job is indexing the library: questions
         then answer from the files indexed so far (named in a warning) instead of indexing
         the others first, beside the job. ``jobs``: the store's queue, for questions
-        answered as jobs (:meth:`submit`; the web face)."""
+        answered as jobs (:meth:`submit`; the web face). ``lookup(owner)``: the adoption
+        lookup in ``owner``'s allowance, tried for the scope's PDFs without metadata
+        before an answer (refused where the app has no event loop: then none is tried)."""
         self.library = library
+        self._lookup = lookup
         self.folder = library.root / "chat-sessions"
         library.shelf.push(self.folder)  # sessions kept here before the store was shared
         self.shown = shown
@@ -417,6 +421,7 @@ class ChatService:
         """The answer card of ``question`` over ``papers`` (the whole library: ``[]``)."""
         with self._lock:
             busy = self.indexing() if self.indexing is not None else False
+            adoption = [] if busy else self._adopt(papers, owner)
             try:
                 answer = self.library.ask(
                     question,
@@ -431,7 +436,18 @@ class ChatService:
                     f"the question could not be answered: {exc.message}. "
                     + model_options(self.library)
                 ) from None
+            answer.warnings[:0] = adoption  # disclosed on the card
             return self._card(answer, whole)
+
+    def _adopt(self, papers: list[str], owner: str) -> list[str]:
+        """Adoption tried for the scope's PDFs without metadata (the disclosure lines)."""
+        if self._lookup is None:
+            return []
+        try:
+            lookup = self._lookup(owner)
+        except LitdeskError:
+            return []  # no event loop here: nothing is looked up
+        return self.library.adopt_scope(papers or None, lookup)
 
     def _record(
         self,

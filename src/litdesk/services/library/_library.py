@@ -338,10 +338,51 @@ class Library:
             warnings += self.adopt_entry(sha, e, names[sha]).warnings
         return warnings
 
-    def adopt_entry(self, sha: str, e: Entry, name: str) -> Adoption:
+    def adopt_scope(self, papers: list[str] | None, lookup: Lookup) -> list[str]:
+        """Adoption tried for the indexed PDFs of a chat or report scope (``None``: the
+        whole library) that have no metadata yet but print a DOI or an arXiv id, through
+        ``lookup`` (the owner's allowance). Answers the disclosure: what was looked up
+        and what came of it (empty when nothing needed a lookup)."""
+        files = self.corpus().select(papers)
+        self.index(files)  # what the scope's retrieval does first anyway (cached)
+        hashes = self.known_hashes(files)
+        entries = self.catalogue.entries(self._embedder_name, CHUNKING_VERSION)
+        meta = self.catalogue.metadata()
+        adopted: list[str] = []
+        not_adopted: list[str] = []
+        warnings: list[str] = []
+        seen: set[str] = set()
+        for f in files:
+            sha = hashes.get(f.path)
+            e = entries.get(sha) if sha else None
+            if sha is None or e is None or sha in seen or sha in meta or e.status != "ok":
+                continue
+            if not (e.doi or e.arxiv):
+                continue
+            seen.add(sha)
+            result = self.adopt_entry(sha, e, f.name, lookup=lookup)
+            (adopted if result.adopted else not_adopted).append(f.name)
+            warnings += result.warnings
+        if not seen:
+            return []
+        line = (
+            f"metadata looked up for {len(seen)} PDF(s) of the scope without it (their DOI "
+            "or arXiv id, at OpenAlex or arXiv; counted in your daily allowance)"
+        )
+        if adopted:
+            line += f"; adopted: {', '.join(adopted)}"
+        if not_adopted:
+            line += f"; not adopted (cited by file name and page): {', '.join(not_adopted)}"
+        return [line, *warnings]
+
+    def adopt_entry(
+        self, sha: str, e: Entry, name: str, *, lookup: Lookup | None = None
+    ) -> Adoption:
         """One adoption attempt for the indexed PDF ``name``: its DOI, then its arXiv id, is
-        looked up; the record is adopted only when its title is printed on pages 1-2."""
-        if self._lookup is None:
+        looked up (through ``lookup``, else the library's own); the record is adopted only
+        when its title is printed on pages 1-2."""
+        find = lookup or self._lookup
+        if find is None:
             return Adoption(name, False, None, None, ["no lookup is configured"])
         warnings: list[str] = []
         tried: list[str] = []
@@ -350,7 +391,7 @@ class Library:
                 continue
             tried.append(f"{ns} {value}")
             try:
-                paper = self._lookup(ns, value)
+                paper = find(ns, value)
             except LitdeskError as exc:
                 warnings.append(f"{name}: lookup of {ns} {value} failed: {exc.message}")
                 continue

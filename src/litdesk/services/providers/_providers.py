@@ -96,6 +96,10 @@ class Providers:
             self._views[who] = view
         return view
 
+    def provider_calls(self) -> int:
+        """Provider requests answered so far by the app's transport (sent or replayed)."""
+        return sum(self.transport.calls.values())
+
     def search_service(self, *, owner: str | None = None, use_cache: bool = True) -> SearchService:
         cache = self._evidence if use_cache else None
         return SearchService(self.settings, self.transport_for(owner), kit=self._kit, cache=cache)

@@ -18,6 +18,7 @@ from ._area import (
     bound_cursor,
     kept_runs,
 )
+from ._bench import BenchArgumentError, BenchRequest, BenchView
 from ._fused import (
     CACHE_SECONDS,
     DISCOVERY_LIMIT,
@@ -75,6 +76,9 @@ from ._views import (
 )
 
 __all__ = [
+    "BenchArgumentError",
+    "BenchRequest",
+    "BenchView",
     "AdoptionLookupFailed",
     "adopted_paper",
     "adoption_request",

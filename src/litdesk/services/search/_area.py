@@ -52,6 +52,7 @@ from litdesk.core.trace import SearchTrace
 from litdesk.core.words import run_label
 from litdesk.services.workspace import Workspace, ris_text
 
+from ._bench import BenchRequest, BenchView, run_bench
 from ._fused import LaneObserver, load_run, plan_search, run_document, runs_of, save_run
 from ._live import LiveRegistry, LiveSearch
 from ._reports import export_run, study_prisma
@@ -117,6 +118,8 @@ class FusedSearcher(Protocol):
 
     @property
     def settings(self) -> Settings: ...
+
+    def provider_calls(self) -> int: ...
 
     async def search(
         self, request: ProviderRequest, *, owner: str | None = None, use_cache: bool = True
@@ -480,6 +483,11 @@ class SearchArea:
         frozen = freeze_run(self.run(run_id, owner=owner), case=case).to_dict()
         text = json.dumps({"runs": [frozen]}, indent=2, ensure_ascii=False) + "\n"
         return Export(text.encode("utf-8"), f"{case or run_id}.json", "application/json", 1)
+
+    async def bench(self, request: BenchRequest, *, owner: str) -> BenchView:
+        """The evaluation case set run through the providers (or a replayed cassette),
+        each run frozen with its latency and provider calls (``litdesk runs bench``)."""
+        return await run_bench(self.providers, request, owner=owner)
 
     def prisma(self, study: str, *, owner: str) -> PrismaReport:
         """The PRISMA-S search report of a Study (its saved runs and imports)."""

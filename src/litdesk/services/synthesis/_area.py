@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Final, Protocol, TypedDict
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk.adapters.pdfpages import DEFAULT_DPI
 from litdesk.adapters.report_html import content_security_policy
 from litdesk.core.report import ReportUnit, UnitExcerpt
 from litdesk.services.jobs import Handler, JobContext, Jobs, JobView
-from litdesk.services.library import Library
+from litdesk.services.library import Library, Lookup
 
 from ._build import (
     MAX_QUESTIONS,
@@ -131,11 +131,15 @@ class ReportsArea:
         *,
         chat: ChatLink | None = None,
         study_pdfs: StudyPdfs | None = None,
+        lookup: Callable[[str], Lookup] | None = None,
     ) -> None:
+        """``lookup(owner)``: the adoption lookup through the app's transport in
+        ``owner``'s allowance (refused when the app has no event loop: then no lookup)."""
         self.pdfs = pdfs
         self.jobs = jobs
         self.chat = chat
         self._study_pdfs = study_pdfs
+        self._lookup = lookup
         #: the CLI's default folder, and the web's builds under it
         self.folder = pdfs.data_dir / "reports"
         self.web_folder = self.folder / "web"
@@ -179,8 +183,10 @@ class ReportsArea:
             )
         if not qs and request.summary == "none" and not (request.synthesis and n >= 2):
             notes.append("nothing to report yet: add a question, a summary or a synthesis")
-        cross = request.detail_mode == "cross-paper" or n == 1
-        units = len(qs) * (1 if cross else n) + (6 * n if request.summary != "none" else 0)
+        cross = request.detail_mode in ("cross-paper", "both") or n == 1
+        each = request.detail_mode in ("per-paper", "both") and n > 1
+        units = len(qs) * (int(cross) + (n if each else 0))
+        units += 6 * n if request.summary != "none" else 0
         units += int(request.synthesis and n >= 2 and backend.is_model)
         return ReportPlan(
             backend.model if backend.is_model else None, n, units, tuple(extractive),
@@ -334,7 +340,8 @@ class ReportsArea:
     ) -> SynthesisReport:
         reuse = self._chat_answers(request, chat_session)
         with self._lock:
-            return build_report(
+            adoption = self._adopt(request, owner)
+            report = build_report(
                 self.pdfs,
                 papers=list(request.papers) or None,
                 questions=list(request.questions),
@@ -347,6 +354,18 @@ class ReportsArea:
                 reuse=reuse,
                 owner=owner,
             )
+        report.warnings.extend(adoption)
+        return report
+
+    def _adopt(self, request: ReportRequest, owner: str) -> list[str]:
+        """Adoption tried for the scope's PDFs without metadata (disclosed in the report)."""
+        if self._lookup is None:
+            return []
+        try:
+            lookup = self._lookup(owner)
+        except LitdeskError:
+            return []  # no event loop here (the CLI's store-only app): nothing is looked up
+        return self.pdfs.adopt_scope(list(request.papers) or None, lookup)
 
     def _chat_answers(
         self, request: ReportRequest, chat_session: str | None

@@ -3,8 +3,8 @@
 Every unit is answered through the citation gate from the library's retrieval, so
 each citation in the report is a verified excerpt (file, page, passage):
 
-* questions: per paper (``per-paper``, the default) or once across the papers
-  (``cross-paper``, the generation model);
+* questions: per paper (``per-paper``, the default), once across the papers
+  (``cross-paper``, the generation model), or ``both``;
 * summaries: per paper, the six fixed facets (two-language queries, 3 excerpts each);
   without a model these are *extracts* (the best sentences of the best excerpts);
 * synthesis (two or more papers, a model only): agreement, differences, open points.
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 SummaryMode = Literal["none", "bullets", "prose"]
-DetailMode = Literal["per-paper", "cross-paper"]
+DetailMode = Literal["per-paper", "cross-paper", "both"]
 MAX_QUESTIONS: Final = 20
 MAX_PAPERS: Final = 26
 MAX_QUESTION_CHARS: Final = 1_000
@@ -192,9 +192,12 @@ class _Runner:
         language: str | None,
         thinking: Thinking,
         top_k: int,
+        generation_thinking: Thinking | None = None,
     ) -> None:
         self.lib, self.chat, self.generation = lib, chat, generation
         self.language, self.thinking, self.top_k = language, thinking, top_k
+        #: the generation role's level (cross-paper answers, synthesis); unset: ``thinking``
+        self.generation_thinking: Thinking = generation_thinking or thinking
         self.warnings: list[str] = []
         self.lead_question: str | None = None  # sets the prose language when none is given
         self.seen: dict[str, SeenSentences] = {}  # a paper's summary repeats no sentence
@@ -219,13 +222,15 @@ class _Runner:
         *,
         own: bool = True,
         body: bool = False,
+        generation: bool = False,
     ) -> tuple[str, bool, tuple[str, ...]]:
         excerpts = _excerpts(hits, body=body)
         asked = self._instruction(backend, question, own)
+        level = self.generation_thinking if generation else self.thinking
 
         def ask(prompt: PromptMessages) -> str:
             request = ChatRequest(
-                prompt.system, prompt.user, tuple(excerpts), thinking=self.thinking,
+                prompt.system, prompt.user, tuple(excerpts), thinking=level,
                 question=question,
             )  # fmt: skip
             return backend.complete(request).text
@@ -270,7 +275,7 @@ class _Runner:
                 (), paper, index, False, not backend.is_model,
                 (f"abstained: {len(found.hits)} excerpt(s) below the needed relevance",),
             )  # fmt: skip
-        text, grounded, warnings = self.gate(backend, question, hits)
+        text, grounded, warnings = self.gate(backend, question, hits, generation=not paper)
         note = relevance_note(split)
         return ReportUnit(
             "question", question, text, _unit_excerpts(hits), paper, index, grounded,
@@ -320,7 +325,7 @@ class _Runner:
             "'Open points:' (keep these English headings in any language). Cite after every "
             "statement." + (f" Focus on: {query}" if questions else "")
         )
-        text, grounded, warnings = self.gate(self.generation, ask, hits, own=False)
+        text, grounded, warnings = self.gate(self.generation, ask, hits, own=False, generation=True)
         sections = split_sections(text)
         excerpts = _unit_excerpts(hits)
         return [
@@ -426,6 +431,7 @@ def build_report(
     detail_mode: DetailMode = "per-paper",
     top_k: int = 8,
     thinking: Thinking | None = None,
+    generation_thinking: Thinking | None = None,
     generation: ChatBackend | None = None,
     preset_letters: dict[str, str] | None = None,
     progress: UnitProgress | None = None,
@@ -435,8 +441,13 @@ def build_report(
     """Answer the questions, summarise and synthesise over ``papers`` (``None``: all).
 
     ``reuse`` maps a question to an answer already given over the same papers (a paper
-    chat's round): where a question is answered once for the scope (``cross-paper``, or
-    one paper) that answer is taken as it is instead of asking again.
+    chat's round): where a question is answered once for the scope (``cross-paper``,
+    ``both``, or one paper) that answer is taken as it is instead of asking again.
+    ``both`` answers each question across the papers and then for each paper.
+
+    ``thinking`` is the level of every call (default the ``thinking`` setting);
+    ``generation_thinking`` that of the generation role's calls — cross-paper answers and
+    the synthesis (default the ``generation_thinking`` setting, else ``thinking``).
 
     ``progress(done, total, current)`` is called before each unit and once at the end;
     when it returns ``False`` the build stops with :class:`ReportCancelled`.
@@ -445,8 +456,10 @@ def build_report(
     the build with :class:`AllowanceRefused` (the calls made so far count)."""
     if summary not in ("none", "bullets", "prose"):
         raise ReportInputError("--summary takes none, bullets or prose", code="summary")
-    if detail_mode not in ("per-paper", "cross-paper"):
-        raise ReportInputError("--detail-mode takes per-paper or cross-paper", code="detail_mode")
+    if detail_mode not in ("per-paper", "cross-paper", "both"):
+        raise ReportInputError(
+            "--detail-mode takes per-paper, cross-paper or both", code="detail_mode"
+        )
     qs = _clean_questions(questions)
     if not qs and summary == "none" and not synthesis:
         raise ReportInputError(
@@ -460,6 +473,9 @@ def build_report(
     gen = lib.meter(other, owner, REPORT_BUILD_FEATURE) if other is not None else chat
     try:
         level: Thinking = thinking or lib.settings.thinking  # type: ignore[assignment]
+        gen_level: Thinking = (
+            generation_thinking or lib.settings.generation_thinking or level  # type: ignore[assignment]
+        )
         corpus = lib.corpus()
         skipped: list[str] = []
         if papers:
@@ -491,12 +507,13 @@ def build_report(
             )
         names = [n for n in names if n not in left_out]
         report_papers, paths = _paper_record(lib, names, owner)
-        run = _Runner(lib, chat, gen, language, level, top_k)
+        run = _Runner(lib, chat, gen, language, level, top_k, gen_level)
         run.lead_question = qs[0] if qs else None
         units: list[ReportUnit] = []
-        cross = detail_mode == "cross-paper" or len(names) == 1
+        cross = detail_mode in ("cross-paper", "both") or len(names) == 1
+        each = detail_mode in ("per-paper", "both") and len(names) > 1
         make_synthesis = synthesis and len(names) >= 2 and gen.is_model
-        total = len(qs) * (1 if cross else len(names)) + int(make_synthesis)
+        total = len(qs) * (int(cross) + (len(names) if each else 0)) + int(make_synthesis)
         total += len(FACETS) * len(names) if summary != "none" else 0
         done = 0
 
@@ -518,9 +535,9 @@ def build_report(
                             earlier, question_index=i, paper=None if len(names) > 1 else names[0]
                         )
                     )
-                    continue
-                units.append(run.question(i, q, names, None if len(names) > 1 else names[0]))
-            else:
+                else:
+                    units.append(run.question(i, q, names, None if len(names) > 1 else names[0]))
+            if each:
                 for n in names:
                     step(f"question {i + 1} · {n}")
                     units.append(run.question(i, q, names, n))

@@ -76,7 +76,7 @@ class ReportRequest:
             raise ReportInputError("--summary takes none, bullets or prose", code="summary")
         if self.detail_mode not in get_args(DetailMode):
             raise ReportInputError(
-                "--detail-mode takes per-paper or cross-paper", code="detail_mode"
+                "--detail-mode takes per-paper, cross-paper or both", code="detail_mode"
             )
         if self.layout not in LAYOUTS:
             raise ReportInputError("layout takes column, contents or compare", code="layout")

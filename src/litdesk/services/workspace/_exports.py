@@ -97,8 +97,16 @@ _PASSAGE_COLUMNS: Final = (
     "recheck",
     "created_at",
 )
+#: For a record saved from a reviewed assistant draft: the model and each field's
+#: original suggestion (empty for a record written by hand).
+_ASSISTED_COLUMNS: Final = ("model", *(f"suggested_{name}" for name, _ in EVIDENCE_FIELDS))
 #: The columns of the default form's evidence CSV (as before Studies chose forms).
-CSV_COLUMNS: Final = (*_ID_COLUMNS, *(name for name, _ in EVIDENCE_FIELDS), *_PASSAGE_COLUMNS)
+CSV_COLUMNS: Final = (
+    *_ID_COLUMNS,
+    *(name for name, _ in EVIDENCE_FIELDS),
+    *_PASSAGE_COLUMNS,
+    *_ASSISTED_COLUMNS,
+)
 #: Values of fields the Study's form no longer has, as a JSON object ("not in the form").
 OTHER_FIELDS: Final = "other_fields"
 
@@ -112,7 +120,8 @@ SUBJECTS_COLUMN: Final = "subjects"
 
 def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str:
     """The evidence table as formula-safe CSV: one column per field of the Study's form
-    (the default six without one), then the passage columns; values of fields the form
+    (the default six without one), then the passage columns, the model and each field's
+    original suggestion (assisted records); values of fields the form
     no longer has go to an ``other_fields`` column (a JSON object), present when a
     record has such values or the form is not the default; the linked subjects to a
     ``subjects`` column, present when a record has one."""
@@ -120,7 +129,7 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
     rows = list(views)
     keys = form.keys
     extras = [{k: v for k, v in evidence_values(v.evidence).items() if k not in keys} for v in rows]
-    columns = (*_ID_COLUMNS, *keys, *_PASSAGE_COLUMNS)
+    columns = (*_ID_COLUMNS, *keys, *_PASSAGE_COLUMNS, *_ASSISTED_COLUMNS)
     if form.template != "default" or any(extras):
         columns = (*columns, OTHER_FIELDS)
     if any(v.subjects for v in rows):  # the linked subjects, as "label (mesh:D003920)"
@@ -151,7 +160,10 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
             "created_at": ev.created_at,
             OTHER_FIELDS: json.dumps(extra, ensure_ascii=False) if extra else "",
             SUBJECTS_COLUMN: "; ".join(f"{s.label} ({s.key})" for s in v.subjects),
+            "model": v.assisted.model if v.assisted else "",
         }
+        for name, _ in EVIDENCE_FIELDS:
+            row[f"suggested_{name}"] = v.assisted.suggestions.get(name) if v.assisted else ""
         values = evidence_values(ev)
         for key in keys:
             value = values.get(key)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -174,6 +174,29 @@ class NoteView:
 
 
 @dataclass(frozen=True, slots=True)
+class AssistedFrom:
+    """Where an assisted evidence record's values came from (its stored provenance)."""
+
+    model: str
+    suggestions: Mapping[str, str | None]
+
+    @classmethod
+    def of(cls, provenance: object) -> AssistedFrom | None:
+        """From a stored provenance document (``None`` for anything else)."""
+        if not isinstance(provenance, dict):
+            return None
+        call = provenance.get("call")
+        model = call.get("model") if isinstance(call, dict) else None
+        fields = provenance.get("fields")
+        suggestions: dict[str, str | None] = {}
+        if isinstance(fields, dict):
+            for name, f in fields.items():
+                value = f.get("suggestion") if isinstance(f, dict) else None
+                suggestions[str(name)] = value if isinstance(value, str) else None
+        return cls(model if isinstance(model, str) else "", suggestions)
+
+
+@dataclass(frozen=True, slots=True)
 class EvidenceView:
     id: str
     evidence: Evidence
@@ -182,6 +205,9 @@ class EvidenceView:
     recheck: str  # "ok", "needs_verification" or the reason the stored passage no longer checks
     #: the subjects the record is linked to (vocabulary, id, label), in the order linked
     subjects: tuple[SubjectRef, ...] = ()
+    #: the model and each field's original suggestion when the record was saved from a
+    #: reviewed assistant draft (``None``: recorded by hand)
+    assisted: AssistedFrom | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "study_id": self.study_id, "recheck": self.recheck}

@@ -15,6 +15,7 @@ from litdesk._errors import InputError, IntegrityError, NotFoundError
 from litdesk.adapters.store import (
     LOCAL_OWNER,
     Store,
+    assist_get_provenance,
     get_search_run,
     identity_keys,
     repo,
@@ -43,6 +44,7 @@ from ._codec import read_import_row, trace_document
 from ._forms import form_of, new_values, revised_values
 from ._inputs import PaperFields
 from ._results import (
+    AssistedFrom,
     EvidenceView,
     FilesNotFound,
     FilesRefused,
@@ -596,7 +598,10 @@ class Workspace:
                     problems.append(f"evidence {row.id}: {exc.message}")
                     continue
                 linked = tuple(links.get(row.id, ()))
-                view = EvidenceView(row.id, ev, row.study_id, paper, recheck(ev, paper), linked)
+                assisted = AssistedFrom.of(assist_get_provenance(conn, row.id))
+                view = EvidenceView(
+                    row.id, ev, row.study_id, paper, recheck(ev, paper), linked, assisted
+                )
                 out.append(view)
         return out, problems
 

@@ -30,7 +30,7 @@ VIEW_PREFIX: Final = "/reports/view/"
 JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="A report build job's id.")]
 BuildId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{16,64}$", description="A build id.")]
 Summary = Literal["none", "bullets", "prose"]
-Detail = Literal["per-paper", "cross-paper"]
+Detail = Literal["per-paper", "cross-paper", "both"]
 Layout = Literal["column", "contents", "compare"]
 
 

@@ -193,6 +193,41 @@ export function installReader() {
     document.getElementById("ev-snapshot").value = snapshot.value;
     document.getElementById(block.value ? "ev-src-fulltext" : "ev-src-abstract").checked = true;
   });
+  // The Study field: another Study has its own form, so the page shows that Study's form.
+  const evStudy = document.getElementById("ev-study");
+  if (evStudy) {
+    evStudy.addEventListener("change", () => {
+      const url = pageUrl("evidence", withFulltext);
+      if (evStudy.value) url.searchParams.set("study", evStudy.value);
+      else url.searchParams.delete("study");
+      window.location.assign(url.toString());
+    });
+  }
+  // "Record passage" beside each full-text paragraph: the whole paragraph as the passage,
+  // checked against the paragraph shown (its id and snapshot), in the opened form.
+  for (const wrap of document.querySelectorAll(".ft-block-wrap")) {
+    const para = wrap.querySelector(".ft-block");
+    const where_ = wrap.querySelector(".ft-where");
+    if (!para || !where_) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary ft-record";
+    button.textContent = "Record passage";
+    button.setAttribute("aria-label", `Record passage ${para.dataset.block} as evidence`);
+    button.addEventListener("click", () => {
+      document.getElementById("ev-passage").value = para.textContent;
+      document.getElementById("ev-block").value = para.dataset.block || "";
+      document.getElementById("ev-snapshot").value = para.dataset.snapshot || "";
+      document.getElementById("ev-src-fulltext").checked = true;
+      evMessage.hidden = true;
+      const fold = evForm.closest("details");
+      if (fold) fold.open = true;
+      evForm.scrollIntoView({ block: "start" });
+      const first = evForm.querySelector('[name^="field."]');
+      if (first) first.focus();
+    });
+    where_.append(" ", button);
+  }
   document.getElementById("ev-block").addEventListener("input", () => {
     document.getElementById("ev-snapshot").value = ""; // a typed paragraph: no shown snapshot
   });
