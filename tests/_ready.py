@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = ["ready_file", "wait_ready"]
@@ -33,3 +34,17 @@ def wait_ready(
             raise AssertionError(f"the processes were not ready within {timeout:g} s")
         time.sleep(0.02)
     go.touch()
+
+
+@contextmanager
+def reaped(procs: Sequence[subprocess.Popen[str]]) -> Iterator[None]:
+    """Whatever happens inside, no process of ``procs`` is left running and no pipe of
+    theirs open (a process left behind by a failed test makes later tests of the same
+    worker fail with ResourceWarnings)."""
+    try:
+        yield
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()

@@ -103,7 +103,7 @@ def test_report_refusals(env_both: Path) -> None:
     code, _, err = _run("report", "synthesis", "--papers", "nope.pdf", "--questions", "q?")
     assert code != 0 and "estuary.pdf" in err
     code, _, err = _run(
-        "report", "synthesis", "--all", "--questions", "q?", "--detail-mode", "both"
+        "report", "synthesis", "--all", "--questions", "q?", "--detail-mode", "sideways"
     )
     assert code != 0 and "detail-mode" in err
 

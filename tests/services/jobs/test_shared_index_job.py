@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import sqlalchemy as sa
-from tests._ready import wait_ready
+from tests._ready import reaped, wait_ready
 
 from litdesk.adapters.store import Store
 from litdesk.adapters.store._jobs import jobs as jobs_table
@@ -33,7 +33,7 @@ from litdesk.services.library import LibraryArea
 
 store = open_store(sys.argv[1])
 go, name, threads = Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-nothing = SimpleNamespace(root=Path(sys.argv[2]).parent)  # index() reads no PDFs
+nothing = SimpleNamespace(root=Path(sys.argv[2]).parent, shelf=SimpleNamespace(push=lambda _f: None))  # index() reads no PDFs
 area = LibraryArea(
     SimpleNamespace(), store=store, jobs=Jobs(store), providers=SimpleNamespace(),
     pdfs=nothing, make_library=lambda **_: None,
@@ -63,7 +63,9 @@ print(json.dumps(seen))
 
 def _desk(store: Store, jobs: Jobs | None = None) -> LibraryArea:
     """The library area over ``store``'s job queue (``index`` reads no PDFs)."""
-    nothing: Any = SimpleNamespace(root=Path("/nonexistent"))
+    nothing: Any = SimpleNamespace(
+        root=Path("/nonexistent"), shelf=SimpleNamespace(push=lambda _folder: None)
+    )
     return LibraryArea(
         nothing, store=store, jobs=jobs or Jobs(store), providers=nothing, pdfs=nothing,
         make_library=lambda **_: nothing,
@@ -166,17 +168,16 @@ def test_two_processes_of_accounts_submitting_at_once_get_one_index_job(
         )
         for n in range(2)
     ]
-    wait_ready(go, ["p0", "p1"], procs)  # both have imported litdesk and wait for go
     seen: list[str] = []
-    for p in procs:
-        try:
-            out, err = p.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            for q in procs:
-                q.kill()
-            raise AssertionError("a submitting process did not finish within 120 s") from None
-        assert p.returncode == 0, err[-3000:]
-        seen.extend(json.loads(out))
+    with reaped(procs):
+        wait_ready(go, ["p0", "p1"], procs)  # both have imported litdesk and wait for go
+        for p in procs:
+            try:
+                out, err = p.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("a submitting process did not finish within 120 s") from None
+            assert p.returncode == 0, err[-3000:]
+            seen.extend(json.loads(out))
     assert len(seen) == 2 * threads
     active = _active_index_jobs(store)
     assert len(active) == 1, active

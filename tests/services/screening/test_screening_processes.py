@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests._ready import wait_ready
+from tests._ready import reaped, wait_ready
 from tests.services.screening._study import make_study
 
 from litdesk import Settings
@@ -90,18 +90,17 @@ def test_two_workers_deciding_the_same_records_at_once_lose_nothing(
         )
         for who, verdict in work.items()
     ]
-    wait_ready(go, list(work), procs, timeout=180)
     spans: list[tuple[float, float]] = []
-    for p in procs:
-        try:
-            out, err = p.communicate(timeout=180)
-        except subprocess.TimeoutExpired:
-            for q in procs:
-                q.kill()
-            raise AssertionError("a worker did not finish within 180 s") from None
-        assert p.returncode == 0, err[-3000:]
-        start, end = map(float, out.split())
-        spans.append((start, end))
+    with reaped(procs):
+        wait_ready(go, list(work), procs, timeout=180)
+        for p in procs:
+            try:
+                out, err = p.communicate(timeout=180)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("a worker did not finish within 180 s") from None
+            assert p.returncode == 0, err[-3000:]
+            start, end = map(float, out.split())
+            spans.append((start, end))
     # the two workers wrote at the same time: each began before the other had finished
     (a0, a1), (b0, b1) = spans
     assert a0 < b1 and b0 < a1, spans
