@@ -28,9 +28,9 @@ from litdesk.services.dedup import in_step
 from litdesk.services.search import SearchRequest
 from litdesk.services.studies import AddSearchRequest, UpdateStudyRequest
 
-TOTAL = 3_000
+TOTAL = 1_500
 #: the records an update's Study already holds (its first whole search)
-FIRST = 1_000
+FIRST = 500
 ROOT = Path(__file__).resolve().parents[3]
 
 WORKER = """
@@ -129,7 +129,7 @@ def test_kill_9_mid_job_then_claimed_again(settings: Settings, kind: str, when: 
         while time.monotonic() < deadline:
             view = watcher.jobs.get(job_id, owner=watcher.owner)
             current = view.current or ""
-            if (when == "paging" and view.done >= 1_000) or (
+            if (when == "paging" and view.done >= TOTAL // 2) or (
                 when == "saving" and current.startswith("saving")
             ):
                 break
