@@ -78,7 +78,7 @@ def test_pick_with_the_keyboard_then_search_keeps_the_subject(page: Any, running
     elif os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
         pytest.fail("axe-core is not installed (make node)")
     q.press("ArrowDown")
-    assert q.get_attribute("aria-activedescendant") == "q-opt-0"
+    assert q.get_attribute("aria-activedescendant") == "q-suggest-opt-0"
     assert first.get_attribute("aria-selected") == "true"
     q.press("Enter")  # picks; the search does not run
     assert q.input_value() == PICKED

@@ -1,16 +1,12 @@
-// Search page: subject suggestions for the query's active term (an ARIA combobox). As the
-// user types (debounced), /api/v1/subjects/suggest answers for the term at the caret; the
-// list is navigated with the arrow keys (Enter or a click picks, Escape closes) and its
-// size is announced. A pick replaces only the active term (with the server's quoted
-// text), keeps the rest of the query, and records the subject (vocabulary, id, label) in
-// hidden fields the search sends as expansion provenance; any later edit of the text
-// clears it. "Insert a picked MeSH subject as a controlled term" puts the heading in as
+// Search page: subject suggestions for the query's active term (an ARIA combobox,
+// suggest_box.js, over /api/v1/subjects/suggest for the term at the caret). A pick
+// replaces only the active term (with the server's quoted text), keeps the rest of the
+// query, and records the subject (vocabulary, id, label) in hidden fields the search sends
+// as expansion provenance; any later edit of the text clears it. "Insert a picked MeSH subject as a controlled term" puts the heading in as
 // MESH:"…" instead (PubMed [MeSH Terms], Europe PMC MESH:; other providers refuse it);
 // where a vocabulary has synonyms, "Add the vocabulary's synonyms" puts in an OR group.
 // Every value is inserted as text.
-import { getJson } from "./api.js";
-
-const DEBOUNCE_MS = 180;
+import { suggestBox } from "./suggest_box.js";
 
 export function installSubjects() {
   const form = document.getElementById("search-form");
@@ -23,97 +19,7 @@ export function installSubjects() {
   const synonymsLabel = document.getElementById("q-synonyms-label");
   if (!form || !q || !list || !status || !subject) return;
 
-  let timer = null;
-  let controller = null;
-  let items = [];
-  let active = -1;
   let span = null;
-
-  function close() {
-    list.hidden = true;
-    list.replaceChildren();
-    q.setAttribute("aria-expanded", "false");
-    q.removeAttribute("aria-activedescendant");
-    items = [];
-    active = -1;
-  }
-
-  function setActive(index) {
-    const options = list.querySelectorAll('li[role="option"]');
-    options.forEach((li, i) => li.setAttribute("aria-selected", i === index ? "true" : "false"));
-    active = index;
-    if (index >= 0 && options[index]) {
-      q.setAttribute("aria-activedescendant", options[index].id);
-      options[index].scrollIntoView({ block: "nearest" });
-    } else {
-      q.removeAttribute("aria-activedescendant");
-    }
-  }
-
-  function render(body) {
-    list.replaceChildren();
-    items = body.suggestions || [];
-    span = body.active;
-    // the synonyms choice is offered only where the vocabulary has synonyms
-    if (synonymsLabel && items.some((s) => s.insert_synonyms)) synonymsLabel.hidden = false;
-    if (!items.length) {
-      close();
-      return;
-    }
-    items.forEach((s, i) => {
-      const li = document.createElement("li");
-      li.id = `q-opt-${i}`;
-      li.setAttribute("role", "option");
-      li.setAttribute("aria-selected", "false");
-      const label = document.createElement("span");
-      label.textContent = s.label;
-      const meta = document.createElement("span");
-      meta.className = "muted";
-      meta.textContent = `${s.kind === "spelling" ? "did you mean? · " : ""}${s.vocabulary_name} ${s.id}`;
-      li.append(label, meta);
-      li.addEventListener("mousedown", (event) => {
-        event.preventDefault(); // keep the focus in the query
-        pick(i);
-      });
-      list.append(li);
-    });
-    if (body.attribution) {
-      const note = document.createElement("li");
-      note.className = "attribution";
-      note.setAttribute("role", "presentation");
-      note.textContent = `Source: ${body.attribution}`;
-      list.append(note);
-    }
-    list.hidden = false;
-    q.setAttribute("aria-expanded", "true");
-    active = -1;
-    const n = items.length;
-    status.textContent = `${n} subject suggestion${n === 1 ? "" : "s"} for “${span.text}”; use the up and down arrows, Enter to pick.`;
-  }
-
-  async function suggest() {
-    if (controller) controller.abort();
-    const text = q.value;
-    if (!text.trim() || document.activeElement !== q) {
-      close();
-      return;
-    }
-    controller = new AbortController();
-    const mode = form.querySelector('input[name="mode"]:checked');
-    const params = {
-      q: text,
-      caret: String(q.selectionStart ?? text.length),
-      mode: mode ? mode.value : "keyword",
-      field: form.elements.namedItem("field").value,
-    };
-    try {
-      const { ok, body } = await getJson("/api/v1/subjects/suggest", params, controller.signal);
-      if (ok && q.value === text) render(body);
-      else if (!ok) close();
-    } catch (error) {
-      if (error.name !== "AbortError") close();
-    }
-  }
 
   function clearSubject() {
     if (subject.hidden) return;
@@ -121,9 +27,8 @@ export function installSubjects() {
     subject.hidden = true;
   }
 
-  function pick(index) {
-    const s = items[index];
-    if (!s || !span) return;
+  function pick(s) {
+    if (!span) return;
     const value = q.value;
     const asControlled = Boolean(controlled && controlled.checked && s.insert_controlled);
     const withSynonyms = Boolean(!asControlled && synonyms && synonyms.checked && s.insert_synonyms);
@@ -151,12 +56,37 @@ export function installSubjects() {
       subject.append(input);
     }
     subject.hidden = false;
-    close();
+    box.close();
     const how = asControlled ? " as a controlled term" : withSynonyms ? " with its synonyms" : "";
     status.textContent = `Picked ${s.label} (${s.vocabulary_name} ${s.id})${how}.`;
     q.dataset.picked = "1";
     q.dispatchEvent(new Event("input", { bubbles: true })); // validation and the stale notice
   }
+
+  const box = suggestBox({
+    input: q, list, status, pick, enterSubmits: true,
+    params: (text) => {
+      const mode = form.querySelector('input[name="mode"]:checked');
+      return {
+        q: text,
+        caret: String(q.selectionStart ?? text.length),
+        mode: mode ? mode.value : "keyword",
+        field: form.elements.namedItem("field").value,
+      };
+    },
+    answer: (body) => {
+      const items = body.suggestions || [];
+      span = body.active;
+      // the synonyms choice is offered only where the vocabulary has synonyms
+      if (synonymsLabel && items.some((s) => s.insert_synonyms)) synonymsLabel.hidden = false;
+      const n = items.length;
+      return {
+        items,
+        attribution: body.attribution,
+        announce: `${n} subject suggestion${n === 1 ? "" : "s"} for “${span ? span.text : ""}”; use the up and down arrows, Enter to pick.`,
+      };
+    },
+  });
 
   q.addEventListener("input", () => {
     if (q.dataset.picked === "1") {
@@ -164,37 +94,10 @@ export function installSubjects() {
       return;
     }
     clearSubject(); // any edit of the text clears the picked subject, as in the reference
-    clearTimeout(timer);
-    timer = setTimeout(suggest, DEBOUNCE_MS);
+    box.schedule();
   });
-  q.addEventListener("keydown", (event) => {
-    if (list.hidden) {
-      if (event.key === "ArrowDown" && q.value.trim()) {
-        event.preventDefault();
-        suggest();
-      }
-      return;
-    }
-    if (event.key === "ArrowDown") {
-      event.preventDefault();
-      setActive((active + 1) % items.length);
-    } else if (event.key === "ArrowUp") {
-      event.preventDefault();
-      setActive(active <= 0 ? items.length - 1 : active - 1);
-    } else if (event.key === "Enter" && active >= 0) {
-      event.preventDefault(); // picks; the search waits for the next Enter
-      pick(active);
-    } else if (event.key === "Escape") {
-      event.preventDefault();
-      event.stopPropagation();
-      close();
-    } else if (event.key === "Tab") {
-      close();
-    }
-  });
-  q.addEventListener("blur", () => setTimeout(close, 100));
   form.addEventListener("change", (event) => {
-    if (event.target instanceof HTMLElement && event.target.id !== "q") close();
+    if (event.target instanceof HTMLElement && event.target.id !== "q") box.close();
   });
   for (const button of document.querySelectorAll("button.starter")) {
     button.addEventListener("click", clearSubject);
