@@ -515,9 +515,7 @@ async def selection_form(
         data = {"kind": "shared", "shared": shared.to_dict(), "back": safe_back}
         return page(request, "selection.html", data, title="Shared references")
     if action == "this_study":  # "Add to this Study": the Study the search is for
-        if not for_study:
-            raise InputError("this search is not for a Study", code="study_choice")
-        action, study, new_study = "study", for_study, ""
+        action, study, new_study = "study", for_study or study, ""
     if action == "study" and not (study or new_study.strip()):
         raise InputError("choose a Study or name a new one", code="study_choice")
     chosen = SaveSelectionRequest(
