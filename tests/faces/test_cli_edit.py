@@ -4,6 +4,7 @@ delete / trash / restore / empty-trash / history`` end to end (issue 27), with `
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.faces.test_cli_workspace import _seed, run
@@ -73,4 +74,6 @@ def test_edit_delete_restore_and_history(run, tmp_path: Path) -> None:
         "study_restored",
     ):
         assert action in actions
-    assert "highlight_deleted" in run("study", "history", "Stroke").stdout
+    said = run("study", "history", "Stroke").stdout  # in words, never a raw id
+    assert "Deleted a highlight" in said and "highlight_deleted" not in said
+    assert not re.search(r"\b(ev|note)-[0-9a-f]{16}", said)

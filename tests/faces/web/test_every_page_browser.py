@@ -61,7 +61,7 @@ SHOOT_ALL = bool(ARTIFACTS)
 #: every HTML page route → the addresses that show it (``{name}``: a record of the
 #: populated workspace, see :class:`Ids`)
 PAGES: dict[str, tuple[str, ...]] = {
-    "/search": ("/search", "/search?q=tumour+growth"),
+    "/search": ("/search", "/search?q=tumour+growth", "/search?q=tumour+growth&study={study}"),
     "/saved": ("/saved",),
     "/paper/{paper_id}": ("/paper/{paper}",),
     "/notebook": ("/notebook",),

@@ -227,3 +227,26 @@ def test_citation_browser_saves_chosen_works_after_a_keyboard_confirmation(
     pg.wait_for_url("**/citations?ids=W100")
     assert pg.dialogs == [] and pg.console_errors == []
     assert problems == {}, problems
+
+
+def test_search_for_more_keeps_the_study_to_add_to_it(open_page: Any, running: Running) -> None:
+    """From a Study's page: "Search for more", a live search, then "Add to this Study"."""
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Tumour review"}).json()["id"]
+    pg = open_page()
+    pg.goto(f"{running.base}/study/{sid}")
+    pg.get_by_role("link", name="Search for more").click()
+    pg.wait_for_url(f"**/search?study={sid}")
+    _ready(pg)
+    assert "Tumour review" in pg.locator("#for-study").inner_text()
+    pg.locator("#q").fill("tumour growth")
+    pg.locator("#search-form button[type=submit]").click()
+    pg.wait_for_url("**live=**")  # the live search's result view keeps the Study
+    assert f"study={sid}" in pg.url
+    _ready(pg)
+    pg.locator('li.card input[name="paper_ids"]').nth(0).check()
+    pg.locator("#add-this-study").click()
+    pg.wait_for_url("**/selection")
+    with running.client() as c:
+        assert c.get(f"/api/v1/studies/{sid}").json()["papers_total"] == 1
+    assert pg.console_errors == []

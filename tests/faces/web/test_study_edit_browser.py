@@ -82,7 +82,7 @@ def test_highlight_in_a_study_deleted_and_restored(
 
     pg.goto(f"{running.base}/study/{study.id}/history")
     history = pg.locator("main").inner_text()
-    assert "highlight deleted" in history and "highlight restored" in history
+    assert "Deleted a highlight" in history and "Restored a highlight" in history
     _shot(pg, tmp_path, "history")
     pg.goto(f"{running.base}/study/{study.id}")
     pg.get_by_role("link", name="Delete this Study…").click()

@@ -109,7 +109,7 @@ def test_work_in_a_study_deleted_and_restored(running: Running) -> None:
             "study_restored",
         ):
             assert a in actions
-        assert "highlight deleted" in c.get(f"/study/{sid}/history").text
+        assert "Deleted a highlight" in c.get(f"/study/{sid}/history").text  # in words
 
 
 def test_a_search_run_removed_from_a_study_and_restored(running: Running) -> None:

@@ -75,7 +75,11 @@ def test_whole_search_api_and_update(running: Running) -> None:
         search = done["job"]["result"]["searches"][0]
         assert search["new"] == 160 and search["lanes"][0]["state"] == "complete"
         study = c.get(f"/api/v1/studies/{sid}").json()
-        assert len(study["papers"]) == 160 and study["search_rounds"][0]["records"] == 160
+        assert (
+            study["papers_total"] == 160
+            and len(study["papers"]) == 50
+            and study["search_rounds"][0]["records"] == 160
+        )
         # an update round: the same records, nothing new
         r = c.post(f"/api/v1/studies/{sid}/update")
         assert r.status_code == 202, r.text

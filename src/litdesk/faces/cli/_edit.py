@@ -189,7 +189,7 @@ def study_history(study: StudyArg, as_json: JsonOpt = False) -> None:
         emit_json(view.to_dict())
         return
     for e in view.entries:
-        _say(f"{e['at']}  {e['username']}  {e['action']}  {e['label'] or ''}")
+        _say(f"{e['at']}  {e['username']}  {e['what']}  {e['label'] or ''}")
 
 
 def register(app: typer.Typer) -> None:

@@ -169,11 +169,20 @@ def study_list(as_json: JsonOpt = False) -> None:
 @command
 @_closing
 def study_show(
-    study: Annotated[str, typer.Argument(help="Study name or id.")], as_json: JsonOpt = False
+    study: Annotated[str, typer.Argument(help="Study name or id.")],
+    page: Annotated[
+        int, typer.Option("--page", min=1, help="Which page of its papers (50 a page).")
+    ] = 1,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Show a Study: papers, note/evidence counts, search runs and imports."""
+    """Show a Study: one page of its papers (newest first), note/evidence counts, search
+    runs and imports."""
+    from litdesk.services.studies import StudyRequest
+
     app = _app()
-    summary: dict[str, Any] = app.studies.study(study, owner=app.owner).to_dict()
+    summary: dict[str, Any] = app.studies.study(
+        StudyRequest(study, page), owner=app.owner
+    ).to_dict()
     if as_json:
         emit_json(summary)
         return
@@ -181,7 +190,7 @@ def study_show(
     if summary["description"]:
         _say(summary["description"])
     _say(
-        f"{plural(len(summary['papers']), 'paper')}, {plural(summary['notes'], 'note')}, "
+        f"{plural(summary['papers_total'], 'paper')}, {plural(summary['notes'], 'note')}, "
         f"{plural(summary['evidence'], 'evidence record')}, "
         f"{plural(len(summary['search_runs']), 'search run')}, "
         f"{plural(len(summary['imports']), 'import')}"
@@ -204,6 +213,14 @@ def study_show(
         ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),
         indent=2,
     )
+    if summary["pages"] > 1:
+        first = (summary["page"] - 1) * summary["per_page"] + 1
+        last = first + len(summary["papers"]) - 1
+        more = f"; next: --page {summary['page'] + 1}" if summary["page"] < summary["pages"] else ""
+        _say(
+            f"papers {first:,}–{last:,} of {summary['papers_total']:,} "
+            f"(page {summary['page']} of {summary['pages']}{more})"
+        )
 
 
 @study_app.command("add")

@@ -21,6 +21,8 @@ from ._requests import (
     MAX_IMPORT_FILES,
     MAX_STUDY_ZIP_BYTES,
     PRISMA_FORMATS,
+    STUDY_MAX_PAGE,
+    STUDY_PAGE,
     WHOLE_DEFAULT_CAP,
     WHOLE_MAX_CAP,
     AddSearchRequest,
@@ -39,6 +41,7 @@ from ._requests import (
     SavedExportRequest,
     SavedRequest,
     StudiesInputError,
+    StudyRequest,
     UpdateStudyRequest,
     WorkingSetExportRequest,
     WorkingSetRequest,
@@ -86,6 +89,9 @@ from ._whole_jobs import (
 
 __all__ = [
     "RecordsRequest",
+    "STUDY_MAX_PAGE",
+    "STUDY_PAGE",
+    "StudyRequest",
     "RecordsView",
     "StudyCounts",
     "WorkingSetExportRequest",

@@ -76,6 +76,7 @@ from ._requests import (
     RenameStudyRequest,
     SavedExportRequest,
     SavedRequest,
+    StudyRequest,
     UpdateStudyRequest,
     WorkingSetExportRequest,
     WorkingSetRequest,
@@ -153,10 +154,10 @@ def _rows_of(listed: list[tuple[repo.StudyRow, int]]) -> list[StudyRow]:
     ]
 
 
-def study_view(ws: Workspace, ref: str) -> StudyView:
-    """A Study's papers and counts, with its kept search runs (their definitions, so a
-    page can restore one into the search form)."""
-    summary = ws.study_summary(ref)
+def study_view(ws: Workspace, ref: str, *, offset: int = 0, limit: int = 100_000) -> StudyView:
+    """A Study's papers (``limit`` of them from ``offset``) and counts, with its kept
+    search runs (their definitions, so a page can restore one into the search form)."""
+    summary = ws.study_summary(ref, offset=offset, limit=limit)
     runs = kept_runs(ws.store, summary["search_runs"])
     return StudyView(
         summary | {"runs": runs, "import_rows": _trash.import_rows(ws.store, summary["id"])}
@@ -217,12 +218,22 @@ class StudiesArea:
         """The Studies ``owner`` may read, with their paper counts."""
         return StudiesView(study_rows(self._ws(owner)))
 
-    def study(self, ref: str, *, owner: str) -> StudyView:
-        """A Study's page: its papers and counts (records identified, duplicates removed,
-        studies in the working set), kept search runs and imports, each paper's PDF /
-        licensed full text (as recorded: no library scan, no network), and its whole
-        searches by round with the latest update's report."""
-        view = study_view(self._ws(owner), ref)
+    def study(self, request: StudyRequest | str, *, owner: str) -> StudyView:
+        """A Study's page: one page of its papers (newest first) with ``papers_total``,
+        ``page``, ``pages`` and ``per_page``, its counts (records identified, duplicates
+        removed, studies in the working set), kept search runs and imports, each listed
+        paper's PDF / licensed full text (as recorded: no library scan, no network; the
+        counts over all its papers), and its whole searches by round with the latest
+        update's report. A bare ``ref`` is its first page."""
+        if isinstance(request, str):
+            request = StudyRequest(request)
+        ws, per = self._ws(owner), request.per_page
+        view = study_view(ws, request.ref, offset=(request.page - 1) * per, limit=per)
+        pages = max(1, -(-view.papers_total // per))
+        if request.page > pages:  # past the last page (a paper went since): the last
+            view = study_view(ws, request.ref, offset=(pages - 1) * per, limit=per)
+        paging = {"page": min(request.page, pages), "pages": pages, "per_page": per}
+        view = StudyView(view.summary | paging)
         papers = view.summary["papers"]
         ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
         found = retrieval(self.store, view.id, ids)

@@ -31,6 +31,8 @@ class HistoryItem(TypedDict):
     account_id: str
     username: str
     action: str
+    #: the action in words ("Added a paper")
+    what: str
     target: str | None
     label: str | None
 

@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection
 from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
 from litdesk.adapters.http import TransportRefused
 from litdesk.adapters.pdfhead import read_head
-from litdesk.adapters.store import Store, repo
+from litdesk.adapters.store import Store, repo, whole_searches
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.library import CHUNKING_VERSION
@@ -128,17 +128,24 @@ def study_papers(conn: Connection, study_id: str) -> list[Paper]:
     return [r.paper for r in repo.list_papers(conn, study_id=study_id, limit=100_000)]
 
 
-def retrieval(store: Store, study_id: str, paper_ids: Sequence[str]) -> StudyRetrieval:
-    """Each of the Study's papers ``paper_ids`` with its PDF and full text, and the
-    counts (for the Study's page: the store only, no library scan, no network)."""
+def retrieval(
+    store: Store, study_id: str, paper_ids: Sequence[str] | None = None
+) -> StudyRetrieval:
+    """Each of the Study's papers ``paper_ids`` (those a page shows; ``None``: all) with
+    its PDF and full text, and the counts over all the Study's papers (for the Study's
+    page: the store only, no library scan, no network)."""
     with store.read() as conn:
         pdfs = links.pdf_links(conn, study_id)
         checks = links.fulltext_checks(conn, study_id)
+        every = sorted(whole_searches.study_paper_ids(conn, study_id))
     rows: dict[str, PaperRetrieval] = {}
-    for pid in paper_ids:
+    for pid in every:
         pdf, check = _pdf(pdfs.get(pid)), _check(checks.get(pid))
         rows[pid] = PaperRetrieval(pdf=pdf, fulltext=check, retrieved=_retrieved(pdf, check))
-    return StudyRetrieval(rows, _counts(list(rows.values())))
+    counts = _counts(list(rows.values()))
+    if paper_ids is not None:
+        rows = {pid: rows[pid] for pid in paper_ids if pid in rows}
+    return StudyRetrieval(rows, counts)
 
 
 class StudyFulltext:

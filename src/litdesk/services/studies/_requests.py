@@ -18,6 +18,9 @@ __all__ = [
     "UpdateStudyRequest",
     "WORKING_PAGE",
     "RecordsRequest",
+    "STUDY_PAGE",
+    "STUDY_MAX_PAGE",
+    "StudyRequest",
     "WorkingSetExportRequest",
     "WorkingSetRequest",
     "EXPORT_MEDIA",
@@ -375,6 +378,28 @@ def _study_ref(ref: str) -> str:
     if not ref.strip():
         raise StudiesInputError("a Study is named by its id or name", code="study")
     return ref.strip()
+
+
+#: a Study page's papers per page (default) and the most one page may list
+STUDY_PAGE: Final = 50
+STUDY_MAX_PAGE: Final = 500
+
+
+@dataclass(frozen=True, slots=True)
+class StudyRequest:
+    """A Study (id or name) and one page of its papers (``per_page`` of them, newest
+    first; a page past the last shows the last)."""
+
+    ref: str
+    page: int = 1
+    per_page: int = STUDY_PAGE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ref", _study_ref(self.ref))
+        if self.page < 1:
+            raise StudiesInputError("page is 1 or more", code="page")
+        if not 1 <= self.per_page <= STUDY_MAX_PAGE:
+            raise StudiesInputError(f"a page lists 1 to {STUDY_MAX_PAGE} papers", code="per_page")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ with who and when; work of no Study is kept in the account's own trash."""
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from typing import Any, Final
@@ -123,6 +124,15 @@ def _note_label(conn: Connection, row: repo.DocumentRow) -> tuple[str, str]:
     return "comment", f"Comment on {title}: “{_short(note.comment or '')}”"
 
 
+def _evidence_label(conn: Connection, row: repo.DocumentRow) -> str:
+    """A stored evidence record for a person: its paper's title and its finding."""
+    try:
+        finding = read_evidence(row.json()).finding
+    except IntegrityError:
+        finding = ""
+    return f"Evidence on {_title(conn, row.paper_id, row.owner, row.study_id)}: “{_short(finding or '')}”"
+
+
 def edit_note(store: Store, request: NoteEditRequest, owner: str) -> NoteView:
     """A note's new comment (its highlight stays as it was)."""
     with store.write() as conn:
@@ -150,12 +160,7 @@ def _delete_document(store: Store, kind: str, doc_id: str, owner: str) -> Change
         if kind == "notes":
             what, label = _note_label(conn, row)
         else:
-            what = "evidence"
-            try:
-                finding = read_evidence(row.json()).finding
-            except IntegrityError:
-                finding = ""
-            label = f"Evidence on {_title(conn, row.paper_id, row.owner, row.study_id)}: “{_short(finding or '')}”"
+            what, label = "evidence", _evidence_label(conn, row)
         data = trash.take_document(conn, kind, doc_id)
         entry = _into_trash(
             conn,
@@ -433,7 +438,9 @@ def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeV
 
 def history(store: Store, ref: str, owner: str, *, limit: int = 500) -> HistoryView:
     """Who changed what in a Study, and when (newest first; with its deduplication
-    decisions), each target also named for a person."""
+    decisions), each change said in words (``what``) and its target named for a person
+    (``label``: a paper's, note's or evidence record's title, a search's query…; never a
+    raw id)."""
     view = Sharing(store, owner).history(ref, limit=limit)
     with store.read() as conn:
         name = _study_name(conn, view.study_id) or view.study_id
@@ -443,23 +450,109 @@ def history(store: Store, ref: str, owner: str, *, limit: int = 500) -> HistoryV
                 "account_id": str(e["account_id"]),
                 "username": str(e["username"]),
                 "action": str(e["action"]),
+                "what": what_happened(str(e["action"])),
                 "target": e["target"],
-                "label": _readable(conn, e["target"], owner, view.study_id),
+                "label": _readable(conn, str(e["action"]), e["target"], owner, view.study_id),
             }
             for e in view.entries
         ]
     return HistoryView(view.study_id, name, entries)
 
 
-def _readable(conn: Connection, target: str | None, viewer: str, study_id: str) -> str | None:
-    """A history target for a person: a paper's title for its id (older entries name ids)."""
-    if target is None or " " in target:
+#: a history entry's action in words (past tense; the Study's own changes)
+_ACTIONS: Final = {
+    "study_created": "Created the Study",
+    "study_renamed": "Renamed the Study",
+    "study_deleted": "Deleted the Study",
+    "paper_added": "Added a paper",
+    "paper_removed": "Removed a paper",
+    "note_added": "Added a note",
+    "evidence_added": "Added an evidence record",
+    "run_saved": "Kept a search",
+    "search_removed": "Removed a search",
+    "search_added": "Added a whole search",
+    "study_updated": "Updated the Study's searches",
+    "imported": "Imported a file",
+    "import_removed": "Removed an import",
+    "pdf_attached": "Attached a PDF",
+    "pdf_confirmed": "Confirmed a PDF",
+    "pdf_unlinked": "Unlinked a PDF",
+    "pdfs_matched": "Matched library PDFs",
+    "report_saved": "Saved a report",
+    "form_changed": "Changed the extraction form",
+    "screening_configured": "Changed the screening settings",
+    "screening_imported": "Imported screening decisions",
+    "trash_emptied": "Emptied the trash",
+    "member_removed": "Removed a member",
+}
+#: the things an edit, deletion or restore is about
+_KINDS: Final = {
+    "paper": "a paper",
+    "run": "a search",
+    "search": "a search",
+    "import": "an import",
+    "note": "a note",
+    "highlight": "a highlight",
+    "comment": "a comment",
+    "evidence": "an evidence record",
+    "study": "the Study",
+}
+_VERBS: Final = {"edited": "Edited", "deleted": "Deleted", "restored": "Restored"}
+
+
+def what_happened(action: str) -> str:
+    """A history entry's action for a person (``paper_added``: "Added a paper")."""
+    if action in _ACTIONS:
+        return _ACTIONS[action]
+    if action.startswith("member_"):
+        return f"Made a member {action.removeprefix('member_').replace('_', ' ')}"
+    if action.startswith("dedup_"):
+        return "Deduplication: " + action.removeprefix("dedup_").replace("_", " ")
+    kind, _, verb = action.rpartition("_")
+    if verb in _VERBS and kind in _KINDS:
+        return f"{_VERBS[verb]} {_KINDS[kind]}"
+    return action.replace("_", " ").capitalize()
+
+
+def _readable(
+    conn: Connection, action: str, target: str | None, viewer: str, study_id: str
+) -> str | None:
+    """A history target for a person: a paper's title for its id, a note's or evidence
+    record's paper and text, a kept search's query, a PDF's paper and file (older entries
+    name ids; one that is gone is said so, not shown)."""
+    if target is None:
+        return None
+    if action == "report_saved":  # its draft's title is not kept with the entry
+        return "a Study report"
+    if target.startswith("#") and target[1:].isdigit():  # a deduplication step
+        return f"step {target[1:]}"
+    head, sep, file = target.partition(": ")
+    if sep and " " not in head:  # "<paper id>: <file>" (a PDF attached or confirmed)
+        return f"{_title(conn, head, viewer, study_id)} ({file})"
+    if " " in target:  # already words (a title, a label, a count)
         return target
+    for kind in ("notes", "evidence"):
+        try:
+            row = repo.get_document(conn, kind, target)
+        except NotFoundError:
+            continue
+        if row.study_id != study_id:  # another Study's (or nobody's here): not shown
+            break
+        return _note_label(conn, row)[1] if kind == "notes" else _evidence_label(conn, row)
     try:
         paper = repo.get_paper(conn, target, viewer=viewer, study_id=study_id).paper
-        return paper.title or target
+        return paper.title or "a paper without a title"
     except NotFoundError:
-        return target
+        pass
+    if study_records.run_document(conn, target) is not None:
+        return _run_label(conn, target)
+    if _RAW_ID.match(target):
+        return "a record no longer here (deleted)"
+    return target
+
+
+#: an id as the store makes them (``ev-…``, ``note-…``, ``run-…``): never shown as such
+_RAW_ID: Final = re.compile(r"[a-z]{2,12}[-_][0-9a-f]{16,40}")
 
 
 def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:

@@ -91,6 +91,12 @@ class StudyView:
     def id(self) -> str:
         return str(self.summary["id"])
 
+    @property
+    def papers_total(self) -> int:
+        """How many papers the Study holds (its page lists some of them)."""
+        n = self.summary.get("papers_total", 0)
+        return n if isinstance(n, int) else 0
+
     def to_dict(self) -> dict[str, object]:
         return dict(self.summary)
 

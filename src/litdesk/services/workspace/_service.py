@@ -316,10 +316,15 @@ class Workspace:
                 self._history(conn, row.id, "paper_added", paper_id, now)
             return added
 
-    def study_summary(self, ref: str) -> dict[str, Any]:
+    def study_summary(self, ref: str, *, offset: int = 0, limit: int = 100_000) -> dict[str, Any]:
+        """A Study with its papers (newest first: ``limit`` of them from ``offset``; all of
+        them by default), ``papers_total`` (how many it holds) and its other counts."""
         with self._reading() as conn:
             s = self._study(conn, ref)
-            rows = repo.list_papers(conn, study_id=s.id, limit=100_000, status_of=self.owner)
+            total = repo.count_papers(conn, study_id=s.id)
+            rows = repo.list_papers(
+                conn, study_id=s.id, limit=limit, offset=offset, status_of=self.owner
+            )
             notes_n = len(repo.list_documents(conn, "notes", study_id=s.id, limit=100_000))
             ev_n = len(repo.list_documents(conn, "evidence", study_id=s.id, limit=100_000))
             runs = repo.study_run_ids(conn, s.id)
@@ -333,6 +338,7 @@ class Workspace:
                 {"id": r.paper.id, "title": r.paper.title, "year": r.paper.year, "status": r.status}
                 for r in rows
             ],
+            "papers_total": total,
             "notes": notes_n,
             "evidence": ev_n,
             "search_runs": runs,

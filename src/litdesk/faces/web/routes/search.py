@@ -192,6 +192,17 @@ class PageParams(SearchParams):
     restore: bool = Field(
         False, description="Fill the form only (a kept run restored): the search is not run."
     )
+    study: str | None = Field(
+        None,
+        max_length=200,
+        description="The Study this search is for (its page's 'Search for more'): the page "
+        "offers 'Add to this Study' for it.",
+    )
+
+    @field_validator("study", mode="before")
+    @classmethod
+    def _no_study(cls, value: object) -> object:
+        return None if value == "" else value
 
 
 def _query(params: SearchParams, **extra: Any) -> str:
@@ -280,6 +291,9 @@ async def search_page(
     if "studies" not in data:  # no search ran: the Study list is the page's one call
         choices = await run_in_threadpool(lambda: app.search.study_choices(owner=owner))
         data["studies"] = choices.studies
+    # "Search for more" from a Study: that Study, if it is one the account may add to
+    # (among its choices; any other id is ignored, saying nothing about it)
+    data["for_study"] = next((s for s in data["studies"] if s["id"] == params.study), None)
     data["links"] = _links(params, data["result"])
     status, headers = failure_status(data["result"])
     response = page(
@@ -469,9 +483,12 @@ async def selection_form(
     app: AppDep,
     owner: OwnerDep,
     run_id: Annotated[str, Form(max_length=100, pattern=RUN_ID)],
-    action: Annotated[Literal["save", "study", "ris", "page_ris", "compare", "shared"], Form()],
+    action: Annotated[
+        Literal["save", "study", "this_study", "ris", "page_ris", "compare", "shared"], Form()
+    ],
     paper_ids: Annotated[list[str], Form(max_length=MAX_SELECTION)] = [],  # noqa: B006 - FastAPI form default
     study: Annotated[str, Form(max_length=200)] = "",
+    for_study: Annotated[str, Form(max_length=200)] = "",
     new_study: Annotated[str, Form(max_length=200)] = "",
     back: Annotated[str, Form(max_length=4_000)] = "",
     result_page: Annotated[int, Form(alias="page", ge=1, le=MAX_PAGE)] = 1,
@@ -497,6 +514,8 @@ async def selection_form(
         shared = await app.reader.shared_references(asked, owner=owner)
         data = {"kind": "shared", "shared": shared.to_dict(), "back": safe_back}
         return page(request, "selection.html", data, title="Shared references")
+    if action == "this_study":  # "Add to this Study": the Study the search is for
+        action, study, new_study = "study", for_study or study, ""
     if action == "study" and not (study or new_study.strip()):
         raise InputError("choose a Study or name a new one", code="study_choice")
     chosen = SaveSelectionRequest(

@@ -13,9 +13,12 @@ from starlette.concurrency import run_in_threadpool
 from litdesk.services.app import App
 from litdesk.services.studies import (
     MAX_IMPORT_BYTES,
+    STUDY_MAX_PAGE,
+    STUDY_PAGE,
     CreateStudyRequest,
     ImportRequest,
     RenameStudyRequest,
+    StudyRequest,
 )
 
 from .._deps import AppDep, OwnerDep
@@ -70,8 +73,20 @@ def with_restore(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def study_view(app: App, owner: str, ref: str) -> dict[str, Any]:
-    return with_restore(app.studies.study(ref, owner=owner).to_dict())
+def study_view(
+    app: App, owner: str, ref: str, page: int = 1, per_page: int = STUDY_PAGE
+) -> dict[str, Any]:
+    view = app.studies.study(StudyRequest(ref, page, per_page), owner=owner)
+    return with_restore(view.to_dict())
+
+
+#: ``?page=N`` of a Study's papers (and ``per_page`` on the API)
+PageQ = Annotated[
+    int, Query(alias="page", ge=1, le=1_000_000, description="Page of the Study's papers")
+]
+PerPageQ = Annotated[
+    int, Query(ge=1, le=STUDY_MAX_PAGE, description="Papers per page (newest first)")
+]
 
 
 @pages.get("/studies", response_class=HTMLResponse)
@@ -102,15 +117,21 @@ def create_form(
 
 
 @pages.get("/study/{ref}", response_class=HTMLResponse)
-def study_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
-    data = study_view(app, owner, ref)
+def study_page(
+    request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, page_n: PageQ = 1
+) -> Response:
+    data = study_view(app, owner, ref, page_n)
     data["screening"] = screening_summary(app, owner, data["id"])  # its link with counts
     return page(request, "study.html", data, title=str(data["name"]))
 
 
-@api.get("/studies/{ref}", summary="A Study: papers, counts, search runs, imports")
-def study_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
-    return study_view(app, owner, ref)
+@api.get("/studies/{ref}", summary="A Study: one page of its papers, counts, search runs, imports")
+def study_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, page: PageQ = 1, per_page: PerPageQ = STUDY_PAGE
+) -> dict[str, Any]:
+    """``papers`` is one page (newest first); ``papers_total``, ``page``, ``pages`` and
+    ``per_page`` say where it is."""
+    return study_view(app, owner, ref, page, per_page)
 
 
 @api.post("/studies/{ref}/rename", summary="Rename a Study")

@@ -30,6 +30,16 @@ function formBody(form) {
   return body;
 }
 
+// the Study the search is for (the form's hidden "study", from "Search for more") goes
+// along to the result view, which then offers "Add to this Study"
+function forStudy(url, form) {
+  const study = new FormData(form).get("study");
+  if (!url || !study) return url;
+  const to = new URL(url, window.location.origin);
+  to.searchParams.set("study", String(study));
+  return to.pathname + to.search;
+}
+
 function laneBox(lane) {
   const box = document.createElement("div");
   const kind = { running: "running", ok: "ok", cancelled: "cancelled" }[lane.status] || "bad";
@@ -134,7 +144,7 @@ export function installLive() {
     }
     panel.hidden = false;
     const source = new EventSource(`/api/v1/search/live/${encodeURIComponent(data.id)}/events`);
-    current = { id: data.id, url: data.result_url, source, final: false };
+    current = { id: data.id, url: forStudy(data.result_url, form), source, final: false };
     show(data);
     source.addEventListener("progress", (e) => show(JSON.parse(e.data)));
     source.addEventListener("end", () => source.close());
