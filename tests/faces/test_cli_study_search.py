@@ -69,7 +69,8 @@ def test_add_search_preview_ask_and_json(
     search = data["job"]["result"]["searches"][0]
     assert search["lanes"][0]["state"] == "capped" and search["lanes"][0]["retrieved"] == 200
     code, out, _ = invoke("study", "show", "Cancer", "--json")
-    assert len(json.loads(out)["papers"]) == search["new"]
+    shown = json.loads(out)  # the first page of the Study's papers, and their total
+    assert shown["papers_total"] == search["new"] and len(shown["papers"]) == min(50, search["new"])
 
 
 def test_update_exit_statuses(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

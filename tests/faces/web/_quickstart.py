@@ -155,7 +155,13 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     shot("06-screen")
     # 7 read one: its title on the Study page opens the reader
     _back_to_study(pg, walked)
-    _role(pg, "link", "^" + re.escape(PAPER)).click()
+    paper = _role(pg, "link", "^" + re.escape(PAPER))
+    for _ in range(20):  # the Study's papers come 50 a page: "Next papers" until it is there
+        if paper.count():
+            break
+        pg.locator("#papers-next").click()
+        pg.wait_for_load_state()
+    paper.click()
     pg.wait_for_url(re.compile(r"/paper/"))
     walked.paper_url = pg.url
     shot("07-read")
