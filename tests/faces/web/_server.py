@@ -104,10 +104,12 @@ def write_cassette(
     status: int = 200,
     cursor: str | None = None,
     answers: dict[str, tuple[int, bytes]] | None = None,
+    headers: dict[str, str] | None = None,
     **kw: Any,
 ) -> None:
     """Record ``body`` as the answer of every lane the search would plan (``answers``:
-    another status and body for some lanes)."""
+    another status and body for some lanes; ``headers``: more answer headers, such as
+    ``retry-after``)."""
     recorder = CassetteRecorder(folder)
     definition = make_definition(query, mode=mode, **kw)
     for lane in plan_search(definition, cursor).lanes:
@@ -122,7 +124,7 @@ def write_cassette(
                 url=sanitised_url(req),
                 request_body=req.body,
                 status=lane_status,
-                headers={"content-type": "application/json"},
+                headers={"content-type": "application/json", **(headers or {})},
                 body=lane_body,
                 received_at=datetime(2026, 12, 1, tzinfo=UTC),
             ),

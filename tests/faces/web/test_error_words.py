@@ -6,15 +6,12 @@ JSON API keeps ``{error, code, message}`` and adds ``hint``."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from tests.faces.web._server import Running, epmc_body, epmc_record, write_cassette
 
 from litdesk._errors import LitdeskError
-from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitised_url
-from litdesk.services.search import make_definition, plan_search
 
 
 def _class_names() -> set[str]:
@@ -50,23 +47,8 @@ def _no_class_names(text: str) -> None:
 
 
 def _record(folder: Path, query: str, status: int, headers: dict[str, str]) -> None:
-    recorder = CassetteRecorder(folder)
-    for lane in plan_search(make_definition(query)).lanes:
-        req = lane.request
-        assert req is not None
-        recorder.record(
-            Exchange(
-                provider=req.provider,
-                method=req.method,
-                url=sanitised_url(req),
-                request_body=req.body,
-                status=status,
-                headers={"content-type": "application/json", **headers},
-                body=b'{"error": "no"}',
-                received_at=datetime(2026, 12, 1, tzinfo=UTC),
-            ),
-            Redactor(),
-        )
+    """Every lane of ``query`` answers ``status`` with ``headers``."""
+    write_cassette(folder, query, b'{"error": "no"}', status=status, headers=headers)
 
 
 @pytest.fixture
