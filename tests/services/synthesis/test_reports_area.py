@@ -84,6 +84,15 @@ def test_build_job_reports_progress_per_unit_and_writes_the_cli_file(desk: Repor
     path, name = built.path, built.file_name
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_synthesis_report_[\w.-]+\.html", name)
     assert view.result["file_name"] == name and path.parent.name == job.id
+    # the server's build links its PDFs to the workspace viewer, never to the server's disk
+    html = path.read_text(encoding="utf-8")
+    links = set(re.findall(r'href="([^"#]+)', html))
+    pdf_links = {h for h in links if h.startswith("/library/pdf/")}
+    assert pdf_links and all(
+        re.fullmatch(r"/library/pdf/[0-9a-f]{64}(\?page=\d+)?", h) for h in pdf_links
+    ), links
+    assert any("?page=" in h for h in pdf_links), links
+    assert "file://" not in html and str(desk.pdfs.settings.resolved_data_dir()) not in html
     # a job claimed again (its worker died after writing) finds the finished file
     stamp = path.stat().st_mtime_ns
     again = desk.build_job(job.id, form, owner="local")
@@ -251,6 +260,9 @@ def test_the_cli_build_runs_the_jobs_build_and_writes_where_asked(
     assert [p["file"] for p in result.to_dict()["papers"]] == ["wheat.pdf"]  # type: ignore[attr-defined]
     written = desk.build(ReportRequest(("wheat.pdf",), questions=("Yield?",)), owner="local")
     assert written.path is not None and written.path.parent == desk.folder
+    # the CLI's file is opened on this machine: its links open the PDF itself at the page
+    html = written.path.read_text(encoding="utf-8")
+    assert "file://" in html and "#page=" in html and "/library/pdf/" not in html
     with pytest.raises(InputError, match="exists"):  # not replaced without force
         desk.build(
             ReportRequest(("wheat.pdf",), questions=("Yield?",), output=written.path),

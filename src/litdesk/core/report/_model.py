@@ -86,7 +86,7 @@ class ReportPaper:
     authors: tuple[str, ...] = ()
     doi: str | None = None
     arxiv: str | None = None
-    link: str | None = None  # file:// URI of the PDF
+    link: str | None = None  # the PDF: a file:// URI (the CLI) or the workspace viewer
     #: the title and authors were read from the PDF's first pages (offline, unverified),
     #: with this confidence (0–1); ``None``: from a verified record or not known
     read_confidence: float | None = None

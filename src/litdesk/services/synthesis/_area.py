@@ -325,7 +325,9 @@ class ReportsArea:
             return BuiltReport(build_id, done.name, done, (), request.layout)
         report = self._make(request, owner=owner, chat_session=chat_session, progress=progress)
         folder.mkdir(parents=True, exist_ok=True)
-        path = write_report(report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI)
+        path = write_report(
+            report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI, links="workspace"
+        )
         self.pdfs.shelf.publish(path)  # for every host (a shared object store)
         return BuiltReport(build_id, path.name, path, tuple(report.warnings), request.layout)
 

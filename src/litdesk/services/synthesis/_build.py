@@ -113,6 +113,8 @@ class SynthesisReport:
     paths: dict[str, Path]
     synthesis_note: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: each paper's library file name → the SHA-256 of its PDF (the workspace viewer's key)
+    shas: dict[str, str] = field(default_factory=dict)
 
     @property
     def file_name(self) -> str:
@@ -383,7 +385,7 @@ def _read_offline(path: Path) -> PdfMeta | None:
 
 def _paper_record(
     lib: Library, names: list[str], owner: str = LOCAL_OWNER
-) -> tuple[list[ReportPaper], dict[str, Path]]:
+) -> tuple[list[ReportPaper], dict[str, Path], dict[str, str]]:
     """Each PDF's paper: the description ``owner`` confirmed, else the verified (adopted)
     record, else what its first pages say (marked with its confidence)."""
     files = lib.corpus().select(names)
@@ -393,6 +395,7 @@ def _paper_record(
         mine = pdf_records.pdf_records_of(conn, owner, list(hashes.values()))
     papers: list[ReportPaper] = []
     paths: dict[str, Path] = {}
+    shas: dict[str, str] = {}
     for f in files:
         sha = hashes.get(f.path, "")
         m = meta.get(sha, {})
@@ -417,7 +420,9 @@ def _paper_record(
             )
         )  # fmt: skip
         paths[f.name] = f.path
-    return papers, paths
+        if sha:
+            shas[f.name] = sha
+    return papers, paths, shas
 
 
 def build_report(
@@ -506,7 +511,7 @@ def build_report(
                 code="no_text",
             )
         names = [n for n in names if n not in left_out]
-        report_papers, paths = _paper_record(lib, names, owner)
+        report_papers, paths, shas = _paper_record(lib, names, owner)
         run = _Runner(lib, chat, gen, language, level, top_k, gen_level)
         run.lead_question = qs[0] if qs else None
         units: list[ReportUnit] = []
@@ -572,7 +577,7 @@ def build_report(
             labelled, qs, summary, detail_mode, language,
             chat.model if chat.is_model else "none (extractive)",
             gen.model if gen.is_model else "none (extractive)",
-            datetime.now(UTC), paths, note, warnings,
+            datetime.now(UTC), paths, note, warnings, shas,
         )  # fmt: skip
     finally:
         close = getattr(made, "close", None)  # the generation backend made here

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Final, Literal
+from urllib.parse import quote
 
 from litdesk.adapters.files import OutputPathError, check_output, write_output
 from litdesk.adapters.pdfpages import DEFAULT_DPI, highlight, render_pages
@@ -17,14 +20,39 @@ from litdesk.adapters.report_html import (
 
 from ._build import SynthesisReport
 
-__all__ = ["check_target", "report_html", "target_path", "write_report"]
+__all__ = ["LINKS", "Links", "check_target", "report_html", "target_path", "write_report"]
+
+#: Where a report's links to its PDFs point. ``file``: the PDF on this machine (the CLI's
+#: report, opened where it was built); ``workspace``: the workspace's PDF viewer at
+#: ``/library/pdf/<sha>`` (a report the server builds: its folders are never named to the
+#: people who read it, and a ``file://`` link to the server's disk opens nothing for them).
+Links = Literal["file", "workspace"]
+LINKS: Final[tuple[Links, ...]] = ("file", "workspace")
+
+
+def _href(report: SynthesisReport, file: str, page: int | None, links: Links) -> str:
+    if links == "workspace":
+        sha = report.shas.get(file)
+        if not sha:  # not hashed (the file went away mid-build): no link rather than a path
+            return ""
+        return f"/library/pdf/{quote(sha)}" + (f"?page={page}" if page else "")
+    uri = report.paths[file].resolve().as_uri()
+    return uri + (f"#page={page}" if page else "")
 
 
 def report_html(
-    report: SynthesisReport, *, dpi: int = DEFAULT_DPI, max_bytes: int = MAX_REPORT_BYTES
+    report: SynthesisReport,
+    *,
+    dpi: int = DEFAULT_DPI,
+    max_bytes: int = MAX_REPORT_BYTES,
+    links: Links = "file",
 ) -> str:
-    """The report's HTML: each cited page once, each label with its highlight boxes."""
+    """The report's HTML: each cited page once, each label with its highlight boxes; its
+    links to the PDFs as ``links`` says."""
     lab = report.labelled
+    lab = replace(
+        lab, papers=[replace(p, link=_href(report, p.file, None, links)) for p in lab.papers]
+    )
     wanted = {(report.paths[c.file], c.page) for c in lab.passages}
     images = render_pages(sorted(wanted), dpi=dpi)
     total = sum(len(im.data_uri) for im in images.values())
@@ -51,7 +79,7 @@ def report_html(
             notes.append(
                 f"{c.label}: passage not located on the page image ({c.file}, p. {c.page})"
             )
-        href = key[0].resolve().as_uri() + f"#page={c.page}"
+        href = _href(report, c.file, c.page, links)
         citations[c.label] = CitationView(ids[key], href, hl.rects)
     meta = ReportMeta(
         created=report.created.isoformat(timespec="seconds"),
@@ -108,11 +136,12 @@ def write_report(
     default_dir: Path,
     force: bool = False,
     dpi: int = DEFAULT_DPI,
+    links: Links = "file",
 ) -> Path:
     """Write the HTML (atomically; an existing file only with ``force``)."""
     if output is None:
         default_dir.mkdir(parents=True, exist_ok=True)  # litdesk's own folder
     path = target_path(report, output, default_dir)
     check_output(path, force=force)  # before the pages are rendered
-    write_output(path, report_html(report, dpi=dpi), force=force)
+    write_output(path, report_html(report, dpi=dpi, links=links), force=force)
     return path
