@@ -13,7 +13,7 @@ from rich.text import Text
 
 from litdesk._errors import InputError
 
-from .._words import day, plural
+from .._words import day, num, plural
 from ._context import sync_app
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
@@ -240,7 +240,7 @@ def study_add(
         emit_json(done.to_dict() | {"study": study})
     else:
         n = sum(added for _, added in done.papers)
-        _say(f"{n} paper(s) added to {study}; {len(done.papers) - n} already there")
+        _say(f"{plural(n, 'paper')} added to {study}; {num(len(done.papers) - n)} already there")
 
 
 @study_app.command("export")
@@ -336,7 +336,7 @@ def paper_save(
             emit_json(result.to_dict())
             return
         _say(
-            f"Saved {result.saved} record(s) from {file} ({result.created} new paper(s)); "
+            f"Saved {plural(result.saved, 'record')} from {file} ({plural(result.created, 'new paper')}); "
             f"import {result.import_id}"
         )
         for r in result.refused:
@@ -682,7 +682,7 @@ def evidence_export(
         typer.echo(table.text, nl=False)
     else:
         _write(output, table.text.encode("utf-8"), force)
-        _say(f"Wrote {table.rows} evidence row(s) to {output}")
+        _say(f"Wrote {plural(table.rows, 'evidence row')} to {output}")
 
 
 @notebook_app.command("export")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .._words import num, plural
 from ._context import run_with_app, sync_app
 from ._output import command, console, emit_json, err_console
 
@@ -30,7 +31,7 @@ zotero_app = typer.Typer(
 def _show(view: ZoteroImportView) -> None:
     console.print(
         f"Zotero library {view.library} in {view.data_dir} (schema {view.schema_version}): "
-        f"{view.items_read} item(s) read, {view.trashed_left_out} in the trash left out",
+        f"{plural(view.items_read, 'item')} read, {num(view.trashed_left_out)} in the trash left out",
         markup=False,
         highlight=False,
     )
@@ -44,7 +45,7 @@ def _show(view: ZoteroImportView) -> None:
     )
     for s in view.studies:
         made = " (new)" if s.created else ""
-        console.print(f"  Study {s.name}{made}: {s.papers} paper(s)", markup=False)
+        console.print(f"  Study {s.name}{made}: {plural(s.papers, 'paper')}", markup=False)
     for r in view.removed:
         console.print(f"  removed in Zotero: {r.key} {r.title}", markup=False)
     for m in view.moved:
@@ -109,7 +110,7 @@ def import_cmd(
 
 def _show_plan(plan: PushPlanView) -> None:
     console.print(
-        f"Study {plan.study} → Zotero {plan.target}: {len(plan.items)} item(s)",
+        f"Study {plan.study} → Zotero {plan.target}: {plural(len(plan.items), 'item')}",
         markup=False,
         highlight=False,
     )
@@ -193,7 +194,7 @@ def push_cmd(
         return
     where = view.file or plan.target
     console.print(
-        f"written to {where}: {view.items_written} item(s), {view.notes_written} note(s)",
+        f"written to {where}: {plural(view.items_written, 'item')}, {plural(view.notes_written, 'note')}",
         markup=False,
         highlight=False,
     )
