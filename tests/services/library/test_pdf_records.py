@@ -92,7 +92,7 @@ def test_a_pdf_is_confirmed_attached_and_saved_as_a_paper(settings: Settings) ->
         assert _field(fixed, "venue")["value"] == "ACL 2020"
         assert fixed.read is not None and fixed.read["title"]["source"] == "read from the PDF"
         # a report names the PDF by the person's description (not "read from the PDF")
-        [named], _paths = _paper_record(app.pdfs, [SPECTER_PDF], me)
+        [named], _paths, _shas = _paper_record(app.pdfs, [SPECTER_PDF], me)
         assert (named.title, named.authors) == (SPECTER, ("Arman Cohan", "Sergey Feldman"))
         assert named.read_confidence is None and named.doi == "10.18653/v1/2020.acl-main.207"
         with pytest.raises(PdfRecordInputError):
@@ -161,7 +161,7 @@ def test_records_and_study_scopes_are_each_accounts_own(settings: Settings) -> N
         assert lib.study_pdfs(study.id, owner=ana)[1] == (HINDAWI_PDF,)
 
         assert _paper_record(app.pdfs, [HINDAWI_PDF], ana)[0][0].title == "Ana's title"
-        [read], _paths = _paper_record(app.pdfs, [HINDAWI_PDF], bob)  # not ana's correction
+        [read], _paths, _shas = _paper_record(app.pdfs, [HINDAWI_PDF], bob)  # not ana's correction
         assert read.title != "Ana's title" and read.read_confidence is not None
         theirs = lib.pdf_record(HINDAWI_PDF, owner=bob)
         assert theirs.confirmed is None and theirs.paper is None and theirs.studies == []
