@@ -4,47 +4,35 @@ evidence, imports and search runs attached to Studies. Every write is one transa
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, IntegrityError, NotFoundError
+from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import (
-    LOCAL_OWNER,
-    Store,
-    assist_get_provenance,
     get_search_run,
     identity_keys,
     repo,
-    subject_links,
 )
-from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import (
     FullTextContext,
     make_anchor,
     make_annotation,
-    make_evidence,
     read_annotation,
-    read_evidence,
-    revise_evidence,
-    revise_values,
 )
-from litdesk.core.forms import Form
 from litdesk.core.imports import ImportTrace, repeated_source
-from litdesk.core.records import Paper, detect_identifier
-from litdesk.core.vocab import SubjectRef, distinct_links
+from litdesk.core.records import Paper
 from litdesk.services.imports import RefusedFile
 from litdesk.services.imports import import_files as read_files
 
 from ._batch import save_batch
 from ._codec import read_import_row, trace_document
-from ._forms import form_of, new_values, revised_values
+from ._evidence_ops import EvidenceOps
 from ._inputs import PaperFields
 from ._results import (
-    AssistedFrom,
     EvidenceView,
     FilesNotFound,
     FilesRefused,
@@ -55,14 +43,12 @@ from ._results import (
     StudyAdditions,
     StudyImport,
     _all_refused,
-    _arxiv_base,
     _new_id,
     _note_notice,
     _study_name,
     context_from_fulltext,
     merge_papers,
     now_iso,
-    recheck,
 )
 
 __all__ = [
@@ -87,88 +73,12 @@ _IDENTITY_LOCK: Final = 1909102029
 _STUDY_LOCK: Final = 1909102030
 
 
-class Workspace:
+class Workspace(EvidenceOps):
     """All workspace operations over one :class:`Store`.
 
     The store is a constructor parameter: the app's (``app.workspace()``; closed by the
     app). ``owns_store``: :meth:`close` disposes it (tests handing in a store of their own).
     """
-
-    def __init__(self, store: Store, *, owns_store: bool = False, owner: str = LOCAL_OWNER) -> None:
-        self.store = store
-        self._owns_store = owns_store
-        #: the acting account: every read and write is checked against its rights
-        #: (``local``, the single-user owner, may do everything)
-        self.owner = owner
-        # the read transaction of an open snapshot(), per thread/task
-        self._snapshot: ContextVar[Connection | None] = ContextVar(
-            f"litdesk_snapshot_{id(self)}", default=None
-        )
-
-    @contextmanager
-    def snapshot(self) -> Iterator[None]:
-        """Every read of this workspace inside the block (in this thread or task) sees one
-        consistent snapshot of the store — for exports built from several reads."""
-        if self._snapshot.get() is not None:
-            yield
-            return
-        with self.store.read() as conn:
-            token = self._snapshot.set(conn)
-            try:
-                yield
-            finally:
-                self._snapshot.reset(token)
-
-    @contextmanager
-    def _reading(self) -> Iterator[Connection]:
-        pinned = self._snapshot.get()
-        if pinned is not None:
-            yield pinned
-            return
-        with self.store.read() as conn:
-            yield conn
-
-    def close(self) -> None:
-        """Release the store when this workspace opened it (idempotent)."""
-        if self._owns_store:
-            self._owns_store = False
-            self.store.dispose()
-
-    def __enter__(self) -> Workspace:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # --- access (team mode): the owner's rights on each record it names ---------------
-
-    def _paper(self, conn: Connection, ref: str, need: access.Need = "read") -> str:
-        paper_id = self._resolve(conn, ref)
-        access.require_paper(conn, self.owner, paper_id, need)
-        return paper_id
-
-    def _record(self, conn: Connection, paper_id: str) -> Paper:
-        """The record the owner reads under ``paper_id`` (its own, else its Studies')."""
-        return repo.get_paper(conn, paper_id, viewer=self.owner).paper
-
-    def _link(self, conn: Connection, study_id: str, paper_id: str, now: str) -> bool:
-        """Add the record the owner reads under ``paper_id`` to a Study (``False``: the
-        Study holds that paper already)."""
-        owner = repo.record_owners(conn, [paper_id], viewer=self.owner).get(paper_id)
-        if owner is None:
-            raise NotFoundError(f"no saved paper {paper_id[:120]}", code="paper_not_found")
-        return repo.add_study_paper(conn, study_id, paper_id, now, paper_owner=owner)
-
-    def _study(self, conn: Connection, ref: str, need: access.Need = "read") -> repo.StudyRow:
-        row = repo.get_study(conn, ref, account=self.owner)
-        access.require_study(conn, self.owner, row.id, need)
-        return row
-
-    def _history(
-        self, conn: Connection, study_id: str | None, action: str, target: str | None, now: str
-    ) -> None:
-        if study_id is not None:
-            access.add_history(conn, study_id, self.owner, action, target, now)
 
     # --- papers ----------------------------------------------------------------------
 
@@ -242,22 +152,6 @@ class Workspace:
                     self._history(conn, study_id, "paper_added", result.paper.id, now)
                 out.append(result)
         return out
-
-    def _resolve(self, conn: Connection, ref: str) -> str:
-        ref = ref.strip()
-        keys = [f"id:{ref}"]
-        found = detect_identifier(ref)
-        if found is not None:
-            ns, value = found
-            prefix = {"openalex": "openalex", "source": "id"}.get(ns, ns)
-            if ns == "arxiv":
-                value = _arxiv_base(value) or value
-            keys.append(f"{prefix}:{value}")
-        matches = repo.find_visible_ids(conn, keys, viewer=self.owner)
-        for key in keys:
-            if key in matches:
-                return matches[key]
-        return self._record(conn, ref).id  # raises NotFoundError
 
     def paper(self, ref: str) -> repo.PaperRow:
         """A saved paper by id or by any identifier (DOI, PMID, PMCID, OpenAlex, arXiv)."""
@@ -443,172 +337,6 @@ class Workspace:
                     problems.append(f"note {row.id}: {exc.message}")
                     continue
                 out.append(NoteView(row.id, note, row.study_id, _note_notice(note, paper)))
-        return out, problems
-
-    # --- evidence ----------------------------------------------------------------------
-
-    def add_evidence(
-        self,
-        paper_ref: str,
-        *,
-        finding: str | None = None,
-        passage: str,
-        source: str,
-        location: str | None = None,
-        context: FullTextContext | None = None,
-        study: str | None = None,
-        values: Mapping[str, object] | None = None,
-        subjects: Sequence[SubjectRef] = (),
-        **fields: str | None,
-    ) -> EvidenceView:
-        """Record evidence: its values (``finding`` and the six ``fields``, or ``values``
-        by form key) checked against the Study's form (the default six fields without a
-        Study or a chosen form), its passage against its source; linked to ``subjects``
-        (each once, at most eight)."""
-        now = now_iso()
-        linked = distinct_links(subjects)
-        raw: dict[str, object] = {k: v for k, v in fields.items() if v is not None}
-        if finding is not None:
-            raw["finding"] = finding
-        raw.update(values or {})
-        with self.store.write() as conn:
-            paper = self._record(conn, self._paper(conn, paper_ref))
-            study_id = self._study(conn, study, "write").id if study else None
-            checked = new_values(form_of(conn, study_id), raw)
-            if checked.legacy:
-                six = checked.six
-                ev = make_evidence(
-                    paper,
-                    finding=six["finding"],
-                    passage=passage,
-                    source=source,
-                    location=location,
-                    context=context,
-                    created_at=now,
-                    question=six["question"],
-                    population=six["population"],
-                    method=six["method"],
-                    intervention=six["intervention"],
-                    limitations=six["limitations"],
-                )
-            else:
-                ev = make_evidence(
-                    paper,
-                    passage=passage,
-                    source=source,
-                    location=location,
-                    context=context,
-                    created_at=now,
-                    values=checked.values,
-                    form_revision=checked.revision,
-                )
-            ev_id = _new_id("ev")
-            repo.insert_document(
-                conn,
-                "evidence",
-                ev_id,
-                ev.model_dump(mode="json"),
-                now,
-                paper_id=paper.id,
-                study_id=study_id,
-                owner=self.owner,
-            )
-            subject_links.link_subjects(conn, ev_id, linked)
-            if study_id:
-                self._link(conn, study_id, paper.id, now)
-                self._history(conn, study_id, "evidence_added", ev_id, now)
-        return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper), linked)
-
-    def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
-        """Change an evidence record's six fields ('' clears one) or passage."""
-        return self.revise_evidence(evidence_id, changes)
-
-    def revise_evidence(
-        self,
-        evidence_id: str,
-        changes: Mapping[str, str | None],
-        values: Mapping[str, object] | None = None,
-    ) -> EvidenceView:
-        """Change an evidence record's fields (``changes``: the six, ``passage``,
-        ``location``; ``values`` by form key; '' clears one); validated against the
-        Study's current form (values of fields it no longer has are kept) and re-checked
-        against the source."""
-        now = now_iso()
-        with self.store.write() as conn:
-            row = repo.get_document(conn, "evidence", evidence_id)
-            access.require_document(conn, self.owner, row.owner, row.study_id, "write")
-            if not changes and not values:  # refused once the account may write it
-                raise InputError(
-                    "nothing to change: give at least one field option", code="arguments"
-                )
-            ev = read_evidence(row.json())
-            paper = self._record(conn, ev.paper_id)
-            place = {k: v for k, v in changes.items() if k in ("passage", "location")}
-            given: dict[str, object] = {k: v for k, v in changes.items() if k not in place}
-            given.update(values or {})
-            if not given:
-                revised = revise_evidence(ev, paper, updated_at=now, **place)
-            else:
-                checked = revised_values(form_of(conn, row.study_id), ev, given)
-                if checked.legacy:
-                    six = {k: (v if v is not None else "") for k, v in checked.six.items()}
-                    revised = revise_evidence(ev, paper, updated_at=now, **(place | six))
-                else:
-                    revised = revise_values(
-                        ev,
-                        paper,
-                        updated_at=now,
-                        values=checked.values,
-                        form_revision=checked.revision,
-                        place=place,
-                    )
-            repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
-            self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
-            linked = tuple(subject_links.subjects_of(conn, [evidence_id]).get(evidence_id, ()))
-        result = recheck(revised, paper)
-        return EvidenceView(evidence_id, revised, row.study_id, paper, result, linked)
-
-    def form(self, study: str | None) -> Form:
-        """The extraction form evidence in ``study`` follows (None: the default six fields)."""
-        with self._reading() as conn:
-            return form_of(conn, self._study(conn, study).id if study else None)
-
-    def evidence(
-        self,
-        *,
-        study: str | None = None,
-        paper_ref: str | None = None,
-        subject: tuple[str, str] | None = None,
-    ) -> tuple[list[EvidenceView], list[str]]:
-        """Evidence records (of a Study, a paper, linked to a ``subject``: vocabulary and
-        id), each re-checked against its paper as stored now, with its subjects."""
-        out: list[EvidenceView] = []
-        problems: list[str] = []
-        with self._reading() as conn:
-            paper_ids = [self._paper(conn, paper_ref)] if paper_ref else None
-            study_id = self._study(conn, study).id if study else None
-            rows = repo.list_documents(
-                conn,
-                "evidence",
-                study_id=study_id,
-                paper_ids=paper_ids,
-                visible_to=self.owner,
-                subject=subject,
-            )
-            links = subject_links.subjects_of(conn, [r.id for r in rows])
-            for row in rows:
-                try:
-                    ev = read_evidence(row.json())
-                    paper = self._record(conn, row.paper_id or "")
-                except IntegrityError as exc:
-                    problems.append(f"evidence {row.id}: {exc.message}")
-                    continue
-                linked = tuple(links.get(row.id, ()))
-                assisted = AssistedFrom.of(assist_get_provenance(conn, row.id))
-                view = EvidenceView(
-                    row.id, ev, row.study_id, paper, recheck(ev, paper), linked, assisted
-                )
-                out.append(view)
         return out, problems
 
     # --- imports -----------------------------------------------------------------------

@@ -1,0 +1,121 @@
+"""The workspace's shared state and access checks: the store, the acting account, a read
+snapshot, and the owner's rights on each paper and Study a call names. :class:`Workspace`
+and its operation groups build on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Self
+
+from sqlalchemy.engine import Connection
+
+from litdesk._errors import NotFoundError
+from litdesk.adapters.store import LOCAL_OWNER, Store, repo
+from litdesk.adapters.store import accounts as access
+from litdesk.core.records import Paper, detect_identifier
+
+from ._results import _arxiv_base
+
+__all__ = ["WorkspaceBase"]
+
+
+class WorkspaceBase:
+    """All workspace operations over one :class:`Store`.
+
+    The store is a constructor parameter: the app's (``app.workspace()``; closed by the
+    app). ``owns_store``: :meth:`close` disposes it (tests handing in a store of their own).
+    """
+
+    def __init__(self, store: Store, *, owns_store: bool = False, owner: str = LOCAL_OWNER) -> None:
+        self.store = store
+        self._owns_store = owns_store
+        #: the acting account: every read and write is checked against its rights
+        #: (``local``, the single-user owner, may do everything)
+        self.owner = owner
+        # the read transaction of an open snapshot(), per thread/task
+        self._snapshot: ContextVar[Connection | None] = ContextVar(
+            f"litdesk_snapshot_{id(self)}", default=None
+        )
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read of this workspace inside the block (in this thread or task) sees one
+        consistent snapshot of the store — for exports built from several reads."""
+        if self._snapshot.get() is not None:
+            yield
+            return
+        with self.store.read() as conn:
+            token = self._snapshot.set(conn)
+            try:
+                yield
+            finally:
+                self._snapshot.reset(token)
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        pinned = self._snapshot.get()
+        if pinned is not None:
+            yield pinned
+            return
+        with self.store.read() as conn:
+            yield conn
+
+    def close(self) -> None:
+        """Release the store when this workspace opened it (idempotent)."""
+        if self._owns_store:
+            self._owns_store = False
+            self.store.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- access (team mode): the owner's rights on each record it names ---------------
+
+    def _paper(self, conn: Connection, ref: str, need: access.Need = "read") -> str:
+        paper_id = self._resolve(conn, ref)
+        access.require_paper(conn, self.owner, paper_id, need)
+        return paper_id
+
+    def _record(self, conn: Connection, paper_id: str) -> Paper:
+        """The record the owner reads under ``paper_id`` (its own, else its Studies')."""
+        return repo.get_paper(conn, paper_id, viewer=self.owner).paper
+
+    def _link(self, conn: Connection, study_id: str, paper_id: str, now: str) -> bool:
+        """Add the record the owner reads under ``paper_id`` to a Study (``False``: the
+        Study holds that paper already)."""
+        owner = repo.record_owners(conn, [paper_id], viewer=self.owner).get(paper_id)
+        if owner is None:
+            raise NotFoundError(f"no saved paper {paper_id[:120]}", code="paper_not_found")
+        return repo.add_study_paper(conn, study_id, paper_id, now, paper_owner=owner)
+
+    def _study(self, conn: Connection, ref: str, need: access.Need = "read") -> repo.StudyRow:
+        row = repo.get_study(conn, ref, account=self.owner)
+        access.require_study(conn, self.owner, row.id, need)
+        return row
+
+    def _history(
+        self, conn: Connection, study_id: str | None, action: str, target: str | None, now: str
+    ) -> None:
+        if study_id is not None:
+            access.add_history(conn, study_id, self.owner, action, target, now)
+
+    def _resolve(self, conn: Connection, ref: str) -> str:
+        ref = ref.strip()
+        keys = [f"id:{ref}"]
+        found = detect_identifier(ref)
+        if found is not None:
+            ns, value = found
+            prefix = {"openalex": "openalex", "source": "id"}.get(ns, ns)
+            if ns == "arxiv":
+                value = _arxiv_base(value) or value
+            keys.append(f"{prefix}:{value}")
+        matches = repo.find_visible_ids(conn, keys, viewer=self.owner)
+        for key in keys:
+            if key in matches:
+                return matches[key]
+        return self._record(conn, ref).id  # raises NotFoundError

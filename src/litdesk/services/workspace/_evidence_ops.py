@@ -1,0 +1,205 @@
+"""The workspace's evidence records: add, revise, list and the extraction form they follow,
+each re-checked against its paper as stored."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from litdesk._errors import InputError, IntegrityError
+from litdesk.adapters.store import accounts as access
+from litdesk.adapters.store import (
+    assist_get_provenance,
+    repo,
+    subject_links,
+)
+from litdesk.core.evidence import (
+    FullTextContext,
+    make_evidence,
+    read_evidence,
+    revise_evidence,
+    revise_values,
+)
+from litdesk.core.forms import Form
+from litdesk.core.vocab import SubjectRef, distinct_links
+
+from ._base import WorkspaceBase
+from ._forms import form_of, new_values, revised_values
+from ._results import (
+    AssistedFrom,
+    EvidenceView,
+    _new_id,
+    now_iso,
+    recheck,
+)
+
+__all__ = ["EvidenceOps"]
+
+
+class EvidenceOps(WorkspaceBase):
+    """Evidence records of the workspace (see :class:`Workspace`)."""
+
+    # --- evidence ----------------------------------------------------------------------
+
+    def add_evidence(
+        self,
+        paper_ref: str,
+        *,
+        finding: str | None = None,
+        passage: str,
+        source: str,
+        location: str | None = None,
+        context: FullTextContext | None = None,
+        study: str | None = None,
+        values: Mapping[str, object] | None = None,
+        subjects: Sequence[SubjectRef] = (),
+        **fields: str | None,
+    ) -> EvidenceView:
+        """Record evidence: its values (``finding`` and the six ``fields``, or ``values``
+        by form key) checked against the Study's form (the default six fields without a
+        Study or a chosen form), its passage against its source; linked to ``subjects``
+        (each once, at most eight)."""
+        now = now_iso()
+        linked = distinct_links(subjects)
+        raw: dict[str, object] = {k: v for k, v in fields.items() if v is not None}
+        if finding is not None:
+            raw["finding"] = finding
+        raw.update(values or {})
+        with self.store.write() as conn:
+            paper = self._record(conn, self._paper(conn, paper_ref))
+            study_id = self._study(conn, study, "write").id if study else None
+            checked = new_values(form_of(conn, study_id), raw)
+            if checked.legacy:
+                six = checked.six
+                ev = make_evidence(
+                    paper,
+                    finding=six["finding"],
+                    passage=passage,
+                    source=source,
+                    location=location,
+                    context=context,
+                    created_at=now,
+                    question=six["question"],
+                    population=six["population"],
+                    method=six["method"],
+                    intervention=six["intervention"],
+                    limitations=six["limitations"],
+                )
+            else:
+                ev = make_evidence(
+                    paper,
+                    passage=passage,
+                    source=source,
+                    location=location,
+                    context=context,
+                    created_at=now,
+                    values=checked.values,
+                    form_revision=checked.revision,
+                )
+            ev_id = _new_id("ev")
+            repo.insert_document(
+                conn,
+                "evidence",
+                ev_id,
+                ev.model_dump(mode="json"),
+                now,
+                paper_id=paper.id,
+                study_id=study_id,
+                owner=self.owner,
+            )
+            subject_links.link_subjects(conn, ev_id, linked)
+            if study_id:
+                self._link(conn, study_id, paper.id, now)
+                self._history(conn, study_id, "evidence_added", ev_id, now)
+        return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper), linked)
+
+    def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
+        """Change an evidence record's six fields ('' clears one) or passage."""
+        return self.revise_evidence(evidence_id, changes)
+
+    def revise_evidence(
+        self,
+        evidence_id: str,
+        changes: Mapping[str, str | None],
+        values: Mapping[str, object] | None = None,
+    ) -> EvidenceView:
+        """Change an evidence record's fields (``changes``: the six, ``passage``,
+        ``location``; ``values`` by form key; '' clears one); validated against the
+        Study's current form (values of fields it no longer has are kept) and re-checked
+        against the source."""
+        now = now_iso()
+        with self.store.write() as conn:
+            row = repo.get_document(conn, "evidence", evidence_id)
+            access.require_document(conn, self.owner, row.owner, row.study_id, "write")
+            if not changes and not values:  # refused once the account may write it
+                raise InputError(
+                    "nothing to change: give at least one field option", code="arguments"
+                )
+            ev = read_evidence(row.json())
+            paper = self._record(conn, ev.paper_id)
+            place = {k: v for k, v in changes.items() if k in ("passage", "location")}
+            given: dict[str, object] = {k: v for k, v in changes.items() if k not in place}
+            given.update(values or {})
+            if not given:
+                revised = revise_evidence(ev, paper, updated_at=now, **place)
+            else:
+                checked = revised_values(form_of(conn, row.study_id), ev, given)
+                if checked.legacy:
+                    six = {k: (v if v is not None else "") for k, v in checked.six.items()}
+                    revised = revise_evidence(ev, paper, updated_at=now, **(place | six))
+                else:
+                    revised = revise_values(
+                        ev,
+                        paper,
+                        updated_at=now,
+                        values=checked.values,
+                        form_revision=checked.revision,
+                        place=place,
+                    )
+            repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
+            self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
+            linked = tuple(subject_links.subjects_of(conn, [evidence_id]).get(evidence_id, ()))
+        result = recheck(revised, paper)
+        return EvidenceView(evidence_id, revised, row.study_id, paper, result, linked)
+
+    def form(self, study: str | None) -> Form:
+        """The extraction form evidence in ``study`` follows (None: the default six fields)."""
+        with self._reading() as conn:
+            return form_of(conn, self._study(conn, study).id if study else None)
+
+    def evidence(
+        self,
+        *,
+        study: str | None = None,
+        paper_ref: str | None = None,
+        subject: tuple[str, str] | None = None,
+    ) -> tuple[list[EvidenceView], list[str]]:
+        """Evidence records (of a Study, a paper, linked to a ``subject``: vocabulary and
+        id), each re-checked against its paper as stored now, with its subjects."""
+        out: list[EvidenceView] = []
+        problems: list[str] = []
+        with self._reading() as conn:
+            paper_ids = [self._paper(conn, paper_ref)] if paper_ref else None
+            study_id = self._study(conn, study).id if study else None
+            rows = repo.list_documents(
+                conn,
+                "evidence",
+                study_id=study_id,
+                paper_ids=paper_ids,
+                visible_to=self.owner,
+                subject=subject,
+            )
+            links = subject_links.subjects_of(conn, [r.id for r in rows])
+            for row in rows:
+                try:
+                    ev = read_evidence(row.json())
+                    paper = self._record(conn, row.paper_id or "")
+                except IntegrityError as exc:
+                    problems.append(f"evidence {row.id}: {exc.message}")
+                    continue
+                linked = tuple(links.get(row.id, ()))
+                assisted = AssistedFrom.of(assist_get_provenance(conn, row.id))
+                view = EvidenceView(
+                    row.id, ev, row.study_id, paper, recheck(ev, paper), linked, assisted
+                )
+                out.append(view)
+        return out, problems
