@@ -35,6 +35,7 @@ __all__ = [
     "MAX_REMOTE_TERM",
     "MIN_REMOTE_TERM",
     "REMOTE_ENTITIES",
+    "REMOTE_VOCABULARY_NAMES",
     "RemoteAnswerInvalid",
     "RemoteSubject",
     "autocomplete_request",
@@ -50,6 +51,10 @@ REMOTE_ENTITIES: Final = {
     "topics": ("topic", "T"),
     "concepts": ("concept", "C"),
     "keywords": ("keyword", "K"),
+}
+#: Each remote vocabulary's display name (``openalex_topic`` → ``OpenAlex topic``).
+REMOTE_VOCABULARY_NAMES: Final = {
+    f"openalex_{kind}": f"OpenAlex {kind}" for kind, _ in REMOTE_ENTITIES.values()
 }
 #: Shortest and longest term asked remotely (shorter matches too much to be useful).
 MIN_REMOTE_TERM: Final = 3
@@ -90,17 +95,12 @@ class RemoteSubject:
 
 def remote_vocabulary_name(vocabulary: str) -> str | None:
     """``OpenAlex topic`` for ``openalex_topic`` (``None``: not a remote vocabulary)."""
-    if not is_remote_vocabulary(vocabulary):
-        return None
-    return f"OpenAlex {vocabulary.removeprefix(_VOCABULARY_PREFIX)}"
+    return REMOTE_VOCABULARY_NAMES.get(vocabulary)
 
 
 def is_remote_vocabulary(vocabulary: str) -> bool:
     """Whether ``vocabulary`` names a remote one (``openalex_topic`` …)."""
-    kinds = {kind for kind, _ in REMOTE_ENTITIES.values()}
-    return vocabulary.startswith(_VOCABULARY_PREFIX) and (
-        vocabulary.removeprefix(_VOCABULARY_PREFIX) in kinds
-    )
+    return vocabulary in REMOTE_VOCABULARY_NAMES
 
 
 def remote_key(text: str) -> str:
