@@ -137,3 +137,50 @@ def test_unavailable_is_said_once_then_the_box_stops_asking(page: Any, running: 
     assert len(pg.remote_asked) == asked  # type: ignore[attr-defined]
     assert pg.locator("#q-suggest li.remote").count() == 0
     assert pg.console_errors == []  # type: ignore[attr-defined]
+
+
+# Every remote answer held back 700 ms in the page, counting the requests in flight at once.
+SLOW_REMOTE = """
+(() => {
+  const real = window.fetch.bind(window);
+  window.__remote = { inFlight: 0, most: 0, asked: [] };
+  window.fetch = async (url, options) => {
+    const href = String(url);
+    if (!href.includes("/api/v1/subjects/remote")) return real(url, options);
+    const r = window.__remote;
+    r.inFlight += 1;
+    r.most = Math.max(r.most, r.inFlight);
+    r.asked.push(new URL(href).searchParams.get("q"));
+    try {
+      const response = await real(url, options);
+      await new Promise((done) => setTimeout(done, 700));
+      return response;
+    } finally {
+      r.inFlight -= 1;
+    }
+  };
+})();
+"""
+
+
+def test_one_request_in_flight_and_a_stale_answer_is_dropped(page: Any, running: Running) -> None:
+    pg = page
+    pg.add_init_script(SLOW_REMOTE)
+    pg.goto(running.base + "/search")
+    pg.wait_for_selector("html[data-ready='1']")
+    q = pg.locator("#q")
+    q.click()
+    q.press_sequentially("malaria vac", delay=20)
+    pg.wait_for_timeout(450)  # the remote question for "malaria vac" is on its way (700 ms)
+    q.press_sequentially("c", delay=20)
+    pg.wait_for_timeout(450)  # its pause passes while the first is in flight: it waits
+    pg.locator("#q-suggest li[role=option].remote").first.wait_for()
+    remote = pg.evaluate("window.__remote")
+    assert remote["most"] == 1  # never two at once
+    assert remote["asked"] == ["malaria vac", "malaria vacc"]  # the latest text, asked after
+    # the answer for "malaria vac" (not recorded: "unavailable") came for text no longer in
+    # the box: dropped, so the box did not stop asking and shows the later rows
+    assert pg.locator("#q-suggest li.attribution", has_text="unavailable").count() == 0
+    labels = pg.locator("#q-suggest li.remote").all_text_contents()
+    assert [t.split("OpenAlex")[0] for t in labels] == list(TOPICS[1:])
+    assert pg.console_errors == []  # type: ignore[attr-defined]
