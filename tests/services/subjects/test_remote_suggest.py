@@ -229,7 +229,7 @@ async def test_provider_trouble_is_one_quiet_status(
         "unavailable",
         "Remote suggestions unavailable: OpenAlex's answer could not be read.",
     )
-    assert limited.status == "rate_limited"
+    assert limited.status == "rate_limited" and "slow down" in limited.message
     assert none.status == "ok" and none.suggestions == ()
 
 

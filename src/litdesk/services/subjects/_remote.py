@@ -59,6 +59,7 @@ REMOTE_CACHE_ENTRIES: Final = 2_048
 REMOTE_LIMIT: Final = 5
 _PROVIDER: Final = "openalex"
 _SOURCE: Final = "OpenAlex (CC0)"
+_SLOW_DOWN: Final = "Remote suggestions paused for a moment: OpenAlex asked litdesk to slow down."
 
 RemoteStatus = Literal["ok", "skipped", "unavailable", "allowance_spent", "rate_limited"]
 TransportFor = Callable[[str], ProviderTransport]
@@ -189,9 +190,7 @@ class RemoteSuggestions:
                     "Remote suggestions paused: today's OpenAlex allowance is spent.",
                 )
             if exc.lane_status == "rate_limited":
-                return RemoteAnswer(
-                    (), "rate_limited", "Remote suggestions wait a moment (OpenAlex)."
-                )
+                return RemoteAnswer((), "rate_limited", _SLOW_DOWN)
             if exc.lane_status == "unavailable":
                 return _unavailable("no OpenAlex API key is set on this server")
             return _unavailable("OpenAlex cannot be asked from here")
@@ -200,7 +199,7 @@ class RemoteSuggestions:
         if exchange.status == 404:
             subjects: tuple[RemoteSubject, ...] = ()
         elif exchange.status == 429:
-            return RemoteAnswer((), "rate_limited", "Remote suggestions wait a moment (OpenAlex).")
+            return RemoteAnswer((), "rate_limited", _SLOW_DOWN)
         elif not 200 <= exchange.status < 300:
             return _unavailable(f"OpenAlex answered with an error (HTTP {exchange.status})")
         else:
