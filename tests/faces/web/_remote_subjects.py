@@ -25,11 +25,12 @@ def autocomplete_body(*labels: str, first_id: int = 10_000) -> bytes:
         {
             "id": f"https://openalex.org/T{first_id + i}",
             "display_name": label,
-            "hint": "Infectious Diseases",
+            "hint": "This cluster of papers studies malaria vaccines: antigen choice, adjuvants, trials in endemic regions and the immune responses they raise.",
             "cited_by_count": 5_000 - i,
             "works_count": 800 - i,
             "entity_type": "topic",
             "external_id": None,
+            "filter_key": "topics.id",
         }
         for i, label in enumerate(labels)
     ]

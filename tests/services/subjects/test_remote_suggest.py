@@ -57,11 +57,12 @@ def autocomplete_body(*labels: str, entity_type: str = "topic") -> bytes:
         {
             "id": f"https://openalex.org/T{10_000 + i}",
             "display_name": label,
-            "hint": "Health Sciences",
+            "hint": "This cluster of papers studies malaria vaccines: antigen choice, adjuvants, trials in endemic regions and the immune responses they raise.",
             "cited_by_count": 1000 - i,
             "works_count": 50,
             "entity_type": entity_type,
             "external_id": None,
+            "filter_key": "topics.id",
         }
         for i, label in enumerate(labels)
     ]

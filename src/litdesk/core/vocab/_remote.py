@@ -6,7 +6,11 @@ Wire format (``GET https://api.openalex.org/autocomplete/<entity>?q=<text>``)::
     {"meta": {"count": 183, "db_response_time_ms": 5, "page": 1, "per_page": 10},
      "results": [{"id": "https://openalex.org/T10017", "display_name": "…",
                   "hint": "…", "cited_by_count": 1, "works_count": 2,
-                  "entity_type": "topic", "external_id": "…"}, …]}
+                  "entity_type": "topic", "external_id": "…",
+                  "filter_key": "topics.id"}, …]}
+
+(for a topic the ``hint`` is its description and ``external_id`` its Wikipedia page; a
+keyword's result may carry no ``entity_type``: it is then read by its id alone)
 
 Each result becomes a :class:`RemoteSubject` of the vocabulary ``openalex_<entity_type>``
 (``openalex_topic``, ``T10017``): the id is the OpenAlex key (the letter of the entity and
