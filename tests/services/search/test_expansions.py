@@ -69,3 +69,31 @@ def test_a_definition_without_subjects_is_unchanged() -> None:
 def test_bad_provenance_is_an_input_error() -> None:
     with pytest.raises(SearchInputError):
         SearchRequest("malaria", expansions=(Expansion("mesh", "", ("Malaria",)),))
+
+
+def test_an_openalex_topic_is_kept_like_a_mesh_heading(tmp_settings, store) -> None:
+    """A subject picked from OpenAlex's suggestions (remote33): the same provenance path."""
+    topic = Expansion("openalex_topic", "T10001", ("Malaria Vaccine Development and Trials",))
+    sent: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(str(request.url))
+        return httpx.Response(200, content=body_for(request))
+
+    picked = SearchRequest("malaria vaccine", providers=("europepmc",), expansions=(topic,))
+
+    async def go():
+        transport, fs = fused(tmp_settings, store, handler)
+        async with transport:
+            return await fs.search(picked.definition)
+
+    run = asyncio.run(go())
+    assert len(sent) == 1 and "T10001" not in sent[0]
+    doc = make_manifest(run)
+    assert doc["strategy"]["expansions"] == [topic.to_dict()]
+    assert read_manifest(json.dumps(doc)).run.definition.expansions == (topic,)
+    report = build_prisma("Malaria", [run], [])
+    assert any(
+        "openalex_topic T10001 (Malaria Vaccine Development and Trials)" in note
+        for note in report.notes
+    )

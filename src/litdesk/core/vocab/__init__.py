@@ -8,6 +8,8 @@ provenance a pick leaves in a search definition.
   with the label put there (quoted where needed).
 * :class:`SubjectRef` / :func:`parse_subject_refs` — the subjects an evidence record links to.
 * :class:`Expansion` / :func:`read_expansions` — provenance (vocabulary, id, terms), validated.
+* :func:`autocomplete_request` / :func:`parse_autocomplete` — remote suggestions (OpenAlex
+  autocomplete): the request for a typed term and its answer read as subjects.
 """
 
 from ._active import (
@@ -43,6 +45,21 @@ from ._links import (
     parse_subject_ref,
     parse_subject_refs,
 )
+from ._remote import (
+    MAX_REMOTE_LABEL,
+    MAX_REMOTE_RESULTS,
+    MAX_REMOTE_TERM,
+    MIN_REMOTE_TERM,
+    REMOTE_ENTITIES,
+    REMOTE_VOCABULARY_NAMES,
+    RemoteAnswerInvalid,
+    RemoteSubject,
+    autocomplete_request,
+    is_remote_vocabulary,
+    parse_autocomplete,
+    remote_key,
+    remote_vocabulary_name,
+)
 
 __all__ = [
     "EXPANSION_LIMITS",
@@ -51,6 +68,19 @@ __all__ = [
     "SUBJECT_ID",
     "VOCABULARY_NAME",
     "MAX_PREFIX",
+    "MAX_REMOTE_LABEL",
+    "MAX_REMOTE_RESULTS",
+    "MAX_REMOTE_TERM",
+    "MIN_REMOTE_TERM",
+    "REMOTE_ENTITIES",
+    "REMOTE_VOCABULARY_NAMES",
+    "RemoteAnswerInvalid",
+    "RemoteSubject",
+    "autocomplete_request",
+    "is_remote_vocabulary",
+    "parse_autocomplete",
+    "remote_key",
+    "remote_vocabulary_name",
     "MAX_SPELLING",
     "ActiveTerm",
     "Expansion",

@@ -11,7 +11,7 @@
 * request bodies are limited while they stream (``Content-Length`` checked first, then
   the bytes counted as they arrive): over the limit → 413, the handler never sees more;
 * a GET that spends provider allowance (:data:`SPENDING_PATHS`: search, citations, the
-  reader's look-ups and full text) must come from this origin: ``Sec-Fetch-Site`` is
+  reader's look-ups and full text, remote subject suggestions) must come from this origin: ``Sec-Fetch-Site`` is
   ``same-origin`` or ``none`` (typed, bookmarked); without that header, an ``Origin`` or
   ``Referer`` present must be this origin's. A page on another origin — another port on
   loopback included — cannot spend the allowance through ``<img>`` or a no-cors fetch;
@@ -83,6 +83,7 @@ SPENDING_PATHS: Final = (
     "/api/v1/citations",
     "/paper",
     "/api/v1/papers",
+    "/api/v1/subjects/remote",
 )
 _TOKEN: Final = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 

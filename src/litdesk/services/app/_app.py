@@ -46,7 +46,7 @@ from litdesk.services.reader import ReaderArea
 from litdesk.services.screening import ScreeningArea
 from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
 from litdesk.services.studies import FulltextParts, StudiesArea, fetch_through
-from litdesk.services.subjects import SubjectsArea
+from litdesk.services.subjects import RemoteSuggestions, SubjectsArea
 from litdesk.services.synthesis import ChatServiceLink, ReportsArea
 from litdesk.services.workspace import Workspace
 from litdesk.services.zotero import ZoteroArea
@@ -97,7 +97,7 @@ class App:
         # -- areas: one per capability, each use case one method taking ``owner=``
         # (each area's line below; keep one line per area)
         self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
-        self.subjects = SubjectsArea(store=store)
+        self.subjects = SubjectsArea(store=store, remote=RemoteSuggestions(self.providers.transport_for, clock=clock))  # fmt: skip
         self.reader = ReaderArea(self.providers, clock=clock, subjects=self.subjects.resolve)
         self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats), study_pdfs=self.library.study_pdfs, lookup=lambda owner: self.providers.thread_lookup(owner=owner))  # fmt: skip
         self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip

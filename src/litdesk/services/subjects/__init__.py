@@ -1,5 +1,6 @@
 """The subjects area (``app.subjects``): suggestions from offline controlled vocabularies
-(MeSH descriptors) for the search form, the vocabularies' declarations, and subjects as
+(MeSH descriptors) for the search form, then remote ones (OpenAlex autocomplete, through
+the one provider transport and the account's allowance), the vocabularies' declarations, and subjects as
 objects (a subject's page: the searches it seeds, the evidence linked to it)."""
 
 from ._area import (
@@ -21,10 +22,20 @@ from ._pages import (
     seeds_of,
     subject_row,
 )
+from ._remote import (
+    REMOTE_LIMIT,
+    REMOTE_TTL_SECONDS,
+    RemoteSuggestions,
+    RemoteSuggestView,
+)
 
 __all__ = [
     "MAX_ALIAS_TERM",
     "MAX_SUGGEST_QUERY",
+    "REMOTE_LIMIT",
+    "REMOTE_TTL_SECONDS",
+    "RemoteSuggestView",
+    "RemoteSuggestions",
     "AliasesRequest",
     "AliasesView",
     "SubjectPageView",

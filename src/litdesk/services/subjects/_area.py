@@ -9,6 +9,7 @@ plus a trigram shortlist for spelling suggestions (``bench/vocab_suggest.py``)."
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,13 @@ from litdesk.services.reader import evidence_row
 from litdesk.services.workspace import Workspace
 
 from ._pages import AliasesRequest, AliasesView, SubjectPageView, SubjectRequest, not_found
+from ._remote import (
+    RemoteAnswer,
+    RemoteSuggestions,
+    RemoteSuggestView,
+    remote_term_fits,
+    remote_view,
+)
 
 __all__ = [
     "MAX_SUGGEST_QUERY",
@@ -141,9 +149,17 @@ class SubjectsArea:
     subjects as objects: a subject's page with the evidence linked to it (``store``:
     where evidence is kept; the owner's rights are checked as for the evidence table)."""
 
-    def __init__(self, *, load: Loader = load_vocabulary, store: Store | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        load: Loader = load_vocabulary,
+        store: Store | None = None,
+        remote: RemoteSuggestions | None = None,
+    ) -> None:
         self._load = load
         self._store = store
+        #: remote suggestions (OpenAlex autocomplete); ``None``: none are offered
+        self.remote = remote
         self._lock = threading.Lock()
         self._index: SubjectIndex | None = None
         self._info: tuple[VocabularyInfo, ...] = ()
@@ -219,6 +235,30 @@ class SubjectsArea:
                 }
             )
         return SuggestView(term.to_dict(), tuple(rows), attribution=self._attribution())
+
+    async def remote_suggest(self, request: SuggestRequest, *, owner: str) -> RemoteSuggestView:
+        """Remote suggestions (OpenAlex) for the active term, after the offline ones: none
+        asked when the offline answer fills the list or the term is too short; a call
+        spends ``owner``'s allowance unless the server keeps the answer already."""
+        offline = await asyncio.to_thread(self.suggest, request)
+        active = offline.active
+        if offline.reason and active is None:
+            return RemoteSuggestView(None, (), "skipped", offline.reason)
+        if active is None or not remote_term_fits(str(active["text"])):
+            return RemoteSuggestView(active, (), "skipped", "the term is too short")
+        if len(offline.suggestions) >= request.limit:
+            return RemoteSuggestView(active, (), "skipped", "the offline list is full")
+        if self.remote is None:
+            return RemoteSuggestView(
+                active, (), "unavailable", "Remote suggestions unavailable on this server."
+            )
+        text = str(active["text"])
+        kept = self.remote.cached(text)
+        if kept is not None:
+            answer = RemoteAnswer(kept)
+            return remote_view(active, offline.suggestions, answer, cached=True)
+        answer = await self.remote.ask(text, owner=owner)
+        return remote_view(active, offline.suggestions, answer, cached=False)
 
     def aliases(self, request: AliasesRequest) -> AliasesView:
         """The subject a concept group's first alternative names exactly (a label or a

@@ -27,7 +27,13 @@ from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import ExternalError, InputError, NotFoundError, RefusedError
 from litdesk.core.providers import DEMO_PROVIDER, MODE_DEFAULTS, PROVIDERS, display_name
-from litdesk.core.vocab import EXPANSION_LIMITS, Expansion, ExpansionInvalid, read_expansions
+from litdesk.core.vocab import (
+    EXPANSION_LIMITS,
+    REMOTE_VOCABULARY_NAMES,
+    Expansion,
+    ExpansionInvalid,
+    read_expansions,
+)
 from litdesk.services.app import App
 from litdesk.services.reader import CompareRequest, SharedRequest
 from litdesk.services.search import (
@@ -224,7 +230,9 @@ def _form_state(params: SearchParams, *, demo: bool = False) -> dict[str, Any]:
         "provider_names": {p: display_name(p) for p in offered},
         "demo": demo,
         "starters": STARTERS,
-        "vocabulary_names": VOCABULARY_NAMES,
+        "vocabulary_names": VOCABULARY_NAMES | REMOTE_VOCABULARY_NAMES,
+        # a remote subject (OpenAlex) has no page here: it is shown as plain text
+        "remote_vocabularies": sorted(REMOTE_VOCABULARY_NAMES),
         # "Use this query" (the concept-group builder) sets these databases, as a keyword
         # search without a choice would search them
         "keyword_defaults": (DEMO_PROVIDER,) if demo else MODE_DEFAULTS["keyword"],

@@ -1,5 +1,6 @@
 """Subjects: suggestions from the offline vocabularies for the search form's active term
-(``/api/v1/subjects/suggest``), the vocabularies' declarations
+(``/api/v1/subjects/suggest``), remote ones from OpenAlex after them
+(``/api/v1/subjects/remote``: spends the account's allowance, so same-origin only), the vocabularies' declarations
 (``/api/v1/subjects/vocabularies``: package, version, licence, source and its terms), and a
 subject's page (``/subject/<vocabulary>/<id>``, ``/api/v1/subjects/<vocabulary>/<id>``):
 the searches it seeds and the evidence linked to it."""
@@ -48,6 +49,26 @@ async def suggest(
     # the first call builds the index (about half a second): off the event loop
     view = await run_in_threadpool(app.subjects.suggest, request)
     return view.to_dict()
+
+
+@api.get(
+    "/subjects/remote",
+    summary="Remote subjects (OpenAlex autocomplete) for the active term, after the offline ones",
+)
+async def remote_suggest(
+    app: AppDep,
+    owner: OwnerDep,
+    q: Annotated[str, Query(max_length=MAX_SUGGEST_QUERY)] = "",
+    caret: Annotated[int | None, Query(ge=0, le=MAX_SUGGEST_QUERY)] = None,
+    mode: Annotated[str, Query(max_length=20)] = "keyword",
+    field: Annotated[str, Query(max_length=20)] = "all",
+) -> dict[str, Any]:
+    """Always 200 with a ``status`` (``ok``, ``skipped``, ``unavailable``,
+    ``allowance_spent``, ``rate_limited``) and one plain ``message``: a keystroke never
+    meets an error box. A call spends ``owner``'s OpenAlex allowance (answers are kept on
+    the server for an hour, so a retyped term costs nothing)."""
+    request = SuggestRequest(q, caret if caret is None else min(caret, len(q)), mode, field)
+    return (await app.subjects.remote_suggest(request, owner=owner)).to_dict()
 
 
 @api.get(

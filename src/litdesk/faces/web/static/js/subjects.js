@@ -1,5 +1,6 @@
 // Search page: subject suggestions for the query's active term (an ARIA combobox,
-// suggest_box.js, over /api/v1/subjects/suggest for the term at the caret). A pick
+// suggest_box.js, over /api/v1/subjects/suggest for the term at the caret, then OpenAlex's
+// over /api/v1/subjects/remote after them). A pick
 // replaces only the active term (with the server's quoted text), keeps the rest of the
 // query, and records the subject (vocabulary, id, label) in hidden fields the search sends
 // as expansion provenance; any later edit of the text clears it. "Insert a picked MeSH subject as a controlled term" puts the heading in as
@@ -41,12 +42,15 @@ export function installSubjects() {
     shown.append(`Subject from ${s.vocabulary_name}: `);
     const strong = document.createElement("strong");
     strong.textContent = s.label;
-    shown.append(strong, ` (${s.id}), recorded with the search; editing the query clears it. `);
-    const link = document.createElement("a");
-    link.href = `/subject/${encodeURIComponent(s.vocabulary)}/${encodeURIComponent(s.id)}`;
-    link.textContent = "Subject page";
-    link.setAttribute("aria-label", `Subject page of ${s.label}`);
-    shown.append(link);
+    shown.append(strong, ` (${s.id}), recorded with the search; editing the query clears it.`);
+    if (s.kind !== "remote") {
+      // a remote subject (OpenAlex) has no page here: it stays plain text
+      const link = document.createElement("a");
+      link.href = `/subject/${encodeURIComponent(s.vocabulary)}/${encodeURIComponent(s.id)}`;
+      link.textContent = "Subject page";
+      link.setAttribute("aria-label", `Subject page of ${s.label}`);
+      shown.append(" ", link);
+    }
     subject.append(shown);
     for (const [name, v] of [["subject_vocabulary", s.vocabulary], ["subject_id", s.id], ["subject_label", s.label]]) {
       const input = document.createElement("input");
@@ -65,6 +69,7 @@ export function installSubjects() {
 
   const box = suggestBox({
     input: q, list, status, pick, enterSubmits: true,
+    remote: { path: "/api/v1/subjects/remote", label: "OpenAlex" },
     params: (text) => {
       const mode = form.querySelector('input[name="mode"]:checked');
       return {
