@@ -108,7 +108,7 @@ def test_openalex_rows_after_mesh_keyboard_pick_and_provenance(page: Any, runnin
     pg.wait_for_selector("details.provenance")
     pg.click("details.provenance > summary")
     provenance = pg.text_content("details.provenance")
-    assert "Subject picked · openalex_topic" in provenance
+    assert "Subject picked · OpenAlex topic" in provenance
     assert "Malaria Vaccine Development and Trials (T10001)" in provenance
     if SHOTS:
         pg.screenshot(path=str(SHOTS / "remote33-provenance.png"), full_page=True)

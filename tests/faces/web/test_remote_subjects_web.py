@@ -98,7 +98,7 @@ def test_a_picked_openalex_subject_is_kept_as_plain_text(running: Running) -> No
     ]
     assert page.status_code == 200
     assert "Subject from OpenAlex topic:" in page.text
-    assert "Subject picked · openalex_topic" in page.text
+    assert "Subject picked · OpenAlex topic" in page.text
     assert 'value="T10001"' in page.text
     assert "/subject/openalex_topic/" not in page.text  # no page for a remote subject
 

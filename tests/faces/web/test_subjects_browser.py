@@ -91,7 +91,7 @@ def test_pick_with_the_keyboard_then_search_keeps_the_subject(page: Any, running
     pg.wait_for_selector("details.provenance")
     pg.click("details.provenance > summary")
     provenance = pg.text_content("details.provenance")
-    assert "Subject picked · mesh" in provenance and "Insulin Resistance (D007333)" in provenance
+    assert "Subject picked · MeSH" in provenance and "Insulin Resistance (D007333)" in provenance
     if SHOTS:
         pg.screenshot(path=str(SHOTS / "vocab33-provenance.png"), full_page=True)
     # "Clear selection" unticks every paper of the page

@@ -72,7 +72,7 @@ def test_a_picked_subject_is_kept_with_the_run(running: Running) -> None:
         {"vocabulary": "mesh", "id": "D009369", "terms": ["Neoplasms"]}
     ]
     assert page.status_code == 200
-    assert "Subject picked · mesh" in page.text and 'value="D009369"' in page.text
+    assert "Subject picked · MeSH" in page.text and 'value="D009369"' in page.text
     assert "subject_id=D009369" in page.text  # the next page's link keeps it
     assert uneven.status_code == 400
 

@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from litdesk.core.providers import display_name
 from litdesk.core.words import file_name
 from litdesk.faces import _words
+from litdesk.services.subjects import vocabulary_name
 
 __all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
 
@@ -39,6 +40,7 @@ def _env() -> Environment:
         lane_label=_words.lane_label,
         provider_name=display_name,  # {{ p|provider_name }}: "Europe PMC", "Demo sample (offline)"
         basename=file_name,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
+        vocabulary_name=vocabulary_name,  # {{ "mesh"|vocabulary_name }} → MeSH
     )
     # {{ import_label(i.source, i.records, i.created_at) }}, {{ run_label(q, executed_at) }}
     env.globals.update(import_label=_words.import_label, run_label=_words.run_label)

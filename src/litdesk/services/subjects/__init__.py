@@ -21,6 +21,7 @@ from ._pages import (
     SubjectRequest,
     seeds_of,
     subject_row,
+    vocabulary_name,
 )
 from ._remote import (
     REMOTE_LIMIT,
@@ -48,5 +49,6 @@ __all__ = [
     "VocabulariesView",
     "VocabularyInfo",
     "seeds_of",
+    "vocabulary_name",
     "subject_row",
 ]

@@ -19,6 +19,7 @@ from litdesk.core.vocab import (
     SubjectRef,
     controlled_term,
     quote_label,
+    remote_vocabulary_name,
     synonym_group,
 )
 
@@ -31,6 +32,7 @@ __all__ = [
     "not_found",
     "seeds_of",
     "subject_row",
+    "vocabulary_name",
 ]
 
 #: Longest alternative a concept group's aliases are looked up for (the builder's limit).
@@ -55,6 +57,15 @@ class SubjectRequest:
             )
 
 
+def vocabulary_name(vocabulary: str) -> str:
+    """A vocabulary as people know it: ``MeSH`` for ``mesh``, ``OpenAlex topic`` for
+    ``openalex_topic`` (the key itself for a vocabulary litdesk does not know)."""
+    package = VOCABULARIES.get(vocabulary)
+    if package is not None:
+        return package.display
+    return remote_vocabulary_name(vocabulary) or vocabulary
+
+
 def subject_row(subject: Subject | SubjectRef) -> dict[str, Any]:
     """A subject as pages show it: label, vocabulary's display name, its page and its
     address at the vocabulary (``None`` for a vocabulary litdesk does not ship)."""
@@ -64,7 +75,7 @@ def subject_row(subject: Subject | SubjectRef) -> dict[str, Any]:
         "id": subject.id,
         "label": subject.label,
         "key": f"{subject.vocabulary}:{subject.id}",
-        "vocabulary_name": package.display if package else subject.vocabulary,
+        "vocabulary_name": vocabulary_name(subject.vocabulary),
         "page": f"/subject/{subject.vocabulary}/{subject.id}",
         "url": package.id_url.format(id=subject.id) if package else None,
     }
