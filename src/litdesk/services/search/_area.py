@@ -24,11 +24,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from typing import Final, Protocol
+from typing import Final
 
 from litdesk._clock import Clock
 from litdesk._errors import LitdeskError, NotFoundError, RefusedError
-from litdesk._settings import Settings
 from litdesk.adapters.store import (
     Store,
     get_recent_run,
@@ -42,18 +41,16 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import (
     LaneResult,
     PrismaReport,
-    RunDefinition,
     SearchRun,
     freeze_run,
     read_run,
 )
-from litdesk.core.trace import SearchRequest as ProviderRequest
 from litdesk.core.trace import SearchTrace
 from litdesk.core.words import run_label
 from litdesk.services.workspace import Workspace, ris_text
 
 from ._bench import BenchRequest, BenchView, run_bench
-from ._fused import LaneObserver, load_run, plan_search, run_document, runs_of, save_run
+from ._fused import load_run, plan_search, run_document, runs_of, save_run
 from ._live import LiveRegistry, LiveSearch
 from ._reports import export_run, study_prisma
 from ._requests import (
@@ -66,6 +63,7 @@ from ._requests import (
     in_workspace,
     query_problem,
 )
+from ._searcher import FusedSearcher
 from ._views import (
     PAGE_SIZE,
     Export,
@@ -107,36 +105,6 @@ MAX_RUN_LIST: Final = 500
 WAIT_SECONDS: Final = 10.0
 #: kept runs a Study's view lists
 MAX_KEPT_RUNS: Final = 200
-
-
-class FusedSearcher(Protocol):
-    """What the area needs of the app's providers (:class:`~litdesk.services.providers.
-    Providers`, which builds on this package: a protocol keeps the packages acyclic)."""
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def settings(self) -> Settings: ...
-
-    def provider_calls(self) -> int: ...
-
-    async def search(
-        self, request: ProviderRequest, *, owner: str | None = None, use_cache: bool = True
-    ) -> SearchTrace: ...
-
-    async def fused_search(
-        self,
-        definition: RunDefinition,
-        *,
-        cursor: str | None = None,
-        owner: str | None = None,
-        use_cache: bool = True,
-        save: bool = False,
-        study: str | None = None,
-        on_lane: LaneObserver | None = None,
-        stop_alone: bool = False,
-    ) -> SearchRun: ...
 
 
 def _whole_hits(store: Store, run_id: str) -> int:

@@ -24,7 +24,7 @@ from litdesk.core.runs._benchmark import Split
 from ._fused import make_definition
 
 if TYPE_CHECKING:
-    from ._area import FusedSearcher
+    from ._searcher import FusedSearcher
 
 __all__ = ["BenchArgumentError", "BenchRequest", "BenchView", "run_bench"]
 
