@@ -11,11 +11,13 @@ extractive answers), the real chat service and the real jobs table (SQLite):
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests._model_servers import Scripted, assist_settings, model_server
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk._settings import Settings
@@ -162,3 +164,35 @@ def test_page_labels_travel_with_the_build_and_reach_the_html(
     assert '<html lang="en">' in english.path.read_text(encoding="utf-8")
     with pytest.raises(UnknownLabelLanguage, match="Deutsch \\(de\\)"):
         ReportRequest(("cameras.pdf",), questions=QUESTIONS[:1], labels="tlh")
+
+
+def test_the_cli_form_stops_at_a_refused_question_and_keeps_the_answers(
+    tmp_settings: Settings, folder: Path, wordllama: WordLlamaEmbedder
+) -> None:
+    """The paper chat's allowance (3 calls a day; a question takes two: the English variant
+    and the answer) refuses the second question: the first answer is kept, the rest named."""
+    with model_server("openai") as server:
+        server.respond_with(
+            lambda b: Scripted(
+                "Time-lapse cameras on two bridges [1]."
+                if "Translate the user's question" not in json.dumps(b)
+                else "How was the water level measured?"
+            )
+        )
+        settings = assist_settings(
+            server, tmp_settings.data_dir, library_dirs=[folder], chat_owner_daily_requests=3
+        )
+        store = open_store(settings)
+        lib = Library(settings, models=Models(settings), embedder=wordllama, store=store)
+        try:
+            area = ReportsArea(lib, Jobs(store))
+            three = (*QUESTIONS, "Which bridges?")
+            got = area.answer(ReportRequest(PAPERS, questions=three, chat_only=True), owner="ana")
+            assert [a.question for a in got.answers] == [QUESTIONS[0]]
+            assert got.answers[0].grounded and got.answers[0].model == "scripted-model"
+            assert got.unanswered == three[1:]
+            assert got.stopped is not None and "allowance" in str(got.stopped["message"]).lower()
+            assert len(server.requests) == 3  # the third question was never sent
+        finally:
+            lib.close()
+            store.dispose()
