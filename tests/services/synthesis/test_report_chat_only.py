@@ -18,12 +18,15 @@ from pathlib import Path
 
 import pytest
 from tests._model_servers import Scripted, assist_settings, model_server
+from tests.services.synthesis.conftest import CAMERAS, write_pdf
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
-from litdesk.adapters.store import Store, open_store
+from litdesk.adapters.store import LOCAL_OWNER, Store, open_store
+from litdesk.core.records import make_paper
 from litdesk.core.report import UnknownLabelLanguage
+from litdesk.services.app import open_app_sync
 from litdesk.services.jobs import JobRunner, Jobs
 from litdesk.services.library import CHAT_KIND, ChatService, Library
 from litdesk.services.models import Models
@@ -33,6 +36,7 @@ from litdesk.services.synthesis import (
     ReportRequest,
     ReportsArea,
 )
+from litdesk.services.workspace import Workspace
 
 PAPERS = ("cameras.pdf", "wheat.pdf")
 QUESTIONS = ("How was the water level measured?", "What did heat stress do to the yield?")
@@ -196,3 +200,36 @@ def test_the_cli_form_stops_at_a_refused_question_and_keeps_the_answers(
         finally:
             lib.close()
             store.dispose()
+
+
+def test_a_study_scope_answered_in_the_chat_names_the_study(
+    tmp_settings: Settings, tmp_path: Path
+) -> None:
+    """Through the whole app: a Study's PDFs answered in the chat only; the chat's scope
+    is the Study (named on the chat page, listed under the Study), only its PDFs cited."""
+    pdfs = tmp_path / "study-pdfs"
+    write_pdf(pdfs / "rivers.pdf", ["doi:10.5555/rivers.2021 " + CAMERAS])
+    write_pdf(pdfs / "lake.pdf", ["Cameras also watched the water level of a lake. " * 10])
+    settings = tmp_settings.model_copy(
+        update={"library_dirs": [pdfs], "llm_backend": "none", "embedder": "wordllama"}
+    )
+    with open_app_sync(settings) as app:
+        app.pdfs.index()  # the DOI printed on the first page is read while indexing
+        ws = Workspace(app.store)
+        study = ws.create_study("Rivers")
+        ws.add_to_study(study.id, ws.save_paper(make_paper(doi="10.5555/rivers.2021")).paper.id)
+        token = secrets.token_urlsafe(32)
+        request = ReportRequest(
+            study="Rivers", questions=QUESTIONS[:1], chat_only=True, chat_token=token
+        )
+        queued = app.reports.submit_chat(request, owner=LOCAL_OWNER)
+        session = app.library.chat(token, owner=LOCAL_OWNER)
+        assert session.study == {"id": study.id, "name": "Rivers"}
+        assert session.papers == ("rivers.pdf",)
+        assert JobRunner(app.jobs, {CHAT_KIND: app.library.chats.run_job}).run_once()
+        done = app.library.chats.job(token, queued.id, owner=LOCAL_OWNER)
+        assert done.state == "done", done
+        [card] = app.library.chat(token, owner=LOCAL_OWNER).rounds
+        assert {c["file"] for c in card.data["citations"]} == {"rivers.pdf"}  # not the lake
+        [listed] = app.library.chat_list(owner=LOCAL_OWNER, study_id=study.id)
+        assert listed.title == QUESTIONS[0]

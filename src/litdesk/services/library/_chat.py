@@ -584,10 +584,13 @@ class ChatService:
             )
         return ChatJob.from_view(view)
 
-    def submit_rounds(self, request: ChatRoundsRequest, *, owner: str) -> ChatJob:
+    def submit_rounds(
+        self, request: ChatRoundsRequest, *, owner: str, study: dict[str, str] | None = None
+    ) -> ChatJob:
         """Queue several questions as one ``chat.answer`` job over ``request.scope`` (unknown
         papers refused with the library's list), each written as the session's next round
-        in order; the scope becomes the session's. :class:`ChatBusy` as :meth:`submit`."""
+        in order; the scope becomes the session's (``study``, id and name: the scope is
+        that Study's PDFs, as :meth:`set_scope`). :class:`ChatBusy` as :meth:`submit`."""
         scope = request.scope
         self.library.corpus().select(list(scope.papers))  # UnknownPapers lists the real names
         sid = self.session_id(request.token, owner=owner)
@@ -610,7 +613,7 @@ class ChatService:
                 "answer, or cancel it, then ask these questions",
                 job=view.id,
             )
-        self.set_scope(scope, owner=owner)  # the next question asks the same papers
+        self.set_scope(scope, owner=owner, study=study)  # the next question: the same papers
         return ChatJob.from_view(view)
 
     def job(self, token: str, job_id: str, *, owner: str) -> ChatJob:

@@ -124,10 +124,12 @@ class ChatLink(Protocol):
         *,
         whole_library: bool,
         owner: str,
+        study: str | None = None,
     ) -> ChatJob:
         """Queue ``questions`` as rounds of the chat session ``token`` over ``papers`` (or
         the whole library), which becomes the session's scope (one chat job; refused while
-        a question of the session is in flight)."""
+        a question of the session is in flight); ``study`` (id or name): ``papers`` are its
+        PDFs, and the chat names it."""
         ...
 
 
@@ -275,12 +277,12 @@ class ReportsArea:
             raise ReportInputError(
                 "answering in the chat needs this browser's paper chat", code="session"
             )
-        token = request.chat_token
+        token, study = request.chat_token, request.study
         request = self.scoped(request, owner=owner)
         job = self.chat.ask_rounds(
             token, request.questions,
             () if request.whole_library else request.papers,
-            whole_library=request.whole_library, owner=owner,
+            whole_library=request.whole_library, owner=owner, study=study,
         )  # fmt: skip
         return ChatRoundsJob(job)
 

@@ -12,6 +12,7 @@ from litdesk.services.library import (
     ChatScopeRequest,
     ChatService,
 )
+from litdesk.services.workspace import Workspace
 
 from ._area import ChatAnswer
 from ._views import ChatDraft
@@ -48,7 +49,12 @@ class ChatServiceLink:
         *,
         whole_library: bool,
         owner: str,
+        study: str | None = None,
     ) -> ChatJob:
         scope = ChatScopeRequest(token, tuple(papers), whole_library)
         request = ChatRoundsRequest(scope, tuple(questions))
-        return self.chat.submit_rounds(request, owner=owner)
+        tag = None
+        if study is not None:  # the chat names the Study and lists the chat under it
+            row = Workspace(self.chat.library.store, owner=owner).study(study)
+            tag = {"id": row.id, "name": row.name}
+        return self.chat.submit_rounds(request, owner=owner, study=tag)
