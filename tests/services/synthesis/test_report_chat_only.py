@@ -27,7 +27,7 @@ from litdesk.adapters.store import LOCAL_OWNER, Store, open_store
 from litdesk.core.records import make_paper
 from litdesk.core.report import UnknownLabelLanguage
 from litdesk.services.app import open_app_sync
-from litdesk.services.jobs import JobRunner, Jobs
+from litdesk.services.jobs import JobRunner, Jobs, TooManyJobs
 from litdesk.services.library import CHAT_KIND, ChatService, Library
 from litdesk.services.models import Models
 from litdesk.services.synthesis import (
@@ -233,3 +233,24 @@ def test_a_study_scope_answered_in_the_chat_names_the_study(
         assert {c["file"] for c in card.data["citations"]} == {"rivers.pdf"}  # not the lake
         [listed] = app.library.chat_list(owner=LOCAL_OWNER, study_id=study.id)
         assert listed.title == QUESTIONS[0]
+
+
+def test_the_chat_rounds_count_against_the_accounts_queue_cap(
+    settings: Settings, store: Store, wordllama: WordLlamaEmbedder
+) -> None:
+    lib = Library(settings, models=Models(settings), embedder=wordllama, store=store)
+    jobs = Jobs(store, max_active=1)
+    chat = ChatService(lib, jobs=jobs)
+    area = ReportsArea(lib, jobs, chat=ChatServiceLink(chat))
+    try:
+        area.submit(ReportRequest(PAPERS, questions=QUESTIONS[:1]), owner="ana")  # active
+        token = secrets.token_urlsafe(32)
+        request = ReportRequest(PAPERS, questions=QUESTIONS, chat_only=True, chat_token=token)
+        with pytest.raises(TooManyJobs):
+            area.submit_chat(request, owner="ana")
+        refused = chat.session(token, owner="ana")  # nothing queued, the scope not changed
+        assert refused.rounds == () and refused.whole_library and refused.job is None
+        assert chat.history(owner="ana") == []
+        assert area.submit_chat(request, owner="bob").job.questions == QUESTIONS  # bob's own cap
+    finally:
+        lib.close()
