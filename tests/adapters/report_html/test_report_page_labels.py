@@ -89,3 +89,20 @@ def test_a_german_report_in_the_browser(tmp_path: Path, browser: Any) -> None:
     page.screenshot(path=str(folder / "report-german.png"), full_page=True)
     assert problems == []
     page.close()
+
+
+def test_a_passages_units_are_named_in_the_label_language(tmp_path: Path) -> None:
+    report = make_report(tmp_path)
+    units = {
+        code: [
+            " ".join(e.text_content().split())
+            for e in lxml_html.fromstring(report_html(report, dpi=40, labels=code)).xpath(
+                "//div[@class='passage']"
+            )
+        ]
+        for code in ("en", "de", "es")
+    }
+    assert any("· rank 1 · question 1, summary: Results" in p for p in units["en"]), units
+    # German nouns keep their capital after the colon
+    assert any("· Rang 1 · Frage 1, Zusammenfassung: Ergebnisse" in p for p in units["de"])
+    assert any("· posición 1 · pregunta 1, resumen: Resultados" in p for p in units["es"])

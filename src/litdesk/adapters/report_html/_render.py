@@ -151,9 +151,9 @@ def _unit_words(name: str, t: Mapping[str, str]) -> str:
         return t["unit_question"].format(n=rest)
     key = rest.strip()
     if kind == "summary:" and f"facet_{key}" in t:
-        return t["unit_summary"].format(facet=t[f"facet_{key}"].lower())
+        return t["unit_summary"].format(facet=t[f"facet_{key}"])
     if kind == "synthesis:" and f"section_{key}" in t:
-        return t["unit_synthesis"].format(section=t[f"section_{key}"].lower())
+        return t["unit_synthesis"].format(section=t[f"section_{key}"])
     return name
 
 
