@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -183,3 +184,49 @@ def test_report_output_paths_refused(env: Path, tmp_path: Path) -> None:
         assert code == 0 and not any(f["indexed"] for f in json.loads(out)["files"])
     finally:
         os.close(reader)
+
+
+def test_chat_only_prints_the_answers_as_ask_does_and_writes_no_file(
+    env: Path, tmp_path: Path
+) -> None:
+    assert _run("library", "add", str(env))[0] == 0
+    code, out, err = _run(
+        "report", "--all", "--questions", "Where was cadmium highest?;What did heat do to wheat?",
+        "--chat-only",
+    )  # fmt: skip
+    assert code == 0, err
+    first, _, second = out.partition("\nQuestion 2: What did heat do to wheat?\n")
+    assert first.startswith("Question 1: Where was cadmium highest?\n") and second
+    assert "harbour outflow" in first and re.search(r"\[1\] file://\S+estuary\.pdf#page=2", first)
+    assert re.search(r"\[1\] file://\S+wheat\.pdf#page=1", second)
+    assert not list((tmp_path / "data").rglob("*.html"))  # no report
+    protocol = "".join(p.read_text() for p in (tmp_path / "data").rglob("protocols/*.md"))
+    assert "— Where was cadmium highest?" in protocol and "— What did heat do to wheat?" in protocol
+    code, out, _ = _run(
+        "report", "--papers", "wheat.pdf", "--questions", "Yield?", "--chat-only", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["output"] == "chat" and data["stopped"] is None
+    assert [a["question"] for a in data["answers"]] == ["Yield?"]
+    code, _, err = _run(
+        "report", "--all", "--questions", "Yield?", "--summary", "prose", "--chat-only"
+    )
+    assert code == 2 and "A summary needs the HTML report" in err
+    assert not list((tmp_path / "data").rglob("*.html"))
+
+
+def test_labels_choose_the_page_labels_and_an_unknown_one_is_refused(env: Path) -> None:
+    assert _run("library", "add", str(env))[0] == 0
+    code, out, err = _run(
+        "report", "--papers", "wheat.pdf", "--questions", "Yield?", "--labels", "fr"
+    )
+    assert code == 0, err
+    html = Path(out.strip()).read_text(encoding="utf-8")
+    assert (
+        '<html lang="fr">' in html and ">Articles<" in html and ">À propos de ce rapport<" in html
+    )
+    assert ">Papers<" not in html
+    code, _, err = _run(
+        "report", "--papers", "wheat.pdf", "--questions", "Yield?", "--labels", "xx"
+    )
+    assert code == 2 and "English (en), Deutsch (de), Français (fr), Español (es)" in err

@@ -20,7 +20,14 @@ from typing import Any, Final
 import jinja2
 
 from litdesk._errors import InputError
-from litdesk.core.report import FACETS, SYNTHESIS_SECTIONS, LabelledReport, Part
+from litdesk.core.report import (
+    DEFAULT_LABELS,
+    FACETS,
+    SYNTHESIS_SECTIONS,
+    LabelledReport,
+    Part,
+    report_labels,
+)
 
 __all__ = [
     "MAX_REPORT_BYTES",
@@ -35,19 +42,6 @@ __all__ = [
 
 MAX_REPORT_BYTES: Final = 50_000_000
 HOVER_CHARS: Final = 300
-FACET_HEADINGS: Final = {
-    "aim": "Aim",
-    "methods": "Methods",
-    "study_area": "Study area",
-    "results": "Results",
-    "discussion": "Discussion",
-    "outlook": "Outlook",
-}
-SECTION_HEADINGS: Final = {
-    "agreement": "Agreement",
-    "differences": "Differences",
-    "open_points": "Open points",
-}
 
 
 class ReportTooLarge(InputError):
@@ -88,6 +82,8 @@ class ReportMeta:
     questions: tuple[str, ...]
     synthesis_note: str | None = None
     warnings: tuple[str, ...] = ()
+    #: the page labels' language (a code of :data:`litdesk.core.report.LABEL_LANGUAGES`)
+    labels: str = DEFAULT_LABELS
 
 
 def _asset(name: str) -> str:
@@ -134,15 +130,31 @@ def _lines(parts: tuple[Part, ...]) -> list[tuple[Part, ...]]:
     return [tuple(x) for x in out if any(p.labels or p.text.strip() for p in x)]
 
 
-def created_words(iso: str) -> str:
-    """``5 Dec 2026, 12:48 UTC`` for the report's ISO creation time (as stored, UTC); text that
-    is not a date stays as it is. The file is read anywhere, so the zone is named."""
+def created_words(iso: str, labels: str = DEFAULT_LABELS) -> str:
+    """``5 Dec 2026, 12:48 UTC`` for the report's ISO creation time (as stored, UTC) in the
+    label language (``5. Dez. 2026, 12:48 UTC``); text that is not a date stays as it is.
+    The file is read anywhere, so the zone is named."""
     try:
         at = datetime.fromisoformat(iso)
     except ValueError:
         return iso
+    t = report_labels(labels)
     zone = " UTC" if at.utcoffset() is not None and not at.utcoffset() else ""
-    return f"{at.day} {at:%b %Y, %H:%M}{zone}"  # %b: English month names (the C locale)
+    month = t["months"].split()[at.month - 1]
+    return t["date"].format(day=at.day, month=month, year=at.year, time=f"{at:%H:%M}") + zone
+
+
+def _unit_words(name: str, t: Mapping[str, str]) -> str:
+    """A passage's unit (``question 2``, ``summary: aim``) in the label language."""
+    kind, _, rest = name.partition(" ")
+    if kind == "question" and rest.isdigit():
+        return t["unit_question"].format(n=rest)
+    key = rest.strip()
+    if kind == "summary:" and f"facet_{key}" in t:
+        return t["unit_summary"].format(facet=t[f"facet_{key}"])
+    if kind == "synthesis:" and f"section_{key}" in t:
+        return t["unit_synthesis"].format(section=t[f"section_{key}"])
+    return name
 
 
 def render_html(
@@ -155,6 +167,7 @@ def render_html(
 ) -> str:
     """The report as one HTML document; raises :class:`ReportTooLarge` over ``max_bytes``."""
     script, css, template = _assets()
+    t = report_labels(meta.labels)
     several = len(report.papers) > 1
     letters = report.letters
     titles = {p.file: p.title or p.file for p in report.papers}
@@ -175,9 +188,9 @@ def render_html(
             "page_id": view.page_id,
             "page": cp.page,
             "rects": ";".join(" ".join(f"{v:.5f}" for v in r) for r in view.rects),
-            "caption": f"{cp.label} — {who}, page {cp.page}",
+            "caption": f"{cp.label} — {who}, {t['page'].format(page=cp.page)}",
             "passage": clipped,
-            "hover": f"{who} — page {cp.page}\n{short}",
+            "hover": f"{who} — {t['page'].format(page=cp.page)}\n{short}",
         }
     questions: list[dict[str, Any]] = []
     for qi, question in enumerate(meta.questions):
@@ -188,13 +201,13 @@ def render_html(
             label = None
             if unit.paper and several:
                 label = f"{letters[unit.paper]} · {titles[unit.paper]}"
-            flag = None if unit.grounded else "not grounded: cites no excerpt"
+            flag = None if unit.grounded else t["not_grounded"]
             if unit.extractive and unit.grounded:
-                flag = "extractive answer (no model)"
+                flag = t["extractive_answer"]
             units.append({"paper_label": label, "parts": parts, "flag": flag})
         questions.append({"question": question, "units": units})
     synthesis = [
-        {"heading": SECTION_HEADINGS[u.key], "parts": parts}
+        {"heading": t[f"section_{u.key}"], "parts": parts}
         for key in SYNTHESIS_SECTIONS
         for u, parts in zip(report.units, report.parts, strict=True)
         if u.kind == "synthesis" and u.key == key
@@ -208,7 +221,7 @@ def render_html(
     for i, p in enumerate(order):
         own = [c for c in report.passages if c.file == p.file]
         summary = [
-            {"heading": FACET_HEADINGS[f], "extractive": summaries[p.file][f][0],
+            {"heading": t[f"facet_{f}"], "extractive": summaries[p.file][f][0],
              "parts": summaries[p.file][f][1]}
             for f in FACETS
             if f in summaries.get(p.file, {})
@@ -226,12 +239,21 @@ def render_html(
                 "arxiv": p.arxiv,
                 "first_author": p.authors[0] if p.authors else "",
                 "read_from_pdf": (
-                    f"read from the PDF (confidence {p.read_confidence:.2f})"
+                    t["read_from_pdf"].format(confidence=f"{p.read_confidence:.2f}")
                     if p.read_confidence is not None
                     else ""
                 ),
                 "summary": summary,
-                "passages": own,
+                "passages": [
+                    {
+                        "label": c.label,
+                        "page": c.page,
+                        "rank": c.rank,
+                        "text": c.text,
+                        "units": ", ".join(_unit_words(u, t) for u in c.units),
+                    }
+                    for c in own
+                ],  # fmt: skip
                 "pages_cited": ", ".join(str(n) for n in pages_cited),
             }
         )
@@ -243,21 +265,26 @@ def render_html(
                 got = summaries.get(p.file, {}).get(f)
                 lines = _lines(got[1]) if got else []
                 cells.append({"points": lines[:2], "more": max(0, len(lines) - 2)})
-            compare.append({"heading": FACET_HEADINGS[f], "cells": cells})
-    lead = meta.questions[0] if meta.questions else "papers"
+            compare.append({"heading": t[f"facet_{f}"], "cells": cells})
+    lead = meta.questions[0] if meta.questions else t["title_no_question"]
+    n = len(paper_views)
     html = template.render(
-        lang="en",
+        lang=meta.labels,
+        t=t,
+        paper_count=f"{n} {t['paper_one'] if n == 1 else t['paper_many']}",
+        detail_words=t.get(f"detail_{meta.detail_mode}", meta.detail_mode),
+        summary_words=t.get(f"summary_{meta.summary_mode}", meta.summary_mode),
         csp=content_security_policy(),
         css=css,
         script=script,
-        title=f"Synthesis report — {lead[:120]}",
+        title=f"{t['title_prefix']} — {lead[:120]}",
         created=meta.created,
-        created_words=created_words(meta.created),
+        created_words=created_words(meta.created, meta.labels),
         model=meta.model,
         generation_model=meta.generation_model,
         detail_mode=meta.detail_mode,
         summary_mode=meta.summary_mode,
-        language=meta.language or "the language of the questions",
+        language=meta.language or t["language_default"],
         several=several,
         papers=paper_views,
         questions=questions,

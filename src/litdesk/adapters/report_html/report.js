@@ -50,7 +50,8 @@
     passage.textContent = a.getAttribute("data-passage");
     note.hidden = first !== null;
     pdfLink.setAttribute("href", a.getAttribute("href"));
-    pdfLink.textContent = "Open the PDF at page " + a.getAttribute("data-pageno");
+    var openAt = dialog.getAttribute("data-open-at") || "Open the PDF at page {page}";
+    pdfLink.textContent = openAt.split("{page}").join(a.getAttribute("data-pageno"));
     dialog.setAttribute("data-label", a.textContent);
     if (dialog.open) { /* already shown: new content */ }
     else if (typeof dialog.showModal === "function") { dialog.showModal(); } else { dialog.setAttribute("open", ""); }

@@ -1,5 +1,13 @@
 """Synthesis reports (pure): the report model, citation labels and the file name rule."""
 
+from ._labels import (
+    DEFAULT_LABELS,
+    LABEL_LANGUAGES,
+    UnknownLabelLanguage,
+    check_label_language,
+    label_language_names,
+    report_labels,
+)
 from ._matter import MATTER_SHARE, SeenSentences, body_text, matter_kind, mostly_matter, sentences
 from ._model import (
     FACET_QUERIES,
@@ -18,6 +26,12 @@ from ._model import (
 )
 
 __all__ = [
+    "DEFAULT_LABELS",
+    "LABEL_LANGUAGES",
+    "UnknownLabelLanguage",
+    "check_label_language",
+    "label_language_names",
+    "report_labels",
     "MATTER_SHARE",
     "SeenSentences",
     "body_text",

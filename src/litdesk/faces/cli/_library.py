@@ -21,7 +21,7 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from litdesk.services.library import IndexOutcome, LibraryArea, PdfRecordView
+    from litdesk.services.library import Answer, IndexOutcome, LibraryArea, PdfRecordView
 
 
 @library_app.command("add")
@@ -304,6 +304,26 @@ def save_paper(
     emit_json(view.to_dict()) if as_json else _print_record(view)
 
 
+def print_answer(answer: Answer) -> None:
+    """A grounded answer as ``litdesk ask`` prints it: the text, its flags, each citation's
+    link, the near misses and the warnings."""
+    console.print(answer.answer, markup=False, highlight=False)
+    if answer.abstained:
+        err_console.print("abstained: the library does not seem to answer", markup=False)
+    elif not answer.grounded:
+        err_console.print("not grounded: the answer cites no excerpt", markup=False)
+    for c in answer.citations:
+        console.print(f"[{c['label']}] {c['link']}", markup=False, highlight=False)
+    if answer.near_misses and not answer.abstained:
+        console.print("Near misses (less relevant, not used in the answer):", markup=False)
+        for n in answer.near_misses:
+            console.print(
+                f"- {n['file']}, p. {n['page']}: {n['link']}", markup=False, highlight=False
+            )
+    for w in answer.warnings:
+        err_console.print(f"warning: {w}", markup=False, highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
     app.add_typer(library_app, name="library")
@@ -350,18 +370,4 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(answer.to_dict())
             return
-        console.print(answer.answer, markup=False, highlight=False)
-        if answer.abstained:
-            err_console.print("abstained: the library does not seem to answer", markup=False)
-        elif not answer.grounded:
-            err_console.print("not grounded: the answer cites no excerpt", markup=False)
-        for c in answer.citations:
-            console.print(f"[{c['label']}] {c['link']}", markup=False, highlight=False)
-        if answer.near_misses and not answer.abstained:
-            console.print("Near misses (less relevant, not used in the answer):", markup=False)
-            for n in answer.near_misses:
-                console.print(
-                    f"- {n['file']}, p. {n['page']}: {n['link']}", markup=False, highlight=False
-                )
-        for w in answer.warnings:
-            err_console.print(f"warning: {w}", markup=False, highlight=False)
+        print_answer(answer)

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from litdesk._errors import InputError
 
 from ._context import sync_app
-from ._output import command, emit_json, err_console
+from ._library import print_answer
+from ._output import command, console, emit_json, err_console
 from ._runs import report_app
+
+if TYPE_CHECKING:
+    from litdesk.services.synthesis import ReportRequest
 
 __all__ = ["register", "synthesis_report"]
 
@@ -59,6 +63,21 @@ def synthesis_report(
         str | None,
         typer.Option("--language", help="Prose language (default: the language of the questions)."),
     ] = None,
+    labels: Annotated[
+        str,
+        typer.Option(
+            "--labels",
+            help="Language of the page labels (headings, table heads): en, de, fr or es.",
+        ),
+    ] = "en",
+    chat_only: Annotated[
+        bool,
+        typer.Option(
+            "--chat-only",
+            help="No HTML report: answer each question as 'litdesk ask' does (printed, and "
+            "kept in the protocol).",
+        ),
+    ] = False,
     detail_mode: Annotated[
         str,
         typer.Option("--detail-mode", help="Question units: per-paper, cross-paper or both."),
@@ -100,7 +119,12 @@ def synthesis_report(
         force=force,
         dpi=dpi,
         study=study,
+        labels=labels,
+        chat_only=chat_only,
     )
+    if chat_only:
+        _answer_in_chat(request, as_json=as_json)
+        return
     with sync_app() as app:
         result = app.reports.build(request, owner=app.owner)
     if as_json:
@@ -109,6 +133,30 @@ def synthesis_report(
     typer.echo(str(result.path))
     for w in result.warnings:
         err_console.print(f"warning: {w}", markup=False, highlight=False)
+
+
+def _answer_in_chat(request: ReportRequest, *, as_json: bool) -> None:
+    """``--chat-only``: each question's answer printed as ``litdesk ask`` prints it; a
+    refused question is said, with the ones not asked, and the exit status is 3."""
+    from litdesk._errors import RefusedError
+
+    with sync_app() as app:
+        answers = app.reports.answer(request, owner=app.owner)
+    if as_json:
+        emit_json(answers.to_dict())
+    else:
+        for i, answer in enumerate(answers.answers):
+            if i:
+                console.print()
+            console.print(f"Question {i + 1}: {answer.question}", markup=False, highlight=False)
+            print_answer(answer)
+    if answers.stopped is not None:
+        left = "; ".join(answers.unanswered)
+        raise RefusedError(
+            f"{len(answers.answers)} of {len(request.questions)} questions answered; "
+            f"not asked: {left}. {answers.stopped.get('message', '')}",
+            code=str(answers.stopped.get("code") or "refused"),
+        )
 
 
 def _report_group(ctx: typer.Context, **options: Any) -> None:

@@ -41,6 +41,7 @@ from ._chat_jobs import (
     chat_owner,
     error_result,
 )
+from ._chat_rounds import run_rounds
 from ._indexer import hash_files
 from ._library import Answer, Library, Lookup
 from ._requests import (
@@ -48,6 +49,7 @@ from ._requests import (
     MAX_SCOPE,
     ChatInputError,
     ChatQuestionRequest,
+    ChatRoundsRequest,
     ChatScopeRequest,
     check_token,
 )
@@ -582,6 +584,38 @@ class ChatService:
             )
         return ChatJob.from_view(view)
 
+    def submit_rounds(
+        self, request: ChatRoundsRequest, *, owner: str, study: dict[str, str] | None = None
+    ) -> ChatJob:
+        """Queue several questions as one ``chat.answer`` job over ``request.scope`` (unknown
+        papers refused with the library's list), each written as the session's next round
+        in order; the scope becomes the session's (``study``, id and name: the scope is
+        that Study's PDFs, as :meth:`set_scope`). :class:`ChatBusy` as :meth:`submit`."""
+        scope = request.scope
+        self.library.corpus().select(list(scope.papers))  # UnknownPapers lists the real names
+        sid = self.session_id(request.token, owner=owner)
+        params = {
+            "session": sid,
+            "question": request.questions[0],
+            "questions": list(request.questions),
+            "papers": list(scope.papers),
+            "whole_library": scope.whole_library,
+            "by": owner,
+        }
+        job_id = new_job_id()
+        view = self._queue().submit(
+            CHAT_KIND, params, owner=chat_owner(sid), reuse_active=True, job_id=job_id,
+            account=owner,
+        )  # fmt: skip
+        if view.id != job_id:
+            raise ChatBusy(
+                "a question of this chat session is still being answered: wait for its "
+                "answer, or cancel it, then ask these questions",
+                job=view.id,
+            )
+        self.set_scope(scope, owner=owner, study=study)  # the next question: the same papers
+        return ChatJob.from_view(view)
+
     def job(self, token: str, job_id: str, *, owner: str) -> ChatJob:
         """The question job ``job_id`` of this session (any other is not found), with its
         round's answer card once written."""
@@ -617,6 +651,8 @@ class ChatService:
         A reply a previous attempt got is replayed from the checkpoint, not asked (nor
         paid) again; a finished card in the checkpoint is written as it is."""
         p = ctx.params
+        if isinstance(p.get("questions"), list):  # several rounds (:meth:`submit_rounds`)
+            return run_rounds(self, ctx)
         sid, question = str(p["session"]), str(p["question"])
         with self._locked(sid):
             for entry in self._load(sid)["rounds"]:

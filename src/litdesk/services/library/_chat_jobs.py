@@ -41,6 +41,9 @@ __all__ = [
 CHAT_KIND: Final = "chat.answer"
 ChatJobState = Literal["running", "done", "failed", "cancelled"]
 _CANCELLED: Final = "the question was cancelled; no round was written"
+_CANCELLED_ROUNDS: Final = (
+    "the questions were cancelled; the ones answered before the cancel are kept as rounds"
+)
 
 
 def chat_owner(session_id: str) -> str:
@@ -84,6 +87,9 @@ class ChatJob:
     created: str
     #: the round's answer card once written (read with the job by :meth:`ChatService.job`)
     answer: dict[str, Any] | None = None
+    #: a job of several questions (the report wizard's "answer in the chat only"): all of
+    #: them, in the order asked (``question`` is the first, or the first not answered)
+    questions: tuple[str, ...] = ()
 
     @classmethod
     def from_view(cls, view: JobView) -> ChatJob:
@@ -93,9 +99,25 @@ class ChatJob:
         state: ChatJobState
         code = retry = None
         message: str | None = None
+        asked = view.params.get("questions")
+        questions = tuple(str(q) for q in asked) if isinstance(asked, list) else ()
+        question = str(view.params.get("question", ""))
+        unanswered = result.get("unanswered")
         if view.active:
             waiting = "queued" if view.status == "queued" else "starting"
             state, stage = "running", view.current or waiting
+        elif isinstance(unanswered, list) and unanswered and error is not None:
+            # several questions, refused at one: the rounds before it are written
+            state, stage, code = "failed", "failed", str(error.get("code", ""))
+            wait = error.get("retry_after")
+            retry = wait if isinstance(wait, int) else None
+            question = str(unanswered[0])
+            done = len(questions) - len(unanswered)
+            left = "; ".join(f"“{q}”" for q in unanswered)
+            message = (
+                f"{done} of {len(questions)} questions answered; not answered: {left}. "
+                f"{error.get('message', '')}"
+            )
         elif isinstance(number, int):  # written (a cancel that came after still has it)
             state, stage = "done", "done"
         elif error is not None:  # the model refused or was unreachable: nothing written
@@ -105,12 +127,15 @@ class ChatJob:
             retry = wait if isinstance(wait, int) else None
         elif view.status == "cancelled":
             state, stage, message = "cancelled", "cancelled", _CANCELLED
+            if len(questions) > 1:
+                message = _CANCELLED_ROUNDS
         else:
             state, stage, message = "failed", "failed", view.message or "the question failed"
         return cls(
-            view.id, str(view.params.get("question", "")), state, stage, view.done, message,
+            view.id, question, state, stage, view.done, message,
             code, retry, number if isinstance(number, int) else None,
             view.cancel_requested and state == "running", view.attempts, view.created,
+            questions=questions,
         )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,6 +153,7 @@ class ChatJob:
             "attempts": self.attempts,
             "created": self.created,
             "answer": self.answer,
+            "questions": list(self.questions),
         }
 
 
@@ -172,6 +198,8 @@ class JournaledBackend:
         self.checkpoint = checkpoint
         self.replayed = 0
         self._n = 0
+        #: said before each stage (a job of several questions: which one is being asked)
+        self.prefix = ""
 
     @property
     def made(self) -> int:
@@ -190,7 +218,13 @@ class JournaledBackend:
     def is_model(self) -> bool:
         return self.inner.is_model
 
+    def seek(self, n: int) -> None:
+        """Go on from call ``n`` of the journal (a job of several questions: where the
+        question being asked began, so a question asked before is not replayed into it)."""
+        self._n = n
+
     def _save(self, stage: str) -> None:
+        stage = self.prefix + stage
         if not self.ctx.progress(self._n, None, stage, checkpoint=self.checkpoint):
             raise JobStopped(stage)
 

@@ -26,7 +26,9 @@ __all__ = [
     "AskRequest",
     "ChatInputError",
     "ChatQuestionRequest",
+    "ChatRoundsRequest",
     "ChatScopeRequest",
+    "MAX_ROUND_QUESTIONS",
     "LibraryPageInvalid",
     "LibraryPageRequest",
     "PageRequest",
@@ -212,3 +214,31 @@ class ChatQuestionRequest:
     def __post_init__(self) -> None:
         check_token(self.token)
         object.__setattr__(self, "question", clean_question(self.question))
+
+
+#: questions one chat job may ask in a row (the report wizard's "answer in the chat only")
+MAX_ROUND_QUESTIONS: Final = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRoundsRequest:
+    """Several questions asked as rounds of the chat session ``token``, in order, over
+    ``scope`` (which becomes the session's scope): the report wizard's "answer in the chat
+    only". Blank questions are dropped; at least one is needed."""
+
+    scope: ChatScopeRequest
+    questions: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        asked = tuple(clean_question(q) for q in self.questions if q.strip())
+        if not asked:
+            raise ChatInputError("write at least one question to ask in the chat", code="question")
+        if len(asked) > MAX_ROUND_QUESTIONS:
+            raise ChatInputError(
+                f"at most {MAX_ROUND_QUESTIONS} questions at once", code="too_many_questions"
+            )
+        object.__setattr__(self, "questions", asked)
+
+    @property
+    def token(self) -> str:
+        return self.scope.token

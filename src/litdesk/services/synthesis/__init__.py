@@ -24,7 +24,9 @@ from ._chat_link import ChatServiceLink
 from ._requests import LAYOUTS, Layout, ReportRequest
 from ._views import (
     BuiltReport,
+    ChatAnswers,
     ChatDraft,
+    ChatRoundsJob,
     ReportFile,
     ReportJob,
     ReportList,
@@ -39,8 +41,10 @@ __all__ = [
     "LAYOUTS",
     "BuiltReport",
     "ChatAnswer",
+    "ChatAnswers",
     "ChatCitation",
     "ChatDraft",
+    "ChatRoundsJob",
     "ChatLink",
     "ChatServiceLink",
     "DetailMode",

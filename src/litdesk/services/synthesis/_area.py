@@ -25,7 +25,7 @@ from litdesk.adapters.pdfpages import DEFAULT_DPI
 from litdesk.adapters.report_html import content_security_policy
 from litdesk.core.report import ReportUnit, UnitExcerpt
 from litdesk.services.jobs import Handler, JobContext, Jobs, JobView
-from litdesk.services.library import Library, Lookup
+from litdesk.services.library import Answer, ChatJob, Library, Lookup
 
 from ._build import (
     MAX_QUESTIONS,
@@ -39,7 +39,9 @@ from ._build import (
 from ._requests import ReportRequest
 from ._views import (
     BuiltReport,
+    ChatAnswers,
     ChatDraft,
+    ChatRoundsJob,
     ReportFile,
     ReportJob,
     ReportList,
@@ -114,6 +116,22 @@ class ChatLink(Protocol):
         ``papers`` (or the whole library)."""
         ...
 
+    def ask_rounds(
+        self,
+        token: str,
+        questions: Sequence[str],
+        papers: Sequence[str],
+        *,
+        whole_library: bool,
+        owner: str,
+        study: str | None = None,
+    ) -> ChatJob:
+        """Queue ``questions`` as rounds of the chat session ``token`` over ``papers`` (or
+        the whole library), which becomes the session's scope (one chat job; refused while
+        a question of the session is in flight); ``study`` (id or name): ``papers`` are its
+        PDFs, and the chat names it."""
+        ...
+
 
 class StudyPdfs(Protocol):
     """The Study's name and the library PDFs attached to its papers (members only)."""
@@ -181,6 +199,16 @@ class ReportsArea:
             not_made.append(
                 "the synthesis: it needs a model (set LITDESK_LLM_BACKEND and a chat model)"
             )
+        if request.chat_only:
+            what = f"{len(qs)} question{'' if len(qs) == 1 else 's'}"
+            notes.append(
+                f"answered in the chat only: the {what} become rounds of your paper chat over "
+                "these papers, one after the other; no HTML report is written"
+            )
+            return ReportPlan(
+                backend.model if backend.is_model else None, n, len(qs), tuple(extractive),
+                (), tuple(notes),
+            )  # fmt: skip
         if not qs and request.summary == "none" and not (request.synthesis and n >= 2):
             notes.append("nothing to report yet: add a question, a summary or a synthesis")
         cross = request.detail_mode in ("cross-paper", "both") or n == 1
@@ -220,6 +248,11 @@ class ReportsArea:
     def submit(self, request: ReportRequest, *, owner: str) -> ReportJob:
         """Check the choices (unknown papers are refused with the real list; an empty
         report is refused) and queue the build as a ``report.build`` job of ``owner``."""
+        if request.chat_only:
+            raise ReportInputError(
+                "answering in the chat only is queued as chat rounds, not as a report build",
+                code="chat_only",
+            )
         plan = self.plan(request, owner=owner)
         if plan.units == 0:
             raise ReportEmpty(
@@ -232,9 +265,57 @@ class ReportsArea:
             session = self.chat.session_id(request.chat_token, owner=owner)
         return ReportJob(self.jobs.submit(JOB_KIND, request.to_params(session), owner=owner))
 
+    def submit_chat(self, request: ReportRequest, *, owner: str) -> ChatRoundsJob:
+        """The wizard's "answer in the chat only" (the web): the questions queued as rounds
+        of the browser's paper chat (``request.chat_token``) over the report's scope, which
+        becomes the chat's; one chat job, its model calls in ``owner``'s paper-chat
+        allowance and its queue caps (:class:`~litdesk.services.library.ChatBusy` while a
+        question of the chat is in flight). No HTML file is built."""
+        if not request.chat_only:
+            raise ReportInputError("this request writes the HTML report", code="chat_only")
+        if self.chat is None or request.chat_token is None:
+            raise ReportInputError(
+                "answering in the chat needs this browser's paper chat", code="session"
+            )
+        token, study = request.chat_token, request.study
+        request = self.scoped(request, owner=owner)
+        job = self.chat.ask_rounds(
+            token, request.questions,
+            () if request.whole_library else request.papers,
+            whole_library=request.whole_library, owner=owner, study=study,
+        )  # fmt: skip
+        return ChatRoundsJob(job)
+
+    def answer(self, request: ReportRequest, *, owner: str) -> ChatAnswers:
+        """``litdesk report --chat-only``: each question answered now over the scope as
+        ``litdesk ask`` answers it (grounded, page-exact citations, the protocol entry; the
+        model calls in ``owner``'s paper-chat allowance), no HTML file. A refused question
+        stops there: the answers so far are returned with the questions not asked."""
+        if not request.chat_only:
+            raise ReportInputError("this request writes the HTML report", code="chat_only")
+        request = self.scoped(request, owner=owner)
+        papers = list(request.papers) or None
+        self.pdfs.corpus().select(papers)  # unknown papers refused before any question
+        answers: list[Answer] = []
+        for i, question in enumerate(request.questions):
+            try:
+                answers.append(
+                    self.pdfs.ask(question, papers=papers, top_k=request.top_k, owner=owner)
+                )
+            except LitdeskError as exc:
+                if not answers:
+                    raise
+                return ChatAnswers(tuple(answers), request.questions[i:], exc.to_dict())
+        return ChatAnswers(tuple(answers))
+
     def build(self, request: ReportRequest, *, owner: str) -> ReportResult:
         """Build the report now (the CLI) — the same build a job runs — and write it when
         ``request.write`` (a wrong ``output`` is refused before the build)."""
+        if request.chat_only:
+            raise ReportInputError(
+                "answering in the chat only builds no report (the CLI: ReportsArea.answer)",
+                code="chat_only",
+            )
         if request.write:
             check_target(request.output, force=request.force)
         request = self.scoped(request, owner=owner)
@@ -243,7 +324,7 @@ class ReportsArea:
         if request.write:
             path = write_report(
                 report, request.output, default_dir=self.folder, force=request.force,
-                dpi=request.dpi,
+                dpi=request.dpi, labels=request.labels,
             )  # fmt: skip
         return ReportResult(report, path)
 
@@ -326,8 +407,9 @@ class ReportsArea:
         report = self._make(request, owner=owner, chat_session=chat_session, progress=progress)
         folder.mkdir(parents=True, exist_ok=True)
         path = write_report(
-            report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI, links="workspace"
-        )
+            report, folder, default_dir=folder, force=True, dpi=DEFAULT_DPI, links="workspace",
+            labels=request.labels,
+        )  # fmt: skip
         self.pdfs.shelf.publish(path)  # for every host (a shared object store)
         return BuiltReport(build_id, path.name, path, tuple(report.warnings), request.layout)
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import cast
 
-from litdesk.services.library import ChatService
+from litdesk.services.library import (
+    ChatJob,
+    ChatRoundsRequest,
+    ChatScopeRequest,
+    ChatService,
+)
+from litdesk.services.workspace import Workspace
 
 from ._area import ChatAnswer
 from ._views import ChatDraft
@@ -34,3 +40,21 @@ class ChatServiceLink:
     ) -> Mapping[str, ChatAnswer]:
         found = self.chat.answers_for(session_id, list(papers), whole_library=whole_library)
         return cast(Mapping[str, ChatAnswer], found)
+
+    def ask_rounds(
+        self,
+        token: str,
+        questions: Sequence[str],
+        papers: Sequence[str],
+        *,
+        whole_library: bool,
+        owner: str,
+        study: str | None = None,
+    ) -> ChatJob:
+        scope = ChatScopeRequest(token, tuple(papers), whole_library)
+        request = ChatRoundsRequest(scope, tuple(questions))
+        tag = None
+        if study is not None:  # the chat names the Study and lists the chat under it
+            row = Workspace(self.chat.library.store, owner=owner).study(study)
+            tag = {"id": row.id, "name": row.name}
+        return self.chat.submit_rounds(request, owner=owner, study=tag)

@@ -12,6 +12,7 @@ from typing import Final, Literal, cast, get_args
 
 from litdesk.adapters.pdfpages import DEFAULT_DPI
 from litdesk.core.library import MAX_TOP_K
+from litdesk.core.report import DEFAULT_LABELS, check_label_language
 
 from ._build import MAX_QUESTION_CHARS, MAX_QUESTIONS, DetailMode, ReportInputError, SummaryMode
 
@@ -39,6 +40,13 @@ class ReportRequest:
     For :meth:`ReportsArea.build` (the CLI): ``write`` writes the HTML to ``output`` (a file,
     or a folder for the default name; ``None``: the data directory's ``reports`` folder),
     replacing a file only with ``force``; the web's builds write to their own folder.
+
+    ``labels``: the language of the report page's fixed labels (``en``, ``de``, ``fr``,
+    ``es``, or such a language's name; an unknown one is refused listing the known ones),
+    apart from ``language``, the prose's. ``chat_only``: no HTML report — the questions are
+    asked as rounds of the paper chat over the scope (the web: the browser's chat session,
+    ``chat_token``; the CLI: printed as ``litdesk ask`` prints them), which takes no summary
+    nor synthesis (those need the report) and no output file.
     """
 
     papers: tuple[str, ...] = ()
@@ -56,6 +64,8 @@ class ReportRequest:
     force: bool = False
     dpi: int = DEFAULT_DPI
     study: str | None = None
+    labels: str = DEFAULT_LABELS
+    chat_only: bool = False
 
     def __post_init__(self) -> None:
         study = " ".join((self.study or "").split())[:200] or None
@@ -94,8 +104,37 @@ class ReportRequest:
         if self.dpi < 1:
             raise ReportInputError("--dpi must be a positive number", code="dpi")
         object.__setattr__(self, "questions", tuple(asked))
+        object.__setattr__(self, "labels", check_label_language(self.labels))
+        if self.chat_only:
+            self._check_chat_only(asked)
         language = " ".join((self.language or "").split())
         object.__setattr__(self, "language", language or None)
+
+    def _check_chat_only(self, asked: list[str]) -> None:
+        needs = [
+            what
+            for what, chosen in (
+                ("a summary", self.summary != "none"),
+                ("a synthesis", self.synthesis),
+            )
+            if chosen
+        ]
+        if needs:
+            raise ReportInputError(
+                f"{' and '.join(needs).capitalize()} need{'s' if len(needs) == 1 else ''} the "
+                "HTML report: choose “Write the HTML report”, or set Summary to No and leave "
+                "Synthesis off to answer in the chat only",
+                code="chat_only",
+            )
+        if not asked:
+            raise ReportInputError(
+                "answering in the chat only needs at least one question", code="chat_only"
+            )
+        if self.output is not None:
+            raise ReportInputError(
+                "answering in the chat only writes no file: leave out -o/--output",
+                code="chat_only",
+            )
 
     def to_params(self, chat_session: str | None = None) -> dict[str, object]:
         """The build job's parameters (the chat's session id, never its token)."""
@@ -110,6 +149,7 @@ class ReportRequest:
             "detail_mode": self.detail_mode,
             "top_k": self.top_k,
             "chat_session": chat_session,
+            "labels": self.labels,
         }
 
     @classmethod
@@ -119,6 +159,7 @@ class ReportRequest:
         if session is not None and not (isinstance(session, str) and _SESSION.match(session)):
             raise ReportInputError("the chat session id is malformed", code="session")
         language = p.get("language")
+        labels = p.get("labels")
         top_k = p.get("top_k", 8)
         request = cls(
             papers=_strings(p.get("papers")),
@@ -130,6 +171,7 @@ class ReportRequest:
             language=language if isinstance(language, str) else None,
             detail_mode=cast(DetailMode, p.get("detail_mode", "per-paper")),
             top_k=top_k if isinstance(top_k, int) else 8,
+            labels=labels if isinstance(labels, str) else DEFAULT_LABELS,
         )
         return request, session
 

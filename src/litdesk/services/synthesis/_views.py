@@ -6,13 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from litdesk.core.report import DEFAULT_LABELS, label_language_names
 from litdesk.services.jobs import JobView
+from litdesk.services.library import Answer, ChatJob
 
 from ._build import SynthesisReport
 
 __all__ = [
     "BuiltReport",
+    "ChatAnswers",
     "ChatDraft",
+    "ChatRoundsJob",
     "ReportFile",
     "ReportJob",
     "ReportList",
@@ -153,8 +157,45 @@ class WizardView:
                 "layout": "column",
                 "language": None,
                 "detail_mode": self.detail_mode,
+                "labels": DEFAULT_LABELS,
+                "output": "html",
             },
+            "label_languages": label_language_names(),
             "library": list(self.library),
             "plan": self.plan.to_dict() if self.plan is not None else None,
             "from_chat": d.answered,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRoundsJob:
+    """The wizard's "answer in the chat only" (the web): the questions queued as rounds of
+    the browser's paper chat (one chat job), and the chat page that shows them."""
+
+    job: ChatJob
+
+    @property
+    def id(self) -> str:
+        return self.job.id
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.job.to_dict(), "output": "chat", "page": "/chat"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatAnswers:
+    """``litdesk report --chat-only``: each question's grounded answer, as ``litdesk ask``
+    gives it (each also in the protocol); ``unanswered`` and ``stopped`` (the refusal, as
+    the error's JSON) when a question was refused and the rest were not asked."""
+
+    answers: tuple[Answer, ...]
+    unanswered: tuple[str, ...] = ()
+    stopped: dict[str, object] | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "output": "chat",
+            "answers": [a.to_dict() for a in self.answers],
+            "unanswered": list(self.unanswered),
+            "stopped": self.stopped,
         }

@@ -17,6 +17,7 @@ from litdesk.adapters.report_html import (
     ReportTooLarge,
     render_html,
 )
+from litdesk.core.report import DEFAULT_LABELS
 
 from ._build import SynthesisReport
 
@@ -46,9 +47,10 @@ def report_html(
     dpi: int = DEFAULT_DPI,
     max_bytes: int = MAX_REPORT_BYTES,
     links: Links = "file",
+    labels: str = DEFAULT_LABELS,
 ) -> str:
     """The report's HTML: each cited page once, each label with its highlight boxes; its
-    links to the PDFs as ``links`` says."""
+    links to the PDFs as ``links`` says; its page labels in the language ``labels``."""
     lab = report.labelled
     lab = replace(
         lab, papers=[replace(p, link=_href(report, p.file, None, links)) for p in lab.papers]
@@ -91,6 +93,7 @@ def report_html(
         questions=tuple(report.questions),
         synthesis_note=report.synthesis_note,
         warnings=tuple([*report.warnings, *notes]),
+        labels=labels,
     )
     return render_html(lab, meta, pages, citations, max_bytes=max_bytes)
 
@@ -137,11 +140,12 @@ def write_report(
     force: bool = False,
     dpi: int = DEFAULT_DPI,
     links: Links = "file",
+    labels: str = DEFAULT_LABELS,
 ) -> Path:
     """Write the HTML (atomically; an existing file only with ``force``)."""
     if output is None:
         default_dir.mkdir(parents=True, exist_ok=True)  # litdesk's own folder
     path = target_path(report, output, default_dir)
     check_output(path, force=force)  # before the pages are rendered
-    write_output(path, report_html(report, dpi=dpi, links=links), force=force)
+    write_output(path, report_html(report, dpi=dpi, links=links, labels=labels), force=force)
     return path

@@ -23,7 +23,7 @@ from litdesk.services.library import ChatBusy, ChatQuestionRequest, ChatScopeReq
 from .._deps import AppDep, OwnerDep
 from .._render import page
 
-__all__ = ["CHAT_COOKIE", "api", "pages", "session_token"]
+__all__ = ["CHAT_COOKIE", "api", "keep_session", "pages", "session_token"]
 
 pages = APIRouter()
 api = APIRouter(tags=["chat"])
@@ -49,7 +49,7 @@ def session_token(request: Request) -> tuple[str, bool]:
     return secrets.token_urlsafe(32), True
 
 
-def _keep(response: Response, token: str, new: bool) -> Response:
+def keep_session(response: Response, token: str, new: bool) -> Response:
     if new:  # kept across browser restarts; earlier chats are in the account's history
         response.set_cookie(
             CHAT_COOKIE, token, path="/", httponly=True, samesite="strict", secure=False,
@@ -75,13 +75,13 @@ def chat_view(app: App, token: str, owner: str) -> dict[str, Any]:
 def chat_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     token, new = session_token(request)
     data = chat_view(app, token, owner)
-    return _keep(page(request, "chat.html", data, title="Paper chat"), token, new)
+    return keep_session(page(request, "chat.html", data, title="Paper chat"), token, new)
 
 
 @api.get("/chat", summary="This browser session's chat scope, rounds and the library's names")
 def chat_api(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     token, new = session_token(request)
-    return _keep(JSONResponse(chat_view(app, token, owner)), token, new)
+    return keep_session(JSONResponse(chat_view(app, token, owner)), token, new)
 
 
 class ScopeBody(BaseModel):
@@ -98,7 +98,7 @@ def scope_api(request: Request, app: AppDep, owner: OwnerDep, body: ScopeBody) -
     token, new = session_token(request)
     scope = ChatScopeRequest(token, tuple(body.papers), body.whole_library)
     view = app.library.chat_scope(scope, owner=owner)
-    return _keep(JSONResponse(view.to_dict()), token, new)
+    return keep_session(JSONResponse(view.to_dict()), token, new)
 
 
 def _busy(exc: ChatBusy) -> dict[str, Any]:
@@ -116,10 +116,10 @@ def ask_api(request: Request, app: AppDep, owner: OwnerDep, body: AskBody) -> Re
     try:
         job = app.library.chat_ask(ChatQuestionRequest(token, body.question), owner=owner)
     except ChatBusy as exc:  # one question in flight per session, on any worker
-        return _keep(JSONResponse(_busy(exc), status_code=409), token, new)
+        return keep_session(JSONResponse(_busy(exc), status_code=409), token, new)
     app.chat_runner.wake()  # claim it now, not at the next poll
     location = {"location": f"/api/v1/chat/jobs/{job.id}"}
-    return _keep(JSONResponse(job.to_dict(), status_code=202, headers=location), token, new)
+    return keep_session(JSONResponse(job.to_dict(), status_code=202, headers=location), token, new)
 
 
 @api.get("/chat/jobs/{job_id}", summary="A question of this session: progress, then its round")
@@ -152,7 +152,7 @@ def scope_form(
     whole = scope == "library"
     chosen = ChatScopeRequest(token, () if whole else tuple(papers or ()), whole)
     app.library.chat_scope(chosen, owner=owner)
-    return _keep(RedirectResponse("/chat", status_code=303), token, new)
+    return keep_session(RedirectResponse("/chat", status_code=303), token, new)
 
 
 @pages.post("/chat/ask")
@@ -171,9 +171,11 @@ def ask_form(
         data = chat_view(app, token, owner) | {
             "refused": {"question": question, "message": exc.message}
         }
-        return _keep(page(request, "chat.html", data, status=409, title="Paper chat"), token, new)
+        return keep_session(
+            page(request, "chat.html", data, status=409, title="Paper chat"), token, new
+        )
     app.chat_runner.wake()
-    return _keep(RedirectResponse(f"/chat#job-{job.id}", status_code=303), token, new)
+    return keep_session(RedirectResponse(f"/chat#job-{job.id}", status_code=303), token, new)
 
 
 @pages.post("/chat/jobs/{job_id}/cancel")
@@ -265,7 +267,7 @@ def study_scope_api(
 ) -> Response:
     token, new = session_token(request)
     view = app.library.chat_scope_study(token, body.study, owner=owner)
-    return _keep(JSONResponse(view.to_dict()), token, new)
+    return keep_session(JSONResponse(view.to_dict()), token, new)
 
 
 @pages.post("/chat/scope/study")
@@ -277,4 +279,4 @@ def study_scope_form(
 ) -> Response:
     token, new = session_token(request)
     app.library.chat_scope_study(token, study, owner=owner)
-    return _keep(RedirectResponse("/chat", status_code=303), token, new)
+    return keep_session(RedirectResponse("/chat", status_code=303), token, new)

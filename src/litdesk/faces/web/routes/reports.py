@@ -1,8 +1,12 @@
 """The report wizard ``/reports/new`` (tabs Documents, Questions, Summary, Synthesis,
-Layout, Language; what will be extractive or cannot be made is said before it runs), the
+Layout, Language — the prose's and the page labels' —, HTML: write the report or answer in
+the chat only; what will be extractive or cannot be made is said before it runs), the
 build as a ``report.build`` background job watched at ``/reports/job/<id>`` (progress per
 unit, cancellable), and the built reports: opened in the browser at ``/reports/view/<id>`` (the
 report's own CSP) and downloaded as the CLI's file at ``/reports/download/<id>``.
+
+"Answer in the chat only" queues the questions as rounds of this browser's paper chat (one
+chat job, ``app.reports.submit_chat``) and lands on the chat page; no HTML is built.
 
 Each route parses into a :class:`ReportRequest` (checked there, as for the CLI) and calls
 one method of ``app.reports``."""
@@ -12,14 +16,15 @@ from __future__ import annotations
 from typing import Annotated, Final, Literal
 
 from fastapi import APIRouter, Form, Path, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
+from litdesk.services.library import ChatBusy
 from litdesk.services.synthesis import ReportRequest
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
-from .chat import session_token
+from .chat import keep_session, session_token
 
 __all__ = ["BACK_LINK", "VIEW_PREFIX", "api", "pages", "with_way_back"]
 
@@ -32,6 +37,7 @@ BuildId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{16,64}$", description="A 
 Summary = Literal["none", "bullets", "prose"]
 Detail = Literal["per-paper", "cross-paper", "both"]
 Layout = Literal["column", "contents", "compare"]
+Output = Literal["html", "chat"]
 
 
 class WizardBody(BaseModel):
@@ -47,12 +53,24 @@ class WizardBody(BaseModel):
     study: str | None = Field(
         None, max_length=200, description="A Study (id or name): the PDFs of its papers."
     )
+    labels: str = Field(
+        "en", max_length=40, description="The page labels' language: en, de, fr or es."
+    )
+    output: Output = Field(
+        "html",
+        description="html: write the HTML report; chat: answer the questions in this "
+        "browser's paper chat only (no report).",
+    )
 
     def request(self, chat_token: str | None = None) -> ReportRequest:
+        """``chat_token``: the browser's chat session, for its answers (``from_chat``) or,
+        answering in the chat only, as the chat the rounds go to."""
+        chat = self.output == "chat"
         return ReportRequest(
             tuple(self.papers), self.whole_library, tuple(self.questions), self.summary,
             self.synthesis, self.layout, self.language, self.detail_mode,
-            chat_token=chat_token if self.from_chat else None, study=self.study or None,
+            chat_token=chat_token if self.from_chat or chat else None, study=self.study or None,
+            labels=self.labels, chat_only=chat,
         )  # fmt: skip
 
 
@@ -91,12 +109,20 @@ def plan_api(app: AppDep, owner: OwnerDep, body: WizardBody) -> dict[str, object
     status_code=202,
     summary="Queue the build (a report.build job: answers, summaries, synthesis, the HTML)",
 )
-def build_api(
-    request: Request, app: AppDep, owner: OwnerDep, body: WizardBody
-) -> dict[str, object]:
+def build_api(request: Request, app: AppDep, owner: OwnerDep, body: WizardBody) -> Response:
+    if body.output == "chat":  # rounds of this browser's paper chat (a new one if none)
+        token, new = session_token(request)
+        try:
+            rounds = app.reports.submit_chat(body.request(token), owner=owner)
+        except ChatBusy as exc:  # one question in flight per chat, on any worker
+            busy = {"error": "ChatBusy", "code": exc.code, "message": exc.message,
+                    "job": exc.details.get("job")}  # fmt: skip
+            return keep_session(JSONResponse(busy, status_code=409), token, new)
+        app.chat_runner.wake()
+        return keep_session(JSONResponse(rounds.to_dict(), status_code=202), token, new)
     job = app.reports.submit(body.request(_chat_token(request)), owner=owner)
     app.job_runner.wake()  # claim it now, not at the next poll
-    return job.to_dict()
+    return JSONResponse(job.to_dict(), status_code=202)
 
 
 @api.get("/reports/jobs/{job_id}", summary="A report build job: status, units done, the result")
@@ -136,16 +162,24 @@ def build_form(
     language: Annotated[str, Form(max_length=40)] = "",
     detail_mode: Annotated[Detail, Form()] = "per-paper",
     from_chat: Annotated[str, Form(max_length=10)] = "",
+    labels: Annotated[str, Form(max_length=40)] = "en",
+    output: Annotated[Output, Form()] = "html",
 ) -> Response:
     if scope is None:  # a client without the wizard's radio: a Study when only it is named
         scope = "study" if study and not papers else "papers"
     whole = scope == "library"
+    token, new = session_token(request)
+    chat = output == "chat"
     report = ReportRequest(
         tuple(papers or ()) if scope == "papers" else (), whole, tuple(questions.splitlines()),
         summary, synthesis == "on", layout, language, detail_mode,
-        chat_token=_chat_token(request) if from_chat == "on" else None,
-        study=(study or None) if scope == "study" else None,
+        chat_token=token if chat else _chat_token(request) if from_chat == "on" else None,
+        study=(study or None) if scope == "study" else None, labels=labels, chat_only=chat,
     )  # fmt: skip
+    if chat:  # the questions as rounds of this browser's paper chat: its page shows them
+        rounds = app.reports.submit_chat(report, owner=owner)
+        app.chat_runner.wake()
+        return keep_session(RedirectResponse(f"/chat#job-{rounds.id}", status_code=303), token, new)
     job = app.reports.submit(report, owner=owner)
     app.job_runner.wake()
     return RedirectResponse(f"/reports/job/{job.id}", status_code=303)

@@ -98,7 +98,10 @@ export function installChat() {
         return;
       }
       const stage = job.cancel_requested ? "cancelling" : job.stage;
-      status.textContent = `Answering… (${stage}) — the answer card appears when it is ready.`;
+      const cards = (job.questions || []).length > 1
+        ? "the answer cards appear when all are ready"
+        : "the answer card appears when it is ready";
+      status.textContent = `Answering… (${stage}) — ${cards}.`;
       await new Promise((resolve) => window.setTimeout(resolve, POLL_MS));
     }
   }

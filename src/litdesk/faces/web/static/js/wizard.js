@@ -20,7 +20,16 @@ function formBody(form) {
     layout: data.get("layout") || "column",
     language: String(data.get("language") || "").trim() || null,
     detail_mode: data.get("detail_mode") || "per-paper",
+    labels: data.get("labels") || "en",
+    output: data.get("output") || "html",
   };
+}
+
+// The build button says what it will do: build the report, or ask in the chat.
+function buttonWords(form) {
+  const chat = new FormData(form).get("output") === "chat";
+  document.getElementById("build").textContent = chat ? "Ask in the chat" : "Build the report";
+  return chat;
 }
 
 function installTabs() {
@@ -81,14 +90,17 @@ export function installWizard() {
       if (err.name !== "AbortError") throw err;
     }
   }
-  form.addEventListener("change", replan);
+  form.addEventListener("change", () => { buttonWords(form); replan(); });
+  buttonWords(form);
   form.addEventListener("submit", (event) => {
     if (form.dataset.busy === "1") { event.preventDefault(); return; }
     form.dataset.busy = "1";
     const layout = new FormData(form).get("layout") || "column";
     try { window.localStorage.setItem(LAYOUT_KEY, layout); } catch (e) { /* storage may be off */ }
     document.getElementById("build").disabled = true;
-    document.getElementById("build-status").textContent = "Building the report… it opens when it is ready.";
+    document.getElementById("build-status").textContent = buttonWords(form)
+      ? "Asking the questions in the chat… the chat opens with them."
+      : "Building the report… it opens when it is ready.";
   });
 }
 
