@@ -42,6 +42,7 @@ from ._requests import (
     ChatScopeRequest,
     LibraryPageRequest,
     PageRequest,
+    ProtocolRequest,
     UploadRequest,
 )
 from ._sources import (
@@ -60,6 +61,7 @@ from ._views import (
     IndexOutcome,
     LibraryStatus,
     LibraryView,
+    ProtocolView,
     SourceChange,
     StoredUpload,
     UploadReport,
@@ -115,6 +117,8 @@ __all__ = [
     "PageRequest",
     "PdfNotInLibrary",
     "PdfViewer",
+    "ProtocolRequest",
+    "ProtocolView",
     "Retrieval",
     "RoundNotFound",
     "Source",
