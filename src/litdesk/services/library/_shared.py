@@ -66,9 +66,10 @@ class SharedPdfs:
         return out
 
     def publish(self, pdfs: Iterable[SharedPdf]) -> list[str]:
-        """Store each of ``pdfs`` whose content hash the store lacks (one listing, then one
-        request per new file and per text beside it); what could not be stored, for the
-        caller's warnings (the PDF stays this host's meanwhile; the next index tries again)."""
+        """Store each of ``pdfs`` the store lacks under its content hash and name (one
+        listing, then one request per new file and per text beside it); what could not be
+        stored, for the caller's warnings (the PDF stays this host's meanwhile; the next
+        index tries again)."""
         wanted = [p for p in pdfs if _SHA.fullmatch(p.sha256)]
         if not self.shelf.shared or not wanted:
             return []
@@ -77,10 +78,11 @@ class SharedPdfs:
             held = self._stored()
         except ObjectStoreError as exc:
             return [f"the PDFs were not stored for the other servers: {exc.message}"]
-        for pdf in wanted:
-            if pdf.sha256 in held:
+        for pdf in wanted:  # each name: a scope names PDFs by name on every host
+            names = held.setdefault(pdf.sha256, [])
+            if any(n == pdf.name for n, _size in names):
                 continue
-            held[pdf.sha256] = []
+            names.append((pdf.name, 0))
             try:
                 self._put(pdf)
             except (ObjectStoreError, ObjectTooLarge, InputError, OSError) as exc:
