@@ -8,7 +8,7 @@ on loopback: real HTTP, the S3 wire format) serve the same library, chats and re
   report; host B, started beside it on its own empty data directory, shows the Zotero PDF's
   and the folder PDF's viewer pages and the folder PDF's record page (its first page read
   on B), lists every PDF, serves a page image, reopens the chat round (and ana's history)
-  and the report's download; ``litdesk library protocol`` on B prints A's answer;
+  and the report's download; the day's protocol read on B holds A's answer;
 * with A stopped, B alone answers the next question of the same chat from that PDF with
   the vectors A made (fetched from the object store, not indexed again); the chat deleted
   on B leaves nothing in the store.
@@ -24,7 +24,6 @@ import os
 import secrets
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -33,12 +32,16 @@ from typing import Any
 
 import httpx
 import pytest
-from tests._object_server import SECRET_KEY, S3Server, s3_server
+from pydantic import SecretStr
+from tests._object_server import ACCESS_KEY, SECRET_KEY, S3Server, s3_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import free_port
 from tests.faces.web._team import PASSWORD, add_accounts, login, start_team_process, wait_ready
 
 from litdesk import Settings
+from litdesk.services.app import open_app_sync
+from litdesk.services.library import ProtocolRequest
+from litdesk.services.zotero import ZoteroImportRequest
 
 pytestmark = pytest.mark.slow
 
@@ -63,17 +66,6 @@ def _env(tmp_path: Path, name: str, url: str, s3: S3Server) -> dict[str, str]:
         }
         | s3.env()
     )
-
-
-def _cli(env: dict[str, str], *args: str) -> Any:
-    """``litdesk <args> --json`` run on a host (an administrator's command there); its JSON."""
-    done = subprocess.run(
-        [sys.executable, "-c", "from litdesk.faces.cli import main; main()", *args, "--json"],
-        env=env, capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert SECRET_KEY not in done.stdout + done.stderr
-    return json.loads(done.stdout)
 
 
 @contextmanager
@@ -145,15 +137,25 @@ def test_two_hosts_serve_one_library_chats_and_reports(
     from tests.services.library.conftest import write_pdf
 
     add_accounts(tmp_settings.model_copy(update={"database_url": pg_schema}), "ana", "bob")
-    # on A's disk only: a folder added with `library add` and a Zotero library's files
-    env_a = _env(tmp_path, "a", pg_schema, s3)
+    # on A's disk only: a folder added with `library add` and a Zotero library's files (the
+    # administrator's commands on A, run in this process: no CLI process to start)
     soil = write_pdf(tmp_path / "disk-a" / "field notes" / "soil.pdf",
                      [f"{SOIL_TITLE}\n\n{SOIL}", "The second page of the field notes."])  # fmt: skip
     soil_sha = hashlib.sha256(soil.read_bytes()).hexdigest()
-    assert _cli(env_a, "library", "add", str(soil.parent))["shared"] == 1
     zotero = fixtures_dir / "zotero" / "zotero-6-papis"
-    imported = _cli(env_a, "zotero", "import", str(zotero), "--study", "Papis")
-    assert imported["pdfs_attached"] == 4 and not imported["problems"], imported
+    on_a = tmp_settings.model_copy(
+        update={
+            "data_dir": tmp_path / "data-a", "database_url": pg_schema, **s3.settings(),
+            "object_store_access_key": SecretStr(ACCESS_KEY),
+            "object_store_secret_key": SecretStr(SECRET_KEY),
+            "object_store_sync_seconds": 0.0,
+        }
+    )  # fmt: skip
+    with open_app_sync(on_a) as app:
+        assert app.library.add_source(soil.parent, owner=app.owner).shared == 1
+        request = ZoteroImportRequest(data_dir=str(zotero), study="Papis")
+        imported = app.zotero.import_library(request, owner=app.owner)
+        assert imported.pdfs_attached == 4 and not imported.problems, imported
     linked = next((zotero / "storage" / "5KW7TMDH").glob("*.pdf"))
     linked_sha = hashlib.sha256(linked.read_bytes()).hexdigest()
     linked_name = f"5KW7TMDH {linked.name}"
@@ -225,8 +227,10 @@ def test_two_hosts_serve_one_library_chats_and_reports(
             assert "cameras.pdf" in report.text and QUESTION in report.text
             listed = c.get("/api/v1/reports").json()
             assert [r["build_id"] for r in listed["reports"]] == [build], listed
-        day = _cli(_env(tmp_path, "b", pg_schema, s3), "library", "protocol")  # on B: A's answer
-        assert day["answers"] >= 1 and QUESTION in day["text"], day
+        on_b = on_a.model_copy(update={"data_dir": tmp_path / "data-b"})
+        with open_app_sync(on_b) as app:  # `litdesk library protocol` on B: A's answer
+            day = app.library.protocol(ProtocolRequest(), owner=app.owner)
+        assert day.answers >= 1 and QUESTION in day.text, day
 
         hosts.close()  # A stops (B too: started again alone, so B answers the next question)
         b = hosts.enter_context(_host(tmp_path, "b", pg_schema, s3))

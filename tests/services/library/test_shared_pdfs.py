@@ -23,6 +23,7 @@ from litdesk.services.library import (
     PdfNotInLibrary,
     ProtocolRequest,
 )
+from litdesk.services.library._shared import SharedPdf, SharedPdfs
 from litdesk.services.library._shelf import Shelf
 
 TEXT = "Water level was measured with time-lapse cameras mounted on two bridges. " * 12
@@ -83,7 +84,7 @@ def test_a_folder_added_on_one_host_is_served_on_the_other(
         page = app.library.page(PageRequest(_sha(later)), owner=app.owner)
         assert page.file == "later.pdf"
         names = [r["file"] for r in app.library.status(owner=app.owner).files]
-        assert names == ["cameras.pdf", "later.pdf"]
+        assert sorted(names) == ["cameras.pdf", "later.pdf"]  # in the order of their hashes
         with pytest.raises(PdfNotInLibrary):  # in no host's library: refused, nothing made
             app.library.page(PageRequest("0" * 64), owner=app.owner)
 
@@ -180,3 +181,35 @@ def test_catch_up_is_once_per_process_at_first_use(tmp_settings: Settings, tmp_p
     with open_app_sync(settings) as app:  # the server's start stores the report builds
         app.catch_up_shelf()
         assert (tmp_path / "objects" / "reports" / "web" / "b1" / built.name).is_file()
+
+
+def test_shared_pdfs_by_hash_and_name_own_ones_neither_copied_nor_walked_again(
+    tmp_path: Path,
+) -> None:
+    store = LocalObjects(tmp_path / "objects", max_bytes=10_000_000)
+    home = tmp_path / "one"
+    one = SharedPdfs(Shelf(store, home, sync_seconds=0), home / "library" / "pdfs")
+    pdf = write_pdf(tmp_path / "mine" / "a.pdf", [TEXT])
+    sha = _sha(pdf)
+    named = [SharedPdf(pdf, sha, "a.pdf"), SharedPdf(pdf, sha, "a copy.pdf")]
+    assert one.publish([*named, SharedPdf(pdf, sha, "bad\nname.pdf")]) == [
+        "bad\nname.pdf was not stored for the other servers: an object key must be a "
+        "relative path without '..'"
+    ]
+    keys = [o.key for o in store.list("library/pdfs/")]
+    assert keys == [f"library/pdfs/{sha}/a copy.pdf", f"library/pdfs/{sha}/a.pdf"]
+    asked: list[int] = []
+
+    def own() -> set[str]:
+        asked.append(1)
+        return {sha}
+
+    assert one.sync(own) == [] and one.sync(own, force=True) == []
+    assert asked == [1] and not (home / "library" / "pdfs").exists()  # its own: not copied
+
+    two_home = tmp_path / "two"
+    two = SharedPdfs(Shelf(store, two_home, sync_seconds=0), two_home / "library" / "pdfs")
+    made = two.sync(set)
+    assert sorted(p.name for p, got in made if got == sha) == ["a copy.pdf", "a.pdf"]
+    assert two.sync(set, force=True) == []  # held at their sizes: nothing copied again
+    assert one.publish(named) == [] and len(store.list("library/pdfs/")) == 2

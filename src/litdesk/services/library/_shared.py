@@ -55,6 +55,9 @@ class SharedPdfs:
         #: this host's copies of the other hosts' PDFs (a source of the library)
         self.mirror = mirror
         self.prefix = shelf.key(mirror) + "/"
+        #: content hashes this host's own folders were found to hold (not copied; asked
+        #: again only for hashes not in here, so a host's own PDFs cost no walk per listing)
+        self._mine: set[str] = set()
 
     def _stored(self, sha: str | None = None) -> dict[str, list[tuple[str, int]]]:
         """The store's files by content hash: ``{sha: [(name, size), …]}`` (one listing)."""
@@ -122,12 +125,14 @@ class SharedPdfs:
             for s, names in stored.items()
             if not _held(self.mirror / s, names)
         }  # fmt: skip
+        for s in self._mine & missing.keys():
+            del missing[s]
         if not missing:
             return []
-        mine = own()
+        self._mine |= own() & missing.keys()
         made: list[tuple[Path, str]] = []
         for s, names in sorted(missing.items()):
-            if s in mine:
+            if s in self._mine:
                 continue
             for name, _size in sorted(names, key=lambda n: n[0].lower().endswith(".pdf")):
                 path = self.mirror / s / name  # texts beside first: the PDF is then whole
