@@ -59,8 +59,9 @@ def test_a_folder_added_on_one_host_is_served_on_the_other(
         assert (shared / "library" / "pdfs" / sha / "cameras.pdf").read_bytes() == (
             first.read_bytes()
         )
-        rows = app.library.status(owner=app.owner).files
-        assert [(r["file"], r["origin"]) for r in rows] == [("cameras.pdf", "added")]
+        status = app.library.status(owner=app.owner)
+        assert [(r["file"], r["origin"]) for r in status.files] == [("cameras.pdf", "added")]
+        assert status.warnings == []  # no inbox or copies yet: no folder "not found"
         assert not list((app.pdfs.root / "pdfs").rglob("*.pdf"))  # A copies nothing of its own
 
     b_settings = _host(tmp_settings, "b", shared, db, sync=3600)
@@ -98,7 +99,8 @@ def test_a_copy_whose_content_is_not_its_hash_is_never_served(
     forged.parent.mkdir(parents=True)
     forged.write_bytes(honest.read_bytes())  # stored under another content's hash
     with open_app_sync(_host(tmp_settings, "b", shared, db)) as app:
-        assert app.library.status(owner=app.owner).files == []
+        status = app.library.status(owner=app.owner)
+        assert (status.files, status.warnings) == ([], [])
         with pytest.raises(PdfNotInLibrary):
             app.library.page(PageRequest("a" * 64), owner=app.owner)
         assert not list((app.pdfs.root / "pdfs").rglob("*.pdf"))

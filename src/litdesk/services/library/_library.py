@@ -226,6 +226,9 @@ class Library:
     def corpus(self) -> Corpus:
         """The library's files (with a shared object store: the inbox and the other hosts'
         folder PDFs brought up to the store's first, see :meth:`Shelf.sync`)."""
+        if self.shelf.shared:  # this host's copies (an empty one is no missing folder)
+            self.inbox.mkdir(parents=True, exist_ok=True)
+            self.shared_pdfs.mirror.mkdir(parents=True, exist_ok=True)
         self.shelf.sync(self.inbox)
         self.fetch_shared()
         return discover(self.sources())
