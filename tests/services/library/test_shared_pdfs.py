@@ -180,9 +180,16 @@ def test_catch_up_is_once_per_process_at_first_use(tmp_settings: Settings, tmp_p
     one.library.close()
     two.library.close()
 
-    with open_app_sync(settings) as app:  # the server's start stores the report builds
-        app.catch_up_shelf()
-        assert (tmp_path / "objects" / "reports" / "web" / "b1" / built.name).is_file()
+    from fastapi.testclient import TestClient
+
+    from litdesk.faces.web import create_app
+
+    stored = tmp_path / "objects" / "reports" / "web" / "b1" / built.name
+    with open_app_sync(settings):  # an app of a CLI command: nothing stored at its opening
+        assert not stored.exists()
+    serving = settings.model_copy(update={"jobs_worker_slots": 0})  # no job runners to stop
+    with TestClient(create_app(serving)):  # the server's start stores the report builds
+        assert stored.read_text() == "<html></html>"
 
 
 def test_shared_pdfs_by_hash_and_name_own_ones_neither_copied_nor_walked_again(
