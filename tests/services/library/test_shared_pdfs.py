@@ -222,3 +222,21 @@ def test_shared_pdfs_by_hash_and_name_own_ones_neither_copied_nor_walked_again(
     assert sorted(p.name for p, got in made if got == sha) == ["a copy.pdf", "a.pdf"]
     assert two.sync(set, force=True) == []  # held at their sizes: nothing copied again
     assert one.publish(named) == [] and len(store.list("library/pdfs/")) == 2
+
+
+def test_a_listing_copies_for_its_time_budget_a_hash_asked_for_at_once(tmp_path: Path) -> None:
+    store = LocalObjects(tmp_path / "objects", max_bytes=10_000_000)
+    one = SharedPdfs(Shelf(store, tmp_path / "one"), tmp_path / "one" / "library" / "pdfs")
+    pdfs = [write_pdf(tmp_path / "mine" / f"p{n}.pdf", [f"Paper {n}. " * 30]) for n in range(3)]
+    assert one.publish([SharedPdf(p, _sha(p), p.name) for p in pdfs]) == []
+    ticks = iter(range(1_000))  # each reading of the clock: one second later
+    home = tmp_path / "two"
+    two = SharedPdfs(Shelf(store, home, sync_seconds=0), home / "library" / "pdfs",
+                     budget=1.5, monotonic=lambda: float(next(ticks)))  # fmt: skip
+    last = max(pdfs, key=_sha)  # the last one a listing would come to
+    assert [p.name for p, _ in two.sync(set, sha=_sha(last))] == [last.name]  # at once
+    first = two.sync(set)
+    assert len(first) == 1 and first[0][0].name != last.name  # the budget: one, not both
+    second = two.sync(set)
+    assert len(second) == 1 and second[0][0].name not in (last.name, first[0][0].name)
+    assert two.sync(set) == []  # all here

@@ -5,8 +5,9 @@ stored under its content hash — ``library/pdfs/<sha256>/<name>``, with the tex
 indexer reads beside it (Zotero's extracted full text) — and the other hosts keep a copy
 in ``<data dir>/library/pdfs/<sha256>/<name>``, one more source of their library
 (``shared``): listed at most every ``object_store_sync_seconds`` when the library is looked
-at, and fetched at once when a page asks for a content hash the host does not hold yet (the
-viewer, the page images, the PDF's record page).
+at (copying for at most :data:`COPY_BUDGET` seconds a listing), and fetched at once when a
+page asks for a content hash the host does not hold yet (the viewer, the page images, the
+PDF's record page).
 
 A host never copies what its own folders hold (the same content hash); a downloaded file
 whose content does not match its hash is left out (logged), never served.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +32,14 @@ from ._shelf import Shelf, write_atomic
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SHARED_ORIGIN", "SharedPdf", "SharedPdfs"]
+__all__ = ["COPY_BUDGET", "SHARED_ORIGIN", "SharedPdf", "SharedPdfs"]
 
 #: the origin of the shared copies among the library's sources
 SHARED_ORIGIN: Final = "shared"
+#: seconds one listing spends copying PDFs (a page that looks at the library never waits
+#: for a whole library to arrive: the rest come with the next listings; a PDF asked for by
+#: its hash is copied at once)
+COPY_BUDGET: Final = 10.0
 _SHA = re.compile(r"[0-9a-f]{64}")
 
 
@@ -50,8 +56,18 @@ class SharedPdf:
 class SharedPdfs:
     """The ``library/pdfs/`` part of the shelf (see the module)."""
 
-    def __init__(self, shelf: Shelf, mirror: Path) -> None:
+    def __init__(
+        self,
+        shelf: Shelf,
+        mirror: Path,
+        *,
+        budget: float = COPY_BUDGET,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.shelf = shelf
+        #: seconds one listing spends copying (see :data:`COPY_BUDGET`)
+        self.budget = budget
+        self._monotonic = monotonic
         #: this host's copies of the other hosts' PDFs (a source of the library)
         self.mirror = mirror
         self.prefix = shelf.key(mirror) + "/"
@@ -131,9 +147,12 @@ class SharedPdfs:
             return []
         self._mine |= own() & missing.keys()
         made: list[tuple[Path, str]] = []
+        start = self._monotonic()
         for s, names in sorted(missing.items()):
             if s in self._mine:
                 continue
+            if sha is None and self._monotonic() - start > self.budget:
+                break  # the rest at the next listing
             for name, _size in sorted(names, key=lambda n: n[0].lower().endswith(".pdf")):
                 path = self.mirror / s / name  # texts beside first: the PDF is then whole
                 if path.is_file() and path.stat().st_size == _size:
