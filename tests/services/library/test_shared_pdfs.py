@@ -15,7 +15,7 @@ from tests.services.library.conftest import write_pdf
 
 from litdesk import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
-from litdesk.adapters.objects import LocalObjects, ObjectInfo
+from litdesk.adapters.objects import LocalObjects, ObjectInfo, ObjectStoreError
 from litdesk.services.app import app_library, open_app_sync
 from litdesk.services.library import (
     ChatService,
@@ -240,3 +240,21 @@ def test_a_listing_copies_for_its_time_budget_a_hash_asked_for_at_once(tmp_path:
     second = two.sync(set)
     assert len(second) == 1 and second[0][0].name not in (last.name, first[0][0].name)
     assert two.sync(set) == []  # all here
+
+
+class _Refusing(LocalObjects):
+    def put(self, key: str, data: bytes) -> None:
+        raise ObjectStoreError("the object store (bucket lab) did not store a file")
+
+
+def test_an_answer_the_store_does_not_keep_in_the_protocol_says_so(tmp_path: Path) -> None:
+    from litdesk.services.library import Answer
+    from litdesk.services.library._answering import write_protocol
+
+    shelf = Shelf(_Refusing(tmp_path / "objects", max_bytes=1_000), tmp_path / "home")
+    answer = Answer("Which gauges?", "Staff gauges [1].", True, [], [], "none", ["a.pdf"])
+    write_protocol(shelf, tmp_path / "home" / "library", answer, whole=True)
+    assert answer.warnings == [
+        "this answer is not in the protocol: the object store (bucket lab) did not store a file"
+    ]
+    assert not (tmp_path / "home" / "library" / "protocols").exists()

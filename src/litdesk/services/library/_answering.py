@@ -1,15 +1,17 @@
 """What becomes of an answer after retrieval: the abstention that says the library does not
-seem to answer (near misses listed as such), and the day's protocol of questions (a file, or with a shared object store one document
-per answer)."""
+seem to answer (near misses listed as such), and the day's protocol of questions (a file,
+or with a shared object store one document per answer)."""
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from litdesk.adapters.objects import ObjectStoreError
 from litdesk.core.library import abstain_threshold, abstention_text
 from litdesk.services.assist import AllowanceRefused
 
@@ -18,6 +20,8 @@ from ._shelf import Shelf
 
 __all__ = ["abstained", "near_misses", "not_answered", "read_protocol", "with_note",
            "write_protocol"]  # fmt: skip
+
+log = logging.getLogger(__name__)
 
 _REFS: Final = "\n\nReferences:\n"
 #: the heading of one answer in a protocol (its time, then the question)
@@ -94,7 +98,11 @@ def write_protocol(shelf: Shelf, root: Path, answer: Answer, whole: bool) -> Non
     if shelf.shared:
         shelf.catch_up(folder)  # the day files kept here before the store was shared
         stamp = now.strftime("%H%M%S.%f")
-        shelf.write_text(folder / day / f"{stamp}-{uuid.uuid4().hex[:8]}.md", text)
+        try:
+            shelf.write_text(folder / day / f"{stamp}-{uuid.uuid4().hex[:8]}.md", text)
+        except ObjectStoreError as exc:  # the answer is kept; it says what it lacks
+            log.warning("a protocol entry was not stored: %s", exc.message)
+            answer.warnings.append(f"this answer is not in the protocol: {exc.message}")
         return
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / f"{day}.md").open("a", encoding="utf-8") as fh:
