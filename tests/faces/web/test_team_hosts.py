@@ -2,9 +2,13 @@
 directories on one PostgreSQL schema and one S3-compatible object store (moto's server mode
 on loopback: real HTTP, the S3 wire format) serve the same library, chats and reports:
 
+* on A's disk only, a folder added with ``litdesk library add`` and a Zotero library's
+  files (``litdesk zotero import``, linked in place);
 * host A alone takes a PDF upload, indexes it, answers a chat question and builds a
-  report; host B, started beside it on its own empty data directory, lists the PDF, serves
-  its page image, reopens the chat round (and ana's history) and the report's download;
+  report; host B, started beside it on its own empty data directory, shows the Zotero PDF's
+  and the folder PDF's viewer pages and the folder PDF's record page (its first page read
+  on B), lists every PDF, serves a page image, reopens the chat round (and ana's history)
+  and the report's download; the day's protocol read on B holds A's answer;
 * with A stopped, B alone answers the next question of the same chat from that PDF with
   the vectors A made (fetched from the object store, not indexed again); the chat deleted
   on B leaves nothing in the store.
@@ -28,31 +32,46 @@ from typing import Any
 
 import httpx
 import pytest
-from tests._object_server import SECRET_KEY, S3Server, s3_server
+from pydantic import SecretStr
+from tests._object_server import ACCESS_KEY, SECRET_KEY, S3Server, s3_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._server import free_port
 from tests.faces.web._team import PASSWORD, add_accounts, login, start_team_process, wait_ready
 
 from litdesk import Settings
+from litdesk.services.app import open_app_sync
+from litdesk.services.library import ProtocolRequest
+from litdesk.services.zotero import ZoteroImportRequest
 
 pytestmark = pytest.mark.slow
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 QUESTION = "How was the water level measured?"
+SOIL_TITLE = "Drying Soil Samples in the Field"
+SOIL = "Soil samples were dried at one hundred and five degrees and weighed on a scale. " * 8
+
+
+def _env(tmp_path: Path, name: str, url: str, s3: S3Server) -> dict[str, str]:
+    """The environment of host ``name``'s processes (its own data directory)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    return (
+        env
+        | {
+            "PYTHONPATH": str(SRC),
+            "LITDESK_DATA_DIR": str(tmp_path / f"data-{name}"),
+            "LITDESK_DATABASE_URL": url,
+            "LITDESK_EMBEDDER": "wordllama",
+            "LITDESK_JOBS_POLL_SECONDS": "0.2",
+            "LITDESK_LIBRARY_INDEX_WORKERS": "1",
+        }
+        | s3.env()
+    )
 
 
 @contextmanager
 def _host(tmp_path: Path, name: str, url: str, s3: S3Server) -> Iterator[str]:
     """One team server process with its own data directory; its base URL."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
-    env |= {
-        "PYTHONPATH": str(SRC),
-        "LITDESK_DATA_DIR": str(tmp_path / f"data-{name}"),
-        "LITDESK_DATABASE_URL": url,
-        "LITDESK_EMBEDDER": "wordllama",
-        "LITDESK_JOBS_POLL_SECONDS": "0.2",
-        "LITDESK_LIBRARY_INDEX_WORKERS": "1",
-    } | s3.env()
+    env = _env(tmp_path, name, url, s3)
     port = free_port()
     log = tmp_path / f"host-{name}.log"
     proc = start_team_process(port, None, env, log)
@@ -113,10 +132,33 @@ def test_two_hosts_serve_one_library_chats_and_reports(
     tmp_settings: Settings,
     tmp_path: Path,
     s3: S3Server,
+    fixtures_dir: Path,
 ) -> None:
     from tests.services.library.conftest import write_pdf
 
     add_accounts(tmp_settings.model_copy(update={"database_url": pg_schema}), "ana", "bob")
+    # on A's disk only: a folder added with `library add` and a Zotero library's files (the
+    # administrator's commands on A, run in this process: no CLI process to start)
+    soil = write_pdf(tmp_path / "disk-a" / "field notes" / "soil.pdf",
+                     [f"{SOIL_TITLE}\n\n{SOIL}", "The second page of the field notes."])  # fmt: skip
+    soil_sha = hashlib.sha256(soil.read_bytes()).hexdigest()
+    zotero = fixtures_dir / "zotero" / "zotero-6-papis"
+    on_a = tmp_settings.model_copy(
+        update={
+            "data_dir": tmp_path / "data-a", "database_url": pg_schema, **s3.settings(),
+            "object_store_access_key": SecretStr(ACCESS_KEY),
+            "object_store_secret_key": SecretStr(SECRET_KEY),
+            "object_store_sync_seconds": 0.0,
+        }
+    )  # fmt: skip
+    with open_app_sync(on_a) as app:
+        assert app.library.add_source(soil.parent, owner=app.owner).shared == 1
+        request = ZoteroImportRequest(data_dir=str(zotero), study="Papis")
+        imported = app.zotero.import_library(request, owner=app.owner)
+        assert imported.pdfs_attached == 4 and not imported.problems, imported
+    linked = next((zotero / "storage" / "5KW7TMDH").glob("*.pdf"))
+    linked_sha = hashlib.sha256(linked.read_bytes()).hexdigest()
+    linked_name = f"5KW7TMDH {linked.name}"
     pdf = write_pdf(
         tmp_path / "cameras.pdf",
         ["Water level was measured with time-lapse cameras mounted on two bridges. " * 12],
@@ -150,10 +192,26 @@ def test_two_hosts_serve_one_library_chats_and_reports(
         assert not (inbox_b / "cameras.pdf").exists()
         ana_b = login(b, "ana")
         with _on(b, ana_b, chat) as c:  # B lists the PDF, shows its page, the chat, the report
+            # A's disk's PDFs, asked for by hash first: fetched from the store there and then
+            shown = c.get(f"/library/pdf/{linked_sha}", params={"page": 1})
+            assert shown.status_code == 200 and linked_name in shown.text, shown.text[:300]
+            shown = c.get(f"/library/pdf/{soil_sha}", params={"page": 2})
+            assert shown.status_code == 200 and "soil.pdf" in shown.text, shown.text[:300]
+            page = c.get(f"/api/v1/library/pdf/{soil_sha}/page/2.jpg")
+            assert page.status_code == 200 and page.content[:2] == b"\xff\xd8"
+            record = c.get(f"/library/pdf/{soil_sha}/record")  # its first page read on B
+            assert record.status_code == 200 and SOIL_TITLE in record.text, record.text[:300]
             listed = c.get("/api/v1/library").json()
-            assert [f["file"] for f in listed["files"]] == ["cameras.pdf"], listed
-            assert listed["files"][0]["indexed"] is True, listed
+            files = {f["file"]: f for f in listed["files"]}
+            assert files.keys() == {"cameras.pdf", "soil.pdf", linked_name} | {
+                f"{p.parent.name} {p.name}" for p in (zotero / "storage").glob("*/*.pdf")
+            }, listed
+            assert {f["origin"] for n, f in files.items() if n != "cameras.pdf"} == {"shared"}
+            assert all(f["indexed"] for f in files.values()), listed  # A's index serves B
+            assert files["cameras.pdf"]["origin"] == "inbox"
             assert (inbox_b / "cameras.pdf").read_bytes() == data
+            mirror = tmp_path / "data-b" / "library" / "pdfs"
+            assert (mirror / soil_sha / "soil.pdf").read_bytes() == soil.read_bytes()
             page = c.get(f"/api/v1/library/pdf/{sha}/page/1.jpg")
             assert page.status_code == 200 and page.content[:2] == b"\xff\xd8", page.text[:200]
             session = c.get("/api/v1/chat").json()
@@ -169,6 +227,10 @@ def test_two_hosts_serve_one_library_chats_and_reports(
             assert "cameras.pdf" in report.text and QUESTION in report.text
             listed = c.get("/api/v1/reports").json()
             assert [r["build_id"] for r in listed["reports"]] == [build], listed
+        on_b = on_a.model_copy(update={"data_dir": tmp_path / "data-b"})
+        with open_app_sync(on_b) as app:  # `litdesk library protocol` on B: A's answer
+            day = app.library.protocol(ProtocolRequest(), owner=app.owner)
+        assert day.answers >= 1 and QUESTION in day.text, day
 
         hosts.close()  # A stops (B too: started again alone, so B answers the next question)
         b = hosts.enter_context(_host(tmp_path, "b", pg_schema, s3))
@@ -195,6 +257,9 @@ def test_two_hosts_serve_one_library_chats_and_reports(
 
     keys = s3.keys("lab/")
     assert "lab/library/inbox/cameras.pdf" in keys
+    assert f"lab/library/pdfs/{soil_sha}/soil.pdf" in keys
+    assert f"lab/library/pdfs/{linked_sha}/{linked_name}.zotero-ft-cache" in keys
+    assert any(k.startswith("lab/library/protocols/") for k in keys), keys
     assert any(k.startswith(f"lab/library/vectors/{sha}-") for k in keys), keys
     assert any(k.startswith("lab/reports/web/") and k.endswith(".html") for k in keys), keys
     assert not any(SECRET_KEY in json.dumps(k) for k in keys)

@@ -1,4 +1,4 @@
-"""CLI commands of the PDF library: ``litdesk library add|list|index|remove``, a PDF as a
+"""CLI commands of the PDF library: ``litdesk library add|list|index|remove|protocol``, a PDF as a
 paper (``litdesk library show|confirm|attach|save-paper|match``) and ``litdesk ask``."""
 
 from __future__ import annotations
@@ -35,11 +35,19 @@ def add(
         change = app.library.add_source(path, owner=app.owner)
     if as_json:
         emit_json(change.to_dict())
-    else:
+        return
+    console.print(
+        f"{'added' if change.changed else 'already in the library'}: {change.path}",
+        markup=False,
+    )
+    if change.shared:
         console.print(
-            f"{'added' if change.changed else 'already in the library'}: {change.path}",
+            f"{change.shared} PDF{'s' if change.shared != 1 else ''} kept in the object "
+            "store for the other servers",
             markup=False,
         )
+    for w in change.warnings:
+        err_console.print(f"warning: {w}", markup=False)
 
 
 @library_app.command("remove")
@@ -55,6 +63,29 @@ def remove(
         emit_json(change.to_dict())
     else:
         console.print(f"removed: {change.path}", markup=False)
+
+
+@library_app.command("protocol")
+@command
+def protocol(
+    day: Annotated[
+        str | None, typer.Option("--day", help="The day, YYYY-MM-DD (UTC); default today.")
+    ] = None,
+    as_json: bool = JSON,
+) -> None:
+    """The day's protocol of questions and answers (every server's, with a shared object
+    store)."""
+    from litdesk.services.library import ProtocolRequest
+
+    request = ProtocolRequest(day)
+    with sync_app() as app:
+        view = app.library.protocol(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+    elif view.answers:
+        console.print(view.text.rstrip(), markup=False)
+    else:
+        console.print(f"no questions were answered on {view.day}", markup=False)
 
 
 @library_app.command("list")

@@ -5,6 +5,7 @@ request; one exception handler translates errors; static files come from the pac
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -97,6 +98,7 @@ def create_app(
             settings, replay=replay, clock=clock, **dict(app_hooks or {})
         ) as opened:
             web.state.app = opened
+            await asyncio.to_thread(opened.catch_up_shelf)  # a shared object store
             if settings.jobs_worker_slots > 0:
                 opened.start_workers()
             yield

@@ -191,6 +191,14 @@ class App:
             runner.start()
         self._started = True
 
+    def catch_up_shelf(self) -> None:
+        """Store what this host kept before its object store was shared (vectors, protocols,
+        chat sessions, report builds): ``serve`` calls this at start; other processes do it
+        at each folder's first use (once per process)."""
+        self.pdfs.catch_up()
+        self.library.chats.catch_up()
+        self.reports.catch_up()
+
     def _stop_workers(self) -> None:
         if self._started:
             for runner in self.runners:

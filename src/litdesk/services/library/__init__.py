@@ -43,6 +43,7 @@ from ._requests import (
     ChatScopeRequest,
     LibraryPageRequest,
     PageRequest,
+    ProtocolRequest,
     UploadRequest,
 )
 from ._sources import (
@@ -61,6 +62,7 @@ from ._views import (
     IndexOutcome,
     LibraryStatus,
     LibraryView,
+    ProtocolView,
     SourceChange,
     StoredUpload,
     UploadReport,
@@ -117,6 +119,8 @@ __all__ = [
     "PageRequest",
     "PdfNotInLibrary",
     "PdfViewer",
+    "ProtocolRequest",
+    "ProtocolView",
     "Retrieval",
     "RoundNotFound",
     "Source",

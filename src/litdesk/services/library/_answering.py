@@ -1,20 +1,31 @@
 """What becomes of an answer after retrieval: the abstention that says the library does not
-seem to answer (near misses listed as such), and the day's protocol file of questions."""
+seem to answer (near misses listed as such), and the day's protocol of questions (a file,
+or with a shared object store one document per answer)."""
 
 from __future__ import annotations
 
+import logging
+import re
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from litdesk.adapters.objects import ObjectStoreError
 from litdesk.core.library import abstain_threshold, abstention_text
 from litdesk.services.assist import AllowanceRefused
 
 from ._results import Answer, Hit, Retrieval
+from ._shelf import Shelf
 
-__all__ = ["abstained", "near_misses", "not_answered", "with_note", "write_protocol"]
+__all__ = ["abstained", "near_misses", "not_answered", "read_protocol", "with_note",
+           "write_protocol"]  # fmt: skip
+
+log = logging.getLogger(__name__)
 
 _REFS: Final = "\n\nReferences:\n"
+#: the heading of one answer in a protocol (its time, then the question)
+_ENTRY: Final = re.compile(r"^## \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", re.MULTILINE)
 
 
 def abstained(found: Retrieval, warnings: list[str], model: str, embedder: str) -> Answer:
@@ -63,10 +74,11 @@ def with_note(answer: str, note: str) -> str:
     return f"{body.rstrip()}\n\n{note}{sep}{refs}"
 
 
-def write_protocol(root: Path, answer: Answer, whole: bool) -> None:
-    """Append the answer to the day's protocol (``<root>/protocols/<date>.md``)."""
+def write_protocol(shelf: Shelf, root: Path, answer: Answer, whole: bool) -> None:
+    """Add the answer to the day's protocol: appended to ``<root>/protocols/<date>.md``, or
+    with a shared object store one document per answer, ``library/protocols/<date>/<time>-
+    <random>.md`` (no two hosts append to one file), read together by :func:`read_protocol`."""
     folder = root / "protocols"
-    folder.mkdir(parents=True, exist_ok=True)
     now = datetime.now(UTC)
     scope = "whole library" if whole else ", ".join(answer.scope)
     lines = [
@@ -81,8 +93,36 @@ def write_protocol(root: Path, answer: Answer, whole: bool) -> None:
     lines += ["", answer.answer, ""]
     for w in answer.warnings:
         lines.append(f"> warning: {w}")
-    with (folder / f"{now.date().isoformat()}.md").open("a", encoding="utf-8") as fh:
-        fh.write("\n".join(lines).rstrip() + "\n\n")
+    text = "\n".join(lines).rstrip() + "\n\n"
+    day = now.date().isoformat()
+    if shelf.shared:
+        shelf.catch_up(folder)  # the day files kept here before the store was shared
+        stamp = now.strftime("%H%M%S.%f")
+        try:
+            shelf.write_text(folder / day / f"{stamp}-{uuid.uuid4().hex[:8]}.md", text)
+        except ObjectStoreError as exc:  # the answer is kept; it says what it lacks
+            log.warning("a protocol entry was not stored: %s", exc.message)
+            answer.warnings.append(f"this answer is not in the protocol: {exc.message}")
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / f"{day}.md").open("a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def read_protocol(shelf: Shelf, root: Path, day: str) -> tuple[str, int]:
+    """The protocol of ``day`` (``YYYY-MM-DD``) whichever host answered, and how many answers
+    it holds: the day's file, then (a shared object store) the answers stored one by one,
+    in time order."""
+    folder = root / "protocols"
+    if not shelf.shared:
+        path = folder / f"{day}.md"
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        return text, len(_ENTRY.findall(text))
+    shelf.catch_up(folder)
+    parts = [shelf.read_text(folder / f"{day}.md") or ""]
+    parts += [shelf.read_text(folder / day / name) or "" for name in shelf.names(folder / day)]
+    text = "".join(parts)
+    return text, len(_ENTRY.findall(text))
 
 
 def not_answered(exc: AllowanceRefused) -> AllowanceRefused:

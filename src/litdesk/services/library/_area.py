@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -29,6 +30,7 @@ from litdesk.services.jobs import Handler, Jobs, JobView
 from litdesk.services.providers import LOCAL_OWNER, Providers
 from litdesk.services.workspace import Workspace
 
+from ._answering import read_protocol
 from ._catalogue import Entry
 from ._chat import ChatHistoryChat, ChatHistoryItem, ChatRound, ChatService, ChatSession
 from ._chat_jobs import CHAT_KIND, ChatJob
@@ -50,10 +52,11 @@ from ._requests import (
     ChatScopeRequest,
     LibraryPageRequest,
     PageRequest,
+    ProtocolRequest,
     UploadRequest,
 )
 from ._results import Adoption, Answer
-from ._sources import LibraryFile, Source
+from ._sources import LibraryFile, Source, discover
 from ._uploads import UploadRefused, store_upload
 from ._viewer import PageImageBytes, PdfViewer, ViewerPage
 from ._views import (
@@ -62,6 +65,7 @@ from ._views import (
     IndexOutcome,
     LibraryStatus,
     LibraryView,
+    ProtocolView,
     RefusedUpload,
     SourceChange,
     SourceRow,
@@ -277,13 +281,24 @@ class LibraryArea:
     def add_source(self, path: Path, *, owner: str) -> SourceChange:
         """Add a folder (read recursively) or one PDF to the library's sources."""
         del owner  # the sources are the data dir's
-        target, new = self._pdfs.add(path)
-        return SourceChange(str(target), new)
+        lib = self._pdfs
+        target, new = lib.add(path)
+        # with a shared object store its PDFs are stored now for the other hosts
+        shared, problems = lib.share(discover([Source(target, True, "added")]).files)
+        return SourceChange(str(target), new, shared=shared, warnings=tuple(problems))
 
     def remove_source(self, path: Path, *, owner: str) -> SourceChange:
         """Remove an added folder or PDF (its index entries stay, by content hash)."""
         del owner
         return SourceChange(str(self._pdfs.remove(path)), True, removed=True)
+
+    def protocol(self, request: ProtocolRequest, *, owner: str) -> ProtocolView:
+        """One day's protocol of questions (``litdesk library protocol``): every answer of
+        the day, whichever host of a team server gave it (a shared object store)."""
+        del owner  # the library's protocol (the data dir's, or the object store's)
+        day = request.day or datetime.now(UTC).date().isoformat()
+        text, answers = read_protocol(self._pdfs.shelf, self._pdfs.root, day)
+        return ProtocolView(day, answers, text)
 
     # --- uploads and indexing ------------------------------------------------------------
     def upload(self, request: UploadRequest, *, owner: str) -> UploadReport:
@@ -346,12 +361,13 @@ class LibraryArea:
         lib = self._pdfs
         corpus = lib.corpus()
         report = lib.index(corpus.files, progress=progress)
+        _n, problems = lib.share(corpus.files)  # PDFs put in this host's folders since
         vector_index: dict[str, object] | None = None
         if not report.interrupted:
             if on_vector_index is not None:
                 on_vector_index()
             vector_index = lib.prepare_vector_index()
-        return IndexOutcome(report, list(corpus.warnings), vector_index)
+        return IndexOutcome(report, [*corpus.warnings, *problems], vector_index)
 
     # --- adoption, models, answers -------------------------------------------------------
     async def adopt(self, request: AdoptRequest, *, owner: str) -> Adoption:
@@ -537,15 +553,19 @@ def _source_of(f: LibraryFile, sources: Sequence[Source]) -> str:
     return ""
 
 
+_WHERE: Final = {"inbox": "the inbox", "added": "an added folder",
+                 "settings": "a library folder", "shared": "another server's folder"}  # fmt: skip
+
+
 def _where(f: LibraryFile) -> str:
-    return {"inbox": "the inbox", "added": "an added folder", "settings": "a library folder"}.get(
-        f.origin, f.origin
-    )
+    return _WHERE.get(f.origin, f.origin)
 
 
 def _label(source: Source) -> str:
     """A source as a team account sees it: the inbox, or its folder's (file's) name."""
-    return "the inbox" if source.origin == "inbox" else (source.path.name or "a library folder")
+    if source.origin in ("inbox", "shared"):
+        return {"inbox": "the inbox", "shared": "the other servers' folders"}[source.origin]
+    return source.path.name or "a library folder"
 
 
 def _unrooted(text: str, sources: Sequence[Source], inbox: Path) -> str:

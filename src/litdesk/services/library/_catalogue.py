@@ -66,7 +66,7 @@ class Catalogue:
         self.repo = LibraryRepo(store)
         self.imported: LegacyImport | None = self._import_legacy()
         if shelf is not None:  # vectors written here before the store was shared
-            shelf.push(self.vectors_dir)
+            shelf.catch_up(self.vectors_dir)
 
     def _import_legacy(self) -> LegacyImport | None:
         old = self.root / LEGACY_NAME

@@ -265,7 +265,6 @@ class ChatService:
         self.library = library
         self._lookup = lookup
         self.folder = library.root / "chat-sessions"
-        library.shelf.push(self.folder)  # sessions kept here before the store was shared
         self.shown = shown
         self.indexing = indexing
         self.jobs = jobs
@@ -284,9 +283,15 @@ class ChatService:
             token = f"{owner}\0{token}"
         return hashlib.sha256(token.encode()).hexdigest()[:40]
 
+    def catch_up(self) -> None:
+        """Store the sessions kept here before the object store was shared (once per
+        process: at the server's start, else before the first session is read)."""
+        self.library.shelf.catch_up(self.folder)
+
     def _dir(self, session_id: str) -> Path:
         if not re.fullmatch(r"[0-9a-f]{40}", session_id):
             raise ChatInputError("the chat session id is malformed", code="session")
+        self.catch_up()  # every session's read or write comes here first
         return self.folder / session_id
 
     def _load(self, sid: str) -> dict[str, Any]:

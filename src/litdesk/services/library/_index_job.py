@@ -10,6 +10,7 @@ up by a further pass (at most :data:`MAX_PASSES`).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -19,6 +20,8 @@ from litdesk.services.jobs import Handler, JobContext
 
 from ._indexer import IndexReport
 from ._library import Library
+
+log = logging.getLogger(__name__)
 
 __all__ = ["INDEX_KIND", "MAX_PASSES", "index_handler"]
 
@@ -134,6 +137,8 @@ def index_handler(make_library: Callable[[], Library]) -> Handler:
                     return state.result(report, None)
                 if state.pass_total == 0:  # nothing new arrived during the last pass
                     break
+            for problem in lib.share(corpus.files)[1]:  # this host's folders, for the others
+                log.warning("%s", problem)
             return state.result(report, lib.prepare_vector_index())
         finally:
             lib.close()

@@ -58,6 +58,7 @@ from ._feed import IndexFeed, vector_loader
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
+from ._shared import SHARED_ORIGIN, SharedPdf, SharedPdfs
 from ._shelf import Shelf
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
@@ -118,6 +119,8 @@ class Library:
             inbox=self.inbox,
             sync_seconds=settings.object_store_sync_seconds,
         )
+        #: other hosts' folder PDFs (by content hash; a source of this library when shared)
+        self.shared_pdfs = SharedPdfs(self.shelf, self.root / "pdfs")
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -216,13 +219,56 @@ class Library:
         if self.settings.inbox_dir is not None or self.shelf.shared or self.inbox.is_dir():
             out.append(Source(self.inbox, False, "inbox"))
         out += [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
+        if self.shelf.shared:  # the other hosts' folder PDFs, last (see _shared)
+            out.append(Source(self.shared_pdfs.mirror, True, SHARED_ORIGIN))
         return out
 
     def corpus(self) -> Corpus:
-        """The library's files (with a shared object store: the inbox brought up to the
-        store's first, see :meth:`Shelf.sync`)."""
+        """The library's files (with a shared object store: the inbox and the other hosts'
+        folder PDFs brought up to the store's first, see :meth:`Shelf.sync`)."""
+        if self.shelf.shared:  # this host's copies (an empty one is no missing folder)
+            self.inbox.mkdir(parents=True, exist_ok=True)
+            self.shared_pdfs.mirror.mkdir(parents=True, exist_ok=True)
         self.shelf.sync(self.inbox)
+        self.fetch_shared()
         return discover(self.sources())
+
+    def fetch_shared(self, sha: str | None = None) -> bool:
+        """Copy the other hosts' folder PDFs this host lacks (at most every
+        ``object_store_sync_seconds``; ``sha``: that one, at once); whether one was copied."""
+        if not self.shelf.shared:
+            return False
+
+        def own() -> set[str]:
+            mine = [s for s in self.sources() if s.origin != SHARED_ORIGIN]
+            return set(self.known_hashes(discover(mine).files).values())
+
+        made = self.shared_pdfs.sync(own, sha=sha)
+        rows = []
+        for path, got in made:  # the hash was checked: never read again here
+            st = path.stat()
+            rows.append((str(path), st.st_size, st.st_mtime_ns, got))
+        if rows:
+            self.catalogue.remember_hashes(rows)
+        return bool(made)
+
+    def share(self, files: list[LibraryFile]) -> tuple[int, list[str]]:
+        """Store the PDFs of this host's folders among ``files`` (not the inbox's, not the
+        copies) for the other hosts, by content hash (hashed now where never hashed); how
+        many were offered and what could not be stored."""
+        mine = [f for f in files if f.origin not in ("inbox", SHARED_ORIGIN)]
+        if not self.shelf.shared or not mine:
+            return 0, []
+        hashes = hash_files(self.catalogue, mine)
+        pdfs = [SharedPdf(f.path, hashes[f.path], f.name) for f in mine if f.path in hashes]
+        return len(pdfs), self.shared_pdfs.publish(pdfs)
+
+    def catch_up(self) -> None:
+        """Store the index vectors and protocols this host kept before the object store was
+        shared (once per process; see :meth:`Shelf.catch_up`)."""
+        if self.shelf.shared:
+            self.shelf.catch_up(self.catalogue.vectors_dir)
+            self.shelf.catch_up(self.root / "protocols")
 
     def publish_upload(self, name: str) -> None:
         """Keep the PDF ``name`` just stored in the inbox for every host (the object
@@ -235,6 +281,8 @@ class Library:
             raise
 
     def add(self, path: Path) -> tuple[Path, bool]:
+        """Add a folder or a PDF of this host to the sources (see :meth:`share`: with a
+        shared object store its PDFs are stored for the other hosts by the caller)."""
         return add_source(self.data_dir, path)
 
     def remove(self, path: Path) -> Path:
@@ -665,7 +713,7 @@ class Library:
         model = backend.model if backend.is_model else "none (extractive)"
         if found.abstained:  # the model is not asked: nothing close enough to ground on
             answer = abstained(found, warnings, model, self._embedder_name)
-            write_protocol(self.root, answer, found.whole_library)
+            write_protocol(self.shelf, self.root, answer, found.whole_library)
             return answer
         # only the excerpts relevant enough are shown; the others are near misses
         split = split_relevant([h.support for h in found.hits], self.relevance_needed(found))
@@ -710,7 +758,7 @@ class Library:
             variant,
             near_misses=near_misses([found.hits[i] for i in split.near]),
         )
-        write_protocol(self.root, answer, found.whole_library)
+        write_protocol(self.shelf, self.root, answer, found.whole_library)
         return answer
 
 

@@ -102,13 +102,17 @@ class PdfRecords:
     def locate(self, ref: str) -> tuple[str, str, Path]:
         """The PDF ``ref`` names (its file name or SHA-256): ``(sha256, file, path)``."""
         lib = self._pdfs
-        files = lib.corpus().files
-        by_name = [f for f in files if f.name == ref]
-        hashes = hash_files(lib.catalogue, by_name or files)
-        for f in by_name or files:
-            sha = hashes.get(f.path)
-            if sha is not None and (by_name or sha == ref.lower()):
-                return sha, f.name, f.path
+        for attempt in (1, 2):
+            files = lib.corpus().files
+            by_name = [f for f in files if f.name == ref]
+            hashes = hash_files(lib.catalogue, by_name or files)
+            for f in by_name or files:
+                sha = hashes.get(f.path)
+                if sha is not None and (by_name or sha == ref.lower()):
+                    return sha, f.name, f.path
+            # another host's folder PDF, named by its hash: copied here, then found
+            if attempt == 2 or by_name or not lib.fetch_shared(ref.lower()):
+                break
         raise PdfNotFound(f"{ref[:120]} is not a PDF of the library")
 
     def _read(self, sha: str, path: Path) -> PdfMeta | str:

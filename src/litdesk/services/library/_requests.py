@@ -32,6 +32,7 @@ __all__ = [
     "LibraryPageInvalid",
     "LibraryPageRequest",
     "PageRequest",
+    "ProtocolRequest",
     "UploadRequest",
     "ViewerInputError",
     "check_token",
@@ -242,3 +243,17 @@ class ChatRoundsRequest:
     @property
     def token(self) -> str:
         return self.scope.token
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolRequest:
+    """The protocol of one day (``YYYY-MM-DD``, UTC; ``None``: today)."""
+
+    day: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.day is not None and not re.fullmatch(r"\d{4}-\d\d-\d\d", self.day):
+            raise InputError(
+                "the day must be written YYYY-MM-DD, for example 2026-03-01",
+                code="protocol_day", field="day",
+            )  # fmt: skip

@@ -27,7 +27,11 @@ from litdesk.adapters.objects import LocalObjects, ObjectMissing, ObjectStore, O
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Shelf"]
+__all__ = ["Shelf", "write_atomic"]
+
+#: (store, folder) pairs whose local files this process has pushed (:meth:`Shelf.catch_up`)
+_CAUGHT_UP: set[tuple[str, str]] = set()
+_CAUGHT_UP_LOCK = threading.Lock()
 
 
 class Shelf:
@@ -81,21 +85,26 @@ class Shelf:
             data = self.objects.get(self.key(path))
         except ObjectMissing:
             return False
-        _write_atomic(path, data)
+        write_atomic(path, data)
+        return True
+
+    def due(self, folder: Path, *, force: bool = False) -> bool:
+        """Whether ``folder`` is to be listed in the store now: not in the last
+        ``sync_seconds`` (or ``force``); a yes counts as the listing."""
+        now = self._monotonic()
+        with self._lock:
+            last = self._synced.get(folder)
+            if not force and last is not None and now - last < self.sync_seconds:
+                return False
+            self._synced[folder] = now
         return True
 
     def sync(self, folder: Path, *, force: bool = False) -> None:
         """Bring the files of ``folder`` (not its sub-folders) up to the store's: download
         those missing here or of another size, store those only here (written before the
         store was shared). At most once per ``sync_seconds`` per folder unless ``force``."""
-        if not self.shared:
+        if not self.shared or not self.due(folder, force=force):
             return
-        now = self._monotonic()
-        with self._lock:
-            last = self._synced.get(folder)
-            if not force and last is not None and now - last < self.sync_seconds:
-                return
-            self._synced[folder] = now
         prefix = self.key(folder) + "/"
         remote = {
             o.key[len(prefix) :]: o.size
@@ -110,7 +119,7 @@ class Shelf:
         for name, size in remote.items():
             if local.get(name) != size:
                 with contextlib.suppress(ObjectMissing):  # deleted meanwhile
-                    _write_atomic(folder / name, self.objects.get(prefix + name))
+                    write_atomic(folder / name, self.objects.get(prefix + name))
         for name in local.keys() - remote.keys():
             self.objects.put(prefix + name, (folder / name).read_bytes())
 
@@ -132,13 +141,28 @@ class Shelf:
         if self.shared:
             self.objects.put(self.key(path), data)
         else:
-            _write_atomic(path, data)
+            write_atomic(path, data)
 
-    def push(self, folder: Path) -> int:
+    def catch_up(self, folder: Path) -> None:
+        """:meth:`push` ``folder`` once per process (at the server's start, else at the
+        folder's first use): what this host kept there before the store was shared reaches
+        the store before this process reads the folder from it, and later uses cost no
+        listing. A store that does not answer is tried again at the next use."""
+        if not self.shared:
+            return
+        mark = (self.objects.describe(), str(folder))
+        with _CAUGHT_UP_LOCK:
+            if mark in _CAUGHT_UP:
+                return
+        if self.push(folder) is not None:
+            with _CAUGHT_UP_LOCK:
+                _CAUGHT_UP.add(mark)
+
+    def push(self, folder: Path) -> int | None:
         """Store the files under ``folder`` (sub-folders too) that the store lacks: what this
-        host wrote before the store was shared; how many. Hidden files are left out. A store
-        that does not answer is logged and tried again at the next start (this host keeps
-        its files meanwhile)."""
+        host wrote before the store was shared; how many (``None``: the store did not
+        answer; logged, and this host keeps its files meanwhile). Hidden files are left
+        out."""
         if not self.shared or not folder.is_dir():
             return 0
         mine = [
@@ -157,8 +181,9 @@ class Shelf:
                     self.objects.put(key, path.read_bytes())
                     done += 1
         except ObjectStoreError as exc:
-            log.warning("files of %s not stored yet (%s): tried again at the next start",
+            log.warning("files of %s not stored yet (%s): tried again at the next use",
                         prefix, exc.message)  # fmt: skip
+            return None
         return done
 
     def delete(self, path: Path) -> None:
@@ -197,7 +222,8 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all (a temporary file beside it, then renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
     try:

@@ -133,7 +133,8 @@ class PdfViewer:
         return self._stats.get(sha) == (st.st_size, st.st_mtime_ns)
 
     def resolve(self, sha: str) -> LibraryFile:
-        """The library file with content hash ``sha`` (refused when there is none)."""
+        """The library file with content hash ``sha`` (refused when there is none; with a
+        shared object store, one another host stored is copied here first)."""
         with self._lock:
             if not self._unchanged(sha) and (
                 sha in self._files or time.monotonic() - self._scanned >= RESCAN_EVERY
@@ -141,6 +142,10 @@ class PdfViewer:
                 self._rescan()
                 self._drop(sha)
             f = self._files.get(sha)
+        if f is None and self.library.fetch_shared(sha):  # another host's folder PDF
+            with self._lock:
+                self._rescan()
+                f = self._files.get(sha)
         if f is None:
             raise PdfNotInLibrary("no PDF of the library has this content hash", sha=sha)
         return f

@@ -21,6 +21,7 @@ __all__ = [
     "IndexOutcome",
     "LibraryStatus",
     "LibraryView",
+    "ProtocolView",
     "RefusedUpload",
     "SourceChange",
     "SourceRow",
@@ -222,11 +223,18 @@ class SourceChange:
     #: added: newly added (``False``: it was already there); removed: always ``True``
     changed: bool
     removed: bool = False
+    #: its PDFs stored for the other hosts (a shared object store; else 0)
+    shared: int = 0
+    #: what could not be stored for them
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         if self.removed:
             return {"path": self.path, "removed": True}
-        return {"path": self.path, "added": self.changed}
+        out: dict[str, object] = {"path": self.path, "added": self.changed}
+        if self.shared or self.warnings:
+            out |= {"shared": self.shared, "warnings": list(self.warnings)}
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,3 +251,16 @@ class IndexOutcome:
             "warnings": self.warnings,
             "vector_index": self.vector_index,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolView:
+    """One day's protocol of questions (``litdesk library protocol``): every answer of the
+    day, whichever host gave it, in time order."""
+
+    day: str
+    answers: int
+    text: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"day": self.day, "answers": self.answers, "text": self.text}

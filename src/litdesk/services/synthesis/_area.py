@@ -161,7 +161,6 @@ class ReportsArea:
         #: the CLI's default folder, and the web's builds under it
         self.folder = pdfs.data_dir / "reports"
         self.web_folder = self.folder / "web"
-        pdfs.shelf.push(self.web_folder)  # builds kept here before the store was shared
         self._lock = threading.Lock()  # one build at a time per library (its caches)
 
     # --- use cases ------------------------------------------------------------------------
@@ -351,6 +350,7 @@ class ReportsArea:
     def reports(self, *, owner: str) -> ReportList:
         """``owner``'s reports built as jobs, newest first."""
         built: dict[str, str] = {}  # build id -> its HTML file's name (one listing)
+        self.catch_up()
         for rel in self.pdfs.shelf.tree(self.web_folder):
             build, _, file = rel.partition("/")
             if "/" not in file and Path(file).match(_REPORT_GLOB):
@@ -477,9 +477,15 @@ class ReportsArea:
             raise ReportNotFound("no such report build")
         return view
 
+    def catch_up(self) -> None:
+        """Store the builds kept here before the object store was shared (once per
+        process: at the server's start, else before the first build is listed or read)."""
+        self.pdfs.shelf.catch_up(self.web_folder)
+
     def _folder(self, build_id: str) -> Path:
         if not _BUILD_ID.match(build_id):
             raise ReportNotFound("no such report")
+        self.catch_up()
         return self.web_folder / build_id
 
     def _find(self, folder: Path) -> Path | None:

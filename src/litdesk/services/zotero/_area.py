@@ -613,4 +613,8 @@ class ZoteroArea:
                 placed += 1
                 caches += 1 if found.full_text is not None else 0
         placer.finish()
+        for problem in placer.problems:  # not stored for the other hosts (shared store)
+            name = next((n for n in placer.items if problem.startswith(n + " ")), "")
+            key, title = placer.items.get(name, ("", ""))
+            problems.append(ItemProblem(key, title, problem))
         return placed, caches

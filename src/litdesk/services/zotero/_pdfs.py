@@ -17,7 +17,7 @@ from typing import Final
 from litdesk.adapters.pdf import file_sha256
 from litdesk.adapters.zotero import FULL_TEXT_CACHE
 from litdesk.core.records import Paper
-from litdesk.services.library import Library
+from litdesk.services.library import Library, LibraryFile
 
 __all__ = ["PdfPlacer"]
 
@@ -51,6 +51,10 @@ class PdfPlacer:
         self.library = library
         self._hashes: list[tuple[str, int, int, str]] = []
         self._known = False
+        #: linked files not stored for the other hosts (a shared object store), why
+        self.problems: list[str] = []
+        #: each placed name's item (key, title)
+        self.items: dict[str, tuple[str, str]] = {}
 
     def place(
         self,
@@ -72,6 +76,7 @@ class PdfPlacer:
         if len(name) > MAX_NAME:
             name = f"{attachment_key} {source.stem[: MAX_NAME - 20]}.pdf"
         target = self.folder / name
+        self.items[name] = (item_key, paper.title)
         _link(full_text, target.with_name(name + FULL_TEXT_CACHE))
         if target.is_symlink() or target.exists():
             linked = target.is_symlink() and Path(os.readlink(target)) == source
@@ -97,3 +102,6 @@ class PdfPlacer:
             return
         self.pdfs.catalogue.remember_hashes(self._hashes)
         self.pdfs.add(self.folder)
+        # with a shared object store the linked files reach the other hosts (by hash)
+        placed = [LibraryFile(Path(p).name, Path(p), "added") for p, *_ in self._hashes]
+        self.problems = self.pdfs.share(placed)[1]
