@@ -39,6 +39,9 @@ class LitdeskError(Exception):
 
     exit_code: int = 1
     default_code: str = "error"
+    #: what a person should do next, when the family's general advice does not fit this
+    #: error (``""``: the message already says it); ``None``: the family's advice
+    hint: str | None = None
 
     def __init__(self, message: str, *, code: str | None = None, **details: Any) -> None:
         super().__init__(message)

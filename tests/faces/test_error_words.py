@@ -187,6 +187,23 @@ def test_every_family_says_what_to_do(error: LitdeskError, hint: str) -> None:
     _no_class_names(str(told))
 
 
+def test_an_error_s_own_hint_replaces_its_family_s() -> None:
+    """A Zotero folder that is not one says where to find Zotero's, not "pick it from its
+    list" (NotFoundError) or "see the log" (IntegrityError)."""
+    from litdesk.adapters.zotero._read import NoZoteroLibrary, ZoteroUnreadable
+
+    for error in (NoZoteroLibrary("no zotero.sqlite in /x"), ZoteroUnreadable("not Zotero")):
+        told = explain(error)
+        assert "Files and Folders" in told.hint, told
+        assert "pick it from its list" not in told.hint and "log" not in told.hint
+        _no_class_names(str(told))
+
+    class Spoken(NotFoundError):
+        hint = ""  # its message says what to do
+
+    assert explain(Spoken("no such thing; make it first")).hint == ""
+
+
 def test_framework_errors_and_sentences() -> None:
     assert explain_status(404).text == "There is no page at this address."
     assert explain_status(500).hint.startswith("Try again")

@@ -104,6 +104,8 @@ def explain(exc: LitdeskError) -> Explained:
         retry = exc.details.get("retry_after")
         seconds = float(retry) if isinstance(retry, (int, float)) else None
         return Explained(text, f"Wait and try again {wait_words(seconds)}.")
+    if exc.hint is not None:  # the error's own advice
+        return Explained(text, exc.hint)
     if isinstance(exc, InputError):
         return Explained(text, "Correct it and try again.")
     if isinstance(exc, NotFoundError):
@@ -120,7 +122,9 @@ def explain(exc: LitdeskError) -> Explained:
         return Explained(text, "litdesk's settings need to change for this (see the README).")
     if isinstance(exc, IntegrityError):
         return Explained(
-            text, "Stored data could not be read back; nothing was changed. See the server log."
+            text,
+            "Data litdesk read back failed its checks; nothing was changed. If it keeps "
+            "happening, the log has the details.",
         )
     return Explained(text, "Try again; if it keeps happening, see the server log.")
 

@@ -64,6 +64,7 @@ class NoZoteroLibrary(NotFoundError):
     """No Zotero data directory (with a ``zotero.sqlite``) where one was looked for."""
 
     default_code = "no_zotero_library"
+    hint = "Give the folder that holds zotero.sqlite (Zotero: Settings → Advanced → Files and Folders)."
 
 
 class UnknownZoteroSchema(RefusedError):
@@ -76,6 +77,11 @@ class ZoteroUnreadable(IntegrityError):
     """The database copy cannot be read as a Zotero library."""
 
     default_code = "zotero_unreadable"
+    hint = (
+        "Give Zotero's data directory, the folder that holds zotero.sqlite and storage/ "
+        "(Zotero: Settings → Advanced → Files and Folders); litdesk reads a copy and "
+        "changes nothing."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +123,7 @@ def default_data_dir() -> Path:
     raise NoZoteroLibrary(
         "no Zotero data directory found (looked in "
         + ", ".join(str(c) for c in candidates)
-        + "); give its folder (Zotero: Settings → Advanced → Files and Folders)",
+        + ")",
         looked_in=[str(c) for c in candidates],
     )
 
