@@ -535,7 +535,7 @@ def test_sign_ins_across_two_worker_processes(
             stderr=sink,
         )  # fmt: skip
         try:
-            _wait(base, proc, log)
+            _wait(base, proc, log, workers=2)
 
             def sign_in(_: int) -> str:
                 with httpx.Client(base_url=base, timeout=60) as first:

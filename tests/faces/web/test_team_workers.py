@@ -22,19 +22,34 @@ from tests.faces.web._team import PASSWORD, add_accounts
 from litdesk import Settings
 
 
-def _wait(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+def _answering_pids(log: Path) -> set[int]:
+    """The worker processes whose access log shows a ``/readyz`` answer."""
+    pids: set[int] = set()
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith("{") and '"/readyz"' in line:
+            pids.add(int(json.loads(line)["pid"]))
+    return pids
+
+
+def _wait(base: str, proc: subprocess.Popen[bytes], log: Path, *, workers: int = 1) -> None:
+    """Until the server answers ``/readyz`` — from ``workers`` distinct worker processes
+    (each on a new connection), so that a test about several workers does not start while
+    one of them is still importing litdesk on a loaded machine."""
     deadline = time.monotonic() + 90
     while True:
         if proc.poll() is not None:
             raise AssertionError(f"the team server exited: {log.read_text()[-2000:]}")
         try:
-            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
+            ready = httpx.get(f"{base}/readyz", timeout=5).status_code == 200
+            if ready and (workers <= 1 or len(_answering_pids(log)) >= workers):
                 return
         except httpx.TransportError:
             pass
         if time.monotonic() > deadline:
-            raise AssertionError(f"the team server did not get ready: {log.read_text()[-2000:]}")
-        time.sleep(0.3)
+            raise AssertionError(
+                f"the team server did not get ready ({workers} workers): {log.read_text()[-2000:]}"
+            )
+        time.sleep(0.3 if workers <= 1 else 0.05)
 
 
 def test_two_workers_share_sessions_and_data(
@@ -59,7 +74,7 @@ def test_two_workers_share_sessions_and_data(
             stderr=sink,
         )  # fmt: skip
         try:
-            _wait(base, proc, log)
+            _wait(base, proc, log, workers=2)
             with httpx.Client(base_url=base, headers={"origin": base}, timeout=60) as c:
                 c.get("/login")
                 csrf = c.cookies.get("ld_csrf") or ""
