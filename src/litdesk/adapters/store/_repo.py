@@ -225,13 +225,13 @@ def find_study_paper_ids(conn: Connection, keys: Sequence[str], *, study_id: str
         ):
             named.setdefault((r.owner, r.paper_id), []).append(r.key)
         for ids in _chunks(pid for _owner, pid in named):
-            for r in conn.execute(
+            for link in conn.execute(
                 sa.select(sp.paper_id, sp.paper_owner).where(
                     sp.study_id == study_id, sp.paper_id.in_(ids)
                 )
             ):
-                for key in named.get((r.paper_owner, r.paper_id), ()):
-                    found.setdefault(key, set()).add(r.paper_id)
+                for key in named.get((link.paper_owner, link.paper_id), ()):
+                    found.setdefault(key, set()).add(link.paper_id)
     return {key: min(ids) for key, ids in found.items()}
 
 
