@@ -131,7 +131,7 @@ def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
             pass
         if time.monotonic() > deadline:
             raise AssertionError(f"the team server did not get ready: {log.read_text()[-2000:]}")
-        time.sleep(0.3)
+        time.sleep(0.05)
 
 
 def login(base: str, name: str) -> tuple[str, str]:
