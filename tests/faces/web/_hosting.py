@@ -38,6 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 __all__ = [
     "Hosting",
     "SessionServer",
+    "LOOPBACK_TLS",
     "TransportFactory",
     "client_for",
     "free_port",
@@ -47,6 +48,11 @@ __all__ = [
 
 #: a new transport for each client of an in-process app (None: a real socket)
 TransportFactory = Callable[[], httpx.BaseTransport]
+
+#: the TLS context of the test clients of loopback servers, made once: httpx builds one per
+#: client otherwise (loading the CA bundle: about 19 ms of CPU a client, and the team tests
+#: open a client per request to reach either worker)
+LOOPBACK_TLS = httpx.create_ssl_context()
 
 #: fixtures that mean "this test drives a browser": its app needs a real socket
 BROWSER_FIXTURES = frozenset({"browser", "chromium_path", "firefox_path"})
@@ -317,4 +323,6 @@ def client_for(
     """An httpx client of an app served either way."""
     if transport is not None:
         kw["transport"] = transport()
+    else:
+        kw.setdefault("verify", LOOPBACK_TLS)
     return httpx.Client(base_url=base, timeout=timeout, **kw)

@@ -111,13 +111,15 @@ def two_servers(
         assert lib.index().indexed == ["cameras.pdf"]
     servers: list[Server] = []
     try:
-        for n in (1, 2):
+        for n in (1, 2):  # both start at once (the schema is at head)
             port = free_port()
+            while any(s.base.endswith(f":{port}") for s in servers):  # the first not bound yet
+                port = free_port()
             log = tmp_path / f"server{n}.log"
             proc = start_team_process(port, None, env, log)
-            server = Server(f"http://127.0.0.1:{port}", proc, log)
-            servers.append(server)
-            wait_ready(server.base, proc, log)
+            servers.append(Server(f"http://127.0.0.1:{port}", proc, log))
+        for server in servers:
+            wait_ready(server.base, server.proc, server.log)
         yield servers[0], servers[1]
     finally:
         for s in servers:

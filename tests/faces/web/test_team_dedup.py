@@ -71,15 +71,19 @@ def two_servers(
     ) | (env_extra or {})
     servers: list[Server] = []
     try:
-        for n in (1, 2):  # one after the other: the first applies the migrations
+        # both start at once (the schema is at head; a store that is not migrates under
+        # an advisory lock): the test waits for one start-up, not two in turn
+        for n in (1, 2):
             port = free_port()
+            while any(s.base.endswith(f":{port}") for s in servers):  # the first not bound yet
+                port = free_port()
             log = tmp_path / f"server{n}.log"
             proc = start_team_process(
                 port, cassette, env | (first_extra or {} if n == 1 else {}), log
             )
-            server = Server(f"http://127.0.0.1:{port}", proc, log)
-            servers.append(server)
-            wait_ready(server.base, proc, log)
+            servers.append(Server(f"http://127.0.0.1:{port}", proc, log))
+        for server in servers:
+            wait_ready(server.base, server.proc, server.log)
         yield servers[0], servers[1]
     finally:
         for s in servers:

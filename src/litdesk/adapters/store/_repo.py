@@ -197,24 +197,28 @@ def find_visible_ids(conn: Connection, keys: Sequence[str], *, viewer: str) -> d
 
 
 def find_study_paper_ids(conn: Connection, keys: Sequence[str], *, study_id: str) -> dict[str, str]:
-    """``{key: paper id}`` for the keys of the records ``study_id`` holds (whoever's)."""
-    out: dict[str, str] = {}
+    """``{key: paper id}`` for the keys of the records ``study_id`` holds (whoever's; the
+    lowest id when several). The keys' records first (index on the key), then which of them
+    the Study holds (its primary key): never a read of the whole Study per lookup."""
+    sp = study_papers.c
+    found: dict[str, set[str]] = {}
     for chunk in _chunks(keys):
-        query = (
-            sa.select(paper_keys.c.key, paper_keys.c.paper_id)
-            .join(
-                study_papers,
-                sa.and_(
-                    study_papers.c.paper_id == paper_keys.c.paper_id,
-                    study_papers.c.paper_owner == paper_keys.c.owner,
-                ),
+        named: dict[tuple[str, str], list[str]] = {}
+        for r in conn.execute(
+            sa.select(paper_keys.c.owner, paper_keys.c.key, paper_keys.c.paper_id).where(
+                paper_keys.c.key.in_(chunk)
             )
-            .where(study_papers.c.study_id == study_id, paper_keys.c.key.in_(chunk))
-            .order_by(paper_keys.c.paper_id)
-        )
-        for r in conn.execute(query):
-            out.setdefault(r.key, r.paper_id)
-    return out
+        ):
+            named.setdefault((r.owner, r.paper_id), []).append(r.key)
+        for ids in _chunks(pid for _owner, pid in named):
+            for link in conn.execute(
+                sa.select(sp.paper_id, sp.paper_owner).where(
+                    sp.study_id == study_id, sp.paper_id.in_(ids)
+                )
+            ):
+                for key in named.get((link.paper_owner, link.paper_id), ()):
+                    found.setdefault(key, set()).add(link.paper_id)
+    return {key: min(ids) for key, ids in found.items()}
 
 
 def record_owners(

@@ -78,6 +78,7 @@ paper_keys = sa.Table(
         ondelete="CASCADE",
     ),
     sa.Index("ix_paper_keys_paper", "owner", "paper_id"),
+    sa.Index("ix_paper_keys_key", "key"),  # lookups by key alone (0027_paper_keys_key)
 )
 
 studies = sa.Table(
