@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -236,6 +237,8 @@ class Store:
         self.dialect = engine.dialect.name
         self._within: Callable[[Connection, str], bool] | None = None
         self._after: Callable[[str], None] | None = None
+        #: this thread's open :meth:`snapshot` (its connection), which reads join
+        self._shared = threading.local()
 
     def on_sources_changed(
         self, within: Callable[[Connection, str], bool], after: Callable[[str], None]
@@ -256,6 +259,7 @@ class Store:
     def write(self) -> Iterator[Connection]:
         """One write transaction: committed on success, rolled back on any error."""
         regroup: set[str] = set()
+        self._shared.conn = None  # reads after a write see it: no more joining the snapshot
         with self._translate(), self.engine.connect() as conn:
             conn = conn.execution_options(litdesk_write=True)
             conn.info.pop(_SOURCES_CHANGED, None)  # a failed transaction's note
@@ -271,12 +275,35 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """One read transaction (a consistent snapshot on both backends)."""
+        """One read transaction (a consistent snapshot on both backends); inside a
+        :meth:`snapshot` of this thread, that snapshot's transaction."""
+        shared: Connection | None = getattr(self._shared, "conn", None)
+        if shared is not None:
+            with self._translate():
+                yield shared
+            return
         with self._translate(), self.engine.connect() as conn:
             if self.is_postgres:
                 conn = conn.execution_options(isolation_level="REPEATABLE READ")
             with conn.begin():
                 yield conn
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction for every :meth:`read` of this thread inside it: a view
+        composed of several reads costs one transaction (on PostgreSQL each costs a
+        ``BEGIN`` and a ``COMMIT`` round trip) and sees one state of the store. A
+        :meth:`write` inside it ends the joining (the reads after it open their own
+        transactions, so they see the write); nested snapshots are one."""
+        if getattr(self._shared, "conn", None) is not None:
+            yield
+            return
+        with self.read() as conn:
+            self._shared.conn = conn
+            try:
+                yield
+            finally:
+                self._shared.conn = None
 
     @contextmanager
     def _translate(self) -> Iterator[None]:
