@@ -33,11 +33,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 sys.path.insert(0, str(Path(__file__).parent))
-import team_bench  # noqa: E402  (the same data as the team bench)
-
-from litdesk import Settings  # noqa: E402
-from litdesk.adapters.store import open_store  # noqa: E402
-from litdesk.services.accounts import Accounts  # noqa: E402
+import team_bench
+from litdesk import Settings
+from litdesk.adapters.store import open_store
+from litdesk.services.accounts import Accounts
 
 STATEMENTS = [0]
 TRANSACTIONS = [0]
@@ -165,7 +164,11 @@ def run(
             if url:
                 store = open_store(settings)
                 try:
-                    token = Accounts(store, settings).login(user.name, team_bench.PASSWORD, address="127.0.0.1").token
+                    token = (
+                        Accounts(store, settings)
+                        .login(user.name, team_bench.PASSWORD, address="127.0.0.1")
+                        .token
+                    )
                 finally:
                     store.dispose()
                 headers.append((b"cookie", f"ld_session={token}".encode()))
@@ -215,7 +218,9 @@ def main() -> None:
         result = run(kind, args.n, args.profile, args.sql)
         print(f"== {kind}: CPU ms per request (best of 3 × {args.n}), SQL statements")
         for name, (ms, (queries, transactions)) in result.items():
-            print(f"  {name:10} {ms:7.2f} ms  {queries:3d} statements in {transactions} transactions")
+            print(
+                f"  {name:10} {ms:7.2f} ms  {queries:3d} statements in {transactions} transactions"
+            )
 
 
 if __name__ == "__main__":
