@@ -183,9 +183,11 @@ def run(
 
 def _prepare_local(settings: Settings) -> list[team_bench.User]:
     from litdesk.core.records import make_paper
+    from litdesk.services.dedup import keep_working_sets
     from litdesk.services.workspace import Workspace
 
     store = open_store(settings)
+    keep_working_sets(store)  # as the app does
     try:
         ws = Workspace(store)
         study = ws.create_study("Shared review 0").id
