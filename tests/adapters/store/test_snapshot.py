@@ -71,3 +71,22 @@ def test_reads_without_a_snapshot_each_open_a_transaction(store: Store):
     assert _count(store) == 0
     assert _count(store) == 0
     assert begins[0] == 2
+
+
+def test_read_one_runs_its_statement_without_a_transaction_on_postgres(store: Store):
+    _save(store, 3)
+    with store.read_one() as conn:
+        assert repo.count_papers(conn) == 1
+        raw = conn.connection.dbapi_connection
+        if store.is_postgres:  # no BEGIN/COMMIT round trips: the statement is its own
+            import psycopg
+
+            assert isinstance(raw, psycopg.Connection)
+            assert raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    with store.read() as conn:  # the pooled connection is back to REPEATABLE READ reads
+        assert repo.count_papers(conn) == 1
+        if store.is_postgres:
+            level = conn.exec_driver_sql("SHOW transaction_isolation").scalar()
+            assert level == "repeatable read"
+    with store.snapshot(), store.read_one() as conn:  # inside a snapshot: the snapshot's
+        assert repo.count_papers(conn) == 1

@@ -289,6 +289,18 @@ class Store:
                 yield conn
 
     @contextmanager
+    def read_one(self) -> Iterator[Connection]:
+        """A read of ONE statement (a statement is atomic on its own): on PostgreSQL without
+        a transaction around it (autocommit: one round trip, not ``BEGIN``, the statement,
+        ``COMMIT``); on SQLite, and inside a :meth:`snapshot`, a :meth:`read`."""
+        if not self.is_postgres or getattr(self._shared, "conn", None) is not None:
+            with self.read() as conn:
+                yield conn
+            return
+        with self._translate(), self.engine.connect() as conn:
+            yield conn.execution_options(isolation_level="AUTOCOMMIT")
+
+    @contextmanager
     def snapshot(self) -> Iterator[None]:
         """One read transaction for every :meth:`read` of this thread inside it: a view
         composed of several reads costs one transaction (on PostgreSQL each costs a
