@@ -90,3 +90,17 @@ def test_read_one_runs_its_statement_without_a_transaction_on_postgres(store: St
             assert level == "repeatable read"
     with store.snapshot(), store.read_one() as conn:  # inside a snapshot: the snapshot's
         assert repo.count_papers(conn) == 1
+
+
+def test_the_snapshot_memo_lives_as_long_as_the_snapshot_and_no_write(store: Store):
+    assert store.snapshot_memo() is None
+    with store.snapshot():
+        memo = store.snapshot_memo()
+        assert memo == {}
+        memo["k"] = 1
+        assert store.snapshot_memo() == {"k": 1}
+        _save(store, 4)  # a write: what was read may have changed
+        assert store.snapshot_memo() is None
+    with store.snapshot():
+        assert store.snapshot_memo() == {}
+    assert store.snapshot_memo() is None

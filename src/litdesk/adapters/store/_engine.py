@@ -311,11 +311,20 @@ class Store:
             yield
             return
         with self.read() as conn:
-            self._shared.conn = conn
+            self._shared.conn, self._shared.memo = conn, {}
             try:
                 yield
             finally:
-                self._shared.conn = None
+                self._shared.conn = self._shared.memo = None
+
+    def snapshot_memo(self) -> dict[Any, Any] | None:
+        """A dict that lives as long as this thread's :meth:`snapshot` (``None`` outside
+        one, and after a write in it): answers read in the snapshot, kept for its other
+        reads (they cannot change within it)."""
+        if getattr(self._shared, "conn", None) is None:
+            return None
+        memo: dict[Any, Any] = self._shared.memo
+        return memo
 
     @contextmanager
     def _translate(self) -> Iterator[None]:
