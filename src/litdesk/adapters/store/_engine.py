@@ -52,9 +52,11 @@ _MIGRATION_LOCK: Final = (1909102026, 4)
 MAX_DOCUMENT_BYTES: Final = 1_000_000_000
 #: a pooled PostgreSQL connection idle this long is pinged before it is used again (s)
 PING_IDLE_SECONDS: Final = 10.0
-#: the most PostgreSQL connections one process opens by default; a third of them are kept
-#: open, the rest are opened under load and closed when given back (the
-#: ``database_pool_max`` setting). The web server's 40 request threads wait for a connection
+#: the most PostgreSQL connections one process opens by default (the ``database_pool_max``
+#: setting), opened as needed and kept open once opened: a pool that kept only a third
+#: closed the others when given back, and under load opened one again for about one
+#: transaction in twenty (a new connection is a server process: ~9 ms, 25 times a query's
+#: round trip). The web server's 40 request threads wait for a connection
 #: rather than each opening one: several workers (and the CLI, the backups) must stay within
 #: the database's ``max_connections`` (100 by default): 40 a process made 4 processes of a
 #: crowd of reservations refuse calls with "too many clients"
@@ -168,8 +170,7 @@ def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
     if backend == "postgresql":
         if parsed.drivername != "postgresql+psycopg":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        kept = max(1, pool_max // 3)
-        engine = sa.create_engine(parsed, pool_size=kept, max_overflow=max(0, pool_max - kept))
+        engine = sa.create_engine(parsed, pool_size=pool_max, max_overflow=0)
         _postgres_events(engine)
         _refuse_nul(engine)
         return engine
