@@ -142,7 +142,7 @@ def _pdf_queries(owner: str) -> tuple[Any, Any]:
     """:func:`pdfs_of_papers`' two statements for ``owner`` (built once: the paper ids are
     an expanding parameter ``ids``)."""
     t, s = pdf_records, study_pdf_links
-    ids = sa.bindparam("ids", expanding=True)
+    ids: sa.BindParameter[list[str]] = sa.bindparam("ids", expanding=True)
     linked = sa.select(s.c.paper_id, s.c.sha256, s.c.file).where(
         s.c.paper_id.in_(ids), s.c.state == "linked"
     )
