@@ -8,6 +8,8 @@ thread holds all the work and ``time.process_time`` is the request's CPU); state
 counted with a SQLAlchemy ``before_cursor_execute`` listener. The data is the team bench's
 (``bench/team_bench.py``: 50 accounts, 3 saved papers each, a shared Study per 10, a
 cassette of 20 records for the search); each route is asked ``--n`` times, best of three.
+Statements are those of the first measured request (SQLite's count includes its ``BEGIN``);
+transactions are those that sent a ``BEGIN`` (an autocommit read sends none).
 
     .venv/bin/python bench/route_cost_bench.py [--n 200] [--only sqlite|postgres]
         [--profile ROUTE]   (cProfile of that route, top 30 by own time)
@@ -50,8 +52,9 @@ def _count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
 
 
 @event.listens_for(Engine, "begin")
-def _begin(_conn: Any) -> None:
-    TRANSACTIONS[0] += 1
+def _begin(conn: Any) -> None:
+    if conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT":  # no BEGIN sent
+        TRANSACTIONS[0] += 1
 
 
 def _inline_threads() -> None:
