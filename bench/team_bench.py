@@ -492,11 +492,14 @@ def main() -> None:
                 f" {tally.errors.get(label, 0):7d}"
             )
         print(f"{'all':30} {total:9d} {'':8} {'':8} {errors:7d}   {total / elapsed:.1f} req/s")
-        if args.think_ms <= 0 and total:  # a closed loop: Little's law, N = X × R
+        if args.think_ms <= 0 and total:  # a closed loop: Little's law, L = X × R
+            busy = sum(x for v in tally.times.values() for x in v) / 1000 / elapsed
             print(
-                f"Little's law (closed loop, no think time): mean latency = users / throughput"
-                f" = {args.users} / {total / elapsed:.1f} = {args.users / (total / elapsed) * 1000:.0f}"
-                f" ms; measured mean {statistics.fmean(x for v in tally.times.values() for x in v):.0f} ms"
+                f"Little's law (closed loop, no think time): {busy:.1f} requests in flight on "
+                f"average (of {args.users} users; the rest were signing in), so mean latency "
+                f"= {busy:.1f} / {total / elapsed:.1f} req/s = {busy / (total / elapsed) * 1000:.0f}"
+                f" ms; with all {args.users} in flight, p95 ≤ 150 ms needs"
+                f" ≥ {args.users / 0.15:.0f} req/s"
             )
         for sample in tally.samples:
             print("  error:", sample)
