@@ -496,7 +496,7 @@ def main() -> None:
             busy = sum(x for v in tally.times.values() for x in v) / 1000 / elapsed
             print(
                 f"Little's law (closed loop, no think time): {busy:.1f} requests in flight on "
-                f"average (of {args.users} users; the rest were signing in), so mean latency "
+                f"average (of {args.users} users: signing in takes part of the run), so mean latency "
                 f"= {busy:.1f} / {total / elapsed:.1f} req/s = {busy / (total / elapsed) * 1000:.0f}"
                 f" ms; with all {args.users} in flight, p95 ≤ 150 ms needs"
                 f" ≥ {args.users / 0.15:.0f} req/s"
