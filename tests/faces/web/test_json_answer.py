@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import UTC, date, datetime
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from litdesk.faces.web import create_app
 from litdesk.faces.web.routes._common import json_answer
 
 
-class Colour(str, Enum):
+class Colour(StrEnum):
     RED = "red"
 
 
