@@ -24,8 +24,15 @@ Client-side latency per route (p50/p95), requests per second, errors (any other 
 ≥ 400 or transport error) and over-spent allowances are printed for 1 worker, 2 workers,
 and their ratio.
 
+By default the users have no think time: each sends its next request as soon as the last
+one is answered (a closed loop), so the server is always saturated and, by Little's law,
+the mean latency is users / throughput (50 users at 63 requests/s: 0.79 s) whatever one
+request costs. ``--think-ms T`` makes each user pause a random time (exponential, mean T
+ms) after each answer, as a person reading the page would: the latency is then what a
+request costs at the load those users offer.
+
     .venv/bin/python bench/team_bench.py [--seconds 60] [--users 50] [--workers 1,2]
-        [--assist-total 40] [--assist-owner 2]
+        [--assist-total 40] [--assist-owner 2] [--think-ms 0]
         [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
 """
 
@@ -35,6 +42,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import socket
 import statistics
@@ -59,6 +67,7 @@ from litdesk.adapters.http import CassetteRecorder, Exchange, Redactor, sanitise
 from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 from litdesk.core.records import make_paper
 from litdesk.services.accounts import Accounts, Sharing
+from litdesk.services.dedup import keep_working_sets
 from litdesk.services.search import make_definition, plan_search
 from litdesk.services.workspace import Workspace
 
@@ -179,6 +188,7 @@ def _schema_url(base: str, schema: str) -> str:
 def prepare(url: str, data_dir: Path, users: int) -> list[User]:
     settings = Settings(data_dir=data_dir, database_url=url)
     store = open_store(settings)
+    keep_working_sets(store)  # as the app does: the Studies' records in step with their papers
     try:
         accounts = Accounts(store, settings)
         ids = [accounts.add(f"user{i:03d}", PASSWORD).id for i in range(users)]
@@ -253,7 +263,15 @@ def start_server(
         time.sleep(0.3)
 
 
-async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
+async def one_user(
+    base: str, user: User, stop_at: float, tally: Tally, think_ms: float = 0.0
+) -> None:
+    rng = random.Random(user.name)
+
+    async def think() -> None:  # a person reading the answer (none by default)
+        if think_ms > 0:
+            await asyncio.sleep(min(rng.expovariate(1000 / think_ms), stop_at - time.monotonic()))
+
     async with httpx.AsyncClient(base_url=base, headers={"origin": base}, timeout=60) as c:
         await c.get("/login")
         r = await c.post(
@@ -284,6 +302,7 @@ async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
                 steps.append(("GET /search", "GET", f"/api/v1/search?q={quote(QUERY)}", None))
             if rounds % 4 == 1:
                 await suggest(c, paper, tally)
+                await think()
             for label, method, path, body in steps:
                 if time.monotonic() >= stop_at:
                     break
@@ -299,6 +318,7 @@ async def one_user(base: str, user: User, stop_at: float, tally: Tally) -> None:
                     tally.errors[label] += 1
                     if len(tally.samples) < 5:
                         tally.samples.append(f"{label}: {detail}")
+                await think()
             rounds += 1
 
 
@@ -382,7 +402,12 @@ def _p(values: list[float], q: float) -> float:
 
 
 def run_once(
-    postgres: str, workers: int, users: int, seconds: float, limits: tuple[int, int]
+    postgres: str,
+    workers: int,
+    users: int,
+    seconds: float,
+    limits: tuple[int, int],
+    think_ms: float = 0.0,
 ) -> Tally:
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     engine = sa.create_engine(postgres)
@@ -402,7 +427,7 @@ def run_once(
             stop_at = time.monotonic() + seconds
 
             async def everyone() -> None:
-                await asyncio.gather(*(one_user(base, u, stop_at, tally) for u in people))
+                await asyncio.gather(*(one_user(base, u, stop_at, tally, think_ms) for u in people))
 
             started = time.monotonic()
             asyncio.run(everyone())
@@ -430,6 +455,12 @@ def main() -> None:
     parser.add_argument("--assist-total", type=int, default=40)
     parser.add_argument("--assist-owner", type=int, default=2)
     parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="each user's mean pause after an answer (exponential; 0: none, a closed loop)",
+    )
+    parser.add_argument(
         "--postgres",
         default=os.environ.get(
             "LITDESK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -440,9 +471,14 @@ def main() -> None:
     results: dict[int, Tally] = {}
     for n in counts:
         load = os.getloadavg()[0]
-        print(f"== {n} worker(s), {args.users} users, {args.seconds:.0f} s (load {load:.2f})")
+        think = f", think time {args.think_ms:.0f} ms" if args.think_ms > 0 else ", no think time"
+        print(
+            f"== {n} worker(s), {args.users} users{think}, {args.seconds:.0f} s (load {load:.2f})"
+        )
         limits = (args.assist_total, args.assist_owner)
-        tally = results[n] = run_once(args.postgres, n, args.users, args.seconds, limits)
+        tally = results[n] = run_once(
+            args.postgres, n, args.users, args.seconds, limits, args.think_ms
+        )
         elapsed = tally.times.pop("_elapsed")[0]
         total = sum(len(v) for v in tally.times.values())
         errors = sum(tally.errors.values())
@@ -456,6 +492,15 @@ def main() -> None:
                 f" {tally.errors.get(label, 0):7d}"
             )
         print(f"{'all':30} {total:9d} {'':8} {'':8} {errors:7d}   {total / elapsed:.1f} req/s")
+        if args.think_ms <= 0 and total:  # a closed loop: Little's law, L = X × R
+            busy = sum(x for v in tally.times.values() for x in v) / 1000 / elapsed
+            print(
+                f"Little's law (closed loop, no think time): {busy:.1f} requests in flight on "
+                f"average (of {args.users} users: signing in takes part of the run), so mean latency "
+                f"= {busy:.1f} / {total / elapsed:.1f} req/s = {busy / (total / elapsed) * 1000:.0f}"
+                f" ms; with all {args.users} in flight, p95 ≤ 150 ms needs"
+                f" ≥ {args.users / 0.15:.0f} req/s"
+            )
         for sample in tally.samples:
             print("  error:", sample)
         print(

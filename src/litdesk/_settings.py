@@ -114,9 +114,8 @@ class Settings(BaseSettings):
         default=15,
         ge=2,
         le=1000,
-        description="PostgreSQL only: the most connections one process opens (a third kept "
-        "open, the rest opened under load and closed when given back; request threads wait "
-        "for one). With --workers N the database must allow N times this plus the CLI's and "
+        description="PostgreSQL only: the most connections one process opens (opened as "
+        "needed and kept open; request threads wait for one). With --workers N the database must allow N times this plus the CLI's and "
         "backups' connections (PostgreSQL's max_connections is 100 by default).",
     )
 

@@ -40,7 +40,7 @@ def test_a_dead_idle_connection_is_replaced_and_a_recent_one_is_not_pinged(
 ) -> None:
     store = open_store(pg_schema)
     try:
-        assert store.engine.pool.size() == engine_module.POOL_MAX // 3
+        assert store.engine.pool.size() == engine_module.POOL_MAX
         # idle "long enough" (bound 0 s): pinged, found dead, replaced — the read works
         monkeypatch.setattr(engine_module, "PING_IDLE_SECONDS", 0.0)
         first = _pid(store)
@@ -65,6 +65,6 @@ def test_the_pool_cap_comes_from_the_settings(pg_schema: str, tmp_path) -> None:
     store = open_store(Settings(database_url=pg_schema, data_dir=tmp_path, database_pool_max=8))
     try:
         pool = store.engine.pool
-        assert pool.size() == 2 and pool._max_overflow == 6  # 8 // 3 kept  # type: ignore[attr-defined]
+        assert pool.size() == 8 and pool._max_overflow == 0  # type: ignore[attr-defined]
     finally:
         store.dispose()

@@ -229,16 +229,20 @@ def insert_session(
 
 def session_account(conn: Connection, token_hash: str, now: float) -> AccountRow | None:
     """The enabled account of an unexpired session, else ``None`` (no session)."""
-    row = conn.execute(
-        sa.select(accounts)
-        .join(sessions, sessions.c.account_id == accounts.c.id)
-        .where(
-            sessions.c.token_hash == token_hash,
-            sessions.c.expires_at > now,
-            accounts.c.disabled.is_(False),
-        )
-    ).first()
+    row = conn.execute(_SESSION_ACCOUNT, {"token_hash": token_hash, "now": now}).first()
     return _account(row) if row is not None else None
+
+
+#: :func:`session_account`'s statement, built once (every team request runs it)
+_SESSION_ACCOUNT: Final = (
+    sa.select(accounts)
+    .join(sessions, sessions.c.account_id == accounts.c.id)
+    .where(
+        sessions.c.token_hash == sa.bindparam("token_hash"),
+        sessions.c.expires_at > sa.bindparam("now"),
+        accounts.c.disabled.is_(False),
+    )
+)
 
 
 def delete_session(conn: Connection, token_hash: str) -> None:

@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -51,9 +52,11 @@ _MIGRATION_LOCK: Final = (1909102026, 4)
 MAX_DOCUMENT_BYTES: Final = 1_000_000_000
 #: a pooled PostgreSQL connection idle this long is pinged before it is used again (s)
 PING_IDLE_SECONDS: Final = 10.0
-#: the most PostgreSQL connections one process opens by default; a third of them are kept
-#: open, the rest are opened under load and closed when given back (the
-#: ``database_pool_max`` setting). The web server's 40 request threads wait for a connection
+#: the most PostgreSQL connections one process opens by default (the ``database_pool_max``
+#: setting), opened as needed and kept open once opened: a pool that kept only a third
+#: closed the others when given back, and under load opened one again for about one
+#: transaction in twenty (a new connection is a server process: ~9 ms, 25 times a query's
+#: round trip). The web server's 40 request threads wait for a connection
 #: rather than each opening one: several workers (and the CLI, the backups) must stay within
 #: the database's ``max_connections`` (100 by default): 40 a process made 4 processes of a
 #: crowd of reservations refuse calls with "too many clients"
@@ -167,8 +170,7 @@ def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
     if backend == "postgresql":
         if parsed.drivername != "postgresql+psycopg":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        kept = max(1, pool_max // 3)
-        engine = sa.create_engine(parsed, pool_size=kept, max_overflow=max(0, pool_max - kept))
+        engine = sa.create_engine(parsed, pool_size=pool_max, max_overflow=0)
         _postgres_events(engine)
         _refuse_nul(engine)
         return engine
@@ -236,6 +238,8 @@ class Store:
         self.dialect = engine.dialect.name
         self._within: Callable[[Connection, str], bool] | None = None
         self._after: Callable[[str], None] | None = None
+        #: this thread's open :meth:`snapshot` (its connection), which reads join
+        self._shared = threading.local()
 
     def on_sources_changed(
         self, within: Callable[[Connection, str], bool], after: Callable[[str], None]
@@ -256,6 +260,7 @@ class Store:
     def write(self) -> Iterator[Connection]:
         """One write transaction: committed on success, rolled back on any error."""
         regroup: set[str] = set()
+        self._shared.conn = None  # reads after a write see it: no more joining the snapshot
         with self._translate(), self.engine.connect() as conn:
             conn = conn.execution_options(litdesk_write=True)
             conn.info.pop(_SOURCES_CHANGED, None)  # a failed transaction's note
@@ -271,12 +276,56 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """One read transaction (a consistent snapshot on both backends)."""
+        """One read transaction (a consistent snapshot on both backends); inside a
+        :meth:`snapshot` of this thread, that snapshot's transaction."""
+        shared: Connection | None = getattr(self._shared, "conn", None)
+        if shared is not None:
+            with self._translate():
+                yield shared
+            return
         with self._translate(), self.engine.connect() as conn:
             if self.is_postgres:
                 conn = conn.execution_options(isolation_level="REPEATABLE READ")
             with conn.begin():
                 yield conn
+
+    @contextmanager
+    def read_one(self) -> Iterator[Connection]:
+        """A read of ONE statement (a statement is atomic on its own): on PostgreSQL without
+        a transaction around it (autocommit: one round trip, not ``BEGIN``, the statement,
+        ``COMMIT``); on SQLite, and inside a :meth:`snapshot`, a :meth:`read`."""
+        if not self.is_postgres or getattr(self._shared, "conn", None) is not None:
+            with self.read() as conn:
+                yield conn
+            return
+        with self._translate(), self.engine.connect() as conn:
+            yield conn.execution_options(isolation_level="AUTOCOMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction for every :meth:`read` of this thread inside it: a view
+        composed of several reads costs one transaction (on PostgreSQL each costs a
+        ``BEGIN`` and a ``COMMIT`` round trip) and sees one state of the store. A
+        :meth:`write` inside it ends the joining (the reads after it open their own
+        transactions, so they see the write); nested snapshots are one."""
+        if getattr(self._shared, "conn", None) is not None:
+            yield
+            return
+        with self.read() as conn:
+            self._shared.conn, self._shared.memo = conn, {}
+            try:
+                yield
+            finally:
+                self._shared.conn = self._shared.memo = None
+
+    def snapshot_memo(self) -> dict[Any, Any] | None:
+        """A dict that lives as long as this thread's :meth:`snapshot` (``None`` outside
+        one, and after a write in it): answers read in the snapshot, kept for its other
+        reads (they cannot change within it)."""
+        if getattr(self._shared, "conn", None) is None:
+            return None
+        memo: dict[Any, Any] = self._shared.memo
+        return memo
 
     @contextmanager
     def _translate(self) -> Iterator[None]:

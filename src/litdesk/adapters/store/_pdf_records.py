@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from functools import lru_cache
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -126,22 +127,31 @@ def pdfs_of_papers(
     linked to it in a Study the account belongs to (``local``: every Study)."""
     out: dict[str, tuple[str, str]] = {}
     wanted = list(dict.fromkeys(paper_ids))
-    t, s = pdf_records, study_pdf_links
+    linked, own = _pdf_queries(owner)
     for i in range(0, len(wanted), _BATCH):
-        chunk = wanted[i : i + _BATCH]
-        linked = sa.select(s.c.paper_id, s.c.sha256, s.c.file).where(
-            s.c.paper_id.in_(chunk), s.c.state == "linked"
-        )
-        if owner != LOCAL_OWNER:
-            linked = linked.where(visible_studies(s.c.study_id, owner))
-        for pid, sha, file in conn.execute(linked.order_by(s.c.at)):
+        chunk = {"ids": wanted[i : i + _BATCH]}
+        for pid, sha, file in conn.execute(linked, chunk):
             out.setdefault(pid, (sha, file))
-        own = sa.select(t.c.paper_id, t.c.sha256, t.c.file).where(
-            t.c.owner == owner, t.c.paper_id.in_(chunk)
-        )
-        for pid, sha, file in conn.execute(own.order_by(t.c.attached_at)):
+        for pid, sha, file in conn.execute(own, chunk):
             out[pid] = (sha, file)  # the account's own attachment first
     return out
+
+
+@lru_cache(maxsize=512)
+def _pdf_queries(owner: str) -> tuple[Any, Any]:
+    """:func:`pdfs_of_papers`' two statements for ``owner`` (built once: the paper ids are
+    an expanding parameter ``ids``)."""
+    t, s = pdf_records, study_pdf_links
+    ids: sa.BindParameter[list[str]] = sa.bindparam("ids", expanding=True)
+    linked = sa.select(s.c.paper_id, s.c.sha256, s.c.file).where(
+        s.c.paper_id.in_(ids), s.c.state == "linked"
+    )
+    if owner != LOCAL_OWNER:
+        linked = linked.where(visible_studies(s.c.study_id, owner))
+    own = sa.select(t.c.paper_id, t.c.sha256, t.c.file).where(
+        t.c.owner == owner, t.c.paper_id.in_(ids)
+    )
+    return linked.order_by(s.c.at), own.order_by(t.c.attached_at)
 
 
 def study_links_of(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 import sqlalchemy as sa
@@ -528,10 +529,23 @@ def count_papers(
     visible_to: str | None = None,
 ) -> int:
     """How many saved papers (in a Study, with a reading status)."""
-    query = _papers_where(
-        sa.select(sa.func.count()).select_from(papers), study_id, status, visible_to
-    )
-    return int(conn.execute(query).scalar_one())
+    return int(conn.execute(_count_query(study_id, status, visible_to)).scalar_one())
+
+
+#: the statements of the saved list, built once per shape and account (an immutable
+#: statement is shared; building one is most of the Python a team request's list costs)
+@lru_cache(maxsize=512)
+def _count_query(study_id: str | None, status: str | None, visible_to: str | None) -> Any:
+    query = sa.select(sa.func.count()).select_from(papers)
+    return _papers_where(query, study_id, status, visible_to)
+
+
+@lru_cache(maxsize=512)
+def _page_query(
+    study_id: str | None, status: str | None, visible_to: str | None, limit: int, offset: int
+) -> Any:
+    query = _papers_where(_select_papers(visible_to), study_id, status, visible_to)
+    return query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
 
 
 def list_papers_reusing(
@@ -548,10 +562,8 @@ def list_papers_reusing(
     changed: ``reuse``
     maps an id to ``(stored text, row)`` from an earlier call and is updated in place (an
     app-lifetime caller keeps it; validation is most of the cost of a long list)."""
-    query = _papers_where(_select_papers(visible_to), study_id, status, visible_to)
-    query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
     out = []
-    for r in conn.execute(query):
+    for r in conn.execute(_page_query(study_id, status, visible_to, limit, offset)):
         known = reuse.get(r.id)
         if known is not None and known[0] == r.data:
             row = known[1]
@@ -678,12 +690,17 @@ def _study_list() -> sa.Select[Any]:
 _STUDY_LIST: Final = _study_list()
 
 
-def list_studies(conn: Connection, *, visible_to: str | None = None) -> list[tuple[StudyRow, int]]:
-    """Studies with their paper counts (those account ``visible_to`` belongs to)."""
+@lru_cache(maxsize=512)
+def _studies_query(visible_to: str | None) -> Any:
     query = _STUDY_LIST
     if visible_to is not None and visible_to != LOCAL_OWNER:
         query = query.where(visible_studies(studies.c.id, visible_to))
-    rows = conn.execute(query.order_by(studies.c.created_at, studies.c.name))
+    return query.order_by(studies.c.created_at, studies.c.name)
+
+
+def list_studies(conn: Connection, *, visible_to: str | None = None) -> list[tuple[StudyRow, int]]:
+    """Studies with their paper counts (those account ``visible_to`` belongs to)."""
+    rows = conn.execute(_studies_query(visible_to))
     return [(StudyRow(r.id, r.name, r.description, r.created_at), int(r.papers)) for r in rows]
 
 

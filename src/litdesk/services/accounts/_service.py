@@ -299,7 +299,7 @@ class Accounts:
         """The account of a live session, else ``None``."""
         if not token or len(token) > 128:
             return None
-        with self.store.read() as conn:
+        with self.store.read_one() as conn:  # every request asks: one round trip
             row = acc.session_account(conn, hash_token(token), self.clock.now())
         return _view(row) if row is not None else None
 

@@ -18,8 +18,11 @@ reviewer decides.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from sqlalchemy.engine import Connection
 
@@ -127,9 +130,28 @@ def identification(store: Store, study_id: str) -> Identification:
     with store.read() as conn:
         counts = study_records.count_records(conn, study_id)
         per = study_records.count_by_database(conn, study_id)
-        if not in_step(conn, study_id):
+        if _check_due(study_id) and not in_step(conn, study_id):
             log.warning("the Study %s's records are out of step with its sources", study_id)
     return Identification(per, counts.records, counts.working_set, counts.pending)
+
+
+#: how often one process checks (and warns) that a Study's records are in step with its
+#: sources when its numbers are read (seconds): the check is a diagnostic of five
+#: statements, and the Study page is read on every visit
+STEP_CHECK_SECONDS: Final = 60.0
+_checked: dict[str, float] = {}
+_checked_lock = threading.Lock()
+
+
+def _check_due(study_id: str) -> bool:
+    now = time.monotonic()
+    with _checked_lock:
+        if now - _checked.get(study_id, -STEP_CHECK_SECONDS) < STEP_CHECK_SECONDS:
+            return False
+        if len(_checked) > 10_000:
+            _checked.clear()
+        _checked[study_id] = now
+        return True
 
 
 def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow]]]:

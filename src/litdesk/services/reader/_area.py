@@ -266,6 +266,10 @@ class ReaderArea:
         """A paper's page without provider calls: a saved paper from the store, an unsaved
         one from a recent search run. Viewing never saves. With ``study`` (the Study the
         reader came from) the evidence form is that Study's form."""
+        with self.providers.store.snapshot():  # one read transaction for the page's reads
+            return self._reader(paper_id, owner, study)
+
+    def _reader(self, paper_id: str, owner: str, study: str | None) -> ReaderView:
         ws = self._ws(owner)
         chosen = ws.study(study) if study else None
         form = ws.form(chosen.id if chosen else None)

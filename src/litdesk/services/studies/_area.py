@@ -227,6 +227,10 @@ class StudiesArea:
         update's report. A bare ``ref`` is its first page."""
         if isinstance(request, str):
             request = StudyRequest(request)
+        with self.store.snapshot():  # one read transaction for the page's dozen reads
+            return self._study(request, owner)
+
+    def _study(self, request: StudyRequest, owner: str) -> StudyView:
         ws, per = self._ws(owner), request.per_page
         view = study_view(ws, request.ref, offset=(request.page - 1) * per, limit=per)
         pages = max(1, -(-view.papers_total // per))
@@ -309,6 +313,10 @@ class StudiesArea:
     def saved(self, request: SavedRequest, *, owner: str) -> SavedView:
         """One page of saved papers. Without a text filter the page comes from the store
         (count + one page); with one, the newest :data:`SAVED_CAP` are filtered here."""
+        with self.store.snapshot():  # the list, its PDFs and the Studies: one transaction
+            return self._saved(request, owner)
+
+    def _saved(self, request: SavedRequest, owner: str) -> SavedView:
         text, study, status, page = request.text, request.study, request.status, request.page
         if text.strip():
             rows, total, capped = self._saved_rows(text, study, status, owner)
@@ -376,6 +384,10 @@ class StudiesArea:
     def notebook(self, request: NotebookRequest, *, owner: str) -> NotebookView:
         """Highlights and comments across papers, newest last; filtered by words (in the
         passage, comment or paper title) and kind."""
+        with self.store.snapshot():  # the notes, their papers' titles, the Studies
+            return self._notebook(request, owner)
+
+    def _notebook(self, request: NotebookRequest, owner: str) -> NotebookView:
         text, kind, study = request.text, request.kind, request.study
         notes, problems = self._ws(owner).notes(study=study)
         titles = self._titles({n.annotation.paper_id for n in notes}, owner)

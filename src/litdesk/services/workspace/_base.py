@@ -77,8 +77,14 @@ class WorkspaceBase:
     # --- access (team mode): the owner's rights on each record it names ---------------
 
     def _paper(self, conn: Connection, ref: str, need: access.Need = "read") -> str:
+        memo = self.store.snapshot_memo() if need == "read" else None
+        key = ("readable paper", self.owner, ref)
+        if memo is not None and key in memo:  # resolved and checked in this snapshot
+            return str(memo[key])
         paper_id = self._resolve(conn, ref)
         access.require_paper(conn, self.owner, paper_id, need)
+        if memo is not None:
+            memo[key] = paper_id
         return paper_id
 
     def _record(self, conn: Connection, paper_id: str) -> Paper:

@@ -22,7 +22,7 @@ from litdesk.services.studies import (
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
-from ._common import PaperId, download
+from ._common import JsonView, PaperId, download, json_answer
 
 __all__ = ["api", "pages"]
 
@@ -72,11 +72,15 @@ def notebook_page(
     return page(request, "notebook.html", view, title="Review notebook")
 
 
-@api.get("/notebook", summary="Highlights and comments across papers (search, kind, Study)")
+@api.get(
+    "/notebook",
+    summary="Highlights and comments across papers (search, kind, Study)",
+    response_model=JsonView,
+)
 def notebook_api(
     app: AppDep, owner: OwnerDep, params: Annotated[NotebookParams, Query()]
-) -> dict[str, Any]:
-    return notebook_view(app, owner, params)
+) -> Response:
+    return json_answer(notebook_view(app, owner, params))
 
 
 @pages.get("/notebook/export")

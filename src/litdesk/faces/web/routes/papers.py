@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, field_validator
 
 from litdesk.services.app import App
@@ -24,7 +24,7 @@ from litdesk.services.studies import SavedExportRequest, SavedRequest
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
-from ._common import PaperId, download
+from ._common import JsonView, PaperId, download, json_answer
 
 __all__ = ["api", "pages"]
 
@@ -67,12 +67,12 @@ def saved_page(
 @api.get(
     "/saved",
     summary="Saved papers, filtered (text, Study, reading status), paged",
-    response_class=JSONResponse,
+    response_model=JsonView,
 )
 def saved_api(app: AppDep, owner: OwnerDep, params: Annotated[SavedParams, Query()]) -> Response:
     # the view is plain JSON already: answered as it is, not re-encoded and re-validated
     # field by field as a ``dict[str, Any]`` return would be (a third of the request's cost)
-    return JSONResponse(saved_view(app, owner, params))
+    return json_answer(saved_view(app, owner, params))
 
 
 @api.get(
@@ -142,11 +142,12 @@ def _context(data: dict[str, object], study: str | None) -> dict[str, object] | 
 @api.get(
     "/papers/{paper_id}",
     summary="A paper's reader data (store, recent run, else looked up; full text on request)",
+    response_model=JsonView,
 )
 async def reader_api(
     app: AppDep, owner: OwnerDep, paper_id: PaperId, params: Annotated[ReaderParams, Query()]
-) -> dict[str, object]:
-    return await reader_view(app, owner, paper_id, params)
+) -> Response:
+    return json_answer(await reader_view(app, owner, paper_id, params))
 
 
 @api.get(

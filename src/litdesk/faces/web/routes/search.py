@@ -14,10 +14,8 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi import Path as PathParam
-from fastapi.encoders import jsonable_encoder
 from fastapi.responses import (
     HTMLResponse,
-    JSONResponse,
     RedirectResponse,
     Response,
     StreamingResponse,
@@ -55,7 +53,7 @@ from ..._explain import explain, explain_code
 from .._deps import AppDep, OwnerDep
 from .._errors import status_of
 from .._render import page
-from ._common import PAPER_ID, download
+from ._common import PAPER_ID, JsonView, download, json_answer
 from .studies import with_restore
 
 __all__ = ["api", "pages"]
@@ -328,6 +326,7 @@ def _finished_live(app: App, owner: str, live_id: str) -> dict[str, Any] | None:
 @api.get(
     "/search",
     summary="Run a search (fused lanes, why-this-paper, provenance)",
+    response_model=JsonView,
     responses={
         429: {"description": "Every lane failed; one was rate limited or out of allowance"},
         503: {"description": "Every lane failed: the providers were unavailable"},
@@ -339,7 +338,7 @@ async def search_api(
 ) -> Response:
     data = await search_view(app, owner, params)
     status, headers = failure_status(data)
-    return JSONResponse(jsonable_encoder(data), status_code=status, headers=headers)
+    return json_answer(data, status, headers)
 
 
 @api.get("/query/check", summary="Validate a query as you type (error and position)")

@@ -23,7 +23,7 @@ from litdesk.services.studies import (
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
-from ._common import StudyRef
+from ._common import JsonView, StudyRef, json_answer
 from .screening import screening_summary
 
 __all__ = ["api", "pages", "with_restore"]
@@ -125,13 +125,17 @@ def study_page(
     return page(request, "study.html", data, title=str(data["name"]))
 
 
-@api.get("/studies/{ref}", summary="A Study: one page of its papers, counts, search runs, imports")
+@api.get(
+    "/studies/{ref}",
+    summary="A Study: one page of its papers, counts, search runs, imports",
+    response_model=JsonView,
+)
 def study_api(
     app: AppDep, owner: OwnerDep, ref: StudyRef, page: PageQ = 1, per_page: PerPageQ = STUDY_PAGE
-) -> dict[str, Any]:
+) -> Response:
     """``papers`` is one page (newest first); ``papers_total``, ``page``, ``pages`` and
     ``per_page`` say where it is."""
-    return study_view(app, owner, ref, page, per_page)
+    return json_answer(study_view(app, owner, ref, page, per_page))
 
 
 @api.post("/studies/{ref}/rename", summary="Rename a Study")
