@@ -121,9 +121,7 @@ def default_data_dir() -> Path:
         if (cand / DB_NAME).is_file():
             return cand
     raise NoZoteroLibrary(
-        "no Zotero data directory found (looked in "
-        + ", ".join(str(c) for c in candidates)
-        + ")",
+        "no Zotero data directory found (looked in " + ", ".join(str(c) for c in candidates) + ")",
         looked_in=[str(c) for c in candidates],
     )
 
