@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk.core.vocab import SUBJECT_ID, VOCABULARY_NAME
@@ -32,22 +33,31 @@ pages = APIRouter()
 api = APIRouter(tags=["subjects"])
 
 
+class SuggestParams(BaseModel):
+    """The search form's text and where its caret is (the active term), its mode and field."""
+
+    q: str = Field("", max_length=MAX_SUGGEST_QUERY, description="The query as typed.")
+    caret: int | None = Field(
+        None, ge=0, le=MAX_SUGGEST_QUERY, description="The caret's offset (default: the end)."
+    )
+    mode: str = Field("keyword", max_length=20, description="keyword, discovery or semantic.")
+    field: str = Field("all", max_length=20, description="The search field (author: none).")
+
+    def request(self) -> SuggestRequest:
+        caret = self.caret if self.caret is None else min(self.caret, len(self.q))
+        return SuggestRequest(self.q, caret, self.mode, self.field)
+
+
 @api.get(
     "/subjects/suggest",
     summary="Subjects for the query's active term (exact and prefix first, then spelling)",
 )
 async def suggest(
-    app: AppDep,
-    owner: OwnerDep,
-    q: Annotated[str, Query(max_length=MAX_SUGGEST_QUERY)] = "",
-    caret: Annotated[int | None, Query(ge=0, le=MAX_SUGGEST_QUERY)] = None,
-    mode: Annotated[str, Query(max_length=20)] = "keyword",
-    field: Annotated[str, Query(max_length=20)] = "all",
+    app: AppDep, owner: OwnerDep, params: Annotated[SuggestParams, Query()]
 ) -> dict[str, Any]:
     del owner  # packaged public data; the owner is checked by the session gate alone
-    request = SuggestRequest(q, caret if caret is None else min(caret, len(q)), mode, field)
     # the first call builds the index (about half a second): off the event loop
-    view = await run_in_threadpool(app.subjects.suggest, request)
+    view = await run_in_threadpool(app.subjects.suggest, params.request())
     return view.to_dict()
 
 
@@ -56,19 +66,13 @@ async def suggest(
     summary="Remote subjects (OpenAlex autocomplete) for the active term, after the offline ones",
 )
 async def remote_suggest(
-    app: AppDep,
-    owner: OwnerDep,
-    q: Annotated[str, Query(max_length=MAX_SUGGEST_QUERY)] = "",
-    caret: Annotated[int | None, Query(ge=0, le=MAX_SUGGEST_QUERY)] = None,
-    mode: Annotated[str, Query(max_length=20)] = "keyword",
-    field: Annotated[str, Query(max_length=20)] = "all",
+    app: AppDep, owner: OwnerDep, params: Annotated[SuggestParams, Query()]
 ) -> dict[str, Any]:
     """Always 200 with a ``status`` (``ok``, ``skipped``, ``unavailable``,
     ``allowance_spent``, ``rate_limited``) and one plain ``message``: a keystroke never
     meets an error box. A call spends ``owner``'s OpenAlex allowance (answers are kept on
     the server for an hour, so a retyped term costs nothing)."""
-    request = SuggestRequest(q, caret if caret is None else min(caret, len(q)), mode, field)
-    return (await app.subjects.remote_suggest(request, owner=owner)).to_dict()
+    return (await app.subjects.remote_suggest(params.request(), owner=owner)).to_dict()
 
 
 @api.get(
