@@ -35,6 +35,22 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: LaTeX escapes left in the sets' abstracts by an earlier conversion, as a reader means them
+_LATEX_LEFTOVERS = (
+    ("\\textbackslashtextless", "<"),
+    ("\\textbackslashtextgreater", ">"),
+)
+
+
+def _plain_text(text: str) -> str:
+    """An abstract as a person reads it: whitespace collapsed, the sets' LaTeX leftovers
+    (``p \\textbackslashtextless 0.05``) as the signs they stand for, and a stray ``\\text``
+    or ``\\`` at the end dropped."""
+    for escaped, sign in _LATEX_LEFTOVERS:
+        text = text.replace(escaped, sign)
+    text = " ".join(text.split())
+    return re.sub(r"(?:\s*\\(?:text)?)+$", "", text)
 sys.path.insert(0, str(ROOT / "src"))
 
 from litdesk.core.demo import SampleIndex, SampleRecord, search_sample  # noqa: E402
@@ -80,7 +96,7 @@ def read_set(folder: Path) -> tuple[list[SampleRecord], dict[str, int]]:
             rec = SampleRecord(
                 id=row["openalex_id"].strip(),
                 title=" ".join(row["title"].split()),
-                abstract=" ".join(row["abstract"].split()),
+                abstract=_plain_text(row["abstract"]),
                 authors=tuple(a.strip() for a in row["authors"].split(";") if a.strip()),
                 year=int(row["year"]) if row["year"].strip().isdigit() else None,
                 journal=row["journal"].strip(),
@@ -270,7 +286,9 @@ from two datasets of the SYNERGY collection and nothing else.
 
 ## What was made from it
 - `sample.jsonl.xz`: every record with a title and an OpenAlex id ({sample:,} records);
-  whitespace collapsed, authors split on `;`; nothing else changed. The labels are not kept.
+  whitespace collapsed, authors split on `;`, and in abstracts the sets' LaTeX leftovers
+  `\\textbackslashtextless` / `\\textbackslashtextgreater` written as `<` / `>` (a stray
+  `\\text` at an abstract's end dropped); nothing else changed. The labels are not kept.
 - `study-import.ris.gz`: {counts["imported"]} RIS records of the Jeyaraman set, of which
   {counts["overlap"]} are also found by the demo Study's search and {counts["variants"]} are
   **duplicate variants made by the script** (title in lower case, punctuation changed, a full
