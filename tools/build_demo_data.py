@@ -51,6 +51,8 @@ def _plain_text(text: str) -> str:
         text = text.replace(escaped, sign)
     text = " ".join(text.split())
     return re.sub(r"(?:\s*\\(?:text)?)+$", "", text)
+
+
 sys.path.insert(0, str(ROOT / "src"))
 
 from litdesk.core.demo import SampleIndex, SampleRecord, search_sample  # noqa: E402
