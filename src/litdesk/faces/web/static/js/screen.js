@@ -313,7 +313,9 @@ function install(root) {
       swaps += 1;
       root.dataset.swaps = String(swaps);
       root.dataset.swapMs = (performance.now() - started).toFixed(1);
-      say(`${PAST[verdict]}: ${title.slice(0, 120)}. Press u to undo.`);
+      // a long title is cut at a word and says so (never "…of a Prospe.")
+      const short = title.length > 120 ? `${title.slice(0, 119).replace(/\s+\S*$/, "")}…` : title;
+      say(`${PAST[verdict]}: ${short}${/[.!?…]$/.test(short) ? "" : "."} Press u to undo.`);
     };
     const ready = prefetched && prefetched.after === key && !prefetched.data.done ? prefetched.data : null;
     if (ready) { // shown at once; the counts follow the save
