@@ -179,3 +179,33 @@ def test_metrics() -> None:
     assert (over.tp, over.fp, over.fn) == (2, 1, 1)
     flags = evaluate_flags(5, [[0, 1], [2], [3, 4]], flagged=[0, 1, 2])
     assert (flags.tp, flags.fp, flags.fn, flags.tn) == (2, 2, 1, 0)
+
+
+def test_a_merge_never_changes_the_features_later_pairs_are_judged_on(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A merge adds the partner's identifiers to its group's set, not to the features of the
+    record that stands for the group: the chain check re-judges pairs on those features, and
+    a record must be judged on what it holds (a merge once copied only the dict, so the
+    group's sets were the record's own)."""
+    from litdesk.core.dedup import _match
+
+    seen: dict[int, dict[str, frozenset[str]]] = {}
+    real_score = _match._score
+
+    def spy(a, b):  # type: ignore[no-untyped-def]
+        for f in (a, b):
+            now = {ns: frozenset(v) for ns, v in f.ids.items()}
+            assert seen.setdefault(id(f), now) == now, "a record's identifiers changed mid-run"
+        return real_score(a, b)
+
+    monkeypatch.setattr(_match, "_score", spy)
+    # A and B are one work (B's DOI is a supplement of A's): they merge, and A's features
+    # must keep A's one DOI when the chain check then judges A against C (no block shared)
+    kw = {"authors": ["Smithson J", "Jones K"], "journal": "Stroke"}
+    title = "given intravenous alteplase after acute stroke show haemorrhagic transformation"
+    papers = [
+        P("Octogenarians " + title, doi="10.1371/journal.pone.0197919", **kw),
+        P("Octogenarians " + title + "s", doi="10.1371/journal.pone.0197919.s001", **kw),
+        P("Octogenarian " + title + "s", **kw),
+    ]
+    result = deduplicate(papers)
+    assert sorted(len(g) for g in result.groups) == [3]

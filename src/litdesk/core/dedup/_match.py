@@ -665,7 +665,9 @@ def deduplicate(
                     candidates.append(cand)
 
     uf = UF(len(reps))
-    group_ids = [dict(f.ids) for f in feats]
+    # each group's identifiers, copied to the sets: a merge adds to its group's copy and never
+    # to the features of the record group that stands for it (the chain check re-scores those)
+    group_ids = [{ns: set(vals) for ns, vals in f.ids.items()} for f in feats]
     stage2: list[tuple[float, int, int, Decision, str, dict[str, Any]]] = []
     for x, y in candidates:
         score, ev = _score(feats[x], feats[y])
