@@ -15,11 +15,13 @@ from litdesk.services.jobs import Jobs
 
 __all__ = [
     "AppDep",
+    "DemoDep",
     "JobsDep",
     "OwnerDep",
     "app_of",
     "get_app",
     "get_owner",
+    "is_demo",
     "opened_app",
 ]
 
@@ -66,3 +68,12 @@ def get_jobs(request: Request) -> Jobs:
 
 
 JobsDep = Annotated[Jobs, Depends(get_jobs)]
+
+
+def is_demo(request: Request) -> bool:
+    """Whether this server is the demo workspace (``litdesk serve --demo``)."""
+    return bool(getattr(request.app.state, "demo", False))
+
+
+#: True on the demo workspace: its own pages and hints
+DemoDep = Annotated[bool, Depends(is_demo)]

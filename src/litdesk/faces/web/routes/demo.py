@@ -4,11 +4,13 @@ demo workspace answers it; elsewhere it does not exist (404)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 from starlette.concurrency import run_in_threadpool
 
 from litdesk._errors import NotFoundError
 from litdesk.services.demo import demo_export
+
+from .._deps import DemoDep
 
 __all__ = ["api", "pages"]
 
@@ -17,8 +19,8 @@ api = APIRouter(tags=["demo"])
 
 
 @pages.get("/demo/export.ris")
-async def demo_export_file(request: Request) -> Response:
-    if not getattr(request.app.state, "demo", False):
+async def demo_export_file(demo: DemoDep) -> Response:
+    if not demo:
         raise NotFoundError("there is no such page", code="not_found")
     body = await run_in_threadpool(demo_export)
     return Response(

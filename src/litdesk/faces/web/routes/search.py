@@ -50,7 +50,7 @@ from litdesk.services.search import (
 from litdesk.services.subjects import VOCABULARY_NAMES
 
 from ..._explain import explain, explain_code
-from .._deps import AppDep, OwnerDep
+from .._deps import AppDep, DemoDep, OwnerDep
 from .._errors import status_of
 from .._render import page
 from ._common import PAPER_ID, JsonView, download, json_answer
@@ -261,10 +261,14 @@ def _links(params: SearchParams, result: dict[str, Any] | None) -> dict[str, str
 
 @pages.get("/search", response_class=HTMLResponse)
 async def search_page(
-    request: Request, app: AppDep, owner: OwnerDep, params: Annotated[PageParams, Query()]
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    demo: DemoDep,
+    params: Annotated[PageParams, Query()],
 ) -> Response:
     data: dict[str, Any] = {
-        "form": _form_state(params, demo=bool(getattr(request.app.state, "demo", False))),
+        "form": _form_state(params, demo=demo),
         "result": None,
         "error": None,
     }
