@@ -46,7 +46,7 @@ def test_copper_flags(fixtures_dir: Path) -> None:
     # EndNote's own duplicate flags are read as suggestions with their source, not merges
     assert [s.record for s in report.suggestions] == flagged
     assert {s.source for s in report.suggestions} == {"EndNote: caption 'Duplicate'"}
-    verdicts = [s["litdesk"] for s in report.suggested()]
+    verdicts = [s.litdesk for s in report.suggested()]
     assert verdicts.count("in a group") == q.tp and verdicts.count("single") == q.fn
     assert all(ref.source_id for ref in report.refs)  # EndNote rec-number
     _no_conflicts(report)

@@ -139,16 +139,20 @@ def test_merged_records_keep_every_source_and_export(tmp_path: Path) -> None:
     report = dedup_files(FILES)
     merged = report.merged_records()
     assert len(merged) == len(report.result.groups) == 5
-    assert sum(len(m["sources"]) for m in merged) == 7
-    noris = next(m for m in merged if m["paper"]["doi"] == "10.1056/nejmra0902814")
-    assert {(Path(s["file"]).name, s["source_id"]) for s in noris["sources"]} == {
+    assert sum(len(m.sources) for m in merged) == 7
+    noris = next(m for m in merged if m.paper.doi == "10.1056/nejmra0902814")
+    assert {(Path(s.ref.file).name, s.ref.source_id) for s in noris.sources} == {
         ("dedup_scopus.ris", "S2"),
         ("dedup_pubmed.ris", "P2"),
     }
     assert all(
-        s["lines"][0] <= s["lines"][1] and s["digest"].startswith("sha256:")
-        for s in noris["sources"]
+        s.ref.lines[0] <= s.ref.lines[1] and s.ref.digest.startswith("sha256:")
+        for s in noris.sources
     )
+    # the JSON form as the CLI prints it
+    doc = next(m.to_dict() for m in merged if m.paper.doi == "10.1056/nejmra0902814")
+    assert {s["source_id"] for s in doc["sources"]} == {"S2", "P2"}
+    assert all(set(s) == {"file", "index", "source_id", "lines", "digest"} for s in doc["sources"])
     out = tmp_path / "dedup.ris"
     result = CliRunner().invoke(app, ["dedup", *FILES, "-o", str(out), "--to", "ris"])
     assert result.exit_code == 0, result.output

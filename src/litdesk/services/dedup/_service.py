@@ -30,8 +30,12 @@ from ._suggestions import Suggestion, alt_titles, duplicate_suggestions
 __all__ = [
     "DECISIONS_VERSION",
     "DedupReport",
+    "MergedRecord",
     "RecordRef",
     "Reviewer",
+    "SourceRecord",
+    "SuggestedDuplicate",
+    "VersionLink",
     "dedup_batch",
     "dedup_files",
     "dedup_records",
@@ -73,6 +77,70 @@ class RecordRef:
         return {"file": self.file, "index": self.index, "source_id": self.source_id}
 
 
+@dataclass(frozen=True, slots=True)
+class VersionLink:
+    """A "version of" link by record references: both records kept, ``primary`` screened
+    by default."""
+
+    primary: RecordRef
+    version: RecordRef
+    #: preprint ↔ published, meeting abstract ↔ full paper, correction notice ↔ article
+    relation: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "primary": self.primary.to_dict(),
+            "version": self.version.to_dict(),
+            "relation": self.relation,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestedDuplicate:
+    """Another tool's duplicate flag on ``record`` (of ``of``, when it names one) with
+    litdesk's own verdict on it."""
+
+    record: RecordRef
+    of: RecordRef | None
+    #: the tool and the field that carried the flag (``EndNote: caption 'Duplicate'``)
+    source: str
+    value: str
+    #: ``same group`` / ``different groups`` (a named record), else ``in a group`` / ``single``
+    litdesk: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "record": self.record.to_dict(),
+            "of": self.of.to_dict() if self.of is not None else None,
+            "source": self.source,
+            "value": self.value,
+            "litdesk": self.litdesk,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """One source record of a merged record, with its place in its file."""
+
+    ref: RecordRef
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.ref.to_dict(), "lines": list(self.ref.lines), "digest": self.ref.digest}
+
+
+@dataclass(frozen=True, slots=True)
+class MergedRecord:
+    """One group's merged record with every source record it was merged from."""
+
+    paper: Paper
+    sources: tuple[SourceRecord, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"paper": self.paper.to_dict(), "sources": [s.to_dict() for s in self.sources]}
+
+
 @dataclass(slots=True)
 class DedupReport:
     refs: list[RecordRef]
@@ -83,18 +151,13 @@ class DedupReport:
     #: other tools' duplicate flags found in the files: suggestions, never merges
     suggestions: list[Suggestion] = field(default_factory=list)
 
-    def versions(self) -> list[dict[str, Any]]:
+    def versions(self) -> list[VersionLink]:
         """The "version of" links (preprint ↔ published, meeting abstract ↔ full paper,
         correction notice ↔ article) by record references: both records kept, the
         ``primary`` one screened by default."""
         refs = self.refs
         return [
-            {
-                "primary": refs[v.primary].to_dict(),
-                "version": refs[v.version].to_dict(),
-                "relation": v.relation,
-                "reason": v.reason,
-            }
+            VersionLink(refs[v.primary], refs[v.version], v.relation, v.reason)
             for v in self.result.versions
         ]
 
@@ -117,29 +180,22 @@ class DedupReport:
             w.writerow([escape_cell(c) for c in [*row, v.reason]])
         return buf.getvalue()
 
-    def suggested(self) -> list[dict[str, Any]]:
+    def suggested(self) -> list[SuggestedDuplicate]:
         """Other tools' duplicate suggestions by record references, each with litdesk's own
         verdict: ``same group``, ``different groups`` (a named record) or, for a flag
         without a named record, ``in a group`` / ``single``."""
         refs = self.refs
         group_of = {i: k for k, g in enumerate(self.result.groups) for i in g}
         sizes = [len(g) for g in self.result.groups]
-        out: list[dict[str, Any]] = []
+        out: list[SuggestedDuplicate] = []
         for s in self.suggestions:
             if s.of is not None:
                 same = group_of.get(s.record) == group_of.get(s.of)
                 verdict = "same group" if same else "different groups"
             else:
                 verdict = "in a group" if sizes[group_of[s.record]] > 1 else "single"
-            out.append(
-                {
-                    "record": refs[s.record].to_dict(),
-                    "of": refs[s.of].to_dict() if s.of is not None else None,
-                    "source": s.source,
-                    "value": s.value,
-                    "litdesk": verdict,
-                }
-            )
+            of = refs[s.of] if s.of is not None else None
+            out.append(SuggestedDuplicate(refs[s.record], of, s.source, s.value, verdict))
         return out
 
     def duplicate_groups(self) -> list[list[int]]:
@@ -163,21 +219,11 @@ class DedupReport:
             out.append(merged)
         return out
 
-    def merged_records(self) -> list[dict[str, Any]]:
+    def merged_records(self) -> list[MergedRecord]:
         """Each group's merged record with every source record and its provenance."""
         papers = self.merged_papers()
         return [
-            {
-                "paper": papers[k].to_dict(),
-                "sources": [
-                    {
-                        **self.refs[i].to_dict(),
-                        "lines": list(self.refs[i].lines),
-                        "digest": self.refs[i].digest,
-                    }
-                    for i in g
-                ],
-            }
+            MergedRecord(papers[k], tuple(SourceRecord(self.refs[i]) for i in g))
             for k, g in enumerate(self.result.groups)
         ]
 
@@ -204,9 +250,9 @@ class DedupReport:
                 {**c.to_dict(), "members": [refs[i].to_dict() for i in c.members]}
                 for c in self.result.conflicts
             ],
-            "merged": self.merged_records(),
-            "versions": self.versions(),
-            "suggestions": self.suggested(),
+            "merged": [m.to_dict() for m in self.merged_records()],
+            "versions": [v.to_dict() for v in self.versions()],
+            "suggestions": [s.to_dict() for s in self.suggested()],
             "refused": [r.to_dict() for r in self.refused],
         }
 
