@@ -83,7 +83,7 @@ def test_a_study_zip_makes_the_importers_records(team_store: Store, team: tuple[
     data = export_study(bob, "Bob's")
     # bob's ZIP carries ana's DOI (and her paper id): recovered as bob's records only
     done = import_study(bob, data, name="Recovered")
-    assert done["papers"] == 1, done
+    assert done.papers == 1, done
     rows = bob.papers(study="Recovered")
     assert [r.paper.title for r in rows] == ["Bob's copy"]
     _ana_unchanged(team_store, ana_id, pid)

@@ -48,10 +48,10 @@ def test_a_name_taken_by_another_account_is_neither_refused_nor_revealed(
     assert bobs.id != anas.id
     assert bob.study(NAME).id == bobs.id and ana.study(NAME).id == anas.id
     assert [s.id for s, _ in bob.studies()] == [bobs.id]
-    assert bob.study_summary(NAME)["papers"] == []  # his, not ana's
+    assert bob.study_summary(NAME).papers == ()  # his, not ana's
     bob.save_paper(_paper(2), study=NAME)
-    assert [p["title"] for p in ana.study_summary(NAME)["papers"]] == ["Names paper 1"]
-    assert [p["title"] for p in bob.study_summary(NAME)["papers"]] == ["Names paper 2"]
+    assert [p.title for p in ana.study_summary(NAME).papers] == ["Names paper 1"]
+    assert [p.title for p in bob.study_summary(NAME).papers] == ["Names paper 2"]
     # one owner still has one Study per name
     with pytest.raises(InputError) as refused:
         bob.create_study(NAME)
@@ -82,8 +82,8 @@ def test_own_first_then_shared_and_ambiguous_names_ask_for_the_id(
     cys = cy.create_study(NAME)  # her own comes first
     assert cy.study(NAME).id == cys.id
     cy.save_paper(_paper(3), study=NAME)
-    assert [p["title"] for p in cy.study_summary(cys.id)["papers"]] == ["Names paper 3"]
-    assert bob.study_summary(bobs.id)["papers"] == []
+    assert [p.title for p in cy.study_summary(cys.id).papers] == ["Names paper 3"]
+    assert bob.study_summary(bobs.id).papers == ()
     # ana shares with bob too: bob's own still wins
     Sharing(team_store, owner=ana_id).share(anas.id, "bob", "editor")
     assert bob.study(NAME).id == bobs.id
@@ -104,11 +104,11 @@ def test_renames_and_recovered_studies_are_per_owner(
     # a Study recovered from its export keeps its name unless the owner has one like it
     archive = export_study(ana, anas.id)
     recovered = import_study(Workspace(team_store, owner=bob_id), archive, name="Unique")
-    assert recovered["name"] == "Unique"
+    assert recovered.name == "Unique"
     again = import_study(bob, archive)
-    assert again["name"] == f"{NAME} (recovered 1)"  # bob's own "NAME" is taken
+    assert again.name == f"{NAME} (recovered 1)"  # bob's own "NAME" is taken
     cy = Workspace(team_store, owner=accounts[2])
-    assert import_study(cy, archive)["name"] == NAME  # ana's and bob's are not cy's
+    assert import_study(cy, archive).name == NAME  # ana's and bob's are not cy's
 
 
 def test_a_co_owners_rename_reveals_nothing_of_the_owners_private_studies(
@@ -157,7 +157,7 @@ def test_the_local_owner_works_as_before(team_store: Store) -> None:
         local.create_study(NAME)
     assert refused.value.code == "study_exists"
     local.save_paper(_paper(4), study=NAME)
-    assert [p["title"] for p in local.study_summary(NAME)["papers"]] == ["Names paper 4"]
+    assert [p.title for p in local.study_summary(NAME).papers] == ["Names paper 4"]
     with pytest.raises(NotFoundError):
         local.study("No such Study")
 

@@ -183,7 +183,7 @@ def test_reading_status_is_each_accounts_own(team_store: Store, team: tuple[str,
     study = ana.create_study("Shared statuses")
     ana.add_to_study(study.id, paper.id)
     Sharing(team_store, ana_id).share(study.id, "bob", "editor")
-    shown = {p["id"]: p["status"] for p in bob.study_summary(study.id)["papers"]}
+    shown = {p.id: p.status for p in bob.study_summary(study.id).papers}
     assert shown == {paper.id: "read"}
     local = Workspace(team_store)  # the single-user status is the paper's own, untouched
     assert local.paper(paper.id).status is None

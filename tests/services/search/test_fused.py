@@ -268,7 +268,7 @@ def test_save_and_load_into_a_study(settings, store):
     save_run(store, run, study="Malaria")
     assert load_run(store, run.id) == run
     summary = Workspace(store).study_summary("Malaria")
-    assert run.id in summary["search_runs"]
+    assert run.id in summary.search_runs
 
 
 def test_a_lone_cancelled_caller_still_fills_the_cache(settings, store):

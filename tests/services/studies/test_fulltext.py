@@ -341,8 +341,8 @@ def test_the_zip_export_carries_the_pdf_links_and_recovery_restores_those_presen
             ("OAX-W3034153734", "suggested"),
         }
         done = app.studies.recover_zip(RecoverRequest(zipped, "Recovered"), owner=app.owner)
-        assert (done.summary["pdf_links"], done.summary["pdf_links_missing"]) == (3, 0)
-        got = rows(app.studies.fulltext(str(done.summary["study_id"]), owner=app.owner))
+        assert (done.study.pdf_links, done.study.pdf_links_missing) == (3, 0)
+        got = rows(app.studies.fulltext(done.study.study_id, owner=app.owner))
         pdfs = {pid: (r["pdf"] or {}).get("file") for pid, r in got.items()}
         assert pdfs["MED-20011111"] == "hindawi_rrp_2010_157939.pdf"
         assert got["ARX-2501.10120"]["retrieved"] == "pdf"
@@ -351,8 +351,8 @@ def test_the_zip_export_carries_the_pdf_links_and_recovery_restores_those_presen
         library = settings.library_dirs[0]
         (library / "arxiv_2501.10120v1_pasa.pdf").unlink()
         again = app.studies.recover_zip(RecoverRequest(zipped, "Recovered"), owner=app.owner)
-        assert (again.summary["pdf_links"], again.summary["pdf_links_missing"]) == (2, 1)
-        got = rows(app.studies.fulltext(str(again.summary["study_id"]), owner=app.owner))
+        assert (again.study.pdf_links, again.study.pdf_links_missing) == (2, 1)
+        got = rows(app.studies.fulltext(again.study.study_id, owner=app.owner))
         assert got["ARX-2501.10120"]["pdf"] is None
 
     on_app(settings, body)

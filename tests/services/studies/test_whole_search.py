@@ -95,11 +95,11 @@ def test_real_cursor_walk_capped(settings: Settings, fixtures_dir: Path) -> None
         assert hits[-1].data["contributions"][0]["rank"] == hits[-1].rank
         # the Study holds the records as papers (new by identity), its round reported
         summary = app.workspace().study_summary(study)
-        assert len(summary["papers"]) == search["new"] > 190
+        assert len(summary.papers) == search["new"] > 190
         rounds = app.studies.search_rounds(study, owner=app.owner).to_dict()
         assert rounds["rounds"][0]["kind"] == "search"
         assert rounds["rounds"][0]["lanes"][0]["state"] == "capped"
-        assert rnd.run_id in summary["search_runs"]
+        assert rnd.run_id in summary.search_runs
         # PRISMA-S counts it per database
         prisma = app.studies.prisma(study, owner=app.owner).to_dict()
         assert "5059039" in str(prisma) or "5,059,039" in str(prisma)
@@ -122,7 +122,7 @@ def test_update_round_new_known_changed_retracted(settings: Settings) -> None:
         assert done.job.status == "done" and done.exit_status == EXIT_OK
         assert done.job.result is not None
         assert done.job.result["searches"][0]["lanes"][0]["state"] == "complete"
-        assert len(app.workspace().study_summary(study)["papers"]) == 250
+        assert len(app.workspace().study_summary(study).papers) == 250
         # months later: 30 new records, record 3 retracted since
         state["search"] = GeneratedSearch(280, retracted=frozenset({3}))
         started = app.studies.update_study(UpdateStudyRequest(study), owner=app.owner)
@@ -132,7 +132,7 @@ def test_update_round_new_known_changed_retracted(settings: Settings) -> None:
         latest = rounds.latest_update
         assert latest is not None and latest["round"] == 1
         assert (latest["new"], latest["already_known"], latest["retracted_since"]) == (30, 250, 1)
-        assert len(app.workspace().study_summary(study)["papers"]) == 280
+        assert len(app.workspace().study_summary(study).papers) == 280
         with app.store.read() as conn:
             report = whole.list_rounds(conn, study)[-1].report
         assert report is not None and len(report["new_ids"]) == 30
@@ -169,7 +169,7 @@ def test_cancel_keeps_nothing_and_refusals(settings: Settings) -> None:
                 conn.execute(sa.select(sa.func.count()).select_from(whole.search_run_hits)).scalar()
                 == 0
             )
-        assert app.workspace().study_summary(study)["papers"] == []
+        assert app.workspace().study_summary(study).papers == ()
         with pytest.raises(InputError):
             AddSearchRequest(study, SearchRequest("malaria", mode="semantic"))
         with pytest.raises(InputError):
@@ -198,7 +198,7 @@ def test_allowance_spent_stops_and_says_so(tmp_settings: Settings) -> None:
         assert ended.job.result is not None
         lane = ended.job.result["searches"][0]["lanes"][0]
         assert lane["state"] == "partial" and "allowance" in lane["message"]
-        assert len(app.workspace().study_summary(study)["papers"]) == 200
+        assert len(app.workspace().study_summary(study).papers) == 200
 
     with_app(settings, search, body)
 

@@ -49,7 +49,7 @@ def _numbers(app: App, study: str) -> dict[str, Any]:
             for h in whole.run_hits(conn, r.run_id)
         )
     return {
-        "papers": sorted(p["id"] for p in app.workspace().study_summary(study)["papers"]),
+        "papers": sorted(p.id for p in app.workspace().study_summary(study).papers),
         "identification": prisma["identification"],
         "notes": prisma["notes"],
         "counts": working["counts"],

@@ -82,17 +82,17 @@ def test_import_files_creates_the_study_and_keeps_each_trace(ws: Workspace, fixt
     assert done.study_created and done.study_name == "Neck"
     assert [f.saved for f in done.files] == [2, 6] and done.saved == 8 and not done.refused
     summary = ws.study_summary("Neck")
-    assert len(summary["papers"]) == 8
-    assert sorted(summary["imports"]) == sorted(f.import_id for f in done.files)
+    assert len(summary.papers) == 8
+    assert sorted(summary.imports) == sorted(f.import_id for f in done.files)
     stored = ws.imports(study="Neck")
     assert sorted(len(t.records) for _, t, _ in stored) == [2, 6]
     assert {t.source.path for _, t, _ in stored} == {f.path for f in done.files}
     # again into the same (now existing) Study: merged by identity, two more traces
-    again = _import(ws, paths=[_ris(fixtures_dir, FULL)], study=summary["id"])
+    again = _import(ws, paths=[_ris(fixtures_dir, FULL)], study=summary.id)
     assert not again.study_created and again.created == 0 and again.saved == 2
     assert again.files[0].repeats == [done.files[0].import_id]  # the same bytes again
-    assert len(ws.study_summary("Neck")["imports"]) == 3
-    assert len(ws.study_summary("Neck")["papers"]) == 8
+    assert len(ws.study_summary("Neck").imports) == 3
+    assert len(ws.study_summary("Neck").papers) == 8
 
 
 def test_refused_files_are_reported_beside_the_saved_ones(ws: Workspace, fixtures_dir, tmp_path):
@@ -104,7 +104,7 @@ def test_refused_files_are_reported_beside_the_saved_ones(ws: Workspace, fixture
     assert done.saved == 2 and len(done.files) == 1
     assert [r.path for r in done.refused] == [str(tmp_path / "missing.ris"), str(bad)]
     assert done.to_dict()["refused"][0]["code"] == "file_not_found"
-    assert len(ws.study_summary("Partial")["imports"]) == 1
+    assert len(ws.study_summary("Partial").imports) == 1
 
 
 def test_when_every_file_is_refused_nothing_is_stored(ws: Workspace, tmp_path):
@@ -201,7 +201,7 @@ def test_saving_a_run_into_a_missing_study_stores_nothing(ws: Workspace):
     assert _count(ws, search_runs) == 0 and list_search_runs(ws.store, "local") == []
     ws.create_study("Malaria")
     save_run(ws.store, _run("run-kept"), study="Malaria")
-    assert ws.study_summary("Malaria")["search_runs"] == ["run-kept"]
+    assert ws.study_summary("Malaria").search_runs == ("run-kept",)
     with pytest.raises(InputError) as again:
         save_run(ws.store, _run("run-kept"), study="Malaria")
     assert again.value.code == "run_exists"
@@ -260,7 +260,7 @@ def test_fill_study_adds_all_or_nothing(ws: Workspace):
     done = ws.fill_study("Fill", ["MED-1", "PMID:2", "MED-1"], ["run-fill"])
     assert [added for _, added in done.papers] == [True, True, False]
     summary = ws.study_summary("Fill")
-    assert len(summary["papers"]) == 2 and summary["search_runs"] == ["run-fill"]
+    assert len(summary.papers) == 2 and summary.search_runs == ("run-fill",)
 
 
 _IDS = st.one_of(

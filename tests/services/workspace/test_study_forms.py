@@ -129,8 +129,8 @@ def test_pico_values_checked_and_exported(ws: Workspace, ws2: Workspace):
         assert json.loads(zf.read("form.json"))["template"] == "pico"
         assert "effect_measure" in zf.read("evidence.csv").decode().splitlines()[0]
     out = import_study(ws2, data)
-    assert ws2.form(out["study_id"]).keys == pico_form().keys
-    recovered, _ = ws2.evidence(study=out["study_id"])
+    assert ws2.form(out.study_id).keys == pico_form().keys
+    recovered, _ = ws2.evidence(study=out.study_id)
     assert recovered[0].evidence.values["ci_lower"] == 0.7
     assert ev_id
 

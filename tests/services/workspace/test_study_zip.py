@@ -129,17 +129,17 @@ def test_recovery_into_a_fresh_store_remaps_and_validates(ws: Workspace, ws2: Wo
     # the other store already knows paper 11 under another id (by DOI only)
     known = ws2.save_paper(make_paper(doi="10.5555/bp.1", title="Known")).paper
     out = import_study(ws2, data)
-    assert (out["papers"], out["notes"], out["evidence"], out["search_runs"], out["imports"]) == (
+    assert (out.papers, out.notes, out.evidence, out.search_runs, out.imports) == (
         3,
         2,
         2,
         1,
         1,
     )
-    assert out["remapped"] == {"MED-11": known.id}
+    assert out.remapped == {"MED-11": known.id}
     summary = ws2.study_summary("Hypertension")
-    (run_id,) = summary["search_runs"]  # re-created under a fresh id, never linked by id
-    assert len(summary["papers"]) == 3 and run_id != "run-bp"
+    (run_id,) = summary.search_runs  # re-created under a fresh id, never linked by id
+    assert len(summary.papers) == 3 and run_id != "run-bp"
     run = get_search_run(ws2.store, run_id)
     assert run.owner == ws2.owner and run.definition == {"query": "compound Q"}
     assert run.run["id"] == run_id and run.run["hits"][0]["paper"]["title"] == "Q and BP"
@@ -150,7 +150,7 @@ def test_recovery_into_a_fresh_store_remaps_and_validates(ws: Workspace, ws2: Wo
     assert ws2.paper(known.id).status == "read"
     # recovering again: a new Study name, no duplicated papers
     again = import_study(ws2, data)
-    assert again["name"] == "Hypertension (recovered 1)"
+    assert again.name == "Hypertension (recovered 1)"
     assert len(ws2.papers()) == 3
 
 
@@ -281,7 +281,7 @@ def test_recovered_name_rules(ws: Workspace):
     ws.create_study("N" * 200)
     data = export_study(ws, "N" * 200)
     out = import_study(ws, data)
-    assert out["name"].endswith("(recovered 1)") and len(out["name"]) <= 200
-    assert import_study(ws, data, name="  Renamed \n study ")["name"] == "Renamed study"
+    assert out.name.endswith("(recovered 1)") and len(out.name) <= 200
+    assert import_study(ws, data, name="  Renamed \n study ").name == "Renamed study"
     with pytest.raises(StudyImportRefused):
         import_study(ws, data, name="   ")

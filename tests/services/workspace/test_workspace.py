@@ -267,7 +267,7 @@ def test_search_run_attached_to_study(ws: Workspace):
     )
     ws.attach_search_run("Runs", "run-a")
     ws.attach_search_run("Runs", "run-a")
-    assert ws.study_summary("Runs")["search_runs"] == ["run-a"]
+    assert ws.study_summary("Runs").search_runs == ("run-a",)
     with pytest.raises(NotFoundError):
         ws.attach_search_run("Runs", "run-missing")
 

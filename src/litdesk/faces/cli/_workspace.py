@@ -279,14 +279,15 @@ def study_import(
 
     request = RecoverRequest(_read(file, MAX_ZIP_BYTES), name, limit=MAX_ZIP_BYTES)
     app = _app()
-    out = app.studies.recover_zip(request, owner=app.owner).summary
+    done = app.studies.recover_zip(request, owner=app.owner)
     if as_json:
-        emit_json(out)
+        emit_json(done.to_dict())
     else:
+        out = done.study
         _say(
-            f"Recovered Study {out['name']!r} ({out['study_id']}): {out['papers']} papers, "
-            f"{out['notes']} notes, {out['evidence']} evidence, {out['search_runs']} search runs, "
-            f"{out['imports']} imports"
+            f"Recovered Study {out.name!r} ({out.study_id}): {out.papers} papers, "
+            f"{out.notes} notes, {out.evidence} evidence, {out.search_runs} search runs, "
+            f"{out.imports} imports"
         )
 
 

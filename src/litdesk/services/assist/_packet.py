@@ -36,7 +36,7 @@ def study_packet(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Packe
         notes, note_problems = ws.notes(study=row.id)
         evidence, ev_problems = ws.evidence(study=row.id)
         runs: list[SearchRun] = []
-        for run_id in summary["search_runs"]:
+        for run_id in summary.search_runs:
             try:
                 runs.append(load_run(store, run_id))
             except IntegrityError as exc:
@@ -54,6 +54,6 @@ def study_packet(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Packe
     )
     items.extend(run_source(r) for r in runs)
     omissions.extend(f"left out (failed validation): {p}" for p in note_problems + ev_problems)
-    if summary["imports"]:
-        omissions.append(f"{len(summary['imports'])} import trace(s) are never sent")
+    if summary.imports:
+        omissions.append(f"{len(summary.imports)} import trace(s) are never sent")
     return make_packet(row.id, row.name, items, omissions)

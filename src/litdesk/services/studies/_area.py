@@ -158,9 +158,9 @@ def study_view(ws: Workspace, ref: str, *, offset: int = 0, limit: int = 100_000
     """A Study's papers (``limit`` of them from ``offset``) and counts, with its kept
     search runs (their definitions, so a page can restore one into the search form)."""
     summary = ws.study_summary(ref, offset=offset, limit=limit)
-    runs = kept_runs(ws.store, summary["search_runs"])
+    runs = kept_runs(ws.store, summary.search_runs)
     return StudyView(
-        summary | {"runs": runs, "import_rows": _trash.import_rows(ws.store, summary["id"])}
+        summary.to_dict() | {"runs": runs, "import_rows": _trash.import_rows(ws.store, summary.id)}
     )
 
 
@@ -484,7 +484,7 @@ class StudiesArea:
         and the full-text stage's reports sought / not retrieved (as recorded)."""
         ws = self._ws(owner)
         row = ws.study(ref)
-        ids = [str(p["id"]) for p in ws.study_summary(row.id)["papers"]]
+        ids = [p.id for p in ws.study_summary(row.id).papers]
         stage = retrieval(self.store, row.id, ids).counts
         full_text = {k: stage[k] for k in ("reports_sought", "reports_not_retrieved")}
         with self.store.read() as conn:  # issue 28: the PRISMA 2020 flow with screening
@@ -517,7 +517,7 @@ class StudiesArea:
         pdfs = self._fulltext.library_hashes if self._fulltext else None
         with self.budget.hold(zip_cost(len(request.data))):  # ImportsBusy when full
             done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
-        return RecoveredView(dict(done))
+        return RecoveredView(done)
 
     # --- imports -----------------------------------------------------------------------
 

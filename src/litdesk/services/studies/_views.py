@@ -11,7 +11,7 @@ from litdesk.core.providers import lane_label
 from litdesk.services.imports import RefusedFile
 from litdesk.services.jobs import JobView
 from litdesk.services.search import Export  # one download view for every area
-from litdesk.services.workspace import StudyImport
+from litdesk.services.workspace import RecoveredStudy, StudyImport
 
 __all__ = [
     "GroupRow",
@@ -214,10 +214,10 @@ class PrismaView:
 class RecoveredView:
     """A Study recovered from its ZIP export: its id, name and what was stored."""
 
-    summary: dict[str, object]
+    study: RecoveredStudy
 
     def to_dict(self) -> dict[str, object]:
-        return dict(self.summary)
+        return self.study.to_dict()
 
 
 def _imported(traces: tuple[ImportTrace, ...], done: StudyImport | None) -> list[dict[str, object]]:

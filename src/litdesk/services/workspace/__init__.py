@@ -34,6 +34,7 @@ from ._service import (
     merge_papers,
     now_iso,
 )
+from ._summaries import RecoveredStudy, StudyPaper, StudySummary
 
 __all__ = [
     "EXPORT_VERSION",
@@ -49,11 +50,14 @@ __all__ = [
     "ImportResult",
     "NoteView",
     "PaperFields",
+    "RecoveredStudy",
     "SaveResult",
     "StudyAdditions",
     "StudyImport",
     "StudyExportTooLarge",
     "StudyImportRefused",
+    "StudyPaper",
+    "StudySummary",
     "TraceInvalid",
     "Workspace",
     "all_refused",

@@ -66,6 +66,7 @@ from ._archive import refuse as _refuse
 from ._codec import read_import, trace_document
 from ._results import MAX_STUDY_NAME, EvidenceView, NoteView, _new_id, now_iso
 from ._service import MAX_DESCRIPTION, Workspace
+from ._summaries import RecoveredStudy
 from ._whole_zip import read_whole, store_whole
 
 __all__ = [
@@ -351,13 +352,13 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
         "evidence": [
             {"id": e.id, "evidence": e.evidence.model_dump(mode="json")} for e in evidence
         ],
-        "search_runs": summary["search_runs"],
-        "imports": summary["imports"],
+        "search_runs": list(summary.search_runs),
+        "imports": list(summary.imports),
     }
     members["study.json"] = json.dumps(bundle, ensure_ascii=False, indent=1).encode("utf-8")
     with ws._reading() as conn:  # a whole search's round (its hits are read per run)
         rounds = {r.run_id: r for r in whole_searches.list_rounds(conn, s.id)}
-    for run_id in summary["search_runs"]:
+    for run_id in summary.search_runs:
         run = get_search_run(ws.store, run_id)
         if run_id in rounds:
             _whole_members(ws, rounds[run_id], members)
@@ -649,7 +650,7 @@ def import_study(
     *,
     name: str | None = None,
     pdfs: Callable[[], set[str]] | None = None,
-) -> dict[str, Any]:
+) -> RecoveredStudy:
     """Recover a Study from its ZIP export: refuse unsafe or invalid input as a whole,
     then store it in one transaction as a new Study, remapping paper ids to the saved
     identities and giving notes, evidence, imports and search runs fresh ids, all owned
@@ -751,15 +752,15 @@ def import_study(
                 extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
                 owner=ws.owner,
             )
-    return {
-        "study_id": study.id,
-        "name": study.name,
-        "papers": len(parsed["papers"]),
-        "notes": len(parsed["notes"]),
-        "evidence": len(parsed["evidence"]),
-        "search_runs": len(parsed["runs"]),
-        "imports": len(parsed["traces"]),
-        "pdf_links": restored,
-        "pdf_links_missing": len(parsed["pdf_links"]) - restored,
-        "remapped": {k: v for k, v in remap.items() if k != v},
-    }
+    return RecoveredStudy(
+        study_id=study.id,
+        name=study.name,
+        papers=len(parsed["papers"]),
+        notes=len(parsed["notes"]),
+        evidence=len(parsed["evidence"]),
+        search_runs=len(parsed["runs"]),
+        imports=len(parsed["traces"]),
+        pdf_links=restored,
+        pdf_links_missing=len(parsed["pdf_links"]) - restored,
+        remapped={k: v for k, v in remap.items() if k != v},
+    )

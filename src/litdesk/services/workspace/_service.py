@@ -50,6 +50,7 @@ from ._results import (
     merge_papers,
     now_iso,
 )
+from ._summaries import StudyPaper, StudySummary
 
 __all__ = [
     "EvidenceView",
@@ -210,7 +211,7 @@ class Workspace(EvidenceOps):
                 self._history(conn, row.id, "paper_added", paper_id, now)
             return added
 
-    def study_summary(self, ref: str, *, offset: int = 0, limit: int = 100_000) -> dict[str, Any]:
+    def study_summary(self, ref: str, *, offset: int = 0, limit: int = 100_000) -> StudySummary:
         """A Study with its papers (newest first: ``limit`` of them from ``offset``; all of
         them by default), ``papers_total`` (how many it holds) and its other counts."""
         with self._reading() as conn:
@@ -223,21 +224,20 @@ class Workspace(EvidenceOps):
             ev_n = len(repo.list_documents(conn, "evidence", study_id=s.id, limit=100_000))
             runs = repo.study_run_ids(conn, s.id)
             imps = repo.list_documents(conn, "imports", study_id=s.id, limit=100_000)
-        return {
-            "id": s.id,
-            "name": s.name,
-            "description": s.description,
-            "created_at": s.created_at,
-            "papers": [
-                {"id": r.paper.id, "title": r.paper.title, "year": r.paper.year, "status": r.status}
-                for r in rows
-            ],
-            "papers_total": total,
-            "notes": notes_n,
-            "evidence": ev_n,
-            "search_runs": runs,
-            "imports": [i.id for i in imps],
-        }
+        return StudySummary(
+            id=s.id,
+            name=s.name,
+            description=s.description,
+            created_at=s.created_at,
+            papers=tuple(
+                StudyPaper(r.paper.id, r.paper.title, r.paper.year, r.status) for r in rows
+            ),
+            papers_total=total,
+            notes=notes_n,
+            evidence=ev_n,
+            search_runs=tuple(runs),
+            imports=tuple(i.id for i in imps),
+        )
 
     def fill_study(
         self, study: str, paper_refs: Sequence[str], run_ids: Sequence[str] = ()
