@@ -242,4 +242,4 @@ async def test_the_apps_subjects_area_asks_openalex(
         view = await app.subjects.remote_suggest(SuggestRequest("mosquito-bor"), owner=app.owner)
     assert view.status in {"ok", "skipped"}
     if view.status == "ok":  # MeSH installed or not, OpenAlex's rows come after it
-        assert "Mosquito-borne diseases and control" in [s["label"] for s in view.suggestions]
+        assert "Mosquito-borne diseases and control" in [s.subject.label for s in view.suggestions]

@@ -17,15 +17,17 @@ from ._pages import (
     MAX_ALIAS_TERM,
     AliasesRequest,
     AliasesView,
+    SubjectLink,
     SubjectPageView,
     SubjectRequest,
     seeds_of,
-    subject_row,
+    subject_link,
     vocabulary_name,
 )
 from ._remote import (
     REMOTE_LIMIT,
     REMOTE_TTL_SECONDS,
+    RemoteSuggestion,
     RemoteSuggestions,
     RemoteSuggestView,
 )
@@ -36,9 +38,11 @@ __all__ = [
     "REMOTE_LIMIT",
     "REMOTE_TTL_SECONDS",
     "RemoteSuggestView",
+    "RemoteSuggestion",
     "RemoteSuggestions",
     "AliasesRequest",
     "AliasesView",
+    "SubjectLink",
     "SubjectPageView",
     "SubjectRequest",
     "SubjectsArea",
@@ -50,5 +54,5 @@ __all__ = [
     "VocabularyInfo",
     "seeds_of",
     "vocabulary_name",
-    "subject_row",
+    "subject_link",
 ]

@@ -27,11 +27,12 @@ __all__ = [
     "MAX_ALIAS_TERM",
     "AliasesRequest",
     "AliasesView",
+    "SubjectLink",
     "SubjectPageView",
     "SubjectRequest",
     "not_found",
     "seeds_of",
-    "subject_row",
+    "subject_link",
     "vocabulary_name",
 ]
 
@@ -66,19 +67,51 @@ def vocabulary_name(vocabulary: str) -> str:
     return remote_vocabulary_name(vocabulary) or vocabulary
 
 
-def subject_row(subject: Subject | SubjectRef) -> dict[str, Any]:
-    """A subject as pages show it: label, vocabulary's display name, its page and its
-    address at the vocabulary (``None`` for a vocabulary litdesk does not ship)."""
+@dataclass(frozen=True, slots=True)
+class SubjectLink:
+    """A subject as pages show it: its label, its vocabulary's display name, its page and
+    its address at the vocabulary."""
+
+    vocabulary: str
+    id: str
+    label: str
+    #: ``MeSH`` for ``mesh`` (see :func:`vocabulary_name`)
+    vocabulary_name: str
+    #: its address at the vocabulary (``None`` for a vocabulary litdesk does not ship)
+    url: str | None
+
+    @property
+    def key(self) -> str:
+        """``mesh:D003920``: the subject as evidence and the search form name it."""
+        return f"{self.vocabulary}:{self.id}"
+
+    @property
+    def page(self) -> str:
+        """The subject's page in the web workspace."""
+        return f"/subject/{self.vocabulary}/{self.id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "vocabulary": self.vocabulary,
+            "id": self.id,
+            "label": self.label,
+            "key": self.key,
+            "vocabulary_name": self.vocabulary_name,
+            "page": self.page,
+            "url": self.url,
+        }
+
+
+def subject_link(subject: Subject | SubjectRef) -> SubjectLink:
+    """A subject as pages show it (see :class:`SubjectLink`)."""
     package = VOCABULARIES.get(subject.vocabulary)
-    return {
-        "vocabulary": subject.vocabulary,
-        "id": subject.id,
-        "label": subject.label,
-        "key": f"{subject.vocabulary}:{subject.id}",
-        "vocabulary_name": vocabulary_name(subject.vocabulary),
-        "page": f"/subject/{subject.vocabulary}/{subject.id}",
-        "url": package.id_url.format(id=subject.id) if package else None,
-    }
+    return SubjectLink(
+        vocabulary=subject.vocabulary,
+        id=subject.id,
+        label=subject.label,
+        vocabulary_name=vocabulary_name(subject.vocabulary),
+        url=package.id_url.format(id=subject.id) if package else None,
+    )
 
 
 def seeds_of(subject: Subject) -> dict[str, str | None]:
@@ -118,7 +151,7 @@ class AliasesView:
     def to_dict(self) -> dict[str, Any]:
         s = self.subject
         return {
-            "subject": (subject_row(s) | {"synonyms": list(s.synonyms)}) if s else None,
+            "subject": (subject_link(s).to_dict() | {"synonyms": list(s.synonyms)}) if s else None,
             "aliases": list(self.aliases),
         }
 
@@ -136,7 +169,8 @@ class SubjectPageView:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "subject": subject_row(self.subject) | {"synonyms": list(self.subject.synonyms)},
+            "subject": subject_link(self.subject).to_dict()
+            | {"synonyms": list(self.subject.synonyms)},
             "installed": self.installed,
             "seeds": seeds_of(self.subject),
             "evidence": [dict(e) for e in self.evidence],

@@ -46,8 +46,8 @@ __all__ = [
     "RemoteAnswer",
     "RemoteStatus",
     "RemoteSuggestView",
+    "RemoteSuggestion",
     "RemoteSuggestions",
-    "remote_row",
     "remote_term_fits",
     "remote_view",
 ]
@@ -73,7 +73,7 @@ class RemoteSuggestView:
     the server's cache (no call)."""
 
     active: Mapping[str, Any] | None
-    suggestions: tuple[Mapping[str, Any], ...]
+    suggestions: tuple[RemoteSuggestion, ...]
     status: RemoteStatus = "ok"
     message: str = ""
     cached: bool = False
@@ -82,7 +82,7 @@ class RemoteSuggestView:
     def to_dict(self) -> dict[str, Any]:
         return {
             "active": dict(self.active) if self.active is not None else None,
-            "suggestions": [dict(s) for s in self.suggestions],
+            "suggestions": [s.to_dict() for s in self.suggestions],
             "status": self.status,
             "message": self.message,
             "cached": self.cached,
@@ -90,19 +90,26 @@ class RemoteSuggestView:
         }
 
 
-def remote_row(subject: RemoteSubject) -> dict[str, Any]:
-    """A remote subject as the suggestion list shows it (plain text; no link out)."""
-    return subject.to_dict() | {
-        "matched": subject.label,
-        "kind": "remote",
-        "insert": quote_label(subject.label),
-        "insert_controlled": None,
-        "insert_synonyms": None,
-        "synonyms": [],
-        "url": None,
-        "page": None,
-        "vocabulary_name": remote_vocabulary_name(subject.vocabulary) or subject.vocabulary,
-    }
+@dataclass(frozen=True, slots=True)
+class RemoteSuggestion:
+    """A remote subject as the suggestion list shows it: shaped as an offline suggestion
+    (``kind`` ``remote``), plain text, no link out, inserted as its quoted label."""
+
+    subject: RemoteSubject
+
+    def to_dict(self) -> dict[str, Any]:
+        subject = self.subject
+        return subject.to_dict() | {
+            "matched": subject.label,
+            "kind": "remote",
+            "insert": quote_label(subject.label),
+            "insert_controlled": None,
+            "insert_synonyms": None,
+            "synonyms": [],
+            "url": None,
+            "page": None,
+            "vocabulary_name": remote_vocabulary_name(subject.vocabulary) or subject.vocabulary,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,12 +230,12 @@ def remote_view(
     if answer.status != "ok":
         return RemoteSuggestView(active, (), answer.status, answer.message, cached)
     shown = {normalise(str(s.get("label", ""))) for s in offline}
-    rows: list[dict[str, Any]] = []
+    rows: list[RemoteSuggestion] = []
     for subject in answer.subjects:
         if normalise(subject.label) in shown:
             continue
         shown.add(normalise(subject.label))
-        rows.append(remote_row(subject))
+        rows.append(RemoteSuggestion(subject))
         if len(rows) >= limit:
             break
     return RemoteSuggestView(active, tuple(rows), "ok", "", cached, _SOURCE if rows else "")
