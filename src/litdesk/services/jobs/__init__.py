@@ -20,7 +20,15 @@ from ._jobs import (
     TooManyJobs,
     new_job_id,
 )
-from ._runner import DEFAULT_LEASE_SECONDS, Handler, JobContext, JobRunner, failure, worker_name
+from ._runner import (
+    DEFAULT_LEASE_SECONDS,
+    Handler,
+    JobContext,
+    JobFailure,
+    JobRunner,
+    failure,
+    worker_name,
+)
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
@@ -31,6 +39,7 @@ __all__ = [
     "Handler",
     "ImportsBusy",
     "JobContext",
+    "JobFailure",
     "JobInputInvalid",
     "JobLeaseLost",
     "JobNotFound",

@@ -28,6 +28,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from litdesk._errors import (
@@ -46,6 +47,7 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "Handler",
     "JobContext",
+    "JobFailure",
     "JobRunner",
     "failure",
     "worker_name",
@@ -65,26 +67,52 @@ _CATEGORIES: Final[tuple[tuple[type[LitdeskError], str], ...]] = (
 )
 
 
-def failure(exc: LitdeskError) -> dict[str, Any]:
-    """A failed job's result: ``{"error": {error, code, category, message, retry_after,
-    warnings}}`` — the error's class name, stable code, category (``input``, ``refused``,
-    ``not_found``, ``external``, ``config``, ``integrity`` or ``error``), its message (never
-    a credential), the seconds after which trying again may help, and any warnings."""
+@dataclass(frozen=True, slots=True)
+class JobFailure:
+    """A failed job's error as its result records it (never a credential)."""
+
+    #: the error's class name and stable code
+    error: str
+    code: str
+    #: ``input``, ``refused``, ``not_found``, ``external``, ``config``, ``integrity`` or ``error``
+    category: str
+    message: str
+    #: the seconds after which trying again may help (``None``: not said)
+    retry_after: int | None
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The job's result: ``{"error": {error, code, category, message, retry_after,
+        warnings}}``."""
+        return {
+            "error": {
+                "error": self.error,
+                "code": self.code,
+                "category": self.category,
+                "message": self.message,
+                "retry_after": self.retry_after,
+                "warnings": list(self.warnings),
+            }
+        }
+
+
+def failure(exc: LitdeskError) -> JobFailure:
+    """A failed job's error (see :class:`JobFailure`): the error's class name, code,
+    category, message, ``retry_after`` when it is a non-negative int, and at most 50
+    warnings of at most 500 characters each."""
     category = next((name for cls, name in _CATEGORIES if isinstance(exc, cls)), "error")
     retry = exc.details.get("retry_after")
     warnings = exc.details.get("warnings")
-    return {
-        "error": {
-            "error": type(exc).__name__,
-            "code": exc.code,
-            "category": category,
-            "message": exc.message,
-            "retry_after": retry if isinstance(retry, int) and retry >= 0 else None,
-            "warnings": [str(w)[:500] for w in warnings][:50]
-            if isinstance(warnings, (list, tuple))
-            else [],
-        }
-    }
+    return JobFailure(
+        error=type(exc).__name__,
+        code=exc.code,
+        category=category,
+        message=exc.message,
+        retry_after=retry if isinstance(retry, int) and retry >= 0 else None,
+        warnings=tuple(str(w)[:500] for w in warnings)[:50]
+        if isinstance(warnings, (list, tuple))
+        else (),
+    )
 
 
 class JobContext:
@@ -286,7 +314,7 @@ class JobRunner:
             try:
                 result = handler(ctx)
             except LitdeskError as exc:
-                self.jobs.fail(job, exc.message, failure(exc))
+                self.jobs.fail(job, exc.message, failure(exc).to_dict())
                 return
             except Exception as exc:  # noqa: BLE001 - a handler bug fails its job, not the runner
                 _log.exception("job %s (%s) raised", job.id, job.kind)
