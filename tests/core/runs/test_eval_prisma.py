@@ -84,8 +84,11 @@ def test_known_item_recall_duplicates_conflicts():
 def test_evaluate_summary_counts_coverage():
     runs = [_run(["a"]), FrozenRun("case2", "", "", (), (FrozenHit("q", (), False),))]
     report = evaluate(runs, {"case1": Judgment({"a": 2})}, k=1)
-    assert report["summary"]["precision_at_k"] == {"mean": 1.0, "covered": 1, "of": 2}
-    assert report["summary"]["unjudged_runs"] == 1
+    assert report.unjudged_runs == 1 and [s.case for s in report.scores] == ["case1", "case2"]
+    doc = report.to_dict()
+    assert doc["summary"]["precision_at_k"] == {"mean": 1.0, "covered": 1, "of": 2}
+    assert doc["summary"]["unjudged_runs"] == 1
+    assert [r["case"] for r in doc["runs"]] == ["case1", "case2"] and doc["k"] == 1
 
 
 def test_freeze_has_no_query_text_and_reads_back():

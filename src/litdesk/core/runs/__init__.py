@@ -13,6 +13,7 @@ from ._benchmark import (
 from ._eval import (
     FROZEN_VERSION,
     EvalInputError,
+    Evaluation,
     FrozenHit,
     FrozenRun,
     Judgment,
@@ -102,6 +103,7 @@ __all__ = [
     "build_prisma",
     "build_run",
     "check_identifiers",
+    "Evaluation",
     "evaluate",
     "freeze_run",
     "make_manifest",

@@ -21,6 +21,7 @@ from ._run import SearchRun
 __all__ = [
     "FROZEN_VERSION",
     "EvalInputError",
+    "Evaluation",
     "FrozenHit",
     "FrozenRun",
     "Judgment",
@@ -358,22 +359,45 @@ def _operations(runs: Sequence[FrozenRun]) -> dict[str, Any]:
     }
 
 
-def evaluate(
-    runs: Sequence[FrozenRun], judgments: Mapping[str, Judgment], *, k: int = 10
-) -> dict[str, Any]:
-    """Per-run scores and means over the runs each metric could be computed for, with
-    the measured latency and provider calls where the runs carry them."""
-    scores = [score_run(r, judgments.get(r.case), k) for r in runs]
-    return {
-        "k": k,
-        "runs": [_run_row(r, s) for r, s in zip(runs, scores, strict=True)],
-        "operations": _operations(runs),
-        "summary": {
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """An offline evaluation: each frozen run with its scores at ``k``; ``to_dict()`` adds
+    the means over the runs each metric could be computed for and the measured latency
+    and provider calls where the runs carry them."""
+
+    k: int
+    runs: tuple[FrozenRun, ...]
+    #: one per run, in the same order
+    scores: tuple[RunScores, ...]
+
+    @property
+    def unjudged_runs(self) -> int:
+        """Runs with a hit in their window that no judgment grades."""
+        return sum(1 for s in self.scores if not s.judged)
+
+    def summary(self) -> dict[str, Any]:
+        """Each metric's mean (``"unjudged"`` when no run has it) with its coverage."""
+        scores = self.scores
+        return {
             "precision_at_k": _mean([s.precision for s in scores]),
             "ndcg_at_k": _mean([s.ndcg for s in scores]),
             "known_item_recall_at_k": _mean([s.recall for s in scores]),
             "duplicate_rate": _mean([s.duplicate_rate for s in scores]),
             "conflict_rate": _mean([s.conflict_rate for s in scores]),
-            "unjudged_runs": sum(1 for s in scores if not s.judged),
-        },
-    }
+            "unjudged_runs": self.unjudged_runs,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "runs": [_run_row(r, s) for r, s in zip(self.runs, self.scores, strict=True)],
+            "operations": _operations(self.runs),
+            "summary": self.summary(),
+        }
+
+
+def evaluate(
+    runs: Sequence[FrozenRun], judgments: Mapping[str, Judgment], *, k: int = 10
+) -> Evaluation:
+    """Score each run against its case's judgments (see :class:`Evaluation`)."""
+    return Evaluation(k, tuple(runs), tuple(score_run(r, judgments.get(r.case), k) for r in runs))

@@ -293,7 +293,7 @@ def _eval(
         raise RunsArgumentError(f"{output} exists; eval never overwrites a report", code="exists")
     if output is not None:
         check_output(output)
-    report = evaluate_files(runs, judgments, k=k)
+    report = evaluate_files(runs, judgments, k=k).to_dict()
     if output is not None:
         _write(output, json.dumps(report, indent=2) + "\n", False)
     if as_json:

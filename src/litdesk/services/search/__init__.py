@@ -43,7 +43,6 @@ from ._reports import (
     ExportArgumentError,
     evaluate_files,
     export_run,
-    freeze,
     study_prisma,
 )
 from ._requests import (
@@ -119,7 +118,6 @@ __all__ = [
     "StudyChoices",
     "evaluate_files",
     "export_run",
-    "freeze",
     "study_prisma",
     "CACHE_SECONDS",
     "DISCOVERY_LIMIT",

@@ -24,7 +24,7 @@ import asyncio
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
@@ -181,12 +181,13 @@ def make_definition(
     *,
     mode: str = "keyword",
     providers: list[str] | None = None,
-    filters: dict[str, Any] | None = None,
+    filters: Mapping[str, object] | None = None,
     limit: int = 20,
     expansions: Sequence[Expansion] = (),
 ) -> RunDefinition:
     """A validated definition (raises :class:`~litdesk.core.runs.RunInvalid` as an input
-    error for the CLI); ``expansions``: the subjects picked into the query (provenance)."""
+    error for the CLI); ``filters``: raw values, validated here as a stored definition's
+    are; ``expansions``: the subjects picked into the query (provenance)."""
     chosen = providers or list(MODE_DEFAULTS.get(mode, MODE_DEFAULTS["keyword"]))
     if isinstance(query, str) and not query.strip():
         parse_query(query)  # raises the query's own typed error: "the query is empty"
@@ -194,7 +195,7 @@ def make_definition(
         "query": query,
         "mode": mode,
         "providers": chosen,
-        "filters": filters or {},
+        "filters": dict(filters or {}),
         "limit": limit,
         "expansions": [e.to_dict() for e in expansions],
     }

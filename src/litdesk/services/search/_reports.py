@@ -14,12 +14,12 @@ from litdesk.adapters.formats import dumps as dump_papers
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.runs import (
+    Evaluation,
     ImportSource,
     PrismaReport,
     SearchRun,
     build_prisma,
     evaluate,
-    freeze_run,
     make_manifest,
     manifest_papers,
     prisma_html,
@@ -40,7 +40,6 @@ __all__ = [
     "ExportArgumentError",
     "evaluate_files",
     "export_run",
-    "freeze",
     "study_prisma",
 ]
 
@@ -139,11 +138,6 @@ def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def freeze(run: SearchRun) -> dict[str, Any]:
-    """The run as an evaluation fixture without its query text."""
-    return freeze_run(run).to_dict()
-
-
 def _load_input(path: Path, label: str) -> Any:
     data = read_bounded(path, limit=EVAL_INPUT_BYTES, label=label)
     try:
@@ -152,7 +146,7 @@ def _load_input(path: Path, label: str) -> Any:
         raise ExportArgumentError(f"{label} is not valid JSON", code="eval_input") from None
 
 
-def evaluate_files(runs: Path, judgments: Path | None, *, k: int = 10) -> dict[str, Any]:
+def evaluate_files(runs: Path, judgments: Path | None, *, k: int = 10) -> Evaluation:
     """Offline evaluation of frozen runs (inputs at most 5 MB each)."""
     if not 1 <= k <= 1000:
         raise ExportArgumentError("--k must be 1 to 1000")
