@@ -40,7 +40,7 @@ from litdesk.core.fusion import Sighting, fuse, provider_order
 from litdesk.core.providers import DISCOVERY_LANES, lane_label, lane_notice, provider_spec
 from litdesk.core.query import compile_search
 from litdesk.core.records import Paper
-from litdesk.core.runs import LaneResult, RunDefinition, RunHit, build_run
+from litdesk.core.runs import LaneResult, RunDefinition, RunHit, SearchRun, build_run
 from litdesk.core.search import CompileRefused
 from litdesk.core.words import plural
 from litdesk.services.search import SearchService
@@ -269,9 +269,9 @@ async def harvest(
 
 def whole_run(
     got: Harvest, definition: RunDefinition, run_id: str | None = None
-) -> tuple[dict[str, Any], list[whole.WholeHitRow], list[Paper]]:
-    """The harvest as a run document (no hits: they are rows) and its hit rows, fused by
-    identity across lanes (each hit with every lane and rank that retrieved it)."""
+) -> tuple[SearchRun, list[whole.WholeHitRow], list[Paper]]:
+    """The harvest as a run (no hits: they are rows) and its hit rows, fused by identity
+    across lanes (each hit with every lane and rank that retrieved it)."""
     lanes: list[LaneResult] = []
     sightings: list[Sighting] = []
     for lane in got.lanes:
@@ -325,7 +325,7 @@ def whole_run(
                 RunHit.from_hit(hit).to_dict(),
             )
         )
-    return run.to_dict(), rows, [hit.paper for hit in hits]
+    return run, rows, [hit.paper for hit in hits]
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,7 +377,7 @@ def commit_whole(
     *,
     owner: str,
     study_id: str,
-    run: dict[str, Any],
+    run: SearchRun,
     hits: Sequence[whole.WholeHitRow],
     papers: Sequence[Paper],
     kind: Literal["search", "update"],
@@ -393,6 +393,7 @@ def commit_whole(
     known, changed, retracted since; each lane's state)."""
     ws = Workspace(store, owner=owner)
     now = datetime.now(UTC).isoformat()
+    doc = run.to_dict()  # the run as stored (no hits: they are rows)
     with store.write() as conn:
         access.require_study(conn, owner, study_id, "write")
         if job_id is not None and any(
@@ -460,16 +461,16 @@ def commit_whole(
                     added.append(result.paper.id)
                     added_set.add(result.paper.id)
         done = Committed(
-            str(run["id"]), number, len(hits), tuple(added), known,
+            run.id, number, len(hits), tuple(added), known,
             tuple(changed), tuple(retracted), created, refused,
         )  # fmt: skip
         whole.insert_whole_run(
             conn,
             run_id=done.run_id,
             owner=owner,
-            definition=dict(run["definition"]),
-            run=run,
-            executed_at=str(run["executed_at"]),
+            definition=dict(doc["definition"]),
+            run=doc,
+            executed_at=str(doc["executed_at"]),
             hits=hits,
             study_id=study_id,
             round_no=number,
