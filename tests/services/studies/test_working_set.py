@@ -134,7 +134,7 @@ def test_labelled_set_deduplicated_on_the_study_and_a_decision_undone(
         review = app.dedup.review(sid, owner=app.owner)
         assert review.run is not None
         pair = next(p for p in review.pairs if p["mergeable"])
-        run_id = str(review.run["id"])
+        run_id = review.run.id
         decided = app.dedup.decide(
             DecideRequest(study=sid, run_id=run_id, pair=int(pair["no"]), decision="merge"),
             owner=app.owner,
@@ -211,9 +211,7 @@ def test_a_3000_record_study_deduplicated_a_decision_undone(
         ids = {int(pair["a"]["index"]), int(pair["b"]["index"])}  # type: ignore[index]
         apart = _groups_of(app, sid, ids)  # (other merges may join them already)
         decided = app.dedup.decide(
-            DecideRequest(
-                study=sid, run_id=str(review.run["id"]), pair=int(pair["no"]), decision="merge"
-            ),
+            DecideRequest(study=sid, run_id=review.run.id, pair=int(pair["no"]), decision="merge"),
             owner=app.owner,
         )
         # the two records are one study now (a join may send another, chained join back

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -16,7 +17,15 @@ from litdesk.core.words import plural
 from ._job import DedupRun
 from ._service import RecordRef
 
-__all__ = ["MAX_HISTORY", "history_rows", "queue_rows", "resolve_record", "run_row"]
+__all__ = [
+    "MAX_HISTORY",
+    "HistoryRow",
+    "ReviewRun",
+    "history_rows",
+    "queue_rows",
+    "resolve_record",
+    "run_row",
+]
 
 #: The history list shows the newest entries, at most this many (the total counted).
 MAX_HISTORY: Final = 500
@@ -40,22 +49,90 @@ def queue_rows(
     return out
 
 
-def run_row(run: DedupRun, pairs: Sequence[Mapping[str, object]]) -> dict[str, object]:
+@dataclass(frozen=True, slots=True)
+class ReviewRun:
+    """A Study's latest run as the review page shows it."""
+
+    id: str
+    executed_at: str
+    version: str
+    counts: Mapping[str, int]
+    #: the files (imports, searches) it read: ``{file, format, records}`` as stored
+    files: Sequence[Mapping[str, Any]]
+    #: files imported again that identified nothing new
+    repeats_skipped: Sequence[str]
+    #: pairs in the review queue as stored, and how many were uncertain in all
+    queue_shown: int
+    queue_total: int
+    #: of the queued pairs: still waiting, and decided
+    waiting: int
+    decided: int
+    #: issue 30: its "version of" links, as stored (both records described)
+    versions: Sequence[Mapping[str, Any]] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "executed_at": self.executed_at,
+            "version": self.version,
+            "counts": self.counts,
+            "files": self.files,
+            "repeats_skipped": self.repeats_skipped,
+            "queue_shown": self.queue_shown,
+            "queue_total": self.queue_total,
+            "waiting": self.waiting,
+            "decided": self.decided,
+            "versions": self.versions,
+        }
+
+
+def run_row(run: DedupRun, pairs: Sequence[Mapping[str, object]]) -> ReviewRun:
     """The run's summary as the page shows it (waiting and decided: over ``pairs``)."""
     waiting = sum(p["state"] == "waiting" for p in pairs)
-    return {
-        "id": run.id,
-        "executed_at": run.executed_at,
-        "version": run.version,
-        "counts": run.counts,
-        "files": run.files,
-        "repeats_skipped": run.repeats,
-        "queue_shown": len(run.queue),
-        "queue_total": run.queued,
-        "waiting": waiting,
-        "decided": len(pairs) - waiting,
-        "versions": run.versions,  # issue 30
-    }
+    return ReviewRun(
+        id=run.id,
+        executed_at=run.executed_at,
+        version=run.version,
+        counts=run.counts,
+        files=run.files,
+        repeats_skipped=run.repeats,
+        queue_shown=len(run.queue),
+        queue_total=run.queued,
+        waiting=waiting,
+        decided=len(pairs) - waiting,
+        versions=run.versions,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One entry of a Study's deduplication history as the review page lists it."""
+
+    seq: int
+    #: ``decision`` or ``run``
+    kind: str
+    #: ``merge``, ``distinct`` or ``undone`` (``None`` for a run)
+    decision: str | None
+    created_at: str
+    by: str
+    #: where it was made: ``web``, ``cli`` (a run: empty unless recorded)
+    via: str
+    #: one sentence: what was decided about which two records, or what a run found
+    what: str
+    #: the decision still holds (not withdrawn, not replaced)
+    in_force: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "seq": self.seq,
+            "kind": self.kind,
+            "decision": self.decision,
+            "created_at": self.created_at,
+            "by": self.by,
+            "via": self.via,
+            "what": self.what,
+            "in_force": self.in_force,
+        }
 
 
 def _describe(rec: Mapping[str, Any] | None, digest: str | None) -> str:
@@ -74,7 +151,7 @@ def history_rows(
     entries: Sequence[DedupEntry],
     run: DedupRun | None,
     forced: Mapping[tuple[str, str], DedupEntry],
-) -> list[dict[str, object]]:
+) -> list[HistoryRow]:
     """The newest :data:`MAX_HISTORY` entries, newest first: who, when, from where, what
     (both records described: from the entry, else from the latest run), still in force."""
     refs: dict[str, dict[str, Any]] = {}
@@ -85,7 +162,7 @@ def history_rows(
             refs.setdefault(rp.digests[1], rp.body["b"])
     live = {e.seq for e in forced.values()}
     by_seq = {e.seq: e for e in entries}
-    out: list[dict[str, object]] = []
+    out: list[HistoryRow] = []
     for e in reversed(entries[-MAX_HISTORY:]):
         who = str(e.data.get("by") or e.data.get("owner") or "—")[:80]
         if e.kind == "decision":
@@ -110,16 +187,16 @@ def history_rows(
                 f"{plural(counts.get('review_pairs'), 'uncertain pair')}"
             )
         out.append(
-            {
-                "seq": e.seq,
-                "kind": e.kind,
-                "decision": e.decision,
-                "created_at": e.created_at,
-                "by": who,
-                "via": str(e.data.get("via") or ("cli" if e.kind == "decision" else ""))[:20],
-                "what": what,
-                "in_force": e.seq in live,
-            }
+            HistoryRow(
+                seq=e.seq,
+                kind=e.kind,
+                decision=e.decision,
+                created_at=e.created_at,
+                by=who,
+                via=str(e.data.get("via") or ("cli" if e.kind == "decision" else ""))[:20],
+                what=what,
+                in_force=e.seq in live,
+            )
         )
     return out
 

@@ -10,6 +10,7 @@ from litdesk.core.dedup import PairExplanation
 from litdesk.core.records import Paper
 from litdesk.services.jobs import JobView
 
+from ._review import HistoryRow, ReviewRun
 from ._service import DedupReport, RecordRef
 
 __all__ = [
@@ -142,19 +143,20 @@ class ReviewView:
 
     study_id: str
     study_name: str
-    run: dict[str, object] | None
+    run: ReviewRun | None
     job: DedupJob | None
+    #: the queued pairs as stored, each with its ``state`` and ``decision_seq`` now
     pairs: tuple[dict[str, object], ...]
-    history: tuple[dict[str, object], ...]
+    history: tuple[HistoryRow, ...]
     history_total: int
 
     def to_dict(self) -> dict[str, object]:
         return {
             "study": {"id": self.study_id, "name": self.study_name},
-            "run": self.run,
+            "run": self.run.to_dict() if self.run is not None else None,
             "job": self.job.to_dict() if self.job is not None else None,
             "pairs": list(self.pairs),
-            "history": list(self.history),
+            "history": [h.to_dict() for h in self.history],
             "history_total": self.history_total,
         }
 
