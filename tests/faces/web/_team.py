@@ -166,6 +166,19 @@ def fresh(base: str, session: tuple[str, str]) -> httpx.Client:
     )
 
 
+def job_finished_at(url: str, job_id: str) -> str | None:
+    """When the job ended (ISO 8601, UTC, as the store keeps it), or None while it runs."""
+    store = open_store(url)
+    try:
+        with store.read() as conn:
+            got = conn.execute(
+                sa.select(jobs_table.c.finished_at).where(jobs_table.c.id == job_id)
+            ).scalar_one()
+    finally:
+        store.dispose()
+    return str(got) if got is not None else None
+
+
 def job_holder(url: str, job_id: str) -> tuple[str | None, int]:
     """The job's worker id (``host:pid:random/slot``) and attempts, from the store."""
     store = open_store(url)

@@ -179,9 +179,14 @@ def test_cancel_of_a_job_whose_worker_died_is_immediate(store: Store, jobs: Jobs
 # --- the runner ---------------------------------------------------------------------
 
 
-def _counting(items: int, seen: list[tuple[int, int]], gate: threading.Event | None = None) -> Any:
+def _counting(
+    items: int,
+    seen: list[tuple[int, int]],
+    gate: threading.Event | None = None,
+    waiting: threading.Event | None = None,
+) -> Any:
     """A resumable handler: counts to ``items``, one checkpoint per item; waits on
-    ``gate`` after the first item when given."""
+    ``gate`` after the first item when given (setting ``waiting`` as it starts to wait)."""
 
     def handler(ctx: JobContext) -> dict[str, Any] | None:
         start = int((ctx.checkpoint or {}).get("next", 0))
@@ -190,6 +195,8 @@ def _counting(items: int, seen: list[tuple[int, int]], gate: threading.Event | N
             if not ctx.progress(i + 1, items, f"item {i}", rate=1.0, checkpoint={"next": i + 1}):
                 return {"stopped_at": i + 1}
             if gate is not None and i == start:
+                if waiting is not None:
+                    waiting.set()
                 gate.wait(20)
         return {"counted": items}
 
@@ -254,11 +261,13 @@ def test_runner_cancel_stops_the_handler(jobs: Jobs) -> None:
 
 def test_runner_stop_hands_the_job_back_and_a_new_runner_resumes(jobs: Jobs) -> None:
     seen: list[tuple[int, int]] = []
-    gate = threading.Event()
-    first = JobRunner(jobs, {"count": _counting(4, seen, gate)}, poll_s=0.05)
+    gate, waiting = threading.Event(), threading.Event()
+    first = JobRunner(jobs, {"count": _counting(4, seen, gate, waiting)}, poll_s=0.05)
     v = jobs.submit("count", {}, owner="ann")
     first.start()
-    _wait(jobs, v.id, lambda j: j.done == 1)
+    # stop only once the handler waits after item 0: its progress for item 0 is stored
+    # before progress() returns, so "done == 1" alone could stop it inside that call
+    assert waiting.wait(30)
     stopper = threading.Thread(target=first.stop)
     stopper.start()
     time.sleep(0.1)
