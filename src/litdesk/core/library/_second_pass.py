@@ -172,8 +172,8 @@ def second_pass(
     words given and those papers' words for them) is given and the paper's
     :func:`foreign_words` are at least ``foreign_share`` (0: never) as many as the
     question's words: then it is ranked again on those words, the coverage weighing
-    ``weight`` times that share (it sees only part of the question). ``cache`` keeps each paper's chunk
-    positions between calls over the same ``chunks``."""
+    ``weight`` times that share (it sees only part of the question). ``cache`` keeps
+    each paper's chunk positions between calls over the same ``chunks``."""
     if papers <= 0 or not ranking:
         return list(ranking)
     words = salient_words(text)
