@@ -376,6 +376,14 @@ class Settings(BaseSettings):
         description="The second pass leaves the whole question's ranking out (the parts' "
         "rankings only).",
     )
+    retrieval_second_foreign: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="The second pass also ranks again a leading paper in another language than "
+        "the question when the cross-lingual word bridge finds its words for at least this "
+        "share of the question's words (0: never; needs a multilingual embedder).",
+    )
 
     # --- web workspace ---------------------------------------------------------------
     web_host: str = Field(default="127.0.0.1", description="Address `litdesk serve` listens on.")

@@ -147,7 +147,7 @@ def test_defaults_are_the_shipped_retrieval() -> None:
     )
     assert (p.proximity_facets_only, p.second_papers, p.second_weight) == (True, 2, 4.0)
     assert (p.second_facets_only, p.rerank_depth, p.rerank_fusion) == (False, 0, 1.0)
-    assert (p.exact_below, p.pool_min) == (50_000, 50)
+    assert (p.exact_below, p.pool_min, p.second_foreign) == (50_000, 50, 0.5)
     with pytest.raises(AttributeError):
         p.facet_slots = 0  # type: ignore[misc]
 
@@ -175,7 +175,15 @@ def test_settings_from_the_environment_reach_the_parameters(
 
 
 @pytest.mark.parametrize(
-    "change", [{"facet_slots": -1}, {"proximity_weight": -0.5}, {"pool_min": 0}, {"exact_below": 0}]
+    "change",
+    [
+        {"facet_slots": -1},
+        {"proximity_weight": -0.5},
+        {"pool_min": 0},
+        {"exact_below": 0},
+        {"second_foreign": 1.5},
+        {"second_foreign": -0.1},
+    ],
 )
 def test_out_of_range_parameters_are_refused(change: dict[str, float]) -> None:
     with pytest.raises(RetrievalParamsError) as caught:

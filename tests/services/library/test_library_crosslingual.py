@@ -4,6 +4,7 @@ a Portuguese paper that answers it, although no word of the question is on that 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -92,5 +93,67 @@ def test_question_words_bridge_to_the_words_of_the_portuguese_paper(
         assert WordBridge(None, WordVectors())(words) == words
         with pytest.raises(ValueError):
             WordVectors(limit=10)
+    finally:
+        lib.close()
+
+
+PT_ABSTRACT = (
+    "Abstract. This study compares the articles of Brazilian and Chinese authors indexed in "
+    "the Web of Science; the articles appear in journals of commercial publishers. "
+) * 4
+PT_PUBLISHERS = (
+    "Editoras. As editoras comerciais publicam a maior parte dos artigos chineses, e uma "
+    "única empresa responde por um quarto da amostra; as editoras universitárias publicam "
+    "os artigos brasileiros. "
+) * 4
+
+
+def test_the_bridge_takes_the_papers_own_words_not_its_english_abstract(
+    tmp_settings: Settings,
+) -> None:
+    """A Portuguese paper's English abstract holds English words too ("article"): closest to
+    the question's "articles", they took the bridge's place. Its own words are looked for
+    instead: the abstract (English) and the words of the question's language are left out
+    of its vocabulary."""
+    lib = app_library(tmp_settings.model_copy(update={"database_url": None}), workers=1)
+    try:
+        part = cross_lingual_part(lib.embedder())
+        assert part is not None
+        chunks = [
+            StoredChunk(1, "pt", 0, 1, PT_ABSTRACT),
+            StoredChunk(2, "pt", 1, 2, PT_METHODS),
+            StoredChunk(3, "pt", 2, 3, PT_PUBLISHERS),
+            StoredChunk(4, "en", 0, 1, EN_OTHER),
+        ]
+        bridge = WordBridge(part, WordVectors())
+        bridge.prepare([[0, 1, 2]], chunks, foreign={"pt"})
+        vocabulary = set(bridge.papers["pt"])
+        assert {"artigos", "editoras", "amostra"} <= vocabulary
+        assert not vocabulary & {"article", "articles", "journals", "publishers", "compares"}
+        words = ["articles", "publishers", "sample"]
+        extra = bridge(words)[len(words) :]
+        assert "artigos" in extra and "amostra" in extra, extra
+        assert not set(extra) & {"article", "journals"}
+    finally:
+        lib.close()
+
+
+def test_english_question_finds_the_portuguese_passage_not_the_english_abstract(
+    tmp_settings: Settings, tmp_path: Path, make_pdf: Callable[..., Path]
+) -> None:
+    """The Portuguese paper leads the ranking; within it, the page that answers (in
+    Portuguese) comes before its English abstract, which shares the question's words: the
+    second pass ranks the paper's chunks again on the bridged words."""
+    root = tmp_path / "pdfs"
+    make_pdf(root / "editoras_pt.pdf", [PT_ABSTRACT, PT_METHODS, PT_PUBLISHERS])
+    make_pdf(root / "cameras.pdf", [EN_OTHER, EN_MORE])
+    settings = tmp_settings.model_copy(update={"library_dirs": [root], "database_url": None})
+    lib = app_library(settings, workers=1)
+    try:
+        question = "How many of the Chinese articles does one commercial publisher carry, and what share of the sample is that?"  # fmt: skip
+        found = lib.retrieve(question, top_k=3)
+        assert [(h.file, h.page) for h in found.hits][0] == ("editoras_pt.pdf", 3)
+        before = lib.retrieve(question, top_k=3, params=replace(lib.params, second_foreign=0.0))
+        assert [(h.file, h.page) for h in before.hits][0] != ("editoras_pt.pdf", 3)
     finally:
         lib.close()

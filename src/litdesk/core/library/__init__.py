@@ -3,8 +3,11 @@
 from ._bridge import (
     BRIDGE_PER_WORD,
     BRIDGE_THRESHOLD,
+    HOME_SAMPLE,
     MAX_VOCABULARY,
     bridge_words,
+    home_words,
+    own_language,
     paper_vocabulary,
 )
 from ._chunking import CHUNKING_VERSION, Chunk, chunk_pages, normalise_text
@@ -88,7 +91,10 @@ __all__ = [
     "BRIDGE_PER_WORD",
     "BRIDGE_THRESHOLD",
     "MAX_VOCABULARY",
+    "HOME_SAMPLE",
     "bridge_words",
+    "home_words",
+    "own_language",
     "paper_vocabulary",
     "ABSTAIN_BELOW",
     "ABSTAIN_BY_EMBEDDER",

@@ -60,6 +60,8 @@ F32 = npt.NDArray[np.float32]
 POOL_MIN: Final = 50
 #: Most chunks of the leading papers their own lexical ranking returns (second pass).
 PAPER_LEXICAL_LIMIT: Final = 1_000
+#: Parameters that are shares (0..1).
+_SHARES: Final = frozenset({"second_foreign"})
 
 
 class RetrievalParamsError(InputError):
@@ -99,6 +101,10 @@ class RetrievalParams:
     second_weight: float = 4.0
     #: the second pass leaves the whole question's ranking out (the facets' rankings only)
     second_facets_only: bool = False
+    #: the second pass also ranks again a leading paper in another language than the
+    #: question when the cross-lingual bridge finds its words for at least this share of
+    #: the question's words (0: never; see :func:`second_pass`)
+    second_foreign: float = 0.5
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -109,6 +115,10 @@ class RetrievalParams:
             if value < least:
                 raise RetrievalParamsError(
                     f"retrieval parameter {f.name} must be >= {least}", parameter=f.name
+                )
+            if f.name in _SHARES and value > 1:
+                raise RetrievalParamsError(
+                    f"retrieval parameter {f.name} must be <= 1", parameter=f.name
                 )
 
 
@@ -258,6 +268,7 @@ def rank_excerpts(
                 ranking, text, v, chunks, vectors_of=vectors_of,
                 lexical_of=lambda shas, words: feed.lexical(words, shas, PAPER_LEXICAL_LIMIT),
                 papers=p.second_papers, weight=p.second_weight, skip=foreign, cache=cache,
+                bridge=bridge, foreign_share=p.second_foreign,
             )  # fmt: skip
 
         facet_fused = [again(ff, f, v) for ff, f, v in zip(facet_fused, facets, fv, strict=True)]

@@ -24,8 +24,9 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from ._bridge import own_language
 from ._retrieval import ScopeChunk, rrf, salient_words
-from ._support import _fold, _stem, question_terms
+from ._support import _TOKEN, _fold, _stem, question_terms
 
 __all__ = [
     "LexicalOf",
@@ -33,6 +34,7 @@ __all__ = [
     "VectorsOf",
     "local_coverage",
     "reorder_within_papers",
+    "foreign_words",
     "second_pass",
     "within_paper_order",
 ]
@@ -132,6 +134,18 @@ def reorder_within_papers(
     return out
 
 
+def foreign_words(words: Sequence[str], extra: Sequence[str], texts: Sequence[str]) -> list[str]:
+    """The question's words as one paper in another language writes them: the question's
+    ``words`` (salient) that the paper's own-language text (:func:`own_language`: its
+    English abstract left out) holds as they are (numbers, names such as "Málaga"), then
+    the ``extra`` words the cross-lingual bridge found for them. The question's other words
+    are left out: in such a paper they match only its English abstract or titles, and
+    within the paper they would weigh as rare."""
+    held = {t for text in own_language(texts) for t in _TOKEN.findall(_fold(text))}
+    same = [w for w in words if _fold(w) in held]
+    return same + [w for w in extra if w not in same and w not in words]
+
+
 def second_pass(
     ranking: Sequence[tuple[int, float]],
     text: str,
@@ -143,37 +157,75 @@ def second_pass(
     papers: int,
     weight: float,
     skip: Collection[str] = (),
+    bridge: Callable[[list[str]], list[str]] | None = None,
+    foreign_share: float = 0.5,
     cache: PaperCache | None = None,
 ) -> list[tuple[int, float]]:
     """``ranking`` (chunk positions in ``chunks``, score; best first) with the chunks of
     its first ``papers`` papers re-ranked within each paper against ``text`` (cosine to
     ``vector``, the paper's own lexical ranking, term coverage weighted within the paper);
-    ``papers`` 0 returns it as it is. Papers in ``skip`` (content hashes: papers in another
-    language than the question, whose words cannot match) keep their order and do not
-    count among the first ``papers``. ``cache`` keeps each paper's chunk positions between
-    calls over the same ``chunks``."""
+    ``papers`` 0 returns it as it is.
+
+    Papers in ``skip`` (content hashes: papers in another language than the question,
+    whose words cannot match) keep their order and do not count among the first
+    ``papers``, unless ``bridge`` (the retrieval's cross-lingual word bridge: words -> the
+    words given and those papers' words for them) is given and the paper's
+    :func:`foreign_words` are at least ``foreign_share`` (0: never) as many as the
+    question's words: then it is ranked again on those words, the coverage weighing
+    ``weight`` times that share (it sees only part of the question). ``cache`` keeps
+    each paper's chunk positions between calls over the same ``chunks``."""
     if papers <= 0 or not ranking:
         return list(ranking)
+    words = salient_words(text)
+    cache = {} if cache is None else cache
+
+    def positions(sha: str) -> list[int]:
+        if sha not in cache:
+            cache[sha] = [i for i, c in enumerate(chunks) if c.sha256 == sha]
+        return cache[sha]
+
+    extra: list[str] | None = None
+    abroad: dict[str, tuple[list[str], float]] = {}  # foreign paper -> its words, their share
+
+    def foreign_ok(sha: str) -> bool:
+        nonlocal extra
+        if bridge is None or foreign_share <= 0 or not words:
+            return False
+        if extra is None:
+            extra = bridge(list(words))[len(words) :]
+        if not extra:
+            return False
+        if sha not in abroad:
+            mine = foreign_words(words, extra, [chunks[p].text for p in positions(sha)])
+            abroad[sha] = (mine, min(1.0, len(mine) / len(words)))
+        return abroad[sha][1] >= foreign_share
+
     leading: list[str] = []
     for pos, _ in ranking:
         sha = chunks[pos].sha256
-        if sha not in leading and sha not in skip:
+        if sha in leading:
+            continue
+        if sha not in skip or foreign_ok(sha):
             leading.append(sha)
             if len(leading) == papers:
                 break
-    words = salient_words(text)
     qterms = question_terms(words)
+    home = [s for s in leading if s not in skip]
+    matched = lexical_of(home, words) if home else []  # one query for the leading papers
     orders: dict[str, list[int]] = {}
-    cache = {} if cache is None else cache
-    matched = lexical_of(leading, words)  # one query for the leading papers
     for sha in leading:
-        if sha not in cache:
-            cache[sha] = [i for i, c in enumerate(chunks) if c.sha256 == sha]
-        mine = cache[sha]
+        mine = positions(sha)
         local = {chunks[p].id: j for j, p in enumerate(mine)}
         cosines = (vectors_of(sha, mine) @ vector).tolist()
-        lexical = [local[i] for i in matched if i in local]
-        coverage = local_coverage(qterms, [chunks[p].text for p in mine])
-        order = within_paper_order(cosines, lexical, coverage, weight=weight)
+        texts = [chunks[p].text for p in mine]
+        if sha in skip:
+            own, share = abroad[sha]
+            lexical = [local[i] for i in lexical_of([sha], own) if i in local]
+            coverage = local_coverage(question_terms(own), texts)
+        else:
+            share = 1.0
+            lexical = [local[i] for i in matched if i in local]
+            coverage = local_coverage(qterms, texts)
+        order = within_paper_order(cosines, lexical, coverage, weight=weight * share)
         orders[sha] = [mine[j] for j in order]
     return reorder_within_papers(ranking, lambda p: chunks[p].sha256, orders)

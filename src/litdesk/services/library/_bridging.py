@@ -18,7 +18,13 @@ import numpy as np
 import numpy.typing as npt
 
 from litdesk.adapters.embeddings import Embedder
-from litdesk.core.library import MAX_VOCABULARY, bridge_words, paper_vocabulary
+from litdesk.core.library import (
+    MAX_VOCABULARY,
+    bridge_words,
+    home_words,
+    own_language,
+    paper_vocabulary,
+)
 
 from ._catalogue import StoredChunk
 
@@ -44,6 +50,15 @@ class WordVectors:
             raise ValueError(f"the cache must hold a whole vocabulary ({MAX_VOCABULARY} words)")
         self.limit = limit
         self._rows: dict[str, npt.NDArray[np.float16]] = {}
+        self._home: tuple[tuple[str, ...], frozenset[str]] | None = None
+
+    def home(self, chunks: Sequence[StoredChunk], foreign: Collection[str]) -> frozenset[str]:
+        """:func:`~litdesk.core.library.home_words` of the papers of ``chunks`` outside
+        ``foreign`` (kept for one scope: its papers, in order)."""
+        key = tuple(dict.fromkeys(c.sha256 for c in chunks if c.sha256 not in foreign))
+        if self._home is None or self._home[0] != key:
+            self._home = (key, home_words([c.text for c in chunks if c.sha256 not in foreign]))
+        return self._home[1]
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -87,8 +102,11 @@ class WordBridge:
                 sha = chunks[pos].sha256
                 if sha in foreign and sha not in chosen and len(chosen) < BRIDGE_PAPERS:
                     chosen.append(sha)
-        for sha in chosen:
-            self.papers[sha] = paper_vocabulary(c.text for c in chunks if c.sha256 == sha)
+        home = self.vectors.home(chunks, foreign) if chosen else frozenset()
+        for sha in chosen:  # the paper's own words, not those of the question's language
+            self.papers[sha] = paper_vocabulary(
+                own_language([c.text for c in chunks if c.sha256 == sha]), exclude=home
+            )
 
     def __call__(self, words: list[str]) -> list[str]:
         if self.embedder is None or not self.papers or not words:
