@@ -69,7 +69,11 @@ def _litdesk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 
 
 def test_index_list_report_skip_non_regular_files(hostile: Path, tmp_path: Path) -> None:
-    env = _env(tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(hostile)]))
+    # the light embedder: what is tested is which files are read, not the vectors (the
+    # default joint one loads a second model in each of the three processes)
+    env = _env(
+        tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(hostile)]), LITDESK_EMBEDDER="wordllama"
+    )
     done = _litdesk(env, "library", "index", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
