@@ -77,10 +77,12 @@ format: setup
 ## worker process the tests start compiled litdesk anew (importing the web app: 2.3 s of
 ## CPU, 1.6 s with its bytecode) and each pytest process rewrote every test module
 ## (collecting the suite: 14.9 s of CPU, 5.0 s with pytest's cache; one per xdist worker).
+## The workers take the longest files first (tests/_schedule.py, from tests/file_seconds.json;
+## --no-loadscope-reorder keeps that order instead of xdist's most-tests-first).
 TEST_WORKERS ?= 3
 test: setup lint browser node
 	$(PY) -m compileall -q src tests > /dev/null
-	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m pip install --quiet -e '.[dev,bench]'

@@ -61,6 +61,18 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, the longest files first (``tests/_schedule.py``: with ``make test``'s
+    ``--no-loadscope-reorder`` the workers take the files in this order); every worker
+    orders its identical collection the same way. Runs without xdist keep pytest's order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    from tests._schedule import load_seconds, longest_files_first
+
+    recorded, per_test = load_seconds()
+    items[:] = longest_files_first(items, recorded, per_test)
+
+
 def _need(reason: str) -> None:
     if IN_CI:
         pytest.fail(f"{reason} (required under CI=true)")

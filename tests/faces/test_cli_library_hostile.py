@@ -69,7 +69,11 @@ def _litdesk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 
 
 def test_index_list_report_skip_non_regular_files(hostile: Path, tmp_path: Path) -> None:
-    env = _env(tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(hostile)]))
+    # the light embedder: what is tested is which files are read, not the vectors (the
+    # default joint one loads a second model in each of the three processes)
+    env = _env(
+        tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(hostile)]), LITDESK_EMBEDDER="wordllama"
+    )
     done = _litdesk(env, "library", "index", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -93,12 +97,32 @@ def test_index_list_report_skip_non_regular_files(hostile: Path, tmp_path: Path)
     assert Path(rep.stdout.strip()).is_file()
 
 
+@pytest.mark.timeout(60)  # a blocking open of the FIFO would hang here
 @pytest.mark.parametrize("name", ["fifo.pdf", "zero.pdf", "s.pdf", "/dev/zero", "/dev/null"])
-def test_add_refuses_non_regular_paths(hostile: Path, tmp_path: Path, name: str) -> None:
+def test_add_refuses_non_regular_paths(
+    hostile: Path, tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In this process (the console script's app, Click's runner: a ``litdesk`` process
+    costs ~1.6 s of CPU importing litdesk); the process's own answer is checked below."""
+    from typer.testing import CliRunner
+
+    from litdesk.faces.cli import app
+
     target = name if name.startswith("/") else str(hostile / name)
+    for key in [k for k in os.environ if k.startswith("LITDESK_")]:
+        monkeypatch.delenv(key)  # the process's environment: none of the host's settings
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    done = CliRunner().invoke(app, ["library", "add", target, "--json"])
+    assert done.exit_code == 2, (done.stdout, done.stderr, done.exception)
+    assert json.loads(done.stdout)["code"] == "not_regular"
+    assert not (tmp_path / "data" / "library" / "folders.json").exists()  # nothing stored
+
+
+def test_the_litdesk_process_refuses_to_add_a_fifo(hostile: Path, tmp_path: Path) -> None:
     env = _env(tmp_path)
     (tmp_path / "data").mkdir(exist_ok=True)
-    done = _litdesk(env, "library", "add", target, "--json")
+    done = _litdesk(env, "library", "add", str(hostile / "fifo.pdf"), "--json")
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert json.loads(done.stdout)["code"] == "not_regular"
     assert not (tmp_path / "data" / "library" / "folders.json").exists()  # nothing stored

@@ -124,6 +124,7 @@ def test_a_file_longer_than_its_stat_is_not_read_past_the_limit(
 
 # -- every side input of the CLI ------------------------------------------------------------
 def _cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    """``litdesk ARGS`` as its own process (``python -m litdesk``)."""
     env = {**os.environ, "LITDESK_DATA_DIR": str(home / "data"), "NO_COLOR": "1"}
     return subprocess.run(
         [sys.executable, "-m", "litdesk", *args],
@@ -135,9 +136,41 @@ def _cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _cli_in_process(
+    args: list[str], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
+    """``litdesk ARGS`` in this process (the console script's app, Click's runner): the exit
+    status, stdout and stderr. A process costs ~1.6 s of CPU importing litdesk; what is
+    checked here is the command's refusal, which the process test below checks end to end."""
+    from typer.testing import CliRunner
+
+    from litdesk.faces.cli import app
+
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    result = CliRunner().invoke(app, args)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # an uncaught error: the process would print a traceback
+    return result.exit_code, result.stdout, result.stderr
+
+
 RIS = b"TY  - JOUR\nTI  - One\nDO  - 10.1000/one\nER  - \nTY  - JOUR\nTI  - Two\nER  - \n"
 
 
+def _side_inputs(tmp_path: Path, command: list[str], kind: str) -> list[str]:
+    ris = tmp_path / "a.ris"
+    ris.write_bytes(RIS)
+    runs = tmp_path / "runs.json"
+    runs.write_text("[]")
+    x = tmp_path / "side.json"
+    if kind == "fifo":
+        os.mkfifo(x)
+    else:
+        x.symlink_to("/dev/zero")
+    return [a.format(x=x, ris=ris, runs=runs) for a in command]
+
+
+@pytest.mark.timeout(60)  # a blocking open of the FIFO would hang here
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 @pytest.mark.parametrize(
     "command",
@@ -151,19 +184,21 @@ RIS = b"TY  - JOUR\nTI  - One\nDO  - 10.1000/one\nER  - \nTY  - JOUR\nTI  - Two\
     ids=["import", "dedup-decisions", "eval-runs", "eval-judgments", "study-import"],
 )
 def test_cli_side_inputs_refuse_fifos_and_devices(
-    tmp_path: Path, command: list[str], kind: str
+    tmp_path: Path, command: list[str], kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ris = tmp_path / "a.ris"
-    ris.write_bytes(RIS)
-    runs = tmp_path / "runs.json"
-    runs.write_text("[]")
-    if kind == "fifo":
-        x = tmp_path / "side.json"
-        os.mkfifo(x)
-    else:
-        x = tmp_path / "side.json"
-        x.symlink_to("/dev/zero")
-    args = [a.format(x=x, ris=ris, runs=runs) for a in command]
+    args = _side_inputs(tmp_path, command, kind)
+    t0 = time.perf_counter()
+    code, out, err = _cli_in_process(args, tmp_path, monkeypatch)
+    assert time.perf_counter() - t0 < 30
+    assert code == 2, (out, err)
+    assert "not a regular file" in out + err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_the_litdesk_process_refuses_a_side_input_with_status_2(tmp_path: Path, kind: str) -> None:
+    """The same refusal end to end: the real process exits with 2, no traceback."""
+    args = _side_inputs(tmp_path, ["study", "import", "{x}"], kind)
     t0 = time.perf_counter()
     done = _cli(args, tmp_path)
     assert time.perf_counter() - t0 < 30

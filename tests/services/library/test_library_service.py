@@ -270,8 +270,12 @@ def test_parallel_index_matches_serial(
     serial = _lib(settings, wordllama)
     serial.index()
     # a fresh store of its own (on PostgreSQL ``settings`` would share the serial run's rows)
-    par_settings = settings.model_copy(update={"data_dir": tmp_path / "par", "database_url": None})
-    par = app_library(par_settings, workers=2)  # default wordllama, embedded in the workers
+    # wordllama, as the serial run, embedded in the reader processes (the default joint
+    # embedder would also load use-m3 in each of them; the chunks do not depend on it)
+    par_settings = settings.model_copy(
+        update={"data_dir": tmp_path / "par", "database_url": None, "embedder": "wordllama"}
+    )
+    par = app_library(par_settings, workers=2)
     report = par.index()
     assert sorted(report.indexed) == ["cameras.pdf", "estuary.pdf", "wheat.pdf"]
     a = {r["file"]: r["chunks"] for r in serial.status()["files"]}
