@@ -286,3 +286,52 @@ def test_an_ensemble_combines_its_classifiers_by_mean_rank():
     assert ranker.retrain()
     scores = ranker.scores()
     assert len(scores) == 120 and all(0 < s <= 2 for s in scores)  # two ranks in (0, 1]
+
+
+def test_an_embedding_block_is_centred_unit_length_and_weighted():
+    import numpy as np
+
+    from litdesk.core.screening import embedding_block
+
+    rng = np.random.default_rng(4)
+    raw = rng.normal(size=(6, 5)) + 10.0  # one large shared direction, as mean-token vectors
+    raw[2] = np.delete(raw, 2, axis=0).mean(axis=0)  # the set's mean: centred, it is zero
+    block = embedding_block(raw, 6, 0.5)
+    assert block.shape == (6, 5) and block.dtype == np.float32
+    norms = np.linalg.norm(block, axis=1)
+    assert norms[2] < 1e-6
+    assert np.allclose(np.delete(norms, 2), 0.5, atol=1e-6)
+    # centring removed the shared direction: the rows no longer all point the same way
+    unit = np.delete(block, 2, axis=0) / 0.5
+    assert (unit @ unit.T)[np.triu_indices(5, 1)].mean() < 0.5
+    assert np.array_equal(block, embedding_block(raw, 6, 0.5))  # deterministic
+    with pytest.raises(ScreeningInputError):
+        embedding_block(raw, 7, 1.0)
+    bad = raw.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ScreeningInputError):
+        embedding_block(bad, 6, 1.0)
+
+
+def test_features_append_an_embedding_block_only_when_the_config_names_one():
+    import numpy as np
+
+    records, labels = _synthetic(60, 6, seed=4)
+    plain = build_features(records)
+    # an "embedding" that gives the includes away: the model must be able to use it
+    vectors = np.array([[1.0, 0.0, 0.2] if v else [0.0, 1.0, 0.2] for v in labels])
+    config = FeatureConfig(embedding="test-3", embedding_weight=1.0)
+    with pytest.raises(ScreeningInputError):
+        build_features(records, config)  # named but not given
+    f = build_features(records, config, embedding=vectors)
+    assert f.embedding_columns == 3 and plain.embedding_columns == 0
+    assert f.matrix.shape == (60, plain.matrix.shape[1] + 3)
+    assert build_features(records, embedding=vectors).matrix.shape == plain.matrix.shape
+    assert config.to_dict()["embedding"] == "test-3"
+    assert FeatureConfig().to_dict()["embedding_weight"] == 0.0
+    ranker = Ranker(f, seed=1, config=ModelConfig(features=config))
+    ranker.decide(labels.index(True), True)
+    ranker.decide(labels.index(False), False)
+    assert ranker.retrain()
+    top = ranker.ranking(limit=sum(labels) - 1)
+    assert all(labels[i] for i in top)

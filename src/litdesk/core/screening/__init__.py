@@ -28,7 +28,13 @@ from ._exchange import (
     parse_decisions,
     parse_verdict,
 )
-from ._features import FeatureConfig, Features, ScreeningRecord, build_features
+from ._features import (
+    FeatureConfig,
+    Features,
+    ScreeningRecord,
+    build_features,
+    embedding_block,
+)
 from ._metrics import recall_at, recall_curve, screened_to_recall, wss
 from ._model import MODEL_KINDS, ModelConfig, fit_scores
 from ._prisma import (
@@ -100,6 +106,7 @@ __all__ = [
     "Simulation",
     "StoppingGuidance",
     "build_features",
+    "embedding_block",
     "check_set",
     "consecutive_irrelevant",
     "default_retrain_every",

@@ -1,7 +1,11 @@
 """Text features of a screening record: TF-IDF of title + abstract (words and word pairs) and,
 optionally beside them (``terms_weight`` > 0), of its keywords and MeSH terms (each term
 whole). The default leaves the terms out: on the development sets a block weighted 0.5
-lowered WSS@95 (bench/RESULTS.md, 2026-12-05).
+lowered WSS@95 (bench/RESULTS.md, 2026-12-05). A dense embedding of title + abstract can be
+appended as a third block (``embedding``: its rows are computed outside the core — an
+adapter embeds the text — and passed in as a matrix, centred on the set's mean and of unit
+length); the default leaves it out: wordllama's vectors so appended, or fused by reciprocal
+rank, lowered WSS@95 on the development seeds (bench/RESULTS.md, branch scr28).
 
 The vocabulary is fitted once on every record of the set (labels are never read), so a
 decision never recomputes features: the model is retrained on rows of one fixed matrix.
@@ -14,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FeatureConfig", "Features", "ScreeningRecord", "build_features"]
+from ._errors import ScreeningInputError
+
+__all__ = ["FeatureConfig", "Features", "ScreeningRecord", "build_features", "embedding_block"]
 
 #: starts only where a whitespace run starts (the same splits; linear on long runs of spaces)
 _TERM_SPLIT = re.compile(r"(?<!\s)\s*[;|]\s*")
@@ -58,6 +64,13 @@ class FeatureConfig:
     stop_words: bool = False
     #: weight of the subject-term block beside the text block (0 leaves terms out)
     terms_weight: float = 0.0
+    #: name of a dense text embedding of title + abstract appended as a third block (its
+    #: rows computed outside the core and passed to :func:`build_features`); None: no block
+    embedding: str | None = None
+    #: weight of the embedding block (its rows are centred on the set's mean, then unit length)
+    embedding_weight: float = 1.0
+    #: centre the embedding's rows on the set's mean before making them unit length
+    embedding_centred: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +82,15 @@ class FeatureConfig:
             "stop_words": "english" if self.stop_words else None,
             "terms": "tf-idf of keywords and MeSH terms (whole terms)",
             "terms_weight": self.terms_weight,
+            "embedding": self.embedding,
+            "embedding_block": (
+                "title + abstract, "
+                + ("centred on the set's mean, " if self.embedding_centred else "")
+                + "unit length"
+                if self.embedding
+                else None
+            ),
+            "embedding_weight": self.embedding_weight if self.embedding else 0.0,
         }
 
 
@@ -80,6 +102,8 @@ class Features:
     config: FeatureConfig
     vocabulary_size: int
     has_terms: bool = field(default=False)
+    #: columns of the dense embedding block (the matrix's last columns; 0: no block)
+    embedding_columns: int = field(default=0)
 
     @property
     def rows(self) -> int:
@@ -90,14 +114,43 @@ def _terms_analyzer(terms: str) -> list[str]:
     return [t.lower() for t in terms.split("\x1f") if t]
 
 
+def embedding_block(embedding: Any, rows: int, weight: float, *, centred: bool = True) -> Any:
+    """The dense block of ``embedding`` (one row per record): centred on the set's mean
+    (a shared direction of every row says nothing of one record; ``centred``), rows of unit
+    length (all-zero rows stay zero), times ``weight``; float32."""
+    import numpy as np
+
+    matrix = np.asarray(embedding, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != rows or not np.isfinite(matrix).all():
+        raise ScreeningInputError(
+            f"the embedding must be a finite matrix of {rows} rows "
+            f"(got shape {tuple(matrix.shape)})",
+            code="bad_embedding",
+        )
+    if centred and rows > 1:
+        matrix = matrix - matrix.mean(axis=0)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 1e-12)
+    return (unit * weight).astype(np.float32)
+
+
 def build_features(
-    records: Sequence[ScreeningRecord], config: FeatureConfig | None = None
+    records: Sequence[ScreeningRecord],
+    config: FeatureConfig | None = None,
+    *,
+    embedding: Any = None,
 ) -> Features:
-    """Fit the vocabulary on ``records`` and return their feature matrix."""
+    """Fit the vocabulary on ``records`` and return their feature matrix; ``embedding`` (one
+    row per record) is required when ``config.embedding`` names one, and ignored otherwise."""
     from scipy import sparse
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     config = config or FeatureConfig()
+    if config.embedding and embedding is None:
+        raise ScreeningInputError(
+            f"the model reads the embedding {config.embedding!r}: pass its rows",
+            code="no_embedding",
+        )
     texts = [r.text for r in records]
     words = TfidfVectorizer(
         ngram_range=config.word_ngrams,
@@ -127,8 +180,21 @@ def build_features(
             sparse.csr_matrix(([1.0] * len(records), ([*range(len(records))], [0] * len(records))))
         )
         size = 1
+    dense = 0
+    if config.embedding:
+        block = embedding_block(
+            embedding, len(records), config.embedding_weight, centred=config.embedding_centred
+        )
+        blocks.append(sparse.csr_matrix(block))
+        dense = block.shape[1]
     matrix = sparse.hstack(blocks, format="csr")
-    return Features(matrix=matrix, config=config, vocabulary_size=size, has_terms=has_terms)
+    return Features(
+        matrix=matrix,
+        config=config,
+        vocabulary_size=size,
+        has_terms=has_terms,
+        embedding_columns=dense,
+    )
 
 
 def _float32() -> Any:

@@ -1,0 +1,117 @@
+"""Candidate prioritisation models on the development seeds (issue 28; branch scr28).
+
+litdesk only (no ASReview): each candidate's :func:`litdesk.core.screening.simulate` on the
+labelled sets of $LITDESK_FIXTURES/screening, with the paired priors the screening bench uses
+(:func:`draw_priors`), one JSON line per set and seed (WSS@95, recall@10%, retrains, wall and
+CPU seconds). Develop on seeds 6–10; seeds 1–5 are for the final default's one run beside
+ASReview in ``bench/screening_bench.py``.
+
+    PYTHONPATH=src .venv/bin/python bench/screening_candidates.py CANDIDATE \\
+        [--sets a,b] [--seeds 6,7,8,9,10]
+
+Candidates (declared in bench/RESULTS.md before they were run; no setting fitted to a set):
+
+* ``c0`` — the default model, the default retrain schedule;
+* ``c1`` — the TF-IDF block plus wordllama's 256-dimension embedding of title + abstract
+  (unit rows, weight 1.0) in the same SVM;
+* ``c1c`` — ``c1`` with the embedding centred on the set's mean first;
+* ``c3`` — reciprocal-rank fusion (k 60) of the TF-IDF SVM and an SVM on the embedding alone;
+* ``c4`` — ``c0`` retrained after every decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import litdesk.core.screening._ranker as ranker_module
+from litdesk.adapters.embeddings import WordLlamaEmbedder
+from litdesk.core.screening import (
+    FeatureConfig,
+    ModelConfig,
+    ScreeningRecord,
+    build_features,
+    default_retrain_every,
+    simulate,
+)
+from litdesk.core.screening._model import _one, _scores
+from screening_bench import SETS, load
+
+CANDIDATES = ("c0", "c1", "c1c", "c3", "c4")
+RRF_K = 60  # Cormack, Clarke & Büttcher 2009
+
+
+def embed(records: list[ScreeningRecord]) -> Any:
+    with tempfile.TemporaryDirectory() as cache:
+        return WordLlamaEmbedder(Path(cache)).embed([r.text for r in records])
+
+
+def rrf_fit_scores(columns: int) -> Any:
+    """``fit_scores`` fusing an SVM on the text block (all but the last ``columns``) and one
+    on the embedding block (the last ``columns``) by reciprocal rank."""
+    from scipy.stats import rankdata
+
+    def fit_scores(config: ModelConfig, matrix: Any, rows: Any, y: Any, seed: int) -> Any:
+        text = matrix[:, : matrix.shape[1] - columns].tocsr()
+        dense = np.asarray(matrix[:, matrix.shape[1] - columns :].todense())
+        fused = np.zeros(matrix.shape[0])
+        for block in (text, dense):
+            raw = _scores(_one("svm", config, block[rows], y, seed), block)
+            rank = len(raw) - rankdata(raw, method="ordinal") + 1  # 1 = best
+            fused += 1.0 / (RRF_K + rank)
+        return fused
+
+    return fit_scores
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("candidate", choices=CANDIDATES)
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--seeds", default="6,7,8,9,10")
+    args = ap.parse_args()
+    every = (lambda n: 1) if args.candidate == "c4" else default_retrain_every
+    for name in args.sets.split(","):
+        _, records, labels = load(name)
+        features_config = FeatureConfig()
+        vectors = None
+        if args.candidate in ("c1", "c1c", "c3"):
+            vectors = embed(records)
+            features_config = FeatureConfig(
+                embedding="wordllama-l2-256",
+                embedding_weight=1.0,
+                embedding_centred=args.candidate == "c1c",
+            )
+        features = build_features(records, features_config, embedding=vectors)
+        config = ModelConfig(name=f"scr28-{args.candidate}", features=features_config)
+        if args.candidate == "c3":
+            ranker_module.fit_scores = rrf_fit_scores(features.embedding_columns)  # type: ignore[assignment]
+        for seed in (int(s) for s in args.seeds.split(",")):
+            t, c = time.perf_counter(), time.process_time()
+            sim = simulate(features, labels, seed=seed, config=config, retrain_every=every)
+            print(
+                json.dumps(
+                    {
+                        "candidate": args.candidate,
+                        "set": name,
+                        "seed": seed,
+                        "wss95": round(sim.wss95, 4),
+                        "r10": round(sim.recall_at_10, 4),
+                        "retrains": sim.retrains,
+                        "wall_s": round(time.perf_counter() - t, 1),
+                        "cpu_s": round(time.process_time() - c, 1),
+                    }
+                ),  # fmt: skip
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
