@@ -283,6 +283,7 @@ class Library:
                 return
             if self._copier is not None and self._copier.is_alive():
                 return
+            _ = self.catalogue  # made here, not raced for by the copier and this thread
             self._copier = threading.Thread(
                 target=self._copy_pending, name="litdesk-shared-pdfs", daemon=True
             )
