@@ -7,8 +7,6 @@ steps so a report can run many retrievals and reuse the gate.
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,13 +58,11 @@ from ._feed import IndexFeed, vector_loader
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
-from ._shared import SHARED_ORIGIN, SharedPdf, SharedPdfs
+from ._shared import SHARED_ORIGIN, Copier, SharedPdf, SharedPdfs, hash_rows
 from ._shelf import Shelf
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
-
-log = logging.getLogger(__name__)
 
 #: Look up a record by ("doi" | "arxiv", canonical id); ``None`` when nothing is found.
 Lookup = Callable[[str, str], Paper | None]
@@ -126,9 +122,7 @@ class Library:
         #: other hosts' folder PDFs (by content hash; a source of this library when shared)
         self.shared_pdfs = SharedPdfs(self.shelf, self.root / "pdfs")
         #: the thread copying them here (see :meth:`look_shared`)
-        self._copier: threading.Thread | None = None
-        self._copier_lock = threading.Lock()
-        self._closing = threading.Event()
+        self.copier = Copier(self.shared_pdfs, self._remember_copies)
         self._sources_seen: tuple[tuple[Path, ...], ...] | None = None
 
     # --- plumbing -------------------------------------------------------------------
@@ -157,9 +151,7 @@ class Library:
     def close(self) -> None:
         """Stop the copier thread (what it copied stays) and close the catalogue (the
         store and the model parts are the app's)."""
-        self._closing.set()
-        self.wait_for_copies(timeout=60)
-        self._closing.clear()
+        self.copier.close()
         if self._cat is not None:
             self._cat.close()
             self._cat = None
@@ -274,39 +266,13 @@ class Library:
             self.shared_pdfs.forget_mine()
         pending = self.shared_pdfs.look(self._own)
         if pending:
-            self._start_copier()
-        return pending
-
-    def _start_copier(self) -> None:
-        with self._copier_lock:
-            if self._closing.is_set():
-                return
-            if self._copier is not None and self._copier.is_alive():
-                return
             _ = self.catalogue  # made here, not raced for by the copier and this thread
-            self._copier = threading.Thread(
-                target=self._copy_pending, name="litdesk-shared-pdfs", daemon=True
-            )
-            self._copier.start()
-
-    def _copy_pending(self) -> None:
-        """The copier thread: what the listings found missing, until none is left."""
-        try:
-            while not self._closing.is_set():
-                made = self.shared_pdfs.copy(should_stop=self._closing.is_set)
-                self._remember_copies(made)
-                if not made:
-                    break
-        except (LitdeskError, OSError) as exc:  # tried again at the next listing
-            log.warning("the other servers' PDFs were not all copied here: %s", exc)
+            self.copier.start()
+        return pending
 
     def wait_for_copies(self, timeout: float | None = None) -> bool:
         """Wait for the copier thread (tests, the index); whether it is done."""
-        thread = self._copier
-        if thread is not None:
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
+        return self.copier.wait(timeout)
 
     def bring_shared(self) -> None:
         """Copy every PDF of the other hosts this host lacks, here and now (the index
@@ -319,12 +285,8 @@ class Library:
         self._remember_copies(self.shared_pdfs.copy())
 
     def _remember_copies(self, made: list[tuple[Path, str]]) -> None:
-        rows = []
-        for path, got in made:  # the hash was checked: never read again here
-            st = path.stat()
-            rows.append((str(path), st.st_size, st.st_mtime_ns, got))
-        if rows:
-            self.catalogue.remember_hashes(rows)
+        if made:  # the hash was checked: never read again here
+            self.catalogue.remember_hashes(hash_rows(made))
 
     def fetch_shared(self, sha: str) -> bool:
         """Copy the other hosts' folder PDF ``sha`` at once when this host lacks it (a page

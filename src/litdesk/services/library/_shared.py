@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from litdesk._errors import InputError
+from litdesk._errors import InputError, LitdeskError
 from litdesk.adapters.objects import ObjectMissing, ObjectStoreError, ObjectTooLarge, check_key
 
 from ._indexer import SIDE_TEXTS
@@ -43,7 +43,7 @@ from ._shelf import Shelf, write_atomic
 
 log = logging.getLogger(__name__)
 
-__all__ = ["COPY_BUDGET", "SHARED_ORIGIN", "SharedPdf", "SharedPdfs"]
+__all__ = ["COPY_BUDGET", "SHARED_ORIGIN", "Copier", "SharedPdf", "SharedPdfs", "hash_rows"]
 
 #: the origin of the shared copies among the library's sources
 SHARED_ORIGIN: Final = "shared"
@@ -329,6 +329,62 @@ class SharedPdfs:
             return self.copy(sha, own=own)
         self.look(own, force=force)
         return self.copy(budget=self.budget)
+
+
+class Copier:
+    """The thread that copies what :meth:`SharedPdfs.look` found missing, in the background
+    (one per library; ``remember(made)`` is told each batch copied)."""
+
+    def __init__(
+        self, pdfs: SharedPdfs, remember: Callable[[list[tuple[Path, str]]], None]
+    ) -> None:
+        self._pdfs, self._remember = pdfs, remember
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+
+    def start(self) -> None:
+        """Start the thread unless it runs (or the library is closing)."""
+        with self._lock:
+            if self._closing.is_set() or (self._thread is not None and self._thread.is_alive()):
+                return
+            self._thread = threading.Thread(
+                target=self._run, name="litdesk-shared-pdfs", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._closing.is_set():
+                made = self._pdfs.copy(should_stop=self._closing.is_set)
+                self._remember(made)
+                if not made:
+                    break
+        except (LitdeskError, OSError) as exc:  # tried again at the next listing
+            log.warning("the other servers' PDFs were not all copied here: %s", exc)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the thread; whether it is done."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def close(self) -> None:
+        """Stop the thread between two files (what it copied stays)."""
+        self._closing.set()
+        self.wait(timeout=60)
+        self._closing.clear()
+
+
+def hash_rows(made: list[tuple[Path, str]]) -> list[tuple[str, int, int, str]]:
+    """The hash cache's rows of copies just made: ``(path, size, mtime_ns, sha256)``."""
+    rows = []
+    for path, got in made:
+        st = path.stat()
+        rows.append((str(path), st.st_size, st.st_mtime_ns, got))
+    return rows
 
 
 def _pdf_of(name: str) -> str:
