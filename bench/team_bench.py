@@ -224,6 +224,29 @@ def prepare(url: str, data_dir: Path, users: int) -> list[User]:
         store.dispose()
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its descendants (``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            raw = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = raw.rpartition(")")[2].split()  # after the command's name
+        parent[int(entry)] = int(fields[1])
+        used[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        total += used.get(p, 0.0)
+        todo += [c for c, pp in parent.items() if pp == p]
+    return total
+
+
 def start_server(
     url: str,
     data_dir: Path,
@@ -231,6 +254,7 @@ def start_server(
     workers: int,
     model: ModelServer,
     limits: tuple[int, int],
+    profile: Path | None = None,
 ) -> tuple[str, object]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -246,8 +270,15 @@ def start_server(
     }  # fmt: skip
     data_dir.mkdir(parents=True, exist_ok=True)
     with (data_dir / "server.log").open("wb") as log:  # the child keeps its own descriptor
+        code = "from litdesk.faces.cli import main; main()"
+        if profile is not None:  # one worker: uvicorn serves in this very process
+            here = str(Path(__file__).resolve().parent)
+            code = (
+                f"import sys; sys.path.insert(0, {here!r}); import _sampler; "
+                f"_sampler.start({str(profile)!r}); {code}"
+            )
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve",
+            [sys.executable, "-c", code, "serve",
              "--team", "--workers", str(workers), "--port", str(port), "--replay", str(cassette)],
             env=env,
             stderr=log,
@@ -280,12 +311,17 @@ class Window:
         self.barrier = asyncio.Barrier(users)
         self.stop_at: float | None = None
         self.opened_at = 0.0
+        #: the server's process tree, and its CPU seconds when the window opened
+        self.server_pid = 0
+        self.cpu_at_open = 0.0
 
     async def open(self) -> float:
         await self.barrier.wait()
         if self.stop_at is None:
             self.opened_at = time.monotonic()
             self.stop_at = self.opened_at + self.seconds
+            if self.server_pid:
+                self.cpu_at_open = tree_cpu(self.server_pid)
         return self.stop_at
 
 
@@ -439,6 +475,7 @@ def run_once(
     seconds: float,
     limits: tuple[int, int],
     think_ms: float = 0.0,
+    profile: Path | None = None,
 ) -> Tally:
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     engine = sa.create_engine(postgres)
@@ -453,13 +490,17 @@ def run_once(
             cassette = data / "cassette"
             write_cassette(cassette)
             people = prepare(url, data / "data", users)
-            base, proc = start_server(url, data / "data", cassette, workers, model, limits)
+            base, proc = start_server(url, data / "data", cassette, workers, model, limits, profile)
             tally = Tally()
+            assert isinstance(proc, subprocess.Popen)
+            server_pid = proc.pid
 
             async def everyone() -> None:
                 window = Window(seconds, len(people))
+                window.server_pid = server_pid
                 await asyncio.gather(*(one_user(base, u, window, tally, think_ms) for u in people))
                 tally.times["_elapsed"] = [time.monotonic() - window.opened_at]
+                tally.times["_server_cpu"] = [tree_cpu(server_pid) - window.cpu_at_open]
 
             asyncio.run(everyone())
             assert isinstance(proc, subprocess.Popen)
@@ -496,8 +537,16 @@ def main() -> None:
             "LITDESK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
         ),
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="with --workers 1: sample the server's stacks into this file (bench/_sampler.py)",
+    )
     args = parser.parse_args()
     counts = [int(x) for x in args.workers.split(",")]
+    if args.profile is not None and counts != [1]:
+        parser.error("--profile needs --workers 1 (one process serves every request)")
     results: dict[int, Tally] = {}
     for n in counts:
         load = os.getloadavg()[0]
@@ -507,9 +556,10 @@ def main() -> None:
         )
         limits = (args.assist_total, args.assist_owner)
         tally = results[n] = run_once(
-            args.postgres, n, args.users, args.seconds, limits, args.think_ms
+            args.postgres, n, args.users, args.seconds, limits, args.think_ms, args.profile
         )
         elapsed = tally.times.pop("_elapsed")[0]
+        server_cpu = tally.times.pop("_server_cpu")[0]
         window = {k: v for k, v in tally.times.items() if k != LOGIN}
         total = sum(len(v) for v in window.values())
         errors = sum(tally.errors.values())
@@ -523,6 +573,12 @@ def main() -> None:
                 f" {tally.errors.get(label, 0):7d}"
             )
         print(f"{'all':30} {total:9d} {'':8} {'':8} {errors:7d}   {total / elapsed:.1f} req/s")
+        print(
+            f"server CPU in the window (its processes, user + system): {server_cpu:.1f} s over "
+            f"{elapsed:.1f} s = {server_cpu / elapsed:.2f} cores; "
+            f"{server_cpu / max(1, total) * 1000:.2f} ms CPU per request "
+            f"(load {os.getloadavg()[0]:.2f} at the end)"
+        )
         if args.think_ms <= 0 and total:  # a closed loop: Little's law, L = X × R
             busy = sum(x for v in window.values() for x in v) / 1000 / elapsed
             print(

@@ -201,7 +201,12 @@ def test_two_hosts_serve_one_library_chats_and_reports(
             assert page.status_code == 200 and page.content[:2] == b"\xff\xd8"
             record = c.get(f"/library/pdf/{soil_sha}/record")  # its first page read on B
             assert record.status_code == 200 and SOIL_TITLE in record.text, record.text[:300]
-            listed = c.get("/api/v1/library").json()
+
+            def copied() -> dict[str, Any] | None:  # copied in the background: arriving
+                got: dict[str, Any] = c.get("/api/v1/library").json()
+                return None if got["arriving"] else got
+
+            listed = _until("B's copies of A's folder PDFs", copied)
             files = {f["file"]: f for f in listed["files"]}
             assert files.keys() == {"cameras.pdf", "soil.pdf", linked_name} | {
                 f"{p.parent.name} {p.name}" for p in (zotero / "storage").glob("*/*.pdf")

@@ -66,7 +66,13 @@ def test_a_folder_added_on_one_host_is_served_on_the_other(
 
     b_settings = _host(tmp_settings, "b", shared, db, sync=3600)
     with open_app_sync(b_settings) as app:
-        rows = app.library.status(owner=app.owner).files  # B's first look lists the store
+        first_look = app.library.status(owner=app.owner)  # B's first look lists the store
+        # copied in the background, never on the listing: arriving (or, when the copier
+        # was quicker than the listing, already listed)
+        seen = [(r["file"], r["sha256"]) for r in [*first_look.files, *first_look.arriving]]
+        assert seen == [("cameras.pdf", sha)]
+        assert app.pdfs.wait_for_copies(timeout=60)
+        rows = app.library.status(owner=app.owner).files
         assert [(r["file"], r["origin"], r["sha256"]) for r in rows] == [
             ("cameras.pdf", "shared", sha)
         ]

@@ -63,6 +63,13 @@ def remove(
         emit_json(change.to_dict())
     else:
         console.print(f"removed: {change.path}", markup=False)
+        if change.unshared:
+            console.print(
+                f"{change.unshared} PDF{'s' if change.unshared != 1 else ''} deleted from the "
+                "object store (no other folder of any server holds them; the other servers "
+                "drop their copies at their next listing)",
+                markup=False,
+            )
 
 
 @library_app.command("protocol")
@@ -132,6 +139,13 @@ def list_(as_json: bool = JSON) -> None:
         )
 
     print_fitting(console, table, as_cards)
+    if status.arriving:
+        names = ", ".join(r["file"] for r in status.arriving)
+        console.print(
+            f"{len(status.arriving)} PDF(s) of the other servers' folders arriving (being "
+            f"copied here; `litdesk library index` copies them at once): {names}",
+            markup=False,
+        )
     for w in status.warnings:
         err_console.print(f"warning: {w}", markup=False)
 

@@ -36,6 +36,7 @@ from ._views import (
 from ._working_set import (
     FIRST_RULE,
     PENDING_RULE,
+    StepChecks,
     WorkingGroup,
     identification,
     in_step,
@@ -51,6 +52,7 @@ __all__ = [
     "FIRST_RULE",
     "PENDING_RULE",
     "WorkingGroup",
+    "StepChecks",
     "identification",
     "in_step",
     "keep_working_sets",

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from sqlalchemy.engine import Connection
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import RecordCounts, Store, StudyRecordRow, study_records
 from litdesk.core.dedup import Decision
@@ -123,14 +123,18 @@ def keep_working_sets(store: Store) -> None:
     store.on_sources_changed(within, lambda study_id: _regroup_after(store, study_id))
 
 
-def identification(store: Store, study_id: str) -> Identification:
+def identification(
+    store: Store, study_id: str, *, checks: StepChecks | None = None
+) -> Identification:
     """The Study's records per database and in all, and its studies after duplicates
     removed (the working set; records not deduplicated yet count as their own) — the
-    numbers the Study page, its exports and PRISMA show. A read: never writes."""
+    numbers the Study page, its exports and PRISMA show. A read: never writes. ``checks``:
+    how often the records are checked to be in step with the sources (a diagnostic,
+    logged; without it, every time)."""
     with store.read() as conn:
         counts = study_records.count_records(conn, study_id)
         per = study_records.count_by_database(conn, study_id)
-        if _check_due(study_id) and not in_step(conn, study_id):
+        if (checks is None or checks.due(study_id)) and not in_step(conn, study_id):
             log.warning("the Study %s's records are out of step with its sources", study_id)
     return Identification(per, counts.records, counts.working_set, counts.pending)
 
@@ -139,19 +143,28 @@ def identification(store: Store, study_id: str) -> Identification:
 #: sources when its numbers are read (seconds): the check is a diagnostic of five
 #: statements, and the Study page is read on every visit
 STEP_CHECK_SECONDS: Final = 60.0
-_checked: dict[str, float] = {}
-_checked_lock = threading.Lock()
 
 
-def _check_due(study_id: str) -> bool:
-    now = time.monotonic()
-    with _checked_lock:
-        if now - _checked.get(study_id, -STEP_CHECK_SECONDS) < STEP_CHECK_SECONDS:
-            return False
-        if len(_checked) > 10_000:
-            _checked.clear()
-        _checked[study_id] = now
-        return True
+class StepChecks:
+    """When each Study's records were last checked to be in step with its sources, by the
+    app's clock (one per app: the Studies area's)."""
+
+    def __init__(self, clock: Clock = SYSTEM_CLOCK, every: float = STEP_CHECK_SECONDS) -> None:
+        self._clock, self.every = clock, every
+        self._checked: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def due(self, study_id: str) -> bool:
+        """Whether to check ``study_id`` now (a yes counts as the check)."""
+        now = self._clock.monotonic()
+        with self._lock:
+            last = self._checked.get(study_id)
+            if last is not None and now - last < self.every:
+                return False
+            if len(self._checked) > 10_000:
+                self._checked.clear()
+            self._checked[study_id] = now
+            return True
 
 
 def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow]]]:

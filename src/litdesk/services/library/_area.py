@@ -60,6 +60,7 @@ from ._sources import LibraryFile, Source, discover
 from ._uploads import UploadRefused, store_upload
 from ._viewer import PageImageBytes, PdfViewer, ViewerPage
 from ._views import (
+    ArrivingRow,
     FileRow,
     IndexCounts,
     IndexOutcome,
@@ -186,6 +187,7 @@ class LibraryArea:
             lib.embedder_id, self._index_job(owner), counts,
             self.settings.library_upload_max_bytes, self.settings.library_upload_max_files,
             self.models(owner=owner, check=request.check) if request.models else None,
+            _arriving(corpus.arriving),
         )  # fmt: skip
 
     def study_pdfs(self, study: str, *, owner: str) -> tuple[str, tuple[str, ...]]:
@@ -275,7 +277,7 @@ class LibraryArea:
         doc = self._pdfs.status()
         return LibraryStatus(
             cast(list[StatusRow], doc["files"]), doc["sources"], doc["warnings"],
-            doc["embedder"], doc["chunking"],
+            doc["embedder"], doc["chunking"], _arriving(doc["arriving"]),
         )  # fmt: skip
 
     def add_source(self, path: Path, *, owner: str) -> SourceChange:
@@ -288,9 +290,12 @@ class LibraryArea:
         return SourceChange(str(target), new, shared=shared, warnings=tuple(problems))
 
     def remove_source(self, path: Path, *, owner: str) -> SourceChange:
-        """Remove an added folder or PDF (its index entries stay, by content hash)."""
+        """Remove an added folder or PDF (its index entries stay, by content hash); with a
+        shared object store its PDFs no host's folder holds any more leave the store and,
+        at their next listing, every host's library."""
         del owner
-        return SourceChange(str(self._pdfs.remove(path)), True, removed=True)
+        removed, gone = self._pdfs.remove(path)
+        return SourceChange(str(removed), True, removed=True, unshared=len(gone))
 
     def protocol(self, request: ProtocolRequest, *, owner: str) -> ProtocolView:
         """One day's protocol of questions (``litdesk library protocol``): every answer of
@@ -359,6 +364,7 @@ class LibraryArea:
         build the vector index so that questions do not pay for it."""
         del owner
         lib = self._pdfs
+        lib.bring_shared()  # the other hosts' PDFs, copied here to be read
         corpus = lib.corpus()
         report = lib.index(corpus.files, progress=progress)
         _n, problems = lib.share(corpus.files)  # PDFs put in this host's folders since
@@ -586,3 +592,8 @@ def _counts(entries: dict[str, Entry], hashes: dict[Path, str], total: int) -> I
     ok = sum(1 for s in hashes.values() if s in entries and entries[s].status == "ok")
     excluded = sum(1 for s in hashes.values() if s in entries and entries[s].status == "excluded")
     return IndexCounts(indexed=ok, excluded=excluded, waiting=total - ok - excluded)
+
+
+def _arriving(pending: list[tuple[str, str]]) -> list[ArrivingRow]:
+    """The other hosts' PDFs not copied here yet, as rows."""
+    return [ArrivingRow(file=name, sha256=sha) for name, sha in pending]

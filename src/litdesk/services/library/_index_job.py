@@ -125,6 +125,7 @@ def index_handler(make_library: Callable[[], Library]) -> Handler:
             state = _Run(ctx, lib)
             report = IndexReport()
             for _ in range(MAX_PASSES):
+                lib.bring_shared()  # the other hosts' PDFs, copied here to be read
                 corpus = lib.corpus()
                 state.start_pass(len(corpus.files))
                 report = lib.index(

@@ -58,7 +58,7 @@ from ._feed import IndexFeed, vector_loader
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
-from ._shared import SHARED_ORIGIN, SharedPdf, SharedPdfs
+from ._shared import SHARED_ORIGIN, Copier, SharedPdf, SharedPdfs, hash_rows
 from ._shelf import Shelf
 from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
 
@@ -121,6 +121,9 @@ class Library:
         )
         #: other hosts' folder PDFs (by content hash; a source of this library when shared)
         self.shared_pdfs = SharedPdfs(self.shelf, self.root / "pdfs")
+        #: the thread copying them here (see :meth:`look_shared`)
+        self.copier = Copier(self.shared_pdfs, self._remember_copies)
+        self._sources_seen: tuple[tuple[Path, ...], ...] | None = None
 
     # --- plumbing -------------------------------------------------------------------
     @property
@@ -146,7 +149,9 @@ class Library:
         self.close()
 
     def close(self) -> None:
-        """Close the catalogue (the store and the model parts are the app's)."""
+        """Stop the copier thread (what it copied stays) and close the catalogue (the
+        store and the model parts are the app's)."""
+        self.copier.close()
         if self._cat is not None:
             self._cat.close()
             self._cat = None
@@ -224,32 +229,72 @@ class Library:
         return out
 
     def corpus(self) -> Corpus:
-        """The library's files (with a shared object store: the inbox and the other hosts'
-        folder PDFs brought up to the store's first, see :meth:`Shelf.sync`)."""
+        """The library's files (with a shared object store: the inbox brought up to the
+        store's first, see :meth:`Shelf.sync`; the other hosts' folder PDFs this host has
+        no copy of yet are listed as ``arriving`` and copied in the background, see
+        :meth:`look_shared`)."""
         if self.shelf.shared:  # this host's copies (an empty one is no missing folder)
             self.inbox.mkdir(parents=True, exist_ok=True)
             self.shared_pdfs.mirror.mkdir(parents=True, exist_ok=True)
         self.shelf.sync(self.inbox)
-        self.fetch_shared()
-        return discover(self.sources())
+        pending = self.look_shared()
+        corpus = discover(self.sources())
+        if pending:
+            taken = set(corpus.names())
+            corpus.arriving = sorted(
+                (name, sha)
+                for sha, names in pending.items()
+                for name in names
+                if name.lower().endswith(".pdf") and name not in taken
+            )
+        return corpus
 
-    def fetch_shared(self, sha: str | None = None) -> bool:
-        """Copy the other hosts' folder PDFs this host lacks (at most every
-        ``object_store_sync_seconds``; ``sha``: that one, at once); whether one was copied."""
+    def _own(self) -> set[str]:
+        """The content hashes this host's own sources hold (from the hash cache)."""
+        mine = [s for s in self.sources() if s.origin != SHARED_ORIGIN]
+        return set(self.known_hashes(discover(mine).files).values())
+
+    def look_shared(self) -> dict[str, list[str]]:
+        """The other hosts' folder PDFs this host has no copy of yet (the store listed at
+        most every ``object_store_sync_seconds``), ``{sha: [name, …]}``; a copier thread
+        brings them here in the background (a page never waits for it)."""
+        if not self.shelf.shared:
+            return {}
+        signature = (tuple(load_added(self.data_dir)), tuple(map(Path, self.settings.library_dirs)))
+        if signature != self._sources_seen:  # a source removed (maybe by another process)
+            self._sources_seen = signature
+            self.shared_pdfs.forget_mine()
+        pending = self.shared_pdfs.look(self._own)
+        if pending:
+            _ = self.catalogue  # made here, not raced for by the copier and this thread
+            self.copier.start()
+        return pending
+
+    def wait_for_copies(self, timeout: float | None = None) -> bool:
+        """Wait for the copier thread (tests, the index); whether it is done."""
+        return self.copier.wait(timeout)
+
+    def bring_shared(self) -> None:
+        """Copy every PDF of the other hosts this host lacks, here and now (the index
+        reads them: an index job or ``litdesk library index``, never a page)."""
+        if not self.shelf.shared:
+            return
+        self.shared_pdfs.mirror.mkdir(parents=True, exist_ok=True)
+        self.shared_pdfs.look(self._own, force=True)
+        self.wait_for_copies()
+        self._remember_copies(self.shared_pdfs.copy())
+
+    def _remember_copies(self, made: list[tuple[Path, str]]) -> None:
+        if made:  # the hash was checked: never read again here
+            self.catalogue.remember_hashes(hash_rows(made))
+
+    def fetch_shared(self, sha: str) -> bool:
+        """Copy the other hosts' folder PDF ``sha`` at once when this host lacks it (a page
+        asks for it by its hash); whether it was copied."""
         if not self.shelf.shared:
             return False
-
-        def own() -> set[str]:
-            mine = [s for s in self.sources() if s.origin != SHARED_ORIGIN]
-            return set(self.known_hashes(discover(mine).files).values())
-
-        made = self.shared_pdfs.sync(own, sha=sha)
-        rows = []
-        for path, got in made:  # the hash was checked: never read again here
-            st = path.stat()
-            rows.append((str(path), st.st_size, st.st_mtime_ns, got))
-        if rows:
-            self.catalogue.remember_hashes(rows)
+        made = self.shared_pdfs.sync(self._own, sha=sha)
+        self._remember_copies(made)
         return bool(made)
 
     def share(self, files: list[LibraryFile]) -> tuple[int, list[str]]:
@@ -285,8 +330,28 @@ class Library:
         shared object store its PDFs are stored for the other hosts by the caller)."""
         return add_source(self.data_dir, path)
 
-    def remove(self, path: Path) -> Path:
-        return remove_source(self.data_dir, path)
+    def remove(self, path: Path) -> tuple[Path, list[str]]:
+        """Remove an added folder or PDF from the sources; with a shared object store its
+        PDFs no folder of any host holds any more leave the store (every host drops its
+        copy at its next listing; the same content in another folder, on this host or
+        another, keeps it). The removed source and the ``sha/name`` files deleted from
+        the store."""
+        if not self.shelf.shared:
+            return remove_source(self.data_dir, path), []
+        before = self._own_pairs()
+        removed = remove_source(self.data_dir, path)
+        after = self._own_pairs()
+        gone = self.shared_pdfs.withdraw(after, before - after)
+        self._sources_seen = None
+        self.shelf.forget(self.shared_pdfs.mirror)  # listed anew at the next look
+        return removed, gone
+
+    def _own_pairs(self) -> set[tuple[str, str]]:
+        """``(sha, name)`` of the PDFs of this host's own folders (from the hash cache)."""
+        mine = [s for s in self.sources() if s.origin not in ("inbox", SHARED_ORIGIN)]
+        files = discover(mine).files
+        hashes = self.known_hashes(files)
+        return {(hashes[f.path], f.name) for f in files if f.path in hashes}
 
     # --- index ----------------------------------------------------------------------
     def index(
@@ -336,6 +401,7 @@ class Library:
                 for s in self.sources()
             ],
             "warnings": corpus.warnings,
+            "arriving": corpus.arriving,
             "embedder": self._embedder_name,
             "chunking": CHUNKING_VERSION,
         }

@@ -99,6 +99,11 @@ class Shelf:
             self._synced[folder] = now
         return True
 
+    def forget(self, folder: Path) -> None:
+        """List ``folder`` again at the next :meth:`due` (it changed here)."""
+        with self._lock:
+            self._synced.pop(folder, None)
+
     def sync(self, folder: Path, *, force: bool = False) -> None:
         """Bring the files of ``folder`` (not its sub-folders) up to the store's: download
         those missing here or of another size, store those only here (written before the

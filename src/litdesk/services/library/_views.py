@@ -7,7 +7,7 @@ and :class:`~._viewer.PageImageBytes`, :class:`~._chat.ChatSession` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from litdesk.services.jobs import JobView
@@ -16,6 +16,7 @@ from ._indexer import IndexReport
 from ._model_status import ModelStatus
 
 __all__ = [
+    "ArrivingRow",
     "FileRow",
     "IndexCounts",
     "IndexOutcome",
@@ -78,6 +79,14 @@ class FileRow(TypedDict):
     paper: dict[str, Any] | None
 
 
+class ArrivingRow(TypedDict):
+    """Another host's PDF on its way here (a shared object store): listed once copied,
+    in the background (a page never waits for it)."""
+
+    file: str
+    sha256: str
+
+
 class IndexCounts(TypedDict):
     indexed: int
     excluded: int
@@ -102,6 +111,8 @@ class LibraryView:
     upload_limit: int
     upload_files: int
     models: ModelStatus | None = None
+    #: the other hosts' PDFs not copied here yet (not in ``files`` nor ``total``)
+    arriving: list[ArrivingRow] = field(default_factory=list)
 
     @property
     def pages(self) -> int:
@@ -122,6 +133,7 @@ class LibraryView:
             "counts": self.counts,
             "upload_limit": self.upload_limit,
             "upload_files": self.upload_files,
+            "arriving": self.arriving,
         }
         if self.models is not None:
             out["models"] = self.models.to_dict()
@@ -204,6 +216,8 @@ class LibraryStatus:
     warnings: list[str]
     embedder: str
     chunking: str
+    #: the other hosts' PDFs not copied here yet (not in ``files``)
+    arriving: list[ArrivingRow] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -212,6 +226,7 @@ class LibraryStatus:
             "warnings": self.warnings,
             "embedder": self.embedder,
             "chunking": self.chunking,
+            "arriving": self.arriving,
         }
 
 
@@ -227,10 +242,15 @@ class SourceChange:
     shared: int = 0
     #: what could not be stored for them
     warnings: tuple[str, ...] = ()
+    #: removed: its PDFs deleted from the shared object store (no host's folder holds them)
+    unshared: int = 0
 
     def to_dict(self) -> dict[str, object]:
         if self.removed:
-            return {"path": self.path, "removed": True}
+            out_removed: dict[str, object] = {"path": self.path, "removed": True}
+            if self.unshared:
+                out_removed["unshared"] = self.unshared
+            return out_removed
         out: dict[str, object] = {"path": self.path, "added": self.changed}
         if self.shared or self.warnings:
             out |= {"shared": self.shared, "warnings": list(self.warnings)}

@@ -10,10 +10,10 @@ Store methods are plain (a web face runs them in its thread pool).
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
 from typing import Final
 
+from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.formats import dumps
@@ -30,7 +30,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
 from litdesk.core.saved import filter_papers
 from litdesk.core.vocab import parse_subject_ref
-from litdesk.services.dedup import keep_working_sets
+from litdesk.services.dedup import StepChecks, keep_working_sets
 from litdesk.services.jobs import (
     Handler,
     JobRunner,
@@ -178,14 +178,17 @@ class StudiesArea:
         wake: Callable[[], None] | None = None,
         providers: JobProviders | None = None,
         fulltext: FulltextParts | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``fulltext``: the library and full-text parts of the Study's PDFs and full
-        text (the app passes them; without them those use cases are refused)."""
+        text (the app passes them; without them those use cases are refused). ``clock``:
+        the app's (how often a Study's records are checked to be in step)."""
         self.store = store
         self.jobs = jobs
         self.settings = settings
         self._wake = wake
         keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
+        self._step_checks = StepChecks(clock)
         self.providers = providers
         self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
         #: the memory the imports running at once in this process may hold together
@@ -193,9 +196,12 @@ class StudiesArea:
             settings.import_memory_budget_mb << 20, wait_s=settings.import_wait_seconds
         )
         # validated saved papers by id with their stored text, reused while it is unchanged
-        # (whose status a listing re-reads for its owner)
+        # (whose status a listing re-reads for its owner). Listings on several threads share
+        # it without a lock: each get and set of one entry is atomic, an entry is a whole
+        # (text, row) pair, and two threads that validate the same text store equal rows —
+        # a lock here had made every listing of the process wait for the one before it,
+        # database round trip included.
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
-        self._lock = threading.Lock()
 
     def _ws(self, owner: str) -> Workspace:
         return Workspace(self.store, owner=owner)
@@ -241,7 +247,7 @@ class StudiesArea:
         papers = view.summary["papers"]
         ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
         found = retrieval(self.store, view.id, ids)
-        counts = study_counts(self.store, view.id)
+        counts = study_counts(self.store, view.id, self._step_checks)
         rounds = WholeSearches.rounds_of(self.store, view.id)
         extra = {"retrieval": found.to_dict(), "working_set": counts.to_dict()}
         return StudyView(view.summary | extra | rounds)
@@ -251,12 +257,14 @@ class StudiesArea:
     def records(self, request: RecordsRequest, *, owner: str) -> RecordsView:
         """One page of everything the Study identified, each record with its source,
         database, rank, and its group and rule in the working set."""
-        return records_view(self.store, self._ws(owner).study(request.ref), request.page)
+        study = self._ws(owner).study(request.ref)
+        return records_view(self.store, study, request.page, self._step_checks)
 
     def working_set(self, request: WorkingSetRequest, *, owner: str) -> WorkingSetView:
         """One page of the Study's working set: one merged record per study with its member
         records and the rule that grouped them, and the Study's numbers."""
-        return working_set_view(self.store, self._ws(owner).study(request.ref), request.page)
+        study = self._ws(owner).study(request.ref)
+        return working_set_view(self.store, study, request.page, self._step_checks)
 
     def export_working_set(self, request: WorkingSetExportRequest, *, owner: str) -> Export:
         """The working set (one merged record per study) as RIS, CSV or BibTeX."""
@@ -291,7 +299,7 @@ class StudiesArea:
     ) -> tuple[list[repo.PaperRow], int, bool]:
         study_id = self._study_id(study, owner)
         # one listing at a time reuses and refreshes the records
-        with self.store.read() as conn, self._lock:
+        with self.store.read() as conn:
             if len(self._papers) > 4 * SAVED_CAP:
                 self._papers.clear()
             rows = repo.list_papers_reusing(
@@ -334,16 +342,15 @@ class StudiesArea:
                 )
                 pages = max(1, -(-matched // SAVED_PAGE))
                 page = min(page, pages)
-                with self._lock:
-                    shown = repo.list_papers_reusing(
-                        conn,
-                        self._papers,
-                        study_id=study_id,
-                        status=status,
-                        limit=SAVED_PAGE,
-                        offset=(page - 1) * SAVED_PAGE,
-                        visible_to=owner,
-                    )
+                shown = repo.list_papers_reusing(
+                    conn,
+                    self._papers,
+                    study_id=study_id,
+                    status=status,
+                    limit=SAVED_PAGE,
+                    offset=(page - 1) * SAVED_PAGE,
+                    visible_to=owner,
+                )
             capped = False
         rows_shown = [_saved_row(r) for r in shown]
         with self.store.read() as conn:

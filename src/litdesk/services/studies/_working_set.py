@@ -8,6 +8,7 @@ from litdesk.adapters.store import Store, StudyRecordRow, repo, study_records
 from litdesk.core.records import Paper
 from litdesk.services.dedup import (
     PENDING_RULE,
+    StepChecks,
     WorkingGroup,
     identification,
     working_groups,
@@ -20,9 +21,10 @@ from ._views import GroupRow, MemberRow, RecordRow, RecordsView, StudyCounts, Wo
 __all__ = ["records_view", "study_counts", "working_set_papers", "working_set_view"]
 
 
-def study_counts(store: Store, study_id: str) -> StudyCounts:
-    """The Study's numbers (the same PRISMA reports)."""
-    ident = identification(store, study_id)
+def study_counts(store: Store, study_id: str, checks: StepChecks | None = None) -> StudyCounts:
+    """The Study's numbers (the same PRISMA reports); ``checks``: see
+    :func:`~litdesk.services.dedup.identification`."""
+    ident = identification(store, study_id, checks=checks)
     return StudyCounts(
         ident.identified,
         ident.per_source,
@@ -50,8 +52,10 @@ def _pages(total: int, page: int) -> tuple[int, int]:
     return min(page, pages), pages
 
 
-def records_view(store: Store, study: repo.StudyRow, page: int) -> RecordsView:
-    counts = study_counts(store, study.id)
+def records_view(
+    store: Store, study: repo.StudyRow, page: int, checks: StepChecks | None = None
+) -> RecordsView:
+    counts = study_counts(store, study.id, checks)
     page, pages = _pages(counts.identified, page)
     with store.read() as conn:
         rows = study_records.list_records(
@@ -106,8 +110,10 @@ def _group_row(g: WorkingGroup) -> GroupRow:
     }
 
 
-def working_set_view(store: Store, study: repo.StudyRow, page: int) -> WorkingSetView:
-    counts = study_counts(store, study.id)
+def working_set_view(
+    store: Store, study: repo.StudyRow, page: int, checks: StepChecks | None = None
+) -> WorkingSetView:
+    counts = study_counts(store, study.id, checks)
     page, pages = _pages(counts.studies, page)
     shown, total = working_page(store, study.id, (page - 1) * WORKING_PAGE, WORKING_PAGE)
     if total != counts.studies:  # records came meanwhile: the page as it is now

@@ -11,7 +11,7 @@ from typing import Self
 
 from sqlalchemy.engine import Connection
 
-from litdesk._errors import NotFoundError
+from litdesk._errors import IntegrityError, NotFoundError
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.core.records import Paper, detect_identifier
@@ -89,7 +89,31 @@ class WorkspaceBase:
 
     def _record(self, conn: Connection, paper_id: str) -> Paper:
         """The record the owner reads under ``paper_id`` (its own, else its Studies')."""
-        return repo.get_paper(conn, paper_id, viewer=self.owner).paper
+        return self._row(conn, paper_id).paper
+
+    def _records(self, conn: Connection, paper_ids: set[str]) -> dict[str, Paper]:
+        """The records the owner reads under ``paper_ids``, in a few statements for all
+        (an id it may not read, or whose record is invalid, is left out: :meth:`_record`
+        then says why for that one)."""
+        if len(paper_ids) < 2:
+            return {}
+        try:
+            return repo.get_papers(conn, paper_ids, viewer=self.owner)
+        except IntegrityError:  # one invalid stored record: each is read on its own
+            return {}
+
+    def _row(self, conn: Connection, paper_id: str) -> repo.PaperRow:
+        """:meth:`_record` with the owner's reading status; read once per snapshot (a
+        page that shows a paper, its notes and its evidence reads its record once)."""
+        memo = self.store.snapshot_memo()
+        key = ("paper row", self.owner, paper_id)
+        if memo is not None and key in memo:
+            row: repo.PaperRow = memo[key]
+            return row
+        row = repo.get_paper(conn, paper_id, viewer=self.owner)
+        if memo is not None:
+            memo[key] = row
+        return row
 
     def _link(self, conn: Connection, study_id: str, paper_id: str, now: str) -> bool:
         """Add the record the owner reads under ``paper_id`` to a Study (``False``: the

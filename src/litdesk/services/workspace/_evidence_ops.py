@@ -189,10 +189,13 @@ class EvidenceOps(WorkspaceBase):
                 subject=subject,
             )
             links = subject_links.subjects_of(conn, [r.id for r in rows])
+            records = self._records(conn, {row.paper_id or "" for row in rows})
             for row in rows:
                 try:
                     ev = read_evidence(row.json())
-                    paper = self._record(conn, row.paper_id or "")
+                    paper = records.get(row.paper_id or "") or self._record(
+                        conn, row.paper_id or ""
+                    )
                 except IntegrityError as exc:
                     problems.append(f"evidence {row.id}: {exc.message}")
                     continue

@@ -157,7 +157,7 @@ class Workspace(EvidenceOps):
     def paper(self, ref: str) -> repo.PaperRow:
         """A saved paper by id or by any identifier (DOI, PMID, PMCID, OpenAlex, arXiv)."""
         with self._reading() as conn:
-            return repo.get_paper(conn, self._paper(conn, ref), viewer=self.owner)
+            return self._row(conn, self._paper(conn, ref))
 
     def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
         """Saved papers (newest 500), by Study and reading status; an unknown status is
@@ -325,7 +325,7 @@ class Workspace(EvidenceOps):
             rows = repo.list_documents(
                 conn, "notes", study_id=study_id, paper_ids=paper_ids, visible_to=self.owner
             )
-            cache: dict[str, Paper] = {}
+            cache = self._records(conn, {row.paper_id or "" for row in rows})
             for row in rows:
                 try:
                     note = read_annotation(row.json())
