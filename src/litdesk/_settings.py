@@ -384,6 +384,12 @@ class Settings(BaseSettings):
         "the question when the cross-lingual word bridge finds its words for at least this "
         "share of the question's words (0: never; needs a multilingual embedder).",
     )
+    retrieval_bridged_support: bool = Field(
+        default=True,
+        description="An answer shows (and abstention judges) a passage in another language "
+        "than the question by the question's words the cross-lingual word bridge finds in it, "
+        "not by the meaning of the whole passage alone.",
+    )
 
     # --- web workspace ---------------------------------------------------------------
     web_host: str = Field(default="127.0.0.1", description="Address `litdesk serve` listens on.")

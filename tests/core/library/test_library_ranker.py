@@ -148,6 +148,7 @@ def test_defaults_are_the_shipped_retrieval() -> None:
     assert (p.proximity_facets_only, p.second_papers, p.second_weight) == (True, 2, 4.0)
     assert (p.second_facets_only, p.rerank_depth, p.rerank_fusion) == (False, 0, 1.0)
     assert (p.exact_below, p.pool_min, p.second_foreign) == (50_000, 50, 0.5)
+    assert p.bridged_support is True
     with pytest.raises(AttributeError):
         p.facet_slots = 0  # type: ignore[misc]
 

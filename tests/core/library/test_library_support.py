@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from litdesk.core.library import (
@@ -59,6 +59,21 @@ def test_support_adds_clipped_cosine_and_handles_no_terms() -> None:
     assert support(["camer"], TEXTS[0], 1.7, dfs) == 2.0
 
 
+def test_a_passage_in_another_language_counts_the_words_the_bridge_found_in_it() -> None:
+    texts = [*TEXTS, "A amostra incluiu 412 artigos publicados pela editora."]
+    dfs = DocFrequencies.build(texts)
+    q = question_terms(["sample", "articles", "journals"])
+    pt = texts[-1]
+    alone = support(q, pt, 0.3, dfs, other_language=True)
+    assert alone == 0.6  # the words cannot match: twice the cosine stands in
+    bridged = {"sampl": {"amost"}, "artic": {"artig"}}  # "journals" found nothing
+    found = support(q, pt, 0.3, dfs, other_language=True, bridged=bridged)
+    assert 0.6 < found < 1.3  # two of three terms by their translations, plus the cosine
+    # a translation counts only in a passage in another language, and only when it is there
+    assert support(q, pt, 0.3, dfs, bridged=bridged) == 0.3
+    assert support(q, TEXTS[1], 0.3, dfs, other_language=True, bridged=bridged) == 0.6
+
+
 def test_sampled_frequencies_thin_large_scopes() -> None:
     dfs = DocFrequencies.build(TEXTS * 10, sample=8)
     assert dfs.n == 8
@@ -75,6 +90,7 @@ def test_judge_and_text() -> None:
     assert "near misses" not in abstention_text([], 0.1)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # slow on a loaded machine
 @given(
     st.lists(st.text(max_size=40), max_size=6),
     st.lists(st.text(max_size=200), min_size=1, max_size=5),

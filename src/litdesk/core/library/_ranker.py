@@ -105,6 +105,9 @@ class RetrievalParams:
     #: question when the cross-lingual bridge finds its words for at least this share of
     #: the question's words (0: never; see :func:`second_pass`)
     second_foreign: float = 0.5
+    #: the support an answer shows (and abstention judges) of a passage in another language
+    #: counts the question's words the bridge finds in it (see :func:`translations`)
+    bridged_support: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -316,11 +319,37 @@ def rank_excerpts(
         return Ranked((), None)
     missing = [k for k in keys if k not in known]
     known.update(zip(missing, supports(missing), strict=True))
-    excerpts = tuple(RankedExcerpt(k, c.score, known[k]) for k, c in zip(keys, chosen, strict=True))
+    # what the answer shows and the abstention judge a passage in another language by the
+    # question's words as its paper writes them (the bridge's), not by the cosine alone;
+    # the ranking above is left as it was
+    shown = dict(known)
+    if p.bridged_support and unseen and any(k in unseen for k in keys):
+        hv = vectors(keys)
+        tables = [translations(bridge, q) for q in queries]
+        for i, k in enumerate(keys):
+            if k in unseen:
+                shown[k] = max(
+                    support(t, chunks[k].text, float(hv[i] @ v), dfs, other_language=True,
+                            bridged=table)
+                    for t, v, table in zip(qterms, qv, tables, strict=True)
+                )  # fmt: skip
+    excerpts = tuple(RankedExcerpt(k, c.score, shown[k]) for k, c in zip(keys, chosen, strict=True))
     found = keys if first is fused else [cast(int, c.key) for c in choose(first)]
     judged = verdict(
         salient_words(question), qterms, [chunks[k].text for k in keys],
-        [chunks[k].text for k in found], [known[k] for k in keys], dfs,
+        [chunks[k].text for k in found], [shown[k] for k in keys], dfs,
         below=scope.abstain_below, uncovered_below=scope.uncovered_below,
     )  # fmt: skip
     return Ranked(excerpts, judged)
+
+
+def translations(bridge: Callable[[list[str]], list[str]], text: str) -> dict[str, set[str]]:
+    """Each term of ``text``'s salient words -> the stems of the words ``bridge`` (the
+    retrieval's cross-lingual word bridge) finds for that word (none: not listed)."""
+    out: dict[str, set[str]] = {}
+    for word in salient_words(text):
+        found = set(question_terms(bridge([word])[1:]))
+        for term in question_terms([word]):
+            if found - {term}:
+                out.setdefault(term, set()).update(found - {term})
+    return out

@@ -21,7 +21,8 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final
 
@@ -158,20 +159,26 @@ def support(
     dfs: DocFrequencies,
     *,
     other_language: bool = False,
+    bridged: Mapping[str, AbstractSet[str]] | None = None,
 ) -> float:
     """Rarity-weighted share of ``qterms`` found in ``text``, plus ``cosine`` (clipped to
     0..1). A question without terms is judged by the cosine alone.
 
     For a passage in another language than the question (``other_language``) the words
     cannot match, so the cosine stands in for the missing share: the better of
-    ``share + cosine`` and ``2 * cosine`` (a number or a name may still match)."""
+    ``share + cosine`` and ``2 * cosine`` (a number or a name may still match). With
+    ``bridged`` (a term -> the stems of the words the cross-lingual bridge found for it in
+    the passage's paper) a term counts as found when one of its translations is there."""
     cos = min(1.0, max(0.0, cosine))
     weights = [(t, dfs.idf(t)) for t in qterms]
     total = sum(w for _, w in weights)
     if total <= 0:
         return cos
     have = terms(text)
-    share = sum(w for t, w in weights if t in have) / total
+    if other_language and bridged:  # a term is there when one of its translations is
+        share = sum(w for t, w in weights if t in have or bridged.get(t, set()) & have) / total
+    else:
+        share = sum(w for t, w in weights if t in have) / total
     return max(share + cos, 2 * cos) if other_language else share + cos
 
 
