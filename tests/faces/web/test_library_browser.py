@@ -107,8 +107,10 @@ def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
     indexed = re.search(r"(\d) indexed in all, 3 excluded", status)
     assert indexed, status
     # the job the last drop joined holds that file (readable) and any dropped before it that an
-    # earlier job had not picked up: one to five files, one or both readable ones indexed by it
-    assert 1 <= int(indexed[1]) <= min(2, int(done[1])), status
+    # earlier job had not picked up: one to five files, at most both readable ones indexed by
+    # it; none when the earlier job, still running beside it, took the file first (seen once
+    # in a full run); the table below shows every file's end, whichever job did it
+    assert 0 <= int(indexed[1]) <= min(2, int(done[1])), status
     assert (
         f"excluded: {SCAN} (no_text)" in status and f"excluded: {ENCRYPTED} (encrypted)" in status
     )
