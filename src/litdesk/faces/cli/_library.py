@@ -140,10 +140,12 @@ def list_(as_json: bool = JSON) -> None:
 
     print_fitting(console, table, as_cards)
     if status.arriving:
+        from litdesk.faces._words import plural
+
         names = ", ".join(r["file"] for r in status.arriving)
         console.print(
-            f"{len(status.arriving)} PDF(s) of the other servers' folders arriving (being "
-            f"copied here; `litdesk library index` copies them at once): {names}",
+            f"{plural(len(status.arriving), 'PDF')} from the other servers' folders still "
+            f"being copied here (`litdesk library index` copies them at once): {names}",
             markup=False,
         )
     for w in status.warnings:
