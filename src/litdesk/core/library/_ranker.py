@@ -278,16 +278,27 @@ def rank_excerpts(
         if not p.second_facets_only:
             fused = again(fused, question, qv[0])
 
-    def supports(positions: list[int]) -> list[float]:
-        """Each chunk's support by the question or its English variant, the closer."""
+    def supports(
+        positions: list[int], tables: Sequence[Mapping[str, set[str]] | None] | None = None
+    ) -> list[float]:
+        """Each chunk's support by the question or its English variant, the closer
+        (``tables``: per query, its terms' translations; see :func:`translations`)."""
         if not positions:
             return []
         hv = vectors(positions)
+        per_query = tables if tables is not None else [None] * len(qterms)
         return [
             max(
-                support(t, chunks[pos].text, float(hv[i] @ v), dfs, other_language=pos in unseen)
-                for t, v in zip(qterms, qv, strict=True)
-            )
+                support(
+                    t,
+                    chunks[pos].text,
+                    float(hv[i] @ v),
+                    dfs,
+                    other_language=pos in unseen,
+                    bridged=table,
+                )
+                for t, v, table in zip(qterms, qv, per_query, strict=True)
+            )  # fmt: skip
             for i, pos in enumerate(positions)
         ]
 
@@ -323,16 +334,9 @@ def rank_excerpts(
     # question's words as its paper writes them (the bridge's), not by the cosine alone;
     # the ranking above is left as it was
     shown = dict(known)
-    if p.bridged_support and unseen and any(k in unseen for k in keys):
-        hv = vectors(keys)
+    if p.bridged_support and (abroad := [k for k in keys if k in unseen]):
         tables = [translations(bridge, q) for q in queries]
-        for i, k in enumerate(keys):
-            if k in unseen:
-                shown[k] = max(
-                    support(t, chunks[k].text, float(hv[i] @ v), dfs, other_language=True,
-                            bridged=table)
-                    for t, v, table in zip(qterms, qv, tables, strict=True)
-                )  # fmt: skip
+        shown.update(zip(abroad, supports(abroad, tables), strict=True))
     excerpts = tuple(RankedExcerpt(k, c.score, shown[k]) for k, c in zip(keys, chosen, strict=True))
     found = keys if first is fused else [cast(int, c.key) for c in choose(first)]
     judged = verdict(
