@@ -162,8 +162,8 @@ class SharedPdfs:
         return out
 
     def _hold(self, sha: str, name: str) -> None:
-        check_key(f"{self.holders_prefix}{sha}/{self.host()}/{name}")
-        self.shelf.objects.put(f"{self.holders_prefix}{sha}/{self.host()}/{name}", b"")
+        key = check_key(f"{self.holders_prefix}{sha}/{self.host()}/{name}")
+        self.shelf.objects.put(key, b"")
 
     def withdraw(self, keep: set[tuple[str, str]], gone: set[tuple[str, str]]) -> list[str]:
         """This host's folders no longer hold ``gone`` (``(sha, name)`` pairs) and still hold
