@@ -15,6 +15,8 @@ from litdesk.core.words import file_name
 from litdesk.faces import _words
 from litdesk.services.subjects import vocabulary_name
 
+from ._deps import is_demo
+
 __all__ = ["STATIC_DIR", "TEMPLATE_DIR", "page"]
 
 TEMPLATE_DIR: Final = Path(__file__).parent / "templates"
@@ -64,7 +66,7 @@ def page(
             # the header's live counts: for the local workspace or a signed-in account (a
             # signed-out page in team mode asks for none; it would only be refused)
             counts="account" not in state or state["account"] is not None,
-            demo=bool(getattr(request.app.state, "demo", False)),  # the demo workspace's banner
+            demo=is_demo(request),  # the demo workspace's banner
         )
     )
     return HTMLResponse(html, status_code=status)
