@@ -104,6 +104,16 @@ class Features:
     has_terms: bool = field(default=False)
     #: columns of the dense embedding block (the matrix's last columns; 0: no block)
     embedding_columns: int = field(default=0)
+    #: the text blocks alone (TF-IDF of title + abstract, and of the terms when read), CSR;
+    #: None when there is no embedding block (then it is ``matrix`` itself)
+    text_matrix: Any = field(default=None, repr=False)
+    #: the embedding block alone (dense float32 rows, centred/unit/weighted as configured)
+    embedding_matrix: Any = field(default=None, repr=False)
+
+    @property
+    def text(self) -> Any:
+        """The text blocks without the embedding (CSR)."""
+        return self.matrix if self.text_matrix is None else self.text_matrix
 
     @property
     def rows(self) -> int:
@@ -180,20 +190,20 @@ def build_features(
             sparse.csr_matrix(([1.0] * len(records), ([*range(len(records))], [0] * len(records))))
         )
         size = 1
-    dense = 0
-    if config.embedding:
-        block = embedding_block(
-            embedding, len(records), config.embedding_weight, centred=config.embedding_centred
-        )
-        blocks.append(sparse.csr_matrix(block))
-        dense = block.shape[1]
-    matrix = sparse.hstack(blocks, format="csr")
+    text = sparse.hstack(blocks, format="csr")
+    if not config.embedding:
+        return Features(matrix=text, config=config, vocabulary_size=size, has_terms=has_terms)
+    block = embedding_block(
+        embedding, len(records), config.embedding_weight, centred=config.embedding_centred
+    )
     return Features(
-        matrix=matrix,
+        matrix=sparse.hstack([text, sparse.csr_matrix(block)], format="csr"),
         config=config,
         vocabulary_size=size,
         has_terms=has_terms,
-        embedding_columns=dense,
+        embedding_columns=int(block.shape[1]),
+        text_matrix=text,
+        embedding_matrix=block,
     )
 
 
