@@ -5,7 +5,9 @@ lowered WSS@95 (bench/RESULTS.md, 2026-12-05). A dense embedding of title + abst
 appended as a third block (``embedding``: its rows are computed outside the core — an
 adapter embeds the text — and passed in as a matrix, centred on the set's mean and of unit
 length); the default leaves it out: wordllama's vectors so appended, or fused by reciprocal
-rank, lowered WSS@95 on the development seeds (bench/RESULTS.md, branch scr28).
+rank, lowered WSS@95 on the development seeds (bench/RESULTS.md, branch scr28), and so did
+USE-m3 sentence embeddings read alone, beside TF-IDF in one SVM or by a separate SVM
+(:class:`~._model.ModelConfig` ``embedding_use``; branch scr28d).
 
 The vocabulary is fitted once on every record of the set (labels are never read), so a
 decision never recomputes features: the model is retrained on rows of one fixed matrix.

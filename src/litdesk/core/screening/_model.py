@@ -11,7 +11,10 @@ Models (all from scikit-learn, deterministic for a seed):
 The default (``litdesk-svm-2``) is the SVM with ASReview 3's default settings (its ``elas_u4``:
 C 0.11, ratio 9.8, weights averaging 1, TF-IDF of words and word pairs). The SVM + naive Bayes
 ensemble (``classifiers=("svm", "nb")``, mean rank) found the includes sooner on one set and
-later on two (bench/RESULTS.md, 2026-12-05), so it is not the default.
+later on two (bench/RESULTS.md, 2026-12-05), so it is not the default. An embedding block
+(see :mod:`._features`) is read in the same matrix (``joint``), alone, or by its own SVM
+beside the text model (``separate``); with USE-m3 each of the three found Oud's includes later
+than the default on the development seeds (bench/RESULTS.md, branch scr28d), so none is.
 """
 
 from __future__ import annotations
