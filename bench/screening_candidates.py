@@ -17,6 +17,17 @@ Candidates (declared in bench/RESULTS.md before they were run; no setting fitted
 * ``c1c`` — ``c1`` with the embedding centred on the set's mean first;
 * ``c3`` — reciprocal-rank fusion (k 60) of the TF-IDF SVM and an SVM on the embedding alone;
 * ``c4`` — ``c0`` retrained after every decision.
+
+Fourth round (branch scr28d), USE-m3 sentence embeddings (512 dimensions, unit rows, not
+centred) of title + abstract:
+
+* ``e0`` — the default (as ``c0``);
+* ``e1`` — a linear SVM on the USE-m3 block alone, ASReview's elas_h3 settings;
+* ``e2`` — the TF-IDF block and the USE-m3 block in one SVM (elas_u4's settings);
+* ``e3`` — the TF-IDF SVM and the USE-m3 SVM, standardised scores averaged.
+
+``--vectors DIR`` keeps each set's USE-m3 rows in ``DIR/<set>.use.npy`` (computed once,
+without labels) so that candidates and seeds share them.
 """
 
 from __future__ import annotations
@@ -32,7 +43,7 @@ from typing import Any
 import numpy as np
 
 import litdesk.core.screening._ranker as ranker_module
-from litdesk.adapters.embeddings import WordLlamaEmbedder
+from litdesk.adapters.embeddings import UseEmbedder, WordLlamaEmbedder
 from litdesk.core.screening import (
     FeatureConfig,
     ModelConfig,
@@ -44,7 +55,8 @@ from litdesk.core.screening import (
 from litdesk.core.screening._model import _one, _scores
 from screening_bench import SETS, load
 
-CANDIDATES = ("c0", "c1", "c1c", "c3", "c4")
+CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3")
+USES = {"e1": "alone", "e2": "joint", "e3": "separate"}
 RRF_K = 60  # Cormack, Clarke & Büttcher 2009
 
 
@@ -53,12 +65,24 @@ def embed(records: list[ScreeningRecord]) -> Any:
         return WordLlamaEmbedder(Path(cache)).embed([r.text for r in records])
 
 
+def use_vectors(name: str, records: list[ScreeningRecord], folder: str | None) -> Any:
+    """USE-m3 rows of the set's title + abstract (kept in ``folder`` when given)."""
+    path = Path(folder) / f"{name}.use.npy" if folder else None
+    if path is not None and path.exists():
+        return np.load(path)
+    vectors = UseEmbedder().embed([r.text for r in records])
+    if path is not None:
+        np.save(path, vectors)
+    return vectors
+
+
 def rrf_fit_scores(columns: int) -> Any:
     """``fit_scores`` fusing an SVM on the text block (all but the last ``columns``) and one
     on the embedding block (the last ``columns``) by reciprocal rank."""
     from scipy.stats import rankdata
 
-    def fit_scores(config: ModelConfig, matrix: Any, rows: Any, y: Any, seed: int) -> Any:
+    def fit_scores(config: ModelConfig, features: Any, rows: Any, y: Any, seed: int) -> Any:
+        matrix = features.matrix
         text = matrix[:, : matrix.shape[1] - columns].tocsr()
         dense = np.asarray(matrix[:, matrix.shape[1] - columns :].todense())
         fused = np.zeros(matrix.shape[0])
@@ -76,6 +100,7 @@ def main() -> None:
     ap.add_argument("candidate", choices=CANDIDATES)
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--seeds", default="6,7,8,9,10")
+    ap.add_argument("--vectors", default=None, help="folder keeping the USE-m3 rows per set")
     args = ap.parse_args()
     every = (lambda n: 1) if args.candidate == "c4" else default_retrain_every
     for name in args.sets.split(","):
@@ -89,10 +114,19 @@ def main() -> None:
                 embedding_weight=1.0,
                 embedding_centred=args.candidate == "c1c",
             )
+        if args.candidate in USES:
+            vectors = use_vectors(name, records, args.vectors)
+            features_config = FeatureConfig(
+                embedding="use-m3-512", embedding_weight=1.0, embedding_centred=False
+            )
         features = build_features(records, features_config, embedding=vectors)
-        config = ModelConfig(name=f"scr28-{args.candidate}", features=features_config)
+        config = ModelConfig(
+            name=f"scr28-{args.candidate}",
+            features=features_config,
+            embedding_use=USES.get(args.candidate, "joint"),  # type: ignore[arg-type]
+        )
         if args.candidate == "c3":
-            ranker_module.fit_scores = rrf_fit_scores(features.embedding_columns)  # type: ignore[assignment]
+            ranker_module.feature_scores = rrf_fit_scores(features.embedding_columns)  # type: ignore[assignment]
         for seed in (int(s) for s in args.seeds.split(",")):
             t, c = time.perf_counter(), time.process_time()
             sim = simulate(features, labels, seed=seed, config=config, retrain_every=every)

@@ -335,3 +335,73 @@ def test_features_append_an_embedding_block_only_when_the_config_names_one():
     assert ranker.retrain()
     top = ranker.ranking(limit=sum(labels) - 1)
     assert all(labels[i] for i in top)
+
+
+def _giveaway(labels):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    noise = rng.normal(scale=0.3, size=(len(labels), 4))
+    return noise + np.array([[2.0, 0, 0, 0] if v else [0, 2.0, 0, 0] for v in labels])
+
+
+def test_an_embedding_read_alone_ignores_the_text():
+    import numpy as np
+
+    from litdesk.core.screening import feature_scores
+
+    records, labels = _synthetic(80, 8, seed=5)
+    vectors = _giveaway(labels)
+    fc = FeatureConfig(embedding="test-4", embedding_centred=False)
+    config = ModelConfig(features=fc, embedding_use="alone")
+    f = build_features(records, fc, embedding=vectors)
+    assert f.text.shape == (80, f.matrix.shape[1] - 4)
+    assert f.embedding_matrix.shape == (80, 4)
+    # the same rows under other words: the scores do not move
+    other = build_features(
+        [ScreeningRecord.of(f"unrelated {i}", "words") for i in range(80)], fc, embedding=vectors
+    )
+    rows = np.array([labels.index(True), labels.index(False), 3, 5, 9, 11])
+    y = np.array([int(labels[i]) for i in rows])
+    a = feature_scores(config, f, rows, y, 1)
+    assert np.allclose(a, feature_scores(config, other, rows, y, 1))
+    # and they follow the embedding, which gives the includes away
+    top = np.argsort(-a)[: sum(labels)]
+    assert all(labels[i] for i in top)
+    described = config.to_dict()
+    assert described["embedding_use"] == "alone"
+    assert described["embedding_svm"] == {"svm_c": 0.067, "include_ratio": 9.724, "max_iter": 5000}
+
+
+def test_separate_models_average_their_standardised_scores():
+    import numpy as np
+    from sklearn.svm import LinearSVC
+
+    from litdesk.core.screening import feature_scores, fit_scores
+
+    records, labels = _synthetic(80, 8, seed=6)
+    vectors = _giveaway(labels)
+    fc = FeatureConfig(embedding="test-4", embedding_centred=False)
+    config = ModelConfig(features=fc, embedding_use="separate")
+    f = build_features(records, fc, embedding=vectors)
+    rows = np.arange(0, 80, 3)
+    y = np.array([int(labels[i]) for i in rows])
+    assert 0 < y.sum() < len(y)
+    text = fit_scores(config, f.text, rows, y, 1)
+    pos, neg = float(y.sum()), float(len(y) - y.sum())
+    w1 = len(y) / (pos + neg * pos / (9.724 * neg))  # includes weigh 1, averaging 1
+    svm = LinearSVC(C=0.067, class_weight={1: w1, 0: w1 * pos / (9.724 * neg)}, max_iter=5000)
+    emb = svm.fit(f.embedding_matrix[rows], y).decision_function(f.embedding_matrix)
+
+    def z(v):
+        return (v - v.mean()) / v.std()
+
+    assert np.allclose(feature_scores(config, f, rows, y, 1), (z(text) + z(emb)) / 2, atol=1e-6)
+    assert config.to_dict()["combination"].startswith("mean of standardised scores")
+    # joint (the default use): one model on the whole matrix, as before
+    joint = ModelConfig(features=fc)
+    assert np.allclose(
+        feature_scores(joint, f, rows, y, 1), fit_scores(joint, f.matrix, rows, y, 1)
+    )
+    with pytest.raises(ScreeningInputError):
+        ModelConfig(embedding_use="mixed")  # type: ignore[arg-type]

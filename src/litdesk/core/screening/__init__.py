@@ -36,7 +36,7 @@ from ._features import (
     embedding_block,
 )
 from ._metrics import recall_at, recall_curve, screened_to_recall, wss
-from ._model import MODEL_KINDS, ModelConfig, fit_scores
+from ._model import EMBEDDING_USES, MODEL_KINDS, ModelConfig, feature_scores, fit_scores
 from ._prisma import (
     BOXES,
     PrismaCheck,
@@ -60,6 +60,7 @@ from ._stopping import (
 )
 
 __all__ = [
+    "EMBEDDING_USES",
     "BOXES",
     "DECISION_FORMATS",
     "MODEL_KINDS",
@@ -112,6 +113,7 @@ __all__ = [
     "default_retrain_every",
     "draw_priors",
     "estimate_remaining",
+    "feature_scores",
     "fit_scores",
     "recall_at",
     "recall_curve",

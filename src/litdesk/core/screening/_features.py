@@ -5,7 +5,9 @@ lowered WSS@95 (bench/RESULTS.md, 2026-12-05). A dense embedding of title + abst
 appended as a third block (``embedding``: its rows are computed outside the core — an
 adapter embeds the text — and passed in as a matrix, centred on the set's mean and of unit
 length); the default leaves it out: wordllama's vectors so appended, or fused by reciprocal
-rank, lowered WSS@95 on the development seeds (bench/RESULTS.md, branch scr28).
+rank, lowered WSS@95 on the development seeds (bench/RESULTS.md, branch scr28), and so did
+USE-m3 sentence embeddings read alone, beside TF-IDF in one SVM or by a separate SVM
+(:class:`~._model.ModelConfig` ``embedding_use``; branch scr28d).
 
 The vocabulary is fitted once on every record of the set (labels are never read), so a
 decision never recomputes features: the model is retrained on rows of one fixed matrix.
@@ -104,6 +106,16 @@ class Features:
     has_terms: bool = field(default=False)
     #: columns of the dense embedding block (the matrix's last columns; 0: no block)
     embedding_columns: int = field(default=0)
+    #: the text blocks alone (TF-IDF of title + abstract, and of the terms when read), CSR;
+    #: None when there is no embedding block (then it is ``matrix`` itself)
+    text_matrix: Any = field(default=None, repr=False)
+    #: the embedding block alone (dense float32 rows, centred/unit/weighted as configured)
+    embedding_matrix: Any = field(default=None, repr=False)
+
+    @property
+    def text(self) -> Any:
+        """The text blocks without the embedding (CSR)."""
+        return self.matrix if self.text_matrix is None else self.text_matrix
 
     @property
     def rows(self) -> int:
@@ -180,20 +192,20 @@ def build_features(
             sparse.csr_matrix(([1.0] * len(records), ([*range(len(records))], [0] * len(records))))
         )
         size = 1
-    dense = 0
-    if config.embedding:
-        block = embedding_block(
-            embedding, len(records), config.embedding_weight, centred=config.embedding_centred
-        )
-        blocks.append(sparse.csr_matrix(block))
-        dense = block.shape[1]
-    matrix = sparse.hstack(blocks, format="csr")
+    text = sparse.hstack(blocks, format="csr")
+    if not config.embedding:
+        return Features(matrix=text, config=config, vocabulary_size=size, has_terms=has_terms)
+    block = embedding_block(
+        embedding, len(records), config.embedding_weight, centred=config.embedding_centred
+    )
     return Features(
-        matrix=matrix,
+        matrix=sparse.hstack([text, sparse.csr_matrix(block)], format="csr"),
         config=config,
         vocabulary_size=size,
         has_terms=has_terms,
-        embedding_columns=dense,
+        embedding_columns=int(block.shape[1]),
+        text_matrix=text,
+        embedding_matrix=block,
     )
 
 

@@ -11,7 +11,10 @@ Models (all from scikit-learn, deterministic for a seed):
 The default (``litdesk-svm-2``) is the SVM with ASReview 3's default settings (its ``elas_u4``:
 C 0.11, ratio 9.8, weights averaging 1, TF-IDF of words and word pairs). The SVM + naive Bayes
 ensemble (``classifiers=("svm", "nb")``, mean rank) found the includes sooner on one set and
-later on two (bench/RESULTS.md, 2026-12-05), so it is not the default.
+later on two (bench/RESULTS.md, 2026-12-05), so it is not the default. An embedding block
+(see :mod:`._features`) is read in the same matrix (``joint``), alone, or by its own SVM
+beside the text model (``separate``); with USE-m3 each of the three found Oud's includes later
+than the default on the development seeds (bench/RESULTS.md, branch scr28d), so none is.
 """
 
 from __future__ import annotations
@@ -20,12 +23,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._errors import ScreeningInputError
-from ._features import FeatureConfig
+from ._features import FeatureConfig, Features
 
-__all__ = ["MODEL_KINDS", "ModelConfig", "fit_scores"]
+__all__ = ["EMBEDDING_USES", "MODEL_KINDS", "ModelConfig", "feature_scores", "fit_scores"]
 
 ModelKind = Literal["logistic", "nb", "svm"]
 MODEL_KINDS: tuple[ModelKind, ...] = ("logistic", "nb", "svm")
+EmbeddingUse = Literal["joint", "alone", "separate"]
+#: how the model reads an embedding block: ``joint`` — one matrix, text and embedding side by
+#: side, in the classifiers; ``alone`` — a linear SVM on the embedding only (the text is not
+#: read; ASReview's elas_h3 shape); ``separate`` — the classifiers on the text and a linear SVM
+#: on the embedding, each one's scores standardised over every record, the two averaged
+EMBEDDING_USES: tuple[EmbeddingUse, ...] = ("joint", "alone", "separate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +54,22 @@ class ModelConfig:
     #: ``balanced`` balancer does); without it the same C regularises far more strongly
     mean_one_weights: bool = True
     features: FeatureConfig = field(default_factory=FeatureConfig)
+    #: how an embedding block is read (see :data:`EMBEDDING_USES`; no block: ignored)
+    embedding_use: EmbeddingUse = "joint"
+    #: the embedding's own SVM (``alone``, ``separate``): ASReview's published elas_h3
+    #: settings (C 0.067, ratio 9.724, at most 5,000 iterations)
+    embedding_svm_c: float = 0.067
+    embedding_include_ratio: float = 9.724
+    embedding_max_iter: int = 5000
 
     def __post_init__(self) -> None:
         if not self.classifiers or any(c not in MODEL_KINDS for c in self.classifiers):
             raise ScreeningInputError(
                 f"classifiers must be among {', '.join(MODEL_KINDS)}", code="bad_model"
+            )
+        if self.embedding_use not in EMBEDDING_USES:
+            raise ScreeningInputError(
+                f"embedding_use must be among {', '.join(EMBEDDING_USES)}", code="bad_model"
             )
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,6 +89,16 @@ class ModelConfig:
             out["svm_c"] = self.svm_c
         if "nb" in self.classifiers:
             out["nb_alpha"] = self.nb_alpha
+        if self.features.embedding:
+            out["embedding_use"] = self.embedding_use
+            if self.embedding_use != "joint":
+                out["embedding_svm"] = {
+                    "svm_c": self.embedding_svm_c,
+                    "include_ratio": self.embedding_include_ratio,
+                    "max_iter": self.embedding_max_iter,
+                }
+            if self.embedding_use == "separate":
+                out["combination"] = "mean of standardised scores (text, embedding)"
         return out
 
 
@@ -106,6 +136,50 @@ def _one(kind: ModelKind, config: ModelConfig, x: Any, y: Any, seed: int) -> Any
 
     model.fit(x, y, sample_weight=np.where(y == 1, weights[1], weights[0]))
     return model
+
+
+def _embedding_svm(config: ModelConfig, x: Any, y: Any, seed: int) -> Any:
+    from sklearn.svm import LinearSVC
+
+    weights = _class_weights(y, config.embedding_include_ratio, config.mean_one_weights)
+    model = LinearSVC(
+        C=config.embedding_svm_c,
+        class_weight=weights,
+        max_iter=config.embedding_max_iter,
+        random_state=seed,
+    )
+    model.fit(x, y)
+    return model
+
+
+def _standardised(scores: Any) -> Any:
+    import numpy as np
+
+    values = np.asarray(scores, dtype=np.float64)
+    spread = float(values.std())
+    if spread <= 1e-12:
+        return np.zeros_like(values)
+    return (values - values.mean()) / spread
+
+
+def feature_scores(config: ModelConfig, features: Features, rows: Any, y: Any, seed: int) -> Any:
+    """Scores of every record of ``features`` after training on ``rows`` (labels ``y``),
+    reading an embedding block as ``config.embedding_use`` says (no block: the text model)."""
+    import warnings
+
+    import numpy as np
+    from sklearn.exceptions import ConvergenceWarning
+
+    if features.embedding_matrix is None or config.embedding_use == "joint":
+        return fit_scores(config, features.matrix, rows, y, seed)
+    dense = features.embedding_matrix
+    with warnings.catch_warnings():  # max_iter bounds the time; the order is what counts
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        embedded = _embedding_svm(config, dense[rows], y, seed).decision_function(dense)
+    if config.embedding_use == "alone":
+        return np.asarray(embedded, dtype=np.float64)
+    text = fit_scores(config, features.text, rows, y, seed)
+    return (_standardised(text) + _standardised(embedded)) / 2.0
 
 
 def _scores(model: Any, matrix: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ._errors import ScreeningInputError
 from ._features import Features
-from ._model import ModelConfig, fit_scores
+from ._model import ModelConfig, feature_scores
 
 __all__ = ["Ranker"]
 
@@ -76,7 +76,7 @@ class Ranker:
             return False
         rows = np.flatnonzero(self._labels >= 0)
         y = self._labels[rows].astype(np.int64)
-        self._scores = fit_scores(self.config, self.features.matrix, rows, y, self.seed)
+        self._scores = feature_scores(self.config, self.features, rows, y, self.seed)
         self.trained_on = len(self._decided)
         return True
 
