@@ -1,7 +1,13 @@
-"""Non-regular files and kill -9 in the PDF library (issue 13 items 5 and 8), through the
-real ``litdesk`` process: a FIFO, a socket and a symlink to a device are skipped with a reason by ``library index``/``list``/``report --all`` (never opened:
-a FIFO would block), ``library add`` refuses them and ``/dev/zero``; the index's worker
-processes die with it when it is killed with SIGKILL."""
+"""Non-regular files and kill -9 in the PDF library (issue 13 items 5 and 8): a FIFO, a socket
+and a symlink to a device are skipped with a reason by ``library index``/``list``/``report
+--all`` (never opened: a FIFO would block), ``library add`` refuses them and ``/dev/zero``; the
+index's worker processes die with it when it is killed with SIGKILL.
+
+The real ``litdesk`` process runs where the process is the point: the index (its reader
+processes open the files), the kill -9 and the one refusal checked at the process's exit. The
+commands that only read what the index stored (``library list``, ``report --all``, ``library
+add``) run in this process with the same environment (the console script's app, Click's
+runner: a ``litdesk`` process costs ~1.6 s of CPU importing litdesk)."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -60,6 +67,33 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env | extra
 
 
+@dataclass(frozen=True)
+class Done:
+    """What an in-process command left: its exit code and its output."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _in_process(env: dict[str, str], mp: pytest.MonkeyPatch, *args: str) -> Done:
+    """``litdesk ARGS`` in this process with exactly the ``LITDESK_*`` variables of ``env``
+    (none of the host's, none the suite sets), as the process would see them."""
+    from typer.testing import CliRunner
+
+    from litdesk.faces.cli import app
+
+    with mp.context() as m:
+        for key in [k for k in os.environ if k.startswith("LITDESK_")]:
+            m.delenv(key)
+        for key, value in env.items():
+            if key.startswith("LITDESK_"):
+                m.setenv(key, value)
+        m.chdir(Path(env["LITDESK_DATA_DIR"]).parent)
+        done = CliRunner().invoke(app, list(args))
+    return Done(done.exit_code, done.stdout, done.stderr)
+
+
 def _litdesk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "litdesk", *args],
@@ -68,7 +102,9 @@ def _litdesk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
     )  # fmt: skip
 
 
-def test_index_list_report_skip_non_regular_files(hostile: Path, tmp_path: Path) -> None:
+def test_index_list_report_skip_non_regular_files(
+    hostile: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the light embedder: what is tested is which files are read, not the vectors (the
     # default joint one loads a second model in each of the three processes)
     env = _env(
@@ -85,14 +121,15 @@ def test_index_list_report_skip_non_regular_files(hostile: Path, tmp_path: Path)
         ("s.pdf", "socket"),
     ]:  # (folder.pdf is a folder: read recursively like any other)
         assert f"{name} (" in warning and kind in warning.split(name, 1)[1].split(")")[0]
-    listing = _litdesk(env, "library", "list", "--json")
+    listing = _in_process(env, monkeypatch, "library", "list", "--json")
     assert listing.returncode == 0, listing.stderr
     assert [r["file"] for r in json.loads(listing.stdout)["files"]] == ["estuary.pdf"]
     out = tmp_path / "reports"
     out.mkdir()  # -o names an existing folder (litdesk creates none on the user's behalf)
-    rep = _litdesk(
-        env, "report", "--all", "--questions", "Where was cadmium highest?", "-o", str(out)
-    )
+    rep = _in_process(
+        env, monkeypatch, "report", "--all", "--questions", "Where was cadmium highest?",
+        "-o", str(out),
+    )  # fmt: skip
     assert rep.returncode == 0, rep.stderr
     assert Path(rep.stdout.strip()).is_file()
 
@@ -187,7 +224,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_kill_9_of_library_index_leaves_no_worker(tmp_path: Path) -> None:
+def test_kill_9_of_library_index_leaves_no_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "many"
     for i in range(24):
         _pdf(folder / f"p{i:02d}.pdf", [f"Paper {i}. " + TEXT] * 6)
@@ -225,7 +264,7 @@ def test_kill_9_of_library_index_leaves_no_worker(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert len(report["indexed"]) + report["unchanged"] == 24 and report["excluded"] == []
-    listing = json.loads(_litdesk(env, "library", "list", "--json").stdout)
+    listing = json.loads(_in_process(env, monkeypatch, "library", "list", "--json").stdout)
     assert all(r["indexed"] and r["chunks"] > 0 for r in listing["files"])
 
 

@@ -280,31 +280,52 @@ def _artefacts(tmp_path: Path, name: str) -> Path:
     return folder
 
 
+#: whether the page is in the dark scheme now (the media rule its dark colours are under)
+_DARK_JS = "() => matchMedia('(prefers-color-scheme: dark)').matches"
+
+
 def _check(
     browser: Any, workspace: Workspace, urls: list[str], shots: Path
 ) -> tuple[dict[str, list[str]], list[tuple[float, float, str]]]:
-    """Every view of each of ``urls`` in ``workspace``: the problems found, the timings."""
+    """Every view of each of ``urls`` in ``workspace``: the problems found, the timings.
+
+    A page is loaded once per width and seen in each colour scheme by switching the
+    emulated ``prefers-color-scheme`` (the pages' dark colours are CSS media rules, which
+    the browser applies to the page as it is, as when a reader's system switches): the
+    layout checks of every scheme first, then axe (it trims long lists) in each scheme
+    that runs it."""
     problems: dict[str, list[str]] = {}
     timing: list[tuple[float, float, str]] = []
-    for width, scheme, axe in VIEWS:
-        context = workspace.context(browser, width, scheme)
+    widths = dict.fromkeys(width for width, _scheme, _axe in VIEWS)
+    for width in widths:
+        views = [(scheme, axe) for w, scheme, axe in VIEWS if w == width]
+        context = workspace.context(browser, width, views[0][0])
         pg = context.new_page()
         pg.set_default_timeout(30_000)
         for url in urls:
             t0 = time.monotonic()
+            pg.emulate_media(color_scheme=views[0][0])
             answer = pg.goto(workspace.base + url)
             status = answer.status if answer is not None else 0
             assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
             t1 = time.monotonic()
-            found = layout_problems(pg)
-            if found or SHOOT_ALL:
-                name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
-                pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
-            if axe:
-                found += axe_violations(pg, AXE)  # last: it trims long lists
-            timing.append((time.monotonic() - t1, t1 - t0, f"{url} {width} {scheme}"))
-            if found:
-                problems[f"{url} at {width} px, {scheme}"] = found
+            found: dict[str, list[str]] = {}
+            for scheme, _axe in views:
+                pg.emulate_media(color_scheme=scheme)
+                assert pg.evaluate(_DARK_JS) == (scheme == "dark"), f"{url}: not in {scheme}"
+                found[scheme] = layout_problems(pg)
+                if found[scheme] or SHOOT_ALL:
+                    name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
+                    pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
+            for scheme, axe in reversed(views):  # the scheme switched to last goes first
+                if axe:
+                    pg.emulate_media(color_scheme=scheme)
+                    found[scheme] += axe_violations(pg, AXE)  # after the layout: it trims
+            took = (time.monotonic() - t1) / len(views)
+            for scheme, _axe in views:
+                timing.append((took, (t1 - t0) / len(views), f"{url} {width} {scheme}"))
+                if found[scheme]:
+                    problems[f"{url} at {width} px, {scheme}"] = found[scheme]
         context.close()
     return problems, timing
 

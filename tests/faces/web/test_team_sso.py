@@ -10,7 +10,6 @@ server finished on another over the same database."""
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,8 +17,8 @@ from typing import Any
 
 import httpx
 import pytest
-import sqlalchemy as sa
-from tests.adapters.store.conftest import pg_schema_url
+from tests._store_template import pg_schema_url, sqlite_url_at_head
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._oidc_provider import CLIENT_ID, CLIENT_SECRET, Provider, openid_provider
 from tests.faces.web._server import free_port, serve_app
 from tests.faces.web._team import TeamServer, add_accounts, team_server
@@ -31,21 +30,15 @@ from litdesk.services.accounts import Accounts
 
 
 def _database(request: pytest.FixtureRequest, tmp_path: Path, backend: str) -> str:
+    """A team store on ``backend`` at the newest migration: a copy of the session's template
+    (``tests/_store_template.py``), not a store every test migrates from zero."""
     if backend == "sqlite":
-        return f"sqlite:///{tmp_path / 'team' / 'litdesk.sqlite3'}"
-    postgres_url = request.getfixturevalue("postgres_url")
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-
-    def drop() -> None:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
-
-    request.addfinalizer(drop)
-    return pg_schema_url(postgres_url, schema)
+        template = request.getfixturevalue("sqlite_template")
+        return sqlite_url_at_head(template, tmp_path / "team" / "litdesk.sqlite3")
+    pg = request.getfixturevalue("pg_template")
+    schema = pg.take()
+    request.addfinalizer(lambda: pg.give_back(schema))
+    return pg_schema_url(pg.base_url, schema)
 
 
 @pytest.fixture
@@ -99,7 +92,9 @@ def _start(client: httpx.Client, op: Provider, next_path: str = "/saved") -> str
     assert len(flow) == 1
     attrs = flow[0].lower()
     assert "httponly" in attrs and "samesite=lax" in attrs and "path=/login/oidc" in attrs
-    at_provider = httpx.get(r.headers["location"], follow_redirects=False, timeout=30)
+    at_provider = httpx.get(
+        r.headers["location"], follow_redirects=False, timeout=30, verify=LOOPBACK_TLS
+    )
     assert at_provider.status_code == 302, at_provider.text
     return at_provider.headers["location"]
 
@@ -435,7 +430,7 @@ def test_started_on_one_server_finished_on_another(
                 assert callback.startswith(public + "/login/oidc/callback?")
                 on_b = f"http://127.0.0.1:{port_b}" + callback[len(public) :]
                 flow = a.cookies.get("ld_oidc") or ""
-                with httpx.Client(timeout=60, cookies={"ld_oidc": flow}) as b:
+                with httpx.Client(timeout=60, verify=LOOPBACK_TLS, cookies={"ld_oidc": flow}) as b:
                     r = b.get(on_b, follow_redirects=False)
                     assert r.status_code == 303, r.text
                     token = r.cookies.get("ld_session") or ""
@@ -538,22 +533,26 @@ def test_sign_ins_across_two_worker_processes(
             _wait(base, proc, log, workers=2)
 
             def sign_in(_: int) -> str:
-                with httpx.Client(base_url=base, timeout=60) as first:
+                with httpx.Client(base_url=base, timeout=60, verify=LOOPBACK_TLS) as first:
                     callback = _start(first, provider)
                     flow = first.cookies.get("ld_oidc") or ""
                 codes.append(httpx.URL(callback).params["code"])
                 # a new connection for the callback: the kernel hands it to either worker
-                with httpx.Client(timeout=60, cookies={"ld_oidc": flow}) as second:
+                with httpx.Client(
+                    timeout=60, verify=LOOPBACK_TLS, cookies={"ld_oidc": flow}
+                ) as second:
                     r = second.get(callback, follow_redirects=False)
                     assert r.status_code == 303, r.text
                     token = r.cookies.get("ld_session") or ""
-                with httpx.Client(base_url=base, timeout=60, cookies={"ld_session": token}) as c:
+                with httpx.Client(
+                    base_url=base, timeout=60, verify=LOOPBACK_TLS, cookies={"ld_session": token}
+                ) as c:
                     return str(c.get("/api/v1/auth/me").json()["username"])
 
             with ThreadPoolExecutor(max_workers=6) as pool:
                 assert list(pool.map(sign_in, range(12))) == ["ana"] * 12
             # the 13th start is refused whichever worker answers: both count the same starts
-            with httpx.Client(base_url=base, timeout=60) as last:
+            with httpx.Client(base_url=base, timeout=60, verify=LOOPBACK_TLS) as last:
                 r = last.get("/login/oidc", follow_redirects=False)
                 assert r.status_code == 429 and "retry-after" in r.headers, r.text
         finally:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
 from tests.faces.web._team import PASSWORD, add_accounts
 
@@ -34,22 +35,29 @@ def _answering_pids(log: Path) -> set[int]:
 def _wait(base: str, proc: subprocess.Popen[bytes], log: Path, *, workers: int = 1) -> None:
     """Until the server answers ``/readyz`` — from ``workers`` distinct worker processes
     (each on a new connection), so that a test about several workers does not start while
-    one of them is still importing litdesk on a loaded machine."""
+    one of them is still importing litdesk on a loaded machine. One client for every poll
+    (no kept connection, so each poll is a new one either worker may take; the shared TLS
+    context: ``httpx.get`` builds a client and its TLS context each time, about 19 ms of CPU
+    twenty times a second that the starting workers need)."""
     deadline = time.monotonic() + 90
-    while True:
-        if proc.poll() is not None:
-            raise AssertionError(f"the team server exited: {log.read_text()[-2000:]}")
-        try:
-            ready = httpx.get(f"{base}/readyz", timeout=5).status_code == 200
-            if ready and (workers <= 1 or len(_answering_pids(log)) >= workers):
-                return
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"the team server did not get ready ({workers} workers): {log.read_text()[-2000:]}"
-            )
-        time.sleep(0.3 if workers <= 1 else 0.05)
+    with httpx.Client(
+        timeout=5, verify=LOOPBACK_TLS, limits=httpx.Limits(max_keepalive_connections=0)
+    ) as client:
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError(f"the team server exited: {log.read_text()[-2000:]}")
+            try:
+                ready = client.get(f"{base}/readyz").status_code == 200
+                if ready and (workers <= 1 or len(_answering_pids(log)) >= workers):
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"the team server did not get ready ({workers} workers): "
+                    f"{log.read_text()[-2000:]}"
+                )
+            time.sleep(0.3 if workers <= 1 else 0.05)
 
 
 def test_two_workers_share_sessions_and_data(

@@ -290,7 +290,7 @@ import sys
 from pathlib import Path
 from litdesk._settings import Settings
 from litdesk.services.app import open_app_sync
-s = Settings(data_dir=Path(sys.argv[1]), library_dirs=[Path(sys.argv[2])])
+s = Settings(data_dir=Path(sys.argv[1]), library_dirs=[Path(sys.argv[2])], embedder="wordllama")
 lib = open_app_sync(s).__enter__().make_library(workers=1)  # closed with the process
 lib.index()
 """
@@ -303,6 +303,9 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     import subprocess
     import sys
 
+    # the light embedder in the killed process and in the resumed index (the same one: a
+    # change of embedder would rebuild): what is tested is which entries survive a kill, not
+    # the vectors (the default joint one loads use-m3 too and embeds every chunk twice)
     many = tmp_path / "many"
     for i in range(30):
         make_pdf(many / f"p{i:02d}.pdf", [f"Paper {i}. " + ESTUARY] * 4)
@@ -334,7 +337,7 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
         )
     assert 3 <= kept < 30
     assert all(counted.get(sha) == n for sha, n in per)  # no half-written entry
-    s = Settings(data_dir=data, library_dirs=[many])
+    s = Settings(data_dir=data, library_dirs=[many], embedder="wordllama")
     lib = app_library(s, workers=1)
     resumed = lib.index()
     assert resumed.unchanged == kept and len(resumed.indexed) == 30 - kept

@@ -184,7 +184,7 @@ class _Run:
         self._report(0, total, "reading", force=True)
         if self.step_s:  # test only (a setting): a run slow enough to watch or kill
             for n in range(1, total + 1):  # a wait per source (import or run) read
-                time.sleep(self.step_s)
+                self.ctx.pause(self.step_s)  # (ends early when the server stops)
                 self._report(n, total, "reading", force=n == total)
         run = run_study(
             self.store, self.study_id, run_id=self.ctx.job.id, by=self.by,

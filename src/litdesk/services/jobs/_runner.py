@@ -148,6 +148,11 @@ class JobContext:
     def cancel_requested(self) -> bool:
         return self._cancelled.is_set()
 
+    def pause(self, seconds: float) -> bool:
+        """Wait ``seconds`` unless the runner stops meanwhile (a stopping server does not
+        wait out a handler's pause); whether it is stopping."""
+        return self._stopping.wait(seconds)
+
     @property
     def lease_lost(self) -> bool:
         return self._lost.is_set()
