@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 import litdesk.core.screening._ranker as ranker_module
-from litdesk.adapters.embeddings import UseEmbedder, WordLlamaEmbedder
+from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.core.screening import (
     FeatureConfig,
     ModelConfig,
@@ -58,7 +58,7 @@ from litdesk.core.screening import (
     simulate,
 )
 from litdesk.core.screening._model import _one, _scores
-from screening_bench import SETS, load
+from screening_bench import SETS, load, use_vectors
 
 CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3", "f1", "f2")
 USES = {"e1": "alone", "e2": "joint", "e3": "separate", "f1": "handover", "f2": "handover"}
@@ -68,17 +68,6 @@ RRF_K = 60  # Cormack, Clarke & Büttcher 2009
 def embed(records: list[ScreeningRecord]) -> Any:
     with tempfile.TemporaryDirectory() as cache:
         return WordLlamaEmbedder(Path(cache)).embed([r.text for r in records])
-
-
-def use_vectors(name: str, records: list[ScreeningRecord], folder: str | None) -> Any:
-    """USE-m3 rows of the set's title + abstract (kept in ``folder`` when given)."""
-    path = Path(folder) / f"{name}.use.npy" if folder else None
-    if path is not None and path.exists():
-        return np.load(path)
-    vectors = UseEmbedder().embed([r.text for r in records])
-    if path is not None:
-        np.save(path, vectors)
-    return vectors
 
 
 def rrf_fit_scores(columns: int) -> Any:

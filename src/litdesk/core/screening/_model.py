@@ -206,7 +206,7 @@ def feature_scores(config: ModelConfig, features: Features, rows: Any, y: Any, s
 def handover_weight(includes: int, power: int = 1) -> float:
     """The embedding model's weight under ``handover``: ``0.5 / n ** power`` for ``n``
     included records among the labelled ones (at least 1)."""
-    return 0.5 / max(1, includes) ** power
+    return 0.5 / float(max(1, includes) ** power)
 
 
 def _scores(model: Any, matrix: Any) -> Any:
