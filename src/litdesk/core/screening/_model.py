@@ -15,6 +15,9 @@ later on two (bench/RESULTS.md, 2026-12-05), so it is not the default. An embedd
 (see :mod:`._features`) is read in the same matrix (``joint``), alone, or by its own SVM
 beside the text model (``separate``); with USE-m3 each of the three found Oud's includes later
 than the default on the development seeds (bench/RESULTS.md, branch scr28d), so none is.
+``handover`` (the embedding's weight shrinking as includes are labelled) found the last
+includes as early as the default but Jeyaraman's first ones one include later in 480
+(branch scr28e), so it is not the default either.
 """
 
 from __future__ import annotations
