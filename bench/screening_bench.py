@@ -15,7 +15,13 @@ litdesk's re-rank time for 10,000 records after a decision (retrain on the decis
 score every record + order the unscreened ones).
 
     .venv/bin/python bench/screening_bench.py [--seeds 1,2,3,4,5] [--sets a,b] [--jobs N]
-        [--reuse] [--skip-asreview]
+        [--reuse] [--skip-asreview] [--model default|handover|handover2 [--vectors DIR]]
+
+``--model`` chooses litdesk's model (default: ``default``, the default ``ModelConfig()``):
+``handover`` is the fifth round's F1 — the TF-IDF SVM and an SVM on USE-m3 embeddings of title
++ abstract, standardised scores weighed ``1 - w`` and ``w = 0.5 / n`` (n labelled includes);
+``handover2`` the same with ``w = 0.5 / n²``. Their USE-m3 rows are computed once per set
+(``UseEmbedder``, no label read) and kept in ``--vectors DIR/<set>.use.npy`` when given.
 
 ASReview is not a dependency of litdesk: it lives in the bench's own environment
 ``bench/.venv-asreview`` (created here with ``python -m venv`` + pip from PyPI when missing,
@@ -39,7 +45,11 @@ import zipfile
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+
 from litdesk.core.screening import (
+    FeatureConfig,
+    Features,
     ModelConfig,
     Ranker,
     ScreeningRecord,
@@ -55,6 +65,8 @@ VENV = HERE / ".venv-asreview"
 OUT = HERE / "out" / "asreview"
 ASREVIEW_VERSION = "3.0.8"
 SETS = ("synergy_Oud_2018", "synergy_Jeyaraman_2020", "cohen2006_BetaBlockers")
+MODELS = ("default", "handover", "handover2")
+USE_FEATURES = FeatureConfig(embedding="use-m3-512", embedding_weight=1.0, embedding_centred=False)
 
 
 def fixtures() -> Path:
@@ -70,6 +82,40 @@ def load(name: str) -> tuple[Path, list[ScreeningRecord], list[bool]]:
         rows = list(csv.DictReader(fh))
     records = [ScreeningRecord.of(r["title"], r["abstract"], r.get("mesh_terms")) for r in rows]
     return path, records, [r["label_included"].strip() == "1" for r in rows]
+
+
+def use_vectors(name: str, records: list[ScreeningRecord], folder: str | None) -> np.ndarray:
+    """USE-m3 rows of the set's title + abstract (kept in ``folder`` when given)."""
+    from litdesk.adapters.embeddings import UseEmbedder
+
+    path = Path(folder) / f"{name}.use.npy" if folder else None
+    if path is not None and path.exists():
+        return np.asarray(np.load(path))
+    vectors = np.asarray(UseEmbedder().embed([r.text for r in records]))
+    if path is not None:
+        np.save(path, vectors)
+    return vectors
+
+
+def model_config(model: str) -> ModelConfig:
+    """litdesk's model for ``--model`` (``default``: the default ``ModelConfig()``)."""
+    if model == "default":
+        return ModelConfig()
+    return ModelConfig(
+        name=f"litdesk-{model}",
+        features=USE_FEATURES,
+        embedding_use="handover",
+        handover_power=2 if model == "handover2" else 1,
+    )
+
+
+def model_features(
+    model: str, name: str, records: list[ScreeningRecord], folder: str | None
+) -> Features:
+    config = model_config(model)
+    if model == "default":
+        return build_features(records, config.features)
+    return build_features(records, config.features, embedding=use_vectors(name, records, folder))
 
 
 def ensure_asreview() -> Path:
@@ -124,29 +170,40 @@ def run_asreview(
     return order, time.perf_counter() - t, False
 
 
-def run_litdesk(name: str, seed: int) -> tuple[float, float, float]:
-    """WSS@95, recall@10% and seconds of one litdesk simulation (features included)."""
+def run_litdesk(
+    name: str, seed: int, model: str = "default", folder: str | None = None
+) -> tuple[float, float, float]:
+    """WSS@95, recall@10% and seconds of one litdesk simulation (features included; for an
+    embedding model the USE-m3 rows are read from ``folder`` or computed, not timed apart)."""
     _, records, labels = load(name)
     t = time.perf_counter()
-    sim = simulate(records, labels, seed=seed)
+    features = model_features(model, name, records, folder)
+    sim = simulate(features, labels, seed=seed, config=model_config(model))
     return sim.wss95, sim.recall_at_10, time.perf_counter() - t
 
 
 def rerank_time(
-    records: list[ScreeningRecord], labels: list[bool], n: int = 10_000
+    records: list[ScreeningRecord],
+    labels: list[bool],
+    n: int = 10_000,
+    model: str = "default",
+    vectors: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Seconds to re-rank ``n`` records after one more decision (median of 5), the features
     fitted once beforehand; ``n`` records made of the three sets' records, repeated with a
-    distinct suffix so that the vocabulary keeps growing."""
+    distinct suffix so that the vocabulary keeps growing (an embedding model: each copy keeps
+    its original's USE-m3 row, the vectors being computed once per Study, not per re-rank)."""
     recs = [
         ScreeningRecord(f"{r.title} v{k // len(records)}", r.abstract, r.terms)
         for k, r in enumerate(records * (n // len(records) + 1))
     ][:n]
     labs = (labels * (n // len(labels) + 1))[:n]
+    config = model_config(model)
+    rows = None if vectors is None else np.resize(vectors, (n, vectors.shape[1]))
     t = time.perf_counter()
-    features = build_features(recs)
+    features = build_features(recs, config.features, embedding=rows)
     feature_s = time.perf_counter() - t
-    ranker = Ranker(features, seed=1, config=ModelConfig(features=features.config))
+    ranker = Ranker(features, seed=1, config=config)
     decided = [i for i in range(0, n, 20)]  # 500 decisions so far
     ranker.decide_many((i, labs[i]) for i in decided)
     ranker.retrain()
@@ -175,6 +232,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="simulations run at once (each tool)")
     ap.add_argument("--reuse", action="store_true", help="read ASReview project files already made")
     ap.add_argument("--skip-asreview", action="store_true")
+    ap.add_argument("--model", choices=MODELS, default="default", help="litdesk's model")
+    ap.add_argument("--vectors", default=None, help="folder keeping the USE-m3 rows per set")
     ap.add_argument(
         "--cached-asreview-only",
         action="store_true",
@@ -191,13 +250,20 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     names = [s for s in args.sets.split(",") if s]
     exe = None if args.skip_asreview else ensure_asreview()
-    print(f"screening bench: sets {', '.join(names)}; seeds {seeds}", flush=True)
+    print(f"screening bench: sets {', '.join(names)}; seeds {seeds}; litdesk model {args.model}: "
+          f"{model_config(args.model).to_dict()}", flush=True)  # fmt: skip
 
     # litdesk first (every set and seed at once), then the peer
     t0 = time.perf_counter()
     jobs = [(n, s) for n in names for s in seeds]
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = dict(zip(jobs, pool.map(run_litdesk, *zip(*jobs, strict=True)), strict=True))
+        done = pool.map(
+            run_litdesk,
+            *zip(*jobs, strict=True),
+            [args.model] * len(jobs),
+            [args.vectors] * len(jobs),
+        )
+        results = dict(zip(jobs, done, strict=True))
     print(f"litdesk: {len(jobs)} simulations in {time.perf_counter() - t0:.0f} s", flush=True)
 
     peer: dict[tuple[str, int], tuple[list[int], float, bool]] = {}
@@ -237,11 +303,14 @@ def main() -> None:
 
     all_records: list[ScreeningRecord] = []
     all_labels: list[bool] = []
+    all_vectors: list[np.ndarray] = []
     rows = []
     for name in names:
         _, records, labels = load(name)
         all_records += records
         all_labels += labels
+        if args.model != "default":
+            all_vectors.append(use_vectors(name, records, args.vectors))
         ours = [results[(name, seed)] for seed in seeds]
         peer_seeds = [seed for seed in seeds if (name, seed) in peer]
         ours_w = [o[0] for o in ours]
@@ -301,7 +370,12 @@ def main() -> None:
             pairs = zip(r["litdesk_wss95_seeds"], r["asreview_wss95_seeds"], strict=False)
             print(f"{r['set']} WSS@95 per seed (litdesk / ASReview, same priors): "
                   + ", ".join(f"{a:.3f}/{b:.3f}" for a, b in pairs))  # fmt: skip
-    timing = rerank_time(all_records, all_labels)
+    timing = rerank_time(
+        all_records,
+        all_labels,
+        model=args.model,
+        vectors=np.vstack(all_vectors) if all_vectors else None,
+    )
     print(
         f"re-rank 10,000 records after a decision (500 decided): median {timing['rerank_median_s']:.3f} s, "
         f"max {timing['rerank_max_s']:.3f} s; CPU median {timing['rerank_cpu_median_s']:.3f} s, "

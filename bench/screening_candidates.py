@@ -26,6 +26,11 @@ centred) of title + abstract:
 * ``e2`` — the TF-IDF block and the USE-m3 block in one SVM (elas_u4's settings);
 * ``e3`` — the TF-IDF SVM and the USE-m3 SVM, standardised scores averaged.
 
+Fifth round (branch scr28e), a hand-over between the two models of ``e3``:
+
+* ``f1`` — ``(1 - w)·z(text) + w·z(USE-m3 SVM)``, ``w = 0.5 / n`` for n labelled includes;
+* ``f2`` — the same with ``w = 0.5 / n²``.
+
 ``--vectors DIR`` keeps each set's USE-m3 rows in ``DIR/<set>.use.npy`` (computed once,
 without labels) so that candidates and seeds share them.
 """
@@ -43,7 +48,7 @@ from typing import Any
 import numpy as np
 
 import litdesk.core.screening._ranker as ranker_module
-from litdesk.adapters.embeddings import UseEmbedder, WordLlamaEmbedder
+from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.core.screening import (
     FeatureConfig,
     ModelConfig,
@@ -53,27 +58,16 @@ from litdesk.core.screening import (
     simulate,
 )
 from litdesk.core.screening._model import _one, _scores
-from screening_bench import SETS, load
+from screening_bench import SETS, load, use_vectors
 
-CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3")
-USES = {"e1": "alone", "e2": "joint", "e3": "separate"}
+CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3", "f1", "f2")
+USES = {"e1": "alone", "e2": "joint", "e3": "separate", "f1": "handover", "f2": "handover"}
 RRF_K = 60  # Cormack, Clarke & Büttcher 2009
 
 
 def embed(records: list[ScreeningRecord]) -> Any:
     with tempfile.TemporaryDirectory() as cache:
         return WordLlamaEmbedder(Path(cache)).embed([r.text for r in records])
-
-
-def use_vectors(name: str, records: list[ScreeningRecord], folder: str | None) -> Any:
-    """USE-m3 rows of the set's title + abstract (kept in ``folder`` when given)."""
-    path = Path(folder) / f"{name}.use.npy" if folder else None
-    if path is not None and path.exists():
-        return np.load(path)
-    vectors = UseEmbedder().embed([r.text for r in records])
-    if path is not None:
-        np.save(path, vectors)
-    return vectors
 
 
 def rrf_fit_scores(columns: int) -> Any:
@@ -124,6 +118,7 @@ def main() -> None:
             name=f"scr28-{args.candidate}",
             features=features_config,
             embedding_use=USES.get(args.candidate, "joint"),  # type: ignore[arg-type]
+            handover_power=2 if args.candidate == "f2" else 1,
         )
         if args.candidate == "c3":
             ranker_module.feature_scores = rrf_fit_scores(features.embedding_columns)  # type: ignore[assignment]

@@ -405,3 +405,43 @@ def test_separate_models_average_their_standardised_scores():
     )
     with pytest.raises(ScreeningInputError):
         ModelConfig(embedding_use="mixed")  # type: ignore[arg-type]
+
+
+def test_handover_weighs_the_embedding_less_as_includes_are_labelled():
+    import numpy as np
+
+    from litdesk.core.screening import feature_scores, fit_scores, handover_weight
+
+    assert [handover_weight(n) for n in (0, 1, 2, 5, 10)] == [0.5, 0.5, 0.25, 0.1, 0.05]
+    assert [handover_weight(n, 2) for n in (1, 2, 10)] == [0.5, 0.125, 0.005]
+    records, labels = _synthetic(80, 8, seed=6)
+    vectors = _giveaway(labels)
+    fc = FeatureConfig(embedding="test-4", embedding_centred=False)
+    f = build_features(records, fc, embedding=vectors)
+    handover = ModelConfig(features=fc, embedding_use="handover")
+    separate = ModelConfig(features=fc, embedding_use="separate")
+    alone = ModelConfig(features=fc, embedding_use="alone")
+
+    def z(v):
+        return (v - v.mean()) / v.std()
+
+    included = [i for i, v in enumerate(labels) if v]
+    excluded = [i for i, v in enumerate(labels) if not v]
+    for n in (1, 2, 5):
+        rows = np.array(included[:n] + excluded[:20])
+        y = np.array([int(labels[i]) for i in rows])
+        text = z(fit_scores(handover, f.text, rows, y, 1))
+        emb = z(feature_scores(alone, f, rows, y, 1))
+        got = feature_scores(handover, f, rows, y, 1)
+        assert np.allclose(got, (1 - 0.5 / n) * text + (0.5 / n) * emb, atol=1e-6)
+        if n == 1:  # one include: the equal mean of "separate"
+            assert np.allclose(got, feature_scores(separate, f, rows, y, 1), atol=1e-9)
+        else:  # several: closer to the text model than "separate" is
+            assert (
+                np.abs(got - text).max()
+                < np.abs(feature_scores(separate, f, rows, y, 1) - text).max()
+            )
+    faster = ModelConfig(features=fc, embedding_use="handover", handover_power=2)
+    assert faster.to_dict()["combination"].endswith("w = 0.5 / includes^2")
+    with pytest.raises(ScreeningInputError):
+        ModelConfig(embedding_use="handover", handover_power=0)

@@ -36,7 +36,14 @@ from ._features import (
     embedding_block,
 )
 from ._metrics import recall_at, recall_curve, screened_to_recall, wss
-from ._model import EMBEDDING_USES, MODEL_KINDS, ModelConfig, feature_scores, fit_scores
+from ._model import (
+    EMBEDDING_USES,
+    MODEL_KINDS,
+    ModelConfig,
+    feature_scores,
+    fit_scores,
+    handover_weight,
+)
 from ._prisma import (
     BOXES,
     PrismaCheck,
@@ -114,6 +121,7 @@ __all__ = [
     "draw_priors",
     "estimate_remaining",
     "feature_scores",
+    "handover_weight",
     "fit_scores",
     "recall_at",
     "recall_curve",

@@ -15,6 +15,9 @@ later on two (bench/RESULTS.md, 2026-12-05), so it is not the default. An embedd
 (see :mod:`._features`) is read in the same matrix (``joint``), alone, or by its own SVM
 beside the text model (``separate``); with USE-m3 each of the three found Oud's includes later
 than the default on the development seeds (bench/RESULTS.md, branch scr28d), so none is.
+``handover`` (the embedding's weight shrinking as includes are labelled) found the last
+includes as early as the default but Jeyaraman's first ones one include later in 480
+(branch scr28e), so it is not the default either.
 """
 
 from __future__ import annotations
@@ -25,16 +28,25 @@ from typing import Any, Literal
 from ._errors import ScreeningInputError
 from ._features import FeatureConfig, Features
 
-__all__ = ["EMBEDDING_USES", "MODEL_KINDS", "ModelConfig", "feature_scores", "fit_scores"]
+__all__ = [
+    "EMBEDDING_USES",
+    "MODEL_KINDS",
+    "ModelConfig",
+    "feature_scores",
+    "fit_scores",
+    "handover_weight",
+]
 
 ModelKind = Literal["logistic", "nb", "svm"]
 MODEL_KINDS: tuple[ModelKind, ...] = ("logistic", "nb", "svm")
-EmbeddingUse = Literal["joint", "alone", "separate"]
+EmbeddingUse = Literal["joint", "alone", "separate", "handover"]
 #: how the model reads an embedding block: ``joint`` — one matrix, text and embedding side by
 #: side, in the classifiers; ``alone`` — a linear SVM on the embedding only (the text is not
 #: read; ASReview's elas_h3 shape); ``separate`` — the classifiers on the text and a linear SVM
-#: on the embedding, each one's scores standardised over every record, the two averaged
-EMBEDDING_USES: tuple[EmbeddingUse, ...] = ("joint", "alone", "separate")
+#: on the embedding, each one's scores standardised over every record, the two averaged;
+#: ``handover`` — as ``separate``, but the embedding's weight is ``0.5 / n ** power`` with n
+#: the includes among the labelled records (equal weight with one include, then less and less)
+EMBEDDING_USES: tuple[EmbeddingUse, ...] = ("joint", "alone", "separate", "handover")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +73,8 @@ class ModelConfig:
     embedding_svm_c: float = 0.067
     embedding_include_ratio: float = 9.724
     embedding_max_iter: int = 5000
+    #: ``handover``: the embedding's weight is ``0.5 / n ** handover_power`` (n includes)
+    handover_power: int = 1
 
     def __post_init__(self) -> None:
         if not self.classifiers or any(c not in MODEL_KINDS for c in self.classifiers):
@@ -71,6 +85,8 @@ class ModelConfig:
             raise ScreeningInputError(
                 f"embedding_use must be among {', '.join(EMBEDDING_USES)}", code="bad_model"
             )
+        if self.handover_power < 1:
+            raise ScreeningInputError("handover_power must be at least 1", code="bad_model")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -99,6 +115,11 @@ class ModelConfig:
                 }
             if self.embedding_use == "separate":
                 out["combination"] = "mean of standardised scores (text, embedding)"
+            if self.embedding_use == "handover":
+                out["combination"] = (
+                    "standardised scores, (1 - w) text + w embedding, "
+                    f"w = 0.5 / includes^{self.handover_power}"
+                )
         return out
 
 
@@ -179,7 +200,16 @@ def feature_scores(config: ModelConfig, features: Features, rows: Any, y: Any, s
     if config.embedding_use == "alone":
         return np.asarray(embedded, dtype=np.float64)
     text = fit_scores(config, features.text, rows, y, seed)
-    return (_standardised(text) + _standardised(embedded)) / 2.0
+    if config.embedding_use == "separate":
+        return (_standardised(text) + _standardised(embedded)) / 2.0
+    weight = handover_weight(int(np.asarray(y).sum()), config.handover_power)
+    return (1.0 - weight) * _standardised(text) + weight * _standardised(embedded)
+
+
+def handover_weight(includes: int, power: int = 1) -> float:
+    """The embedding model's weight under ``handover``: ``0.5 / n ** power`` for ``n``
+    included records among the labelled ones (at least 1)."""
+    return 0.5 / float(max(1, includes) ** power)
 
 
 def _scores(model: Any, matrix: Any) -> Any:
