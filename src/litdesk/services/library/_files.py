@@ -5,6 +5,7 @@ PDFs are, on this host and the others. The index, retrieval and answers build on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from litdesk._errors import LitdeskError
@@ -75,25 +76,42 @@ class LibraryFiles:
         return out
 
     def corpus(self) -> Corpus:
-        """The library's files (with a shared object store: the inbox brought up to the
-        store's first, see :meth:`Shelf.sync`; the other hosts' folder PDFs this host has
-        no copy of yet are listed as ``arriving`` and copied in the background, see
-        :meth:`look_shared`)."""
+        """The library's files (with a shared object store: the other hosts' uploads and
+        folder PDFs this host has no copy of yet are listed as ``arriving`` and copied in
+        the background, see :meth:`look_shared`; a listing never waits for a copy)."""
         if self.shelf.shared:  # this host's copies (an empty one is no missing folder)
             self.inbox.mkdir(parents=True, exist_ok=True)
             self.shared_pdfs.mirror.mkdir(parents=True, exist_ok=True)
-        self.shelf.sync(self.inbox)
+        uploads = self.look_uploads()
         pending = self.look_shared()
         corpus = discover(self.sources())
-        if pending:
+        if pending or uploads:
             taken = set(corpus.names())
+            found: list[tuple[str, str | None]] = [
+                (name, sha) for sha, names in pending.items() for name in names
+            ]
+            found += [(name, None) for name in uploads]
             corpus.arriving = sorted(
-                (name, sha)
-                for sha, names in pending.items()
-                for name in names
-                if name.lower().endswith(".pdf") and name not in taken
+                {(n, sha) for n, sha in found if n.lower().endswith(".pdf") and n not in taken},
+                key=lambda row: (row[0], row[1] or ""),
             )
         return corpus
+
+    def look_uploads(self) -> list[str]:
+        """The other hosts' uploads (the inbox's files in the object store) this host has
+        no copy of yet, by name (the store listed at most every ``object_store_sync_seconds``);
+        the copier thread brings them here in the background, like :meth:`look_shared`."""
+        if not self.shelf.shared:
+            return []
+        missing = self.shelf.look(self.inbox)
+        if missing:
+            _ = self.catalogue  # made here, not raced for by the copier and this thread
+            self.copier.start()
+        return sorted(missing)
+
+    def _bring_uploads(self, should_stop: Callable[[], bool]) -> int:
+        """The copier's part for the uploads (see :meth:`look_uploads`)."""
+        return self.shelf.bring(self.inbox, should_stop=should_stop)
 
     def _own(self) -> set[str]:
         """The content hashes this host's own sources hold (from the hash cache)."""
@@ -129,6 +147,7 @@ class LibraryFiles:
         self.shared_pdfs.look(self._own, force=True)
         self.wait_for_copies()
         self._remember_copies(self.shared_pdfs.copy())
+        self.shelf.sync(self.inbox, force=True)  # the other hosts' uploads too
 
     def _remember_copies(self, made: list[tuple[Path, str]]) -> None:
         if made:  # the hash was checked: never read again here
@@ -141,7 +160,10 @@ class LibraryFiles:
             return False
         made = self.shared_pdfs.sync(self._own, sha=sha)
         self._remember_copies(made)
-        return bool(made)
+        if made:
+            return True
+        # or one of the other hosts' uploads not copied yet (known by name only): now
+        return bool(self.shelf.look(self.inbox)) and self.shelf.bring(self.inbox) > 0
 
     def share(self, files: list[LibraryFile]) -> tuple[int, list[str]]:
         """Store the PDFs of this host's folders among ``files`` (not the inbox's, not the

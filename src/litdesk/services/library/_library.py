@@ -123,7 +123,7 @@ class Library(LibraryFiles):
         #: other hosts' folder PDFs (by content hash; a source of this library when shared)
         self.shared_pdfs = SharedPdfs(self.shelf, self.root / "pdfs")
         #: the thread copying them here (see :meth:`look_shared`)
-        self.copier = Copier(self.shared_pdfs, self._remember_copies)
+        self.copier = Copier(self.shared_pdfs, self._remember_copies, uploads=self._bring_uploads)
         self._sources_seen: tuple[tuple[Path, ...], ...] | None = None
 
     # --- plumbing -------------------------------------------------------------------
