@@ -64,7 +64,7 @@ def remember_run(
     store: Store,
     owner: str,
     run_id: str,
-    document: dict[str, Any],
+    document: dict[str, Any] | str,
     *,
     now: float | None = None,
     keep: int = RECENT_PER_OWNER,
@@ -77,7 +77,7 @@ def remember_run(
     _key(run_id, "search run id", 100)
     if keep < 1:
         raise InputError("keep at least one recent run", code="bad_argument")
-    text = dump_json(document)
+    text = document if isinstance(document, str) else dump_json(document)  # str: dumped
     if len(text.encode("utf-8")) > MAX_RUN_BYTES:
         raise InputError(f"a search run is over {MAX_RUN_BYTES:,} bytes", code="too_large")
     t = _epoch(now)
