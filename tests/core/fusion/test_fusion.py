@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from litdesk.core.fusion import (
     NAMESPACES,
     Sighting,
+    _fuse,
     fuse,
     group_identities,
     identity_keys,
@@ -149,3 +150,18 @@ def test_fuse_is_deterministic_and_total(ps: list[Paper]) -> None:
     hits = fuse(sightings)
     assert sum(len(h.records) for h in hits) == len(sightings)
     assert [h.to_dict() for h in hits] == [h.to_dict() for h in fuse(list(reversed(sightings)))]
+
+
+@given(st.lists(papers(), max_size=12), st.lists(st.integers(1, 3), min_size=12, max_size=12))
+@settings(max_examples=150, deadline=None)
+def test_fused_order_is_the_full_keys_order(ps: list[Paper], ranks: list[int]) -> None:
+    """The record key (a whole record's JSON) is made only for ties; the order is the one
+    sorting by the whole key gives (few ranks and ids: many ties)."""
+    sightings = [S("a" if i % 2 else "b", ranks[i], p) for i, p in enumerate(ps)]
+    hits = _fuse._hits(sightings)
+    assert fuse(sightings) == sorted(hits, key=_fuse._tiebreak)
+    by_rank = sorted(
+        hits,
+        key=lambda h: (min(c.rank for c in h.contributions), h.paper.id, _fuse._tiebreak(h)[2]),
+    )
+    assert provider_order(sightings) == by_rank

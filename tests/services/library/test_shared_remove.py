@@ -156,8 +156,8 @@ class _Gated:
     """An object store whose reads of PDFs wait until the test opens the gate (a store
     far away, or a large library: copies that take longer than any page may wait)."""
 
-    def __init__(self, inner: ObjectStore) -> None:
-        self.inner = inner
+    def __init__(self, inner: ObjectStore, held: str = "library/pdfs/") -> None:
+        self.inner, self.held = inner, held
         self.gate = threading.Event()
         self.waiting = 0
 
@@ -168,7 +168,7 @@ class _Gated:
         self.inner.put(key, data)
 
     def get(self, key: str) -> bytes:
-        if key.startswith("library/pdfs/"):
+        if key.startswith(self.held):
             self.waiting += 1
             assert self.gate.wait(120), "the test never opened the gate"
         return self.inner.get(key)
@@ -218,3 +218,42 @@ def test_a_listing_never_waits_for_copies_they_arrive_in_the_background(
         assert (view.total, view.arriving) == (4, [])
         assert sorted(f["file"] for f in view.files) == sorted(p.name for p in pdfs)
         assert {f["origin"] for f in view.files} == {"shared"}
+
+
+def test_other_hosts_uploads_arrive_in_the_background_a_listing_never_waits(
+    hosts: dict[str, Settings], tmp_path: Path
+) -> None:
+    pdfs = [write_pdf(tmp_path / "up" / f"u{n}.pdf", [f"Upload {n}. {TEXT}"]) for n in range(3)]
+    with open_app_sync(hosts["a"]) as a:
+        up = UploadRequest(tuple(Upload(p.name, io.BytesIO(p.read_bytes())) for p in pdfs))
+        assert len(a.library.upload(up, owner="ana").stored) == 3
+    with open_app_sync(hosts["b"]) as b:
+        gated = _Gated(b.pdfs.shelf.objects, held="library/inbox/")
+        b.pdfs.shelf.objects = gated
+        inbox = b.pdfs.inbox
+        try:
+            start = time.monotonic()
+            view = b.library.view(LibraryPageRequest(), owner=b.owner)
+            status = b.library.status(owner=b.owner)
+            took = time.monotonic() - start
+            # two listings while every download is stuck: both answer at once, honestly
+            assert took < 5, took
+            deadline = time.monotonic() + 30
+            while not gated.waiting and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert gated.waiting == 1  # the copier is at its first upload, the pages are not
+            names = sorted(p.name for p in pdfs)
+            assert view.total == 0 and view.files == []
+            assert view.to_dict()["arriving"] == [{"file": n, "sha256": None} for n in names]
+            assert sorted(r["file"] for r in status.arriving) == names
+            # an upload here of a name on its way is refused, as one already here would be
+            again = UploadRequest((Upload(names[0], io.BytesIO(pdfs[0].read_bytes())),))
+            refused = b.library.upload(again, owner="ben").refused
+            assert [r["code"] for r in refused] == ["name_exists"], refused
+        finally:
+            gated.gate.set()
+        assert b.pdfs.wait_for_copies(timeout=120)
+        view = b.library.view(LibraryPageRequest(), owner=b.owner)
+        assert (view.total, view.arriving) == (3, [])
+        assert sorted((f["file"], f["origin"]) for f in view.files) == [(n, "inbox") for n in names]
+        assert all((inbox / p.name).read_bytes() == p.read_bytes() for p in pdfs)

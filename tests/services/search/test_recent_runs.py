@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from tests.faces.web._server import epmc_body, epmc_record, write_cassette
 
 from litdesk._errors import NotFoundError
@@ -141,4 +142,28 @@ def test_store_bound_age_and_owner(settings) -> None:
         assert count_recent_runs(store, "bob") == 0 and count_recent_runs(store, "ana") == 0
         assert count_recent_runs(store, "cyd") == 1
     finally:
+        store.dispose()
+
+
+def test_expired_runs_are_dropped_at_most_once_a_minute_of_writes(settings) -> None:
+    store = open_store(settings.resolved_database_url())
+    deletes: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_a: object) -> None:
+        if statement.lstrip().upper().startswith("DELETE") and "seen_at <" in statement:
+            deletes.append(statement)
+
+    sa.event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        t0 = 2_000_000.0
+        remember_run(store, "ana", "old", {"n": 0}, now=t0)
+        assert len(deletes) == 1
+        for i in range(5):  # a search a second: no scan of everyone's runs each time
+            remember_run(store, "bob", f"b{i}", {"n": i}, now=t0 + 86_400 + 1 + i)
+        assert len(deletes) == 2  # the first write a minute on dropped the expired run
+        assert count_recent_runs(store, "ana") == 0
+        remember_run(store, "bob", "b9", {"n": 9}, now=t0 + 86_400 + 62)
+        assert len(deletes) == 3
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", seen)
         store.dispose()

@@ -69,6 +69,7 @@ __all__ = [
     "require_document",
     "require_paper",
     "require_run",
+    "require_role",
     "require_study",
     "schema_state",
     "session_account",
@@ -328,7 +329,11 @@ def _allows(role: str | None, need: Need) -> bool:
 def require_study(conn: Connection, account: str, study_id: str, need: Need) -> str:
     """The account's role in the Study, when it allows ``need``; otherwise
     :class:`NotFoundError` (not a member) or :class:`NotPermitted` (role too low)."""
-    role = study_role(conn, account, study_id)
+    return require_role(study_role(conn, account, study_id), need)
+
+
+def require_role(role: str | None, need: Need) -> str:
+    """:func:`require_study` of a role already read (``None``: not a member)."""
     if role is None:
         raise NotFoundError("no such Study", code="study_not_found")
     if not _allows(role, need):

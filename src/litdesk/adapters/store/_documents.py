@@ -27,6 +27,7 @@ __all__ = [
     "insert_document",
     "list_documents",
     "replace_document",
+    "study_imports",
 ]
 
 DOCUMENT_TABLES: Final = {"notes": notes, "evidence": evidence, "imports": imports}
@@ -148,6 +149,21 @@ def list_documents(
             )
         )
     return out
+
+
+def study_imports(
+    conn: Connection, study_id: str, *, memo: dict[Any, Any] | None = None
+) -> list[DocumentRow]:
+    """A Study's import traces, oldest first (100,000 at most); with ``memo`` (the store's
+    snapshot memo) read once per snapshot — a Study's page names them and lists them."""
+    key = ("study imports", study_id)
+    if memo is not None and key in memo:
+        found: list[DocumentRow] = memo[key]
+        return found
+    rows = list_documents(conn, "imports", study_id=study_id, limit=100_000)
+    if memo is not None:
+        memo[key] = rows
+    return rows
 
 
 def count_documents(conn: Connection, kind: str, *, visible_to: str | None = None) -> int:

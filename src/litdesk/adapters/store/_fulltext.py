@@ -13,7 +13,7 @@ from typing import Final, Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ._schema import metadata
+from ._schema import metadata, study_papers
 
 __all__ = [
     "LINK_STATES",
@@ -28,6 +28,7 @@ __all__ = [
     "read_state",
     "study_fulltext_checks",
     "study_pdf_links",
+    "study_retrieval",
 ]
 
 _ID: Final = 64
@@ -161,6 +162,44 @@ def fulltext_checks(conn: Connection, study_id: str) -> dict[str, FulltextCheckR
         )
         for r in rows
     }  # fmt: skip
+
+
+def study_retrieval(
+    conn: Connection, study_id: str
+) -> tuple[set[str], dict[str, PdfLinkRow], dict[str, FulltextCheckRow]]:
+    """The ids of the Study's papers with the PDF link and latest full-text check of each
+    that has one — what ``study_paper_ids``, :func:`pdf_links` and :func:`fulltext_checks`
+    answer for the Study's papers, in one statement."""
+    sp, lk, ck = study_papers.c, study_pdf_links, study_fulltext_checks
+    query = (
+        sa.select(
+            sp.paper_id.label("pid"),
+            *(c.label(f"l_{c.name}") for c in lk.c if c.name not in ("study_id", "paper_id")),
+            lk.c.paper_id.label("l_paper_id"),
+            *(c.label(f"c_{c.name}") for c in ck.c if c.name not in ("study_id", "paper_id")),
+            ck.c.paper_id.label("c_paper_id"),
+        )
+        .select_from(study_papers)
+        .outerjoin(lk, sa.and_(lk.c.study_id == sp.study_id, lk.c.paper_id == sp.paper_id))
+        .outerjoin(ck, sa.and_(ck.c.study_id == sp.study_id, ck.c.paper_id == sp.paper_id))
+        .where(sp.study_id == study_id)
+    )
+    ids: set[str] = set()
+    pdfs: dict[str, PdfLinkRow] = {}
+    checks: dict[str, FulltextCheckRow] = {}
+    for r in conn.execute(query):
+        ids.add(r.pid)
+        if r.l_paper_id is not None:
+            pdfs[r.pid] = PdfLinkRow(
+                study_id, r.pid, r.l_sha256, r.l_file, r.l_how, r.l_detail,
+                read_state(r.l_state), r.l_by, r.l_at,
+            )  # fmt: skip
+        if r.c_paper_id is not None:
+            checks[r.pid] = FulltextCheckRow(
+                study_id, r.pid, bool(r.c_available), r.c_pmcid, r.c_licence,
+                r.c_source_url, r.c_reason, r.c_by, r.c_checked_at,
+            )  # fmt: skip
+    return ids, pdfs, checks
 
 
 def put_fulltext_check(conn: Connection, row: FulltextCheckRow) -> None:

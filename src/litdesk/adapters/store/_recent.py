@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -23,6 +24,7 @@ from ._schema import recent_runs
 from ._search import MAX_RUN_BYTES
 
 __all__ = [
+    "PRUNE_EVERY",
     "RECENT_MAX_AGE",
     "RECENT_PER_OWNER",
     "count_recent_runs",
@@ -36,6 +38,11 @@ RECENT_PER_OWNER: Final = 50
 #: a run older than this (seconds since last shown) is dropped
 RECENT_MAX_AGE: Final = 86_400.0
 _RECENT_LOCK: Final = 1909102047
+#: seconds between two drops of everyone's expired runs by one store (a search writes its
+#: run each time; the expired ones are never served meanwhile: reads check the age)
+PRUNE_EVERY: Final = 60.0
+#: when each store last dropped the expired runs (the ``now`` of that write)
+_PRUNED: weakref.WeakKeyDictionary[Store, float] = weakref.WeakKeyDictionary()
 
 
 def _epoch(now: float | None) -> float:
@@ -57,19 +64,20 @@ def remember_run(
     store: Store,
     owner: str,
     run_id: str,
-    document: dict[str, Any],
+    document: dict[str, Any] | str,
     *,
     now: float | None = None,
     keep: int = RECENT_PER_OWNER,
     max_age: float = RECENT_MAX_AGE,
 ) -> None:
     """Keep (or refresh) ``owner``'s run ``run_id``; then drop the owner's runs beyond the
-    newest ``keep`` and everyone's runs older than ``max_age`` — one transaction."""
+    newest ``keep`` and everyone's runs older than ``max_age`` (the latter at most once per
+    :data:`PRUNE_EVERY` seconds of ``now`` per store) — one transaction."""
     _key(owner, "owner", 200)
     _key(run_id, "search run id", 100)
     if keep < 1:
         raise InputError("keep at least one recent run", code="bad_argument")
-    text = dump_json(document)
+    text = document if isinstance(document, str) else dump_json(document)  # str: dumped
     if len(text.encode("utf-8")) > MAX_RUN_BYTES:
         raise InputError(f"a search run is over {MAX_RUN_BYTES:,} bytes", code="too_large")
     t = _epoch(now)
@@ -83,7 +91,10 @@ def remember_run(
                 set_={"run": insert.excluded.run, "seen_at": insert.excluded.seen_at},
             )
         )
-        conn.execute(sa.delete(recent_runs).where(recent_runs.c.seen_at < t - max_age))
+        last = _PRUNED.get(store)
+        if last is None or abs(t - last) >= PRUNE_EVERY:
+            conn.execute(sa.delete(recent_runs).where(recent_runs.c.seen_at < t - max_age))
+            _PRUNED[store] = t
         newest = (
             sa.select(recent_runs.c.id)
             .where(recent_runs.c.owner == owner)

@@ -15,7 +15,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import InputError, IntegrityError, NotFoundError
 from litdesk.core.records import Paper, split_arxiv
 
 from ._accounts import (
@@ -32,15 +32,19 @@ from ._documents import (
     insert_document,
     list_documents,
     replace_document,
+    study_imports,
 )
 from ._engine import StoredDataInvalid, dump_json, sources_changed
 from ._memo import stored_paper
 from ._schema import (
+    evidence,
+    notes,
     paper_keys,
     paper_savers,
     papers,
     search_runs,
     studies,
+    study_members,
     study_papers,
     study_search_runs,
 )
@@ -61,10 +65,12 @@ __all__ = [
     "find_paper_ids",
     "find_study_paper_ids",
     "find_visible_ids",
+    "own_rows_by_key",
     "get_document",
     "get_paper",
     "get_papers",
     "get_study",
+    "get_study_role",
     "identity_keys",
     "import_ids_by_digest",
     "insert_document",
@@ -81,7 +87,9 @@ __all__ = [
     "rename_study",
     "replace_document",
     "set_status",
+    "study_imports",
     "study_run_ids",
+    "study_totals",
     "update_paper",
     "update_papers",
 ]
@@ -164,10 +172,42 @@ def _study_links(viewer: str) -> sa.ColumnElement[bool]:
     return sa.and_(live, study_papers.c.study_id.in_(member_studies(viewer)))
 
 
-def find_visible_ids(conn: Connection, keys: Sequence[str], *, viewer: str) -> dict[str, str]:
+def own_rows_by_key(
+    conn: Connection, keys: Sequence[str], *, viewer: str
+) -> dict[str, tuple[str, PaperRow | None]]:
+    """``{key: (paper id, record)}`` of ``viewer``'s own records stored under ``keys``,
+    with its reading status — one statement: the key's lookup and the record's read at
+    once (what :func:`find_paper_ids` then :func:`get_paper` answer for a record of the
+    viewer's own). The record is ``None`` when its stored text is invalid (:func:`get_paper`
+    says why). Another owner's records are never named."""
+    out: dict[str, tuple[str, PaperRow | None]] = {}
+    on = sa.and_(paper_keys.c.owner == papers.c.owner, paper_keys.c.paper_id == papers.c.id)
+    for chunk in _chunks(keys):
+        query = (
+            _select_papers(viewer)
+            .add_columns(paper_keys.c.key.label("paper_key"))
+            .join(paper_keys, on)
+            .where(paper_keys.c.owner == viewer, paper_keys.c.key.in_(chunk))
+        )
+        for row in conn.execute(query):
+            try:
+                out[row.paper_key] = (row.id, _paper_row(row))
+            except IntegrityError:
+                out[row.paper_key] = (row.id, None)
+    return out
+
+
+def find_visible_ids(
+    conn: Connection,
+    keys: Sequence[str],
+    *,
+    viewer: str,
+    own: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """``{key: paper id}`` for the keys of the records ``viewer`` may read: its own first,
-    then those of the Studies it belongs to (``local`` reads every record)."""
-    out = find_paper_ids(conn, keys, owner=viewer)
+    then those of the Studies it belongs to (``local`` reads every record). ``own``: the
+    viewer's own keys among ``keys`` when the caller has read them already."""
+    out = dict(own) if own is not None else find_paper_ids(conn, keys, owner=viewer)
     rest = [k for k in dict.fromkeys(keys) if k not in out]
     for chunk in _chunks(rest):
         query = (
@@ -532,6 +572,21 @@ def count_papers(
     return int(conn.execute(_count_query(study_id, status, visible_to)).scalar_one())
 
 
+def study_totals(conn: Connection, study_id: str) -> tuple[int, int, int]:
+    """How many papers (as :func:`count_papers` counts them), notes and evidence records
+    the Study holds, in one statement."""
+    counted = [
+        _count_query(study_id, None, None).scalar_subquery(),
+        *(
+            sa.select(sa.func.count()).select_from(t).where(t.c.study_id == study_id)
+            .scalar_subquery()
+            for t in (notes, evidence)
+        ),
+    ]  # fmt: skip
+    row = conn.execute(sa.select(*counted)).one()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
 #: the statements of the saved list, built once per shape and account (an immutable
 #: statement is shared; building one is most of the Python a team request's list costs)
 @lru_cache(maxsize=512)
@@ -638,11 +693,31 @@ def get_study(conn: Connection, ref: str, *, account: str) -> StudyRow:
     single-user owner, sees every Study). A name shared by several of those is refused
     (:class:`AmbiguousStudy`, asking for the id); a name only others' private Studies carry
     is not found, like any unknown name. Whether the account may use the Study is the
-    caller's check (``require_study``)."""
+    caller's check (``require_study``, or :func:`get_study_role`'s role)."""
+    return get_study_role(conn, ref, account=account)[0]
+
+
+def _member_role(account: str) -> sa.ColumnElement[Any]:
+    """The account's membership role in the row's Study (``NULL``: none), as a column."""
+    if account == LOCAL_OWNER:
+        return sa.null().label("member_role")
+    return (
+        sa.select(study_members.c.role)
+        .where(study_members.c.study_id == studies.c.id, study_members.c.account_id == account)
+        .scalar_subquery()
+        .label("member_role")
+    )
+
+
+def get_study_role(conn: Connection, ref: str, *, account: str) -> tuple[StudyRow, str | None]:
+    """:func:`get_study` with the account's role in the Study (``owner``, ``editor``,
+    ``viewer``; ``None``: not a member), read in the same statement: the role
+    ``require_study`` would read in two more."""
     alive = studies.c.id.not_in(deleted_studies())  # a deleted Study is in its trash
-    row = conn.execute(sa.select(studies).where(studies.c.id == ref, alive)).first()
+    chosen = sa.select(studies, _member_role(account))
+    row = conn.execute(chosen.where(studies.c.id == ref, alive)).first()
     if row is None:
-        named = sa.select(studies).where(studies.c.name == ref, alive)
+        named = chosen.where(studies.c.name == ref, alive)
         order = (studies.c.created_at, studies.c.id)
         own = conn.execute(named.where(studies.c.owner == account).order_by(*order)).all()
         if len(own) > 1:  # a co-owner named one of them like another (see rename_study)
@@ -670,7 +745,8 @@ def get_study(conn: Connection, ref: str, *, account: str) -> StudyRow:
         # another account's look the same (the single-user owner sees what it typed)
         what = f"no Study {ref[:200]!r}" if account == LOCAL_OWNER else "no such Study"
         raise NotFoundError(what, code="study_not_found")
-    return StudyRow(row.id, row.name, row.description, row.created_at)
+    role = "owner" if account in (LOCAL_OWNER, row.owner) else row.member_role
+    return StudyRow(row.id, row.name, row.description, row.created_at), role
 
 
 def _study_list() -> sa.Select[Any]:

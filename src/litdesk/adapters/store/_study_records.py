@@ -20,6 +20,7 @@ __all__ = [
     "SourceRow",
     "StudyRecordRow",
     "count_by_database",
+    "count_records_by_database",
     "count_records",
     "covered_papers",
     "delete_source",
@@ -243,6 +244,41 @@ def run_document(conn: Connection, run_id: str) -> Any:
     """A stored search run's document (validated by its reader)."""
     row = conn.execute(sa.select(search_runs.c.run).where(search_runs.c.id == run_id)).first()
     return None if row is None else load_json(row.run, what="search run")
+
+
+def count_records_by_database(
+    conn: Connection, study_id: str
+) -> tuple[RecordCounts, dict[str, int]]:
+    """:func:`count_records` and :func:`count_by_database` in one statement."""
+    c = study_records.c
+    where = c.study_id == study_id
+    overall = sa.select(
+        sa.literal(0).label("part"),
+        sa.null().label("db"),
+        sa.func.count().label("n"),
+        sa.func.count(c.grp).label("grouped"),
+        sa.func.count(sa.distinct(c.grp)).label("groups"),
+    ).where(where)
+    per = (
+        sa.select(
+            sa.literal(1).label("part"),
+            c.database.label("db"),
+            sa.func.count().label("n"),
+            sa.literal(0).label("grouped"),
+            sa.literal(0).label("groups"),
+        )
+        .where(where)
+        .group_by(c.database)
+    )
+    counts = RecordCounts(0, 0, 0, 0)
+    by_db: dict[str, int] = {}
+    for r in conn.execute(sa.union_all(overall, per).order_by("part", "db")):
+        if r.part == 0:
+            records, grouped = int(r.n), int(r.grouped)
+            counts = RecordCounts(records, grouped, int(r.groups), records - grouped)
+        else:
+            by_db[str(r.db)] = int(r.n)
+    return counts, by_db
 
 
 def count_by_database(conn: Connection, study_id: str) -> dict[str, int]:

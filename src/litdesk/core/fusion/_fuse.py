@@ -9,7 +9,7 @@ reciprocal rank fusion: ``score = Σ over lanes 1 / (k + best rank in that lane)
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -123,6 +123,8 @@ def _stable(p: Paper) -> str:
 def canonical_order(records: Sequence[Sighting]) -> list[Sighting]:
     """MED- from Europe PMC, MED- from OpenAlex, other MED-, PMC-, other Europe PMC,
     OpenAlex, the rest; ties by completeness, then a stable key."""
+    if len(records) < 2:  # nothing to order (the stable key is a whole record's JSON)
+        return list(records)
     return sorted(
         records,
         key=lambda s: (_source_rank(s), -_completeness(s.paper), _stable(s.paper), s.lane, s.rank),
@@ -244,12 +246,27 @@ def _tiebreak(h: Hit) -> tuple[float, str, str]:
 
 def fuse(sightings: Sequence[Sighting]) -> list[Hit]:
     """Group, merge and rank by reciprocal rank fusion (k = 60), deterministically."""
-    return sorted(_hits(sightings), key=_tiebreak)
+    return _tie_sorted(_hits(sightings), lambda h: (-h.score, h.paper.id))
+
+
+def _tie_sorted(hits: list[Hit], head: Callable[[Hit], tuple[Any, ...]]) -> list[Hit]:
+    """``hits`` sorted by ``head`` then :func:`_tiebreak`'s record key — the order of
+    sorting by both at once, with the record key (a whole record's JSON) made only for
+    hits whose ``head`` ties."""
+    ordered = sorted(hits, key=head)
+    out: list[Hit] = []
+    i = 0
+    while i < len(ordered):
+        j = i + 1
+        while j < len(ordered) and head(ordered[j]) == head(ordered[i]):
+            j += 1
+        run = ordered[i:j]
+        out += sorted(run, key=lambda h: _tiebreak(h)[2]) if len(run) > 1 else run
+        i = j
+    return out
 
 
 def provider_order(sightings: Sequence[Sighting]) -> list[Hit]:
     """Group and merge, keeping the provider's own order (best native rank first)."""
     hits = _hits(sightings)
-    return sorted(
-        hits, key=lambda h: (min(c.rank for c in h.contributions), h.paper.id, _tiebreak(h)[2])
-    )
+    return _tie_sorted(hits, lambda h: (min(c.rank for c in h.contributions), h.paper.id))

@@ -144,7 +144,7 @@ def list_(as_json: bool = JSON) -> None:
 
         names = ", ".join(r["file"] for r in status.arriving)
         console.print(
-            f"{plural(len(status.arriving), 'PDF')} from the other servers' folders still "
+            f"{plural(len(status.arriving), 'PDF')} from the other servers (folders, uploads) still "
             f"being copied here (`litdesk library index` copies them at once): {names}",
             markup=False,
         )

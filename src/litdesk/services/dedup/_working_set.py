@@ -132,8 +132,7 @@ def identification(
     how often the records are checked to be in step with the sources (a diagnostic,
     logged; without it, every time)."""
     with store.read() as conn:
-        counts = study_records.count_records(conn, study_id)
-        per = study_records.count_by_database(conn, study_id)
+        counts, per = study_records.count_records_by_database(conn, study_id)
         if (checks is None or checks.due(study_id)) and not in_step(conn, study_id):
             log.warning("the Study %s's records are out of step with its sources", study_id)
     return Identification(per, counts.records, counts.working_set, counts.pending)

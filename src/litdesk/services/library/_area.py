@@ -317,9 +317,12 @@ class LibraryArea:
             )
         lib = self._pdfs
         inbox = lib.inbox
-        lib.shelf.sync(inbox, force=True)  # another host's uploads of these names, just now
+        lib.shelf.look(inbox, force=True)  # another host's uploads of these names, just now
         corpus = lib.corpus()
         taken = {f.name: _where(f) for f in corpus.files}
+        for name, sha in corpus.arriving:  # another host's upload on its way: taken all the same
+            if sha is None:
+                taken.setdefault(name, _WHERE["inbox"])
         hashes: dict[str, str] = {}
         known = lib.known_hashes(corpus.files)  # files never hashed: the index finds them
         for f in corpus.files:
@@ -594,6 +597,6 @@ def _counts(entries: dict[str, Entry], hashes: dict[Path, str], total: int) -> I
     return IndexCounts(indexed=ok, excluded=excluded, waiting=total - ok - excluded)
 
 
-def _arriving(pending: list[tuple[str, str]]) -> list[ArrivingRow]:
-    """The other hosts' PDFs not copied here yet, as rows."""
+def _arriving(pending: list[tuple[str, str | None]]) -> list[ArrivingRow]:
+    """The other hosts' PDFs not copied here yet, as rows (an upload's hash: ``None``)."""
     return [ArrivingRow(file=name, sha256=sha) for name, sha in pending]

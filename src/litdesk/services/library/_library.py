@@ -55,12 +55,13 @@ from ._answering import abstained, near_misses, not_answered, with_note, write_p
 from ._bridging import WordVectors
 from ._catalogue import Catalogue, Entry, StoredChunk
 from ._feed import IndexFeed, vector_loader
+from ._files import LibraryFiles
 from ._indexer import IndexReport, OnFile, Progress, ShouldStop, hash_files, index_files
 from ._ivf import IvfLayout, IvfStore, LoadVectors
 from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
-from ._shared import SHARED_ORIGIN, Copier, SharedPdf, SharedPdfs, hash_rows
+from ._shared import Copier, SharedPdfs
 from ._shelf import Shelf
-from ._sources import Corpus, LibraryFile, Source, add_source, discover, load_added, remove_source
+from ._sources import LibraryFile
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
 
@@ -70,7 +71,7 @@ Lookup = Callable[[str, str], Paper | None]
 LANGUAGE_SAMPLE = 8
 
 
-class Library:
+class Library(LibraryFiles):
     """The local PDF library of one data directory."""
 
     def __init__(
@@ -122,7 +123,7 @@ class Library:
         #: other hosts' folder PDFs (by content hash; a source of this library when shared)
         self.shared_pdfs = SharedPdfs(self.shelf, self.root / "pdfs")
         #: the thread copying them here (see :meth:`look_shared`)
-        self.copier = Copier(self.shared_pdfs, self._remember_copies)
+        self.copier = Copier(self.shared_pdfs, self._remember_copies, uploads=self._bring_uploads)
         self._sources_seen: tuple[tuple[Path, ...], ...] | None = None
 
     # --- plumbing -------------------------------------------------------------------
@@ -135,12 +136,6 @@ class Library:
     def store(self) -> Store:
         """The app's store (the chat history's rows)."""
         return self._store
-
-    @property
-    def catalogue(self) -> Catalogue:
-        if self._cat is None:
-            self._cat = Catalogue(self.root, self._store, shelf=self.shelf)
-        return self._cat
 
     def __enter__(self) -> Library:
         return self
@@ -192,166 +187,6 @@ class Library:
     def embedder_id(self) -> str:
         """The embedder's name as the index entries are keyed (``wordllama-l2-256``)."""
         return self._embedder_name
-
-    def known_hashes(self, files: list[LibraryFile]) -> dict[Path, str]:
-        """SHA-256 of ``files`` from the hash cache only (unchanged size and mtime); files
-        never hashed are left out (nothing is read)."""
-        cache = self.catalogue.cached_hashes()
-        out: dict[Path, str] = {}
-        for f in files:
-            hit = cache.get(str(f.path))
-            if hit is None:
-                continue
-            try:
-                st = f.path.stat()
-            except OSError:
-                continue
-            if hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
-                out[f.path] = hit[2]
-        return out
-
-    # --- sources --------------------------------------------------------------------
-    @property
-    def inbox(self) -> Path:
-        """Where uploaded PDFs go: the ``inbox_dir`` setting, else ``library/inbox`` in
-        the data dir."""
-        return self.settings.inbox_dir or self.root / "inbox"
-
-    def sources(self) -> list[Source]:
-        """The sources in their order (earlier wins on a duplicate file name): folders and
-        files added with ``library add``, the inbox (flat), the settings' folders."""
-        out = [Source(p, True, "added") for p in load_added(self.data_dir)]
-        if self.settings.inbox_dir is not None or self.shelf.shared or self.inbox.is_dir():
-            out.append(Source(self.inbox, False, "inbox"))
-        out += [Source(Path(p), True, "settings") for p in self.settings.library_dirs]
-        if self.shelf.shared:  # the other hosts' folder PDFs, last (see _shared)
-            out.append(Source(self.shared_pdfs.mirror, True, SHARED_ORIGIN))
-        return out
-
-    def corpus(self) -> Corpus:
-        """The library's files (with a shared object store: the inbox brought up to the
-        store's first, see :meth:`Shelf.sync`; the other hosts' folder PDFs this host has
-        no copy of yet are listed as ``arriving`` and copied in the background, see
-        :meth:`look_shared`)."""
-        if self.shelf.shared:  # this host's copies (an empty one is no missing folder)
-            self.inbox.mkdir(parents=True, exist_ok=True)
-            self.shared_pdfs.mirror.mkdir(parents=True, exist_ok=True)
-        self.shelf.sync(self.inbox)
-        pending = self.look_shared()
-        corpus = discover(self.sources())
-        if pending:
-            taken = set(corpus.names())
-            corpus.arriving = sorted(
-                (name, sha)
-                for sha, names in pending.items()
-                for name in names
-                if name.lower().endswith(".pdf") and name not in taken
-            )
-        return corpus
-
-    def _own(self) -> set[str]:
-        """The content hashes this host's own sources hold (from the hash cache)."""
-        mine = [s for s in self.sources() if s.origin != SHARED_ORIGIN]
-        return set(self.known_hashes(discover(mine).files).values())
-
-    def look_shared(self) -> dict[str, list[str]]:
-        """The other hosts' folder PDFs this host has no copy of yet (the store listed at
-        most every ``object_store_sync_seconds``), ``{sha: [name, …]}``; a copier thread
-        brings them here in the background (a page never waits for it)."""
-        if not self.shelf.shared:
-            return {}
-        signature = (tuple(load_added(self.data_dir)), tuple(map(Path, self.settings.library_dirs)))
-        if signature != self._sources_seen:  # a source removed (maybe by another process)
-            self._sources_seen = signature
-            self.shared_pdfs.forget_mine()
-        pending = self.shared_pdfs.look(self._own)
-        if pending:
-            _ = self.catalogue  # made here, not raced for by the copier and this thread
-            self.copier.start()
-        return pending
-
-    def wait_for_copies(self, timeout: float | None = None) -> bool:
-        """Wait for the copier thread (tests, the index); whether it is done."""
-        return self.copier.wait(timeout)
-
-    def bring_shared(self) -> None:
-        """Copy every PDF of the other hosts this host lacks, here and now (the index
-        reads them: an index job or ``litdesk library index``, never a page)."""
-        if not self.shelf.shared:
-            return
-        self.shared_pdfs.mirror.mkdir(parents=True, exist_ok=True)
-        self.shared_pdfs.look(self._own, force=True)
-        self.wait_for_copies()
-        self._remember_copies(self.shared_pdfs.copy())
-
-    def _remember_copies(self, made: list[tuple[Path, str]]) -> None:
-        if made:  # the hash was checked: never read again here
-            self.catalogue.remember_hashes(hash_rows(made))
-
-    def fetch_shared(self, sha: str) -> bool:
-        """Copy the other hosts' folder PDF ``sha`` at once when this host lacks it (a page
-        asks for it by its hash); whether it was copied."""
-        if not self.shelf.shared:
-            return False
-        made = self.shared_pdfs.sync(self._own, sha=sha)
-        self._remember_copies(made)
-        return bool(made)
-
-    def share(self, files: list[LibraryFile]) -> tuple[int, list[str]]:
-        """Store the PDFs of this host's folders among ``files`` (not the inbox's, not the
-        copies) for the other hosts, by content hash (hashed now where never hashed); how
-        many were offered and what could not be stored."""
-        mine = [f for f in files if f.origin not in ("inbox", SHARED_ORIGIN)]
-        if not self.shelf.shared or not mine:
-            return 0, []
-        hashes = hash_files(self.catalogue, mine)
-        pdfs = [SharedPdf(f.path, hashes[f.path], f.name) for f in mine if f.path in hashes]
-        return len(pdfs), self.shared_pdfs.publish(pdfs)
-
-    def catch_up(self) -> None:
-        """Store the index vectors and protocols this host kept before the object store was
-        shared (once per process; see :meth:`Shelf.catch_up`)."""
-        if self.shelf.shared:
-            self.shelf.catch_up(self.catalogue.vectors_dir)
-            self.shelf.catch_up(self.root / "protocols")
-
-    def publish_upload(self, name: str) -> None:
-        """Keep the PDF ``name`` just stored in the inbox for every host (the object
-        store); if the store refuses it, the file leaves the inbox and the error is raised."""
-        path = self.inbox / name
-        try:
-            self.shelf.publish(path)
-        except LitdeskError:
-            path.unlink(missing_ok=True)
-            raise
-
-    def add(self, path: Path) -> tuple[Path, bool]:
-        """Add a folder or a PDF of this host to the sources (see :meth:`share`: with a
-        shared object store its PDFs are stored for the other hosts by the caller)."""
-        return add_source(self.data_dir, path)
-
-    def remove(self, path: Path) -> tuple[Path, list[str]]:
-        """Remove an added folder or PDF from the sources; with a shared object store its
-        PDFs no folder of any host holds any more leave the store (every host drops its
-        copy at its next listing; the same content in another folder, on this host or
-        another, keeps it). The removed source and the ``sha/name`` files deleted from
-        the store."""
-        if not self.shelf.shared:
-            return remove_source(self.data_dir, path), []
-        before = self._own_pairs()
-        removed = remove_source(self.data_dir, path)
-        after = self._own_pairs()
-        gone = self.shared_pdfs.withdraw(after, before - after)
-        self._sources_seen = None
-        self.shelf.forget(self.shared_pdfs.mirror)  # listed anew at the next look
-        return removed, gone
-
-    def _own_pairs(self) -> set[tuple[str, str]]:
-        """``(sha, name)`` of the PDFs of this host's own folders (from the hash cache)."""
-        mine = [s for s in self.sources() if s.origin not in ("inbox", SHARED_ORIGIN)]
-        files = discover(mine).files
-        hashes = self.known_hashes(files)
-        return {(hashes[f.path], f.name) for f in files if f.path in hashes}
 
     # --- index ----------------------------------------------------------------------
     def index(

@@ -332,13 +332,20 @@ class SharedPdfs:
 
 
 class Copier:
-    """The thread that copies what :meth:`SharedPdfs.look` found missing, in the background
-    (one per library; ``remember(made)`` is told each batch copied)."""
+    """The thread that copies what :meth:`SharedPdfs.look` found missing, and the other
+    hosts' uploads, in the background (one per library; ``remember(made)`` is told each
+    batch of PDFs copied)."""
 
     def __init__(
-        self, pdfs: SharedPdfs, remember: Callable[[list[tuple[Path, str]]], None]
+        self,
+        pdfs: SharedPdfs,
+        remember: Callable[[list[tuple[Path, str]]], None],
+        *,
+        uploads: Callable[[Callable[[], bool]], int] | None = None,
     ) -> None:
-        self._pdfs, self._remember = pdfs, remember
+        """``uploads(should_stop)``: copies the other hosts' uploads this host lacks (the
+        inbox, see ``Shelf.look``), how many; run after each batch of PDFs."""
+        self._pdfs, self._remember, self._uploads = pdfs, remember, uploads
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -358,7 +365,8 @@ class Copier:
             while not self._closing.is_set():
                 made = self._pdfs.copy(should_stop=self._closing.is_set)
                 self._remember(made)
-                if not made:
+                brought = self._uploads(self._closing.is_set) if self._uploads else 0
+                if not made and not brought:
                     break
         except (LitdeskError, OSError) as exc:  # tried again at the next listing
             log.warning("the other servers' PDFs were not all copied here: %s", exc)

@@ -56,6 +56,8 @@ class Shelf:
         self.sync_seconds = sync_seconds
         self._monotonic = monotonic
         self._synced: dict[Path, float] = {}
+        #: what the last :meth:`look` at a folder found missing here: ``{name: size}``
+        self._missing: dict[Path, dict[str, int]] = {}
         self._lock = threading.Lock()
 
     def key(self, path: Path) -> str:
@@ -107,26 +109,61 @@ class Shelf:
     def sync(self, folder: Path, *, force: bool = False) -> None:
         """Bring the files of ``folder`` (not its sub-folders) up to the store's: download
         those missing here or of another size, store those only here (written before the
-        store was shared). At most once per ``sync_seconds`` per folder unless ``force``."""
-        if not self.shared or not self.due(folder, force=force):
-            return
+        store was shared). Listed at most once per ``sync_seconds`` per folder unless
+        ``force`` (:meth:`look`); what is missing is downloaded now (:meth:`bring`)."""
+        self.look(folder, force=force)
+        self.bring(folder)
+
+    def look(self, folder: Path, *, force: bool = False) -> dict[str, int]:
+        """The files of ``folder`` (not its sub-folders) the store holds and this host has
+        not (or at another size), ``{name: size}``: listed at most once per
+        ``sync_seconds`` unless ``force`` (between listings, what is still missing of the
+        last one); nothing is downloaded here (:meth:`bring`). The files only here are
+        stored (written before the store was shared)."""
+        if not self.shared:
+            return {}
+        if self.due(folder, force=force):
+            prefix = self.key(folder) + "/"
+            remote = {
+                o.key[len(prefix) :]: o.size
+                for o in self.objects.list(prefix)
+                if "/" not in o.key[len(prefix) :]
+            }
+            local = {
+                p.name: p.stat().st_size
+                for p in (folder.iterdir() if folder.is_dir() else ())
+                if p.is_file() and not p.name.startswith(".")
+            }
+            for name in local.keys() - remote.keys():
+                self.objects.put(prefix + name, (folder / name).read_bytes())
+            missing = {n: size for n, size in remote.items() if local.get(n) != size}
+            with self._lock:
+                self._missing[folder] = missing
+        with self._lock:
+            still = {
+                n: size
+                for n, size in self._missing.get(folder, {}).items()
+                if not _at_size(folder / n, size)
+            }  # fmt: skip
+            self._missing[folder] = still
+            return dict(still)
+
+    def bring(self, folder: Path, *, should_stop: Callable[[], bool] = lambda: False) -> int:
+        """Download what :meth:`look` found missing in ``folder`` (``should_stop``: asked
+        between files); how many files were written."""
+        with self._lock:
+            todo = sorted(self._missing.get(folder, {}))
         prefix = self.key(folder) + "/"
-        remote = {
-            o.key[len(prefix) :]: o.size
-            for o in self.objects.list(prefix)
-            if "/" not in o.key[len(prefix) :]
-        }
-        local = {
-            p.name: p.stat().st_size
-            for p in (folder.iterdir() if folder.is_dir() else ())
-            if p.is_file() and not p.name.startswith(".")
-        }
-        for name, size in remote.items():
-            if local.get(name) != size:
-                with contextlib.suppress(ObjectMissing):  # deleted meanwhile
-                    write_atomic(folder / name, self.objects.get(prefix + name))
-        for name in local.keys() - remote.keys():
-            self.objects.put(prefix + name, (folder / name).read_bytes())
+        done = 0
+        for name in todo:
+            if should_stop():
+                break
+            with contextlib.suppress(ObjectMissing):  # deleted meanwhile
+                write_atomic(folder / name, self.objects.get(prefix + name))
+                done += 1
+            with self._lock:
+                self._missing.get(folder, {}).pop(name, None)
+        return done
 
     # --- small documents read from the store --------------------------------------------
     def read_text(self, path: Path) -> str | None:
@@ -221,6 +258,13 @@ class Shelf:
 
 def _same(a: Path, b: Path) -> bool:
     return a.expanduser().resolve() == b.expanduser().resolve()
+
+
+def _at_size(path: Path, size: int) -> bool:
+    try:
+        return path.stat().st_size == size
+    except OSError:
+        return False
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -63,9 +63,10 @@ class Corpus:
 
     files: list[LibraryFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    #: the other hosts' PDFs on their way to this host: ``(name, sha256)``, not listed in
-    #: ``files`` until copied (a shared object store)
-    arriving: list[tuple[str, str]] = field(default_factory=list)
+    #: the other hosts' PDFs on their way to this host: ``(name, sha256)`` (``None``: an
+    #: upload, known by name only), not listed in ``files`` until copied (a shared object
+    #: store)
+    arriving: list[tuple[str, str | None]] = field(default_factory=list)
 
     def names(self) -> list[str]:
         return [f.name for f in self.files]

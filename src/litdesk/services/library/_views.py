@@ -81,10 +81,11 @@ class FileRow(TypedDict):
 
 class ArrivingRow(TypedDict):
     """Another host's PDF on its way here (a shared object store): listed once copied,
-    in the background (a page never waits for it)."""
+    in the background (a page never waits for it). ``sha256``: ``None`` for an upload
+    (the object store knows it by name only)."""
 
     file: str
-    sha256: str
+    sha256: str | None
 
 
 class IndexCounts(TypedDict):

@@ -42,7 +42,7 @@ from litdesk.core.vocab import SubjectRef, parse_subject_ref
 from litdesk.services.citations import Mode, seed_key
 from litdesk.services.fulltext import FullTextResult
 from litdesk.services.providers import Providers
-from litdesk.services.search import SelectionFailure, SelectionResult, make_definition, run_document
+from litdesk.services.search import SelectionFailure, SelectionResult, make_definition, run_text
 from litdesk.services.studies import study_rows
 from litdesk.services.workspace import EvidenceView, Workspace, context_from_fulltext
 
@@ -258,7 +258,7 @@ class ReaderArea:
         a run in which no lane succeeded holds nothing and is not kept."""
         if not any(lane.status == "ok" for lane in run.lanes):
             return
-        remember_run(self.providers.store, owner, run.id, run_document(run), now=self.clock.now())
+        remember_run(self.providers.store, owner, run.id, run_text(run), now=self.clock.now())
 
     # --- the page ------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from ._fused import (
     make_definition,
     plan_search,
     run_document,
+    run_text,
     runs_of,
     save_run,
 )
@@ -137,6 +138,7 @@ __all__ = [
     "make_definition",
     "plan_search",
     "run_document",
+    "run_text",
     "runs_of",
     "save_run",
     "in_workspace",

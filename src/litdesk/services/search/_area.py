@@ -50,7 +50,7 @@ from litdesk.core.words import run_label
 from litdesk.services.workspace import Workspace, ris_text
 
 from ._bench import BenchRequest, BenchView, run_bench
-from ._fused import load_run, plan_search, run_document, runs_of, save_run
+from ._fused import load_run, plan_search, run_text, runs_of, save_run
 from ._live import LiveRegistry, LiveSearch
 from ._reports import export_run, study_prisma
 from ._requests import (
@@ -317,7 +317,7 @@ class SearchArea:
         kept (it could not be read back as a run)."""
         if not any(lane.status == "ok" for lane in run.lanes):
             return
-        remember_run(self.store, owner, run.id, run_document(run), now=self.clock.now())
+        remember_run(self.store, owner, run.id, run_text(run), now=self.clock.now())
 
     def recent_run(self, run_id: str, *, owner: str) -> SearchRun:
         """``owner``'s recent run ``run_id``; another owner's, an expired or an unknown run

@@ -81,6 +81,7 @@ __all__ = [
     "make_definition",
     "plan_search",
     "run_document",
+    "run_text",
     "runs_of",
     "save_run",
 ]
@@ -401,14 +402,25 @@ class FusedSearch:
 def run_document(run: SearchRun) -> dict[str, Any]:
     """``run`` as the document the store keeps: whole, or — when over
     :data:`MAX_RUN_BYTES` — with its hits cut to their bibliography (no abstracts)."""
+    return _kept(run)[0]
+
+
+def run_text(run: SearchRun) -> str:
+    """:func:`run_document` as the JSON text the store keeps (serialised once)."""
+    return _kept(run)[1]
+
+
+def _kept(run: SearchRun) -> tuple[dict[str, Any], str]:
     body = run.to_dict()
-    if len(dump_json(body).encode("utf-8")) > MAX_RUN_BYTES:  # keep the run, drop abstracts
+    text = dump_json(body)
+    if len(text.encode("utf-8")) > MAX_RUN_BYTES:  # keep the run, drop abstracts
         slim = replace(
             run,
             hits=tuple(replace(h, paper=bibliography(h.paper), field_sources={}) for h in run.hits),
         )
         body = slim.to_dict()
-    return body
+        text = dump_json(body)
+    return body, text
 
 
 def save_run(

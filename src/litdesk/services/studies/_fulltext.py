@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection
 from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
 from litdesk.adapters.http import TransportRefused
 from litdesk.adapters.pdfhead import read_head
-from litdesk.adapters.store import Store, repo, whole_searches
+from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.library import CHUNKING_VERSION
@@ -135,9 +135,8 @@ def retrieval(
     its PDF and full text, and the counts over all the Study's papers (for the Study's
     page: the store only, no library scan, no network)."""
     with store.read() as conn:
-        pdfs = links.pdf_links(conn, study_id)
-        checks = links.fulltext_checks(conn, study_id)
-        every = sorted(whole_searches.study_paper_ids(conn, study_id))
+        ids, pdfs, checks = links.study_retrieval(conn, study_id)
+    every = sorted(ids)
     rows: dict[str, PaperRetrieval] = {}
     for pid in every:
         pdf, check = _pdf(pdfs.get(pid)), _check(checks.get(pid))

@@ -558,8 +558,8 @@ _RAW_ID: Final = re.compile(r"[a-z]{2,12}[-_][0-9a-f]{16,40}")
 def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
     """A Study's imports for a person: the file's name, its format, records and when."""
     out: list[dict[str, object]] = []
-    with store.read() as conn:
-        for doc in repo.list_documents(conn, "imports", study_id=study_id, limit=10_000):
+    with store.read() as conn:  # the Study page's summary read them in its snapshot
+        for doc in repo.study_imports(conn, study_id, memo=store.snapshot_memo()):
             try:
                 trace, ids = read_import_row(doc)
             except IntegrityError:

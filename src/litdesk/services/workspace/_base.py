@@ -81,10 +81,21 @@ class WorkspaceBase:
         key = ("readable paper", self.owner, ref)
         if memo is not None and key in memo:  # resolved and checked in this snapshot
             return str(memo[key])
-        paper_id = self._resolve(conn, ref)
-        access.require_paper(conn, self.owner, paper_id, need)
-        if memo is not None:
-            memo[key] = paper_id
+        keys = self._keys(ref)
+        # the owner's own record under the ref, read with its lookup (one statement): a
+        # record of its own the owner may read and change, so no further check is asked
+        own = repo.own_rows_by_key(conn, keys, viewer=self.owner)
+        if keys[0] in own:  # the first key found is its own (its own come first)
+            paper_id = own[keys[0]][0]
+        else:
+            paper_id = self._resolve(conn, ref, keys, {k: pid for k, (pid, _) in own.items()})
+        rows = [row for pid, row in own.values() if pid == paper_id]
+        if not rows:  # not a record of its own: the full check
+            access.require_paper(conn, self.owner, paper_id, need)
+        elif memo is not None and rows[0] is not None:  # the record _row reads, read
+            memo[("paper row", self.owner, paper_id)] = rows[0]
+        if memo is not None:  # and its id names it too (each record is kept under its id)
+            memo[key] = memo[("readable paper", self.owner, paper_id)] = paper_id
         return paper_id
 
     def _record(self, conn: Connection, paper_id: str) -> Paper:
@@ -124,8 +135,8 @@ class WorkspaceBase:
         return repo.add_study_paper(conn, study_id, paper_id, now, paper_owner=owner)
 
     def _study(self, conn: Connection, ref: str, need: access.Need = "read") -> repo.StudyRow:
-        row = repo.get_study(conn, ref, account=self.owner)
-        access.require_study(conn, self.owner, row.id, need)
+        row, role = repo.get_study_role(conn, ref, account=self.owner)
+        access.require_role(role, need)
         return row
 
     def _history(
@@ -134,7 +145,9 @@ class WorkspaceBase:
         if study_id is not None:
             access.add_history(conn, study_id, self.owner, action, target, now)
 
-    def _resolve(self, conn: Connection, ref: str) -> str:
+    @staticmethod
+    def _keys(ref: str) -> list[str]:
+        """The identity keys a paper reference may be stored under, the id's first."""
         ref = ref.strip()
         keys = [f"id:{ref}"]
         found = detect_identifier(ref)
@@ -144,8 +157,13 @@ class WorkspaceBase:
             if ns == "arxiv":
                 value = _arxiv_base(value) or value
             keys.append(f"{prefix}:{value}")
-        matches = repo.find_visible_ids(conn, keys, viewer=self.owner)
+        return keys
+
+    def _resolve(self, conn: Connection, ref: str, keys: list[str], own: dict[str, str]) -> str:
+        """The paper id the owner reads under ``ref`` (``own``: its own keys among
+        ``keys``, read already)."""
+        matches = repo.find_visible_ids(conn, keys, viewer=self.owner, own=own)
         for key in keys:
             if key in matches:
                 return matches[key]
-        return self._record(conn, ref).id  # raises NotFoundError
+        return self._record(conn, ref.strip()).id  # raises NotFoundError

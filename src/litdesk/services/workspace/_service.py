@@ -216,14 +216,12 @@ class Workspace(EvidenceOps):
         them by default), ``papers_total`` (how many it holds) and its other counts."""
         with self._reading() as conn:
             s = self._study(conn, ref)
-            total = repo.count_papers(conn, study_id=s.id)
+            total, notes_n, ev_n = repo.study_totals(conn, s.id)
             rows = repo.list_papers(
                 conn, study_id=s.id, limit=limit, offset=offset, status_of=self.owner
             )
-            notes_n = len(repo.list_documents(conn, "notes", study_id=s.id, limit=100_000))
-            ev_n = len(repo.list_documents(conn, "evidence", study_id=s.id, limit=100_000))
             runs = repo.study_run_ids(conn, s.id)
-            imps = repo.list_documents(conn, "imports", study_id=s.id, limit=100_000)
+            imps = repo.study_imports(conn, s.id, memo=self.store.snapshot_memo())
         return StudySummary(
             id=s.id,
             name=s.name,
