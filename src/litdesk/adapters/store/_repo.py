@@ -59,6 +59,7 @@ __all__ = [
     "add_paper_keys",
     "add_study_paper",
     "add_study_papers",
+    "link_study_papers",
     "add_study_search_run",
     "count_documents",
     "count_papers",
@@ -810,6 +811,13 @@ def add_study_papers(
 ) -> int:
     """:func:`add_study_paper` of several of ``paper_owner``'s records in one statement;
     how many were new to the Study."""
+    return len(link_study_papers(conn, study_id, paper_ids, now, paper_owner=paper_owner))
+
+
+def link_study_papers(
+    conn: Connection, study_id: str, paper_ids: Iterable[str], now: str, *, paper_owner: str
+) -> list[str]:
+    """:func:`add_study_papers`, answering the ids new to the Study (in order, once each)."""
     fresh: list[str] = []
     for chunk in _chunks(paper_ids):
         have = set(
@@ -829,7 +837,7 @@ def add_study_papers(
             ],
         )
         sources_changed(conn, study_id)
-    return len(fresh)
+    return fresh
 
 
 def studies_holding(conn: Connection, paper_id: str) -> set[str]:

@@ -32,6 +32,7 @@ from rapidfuzz import fuzz
 from litdesk.core.fusion import NAMESPACES, Conflict, group_keys, identity_keys
 from litdesk.core.records import Paper
 
+from ._cache import ContentCache
 from ._chains import UF, Chains
 from ._normalize import (
     REGISTRY_NAMESPACES,
@@ -54,6 +55,7 @@ from ._vetoes import doi_component, vetoes
 
 __all__ = [
     "DEDUP_VERSION",
+    "FEATURE_CACHE",
     "RULES",
     "Decision",
     "DedupResult",
@@ -235,6 +237,27 @@ def _features(
         kind=kind,
         cites=info.cites,
         erratum_in=info.erratum_in,
+    )
+
+
+#: each record group's features by its content (its records and their other titles): a
+#: regrouping after a change of a Study's sources computes only the changed records' again
+#: (the identity keys passed to :func:`_features` are the records' own, so not in the key)
+FEATURE_CACHE: Final[ContentCache[tuple[tuple[Paper, ...], tuple[str, ...]], _Features]] = (
+    ContentCache(20_000)
+)
+
+
+def _cached_features(
+    members: Sequence[int],
+    papers: Sequence[Paper],
+    all_keys: Sequence[dict[str, set[str]]],
+    alts: Mapping[int, Sequence[str]],
+) -> _Features:
+    group = tuple(papers[i] for i in members)
+    titles = tuple(t for i in members for t in alts.get(i, ()))
+    return FEATURE_CACHE.get(
+        (group, titles), lambda: _features(group, [all_keys[i] for i in members], titles)
     )
 
 
@@ -635,14 +658,7 @@ def deduplicate(
         else:
             reps.append(list(g.members))
     alts = alt_titles or {}
-    feats = [
-        _features(
-            [papers[i] for i in members],
-            [all_keys[i] for i in members],
-            [t for i in members for t in alts.get(i, ())],
-        )
-        for members in reps
-    ]
+    feats = [_cached_features(members, papers, all_keys, alts) for members in reps]
 
     blocks: dict[str, list[int]] = {}
     for gi, f in enumerate(feats):

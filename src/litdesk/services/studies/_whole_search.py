@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
 
+from sqlalchemy.engine import Connection
+
 from litdesk._errors import InputError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.http import StoreMeter
@@ -372,6 +374,43 @@ def _changed(old: Paper, new: Paper) -> bool:
     return False
 
 
+def _known_in_batch(
+    conn: Connection, slow: Sequence[Paper], *, owner: str, study_id: str, before: set[str]
+) -> list[tuple[str | None, Paper | None]] | None:
+    """For each record of a batch the account or the Study may know already: the Study's
+    record it is (the lowest id of those the Study held before the commit) and that record
+    as stored, looked up for the whole batch in a few statements. ``None`` when two records
+    of the batch share a key or a stored record: then saving one changes what the next one
+    finds, and they are looked up one by one."""
+    keys_of = [repo.identity_keys(p) for p in slow]
+    flat = [k for keys in keys_of for k in keys]
+    in_study = repo.find_study_paper_ids(conn, flat, study_id=study_id) if flat else {}
+    own = repo.find_paper_ids(conn, flat, owner=owner) if flat else {}
+    seen_keys: set[str] = set()
+    named: set[str] = set()
+    held: list[str | None] = []
+    for keys in keys_of:
+        matches = {k: in_study[k] for k in keys if k in in_study}
+        matches |= {k: own[k] for k in keys if k in own}
+        ids = set(matches.values())
+        if seen_keys.intersection(keys) or named & ids:
+            return None
+        seen_keys.update(keys)
+        named |= ids
+        first = sorted(pid for pid in ids if pid in before)
+        held.append(first[0] if first else None)
+    wanted = [pid for pid in held if pid is not None]
+    olds = repo.get_papers(conn, wanted, viewer=owner, study_id=study_id) if wanted else {}
+    out: list[tuple[str | None, Paper | None]] = []
+    for pid in held:
+        if pid is None:
+            out.append((None, None))
+        else:  # a record that cannot be read is refused as get_paper refuses it
+            old = olds.get(pid) or repo.get_paper(conn, pid, viewer=owner, study_id=study_id).paper
+            out.append((pid, old))
+    return out
+
+
 def commit_whole(
     store: Store,
     *,
@@ -436,30 +475,59 @@ def commit_whole(
             added.extend(pid for pid, _doc, _keys in fresh)
             added_set.update(pid for pid, _doc, _keys in fresh)
             created += len(fresh)
-            for paper in slow:
-                paper_keys = repo.identity_keys(paper)
-                matches = repo.find_study_paper_ids(conn, paper_keys, study_id=study_id)
-                matches |= repo.find_paper_ids(conn, paper_keys, owner=owner)
-                held = sorted({pid for pid in matches.values() if pid in before})
-                if held:
-                    if held[0] in seen:
+            known_of = _known_in_batch(conn, slow, owner=owner, study_id=study_id, before=before)
+            if known_of is not None:  # looked up for the whole batch, saved in a few statements
+                slow_saves: list[tuple[Paper, str | None]] = []
+                for paper, (held0, old) in zip(slow, known_of, strict=True):
+                    if held0 is not None and old is not None:
+                        if held0 in seen:
+                            continue
+                        seen.add(held0)
+                        known += 1
+                        if paper.retracted and not old.retracted:
+                            retracted.append(old.id)
+                        elif _changed(old, paper):
+                            changed.append(old.id)
+                    slow_saves.append((paper, held0))
+                results = ws.save_many_in(conn, [p for p, _h in slow_saves], study_id=study_id)
+                for (_paper, held0), result in zip(slow_saves, results, strict=True):
+                    if isinstance(result, IdentityConflict):
+                        refused += 1
                         continue
-                    seen.add(held[0])
-                    known += 1
-                    old = repo.get_paper(conn, held[0], viewer=owner, study_id=study_id).paper
-                    if paper.retracted and not old.retracted:
-                        retracted.append(old.id)
-                    elif _changed(old, paper):
-                        changed.append(old.id)
-                try:  # upserted and added to the Study (a paper it holds stays as it is)
-                    result = ws.save_in(conn, paper, study_id=study_id)
-                except IdentityConflict:
-                    refused += 1
-                    continue
-                created += int(result.created)
-                if not held and result.paper.id not in before and result.paper.id not in added_set:
-                    added.append(result.paper.id)
-                    added_set.add(result.paper.id)
+                    created += int(result.created)
+                    pid = result.paper.id
+                    if held0 is None and pid not in before and pid not in added_set:
+                        added.append(pid)
+                        added_set.add(pid)
+            else:  # records of the batch share a key or a record: one by one
+                for paper in slow:
+                    paper_keys = repo.identity_keys(paper)
+                    matches = repo.find_study_paper_ids(conn, paper_keys, study_id=study_id)
+                    matches |= repo.find_paper_ids(conn, paper_keys, owner=owner)
+                    held = sorted({pid for pid in matches.values() if pid in before})
+                    if held:
+                        if held[0] in seen:
+                            continue
+                        seen.add(held[0])
+                        known += 1
+                        old = repo.get_paper(conn, held[0], viewer=owner, study_id=study_id).paper
+                        if paper.retracted and not old.retracted:
+                            retracted.append(old.id)
+                        elif _changed(old, paper):
+                            changed.append(old.id)
+                    try:  # upserted and added to the Study (a paper it holds stays as it is)
+                        result = ws.save_in(conn, paper, study_id=study_id)
+                    except IdentityConflict:
+                        refused += 1
+                        continue
+                    created += int(result.created)
+                    if (
+                        not held
+                        and result.paper.id not in before
+                        and result.paper.id not in added_set
+                    ):
+                        added.append(result.paper.id)
+                        added_set.add(result.paper.id)
         done = Committed(
             run.id, number, len(hits), tuple(added), known,
             tuple(changed), tuple(retracted), created, refused,

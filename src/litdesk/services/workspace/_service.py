@@ -518,6 +518,20 @@ class Workspace(EvidenceOps):
             self._history(conn, study_id, "paper_added", result.paper.id, now)
         return result
 
+    def save_many_in(
+        self, conn: Connection, papers: Sequence[Paper], *, study_id: str
+    ) -> list[SaveResult | IdentityConflict]:
+        """:meth:`save_in` of each paper, in order (an :class:`IdentityConflict` in the
+        place of one refused), in a handful of statements (:func:`save_batch`); each paper
+        new to the Study is added to it and to its history, as :meth:`save_in` does. The
+        caller holds the identity lock (:meth:`lock_identities`)."""
+        now = now_iso()
+        results = save_batch(conn, papers, now, owner=self.owner)
+        saved = [r.paper.id for r in results if isinstance(r, SaveResult)]
+        for pid in repo.link_study_papers(conn, study_id, saved, now, paper_owner=self.owner):
+            self._history(conn, study_id, "paper_added", pid, now)
+        return results
+
     def update_paper_in(self, conn: Connection, paper: Paper) -> None:
         """Store new fields of a saved paper (the same id; its identity keys follow) in the
         owner's own record (a Study's record of another account is saved as its own)."""
