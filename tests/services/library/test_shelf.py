@@ -47,7 +47,12 @@ def test_two_data_dirs_share_inbox_vectors_and_answers(
 
     b = app_library(_host(tmp_settings, "b", shared, db), embedder=wordllama)
     assert not (b.data_dir / "library" / "inbox").exists()
-    assert b.corpus().names() == ["cameras.pdf"]  # fetched from the store
+    # A's upload is listed at once (as arriving until the copier thread has brought it:
+    # a listing never waits for a copy), then fetched from the store
+    first = b.corpus()
+    assert sorted(first.names() + [name for name, _ in first.arriving]) == ["cameras.pdf"]
+    assert b.wait_for_copies(timeout=120)
+    assert b.corpus().names() == ["cameras.pdf"]
     found = b.retrieve("How was the water level measured?")  # hashes it: indexed already
     assert found.hits and found.hits[0].file == "cameras.pdf", found.warnings
     assert "time-lapse cameras" in found.hits[0].text

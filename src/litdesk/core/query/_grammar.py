@@ -80,7 +80,9 @@ QUERY_LIMITS: Final = _Limits()
 _OPERATORS: Final = frozenset({"AND", "OR", "NOT"})
 _STRUCTURAL: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN", "FIELD"})
 _OPERATOR_KINDS: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN"})
-_FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*:")
+#: only ever ``match``-ed at a token's start, which the tokenizer then moves past (a field or
+#: the word ``_read_word`` reads): linear over a query, judged so in tests/test_linear_patterns.py
+_FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*+:")
 _WS: Final = re.compile(r"\s+")
 _ALLOWED_CONTROLS: Final = frozenset("\t\n\r")
 
