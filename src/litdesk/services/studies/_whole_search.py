@@ -46,7 +46,7 @@ from litdesk.core.runs import LaneResult, RunDefinition, RunHit, SearchRun, buil
 from litdesk.core.search import CompileRefused
 from litdesk.core.words import plural
 from litdesk.services.search import SearchService
-from litdesk.services.workspace import IdentityConflict, Workspace
+from litdesk.services.workspace import IdentityConflict, SaveResult, Workspace
 
 __all__ = [
     "DEFAULT_CAP",
@@ -376,7 +376,7 @@ def _changed(old: Paper, new: Paper) -> bool:
 
 def _known_in_batch(
     conn: Connection, slow: Sequence[Paper], *, owner: str, study_id: str, before: set[str]
-) -> list[tuple[str | None, Paper | None]] | None:
+) -> list[tuple[str, Paper] | None] | None:
     """For each record of a batch the account or the Study may know already: the Study's
     record it is (the lowest id of those the Study held before the commit) and that record
     as stored, looked up for the whole batch in a few statements. ``None`` when two records
@@ -401,10 +401,10 @@ def _known_in_batch(
         held.append(first[0] if first else None)
     wanted = [pid for pid in held if pid is not None]
     olds = repo.get_papers(conn, wanted, viewer=owner, study_id=study_id) if wanted else {}
-    out: list[tuple[str | None, Paper | None]] = []
+    out: list[tuple[str, Paper] | None] = []
     for pid in held:
         if pid is None:
-            out.append((None, None))
+            out.append(None)
         else:  # a record that cannot be read is refused as get_paper refuses it
             old = olds.get(pid) or repo.get_paper(conn, pid, viewer=owner, study_id=study_id).paper
             out.append((pid, old))
@@ -450,9 +450,32 @@ def commit_whole(
         added: list[str] = []
         changed: list[str] = []
         retracted: list[str] = []
-        known = created = refused = 0
-        seen: set[str] = set()
+        created = refused = 0
+        seen: set[str] = set()  # the Study's records the search found again (once each)
         added_set: set[str] = set()
+
+        def first_sight(paper: Paper, held: tuple[str, Paper] | None) -> bool:
+            """Note a record the Study held before (once: False when already seen)."""
+            if held is None:
+                return True
+            pid, old = held
+            if pid in seen:
+                return False
+            seen.add(pid)
+            if paper.retracted and not old.retracted:
+                retracted.append(old.id)
+            elif _changed(old, paper):
+                changed.append(old.id)
+            return True
+
+        def note_saved(held: tuple[str, Paper] | None, result: SaveResult) -> None:
+            nonlocal created
+            created += int(result.created)
+            pid = result.paper.id
+            if held is None and pid not in before and pid not in added_set:
+                added.append(pid)
+                added_set.add(pid)
+
         ws.lock_identities(conn)
         for at in range(0, len(papers), whole.HIT_BATCH):
             chunk = papers[at : at + whole.HIT_BATCH]
@@ -477,59 +500,38 @@ def commit_whole(
             created += len(fresh)
             known_of = _known_in_batch(conn, slow, owner=owner, study_id=study_id, before=before)
             if known_of is not None:  # looked up for the whole batch, saved in a few statements
-                slow_saves: list[tuple[Paper, str | None]] = []
-                for paper, (held0, old) in zip(slow, known_of, strict=True):
-                    if held0 is not None and old is not None:
-                        if held0 in seen:
-                            continue
-                        seen.add(held0)
-                        known += 1
-                        if paper.retracted and not old.retracted:
-                            retracted.append(old.id)
-                        elif _changed(old, paper):
-                            changed.append(old.id)
-                    slow_saves.append((paper, held0))
+                slow_saves = [
+                    (paper, held)
+                    for paper, held in zip(slow, known_of, strict=True)
+                    if first_sight(paper, held)
+                ]
                 results = ws.save_many_in(conn, [p for p, _h in slow_saves], study_id=study_id)
-                for (_paper, held0), result in zip(slow_saves, results, strict=True):
+                for (_paper, held), result in zip(slow_saves, results, strict=True):
                     if isinstance(result, IdentityConflict):
                         refused += 1
-                        continue
-                    created += int(result.created)
-                    pid = result.paper.id
-                    if held0 is None and pid not in before and pid not in added_set:
-                        added.append(pid)
-                        added_set.add(pid)
+                    else:
+                        note_saved(held, result)
             else:  # records of the batch share a key or a record: one by one
                 for paper in slow:
                     paper_keys = repo.identity_keys(paper)
                     matches = repo.find_study_paper_ids(conn, paper_keys, study_id=study_id)
                     matches |= repo.find_paper_ids(conn, paper_keys, owner=owner)
-                    held = sorted({pid for pid in matches.values() if pid in before})
-                    if held:
-                        if held[0] in seen:
+                    ids = sorted({pid for pid in matches.values() if pid in before})
+                    held = None
+                    if ids:
+                        if ids[0] in seen:
                             continue
-                        seen.add(held[0])
-                        known += 1
-                        old = repo.get_paper(conn, held[0], viewer=owner, study_id=study_id).paper
-                        if paper.retracted and not old.retracted:
-                            retracted.append(old.id)
-                        elif _changed(old, paper):
-                            changed.append(old.id)
+                        old = repo.get_paper(conn, ids[0], viewer=owner, study_id=study_id).paper
+                        held = (ids[0], old)
+                        first_sight(paper, held)
                     try:  # upserted and added to the Study (a paper it holds stays as it is)
                         result = ws.save_in(conn, paper, study_id=study_id)
                     except IdentityConflict:
                         refused += 1
                         continue
-                    created += int(result.created)
-                    if (
-                        not held
-                        and result.paper.id not in before
-                        and result.paper.id not in added_set
-                    ):
-                        added.append(result.paper.id)
-                        added_set.add(result.paper.id)
+                    note_saved(held, result)
         done = Committed(
-            run.id, number, len(hits), tuple(added), known,
+            run.id, number, len(hits), tuple(added), len(seen),
             tuple(changed), tuple(retracted), created, refused,
         )  # fmt: skip
         whole.insert_whole_run(
