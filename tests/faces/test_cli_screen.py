@@ -137,3 +137,30 @@ def test_real_set_one_seed(fixtures_dir: Path):
     assert sorted(doc["order"]) == list(range(952))
     # far better than random order (expected WSS@95 of random ≈ 0, recall@10% ≈ 0.1)
     assert doc["wss95"] > 0.5 and doc["recall_at_10"] > 0.4
+
+
+def test_the_model_option(tmp_path: Path, tmp_settings, monkeypatch: pytest.MonkeyPatch):
+    """``--model``: by default the model a Study's screening uses; ``litdesk-handover``
+    embeds the file with the app's sentence encoder first (USE-m3 rows beside TF-IDF)."""
+    from litdesk._settings import get_settings
+    from litdesk.core.screening import DEFAULT_MODEL
+
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    get_settings.cache_clear()
+    rows = _rows()
+    path = _write(tmp_path / "set.csv", rows)
+    args = [str(path), "--labels", "label_included", "--json"]
+    default = json.loads(_run(*args).stdout)
+    assert default["model"]["name"] == DEFAULT_MODEL
+    result = _run(*args, "--model", "litdesk-handover")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["model"]["name"] == "litdesk-handover"
+    assert doc["model"]["features"]["embedding"] == "use-m3-512"
+    assert doc["model"]["embedding_use"] == "handover"
+    assert sorted(doc["order"]) == list(range(len(rows)))
+    labels = [r["label_included"] == "1" for r in rows]
+    assert doc["wss95"] == pytest.approx(wss(doc["order"], labels))
+    bad = _run(*args, "--model", "elas_u4")
+    assert bad.exit_code == 2, bad.output
+    get_settings.cache_clear()

@@ -268,6 +268,8 @@ def test_settings_page_saves_and_shows_errors(running: Running) -> None:
         sid = make_screening_study(c)
         page = c.get(f"/study/{sid}/screen/settings")
         assert page.status_code == 200 and "wrong population" in page.text
+        assert '<select id="model" name="model">' in page.text
+        assert '<option value="litdesk-svm-2" selected>' in page.text.replace("  ", " ")
         form = {
             "reasons": "wrong population\nwrong design\n\n",
             "inclusion": "Trials.",
@@ -276,6 +278,7 @@ def test_settings_page_saves_and_shows_errors(running: Running) -> None:
             "exclude_keywords": "mouse",
             "dual_full_text": "true",
             "default_order": "random",
+            "model": "litdesk-handover",
         }
         r = _form(c, f"/study/{sid}/screen/settings", form)
         assert r.status_code == 303
@@ -284,6 +287,11 @@ def test_settings_page_saves_and_shows_errors(running: Running) -> None:
         assert saved["keywords"] == {"include": ["trial", "exercise"], "exclude": ["mouse"]}
         assert saved["dual_review"] == {"title_abstract": False, "full_text": True}
         assert saved["default_order"] == "random" and saved["maybe_is_conflict"] is False
+        assert saved["model"] == "litdesk-handover"
+        bad = c.post(f"{_api(sid)}/settings", json={"model": "elas_u4"})
+        assert bad.status_code == 422
+        back = c.post(f"{_api(sid)}/settings", json={"model": "litdesk-svm-2"})
+        assert back.status_code == 200 and back.json()["model"] == "litdesk-svm-2"
         r = _form(c, f"/study/{sid}/screen/settings", form | {"reasons": "  \n"})
         assert r.status_code == 400 and 'class="error-summary"' in r.text
         assert c.get(f"{_api(sid)}/settings").json()["reasons"] == saved["reasons"]

@@ -35,6 +35,7 @@ __all__ = [
     "screening_models",
     "screening_retrieval",
     "screening_settings",
+    "screening_vectors",
     "search_runs",
     "studies",
     "study_forms",
@@ -572,4 +573,22 @@ screening_models = sa.Table(
     sa.Column("trained_on", sa.Integer, nullable=False),
     sa.Column("scores", sa.Text, nullable=False),
     sa.Column("trained_at", sa.String(_WHEN), nullable=False),
+    #: the model whose scores these are (none: ``litdesk-svm-2``; 0028_screening_vectors)
+    sa.Column("model", sa.String(64), nullable=True),
+)
+
+#: sentence-encoder rows of a Study's screening records, one per embedder and text (the
+#: SHA-256 of title + abstract; float32 bytes), written by the embedding job
+screening_vectors = sa.Table(
+    "screening_vectors",
+    metadata,
+    sa.Column(
+        "study_id",
+        sa.String(_ID),
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("embedder", sa.String(32), primary_key=True),
+    sa.Column("text_sha", sa.String(64), primary_key=True),
+    sa.Column("vector", sa.LargeBinary, nullable=False),
 )

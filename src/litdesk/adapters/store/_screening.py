@@ -7,7 +7,7 @@ pair inside the caller's transaction). The caller checks the account's role and 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -20,6 +20,7 @@ from ._schema import (
     screening_models,
     screening_retrieval,
     screening_settings,
+    screening_vectors,
     study_records,
 )
 
@@ -35,11 +36,13 @@ __all__ = [
     "count_decisions",
     "get_model",
     "get_settings",
+    "get_vectors",
     "list_decisions",
     "list_retrieval",
     "model_version",
     "put_model",
     "put_settings",
+    "put_vectors",
     "record_fingerprint",
     "record_groups",
 ]
@@ -108,6 +111,9 @@ class ModelRow:
     trained_on: int
     scores: dict[str, float]
     trained_at: str
+    #: the model that made the scores (``None``: stored before models were named, the
+    #: default ``litdesk-svm-2``)
+    model: str | None = None
 
 
 # -- settings ---------------------------------------------------------------------------------
@@ -287,6 +293,7 @@ def get_model(conn: Connection, study_id: str, stage: str) -> ModelRow | None:
         int(row.trained_on),
         {str(k): float(v) for k, v in scores.items()},
         row.trained_at,
+        row.model,
     )
 
 
@@ -298,6 +305,7 @@ def put_model(
     trained_on: int,
     scores: Mapping[str, float],
     trained_at: str,
+    model: str | None = None,
 ) -> int:
     """Replace the stage's scores with the next version (inside the caller's transaction:
     until it commits the previous scores stay in force); returns the new version."""
@@ -309,6 +317,7 @@ def put_model(
         "trained_on": trained_on,
         "scores": text,
         "trained_at": trained_at,
+        "model": model,
     }
     if current is None:
         conn.execute(sa.insert(screening_models).values(study_id=study_id, stage=stage, **values))
@@ -319,6 +328,40 @@ def put_model(
             .values(**values)
         )
     return version
+
+
+def get_vectors(
+    conn: Connection, study_id: str, embedder: str, shas: Sequence[str] | None = None
+) -> dict[str, bytes]:
+    """The Study's stored rows of ``embedder`` by text SHA-256 (``shas``: only those)."""
+    c = screening_vectors.c
+    query = sa.select(c.text_sha, c.vector).where(c.study_id == study_id, c.embedder == embedder)
+    if shas is None:
+        return {r.text_sha: bytes(r.vector) for r in conn.execute(query)}
+    out: dict[str, bytes] = {}
+    wanted = list(dict.fromkeys(shas))
+    for start in range(0, len(wanted), 500):  # bounded IN lists
+        part = wanted[start : start + 500]
+        out.update(
+            (r.text_sha, bytes(r.vector)) for r in conn.execute(query.where(c.text_sha.in_(part)))
+        )
+    return out
+
+
+def put_vectors(conn: Connection, study_id: str, embedder: str, rows: Mapping[str, bytes]) -> int:
+    """Store rows not stored yet (a text's row is never replaced: the embedder is
+    deterministic); returns how many were new."""
+    if not rows:
+        return 0
+    known = get_vectors(conn, study_id, embedder, list(rows))
+    new = [
+        {"study_id": study_id, "embedder": embedder, "text_sha": sha, "vector": vector}
+        for sha, vector in rows.items()
+        if sha not in known
+    ]
+    if new:
+        conn.execute(sa.insert(screening_vectors), new)
+    return len(new)
 
 
 def record_fingerprint(conn: Connection, study_id: str) -> str:

@@ -37,12 +37,17 @@ from ._features import (
 )
 from ._metrics import recall_at, recall_curve, screened_to_recall, wss
 from ._model import (
+    DEFAULT_MODEL,
     EMBEDDING_USES,
+    HANDOVER_MODEL,
     MODEL_KINDS,
+    MODEL_NAMES,
+    SVM_MODEL,
     ModelConfig,
     feature_scores,
     fit_scores,
     handover_weight,
+    named_model,
 )
 from ._prisma import (
     BOXES,
@@ -67,7 +72,12 @@ from ._stopping import (
 )
 
 __all__ = [
+    "DEFAULT_MODEL",
     "EMBEDDING_USES",
+    "HANDOVER_MODEL",
+    "MODEL_NAMES",
+    "SVM_MODEL",
+    "named_model",
     "BOXES",
     "DECISION_FORMATS",
     "MODEL_KINDS",

@@ -23,18 +23,23 @@ includes as early as the default but Jeyaraman's first ones one include later in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ._errors import ScreeningInputError
 from ._features import FeatureConfig, Features
 
 __all__ = [
+    "DEFAULT_MODEL",
     "EMBEDDING_USES",
+    "HANDOVER_MODEL",
     "MODEL_KINDS",
+    "MODEL_NAMES",
+    "SVM_MODEL",
     "ModelConfig",
     "feature_scores",
     "fit_scores",
     "handover_weight",
+    "named_model",
 ]
 
 ModelKind = Literal["logistic", "nb", "svm"]
@@ -121,6 +126,34 @@ class ModelConfig:
                     f"w = 0.5 / includes^{self.handover_power}"
                 )
         return out
+
+
+#: the TF-IDF SVM (ASReview's elas_u4 settings): ``ModelConfig()``
+SVM_MODEL: Final = "litdesk-svm-2"
+#: the fifth round's F1: the default's TF-IDF SVM and an SVM on USE-m3 rows of title +
+#: abstract (unit length, not centred; elas_h3's settings), standardised scores weighed
+#: ``1 - w`` and ``w = 0.5 / n`` for n labelled includes (bench/RESULTS.md, sixth round)
+HANDOVER_MODEL: Final = "litdesk-handover"
+MODEL_NAMES: Final = (SVM_MODEL, HANDOVER_MODEL)
+#: the model a Study's screening and ``simulate`` use unless told otherwise
+DEFAULT_MODEL: Final = SVM_MODEL
+
+
+def named_model(name: str) -> ModelConfig:
+    """The model called ``name`` (one of :data:`MODEL_NAMES`)."""
+    if name == SVM_MODEL:
+        return ModelConfig()
+    if name == HANDOVER_MODEL:
+        return ModelConfig(
+            name=HANDOVER_MODEL,
+            features=FeatureConfig(
+                embedding="use-m3-512", embedding_weight=1.0, embedding_centred=False
+            ),
+            embedding_use="handover",
+        )
+    raise ScreeningInputError(
+        f"model must be among {', '.join(MODEL_NAMES)}, not {name!r}", code="bad_model"
+    )
 
 
 def _class_weights(y: Any, ratio: float, mean_one: bool) -> dict[int, float]:

@@ -116,7 +116,8 @@ def _progress(data: dict[str, Any]) -> None:
         _say("model: none yet (it needs an include and an exclude)")
     else:
         _say(
-            f"model: v{m['version']} trained on {plural(m['trained_on'], 'decision')} ({m['state']})"
+            f"model: {m['name']} v{m['version']} trained on "
+            f"{plural(m['trained_on'], 'decision')} ({m['state']})"
         )
 
 
@@ -154,6 +155,7 @@ def settings_cmd(study: StudyArg, as_json: JsonOpt = False) -> None:
         _say(f"{stage}: {dual}{shown}")
     _say(f"maybe is a conflict: {'yes' if data['maybe_is_conflict'] else 'no'}")
     _say(f"default order: {data['default_order']}")
+    _say(f"model of the ranked order: {data['model']}")
 
 
 def configure_cmd(
@@ -192,6 +194,14 @@ def configure_cmd(
     order: Annotated[
         str | None, typer.Option("--order", help="Default order: ranked, random or original.")
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="The ranked order's model: litdesk-svm-2 or litdesk-handover (USE-m3 rows "
+            "of each record, embedded by a background job; the default model ranks until then).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Change a Study's screening settings (its owner only); what is not given stays."""
@@ -209,6 +219,7 @@ def configure_cmd(
         dual_review=_flags(dual_review, "--dual-review"),
         maybe_is_conflict=maybe_is_conflict,
         default_order=order,
+        model=model,
     )
     with sync_app() as app:
         view = app.screening.configure(request, owner=app.owner)
@@ -405,7 +416,8 @@ def retrain_cmd(
         _say("no model yet: it needs an include and an exclude")
     else:
         _say(
-            f"model v{model.version} trained on {plural(model.trained_on, 'decision')} ({model.state})"
+            f"model {model.name} v{model.version} trained on "
+            f"{plural(model.trained_on, 'decision')} ({model.state})"
         )
 
 

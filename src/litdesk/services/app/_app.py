@@ -104,7 +104,7 @@ class App:
         self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
         self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake(), fulltext=FulltextParts(self.pdfs, fetch_through(self.providers), settings.library_upload_max_bytes), providers=self.providers, clock=clock)  # noqa: PLW0108  # fmt: skip
         self.search = SearchArea(self.providers, self.live, clock=clock)
-        self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake(), lease_s=settings.jobs_lease_seconds)  # noqa: PLW0108  # fmt: skip
+        self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake(), lease_s=settings.jobs_lease_seconds, embedder=self.models.sentence_embedder)  # noqa: PLW0108  # fmt: skip
         self.zotero = ZoteroArea(store=store, pdfs=self.pdfs, screening=self.screening)
 
         self._sso: SingleSignOn | None = None

@@ -9,7 +9,7 @@ import threading
 import httpx
 
 from litdesk._settings import Settings
-from litdesk.adapters.embeddings import Embedder, make_embedder
+from litdesk.adapters.embeddings import Embedder, UseEmbedder, make_embedder
 from litdesk.adapters.llm import ChatBackend, make_backend
 
 __all__ = ["Models"]
@@ -23,6 +23,7 @@ class Models:
         # guards only the first construction of each part (worker threads may race to it)
         self._lock = threading.Lock()
         self._embedder: Embedder | None = None
+        self._sentences: Embedder | None = None
         self._backend: ChatBackend | None = None
         self._client: httpx.Client | None = None
 
@@ -42,6 +43,14 @@ class Models:
                     ollama_url=base,
                 )
             return self._embedder
+
+    def sentence_embedder(self) -> Embedder:
+        """The offline sentence encoder screening's hand-over model reads (USE-m3, 512
+        dimensions, whatever ``embedder`` says: the model was measured with it), made once."""
+        with self._lock:
+            if self._sentences is None:
+                self._sentences = UseEmbedder()
+            return self._sentences
 
     def backend(self) -> ChatBackend:
         """The settings' chat backend (``llm_backend``, ``chat_model``), made once."""
@@ -70,6 +79,7 @@ class Models:
                 self._client = None
             backend, self._backend = self._backend, None
             self._embedder = None
+            self._sentences = None
         close = getattr(backend, "close", None)
         if callable(close):
             close()

@@ -49,6 +49,7 @@ from ._team_requests import (
     RevealView,
     parse_reviewer_map,
 )
+from ._vectors import EMBED_KIND, EMBEDDER, SentenceRows, embed_owner, text_sha
 from ._views import (
     CardView,
     DecisionView,
@@ -84,7 +85,12 @@ __all__ = [
     "ITEM_STATUSES",
     "ORDERS",
     "PAGE_SIZE",
+    "EMBED_KIND",
+    "EMBEDDER",
     "RETRAIN_KIND",
+    "SentenceRows",
+    "embed_owner",
+    "text_sha",
     "CardRequest",
     "CardView",
     "ConfigureRequest",

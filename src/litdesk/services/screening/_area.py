@@ -12,7 +12,9 @@ their own work.
 Every decision, undo and retrieval note is appended under the Study's screening lock in
 one write transaction (two reviewers at the same moment: both kept, in order). After a
 decision the model's retrain is queued (``screening.retrain``, one per Study and stage);
-the next record never waits for it: it uses the scores in force.
+the next record never waits for it: it uses the scores in force. A Study whose model is the
+hand-over (``litdesk-handover``) also has its records embedded by a job
+(``screening.embed``, :mod:`._vectors`); its retrains use the default model until then.
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from sqlalchemy.engine import Connection
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import NotFoundError
+from litdesk.adapters.embeddings import Embedder
 from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import accounts as access
 from litdesk.core.screening import (
+    HANDOVER_MODEL,
     STAGES,
+    SVM_MODEL,
     Stage,
 )
 from litdesk.core.words import plural
@@ -56,9 +61,10 @@ from ._requests import (
     StudyScreenRequest,
     UndoRequest,
 )
-from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner
+from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner, screening_record
 from ._state import StageState, stage_items, stage_state
 from ._team_area import TeamScreening
+from ._vectors import EMBED_KIND, SentenceRows, embed_owner
 from ._views import (
     CardView,
     DecisionView,
@@ -99,16 +105,23 @@ class ScreeningArea(TeamScreening):
         clock: Clock = SYSTEM_CLOCK,
         wake: Callable[[], None] | None = None,
         lease_s: float = 60.0,
+        embedder: Callable[[], Embedder] | None = None,
     ) -> None:
         """``lease_s``: the job lease of a retrain run in the caller's thread
-        (:meth:`work_retrain`; the app passes ``Settings.jobs_lease_seconds``)."""
+        (:meth:`work_retrain`; the app passes ``Settings.jobs_lease_seconds``);
+        ``embedder``: makes the sentence encoder the hand-over model reads (the app's
+        ``models.sentence_embedder``; ``None``: that model always falls back)."""
         self.store = store
         self._lease_s = lease_s
         self.jobs = jobs
         self.clock = clock
         self._wake = wake
         self.cache = StudyCache(store)
-        self.retrainer = Retrainer(store, self.cache, clock=clock)
+        self.rows = SentenceRows(store, self.cache, _texts, embedder)
+        self.rows.on_stored = self._rows_stored
+        self.retrainer = Retrainer(
+            store, self.cache, clock=clock, rows=self.rows, want_rows=self._want_rows
+        )
         self._lock = threading.Lock()
         #: (Study, stage) → the model version a retrain was queued for unscored records
         self._unscored: dict[tuple[str, str], int | None] = {}
@@ -119,8 +132,26 @@ class ScreeningArea(TeamScreening):
         self._names: dict[str, str] = {}
 
     def handlers(self) -> dict[str, Handler]:
-        """The job handlers of this area: the model's retrain."""
-        return {RETRAIN_KIND: self.retrainer.handler()}
+        """The job handlers of this area: the model's retrain, the records' embedding."""
+        return {RETRAIN_KIND: self.retrainer.handler(), EMBED_KIND: self.rows.handler()}
+
+    def _submit(self, kind: str, params: dict[str, Any], owner: str) -> bool:
+        try:
+            self.jobs.submit(kind, params, owner=owner, reuse_active=True)
+        except Exception:  # noqa: BLE001 - nothing is lost: the scores in force stay
+            return False
+        if self._wake is not None:
+            self._wake()
+        return True
+
+    def _want_rows(self, study_id: str) -> bool:
+        """Queue the Study's embedding job (one active per Study)."""
+        return self._submit(EMBED_KIND, {"study_id": study_id}, embed_owner(study_id))
+
+    def _rows_stored(self, study_id: str) -> None:
+        """Every record has its row now: retrain each stage with the hand-over model."""
+        for stage in STAGES:
+            self._after_decision(study_id, stage)
 
     # -- shared steps ---------------------------------------------------------------------
 
@@ -242,6 +273,11 @@ class ScreeningArea(TeamScreening):
             screening.put_settings(conn, study.id, changed.to_json(), by=owner, now=now)
             access.add_history(conn, study.id, owner, "screening_configured", None, now)
             stored = screening.get_settings(conn, study.id)
+        if changed.model != config.model:
+            if changed.model == HANDOVER_MODEL:
+                self._want_rows(study.id)
+            for stage in STAGES:  # the new model's scores (or the default's, until rows)
+                self._after_decision(study.id, stage)
         return self._settings_view(study, role, changed, stored)
 
     # -- decisions ------------------------------------------------------------------------
@@ -249,18 +285,9 @@ class ScreeningArea(TeamScreening):
     def _after_decision(self, study_id: str, stage: Stage) -> bool:
         """Queue the stage's retrain (one active per Study and stage); False when the
         queue refused it (the scores in force stay)."""
-        try:
-            self.jobs.submit(
-                RETRAIN_KIND,
-                {"study_id": study_id, "stage": stage},
-                owner=retrain_owner(study_id, stage),
-                reuse_active=True,
-            )
-        except Exception:  # noqa: BLE001 - the decision is stored; the order waits a retrain
-            return False
-        if self._wake is not None:
-            self._wake()
-        return True
+        return self._submit(
+            RETRAIN_KIND, {"study_id": study_id, "stage": stage}, retrain_owner(study_id, stage)
+        )
 
     def _decision_view(
         self, study_id: str, stage: Stage, row: screening.DecisionRow, owner: str, queued: bool
@@ -439,7 +466,11 @@ class ScreeningArea(TeamScreening):
         fresh = row.trained_on == len(state.labels)
         return (
             ModelState(
-                "ready" if fresh else "retraining", row.version, row.trained_on, row.trained_at
+                "ready" if fresh else "retraining",
+                row.version,
+                row.trained_on,
+                row.trained_at,
+                row.model or SVM_MODEL,
             ),
             row.scores,
         )
@@ -505,7 +536,8 @@ class ScreeningArea(TeamScreening):
             return best, described, None
         described["label"] = (
             f"ranked by model v{model.version} trained on {plural(model.trained_on, 'decision')}"
-            + (" (retraining)" if model.state == "retraining" else "")
+            + f" ({model.name}"
+            + (", retraining)" if model.state == "retraining" else ")")
         )
         floor = float("-inf")
         ordered = self._order(
@@ -689,20 +721,28 @@ class ScreeningArea(TeamScreening):
 
     def work_retrain(self, study: str, stage: Stage, *, owner: str) -> ModelState:
         """Run the stage's queued retrain in this thread (the CLI without a server, tests,
-        benches): the model as it then stands."""
+        benches), and the Study's queued embedding job: the model as it then stands."""
         with self.store.read() as conn:
             row, _ = self._study(conn, study, owner, "read")
         runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
-        active = self.jobs.active_of(RETRAIN_KIND, owner=retrain_owner(row.id, stage))
-        while (
-            active is not None
-            and self.jobs.get(active.id, owner=retrain_owner(row.id, stage)).active
+        # the Study's embedding job (the hand-over model) first when queued: a retrain
+        # that finds rows missing queues it, and it queues the retrain again when done
+        owners = ((EMBED_KIND, embed_owner(row.id)), (RETRAIN_KIND, retrain_owner(row.id, stage)))
+        while any(  # by owner: another stage's or Study's active job is not this one
+            j.active
+            for kind, who in owners
+            for j in self.jobs.list(owner=who, kinds=[kind], limit=5)
         ):
             if not runner.run_once():
                 break
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
+
+
+def _texts(screen: ScreenSet) -> list[str]:
+    """What the sentence encoder reads of each item: title and abstract, in the set's order."""
+    return [screening_record(screen, i).text for i in range(len(screen.groups))]
 
 
 def _as_parts(area: ScreeningArea) -> AreaParts:

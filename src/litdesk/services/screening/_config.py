@@ -1,5 +1,6 @@
 """A Study's screening settings: exclusion reasons, eligibility criteria, highlighted
-keywords, dual review and reveal per stage, whether "maybe" conflicts, the default order.
+keywords, dual review and reveal per stage, whether "maybe" conflicts, the default order,
+the prioritisation model.
 Stored as one JSON document (``screening_settings``); a Study without one has the
 defaults. A stored document is read field by field: an unknown or broken value falls back
 to its default, so one bad field never hides the others."""
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from litdesk.core.screening import STAGES, ConflictPolicy, Stage
+from litdesk.core.screening import DEFAULT_MODEL, MODEL_NAMES, STAGES, ConflictPolicy, Stage
 
 from ._requests import ORDERS, ConfigureRequest, Order, parse_stage
 
@@ -65,6 +66,9 @@ class ScreeningConfig:
     maybe_is_conflict: bool = False
     revealed: dict[Stage, bool] = field(default_factory=lambda: dict.fromkeys(STAGES, False))
     default_order: Order = "ranked"
+    #: the prioritisation model of the ranked order (``litdesk-handover`` reads USE-m3 rows
+    #: the embedding job stores; until every record has one, the default model ranks)
+    model: str = DEFAULT_MODEL
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> ScreeningConfig:
@@ -84,6 +88,7 @@ class ScreeningConfig:
             maybe_is_conflict=data.get("maybe_is_conflict") is True,
             revealed=_flags(data.get("revealed")),
             default_order=next((o for o in ORDERS if o == order), "ranked"),
+            model=next((m for m in MODEL_NAMES if m == data.get("model")), DEFAULT_MODEL),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -98,6 +103,7 @@ class ScreeningConfig:
             "maybe_is_conflict": self.maybe_is_conflict,
             "revealed": {s: self.revealed[s] for s in STAGES},
             "default_order": self.default_order,
+            "model": self.model,
         }
 
     def changed(self, request: ConfigureRequest) -> ScreeningConfig:
@@ -111,6 +117,7 @@ class ScreeningConfig:
             "exclude_keywords",
             "maybe_is_conflict",
             "default_order",
+            "model",
         ):
             value = getattr(request, name)
             if value is not None:

@@ -7,7 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from litdesk.core.screening import STAGES, VERDICTS, ScreeningInputError, Stage, Verdict
+from litdesk.core.screening import (
+    MODEL_NAMES,
+    STAGES,
+    VERDICTS,
+    ScreeningInputError,
+    Stage,
+    Verdict,
+)
 
 __all__ = [
     "DECISION_SOURCES",
@@ -192,9 +199,15 @@ class ConfigureRequest:
     maybe_is_conflict: bool | None = None
     revealed: Mapping[str, bool] | None = None
     default_order: str | None = None
+    #: the prioritisation model (one of ``MODEL_NAMES``)
+    model: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        if self.model is not None and self.model not in MODEL_NAMES:
+            raise ScreeningRequestError(
+                f"model must be among {', '.join(MODEL_NAMES)}", code="bad_model"
+            )
         if self.reasons is not None:
             reasons = _words(self.reasons, MAX_REASONS, MAX_REASON, "exclusion reasons")
             if not reasons:

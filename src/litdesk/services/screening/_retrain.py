@@ -2,9 +2,11 @@
 ``screening.retrain``, one active per Study and stage: its owner is
 :func:`retrain_owner`, submitted with ``reuse_active``).
 
-The handler reads the Study's items and decisions, fits the model (:class:`Ranker` over
+The handler reads the Study's items and decisions, fits the Study's model (:class:`Ranker` over
 TF-IDF features of title, abstract and keywords of each group's merged record, fitted once
-per working set and cached in the process) on the labels so far and stores every item's
+per working set and cached in the process; the hand-over model also reads the USE-m3 rows
+of :mod:`._vectors` once every record has one — until then the default model, and the
+embedding job is queued) on the labels so far and stores every item's
 score with the next version in one transaction: until it commits the previous scores stay
 in force, so a worker killed mid-retrain leaves them (the job is claimed again when its
 lease ends). Decisions that arrive while it trains are picked up by training again before
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, Final
 
 from sqlalchemy.engine import Connection
@@ -22,12 +25,16 @@ from sqlalchemy.engine import Connection
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk.adapters.store import Store, screening
 from litdesk.core.screening import (
+    HANDOVER_MODEL,
     STAGES,
+    SVM_MODEL,
     Features,
+    ModelConfig,
     Ranker,
     ScreeningRecord,
     Stage,
     build_features,
+    named_model,
 )
 from litdesk.services.jobs import Handler, JobContext
 
@@ -35,6 +42,7 @@ from ._cards import subject_terms
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._state import stage_state
+from ._vectors import SentenceRows
 
 __all__ = ["MAX_ROUNDS", "RETRAIN_KIND", "Retrainer", "retrain_owner", "screening_record"]
 
@@ -59,12 +67,24 @@ class Retrainer:
     """Fits and stores a stage's scores; keeps the feature matrices and the scores in
     force of recent Studies in this process."""
 
-    def __init__(self, store: Store, cache: StudyCache, *, clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cache: StudyCache,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
+        rows: SentenceRows | None = None,
+        want_rows: Callable[[str], object] = lambda _study_id: None,
+    ) -> None:
+        """``rows``: the sentence-encoder rows the hand-over model reads; ``want_rows``
+        queues a Study's embedding job (called when a record has no row yet)."""
         self.store = store
         self.cache = cache
         self.clock = clock
+        self.rows = rows
+        self.want_rows = want_rows
         self._lock = threading.Lock()
-        self._features: OrderedDict[tuple[str, str], Features] = OrderedDict()
+        self._features: OrderedDict[tuple[str, str, str], Features] = OrderedDict()
         self._scores: dict[tuple[str, str], screening.ModelRow] = {}
 
     # -- the scores in force --------------------------------------------------------------
@@ -99,22 +119,44 @@ class Retrainer:
 
     # -- training -------------------------------------------------------------------------
 
-    def features(self, study_id: str, screen: ScreenSet) -> Features:
-        """The working set's feature matrix (one row per group, in its order)."""
-        key = (study_id, screen.fingerprint)
+    def features(
+        self, study_id: str, screen: ScreenSet, model: str = SVM_MODEL
+    ) -> tuple[Features, ModelConfig]:
+        """The working set's feature matrix (one row per group, in its order) for ``model``
+        and the model that reads it: the default model while the hand-over model's rows
+        are not all stored (its embedding job is then queued)."""
+        if model != HANDOVER_MODEL or self.rows is None:
+            model = SVM_MODEL
+        config = named_model(model)
+        key = (study_id, screen.fingerprint, model)
         with self._lock:
             found = self._features.get(key)
             if found is not None:
                 self._features.move_to_end(key)
-                return found
-        built = build_features([screening_record(screen, i) for i in range(len(screen.groups))])
+                return found, config
+        records = [screening_record(screen, i) for i in range(len(screen.groups))]
+        embedding = None
+        if config.features.embedding:
+            assert self.rows is not None
+            embedding = self.rows.rows(study_id, screen)
+            if embedding is None:
+                self.want_rows(study_id)
+                return self.features(study_id, screen, SVM_MODEL)
+        built = build_features(records, config.features, embedding=embedding)
         with self._lock:
             self._features[key] = built
             while len(self._features) > _CACHED:
                 self._features.popitem(last=False)
-        return built
+        return built, config
 
     def labels(self, study_id: str, stage: Stage) -> tuple[ScreenSet, dict[str, bool]]:
+        screen, labels, _ = self.labelled(study_id, stage)
+        return screen, labels
+
+    def labelled(
+        self, study_id: str, stage: Stage
+    ) -> tuple[ScreenSet, dict[str, bool], ScreeningConfig]:
+        """The working set, the stage's labels now and the Study's settings."""
         screen = self.cache.screen_set(study_id)
         history, _, _ = self.cache.history(study_id, screen)
         with self.store.read() as conn:
@@ -122,15 +164,16 @@ class Retrainer:
         config = ScreeningConfig.from_json(stored.data if stored else None)
         state = stage_state(screen, history, config, stage, reviewer="")
         items = set(state.items)
-        return screen, {k: v for k, v in state.labels.items() if k in items}
+        return screen, {k: v for k, v in state.labels.items() if k in items}, config
 
     def train(self, study_id: str, stage: Stage) -> dict[str, Any]:
         """One training on the decisions now: the scores stored with the next version
         (``trained: False`` when the labels hold no include or no exclude yet)."""
-        screen, labels = self.labels(study_id, stage)
+        screen, labels, settings = self.labelled(study_id, stage)
         if not (any(labels.values()) and not all(labels.values())):
             return {"trained": False, "labels": len(labels)}
-        ranker = Ranker(self.features(study_id, screen), seed=1)
+        features, config = self.features(study_id, screen, settings.model)
+        ranker = Ranker(features, seed=1, config=config)
         ranker.decide_many((screen.position[k], v) for k, v in labels.items())
         ranker.retrain()
         fitted = ranker.scores()
@@ -143,8 +186,9 @@ class Retrainer:
                 trained_on=len(labels),
                 scores=scores,
                 trained_at=self.clock.utcnow().isoformat(timespec="seconds"),
+                model=config.name,
             )
-        return {"trained": True, "version": version, "labels": len(labels)}
+        return {"trained": True, "version": version, "labels": len(labels), "model": config.name}
 
     def run(self, study_id: str, stage: Stage, ctx: JobContext | None = None) -> dict[str, Any]:
         """Train until the stored scores are fitted on every decision (or the rounds run

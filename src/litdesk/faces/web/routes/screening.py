@@ -52,6 +52,7 @@ api = APIRouter(tags=["screening"])
 
 StageName = Literal["title_abstract", "full_text"]
 OrderName = Literal["ranked", "random", "original"]
+ModelName = Literal["litdesk-svm-2", "litdesk-handover"]
 VerdictName = Literal["include", "exclude", "maybe"]
 StatusName = Literal[
     "all", "remaining", "screened", "included", "excluded", "maybe", "conflict", "mine"
@@ -106,6 +107,7 @@ class SettingsBody(BaseModel):
     dual_review: dict[StageName, bool] | None = None
     maybe_is_conflict: bool | None = None
     default_order: OrderName | None = None
+    model: ModelName | None = None
 
 
 # --- the views shared by each page and its twin ------------------------------------------
@@ -393,6 +395,7 @@ def settings_form(
     dual_full_text: Annotated[bool, Form()] = False,
     maybe_is_conflict: Annotated[bool, Form()] = False,
     default_order: Annotated[OrderName, Form()] = "ranked",
+    model: Annotated[ModelName | None, Form()] = None,
 ) -> Response:
     may_configure(app, owner, ref)  # before the form is read
     try:
@@ -406,6 +409,7 @@ def settings_form(
             dual_review={"title_abstract": dual_title_abstract, "full_text": dual_full_text},
             maybe_is_conflict=maybe_is_conflict,
             default_order=default_order,
+            model=model,
         )
         app.screening.configure(asked, owner=owner)
     except InputError as exc:

@@ -114,7 +114,7 @@ function install(root) {
 
   function modelText(md) {
     if (!md || md.state === "none") return "No model yet";
-    return `Model v${md.version}, ${fmt(md.trained_on)} decision${md.trained_on === 1 ? "" : "s"}${md.state === "retraining" ? ", retraining" : ""}`;
+    return `Model ${md.name || ""} v${md.version}, ${fmt(md.trained_on)} decision${md.trained_on === 1 ? "" : "s"}${md.state === "retraining" ? ", retraining" : ""}`;
   }
 
   function showHistory(list, key) {
