@@ -14,6 +14,7 @@ import pytest
 from tests.services.screening._study import make_study
 
 from litdesk.adapters.store import screening as store_screening
+from litdesk.core.screening import DEFAULT_MODEL
 from litdesk.services.app import App, open_app_sync
 from litdesk.services.screening import (
     EMBED_KIND,
@@ -78,7 +79,9 @@ def _stored(app: App, sid: str) -> dict[str, bytes]:
 def test_the_model_is_a_setting_and_a_bad_name_is_refused(app: App, export: Path) -> None:
     sid = make_study(app, "Choice", [export])
     view = app.screening.settings(StudyScreenRequest(sid), owner=app.owner).to_dict()
-    assert view["model"] == "litdesk-svm-2"  # the default, until the final run says otherwise
+    assert view["model"] == DEFAULT_MODEL
+    svm = app.screening.configure(ConfigureRequest(sid, model="litdesk-svm-2"), owner=app.owner)
+    assert svm.settings["model"] == "litdesk-svm-2"
     changed = app.screening.configure(
         ConfigureRequest(sid, model="litdesk-handover"), owner=app.owner
     ).to_dict()
@@ -93,6 +96,7 @@ def test_the_model_is_a_setting_and_a_bad_name_is_refused(app: App, export: Path
 
 def test_falls_back_to_the_default_until_every_record_has_its_row(app: App, export: Path) -> None:
     sid = make_study(app, "Handover", [export])
+    app.screening.configure(ConfigureRequest(sid, model="litdesk-svm-2"), owner=app.owner)
     _two_decisions(app, sid)
     assert app.screening.work_retrain(sid, TA, owner=app.owner).name == "litdesk-svm-2"
     with app.store.read() as conn:

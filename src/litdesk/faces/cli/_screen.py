@@ -164,10 +164,16 @@ def register(app: typer.Typer) -> None:
         records, truth = read_labelled(file, labels)
         embedding = None
         if config.features.embedding:
-            from ._context import sync_app
+            from litdesk.services.models import Models
 
-            with sync_app() as opened:  # the same sentence encoder the Study's embedding job uses
-                embedding = opened.models.sentence_embedder().embed([r.text for r in records])
+            from ._context import settings
+
+            # the sentence encoder a Study's embedding job uses (no store is opened)
+            models = Models(settings())
+            try:
+                embedding = models.sentence_embedder().embed([r.text for r in records])
+            finally:
+                models.close()
         sim = simulate(
             build_features(records, config.features, embedding=embedding),
             truth,

@@ -721,23 +721,40 @@ class ScreeningArea(TeamScreening):
 
     def work_retrain(self, study: str, stage: Stage, *, owner: str) -> ModelState:
         """Run the stage's queued retrain in this thread (the CLI without a server, tests,
-        benches), and the Study's queued embedding job: the model as it then stands."""
+        benches) — with the hand-over model, the Study's embedding job first when a record
+        has no row yet (so that the retrain reads the rows): the model as it then stands."""
         with self.store.read() as conn:
             row, _ = self._study(conn, study, owner, "read")
+            config, _ = self._config(conn, row.id)
+        if (
+            config.model == HANDOVER_MODEL
+            and self.rows.embedder is not None
+            and self.rows.rows(row.id, self.cache.screen_set(row.id)) is None
+        ):
+            self._want_rows(row.id)
+            embedding = JobRunner(
+                self.jobs, {EMBED_KIND: self.rows.handler()}, lease_s=self._lease_s
+            )
+            self._run_jobs(embedding, ((EMBED_KIND, embed_owner(row.id)),))
         runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
-        # the Study's embedding job (the hand-over model) first when queued: a retrain
-        # that finds rows missing queues it, and it queues the retrain again when done
-        owners = ((EMBED_KIND, embed_owner(row.id)), (RETRAIN_KIND, retrain_owner(row.id, stage)))
-        while any(  # by owner: another stage's or Study's active job is not this one
+        self._run_jobs(
+            runner,
+            ((EMBED_KIND, embed_owner(row.id)), (RETRAIN_KIND, retrain_owner(row.id, stage))),
+        )
+        ctx = self._ctx(row.id, owner)
+        model, _ = self._model(ctx, self._state(ctx, stage, owner))
+        return model
+
+    def _run_jobs(self, runner: JobRunner, owners: tuple[tuple[str, str], ...]) -> None:
+        """Run jobs here while one of ``owners``' (kind, owner) is active (by owner: another
+        stage's or Study's active job is not this one)."""
+        while any(
             j.active
             for kind, who in owners
             for j in self.jobs.list(owner=who, kinds=[kind], limit=5)
         ):
             if not runner.run_once():
                 break
-        ctx = self._ctx(row.id, owner)
-        model, _ = self._model(ctx, self._state(ctx, stage, owner))
-        return model
 
 
 def _texts(screen: ScreenSet) -> list[str]:
