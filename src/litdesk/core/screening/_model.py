@@ -15,9 +15,10 @@ later on two (bench/RESULTS.md, 2026-12-05), so it is not the default. An embedd
 (see :mod:`._features`) is read in the same matrix (``joint``), alone, or by its own SVM
 beside the text model (``separate``); with USE-m3 each of the three found Oud's includes later
 than the default on the development seeds (bench/RESULTS.md, branch scr28d), so none is.
-``handover`` (the embedding's weight shrinking as includes are labelled) found the last
-includes as early as the default but Jeyaraman's first ones one include later in 480
-(branch scr28e), so it is not the default either.
+``handover`` (the embedding's weight shrinking as includes are labelled; ``litdesk-handover``,
+:func:`named_model`) beat the default on every set over development seeds 6–20 (branch
+scr28f) but on the held-out seeds 1–5 fell short of ASReview on Jeyaraman's WSS@95 and
+Beta-blockers' recall@10% by a few records, so it is a Study's choice, not the default.
 """
 
 from __future__ import annotations
