@@ -3,7 +3,7 @@ screened at title/abstract then full text, ranked by a model retrained in the ba
 on the decisions so far, blind in pairs — one method per use case, the owner a keyword."""
 
 from ._area import NotScreenable, ReasonNotListed, ScreeningArea
-from ._config import DEFAULT_REASONS, ScreeningConfig
+from ._config import DEFAULT_REASONS, ScreeningConfig, SettingsDocument
 from ._items import ScreenSet, StudyCache, history_of
 from ._papers import PaperOutcomes
 from ._requests import (
@@ -50,12 +50,24 @@ from ._team_requests import (
     parse_reviewer_map,
 )
 from ._views import (
+    CardFullText,
+    CardOrder,
+    CardProgress,
     CardView,
+    CheckSet,
+    DecisionEntry,
     DecisionView,
+    Guidance,
     HistoryView,
+    ItemRow,
     ItemsView,
+    LicensedText,
+    MemberRecord,
     ModelState,
+    PaperFields,
+    PdfRef,
     ProgressView,
+    RetrievalNote,
     RetrievalView,
     ScreeningSettingsView,
 )
@@ -87,6 +99,19 @@ __all__ = [
     "RETRAIN_KIND",
     "CardRequest",
     "CardView",
+    "CardFullText",
+    "CardOrder",
+    "CardProgress",
+    "CheckSet",
+    "DecisionEntry",
+    "Guidance",
+    "ItemRow",
+    "LicensedText",
+    "MemberRecord",
+    "PaperFields",
+    "PdfRef",
+    "RetrievalNote",
+    "SettingsDocument",
     "ConfigureRequest",
     "DecideRequest",
     "DecisionView",
