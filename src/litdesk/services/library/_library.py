@@ -62,6 +62,7 @@ from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
 from ._shared import Copier, SharedPdfs
 from ._shelf import Shelf
 from ._sources import LibraryFile
+from ._views import LibraryStatus, StatusRow, arriving_rows
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
 
@@ -225,29 +226,29 @@ class Library(LibraryFiles):
             return None  # an injected model the workers could not rebuild from the setting
         return spec, self.data_dir / "models" / "wordllama"
 
-    def status(self) -> dict[str, Any]:
-        """Every file with its index state (see :meth:`file_states`), the sources and the
-        discovery warnings."""
+    def status(self) -> LibraryStatus:
+        """Every file with its index state (see :meth:`file_states`), the sources, the
+        discovery warnings and the other hosts' PDFs not copied here yet."""
         corpus = self.corpus()
-        return {
-            "files": self.file_states(corpus.files),
-            "sources": [
+        return LibraryStatus(
+            self.file_states(corpus.files),
+            [
                 {"path": str(s.path), "recursive": s.recursive, "origin": s.origin}
                 for s in self.sources()
             ],
-            "warnings": corpus.warnings,
-            "arriving": corpus.arriving,
-            "embedder": self._embedder_name,
-            "chunking": CHUNKING_VERSION,
-        }
+            corpus.warnings,
+            self._embedder_name,
+            CHUNKING_VERSION,
+            arriving_rows(corpus.arriving),
+        )
 
-    def file_states(self, files: list[LibraryFile]) -> list[dict[str, Any]]:
+    def file_states(self, files: list[LibraryFile]) -> list[StatusRow]:
         """Each of ``files`` with its index state (pages, text layer, exclusion, ids,
         adopted title); only these files are hashed."""
         hashes = hash_files(self.catalogue, files)
         entries = self.catalogue.entries(self._embedder_name, CHUNKING_VERSION)
         meta = self.catalogue.metadata()
-        rows = []
+        rows: list[StatusRow] = []
         for f in files:
             sha = hashes.get(f.path)
             e = entries.get(sha) if sha else None

@@ -17,6 +17,7 @@ from ._model_status import ModelStatus
 
 __all__ = [
     "ArrivingRow",
+    "arriving_rows",
     "FileRow",
     "IndexCounts",
     "IndexOutcome",
@@ -86,6 +87,11 @@ class ArrivingRow(TypedDict):
 
     file: str
     sha256: str | None
+
+
+def arriving_rows(pending: list[tuple[str, str | None]]) -> list[ArrivingRow]:
+    """The other hosts' PDFs not copied here yet, as rows (an upload's hash: ``None``)."""
+    return [ArrivingRow(file=name, sha256=sha) for name, sha in pending]
 
 
 class IndexCounts(TypedDict):
