@@ -73,6 +73,7 @@ from ._views import (
     StoredUpload,
     StudyLink,
     UploadReport,
+    VectorIndexSummary,
     arriving_rows,
 )
 
@@ -367,7 +368,7 @@ class LibraryArea:
         corpus = lib.corpus()
         report = lib.index(corpus.files, progress=progress)
         _n, problems = lib.share(corpus.files)  # PDFs put in this host's folders since
-        vector_index: dict[str, object] | None = None
+        vector_index: VectorIndexSummary | None = None
         if not report.interrupted:
             if on_vector_index is not None:
                 on_vector_index()

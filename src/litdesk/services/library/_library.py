@@ -62,7 +62,7 @@ from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
 from ._shared import Copier, SharedPdfs
 from ._shelf import Shelf
 from ._sources import LibraryFile
-from ._views import LibraryStatus, StatusRow, arriving_rows
+from ._views import LibraryStatus, StatusRow, VectorIndexSummary, arriving_rows
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
 
@@ -535,7 +535,7 @@ class Library(LibraryFiles):
         store = IvfStore(self.root / "ivf", self._embedder_name, CHUNKING_VERSION)
         return store.ensure(counts, load, dim), load
 
-    def prepare_vector_index(self) -> dict[str, Any]:
+    def prepare_vector_index(self) -> VectorIndexSummary:
         """Build or update the whole library's IVF layout now (``library index`` calls this
         so questions do not pay); a summary for the index report.
 
@@ -554,7 +554,14 @@ class Library(LibraryFiles):
         n = sum(counts.values())
         if n == 0 or n < self.params.exact_below:
             return {"kind": "exact", "chunks": n}
-        return {"chunks": n} | self._ivf_layout(counts)[0].summary()
+        ivf = self._ivf_layout(counts)[0].summary()
+        return {
+            "chunks": n,
+            "kind": ivf["kind"],
+            "cells": ivf["cells"],
+            "built": ivf["built"],
+            "seconds": ivf["seconds"],
+        }
 
     # --- answers --------------------------------------------------------------------
     def english_variant(self, question: str, *, backend: ChatBackend | None = None) -> str | None:

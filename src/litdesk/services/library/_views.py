@@ -8,7 +8,7 @@ and :class:`~._viewer.PageImageBytes`, :class:`~._chat.ChatSession` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, Required, TypedDict
 
 from litdesk.services.jobs import JobView
 
@@ -32,6 +32,7 @@ __all__ = [
     "StoredUpload",
     "StudyLink",
     "UploadReport",
+    "VectorIndexSummary",
 ]
 
 
@@ -264,6 +265,18 @@ class SourceChange:
         return out
 
 
+class VectorIndexSummary(TypedDict, total=False):
+    """The whole library's vector index after an index run: ``exact`` search below
+    ``exact_below`` chunks, else an IVF layout with its cells, whether it was ``trained``,
+    ``updated`` or ``reused`` and in how many seconds."""
+
+    kind: Required[str]
+    chunks: Required[int]
+    cells: int
+    built: str
+    seconds: float
+
+
 @dataclass(frozen=True, slots=True)
 class IndexOutcome:
     """One index run here and now (``litdesk library index``): the report, the discovery
@@ -271,7 +284,7 @@ class IndexOutcome:
 
     report: IndexReport
     warnings: list[str]
-    vector_index: dict[str, object] | None
+    vector_index: VectorIndexSummary | None
 
     def to_dict(self) -> dict[str, object]:
         return self.report.to_dict() | {
