@@ -125,7 +125,7 @@ def screen(app: App, sid: str, labels: list[bool], decisions: int) -> tuple[dict
         "model_version": float(progress.model.version or 0),
         "model_trained_on": float(progress.model.trained_on or 0),
     }
-    return figures, str(card.order["label"])
+    return figures, card.order.label
 
 
 def retrain(app: App, sid: str) -> dict[str, float]:

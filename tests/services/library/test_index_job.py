@@ -69,7 +69,7 @@ def test_questions_use_indexed_files_while_the_job_runs(
                     "heart failure programmes patient experiences", index_missing=False
                 )
                 took = time.monotonic() - t0
-                indexed = {r["file"] for r in lib.status()["files"] if r["indexed"]}
+                indexed = {r["file"] for r in lib.status().files if r["indexed"]}
             running = jobs.get(view.id, owner="local")
             assert running.status == "running" and running.done <= 1 and running.total == 6
             assert HINDAWI in indexed and len(indexed) <= 2  # the job holds after its first file

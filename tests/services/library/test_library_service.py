@@ -96,7 +96,7 @@ def test_index_then_unchanged_then_changed(
     third = lib.index()
     assert third.indexed == [] and third.unchanged == 2
     assert third.same_content == ["wheat.pdf has the same content as cameras.pdf"]
-    status = {r["file"]: r for r in lib.status()["files"]}
+    status = {r["file"]: r for r in lib.status().files}
     assert status["cameras.pdf"]["doi"] == "10.5555/cams.2020.7"
     assert status["cameras.pdf"]["pages"] == 2 and status["cameras.pdf"]["text_layer"] is True
     lib.close()
@@ -238,7 +238,7 @@ def test_adoption_only_when_title_is_printed(
     assert calls == [("doi", "10.5555/cams.2020.7")]
     assert answer.citations[0]["title"] == "Monitoring river water levels with time-lapse cameras"
     assert "(doi:10.5555/cams.2020.7)" in answer.answer
-    status = {r["file"]: r for r in lib.status()["files"]}
+    status = {r["file"]: r for r in lib.status().files}
     assert status["cameras.pdf"]["adopted_title"].startswith("Monitoring river")
     lib.ask("time-lapse cameras", papers=["cameras.pdf"], top_k=2)
     assert len(calls) == 1  # adopted once, stored beside the index
@@ -278,8 +278,8 @@ def test_parallel_index_matches_serial(
     par = app_library(par_settings, workers=2)
     report = par.index()
     assert sorted(report.indexed) == ["cameras.pdf", "estuary.pdf", "wheat.pdf"]
-    a = {r["file"]: r["chunks"] for r in serial.status()["files"]}
-    b = {r["file"]: r["chunks"] for r in par.status()["files"]}
+    a = {r["file"]: r["chunks"] for r in serial.status().files}
+    b = {r["file"]: r["chunks"] for r in par.status().files}
     assert a == b
     found = par.retrieve("cadmium harbour", top_k=2)
     assert found.hits[0].file == "estuary.pdf"
@@ -356,7 +356,7 @@ def test_real_fixture_library(
         "encrypted_libreoffice_password.pdf": "encrypted",
         "scanned_no_text_cermine_simple.pdf": "no_text",
     }
-    rows = {r["file"]: r for r in lib.status()["files"]}
+    rows = {r["file"]: r for r in lib.status().files}
     assert rows["peerj_cs_2017_118.pdf"]["pages"] == 16
     assert rows["peerj_cs_2017_118.pdf"]["doi"] == "10.7717/peerj-cs.118"
     assert rows["arxiv_hep-ph_9412269.pdf"]["arxiv"] == "hep-ph/9412269"
@@ -421,7 +421,7 @@ def test_ollama_embedder_from_settings_over_loopback(tmp_settings: Settings, fol
         assert set(seen) == {"/api/embed"}
         found = lib.retrieve("cadmium", top_k=2)
         assert found.hits[0].file == "estuary.pdf"
-        assert lib.status()["embedder"] == "ollama-toy"
+        assert lib.status().embedder == "ollama-toy"
     finally:
         srv.shutdown()
         srv.server_close()

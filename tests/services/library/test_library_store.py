@@ -130,7 +130,7 @@ def test_old_catalogue_is_migrated_on_first_open(
     assert not legacy.exists() and legacy.with_name("catalogue.sqlite3.imported").exists()
     after = lib.retrieve("cadmium harbour outflow", top_k=3)
     assert [(h.file, h.text) for h in after.hits] == [(h.file, h.text) for h in before.hits]
-    titles = {r["adopted_title"] for r in lib.status()["files"]}
+    titles = {r["adopted_title"] for r in lib.status().files}
     assert "An adopted title" in titles
     # the lexical layer was rebuilt from the imported chunks
     cat = lib.catalogue
@@ -184,7 +184,7 @@ if mode == "index":
 else:
     seen = 0
     for _ in range(40):
-        rows = lib.status()["files"]
+        rows = lib.status().files
         seen = max(seen, sum(r["indexed"] for r in rows))
     print(json.dumps({"seen": seen}))
 lib.close()
@@ -261,7 +261,7 @@ def test_one_library_used_from_several_threads(
 
     def request(i: int) -> tuple[str, int]:
         if i % 2:
-            return "status", sum(r["indexed"] for r in lib.status()["files"])
+            return "status", sum(r["indexed"] for r in lib.status().files)
         found = lib.retrieve("cadmium harbour outflow", top_k=2)
         return "retrieve", int("Cadmium" in found.hits[0].text)
 

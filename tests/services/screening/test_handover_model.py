@@ -81,7 +81,7 @@ def test_the_model_is_a_setting_and_a_bad_name_is_refused(app: App, export: Path
     view = app.screening.settings(StudyScreenRequest(sid), owner=app.owner).to_dict()
     assert view["model"] == DEFAULT_MODEL
     svm = app.screening.configure(ConfigureRequest(sid, model="litdesk-svm-2"), owner=app.owner)
-    assert svm.settings["model"] == "litdesk-svm-2"
+    assert svm.settings.model == "litdesk-svm-2"
     changed = app.screening.configure(
         ConfigureRequest(sid, model="litdesk-handover"), owner=app.owner
     ).to_dict()
@@ -130,8 +130,8 @@ def test_falls_back_to_the_default_until_every_record_has_its_row(app: App, expo
     assert handover.version > svm.version
     assert handover.scores != svm.scores  # the sentence encoder's SVM counts in the order
     card = app.screening.next(NextRequest(sid, TA), owner=app.owner)
-    assert card.order["model"]["name"] == "litdesk-handover"
-    assert "litdesk-handover" in card.order["label"]
+    assert card.order.model.name == "litdesk-handover"
+    assert "litdesk-handover" in card.order.label
     # the rows are kept: a later retrain reads them and embeds nothing again
     embedded = len(encoder.texts)
     app.screening.decide(DecideRequest(sid, TA, _keys(app, sid)[2], "exclude"), owner=app.owner)

@@ -75,8 +75,8 @@ def test_settings_default_then_configured(app: App, export: Path) -> None:
     assert changed["dual_review"] == {TA: False, FT: True}
     # what a later change does not name stays
     again = app.screening.configure(ConfigureRequest(sid, exclusion="Animals"), owner=app.owner)
-    assert again.settings["keywords"]["include"] == ["gambling", "harm"]
-    assert again.settings["default_order"] == "original"
+    assert again.settings.include_keywords == ("gambling", "harm")
+    assert again.settings.default_order == "original"
     for bad in (
         {"reasons": []},
         {"default_order": "best"},
@@ -96,7 +96,7 @@ def test_orders_and_the_end_of_the_queue(app: App, export: Path) -> None:
     ]
     n = _studies(app, sid)
     assert len(keys) == n and n > 40 and first.record_key == keys[0]
-    assert first.order["mode"] == "original" and first.title
+    assert first.order.mode == "original" and first.title
     r1 = app.screening.next(NextRequest(sid, order="random", seed=1), owner=app.owner)
     r1b = app.screening.next(NextRequest(sid, order="random", seed=1), owner=app.owner)
     seeds = {
@@ -106,7 +106,7 @@ def test_orders_and_the_end_of_the_queue(app: App, export: Path) -> None:
     assert r1.record_key == r1b.record_key and len(seeds) > 1
     # ranked without a model: random, and the card says so
     ranked = app.screening.next(NextRequest(sid), owner=app.owner)
-    assert ranked.order["mode"] == "random" and "no model yet" in ranked.order["label"]
+    assert ranked.order.mode == "random" and "no model yet" in ranked.order.label
     # every record decided: nothing left, done
     for i, key in enumerate(keys):
         _decide(app, sid, key, "include" if i % 7 == 0 else "exclude")
@@ -115,8 +115,8 @@ def test_orders_and_the_end_of_the_queue(app: App, export: Path) -> None:
             assert nxt.record_key == keys[11]  # decided records are skipped
     done = app.screening.next(NextRequest(sid), owner=app.owner)
     assert done.done and done.record_key is None
-    assert done.progress["mine"]["screened"] == n and done.progress["mine"]["remaining"] == 0
-    assert done.progress["mine"]["included"] == len(range(0, n, 7))
+    assert done.progress.mine["screened"] == n and done.progress.mine["remaining"] == 0
+    assert done.progress.mine["included"] == len(range(0, n, 7))
 
 
 def test_change_and_undo_keep_every_decision(app: App, export: Path) -> None:
@@ -224,11 +224,11 @@ def test_retrain_job_ranks_and_next_never_waits(app: App, export: Path) -> None:
     _decide(app, sid, keys[1], "exclude")
     # the job is queued, not run: the order is still random and the model none
     before = app.screening.next(NextRequest(sid), owner=app.owner)
-    assert before.order["model"]["state"] == "none"
+    assert before.order.model.state == "none"
     model = app.screening.work_retrain(sid, TA, owner=app.owner)
     assert (model.state, model.version, model.trained_on) == ("ready", 1, 2)
     ranked = app.screening.next(NextRequest(sid), owner=app.owner)
-    assert ranked.order["mode"] == "ranked" and "model v1 trained on 2" in ranked.order["label"]
+    assert ranked.order.mode == "ranked" and "model v1 trained on 2" in ranked.order.label
     assert ranked.score is not None
     with app.store.read() as conn:
         stored = store_screening.get_model(conn, sid, TA)
@@ -239,12 +239,12 @@ def test_retrain_job_ranks_and_next_never_waits(app: App, export: Path) -> None:
     # a new decision: the model is behind (retraining) and the previous scores still order
     _decide(app, sid, keys[2], "include")
     behind = app.screening.next(NextRequest(sid), owner=app.owner)
-    assert behind.order["model"]["state"] == "retraining"
-    assert behind.order["model"]["version"] == 1
+    assert behind.order.model.state == "retraining"
+    assert behind.order.model.version == 1
     model = app.screening.work_retrain(sid, TA, owner=app.owner)
     assert (model.version, model.trained_on, model.state) == (2, 3, "ready")
     progress = app.screening.progress(ProgressRequest(sid), owner=app.owner)
-    g = progress.guidance
+    g = progress.guidance.to_dict()
     assert g["recall_curve"] == [[1, 1], [2, 1], [3, 2]]
     assert g["consecutive_irrelevant"] == 0 and progress.model.version == 2
 
@@ -266,10 +266,10 @@ def test_progress_guidance_and_items(app: App, export: Path) -> None:
         "remaining": n - 6,
     }
     assert p.all is not None and p.all["screened"] == 6 and not p.blind
-    assert p.guidance["consecutive_irrelevant"] == 2
-    assert [y for _, y in p.guidance["recall_curve"]] == [1, 1, 1, 2, 2, 2]
-    assert p.guidance["check_set"]["size"] == 30
-    assert "stop" not in p.guidance["advice"].lower()
+    assert p.guidance.stopping.consecutive_irrelevant == 2
+    assert [y for _, y in p.guidance.to_dict()["recall_curve"]] == [1, 1, 1, 2, 2, 2]
+    assert p.guidance.check_set["size"] == 30
+    assert "stop" not in p.guidance.stopping.advice.lower()
     by = {
         s: app.screening.items(ItemsRequest(sid, TA, s), owner=app.owner).total  # type: ignore[arg-type]
         for s in ("all", "remaining", "screened", "included", "excluded", "maybe", "mine")
@@ -310,7 +310,7 @@ def test_records_added_later_are_new_unscreened_items(
     # retrain that scores them
     new = set(_keys(app, sid)) - set(keys)
     card = app.screening.next(NextRequest(sid), owner=app.owner)
-    assert card.record_key not in new and card.order["model"]["version"] == 1
+    assert card.record_key not in new and card.order.model.version == 1
     model = app.screening.work_retrain(sid, TA, owner=app.owner)
     assert model.version == 2
     with app.store.read() as conn:

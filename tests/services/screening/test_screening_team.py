@@ -78,11 +78,11 @@ def test_roles_and_blind_pairs_until_revealed(team: tuple[App, str]) -> None:
     assert [e["reviewer"] for e in hist.entries] == [BOB]
     card = s.card(CardRequest(sid, TA, k1), owner=BOB)
     assert [d["reviewer"] for d in card.decisions] == [BOB] and card.my_verdict == "include"
-    assert card.progress["all"] is None and card.progress["blind"]
+    assert card.progress.all is None and card.progress.blind
     p = s.progress(ProgressRequest(sid), owner=BOB)
     assert p.blind and p.all is None
     assert p.mine["screened"] == 3 and p.mine["included"] == 2
-    assert [y for _, y in p.guidance["recall_curve"]] == [1, 2, 3]  # his own work
+    assert [y for _, y in p.guidance.to_dict()["recall_curve"]] == [1, 2, 3]  # his own work
     cy_items = s.items(ItemsRequest(sid, TA, "screened"), owner=CY)
     assert {r["record_key"] for r in cy_items.rows} == {k1, k2}
     assert all(r["verdict"] is None and r["status"] is None for r in cy_items.rows)

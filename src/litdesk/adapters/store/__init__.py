@@ -1,8 +1,9 @@
 """The store: SQLAlchemy Core tables with Alembic migrations, on SQLite or PostgreSQL.
 
 ``open_store(settings)`` opens and migrates; ``Store.read()``/``Store.write()`` give
-transactions. Workspace rows live in ``_repo``; fused-search support (search runs,
-cache with in-flight coalescing, allowances) in ``_search``.
+transactions. Workspace rows live in ``_repo`` (Study rows in ``_studies``, re-exported by
+``repo``); fused-search support (search runs, cache with in-flight coalescing, allowances)
+in ``_search``.
 """
 
 from . import _accounts as accounts

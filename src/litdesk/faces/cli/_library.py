@@ -21,7 +21,13 @@ JSON = typer.Option(False, "--json", help="Print JSON.")
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from litdesk.services.library import Answer, IndexOutcome, LibraryArea, PdfRecordView
+    from litdesk.services.library import (
+        Answer,
+        IndexOutcome,
+        LibraryArea,
+        PdfRecordView,
+        VectorIndexSummary,
+    )
 
 
 @library_app.command("add")
@@ -217,7 +223,7 @@ def _index_report(outcome: IndexOutcome, as_json: bool) -> None:
         raise typer.Exit(130)
 
 
-def _vector_line(vi: dict[str, object]) -> str:
+def _vector_line(vi: VectorIndexSummary) -> str:
     if vi["kind"] != "ivf":
         return f"vector index: exact search ({vi['chunks']} chunks)"
     return (

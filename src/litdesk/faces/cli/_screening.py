@@ -9,7 +9,7 @@ the previous model's (``screen next`` never waits for one)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,10 @@ from ._context import sync_app
 from ._output import command, console, emit_json
 from ._screen import screen_app
 from ._workspace import JsonOpt, _say
+
+if TYPE_CHECKING:
+    from litdesk.core.screening import Stage
+    from litdesk.services.screening import CardView, DecisionView, ProgressView
 
 __all__ = ["register"]
 
@@ -33,40 +37,40 @@ RecordArg = Annotated[
 ]
 
 
-def _card(data: dict[str, Any]) -> None:
-    mine = data["progress"]["mine"]
+def _card(view: CardView) -> None:
+    mine = view.progress.mine
     _say(
-        f"[{data['stage']}] {mine['screened']:,} of {mine['total']:,} screened by you, "
-        f"{mine['included']:,} included; {mine['remaining']:,} left — {data['order']['label']}"
+        f"[{view.stage}] {mine['screened']:,} of {mine['total']:,} screened by you, "
+        f"{mine['included']:,} included; {mine['remaining']:,} left — {view.order.label}"
     )
-    if data["done"]:
+    if view.done:
         _say("Nothing left for you to screen at this stage.")
         return
-    _say(f"record {data['record_key']}")
-    _say(data["title"] or "(no title)")
+    _say(f"record {view.record_key}")
+    _say(view.title or "(no title)")
     meta = ", ".join(
         x
         for x in (
-            "; ".join(data["authors"][:6]),
-            str(data["year"] or ""),
-            data["venue"] or "",
-            f"doi:{data['doi']}" if data["doi"] else "",
-            f"PMID {data['pmid']}" if data["pmid"] else "",
+            "; ".join(view.authors[:6]),
+            str(view.year or ""),
+            view.venue or "",
+            f"doi:{view.doi}" if view.doi else "",
+            f"PMID {view.pmid}" if view.pmid else "",
         )
         if x
     )
     if meta:
         _say(meta)
     _say("")
-    _say(data["abstract"] or "(no abstract)")
-    if data["keywords"]:
-        _say("keywords: " + "; ".join(data["keywords"]))
-    if len(data["members"]) > 1:
-        _say(f"{plural(len(data['members']), 'record')} in this group:")
-        for m in data["members"]:
+    _say(view.abstract or "(no abstract)")
+    if view.keywords:
+        _say("keywords: " + "; ".join(view.keywords))
+    if len(view.members) > 1:
+        _say(f"{plural(len(view.members), 'record')} in this group:")
+        for m in view.members:
             _say(f"  {m['key']}  {m['source']}: {m['title']}")
-    if data["full_text"] is not None:
-        ft = data["full_text"]
+    if view.full_text is not None:
+        ft = view.full_text
         where = []
         if ft["pdf"]:
             where.append(f"PDF {ft['pdf']['file']}")
@@ -77,32 +81,32 @@ def _card(data: dict[str, Any]) -> None:
         if ft["retrieval"]:
             where.append(f"marked {ft['retrieval']['status'].replace('_', ' ')}")
         _say("full text: " + (", ".join(where) or "none found yet"))
-    if data["my_verdict"]:
-        _say(f"your decision: {data['my_verdict']}")
+    if view.my_verdict:
+        _say(f"your decision: {view.my_verdict}")
 
 
-def _decision(data: dict[str, Any]) -> None:
-    e = data["entry"]
+def _decision(view: DecisionView) -> None:
+    e = view.entry
     if e["kind"] == "undo":
         _say(
-            f"undone: decision {e['undoes']} on {data['record_key']} at {data['stage']}; "
-            f"your decision now: {data['my_verdict'] or 'none'}"
+            f"undone: decision {e['undoes']} on {view.record_key} at {view.stage}; "
+            f"your decision now: {view.my_verdict or 'none'}"
         )
     else:
         why = f" ({e['reason']})" if e["reason"] else ""
-        _say(f"{e['verdict']}{why}: {data['record_key']} at {data['stage']} (entry {e['id']})")
-    if data["retrain_queued"]:
+        _say(f"{e['verdict']}{why}: {view.record_key} at {view.stage} (entry {e['id']})")
+    if view.retrain_queued:
         _say("model retrain queued (a server's worker runs it, or: litdesk screen retrain)")
 
 
-def _progress(data: dict[str, Any]) -> None:
-    mine = data["mine"]
+def _progress(view: ProgressView) -> None:
+    mine = view.mine
     _say(
-        f"[{data['stage']}] you: {mine['screened']:,} of {mine['total']:,} screened, "
+        f"[{view.stage}] you: {mine['screened']:,} of {mine['total']:,} screened, "
         f"{mine['included']:,} included, {mine['excluded']:,} excluded, {mine['maybe']:,} maybe"
     )
-    if data["all"] is not None:
-        a = data["all"]
+    if view.all is not None:
+        a = view.all
         _say(
             f"everyone: {a['screened']:,} of {a['total']:,} settled, {a['included']:,} "
             f"included, {a['excluded']:,} excluded, {a['maybe']:,} maybe; "
@@ -110,14 +114,14 @@ def _progress(data: dict[str, Any]) -> None:
         )
     else:
         _say("blind: the other reviewers' decisions are hidden until the owner reveals them")
-    _say(data["guidance"]["advice"])
-    m = data["model"]
-    if m["state"] == "none":
+    _say(view.guidance.stopping.advice)
+    m = view.model
+    if m.state == "none":
         _say("model: none yet (it needs an include and an exclude)")
     else:
         _say(
-            f"model: {m['name']} v{m['version']} trained on "
-            f"{plural(m['trained_on'], 'decision')} ({m['state']})"
+            f"model: {m.name} v{m.version} trained on "
+            f"{plural(m.trained_on, 'decision')} ({m.state})"
         )
 
 
@@ -139,23 +143,26 @@ def settings_cmd(study: StudyArg, as_json: JsonOpt = False) -> None:
 
     with sync_app() as app:
         view = app.screening.settings(StudyScreenRequest(study), owner=app.owner)
-    data = view.to_dict()
     if as_json:
-        emit_json(data)
+        emit_json(view.to_dict())
         return
-    _say(f"{data['study_name']}: screening settings (your role: {data['role']})")
-    _say("exclusion reasons: " + "; ".join(data["reasons"]))
-    _say(f"inclusion criteria: {data['criteria']['inclusion'] or '(none)'}")
-    _say(f"exclusion criteria: {data['criteria']['exclusion'] or '(none)'}")
-    kw = data["keywords"]
-    _say(f"highlight: include {kw['include'] or '-'}; exclude {kw['exclude'] or '-'}")
-    for stage in ("title_abstract", "full_text"):
-        dual = "dual review" if data["dual_review"][stage] else "single review"
-        shown = ", revealed" if data["revealed"][stage] else ""
+    c = view.settings
+    _say(f"{view.study_name}: screening settings (your role: {view.role})")
+    _say("exclusion reasons: " + "; ".join(c.reasons))
+    _say(f"inclusion criteria: {c.inclusion or '(none)'}")
+    _say(f"exclusion criteria: {c.exclusion or '(none)'}")
+    _say(
+        f"highlight: include {list(c.include_keywords) or '-'}; "
+        f"exclude {list(c.exclude_keywords) or '-'}"
+    )
+    stages: tuple[Stage, ...] = ("title_abstract", "full_text")
+    for stage in stages:
+        dual = "dual review" if c.dual_review[stage] else "single review"
+        shown = ", revealed" if c.revealed[stage] else ""
         _say(f"{stage}: {dual}{shown}")
-    _say(f"maybe is a conflict: {'yes' if data['maybe_is_conflict'] else 'no'}")
-    _say(f"default order: {data['default_order']}")
-    _say(f"model of the ranked order: {data['model']}")
+    _say(f"maybe is a conflict: {'yes' if c.maybe_is_conflict else 'no'}")
+    _say(f"default order: {c.default_order}")
+    _say(f"model of the ranked order: {c.model}")
 
 
 def configure_cmd(
@@ -248,7 +255,7 @@ def next_cmd(
     if as_json:
         emit_json(view.to_dict())
     else:
-        _card(view.to_dict())
+        _card(view)
 
 
 def decide_cmd(
@@ -279,7 +286,7 @@ def decide_cmd(
     if as_json:
         emit_json(view.to_dict())
     else:
-        _decision(view.to_dict())
+        _decision(view)
 
 
 def undo_cmd(
@@ -300,7 +307,7 @@ def undo_cmd(
     if as_json:
         emit_json(view.to_dict())
     else:
-        _decision(view.to_dict())
+        _decision(view)
 
 
 def progress_cmd(
@@ -314,7 +321,7 @@ def progress_cmd(
     if as_json:
         emit_json(view.to_dict())
     else:
-        _progress(view.to_dict())
+        _progress(view)
 
 
 def history_cmd(study: StudyArg, record: RecordArg, as_json: JsonOpt = False) -> None:
@@ -323,14 +330,13 @@ def history_cmd(study: StudyArg, record: RecordArg, as_json: JsonOpt = False) ->
 
     with sync_app() as app:
         view = app.screening.history(HistoryRequest(study, record), owner=app.owner)
-    data = view.to_dict()
     if as_json:
-        emit_json(data)
+        emit_json(view.to_dict())
         return
-    _say(f"{data['record_key']}: {data['title']}")
-    if not data["entries"]:
+    _say(f"{view.record_key}: {view.title}")
+    if not view.entries:
         _say("  no decisions yet")
-    for e in data["entries"]:
+    for e in view.entries:
         what = f"undo of {e['undoes']}" if e["kind"] == "undo" else f"{e['kind']} {e['verdict']}"
         why = f" ({e['reason']})" if e["reason"] else ""
         note = f" — {e['note']}" if e["note"] else ""
@@ -338,7 +344,7 @@ def history_cmd(study: StudyArg, record: RecordArg, as_json: JsonOpt = False) ->
             f"  {e['id']:>5}  {e['made_at'][:19]}  {e['stage']:<14} {e['reviewer']}: "
             f"{what}{why} [{e['status']}]{note}"
         )
-    for r in data["retrieval"]:
+    for r in view.retrieval:
         _say(f"  full text {r['status'].replace('_', ' ')} ({r['by']}, {r['at'][:19]}) {r['note']}")
 
 
@@ -384,16 +390,15 @@ def items_cmd(
     with sync_app() as app:
         request = ItemsRequest(study, parse_stage(stage), status, page)  # type: ignore[arg-type]
         view = app.screening.items(request, owner=app.owner)
-    data = view.to_dict()
     if as_json:
-        emit_json(data)
+        emit_json(view.to_dict())
         return
     _say(
-        f"[{data['stage']}] {data['status']}: {plural(data['total'], 'record')}, page {data['page']} of {data['pages']}"
+        f"[{view.stage}] {view.status}: {plural(view.total, 'record')}, page {view.page} of {view.pages}"
     )
     from ._tables import print_rows
 
-    rows = data["rows"]
+    rows = view.rows
     verdicts = (r["verdict"] or r["my_verdict"] or "-" for r in rows)
     print_rows(
         console,

@@ -143,9 +143,11 @@ def study_new(
     app = _app()
     s = app.studies.create_study(CreateStudyRequest(name, description), owner=app.owner).summary
     if as_json:
-        emit_json({k: s[k] for k in ("id", "name", "description", "created_at")})
+        emit_json(
+            {"id": s.id, "name": s.name, "description": s.description, "created_at": s.created_at}
+        )
     else:
-        _say(f"Study {s['name']!r} created ({s['id']})")
+        _say(f"Study {s.name!r} created ({s.id})")
 
 
 @study_app.command("list")

@@ -66,6 +66,7 @@ from ._views import (
     SourceChange,
     StoredUpload,
     UploadReport,
+    VectorIndexSummary,
 )
 
 __all__ = [
@@ -103,6 +104,7 @@ __all__ = [
     "Entry",
     "Hit",
     "IndexOutcome",
+    "VectorIndexSummary",
     "IndexReport",
     "IndexWorkerCrashed",
     "Library",

@@ -60,7 +60,6 @@ from ._sources import LibraryFile, Source, discover
 from ._uploads import UploadRefused, store_upload
 from ._viewer import PageImageBytes, PdfViewer, ViewerPage
 from ._views import (
-    ArrivingRow,
     FileRow,
     IndexCounts,
     IndexOutcome,
@@ -74,6 +73,8 @@ from ._views import (
     StoredUpload,
     StudyLink,
     UploadReport,
+    VectorIndexSummary,
+    arriving_rows,
 )
 
 __all__ = ["AUTHORS_SHOWN", "LibraryArea", "MakeLibrary", "NotInLibrary"]
@@ -187,7 +188,7 @@ class LibraryArea:
             lib.embedder_id, self._index_job(owner), counts,
             self.settings.library_upload_max_bytes, self.settings.library_upload_max_files,
             self.models(owner=owner, check=request.check) if request.models else None,
-            _arriving(corpus.arriving),
+            arriving_rows(corpus.arriving),
         )  # fmt: skip
 
     def study_pdfs(self, study: str, *, owner: str) -> tuple[str, tuple[str, ...]]:
@@ -235,7 +236,7 @@ class LibraryArea:
         return self.chats.set_scope(request, owner=owner, study={"id": study_id, "name": name})
 
     @staticmethod
-    def _row(state: dict[str, Any], meta: dict[str, dict[str, Any]]) -> FileRow:
+    def _row(state: StatusRow, meta: dict[str, dict[str, Any]]) -> FileRow:
         """A file's page row (its state, its adopted record; never the server's path)."""
         adopted = meta.get(state["sha256"] or "", {})
         return FileRow(
@@ -274,11 +275,7 @@ class LibraryArea:
         """Every PDF with its index state (``litdesk library list``), the sources, the
         discovery warnings."""
         del owner  # one library per data dir
-        doc = self._pdfs.status()
-        return LibraryStatus(
-            cast(list[StatusRow], doc["files"]), doc["sources"], doc["warnings"],
-            doc["embedder"], doc["chunking"], _arriving(doc["arriving"]),
-        )  # fmt: skip
+        return self._pdfs.status()
 
     def add_source(self, path: Path, *, owner: str) -> SourceChange:
         """Add a folder (read recursively) or one PDF to the library's sources."""
@@ -371,7 +368,7 @@ class LibraryArea:
         corpus = lib.corpus()
         report = lib.index(corpus.files, progress=progress)
         _n, problems = lib.share(corpus.files)  # PDFs put in this host's folders since
-        vector_index: dict[str, object] | None = None
+        vector_index: VectorIndexSummary | None = None
         if not report.interrupted:
             if on_vector_index is not None:
                 on_vector_index()
@@ -595,8 +592,3 @@ def _counts(entries: dict[str, Entry], hashes: dict[Path, str], total: int) -> I
     ok = sum(1 for s in hashes.values() if s in entries and entries[s].status == "ok")
     excluded = sum(1 for s in hashes.values() if s in entries and entries[s].status == "excluded")
     return IndexCounts(indexed=ok, excluded=excluded, waiting=total - ok - excluded)
-
-
-def _arriving(pending: list[tuple[str, str | None]]) -> list[ArrivingRow]:
-    """The other hosts' PDFs not copied here yet, as rows (an upload's hash: ``None``)."""
-    return [ArrivingRow(file=name, sha256=sha) for name, sha in pending]

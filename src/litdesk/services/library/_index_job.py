@@ -20,6 +20,7 @@ from litdesk.services.jobs import Handler, JobContext
 
 from ._indexer import IndexReport
 from ._library import Library
+from ._views import VectorIndexSummary
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,9 @@ class _Run:
             checkpoint={"base": self.base, "indexed": self.names},
         )
 
-    def result(self, report: IndexReport, vector_index: dict[str, Any] | None) -> dict[str, Any]:
+    def result(
+        self, report: IndexReport, vector_index: VectorIndexSummary | None
+    ) -> dict[str, Any]:
         now = _tally(self.lib)
         return {
             "files": self.files,

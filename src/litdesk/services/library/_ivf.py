@@ -25,7 +25,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -40,13 +40,22 @@ from litdesk.core.library._vectors import (
     training_rows,
 )
 
-__all__ = ["IvfLayout", "IvfStore", "LoadVectors"]
+__all__ = ["IvfLayout", "IvfStore", "IvfSummary", "LoadVectors"]
 
 F32 = npt.NDArray[np.float32]
 I32 = npt.NDArray[np.int32]
 #: The vectors of one entry (by sha), in chunk order.
 LoadVectors = Callable[[str], F32]
 Built = Literal["trained", "updated", "reused"]
+
+
+class IvfSummary(TypedDict):
+    """An IVF layout for the index report: its cells, how it came about, in how long."""
+
+    kind: Literal["ivf"]
+    cells: int
+    built: Built
+    seconds: float
 
 
 @dataclass
@@ -58,7 +67,7 @@ class IvfLayout:
     built: Built
     seconds: float
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> IvfSummary:
         return {
             "kind": "ivf",
             "cells": int(self.centroids.shape[0]),

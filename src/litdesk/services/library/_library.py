@@ -62,6 +62,7 @@ from ._results import Adoption, Answer, Hit, Retrieval, fold_text, title_printed
 from ._shared import Copier, SharedPdfs
 from ._shelf import Shelf
 from ._sources import LibraryFile
+from ._views import LibraryStatus, StatusRow, VectorIndexSummary, arriving_rows
 
 __all__ = ["Adoption", "Answer", "Hit", "Library", "Lookup", "Retrieval", "title_printed"]
 
@@ -225,29 +226,29 @@ class Library(LibraryFiles):
             return None  # an injected model the workers could not rebuild from the setting
         return spec, self.data_dir / "models" / "wordllama"
 
-    def status(self) -> dict[str, Any]:
-        """Every file with its index state (see :meth:`file_states`), the sources and the
-        discovery warnings."""
+    def status(self) -> LibraryStatus:
+        """Every file with its index state (see :meth:`file_states`), the sources, the
+        discovery warnings and the other hosts' PDFs not copied here yet."""
         corpus = self.corpus()
-        return {
-            "files": self.file_states(corpus.files),
-            "sources": [
+        return LibraryStatus(
+            self.file_states(corpus.files),
+            [
                 {"path": str(s.path), "recursive": s.recursive, "origin": s.origin}
                 for s in self.sources()
             ],
-            "warnings": corpus.warnings,
-            "arriving": corpus.arriving,
-            "embedder": self._embedder_name,
-            "chunking": CHUNKING_VERSION,
-        }
+            corpus.warnings,
+            self._embedder_name,
+            CHUNKING_VERSION,
+            arriving_rows(corpus.arriving),
+        )
 
-    def file_states(self, files: list[LibraryFile]) -> list[dict[str, Any]]:
+    def file_states(self, files: list[LibraryFile]) -> list[StatusRow]:
         """Each of ``files`` with its index state (pages, text layer, exclusion, ids,
         adopted title); only these files are hashed."""
         hashes = hash_files(self.catalogue, files)
         entries = self.catalogue.entries(self._embedder_name, CHUNKING_VERSION)
         meta = self.catalogue.metadata()
-        rows = []
+        rows: list[StatusRow] = []
         for f in files:
             sha = hashes.get(f.path)
             e = entries.get(sha) if sha else None
@@ -534,7 +535,7 @@ class Library(LibraryFiles):
         store = IvfStore(self.root / "ivf", self._embedder_name, CHUNKING_VERSION)
         return store.ensure(counts, load, dim), load
 
-    def prepare_vector_index(self) -> dict[str, Any]:
+    def prepare_vector_index(self) -> VectorIndexSummary:
         """Build or update the whole library's IVF layout now (``library index`` calls this
         so questions do not pay); a summary for the index report.
 
@@ -553,7 +554,14 @@ class Library(LibraryFiles):
         n = sum(counts.values())
         if n == 0 or n < self.params.exact_below:
             return {"kind": "exact", "chunks": n}
-        return {"chunks": n} | self._ivf_layout(counts)[0].summary()
+        ivf = self._ivf_layout(counts)[0].summary()
+        return {
+            "chunks": n,
+            "kind": ivf["kind"],
+            "cells": ivf["cells"],
+            "built": ivf["built"],
+            "seconds": ivf["seconds"],
+        }
 
     # --- answers --------------------------------------------------------------------
     def english_variant(self, question: str, *, backend: ChatBackend | None = None) -> str | None:

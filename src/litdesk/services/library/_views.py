@@ -8,7 +8,7 @@ and :class:`~._viewer.PageImageBytes`, :class:`~._chat.ChatSession` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, Required, TypedDict
 
 from litdesk.services.jobs import JobView
 
@@ -17,6 +17,7 @@ from ._model_status import ModelStatus
 
 __all__ = [
     "ArrivingRow",
+    "arriving_rows",
     "FileRow",
     "IndexCounts",
     "IndexOutcome",
@@ -31,6 +32,7 @@ __all__ = [
     "StoredUpload",
     "StudyLink",
     "UploadReport",
+    "VectorIndexSummary",
 ]
 
 
@@ -86,6 +88,11 @@ class ArrivingRow(TypedDict):
 
     file: str
     sha256: str | None
+
+
+def arriving_rows(pending: list[tuple[str, str | None]]) -> list[ArrivingRow]:
+    """The other hosts' PDFs not copied here yet, as rows (an upload's hash: ``None``)."""
+    return [ArrivingRow(file=name, sha256=sha) for name, sha in pending]
 
 
 class IndexCounts(TypedDict):
@@ -258,6 +265,18 @@ class SourceChange:
         return out
 
 
+class VectorIndexSummary(TypedDict, total=False):
+    """The whole library's vector index after an index run: ``exact`` search below
+    ``exact_below`` chunks, else an IVF layout with its cells, whether it was ``trained``,
+    ``updated`` or ``reused`` and in how many seconds."""
+
+    kind: Required[str]
+    chunks: Required[int]
+    cells: int
+    built: str
+    seconds: float
+
+
 @dataclass(frozen=True, slots=True)
 class IndexOutcome:
     """One index run here and now (``litdesk library index``): the report, the discovery
@@ -265,7 +284,7 @@ class IndexOutcome:
 
     report: IndexReport
     warnings: list[str]
-    vector_index: dict[str, object] | None
+    vector_index: VectorIndexSummary | None
 
     def to_dict(self) -> dict[str, object]:
         return self.report.to_dict() | {

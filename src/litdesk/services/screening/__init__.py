@@ -3,7 +3,7 @@ screened at title/abstract then full text, ranked by a model retrained in the ba
 on the decisions so far, blind in pairs — one method per use case, the owner a keyword."""
 
 from ._area import NotScreenable, ReasonNotListed, ScreeningArea
-from ._config import DEFAULT_REASONS, ScreeningConfig
+from ._config import DEFAULT_REASONS, ScreeningConfig, SettingsDocument
 from ._items import ScreenSet, StudyCache, history_of
 from ._papers import PaperOutcomes
 from ._requests import (
@@ -51,12 +51,24 @@ from ._team_requests import (
 )
 from ._vectors import EMBED_KIND, EMBEDDER, SentenceRows, embed_owner, text_sha
 from ._views import (
+    CardFullText,
+    CardOrder,
+    CardProgress,
     CardView,
+    CheckSet,
+    DecisionEntry,
     DecisionView,
+    Guidance,
     HistoryView,
+    ItemRow,
     ItemsView,
+    LicensedText,
+    MemberRecord,
     ModelState,
+    PaperFields,
+    PdfRef,
     ProgressView,
+    RetrievalNote,
     RetrievalView,
     ScreeningSettingsView,
 )
@@ -93,6 +105,19 @@ __all__ = [
     "text_sha",
     "CardRequest",
     "CardView",
+    "CardFullText",
+    "CardOrder",
+    "CardProgress",
+    "CheckSet",
+    "DecisionEntry",
+    "Guidance",
+    "ItemRow",
+    "LicensedText",
+    "MemberRecord",
+    "PaperFields",
+    "PdfRef",
+    "RetrievalNote",
+    "SettingsDocument",
     "ConfigureRequest",
     "DecideRequest",
     "DecisionView",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final
+from typing import Final
 
 from sqlalchemy.engine import Connection
 
@@ -66,12 +66,17 @@ from ._state import StageState, stage_items, stage_state
 from ._team_area import TeamScreening
 from ._vectors import EMBED_KIND, SentenceRows, embed_owner
 from ._views import (
+    CardOrder,
+    CardProgress,
     CardView,
+    DecisionEntry,
     DecisionView,
     HistoryView,
+    ItemRow,
     ItemsView,
     ModelState,
     ProgressView,
+    RetrievalNote,
     RetrievalView,
     ScreeningSettingsView,
 )
@@ -126,7 +131,7 @@ class ScreeningArea(TeamScreening):
         #: (Study, stage) → the model version a retrain was queued for unscored records
         self._unscored: dict[tuple[str, str], int | None] = {}
         #: orders of every item (ranked per model version, random per seed), recent ones
-        self._orders: OrderedDict[tuple[Any, ...], tuple[str, ...]] = OrderedDict()
+        self._orders: OrderedDict[tuple[object, ...], tuple[str, ...]] = OrderedDict()
         #: account id → user name (names never change; ids that are no account map to
         #: themselves: the single user, a reviewer named in an imported file)
         self._names: dict[str, str] = {}
@@ -135,7 +140,7 @@ class ScreeningArea(TeamScreening):
         """The job handlers of this area: the model's retrain, the records' embedding."""
         return {RETRAIN_KIND: self.retrainer.handler(), EMBED_KIND: self.rows.handler()}
 
-    def _submit(self, kind: str, params: dict[str, Any], owner: str) -> bool:
+    def _submit(self, kind: str, params: dict[str, str], owner: str) -> bool:
         try:
             self.jobs.submit(kind, params, owner=owner, reuse_active=True)
         except Exception:  # noqa: BLE001 - nothing is lost: the scores in force stay
@@ -227,13 +232,24 @@ class ScreeningArea(TeamScreening):
         with self._lock:
             return {i: self._names.get(i, i) for i in ids}
 
-    def _entry(self, ctx: Ctx, row: screening.DecisionRow) -> dict[str, Any]:
-        out = row.to_dict()
-        out["reviewer_name"] = self._reviewer_names((row.reviewer,))[row.reviewer]
+    def _entry(self, ctx: Ctx, row: screening.DecisionRow) -> DecisionEntry:
         seq = ctx.seq_of.get(row.id)
-        out["status"] = ctx.history.status(seq) if seq is not None else "not_applied"
-        out["group_key"] = ctx.screen.group_of.get(row.record_key, row.record_key)
-        return out
+        return {
+            "id": row.id,
+            "record_key": row.record_key,
+            "stage": row.stage,
+            "reviewer": row.reviewer,
+            "kind": row.kind,
+            "verdict": row.verdict,
+            "reason": row.reason,
+            "note": row.note,
+            "source": row.source,
+            "made_at": row.made_at,
+            "undoes": row.undoes,
+            "reviewer_name": self._reviewer_names((row.reviewer,))[row.reviewer],
+            "status": ctx.history.status(seq) if seq is not None else "not_applied",
+            "group_key": ctx.screen.group_of.get(row.record_key, row.record_key),
+        }
 
     # -- settings -------------------------------------------------------------------------
 
@@ -247,7 +263,7 @@ class ScreeningArea(TeamScreening):
         return ScreeningSettingsView(
             study.id,
             study.name,
-            config.to_json(),
+            config,
             role,
             can_configure=role == "owner",
             can_screen=role in ("owner", "editor"),
@@ -297,7 +313,7 @@ class ScreeningArea(TeamScreening):
         mine = ctx.history.current(stage=stage, reviewer=owner).get((key, stage, owner))
         outcome = None
         if self._visible(ctx, stage, owner):
-            outcome = ctx.history.outcome(key, stage, ctx.config.policy(stage)).to_dict()
+            outcome = ctx.history.outcome(key, stage, ctx.config.policy(stage))
         return DecisionView(
             ctx.study.id,
             stage,
@@ -444,14 +460,16 @@ class ScreeningArea(TeamScreening):
                 continue
             entries.append(self._entry(ctx, row))
         with self.store.read() as conn:
-            notes = [
-                {"status": r.status, "note": r.note, "at": r.at, "by": r.by}
+            kept = [
+                r
                 for r in screening.list_retrieval(conn, ctx.study.id)
                 if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
             ]
-        by_name = self._reviewer_names(str(n["by"]) for n in notes)
-        for n in notes:
-            n["by_name"] = by_name[str(n["by"])]
+        by_name = self._reviewer_names(r.by for r in kept)
+        notes: list[RetrievalNote] = [
+            {"status": r.status, "note": r.note, "at": r.at, "by": r.by, "by_name": by_name[r.by]}
+            for r in kept
+        ]
         return HistoryView(
             ctx.study.id, group.key, group.paper.title, tuple(entries), dict(blind), tuple(notes)
         )
@@ -475,7 +493,7 @@ class ScreeningArea(TeamScreening):
             row.scores,
         )
 
-    def _order(self, key: tuple[Any, ...], make: Callable[[], list[str]]) -> tuple[str, ...]:
+    def _order(self, key: tuple[object, ...], make: Callable[[], list[str]]) -> tuple[str, ...]:
         """An order of every item, made once per Study's items and model version / seed."""
         with self._lock:
             found = self._orders.get(key)
@@ -489,13 +507,11 @@ class ScreeningArea(TeamScreening):
                 self._orders.popitem(last=False)
         return made
 
-    def _progress(self, ctx: Ctx, state: StageState) -> dict[str, Any]:
+    def _progress(self, ctx: Ctx, state: StageState) -> CardProgress:
         visible = not ctx.config.blind(state.stage)
-        return {
-            "mine": state.counts(mine=True),
-            "all": state.counts(mine=False) if visible else None,
-            "blind": not visible,
-        }
+        return CardProgress(
+            state.counts(mine=True), state.counts(mine=False) if visible else None, not visible
+        )
 
     def _pick(
         self,
@@ -504,7 +520,7 @@ class ScreeningArea(TeamScreening):
         order: Order,
         seed: int,
         skip: tuple[str, ...] = (),
-    ) -> tuple[str | None, dict[str, Any], float | None]:
+    ) -> tuple[str | None, CardOrder, float | None]:
         """The next item for the reviewer in ``order`` (past the ``skip`` ones), the order's
         description and the item's score (ranked). Each order of all items is made once (per
         model version or seed) and walked to its first remaining item."""
@@ -513,31 +529,31 @@ class ScreeningArea(TeamScreening):
         def free(k: str) -> bool:
             return state.is_remaining(k) and k not in skip
 
-        described: dict[str, Any] = {"mode": order, "model": model.to_dict()}
         fp = ctx.screen.fingerprint
         keys = list(ctx.screen.keys)
         if order == "original":
-            described["label"] = "original order (as identified)"
+            described = CardOrder(order, "original order (as identified)", model)
             head = next((k for k in ctx.screen.keys if free(k)), None)
             return head, described, None
         if order == "random" or not scores:
             if order == "ranked":
-                described["label"] = "random (no model yet: it needs an include and an exclude)"
-                described["mode"] = "random"
                 seed = 1
+                label = "random (no model yet: it needs an include and an exclude)"
             else:
-                described["label"] = f"random (seed {seed})"
-            described["seed"] = seed
+                label = f"random (seed {seed})"
+            described = CardOrder("random", label, model, seed)
             ordered = self._order(
                 (ctx.study.id, fp, "random", seed),
                 lambda: sorted(keys, key=lambda k: random_key(seed, k)),
             )
             best = next((k for k in ordered if free(k)), None)
             return best, described, None
-        described["label"] = (
+        described = CardOrder(
+            order,
             f"ranked by model v{model.version} trained on {plural(model.trained_on, 'decision')}"
             + f" ({model.name}"
-            + (", retraining)" if model.state == "retraining" else ")")
+            + (", retraining)" if model.state == "retraining" else ")"),
+            model,
         )
         floor = float("-inf")
         ordered = self._order(
@@ -561,7 +577,7 @@ class ScreeningArea(TeamScreening):
         ctx: Ctx,
         state: StageState,
         key: str | None,
-        order: dict[str, Any],
+        order: CardOrder,
         owner: str,
         score: float | None = None,
     ) -> CardView:
@@ -577,10 +593,11 @@ class ScreeningArea(TeamScreening):
             and (visible or r.reviewer == owner or r.kind == "resolution")
         )
         mine = state.mine.get(group.key)
-        full_text = full_text_of(self.store, ctx, group) if state.stage == "full_text" else None
-        if full_text is not None and full_text["retrieval"] is not None:
-            by = str(full_text["retrieval"]["by"])
-            full_text["retrieval"]["by_name"] = self._reviewer_names((by,))[by]
+        full_text = (
+            full_text_of(self.store, ctx, group, self._reviewer_names)
+            if state.stage == "full_text"
+            else None
+        )
         return CardView(
             ctx.study.id,
             state.stage,
@@ -624,7 +641,7 @@ class ScreeningArea(TeamScreening):
                 code="not_at_stage",
             )
         model, scores = self._model(ctx, state)
-        order = {"mode": "record", "label": "a record chosen by key", "model": model.to_dict()}
+        order = CardOrder("record", "a record chosen by key", model)
         return self._card(ctx, state, group.key, order, owner, scores.get(group.key))
 
     def progress(self, request: ProgressRequest, *, owner: str) -> ProgressView:
@@ -697,7 +714,7 @@ class ScreeningArea(TeamScreening):
         size = request.page_size
         pages = max(1, -(-len(keys) // size))
         page = min(request.page, pages)
-        rows = []
+        rows: list[ItemRow] = []
         for k in keys[(page - 1) * size : page * size]:
             group = ctx.screen.groups[ctx.screen.position[k]]
             mine = state.mine.get(k)

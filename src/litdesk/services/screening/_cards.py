@@ -5,8 +5,9 @@ available at the full-text stage, stopping guidance with its random check set.""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import fulltext as links
@@ -16,6 +17,7 @@ from litdesk.services.dedup import WorkingGroup
 from ._config import ScreeningConfig
 from ._items import ScreenSet
 from ._state import StageState
+from ._views import CardFullText, Guidance, MemberRecord, PaperFields, RetrievalNote
 
 __all__ = [
     "CHECK_MIN",
@@ -75,7 +77,7 @@ def subject_terms(group: WorkingGroup) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
-def paper_fields(group: WorkingGroup) -> dict[str, Any]:
+def paper_fields(group: WorkingGroup) -> PaperFields:
     p = group.paper
     return {
         "title": p.title,
@@ -89,8 +91,8 @@ def paper_fields(group: WorkingGroup) -> dict[str, Any]:
     }
 
 
-def members(group: WorkingGroup) -> tuple[dict[str, Any], ...]:
-    out: list[dict[str, Any]] = []
+def members(group: WorkingGroup) -> tuple[MemberRecord, ...]:
+    out: list[MemberRecord] = []
     for r in group.members:
         paper = r.data.get("paper")
         title = str(paper.get("title") or "") if isinstance(paper, dict) else ""
@@ -105,7 +107,13 @@ def members(group: WorkingGroup) -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
-def full_text(store: Store, ctx: Ctx, group: WorkingGroup) -> dict[str, Any]:
+#: reviewers' names by account id (ids unknown: themselves)
+Names = Callable[[Iterable[str]], dict[str, str]]
+
+
+def full_text(store: Store, ctx: Ctx, group: WorkingGroup, names: Names) -> CardFullText:
+    """What the group's full-text card offers to read, with the latest retrieval note
+    (its reviewer named by ``names``)."""
     p = group.paper
     ids = {r.paper_id for r in group.members if r.paper_id}
     with store.read() as conn:
@@ -119,6 +127,15 @@ def full_text(store: Store, ctx: Ctx, group: WorkingGroup) -> dict[str, Any]:
     pdf = next((pdfs[i] for i in ids if i in pdfs and pdfs[i].state == "linked"), None)
     check = next((checks[i] for i in ids if i in checks and checks[i].available), None)
     latest = notes[-1] if notes else None
+    retrieval: RetrievalNote | None = None
+    if latest is not None:
+        retrieval = {
+            "status": latest.status,
+            "note": latest.note,
+            "at": latest.at,
+            "by": latest.by,
+            "by_name": names((latest.by,))[latest.by],
+        }
     return {
         "paper_ids": sorted(ids),
         # the sha256 opens the PDF in the viewer (its first page shown beside the form)
@@ -130,33 +147,28 @@ def full_text(store: Store, ctx: Ctx, group: WorkingGroup) -> dict[str, Any]:
         else {"paper_id": check.paper_id, "licence": check.licence, "url": check.source_url},
         "url": p.full_text_url,
         "open_access": p.open_access,
-        "retrieval": None
-        if latest is None
-        else {"status": latest.status, "note": latest.note, "at": latest.at, "by": latest.by},
+        "retrieval": retrieval,
     }
 
 
-def guidance(ctx: Ctx, state: StageState, labels: dict[str, bool]) -> dict[str, Any]:
+def guidance(ctx: Ctx, state: StageState, labels: dict[str, bool]) -> Guidance:
     total = len(state.items)
     size = min(total, max(CHECK_MIN, round(CHECK_SHARE * total)))
     seed = int.from_bytes(hashlib.blake2b(ctx.study.id.encode(), digest_size=4).digest())
     sample = [state.items[i] for i in check_set(total, size, seed)] if total else []
     decided = [labels[k] for k in sample if k in labels]
     shown = decided if len(decided) >= min(CHECK_SHOWN, size) and decided else None
-    guidance = stopping_guidance(list(labels.values()), total, shown).to_dict()
-    # the curve as points (decisions on x, includes found on y)
-    curve = guidance.pop("curve")
-    assert isinstance(curve, list)
-    guidance["recall_curve"] = [[i + 1, int(v)] for i, v in enumerate(curve)]
-    guidance["check_set"] = {
-        "size": size,
-        "decided": len(decided),
-        "method": (
-            f"a uniform random check set of {size} of the {total} records (drawn by the "
-            f"Study's id), {len(decided)} decided so far; the share of includes among them "
-            "estimates the includes in all (Wilson 95% interval), minus those found. Until "
-            "every check-set record is decided the estimate leans high: the model shows "
-            "likely includes first."
-        ),
-    }
-    return guidance
+    return Guidance(
+        stopping_guidance(list(labels.values()), total, shown),
+        {
+            "size": size,
+            "decided": len(decided),
+            "method": (
+                f"a uniform random check set of {size} of the {total} records (drawn by the "
+                f"Study's id), {len(decided)} decided so far; the share of includes among "
+                "them estimates the includes in all (Wilson 95% interval), minus those "
+                "found. Until every check-set record is decided the estimate leans high: "
+                "the model shows likely includes first."
+            ),
+        },
+    )

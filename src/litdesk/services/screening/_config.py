@@ -9,13 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from litdesk.core.screening import DEFAULT_MODEL, MODEL_NAMES, STAGES, ConflictPolicy, Stage
 
 from ._requests import ORDERS, ConfigureRequest, Order, parse_stage
 
-__all__ = ["DEFAULT_REASONS", "ScreeningConfig"]
+__all__ = [
+    "DEFAULT_REASONS",
+    "ScreeningConfig",
+    "SettingsCriteria",
+    "SettingsDocument",
+    "SettingsKeywords",
+]
 
 DEFAULT_REASONS: Final = (
     "wrong population",
@@ -51,6 +57,29 @@ def _strings(value: object, default: tuple[str, ...] = ()) -> tuple[str, ...]:
     if not isinstance(value, list):
         return default
     return tuple(str(v) for v in value if isinstance(v, str) and v.strip())
+
+
+class SettingsCriteria(TypedDict):
+    inclusion: str
+    exclusion: str
+
+
+class SettingsKeywords(TypedDict):
+    include: list[str]
+    exclude: list[str]
+
+
+class SettingsDocument(TypedDict):
+    """A Study's screening settings as stored and as the JSON API shows them."""
+
+    reasons: list[str]
+    criteria: SettingsCriteria
+    keywords: SettingsKeywords
+    dual_review: dict[str, bool]
+    maybe_is_conflict: bool
+    revealed: dict[str, bool]
+    default_order: str
+    model: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +120,7 @@ class ScreeningConfig:
             model=next((m for m in MODEL_NAMES if m == data.get("model")), DEFAULT_MODEL),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SettingsDocument:
         return {
             "reasons": list(self.reasons),
             "criteria": {"inclusion": self.inclusion, "exclusion": self.exclusion},

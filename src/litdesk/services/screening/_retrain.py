@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Required, TypedDict
 
 from sqlalchemy.engine import Connection
 
@@ -44,7 +44,14 @@ from ._items import ScreenSet, StudyCache
 from ._state import stage_state
 from ._vectors import SentenceRows
 
-__all__ = ["MAX_ROUNDS", "RETRAIN_KIND", "Retrainer", "retrain_owner", "screening_record"]
+__all__ = [
+    "MAX_ROUNDS",
+    "RETRAIN_KIND",
+    "Retrainer",
+    "TrainResult",
+    "retrain_owner",
+    "screening_record",
+]
 
 RETRAIN_KIND: Final = "screening.retrain"
 #: trainings one job runs at most while decisions keep arriving
@@ -61,6 +68,17 @@ def screening_record(screen: ScreenSet, index: int) -> ScreeningRecord:
     """What the model reads of an item: its merged record's title, abstract, keywords."""
     group = screen.groups[index]
     return ScreeningRecord.of(group.paper.title, group.paper.abstract, subject_terms(group))
+
+
+class TrainResult(TypedDict, total=False):
+    """A retrain's result (its job's result document): whether a model was fitted, on how
+    many decisions (``labels``), and the version its scores were stored under."""
+
+    trained: Required[bool]
+    labels: int
+    version: int
+    #: the model that made the scores (``litdesk-svm-2`` while the hand-over's rows are missing)
+    model: str
 
 
 class Retrainer:
@@ -166,7 +184,7 @@ class Retrainer:
         items = set(state.items)
         return screen, {k: v for k, v in state.labels.items() if k in items}, config
 
-    def train(self, study_id: str, stage: Stage) -> dict[str, Any]:
+    def train(self, study_id: str, stage: Stage) -> TrainResult:
         """One training on the decisions now: the scores stored with the next version
         (``trained: False`` when the labels hold no include or no exclude yet)."""
         screen, labels, settings = self.labelled(study_id, stage)
@@ -190,10 +208,10 @@ class Retrainer:
             )
         return {"trained": True, "version": version, "labels": len(labels), "model": config.name}
 
-    def run(self, study_id: str, stage: Stage, ctx: JobContext | None = None) -> dict[str, Any]:
+    def run(self, study_id: str, stage: Stage, ctx: JobContext | None = None) -> TrainResult:
         """Train until the stored scores are fitted on every decision (or the rounds run
         out, or the job must stop)."""
-        result: dict[str, Any] = {"trained": False}
+        result: TrainResult = {"trained": False}
         for _ in range(MAX_ROUNDS):
             if ctx is not None and ctx.should_stop:
                 break
@@ -207,6 +225,6 @@ class Retrainer:
         def run(ctx: JobContext) -> dict[str, Any] | None:
             params = ctx.params
             stage: Stage = "full_text" if params.get("stage") == "full_text" else "title_abstract"
-            return self.run(str(params["study_id"]), stage, ctx)
+            return dict(self.run(str(params["study_id"]), stage, ctx))
 
         return run

@@ -4,20 +4,139 @@ the pages render)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
-from litdesk.core.screening import Stage
+from litdesk.core.screening import Outcome, Stage, StoppingGuidance
+
+from ._config import ScreeningConfig
 
 __all__ = [
+    "CardFullText",
+    "CardOrder",
+    "CardProgress",
+    "CheckSet",
+    "DecisionEntry",
     "CardView",
     "DecisionView",
+    "Guidance",
     "HistoryView",
+    "ItemRow",
     "ItemsView",
+    "LicensedText",
+    "MemberRecord",
     "ModelState",
+    "PaperFields",
+    "PdfRef",
     "ProgressView",
+    "RetrievalNote",
     "RetrievalView",
     "ScreeningSettingsView",
 ]
+
+
+class DecisionEntry(TypedDict):
+    """A decision, undo or resolution as stored, with its reviewer's name, its status in
+    the history (``current``, ``superseded``, ``undone``, ``undo``; ``not_applied``) and
+    the working-set group its record belongs to."""
+
+    id: int
+    record_key: str
+    stage: str
+    reviewer: str
+    kind: str
+    verdict: str | None
+    reason: str
+    note: str
+    source: str
+    made_at: str
+    undoes: int | None
+    reviewer_name: str
+    status: str
+    group_key: str
+
+
+class RetrievalNote(TypedDict):
+    """A note of whether a record's full text was retrieved (the latest one counts)."""
+
+    status: str
+    note: str
+    at: str
+    by: str
+    by_name: str
+
+
+class MemberRecord(TypedDict):
+    """One record of a working-set group: where it came from."""
+
+    key: str
+    title: str
+    source: str
+    database: str
+
+
+class PaperFields(TypedDict):
+    """The merged record's fields a card shows."""
+
+    title: str
+    authors: tuple[str, ...]
+    year: int | None
+    venue: str | None
+    abstract: str | None
+    keywords: tuple[str, ...]
+    doi: str | None
+    pmid: str | None
+
+
+class PdfRef(TypedDict):
+    """A record's linked PDF (the sha256 opens it in the viewer)."""
+
+    paper_id: str
+    file: str
+    sha256: str
+
+
+class LicensedText(TypedDict):
+    """A record's licensed full text, as checked."""
+
+    paper_id: str
+    licence: str | None
+    url: str | None
+
+
+class CardFullText(TypedDict):
+    """What a full-text card offers to read: the group's papers' PDF or licensed full
+    text, the record's own full-text address, and the latest retrieval note."""
+
+    paper_ids: list[str]
+    pdf: PdfRef | None
+    licensed_full_text: LicensedText | None
+    url: str | None
+    open_access: bool | None
+    retrieval: RetrievalNote | None
+
+
+class ItemRow(TypedDict):
+    """A record behind a number at a stage (``verdict``, ``status`` and ``reason`` are
+    ``None`` while the stage is blind)."""
+
+    record_key: str
+    title: str
+    year: int | None
+    members: int
+    my_verdict: str | None
+    verdict: str | None
+    status: str | None
+    reason: str | None
+    remaining: bool
+
+
+class CheckSet(TypedDict):
+    """The random check set of the stopping estimate: its size, how many are decided and
+    how it was drawn (in words)."""
+
+    size: int
+    decided: int
+    method: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,18 +145,18 @@ class ScreeningSettingsView:
 
     study_id: str
     study_name: str
-    settings: dict[str, Any]
+    settings: ScreeningConfig
     role: str
     can_configure: bool
     can_screen: bool
     updated_at: str | None = None
     updated_by: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "study_name": self.study_name,
-            **self.settings,
+            **self.settings.to_json(),
             "role": self.role,
             "can_configure": self.can_configure,
             "can_screen": self.can_screen,
@@ -57,7 +176,7 @@ class ModelState:
     trained_at: str | None = None
     name: str = "litdesk-svm-2"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "state": self.state,
             "version": self.version,
@@ -68,14 +187,63 @@ class ModelState:
 
 
 @dataclass(frozen=True, slots=True)
+class CardOrder:
+    """The order a card was chosen in: ``mode`` (``ranked``, ``random``, ``original``;
+    ``record``: chosen by key), in words, the model then in force, and the random order's
+    seed."""
+
+    mode: str
+    label: str
+    model: ModelState
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"mode": self.mode, "model": self.model.to_dict()}
+        out["label"] = self.label
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CardProgress:
+    """Progress at a card's stage: the reviewer's own figures, everyone's (``None`` while
+    blind)."""
+
+    mine: dict[str, int]
+    all: dict[str, int] | None
+    blind: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {"mine": self.mine, "all": self.all, "blind": self.blind}
+
+
+@dataclass(frozen=True, slots=True)
+class Guidance:
+    """Stopping guidance at a stage (never an automatic stop): the recall curve as points
+    (decisions on x, includes found on y), consecutive irrelevant records, the includes
+    remaining estimated from the random check set, and that set."""
+
+    stopping: StoppingGuidance
+    check_set: CheckSet
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = self.stopping.to_dict()
+        del out["curve"]
+        out["recall_curve"] = [[i + 1, int(v)] for i, v in enumerate(self.stopping.curve)]
+        out["check_set"] = dict(self.check_set)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class CardView:
     """One record to screen (``done``: nothing is left for this reviewer; no record)."""
 
     study_id: str
     stage: Stage
     done: bool
-    order: dict[str, Any]
-    progress: dict[str, Any]
+    order: CardOrder
+    progress: CardProgress
     record_key: str | None = None
     title: str = ""
     authors: tuple[str, ...] = ()
@@ -85,16 +253,16 @@ class CardView:
     keywords: tuple[str, ...] = ()
     doi: str | None = None
     pmid: str | None = None
-    members: tuple[dict[str, Any], ...] = ()
-    decisions: tuple[dict[str, Any], ...] = ()
+    members: tuple[MemberRecord, ...] = ()
+    decisions: tuple[DecisionEntry, ...] = ()
     my_verdict: str | None = None
     highlight: dict[str, list[str]] = field(default_factory=dict)
     criteria: dict[str, str] = field(default_factory=dict)
     reasons: tuple[str, ...] = ()
-    full_text: dict[str, Any] | None = None
+    full_text: CardFullText | None = None
     score: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "stage": self.stage,
@@ -115,9 +283,9 @@ class CardView:
             "criteria": self.criteria,
             "reasons": list(self.reasons),
             "full_text": self.full_text,
-            "order": self.order,
+            "order": self.order.to_dict(),
             "score": self.score,
-            "progress": self.progress,
+            "progress": self.progress.to_dict(),
         }
 
 
@@ -129,19 +297,19 @@ class DecisionView:
     study_id: str
     stage: Stage
     record_key: str
-    entry: dict[str, Any]
+    entry: DecisionEntry
     my_verdict: str | None
-    outcome: dict[str, Any] | None
+    outcome: Outcome | None
     retrain_queued: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "stage": self.stage,
             "record_key": self.record_key,
             "entry": self.entry,
             "my_verdict": self.my_verdict,
-            "outcome": self.outcome,
+            "outcome": None if self.outcome is None else self.outcome.to_dict(),
             "retrain_queued": self.retrain_queued,
         }
 
@@ -154,11 +322,11 @@ class HistoryView:
     study_id: str
     record_key: str
     title: str
-    entries: tuple[dict[str, Any], ...]
+    entries: tuple[DecisionEntry, ...]
     blind: dict[str, bool]
-    retrieval: tuple[dict[str, Any], ...] = ()
+    retrieval: tuple[RetrievalNote, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "record_key": self.record_key,
@@ -180,7 +348,7 @@ class RetrievalView:
     at: str
     by: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "record_key": self.record_key,
@@ -202,14 +370,14 @@ class ProgressView:
     mine: dict[str, int]
     all: dict[str, int] | None
     blind: bool
-    guidance: dict[str, Any]
+    guidance: Guidance
     model: ModelState
     order: str
     #: one reviewer at this stage: no dual review and no one but the acting reviewer has
     #: decided (everyone's figures are then the reviewer's own)
     single_reviewer: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "stage": self.stage,
@@ -218,7 +386,7 @@ class ProgressView:
             "all": self.all,
             "blind": self.blind,
             "single_reviewer": self.single_reviewer,
-            "guidance": self.guidance,
+            "guidance": self.guidance.to_dict(),
             "model": self.model.to_dict(),
             "default_order": self.order,
         }
@@ -231,13 +399,13 @@ class ItemsView:
     study_id: str
     stage: Stage
     status: str
-    rows: tuple[dict[str, Any], ...]
+    rows: tuple[ItemRow, ...]
     total: int
     page: int
     pages: int
     blind: bool
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "study_id": self.study_id,
             "stage": self.stage,

@@ -65,6 +65,7 @@ from ._requests import (
 from ._service import SearchService
 from ._views import (
     Export,
+    KeptRun,
     KeptRunsView,
     ProgressView,
     QueryCheck,
@@ -97,6 +98,7 @@ __all__ = [
     "SORTS",
     "TYPES",
     "Export",
+    "KeptRun",
     "KeptRunsView",
     "LiveRegistry",
     "LiveSearch",

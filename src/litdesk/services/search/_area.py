@@ -483,4 +483,4 @@ class SearchArea:
         """A Study's summary and its kept runs (their definitions, so that a page can
         restore one into the search form)."""
         summary = ws.study_summary(study)
-        return KeptRunsView(summary.to_dict(), kept_runs(self.store, summary.search_runs))
+        return KeptRunsView(summary, kept_runs(self.store, summary.search_runs))

@@ -9,6 +9,7 @@ from typing import Any, Final, TypedDict
 from litdesk.adapters.store import LiveRow, LiveState
 from litdesk.core.providers import lane_label, lane_notice, status_words
 from litdesk.core.runs import LaneResult, SearchRun
+from litdesk.services.workspace import StudySummary
 
 __all__ = [
     "PAGE_SIZE",
@@ -244,15 +245,15 @@ class StudyChoices:
 class KeptRunsView:
     """A Study after a run was kept in it: its summary and its kept runs."""
 
-    summary: dict[str, object]
+    summary: StudySummary
     runs: list[KeptRun]
 
     @property
     def study_id(self) -> str:
-        return str(self.summary["id"])
+        return self.summary.id
 
     def to_dict(self) -> dict[str, object]:
-        return self.summary | {"runs": [dict(run) for run in self.runs]}
+        return self.summary.to_dict() | {"runs": [dict(run) for run in self.runs]}
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,13 +154,32 @@ def _rows_of(listed: list[tuple[repo.StudyRow, int]]) -> list[StudyRow]:
     ]
 
 
-def study_view(ws: Workspace, ref: str, *, offset: int = 0, limit: int = 100_000) -> StudyView:
-    """A Study's papers (``limit`` of them from ``offset``) and counts, with its kept
-    search runs (their definitions, so a page can restore one into the search form)."""
-    summary = ws.study_summary(ref, offset=offset, limit=limit)
-    runs = kept_runs(ws.store, summary.search_runs)
+def study_view(
+    ws: Workspace, request: StudyRequest | str, checks: StepChecks | None = None
+) -> StudyView:
+    """A Study's page (see :meth:`StudiesArea.study`): one page of its papers (a page past
+    the last: the last) with its counts, kept search runs (their definitions, so a page can
+    restore one into the search form), imports, the listed papers' PDFs and full text,
+    its working set's numbers (``checks``: how often its records are checked to be in
+    step) and its whole searches by round."""
+    if isinstance(request, str):
+        request = StudyRequest(request)
+    per = request.per_page
+    summary = ws.study_summary(request.ref, offset=(request.page - 1) * per, limit=per)
+    pages = max(1, -(-summary.papers_total // per))
+    if request.page > pages:  # past the last page (a paper went since): the last
+        summary = ws.study_summary(request.ref, offset=(pages - 1) * per, limit=per)
+    store = ws.store
     return StudyView(
-        summary.to_dict() | {"runs": runs, "import_rows": _trash.import_rows(ws.store, summary.id)}
+        summary,
+        runs=kept_runs(store, summary.search_runs),
+        import_rows=_trash.import_rows(store, summary.id),
+        page=min(request.page, pages),
+        pages=pages,
+        per_page=per,
+        retrieval=retrieval(store, summary.id, [p.id for p in summary.papers]),
+        working_set=study_counts(store, summary.id, checks),
+        rounds=WholeSearches.rounds_of(store, summary.id),
     )
 
 
@@ -231,26 +250,8 @@ class StudiesArea:
         paper's PDF / licensed full text (as recorded: no library scan, no network; the
         counts over all its papers), and its whole searches by round with the latest
         update's report. A bare ``ref`` is its first page."""
-        if isinstance(request, str):
-            request = StudyRequest(request)
         with self.store.snapshot():  # one read transaction for the page's dozen reads
-            return self._study(request, owner)
-
-    def _study(self, request: StudyRequest, owner: str) -> StudyView:
-        ws, per = self._ws(owner), request.per_page
-        view = study_view(ws, request.ref, offset=(request.page - 1) * per, limit=per)
-        pages = max(1, -(-view.papers_total // per))
-        if request.page > pages:  # past the last page (a paper went since): the last
-            view = study_view(ws, request.ref, offset=(pages - 1) * per, limit=per)
-        paging = {"page": min(request.page, pages), "pages": pages, "per_page": per}
-        view = StudyView(view.summary | paging)
-        papers = view.summary["papers"]
-        ids = [str(p["id"]) for p in papers] if isinstance(papers, list) else []
-        found = retrieval(self.store, view.id, ids)
-        counts = study_counts(self.store, view.id, self._step_checks)
-        rounds = WholeSearches.rounds_of(self.store, view.id)
-        extra = {"retrieval": found.to_dict(), "working_set": counts.to_dict()}
-        return StudyView(view.summary | extra | rounds)
+            return study_view(self._ws(owner), request, self._step_checks)
 
     # --- a Study's records and working set -------------------------------------------------
 

@@ -23,6 +23,7 @@ from litdesk.services.workspace import NoteView, now_iso, read_import_row
 
 from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
+from ._views import ImportRow
 
 __all__ = [
     "delete_evidence",
@@ -555,9 +556,9 @@ def _readable(
 _RAW_ID: Final = re.compile(r"[a-z]{2,12}[-_][0-9a-f]{16,40}")
 
 
-def import_rows(store: Store, study_id: str) -> list[dict[str, object]]:
+def import_rows(store: Store, study_id: str) -> list[ImportRow]:
     """A Study's imports for a person: the file's name, its format, records and when."""
-    out: list[dict[str, object]] = []
+    out: list[ImportRow] = []
     with store.read() as conn:  # the Study page's summary read them in its snapshot
         for doc in repo.study_imports(conn, study_id, memo=store.snapshot_memo()):
             try:

@@ -10,8 +10,11 @@ from litdesk.core.imports import ImportTrace
 from litdesk.core.providers import lane_label
 from litdesk.services.imports import RefusedFile
 from litdesk.services.jobs import JobView
-from litdesk.services.search import Export  # one download view for every area
-from litdesk.services.workspace import RecoveredStudy, StudyImport
+from litdesk.services.search import (
+    Export,  # one download view for every area
+    KeptRun,
+)
+from litdesk.services.workspace import RecoveredStudy, StudyImport, StudySummary
 
 __all__ = [
     "GroupRow",
@@ -23,6 +26,7 @@ __all__ = [
     "AttachedPdfView",
     "Export",
     "ImportOutcome",
+    "ImportRow",
     "ImportView",
     "NotebookExport",
     "EvidenceTable",
@@ -80,25 +84,59 @@ class StudiesView:
         return {"studies": self.studies}
 
 
+class ImportRow(TypedDict):
+    """One of a Study's imports for a person: the file's name, its format, records and when
+    (an import that cannot be read says so in ``label``, with no format and no records)."""
+
+    id: str
+    source: str
+    #: "psycinfo_64.ris, 64 records, 5 Dec 2026"
+    label: str
+    format: str
+    records: int
+    created_at: str
+
+
 @dataclass(frozen=True, slots=True)
 class StudyView:
-    """A Study's papers and counts, its kept search runs (with their definitions, so a
-    page can restore one into the search form) and its imports."""
+    """A Study's page: one page of its papers with its counts (``summary``), its kept
+    search runs (with their definitions, so a page can restore one into the search form)
+    and its imports, where the page sits among the pages, each listed paper's PDF and full
+    text with the counts over all its papers, its working set's numbers and its whole
+    searches by round."""
 
-    summary: dict[str, object]
+    summary: StudySummary
+    runs: list[KeptRun]
+    import_rows: list[ImportRow]
+    page: int
+    pages: int
+    per_page: int
+    retrieval: StudyRetrieval
+    working_set: StudyCounts
+    rounds: SearchRoundsView
 
     @property
     def id(self) -> str:
-        return str(self.summary["id"])
+        return self.summary.id
 
     @property
     def papers_total(self) -> int:
         """How many papers the Study holds (its page lists some of them)."""
-        n = self.summary.get("papers_total", 0)
-        return n if isinstance(n, int) else 0
+        return self.summary.papers_total
 
     def to_dict(self) -> dict[str, object]:
-        return dict(self.summary)
+        # fresh rows: a face adds to them (each kept run's restore address)
+        return self.summary.to_dict() | {
+            "runs": [dict(run) for run in self.runs],
+            "import_rows": [dict(row) for row in self.import_rows],
+            "page": self.page,
+            "pages": self.pages,
+            "per_page": self.per_page,
+            "retrieval": self.retrieval.to_dict(),
+            "working_set": self.working_set.to_dict(),
+            "search_rounds": list(self.rounds.rounds),
+            "latest_update": self.rounds.latest_update,
+        }
 
 
 @dataclass(frozen=True, slots=True)

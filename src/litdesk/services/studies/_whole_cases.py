@@ -191,10 +191,9 @@ class WholeSearches:
         return SearchRoundsView(row.id, row.name, _round_rows(self.store, row.id))
 
     @staticmethod
-    def rounds_of(store: Store, study_id: str) -> dict[str, object]:
-        """A Study's rounds for its page (the caller checked access)."""
-        view = SearchRoundsView(study_id, "", _round_rows(store, study_id))
-        return {"search_rounds": view.rounds, "latest_update": view.latest_update}
+    def rounds_of(store: Store, study_id: str) -> SearchRoundsView:
+        """A Study's rounds for its page (the caller checked access; no name)."""
+        return SearchRoundsView(study_id, "", _round_rows(store, study_id))
 
 
 def _round_rows(store: Store, study_id: str) -> list[RoundSummary]:

@@ -503,7 +503,7 @@ def build_report(
         # a PDF without indexed text (scan, encrypted, broken) has nothing to cite: it is left out
         # of the report with its reason, instead of empty units under its name
         state = {row["file"]: row for row in lib.file_states(all_files)}
-        left_out = [n for n in names if (state.get(n) or {}).get("excluded")]
+        left_out = [n for n in names if n in state and state[n]["excluded"]]
         if len(left_out) == len(names):
             raise ReportInputError(
                 "no paper in the scope has indexed text: "

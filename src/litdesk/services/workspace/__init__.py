@@ -18,6 +18,7 @@ from ._exports import (
     ris_text,
 )
 from ._inputs import FieldsRefused, PaperFields
+from ._results import RefusedRecord
 from ._service import (
     EvidenceView,
     FilesNotFound,
@@ -48,6 +49,7 @@ __all__ = [
     "FilesRefused",
     "IdentityConflict",
     "ImportResult",
+    "RefusedRecord",
     "NoteView",
     "PaperFields",
     "RecoveredStudy",

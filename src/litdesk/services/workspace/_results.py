@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.adapters.store import (
@@ -24,6 +24,7 @@ from litdesk.core.evidence import (
     paper_pmcid,
     text_digest,
 )
+from litdesk.core.fulltext import FullText
 from litdesk.core.records import Paper, read_paper, split_arxiv
 from litdesk.core.vocab import SubjectRef
 from litdesk.services.imports import RefusedFile
@@ -36,6 +37,7 @@ __all__ = [
     "IdentityConflict",
     "ImportResult",
     "NoteView",
+    "RefusedRecord",
     "SaveResult",
     "StudyAdditions",
     "StudyImport",
@@ -216,13 +218,22 @@ class EvidenceView:
         return out
 
 
+class RefusedRecord(TypedDict):
+    """A record of an import file not saved: its place in the file (its first and last
+    lines) and why (another record already holds one of its identifiers)."""
+
+    record: int
+    lines: list[int]
+    reason: str
+
+
 @dataclass(frozen=True, slots=True)
 class ImportResult:
     import_id: str
     study_id: str | None
     saved: int
     created: int
-    refused: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[RefusedRecord] = field(default_factory=list)
     paper_ids: list[str | None] = field(default_factory=list)
     #: earlier imports of the same file (source digest) into the same Study
     repeats: list[str] = field(default_factory=list)
@@ -291,10 +302,10 @@ class StudyAdditions:
 
 
 def context_from_fulltext(
-    fulltext: Any, block_id: str, *, retrieved_at: str | None = None
+    fulltext: FullText, block_id: str, *, retrieved_at: str | None = None
 ) -> FullTextContext:
     """The stored paragraph snapshot for ``block_id`` of a readable ``FullText``."""
-    if not getattr(fulltext, "readable", False) or not fulltext.pmcid:
+    if not fulltext.readable or not fulltext.pmcid:
         raise EvidenceRefused(
             "this full text is not readable under its licence", code="fulltext_unreadable"
         )

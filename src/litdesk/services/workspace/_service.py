@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Final
+from typing import Final
 
 from sqlalchemy.engine import Connection
 
@@ -39,6 +39,7 @@ from ._results import (
     IdentityConflict,
     ImportResult,
     NoteView,
+    RefusedRecord,
     SaveResult,
     StudyAdditions,
     StudyImport,
@@ -348,7 +349,7 @@ class Workspace(EvidenceOps):
         now: str,
     ) -> ImportResult:
         ids: list[str | None] = []
-        refused: list[dict[str, Any]] = []
+        refused: list[RefusedRecord] = []
         created = 0
         repeats = repo.import_ids_by_digest(conn, trace.source.sha256, study_id=study_id)
         if repeats:
