@@ -18,6 +18,8 @@
   importing the PDF reader and loading the embedder, costs more than a test's few small
   PDFs); processes the tests start inherit it unless they set their own. Tests of the
   reader processes pass ``workers=2`` (or set the variable) themselves.
+* ``$LITDESK_TEST_CPU=PATH`` — CPU seconds per test and per file written to ``PATH``
+  (``tests/_cpu.py``, which says what it cannot see).
 * ``sqlite_template`` / ``pg_template`` — the store migrated once per session (per xdist
   worker) and copied per test (``tests/_store_template.py``): ``tmp_settings``' data dir
   holds a copy unless the test is marked ``no_store_template``; ``pg_schema`` (in
@@ -59,6 +61,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "real_password_hash: Argon2 with the production parameters (the test checks them)",
     )
+    from tests._cpu import register
+
+    register(config)  # CPU seconds per test file when $LITDESK_TEST_CPU is set (tests/_cpu.py)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
