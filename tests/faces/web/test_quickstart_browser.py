@@ -1,10 +1,16 @@
 """The README's quick start walked in Debian's chromium on the demo workspace, as the README
 tells it (issue 34): run, the demo Study, search the demo source, import the demo export
 file, deduplicate, screen, read, record evidence with a verbatim quote, PRISMA, export — at
-1280 px and 420 px, light and dark, each on a fresh copy of the demo workspace. A screenshot
-of every step is kept (``$LITDESK_ARTIFACTS/quickstart`` when set, else the test's tmp
-folder; the path is printed), and every step's page keeps its table words and does not
-scroll sideways (the checks of the every-page test)."""
+1280 px and 420 px, light and dark. The walk is walked once per width, each on a fresh copy
+of the demo workspace, at 1280 px in light and at 420 px in dark (each scheme's clicks run
+once); every step's page is seen in both schemes by switching the emulated
+``prefers-color-scheme`` on it (the pages' dark colours are CSS media rules, which change no
+layout and no clickability; ``test_every_page_browser`` does the same), so each step is
+checked at each width in each scheme as when the walk was walked four times. Every step's
+page keeps its table words and does not scroll sideways (the checks of the every-page test).
+With ``$LITDESK_ARTIFACTS`` set, a screenshot of every step in every view is kept in
+``$LITDESK_ARTIFACTS/quickstart`` (as ``test_every_page_browser`` keeps every page's); else
+only the views with problems are shot, in the test's tmp folder (the path is printed)."""
 
 from __future__ import annotations
 
@@ -30,9 +36,16 @@ pytestmark = pytest.mark.slow
 
 #: where screenshots are kept (read at import: the settings fixture clears LITDESK_* variables)
 ARTIFACTS = os.environ.get("LITDESK_ARTIFACTS", "")
+#: every view shot with $LITDESK_ARTIFACTS set, else those with problems only
+SHOOT_ALL = bool(ARTIFACTS)
 
 README = Path(__file__).resolve().parents[3] / "README.md"
-VIEWS = ((1280, "light"), (420, "light"), (1280, "dark"), (420, "dark"))
+#: each walk: its width and the scheme it is walked in (every step is also seen in the others)
+WALKS = ((1280, "light"), (420, "dark"))
+#: the colour schemes every step's page is seen in
+SCHEMES = ("light", "dark")
+#: whether the page is in the dark scheme now (the media rule its dark colours are under)
+_DARK_JS = "() => matchMedia('(prefers-color-scheme: dark)').matches"
 
 
 @pytest.fixture(scope="module")
@@ -55,21 +68,28 @@ def _artefacts(tmp_path: Path) -> Path:
 
 def _walk(
     browser: Any, base: str, place: Path, width: int, scheme: str, shots: Path
-) -> tuple[Walked, list[str], dict[str, list[str]]]:
-    """One walk at ``width`` in ``scheme``: what it saw, the steps shot, each step's problems."""
+) -> tuple[Walked, list[tuple[str, str]], dict[str, list[str]]]:
+    """One walk at ``width`` in ``scheme``, each step's page also seen in the other schemes:
+    what it saw, the (step, scheme) views shot, each view's problems."""
     context = browser.new_context(
         viewport={"width": width, "height": 900}, color_scheme=scheme, accept_downloads=True
     )
     pg = context.new_page()
-    taken: list[str] = []
+    taken: list[tuple[str, str]] = []
     problems: dict[str, list[str]] = {}
+    # the walk's own scheme last: the page is left in it for the next step's clicks
+    views = sorted(SCHEMES, key=lambda s: s == scheme)
 
     def shot(step: str) -> None:
-        pg.screenshot(path=str(shots / f"quickstart-{step}-{width}-{scheme}.png"))
-        taken.append(step)
-        found = narrow_cells(pg) + sideways_scroll(pg)
-        if found:
-            problems[f"step {step} ({pg.url}) at {width} px, {scheme}"] = found
+        for seen in views:
+            pg.emulate_media(color_scheme=seen)
+            assert pg.evaluate(_DARK_JS) == (seen == "dark"), f"step {step}: not in {seen}"
+            taken.append((step, seen))
+            found = narrow_cells(pg) + sideways_scroll(pg)
+            if found or SHOOT_ALL:
+                pg.screenshot(path=str(shots / f"quickstart-{step}-{width}-{seen}.png"))
+            if found:
+                problems[f"step {step} ({pg.url}) at {width} px, {seen}"] = found
 
     try:
         walked = walk_quickstart(pg, base, place / "files" / "demo-export.ris", shot)
@@ -84,14 +104,15 @@ def test_the_quick_start_walks_on_the_demo(
     shots = _artefacts(tmp_path)
     print(f"\nquick-start screenshots: {shots}")
     problems: dict[str, list[str]] = {}
-    for width, scheme in VIEWS:
+    for width, scheme in WALKS:
         place = tmp_path / f"demo-{width}-{scheme}"
         shutil.copytree(demo_template, place)
         app = create_app(tmp_settings.for_demo(place), host=hosting.host, port=hosting.port)
         with hosting.serve(app):
             walked, taken, found = _walk(browser, hosting.base, place, width, scheme, shots)
         problems |= found
-        assert taken == list(STEPS)
+        assert [step for step, _ in taken[:: len(SCHEMES)]] == list(STEPS), taken
+        assert sorted(taken) == sorted((s, c) for s in STEPS for c in SCHEMES), taken
         assert walked.results > 0, "the demo source found nothing for " + QUERY
         assert walked.papers_after_import > walked.papers_before, walked
         assert walked.quote == PASSAGE, walked.quote
