@@ -21,20 +21,24 @@ the deltas of ``resource.getrusage`` user + system time of
 * ``RUSAGE_CHILDREN`` — child processes that have ended *and been waited for* during that
   span (subprocess ``litdesk`` CLI calls, index worker processes, servers a test starts
   and stops), including their own waited-for descendants;
-* live descendants (Linux ``/proc/*/stat``: utime + stime + cutime + cstime of every
-  process whose parent chain leads here), so a module-scoped browser's processes or a
-  server still running are charged to the tests during which they spent it. A descendant
-  reaped by its parent moves into that parent's cutime/cstime; one reaped by us moves
-  into ``RUSAGE_CHILDREN``: each second is counted once.
+* live descendants (Linux ``/proc``: a background thread walks
+  ``/proc/<pid>/task/*/children`` from this process every ``SAMPLE_SECONDS`` and keeps
+  each descendant's utime + stime as last seen, see :class:`_Descendants`), so a
+  module-scoped browser's processes or a server still running are charged to the tests
+  during which they spent them, and a process that ends unreaped (chromium's renderers
+  when the browser closes) keeps what it was last seen spending; ``RUSAGE_CHILDREN``
+  counts only what no look explained (processes that lived between two looks, the tail
+  after a child's last look).
 
 What it cannot see:
 
 * the PostgreSQL server's processes (they are not our children): work pushed into SQL
   looks cheaper than it is;
-* a descendant that ends and is never reaped by a live descendant or by us (its
-  parent killed first, a double-forked daemon adopted by init): its time is lost, and
-  the live-descendant sum can even step down when such a parent dies — e.g. chromium's
-  renderers when the browser is closed at a module's teardown; small next to a walk;
+* the last ``SAMPLE_SECONDS`` of a grandchild that ends unreaped by us (at most that
+  per such process), and the whole of a grandchild that lives and dies between two looks
+  without its parent reaping it into a look we see;
+* this plugin's own looks (a few ms every ``SAMPLE_SECONDS``, counted in ``self``: about
+  the same before and after a change, so it cancels in a comparison);
 * the outside world: the machine's load changes cache and frequency effects (CPU
   seconds drift ~±10 % where wall seconds drift ×2–5).
 
@@ -50,6 +54,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import threading
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -64,50 +69,115 @@ ENV_VAR = "LITDESK_TEST_CPU"
 
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+#: seconds between two looks at the live descendants (a background thread)
+SAMPLE_SECONDS = 0.25
 
 
-def _live_descendants() -> float:
-    """CPU seconds so far of this process's live descendants (Linux ``/proc``; 0 elsewhere):
-    each one's own time plus that of its children it has reaped."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return 0.0
-    parent: dict[int, int] = {}
-    spent: dict[int, int] = {}
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for tid in tasks:
         try:
-            raw = (entry / "stat").read_text()
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as fh:
+                found += [int(x) for x in fh.read().split()]
         except OSError:
             continue
-        fields = raw[raw.rfind(")") + 2 :].split()  # after "pid (comm) "
-        # fields[1] is ppid; fields[11..14] utime, stime, cutime, cstime
-        parent[int(entry.name)] = int(fields[1])
-        spent[int(entry.name)] = sum(int(x) for x in fields[11:15])
-    me = os.getpid()
-    total = 0
-    for pid, ticks in spent.items():
-        up, seen = parent.get(pid), 0
-        while up and up != me and seen < 64:
-            up, seen = parent.get(up), seen + 1
-        if up == me:
-            total += ticks
-    return total / _TICK
+    return found
+
+
+def _stat(pid: int) -> tuple[int, int, int, int] | None:
+    """(ppid, start time, own ticks, ticks of its reaped children) of a live process."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    f = raw[raw.rfind(")") + 2 :].split()  # the fields after "pid (comm) "
+    return int(f[1]), int(f[19]), int(f[11]) + int(f[12]), int(f[13]) + int(f[14])
+
+
+class _Descendants:
+    """The CPU ticks of every descendant process seen alive (``/proc``), kept after it ends.
+
+    A background thread looks every ``SAMPLE_SECONDS`` (and :meth:`seconds` looks once
+    more): each descendant's own ticks as last seen are kept under (pid, start time), so a
+    process that ends unreaped by anyone we can read (a browser's renderers when the
+    browser is closed) still counts what it was last seen spending. Our direct children
+    are also counted by ``RUSAGE_CHILDREN`` once we reap them; :meth:`seconds` answers
+    only ``RUSAGE_CHILDREN``'s part no descendant seen explains (processes that lived
+    between two looks, the tail after a child's last look), so no second is counted twice.
+    """
+
+    def __init__(self) -> None:
+        self.me = os.getpid()
+        self.own: dict[tuple[int, int], int] = {}
+        self.direct: dict[tuple[int, int], int] = {}  # our children: own + reaped, last seen
+        self.settled = 0  # ticks of our vanished direct children as last seen
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.enabled = os.path.isdir(f"/proc/{self.me}/task")
+        if self.enabled:
+            threading.Thread(target=self._run, name="litdesk-cpu", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(SAMPLE_SECONDS):
+            self.look()
+
+    def look(self) -> None:
+        if not self.enabled:
+            return
+        todo, live = [self.me], set()
+        while todo:
+            for child in _children(todo.pop()):
+                got = _stat(child)
+                if got is None:
+                    continue
+                ppid, started, own, reaped = got
+                key = (child, started)
+                live.add(key)
+                todo.append(child)
+                with self._lock:
+                    self.own[key] = max(own, self.own.get(key, 0))
+                    if ppid == self.me:
+                        self.direct[key] = max(own + reaped, self.direct.get(key, 0))
+        with self._lock:
+            for key in [k for k in self.direct if k not in live]:
+                self.settled += self.direct.pop(key)
+
+    def seconds(self, children_rusage: float) -> float:
+        self.look()
+        with self._lock:
+            seen = sum(self.own.values()) / _TICK
+            settled = self.settled / _TICK
+        return seen + max(0.0, children_rusage - settled)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+_DESCENDANTS: _Descendants | None = None
 
 
 def _times() -> tuple[float, float]:
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime + _live_descendants()
+    reaped = kids.ru_utime + kids.ru_stime
+    children = _DESCENDANTS.seconds(reaped) if _DESCENDANTS is not None else reaped
+    return me.ru_utime + me.ru_stime, children
 
 
 class CpuRecorder:
     """The pytest plugin: one record per test, a summary per file at the session's end."""
 
     def __init__(self, path: Path) -> None:
+        global _DESCENDANTS
         self.path = path
         self.per_test: dict[str, dict[str, float]] = {}
+        if _DESCENDANTS is None:
+            _DESCENDANTS = _Descendants()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
