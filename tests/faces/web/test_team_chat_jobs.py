@@ -12,7 +12,13 @@ on loopback (real HTTP):
   process claims the job once its lease has run out, replays the reply the dead attempt
   had (the English variant), asks the answer again and writes exactly one round; the
   store counts exactly the requests the model server received (the dead call once, as
-  failed)."""
+  failed).
+
+The first and the last test share one pair of server processes, one schema and one model
+server (``shared_pair``: each test has accounts, a chat session and Studies of its own, and
+counts the model's requests and the store's calls it made itself); the kill test, whose
+point is a process killed, starts a pair of its own and runs first, so the shared pair is
+not running beside it."""
 
 from __future__ import annotations
 
@@ -32,7 +38,11 @@ import httpx
 import pytest
 import sqlalchemy as sa
 from tests._model_servers import SECRET_OPENAI_KEY, Scripted, ScriptedModelServer, model_server
-from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
+from tests._store_template import PgTemplate
+from tests.adapters.store.conftest import (
+    pg_schema,  # noqa: F401 - fixture re-export
+    pg_schema_url,
+)
 from tests.faces.web._server import free_port
 from tests.faces.web._team import (
     PASSWORD,
@@ -63,9 +73,11 @@ class Stall:
     """The model's replies: the variant at once; the first answer held until ``release``
     (at most 30 s), every later one at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, first: int = 0) -> None:
         self.gate = threading.Event()
         self.answers = 0
+        #: how many requests the (shared) model server had seen before this test's
+        self.first = first
         self._lock = threading.Lock()
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
@@ -189,63 +201,44 @@ def _calls(url: str) -> list[str]:
         store.dispose()
 
 
-@pytest.fixture
-def stall() -> Iterator[tuple[ScriptedModelServer, Stall]]:
-    replies = Stall()
+def _minus(after: list[str], before: list[str]) -> list[str]:
+    """The calls of ``after`` not in ``before`` (both as :func:`_calls` lists them)."""
+    left = list(after)
+    for status in before:
+        left.remove(status)
+    return left
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[ScriptedModelServer]:
+    """The file's model server (each test sets its replies: ``stall``)."""
     with model_server("openai") as server:
-        server.respond_with(replies)
-        yield server, replies
-        replies.gate.set()
+        yield server
 
 
-def test_a_question_asked_on_one_server_is_answered_by_a_job_and_read_on_the_other(
-    pg_schema: str,  # noqa: F811
-    tmp_settings: Settings,
-    tmp_path: Path,
-    stall: tuple[ScriptedModelServer, Stall],
-) -> None:
-    model, replies = stall
-    add_accounts(tmp_settings.model_copy(update={"database_url": pg_schema}), "ana", "bob")
-    chat = secrets.token_urlsafe(32)  # ana's browser session (its chat cookie)
-    with two_servers(tmp_path, pg_schema, model, tmp_settings) as (one, two):
-        ana, bob = login(one.base, "ana"), login(two.base, "bob")
-        with on(one, ana, chat) as c:
-            asked = c.post("/api/v1/chat/ask", json={"question": QUESTION})
-        assert asked.status_code == 202, asked.text
-        job = asked.json()
-        assert job["state"] == "running" and job["question"] == QUESTION, job
-        with on(two, ana, chat) as c:
-            seen = _job(c, job["id"], lambda j: j["stage"] == "asking the model" or
-                        j["state"] != "running")  # fmt: skip
-            assert seen["state"] == "running", seen  # its answer call is held
-            again = c.post("/api/v1/chat/ask", json={"question": "Which bridges?"})
-            assert again.status_code == 409 and again.json()["job"] == job["id"], again.text
-            assert c.get("/api/v1/chat").json()["job"]["id"] == job["id"]  # shown in flight
-            page = c.get("/chat").text
-            assert f'id="job-{job["id"]}"' in page and "Answering:" in page
-            replies.gate.set()
-            done = _job(c, job["id"], lambda j: j["state"] != "running")
-            assert done["state"] == "done" and done["round"] == 1, done
-            card = done["answer"]
-            assert card["question"] == QUESTION and card["grounded"] is True
-            assert (
-                card["model"] == "scripted-model" and card["citations"][0]["file"] == "cameras.pdf"
-            )
-            session = c.get("/api/v1/chat").json()
-            assert [r["number"] for r in session["rounds"]] == [1] and session["job"] is None
-            assert 'class="card answer-card"' in c.get("/chat").text
-        for server in (one, two):  # bob, even with ana's chat cookie, finds nothing of hers
-            with on(server, bob, chat) as b:
-                answers = [
-                    b.get(f"/api/v1/chat/jobs/{job['id']}"),
-                    b.post(f"/api/v1/chat/jobs/{job['id']}/cancel"),
-                    b.get("/api/v1/chat/rounds/1"),
-                ]
-                assert [r.status_code for r in answers] == [404] * 3, [r.text for r in answers]
-                assert b.get("/api/v1/chat").json()["rounds"] == []
-        with on(one, ana, chat) as c:
-            assert c.get(f"/api/v1/chat/jobs/{job['id']}").json()["round"] == 1
-    assert len(model.requests) == 2 and _calls(pg_schema) == ["ok", "ok"]
+@pytest.fixture
+def stall(model: ScriptedModelServer) -> Iterator[tuple[ScriptedModelServer, Stall]]:
+    replies = Stall(first=len(model.requests))
+    model.respond_with(replies)
+    yield model, replies
+    replies.gate.set()
+
+
+@pytest.fixture(scope="module")
+def shared_pair(
+    pg_template: PgTemplate,
+    model: ScriptedModelServer,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, Server, Server]]:
+    """One schema at head and two team server processes over it (the test-only wait of a
+    deduplication run 8 s a step: the long jobs of the last test; the first runs none),
+    shared by the tests that kill no process."""
+    root = tmp_path_factory.mktemp("chat-pair")
+    with pg_template.schema_at_head() as schema:
+        url = pg_schema_url(pg_template.base_url, schema)
+        base = Settings(data_dir=root / "data")
+        with two_servers(root, url, model, base, dedup_step=8.0) as (one, two):
+            yield url, one, two
 
 
 def test_a_question_whose_server_is_killed_mid_answer_is_answered_once_by_the_other(
@@ -283,46 +276,97 @@ def test_a_question_whose_server_is_killed_mid_answer_is_answered_once_by_the_ot
         assert session["questions"] == [QUESTION]
         finisher, _ = _holder(pg_schema, job["id"])
         assert finisher is not None and int(finisher.split(":")[1]) == survivor.proc.pid
-        variants = [r for r in model.requests if _variant(r.body)]
+        seen = model.requests[replies.first :]
+        variants = [r for r in seen if _variant(r.body)]
         assert len(variants) == 1  # the dead attempt's reply replayed, not asked again
-        assert len(model.requests) == 3 and replies.answers == 2
+        assert len(seen) == 3 and replies.answers == 2
         # every request the model received counted once: the dead one's call as failed
         assert _calls(pg_schema) == ["failed", "ok", "ok"]
         print(f"\nkilled pid {victim.proc.pid} mid-answer; answered by pid "
               f"{survivor.proc.pid} in attempt 2, {took:.1f} s after the kill")  # fmt: skip
 
 
-def test_a_question_is_answered_while_both_servers_run_a_long_job(
-    pg_schema: str,  # noqa: F811
+def test_a_question_asked_on_one_server_is_answered_by_a_job_and_read_on_the_other(
+    shared_pair: tuple[str, Server, Server],
     tmp_settings: Settings,
-    tmp_path: Path,
     stall: tuple[ScriptedModelServer, Stall],
 ) -> None:
     model, replies = stall
+    url, one, two = shared_pair
+    add_accounts(tmp_settings.model_copy(update={"database_url": url}), "ana", "bob")
+    chat = secrets.token_urlsafe(32)  # ana's browser session (its chat cookie)
+    before = _calls(url)
+    ana, bob = login(one.base, "ana"), login(two.base, "bob")
+    with on(one, ana, chat) as c:
+        asked = c.post("/api/v1/chat/ask", json={"question": QUESTION})
+    assert asked.status_code == 202, asked.text
+    job = asked.json()
+    assert job["state"] == "running" and job["question"] == QUESTION, job
+    with on(two, ana, chat) as c:
+        seen = _job(c, job["id"], lambda j: j["stage"] == "asking the model" or
+                    j["state"] != "running")  # fmt: skip
+        assert seen["state"] == "running", seen  # its answer call is held
+        again = c.post("/api/v1/chat/ask", json={"question": "Which bridges?"})
+        assert again.status_code == 409 and again.json()["job"] == job["id"], again.text
+        assert c.get("/api/v1/chat").json()["job"]["id"] == job["id"]  # shown in flight
+        page = c.get("/chat").text
+        assert f'id="job-{job["id"]}"' in page and "Answering:" in page
+        replies.gate.set()
+        done = _job(c, job["id"], lambda j: j["state"] != "running")
+        assert done["state"] == "done" and done["round"] == 1, done
+        card = done["answer"]
+        assert card["question"] == QUESTION and card["grounded"] is True
+        assert card["model"] == "scripted-model" and card["citations"][0]["file"] == "cameras.pdf"
+        session = c.get("/api/v1/chat").json()
+        assert [r["number"] for r in session["rounds"]] == [1] and session["job"] is None
+        assert 'class="card answer-card"' in c.get("/chat").text
+    for server in (one, two):  # bob, even with ana's chat cookie, finds nothing of hers
+        with on(server, bob, chat) as b:
+            answers = [
+                b.get(f"/api/v1/chat/jobs/{job['id']}"),
+                b.post(f"/api/v1/chat/jobs/{job['id']}/cancel"),
+                b.get("/api/v1/chat/rounds/1"),
+            ]
+            assert [r.status_code for r in answers] == [404] * 3, [r.text for r in answers]
+            assert b.get("/api/v1/chat").json()["rounds"] == []
+    with on(one, ana, chat) as c:
+        assert c.get(f"/api/v1/chat/jobs/{job['id']}").json()["round"] == 1
+    assert len(model.requests[replies.first :]) == 2 and _minus(_calls(url), before) == [
+        "ok",
+        "ok",
+    ]
+
+
+def test_a_question_is_answered_while_both_servers_run_a_long_job(
+    shared_pair: tuple[str, Server, Server],
+    tmp_settings: Settings,
+    stall: tuple[ScriptedModelServer, Stall],
+) -> None:
+    _model, replies = stall
     replies.gate.set()  # no stall here
-    add_accounts(tmp_settings.model_copy(update={"database_url": pg_schema}), "ana")
+    url, one, two = shared_pair
+    add_accounts(tmp_settings.model_copy(update={"database_url": url}), "cyd")
     chat = secrets.token_urlsafe(32)
-    with two_servers(tmp_path, pg_schema, model, tmp_settings, dedup_step=8.0) as (one, two):
-        ana = login(one.base, "ana")
-        with on(one, ana, chat) as c:
-            runs = []
-            for n in range(2):  # one per Study: 3 imports read 8 s apart, about 24 s each
-                sid = _study(c, f"Long run {n}", [*BASE_FILES, ("again.ris", BASE_FILES[1][1])])
-                runs.append(c.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"])
-            deadline = time.monotonic() + 60
-            while True:  # each server's general runner holds one of them
-                holders = {_holder(pg_schema, r)[0] for r in runs}
-                if None not in holders and len({h.split(":")[1] for h in holders if h}) == 2:
-                    break
-                assert time.monotonic() < deadline, holders
-                time.sleep(0.1)
-            asked = c.post("/api/v1/chat/ask", json={"question": QUESTION})
-            assert asked.status_code == 202, asked.text
-            done = _job(c, asked.json()["id"], lambda j: j["state"] != "running", seconds=60)
-            assert done["state"] == "done" and done["round"] == 1, done
-            # answered before either long job ended (compared in the store, not by polling
-            # the pages after the answer: on a loaded machine a poll can come late)
-            answered = job_finished_at(pg_schema, asked.json()["id"])
-            assert answered is not None
-            ended = [job_finished_at(pg_schema, r) for r in runs]
-            assert all(e is None or e > answered for e in ended), (answered, ended)
+    ana = login(one.base, "cyd")
+    with on(one, ana, chat) as c:
+        runs = []
+        for n in range(2):  # one per Study: 3 imports read 8 s apart, about 24 s each
+            sid = _study(c, f"Long run {n}", [*BASE_FILES, ("again.ris", BASE_FILES[1][1])])
+            runs.append(c.post(f"/api/v1/studies/{sid}/dedup/runs").json()["id"])
+        deadline = time.monotonic() + 60
+        while True:  # each server's general runner holds one of them
+            holders = {_holder(url, r)[0] for r in runs}
+            if None not in holders and len({h.split(":")[1] for h in holders if h}) == 2:
+                break
+            assert time.monotonic() < deadline, holders
+            time.sleep(0.1)
+        asked = c.post("/api/v1/chat/ask", json={"question": QUESTION})
+        assert asked.status_code == 202, asked.text
+        done = _job(c, asked.json()["id"], lambda j: j["state"] != "running", seconds=60)
+        assert done["state"] == "done" and done["round"] == 1, done
+        # answered before either long job ended (compared in the store, not by polling
+        # the pages after the answer: on a loaded machine a poll can come late)
+        answered = job_finished_at(url, asked.json()["id"])
+        assert answered is not None
+        ended = [job_finished_at(url, r) for r in runs]
+        assert all(e is None or e > answered for e in ended), (answered, ended)
