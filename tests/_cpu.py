@@ -34,13 +34,13 @@ What it cannot see:
 
 * the PostgreSQL server's processes (they are not our children): work pushed into SQL
   looks cheaper than it is;
-* the last ``SAMPLE_SECONDS`` of a grandchild that ends unreaped by us (at most that
-  per such process), and the whole of a grandchild that lives and dies between two looks
-  without its parent reaping it into a look we see;
+* the last ``SAMPLE_SECONDS`` of a grandchild that ends unreaped (its parent killed
+  first), and the whole of one that lives and dies between two looks that way; a
+  process that leaves our tree (a double-forked daemon, adopted by init) from then on;
 * this plugin's own looks (a few ms every ``SAMPLE_SECONDS``, counted in ``self``: about
   the same before and after a change, so it cancels in a comparison);
-* the outside world: the machine's load changes cache and frequency effects (CPU
-  seconds drift ~±10 % where wall seconds drift ×2–5).
+* the outside world: the machine's load changes cache and frequency effects (the same
+  file measured twice differed by 4–10 % here, where its wall seconds differed ×2–3).
 
 Module- and session-scoped fixtures are charged to the test that sets them up (the
 first of their scope) and the one that tears them down, so per-file sums are the
@@ -106,17 +106,23 @@ class _Descendants:
     more): each descendant's own ticks as last seen are kept under (pid, start time), so a
     process that ends unreaped by anyone we can read (a browser's renderers when the
     browser is closed) still counts what it was last seen spending. Our direct children
-    are also counted by ``RUSAGE_CHILDREN`` once we reap them; :meth:`seconds` answers
-    only ``RUSAGE_CHILDREN``'s part no descendant seen explains (processes that lived
-    between two looks, the tail after a child's last look), so no second is counted twice.
+    are also counted by ``RUSAGE_CHILDREN`` once we reap them, with the descendants they
+    reaped; :meth:`seconds` answers only ``RUSAGE_CHILDREN``'s part no descendant seen
+    explains (processes that lived between two looks, the tail after a child's last
+    look), so a second is counted once. A direct child's seen descendants are taken as
+    reaped into it (the usual end: a pool joins its workers); those it left orphaned (it
+    was killed) are then taken off other processes' unexplained part, which is never
+    counted below zero.
     """
 
     def __init__(self) -> None:
         self.me = os.getpid()
         self.own: dict[tuple[int, int], int] = {}
         self.direct: dict[tuple[int, int], int] = {}  # our children: own + reaped, last seen
+        self.under: dict[tuple[int, int], set[tuple[int, int]]] = {}  # their descendants
         self.settled = 0  # ticks of our vanished direct children as last seen
         self._lock = threading.Lock()
+        self._looking = threading.Lock()
         self._stop = threading.Event()
         self.enabled = os.path.isdir(f"/proc/{self.me}/task")
         if self.enabled:
@@ -129,23 +135,36 @@ class _Descendants:
     def look(self) -> None:
         if not self.enabled:
             return
-        todo, live = [self.me], set()
+        with self._looking:  # one look at a time: a child two looks disagree on is not settled
+            self._look()
+
+    def _look(self) -> None:
+        todo: list[tuple[int, tuple[int, int] | None]] = [(self.me, None)]
+        live = set()
         while todo:
-            for child in _children(todo.pop()):
+            pid, top = todo.pop()
+            for child in _children(pid):
                 got = _stat(child)
                 if got is None:
                     continue
                 ppid, started, own, reaped = got
                 key = (child, started)
                 live.add(key)
-                todo.append(child)
+                mine = top or key  # the direct child this one descends from
+                todo.append((child, mine))
                 with self._lock:
                     self.own[key] = max(own, self.own.get(key, 0))
-                    if ppid == self.me:
+                    if ppid == self.me and top is None:
                         self.direct[key] = max(own + reaped, self.direct.get(key, 0))
+                    else:
+                        self.under.setdefault(mine, set()).add(key)
         with self._lock:
             for key in [k for k in self.direct if k not in live]:
-                self.settled += self.direct.pop(key)
+                # what RUSAGE_CHILDREN got when we reaped it: its time, and that of the
+                # descendants it (or theirs) reaped — those seen here already count in
+                # ``own``, whether reaped before its last look (in its cutime) or after
+                seen_below = sum(self.own.get(k, 0) for k in self.under.pop(key, ()))
+                self.settled += max(self.direct.pop(key), self.own.get(key, 0) + seen_below)
 
     def seconds(self, children_rusage: float) -> float:
         self.look()
