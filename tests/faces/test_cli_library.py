@@ -112,7 +112,9 @@ def test_human_list_and_index(env_both: Path) -> None:
     assert code == 0 and "estuary.pdf" in out
 
 
-def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> None:
+def test_ctrl_c_stops_index_cleanly_and_resumes(
+    env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
     import signal
     import sqlite3
@@ -150,16 +152,18 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(env: Path, tmp_path: Path) -> No
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (out, err)
     assert "interrupted" in err and "Traceback" not in err
-    again = subprocess.run(
-        [*cmd, "--json"], check=True, env=envvars, capture_output=True, text=True, timeout=300
-    )
-    report = json.loads(again.stdout)
+    # the resume and the listing in this process, with the interrupted run's settings
+    # (what is checked is the store the interrupted process left)
+    for key in ("LITDESK_LIBRARY_DIRS", "LITDESK_EMBEDDER", "LITDESK_LIBRARY_INDEX_WORKERS"):
+        monkeypatch.setenv(key, envvars[key])
+    get_settings.cache_clear()
+    code, out, err = _run("library", "index", "--json")
+    assert code == 0, err
+    report = json.loads(out)
     assert report["indexed"], "the first run was interrupted before the end"
-    listing = subprocess.run(
-        [sys.executable, "-m", "litdesk", "library", "list", "--json"],
-        check=True, env=envvars, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    rows = json.loads(listing.stdout)["files"]
+    code, out, err = _run("library", "list", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["files"]
     assert len(rows) == 123
     assert sum(r["indexed"] for r in rows) == 122  # all but broken.pdf
 
