@@ -39,8 +39,10 @@ What it cannot see:
   process that leaves our tree (a double-forked daemon, adopted by init) from then on;
 * this plugin's own looks (a few ms every ``SAMPLE_SECONDS``, counted in ``self``: about
   the same before and after a change, so it cancels in a comparison);
-* the outside world: the machine's load changes cache and frequency effects (the same
-  file measured twice differed by 4–10 % here, where its wall seconds differed ×2–3).
+* the outside world: the machine's load changes cache and frequency effects, and what
+  polls while it waits (a team server's job poll, a browser's timers) spends more the
+  longer a loaded machine makes it wait (the same file measured twice differed by up to
+  26 % here, its wall seconds up to ×3): alternate before/after runs, several of each.
 
 Module- and session-scoped fixtures are charged to the test that sets them up (the
 first of their scope) and the one that tears them down, so per-file sums are the
