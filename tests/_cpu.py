@@ -11,7 +11,8 @@ of the run ``PATH`` holds JSON::
      "totals": {"tests": ..., "cpu": ..., "wall": ...}}
 
 and the terminal summary prints the files, costliest first. Under xdist each worker
-writes ``PATH.<worker id>`` (e.g. ``cpu.json.gw0``) instead; run with ``-n 0`` to get one.
+writes ``PATH.<worker id>`` (e.g. ``cpu.json.gw0``) and the controller nothing; run with
+``-n 0`` to get one file.
 
 What is counted: for each test, from the start of its setup to the end of its teardown,
 the deltas of ``resource.getrusage`` user + system time of
@@ -240,13 +241,15 @@ class CpuRecorder:
         }
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.per_test:  # nothing ran here (xdist's controller): nothing to write
+            return
         worker = os.environ.get("PYTEST_XDIST_WORKER")
         target = self.path.with_name(f"{self.path.name}.{worker}") if worker else self.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(self.summary(), indent=1), encoding="utf-8")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if os.environ.get("PYTEST_XDIST_WORKER"):
+        if os.environ.get("PYTEST_XDIST_WORKER") or not self.per_test:
             return
         data = self.summary()
         terminalreporter.section("CPU seconds per file (self + waited children)")
