@@ -16,6 +16,7 @@ import pytest
 from tests.services.screening._study import make_study
 
 from litdesk import Settings
+from litdesk._clock import ManualClock
 from litdesk.adapters.store import screening as store_screening
 from litdesk.services.app import open_app_sync
 from litdesk.services.screening import (
@@ -71,6 +72,12 @@ def _rows(settings: Settings, sid: str) -> dict[str, bytes]:
         return store_screening.get_vectors(conn, sid, EMBEDDER)
 
 
+def _past_the_lease() -> ManualClock:
+    """The clock of the app opened after the kill: 3 s ahead, past the dead worker's
+    2-second lease (what the queue reads), so no test waits it out."""
+    return ManualClock(time.time() + 3)
+
+
 def test_kill_9_mid_embedding_keeps_the_batches_and_resumes(
     settings: Settings, export: Path, tmp_path: Path
 ) -> None:
@@ -106,8 +113,7 @@ def test_kill_9_mid_embedding_keeps_the_batches_and_resumes(
         proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL
     assert len(_rows(settings, sid)) == 20  # the two committed batches
-    with open_app_sync(settings) as app:
-        time.sleep(2.5)  # the dead worker's lease runs out
+    with open_app_sync(settings, clock=_past_the_lease()) as app:
         model = app.screening.work_retrain(sid, TA, owner=app.owner)
         job = app.jobs.get(queued.id, owner=embed_owner(sid))
         assert job.status == "done" and job.attempts == 2

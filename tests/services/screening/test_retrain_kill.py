@@ -15,6 +15,7 @@ import pytest
 from tests.services.screening._study import make_study
 
 from litdesk import Settings
+from litdesk._clock import ManualClock
 from litdesk.adapters.store import screening as store_screening
 from litdesk.services.app import open_app_sync
 from litdesk.services.screening import RETRAIN_KIND, DecideRequest, ItemsRequest, retrain_owner
@@ -56,6 +57,12 @@ def _model(settings: Settings, sid: str) -> tuple[int, int] | None:
         return store_screening.model_version(conn, sid, TA)
 
 
+def _past_the_lease() -> ManualClock:
+    """The clock of the app opened after the kill: 3 s ahead, past the dead worker's
+    2-second lease (what the queue reads), so no test waits it out."""
+    return ManualClock(time.time() + 3)
+
+
 def test_kill_9_mid_retrain_keeps_the_previous_scores(
     settings: Settings, export: Path, tmp_path: Path
 ) -> None:
@@ -94,11 +101,10 @@ def test_kill_9_mid_retrain_keeps_the_previous_scores(
         proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL
     assert _model(settings, sid) == (1, 2)  # the previous scores are in force
-    with open_app_sync(settings) as app:
+    with open_app_sync(settings, clock=_past_the_lease()) as app:
         with app.store.read() as conn:
             kept = store_screening.get_model(conn, sid, TA)
         assert kept is not None and kept.scores == before.scores
-        time.sleep(2.5)  # the dead worker's lease runs out
         model = app.screening.work_retrain(sid, TA, owner=app.owner)
         assert (model.version, model.trained_on, model.state) == (2, 3, "ready")
         job = app.jobs.get(queued.id, owner=retrain_owner(sid, TA))
