@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from tests.services.studies._paged import GeneratedSearch
 
 from litdesk import Settings
+from litdesk._clock import ManualClock
 from litdesk.adapters.store import study_records
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.services.app import open_app, open_app_sync
@@ -147,8 +148,9 @@ def test_kill_9_mid_job_then_claimed_again(settings: Settings, kind: str, when: 
 
     async def rescue() -> None:
         transport = httpx.MockTransport(GeneratedSearch(TOTAL))
-        async with open_app(settings, http_transport=transport) as app:
-            time.sleep(2.5)  # the dead worker's lease runs out
+        # a clock 3 s ahead: past the dead worker's 2-second lease, so nothing waits it out
+        clock = ManualClock(time.time() + 3)
+        async with open_app(settings, http_transport=transport, clock=clock) as app:
             done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
             assert done.job.status == "done", done.job.message
             assert done.job.attempts == 2 and done.exit_status == 0
