@@ -148,9 +148,14 @@ def test_verdict_words():
 
 
 def _timed(text: str) -> float:
-    t = time.perf_counter()
-    parse_decisions(text)
-    return time.perf_counter() - t
+    """The parse's CPU time in this thread, best of three (wall time on a loaded machine
+    measures the other processes too)."""
+    best = float("inf")
+    for _ in range(3):
+        t = time.thread_time()
+        parse_decisions(text)
+        best = min(best, time.thread_time() - t)
+    return best
 
 
 def test_time_is_linear_in_rows_and_in_rayyan_notes():
