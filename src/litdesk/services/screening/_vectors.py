@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from litdesk.adapters.embeddings import Embedder
 from litdesk.adapters.store import Store, screening
 from litdesk.services.jobs import Handler, JobContext
 
 from ._items import ScreenSet, StudyCache
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["BATCH", "EMBED_KIND", "EMBEDDER", "SentenceRows", "embed_owner", "text_sha"]
 
@@ -60,7 +64,7 @@ class SentenceRows:
         #: called with a Study's id when the job stored rows (the area queues its retrains)
         self.on_stored: Callable[[str], None] = lambda _study_id: None
 
-    def rows(self, study_id: str, screen: ScreenSet) -> Any:
+    def rows(self, study_id: str, screen: ScreenSet) -> npt.NDArray[np.float32] | None:
         """The working set's rows in its order (float32, one per group), or ``None`` while
         a record has none."""
         import numpy as np
