@@ -480,7 +480,8 @@ class ScreeningArea(TeamScreening):
     def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
         row = ctx.models[state.stage]
         if row is None:
-            return ModelState("none"), {}
+            labels = set(state.labels.values())
+            return ModelState("none", due=labels == {True, False}), {}
         fresh = row.trained_on == len(state.labels)
         return (
             ModelState(
@@ -538,7 +539,7 @@ class ScreeningArea(TeamScreening):
         if order == "random" or not scores:
             if order == "ranked":
                 seed = 1
-                label = "random (no model yet: it needs an include and an exclude)"
+                label = f"random (no model yet: {model.waiting_for})"
             else:
                 label = f"random (seed {seed})"
             described = CardOrder("random", label, model, seed)
