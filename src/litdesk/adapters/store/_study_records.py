@@ -26,6 +26,9 @@ __all__ = [
     "delete_source",
     "insert_records",
     "list_records",
+    "paper_owners",
+    "paper_record_names",
+    "rename_paper_record",
     "record_sources",
     "set_groups",
     "study_sources",
@@ -125,6 +128,41 @@ def study_sources(conn: Connection, study_id: str) -> list[SourceRow]:
         )
     ]
     return out
+
+
+def paper_owners(conn: Connection, study_id: str) -> dict[str, str]:
+    """``{paper id: the account whose record the Study holds}`` of its saved papers."""
+    rows = conn.execute(
+        sa.select(study_papers.c.paper_id, study_papers.c.paper_owner).where(
+            study_papers.c.study_id == study_id
+        )
+    )
+    return {str(r[0]): str(r[1]) for r in rows}
+
+
+def paper_record_names(conn: Connection, study_id: str) -> dict[str, str]:
+    """``{paper id: the source it is counted under}`` of the Study's records of saved
+    papers that no import or run brought (added by hand, or from a Zotero library)."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.source_id, c.database).where(c.study_id == study_id, c.source_kind == "paper")
+    )
+    return {str(r[0]): str(r[1]) for r in rows}
+
+
+def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: str) -> None:
+    """Count the record of a saved paper under another source (its group stays)."""
+    c = study_records.c
+    where = (c.study_id == study_id, c.source_kind == "paper", c.source_id == paper_id)
+    for key, data in conn.execute(sa.select(c.key, c.data).where(*where)).all():
+        body = load_json(data)
+        if isinstance(body, dict):
+            body["label"] = name
+        conn.execute(
+            sa.update(study_records)
+            .where(*where, c.key == key)
+            .values(database=name[:200], data=dump_json(body))
+        )
 
 
 def _row(r: sa.Row[Any]) -> StudyRecordRow:
