@@ -80,7 +80,9 @@ def test_screen_a_study_from_the_terminal(run, fixtures_dir: Path) -> None:
     assert "[undone]" in run("screen", "history", "Gambling", second).stdout
 
     # full text: the include is there; an exclusion needs a listed reason
-    run("screen", "decide", "Gambling", key, "exclude", "--stage", "ft", code=2)
+    none = run("screen", "decide", "Gambling", key, "exclude", "--stage", "ft", code=2)
+    assert "needs one of the Study's exclusion reasons" in none.output
+    assert "wrong population; no gambling outcome" in none.output
     bad = run(
         "screen", "decide", "Gambling", key, "exclude", "--stage", "ft", "--reason", "meh", code=2
     )

@@ -213,7 +213,18 @@ def test_full_text_exclusion_needs_a_reason_shown_beside_the_form(running: Runni
             {"stage": "full_text", "record_key": key, "verdict": "exclude", "note": "kept note"},
         )
         assert r.status_code == 400
-        assert 'class="error-summary"' in r.text and "needs a reason" in r.text
+        assert 'class="error-summary"' in r.text
+        summary = r.text.split('class="error-summary"', 1)[1].split("</div>", 1)[0]
+        reasons = c.get(f"{_api(sid)}/settings").json()["reasons"]
+        # the error lists the Study's reasons, as the error for an unknown reason does
+        assert "needs one of the Study&#39;s exclusion reasons" in summary
+        assert all(why in summary for why in reasons), summary
+        api = c.post(
+            f"{_api(sid)}/decisions",
+            json={"stage": "full_text", "record_key": key, "verdict": "exclude"},
+        )
+        assert api.status_code == 400 and api.json()["code"] == "reason_required"
+        assert "; ".join(reasons) in api.json()["message"]
         assert "kept note" in r.text  # nothing the reviewer typed is lost
         r = _form(
             c,

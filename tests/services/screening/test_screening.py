@@ -166,8 +166,10 @@ def test_full_text_stage_needs_a_pass_and_a_listed_reason(app: App, export: Path
         _decide(app, sid, keys[3], "include", stage=FT)  # not screened yet
     items = app.screening.items(ItemsRequest(sid, FT), owner=app.owner)
     assert {r["record_key"] for r in items.rows} == {a, b} and items.total == 2
-    with pytest.raises(ScreeningRequestError):
-        DecideRequest(sid, FT, a, "exclude")  # no reason
+    with pytest.raises(ReasonNotListed) as no_reason:  # it lists the Study's reasons
+        _decide(app, sid, a, "exclude", stage=FT)
+    assert no_reason.value.code == "reason_required"
+    assert "wrong outcome" in no_reason.value.message and "; " in no_reason.value.message
     with pytest.raises(ReasonNotListed):
         _decide(app, sid, a, "exclude", stage=FT, reason="did not like it")
     done = _decide(app, sid, a, "exclude", stage=FT, reason="Wrong Outcome")

@@ -44,7 +44,7 @@ from litdesk.services.jobs import Handler, JobRunner, Jobs
 from ._cards import Ctx, members, paper_fields, random_key
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
-from ._config import ScreeningConfig
+from ._config import ReasonNotListed, ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._parts import AreaParts
 from ._requests import (
@@ -91,10 +91,6 @@ class NotScreenable(NotFoundError):
     """The record is not an item of the Study at that stage."""
 
     default_code = "record_not_screenable"
-
-
-class ReasonNotListed(ScreeningRequestError):
-    default_code = "reason_not_listed"
 
 
 class ScreeningArea(TeamScreening):
@@ -349,13 +345,7 @@ class ScreeningArea(TeamScreening):
                         code="not_at_full_text",
                     )
                 if request.verdict == "exclude":
-                    listed = config.reason_in_list(reason)
-                    if listed is None:
-                        raise ReasonNotListed(
-                            f"{reason[:80]!r} is not one of the Study's exclusion reasons: "
-                            + "; ".join(config.reasons)
-                        )
-                    reason = listed
+                    reason = config.exclusion_reason(reason)
             elif reason:
                 reason = config.reason_in_list(reason) or reason
             row = screening.add_decision(
