@@ -2,8 +2,8 @@
 screened at title/abstract then full text, ranked by a model retrained in the background
 on the decisions so far, blind in pairs — one method per use case, the owner a keyword."""
 
-from ._area import NotScreenable, ReasonNotListed, ScreeningArea
-from ._config import DEFAULT_REASONS, ScreeningConfig, SettingsDocument
+from ._area import NotScreenable, ScreeningArea
+from ._config import DEFAULT_REASONS, ReasonNotListed, ScreeningConfig, SettingsDocument
 from ._items import ScreenSet, StudyCache, history_of
 from ._papers import PaperOutcomes
 from ._requests import (

@@ -44,7 +44,7 @@ from litdesk.services.jobs import Handler, JobRunner, Jobs
 from ._cards import Ctx, members, paper_fields, random_key
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
-from ._config import ReasonNotListed, ScreeningConfig
+from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._parts import AreaParts
 from ._requests import (
