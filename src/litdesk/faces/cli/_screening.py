@@ -108,6 +108,11 @@ def _progress(view: ProgressView) -> None:
         f"[{view.stage}] you: {mine['screened']:,} of {mine['total']:,} screened, "
         f"{mine['included']:,} included, {mine['excluded']:,} excluded, {mine['maybe']:,} maybe"
     )
+    if missing := mine.get("not_retrieved", 0):
+        _say(
+            f"left for you: {mine['remaining']:,}, {missing:,} of them recorded not retrieved "
+            "(PRISMA does not count those as awaiting assessment)"
+        )
     if view.all is not None:
         a = view.all
         _say(

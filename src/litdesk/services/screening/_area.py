@@ -47,6 +47,7 @@ from ._cards import guidance as guidance_of
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._parts import AreaParts
+from ._prisma import not_retrieved_groups
 from ._requests import (
     CardRequest,
     ConfigureRequest,
@@ -647,11 +648,19 @@ class ScreeningArea(TeamScreening):
         labels = {k: v for k, v in labels.items() if k in set(state.items)}
         guidance = guidance_of(ctx, state, labels)
         model, _ = self._model(ctx, state)
+        mine = state.counts(mine=True)
+        if stage == "full_text":  # PRISMA's awaiting assessment leaves these out
+            with self.store.read() as conn:
+                rows = screening.list_retrieval(conn, ctx.study.id)
+            missing = not_retrieved_groups(
+                ((r.record_key, r.status) for r in rows), ctx.screen.group_of
+            )
+            mine["not_retrieved"] = sum(1 for k in state.remaining if k in missing)
         return ProgressView(
             ctx.study.id,
             stage,
             len(state.items),
-            state.counts(mine=True),
+            mine,
             None if blind else state.counts(mine=False),
             blind,
             guidance,

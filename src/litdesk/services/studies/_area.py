@@ -494,7 +494,7 @@ class StudiesArea:
         row = ws.study(ref)
         ids = [p.id for p in ws.study_summary(row.id).papers]
         stage = retrieval(self.store, row.id, ids).counts
-        full_text = {k: stage[k] for k in ("reports_sought", "reports_not_retrieved")}
+        full_text = {k: stage[k] for k in ("papers", "without_full_text")}
         with self.store.read() as conn:  # issue 28: the PRISMA 2020 flow with screening
             role = access.study_role(conn, owner, row.id) or "viewer"
         flow = study_flow(self.store, row.id, role=role).to_dict()
