@@ -69,3 +69,24 @@ def test_zotero_records_are_their_own_prisma_source(
         report = app.studies.prisma("Review", owner=app.owner).to_dict()
         per = report["identification"]["records_per_source"]  # type: ignore[index]
         assert per == {FILE: 1, ADDED_BY_HAND: 1, ZOTERO: 3}
+
+
+def test_a_study_of_zotero_records_only_has_its_prisma_report(
+    fixtures_dir: Path, tmp_path: Path, tmp_settings
+) -> None:
+    """A Study whose records all came from a Zotero library has a PRISMA report (before:
+    "has no saved search runs or imports", the web page a 404) with that library as its
+    one source."""
+    b = LibraryBuilder(fixtures_dir / "zotero" / "schema-sql", tmp_path / "Zotero")
+    for i in range(2):
+        b.item(fields={"title": f"Only Zotero {i}", "DOI": f"10.1000/oz.{i}", "date": "2020"})
+    b.close()
+    with open_app_sync(tmp_settings) as app:
+        app.zotero.import_library(
+            ZoteroImportRequest(data_dir=str(b.data_dir), study="Z only", pdfs=False),
+            owner=app.owner,
+        )
+        report = app.studies.prisma("Z only", owner=app.owner).to_dict()
+        idn = report["identification"]
+        assert idn["records_per_source"] == {ZOTERO: 2}  # type: ignore[index]
+        assert idn["records_identified"] == 2  # type: ignore[index]
