@@ -327,7 +327,7 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
     papers = [r.paper for r in rows]
     notes, note_problems = ws.notes(study=s.id)
     evidence, ev_problems = ws.evidence(study=s.id)
-    summary = ws.study_summary(s.id)
+    summary = ws.study_summary(s.id, limit=0)  # its runs and imports (the papers are ``rows``)
     members: dict[str, bytes] = {}
     refs = list(references) if references is not None else papers
     members["references.ris"] = ris_text(refs).encode("utf-8")
