@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -139,10 +139,11 @@ _ROW_COLUMNS: Final = (
 def _rows(result: sa.Result[Any]) -> list[StudyRecordRow]:
     """The rows of a select of ``_ROW_COLUMNS``, fetched at once and unpacked by position:
     a 7,100-record Study's read took 190 ms row by row by column name, 76 ms so."""
+    rows = cast(Sequence[tuple[Any, ...]], result.all())
     return [
         StudyRecordRow(key, kind, source, pos, digest, db, rank, pid, stored_record(data), at,
                        grp, rule)
-        for key, kind, source, pos, digest, db, rank, pid, data, at, grp, rule in result.all()
+        for key, kind, source, pos, digest, db, rank, pid, data, at, grp, rule in rows
     ]  # fmt: skip
 
 
