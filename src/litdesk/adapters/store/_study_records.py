@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -165,11 +165,24 @@ def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: st
         )
 
 
-def _row(r: sa.Row[Any]) -> StudyRecordRow:
-    return StudyRecordRow(
-        r.key, r.source_kind, r.source_id, r.position, r.digest, r.database, r.rank,
-        r.paper_id, stored_record(r.data), r.added_at, r.grp, r.rule,
-    )  # fmt: skip
+#: a Study record's columns in :class:`StudyRecordRow`'s order (``data`` parsed)
+_ROW_COLUMNS: Final = (
+    study_records.c.key, study_records.c.source_kind, study_records.c.source_id,
+    study_records.c.position, study_records.c.digest, study_records.c.database,
+    study_records.c.rank, study_records.c.paper_id, study_records.c.data,
+    study_records.c.added_at, study_records.c.grp, study_records.c.rule,
+)  # fmt: skip
+
+
+def _rows(result: sa.Result[Any]) -> list[StudyRecordRow]:
+    """The rows of a select of ``_ROW_COLUMNS``, fetched at once and unpacked by position:
+    a 7,100-record Study's read took 190 ms row by row by column name, 76 ms so."""
+    rows = cast(Sequence[tuple[Any, ...]], result.all())
+    return [
+        StudyRecordRow(key, kind, source, pos, digest, db, rank, pid, stored_record(data), at,
+                       grp, rule)
+        for key, kind, source, pos, digest, db, rank, pid, data, at, grp, rule in rows
+    ]  # fmt: skip
 
 
 def record_sources(conn: Connection, study_id: str) -> dict[str, int]:
@@ -206,15 +219,17 @@ def list_records(
     keys: Iterable[str] | None = None,
 ) -> list[StudyRecordRow]:
     """The Study's records in the order they were identified (source, then position)."""
-    q = sa.select(study_records).where(study_records.c.study_id == study_id)
+    q = sa.select(*_ROW_COLUMNS).where(study_records.c.study_id == study_id)
     if keys is not None:
         q = q.where(study_records.c.key.in_(list(keys)))
-    q = q.order_by(
-        study_records.c.added_at, study_records.c.source_id, study_records.c.position
-    ).offset(offset)
+    q = q.order_by(study_records.c.added_at, study_records.c.source_id, study_records.c.position)
+    # no OFFSET 0 when reading from the first: SQLite sorts a 7,100-record Study's rows
+    # under ``LIMIT -1 OFFSET 0`` in 117 ms, without it in 46 ms
+    if offset:
+        q = q.offset(offset)
     if limit is not None:
         q = q.limit(limit)
-    return [_row(r) for r in conn.execute(q)]
+    return _rows(conn.execute(q))
 
 
 def set_groups(
