@@ -222,7 +222,7 @@ class Workspace(EvidenceOps):
                 conn, study_id=s.id, limit=limit, offset=offset, status_of=self.owner
             )
             runs = repo.study_run_ids(conn, s.id)
-            imps = repo.study_import_ids(conn, s.id)
+            imps = repo.study_imports(conn, s.id, memo=self.store.snapshot_memo())
         return StudySummary(
             id=s.id,
             name=s.name,
@@ -235,7 +235,7 @@ class Workspace(EvidenceOps):
             notes=notes_n,
             evidence=ev_n,
             search_runs=tuple(runs),
-            imports=tuple(imps),
+            imports=tuple(i.id for i in imps),
         )
 
     def fill_study(
