@@ -285,3 +285,18 @@ def test_recovered_name_rules(ws: Workspace):
     assert import_study(ws, data, name="  Renamed \n study ").name == "Renamed study"
     with pytest.raises(StudyImportRefused):
         import_study(ws, data, name="   ")
+
+
+def test_a_study_of_more_than_500_papers_exports_and_recovers_every_one(
+    ws: Workspace, ws2: Workspace
+):
+    # the workspace's paper listing shows the newest 500; the ZIP is the recovery format
+    ws.create_study("Large", None)
+    papers = [make_paper(doi=f"10.5555/large.{i}", title=f"Paper {i}") for i in range(620)]
+    ws.save_papers(papers, study="Large")
+    data = export_study(ws, "Large")
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        bundle = json.loads(z.read("study.json"))
+        assert z.read("references.ris").decode().count("TY  - ") == 620
+    assert len(bundle["papers"]) == 620
+    assert import_study(ws2, data).papers == 620

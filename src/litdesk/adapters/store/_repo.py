@@ -496,14 +496,14 @@ def list_papers(
     *,
     study_id: str | None = None,
     status: str | None = None,
-    limit: int = 500,
+    limit: int | None = 500,
     visible_to: str | None = None,
     status_of: str | None = None,
     offset: int = 0,
 ) -> list[PaperRow]:
-    """Saved papers (newest first, from ``offset``); ``visible_to``: only those the account
-    may see, with its own reading status; ``status_of``: every paper, with that account's
-    status."""
+    """Saved papers (newest first, ``limit`` of them — ``None``: all — from ``offset``);
+    ``visible_to``: only those the account may see, with its own reading status;
+    ``status_of``: every paper, with that account's status."""
     who = status_of or visible_to
     query = _papers_where(_select_papers(who), study_id, status, visible_to, who)
     query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)

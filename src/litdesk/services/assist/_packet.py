@@ -32,7 +32,7 @@ def study_packet(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Packe
     with ws.snapshot():
         row = ws.study(study)
         summary = ws.study_summary(row.id)
-        papers = ws.papers(study=row.id)
+        papers = ws.papers(study=row.id, limit=None)  # make_packet names what it leaves out
         notes, note_problems = ws.notes(study=row.id)
         evidence, ev_problems = ws.evidence(study=row.id)
         runs: list[SearchRun] = []

@@ -436,7 +436,7 @@ class StudiesArea:
             row = ws.study(request.study) if request.study else None
             title = row.name if row else "All saved papers"
             study_id = row.id if row else None
-            papers = [r.paper for r in ws.papers(study=study_id)]
+            papers = [r.paper for r in ws.papers(study=study_id, limit=None)]
             notes, _ = ws.notes(study=study_id)
             views, _ = ws.evidence(study=study_id)
             form = ws.form(study_id)

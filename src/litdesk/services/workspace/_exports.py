@@ -323,7 +323,7 @@ def export_study(ws: Workspace, study: str, *, references: Sequence[Paper] | Non
 
 def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None) -> bytes:
     s = ws.study(study)
-    rows = ws.papers(study=s.id)
+    rows = ws.papers(study=s.id, limit=None)  # every paper: the ZIP is the recovery format
     papers = [r.paper for r in rows]
     notes, note_problems = ws.notes(study=s.id)
     evidence, ev_problems = ws.evidence(study=s.id)

@@ -160,9 +160,12 @@ class Workspace(EvidenceOps):
         with self._reading() as conn:
             return self._row(conn, self._paper(conn, ref))
 
-    def papers(self, *, study: str | None = None, status: str | None = None) -> list[repo.PaperRow]:
-        """Saved papers (newest 500), by Study and reading status; an unknown status is
-        refused with the valid ones (never an empty list that looks like an answer)."""
+    def papers(
+        self, *, study: str | None = None, status: str | None = None, limit: int | None = 500
+    ) -> list[repo.PaperRow]:
+        """Saved papers (the newest ``limit``; ``None``: every one — what an export or a
+        push must use), by Study and reading status; an unknown status is refused with the
+        valid ones (never an empty list that looks like an answer)."""
         if status is not None and status not in repo.READING_STATUSES:
             raise InputError(
                 f"unknown reading status {status[:40]!r}: choose one of "
@@ -171,7 +174,9 @@ class Workspace(EvidenceOps):
             )
         with self._reading() as conn:
             study_id = self._study(conn, study).id if study else None
-            return repo.list_papers(conn, study_id=study_id, status=status, visible_to=self.owner)
+            return repo.list_papers(
+                conn, study_id=study_id, status=status, visible_to=self.owner, limit=limit
+            )
 
     def set_status(self, ref: str, status: str | None) -> Paper:
         with self.store.write() as conn:

@@ -151,7 +151,7 @@ def make_plan(
     items: list[PushItem] = []
     skipped: list[ItemProblem] = []
     papers: dict[str, Paper] = {}
-    for row in ws.papers(study=study.id):
+    for row in ws.papers(study=study.id, limit=None):
         item_links = by_paper.get(row.paper.id)
         if not item_links:
             skipped.append(ItemProblem("", row.paper.title, "not from this Zotero library"))
