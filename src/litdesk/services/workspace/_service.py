@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy.engine import Connection
 
@@ -25,10 +25,11 @@ from litdesk.core.evidence import (
 )
 from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper
-from litdesk.services.imports import RefusedFile
-from litdesk.services.imports import import_files as read_files
 
 from ._batch import save_batch
+
+if TYPE_CHECKING:  # the file readers are imported by an import
+    from litdesk.services.imports import RefusedFile
 from ._codec import read_import_row, trace_document
 from ._evidence_ops import EvidenceOps
 from ._inputs import PaperFields
@@ -429,6 +430,8 @@ class Workspace(EvidenceOps):
     ) -> ImportResult:
         """``litdesk paper save --file``: read one export file and save its records (and
         its trace) like :meth:`attach_import`; a refused file stores nothing."""
+        from litdesk.services.imports import import_files as read_files
+
         batch = read_files([path], format=format)
         if not batch.imports:
             raise _all_refused(batch.refused)
