@@ -91,14 +91,14 @@ from ._views import (
     WorkingSetView,
     WorkspaceCounts,
 )
-from ._whole_cases import WholeSearches
-from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, whole_handler
 from ._working_set import records_view, study_counts, working_set_papers, working_set_view
 
 if TYPE_CHECKING:  # imported by the use cases that need them (a listing needs none)
     from litdesk.services.workspace import NoteView
 
     from ._fulltext import FulltextParts, StudyFulltext
+    from ._whole_cases import WholeSearches
+    from ._whole_jobs import JobProviders
 
 __all__ = ["SAVED_CAP", "SAVED_PAGE", "StudiesArea", "study_rows", "study_view"]
 
@@ -158,6 +158,7 @@ def study_view(
     from litdesk.services.search import kept_runs
 
     from ._fulltext import retrieval
+    from ._whole_cases import WholeSearches
 
     if isinstance(request, str):
         request = StudyRequest(request)
@@ -237,6 +238,8 @@ class StudiesArea:
 
             out[FULLTEXT_KIND] = fulltext.handler()
         if self._providers is not None:
+            from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, whole_handler
+
             handler = whole_handler(self._providers())
             out |= {ADD_SEARCH_KIND: handler, UPDATE_KIND: handler}
         return out
@@ -601,6 +604,8 @@ class StudiesArea:
     # --- whole searches and update rounds (issue 27; see _whole_cases) -------------------
 
     def _whole(self) -> WholeSearches:
+        from ._whole_cases import WholeSearches
+
         if self._providers is None:
             raise RefusedError("this app has no providers", code="no_providers")
         return WholeSearches(self.store, self.jobs, self._providers(), self._wake)
