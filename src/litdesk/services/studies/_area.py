@@ -27,7 +27,6 @@ from litdesk.adapters.store import (
 )
 from litdesk.adapters.store import accounts as access
 from litdesk.core.records import Paper
-from litdesk.core.saved import filter_papers
 from litdesk.core.vocab import parse_subject_ref
 from litdesk.services.dedup import StepChecks, keep_working_sets
 from litdesk.services.jobs import (
@@ -46,7 +45,6 @@ from . import _trash
 from ._edit_requests import EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryView, TrashView
 from ._forms import FormFieldRequest, FormView, SetFormRequest, change_field, set_form, study_form
-from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
@@ -97,6 +95,7 @@ if TYPE_CHECKING:  # imported by the use cases that need them (a listing needs n
     from litdesk.services.workspace import NoteView
 
     from ._fulltext import FulltextParts, StudyFulltext
+    from ._importing import PathHook
     from ._whole_cases import WholeSearches
     from ._whole_jobs import JobProviders
 
@@ -231,6 +230,8 @@ class StudiesArea:
         """The job handlers this area runs: a large web import into a Study; a Study's
         full-text check; a whole search added to a Study and a Study's update (with the
         app's providers)."""
+        from ._importing import IMPORT_KIND, import_handler
+
         out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store, self.budget)}
         fulltext = self._ft_parts()
         if fulltext is not None:
@@ -325,6 +326,8 @@ class StudiesArea:
         total = len(rows)
         if text.strip():
             by_id = {r.paper.id: r for r in rows}
+            from litdesk.core.saved import filter_papers  # rapidfuzz: a filtered list only
+
             rows = [by_id[p.id] for p in filter_papers([r.paper for r in rows], text)]
         return rows, total, capped
 
@@ -565,6 +568,8 @@ class StudiesArea:
         uploads of at most ``web_import_job_bytes``; a larger upload becomes a job of the
         store's queue (the files kept in the store until it ends) whose result is the
         same import's. Either way the importer needs write on the Study."""
+        from ._importing import IMPORT_KIND, run_import
+
         ws = self._ws(owner)
         if request.paths:
             return ImportOutcome(result=run_import(ws, request, on_path=on_path))

@@ -24,11 +24,11 @@ from litdesk.core.evidence import (
     paper_pmcid,
     text_digest,
 )
-from litdesk.core.fulltext import FullText
 from litdesk.core.records import Paper, read_paper, split_arxiv
 from litdesk.core.vocab import SubjectRef
 
-if TYPE_CHECKING:  # the file readers are imported by an import
+if TYPE_CHECKING:  # the file readers and the JATS parser (lxml) are imported by their users
+    from litdesk.core.fulltext import FullText
     from litdesk.services.imports import RefusedFile
 
 __all__ = [
