@@ -66,7 +66,8 @@ class App(Parts):
 
     Build it with :func:`open_app` (or :func:`open_app_sync`); every attribute is shared
     by the tasks and threads of the process for the app's lifetime. The store and the
-    transport are opened by :func:`open_app`; every other part (the model parts, the PDF
+    transport are opened by :func:`open_app` (:func:`open_app_sync`: the transport on
+    first use); every other part (the model parts, the PDF
     library, the job queue and runners, the areas) is built here on first access, once,
     with its module imported then (a command imports only the areas it uses), and closed
     only if it was built."""
