@@ -80,7 +80,9 @@ def test_screen_a_study_from_the_terminal(run, fixtures_dir: Path) -> None:
     assert "[undone]" in run("screen", "history", "Gambling", second).stdout
 
     # full text: the include is there; an exclusion needs a listed reason
-    run("screen", "decide", "Gambling", key, "exclude", "--stage", "ft", code=2)
+    none = run("screen", "decide", "Gambling", key, "exclude", "--stage", "ft", code=2)
+    assert "needs one of the Study's exclusion reasons" in none.output
+    assert "wrong population; no gambling outcome" in none.output
     bad = run(
         "screen", "decide", "Gambling", key, "exclude", "--stage", "ft", "--reason", "meh", code=2
     )
@@ -104,10 +106,20 @@ def test_screen_a_study_from_the_terminal(run, fixtures_dir: Path) -> None:
     assert [r["record_key"] for r in items["rows"]] == [key]
     progress = _json(run, "screen", "progress", "Gambling")
     assert progress["mine"]["screened"] == 1 and progress["model"]["state"] == "none"
-    assert "1 included" in run("screen", "progress", "Gambling").stdout
+    assert not progress["model"]["due"]
+    said = run("screen", "progress", "Gambling").stdout
+    assert "1 included" in said and "it needs an include and an exclude" in said
 
-    # a model: an include and an exclude, then the retrain run here
+    # a model: an include and an exclude — no model until the retrain runs, and the
+    # words say so (not "it needs an include and an exclude": it has both)
     run("screen", "decide", "Gambling", second, "exclude")
+    waiting = _json(run, "screen", "progress", "Gambling")["model"]
+    assert waiting["state"] == "none" and waiting["due"]
+    said = run("screen", "progress", "Gambling").stdout
+    assert "needs an include" not in said and "its first training is queued" in said
+    assert "litdesk screen retrain" in said
+    card = _json(run, "screen", "next", "Gambling", "--order", "ranked")
+    assert card["order"]["label"] == "random (no model yet: its first training is queued)"
     model = _json(run, "screen", "retrain", "Gambling")
     assert model["state"] == "ready" and model["version"] == 1 and model["trained_on"] == 2
     ranked = _json(run, "screen", "next", "Gambling", "--order", "ranked")

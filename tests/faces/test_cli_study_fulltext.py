@@ -50,13 +50,14 @@ def test_study_fulltext_lists_matches_confirms_undoes_and_attaches(
     cli("paper", "save", "--pmid", "40342701", "--title", "No PDF yet", "--study", "Heart")
 
     listed = json.loads(cli("study", "fulltext", "Heart", "--json").output)
-    assert listed["counts"]["reports_sought"] == 3
-    assert listed["counts"]["reports_not_retrieved"] == 3
+    assert listed["counts"]["papers"] == 3
+    assert listed["counts"]["without_full_text"] == 3
 
     out = cli("study", "fulltext", "Heart", "--match").output
     assert "hindawi_rrp_2010_157939.pdf (doi)" in out
     assert "suggested: acl_2020_main_207_specter.pdf (title)" in out
-    assert "reports not retrieved 2" in out
+    assert "2 of the Study's 3 papers with neither a PDF nor licensed full text" in out
+    assert "PRISMA: reports" not in out  # papers are not PRISMA's reports
 
     done = json.loads(
         cli("study", "fulltext", "Heart", "--confirm", "W3034153734", "--json").output
@@ -74,7 +75,7 @@ def test_study_fulltext_lists_matches_confirms_undoes_and_attaches(
     assert attached["stored"] and attached["file"] == "graph.pdf"
     assert attached["paper_title"] == "No PDF yet"
     final = json.loads(cli("study", "fulltext", "Heart", "--json").output)
-    assert final["counts"]["with_pdf"] == 2 and final["counts"]["reports_not_retrieved"] == 1
+    assert final["counts"]["with_pdf"] == 2 and final["counts"]["without_full_text"] == 1
 
     refused = cli("study", "fulltext", "Heart", "--undo", "nope", code=4)
     assert "nope" in refused.output

@@ -221,3 +221,27 @@ def test_evidence_linked_to_subjects(run):
     assert len(every) == 2
     assert "subjects: Stroke (mesh:D020521)" in run("evidence", "list").stdout
     run("evidence", "list", "--subject", "mesh:", code=2)
+
+
+def test_study_show_never_breaks_a_date(run, tmp_path, monkeypatch) -> None:
+    """``litdesk study show`` wraps an import's or a search's line at spaces, never inside
+    its date (rich's wrap gave "6" at a line's end and "Dec 2026" on the next)."""
+    from datetime import UTC, datetime
+
+    from litdesk.core.words import day
+    from litdesk.faces.cli import _output
+
+    run("study", "new", "Stroke")
+    ris = tmp_path / "a_rather_long_export_file_name_from_the_database.ris"
+    ris.write_text("TY  - JOUR\nTI  - Aspirin\nDO  - 10.1/x\nPY  - 2001\nER  - \n")
+    run("import", str(ris), "--study", "Stroke")
+    today = day(datetime.now(UTC))
+    runner = CliRunner()
+    for width in range(30, 100):
+        monkeypatch.setattr(_output.console, "_width", width)  # the console is built at import
+        shown = runner.invoke(app, ["study", "show", "Stroke"])
+        assert shown.exit_code == 0, shown.output
+        lines = shown.stdout.splitlines()
+        assert any(today in ln for ln in lines), (width, shown.stdout)
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("  import:"))
+        assert all(len(ln) <= width for ln in lines[at : at + 4]), (width, lines[at : at + 4])

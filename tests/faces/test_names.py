@@ -4,6 +4,7 @@ views (the Study's API answer), a page and a CLI table."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from datetime import UTC, datetime
@@ -127,6 +128,8 @@ def test_study_show_wraps_long_labels_at_the_terminal_width(
     assert runner.invoke(app, ["import", str(ris), "--study", "Wide"]).exit_code == 0
     shown = runner.invoke(app, ["study", "show", "Wide"])
     assert shown.exit_code == 0, shown.output
-    mine = shown.stdout[shown.stdout.index("  import: ") :].split("\n  ")[0]
+    lines = shown.stdout[shown.stdout.index("  import:") :].splitlines()
+    # the import's line and its continuation lines (indented under it)
+    mine = "\n".join([lines[0], *itertools.takewhile(lambda ln: ln.startswith("    "), lines[1:])])
     assert ris.name in mine  # the long file name is kept whole
     assert max(len(line) for line in mine.splitlines()) <= 80

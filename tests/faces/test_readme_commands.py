@@ -162,3 +162,40 @@ def test_relative_link_points_at_a_file(where: str, target: str) -> None:
     if relative in QUICKSTART_IMAGES:
         pytest.skip(f"{relative}: made by tools/screenshots.py (not run yet)")
     pytest.fail(f"{where}: {target} does not exist")
+
+
+_DOC_REF = re.compile(
+    r"\b(README(?:\.md)?|docs/[\w-]+\.md)\b(?::\s*[\"\u201c]([^\"\u201d\n]+)[\"\u201d])?"
+)
+
+
+def _doc_refs() -> list[tuple[str, str, str | None]]:
+    """(where, page, heading) of every page the code's words point the user to: help texts,
+    hints and page templates saying "see docs/x.md" or "see README: "Heading""."""
+    found: list[tuple[str, str, str | None]] = []
+    for path in sorted((ROOT / "src" / "litdesk").rglob("*")):
+        if path.suffix not in (".py", ".html") or "_demo" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for page, heading in _DOC_REF.findall(line):
+                found.append((f"{_name(path)}:{number}", page, heading or None))
+    return found
+
+
+def test_the_pages_the_code_points_to_exist_with_their_headings() -> None:
+    """A help text or hint that says "see README: 'Keeping a Study up to date'" must lead
+    somewhere: the page exists and, when a heading is named, the page has it; the README is
+    the quick start, so the code names the docs/ page where the reference lives."""
+    refs = _doc_refs()
+    assert refs  # the hints do point to pages
+    for where, page, heading in refs:
+        assert not page.startswith("README"), f"{where}: names the README, not its docs/ page"
+        target = ROOT / page
+        assert target.is_file(), f"{where}: {page} does not exist"
+        if heading is not None:
+            headings = [
+                line.lstrip("#").strip().casefold()
+                for line in target.read_text(encoding="utf-8").splitlines()
+                if line.startswith("#")
+            ]
+            assert heading.casefold() in headings, f"{where}: {page} has no heading {heading!r}"

@@ -119,7 +119,7 @@ def explain(exc: LitdeskError) -> Explained:
             text, "Something litdesk depends on did not answer. Try again in a minute."
         )
     if isinstance(exc, ConfigError):
-        return Explained(text, "litdesk's settings need to change for this (see the README).")
+        return Explained(text, "litdesk's settings need to change for this (see docs/settings.md).")
     if isinstance(exc, IntegrityError):
         return Explained(
             text,

@@ -139,6 +139,41 @@ def test_limits(monkeypatch):
     assert err.value.code == "too_large"
 
 
+def test_ris_with_asreview_labels_and_litdesk_notes():
+    """ASReview's RIS labels, and litdesk's own notes read before them (maybe, the reason,
+    the record key); a status that is not a verdict, and a record without labels, are
+    skipped; a RIS export without any decision is Rayyan's (nobody decided yet)."""
+    text = (
+        "TY  - JOUR\nTI  - Alpha\nDO  - 10.1000/A\nN1  - ASReview_relevant\nER  - \n\n"
+        "TY  - JOUR\nTI  - Beta\nN1  - ASReview_irrelevant\nN1  - ASReview_prior\nER  - \n"
+        "TY  - JOUR\nTI  - Gamma\nN1  - ASReview_not_seen\nER  - \n"
+        "TY  - JOUR\nTI  - Delta\nN1  - ASReview_irrelevant\n"
+        "N1  - litdesk screening title_abstract: exclude; reason: wrong population\n"
+        "N1  - litdesk record: imp-1:4\nER  - \n"
+        "TY  - JOUR\nTI  - Epsilon\nN1  - ASReview_not_seen\n"
+        "N1  - litdesk screening full_text: maybe\nER  - \n"
+        "TY  - JOUR\nTI  - Zeta\nN1  - ASReview_not_seen\n"
+        "N1  - litdesk screening title_abstract: undecided\nER  - \n"
+        "TY  - JOUR\nTI  - Eta\nN1  - just a note\nER  - \n"
+        "TY  - JOUR\nN1  - ASReview_relevant\nER  - \n"
+    )
+    got = parse_decisions(text)
+    assert got.format == "asreview"
+    assert [(d.identifiers[0], d.verdict, d.reason) for d in got.decisions] == [
+        (("doi", "10.1000/a"), "include", ""),
+        (("title", "beta"), "exclude", ""),
+        (("id", "imp-1:4"), "exclude", "wrong population"),
+        (("title", "epsilon"), "maybe", ""),
+    ]
+    assert len(got.skipped) == 3 and [why for _, why in got.problems] == [
+        "no record identifier (DOI, PMID or title)"
+    ]
+    assert parse_decisions(text, format="asreview").decisions == got.decisions
+    assert parse_decisions(text, format="rayyan").decisions == ()  # Rayyan's notes only
+    plain = "TY  - JOUR\nTI  - Alpha\nN1  - a note\nER  - \n"
+    assert parse_decisions(plain).format == "rayyan" and parse_decisions(plain).skipped == (1,)
+
+
 def test_verdict_words():
     assert parse_verdict(" Included ") == "include"
     assert parse_verdict("NO") == "exclude"

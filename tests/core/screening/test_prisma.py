@@ -227,3 +227,17 @@ def test_svg_boxes_hold_their_text_whatever_its_length():
     for (y1, h1), (y2, _) in zip(ys, ys[1:], strict=False):
         assert y1 + h1 < y2
     assert "@import" not in svg and "font-face" not in svg and "http://www.w3.org/2000/svg" in svg
+
+
+def test_each_source_line_sits_under_its_own_kind():
+    labels = [label for label, _ in PrismaFlow((small_round(),)).rows()][:8]
+    assert labels == [
+        "Records identified",
+        "  from databases",
+        "    Embase (database)",
+        "    PubMed (database)",
+        "  from registers",
+        "    ClinicalTrials.gov (register)",
+        "  from other methods",
+        "    citation search (other)",
+    ]

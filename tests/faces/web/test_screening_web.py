@@ -213,7 +213,18 @@ def test_full_text_exclusion_needs_a_reason_shown_beside_the_form(running: Runni
             {"stage": "full_text", "record_key": key, "verdict": "exclude", "note": "kept note"},
         )
         assert r.status_code == 400
-        assert 'class="error-summary"' in r.text and "needs a reason" in r.text
+        assert 'class="error-summary"' in r.text
+        summary = r.text.split('class="error-summary"', 1)[1].split("</div>", 1)[0]
+        reasons = c.get(f"{_api(sid)}/settings").json()["reasons"]
+        # the error lists the Study's reasons, as the error for an unknown reason does
+        assert "needs one of the Study&#39;s exclusion reasons" in summary
+        assert all(why in summary for why in reasons), summary
+        api = c.post(
+            f"{_api(sid)}/decisions",
+            json={"stage": "full_text", "record_key": key, "verdict": "exclude"},
+        )
+        assert api.status_code == 400 and api.json()["code"] == "reason_required"
+        assert "; ".join(reasons) in api.json()["message"]
         assert "kept note" in r.text  # nothing the reviewer typed is lost
         r = _form(
             c,
@@ -233,6 +244,27 @@ def test_full_text_exclusion_needs_a_reason_shown_beside_the_form(running: Runni
         assert r.status_code == 303
         shown = c.get(r.headers["location"]).text
         assert "Recorded as not retrieved" in shown and "Mark as retrieved" in shown
+        # a report left to assess but recorded not retrieved: said so beside "Left for you"
+        other = c.get(f"{_api(sid)}/next", params={"stage": "title_abstract"}).json()
+        c.post(
+            f"{_api(sid)}/decisions",
+            json={
+                "stage": "title_abstract",
+                "record_key": other["record_key"],
+                "verdict": "include",
+            },
+        ).raise_for_status()
+        r = _form(
+            c,
+            f"/study/{sid}/screen/retrieval",
+            {"record_key": other["record_key"], "retrieved": "no"},
+        )
+        assert r.status_code == 303
+        progress = c.get(f"/study/{sid}/screen/progress", params={"stage": "full_text"}).text
+        assert 'id="n-remaining-not-retrieved">1<' in progress
+        assert "under “Reports not retrieved”, not “Reports awaiting assessment”" in progress
+        plain = c.get(f"/study/{sid}/screen/progress", params={"stage": "title_abstract"})
+        assert plain.status_code == 200 and "n-remaining-not-retrieved" not in plain.text
 
 
 def test_hostile_text_is_inert_and_writes_need_the_token(running: Running) -> None:

@@ -67,8 +67,8 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         sid, ids = _study(c)
         base = f"/api/v1/studies/{sid}/fulltext"
         view = c.get(base).json()
-        assert view["counts"]["reports_sought"] == 3
-        assert view["counts"]["reports_not_retrieved"] == 3
+        assert view["counts"]["papers"] == 3
+        assert view["counts"]["without_full_text"] == 3
 
         matched = c.post(f"{base}/match").json()
         assert matched["changed"] == {"linked": 1, "suggested": 1}
@@ -81,7 +81,7 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         assert f'PDF: <a href="/library/pdf/{sha}" class="pdf-link"' in page  # a link to read it
         assert ">hindawi_rrp_2010_157939.pdf</a>" in page
         assert "PDF suggested: acl_2020_main_207_specter.pdf" in page
-        assert "<strong>2</strong> of 3 not retrieved" in page
+        assert "<strong>2</strong> with neither yet" in page
         assert "<script>alert(7)</script>" not in page
 
         # the Study page's Confirm (a form, without script): back to the Study page
@@ -91,7 +91,7 @@ def test_match_confirm_attach_and_the_counts_that_follow(
             follow_redirects=False,
         )
         assert r.status_code == 303 and r.headers["location"] == f"/study/{sid}#papers-pdf"
-        assert "<strong>1</strong> of 3 not retrieved" in c.get(f"/study/{sid}").text
+        assert "<strong>1</strong> with neither yet" in c.get(f"/study/{sid}").text
 
         pdf = (fixtures_dir / "pdf/naacl_2018_N18-3011.pdf").read_bytes()
         r = c.post(
@@ -102,9 +102,9 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         assert r.status_code == 200, r.text
         assert r.json()["stored"] and r.json()["file"] == "graph.pdf"
         after = c.get(base).json()
-        assert after["counts"]["reports_not_retrieved"] == 0
+        assert after["counts"]["without_full_text"] == 0
         assert after["counts"]["with_pdf"] == 3
-        assert "<strong>0</strong> of 3 not retrieved" in c.get(f"/study/{sid}").text
+        assert "<strong>0</strong> with neither yet" in c.get(f"/study/{sid}").text
 
         refused = c.post(
             "/api/v1/study-pdfs",
@@ -114,7 +114,7 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         assert refused.status_code == 400 and "not a PDF" in refused.text
 
         undone = c.post(f"{base}/undo", json={"paper_id": ids["hindawi"]}).json()
-        assert undone["counts"]["reports_not_retrieved"] == 1
+        assert undone["counts"]["without_full_text"] == 1
         missing = c.post(f"{base}/confirm", json={"paper_id": ids["hindawi"]})
         assert missing.status_code == 404
 
@@ -122,11 +122,13 @@ def test_match_confirm_attach_and_the_counts_that_follow(
         assert ft_page.status_code == 200
         html = ft_page.text
         assert "Heart &lt;i&gt;failure&lt;/i&gt;" in html and "<i>failure</i>" not in html
-        assert "<strong>3</strong> reports sought" in html
+        # papers, named so: not PRISMA's reports (the flow counts those from screening)
+        assert "<strong>1</strong> of the Study's 3 papers have neither" in html
+        assert "reports sought</strong>" not in html and "not PRISMA's reports" in html
         assert 'action="/study-pdfs?study=' in html and 'enctype="multipart/form-data"' in html
 
         prisma = c.get(f"/api/v1/studies/{sid}/prisma").json()
-        assert prisma["full_text"] == {"reports_sought": 3, "reports_not_retrieved": 1}
+        assert prisma["full_text"] == {"papers": 3, "without_full_text": 1}
         shown = c.get(f"/study/{sid}/prisma").text  # the page's full-text line (issue 28)
         assert "Of the Study's 3 papers, 1 have neither a PDF nor licensed full text" in shown
 
@@ -175,11 +177,11 @@ def test_browser_study_page_confirm_and_attach(
     pg.goto(f"{running.base}/study/{sid}")
     pg.locator("html[data-ready]").wait_for(state="attached")
     counts = pg.locator("#retrieval-counts")
-    assert "2 of 3 not retrieved" in counts.inner_text()
+    assert "2 with neither yet" in counts.inner_text()
     pg.screenshot(path=str(shots / "study-fulltext-study-page.png"), full_page=True)
     pg.get_by_role("button", name="Confirm the suggested PDF of SPECTER").click()
     pg.locator("html[data-ready]").wait_for(state="attached")
-    assert "1 of 3 not retrieved" in pg.locator("#retrieval-counts").inner_text()
+    assert "1 with neither yet" in pg.locator("#retrieval-counts").inner_text()
     assert "PDF: acl_2020_main_207_specter.pdf" in pg.locator("main").inner_text()
 
     pg.locator("#fulltext-link").click()
@@ -190,7 +192,7 @@ def test_browser_study_page_confirm_and_attach(
     )
     row.get_by_role("button", name="Attach").click()
     pg.locator("#ft-prisma").wait_for()
-    assert "0 reports not retrieved" in pg.locator("#ft-prisma").inner_text()
+    assert "0 of the Study's 3 papers have neither" in pg.locator("#ft-prisma").inner_text()
     assert "naacl_2018_N18-3011.pdf" in pg.locator(f"[id='paper-{ids['graph']}']").inner_text()
     assert "<script>alert(7)</script>" in pg.locator("main").inner_text()  # shown as text
     pg.screenshot(path=str(shots / "study-fulltext-page.png"), full_page=True)

@@ -285,3 +285,35 @@ def test_team_zotero_refuses_server_files(server: TeamServer, tmp_path: Path) ->
         assert not (tmp_path / "x.ris").exists()
         imp = c.post("/api/v1/zotero/imports", json={"data_dir": str(tmp_path)})
         assert imp.status_code == 403 and imp.json()["code"] == "zotero_team"
+
+
+def test_members_page_gives_and_takes_roles(server: TeamServer) -> None:
+    """The owner sets a Study's reviewers on a page (before: only the JSON API could);
+    an unknown account is said beside the form; a member sees the roles, not the form."""
+    with server.signed_in("ana") as ana, server.signed_in("bob") as bob:
+        ref = ana.post("/api/v1/studies", json={"name": "Shared <b>review</b>"}).json()["id"]
+        study_page = ana.get(f"/study/{ref}").text
+        assert f'href="/study/{ref}/members"' in study_page
+        shown = ana.get(f"/study/{ref}/members").text
+        assert 'id="members-form"' in shown and "Shared &lt;b&gt;review&lt;/b&gt;" in shown
+        token = ana.headers["x-csrf-token"]
+        r = ana.post(
+            f"/study/{ref}/members", data={"username": "bob", "role": "editor", "csrf_token": token}
+        )
+        assert r.status_code == 303, r.text
+        after = ana.get(r.headers["location"]).text
+        assert 'id="members-done"' in after and '<td data-label="Role">editor</td>' in after
+        assert bob.get(f"/api/v1/studies/{ref}/members").json()["members"][0]["role"] == "editor"
+        r = ana.post(
+            f"/study/{ref}/members",
+            data={"username": "nobody", "role": "editor", "csrf_token": token},
+        )
+        assert r.status_code == 400 and "no account named &#39;nobody&#39;" in r.text
+        assert 'value="nobody"' in r.text  # what was typed stays
+        theirs = bob.get(f"/study/{ref}/members").text
+        assert 'id="members-form"' not in theirs and 'id="members-locked"' in theirs
+        r = ana.post(
+            f"/study/{ref}/members", data={"username": "bob", "role": "remove", "csrf_token": token}
+        )
+        assert r.status_code == 303
+        assert bob.get(f"/study/{ref}/members").status_code == 404

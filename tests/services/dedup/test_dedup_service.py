@@ -86,6 +86,22 @@ def test_cli_review_prompt(tmp_path: Path) -> None:
     assert saved["decisions"][0]["decision"] == "merge"
 
 
+def test_cli_review_prompt_keeps_separate_with_k_and_asks_again_on_a_typo(
+    tmp_path: Path,
+) -> None:
+    """``k`` (the web's key for Keep separate) keeps the pair apart, like ``d``; an answer
+    that is none of them is said and asked again, never taken as a skip."""
+    decisions = tmp_path / "d.json"
+    result = CliRunner().invoke(
+        app, ["dedup", *FILES, "--review", "--decisions", str(decisions)], input="x\nk\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "'x' is not an answer" in result.output
+    assert result.output.count("Same study?") >= 2
+    saved = json.loads(decisions.read_text())
+    assert saved["decisions"][0]["decision"] == "distinct"
+
+
 def test_study_history_keeps_reverses_and_reuses_decisions(tmp_path: Path, monkeypatch) -> None:
     for key in ("LITDESK_DATABASE_URL",):
         monkeypatch.delenv(key, raising=False)

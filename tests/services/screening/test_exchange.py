@@ -112,6 +112,14 @@ def test_decisions_match_the_working_set_and_export_reads_back(
         expected = [outcomes[g.key].verdict if g.key in outcomes else None for g in groups]
         assert labels == [v if v != "maybe" else None for v in expected]
         assert any(v == "include" for v in labels) and any(v == "exclude" for v in labels)
+        # litdesk reads its own RIS export back: every decision, to the same record
+        again = parse_decisions(ris)
+        m4, u4 = match_decisions(again, index)
+        assert again.format == "asreview" and not u4 and not again.problems
+        assert {m.group: m.decision.verdict for m in m4} == {
+            k: o.verdict for k, o in outcomes.items()
+        }
+        assert {m.by for m in m4} >= {"doi"}  # identifiers in the matcher's precedence
 
     on_app(tmp_settings, body)
 

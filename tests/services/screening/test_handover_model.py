@@ -157,6 +157,12 @@ def test_a_job_stopped_mid_way_keeps_its_batches_and_embeds_only_the_rest(
         with pytest.raises(RuntimeError):
             app.screening.rows.run(sid)
         assert len(_stored(app, sid)) == 20  # the two batches stored before the failure
+        shas = [text_sha(t) for t in texts]
+        with app.store.read() as conn:  # the keys alone say which rows are there
+            assert store_screening.known_vectors(conn, sid, EMBEDDER, shas) == set(
+                _stored(app, sid)
+            )
+        assert app.screening.rows.rows(sid, app.screening.cache.screen_set(sid)) is None
         # no retrain with the hand-over model while rows are missing
         assert app.screening.retrainer.train(sid, TA)["model"] == "litdesk-svm-2"
         fresh = Counting(app.models.sentence_embedder())

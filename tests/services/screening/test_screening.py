@@ -22,6 +22,7 @@ from litdesk.services.screening import (
     ItemsRequest,
     NextRequest,
     NotScreenable,
+    PrismaFlowRequest,
     ProgressRequest,
     ReasonNotListed,
     RetrievalRequest,
@@ -166,8 +167,10 @@ def test_full_text_stage_needs_a_pass_and_a_listed_reason(app: App, export: Path
         _decide(app, sid, keys[3], "include", stage=FT)  # not screened yet
     items = app.screening.items(ItemsRequest(sid, FT), owner=app.owner)
     assert {r["record_key"] for r in items.rows} == {a, b} and items.total == 2
-    with pytest.raises(ScreeningRequestError):
-        DecideRequest(sid, FT, a, "exclude")  # no reason
+    with pytest.raises(ReasonNotListed) as no_reason:  # it lists the Study's reasons
+        _decide(app, sid, a, "exclude", stage=FT)
+    assert no_reason.value.code == "reason_required"
+    assert "wrong outcome" in no_reason.value.message and "; " in no_reason.value.message
     with pytest.raises(ReasonNotListed):
         _decide(app, sid, a, "exclude", stage=FT, reason="did not like it")
     done = _decide(app, sid, a, "exclude", stage=FT, reason="Wrong Outcome")
@@ -185,9 +188,20 @@ def test_full_text_stage_needs_a_pass_and_a_listed_reason(app: App, export: Path
     progress = app.screening.progress(ProgressRequest(sid, FT), owner=app.owner)
     assert progress.total == 2 and progress.all is not None
     assert (progress.all["included"], progress.all["excluded"]) == (1, 1)
+    assert progress.mine["remaining"] == 0 and progress.mine["not_retrieved"] == 0
+    # a report left to assess but recorded not retrieved is said so beside "left for you"
+    # (PRISMA's "awaiting assessment" leaves it out)
+    d = keys[3]
+    _decide(app, sid, d, "include")
+    app.screening.retrieval(RetrievalRequest(sid, d, False, "paywalled"), owner=app.owner)
+    left = app.screening.progress(ProgressRequest(sid, FT), owner=app.owner).mine
+    assert (left["remaining"], left["not_retrieved"]) == (1, 1)
+    flow = app.screening.prisma(PrismaFlowRequest(sid), owner=app.owner).flow
+    (r,) = flow["rounds"]  # type: ignore[misc]
+    assert (r["not_retrieved"], r["awaiting_full_text"]) == (2, 0)  # b (above) and d
     # a change at title/abstract takes a record out of the full-text stage
     _decide(app, sid, b, "exclude")
-    assert app.screening.progress(ProgressRequest(sid, FT), owner=app.owner).total == 1
+    assert app.screening.progress(ProgressRequest(sid, FT), owner=app.owner).total == 2  # a, d
 
 
 def test_decisions_follow_a_record_into_its_group(app: App, tmp_path: Path) -> None:

@@ -141,8 +141,8 @@ def test_matching_links_by_identifier_and_suggests_by_verified_title(settings: S
     def body(app: App) -> None:
         study = new_study(app)
         before = app.studies.fulltext(study, owner=app.owner)
-        assert before.counts["reports_sought"] == 6
-        assert before.counts["reports_not_retrieved"] == 6
+        assert before.counts["papers"] == 6
+        assert before.counts["without_full_text"] == 6
         assert before.library_files == len(LIBRARY)
 
         view = app.studies.match_pdfs(study, owner=app.owner)
@@ -163,7 +163,7 @@ def test_matching_links_by_identifier_and_suggests_by_verified_title(settings: S
         assert got["OAX-W3034153734"]["retrieved"] == "missing"  # until a person confirms
         assert any("encrypted_libreoffice_password.pdf" in n for n in view.notices)
         assert view.counts["with_pdf"] == 2 and view.counts["suggested"] == 1
-        assert view.counts["reports_not_retrieved"] == 4
+        assert view.counts["without_full_text"] == 4
 
         confirmed = app.studies.confirm_pdf(  # named by its OpenAlex id
             PdfLinkRequest(study, "W3034153734"), owner=app.owner
@@ -274,7 +274,7 @@ def test_check_full_text_for_all_is_a_job_that_records_each_paper(
         no_id = got["ARX-2501.10120"]["fulltext"]
         assert no_id is not None and "no PMCID" in (no_id["reason"] or "")
         assert after.counts["checked"] == 6 and after.counts["with_fulltext"] == 1
-        assert after.counts["reports_not_retrieved"] == 5
+        assert after.counts["without_full_text"] == 5
         sent = len(epmc.requests)
         again = app.studies.check_fulltext(study, owner=app.owner)
         app.studies.work_fulltext(again.job.id, owner=app.owner)  # type: ignore[union-attr]

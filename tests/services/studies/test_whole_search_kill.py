@@ -127,6 +127,10 @@ def test_kill_9_mid_job_then_claimed_again(settings: Settings, kind: str, when: 
         open_app_sync(settings) as watcher,
     ):
         deadline = time.monotonic() + 120
+        # no polling while the worker starts (imports, opens its app): it says when it is
+        # ready, then works (an empty line: it died, which the loop reports)
+        assert proc.stdout is not None
+        proc.stdout.readline()
         while time.monotonic() < deadline:
             view = watcher.jobs.get(job_id, owner=watcher.owner)
             current = view.current or ""

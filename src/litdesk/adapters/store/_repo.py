@@ -31,6 +31,7 @@ from ._documents import (
     insert_document,
     list_documents,
     replace_document,
+    study_import_ids,
     study_imports,
 )
 from ._engine import StoredDataInvalid, dump_json, sources_changed
@@ -95,6 +96,7 @@ __all__ = [
     "rename_study",
     "replace_document",
     "set_status",
+    "study_import_ids",
     "study_imports",
     "study_run_ids",
     "study_totals",

@@ -37,6 +37,7 @@ __all__ = [
     "get_model",
     "get_settings",
     "get_vectors",
+    "known_vectors",
     "list_decisions",
     "list_retrieval",
     "model_version",
@@ -348,12 +349,24 @@ def get_vectors(
     return out
 
 
+def known_vectors(conn: Connection, study_id: str, embedder: str, shas: Sequence[str]) -> set[str]:
+    """Which of ``shas`` have a stored row of ``embedder`` (their keys only, no rows read)."""
+    c = screening_vectors.c
+    query = sa.select(c.text_sha).where(c.study_id == study_id, c.embedder == embedder)
+    out: set[str] = set()
+    wanted = list(dict.fromkeys(shas))
+    for start in range(0, len(wanted), 500):  # bounded IN lists
+        part = wanted[start : start + 500]
+        out.update(r.text_sha for r in conn.execute(query.where(c.text_sha.in_(part))))
+    return out
+
+
 def put_vectors(conn: Connection, study_id: str, embedder: str, rows: Mapping[str, bytes]) -> int:
     """Store rows not stored yet (a text's row is never replaced: the embedder is
     deterministic); returns how many were new."""
     if not rows:
         return 0
-    known = get_vectors(conn, study_id, embedder, list(rows))
+    known = known_vectors(conn, study_id, embedder, list(rows))
     new = [
         {"study_id": study_id, "embedder": embedder, "text_sha": sha, "vector": vector}
         for sha, vector in rows.items()

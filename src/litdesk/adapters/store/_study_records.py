@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -26,6 +26,9 @@ __all__ = [
     "delete_source",
     "insert_records",
     "list_records",
+    "paper_owners",
+    "paper_record_names",
+    "rename_paper_record",
     "record_sources",
     "set_groups",
     "study_sources",
@@ -127,11 +130,59 @@ def study_sources(conn: Connection, study_id: str) -> list[SourceRow]:
     return out
 
 
-def _row(r: sa.Row[Any]) -> StudyRecordRow:
-    return StudyRecordRow(
-        r.key, r.source_kind, r.source_id, r.position, r.digest, r.database, r.rank,
-        r.paper_id, stored_record(r.data), r.added_at, r.grp, r.rule,
-    )  # fmt: skip
+def paper_owners(conn: Connection, study_id: str) -> dict[str, str]:
+    """``{paper id: the account whose record the Study holds}`` of its saved papers."""
+    rows = conn.execute(
+        sa.select(study_papers.c.paper_id, study_papers.c.paper_owner).where(
+            study_papers.c.study_id == study_id
+        )
+    )
+    return {str(r[0]): str(r[1]) for r in rows}
+
+
+def paper_record_names(conn: Connection, study_id: str) -> dict[str, str]:
+    """``{paper id: the source it is counted under}`` of the Study's records of saved
+    papers that no import or run brought (added by hand, or from a Zotero library)."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.source_id, c.database).where(c.study_id == study_id, c.source_kind == "paper")
+    )
+    return {str(r[0]): str(r[1]) for r in rows}
+
+
+def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: str) -> None:
+    """Count the record of a saved paper under another source (its group stays)."""
+    c = study_records.c
+    where = (c.study_id == study_id, c.source_kind == "paper", c.source_id == paper_id)
+    for key, data in conn.execute(sa.select(c.key, c.data).where(*where)).all():
+        body = load_json(data)
+        if isinstance(body, dict):
+            body["label"] = name
+        conn.execute(
+            sa.update(study_records)
+            .where(*where, c.key == key)
+            .values(database=name[:200], data=dump_json(body))
+        )
+
+
+#: a Study record's columns in :class:`StudyRecordRow`'s order (``data`` parsed)
+_ROW_COLUMNS: Final = (
+    study_records.c.key, study_records.c.source_kind, study_records.c.source_id,
+    study_records.c.position, study_records.c.digest, study_records.c.database,
+    study_records.c.rank, study_records.c.paper_id, study_records.c.data,
+    study_records.c.added_at, study_records.c.grp, study_records.c.rule,
+)  # fmt: skip
+
+
+def _rows(result: sa.Result[Any]) -> list[StudyRecordRow]:
+    """The rows of a select of ``_ROW_COLUMNS``, fetched at once and unpacked by position:
+    a 7,100-record Study's read took 190 ms row by row by column name, 76 ms so."""
+    rows = cast(Sequence[tuple[Any, ...]], result.all())
+    return [
+        StudyRecordRow(key, kind, source, pos, digest, db, rank, pid, stored_record(data), at,
+                       grp, rule)
+        for key, kind, source, pos, digest, db, rank, pid, data, at, grp, rule in rows
+    ]  # fmt: skip
 
 
 def record_sources(conn: Connection, study_id: str) -> dict[str, int]:
@@ -168,15 +219,17 @@ def list_records(
     keys: Iterable[str] | None = None,
 ) -> list[StudyRecordRow]:
     """The Study's records in the order they were identified (source, then position)."""
-    q = sa.select(study_records).where(study_records.c.study_id == study_id)
+    q = sa.select(*_ROW_COLUMNS).where(study_records.c.study_id == study_id)
     if keys is not None:
         q = q.where(study_records.c.key.in_(list(keys)))
-    q = q.order_by(
-        study_records.c.added_at, study_records.c.source_id, study_records.c.position
-    ).offset(offset)
+    q = q.order_by(study_records.c.added_at, study_records.c.source_id, study_records.c.position)
+    # no OFFSET 0 when reading from the first: SQLite sorts a 7,100-record Study's rows
+    # under ``LIMIT -1 OFFSET 0`` in 117 ms, without it in 46 ms
+    if offset:
+        q = q.offset(offset)
     if limit is not None:
         q = q.limit(limit)
-    return [_row(r) for r in conn.execute(q)]
+    return _rows(conn.execute(q))
 
 
 def set_groups(

@@ -17,12 +17,14 @@ from sqlalchemy.dialects import postgresql as pg
 from sqlalchemy.dialects import sqlite as sq
 from sqlalchemy.engine import Connection
 
-from litdesk.adapters.store import Store, StoredDataInvalid
+from litdesk.adapters.store import Store, StoredDataInvalid, study_records
 
 __all__ = [
     "LINK_FIELDS",
     "ZoteroLink",
     "read_links",
+    "study_libraries",
+    "zotero_source_name",
     "write_links",
     "write_links_in",
     "zotero_links",
@@ -160,3 +162,34 @@ def write_links(store: Store, links: Sequence[ZoteroLink], *, owner: str) -> Non
     """Upsert ``links`` in one transaction of their own (a push records what it wrote)."""
     with store.write() as conn:
         write_links_in(conn, links, owner=owner)
+
+
+def zotero_source_name(library: str) -> str:
+    """How a Study names the records a Zotero library brought (its PRISMA 2020 source, an
+    import as a file import is named: ``Import: <what was read>``)."""
+    if library.startswith("group:"):
+        return f"Import: Zotero library (group {library.removeprefix('group:')})"
+    if library == "user":
+        return "Import: Zotero library (personal)"
+    return f"Import: Zotero library ({library})"
+
+
+def study_libraries(conn: Connection, study_id: str) -> dict[str, str]:
+    """``{paper id: Zotero library}`` of the Study's saved papers that are imported Zotero
+    items of the account that holds them in the Study (the first library by name when
+    one paper is an item of several)."""
+    owners = study_records.paper_owners(conn, study_id)
+    t = zotero_links
+    ids = sorted(owners)
+    out: dict[str, str] = {}
+    for i in range(0, len(ids), _BATCH):
+        rows = conn.execute(
+            sa.select(t.c.owner, t.c.target, t.c.library).where(
+                t.c.kind == "item", t.c.target.in_(ids[i : i + _BATCH])
+            )
+        )
+        for r in rows:
+            pid, library = str(r.target), str(r.library)
+            if owners.get(pid) == r.owner and library < out.get(pid, "\uffff"):
+                out[pid] = library
+    return out

@@ -9,6 +9,11 @@ Three shapes, all CSV/TSV text (the delimiter is read from the header line):
 * ``asreview`` — ASReview LAB's exported dataset: its ``included`` column (1 included,
   0 excluded, empty or -1 not labelled); ASReview's own ``record_id`` is its row number, not
   the Study's id, so records are matched by DOI, PMID or title;
+* ``asreview`` from RIS — ASReview LAB's RIS export: each record's ``N1`` label
+  ``ASReview_relevant`` / ``ASReview_irrelevant`` (``ASReview_not_seen``: no decision);
+  litdesk's own RIS export carries the same labels and, read first, its
+  ``litdesk screening STAGE: VERDICT; reason: …`` note (maybe and the reason) and its
+  ``litdesk record: KEY`` note (the record's key in the Study);
 * ``rayyan`` — Rayyan's export, CSV or RIS: per record, the ``notes`` cell (RIS: ``N1``)
   holds ``RAYYAN-INCLUSION: {"Alice"=>"Included", "Bob"=>"Excluded"}`` (one verdict per
   reviewer) and optionally ``RAYYAN-EXCLUSION-REASONS: a,b``, ``RAYYAN-LABELS: x,y`` and
@@ -233,14 +238,16 @@ def parse_decisions(
 ) -> ImportedDecisions:
     """Read the decisions of a CSV, ASReview or Rayyan file (``auto``: Rayyan when a notes
     cell holds ``RAYYAN-INCLUSION``, ASReview when the only decision column is ``included``
-    beside ASReview's columns, else the plain CSV; a RIS text is Rayyan's RIS export)."""
+    beside ASReview's columns, else the plain CSV; a RIS text: ASReview's labels or
+    litdesk's own notes where its records carry them, else Rayyan's RIS export)."""
     if _is_ris(text):
-        if format not in ("auto", "rayyan"):
+        if format not in ("auto", "rayyan", "asreview"):
             raise DecisionsFileError(
-                f"this is a RIS file, not {format}: only Rayyan's RIS export holds decisions",
+                f"this is a RIS file, not {format}: a RIS export holds decisions as Rayyan's "
+                "RAYYAN-INCLUSION notes or ASReview's labels (litdesk's own RIS export too)",
                 code="ris_not_rayyan",
             )
-        return _rayyan_ris(text)
+        return _ris(text, format)
     header, rows = _rows(text)
     kinds: tuple[IdKind, ...] = ("id", "doi", "pmid", "title")
     if format == "auto":
@@ -380,8 +387,51 @@ def _ris_identifiers(tags: dict[str, list[str]]) -> tuple[tuple[IdKind, str], ..
     return tuple(out)
 
 
-def _rayyan_ris(text: str) -> ImportedDecisions:
-    """Rayyan's RIS export: each record's ``N1`` notes (several joined) read as its CSV's."""
+_ASREVIEW_LABELS: dict[str, Verdict | None] = {
+    "asreview_relevant": "include",
+    "asreview_irrelevant": "exclude",
+    "asreview_not_seen": None,
+}
+#: the verdicts litdesk's own note writes (its statuses, ``undecided`` …, are none)
+_OWN_VERDICTS: dict[str, Verdict] = {"include": "include", "exclude": "exclude", "maybe": "maybe"}
+_LITDESK_LABEL = "litdesk screening "
+_LITDESK_RECORD = "litdesk record:"
+
+
+def _labelled(notes: Sequence[str]) -> tuple[bool, Verdict | None, str, str]:
+    """A RIS record's ASReview label and litdesk's own notes: whether it carries a label,
+    the verdict (``None``: labelled without a decision), the reason and litdesk's record key.
+    litdesk's note, when there, is read before ASReview's label (it holds maybe and the
+    reason); a verdict word that is not a decision (``undecided``, ``conflict`` …) is none."""
+    labelled = False
+    verdict: Verdict | None = None
+    reason = key = ""
+    mine: tuple[Verdict | None, str] | None = None
+    for note in (part.strip() for value in notes for part in value.split("\n")):
+        low = note.casefold()
+        if low in _ASREVIEW_LABELS:
+            labelled, verdict = True, _ASREVIEW_LABELS[low]
+        elif low.startswith(_LITDESK_LABEL) and ":" in note[len(_LITDESK_LABEL) :]:
+            said = note[len(_LITDESK_LABEL) :].split(":", 1)[1]
+            word, _, rest = said.partition(";")
+            found = _OWN_VERDICTS.get(word.strip().casefold())
+            given = rest.strip()
+            mine = (
+                found,
+                given[len("reason:") :].strip() if given.startswith("reason:") else "",
+            )
+        elif low.startswith(_LITDESK_RECORD):
+            key = note[len(_LITDESK_RECORD) :].strip()
+    if mine is not None:
+        labelled, (verdict, reason) = True, mine
+    return labelled, verdict, reason, key
+
+
+def _ris(text: str, format: DecisionsFormat | Literal["auto"]) -> ImportedDecisions:
+    """A RIS export's decisions, record by record: Rayyan's ``N1`` notes (several joined)
+    read as its CSV's; ASReview's labels and litdesk's own notes (:func:`_labelled`). The
+    file is ``asreview`` when its decisions are labels, else ``rayyan`` (also when it holds
+    none: Rayyan's export of records nobody decided yet)."""
     if len(text) > MAX_BYTES:
         raise DecisionsFileError(
             f"the file is larger than {MAX_BYTES // 1024 // 1024} MB", code="too_large"
@@ -389,6 +439,7 @@ def _rayyan_ris(text: str) -> ImportedDecisions:
     out: list[ImportedDecision] = []
     skipped: list[int] = []
     problems: list[tuple[int, str]] = []
+    rayyan = labels = False
     for count, (line, tags) in enumerate(rayyan_ris_records(text.removeprefix("\ufeff")), 1):
         if count > MAX_ROWS:
             raise DecisionsFileError(f"more than {MAX_ROWS:,} records", code="too_many_rows")
@@ -396,5 +447,22 @@ def _rayyan_ris(text: str) -> ImportedDecisions:
         if len(notes) > MAX_CELL:
             problems.append((line, f"the notes are longer than {MAX_CELL:,} characters"))
             continue
-        _rayyan_record(line, _ris_identifiers(tags), notes, out, skipped, problems)
-    return ImportedDecisions("rayyan", tuple(out), tuple(skipped), tuple(problems))
+        ids = _ris_identifiers(tags)
+        if format != "asreview" and "RAYYAN-INCLUSION" in notes:
+            rayyan = True
+            _rayyan_record(line, ids, notes, out, skipped, problems)
+            continue
+        labelled, verdict, reason, key = (
+            _labelled(tags.get("N1", [])) if format != "rayyan" else (False, None, "", "")
+        )
+        labels = labels or labelled
+        if key:
+            ids = (("id", key), *ids)
+        if verdict is None:
+            skipped.append(line)
+        elif not ids:
+            problems.append((line, "no record identifier (DOI, PMID or title)"))
+        else:
+            out.append(ImportedDecision(line, ids, verdict, reason if verdict == "exclude" else ""))
+    shape: DecisionsFormat = "asreview" if labels and not rayyan else "rayyan"
+    return ImportedDecisions(shape, tuple(out), tuple(skipped), tuple(problems))

@@ -332,18 +332,18 @@ class PrismaFlow:
             out.append((label, [*values, sum(values)]))
 
         add("Records identified", [r.identified for r in self.rounds])
+        names = list(dict.fromkeys((s.kind, s.name) for r in self.rounds for s in r.sources))
         for kind, name in (("database", "databases"), ("register", "registers"),
                            ("other", "other methods")):  # fmt: skip
             add(f"  from {name}", [r.identified_by(kind) for r in self.rounds])  # type: ignore[arg-type]
-        names = list(dict.fromkeys((s.kind, s.name) for r in self.rounds for s in r.sources))
-        for kind, name in names:
-            add(
-                f"    {name} ({kind})",
-                [
-                    sum(s.records for s in r.sources if (s.kind, s.name) == (kind, name))
-                    for r in self.rounds
-                ],  # fmt: skip
-            )
+            for source in (n for k, n in names if k == kind):  # each under its own kind
+                add(
+                    f"    {source} ({kind})",
+                    [
+                        sum(s.records for s in r.sources if (s.kind, s.name) == (kind, source))
+                        for r in self.rounds
+                    ],  # fmt: skip
+                )
         for key, label in BOXES[1:]:
             add(label, [r.count(key) for r in self.rounds])
             if key == "excluded_reports":

@@ -43,13 +43,25 @@ def _prompt(pair: Pair, ra: RecordRef, pa: Paper, rb: RecordRef, pb: Paper) -> D
     console.print(_describe(ra, pa), markup=False, highlight=False)
     console.print(_describe(rb, pb), markup=False, highlight=False)
     console.print(f"evidence: {pair.evidence}", markup=False, highlight=False)
-    answer = typer.prompt("Same study? [m]erge / [d]istinct / [s]kip", default="s")
-    answer = answer.strip().lower()[:1]
-    if answer == "m":
-        return "merge"
-    if answer == "d":
-        return "distinct"
-    return None
+    while True:
+        answer = typer.prompt(
+            "Same study? [m]erge / [k]eep separate (d) / [s]kip", default="s"
+        ).strip()
+        if answer.casefold() in _ANSWERS:
+            return _ANSWERS[answer.casefold()]
+        console.print(
+            f"{answer!r} is not an answer: m (merge), k or d (keep separate), s (skip).",
+            markup=False,
+            highlight=False,
+        )
+
+
+#: the review prompt's answers (the web's keys too: m merge, k keep separate); "" skips
+_ANSWERS: dict[str, Decision | None] = {
+    **dict.fromkeys(("m", "merge"), "merge"),
+    **dict.fromkeys(("k", "keep", "keep separate", "d", "distinct"), "distinct"),
+    **dict.fromkeys(("s", "skip", ""), None),
+}
 
 
 def _summary(report: DedupReport) -> None:

@@ -139,7 +139,12 @@ def register(app: typer.Typer) -> None:
     @command
     def import_cmd(
         study: Annotated[str, typer.Argument(help="Study name or id.")],
-        file: Annotated[Path, typer.Argument(help="CSV, ASReview export or Rayyan export.")],
+        file: Annotated[
+            Path,
+            typer.Argument(
+                help="CSV, ASReview export (CSV or RIS), litdesk's own export (CSV or RIS) or Rayyan export (CSV or RIS)."
+            ),
+        ],
         reviewer: Annotated[
             str | None,
             typer.Option(
@@ -163,8 +168,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     ) -> None:
-        """Record decisions made in another tool (a CSV, ASReview's export, Rayyan's CSV or
-        RIS export), matched to the Study's records by DOI, PMID, record id or title; rows
+        """Record decisions made in another tool (a CSV, ASReview's CSV or RIS export,
+        litdesk's own CSV or RIS export, Rayyan's CSV or RIS export), matched to the Study's records by DOI, PMID, record id or title; rows
         that match nothing or cannot be read are listed with their lines."""
         from litdesk.services.screening import ImportDecisionsRequest, parse_reviewer_map
 
@@ -203,8 +208,8 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")
         ] = None,
     ) -> None:
-        """The decisions at a stage, one row per study: CSV (re-imports) or RIS with the
-        labels and reasons in notes (ASReview and Zotero read them)."""
+        """The decisions at a stage, one row per study: CSV or RIS with the labels and
+        reasons in notes (both re-import; ASReview and Zotero read the RIS)."""
         from litdesk.services.screening import ExportDecisionsRequest
 
         with sync_app() as app:

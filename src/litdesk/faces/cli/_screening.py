@@ -21,6 +21,9 @@ from ._output import command, console, emit_json
 from ._screen import screen_app
 from ._workspace import JsonOpt, _say
 
+#: where a queued retrain runs (said when the first model is due)
+_RETRAIN = ": a server's worker runs it, or: litdesk screen retrain"
+
 if TYPE_CHECKING:
     from litdesk.core.screening import Stage
     from litdesk.services.screening import CardView, DecisionView, ProgressView
@@ -105,6 +108,11 @@ def _progress(view: ProgressView) -> None:
         f"[{view.stage}] you: {mine['screened']:,} of {mine['total']:,} screened, "
         f"{mine['included']:,} included, {mine['excluded']:,} excluded, {mine['maybe']:,} maybe"
     )
+    if missing := mine.get("not_retrieved", 0):
+        _say(
+            f"left for you: {mine['remaining']:,}, {missing:,} of them recorded not retrieved "
+            "(PRISMA does not count those as awaiting assessment)"
+        )
     if view.all is not None:
         a = view.all
         _say(
@@ -117,7 +125,7 @@ def _progress(view: ProgressView) -> None:
     _say(view.guidance.stopping.advice)
     m = view.model
     if m.state == "none":
-        _say("model: none yet (it needs an include and an exclude)")
+        _say(f"model: none yet ({m.waiting_for}{_RETRAIN if m.due else ''})")
     else:
         _say(
             f"model: {m.name} v{m.version} trained on "
@@ -418,7 +426,7 @@ def retrain_cmd(
     if as_json:
         emit_json(model.to_dict())
     elif model.state == "none":
-        _say("no model yet: it needs an include and an exclude")
+        _say(f"no model yet: {model.waiting_for}")
     else:
         _say(
             f"model {model.name} v{model.version} trained on "

@@ -69,8 +69,9 @@ def _print(view: FulltextView) -> None:
         f"licensed full text, {c['unchecked']} not checked for full text"
     )
     _say(
-        f"PRISMA: reports sought for retrieval {c['reports_sought']}, "
-        f"reports not retrieved {c['reports_not_retrieved']}"
+        f"{c['without_full_text']} of the Study's {plural(c['papers'], 'paper')} with neither a "
+        "PDF nor licensed full text (papers, not PRISMA's reports sought and not retrieved: "
+        "those come from screening, see litdesk study prisma)"
     )
     if view.job is not None:
         j = view.job

@@ -175,7 +175,7 @@ def update(
     """Re-run the Study's saved searches as recorded (definitions and caps): records new
     by identity join the Study marked new, and the round's report says what was new,
     already known, changed and retracted since. Exit status 0 ok, 1 failed, 3 partial,
-    4 allowance spent (see README: "Keeping a Study up to date")."""
+    4 allowance spent (see docs/studies.md: "Whole searches into a Study; keeping a Study up to date")."""
     from litdesk.services.studies import UpdateStudyRequest
 
     async def work(app: App) -> tuple[WholeSearchJob, dict[str, object]]:

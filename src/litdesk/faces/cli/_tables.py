@@ -12,6 +12,8 @@ whole line, such as a long DOI or file name, is folded).
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 
 from rich.console import Console, Group, RenderableType
@@ -20,7 +22,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["cards", "fits", "line", "print_fitting", "print_rows"]
+__all__ = ["cards", "fits", "line", "print_fitting", "print_rows", "wrap_keeping_dates"]
 
 Part = Text | str | None
 
@@ -84,6 +86,29 @@ def print_fitting(
     if isinstance(shown, Table) and shown.title is None:
         shown.title = table.title  # the table's title heads its cards too
     console.print(shown)
+
+
+#: a date as litdesk writes it (``6 Dec 2026``, ``6 Dec 2026, 01:14``): never broken
+_DATE = re.compile(
+    r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}(?:, \d\d:\d\d)?\b"
+)
+#: stands for a space inside a date while the line is wrapped (not whitespace to the wrap)
+_HELD = "\ue000"
+
+
+def wrap_keeping_dates(text: str, width: int, *, indent: str = "") -> Text:
+    """``text`` wrapped at spaces to ``width`` columns, continuation lines under ``indent``,
+    never inside a date (rich's own wrap breaks ``6 Dec 2026`` after the 6, and treats a
+    no-break space as a space); a word longer than a line is folded."""
+    held = _DATE.sub(lambda m: m.group(0).replace(" ", _HELD), text)
+    lines = textwrap.wrap(
+        held,
+        max(width, len(indent) + 12),
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    ) or [""]
+    return Text("\n".join(lines).replace(_HELD, " "))
 
 
 def line(*parts: Part, sep: str = " · ") -> Text:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.text import Text
 
 from litdesk._errors import InputError
 
@@ -203,13 +202,15 @@ def study_show(
         f"{plural(ws['duplicates_removed'], 'duplicate')} removed, "
         f"{plural(ws['studies'], 'study', 'studies')} in the working set"
     )
-    from ._tables import print_rows
+    from ._tables import print_rows, wrap_keeping_dates
 
-    # wrapped at spaces at the terminal's width (a file name or query may be long, kept whole)
-    for row in summary.get("import_rows", []):
-        console.print(Text(f"  import: {row['label']}"), highlight=False)
-    for row in summary.get("runs", []):
-        console.print(Text(f"  search: {row['label']}"), highlight=False)
+    # wrapped at spaces at the terminal's width, never inside a date (a file name or a
+    # query may be long: a word longer than a line is folded)
+    sources = [("import", r) for r in summary.get("import_rows", [])]
+    sources += [("search", r) for r in summary.get("runs", [])]
+    for what, row in sources:
+        text = wrap_keeping_dates(f"  {what}: {row['label']}", console.width, indent="    ")
+        console.print(text, highlight=False, overflow="fold")
     print_rows(
         console,
         ((p["id"], f"[{p['status'] or '-'}]", p["title"]) for p in summary["papers"]),

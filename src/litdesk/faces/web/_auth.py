@@ -32,7 +32,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
 from litdesk import SYSTEM_CLOCK, Clock
-from litdesk._errors import LitdeskError
+from litdesk._errors import InputError, LitdeskError, NotFoundError
 from litdesk.services.accounts import (
     Accounts,
     AccountView,
@@ -375,6 +375,45 @@ def members_api(request: Request, ref: StudyRef) -> dict[str, Any]:
 @api.post("/studies/{ref}/members", summary="Give an account a role in a Study (owners only)")
 def share_api(request: Request, ref: StudyRef, body: ShareBody) -> dict[str, Any]:
     return _sharing(request).share(ref, body.username, body.role).to_dict()
+
+
+def _members_page(
+    request: Request, ref: str, *, error: str | None = None, done: str | None = None,
+    status: int = 200, form: dict[str, str] | None = None,
+) -> Response:  # fmt: skip
+    view = _sharing(request).members(ref).to_dict()
+    me = _account(request)
+    mine = next((m["role"] for m in view["members"] if m["account_id"] == me.id), None)
+    data = view | {
+        "is_owner": me.id == view["owner"] or mine == "owner",
+        "error": error,
+        "done": done,
+        "form": form or {"username": "", "role": "editor"},
+    }
+    return page(request, "study_members.html", data, status=status, title="Members and roles")
+
+
+@pages.get("/study/{ref}/members")
+def members_page(request: Request, ref: StudyRef, done: str | None = None) -> Response:
+    """The Study's members and their roles; its owner gives and takes roles here."""
+    return _members_page(request, ref, done=done[:100] if done else None)
+
+
+@pages.post("/study/{ref}/members")
+def share_form(
+    request: Request,
+    ref: StudyRef,
+    username: Annotated[str, Form(max_length=200)],
+    role: Annotated[str, Form(pattern="^(owner|editor|viewer|remove)$")],
+) -> Response:
+    try:
+        view = _sharing(request).share(ref, username, None if role == "remove" else role)
+    except (InputError, NotFoundError) as exc:  # shown beside the form
+        form = {"username": username, "role": role}  # shown as typed
+        return _members_page(request, ref, error=exc.message, status=400, form=form)
+    said = f"{username.strip().lower()[:80]}: {'removed' if role == 'remove' else role}"
+    where = f"/study/{quote(view.study_id, safe='')}/members?done={quote(said, safe='')}"
+    return RedirectResponse(where, status_code=303)
 
 
 # a Study's history: ``GET /api/v1/studies/{ref}/history`` (routes/study_edit.py, both modes)

@@ -20,9 +20,16 @@ class MembersView:
     study_id: str
     owner: str
     members: list[dict[str, str | None]]
+    #: the Study's name (a page's heading)
+    study_name: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"study_id": self.study_id, "owner": self.owner, "members": self.members}
+        return {
+            "study_id": self.study_id,
+            "study_name": self.study_name,
+            "owner": self.owner,
+            "members": self.members,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,20 +48,21 @@ class Sharing:
         self.store = store
         self.owner = owner
 
-    def _members(self, conn: Any, study_id: str) -> MembersView:
+    def _members(self, conn: Any, study_id: str, name: str = "") -> MembersView:
         rows = acc.list_members(conn, study_id)
         creator = acc.study_creator(conn, study_id)
         return MembersView(
             study_id,
             creator,
             [{"account_id": m.account_id, "username": m.username, "role": m.role} for m in rows],
+            name,
         )
 
     def members(self, study: str) -> MembersView:
         with self.store.read() as conn:
             row = repo.get_study(conn, study, account=self.owner)
             acc.require_study(conn, self.owner, row.id, "read")
-            return self._members(conn, row.id)
+            return self._members(conn, row.id, row.name)
 
     def share(self, study: str, username: str, role: str | None) -> MembersView:
         """Give ``username`` ``role`` in the Study (``None``: remove); owners only."""
@@ -73,7 +81,7 @@ class Sharing:
             acc.add_history(
                 conn, row.id, self.owner, "member_" + (role or "removed"), account.username, now
             )
-            return self._members(conn, row.id)
+            return self._members(conn, row.id, row.name)
 
     def history(self, study: str, *, limit: int = 500) -> HistoryView:
         """Newest first: the Study's writes (papers, notes, evidence, runs, imports, roles)

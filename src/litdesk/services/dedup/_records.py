@@ -2,7 +2,8 @@
 
 A Study's *sources* are its imports (each keeps the trace of the records it read), its
 linked search runs (each keeps every hit with its lanes and ranks) and the papers added to
-it by hand (saved papers that no import or run of the Study brought). Every record a source
+it by hand (saved papers that no import or run of the Study brought; those a Zotero library
+brought are counted under that library, :func:`paper_source_names`). Every record a source
 identified is one row of ``study_records`` with its source, database and rank; the rows are
 reconciled with the sources in one transaction (:func:`sync_records`): a new source's
 records are added, a removed source's records go, nothing else changes — so the groups
@@ -34,6 +35,7 @@ from litdesk.adapters.store import (
     whole_searches,
 )
 from litdesk.adapters.store import study_records as records_store
+from litdesk.adapters.zotero import study_libraries, zotero_source_name
 from litdesk.core.providers import display_name
 from litdesk.core.records import Paper
 from litdesk.core.runs import read_run
@@ -177,12 +179,19 @@ def _run_rows(conn: Connection, src: SourceRow, study_id: str) -> list[StudyReco
     return rows
 
 
-def _paper_rows(conn: Connection, src: SourceRow, study_id: str) -> list[StudyRecordRow]:
+def paper_source_names(conn: Connection, study_id: str) -> dict[str, str]:
+    """The source each saved paper of the Study that a Zotero import brought is counted
+    under (PRISMA 2020's "other methods", named as the Study names imports); a paper not
+    here was added by hand (:data:`ADDED_BY_HAND`)."""
+    return {pid: zotero_source_name(lib) for pid, lib in study_libraries(conn, study_id).items()}
+
+
+def _paper_rows(conn: Connection, src: SourceRow, study_id: str, name: str) -> list[StudyRecordRow]:
     paper = repo.get_paper(conn, src.id, viewer=LOCAL_OWNER, study_id=study_id).paper
-    data: dict[str, object] = {"paper": paper.to_dict(), "label": ADDED_BY_HAND}
+    data: dict[str, object] = {"paper": paper.to_dict(), "label": name}
     return [
         StudyRecordRow(
-            f"paper:{src.id}", "paper", src.id, 0, _digest(paper), ADDED_BY_HAND, None,
+            f"paper:{src.id}", "paper", src.id, 0, _digest(paper), name, None,
             src.id, data, src.at,
         )
     ]  # fmt: skip
@@ -226,7 +235,13 @@ def in_step(conn: Connection, study_id: str) -> bool:
                 return False
             if rows:
                 return False
-    return all(s.id in have for s in sources if s.kind == "paper" and s.id in expected)
+    if not all(s.id in have for s in sources if s.kind == "paper" and s.id in expected):
+        return False
+    names = paper_source_names(conn, study_id)
+    return all(
+        names.get(pid, ADDED_BY_HAND) == name
+        for pid, name in records_store.paper_record_names(conn, study_id).items()
+    )
 
 
 def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[RecordCounts, bool]:
@@ -260,10 +275,15 @@ def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[Reco
     by_hand = {s.id: s for s in sources if s.kind == "paper" and s.id not in covered}
     for source_id in {k for k in have if k not in keep} - set(by_hand):
         changed |= records_store.delete_source(conn, study_id, source_id) > 0
+    names = paper_source_names(conn, study_id) if by_hand else {}
+    stored = records_store.paper_record_names(conn, study_id) if by_hand else {}
     for pid, src in by_hand.items():
+        name = names.get(pid, ADDED_BY_HAND)
         if pid not in have:
-            records_store.insert_records(conn, study_id, _paper_rows(conn, src, study_id))
+            records_store.insert_records(conn, study_id, _paper_rows(conn, src, study_id, name))
             changed = True
+        elif stored.get(pid, name) != name:  # a paper added by hand, then from Zotero
+            records_store.rename_paper_record(conn, study_id, pid, name)
     counts = records_store.count_records(conn, study_id)
     return counts, changed or counts.records != before
 

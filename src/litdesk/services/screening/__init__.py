@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from litdesk._exports import lazy_exports
 
 if TYPE_CHECKING:  # each name is imported from its module on first use
-    from ._area import NotScreenable, ReasonNotListed, ScreeningArea
-    from ._config import DEFAULT_REASONS, ScreeningConfig, SettingsDocument
+    from ._area import NotScreenable, ScreeningArea
+    from ._config import DEFAULT_REASONS, ReasonNotListed, ScreeningConfig, SettingsDocument
     from ._items import ScreenSet, StudyCache, history_of
     from ._papers import PaperOutcomes
     from ._requests import (

@@ -47,6 +47,7 @@ from ._cards import guidance as guidance_of
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._parts import AreaParts
+from ._prisma import not_retrieved_groups
 from ._requests import (
     CardRequest,
     ConfigureRequest,
@@ -91,10 +92,6 @@ class NotScreenable(NotFoundError):
     """The record is not an item of the Study at that stage."""
 
     default_code = "record_not_screenable"
-
-
-class ReasonNotListed(ScreeningRequestError):
-    default_code = "reason_not_listed"
 
 
 class ScreeningArea(TeamScreening):
@@ -349,13 +346,7 @@ class ScreeningArea(TeamScreening):
                         code="not_at_full_text",
                     )
                 if request.verdict == "exclude":
-                    listed = config.reason_in_list(reason)
-                    if listed is None:
-                        raise ReasonNotListed(
-                            f"{reason[:80]!r} is not one of the Study's exclusion reasons: "
-                            + "; ".join(config.reasons)
-                        )
-                    reason = listed
+                    reason = config.exclusion_reason(reason)
             elif reason:
                 reason = config.reason_in_list(reason) or reason
             row = screening.add_decision(
@@ -480,7 +471,8 @@ class ScreeningArea(TeamScreening):
     def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
         row = ctx.models[state.stage]
         if row is None:
-            return ModelState("none"), {}
+            labels = set(state.labels.values())
+            return ModelState("none", due=labels == {True, False}), {}
         fresh = row.trained_on == len(state.labels)
         return (
             ModelState(
@@ -538,7 +530,7 @@ class ScreeningArea(TeamScreening):
         if order == "random" or not scores:
             if order == "ranked":
                 seed = 1
-                label = "random (no model yet: it needs an include and an exclude)"
+                label = f"random (no model yet: {model.waiting_for})"
             else:
                 label = f"random (seed {seed})"
             described = CardOrder("random", label, model, seed)
@@ -656,11 +648,19 @@ class ScreeningArea(TeamScreening):
         labels = {k: v for k, v in labels.items() if k in set(state.items)}
         guidance = guidance_of(ctx, state, labels)
         model, _ = self._model(ctx, state)
+        mine = state.counts(mine=True)
+        if stage == "full_text":  # PRISMA's awaiting assessment leaves these out
+            with self.store.read() as conn:
+                rows = screening.list_retrieval(conn, ctx.study.id)
+            missing = not_retrieved_groups(
+                ((r.record_key, r.status) for r in rows), ctx.screen.group_of
+            )
+            mine["not_retrieved"] = sum(1 for k in state.remaining if k in missing)
         return ProgressView(
             ctx.study.id,
             stage,
             len(state.items),
-            state.counts(mine=True),
+            mine,
             None if blind else state.counts(mine=False),
             blind,
             guidance,

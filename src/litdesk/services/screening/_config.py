@@ -13,7 +13,7 @@ from typing import Any, Final, TypedDict
 
 from litdesk.core.screening import DEFAULT_MODEL, MODEL_NAMES, STAGES, ConflictPolicy, Stage
 
-from ._requests import ORDERS, ConfigureRequest, Order, parse_stage
+from ._requests import ORDERS, ConfigureRequest, Order, ScreeningRequestError, parse_stage
 
 __all__ = [
     "DEFAULT_REASONS",
@@ -80,6 +80,13 @@ class SettingsDocument(TypedDict):
     revealed: dict[str, bool]
     default_order: str
     model: str
+
+
+class ReasonNotListed(ScreeningRequestError):
+    """A full-text exclusion without a reason, or with one not in the Study's list (the
+    message lists the Study's reasons)."""
+
+    default_code = "reason_not_listed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +171,23 @@ class ScreeningConfig:
     def blind(self, stage: Stage) -> bool:
         """Reviewers see only their own decisions at ``stage`` (dual review, not revealed)."""
         return self.dual_review[stage] and not self.revealed[stage]
+
+    def exclusion_reason(self, reason: str) -> str:
+        """The Study's reason a full-text exclusion gives (its own spelling); without one,
+        or with one not in the list, :class:`ReasonNotListed` lists the Study's reasons."""
+        listed = self.reason_in_list(reason) if reason else None
+        if listed is not None:
+            return listed
+        reasons = "; ".join(self.reasons)
+        if not reason:
+            raise ReasonNotListed(
+                f"excluding a record at full text needs one of the Study's exclusion reasons: "
+                f"{reasons}",
+                code="reason_required",
+            )
+        raise ReasonNotListed(
+            f"{reason[:80]!r} is not one of the Study's exclusion reasons: {reasons}"
+        )
 
     def reason_in_list(self, reason: str) -> str | None:
         """The Study's reason matching ``reason`` (case-insensitively), else ``None``."""

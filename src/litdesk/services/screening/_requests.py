@@ -299,11 +299,6 @@ class DecideRequest:
             raise ScreeningRequestError(
                 f"source must be one of {', '.join(DECISION_SOURCES)}", code="bad_source"
             )
-        if self.stage == "full_text" and self.verdict == "exclude" and not self.reason:
-            raise ScreeningRequestError(
-                "excluding a record at full text needs a reason from the Study's list",
-                code="reason_required",
-            )
 
 
 @dataclass(frozen=True, slots=True)

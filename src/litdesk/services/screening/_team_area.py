@@ -163,15 +163,10 @@ def resolve(area: AreaParts, request: ResolveRequest, owner: str) -> DecisionVie
                 "reviewer (or change your own decision)"
             )
         reason = request.reason
-        if reason:
-            listed = config.reason_in_list(reason)
-            if stage == "full_text" and request.verdict == "exclude" and listed is None:
-                raise NotInConflict(
-                    f"{reason[:80]!r} is not one of the Study's exclusion reasons: "
-                    + "; ".join(config.reasons),
-                    code="reason_not_listed",
-                )
-            reason = listed or reason
+        if stage == "full_text" and request.verdict == "exclude":
+            reason = config.exclusion_reason(reason)
+        elif reason:
+            reason = config.reason_in_list(reason) or reason
         row = screening.add_decision(
             conn,
             study.id,

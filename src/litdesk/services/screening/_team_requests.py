@@ -96,11 +96,6 @@ class ResolveRequest:
         reason = " ".join(_text(self.reason, MAX_REASON, "a reason").split())
         object.__setattr__(self, "reason", reason)
         object.__setattr__(self, "note", _text(self.note, MAX_NOTE, "a note"))
-        if self.stage == "full_text" and self.verdict == "exclude" and not reason:
-            raise ScreeningRequestError(
-                "excluding a record at full text needs a reason from the Study's list",
-                code="reason_required",
-            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,8 +73,11 @@ class SentenceRows:
             return None
         shas = [text_sha(t) for t in self.texts(screen)]
         with self.store.read() as conn:
+            # while rows are missing (the job still embedding) only their keys are read
+            if len(screening.known_vectors(conn, study_id, EMBEDDER, shas)) < len(set(shas)):
+                return None
             found = screening.get_vectors(conn, study_id, EMBEDDER, shas)
-        if len(found) < len(set(shas)):
+        if len(found) < len(set(shas)):  # a Study's rows are never deleted: this is a guard
             return None
         return np.vstack([np.frombuffer(found[s], dtype=np.float32) for s in shas])
 
@@ -86,7 +89,7 @@ class SentenceRows:
         screen = self.cache.screen_set(study_id)
         by_sha = {text_sha(t): t for t in self.texts(screen)}
         with self.store.read() as conn:
-            known = screening.get_vectors(conn, study_id, EMBEDDER, list(by_sha))
+            known = screening.known_vectors(conn, study_id, EMBEDDER, list(by_sha))
         missing = [sha for sha in by_sha if sha not in known]
         embedded = 0
         for start in range(0, len(missing), BATCH):

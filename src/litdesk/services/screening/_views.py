@@ -168,13 +168,16 @@ class ScreeningSettingsView:
 @dataclass(frozen=True, slots=True)
 class ModelState:
     """The prioritisation model of a stage: ``ready`` (scores in force), ``retraining``
-    (decisions came since; a job is queued or running), ``none`` (no model yet)."""
+    (decisions came since; a job is queued or running), ``none`` (no model yet); ``due``: no
+    model yet although the decisions hold an include and an exclude (its first training is
+    queued: a server's worker runs it, or ``litdesk screen retrain``)."""
 
     state: str
     version: int | None = None
     trained_on: int | None = None
     trained_at: str | None = None
     name: str = "litdesk-svm-2"
+    due: bool = False
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -183,7 +186,15 @@ class ModelState:
             "trained_on": self.trained_on,
             "trained_at": self.trained_at,
             "name": self.name,
+            "due": self.due,
         }
+
+    @property
+    def waiting_for(self) -> str:
+        """Why there is no model yet, in words (``state`` ``none``)."""
+        if self.due:
+            return "its first training is queued"
+        return "it needs an include and an exclude"
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,10 +104,10 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
                 tuple(r.digest for r in trace.records),
             )
         )  # fmt: skip
-    if not runs and not imports:
-        raise NotFoundError(f"Study {row.name!r} has no saved search runs or imports")
-    decisions = study_decisions(store, row.id, owner=owner)
     counts = identification(store, row.id)  # the Study's own numbers (its working set)
+    if not runs and not imports and not counts.identified:  # (Zotero, by hand: it has some)
+        raise NotFoundError(f"Study {row.name!r} has no saved search runs, imports or records")
+    decisions = study_decisions(store, row.id, owner=owner)
     report = build_prisma(row.name, runs, imports, decisions=decisions, working_set=counts)
     return replace(report, notes=report.notes + _round_notes(rounds))
 

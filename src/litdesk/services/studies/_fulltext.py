@@ -11,8 +11,9 @@
   Study's unchecked papers one by one through the app's transport (every request in the
   owner's allowance; the job stops, keeping what it recorded, when the allowance is
   spent or refused).
-* **PRISMA**: reports sought = the Study's papers; not retrieved = those with neither a
-  linked PDF nor licensed full text.
+* **Counts**: of the Study's papers, those with neither a linked PDF nor licensed full text
+  (papers, not PRISMA's reports: the PRISMA 2020 flow counts the reports sought — records
+  that passed title/abstract — and those recorded not retrieved while screening).
 
 The Study's papers are :func:`study_papers` — the one place the Study's working set plugs
 in (until then: the papers linked to the Study).
@@ -538,6 +539,5 @@ def _counts(rows: Sequence[PaperRetrieval] | Sequence[PaperFulltextRow]) -> Full
         with_fulltext=sum(r["fulltext"] is not None and r["fulltext"]["available"] for r in rows),
         checked=sum(r["fulltext"] is not None for r in rows),
         unchecked=sum(r["fulltext"] is None for r in rows),
-        reports_sought=len(rows),
-        reports_not_retrieved=missing,
+        without_full_text=missing,
     )

@@ -509,7 +509,9 @@ class PaperFulltextRow(TypedDict):
 
 
 class FulltextCounts(TypedDict):
-    """The Study's counts for PRISMA's full-text stage."""
+    """What the Study's papers have at hand: PDFs and licensed full text. These count
+    papers, not PRISMA's reports (those are the records that passed title/abstract, and
+    the ones recorded not retrieved during full-text screening: the PRISMA 2020 flow)."""
 
     papers: int
     with_pdf: int
@@ -517,9 +519,8 @@ class FulltextCounts(TypedDict):
     with_fulltext: int
     checked: int
     unchecked: int
-    #: PRISMA 2020: reports sought for retrieval / reports not retrieved
-    reports_sought: int
-    reports_not_retrieved: int
+    #: papers with neither a linked PDF nor licensed full text
+    without_full_text: int
 
 
 @dataclass(frozen=True, slots=True)

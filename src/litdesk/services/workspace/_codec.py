@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final, get_args
 
 from litdesk._errors import IntegrityError
-from litdesk.adapters.store import load_json, memoised, repo
+from litdesk.adapters.store import dump_json, load_json, memoised, repo
 from litdesk.core.imports import (
     ImportTrace,
     Notice,
@@ -16,7 +16,14 @@ from litdesk.core.imports import (
 )
 from litdesk.core.records import read_paper
 
-__all__ = ["IMPORT_VERSION", "TraceInvalid", "read_import", "read_import_row", "trace_document"]
+__all__ = [
+    "IMPORT_VERSION",
+    "TraceInvalid",
+    "import_member",
+    "read_import",
+    "read_import_row",
+    "trace_document",
+]
 
 IMPORT_VERSION: Final = 1
 #: Every kind core can emit (read from its type, so a new kind can never be left out)
@@ -141,3 +148,15 @@ def read_import_row(doc: repo.DocumentRow) -> tuple[ImportTrace, list[str | None
 
 def _read_import_text(text: str) -> tuple[ImportTrace, list[str | None]]:
     return read_import(load_json(text, what="imports"))
+
+
+def import_member(doc: repo.DocumentRow) -> bytes:
+    """A stored import as a Study's ZIP carries it (``trace_document`` of what
+    :func:`read_import_row` reads, as JSON), once per stored text: a 3,000-record import's
+    member was four tenths of each ZIP of its Study (its records' papers written out anew)."""
+    return memoised("import member", doc.text, _import_member_text)
+
+
+def _import_member_text(text: str) -> bytes:
+    trace, ids = memoised("import", text, _read_import_text)
+    return dump_json(trace_document(trace, list(ids))).encode("utf-8")

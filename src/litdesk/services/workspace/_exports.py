@@ -327,7 +327,7 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
     papers = [r.paper for r in rows]
     notes, note_problems = ws.notes(study=s.id)
     evidence, ev_problems = ws.evidence(study=s.id)
-    summary = ws.study_summary(s.id)
+    summary = ws.study_summary(s.id, limit=0)  # its runs and imports (the papers are ``rows``)
     members: dict[str, bytes] = {}
     refs = list(references) if references is not None else papers
     members["references.ris"] = ris_text(refs).encode("utf-8")
@@ -374,8 +374,8 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
         }
         members[f"search-runs/{run_id}.json"] = dump_json(doc).encode("utf-8")
         members[f"search-runs/{run_id}.ris"] = ris_text(_run_papers(run.run)).encode("utf-8")
-    for imp_id, trace, ids in ws.imports(study=s.id):
-        members[f"imports/{imp_id}.json"] = dump_json(trace_document(trace, ids)).encode("utf-8")
+    for imp_id, member in ws.import_members(study=s.id):
+        members[f"imports/{imp_id}.json"] = member
     with ws._reading() as conn:  # which library PDF is which paper's (by content hash)
         links = sorted(fulltext.pdf_links(conn, s.id).values(), key=lambda r: r.paper_id)
     members[PDF_LINKS] = json.dumps(

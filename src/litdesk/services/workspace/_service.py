@@ -27,10 +27,7 @@ from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper
 
 from ._batch import save_batch
-
-if TYPE_CHECKING:  # the file readers are imported by an import
-    from litdesk.services.imports import RefusedFile
-from ._codec import read_import_row, trace_document
+from ._codec import import_member, read_import_row, trace_document
 from ._evidence_ops import EvidenceOps
 from ._inputs import PaperFields
 from ._results import (
@@ -53,6 +50,9 @@ from ._results import (
     now_iso,
 )
 from ._summaries import StudyPaper, StudySummary
+
+if TYPE_CHECKING:  # the file readers are imported by an import
+    from litdesk.services.imports import RefusedFile
 
 __all__ = [
     "EvidenceView",
@@ -223,7 +223,7 @@ class Workspace(EvidenceOps):
                 conn, study_id=s.id, limit=limit, offset=offset, status_of=self.owner
             )
             runs = repo.study_run_ids(conn, s.id)
-            imps = repo.study_imports(conn, s.id, memo=self.store.snapshot_memo())
+            imps = repo.study_import_ids(conn, s.id)
         return StudySummary(
             id=s.id,
             name=s.name,
@@ -236,7 +236,7 @@ class Workspace(EvidenceOps):
             notes=notes_n,
             evidence=ev_n,
             search_runs=tuple(runs),
-            imports=tuple(i.id for i in imps),
+            imports=tuple(imps),
         )
 
     def fill_study(
@@ -482,6 +482,16 @@ class Workspace(EvidenceOps):
                 conn, "imports", study_id=study_id, limit=100_000, visible_to=self.owner
             )
         return [(r.id, *read_import_row(r)) for r in rows]
+
+    def import_members(self, *, study: str) -> list[tuple[str, bytes]]:
+        """The Study's imports (those :meth:`imports` lists) as its ZIP carries them:
+        ``(import id, the member's bytes)``."""
+        with self._reading() as conn:
+            study_id = self._study(conn, study).id
+            rows = repo.list_documents(
+                conn, "imports", study_id=study_id, limit=100_000, visible_to=self.owner
+            )
+        return [(r.id, import_member(r)) for r in rows]
 
     # --- inside one transaction the caller holds (a Zotero import: all or nothing) -------
 

@@ -26,7 +26,7 @@ import httpx
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
-from litdesk.adapters.store import Store
+from litdesk.adapters.store import Store, sources_changed
 from litdesk.adapters.zotero import (
     ZoteroLibrary,
     default_data_dir,
@@ -334,6 +334,8 @@ class ZoteroArea:
             for paper in run.changed:
                 ws.update_paper_in(conn, paper)
             write_links_in(conn, list(run.new_links.values()), owner=owner)
+            for study_id in run.study_ids.values():  # its papers counted under the library
+                sources_changed(conn, study_id)
         _standalone(lib, set(run.new_links), run.problems)
         items_done = {i.key: i for items in plan.studies.values() for i in items}
         pdfs = caches = 0

@@ -181,7 +181,10 @@ async def import_form(
     owner: OwnerDep,
     ref: StudyRef,
     file: Annotated[
-        UploadFile, File(description="CSV, ASReview export or Rayyan export (CSV or RIS)")
+        UploadFile,
+        File(
+            description="CSV, ASReview export, litdesk's own export or Rayyan export (CSV or RIS)"
+        ),
     ],
     stage: Annotated[StageName, Form()] = "title_abstract",
     reviewer: Annotated[str, Form(max_length=200)] = "",
@@ -260,7 +263,10 @@ async def import_api(
     owner: OwnerDep,
     ref: StudyRef,
     file: Annotated[
-        UploadFile, File(description="CSV, ASReview export or Rayyan export (CSV or RIS)")
+        UploadFile,
+        File(
+            description="CSV, ASReview export, litdesk's own export or Rayyan export (CSV or RIS)"
+        ),
     ],
     stage: Annotated[StageName, Query()] = "title_abstract",
     reviewer: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
