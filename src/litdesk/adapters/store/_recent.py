@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 
 from litdesk._errors import InputError, NotFoundError
 
@@ -81,6 +80,9 @@ def remember_run(
     if len(text.encode("utf-8")) > MAX_RUN_BYTES:
         raise InputError(f"a search run is over {MAX_RUN_BYTES:,} bytes", code="too_large")
     t = _epoch(now)
+    # the upsert of the store's dialect (imported when a run is kept, not at start-up)
+    from sqlalchemy.dialects import postgresql, sqlite
+
     with store.write() as conn:
         store.lock(conn, _RECENT_LOCK, owner)  # concurrent workers keep the bound exact
         dialect = postgresql if store.is_postgres else sqlite

@@ -1,36 +1,41 @@
 """Model assistance rules (pure): consent bound to content, strict parsing of structured
 answers, bounded sources and quote verification after whitespace normalisation."""
 
-from ._consent import CONSENT_VERSION, ConsentNotice, check_consent, consent_token, is_loopback
-from ._errors import AnswerRefused, ConsentRequired, SourceRefused
-from ._extraction import (
-    EXTRACTION_MAX_ANSWER_CHARS,
-    EXTRACTION_MAX_TOKENS,
-    EXTRACTION_SYSTEM,
-    FIELD_NAMES,
-    ExtractionDraft,
-    FieldSuggestion,
-    extraction_message,
-    extraction_schema,
-    parse_extraction,
-)
-from ._parse import (
-    LENGTH_STOPS,
-    REFUSAL_STOPS,
-    check_stop,
-    exact_keys,
-    has_control,
-    load_json_object,
-    text_field,
-)
-from ._source import (
-    MAX_BLOCK_CHARS,
-    MAX_SOURCE_CHARS,
-    BoundedSource,
-    SourceBlock,
-    bound_source,
-    quote_in,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._consent import CONSENT_VERSION, ConsentNotice, check_consent, consent_token, is_loopback
+    from ._errors import AnswerRefused, ConsentRequired, SourceRefused
+    from ._extraction import (
+        EXTRACTION_MAX_ANSWER_CHARS,
+        EXTRACTION_MAX_TOKENS,
+        EXTRACTION_SYSTEM,
+        FIELD_NAMES,
+        ExtractionDraft,
+        FieldSuggestion,
+        extraction_message,
+        extraction_schema,
+        parse_extraction,
+    )
+    from ._parse import (
+        LENGTH_STOPS,
+        REFUSAL_STOPS,
+        check_stop,
+        exact_keys,
+        has_control,
+        load_json_object,
+        text_field,
+    )
+    from ._source import (
+        MAX_BLOCK_CHARS,
+        MAX_SOURCE_CHARS,
+        BoundedSource,
+        SourceBlock,
+        bound_source,
+        quote_in,
+    )
 
 __all__ = [
     "CONSENT_VERSION",
@@ -64,3 +69,5 @@ __all__ = [
     "quote_in",
     "text_field",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -1,24 +1,29 @@
 """Deduplication of imported and searched records: identifiers first, then bibliographic
 similarity with blocking, with documented thresholds and reviewable decisions."""
 
-from ._explain import PairExplanation, explain_pair
-from ._match import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
-from ._metrics import Confusion, evaluate_flags, evaluate_groups
-from ._normalize import (
-    TitleInfo,
-    first_author_names,
-    first_author_surname,
-    first_page,
-    journal_key,
-    journal_matches,
-    normalize_title,
-    page_range,
-    registry_ids,
-    title_info,
-    volume_key,
-)
-from ._versions import Version
-from ._vetoes import TITLE_RULES, vetoes
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._explain import PairExplanation, explain_pair
+    from ._match import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
+    from ._metrics import Confusion, evaluate_flags, evaluate_groups
+    from ._normalize import (
+        TitleInfo,
+        first_author_names,
+        first_author_surname,
+        first_page,
+        journal_key,
+        journal_matches,
+        normalize_title,
+        page_range,
+        registry_ids,
+        title_info,
+        volume_key,
+    )
+    from ._versions import Version
+    from ._vetoes import TITLE_RULES, vetoes
 
 __all__ = [
     "DEDUP_VERSION",
@@ -47,3 +52,5 @@ __all__ = [
     "vetoes",
     "volume_key",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -1,41 +1,46 @@
 """Evidence rules (pure): quote verification, anchors, annotations, evidence, escaping."""
 
-from ._escape import csv_cell, md_blockquote, md_escape
-from ._evidence import (
-    ANNOTATION_VERSION,
-    EVIDENCE_FIELDS,
-    EVIDENCE_VERSION,
-    MAX_ANCHOR_CHARS,
-    MAX_COMMENT_CHARS,
-    MAX_FIELD_CHARS,
-    MAX_LOCATION_CHARS,
-    MAX_PASSAGE_CHARS,
-    Anchor,
-    Annotation,
-    Evidence,
-    EvidenceInvalid,
-    EvidenceRefused,
-    FullTextContext,
-    StoredShapeInvalid,
-    check_anchor,
-    check_context_identity,
-    check_evidence,
-    europe_pmc_url,
-    evidence_headline,
-    evidence_values,
-    find_occurrences,
-    make_anchor,
-    make_annotation,
-    make_evidence,
-    normalize_ws,
-    paper_pmcid,
-    passage_in,
-    read_annotation,
-    read_evidence,
-    revise_evidence,
-    revise_values,
-    text_digest,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._escape import csv_cell, md_blockquote, md_escape
+    from ._evidence import (
+        ANNOTATION_VERSION,
+        EVIDENCE_FIELDS,
+        EVIDENCE_VERSION,
+        MAX_ANCHOR_CHARS,
+        MAX_COMMENT_CHARS,
+        MAX_FIELD_CHARS,
+        MAX_LOCATION_CHARS,
+        MAX_PASSAGE_CHARS,
+        Anchor,
+        Annotation,
+        Evidence,
+        EvidenceInvalid,
+        EvidenceRefused,
+        FullTextContext,
+        StoredShapeInvalid,
+        check_anchor,
+        check_context_identity,
+        check_evidence,
+        europe_pmc_url,
+        evidence_headline,
+        evidence_values,
+        find_occurrences,
+        make_anchor,
+        make_annotation,
+        make_evidence,
+        normalize_ws,
+        paper_pmcid,
+        passage_in,
+        read_annotation,
+        read_evidence,
+        revise_evidence,
+        revise_values,
+        text_digest,
+    )
 
 __all__ = [
     "ANNOTATION_VERSION",
@@ -75,3 +80,5 @@ __all__ = [
     "revise_values",
     "text_digest",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeVar
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from litdesk.core.records import Paper
+
+if TYPE_CHECKING:  # numpy is imported by the grouping itself (not by identity_keys' users)
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "DEDUPLICATION_VERSION",
@@ -253,6 +254,8 @@ def component_labels(
     its component. Min-label propagation through the keys with pointer jumping; each
     round at least halves the distance to the root, so a handful of rounds suffice.
     """
+    import numpy as np
+
     labels = np.arange(n_records, dtype=np.int64)
     if record_index.size == 0:
         return labels
@@ -295,6 +298,8 @@ def group_keys(keys: Sequence[dict[str, set[str]]]) -> list[Group]:
     key_ids: dict[tuple[str, str], int] = {}
     kid = [key_ids.setdefault(k, len(key_ids)) for k in flat]
     key_ns = [ns_code.get(ns, other) for ns, _ in key_ids]
+    import numpy as np
+
     rec_a = np.asarray(rec, dtype=np.int64)
     kid_a = np.asarray(kid, dtype=np.int64)
     labels = component_labels(n, rec_a, kid_a)
@@ -329,6 +334,8 @@ def _conflicted_labels(
     """Component labels in which some namespace holds two or more distinct values."""
     if rec.size == 0:
         return set()
+    import numpy as np
+
     ns = key_ns[kid]
     keep = ns < len(NAMESPACES)
     comp = labels[rec][keep]

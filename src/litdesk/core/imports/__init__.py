@@ -1,19 +1,24 @@
 """Import traces: per-file and per-record evidence of what an import read."""
 
-from ._control import CONTROL_BYTES, strip_control_text, strip_controls
-from ._repeat import repeated_source
-from ._trace import (
-    IMPORT_REFUSALS,
-    ImportRefused,
-    ImportTrace,
-    Notice,
-    NoticeKind,
-    ParserInfo,
-    RawSource,
-    RecordTrace,
-    SourceInfo,
-    digest_bytes,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._control import CONTROL_BYTES, strip_control_text, strip_controls
+    from ._repeat import repeated_source
+    from ._trace import (
+        IMPORT_REFUSALS,
+        ImportRefused,
+        ImportTrace,
+        Notice,
+        NoticeKind,
+        ParserInfo,
+        RawSource,
+        RecordTrace,
+        SourceInfo,
+        digest_bytes,
+    )
 
 __all__ = [
     "CONTROL_BYTES",
@@ -31,3 +36,5 @@ __all__ = [
     "strip_control_text",
     "strip_controls",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -1,91 +1,96 @@
 """The local PDF library's pure logic: chunking, scans, retrieval, the citation gate."""
 
-from ._bridge import (
-    BRIDGE_PER_WORD,
-    BRIDGE_THRESHOLD,
-    HOME_SAMPLE,
-    MAX_VOCABULARY,
-    bridge_words,
-    home_words,
-    own_language,
-    paper_vocabulary,
-)
-from ._chunking import CHUNKING_VERSION, Chunk, chunk_pages, normalise_text
-from ._facets import FACET_MIN_WORDS, MAX_FACETS, choose_excerpts, facet_picks, split_facets
-from ._gate import (
-    CITATION_RULE,
-    Excerpt,
-    GateResult,
-    GroundedAnswer,
-    PromptMessages,
-    build_prompt,
-    check_answer,
-    extractive_answer,
-    run_gate,
-)
-from ._language import LANGUAGES, guess_language, majority_language
-from ._proximity import PROXIMITY_WINDOW, proximity, rerank_by_proximity
-from ._ranker import (
-    PAPER_LEXICAL_LIMIT,
-    POOL_MIN,
-    Ranked,
-    RankedExcerpt,
-    RetrievalFeed,
-    RetrievalParams,
-    RetrievalParamsError,
-    RetrievalScope,
-    rank_excerpts,
-    semantic_ranking,
-)
-from ._relevance import (
-    RELEVANCE_FLOOR,
-    RELEVANCE_OF_BEST,
-    RelevanceSplit,
-    relevance_needed,
-    relevance_note,
-    split_relevant,
-)
-from ._retrieval import (
-    DEFAULT_TOP_K,
-    MAX_TOP_K,
-    Candidate,
-    ScopeChunk,
-    allocate,
-    fuse_hybrid,
-    per_paper_minimum,
-    rrf,
-    salient_words,
-)
-from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids, strip_running_lines
-from ._second_pass import (
-    LexicalOf,
-    PaperCache,
-    VectorsOf,
-    local_coverage,
-    reorder_within_papers,
-    second_pass,
-    within_paper_order,
-)
-from ._support import (
-    ABSTAIN_BELOW,
-    ABSTAIN_BY_EMBEDDER,
-    ABSTAIN_UNCOVERED_BY_EMBEDDER,
-    DISTINCTIVE_SHARE,
-    DocFrequencies,
-    Verdict,
-    abstain_threshold,
-    abstention_text,
-    distinctive_terms,
-    judge,
-    question_terms,
-    support,
-    terms,
-    text_terms,
-    uncovered_terms,
-    uncovered_threshold,
-    verdict,
-)
-from ._vectors import EXACT_BELOW, VectorIndex, normalise_rows, top_k_exact
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._bridge import (
+        BRIDGE_PER_WORD,
+        BRIDGE_THRESHOLD,
+        HOME_SAMPLE,
+        MAX_VOCABULARY,
+        bridge_words,
+        home_words,
+        own_language,
+        paper_vocabulary,
+    )
+    from ._chunking import CHUNKING_VERSION, Chunk, chunk_pages, normalise_text
+    from ._facets import FACET_MIN_WORDS, MAX_FACETS, choose_excerpts, facet_picks, split_facets
+    from ._gate import (
+        CITATION_RULE,
+        Excerpt,
+        GateResult,
+        GroundedAnswer,
+        PromptMessages,
+        build_prompt,
+        check_answer,
+        extractive_answer,
+        run_gate,
+    )
+    from ._language import LANGUAGES, guess_language, majority_language
+    from ._proximity import PROXIMITY_WINDOW, proximity, rerank_by_proximity
+    from ._ranker import (
+        PAPER_LEXICAL_LIMIT,
+        POOL_MIN,
+        Ranked,
+        RankedExcerpt,
+        RetrievalFeed,
+        RetrievalParams,
+        RetrievalParamsError,
+        RetrievalScope,
+        rank_excerpts,
+        semantic_ranking,
+    )
+    from ._relevance import (
+        RELEVANCE_FLOOR,
+        RELEVANCE_OF_BEST,
+        RelevanceSplit,
+        relevance_needed,
+        relevance_note,
+        split_relevant,
+    )
+    from ._retrieval import (
+        DEFAULT_TOP_K,
+        MAX_TOP_K,
+        Candidate,
+        ScopeChunk,
+        allocate,
+        fuse_hybrid,
+        per_paper_minimum,
+        rrf,
+        salient_words,
+    )
+    from ._scan import REFERENCE_HEADINGS, FoundIds, cut_references, find_ids, strip_running_lines
+    from ._second_pass import (
+        LexicalOf,
+        PaperCache,
+        VectorsOf,
+        local_coverage,
+        reorder_within_papers,
+        second_pass,
+        within_paper_order,
+    )
+    from ._support import (
+        ABSTAIN_BELOW,
+        ABSTAIN_BY_EMBEDDER,
+        ABSTAIN_UNCOVERED_BY_EMBEDDER,
+        DISTINCTIVE_SHARE,
+        DocFrequencies,
+        Verdict,
+        abstain_threshold,
+        abstention_text,
+        distinctive_terms,
+        judge,
+        question_terms,
+        support,
+        terms,
+        text_terms,
+        uncovered_terms,
+        uncovered_threshold,
+        verdict,
+    )
+    from ._vectors import EXACT_BELOW, VectorIndex, normalise_rows, top_k_exact
 
 __all__ = [
     "BRIDGE_PER_WORD",
@@ -179,3 +184,5 @@ __all__ = [
     "verdict",
     "VectorIndex",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

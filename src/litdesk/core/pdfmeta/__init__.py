@@ -3,17 +3,22 @@ first pages' layout (font size, position), the PDF's own metadata where sane, an
 patterns — each with a confidence and the source "read from the PDF"; and which library
 PDF is a paper's (by identifier, or a verified title). Pure: no I/O."""
 
-from ._match import (
-    MIN_TITLE_WORDS,
-    MatchHow,
-    PdfFacts,
-    PdfMatch,
-    find_pubmed_ids,
-    match_paper,
-    surname,
-)
-from ._read import normalise_title, read_meta
-from ._types import SOURCE, Found, PdfHead, PdfMeta, TextLine
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._match import (
+        MIN_TITLE_WORDS,
+        MatchHow,
+        PdfFacts,
+        PdfMatch,
+        find_pubmed_ids,
+        match_paper,
+        surname,
+    )
+    from ._read import normalise_title, read_meta
+    from ._types import SOURCE, Found, PdfHead, PdfMeta, TextLine
 
 __all__ = [
     "MIN_TITLE_WORDS",
@@ -31,3 +36,5 @@ __all__ = [
     "read_meta",
     "surname",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

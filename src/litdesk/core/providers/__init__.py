@@ -7,35 +7,40 @@ the CLI can name them without importing the query compilers).
   :data:`LANE_PROVIDER` are derived from it.
 """
 
-from ._notices import lane_notice, status_words, wait_words
-from ._registry import (
-    DECLARED,
-    DEMO_PROVIDER,
-    DISCOVERY_LANES,
-    HOSTS,
-    LANE_PROVIDER,
-    MODE_DEFAULTS,
-    PROVIDER_SPECS,
-    PROVIDERS,
-    DemoMixed,
-    UnknownProvider,
-    check_sources,
-    display_name,
-    known_provider,
-    lane_label,
-    provider_spec,
-)
-from ._spec import (
-    CacheMode,
-    CachePolicy,
-    LaneKind,
-    LaneSpec,
-    ProviderName,
-    ProviderSpec,
-    ProviderTerms,
-    SearchMode,
-    UnknownLane,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._notices import lane_notice, status_words, wait_words
+    from ._registry import (
+        DECLARED,
+        DEMO_PROVIDER,
+        DISCOVERY_LANES,
+        HOSTS,
+        LANE_PROVIDER,
+        MODE_DEFAULTS,
+        PROVIDER_SPECS,
+        PROVIDERS,
+        DemoMixed,
+        UnknownProvider,
+        check_sources,
+        display_name,
+        known_provider,
+        lane_label,
+        provider_spec,
+    )
+    from ._spec import (
+        CacheMode,
+        CachePolicy,
+        LaneKind,
+        LaneSpec,
+        ProviderName,
+        ProviderSpec,
+        ProviderTerms,
+        SearchMode,
+        UnknownLane,
+    )
 
 __all__ = [
     "DECLARED",
@@ -66,3 +71,5 @@ __all__ = [
     "status_words",
     "wait_words",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

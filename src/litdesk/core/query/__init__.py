@@ -13,49 +13,54 @@
   citation discovery (:func:`fulltext_request`, :func:`citing_request`, …).
 """
 
-from ._common import MAX_URL_BYTES, full_url
-from ._compile import (
-    NAMESPACES,
-    ExactIdentifier,
-    Mode,
-    compile_fetch,
-    compile_lane,
-    compile_lookup,
-    compile_search,
-    plan_identifier,
-)
-from ._demo import MIN_STEM as DEMO_MIN_STEM
-from ._errors import SYNTAX_CODES, IdentifierError, QueryFilterError, QuerySyntaxError
-from ._grammar import (
-    QUERY_LIMITS,
-    And,
-    Field,
-    Node,
-    Not,
-    Or,
-    Query,
-    Term,
-    iter_terms,
-    parse_plain_text,
-    parse_query,
-    render,
-)
-from ._reading import (
-    CITATIONS_MAX_PAGE,
-    CITATIONS_PER_PAGE,
-    EUROPE_PMC_REST,
-    OPENALEX_WORKS,
-    PaperIdError,
-    SeedError,
-    citing_request,
-    doi_lookup_request,
-    fulltext_request,
-    openalex_work_request,
-    pmid_lookup_request,
-    seed_key,
-    work_request,
-    works_by_id_request,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._common import MAX_URL_BYTES, full_url
+    from ._compile import (
+        NAMESPACES,
+        ExactIdentifier,
+        Mode,
+        compile_fetch,
+        compile_lane,
+        compile_lookup,
+        compile_search,
+        plan_identifier,
+    )
+    from ._demo import MIN_STEM as DEMO_MIN_STEM
+    from ._errors import SYNTAX_CODES, IdentifierError, QueryFilterError, QuerySyntaxError
+    from ._grammar import (
+        QUERY_LIMITS,
+        And,
+        Field,
+        Node,
+        Not,
+        Or,
+        Query,
+        Term,
+        iter_terms,
+        parse_plain_text,
+        parse_query,
+        render,
+    )
+    from ._reading import (
+        CITATIONS_MAX_PAGE,
+        CITATIONS_PER_PAGE,
+        EUROPE_PMC_REST,
+        OPENALEX_WORKS,
+        PaperIdError,
+        SeedError,
+        citing_request,
+        doi_lookup_request,
+        fulltext_request,
+        openalex_work_request,
+        pmid_lookup_request,
+        seed_key,
+        work_request,
+        works_by_id_request,
+    )
 
 __all__ = [
     "DEMO_MIN_STEM",
@@ -100,3 +105,5 @@ __all__ = [
     "plan_identifier",
     "render",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -1,69 +1,74 @@
 """Search runs (pure): the SearchRun record and reuse, manifests, PRISMA-S reports and
 offline evaluation of frozen runs."""
 
-from ._benchmark import (
-    BENCHMARK_BUCKETS,
-    BENCHMARK_CASES,
-    BENCHMARK_SOURCE,
-    BENCHMARK_VERSION,
-    BenchmarkCase,
-    benchmark_cases,
-    benchmark_judgments,
-)
-from ._eval import (
-    FROZEN_VERSION,
-    EvalInputError,
-    Evaluation,
-    FrozenHit,
-    FrozenRun,
-    Judgment,
-    RunScores,
-    evaluate,
-    freeze_run,
-    read_frozen_runs,
-    read_judgments,
-    score_run,
-)
-from ._manifest import (
-    MANIFEST_BYTES,
-    MANIFEST_HITS,
-    MANIFEST_VERSION,
-    Manifest,
-    bibliography,
-    make_manifest,
-    manifest_papers,
-    read_manifest,
-)
-from ._prisma import (
-    DatabaseSearch,
-    Identification,
-    ImportSource,
-    PrismaReport,
-    build_prisma,
-    prisma_html,
-    prisma_markdown,
-    prisma_svg,
-)
-from ._run import (
-    COVERAGES,
-    LANE_PROVIDER,
-    LANE_STATUSES,
-    LANES,
-    MODES,
-    RUN_VERSION,
-    Coverage,
-    LaneResult,
-    RunDefinition,
-    RunHit,
-    RunInvalid,
-    SearchRun,
-    build_run,
-    check_identifiers,
-    read_definition,
-    read_legacy_definition,
-    read_run,
-    reuse_run,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._benchmark import (
+        BENCHMARK_BUCKETS,
+        BENCHMARK_CASES,
+        BENCHMARK_SOURCE,
+        BENCHMARK_VERSION,
+        BenchmarkCase,
+        benchmark_cases,
+        benchmark_judgments,
+    )
+    from ._eval import (
+        FROZEN_VERSION,
+        EvalInputError,
+        Evaluation,
+        FrozenHit,
+        FrozenRun,
+        Judgment,
+        RunScores,
+        evaluate,
+        freeze_run,
+        read_frozen_runs,
+        read_judgments,
+        score_run,
+    )
+    from ._manifest import (
+        MANIFEST_BYTES,
+        MANIFEST_HITS,
+        MANIFEST_VERSION,
+        Manifest,
+        bibliography,
+        make_manifest,
+        manifest_papers,
+        read_manifest,
+    )
+    from ._prisma import (
+        DatabaseSearch,
+        Identification,
+        ImportSource,
+        PrismaReport,
+        build_prisma,
+        prisma_html,
+        prisma_markdown,
+        prisma_svg,
+    )
+    from ._run import (
+        COVERAGES,
+        LANE_PROVIDER,
+        LANE_STATUSES,
+        LANES,
+        MODES,
+        RUN_VERSION,
+        Coverage,
+        LaneResult,
+        RunDefinition,
+        RunHit,
+        RunInvalid,
+        SearchRun,
+        build_run,
+        check_identifiers,
+        read_definition,
+        read_legacy_definition,
+        read_run,
+        reuse_run,
+    )
 
 __all__ = [
     "BENCHMARK_BUCKETS",
@@ -120,3 +125,5 @@ __all__ = [
     "reuse_run",
     "score_run",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

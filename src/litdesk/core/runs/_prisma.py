@@ -14,13 +14,15 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from litdesk.core.dedup import Decision, deduplicate
 from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
 
 from ._run import SearchRun
+
+if TYPE_CHECKING:  # the deduplication (numpy) is imported when a report is built
+    from litdesk.core.dedup import Decision
 
 __all__ = [
     "DatabaseSearch",
@@ -239,6 +241,8 @@ def build_prisma(
             notes=tuple(notes),
             screened=working_set.after_dedup,
         )
+    from litdesk.core.dedup import deduplicate
+
     groups = deduplicate(papers, reviewed=reviewed).groups
     after = len(papers) - sum(len(g) - 1 for g in groups)
     if fused_away < 0:

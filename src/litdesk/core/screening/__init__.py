@@ -6,70 +6,75 @@ parts: decisions as an append-only history with blind pairs, conflicts and resol
 agreement (Cohen's kappa), PRISMA 2020 counts (Markdown, CSV, SVG) and decisions read from
 other tools' files. Pure logic, no I/O."""
 
-from ._agreement import Agreement, AgreementPoint, PairAgreement, agreement, pair_agreement
-from ._decisions import (
-    STAGES,
-    VERDICTS,
-    ConflictPolicy,
-    Decision,
-    DecisionHistory,
-    DecisionInputError,
-    Outcome,
-    Stage,
-    Verdict,
-)
-from ._errors import ScreeningInputError
-from ._exchange import (
-    DECISION_FORMATS,
-    DecisionsFileError,
-    DecisionsFormat,
-    ImportedDecision,
-    ImportedDecisions,
-    parse_decisions,
-    parse_verdict,
-)
-from ._features import (
-    FeatureConfig,
-    Features,
-    ScreeningRecord,
-    build_features,
-    embedding_block,
-)
-from ._metrics import recall_at, recall_curve, screened_to_recall, wss
-from ._model import (
-    DEFAULT_MODEL,
-    EMBEDDING_USES,
-    HANDOVER_MODEL,
-    MODEL_KINDS,
-    MODEL_NAMES,
-    SVM_MODEL,
-    ModelConfig,
-    feature_scores,
-    fit_scores,
-    handover_weight,
-    named_model,
-)
-from ._prisma import (
-    BOXES,
-    PrismaCheck,
-    PrismaFlow,
-    PrismaInputError,
-    PrismaRound,
-    SourceCount,
-    prisma_round,
-)
-from ._prisma_svg import prisma_svg, text_width, wrap
-from ._ranker import Ranker
-from ._rayyan import RayyanNotes, RayyanNotesError, parse_rayyan_notes, rayyan_ris_records
-from ._simulate import Simulation, default_retrain_every, draw_priors, simulate
-from ._stopping import (
-    RemainingEstimate,
-    StoppingGuidance,
-    check_set,
-    consecutive_irrelevant,
-    estimate_remaining,
-    stopping_guidance,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._agreement import Agreement, AgreementPoint, PairAgreement, agreement, pair_agreement
+    from ._decisions import (
+        STAGES,
+        VERDICTS,
+        ConflictPolicy,
+        Decision,
+        DecisionHistory,
+        DecisionInputError,
+        Outcome,
+        Stage,
+        Verdict,
+    )
+    from ._errors import ScreeningInputError
+    from ._exchange import (
+        DECISION_FORMATS,
+        DecisionsFileError,
+        DecisionsFormat,
+        ImportedDecision,
+        ImportedDecisions,
+        parse_decisions,
+        parse_verdict,
+    )
+    from ._features import (
+        FeatureConfig,
+        Features,
+        ScreeningRecord,
+        build_features,
+        embedding_block,
+    )
+    from ._metrics import recall_at, recall_curve, screened_to_recall, wss
+    from ._model import (
+        DEFAULT_MODEL,
+        EMBEDDING_USES,
+        HANDOVER_MODEL,
+        MODEL_KINDS,
+        MODEL_NAMES,
+        SVM_MODEL,
+        ModelConfig,
+        feature_scores,
+        fit_scores,
+        handover_weight,
+        named_model,
+    )
+    from ._prisma import (
+        BOXES,
+        PrismaCheck,
+        PrismaFlow,
+        PrismaInputError,
+        PrismaRound,
+        SourceCount,
+        prisma_round,
+    )
+    from ._prisma_svg import prisma_svg, text_width, wrap
+    from ._ranker import Ranker
+    from ._rayyan import RayyanNotes, RayyanNotesError, parse_rayyan_notes, rayyan_ris_records
+    from ._simulate import Simulation, default_retrain_every, draw_priors, simulate
+    from ._stopping import (
+        RemainingEstimate,
+        StoppingGuidance,
+        check_set,
+        consecutive_irrelevant,
+        estimate_remaining,
+        stopping_guidance,
+    )
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -140,3 +145,5 @@ __all__ = [
     "stopping_guidance",
     "wss",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -7,33 +7,38 @@ suggested concept groups.
   :class:`SuggestionRefused` (exact shape, lengths, no query syntax in terms).
 """
 
-from ._builder import (
-    MAX_GROUPS,
-    MAX_LABEL_CHARS,
-    MAX_QUERY_CHARS,
-    MAX_TERM_CHARS,
-    MAX_TERMS,
-    BuiltQuery,
-    ConceptGroup,
-    StrategyInputError,
-    build_query,
-    clean_text,
-    dedupe_key,
-    group_terms,
-    parse_group_option,
-)
-from ._suggest import (
-    MAX_ANSWER_CHARS,
-    MAX_QUESTION_CHARS,
-    SUGGESTION_SCHEMA,
-    SUGGESTION_SYSTEM,
-    UNVERIFIED,
-    Suggestion,
-    SuggestionRefused,
-    check_question,
-    parse_suggestion,
-    suggestion_prompt,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._builder import (
+        MAX_GROUPS,
+        MAX_LABEL_CHARS,
+        MAX_QUERY_CHARS,
+        MAX_TERM_CHARS,
+        MAX_TERMS,
+        BuiltQuery,
+        ConceptGroup,
+        StrategyInputError,
+        build_query,
+        clean_text,
+        dedupe_key,
+        group_terms,
+        parse_group_option,
+    )
+    from ._suggest import (
+        MAX_ANSWER_CHARS,
+        MAX_QUESTION_CHARS,
+        SUGGESTION_SCHEMA,
+        SUGGESTION_SYSTEM,
+        UNVERIFIED,
+        Suggestion,
+        SuggestionRefused,
+        check_question,
+        parse_suggestion,
+        suggestion_prompt,
+    )
 
 __all__ = [
     "MAX_ANSWER_CHARS",
@@ -60,3 +65,5 @@ __all__ = [
     "parse_suggestion",
     "suggestion_prompt",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -12,54 +12,59 @@ provenance a pick leaves in a search definition.
   autocomplete): the request for a typed term and its answer read as subjects.
 """
 
-from ._active import (
-    MAX_ACTIVE_CHARS,
-    ActiveTerm,
-    active_term,
-    controlled_term,
-    insert_subject,
-    quote_label,
-    synonym_group,
-)
-from ._index import (
-    EXPANSION_LIMITS,
-    MAX_PREFIX,
-    MAX_SPELLING,
-    Expansion,
-    ExpansionInvalid,
-    Subject,
-    SubjectIndex,
-    Suggestion,
-    merge_indexes,
-    normalise,
-    read_expansions,
-    spelling_allowed,
-)
-from ._links import (
-    MAX_LINKED_SUBJECTS,
-    SUBJECT_ID,
-    VOCABULARY_NAME,
-    SubjectLinkInvalid,
-    SubjectRef,
-    distinct_links,
-    parse_subject_ref,
-    parse_subject_refs,
-)
-from ._remote import (
-    MAX_REMOTE_LABEL,
-    MAX_REMOTE_RESULTS,
-    MAX_REMOTE_TERM,
-    MIN_REMOTE_TERM,
-    REMOTE_ENTITIES,
-    REMOTE_VOCABULARY_NAMES,
-    RemoteAnswerInvalid,
-    RemoteSubject,
-    autocomplete_request,
-    is_remote_vocabulary,
-    parse_autocomplete,
-    remote_key,
-    remote_vocabulary_name,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._active import (
+        MAX_ACTIVE_CHARS,
+        ActiveTerm,
+        active_term,
+        controlled_term,
+        insert_subject,
+        quote_label,
+        synonym_group,
+    )
+    from ._index import (
+        EXPANSION_LIMITS,
+        MAX_PREFIX,
+        MAX_SPELLING,
+        Expansion,
+        ExpansionInvalid,
+        Subject,
+        SubjectIndex,
+        Suggestion,
+        merge_indexes,
+        normalise,
+        read_expansions,
+        spelling_allowed,
+    )
+    from ._links import (
+        MAX_LINKED_SUBJECTS,
+        SUBJECT_ID,
+        VOCABULARY_NAME,
+        SubjectLinkInvalid,
+        SubjectRef,
+        distinct_links,
+        parse_subject_ref,
+        parse_subject_refs,
+    )
+    from ._remote import (
+        MAX_REMOTE_LABEL,
+        MAX_REMOTE_RESULTS,
+        MAX_REMOTE_TERM,
+        MIN_REMOTE_TERM,
+        REMOTE_ENTITIES,
+        REMOTE_VOCABULARY_NAMES,
+        RemoteAnswerInvalid,
+        RemoteSubject,
+        autocomplete_request,
+        is_remote_vocabulary,
+        parse_autocomplete,
+        remote_key,
+        remote_vocabulary_name,
+    )
 
 __all__ = [
     "EXPANSION_LIMITS",
@@ -103,3 +108,5 @@ __all__ = [
     "spelling_allowed",
     "synonym_group",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

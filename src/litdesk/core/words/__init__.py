@@ -4,7 +4,14 @@ know for imports (``psycinfo_64.ris, 64 records, 5 Dec 2026``) and searches (the
 and date). The faces render them (``litdesk.faces._words``: also Jinja filters); views use
 them for the ``label`` fields they carry."""
 
-from ._format import day, lane_label, num, plural, when
-from ._names import file_name, import_label, run_label
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._format import day, lane_label, num, plural, when
+    from ._names import file_name, import_label, run_label
 
 __all__ = ["day", "file_name", "import_label", "lane_label", "num", "plural", "run_label", "when"]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

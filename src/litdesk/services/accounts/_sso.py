@@ -33,12 +33,13 @@ from typing import TYPE_CHECKING, Final
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import ConfigError, LitdeskError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.oidc import Identity, OidcClient, validate_id_token
 from litdesk.adapters.store import Store, oidc
 from litdesk.adapters.store import _accounts as acc
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the OpenID client (authlib, joserfc) is imported when sign-on is on
     from sqlalchemy.engine import Connection
+
+    from litdesk.adapters.oidc import Identity, OidcClient
 
 from ._service import NO_PASSWORD, USERNAME, LoginThrottled, Session, new_session
 
@@ -101,6 +102,8 @@ def check_sso_settings(settings: Settings) -> None:
             code="oidc_not_configured",
         )
     if sso_configured(settings):
+        from litdesk.adapters.oidc import OidcClient
+
         OidcClient(
             str(settings.oidc_issuer),
             str(settings.oidc_client_id),
@@ -154,6 +157,8 @@ class SingleSignOn:
         self.store = store
         self.settings = settings
         self.clock = clock
+        from litdesk.adapters.oidc import OidcClient
+
         self.client = client or OidcClient(
             str(settings.oidc_issuer),
             str(settings.oidc_client_id),
@@ -298,6 +303,8 @@ class SingleSignOn:
         if not code or len(code) > 2_000:
             raise SsoFailed("the provider sent no sign-in code; start again", code="sso_no_code")
         answer = self.client.exchange(code=code, redirect_uri=redirect_uri, verifier=flow.verifier)
+        from litdesk.adapters.oidc import validate_id_token
+
         identity = validate_id_token(
             answer.id_token,
             lambda refresh: self.client.keys(refresh=refresh),

@@ -1,14 +1,15 @@
 """The application object: the one place that builds the service layer's parts, and the
 one object both faces, the benches and the tests open.
 
-:func:`open_app` opens the store (migrated once), the provider transport (one HTTP
-client, one pacer, a meter per owner), the evidence cache, the model parts (embedder,
-chat backend: made on first use), the PDF library over them, the job queue and its
-runners (built here, started only by :meth:`App.start_workers`, which ``serve`` calls),
-the live-search registry and the areas — one per capability (``app.search``,
-``app.studies``, ``app.reader``, ``app.dedup``, ``app.library``, ``app.reports``,
-``app.assist``, ``app.zotero``, ``app.screening``; accounts and jobs) — and closes them once, in reverse
-order::
+:func:`open_app` opens the store (migrated once) and the provider transport (one HTTP
+client, one pacer, a meter per owner); the app builds every other part on first use, once,
+importing its module then: the evidence cache, the model parts (embedder, chat backend:
+made on first use), the PDF library over them, the job queue and its runners (started only
+by :meth:`App.start_workers`, which ``serve`` calls), the live-search registry and the
+areas — one per capability (``app.search``, ``app.studies``, ``app.reader``,
+``app.dedup``, ``app.library``, ``app.reports``, ``app.assist``, ``app.zotero``,
+``app.screening``; accounts and jobs) — so that a command imports and builds only what it
+uses. It closes what was built once, in reverse order::
 
     async with open_app(get_settings()) as app:
         view = await app.search.search(SearchRequest("malaria vaccine"), owner=app.owner)
@@ -20,103 +21,236 @@ an event loop (the CLI's store-only commands); its provider calls are refused.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import AsyncIterator, Iterator, Mapping
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._settings import Settings
-from litdesk.adapters.embeddings import Embedder
-from litdesk.adapters.http import EvidenceCache, ProviderTransport
-from litdesk.adapters.llm import ChatBackend, close_idle_clients
-from litdesk.adapters.objects import open_objects
-from litdesk.adapters.store import Store, open_store
-from litdesk.core.library import RetrievalParams
-from litdesk.services.accounts import Accounts, SingleSignOn, sso_configured
-from litdesk.services.assist import AssistArea
-from litdesk.services.dedup import DedupArea, keep_working_sets
-from litdesk.services.jobs import Handler, JobRunner, Jobs
-from litdesk.services.library import CHAT_KIND, Library, LibraryArea, Lookup
-from litdesk.services.models import Models
-from litdesk.services.providers import LOCAL_OWNER, Providers
-from litdesk.services.reader import ReaderArea
-from litdesk.services.screening import ScreeningArea
-from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
-from litdesk.services.studies import FulltextParts, StudiesArea, fetch_through
-from litdesk.services.subjects import RemoteSuggestions, SubjectsArea
-from litdesk.services.synthesis import ChatServiceLink, ReportsArea
-from litdesk.services.workspace import Workspace
-from litdesk.services.zotero import ZoteroArea
+from litdesk.adapters.store import LOCAL_OWNER, Store, open_store
 
+from ._lazy import Parts, part
 from ._parts import provider_transport
+
+if TYPE_CHECKING:  # each part's module is imported when the part is built (see App)
+    import httpx
+
+    from litdesk.adapters.embeddings import Embedder
+    from litdesk.adapters.http import EvidenceCache, ProviderTransport
+    from litdesk.adapters.llm import ChatBackend
+    from litdesk.adapters.objects import ObjectStore
+    from litdesk.core.library import RetrievalParams
+    from litdesk.services.accounts import Accounts, SingleSignOn
+    from litdesk.services.assist import AssistArea
+    from litdesk.services.dedup import DedupArea
+    from litdesk.services.jobs import JobRunner, Jobs
+    from litdesk.services.library import Library, LibraryArea, Lookup
+    from litdesk.services.models import Models
+    from litdesk.services.providers import Providers
+    from litdesk.services.reader import ReaderArea
+    from litdesk.services.screening import ScreeningArea
+    from litdesk.services.search import LiveRegistry, ProviderKit, SearchArea
+    from litdesk.services.studies import FulltextParts, StudiesArea
+    from litdesk.services.subjects import SubjectsArea
+    from litdesk.services.synthesis import ReportsArea
+    from litdesk.services.workspace import Workspace
+    from litdesk.services.zotero import ZoteroArea
 
 __all__ = ["App", "open_app", "open_app_sync"]
 
 
-class App:
+class App(Parts):
     """The parts of one open app and the services on them (see the module docstring).
 
     Build it with :func:`open_app` (or :func:`open_app_sync`); every attribute is shared
-    by the tasks and threads of the process for the app's lifetime."""
+    by the tasks and threads of the process for the app's lifetime. The store and the
+    transport are opened by :func:`open_app` (:func:`open_app_sync`: the transport on
+    first use); every other part (the model parts, the PDF
+    library, the job queue and runners, the areas) is built here on first access, once,
+    with its module imported then (a command imports only the areas it uses), and closed
+    only if it was built."""
 
     def __init__(
         self,
         settings: Settings,
         store: Store,
-        transport: ProviderTransport,
+        transport: Callable[[], ProviderTransport],
         *,
         owner: str = LOCAL_OWNER,
         clock: Clock = SYSTEM_CLOCK,
         kit: ProviderKit | None = None,
     ) -> None:
+        super().__init__()
         self.settings = settings
         self.owner = owner
         #: the one clock every part that decides by time reads (tests: a ManualClock)
         self.clock = clock
         self.store = store
-        keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
-        self.transport = transport
-        data_dir = settings.resolved_data_dir()
-        self.evidence = EvidenceCache(data_dir / "cache" / "provider-evidence")
-        self.providers = Providers(
-            settings, store, transport, evidence=self.evidence, owner=owner, kit=kit, clock=clock
-        )
-        self.models = Models(settings)
-        #: the PDF library over the app's store and model parts (viewer, chat, reports)
-        #: the object store of the files users need (the data dir, or one shared by hosts)
-        self.objects = open_objects(settings)
-        self.pdfs = Library(
-            settings, store=store, models=self.models, clock=clock, objects=self.objects
-        )
-        self.jobs = Jobs(store, clock=clock, max_active=settings.jobs_max_active_per_account)
-        self.live = LiveRegistry(store, stale_seconds=settings.live_stale_seconds, clock=clock)
-        self.accounts = Accounts(store, settings, clock=clock)
-        # -- areas: one per capability, each use case one method taking ``owner=``
-        # (each area's line below; keep one line per area)
-        self.library = LibraryArea(settings, store=store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
-        self.subjects = SubjectsArea(store=store, remote=RemoteSuggestions(self.providers.transport_for, clock=clock))  # fmt: skip
-        self.reader = ReaderArea(self.providers, clock=clock, subjects=self.subjects.resolve)
-        self.reports = ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats), study_pdfs=self.library.study_pdfs, lookup=lambda owner: self.providers.thread_lookup(owner=owner))  # fmt: skip
-        self.assist = AssistArea(store, settings, self.providers, self.jobs, clock=clock, wake=lambda: self.assist_runner.wake())  # noqa: PLW0108  # fmt: skip
-        self.dedup = DedupArea(settings, store, self.jobs, wake=lambda: self.job_runner.wake())  # noqa: PLW0108 (the runner is built below)
-        self.studies = StudiesArea(store, self.jobs, settings, wake=lambda: self.job_runner.wake(), fulltext=FulltextParts(self.pdfs, fetch_through(self.providers), settings.library_upload_max_bytes), providers=self.providers, clock=clock)  # noqa: PLW0108  # fmt: skip
-        self.search = SearchArea(self.providers, self.live, clock=clock)
-        self.screening = ScreeningArea(store, self.jobs, clock=clock, wake=lambda: self.job_runner.wake(), lease_s=settings.jobs_lease_seconds, embedder=self.models.sentence_embedder)  # noqa: PLW0108  # fmt: skip
-        self.zotero = ZoteroArea(store=store, pdfs=self.pdfs, screening=self.screening)
-
+        self._make_transport = transport
+        self._kit = kit
+        #: the event loop :func:`open_app` runs on (``app.providers`` is bound to it)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._sso: SingleSignOn | None = None
-        # guards only the lazy single sign-on object (sessions, rights and runs live in
-        # the store)
-        self._lock = threading.Lock()
-        self.job_runner, self.assist_runner, self.chat_runner = self._runners()
         self._started = False
+        from litdesk.services.dedup import keep_working_sets
+
+        keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
+
+    # -- parts: built on first access (each one's modules imported then) ----------------
+
+    @part
+    def transport(self) -> ProviderTransport:
+        """The one provider transport (one HTTP client, one pacer, a meter per owner):
+        :func:`open_app` opens it at once, :func:`open_app_sync` on first use."""
+        return self._make_transport()
+
+    @part
+    def evidence(self) -> EvidenceCache:
+        """The cache of provider evidence (full texts, citations) in the data folder."""
+        from litdesk.adapters.http import EvidenceCache
+
+        return EvidenceCache(self.settings.resolved_data_dir() / "cache" / "provider-evidence")
+
+    @part
+    def providers(self) -> Providers:
+        """The provider use cases over the one transport (bound to the app's loop)."""
+        from litdesk.services.providers import Providers
+
+        made = Providers(
+            self.settings,
+            self.store,
+            self.transport,
+            evidence=self.evidence,
+            owner=self.owner,
+            kit=self._kit,
+            clock=self.clock,
+        )
+        if self._loop is not None:
+            made.bind(self._loop)
+        return made
+
+    @part
+    def models(self) -> Models:
+        """The model parts (embedder, chat backend: made on first use)."""
+        from litdesk.services.models import Models
+
+        return Models(self.settings)
+
+    @part
+    def objects(self) -> ObjectStore:
+        """The object store of the files users need (the data dir, or one shared by hosts)."""
+        from litdesk.adapters.objects import open_objects
+
+        return open_objects(self.settings)
+
+    @part
+    def pdfs(self) -> Library:
+        """The PDF library over the app's store and model parts (viewer, chat, reports)."""
+        from litdesk.services.library import Library
+
+        s = self.settings
+        return Library(s, store=self.store, models=self.models, clock=self.clock, objects=self.objects)  # fmt: skip
+
+    @part
+    def jobs(self) -> Jobs:
+        """The job queue."""
+        from litdesk.services.jobs import Jobs
+
+        s = self.settings
+        return Jobs(self.store, clock=self.clock, max_active=s.jobs_max_active_per_account)
+
+    @part
+    def live(self) -> LiveRegistry:
+        """The registry of live searches."""
+        from litdesk.services.search import LiveRegistry
+
+        s = self.settings
+        return LiveRegistry(self.store, stale_seconds=s.live_stale_seconds, clock=self.clock)
+
+    @part
+    def accounts(self) -> Accounts:
+        """Accounts, sessions and rights (team mode)."""
+        from litdesk.services.accounts import Accounts
+
+        return Accounts(self.store, self.settings, clock=self.clock)
+
+    # -- areas: one per capability, each use case one method taking ``owner=``
+    # (each area's build below; keep one line per area)
+
+    @part
+    def library(self) -> LibraryArea:
+        from litdesk.services.library import LibraryArea
+
+        return LibraryArea(self.settings, store=self.store, jobs=self.jobs, providers=self.providers, pdfs=self.pdfs, make_library=self.make_library)  # fmt: skip
+
+    @part
+    def subjects(self) -> SubjectsArea:
+        from litdesk.services.subjects import RemoteSuggestions, SubjectsArea
+
+        return SubjectsArea(store=self.store, remote=RemoteSuggestions(self.providers.transport_for, clock=self.clock))  # fmt: skip
+
+    @part
+    def reader(self) -> ReaderArea:
+        from litdesk.services.reader import ReaderArea
+
+        return ReaderArea(self.providers, clock=self.clock, subjects=self.subjects.resolve)
+
+    @part
+    def reports(self) -> ReportsArea:
+        from litdesk.services.synthesis import ChatServiceLink, ReportsArea
+
+        return ReportsArea(self.pdfs, self.jobs, chat=ChatServiceLink(self.library.chats), study_pdfs=self.library.study_pdfs, lookup=lambda owner: self.providers.thread_lookup(owner=owner))  # fmt: skip
+
+    @part
+    def assist(self) -> AssistArea:
+        from litdesk.services.assist import AssistArea
+
+        return AssistArea(self.store, self.settings, self.providers, self.jobs, clock=self.clock, wake=lambda: self._wake(1))  # fmt: skip
+
+    @part
+    def dedup(self) -> DedupArea:
+        from litdesk.services.dedup import DedupArea
+
+        return DedupArea(self.settings, self.store, self.jobs, wake=lambda: self._wake(0))
+
+    @part
+    def studies(self) -> StudiesArea:
+        from litdesk.services.studies import StudiesArea
+
+        return StudiesArea(self.store, self.jobs, self.settings, wake=lambda: self._wake(0), fulltext=self._fulltext_parts, providers=lambda: self.providers, clock=self.clock)  # fmt: skip
+
+    def _fulltext_parts(self) -> FulltextParts:
+        """The studies area's full-text parts (made when a Study's PDFs are first used)."""
+        from litdesk.services.studies import FulltextParts, fetch_through
+
+        s = self.settings
+        return FulltextParts(self.pdfs, fetch_through(self.providers), s.library_upload_max_bytes)
+
+    @part
+    def search(self) -> SearchArea:
+        from litdesk.services.search import SearchArea
+
+        return SearchArea(self.providers, self.live, clock=self.clock)
+
+    @part
+    def screening(self) -> ScreeningArea:
+        from litdesk.services.screening import ScreeningArea
+
+        return ScreeningArea(self.store, self.jobs, clock=self.clock, wake=lambda: self._wake(0), lease_s=self.settings.jobs_lease_seconds, embedder=self.models.sentence_embedder)  # fmt: skip
+
+    @part
+    def zotero(self) -> ZoteroArea:
+        from litdesk.services.zotero import ZoteroArea
+
+        return ZoteroArea(store=self.store, pdfs=self.pdfs, screening=self.screening)
 
     def recorded(self) -> dict[str, int]:
         """Provider exchanges written to the ``record`` cassette so far, per provider
         (``{}`` when nothing was recorded or no cassette is being recorded)."""
+        if not self.built("transport"):
+            return {}
         recorder = self.transport.recorder
         return dict(recorder.written) if recorder is not None else {}
 
@@ -134,6 +268,8 @@ class App:
         """A library over the app's store and model parts with ``lookup`` for adoption
         (closing it closes its catalogue only); ``embedder``/``backend`` replace the
         models' own (tests)."""
+        from litdesk.services.library import Library
+
         return Library(
             self.settings,
             store=self.store,
@@ -147,10 +283,15 @@ class App:
             objects=self.objects,
         )
 
-    def _runners(self) -> tuple[JobRunner, JobRunner, JobRunner]:
+    @part
+    def runners(self) -> tuple[JobRunner, JobRunner, JobRunner]:
         """The job runners (not started): indexing, dedup, imports and report builds; the
         AI-assistance calls; the paper chat's questions — so that a person waiting for a
-        suggestion or an answer never waits behind a long indexing, import or build."""
+        suggestion or an answer never waits behind a long indexing, import or build.
+        Building them builds every area that has job handlers."""
+        from litdesk.services.jobs import Handler, JobRunner
+        from litdesk.services.library import CHAT_KIND
+
         s = self.settings
         library = self.library.handlers()
         chat = {CHAT_KIND: library.pop(CHAT_KIND)}  # the paper chat's own runner
@@ -179,11 +320,28 @@ class App:
         ]
         return made[0], made[1], made[2]
 
-    # -- lifetime -----------------------------------------------------------------------
+    @property
+    def job_runner(self) -> JobRunner:
+        """Indexing, dedup, imports, report builds, screening."""
+        return self.runners[0]
 
     @property
-    def runners(self) -> tuple[JobRunner, JobRunner, JobRunner]:
-        return self.job_runner, self.assist_runner, self.chat_runner
+    def assist_runner(self) -> JobRunner:
+        """The AI-assistance calls."""
+        return self.runners[1]
+
+    @property
+    def chat_runner(self) -> JobRunner:
+        """The paper chat's questions."""
+        return self.runners[2]
+
+    def _wake(self, which: int) -> None:
+        """Wake one runner when a job was just submitted; runners not built yet are not
+        running either (:meth:`start_workers` builds them), so there is nothing to wake."""
+        if self.built("runners"):
+            self.runners[which].wake()
+
+    # -- lifetime -----------------------------------------------------------------------
 
     def start_workers(self) -> None:
         """Start this process's job runners (``serve`` calls this when it has slots)."""
@@ -205,26 +363,46 @@ class App:
                 runner.stop()  # running jobs go back to the queue
             self._started = False
 
+    async def _close_transport(self) -> None:
+        """Close the transport, if it was opened."""
+        if self.built("transport"):
+            await self.transport.aclose()
+
+    async def _close_live(self) -> None:
+        """Stop the live searches (before the transport closes), if any were started."""
+        if self.built("live"):
+            await self.live.aclose()
+
     def _close_parts(self) -> None:
-        """Close the synchronous parts, in reverse order of construction."""
-        self.pdfs.close()
-        self.objects.close()
-        self.models.close()
+        """Close the synchronous parts that were built, in reverse order of construction."""
+        if self.built("pdfs"):
+            self.pdfs.close()
+        if self.built("objects"):
+            self.objects.close()
+        if self.built("models"):
+            self.models.close()
         self.store.dispose()
-        close_idle_clients()  # the model clients no backend holds (shared per process)
+        if "litdesk.adapters.llm" in sys.modules:  # else no model client was ever made
+            from litdesk.adapters.llm import close_idle_clients
+
+            close_idle_clients()  # the model clients no backend holds (shared per process)
 
     # -- views of the app ---------------------------------------------------------------
 
     def workspace(self, owner: str | None = None) -> Workspace:
         """The workspace (saved papers, Studies, notes, evidence) acting as ``owner``."""
+        from litdesk.services.workspace import Workspace
+
         return Workspace(self.store, owner=owner or self.owner)
 
     def sso(self) -> SingleSignOn | None:
         """The app's one single sign-on service (its provider client caches discovery and
         keys), or ``None`` when not configured."""
+        from litdesk.services.accounts import SingleSignOn, sso_configured
+
         if not sso_configured(self.settings):
             return None
-        with self._lock:
+        with self._parts_lock:
             if self._sso is None:
                 self._sso = SingleSignOn(self.store, self.settings, clock=self.clock)
             return self._sso
@@ -240,12 +418,15 @@ def _build(
     kit: ProviderKit | None,
     http_transport: httpx.AsyncBaseTransport | None,
     base_urls: Mapping[str, str] | None,
-) -> tuple[App, ProviderTransport]:
-    """Open the store and the transport and build the app on them (closing what was
-    opened when a later step fails)."""
+    transport_now: bool,
+) -> App:
+    """Open the store and build the app on it, with the transport opened now
+    (``transport_now``) or on first use (closing what was opened when a later step
+    fails)."""
     store = open_store(settings)
-    try:
-        transport = provider_transport(
+
+    def transport() -> ProviderTransport:
+        return provider_transport(
             settings,
             store,
             owner=owner,
@@ -255,13 +436,13 @@ def _build(
             base_urls=base_urls,
             clock=clock,
         )
-    except BaseException:
-        store.dispose()
-        raise
+
     try:
-        return App(settings, store, transport, owner=owner, clock=clock, kit=kit), transport
+        app = App(settings, store, transport, owner=owner, clock=clock, kit=kit)
+        if transport_now:
+            app.transport  # noqa: B018 (opened now: a bad cassette is refused at the start)
+        return app
     except BaseException:
-        asyncio.run(transport.aclose())  # a worker thread or sync code: no loop runs here
         store.dispose()
         raise
 
@@ -283,7 +464,7 @@ async def open_app(
 
     ``replay`` answers provider requests from a cassette folder, ``record`` writes one;
     ``http_transport``, ``base_urls`` and ``kit`` are test hooks."""
-    app, transport = await asyncio.to_thread(
+    app = await asyncio.to_thread(
         _build,
         settings,
         owner=owner,
@@ -293,17 +474,18 @@ async def open_app(
         kit=kit,
         http_transport=http_transport,
         base_urls=base_urls,
+        transport_now=True,
     )
-    app.providers.bind(asyncio.get_running_loop())
+    app._loop = asyncio.get_running_loop()  # app.providers is bound to it when built
     try:
         yield app
     finally:
         try:
             await asyncio.to_thread(app._stop_workers)
-            await app.live.aclose()  # live searches stop before the transport closes
+            await app._close_live()  # live searches stop before the transport closes
         finally:
             try:
-                await transport.aclose()
+                await app._close_transport()
             finally:
                 await asyncio.to_thread(app._close_parts)
 
@@ -317,7 +499,7 @@ def open_app_sync(
 ) -> Iterator[App]:
     """The same app for synchronous code (no event loop: provider calls are refused);
     for the CLI's store-only commands, benches and tests."""
-    app, transport = _build(
+    app = _build(
         settings,
         owner=owner,
         record=None,
@@ -326,19 +508,21 @@ def open_app_sync(
         kit=None,
         http_transport=None,
         base_urls=None,
+        transport_now=False,  # a store-only command never opens it
     )
     try:
         yield app
     finally:
         try:
             app._stop_workers()
-            asyncio.run(_aclose(app, transport))
+            if app.built("live") or app.built("transport"):
+                asyncio.run(_aclose(app))
         finally:
             app._close_parts()
 
 
-async def _aclose(app: App, transport: ProviderTransport) -> None:
+async def _aclose(app: App) -> None:
     try:
-        await app.live.aclose()
+        await app._close_live()
     finally:
-        await transport.aclose()
+        await app._close_transport()

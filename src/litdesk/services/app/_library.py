@@ -4,13 +4,16 @@ app (store, model parts) too."""
 
 from __future__ import annotations
 
-from litdesk._settings import Settings
-from litdesk.adapters.embeddings import Embedder
-from litdesk.adapters.llm import ChatBackend
-from litdesk.core.library import RetrievalParams
-from litdesk.services.library import Library, Lookup
+from typing import TYPE_CHECKING
 
 from ._app import open_app_sync
+
+if TYPE_CHECKING:  # the library's modules are imported when one is made
+    from litdesk._settings import Settings
+    from litdesk.adapters.embeddings import Embedder
+    from litdesk.adapters.llm import ChatBackend
+    from litdesk.core.library import RetrievalParams
+    from litdesk.services.library import Library, Lookup
 
 __all__ = ["app_library"]
 

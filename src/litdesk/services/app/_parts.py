@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import InputError
 from litdesk._settings import Settings
-from litdesk.adapters.demo import DemoTransport
-from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
 from litdesk.adapters.store import Store, allowance_owner
+
+if TYPE_CHECKING:  # the transport's modules are imported when it is opened
+    import httpx
+
+    from litdesk.adapters.http import ProviderTransport
 
 __all__ = ["provider_transport"]
 
@@ -32,6 +34,8 @@ def provider_transport(
     allowance for ``owner``; ``record`` writes a cassette, ``replay`` answers from one
     (nothing is sent, nothing is reserved). ``http_transport`` / ``base_urls`` are test
     hooks (an ``httpx`` transport, loopback origins)."""
+    from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
+
     if record is not None and replay is not None:
         raise InputError("choose --record or --replay, not both", code="record_replay")
     if settings.demo:
@@ -41,6 +45,8 @@ def provider_transport(
                 code="demo_replay",
             )
         # the demo sample's host is answered in-process; everything else goes out as usual
+        from litdesk.adapters.demo import DemoTransport
+
         http_transport = DemoTransport(http_transport)
     return ProviderTransport(
         settings,

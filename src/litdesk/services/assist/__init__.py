@@ -3,58 +3,63 @@ call per request (no automatic retry), and the features built on them — reache
 one area, :class:`AssistArea` (``app.assist``): evidence suggestions, the Study summary
 and its reports, search-strategy suggestions and the builder, the model check."""
 
-from ._allowance import (
-    CHAT_FEATURE,
-    LIBRARY_FEATURES,
-    REPORT_BUILD_FEATURE,
-    AllowanceRefused,
-    AssistAllowance,
-    CallInterrupted,
-    Ticket,
-)
-from ._area import AssistArea
-from ._call import (
-    CANCELLED_NOTICE,
-    Assistant,
-    AssistBackend,
-    AssistUnavailable,
-    CallRecord,
-    ModelAnswer,
-    ModelCall,
-    Role,
-    assist_backend,
-)
-from ._check import CHECK_CALL, ModelCheck, check_model
-from ._extract import (
-    AssistedEvidence,
-    EvidenceAssistant,
-    ExtractionPreview,
-    ExtractionSource,
-    ProvenanceView,
-    SuggestionDraft,
-)
-from ._jobs import ASSIST_KINDS, EXTRACT_KIND, STRATEGY_KIND, SUMMARY_KIND, AssistJob
-from ._metered import MeteredBackend
-from ._requests import (
-    BuildStrategy,
-    CheckModel,
-    EvidenceSource,
-    SaveEvidence,
-    SaveSummaryReport,
-    StrategyRequest,
-    SuggestEvidence,
-    SummaryRequest,
-)
-from ._views import (
-    PaperProvenance,
-    ReportFile,
-    ReportListing,
-    StrategyView,
-    SuggestionView,
-    SummaryNotice,
-    SummarySources,
-    SummaryView,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._allowance import (
+        CHAT_FEATURE,
+        LIBRARY_FEATURES,
+        REPORT_BUILD_FEATURE,
+        AllowanceRefused,
+        AssistAllowance,
+        CallInterrupted,
+        Ticket,
+    )
+    from ._area import AssistArea
+    from ._call import (
+        CANCELLED_NOTICE,
+        Assistant,
+        AssistBackend,
+        AssistUnavailable,
+        CallRecord,
+        ModelAnswer,
+        ModelCall,
+        Role,
+        assist_backend,
+    )
+    from ._check import CHECK_CALL, ModelCheck, check_model
+    from ._extract import (
+        AssistedEvidence,
+        EvidenceAssistant,
+        ExtractionPreview,
+        ExtractionSource,
+        ProvenanceView,
+        SuggestionDraft,
+    )
+    from ._jobs import ASSIST_KINDS, EXTRACT_KIND, STRATEGY_KIND, SUMMARY_KIND, AssistJob
+    from ._metered import MeteredBackend
+    from ._requests import (
+        BuildStrategy,
+        CheckModel,
+        EvidenceSource,
+        SaveEvidence,
+        SaveSummaryReport,
+        StrategyRequest,
+        SuggestEvidence,
+        SummaryRequest,
+    )
+    from ._views import (
+        PaperProvenance,
+        ReportFile,
+        ReportListing,
+        StrategyView,
+        SuggestionView,
+        SummaryNotice,
+        SummarySources,
+        SummaryView,
+    )
 
 __all__ = [
     "ASSIST_KINDS",
@@ -106,3 +111,5 @@ __all__ = [
     "assist_backend",
     "check_model",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

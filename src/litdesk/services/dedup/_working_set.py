@@ -21,21 +21,22 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy.engine import Connection
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import RecordCounts, Store, StudyRecordRow, study_records
-from litdesk.core.dedup import Decision
-from litdesk.core.fusion import Sighting, canonical_order, merge_records
 from litdesk.core.records import Paper
 from litdesk.core.runs import Identification
 
-from ._history import study_decisions
 from ._records import SYNC_LOCK, in_step, record_paper, sync_records, sync_records_in
-from ._service import DedupReport, RecordRef, Reviewer, dedup_records
+
+if TYPE_CHECKING:  # the deduplication engine is imported when a Study is regrouped
+    from litdesk.core.dedup import Decision
+
+    from ._service import DedupReport, RecordRef, Reviewer
 
 __all__ = [
     "FIRST_RULE",
@@ -79,6 +80,8 @@ def regroup(store: Store, study_id: str) -> None:
         rows = study_records.list_records(conn, study_id)
     if not rows:
         return
+    from ._history import study_decisions
+
     report = study_report(rows, decisions=study_decisions(store, study_id))
     with store.write() as conn:
         store.lock(conn, SYNC_LOCK, study_id)
@@ -196,6 +199,8 @@ def working_page(
 
 
 def _ref(row: StudyRecordRow) -> RecordRef:
+    from ._service import RecordRef
+
     lines = row.data.get("lines")
     span = (int(lines[0]), int(lines[1])) if isinstance(lines, list) and len(lines) == 2 else (0, 0)
     source_record = row.data.get("source_record")
@@ -217,6 +222,8 @@ def study_report(
     merge_corrections: bool | None = None,
 ) -> DedupReport:
     """Deduplicate a Study's records (all of them, the reviewer decisions in force)."""
+    from ._service import dedup_records
+
     refs = [_ref(r) for r in rows]
     papers = [record_paper(r) for r in rows]
     titles: dict[int, list[str]] = {}
@@ -270,6 +277,8 @@ def merged_paper(members: Sequence[StudyRecordRow]) -> Paper:
     papers = [record_paper(r) for r in members]
     if len(papers) == 1:
         return papers[0]
+    from litdesk.core.fusion import Sighting, canonical_order, merge_records
+
     sightings = [
         Sighting(lane=r.source_id, provider=r.source_kind, rank=r.position + 1, paper=p)
         for r, p in zip(members, papers, strict=True)

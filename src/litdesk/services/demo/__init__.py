@@ -7,19 +7,24 @@ app's own service methods, and the demo sample as its one offline search source.
 * :func:`demo_place` — where it is; :func:`demo_settings` — the settings to open it with.
 """
 
-from ._build import DemoStudy, build_study
-from ._place import (
-    DEMO_MARKER,
-    DemoPlace,
-    DemoReset,
-    build_demo,
-    demo_export,
-    demo_place,
-    demo_settings,
-    ensure_demo,
-    reset_demo,
-    warm_sample,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._build import DemoStudy, build_study
+    from ._place import (
+        DEMO_MARKER,
+        DemoPlace,
+        DemoReset,
+        build_demo,
+        demo_export,
+        demo_place,
+        demo_settings,
+        ensure_demo,
+        reset_demo,
+        warm_sample,
+    )
 
 __all__ = [
     "DEMO_MARKER",
@@ -35,3 +40,5 @@ __all__ = [
     "reset_demo",
     "warm_sample",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

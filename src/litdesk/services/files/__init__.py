@@ -7,6 +7,13 @@ never over a folder, FIFO or device, an existing file only with ``force``, no fo
 created (:func:`check_output`, :func:`write_output`).
 """
 
-from ._service import FileRefused, OutputPathError, check_output, read_input, write_output
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._service import FileRefused, OutputPathError, check_output, read_input, write_output
 
 __all__ = ["FileRefused", "OutputPathError", "check_output", "read_input", "write_output"]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -5,30 +5,35 @@ All state is in the store's ``jobs`` table, so several processes (issue 17's wor
 one PostgreSQL) share one queue; a job whose worker died is claimed again and resumes.
 """
 
-from ._budget import ImportsBusy, MemoryBudget, upload_cost, zip_cost
-from ._jobs import (
-    MAX_ACTIVE_JOBS,
-    MAX_ATTEMPTS,
-    MAX_PARAMS_BYTES,
-    ClaimedJob,
-    JobInputInvalid,
-    JobLeaseLost,
-    JobNotFound,
-    Jobs,
-    JobStatus,
-    JobView,
-    TooManyJobs,
-    new_job_id,
-)
-from ._runner import (
-    DEFAULT_LEASE_SECONDS,
-    Handler,
-    JobContext,
-    JobFailure,
-    JobRunner,
-    failure,
-    worker_name,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._budget import ImportsBusy, MemoryBudget, upload_cost, zip_cost
+    from ._jobs import (
+        MAX_ACTIVE_JOBS,
+        MAX_ATTEMPTS,
+        MAX_PARAMS_BYTES,
+        ClaimedJob,
+        JobInputInvalid,
+        JobLeaseLost,
+        JobNotFound,
+        Jobs,
+        JobStatus,
+        JobView,
+        TooManyJobs,
+        new_job_id,
+    )
+    from ._runner import (
+        DEFAULT_LEASE_SECONDS,
+        Handler,
+        JobContext,
+        JobFailure,
+        JobRunner,
+        failure,
+        worker_name,
+    )
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
@@ -55,3 +60,5 @@ __all__ = [
     "worker_name",
     "zip_cost",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -3,48 +3,53 @@ its licensed full text, highlights, comments, reading status, occurrences, evide
 (record, edit, table, CSV), the citation browser and the search page's compare-evidence
 and shared-references actions. Built once by :func:`litdesk.services.app.open_app`."""
 
-from ._area import MAX_OCCURRENCES, ReaderArea
-from ._listings import LISTING_MAX_AGE, MAX_LISTINGS, Listings
-from ._requests import (
-    EVIDENCE_EDITABLE,
-    MAX_SEEDS,
-    MAX_SELECTION,
-    MAX_SHARED,
-    MIN_SHARED,
-    CitationsRequest,
-    CiteRequest,
-    CommentRequest,
-    CompareRequest,
-    EvidenceRequest,
-    EvidenceUpdateRequest,
-    FullTextRequest,
-    HighlightRequest,
-    OccurrencesRequest,
-    OpenPaperRequest,
-    PassageSource,
-    ReaderInputError,
-    SaveCitationsRequest,
-    SavePaperRequest,
-    SharedRequest,
-    SnapshotChanged,
-    StatusRequest,
-)
-from ._views import (
-    CitationListView,
-    CitationView,
-    CiteView,
-    CompareView,
-    EvidenceRecordView,
-    EvidenceTableView,
-    Occurrence,
-    OccurrencesView,
-    ReaderView,
-    Segment,
-    SharedView,
-    abstract_segments,
-    evidence_row,
-    marked_segments,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._area import MAX_OCCURRENCES, ReaderArea
+    from ._listings import LISTING_MAX_AGE, MAX_LISTINGS, Listings
+    from ._requests import (
+        EVIDENCE_EDITABLE,
+        MAX_SEEDS,
+        MAX_SELECTION,
+        MAX_SHARED,
+        MIN_SHARED,
+        CitationsRequest,
+        CiteRequest,
+        CommentRequest,
+        CompareRequest,
+        EvidenceRequest,
+        EvidenceUpdateRequest,
+        FullTextRequest,
+        HighlightRequest,
+        OccurrencesRequest,
+        OpenPaperRequest,
+        PassageSource,
+        ReaderInputError,
+        SaveCitationsRequest,
+        SavePaperRequest,
+        SharedRequest,
+        SnapshotChanged,
+        StatusRequest,
+    )
+    from ._views import (
+        CitationListView,
+        CitationView,
+        CiteView,
+        CompareView,
+        EvidenceRecordView,
+        EvidenceTableView,
+        Occurrence,
+        OccurrencesView,
+        ReaderView,
+        Segment,
+        SharedView,
+        abstract_segments,
+        evidence_row,
+        marked_segments,
+    )
 
 __all__ = [
     "EVIDENCE_EDITABLE",
@@ -89,3 +94,5 @@ __all__ = [
     "evidence_row",
     "marked_segments",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

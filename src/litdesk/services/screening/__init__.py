@@ -2,76 +2,81 @@
 screened at title/abstract then full text, ranked by a model retrained in the background
 on the decisions so far, blind in pairs — one method per use case, the owner a keyword."""
 
-from ._area import NotScreenable, ScreeningArea
-from ._config import DEFAULT_REASONS, ReasonNotListed, ScreeningConfig, SettingsDocument
-from ._items import ScreenSet, StudyCache, history_of
-from ._papers import PaperOutcomes
-from ._requests import (
-    DECISION_SOURCES,
-    ITEM_STATUSES,
-    ORDERS,
-    PAGE_SIZE,
-    CardRequest,
-    ConfigureRequest,
-    DecideRequest,
-    HistoryRequest,
-    ItemsRequest,
-    ItemStatus,
-    NextRequest,
-    Order,
-    ProgressRequest,
-    RetrievalRequest,
-    ScreeningRequestError,
-    Source,
-    StudyScreenRequest,
-    StudyStageRequest,
-    UndoRequest,
-    parse_stage,
-)
-from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner, screening_record
-from ._state import StageState, stage_items, stage_state
-from ._team_area import NotInConflict, study_flow
-from ._team_requests import (
-    EXPORT_FORMATS,
-    PRISMA_FLOW_FORMATS,
-    RECORD_BOXES,
-    AgreementRequest,
-    AgreementView,
-    ConflictsView,
-    ExportDecisionsRequest,
-    ImportDecisionsRequest,
-    ImportDecisionsView,
-    PrismaFlowRequest,
-    PrismaFlowView,
-    PrismaRecordsRequest,
-    PrismaRecordsView,
-    ResolveRequest,
-    RevealView,
-    parse_reviewer_map,
-)
-from ._vectors import EMBED_KIND, EMBEDDER, SentenceRows, embed_owner, text_sha
-from ._views import (
-    CardFullText,
-    CardOrder,
-    CardProgress,
-    CardView,
-    CheckSet,
-    DecisionEntry,
-    DecisionView,
-    Guidance,
-    HistoryView,
-    ItemRow,
-    ItemsView,
-    LicensedText,
-    MemberRecord,
-    ModelState,
-    PaperFields,
-    PdfRef,
-    ProgressView,
-    RetrievalNote,
-    RetrievalView,
-    ScreeningSettingsView,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._area import NotScreenable, ScreeningArea
+    from ._config import DEFAULT_REASONS, ReasonNotListed, ScreeningConfig, SettingsDocument
+    from ._items import ScreenSet, StudyCache, history_of
+    from ._papers import PaperOutcomes
+    from ._requests import (
+        DECISION_SOURCES,
+        ITEM_STATUSES,
+        ORDERS,
+        PAGE_SIZE,
+        CardRequest,
+        ConfigureRequest,
+        DecideRequest,
+        HistoryRequest,
+        ItemsRequest,
+        ItemStatus,
+        NextRequest,
+        Order,
+        ProgressRequest,
+        RetrievalRequest,
+        ScreeningRequestError,
+        Source,
+        StudyScreenRequest,
+        StudyStageRequest,
+        UndoRequest,
+        parse_stage,
+    )
+    from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner, screening_record
+    from ._state import StageState, stage_items, stage_state
+    from ._team_area import NotInConflict, study_flow
+    from ._team_requests import (
+        EXPORT_FORMATS,
+        PRISMA_FLOW_FORMATS,
+        RECORD_BOXES,
+        AgreementRequest,
+        AgreementView,
+        ConflictsView,
+        ExportDecisionsRequest,
+        ImportDecisionsRequest,
+        ImportDecisionsView,
+        PrismaFlowRequest,
+        PrismaFlowView,
+        PrismaRecordsRequest,
+        PrismaRecordsView,
+        ResolveRequest,
+        RevealView,
+        parse_reviewer_map,
+    )
+    from ._vectors import EMBED_KIND, EMBEDDER, SentenceRows, embed_owner, text_sha
+    from ._views import (
+        CardFullText,
+        CardOrder,
+        CardProgress,
+        CardView,
+        CheckSet,
+        DecisionEntry,
+        DecisionView,
+        Guidance,
+        HistoryView,
+        ItemRow,
+        ItemsView,
+        LicensedText,
+        MemberRecord,
+        ModelState,
+        PaperFields,
+        PdfRef,
+        ProgressView,
+        RetrievalNote,
+        RetrievalView,
+        ScreeningSettingsView,
+    )
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -155,3 +160,5 @@ __all__ = [
     "stage_items",
     "stage_state",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from litdesk._errors import InputError
 from litdesk.adapters.store import (
@@ -66,7 +66,8 @@ from litdesk.core.runs import (
 from litdesk.core.search import CompiledRequest, CompileRefused, LaneOutcome
 from litdesk.core.vocab import Expansion
 
-from ._service import SearchService
+if TYPE_CHECKING:  # the transport's modules come with the service the app passes
+    from ._service import SearchService
 
 __all__ = [
     "CACHE_SECONDS",

@@ -33,6 +33,7 @@ from litdesk.core.words import plural
 from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
+from ._requests import EXPORTS
 
 __all__ = [
     "EVAL_INPUT_BYTES",
@@ -43,7 +44,6 @@ __all__ = [
     "study_prisma",
 ]
 
-EXPORTS: Final = ("json", "ris", "prisma-md", "prisma-html")
 EVAL_INPUT_BYTES: Final = 5_000_000
 
 

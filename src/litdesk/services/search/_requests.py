@@ -20,9 +20,9 @@ from litdesk.core.trace import validate_request
 from litdesk.core.vocab import Expansion
 
 from ._fused import make_definition
-from ._reports import EXPORTS
 
 __all__ = [
+    "EXPORTS",
     "FIELDS",
     "MAX_CURSOR_CHARS",
     "MAX_PAGE",
@@ -48,6 +48,8 @@ MODES: Final[tuple[Mode, ...]] = ("keyword", "semantic", "discovery")
 FIELDS: Final[tuple[QueryField, ...]] = ("all", "title", "abstract", "author")
 TYPES: Final = ("all", "review", "preprint", "journal")
 SORTS: Final = ("relevance", "newest", "cited")
+#: the formats a kept run is exported in (see ``_reports``)
+EXPORTS: Final = ("json", "ris", "prisma-md", "prisma-html")
 MAX_QUERY_CHARS: Final = 2_000
 MAX_CURSOR_CHARS: Final = 2_000
 MAX_PAGE: Final = 1_000

@@ -2,90 +2,95 @@
 notebook and the evidence table exports, a Study's files (PRISMA-S, ZIP export and
 recovery) and imports into a Study — one method per use case, the owner a keyword."""
 
-from ._area import SAVED_CAP, SAVED_PAGE, StudiesArea, study_rows, study_view
-from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
-from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
-from ._forms import FIELD_ACTIONS, FormFieldRequest, FormView, SetFormRequest
-from ._fulltext import (
-    FULLTEXT_KIND,
-    FetchFulltext,
-    FulltextParts,
-    NotInStudy,
-    fetch_through,
-)
-from ._importing import IMPORT_KIND
-from ._requests import (
-    EXPORT_MEDIA,
-    MAX_IMPORT_BYTES,
-    MAX_IMPORT_FILE_BYTES,
-    MAX_IMPORT_FILES,
-    MAX_STUDY_ZIP_BYTES,
-    PRISMA_FORMATS,
-    STUDY_MAX_PAGE,
-    STUDY_PAGE,
-    WHOLE_DEFAULT_CAP,
-    WHOLE_MAX_CAP,
-    AddSearchRequest,
-    AttachPdfRequest,
-    CreateStudyRequest,
-    EvidenceExportRequest,
-    ImportInputError,
-    ImportRequest,
-    NotebookExportRequest,
-    NotebookRequest,
-    PdfLinkRequest,
-    PrismaExportRequest,
-    RecordsRequest,
-    RecoverRequest,
-    RenameStudyRequest,
-    SavedExportRequest,
-    SavedRequest,
-    StudiesInputError,
-    StudyRequest,
-    UpdateStudyRequest,
-    WorkingSetExportRequest,
-    WorkingSetRequest,
-)
-from ._views import (
-    AddSearchPreview,
-    AttachedPdfView,
-    EvidenceTable,
-    Export,
-    FulltextCounts,
-    FulltextView,
-    ImportOutcome,
-    ImportView,
-    LanePreview,
-    NotebookExport,
-    NotebookView,
-    PaperFulltextRow,
-    PaperRetrieval,
-    PdfLinkRow,
-    PrismaView,
-    RecordsView,
-    RecoveredView,
-    RoundSummary,
-    SavedRow,
-    SavedView,
-    SearchRoundsView,
-    StudiesView,
-    StudyCounts,
-    StudyRetrieval,
-    StudyRow,
-    StudyView,
-    WholeSearchJob,
-    WorkingSetView,
-    WorkspaceCounts,
-)
-from ._whole_jobs import (
-    ADD_SEARCH_KIND,
-    EXIT_ALLOWANCE,
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_PARTIAL,
-    UPDATE_KIND,
-    exit_status,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._area import SAVED_CAP, SAVED_PAGE, StudiesArea, study_rows, study_view
+    from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
+    from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
+    from ._forms import FIELD_ACTIONS, FormFieldRequest, FormView, SetFormRequest
+    from ._fulltext import (
+        FULLTEXT_KIND,
+        FetchFulltext,
+        FulltextParts,
+        NotInStudy,
+        fetch_through,
+    )
+    from ._importing import IMPORT_KIND
+    from ._requests import (
+        EXPORT_MEDIA,
+        MAX_IMPORT_BYTES,
+        MAX_IMPORT_FILE_BYTES,
+        MAX_IMPORT_FILES,
+        MAX_STUDY_ZIP_BYTES,
+        PRISMA_FORMATS,
+        STUDY_MAX_PAGE,
+        STUDY_PAGE,
+        WHOLE_DEFAULT_CAP,
+        WHOLE_MAX_CAP,
+        AddSearchRequest,
+        AttachPdfRequest,
+        CreateStudyRequest,
+        EvidenceExportRequest,
+        ImportInputError,
+        ImportRequest,
+        NotebookExportRequest,
+        NotebookRequest,
+        PdfLinkRequest,
+        PrismaExportRequest,
+        RecordsRequest,
+        RecoverRequest,
+        RenameStudyRequest,
+        SavedExportRequest,
+        SavedRequest,
+        StudiesInputError,
+        StudyRequest,
+        UpdateStudyRequest,
+        WorkingSetExportRequest,
+        WorkingSetRequest,
+    )
+    from ._views import (
+        AddSearchPreview,
+        AttachedPdfView,
+        EvidenceTable,
+        Export,
+        FulltextCounts,
+        FulltextView,
+        ImportOutcome,
+        ImportView,
+        LanePreview,
+        NotebookExport,
+        NotebookView,
+        PaperFulltextRow,
+        PaperRetrieval,
+        PdfLinkRow,
+        PrismaView,
+        RecordsView,
+        RecoveredView,
+        RoundSummary,
+        SavedRow,
+        SavedView,
+        SearchRoundsView,
+        StudiesView,
+        StudyCounts,
+        StudyRetrieval,
+        StudyRow,
+        StudyView,
+        WholeSearchJob,
+        WorkingSetView,
+        WorkspaceCounts,
+    )
+    from ._whole_jobs import (
+        ADD_SEARCH_KIND,
+        EXIT_ALLOWANCE,
+        EXIT_FAILED,
+        EXIT_OK,
+        EXIT_PARTIAL,
+        UPDATE_KIND,
+        exit_status,
+    )
 
 __all__ = [
     "RecordsRequest",
@@ -178,3 +183,5 @@ __all__ = [
     "study_rows",
     "study_view",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

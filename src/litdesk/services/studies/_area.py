@@ -10,13 +10,13 @@ Store methods are plain (a web face runs them in its thread pool).
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.formats import dumps
 from litdesk.adapters.store import (
     Store,
     drop_import_uploads,
@@ -27,8 +27,6 @@ from litdesk.adapters.store import (
 )
 from litdesk.adapters.store import accounts as access
 from litdesk.core.records import Paper
-from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
-from litdesk.core.saved import filter_papers
 from litdesk.core.vocab import parse_subject_ref
 from litdesk.services.dedup import StepChecks, keep_working_sets
 from litdesk.services.jobs import (
@@ -41,24 +39,12 @@ from litdesk.services.jobs import (
     upload_cost,
     zip_cost,
 )
-from litdesk.services.screening import study_flow
-from litdesk.services.search import kept_runs, study_prisma
-from litdesk.services.workspace import (
-    NoteView,
-    Workspace,
-    evidence_csv,
-    export_study,
-    import_study,
-    notebook_markdown,
-    now_iso,
-)
+from litdesk.services.workspace import Workspace, now_iso
 
 from . import _trash
 from ._edit_requests import EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryView, TrashView
 from ._forms import FormFieldRequest, FormView, SetFormRequest, change_field, set_form, study_form
-from ._fulltext import FULLTEXT_KIND, FulltextParts, StudyFulltext, retrieval
-from ._importing import IMPORT_KIND, PathHook, import_handler, run_import
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
@@ -103,9 +89,15 @@ from ._views import (
     WorkingSetView,
     WorkspaceCounts,
 )
-from ._whole_cases import WholeSearches
-from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, whole_handler
 from ._working_set import records_view, study_counts, working_set_papers, working_set_view
+
+if TYPE_CHECKING:  # imported by the use cases that need them (a listing needs none)
+    from litdesk.services.workspace import NoteView
+
+    from ._fulltext import FulltextParts, StudyFulltext
+    from ._importing import PathHook
+    from ._whole_cases import WholeSearches
+    from ._whole_jobs import JobProviders
 
 __all__ = ["SAVED_CAP", "SAVED_PAGE", "StudiesArea", "study_rows", "study_view"]
 
@@ -162,6 +154,11 @@ def study_view(
     restore one into the search form), imports, the listed papers' PDFs and full text,
     its working set's numbers (``checks``: how often its records are checked to be in
     step) and its whole searches by round."""
+    from litdesk.services.search import kept_runs
+
+    from ._fulltext import retrieval
+    from ._whole_cases import WholeSearches
+
     if isinstance(request, str):
         request = StudyRequest(request)
     per = request.per_page
@@ -195,12 +192,14 @@ class StudiesArea:
         settings: Settings,
         *,
         wake: Callable[[], None] | None = None,
-        providers: JobProviders | None = None,
-        fulltext: FulltextParts | None = None,
+        providers: Callable[[], JobProviders] | None = None,
+        fulltext: Callable[[], FulltextParts] | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        """``fulltext``: the library and full-text parts of the Study's PDFs and full
-        text (the app passes them; without them those use cases are refused). ``clock``:
+        """``providers``, ``fulltext``: make the app's providers (whole searches) and the
+        library and full-text parts of the Study's PDFs and full text when they are first
+        needed (the app passes them; without them those use cases are refused).
+        ``clock``:
         the app's (how often a Study's records are checked to be in step)."""
         self.store = store
         self.jobs = jobs
@@ -208,8 +207,10 @@ class StudiesArea:
         self._wake = wake
         keep_working_sets(store)  # writes keep the Studies' records in step; reads never write
         self._step_checks = StepChecks(clock)
-        self.providers = providers
-        self._fulltext = StudyFulltext(store, jobs, fulltext) if fulltext else None
+        self._providers = providers
+        self._fulltext_parts = fulltext
+        self._fulltext: StudyFulltext | None = None
+        self._fulltext_lock = threading.Lock()  # web threads may race to the first use
         #: the memory the imports running at once in this process may hold together
         self.budget = MemoryBudget(
             settings.import_memory_budget_mb << 20, wait_s=settings.import_wait_seconds
@@ -229,11 +230,18 @@ class StudiesArea:
         """The job handlers this area runs: a large web import into a Study; a Study's
         full-text check; a whole search added to a Study and a Study's update (with the
         app's providers)."""
+        from ._importing import IMPORT_KIND, import_handler
+
         out: dict[str, Handler] = {IMPORT_KIND: import_handler(self.store, self.budget)}
-        if self._fulltext is not None:
-            out[FULLTEXT_KIND] = self._fulltext.handler()
-        if self.providers is not None:
-            handler = whole_handler(self.providers)
+        fulltext = self._ft_parts()
+        if fulltext is not None:
+            from ._fulltext import FULLTEXT_KIND
+
+            out[FULLTEXT_KIND] = fulltext.handler()
+        if self._providers is not None:
+            from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, whole_handler
+
+            handler = whole_handler(self._providers())
             out |= {ADD_SEARCH_KIND: handler, UPDATE_KIND: handler}
         return out
 
@@ -272,6 +280,8 @@ class StudiesArea:
         row = self._ws(owner).study(request.ref)
         papers = working_set_papers(self.store, row.id)
         media, ext = EXPORT_MEDIA[request.format]
+        from litdesk.adapters.formats import dumps
+
         body = dumps(papers, request.format).encode("utf-8")
         return Export(body, f"{_slug(row.name)}-working-set.{ext}", media, len(papers))
 
@@ -316,6 +326,8 @@ class StudiesArea:
         total = len(rows)
         if text.strip():
             by_id = {r.paper.id: r for r in rows}
+            from litdesk.core.saved import filter_papers  # rapidfuzz: a filtered list only
+
             rows = [by_id[p.id] for p in filter_papers([r.paper for r in rows], text)]
         return rows, total, capped
 
@@ -384,6 +396,8 @@ class StudiesArea:
         rows, _total, _capped = self._saved_rows(request.text, request.study, request.status, owner)
         papers = [r.paper for r in rows]
         media, ext = EXPORT_MEDIA[request.format]
+        from litdesk.adapters.formats import dumps
+
         body = dumps(papers, request.format).encode("utf-8")
         return Export(body, f"saved-papers.{ext}", media, len(papers))
 
@@ -446,6 +460,8 @@ class StudiesArea:
                 owner,
                 study_id,
             )
+        from litdesk.services.workspace import notebook_markdown
+
         text = notebook_markdown(title, papers, notes, views, form)
         return NotebookExport(title, study_id, len(papers), len(notes), len(views), text)
 
@@ -469,6 +485,8 @@ class StudiesArea:
             subject = parse_subject_ref(request.subject) if request.subject else None
             views, problems = ws.evidence(study=study_id, subject=subject)
             form = ws.form(study_id)
+        from litdesk.services.workspace import evidence_csv
+
         return EvidenceTable(study_id, len(views), evidence_csv(views, form), tuple(problems))
 
     # --- a Study's extraction form (issue 27) -------------------------------------------
@@ -490,6 +508,11 @@ class StudiesArea:
     def prisma(self, ref: str, *, owner: str) -> PrismaView:
         """The PRISMA-S report of a Study (searches, imports, the identification flow)
         and the full-text stage's reports sought / not retrieved (as recorded)."""
+        from litdesk.services.screening import study_flow
+        from litdesk.services.search import study_prisma
+
+        from ._fulltext import retrieval
+
         ws = self._ws(owner)
         row = ws.study(ref)
         # the counts are over all the Study's papers whatever the ids asked for: no paper
@@ -505,6 +528,9 @@ class StudiesArea:
     def export_prisma(self, request: PrismaExportRequest, *, owner: str) -> Export:
         """The report as Markdown, a self-contained HTML page, or the SVG flow diagram."""
         row = self._ws(owner).study(request.ref)
+        from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
+        from litdesk.services.search import study_prisma
+
         report = study_prisma(self.store, row.id)
         render = {"md": prisma_markdown, "html": prisma_html, "svg": prisma_svg}[request.format]
         media, ext = PRISMA_FORMATS[request.format]
@@ -517,13 +543,18 @@ class StudiesArea:
         ws = self._ws(owner)
         row = ws.study(ref)
         working = working_set_papers(self.store, row.id)  # references.ris: the working set
+        from litdesk.services.workspace import export_study
+
         data = export_study(ws, row.id, references=working)
         return Export(data, f"{_slug(row.name)}.zip", "application/zip", len(working))
 
     def recover_zip(self, request: RecoverRequest, *, owner: str) -> RecoveredView:
         """Recover a Study from its ZIP export: every record validated, refused as a whole
         with its reason (``StudyImportRefused``) or stored as a new Study of ``owner``."""
-        pdfs = self._fulltext.library_hashes if self._fulltext else None
+        from litdesk.services.workspace import import_study
+
+        fulltext = self._ft_parts()
+        pdfs = fulltext.library_hashes if fulltext else None
         with self.budget.hold(zip_cost(len(request.data))):  # ImportsBusy when full
             done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
         return RecoveredView(done)
@@ -538,6 +569,8 @@ class StudiesArea:
         uploads of at most ``web_import_job_bytes``; a larger upload becomes a job of the
         store's queue (the files kept in the store until it ends) whose result is the
         same import's. Either way the importer needs write on the Study."""
+        from ._importing import IMPORT_KIND, run_import
+
         ws = self._ws(owner)
         if request.paths:
             return ImportOutcome(result=run_import(ws, request, on_path=on_path))
@@ -577,9 +610,11 @@ class StudiesArea:
     # --- whole searches and update rounds (issue 27; see _whole_cases) -------------------
 
     def _whole(self) -> WholeSearches:
-        if self.providers is None:
+        from ._whole_cases import WholeSearches
+
+        if self._providers is None:
             raise RefusedError("this app has no providers", code="no_providers")
-        return WholeSearches(self.store, self.jobs, self.providers, self._wake)
+        return WholeSearches(self.store, self.jobs, self._providers(), self._wake)
 
     async def preview_add_search(
         self, request: AddSearchRequest, *, owner: str
@@ -665,14 +700,26 @@ class StudiesArea:
 
     # --- PDFs and licensed full text of the Study's papers (see _fulltext) ------------------
 
+    def _ft_parts(self) -> StudyFulltext | None:
+        """The full-text use cases, made on first use (``None`` without the parts)."""
+        if self._fulltext_parts is None:
+            return None
+        with self._fulltext_lock:
+            if self._fulltext is None:
+                from ._fulltext import StudyFulltext
+
+                self._fulltext = StudyFulltext(self.store, self.jobs, self._fulltext_parts())
+            return self._fulltext
+
     def _ft(self) -> StudyFulltext:
-        if self._fulltext is None:
+        fulltext = self._ft_parts()
+        if fulltext is None:
             raise RefusedError(
                 "this app was opened without its PDF library: PDFs and full text of a "
                 "Study's papers are not available here",
                 code="no_library",
             )
-        return self._fulltext
+        return fulltext
 
     def fulltext(self, ref: str, *, owner: str) -> FulltextView:
         """Which of the Study's papers have a PDF, licensed full text, or neither (and

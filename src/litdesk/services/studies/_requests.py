@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from litdesk._errors import InputError
 from litdesk.adapters.store import READING_STATUSES
 from litdesk.core.vocab import parse_subject_ref
-from litdesk.services.search import SearchRequest
 from litdesk.services.workspace import MAX_ZIP_BYTES
+
+if TYPE_CHECKING:  # the search area is imported by the use cases that search
+    from litdesk.services.search import SearchRequest
 
 __all__ = [
     "WHOLE_DEFAULT_CAP",

@@ -18,7 +18,6 @@ from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records, tras
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
 from litdesk.core.words import day, import_label, plural
-from litdesk.services.accounts import Sharing
 from litdesk.services.workspace import NoteView, now_iso, read_import_row
 
 from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
@@ -442,6 +441,8 @@ def history(store: Store, ref: str, owner: str, *, limit: int = 500) -> HistoryV
     decisions), each change said in words (``what``) and its target named for a person
     (``label``: a paper's, note's or evidence record's title, a search's query…; never a
     raw id)."""
+    from litdesk.services.accounts import Sharing
+
     view = Sharing(store, owner).history(ref, limit=limit)
     with store.read() as conn:
         name = _study_name(conn, view.study_id) or view.study_id

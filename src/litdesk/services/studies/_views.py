@@ -4,17 +4,19 @@ and the data the matching page renders (one builder for both, so they cannot dri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from litdesk.core.imports import ImportTrace
 from litdesk.core.providers import lane_label
-from litdesk.services.imports import RefusedFile
 from litdesk.services.jobs import JobView
 from litdesk.services.search import (
     Export,  # one download view for every area
     KeptRun,
 )
 from litdesk.services.workspace import RecoveredStudy, StudyImport, StudySummary
+
+if TYPE_CHECKING:  # the file readers are imported by an import
+    from litdesk.services.imports import RefusedFile
 
 __all__ = [
     "GroupRow",

@@ -3,34 +3,39 @@
 the one provider transport and the account's allowance), the vocabularies' declarations, and subjects as
 objects (a subject's page: the searches it seeds, the evidence linked to it)."""
 
-from ._area import (
-    MAX_SUGGEST_QUERY,
-    VOCABULARY_NAMES,
-    SubjectsArea,
-    SuggestInputError,
-    SuggestRequest,
-    SuggestView,
-    VocabulariesView,
-    VocabularyInfo,
-)
-from ._pages import (
-    MAX_ALIAS_TERM,
-    AliasesRequest,
-    AliasesView,
-    SubjectLink,
-    SubjectPageView,
-    SubjectRequest,
-    seeds_of,
-    subject_link,
-    vocabulary_name,
-)
-from ._remote import (
-    REMOTE_LIMIT,
-    REMOTE_TTL_SECONDS,
-    RemoteSuggestion,
-    RemoteSuggestions,
-    RemoteSuggestView,
-)
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._area import (
+        MAX_SUGGEST_QUERY,
+        VOCABULARY_NAMES,
+        SubjectsArea,
+        SuggestInputError,
+        SuggestRequest,
+        SuggestView,
+        VocabulariesView,
+        VocabularyInfo,
+    )
+    from ._pages import (
+        MAX_ALIAS_TERM,
+        AliasesRequest,
+        AliasesView,
+        SubjectLink,
+        SubjectPageView,
+        SubjectRequest,
+        seeds_of,
+        subject_link,
+        vocabulary_name,
+    )
+    from ._remote import (
+        REMOTE_LIMIT,
+        REMOTE_TTL_SECONDS,
+        RemoteSuggestion,
+        RemoteSuggestions,
+        RemoteSuggestView,
+    )
 
 __all__ = [
     "MAX_ALIAS_TERM",
@@ -56,3 +61,5 @@ __all__ = [
     "vocabulary_name",
     "subject_link",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -1,40 +1,45 @@
 """Synthesis reports over the PDF library: the reports area (``app.reports``: plan, build
 now or as a job, the built reports), the build (gate-checked units) and the HTML writer."""
 
-from ._area import (
-    JOB_KIND,
-    ChatAnswer,
-    ChatCitation,
-    ChatLink,
-    ReportNotFound,
-    ReportsArea,
-    report_csp,
-)
-from ._build import (
-    DetailMode,
-    ReportCancelled,
-    ReportInputError,
-    SummaryMode,
-    SynthesisReport,
-    UnitProgress,
-    build_report,
-    split_sections,
-)
-from ._chat_link import ChatServiceLink
-from ._requests import LAYOUTS, Layout, ReportRequest
-from ._views import (
-    BuiltReport,
-    ChatAnswers,
-    ChatDraft,
-    ChatRoundsJob,
-    ReportFile,
-    ReportJob,
-    ReportList,
-    ReportPlan,
-    ReportResult,
-    WizardView,
-)
-from ._write import report_html, target_path, write_report
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._area import (
+        JOB_KIND,
+        ChatAnswer,
+        ChatCitation,
+        ChatLink,
+        ReportNotFound,
+        ReportsArea,
+        report_csp,
+    )
+    from ._build import (
+        DetailMode,
+        ReportCancelled,
+        ReportInputError,
+        SummaryMode,
+        SynthesisReport,
+        UnitProgress,
+        build_report,
+        split_sections,
+    )
+    from ._chat_link import ChatServiceLink
+    from ._requests import LAYOUTS, Layout, ReportRequest
+    from ._views import (
+        BuiltReport,
+        ChatAnswers,
+        ChatDraft,
+        ChatRoundsJob,
+        ReportFile,
+        ReportJob,
+        ReportList,
+        ReportPlan,
+        ReportResult,
+        WizardView,
+    )
+    from ._write import report_html, target_path, write_report
 
 __all__ = [
     "JOB_KIND",
@@ -70,3 +75,5 @@ __all__ = [
     "target_path",
     "write_report",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

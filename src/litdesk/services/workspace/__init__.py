@@ -3,39 +3,46 @@ imports and search runs attached to Studies: the store-level repository the area
 (``app.studies`` builds its use cases on it), with the export renderers (CSV, notebook,
 Study ZIP) and Study recovery it calls."""
 
-from ._codec import IMPORT_VERSION, TraceInvalid, read_import, read_import_row, trace_document
-from ._exports import (
-    EXPORT_VERSION,
-    MAX_ZIP_BYTES,
-    MAX_ZIP_MEMBER_BYTES,
-    MAX_ZIP_MEMBERS,
-    StudyExportTooLarge,
-    StudyImportRefused,
-    evidence_csv,
-    export_study,
-    import_study,
-    notebook_markdown,
-    ris_text,
-)
-from ._inputs import FieldsRefused, PaperFields
-from ._results import RefusedRecord
-from ._service import (
-    EvidenceView,
-    FilesNotFound,
-    FilesRefused,
-    IdentityConflict,
-    ImportResult,
-    NoteView,
-    SaveResult,
-    StudyAdditions,
-    StudyImport,
-    Workspace,
-    all_refused,
-    context_from_fulltext,
-    merge_papers,
-    now_iso,
-)
-from ._summaries import RecoveredStudy, StudyPaper, StudySummary
+from typing import TYPE_CHECKING
+
+from litdesk._exports import lazy_exports
+
+if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._archive import (
+        MAX_ZIP_BYTES,
+        MAX_ZIP_MEMBER_BYTES,
+        MAX_ZIP_MEMBERS,
+        StudyExportTooLarge,
+        StudyImportRefused,
+    )
+    from ._codec import IMPORT_VERSION, TraceInvalid, read_import, read_import_row, trace_document
+    from ._exports import (
+        EXPORT_VERSION,
+        evidence_csv,
+        export_study,
+        import_study,
+        notebook_markdown,
+        ris_text,
+    )
+    from ._inputs import FieldsRefused, PaperFields
+    from ._results import RefusedRecord
+    from ._service import (
+        EvidenceView,
+        FilesNotFound,
+        FilesRefused,
+        IdentityConflict,
+        ImportResult,
+        NoteView,
+        SaveResult,
+        StudyAdditions,
+        StudyImport,
+        Workspace,
+        all_refused,
+        context_from_fulltext,
+        merge_papers,
+        now_iso,
+    )
+    from ._summaries import RecoveredStudy, StudyPaper, StudySummary
 
 __all__ = [
     "EXPORT_VERSION",
@@ -75,3 +82,5 @@ __all__ = [
     "ris_text",
     "trace_document",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

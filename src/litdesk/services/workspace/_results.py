@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final, TypedDict
+from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.adapters.store import (
@@ -24,10 +24,12 @@ from litdesk.core.evidence import (
     paper_pmcid,
     text_digest,
 )
-from litdesk.core.fulltext import FullText
 from litdesk.core.records import Paper, read_paper, split_arxiv
 from litdesk.core.vocab import SubjectRef
-from litdesk.services.imports import RefusedFile
+
+if TYPE_CHECKING:  # the file readers and the JATS parser (lxml) are imported by their users
+    from litdesk.core.fulltext import FullText
+    from litdesk.services.imports import RefusedFile
 
 __all__ = [
     "MAX_STUDY_NAME",

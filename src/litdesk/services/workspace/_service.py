@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy.engine import Connection
 
@@ -25,8 +25,6 @@ from litdesk.core.evidence import (
 )
 from litdesk.core.imports import ImportTrace, repeated_source
 from litdesk.core.records import Paper
-from litdesk.services.imports import RefusedFile
-from litdesk.services.imports import import_files as read_files
 
 from ._batch import save_batch
 from ._codec import import_member, read_import_row, trace_document
@@ -52,6 +50,9 @@ from ._results import (
     now_iso,
 )
 from ._summaries import StudyPaper, StudySummary
+
+if TYPE_CHECKING:  # the file readers are imported by an import
+    from litdesk.services.imports import RefusedFile
 
 __all__ = [
     "EvidenceView",
@@ -434,6 +435,8 @@ class Workspace(EvidenceOps):
     ) -> ImportResult:
         """``litdesk paper save --file``: read one export file and save its records (and
         its trace) like :meth:`attach_import`; a refused file stores nothing."""
+        from litdesk.services.imports import import_files as read_files
+
         batch = read_files([path], format=format)
         if not batch.imports:
             raise _all_refused(batch.refused)
