@@ -336,7 +336,7 @@ def test_an_idle_claim_does_not_queue_behind_another_writer(
     tmp_path: Any, sqlite_template: Any
 ) -> None:
     """A runner polling an empty queue reads: it neither takes SQLite's write lock nor
-    waits for a writer holding it (three runners poll every second in every server)."""
+    waits for a writer holding it (four runners poll every second in every server)."""
     from tests._store_template import sqlite_url_at_head
 
     from litdesk.adapters.store import open_store

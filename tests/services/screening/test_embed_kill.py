@@ -55,6 +55,7 @@ with open_app_sync(settings) as app:
 
     stalling = Stalling()
     app.screening.rows.embedder = lambda: stalling
+    app.screening.rows.slice_s = float("inf")  # one job to the kill (no hand-on)
     app.screening.work_retrain(sys.argv[3], "title_abstract", owner=app.owner)
 """
 

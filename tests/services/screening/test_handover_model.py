@@ -154,6 +154,7 @@ def test_a_job_stopped_mid_way_keeps_its_batches_and_embeds_only_the_rest(
         app.screening.configure(ConfigureRequest(sid, model="litdesk-handover"), owner=app.owner)
         dying = Counting(app.models.sentence_embedder(), fail_after=2)
         app.screening.rows.embedder = lambda: dying
+        app.screening.rows.slice_s = float("inf")  # one job to the failure (no hand-on)
         with pytest.raises(RuntimeError):
             app.screening.rows.run(sid)
         assert len(_stored(app, sid)) == 20  # the two batches stored before the failure
@@ -174,3 +175,29 @@ def test_a_job_stopped_mid_way_keeps_its_batches_and_embeds_only_the_rest(
         # when it has stored the rows it queues the retrains, which use them
         assert app.jobs.active_of(RETRAIN_KIND, owner=retrain_owner(sid, TA)) is not None
         assert app.screening.work_retrain(sid, TA, owner=app.owner).name == "litdesk-handover"
+
+
+def test_an_embedding_job_hands_the_rest_on_after_its_slice(
+    app: App, export: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one batch per slice: the job stores it, queues a new job for the rest and ends, so
+    # retrains queued meanwhile on the screening runner run between two slices
+    monkeypatch.setattr(_vectors, "BATCH", 10)
+    sid = make_study(app, "Sliced", [export])
+    _two_decisions(app, sid)
+    texts = set(_texts(app, sid))
+    app.screening.configure(ConfigureRequest(sid, model="litdesk-handover"), owner=app.owner)
+    for job in app.jobs.list(owner=embed_owner(sid), kinds=[EMBED_KIND], limit=5):
+        app.jobs.cancel(job.id, owner=embed_owner(sid))
+    app.screening.rows.slice_s = 0.0
+    first = app.screening.rows.run(sid)
+    assert first == {
+        "embedded": 10, "missing": len(texts) - 10, "embedder": EMBEDDER, "handed_on": True
+    }  # fmt: skip
+    assert app.jobs.active_of(EMBED_KIND, owner=embed_owner(sid)) is not None
+    # the CLI's way (no server) runs the queued slices one after another to the end
+    assert app.screening.work_retrain(sid, TA, owner=app.owner).name == "litdesk-handover"
+    assert set(_stored(app, sid)) == {text_sha(t) for t in texts}
+    # retrains and embeddings have their own runner, not the imports' and indexes' one
+    assert set(app.screening_runner.handlers) == {RETRAIN_KIND, EMBED_KIND}
+    assert not {RETRAIN_KIND, EMBED_KIND} & set(app.job_runner.handlers)

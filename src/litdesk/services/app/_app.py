@@ -238,7 +238,7 @@ class App(Parts):
     def screening(self) -> ScreeningArea:
         from litdesk.services.screening import ScreeningArea
 
-        return ScreeningArea(self.store, self.jobs, clock=self.clock, wake=lambda: self._wake(0), lease_s=self.settings.jobs_lease_seconds, embedder=self.models.sentence_embedder)  # fmt: skip
+        return ScreeningArea(self.store, self.jobs, clock=self.clock, wake=lambda: self._wake(3), lease_s=self.settings.jobs_lease_seconds, embedder=self.models.sentence_embedder)  # fmt: skip
 
     @part
     def zotero(self) -> ZoteroArea:
@@ -284,11 +284,12 @@ class App(Parts):
         )
 
     @part
-    def runners(self) -> tuple[JobRunner, JobRunner, JobRunner]:
+    def runners(self) -> tuple[JobRunner, JobRunner, JobRunner, JobRunner]:
         """The job runners (not started): indexing, dedup, imports and report builds; the
-        AI-assistance calls; the paper chat's questions — so that a person waiting for a
-        suggestion or an answer never waits behind a long indexing, import or build.
-        Building them builds every area that has job handlers."""
+        AI-assistance calls; the paper chat's questions; screening's retrains and record
+        embeddings — so that a person waiting for a suggestion, an answer or the next
+        record's order never waits behind a long indexing, import or build. Building them
+        builds every area that has job handlers."""
         from litdesk.services.jobs import Handler, JobRunner
         from litdesk.services.library import CHAT_KIND
 
@@ -300,12 +301,12 @@ class App(Parts):
             **self.reports.handlers(),
             **self.dedup.handlers(),
             **self.studies.handlers(),
-            **self.screening.handlers(),
         }
         groups: tuple[dict[str, Handler], ...] = (
             main,
             self.assist.handlers(),
             chat,
+            self.screening.handlers(),
         )
         slots = max(1, s.jobs_worker_slots)
         made = [
@@ -318,11 +319,11 @@ class App(Parts):
             )
             for handlers in groups
         ]
-        return made[0], made[1], made[2]
+        return made[0], made[1], made[2], made[3]
 
     @property
     def job_runner(self) -> JobRunner:
-        """Indexing, dedup, imports, report builds, screening."""
+        """Indexing, dedup, imports, report builds."""
         return self.runners[0]
 
     @property
@@ -334,6 +335,12 @@ class App(Parts):
     def chat_runner(self) -> JobRunner:
         """The paper chat's questions."""
         return self.runners[2]
+
+    @property
+    def screening_runner(self) -> JobRunner:
+        """Screening's retrains and the hand-over model's record embeddings (a job embeds
+        for a slice at a time, so retrains run in between)."""
+        return self.runners[3]
 
     def _wake(self, which: int) -> None:
         """Wake one runner when a job was just submitted; runners not built yet are not

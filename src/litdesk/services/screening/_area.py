@@ -27,7 +27,7 @@ from typing import Final
 from sqlalchemy.engine import Connection
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
-from litdesk._errors import NotFoundError
+from litdesk._errors import LitdeskError, NotFoundError
 from litdesk.adapters.embeddings import Embedder
 from litdesk.adapters.store import Store, repo, screening
 from litdesk.adapters.store import accounts as access
@@ -121,6 +121,7 @@ class ScreeningArea(TeamScreening):
         self.cache = StudyCache(store)
         self.rows = SentenceRows(store, self.cache, _texts, embedder)
         self.rows.on_stored = self._rows_stored
+        self.rows.requeue = self._more_rows
         self.retrainer = Retrainer(
             store, self.cache, clock=clock, rows=self.rows, want_rows=self._want_rows
         )
@@ -141,6 +142,17 @@ class ScreeningArea(TeamScreening):
         try:
             self.jobs.submit(kind, params, owner=owner, reuse_active=True)
         except Exception:  # noqa: BLE001 - nothing is lost: the scores in force stay
+            return False
+        if self._wake is not None:
+            self._wake()
+        return True
+
+    def _more_rows(self, study_id: str) -> bool:
+        """A new embedding job for the rest of the Study's rows, queued while the current
+        one still runs (so not with ``reuse_active``, which would answer the current one)."""
+        try:
+            self.jobs.submit(EMBED_KIND, {"study_id": study_id}, owner=embed_owner(study_id))
+        except LitdeskError:  # too many jobs, the store: the current job goes on instead
             return False
         if self._wake is not None:
             self._wake()
