@@ -35,6 +35,7 @@ from ._features import (
     build_features,
     embedding_block,
 )
+from ._labels import LABEL_WORDS, Label, parse_label
 from ._metrics import recall_at, recall_curve, screened_to_recall, wss
 from ._model import (
     DEFAULT_MODEL,
@@ -139,4 +140,7 @@ __all__ = [
     "simulate",
     "stopping_guidance",
     "wss",
+    "LABEL_WORDS",
+    "Label",
+    "parse_label",
 ]
