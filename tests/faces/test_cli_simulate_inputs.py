@@ -172,7 +172,8 @@ def test_parse_label():
 
 def test_asreview_csv_export(tmp_path: Path, plain: tuple[Path, list[int]]):
     """ASReview's export: the index first (``record_id``), its own columns, the label in
-    ``included`` (older versions: ``label_included``); any case and spacing of the name."""
+    ``included`` (1.x; ``asreview_label`` later, ``label_included`` in its datasets); any case
+    and spacing of the name."""
     rows = _rows()
     head = ["record_id", "Title", "Abstract", "Authors", "included", "asreview_ranking"]
     body = [[r[0], r[1], r[2], "Smith, J.", r[3], str(i + 1)] for i, r in enumerate(rows)]
@@ -180,6 +181,9 @@ def test_asreview_csv_export(tmp_path: Path, plain: tuple[Path, list[int]]):
     path.write_text(_table(head, body), encoding="utf-8")
     assert _order(path, labels="included") == plain[1]
     assert _order(path, labels=" Included ") == plain[1]
+    head[4] = "asreview_label"
+    path.write_text(_table(head, body), encoding="utf-8")
+    assert _order(path, labels="ASReview Label") == plain[1]
 
 
 def _ris(rows: list[list[str]], note: dict[str, str]) -> str:

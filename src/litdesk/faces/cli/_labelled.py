@@ -32,10 +32,12 @@ __all__ = ["read_labelled"]
 _TERM_COLUMNS: Final = ("mesh_terms", "mesh terms", "mesh", "mesh headings", "keywords_plus")
 #: the readers whose records are the rows of a table
 _TABLE_FORMATS: Final = ("csv", "scopus-csv")
-#: ASReview's names of its label column (``asreview.data.base_reader``), and "notes": read from
+#: ASReview's names of its label column (``asreview.data.base_reader``; its exports since 2.x
+#: write ``asreview_label``, 1.x ``included``), and "notes": read from
 #: the RIS note ASReview writes its label in when the file has no such column
 _ASREVIEW_LABEL_COLUMNS: Final = frozenset(
     (
+        "asreview label",
         "included",
         "label",
         "final included",
