@@ -234,6 +234,7 @@ def test_unlabelled_and_bad_labels_name_the_records(tmp_path: Path):
         ("set.csv", b"PK\x03\x04" + b"\0" * 64),  # a workbook renamed
         ("set.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 64),
         ("set.txt", b"not a table\nof records\n"),
+        ("set.csv", b"primary_title,notes_abstract,included\nA,b,1\nC,d,0\n"),
     ],
 )
 def test_unsupported_files_are_typed_errors(tmp_path: Path, name: str, data: bytes):
@@ -244,6 +245,8 @@ def test_unsupported_files_are_typed_errors(tmp_path: Path, name: str, data: byt
     assert doc["code"] in ("unsupported", "undecodable", "malformed")
     if name.startswith("set.xls"):
         assert "save the sheet as CSV" in doc["message"]
+    if data.startswith(b"primary_title"):  # ASReview's other title name: not read, said so
+        assert "a CSV/TSV needs a header row naming a title column" in doc["message"]
 
 
 def test_priors_edge_cases(tmp_path: Path, plain: tuple[Path, list[int]]):

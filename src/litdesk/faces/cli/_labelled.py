@@ -205,7 +205,13 @@ def read_labelled(path: Path, column: str) -> tuple[list[ScreeningRecord], list[
         refused = batch.refused[0]
         if refused.exit_code == NotFoundError.exit_code:
             raise NotFoundError(f"{path}: {refused.message}", code=refused.code)
-        raise InputError(f"{path}: {refused.message}", code=refused.code)
+        hint = ""
+        if refused.code == "unsupported" and path.suffix.casefold() in (".csv", ".tsv", ".tab"):
+            hint = (
+                "; a CSV/TSV needs a header row naming a title column (title, primary title, "
+                "article title, ...), a DOI or a PMID column"
+            )
+        raise InputError(f"{path}: {refused.message}{hint}", code=refused.code)
     trace = batch.imports[0]
     records = list(trace.records)
     if not records:
