@@ -112,7 +112,9 @@ class Features:
     #: the embedding block alone (dense float32 rows, centred/unit/weighted as configured)
     embedding_matrix: Any = field(default=None, repr=False)
     #: canonical copies of ``matrix`` / ``text`` (see :meth:`canonical`), made on first use
-    _canonical: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    _canonical: dict[int, tuple[Any, Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def canonical(self, matrix: Any) -> Any:
         """``matrix`` (this set's ``matrix`` or ``text``) with every row's column indices in
@@ -124,12 +126,12 @@ class Features:
         classifier the very same input without that sort. Costs a second copy of the matrix
         (8 bytes per stored value). Scores are still computed on ``matrix`` itself (its own
         order of summation, so the same scores)."""
-        key = id(matrix)
-        copy = self._canonical.get(key)
-        if copy is None:
-            copy = matrix.copy()
-            copy.sum_duplicates()  # sorts the indices; no entry is duplicated in a vectorizer's
-            self._canonical[key] = copy
+        kept = self._canonical.get(id(matrix))
+        if kept is not None and kept[0] is matrix:  # (the matrix is kept: its id is not reused)
+            return kept[1]
+        copy = matrix.copy()
+        copy.sum_duplicates()  # sorts the indices; no entry is duplicated in a vectorizer's
+        self._canonical[id(matrix)] = (matrix, copy)
         return copy
 
     @property
