@@ -95,7 +95,7 @@ def test_summary_without_json(tmp_path: Path):
     [
         (lambda rows: rows, "decision", "no_label_column"),
         (
-            lambda rows: [{**r, "label_included": "yes"} for r in rows],
+            lambda rows: [{**r, "label_included": "maybe"} for r in rows],
             "label_included",
             "bad_label",
         ),
@@ -110,7 +110,7 @@ def test_summary_without_json(tmp_path: Path):
                 for i, r in enumerate(rows)
             ],
             "label_included",
-            "bad_label",
+            "unlabelled",
         ),
     ],
 )

@@ -90,6 +90,10 @@ def test_blank_rows_skipped_and_surplus_cells_kept() -> None:
     (rec,) = result.records
     assert rec.first_line == 3
     assert rec.extras["(cells beyond the header)"] == ["extra"]
+    # a row of delimiters only is a row to pandas (so to ASReview): its skip is a notice;
+    # an empty line is not
+    skipped = [n for n in result.notices if n.kind == "skipped"]
+    assert [n.line for n in skipped] == [4]
 
 
 @pytest.mark.parametrize(

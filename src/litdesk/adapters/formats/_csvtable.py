@@ -327,6 +327,11 @@ def _parse(text: str, *, scopus: bool) -> ParseResult:
         first, last = done_line + 1, reader.line_num
         done_line = last
         if not any(cell.strip() for cell in row):
+            if plan is not None and len(row) > 1:
+                # a row of delimiters only is a row to pandas (and so to ASReview): say so
+                notices.append(
+                    Notice("skipped", "a row whose cells are all empty skipped", line=first)
+                )
             continue
         if plan is None:
             plan = _plan(row)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         build_features,
         embedding_block,
     )
+    from ._labels import LABEL_WORDS, Label, parse_label
     from ._metrics import recall_at, recall_curve, screened_to_recall, wss
     from ._model import (
         DEFAULT_MODEL,
@@ -144,6 +145,9 @@ __all__ = [
     "simulate",
     "stopping_guidance",
     "wss",
+    "LABEL_WORDS",
+    "Label",
+    "parse_label",
 ]
 
 __getattr__ = lazy_exports(__name__, __file__, globals())

@@ -22,7 +22,16 @@ __all__ = ["Ranker"]
 class Ranker:
     """Decisions so far and the model's order of the records not yet decided."""
 
-    def __init__(self, features: Features, *, seed: int = 1, config: ModelConfig | None = None):
+    def __init__(
+        self,
+        features: Features,
+        *,
+        seed: int = 1,
+        config: ModelConfig | None = None,
+        canonical_rows: bool = False,
+    ):
+        """``canonical_rows``: fit on rows of the set's canonical copy (the same scores, less
+        time per retrain, the matrix kept twice: see :meth:`Features.canonical`)."""
         import numpy as np
 
         self.features = features
@@ -34,6 +43,7 @@ class Ranker:
         self._tiebreak = np.random.default_rng(seed).permutation(n)
         self._scores: Any = None
         self.trained_on = 0  # decisions the current scores were fitted on
+        self.canonical_rows = canonical_rows
 
     @property
     def size(self) -> int:
@@ -76,7 +86,9 @@ class Ranker:
             return False
         rows = np.flatnonzero(self._labels >= 0)
         y = self._labels[rows].astype(np.int64)
-        self._scores = feature_scores(self.config, self.features, rows, y, self.seed)
+        self._scores = feature_scores(
+            self.config, self.features, rows, y, self.seed, canonical=self.canonical_rows
+        )
         self.trained_on = len(self._decided)
         return True
 

@@ -104,7 +104,9 @@ def simulate(
             f"{features.rows} records but {len(labels)} labels", code="bad_labels"
         )
     priors = draw_priors(labels, seed, prior_included, prior_excluded)
-    ranker = Ranker(features, seed=seed, config=config)
+    # hundreds of retrains: their training rows from the canonical copy (the same order,
+    # less time; bench/RESULTS.md, issue 28, branch sim28)
+    ranker = Ranker(features, seed=seed, config=config, canonical_rows=True)
     for index in priors:
         ranker.decide(index, labels[index])
     order = list(priors)

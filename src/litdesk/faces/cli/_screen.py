@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import InputError
 
+from ._labelled import read_labelled
 from ._output import command, console, emit_json
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
-    from litdesk.core.imports import RecordTrace
-    from litdesk.core.screening import ScreeningRecord, Simulation
+    from litdesk.core.screening import Simulation
 
-__all__ = ["register", "screen_app"]
+__all__ = ["read_labelled", "register", "screen_app"]
 
 #: the ``litdesk screen`` group (other modules add their commands to it before it is used)
 screen_app = typer.Typer(
@@ -24,75 +24,6 @@ screen_app = typer.Typer(
     "its simulation.",
     no_args_is_help=True,
 )
-
-#: extras columns read as subject terms beside the mapped keywords (normalised names)
-_TERM_COLUMNS = ("mesh_terms", "mesh terms", "mesh", "mesh headings", "keywords_plus")
-
-
-def _norm(name: str) -> str:
-    return " ".join(name.replace("_", " ").split()).casefold()
-
-
-def _extra(record: RecordTrace, column: str) -> list[str] | None:
-    extras = record.extras or {}
-    if column in extras:
-        return list(extras[column])
-    wanted = _norm(column)
-    for key, values in extras.items():
-        if _norm(key) == wanted:
-            return list(values)
-    return None
-
-
-def _label(record: RecordTrace, column: str, row: int) -> bool:
-    values = _extra(record, column) or []  # an empty cell is not kept
-    value = values[0].strip() if values else ""
-    if value not in {"0", "1"}:
-        raise InputError(
-            f"label {value!r} of record {row} (column {column!r}) is not 0 or 1",
-            code="bad_label",
-        )
-    return value == "1"
-
-
-def _screening_record(record: RecordTrace) -> ScreeningRecord:
-    from litdesk.core.screening import ScreeningRecord
-
-    terms = list(record.paper.keywords)
-    wanted = {_norm(c) for c in _TERM_COLUMNS}
-    for key, values in (record.extras or {}).items():
-        if _norm(key) in wanted:
-            for value in values:
-                terms += [t for t in value.split(";") if t.strip()]
-    return ScreeningRecord.of(record.paper.title, record.paper.abstract, terms)
-
-
-def read_labelled(path: Path, column: str) -> tuple[list[ScreeningRecord], list[bool]]:
-    """Records (title, abstract, keywords + MeSH) and 0/1 labels of a labelled file, in the
-    file's order, read with litdesk's own format readers."""
-    from litdesk.services.imports import import_files
-
-    batch = import_files([path])
-    if batch.refused:
-        refused = batch.refused[0]
-        if refused.exit_code == NotFoundError.exit_code:
-            raise NotFoundError(f"{path}: {refused.message}", code=refused.code)
-        raise InputError(f"{path}: {refused.message}", code=refused.code)
-    records = [r for trace in batch.imports for r in trace.records]
-    if not records:
-        raise InputError(f"{path} holds no records", code="no_records")
-    if all(_extra(r, column) is None for r in records):
-        raise InputError(
-            f"{path} has no label column {column!r} (labels are read from a CSV/TSV column "
-            "that is not one of the record fields)",
-            code="no_label_column",
-        )
-    labels = [_label(r, column, i) for i, r in enumerate(records)]
-    if not any(labels):
-        raise InputError(
-            f"no included record (label 1) in column {column!r} of {path}", code="no_included"
-        )
-    return [_screening_record(r) for r in records], labels
 
 
 def _summary(path: Path, sim: Simulation) -> None:
@@ -120,10 +51,22 @@ def register(app: typer.Typer) -> None:
     @command
     def simulate_cmd(
         file: Annotated[
-            Path, typer.Argument(help="A labelled file (CSV/TSV with a label column).")
+            Path,
+            typer.Argument(
+                help="A labelled file: CSV/TSV (comma, tab or semicolon) with a label column, "
+                "or RIS as ASReview exports it. Every data row is one record, its position "
+                "(0-based) in the file's order. Excel: save the sheet as CSV."
+            ),
         ],
         labels: Annotated[
-            str, typer.Option("--labels", help="The column holding 1 (included) or 0 (excluded).")
+            str,
+            typer.Option(
+                "--labels",
+                help="The label column (case and spaces ignored). Included: 1, 1.0, true, yes, "
+                "y, included, include; excluded: 0, 0.0, false, no, n, excluded, exclude. Every "
+                "record needs one (empty, -1 or NA is an error naming the rows). RIS: N1 (or "
+                "included) reads ASReview's ASReview_relevant/irrelevant notes.",
+            ),
         ],
         seed: Annotated[int, typer.Option("--seed", help="Draws the priors; seeds the model.")] = 1,
         prior_included: Annotated[
