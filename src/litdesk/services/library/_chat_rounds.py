@@ -12,7 +12,8 @@ question: the rounds written stay, and the job's result names the questions not 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
 
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import LOCAL_OWNER
@@ -22,9 +23,48 @@ from litdesk.services.jobs import JobContext
 from ._chat_jobs import JobStopped, JournaledBackend, error_result
 
 if TYPE_CHECKING:
-    from ._chat import ChatService
+    from litdesk.adapters.llm import ChatBackend
 
-__all__ = ["round_tag", "run_rounds"]
+    from ._library import Library
+
+__all__ = ["RoundsHost", "round_tag", "run_rounds"]
+
+
+class _Round(Protocol):
+    @property
+    def number(self) -> int: ...
+
+
+class RoundsHost(Protocol):
+    """What :func:`run_rounds` uses of the chat service (``ChatService`` is one; a protocol,
+    so that this module does not import the service that imports it)."""
+
+    library: Library
+
+    def _locked(self, sid: str) -> AbstractContextManager[None]: ...
+
+    def _load(self, sid: str) -> dict[str, Any]: ...
+
+    def _answer(
+        self,
+        question: str,
+        papers: list[str],
+        whole: bool,
+        *,
+        owner: str,
+        top_k: int = ...,
+        backend: ChatBackend | None = None,
+    ) -> dict[str, Any]: ...
+
+    def _record(
+        self,
+        sid: str,
+        question: str,
+        data: dict[str, Any],
+        *,
+        owner: str,
+        job: str | None = None,
+    ) -> _Round: ...
 
 
 def round_tag(job_id: str, index: int) -> str:
@@ -32,7 +72,7 @@ def round_tag(job_id: str, index: int) -> str:
     return f"{job_id}:{index}"
 
 
-def run_rounds(chat: ChatService, ctx: JobContext) -> dict[str, Any] | None:
+def run_rounds(chat: RoundsHost, ctx: JobContext) -> dict[str, Any] | None:
     """The ``chat.answer`` handler for a job with ``questions``: ``{"round": <the last>,
     "rounds": [...]}``; refused at one question: its error, the rounds written and the
     questions ``unanswered``; stopped (a cancel, the server stopping): ``None``."""
