@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256, passage_boxes, read_pages
+from litdesk.adapters.pdf._reader import _find_passage
 from litdesk.core.library import chunk_pages
 
 # (file, pages, DOI found on p1-2, arXiv id found on p1-2) from fixtures/pdf/MANIFEST.md
@@ -144,6 +145,70 @@ def test_passage_boxes_locate_the_passage(tmp_path: Path) -> None:
     assert info.value.code == "not_found"
     with pytest.raises(PdfExcluded):
         passage_boxes(path, 3, "hello")
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize(
+    ("name", "page", "quote"),
+    [
+        # pdfium marks "ingre-⏎dient" as ingre\ufffedient: the word is read joined
+        ("acl_2020_main_207_specter.pdf", 1, "a critical ingredient for natural"),
+        # ... and "document-⏎level" as a compound keeps its hyphen
+        ("acl_2020_main_207_specter.pdf", 2, "suite for document-level embeddings in"),
+        ("plosone_2018_0197919.pdf", 7, "changed with P < 0.05"),
+        ("plosone_2018_0197919.pdf", 1, "(35:28 ± 0.08˚C)"),
+    ],
+)
+def test_real_pdf_passage_found_across_hyphenated_breaks(
+    fixtures_dir: Path, name: str, page: int, quote: str
+) -> None:
+    assert passage_boxes(fixtures_dir / "pdf" / name, page, quote)
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize(
+    ("name", "page", "quote"),
+    [
+        ("plosone_2018_0197919.pdf", 7, "changed with P > 0.05"),  # the page: P < 0.05
+        ("plosone_2018_0197919.pdf", 1, "(35:28 ± 008˚C)"),  # the page: 0.08
+        ("plosone_2018_0197919.pdf", 1, "(35:28 ± 0.08˚C."),  # the page: )
+        ("acl_2020_main_207_specter.pdf", 1, "a critical ingredients for natural"),
+    ],
+)
+def test_real_pdf_altered_passage_is_not_found(
+    fixtures_dir: Path, name: str, page: int, quote: str
+) -> None:
+    """Only whitespace, hyphenated breaks, ligatures and typographic quotes/dashes are
+    ignored: another sign, digit or punctuation mark is another passage (before, a
+    letters-and-digits-only fallback found each of these)."""
+    with pytest.raises(PdfExcluded) as info:
+        passage_boxes(fixtures_dir / "pdf" / name, page, quote)
+    assert info.value.code == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("raw", "quote", "found"),
+    [
+        ("the ﬁrst ﬂow\r\nof data", "the first flow of data", True),  # ligatures
+        ("an inter-\r\naction term", "an interaction term", True),
+        ("a long-\r\nterm study", "a long-term study", True),
+        ("a long-\r\nterm study", "a long- term study", True),  # as laid out
+        ("a soft\u00ad\r\nhyphen", "a softhyphen", True),
+        ("pdfium's mark\x02\r\ner", "pdfium's marker", True),
+        ("it “works” – well", 'it "works" - well', True),  # typographic quotes, dash
+        ("M ´ exico", "M ´ exico", True),  # NFKC expands ´ to a space and an accent
+        ("P < 0.05 was", "P > 0.05 was", False),
+        ("dose 0.5 mg", "dose 05 mg", False),
+        ("a long-\r\nterm study", "a longterm", True),
+        ("a word", "", False),
+    ],
+)
+def test_find_passage_ignores_layout_only(raw: str, quote: str, found: bool) -> None:
+    span = _find_passage(raw, quote)
+    assert (span is not None) is found
+    if span is not None:
+        start, end = span
+        assert raw[start] == quote.lstrip()[0] or raw[start] in "ﬁﬂ"
 
 
 def test_file_sha256(tmp_path: Path) -> None:

@@ -274,6 +274,21 @@ def test_normalisation_properties(prefix, passage):
         assert passage_in(passage, source)
 
 
+@pytest.mark.parametrize(
+    ("passage", "source", "found"),
+    [
+        ("informa\u00e7\u00e3o p\u00fablica", "a informac\u0327a\u0303o pu\u0301blica local", True),
+        ("informac\u0327a\u0303o pu\u0301blica", "a informa\u00e7\u00e3o p\u00fablica local", True),
+        ("informacao publica", "a informa\u00e7\u00e3o p\u00fablica local", False),
+        ("P > 0.05", "changed with P < 0.05", False),
+    ],
+)
+def test_passage_in_same_text_in_another_unicode_form(passage, source, found):
+    """A quote pasted decomposed (NFD, as macOS pastes) is the abstract's text; an
+    accent-less or otherwise different quote is not."""
+    assert passage_in(passage, source) is found
+
+
 @settings(max_examples=100)
 @given(st.text())
 def test_markdown_escaping_is_inert(text):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -198,30 +199,105 @@ def extract(path: Path) -> PdfText:
 Box = tuple[float, float, float, float]
 
 
-def _normalised_with_map(raw: str) -> tuple[str, list[int]]:
-    """Whitespace-folded text of ``raw`` and, per output char, its raw index."""
+#: Characters folded alike on both sides of a passage match: typographic quotes and
+#: dashes (a quote typed with ``'`` or ``-`` matches the PDF's ``’`` or ``–``).
+_FOLD: Final = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
+        "\u2015": "-", "\u2212": "-",
+    }
+)  # fmt: skip
+#: A hyphen that ends a line when a line break follows it.
+_LINE_HYPHENS: Final = frozenset("-\u00ad\u2010")
+#: pdfium's own markers of a hyphen at a line break (the break itself often removed:
+#: ``em\ufffebedding`` for ``em-⏎bedding``): always a line-ending hyphen.
+_HYPHEN_MARKS: Final = frozenset("\u0002\ufffe")
+_BLANK: Final = frozenset("\x00")
+
+
+def _fold(text: str) -> str:
+    """Compatibility-normalised (ligatures ``ﬁ`` → ``fi``, NFKC) with folded quotes and
+    dashes: what both a passage and a page's text are compared as."""
+    return unicodedata.normalize("NFKC", text).translate(_FOLD)
+
+
+def _line_break_after(raw: str, i: int) -> bool:
+    """True when whitespace holding a line break follows ``raw[i]``."""
+    j = i + 1
+    while j < len(raw) and (raw[j] in " \t" or raw[j] in _BLANK):
+        j += 1
+    return j < len(raw) and raw[j] in "\r\n"
+
+
+def _normalised_with_map(raw: str, hyphens: str = "space") -> tuple[str, list[int]]:
+    """Folded, whitespace-collapsed text of ``raw`` and, per output char, its raw index.
+
+    ``hyphens`` says what a hyphen ending a line becomes: ``"space"`` (kept, the break a
+    space: the text as laid out), ``"join"`` (hyphen and break dropped: a word split by
+    hyphenation, ``inter-⏎action`` → ``interaction``) or ``"keep"`` (the hyphen kept,
+    the break dropped: a hyphenated compound, ``long-⏎term`` → ``long-term``).
+    """
     out: list[str] = []
     idx: list[int] = []
     pending_space = False
+    skip_break = False
     for i, ch in enumerate(raw):
-        if ch.isspace() or ch in "\x00\ufffe\x02":
+        if ch.isspace() or ch in _BLANK:
+            if not skip_break:
+                pending_space = bool(out)
+            continue
+        marked = ch in _HYPHEN_MARKS
+        if marked and hyphens == "space":
             pending_space = bool(out)
             continue
-        if pending_space:
-            out.append(" ")
-            idx.append(i - 1)
+        if marked or (ch in _LINE_HYPHENS and hyphens != "space" and _line_break_after(raw, i)):
             pending_space = False
-        out.append(ch)
-        idx.append(i)
+            skip_break = True
+            if hyphens == "keep":
+                out.append("-")
+                idx.append(i)
+            continue
+        skip_break = False
+        for c in _fold(ch):  # NFKC may expand: ``ﬁ`` → ``fi``, ``´`` → space + accent
+            if c.isspace():
+                pending_space = bool(out)
+                continue
+            if pending_space:
+                out.append(" ")
+                idx.append(i - 1)
+                pending_space = False
+            out.append(c)
+            idx.append(i)
     return "".join(out), idx
+
+
+def _find_passage(raw: str, passage: str) -> tuple[int, int] | None:
+    """Raw start and end (inclusive) of ``passage`` in a page's text ``raw``, or None.
+
+    The passage must occur verbatim after folding (:func:`_fold`) and whitespace
+    collapsing, with a line-ending hyphen read as laid out, as a split word, or as a
+    compound's hyphen. Nothing else is ignored: a passage with another sign, digit or
+    punctuation mark than the page (``P > 0.05`` for ``P < 0.05``) is not found.
+    """
+    needle = " ".join(_fold(passage).split())
+    if not needle:
+        return None
+    for mode in ("space", "join", "keep"):
+        flat, index = _normalised_with_map(raw, mode)
+        pos = flat.find(needle)
+        if pos >= 0:
+            return index[pos], index[pos + len(needle) - 1]
+    return None
 
 
 def passage_boxes(path: Path, page: int, passage: str) -> list[Box]:
     """Boxes (left, bottom, right, top in PDF points) of ``passage`` on 1-based ``page``.
 
-    Matching ignores whitespace differences and hyphenated line breaks; one box per
-    text line. Raises :class:`~litdesk.NotFoundError`-style ``PdfExcluded(code=not_found)``
-    when the passage is not on that page.
+    Matching ignores whitespace differences, ligatures, typographic quotes and dashes,
+    and hyphenated line breaks (:func:`_find_passage`); one box per text line. Raises
+    ``PdfExcluded(code=not_found)`` when the passage is not on that page.
     """
     doc = _open(path)
     try:
@@ -230,24 +306,12 @@ def passage_boxes(path: Path, page: int, passage: str) -> list[Box]:
         pg = doc[page - 1]
         tp = pg.get_textpage()
         try:
-            raw = tp.get_text_range()
-            flat, index = _normalised_with_map(raw)
-            needle = " ".join(passage.split())
-            pos = flat.find(needle)
-            if pos < 0:
-                # try without hyphenated line breaks: compare on letters only
-                letters = [(c, i) for c, i in zip(flat, index, strict=True) if c.isalnum()]
-                hay = "".join(c for c, _ in letters)
-                want = "".join(c for c in needle if c.isalnum())
-                lpos = hay.find(want) if want else -1
-                if lpos < 0:
-                    raise PdfExcluded(
-                        f"{path.name}: passage not found on page {page}", code="not_found"
-                    )
-                start, end = letters[lpos][1], letters[lpos + len(want) - 1][1]
-            else:
-                start, end = index[pos], index[pos + len(needle) - 1]
-            return _line_boxes(tp, start, end)
+            span = _find_passage(tp.get_text_range(), passage)
+            if span is None:
+                raise PdfExcluded(
+                    f"{path.name}: passage not found on page {page}", code="not_found"
+                )
+            return _line_boxes(tp, span[0], span[1])
         finally:
             tp.close()
             pg.close()

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from litdesk.core.evidence import normalize_ws
+from litdesk.core.evidence import passage_in
 
 from ._errors import SourceRefused
 
@@ -115,6 +115,6 @@ def bound_source(
 
 
 def quote_in(quote: str, text: str) -> bool:
-    """True when ``quote`` (non-blank) occurs in ``text`` after whitespace normalisation."""
-    needle = normalize_ws(quote)
-    return bool(needle) and needle in normalize_ws(text)
+    """True when ``quote`` (non-blank) occurs in ``text`` after whitespace normalisation
+    (as :func:`~litdesk.core.evidence.passage_in`: the same Unicode form, NFC)."""
+    return passage_in(quote, text)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
@@ -123,9 +124,11 @@ def text_digest(text: str) -> str:
 
 
 def passage_in(passage: str, source: str) -> bool:
-    """True when ``passage`` occurs in ``source`` after whitespace normalisation."""
-    needle = normalize_ws(passage)
-    return bool(needle) and needle in normalize_ws(source)
+    """True when ``passage`` occurs in ``source`` after whitespace normalisation and in
+    the same Unicode form (NFC: ``ç`` typed or pasted decomposed, as macOS does, is the
+    source's ``ç``; canonically equivalent text only, nothing else is ignored)."""
+    needle = normalize_ws(unicodedata.normalize("NFC", passage))
+    return bool(needle) and needle in normalize_ws(unicodedata.normalize("NFC", source))
 
 
 def find_occurrences(text: str, quote: str, limit: int = MAX_OCCURRENCES) -> list[int]:
