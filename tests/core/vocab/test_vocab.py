@@ -147,6 +147,21 @@ def test_spelling_suggestions_are_few_and_close(index: SubjectIndex) -> None:
     assert index.suggest("qwertyuiop") == []
 
 
+def test_words_typed_in_another_order_find_an_inverted_heading(index: SubjectIndex) -> None:
+    # MeSH inverts its headings: "type 2 diabetes" is "Diabetes Mellitus, Type 2"
+    found = index.suggest("type 2 diab")
+    assert [(s.subject.label, s.kind) for s in found] == [("Diabetes Mellitus, Type 2", "words")]
+    assert [s.subject.label for s in index.suggest("pulmonary tuberc")] == [
+        "Tuberculosis, Pulmonary"
+    ]
+    # prefix matches come first, then the other orders (shorter first), never twice
+    mixed = [(s.subject.label, s.kind) for s in index.suggest("diabetes mel")]
+    assert mixed[0] == ("Diabetes Mellitus", "prefix")
+    assert len({label for label, _kind in mixed}) == len(mixed)
+    assert index.suggest("pulmonary asthma") == []  # every word must match one label
+    assert index.suggest("high pressure")[0].subject.label == "Hypertension"  # synonyms too
+
+
 def test_distance_matches_a_plain_implementation() -> None:
     def plain(a: str, b: str) -> int:
         d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
