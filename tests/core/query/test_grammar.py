@@ -277,3 +277,18 @@ def test_proximity_and_fuzzy_syntax_is_refused_at_its_position(
 @pytest.mark.parametrize("text", ["near miss", "NEARBY", "ADJUVANT", "W", "heart\\~3", "H5N1"])
 def test_words_that_only_look_like_proximity_are_terms(text: str) -> None:
     assert parse_query(text).terms
+
+
+def test_typographic_quotes_are_phrase_quotes() -> None:
+    # pasted from a word processor: before, “heart failure” was “heart AND failure”
+    query = parse_query(
+        "\u201cheart failure\u201d AND \u201eHerz\u201c OR TITLE:\uff02gene therapy\uff02"
+    )
+    assert shape(query.root) == (
+        "or",
+        ("and", p("heart failure"), p("Herz")),
+        p("gene therapy", "title"),
+    )
+    assert (query.terms[0].position, query.terms[0].end) == (1, 15)
+    err = syntax_error("a AND \u201cheart failure")
+    assert (err.code, err.position) == ("quote", 7)

@@ -86,6 +86,8 @@ _OPERATOR_KINDS: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN"})
 #: the word ``_read_word`` reads): linear over a query, judged so in tests/test_linear_patterns.py
 _FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*+:")
 _WS: Final = re.compile(r"\s+")
+#: “ ” „ ‟ and the full-width ＂ read as ``"``
+_PHRASE_QUOTES: Final = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f\uff02", '"'))
 _ALLOWED_CONTROLS: Final = frozenset("\t\n\r")
 
 
@@ -366,6 +368,9 @@ def _refuse_proximity(value: str, start: int, end: int) -> None:
 
 
 def _tokenize(text: str, *, max_tokens: int | None = QUERY_LIMITS.tokens) -> list[_Tok]:
+    # typographic double quotes (a strategy pasted from a word processor or a protocol) are
+    # phrase quotes: “heart failure” was two terms, “heart and failure”, sent with the marks
+    text = text.translate(_PHRASE_QUOTES)  # one character for one: positions are kept
     tokens: list[_Tok] = []
     i, n = 0, len(text)
     while i < n:
