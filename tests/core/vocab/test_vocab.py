@@ -212,3 +212,9 @@ def test_controlled_term_and_synonym_group_parse_back() -> None:
     assert group == '(Hypertension OR "High Blood Pressure")'
     assert [t.text for t in parse_query(group).terms] == ["Hypertension", "High Blood Pressure"]
     assert synonym_group("Asthma", ()) == "Asthma"
+
+
+def test_a_typographic_quote_opens_a_phrase_for_suggestions() -> None:
+    # pasted “…”: the active term is the phrase, without the mark (before: '“myocardial inf')
+    term = active_term("aspirin AND \u201cmyocardial inf")
+    assert term is not None and (term.text, term.phrase, term.start) == ("myocardial inf", True, 12)

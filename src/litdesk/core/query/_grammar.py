@@ -30,6 +30,7 @@ from ._errors import QuerySyntaxError, SyntaxCode
 
 __all__ = [
     "DEFAULT_FIELDS",
+    "PHRASE_QUOTES",
     "FIELD_PREFIXES",
     "QUERY_LIMITS",
     "And",
@@ -87,7 +88,7 @@ _OPERATOR_KINDS: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN"})
 _FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*+:")
 _WS: Final = re.compile(r"\s+")
 #: “ ” „ ‟ and the full-width ＂ read as ``"``
-_PHRASE_QUOTES: Final = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f\uff02", '"'))
+PHRASE_QUOTES: Final = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f\uff02", '"'))
 _ALLOWED_CONTROLS: Final = frozenset("\t\n\r")
 
 
@@ -370,7 +371,7 @@ def _refuse_proximity(value: str, start: int, end: int) -> None:
 def _tokenize(text: str, *, max_tokens: int | None = QUERY_LIMITS.tokens) -> list[_Tok]:
     # typographic double quotes (a strategy pasted from a word processor or a protocol) are
     # phrase quotes: “heart failure” was two terms, “heart and failure”, sent with the marks
-    text = text.translate(_PHRASE_QUOTES)  # one character for one: positions are kept
+    text = text.translate(PHRASE_QUOTES)  # one character for one: positions are kept
     tokens: list[_Tok] = []
     i, n = 0, len(text)
     while i < n:
