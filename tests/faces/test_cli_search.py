@@ -108,6 +108,21 @@ def test_search_all_lanes_failed_exits_5(env):
     assert "unavailable" in result.output
 
 
+def test_search_every_lane_refused_says_change_it_not_wait(env):
+    # Crossref refuses Boolean syntax before sending: "try again in a minute" was wrong advice
+    for extra in (["--trace"], []):
+        result = CliRunner().invoke(app, ["search", "heart AND (a OR b)", "-p", "crossref", *extra])
+        assert result.exit_code == 5
+        assert "no database can run this search as asked" in result.stderr
+        assert "Change what each database refused" in result.stderr
+        assert "Try again in a minute" not in result.stderr
+    # a provider that did not answer still gets the advice to wait
+    folder = env / "cas"
+    _cassette(folder, {"crossref": (503, b"down")})
+    down = CliRunner().invoke(app, ["search", "sepsis", "-p", "crossref", "--replay", str(folder)])
+    assert down.exit_code == 5 and "Try again in a minute" in down.stderr
+
+
 def test_search_replay_miss_is_a_clear_error(env):
     folder = env / "cas"
     _cassette(folder, {"crossref": (200, CROSSREF)})

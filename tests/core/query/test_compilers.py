@@ -425,3 +425,40 @@ def test_unencodable_tree_is_refused() -> None:
 
     tree = Query("x", Term("a\udcff"), False)
     assert "encoded" in refused("openalex", tree)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ truncation (therap*)
+
+TRUNCATED = 'therap* AND "heart failure"'
+
+
+def test_truncation_is_sent_unquoted_where_the_provider_truncates() -> None:
+    # quoted, "therap*" is a literal phrase at Europe PMC and arXiv (the stem alone)
+    epmc = compile_search("europepmc", TRUNCATED, ALL)
+    assert epmc.executed_query == 'therap* AND "heart failure"'
+    pubmed = compile_search("pubmed", TRUNCATED, ALL)
+    assert pubmed.executed_query == 'therap*[All Fields] AND "heart failure"[All Fields]'
+    arxiv = compile_search("arxiv", "TITLE:therap* OR cancer", ALL)
+    assert arxiv.executed_query == "ti:therap* OR all:cancer"
+    s2 = compile_search("semanticscholar", TRUNCATED, ALL)
+    assert s2.executed_query == 'therap* + "heart failure"'
+
+
+def test_truncation_alone_goes_to_s2_bulk_search() -> None:
+    # relevance search has no prefix match: one truncated word needs bulk syntax
+    req = compile_search("semanticscholar", "therap*", ALL)
+    assert req.url.endswith("/paper/search/bulk")
+    assert req.executed_query == "therap*"
+
+
+@pytest.mark.parametrize("provider", ["openalex", "crossref"])
+def test_truncation_refused_where_the_provider_matches_whole_words(provider: str) -> None:
+    # OpenAlex and Crossref would search the word "therap" instead: refused with the reason
+    reason = refused(provider, "therap*")
+    assert "therap*" in reason and "position 1" in reason
+
+
+def test_a_quoted_star_and_an_odd_stem_are_not_truncation() -> None:
+    assert not parse_query('"therap*"').terms[0].truncated
+    assert not parse_query("covid-19*").terms[0].truncated
+    assert parse_query("covid19*").terms[0].stem == "covid19"

@@ -248,3 +248,47 @@ def test_render_round_trips(text: str) -> None:
 
 def test_or_node_type() -> None:
     assert isinstance(parse_query("a OR b").root, Or)
+
+
+# ------------------------------------------------------- proximity (refused, never a term)
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "end"),
+    [
+        ("heart NEAR/3 failure", 7, 12),
+        ("heart NEAR failure", 7, 10),
+        ("heart W/5 failure", 7, 9),
+        ("(heart ADJ3 failure) OR x", 8, 11),
+        ('"heart failure"~3 AND aspirin', 16, 17),
+        ("colour~", 1, 7),
+        ("colour~2", 1, 8),
+    ],
+)
+def test_proximity_and_fuzzy_syntax_is_refused_at_its_position(
+    text: str, position: int, end: int
+) -> None:
+    # before: NEAR/3 or ~3 became one more AND-ed word, searching something else
+    err = syntax_error(text)
+    assert (err.code, err.position, err.end) == ("unsupported", position, end)
+    assert "not supported" in str(err)
+
+
+@pytest.mark.parametrize("text", ["near miss", "NEARBY", "ADJUVANT", "W", "heart\\~3", "H5N1"])
+def test_words_that_only_look_like_proximity_are_terms(text: str) -> None:
+    assert parse_query(text).terms
+
+
+def test_typographic_quotes_are_phrase_quotes() -> None:
+    # pasted from a word processor: before, “heart failure” was “heart AND failure”
+    query = parse_query(
+        "\u201cheart failure\u201d AND \u201eHerz\u201c OR TITLE:\uff02gene therapy\uff02"
+    )
+    assert shape(query.root) == (
+        "or",
+        ("and", p("heart failure"), p("Herz")),
+        p("gene therapy", "title"),
+    )
+    assert (query.terms[0].position, query.terms[0].end) == (1, 15)
+    err = syntax_error("a AND \u201cheart failure")
+    assert (err.code, err.position) == ("quote", 7)

@@ -147,6 +147,21 @@ def test_spelling_suggestions_are_few_and_close(index: SubjectIndex) -> None:
     assert index.suggest("qwertyuiop") == []
 
 
+def test_words_typed_in_another_order_find_an_inverted_heading(index: SubjectIndex) -> None:
+    # MeSH inverts its headings: "type 2 diabetes" is "Diabetes Mellitus, Type 2"
+    found = index.suggest("type 2 diab")
+    assert [(s.subject.label, s.kind) for s in found] == [("Diabetes Mellitus, Type 2", "words")]
+    assert [s.subject.label for s in index.suggest("pulmonary tuberc")] == [
+        "Tuberculosis, Pulmonary"
+    ]
+    # prefix matches come first, then the other orders (shorter first), never twice
+    mixed = [(s.subject.label, s.kind) for s in index.suggest("diabetes mel")]
+    assert mixed[0] == ("Diabetes Mellitus", "prefix")
+    assert len({label for label, _kind in mixed}) == len(mixed)
+    assert index.suggest("pulmonary asthma") == []  # every word must match one label
+    assert index.suggest("high pressure")[0].subject.label == "Hypertension"  # synonyms too
+
+
 def test_distance_matches_a_plain_implementation() -> None:
     def plain(a: str, b: str) -> int:
         d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
@@ -197,3 +212,9 @@ def test_controlled_term_and_synonym_group_parse_back() -> None:
     assert group == '(Hypertension OR "High Blood Pressure")'
     assert [t.text for t in parse_query(group).terms] == ["Hypertension", "High Blood Pressure"]
     assert synonym_group("Asthma", ()) == "Asthma"
+
+
+def test_a_typographic_quote_opens_a_phrase_for_suggestions() -> None:
+    # pasted “…”: the active term is the phrase, without the mark (before: '“myocardial inf')
+    term = active_term("aspirin AND \u201cmyocardial inf")
+    assert term is not None and (term.text, term.phrase, term.start) == ("myocardial inf", True, 12)

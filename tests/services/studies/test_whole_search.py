@@ -22,7 +22,7 @@ from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.runs import read_run
 from litdesk.services.app import App, open_app
-from litdesk.services.search import SearchRequest, load_run
+from litdesk.services.search import RunExportRequest, SearchRequest, load_run
 from litdesk.services.studies import (
     EXIT_ALLOWANCE,
     EXIT_OK,
@@ -219,5 +219,31 @@ def test_run_hits_readable_as_run_hits(tmp_settings: Settings) -> None:
         run = load_run(app.store, rnd.run_id).to_dict()
         full = read_run(run | {"hits": [h.data for h in hits]}, max_hits=len(hits))
         assert len(full.hits) == 120 and full.hits[5].contributions[0].rank == 6
+
+    with_app(tmp_settings, search, body)
+
+
+def test_a_whole_search_run_shows_and_exports_every_hit(tmp_settings: Settings) -> None:
+    """A whole search keeps its hits as rows: its saved run read alone (``runs show``,
+    ``runs export``) carries them. Before, its RIS was empty and its PRISMA-S said
+    "Duplicate records removed: 230, Records after deduplication: 0"."""
+    search = GeneratedSearch(230)
+
+    async def body(app: App) -> None:
+        study = app.workspace().create_study("Exported").id
+        started = app.studies.add_search(
+            AddSearchRequest(study, SearchRequest("malaria", providers=EPMC)), owner=app.owner
+        )
+        await run_job(app, started.job.id)
+        with app.store.read() as conn:
+            (rnd,) = whole.list_rounds(conn, study)
+        assert len(app.search.run(rnd.run_id, owner=app.owner).hits) == 230
+        ris = app.search.export_run(RunExportRequest(rnd.run_id, "ris"), owner=app.owner)
+        # every record, not the manifest's first 150
+        assert ris.body.decode().count("TY  - ") == 230
+        prisma = app.search.export_run(RunExportRequest(rnd.run_id, "prisma-md"), owner=app.owner)
+        text = prisma.body.decode()
+        assert "Duplicate records removed: 0" in text
+        assert "Records after deduplication: 230" in text
 
     with_app(tmp_settings, search, body)

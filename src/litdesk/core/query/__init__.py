@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._demo import MIN_STEM as DEMO_MIN_STEM
     from ._errors import SYNTAX_CODES, IdentifierError, QueryFilterError, QuerySyntaxError
     from ._grammar import (
+        PHRASE_QUOTES,
         QUERY_LIMITS,
         And,
         Field,
@@ -80,6 +81,7 @@ __all__ = [
     "works_by_id_request",
     "MAX_URL_BYTES",
     "NAMESPACES",
+    "PHRASE_QUOTES",
     "QUERY_LIMITS",
     "SYNTAX_CODES",
     "And",

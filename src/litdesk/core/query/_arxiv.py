@@ -47,7 +47,8 @@ def _term(term: Term, filters: SearchFilters) -> str:
         raise CompileRefused(PROVIDER, "arXiv cannot search the last author (AUTH_LAST:)")
     if '"' in term.text:
         raise CompileRefused(PROVIDER, "arXiv cannot search a term with a double quote")
-    text = term.text if not term.phrase and _PLAIN.match(term.text) else f'"{term.text}"'
+    plain = not term.phrase and (term.truncated or _PLAIN.match(term.text))
+    text = term.text if plain else f'"{term.text}"'
     return _PREFIX[field] + text
 
 

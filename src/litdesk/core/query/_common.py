@@ -28,6 +28,7 @@ __all__ = [
     "has_operators",
     "offset_cursor",
     "refuse_semantic",
+    "refuse_truncation",
     "resolved_field",
     "split_and",
     "text_cursor",
@@ -210,3 +211,15 @@ def refuse_semantic(provider: str, mode: str) -> None:
         raise CompileRefused(provider, "semantic search is only available from OpenAlex")
     if mode != "keyword":
         raise CompileRefused(provider, f"unknown search mode {mode!r}")
+
+
+def refuse_truncation(provider: str, query: Query, why: str) -> None:
+    """Refuse a truncated word (``therap*``) for a provider without truncation: sending the
+    stem alone would search another word and silently change the query."""
+    for term in iter_terms(query.root):
+        if term.truncated:
+            raise CompileRefused(
+                provider,
+                f"{why}: it cannot truncate {term.text!r} (position {term.position}); "
+                "write the words out with OR",
+            )

@@ -20,6 +20,7 @@ from ._common import (
     finish,
     has_operators,
     refuse_semantic,
+    refuse_truncation,
     text_cursor,
     year_range,
 )
@@ -78,6 +79,7 @@ def compile_search(
     if field not in _QUERY_PARAM:
         raise CompileRefused(PROVIDER, f"Crossref cannot search {FIELD_NAMES[field]}")
     terms = query.terms
+    refuse_truncation(PROVIDER, query, "Crossref matches whole words only")
     if field != "author" and any(t.phrase for t in terms):
         raise CompileRefused(PROVIDER, "Crossref has no phrase search (quoted phrases)")
     page = check_limit(PROVIDER, limit, MAX_PAGE)

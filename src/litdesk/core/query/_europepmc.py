@@ -1,7 +1,8 @@
 """Europe PMC: ``/europepmc/webservices/rest/search`` (pure).
 
 Every term is quoted (``TITLE:"…"``, ``ABSTRACT:"…"``, ``AUTH:"…"``,
-``AUTH_LAST:"…"`` or bare ``"…"``); filters are appended with AND exactly as the
+``AUTH_LAST:"…"`` or bare ``"…"``) but a truncated word (``therap*``, unquoted so that Europe
+PMC expands it); filters are appended with AND exactly as the
 reference: ``FIRST_PDATE:[a-01-01 TO b-12-31]``, ``OPEN_ACCESS:Y``,
 ``NOT PUB_TYPE:"Retracted Publication"``, ``SRC:PPR`` / ``PUB_TYPE:"Review"`` /
 ``PUB_TYPE:"Journal Article"``, then `` sort_date:y`` / `` sort_cited:y``.
@@ -59,7 +60,9 @@ def _wrap(node: Node, filters: SearchFilters) -> str:
 
 def _expr(node: Node, filters: SearchFilters) -> str:
     if isinstance(node, Term):
-        return _PREFIX[node.field or filters.field] + _quote(node.text)
+        # truncation stays unquoted: Europe PMC expands ``therap*``, not ``"therap*"``
+        text = node.text if node.truncated else _quote(node.text)
+        return _PREFIX[node.field or filters.field] + text
     if isinstance(node, And):
         split = split_and(node)
         parts = [_wrap(c, filters) for c in split.positives]

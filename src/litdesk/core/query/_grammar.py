@@ -30,6 +30,7 @@ from ._errors import QuerySyntaxError, SyntaxCode
 
 __all__ = [
     "DEFAULT_FIELDS",
+    "PHRASE_QUOTES",
     "FIELD_PREFIXES",
     "QUERY_LIMITS",
     "And",
@@ -78,12 +79,16 @@ class _Limits:
 QUERY_LIMITS: Final = _Limits()
 
 _OPERATORS: Final = frozenset({"AND", "OR", "NOT"})
+#: proximity operators of other databases written ``NAME/n`` (Europe PMC, Embase, Scopus, WoS)
+_PROXIMITY_SLASH: Final = frozenset({"NEAR", "W", "PRE", "NEXT"})
 _STRUCTURAL: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN", "FIELD"})
 _OPERATOR_KINDS: Final = frozenset({"AND", "OR", "NOT", "LPAREN", "RPAREN"})
 #: only ever ``match``-ed at a token's start, which the tokenizer then moves past (a field or
 #: the word ``_read_word`` reads): linear over a query, judged so in tests/test_linear_patterns.py
 _FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*+:")
 _WS: Final = re.compile(r"\s+")
+#: “ ” „ ‟ and the full-width ＂ read as ``"``
+PHRASE_QUOTES: Final = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f\uff02", '"'))
 _ALLOWED_CONTROLS: Final = frozenset("\t\n\r")
 
 
@@ -102,6 +107,18 @@ class Term:
     field: Field | None = None
     position: int = 0
     end: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """An unquoted word ending in one ``*`` after letters or digits (``therap*``):
+        truncation, every word the stem begins. A quoted ``"therap*"`` is a literal phrase."""
+        stem = self.text[:-1]
+        return not self.phrase and self.text.endswith("*") and stem.isalnum()
+
+    @property
+    def stem(self) -> str:
+        """The word without its truncation ``*`` (the text itself when not truncated)."""
+        return self.text[:-1] if self.truncated else self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -164,6 +181,10 @@ class Query:
     @property
     def has_phrase(self) -> bool:
         return any(t.phrase for t in iter_terms(self.root))
+
+    @property
+    def has_truncation(self) -> bool:
+        return any(t.truncated for t in iter_terms(self.root))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -310,10 +331,47 @@ def _read_word(text: str, i: int) -> tuple[_Tok, int]:
     kind: _TokKind = "TERM"
     if not escaped and value in _OPERATORS:
         kind = "AND" if value == "AND" else "OR" if value == "OR" else "NOT"
+    if not escaped:
+        _refuse_proximity(value, i, j)
     return _Tok(kind, value, i, j), j
 
 
+def _is_proximity_operator(value: str) -> bool:
+    """``NEAR``, ``NEAR/3``, ``W/5``, ``PRE/2``, ``ADJ``, ``ADJ3`` (upper case, as operators)."""
+    name, slash, number = value.partition("/")
+    if slash:
+        return name in _PROXIMITY_SLASH and number.isascii() and number.isdigit()
+    if value.startswith("ADJ"):
+        rest = value[3:]
+        return not rest or (rest.isascii() and rest.isdigit())
+    return value == "NEAR"
+
+
+def _refuse_proximity(value: str, start: int, end: int) -> None:
+    """Refuse proximity and fuzzy syntax other databases use: searched as words, ``NEAR/3`` or
+    ``~3`` would silently become one more AND-ed term and change the query."""
+    if _is_proximity_operator(value):
+        raise _err(
+            f"proximity operator {value} is not supported (only AND, OR, NOT); "
+            "combine the words with AND, or quote the exact phrase",
+            "unsupported",
+            start,
+            end,
+        )
+    if value.rstrip("0123456789").endswith("~"):
+        raise _err(
+            f"proximity or fuzzy search ({value!r}) is not supported; quote the exact phrase, "
+            "or write the variants out with OR",
+            "unsupported",
+            start,
+            end,
+        )
+
+
 def _tokenize(text: str, *, max_tokens: int | None = QUERY_LIMITS.tokens) -> list[_Tok]:
+    # typographic double quotes (a strategy pasted from a word processor or a protocol) are
+    # phrase quotes: “heart failure” was two terms, “heart and failure”, sent with the marks
+    text = text.translate(PHRASE_QUOTES)  # one character for one: positions are kept
     tokens: list[_Tok] = []
     i, n = 0, len(text)
     while i < n:

@@ -16,6 +16,7 @@ from ._common import (
     check_limit,
     check_negations,
     finish,
+    refuse_truncation,
     split_and,
     text_cursor,
     year_range,
@@ -107,6 +108,7 @@ def _keyword(
     if field == "author_last":
         raise CompileRefused(PROVIDER, "OpenAlex cannot search the last author (AUTH_LAST:)")
     check_negations(PROVIDER, query.root)
+    refuse_truncation(PROVIDER, query, "OpenAlex matches whole words only (with stemming)")
     plain = not query.has_boolean_syntax
     expr = _expr(query.root, field == "author", plain)
     clauses, warnings = filter_clauses(filters)

@@ -60,6 +60,8 @@ def _term(term: Term, filters: SearchFilters) -> str:
         raise CompileRefused(PROVIDER, "PubMed has no abstract-only field (only [tiab])")
     if '"' in term.text:
         raise CompileRefused(PROVIDER, "PubMed cannot search a term with a double quote")
+    if term.truncated:  # PubMed truncates an unquoted ``therap*[tiab]``
+        return f"{term.text}{_TAG[field]}"
     return f'"{term.text}"{_TAG[field]}'
 
 

@@ -59,6 +59,8 @@ def _bulk_term(term: Term) -> str:
     text = term.text
     if '"' in text:
         raise CompileRefused(PROVIDER, "a term with a double quote cannot be expressed")
+    if term.truncated:  # bulk search's prefix match: ``therap*`` unquoted
+        return text
     if term.phrase or any(c.isspace() or c in _SPECIAL for c in text):
         return f'"{text}"'
     return text
@@ -113,7 +115,12 @@ def compile_search(
         names = ", ".join(sorted(FIELD_NAMES[f] for f in fields - {"all"}))
         raise CompileRefused(PROVIDER, f"Semantic Scholar cannot restrict a search to {names}")
     filter_params, warnings = _filters(filters)
-    bulk = query.has_boolean_syntax or query.has_phrase or filters.sort != "relevance"
+    bulk = (
+        query.has_boolean_syntax
+        or query.has_phrase
+        or query.has_truncation  # relevance search has no prefix match
+        or filters.sort != "relevance"
+    )
     if not bulk:
         page = check_limit(PROVIDER, limit, MAX_PAGE)
         offset = offset_cursor(PROVIDER, cursor)

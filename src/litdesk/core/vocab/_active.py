@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from litdesk.core.query import PHRASE_QUOTES
+
 __all__ = [
     "MAX_ACTIVE_CHARS",
     "ActiveTerm",
@@ -101,6 +103,7 @@ def active_term(query: str, caret: int | None = None) -> ActiveTerm | None:
     """The active term at ``caret`` (default: the end), or ``None`` when the caret is not
     in or after a term (after an operator, a parenthesis or a space before one)."""
     caret = len(query) if caret is None else max(0, min(caret, len(query)))
+    query = query.translate(PHRASE_QUOTES)  # “…” are phrase quotes, as in the grammar
     tokens = _tokens(query)
     at = -1
     for index, token in enumerate(tokens):

@@ -44,6 +44,10 @@ __all__ = [
 #: Prefix matches returned at most; spelling suggestions at most.
 MAX_PREFIX: Final = 8
 MAX_SPELLING: Final = 3
+#: at most this many typed words are matched in any order (the active term is short)
+_MAX_WORDS: Final = 8
+#: labels checked at most for words in any order (the rarest typed word's): a keystroke's budget
+_MAX_WORD_SCAN: Final = 2000
 _SPELL_MIN, _SPELL_MAX = 6, 160
 _SHORTLIST: Final = 40
 #: Spelling compares the first characters only (typed terms are label starts), and skips
@@ -164,6 +168,11 @@ def spelling_allowed(text: str) -> bool:
     )
 
 
+def _words(key: str) -> list[str]:
+    """A normalised key's words (letters and digits; commas, hyphens, brackets split)."""
+    return "".join(ch if ch.isalnum() else " " for ch in key).split()
+
+
 def _trigrams(key: str) -> set[str]:
     padded = f"  {key[:_GRAM_CHARS]} "
     return {padded[i : i + 3] for i in range(len(padded) - 2)}
@@ -226,6 +235,17 @@ class SubjectIndex:
             for gram in _trigrams(key):
                 grams.setdefault(gram, []).append(position)
         self._grams = grams
+        # every word of every label and synonym, for words typed in another order
+        # ("knee osteo" finds "Osteoarthritis, Knee")
+        words = sorted(
+            {
+                (word, position)
+                for position, (key, _n, _t) in enumerate(entries)
+                for word in _words(key)
+            }
+        )
+        self._word_keys = [w[0] for w in words]
+        self._word_entries = [w[1] for w in words]
         self._by_id = {(s.vocabulary, s.id): s for s in self.subjects}
 
     def __len__(self) -> int:
@@ -254,11 +274,47 @@ class SubjectIndex:
                 best[number] = (*rank, kind)
         chosen = heapq.nsmallest(limit, best.items(), key=lambda item: item[1][:4])
         out = [Suggestion(self.subjects[n], r[3], r[4]) for n, r in chosen]
+        reordered: dict[int, Suggestion] = {}
+        if len(out) < limit:
+            reordered = self._any_order(key, {n for n, _ in chosen}, limit - len(out))
+            out.extend(reordered.values())
         exact = any(s.kind == "exact" for s in out)
         if not exact and spelling_allowed(text.strip()):
-            taken = {n for n, _ in chosen} | set(best)
+            taken = {n for n, _ in chosen} | set(best) | set(reordered)
             out.extend(self._spelling(key, taken))
         return out
+
+    def _any_order(self, key: str, taken: set[int], room: int) -> dict[int, Suggestion]:
+        """Labels with a word beginning with each typed word, in any order (MeSH inverts
+        its headings: "knee osteo" is "Osteoarthritis, Knee"); shorter labels first."""
+        typed = _words(key)
+        if len(typed) < 2 or len(typed) > _MAX_WORDS:
+            return {}
+        spans = []
+        for word in typed:
+            lo = bisect.bisect_left(self._word_keys, word)
+            hi = bisect.bisect_left(self._word_keys, word + "\U0010ffff")
+            if lo == hi:
+                return {}
+            spans.append((hi - lo, lo, hi, word))
+        spans.sort()
+        size, lo, hi, _word = spans[0]
+        if size > _MAX_WORD_SCAN:  # every typed word is very common ("a b"): no answer
+            return {}
+        rest = [w for _s, _l, _h, w in spans[1:]]
+        found: dict[int, tuple[int, str, str]] = {}
+        for position in dict.fromkeys(self._word_entries[lo:hi]):
+            entry_key, number, matched = self._entries[position]
+            if number in taken:
+                continue
+            words = _words(entry_key)
+            if all(any(w.startswith(t) for w in words) for t in rest):
+                label = self.subjects[number].label
+                rank = (len(label), label.casefold(), matched)
+                if number not in found or rank < found[number]:
+                    found[number] = rank
+        ranked = heapq.nsmallest(room, found.items(), key=lambda item: item[1])
+        return {n: Suggestion(self.subjects[n], r[2], "words") for n, r in ranked}
 
     def _spelling(self, key: str, taken: set[int]) -> list[Suggestion]:
         counts: Counter[int] = Counter()

@@ -61,6 +61,25 @@ class AllLanesFailed(ExternalError):
     default_code = "all_lanes_failed"
 
 
+class AllLanesRefused(AllLanesFailed):
+    """Every lane refused the query or a filter before sending anything: waiting and trying
+    again cannot help (the general advice for a provider that did not answer)."""
+
+    hint = (
+        "Change what each database refused (its reason is above): the query, a filter or "
+        "the databases (-p)."
+    )
+
+
+def all_lanes_failed(outcomes: Sequence[str]) -> AllLanesFailed:
+    """The error for a search whose every lane failed, by the lanes' outcomes."""
+    if outcomes and all(o == "unsupported" for o in outcomes):
+        return AllLanesRefused(
+            "no database can run this search as asked (each one's reason is above)"
+        )
+    return AllLanesFailed("no database answered with results (each one's reason is above)")
+
+
 def _providers(values: list[str] | None) -> list[str]:
     if not values:  # the demo workspace (litdesk --demo) traces its offline sample
         return [DEMO_PROVIDER] if demo_on() else list(PROVIDERS)
@@ -292,7 +311,7 @@ def _fused(
     if not succeeded:
         if as_json:
             raise typer.Exit(AllLanesFailed.exit_code)
-        raise AllLanesFailed("no database answered with results (each one's reason is above)")
+        raise all_lanes_failed([lane.status for lane in run.lanes])
 
 
 def register(app: typer.Typer) -> None:
@@ -428,4 +447,4 @@ def register(app: typer.Typer) -> None:
         if trace.status == "failed":
             if as_json:
                 raise typer.Exit(AllLanesFailed.exit_code)
-            raise AllLanesFailed("no database answered with results (each one's reason is above)")
+            raise all_lanes_failed([a.outcome for a in trace.attempts])

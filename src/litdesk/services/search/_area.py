@@ -52,7 +52,7 @@ from litdesk.services.workspace import Workspace, ris_text
 from ._bench import BenchRequest, BenchView, run_bench
 from ._fused import load_run, plan_search, run_text, runs_of, save_run
 from ._live import LiveRegistry, LiveSearch
-from ._reports import export_run, study_prisma
+from ._reports import export_run, load_run_with_hits, study_prisma
 from ._requests import (
     MAX_SELECTION,
     QueryCheckRequest,
@@ -422,7 +422,7 @@ class SearchArea:
         is not stored or not theirs)."""
         with self.store.read() as conn:
             access.require_run(conn, owner, run_id)
-        return load_run(self.store, run_id)
+        return load_run_with_hits(self.store, run_id)
 
     def save_run(self, run_id: str, study: str, *, owner: str) -> KeptRunsView:
         """Keep a recent run (immutable) in a Study ``owner`` may change; a run kept before

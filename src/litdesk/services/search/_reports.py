@@ -18,10 +18,10 @@ from litdesk.core.runs import (
     ImportSource,
     PrismaReport,
     SearchRun,
+    bibliography,
     build_prisma,
     evaluate,
     make_manifest,
-    manifest_papers,
     prisma_html,
     prisma_markdown,
     read_frozen_runs,
@@ -41,6 +41,7 @@ __all__ = [
     "ExportArgumentError",
     "evaluate_files",
     "export_run",
+    "load_run_with_hits",
     "study_prisma",
 ]
 
@@ -61,13 +62,24 @@ def export_run(run: SearchRun, to: str) -> str:
     """A run as ``json`` (its manifest), ``ris``, ``prisma-md`` or ``prisma-html``."""
     if to == "json":
         return _manifest_text(run)
-    if to == "ris":
-        manifest = read_manifest(_manifest_text(run))
-        return dump_papers(manifest_papers(manifest), "ris")
+    if to == "ris":  # every hit (the manifest keeps 150): the manifest's bibliography fields
+        return dump_papers([bibliography(h.paper) for h in run.hits if not h.conflicts], "ris")
     if to in ("prisma-md", "prisma-html"):
         report = build_prisma(f"search run {run.id}", [run], [])
         return prisma_markdown(report) if to == "prisma-md" else prisma_html(report)
     raise ExportArgumentError(f"--to must be one of {', '.join(EXPORTS)}, not {to[:40]!r}")
+
+
+def load_run_with_hits(store: Store, run_id: str) -> SearchRun:
+    """A saved run with every hit: a whole search (``study add-search``, an update round)
+    keeps its hits as rows (``search_run_hits``), not in the run's document, so without them
+    its RIS was empty and its PRISMA-S counted every record as a duplicate."""
+    run = load_run(store, run_id)
+    with store.read() as conn:
+        hits = [h.data for h in whole.run_hits(conn, run_id)]
+    if not hits:
+        return run
+    return read_run(run.to_dict() | {"hits": hits}, max_hits=len(hits))
 
 
 def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> PrismaReport:
