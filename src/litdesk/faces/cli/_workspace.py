@@ -292,6 +292,13 @@ def study_import(
             f"{out.notes} notes, {out.evidence} evidence, {out.search_runs} search runs, "
             f"{out.imports} imports"
         )
+        for stage, d in done.decisions.items():
+            if "error" in d:
+                what = "settings were" if stage == "settings" else f"{stage} decisions were"
+                _say(f"  the screening {what} not recorded: {d['error']}")
+                continue
+            unmatched = f", {d['unmatched']} matched no record" if d["unmatched"] else ""
+            _say(f"  {stage} screening: {d['recorded']} decisions recorded as yours{unmatched}")
 
 
 # --- paper -------------------------------------------------------------------------------

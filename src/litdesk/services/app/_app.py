@@ -219,7 +219,7 @@ class App(Parts):
     def studies(self) -> StudiesArea:
         from litdesk.services.studies import StudiesArea
 
-        return StudiesArea(self.store, self.jobs, self.settings, wake=lambda: self._wake(0), fulltext=self._fulltext_parts, providers=lambda: self.providers, clock=self.clock)  # fmt: skip
+        return StudiesArea(self.store, self.jobs, self.settings, wake=lambda: self._wake(0), fulltext=self._fulltext_parts, providers=lambda: self.providers, screening=lambda: self.screening, clock=self.clock)  # fmt: skip
 
     def _fulltext_parts(self) -> FulltextParts:
         """The studies area's full-text parts (made when a Study's PDFs are first used)."""

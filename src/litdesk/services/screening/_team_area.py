@@ -11,8 +11,10 @@ appended under the Study's screening lock in one transaction.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import cast
+from typing import Final, cast
 
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, screening, whole_searches
@@ -316,6 +318,29 @@ def _reviewer_map(
     return mapped
 
 
+#: settings a Study's ZIP does not carry (they name the reviewers and their state)
+_NOT_CARRIED: Final = frozenset({"dual_review", "revealed"})
+
+
+def _settings_request(study: str, body: bytes) -> ConfigureRequest:
+    """A ZIP's screening settings as a request (read as stored settings are, then
+    validated as any change is)."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ScreeningRequestError(
+            f"the screening settings could not be read: {str(exc)[:120]}", code="bad_settings"
+        ) from None
+    if not isinstance(data, dict):
+        raise ScreeningRequestError("the screening settings are not an object", code="bad_settings")
+    c = ScreeningConfig.from_json(data)
+    return ConfigureRequest(
+        study, reasons=c.reasons, inclusion=c.inclusion, exclusion=c.exclusion,
+        include_keywords=c.include_keywords, exclude_keywords=c.exclude_keywords,
+        maybe_is_conflict=c.maybe_is_conflict, default_order=c.default_order, model=c.model,
+    )  # fmt: skip
+
+
 def _text_of(data: bytes) -> str:
     """A decisions file's text: UTF-8 (with or without a BOM), else Windows-1252 as
     spreadsheets on Windows save it, else Latin-1 (every byte a character: nothing lost)."""
@@ -521,6 +546,39 @@ class TeamScreening:
     def export_decisions(self, request: ExportDecisionsRequest, *, owner: str) -> Export:
         """The stage's decisions as CSV or RIS (labels and reasons in notes)."""
         return export_decisions(_area(self), request, owner)
+
+    def zip_members(self, study: str, *, owner: str) -> dict[str, bytes]:
+        """For the Study's ZIP: its screening settings (``settings``: reasons, criteria,
+        keywords, order, model — not who reviews) and each stage that has a decision, as
+        litdesk's decisions CSV (the outcome per study, its reason and note), by stage."""
+        ctx = _area(self)._ctx(study, owner)
+        settings = {k: v for k, v in ctx.config.to_json().items() if k not in _NOT_CARRIED}
+        out = {"settings": json.dumps(settings, ensure_ascii=False, indent=1).encode("utf-8")}
+        for stage in STAGES:
+            if ctx.history.current(stage=stage):
+                request = ExportDecisionsRequest(study, stage)
+                out[stage] = export_decisions(_area(self), request, owner).body
+        return out
+
+    def record_zip_members(
+        self, study: str, members: Mapping[str, bytes], *, owner: str
+    ) -> dict[str, ImportDecisionsView]:
+        """Record a recovered Study's settings and decisions from its ZIP's members
+        (:meth:`zip_members`): the settings first (so that its reasons are the Study's), the
+        decisions as ``owner``'s, matched to its records as any decisions file is."""
+        if "settings" in members:
+            _area(self).configure(_settings_request(study, members["settings"]), owner=owner)
+        return {
+            stage: import_decisions(
+                _area(self),
+                ImportDecisionsRequest(
+                    study, members[stage], filename=f"screening/{stage}.csv", stage=stage
+                ),
+                owner,
+            )
+            for stage in STAGES
+            if stage in members
+        }
 
     def prisma(self, request: PrismaFlowRequest, *, owner: str) -> PrismaFlowView:
         """The Study's PRISMA 2020 flow computed from its trace and decisions."""

@@ -67,6 +67,7 @@ from ._requests import (
     WorkingSetExportRequest,
     WorkingSetRequest,
 )
+from ._screening_zip import ScreeningZip, record_decisions
 from ._views import (
     AddSearchPreview,
     AttachedPdfView,
@@ -194,6 +195,7 @@ class StudiesArea:
         wake: Callable[[], None] | None = None,
         providers: Callable[[], JobProviders] | None = None,
         fulltext: Callable[[], FulltextParts] | None = None,
+        screening: Callable[[], ScreeningZip] | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``providers``, ``fulltext``: make the app's providers (whole searches) and the
@@ -209,6 +211,7 @@ class StudiesArea:
         self._step_checks = StepChecks(clock)
         self._providers = providers
         self._fulltext_parts = fulltext
+        self._screening = screening  # the ZIP's decisions (None: the ZIP carries none)
         self._fulltext: StudyFulltext | None = None
         self._fulltext_lock = threading.Lock()  # web threads may race to the first use
         #: the memory the imports running at once in this process may hold together
@@ -545,7 +548,8 @@ class StudiesArea:
         working = working_set_papers(self.store, row.id)  # references.ris: the working set
         from litdesk.services.workspace import export_study
 
-        data = export_study(ws, row.id, references=working)
+        decisions = self._screening().zip_members(row.id, owner=owner) if self._screening else {}
+        data = export_study(ws, row.id, references=working, screening=decisions)
         return Export(data, f"{_slug(row.name)}.zip", "application/zip", len(working))
 
     def recover_zip(self, request: RecoverRequest, *, owner: str) -> RecoveredView:
@@ -557,7 +561,9 @@ class StudiesArea:
         pdfs = fulltext.library_hashes if fulltext else None
         with self.budget.hold(zip_cost(len(request.data))):  # ImportsBusy when full
             done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
-        return RecoveredView(done)
+        link = self._screening() if self._screening is not None and done.screening else None
+        decisions = record_decisions(link, done.study_id, done.screening, owner)
+        return RecoveredView(done, decisions)
 
     # --- imports -----------------------------------------------------------------------
 

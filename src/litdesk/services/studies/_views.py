@@ -3,7 +3,8 @@ and the data the matching page renders (one builder for both, so they cannot dri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 from litdesk.core.imports import ImportTrace
@@ -255,9 +256,13 @@ class RecoveredView:
     """A Study recovered from its ZIP export: its id, name and what was stored."""
 
     study: RecoveredStudy
+    #: per stage, the ZIP's screening decisions recorded (as the recovering account's),
+    #: already there, rows without a decision and rows matched to no record (``error``: the
+    #: stage's file was refused, the Study is stored without its decisions)
+    decisions: Mapping[str, Mapping[str, int | str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return self.study.to_dict()
+        return self.study.to_dict() | {"decisions": {k: dict(v) for k, v in self.decisions.items()}}
 
 
 def _imported(traces: tuple[ImportTrace, ...], done: StudyImport | None) -> list[dict[str, object]]:

@@ -67,7 +67,7 @@ MAX_ZIP_HITS: Final = 100_000
 
 _MEMBER: Final = re.compile(
     r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json|form\.json"
-    r"|pdf-links\.json"
+    r"|pdf-links\.json|screening/(?:title_abstract|full_text)\.csv|screening/settings\.json"
     r"|search-runs/[A-Za-z0-9._-]{1,100}\.(?:json|ris)|imports/[A-Za-z0-9._-]{1,100}\.json)$"
 )
 _LARGE_MEMBERS: Final = frozenset({"references.ris", "evidence.csv", "notebook.md", "study.json"})
@@ -142,7 +142,7 @@ def _member_limit(name: str) -> int:
     its RIS grow per record, like the Study's own files; a run or the manifest stays small."""
     large = (
         name in _LARGE_MEMBERS
-        or name.startswith("imports/")
+        or name.startswith(("imports/", "screening/"))
         or (name.startswith("search-runs/") and name.endswith((".hits.json", ".ris")))
     )
     return MAX_ZIP_MEMBER_BYTES if large else MAX_SMALL_MEMBER_BYTES

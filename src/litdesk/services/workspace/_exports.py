@@ -9,7 +9,7 @@ import io
 import json
 import uuid
 import zipfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from litdesk import __version__
@@ -309,19 +309,32 @@ def _sha(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def export_study(ws: Workspace, study: str, *, references: Sequence[Paper] | None = None) -> bytes:
+def export_study(
+    ws: Workspace,
+    study: str,
+    *,
+    references: Sequence[Paper] | None = None,
+    screening: Mapping[str, bytes] | None = None,
+) -> bytes:
     """The Study as a ZIP: references.ris, evidence.csv, notebook.md, study.json (every
     record, for recovery), search-runs/*.json and *.ris, imports/*.json and a manifest
     with versions and the sha256 of every member. Read from one snapshot of the store,
     so a write landing meanwhile cannot make the ZIP disagree with itself.
 
     ``references`` (the Study's working set: one merged record per study) is what
-    references.ris holds; without it, the Study's saved papers."""
+    references.ris holds; without it, the Study's saved papers. ``screening``: each stage's
+    decisions as litdesk's decisions CSV by stage (``title_abstract``, ``full_text``), kept
+    as ``screening/<stage>.csv``."""
     with ws.snapshot():
-        return _export_study(ws, study, references)
+        return _export_study(ws, study, references, screening or {})
 
 
-def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None) -> bytes:
+def _export_study(
+    ws: Workspace,
+    study: str,
+    references: Sequence[Paper] | None,
+    screening: Mapping[str, bytes],
+) -> bytes:
     s = ws.study(study)
     rows = ws.papers(study=s.id, limit=None)  # every paper: the ZIP is the recovery format
     papers = [r.paper for r in rows]
@@ -387,6 +400,8 @@ def _export_study(ws: Workspace, study: str, references: Sequence[Paper] | None)
         ensure_ascii=False,
         indent=1,
     ).encode("utf-8")  # fmt: skip
+    for part, body in screening.items():  # a stage's decisions CSV, or the settings
+        members[f"screening/{part}.json" if part == "settings" else f"screening/{part}.csv"] = body
     check_export(members)  # what recovery would refuse for its size is refused here
     manifest = {
         "version": EXPORT_VERSION,
@@ -630,7 +645,13 @@ def _parse(data: bytes) -> dict[str, Any]:
     try:
         members = read_members(data)
         _check_manifest(members, budget)
-        return _validate_bundle(members, budget)
+        parsed = _validate_bundle(members, budget)
+        parsed["screening"] = {  # read by the screening area, which checks every row
+            name.removeprefix("screening/").removesuffix(".csv").removesuffix(".json"): body
+            for name, body in members.items()
+            if name.startswith("screening/")
+        }
+        return parsed
     except LitdeskError:
         raise
     except RecursionError:
@@ -763,4 +784,5 @@ def import_study(
         pdf_links=restored,
         pdf_links_missing=len(parsed["pdf_links"]) - restored,
         remapped={k: v for k, v in remap.items() if k != v},
+        screening=parsed["screening"],
     )

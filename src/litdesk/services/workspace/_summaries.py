@@ -73,6 +73,8 @@ class RecoveredStudy:
     pdf_links_missing: int
     #: the ZIP's paper ids that are stored under another id (the saved identity's)
     remapped: Mapping[str, str] = field(default_factory=dict)
+    #: each stage's decisions CSV the ZIP carries (recorded by the screening area)
+    screening: Mapping[str, bytes] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -41,5 +41,15 @@ export function installStudyZip() {
     a.href = `/study/${encodeURIComponent(data.study_id)}`;
     a.textContent = "Open it";
     ok.append(a);
+    const stages = { title_abstract: "Title/abstract", full_text: "Full-text", settings: "Settings of the" };
+    for (const [stage, d] of Object.entries(data.decisions || {})) {
+      const name = stages[stage] || stage;
+      if (d.error) {
+        line(report, `${name} screening: not recorded (${d.error}).`, "notice error");
+      } else {
+        const unmatched = d.unmatched ? `, ${d.unmatched} matched no record` : "";
+        line(report, `${name} screening: ${plural(d.recorded, "decision")} recorded as yours${unmatched}.`);
+      }
+    }
   });
 }

@@ -1,0 +1,110 @@
+"""The Study's ZIP carries its screening decisions (issue 28): a Study recovered from its
+ZIP into another workspace has the same decisions per study and the same PRISMA 2020 flow
+(recorded as the recovering account's, matched to the recovered records as any decisions
+file is). SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from tests.services.screening._study import make_study
+
+from litdesk.services.app import open_app_sync
+from litdesk.services.screening import (
+    ConfigureRequest,
+    DecideRequest,
+    ItemsRequest,
+    PrismaFlowRequest,
+    StudyScreenRequest,
+)
+from litdesk.services.screening._config import DEFAULT_REASONS
+from litdesk.services.studies import RecoverRequest
+
+TA, FT = "title_abstract", "full_text"
+
+
+def _flow(app: Any, sid: str) -> dict[str, object]:
+    flow = app.screening.prisma(PrismaFlowRequest(sid), owner=app.owner).to_dict()
+    return {k: v for k, v in flow["total"].items()}
+
+
+def test_a_recovered_study_has_its_decisions_and_its_prisma(
+    any_settings: Any, export: Path, tmp_path: Path
+) -> None:
+    with open_app_sync(any_settings) as app:
+        sid = make_study(app, "Zipped", [export])
+        keys = [
+            r["record_key"]
+            for r in app.screening.items(ItemsRequest(sid, page_size=20), owner=app.owner).rows
+        ]
+        verdicts = ["include", "include", "include", "exclude", "exclude", "maybe"]
+        for key, verdict in zip(keys, verdicts, strict=False):
+            app.screening.decide(DecideRequest(sid, TA, key, verdict), owner=app.owner)  # type: ignore[arg-type]
+        reason = "Not a randomised controlled trial"  # the Study's own list, carried too
+        app.screening.configure(
+            ConfigureRequest(sid, reasons=[reason, *DEFAULT_REASONS], inclusion="RCTs only"),
+            owner=app.owner,
+        )
+        app.screening.decide(DecideRequest(sid, FT, keys[0], "include"), owner=app.owner)
+        app.screening.decide(
+            DecideRequest(sid, FT, keys[1], "exclude", reason=reason), owner=app.owner
+        )
+        before = _flow(app, sid)
+        data = app.studies.export_zip(sid, owner=app.owner).body
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        assert {
+            "screening/title_abstract.csv", "screening/full_text.csv", "screening/settings.json"
+        } <= set(z.namelist())  # fmt: skip
+    other = any_settings.model_copy(update={"data_dir": tmp_path / "other"})
+    if "postgres" in str(any_settings.database_url):
+        other = any_settings  # the same schema: the recovered Study is a new Study
+    with open_app_sync(other) as app2:
+        done = app2.studies.recover_zip(RecoverRequest(data), owner=app2.owner).to_dict()
+        assert done["decisions"][TA]["recorded"] == 6
+        assert done["decisions"][FT]["recorded"] == 2
+        assert done["decisions"][TA]["unmatched"] == 0 and done["decisions"][FT]["refused"] == 0
+        assert _flow(app2, str(done["study_id"])) == before
+        settings = app2.screening.settings(
+            StudyScreenRequest(str(done["study_id"])), owner=app2.owner
+        ).to_dict()
+        assert settings["reasons"][0] == reason and "RCTs only" in str(settings)
+
+
+def _replace_member(data: bytes, name: str, body: bytes) -> bytes:
+    """The ZIP with one member's bytes replaced and its manifest entry made to match."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members[name] = body
+    manifest = json.loads(members["manifest.json"])
+    for entry in manifest["members"]:
+        if entry["path"] == name:
+            entry["bytes"], entry["sha256"] = (
+                len(body),
+                "sha256:" + hashlib.sha256(body).hexdigest(),
+            )
+    members["manifest.json"] = json.dumps(manifest).encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, b in members.items():
+            z.writestr(n, b)
+    return out.getvalue()
+
+
+def test_a_refused_decisions_file_is_said_beside_the_recovered_study(
+    app: Any, export: Path
+) -> None:
+    sid = make_study(app, "Refused", [export])
+    key = app.screening.items(ItemsRequest(sid, page_size=5), owner=app.owner).rows[0]
+    app.screening.decide(DecideRequest(sid, TA, key["record_key"], "include"), owner=app.owner)
+    data = app.studies.export_zip(sid, owner=app.owner).body
+    broken = _replace_member(data, f"screening/{TA}.csv", b"nothing,here\n1,2\n")
+    done = app.studies.recover_zip(RecoverRequest(broken, "Recovered"), owner=app.owner)
+    view = done.to_dict()
+    assert set(view["decisions"][TA]) == {"error"} and view["decisions"][TA]["error"]
+    assert view["papers"] == 49  # the Study itself is stored, its records not lost
+    assert _flow(app, done.study.study_id)["Records screened"] == 0
