@@ -18,6 +18,7 @@ from litdesk.core.query import (
     Or,
     QuerySyntaxError,
     Term,
+    escape_quotes,
     parse_query,
     render,
 )
@@ -292,3 +293,12 @@ def test_typographic_quotes_are_phrase_quotes() -> None:
     assert (query.terms[0].position, query.terms[0].end) == (1, 15)
     err = syntax_error("a AND \u201cheart failure")
     assert (err.code, err.position) == ("quote", 7)
+
+
+def test_an_escaped_typographic_quote_is_itself_and_rendering_escapes_it() -> None:
+    # a term holding a typographic quote (a MeSH label, a pasted title) is quoted with the
+    # quote escaped, and reads back as typed (it is not the end of the phrase)
+    for text in ("0\uff02", "\u201cquoted\u201d words", 'a "b" \\ c'):
+        query = parse_query('"' + escape_quotes(text) + '"')
+        assert [t.text for t in query.terms] == [text]
+        assert parse_query(render(query.root)).terms[0].text == text

@@ -136,3 +136,12 @@ def test_any_accepted_groups_compile_and_round_trip(groups: list[ConceptGroup]) 
             assert exc.reason
             continue
         assert isinstance(req, CompiledRequest)
+
+
+def test_a_term_with_a_typographic_quote_round_trips() -> None:
+    # found by the property test below once typographic quotes became phrase quotes
+    built = build_query([g("0\uff02"), g("\u201cquoted\u201d words")])
+    assert [t.text for t in parse_query(built.query).terms] == [
+        "0\uff02",
+        "\u201cquoted\u201d words",
+    ]

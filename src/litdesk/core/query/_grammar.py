@@ -31,6 +31,7 @@ from ._errors import QuerySyntaxError, SyntaxCode
 __all__ = [
     "DEFAULT_FIELDS",
     "PHRASE_QUOTES",
+    "QUOTE_CHARS",
     "FIELD_PREFIXES",
     "QUERY_LIMITS",
     "And",
@@ -40,6 +41,7 @@ __all__ = [
     "Or",
     "Query",
     "Term",
+    "escape_quotes",
     "iter_terms",
     "parse_plain_text",
     "parse_query",
@@ -89,6 +91,10 @@ _FIELD_RE: Final = re.compile(r"[A-Z][A-Z_]*+:")
 _WS: Final = re.compile(r"\s+")
 #: “ ” „ ‟ and the full-width ＂ read as ``"``
 PHRASE_QUOTES: Final = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f\uff02", '"'))
+#: the characters that open and close a phrase (``"`` and the typographic ones); escaped
+#: (``\“``) each is itself, kept as typed
+QUOTE_CHARS: Final = '"\u201c\u201d\u201e\u201f\uff02'
+
 _ALLOWED_CONTROLS: Final = frozenset("\t\n\r")
 
 
@@ -212,12 +218,18 @@ def iter_terms(node: Node) -> list[Term]:
     return out
 
 
+def escape_quotes(text: str) -> str:
+    """``text`` with a backslash before each backslash and phrase quote (any of
+    :data:`QUOTE_CHARS`): what goes between ``"`` and ``"`` to be read back as ``text``."""
+    return "".join("\\" + c if c == "\\" or c in QUOTE_CHARS else c for c in text)
+
+
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + escape_quotes(text) + '"'
 
 
 def _escape_word(text: str) -> str:
-    out = "".join("\\" + c if c.isspace() or c in '()"\\' else c for c in text)
+    out = "".join("\\" + c if c.isspace() or c in "()\\" or c in QUOTE_CHARS else c for c in text)
     if text in _OPERATORS or _FIELD_RE.match(text):
         out = "\\" + out
     return out
@@ -295,7 +307,7 @@ def _read_phrase(text: str, i: int) -> tuple[_Tok, int]:
             buf.append(text[j + 1])
             j += 2
             continue
-        if ch == '"':
+        if ch in QUOTE_CHARS:
             break
         buf.append(ch)
         j += 1
@@ -314,7 +326,7 @@ def _read_word(text: str, i: int) -> tuple[_Tok, int]:
     escaped = False
     while j < n:
         ch = text[j]
-        if ch.isspace() or ch in '()"':
+        if ch.isspace() or ch in "()" or ch in QUOTE_CHARS:
             break
         if ch == "\\":
             if j + 1 >= n:
@@ -371,7 +383,7 @@ def _refuse_proximity(value: str, start: int, end: int) -> None:
 def _tokenize(text: str, *, max_tokens: int | None = QUERY_LIMITS.tokens) -> list[_Tok]:
     # typographic double quotes (a strategy pasted from a word processor or a protocol) are
     # phrase quotes: “heart failure” was two terms, “heart and failure”, sent with the marks
-    text = text.translate(PHRASE_QUOTES)  # one character for one: positions are kept
+    # (each is read as a quote where it is not escaped: an escaped one stays as typed)
     tokens: list[_Tok] = []
     i, n = 0, len(text)
     while i < n:
@@ -382,7 +394,7 @@ def _tokenize(text: str, *, max_tokens: int | None = QUERY_LIMITS.tokens) -> lis
         if ch in "()":
             tokens.append(_Tok("LPAREN" if ch == "(" else "RPAREN", ch, i, i + 1))
             i += 1
-        elif ch == '"':
+        elif ch in QUOTE_CHARS:
             tok, i = _read_phrase(text, i)
             tokens.append(tok)
         else:

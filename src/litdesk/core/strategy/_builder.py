@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from litdesk._errors import InputError
-from litdesk.core.query import And, Or, QuerySyntaxError, Term, parse_query
+from litdesk.core.query import And, Or, QuerySyntaxError, Term, escape_quotes, parse_query
 
 __all__ = [
     "MAX_GROUPS",
@@ -106,7 +106,7 @@ class BuiltQuery:
 
 
 def _quote(term: str) -> str:
-    return '"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + escape_quotes(term) + '"'  # typographic quotes too (they open phrases)
 
 
 def _check_term(term: str, where: str) -> str:

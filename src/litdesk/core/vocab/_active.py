@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from litdesk.core.query import PHRASE_QUOTES
+from litdesk.core.query import PHRASE_QUOTES, escape_quotes
 
 __all__ = [
     "MAX_ACTIVE_CHARS",
@@ -155,7 +155,7 @@ def quote_label(label: str) -> str:
     )
     if plain:
         return label
-    return '"' + label.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + escape_quotes(label) + '"'
 
 
 def insert_subject(query: str, term: ActiveTerm, label: str) -> tuple[str, int]:
@@ -170,7 +170,7 @@ def controlled_term(label: str, prefix: str) -> str:
     """``label`` searched as a controlled term of the vocabulary whose field prefix is
     ``prefix`` (``MESH`` → ``MESH:"Insulin Resistance"``): providers with such a field
     compile it (PubMed ``[MeSH Terms]``, Europe PMC ``MESH:``), the others refuse it."""
-    return f"{prefix}:" + '"' + label.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{prefix}:" + '"' + escape_quotes(label) + '"'
 
 
 def synonym_group(label: str, synonyms: tuple[str, ...]) -> str:
