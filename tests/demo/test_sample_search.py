@@ -58,6 +58,11 @@ def test_fields_case_accents_and_truncation() -> None:
     assert set(ids("schema")) == {"W5"} and set(ids("cafe")) == {"W5"}  # accents folded
     assert set(ids("therap*")) == {"W3", "W5"}
     assert set(ids("mesench*")) == {"W4"}
+    # a compound stem is its words in a row, the last truncated (before: the exact phrase
+    # "stem cell", W2 only); an escaped star is the character, not truncation (before: W3, W5)
+    assert set(ids("stem-cell*")) == {"W1", "W2"}
+    assert set(ids("TITLE:stem-cell*")) == {"W1"}
+    assert set(ids("therap\\*")) == set()
     assert fold_words("Über-naïve ±5 µg") == ["uber", "naive", "5", "μg"]
 
 

@@ -79,6 +79,7 @@ def test_semantic_mode_and_author_field() -> None:
         "field": None,
         "position": 1,
         "end": 7,
+        "truncated": False,
     }
     assert data["providers"]["europepmc"]["request"]["executed_query"].startswith(
         '(AUTH:"Smith J")'
@@ -190,3 +191,24 @@ def test_undecodable_argument_is_a_clean_error() -> None:
 def test_tree_labels_fields() -> None:
     out = run("AUTH_LAST:roe TITLE:x", "-p", "europepmc").stdout
     assert 'AUTH_LAST: term "roe"' in out and 'TITLE: term "x"' in out
+
+
+def test_truncation_after_punctuation_and_an_escaped_star() -> None:
+    # covid-19*: one truncated term, sent as PubMed's truncated phrase (said as a warning)
+    # and refused with its position where only single words truncate; therap\* is the
+    # character, not truncation
+    result = run("covid-19* AND therap\\*", "-p", "pubmed", "-p", "europepmc")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert 'truncated term "covid-19*"' in out and 'term "therap*"' in out
+    assert "PubMed reads * as truncation and cannot search a literal *" in out
+    assert "position 1), whose stem is several words" in out  # Europe PMC
+    out = run("covid-19* AND sepsis", "-p", "pubmed").stdout
+    assert 'executed: ("covid-19*"[All Fields] AND "sepsis"[All Fields])' in out
+    assert "truncated phrase" in out
+    data = json.loads(run("covid-19*", "--json").stdout)
+    assert "position 1" in data["providers"]["europepmc"]["refused"]
+    assert data["providers"]["pubmed"]["request"]["executed_query"].startswith(
+        '("covid-19*"[All Fields])'
+    )
+    assert data["ast"]["tree"]["truncated"] is True

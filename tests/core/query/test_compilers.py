@@ -458,7 +458,55 @@ def test_truncation_refused_where_the_provider_matches_whole_words(provider: str
     assert "therap*" in reason and "position 1" in reason
 
 
-def test_a_quoted_star_and_an_odd_stem_are_not_truncation() -> None:
+def test_a_quoted_or_escaped_star_is_not_truncation() -> None:
     assert not parse_query('"therap*"').terms[0].truncated
-    assert not parse_query("covid-19*").terms[0].truncated
+    assert not parse_query("therap\\*").terms[0].truncated
     assert parse_query("covid19*").terms[0].stem == "covid19"
+    compound = parse_query("covid-19*").terms[0]
+    assert compound.truncated and compound.compound_stem and compound.stem == "covid-19"
+
+
+# ------------------------------------------- truncation after punctuation (covid-19*)
+
+
+def test_a_compound_stem_is_a_truncated_phrase_at_pubmed_and_said_in_the_trace() -> None:
+    # before: every database got something else, silently — Europe PMC and arXiv a quoted
+    # literal "covid-19*", OpenAlex covid\-19\*, Crossref the text, the demo the words
+    # "covid 19"; PubMed documents a hyphen as a phrase and a quoted phrase ending in * as
+    # a truncated phrase
+    req = compile_search("pubmed", "covid-19* AND TITLE:long-covid*", ALL)
+    assert req.executed_query == '"covid-19*"[All Fields] AND "long-covid*"[ti]'
+    assert any("covid-19* (position 1)" in w and "truncated phrase" in w for w in req.warnings)
+
+
+@pytest.mark.parametrize(
+    "provider", ["europepmc", "arxiv", "semanticscholar", "openalex", "crossref"]
+)
+def test_a_compound_stem_is_refused_with_its_position_elsewhere(provider: str) -> None:
+    # their documented truncation is of one word: the stem covid-19 is two words there
+    reason = refused(provider, "sepsis covid-19*")
+    assert "covid-19*" in reason and "position 8" in reason
+
+
+def test_pubmed_refuses_short_stems_and_literal_stars() -> None:
+    # PubMed truncates stems of four or more characters; it reads every * as truncation,
+    # in quotes too, so a literal star cannot be said there
+    assert "position 1" in refused("pubmed", "flu* AND sepsis")
+    assert compile_search("pubmed", "infl*", ALL).executed_query == "infl*[All Fields]"
+    for text in ("therap\\*", '"therap*"'):
+        assert "literal *" in refused("pubmed", text)
+
+
+# ------------------------------------------------ an escaped star is the character
+
+
+def test_an_escaped_star_is_sent_as_the_literal_character() -> None:
+    # before: therap\* was read as therap* and truncated at every database that truncates
+    epmc = compile_search("europepmc", "therap\\*", ALL).executed_query
+    assert epmc == '"therap\\*"'  # quoted, the star escaped: never a wildcard
+    assert compile_search("arxiv", "therap\\*", ALL).executed_query == 'all:"therap*"'
+    s2 = compile_search("semanticscholar", "therap\\* AND x", ALL)
+    assert s2.executed_query == '"therap*" + x'
+    assert compile_search("openalex", "therap\\*", ALL).executed_query == "therap\\*"
+    demo = compile_search("demo", "therap\\*", ALL)
+    assert dict(demo.params)["q"] == "therap\\*"

@@ -27,7 +27,8 @@ from litdesk.core.query import (
 def shape(node: Node) -> Any:
     """The tree without positions, for structural comparison."""
     if isinstance(node, Term):
-        return ("phrase" if node.phrase else "term", node.text, node.field)
+        kind = "phrase" if node.phrase else "truncated" if node.truncated else "term"
+        return (kind, node.text, node.field)
     if isinstance(node, Not):
         return ("not", shape(node.child))
     kind = "and" if isinstance(node, And) else "or"
@@ -138,7 +139,14 @@ def test_to_dict_is_json_ready() -> None:
     assert d["tree"]["type"] == "and"
     assert d["tree"]["children"][0] == {
         "type": "not",
-        "child": {"type": "term", "text": "a", "field": None, "position": 5, "end": 5},
+        "child": {
+            "type": "term",
+            "text": "a",
+            "field": None,
+            "position": 5,
+            "end": 5,
+            "truncated": False,
+        },
     }
     assert d["canonical"] == "NOT a AND b"
 
@@ -216,6 +224,7 @@ def test_tab_and_newline_are_whitespace() -> None:
 
 _ALPHABET = st.sampled_from(
     list('abcXYZ019 ()"\\:-*\t\n')
+    + ["\\*", "x*", "covid-19*", '"a*"']
     + ["AND", "OR", "NOT", "TITLE:", "AUTH:", "JOURNAL:", "é", "\x01", "\udcff"]
 )
 _TEXT = st.one_of(st.text(max_size=80), st.lists(_ALPHABET, max_size=30).map("".join))
@@ -302,3 +311,44 @@ def test_an_escaped_typographic_quote_is_itself_and_rendering_escapes_it() -> No
         query = parse_query('"' + escape_quotes(text) + '"')
         assert [t.text for t in query.terms] == [text]
         assert parse_query(render(query.root)).terms[0].text == text
+
+
+# ------------------------------------------------------------ stars: truncation or literal
+
+
+def test_an_escaped_star_is_the_character_and_renders_escaped() -> None:
+    # before: therap\* read as therap* — truncation — and rendered back unescaped
+    for text in ("therap\\*", "a\\*b", "\\*x", "TITLE:x\\*"):
+        query = parse_query(text)
+        assert not query.terms[0].truncated and "*" in query.terms[0].text
+        again = parse_query(render(query.root))
+        assert shape(again.root) == shape(query.root)
+    truncated = parse_query("covid-19* OR therap*")
+    assert [t.truncated for t in truncated.terms] == [True, True]
+    assert render(truncated.root) == "covid-19* OR therap*"
+    assert parse_query('"therap*"').terms[0].text == "therap*"  # a phrase keeps it literal
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [("th*rapy", 3), ("*therapy", 1), ("therap**", 7), ("a AND *", 7), ("covid-*", 7)],
+)
+def test_a_star_that_is_not_a_trailing_truncation_is_refused_at_its_position(
+    text: str, position: int
+) -> None:
+    # before: sent as a literal character to some databases and as a wildcard to others
+    err = syntax_error(text)
+    assert (err.code, err.position, err.end) == ("unsupported", position, position)
+    assert "\\*" in err.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "1", "-", "*", "\\*", '"', '\\"', " "]), max_size=12))
+def test_render_keeps_escaped_stars_and_quotes(parts: list[str]) -> None:
+    text = "".join(parts)
+    try:
+        query = parse_query(text)
+    except QuerySyntaxError:
+        return
+    again = parse_query(render(query.root))
+    assert shape(again.root) == shape(query.root)

@@ -187,17 +187,25 @@ class SampleIndex:
         needle = _joined(words)
         return frozenset(i for i in candidates if needle in kept.streams[i])
 
+    def _truncated_sequence(self, name: IndexField, words: Sequence[str]) -> frozenset[int]:
+        """Records holding ``words`` in a row, the last one only as a word's beginning."""
+        kept = self._fields[name]
+        candidates = set(self._prefix(name, words[-1]))
+        for word in set(words[:-1]):
+            candidates.intersection_update(kept.words.get(word, ()))
+        needle = _SEP + _SEP.join(words)
+        return frozenset(i for i in candidates if needle in kept.streams[i])
+
     def term_on(self, term: Term, name: IndexField) -> frozenset[int]:
-        """The records whose field ``name`` matches ``term``."""
-        words = fold_words(term.text)
+        """The records whose field ``name`` matches ``term``: a truncated word
+        (``therap*``) matches words it begins, a truncated compound (``covid-19*``) its
+        words in a row with the last one truncated; a literal ``*`` is not a wildcard."""
+        words = fold_words(term.stem if term.truncated else term.text)
         if not words:
             return frozenset()
-        if (
-            not term.phrase
-            and term.text.endswith("*")
-            and len(words) == 1
-            and len(words[0]) >= MIN_STEM
-        ):
+        if term.truncated and len(words) > 1:
+            return self._truncated_sequence(name, words)
+        if term.truncated and len(words[0]) >= MIN_STEM:
             return self._prefix(name, words[0])
         if len(words) == 1:
             return frozenset(self._fields[name].words.get(words[0], ()))
@@ -222,7 +230,7 @@ class _Evaluation:
     def __init__(self, index: SampleIndex, default_field: str) -> None:
         self.index = index
         self.default_field = default_field
-        self.memo: dict[tuple[str, bool, str], frozenset[int]] = {}
+        self.memo: dict[tuple[str, bool, bool, str], frozenset[int]] = {}
 
     def fields_of(self, term: Term) -> tuple[IndexField, ...]:
         name = term.field or self.default_field
@@ -239,7 +247,7 @@ class _Evaluation:
         return _ALL
 
     def on(self, term: Term, name: IndexField) -> frozenset[int]:
-        key = (term.text, term.phrase, name)
+        key = (term.text, term.phrase, term.truncated, name)
         hit = self.memo.get(key)
         if hit is None:
             hit = self.index.term_on(term, name)

@@ -16,6 +16,7 @@ from ._common import (
     check_negations,
     finish,
     offset_cursor,
+    refuse_compound_truncation,
     refuse_semantic,
     split_and,
     year_range,
@@ -76,6 +77,7 @@ def _expr(node: Node, filters: SearchFilters) -> str:
 def expression(query: Query, filters: SearchFilters) -> tuple[str, list[str]]:
     """The ``search_query`` expression and warnings."""
     check_negations(PROVIDER, query.root)
+    refuse_compound_truncation(PROVIDER, query, "arXiv truncates single words")
     warnings: list[str] = []
     if filters.type in ("review", "journal"):
         raise CompileRefused(PROVIDER, f"arXiv has no {filters.type} type (preprints only)")

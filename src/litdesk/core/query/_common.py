@@ -27,6 +27,7 @@ __all__ = [
     "full_url",
     "has_operators",
     "offset_cursor",
+    "refuse_compound_truncation",
     "refuse_semantic",
     "refuse_truncation",
     "resolved_field",
@@ -222,4 +223,18 @@ def refuse_truncation(provider: str, query: Query, why: str) -> None:
                 provider,
                 f"{why}: it cannot truncate {term.text!r} (position {term.position}); "
                 "write the words out with OR",
+            )
+
+
+def refuse_compound_truncation(provider: str, query: Query, why: str) -> None:
+    """Refuse a truncated word whose stem holds punctuation (``covid-19*``) for a provider
+    whose documented syntax truncates a single word only: its index reads the stem as several
+    words, so the ``*`` would truncate something else or nothing (never silently)."""
+    for term in iter_terms(query.root):
+        if term.compound_stem:
+            raise CompileRefused(
+                provider,
+                f"{why}: it cannot truncate {term.text!r} (position {term.position}), whose "
+                f'stem is several words; search the phrase "{term.stem}" or truncate a '
+                "stem of letters and digits",
             )

@@ -40,10 +40,13 @@ def compile_search(
     if any((t.field or filters.field) == "mesh" for t in iter_terms(query.root)):
         raise CompileRefused(PROVIDER, "the demo sample has no MeSH headings (MESH:)")
     for term in iter_terms(query.root):
-        stem = "".join(ch for ch in term.text[:-1] if ch.isalnum())
-        if not term.phrase and term.text.endswith("*") and len(stem) < MIN_STEM:
+        # a compound stem (covid-19*) is its words in a row, the last one truncated: the
+        # words before it bound the match, so its last word may be short
+        if term.truncated and not term.compound_stem and len(term.stem) < MIN_STEM:
             raise CompileRefused(
-                PROVIDER, f"the demo sample truncates stems of {MIN_STEM} or more letters"
+                PROVIDER,
+                f"the demo sample truncates stems of {MIN_STEM} or more letters: it cannot "
+                f"truncate {term.text!r} (position {term.position})",
             )
     page = check_limit(PROVIDER, limit, MAX_PAGE)
     start = offset_cursor(PROVIDER, cursor)

@@ -2,7 +2,9 @@
 
 Every term is quoted (``TITLE:"…"``, ``ABSTRACT:"…"``, ``AUTH:"…"``,
 ``AUTH_LAST:"…"`` or bare ``"…"``) but a truncated word (``therap*``, unquoted so that Europe
-PMC expands it); filters are appended with AND exactly as the
+PMC expands it); a literal ``*`` (escaped ``therap\\*`` or in a phrase) is escaped inside
+the quotes; a truncated stem with punctuation (``covid-19*``) is refused (Europe PMC documents
+truncating a single word). Filters are appended with AND exactly as the
 reference: ``FIRST_PDATE:[a-01-01 TO b-12-31]``, ``OPEN_ACCESS:Y``,
 ``NOT PUB_TYPE:"Retracted Publication"``, ``SRC:PPR`` / ``PUB_TYPE:"Review"`` /
 ``PUB_TYPE:"Journal Article"``, then `` sort_date:y`` / `` sort_cited:y``.
@@ -20,6 +22,7 @@ from ._common import (
     check_limit,
     check_negations,
     finish,
+    refuse_compound_truncation,
     refuse_semantic,
     split_and,
     text_cursor,
@@ -50,7 +53,8 @@ _TYPES: Final = {
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # a literal * is escaped too: inside quotes it must never be read as a wildcard
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("*", "\\*") + '"'
 
 
 def _wrap(node: Node, filters: SearchFilters) -> str:
@@ -76,6 +80,7 @@ def _expr(node: Node, filters: SearchFilters) -> str:
 def expression(query: Query, filters: SearchFilters) -> str:
     """The Europe PMC query expression (terms, filters and sort suffix)."""
     check_negations(PROVIDER, query.root)
+    refuse_compound_truncation(PROVIDER, query, "Europe PMC truncates single words")
     core = _expr(query.root, filters)
     clauses: list[str] = []
     years = year_range(filters)

@@ -113,18 +113,23 @@ class Term:
     field: Field | None = None
     position: int = 0
     end: int = 0
-
-    @property
-    def truncated(self) -> bool:
-        """An unquoted word ending in one ``*`` after letters or digits (``therap*``):
-        truncation, every word the stem begins. A quoted ``"therap*"`` is a literal phrase."""
-        stem = self.text[:-1]
-        return not self.phrase and self.text.endswith("*") and stem.isalnum()
+    #: an unquoted word ending in an unescaped ``*`` (``therap*``, ``covid-19*``): truncation,
+    #: every word the stem begins; ``text`` then ends in that ``*``. Decided by the reader,
+    #: not by the text: an escaped ``therap\*`` and a quoted ``"therap*"`` hold a literal
+    #: star and are not truncated.
+    truncated: bool = False
 
     @property
     def stem(self) -> str:
         """The word without its truncation ``*`` (the text itself when not truncated)."""
         return self.text[:-1] if self.truncated else self.text
+
+    @property
+    def compound_stem(self) -> bool:
+        """A truncated word whose stem holds a character other than a letter or digit
+        (``covid-19*``, ``t-cell*``): to a database's word index the stem is several words,
+        the last one truncated — something each database says differently or not at all."""
+        return self.truncated and not self.stem.isalnum()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +138,7 @@ class Term:
             "field": self.field,
             "position": self.position,
             "end": self.end,
+            "truncated": self.truncated,
         }
 
 
@@ -229,17 +235,22 @@ def _quote(text: str) -> str:
 
 
 def _escape_word(text: str) -> str:
-    out = "".join("\\" + c if c.isspace() or c in "()\\" or c in QUOTE_CHARS else c for c in text)
+    out = "".join("\\" + c if c.isspace() or c in "()\\*" or c in QUOTE_CHARS else c for c in text)
     if text in _OPERATORS or _FIELD_RE.match(text):
         out = "\\" + out
     return out
 
 
 def render(node: Node) -> str:
-    """The canonical litdesk form of a tree (re-parses to the same tree)."""
+    """The canonical litdesk form of a tree (re-parses to the same tree): a literal ``*``
+    in a word is escaped (``\\*``), a truncation ``*`` is not."""
     if isinstance(node, Term):
         prefix = f"{_FIELD_LABEL[node.field]}:" if node.field else ""
-        return prefix + (_quote(node.text) if node.phrase else _escape_word(node.text))
+        if node.phrase:
+            return prefix + _quote(node.text)
+        if node.truncated:
+            return prefix + _escape_word(node.stem) + "*"
+        return prefix + _escape_word(node.text)
     if isinstance(node, Not):
         inner = render(node.child)
         return f"NOT ({inner})" if isinstance(node.child, (And, Or)) else f"NOT {inner}"
@@ -262,6 +273,8 @@ class _Tok:
     value: str
     start: int  # 0-based, inclusive
     end: int  # 0-based, exclusive
+    #: a word ending in an unescaped ``*`` (truncation)
+    truncated: bool = False
 
 
 def _err(message: str, code: SyntaxCode, start: int, end: int) -> QuerySyntaxError:
@@ -324,6 +337,8 @@ def _read_word(text: str, i: int) -> tuple[_Tok, int]:
     j = i
     buf: list[str] = []
     escaped = False
+    #: 0-based offsets of the unescaped ``*`` in the word
+    stars: list[int] = []
     while j < n:
         ch = text[j]
         if ch.isspace() or ch in "()" or ch in QUOTE_CHARS:
@@ -335,6 +350,8 @@ def _read_word(text: str, i: int) -> tuple[_Tok, int]:
             escaped = True
             j += 2
             continue
+        if ch == "*":
+            stars.append(j)
         buf.append(ch)
         j += 1
     value = "".join(buf)
@@ -345,7 +362,34 @@ def _read_word(text: str, i: int) -> tuple[_Tok, int]:
         kind = "AND" if value == "AND" else "OR" if value == "OR" else "NOT"
     if not escaped:
         _refuse_proximity(value, i, j)
-    return _Tok(kind, value, i, j), j
+    truncated = _check_stars(value, stars, i, j)
+    return _Tok(kind, value, i, j, truncated), j
+
+
+def _check_stars(value: str, stars: list[int], start: int, end: int) -> bool:
+    """Whether the word is truncated (one unescaped ``*``, last, after a letter or digit);
+    any other unescaped ``*`` is refused at its position: a wildcard inside or before a word,
+    or a ``*`` after punctuation, would be sent as something each database reads its own way
+    (escape it, ``\\*``, to search the character)."""
+    if not stars:
+        return False
+    last = stars[-1]
+    if len(stars) == 1 and last == end - 1 and len(value) > 1 and value[-2].isalnum():
+        return True
+    inner = [k for k in stars if k != end - 1]
+    bad = inner[0] if inner else last
+    if inner:
+        why = "a * inside or before a word (a wildcard) is not supported"
+    elif len(value) == 1:
+        why = "a * alone is not a term"
+    else:
+        why = "a * truncates a word only after a letter or digit"
+    raise _err(
+        f"{why}: only a trailing * truncates (therap*); escape it (\\*) to search the character",
+        "unsupported",
+        bad,
+        bad + 1,
+    )
 
 
 def _is_proximity_operator(value: str) -> bool:
@@ -479,7 +523,7 @@ class _Parser:
         if tok.kind == "FIELD":
             return self.parse_field(depth)
         self.take()
-        return Term(tok.value, tok.kind == "PHRASE", None, tok.start + 1, tok.end)
+        return Term(tok.value, tok.kind == "PHRASE", None, tok.start + 1, tok.end, tok.truncated)
 
     def parse_group(self, depth: int) -> Node:
         open_tok = self.take()
@@ -518,7 +562,7 @@ class _Parser:
             group = self.parse_group(depth)
             return _apply_field(group, field, ftok)
         self.take()
-        return Term(nxt.value, nxt.kind == "PHRASE", field, ftok.start + 1, nxt.end)
+        return Term(nxt.value, nxt.kind == "PHRASE", field, ftok.start + 1, nxt.end, nxt.truncated)
 
 
 def _make(kind: type[And] | type[Or], items: list[Node]) -> Node:
@@ -542,7 +586,7 @@ def _apply_field(node: Node, field: Field, ftok: _Tok) -> Node:
                 node.position - 1,
                 node.end,
             )
-        return Term(node.text, node.phrase, field, node.position, node.end)
+        return Term(node.text, node.phrase, field, node.position, node.end, node.truncated)
     if isinstance(node, Not):
         return Not(_apply_field(node.child, field, ftok))
     children = tuple(_apply_field(c, field, ftok) for c in node.children)
@@ -603,6 +647,8 @@ def parse_plain_text(text: str) -> Query:
     tokens = _tokenize(text, max_tokens=None)
     if any(t.kind in _STRUCTURAL for t in tokens):
         return parse_query(text)
-    terms = [Term(t.value, t.kind == "PHRASE", None, t.start + 1, t.end) for t in tokens]
+    terms = [
+        Term(t.value, t.kind == "PHRASE", None, t.start + 1, t.end, t.truncated) for t in tokens
+    ]
     root: Node = terms[0] if len(terms) == 1 else And(tuple(terms))
     return Query(text, root, False, "all", False)

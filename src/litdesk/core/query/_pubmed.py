@@ -54,44 +54,70 @@ _TYPES: Final = {
 _SORT: Final = {"relevance": "relevance", "newest": "pub_date"}
 
 
-def _term(term: Term, filters: SearchFilters) -> str:
+#: PubMed truncates only stems of at least four characters
+MIN_STEM: Final = 4
+
+
+def _term(term: Term, filters: SearchFilters, warnings: list[str]) -> str:
     field = term.field or filters.field
     if field not in _TAG:
         raise CompileRefused(PROVIDER, "PubMed has no abstract-only field (only [tiab])")
     if '"' in term.text:
         raise CompileRefused(PROVIDER, "PubMed cannot search a term with a double quote")
+    if not term.truncated and "*" in term.text:
+        # PubMed reads every * as truncation, in quotes too, and has no escape for it
+        raise CompileRefused(
+            PROVIDER,
+            f"PubMed reads * as truncation and cannot search a literal * ({term.text!r}, "
+            f"position {term.position})",
+        )
+    if term.truncated and len(term.stem) < MIN_STEM:
+        raise CompileRefused(
+            PROVIDER,
+            f"PubMed truncates stems of {MIN_STEM} or more characters: it cannot truncate "
+            f"{term.text!r} (position {term.position})",
+        )
+    if term.compound_stem:
+        # a hyphen (or other punctuation) makes a phrase at PubMed, and a quoted phrase ending
+        # in * is PubMed's phrase truncation: its last word truncated
+        warnings.append(
+            f"{term.text} (position {term.position}) was sent as PubMed's truncated phrase "
+            f'"{term.text}"{_TAG[field]}: the words of the stem in a row, the last truncated'
+        )
+        return f'"{term.text}"{_TAG[field]}'
     if term.truncated:  # PubMed truncates an unquoted ``therap*[tiab]``
         return f"{term.text}{_TAG[field]}"
     return f'"{term.text}"{_TAG[field]}'
 
 
-def _wrap(node: Node, filters: SearchFilters) -> str:
-    text = _expr(node, filters)
+def _wrap(node: Node, filters: SearchFilters, warnings: list[str]) -> str:
+    text = _expr(node, filters, warnings)
     return text if isinstance(node, Term) else f"({text})"
 
 
-def _expr(node: Node, filters: SearchFilters) -> str:
+def _expr(node: Node, filters: SearchFilters, warnings: list[str]) -> str:
     if isinstance(node, Term):
-        return _term(node, filters)
+        return _term(node, filters, warnings)
     if isinstance(node, And):
         split = split_and(node)
-        out = " AND ".join(_wrap(c, filters) for c in split.positives)
+        out = " AND ".join(_wrap(c, filters, warnings) for c in split.positives)
         for neg in split.negatives:
-            out += f" NOT {_wrap(neg, filters)}"
+            out += f" NOT {_wrap(neg, filters, warnings)}"
         return out
     if isinstance(node, Not):
         raise CompileRefused(PROVIDER, "NOT needs a positive term")
-    return " OR ".join(_wrap(c, filters) for c in node.children)
+    return " OR ".join(_wrap(c, filters, warnings) for c in node.children)
 
 
-def expression(query: Query, filters: SearchFilters) -> str:
-    """The esearch ``term`` (query, date range, type, retraction exclusion)."""
+def expression(query: Query, filters: SearchFilters, warnings: list[str] | None = None) -> str:
+    """The esearch ``term`` (query, date range, type, retraction exclusion); what was
+    translated is said in ``warnings`` when given."""
     check_negations(PROVIDER, query.root)
     if filters.open_access:
         raise CompileRefused(
             PROVIDER, "PubMed has no open-access filter (free full text is not open access)"
         )
-    core = _expr(query.root, filters)
+    core = _expr(query.root, filters, warnings if warnings is not None else [])
     clauses: list[str] = []
     years = year_range(filters)
     if years:
@@ -118,7 +144,8 @@ def compile_search(
         raise CompileRefused(
             PROVIDER, f"esearch returns only the first {MAX_PAGE:,} results (offset {start})"
         )
-    term = expression(query, filters)
+    warnings: list[str] = []
+    term = expression(query, filters, warnings)
     params = [
         ("db", "pubmed"),
         ("term", term),
@@ -134,6 +161,7 @@ def compile_search(
         params=params,
         executed=term,
         lane=SPEC.lane("keyword"),
+        warnings=warnings,
     )
 
 

@@ -17,6 +17,7 @@ from ._common import (
     check_negations,
     finish,
     offset_cursor,
+    refuse_compound_truncation,
     refuse_semantic,
     split_and,
     text_cursor,
@@ -115,6 +116,9 @@ def compile_search(
         names = ", ".join(sorted(FIELD_NAMES[f] for f in fields - {"all"}))
         raise CompileRefused(PROVIDER, f"Semantic Scholar cannot restrict a search to {names}")
     filter_params, warnings = _filters(filters)
+    refuse_compound_truncation(
+        PROVIDER, query, "Semantic Scholar's bulk search prefix-matches single words"
+    )
     bulk = (
         query.has_boolean_syntax
         or query.has_phrase

@@ -78,7 +78,7 @@ def _label(node: Node) -> Text:
 
     if isinstance(node, Term):
         field = f"{_FIELD_LABELS[node.field]}: " if node.field else ""
-        kind = "phrase" if node.phrase else "term"
+        kind = "phrase" if node.phrase else "truncated term" if node.truncated else "term"
         return Text(f'{field}{kind} "{node.text}"  [{node.position}-{node.end}]')
     if isinstance(node, Not):
         return Text("NOT")
