@@ -91,6 +91,17 @@ def test_whole_search_api_and_update(running: Running) -> None:
             0,
             160,
         )
+        # the PRISMA-S page and API: each round's searches on their own (PRISMA-S item 13)
+        prisma = c.get(f"/api/v1/studies/{sid}/prisma").json()
+        assert [(s["round_label"], s["records"]) for s in prisma["searches"]] == [
+            ("first search", 160),
+            ("update round 1", 160),
+        ]
+        assert [r["new"] for r in prisma["rounds"]] == [160, 0]
+        page = c.get(f"/study/{sid}/prisma").text
+        assert 'id="prisma-rounds"' in page
+        assert '<td data-label="Round">update round 1</td><td data-label="Database">' in page
+        assert "Records identified (all 2 rounds together)" in page
         # a cap below the total: recorded as capped
         r = c.post(f"/api/v1/studies/{sid}/searches/preview", json=body | {"cap": 100})
         assert r.json()["lanes"][0]["over_cap"] and "over the cap" in r.json()["warnings"][0]

@@ -27,6 +27,7 @@ from litdesk.services.studies import (
     EXIT_ALLOWANCE,
     EXIT_OK,
     AddSearchRequest,
+    PrismaExportRequest,
     UpdateStudyRequest,
 )
 
@@ -137,13 +138,38 @@ def test_update_round_new_known_changed_retracted(settings: Settings) -> None:
             report = whole.list_rounds(conn, study)[-1].report
         assert report is not None and len(report["new_ids"]) == 30
         # PRISMA: the Study's numbers (its working set): 250 + 280 records identified over
-        # both rounds, 280 studies after the 250 known again are removed as duplicates; the
-        # update round's own figures are reported on their own
+        # both rounds, 280 studies after the 250 known again are removed as duplicates
         prisma = app.studies.prisma(study, owner=app.owner).to_dict()
         counts = prisma["identification"]
         assert isinstance(counts, dict) and isinstance(prisma["notes"], list)
         assert (counts["records_identified"], counts["records_after_deduplication"]) == (530, 280)
-        assert any("update round 1" in n and "30 new" in n for n in prisma["notes"])
+        # PRISMA-S item 13: each round's searches on their own (before: the update round's
+        # search was left out of the searches, its figures only a note)
+        rounds = prisma["rounds"]
+        assert isinstance(rounds, list)
+        assert [(r["label"], r["records"], r["new"], r["already_known"]) for r in rounds] == [
+            ("first search", 250, 250, 0),
+            ("update round 1", 280, 30, 250),
+        ]
+        assert rounds[1]["retracted_since"] == 1
+        searches = prisma["searches"]
+        assert isinstance(searches, list)
+        assert [(s["round"], s["database"], s["records"]) for s in searches] == [
+            (0, "Europe PMC", 250),
+            (1, "Europe PMC", 280),
+        ]
+        with app.store.read() as conn:
+            round_rows = whole.list_rounds(conn, study)
+        for s, r in zip(searches, round_rows, strict=True):
+            assert s["run_id"] == r.run_id  # the date is the round's own run's
+            assert s["date"] == load_run(app.store, r.run_id).retrieved_at
+        md = app.studies.export_prisma(PrismaExportRequest(study, "md"), owner=app.owner)
+        text = md.body.decode()
+        assert "| update round 1 | Europe PMC |" in text and "| first search | Europe PMC |" in text
+        assert "| update round 1 | " in text.split("## Database searches")[0]  # rounds table
+        assert "Records identified (all 2 rounds together): 530" in text
+        page = app.studies.export_prisma(PrismaExportRequest(study, "html"), owner=app.owner)
+        assert "<td>update round 1</td><td>Europe PMC</td>" in page.body.decode()
         # a second update with nothing new: round 2, nothing added
         started = app.studies.update_study(UpdateStudyRequest(study), owner=app.owner)
         done = await run_job(app, started.job.id)

@@ -29,7 +29,9 @@ __all__ = [
     "Identification",
     "ImportSource",
     "PrismaReport",
+    "SearchRound",
     "build_prisma",
+    "round_label",
     "prisma_html",
     "prisma_markdown",
     "prisma_svg",
@@ -48,6 +50,45 @@ class DatabaseSearch:
     status: str
     records: int
     provider_total: int | None
+    #: the Study's search round the run belongs to: 0 its first whole searches, N its
+    #: N-th update round; ``None`` for a saved run that is not a whole search
+    round: int | None = None
+
+
+def round_label(number: int | None) -> str:
+    """A search round named for people: "first search", "update round 2", "saved run"."""
+    if number is None:
+        return "saved run"
+    return "first search" if number == 0 else f"update round {number}"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRound:
+    """One search round of a Study (a living review's first searches or an update round):
+    when it ran, how many searches, the records they retrieved, and how many of those were
+    new to the Study, already in it, changed or retracted since (as the round recorded)."""
+
+    round: int
+    date: str
+    searches: int
+    records: int
+    new: int
+    already_known: int
+    changed: int = 0
+    retracted_since: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "label": round_label(self.round),
+            "date": self.date,
+            "searches": self.searches,
+            "records": self.records,
+            "new": self.new,
+            "already_known": self.already_known,
+            "changed": self.changed,
+            "retracted_since": self.retracted_since,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +128,17 @@ class PrismaReport:
     after_dedup: int
     notes: tuple[str, ...]
     screened: int | None = None  # records screened: the working set's studies
+    #: the Study's search rounds, each on its own (empty without whole searches)
+    rounds: tuple[SearchRound, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "study": self.study,
+            "rounds": [r.to_dict() for r in self.rounds],
             "searches": [
                 {
+                    "round": s.round,
+                    "round_label": round_label(s.round),
                     "run_id": s.run_id,
                     "database": s.database,
                     "lane": s.lane,
@@ -130,6 +176,7 @@ def build_prisma(
     *,
     decisions: Mapping[tuple[str, str], Decision] | None = None,
     working_set: Identification | None = None,
+    rounds: Mapping[str, int] | None = None,
 ) -> PrismaReport:
     """Count records per source and deduplicate everything the Study identified.
 
@@ -148,6 +195,10 @@ def build_prisma(
     instead: the per-source and total records and the studies after duplicates removed
     are then the Study's own numbers (the sources are still listed from the runs and
     imports).
+
+    ``rounds`` (run id → the Study's search round) tags each search with its round, so that
+    a living review's rounds are reported each on its own (PRISMA-S item 13: every search
+    with its own date).
     """
     searches: list[DatabaseSearch] = []
     per_source: dict[str, int] = {}
@@ -169,6 +220,7 @@ def build_prisma(
                     lane.status,
                     lane.returned if lane.status == "ok" else 0,
                     lane.total,
+                    (rounds or {}).get(run.id),
                 )
             )
             if lane.status == "ok":
@@ -286,11 +338,21 @@ def _md(value: object) -> str:
 
 
 def prisma_markdown(report: PrismaReport) -> str:
-    lines = [f"# PRISMA-S search report: {_md(report.study)}", "", "## Database searches", ""]
+    lines = [f"# PRISMA-S search report: {_md(report.study)}", ""]
+    if report.rounds:
+        lines += ["## Search rounds", "", _ROUNDS_NOTE, ""]
+        lines += [
+            "| Round | Date | Searches | Records retrieved | New to the Study "
+            "| Already in the Study | Changed | Retracted since |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        lines += ["| " + " | ".join(_md(x) for x in _round_cells(r)) + " |" for r in report.rounds]
+        lines.append("")
+    lines += ["## Database searches", ""]
     lines.append(
-        "| Database | Lane | Strategy as run | Filters | Limit | Date | Status | Records |"
+        "| Round | Database | Lane | Strategy as run | Filters | Limit | Date | Status | Records |"
     )
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     for s in report.searches:
         filters = ", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))
         lines.append(
@@ -298,6 +360,7 @@ def prisma_markdown(report: PrismaReport) -> str:
             + " | ".join(
                 _md(x)
                 for x in (
+                    round_label(s.round),
                     s.database,
                     lane_label(s.lane),
                     s.strategy or "(none)",
@@ -321,7 +384,7 @@ def prisma_markdown(report: PrismaReport) -> str:
     lines += ["", "## PRISMA 2020 identification", ""]
     lines += [f"- {_md(k)}: {v}" for k, v in report.per_source.items()]
     lines += [
-        f"- Records identified: {report.identified}",
+        f"- Records identified{_all_rounds(report)}: {report.identified}",
         f"- Duplicate records removed: {report.duplicates_removed}",
         f"- Records after deduplication: {report.after_dedup}",
         "",
@@ -329,6 +392,30 @@ def prisma_markdown(report: PrismaReport) -> str:
     ]
     lines += [f"- Note: {_md(n)}" for n in report.notes]
     return "\n".join(lines) + "\n"
+
+
+_ROUNDS_NOTE = (
+    "Each round of the review is reported on its own: its searches below carry its round "
+    "and their own date (PRISMA-S item 13)."
+)
+
+
+def _round_cells(r: SearchRound) -> tuple[object, ...]:
+    return (
+        round_label(r.round),
+        r.date,
+        r.searches,
+        r.records,
+        r.new,
+        r.already_known,
+        r.changed,
+        r.retracted_since,
+    )
+
+
+def _all_rounds(report: PrismaReport) -> str:
+    n = len({r.round for r in report.rounds})
+    return f" (all {n} rounds together)" if n > 1 else ""
 
 
 _CSS = (
@@ -381,6 +468,7 @@ def prisma_html(report: PrismaReport) -> str:
         + "".join(
             f"<td>{x}</td>"
             for x in (
+                _e(round_label(s.round)),
                 _e(s.database),
                 _e(lane_label(s.lane)),
                 f"<code>{_e(s.strategy)}</code>",
@@ -399,13 +487,25 @@ def prisma_html(report: PrismaReport) -> str:
         for i, label, d, n in report.imports
     )
     notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
+    round_rows = "".join(
+        "<tr>" + "".join(f"<td>{_e(x)}</td>" for x in _round_cells(r)) + "</tr>"
+        for r in report.rounds
+    )
+    rounds = (
+        f"<h2>Search rounds</h2><p>{_e(_ROUNDS_NOTE)}</p><table><tr><th>Round</th>"
+        "<th>Date</th><th>Searches</th><th>Records retrieved</th><th>New to the Study</th>"
+        "<th>Already in the Study</th><th>Changed</th><th>Retracted since</th></tr>"
+        f"{round_rows}</table>"
+        if report.rounds
+        else ""
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">"
         f"<title>PRISMA-S search report: {_e(report.study)}</title><style>{_CSS}</style>"
-        f"</head><body><h1>PRISMA-S search report: {_e(report.study)}</h1>"
-        "<h2>Database searches</h2><table><tr><th>Database</th><th>Lane</th>"
+        f"</head><body><h1>PRISMA-S search report: {_e(report.study)}</h1>{rounds}"
+        "<h2>Database searches</h2><table><tr><th>Round</th><th>Database</th><th>Lane</th>"
         "<th>Strategy as run</th><th>Filters</th><th>Limit</th><th>Date</th><th>Status</th>"
         f"<th>Records</th></tr>{rows}</table>"
         "<h2>Imported records</h2><table><tr><th>Import</th><th>Source</th><th>Date</th>"

@@ -17,6 +17,7 @@ from litdesk.core.runs import (
     Evaluation,
     ImportSource,
     PrismaReport,
+    SearchRound,
     SearchRun,
     bibliography,
     build_prisma,
@@ -29,7 +30,6 @@ from litdesk.core.runs import (
     read_manifest,
     read_run,
 )
-from litdesk.core.words import plural
 from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
@@ -92,16 +92,18 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
         run_ids = repo.study_run_ids(conn, row.id)
         docs = repo.list_documents(conn, "imports", study_id=row.id, limit=100_000)
         rounds = whole.list_rounds(conn, row.id)
-        updates = {r.run_id for r in rounds if r.kind == "update"}
         hits = {
             r.run_id: [h.data for h in whole.run_hits(conn, r.run_id)]
             for r in rounds
             if r.kind == "search"
         }
+    # every round's searches are listed, each with its round and its own date (PRISMA-S
+    # item 13); before, an update round's searches were left out and its figures were a note
+    round_of = {r.run_id: r.round for r in rounds}
+    ordered = [rid for rid in run_ids if rid not in round_of]
+    ordered += [r.run_id for r in rounds if r.run_id not in ordered]
     runs = []
-    for rid in run_ids:
-        if rid in updates:  # an update round is reported on its own (below)
-            continue
+    for rid in ordered:
         run = load_run(store, rid)
         if rid in hits:  # a whole search: its hits are rows, not in its document
             run = read_run(run.to_dict() | {"hits": hits[rid]}, max_hits=max(1, len(hits[rid])))
@@ -120,25 +122,47 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     if not runs and not imports and not counts.identified:  # (Zotero, by hand: it has some)
         raise NotFoundError(f"Study {row.name!r} has no saved search runs, imports or records")
     decisions = study_decisions(store, row.id, owner=owner)
-    report = build_prisma(row.name, runs, imports, decisions=decisions, working_set=counts)
-    return replace(report, notes=report.notes + _round_notes(rounds))
+    report = build_prisma(
+        row.name, runs, imports, decisions=decisions, working_set=counts, rounds=round_of
+    )
+    return replace(report, notes=report.notes + _round_notes(rounds), rounds=_search_rounds(rounds))
+
+
+def _count(report: dict[str, Any], key: str) -> int:
+    value = report.get(key, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _search_rounds(rounds: list[whole.RoundRow]) -> tuple[SearchRound, ...]:
+    """Each search round of the Study on its own: its first date, its searches and the
+    records they retrieved, new to the Study, already in it, changed, retracted since."""
+    by_round: dict[int, list[whole.RoundRow]] = {}
+    for r in rounds:
+        by_round.setdefault(r.round, []).append(r)
+    out: list[SearchRound] = []
+    for number, rows in sorted(by_round.items()):
+        reports = [r.report or {} for r in rows]
+        out.append(
+            SearchRound(
+                number,
+                min(r.created_at for r in rows),
+                len(rows),
+                sum(_count(x, "records") for x in reports),
+                sum(_count(x, "new") for x in reports),
+                sum(_count(x, "already_known") for x in reports),
+                sum(_count(x, "changed") for x in reports),
+                sum(_count(x, "retracted_since") for x in reports),
+            )
+        )
+    return tuple(out)
 
 
 def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
-    """A Study's whole searches as PRISMA-S notes: each capped or partial lane, and each
-    update round on its own (identified, new, already known, retracted since)."""
+    """A Study's whole searches as PRISMA-S notes: each capped or partial lane (each
+    round's own figures are its row in the report's search rounds)."""
     out: list[str] = []
     for r in rounds:
         report = r.report or {}
-        if r.kind == "update":
-            out.append(
-                f"update round {r.round} ({r.created_at[:10]}): "
-                f"{plural(report.get('records', 0), 'record')} identified, "
-                f"{report.get('new', 0)} new, "
-                f"{report.get('already_known', 0)} already in the Study, "
-                f"{report.get('changed', 0)} changed, "
-                f"{report.get('retracted_since', 0)} retracted since"
-            )
         for lane in report.get("lanes", []):
             if isinstance(lane, dict) and lane.get("state") != "complete":
                 out.append(
