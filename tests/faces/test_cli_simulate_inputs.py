@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from litdesk.core.screening import parse_label
 from litdesk.faces.cli._app import app
+from litdesk.faces.cli._labelled import read_labelled
 
 _IN = "carvedilol beta blocker heart failure mortality randomised trial"
 _OUT = "wheat irrigation soil nitrogen rainfall crop survey yield"
@@ -81,6 +82,9 @@ def _variants() -> dict[str, tuple[str, bytes]]:
     blank = _table(head, rows[:4]) + "\n\n" + _table(head, rows[4:]).split("\n", 1)[1] + "\n"
     return {
         "bom_crlf": (".csv", b"\xef\xbb\xbf" + _table(head, rows, end="\r\n").encode()),
+        # CR alone (classic Mac, Excel for Mac's "CSV (Macintosh)"): before, refused as no
+        # format litdesk reads (the header was sniffed up to the first LF, i.e. the whole file)
+        "cr_only": (".csv", _table(head, rows, end="\r").encode()),
         "semicolon": (".csv", _table(head, rows, ";").encode()),
         "tab": (".tsv", _table(head, rows, "\t").encode()),
         "utf16": (".csv", _table(head, rows).encode("utf-16")),
@@ -186,6 +190,35 @@ def test_asreview_csv_export(tmp_path: Path, plain: tuple[Path, list[int]]):
     assert _order(path, labels="ASReview Label") == plain[1]
 
 
+def test_asreview_column_names_on_a_real_set_with_cr_line_ends(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
+    """A real labelled set (SYNERGY Oud 2018, 952 records) with the column names ASReview's
+    readers also accept — ``primary_title``, ``notes_abstract``, ``first_authors``, the label
+    in ``asreview_label`` — saved with CR line ends: the same records, titles and abstracts
+    as the original (before: refused, and with LF line ends the titles and abstracts were
+    read as extra columns, no title column found)."""
+    source = fixtures_dir / "screening" / "synergy_Oud_2018" / "synergy_Oud_2018.csv"
+    with source.open(encoding="utf-8", newline="") as fh:
+        table = list(csv.reader(fh))
+    renames = {
+        "title": "primary_title",
+        "abstract": "notes_abstract",
+        "authors": "first_authors",
+        "label_included": "asreview_label",
+    }
+    head = [renames.get(h, h) for h in table[0]]
+    records, labels = read_labelled(source, "label_included")
+    assert len(records) == 952 and sum(labels) == 20
+    for end in ("\r", "\n"):
+        path = tmp_path / f"asreview{len(end)}.csv"
+        path.write_text(_table(head, table[1:], end=end), encoding="utf-8")
+        again, again_labels = read_labelled(path, "asreview_label")
+        assert again_labels == labels
+        assert [(r.title, r.abstract) for r in again] == [(r.title, r.abstract) for r in records]
+        assert sum(1 for r in again if r.abstract) > 900  # the abstracts were read
+
+
 def _ris(rows: list[list[str]], note: dict[str, str]) -> str:
     out = []
     for r in rows:
@@ -234,7 +267,7 @@ def test_unlabelled_and_bad_labels_name_the_records(tmp_path: Path):
         ("set.csv", b"PK\x03\x04" + b"\0" * 64),  # a workbook renamed
         ("set.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 64),
         ("set.txt", b"not a table\nof records\n"),
-        ("set.csv", b"primary_title,notes_abstract,included\nA,b,1\nC,d,0\n"),
+        ("set.csv", b"heading,summary,included\nA,b,1\nC,d,0\n"),  # no title column
     ],
 )
 def test_unsupported_files_are_typed_errors(tmp_path: Path, name: str, data: bytes):
@@ -245,7 +278,7 @@ def test_unsupported_files_are_typed_errors(tmp_path: Path, name: str, data: byt
     assert doc["code"] in ("unsupported", "undecodable", "malformed")
     if name.startswith("set.xls"):
         assert "save the sheet as CSV" in doc["message"]
-    if data.startswith(b"primary_title"):  # ASReview's other title name: not read, said so
+    if data.startswith(b"heading"):  # no title, DOI or PMID column: said so
         assert "a CSV/TSV needs a header row naming a title column" in doc["message"]
 
 

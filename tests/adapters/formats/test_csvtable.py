@@ -272,3 +272,26 @@ def test_json_and_xml_documents_are_never_taken_for_csv() -> None:
     assert sniff_csv('  [{"title": "a", "year": 1}]') == 0
     assert sniff_csv("<xml>title,year</xml>") == 0
     assert sniff_csv("title,year,doi\na,2001,10.1/x\n") > 0
+
+
+def test_asreview_column_names_and_cr_line_ends() -> None:
+    # ASReview's readers take primary_title, notes_abstract / abstract note and
+    # first_authors; a file saved with CR alone ends its lines (before: not sniffed as CSV,
+    # its header read up to the first LF, and these columns were extras)
+    text = (
+        "primary_title,notes_abstract,first_authors,asreview_label\r"
+        '"Knee, stem cells",An abstract.,"Smith, J",1\r'
+        'Second,"Two\rlines",Doe,0\r'
+    )
+    assert sniff_csv(text) > 0
+    result = parse_csv(text)
+    first, second = result.records
+    assert (first.paper.title, first.paper.abstract) == ("Knee, stem cells", "An abstract.")
+    assert first.paper.authors == ("Smith, J",)
+    assert (first.first_line, first.last_line, second.first_line, second.last_line) == (
+        2, 2, 3, 4,
+    )  # fmt: skip
+    assert second.paper.abstract == "Two\rlines"  # a quoted line break is kept
+    assert first.extras == {"asreview_label": ["1"]}
+    zotero = parse_csv("Title,Abstract Note\nA,B\n").records[0]
+    assert zotero.paper.abstract == "B"

@@ -70,6 +70,28 @@ def test_asreview_export_reads_included_and_ignores_its_own_record_id():
     assert got.skipped == (4, 5)
 
 
+def test_asreview_2_export_asreview_label_primary_title_and_cr_line_ends():
+    # ASReview 2.x writes its label as asreview_label (its readers also take included,
+    # label, final_included, ...); the title may be primary_title; a file saved with CR line
+    # ends. Before: "no decision column", and the delimiter was counted over the whole file
+    # (its first "line"), so semicolons in titles and abstracts could win over the commas
+    text = (
+        "record_id,primary_title,notes_abstract,doi,asreview_label,asreview_time\r"
+        "0,First; a; b; c,abs; x; y; z; w; v,10.5555/a,1,2024-01-01 10:00:00\r"
+        "1,Second,abs,,0,2024-01-01 10:01:00\r"
+        "2,Third,abs,,,\r"
+    )
+    got = parse_decisions(text)
+    assert got.format == "asreview"
+    assert [d.verdict for d in got.decisions] == ["include", "exclude"]
+    assert got.decisions[0].identifiers == (("doi", "10.5555/a"), ("title", "first a b c"))
+    assert got.skipped == (4,)
+    for name in ("final_included", "label_included", "included_flag"):
+        head = "record_id,title," + name + ",asreview_time\r"
+        other = parse_decisions(head + "0,Only,1,x\r", format="asreview")
+        assert [d.verdict for d in other.decisions] == ["include"]
+
+
 def test_rayyan_export_gives_one_decision_per_reviewer_with_reasons():
     rows = [
         ["key", "title", "doi", "notes"],

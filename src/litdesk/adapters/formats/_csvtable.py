@@ -4,7 +4,11 @@ Columns are mapped by their header names (case- and spacing-insensitive aliases)
 every other column is kept in each record's extras and listed once in a file-level
 notice. The delimiter (comma, tab, semicolon) is sniffed from the header line, quoted
 multi-line cells are read by the standard ``csv`` module and each row keeps its exact
-physical line span and raw text.
+physical line span and raw text. Lines may end in LF, CRLF or CR alone (classic Mac OS and
+Excel for Mac's "CSV (Macintosh)"), as any CSV reader takes them. ASReview's column names
+(``primary_title``, ``notes_abstract``, ``abstract note``, ``first_authors``: the
+alternatives its data readers accept, ``asreview.data.base``) are read as its readers read
+them.
 """
 
 from __future__ import annotations
@@ -33,13 +37,22 @@ PARSER_VERSION: Final = "1"
 
 #: Paper field -> header aliases, in priority order (normalised: lower case, single spaces).
 _ALIASES: Final[dict[str, tuple[str, ...]]] = {
-    "title": ("title", "document title", "item title", "article title", "ti", "primary title"),
+    "title": (
+        "title",
+        "document title",
+        "item title",
+        "article title",
+        "ti",
+        "primary title",
+        "primary_title",  # ASReview's alternative title column
+    ),
     "authors": (
         "author full names",
         "authors",
         "author",
         "author(s)",
         "author names",
+        "first_authors",  # ASReview's
         "au",
         "creators",
     ),
@@ -59,7 +72,8 @@ _ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "doi": ("doi", "item doi", "di"),
     "pmid": ("pmid", "pubmed id", "pubmed_id", "pubmed"),
     "pmcid": ("pmcid", "pmc id"),
-    "abstract": ("abstract", "ab"),
+    # ASReview's alternatives: notes_abstract (its RIS reader's N2/AB), abstract note (Zotero)
+    "abstract": ("abstract", "ab", "notes_abstract", "abstract note"),
     "volume": ("volume", "journal volume", "vl"),
     "issue": ("issue", "number", "journal issue", "is"),
     "pages": ("pages", "page", "pg", "page range"),
@@ -86,9 +100,10 @@ def _norm_header(h: str) -> str:
 
 
 def _first_line(text: str) -> str:
-    """The header's physical line (quotes may hide newlines; good enough for sniffing)."""
-    end = text.find("\n")
-    return text if end < 0 else text[:end]
+    """The header's physical line, ended by LF, CRLF or a CR alone (quotes may hide
+    newlines; good enough for sniffing)."""
+    ends = [i for i in (text.find("\n"), text.find("\r")) if i >= 0]
+    return text[: min(ends)] if ends else text
 
 
 def _delimiter(header: str) -> str:

@@ -79,6 +79,12 @@ _ID_COLUMNS: dict[IdKind, tuple[str, ...]] = {
     "pmid": ("pmid", "pubmed_id", "pubmed"),
     "title": ("title", "primary_title", "ti"),
 }
+#: ASReview's names of its label column, in its readers' order (``asreview.data.base``:
+#: its exports since 2.x write ``asreview_label``, 1.x ``included``)
+_ASREVIEW_LABEL_COLUMNS = (
+    "asreview_label", "included", "label", "final_included", "label_included",
+    "included_label", "included_final", "included_flag", "include",
+)  # fmt: skip
 _DECISION_COLUMNS = (
     "decision", "verdict", "screening_decision", "label", "label_included", "included",
     "include", "status",
@@ -159,7 +165,8 @@ def _rows(text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
             f"the file is larger than {MAX_BYTES // 1024 // 1024} MB", code="too_large"
         )
     text = text.removeprefix("\ufeff")
-    first = text.split("\n", 1)[0]
+    # the header line, ended by LF, CRLF or a CR alone (a file saved with CR line ends)
+    first = text[: min((i for i in (text.find("\n"), text.find("\r")) if i >= 0), default=None)]
     delimiter = max(",;\t", key=first.count) if first else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
@@ -261,12 +268,11 @@ def parse_decisions(
         )
     if format == "rayyan":
         return _rayyan(header, rows, columns)
-    decision = _column(header, ("included",) if format == "asreview" else _DECISION_COLUMNS)
+    names = _ASREVIEW_LABEL_COLUMNS if format == "asreview" else _DECISION_COLUMNS
+    decision = _column(header, names)
     if decision is None:
         raise DecisionsFileError(
-            "no decision column ("
-            + ("included" if format == "asreview" else ", ".join(_DECISION_COLUMNS))
-            + ")",
+            "no decision column (" + ", ".join(names) + ")",
             code="no_decision_column",
         )
     reason = _column(header, _REASON_COLUMNS)
@@ -289,6 +295,8 @@ def _detect(header: Sequence[str], text: str) -> DecisionsFormat:
     if "RAYYAN-INCLUSION" in text and _column(header, ("notes", "note")) is not None:
         return "rayyan"
     names = {_norm_header(h) for h in header}
+    if "asreview_label" in names:  # ASReview 2.x's export
+        return "asreview"
     if (
         "included" in names
         and not names & (set(_DECISION_COLUMNS) - {"included"})
