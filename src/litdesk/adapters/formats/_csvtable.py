@@ -14,8 +14,8 @@ them.
 from __future__ import annotations
 
 import csv
-import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -29,9 +29,18 @@ from litdesk.core.records import (
     safe_https_url,
 )
 
+from ._decode import NotUtf8
 from ._spec import FormatSpec, ParseResult
 
-__all__ = ["FORMATS", "parse_csv", "parse_scopus", "sniff_csv", "sniff_scopus"]
+__all__ = [
+    "FORMATS",
+    "parse_csv",
+    "parse_csv_bytes",
+    "parse_scopus",
+    "parse_scopus_bytes",
+    "sniff_csv",
+    "sniff_scopus",
+]
 
 PARSER_VERSION: Final = "1"
 
@@ -93,6 +102,55 @@ _SPLIT_SEMI: Final = re.compile(r"(?<!\s)\s*;\s*")
 _SPLIT_AND: Final = re.compile(r"(?<!\s)\s+and\s+", re.I)
 _SCOPUS_ID: Final = re.compile(r"(?<!\s)\s*\(\d+\)\s*$")
 _YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
+#: one physical line with its end (LF, CRLF or CR alone: the line breaks ``csv`` counts), or
+#: the last line without one; possessive, so one pass over the text
+_LINE: Final = re.compile(r"[^\r\n]*+(?:\r\n|\r|\n)|[^\r\n]++")
+
+
+class _Lines:
+    """The physical lines of a text, read lazily by ``csv.reader`` (which counts them in
+    ``line_num``); the lines read since the last :meth:`take` are held, to give each row its
+    raw text. Neither a second copy of the text nor a list of all its lines is held: before,
+    ``io.StringIO(text)`` twice (a buffer of 4 bytes a character each) and ``readlines()``
+    made reading a CSV take about 11 times the file's size."""
+
+    __slots__ = ("_lines", "_held")
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
+        self._held: list[str] = []
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self._held.append(line)
+        return line
+
+    def take(self) -> str:
+        """The lines read since the last call, joined (and forgotten)."""
+        out = "".join(self._held)
+        self._held.clear()
+        return out
+
+
+def _text_lines(text: str) -> Iterator[str]:
+    return (m.group() for m in _LINE.finditer(text))
+
+
+#: ``_LINE`` over UTF-8 bytes (a CR or LF byte is never part of a multi-byte character)
+_BYTE_LINE: Final = re.compile(rb"[^\r\n]*+(?:\r\n|\r|\n)|[^\r\n]++")
+
+
+def _byte_lines(data: bytes) -> Iterator[str]:
+    """The lines of UTF-8 ``data``, each decoded on its own: every byte is decoded once, so
+    bytes that are not UTF-8 anywhere raise (:class:`NotUtf8`), as decoding the whole would."""
+    for m in _BYTE_LINE.finditer(data):
+        try:
+            yield m.group().decode("utf-8")
+        except UnicodeDecodeError:
+            raise NotUtf8 from None
 
 
 def _norm_header(h: str) -> str:
@@ -315,11 +373,31 @@ def _record(
 def _parse(text: str, *, scopus: bool) -> ParseResult:
     if text.startswith("\ufeff"):
         text = text[1:]
-    if not text.strip():
+    if not text or text.isspace():  # as ``not text.strip()``, without a copy
         raise ImportRefused("empty CSV text", code="empty")
-    delimiter = _delimiter(_first_line(text))
-    lines = io.StringIO(text, newline="").readlines()  # the same line breaks csv counts
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=False)
+    return _read(_first_line(text), _text_lines(text), scopus=scopus)
+
+
+def _parse_bytes(data: bytes, *, scopus: bool) -> ParseResult:
+    """``_parse`` of UTF-8 ``data`` without decoding it whole (the text of a file with one
+    character beyond Latin-1 would take 2 or 4 bytes a character); :class:`NotUtf8` for a
+    BOM or bytes that are not UTF-8 (the registry then decodes: BOM notice, Windows-1252)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise NotUtf8
+    if not data or data.isspace():
+        raise ImportRefused("empty CSV text", code="empty")
+    ends = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+    try:
+        header = data[: min(ends) if ends else len(data)].decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotUtf8 from None
+    return _read(header, _byte_lines(data), scopus=scopus)
+
+
+def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResult:
+    delimiter = _delimiter(header_line)
+    lines = _Lines(source)
+    reader = csv.reader(lines, delimiter=delimiter, strict=False)
     notices: list[Notice] = []
     records: list[RecordTrace] = []
     plan: _Plan | None = None
@@ -341,6 +419,7 @@ def _parse(text: str, *, scopus: bool) -> ParseResult:
             break
         first, last = done_line + 1, reader.line_num
         done_line = last
+        raw = lines.take()
         if not any(cell.strip() for cell in row):
             if plan is not None and len(row) > 1:
                 # a row of delimiters only is a row to pandas (and so to ASReview): say so
@@ -358,8 +437,7 @@ def _parse(text: str, *, scopus: bool) -> ParseResult:
                     code="unsupported",
                 )
             continue
-        raw = "".join(lines[first - 1 : last]).rstrip("\r\n")
-        records.append(_record(row, plan, raw, (first, last), scopus))
+        records.append(_record(row, plan, raw.rstrip("\r\n"), (first, last), scopus))
     if plan is None:
         raise ImportRefused("CSV text holds no header row", code="empty")
     mapping = ", ".join(f"{plan.headers[i].strip()} -> {f}" for f, i in plan.columns.items())
@@ -386,6 +464,16 @@ def parse_scopus(text: str) -> ParseResult:
 def parse_csv(text: str) -> ParseResult:
     """Read a generic CSV/TSV table with a header row (needs a title column)."""
     return _parse(text, scopus=False)
+
+
+def parse_scopus_bytes(data: bytes) -> ParseResult:
+    """``parse_scopus`` of UTF-8 bytes, line by line (see :func:`_parse_bytes`)."""
+    return _parse_bytes(data, scopus=True)
+
+
+def parse_csv_bytes(data: bytes) -> ParseResult:
+    """``parse_csv`` of UTF-8 bytes, line by line (see :func:`_parse_bytes`)."""
+    return _parse_bytes(data, scopus=False)
 
 
 def _headers(head: str) -> list[str]:
