@@ -8,6 +8,7 @@ SQLite and PostgreSQL, real stores, real accounts."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import io
 import json
@@ -270,42 +271,26 @@ def test_a_malformed_history_is_refused_and_the_outcomes_recorded(team: tuple[Ap
 
 def test_hostile_rows_are_skipped_and_counted(team: tuple[App, bytes]) -> None:
     app, data = team
-    lines = _history(data).split("\r\n")
-    header, first = lines[0], lines[1].split(",")
+    rows = list(csv.reader(io.StringIO(_history(data), newline="")))
+    header, good, first = rows[0], rows[1:], rows[1]
+    at = first[13]
     bad = [
-        ",".join(
-            [
-                "9001",
-                "title_abstract",
-                "decision",
-                "no-such-record",
-                "",
-                "",
-                "",
-                "Nothing",
-                "mallory",
-                "name",
-                "include",
-                "",
-                "",
-                first[13],
-                "",
-                "api",
-            ]
-        ),  # fmt: skip
-        ",".join(["9002", "sideways", *first[2:]]),
-        ",".join(["9003", *first[1:10], "perhaps", *first[11:]]),
-        ",".join(["9004", first[1], "undo", *first[3:10], "", "", "", first[13], "77777", "api"]),
-        ",".join(["9005", *first[1:13], "yesterday", *first[14:]]),
-        ",".join(["9006", *first[1:9], "root", *first[10:]]),
-    ]
-    body = "\r\n".join([header, *lines[1:-1], *bad, ""]).encode()
-    done = app.studies.recover_zip(
-        RecoverRequest(_replace(data, {"screening/history.csv": body}), "Hostile"), owner=ANA
-    ).to_dict()
+        ["9001", TA, "decision", "no-such-record", "", "", "", "Nothing", "mallory", "name",
+         "include", "", "", at, "", "api"],  # a record not in the ZIP: counted, not recorded
+        ["9002", "sideways", *first[2:]],
+        ["9003", *first[1:10], "perhaps", *first[11:]],
+        ["9004", first[1], "undo", *first[3:10], "", "", "", at, "77777", "api"],
+        ["9005", *first[1:13], "yesterday", *first[14:]],
+        ["9006", *first[1:9], "root", *first[10:]],
+        ["9007", *first[1:7], "T" * 50_000, *first[8:]],  # a title too long: found by its key
+    ]  # fmt: skip
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows([header, *good, *bad])
+    hostile = _replace(data, {"screening/history.csv": buf.getvalue().encode()})
+    done = app.studies.recover_zip(RecoverRequest(hostile, "Hostile"), owner=ANA).to_dict()
     history = done["decisions"]["history"]  # type: ignore[index]
     assert history["skipped"] == 5 and history["unmatched"] == 1
-    assert history["recorded"] == len(lines) - 2
+    assert history["recorded"] == len(good) + 1
 
 
 def test_a_huge_history_is_refused(
@@ -324,3 +309,29 @@ def test_a_huge_history_is_refused(
         owner=ANA,
     ).to_dict()
     assert "error" in done["decisions"]["history"]  # type: ignore[index]
+
+
+def test_a_blind_stage_carries_only_the_exporters_own_decisions(
+    tmp_path: Path, sqlite_template: Path, fixtures_dir: Path
+) -> None:
+    url = sqlite_url_at_head(sqlite_template, tmp_path / "b" / "litdesk.sqlite3")
+    with open_app_sync(Settings(data_dir=tmp_path / "b", database_url=url)) as app:
+        _accounts(app, (ANA, "ana"), (ED, "ed"), (BOB, "bob"))
+        sid = app.studies.create_study(CreateStudyRequest("Blind", None), owner=ANA).id
+        app.studies.import_files(
+            ImportRequest(study=sid, paths=(str(fixtures_dir / EXPORT),)), owner=ANA
+        )
+        with app.store.write() as conn:
+            for who in (ED, BOB):
+                access.set_member(conn, sid, who, "editor", ANA, now_iso())
+        app.screening.configure(ConfigureRequest(sid, dual_review={TA: True}), owner=ANA)
+        keys = [
+            str(r["record_key"]) for r in app.screening.items(ItemsRequest(sid), owner=ANA).rows
+        ]
+        for k in keys[:5]:
+            app.screening.decide(DecideRequest(sid, TA, k, "include"), owner=ED)
+            app.screening.decide(DecideRequest(sid, TA, k, "exclude"), owner=BOB)
+        mine = _history(app.studies.export_zip(sid, owner=ED).body)
+        everyone = _history(app.studies.export_zip(sid, owner=ANA).body)
+    assert ",bob," not in mine and mine.count(",ed,account,") == 5
+    assert everyone.count(",bob,account,") == 5

@@ -331,6 +331,11 @@ def _screening_lines(
             f"review mode: dual review at {pairs}; revealed: {history.get('revealed') or 'none'}; "
             f"'maybe' is a conflict: {history.get('maybe_is_conflict')}"
         )
+        if history.get("partial"):
+            out.append(
+                f"at {history['partial']} the ZIP holds only its exporter's own decisions "
+                "(the stage was blind to them)"
+            )
         for r in reviewers:
             out.append(f"  reviewer {r.get('name')}: {_AS.get(str(r.get('as')), '')}")
     for stage, d in decisions.items():

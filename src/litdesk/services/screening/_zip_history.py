@@ -71,8 +71,12 @@ MAX_REVIEWERS: Final = 1_000
 MAX_REVIEW_BYTES: Final = 1_000_000
 #: the longest cell read (a note is kept to 20,000 characters, as any decision's)
 _MAX_CELL: Final = 100_000
-_LIMITS: Final = {"record_key": 200, "reviewer": 120, "reason": 500, "note": 20_000,
-                  "title": 4_000, "doi": 300, "pmid": 40, "made_at": 40}  # fmt: skip
+#: a row with a longer cell is skipped (the store's columns; a kept name gets room for
+#: " (recovered N)")
+_LIMITS: Final = {"record_key": 200, "reviewer": 180, "reason": 500, "note": 20_000,
+                  "made_at": 40}  # fmt: skip
+#: identifiers longer than this are not used to find the record (the key still is)
+_ID_LIMIT: Final = 4_000
 _KINDS: Final = ("decision", "undo", "resolution")
 #: how a record is named to find it (core's ``IdKind``)
 IdKind = Literal["id", "doi", "pmid", "title"]
@@ -318,12 +322,13 @@ def _event(row: dict[str, str], line: int, seen: set[int]) -> HistoryEvent | str
     except ValueError:
         return f"time {made_at[:40]!r} is not an ISO 8601 time"
     ids: list[tuple[IdKind, str]] = []
-    if doi := normalize_doi(_text(row.get("doi") or "")):
+    doi, pmid, title = (_text(row.get(k) or "")[:_ID_LIMIT] for k in ("doi", "pmid", "title"))
+    if doi := normalize_doi(doi) or "":
         ids.append(("doi", doi))
-    if pmid := normalize_pmid(_text(row.get("pmid") or "")):
+    if pmid := normalize_pmid(pmid) or "":
         ids.append(("pmid", pmid))
     ids.append(("id", record))
-    if title := normalize_title(_text(row.get("title") or "")):
+    if title := normalize_title(title):
         ids.append(("title", title))
     return HistoryEvent(
         line, number, stage, kind, record, tuple(ids), reviewer,

@@ -112,6 +112,8 @@ def _mode(review: Mapping[str, object]) -> dict[str, str]:
         on = [s for s, v in stages.items() if v] if isinstance(stages, dict) else []
         out[flag] = ", ".join(on)
     out["maybe_is_conflict"] = "yes" if review.get("maybe_is_conflict") is True else "no"
+    partial = review.get("partial")
+    out["partial"] = ", ".join(str(p) for p in partial) if isinstance(partial, list) else ""
     return out
 
 
