@@ -83,6 +83,8 @@ IdKind = Literal["id", "doi", "pmid", "title"]
 #: who a reviewer was in the exporting workspace
 ReviewerKind = Literal["account", "local", "name"]
 _REVIEWER_KINDS: Final = ("account", "local", "name")
+#: events appended in one statement, at most
+_BATCH: Final = 500
 #: problems listed by line, at most (the rest are counted)
 _LISTED: Final = 20
 #: a cell a spreadsheet would read as a formula starts with one of these; such a cell (and
@@ -456,7 +458,16 @@ def record_history(
         screen = area.cache.screen_set(row.id)
         record_of = _matched(events, RecordIndex(screen.groups))
         id_of: dict[int, int] = {}
+        pending: list[tuple[int, dict[str, object]]] = []  # (event, row): appended in batches
+
+        def flush() -> None:
+            ids = screening.add_decisions(conn, row.id, [r for _, r in pending])
+            id_of.update((event, new) for (event, _), new in zip(pending, ids, strict=True))
+            pending.clear()
+
         for e in events:
+            if e.undoes is not None and e.undoes not in id_of and pending:
+                flush()  # what it takes back is in the batch: its id first
             record = record_of[e.record_key]
             undoes = id_of.get(e.undoes) if e.undoes is not None else None
             stage = stages.setdefault(e.stage, {"recorded": 0, "unmatched": 0})
@@ -465,16 +476,20 @@ def record_history(
                 stage["unmatched"] += 1
                 continue
             reviewer, _ = who[(e.reviewer, e.reviewer_kind)]
-            stored = screening.add_decision(
-                conn, row.id, record_key=record, stage=e.stage, reviewer=reviewer, kind=e.kind,
-                verdict=e.verdict, reason=e.reason, note=e.note, source="zip", made_at=e.made_at,
-                undoes=undoes,
+            pending.append(
+                (e.event, {"record_key": record, "stage": e.stage, "reviewer": reviewer,
+                           "kind": e.kind, "verdict": e.verdict, "reason": e.reason,
+                           "note": e.note, "source": "zip", "made_at": e.made_at,
+                           "undoes": undoes})
             )  # fmt: skip
-            id_of[e.event] = stored.id
+            if len(pending) >= _BATCH:
+                flush()
             recorded += 1
             key = (e.reviewer, e.reviewer_kind)
             counts[key] = counts.get(key, 0) + 1
             stage["recorded"] += 1
+        if pending:
+            flush()
         now = area._now()
         if recorded:
             access.add_history(conn, row.id, owner, "screening_recovered", None, now)
