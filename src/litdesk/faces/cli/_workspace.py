@@ -337,7 +337,8 @@ def _screening_lines(
                 "(the stage was blind to them)"
             )
         for r in reviewers:
-            out.append(f"  reviewer {r.get('name')}: {_AS.get(str(r.get('as')), '')}")
+            name = "the exporting workspace's user" if r.get("kind") == "local" else r.get("name")
+            out.append(f"  reviewer {name}: {_AS.get(str(r.get('as')), '')}")
     for stage, d in decisions.items():
         if stage == "history":
             continue

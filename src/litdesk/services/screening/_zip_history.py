@@ -507,7 +507,13 @@ def record_history(
     for s in stages:
         area._after_decision(row.id, cast("Stage", s))
     reviewers = tuple(
-        {"name": name, "as": how, "reviewer": kept, "events": counts.get((name, kind), 0)}
+        {
+            "name": name,
+            "kind": kind,
+            "as": how,
+            "reviewer": kept,
+            "events": counts.get((name, kind), 0),
+        }  # fmt: skip
         for (name, kind), (kept, how) in who.items()
     )
     return ZipHistoryView(

@@ -54,7 +54,8 @@ export function installStudyZip() {
         account: "their own account here (add them as members of the Study for them to see it)",
       };
       for (const r of data.reviewers || []) {
-        line(report, `Reviewer ${r.name}: ${whose[r.as] || `no account here: recorded by you, under the name “${r.reviewer}”`}.`);
+        const name = r.kind === "local" ? "the exporting workspace’s user" : r.name;
+        line(report, `Reviewer ${name}: ${whose[r.as] || `no account here: recorded by you, under the name “${r.reviewer}”`}.`);
       }
     }
     for (const [stage, d] of Object.entries(data.decisions || {})) {
