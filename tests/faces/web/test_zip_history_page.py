@@ -98,9 +98,15 @@ def test_the_report_page_names_the_reviewers_and_the_review_mode(
         assert "dual review at title/abstract (revealed at title/abstract)" in page
         assert "“maybe” is a conflict" in page
         table = page[page.index('id="recovered-reviewers"') :]
-        assert "<td>Ana Lima</td><td>12</td><td>no account here: recorded by you, under the " \
-            "name “Ana Lima”</td>" in table  # fmt: skip
-        assert "<td>the exporting workspace’s user</td><td>1</td><td>you</td>" in table
+        assert (
+            '<th scope="row" class="title">Ana Lima</th><td data-label="Events">12</td>'
+            '<td data-label="Recorded as">no account here: recorded by you, under the name '
+            "“Ana Lima”</td>"
+        ) in table
+        assert (
+            'the exporting workspace’s user</th><td data-label="Events">1</td>'
+            '<td data-label="Recorded as">you</td>'
+        ) in table
         assert "Title/abstract screening: 25 decisions recorded with their reviewers" in page
         old = _post(c, token.group(1), _without_history(data), "Old ZIP")
         assert 'id="recovered-history"' not in old
