@@ -5,7 +5,6 @@ failed — "Something went wrong inside litdesk" — on any ZIP that carried dec
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -13,50 +12,11 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from tests._screening_pairs import pairs_zip
 from tests.faces.web._server import Running
-
-from litdesk import Settings
-from litdesk.services.app import open_app_sync
-from litdesk.services.screening import (
-    ConfigureRequest,
-    ImportDecisionsRequest,
-    ItemsRequest,
-    ResolveRequest,
-    StudyStageRequest,
-)
-from litdesk.services.studies import CreateStudyRequest, ImportRequest
 
 EXPORT = "bib/ris/citesource__20221207_gambling-harms_lens_49.ris"
 TA = "title_abstract"
-
-
-def _pairs_zip(fixtures: Path, folder: Path) -> bytes:
-    """A Study screened blind in pairs by two named reviewers, revealed, one conflict
-    resolved by the workspace's user: its ZIP."""
-    with open_app_sync(Settings(data_dir=folder)) as app:
-        me = app.owner
-        sid = app.studies.create_study(CreateStudyRequest("Pairs", None), owner=me).id
-        app.studies.import_files(
-            ImportRequest(study=sid, paths=(str(fixtures / EXPORT),)), owner=me
-        )
-        app.screening.configure(
-            ConfigureRequest(sid, dual_review={TA: True}, maybe_is_conflict=True), owner=me
-        )
-        rows = app.screening.items(ItemsRequest(sid, page_size=12), owner=me).rows
-        words = {"i": "include", "e": "exclude", "m": "maybe"}
-        for who, pattern in (("Ana Lima", "iieeimeieeii"), ("Bo Chen", "ieeeiiemeeii")):
-            buf = io.StringIO()
-            writer = csv.writer(buf)
-            writer.writerow(["record_id", "decision"])
-            writer.writerows(
-                [r["record_key"], words[p]] for r, p in zip(rows, pattern, strict=True)
-            )
-            request = ImportDecisionsRequest(sid, buf.getvalue().encode(), "d.csv", reviewer=who)
-            app.screening.import_decisions(request, owner=me)
-        app.screening.reveal(StudyStageRequest(sid, TA), owner=me)
-        queue = app.screening.conflicts(StudyStageRequest(sid, TA), owner=me).conflicts
-        app.screening.resolve(ResolveRequest(sid, TA, queue[0].record_key, "include"), owner=me)
-        return app.studies.export_zip(sid, owner=me).body
 
 
 def _without_history(data: bytes) -> bytes:
@@ -86,7 +46,7 @@ def _post(c: Any, token: str, data: bytes, name: str) -> str:
 def test_the_report_page_names_the_reviewers_and_the_review_mode(
     running: Running, fixtures_dir: Path, tmp_path: Path
 ) -> None:
-    data = _pairs_zip(fixtures_dir, tmp_path / "elsewhere")
+    data = pairs_zip(fixtures_dir, tmp_path / "elsewhere")
     with running.writer() as api:
         sid = api.post("/api/v1/studies", json={"name": "Here"}).json()["id"]
     with running.client(headers={"origin": running.base}) as c:

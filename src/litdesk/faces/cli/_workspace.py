@@ -304,6 +304,12 @@ _AS = {
 }
 
 
+def _stages(value: object) -> str:
+    """A report's stages (``title_abstract, full_text``) as people name them."""
+    parts = [p.strip() for p in str(value or "").split(",") if p.strip()]
+    return ", ".join(_STAGE_NAMES.get(p, p) for p in parts)
+
+
 def _screening_lines(
     decisions: Mapping[str, Mapping[str, int | str]], reviewers: Sequence[Mapping[str, object]]
 ) -> list[str]:
@@ -326,14 +332,15 @@ def _screening_lines(
             f"screening history: {history['recorded']} decisions, changes, undos and "
             "resolutions recorded with who made them" + (f" ({'; '.join(extra)})" if extra else "")
         )
-        pairs = history.get("dual_review") or "none"
+        pairs, shown, partial = (_stages(history.get(k)) for k in ("dual_review", "revealed",
+                                                                     "partial"))  # fmt: skip
         out.append(
-            f"review mode: dual review at {pairs}; revealed: {history.get('revealed') or 'none'}; "
+            f"review mode: dual review at {pairs or 'no stage'}; revealed at {shown or 'none'}; "
             f"'maybe' is a conflict: {history.get('maybe_is_conflict')}"
         )
-        if history.get("partial"):
+        if partial:
             out.append(
-                f"at {history['partial']} the ZIP holds only its exporter's own decisions "
+                f"at {partial} the ZIP holds only its exporter's own decisions "
                 "(the stage was blind to them)"
             )
         for r in reviewers:
