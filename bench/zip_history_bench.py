@@ -8,7 +8,8 @@ reviewer "bob"), revealed, the first 50 conflicts resolved; then the Study expor
 ZIP and recovered into a second workspace (and, to compare, the same ZIP without its history
 into a third, as a ZIP made before it recovers). Seconds per call, the ZIP's bytes and its
 history's, and whether the recovered Study's PRISMA flow, agreement and conflict queue
-equal the original's.
+equal the original's. Wall and CPU seconds (CPU: this process's, steadier on a shared
+machine).
 
     PYTHONPATH=src LITDESK_FIXTURES=... .venv/bin/python bench/zip_history_bench.py
 
@@ -46,9 +47,10 @@ TA = "title_abstract"
 
 
 def timed(label: str, fn: Callable[[], T]) -> T:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
-    print(f"{label}: {time.perf_counter() - t0:.3f} s")
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"{label}: {wall:.3f} s wall, {cpu:.3f} s CPU of this process")
     return out
 
 
