@@ -76,11 +76,16 @@ def test_a_recovered_study_has_its_decisions_and_its_prisma(
 
 
 def _replace_member(data: bytes, name: str, body: bytes) -> bytes:
-    """The ZIP with one member's bytes replaced and its manifest entry made to match."""
+    """The ZIP with one member's bytes replaced and its manifest entry made to match, as a
+    ZIP made before the whole history was carried (without its history and review mode)."""
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         members = {n: z.read(n) for n in z.namelist()}
     members[name] = body
     manifest = json.loads(members["manifest.json"])
+    old = ("screening/history.csv", "screening/review.json")
+    manifest["members"] = [m for m in manifest["members"] if m["path"] not in old]
+    for gone in old:
+        members.pop(gone, None)
     for entry in manifest["members"]:
         if entry["path"] == name:
             entry["bytes"], entry["sha256"] = (

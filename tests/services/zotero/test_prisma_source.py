@@ -9,8 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from alembic import command
 from tests._zotero_lib import LibraryBuilder
+from tests.services.conftest import pg_schema
 
+from litdesk import Settings
+from litdesk.adapters.store._engine import _alembic_config, make_engine
 from litdesk.core.records import make_paper
 from litdesk.services.app import open_app_sync
 from litdesk.services.dedup import ADDED_BY_HAND
@@ -22,6 +27,8 @@ pytestmark = pytest.mark.fixtures
 
 ZOTERO = "Import: Zotero library (personal)"
 FILE = "Import: refs.ris (ris)"
+
+__all__ = ["pg_schema"]
 
 
 def _sources(flow: dict[str, object]) -> dict[str, tuple[str, int]]:
@@ -90,3 +97,83 @@ def test_a_study_of_zotero_records_only_has_its_prisma_report(
         idn = report["identification"]
         assert idn["records_per_source"] == {ZOTERO: 2}  # type: ignore[index]
         assert idn["records_identified"] == 2  # type: ignore[index]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings:
+    if request.param == "postgres":
+        return tmp_settings.model_copy(
+            update={"database_url": request.getfixturevalue("pg_schema")}
+        )
+    return tmp_settings
+
+
+def test_a_paper_is_counted_by_how_it_entered_each_study(
+    fixtures_dir: Path, tmp_path: Path, any_settings: Settings
+) -> None:
+    """A paper added by hand to Study A and imported from Zotero into Study B is "added by
+    hand" in A's flow and the Zotero library's in B's (before: the library's in both, the
+    label read from the account's Zotero links, not from how it entered the Study)."""
+    b = LibraryBuilder(fixtures_dir / "zotero" / "schema-sql", tmp_path / "Zotero")
+    b.item(fields={"title": "A shared trial", "DOI": "10.1000/shared", "date": "2020"})
+    b.item(fields={"title": "Only in B", "DOI": "10.1000/only-b", "date": "2021"})
+    b.close()
+    with open_app_sync(any_settings) as app:
+        app.studies.create_study(CreateStudyRequest("A"), owner=app.owner)
+        ws = app.workspace()
+        shared = make_paper(title="A shared trial", doi="10.1000/shared", year=2020)
+        ws.save_paper(shared, study="A")
+        app.zotero.import_library(
+            ZoteroImportRequest(data_dir=str(b.data_dir), study="B", pdfs=False),
+            owner=app.owner,
+        )
+        flow_a = app.screening.prisma(PrismaFlowRequest("A"), owner=app.owner).to_dict()
+        flow_b = app.screening.prisma(PrismaFlowRequest("B"), owner=app.owner).to_dict()
+        assert _sources(flow_a) == {ADDED_BY_HAND: ("other", 1)}
+        assert _sources(flow_b) == {ZOTERO: ("other", 2)}
+        per = app.studies.prisma("A", owner=app.owner).to_dict()["identification"]
+        assert per["records_per_source"] == {ADDED_BY_HAND: 1}  # type: ignore[index]
+        # the same paper then imported into A too: counted under the library there as well
+        app.zotero.import_library(
+            ZoteroImportRequest(data_dir=str(b.data_dir), study="A", pdfs=False),
+            owner=app.owner,
+        )
+        flow_a = app.screening.prisma(PrismaFlowRequest("A"), owner=app.owner).to_dict()
+        assert _sources(flow_a) == {ZOTERO: ("other", 2)}
+
+
+def test_the_migration_keeps_the_counts_made_before_it(
+    fixtures_dir: Path, tmp_path: Path, any_settings: Settings
+) -> None:
+    """Rows made before migration 0029 cannot say which Study an import brought a paper
+    into: the upgrade fills them as the count was made until then (the account's Zotero
+    items among each Study's papers), so no flow changes by it; down and up again."""
+    b = LibraryBuilder(fixtures_dir / "zotero" / "schema-sql", tmp_path / "Zotero")
+    b.item(fields={"title": "A shared trial", "DOI": "10.1000/shared", "date": "2020"})
+    b.close()
+    with open_app_sync(any_settings) as app:
+        app.studies.create_study(CreateStudyRequest("A"), owner=app.owner)
+        shared = make_paper(title="A shared trial", doi="10.1000/shared", year=2020)
+        app.workspace().save_paper(shared, study="A")
+        app.zotero.import_library(
+            ZoteroImportRequest(data_dir=str(b.data_dir), study="B", pdfs=False),
+            owner=app.owner,
+        )
+        url = any_settings.resolved_database_url()
+    engine = make_engine(url)
+    cfg = _alembic_config()
+    try:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0028_screening_vectors")
+            assert "study_zotero_items" not in sa.inspect(conn).get_table_names()
+            command.upgrade(cfg, "0029_zipreview_study_zotero")
+            rows = conn.execute(
+                sa.text(
+                    "SELECT s.name, z.library FROM study_zotero_items z "
+                    "JOIN studies s ON s.id = z.study_id ORDER BY s.name"
+                )
+            ).all()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in rows] == [("A", "user"), ("B", "user")]  # as counted before

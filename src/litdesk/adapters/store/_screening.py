@@ -32,6 +32,7 @@ __all__ = [
     "RetrievalRow",
     "SettingsRow",
     "add_decision",
+    "add_decisions",
     "add_retrieval",
     "count_decisions",
     "get_model",
@@ -186,6 +187,25 @@ def add_decision(
     ).scalar_one()
     values.pop("study_id")
     return DecisionRow(int(new_id), study_id, **values)
+
+
+def add_decisions(conn: Connection, study_id: str, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Append many rows at once (each with :func:`add_decision`'s keywords), in their
+    order; their ids, in the same order."""
+    if not rows:
+        return []
+    values: list[dict[str, Any]] = []
+    for r in rows:
+        if r["kind"] not in DECISION_KINDS:
+            raise ValueError(f"unknown decision kind {r['kind']!r}")
+        values.append({"study_id": study_id, "reason": "", "note": "", "undoes": None, **r})
+    done = conn.execute(
+        sa.insert(screening_decisions).returning(
+            screening_decisions.c.id, sort_by_parameter_order=True
+        ),
+        values,
+    )
+    return [int(i) for i in done.scalars()]
 
 
 def _decision(row: Any) -> DecisionRow:

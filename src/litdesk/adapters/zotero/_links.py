@@ -22,11 +22,13 @@ from litdesk.adapters.store import Store, StoredDataInvalid, study_records
 __all__ = [
     "LINK_FIELDS",
     "ZoteroLink",
+    "add_study_items",
     "read_links",
     "study_libraries",
     "zotero_source_name",
     "write_links",
     "write_links_in",
+    "study_zotero_items",
     "zotero_links",
 ]
 
@@ -47,6 +49,18 @@ zotero_links = sa.Table(
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("date_modified", sa.String(40), nullable=False),
     sa.Column("data", sa.Text, nullable=False),
+    sa.Column("imported_at", sa.String(40), nullable=False),
+)
+
+
+#: which Zotero import brought a paper into which Study (migration 0029_zipreview_study_zotero)
+study_zotero_items = sa.Table(
+    "study_zotero_items",
+    _meta,
+    sa.Column("study_id", sa.String(64), primary_key=True),
+    sa.Column("paper_id", sa.String(130), primary_key=True),
+    sa.Column("library", sa.String(80), primary_key=True),
+    sa.Column("owner", sa.String(200), nullable=False),
     sa.Column("imported_at", sa.String(40), nullable=False),
 )
 
@@ -175,21 +189,45 @@ def zotero_source_name(library: str) -> str:
 
 
 def study_libraries(conn: Connection, study_id: str) -> dict[str, str]:
-    """``{paper id: Zotero library}`` of the Study's saved papers that are imported Zotero
-    items of the account that holds them in the Study (the first library by name when
-    one paper is an item of several)."""
+    """``{paper id: Zotero library}`` of the Study's saved papers that a Zotero import
+    brought into this Study (:func:`add_study_items`), by the account that holds them in
+    the Study (the first library by name when several did). A paper the account imported
+    from Zotero into another Study only is not one of them."""
     owners = study_records.paper_owners(conn, study_id)
-    t = zotero_links
-    ids = sorted(owners)
+    t = study_zotero_items
+    rows = conn.execute(
+        sa.select(t.c.paper_id, t.c.library, t.c.owner).where(t.c.study_id == study_id)
+    )
     out: dict[str, str] = {}
-    for i in range(0, len(ids), _BATCH):
-        rows = conn.execute(
-            sa.select(t.c.owner, t.c.target, t.c.library).where(
-                t.c.kind == "item", t.c.target.in_(ids[i : i + _BATCH])
-            )
-        )
-        for r in rows:
-            pid, library = str(r.target), str(r.library)
-            if owners.get(pid) == r.owner and library < out.get(pid, "\uffff"):
-                out[pid] = library
+    for r in rows:
+        pid, library = str(r.paper_id), str(r.library)
+        if owners.get(pid) == r.owner and library < out.get(pid, "\uffff"):
+            out[pid] = library
     return out
+
+
+def add_study_items(
+    conn: Connection, study_id: str, paper_ids: Sequence[str], *, library: str, owner: str
+) -> None:
+    """Record that a Zotero import of ``library`` brought ``paper_ids`` into the Study
+    (inside the import's transaction; a paper recorded before stays as it is)."""
+    t = study_zotero_items
+    ids = sorted(set(paper_ids))
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    for i in range(0, len(ids), _BATCH):
+        chunk = ids[i : i + _BATCH]
+        have = set(
+            conn.execute(
+                sa.select(t.c.paper_id).where(
+                    t.c.study_id == study_id, t.c.library == library, t.c.paper_id.in_(chunk)
+                )
+            ).scalars()
+        )
+        rows = [
+            {"study_id": study_id, "paper_id": p, "library": library, "owner": owner,
+             "imported_at": now}
+            for p in chunk
+            if p not in have
+        ]  # fmt: skip
+        if rows:
+            conn.execute(sa.insert(t), rows)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -292,13 +292,72 @@ def study_import(
             f"{out.notes} notes, {out.evidence} evidence, {out.search_runs} search runs, "
             f"{out.imports} imports"
         )
-        for stage, d in done.decisions.items():
-            if "error" in d:
-                what = "settings were" if stage == "settings" else f"{stage} decisions were"
-                _say(f"  the screening {what} not recorded: {d['error']}")
-                continue
-            unmatched = f", {d['unmatched']} matched no record" if d["unmatched"] else ""
-            _say(f"  {stage} screening: {d['recorded']} decisions recorded as yours{unmatched}")
+        for line in _screening_lines(done.decisions, done.reviewers):
+            _say(f"  {line}")
+
+
+_STAGE_NAMES = {"title_abstract": "title/abstract", "full_text": "full-text"}
+_AS = {
+    "you": "you",
+    "account": "their account here: their own decisions (not a member of the Study yet)",
+    "name": "no account here: recorded by you under their name",
+}
+
+
+def _stages(value: object) -> str:
+    """A report's stages (``title_abstract, full_text``) as people name them."""
+    parts = [p.strip() for p in str(value or "").split(",") if p.strip()]
+    return ", ".join(_STAGE_NAMES.get(p, p) for p in parts)
+
+
+def _screening_lines(
+    decisions: Mapping[str, Mapping[str, int | str]], reviewers: Sequence[Mapping[str, object]]
+) -> list[str]:
+    """What recovery recorded of the ZIP's screening, line by line."""
+    out: list[str] = []
+    history = decisions.get("history", {})
+    if "error" in history:
+        out.append(
+            f"the screening history was not recorded ({history['error']}): each stage's "
+            "outcome is recorded as yours instead"
+        )
+    elif history:
+        extra = [
+            f"{history[k]} {what}"
+            for k, what in (("unmatched", "for records not in the ZIP"),
+                            ("skipped", "unreadable rows skipped"))
+            if history.get(k)
+        ]  # fmt: skip
+        out.append(
+            f"screening history: {history['recorded']} decisions, changes, undos and "
+            "resolutions recorded with who made them" + (f" ({'; '.join(extra)})" if extra else "")
+        )
+        pairs, shown, partial = (_stages(history.get(k)) for k in ("dual_review", "revealed",
+                                                                     "partial"))  # fmt: skip
+        out.append(
+            f"review mode: dual review at {pairs or 'no stage'}; revealed at {shown or 'none'}; "
+            f"'maybe' is a conflict: {history.get('maybe_is_conflict')}"
+        )
+        if partial:
+            out.append(
+                f"at {partial} the ZIP holds only its exporter's own decisions "
+                "(the stage was blind to them)"
+            )
+        for r in reviewers:
+            name = "the exporting workspace's user" if r.get("kind") == "local" else r.get("name")
+            out.append(f"  reviewer {name}: {_AS.get(str(r.get('as')), '')}")
+    for stage, d in decisions.items():
+        if stage == "history":
+            continue
+        name = _STAGE_NAMES.get(stage, stage)
+        if "error" in d:
+            what = "settings were" if stage == "settings" else f"{name} decisions were"
+            out.append(f"the screening {what} not recorded: {d['error']}")
+            continue
+        unmatched = f", {d['unmatched']} matched no record" if d.get("unmatched") else ""
+        whose = "with their reviewers" if d.get("history") else "as yours"
+        out.append(f"{name} screening: {d['recorded']} decisions recorded {whose}{unmatched}")
+    return out
 
 
 # --- paper -------------------------------------------------------------------------------

@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         RetrievalView,
         ScreeningSettingsView,
     )
+    from ._zip_history import HistoryFileError, ZipHistoryView
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -153,6 +154,8 @@ __all__ = [
     "StudyScreenRequest",
     "StudyStageRequest",
     "UndoRequest",
+    "HistoryFileError",
+    "ZipHistoryView",
     "history_of",
     "parse_stage",
     "retrain_owner",

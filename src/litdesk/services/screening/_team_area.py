@@ -61,6 +61,7 @@ from ._team_requests import (
     RevealView,
 )
 from ._views import DecisionView
+from ._zip_history import ZipHistoryView, history_members, record_history
 
 __all__ = [
     "NotInConflict",
@@ -549,8 +550,10 @@ class TeamScreening:
 
     def zip_members(self, study: str, *, owner: str) -> dict[str, bytes]:
         """For the Study's ZIP: its screening settings (``settings``: reasons, criteria,
-        keywords, order, model — not who reviews) and each stage that has a decision, as
-        litdesk's decisions CSV (the outcome per study, its reason and note), by stage."""
+        keywords, order, model — not who reviews), each stage that has a decision, as
+        litdesk's decisions CSV (the outcome per study, its reason and note), by stage, and
+        the whole history with who decided what (``history``) and the review mode
+        (``review``: dual review, revealed; :mod:`._zip_history`)."""
         ctx = _area(self)._ctx(study, owner)
         settings = {k: v for k, v in ctx.config.to_json().items() if k not in _NOT_CARRIED}
         out = {"settings": json.dumps(settings, ensure_ascii=False, indent=1).encode("utf-8")}
@@ -558,7 +561,15 @@ class TeamScreening:
             if ctx.history.current(stage=stage):
                 request = ExportDecisionsRequest(study, stage)
                 out[stage] = export_decisions(_area(self), request, owner).body
-        return out
+        return out | history_members(_area(self), study, owner)
+
+    def record_zip_history(
+        self, study: str, members: Mapping[str, bytes], *, owner: str
+    ) -> ZipHistoryView:
+        """Record a recovered Study's whole screening history and review mode from its
+        ZIP's ``history`` and ``review`` members (:mod:`._zip_history`): each reviewer with
+        an account here gets their own decisions, the others keep their names."""
+        return record_history(_area(self), study, members, owner)
 
     def record_zip_members(
         self, study: str, members: Mapping[str, bytes], *, owner: str

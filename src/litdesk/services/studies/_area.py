@@ -562,8 +562,8 @@ class StudiesArea:
         with self.budget.hold(zip_cost(len(request.data))):  # ImportsBusy when full
             done = import_study(self._ws(owner), request.data, name=request.name, pdfs=pdfs)
         link = self._screening() if self._screening is not None and done.screening else None
-        decisions = record_decisions(link, done.study_id, done.screening, owner)
-        return RecoveredView(done, decisions)
+        made = record_decisions(link, done.study_id, done.screening, owner)
+        return RecoveredView(done, made.decisions, made.reviewers)
 
     # --- imports -----------------------------------------------------------------------
 

@@ -4,14 +4,17 @@ screening area (the app passes it) and how a recovered Study's decisions are rec
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from litdesk._errors import LitdeskError
 
-__all__ = ["ScreeningZip", "record_decisions"]
+__all__ = ["ScreeningZip", "ZipScreening", "record_decisions"]
 
 #: the settings (the Study's reasons) first, then title/abstract, then full text
 _ORDER: Final = {"settings": 0, "title_abstract": 1, "full_text": 2}
+#: the members of the whole history (recorded together, instead of the stages' CSVs)
+_HISTORY: Final = ("history", "review")
 
 
 class _Recorded(Protocol):
@@ -27,9 +30,26 @@ class _Recorded(Protocol):
     def refused(self) -> tuple[dict[str, object], ...]: ...
 
 
+class _History(Protocol):
+    @property
+    def stages(self) -> dict[str, dict[str, int]]: ...
+    @property
+    def reviewers(self) -> tuple[dict[str, object], ...]: ...
+    @property
+    def events(self) -> int: ...
+    @property
+    def recorded(self) -> int: ...
+    @property
+    def unmatched(self) -> int: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def review(self) -> dict[str, object]: ...
+
+
 class ScreeningZip(Protocol):
-    """What the Study's ZIP needs of the screening area: each stage's decisions out, and
-    into a recovered Study (the app passes its screening area)."""
+    """What the Study's ZIP needs of the screening area: each stage's decisions and the
+    whole history out, and into a recovered Study (the app passes its screening area)."""
 
     def zip_members(self, study: str, *, owner: str) -> dict[str, bytes]: ...
 
@@ -37,17 +57,74 @@ class ScreeningZip(Protocol):
         self, study: str, members: Mapping[str, bytes], *, owner: str
     ) -> Mapping[str, _Recorded]: ...
 
+    def record_zip_history(
+        self, study: str, members: Mapping[str, bytes], *, owner: str
+    ) -> _History: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ZipScreening:
+    """What recovery recorded of the ZIP's screening: per part (``settings``, a stage,
+    ``history``) its counts or ``error``, and the history's reviewers (empty: the ZIP had
+    no history, or it was refused and the stages' outcomes were recorded as yours)."""
+
+    decisions: dict[str, dict[str, int | str]] = field(default_factory=dict)
+    reviewers: tuple[dict[str, object], ...] = ()
+
 
 def record_decisions(
     link: ScreeningZip | None, study_id: str, members: Mapping[str, bytes], owner: str
-) -> dict[str, dict[str, int | str]]:
-    """The ZIP's decisions recorded as the recovering account's, stage by stage; a stage's
-    file refused is said beside the Study, which is stored (its records, notes and
-    evidence are not lost for it)."""
+) -> ZipScreening:
+    """The ZIP's screening recorded into the recovered Study: its settings, then its whole
+    history with who decided what (a ZIP made before the history, or a history refused:
+    each stage's outcomes as the recovering account's). A part refused is said beside the
+    Study, which is stored (its records, notes and evidence are not lost for it)."""
     if link is None:
-        return {}
+        return ZipScreening()
     out: dict[str, dict[str, int | str]] = {}
-    # the settings (its reasons) first, then title/abstract, then full text
+    stages = {k: v for k, v in members.items() if k not in _HISTORY}
+    if all(h in members for h in _HISTORY):
+        _record_stages(link, study_id, {k: v for k, v in stages.items() if k == "settings"},
+                       owner, out)  # fmt: skip
+        try:
+            made = link.record_zip_history(study_id, {h: members[h] for h in _HISTORY}, owner=owner)
+        except LitdeskError as exc:
+            out["history"] = {"error": exc.message}
+        else:
+            out["history"] = {"events": made.events, "recorded": made.recorded,
+                              "unmatched": made.unmatched, "skipped": made.skipped,
+                              **_mode(made.review)}  # fmt: skip
+            for stage, counts in made.stages.items():
+                out[stage] = {"recorded": counts["recorded"], "unchanged": 0, "skipped": 0,
+                              "unmatched": counts["unmatched"], "refused": 0, "history": 1}  # fmt: skip
+            return ZipScreening(out, made.reviewers)
+        stages = {k: v for k, v in stages.items() if k != "settings"}  # recorded above
+    _record_stages(link, study_id, stages, owner, out)
+    return ZipScreening(out)
+
+
+def _mode(review: Mapping[str, object]) -> dict[str, str]:
+    """The review mode as the report says it: the stages reviewed in pairs, those revealed
+    and whether "maybe" is a conflict (``yes`` / ``no``)."""
+    out: dict[str, str] = {}
+    for flag in ("dual_review", "revealed"):
+        stages = review.get(flag)
+        on = [s for s, v in stages.items() if v] if isinstance(stages, dict) else []
+        out[flag] = ", ".join(on)
+    out["maybe_is_conflict"] = "yes" if review.get("maybe_is_conflict") is True else "no"
+    partial = review.get("partial")
+    out["partial"] = ", ".join(str(p) for p in partial) if isinstance(partial, list) else ""
+    return out
+
+
+def _record_stages(
+    link: ScreeningZip,
+    study_id: str,
+    members: Mapping[str, bytes],
+    owner: str,
+    out: dict[str, dict[str, int | str]],
+) -> None:
+    """Each stage's outcomes as the recovering account's (the settings first)."""
     for stage in sorted(members, key=lambda s: _ORDER.get(s, len(_ORDER))):
         try:
             made = link.record_zip_members(study_id, {stage: members[stage]}, owner=owner)
@@ -58,4 +135,3 @@ def record_decisions(
             out[name] = {"recorded": v.recorded, "unchanged": v.unchanged,
                          "skipped": len(v.skipped), "unmatched": len(v.unmatched),
                          "refused": len(v.refused)}  # fmt: skip
-    return out

@@ -260,9 +260,19 @@ class RecoveredView:
     #: already there, rows without a decision and rows matched to no record (``error``: the
     #: stage's file was refused, the Study is stored without its decisions)
     decisions: Mapping[str, Mapping[str, int | str]] = field(default_factory=dict)
+    #: the ZIP's history's reviewers: ``name`` (as in the ZIP), ``as`` (``account``: their
+    #: own account here; ``you``: the recovering account; ``name``: no account here, their
+    #: name kept as the reviewer, recorded by you), ``reviewer`` (as recorded), ``events``
+    reviewers: tuple[Mapping[str, object], ...] = ()
 
     def to_dict(self) -> dict[str, object]:
-        return self.study.to_dict() | {"decisions": {k: dict(v) for k, v in self.decisions.items()}}
+        return self.study.to_dict() | {
+            "decisions": {k: dict(v) for k, v in self.decisions.items()},
+            "reviewers": [
+                {k: v for k, v in r.items() if k != "reviewer" or r.get("as") == "name"}
+                for r in self.reviewers
+            ],
+        }
 
 
 def _imported(traces: tuple[ImportTrace, ...], done: StudyImport | None) -> list[dict[str, object]]:

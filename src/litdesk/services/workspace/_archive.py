@@ -67,7 +67,8 @@ MAX_ZIP_HITS: Final = 100_000
 
 _MEMBER: Final = re.compile(
     r"^(?:references\.ris|evidence\.csv|notebook\.md|study\.json|manifest\.json|form\.json"
-    r"|pdf-links\.json|screening/(?:title_abstract|full_text)\.csv|screening/settings\.json"
+    r"|pdf-links\.json|screening/(?:title_abstract|full_text|history)\.csv"
+    r"|screening/(?:settings|review)\.json"
     r"|search-runs/[A-Za-z0-9._-]{1,100}\.(?:json|ris)|imports/[A-Za-z0-9._-]{1,100}\.json)$"
 )
 _LARGE_MEMBERS: Final = frozenset({"references.ris", "evidence.csv", "notebook.md", "study.json"})

@@ -324,7 +324,8 @@ def export_study(
     ``references`` (the Study's working set: one merged record per study) is what
     references.ris holds; without it, the Study's saved papers. ``screening``: each stage's
     decisions as litdesk's decisions CSV by stage (``title_abstract``, ``full_text``), kept
-    as ``screening/<stage>.csv``."""
+    as ``screening/<stage>.csv``, the settings and the review mode (``settings``, ``review``:
+    ``screening/<part>.json``) and the whole history (``history``: ``screening/history.csv``)."""
     with ws.snapshot():
         return _export_study(ws, study, references, screening or {})
 
@@ -401,7 +402,8 @@ def _export_study(
         indent=1,
     ).encode("utf-8")  # fmt: skip
     for part, body in screening.items():  # a stage's decisions CSV, or the settings
-        members[f"screening/{part}.json" if part == "settings" else f"screening/{part}.csv"] = body
+        json_part = part in ("settings", "review")
+        members[f"screening/{part}.json" if json_part else f"screening/{part}.csv"] = body
     check_export(members)  # what recovery would refuse for its size is refused here
     manifest = {
         "version": EXPORT_VERSION,

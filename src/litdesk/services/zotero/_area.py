@@ -33,7 +33,12 @@ from litdesk.adapters.zotero import (
     read_library,
     resolve_attachment,
 )
-from litdesk.adapters.zotero._links import ZoteroLink, read_links, write_links_in
+from litdesk.adapters.zotero._links import (
+    ZoteroLink,
+    add_study_items,
+    read_links,
+    write_links_in,
+)
 from litdesk.adapters.zotero._web import LOCAL_API, WEB_API, Sleep, ZoteroWebClient
 from litdesk.core.evidence import MAX_COMMENT_CHARS
 from litdesk.core.records import Paper, PaperError, make_paper, read_paper
@@ -410,6 +415,8 @@ class ZoteroArea:
             run.papers_of[key] = result.paper
             run.saved_keys.add(key)
             saved_ids.add(result.paper.id)
+        # counted under the library in this Study's PRISMA flow (not in another Study's)
+        add_study_items(conn, study.id, sorted(saved_ids), library=lib.library, owner=ws.owner)
         run.studies.append(StudyCount(study.id, study.name, len(saved_ids), created))
         run.study_ids[name] = study.id
 

@@ -42,13 +42,30 @@ export function installStudyZip() {
     a.textContent = "Open it";
     ok.append(a);
     const stages = { title_abstract: "Title/abstract", full_text: "Full-text", settings: "Settings of the" };
+    const history = (data.decisions || {}).history;
+    if (history && history.error) {
+      line(report, `The screening history (who decided what) was not recorded: ${history.error}. Each stage’s outcome is recorded as yours instead.`, "notice error");
+    } else if (history) {
+      const left = history.unmatched ? `; ${history.unmatched} for records not in the ZIP were left out` : "";
+      const skipped = history.skipped ? `; ${plural(history.skipped, "unreadable row")} skipped` : "";
+      line(report, `Screening history: ${plural(history.recorded, "decision")}, changes, undos and resolutions recorded with who made them and when${left}${skipped}.`);
+      const whose = {
+        you: "you",
+        account: "their own account here (add them as members of the Study for them to see it)",
+      };
+      for (const r of data.reviewers || []) {
+        const name = r.kind === "local" ? "the exporting workspace’s user" : r.name;
+        line(report, `Reviewer ${name}: ${whose[r.as] || `no account here: recorded by you, under the name “${r.reviewer}”`}.`);
+      }
+    }
     for (const [stage, d] of Object.entries(data.decisions || {})) {
+      if (stage === "history") continue;
       const name = stages[stage] || stage;
       if (d.error) {
         line(report, `${name} screening: not recorded (${d.error}).`, "notice error");
       } else {
         const unmatched = d.unmatched ? `, ${d.unmatched} matched no record` : "";
-        line(report, `${name} screening: ${plural(d.recorded, "decision")} recorded as yours${unmatched}.`);
+        line(report, `${name} screening: ${plural(d.recorded, "decision")} recorded ${d.history ? "with their reviewers" : "as yours"}${unmatched}.`);
       }
     }
   });
