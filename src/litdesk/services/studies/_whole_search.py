@@ -426,8 +426,10 @@ def commit_whole(
     lanes: Sequence[dict[str, object]] = (),
     index: int = 0,
 ) -> Committed:
-    """One transaction: the run, its hits, its Study link and round (0 for a search
-    added, the next round for an update), each hit saved as a paper of the Study when
+    """One transaction: the run, its hits, its Study link and round (for a search added,
+    the round in force — 0 before the first update, so a search added after an update,
+    e.g. an edited query, is that update's and never grows the initial round; the next
+    round for an update), each hit saved as a paper of the Study when
     the Study does not hold it yet by identity, and the round's report (new, already
     known, changed, retracted since; each lane's state)."""
     ws = Workspace(store, owner=owner)
@@ -443,8 +445,8 @@ def commit_whole(
         before = whole.study_paper_ids(conn, study_id)
         if round_no is not None:
             number = round_no
-        elif kind == "search":
-            number = 0
+        elif kind == "search":  # the round in force: 0 before the first update
+            number = whole.next_round(conn, study_id) - 1
         else:
             number = whole.next_round(conn, study_id)
         added: list[str] = []
