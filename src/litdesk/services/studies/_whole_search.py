@@ -269,6 +269,13 @@ async def harvest(
     return out
 
 
+def _failed_lane(lane: LaneHarvest) -> str:
+    """A failed lane for people: its name, then its message without the provider's id the
+    message may begin with (the meter's 'demo: today's allowance …')."""
+    message = lane.message.removeprefix(f"{lane.provider}: ")
+    return f"{lane_label(lane.lane)}: {message}"
+
+
 def whole_run(
     got: Harvest, definition: RunDefinition, run_id: str | None = None
 ) -> tuple[SearchRun, list[whole.WholeHitRow], list[Paper]]:
@@ -296,7 +303,7 @@ def whole_run(
                 for rank, paper in enumerate(lane.papers, start=1)
             )
     if not any(lane.status == "ok" for lane in lanes):
-        reasons = "; ".join(f"{lane.provider}: {lane.message}" for lane in lanes if lane.message)
+        reasons = "; ".join(_failed_lane(lane) for lane in got.lanes if lane.message)
         raise RefusedError(
             f"no lane of the search returned records ({reasons or 'nothing retrieved'})",
             code="whole_failed",
