@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from litdesk._settings import get_settings
 from litdesk.faces.cli import app
+from litdesk.services.accounts import Sharing
+from litdesk.services.app import open_app_sync
 
 TITLES = [f"Trial {i} of a beta blocker in heart failure cohort {i * 7}" for i in range(10)]
 
@@ -24,8 +26,8 @@ def cli(tmp_settings, monkeypatch):
     get_settings.cache_clear()
     runner = CliRunner()
 
-    def invoke(*args: object, code: int = 0):
-        result = runner.invoke(app, [str(a) for a in args])
+    def invoke(*args: object, code: int = 0, input: str | None = None):
+        result = runner.invoke(app, [str(a) for a in args], input=input)
         assert result.exit_code == code, (result.output, result.exception)
         return result
 
@@ -146,3 +148,45 @@ def test_rayyan_ris_with_a_reviewer_map_from_the_cli(cli, tmp_path: Path) -> Non
     assert "'Perhaps' is not Included" in text
     bad = cli("screen", "import-decisions", "Beta", ris, "--reviewer-map", "Ann Lee", code=2)
     assert "Rayyan name=reviewer" in bad.output
+
+
+def test_reviewers_are_named_by_their_user_names(cli, tmp_path: Path) -> None:
+    """Decisions of accounts (a team's reviewers) are shown by user name in the CLI's text
+    of ``screen agreement``, ``conflicts`` and ``history`` (before: by account id, e.g.
+    'acct_53db…c693 and acct_c509…72b0: kappa 0.391'; the JSON and the web named them)."""
+    for name in ("ana", "bo"):
+        cli("user", "add", name, "--password-stdin", input=f"{name}-password-1234\n")
+    records = tmp_path / "records.csv"
+    records.write_text(
+        "title,doi,year\n"
+        + "".join(f"{t},10.1000/t{i},{2000 + i}\n" for i, t in enumerate(TITLES[:4])),
+        encoding="utf-8",
+    )
+    cli("study", "new", "Pair")
+    cli("import", records, "--study", "Pair")
+    cli("screen", "configure", "Pair", "--dual-review", "title_abstract=on")
+    with open_app_sync(get_settings()) as opened:  # the accounts screen in the Study
+        for name in ("ana", "bo"):
+            Sharing(opened.store, opened.owner).share("Pair", name, "editor")
+    rayyan = tmp_path / "rayyan.csv"
+    rows = ["key,title,year,notes"]
+    for i, t in enumerate(TITLES[:4]):
+        b = "Excluded" if i == 0 else "Included"
+        rows.append(
+            f'{i + 1},{t},{2000 + i},"RAYYAN-INCLUSION: {{""Ann""=>""Included"", ""Bo""=>""{b}""}}"'
+        )
+    rayyan.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    cli("screen", "import-decisions", "Pair", rayyan, "--reviewer-map", "Ann=ana",
+        "--reviewer-map", "Bo=bo")  # fmt: skip
+    cli("screen", "reveal", "Pair")
+    pair = json.loads(cli("screen", "agreement", "Pair", "--json").stdout)["pairs"][0]
+    assert sorted(pair["reviewer_names"]) == ["ana", "bo"]  # in the order of their ids
+    assert all(r.startswith("acct_") for r in pair["reviewers"])  # ids, named in the text
+    text = cli("screen", "agreement", "Pair").stdout
+    assert " and ".join(pair["reviewer_names"]) + ": kappa" in text and "acct_" not in text
+    (conflict,) = json.loads(cli("screen", "conflicts", "Pair", "--json").stdout)["conflicts"]
+    text = cli("screen", "conflicts", "Pair").stdout
+    assert "[ana: include; bo: exclude]" in text and "acct_" not in text
+    text = cli("screen", "history", "Pair", conflict["record_key"]).stdout
+    assert " ana: decision include" in text and " bo: decision exclude" in text
+    assert "acct_" not in text

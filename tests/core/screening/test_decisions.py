@@ -130,6 +130,28 @@ def test_blind_pair_conflict_resolution_and_visibility():
     assert [c.record for c in h.conflicts("title_abstract", policy)] == ["r1"]
 
 
+def test_full_text_exclusions_with_different_reasons_conflict():
+    """With ``reason_conflicts`` (a Study's full text) two exclusions giving different
+    reasons are a conflict until resolved; the same reason (case and spaces aside) agrees.
+    Before: agreed, counted under the first reviewer's reason whatever the second said."""
+    policy = ConflictPolicy(reviewers_required=2, reason_conflicts=True)
+    h = DecisionHistory()
+    ft = "full_text"
+    h.decide("r1", "ann", "exclude", stage=ft, at=at(0), reason="wrong population")
+    h.decide("r1", "bob", "exclude", stage=ft, at=at(1), reason="not an RCT")
+    h.decide("r2", "ann", "exclude", stage=ft, at=at(2), reason="Wrong  outcome")
+    h.decide("r2", "bob", "exclude", stage=ft, at=at(3), reason="wrong outcome")
+    h.decide("r3", "ann", "include", stage=ft, at=at(4))
+    h.decide("r3", "bob", "include", stage=ft, at=at(5))
+    assert [c.record for c in h.conflicts(ft, policy)] == ["r1"]
+    r2 = h.outcome("r2", ft, policy)
+    assert (r2.status, r2.verdict, r2.reason) == ("agreed", "exclude", "Wrong  outcome")
+    assert h.outcome("r1", ft, ConflictPolicy(reviewers_required=2)).status == "agreed"
+    h.resolve("r1", "cat", "exclude", stage=ft, at=at(6), reason="not an RCT")
+    r1 = h.outcome("r1", ft, policy)
+    assert (r1.status, r1.verdict, r1.reason) == ("resolved", "exclude", "not an RCT")
+
+
 def test_single_reviewer_policy_and_stages_are_separate():
     one = ConflictPolicy()
     h = DecisionHistory()

@@ -136,6 +136,14 @@ def test_whole_search_pages_without_javascript(running: Running) -> None:
         assert 'id="study-update"' in study
         r = c.post(f"/study/{sid}/update", data={"csrf_token": token})
         assert r.status_code == 303 and r.headers["location"].startswith("/study-search-jobs/")
+        assert watch(c, r.headers["location"].rsplit("/", 1)[1])["exit_status"] == 0
+        # a search added after the update (as the cassette holds: the same one) is that update's
+        r = c.post("/study-search", data=form | {"cap": "100"})
+        assert r.status_code == 303, r.text
+        assert watch(c, r.headers["location"].rsplit("/", 1)[1])["exit_status"] == 0
+        study = c.get(f"/study/{sid}").text
+        assert "Update round 1: whole malaria" in study
+        assert "Added in update round 1: whole malaria" in study
 
 
 class _ConfirmForm(HTMLParser):

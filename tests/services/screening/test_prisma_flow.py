@@ -16,9 +16,9 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 SINGLE: dict[Stage, ConflictPolicy] = {s: ConflictPolicy() for s in ("title_abstract", "full_text")}
 
 
-def _row(key: str, kind: str, source: str, database: str) -> StudyRecordRow:
+def _row(key: str, kind: str, source: str, database: str, at: str = "2026-01-01") -> StudyRecordRow:
     return StudyRecordRow(key, kind, source, 0, "sha256:" + key, database, None, None,
-                          {"paper": {"title": key}}, "2026-01-01")  # fmt: skip
+                          {"paper": {"title": key}}, at)  # fmt: skip
 
 
 def _group(*rows: StudyRecordRow) -> WorkingGroup:
@@ -47,8 +47,8 @@ def test_rounds_are_columns_and_reasons_are_lines() -> None:
         whole_searches.RoundRow("s", "run0", 0, "search", 100, None, "a", "2026-01-01", None),
         whole_searches.RoundRow("s", "run1", 1, "update", 100, None, "a", "2026-03-01", None),
     ]
-    run_round, labels = round_labels(rounds)
-    assert labels == ["Initial search", "Update 1 (2026-03-01)"]
+    plan = round_labels(rounds)
+    assert plan.labels == ["Initial search", "Update 1 (2026-03-01)"]
     groups = [
         _group(_row("a", "run", "run0", "PubMed"), _row("a2", "run", "run0", "OpenAlex"),
                _row("a3", "run", "run1", "PubMed")),  # a duplicate found again in round 1
@@ -75,7 +75,7 @@ def test_rounds_are_columns_and_reasons_are_lines() -> None:
     h.decide("e", "ann", "exclude", stage="full_text", at=T0, reason="wrong outcome")
     h.decide("f", "ann", "exclude", stage="full_text", at=T0, reason="wrong population")
     result = compute_flow(groups, history=h, policies=SINGLE, not_retrieved={"c"},
-                          run_round=run_round, labels=labels)  # fmt: skip
+                          rounds=plan)  # fmt: skip
     flow = result.flow
     assert_arithmetic(flow)
     first, update = flow.rounds
@@ -92,6 +92,36 @@ def test_rounds_are_columns_and_reasons_are_lines() -> None:
     assert rows["Records identified"] == [5, 4, 9]
     assert "Update 1 (2026-03-01)" in flow.to_csv().splitlines()[0]
     assert not result.notes
+
+
+def test_sources_joining_after_an_update_are_in_its_column() -> None:
+    """An import, a kept run, a paper added by hand and a whole search added (an edited
+    query) after the first update count in that update's column, not in the initial one
+    (before: every source but an update run was the initial search's, so an earlier,
+    possibly published, column grew after the update)."""
+    rounds = [
+        whole_searches.RoundRow("s", "run0", 0, "search", 100, None, "a", "2026-01-01T09:00:00+00:00", None),
+        whole_searches.RoundRow("s", "run1", 1, "update", 100, None, "a", "2026-03-01T09:00:00.25+00:00", None),
+        whole_searches.RoundRow("s", "edit", 1, "search", 100, None, "a", "2026-03-02T09:00:00+00:00", None),
+    ]  # fmt: skip
+    plan = round_labels(rounds)
+    assert plan.labels == ["Initial search", "Update 1 (2026-03-01)"]
+    before, after = "2026-02-01T10:00:00+00:00", "2026-03-05T10:00:00"  # naive: UTC
+    same_second = "2026-03-01T09:00:00+00:00"  # an import's time (whole seconds) as it began
+    groups = [
+        _group(_row("a", "run", "run0", "PubMed", before)),
+        _group(_row("b", "import", "imp0", "Import: x.ris (ris)", before)),
+        _group(_row("c", "import", "imp1", "Import: y.ris (ris)", same_second)),
+        _group(_row("d", "run", "kept", "OpenAlex", after)),  # a kept run, in no round
+        _group(_row("e", "paper", "p1", "Added to the Study by hand", after)),
+        _group(_row("f", "run", "edit", "Europe PMC", before)),  # its round says where
+        _group(_row("g", "run", "run1", "PubMed", after), _row("g2", "import", "imp1", "Y", after)),
+    ]  # fmt: skip
+    flow = compute_flow(groups, history=DecisionHistory(), policies=SINGLE, rounds=plan).flow
+    assert_arithmetic(flow)
+    first, update = flow.rounds
+    assert sorted(first.to_screen) == ["a", "b"] and first.identified == 2
+    assert sorted(update.to_screen) == ["c", "d", "e", "f", "g"] and update.identified == 6
 
 
 def test_decisions_that_no_longer_fit_are_left_out_and_said() -> None:

@@ -6,6 +6,7 @@ records to screen and screening boxes computed, the arithmetic holding in both."
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,7 +16,7 @@ from litdesk import Settings
 from litdesk.services.app import App, open_app
 from litdesk.services.screening import ImportDecisionsRequest, PrismaRecordsRequest
 from litdesk.services.search import SearchRequest
-from litdesk.services.studies import AddSearchRequest, UpdateStudyRequest
+from litdesk.services.studies import AddSearchRequest, ImportRequest, UpdateStudyRequest
 
 
 def test_update_round_is_its_own_column(tmp_settings: Settings) -> None:
@@ -85,6 +86,76 @@ def test_update_round_is_its_own_column(tmp_settings: Settings) -> None:
 
     async def go() -> None:
         async with open_app(tmp_settings, http_transport=httpx.MockTransport(handler)) as app:
+            await body(app)
+
+    asyncio.run(go())
+
+
+def test_sources_added_after_an_update_are_that_rounds(
+    any_settings: Settings, fixtures_dir: Path
+) -> None:
+    """After the first update, a whole search with an edited query and an import join the
+    update's round and column: the initial column stays as it was, the search's round is
+    1 in the Study's trace (before: round 0, and both grew the initial column — Records
+    identified 40 → 59 in the walk's terms), and every round's arithmetic holds. On
+    SQLite and PostgreSQL."""
+    state: dict[str, Any] = {"search": GeneratedSearch(40)}
+    export = fixtures_dir / "bib/ris/citesource__20221207_gambling-harms_lens_49.ris"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return state["search"](request)
+
+    async def run(app: App, job_id: str) -> None:
+        done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
+        assert done.job.status == "done"
+
+    def flow(app: App, study: str) -> dict[str, Any]:
+        return app.studies.prisma(study, owner=app.owner).to_dict()["prisma_2020"]
+
+    async def body(app: App) -> None:
+        study = app.workspace().create_study("Living review").id
+        search = SearchRequest("malaria vaccine", providers=("europepmc",))
+        await run(
+            app, app.studies.add_search(AddSearchRequest(study, search), owner=app.owner).job.id
+        )
+        state["search"] = GeneratedSearch(52)
+        await run(app, app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id)
+        before = await asyncio.to_thread(flow, app, study)
+        first_before = before["rounds"][0]
+        assert first_before["to_screen"] == 40
+        state["search"] = GeneratedSearch(10, prefix="edit", start=1000)
+        edited = SearchRequest('"malaria vaccine" OR RTS,S', providers=("europepmc",))
+        await run(
+            app, app.studies.add_search(AddSearchRequest(study, edited), owner=app.owner).job.id
+        )
+        await asyncio.to_thread(
+            app.studies.import_files,
+            ImportRequest(study=study, paths=(str(export),)),
+            owner=app.owner,
+        )
+        rounds = app.studies.search_rounds(study, owner=app.owner).to_dict()["rounds"]
+        assert [(r["round"], r["kind"], r["new"]) for r in rounds] == [
+            (0, "search", 40),
+            (1, "update", 12),
+            (1, "search", 10),
+        ]
+        control = app.workspace().create_study("The export alone").id
+        await asyncio.to_thread(
+            app.studies.import_files,
+            ImportRequest(study=control, paths=(str(export),)),
+            owner=app.owner,
+        )
+        (alone,) = (await asyncio.to_thread(flow, app, control))["rounds"]
+        after = await asyncio.to_thread(flow, app, study)
+        first, update = after["rounds"]
+        assert first == first_before  # the initial column did not move
+        assert update["to_screen"] == 12 + 10 + alone["to_screen"]
+        assert update["identified"]["total"] == 52 + 10 + 49
+        for r in (first, update):
+            assert all(c["ok"] for c in r["checks"]), r["checks"]
+
+    async def go() -> None:
+        async with open_app(any_settings, http_transport=httpx.MockTransport(handler)) as app:
             await body(app)
 
     asyncio.run(go())

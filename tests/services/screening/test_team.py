@@ -152,3 +152,40 @@ def test_blind_pairs_reveal_resolve_and_agreement(app: App, tmp_path: Path) -> N
     stricter = app.screening.conflicts(stage, owner=ED)
     assert sorted(c.record_key for c in stricter.conflicts) == sorted([*conflicts[2:], *maybe])
     assert stricter.maybe_is_conflict
+
+
+def test_full_text_reasons_a_pair_disagrees_on_are_resolved(app: App, tmp_path: Path) -> None:
+    """Dual review at full text: both reviewers exclude, with different reasons. The record
+    is in the resolution queue, not counted under either reason until the owner resolves it;
+    then PRISMA counts it under the resolution's reason. Before: agreed silently, counted
+    under whichever reviewer decided first. On SQLite and PostgreSQL."""
+    sid, keys = _study(app, tmp_path, n=3)
+    both = {"title_abstract": True, "full_text": True}
+    app.screening.configure(
+        ConfigureRequest(sid, dual_review=both, reasons=("wrong population", "not an RCT")),
+        owner=ANA,
+    )
+    for k in keys:
+        for who in (ED, BOB):
+            app.screening.decide(DecideRequest(sid, "title_abstract", k, "include"), owner=who)
+    ft = "full_text"
+    app.screening.decide(DecideRequest(sid, ft, keys[0], "exclude", "wrong population"), owner=ED)
+    app.screening.decide(DecideRequest(sid, ft, keys[0], "exclude", "not an RCT"), owner=BOB)
+    for who in (ED, BOB):
+        app.screening.decide(DecideRequest(sid, ft, keys[1], "exclude", "not an RCT"), owner=who)
+        app.screening.decide(DecideRequest(sid, ft, keys[2], "include"), owner=who)
+    for stage in ("title_abstract", ft):
+        app.screening.reveal(StudyStageRequest(sid, stage), owner=ANA)  # type: ignore[arg-type]
+    queue = app.screening.conflicts(StudyStageRequest(sid, ft), owner=ANA)
+    assert [c.record_key for c in queue.conflicts] == [keys[0]]
+    flow = app.screening.prisma(PrismaFlowRequest(sid), owner=ANA).to_dict()
+    (r,) = flow["rounds"]  # type: ignore[misc]
+    assert r["assessed"] == 2 and r["awaiting_full_text"] == 1
+    assert r["excluded_reasons"] == {"not an RCT": 1}
+    app.screening.resolve(
+        ResolveRequest(sid, ft, keys[0], "exclude", "wrong population"), owner=ANA
+    )
+    flow = app.screening.prisma(PrismaFlowRequest(sid), owner=ANA).to_dict()
+    (r,) = flow["rounds"]  # type: ignore[misc]
+    assert r["excluded_reasons"] == {"not an RCT": 1, "wrong population": 1}
+    assert r["included"] == 1 and all(c["ok"] for c in r["checks"])

@@ -229,6 +229,37 @@ def test_allowance_spent_stops_and_says_so(tmp_settings: Settings) -> None:
     with_app(settings, search, body)
 
 
+def test_an_update_with_no_allowance_left_names_the_lane_once(tmp_settings: Settings) -> None:
+    """An update whose every lane fails says which lane and why, once (before: 'no lane of
+    the search returned records (europepmc: europepmc: today's allowance …)', the
+    provider's id twice and never its name); nothing is committed."""
+    settings = tmp_settings.model_copy(update={"owner_daily_requests": 2})
+    search = GeneratedSearch(50)
+
+    async def body(app: App) -> None:
+        study = app.workspace().create_study("Spent").id
+        request = AddSearchRequest(study, SearchRequest("malaria", providers=EPMC), 100)
+        started = app.studies.add_search(request, owner=app.owner)  # 1 page: 1 request
+        assert (await run_job(app, started.job.id)).exit_status == 0
+        search.calls = 0
+        spend = AddSearchRequest(study, SearchRequest("vaccine", providers=EPMC), 100)
+        await run_job(app, app.studies.add_search(spend, owner=app.owner).job.id)  # the 2nd
+        ended = await run_job(
+            app, app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id
+        )
+        assert ended.exit_status == EXIT_ALLOWANCE and search.calls == 1
+        assert ended.job.result is not None
+        (first, _second) = ended.job.result["searches"]
+        assert first["error"].startswith(
+            "no lane of the search returned records (Europe PMC, keyword search: today's "
+            "allowance of 2 calls for this owner is spent"
+        ), first["error"]
+        rounds = app.studies.search_rounds(study, owner=app.owner).to_dict()["rounds"]
+        assert [r["round"] for r in rounds] == [0, 0]  # the update committed nothing
+
+    with_app(settings, search, body)
+
+
 def test_run_hits_readable_as_run_hits(tmp_settings: Settings) -> None:
     """The working set reads a whole search's hits as run hits (lane, rank, paper)."""
     search = GeneratedSearch(120)

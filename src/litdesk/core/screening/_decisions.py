@@ -14,7 +14,8 @@ At full text an exclusion needs a reason (PRISMA counts the excluded reports by 
 
 Blind pairs: with ``reviewers_required = 2`` a record is settled at a stage when two
 reviewers' current decisions agree; include against exclude is a conflict, and "maybe"
-against either is one only when the policy says so (``maybe_conflicts``). A pair that does
+against either is one only when the policy says so (``maybe_conflicts``), and so are two
+exclusions giving different reasons (``reason_conflicts``, the Study's full text). A pair that does
 not conflict but differs (one "maybe") is settled as "maybe": the record goes on to full
 text, the cautious reading. A current ``resolve`` entry settles a record whatever the pair
 said.
@@ -139,11 +140,14 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class ConflictPolicy:
-    """How many independent reviewers a record needs per stage, and whether "maybe" against
-    include or exclude is a conflict."""
+    """How many independent reviewers a record needs per stage, whether "maybe" against
+    include or exclude is a conflict, and whether exclusions giving different reasons are."""
 
     reviewers_required: int = 1
     maybe_conflicts: bool = False
+    #: two exclusions with different reasons conflict (full text: PRISMA counts each
+    #: excluded report under one reason, which the pair must agree on)
+    reason_conflicts: bool = False
 
     def __post_init__(self) -> None:
         if self.reviewers_required not in (1, 2):
@@ -412,7 +416,12 @@ def _outcome(
     if not decisions:
         return Outcome(record, stage, "undecided", None, decisions)
     verdicts = [d.verdict for d in decisions if d.verdict is not None]
-    if policy.conflict(verdicts):
+    if policy.conflict(verdicts) or (
+        policy.reason_conflicts
+        and len(decisions) > 1
+        and all(v == "exclude" for v in verdicts)
+        and len({" ".join(d.reason.casefold().split()) for d in decisions}) > 1
+    ):
         return Outcome(record, stage, "conflict", None, decisions)
     if len(decisions) < policy.reviewers_required:
         return Outcome(record, stage, "pending", None, decisions)

@@ -61,7 +61,9 @@ def register(app: typer.Typer) -> None:
             return
         _say(f"{view.stage}: {plural(len(view.conflicts), 'conflict')}, {view.resolved} resolved")
         for c in view.conflicts:
-            votes = "; ".join(f"{d['reviewer']}: {d['verdict']}" for d in c.decisions)
+            votes = "; ".join(
+                f"{d.get('reviewer_name') or d['reviewer']}: {d['verdict']}" for d in c.decisions
+            )
             _say(f"  {c.record_key}  {c.title[:90] or '(no title)'} ({c.year or '?'})  [{votes}]")
 
     @screen.command("reveal")
@@ -126,7 +128,7 @@ def register(app: typer.Typer) -> None:
         if not view.pairs:
             _say("No two reviewers have decided the same record yet.")
         for p in view.pairs:
-            names = p["reviewers"]
+            names = p.get("reviewer_names") or p["reviewers"]
             who = " and ".join(str(n) for n in names) if isinstance(names, list) else ""
             _say(
                 f"{p['stage']}: {who}: kappa {_kappa(p['kappa'])}, agreement "

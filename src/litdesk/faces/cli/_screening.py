@@ -349,7 +349,8 @@ def history_cmd(study: StudyArg, record: RecordArg, as_json: JsonOpt = False) ->
         why = f" ({e['reason']})" if e["reason"] else ""
         note = f" — {e['note']}" if e["note"] else ""
         _say(
-            f"  {e['id']:>5}  {e['made_at'][:19]}  {e['stage']:<14} {e['reviewer']}: "
+            f"  {e['id']:>5}  {e['made_at'][:19]}  {e['stage']:<14} "
+            f"{e.get('reviewer_name') or e['reviewer']}: "
             f"{what}{why} [{e['status']}]{note}"
         )
     for r in view.retrieval:

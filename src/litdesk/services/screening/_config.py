@@ -165,8 +165,14 @@ class ScreeningConfig:
         return out
 
     def policy(self, stage: Stage) -> ConflictPolicy:
-        """How many reviewers a record needs at ``stage`` and whether "maybe" conflicts."""
-        return ConflictPolicy(2 if self.dual_review[stage] else 1, self.maybe_is_conflict)
+        """How many reviewers a record needs at ``stage``, whether "maybe" conflicts, and
+        (at full text, where PRISMA counts each excluded report under one reason) whether
+        two exclusions giving different reasons do."""
+        return ConflictPolicy(
+            2 if self.dual_review[stage] else 1,
+            self.maybe_is_conflict,
+            reason_conflicts=stage == "full_text",
+        )
 
     def blind(self, stage: Stage) -> bool:
         """Reviewers see only their own decisions at ``stage`` (dual review, not revealed)."""

@@ -5,10 +5,13 @@ typed (issue 28).
   search lane's provider, an imported file), register (a trial register's name) or other
   method (a paper added by hand), and duplicates removed = the round's records − the
   studies of the working set first identified in that round.
-* **Rounds**: a living review's update rounds (``study_search_rounds`` of kind ``update``)
-  are their own column; everything else is the initial round. A working-set group belongs
-  to the earliest round among its records (a record of a later round that joins it is a
-  duplicate removed in that later round).
+* **Rounds**: a living review's update rounds (``study_search_rounds`` numbered from 1)
+  are their own column, with the whole searches added in that round; any other source (an
+  import, a kept search run, a paper added by hand) belongs to the round in force when it
+  joined the Study — the latest update round begun by then, the initial round before the
+  first — so nothing added after an update changes an earlier column. A working-set group
+  belongs to the earliest round among its records (a record of a later round that joins it
+  is a duplicate removed in that later round).
 * **Screening**, per group: the settled verdict at each stage (the group's decisions are
   those on any of its member records, in time order; dual review per the Study's policy),
   the reports marked not retrieved, the full-text exclusions by reason.
@@ -20,8 +23,10 @@ retrieved) are left out and said so in the notes: the arithmetic always holds.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from litdesk.adapters.store import StudyRecordRow, whole_searches
@@ -40,6 +45,7 @@ from litdesk.services.dedup import WorkingGroup
 __all__ = [
     "REGISTER_WORDS",
     "FlowResult",
+    "RoundPlan",
     "compute_flow",
     "not_retrieved_groups",
     "round_labels",
@@ -105,14 +111,41 @@ def source_kind(row: StudyRecordRow) -> SourceKind:
     return "register" if any(w in name for w in REGISTER_WORDS) else "database"
 
 
-def round_labels(rounds: Sequence[whole_searches.RoundRow]) -> tuple[dict[str, int], list[str]]:
-    """Each update run's round index and the rounds' labels (index 0: the initial round)."""
-    updates = sorted({r.round for r in rounds if r.kind == "update" and r.round > 0})
+@dataclass(frozen=True, slots=True)
+class RoundPlan:
+    """The flow's columns: each whole search's column (``of_run``), the labels (index
+    0: the initial round) and when each update round began (``starts[i]``: column i + 1)."""
+
+    of_run: dict[str, int]
+    labels: list[str]
+    starts: tuple[datetime, ...] = ()
+
+    def column(self, row: StudyRecordRow) -> int:
+        """The column of a record: its whole search's round, else the round in force when
+        its source joined the Study (the latest update begun by then; 0 before the first)."""
+        if row.source_kind == "run" and row.source_id in self.of_run:
+            return self.of_run[row.source_id]
+        return bisect_right(self.starts, _instant(row.added_at))
+
+
+def _instant(text: str) -> datetime:
+    """A stored ISO time as an aware instant (a naive one is UTC, as litdesk writes)."""
+    at = datetime.fromisoformat(text)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def round_labels(rounds: Sequence[whole_searches.RoundRow]) -> RoundPlan:
+    """Each whole search's column, the rounds' labels (index 0: the initial round) and
+    when each update round began (its first whole search's commit)."""
+    later = [r for r in rounds if r.round > 0]
+    updates = sorted({r.round for r in later})
     index = {n: i + 1 for i, n in enumerate(updates)}
-    dated = {r.round: r.created_at[:10] for r in rounds if r.kind == "update"}
-    of_run = {r.run_id: index[r.round] for r in rounds if r.kind == "update" and r.round > 0}
-    labels = ["Initial search"] + [f"Update {n} ({dated[n]})" for n in updates]
-    return of_run, labels
+    began = {n: min(_instant(r.created_at) for r in later if r.round == n) for n in updates}
+    of_run = {r.run_id: index.get(r.round, 0) for r in rounds}
+    labels = ["Initial search"] + [f"Update {index[n]} ({began[n].date()})" for n in updates]
+    # to the second: imports and papers keep whole seconds, so a source that joined in the
+    # second the update began (after it: in the walk, a script) is that update's
+    return RoundPlan(of_run, labels, tuple(began[n].replace(microsecond=0) for n in updates))
 
 
 def compute_flow(
@@ -121,16 +154,14 @@ def compute_flow(
     history: DecisionHistory,
     policies: Mapping[Stage, ConflictPolicy],
     not_retrieved: Collection[str] = (),
-    run_round: Mapping[str, int] | None = None,
-    labels: Sequence[str] = ("Initial search",),
+    rounds: RoundPlan | None = None,
 ) -> FlowResult:
     """The flow of a Study's working set ``groups``; ``history`` is keyed by group key,
-    ``not_retrieved`` holds group keys, ``run_round`` maps an update run to its round."""
-    run_round = run_round or {}
+    ``not_retrieved`` holds group keys, ``rounds`` places each record in its column."""
+    plan = rounds or RoundPlan({}, ["Initial search"])
+    labels = plan.labels
     n_rounds = len(labels)
-
-    def round_of(row: StudyRecordRow) -> int:
-        return run_round.get(row.source_id, 0) if row.source_kind == "run" else 0
+    round_of = plan.column
 
     group_round: dict[str, int] = {}
     records: list[list[StudyRecordRow]] = [[] for _ in range(n_rounds)]

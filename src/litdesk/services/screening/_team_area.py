@@ -412,14 +412,12 @@ def study_flow(
     hidden = [s for s in STAGES if config.blind(s) and role != "owner"]
     if hidden:
         history = _without(history, hidden)
-    run_round, labels = round_labels(rounds)
     result = compute_flow(
         groups,
         history=history,
         policies={s: config.policy(s) for s in STAGES},
         not_retrieved=not_retrieved_groups(retrieval, group_of),
-        run_round=run_round,
-        labels=labels,
+        rounds=round_labels(rounds),
     )
     if hidden:
         note = f"decisions at {', '.join(hidden)} are blind until the Study's owner reveals them"

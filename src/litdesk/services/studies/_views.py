@@ -455,7 +455,8 @@ class RoundSummary(TypedDict):
 
 @dataclass(frozen=True, slots=True)
 class SearchRoundsView:
-    """A Study's whole searches by round (0: added; 1, 2, ...: update rounds)."""
+    """A Study's whole searches by round (0: added before the first update; 1, 2, ...:
+    update rounds, with the searches added while each was the latest)."""
 
     study_id: str
     study_name: str

@@ -269,6 +269,13 @@ async def harvest(
     return out
 
 
+def _failed_lane(lane: LaneHarvest) -> str:
+    """A failed lane for people: its name, then its message without the provider's id the
+    message may begin with (the meter's 'demo: today's allowance …')."""
+    message = lane.message.removeprefix(f"{lane.provider}: ")
+    return f"{lane_label(lane.lane)}: {message}"
+
+
 def whole_run(
     got: Harvest, definition: RunDefinition, run_id: str | None = None
 ) -> tuple[SearchRun, list[whole.WholeHitRow], list[Paper]]:
@@ -296,7 +303,7 @@ def whole_run(
                 for rank, paper in enumerate(lane.papers, start=1)
             )
     if not any(lane.status == "ok" for lane in lanes):
-        reasons = "; ".join(f"{lane.provider}: {lane.message}" for lane in lanes if lane.message)
+        reasons = "; ".join(_failed_lane(lane) for lane in got.lanes if lane.message)
         raise RefusedError(
             f"no lane of the search returned records ({reasons or 'nothing retrieved'})",
             code="whole_failed",
@@ -426,8 +433,10 @@ def commit_whole(
     lanes: Sequence[dict[str, object]] = (),
     index: int = 0,
 ) -> Committed:
-    """One transaction: the run, its hits, its Study link and round (0 for a search
-    added, the next round for an update), each hit saved as a paper of the Study when
+    """One transaction: the run, its hits, its Study link and round (for a search added,
+    the round in force — 0 before the first update, so a search added after an update,
+    e.g. an edited query, is that update's and never grows the initial round; the next
+    round for an update), each hit saved as a paper of the Study when
     the Study does not hold it yet by identity, and the round's report (new, already
     known, changed, retracted since; each lane's state)."""
     ws = Workspace(store, owner=owner)
@@ -443,8 +452,8 @@ def commit_whole(
         before = whole.study_paper_ids(conn, study_id)
         if round_no is not None:
             number = round_no
-        elif kind == "search":
-            number = 0
+        elif kind == "search":  # the round in force: 0 before the first update
+            number = whole.next_round(conn, study_id) - 1
         else:
             number = whole.next_round(conn, study_id)
         added: list[str] = []
