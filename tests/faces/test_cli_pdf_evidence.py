@@ -67,6 +67,8 @@ def test_evidence_from_a_pdf_page(env: Path) -> None:
     assert code == 3 and "no longer the PDF" in err
 
     code, out, _ = _run("evidence", "list", "--study", "Heart failure", "--json")
-    [rec] = json.loads(out)["evidence"] if isinstance(json.loads(out), dict) else json.loads(out)
+    listed = json.loads(out)
+    assert listed["problems"] == []
+    [rec] = listed["evidence"]
     assert rec["pdf"]["page"] == 2 and rec["recheck"] == "ok"
     assert rec["source_label"] == "From the PDF, page 2 (checked)"

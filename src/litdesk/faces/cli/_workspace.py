@@ -652,7 +652,11 @@ def _added_evidence(
         study=study,
         values=values,
         subjects=linked,
-        **six,
+        question=six["question"],
+        population=six["population"],
+        method=six["method"],
+        intervention=six["intervention"],
+        limitations=six["limitations"],
     )
 
 
