@@ -18,7 +18,7 @@ import pytest
 from litdesk import Settings
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import LOCAL_OWNER
-from litdesk.core.evidence import EvidenceRefused, StoredShapeInvalid, read_evidence
+from litdesk.core.evidence import EvidenceRefused, StoredShapeInvalid, md_escape, read_evidence
 from litdesk.core.records import make_paper
 from litdesk.services.app import App, open_app_sync
 from litdesk.services.library import AttachPdfPaperRequest
@@ -29,8 +29,8 @@ from litdesk.services.reader import (
     PdfNotAvailable,
     ReaderInputError,
 )
-from litdesk.services.studies import EvidenceExportRequest
-from litdesk.services.workspace import Workspace
+from litdesk.services.studies import EvidenceExportRequest, NotebookExportRequest, RecoverRequest
+from litdesk.services.workspace import Workspace, export_study
 
 pytestmark = pytest.mark.fixtures
 
@@ -143,10 +143,23 @@ def test_a_pdf_passage_is_checked_on_its_page_and_kept_with_the_pdf(
         table = app.studies.export_evidence(EvidenceExportRequest(study.id), owner=LOCAL_OWNER)
         csv_text = table.download().text
         assert "From the PDF, page 2 (checked)" in csv_text and sha in csv_text
+        book = app.studies.export_notebook(NotebookExportRequest(study.id), owner=LOCAL_OWNER)
+        said = (
+            f"Source: From the PDF, page 2 (checked) — {md_escape(HINDAWI_PDF)}, sha256 {sha[:12]}"
+        )
+        assert said in book.download().text
+
+        # the Study ZIP keeps the record as stored; recovered where the same PDF is the
+        # paper's, it re-checks ok
+        data = export_study(ws, study.id)
+        back = app.studies.recover_zip(RecoverRequest(data, "Recovered"), owner=LOCAL_OWNER)
+        [again] = ws.evidence(study=back.study.study_id)[0]
+        assert again.evidence.pdf == ev.pdf and again.recheck == "ok"
 
         # another PDF attached to the paper later never re-validates the record
         app.library.attach_pdf(AttachPdfPaperRequest(SPECTER_PDF, paper.id), owner=LOCAL_OWNER)
         [view] = ws.evidence(study=study.id)[0]
+        assert ws.evidence(study=back.study.study_id)[0][0].recheck == view.recheck
         assert view.recheck.startswith(f"checked on page 2 of {HINDAWI_PDF}")
         assert "another file" in view.recheck
         with pytest.raises(PdfNotAvailable) as changed:  # the page showed the old PDF
