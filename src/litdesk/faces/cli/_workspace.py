@@ -570,94 +570,33 @@ def evidence_add(
     from ._fields import field_values
 
     values = field_values(fields)
+    six = {"question": question, "population": population, "method": method,
+           "intervention": intervention, "limitations": limitations}  # fmt: skip
     if source == "pdf" or page is not None or pdf is not None:
         if fulltext_xml is not None or block is not None:
             raise CliArgumentError("--page and --pdf go with --source pdf, not a full-text block")
-        view = _pdf_evidence(
-            paper, finding, passage, source, location, page, pdf, study,
-            {"question": question, "population": population, "method": method,
-             "intervention": intervention, "limitations": limitations},
-            values, subjects or [],
+        from ._pdf_evidence import pdf_evidence
+
+        view = pdf_evidence(
+            paper, finding=finding, passage=passage, source=source, location=location,
+            page=page, pdf=pdf, study=study, six=six, values=values, subjects=subjects or [],
         )  # fmt: skip
     else:
-        view = _added_evidence(
-            paper, finding, passage, source, location, fulltext_xml, block, study,
-            {"question": question, "population": population, "method": method,
-             "intervention": intervention, "limitations": limitations},
-            values, subjects or [],
+        app = _app()
+        ws = app.workspace()
+        view = ws.add_evidence(
+            paper, finding=finding, passage=passage, source=source, location=location,
+            context=_context(ws, paper, fulltext_xml, block), study=study, values=values,
+            subjects=app.subjects.resolve(subjects or []), question=question,
+            population=population, method=method, intervention=intervention,
+            limitations=limitations,
         )  # fmt: skip
     if as_json:
         emit_json(view.to_dict())
-    else:
-        about = f", linked to {'; '.join(s.label for s in view.subjects)}" if view.subjects else ""
-        where = f", {view.evidence.pdf.label()}" if view.evidence.pdf else ""
-        _say(
-            f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck}){where}{about}"
-        )
-
-
-def _pdf_evidence(
-    paper: str,
-    finding: str | None,
-    passage: str,
-    source: str,
-    location: str | None,
-    page: int | None,
-    pdf: str | None,
-    study: str | None,
-    six: dict[str, str | None],
-    values: dict[str, Any],
-    subjects: list[str],
-) -> Any:
-    """Evidence from a page of the paper's PDF: the reader's one service method (the web
-    form and the JSON API call it too), which checks the passage on that page."""
-    from litdesk.services.reader import EvidenceRequest
-
-    from ._context import run_with_app
-
-    request = EvidenceRequest(
-        paper, finding=finding, passage=passage, source=source, location=location,
-        study=study, values=values, subjects=tuple(subjects), page=page, pdf=pdf, **six,
-    )  # fmt: skip
-
-    async def work(app: Any) -> Any:
-        return (await app.reader.record_evidence(request, owner=app.owner)).record
-
-    return run_with_app(work)
-
-
-def _added_evidence(
-    paper: str,
-    finding: str | None,
-    passage: str,
-    source: str,
-    location: str | None,
-    fulltext_xml: Path | None,
-    block: str | None,
-    study: str | None,
-    six: dict[str, str | None],
-    values: dict[str, Any],
-    subjects: list[str],
-) -> Any:
-    app = _app()
-    linked = app.subjects.resolve(subjects)
-    ws = app.workspace()
-    return ws.add_evidence(
-        paper,
-        finding=finding,
-        passage=passage,
-        source=source,
-        location=location,
-        context=_context(ws, paper, fulltext_xml, block),
-        study=study,
-        values=values,
-        subjects=linked,
-        question=six["question"],
-        population=six["population"],
-        method=six["method"],
-        intervention=six["intervention"],
-        limitations=six["limitations"],
-    )
+        return
+    about = f", linked to {'; '.join(s.label for s in view.subjects)}" if view.subjects else ""
+    where = f", {view.evidence.pdf.label()}" if view.evidence.pdf else ""
+    _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck}){where}{about}")
 
 
 @evidence_app.command("update")

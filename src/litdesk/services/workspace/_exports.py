@@ -155,7 +155,9 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
             "pmcid": p.pmcid if p else "",
             "passage": ev.passage,
             "source": ev.source,
-            "location": _location(ev),
+            "location": "; ".join(x for x in (ev.pdf.label(), ev.location) if x)
+            if ev.pdf
+            else ev.location,  # a PDF passage: its page in words first
             "section": ctx.section if ctx else "",
             "block_id": ctx.block_id if ctx else "",
             "source_url": ctx.url if ctx else "",
@@ -179,13 +181,6 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
             row[key] = value_text(value) if value is not None else None
         writer.writerow([csv_cell(row[c]) for c in columns])
     return buf.getvalue()
-
-
-def _location(ev: Evidence) -> str | None:
-    """The CSV's location: a PDF passage's page in words (then its own location)."""
-    if ev.pdf is None:
-        return ev.location
-    return "; ".join(x for x in (ev.pdf.label(), ev.location) if x)
 
 
 def _md_url(url: str) -> str:
