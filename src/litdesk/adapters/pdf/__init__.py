@@ -12,6 +12,7 @@ from ._reader import (
     open_regular,
     passage_boxes,
     read_pages,
+    read_pages_digest,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "open_regular",
     "passage_boxes",
     "read_pages",
+    "read_pages_digest",
 ]

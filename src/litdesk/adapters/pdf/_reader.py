@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -19,6 +18,7 @@ import pypdfium2 as pdfium
 
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.files import FileRefused, read_bounded
+from litdesk.core.evidence import find_pdf_passage
 from litdesk.core.library import (
     FoundIds,
     cut_references,
@@ -39,6 +39,7 @@ __all__ = [
     "open_regular",
     "passage_boxes",
     "read_pages",
+    "read_pages_digest",
 ]
 
 MAX_PDF_BYTES: Final = 200_000_000
@@ -137,7 +138,10 @@ def open_pdf(path: Path) -> pdfium.PdfDocument:
 
 def _open(path: Path) -> pdfium.PdfDocument:
     # read through one checked descriptor (never a FIFO or device), then parsed from memory
-    data = _read_pdf_bytes(path)
+    return _parse(path, _read_pdf_bytes(path))
+
+
+def _parse(path: Path, data: bytes) -> pdfium.PdfDocument:
     try:
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -151,7 +155,17 @@ def _open(path: Path) -> pdfium.PdfDocument:
 
 def read_pages(path: Path) -> list[str]:
     """Raw text of every page (line breaks kept), in page order."""
-    doc = _open(path)
+    return _page_texts(path, _open(path))
+
+
+def read_pages_digest(path: Path) -> tuple[str, list[str]]:
+    """The hex SHA-256 of the PDF's bytes and the raw text of every page, both from the
+    one read of those bytes (the digest names exactly the file whose text was read)."""
+    data = _read_pdf_bytes(path)
+    return hashlib.sha256(data).hexdigest(), _page_texts(path, _parse(path, data))
+
+
+def _page_texts(path: Path, doc: pdfium.PdfDocument) -> list[str]:
     try:
         n = len(doc)
         if n > MAX_PAGES:
@@ -199,97 +213,8 @@ def extract(path: Path) -> PdfText:
 Box = tuple[float, float, float, float]
 
 
-#: Characters folded alike on both sides of a passage match: typographic quotes and
-#: dashes (a quote typed with ``'`` or ``-`` matches the PDF's ``’`` or ``–``).
-_FOLD: Final = str.maketrans(
-    {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
-        "\u2015": "-", "\u2212": "-",
-    }
-)  # fmt: skip
-#: A hyphen that ends a line when a line break follows it.
-_LINE_HYPHENS: Final = frozenset("-\u00ad\u2010")
-#: pdfium's own markers of a hyphen at a line break (the break itself often removed:
-#: ``em\ufffebedding`` for ``em-⏎bedding``): always a line-ending hyphen.
-_HYPHEN_MARKS: Final = frozenset("\u0002\ufffe")
-_BLANK: Final = frozenset("\x00")
-
-
-def _fold(text: str) -> str:
-    """Compatibility-normalised (ligatures ``ﬁ`` → ``fi``, NFKC) with folded quotes and
-    dashes: what both a passage and a page's text are compared as."""
-    return unicodedata.normalize("NFKC", text).translate(_FOLD)
-
-
-def _line_break_after(raw: str, i: int) -> bool:
-    """True when whitespace holding a line break follows ``raw[i]``."""
-    j = i + 1
-    while j < len(raw) and (raw[j] in " \t" or raw[j] in _BLANK):
-        j += 1
-    return j < len(raw) and raw[j] in "\r\n"
-
-
-def _normalised_with_map(raw: str, hyphens: str = "space") -> tuple[str, list[int]]:
-    """Folded, whitespace-collapsed text of ``raw`` and, per output char, its raw index.
-
-    ``hyphens`` says what a hyphen ending a line becomes: ``"space"`` (kept, the break a
-    space: the text as laid out), ``"join"`` (hyphen and break dropped: a word split by
-    hyphenation, ``inter-⏎action`` → ``interaction``) or ``"keep"`` (the hyphen kept,
-    the break dropped: a hyphenated compound, ``long-⏎term`` → ``long-term``).
-    """
-    out: list[str] = []
-    idx: list[int] = []
-    pending_space = False
-    skip_break = False
-    for i, ch in enumerate(raw):
-        if ch.isspace() or ch in _BLANK:
-            if not skip_break:
-                pending_space = bool(out)
-            continue
-        marked = ch in _HYPHEN_MARKS
-        if marked and hyphens == "space":
-            pending_space = bool(out)
-            continue
-        if marked or (ch in _LINE_HYPHENS and hyphens != "space" and _line_break_after(raw, i)):
-            pending_space = False
-            skip_break = True
-            if hyphens == "keep":
-                out.append("-")
-                idx.append(i)
-            continue
-        skip_break = False
-        for c in _fold(ch):  # NFKC may expand: ``ﬁ`` → ``fi``, ``´`` → space + accent
-            if c.isspace():
-                pending_space = bool(out)
-                continue
-            if pending_space:
-                out.append(" ")
-                idx.append(i - 1)
-                pending_space = False
-            out.append(c)
-            idx.append(i)
-    return "".join(out), idx
-
-
-def _find_passage(raw: str, passage: str) -> tuple[int, int] | None:
-    """Raw start and end (inclusive) of ``passage`` in a page's text ``raw``, or None.
-
-    The passage must occur verbatim after folding (:func:`_fold`) and whitespace
-    collapsing, with a line-ending hyphen read as laid out, as a split word, or as a
-    compound's hyphen. Nothing else is ignored: a passage with another sign, digit or
-    punctuation mark than the page (``P > 0.05`` for ``P < 0.05``) is not found.
-    """
-    needle = " ".join(_fold(passage).split())
-    if not needle:
-        return None
-    for mode in ("space", "join", "keep"):
-        flat, index = _normalised_with_map(raw, mode)
-        pos = flat.find(needle)
-        if pos >= 0:
-            return index[pos], index[pos + len(needle) - 1]
-    return None
+#: the one strict matcher (kept under its old name for the adapter's callers and tests)
+_find_passage = find_pdf_passage
 
 
 def passage_boxes(path: Path, page: int, passage: str) -> list[Box]:

@@ -2,8 +2,10 @@
 
 Every stored shape here is version 1 and validated on construction and on read.
 Passages are checked against their source: the paper's abstract (after whitespace
-normalisation), a stored full-text paragraph whose PMCID must be the paper's, or
-an external source with a required location (labelled for verification).
+normalisation), a stored full-text paragraph whose PMCID must be the paper's, a page
+of the paper's PDF (the strict PDF matcher of :mod:`._pdf_match`; the record keeps
+the PDF's SHA-256 and the page), or an external source with a required location
+(labelled for verification).
 Anchors must reproduce their quoted text exactly from the stored snapshot.
 """
 
@@ -13,7 +15,7 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
@@ -36,6 +38,8 @@ from litdesk._errors import InputError, IntegrityError, RefusedError
 from litdesk.core.forms import FieldValue, value_text
 from litdesk.core.records import Paper, normalize_pmcid, safe_https_url
 
+from ._pdf_match import find_pdf_passage, nearest_pdf_text, pages_holding
+
 __all__ = [
     "ANNOTATION_VERSION",
     "EVIDENCE_FIELDS",
@@ -51,12 +55,15 @@ __all__ = [
     "EvidenceInvalid",
     "EvidenceRefused",
     "FullTextContext",
+    "PdfPage",
     "StoredShapeInvalid",
     "check_anchor",
     "check_context_identity",
     "check_evidence",
+    "check_pdf_passage",
     "europe_pmc_url",
     "evidence_headline",
+    "evidence_source_label",
     "evidence_values",
     "find_occurrences",
     "make_anchor",
@@ -212,6 +219,21 @@ class FullTextContext(BaseModel):
         return self
 
 
+class PdfPage(BaseModel):
+    """Where a passage checked on a PDF is: the PDF's identity (the SHA-256 of the bytes
+    whose text was read), its file name then, and the 1-based page."""
+
+    model_config = _Frozen
+
+    sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
+    file: Annotated[StrictStr, Field(min_length=1, max_length=260)]
+    page: Annotated[StrictInt, Field(ge=1, le=100_000)]
+
+    def label(self) -> str:
+        """``From the PDF, page N (checked)``: how exports and pages name the source."""
+        return f"From the PDF, page {self.page} (checked)"
+
+
 class Anchor(BaseModel):
     """Where a highlight sits: exact offsets into a stored snapshot of its source."""
 
@@ -309,9 +331,10 @@ class Evidence(BaseModel):
     values: Annotated[dict[_Key, _Value], Field(max_length=60)] = Field(default_factory=dict)
     form_revision: Annotated[StrictInt, Field(ge=0)] | None = None
     passage: Annotated[StrictStr, Field(min_length=1, max_length=MAX_PASSAGE_CHARS)]
-    source: Literal["abstract", "fulltext", "external"]
+    source: Literal["abstract", "fulltext", "external", "pdf"]
     location: Annotated[StrictStr, Field(max_length=MAX_LOCATION_CHARS)] | None = None
     context: FullTextContext | None = None
+    pdf: PdfPage | None = None
     verification: Literal["checked", "needs_verification"]
     created_at: StrictStr
     updated_at: StrictStr | None = None
@@ -335,6 +358,8 @@ class Evidence(BaseModel):
             out.pop("values", None)
         if self.form_revision is None:
             out.pop("form_revision", None)
+        if self.pdf is None:  # the stored shape of every other source is unchanged
+            out.pop("pdf", None)
         return out
 
     @model_validator(mode="after")
@@ -359,6 +384,10 @@ class Evidence(BaseModel):
             raise ValueError("a full-text passage needs its paragraph context")
         if self.source != "fulltext" and self.context is not None:
             raise ValueError("only a full-text passage carries a paragraph context")
+        if self.source == "pdf" and self.pdf is None:
+            raise ValueError("a PDF passage needs its PDF and page")
+        if self.source != "pdf" and self.pdf is not None:
+            raise ValueError("only a PDF passage carries a PDF and page")
         return self
 
 
@@ -475,8 +504,48 @@ def make_annotation(
         raise EvidenceInvalid("invalid note: " + _messages(exc)) from None
 
 
-def check_evidence(evidence: Evidence, paper: Paper) -> None:
-    """Refuse evidence whose passage is not in its source or whose source is not the paper's."""
+def check_pdf_passage(pdf: PdfPage, passage: str, pages: Sequence[str]) -> None:
+    """Refuse ``passage`` unless it is on page ``pdf.page`` of ``pages`` (the PDF's raw
+    page texts, in order) by the strict PDF matcher. A passage found on other pages is
+    refused with those pages named (``other_page``, ``found_on``); one found nowhere with
+    the page's text nearest to it when some of it is there (``nearest``)."""
+    where = f"page {pdf.page} of {pdf.file}"
+    if not 1 <= pdf.page <= len(pages):
+        raise EvidenceRefused(
+            f"{pdf.file} has {len(pages)} page(s), so no page {pdf.page}",
+            code="no_page",
+            page=pdf.page,
+            pages=len(pages),
+        )
+    raw = pages[pdf.page - 1]
+    if find_pdf_passage(raw, passage) is not None:
+        return
+    others = [n for n in pages_holding(pages, passage) if n != pdf.page]
+    if others:
+        named = ", ".join(str(n) for n in others)
+        raise EvidenceRefused(
+            f"the passage is not on {where}; it is on page {named}: give that page",
+            code="other_page",
+            page=pdf.page,
+            found_on=others,
+        )
+    nearest = nearest_pdf_text(raw, passage)
+    said = f"; the nearest text there reads: \u201c{nearest}\u201d" if nearest else ""
+    raise EvidenceRefused(
+        f"the passage does not occur on {where} (nor on another page){said}",
+        code="quote_not_found",
+        page=pdf.page,
+        nearest=nearest,
+    )
+
+
+def check_evidence(
+    evidence: Evidence, paper: Paper, *, pdf_pages: Sequence[str] | None = None
+) -> None:
+    """Refuse evidence whose passage is not in its source or whose source is not the paper's
+    (a PDF passage: against ``pdf_pages``, the text of the PDF's pages, when given; a
+    stored or recovered one keeps the PDF's SHA-256, which its re-check compares with
+    the paper's PDF now)."""
     if evidence.paper_id != paper.id:
         raise EvidenceRefused(
             f"evidence names paper {evidence.paper_id}, not {paper.id}", code="identity_mismatch"
@@ -494,6 +563,9 @@ def check_evidence(evidence: Evidence, paper: Paper) -> None:
                 "the passage does not occur in the stored full-text paragraph",
                 code="quote_not_found",
             )
+    elif evidence.source == "pdf" and pdf_pages is not None:
+        assert evidence.pdf is not None
+        check_pdf_passage(evidence.pdf, evidence.passage, pdf_pages)
 
 
 def evidence_values(evidence: Evidence) -> dict[str, FieldValue]:
@@ -506,6 +578,17 @@ def evidence_values(evidence: Evidence) -> dict[str, FieldValue]:
         if value is not None:
             out[name] = value
     return out
+
+
+def evidence_source_label(evidence: Evidence) -> str:
+    """Where a record's passage comes from, in words (pages, exports, reports)."""
+    if evidence.pdf is not None:
+        return evidence.pdf.label()
+    return {
+        "abstract": "From the abstract",
+        "fulltext": "From the full text",
+        "external": "From another source (to verify)",
+    }.get(evidence.source, evidence.source)
 
 
 def evidence_headline(evidence: Evidence) -> str:
@@ -529,17 +612,57 @@ def make_evidence(
     context: FullTextContext | None = None,
     values: Mapping[str, FieldValue] | None = None,
     form_revision: int | None = None,
+    pdf: PdfPage | None = None,
+    pdf_pages: Sequence[str] | None = None,
     **fields: str | None,
 ) -> Evidence:
     """Validated evidence for ``paper``: field limits, then the passage against its source.
 
     Either the six fields (``finding`` required) or ``values`` of a Study's form (already
-    validated against that form) with its ``form_revision``."""
+    validated against that form) with its ``form_revision``. A passage from a PDF
+    (``source="pdf"``) names the PDF and page (``pdf``) and is checked against
+    ``pdf_pages``, the text of that PDF's pages (:func:`check_pdf_passage`)."""
+    evidence = _evidence(
+        paper,
+        finding=finding,
+        passage=passage,
+        source=source,
+        created_at=created_at,
+        location=location,
+        context=context,
+        values=values,
+        form_revision=form_revision,
+        pdf=pdf,
+        **fields,
+    )
+    if evidence.source == "pdf" and pdf_pages is None:
+        raise EvidenceRefused(
+            "a passage from a PDF is checked against the text of its page", code="pdf_unchecked"
+        )
+    check_evidence(evidence, paper, pdf_pages=pdf_pages)
+    return evidence
+
+
+def _evidence(
+    paper: Paper,
+    *,
+    finding: str | None = None,
+    passage: str,
+    source: str,
+    created_at: str,
+    location: str | None = None,
+    context: FullTextContext | None = None,
+    values: Mapping[str, FieldValue] | None = None,
+    form_revision: int | None = None,
+    pdf: PdfPage | None = None,
+    **fields: str | None,
+) -> Evidence:
+    """The record's validation without its passage check (see :func:`make_evidence`)."""
     allowed = {name for name, _ in EVIDENCE_FIELDS} - {"finding"}
     unknown = set(fields) - allowed
     if unknown:
         raise EvidenceInvalid(f"unknown evidence field(s): {', '.join(sorted(unknown))}")
-    if source not in ("abstract", "fulltext", "external"):
+    if source not in ("abstract", "fulltext", "external", "pdf"):
         raise EvidenceInvalid(f"unknown passage source {source!r}")
     cleaned = {k: (v if v and v.strip() else None) for k, v in fields.items()}
     try:
@@ -552,14 +675,29 @@ def make_evidence(
             source=source,  # type: ignore[arg-type]
             location=location if location and location.strip() else None,
             context=context,
+            pdf=pdf,
             verification="needs_verification" if source == "external" else "checked",
             created_at=created_at,
             **cleaned,  # type: ignore[arg-type]
         )
     except ValidationError as exc:
         raise EvidenceInvalid("invalid evidence: " + _messages(exc)) from None
-    check_evidence(evidence, paper)
     return evidence
+
+
+def _kept_pdf_passage(evidence: Evidence, passage: str | None) -> bool:
+    """True for a PDF passage kept as checked (a revision changes its fields only); a
+    changed passage is refused: it is checked on its page again by recording it anew."""
+    if evidence.source != "pdf":
+        return False
+    if passage and normalize_ws(passage) != normalize_ws(evidence.passage):
+        page = evidence.pdf.page if evidence.pdf else 0
+        raise EvidenceRefused(
+            f"a passage checked on page {page} of the paper's PDF is not edited here: "
+            "record the new passage from the PDF (it is checked on its page)",
+            code="pdf_passage_fixed",
+        )
+    return True
 
 
 def revise_evidence(
@@ -574,13 +712,15 @@ def revise_evidence(
     current = evidence.model_dump()
     fields = {name: current[name] for name, _ in EVIDENCE_FIELDS if name != "finding"}
     fields.update({k: v for k, v in changes.items() if k in fields})
-    revised = make_evidence(
+    kept = _kept_pdf_passage(evidence, changes.get("passage"))
+    revised = (_evidence if kept else make_evidence)(
         paper,
         finding=changes.get("finding") or evidence.finding,
         passage=changes.get("passage") or evidence.passage,
         source=evidence.source,
         location=changes.get("location", evidence.location),
         context=evidence.context,
+        pdf=evidence.pdf,
         created_at=evidence.created_at,
         **fields,
     )
@@ -626,12 +766,14 @@ def revise_values(
     unknown = set(changes) - {"passage", "location"}
     if unknown:
         raise EvidenceInvalid(f"cannot change: {', '.join(sorted(unknown))}")
-    revised = make_evidence(
+    kept = _kept_pdf_passage(evidence, changes.get("passage"))
+    revised = (_evidence if kept else make_evidence)(
         paper,
         passage=changes.get("passage") or evidence.passage,
         source=evidence.source,
         location=changes.get("location", evidence.location),
         context=evidence.context,
+        pdf=evidence.pdf,
         created_at=evidence.created_at,
         values=values,
         form_revision=form_revision,

@@ -142,6 +142,7 @@ def evidence_source(
         ("Limitations", ev.limitations),
         *((key.replace("_", " ").capitalize(), value_text(v)) for key, v in ev.values.items()),
         ("Supporting passage", ev.passage),
+        ("Passage source", ev.pdf.label() if ev.pdf else None),  # others: as before
         ("Passage check", ev.verification),
     )
     return ("evidence", evidence_id, f"Evidence from {paper_title}", text)

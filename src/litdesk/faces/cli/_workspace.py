@@ -578,8 +578,22 @@ def evidence_add(
         typer.Option("--finding", help="The finding (required by the default form)."),
     ] = None,
     source: Annotated[
-        str, typer.Option("--source", help="abstract, fulltext or external.")
+        str,
+        typer.Option(
+            "--source",
+            help="abstract, fulltext, pdf (the paper's PDF in the library: --page) or external.",
+        ),
     ] = "abstract",
+    page: Annotated[
+        int | None,
+        typer.Option(
+            "--page", help="pdf: the page of the paper's PDF the passage is on (checked there)."
+        ),
+    ] = None,
+    pdf: Annotated[
+        str | None,
+        typer.Option("--pdf", help="pdf: the SHA-256 of the PDF you read (refused if changed)."),
+    ] = None,
     location: Annotated[
         str | None, typer.Option("--location", help="External: page, section or figure.")
     ] = None,
@@ -615,30 +629,33 @@ def evidence_add(
     from ._fields import field_values
 
     values = field_values(fields)
-    app = _app()
-    linked = app.subjects.resolve(subjects or [])
-    ws = app.workspace()
-    view = ws.add_evidence(
-        paper,
-        finding=finding,
-        passage=passage,
-        source=source,
-        location=location,
-        context=_context(ws, paper, fulltext_xml, block),
-        study=study,
-        question=question,
-        population=population,
-        method=method,
-        intervention=intervention,
-        limitations=limitations,
-        values=values,
-        subjects=linked,
-    )
+    six = {"question": question, "population": population, "method": method,
+           "intervention": intervention, "limitations": limitations}  # fmt: skip
+    if source == "pdf" or page is not None or pdf is not None:
+        if fulltext_xml is not None or block is not None:
+            raise CliArgumentError("--page and --pdf go with --source pdf, not a full-text block")
+        from ._pdf_evidence import pdf_evidence
+
+        view = pdf_evidence(
+            paper, finding=finding, passage=passage, source=source, location=location,
+            page=page, pdf=pdf, study=study, six=six, values=values, subjects=subjects or [],
+        )  # fmt: skip
+    else:
+        app = _app()
+        ws = app.workspace()
+        view = ws.add_evidence(
+            paper, finding=finding, passage=passage, source=source, location=location,
+            context=_context(ws, paper, fulltext_xml, block), study=study, values=values,
+            subjects=app.subjects.resolve(subjects or []), question=question,
+            population=population, method=method, intervention=intervention,
+            limitations=limitations,
+        )  # fmt: skip
     if as_json:
         emit_json(view.to_dict())
-    else:
-        about = f", linked to {'; '.join(s.label for s in linked)}" if linked else ""
-        _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck}){about}")
+        return
+    about = f", linked to {'; '.join(s.label for s in view.subjects)}" if view.subjects else ""
+    where = f", {view.evidence.pdf.label()}" if view.evidence.pdf else ""
+    _say(f"Evidence {view.id} recorded for {view.evidence.paper_id} ({view.recheck}){where}{about}")
 
 
 @evidence_app.command("update")

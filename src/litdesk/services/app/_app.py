@@ -195,7 +195,11 @@ class App(Parts):
     def reader(self) -> ReaderArea:
         from litdesk.services.reader import ReaderArea
 
-        return ReaderArea(self.providers, clock=self.clock, subjects=self.subjects.resolve)
+        return ReaderArea(self.providers, clock=self.clock, subjects=self.subjects.resolve, pdf_files=self._pdf_path)  # fmt: skip
+
+    def _pdf_path(self, sha: str) -> Path:
+        """The library's file of a PDF (the library area is built on first use only)."""
+        return self.library.pdf_path(sha)
 
     @part
     def reports(self) -> ReportsArea:

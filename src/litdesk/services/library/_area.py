@@ -437,6 +437,11 @@ class LibraryArea:
             request.sha, request.page, passage=request.passage, zoom=request.zoom
         )
 
+    def pdf_path(self, sha: str) -> Path:
+        """The library's file of the PDF with content hash ``sha`` (``PdfNotInLibrary``
+        when there is none). Which account may use it is the caller's check."""
+        return self._viewer.resolve(sha).path
+
     def page_image(self, request: PageRequest, *, owner: str) -> PageImageBytes:
         """The page's JPEG (rendered once per page and zoom, then from a bounded cache)."""
         del owner

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from litdesk._exports import lazy_exports
 
 if TYPE_CHECKING:  # each name is imported from its module on first use
-    from ._area import MAX_OCCURRENCES, ReaderArea
+    from ._area import MAX_OCCURRENCES, PdfNotAvailable, ReaderArea
     from ._listings import LISTING_MAX_AGE, MAX_LISTINGS, Listings
     from ._requests import (
         EVIDENCE_EDITABLE,
@@ -80,6 +80,7 @@ __all__ = [
     "OccurrencesView",
     "OpenPaperRequest",
     "PassageSource",
+    "PdfNotAvailable",
     "ReaderArea",
     "ReaderInputError",
     "ReaderView",

@@ -21,10 +21,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Final
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
-from litdesk._errors import LitdeskError, NotFoundError
+from litdesk._errors import LitdeskError, NotFoundError, RefusedError
+from litdesk.adapters.pdf import read_pages_digest
+from litdesk.adapters.pdfpages import PDFIUM_LOCK
 from litdesk.adapters.store import (
     get_recent_run,
     pdf_records,
@@ -33,7 +36,13 @@ from litdesk.adapters.store import (
     repo,
     subject_links,
 )
-from litdesk.core.evidence import FullTextContext, find_occurrences, paper_pmcid, text_digest
+from litdesk.core.evidence import (
+    FullTextContext,
+    PdfPage,
+    find_occurrences,
+    paper_pmcid,
+    text_digest,
+)
 from litdesk.core.forms import Form
 from litdesk.core.fulltext import SECTION_SEPARATOR, Block
 from litdesk.core.records import Paper
@@ -82,10 +91,17 @@ from ._views import (
     marked_segments,
 )
 
-__all__ = ["MAX_OCCURRENCES", "ReaderArea"]
+__all__ = ["MAX_OCCURRENCES", "PdfNotAvailable", "ReaderArea"]
 
 MAX_OCCURRENCES: Final = 100
 _CONTEXT_CHARS: Final = 40
+
+
+class PdfNotAvailable(RefusedError):
+    """Evidence from a PDF cannot be checked: the paper has no PDF in the library for
+    this account, the PDF the page showed is no longer the paper's, or its file changed."""
+
+    default_code = "no_pdf"
 
 
 def _top_section(block: Block) -> str:
@@ -217,9 +233,12 @@ class ReaderArea:
         *,
         clock: Clock = SYSTEM_CLOCK,
         subjects: Callable[[Sequence[str]], tuple[SubjectRef, ...]] | None = None,
+        pdf_files: Callable[[str], Path] | None = None,
     ) -> None:
         self.providers = providers
         self.clock = clock
+        #: the library's file of a PDF named by its SHA-256 (evidence from a PDF page)
+        self.pdf_files = pdf_files
         #: names subjects (``mesh:D003920``) as the installed vocabularies label them
         self.subjects = subjects
         #: citation lists shown, remembered in the store so chosen works can be saved
@@ -465,16 +484,31 @@ class ReaderArea:
     # --- evidence -------------------------------------------------------------------------
 
     async def add_evidence(self, request: EvidenceRequest, *, owner: str) -> ReaderView:
+        """Record evidence (:meth:`record_evidence`) and show the paper's page again."""
+        await self.record_evidence(request, owner=owner)
+        r = request
+        return await asyncio.to_thread(
+            lambda: self.reader(r.paper_id, owner=owner, study=r.study or None)
+        )
+
+    async def record_evidence(self, request: EvidenceRequest, *, owner: str) -> EvidenceRecordView:
         """A finding with its supporting passage (from the abstract, a full-text paragraph
-        litdesk fetches itself, or external with a location); the workspace validates
-        every field and checks the passage."""
+        litdesk fetches itself, a page of the paper's PDF in the library, or external with
+        a location); the workspace validates every field and checks the passage. A PDF
+        passage is checked on its page's text with the strict PDF matcher and kept with
+        the PDF's SHA-256 and the page."""
         r = request
         context = None
         if r.source == "fulltext" and r.block:
             context = await self._context(r.paper_id, r.block, r.snapshot or None, owner)
+        pdf: PdfPage | None = None
+        pages: list[str] | None = None
+        if r.source == "pdf":
+            assert r.page is not None  # the request requires it
+            pdf, pages = await asyncio.to_thread(self._pdf_pages, r.paper_id, r.page, r.pdf, owner)
         ws = self._ws(owner)
         linked = await asyncio.to_thread(self._resolve, r.subjects)
-        await asyncio.to_thread(
+        record = await asyncio.to_thread(
             lambda: ws.add_evidence(
                 r.paper_id,
                 finding=r.finding or None,
@@ -490,11 +524,46 @@ class ReaderArea:
                 limitations=r.limitations or None,
                 values=dict(r.values),
                 subjects=linked,
+                pdf=pdf,
+                pdf_pages=pages,
             )
         )
-        return await asyncio.to_thread(
-            lambda: self.reader(r.paper_id, owner=owner, study=r.study or None)
-        )
+        return EvidenceRecordView(record, await asyncio.to_thread(ws.form, record.study_id))
+
+    def _pdf_pages(
+        self, paper_ref: str, page: int, shown: str | None, owner: str
+    ) -> tuple[PdfPage, list[str]]:
+        """The paper's PDF for ``owner`` (the one it attached, else one linked in a Study it
+        belongs to) named by page, and the text of its pages, read from the very bytes whose
+        SHA-256 names it. Refused when the paper has none, when ``shown`` (the PDF the page
+        showed) is no longer the paper's, or when the library's file is not those bytes."""
+        paper = self._ws(owner).paper(paper_ref).paper  # the owner may read it
+        with self.providers.store.read() as conn:
+            found = pdf_records.pdfs_of_papers(conn, owner, [paper.id]).get(paper.id)
+        if found is None:
+            raise PdfNotAvailable(
+                f"{paper.id} has no PDF in the library for you: attach one first "
+                "(litdesk library attach FILE PAPER, or the library page's Attach)",
+                code="no_pdf",
+            )
+        sha, file = found
+        if shown is not None and shown != sha:
+            raise PdfNotAvailable(
+                f"the PDF you read is no longer the PDF of {paper.id} ({file} is): "
+                "open the paper again",
+                code="pdf_changed",
+            )
+        if self.pdf_files is None:
+            raise PdfNotAvailable("this app has no PDF library", code="no_library")
+        path = self.pdf_files(sha)
+        with PDFIUM_LOCK:
+            digest, pages = read_pages_digest(path)
+        if digest != sha:
+            raise PdfNotAvailable(
+                f"{file} changed since the library read it; index the library again",
+                code="pdf_changed",
+            )
+        return PdfPage(sha256=sha, file=file, page=page), pages
 
     def update_evidence(self, request: EvidenceUpdateRequest, *, owner: str) -> EvidenceRecordView:
         """Change an evidence record's fields or passage (validated and re-checked)."""

@@ -16,6 +16,7 @@ from litdesk.services.citations import MAX_PAGE, MODES, CitationArgumentError, M
 __all__ = [
     "EVIDENCE_EDITABLE",
     "MAX_SEEDS",
+    "MAX_PDF_PAGE",
     "MAX_SELECTION",
     "MAX_SHARED",
     "MIN_SHARED",
@@ -57,7 +58,10 @@ EVIDENCE_EDITABLE: Final = (
 )
 _BLOCK = re.compile(r"^p[1-9][0-9]{0,5}$")
 _SNAPSHOT = re.compile(r"^sha256:[0-9a-f]{64}$")
-PassageSource = Literal["abstract", "fulltext", "external"]
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+PassageSource = Literal["abstract", "fulltext", "external", "pdf"]
+#: The highest page number a request may name (a PDF of the library has at most 2,000).
+MAX_PDF_PAGE: Final = 2_000
 Scope = Literal["abstract", "fulltext"]
 
 
@@ -185,7 +189,9 @@ class OccurrencesRequest:
 @dataclass(frozen=True, slots=True)
 class EvidenceRequest:
     """A finding with its supporting passage: from the abstract, from full-text paragraph
-    ``block`` (litdesk fetches the paragraph itself) or external with a location."""
+    ``block`` (litdesk fetches the paragraph itself), from ``page`` of the paper's PDF in
+    the library (``source="pdf"``; ``pdf``: the SHA-256 of the PDF the page showed, refused
+    when the paper's PDF is another now) or external with a location."""
 
     paper_id: str
     finding: str | None = None
@@ -204,16 +210,38 @@ class EvidenceRequest:
     values: Mapping[str, object] = field(default_factory=dict)
     #: subjects to link the record to (``mesh:D003920``; a bare id is a MeSH id)
     subjects: tuple[str, ...] = ()
+    #: the 1-based page of the paper's PDF the passage is on (``source="pdf"``)
+    page: int | None = None
+    #: the SHA-256 of the PDF the reviewer read (optional; ``source="pdf"``)
+    pdf: str | None = None
 
     def __post_init__(self) -> None:
         if not self.passage.strip():
             raise ReaderInputError("give the supporting passage", code="no_passage")
         parse_subject_refs(self.subjects)  # shape and count; the area resolves them
         _values(self.values)
-        if self.source not in ("abstract", "fulltext", "external"):
+        if self.source not in ("abstract", "fulltext", "external", "pdf"):
             raise ReaderInputError(
-                "a passage comes from the abstract, a full-text paragraph or an external source",
+                "a passage comes from the abstract, a full-text paragraph, the paper's PDF "
+                "or an external source",
                 code="source",
+            )
+        if self.source == "pdf":
+            if self.page is None:
+                raise ReaderInputError(
+                    "give the page of the PDF the passage is on", code="no_page", field="page"
+                )
+            if not 1 <= self.page <= MAX_PDF_PAGE:
+                raise ReaderInputError(
+                    f"a page is a number from 1 to {MAX_PDF_PAGE:,}", code="page", field="page"
+                )
+            if self.pdf is not None and not _SHA256.match(self.pdf):
+                raise ReaderInputError(
+                    "a PDF is named by its SHA-256 (64 hex digits)", code="pdf", field="pdf"
+                )
+        elif self.page is not None or self.pdf is not None:
+            raise ReaderInputError(
+                "a page (and PDF) go with a passage from the paper's PDF", code="page"
             )
         if self.source == "fulltext" and not self.block:
             raise ReaderInputError(

@@ -5,21 +5,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from sqlalchemy.engine import Connection
+
 from litdesk._errors import InputError, IntegrityError
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import (
     assist_get_provenance,
+    pdf_records,
     repo,
     subject_links,
 )
 from litdesk.core.evidence import (
+    Evidence,
+    EvidenceRefused,
     FullTextContext,
+    PdfPage,
     make_evidence,
     read_evidence,
     revise_evidence,
     revise_values,
 )
 from litdesk.core.forms import Form
+from litdesk.core.records import Paper
 from litdesk.core.vocab import SubjectRef, distinct_links
 
 from ._base import WorkspaceBase
@@ -52,12 +59,16 @@ class EvidenceOps(WorkspaceBase):
         study: str | None = None,
         values: Mapping[str, object] | None = None,
         subjects: Sequence[SubjectRef] = (),
+        pdf: PdfPage | None = None,
+        pdf_pages: Sequence[str] | None = None,
         **fields: str | None,
     ) -> EvidenceView:
         """Record evidence: its values (``finding`` and the six ``fields``, or ``values``
         by form key) checked against the Study's form (the default six fields without a
         Study or a chosen form), its passage against its source; linked to ``subjects``
-        (each once, at most eight)."""
+        (each once, at most eight). A passage from the paper's PDF (``source="pdf"``)
+        names the PDF and page (``pdf``) and is checked against ``pdf_pages``, the text
+        of that PDF's pages; the PDF must be the paper's PDF for this account."""
         now = now_iso()
         linked = distinct_links(subjects)
         raw: dict[str, object] = {k: v for k, v in fields.items() if v is not None}
@@ -67,6 +78,13 @@ class EvidenceOps(WorkspaceBase):
         with self.store.write() as conn:
             paper = self._record(conn, self._paper(conn, paper_ref))
             study_id = self._study(conn, study, "write").id if study else None
+            pdf_now = self._pdf_now(conn, [paper.id]).get(paper.id)
+            if pdf is not None and pdf.sha256 != pdf_now:
+                raise EvidenceRefused(
+                    f"{pdf.file} is not the PDF of {paper.id} for this account"
+                    + (" (it has another one now: open it again)" if pdf_now else ""),
+                    code="pdf_not_the_papers",
+                )
             checked = new_values(form_of(conn, study_id), raw)
             if checked.legacy:
                 six = checked.six
@@ -77,6 +95,8 @@ class EvidenceOps(WorkspaceBase):
                     source=source,
                     location=location,
                     context=context,
+                    pdf=pdf,
+                    pdf_pages=pdf_pages,
                     created_at=now,
                     question=six["question"],
                     population=six["population"],
@@ -91,6 +111,8 @@ class EvidenceOps(WorkspaceBase):
                     source=source,
                     location=location,
                     context=context,
+                    pdf=pdf,
+                    pdf_pages=pdf_pages,
                     created_at=now,
                     values=checked.values,
                     form_revision=checked.revision,
@@ -110,7 +132,13 @@ class EvidenceOps(WorkspaceBase):
             if study_id:
                 self._link(conn, study_id, paper.id, now)
                 self._history(conn, study_id, "evidence_added", ev_id, now)
-        return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper), linked)
+        return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper, pdf_now), linked)
+
+    def _pdf_now(self, conn: Connection, paper_ids: Sequence[str]) -> dict[str, str]:
+        """``{paper id: SHA-256}`` of each paper's PDF for this account (the one it
+        attached, else one linked in a Study it belongs to)."""
+        found = pdf_records.pdfs_of_papers(conn, self.owner, list(paper_ids))
+        return {pid: sha for pid, (sha, _file) in found.items()}
 
     def update_evidence(self, evidence_id: str, **changes: str | None) -> EvidenceView:
         """Change an evidence record's six fields ('' clears one) or passage."""
@@ -158,7 +186,8 @@ class EvidenceOps(WorkspaceBase):
             repo.replace_document(conn, "evidence", evidence_id, revised.model_dump(mode="json"))
             self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
             linked = tuple(subject_links.subjects_of(conn, [evidence_id]).get(evidence_id, ()))
-        result = recheck(revised, paper)
+            pdf_now = self._pdf_now(conn, [paper.id]).get(paper.id) if revised.pdf else None
+        result = recheck(revised, paper, pdf_now)
         return EvidenceView(evidence_id, revised, row.study_id, paper, result, linked)
 
     def form(self, study: str | None) -> Form:
@@ -190,6 +219,7 @@ class EvidenceOps(WorkspaceBase):
             )
             links = subject_links.subjects_of(conn, [r.id for r in rows])
             records = self._records(conn, {row.paper_id or "" for row in rows})
+            read: list[tuple[repo.DocumentRow, Evidence, Paper]] = []
             for row in rows:
                 try:
                     ev = read_evidence(row.json())
@@ -199,10 +229,12 @@ class EvidenceOps(WorkspaceBase):
                 except IntegrityError as exc:
                     problems.append(f"evidence {row.id}: {exc.message}")
                     continue
+                read.append((row, ev, paper))
+            # the papers' PDFs now, for the records checked on a PDF page only
+            pdf_now = self._pdf_now(conn, sorted({p.id for _, ev, p in read if ev.pdf}))
+            for row, ev, paper in read:
                 linked = tuple(links.get(row.id, ()))
                 assisted = AssistedFrom.of(assist_get_provenance(conn, row.id))
-                view = EvidenceView(
-                    row.id, ev, row.study_id, paper, recheck(ev, paper), linked, assisted
-                )
-                out.append(view)
+                result = recheck(ev, paper, pdf_now.get(paper.id))
+                out.append(EvidenceView(row.id, ev, row.study_id, paper, result, linked, assisted))
         return out, problems

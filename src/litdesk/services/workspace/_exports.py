@@ -117,6 +117,9 @@ OTHER_FIELDS: Final = "other_fields"
 
 #: the evidence CSV's column of linked subjects (present when a record has one)
 SUBJECTS_COLUMN: Final = "subjects"
+#: the evidence CSV's columns of the PDF a passage was checked on (present when a record
+#: comes from a PDF; its ``location`` then reads "From the PDF, page N (checked)")
+PDF_COLUMNS: Final = ("pdf_file", "pdf_page", "pdf_sha256")
 
 
 def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str:
@@ -135,6 +138,8 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
         columns = (*columns, OTHER_FIELDS)
     if any(v.subjects for v in rows):  # the linked subjects, as "label (mesh:D003920)"
         columns = (*columns, SUBJECTS_COLUMN)
+    if any(v.evidence.pdf for v in rows):
+        columns = (*columns, *PDF_COLUMNS)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(columns)
@@ -150,7 +155,9 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
             "pmcid": p.pmcid if p else "",
             "passage": ev.passage,
             "source": ev.source,
-            "location": ev.location,
+            "location": "; ".join(x for x in (ev.pdf.label(), ev.location) if x)
+            if ev.pdf
+            else ev.location,  # a PDF passage: its page in words first
             "section": ctx.section if ctx else "",
             "block_id": ctx.block_id if ctx else "",
             "source_url": ctx.url if ctx else "",
@@ -162,6 +169,9 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
             OTHER_FIELDS: json.dumps(extra, ensure_ascii=False) if extra else "",
             SUBJECTS_COLUMN: "; ".join(f"{s.label} ({s.key})" for s in v.subjects),
             "model": v.assisted.model if v.assisted else "",
+            "pdf_file": ev.pdf.file if ev.pdf else "",
+            "pdf_page": ev.pdf.page if ev.pdf else "",
+            "pdf_sha256": ev.pdf.sha256 if ev.pdf else "",
         }
         for name, _ in EVIDENCE_FIELDS:
             row[f"suggested_{name}"] = v.assisted.suggestions.get(name) if v.assisted else ""
@@ -267,7 +277,10 @@ def _evidence_md(out: list[str], paper: Paper, ev: Evidence, recheck: str, form:
         out.append(f"- **{label}:** {md_escape(text) if text else '*not extracted*'}")
     out.append("")
     out += [md_blockquote(ev.passage), ""]
-    src = _source_lines(paper, ev.context, ev.source, paper.retrieved_at)
+    if ev.pdf is not None:
+        src = [f"Source: {ev.pdf.label()} — {md_escape(ev.pdf.file)}, sha256 {ev.pdf.sha256[:12]}"]
+    else:
+        src = _source_lines(paper, ev.context, ev.source, paper.retrieved_at)
     if ev.location:
         src.append(f"Location: {md_escape(ev.location)}")
     if recheck not in ("ok", "needs_verification"):

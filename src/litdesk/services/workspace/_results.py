@@ -21,6 +21,7 @@ from litdesk.core.evidence import (
     FullTextContext,
     check_evidence,
     europe_pmc_url,
+    evidence_source_label,
     paper_pmcid,
     text_digest,
 )
@@ -216,6 +217,7 @@ class EvidenceView:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "study_id": self.study_id, "recheck": self.recheck}
         out.update(self.evidence.model_dump(mode="json"))
+        out["source_label"] = evidence_source_label(self.evidence)
         out["subjects"] = [s.to_dict() for s in self.subjects]
         return out
 
@@ -340,11 +342,24 @@ def _note_notice(note: Annotation, paper: Paper) -> str | None:
     return None
 
 
-def recheck(ev: Evidence, paper: Paper) -> str:
+def recheck(ev: Evidence, paper: Paper, pdf_now: str | None = None) -> str:
     """An evidence record's passage checked against its paper as stored now: ``ok``,
-    ``needs_verification`` (an external source) or why it no longer checks."""
+    ``needs_verification`` (an external source) or why it no longer checks. A passage
+    checked on a PDF page is ``ok`` while the paper's PDF (``pdf_now``: its SHA-256 for
+    the account, None when it has none) is the very file it was checked on: another PDF
+    never re-validates it."""
     if ev.source == "external":
         return "needs_verification"
+    if ev.pdf is not None:
+        was = f"page {ev.pdf.page} of {ev.pdf.file} (sha256 {ev.pdf.sha256[:12]})"
+        if pdf_now == ev.pdf.sha256:
+            return "ok"
+        if pdf_now is None:
+            return f"checked on {was}, which is no longer the paper's PDF here"
+        return (
+            f"checked on {was}; the paper's PDF is now another file (sha256 {pdf_now[:12]}): "
+            "record it again from that PDF"
+        )
     try:
         check_evidence(ev, paper)
     except EvidenceRefused as exc:

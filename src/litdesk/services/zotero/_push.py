@@ -99,7 +99,8 @@ def _evidence_text(ev: Evidence) -> str:
     ):
         if value:
             lines.append(f"{label}: {value}")
-    where = f" ({ev.source}{', ' + ev.location if ev.location else ''})"
+    source = ev.pdf.label() if ev.pdf else ev.source
+    where = f" ({source}{', ' + ev.location if ev.location else ''})"
     lines.append(f"“{ev.passage}”{where}")
     lines.append(f"Verification: {ev.verification.replace('_', ' ')}")
     return "\n".join(lines)

@@ -126,8 +126,17 @@ class EvidenceFields(BaseModel):
 
     finding: str | None = Field(None, max_length=MAX_FIELD)
     passage: str = Field(min_length=1, max_length=MAX_PASSAGE)
-    source: Literal["abstract", "fulltext", "external"] = "abstract"
+    source: Literal["abstract", "fulltext", "external", "pdf"] = "abstract"
     location: str | None = Field(None, max_length=500)
+    page: int | None = Field(
+        None, ge=1, le=2_000, description="The page of the paper's PDF (source pdf), 1-based."
+    )
+    pdf: str | None = Field(
+        None,
+        pattern=r"^([0-9a-f]{64})?$",
+        description="The SHA-256 of the PDF the page showed (source pdf; refused if the "
+        "paper's PDF is another now).",
+    )
     block: str | None = Field(
         None,
         pattern=r"^(p[1-9][0-9]{0,5})?$",
@@ -150,6 +159,11 @@ class EvidenceFields(BaseModel):
         description="Subjects to link the record to, as in mesh:D003920 (a bare id is MeSH).",
     )
 
+    @field_validator("page", "pdf", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
     def request(self, paper_id: str, values: Mapping[str, object] | None = None) -> EvidenceRequest:
         return EvidenceRequest(
             paper_id,
@@ -167,6 +181,8 @@ class EvidenceFields(BaseModel):
             limitations=self.limitations,
             values=dict(values or {}),
             subjects=tuple(self.subjects),
+            page=self.page if self.source == "pdf" else None,
+            pdf=(self.pdf or None) if self.source == "pdf" else None,
         )
 
 
@@ -182,7 +198,8 @@ class EvidenceBody(EvidenceFields):
 @api.post(
     "/papers/{paper_id}/evidence",
     summary="Record evidence (the Study's form fields, or the six default fields, + passage "
-    "from the abstract, a full-text paragraph or an external source with its location)",
+    "from the abstract, a full-text paragraph, a page of the paper's PDF (checked on that "
+    "page) or an external source with its location)",
 )
 async def evidence_add_api(
     app: AppDep, owner: OwnerDep, paper_id: PaperId, body: EvidenceBody

@@ -104,8 +104,14 @@ class ReaderParams(BaseModel):
         description="The Study the page works in: its evidence form; new highlights, comments "
         "and evidence go to it.",
     )
+    pdf_page: int | None = Field(
+        None, ge=1, le=2_000, description="Open the evidence form on this page of the PDF."
+    )
+    passage: str | None = Field(
+        None, max_length=8_000, description="The passage the evidence form starts with."
+    )
 
-    @field_validator("section", "study", mode="before")
+    @field_validator("section", "study", "pdf_page", "passage", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if value == "" else value  # "all sections"
@@ -126,6 +132,8 @@ async def reader_page(
 ) -> Response:
     data = await reader_view(app, owner, paper_id, params)
     data["context"] = _context(data, params.study)
+    if params.pdf_page is not None and data.get("pdf"):  # from the PDF viewer's page
+        data["evidence_preset"] = {"page": params.pdf_page, "passage": params.passage or ""}
     return page(request, "reader.html", data, title="Reader")
 
 

@@ -28,6 +28,12 @@ class ViewParams(BaseModel):
     page: int = Field(1, ge=1, le=100_000, description="1-based page number.")
     passage: str | None = Field(None, max_length=4_000, description="A passage to highlight.")
     zoom: int = Field(100, description=f"Zoom in percent, one of {', '.join(map(str, ZOOMS))}.")
+    paper: str | None = Field(
+        None,
+        max_length=200,
+        description="The saved paper the PDF was opened from (offers to record evidence "
+        "from the page shown).",
+    )
 
     def request(self, sha: str) -> PageRequest:
         return PageRequest(sha, self.page, self.passage or None, self.zoom)
@@ -42,6 +48,7 @@ def viewer_page(
     params: Annotated[ViewParams, Query()],
 ) -> Response:
     data = app.library.page(params.request(sha), owner=owner).to_dict()
+    data["paper"] = params.paper or None  # only a link back to the reader's evidence form
     return page(request, "viewer.html", data, title=f"{data['file']} · page {data['page']}")
 
 

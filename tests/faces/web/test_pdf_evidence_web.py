@@ -1,0 +1,113 @@
+"""Evidence from a paper's PDF through the web (brief pdfev), against the app with a real
+library PDF ($LITDESK_FIXTURES/pdf): the JSON API and the reader's form call the one
+service method; a passage is checked on the page given (an altered quote refused with
+the nearest text, one on another page refused naming it); the reader's form opens on
+the page the PDF viewer showed; the evidence page and CSV say "From the PDF, page N
+(checked)"; a write without the exact Origin is refused."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.faces.web._hosting import Hosting
+from tests.faces.web._server import Running
+
+from litdesk.faces.web import create_app
+
+pytestmark = pytest.mark.fixtures
+
+HINDAWI_PDF = "hindawi_rrp_2010_157939.pdf"
+ACROSS_LINES = "description of the patient's perspective on rehabilitation programmes"
+REAL = "Fifteen participants took part, seven from the rural hospital and eight from the urban hospital."
+ALTERED = REAL.replace("eight", "nine")
+PAGE_ONE = "Structured rehabilitation programmes are effective in enabling patients"
+LABEL = "From the PDF, page 2 (checked)"
+
+
+@pytest.fixture
+def running(
+    tmp_settings: Any, cassette: Path, tmp_path: Path, hosting: Hosting, fixtures_dir: Path
+) -> Iterator[Running]:
+    library = tmp_path / "pdfs"
+    library.mkdir()
+    shutil.copyfile(fixtures_dir / "pdf" / HINDAWI_PDF, library / HINDAWI_PDF)
+    settings = tmp_settings.model_copy(update={"library_dirs": [library], "llm_backend": "none"})
+    app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
+    with hosting.serve(app) as transport:
+        yield Running(
+            hosting.base, hosting.host, hosting.port, cassette, tmp_path / "data", transport
+        )
+
+
+def _paper(c: Any) -> tuple[str, str, str]:
+    """A Study and the paper made from the Hindawi PDF (so the PDF is attached)."""
+    files = c.get("/api/v1/library").json()["files"]
+    sha = next(f["sha256"] for f in files if f["file"] == HINDAWI_PDF)
+    sid = c.post("/api/v1/studies", json={"name": "Heart failure"}).json()["id"]
+    made = c.post(f"/api/v1/library/pdf/{sha}/paper", json={"study": sid})
+    assert made.status_code == 200, made.text
+    return sid, made.json()["paper"]["id"], sha
+
+
+def test_pdf_evidence_over_the_api_and_the_reader_form(running: Running) -> None:
+    with running.writer() as c:
+        sid, pid, sha = _paper(c)
+        body = {"finding": "Perspective missing", "source": "pdf", "page": 2, "pdf": sha,
+                "study": sid, "passage": ACROSS_LINES}  # fmt: skip
+        ok = c.post(f"/api/v1/papers/{pid}/evidence", json=body)
+        assert ok.status_code == 200, ok.text
+        [rec] = ok.json()["evidence"]
+        assert (rec["source"], rec["verification"], rec["recheck"]) == ("pdf", "checked", "ok")
+        assert rec["pdf"] == {"sha256": sha, "file": HINDAWI_PDF, "page": 2}
+        assert rec["source_label"] == LABEL
+
+        altered = c.post(f"/api/v1/papers/{pid}/evidence", json=body | {"passage": ALTERED})
+        assert altered.status_code == 403, altered.text
+        said = altered.json()
+        assert said["code"] == "quote_not_found" and "page 2 of" in said["message"]
+        assert "eight from the urban hospital" in said["message"]  # the nearest text
+        other = c.post(f"/api/v1/papers/{pid}/evidence", json=body | {"passage": PAGE_ONE})
+        assert other.status_code == 403 and other.json()["code"] == "other_page"
+        assert "it is on page 1" in other.json()["message"]
+        no_page = c.post(f"/api/v1/papers/{pid}/evidence", json=body | {"page": None})
+        assert no_page.status_code == 400 and no_page.json()["code"] == "no_page"
+        assert len(c.get(f"/api/v1/papers/{pid}").json()["evidence"]) == 1  # nothing else
+
+        # the PDF viewer offers the page it shows to the reader's form, which opens on it
+        viewer = c.get(f"/library/pdf/{sha}", params={"page": 2, "paper": pid})
+        assert "Record evidence from page 2" in viewer.text
+        reader = c.get(f"/paper/{pid}", params={"pdf_page": 2, "passage": REAL})
+        assert reader.status_code == 200
+        assert 'id="ev-src-pdf" checked' in reader.text
+        assert (
+            'id="ev-page" name="page" type="number" min="1" max="2000" inputmode="numeric" value="2"'
+            in reader.text
+        )
+        assert f">{REAL}</textarea>" in reader.text
+        form = {"csrf_token": c.headers["x-csrf-token"], "source": "pdf", "page": "2",
+                "pdf": sha, "study": sid, "passage": REAL, "field.finding": "15 people",
+                "block": "", "snapshot": "", "location": ""}  # fmt: skip
+        posted = c.post(f"/paper/{pid}/evidence", data=form)
+        assert posted.status_code == 303, posted.text
+        refused = c.post(f"/paper/{pid}/evidence", data=form | {"passage": ALTERED})
+        assert refused.status_code == 403 and "nearest text" in refused.text
+
+        table = c.get("/evidence", params={"study": sid})
+        assert table.text.count(LABEL) == 2
+        rows = list(
+            csv.DictReader(
+                io.StringIO(c.get("/api/v1/evidence/export", params={"study": sid}).text)
+            )
+        )
+        assert [r["location"] for r in rows] == [LABEL, LABEL]
+        assert {r["pdf_sha256"] for r in rows} == {sha} and {r["pdf_page"] for r in rows} == {"2"}
+
+    with running.client() as plain:  # no Origin: refused before anything is read
+        body = {"finding": "f", "source": "pdf", "page": 2, "passage": REAL}
+        assert plain.post(f"/api/v1/papers/{pid}/evidence", json=body).status_code == 403
