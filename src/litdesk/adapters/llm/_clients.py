@@ -94,8 +94,8 @@ def shared_clients() -> int:
 @functools.cache
 def openai_tls_context() -> ssl.SSLContext:
     """The TLS context of every OpenAI SDK client of this process, made once by the HTTP
-    library the SDK itself uses (``httpx2`` for openai 2.x and later, ``httpx`` before)
-    with that library's defaults — the trust each SDK client would build for itself.
+    library the SDK itself uses (``httpx2`` for the openai 3.63 installed here, ``httpx`` in
+    older releases) with that library's defaults — the trust each SDK client would build for itself.
     Building one reads the whole CA bundle (about 35 ms of CPU); an ``SSLContext`` is
     shared safely by clients and threads, and holds no credential."""
     import openai
