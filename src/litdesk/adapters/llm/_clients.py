@@ -15,6 +15,7 @@ its SHA-256.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -107,9 +108,24 @@ def openai_tls_context() -> ssl.SSLContext:
     return context
 
 
+@functools.cache
+def _closing_client() -> type:
+    """The SDK's default HTTP client class, closing its pool when collected as the client
+    the SDK makes for itself does (a backend dropped without ``close()`` leaves no socket
+    open)."""
+    import openai
+
+    class ClosingClient(openai.DefaultHttpxClient):
+        def __del__(self) -> None:
+            if self.is_closed:
+                return
+            with contextlib.suppress(Exception):  # as the SDK's own: nothing to report to
+                self.close()
+
+    return ClosingClient
+
+
 def openai_http_client(timeout: float) -> Any:
     """A new HTTP client (its own connection pool) for one OpenAI SDK client, with the SDK's
     defaults and this process's TLS context (:func:`openai_tls_context`)."""
-    import openai
-
-    return openai.DefaultHttpxClient(verify=openai_tls_context(), timeout=timeout)
+    return _closing_client()(verify=openai_tls_context(), timeout=timeout)
