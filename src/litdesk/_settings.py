@@ -482,7 +482,12 @@ class Settings(BaseSettings):
         "that (its process died) another worker resumes the job.",
     )
     jobs_poll_seconds: float = Field(
-        default=1.0, gt=0, le=60, description="Seconds between a job worker's queue checks."
+        default=1.0,
+        gt=0,
+        le=60,
+        description="Seconds between an idle job worker's queue checks, for jobs queued by "
+        "another process (a job queued in this process, or a lease running out, wakes it "
+        "at once).",
     )
     jobs_max_active_per_account: int = Field(
         default=20,

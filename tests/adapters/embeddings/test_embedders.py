@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -173,6 +174,18 @@ def test_use_m3_offline_cross_lingual(use_m3: UseEmbedder) -> None:
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert v[0] @ v[1] > v[0] @ v[2]  # the Portuguese answer is nearer than the Spanish aside
     assert use_m3.embed([]).shape == (0, 512)
+
+
+def test_use_m3_is_loaded_once_per_process(use_m3: UseEmbedder) -> None:
+    """Every App makes its embedder; each loaded USE-m3 again at its first text (1.4 s of
+    CPU). Embedders of one process share the loaded encoder now, and embed the same."""
+    use_m3.embed(["warm"])
+    other = UseEmbedder()
+    started = time.thread_time()
+    vectors = other.embed(["the same text"])
+    assert time.thread_time() - started < 0.5  # no loading (about 1.4 s)
+    assert other.model is use_m3.model
+    assert np.array_equal(vectors, use_m3.embed(["the same text"]))
 
 
 def test_joint_embedder_averages_the_cosines(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from litdesk.adapters.llm import (
     OpenAICompatBackend,
     close_idle_clients,
     make_backend,
+    openai_tls_context,
     shared_clients,
 )
 from litdesk.core.library import Excerpt, check_answer
@@ -270,3 +272,25 @@ def test_closing_an_openai_backend_under_a_running_call_lets_the_call_finish() -
         assert got == ["Held [1]."]
         assert backend._client.is_closed()
         assert len(srv.requests) == 1
+
+
+def test_openai_backends_share_one_tls_context_and_keep_their_own_key(server: str) -> None:
+    """A backend is made per request; each made its SDK client's TLS context anew (the CA
+    bundle read again: about 35 ms of CPU). Now every OpenAI client of the process has the
+    one context, made by the SDK's own HTTP library, while each keeps its key and pool."""
+    _Server.seen, _Server.status = [], 200
+    _Server.reply = _openai_reply("Yes [1].")
+    one = OpenAICompatBackend(base_url=server + "/v1", model="m", api_key="sk-one")
+    two = OpenAICompatBackend(base_url=server + "/v1", model="m", api_key="sk-two")
+    try:
+        pools = [b._client._client._transport._pool for b in (one, two)]
+        assert pools[0] is not pools[1]  # a pool per client
+        assert pools[0]._ssl_context is pools[1]._ssl_context is openai_tls_context()
+        assert openai_tls_context().verify_mode == ssl.CERT_REQUIRED
+        assert openai_tls_context().check_hostname
+        assert one.complete(ChatRequest("s", "u")).text == "Yes [1]."
+        assert two.complete(ChatRequest("s", "u")).text == "Yes [1]."
+        assert [seen["auth"] for seen in _Server.seen] == ["Bearer sk-one", "Bearer sk-two"]
+    finally:
+        one.close()
+        two.close()

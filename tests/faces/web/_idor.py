@@ -130,7 +130,6 @@ def server(team_settings: Settings, cassette: Path) -> Iterator[Served]:
                 "openai_base_url": model.base_url,
                 "openai_api_key": SecretStr("sk-openai-TESTSECRET-idor"),
                 "assist_spacing_seconds": 0,
-                "jobs_poll_seconds": 0.1,
             }
         )
         ids = add_accounts(settings, "ana", "bob")

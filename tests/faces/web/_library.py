@@ -97,7 +97,6 @@ def record_adoption_cassette(settings: Settings, folder: Path) -> None:
 def library_settings(tmp_settings: Settings, **over: Any) -> Settings:
     values: dict[str, Any] = {
         "openalex_api_key": SecretStr("oa-test-key-1"),
-        "jobs_poll_seconds": 0.1,
         "jobs_lease_seconds": 5.0,
         "library_upload_max_bytes": 3_000_000,
     }

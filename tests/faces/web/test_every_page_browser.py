@@ -242,7 +242,6 @@ def _populated(
                 "openai_base_url": model.base_url,
                 "openai_api_key": SecretStr("sk-openai-TESTSECRET-pages"),
                 "assist_spacing_seconds": 0,
-                "jobs_poll_seconds": 0.1,
             }
         )
         app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)

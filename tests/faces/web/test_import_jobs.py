@@ -23,9 +23,7 @@ ZOTERO = "bib/ris/asreview__pubmed_zotero.ris"
 
 @pytest.fixture
 def server(team_settings: Settings, cassette: Path) -> Iterator[TeamServer]:  # noqa: F811
-    settings = team_settings.model_copy(
-        update={"web_import_job_bytes": 50_000, "jobs_poll_seconds": 0.1}
-    )
+    settings = team_settings.model_copy(update={"web_import_job_bytes": 50_000})
     add_accounts(settings, "ana", "bob")
     with team_server(settings, cassette) as running:
         yield running

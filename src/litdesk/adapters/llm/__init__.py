@@ -15,7 +15,7 @@ from ._backends import (
     check_anthropic_base_url,
     make_backend,
 )
-from ._clients import close_idle_clients, shared_clients
+from ._clients import close_idle_clients, openai_tls_context, shared_clients
 from ._probe import PROBE_TIMEOUT, ServerProbe, probe_ollama, probe_openai
 
 __all__ = [
@@ -37,5 +37,6 @@ __all__ = [
     "check_anthropic_base_url",
     "close_idle_clients",
     "make_backend",
+    "openai_tls_context",
     "shared_clients",
 ]

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from litdesk._errors import ConfigError, ExternalError
 from litdesk.core.library import Excerpt, extractive_answer
 
-from ._clients import borrow_anthropic, give_back
+from ._clients import borrow_anthropic, give_back, openai_http_client
 
 __all__ = [
     "ANTHROPIC_API_URL",
@@ -236,7 +236,11 @@ class OpenAICompatBackend:
         self._sdk = openai
         self._base_url = base_url
         self._client = openai.OpenAI(
-            base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout
+            base_url=base_url,
+            api_key=api_key or "not-needed",
+            max_retries=0,
+            timeout=timeout,
+            http_client=openai_http_client(timeout),  # one TLS context per process
         )
         self._model = model
         # close() while a call runs in another thread (a cancelled job stops waiting for

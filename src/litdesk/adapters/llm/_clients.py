@@ -15,12 +15,23 @@ its SHA-256.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import importlib
+import ssl
 import threading
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["borrow_anthropic", "close_idle_clients", "give_back", "shared_clients"]
+__all__ = [
+    "borrow_anthropic",
+    "close_idle_clients",
+    "give_back",
+    "openai_http_client",
+    "openai_tls_context",
+    "shared_clients",
+]
 
 
 @dataclass
@@ -76,3 +87,45 @@ def shared_clients() -> int:
     """How many clients are open (tests)."""
     with _lock:
         return len(_clients)
+
+
+# --- the OpenAI SDK: a client per backend, one TLS context per process ------------------
+
+
+@functools.cache
+def openai_tls_context() -> ssl.SSLContext:
+    """The TLS context of every OpenAI SDK client of this process, made once by the HTTP
+    library the SDK itself uses (``httpx2`` for the openai 3.63 installed here, ``httpx`` in
+    older releases) with that library's defaults — the trust each SDK client would build for itself.
+    Building one reads the whole CA bundle (about 35 ms of CPU); an ``SSLContext`` is
+    shared safely by clients and threads, and holds no credential."""
+    import openai
+
+    library = openai.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]
+    context = importlib.import_module(library).create_ssl_context()
+    if not isinstance(context, ssl.SSLContext):  # pragma: no cover - a changed SDK
+        raise TypeError(f"{library}.create_ssl_context() did not make an ssl.SSLContext")
+    return context
+
+
+@functools.cache
+def _closing_client() -> type:
+    """The SDK's default HTTP client class, closing its pool when collected as the client
+    the SDK makes for itself does (a backend dropped without ``close()`` leaves no socket
+    open)."""
+    import openai
+
+    class ClosingClient(openai.DefaultHttpxClient):
+        def __del__(self) -> None:
+            if self.is_closed:
+                return
+            with contextlib.suppress(Exception):  # as the SDK's own: nothing to report to
+                self.close()
+
+    return ClosingClient
+
+
+def openai_http_client(timeout: float) -> Any:
+    """A new HTTP client (its own connection pool) for one OpenAI SDK client, with the SDK's
+    defaults and this process's TLS context (:func:`openai_tls_context`)."""
+    return _closing_client()(verify=openai_tls_context(), timeout=timeout)

@@ -286,11 +286,31 @@ class JobsRepo:
         ``now + lease_s``; ``None`` when there is none. A job whose worker died more than
         ``max_attempts`` times is failed (and one whose cancel was requested is cancelled)
         instead of being handed out again."""
+        return self.claim_or_lease_end(kinds, worker, lease_s, now, max_attempts)[0]
+
+    def claim_or_lease_end(
+        self, kinds: Sequence[str], worker: str, lease_s: float, now: float, max_attempts: int
+    ) -> tuple[JobRow | None, float | None]:
+        """As :meth:`claim`, and when no job is claimable now, the earliest time (clock
+        seconds) a running job's lease of ``kinds`` runs out (``None``: no job is running)
+        — when a worker should look again, short of a job being queued meanwhile."""
         t = jobs
         with self.store.read() as conn:  # an idle queue costs a read, not the write lock
-            idle = sa.select(t.c.id).where(_claimable(kinds, now)).limit(1)
-            if conn.execute(idle).first() is None:
-                return None
+            soonest = conn.execute(
+                sa.select(
+                    sa.func.min(sa.case((t.c.status == "queued", -1.0), else_=t.c.lease_until))
+                ).where(t.c.kind.in_(list(kinds)), t.c.status.in_(("queued", "running")))
+            ).scalar()
+        if soonest is None:
+            return None, None
+        if float(soonest) >= now:
+            return None, float(soonest)
+        return self._claim(kinds, worker, lease_s, now, max_attempts), None
+
+    def _claim(
+        self, kinds: Sequence[str], worker: str, lease_s: float, now: float, max_attempts: int
+    ) -> JobRow | None:
+        t = jobs
         iso = now_iso(self.clock)
         while True:
             with self.store.write() as conn:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
@@ -224,6 +225,30 @@ class Jobs:
         self.repo = JobsRepo(store, clock=clock)
         self.max_active = max_active
         self.max_attempts = max_attempts
+        self._bells: dict[int, tuple[frozenset[str], Callable[[], None]]] = {}
+        self._bells_lock = threading.Lock()
+
+    # --- this process's workers, told of new work ----------------------------------------
+    def listen(self, kinds: Collection[str], wake: Callable[[], None]) -> Callable[[], None]:
+        """Call ``wake`` whenever a job of ``kinds`` is queued through this object (submitted,
+        or handed back by a stopping worker) — a worker of this process then looks at once
+        instead of at its next poll; jobs queued by another process are still found by
+        polling. Returns the call that stops listening."""
+        key = id(wake)
+        with self._bells_lock:
+            self._bells[key] = (frozenset(kinds), wake)
+
+        def stop() -> None:
+            with self._bells_lock:
+                self._bells.pop(key, None)
+
+        return stop
+
+    def _ring(self, kind: str) -> None:
+        with self._bells_lock:
+            bells = [wake for kinds, wake in self._bells.values() if kind in kinds]
+        for wake in bells:
+            wake()
 
     # --- faces ---------------------------------------------------------------------
     def submit(
@@ -270,6 +295,8 @@ class Jobs:
                 limit=self.max_active,
             )
         view = _view(row)
+        if view.status == "queued":
+            self._ring(kind)
         return view if row.owner == _owner(owner) else _progress_only(view)
 
     def get(self, job_id: str, *, owner: str) -> JobView:
@@ -332,14 +359,24 @@ class Jobs:
     def claim(self, kinds: Sequence[str], worker_id: str, lease_s: float) -> ClaimedJob | None:
         """The oldest queued job of ``kinds`` (or one whose worker's lease expired), now
         held by ``worker_id`` for ``lease_s`` seconds; ``None`` when there is none."""
+        return self.claim_or_lease_end(kinds, worker_id, lease_s)[0]
+
+    def claim_or_lease_end(
+        self, kinds: Sequence[str], worker_id: str, lease_s: float
+    ) -> tuple[ClaimedJob | None, float | None]:
+        """As :meth:`claim`; when none is claimable, also the clock time at which the
+        first running job of ``kinds`` may be taken over (its lease runs out), or ``None``
+        when none is running."""
         if not kinds:
-            return None
+            return None, None
         if not 1 <= lease_s <= 3600:
             raise JobInputInvalid("a job lease lasts 1 to 3600 seconds")
-        row = self.repo.claim(list(kinds), worker_id, lease_s, self.clock.now(), self.max_attempts)
+        row, lease_end = self.repo.claim_or_lease_end(
+            list(kinds), worker_id, lease_s, self.clock.now(), self.max_attempts
+        )
         if row is None:
-            return None
-        return ClaimedJob(
+            return None, lease_end
+        job = ClaimedJob(
             id=row.id,
             kind=row.kind,
             owner=row.owner,
@@ -351,6 +388,7 @@ class Jobs:
             done=row.done,
             total=row.total,
         )
+        return job, None
 
     def progress(
         self,
@@ -402,6 +440,7 @@ class Jobs:
         row = self.repo.end(job.id, job.worker_id, {"status": "queued", "worker": None})
         if row is None:
             raise JobLeaseLost(f"job {job.id} is no longer held by this worker")
+        self._ring(job.kind)
         return _view(row)
 
     def _end(

@@ -57,6 +57,8 @@ _log = logging.getLogger("litdesk.jobs")
 
 DEFAULT_LEASE_SECONDS: Final = 30.0
 DEFAULT_POLL_SECONDS: Final = 1.0
+#: How long after a running job's lease ends an idle worker looks again (seconds).
+_AFTER_LEASE: Final = 0.02
 _CATEGORIES: Final[tuple[tuple[type[LitdeskError], str], ...]] = (
     (InputError, "input"),
     (RefusedError, "refused"),
@@ -235,6 +237,7 @@ class JobRunner:
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._unlisten: Callable[[], None] | None = None
 
     @property
     def running(self) -> bool:
@@ -245,6 +248,7 @@ class JobRunner:
         if self._threads or not self.handlers:
             return
         self._stopping.clear()
+        self._unlisten = self.jobs.listen(self.handlers, self.wake)
         for n in range(self.slots):
             t = threading.Thread(
                 target=self._loop, args=(f"{self.worker_id}/{n}",), name=f"litdesk-jobs-{n}"
@@ -254,11 +258,15 @@ class JobRunner:
             self._threads.append(t)
 
     def wake(self) -> None:
-        """Look for work now (a job was just submitted in this process)."""
+        """Look for work now (a job was just submitted in this process: :class:`Jobs` calls
+        this for every job of this runner's kinds queued through it)."""
         self._wake.set()
 
     def stop(self, timeout: float = 30.0) -> None:
         """Ask running handlers to stop, hand their jobs back to the queue, end the threads."""
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
         self._stopping.set()
         self._wake.set()
         for t in self._threads:
@@ -281,16 +289,31 @@ class JobRunner:
         self._run(job)
 
     def _loop(self, worker_id: str) -> None:
+        """Claim and run jobs until stopped. Idle, a worker waits until woken (a job queued
+        in this process), until the first running job's lease runs out (its worker may have
+        died), or ``poll_s`` (a job queued by another process) — whichever comes first. The
+        wake-up is cleared before the claim, so one arriving during it is not lost."""
+        kinds = list(self.handlers)
+        waited_for: float | None = None  # the lease end the last wait was for
         while not self._stopping.is_set():
+            self._wake.clear()
+            lease_end: float | None = None
             try:
-                job = self.jobs.claim(list(self.handlers), worker_id, self.lease_s)
+                job, lease_end = self.jobs.claim_or_lease_end(kinds, worker_id, self.lease_s)
             except LitdeskError as exc:  # the store is unreachable: try again later
                 _log.warning("job claim failed: %s", exc.message)
                 job = None
             if job is None:
-                self._wake.wait(self.poll_s)
-                self._wake.clear()
+                wait = self.poll_s
+                # just after that lease ends, read on the queue's clock; the same end twice
+                # (a clock that does not move, a test's) waits a poll instead
+                if lease_end is not None and lease_end != waited_for:
+                    left = max(0.0, lease_end - self.jobs.clock.now())
+                    wait = min(wait, left + _AFTER_LEASE)
+                waited_for = lease_end
+                self._wake.wait(wait)
                 continue
+            waited_for = None
             self._run(job)
 
     def _run(self, job: ClaimedJob) -> None:
