@@ -222,7 +222,7 @@ def papers(draw: st.DrawFn) -> object:
         "arxiv_id": f"2{n % 5}0{n % 9 + 1}.{n % 100000:05d}" if draw(maybe) else None,
         "openalex_id": f"W{n}" if draw(maybe) else None,
     }
-    return make_paper(fallback_key=draw(st.text(max_size=8)), **fields)
+    return make_paper(fallback_key="k" + draw(st.text(max_size=7)), **fields)  # never blank
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -246,32 +246,33 @@ def test_whitespace_is_stripped_the_way_pydantic_strips_it() -> None:
     # \x1c-\x1f are whitespace to Python's str.strip but not to pydantic (Rust's trim)
     journal = "\x1c\u3000The Lancet\xa0\x1f"
     assert (
-        make_paper(title="t", journal=journal).journal == Paper(id="REC-A", journal=journal).journal
+        make_paper(title="t", journal=journal, fallback_key="k").journal
+        == Paper(id="REC-A", journal=journal).journal
     )
-    assert make_paper(title="t", journal=journal).journal == "\x1c\u3000The Lancet\xa0\x1f".strip(
-        _paper._TRIM
-    )
+    assert make_paper(
+        title="t", journal=journal, fallback_key="k"
+    ).journal == "\x1c\u3000The Lancet\xa0\x1f".strip(_paper._TRIM)
 
 
 def test_length_limits_count_after_stripping() -> None:
-    ok = make_paper(title="t", volume="  " + "9" * 100 + "\u3000")
+    ok = make_paper(title="t", volume="  " + "9" * 100 + "\u3000", fallback_key="k")
     assert ok.volume == "9" * 100
     with pytest.raises(PaperError) as err:
-        make_paper(title="t", volume="9" * 101)
+        make_paper(title="t", volume="9" * 101, fallback_key="k")
     assert "volume" in err.value.message
 
 
 def test_other_types_are_left_to_pydantic() -> None:
     source = {"provider": "europepmc", "source_url": "http://x.org"}
-    p = make_paper(title="t", abstract_source=source, keywords={"only"})  # dict and set
+    p = make_paper(title="t", abstract_source=source, keywords={"only"}, fallback_key="k")
     assert p.abstract_source == AbstractSource(provider="europepmc")
     assert p.keywords == ("only",)
     with pytest.raises(_paper._Slow):
         _paper._fast_paper({"id": "REC-A", "keywords": {"only"}})
     with pytest.raises(PaperError):
-        make_paper(title="t", year=True)
+        make_paper(title="t", year=True, fallback_key="k")
     with pytest.raises(PaperError):
-        make_paper(title="t", authors="Smith")
+        make_paper(title="t", authors="Smith", fallback_key="k")
 
 
 def test_every_field_has_a_fast_check() -> None:
@@ -348,7 +349,10 @@ def test_a_derived_id_is_primary_id_of_the_raw_identifiers(
         **{name: fields.get(name) for name in ID_FIELDS}, source_id=source_id, fallback=fallback
     )
     try:
-        expected: Paper | PaperError = Paper(**dict(fields, id=expected_id))
+        if expected_id is None:  # no identifier, no fallback key: refused
+            expected: Paper | PaperError = _paper._unkeyed(dict(fields))
+        else:
+            expected = Paper(**dict(fields, id=expected_id))
     except ValidationError as exc:
         expected = PaperError(_paper._summarise(exc), errors=_paper._errors(exc))
     except TypeError:  # primary_id refused a non-str identifier: only pydantic's path

@@ -11,7 +11,7 @@ from litdesk._errors import InputError, NotFoundError, RefusedError
 from litdesk.adapters.store import repo, save_search_run
 from litdesk.core.evidence import FullTextContext
 from litdesk.core.imports import ImportTrace, ParserInfo, RecordTrace, SourceInfo, digest_bytes
-from litdesk.core.records import make_paper
+from litdesk.core.records import PaperError, make_paper
 from litdesk.services.workspace import (
     IdentityConflict,
     Workspace,
@@ -370,3 +370,16 @@ def test_notebook_cannot_be_injected_through_a_licence_url(ws: Workspace):
     md = notebook_markdown("T", [p], notes, [])
     assert "<script>" not in md and "](javascript" not in md
     assert "<https://europepmc.org/articles/PMC777>" in md
+
+
+def test_papers_without_an_identifier_are_never_merged_into_one(ws: Workspace):
+    # before: two papers with no identifier and no fallback key both got the id
+    # "REC-" + hash of "", and the second save merged into the first (one saved paper)
+    with pytest.raises(PaperError) as info:
+        ws.save_paper(make_paper(title="First study", authors=("A, B",)))
+    assert info.value.code == "paper_unkeyed"
+    a = ws.save_paper(make_paper(title="First study", fallback_key="import:1")).paper
+    b = ws.save_paper(make_paper(title="Second study", fallback_key="import:2")).paper
+    assert a.id != b.id
+    with ws.store.read() as conn:
+        assert {r.paper.id for r in repo.list_papers(conn)} == {a.id, b.id}

@@ -17,6 +17,7 @@ __all__ = [
     "PRIMARY_ID_PATTERN",
     "ArxivId",
     "detect_identifier",
+    "fallback_id",
     "normalize_arxiv",
     "normalize_doi",
     "normalize_openalex_id",
@@ -247,13 +248,17 @@ def primary_id(
     arxiv_id: str | None = None,
     doi: str | None = None,
     fallback: str | None = None,
-) -> str:
+) -> str | None:
     """The paper's primary id, by the reference's preference.
 
     ``MED-<pmid>`` whenever a PMID exists (so a paper first seen by PMCID or OpenAlex
     resolves to the same saved identity), then ``PMC-<pmcid>``, then a provider's own
     source id (``PPR-…`` etc.), ``OAX-W…``, ``ARX-<arXiv id>``, ``DOI-<hash of DOI>``,
     and finally ``REC-<hash of fallback>`` (for example a raw record's digest).
+
+    ``None`` when there is no identifier and no fallback (``None``, empty or blank): such
+    a record has no identity of its own, and a shared ``REC-<hash of "">`` would make
+    every such record one paper.
     """
     if pmid and (p := normalize_pmid(pmid)):
         return f"MED-{p}"
@@ -267,7 +272,14 @@ def primary_id(
         return "ARX-" + a.upper().replace("/", "_")
     if doi and (d := normalize_doi(doi)):
         return "DOI-" + _hash_accession(d)
-    return "REC-" + _hash_accession(fallback or "")
+    return fallback_id(fallback)
+
+
+def fallback_id(fallback: str | None) -> str | None:
+    """``REC-<hash of fallback>``; ``None`` when ``fallback`` is ``None``, empty or blank."""
+    if fallback is None or not fallback.strip():
+        return None
+    return "REC-" + _hash_accession(fallback)
 
 
 _PREFIX_SPACE = re.compile(r"^(doi|pmid|pmcid|arxiv)\s*:\s+", re.IGNORECASE)

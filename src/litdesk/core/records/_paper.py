@@ -35,6 +35,7 @@ from litdesk._errors import IntegrityError
 from ._identifiers import (
     PRIMARY_ID_PATTERN,
     _hash_accession,
+    fallback_id,
     normalize_arxiv,
     normalize_doi,
     normalize_openalex_id,
@@ -257,7 +258,10 @@ def make_paper(
 
     ``source_id`` is a provider's own id (``PPR-…``) that ranks after PMID and PMCID;
     ``fallback_key`` (for example a raw record digest) names a paper with no identifier.
-    Raises :class:`PaperError` when a field is invalid.
+    Raises :class:`PaperError` when a field is invalid, and when the paper has neither an
+    identifier (DOI, PMID, PMCID, arXiv, OpenAlex, ``source_id``) nor a ``fallback_key``
+    (code ``paper_unkeyed``): such papers would otherwise share one id, and saving them
+    would silently merge different studies into one.
     """
     return paper_from_fields(fields, source_id=source_id, fallback_key=fallback_key)
 
@@ -277,7 +281,7 @@ def paper_from_fields(
             return _fast_paper(fields, derive_id=True, source_id=source_id, fallback=fallback_key)
         except _Slow:
             pass
-        fields["id"] = primary_id(
+        key = primary_id(
             pmid=fields.get("pmid"),
             pmcid=fields.get("pmcid"),
             source_id=source_id,
@@ -286,10 +290,35 @@ def paper_from_fields(
             doi=fields.get("doi"),
             fallback=fallback_key,
         )
+        if key is None:
+            raise _unkeyed(fields)
+        fields["id"] = key
     try:
         return Paper(**fields)
     except ValidationError as exc:
         raise PaperError(_summarise(exc), errors=_errors(exc)) from None
+
+
+_UNKEYED_MESSAGE: Final = (
+    "a paper needs an identifier (DOI, PMID, PMCID, arXiv, OpenAlex or provider id) "
+    "or a fallback key naming the record it came from; it has neither"
+)
+# any valid primary id: lets pydantic report the fields' own errors first
+_PLACEHOLDER_ID: Final = "REC-" + "0" * 24
+
+
+def _unkeyed(fields: dict[str, Any]) -> PaperError:
+    """The error for a paper with no identity: the fields' own errors when there are any
+    (a malformed DOI is the thing to fix), else ``paper_unkeyed``."""
+    try:
+        Paper(**dict(fields, id=_PLACEHOLDER_ID))
+    except ValidationError as exc:
+        return PaperError(_summarise(exc), errors=_errors(exc))
+    return PaperError(
+        _UNKEYED_MESSAGE,
+        code="paper_unkeyed",
+        errors=[{"field": "id", "message": _UNKEYED_MESSAGE}],
+    )
 
 
 def read_paper(data: object) -> Paper:
@@ -575,7 +604,10 @@ def _fast_paper(
             raise _Slow("unknown field")
         values[name] = check(value)
     if derive_id:
-        values["id"] = _derived_id(values, source_id, fallback)
+        key = _derived_id(values, source_id, fallback)
+        if key is None:
+            raise _Slow("no identifier and no fallback key")  # the slow path words the error
+        values["id"] = key
         shape = (*fields, "id")
     elif "id" not in fields:
         raise _Slow("id missing")
@@ -590,7 +622,7 @@ def _fast_paper(
     return paper
 
 
-def _derived_id(values: dict[str, Any], source_id: str | None, fallback: str | None) -> str:
+def _derived_id(values: dict[str, Any], source_id: str | None, fallback: str | None) -> str | None:
     """:func:`primary_id` of checked (normalised) identifiers, without normalising again."""
     if values["pmid"]:
         return _f_id("MED-" + values["pmid"])
@@ -605,7 +637,7 @@ def _derived_id(values: dict[str, Any], source_id: str | None, fallback: str | N
     # "<source>-" and 24 upper-case hex digits: a primary id as it stands
     if values["doi"]:
         return "DOI-" + _hash_accession(values["doi"])
-    return "REC-" + _hash_accession(fallback or "")
+    return fallback_id(fallback)
 
 
 # One fields set per shape (the names given): a Paper is frozen, pydantic copies the set
