@@ -27,6 +27,8 @@ from litdesk.core.library import (
     strip_running_lines,
 )
 
+from ._page_cache import PAGE_TEXTS
+
 __all__ = [
     "MAX_PDF_BYTES",
     "MAX_PAGES",
@@ -160,9 +162,18 @@ def read_pages(path: Path) -> list[str]:
 
 def read_pages_digest(path: Path) -> tuple[str, list[str]]:
     """The hex SHA-256 of the PDF's bytes and the raw text of every page, both from the
-    one read of those bytes (the digest names exactly the file whose text was read)."""
+    one read of those bytes (the digest names exactly the file whose text was read).
+
+    The bytes are read and hashed on every call; the pages' text of bytes with that
+    digest parsed lately is reused (:data:`PAGE_TEXTS`, a few PDFs, bounded)."""
     data = _read_pdf_bytes(path)
-    return hashlib.sha256(data).hexdigest(), _page_texts(path, _parse(path, data))
+    digest = hashlib.sha256(data).hexdigest()
+    cached = PAGE_TEXTS.get(digest)
+    if cached is not None:
+        return digest, cached
+    pages = _page_texts(path, _parse(path, data))
+    PAGE_TEXTS.put(digest, pages)
+    return digest, pages
 
 
 def _page_texts(path: Path, doc: pdfium.PdfDocument) -> list[str]:
