@@ -111,3 +111,31 @@ def test_pdf_evidence_over_the_api_and_the_reader_form(running: Running) -> None
     with running.client() as plain:  # no Origin: refused before anything is read
         body = {"finding": "f", "source": "pdf", "page": 2, "passage": REAL}
         assert plain.post(f"/api/v1/papers/{pid}/evidence", json=body).status_code == 403
+
+
+def test_a_page_with_another_source_is_refused_by_the_api_and_ignored_by_the_form(
+    running: Running,
+) -> None:
+    """The API refuses a ``page`` (or ``pdf``) sent with a source other than the PDF: a
+    client that sent one meant a PDF passage, and dropping it would record the passage
+    unchecked. The reader's form ignores them (its page field stays filled with the page the
+    viewer showed when the person switches to another source)."""
+    with running.writer() as c:
+        sid, pid, sha = _paper(c)
+        body = {"finding": "External", "source": "external", "location": "Table 2",
+                "study": sid, "passage": REAL}  # fmt: skip
+        for extra in ({"page": 2}, {"pdf": sha}):
+            refused = c.post(f"/api/v1/papers/{pid}/evidence", json=body | extra)
+            assert refused.status_code == 422, refused.text
+            said = refused.json()
+            assert said["code"] == "validation", said
+            assert 'go with source "pdf"' in said["message"]
+            assert 'not with source "external"' in said["message"]
+        assert c.get(f"/api/v1/papers/{pid}").json()["evidence"] == []  # nothing recorded
+        form = {"csrf_token": c.headers["x-csrf-token"], "source": "external", "page": "2",
+                "pdf": sha, "location": "Table 2", "study": sid, "passage": REAL,
+                "field.finding": "External", "block": "", "snapshot": ""}  # fmt: skip
+        posted = c.post(f"/paper/{pid}/evidence", data=form)
+        assert posted.status_code == 303, posted.text
+        [rec] = c.get(f"/api/v1/papers/{pid}").json()["evidence"]
+        assert rec["source"] == "external" and "pdf" not in rec, rec
