@@ -20,6 +20,7 @@ import pytest
 from tests.faces.web._server import Running, epmc_record, write_cassette
 
 QUERY = "whole malaria"
+FAILING = "whole failing"
 
 
 def _body(records: list[dict[str, Any]], total: int, next_cursor: str | None) -> bytes:
@@ -38,6 +39,8 @@ def whole_cassette(folder: Path) -> None:
     write_cassette(folder, QUERY, _body(first[:20], 160, "W1"), **kw)  # the search page
     write_cassette(folder, QUERY, _body(first, 160, "W2"), limit=100, **kw)
     write_cassette(folder, QUERY, _body(second, 160, None), limit=100, cursor="W2", **kw)
+    error = json.dumps({"errMsg": "internal error"}).encode()  # a walk whose first page fails
+    write_cassette(folder, FAILING, error, status=500, limit=100, **kw)
 
 
 @pytest.fixture
@@ -247,3 +250,22 @@ def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_pa
     rounds.wait_for()
     assert "Update round 1" in rounds.inner_text()
     pg.screenshot(path=str(shots / "whole-search-study.png"), full_page=True)
+
+
+def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> None:
+    """A lane whose first page failed retrieved nothing: the job's page says it failed and
+    why (the lane's stored message), not "0 of unknown"."""
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Failing review"}).json()["id"]
+        body = {"q": FAILING, "provider": ["europepmc"], "cap": 100}
+        r = c.post(f"/api/v1/studies/{sid}/searches", json=body)
+        assert r.status_code == 202, r.text
+        job_id = r.json()["job"]["id"]
+        done = watch(c, job_id)
+        [lane] = done["job"]["result"]["searches"][0]["lanes"]
+        assert lane["state"] == "failed" and lane["retrieved"] == 0 and lane["message"], lane
+        html = c.get(f"/study-search-jobs/{job_id}").text
+        assert "of unknown" not in html and " 0 of " not in html
+        [item] = [li.split("</li>")[0] for li in html.split('<li class="lane-failed">')[1:]]
+        assert "<strong>failed</strong>:" in item, item
+        assert lane["notice"] in item or lane["message"] in item, item
