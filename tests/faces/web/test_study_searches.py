@@ -269,3 +269,43 @@ def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> Non
         [item] = [li.split("</li>")[0] for li in html.split('<li class="lane-failed">')[1:]]
         assert "<strong>failed</strong>:" in item, item
         assert lane["notice"] in item or lane["message"] in item, item
+
+
+@pytest.mark.slow
+def test_browser_prisma_page_on_a_phone_in_the_dark(
+    browser: Any, running: Running, tmp_path: Path
+) -> None:
+    """At 420 px in dark mode the PRISMA 2020 table of a Study with an update round names
+    each number's round beside it (the column headers are out of sight), and the flow
+    diagrams are drawn light on dark (the SVG files themselves stay black on white)."""
+    shots = Path(os.environ.get("SCREENSHOT_DIR", str(tmp_path)))
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Phone review"}).json()["id"]
+        body = {"q": QUERY, "provider": ["europepmc"], "cap": 10_000}
+        started = c.post(f"/api/v1/studies/{sid}/searches", json=body)
+        assert watch(c, started.json()["job"]["id"])["exit_status"] == 0
+        updated = c.post(f"/api/v1/studies/{sid}/update")
+        assert updated.status_code == 202, updated.text
+        assert watch(c, updated.json()["job"]["id"])["exit_status"] == 0
+        columns = c.get(f"/api/v1/studies/{sid}/prisma").json()["prisma_2020"]["table"]["columns"]
+        assert len(columns) == 3, columns  # two rounds and their total
+        svg = c.get(f"/study/{sid}/prisma.svg").text
+        assert 'fill="#fff" stroke="#000"' in svg  # the file: black on white, for papers
+    context = browser.new_context(viewport={"width": 420, "height": 900}, color_scheme="dark")
+    try:
+        pg = context.new_page()
+        pg.goto(f"{running.base}/study/{sid}/prisma")
+        row = pg.locator("#prisma-2020-table tbody tr").first
+        row.wait_for()
+        labels = row.locator("td").evaluate_all(
+            "tds => tds.map(td => getComputedStyle(td, '::before').content)"
+        )
+        assert labels == [f'"{c}"' for c in columns], labels
+        cells = row.locator("td").all()
+        assert all(cell.is_visible() and cell.bounding_box()["x"] < 420 for cell in cells)
+        for img in ("#prisma-flow", "#prisma-2020-flow"):
+            shown = pg.locator(img).evaluate("i => getComputedStyle(i).filter")
+            assert "invert" in shown, (img, shown)
+        pg.screenshot(path=str(shots / "prisma-420-dark.png"), full_page=True)
+    finally:
+        context.close()
