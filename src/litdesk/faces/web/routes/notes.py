@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from litdesk.core.vocab import MAX_LINKED_SUBJECTS
 from litdesk.services.app import App
@@ -205,9 +206,11 @@ class EvidenceBody(EvidenceFields):
     def _only_with_the_pdf(cls, value: object, info: ValidationInfo) -> object:
         source = info.data.get("source")
         if value is not None and source != "pdf":
-            raise ValueError(
-                f'a page and a PDF go with source "pdf" (a passage from the paper\'s PDF), '
-                f'not with source "{source}": leave them out or send source "pdf"'
+            raise PydanticCustomError(  # the message as it is (no "Value error, ")
+                "pdf_only",
+                'a page and a PDF go with source "pdf" (a passage from the paper\'s PDF), '
+                'not with source "{source}": leave them out or send source "pdf"',
+                {"source": str(source)},
             )
         return value
 
