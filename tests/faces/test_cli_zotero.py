@@ -35,9 +35,12 @@ def test_import_and_push_as_ris(run, fixtures_dir: Path, tmp_path: Path) -> None
     data = str(fixtures_dir / "zotero" / "zotero-6-papis")
     out = run("zotero", "import", data, "--study", "Papis")
     said = " ".join(out.output.split())
-    assert "schema 121" in said and "added 5" in said
+    assert "schema 121" in said and "added 5" in said and "4 PDFs attached, 4 new" in said
     again = json.loads(run("zotero", "import", data, "--study", "Papis", "--json").output)
     assert (again["added"], again["unchanged"], again["pdfs_attached"]) == (0, 5, 4)
+    assert again["pdfs_new"] == 0  # attached by the first import: none new
+    said = " ".join(run("zotero", "import", data, "--study", "Papis").output.split())
+    assert "4 PDFs attached, 0 new" in said
     run("paper", "status", "10.1002/ggge.20071", "read")
     ris = tmp_path / "back.ris"
     refused = run("zotero", "push", "Papis", "--ris", str(ris), code=3, stdin="n\n")

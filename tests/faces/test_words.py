@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from litdesk.faces._words import day, lane_label, num, plural, when
+from litdesk.faces._words import dates, day, lane_label, num, plural, when
 
 
 def test_dates_read_like_a_person_writes_them() -> None:
@@ -20,6 +20,20 @@ def test_dates_read_like_a_person_writes_them() -> None:
     assert day("2026-12-05") == "5 Dec 2026"
     assert when("2026-12-05") == "5 Dec 2026"
     assert when("not a date") == "not a date" and when(None) == ""
+
+
+def test_a_reports_dates_carry_the_time_only_where_a_day_has_two_moments() -> None:
+    """``dates``: never relative, never ISO; the time only where two different moments of
+    the list share a (local) day; one moment given twice (a run's lanes) is one."""
+    a, b = "2026-11-30T10:00:00+00:00", "2026-11-30T10:20:00+00:00"
+    same_day = day(a) == day(b)  # in any time zone but one with a day boundary between
+    shown = dates([a, a, b, "2026-12-05", "not a date", None])
+    assert shown[3:] == ["5 Dec 2026", "not a date", ""]
+    if same_day:
+        assert shown[0] == shown[1] == when(a, relative=False) != day(a)
+        assert shown[2] == when(b, relative=False) and shown[0] != shown[2]
+    assert dates([a, a]) == [day(a), day(a)]  # one moment on its day: the date alone
+    assert all("T" not in d and "ago" not in d for d in shown)
 
 
 def test_numbers_and_plurals_agree() -> None:

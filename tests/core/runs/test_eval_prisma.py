@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -161,3 +163,37 @@ def test_metric_bounds_property(ids, grades, k):
         assert s.precision is None and s.ndcg is None  # unjudged, never 0
     if s.recall is not None:
         assert 0 <= s.recall <= 1
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch):
+    """Dates are read in the machine's local time: UTC here, so the words are known."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_prisma_report_dates_read_as_dates_with_the_time_where_a_day_has_two(utc):
+    """PRISMA-S Markdown and HTML show "30 Nov 2026", not the stored ISO timestamp; two
+    searches of one day carry their time so that they can be told apart (the lanes of
+    one run are one search: one moment)."""
+    morning = discovery_run(run_id="run1")
+    afternoon = replace(discovery_run(run_id="run2"), retrieved_at="2026-11-30T15:30:09Z")
+    later = replace(discovery_run(run_id="run3"), retrieved_at="2026-12-02T08:00:00+00:00")
+    imported = ImportSource("imp1", "scopus.ris (ris)", "2026-12-01T09:12:44+00:00", ())
+    report = build_prisma("Malaria review", [morning, afternoon, later], [imported])
+    md = prisma_markdown(report)
+    rows = [line for line in md.splitlines() if "| Europe PMC, keyword search |" in line]
+    assert [r.split(" | ")[6] for r in rows] == [
+        "30 Nov 2026, 10:00",
+        "30 Nov 2026, 15:30",
+        "2 Dec 2026",
+    ], rows
+    assert "| imp1 | scopus.ris (ris) | 1 Dec 2026 | 0 |" in md
+    page = prisma_html(report)
+    for text in (md, page):
+        assert not re.search(r"\d{4}-\d\d-\d\dT", text), text  # no ISO timestamp left
+    assert "<td>30 Nov 2026, 15:30</td>" in page and "<td>2 Dec 2026</td>" in page
+    assert "<td>1 Dec 2026</td>" in page

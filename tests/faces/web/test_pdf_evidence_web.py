@@ -11,6 +11,7 @@ import csv
 import io
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
 
 from litdesk.faces.web import create_app
+from litdesk.services.app import open_app_sync
 
 pytestmark = pytest.mark.fixtures
 
@@ -111,3 +113,72 @@ def test_pdf_evidence_over_the_api_and_the_reader_form(running: Running) -> None
     with running.client() as plain:  # no Origin: refused before anything is read
         body = {"finding": "f", "source": "pdf", "page": 2, "passage": REAL}
         assert plain.post(f"/api/v1/papers/{pid}/evidence", json=body).status_code == 403
+
+
+def test_a_page_with_another_source_is_refused_by_the_api_and_ignored_by_the_form(
+    running: Running,
+) -> None:
+    """The API refuses a ``page`` (or ``pdf``) sent with a source other than the PDF: a
+    client that sent one meant a PDF passage, and dropping it would record the passage
+    unchecked. The reader's form ignores them (its page field stays filled with the page the
+    viewer showed when the person switches to another source)."""
+    with running.writer() as c:
+        sid, pid, sha = _paper(c)
+        body = {"finding": "External", "source": "external", "location": "Table 2",
+                "study": sid, "passage": REAL}  # fmt: skip
+        for extra in ({"page": 2}, {"pdf": sha}):
+            refused = c.post(f"/api/v1/papers/{pid}/evidence", json=body | extra)
+            assert refused.status_code == 422, refused.text
+            said = refused.json()
+            assert said["code"] == "validation", said
+            assert 'go with source "pdf"' in said["message"]
+            assert 'not with source "external"' in said["message"]
+        assert c.get(f"/api/v1/papers/{pid}").json()["evidence"] == []  # nothing recorded
+        form = {"csrf_token": c.headers["x-csrf-token"], "source": "external", "page": "2",
+                "pdf": sha, "location": "Table 2", "study": sid, "passage": REAL,
+                "field.finding": "External", "block": "", "snapshot": ""}  # fmt: skip
+        posted = c.post(f"/paper/{pid}/evidence", data=form)
+        assert posted.status_code == 303, posted.text
+        [rec] = c.get(f"/api/v1/papers/{pid}").json()["evidence"]
+        assert rec["source"] == "external" and "pdf" not in rec, rec
+
+
+@pytest.mark.slow
+def test_browser_reader_form_with_the_viewers_page_and_another_source(
+    browser: Any, running: Running, tmp_settings: Any
+) -> None:
+    """The reader opened from the PDF viewer has its page (and the PDF) filled; the person
+    picks "External" instead: the form (which the reader's script posts to the API) leaves
+    the page and the PDF out, and the evidence is recorded, not refused."""
+    with running.writer() as c:
+        sid, pid, _ = _paper(c)
+
+    def with_an_abstract() -> None:  # the reader's script runs where there is text to read
+        with open_app_sync(tmp_settings) as app:  # the same store as the server's
+            ws = app.workspace()
+            with ws.transaction() as conn:
+                ws.update_paper_in(conn, ws.paper(pid).paper.model_copy(update={"abstract": REAL}))
+
+    with ThreadPoolExecutor(1) as pool:  # outside the browser's event loop
+        pool.submit(with_an_abstract).result()
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(f"{running.base}/paper/{pid}?pdf_page=2&study={sid}")
+        pg.locator("#ev-src-external").wait_for(state="attached")
+        assert pg.locator("#highlight-form").count() == 1  # the script posts the form
+        assert pg.locator("#ev-page").input_value() == "2"
+        if not pg.locator("#ev-passage").is_visible():  # the form folded in its details
+            pg.locator("#evidence-form").locator("xpath=ancestor::details/summary").click()
+        pg.fill("#ev-passage", REAL)
+        pg.fill("#ev-finding", "15 people")
+        pg.check("#ev-src-external")
+        pg.fill("#ev-location", "Table 1")
+        with pg.expect_response(lambda r: r.url.endswith(f"/api/v1/papers/{pid}/evidence")) as r:
+            pg.click("#evidence-form button[type=submit]")
+        assert r.value.status == 200, r.value.text()
+    finally:
+        context.close()
+    with running.writer() as c:
+        [rec] = c.get(f"/api/v1/papers/{pid}").json()["evidence"]
+        assert (rec["source"], rec["location"]) == ("external", "Table 1") and "pdf" not in rec

@@ -18,6 +18,7 @@ from xml.etree import ElementTree
 import pytest
 from tests.faces.web._server import Running
 
+from litdesk.core.words import day
 from litdesk.services.app import open_app_sync
 from litdesk.services.screening import ImportDecisionsRequest
 
@@ -62,6 +63,11 @@ def test_prisma_2020_api_page_and_downloads(running: Running, tmp_settings: Any)
         assert report["prisma_2020"]["rounds"] == flow["rounds"]  # extended, one set of numbers
         html = c.get(f"/study/{sid}/prisma").text
         assert 'id="prisma-2020-table"' in html and "every check holds" in html
+        # the import's date as a date ("6 Dec 2026"), not "just now" nor the ISO timestamp
+        (imported,) = report["imports"]
+        assert f'data-label="Imported">{day(imported["date"])}</td>' in html
+        for text in (html, c.get(f"/study/{sid}/prisma/export", params={"format": "md"}).text):
+            assert imported["date"] not in text and "just now" not in text
         assert "wrong outcome" in html and "<b>blockers</b>" not in html
         svg = c.get(f"/study/{sid}/prisma-2020.svg")
         assert svg.headers["content-type"].startswith("image/svg+xml")

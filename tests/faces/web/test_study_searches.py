@@ -20,6 +20,7 @@ import pytest
 from tests.faces.web._server import Running, epmc_record, write_cassette
 
 QUERY = "whole malaria"
+FAILING = "whole failing"
 
 
 def _body(records: list[dict[str, Any]], total: int, next_cursor: str | None) -> bytes:
@@ -38,6 +39,8 @@ def whole_cassette(folder: Path) -> None:
     write_cassette(folder, QUERY, _body(first[:20], 160, "W1"), **kw)  # the search page
     write_cassette(folder, QUERY, _body(first, 160, "W2"), limit=100, **kw)
     write_cassette(folder, QUERY, _body(second, 160, None), limit=100, cursor="W2", **kw)
+    error = json.dumps({"errMsg": "internal error"}).encode()  # a walk whose first page fails
+    write_cassette(folder, FAILING, error, status=500, limit=100, **kw)
 
 
 @pytest.fixture
@@ -247,3 +250,62 @@ def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_pa
     rounds.wait_for()
     assert "Update round 1" in rounds.inner_text()
     pg.screenshot(path=str(shots / "whole-search-study.png"), full_page=True)
+
+
+def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> None:
+    """A lane whose first page failed retrieved nothing: the job's page says it failed and
+    why (the lane's stored message), not "0 of unknown"."""
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Failing review"}).json()["id"]
+        body = {"q": FAILING, "provider": ["europepmc"], "cap": 100}
+        r = c.post(f"/api/v1/studies/{sid}/searches", json=body)
+        assert r.status_code == 202, r.text
+        job_id = r.json()["job"]["id"]
+        done = watch(c, job_id)
+        [lane] = done["job"]["result"]["searches"][0]["lanes"]
+        assert lane["state"] == "failed" and lane["retrieved"] == 0 and lane["message"], lane
+        html = c.get(f"/study-search-jobs/{job_id}").text
+        assert "of unknown" not in html and " 0 of " not in html
+        [item] = [li.split("</li>")[0] for li in html.split('<li class="lane-failed">')[1:]]
+        assert "<strong>failed</strong>:" in item, item
+        assert lane["notice"] in item or lane["message"] in item, item
+
+
+@pytest.mark.slow
+def test_browser_prisma_page_on_a_phone_in_the_dark(
+    browser: Any, running: Running, tmp_path: Path
+) -> None:
+    """At 420 px in dark mode the PRISMA 2020 table of a Study with an update round names
+    each number's round beside it (the column headers are out of sight), and the flow
+    diagrams are drawn light on dark (the SVG files themselves stay black on white)."""
+    shots = Path(os.environ.get("SCREENSHOT_DIR", str(tmp_path)))
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Phone review"}).json()["id"]
+        body = {"q": QUERY, "provider": ["europepmc"], "cap": 10_000}
+        started = c.post(f"/api/v1/studies/{sid}/searches", json=body)
+        assert watch(c, started.json()["job"]["id"])["exit_status"] == 0
+        updated = c.post(f"/api/v1/studies/{sid}/update")
+        assert updated.status_code == 202, updated.text
+        assert watch(c, updated.json()["job"]["id"])["exit_status"] == 0
+        columns = c.get(f"/api/v1/studies/{sid}/prisma").json()["prisma_2020"]["table"]["columns"]
+        assert len(columns) == 3, columns  # two rounds and their total
+        svg = c.get(f"/study/{sid}/prisma.svg").text
+        assert 'fill="#fff" stroke="#000"' in svg  # the file: black on white, for papers
+    context = browser.new_context(viewport={"width": 420, "height": 900}, color_scheme="dark")
+    try:
+        pg = context.new_page()
+        pg.goto(f"{running.base}/study/{sid}/prisma")
+        row = pg.locator("#prisma-2020-table tbody tr").first
+        row.wait_for()
+        labels = row.locator("td").evaluate_all(
+            "tds => tds.map(td => getComputedStyle(td, '::before').content)"
+        )
+        assert labels == [f'"{c}"' for c in columns], labels
+        cells = row.locator("td").all()
+        assert all(cell.is_visible() and cell.bounding_box()["x"] < 420 for cell in cells)
+        for img in ("#prisma-flow", "#prisma-2020-flow"):
+            shown = pg.locator(img).evaluate("i => getComputedStyle(i).filter")
+            assert "invert" in shown, (img, shown)
+        pg.screenshot(path=str(shots / "prisma-420-dark.png"), full_page=True)
+    finally:
+        context.close()

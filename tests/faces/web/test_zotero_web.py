@@ -22,10 +22,14 @@ def test_zotero_page_form_and_api(running: Running, fixtures_dir: Path) -> None:
         done = c.post("/zotero/import", data=form)
         assert done.status_code == 200, done.text
         assert 'id="count-added">5<' in done.text and 'id="count-pdfs">4<' in done.text
+        assert 'id="count-pdfs-new">4<' in done.text
         again = c.post("/api/v1/zotero/imports", json={"data_dir": data, "study": "Papis"})
         assert again.status_code == 200, again.text
         body = again.json()
         assert (body["added"], body["unchanged"], body["schema_version"]) == (0, 5, 121)
+        assert (body["pdfs_attached"], body["pdfs_new"]) == (4, 0)  # all of them, none new
+        shown = c.post("/zotero/import", data=form)
+        assert 'id="count-pdfs">4<' in shown.text and 'id="count-pdfs-new">0<' in shown.text
         missing = c.post("/zotero/import", data={**form, "data_dir": "/no/such/zotero"})
         assert missing.status_code == 404 and 'id="zotero-error"' in missing.text
         bad = c.post("/api/v1/zotero/imports", json={"data_dir": data, "study": " "})

@@ -30,7 +30,7 @@ def test_real_directory_imports_into_one_study(fixtures_dir: Path, tmp_settings)
         )
         assert view.schema_version == 121
         assert (view.added, view.updated, view.unchanged) == (5, 0, 0)
-        assert view.pdfs_attached == 4 and view.full_text_caches == 4
+        assert (view.pdfs_attached, view.pdfs_new, view.full_text_caches) == (4, 4, 4)
         assert view.problems == ()
         (study,) = view.studies
         assert study.name == "Papis" and study.papers == 5 and study.created
@@ -46,6 +46,7 @@ def test_real_directory_imports_into_one_study(fixtures_dir: Path, tmp_settings)
             ZoteroImportRequest(data_dir=str(data), study="Papis"), owner=app.owner
         )
         assert (again.added, again.updated, again.unchanged) == (0, 0, 5)
+        assert (again.pdfs_attached, again.pdfs_new) == (4, 0)  # the total, none new
         assert len(app.workspace().papers(study="Papis")) == 5
         assert len(app.pdfs.corpus().files) == 4
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
+from litdesk.core.words import dates
 
 from ._run import SearchRun
 
@@ -346,14 +347,19 @@ def prisma_markdown(report: PrismaReport) -> str:
             "| Already in the Study | Changed | Retracted since |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        lines += ["| " + " | ".join(_md(x) for x in _round_cells(r)) + " |" for r in report.rounds]
+        shown = dates([r.date for r in report.rounds])
+        lines += [
+            "| " + " | ".join(_md(x) for x in _round_cells(r, d)) + " |"
+            for r, d in zip(report.rounds, shown, strict=True)
+        ]
         lines.append("")
     lines += ["## Database searches", ""]
     lines.append(
         "| Round | Database | Lane | Strategy as run | Filters | Limit | Date | Status | Records |"
     )
     lines.append("|---|---|---|---|---|---|---|---|---|")
-    for s in report.searches:
+    searched = dates([s.date for s in report.searches])
+    for s, when in zip(report.searches, searched, strict=True):
         filters = ", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))
         lines.append(
             "| "
@@ -366,7 +372,7 @@ def prisma_markdown(report: PrismaReport) -> str:
                     s.strategy or "(none)",
                     filters,
                     s.limit,
-                    s.date,
+                    when,
                     s.status,
                     s.records,
                 )
@@ -376,8 +382,10 @@ def prisma_markdown(report: PrismaReport) -> str:
     lines += ["", "## Imported records", ""]
     if report.imports:
         lines += ["| Import | Source | Date | Records |", "|---|---|---|---|"]
+        imported = dates([d for _, _, d, _ in report.imports])
         lines += [
-            f"| {_md(i)} | {_md(label)} | {_md(d)} | {n} |" for i, label, d, n in report.imports
+            f"| {_md(i)} | {_md(label)} | {_md(d)} | {n} |"
+            for (i, label, _, n), d in zip(report.imports, imported, strict=True)
         ]
     else:
         lines.append("None.")
@@ -400,10 +408,11 @@ _ROUNDS_NOTE = (
 )
 
 
-def _round_cells(r: SearchRound) -> tuple[object, ...]:
+def _round_cells(r: SearchRound, date: str) -> tuple[object, ...]:
+    """A round's row; ``date``: its date for people (:func:`litdesk.core.words.dates`)."""
     return (
         round_label(r.round),
-        r.date,
+        date,
         r.searches,
         r.records,
         r.new,
@@ -474,22 +483,23 @@ def prisma_html(report: PrismaReport) -> str:
                 f"<code>{_e(s.strategy)}</code>",
                 _e(", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))),
                 _e(s.limit),
-                _e(s.date),
+                _e(when),
                 _e(s.status),
                 _e(s.records),
             )
         )
         + "</tr>"
-        for s in report.searches
+        for s, when in zip(report.searches, dates([s.date for s in report.searches]), strict=True)
     )
+    imported = dates([d for _, _, d, _ in report.imports])
     imports = "".join(
         f"<tr><td>{_e(i)}</td><td>{_e(label)}</td><td>{_e(d)}</td><td>{n}</td></tr>"
-        for i, label, d, n in report.imports
+        for (i, label, _, n), d in zip(report.imports, imported, strict=True)
     )
     notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
     round_rows = "".join(
-        "<tr>" + "".join(f"<td>{_e(x)}</td>" for x in _round_cells(r)) + "</tr>"
-        for r in report.rounds
+        "<tr>" + "".join(f"<td>{_e(x)}</td>" for x in _round_cells(r, d)) + "</tr>"
+        for r, d in zip(report.rounds, dates([r.date for r in report.rounds]), strict=True)
     )
     rounds = (
         f"<h2>Search rounds</h2><p>{_e(_ROUNDS_NOTE)}</p><table><tr><th>Round</th>"

@@ -9,9 +9,19 @@ from typing import TYPE_CHECKING
 from litdesk._exports import lazy_exports
 
 if TYPE_CHECKING:  # each name is imported from its module on first use
-    from ._format import day, lane_label, num, plural, when
+    from ._format import dates, day, lane_label, num, plural, when
     from ._names import file_name, import_label, run_label
 
-__all__ = ["day", "file_name", "import_label", "lane_label", "num", "plural", "run_label", "when"]
+__all__ = [
+    "dates",
+    "day",
+    "file_name",
+    "import_label",
+    "lane_label",
+    "num",
+    "plural",
+    "run_label",
+    "when",
+]
 
 __getattr__ = lazy_exports(__name__, __file__, globals())

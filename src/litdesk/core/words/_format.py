@@ -7,11 +7,12 @@ separators; a count and its noun agree (``1 saved search``, ``2 saved searches``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 
 from litdesk.core.providers import lane_label
 
-__all__ = ["day", "lane_label", "num", "plural", "when"]
+__all__ = ["dates", "day", "lane_label", "num", "plural", "when"]
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -74,6 +75,25 @@ def when(value: object, *, now: datetime | None = None, relative: bool = True) -
         if timedelta(0) <= age < timedelta(hours=24):
             return plural(int(age.total_seconds() // 3600), "hour") + " ago"
     return f"{day(moment)}, {moment:%H:%M}"
+
+
+def dates(values: Sequence[object]) -> list[str]:
+    """The dates of a list of moments (a report's searches): each as :func:`day`
+    (``5 Dec 2026``), with the time (``5 Dec 2026, 10:14``) where two different moments of
+    the list fall on the same day, so that they can be told apart. Never relative (a
+    report is read later); text that is not a date is returned as it is."""
+    parsed = [_parse(v) for v in values]
+    moments: dict[date, set[datetime]] = {}
+    for p in parsed:
+        if isinstance(p, datetime):
+            local = _local(p)
+            moments.setdefault(local.date(), set()).add(local)
+    return [
+        when(v, relative=False)
+        if isinstance(p, datetime) and len(moments[_local(p).date()]) > 1
+        else day(v)
+        for v, p in zip(values, parsed, strict=True)
+    ]
 
 
 def num(value: object) -> str:

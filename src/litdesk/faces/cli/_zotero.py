@@ -38,8 +38,8 @@ def _show(view: ZoteroImportView) -> None:
     console.print(
         f"added {view.added}, updated {view.updated}, unchanged {view.unchanged}; "
         f"notes added {view.notes_added}, updated {view.notes_changed} (changed in Zotero); "
-        f"PDFs attached {view.pdfs_attached} "
-        f"({view.full_text_caches} with Zotero's full text)",
+        f"{plural(view.pdfs_attached, 'PDF')} attached, {num(view.pdfs_new)} new "
+        f"({num(view.full_text_caches)} with Zotero's full text)",
         markup=False,
         highlight=False,
     )

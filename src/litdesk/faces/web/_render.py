@@ -37,6 +37,9 @@ def _env() -> Environment:
     env.filters.update(
         when=_words.when,
         day=_words.day,
+        # {{ (rows | map(attribute="date") | list | dates)[i] }}: a report's dates, the time
+        # only where two moments share a day (never "3 minutes ago" in a report)
+        dates=_words.dates,
         num=_words.num,
         plural=_words.plural,
         lane_label=_words.lane_label,

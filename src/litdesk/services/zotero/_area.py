@@ -343,9 +343,9 @@ class ZoteroArea:
                 sources_changed(conn, study_id)
         _standalone(lib, set(run.new_links), run.problems)
         items_done = {i.key: i for items in plan.studies.values() for i in items}
-        pdfs = caches = 0
+        pdfs = caches = new_pdfs = 0
         if request.pdfs:  # the library's files and index: after the import committed
-            pdfs, caches = self._place_pdfs(
+            pdfs, new_pdfs, caches = self._place_pdfs(
                 lib, items_done, run.papers_of, base_dir, run.problems, run.unchanged_keys
             )
         current = {i.key for i in lib.items}
@@ -377,6 +377,7 @@ class ZoteroArea:
             notes_unchanged=run.notes_unchanged,
             notes_changed=run.notes_changed,
             pdfs_attached=pdfs,
+            pdfs_new=new_pdfs,
             full_text_caches=caches,
             problems=tuple(run.problems),
         )
@@ -593,7 +594,9 @@ class ZoteroArea:
         base_dir: Path | None,
         problems: list[ItemProblem],
         unchanged: set[str],
-    ) -> tuple[int, int]:
+    ) -> tuple[int, int, int]:
+        """The PDFs attached (all the library's usable files), those new to this import
+        (not attached from the same file before) and those with Zotero's full text."""
         placer = PdfPlacer(self._pdfs, lib.library)
         placed = caches = 0
         for item in items.values():
@@ -626,4 +629,4 @@ class ZoteroArea:
             name = next((n for n in placer.items if problem.startswith(n + " ")), "")
             key, title = placer.items.get(name, ("", ""))
             problems.append(ItemProblem(key, title, problem))
-        return placed, caches
+        return placed, placer.new, caches

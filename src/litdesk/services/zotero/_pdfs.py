@@ -9,6 +9,7 @@ library's hash cache and the paper's record is adopted for it (lookup ``zotero:<
 
 from __future__ import annotations
 
+import filecmp
 import os
 import shutil
 from pathlib import Path
@@ -55,6 +56,8 @@ class PdfPlacer:
         self.problems: list[str] = []
         #: each placed name's item (key, title)
         self.items: dict[str, tuple[str, str]] = {}
+        #: files linked by this import that were not linked from the same source before
+        self.new = 0
 
     def place(
         self,
@@ -78,13 +81,18 @@ class PdfPlacer:
         target = self.folder / name
         self.items[name] = (item_key, paper.title)
         _link(full_text, target.with_name(name + FULL_TEXT_CACHE))
+        there = False  # attached before: linked to ``source`` (or a copy of its bytes)
         if target.is_symlink() or target.exists():
             linked = target.is_symlink() and Path(os.readlink(target)) == source
+            there = linked or (
+                not target.is_symlink() and filecmp.cmp(target, source, shallow=False)
+            )
             if linked and not fresh:
                 self._known = True
                 return name
             if not linked:
                 target.unlink()
+        self.new += 0 if there else 1
         if not target.exists():
             try:
                 target.symlink_to(source)

@@ -73,7 +73,10 @@ class ZoteroImportView:
     #: notes changed in Zotero since the last import: their litdesk notes are updated in
     #: place with the new text (matched by the note's link; never added a second time)
     notes_changed: int
+    #: the library's PDFs attached to their papers (all of them, on an import again too)
     pdfs_attached: int
+    #: of those, the ones this import attached for the first time
+    pdfs_new: int
     full_text_caches: int
     problems: tuple[ItemProblem, ...]
 

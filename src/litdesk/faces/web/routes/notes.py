@@ -9,7 +9,8 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from litdesk.core.vocab import MAX_LINKED_SUBJECTS
 from litdesk.services.app import App
@@ -187,12 +188,31 @@ class EvidenceFields(BaseModel):
 
 
 class EvidenceBody(EvidenceFields):
+    """The JSON API's evidence: a ``page`` or ``pdf`` with another source than ``pdf`` is
+    refused (422), never dropped — a client that sent one meant a PDF passage. (The
+    reader's form, :class:`EvidenceFields`, ignores them then: its page field keeps the
+    page the PDF viewer showed while the person picks another source, as the form's other
+    fields that do not apply to the chosen source are left out of the request.)"""
+
     values: dict[str, FieldValue] = Field(
         default_factory=dict,
         max_length=60,
         description="Values by the key of a field of the Study's form (see "
         "/api/v1/studies/{ref}/form); without a Study, the six default fields.",
     )
+
+    @field_validator("page", "pdf")
+    @classmethod
+    def _only_with_the_pdf(cls, value: object, info: ValidationInfo) -> object:
+        source = info.data.get("source")
+        if value is not None and source != "pdf":
+            raise PydanticCustomError(  # the message as it is (no "Value error, ")
+                "pdf_only",
+                'a page and a PDF go with source "pdf" (a passage from the paper\'s PDF), '
+                'not with source "{source}": leave them out or send source "pdf"',
+                {"source": str(source)},
+            )
+        return value
 
 
 @api.post(

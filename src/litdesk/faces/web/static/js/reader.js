@@ -234,8 +234,13 @@ export function installReader() {
   evForm.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = { values: {} };
-    for (const [k, v] of new FormData(evForm).entries()) {
+    const posted = new FormData(evForm);
+    // the page and the PDF go with a passage from the PDF only (the API refuses them with
+    // another source); the page field keeps the viewer's page when another source is picked
+    const pdfOnly = posted.get("source") !== "pdf";
+    for (const [k, v] of posted.entries()) {
       if (k === "csrf_token" || v === "") continue;
+      if (pdfOnly && (k === "page" || k === "pdf")) continue;
       if (k.startsWith("field.")) data.values[k.slice(6)] = v; // the Study's form fields
       else if (k === "subjects") (data.subjects ||= []).push(v); // linked subjects: a list
       else data[k] = v;
