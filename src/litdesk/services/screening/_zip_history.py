@@ -351,9 +351,7 @@ def read_history(body: bytes) -> tuple[list[HistoryEvent], list[tuple[int, str]]
     events: list[HistoryEvent] = []
     skipped: list[tuple[int, str]] = []
     seen: set[int] = set()
-    limit = csv.field_size_limit()
-    try:
-        csv.field_size_limit(_MAX_CELL)
+    try:  # csv's own cell limit (128 KiB) is process-wide: left as it is, checked here
         header = next(reader, None)
         if header is None or tuple(header[: len(HISTORY_COLUMNS)]) != HISTORY_COLUMNS:
             raise HistoryFileError("the screening history does not have its columns")
@@ -366,6 +364,11 @@ def read_history(body: bytes) -> tuple[list[HistoryEvent], list[tuple[int, str]]
                 )
             if not any(cells):
                 continue
+            if any(len(c) > _MAX_CELL for c in cells):
+                raise HistoryFileError(
+                    f"the screening history has a cell over {_MAX_CELL:,} characters "
+                    f"near line {line}"
+                )
             made = _event(dict(zip(HISTORY_COLUMNS, cells, strict=False)), line, seen)
             if isinstance(made, str):
                 skipped.append((line, made))
@@ -376,8 +379,6 @@ def read_history(body: bytes) -> tuple[list[HistoryEvent], list[tuple[int, str]]
         raise HistoryFileError(
             f"the screening history could not be read near line {reader.line_num}: {str(exc)[:120]}"
         ) from None
-    finally:
-        csv.field_size_limit(limit)
     names = {(e.reviewer, e.reviewer_kind) for e in events}
     if len(names) > MAX_REVIEWERS:
         raise HistoryFileError(
