@@ -183,6 +183,10 @@ class SearchView:
                 "cursor": self.cursor,
             },
             "partial_failure": bool(failed) and len(failed) < len(lanes),
+            # the databases that failed were never asked: each refused the query itself
+            # (Crossref and a Boolean query), so none "did not answer"
+            "only_refused": bool(failed)
+            and all(lane["status"] == "unsupported" for lane in failed),
             "all_failed": len(failed) == len(lanes),
             "reused": run["reuse"],
             "studies": self.studies,
