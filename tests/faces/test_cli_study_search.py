@@ -102,3 +102,47 @@ def test_update_exit_statuses(env: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert code == 4, out
     # the account's own cap is the one spent (the lab-wide cap is separate since issue 29)
     assert "today's allowance of 1 calls for this owner is spent" in out
+
+
+def test_a_boolean_whole_search_names_its_lanes_and_figures_as_run(
+    env: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A librarian's Boolean search added whole over three databases (the walk of issue
+    walk9): Semantic Scholar runs it on its bulk (Boolean) search, so the preview, the round
+    and PRISMA-S name that lane, as the search page does; PRISMA-S's notes give the
+    databases' names and the figures as the rest of the report does (not "semanticscholar",
+    "70498" or "0 of None"), and each database's Limit is the cap, not the sum of caps."""
+    s2 = (
+        fixtures_dir / "providers/semanticscholar/paper-search-turing-title-offset0.json"
+    ).read_bytes()
+    pages = RealCancerPages(fixtures_dir)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.semanticscholar.org":
+            assert request.url.path.endswith("/paper/search/bulk")
+            return httpx.Response(200, content=s2)
+        return pages(request)
+
+    serve(monkeypatch, handler)
+    assert invoke("study", "new", "Knee")[0] == 0
+    query = '"Osteoarthritis, Knee" AND ("stem cell" OR mesenchymal)'
+    providers = "europepmc,semanticscholar,crossref"
+    code, out, err = invoke(
+        "study", "add-search", "Knee", query, "-p", providers, "--cap", "50", "--yes"
+    )
+    assert code == 3, out + err  # Crossref refuses a Boolean query: a partial search
+    assert "Semantic Scholar, Boolean search: 70,498 records" in out  # the preview
+    assert "Semantic Scholar, Boolean search: capped, 50 of 70,498" in out  # the round
+    assert "relevance search" not in out
+    code, report, err = invoke("report", "prisma", "--study", "Knee")
+    assert code == 0, report + err
+    rows = [ln for ln in report.splitlines() if ln.startswith("| first search |") and "sort=" in ln]
+    assert len(rows) == 3
+    assert all(row.split(" | ")[-4] == "50" for row in rows), rows  # Limit: the cap per lane
+    assert "| Semantic Scholar, Boolean search |" in report
+    assert (
+        "Note: Semantic Scholar (search): capped, 50 of 70,498 records retrieved (cap 50 per lane)"
+        in report
+    )
+    assert "Note: Crossref (search): failed, 0 of unknown records retrieved" in report
+    assert "of None" not in report and "semanticscholar (search)" not in report

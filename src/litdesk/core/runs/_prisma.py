@@ -170,6 +170,14 @@ class PrismaReport:
         }
 
 
+def _lane_limit(run: SearchRun) -> int:
+    """The records each database of ``run`` was asked for at most (a row's *Limit*): the
+    run's candidate limit is the sum over its lanes (providers × ``--limit``, lanes × 50,
+    a whole search's lanes × its cap), so one lane's is its share — before, every row of a
+    six-database whole search capped at 50 said 300."""
+    return run.candidate_limit // max(1, len(run.lanes))
+
+
 def build_prisma(
     study: str,
     runs: Sequence[SearchRun],
@@ -216,7 +224,7 @@ def build_prisma(
                     lane.lane,
                     lane.executed_query,
                     run.definition.filters.to_dict(),
-                    run.candidate_limit,
+                    _lane_limit(run),
                     run.retrieved_at,
                     lane.status,
                     lane.returned if lane.status == "ok" else 0,

@@ -13,6 +13,7 @@ from litdesk.adapters.files import read_bounded
 from litdesk.adapters.formats import dumps as dump_papers
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo
 from litdesk.adapters.store import whole_searches as whole
+from litdesk.core.providers import display_name
 from litdesk.core.runs import (
     Evaluation,
     ImportSource,
@@ -157,6 +158,13 @@ def _search_rounds(rounds: list[whole.RoundRow]) -> tuple[SearchRound, ...]:
     return tuple(out)
 
 
+def _figure(value: object) -> str:
+    """A count as the report writes it (``70,498``); an unknown one is ``unknown``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return "unknown"
+
+
 def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
     """A Study's whole searches as PRISMA-S notes: each capped or partial lane (each
     round's own figures are its row in the report's search rounds)."""
@@ -165,10 +173,14 @@ def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
         report = r.report or {}
         for lane in report.get("lanes", []):
             if isinstance(lane, dict) and lane.get("state") != "complete":
+                # the database's name and figures as the rest of the report gives them
+                # (before: "semanticscholar …, 50 of 70498", a failed lane "0 of None")
                 out.append(
-                    f"{lane.get('provider')} ({'round ' + str(r.round) if r.round else 'search'}): "
-                    f"{lane.get('state')}, {lane.get('retrieved')} of {lane.get('total')} "
-                    f"records retrieved (cap {lane.get('cap')} per lane)"
+                    f"{display_name(str(lane.get('provider')))} "
+                    f"({'round ' + str(r.round) if r.round else 'search'}): "
+                    f"{lane.get('state')}, {_figure(lane.get('retrieved'))} of "
+                    f"{_figure(lane.get('total'))} records retrieved "
+                    f"(cap {_figure(lane.get('cap'))} per lane)"
                     + (f": {lane.get('message')}" if lane.get("message") else "")
                 )
     return tuple(out)

@@ -117,10 +117,23 @@ def whole_lanes(definition: RunDefinition) -> list[tuple[str, str]]:
     for provider in providers:
         lanes = provider_spec(provider).search_lanes("keyword")
         if lanes:
-            out.append((provider, lanes[0].name))
+            out.append((provider, _lane_run(provider, definition, lanes[0].name)))
     if not out:
         raise WholeSearchRefused("no provider of this search pages its results", code="whole_none")
     return out
+
+
+def _lane_run(provider: str, definition: RunDefinition, first: str) -> str:
+    """The lane the provider's first page really runs on: a Boolean query goes to Semantic
+    Scholar's bulk search, not its relevance search (the run, the preview and PRISMA-S name
+    the lane that was asked); ``first`` when the query cannot be compiled there."""
+    try:
+        compiled = compile_search(
+            provider, definition.query, definition.filters, limit=PAGE_SIZE, mode="keyword"
+        )
+    except CompileRefused:
+        return first
+    return compiled.lane or first
 
 
 def lane_requests(provider: str, total: int | None, cap: int) -> int:
