@@ -146,3 +146,33 @@ def test_a_boolean_whole_search_names_its_lanes_and_figures_as_run(
     )
     assert "Note: Crossref (search): failed, 0 of unknown records retrieved" in report
     assert "of None" not in report and "semanticscholar (search)" not in report
+
+
+def test_the_preview_counts_every_request_it_spent(
+    env: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PubMed's total takes two requests (esearch, then efetch): the preview says it spent
+    three with Europe PMC beside it, as the allowance counted them (it said two)."""
+    efetch = (fixtures_dir / "providers/pubmed/efetch-pubmed-12091962-9997.xml").read_bytes()
+    esearch = json.dumps(
+        {"esearchresult": {"count": "2", "retmax": "1", "retstart": "0", "idlist": ["9997"]}}
+    ).encode()
+    pages = RealCancerPages(fixtures_dir)
+    sent: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.path)
+        if request.url.path.endswith("esearch.fcgi"):
+            return httpx.Response(200, content=esearch)
+        if request.url.path.endswith("efetch.fcgi"):
+            return httpx.Response(200, content=efetch)
+        return pages(request)
+
+    serve(monkeypatch, handler)
+    assert invoke("study", "new", "Counted")[0] == 0
+    code, out, err = invoke(
+        "study", "add-search", "Counted", "cancer", "-p", "europepmc,pubmed", "--json", input="n\n"
+    )
+    assert code == 0, out + err
+    assert len(sent) == 3
+    assert json.loads(out)["preview"]["spent"] == 3

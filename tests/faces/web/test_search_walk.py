@@ -1,7 +1,8 @@
 """What a new user meets on the search page (the walk of issue walk9): a Boolean search over
 several databases where one of them refuses the query (Crossref has no Boolean search) is
 not told that databases "did not answer" — that one was never asked; and with no Study yet,
-"Keep this search" says how to get one instead of offering an empty list to choose from."""
+"Keep this search" says how to get one instead of offering an empty list to choose from;
+"Add all results" of several databases does not promise the fused shortlist's count."""
 
 from __future__ import annotations
 
@@ -51,3 +52,6 @@ def test_a_refused_lane_is_not_a_database_that_did_not_answer(
     _, html = _serve(settings, folder)
     assert 'id="keep-no-study"' not in html
     assert 'action="/runs/' in html and "Tumour growth review" in html
+    # "all" of a search over several databases is each one's total (up to the cap), not
+    # the run's fused shortlist (the walk's six databases: "Add all 139 results")
+    assert "Add all results (each database" in html and "Add all 3 results" not in html

@@ -76,8 +76,9 @@ class WholeSearches:
             except CompileRefused as exc:
                 problem = exc.reason
             else:
-                outcome = (await service.execute(compiled, None))[0][0]
-                spent += 1
+                results = await service.execute(compiled, None)
+                spent += len(results)  # PubMed: esearch and efetch, two of the allowance
+                outcome = results[0][0]
                 if outcome.status == "ok" and outcome.page is not None:
                     total = outcome.page.total
                 else:
