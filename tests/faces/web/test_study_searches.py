@@ -134,6 +134,7 @@ def test_whole_search_pages_without_javascript(running: Running) -> None:
         assert done["job"]["result"]["searches"][0]["lanes"][0]["state"] == "capped"
         html = c.get(job_page).text
         assert "capped" in html and "Round 0" in html and "Pages review" in html
+        assert '<span id="job-outcome">every database complete or capped</span>' in html
         study = c.get(f"/study/{sid}").text
         assert 'id="search-rounds"' in study and "Added: whole malaria" in study
         assert 'id="study-update"' in study
@@ -269,6 +270,9 @@ def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> Non
         [item] = [li.split("</li>")[0] for li in html.split('<li class="lane-failed">')[1:]]
         assert "<strong>failed</strong>:" in item, item
         assert lane["notice"] in item or lane["message"] in item, item
+        # the outcome in words, not only the scheduler's exit status (issue walk9)
+        assert done["exit_status"] == 3
+        assert '<span id="job-outcome">partial: a database failed or stopped early' in html
 
 
 @pytest.mark.slow
