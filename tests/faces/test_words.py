@@ -50,6 +50,11 @@ def test_lanes_are_named_by_database_and_kind() -> None:
     assert lane_label("openalex-semantic") == "OpenAlex, meaning search"
     assert lane_label("pubmed-lookup") == "PubMed, look-up by identifier"
     assert lane_label("some-future-lane") == "some-future-lane"
+    # a trace attempt refused before any request carries the bare provider (the CLI's
+    # trace said "crossref unsupported" between "Europe PMC, keyword search ok" lines)
+    assert lane_label("crossref") == "Crossref" and lane_label("semanticscholar") == (
+        "Semantic Scholar"
+    )
 
 
 @given(st.integers(min_value=-(10**12), max_value=10**12))

@@ -296,8 +296,12 @@ _ROLE_WORDS: Final[Mapping[str, str]] = MappingProxyType(
 def lane_label(lane: str) -> str:
     """A lane named for people: ``europepmc-keyword`` → ``Europe PMC, keyword search``.
 
+    A bare provider name (the lane of a trace attempt whose query the provider refused
+    before any request, ``crossref``) is the provider's name for people (``Crossref``).
     Unknown lanes are returned as they are (a trace from a newer version still reads)."""
     for spec in _SPECS:
+        if spec.name == lane:
+            return spec.display_name
         for known in spec.lanes:
             if known.name == lane:
                 words = _ROLE_WORDS.get(known.role, known.role.replace("-", " "))
