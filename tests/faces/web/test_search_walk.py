@@ -42,6 +42,8 @@ def test_a_refused_lane_is_not_a_database_that_did_not_answer(
     assert statuses == {"europepmc-keyword": "ok", "crossref-keyword": "unsupported"}
     assert data["partial_failure"] is True and data["only_refused"] is True
     assert "Some databases did not answer" not in html
+    # the databases' legend is advice, not a state: with six ticked it said "none chosen"
+    assert "none chosen" not in html and "leave all unticked for the mode" in html
     assert "Some databases cannot run this query" in html
     assert "Crossref has no Boolean search" in html  # the lane's own reason, in its box
     # no Study yet: no empty list to choose from, but the way to one
