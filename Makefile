@@ -45,15 +45,18 @@ node: node_modules/.installed
 ## and wheels for the dev and vocabulary extras).
 SETUP_SECONDS ?= 250
 RUN_SERVE := $(filter serve,$(firstword $(RUN_ARGS)))
+## the address the echo names: litdesk's default, unless ARGS gives --port or --host (then
+## litdesk's own first line says where it serves)
+RUN_AT := $(if $(filter --port% --host%,$(RUN_ARGS)),,at http://127.0.0.1:8765 )
 run:
 	@if ! $(MAKE) --no-print-directory -q setup 2>/dev/null; then \
 	  echo "Setting up litdesk in $(VENV) (first run: about $(SETUP_SECONDS) s; later runs: none) …"; \
 	  $(MAKE) --no-print-directory setup || exit 1; fi
 ifeq ($(RUN_SERVE),serve)
-	@echo "Opening your own workspace ($(VENV)/bin/litdesk $(RUN_ARGS)) at http://127.0.0.1:8765 …"
+	@echo "Opening your own workspace ($(VENV)/bin/litdesk $(RUN_ARGS)) $(RUN_AT)…"
 	$(VENV)/bin/litdesk $(RUN_ARGS)
 else
-	@echo "Opening the demo workspace at http://127.0.0.1:8765 … (your own workspace: make run ARGS=serve or $(VENV)/bin/litdesk serve)"
+	@echo "Opening the demo workspace $(RUN_AT)… (your own workspace: make run ARGS=serve or $(VENV)/bin/litdesk serve)"
 	@$(VENV)/bin/litdesk serve --demo $(RUN_ARGS)
 endif
 

@@ -13,6 +13,8 @@ to that file.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -114,3 +116,24 @@ def test_the_readme_says_how_many_processes_make_test_uses() -> None:
     assert said and said.group(1) == default, (
         f"README: {line!r}; Makefile: TEST_WORKERS ?= {default}"
     )
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_run_names_the_address_it_serves() -> None:
+    """``make run`` (the README's first command) names litdesk's default address, and no
+    address when ARGS moves it (``ARGS="--port 8838"`` said 8765 before litdesk said 8838)."""
+
+    def echoed(*args: str) -> str:
+        out = subprocess.run(
+            ["make", "-n", "run", *args],
+            check=True,
+            cwd=README.parent,
+            capture_output=True,
+            text=True,
+        )
+        (line,) = [x for x in out.stdout.splitlines() if "Opening the demo workspace" in x]
+        return line
+
+    assert "at http://127.0.0.1:8765" in echoed()
+    assert "8765" not in echoed("ARGS=--port 8838")
+    assert "8765" not in echoed("ARGS=--host=::1")
