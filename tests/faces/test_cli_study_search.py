@@ -176,3 +176,26 @@ def test_the_preview_counts_every_request_it_spent(
     assert code == 0, out + err
     assert len(sent) == 3
     assert json.loads(out)["preview"]["spent"] == 3
+
+
+def test_an_empty_page_before_the_total_is_a_partial_lane(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database that answers an empty page with its total not reached stopped early: the
+    lane is partial, and says so (it was 'complete, 100 of 160'), exit status 3."""
+    full = GeneratedSearch(160)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if "cursorMark=c100" in str(request.url):  # the second page comes back empty
+            body = {"version": "6.9", "hitCount": 160, "resultList": {"result": []}}
+            return httpx.Response(200, content=json.dumps(body).encode())
+        return full(request)
+
+    serve(monkeypatch, handler)
+    assert invoke("study", "new", "Early stop")[0] == 0
+    code, out, err = invoke(
+        "study", "add-search", "Early stop", "malaria", "-p", "europepmc", "--yes"
+    )
+    assert code == 3, out + err
+    assert "Europe PMC, keyword search: partial, 100 of 160" in out, out
+    assert "empty page after 100 of 160 records" in out

@@ -256,6 +256,16 @@ async def _page_lane(
             out.stopped = True
             return
         cursor = page.next_cursor
+        short = lane.total is not None and len(lane.papers) < min(lane.total, lane.cap)
+        if not page.papers and short:
+            # an empty page before the database's own total (arXiv's API does this now and
+            # then): the lane stopped early, which "complete" would hide from PRISMA-S
+            lane.state, lane.message = (
+                "partial",
+                f"the database returned an empty page after {len(lane.papers):,} of "
+                f"{lane.total:,} records; the next update asks again",
+            )
+            return
         if not page.papers or cursor is None:
             break
     over = lane.total is not None and lane.total > len(lane.papers)
