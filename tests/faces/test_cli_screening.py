@@ -118,12 +118,21 @@ def test_screen_a_study_from_the_terminal(run, fixtures_dir: Path) -> None:
     said = run("screen", "progress", "Gambling").stdout
     assert "needs an include" not in said and "its first training is queued" in said
     assert "litdesk screen retrain" in said
-    card = _json(run, "screen", "next", "Gambling", "--order", "ranked")
+    card = _json(run, "screen", "next", "Gambling", "--order", "ranked", "--no-retrain")
     assert card["order"]["label"] == "random (no model yet: its first training is queued)"
-    model = _json(run, "screen", "retrain", "Gambling")
-    assert model["state"] == "ready" and model["version"] == 1 and model["trained_on"] == 2
+    # the Study's default order (original here) needs no model: nothing is trained for it
+    assert _json(run, "screen", "next", "Gambling")["order"]["mode"] == "original"
+    assert _json(run, "screen", "progress", "Gambling")["model"]["state"] == "none"
+    # without a server, `screen next` in the ranked order trains the queued model first
     ranked = _json(run, "screen", "next", "Gambling", "--order", "ranked")
     assert ranked["order"]["label"].startswith("ranked by model v1 trained on 2 decisions")
+    model = _json(run, "screen", "retrain", "Gambling")  # nothing queued: the model stands
+    assert model["state"] == "ready" and model["version"] == 1 and model["trained_on"] == 2
+    # a decision queues the next retrain; `screen next` runs it (ranked: the Study's order now)
+    run("screen", "configure", "Gambling", "--order", "ranked")
+    run("screen", "decide", "Gambling", ranked["record_key"], "exclude")
+    again = _json(run, "screen", "next", "Gambling")
+    assert again["order"]["label"].startswith("ranked by model v2 trained on 3 decisions")
 
 
 def test_clear_errors_and_exit_statuses(run, fixtures_dir: Path) -> None:

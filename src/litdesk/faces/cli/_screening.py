@@ -252,6 +252,14 @@ def next_cmd(
         typer.Option("--order", help="ranked, random or original (default: the Study's)."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Draws the random order.")] = 1,
+    retrain: Annotated[
+        bool,
+        typer.Option(
+            "--retrain/--no-retrain",
+            help="Run the model's queued retrain here first (the CLI has no background "
+            "worker), so that the ranked order follows the decisions so far.",
+        ),
+    ] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Show the next record for you to screen (its title, abstract, members, the order)."""
@@ -260,6 +268,11 @@ def next_cmd(
     with sync_app() as app:
         request = NextRequest(study, parse_stage(stage), order, seed)  # type: ignore[arg-type]
         view = app.screening.next(request, owner=app.owner)
+        model = view.order.model
+        stale = model.state == "retraining" or (model.state == "none" and model.due)
+        if retrain and stale and view.order.wants_model and not view.done:
+            app.screening.work_retrain(study, request.stage, owner=app.owner, embed=False)
+            view = app.screening.next(request, owner=app.owner)
     if as_json:
         emit_json(view.to_dict())
     else:

@@ -62,7 +62,7 @@ from ._requests import (
     StudyScreenRequest,
     UndoRequest,
 )
-from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner, screening_record
+from ._retrain import RETRAIN_KIND, Retrainer, encoder_texts, retrain_owner
 from ._state import StageState, stage_items, stage_state
 from ._team_area import TeamScreening
 from ._vectors import EMBED_KIND, SentenceRows, embed_owner
@@ -119,7 +119,7 @@ class ScreeningArea(TeamScreening):
         self.clock = clock
         self._wake = wake
         self.cache = StudyCache(store)
-        self.rows = SentenceRows(store, self.cache, _texts, embedder)
+        self.rows = SentenceRows(store, self.cache, encoder_texts, embedder)
         self.rows.on_stored = self._rows_stored
         self.rows.requeue = self._more_rows
         self.retrainer = Retrainer(
@@ -545,7 +545,7 @@ class ScreeningArea(TeamScreening):
                 label = f"random (no model yet: {model.waiting_for})"
             else:
                 label = f"random (seed {seed})"
-            described = CardOrder("random", label, model, seed)
+            described = CardOrder("random", label, model, seed, wants_model=order == "ranked")
             ordered = self._order(
                 (ctx.study.id, fp, "random", seed),
                 lambda: sorted(keys, key=lambda k: random_key(seed, k)),
@@ -558,6 +558,7 @@ class ScreeningArea(TeamScreening):
             + f" ({model.name}"
             + (", retraining)" if model.state == "retraining" else ")"),
             model,
+            wants_model=True,
         )
         floor = float("-inf")
         ordered = self._order(
@@ -748,28 +749,37 @@ class ScreeningArea(TeamScreening):
 
     # -- the retrain job ------------------------------------------------------------------
 
-    def work_retrain(self, study: str, stage: Stage, *, owner: str) -> ModelState:
+    def work_retrain(
+        self, study: str, stage: Stage, *, owner: str, embed: bool = True
+    ) -> ModelState:
         """Run the stage's queued retrain in this thread (the CLI without a server, tests,
         benches) — with the hand-over model, the Study's embedding job first when a record
-        has no row yet (so that the retrain reads the rows): the model as it then stands."""
+        has no row yet (``embed=False``: the retrain only; the hand-over falls back to the
+        default model until every record has its row): the model as it then stands."""
         with self.store.read() as conn:
             row, _ = self._study(conn, study, owner, "read")
             config, _ = self._config(conn, row.id)
-        if (
-            config.model == HANDOVER_MODEL
-            and self.rows.embedder is not None
-            and self.rows.rows(row.id, self.cache.screen_set(row.id)) is None
-        ):
-            self._want_rows(row.id)
-            embedding = JobRunner(
-                self.jobs, {EMBED_KIND: self.rows.handler()}, lease_s=self._lease_s
+        if not embed:
+            retrain = JobRunner(
+                self.jobs, {RETRAIN_KIND: self.retrainer.handler()}, lease_s=self._lease_s
             )
-            self._run_jobs(embedding, ((EMBED_KIND, embed_owner(row.id)),))
-        runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
-        self._run_jobs(
-            runner,
-            ((EMBED_KIND, embed_owner(row.id)), (RETRAIN_KIND, retrain_owner(row.id, stage))),
-        )
+            self._run_jobs(retrain, ((RETRAIN_KIND, retrain_owner(row.id, stage)),))
+        else:
+            if (
+                config.model == HANDOVER_MODEL
+                and self.rows.embedder is not None
+                and self.rows.rows(row.id, self.cache.screen_set(row.id)) is None
+            ):
+                self._want_rows(row.id)
+                embedding = JobRunner(
+                    self.jobs, {EMBED_KIND: self.rows.handler()}, lease_s=self._lease_s
+                )
+                self._run_jobs(embedding, ((EMBED_KIND, embed_owner(row.id)),))
+            runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
+            self._run_jobs(
+                runner,
+                ((EMBED_KIND, embed_owner(row.id)), (RETRAIN_KIND, retrain_owner(row.id, stage))),
+            )
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model
@@ -784,11 +794,6 @@ class ScreeningArea(TeamScreening):
         ):
             if not runner.run_once():
                 break
-
-
-def _texts(screen: ScreenSet) -> list[str]:
-    """What the sentence encoder reads of each item: title and abstract, in the set's order."""
-    return [screening_record(screen, i).text for i in range(len(screen.groups))]
 
 
 def _as_parts(area: ScreeningArea) -> AreaParts:

@@ -49,6 +49,7 @@ __all__ = [
     "RETRAIN_KIND",
     "Retrainer",
     "TrainResult",
+    "encoder_texts",
     "retrain_owner",
     "screening_record",
 ]
@@ -228,3 +229,8 @@ class Retrainer:
             return dict(self.run(str(params["study_id"]), stage, ctx))
 
         return run
+
+
+def encoder_texts(screen: ScreenSet) -> list[str]:
+    """What the sentence encoder reads of each item: title and abstract, in the set's order."""
+    return [screening_record(screen, i).text for i in range(len(screen.groups))]

@@ -200,16 +200,22 @@ class ModelState:
 @dataclass(frozen=True, slots=True)
 class CardOrder:
     """The order a card was chosen in: ``mode`` (``ranked``, ``random``, ``original``;
-    ``record``: chosen by key), in words, the model then in force, and the random order's
-    seed."""
+    ``record``: chosen by key), in words, the model then in force, the random order's
+    seed, and whether the ranked order was asked for (``wants_model``: also when there is
+    no model yet and the order fell back to random)."""
 
     mode: str
     label: str
     model: ModelState
     seed: int | None = None
+    wants_model: bool = False
 
     def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"mode": self.mode, "model": self.model.to_dict()}
+        out: dict[str, object] = {
+            "mode": self.mode,
+            "model": self.model.to_dict(),
+            "wants_model": self.wants_model,
+        }
         out["label"] = self.label
         if self.seed is not None:
             out["seed"] = self.seed
