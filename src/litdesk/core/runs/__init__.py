@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         prisma_markdown,
         prisma_svg,
     )
+    from ._rounds import StudyRounds, instant, study_rounds
     from ._run import (
         COVERAGES,
         LANE_PROVIDER,
@@ -106,6 +107,7 @@ __all__ = [
     "RunScores",
     "SearchRound",
     "SearchRun",
+    "StudyRounds",
     "bibliography",
     "build_prisma",
     "build_run",
@@ -113,6 +115,7 @@ __all__ = [
     "Evaluation",
     "evaluate",
     "freeze_run",
+    "instant",
     "make_manifest",
     "manifest_papers",
     "prisma_html",
@@ -126,6 +129,7 @@ __all__ = [
     "read_run",
     "reuse_run",
     "score_run",
+    "study_rounds",
 ]
 
 __getattr__ = lazy_exports(__name__, __file__, globals())
