@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         prisma_html,
         prisma_markdown,
         prisma_svg,
+        round_label,
     )
     from ._rounds import StudyRounds, instant, study_rounds
     from ._run import (
@@ -128,6 +129,7 @@ __all__ = [
     "read_manifest",
     "read_run",
     "reuse_run",
+    "round_label",
     "score_run",
     "study_rounds",
 ]

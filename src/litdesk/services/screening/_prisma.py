@@ -39,7 +39,7 @@ from litdesk.core.screening import (
     Verdict,
     prisma_round,
 )
-from litdesk.core.words import day
+from litdesk.core.words import dates
 from litdesk.services.dedup import WorkingGroup
 
 __all__ = [
@@ -137,11 +137,11 @@ class RoundPlan:
 def round_labels(rounds: Sequence[whole_searches.RoundRow]) -> RoundPlan:
     """The flow's columns from the Study's whole searches: "Initial search", then
     "Update N (6 Dec 2026)" for each update round (the day its first whole search was
-    committed; machine output keeps the ISO times)."""
+    committed, with the time when two updates share a day: "6 Dec 2026, 13:16"; machine
+    output keeps the ISO times)."""
     plan = study_rounds((r.run_id, r.round, r.created_at) for r in rounds)
-    labels = ["Initial search"] + [
-        f"Update {i} ({day(at)})" for i, (_, at) in enumerate(plan.began, start=1)
-    ]
+    shown = dates([at for _, at in plan.began])  # with the time when two share a day
+    labels = ["Initial search"] + [f"Update {i} ({d})" for i, d in enumerate(shown, start=1)]
     return RoundPlan(plan, labels)
 
 

@@ -13,6 +13,7 @@ from litdesk.adapters.files import read_bounded
 from litdesk.adapters.formats import dumps as dump_papers
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records
 from litdesk.adapters.store import whole_searches as whole
+from litdesk.core.providers import display_name
 from litdesk.core.runs import (
     Evaluation,
     ImportSource,
@@ -29,8 +30,10 @@ from litdesk.core.runs import (
     read_judgments,
     read_manifest,
     read_run,
+    round_label,
     study_rounds,
 )
+from litdesk.core.words import num
 from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
@@ -193,10 +196,10 @@ def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
         for lane in report.get("lanes", []):
             if isinstance(lane, dict) and lane.get("state") != "complete":
                 out.append(
-                    f"{lane.get('provider')} ({'round ' + str(r.round) if r.round else 'search'}): "
-                    f"{lane.get('state')}, {lane.get('retrieved')} of {lane.get('total')} "
-                    f"records retrieved (cap {lane.get('cap')} per lane)"
-                    + (f": {lane.get('message')}" if lane.get("message") else "")
+                    f"{display_name(str(lane.get('provider')))} ({round_label(r.round)}): "
+                    f"{lane.get('state')}, {num(lane.get('retrieved'))} of "
+                    f"{num(lane.get('total'))} records retrieved (cap {num(lane.get('cap'))} "
+                    "per lane)" + (f": {lane.get('message')}" if lane.get("message") else "")
                 )
     return tuple(out)
 
