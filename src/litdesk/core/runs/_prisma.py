@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
-from litdesk.core.words import dates, day
+from litdesk.core.words import dates, day, num
 
 from ._run import SearchRun
 
@@ -417,7 +417,8 @@ def prisma_markdown(report: PrismaReport) -> str:
 
 _ROUNDS_NOTE = (
     "Each round of the review is reported on its own: its searches below carry its round "
-    "and their own date (PRISMA-S item 13)."
+    "and their own date (PRISMA-S item 13). A round's figures are its whole searches'; a "
+    "search run kept into the Study is listed below in the round it joined."
 )
 
 
@@ -454,6 +455,9 @@ _CSS = (
     "body{font-family:system-ui,sans-serif;margin:2rem;color:#111}"
     "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #999;padding:4px 8px;"
     "vertical-align:top;text-align:left}code{white-space:pre-wrap;word-break:break-all}"
+    # a narrow screen scrolls a wide table and scales the diagram, not the whole page
+    "table{display:block;max-width:100%;overflow-x:auto}svg{max-width:100%;height:auto}"
+    "li,p{overflow-wrap:anywhere}@media (max-width:600px){body{margin:1rem}}"
 )
 
 
@@ -464,8 +468,8 @@ def _e(value: object) -> str:
 def _svg(report: PrismaReport) -> str:
     sources = list(report.per_source.items())
     height = 60 + 18 * max(1, len(sources))
-    box1 = [f"Records identified (n = {report.identified})"] + [
-        f"{name}: {n}" for name, n in sources
+    box1 = [f"Records identified (n = {num(report.identified)})"] + [
+        f"{name}: {num(n)}" for name, n in sources
     ]
     text1 = "".join(
         f'<tspan x="20" dy="{18 if i else 0}">{_e(t)}</tspan>' for i, t in enumerate(box1)
@@ -473,17 +477,18 @@ def _svg(report: PrismaReport) -> str:
     y2 = height + 60
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{y2 + 80}" '
+        f'viewBox="0 0 760 {y2 + 80}" '
         'role="img" aria-label="PRISMA 2020 flow diagram, identification">'
         f'<rect x="10" y="10" width="420" height="{height}" fill="#fff" stroke="#000"/>'
         f'<text x="20" y="32" font-size="14">{text1}</text>'
         f'<rect x="480" y="10" width="270" height="60" fill="#fff" stroke="#000"/>'
         f'<text x="490" y="45" font-size="14">Duplicates removed (n = '
-        f"{report.duplicates_removed})</text>"
+        f"{num(report.duplicates_removed)})</text>"
         f'<line x1="430" y1="40" x2="480" y2="40" stroke="#000"/>'
         f'<line x1="220" y1="{height + 10}" x2="220" y2="{y2}" stroke="#000"/>'
         f'<rect x="10" y="{y2}" width="420" height="60" fill="#fff" stroke="#000"/>'
         f'<text x="20" y="{y2 + 35}" font-size="14">Records after deduplication (n = '
-        f"{report.after_dedup})</text></svg>"
+        f"{num(report.after_dedup)})</text></svg>"
     )
 
 
@@ -533,6 +538,7 @@ def prisma_html(report: PrismaReport) -> str:
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">"
         f"<title>PRISMA-S search report: {_e(report.study)}</title><style>{_CSS}</style>"
