@@ -120,11 +120,12 @@ def all_failed(kind: str, out: list[dict[str, Any]]) -> WholeSearchFailed:
         for lane in s.get("lanes", [])
         if isinstance(lane, dict) and lane.get("state") in ("failed", "partial")
     )
+    summary = "No lane returned records; nothing was added to the Study."
     return WholeSearchFailed(
-        "No lane returned records; nothing was added to the Study. " + " · ".join(lines),
+        f"{summary} " + " · ".join(lines),
         code="allowance_spent" if budget and lines else None,
         warnings=lines,
-        result={"kind": kind, "round": None, "searches": out, "committed": 0},
+        result={"kind": kind, "round": None, "searches": out, "committed": 0, "failed": summary},
     )
 
 
