@@ -21,7 +21,12 @@ from litdesk.core.words import dates
 from litdesk.services.app import App, open_app
 from litdesk.services.screening import ImportDecisionsRequest, PrismaRecordsRequest
 from litdesk.services.search import SearchRequest
-from litdesk.services.studies import AddSearchRequest, ImportRequest, UpdateStudyRequest
+from litdesk.services.studies import (
+    AddSearchRequest,
+    ImportRequest,
+    RecoverRequest,
+    UpdateStudyRequest,
+)
 
 
 def test_update_round_is_its_own_column(tmp_settings: Settings) -> None:
@@ -246,6 +251,54 @@ def test_both_reports_place_every_source_in_one_round(
         assert "| update round 1 | Europe PMC | Europe PMC, keyword search | " in text
         assert "| Round | Import | Source | Date | Records |" in text
         assert "saved run" not in text
+
+    async def go() -> None:
+        async with open_app(any_settings, http_transport=httpx.MockTransport(handler)) as app:
+            await body(app)
+
+    asyncio.run(go())
+
+
+def test_a_run_kept_after_an_update_is_that_updates_whenever_it_ran(
+    any_settings: Settings,
+) -> None:
+    """A search run executed before the first update and kept into the Study after it
+    joined in the update's round: PRISMA-S and PRISMA 2020 both place it there, and so does
+    the Study recovered from its ZIP (before: its execution time stood in for when it joined,
+    so both reports counted it in the initial round, which grew after the update). On SQLite
+    and PostgreSQL."""
+    state: dict[str, Any] = {"search": GeneratedSearch(7, prefix="early", start=7000)}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return state["search"](request)
+
+    async def run(app: App, job_id: str) -> None:
+        done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
+        assert done.job.status == "done"
+
+    def placed(app: App, study: str) -> tuple[list[int | None], list[int]]:
+        s = app.search.prisma(study, owner=app.owner).to_dict()
+        flow = app.studies.prisma(study, owner=app.owner).to_dict()["prisma_2020"]
+        kept = [x["round"] for x in s["searches"] if x["records"] == 7]
+        return kept, [c["identified"]["databases"] for c in flow["rounds"]]
+
+    async def body(app: App) -> None:
+        early = SearchRequest("early query", providers=("europepmc",))
+        run_id = (await app.search.search(early, owner=app.owner)).to_dict()["run"]["id"]  # type: ignore[index]
+        time.sleep(1.1)  # the update begins a second after the run was executed
+        state["search"] = GeneratedSearch(40)
+        study = app.workspace().create_study("Living review").id
+        search = SearchRequest("malaria vaccine", providers=("europepmc",))
+        await run(
+            app, app.studies.add_search(AddSearchRequest(study, search), owner=app.owner).job.id
+        )
+        state["search"] = GeneratedSearch(52)
+        await run(app, app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id)
+        app.search.save_run(run_id, study, owner=app.owner)  # kept now, after the update
+        assert placed(app, study) == ([1], [40, 52 + 7])
+        data = app.studies.export_zip(study, owner=app.owner).body
+        back = app.studies.recover_zip(RecoverRequest(data), owner=app.owner).study.study_id
+        assert placed(app, back) == ([1], [40, 52 + 7])
 
     async def go() -> None:
         async with open_app(any_settings, http_transport=httpx.MockTransport(handler)) as app:

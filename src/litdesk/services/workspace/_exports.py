@@ -10,6 +10,7 @@ import json
 import uuid
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Final
 
 from litdesk import __version__
@@ -23,6 +24,7 @@ from litdesk.adapters.store import (
     link_or_insert_run,
     put_study_form,
     repo,
+    study_records,
     whole_searches,
 )
 from litdesk.core.evidence import (
@@ -170,6 +172,8 @@ def _export_study(
     members["study.json"] = json.dumps(bundle, ensure_ascii=False, indent=1).encode("utf-8")
     with ws._reading() as conn:  # a whole search's round (its hits are read per run)
         rounds = {r.run_id: r for r in whole_searches.list_rounds(conn, s.id)}
+        # when each kept run joined the Study: the round it counts in (StudyRounds)
+        joined = {x.id: x.at for x in study_records.study_sources(conn, s.id) if x.kind == "run"}
     for run_id in summary.search_runs:
         run = get_search_run(ws.store, run_id)
         if run_id in rounds:
@@ -183,6 +187,7 @@ def _export_study(
             "run": run.run,
             "created_at": run.created_at,
             "executed_at": run.executed_at,
+            "joined_at": joined.get(run_id, run.executed_at),
         }
         members[f"search-runs/{run_id}.json"] = dump_json(doc).encode("utf-8")
         members[f"search-runs/{run_id}.ris"] = ris_text(_run_papers(run.run)).encode("utf-8")
@@ -386,6 +391,7 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
             or not isinstance(doc.get("run"), dict)
             or not isinstance(doc.get("owner"), str)
             or not isinstance(doc.get("executed_at"), str)
+            or not _iso_or_none(doc.get("joined_at"))
             or len(body or b"") > 3 * MAX_RUN_BYTES
         ):
             errors.append(f"search run {str(run_id)[:100]!r}: missing or malformed")
@@ -436,6 +442,19 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
         "form": form,
         "pdf_links": pdf_links,
     }
+
+
+def _iso_or_none(value: object) -> bool:
+    """A run's ``joined_at``: absent (exports before it) or an ISO time of at most 40."""
+    if value is None:
+        return True
+    if not isinstance(value, str) or len(value) > 40:
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _parse(data: bytes) -> dict[str, Any]:
@@ -546,7 +565,9 @@ def import_study(
             )
             if not link_or_insert_run(conn, row):
                 raise _refuse("a recovered search run's fresh id is taken; try again")
-            repo.add_study_search_run(conn, study.id, run_id)
+            # its original join time keeps it in its round (exports before 0030: the run's)
+            joined_at = str(doc.get("joined_at") or doc["executed_at"])
+            repo.add_study_search_run(conn, study.id, run_id, at=joined_at)
         form = parsed["form"]
         if form is not None and form.fields != default_form().fields:
             put_study_form(conn, study.id, form, by=ws.owner, now=now)
