@@ -51,3 +51,19 @@ def test_root_demo_option_opens_the_demo_workspace_only(tmp_settings, tmp_path, 
         assert runner.invoke(app, ["search", "knee", "-p", "demo"]).exit_code != 0
     finally:
         get_settings.cache_clear()
+
+
+def test_an_async_command_may_be_the_first_to_use_the_demo(tmp_settings, tmp_path, monkeypatch):
+    """A command that runs on an event loop (search, study add-search, update) as the first
+    ``--demo`` command makes the workspace before its loop starts (before: "asyncio.run()
+    cannot be called from a running event loop", a traceback)."""
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    monkeypatch.setenv("LITDESK_DEMO_DIR", str(tmp_path / "demo"))
+    get_settings.cache_clear()
+    try:
+        found = CliRunner().invoke(app, ["--demo", "search", "knee", "-p", "demo", "--json"])
+        assert found.exit_code == 0, found.output
+        assert "Making the demo workspace" in found.stderr
+        assert json.loads(found.stdout)["hits"]
+    finally:
+        get_settings.cache_clear()

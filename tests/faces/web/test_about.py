@@ -33,5 +33,5 @@ def test_about_page_and_api(running: Running) -> None:
     assert epmc["terms"]["url"] == "https://europepmc.org/Copyright"
     assert data["vocabularies"][0]["terms_url"].endswith("terms_and_conditions_mesh.html")
     assert page.status_code == 200 and "https://info.arxiv.org/help/api/tou.html" in page.text
-    assert "Europe PMC: terms https://europepmc.org/Copyright (read 2026-12-05)" in prisma
+    assert "Europe PMC: terms https://europepmc.org/Copyright (read 5 Dec 2026)" in prisma
     assert "OpenAlex: terms" not in prisma  # only the databases the search used

@@ -133,6 +133,10 @@ def test_a_page_with_another_source_is_refused_by_the_api_and_ignored_by_the_for
             assert said["code"] == "validation", said
             assert 'go with source "pdf"' in said["message"]
             assert 'not with source "external"' in said["message"]
+            # the hint keeps the message's own words (before: lowercased, "a pdf")
+            assert 'Page: a page and a PDF go with source "pdf"' in said["hint"] or (
+                'Pdf: a page and a PDF go with source "pdf"' in said["hint"]
+            ), said["hint"]
         assert c.get(f"/api/v1/papers/{pid}").json()["evidence"] == []  # nothing recorded
         form = {"csrf_token": c.headers["x-csrf-token"], "source": "external", "page": "2",
                 "pdf": sha, "location": "Table 2", "study": sid, "passage": REAL,

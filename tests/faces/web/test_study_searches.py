@@ -270,9 +270,14 @@ def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> Non
         [item] = [li.split("</li>")[0] for li in html.split('<li class="lane-failed">')[1:]]
         assert "<strong>failed</strong>:" in item, item
         assert lane["notice"] in item or lane["message"] in item, item
-        # the outcome in words, not only the scheduler's exit status (issue walk9)
-        assert done["exit_status"] == 3
-        assert '<span id="job-outcome">partial: a database failed or stopped early' in html
+        # its only lane failed: the job failed and says so once (before: "Status: done ·
+        # exit status 3", as if part of it had worked); the Study is unchanged
+        assert (done["job"]["status"], done["exit_status"]) == ("failed", 1)
+        assert 'Status: <strong id="job-status">failed</strong> · <span id="job-outcome">the search failed' in html
+        said = html.split('<p class="notice error">')[1].split("</p>")[0]
+        assert said == "No lane returned records; nothing was added to the Study.", said
+        study = c.get(f"/api/v1/studies/{sid}").json()
+        assert study["papers_total"] == 0 and not study["search_rounds"], study
 
 
 @pytest.mark.slow

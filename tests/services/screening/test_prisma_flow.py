@@ -48,7 +48,7 @@ def test_rounds_are_columns_and_reasons_are_lines() -> None:
         whole_searches.RoundRow("s", "run1", 1, "update", 100, None, "a", "2026-03-01", None),
     ]
     plan = round_labels(rounds)
-    assert plan.labels == ["Initial search", "Update 1 (2026-03-01)"]
+    assert plan.labels == ["Initial search", "Update 1 (1 Mar 2026)"]
     groups = [
         _group(_row("a", "run", "run0", "PubMed"), _row("a2", "run", "run0", "OpenAlex"),
                _row("a3", "run", "run1", "PubMed")),  # a duplicate found again in round 1
@@ -90,7 +90,7 @@ def test_rounds_are_columns_and_reasons_are_lines() -> None:
     rows = dict(flow.rows())
     assert rows["  wrong population"] == [1, 1, 2]  # one line per reason, per round + total
     assert rows["Records identified"] == [5, 4, 9]
-    assert "Update 1 (2026-03-01)" in flow.to_csv().splitlines()[0]
+    assert "Update 1 (1 Mar 2026)" in flow.to_csv().splitlines()[0]
     assert not result.notes
 
 
@@ -105,7 +105,7 @@ def test_sources_joining_after_an_update_are_in_its_column() -> None:
         whole_searches.RoundRow("s", "edit", 1, "search", 100, None, "a", "2026-03-02T09:00:00+00:00", None),
     ]  # fmt: skip
     plan = round_labels(rounds)
-    assert plan.labels == ["Initial search", "Update 1 (2026-03-01)"]
+    assert plan.labels == ["Initial search", "Update 1 (1 Mar 2026)"]
     before, after = "2026-02-01T10:00:00+00:00", "2026-03-05T10:00:00"  # naive: UTC
     same_second = "2026-03-01T09:00:00+00:00"  # an import's time (whole seconds) as it began
     groups = [

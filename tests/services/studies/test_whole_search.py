@@ -25,7 +25,9 @@ from litdesk.services.app import App, open_app
 from litdesk.services.search import RunExportRequest, SearchRequest, load_run
 from litdesk.services.studies import (
     EXIT_ALLOWANCE,
+    EXIT_FAILED,
     EXIT_OK,
+    EXIT_PARTIAL,
     AddSearchRequest,
     PrismaExportRequest,
     UpdateStudyRequest,
@@ -248,6 +250,7 @@ def test_an_update_with_no_allowance_left_names_the_lane_once(tmp_settings: Sett
             app, app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id
         )
         assert ended.exit_status == EXIT_ALLOWANCE and search.calls == 1
+        assert ended.job.status == "failed"  # no search returned records
         assert ended.job.result is not None
         (first, _second) = ended.job.result["searches"]
         assert first["error"].startswith(
@@ -258,6 +261,45 @@ def test_an_update_with_no_allowance_left_names_the_lane_once(tmp_settings: Sett
         assert [r["round"] for r in rounds] == [0, 0]  # the update committed nothing
 
     with_app(settings, search, body)
+
+
+def test_a_search_whose_every_lane_failed_is_a_failed_job(settings: Settings) -> None:
+    """Every lane failed: the job is failed (exit status 1), its message names each lane
+    and why, its result keeps the lanes, and the Study is unchanged (before: "done", exit
+    status 3, as if part of it had worked). One lane failed of two: done, exit status 3,
+    the failed lane listed. On SQLite and PostgreSQL."""
+    state: dict[str, Any] = {"search": lambda _r: httpx.Response(404, content=b"{}")}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return state["search"](request)  # type: ignore[no-any-return]
+
+    async def body(app: App) -> None:
+        study = app.workspace().create_study("Nothing came").id
+        request = AddSearchRequest(study, SearchRequest("malaria", providers=EPMC), 100)
+        ended = await run_job(app, app.studies.add_search(request, owner=app.owner).job.id)
+        assert (ended.job.status, ended.exit_status) == ("failed", EXIT_FAILED)
+        assert ended.job.message.startswith(
+            "No lane returned records; nothing was added to the Study. Europe PMC, keyword search: "
+        ), ended.job.message
+        (lane,) = ended.job.result["searches"][0]["lanes"]
+        assert lane["state"] == "failed" and ended.job.result["error"]["code"] == "whole_failed"
+        assert app.workspace().study_summary(study).papers == ()
+        assert app.studies.search_rounds(study, owner=app.owner).rounds == []
+
+        state["search"] = GeneratedSearch(30)  # Europe PMC answers, OpenAlex does not
+        both = AddSearchRequest(
+            study, SearchRequest("malaria", providers=("europepmc", "openalex")), 100
+        )
+        ended = await run_job(app, app.studies.add_search(both, owner=app.owner).job.id)
+        assert (ended.job.status, ended.exit_status) == ("done", EXIT_PARTIAL)
+        lanes = ended.job.result["searches"][0]["lanes"]
+        assert [(x["provider"], x["state"]) for x in lanes] == [
+            ("europepmc", "complete"),
+            ("openalex", "failed"),
+        ]
+        assert len(app.workspace().study_summary(study).papers) == 30
+
+    with_app(settings, handler, body)
 
 
 def test_run_hits_readable_as_run_hits(tmp_settings: Settings) -> None:

@@ -208,6 +208,9 @@ study_search_runs = sa.Table(
         sa.ForeignKey("search_runs.id", ondelete="CASCADE"),
         primary_key=True,
     ),
+    # when the run joined the Study (its round: litdesk.core.runs.StudyRounds; migration
+    # 0030: links made before it hold the run's executed_at)
+    sa.Column("added_at", sa.String(_WHEN), nullable=True),
 )
 
 imports = sa.Table(

@@ -8,6 +8,7 @@ The papers a Study holds (``study_papers``) are read and linked with the papers,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, Final
 
@@ -219,14 +220,21 @@ def rename_study(conn: Connection, ref: str, name: str, *, account: str) -> Stud
     return StudyRow(study.id, name, study.description, study.created_at)
 
 
-def add_study_search_run(conn: Connection, study_id: str, run_id: str) -> None:
+def add_study_search_run(
+    conn: Connection, study_id: str, run_id: str, *, at: str | None = None
+) -> None:
+    """Link a run to a Study (once), joined ``at`` (ISO; now when not given): the time
+    that places a kept run in the Study's round (:class:`litdesk.core.runs.StudyRounds`)."""
     have = conn.execute(
         sa.select(study_search_runs.c.run_id).where(
             study_search_runs.c.study_id == study_id, study_search_runs.c.run_id == run_id
         )
     ).first()
     if have is None:
-        conn.execute(sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id))
+        joined = at or datetime.now(UTC).isoformat(timespec="seconds")
+        conn.execute(
+            sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id, added_at=joined)
+        )
         sources_changed(conn, study_id)
 
 

@@ -111,9 +111,14 @@ def study_sources(conn: Connection, study_id: str) -> list[SourceRow]:
         )
     ]
     out += [
-        SourceRow("run", r.id, r.executed_at)
+        SourceRow("run", r.id, r.joined)  # when it joined (0030: else its execution)
         for r in conn.execute(
-            sa.select(search_runs.c.id, search_runs.c.executed_at)
+            sa.select(
+                search_runs.c.id,
+                sa.func.coalesce(study_search_runs.c.added_at, search_runs.c.executed_at).label(
+                    "joined"
+                ),
+            )
             .join(study_search_runs, study_search_runs.c.run_id == search_runs.c.id)
             .where(study_search_runs.c.study_id == study_id)
             .order_by(search_runs.c.executed_at, search_runs.c.id)

@@ -167,7 +167,9 @@ def insert_whole_run(
                 for h in hits[start : start + HIT_BATCH]
             ],
         )
-    conn.execute(sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id))
+    conn.execute(
+        sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id, added_at=now)
+    )
     sources_changed(conn, study_id)
     conn.execute(
         sa.insert(study_search_rounds).values(

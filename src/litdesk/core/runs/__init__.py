@@ -49,7 +49,9 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         prisma_html,
         prisma_markdown,
         prisma_svg,
+        round_label,
     )
+    from ._rounds import StudyRounds, instant, study_rounds
     from ._run import (
         COVERAGES,
         LANE_PROVIDER,
@@ -106,6 +108,7 @@ __all__ = [
     "RunScores",
     "SearchRound",
     "SearchRun",
+    "StudyRounds",
     "bibliography",
     "build_prisma",
     "build_run",
@@ -113,6 +116,7 @@ __all__ = [
     "Evaluation",
     "evaluate",
     "freeze_run",
+    "instant",
     "make_manifest",
     "manifest_papers",
     "prisma_html",
@@ -125,7 +129,9 @@ __all__ = [
     "read_manifest",
     "read_run",
     "reuse_run",
+    "round_label",
     "score_run",
+    "study_rounds",
 ]
 
 __getattr__ = lazy_exports(__name__, __file__, globals())

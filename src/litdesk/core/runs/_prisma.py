@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
-from litdesk.core.words import dates
+from litdesk.core.words import dates, day, num
 
 from ._run import SearchRun
 
@@ -131,6 +131,8 @@ class PrismaReport:
     screened: int | None = None  # records screened: the working set's studies
     #: the Study's search rounds, each on its own (empty without whole searches)
     rounds: tuple[SearchRound, ...] = ()
+    #: import id → the search round it joined the Study in (with ``rounds`` only)
+    import_rounds: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -157,6 +159,14 @@ class PrismaReport:
             ],
             "imports": [
                 {"id": i, "label": label, "date": d, "records": n}
+                | (
+                    {
+                        "round": self.import_rounds[i],
+                        "round_label": round_label(self.import_rounds[i]),
+                    }
+                    if i in self.import_rounds
+                    else {}
+                )
                 for i, label, d, n in self.imports
             ],
             "identification": {
@@ -205,9 +215,10 @@ def build_prisma(
     are then the Study's own numbers (the sources are still listed from the runs and
     imports).
 
-    ``rounds`` (run id → the Study's search round) tags each search with its round, so that
-    a living review's rounds are reported each on its own (PRISMA-S item 13: every search
-    with its own date).
+    ``rounds`` (run or import id → the Study's search round, as
+    :meth:`litdesk.core.runs.StudyRounds.round_of` places it) tags each search and import
+    with its round, so that a living review's rounds are reported each on its own (PRISMA-S
+    item 13: every search with its own date).
     """
     searches: list[DatabaseSearch] = []
     per_source: dict[str, int] = {}
@@ -254,7 +265,7 @@ def build_prisma(
         terms = provider_spec(provider).terms
         if terms is not None:  # each database searched, with the terms its data came under
             notes.append(
-                f"{display_name(provider)}: terms {terms.url} (read {terms.read}); "
+                f"{display_name(provider)}: terms {terms.url} (read {day(terms.read)}); "
                 f"data: {terms.data_licence}"
             )
     run_records = sum(per_source.values())
@@ -278,6 +289,7 @@ def build_prisma(
         known = len(imp.record_digests) == len(imp.papers)
         digests.extend(imp.record_digests if known else (None for _ in imp.papers))
     identified = sum(per_source.values())
+    import_rounds = {i: (rounds or {})[i] for i, *_ in rows if i in (rounds or {})}
     reviewed = _reviewed(digests, decisions or {})
     if reviewed:
         notes.append(
@@ -301,6 +313,7 @@ def build_prisma(
             after_dedup=working_set.after_dedup,
             notes=tuple(notes),
             screened=working_set.after_dedup,
+            import_rounds=import_rounds,
         )
     from litdesk.core.dedup import deduplicate
 
@@ -317,6 +330,7 @@ def build_prisma(
         duplicates_removed=identified - after,
         after_dedup=after,
         notes=tuple(notes),
+        import_rounds=import_rounds,
     )
 
 
@@ -389,11 +403,10 @@ def prisma_markdown(report: PrismaReport) -> str:
         )
     lines += ["", "## Imported records", ""]
     if report.imports:
-        lines += ["| Import | Source | Date | Records |", "|---|---|---|---|"]
-        imported = dates([d for _, _, d, _ in report.imports])
+        head = ["Round"] * bool(report.rounds) + ["Import", "Source", "Date", "Records"]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += [
-            f"| {_md(i)} | {_md(label)} | {_md(d)} | {n} |"
-            for (i, label, _, n), d in zip(report.imports, imported, strict=True)
+            "| " + " | ".join(_md(x) for x in cells) + " |" for cells in _import_cells(report)
         ]
     else:
         lines.append("None.")
@@ -412,8 +425,19 @@ def prisma_markdown(report: PrismaReport) -> str:
 
 _ROUNDS_NOTE = (
     "Each round of the review is reported on its own: its searches below carry its round "
-    "and their own date (PRISMA-S item 13)."
+    "and their own date (PRISMA-S item 13). A round's figures are its whole searches'; a "
+    "search run kept into the Study is listed below in the round it joined."
 )
+
+
+def _import_cells(report: PrismaReport) -> list[tuple[object, ...]]:
+    """Each import's row: its round (when the report has rounds), id, source, date for
+    people and records."""
+    imported = dates([d for _, _, d, _ in report.imports])
+    return [
+        (round_label(report.import_rounds.get(i)),) * bool(report.rounds) + (i, label, d, n)
+        for (i, label, _, n), d in zip(report.imports, imported, strict=True)
+    ]
 
 
 def _round_cells(r: SearchRound, date: str) -> tuple[object, ...]:
@@ -439,6 +463,9 @@ _CSS = (
     "body{font-family:system-ui,sans-serif;margin:2rem;color:#111}"
     "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #999;padding:4px 8px;"
     "vertical-align:top;text-align:left}code{white-space:pre-wrap;word-break:break-all}"
+    # a narrow screen scrolls a wide table and scales the diagram, not the whole page
+    "table{display:block;max-width:100%;overflow-x:auto}svg{max-width:100%;height:auto}"
+    "li,p{overflow-wrap:anywhere}@media (max-width:600px){body{margin:1rem}}"
 )
 
 
@@ -449,8 +476,8 @@ def _e(value: object) -> str:
 def _svg(report: PrismaReport) -> str:
     sources = list(report.per_source.items())
     height = 60 + 18 * max(1, len(sources))
-    box1 = [f"Records identified (n = {report.identified})"] + [
-        f"{name}: {n}" for name, n in sources
+    box1 = [f"Records identified (n = {num(report.identified)})"] + [
+        f"{name}: {num(n)}" for name, n in sources
     ]
     text1 = "".join(
         f'<tspan x="20" dy="{18 if i else 0}">{_e(t)}</tspan>' for i, t in enumerate(box1)
@@ -458,17 +485,18 @@ def _svg(report: PrismaReport) -> str:
     y2 = height + 60
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{y2 + 80}" '
+        f'viewBox="0 0 760 {y2 + 80}" '
         'role="img" aria-label="PRISMA 2020 flow diagram, identification">'
         f'<rect x="10" y="10" width="420" height="{height}" fill="#fff" stroke="#000"/>'
         f'<text x="20" y="32" font-size="14">{text1}</text>'
         f'<rect x="480" y="10" width="270" height="60" fill="#fff" stroke="#000"/>'
         f'<text x="490" y="45" font-size="14">Duplicates removed (n = '
-        f"{report.duplicates_removed})</text>"
+        f"{num(report.duplicates_removed)})</text>"
         f'<line x1="430" y1="40" x2="480" y2="40" stroke="#000"/>'
         f'<line x1="220" y1="{height + 10}" x2="220" y2="{y2}" stroke="#000"/>'
         f'<rect x="10" y="{y2}" width="420" height="60" fill="#fff" stroke="#000"/>'
         f'<text x="20" y="{y2 + 35}" font-size="14">Records after deduplication (n = '
-        f"{report.after_dedup})</text></svg>"
+        f"{num(report.after_dedup)})</text></svg>"
     )
 
 
@@ -499,10 +527,9 @@ def prisma_html(report: PrismaReport) -> str:
         + "</tr>"
         for s, when in zip(report.searches, dates([s.date for s in report.searches]), strict=True)
     )
-    imported = dates([d for _, _, d, _ in report.imports])
     imports = "".join(
-        f"<tr><td>{_e(i)}</td><td>{_e(label)}</td><td>{_e(d)}</td><td>{n}</td></tr>"
-        for (i, label, _, n), d in zip(report.imports, imported, strict=True)
+        "<tr>" + "".join(f"<td>{_e(x)}</td>" for x in cells) + "</tr>"
+        for cells in _import_cells(report)
     )
     notes = "".join(f"<li>{_e(n)}</li>" for n in report.notes)
     round_rows = "".join(
@@ -519,6 +546,7 @@ def prisma_html(report: PrismaReport) -> str:
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">"
         f"<title>PRISMA-S search report: {_e(report.study)}</title><style>{_CSS}</style>"
@@ -526,7 +554,10 @@ def prisma_html(report: PrismaReport) -> str:
         "<h2>Database searches</h2><table><tr><th>Round</th><th>Database</th><th>Lane</th>"
         "<th>Strategy as run</th><th>Filters</th><th>Limit</th><th>Date</th><th>Status</th>"
         f"<th>Records</th></tr>{rows}</table>"
-        "<h2>Imported records</h2><table><tr><th>Import</th><th>Source</th><th>Date</th>"
+        "<h2>Imported records</h2><table><tr>"
+        + "<th>Round</th>"
+        * bool(report.rounds)
+        + "<th>Import</th><th>Source</th><th>Date</th>"
         f"<th>Records</th></tr>{imports}</table>"
         f"<h2>PRISMA 2020 identification</h2>{_svg(report)}"
         "<p>Provider totals are reported per search and never added together.</p>"

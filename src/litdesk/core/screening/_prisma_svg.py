@@ -151,9 +151,7 @@ def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> 
         )
         sources.append(f"{name} ({kind}) (n = {count:,})")
     total, per = _sum(flow, "identified")
-    identified = _box(
-        left_x, MAIN_W, [f"Records identified from: {_n(flow, total, per)}", *sources]
-    )
+    identified = _box(left_x, MAIN_W, [f"Records identified {_n(flow, total, per)}", *sources])
     removed = _box(
         right_x,
         SIDE_W,
@@ -189,7 +187,7 @@ def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> 
     awaiting_ft = _sum(flow, "awaiting_full_text")[0]
     if awaiting_ft:
         reasons.append(f"Reports awaiting assessment (n = {awaiting_ft:,})")
-    reports_excluded = side("Reports excluded:", "excluded_reports", reasons)
+    reports_excluded = side("Reports excluded", "excluded_reports", reasons)
     included = main("Studies included in review", "included")
 
     rows: list[tuple[str, _Box, _Box | None]] = [

@@ -87,8 +87,13 @@ def run_with_app(
 
     from litdesk.services.app import open_app
 
+    # the settings before the loop: with --demo on first use they make the demo workspace,
+    # which runs its own loop (inside this one: "asyncio.run() cannot be called from a
+    # running event loop", e.g. `litdesk --demo study add-search` before any other command)
+    chosen = settings()
+
     async def main() -> T:
-        async with open_app(settings(), record=record, replay=replay, **APP_TEST_HOOKS) as app:
+        async with open_app(chosen, record=record, replay=replay, **APP_TEST_HOOKS) as app:
             return await work(app)
 
     return asyncio.run(main())

@@ -120,6 +120,17 @@ async def _litdesk(request: Request, exc: Exception) -> Response:
     return _respond(request, status, type(exc).__name__, exc.code, exc.message, explain(exc), extra)
 
 
+def _continued(msg: str) -> str:
+    """A validation message continuing a sentence ("page: field required"): pydantic's
+    "Value error, " left out and a leading capital lowered only when it begins an ordinary
+    word ("Field required"), so the message keeps its own text — "DOI", "PubMed", a quoted
+    value (before, the whole message was lowercased: "a pdf", "pubmed")."""
+    msg = msg.removeprefix("Value error, ")
+    if len(msg) > 1 and msg[0].isupper() and msg[1].islower():
+        return msg[0].lower() + msg[1:]
+    return msg
+
+
 async def _validation(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     first = exc.errors()[0] if exc.errors() else {}
@@ -129,7 +140,7 @@ async def _validation(request: Request, exc: Exception) -> Response:
     message = f"{where or 'request'}: {first.get('msg', 'invalid')}"[:300]
     field = where.rsplit(".", 1)[-1].replace("_", " ") if where else "the request"
     said = Explained(
-        sentence(f"{field}: {str(first.get('msg', 'invalid')).lower()}"[:300]),
+        sentence(f"{field}: {_continued(str(first.get('msg', 'invalid')))}"[:300]),
         "Correct it and try again.",
     )
     return _respond(request, 422, "InputError", "validation", message, said)

@@ -14,7 +14,8 @@ returns promptly. The runner records what happened:
   claim — in this process after a restart, or in any other — resumes it;
 * the handler raised: ``failed`` with the error's message; for a
   :class:`~litdesk.LitdeskError` the result is ``{"error": ...}`` (:func:`failure`: its
-  class, code, category and ``retry_after``), so a face shows it as it would the error.
+  class, code, category and ``retry_after``), so a face shows it as it would the error,
+  with the work done before (the error's ``result=`` detail, a JSON object) beside it.
 
 A process killed outright stops heartbeating; its job's lease expires and another claim
 resumes it (see :mod:`._jobs`).
@@ -115,6 +116,13 @@ def failure(exc: LitdeskError) -> JobFailure:
         if isinstance(warnings, (list, tuple))
         else (),
     )
+
+
+def _work_done(exc: LitdeskError) -> dict[str, Any]:
+    """What a handler did before it failed, when its error carries it (``result=``, a JSON
+    object: e.g. a whole search's lanes, each with why it failed); kept beside ``error``."""
+    done = exc.details.get("result")
+    return {k: v for k, v in done.items() if k != "error"} if isinstance(done, dict) else {}
 
 
 class JobContext:
@@ -342,7 +350,7 @@ class JobRunner:
             try:
                 result = handler(ctx)
             except LitdeskError as exc:
-                self.jobs.fail(job, exc.message, failure(exc).to_dict())
+                self.jobs.fail(job, exc.message, failure(exc).to_dict() | _work_done(exc))
                 return
             except Exception as exc:  # noqa: BLE001 - a handler bug fails its job, not the runner
                 _log.exception("job %s (%s) raised", job.id, job.kind)

@@ -23,13 +23,12 @@ retrieved) are left out and said so in the notes: the arithmetic always holds.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Literal
 
 from litdesk.adapters.store import StudyRecordRow, whole_searches
+from litdesk.core.runs import StudyRounds, study_rounds
 from litdesk.core.screening import (
     BOXES,
     ConflictPolicy,
@@ -40,6 +39,7 @@ from litdesk.core.screening import (
     Verdict,
     prisma_round,
 )
+from litdesk.core.words import dates
 from litdesk.services.dedup import WorkingGroup
 
 __all__ = [
@@ -68,6 +68,8 @@ class FlowResult:
     notes: tuple[str, ...]
     #: round index of every group key (0: the initial round)
     round_of_group: dict[str, int]
+    #: when each column's round began (ISO, for machines; ``None``: the initial round)
+    began: tuple[str | None, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         """The flow's rounds and totals, its table (one line per box and per reason and
@@ -91,7 +93,13 @@ class FlowResult:
                 }
             )
         table = {"columns": [r.label for r in self.flow.rounds] + ["Total"], "rows": rows}
-        return self.flow.to_dict() | {"table": table, "notes": list(self.notes)}
+        out = self.flow.to_dict() | {"table": table, "notes": list(self.notes)}
+        if self.began:  # the labels carry dates for people; the JSON also the ISO time
+            out["rounds"] = [
+                r.to_dict() | {"began": at}
+                for r, at in zip(self.flow.rounds, self.began, strict=True)
+            ]
+        return out
 
 
 #: the line of the flow's table → the box whose records it lists (boxes removed before
@@ -113,39 +121,28 @@ def source_kind(row: StudyRecordRow) -> SourceKind:
 
 @dataclass(frozen=True, slots=True)
 class RoundPlan:
-    """The flow's columns: each whole search's column (``of_run``), the labels (index
-    0: the initial round) and when each update round began (``starts[i]``: column i + 1)."""
+    """The flow's columns: the Study's rounds (``rounds``: the one rule that places a
+    source, shared with PRISMA-S) and the labels (index 0: the initial round; column i + 1:
+    the i-th update round)."""
 
-    of_run: dict[str, int]
+    rounds: StudyRounds
     labels: list[str]
-    starts: tuple[datetime, ...] = ()
 
     def column(self, row: StudyRecordRow) -> int:
-        """The column of a record: its whole search's round, else the round in force when
-        its source joined the Study (the latest update begun by then; 0 before the first)."""
-        if row.source_kind == "run" and row.source_id in self.of_run:
-            return self.of_run[row.source_id]
-        return bisect_right(self.starts, _instant(row.added_at))
-
-
-def _instant(text: str) -> datetime:
-    """A stored ISO time as an aware instant (a naive one is UTC, as litdesk writes)."""
-    at = datetime.fromisoformat(text)
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+        """The column of a record: the round of its source (:meth:`StudyRounds.round_of`)."""
+        number = self.rounds.round_of(row.source_kind, row.source_id, row.added_at)
+        return self.rounds.updates.index(number) + 1 if number else 0
 
 
 def round_labels(rounds: Sequence[whole_searches.RoundRow]) -> RoundPlan:
-    """Each whole search's column, the rounds' labels (index 0: the initial round) and
-    when each update round began (its first whole search's commit)."""
-    later = [r for r in rounds if r.round > 0]
-    updates = sorted({r.round for r in later})
-    index = {n: i + 1 for i, n in enumerate(updates)}
-    began = {n: min(_instant(r.created_at) for r in later if r.round == n) for n in updates}
-    of_run = {r.run_id: index.get(r.round, 0) for r in rounds}
-    labels = ["Initial search"] + [f"Update {index[n]} ({began[n].date()})" for n in updates]
-    # to the second: imports and papers keep whole seconds, so a source that joined in the
-    # second the update began (after it: in the walk, a script) is that update's
-    return RoundPlan(of_run, labels, tuple(began[n].replace(microsecond=0) for n in updates))
+    """The flow's columns from the Study's whole searches: "Initial search", then
+    "Update N (6 Dec 2026)" for each update round (the day its first whole search was
+    committed, with the time when two updates share a day: "6 Dec 2026, 13:16"; machine
+    output keeps the ISO times)."""
+    plan = study_rounds((r.run_id, r.round, r.created_at) for r in rounds)
+    shown = dates([at for _, at in plan.began])  # with the time when two share a day
+    labels = ["Initial search"] + [f"Update {i} ({d})" for i, d in enumerate(shown, start=1)]
+    return RoundPlan(plan, labels)
 
 
 def compute_flow(
@@ -158,7 +155,7 @@ def compute_flow(
 ) -> FlowResult:
     """The flow of a Study's working set ``groups``; ``history`` is keyed by group key,
     ``not_retrieved`` holds group keys, ``rounds`` places each record in its column."""
-    plan = rounds or RoundPlan({}, ["Initial search"])
+    plan = rounds or RoundPlan(StudyRounds({}), ["Initial search"])
     labels = plan.labels
     n_rounds = len(labels)
     round_of = plan.column
@@ -218,7 +215,8 @@ def compute_flow(
                 removed_duplicates=len(records[i]) - len(to_screen[i]),
             )
         )
-    return FlowResult(PrismaFlow(tuple(out)), tuple(notes), group_round)
+    began = (None, *(at.isoformat() for _, at in plan.rounds.began))
+    return FlowResult(PrismaFlow(tuple(out)), tuple(notes), group_round, began)
 
 
 def not_retrieved_groups(rows: Iterable[tuple[str, str]], group_of: Mapping[str, str]) -> set[str]:

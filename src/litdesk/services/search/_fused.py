@@ -433,20 +433,16 @@ def save_run(
     if not any(lane.status == "ok" for lane in run.lanes):
         raise FusedSearchError("every lane failed; there is no run to save", code="run_failed")
     body = run_document(run)
+    now = datetime.now(UTC).isoformat()
     row = SearchRunRow(
-        run.id,
-        owner,
-        run.definition.to_dict(),
-        body,
-        created_at=datetime.now(UTC).isoformat(),
-        executed_at=run.executed_at,
+        run.id, owner, run.definition.to_dict(), body, created_at=now, executed_at=run.executed_at
     )
     with store.write() as conn:  # the run and its Study link commit together, or neither
         study_id = repo.get_study(conn, study, account=owner).id if study is not None else None
         if not link_or_insert_run(conn, row):
             raise InputError(f"search run {run.id} already exists", code="run_exists")
         if study_id is not None:
-            repo.add_study_search_run(conn, study_id, run.id)
+            repo.add_study_search_run(conn, study_id, run.id, at=now)  # kept now
 
 
 def load_run(store: Store, run_id: str, *, owner: str | None = None) -> SearchRun:

@@ -11,7 +11,7 @@ from typing import Any, Final
 from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.files import read_bounded
 from litdesk.adapters.formats import dumps as dump_papers
-from litdesk.adapters.store import LOCAL_OWNER, Store, repo
+from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.providers import display_name
 from litdesk.core.runs import (
@@ -30,7 +30,10 @@ from litdesk.core.runs import (
     read_judgments,
     read_manifest,
     read_run,
+    round_label,
+    study_rounds,
 )
+from litdesk.core.words import num
 from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
@@ -93,16 +96,20 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
         run_ids = repo.study_run_ids(conn, row.id)
         docs = repo.list_documents(conn, "imports", study_id=row.id, limit=100_000)
         rounds = whole.list_rounds(conn, row.id)
+        joined = {(s.kind, s.id): s.at for s in study_records.study_sources(conn, row.id)}
         hits = {
             r.run_id: [h.data for h in whole.run_hits(conn, r.run_id)]
             for r in rounds
             if r.kind == "search"
         }
     # every round's searches are listed, each with its round and its own date (PRISMA-S
-    # item 13); before, an update round's searches were left out and its figures were a note
-    round_of = {r.run_id: r.round for r in rounds}
-    ordered = [rid for rid in run_ids if rid not in round_of]
-    ordered += [r.run_id for r in rounds if r.run_id not in ordered]
+    # item 13); a kept run and an import are placed by the rule PRISMA 2020's columns
+    # read (StudyRounds.round_of: the round in force when they joined the Study)
+    placed = _placed(rounds, joined, [*run_ids, *(r.run_id for r in rounds)], docs)
+    ordered = sorted(
+        dict.fromkeys([*run_ids, *(r.run_id for r in rounds)]),
+        key=lambda rid: placed.get(rid, -1),
+    )
     runs = []
     for rid in ordered:
         run = load_run(store, rid)
@@ -124,9 +131,31 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
         raise NotFoundError(f"Study {row.name!r} has no saved search runs, imports or records")
     decisions = study_decisions(store, row.id, owner=owner)
     report = build_prisma(
-        row.name, runs, imports, decisions=decisions, working_set=counts, rounds=round_of
+        row.name, runs, imports, decisions=decisions, working_set=counts, rounds=placed
     )
     return replace(report, notes=report.notes + _round_notes(rounds), rounds=_search_rounds(rounds))
+
+
+def _placed(
+    rounds: list[whole.RoundRow],
+    joined: dict[tuple[str, str], str],
+    run_ids: list[str],
+    docs: list[repo.DocumentRow],
+) -> dict[str, int]:
+    """Run and import id → its search round, by the one rule (:class:`StudyRounds`); empty
+    for a Study without whole searches (its kept runs are "saved run"s, as before)."""
+    if not rounds:
+        return {}
+    plan = study_rounds((r.run_id, r.round, r.created_at) for r in rounds)
+    out = {
+        rid: plan.whole[rid]
+        if rid in plan.whole
+        else plan.round_of("run", rid, joined[("run", rid)])
+        for rid in run_ids
+    }
+    for d in docs:
+        out[d.id] = plan.round_of("import", d.id, joined.get(("import", d.id), d.created_at))
+    return out
 
 
 def _count(report: dict[str, Any], key: str) -> int:
@@ -176,8 +205,7 @@ def _round_notes(rounds: list[whole.RoundRow]) -> tuple[str, ...]:
                 # the database's name and figures as the rest of the report gives them
                 # (before: "semanticscholar …, 50 of 70498", a failed lane "0 of None")
                 out.append(
-                    f"{display_name(str(lane.get('provider')))} "
-                    f"({'round ' + str(r.round) if r.round else 'search'}): "
+                    f"{display_name(str(lane.get('provider')))} ({round_label(r.round)}): "
                     f"{lane.get('state')}, {_figure(lane.get('retrieved'))} of "
                     f"{_figure(lane.get('total'))} records retrieved "
                     f"(cap {_figure(lane.get('cap'))} per lane)"

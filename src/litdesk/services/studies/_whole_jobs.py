@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Final, Literal, Protocol, TypeVar
 
-from litdesk._errors import RefusedError
+from litdesk._errors import ExternalError, RefusedError
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.runs import read_definition
 from litdesk.services.jobs import Handler, JobContext
@@ -39,6 +39,7 @@ __all__ = [
     "EXIT_PARTIAL",
     "UPDATE_KIND",
     "JobProviders",
+    "WholeSearchFailed",
     "exit_status",
     "whole_handler",
 ]
@@ -87,12 +88,56 @@ def _progress_total(got: Harvest) -> int | None:
     return sum(min(lane.cap, lane.total or len(lane.papers)) for lane in got.lanes)
 
 
+class WholeSearchFailed(ExternalError):
+    """Every search of a whole-search job failed (no lane returned records): nothing was
+    added to the Study. The message names each lane's failure; ``warnings``: one line
+    each."""
+
+    default_code = "whole_failed"
+
+
+def _lane_lines(out: list[dict[str, Any]]) -> list[str]:
+    """Each failed lane of the job's searches for people: its name and why."""
+    many = len(out) > 1
+    lines = []
+    for search in out:
+        for lane in search.get("lanes", []):
+            if isinstance(lane, dict) and lane.get("state") in ("failed", "partial"):
+                why = lane.get("notice") or lane.get("message") or "no reason was stored"
+                where = f"search {int(search.get('index', 0)) + 1}, " if many else ""
+                lines.append(f"{where}{lane.get('label') or lane.get('provider')}: {why}")
+    return lines
+
+
+def all_failed(kind: str, out: list[dict[str, Any]]) -> WholeSearchFailed:
+    """The error of a job none of whose searches returned records (``allowance_spent``
+    when every lane stopped because the allowance is spent); the failed job's result keeps
+    its searches and their lanes."""
+    lines = _lane_lines(out) or [str(s.get("error")) for s in out if s.get("error")]
+    budget = all(
+        "budget" in f"{lane.get('status', '')} {lane.get('message', '')}"
+        for s in out
+        for lane in s.get("lanes", [])
+        if isinstance(lane, dict) and lane.get("state") in ("failed", "partial")
+    )
+    summary = "No lane returned records; nothing was added to the Study."
+    return WholeSearchFailed(
+        f"{summary} " + " · ".join(lines),
+        code="allowance_spent" if budget and lines else None,
+        warnings=lines,
+        result={"kind": kind, "round": None, "searches": out, "committed": 0, "failed": summary},
+    )
+
+
 def exit_status(result: dict[str, Any] | None, status: str) -> int:
     """The exit status of a finished whole-search job: 0 every lane complete or capped;
-    4 a lane stopped because the allowance is spent; 3 a lane failed or stopped early
-    (other reasons), or the job was cancelled; 1 the job failed."""
+    4 a lane stopped because the allowance is spent (every lane so: the job failed); 3 a
+    lane failed or stopped early (other reasons), or the job was cancelled; 1 the job
+    failed (every search's lanes too)."""
     if status == "failed" or result is None:
-        return EXIT_FAILED
+        error = (result or {}).get("error")
+        spent = isinstance(error, dict) and error.get("code") == "allowance_spent"
+        return EXIT_ALLOWANCE if spent else EXIT_FAILED
     if status == "cancelled" or result.get("cancelled"):
         return EXIT_PARTIAL
     states = [
@@ -174,6 +219,8 @@ def whole_handler(providers: JobProviders) -> Handler:
             )
             round_no = done.round
             out.append(_summary(done.report() | {"lanes": lanes, "index": index}))
+        if out and not any(s.get("run_id") for s in out):  # no search returned records
+            raise all_failed(kind, out)  # the job failed, naming each lane; the Study unchanged
         return {"kind": kind, "round": round_no, "searches": out, "committed": len(out)}
 
     return handle

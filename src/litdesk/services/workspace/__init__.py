@@ -16,14 +16,8 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         StudyImportRefused,
     )
     from ._codec import IMPORT_VERSION, TraceInvalid, read_import, read_import_row, trace_document
-    from ._exports import (
-        EXPORT_VERSION,
-        evidence_csv,
-        export_study,
-        import_study,
-        notebook_markdown,
-        ris_text,
-    )
+    from ._evidence_files import evidence_csv, notebook_markdown
+    from ._exports import EXPORT_VERSION, export_study, import_study, ris_text
     from ._inputs import FieldsRefused, PaperFields
     from ._results import RefusedRecord
     from ._service import (

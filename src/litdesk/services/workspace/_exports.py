@@ -1,15 +1,16 @@
-"""Study exports: evidence CSV, the review notebook (Markdown), the Study ZIP, and
-Study import (recovery) that validates every record and remaps links."""
+"""The Study ZIP: export (references, evidence CSV and notebook from :mod:`._evidence_files`,
+runs, imports, whole searches, PDF links, screening) and import (recovery) that validates
+every record and remaps links."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
 import uuid
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Final
 
 from litdesk import __version__
@@ -23,19 +24,14 @@ from litdesk.adapters.store import (
     link_or_insert_run,
     put_study_form,
     repo,
+    study_records,
     whole_searches,
 )
 from litdesk.core.evidence import (
-    EVIDENCE_FIELDS,
     Annotation,
     Evidence,
     check_anchor,
     check_evidence,
-    csv_cell,
-    evidence_headline,
-    evidence_values,
-    md_blockquote,
-    md_escape,
     read_annotation,
     read_evidence,
 )
@@ -44,11 +40,8 @@ from litdesk.core.forms import (
     default_form,
     form_from_json,
     form_to_json,
-    shown_values,
-    value_text,
 )
 from litdesk.core.records import Paper, read_paper
-from litdesk.core.words import when
 
 from ._archive import (
     MAX_ZIP_BYTES,
@@ -64,7 +57,8 @@ from ._archive import (
 )
 from ._archive import refuse as _refuse
 from ._codec import read_import, trace_document
-from ._results import MAX_STUDY_NAME, EvidenceView, NoteView, _new_id, now_iso
+from ._evidence_files import evidence_csv, notebook_markdown
+from ._results import MAX_STUDY_NAME, _new_id, now_iso
 from ._service import MAX_DESCRIPTION, Workspace
 from ._summaries import RecoveredStudy
 from ._whole_zip import read_whole, store_whole
@@ -76,219 +70,12 @@ __all__ = [
     "MAX_ZIP_MEMBER_BYTES",
     "StudyExportTooLarge",
     "StudyImportRefused",
-    "evidence_csv",
     "export_study",
     "import_study",
-    "notebook_markdown",
     "ris_text",
 ]
 
 EXPORT_VERSION: Final = 1
-_ID_COLUMNS: Final = ("evidence_id", "paper_id", "title", "year", "doi", "pmid", "pmcid")
-_PASSAGE_COLUMNS: Final = (
-    "passage",
-    "source",
-    "location",
-    "section",
-    "block_id",
-    "source_url",
-    "licence",
-    "retrieved_at",
-    "verification",
-    "recheck",
-    "created_at",
-)
-#: For a record saved from a reviewed assistant draft: the model and each field's
-#: original suggestion (empty for a record written by hand).
-_ASSISTED_COLUMNS: Final = ("model", *(f"suggested_{name}" for name, _ in EVIDENCE_FIELDS))
-#: The columns of the default form's evidence CSV (as before Studies chose forms).
-CSV_COLUMNS: Final = (
-    *_ID_COLUMNS,
-    *(name for name, _ in EVIDENCE_FIELDS),
-    *_PASSAGE_COLUMNS,
-    *_ASSISTED_COLUMNS,
-)
-#: Values of fields the Study's form no longer has, as a JSON object ("not in the form").
-OTHER_FIELDS: Final = "other_fields"
-
-
-# --- evidence CSV and notebook ---------------------------------------------------------
-
-
-#: the evidence CSV's column of linked subjects (present when a record has one)
-SUBJECTS_COLUMN: Final = "subjects"
-#: the evidence CSV's columns of the PDF a passage was checked on (present when a record
-#: comes from a PDF; its ``location`` then reads "From the PDF, page N (checked)")
-PDF_COLUMNS: Final = ("pdf_file", "pdf_page", "pdf_sha256")
-
-
-def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str:
-    """The evidence table as formula-safe CSV: one column per field of the Study's form
-    (the default six without one), then the passage columns, the model and each field's
-    original suggestion (assisted records); values of fields the form
-    no longer has go to an ``other_fields`` column (a JSON object), present when a
-    record has such values or the form is not the default; the linked subjects to a
-    ``subjects`` column, present when a record has one."""
-    form = form or default_form()
-    rows = list(views)
-    keys = form.keys
-    extras = [{k: v for k, v in evidence_values(v.evidence).items() if k not in keys} for v in rows]
-    columns = (*_ID_COLUMNS, *keys, *_PASSAGE_COLUMNS, *_ASSISTED_COLUMNS)
-    if form.template != "default" or any(extras):
-        columns = (*columns, OTHER_FIELDS)
-    if any(v.subjects for v in rows):  # the linked subjects, as "label (mesh:D003920)"
-        columns = (*columns, SUBJECTS_COLUMN)
-    if any(v.evidence.pdf for v in rows):
-        columns = (*columns, *PDF_COLUMNS)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\r\n")
-    writer.writerow(columns)
-    for v, extra in zip(rows, extras, strict=True):
-        ev, p, ctx = v.evidence, v.paper, v.evidence.context
-        row: dict[str, object] = {
-            "evidence_id": v.id,
-            "paper_id": ev.paper_id,
-            "title": p.title if p else "",
-            "year": p.year if p else "",
-            "doi": p.doi if p else "",
-            "pmid": p.pmid if p else "",
-            "pmcid": p.pmcid if p else "",
-            "passage": ev.passage,
-            "source": ev.source,
-            "location": "; ".join(x for x in (ev.pdf.label(), ev.location) if x)
-            if ev.pdf
-            else ev.location,  # a PDF passage: its page in words first
-            "section": ctx.section if ctx else "",
-            "block_id": ctx.block_id if ctx else "",
-            "source_url": ctx.url if ctx else "",
-            "licence": ctx.licence if ctx else "",
-            "retrieved_at": ctx.retrieved_at if ctx else (p.retrieved_at if p else ""),
-            "verification": ev.verification,
-            "recheck": v.recheck,
-            "created_at": ev.created_at,
-            OTHER_FIELDS: json.dumps(extra, ensure_ascii=False) if extra else "",
-            SUBJECTS_COLUMN: "; ".join(f"{s.label} ({s.key})" for s in v.subjects),
-            "model": v.assisted.model if v.assisted else "",
-            "pdf_file": ev.pdf.file if ev.pdf else "",
-            "pdf_page": ev.pdf.page if ev.pdf else "",
-            "pdf_sha256": ev.pdf.sha256 if ev.pdf else "",
-        }
-        for name, _ in EVIDENCE_FIELDS:
-            row[f"suggested_{name}"] = v.assisted.suggestions.get(name) if v.assisted else ""
-        values = evidence_values(ev)
-        for key in keys:
-            value = values.get(key)
-            row[key] = value_text(value) if value is not None else None
-        writer.writerow([csv_cell(row[c]) for c in columns])
-    return buf.getvalue()
-
-
-def _md_url(url: str) -> str:
-    """An autolink when the URL cannot break out of it, else escaped text."""
-    if any(c in url for c in "<>\\`") or any(c.isspace() for c in url):
-        return md_escape(url)
-    return f"<{url}>"
-
-
-def _source_lines(paper: Paper, anchor_ctx: Any, source: str, retrieved: str | None) -> list[str]:
-    if source == "fulltext" and anchor_ctx is not None:
-        parts = [
-            f"Source: full text {anchor_ctx.pmcid}, paragraph {md_escape(anchor_ctx.block_id)}"
-        ]
-        if anchor_ctx.section:
-            parts.append(f"section {md_escape(anchor_ctx.section)}")
-        lines = [", ".join(parts) + f" — {_md_url(anchor_ctx.url)}"]
-        lic = md_escape(anchor_ctx.licence) if anchor_ctx.licence else "licence not stated"
-        if anchor_ctx.licence_url:
-            lic += f" ({_md_url(anchor_ctx.licence_url)})"
-        lines.append(f"Licence: {lic}")
-        if anchor_ctx.retrieved_at:
-            lines.append(f"Retrieved: {anchor_ctx.retrieved_at}")
-        return lines
-    if source == "external":
-        return ["Source: external passage (to verify)"]
-    out = [f"Source: abstract of {paper.id}"]
-    if retrieved:
-        out.append(f"Retrieved: {retrieved}")
-    return out
-
-
-def notebook_markdown(
-    title: str,
-    papers: Iterable[Paper],
-    notes: Iterable[NoteView],
-    evidence: Iterable[EvidenceView],
-    form: Form | None = None,
-) -> str:
-    """The review notebook: per paper, its highlights/comments and evidence (its values
-    in the Study's form's order, then those not in the current form), with passages as
-    block quotes, their sources, retrieval dates and licences."""
-    form = form or default_form()
-    by_paper_notes: dict[str, list[NoteView]] = {}
-    for n in notes:
-        by_paper_notes.setdefault(n.annotation.paper_id, []).append(n)
-    by_paper_ev: dict[str, list[EvidenceView]] = {}
-    for e in evidence:
-        by_paper_ev.setdefault(e.evidence.paper_id, []).append(e)
-    out = [
-        f"# Review notebook: {md_escape(title)}",
-        "",
-        f"Exported {now_iso()} by litdesk {__version__}.",
-        "",
-    ]
-    for paper in papers:
-        pn, pe = by_paper_notes.get(paper.id, []), by_paper_ev.get(paper.id, [])
-        if not pn and not pe:
-            continue
-        out += [f"## {md_escape(paper.title or paper.id)}", ""]
-        meta = [", ".join(f"{k}: {v}" for k, v in paper.identifiers().items())]
-        if paper.journal or paper.year:
-            meta.append(" ".join(str(x) for x in (paper.journal, paper.year) if x))
-        out += [md_escape("; ".join(meta)), ""]
-        for n in pn:
-            _note_md(out, paper, n.annotation, n.notice)
-        for e in pe:
-            _evidence_md(out, paper, e.evidence, e.recheck, form)
-    return "\n".join(out).rstrip() + "\n"
-
-
-def _note_md(out: list[str], paper: Paper, note: Annotation, notice: str | None) -> None:
-    written = when(note.created_at, relative=False)
-    out.append(f"### {'Highlight' if note.anchor else 'Comment'} ({written})")
-    out.append("")
-    if note.anchor is not None:
-        a = note.anchor
-        out += [md_blockquote(a.text), ""]
-        out += [line + "  " for line in _source_lines(paper, a.context, a.source, a.retrieved_at)]
-        out.append("")
-    if note.comment:
-        out += [md_escape(note.comment), ""]
-    if notice:
-        out += [f"*Notice: {md_escape(notice)}*", ""]
-
-
-def _evidence_md(out: list[str], paper: Paper, ev: Evidence, recheck: str, form: Form) -> None:
-    out += [f"### Evidence: {md_escape(evidence_headline(ev)[:120])}", ""]
-    for shown in shown_values(form, evidence_values(ev)):
-        label = md_escape(shown["label"])
-        if not shown["in_form"]:
-            label += " (not in the current form)"
-        text = shown["text"]
-        out.append(f"- **{label}:** {md_escape(text) if text else '*not extracted*'}")
-    out.append("")
-    out += [md_blockquote(ev.passage), ""]
-    if ev.pdf is not None:
-        src = [f"Source: {ev.pdf.label()} — {md_escape(ev.pdf.file)}, sha256 {ev.pdf.sha256[:12]}"]
-    else:
-        src = _source_lines(paper, ev.context, ev.source, paper.retrieved_at)
-    if ev.location:
-        src.append(f"Location: {md_escape(ev.location)}")
-    if recheck not in ("ok", "needs_verification"):
-        src.append(f"Check: {md_escape(recheck)}")
-    out += [line + "  " for line in src]
-    out.append("")
-
-
 # --- RIS -----------------------------------------------------------------------------
 
 
@@ -385,6 +172,8 @@ def _export_study(
     members["study.json"] = json.dumps(bundle, ensure_ascii=False, indent=1).encode("utf-8")
     with ws._reading() as conn:  # a whole search's round (its hits are read per run)
         rounds = {r.run_id: r for r in whole_searches.list_rounds(conn, s.id)}
+        # when each kept run joined the Study: the round it counts in (StudyRounds)
+        joined = {x.id: x.at for x in study_records.study_sources(conn, s.id) if x.kind == "run"}
     for run_id in summary.search_runs:
         run = get_search_run(ws.store, run_id)
         if run_id in rounds:
@@ -398,6 +187,7 @@ def _export_study(
             "run": run.run,
             "created_at": run.created_at,
             "executed_at": run.executed_at,
+            "joined_at": joined.get(run_id, run.executed_at),
         }
         members[f"search-runs/{run_id}.json"] = dump_json(doc).encode("utf-8")
         members[f"search-runs/{run_id}.ris"] = ris_text(_run_papers(run.run)).encode("utf-8")
@@ -601,6 +391,7 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
             or not isinstance(doc.get("run"), dict)
             or not isinstance(doc.get("owner"), str)
             or not isinstance(doc.get("executed_at"), str)
+            or not _iso_or_none(doc.get("joined_at"))
             or len(body or b"") > 3 * MAX_RUN_BYTES
         ):
             errors.append(f"search run {str(run_id)[:100]!r}: missing or malformed")
@@ -651,6 +442,19 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
         "form": form,
         "pdf_links": pdf_links,
     }
+
+
+def _iso_or_none(value: object) -> bool:
+    """A run's ``joined_at``: absent (exports before it) or an ISO time of at most 40."""
+    if value is None:
+        return True
+    if not isinstance(value, str) or len(value) > 40:
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _parse(data: bytes) -> dict[str, Any]:
@@ -761,7 +565,9 @@ def import_study(
             )
             if not link_or_insert_run(conn, row):
                 raise _refuse("a recovered search run's fresh id is taken; try again")
-            repo.add_study_search_run(conn, study.id, run_id)
+            # its original join time keeps it in its round (exports before 0030: the run's)
+            joined_at = str(doc.get("joined_at") or doc["executed_at"])
+            repo.add_study_search_run(conn, study.id, run_id, at=joined_at)
         form = parsed["form"]
         if form is not None and form.fields != default_form().fields:
             put_study_form(conn, study.id, form, by=ws.owner, now=now)

@@ -260,7 +260,7 @@ class Workspace(EvidenceOps):
                     self._history(conn, row.id, "paper_added", ref, now)
             for run_id in run_ids:
                 access.require_run(conn, self.owner, run_id)
-                repo.add_study_search_run(conn, row.id, run_id)
+                repo.add_study_search_run(conn, row.id, run_id, at=now)
                 self._history(conn, row.id, "run_saved", run_id, now)
         return StudyAdditions(
             row.id, row.name, tuple(zip(paper_refs, added, strict=True)), tuple(run_ids)
@@ -272,7 +272,7 @@ class Workspace(EvidenceOps):
         with self.store.write() as conn:
             access.require_run(conn, self.owner, run_id)
             row = self._study(conn, study, "write")
-            repo.add_study_search_run(conn, row.id, run_id)
+            repo.add_study_search_run(conn, row.id, run_id, at=now)
             self._history(conn, row.id, "run_saved", run_id, now)
 
     # --- notes and highlights ----------------------------------------------------------

@@ -50,6 +50,9 @@ def _job_view(data: dict[str, Any]) -> dict[str, Any]:
     result = job.get("result") or {}
     data["searches_done"] = result.get("searches", [])
     data["cancelled"] = bool(result.get("cancelled"))
+    # a job none of whose lanes returned records: what happened, once (each lane's why is
+    # its line below); other failures: the job's message
+    data["failed_summary"] = str(result.get("failed") or "")
     return data
 
 
