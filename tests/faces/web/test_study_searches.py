@@ -273,7 +273,10 @@ def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> Non
         # its only lane failed: the job failed and says so once (before: "Status: done ·
         # exit status 3", as if part of it had worked); the Study is unchanged
         assert (done["job"]["status"], done["exit_status"]) == ("failed", 1)
-        assert 'Status: <strong id="job-status">failed</strong> · <span id="job-outcome">the search failed' in html
+        assert (
+            'Status: <strong id="job-status">failed</strong> · <span id="job-outcome">the search failed'
+            in html
+        )
         said = html.split('<p class="notice error">')[1].split("</p>")[0]
         assert said == "No lane returned records; nothing was added to the Study.", said
         study = c.get(f"/api/v1/studies/{sid}").json()

@@ -33,7 +33,6 @@ from litdesk.core.runs import (
     round_label,
     study_rounds,
 )
-from litdesk.core.words import num
 from litdesk.services.dedup import identification, study_decisions
 
 from ._fused import load_run
