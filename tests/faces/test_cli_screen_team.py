@@ -92,8 +92,14 @@ def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
     (r,) = flow["rounds"]
     assert all(c["ok"] for c in r["checks"])
     assert r["screened"] == len(TITLES) - len(disagree) + 1
-    md = cli("study", "prisma", "Beta").stdout
-    assert "| Records screened |" in md
+    md = cli("study", "prisma", "Beta", "--format", "md").stdout
+    assert "| Records screened |" in md and "| &nbsp;&nbsp;" in md
+    # the terminal's table: the same lines, indented with spaces, no Markdown entities
+    shown = cli("study", "prisma", "Beta").stdout
+    assert "&nbsp;" not in shown and "|" not in shown, shown
+    screened = next(line for line in shown.splitlines() if "Records screened" in line)
+    cells = [c.strip() for c in screened.split("│") if c.strip()]
+    assert cells == ["Records screened", f"{r['screened']:,}", f"{r['screened']:,}"], cells
     assert cli("study", "prisma", "Beta", "--format", "csv").stdout.startswith("box,level,")
     assert cli("study", "prisma", "Beta", "--format", "svg").stdout.startswith("<svg")
     cli("study", "prisma", "Beta", "--format", "pdf", code=2)

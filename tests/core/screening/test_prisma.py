@@ -234,10 +234,10 @@ def test_each_source_line_sits_under_its_own_kind():
     assert labels == [
         "Records identified",
         "  from databases",
-        "    Embase (database)",
-        "    PubMed (database)",
+        "    Embase",
+        "    PubMed",
         "  from registers",
-        "    ClinicalTrials.gov (register)",
+        "    ClinicalTrials.gov",
         "  from other methods",
-        "    citation search (other)",
+        "    citation search",
     ]

@@ -338,7 +338,7 @@ class PrismaFlow:
             add(f"  from {name}", [r.identified_by(kind) for r in self.rounds])  # type: ignore[arg-type]
             for source in (n for k, n in names if k == kind):  # each under its own kind
                 add(
-                    f"    {source} ({kind})",
+                    f"    {source}",  # its kind is the line above (not "x.ris (ris) (database)")
                     [
                         sum(s.records for s in r.sources if (s.kind, s.name) == (kind, source))
                         for r in self.rounds

@@ -16,6 +16,7 @@ count per round under the total.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 from xml.sax.saxutils import escape
 
 from ._prisma import PrismaFlow, PrismaRound
@@ -137,6 +138,10 @@ def _sum(flow: PrismaFlow, key: str) -> tuple[int, list[int]]:
     return sum(values), values
 
 
+#: a source's kind as the diagram's identification box names it beside the source
+_KIND: Final = {"database": "database", "register": "register", "other": "other method"}
+
+
 def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> str:
     """The diagram of ``flow`` as an SVG document (UTF-8 text)."""
     rounds: tuple[PrismaRound, ...] = flow.rounds
@@ -149,7 +154,7 @@ def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> 
         count = sum(
             s.records for r in rounds for s in r.sources if (s.kind, s.name) == (kind, name)
         )
-        sources.append(f"{name} ({kind}) (n = {count:,})")
+        sources.append(f"{name}, {_KIND.get(kind, kind)} (n = {count:,})")
     total, per = _sum(flow, "identified")
     identified = _box(left_x, MAIN_W, [f"Records identified {_n(flow, total, per)}", *sources])
     removed = _box(

@@ -5,7 +5,7 @@ conflicts | reveal | resolve | agreement | import-decisions | export-decisions``
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +14,9 @@ from litdesk._errors import InputError
 from .._words import plural
 from ._context import sync_app
 from ._output import command, console, emit_json
+
+if TYPE_CHECKING:
+    from litdesk.services.screening import PrismaFlowView
 
 __all__ = ["register"]
 
@@ -28,6 +31,20 @@ def _say(text: str) -> None:
 
 def _kappa(value: object) -> str:
     return "undefined" if value is None else f"{float(str(value)):.3f}"
+
+
+def _prisma_table(view: PrismaFlowView) -> None:
+    """The flow as a table for the terminal: a line per box (sub-lines indented), a column
+    per round and the total (``--format md`` gives the same as Markdown for a file)."""
+    from rich.table import Table
+
+    table = Table(title=f"PRISMA 2020 — {view.study_name}", title_justify="left")
+    table.add_column("PRISMA 2020", no_wrap=True)
+    for head in view.heads:
+        table.add_column(head, justify="right")
+    for label, values in view.lines:
+        table.add_row(label, *(f"{v:,}" for v in values))
+    console.print(table, markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:
@@ -238,8 +255,12 @@ def _register_study() -> None:
     def prisma_cmd(
         study: Annotated[str, typer.Argument(help="Study name or id.")],
         format: Annotated[
-            str, typer.Option("--format", help="md, csv or svg (with --json: ignored).")
-        ] = "md",
+            str,
+            typer.Option(
+                "--format",
+                help="table (for the terminal), md, csv or svg (with --json: ignored).",
+            ),
+        ] = "table",
         as_json: Annotated[bool, typer.Option("--json", help="The counts as JSON.")] = False,
         box: Annotated[
             str | None,
@@ -290,6 +311,9 @@ def _register_study() -> None:
                 svg = app.screening.export_prisma(PrismaFlowRequest(study, "svg"), owner=app.owner)
                 typer.echo(svg.text, nl=False)
                 return
-        if format not in ("md", "csv"):
-            raise InputError("--format is md, csv or svg", code="bad_format")
+        if format not in ("table", "md", "csv"):
+            raise InputError("--format is table, md, csv or svg", code="bad_format")
+        if format == "table":
+            _prisma_table(view)
+            return
         typer.echo(view.markdown if format == "md" else view.csv, nl=False)

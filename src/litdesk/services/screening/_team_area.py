@@ -452,9 +452,11 @@ def prisma_flow(area: AreaParts, request: PrismaFlowRequest, owner: str) -> Pris
         area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
         config=ctx.config,
     )  # fmt: skip
+    flow = result.flow
     return PrismaFlowView(
-        ctx.study.id, ctx.study.name, result.to_dict(), result.flow.to_markdown(),
-        result.flow.to_csv(),
+        ctx.study.id, ctx.study.name, result.to_dict(), flow.to_markdown(), flow.to_csv(),
+        heads=(*(r.label for r in flow.rounds), "Total"),
+        lines=tuple((label, tuple(values)) for label, values in flow.rows()),
     )  # fmt: skip
 
 

@@ -385,6 +385,10 @@ class PrismaFlowView:
     flow: dict[str, object]
     markdown: str
     csv: str
+    #: the table for a terminal: the column heads (each round, then the total), then each
+    #: line's label (indented by leading spaces) and counts
+    heads: tuple[str, ...] = ()
+    lines: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {"study_id": self.study_id, "study": self.study_name, **self.flow}
