@@ -389,3 +389,51 @@ def test_a_large_run_is_saved_without_abstracts(settings, store):
     back = load_run(store, "big")
     assert len(back.hits) == 150 and all(h.paper.abstract is None for h in back.hits)
     assert [h.paper.id for h in back.hits] == [h.paper.id for h in run.hits]
+
+
+def test_a_lane_answering_over_its_limit_keeps_its_limit(settings, store, fixtures_dir):
+    """Semantic Scholar's bulk search ignores ``limit`` (a real page: 1,000 records): a run of
+    several lanes keeps the lane's limit and says so — before, 1,000 records entered a run
+    whose candidate limit was 40 and PRISMA-S read "Limit 20, Records 1,000"."""
+    bulk = (
+        fixtures_dir / "providers/semanticscholar/paper-search-bulk-citationcount-asc-first.json"
+    ).read_bytes()
+
+    def handler(request):
+        if request.url.host == "api.semanticscholar.org":
+            return httpx.Response(200, content=bulk)
+        return httpx.Response(200, content=body_for(request))
+
+    definition = make_definition(
+        "malaria AND vaccine", providers=["europepmc", "semanticscholar"], limit=20
+    )
+    plan = plan_search(definition)
+    assert plan.coverage == "bounded-discovery" and plan.candidate_limit == 40
+    seen = []
+
+    async def go():
+        transport, fs = fused(settings, store, handler)
+        async with transport:
+            return await fs.execute(definition, on_lane=seen.append)
+
+    run = _run(go())
+    s2 = next(lane for lane in run.lanes if lane.provider == "semanticscholar")
+    assert s2.status == "ok" and s2.returned == 20 and s2.total == 3027
+    assert any("returned 1,000 records for a limit of 20" in w for w in s2.warnings), s2
+    assert (
+        sum(1 for h in run.hits for c in h.contributions if c.provider == "semanticscholar") == 20
+    )
+    assert len(run.hits) <= plan.candidate_limit
+    assert next(lane for lane in seen if lane.provider == "semanticscholar").returned == 20
+    # one provider's page stays whole: its next page (the token) continues after it
+    alone = make_definition("malaria AND vaccine", providers=["semanticscholar"], limit=20)
+    assert plan_search(alone).coverage == "provider-order"
+
+    async def one():
+        transport, fs = fused(settings, store, handler)
+        async with transport:
+            return await fs.execute(alone)
+
+    whole = _run(one())
+    assert whole.lanes[0].returned == 1000 and whole.lanes[0].next_cursor
+    assert any("the page is kept whole" in w for w in whole.lanes[0].warnings)

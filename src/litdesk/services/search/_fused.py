@@ -44,7 +44,13 @@ from litdesk.adapters.store import (
     repo,
 )
 from litdesk.core.fusion import Sighting, fuse, provider_order
-from litdesk.core.providers import DISCOVERY_LANES, MODE_DEFAULTS, SearchMode, provider_spec
+from litdesk.core.providers import (
+    DISCOVERY_LANES,
+    MODE_DEFAULTS,
+    SearchMode,
+    display_name,
+    provider_spec,
+)
 from litdesk.core.query import (
     QuerySyntaxError,
     compile_lane,
@@ -105,6 +111,9 @@ class LanePlan:
     provider: str
     request: CompiledRequest | None
     refused: str | None = None
+    #: the records the lane asked for (a provider may answer with more: Semantic
+    #: Scholar's bulk search ignores it and returns up to 1,000 a page)
+    limit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +135,8 @@ def _compile(
             provider, definition.query, definition.filters, cursor=cursor, limit=limit, mode=mode
         )
     except CompileRefused as exc:
-        return LanePlan(lane, provider, None, exc.reason)
-    return LanePlan(request.lane or lane, provider, request)
+        return LanePlan(lane, provider, None, exc.reason, limit)
+    return LanePlan(request.lane or lane, provider, request, limit=limit)
 
 
 def _is_boolean(definition: RunDefinition) -> bool:
@@ -218,10 +227,39 @@ def cache_key(owner: str, definition: RunDefinition, cursor: str | None) -> str:
     return "search:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _lane_result(plan: LanePlan, outcome: LaneOutcome | None) -> LaneResult:
+def _lane_keeps(plan: LanePlan, outcome: LaneOutcome | None, coverage: Coverage) -> int | None:
+    """How many of the lane's records a run of several lanes keeps: at most the lane's
+    limit (the candidate limit is the lanes' limits added); ``None``: all of them (one
+    provider's page is kept whole, so that its next page continues after it)."""
+    if coverage == "provider-order" or plan.limit is None or outcome is None:
+        return None
+    page = outcome.page if outcome.status == "ok" else None
+    if page is None or len(page.papers) <= plan.limit:
+        return None
+    return plan.limit
+
+
+def _lane_result(
+    plan: LanePlan, outcome: LaneOutcome | None, kept: int | None = None
+) -> LaneResult:
     if outcome is None:
         return LaneResult(plan.lane, plan.provider, "unsupported", message=plan.refused or "")
     page = outcome.page if outcome.status == "ok" else None
+    warnings = tuple(page.warnings) if page is not None else ()
+    returned = len(page.papers) if page is not None else 0
+    if kept is not None and returned > kept:
+        name = display_name(plan.provider)
+        warnings += (
+            f"{name} returned {returned:,} records for a limit of {kept:,} (it does not "
+            f"apply the limit to this search); the first {kept:,} were kept",
+        )
+        returned = kept
+    elif plan.limit is not None and returned > plan.limit:
+        warnings += (
+            f"{display_name(plan.provider)} returned {returned:,} records for a limit of "
+            f"{plan.limit:,} (it does not apply the limit to this search); the page is kept "
+            "whole, so that its next page continues after it",
+        )
     executed = outcome.request.executed_query if outcome.request is not None else ""
     if not executed and plan.request is not None:
         executed = plan.request.executed_query
@@ -230,11 +268,11 @@ def _lane_result(plan: LanePlan, outcome: LaneOutcome | None) -> LaneResult:
         provider=plan.provider,
         status=outcome.status,
         executed_query=executed,
-        returned=len(page.papers) if page is not None else 0,
+        returned=returned,
         total=page.total if page is not None else None,
         next_cursor=page.next_cursor if page is not None else None,
         message=outcome.message,
-        warnings=tuple(page.warnings) if page is not None else (),
+        warnings=warnings,
         retry_after=outcome.retry_after,
     )
 
@@ -271,7 +309,11 @@ class FusedSearch:
         self.lane_calls = 0  # lanes actually executed by this object (tests, bench)
 
     async def _lane(
-        self, plan: LanePlan, cursor: str | None, on_lane: LaneObserver | None = None
+        self,
+        plan: LanePlan,
+        cursor: str | None,
+        coverage: Coverage,
+        on_lane: LaneObserver | None = None,
     ) -> tuple[LanePlan, LaneOutcome | None]:
         outcome: LaneOutcome | None = None
         if plan.request is not None:
@@ -279,7 +321,7 @@ class FusedSearch:
             results = await self.service.execute(plan.request, cursor)
             outcome = results[0][0]
         if on_lane is not None:
-            on_lane(_lane_result(plan, outcome))
+            on_lane(_lane_result(plan, outcome, _lane_keeps(plan, outcome, coverage)))
         return plan, outcome
 
     async def execute(
@@ -294,7 +336,8 @@ class FusedSearch:
         plan = plan_search(definition, cursor)
         retrieved = self._now().isoformat()
         settled = await asyncio.gather(
-            *(self._lane(lane, cursor, on_lane) for lane in plan.lanes), return_exceptions=True
+            *(self._lane(lane, cursor, plan.coverage, on_lane) for lane in plan.lanes),
+            return_exceptions=True,
         )
         lanes: list[LaneResult] = []
         sightings: list[Sighting] = []
@@ -302,12 +345,14 @@ class FusedSearch:
             if isinstance(item, BaseException):
                 raise item
             lane_plan, outcome = item
-            result = _lane_result(lane_plan, outcome)
+            kept = _lane_keeps(lane_plan, outcome, plan.coverage)
+            result = _lane_result(lane_plan, outcome, kept)
             lanes.append(result)
             if outcome is not None and outcome.status == "ok" and outcome.page is not None:
+                papers = outcome.page.papers if kept is None else outcome.page.papers[:kept]
                 sightings.extend(
                     Sighting(lane_plan.lane, lane_plan.provider, rank, paper)
-                    for rank, paper in enumerate(outcome.page.papers, start=1)
+                    for rank, paper in enumerate(papers, start=1)
                 )
         hits = provider_order(sightings) if plan.coverage == "provider-order" else fuse(sightings)
         return build_run(
