@@ -80,7 +80,8 @@ def test_serve_prints_the_address_and_answers(tmp_path: Path, tmp_settings) -> N
 
 
 def test_a_team_supervisor_leaves_the_web_face_to_its_workers(
-    tmp_path: Path, pg_schema: str
+    tmp_path: Path,
+    pg_schema: str,  # noqa: F811
 ) -> None:
     """``serve --team --workers 2``: the supervisor hands uvicorn the workers' app factory
     and never imports the web face itself (each worker does; importing it costs ~2 s of
@@ -109,7 +110,12 @@ def test_a_team_supervisor_leaves_the_web_face_to_its_workers(
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
     env |= {"LITDESK_DATA_DIR": str(tmp_path / "data"), "LITDESK_DATABASE_URL": pg_schema}
     done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
