@@ -146,7 +146,9 @@ def test_exchanges_share_one_verifying_tls_context(
     shared = tls_context()
     made: list[object] = []
     real = ssl.create_default_context
-    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **kw: made.append(a) or real(*a, **kw))
+    monkeypatch.setattr(
+        ssl, "create_default_context", lambda *a, **kw: made.append(a) or real(*a, **kw)
+    )
     for _ in range(2):
         client = _client(base)
         client.discovery()
