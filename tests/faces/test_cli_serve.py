@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from typer.testing import CliRunner
 
 from litdesk.faces.cli._app import app
@@ -76,3 +77,46 @@ def test_serve_prints_the_address_and_answers(tmp_path: Path, tmp_settings) -> N
         proc.wait(timeout=30)
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+def test_a_team_supervisor_leaves_the_web_face_to_its_workers(
+    tmp_path: Path,
+    pg_schema: str,  # noqa: F811
+) -> None:
+    """``serve --team --workers 2``: the supervisor hands uvicorn the workers' app factory
+    and never imports the web face itself (each worker does; importing it costs ~2 s of
+    CPU)."""
+    import json
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import uvicorn
+        seen = {}
+        def run(target, **kw):
+            seen.update(target=target, workers=kw.get("workers"),
+                        web="litdesk.faces.web" in sys.modules)
+        uvicorn.run = run
+        from litdesk.faces.cli import main
+        sys.argv = ["litdesk", "serve", "--team", "--workers", "2", "--port", "1"]
+        try:
+            main()
+        except SystemExit:
+            pass
+        print(json.dumps(seen))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
+    env |= {"LITDESK_DATA_DIR": str(tmp_path / "data"), "LITDESK_DATABASE_URL": pg_schema}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"target": "litdesk.faces.cli._serve:team_app", "workers": 2, "web": False}

@@ -133,6 +133,32 @@ def test_discovery_naming_another_issuer_is_refused(server: tuple[str, Quirks]) 
     assert refused.value.code == "oidc_issuer_mismatch"
 
 
+def test_exchanges_share_one_verifying_tls_context(
+    server: tuple[str, Quirks], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every exchange of every client uses the process's one TLS context (a new one reads
+    the whole CA bundle), and that context verifies certificates and host names."""
+    import ssl
+
+    from litdesk.adapters.oidc._client import tls_context
+
+    base, quirks = server
+    shared = tls_context()
+    made: list[object] = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(
+        ssl, "create_default_context", lambda *a, **kw: made.append(a) or real(*a, **kw)
+    )
+    for _ in range(2):
+        client = _client(base)
+        client.discovery()
+        client.keys()
+    assert quirks.hits == ["/.well-known/openid-configuration", "/jwks"] * 2
+    assert made == []
+    assert tls_context() is shared
+    assert shared.verify_mode == ssl.CERT_REQUIRED and shared.check_hostname
+
+
 def test_redirects_are_not_followed(server: tuple[str, Quirks]) -> None:
     base, quirks = server
     quirks.discovery = {"jwks_uri": base + "/moved"}

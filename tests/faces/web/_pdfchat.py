@@ -21,6 +21,7 @@ import httpx
 import numpy as np
 import pytest
 from fpdf import FPDF
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import free_port, serve_app
 
 from litdesk._settings import Settings
@@ -183,12 +184,14 @@ class Site:
     data_dir: Path
 
     def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base, timeout=120)
+        return httpx.Client(base_url=self.base, timeout=120, verify=LOOPBACK_TLS)
 
     @contextmanager
     def writer(self) -> Iterator[httpx.Client]:
         """A client like the page: exact Origin, the CSRF cookie repeated in the header."""
-        with httpx.Client(base_url=self.base, timeout=120, headers={"origin": self.base}) as c:
+        with httpx.Client(
+            base_url=self.base, timeout=120, headers={"origin": self.base}, verify=LOOPBACK_TLS
+        ) as c:
             c.get("/chat")
             token = c.cookies.get("ld_csrf")
             assert token

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import Running
 
 pytestmark = pytest.mark.slow
@@ -40,7 +41,7 @@ def web_schema(fuzz_server: Running) -> Any:
 
 @pytest.fixture(scope="module")
 def page_session(fuzz_server: Running) -> dict[str, Any]:
-    with httpx.Client(base_url=fuzz_server.base) as c:
+    with httpx.Client(base_url=fuzz_server.base, verify=LOOPBACK_TLS) as c:
         c.get("/studies")
         token = c.cookies.get("ld_csrf")
         # something to find: a saved paper and a Study

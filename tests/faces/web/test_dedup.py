@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 from tests._dedup_data import REGISTRY_RIS, haematology_subset
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import Running
 
 XSS_RIS = (
@@ -290,8 +291,10 @@ def test_two_apps_on_one_sqlite_store_share_runs_and_recover_a_dead_worker_s_job
         stops.append(server)
 
     def client(n: int) -> httpx.Client:
-        c = httpx.Client(base_url=bases[n], headers={"origin": bases[n]}, timeout=60)
-        with httpx.Client(base_url=bases[n], timeout=60) as first:
+        c = httpx.Client(
+            base_url=bases[n], headers={"origin": bases[n]}, timeout=60, verify=LOOPBACK_TLS
+        )
+        with httpx.Client(base_url=bases[n], timeout=60, verify=LOOPBACK_TLS) as first:
             first.get("/studies")
             token = first.cookies["ld_csrf"]
         c.cookies.set("ld_csrf", token)

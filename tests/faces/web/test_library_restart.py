@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import sqlalchemy as sa
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._library import make_pdfs
 from tests.faces.web._server import free_port
 
@@ -56,7 +57,7 @@ def _server(data_dir: Path, log: Path) -> Iterator[tuple[subprocess.Popen[bytes]
         deadline = time.monotonic() + 60
         while True:
             try:
-                if httpx.get(base + "/library", timeout=5).status_code == 200:
+                if httpx.get(base + "/library", timeout=5, verify=LOOPBACK_TLS).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -76,7 +77,9 @@ def _server(data_dir: Path, log: Path) -> Iterator[tuple[subprocess.Popen[bytes]
 
 @contextmanager
 def _writer(base: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base, timeout=60, headers={"origin": base}) as c:
+    with httpx.Client(
+        base_url=base, timeout=60, headers={"origin": base}, verify=LOOPBACK_TLS
+    ) as c:
         c.get("/library")
         c.headers["x-csrf-token"] = c.cookies["ld_csrf"]
         yield c
@@ -114,7 +117,10 @@ def test_a_killed_server_s_index_job_resumes_on_the_next_server(tmp_path: Path) 
         first.wait(30)
     before = _entries(data_dir)
     assert 3 <= len(before) < 40, (len(before), seen)
-    with _server(data_dir, log) as (_, base), httpx.Client(base_url=base, timeout=60) as c:
+    with (
+        _server(data_dir, log) as (_, base),
+        httpx.Client(base_url=base, timeout=60, verify=LOOPBACK_TLS) as c,
+    ):
         deadline = time.monotonic() + 240
         job: dict[str, Any] = {}
         while time.monotonic() < deadline:

@@ -14,6 +14,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import Running, free_port, serve_app
 
 from litdesk.faces.web._security import CSP, SecurityMiddleware
@@ -68,7 +69,7 @@ def _headers_ok(r: httpx.Response) -> None:
 
 
 def test_origin_rules(alone: str) -> None:
-    with httpx.Client(base_url=alone) as c:
+    with httpx.Client(base_url=alone, verify=LOOPBACK_TLS) as c:
         token = _token(c)
         h = {"x-csrf-token": token}
         missing = c.post("/echo", content=b"{}", headers=h)
@@ -85,7 +86,7 @@ def test_origin_rules(alone: str) -> None:
 
 
 def test_csrf_rules(alone: str) -> None:
-    with httpx.Client(base_url=alone, headers={"origin": alone}) as c:
+    with httpx.Client(base_url=alone, headers={"origin": alone}, verify=LOOPBACK_TLS) as c:
         no_cookie = c.post("/echo", content=b"x", headers={"x-csrf-token": "a" * 43})
         token = _token(c)
         wrong = c.post("/echo", content=b"x", headers={"x-csrf-token": "b" * 43})
@@ -106,7 +107,7 @@ def test_csrf_rules(alone: str) -> None:
 
 
 def test_body_limits_while_streaming(alone: str) -> None:
-    with httpx.Client(base_url=alone, headers={"origin": alone}) as c:
+    with httpx.Client(base_url=alone, headers={"origin": alone}, verify=LOOPBACK_TLS) as c:
         h = {"x-csrf-token": _token(c)}
         declared = c.post("/echo", content=b"x" * (LIMIT + 1), headers=h)
 
@@ -123,7 +124,7 @@ def test_body_limits_while_streaming(alone: str) -> None:
 
 def test_wrong_host_is_refused(alone: str) -> None:
     port = alone.rsplit(":", 1)[1]
-    with httpx.Client(base_url=alone) as c:
+    with httpx.Client(base_url=alone, verify=LOOPBACK_TLS) as c:
         r = c.get("/", headers={"host": f"evil.example:{port}"})
         loc = c.get("/", headers={"host": f"localhost:{port}"})
     assert r.status_code == 421 and loc.status_code == 421
@@ -245,7 +246,7 @@ def test_an_internal_error_is_generic(tmp_settings: Any, cassette: Any) -> None:
     port = free_port()
     app = create_app(tmp_settings, host="127.0.0.1", port=port, app=Broken())  # type: ignore[arg-type]
     for _ in serve_app(app, port):
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as c:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", verify=LOOPBACK_TLS) as c:
             api = c.get("/api/v1/studies")
             html = c.get("/studies")
     assert api.status_code == 500 and api.json() == {

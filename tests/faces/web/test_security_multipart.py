@@ -18,6 +18,7 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import free_port, serve_app
 
 from litdesk.faces.web._security import MULTIPART_TOKEN_LIMIT, SecurityMiddleware
@@ -74,7 +75,9 @@ CTYPE = {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
 
 @contextmanager
 def _client(base: str) -> Iterator[tuple[httpx.Client, str]]:
-    with httpx.Client(base_url=base, headers={"origin": base}, timeout=30) as c:
+    with httpx.Client(
+        base_url=base, headers={"origin": base}, timeout=30, verify=LOOPBACK_TLS
+    ) as c:
         c.get("/")
         token = c.cookies.get("ld_csrf")
         assert token
@@ -128,6 +131,7 @@ def test_a_missing_late_wrong_or_file_token_is_refused(alone: str) -> None:
             content=_body(_part("csrf_token", token.encode())),
             headers=CTYPE,
             cookies={"ld_csrf": token},
+            verify=LOOPBACK_TLS,
         )
         assert no_origin.status_code == 403 and "origin" in no_origin.text.lower()
 

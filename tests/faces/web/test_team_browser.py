@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests._store_template import sqlite_url_at_head
+from tests._store_template import process_sqlite_template, sqlite_url_at_head
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401
@@ -88,7 +88,9 @@ def test_single_sign_on_button_in_a_browser(
     with openid_provider() as op:
         settings = tmp_settings.model_copy(
             update={
-                "database_url": f"sqlite:///{tmp_path / 'sso' / 'litdesk.sqlite3'}",
+                "database_url": sqlite_url_at_head(
+                    process_sqlite_template(), tmp_path / "sso" / "litdesk.sqlite3"
+                ),
                 "oidc_issuer": op.issuer,
                 "oidc_client_id": CLIENT_ID,
                 "oidc_client_secret": SecretStr(CLIENT_SECRET),

@@ -43,6 +43,7 @@ from tests.adapters.store.conftest import (
     pg_schema,  # noqa: F401 - fixture re-export
     pg_schema_url,
 )
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import free_port
 from tests.faces.web._team import (
     PASSWORD,
@@ -164,6 +165,7 @@ def on(server: Server, session: tuple[str, str], chat: str) -> Iterator[httpx.Cl
         cookies={"ld_session": session[0], "ld_csrf": session[1], "ld_chat": chat},
         headers={"origin": server.base, "x-csrf-token": session[1]},
         timeout=60,
+        verify=LOOPBACK_TLS,
     ) as c:
         yield c
 

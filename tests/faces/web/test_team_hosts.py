@@ -35,6 +35,7 @@ import pytest
 from pydantic import SecretStr
 from tests._object_server import ACCESS_KEY, SECRET_KEY, S3Server, s3_server
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import free_port
 from tests.faces.web._team import PASSWORD, add_accounts, login, start_team_process, wait_ready
 
@@ -98,6 +99,7 @@ def _on(base: str, session: tuple[str, str], chat: str) -> Iterator[httpx.Client
         cookies={"ld_session": session[0], "ld_csrf": session[1], "ld_chat": chat},
         headers={"origin": base, "x-csrf-token": session[1]},
         timeout=60,
+        verify=LOOPBACK_TLS,
     ) as c:
         yield c
 

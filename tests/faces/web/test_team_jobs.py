@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
+from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._library import make_pdfs
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
 from tests.faces.web._team import (
@@ -79,7 +80,7 @@ def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
             # a new connection each time: the kernel hands it to either worker
             try:
                 with httpx.Client(
-                    base_url=base, cookies={"ld_session": session}, timeout=30
+                    base_url=base, cookies={"ld_session": session}, timeout=30, verify=LOOPBACK_TLS
                 ) as one:
                     r = one.get(watched)
             except httpx.TransportError:

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests._store_template import pg_schema_url, sqlite_url_at_head
+from tests._store_template import ensure_sqlite_at_head, pg_schema_url, sqlite_url_at_head
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._oidc_provider import CLIENT_ID, CLIENT_SECRET, Provider, openid_provider
 from tests.faces.web._server import free_port, serve_app
@@ -39,6 +39,14 @@ def _database(request: pytest.FixtureRequest, tmp_path: Path, backend: str) -> s
     schema = pg.take()
     request.addfinalizer(lambda: pg.give_back(schema))
     return pg_schema_url(pg.base_url, schema)
+
+
+def _sqlite_at_head(tmp_path: Path) -> str:
+    """A SQLite team store of this test at the newest migration (a copy of the process's
+    template, as :func:`_database` makes)."""
+    url = f"sqlite:///{tmp_path / 't.sqlite3'}"
+    ensure_sqlite_at_head(url)
+    return url
 
 
 @pytest.fixture
@@ -172,7 +180,7 @@ def test_sign_in_end_to_end(
 def test_state_is_bound_to_the_browser_and_single_use(
     tmp_settings: Settings, tmp_path: Path, cassette: Path, provider: Provider
 ) -> None:
-    settings = _sso_settings(tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider)
+    settings = _sso_settings(tmp_settings, _sqlite_at_head(tmp_path), provider)
     add_accounts(settings, "ana")
     _link(settings, "ana", "sub-ana")
     with (
@@ -218,7 +226,7 @@ def test_bad_id_tokens_are_refused(
     cassette: Path,
     provider: Provider,
 ) -> None:
-    settings = _sso_settings(tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider)
+    settings = _sso_settings(tmp_settings, _sqlite_at_head(tmp_path), provider)
     add_accounts(settings, "ana")
     _link(settings, "ana", "sub-ana")
     for key, value in change.items():
@@ -235,7 +243,7 @@ def test_token_endpoint_on_another_host_is_refused(
 ) -> None:
     port = provider.base.rsplit(":", 1)[1]
     provider.script.token_endpoint = f"http://localhost:{port}/token"
-    settings = _sso_settings(tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider)
+    settings = _sso_settings(tmp_settings, _sqlite_at_head(tmp_path), provider)
     with _server(settings, cassette, provider) as server, server.client() as c:
         r = c.get("/login/oidc", follow_redirects=False)
         assert r.status_code == 503, r.text
@@ -246,7 +254,7 @@ def test_token_endpoint_on_another_host_is_refused(
 def test_unknown_identity_is_refused_by_default(
     tmp_settings: Settings, tmp_path: Path, cassette: Path, provider: Provider
 ) -> None:
-    settings = _sso_settings(tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider)
+    settings = _sso_settings(tmp_settings, _sqlite_at_head(tmp_path), provider)
     add_accounts(settings, "ana")  # not linked
     with _server(settings, cassette, provider) as server, server.client() as c:
         _refused(_sign_in(server, provider, c), 401, "ask an administrator to add you")
@@ -305,7 +313,7 @@ def test_accounts_created_when_allowed(
 def test_disabled_account_cannot_sign_in(
     tmp_settings: Settings, tmp_path: Path, cassette: Path, provider: Provider
 ) -> None:
-    settings = _sso_settings(tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider)
+    settings = _sso_settings(tmp_settings, _sqlite_at_head(tmp_path), provider)
     add_accounts(settings, "ana")
     _link(settings, "ana", "sub-ana")
     store = open_store(settings)
@@ -322,7 +330,7 @@ def test_failed_callbacks_are_throttled_per_address(
 ) -> None:
     settings = _sso_settings(
         tmp_settings,
-        f"sqlite:///{tmp_path / 't.sqlite3'}",
+        _sqlite_at_head(tmp_path),
         provider,
         login_max_failures_address=3,
     )
@@ -343,7 +351,7 @@ def test_failed_callbacks_are_throttled_per_address(
 def test_starts_are_throttled_per_address(
     tmp_settings: Settings, tmp_path: Path, cassette: Path, provider: Provider
 ) -> None:
-    url = f"sqlite:///{tmp_path / 't.sqlite3'}"
+    url = _sqlite_at_head(tmp_path)
     settings = _sso_settings(tmp_settings, url, provider, oidc_max_starts_address=3)
     add_accounts(settings, "ana")
     _link(settings, "ana", "sub-ana")
@@ -374,7 +382,7 @@ def test_two_tabs_of_one_browser_both_sign_in(
 ) -> None:
     """The pre-login cookie is one per browser: a second start keeps it (rather than
     replacing it and stranding the first tab's sign-in), and it goes only with the last."""
-    settings = _sso_settings(tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider)
+    settings = _sso_settings(tmp_settings, _sqlite_at_head(tmp_path), provider)
     add_accounts(settings, "ana")
     _link(settings, "ana", "sub-ana")
     with _server(settings, cassette, provider) as server, server.client() as c:
@@ -425,7 +433,7 @@ def test_started_on_one_server_finished_on_another(
     app_b = create_app(settings, host="127.0.0.1", port=port_b, replay=cassette, team=True)
     for _ in serve_app(app_a, port_a):
         for _ in serve_app(app_b, port_b):
-            with httpx.Client(base_url=public, timeout=60) as a:
+            with httpx.Client(base_url=public, timeout=60, verify=LOOPBACK_TLS) as a:
                 callback = _start(a, provider)
                 assert callback.startswith(public + "/login/oidc/callback?")
                 on_b = f"http://127.0.0.1:{port_b}" + callback[len(public) :]
@@ -435,7 +443,9 @@ def test_started_on_one_server_finished_on_another(
                     assert r.status_code == 303, r.text
                     token = r.cookies.get("ld_session") or ""
                     assert token
-            with httpx.Client(base_url=public, timeout=60, cookies={"ld_session": token}) as a:
+            with httpx.Client(
+                base_url=public, timeout=60, cookies={"ld_session": token}, verify=LOOPBACK_TLS
+            ) as a:
                 assert a.get("/api/v1/auth/me").json()["username"] == "ana"
 
 
@@ -452,7 +462,7 @@ def test_a_refused_client_secret_is_never_echoed(
     wrong = "wrong-secret-" + "w" * 30
     settings = _sso_settings(
         tmp_settings,
-        f"sqlite:///{tmp_path / 't.sqlite3'}",
+        _sqlite_at_head(tmp_path),
         provider,
         oidc_client_secret=SecretStr(wrong),
     )
@@ -471,7 +481,7 @@ def test_behind_https_the_pre_login_cookie_is_secure(
 ) -> None:
     public = "https://litdesk.lab.example"
     settings = _sso_settings(
-        tmp_settings, f"sqlite:///{tmp_path / 't.sqlite3'}", provider, team_public_origin=public
+        tmp_settings, _sqlite_at_head(tmp_path), provider, team_public_origin=public
     )
     with team_server(settings, cassette) as server, server.client() as c:
         r = c.get("/login/oidc", headers={"host": "litdesk.lab.example"}, follow_redirects=False)

@@ -83,7 +83,9 @@ def test_two_workers_share_sessions_and_data(
         )  # fmt: skip
         try:
             _wait(base, proc, log, workers=2)
-            with httpx.Client(base_url=base, headers={"origin": base}, timeout=60) as c:
+            with httpx.Client(
+                base_url=base, headers={"origin": base}, timeout=60, verify=LOOPBACK_TLS
+            ) as c:
                 c.get("/login")
                 csrf = c.cookies.get("ld_csrf") or ""
                 r = c.post(
@@ -99,7 +101,7 @@ def test_two_workers_share_sessions_and_data(
             def fresh_read(_: int) -> tuple[int, str]:
                 # a new connection each time: the kernel hands it to either worker
                 with httpx.Client(
-                    base_url=base, cookies={"ld_session": session}, timeout=60
+                    base_url=base, cookies={"ld_session": session}, timeout=60, verify=LOOPBACK_TLS
                 ) as one:
                     r = one.get(f"/api/v1/studies/{study['id']}", params={"q": "secret-q"})
                     return r.status_code, r.json().get("name", "")

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests._store_template import ensure_sqlite_at_head
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 
 from litdesk import ManualClock, Settings
@@ -22,7 +23,9 @@ from litdesk.services.workspace import Workspace
 @pytest.fixture(params=["sqlite", "postgres"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'one.sqlite3'}"
+        url = f"sqlite:///{tmp_path / 'one.sqlite3'}"
+        ensure_sqlite_at_head(url)  # a copy of the migrated template
+        return url
     return str(request.getfixturevalue("pg_schema"))
 
 

@@ -11,6 +11,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from tests._store_template import ensure_sqlite_at_head
 from tests.services.library.conftest import write_pdf
 
 from litdesk import Settings
@@ -28,6 +29,14 @@ from litdesk.services.library._shelf import Shelf
 
 TEXT = "Water level was measured with time-lapse cameras mounted on two bridges. " * 12
 TITLE = "Measuring Rivers with Bridge Cameras"
+
+
+def _at_head(database: Path) -> str:
+    """The URL of a SQLite store at ``database`` at the newest migration (a copy of the
+    process's migrated template, not a migration from zero)."""
+    url = f"sqlite:///{database}"
+    ensure_sqlite_at_head(url)
+    return url
 
 
 def _host(settings: Settings, name: str, shared: Path, db: str, sync: float = 0) -> Settings:
@@ -48,7 +57,7 @@ def _sha(path: Path) -> str:
 def test_a_folder_added_on_one_host_is_served_on_the_other(
     tmp_settings: Settings, tmp_path: Path
 ) -> None:
-    shared, db = tmp_path / "objects", f"sqlite:///{tmp_path / 'one.sqlite3'}"
+    shared, db = tmp_path / "objects", _at_head(tmp_path / "one.sqlite3")
     folder = tmp_path / "on-a" / "papers"  # a folder of A's disk only
     first = write_pdf(folder / "cameras.pdf", [f"{TITLE}\n\n{TEXT}", "The second page."])
     sha = _sha(first)
@@ -99,7 +108,7 @@ def test_a_folder_added_on_one_host_is_served_on_the_other(
 def test_a_copy_whose_content_is_not_its_hash_is_never_served(
     tmp_settings: Settings, tmp_path: Path
 ) -> None:
-    shared, db = tmp_path / "objects", f"sqlite:///{tmp_path / 'one.sqlite3'}"
+    shared, db = tmp_path / "objects", _at_head(tmp_path / "one.sqlite3")
     honest = write_pdf(tmp_path / "x.pdf", [TEXT])
     forged = shared / "library" / "pdfs" / ("a" * 64) / "forged.pdf"
     forged.parent.mkdir(parents=True)
@@ -115,7 +124,7 @@ def test_a_copy_whose_content_is_not_its_hash_is_never_served(
 def test_the_protocol_of_an_answer_on_one_host_is_read_on_the_other(
     tmp_settings: Settings, tmp_path: Path, wordllama: WordLlamaEmbedder
 ) -> None:
-    shared, db = tmp_path / "objects", f"sqlite:///{tmp_path / 'one.sqlite3'}"
+    shared, db = tmp_path / "objects", _at_head(tmp_path / "one.sqlite3")
     a = app_library(_host(tmp_settings, "a", shared, db), embedder=wordllama)
     old = a.root / "protocols" / "2026-01-02.md"  # a day kept here before the store was shared
     old.parent.mkdir(parents=True)
@@ -157,7 +166,7 @@ def test_catch_up_is_once_per_process_at_first_use(tmp_settings: Settings, tmp_p
     at their folder's first use (the server: at its start), once per process: building the
     services lists nothing, and a second app of the same process lists nothing again."""
     store = _Counting(tmp_path / "objects")
-    settings = _host(tmp_settings, "a", tmp_path / "objects", f"sqlite:///{tmp_path / 'x.db'}")
+    settings = _host(tmp_settings, "a", tmp_path / "objects", _at_head(tmp_path / "x.db"))
     home = settings.resolved_data_dir()
     kept = home / "library" / "chat-sessions" / ("c" * 40) / "state.json"
     kept.parent.mkdir(parents=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 from tests._object_server import s3_server
+from tests._store_template import ensure_sqlite_at_head
 from tests.services.library.conftest import write_pdf
 
 from litdesk import Settings
@@ -36,6 +37,14 @@ from litdesk.services.library._uploads import Upload
 TEXT = "Water level was measured with time-lapse cameras mounted on two bridges. " * 12
 
 
+def _at_head(database: Path) -> str:
+    """The URL of a SQLite store at ``database`` at the newest migration (a copy of the
+    process's migrated template, not a migration from zero)."""
+    url = f"sqlite:///{database}"
+    ensure_sqlite_at_head(url)
+    return url
+
+
 @pytest.fixture(params=["sqlite-file", "postgres-file", "postgres-s3"])
 def hosts(
     request: pytest.FixtureRequest, tmp_settings: Settings, tmp_path: Path
@@ -43,7 +52,7 @@ def hosts(
     """The settings of hosts ``a``, ``b`` and ``c``: one store, one object store."""
     db_kind, store_kind = request.param.split("-")
     db = (
-        f"sqlite:///{tmp_path / 'one.sqlite3'}"
+        _at_head(tmp_path / "one.sqlite3")
         if db_kind == "sqlite"
         else str(request.getfixturevalue("pg_schema"))
     )

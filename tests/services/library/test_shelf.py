@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
+from tests._store_template import ensure_sqlite_at_head
 from tests.services.library.conftest import write_pdf
 
 from litdesk import Settings
@@ -21,6 +22,14 @@ from litdesk.services.library import Library
 from litdesk.services.library._shelf import Shelf
 
 TEXT = "Water level was measured with time-lapse cameras mounted on two bridges. " * 12
+
+
+def _at_head(database: Path) -> str:
+    """The URL of a SQLite store at ``database`` at the newest migration (a copy of the
+    process's migrated template, not a migration from zero)."""
+    url = f"sqlite:///{database}"
+    ensure_sqlite_at_head(url)
+    return url
 
 
 def _host(settings: Settings, name: str, shared: Path | None, db: str) -> Settings:
@@ -35,7 +44,7 @@ def test_two_data_dirs_share_inbox_vectors_and_answers(
     tmp_settings: Settings, tmp_path: Path, wordllama: WordLlamaEmbedder
 ) -> None:
     shared = tmp_path / "objects"
-    db = f"sqlite:///{tmp_path / 'one.sqlite3'}"
+    db = _at_head(tmp_path / "one.sqlite3")
     a = app_library(_host(tmp_settings, "a", shared, db), embedder=wordllama)
     # a PDF in A's inbox from before the store was shared: stored on A's first look
     write_pdf(a.inbox / "cameras.pdf", [TEXT])

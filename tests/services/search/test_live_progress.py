@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._store_template import ensure_sqlite_at_head
 
 from litdesk import ManualClock
 from litdesk._errors import ExternalError, InputError, NotFoundError, RefusedError
@@ -51,7 +52,9 @@ def _lanes() -> list[dict[str, object]]:
 @pytest.fixture(params=["sqlite", "postgres"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store' / 'litdesk.sqlite3'}"
+        url = f"sqlite:///{tmp_path / 'store' / 'litdesk.sqlite3'}"
+        ensure_sqlite_at_head(url)  # a copy of the migrated template
+        return url
     return str(request.getfixturevalue("pg_schema"))
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests._store_template import ensure_sqlite_at_head
 
 from litdesk.adapters.store import open_store
 from litdesk.core.records import make_paper
@@ -27,11 +28,19 @@ from litdesk.services.workspace import StudyImportRefused, Workspace, export_stu
 from litdesk.services.workspace import _archive as archive
 
 
+def _at_head(database: Path) -> str:
+    """The URL of a store at ``database`` at the newest migration (a copy of the process's
+    migrated template)."""
+    url = f"sqlite:///{database}"
+    ensure_sqlite_at_head(url)
+    return url
+
+
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """A real export of a small Study (papers, a note, evidence)."""
     folder = tmp_path_factory.mktemp("src")
-    store = open_store(f"sqlite:///{folder / 'litdesk.sqlite3'}")
+    store = open_store(_at_head(folder / "litdesk.sqlite3"))
     try:
         ws = Workspace(store)
         ws.create_study("Malaria", "bed nets")
@@ -55,7 +64,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 @pytest.fixture
 def target(tmp_path: Path) -> Iterator[Workspace]:
-    store = open_store(f"sqlite:///{tmp_path / 'dst' / 'litdesk.sqlite3'}")
+    store = open_store(_at_head(tmp_path / "dst" / "litdesk.sqlite3"))
     try:
         yield Workspace(store)
     finally:

@@ -153,7 +153,6 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from litdesk._settings import get_settings
-        from litdesk.faces.web import create_app
 
         if not team:
             check_loopback(host)
@@ -205,6 +204,10 @@ def register(app: typer.Typer) -> None:
                 **proxy_options(settings),
             )
             return
+        # imported here: a team server's workers build their app themselves (``team_app``),
+        # and its supervisor, which only starts and watches them, needs none of the web face
+        from litdesk.faces.web import create_app
+
         web = create_app(settings, host=shown, port=port, replay=replay)
         what = "litdesk demo workspace" if demo else "litdesk workspace"
         err_console.print(f"{what} at {address} (Ctrl+C stops)", markup=False, highlight=False)
