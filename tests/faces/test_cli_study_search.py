@@ -199,3 +199,24 @@ def test_an_empty_page_before_the_total_is_a_partial_lane(
     assert code == 3, out + err
     assert "Europe PMC, keyword search: partial, 100 of 160" in out, out
     assert "empty page after 100 of 160 records" in out
+
+
+def test_a_search_whose_every_lane_failed_says_so_once(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every lane failed: the job failed (exit status 1), nothing was added, and the CLI says
+    why once, with each database's reason (it printed the same lanes again as a technical
+    'search 1: … ConnectError …' line)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("Name or service not known", request=request)
+
+    serve(monkeypatch, handler)
+    assert invoke("study", "new", "Down")[0] == 0
+    code, out, err = invoke("study", "add-search", "Down", "malaria", "-p", "europepmc", "--yes")
+    assert code == 1, out + err
+    assert "job" in out and "failed (exit status 1)" in out
+    failed = [ln for ln in out.splitlines() if ln.strip().startswith("failed:")]
+    assert len(failed) == 1 and "Europe PMC" in failed[0], out
+    assert "search 1:" not in out, out
+    assert json.loads(invoke("study", "show", "Down", "--json")[1])["papers_total"] == 0

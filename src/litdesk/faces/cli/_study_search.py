@@ -68,7 +68,8 @@ def _report_job(view: WholeSearchJob) -> None:
         _say(f"  failed: {job.message}")
     for search in result.get("searches", []):
         if search.get("error"):
-            _say(f"  search {search.get('index', 0) + 1}: {search['error']}")
+            if job.status != "failed":  # a failed job's message names each lane already
+                _say(f"  search {search.get('index', 0) + 1}: {search['error']}")
             continue
         _say(
             f"  round {search.get('round')}: {search.get('records', 0):,} records, "
