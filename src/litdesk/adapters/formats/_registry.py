@@ -17,6 +17,7 @@ from litdesk._errors import LitdeskError
 from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.imports import (
     CONTROL_BYTES,
+    MAX_NAME,
     ImportRefused,
     ImportTrace,
     Notice,
@@ -24,6 +25,7 @@ from litdesk.core.imports import (
     RecordTrace,
     SourceInfo,
     digest_bytes,
+    note_cut_fields,
     strip_controls,
 )
 from litdesk.core.records import Paper
@@ -296,7 +298,7 @@ def _loads(
             f"no record could be read as {spec.name} from the file", code="malformed"
         )
     records, dup_notices = _check_duplicates(
-        _no_controls(data, spec, result.records), duplicate_ids
+        _cut_fields(data, _no_controls(data, spec, result.records)), duplicate_ids
     )
     source = SourceInfo(
         path=path,
@@ -316,6 +318,14 @@ _CONTROL_ESCAPES: Final = (b"&#", b"\\u00", b"\\u007")
 #: any of :data:`CONTROL_BYTES`
 _CONTROL_BYTE: Final = re.compile(b"[" + re.escape(CONTROL_BYTES) + b"]")
 _JSON_ESCAPES: Final = (b"\\b", b"\\f")
+
+
+def _cut_fields(data: bytes, records: list[RecordTrace]) -> list[RecordTrace]:
+    """``records`` with a ``truncated`` notice on each whose fields the paper's bounds cut
+    (skipped for a file no longer than the smallest bound)."""
+    if len(data) <= MAX_NAME:
+        return records
+    return [note_cut_fields(r) for r in records]
 
 
 def _no_controls(data: bytes, spec: FormatSpec, records: list[RecordTrace]) -> list[RecordTrace]:
