@@ -523,6 +523,10 @@ class Workspace(EvidenceOps):
         access.require_study(conn, self.owner, row.id, "write")
         return row, False
 
+    def study_size_in(self, conn: Connection, study_id: str) -> int:
+        """How many papers the Study ``study_id`` (from :meth:`study_in`) holds now."""
+        return repo.count_study_papers(conn, study_id)
+
     def paper_in(self, conn: Connection, ref: str) -> Paper:
         """A saved paper the owner may read (:class:`NotFoundError` when there is none)."""
         return self._record(conn, self._paper(conn, ref))

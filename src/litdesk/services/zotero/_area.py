@@ -354,8 +354,16 @@ class ZoteroArea:
             for k, link in sorted(links.items())
             if link.kind == "item" and k not in current
         )
+        names = _paths(lib)  # "Parent / Child"
         moved = tuple(
-            MovedItem(i.key, i.title, links[i.key].collections, tuple(i.collections))
+            MovedItem(
+                i.key,
+                i.title,
+                links[i.key].collections,
+                tuple(i.collections),
+                tuple(names.get(k, k) for k in links[i.key].collections),
+                tuple(names.get(k, k) for k in i.collections),
+            )
             for i in lib.items
             if i.key in links
             and links[i.key].kind == "item"
@@ -418,7 +426,8 @@ class ZoteroArea:
             saved_ids.add(result.paper.id)
         # counted under the library in this Study's PRISMA flow (not in another Study's)
         add_study_items(conn, study.id, sorted(saved_ids), library=lib.library, owner=ws.owner)
-        run.studies.append(StudyCount(study.id, study.name, len(saved_ids), created))
+        total = ws.study_size_in(conn, study.id)
+        run.studies.append(StudyCount(study.id, study.name, len(saved_ids), created, total))
         run.study_ids[name] = study.id
 
     def _item_paper(

@@ -41,16 +41,23 @@ class MovedItem:
     title: str
     before: tuple[str, ...]
     after: tuple[str, ...]
+    #: the collections' names (the same order; a key whose collection is gone stays a key)
+    before_names: tuple[str, ...] = ()
+    after_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class StudyCount:
-    """A Study the import filled: id, name, papers of the import in it, newly created."""
+    """A Study the import filled: id, name, papers of the import in it, newly created;
+    ``total``: the papers the Study holds after the import (more than ``papers`` when it
+    holds others: added by hand, from files, or items since removed or moved in Zotero,
+    which stay in the Study)."""
 
     id: str
     name: str
     papers: int
     created: bool
+    total: int
 
 
 @dataclass(frozen=True, slots=True)
