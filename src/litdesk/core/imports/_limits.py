@@ -8,7 +8,8 @@ came in as its first 200,000 characters with no word of it. :func:`note_cut_fiel
 whole text as evidence.
 
 A field is taken as cut when it is exactly at its bound and the raw record is longer than
-the bound (a shorter record cannot have held a longer field).
+the bound (a shorter record cannot have held a longer field); the notice says "at the
+bounds", as a field exactly at one (litdesk's own export of a cut field) reads the same.
 """
 
 from __future__ import annotations
@@ -31,18 +32,18 @@ def _cut(record: RecordTrace, size: int) -> list[str]:
     paper = record.paper
     out: list[str] = []
     if size > MAX_TITLE and len(paper.title) == MAX_TITLE:
-        out.append(f"title (at {MAX_TITLE:,} characters)")
+        out.append(f"title ({MAX_TITLE:,} characters)")
     if size > MAX_ABSTRACT and paper.abstract is not None and len(paper.abstract) == MAX_ABSTRACT:
-        out.append(f"abstract (at {MAX_ABSTRACT:,} characters)")
+        out.append(f"abstract ({MAX_ABSTRACT:,} characters)")
     for name in ("authors", "keywords", "publication_types"):
         values: tuple[str, ...] = getattr(paper, name)
         label = name.replace("_", " ")
         if len(values) == MAX_AUTHORS:
-            out.append(f"{label} (at {MAX_AUTHORS:,} of them)")
+            out.append(f"{label} ({MAX_AUTHORS:,} of them)")
         long = sum(1 for v in values if len(v) == MAX_NAME)
         if long:
             one = label[:-1] if long == 1 else label
-            out.append(f"{long:,} {one} (at {MAX_NAME:,} characters)")
+            out.append(f"{long:,} {one} ({MAX_NAME:,} characters)")
     return out
 
 
@@ -56,7 +57,8 @@ def note_cut_fields(record: RecordTrace) -> RecordTrace:
         return record
     note = Notice(
         "truncated",
-        f"cut to litdesk's bounds: {', '.join(fields)}; the raw record keeps the whole text",
+        f"at litdesk's bounds (a longer field is cut there): {', '.join(fields)}; "
+        "the raw record keeps the whole text",
         line=record.first_line,
     )
     return record.replace(notices=(*record.notices, note))
