@@ -117,8 +117,8 @@ def _summary(batch: ImportBatch) -> None:
             Text(name),  # a file name is never rich markup
             trace.source.format,
             trace.source.encoding,
-            str(len(trace.records)),
-            str(notes),
+            num(len(trace.records)),
+            num(notes),
         )
 
     def as_cards() -> Table:
@@ -284,7 +284,7 @@ def register(app: typer.Typer) -> None:
             batch = import_files(paths, format=format, on_file=hook, strict_ids=strict_ids)  # type: ignore[arg-type]
         if as_json:
             emit_json(batch.to_dict())
-        else:
+        elif batch.imports:  # every file refused: the refusals say it (no empty table)
             _summary(batch)
         _report_refused(batch)
         if not as_json and batch.imports:  # a refused file: its refusal says enough
