@@ -1,7 +1,9 @@
 """Importing a collection of the real Zotero 6 directory again after changes in Zotero: the
 Study's line says how many papers came from Zotero *and* how many the Study holds (it said
-"PDE review: 2 papers" for a Study of 4: items removed or moved in Zotero stay in it), and a
-moved item names its collections (it showed their keys, "COLLAAAA → -")."""
+"PDE review: 2 papers" for a Study of 4: items removed or moved in Zotero stay in it), a
+moved item names its collections (it showed their keys, "COLLAAAA → -"), and an item
+changed in Zotero is changed in the Study's working set, screening and exports too (only
+the paper list showed the new title)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,18 @@ import stat
 from pathlib import Path
 
 import pytest
+from tests.services.conftest import pg_schema
 from typer.testing import CliRunner
 
+from litdesk import Settings
 from litdesk._settings import get_settings
 from litdesk.faces.cli import app as cli_app
 from litdesk.services.app import open_app_sync
+from litdesk.services.screening import ItemsRequest
+from litdesk.services.studies import WorkingSetExportRequest, WorkingSetRequest
 from litdesk.services.zotero import ZoteroImportRequest
+
+__all__ = ["pg_schema"]  # the fixture, used by name
 
 pytestmark = pytest.mark.fixtures
 
@@ -90,3 +98,52 @@ def test_cli_reimport_says_what_the_study_holds(
         assert "COLLAAAA" not in out
     finally:
         get_settings.cache_clear()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_settings(request: pytest.FixtureRequest, tmp_settings: Settings) -> Settings:
+    if request.param == "postgres":
+        return tmp_settings.model_copy(
+            update={"database_url": request.getfixturevalue("pg_schema")}
+        )
+    return tmp_settings
+
+
+def _retitle_in_zotero(data: Path, item_id: int, title: str) -> None:
+    """Zotero's edit of an item's title: a new value, the item's version and dateModified."""
+    with sqlite3.connect(data / "zotero.sqlite") as db:
+        value_id = db.execute("SELECT MAX(valueID) + 1 FROM itemDataValues").fetchone()[0]
+        db.execute("INSERT INTO itemDataValues (valueID, value) VALUES (?, ?)", (value_id, title))
+        field_id = db.execute("SELECT fieldID FROM fields WHERE fieldName = 'title'").fetchone()[0]
+        db.execute(
+            "UPDATE itemData SET valueID = ? WHERE itemID = ? AND fieldID = ?",
+            (value_id, item_id, field_id),
+        )
+        db.execute(
+            "UPDATE items SET version = 5, dateModified = '2026-12-06 12:00:00' WHERE itemID = ?",
+            (item_id,),
+        )
+
+
+def test_an_item_changed_in_zotero_changes_in_the_working_set_and_screening(
+    fixtures_dir: Path, tmp_path: Path, any_settings: Settings
+) -> None:
+    data = _copy_with_a_collection(fixtures_dir, tmp_path)
+    req = ZoteroImportRequest(data_dir=str(data), collections=("PDE review",), pdfs=False)
+    new_title = "Efficient spherical harmonic transforms (revised in Zotero)"
+    with open_app_sync(any_settings) as app:
+        app.zotero.import_library(req, owner=app.owner)
+        _retitle_in_zotero(data, 7, new_title)  # 5KW7TMDH
+        again = app.zotero.import_library(req, owner=app.owner)
+        assert (again.added, again.updated, again.unchanged) == (0, 1, 3)
+        titles = {r.paper.title for r in app.workspace().papers(study="PDE review")}
+        assert new_title in titles
+        groups = app.studies.working_set(WorkingSetRequest("PDE review"), owner=app.owner)
+        shown = " | ".join(str(g) for g in groups.to_dict()["working_set"])  # type: ignore[union-attr]
+        assert new_title in shown and "aimed at pseudospectral" not in shown
+        ris = app.studies.export_working_set(
+            WorkingSetExportRequest("PDE review", "ris"), owner=app.owner
+        ).body.decode()
+        assert f"TI  - {new_title}" in ris and "aimed at pseudospectral" not in ris
+        items = str(app.screening.items(ItemsRequest("PDE review"), owner=app.owner).to_dict())
+        assert new_title in items and "aimed at pseudospectral" not in items
