@@ -21,7 +21,7 @@ from litdesk._settings import get_settings
 from litdesk.faces.cli import app as cli_app
 from litdesk.services.app import open_app_sync
 from litdesk.services.screening import ItemsRequest
-from litdesk.services.studies import WorkingSetExportRequest, WorkingSetRequest
+from litdesk.services.studies import PdfLinkRequest, WorkingSetExportRequest, WorkingSetRequest
 from litdesk.services.zotero import ZoteroImportRequest
 
 __all__ = ["pg_schema"]  # the fixture, used by name
@@ -147,3 +147,31 @@ def test_an_item_changed_in_zotero_changes_in_the_working_set_and_screening(
         assert f"TI  - {new_title}" in ris and "aimed at pseudospectral" not in ris
         items = str(app.screening.items(ItemsRequest("PDE review"), owner=app.owner).to_dict())
         assert new_title in items and "aimed at pseudospectral" not in items
+
+
+def test_the_items_pdfs_are_the_studys_pdfs(
+    fixtures_dir: Path, tmp_path: Path, any_settings: Settings
+) -> None:
+    """The real directory's four PDFs: the import said "4 PDFs attached" while the Study's
+    PDFs and full text said "0 with a PDF" (only the library's record knew the paper). Each
+    is now linked in the paper's Study (how "zotero"); a library imported before gets them
+    at its next import; a PDF a person linked there stays."""
+    data = fixtures_dir / "zotero" / "zotero-6-papis"
+    req = ZoteroImportRequest(data_dir=str(data), study="Papis")
+    with open_app_sync(any_settings) as app:
+        view = app.zotero.import_library(req, owner=app.owner)
+        assert view.pdfs_attached == 4
+        ft = app.studies.fulltext("Papis", owner=app.owner).to_dict()
+        rows = [r for r in ft["papers"] if r["pdf"]]  # type: ignore[union-attr, index]
+        assert len(rows) == 4
+        assert {r["pdf"]["how"] for r in rows} == {"zotero"}  # type: ignore[index]
+        assert all(r["pdf"]["detail"].startswith("Zotero attachment ") for r in rows)  # type: ignore[index]
+        without = {r["id"] for r in ft["papers"] if not r["pdf"]}  # type: ignore[union-attr, index]
+        assert len(without) == 1  # the item without an attachment
+        # undo one link by hand: the next import does not put it back
+        undone = rows[0]["id"]  # type: ignore[index]
+        app.studies.undo_pdf(PdfLinkRequest("Papis", undone), owner=app.owner)
+        app.zotero.import_library(req, owner=app.owner)
+        ft = app.studies.fulltext("Papis", owner=app.owner).to_dict()
+        linked = {r["id"] for r in ft["papers"] if r["pdf"] and r["pdf"]["state"] == "linked"}  # type: ignore[union-attr, index]
+        assert len(linked) == 3 and undone not in linked
