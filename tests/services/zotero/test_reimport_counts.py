@@ -88,6 +88,7 @@ def test_cli_reimport_says_what_the_study_holds(
         first = runner.invoke(cli_app, args)
         assert first.exit_code == 0, first.output
         assert "  Study PDE review (new): 4 papers from Zotero\n" in first.stdout
+        assert first.stdout.startswith(f"Zotero library (personal) in {data} (schema 121)")
         _change_in_zotero(data)
         again = runner.invoke(cli_app, args)
         assert again.exit_code == 0, again.output

@@ -30,7 +30,8 @@ zotero_app = typer.Typer(
 
 def _show(view: ZoteroImportView) -> None:
     console.print(
-        f"Zotero library {view.library} in {view.data_dir} (schema {view.schema_version}): "
+        f"Zotero library ({view.library_label}) in {view.data_dir} "
+        f"(schema {view.schema_version}): "
         f"{plural(view.items_read, 'item')} read, {num(view.trashed_left_out)} in the trash left out",
         markup=False,
         highlight=False,

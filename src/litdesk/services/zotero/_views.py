@@ -87,8 +87,16 @@ class ZoteroImportView:
     full_text_caches: int
     problems: tuple[ItemProblem, ...]
 
+    @property
+    def library_label(self) -> str:
+        """The library as people read it: "personal", "group 4711" (``library`` is
+        ``user`` or ``group:<id>``)."""
+        if self.library == "user":
+            return "personal"
+        return self.library.replace("group:", "group ", 1)
+
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        return asdict(self) | {"library_label": self.library_label}
 
 
 @dataclass(frozen=True, slots=True)
