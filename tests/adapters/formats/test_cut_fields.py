@@ -1,13 +1,16 @@
-"""A field longer than the paper's bounds is cut with a ``truncated`` notice naming the record's
-line (it was cut silently: a 50 MB abstract came in as 200,000 characters, no word of it), on
-real export files with one field made huge; the other records are read whole."""
+"""Odd but real inputs on real export files: a field longer than the paper's bounds is cut
+with a ``truncated`` notice naming the record's line (it was cut silently: a 50 MB abstract
+came in as 200,000 characters, no word of it), the other records read whole; a file forced
+to RIS that has no RIS record is refused naming its first line and its real format."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from litdesk.adapters import formats
-from litdesk.core.imports import ImportTrace, RecordTrace
+from litdesk.core.imports import ImportRefused, ImportTrace, RecordTrace
 
 
 def _cut_notices(record: RecordTrace) -> list[str]:
@@ -62,3 +65,55 @@ def test_fields_at_most_their_bounds_get_no_notice(fixtures_dir: Path) -> None:
     for name in ("ris/citesource__wos_278.ris", "bibtex/pybtex__tugboat.bib"):
         trace = formats.load(fixtures_dir / "bib" / name)
         assert not [r for r in trace.records if _cut_notices(r)], name
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "reads_as"),
+    [
+        ("medline/reflib__blue-light.nbib", "line 4 with LR", "medline"),  # 80 records
+        ("medline/revtools__restoration_pubmed.nbib", "line 5 with LR", "medline"),
+    ],
+)
+def test_forced_ris_on_a_file_without_any_ty_line_is_refused(
+    fixtures_dir: Path, name: str, first: str, reads_as: str
+) -> None:
+    """``--format ris`` on a real MEDLINE export read its 80 records as one RIS "record"
+    (lines 4-5814, "record starts without a TY line") and said nothing else; it is refused,
+    naming where the first record starts and what the content reads as."""
+    data = (fixtures_dir / "bib" / name).read_bytes()
+    assert len(formats.loads(data, path=name).records) > 1  # detected: read whole
+    with pytest.raises(ImportRefused) as info:
+        formats.loads(data, format="ris", path=name)
+    assert info.value.code == "malformed"
+    message = info.value.message
+    assert message.startswith("not RIS: no record starts with a TY line")
+    assert first in message and f"the content reads as {reads_as}" in message
+
+
+def test_forced_ris_still_reads_ris_with_one_record_missing_its_ty(fixtures_dir: Path) -> None:
+    """Only a file where *no* record starts with TY is refused: a real RIS export whose one
+    record lost its TY line is read, that record with its notice."""
+    text = (fixtures_dir / "bib/ris/citesource__medline_84.ris").read_text(encoding="utf-8")
+    second = text.index("TY  - ", 10)
+    damaged = text[:second] + text[text.index("\n", second) + 1 :]
+    trace = formats.loads(damaged.encode(), format="ris", path="medline_84.ris")
+    assert len(trace.records) == 84
+    assert [n.message for n in trace.records[1].notices] == ["record starts without a TY line"]
+
+
+def test_a_forced_format_the_content_is_not_says_so(fixtures_dir: Path) -> None:
+    """``--format wos`` on a real 80-record MEDLINE export reads 170 "records" with no word
+    that the content is MEDLINE; a file-level notice says what it reads as. Not for a format
+    of the same family (CSV for a Scopus CSV) nor when --format agrees with the content."""
+    medline = (fixtures_dir / "bib/medline/reflib__blue-light.nbib").read_bytes()
+    forced = formats.loads(medline, format="wos", path="blue-light.nbib")
+    said = [n.message for n in forced.notices if n.kind == "other"]
+    assert said == [
+        "read as wos as --format asked; the content reads as medline "
+        "(leave out --format to read it so)"
+    ]
+    agreed = formats.loads(medline, format="medline", path="blue-light.nbib")
+    assert len(agreed.records) == 80 and not [n for n in agreed.notices if n.kind == "other"]
+    scopus = (fixtures_dir / "bib/scopus-csv/litstudy__scopus.csv").read_bytes()
+    table = formats.loads(scopus, format="csv", path="scopus.csv")
+    assert not [n for n in table.notices if n.kind == "other"]
