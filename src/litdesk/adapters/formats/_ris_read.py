@@ -323,9 +323,7 @@ class _Reader:
             cur.add(tagged[0], tagged[1], i)
             self.last_content, self.last_end = i, end
             if tagged[0] != "TY":
-                cur.notices.append(
-                    Notice("other", NO_TY, i + 1, tagged[0])
-                )
+                cur.notices.append(Notice("other", NO_TY, i + 1, tagged[0]))
             return
         if tagged is None:
             stripped = line.strip()
