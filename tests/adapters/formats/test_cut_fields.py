@@ -117,3 +117,38 @@ def test_a_forced_format_the_content_is_not_says_so(fixtures_dir: Path) -> None:
     scopus = (fixtures_dir / "bib/scopus-csv/litstudy__scopus.csv").read_bytes()
     table = formats.loads(scopus, format="csv", path="scopus.csv")
     assert not [n for n in table.notices if n.kind == "other"]
+
+
+def test_a_csv_cell_over_the_csv_readers_bound_loses_no_row(fixtures_dir: Path) -> None:
+    """A real Scopus CSV whose second row's abstract is 300,000 characters (over Python's
+    process-wide 128 KiB ``csv.field_size_limit``): reading stopped there, "rows before it
+    are kept" — 1 record of 58. Every row is read; that one is cut with its notice, a
+    quoted huge cell over several lines keeps the line numbers of the rows after it."""
+    import csv
+    import io
+
+    text = (fixtures_dir / "bib/scopus-csv/litstudy__scopus.csv").read_text(encoding="utf-8-sig")
+    rows = list(csv.reader(io.StringIO(text)))
+    at = [c.lower() for c in rows[0]].index("abstract")
+
+    def written(rows: list[list[str]]) -> bytes:
+        buf = io.StringIO()
+        csv.writer(buf).writerows(rows)
+        return buf.getvalue().encode()
+
+    plain = formats.loads(written(rows), path="scopus.csv")
+    huge = [list(r) for r in rows]
+    huge[2][at] = 'a "quoted" first line, here\n' + "z" * 300_000 + "\nlast line"
+    huge[5][at] = "y" * 140_000
+    trace = formats.loads(written(huge), path="scopus.csv")
+    assert len(trace.records) == len(plain.records) == 58
+    assert not [n for n in trace.notices if n.kind == "skipped"]
+    second, fifth = trace.records[1], trace.records[4]
+    assert second.paper.abstract is not None and len(second.paper.abstract) == 200_000
+    assert second.paper.abstract.startswith('a "quoted" first line, here\nzzz')
+    assert _cut_notices(second) and (second.first_line, second.last_line) == (3, 5)
+    assert fifth.paper.abstract == "y" * 140_000 and not _cut_notices(fifth)
+    for i, (a, b) in enumerate(zip(trace.records, plain.records, strict=True)):
+        if i not in (1, 4):
+            assert a.paper == b.paper
+            assert a.first_line - b.first_line == (0 if i < 1 else 2)
