@@ -151,3 +151,27 @@ def test_search_into_a_missing_study_stores_no_run(cli, tmp_path):
     cli("study", "new", "Missing")
     run_id = json.loads(cli(*args, "--study", "Missing", "--json").stdout)["id"]
     assert json.loads(cli("study", "show", "Missing", "--json").stdout)["search_runs"] == [run_id]
+
+
+def test_import_into_a_study_shows_each_files_notices_and_the_total(cli, fixtures_dir, tmp_path):
+    """The notices of a saved file were shown only without --study (or in --json): a cut-off
+    export (its last record without ER) was "Saved 2 records" with no word of it."""
+    whole = fixtures_dir / "bib" / "ris" / "citesource__medline_84.ris"
+    cut = tmp_path / "medline_cut.ris"
+    cut.write_bytes(whole.read_bytes()[:5000])  # ends inside the second record
+    empty = tmp_path / "empty.ris"
+    empty.write_bytes(b"")
+    bom = fixtures_dir / "bib" / "ris" / "rispy__example_bom.ris"
+    out = cli("import", cut, bom, empty, "--study", "Cut", code=2)
+    lines = out.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "from " + str(cut) in line)
+    assert lines[at].startswith("Saved 2 records")
+    assert lines[at + 1] == "  notices: unterminated 1"
+    assert lines[at + 2] == "    line 58: last record has no ER line; read anyway"
+    at = next(i for i, line in enumerate(lines) if "from " + str(bom) in line)
+    assert lines[at + 1] == "  notices: encoding 1"
+    assert "byte-order mark" in lines[at + 2]
+    assert lines[-1] == (
+        "In all: 3 records from 2 files saved into Study 'Cut' (3 new papers); 1 file refused"
+    )
+    assert "empty.ris: the file is empty (empty); not saved" in out.stderr

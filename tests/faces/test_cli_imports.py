@@ -169,3 +169,23 @@ def test_import_and_convert_read_with_the_collector_paused(
     assert runner.invoke(app, ["convert", str(good), "--to", "csv"]).exit_code == 0
     assert seen == [False, False]
     assert gc.isenabled()
+
+
+@pytest.mark.fixtures
+def test_summary_counts_read_with_separators_and_no_table_when_all_refused(
+    runner: CliRunner, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """The table printed "1000" where every other count says "1,000"; a call whose every file
+    was refused printed an empty "0 records from 0 files" table above the refusal."""
+    real = fixtures_dir / "bib" / "ris" / "asysd__zotero_export.ris"  # 1,000 records
+    result = runner.invoke(app, ["import", str(real)], terminal_width=160)
+    assert result.exit_code == 0, result.output
+    assert "1,000 records from 1 file" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if "asysd__zotero_export" in line)
+    assert "1,000" in row and "1000" not in row
+    empty = tmp_path / "empty.ris"
+    empty.write_bytes(b"")
+    result = runner.invoke(app, ["import", str(empty)], terminal_width=160)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "empty.ris: the file is empty" in result.stderr

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,3 +81,17 @@ def test_escape_is_reversible_and_safe(value: str) -> None:
     escaped = _csv_export.escape_cell(value)
     assert _csv_export.unescape_cell(escaped) == value
     assert not escaped.startswith(("=", "+", "-", "@", "\t", "\r"))
+
+
+@pytest.mark.fixtures
+def test_papers_of_one_id_get_unique_ids_and_read_back_strictly(fixtures_dir: Path) -> None:
+    """Better BibTeX's math-markup export has two entries of one proceedings DOI (two
+    papers, one DOI-derived id): the CSV wrote the id twice, and ``import --strict-ids``
+    refused litdesk's own file (RIS writes the id once, CSL-JSON makes it unique)."""
+    papers = formats.load(fixtures_dir / "bib/bibtex/bbt__math_markup_472.bib").papers
+    assert len(papers) == 2 and papers[0].id == papers[1].id
+    rows = _csv_export.read_rows(formats.dumps(papers, "csv"))
+    assert [r["id"] for r in rows] == [papers[0].id, f"{papers[0].id}-2"]
+    back = formats.loads(formats.dumps(papers, "csv").encode(), duplicate_ids="refuse")
+    assert [r.paper.title for r in back.records] == [p.title for p in papers]
+    assert not [n for r in back.records for n in r.notices if n.kind == "duplicate_id"]

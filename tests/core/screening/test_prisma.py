@@ -158,6 +158,10 @@ def test_update_rounds_are_columns_in_markdown_and_csv():
     md = flow.to_markdown()
     head = md.splitlines()[0]
     assert "2025 search" in head and "2026 update" in head and "Total" in head
+    # indented rows by no-break spaces: "&nbsp;&nbsp;&nbsp;&nbsp;from databases" was what
+    # `litdesk study prisma` printed in a terminal
+    assert "&nbsp;" not in md
+    assert "| \u00a0\u00a0\u00a0\u00a0from databases | " in md
     rows = list(csv.reader(io.StringIO(flow.to_csv())))
     assert rows[0] == ["box", "level", "2025 search", "2026 update", "total"]
     by_box = {row[0]: row for row in rows[1:]}

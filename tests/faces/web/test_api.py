@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
+import pytest
 from tests.faces.web._server import SHOWN_TITLE, Running
 
 
@@ -359,3 +361,26 @@ def test_import_files_into_a_study(running: Running) -> None:
         assert big.status_code == 413  # over the request limit, refused while streaming
         none = c.post("/api/v1/imports", params={"study": "nope"}, files=files[:1])
         assert none.status_code == 404
+
+
+@pytest.mark.fixtures
+def test_too_many_files_says_how_many_and_imports_none(
+    running: Running, fixtures_dir: Path
+) -> None:
+    """25 of the real RIS exports dropped at once: the answer was "at most 20 files at once";
+    it says that nothing was imported and how to import them."""
+    paths = sorted((fixtures_dir / "bib" / "ris").glob("*.ris"))[:25]
+    files = [
+        ("files", (p.name, p.read_bytes(), "application/x-research-info-systems")) for p in paths
+    ]
+    with running.writer() as c:
+        study = c.post("/api/v1/studies", json={"name": "Many"}).json()
+        r = c.post("/api/v1/imports", params={"study": study["id"]}, files=files)
+        assert r.status_code == 400 and r.json()["code"] == "too_many_files"
+        assert r.json()["message"] == (
+            "more than 20 files chosen, and one import takes at most 20: nothing was imported; "
+            "import them 20 at a time (or all at once with litdesk import)"
+        )
+        assert c.get(f"/api/v1/studies/{study['id']}").json()["imports"] == []
+        r = c.post("/api/v1/imports", params={"study": study["id"]}, files=files[:20])
+        assert r.status_code in (200, 202), r.text

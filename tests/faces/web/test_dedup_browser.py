@@ -14,7 +14,7 @@ import pytest
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
-from tests.faces.web.test_dedup import make_study
+from tests.faces.web.test_dedup import make_study, run_to_end
 
 pytestmark = pytest.mark.slow
 
@@ -263,3 +263,32 @@ def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, 
         assert c.get(f"/api/v1/studies/{sid}/dedup").json()["history"] == []
         assert c.get(f"/api/v1/dedup-jobs/{job['id']}").json()["state"] == "cancelled"
     assert pg.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_the_waiting_count_is_the_runs_after_a_decision_on_a_page(
+    page: Any, running: Running, fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """The whole haematology set (1,415 records): 102 pairs, 25 a page. A decision on
+    page 1 made "102 of 102 pairs waiting" read "24 of 102" (the page's own waiting pairs);
+    it is the run's count less this page's decisions, and withdrawing one counts it back."""
+    csv = (fixtures_dir / "bib/dedup/rathbone_haematology__records_pre_merged.csv").read_bytes()
+    with running.writer() as c:
+        sid = str(c.post("/api/v1/studies", json={"name": "Haematology"}).json()["id"])
+        files = [("files", ("haematology.csv", csv, "text/csv"))]
+        assert c.post("/api/v1/imports", params={"study": sid}, files=files).status_code == 200
+        total = run_to_end(c, sid)["run"]["waiting"]
+    assert total > 25  # more than one page
+    pg = page
+    pg.goto(f"{running.base}/study/{sid}/dedup")
+    pg.locator("html[data-dedup-ready]").wait_for(state="attached")
+    assert pg.locator("article.pair").count() == 25
+    assert pg.locator("#waiting").inner_text() == f"{total:,}"
+    first = _current(pg)["id"]
+    pg.keyboard.press("k")  # keep separate
+    _wait_state(pg, first, "distinct")
+    assert pg.locator("#waiting").inner_text() == f"{total - 1:,}"
+    pg.keyboard.press("u")
+    _wait_state(pg, first, "waiting")
+    assert pg.locator("#waiting").inner_text() == f"{total:,}"
+    pg.screenshot(path=str(tmp_path / "dedup-waiting.png"))
+    assert pg.console_errors == []

@@ -253,5 +253,8 @@ def test_browser_study_numbers_and_working_set(page: Any, running: Running, tmp_
     assert joined[0]["title"] in listed and "shared identifier" in listed
     assert sid not in listed  # titles, not ids
     assert len(pg.locator("#working-set tbody tr").all()) == 8
+    # BibTeX, which the export offered, had no button (RIS and CSV had)
+    bib = pg.request.get(running.base + pg.locator("#export-bibtex").get_attribute("href"))
+    assert bib.status == 200 and bib.text().count("\n@") + bib.text().startswith("@") == 8
     pg.screenshot(path=str(tmp_path / "working-set.png"), full_page=True)
     assert pg.console_errors == []

@@ -66,12 +66,22 @@ def _cell(paper: Paper, column: str) -> str:
 
 
 def dumps(papers: Sequence[Paper]) -> str:
-    """CSV text: a header row, then one row per paper."""
+    """CSV text: a header row, then one row per paper; ids made unique as in CSL-JSON (a
+    second paper of the same id, e.g. two records of one proceedings DOI kept apart, is
+    ``<id>-2``), so the file reads back without a repeated-id notice or refusal."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(COLUMNS)
+    seen: set[str] = set()
     for paper in papers:
-        writer.writerow([escape_cell(_cell(paper, c)) for c in COLUMNS])
+        ident, n = paper.id, 1
+        while ident in seen:
+            n += 1
+            ident = f"{paper.id}-{n}"
+        seen.add(ident)
+        row = [escape_cell(_cell(paper, c)) for c in COLUMNS]
+        row[0] = escape_cell(ident)
+        writer.writerow(row)
     return buf.getvalue()
 
 

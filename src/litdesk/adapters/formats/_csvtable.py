@@ -394,6 +394,37 @@ def _parse_bytes(data: bytes, *, scopus: bool) -> ParseResult:
     return _read(header, _byte_lines(data), scopus=scopus)
 
 
+#: a quoted cell (``""`` an escaped quote), unrolled so its time is linear
+_QUOTED_CELL: Final = re.compile(r'"([^"]*(?:""[^"]*)*)"')
+
+
+def _split_row(raw: str, delimiter: str) -> list[str] | None:
+    """The cells of one row's raw text (RFC 4180: quoted cells may hold the delimiter,
+    line breaks and ``""``), for a row ``csv`` refuses to read (a cell over its
+    process-wide ``field_size_limit``, 128 KiB); ``None`` when the text is not one row."""
+    text = raw.rstrip("\r\n")
+    cells: list[str] = []
+    pos = 0
+    while True:
+        quoted = _QUOTED_CELL.match(text, pos)
+        if quoted is not None:
+            cells.append(quoted.group(1).replace('""', '"'))
+            pos = quoted.end()
+        else:
+            end = text.find(delimiter, pos)
+            end = len(text) if end < 0 else end
+            cell = text[pos:end]
+            if '"' in cell or "\n" in cell or "\r" in cell:
+                return None
+            cells.append(cell)
+            pos = end
+        if pos == len(text):
+            return cells
+        if text[pos] != delimiter:
+            return None
+        pos += 1
+
+
 def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResult:
     delimiter = _delimiter(header_line)
     lines = _Lines(source)
@@ -402,24 +433,37 @@ def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResu
     records: list[RecordTrace] = []
     plan: _Plan | None = None
     done_line = 0
-    # a cell over csv.field_size_limit() (128 KiB) stops reading with a notice
+    extra_lines = 0  # lines of a huge cell's row read past the csv reader
     while True:
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            notices.append(
-                Notice(
-                    "skipped",
-                    f"CSV reading stopped: {str(exc)[:120]}; rows before it are kept",
-                    line=done_line + 1,
+            # a cell over csv.field_size_limit() (128 KiB; process-wide, so not raised
+            # here): the row is read from its raw text, the reader goes on after it
+            raw = lines.take()
+            while raw.count('"') % 2 == 1 and next(lines, None) is not None:
+                raw += lines.take()  # the rest of a quoted cell that spans lines
+                extra_lines += 1
+            first = done_line + 1
+            last = done_line = reader.line_num + extra_lines
+            cells = _split_row(raw, delimiter) if "field larger" in str(exc) else None
+            if cells is None or plan is None:
+                notices.append(
+                    Notice(
+                        "skipped",
+                        f"the row on lines {first}-{last} could not be read "
+                        f"({str(exc)[:120]}); the other rows are read",
+                        line=first,
+                    )
                 )
-            )
-            break
-        first, last = done_line + 1, reader.line_num
-        done_line = last
-        raw = lines.take()
+                continue
+            row = cells
+        else:
+            first, last = done_line + 1, reader.line_num + extra_lines
+            done_line = last
+            raw = lines.take()
         if not any(cell.strip() for cell in row):
             if plan is not None and len(row) > 1:
                 # a row of delimiters only is a row to pandas (and so to ASReview): say so

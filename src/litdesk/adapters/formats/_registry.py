@@ -17,6 +17,7 @@ from litdesk._errors import LitdeskError
 from litdesk.adapters.files import FileRefused, read_bounded
 from litdesk.core.imports import (
     CONTROL_BYTES,
+    MAX_NAME,
     ImportRefused,
     ImportTrace,
     Notice,
@@ -24,6 +25,7 @@ from litdesk.core.imports import (
     RecordTrace,
     SourceInfo,
     digest_bytes,
+    note_cut_fields,
     strip_controls,
 )
 from litdesk.core.records import Paper
@@ -37,6 +39,7 @@ from . import (
     _medline,
     _native,
     _ris,
+    _ris_read,
     _wos,
 )
 from ._decode import Decoded, NotUtf8, decode, utf8_head
@@ -295,8 +298,10 @@ def _loads(
         raise ImportRefused(
             f"no record could be read as {spec.name} from the file", code="malformed"
         )
+    if spec.name == "ris":
+        _refuse_without_ty(result.records, decoded.text or head or "", path)
     records, dup_notices = _check_duplicates(
-        _no_controls(data, spec, result.records), duplicate_ids
+        _cut_fields(data, _no_controls(data, spec, result.records)), duplicate_ids
     )
     source = SourceInfo(
         path=path,
@@ -307,6 +312,8 @@ def _loads(
         parser=ParserInfo(spec.parser_id, spec.parser_version),
     )
     notices: list[Notice] = [*decoded.notices, *result.notices, *dup_notices]
+    if format:
+        notices.extend(_forced_notice(spec, decoded.text or head or "", path))
     return ImportTrace(source=source, records=tuple(records), notices=tuple(notices))
 
 
@@ -316,6 +323,60 @@ _CONTROL_ESCAPES: Final = (b"&#", b"\\u00", b"\\u007")
 #: any of :data:`CONTROL_BYTES`
 _CONTROL_BYTE: Final = re.compile(b"[" + re.escape(CONTROL_BYTES) + b"]")
 _JSON_ESCAPES: Final = (b"\\b", b"\\f")
+
+
+def _forced_notice(spec: FormatSpec, sample: str, path: str) -> list[Notice]:
+    """A file read as the format ``--format`` named whose content has another structure
+    (a MEDLINE export read as Web of Science: 170 "records" of 80): a notice saying what
+    it reads as. Nothing when the content reads as that format, is ambiguous (what
+    ``--format`` is for) or unrecognised, or is another of its family (CSV and Scopus CSV)."""
+    try:
+        found = detect(sample, path=path)
+    except ImportRefused:
+        return []
+    if FAMILY.get(found.name) == FAMILY.get(spec.name):
+        return []
+    return [
+        Notice(
+            "other",
+            f"read as {spec.name} as --format asked; the content reads as {found.name} "
+            "(leave out --format to read it so)",
+        )
+    ]
+
+
+def _refuse_without_ty(records: list[RecordTrace], sample: str, path: str) -> None:
+    """Refuse content read as RIS where no record starts with ``TY`` and that reads as
+    another format (only a forced ``--format ris`` reads such a file: a MEDLINE export's
+    ``XX  - `` lines ran together into one "record" of its 80), naming where the first
+    record starts and the format the content reads as. A RIS record whose TY line is
+    damaged (content that reads as no other format) is still read, with its notice."""
+    first = None
+    for record in records:
+        no_ty = next((n for n in record.notices if n.message == _ris_read.NO_TY), None)
+        if no_ty is None:
+            return
+        first = first or no_ty
+    assert first is not None
+    try:
+        other = detect(sample, path=path).name
+    except ImportRefused:
+        return
+    if other == "ris":
+        return
+    raise ImportRefused(
+        f"not RIS: no record starts with a TY line (the first starts on line {first.line} "
+        f"with {first.field}); the content reads as {other}: leave out --format, or name it",
+        code="malformed",
+    )
+
+
+def _cut_fields(data: bytes, records: list[RecordTrace]) -> list[RecordTrace]:
+    """``records`` with a ``truncated`` notice on each whose fields the paper's bounds cut
+    (skipped for a file no longer than the smallest bound)."""
+    if len(data) <= MAX_NAME:
+        return records
+    return [note_cut_fields(r) for r in records]
 
 
 def _no_controls(data: bytes, spec: FormatSpec, records: list[RecordTrace]) -> list[RecordTrace]:

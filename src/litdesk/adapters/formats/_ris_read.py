@@ -45,7 +45,11 @@ from ._ris_base import (
 )
 from ._spec import ParseResult
 
-__all__ = ["parse", "parse_bytes"]
+__all__ = ["NO_TY", "parse", "parse_bytes"]
+
+#: the notice of a record whose first tag is not ``TY`` (a file where no record has one is
+#: not RIS: :func:`~litdesk.adapters.formats.loads` refuses it when ``--format ris`` forced it)
+NO_TY: Final = "record starts without a TY line"
 
 
 class _Record:
@@ -319,9 +323,7 @@ class _Reader:
             cur.add(tagged[0], tagged[1], i)
             self.last_content, self.last_end = i, end
             if tagged[0] != "TY":
-                cur.notices.append(
-                    Notice("other", "record starts without a TY line", i + 1, tagged[0])
-                )
+                cur.notices.append(Notice("other", NO_TY, i + 1, tagged[0]))
             return
         if tagged is None:
             stripped = line.strip()

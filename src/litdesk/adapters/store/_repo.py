@@ -68,6 +68,7 @@ __all__ = [
     "add_study_papers",
     "link_study_papers",
     "add_study_search_run",
+    "count_study_papers",
     "count_documents",
     "count_papers",
     "find_paper_ids",
@@ -619,6 +620,12 @@ def list_papers_reusing(
         reuse[r.id] = (r.data, row)
         out.append(row)
     return out
+
+
+def count_study_papers(conn: Connection, study_id: str) -> int:
+    """How many papers the Study holds."""
+    query = sa.select(sa.func.count()).where(study_papers.c.study_id == study_id)
+    return int(conn.execute(query).scalar_one())
 
 
 def add_study_paper(

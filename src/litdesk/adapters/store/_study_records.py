@@ -30,6 +30,7 @@ __all__ = [
     "paper_record_names",
     "rename_paper_record",
     "record_sources",
+    "refresh_paper_records",
     "set_groups",
     "study_sources",
     "run_document",
@@ -168,6 +169,33 @@ def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: st
             .where(*where, c.key == key)
             .values(database=name[:200], data=dump_json(body))
         )
+
+
+def refresh_paper_records(
+    conn: Connection, paper_id: str, paper: dict[str, Any], *, owner: str
+) -> list[str]:
+    """Give the records of ``owner``'s saved paper that no import or run brought (added by
+    hand, or from a Zotero library: the record *is* the saved paper) its fields now, in
+    every Study holding it; their key, digest and group stay, so reviewer decisions on
+    them hold. Answers the Studies whose records changed."""
+    c = study_records.c
+    holding = sa.select(study_papers.c.study_id).where(
+        study_papers.c.paper_id == paper_id, study_papers.c.paper_owner == owner
+    )
+    where = (c.source_kind == "paper", c.source_id == paper_id, c.study_id.in_(holding))
+    changed: list[str] = []
+    for study_id, key, data in conn.execute(sa.select(c.study_id, c.key, c.data).where(*where)):
+        body = load_json(data)
+        if not isinstance(body, dict) or body.get("paper") == paper:
+            continue
+        body["paper"] = paper
+        conn.execute(
+            sa.update(study_records)
+            .where(c.study_id == study_id, c.key == key)
+            .values(data=dump_json(body))
+        )
+        changed.append(str(study_id))
+    return changed
 
 
 #: a Study record's columns in :class:`StudyRecordRow`'s order (``data`` parsed)

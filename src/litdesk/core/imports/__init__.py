@@ -6,6 +6,7 @@ from litdesk._exports import lazy_exports
 
 if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._control import CONTROL_BYTES, strip_control_text, strip_controls
+    from ._limits import MAX_NAME, note_cut_fields
     from ._repeat import repeated_source
     from ._trace import (
         IMPORT_REFUSALS,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
 __all__ = [
     "CONTROL_BYTES",
     "IMPORT_REFUSALS",
+    "MAX_NAME",
     "ImportRefused",
     "ImportTrace",
     "Notice",
@@ -32,6 +34,7 @@ __all__ = [
     "RecordTrace",
     "SourceInfo",
     "digest_bytes",
+    "note_cut_fields",
     "repeated_source",
     "strip_control_text",
     "strip_controls",

@@ -40,6 +40,7 @@ NoticeKind = Literal[
     "inherited",  # BibTeX crossref inheritance
     "control_characters",  # control characters (NUL, ESC, ...) removed from fields
     "repeated_source",  # the same file (source digest) was imported before
+    "truncated",  # a field longer than the paper's bound was cut (the raw record keeps it)
     "other",
 ]
 
@@ -234,6 +235,15 @@ class RecordTrace:
             return raw
         assert isinstance(raw, RawSource)
         return raw.text(self._start, self._end)
+
+    @property
+    def raw_size(self) -> int:
+        """The raw record's size without decoding it: characters of a text, bytes of a span
+        (UTF-8: at least its characters)."""
+        raw = self._raw
+        if type(raw) is str:
+            return len(raw)
+        return self._end - self._start
 
     def replace(self, **changes: Any) -> RecordTrace:
         """A copy with ``changes`` (field names as in the constructor)."""

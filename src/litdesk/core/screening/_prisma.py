@@ -362,7 +362,9 @@ class PrismaFlow:
         ]
         for label, values in self.rows():
             indent = len(label) - len(label.lstrip(" "))
-            shown = "&nbsp;" * (2 * indent) + _md(label.strip())
+            # no-break spaces, not "&nbsp;": the table reads the same in a terminal
+            # (``litdesk study prisma``) as rendered (CommonMark keeps them in a cell)
+            shown = "\u00a0" * (2 * indent) + _md(label.strip())
             lines.append(f"| {shown} | " + " | ".join(f"{v:,}" for v in values) + " |")
         return "\n".join(lines) + "\n"
 

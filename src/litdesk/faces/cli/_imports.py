@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from .._words import plural
+from .._words import num, plural
 from ._output import command, console, emit_json, err_console
 
 if TYPE_CHECKING:  # imported when a command runs (fast start)
+    from litdesk.core.imports import ImportTrace
     from litdesk.services.imports import ImportBatch
 
 #: Files at least this large get a progress bar.
@@ -116,8 +117,8 @@ def _summary(batch: ImportBatch) -> None:
             Text(name),  # a file name is never rich markup
             trace.source.format,
             trace.source.encoding,
-            str(len(trace.records)),
-            str(notes),
+            num(len(trace.records)),
+            num(notes),
         )
 
     def as_cards() -> Table:
@@ -162,6 +163,28 @@ def _nothing_saved(paths: list[str], *, format: str | None) -> None:
         err_console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+#: notices shown one by one under a file's line (more: their count, and ``--json``)
+_SHOWN_NOTICES = 3
+
+
+def _notice_lines(trace: ImportTrace) -> list[str]:
+    """A saved file's notices for ``import --study``: their count by kind, then the first
+    few with their lines (the rest are in ``--json`` and the Study's import trace)."""
+    notices = [*trace.notices, *(n for r in trace.records for n in r.notices)]
+    if not notices:
+        return []
+    kinds: dict[str, int] = {}
+    for n in notices:
+        kinds[n.kind] = kinds.get(n.kind, 0) + 1
+    out = ["  notices: " + ", ".join(f"{k} {num(v)}" for k, v in sorted(kinds.items()))]
+    for n in notices[:_SHOWN_NOTICES]:
+        where = f"line {n.line}: " if n.line is not None else ""
+        out.append(f"    {where}{n.message}")
+    if len(notices) > _SHOWN_NOTICES:
+        out.append(f"    … {num(len(notices) - _SHOWN_NOTICES)} more (--json lists every one)")
+    return out
+
+
 def _into_study(
     paths: list[str], *, study: str, format: str | None, strict_ids: bool, as_json: bool
 ) -> None:
@@ -188,13 +211,23 @@ def _into_study(
     else:
         if done.study_created:
             _say(f"Study {done.study_name!r} created ({done.study_id})")
-        for f in done.files:
+        for trace, f in zip(outcome.result.traces, done.files, strict=True):
             _say(
                 f"Saved {plural(f.saved, 'record')} from {f.path} into Study {done.study_name!r} "
                 f"({plural(f.created, 'new paper')}); import {f.import_id}"
             )
             for r in f.refused:
                 _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
+            for line in _notice_lines(trace):
+                _say(line)
+        if len(done.files) > 1 or done.refused:
+            saved = sum(f.saved for f in done.files)
+            created = sum(f.created for f in done.files)
+            refused = f"; {plural(len(done.refused), 'file')} refused" if done.refused else ""
+            _say(
+                f"In all: {plural(saved, 'record')} from {plural(len(done.files), 'file')} "
+                f"saved into Study {done.study_name!r} ({plural(created, 'new paper')}){refused}"
+            )
     for item in done.refused:
         err_console.print(
             f"litdesk: {item.path}: {item.message} ({item.code}); not saved",
@@ -251,7 +284,7 @@ def register(app: typer.Typer) -> None:
             batch = import_files(paths, format=format, on_file=hook, strict_ids=strict_ids)  # type: ignore[arg-type]
         if as_json:
             emit_json(batch.to_dict())
-        else:
+        elif batch.imports:  # every file refused: the refusals say it (no empty table)
             _summary(batch)
         _report_refused(batch)
         if not as_json and batch.imports:  # a refused file: its refusal says enough

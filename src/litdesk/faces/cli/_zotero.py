@@ -30,7 +30,8 @@ zotero_app = typer.Typer(
 
 def _show(view: ZoteroImportView) -> None:
     console.print(
-        f"Zotero library {view.library} in {view.data_dir} (schema {view.schema_version}): "
+        f"Zotero library ({view.library_label}) in {view.data_dir} "
+        f"(schema {view.schema_version}): "
         f"{plural(view.items_read, 'item')} read, {num(view.trashed_left_out)} in the trash left out",
         markup=False,
         highlight=False,
@@ -45,13 +46,18 @@ def _show(view: ZoteroImportView) -> None:
     )
     for s in view.studies:
         made = " (new)" if s.created else ""
-        console.print(f"  Study {s.name}{made}: {plural(s.papers, 'paper')}", markup=False)
+        held = f" (the Study holds {num(s.total)})" if s.total != s.papers else ""
+        console.print(
+            f"  Study {s.name}{made}: {plural(s.papers, 'paper')} from Zotero{held}", markup=False
+        )
     for r in view.removed:
-        console.print(f"  removed in Zotero: {r.key} {r.title}", markup=False)
+        console.print(
+            f"  removed in Zotero (its paper stays in the Study): {r.key} {r.title}", markup=False
+        )
     for m in view.moved:
         console.print(
-            f"  moved in Zotero: {m.key} {m.title} ({', '.join(m.before) or '-'} → "
-            f"{', '.join(m.after) or '-'})",
+            f"  moved in Zotero: {m.key} {m.title} ({', '.join(m.before_names) or 'no collection'}"
+            f" → {', '.join(m.after_names) or 'no collection'})",
             markup=False,
         )
     for p in view.problems:

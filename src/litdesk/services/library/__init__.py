@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         PdfRecordView,
         SavePdfPaperRequest,
     )
-    from ._records import CONFIRMED, PdfNotFound
+    from ._records import CONFIRMED, PdfNotFound, PdfRecords
     from ._requests import (
         PER_PAGE,
         ZOOMS,
@@ -81,6 +81,7 @@ __all__ = [
     "ConfirmPdfRequest",
     "PdfCandidate",
     "PdfNotFound",
+    "PdfRecords",
     "PdfRecordInputError",
     "PdfRecordView",
     "SavePdfPaperRequest",

@@ -18,6 +18,7 @@ Every Study write checks the account's role there.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
@@ -263,7 +264,6 @@ class PdfRecords:
         self, sha: str, file: str, paper: Paper, study: str | None, owner: str
     ) -> list[str]:
         now = now_iso()
-        linked: list[str] = []
         with self._store.write() as conn:
             named = None
             if study is not None:
@@ -275,29 +275,60 @@ class PdfRecords:
                         f"{named.name[:80]}",
                         code="paper_not_in_study",
                     )
-            for sid in _studies_of(conn, paper.id):
-                try:
-                    access.require_study(conn, owner, sid, "write")
-                except (NotFoundError, NotPermitted):
-                    continue
-                have = links.pdf_links(conn, sid).get(paper.id)
-                free = have is None or have.state == "suggested"
-                if not (free or (named is not None and sid == named.id)):
-                    continue  # the Study has its PDF, or a person undid this one there
-                links.put_pdf_link(
-                    conn,
-                    links.PdfLinkRow(
-                        sid, paper.id, sha, file, "person", "attached in the library",
-                        "linked", owner, now,
-                    ),
-                )  # fmt: skip
-                access.add_history(conn, sid, owner, "pdf_attached", f"{paper.id}: {file}", now)
-                linked.append(sid)
-            have_rec = records.get_pdf_record(conn, owner, sha)
-            base = have_rec or records.PdfRecordRow(owner=owner, sha256=sha, file=file)
-            records.put_pdf_record(
-                conn, replace(base, file=file, paper_id=paper.id, attached_at=now)
+            return self._attach_in(
+                conn, sha, file, paper.id, owner, now,
+                named=named.id if named is not None else None,
+                how="person", detail="attached in the library",
+            )  # fmt: skip
+
+    def attach_imported(
+        self, placed: Sequence[tuple[str, str, str, str]], *, how: str, owner: str
+    ) -> int:
+        """PDFs an import put into the library with their papers (``(sha256, file, paper
+        id, detail)``; a Zotero item's attachment): each is attached as in :meth:`attach`
+        — ``owner``'s record of the PDF names the paper, and the paper's Studies without a
+        PDF for it link this one (a PDF a person linked, or undid, there stays). One
+        transaction; how many Study links were made."""
+        now = now_iso()
+        made = 0
+        with self._store.write() as conn:
+            for sha, file, paper_id, detail in placed:
+                made += len(
+                    self._attach_in(conn, sha, file, paper_id, owner, now, how=how, detail=detail)
+                )
+        return made
+
+    def _attach_in(
+        self,
+        conn: Connection,
+        sha: str,
+        file: str,
+        paper_id: str,
+        owner: str,
+        now: str,
+        *,
+        how: str,
+        detail: str,
+        named: str | None = None,
+    ) -> list[str]:
+        linked: list[str] = []
+        for sid in _studies_of(conn, paper_id):
+            try:
+                access.require_study(conn, owner, sid, "write")
+            except (NotFoundError, NotPermitted):
+                continue
+            have = links.pdf_links(conn, sid).get(paper_id)
+            free = have is None or have.state == "suggested"
+            if not (free or sid == named):
+                continue  # the Study has its PDF, or a person undid this one there
+            links.put_pdf_link(
+                conn, links.PdfLinkRow(sid, paper_id, sha, file, how, detail, "linked", owner, now)
             )
+            access.add_history(conn, sid, owner, "pdf_attached", f"{paper_id}: {file}", now)
+            linked.append(sid)
+        have_rec = records.get_pdf_record(conn, owner, sha)
+        base = have_rec or records.PdfRecordRow(owner=owner, sha256=sha, file=file)
+        records.put_pdf_record(conn, replace(base, file=file, paper_id=paper_id, attached_at=now))
         return linked
 
     def save_as_paper(self, request: SavePdfPaperRequest, *, owner: str) -> PdfRecordView:

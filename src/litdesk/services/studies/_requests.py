@@ -264,7 +264,10 @@ class ImportRequest:
         if self.uploads:
             if len(self.uploads) > MAX_IMPORT_FILES:
                 raise ImportInputError(
-                    f"at most {MAX_IMPORT_FILES} files at once", code="too_many_files"
+                    f"more than {MAX_IMPORT_FILES} files chosen, and one import takes at "
+                    f"most {MAX_IMPORT_FILES}: nothing was imported; import them "
+                    f"{MAX_IMPORT_FILES} at a time (or all at once with litdesk import)",
+                    code="too_many_files",
                 )
             if self.size > MAX_IMPORT_BYTES:
                 raise ImportInputError(

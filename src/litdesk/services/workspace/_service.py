@@ -16,6 +16,8 @@ from litdesk.adapters.store import (
     get_search_run,
     identity_keys,
     repo,
+    sources_changed,
+    study_records,
 )
 from litdesk.core.evidence import (
     FullTextContext,
@@ -523,6 +525,10 @@ class Workspace(EvidenceOps):
         access.require_study(conn, self.owner, row.id, "write")
         return row, False
 
+    def study_size_in(self, conn: Connection, study_id: str) -> int:
+        """How many papers the Study ``study_id`` (from :meth:`study_in`) holds now."""
+        return repo.count_study_papers(conn, study_id)
+
     def paper_in(self, conn: Connection, ref: str) -> Paper:
         """A saved paper the owner may read (:class:`NotFoundError` when there is none)."""
         return self._record(conn, self._paper(conn, ref))
@@ -553,12 +559,20 @@ class Workspace(EvidenceOps):
 
     def update_paper_in(self, conn: Connection, paper: Paper) -> None:
         """Store new fields of a saved paper (the same id; its identity keys follow) in the
-        owner's own record (a Study's record of another account is saved as its own)."""
+        owner's own record (a Study's record of another account is saved as its own). The
+        Studies' records that *are* the saved paper (added by hand, or from Zotero) take the
+        new fields too: a title changed in Zotero showed in the paper list, while screening,
+        the working set and its exports kept the old one."""
         now = now_iso()
         if repo.own_papers(conn, [paper.id], owner=self.owner):
             repo.update_paper(conn, paper, now, owner=self.owner)
         else:
             self._save(conn, paper, now)
+        stored = repo.own_papers(conn, [paper.id], owner=self.owner).get(paper.id, paper)
+        for study_id in study_records.refresh_paper_records(
+            conn, paper.id, stored.to_dict(), owner=self.owner
+        ):
+            sources_changed(conn, study_id)
 
     def add_note_in(
         self, conn: Connection, paper_id: str, comment: str, *, study_id: str | None

@@ -44,7 +44,7 @@ from litdesk.core.evidence import MAX_COMMENT_CHARS
 from litdesk.core.records import Paper, PaperError, make_paper, read_paper
 from litdesk.core.zotero import ZoteroItem, ZoteroNote, item_paper_fields, note_text
 from litdesk.services.files import write_output
-from litdesk.services.library import Library
+from litdesk.services.library import Library, PdfRecords
 from litdesk.services.screening import PaperOutcomes, ScreeningArea, StudyScreenRequest
 from litdesk.services.workspace import IdentityConflict, Workspace
 
@@ -346,7 +346,13 @@ class ZoteroArea:
         pdfs = caches = new_pdfs = 0
         if request.pdfs:  # the library's files and index: after the import committed
             pdfs, new_pdfs, caches = self._place_pdfs(
-                lib, items_done, run.papers_of, base_dir, run.problems, run.unchanged_keys
+                lib,
+                items_done,
+                run.papers_of,
+                base_dir,
+                run.problems,
+                run.unchanged_keys,
+                owner=owner,
             )
         current = {i.key for i in lib.items}
         removed = tuple(
@@ -354,8 +360,16 @@ class ZoteroArea:
             for k, link in sorted(links.items())
             if link.kind == "item" and k not in current
         )
+        names = _paths(lib)  # "Parent / Child"
         moved = tuple(
-            MovedItem(i.key, i.title, links[i.key].collections, tuple(i.collections))
+            MovedItem(
+                i.key,
+                i.title,
+                links[i.key].collections,
+                tuple(i.collections),
+                tuple(names.get(k, k) for k in links[i.key].collections),
+                tuple(names.get(k, k) for k in i.collections),
+            )
             for i in lib.items
             if i.key in links
             and links[i.key].kind == "item"
@@ -418,7 +432,8 @@ class ZoteroArea:
             saved_ids.add(result.paper.id)
         # counted under the library in this Study's PRISMA flow (not in another Study's)
         add_study_items(conn, study.id, sorted(saved_ids), library=lib.library, owner=ws.owner)
-        run.studies.append(StudyCount(study.id, study.name, len(saved_ids), created))
+        total = ws.study_size_in(conn, study.id)
+        run.studies.append(StudyCount(study.id, study.name, len(saved_ids), created, total))
         run.study_ids[name] = study.id
 
     def _item_paper(
@@ -594,6 +609,8 @@ class ZoteroArea:
         base_dir: Path | None,
         problems: list[ItemProblem],
         unchanged: set[str],
+        *,
+        owner: str,
     ) -> tuple[int, int, int]:
         """The PDFs attached (all the library's usable files), those new to this import
         (not attached from the same file before) and those with Zotero's full text."""
@@ -625,6 +642,11 @@ class ZoteroArea:
                 placed += 1
                 caches += 1 if found.full_text is not None else 0
         placer.finish()
+        # attached in the papers' Studies too (they showed "0 with a PDF" after "4 PDFs
+        # attached"): the Study's PDFs and full text, screening and PRISMA count them
+        PdfRecords(self._store, self._pdfs).attach_imported(
+            placer.placed, how="zotero", owner=owner
+        )
         for problem in placer.problems:  # not stored for the other hosts (shared store)
             name = next((n for n in placer.items if problem.startswith(n + " ")), "")
             key, title = placer.items.get(name, ("", ""))

@@ -5,7 +5,10 @@ copy where links cannot be made) in ``<data dir>/library/zotero/<library>/``, on
 the import adds to the library's sources once, named ``<attachment key> <file name>`` so
 two Zotero files of one name never shadow each other. The file's SHA-256 goes into the
 library's hash cache and the paper's record is adopted for it (lookup ``zotero:<library>:
-<item key>``), so the library page shows the PDF with its paper and its Studies."""
+<item key>``), so the library page shows the PDF with its paper and its Studies; each
+placed PDF is then attached to its paper in the paper's Studies without a PDF for it
+(``how`` ``zotero``), as ``library attach`` does — the Study's PDFs and full text, its
+screening cards and PRISMA's reports sought count it."""
 
 from __future__ import annotations
 
@@ -39,6 +42,10 @@ def _link(source: Path | None, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
+def _detail(attachment_key: str) -> str:
+    return f"Zotero attachment {attachment_key}"
+
+
 def _slug(library: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in library)
 
@@ -58,6 +65,18 @@ class PdfPlacer:
         self.items: dict[str, tuple[str, str]] = {}
         #: files linked by this import that were not linked from the same source before
         self.new = 0
+        #: every placed PDF with its paper: ``(sha256, name, paper id, detail)``
+        self.placed: list[tuple[str, str, str, str]] = []
+        self._cached: dict[str, tuple[int, int, str]] | None = None
+
+    def _sha(self, target: Path) -> str:
+        """The file's SHA-256: from the library's hash cache when its size and time are
+        those hashed (a file linked before), else read."""
+        if self._cached is None:
+            self._cached = self.pdfs.catalogue.cached_hashes()
+        st = target.stat()
+        size, mtime, sha = self._cached.get(str(target), (-1, -1, ""))
+        return sha if (size, mtime) == (st.st_size, st.st_mtime_ns) and sha else file_sha256(target)
 
     def place(
         self,
@@ -89,6 +108,7 @@ class PdfPlacer:
             )
             if linked and not fresh:
                 self._known = True
+                self.placed.append((self._sha(target), name, paper.id, _detail(attachment_key)))
                 return name
             if not linked:
                 target.unlink()
@@ -102,6 +122,7 @@ class PdfPlacer:
         st = target.stat()
         self._hashes.append((str(target), st.st_size, st.st_mtime_ns, sha))
         self.pdfs.catalogue.adopt(sha, paper.to_dict(), f"zotero:{self.library}:{item_key}")
+        self.placed.append((sha, name, paper.id, _detail(attachment_key)))
         return name
 
     def finish(self) -> None:

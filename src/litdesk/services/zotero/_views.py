@@ -41,16 +41,23 @@ class MovedItem:
     title: str
     before: tuple[str, ...]
     after: tuple[str, ...]
+    #: the collections' names (the same order; a key whose collection is gone stays a key)
+    before_names: tuple[str, ...] = ()
+    after_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class StudyCount:
-    """A Study the import filled: id, name, papers of the import in it, newly created."""
+    """A Study the import filled: id, name, papers of the import in it, newly created;
+    ``total``: the papers the Study holds after the import (more than ``papers`` when it
+    holds others: added by hand, from files, or items since removed or moved in Zotero,
+    which stay in the Study)."""
 
     id: str
     name: str
     papers: int
     created: bool
+    total: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +87,16 @@ class ZoteroImportView:
     full_text_caches: int
     problems: tuple[ItemProblem, ...]
 
+    @property
+    def library_label(self) -> str:
+        """The library as people read it: "personal", "group 4711" (``library`` is
+        ``user`` or ``group:<id>``)."""
+        if self.library == "user":
+            return "personal"
+        return self.library.replace("group:", "group ", 1)
+
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        return asdict(self) | {"library_label": self.library_label}
 
 
 @dataclass(frozen=True, slots=True)

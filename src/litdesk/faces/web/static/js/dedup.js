@@ -150,6 +150,11 @@ function installReview() {
   const waiting = document.getElementById("waiting");
   const undoStack = []; // {seq, no} of the decisions made on this page, newest last
   let current = null;
+  // the run's waiting pairs (every page) as the server counted them, and this page's share:
+  // a decision here moves the run's count by as much as it moves the page's
+  const waitingHere = () => pairs().filter((a) => a.dataset.state === "waiting").length;
+  const waitingRun = Number(waiting.dataset.waiting);
+  const waitingPage = waitingHere();
 
   const say = (text) => { message.textContent = text; };
   const select = (article) => {
@@ -176,7 +181,8 @@ function installReview() {
     const undo = article.querySelector("form.undo-pair");
     undo.hidden = !seq;
     undo.querySelector('input[name="seq"]').value = seq ? String(seq) : "";
-    waiting.textContent = String(pairs().filter((a) => a.dataset.state === "waiting").length);
+    const left = Math.max(0, waitingRun - (waitingPage - waitingHere()));
+    waiting.textContent = left.toLocaleString("en-GB");
   };
   const refreshHistory = async () => {
     const r = await getJson(`/api/v1/studies/${encodeURIComponent(study)}/dedup`, {});
