@@ -93,7 +93,7 @@ def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
     assert all(c["ok"] for c in r["checks"])
     assert r["screened"] == len(TITLES) - len(disagree) + 1
     md = cli("study", "prisma", "Beta", "--format", "md").stdout
-    assert "| Records screened |" in md and "| &nbsp;&nbsp;" in md
+    assert "| Records screened |" in md and "| \u00a0\u00a0" in md
     # the terminal's table: the same lines, indented with spaces, no Markdown entities
     shown = cli("study", "prisma", "Beta").stdout
     assert "&nbsp;" not in shown and "|" not in shown, shown
