@@ -433,7 +433,7 @@ class Library(LibraryFiles):
                 + "; ".join(
                     entries[s].reason or f"{names[s]}: {entries[s].reason_code}" for s in names
                 )
-                + ". Choose PDFs the library could index (`litdesk library list` says which)",
+                + ". Choose PDFs the library could index (the library list gives each one's state)",
                 code="no_text",
             )
         out.warnings += self.adopt(shas, entries, names)
