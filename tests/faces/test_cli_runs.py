@@ -142,6 +142,18 @@ def test_report_prisma_for_a_study_counts_runs_and_imports(saved, env):
     )
     assert page.exit_code == 0, page.output
     assert "Records after deduplication (n = 3)" in html_out.read_text()
+    # named .html, the file is the HTML page without --html; any other name is Markdown
+    named = env / "named.HTML"
+    assert (
+        runner.invoke(app, ["report", "prisma", "--study", "Sepsis", "-o", str(named)]).exit_code
+        == 0
+    )
+    assert named.read_text().startswith("<!DOCTYPE html>")
+    md = env / "prisma.md"
+    assert (
+        runner.invoke(app, ["report", "prisma", "--study", "Sepsis", "-o", str(md)]).exit_code == 0
+    )
+    assert md.read_text().startswith("# PRISMA-S search report")
     assert runner.invoke(app, ["report", "prisma", "--study", "Nope"]).exit_code == 4
 
 

@@ -15,6 +15,7 @@ from litdesk.core.evidence import (
     FullTextContext,
     check_evidence,
     csv_cell,
+    evidence_headline,
     find_occurrences,
     make_anchor,
     make_annotation,
@@ -67,6 +68,21 @@ def test_abstract_passage_verified_after_whitespace_normalisation():
     with pytest.raises(RefusedError) as info:
         make_evidence(p, finding="X", passage="Gene Y", source="abstract", created_at=NOW)
     assert info.value.code == "quote_not_found"
+
+
+def test_headline_is_the_finding_of_a_form_of_ones_own():
+    """A Study's own form keeps its finding among the values: the headline (evidence
+    list, notebook heading) is that finding, not every value joined in key order."""
+    values = {"design": "survey", "finding": "Gene  X\nis essential", "n": 20.0}
+    ev = make_evidence(
+        _paper(), passage="Gene X is essential", source="abstract", created_at=NOW, values=values
+    )
+    assert evidence_headline(ev) == "Gene X is essential"
+    other = make_evidence(
+        _paper(), passage="Gene X is essential", source="abstract", created_at=NOW,
+        values={"design": "survey", "n": 20.0},
+    )  # fmt: skip
+    assert evidence_headline(other) == "survey; 20"
 
 
 def test_fulltext_passage_needs_matching_pmcid():

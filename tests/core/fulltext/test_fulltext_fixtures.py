@@ -198,3 +198,12 @@ def test_pmc_efetch_articleset_with_publisher_link_and_cc_by_nc_uri(fixtures_dir
     assert ft.pmcid == "PMC3299399"
     assert ft.licence_url == "http://creativecommons.org/licenses/by-nc/3.0/"
     assert not ft.readable and ft.blocks == ()
+
+
+def test_inline_mathml_statistics_are_kept(fixtures_dir: Path) -> None:
+    """The real article whose results are inline MathML: its statistics read as text."""
+    path = fixtures_dir / "jats" / "epmc_pmc13179431_ccby_mathml.xml"
+    ft = parse_fulltext(path.read_bytes(), expected_pmcid=None)
+    text = " ".join(b.text for b in ft.blocks)
+    assert "M = 4.64, 95% CI [4.56, ∞], t(204) = 12.39, p < .001" in text
+    assert ", , " not in text  # a formula dropped from a sentence left its commas

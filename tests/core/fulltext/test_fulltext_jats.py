@@ -314,11 +314,38 @@ def test_sections_skips_and_nested_paragraphs() -> None:
     assert [(b.id, b.section, b.text) for b in ft.blocks] == [
         ("p1", "Abstract › Background", "Why."),
         ("p2", "Body", "Intro text here."),
-        ("p3", "Methods › Cell culture", "Cells grew [1]."),
+        ("p3", "Methods › Cell culture", "Cells x grew [1]."),  # the formula as text
         ("p4", "Methods › Cell culture", "Outer tail"),
         ("p5", "Methods › Cell culture", "Inner item"),
     ]
     assert not ft.truncated
+
+
+def test_inline_formulas_keep_their_values() -> None:
+    """Inline MathML (wrapped in <inline-formula> or bare), TeX-only formulas and
+    <alternatives> are written as text: the statistics a reviewer extracts ("t(204) =
+    12.39, p < .001") were dropped, leaving ", ,". Display formulas stay out."""
+    m = 'xmlns:mml="http://www.w3.org/1998/Math/MathML"'
+    body = (
+        "<body><p>Police, "
+        f'<mml:math {m} display="inline"><mml:mrow><mml:mi>M</mml:mi><mml:mo>=</mml:mo>'
+        "<mml:mn>4.64</mml:mn></mml:mrow></mml:math>, 95% CI "
+        f'<mml:math {m}><mml:mfenced open="[" close="]"><mml:mn>4.56</mml:mn>'
+        "<mml:mo>∞</mml:mo></mml:mfenced></mml:math>, "
+        f"<inline-formula><mml:math {m}><mml:mi>t</mml:mi><mml:mfenced><mml:mn>204</mml:mn>"
+        "</mml:mfenced><mml:mo>=</mml:mo><mml:mo>−</mml:mo><mml:mn>0.14</mml:mn></mml:math>"
+        "</inline-formula>, <inline-formula><alternatives><tex-math>$p&lt;.001$</tex-math>"
+        f"<mml:math {m}><mml:mi>p</mml:mi><mml:mo>&lt;</mml:mo><mml:mn>.001</mml:mn>"
+        "</mml:math></alternatives></inline-formula>; the unit "
+        "<inline-formula><tex-math>$SiO_2$</tex-math></inline-formula> and "
+        f"<mml:math {m}><mml:msup><mml:mi>R</mml:mi><mml:mn>2</mml:mn></mml:msup>"
+        "<mml:mo>\u2062</mml:mo></mml:math>.</p>"
+        f"<disp-formula><mml:math {m}><mml:mi>E</mml:mi></mml:math></disp-formula></body>"
+    )
+    ft = parse_fulltext(article(body=body), expected_pmcid=None)
+    assert [b.text for b in ft.blocks] == [
+        "Police, M = 4.64, 95% CI [4.56, ∞], t(204) = −0.14, p < .001; the unit SiO_2 and R^2."
+    ]
 
 
 def test_block_count_limit_sets_truncated() -> None:

@@ -95,3 +95,26 @@ def test_running_lines_only_remove_whole_lines(pages: list[str]) -> None:
         lines = before.split("\n")
         it = iter(lines)
         assert all(any(k == line for line in it) for k in kept)  # a subsequence of lines
+
+
+def test_a_footnote_marker_near_the_bottom_is_kept() -> None:
+    """Only the number at the page's edge (or next to running lines there) is a page
+    number: a footnote's marker on its own line above the footnote (as pypdfium2 gives
+    it: "6" then "https://…") is the page's text, and an excerpt without it is not on the
+    page, so its citation could not be found there."""
+    bodies = [f"Summary writers search the web in case {w}." for w in "abcdef"]
+    pages = [
+        f"Journal of Testing 12 (2021) {100 + n}-{120 + n}\n{body}\n{n + 5}\n"
+        f"https://example.org/{w}-tool\n{n + 10}"
+        for n, (w, body) in enumerate(zip("abcdef", bodies, strict=True), start=1)
+    ]
+    out = strip_running_lines(pages)
+    for n, (w, text) in enumerate(zip("abcdef", out, strict=True), start=1):
+        lines = text.split("\n")
+        assert lines[-2:] == [str(n + 5), f"https://example.org/{w}-tool"]  # marker kept
+        assert str(n + 10) not in lines and "Journal of Testing" not in text
+    # a number at the top under a running header is still the page number
+    top = [
+        f"Running Header Of The Journal\n{n}\nBody text {w}.\nMore." for n, w in enumerate("abcdef")
+    ]
+    assert all(not t.split("\n")[0].isdigit() for t in strip_running_lines(top))

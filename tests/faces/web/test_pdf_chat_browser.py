@@ -127,6 +127,31 @@ def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
     context.close()
 
 
+def test_ticking_papers_chooses_them_as_the_scope(browser: Any, site: Site) -> None:
+    """Ticking a paper (or "Select all") chooses "the papers checked below": with "the
+    whole library" still chosen, the ticked papers were silently ignored and the chat
+    kept asking the whole library. The report wizard's scope follows the same way."""
+    context = browser.new_context(viewport={"width": 1000, "height": 1000})
+    page = context.new_page()
+    problems = _watch(page)
+    page.goto(site.base + "/chat")
+    expect(page.locator("html[data-ready='1']")).to_have_count(1)
+    page.check("#scope-form input[name=scope][value=library]")
+    page.click("#scope-form button[type=submit]")
+    expect(page.locator("#current-scope")).to_have_text("Now asking: the whole library")
+    page.check("#scope-form input[name=papers][value='wheat.pdf']")  # the radio untouched
+    expect(page.locator("#scope-form input[name=scope][value=papers]")).to_be_checked()
+    page.click("#scope-form button[type=submit]")
+    expect(page.locator("#current-scope")).to_have_text("Now asking: wheat.pdf")
+    page.goto(site.base + "/reports/new")
+    expect(page.locator("html[data-ready='1']")).to_have_count(1)
+    page.check("#report-wizard input[name=scope][value=library]")
+    page.check("#report-wizard input[name=papers][value='gauge.pdf']")
+    expect(page.locator("#report-wizard input[name=scope][value=papers]")).to_be_checked()
+    assert problems == []
+    context.close()
+
+
 def test_injected_pdf_text_is_shown_as_text(browser: Any, site: Site) -> None:
     context = browser.new_context()
     page = context.new_page()

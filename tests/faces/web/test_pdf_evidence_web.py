@@ -92,6 +92,18 @@ def test_pdf_evidence_over_the_api_and_the_reader_form(running: Running) -> None
             in reader.text
         )
         assert f">{REAL}</textarea>" in reader.text
+
+        # opened from a Study, the reader's "Read the PDF" keeps the Study through the
+        # viewer's pages, and its "Record evidence from page N" records for that Study
+        in_study = c.get(f"/paper/{pid}", params={"study": sid}).text
+        assert f'href="/library/pdf/{sha}?paper={pid}&amp;study={sid}"' in in_study
+        viewer = c.get(f"/library/pdf/{sha}", params={"page": 2, "paper": pid, "study": sid})
+        assert f'href="/paper/{pid}?pdf_page=2&amp;study={sid}#evidence"' in viewer.text
+        assert f"page=3&amp;zoom=100&amp;paper={pid}&amp;study={sid}" in viewer.text  # next
+        assert f'name="study" value="{sid}"' in viewer.text  # the zoom form keeps it
+        from_viewer = c.get(f"/paper/{pid}", params={"pdf_page": 2, "study": sid}).text
+        assert "Record for the Study <strong>Heart failure</strong>" in from_viewer
+        assert f'<option value="{sid}" selected>Heart failure</option>' in from_viewer
         form = {"csrf_token": c.headers["x-csrf-token"], "source": "pdf", "page": "2",
                 "pdf": sha, "study": sid, "passage": REAL, "field.finding": "15 people",
                 "block": "", "snapshot": "", "location": ""}  # fmt: skip

@@ -147,6 +147,17 @@ def test_excluded_files_named_with_reason(
     assert lib.index().excluded == report.excluded  # remembered, not retried
     found = lib.retrieve("cadmium", top_k=3)
     assert any("broken.pdf" in w and "scan.pdf" in w for w in found.warnings)
+    # a scope of PDFs without text is refused saying why, not "no excerpt matches"
+    with pytest.raises(InputError) as none:
+        lib.ask("What is in the scan?", papers=["scan.pdf", "broken.pdf"])
+    assert none.value.code == "no_text"
+    assert "no PDF in the scope has text" in none.value.message
+    assert (
+        "scan.pdf: no text layer" in none.value.message
+        and "broken.pdf: broken" in none.value.message
+    )
+    mixed = lib.ask("Where was cadmium highest?", papers=["scan.pdf", "estuary.pdf"])
+    assert mixed.citations and {c["file"] for c in mixed.citations} == {"estuary.pdf"}
 
 
 def test_retrieval_whole_library_and_lexical_layer(

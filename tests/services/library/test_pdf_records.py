@@ -120,6 +120,10 @@ def test_a_pdf_is_confirmed_attached_and_saved_as_a_paper(settings: Settings) ->
         assert files[SPECTER_PDF]["paper"]["id"] == specter.id
         assert files[SPECTER_PDF]["confirmed_title"] == SPECTER
         assert files[HINDAWI_PDF]["paper"] is None
+        # the page's Studies column: the Study the PDF is linked in, though it prints no
+        # DOI or arXiv id (it listed only Studies found by those)
+        assert files[SPECTER_PDF]["studies"] == [{"id": study.id, "name": "Citation embeddings"}]
+        assert files[HINDAWI_PDF]["studies"] == []
 
         # identifiers only: the SPECTER PDF (title only) is not attached by matching; one
         # saved paper with the Hindawi DOI is, in a second account's view only theirs

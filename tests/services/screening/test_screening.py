@@ -330,3 +330,27 @@ def test_records_added_later_are_new_unscreened_items(
     with app.store.read() as conn:
         stored = store_screening.get_model(conn, sid, TA)
     assert stored is not None and new <= set(stored.scores)
+
+
+def test_a_paper_added_by_hand_is_named_by_its_paper_id(app: App) -> None:
+    """``study show`` and the reader name a paper added by hand by its saved paper's id
+    (``DOI-…``); screening calls that record ``paper:<id>``: either names it."""
+    from litdesk.core.records import make_paper
+    from litdesk.services.studies import CreateStudyRequest
+    from litdesk.services.workspace import Workspace
+
+    sid = app.studies.create_study(CreateStudyRequest("By hand", None), owner=app.owner).id
+    (saved,) = Workspace(app.store).save_papers(
+        [make_paper(doi="10.1000/hand.1", title="Heart failure programmes")], study=sid
+    )
+    pid = saved.paper.id
+    (key,) = _keys(app, sid)
+    assert key == f"paper:{pid}"
+    decided = _decide(app, sid, pid, "include")  # the id `study show` prints
+    assert decided.record_key == key
+    _decide(app, sid, pid, "exclude", FT, reason="wrong population")
+    progress = app.screening.progress(ProgressRequest(sid, FT), owner=app.owner)
+    assert progress.all is not None and progress.all["excluded"] == 1
+    assert app.screening.history(HistoryRequest(sid, pid), owner=app.owner).entries
+    with pytest.raises(NotScreenable):
+        _decide(app, sid, "DOI-NOT-IN-THE-STUDY", "include")

@@ -62,7 +62,7 @@ from ._engine import (
 from ._forms import count_study_evidence, get_study_form, put_study_form
 from ._gates import GateAnswer, give_back, take_gate
 from ._jobs import JobRow, JobsRepo
-from ._links import studies_by_keys
+from ._links import studies_by_keys, studies_by_pdfs
 from ._live import (
     LISTING_MAX_AGE,
     LISTINGS_PER_OWNER,
@@ -235,6 +235,7 @@ __all__ = [
     "reserve",
     "save_search_run",
     "studies_by_keys",
+    "studies_by_pdfs",
     "study_records",
     "subject_links",
     "RecordCounts",

@@ -592,10 +592,13 @@ def evidence_source_label(evidence: Evidence) -> str:
 
 
 def evidence_headline(evidence: Evidence) -> str:
-    """One line naming a record: its finding, else its form's values (``; ``-joined),
-    else its passage."""
+    """One line naming a record: its finding (a form of one's own may have a ``finding``
+    field too), else its form's values (``; ``-joined), else its passage."""
     if evidence.finding:
         return evidence.finding
+    finding = " ".join(value_text(evidence.values.get("finding")).split())
+    if finding:
+        return finding
     texts = [value_text(v) for v in evidence.values.values()]
     joined = "; ".join(" ".join(t.split()) for t in texts if t.strip())
     return joined or evidence.passage

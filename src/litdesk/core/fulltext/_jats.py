@@ -358,8 +358,70 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
+#: MathML elements written as their own characters; invisible operators are dropped
+_MATH_LEAVES: Final = frozenset({"mi", "mn", "mo", "mtext", "ms"})
+_INVISIBLE: Final = dict.fromkeys(map(ord, "\u2061\u2062\u2063\u2064"))
+
+
+def _math_text(el: Any) -> str:
+    """A MathML expression as plain text (``M = 4.64``, ``t(204) = 12.39``, ``[4.56, ∞]``):
+    its characters in order, with the fences, scripts and fractions MathML draws."""
+    name = _local(el)
+    if name in _MATH_LEAVES:
+        return (el.text or "").translate(_INVISIBLE).strip()
+    if name in ("annotation", "annotation-xml", "none", "mprescripts"):
+        return ""
+    kids = [_math_text(c) for c in el]
+    if name == "semantics":
+        return kids[0] if kids else ""
+    if name == "mfenced":
+        seps = (el.get("separators", ",") or "").strip()
+        inner = f"{seps[0]} ".join(kids) if seps else "".join(kids)
+        return f"{el.get('open', '(')}{inner}{el.get('close', ')')}"
+    if name in ("msup", "mover") and len(kids) == 2:
+        return f"{kids[0]}^{kids[1]}"
+    if name in ("msub", "munder") and len(kids) == 2:
+        return f"{kids[0]}_{kids[1]}"
+    if name in ("msubsup", "munderover") and len(kids) == 3:
+        return f"{kids[0]}_{kids[1]}^{kids[2]}"
+    if name == "mfrac" and len(kids) == 2:
+        return f"{kids[0]}/{kids[1]}"
+    if name == "msqrt":
+        return f"√({''.join(kids)})"
+    if name == "mroot" and len(kids) == 2:
+        return f"{kids[1]}√({kids[0]})"
+    out = ""
+    for k in kids:  # a relation stands apart ("M = 4.64"), a sign before a number does not
+        if k in _SPACED and out.strip() and not out.rstrip().endswith(_OPENS):
+            out = f"{out.rstrip()} {k} "
+        elif k == ",":
+            out = f"{out.rstrip()}, "
+        else:
+            out += k
+    return out
+
+
+#: operators written with a space on each side (unless they start the expression or
+#: follow an opening fence or another operator: a sign)
+_SPACED: Final = frozenset({"=", "<", ">", "≤", "≥", "≠", "≈", "±", "×", "−", "+", "→"})
+_OPENS: Final = ("(", "[", "{", ",", *_SPACED)
+
+
+def _formula_text(el: Any) -> str:
+    """An inline formula's text: its MathML, else its TeX source, else its own text (an
+    inline formula used to be dropped, leaving "M = 4.64, t(204) = 12.39" as ", ,")."""
+    maths = [d for d in el.iter() if _local(d) == "math"]
+    if maths:
+        return _collapse(_math_text(maths[0]))
+    for tex in _descendants(el, "tex-math"):
+        source = _collapse("".join(tex.itertext()))
+        return source.strip("$").strip()
+    return _collapse("".join(el.itertext()))
+
+
 def _text(el: Any, *, stop: frozenset[str] = frozenset()) -> str:
-    """The element's text, skipping the subtrees of ``_SKIP`` and ``stop`` elements."""
+    """The element's text, skipping the subtrees of ``_SKIP`` and ``stop`` elements; an
+    inline formula (or bare inline MathML) is written as its text."""
     parts: list[str] = []
 
     def walk(node: Any) -> None:
@@ -367,7 +429,9 @@ def _text(el: Any, *, stop: frozenset[str] = frozenset()) -> str:
             parts.append(node.text)
         for child in node:
             name = _local(child)
-            if name and name not in _SKIP and name not in stop:
+            if name == "inline-formula" or (name == "math" and child.get("display") != "block"):
+                parts.append(_formula_text(child))
+            elif name and name not in _SKIP and name not in stop:
                 walk(child)
             elif name in stop:
                 parts.append(" ")

@@ -3,8 +3,9 @@
 Chunks are about ``size`` characters, never span two pages, overlap a little, and
 break at a sentence or word boundary where one is near; a chunk after the first of a page
 starts at a sentence start where one lies within the overlap window (c2), so neither end
-cuts a sentence when the text has sentence marks. ``CHUNKING_VERSION`` names
-the rule: an index built under another version is rebuilt.
+cuts a sentence when the text has sentence marks; a footnote marker on its own line near a
+page's bottom is kept in the page's text, only the bare page number at the edge is dropped
+(c3). ``CHUNKING_VERSION`` names the rule: an index built under another version is rebuilt.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Final
 
 __all__ = ["CHUNKING_VERSION", "Chunk", "chunk_pages", "normalise_text"]
 
-CHUNKING_VERSION: Final = "c2-1000-150"
+CHUNKING_VERSION: Final = "c3-1000-150"
 DEFAULT_SIZE: Final = 1000
 DEFAULT_OVERLAP: Final = 150
 _MIN_TAIL: Final = 200

@@ -104,7 +104,8 @@ def _edges(lines: list[str]) -> list[int]:
 def strip_running_lines(pages: list[str] | tuple[str, ...]) -> list[str]:
     """Drop running headers and footers: lines at a page's top or bottom whose shape
     (case and spaces folded, digits as ``#``) recurs at the edges of at least
-    ``RUNNING_SHARE`` of the pages (and of 3 or more), plus bare page numbers there.
+    ``RUNNING_SHARE`` of the pages (and of 3 or more), plus bare page numbers at the edge
+    (see :func:`_numbers`).
 
     ``pages`` are raw page texts (line breaks kept); returns the same count. Documents
     of fewer than 4 pages are returned unchanged (nothing can be seen to repeat)."""
@@ -119,13 +120,32 @@ def strip_running_lines(pages: list[str] | tuple[str, ...]) -> list[str]:
     running = {k for k, n in counts.items() if n >= need and k}
     out: list[str] = []
     for lines in split:
-        drop = {
+        drop = {  # a bare number's shape ("#") recurs on every page: numbers go by place
             i
             for i in _edges(lines)
-            if _shape(lines[i]) in running or _PAGE_NUMBER.match(lines[i].strip())
+            if _shape(lines[i]) in running and not _PAGE_NUMBER.match(lines[i].strip())
         }
-        out.append("\n".join(line for i, line in enumerate(lines) if i not in drop))
+        out.append(
+            "\n".join(line for i, line in enumerate(lines) if i not in drop | _numbers(lines, drop))
+        )
     return out
+
+
+def _numbers(lines: list[str], dropped: set[int]) -> set[int]:
+    """The bare page numbers at a page's top and bottom: a number line counts only at the
+    edge itself or next to running lines dropped there. A footnote's marker on its own
+    line near the bottom ("6" above "https://…") is the page's text: dropping it made an
+    excerpt that is not on the page, so its citation could not be found there."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    found: set[int] = set()
+    for edge in (filled[:EDGE_LINES], filled[::-1][:EDGE_LINES]):
+        for i in edge:
+            if i in dropped:
+                continue
+            if not _PAGE_NUMBER.match(lines[i].strip()):
+                break
+            found.add(i)
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -253,12 +253,21 @@ def runs_bench(
 def report_prisma(
     study: Annotated[str, typer.Option("--study", help="The Study (name or id).")],
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
-    html: Annotated[bool, typer.Option("--html", help="A self-contained HTML page.")] = False,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html", help="A self-contained HTML page (also when OUTPUT ends in .html or .htm)."
+        ),
+    ] = False,
     force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """PRISMA-S search report of a Study (its saved runs and imports): Markdown or HTML."""
     from litdesk.core.runs import prisma_html, prisma_markdown
+
+    # a file named .html gets the HTML page, as `litdesk report -o x.html` does (Markdown
+    # under an .html name opened in a browser as one unformatted paragraph)
+    html = html or (output is not None and output.suffix.lower() in (".html", ".htm"))
 
     if output is not None and not as_json:
         check_output(output, force=force)

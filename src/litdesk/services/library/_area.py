@@ -22,7 +22,7 @@ from litdesk._errors import NotFoundError
 from litdesk._settings import Settings
 from litdesk.adapters.llm import Thinking
 from litdesk.adapters.objects import ObjectStoreError, ObjectTooLarge
-from litdesk.adapters.store import Store, studies_by_keys
+from litdesk.adapters.store import Store, studies_by_keys, studies_by_pdfs
 from litdesk.adapters.store import fulltext as study_fulltext
 from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.records import normalize_doi, split_arxiv
@@ -173,11 +173,16 @@ class LibraryArea:
             _keys(r["adopted_doi"] or r["doi"], r["adopted_arxiv"] or r["arxiv"]) for r in rows
         ]
         links = studies_by_keys(self._store, [k for ks in keys_of for k in ks], visible_to=owner)
+        # and the Studies that link the PDF itself to one of their papers (saved from it,
+        # attached, uploaded, matched): a PDF without a DOI or arXiv id is in them too
+        linked = studies_by_pdfs(
+            self._store, [r["sha256"] for r in rows if r["sha256"]], visible_to=owner
+        )
         for row, keys in zip(rows, keys_of, strict=True):
-            for key in keys:
-                for sid, name in links.get(key, []):
-                    if all(s["id"] != sid for s in row["studies"]):
-                        row["studies"].append(StudyLink(id=sid, name=name))
+            pairs = [p for key in keys for p in links.get(key, [])]
+            for sid, name in pairs + linked.get(row["sha256"] or "", []):
+                if all(s["id"] != sid for s in row["studies"]):
+                    row["studies"].append(StudyLink(id=sid, name=name))
         self._as_papers(rows, owner)
         shadow_first = sorted(corpus.warnings, key=lambda w: "shadowed" not in w)
         if team:

@@ -425,6 +425,17 @@ class Library(LibraryFiles):
         if excluded:
             out.warnings.append("excluded from the index: " + "; ".join(excluded))
         shas = [s for s in names if s in entries and entries[s].status == "ok"]
+        if names and all(s in entries and entries[s].status == "excluded" for s in names):
+            # every PDF of the scope is a scan, encrypted, broken or too large: nothing can
+            # answer, which is not "no excerpt matches the question"
+            raise InputError(
+                "no PDF in the scope has text to answer from: "
+                + "; ".join(
+                    entries[s].reason or f"{names[s]}: {entries[s].reason_code}" for s in names
+                )
+                + ". Choose PDFs the library could index (the library list gives each one's state)",
+                code="no_text",
+            )
         out.warnings += self.adopt(shas, entries, names)
         if not shas:
             out.warnings.append("no indexed text in the scope")

@@ -34,6 +34,9 @@ _CACHED_STUDIES: Final = 16
 
 _KINDS: Final = {"decision": "decide", "resolution": "resolve"}
 
+#: the record key of a saved paper added to a Study by hand (``paper:<paper id>``)
+PAPER_PREFIX: Final = "paper:"
+
 
 @dataclass(frozen=True, slots=True)
 class ScreenSet:
@@ -48,8 +51,12 @@ class ScreenSet:
     key_set: frozenset[str] = frozenset()
 
     def group(self, key: str) -> WorkingGroup | None:
-        """The group ``key`` (a group's or any member's key) belongs to."""
+        """The group ``key`` (a group's or any member's key) belongs to. A paper added to
+        the Study by hand is the record ``paper:<id>``; its saved paper's id (``MED-…``, as
+        ``study show`` and the reader name it) names it too."""
         gk = self.group_of.get(key)
+        if gk is None and not key.startswith(PAPER_PREFIX):
+            gk = self.group_of.get(PAPER_PREFIX + key)
         return None if gk is None else self.groups[self.position[gk]]
 
 

@@ -34,6 +34,12 @@ class ViewParams(BaseModel):
         description="The saved paper the PDF was opened from (offers to record evidence "
         "from the page shown).",
     )
+    study: str | None = Field(
+        None,
+        max_length=200,
+        description="The Study the reader worked in (the evidence form opened from the page "
+        "records for it, with its extraction form).",
+    )
 
     def request(self, sha: str) -> PageRequest:
         return PageRequest(sha, self.page, self.passage or None, self.zoom)
@@ -49,6 +55,7 @@ def viewer_page(
 ) -> Response:
     data = app.library.page(params.request(sha), owner=owner).to_dict()
     data["paper"] = params.paper or None  # only a link back to the reader's evidence form
+    data["study"] = (params.study or None) if data["paper"] else None  # the reader's Study
     return page(request, "viewer.html", data, title=f"{data['file']} · page {data['page']}")
 
 

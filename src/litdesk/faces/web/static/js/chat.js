@@ -4,6 +4,7 @@
 // whose answer card the server renders as for any round. Without this script the form
 // posts and the page shows the question in flight with a link to look again.
 import { csrfToken } from "./api.js";
+import { followScope } from "./dom.js";
 
 const POLL_MS = 700;
 
@@ -19,6 +20,8 @@ async function call(method, path, body) {
 }
 
 export function installChat() {
+  const scopeForm = document.getElementById("scope-form");
+  if (scopeForm) followScope(scopeForm);
   const all = document.getElementById("scope-all");
   if (all) {
     const boxes = () => document.querySelectorAll('#scope-form input[name="papers"]');

@@ -13,3 +13,19 @@ export function line(parent, text, className) {
 export function plural(n, one, many) {
   return `${Number(n).toLocaleString("en")} ${n === 1 ? one : many || `${one}s`}`;
 }
+
+// A scope form's radio follows what the person picks: ticking a paper (or "Select all")
+// chooses "the papers checked below", choosing a Study in its list chooses "the PDFs of a
+// Study's papers" (ticked papers under a still-chosen "whole library" were silently ignored).
+// Runs in the capture phase, before the form's own change handlers read the scope.
+export function followScope(form) {
+  const pick = (value) => {
+    const radio = form.querySelector(`input[name="scope"][value="${value}"]`);
+    if (radio) radio.checked = true;
+  };
+  form.addEventListener("change", (event) => {
+    const t = event.target;
+    if ((t.name === "papers" || t.id === "scope-all") && t.checked) pick("papers");
+    else if (t.tagName === "SELECT" && t.name === "study") pick("study");
+  }, true);
+}

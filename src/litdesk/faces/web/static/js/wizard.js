@@ -2,6 +2,7 @@
 // "before it runs" plan checked again on every change, the chosen layout kept in this
 // browser under the key the report itself reads.
 import { csrfToken } from "./api.js";
+import { followScope } from "./dom.js";
 
 const LAYOUT_KEY = "litdesk.report.layout";
 
@@ -59,6 +60,7 @@ function installTabs() {
 
 export function installWizard() {
   const form = document.getElementById("report-wizard");
+  followScope(form);
   installTabs();
   const notes = document.getElementById("plan-notes");
   const model = document.getElementById("plan-model");
