@@ -4,10 +4,9 @@ order in force, a record's card, decisions and undo (append-only), full-text ret
 a record's history, progress with stopping guidance, the records behind a number — one
 method per use case, the acting account as ``owner=``.
 
-Roles (team mode, as the studies area): readers of the Study view; members (editors)
-screen; the Study's owner configures. Blind: while a stage has dual review and is not
-revealed, a reviewer sees only their own decisions (and resolutions) and the figures of
-their own work.
+Roles (team mode, as the studies area): readers view; members (editors) screen; the Study's
+owner configures. Blind: while a stage has dual review and is not revealed, a reviewer sees
+only their own decisions (and resolutions) and their own figures.
 
 Every decision, undo and retrieval note is appended under the Study's screening lock in
 one write transaction (two reviewers at the same moment: both kept, in order). After a
