@@ -141,7 +141,10 @@ def test_report_prisma_for_a_study_counts_runs_and_imports(saved, env):
         app, ["report", "prisma", "--study", "Sepsis", "--html", "-o", str(html_out)]
     )
     assert page.exit_code == 0, page.output
-    assert "Records after deduplication (n = 3)" in html_out.read_text()
+    # the Study's whole PRISMA 2020 flow: 4 identified, 1 duplicate, 3 left to screen
+    drawn = html_out.read_text().split("<h2>PRISMA 2020 flow diagram</h2>")[1]
+    assert "Records identified (n = 4)" in drawn and "Duplicate records removed (n = 1)" in drawn
+    assert "Records awaiting screening (n = 3)" in drawn
     # named .html, the file is the HTML page without --html; any other name is Markdown
     named = env / "named.HTML"
     assert (

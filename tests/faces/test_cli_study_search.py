@@ -101,7 +101,7 @@ def test_update_exit_statuses(env: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     code, out, _ = invoke("study", "update", "Living")
     assert code == 4, out
     # the account's own cap is the one spent (the lab-wide cap is separate since issue 29)
-    assert "today's allowance of 1 calls for this owner is spent" in out
+    assert "Today's allowance of searches for Europe PMC is used up" in out
 
 
 def test_a_boolean_whole_search_names_its_lanes_and_figures_as_run(
@@ -141,10 +141,10 @@ def test_a_boolean_whole_search_names_its_lanes_and_figures_as_run(
     assert all(row.split(" | ")[-4] == "50" for row in rows), rows  # Limit: the cap per lane
     assert "| Semantic Scholar, Boolean search |" in report
     assert (
-        "Note: Semantic Scholar (search): capped, 50 of 70,498 records retrieved (cap 50 per lane)"
-        in report
+        "Note: Semantic Scholar (first search): capped, 50 of 70,498 records retrieved "
+        "(cap 50 per lane)" in report
     )
-    assert "Note: Crossref (search): failed, 0 of unknown records retrieved" in report
+    assert "Note: Crossref (first search): failed, 0 of unknown records retrieved" in report
     assert "of None" not in report and "semanticscholar (search)" not in report
 
 

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from runs_helpers import discovery_run, paper
 
+from litdesk._errors import InputError
 from litdesk.core.runs import (
     EvalInputError,
     FrozenHit,
@@ -145,6 +146,25 @@ def test_prisma_html_is_self_contained_and_escaped():
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert "<svg" in page and "Records after deduplication (n = 3)" in page
     assert not re.search(r"(src|href)=\"https?:", page)
+
+
+def test_the_report_carries_the_whole_flow_and_refuses_an_active_drawing():
+    report = build_prisma("Review", [discovery_run()], [])
+    flow = '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><text>Included (n = 2)</text></svg>'
+    page = prisma_html(report, flow_svg=flow)
+    assert "<h2>PRISMA 2020 flow diagram</h2><svg" in page and "<?xml" not in page
+    assert "PRISMA 2020 identification" not in page  # the whole flow replaces it
+    md = prisma_markdown(report, flow="| PRISMA 2020 | Total |\n|---|---:|\n")
+    assert md.rstrip().endswith("## PRISMA 2020 flow\n\n| PRISMA 2020 | Total |\n|---|---:|")
+    for active in (
+        '<svg onload="alert(1)"></svg>',
+        "<svg><script>alert(1)</script></svg>",
+        '<svg><a href="https://example.org"><text>x</text></a></svg>',
+        "<svg><foreignObject><p>x</p></foreignObject></svg>",
+        "not a drawing",
+    ):
+        with pytest.raises(InputError):
+            prisma_html(report, flow_svg=active)
 
 
 @settings(max_examples=150, deadline=None)

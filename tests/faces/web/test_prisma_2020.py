@@ -68,6 +68,16 @@ def test_prisma_2020_api_page_and_downloads(running: Running, tmp_settings: Any)
         assert f'data-label="Imported">{day(imported["date"])}</td>' in html
         for text in (html, c.get(f"/study/{sid}/prisma/export", params={"format": "md"}).text):
             assert imported["date"] not in text and "just now" not in text
+        # the report's downloads carry the whole PRISMA 2020 flow, screening included (they
+        # had the identification figures only, under a page that offers them "ready to copy")
+        report_md = c.get(f"/study/{sid}/prisma/export", params={"format": "md"}).text
+        flow_md = report_md.split("## PRISMA 2020 flow")[1]
+        assert "| Records screened | 5 | 5 |" in flow_md and "| Studies included" in flow_md
+        report_html = c.get(f"/study/{sid}/prisma/export", params={"format": "html"}).text
+        drawn = report_html.split("<h2>PRISMA 2020 flow diagram</h2>")[1]
+        assert drawn.startswith("<svg") and "Records screened (n = 5)" in drawn
+        assert "Studies included in review (n = 1)" in drawn
+        assert "<script" not in report_html.lower() and "default-src 'none'" in report_html
         assert "wrong outcome" in html and "<b>blockers</b>" not in html
         svg = c.get(f"/study/{sid}/prisma-2020.svg")
         assert svg.headers["content-type"].startswith("image/svg+xml")

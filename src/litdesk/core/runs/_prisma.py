@@ -12,10 +12,12 @@ records after deduplication. Rendered as Markdown and as one self-contained HTML
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from litdesk._errors import InputError
 from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
 from litdesk.core.words import dates, day, num
@@ -360,7 +362,9 @@ def _md(value: object) -> str:
     return text
 
 
-def prisma_markdown(report: PrismaReport) -> str:
+def prisma_markdown(report: PrismaReport, *, flow: str | None = None) -> str:
+    """The report as Markdown; ``flow``: the Study's PRISMA 2020 flow as a Markdown table
+    (screening included), placed after the identification figures."""
     lines = [f"# PRISMA-S search report: {_md(report.study)}", ""]
     if report.rounds:
         lines += ["## Search rounds", "", _ROUNDS_NOTE, ""]
@@ -393,10 +397,10 @@ def prisma_markdown(report: PrismaReport) -> str:
                     lane_label(s.lane),
                     s.strategy or "(none)",
                     filters,
-                    s.limit,
+                    num(s.limit),
                     when,
                     s.status,
-                    s.records,
+                    num(s.records),
                 )
             )
             + " |"
@@ -420,6 +424,8 @@ def prisma_markdown(report: PrismaReport) -> str:
         "Provider totals are reported per search and never added together.",
     ]
     lines += [f"- Note: {_md(n)}" for n in report.notes]
+    if flow is not None:
+        lines += ["", "## PRISMA 2020 flow", "", flow.rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
@@ -500,14 +506,32 @@ def _svg(report: PrismaReport) -> str:
     )
 
 
+def _inline(svg: str) -> str:
+    """An SVG document as an element of the page (its XML declaration, if any, dropped);
+    refused if it holds anything a page would run or fetch."""
+    body = svg[svg.index("<svg") :] if "<svg" in svg else ""
+    if not body or _ACTIVE.search(body):
+        raise InputError("the flow diagram is not a plain SVG drawing", code="bad_svg")
+    return body
+
+
+#: what a page would run or fetch in an SVG: scripts, foreign HTML, event attributes, links
+_ACTIVE: Final = re.compile(
+    r"<\s*(?:script|foreignobject|a|image|use|iframe)\b|\son[a-z]+\s*=|javascript:|href\s*=",
+    re.IGNORECASE,
+)
+
+
 def prisma_svg(report: PrismaReport) -> str:
     """The PRISMA 2020 identification flow diagram alone: one SVG document (every value
     escaped, no scripts, no links)."""
     return _svg(report)
 
 
-def prisma_html(report: PrismaReport) -> str:
-    """One self-contained page: inline CSS, no scripts, strict escaping, a CSP meta tag."""
+def prisma_html(report: PrismaReport, *, flow_svg: str | None = None) -> str:
+    """One self-contained page: inline CSS, no scripts, strict escaping, a CSP meta tag.
+    ``flow_svg``: the Study's whole PRISMA 2020 flow diagram (litdesk's own SVG, every
+    value escaped), shown instead of the identification-only diagram."""
     rows = "".join(
         "<tr>"
         + "".join(
@@ -518,10 +542,10 @@ def prisma_html(report: PrismaReport) -> str:
                 _e(lane_label(s.lane)),
                 f"<code>{_e(s.strategy)}</code>",
                 _e(", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))),
-                _e(s.limit),
+                _e(num(s.limit)),
                 _e(when),
                 _e(s.status),
-                _e(s.records),
+                _e(num(s.records)),
             )
         )
         + "</tr>"
@@ -559,7 +583,11 @@ def prisma_html(report: PrismaReport) -> str:
         * bool(report.rounds)
         + "<th>Import</th><th>Source</th><th>Date</th>"
         f"<th>Records</th></tr>{imports}</table>"
-        f"<h2>PRISMA 2020 identification</h2>{_svg(report)}"
-        "<p>Provider totals are reported per search and never added together.</p>"
+        + (
+            f"<h2>PRISMA 2020 flow diagram</h2>{_inline(flow_svg)}"
+            if flow_svg is not None
+            else f"<h2>PRISMA 2020 identification</h2>{_svg(report)}"
+        )
+        + "<p>Provider totals are reported per search and never added together.</p>"
         f"<ul>{notes}</ul></body></html>\n"
     )

@@ -262,8 +262,9 @@ def report_prisma(
     force: Annotated[bool, typer.Option(help="Overwrite OUTPUT.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """PRISMA-S search report of a Study (its saved runs and imports): Markdown or HTML."""
-    from litdesk.core.runs import prisma_html, prisma_markdown
+    """PRISMA-S search report of a Study (its saved runs and imports) with its PRISMA 2020
+    flow (screening included): Markdown or HTML."""
+    from litdesk.services.studies import PrismaExportRequest
 
     # a file named .html gets the HTML page, as `litdesk report -o x.html` does (Markdown
     # under an .html name opened in a browser as one unformatted paragraph)
@@ -272,11 +273,12 @@ def report_prisma(
     if output is not None and not as_json:
         check_output(output, force=force)
     with sync_app() as app:
-        report = app.search.prisma(study, owner=app.owner)
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    _out(prisma_html(report) if html else prisma_markdown(report), output, force)
+        if as_json:
+            emit_json(app.search.prisma(study, owner=app.owner).to_dict())
+            return
+        request = PrismaExportRequest(study, "html" if html else "md")
+        text = app.studies.export_prisma(request, owner=app.owner).text
+    _out(text, output, force)
 
 
 def _eval(

@@ -599,6 +599,13 @@ class TeamScreening:
         """The flow as an SVG diagram, Markdown or CSV file."""
         return prisma_svg_export(_area(self), request, owner)
 
+    def report_flow(self, study: str, *, owner: str, svg: bool) -> str:
+        """The flow as the Study's PRISMA report carries it: the SVG diagram (``svg``) or
+        the Markdown table."""
+        if svg:
+            return self.export_prisma(PrismaFlowRequest(study, "svg"), owner=owner).text
+        return self.prisma(PrismaFlowRequest(study), owner=owner).markdown
+
     def prisma_records(self, request: PrismaRecordsRequest, *, owner: str) -> PrismaRecordsView:
         """The records behind one number of the flow (a box, in a round or all)."""
         return prisma_records(_area(self), request, owner)

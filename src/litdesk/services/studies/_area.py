@@ -535,10 +535,26 @@ class StudiesArea:
         from litdesk.services.search import study_prisma
 
         report = study_prisma(self.store, row.id)
-        render = {"md": prisma_markdown, "html": prisma_html, "svg": prisma_svg}[request.format]
         media, ext = PRISMA_FORMATS[request.format]
-        body = render(report).encode("utf-8")
+        if request.format == "svg":  # the identification diagram (the flow's: app.screening)
+            text = prisma_svg(report)
+        else:  # the report with the Study's PRISMA 2020 flow, screening included
+            flow = self._flow(row.id, owner, request.format)
+            text = (
+                prisma_html(report, flow_svg=flow)
+                if request.format == "html"
+                else prisma_markdown(report, flow=flow)
+            )
+        body = text.encode("utf-8")
         return Export(body, f"prisma-s-{_slug(row.name)}.{ext}", media, report.after_dedup)
+
+    def _flow(self, study_id: str, owner: str, format: str) -> str | None:
+        """The Study's PRISMA 2020 flow as the report carries it (HTML: the SVG diagram;
+        Markdown: its table), as ``owner`` may see it (blind stages as the flow shows them);
+        ``None`` without the screening area."""
+        if self._screening is None:
+            return None
+        return self._screening().report_flow(study_id, owner=owner, svg=format == "html")
 
     def export_zip(self, ref: str, *, owner: str) -> Export:
         """The Study as its ZIP (references.ris, evidence.csv, notebook.md, study.json,

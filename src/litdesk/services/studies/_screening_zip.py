@@ -48,8 +48,9 @@ class _History(Protocol):
 
 
 class ScreeningZip(Protocol):
-    """What the Study's ZIP needs of the screening area: each stage's decisions and the
-    whole history out, and into a recovered Study (the app passes its screening area)."""
+    """What the studies area needs of the screening area: for the ZIP, each stage's
+    decisions and the whole history out, and into a recovered Study; for the PRISMA report,
+    the PRISMA 2020 flow (the app passes its screening area)."""
 
     def zip_members(self, study: str, *, owner: str) -> dict[str, bytes]: ...
 
@@ -60,6 +61,8 @@ class ScreeningZip(Protocol):
     def record_zip_history(
         self, study: str, members: Mapping[str, bytes], *, owner: str
     ) -> _History: ...
+
+    def report_flow(self, study: str, *, owner: str, svg: bool) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
