@@ -202,3 +202,19 @@ def test_bibtex_fields_still_read() -> None:
     assert record.paper.title is not None and "A" in record.paper.title
     assert record.paper.year == 2001
     assert _bibtex.sniff("@misc{x,\n  9abc = {y}}") == 90
+
+
+def test_a_csv_cell_over_the_readers_bound_spanning_many_lines_reads_in_linear_time() -> None:
+    """An unterminated quoted cell over csv's 128 KiB bound, 200,000 lines long: the row is
+    gathered line by line counting each line's quotes once (it recounted the whole gathered
+    text per line: 21 s of CPU at 200,000 lines, 3 s at 50,000), skipped with its lines named,
+    and the rows before it kept."""
+    from litdesk.adapters import formats
+
+    head = b"Title,Abstract,DOI\r\nA first,short,10.1/a\r\n"
+    body = b'B second,"' + b"x" * 140_000 + b"\n" + b"y\n" * 200_000 + b"\r\n"
+    started = time.process_time()
+    trace = formats.loads(head + body, path="huge.csv")
+    assert time.process_time() - started < 5.0
+    assert [r.paper.title for r in trace.records] == ["A first"]
+    assert any("lines 3-200004 could not be read" in n.message for n in trace.notices)

@@ -442,10 +442,13 @@ def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResu
         except csv.Error as exc:
             # a cell over csv.field_size_limit() (128 KiB; process-wide, so not raised
             # here): the row is read from its raw text, the reader goes on after it
-            raw = lines.take()
-            while raw.count('"') % 2 == 1 and next(lines, None) is not None:
-                raw += lines.take()  # the rest of a quoted cell that spans lines
+            parts = [lines.take()]
+            odd = parts[0].count('"') % 2 == 1  # inside a quoted cell at the line's end
+            while odd and (line := next(lines, None)) is not None:
+                parts.append(lines.take())  # the rest of a quoted cell that spans lines
                 extra_lines += 1
+                odd ^= line.count('"') % 2 == 1  # each line counted once: linear
+            raw = "".join(parts)
             first = done_line + 1
             last = done_line = reader.line_num + extra_lines
             cells = _split_row(raw, delimiter) if "field larger" in str(exc) else None
