@@ -390,15 +390,22 @@ def _math_text(el: Any) -> str:
         return f"√({''.join(kids)})"
     if name == "mroot" and len(kids) == 2:
         return f"{kids[1]}√({kids[0]})"
-    out = ""
+    # pieces joined once at the end (an expression of many operators is built in linear
+    # time); no piece is blank, so the last one is the text's end
+    out: list[str] = []
     for k in kids:  # a relation stands apart ("M = 4.64"), a sign before a number does not
-        if k in _SPACED and out.strip() and not out.rstrip().endswith(_OPENS):
-            out = f"{out.rstrip()} {k} "
+        if not k.strip():
+            continue
+        if k in _SPACED and out and not out[-1].rstrip().endswith(_OPENS):
+            out[-1] = out[-1].rstrip()
+            out.append(f" {k} ")
         elif k == ",":
-            out = f"{out.rstrip()}, "
+            if out:
+                out[-1] = out[-1].rstrip()
+            out.append(", ")
         else:
-            out += k
-    return out
+            out.append(k)
+    return "".join(out)
 
 
 #: operators written with a space on each side (unless they start the expression or
