@@ -256,18 +256,35 @@ def test_real_fulltext_and_ris_fixture(ws: Workspace, fixtures_dir):
 
 
 def test_search_run_attached_to_study(ws: Workspace):
+    """Attaching a stored run keeps it once and its hit becomes the Study's paper (the
+    paper the account saved before, linked, not duplicated); attaching it again adds nothing."""
+    from litdesk.core.fusion import Sighting, fuse
+    from litdesk.core.runs import LaneResult, RunDefinition, build_run
+
     ws.create_study("Runs")
-    save_search_run(
-        ws.store,
-        "run-a",
-        "local",
-        {"query": "q"},
-        {"version": 2, "hits": []},
-        executed_at="2026-11-30T10:00:00+00:00",
+    mine = ws.save_paper(make_paper(pmid="77", title="Malaria vaccine (my copy)")).paper
+    run = build_run(
+        run_id="run-a",
+        definition=RunDefinition("malaria", "keyword", ("europepmc",)),
+        lanes=[LaneResult("europepmc-keyword", "europepmc", "ok", "malaria", 2, 2)],
+        hits=fuse(
+            [
+                Sighting("europepmc-keyword", "europepmc", 1, make_paper(pmid="77", title="M")),
+                Sighting("europepmc-keyword", "europepmc", 2, make_paper(pmid="78", title="N")),
+            ]
+        ),
+        coverage="provider-order",
+        candidate_limit=20,
+        retrieved_at="2026-11-30T10:00:00+00:00",
     )
+    doc = run.to_dict()
+    save_search_run(ws.store, "run-a", "local", doc["definition"], doc, executed_at=run.executed_at)
     ws.attach_search_run("Runs", "run-a")
     ws.attach_search_run("Runs", "run-a")
-    assert ws.study_summary("Runs").search_runs == ("run-a",)
+    summary = ws.study_summary("Runs")
+    assert summary.search_runs == ("run-a",)
+    assert sorted(p.id for p in summary.papers) == sorted([mine.id, "MED-78"])
+    assert len(ws.papers()) == 2
     with pytest.raises(NotFoundError):
         ws.attach_search_run("Runs", "run-missing")
 

@@ -217,7 +217,7 @@ def run_papers(conn: Connection, run_id: str) -> tuple[list[Paper], str]:
 def catch_up_kept_runs(conn: Connection, store: Store, study_id: str) -> list[str]:
     """Inside a write transaction: the hits of each run linked to the Study whose papers
     it does not hold yet (kept before migration 0031) taken as its papers, owned by the
-    run's owner, each noted in the Study's history. The runs caught up."""
+    run's owner, each that added papers noted in the Study's history. The runs caught up."""
     from ._service import Workspace
 
     done: list[str] = []
@@ -225,6 +225,9 @@ def catch_up_kept_runs(conn: Connection, store: Store, study_id: str) -> list[st
         papers, label = run_papers(conn, run_id)
         ws = Workspace(store, owner=owner)
         taken = take_run_papers(conn, ws, papers, study_id=study_id, run_id=run_id)
+        if not taken.added:  # the Study held them all already (a recovered ZIP's run)
+            done.append(run_id)
+            continue
         target = f"{label}: {len(taken.added):,} new of {len(papers):,} records (kept before)"
         access.add_history(
             conn, study_id, owner, "run_papers_added", target, datetime.now(UTC).isoformat()
