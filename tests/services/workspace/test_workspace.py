@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk._errors import InputError, IntegrityError, NotFoundError, RefusedError
 from litdesk.adapters.store import repo, save_search_run
 from litdesk.core.evidence import FullTextContext
 from litdesk.core.imports import ImportTrace, ParserInfo, RecordTrace, SourceInfo, digest_bytes
@@ -78,6 +78,14 @@ def test_identity_conflicts_are_refused_and_change_nothing(ws: Workspace):
         ws.save_paper(make_paper(pmid="5", doi="10.1234/other"))
     assert ws.paper(a.id).paper == a and ws.paper(b.id).paper == b
     assert len(ws.papers()) == 2
+    # a stored run that cannot be read is refused by name, and nothing of the keep is stored
+    save_search_run(
+        ws.store, "run-bad", "local", {"query": "q"}, {"version": 2, "hits": []}, executed_at="x"
+    )
+    with pytest.raises(IntegrityError) as bad:
+        ws.attach_search_run("Runs", "run-bad")
+    assert bad.value.code == "run_unreadable" and "run-bad" in bad.value.message
+    assert ws.study_summary("Runs").search_runs == ("run-a",)
 
 
 def test_status_and_studies(ws: Workspace):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy.engine import Connection
 
+from litdesk._errors import IntegrityError
 from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import study_records as records_store
@@ -209,8 +210,14 @@ def take_run_papers(
 
 
 def run_papers(conn: Connection, run_id: str) -> tuple[list[Paper], str]:
-    """A stored (kept) run's hits' papers, in the run's order, and the run's label."""
-    run = read_run(records_store.run_document(conn, run_id), max_hits=_RUN_HITS)
+    """A stored (kept) run's hits' papers, in the run's order, and the run's label (a run
+    that cannot be read is refused, naming it: nothing of the keep is written)."""
+    try:
+        run = read_run(records_store.run_document(conn, run_id), max_hits=_RUN_HITS)
+    except IntegrityError as exc:
+        raise IntegrityError(
+            f"the search run {run_id[:80]} cannot be read: {exc.message}", code="run_unreadable"
+        ) from None
     return [hit.paper for hit in run.hits], run_label(run.definition.query, run.executed_at)
 
 
