@@ -78,14 +78,6 @@ def test_identity_conflicts_are_refused_and_change_nothing(ws: Workspace):
         ws.save_paper(make_paper(pmid="5", doi="10.1234/other"))
     assert ws.paper(a.id).paper == a and ws.paper(b.id).paper == b
     assert len(ws.papers()) == 2
-    # a stored run that cannot be read is refused by name, and nothing of the keep is stored
-    save_search_run(
-        ws.store, "run-bad", "local", {"query": "q"}, {"version": 2, "hits": []}, executed_at="x"
-    )
-    with pytest.raises(IntegrityError) as bad:
-        ws.attach_search_run("Runs", "run-bad")
-    assert bad.value.code == "run_unreadable" and "run-bad" in bad.value.message
-    assert ws.study_summary("Runs").search_runs == ("run-a",)
 
 
 def test_status_and_studies(ws: Workspace):
@@ -293,6 +285,14 @@ def test_search_run_attached_to_study(ws: Workspace):
     assert summary.search_runs == ("run-a",)
     assert sorted(p.id for p in summary.papers) == sorted([mine.id, "MED-78"])
     assert len(ws.papers()) == 2
+    # a stored run that cannot be read is refused by name, and nothing of the keep is stored
+    save_search_run(
+        ws.store, "run-bad", "local", {"query": "q"}, {"version": 2, "hits": []}, executed_at="x"
+    )
+    with pytest.raises(IntegrityError) as bad:
+        ws.attach_search_run("Runs", "run-bad")
+    assert bad.value.code == "run_unreadable" and "run-bad" in bad.value.message
+    assert ws.study_summary("Runs").search_runs == ("run-a",)
     with pytest.raises(NotFoundError):
         ws.attach_search_run("Runs", "run-missing")
 

@@ -266,13 +266,17 @@ class Workspace(EvidenceOps):
             row.id, row.name, tuple(zip(paper_refs, added, strict=True)), tuple(run_ids)
         )
 
-    def attach_search_run(self, study: str, run_id: str) -> None:
+    def attach_search_run(
+        self, study: str, run_id: str, papers: Sequence[Paper] | None = None
+    ) -> None:
+        """Keep a stored run in the Study with its hits as the Study's papers (``papers``:
+        the run's hits as retrieved, whole; otherwise the stored run's), once."""
         get_search_run(self.store, run_id)  # raises NotFoundError
         now = now_iso()
         with self.store.write() as conn:
             access.require_run(conn, self.owner, run_id)
             row = self._study(conn, study, "write")
-            self.keep_run_in(conn, row.id, run_id, now)
+            self.keep_run_in(conn, row.id, run_id, now, papers)
 
     def keep_run_in(
         self,
