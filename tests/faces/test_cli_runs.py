@@ -189,3 +189,27 @@ def test_freeze_and_eval(saved, env):
     big = env / "big.json"
     big.write_bytes(b" " * 5_000_001)
     assert runner.invoke(app, ["eval", "--runs", str(big)]).exit_code == 2
+
+
+def test_a_run_kept_from_the_cli_is_the_studys_papers(saved):
+    """``search --study`` and ``study add --run`` keep a run in a Study with its hits as the
+    Study's papers (issue 28): the Study's papers, working set and records agree; keeping
+    the same run again adds nothing."""
+    runner = CliRunner()
+
+    def show(study: str) -> tuple[int, int, int]:
+        out = runner.invoke(app, ["study", "show", study, "--json"])
+        assert out.exit_code == 0, out.output
+        doc = json.loads(out.stdout)
+        ws = doc["working_set"]
+        return doc["papers_total"], ws["studies"], ws["records_identified"]
+
+    assert show("Sepsis") == (2, 2, 2)  # before: 0 papers, 2 records to screen
+    assert runner.invoke(app, ["study", "new", "Other"]).exit_code == 0
+    for _ in range(2):  # the second time the run is kept already: nothing more
+        added = runner.invoke(app, ["study", "add", "Other", "10.1000/xyz123", "--run", saved])
+        assert added.exit_code == 0, added.output
+        assert show("Other") == (2, 2, 2)
+    again = runner.invoke(app, ["study", "add", "Sepsis", "10.1000/abc456", "--run", saved])
+    assert again.exit_code == 0 and "0 papers added" in again.output, again.output
+    assert show("Sepsis") == (2, 2, 2)

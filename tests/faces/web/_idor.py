@@ -107,6 +107,8 @@ class AnaRecords:
     values: dict[str, list[Any]] = field(default_factory=dict)
     #: the ids of the works ana's citation listing shows (``values["listing"]``)
     listed: list[str] = field(default_factory=list)
+    #: the papers of ana's Study: her kept run's hits (a kept run's hits are its papers)
+    study_papers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -258,8 +260,18 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
     run_id = found["run"]["id"]
     ids = [card["paper"]["id"] for card in found["cards"]]
     assert len(ids) >= 3
-    private, in_study = ids[1], ids[2]
-    r = ana.post("/api/v1/selection/save", json={"run_id": run_id, "paper_ids": [private]})
+    # her private paper is one the Study's kept run did not find (the search's next page):
+    # the kept run's hits all become the Study's papers
+    more = ana.get(
+        "/api/v1/search",
+        params={"q": "tumour growth", "cursor": found["paging"]["next_cursor"]},
+    )
+    assert more.status_code == 200, more.text
+    private, in_study = more.json()["cards"][0]["paper"]["id"], ids[2]
+    assert private not in ids
+    r = ana.post(
+        "/api/v1/selection/save", json={"run_id": more.json()["run"]["id"], "paper_ids": [private]}
+    )
     assert r.status_code == 200 and r.json()["saved"] == [private], r.text
     r = ana.post("/api/v1/studies", json={"name": MARKERS[0], "description": MARKERS[1]})
     assert r.status_code == 200, r.text
@@ -306,7 +318,7 @@ def make_ana_records(ana: httpx.Client, model: ScriptedModelServer, folder: Path
     )
     assert decided.status_code == 200, decided.text
     edits = _ana_trash(ana, run_id, in_study)
-    records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id)
+    records = AnaRecords(private, in_study, study_id, MARKERS[0], run_id, study_papers=ids)
     assisted = _ana_assisted(ana, model, private, study_id)
     library = _ana_library(ana, folder)
     records.file = library.pop("file")
@@ -529,8 +541,9 @@ def assert_ana_unchanged(ana_client: httpx.Client, bob: httpx.Client, ana: AnaRe
     study = ana_client.get(f"/api/v1/studies/{ana.study_id}").json()
     assert study["name"] == MARKERS[0]
     assert study["description"] == MARKERS[1]
-    assert [p["id"] for p in study["papers"]] == [ana.study_paper]
-    assert [p["status"] for p in study["papers"]] == ["reading"]
+    statuses = {p["id"]: p["status"] for p in study["papers"]}
+    assert sorted(statuses) == sorted(set(ana.study_papers))  # her kept run's hits, no more
+    assert [(k, v) for k, v in statuses.items() if v] == [(ana.study_paper, "reading")]
     assert len(study["runs"]) == 1
     members = ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()
     assert members["members"] == []
@@ -546,6 +559,7 @@ def assert_ana_unchanged(ana_client: httpx.Client, bob: httpx.Client, ana: AnaRe
     reports = ana_client.get(f"/api/v1/studies/{ana.study_id}/reports").json()["reports"]
     assert [r["id"] for r in reports] == ana.values["report_id"]
     saved = ana_client.get("/api/v1/saved").json()
-    mine = {ana.private_paper, ana.study_paper, *ana.values["imported"]}  # + her second Study's
+    # + her Study's (her kept run's hits) and her second Study's
+    mine = {ana.private_paper, *ana.study_papers, *ana.values["imported"]}
     assert {r["id"] for r in saved["papers"]} == mine
     assert bob.get("/api/v1/saved").json()["total_saved"] == 0

@@ -96,9 +96,10 @@ def test_study_zip_export_and_recovery(running: Running) -> None:
         r = c.get(f"/api/v1/studies/{sid}/export")
         assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
         assert r.headers["content-disposition"] == 'attachment; filename="b-PRISMA-b-review.zip"'
-        # issue 27: the ZIP's references are the Study's working set (4 saved papers, 9
-        # records identified by the run and the import, 8 studies — PRISMA's number)
-        assert len(study["papers"]) == 4
+        # issue 27: the ZIP's references are the Study's working set (9 records identified
+        # by the run and the import, 8 studies — PRISMA's number); issue 28: the kept run's
+        # hits are the Study's papers, so its 8 papers are those 8 studies
+        assert len(study["papers"]) == 8
         ident = c.get(f"/api/v1/studies/{sid}/prisma").json()["identification"]
         assert r.headers["x-litdesk-records"] == str(ident["records_after_deduplication"]) == "8"
         assert study["working_set"]["studies"] == 8
@@ -116,7 +117,7 @@ def test_study_zip_export_and_recovery(running: Running) -> None:
         assert back.status_code == 200, back.text
         out = back.json()
         assert out["name"] == "Recovered review" and out["study_id"] != sid
-        assert (out["papers"], out["search_runs"], out["imports"]) == (4, 1, 1)
+        assert (out["papers"], out["search_runs"], out["imports"]) == (8, 1, 1)
         assert out["notes"] == study["notes"] and out["evidence"] == study["evidence"] == 1
         again = c.get(f"/api/v1/studies/{out['study_id']}").json()
         assert again["evidence"] == 1 and len(again["imports"]) == 1
@@ -198,7 +199,7 @@ def test_browser_prisma_page_zip_export_and_recovery(
     pg.locator("#zip-import button").click()
     ok = pg.locator("#zip-report .notice.ok")
     ok.wait_for()
-    assert "Recovered Study “<img src=x onerror=alert(22)> Recovered”: 4 papers" in ok.inner_text()
+    assert "Recovered Study “<img src=x onerror=alert(22)> Recovered”: 8 papers" in ok.inner_text()
     pg.locator("#zip-file").set_input_files(
         [{"name": "bad.zip", "mimeType": "application/zip", "buffer": b"PK\x03\x04 torn"}]
     )

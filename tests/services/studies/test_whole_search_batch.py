@@ -19,8 +19,8 @@ from litdesk.adapters.store._schema import paper_savers, papers, study_history, 
 from litdesk.core.records import Paper
 from litdesk.core.runs import RunDefinition
 from litdesk.services.app import App, open_app
-from litdesk.services.studies import _whole_search as ws_module
 from litdesk.services.studies._whole_search import Harvest, LaneHarvest, commit_whole, whole_run
+from litdesk.services.workspace import _study_papers as ws_module
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

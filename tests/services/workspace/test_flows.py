@@ -260,7 +260,9 @@ def test_fill_study_adds_all_or_nothing(ws: Workspace):
     done = ws.fill_study("Fill", ["MED-1", "PMID:2", "MED-1"], ["run-fill"])
     assert [added for _, added in done.papers] == [True, True, False]
     summary = ws.study_summary("Fill")
-    assert len(summary.papers) == 2 and summary.search_runs == ("run-fill",)
+    # the run's hit (MED-77) is the Study's paper too: a kept run's hits are its papers
+    assert {p.id for p in summary.papers} == {"MED-1", "MED-2", "MED-77"}
+    assert summary.search_runs == ("run-fill",)
 
 
 _IDS = st.one_of(

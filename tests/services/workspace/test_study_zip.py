@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from litdesk.adapters.store import get_search_run, save_search_run
+from litdesk.adapters.store import get_search_run, repo, save_search_run
 from litdesk.core.evidence import FullTextContext
 from litdesk.core.imports import ImportTrace, ParserInfo, RecordTrace, SourceInfo, digest_bytes
 from litdesk.core.records import make_paper
@@ -72,7 +72,10 @@ def _fill(ws: Workspace) -> None:
         },
         executed_at="2026-11-30T01:00:00+00:00",
     )
-    ws.attach_search_run("Hypertension", "run-bp")
+    with ws.store.write() as conn:  # linked as stored: the ZIP carries the document as is
+        # (keeping it reads its hits as the Study's papers; this document is no whole run)
+        study_id = repo.get_study(conn, "Hypertension", account=ws.owner).id
+        repo.add_study_search_run(conn, study_id, "run-bp", papers_at="2026-11-30T01:00:00")
     rec = RecordTrace(
         digest=digest_bytes(b"r"),
         first_line=1,

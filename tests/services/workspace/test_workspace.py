@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk._errors import InputError, IntegrityError, NotFoundError, RefusedError
 from litdesk.adapters.store import repo, save_search_run
 from litdesk.core.evidence import FullTextContext
 from litdesk.core.imports import ImportTrace, ParserInfo, RecordTrace, SourceInfo, digest_bytes
@@ -256,17 +256,42 @@ def test_real_fulltext_and_ris_fixture(ws: Workspace, fixtures_dir):
 
 
 def test_search_run_attached_to_study(ws: Workspace):
+    """Attaching a stored run keeps it once and its hit becomes the Study's paper (the
+    paper the account saved before, linked, not duplicated); attaching it again adds nothing."""
+    from litdesk.core.fusion import Sighting, fuse
+    from litdesk.core.runs import LaneResult, RunDefinition, build_run
+
     ws.create_study("Runs")
-    save_search_run(
-        ws.store,
-        "run-a",
-        "local",
-        {"query": "q"},
-        {"version": 2, "hits": []},
-        executed_at="2026-11-30T10:00:00+00:00",
+    mine = ws.save_paper(make_paper(pmid="77", title="Malaria vaccine (my copy)")).paper
+    run = build_run(
+        run_id="run-a",
+        definition=RunDefinition("malaria", "keyword", ("europepmc",)),
+        lanes=[LaneResult("europepmc-keyword", "europepmc", "ok", "malaria", 2, 2)],
+        hits=fuse(
+            [
+                Sighting("europepmc-keyword", "europepmc", 1, make_paper(pmid="77", title="M")),
+                Sighting("europepmc-keyword", "europepmc", 2, make_paper(pmid="78", title="N")),
+            ]
+        ),
+        coverage="provider-order",
+        candidate_limit=20,
+        retrieved_at="2026-11-30T10:00:00+00:00",
     )
+    doc = run.to_dict()
+    save_search_run(ws.store, "run-a", "local", doc["definition"], doc, executed_at=run.executed_at)
     ws.attach_search_run("Runs", "run-a")
     ws.attach_search_run("Runs", "run-a")
+    summary = ws.study_summary("Runs")
+    assert summary.search_runs == ("run-a",)
+    assert sorted(p.id for p in summary.papers) == sorted([mine.id, "MED-78"])
+    assert len(ws.papers()) == 2
+    # a stored run that cannot be read is refused by name, and nothing of the keep is stored
+    save_search_run(
+        ws.store, "run-bad", "local", {"query": "q"}, {"version": 2, "hits": []}, executed_at="x"
+    )
+    with pytest.raises(IntegrityError) as bad:
+        ws.attach_search_run("Runs", "run-bad")
+    assert bad.value.code == "run_unreadable" and "run-bad" in bad.value.message
     assert ws.study_summary("Runs").search_runs == ("run-a",)
     with pytest.raises(NotFoundError):
         ws.attach_search_run("Runs", "run-missing")

@@ -51,8 +51,10 @@ from ._studies import (
     get_study_role,
     insert_study,
     list_studies,
+    mark_run_papers,
     owned_study_names,
     rename_study,
+    runs_without_papers,
     study_run_ids,
 )
 from ._trash import deleted_studies
@@ -69,6 +71,8 @@ __all__ = [
     "link_study_papers",
     "add_study_search_run",
     "count_study_papers",
+    "mark_run_papers",
+    "runs_without_papers",
     "count_documents",
     "count_papers",
     "find_paper_ids",

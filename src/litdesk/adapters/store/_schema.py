@@ -211,6 +211,9 @@ study_search_runs = sa.Table(
     # when the run joined the Study (its round: litdesk.core.runs.StudyRounds; migration
     # 0030: links made before it hold the run's executed_at)
     sa.Column("added_at", sa.String(_WHEN), nullable=True),
+    # when the run's hits became the Study's papers (migration 0031: NULL for a run kept
+    # before, whose papers the Study's next reconcile adds; a whole search's: at once)
+    sa.Column("papers_at", sa.String(_WHEN), nullable=True),
 )
 
 imports = sa.Table(

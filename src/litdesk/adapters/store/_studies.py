@@ -27,6 +27,8 @@ __all__ = [
     "StudyRow",
     "add_study_search_run",
     "get_study",
+    "mark_run_papers",
+    "runs_without_papers",
     "get_study_role",
     "insert_study",
     "list_studies",
@@ -221,21 +223,54 @@ def rename_study(conn: Connection, ref: str, name: str, *, account: str) -> Stud
 
 
 def add_study_search_run(
-    conn: Connection, study_id: str, run_id: str, *, at: str | None = None
-) -> None:
+    conn: Connection,
+    study_id: str,
+    run_id: str,
+    *,
+    at: str | None = None,
+    papers_at: str | None = None,
+) -> bool:
     """Link a run to a Study (once), joined ``at`` (ISO; now when not given): the time
-    that places a kept run in the Study's round (:class:`litdesk.core.runs.StudyRounds`)."""
+    that places a kept run in the Study's round (:class:`litdesk.core.runs.StudyRounds`);
+    ``papers_at``: when its hits became the Study's papers (``None``: not yet, the
+    Study's reconcile adds them). Whether the link is new."""
     have = conn.execute(
         sa.select(study_search_runs.c.run_id).where(
             study_search_runs.c.study_id == study_id, study_search_runs.c.run_id == run_id
         )
     ).first()
-    if have is None:
-        joined = at or datetime.now(UTC).isoformat(timespec="seconds")
-        conn.execute(
-            sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id, added_at=joined)
+    if have is not None:
+        return False
+    joined = at or datetime.now(UTC).isoformat(timespec="seconds")
+    conn.execute(
+        sa.insert(study_search_runs).values(
+            study_id=study_id, run_id=run_id, added_at=joined, papers_at=papers_at
         )
-        sources_changed(conn, study_id)
+    )
+    sources_changed(conn, study_id)
+    return True
+
+
+def runs_without_papers(conn: Connection, study_id: str) -> list[tuple[str, str]]:
+    """``(run id, the run's owner)`` of each run linked to the Study whose hits are not
+    its papers yet (kept before migration 0031, or linked by a path that leaves them to
+    the reconcile), oldest link first."""
+    rows = conn.execute(
+        sa.select(study_search_runs.c.run_id, search_runs.c.owner)
+        .join(search_runs, search_runs.c.id == study_search_runs.c.run_id)
+        .where(study_search_runs.c.study_id == study_id, study_search_runs.c.papers_at.is_(None))
+        .order_by(study_search_runs.c.added_at, study_search_runs.c.run_id)
+    )
+    return [(r.run_id, r.owner) for r in rows]
+
+
+def mark_run_papers(conn: Connection, study_id: str, run_id: str, *, at: str) -> None:
+    """Note that the linked run's hits became the Study's papers ``at``."""
+    conn.execute(
+        sa.update(study_search_runs)
+        .where(study_search_runs.c.study_id == study_id, study_search_runs.c.run_id == run_id)
+        .values(papers_at=at)
+    )
 
 
 def study_run_ids(conn: Connection, study_id: str) -> list[str]:

@@ -32,6 +32,7 @@ __all__ = [
     "record_sources",
     "refresh_paper_records",
     "set_groups",
+    "set_record_papers",
     "study_sources",
     "run_document",
     "source_papers",
@@ -286,6 +287,22 @@ def set_groups(
             for k, g, r in groups
         ],
     )
+
+
+def set_record_papers(conn: Connection, study_id: str, pairs: Sequence[tuple[str, str]]) -> None:
+    """Set the saved paper of each record (``(key, paper id)``) in one statement: records
+    identified before the Study held their papers (a run kept before migration 0031)."""
+    if not pairs:
+        return
+    stmt = (
+        sa.update(study_records)
+        .where(
+            study_records.c.study_id == sa.bindparam("s_id"),
+            study_records.c.key == sa.bindparam("r_key"),
+        )
+        .values(paper_id=sa.bindparam("r_pid"))
+    )
+    conn.execute(stmt, [{"s_id": study_id, "r_key": k, "r_pid": pid} for k, pid in pairs])
 
 
 def covered_papers(conn: Connection, study_id: str) -> set[str]:

@@ -168,8 +168,10 @@ def insert_whole_run(
             ],
         )
     conn.execute(
-        sa.insert(study_search_runs).values(study_id=study_id, run_id=run_id, added_at=now)
-    )
+        sa.insert(study_search_runs).values(
+            study_id=study_id, run_id=run_id, added_at=now, papers_at=now
+        )
+    )  # its hits are the Study's papers in this transaction (commit_whole)
     sources_changed(conn, study_id)
     conn.execute(
         sa.insert(study_search_rounds).values(

@@ -40,7 +40,7 @@ from litdesk.core.providers import display_name
 from litdesk.core.records import Paper
 from litdesk.core.runs import read_run
 from litdesk.core.words import run_label
-from litdesk.services.workspace import read_import_row
+from litdesk.services.workspace import catch_up_kept_runs, read_import_row
 
 from ._suggestions import alt_titles
 
@@ -179,6 +179,27 @@ def _run_rows(conn: Connection, src: SourceRow, study_id: str) -> list[StudyReco
     return rows
 
 
+def _link_records(conn: Connection, study_id: str, source_id: str) -> None:
+    """The source's records that name no saved paper linked to the Study's paper each is
+    (by identity), as :func:`_run_rows` links a run's records when it materialises them."""
+    rows = [
+        r
+        for r in records_store.list_records(conn, study_id)
+        if r.source_id == source_id and r.paper_id is None
+    ]
+    keys = [repo.identity_keys(record_paper(r)) for r in rows]
+    flat = [k for ks in keys for k in ks]
+    found: dict[str, str] = {}
+    for n in range(0, len(flat), _KEYS_PER_QUERY):
+        found |= repo.find_study_paper_ids(conn, flat[n : n + _KEYS_PER_QUERY], study_id=study_id)
+    pairs = [
+        (r.key, pid)
+        for r, ks in zip(rows, keys, strict=True)
+        if (pid := min((found[k] for k in ks if k in found), default=None)) is not None
+    ]
+    records_store.set_record_papers(conn, study_id, pairs)
+
+
 def paper_source_names(conn: Connection, study_id: str) -> dict[str, str]:
     """The source each saved paper of the Study that a Zotero import brought is counted
     under (PRISMA 2020's "other methods", named as the Study names imports); a paper not
@@ -214,7 +235,10 @@ def _wanted(sources: Sequence[SourceRow]) -> list[SourceRow]:
 def in_step(conn: Connection, study_id: str) -> bool:
     """Whether the Study's records are those of its sources now — a cheap check of which
     sources have records (a source without records is read only then: an empty import or
-    search identified nothing)."""
+    search identified nothing; a run kept before migration 0031 whose hits are not the
+    Study's papers yet is out of step too)."""
+    if repo.runs_without_papers(conn, study_id):
+        return False
     have = set(records_store.record_sources(conn, study_id))
     sources = records_store.study_sources(conn, study_id)
     wanted = _wanted(sources)
@@ -252,6 +276,11 @@ def sync_records_in(conn: Connection, store: Store, study_id: str) -> tuple[Reco
     before = records_store.count_records(conn, study_id).records
     changed = False
     have = records_store.record_sources(conn, study_id)
+    # runs kept before migration 0031: their hits become the Study's papers now, and the
+    # records they identified then name those papers (not "added by hand" records too)
+    for run_id in catch_up_kept_runs(conn, store, study_id):
+        if run_id in have:
+            _link_records(conn, study_id, run_id)
     sources = records_store.study_sources(conn, study_id)
     wanted = _wanted(sources)
     keep = {s.id for s in wanted}

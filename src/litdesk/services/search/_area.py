@@ -425,8 +425,9 @@ class SearchArea:
         return load_run_with_hits(self.store, run_id)
 
     def save_run(self, run_id: str, study: str, *, owner: str) -> KeptRunsView:
-        """Keep a recent run (immutable) in a Study ``owner`` may change; a run kept before
-        is attached. Answers the Study with its kept runs."""
+        """Keep a recent run (immutable) in a Study ``owner`` may change, its hits becoming
+        the Study's papers in the same transaction; a run stored before is attached (kept
+        in this Study already: nothing more). Answers the Study with its kept runs."""
         run = self.recent_run(run_id, owner=owner)
         ws = Workspace(self.store, owner=owner)
         ws.study(study, "write")  # a viewer (or a stranger) keeps nothing there
@@ -435,7 +436,7 @@ class SearchArea:
         except NotFoundError:
             save_run(self.store, run, owner=owner, study=study)  # refuses all-failed runs
         else:
-            ws.attach_search_run(study, run.id)
+            ws.attach_search_run(study, run.id, [hit.paper for hit in run.hits])
         return self._kept(ws, study)
 
     def export_run(self, request: RunExportRequest, *, owner: str) -> Export:

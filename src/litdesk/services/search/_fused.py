@@ -71,6 +71,7 @@ from litdesk.core.runs import (
 )
 from litdesk.core.search import CompiledRequest, CompileRefused, LaneOutcome
 from litdesk.core.vocab import Expansion
+from litdesk.services.workspace import Workspace
 
 if TYPE_CHECKING:  # the transport's modules come with the service the app passes
     from ._service import SearchService
@@ -472,8 +473,8 @@ def _kept(run: SearchRun) -> tuple[dict[str, Any], str]:
 def save_run(
     store: Store, run: SearchRun, *, owner: str = "local", study: str | None = None
 ) -> None:
-    """Store ``run`` (immutable) and optionally attach it to a Study, in one transaction:
-    a Study that does not exist leaves nothing stored. A run in which no lane succeeded
+    """Store ``run`` (immutable) and optionally keep it in a Study, in one transaction: its
+    hits become the Study's papers; a Study that does not exist leaves nothing stored. A run in which no lane succeeded
     is refused (it could not be read back as a run)."""
     if not any(lane.status == "ok" for lane in run.lanes):
         raise FusedSearchError("every lane failed; there is no run to save", code="run_failed")
@@ -482,12 +483,14 @@ def save_run(
     row = SearchRunRow(
         run.id, owner, run.definition.to_dict(), body, created_at=now, executed_at=run.executed_at
     )
-    with store.write() as conn:  # the run and its Study link commit together, or neither
+    ws = Workspace(store, owner=owner)
+    # the run, its Study link and its hits as the Study's papers commit together, or none
+    with store.write() as conn:
         study_id = repo.get_study(conn, study, account=owner).id if study is not None else None
         if not link_or_insert_run(conn, row):
             raise InputError(f"search run {run.id} already exists", code="run_exists")
-        if study_id is not None:
-            repo.add_study_search_run(conn, study_id, run.id, at=now)  # kept now
+        if study_id is not None:  # kept now; the hits whole, not the stored document's cut
+            ws.keep_run_in(conn, study_id, run.id, now, [hit.paper for hit in run.hits])
 
 
 def load_run(store: Store, run_id: str, *, owner: str | None = None) -> SearchRun:

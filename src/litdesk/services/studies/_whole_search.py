@@ -30,12 +30,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
 
-from sqlalchemy.engine import Connection
-
 from litdesk._errors import InputError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.http import StoreMeter
-from litdesk.adapters.store import Store, allowance_owner, repo
+from litdesk.adapters.store import Store, allowance_owner
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.fusion import Sighting, fuse, provider_order
@@ -46,7 +44,7 @@ from litdesk.core.runs import LaneResult, RunDefinition, RunHit, SearchRun, buil
 from litdesk.core.search import CompileRefused
 from litdesk.core.words import plural
 from litdesk.services.search import SearchService
-from litdesk.services.workspace import IdentityConflict, SaveResult, Workspace
+from litdesk.services.workspace import Workspace, catch_up_kept_runs, take_papers
 
 __all__ = [
     "DEFAULT_CAP",
@@ -392,55 +390,6 @@ class Committed:
         }
 
 
-_COMPARED: Final = ("title", "year", "journal", "doi", "abstract", "retracted")
-
-
-def _changed(old: Paper, new: Paper) -> bool:
-    """A field a provider answers for differs (a missing value is no change)."""
-    for name in _COMPARED:
-        value = getattr(new, name, None)
-        if value not in (None, "", ()) and value != getattr(old, name, None):
-            return True
-    return False
-
-
-def _known_in_batch(
-    conn: Connection, slow: Sequence[Paper], *, owner: str, study_id: str, before: set[str]
-) -> list[tuple[str, Paper] | None] | None:
-    """For each record of a batch the account or the Study may know already: the Study's
-    record it is (the lowest id of those the Study held before the commit) and that record
-    as stored, looked up for the whole batch in a few statements. ``None`` when two records
-    of the batch share a key or a stored record: then saving one changes what the next one
-    finds, and they are looked up one by one."""
-    keys_of = [repo.identity_keys(p) for p in slow]
-    flat = [k for keys in keys_of for k in keys]
-    in_study = repo.find_study_paper_ids(conn, flat, study_id=study_id) if flat else {}
-    own = repo.find_paper_ids(conn, flat, owner=owner) if flat else {}
-    seen_keys: set[str] = set()
-    named: set[str] = set()
-    held: list[str | None] = []
-    for keys in keys_of:
-        matches = {k: in_study[k] for k in keys if k in in_study}
-        matches |= {k: own[k] for k in keys if k in own}
-        ids = set(matches.values())
-        if seen_keys.intersection(keys) or named & ids:
-            return None
-        seen_keys.update(keys)
-        named |= ids
-        first = sorted(pid for pid in ids if pid in before)
-        held.append(first[0] if first else None)
-    wanted = [pid for pid in held if pid is not None]
-    olds = repo.get_papers(conn, wanted, viewer=owner, study_id=study_id) if wanted else {}
-    out: list[tuple[str, Paper] | None] = []
-    for pid in held:
-        if pid is None:
-            out.append(None)
-        else:  # a record that cannot be read is refused as get_paper refuses it
-            old = olds.get(pid) or repo.get_paper(conn, pid, viewer=owner, study_id=study_id).paper
-            out.append((pid, old))
-    return out
-
-
 def commit_whole(
     store: Store,
     *,
@@ -472,99 +421,20 @@ def commit_whole(
             for r in whole.get_round_of_job(conn, job_id)
         ):
             raise RefusedError("this search of the job is already committed", code="committed")
-        before = whole.study_paper_ids(conn, study_id)
         if round_no is not None:
             number = round_no
         elif kind == "search":  # the round in force: 0 before the first update
             number = whole.next_round(conn, study_id) - 1
         else:
             number = whole.next_round(conn, study_id)
-        added: list[str] = []
-        changed: list[str] = []
-        retracted: list[str] = []
-        created = refused = 0
-        seen: set[str] = set()  # the Study's records the search found again (once each)
-        added_set: set[str] = set()
-
-        def first_sight(paper: Paper, held: tuple[str, Paper] | None) -> bool:
-            """Note a record the Study held before (once: False when already seen)."""
-            if held is None:
-                return True
-            pid, old = held
-            if pid in seen:
-                return False
-            seen.add(pid)
-            if paper.retracted and not old.retracted:
-                retracted.append(old.id)
-            elif _changed(old, paper):
-                changed.append(old.id)
-            return True
-
-        def note_saved(held: tuple[str, Paper] | None, result: SaveResult) -> None:
-            nonlocal created
-            created += int(result.created)
-            pid = result.paper.id
-            if held is None and pid not in before and pid not in added_set:
-                added.append(pid)
-                added_set.add(pid)
-
-        ws.lock_identities(conn)
-        for at in range(0, len(papers), whole.HIT_BATCH):
-            chunk = papers[at : at + whole.HIT_BATCH]
-            keys_of = [repo.identity_keys(p) for p in chunk]
-            flat = [k for keys in keys_of for k in keys]
-            # the keys of the account's own records and of the records the Study holds
-            # (another member's: the Study holds that paper already)
-            stored = repo.find_paper_ids(conn, flat, owner=owner)
-            stored |= repo.find_study_paper_ids(conn, flat, study_id=study_id)
-            fresh: list[tuple[str, dict[str, Any], list[str]]] = []
-            slow: list[Paper] = []
-            claimed: set[str] = set()
-            for paper, keys in zip(chunk, keys_of, strict=True):
-                if any(k in stored or k in claimed for k in keys):
-                    slow.append(paper)  # known, or sharing a key with a record of the batch
-                else:
-                    fresh.append((paper.id, paper.to_dict(), keys))
-                    claimed.update(keys)
-            whole.insert_new_papers(conn, fresh, owner=owner, study_id=study_id, now=now)
-            added.extend(pid for pid, _doc, _keys in fresh)
-            added_set.update(pid for pid, _doc, _keys in fresh)
-            created += len(fresh)
-            known_of = _known_in_batch(conn, slow, owner=owner, study_id=study_id, before=before)
-            if known_of is not None:  # looked up for the whole batch, saved in a few statements
-                slow_saves = [
-                    (paper, held)
-                    for paper, held in zip(slow, known_of, strict=True)
-                    if first_sight(paper, held)
-                ]
-                results = ws.save_many_in(conn, [p for p, _h in slow_saves], study_id=study_id)
-                for (_paper, held), result in zip(slow_saves, results, strict=True):
-                    if isinstance(result, IdentityConflict):
-                        refused += 1
-                    else:
-                        note_saved(held, result)
-            else:  # records of the batch share a key or a record: one by one
-                for paper in slow:
-                    paper_keys = repo.identity_keys(paper)
-                    matches = repo.find_study_paper_ids(conn, paper_keys, study_id=study_id)
-                    matches |= repo.find_paper_ids(conn, paper_keys, owner=owner)
-                    ids = sorted({pid for pid in matches.values() if pid in before})
-                    held = None
-                    if ids:
-                        if ids[0] in seen:
-                            continue
-                        old = repo.get_paper(conn, ids[0], viewer=owner, study_id=study_id).paper
-                        held = (ids[0], old)
-                        first_sight(paper, held)
-                    try:  # upserted and added to the Study (a paper it holds stays as it is)
-                        result = ws.save_in(conn, paper, study_id=study_id)
-                    except IdentityConflict:
-                        refused += 1
-                        continue
-                    note_saved(held, result)
+        # the Study's kept runs from before migration 0031 are its papers first: this
+        # update finds them "already known", as PRISMA 2020 counted them earlier
+        catch_up_kept_runs(conn, store, study_id)
+        before = whole.study_paper_ids(conn, study_id)
+        taken = take_papers(conn, ws, papers, study_id=study_id, before=before, now=now)
         done = Committed(
-            run.id, number, len(hits), tuple(added), len(seen),
-            tuple(changed), tuple(retracted), created, refused,
+            run.id, number, len(hits), tuple(taken.added), len(taken.seen),
+            tuple(taken.changed), tuple(taken.retracted), taken.created, taken.refused,
         )  # fmt: skip
         whole.insert_whole_run(
             conn,
@@ -584,6 +454,6 @@ def commit_whole(
             report=done.report() | {"kind": kind, "lanes": list(lanes), "index": index},
         )
         action = "search_added" if kind == "search" else "study_updated"
-        target = f"round {number}: {len(added):,} new of {plural(len(hits), 'record')}"
+        target = f"round {number}: {len(taken.added):,} new of {plural(len(hits), 'record')}"
         access.add_history(conn, study_id, owner, action, target, now)
     return done

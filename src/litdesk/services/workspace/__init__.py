@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         merge_papers,
         now_iso,
     )
+    from ._study_papers import TakenPapers, catch_up_kept_runs, take_papers, take_run_papers
     from ._summaries import RecoveredStudy, StudyPaper, StudySummary
 
 __all__ = [
@@ -61,9 +62,11 @@ __all__ = [
     "StudyImportRefused",
     "StudyPaper",
     "StudySummary",
+    "TakenPapers",
     "TraceInvalid",
     "Workspace",
     "all_refused",
+    "catch_up_kept_runs",
     "context_from_fulltext",
     "evidence_csv",
     "export_study",
@@ -74,6 +77,8 @@ __all__ = [
     "read_import",
     "read_import_row",
     "ris_text",
+    "take_papers",
+    "take_run_papers",
     "trace_document",
 ]
 

@@ -51,6 +51,7 @@ from ._results import (
     merge_papers,
     now_iso,
 )
+from ._study_papers import TakenPapers, run_papers, take_run_papers
 from ._summaries import StudyPaper, StudySummary
 
 if TYPE_CHECKING:  # the file readers are imported by an import
@@ -262,20 +263,43 @@ class Workspace(EvidenceOps):
                     self._history(conn, row.id, "paper_added", ref, now)
             for run_id in run_ids:
                 access.require_run(conn, self.owner, run_id)
-                repo.add_study_search_run(conn, row.id, run_id, at=now)
-                self._history(conn, row.id, "run_saved", run_id, now)
+                self.keep_run_in(conn, row.id, run_id, now)
         return StudyAdditions(
             row.id, row.name, tuple(zip(paper_refs, added, strict=True)), tuple(run_ids)
         )
 
-    def attach_search_run(self, study: str, run_id: str) -> None:
+    def attach_search_run(
+        self, study: str, run_id: str, papers: Sequence[Paper] | None = None
+    ) -> None:
+        """Keep a stored run in the Study with its hits as the Study's papers (``papers``:
+        the run's hits as retrieved, whole; otherwise the stored run's), once."""
         get_search_run(self.store, run_id)  # raises NotFoundError
         now = now_iso()
         with self.store.write() as conn:
             access.require_run(conn, self.owner, run_id)
             row = self._study(conn, study, "write")
-            repo.add_study_search_run(conn, row.id, run_id, at=now)
-            self._history(conn, row.id, "run_saved", run_id, now)
+            self.keep_run_in(conn, row.id, run_id, now, papers)
+
+    def keep_run_in(
+        self,
+        conn: Connection,
+        study_id: str,
+        run_id: str,
+        now: str,
+        papers: Sequence[Paper] | None = None,
+    ) -> TakenPapers | None:
+        """Inside the caller's write transaction: link a stored run to the Study and take
+        its hits' papers (``papers``, or the stored run's) as the Study's papers (new ones
+        inserted for this owner with their identity keys, known ones linked, none
+        duplicated), noted in its history. ``None``: the Study kept the run before
+        (keeping it again adds nothing)."""
+        if not repo.add_study_search_run(conn, study_id, run_id, at=now):
+            return None
+        if papers is None:
+            papers = run_papers(conn, run_id)[0]
+        taken = take_run_papers(conn, self, papers, study_id=study_id, run_id=run_id)
+        self._history(conn, study_id, "run_saved", run_id, now)
+        return taken
 
     # --- notes and highlights ----------------------------------------------------------
 
