@@ -30,6 +30,7 @@ __all__ = [
     "paper_record_names",
     "rename_paper_record",
     "record_sources",
+    "relabel_import_records",
     "refresh_paper_records",
     "set_groups",
     "study_sources",
@@ -169,6 +170,27 @@ def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: st
             .where(*where, c.key == key)
             .values(database=name[:200], data=dump_json(body))
         )
+
+
+def relabel_import_records(
+    conn: Connection, study_id: str, import_id: str, name: str, kind: str
+) -> int:
+    """Count an import's records under another source (``name``, PRISMA ``kind``); their
+    keys, digests and groups stay, so every decision on them holds. Answers how many."""
+    c = study_records.c
+    where = (c.study_id == study_id, c.source_kind == "import", c.source_id == import_id)
+    n = 0
+    for key, data in conn.execute(sa.select(c.key, c.data).where(*where)).all():
+        body = load_json(data)
+        if isinstance(body, dict):
+            body["prisma_kind"] = kind
+        conn.execute(
+            sa.update(study_records)
+            .where(*where, c.key == key)
+            .values(database=name[:200], data=dump_json(body))
+        )
+        n += 1
+    return n
 
 
 def refresh_paper_records(

@@ -97,7 +97,9 @@ class ImportSource:
     """An imported file: its label (file name and format), date, records and the source
     digest (``sha256:…`` of the file's bytes; the same file imported again is one source).
     ``record_digests`` (the raw records' digests, in the order of ``papers``; empty when not
-    known) are what the Study's reviewer decisions are keyed by."""
+    known) are what the Study's reviewer decisions are keyed by. ``source``: the source
+    its records count under when the import names one ("Embase"; issue 28), else ``None``
+    (counted as "Import: <label>")."""
 
     id: str
     label: str
@@ -105,6 +107,17 @@ class ImportSource:
     papers: tuple[Paper, ...]
     digest: str | None = None
     record_digests: tuple[str, ...] = ()
+    source: str | None = None
+
+    @property
+    def counted_as(self) -> str:
+        """The source line its records are counted on."""
+        return self.source or f"Import: {self.label}"
+
+    @property
+    def shown(self) -> str:
+        """The import as its row names it: the source it counts under and its file."""
+        return f"{self.source}: {self.label}" if self.source else self.label
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,15 +289,15 @@ def build_prisma(
         if imp.digest is not None:
             first = first_of.setdefault(imp.digest, imp.id)
             if first != imp.id:
-                rows.append((imp.id, imp.label, imp.date, 0))
+                rows.append((imp.id, imp.shown, imp.date, 0))
                 notes.append(
                     f"import {imp.id} ({imp.label}) is the same file as import {first}; "
                     f"its {len(imp.papers)} record(s) are not counted again"
                 )
                 continue
-        label = f"Import: {imp.label}"
+        label = imp.counted_as  # several files of one source add up on its line
         per_source[label] = per_source.get(label, 0) + len(imp.papers)
-        rows.append((imp.id, imp.label, imp.date, len(imp.papers)))
+        rows.append((imp.id, imp.shown, imp.date, len(imp.papers)))
         papers.extend(imp.papers)
         known = len(imp.record_digests) == len(imp.papers)
         digests.extend(imp.record_digests if known else (None for _ in imp.papers))

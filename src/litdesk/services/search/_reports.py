@@ -88,7 +88,7 @@ def load_run_with_hits(store: Store, run_id: str) -> SearchRun:
 def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> PrismaReport:
     """The PRISMA-S report of a Study (an id, or a name as ``owner`` sees them): its saved
     runs and its imports. Whether ``owner`` may read it is the caller's check."""
-    from litdesk.services.workspace import read_import_row
+    from litdesk.services.workspace import import_source_row, read_import_row
 
     with store.read() as conn:
         row = repo.get_study(conn, study, account=owner)
@@ -119,10 +119,11 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     for doc in docs:
         trace = read_import_row(doc)[0]
         label = f"{Path(trace.source.path).name} ({trace.source.format})"
+        named = import_source_row(doc)
         imports.append(
             ImportSource(
                 doc.id, label, doc.created_at, tuple(trace.papers), trace.source.sha256,
-                tuple(r.digest for r in trace.records),
+                tuple(r.digest for r in trace.records), named.name if named else None,
             )
         )  # fmt: skip
     counts = identification(store, row.id)  # the Study's own numbers (its working set)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         fetch_through,
     )
     from ._importing import IMPORT_KIND
+    from ._sources import ImportSourceRequest, ImportSourceView
     from ._requests import (
         EXPORT_MEDIA,
         MAX_IMPORT_BYTES,
@@ -154,6 +155,8 @@ __all__ = [
     "ImportInputError",
     "ImportOutcome",
     "ImportRequest",
+    "ImportSourceRequest",
+    "ImportSourceView",
     "ImportView",
     "NotInStudy",
     "NotebookExport",

@@ -45,6 +45,7 @@ from . import _trash
 from ._edit_requests import EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryView, TrashView
 from ._forms import FormFieldRequest, FormView, SetFormRequest, change_field, set_form, study_form
+from ._sources import ImportSourceRequest, ImportSourceView, set_import_source
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
@@ -595,6 +596,10 @@ class StudiesArea:
             "files": len(request.uploads),
             "bytes": request.size,
         }
+        if request.source_name is not None:
+            params["source_name"] = request.source_name
+        if request.source_kind is not None:
+            params["source_kind"] = request.source_kind
         try:
             view = self.jobs.submit(IMPORT_KIND, params, owner=owner, job_id=job_id)
         except BaseException:
@@ -677,6 +682,10 @@ class StudiesArea:
     def remove_import(self, study: str, import_id: str, *, owner: str) -> ChangeView:
         """A whole import out of a Study with the papers only it brought (into the trash)."""
         return _trash.remove_import(self.store, study, import_id, owner)
+
+    def set_import_source(self, request: ImportSourceRequest, *, owner: str) -> ImportSourceView:
+        """Count an import's records under another source name and kind (PRISMA 2020)."""
+        return set_import_source(self.store, request, owner)
 
     def remove_search_run(self, study: str, run_id: str, *, owner: str) -> ChangeView:
         """A whole search run out of a Study with its records and the papers only it
