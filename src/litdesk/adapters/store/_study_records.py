@@ -15,6 +15,7 @@ from ._memo import stored_record
 from ._schema import imports, search_runs, study_papers, study_records, study_search_runs
 
 __all__ = [
+    "RELABELLED",
     "SOURCE_KINDS",
     "RecordCounts",
     "SourceRow",
@@ -40,6 +41,9 @@ __all__ = [
 
 #: where a record came from: an import, a linked search run, a paper added by hand
 SOURCE_KINDS: Final = frozenset({"import", "run", "paper"})
+#: the Study's history action of an import's records counted under another source
+#: (:func:`relabel_import_records`); a cached screen set is keyed by its latest (issue 28)
+RELABELLED: Final = "import_source_set"
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,6 +94,11 @@ def set_import_source(store: Store, request: ImportSourceRequest, owner: str) ->
         n = study_records.relabel_import_records(conn, row.id, doc.id, label.name, label.kind)
         file = trace.source.path.rsplit("/", 1)[-1] or doc.id
         access.add_history(
-            conn, row.id, owner, "import_source_set", f"{file}: {label.name} ({label.kind})", now_iso()
+            conn,
+            row.id,
+            owner,
+            study_records.RELABELLED,  # (a cached screen set sees the change by it)
+            f"{file}: {label.name} ({label.kind})",
+            now_iso(),
         )
     return ImportSourceView(row.id, row.name, doc.id, file, label.name, label.kind, n)
