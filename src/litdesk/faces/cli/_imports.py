@@ -225,13 +225,13 @@ def _into_study(
                 f"Saved {plural(f.saved, 'record')} from {f.path} into Study {done.study_name!r} "
                 f"({plural(f.created, 'new paper')}); import {f.import_id}"
             )
-            if f.source is not None:  # the PRISMA 2020 line its records count on
-                said = " (read from the file)" if f.source.origin == "file" else ""
-                _say(f"  counted as {f.source.name} ({f.source.kind}){said}")
             for r in f.refused:
                 _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
             for line in _notice_lines(trace):
                 _say(line)
+            if f.source is not None:  # the PRISMA 2020 line its records count on
+                said = " (read from the file)" if f.source.origin == "file" else ""
+                _say(f"  counted as {f.source.name} ({f.source.kind}){said}")
         if len(done.files) > 1 or done.refused:
             saved = sum(f.saved for f in done.files)
             created = sum(f.created for f in done.files)
