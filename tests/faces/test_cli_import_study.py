@@ -190,7 +190,9 @@ def test_import_names_its_prisma_source_and_changes_it(cli, fixtures_dir):
     )  # fmt: skip
     cited = json.loads(out.stdout)["files"][0]
     assert cited["source"] == {"name": "Citation searching", "kind": "other", "origin": "given"}
-    plain = json.loads(cli("import", ris / "litstudy__example.ris", "--study", "Hips", "--json").stdout)
+    plain = json.loads(
+        cli("import", ris / "litstudy__example.ris", "--study", "Hips", "--json").stdout
+    )
     assert plain["files"][0]["source"] is None
     flow = json.loads(cli("study", "prisma", "Hips", "--json").stdout)
     sources = {s["name"]: s["kind"] for s in flow["rounds"][0]["identified"]["sources"]}

@@ -68,9 +68,7 @@ def test_stated_names_and_kinds() -> None:
     assert source_label(None, None) is None
     assert source_label("  Web  of Science ", None) == SourceLabel("Web of Science", "database")
     assert source_label("WHO ICTRP", None) == SourceLabel("WHO ICTRP", "register")
-    assert source_label("Citation searching", "OTHER") == SourceLabel(
-        "Citation searching", "other"
-    )
+    assert source_label("Citation searching", "OTHER") == SourceLabel("Citation searching", "other")
     assert source_label(None, "other", fallback="refs.ris") == SourceLabel("refs.ris", "other")
     for name, kind, words in (
         ("Embase", "website", "not one of database, register, other"),

@@ -68,7 +68,9 @@ def test_sources_named_at_upload_and_changed_on_the_study_page(
         assert api.status_code == 200, api.text
         assert api.json()["source"] == {"name": "WHO ICTRP", "kind": "register"}
         flow = c.get(f"/api/v1/studies/{sid}/prisma-2020").json()
-        sources = {s["name"]: (s["kind"], s["records"]) for s in flow["rounds"][0]["identified"]["sources"]}
+        sources = {
+            s["name"]: (s["kind"], s["records"]) for s in flow["rounds"][0]["identified"]["sources"]
+        }
         assert sources == {
             "Embase (Ovid)": ("database", 6),
             "WHO ICTRP": ("register", 100),

@@ -73,7 +73,7 @@ def test_imports_are_counted_by_their_named_sources(
         # a Scopus export in two parts: one line, the records added up
         _import(app, "Knee", ris / "asreview__scopus.ris", ris / "revtools__restoration_scopus.ris")
         _import(app, "Knee", ris / "asreview___baseline.ris", name=" ClinicalTrials.gov ")
-        cited = _import(
+        _import(
             app, "Knee", ris / "rispy__example_full.ris", name="Citation searching", kind="other"
         )
         unnamed = _import(app, "Knee", ris / "litstudy__example.ris")

@@ -19,7 +19,6 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         fetch_through,
     )
     from ._importing import IMPORT_KIND
-    from ._sources import ImportSourceRequest, ImportSourceView
     from ._requests import (
         EXPORT_MEDIA,
         MAX_IMPORT_BYTES,
@@ -52,6 +51,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         WorkingSetExportRequest,
         WorkingSetRequest,
     )
+    from ._sources import ImportSourceRequest, ImportSourceView
     from ._views import (
         AddSearchPreview,
         AttachedPdfView,

@@ -45,7 +45,6 @@ from . import _trash
 from ._edit_requests import EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryView, TrashView
 from ._forms import FormFieldRequest, FormView, SetFormRequest, change_field, set_form, study_form
-from ._sources import ImportSourceRequest, ImportSourceView, set_import_source
 from ._requests import (
     EXPORT_MEDIA,
     PRISMA_FORMATS,
@@ -69,6 +68,7 @@ from ._requests import (
     WorkingSetRequest,
 )
 from ._screening_zip import ScreeningZip, record_decisions
+from ._sources import ImportSourceRequest, ImportSourceView, set_import_source
 from ._views import (
     AddSearchPreview,
     AttachedPdfView,
