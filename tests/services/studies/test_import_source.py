@@ -21,6 +21,7 @@ from litdesk.services.screening import ImportDecisionsRequest, PrismaFlowRequest
 from litdesk.services.studies import (
     ImportRequest,
     ImportSourceRequest,
+    PrismaExportRequest,
     RecoverRequest,
     StudyRequest,
 )
@@ -105,6 +106,12 @@ def test_imports_are_counted_by_their_named_sources(
         report = app.studies.prisma("Knee", owner=app.owner).to_dict()
         per = report["identification"]["records_per_source"]  # type: ignore[index]
         assert per["Scopus"] == 292 and per["ClinicalTrials.gov"] == 100 and per[UNNAMED] == 25
+        kinds = report["identification"]["source_kinds"]  # type: ignore[index]
+        assert kinds["ClinicalTrials.gov"] == "register" and kinds["Scopus"] == "database"
+        assert kinds["Citation searching"] == "other"
+        md = app.studies.export_prisma(PrismaExportRequest("Knee", "md"), owner=app.owner).text
+        assert "- ClinicalTrials.gov (register): 100" in md and "- Scopus: 292" in md
+        assert "- Citation searching (other method): 2" in md
         labels = [i["label"] for i in report["imports"]]  # type: ignore[union-attr]
         assert "Embase: asreview__embase.ris (ris)" in labels
         assert "litstudy__example.ris (ris)" in labels

@@ -21,6 +21,7 @@ __all__ = [
     "SourceRow",
     "StudyRecordRow",
     "count_by_database",
+    "database_source_kinds",
     "count_records_by_database",
     "count_records",
     "covered_papers",
@@ -391,6 +392,18 @@ def count_records_by_database(
         else:
             by_db[str(r.db)] = int(r.n)
     return counts, by_db
+
+
+def database_source_kinds(conn: Connection, study_id: str) -> dict[str, set[str]]:
+    """``{database: the kinds of source its records came from}`` (import, run, paper)."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.database, c.source_kind).where(c.study_id == study_id).distinct()
+    )
+    out: dict[str, set[str]] = {}
+    for db, kind in rows:
+        out.setdefault(str(db), set()).add(str(kind))
+    return out
 
 
 def count_by_database(conn: Connection, study_id: str) -> dict[str, int]:

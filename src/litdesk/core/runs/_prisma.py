@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
@@ -54,6 +54,10 @@ class DatabaseSearch:
     #: the Study's search round the run belongs to: 0 its first whole searches, N its
     #: N-th update round; ``None`` for a saved run that is not a whole search
     round: int | None = None
+
+
+#: a kind of source as the identification names it beside the source
+_KIND_SHOWN: Final = {"register": "register", "other": "other method"}
 
 
 def round_label(number: int | None) -> str:
@@ -146,6 +150,14 @@ class PrismaReport:
     rounds: tuple[SearchRound, ...] = ()
     #: import id → the search round it joined the Study in (with ``rounds`` only)
     import_rounds: dict[str, int] = field(default_factory=dict)
+    #: source → where PRISMA 2020 counts it (database, register, other; issue 28): a
+    #: source not here is a database
+    source_kinds: dict[str, str] = field(default_factory=dict)
+
+    def source_line(self, name: str) -> str:
+        """A source as the identification lists it: a register or another method says so."""
+        kind = self.source_kinds.get(name, "database")
+        return name if kind == "database" else f"{name} ({_KIND_SHOWN.get(kind, kind)})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -184,6 +196,7 @@ class PrismaReport:
             ],
             "identification": {
                 "records_per_source": dict(self.per_source),
+                "source_kinds": {k: self.source_kinds.get(k, "database") for k in self.per_source},
                 "records_identified": self.identified,
                 "duplicates_removed": self.duplicates_removed,
                 "records_after_deduplication": self.after_dedup,
@@ -424,7 +437,7 @@ def prisma_markdown(report: PrismaReport) -> str:
     else:
         lines.append("None.")
     lines += ["", "## PRISMA 2020 identification", ""]
-    lines += [f"- {_md(k)}: {v}" for k, v in report.per_source.items()]
+    lines += [f"- {_md(report.source_line(k))}: {v}" for k, v in report.per_source.items()]
     lines += [
         f"- Records identified{_all_rounds(report)}: {report.identified}",
         f"- Duplicate records removed: {report.duplicates_removed}",
@@ -490,7 +503,7 @@ def _svg(report: PrismaReport) -> str:
     sources = list(report.per_source.items())
     height = 60 + 18 * max(1, len(sources))
     box1 = [f"Records identified (n = {num(report.identified)})"] + [
-        f"{name}: {num(n)}" for name, n in sources
+        f"{report.source_line(name)}: {num(n)}" for name, n in sources
     ]
     text1 = "".join(
         f'<tspan x="20" dy="{18 if i else 0}">{_e(t)}</tspan>' for i, t in enumerate(box1)

@@ -133,7 +133,28 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     report = build_prisma(
         row.name, runs, imports, decisions=decisions, working_set=counts, rounds=placed
     )
-    return replace(report, notes=report.notes + _round_notes(rounds), rounds=_search_rounds(rounds))
+    return replace(
+        report,
+        notes=report.notes + _round_notes(rounds),
+        rounds=_search_rounds(rounds),
+        source_kinds=_source_kinds(store, row.id, docs),
+    )
+
+
+def _source_kinds(store: Store, study_id: str, docs: list[repo.DocumentRow]) -> dict[str, str]:
+    """Where PRISMA 2020 counts each source of the Study's records, as its flow does: an
+    import's named kind, another method for papers added by hand or from Zotero, else a
+    register when the name says so (issue 28)."""
+    from litdesk.core.imports import kind_of_name
+    from litdesk.services.workspace import import_source_row
+
+    named = {s.name: s.kind for d in docs if (s := import_source_row(d)) is not None}
+    with store.read() as conn:
+        found = study_records.database_source_kinds(conn, study_id)
+    return {
+        db: named.get(db) or ("other" if "paper" in kinds else kind_of_name(db))
+        for db, kinds in found.items()
+    }
 
 
 def _placed(
