@@ -83,6 +83,10 @@ export function installImports() {
       for (const r of i.records_refused) line(report, `record refused: ${r.reason || r.message || JSON.stringify(r)}`, "notice warn");
     }
     for (const r of data.refused) line(report, `${r.file} refused (${r.code}): ${r.message}`, "notice error");
+    if (data.imported.length) { // named for these files: the next files say their own
+      if (sourceName) sourceName.value = "";
+      if (sourceKind) sourceKind.value = "";
+    }
     const saved = data.imported.reduce((n, i) => n + i.records_saved, 0);
     const updated = await refresh(REGIONS, `Imported: ${plural(saved, "record")} saved; the Study's figures and papers are up to date.`);
     if (!updated) line(report, "Reload the page to see the Study's papers.", "muted");
