@@ -19,6 +19,7 @@ from litdesk.adapters import formats
 from litdesk.services.app import App, open_app_sync
 from litdesk.services.screening import ImportDecisionsRequest, PrismaFlowRequest
 from litdesk.services.studies import (
+    CreateStudyRequest,
     ImportRequest,
     ImportSourceRequest,
     PrismaExportRequest,
@@ -180,3 +181,22 @@ def test_bad_sources_are_refused(fixtures_dir: Path, tmp_settings: Settings) -> 
                 ImportSourceRequest("S", "imp-nope", "Embase"), owner=app.owner
             )
         assert _sources(app, "S") == {"Scopus": ("database", 6)}
+
+
+def test_a_large_upload_imported_by_a_job_keeps_its_stated_source(
+    fixtures_dir: Path, tmp_settings: Settings
+) -> None:
+    """An upload over ``web_import_job_bytes`` is a job of the store's queue: the source
+    stated with it travels in the job's parameters and names the import."""
+    data = (fixtures_dir / "bib" / "ris" / "asreview___baseline.ris").read_bytes()
+    settings = tmp_settings.model_copy(update={"web_import_job_bytes": 1_000})
+    with open_app_sync(settings) as app:
+        app.studies.create_study(CreateStudyRequest("Big"), owner=app.owner)
+        request = ImportRequest(
+            "Big", uploads=(("trials.ris", data),), source_name="WHO ICTRP", source_kind=None
+        )
+        outcome = app.studies.import_files(request, owner=app.owner)
+        assert outcome.job is not None and outcome.result is None
+        view = app.studies.work_imports(outcome.job.id, owner=app.owner)
+        assert view.status == "done", view.message
+        assert _sources(app, "Big") == {"WHO ICTRP": ("register", 100)}
