@@ -175,3 +175,42 @@ def test_import_into_a_study_shows_each_files_notices_and_the_total(cli, fixture
         "In all: 3 records from 2 files saved into Study 'Cut' (3 new papers); 1 file refused"
     )
     assert "empty.ris: the file is empty (empty); not saved" in out.stderr
+
+
+def test_import_names_its_prisma_source_and_changes_it(cli, fixtures_dir):
+    """``import --source/--source-kind`` (issue 28): the files' records count under the
+    named source; a file that names its database is counted under it unasked; ``study
+    import-source`` changes an import's source later; PRISMA 2020 and PRISMA-S read them."""
+    ris = fixtures_dir / "bib" / "ris"
+    out = cli("import", ris / "asreview__scopus.ris", "--study", "Hips")
+    assert "counted as Scopus (database) (read from the file)" in out.stdout
+    out = cli(
+        "import", ris / "rispy__example_full.ris", "--study", "Hips",
+        "--source", "Citation searching", "--source-kind", "other", "--json",
+    )  # fmt: skip
+    cited = json.loads(out.stdout)["files"][0]
+    assert cited["source"] == {"name": "Citation searching", "kind": "other", "origin": "given"}
+    plain = json.loads(
+        cli("import", ris / "litstudy__example.ris", "--study", "Hips", "--json").stdout
+    )
+    assert plain["files"][0]["source"] is None
+    flow = json.loads(cli("study", "prisma", "Hips", "--json").stdout)
+    sources = {s["name"]: s["kind"] for s in flow["rounds"][0]["identified"]["sources"]}
+    assert sources == {
+        "Scopus": "database",
+        "Citation searching": "other",
+        "Import: litstudy__example.ris (ris)": "database",
+    }
+    imp = plain["files"][0]["import_id"]
+    out = cli("study", "import-source", "Hips", imp, "--source", "CENTRAL trials register",
+              "--source-kind", "register")  # fmt: skip
+    assert "counted as CENTRAL trials register (register), 25 records" in out.stdout
+    flow = json.loads(cli("study", "prisma", "Hips", "--json").stdout)
+    assert flow["rounds"][0]["identified"]["registers"] == 25
+    report = json.loads(cli("report", "prisma", "--study", "Hips", "--json").stdout)
+    assert report["identification"]["records_per_source"]["CENTRAL trials register"] == 25
+    assert "counted as CENTRAL trials register (register)" in cli("study", "show", "Hips").stdout
+    bad = cli("study", "import-source", "Hips", imp, "--source-kind", "website", code=2)
+    assert "not one of database, register, other" in bad.output
+    alone = cli("import", ris / "litstudy__example.ris", "--source", "Embase", code=2)
+    assert "add --study NAME" in alone.output

@@ -27,6 +27,7 @@ __all__ = [
     "insert_document",
     "list_documents",
     "replace_document",
+    "set_import_source",
     "study_imports",
 ]
 
@@ -105,6 +106,19 @@ def replace_document(conn: Connection, kind: str, doc_id: str, data: Any) -> Non
     done = conn.execute(sa.update(table).where(table.c.id == doc_id).values(data=dump_json(data)))
     if done.rowcount != 1:
         raise NotFoundError(f"no {kind} record {doc_id}", code="record_not_found")
+
+
+def set_import_source(conn: Connection, import_id: str, source: dict[str, str]) -> None:
+    """Name the source an import's records count under (its document's ``source``; the
+    trace it holds is never edited)."""
+    text = conn.execute(sa.select(imports.c.trace).where(imports.c.id == import_id)).scalar()
+    if text is None:
+        raise NotFoundError(f"no imports record {import_id}", code="record_not_found")
+    doc = load_json(text, what="imports")
+    if not isinstance(doc, dict):
+        raise InputError(f"import {import_id} is not a stored import document")
+    doc["source"] = source
+    conn.execute(sa.update(imports).where(imports.c.id == import_id).values(trace=dump_json(doc)))
 
 
 def list_documents(

@@ -31,6 +31,7 @@ from ._documents import (
     insert_document,
     list_documents,
     replace_document,
+    set_import_source,
     study_imports,
 )
 from ._engine import StoredDataInvalid, dump_json, sources_changed
@@ -99,6 +100,7 @@ __all__ = [
     "record_owners",
     "rename_study",
     "replace_document",
+    "set_import_source",
     "set_status",
     "study_imports",
     "study_run_ids",

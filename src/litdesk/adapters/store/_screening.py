@@ -21,8 +21,10 @@ from ._schema import (
     screening_retrieval,
     screening_settings,
     screening_vectors,
+    study_history,
     study_records,
 )
+from ._study_records import RELABELLED
 
 __all__ = [
     "DECISION_KINDS",
@@ -400,8 +402,16 @@ def put_vectors(conn: Connection, study_id: str, embedder: str, rows: Mapping[st
 def record_fingerprint(conn: Connection, study_id: str) -> str:
     """A cheap fingerprint of the Study's records and their groups (one aggregate row read
     from the ``(study_id, grp)`` index, no documents): records added, removed, grouped or
-    regrouped into more, fewer or differently named groups change it."""
+    regrouped into more, fewer or differently named groups change it, and so does an
+    import's records counted under another source (the latest such change in the Study's
+    history: :data:`RELABELLED`)."""
     c = study_records.c
+    h = study_history.c
+    relabelled = (
+        sa.select(sa.func.max(h.seq))
+        .where(h.study_id == study_id, h.action == RELABELLED)
+        .scalar_subquery()
+    )
     row = conn.execute(
         sa.select(
             sa.func.count(),
@@ -410,6 +420,7 @@ def record_fingerprint(conn: Connection, study_id: str) -> str:
             sa.func.sum(sa.func.length(c.grp)),
             sa.func.min(c.grp),
             sa.func.max(c.grp),
+            relabelled,
         ).where(c.study_id == study_id)
     ).one()
     return "|".join("" if v is None else str(v) for v in row)

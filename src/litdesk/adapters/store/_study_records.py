@@ -15,11 +15,13 @@ from ._memo import stored_record
 from ._schema import imports, search_runs, study_papers, study_records, study_search_runs
 
 __all__ = [
+    "RELABELLED",
     "SOURCE_KINDS",
     "RecordCounts",
     "SourceRow",
     "StudyRecordRow",
     "count_by_database",
+    "database_source_kinds",
     "count_records_by_database",
     "count_records",
     "covered_papers",
@@ -30,6 +32,7 @@ __all__ = [
     "paper_record_names",
     "rename_paper_record",
     "record_sources",
+    "relabel_import_records",
     "refresh_paper_records",
     "set_groups",
     "set_record_papers",
@@ -40,6 +43,9 @@ __all__ = [
 
 #: where a record came from: an import, a linked search run, a paper added by hand
 SOURCE_KINDS: Final = frozenset({"import", "run", "paper"})
+#: the Study's history action of an import's records counted under another source
+#: (:func:`relabel_import_records`); a cached screen set is keyed by its latest (issue 28)
+RELABELLED: Final = "import_source_set"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +176,27 @@ def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: st
             .where(*where, c.key == key)
             .values(database=name[:200], data=dump_json(body))
         )
+
+
+def relabel_import_records(
+    conn: Connection, study_id: str, import_id: str, name: str, kind: str
+) -> int:
+    """Count an import's records under another source (``name``, PRISMA ``kind``); their
+    keys, digests and groups stay, so every decision on them holds. Answers how many."""
+    c = study_records.c
+    where = (c.study_id == study_id, c.source_kind == "import", c.source_id == import_id)
+    n = 0
+    for key, data in conn.execute(sa.select(c.key, c.data).where(*where)).all():
+        body = load_json(data)
+        if isinstance(body, dict):
+            body["prisma_kind"] = kind
+        conn.execute(
+            sa.update(study_records)
+            .where(*where, c.key == key)
+            .values(database=name[:200], data=dump_json(body))
+        )
+        n += 1
+    return n
 
 
 def refresh_paper_records(
@@ -382,6 +409,18 @@ def count_records_by_database(
         else:
             by_db[str(r.db)] = int(r.n)
     return counts, by_db
+
+
+def database_source_kinds(conn: Connection, study_id: str) -> dict[str, set[str]]:
+    """``{database: the kinds of source its records came from}`` (import, run, paper)."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.database, c.source_kind).where(c.study_id == study_id).distinct()
+    )
+    out: dict[str, set[str]] = {}
+    for db, kind in rows:
+        out.setdefault(str(db), set()).add(str(kind))
+    return out
 
 
 def count_by_database(conn: Connection, study_id: str) -> dict[str, int]:

@@ -58,6 +58,10 @@ class DatabaseSearch:
     round: int | None = None
 
 
+#: a kind of source as the identification names it beside the source
+_KIND_SHOWN: Final = {"register": "register", "other": "other method"}
+
+
 def round_label(number: int | None) -> str:
     """A search round named for people: "first search", "update round 2", "saved run"."""
     if number is None:
@@ -99,7 +103,9 @@ class ImportSource:
     """An imported file: its label (file name and format), date, records and the source
     digest (``sha256:…`` of the file's bytes; the same file imported again is one source).
     ``record_digests`` (the raw records' digests, in the order of ``papers``; empty when not
-    known) are what the Study's reviewer decisions are keyed by."""
+    known) are what the Study's reviewer decisions are keyed by. ``source``: the source
+    its records count under when the import names one ("Embase"; issue 28), else ``None``
+    (counted as "Import: <label>")."""
 
     id: str
     label: str
@@ -107,6 +113,17 @@ class ImportSource:
     papers: tuple[Paper, ...]
     digest: str | None = None
     record_digests: tuple[str, ...] = ()
+    source: str | None = None
+
+    @property
+    def counted_as(self) -> str:
+        """The source line its records are counted on."""
+        return self.source or f"Import: {self.label}"
+
+    @property
+    def shown(self) -> str:
+        """The import as its row names it: the source it counts under and its file."""
+        return f"{self.source}: {self.label}" if self.source else self.label
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +152,14 @@ class PrismaReport:
     rounds: tuple[SearchRound, ...] = ()
     #: import id → the search round it joined the Study in (with ``rounds`` only)
     import_rounds: dict[str, int] = field(default_factory=dict)
+    #: source → where PRISMA 2020 counts it (database, register, other; issue 28): a
+    #: source not here is a database
+    source_kinds: dict[str, str] = field(default_factory=dict)
+
+    def source_line(self, name: str) -> str:
+        """A source as the identification lists it: a register or another method says so."""
+        kind = self.source_kinds.get(name, "database")
+        return name if kind == "database" else f"{name} ({_KIND_SHOWN.get(kind, kind)})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -173,6 +198,7 @@ class PrismaReport:
             ],
             "identification": {
                 "records_per_source": dict(self.per_source),
+                "source_kinds": {k: self.source_kinds.get(k, "database") for k in self.per_source},
                 "records_identified": self.identified,
                 "duplicates_removed": self.duplicates_removed,
                 "records_after_deduplication": self.after_dedup,
@@ -278,15 +304,15 @@ def build_prisma(
         if imp.digest is not None:
             first = first_of.setdefault(imp.digest, imp.id)
             if first != imp.id:
-                rows.append((imp.id, imp.label, imp.date, 0))
+                rows.append((imp.id, imp.shown, imp.date, 0))
                 notes.append(
                     f"import {imp.id} ({imp.label}) is the same file as import {first}; "
                     f"its {len(imp.papers)} record(s) are not counted again"
                 )
                 continue
-        label = f"Import: {imp.label}"
+        label = imp.counted_as  # several files of one source add up on its line
         per_source[label] = per_source.get(label, 0) + len(imp.papers)
-        rows.append((imp.id, imp.label, imp.date, len(imp.papers)))
+        rows.append((imp.id, imp.shown, imp.date, len(imp.papers)))
         papers.extend(imp.papers)
         known = len(imp.record_digests) == len(imp.papers)
         digests.extend(imp.record_digests if known else (None for _ in imp.papers))
@@ -415,7 +441,7 @@ def prisma_markdown(report: PrismaReport, *, flow: str | None = None) -> str:
     else:
         lines.append("None.")
     lines += ["", "## PRISMA 2020 identification", ""]
-    lines += [f"- {_md(k)}: {v}" for k, v in report.per_source.items()]
+    lines += [f"- {_md(report.source_line(k))}: {v}" for k, v in report.per_source.items()]
     lines += [
         f"- Records identified{_all_rounds(report)}: {report.identified}",
         f"- Duplicate records removed: {report.duplicates_removed}",
@@ -483,7 +509,7 @@ def _svg(report: PrismaReport) -> str:
     sources = list(report.per_source.items())
     height = 60 + 18 * max(1, len(sources))
     box1 = [f"Records identified (n = {num(report.identified)})"] + [
-        f"{name}: {num(n)}" for name, n in sources
+        f"{report.source_line(name)}: {num(n)}" for name, n in sources
     ]
     text1 = "".join(
         f'<tspan x="20" dy="{18 if i else 0}">{_e(t)}</tspan>' for i, t in enumerate(box1)

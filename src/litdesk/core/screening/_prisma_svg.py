@@ -7,10 +7,13 @@ that the text stays inside its box in DejaVu Sans, Liberation Sans, Arial or Hel
 Lines wrap at spaces; a word longer than a line is broken inside. Each box grows to its text;
 each row of the diagram takes the height of its tallest box, so arrows stay straight.
 
-Layout (PRISMA 2020 for new systematic reviews, databases/registers and other methods in one
-column): identification → screening → retrieval → eligibility → included on the left, the
-removed / excluded / not retrieved boxes on the right. With several rounds each box lists the
-count per round under the total.
+Layout (PRISMA 2020 for new systematic reviews): identification → screening → retrieval →
+eligibility → included on the left, the removed / excluded / not retrieved boxes on the
+right; the records identified via databases and registers (each database and register by
+name) in the first box and, when there are any, those identified via other methods
+(citation searching, websites…) in a box of their own in a third column, whose records join
+the records screened (litdesk screens one working set). With several rounds each box lists
+the count per round under the total.
 """
 
 from __future__ import annotations
@@ -138,8 +141,8 @@ def _sum(flow: PrismaFlow, key: str) -> tuple[int, list[int]]:
     return sum(values), values
 
 
-#: a source's kind as the diagram's identification box names it beside the source
-_KIND: Final = {"database": "database", "register": "register", "other": "other method"}
+#: a kind of source as the identification box heads its sources
+_HEADING: Final = {"database": "Databases", "register": "Registers", "other": "Other methods"}
 
 
 def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> str:
@@ -148,15 +151,52 @@ def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> 
     left_x = MARGIN + STAGE_W + 10
     right_x = left_x + MAIN_W + GAP_X
 
-    sources: list[str] = []
-    names = list(dict.fromkeys((s.kind, s.name) for r in rounds for s in r.sources))
-    for kind, name in names:
-        count = sum(
-            s.records for r in rounds for s in r.sources if (s.kind, s.name) == (kind, name)
-        )
-        sources.append(f"{name}, {_KIND.get(kind, kind)} (n = {count:,})")
+    totals: dict[tuple[str, str], int] = {}
+    for r in rounds:
+        for src in r.sources:
+            key = (src.kind, src.name)
+            totals[key] = totals.get(key, 0) + src.records
+
+    def listed(kinds: tuple[str, ...]) -> list[str]:
+        """Each kind's records (with a heading when the box holds two kinds), then each
+        source of it: "Embase (n = 412)"."""
+        out: list[str] = []
+        for kind in kinds:
+            names = [(n, c) for (k, n), c in totals.items() if k == kind]
+            indent = ""
+            if len(kinds) > 1 and names:
+                out.append(f"{_HEADING[kind]} (n = {sum(c for _, c in names):,}):")
+                indent = "\u00a0" * 3  # under its heading (a space would collapse)
+            out += [f"{indent}{n} (n = {c:,})" for n, c in names]
+        return out
+
     total, per = _sum(flow, "identified")
-    identified = _box(left_x, MAIN_W, [f"Records identified {_n(flow, total, per)}", *sources])
+    other = [r.identified_by("other") for r in rounds]
+    main_total, main_per = total - sum(other), [a - b for a, b in zip(per, other, strict=True)]
+    head = "Records identified" if not sum(other) else (
+        "Records identified from databases and registers"
+    )  # fmt: skip
+    identified = _box(
+        left_x,
+        MAIN_W,
+        [f"{head} {_n(flow, main_total, main_per)}", *listed(("database", "register"))],
+    )
+    # other methods (citation searching, websites, organisations…): their own box, in a
+    # column of their own, their records joining the records screened
+    third_x = right_x + SIDE_W + GAP_X
+    others = (
+        _box(
+            third_x,
+            SIDE_W,
+            [
+                "Identification via other methods",
+                f"Records identified {_n(flow, sum(other), other)}",
+                *listed(("other",)),
+            ],
+        )
+        if sum(other)
+        else None
+    )
     removed = _box(
         right_x,
         SIDE_W,
@@ -211,11 +251,13 @@ def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> 
         k = per_stage[name]  # the stage band must hold its rotated name (bold: +10%)
         band = (text_width(name) * 1.1 + 2 * PAD - (k - 1) * GAP_Y) / k
         height = max(a.text_height, b.text_height if b else 0.0, band)
-        for box in (a, b):
+        if others is not None and a is identified:
+            height = max(height, others.text_height)
+        for box in (a, b, others if a is identified else None):
             if box is not None:
                 box.y, box.height = y, height
         y += height + GAP_Y
-    width = right_x + SIDE_W + MARGIN
+    width = (third_x if others is not None else right_x) + SIDE_W + MARGIN
     height = y - GAP_Y + MARGIN
 
     out = [
@@ -254,6 +296,15 @@ def prisma_svg(flow: PrismaFlow, *, title: str = "PRISMA 2020 flow diagram") -> 
     for (_, a, _), (_, c, _) in zip(rows, rows[1:], strict=False):
         cx = a.x + a.width / 2
         out.append(_arrow(cx, a.y + a.height, cx, c.y))
+    if others is not None:  # down from the other methods, over, into the records screened
+        out.append(_draw(others))
+        ox, turn = others.x + others.width / 2, screened.y - GAP_Y / 2
+        sx = screened.x + screened.width / 2
+        out.append(
+            f'<polyline points="{ox:.1f},{others.y + others.height:.1f} {ox:.1f},{turn:.1f} '
+            f'{sx:.1f},{turn:.1f} {sx:.1f},{screened.y:.1f}" fill="none" stroke="#000" '
+            'marker-end="url(#arrow)"/>'
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

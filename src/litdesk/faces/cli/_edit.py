@@ -1,5 +1,5 @@
 """Edit, delete, the trash and the history of a Study (issue 27): ``litdesk note
-edit/delete``, ``litdesk evidence delete``, ``litdesk study remove-paper / remove-import / remove-search /
+edit/delete``, ``litdesk evidence delete``, ``litdesk study remove-paper / remove-import / import-source / remove-search /
 delete / trash / restore / empty-trash / history``. Deletion is soft: each deleted item
 goes into a trash (its Study's, or the account's own) and ``study restore`` puts it back."""
 
@@ -107,6 +107,36 @@ def study_remove_import(
     (restorable)."""
     with sync_app() as app:
         _changed(app.studies.remove_import(study, import_id, owner=app.owner), as_json)
+
+
+@study_app.command("import-source")
+@command
+def study_import_source(
+    study: StudyArg,
+    import_id: Annotated[str, typer.Argument(help="The import's id (litdesk study show).")],
+    source: Annotated[
+        str | None, typer.Option("--source", help="The source's name, e.g. Embase.")
+    ] = None,
+    source_kind: Annotated[
+        str | None,
+        typer.Option("--source-kind", help="database, register or other (citation searching…)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Name the source an import's records count under in PRISMA 2020 (its database,
+    register or other method); screening and deduplication decisions stay."""
+    from litdesk.services.studies import ImportSourceRequest
+
+    request = ImportSourceRequest(study, import_id, source, source_kind)
+    with sync_app() as app:
+        view = app.studies.set_import_source(request, owner=app.owner)
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    _say(
+        f"{view.file} in {view.study_name}: counted as {view.name} ({view.kind}), "
+        f"{plural(view.records, 'record')}"
+    )
 
 
 @study_app.command("remove-search")

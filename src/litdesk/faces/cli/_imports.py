@@ -186,7 +186,14 @@ def _notice_lines(trace: ImportTrace) -> list[str]:
 
 
 def _into_study(
-    paths: list[str], *, study: str, format: str | None, strict_ids: bool, as_json: bool
+    paths: list[str],
+    *,
+    study: str,
+    format: str | None,
+    strict_ids: bool,
+    as_json: bool,
+    source: str | None = None,
+    source_kind: str | None = None,
 ) -> None:
     """``litdesk import FILE… --study NAME``: save the read files' records into the Study
     (created when missing), each file's trace kept; refused files reported beside them."""
@@ -201,6 +208,8 @@ def _into_study(
         strict_ids=strict_ids,
         create=True,
         refuse_all=True,
+        source_name=source,
+        source_kind=source_kind,
     )
     with _progress(paths) as hook, collector_paused(), sync_app() as app:
         outcome = app.studies.import_files(request, owner=app.owner, on_path=hook)  # type: ignore[arg-type]
@@ -220,6 +229,9 @@ def _into_study(
                 _say(f"  refused record at lines {r['lines'][0]}-{r['lines'][1]}: {r['reason']}")
             for line in _notice_lines(trace):
                 _say(line)
+            if f.source is not None:  # the PRISMA 2020 line its records count on
+                said = " (read from the file)" if f.source.origin == "file" else ""
+                _say(f"  counted as {f.source.name} ({f.source.kind}){said}")
         if len(done.files) > 1 or done.refused:
             saved = sum(f.saved for f in done.files)
             created = sum(f.created for f in done.files)
@@ -267,6 +279,22 @@ def register(app: typer.Typer) -> None:
                 "keeping each file's import trace.",
             ),
         ] = None,
+        source: Annotated[
+            str | None,
+            typer.Option(
+                "--source",
+                help="With --study: the source PRISMA counts the files' records under "
+                "(e.g. Embase; default: the database the file names, else its file name).",
+            ),
+        ] = None,
+        source_kind: Annotated[
+            str | None,
+            typer.Option(
+                "--source-kind",
+                help="With --study: database, register or other (citation searching, "
+                "websites…; default: a register when the name says so, else a database).",
+            ),
+        ] = None,
     ) -> None:
         """Read export files (RIS, MEDLINE, Web of Science, BibTeX, CSV, …) into traces;
         with --study, save their records into a Study.
@@ -278,8 +306,24 @@ def register(app: typer.Typer) -> None:
 
         paths = [str(f) for f in files]
         if study is not None:
-            _into_study(paths, study=study, format=format, strict_ids=strict_ids, as_json=as_json)
+            _into_study(
+                paths,
+                study=study,
+                format=format,
+                strict_ids=strict_ids,
+                as_json=as_json,
+                source=source,
+                source_kind=source_kind,
+            )
             return
+        if source is not None or source_kind is not None:
+            from litdesk._errors import InputError
+
+            raise InputError(
+                "--source and --source-kind name where a Study's records came from: "
+                "add --study NAME",
+                code="source_without_study",
+            )
         with _progress(paths) as hook, collector_paused():
             batch = import_files(paths, format=format, on_file=hook, strict_ids=strict_ids)  # type: ignore[arg-type]
         if as_json:

@@ -209,7 +209,10 @@ def study_show(
     sources = [("import", r) for r in summary.get("import_rows", [])]
     sources += [("search", r) for r in summary.get("runs", [])]
     for what, row in sources:
-        text = wrap_keeping_dates(f"  {what}: {row['label']}", console.width, indent="    ")
+        label = row["label"]
+        if what == "import" and row.get("counted_as"):  # the PRISMA source and its id
+            label += f"; counted as {row['counted_as']} ({row['prisma_kind']}); {row['id']}"
+        text = wrap_keeping_dates(f"  {what}: {label}", console.width, indent="    ")
         console.print(text, highlight=False, overflow="fold")
     print_rows(
         console,

@@ -40,7 +40,7 @@ from litdesk.core.providers import display_name
 from litdesk.core.records import Paper
 from litdesk.core.runs import read_run
 from litdesk.core.words import run_label
-from litdesk.services.workspace import catch_up_kept_runs, read_import_row
+from litdesk.services.workspace import catch_up_kept_runs, import_source_row, read_import_row
 
 from ._suggestions import alt_titles
 
@@ -83,6 +83,10 @@ def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
     doc = repo.get_document(conn, "imports", src.id)
     trace, ids = read_import_row(doc)
     label = f"{Path(trace.source.path).name} ({trace.source.format})"
+    source = import_source_row(doc)
+    # the source PRISMA counts the records under (issue 28): the name and kind the import
+    # holds, else (an import made before sources were named) its file, a register by name
+    database = source.name if source is not None else f"Import: {label}"
     rows: list[StudyRecordRow] = []
     for i, (rec, pid) in enumerate(zip(trace.records, ids, strict=True)):
         data: dict[str, object] = {
@@ -96,10 +100,12 @@ def _import_rows(conn: Connection, src: SourceRow) -> list[StudyRecordRow]:
             data["alt_titles"] = alts
         if terms := subject_terms(rec.extras):  # screening reads them (issue 28)
             data["subject_terms"] = terms
+        if source is not None:
+            data["prisma_kind"] = source.kind
         rows.append(
             StudyRecordRow(
                 f"{src.id}:{i}", "import", src.id, i, rec.digest,
-                f"Import: {label}", None, pid, data, src.at,
+                database, None, pid, data, src.at,
             )
         )  # fmt: skip
     return rows

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from litdesk.adapters.store import StudyRecordRow, whole_searches
+from litdesk.core.imports import IMPORT_SOURCE_KINDS, REGISTER_WORDS, kind_of_name
 from litdesk.core.runs import StudyRounds, study_rounds
 from litdesk.core.screening import (
     BOXES,
@@ -54,8 +55,6 @@ __all__ = [
 
 SourceKind = Literal["database", "register", "other"]
 
-#: a database name with one of these words is a trial register (PRISMA's "registers")
-REGISTER_WORDS = ("clinicaltrials", "trial regist", "ictrp", "registry", "register")
 #: the reason a full-text exclusion without one counts under (imported decisions)
 NO_REASON = "reason not given"
 
@@ -112,11 +111,16 @@ _BOX_OF_LABEL: dict[str, str] = {
 
 
 def source_kind(row: StudyRecordRow) -> SourceKind:
-    """Where PRISMA counts a record: a database, a register or another method."""
+    """Where PRISMA counts a record: a database, a register or another method (an
+    import's stated kind; a paper added by hand: another method; else a register when its
+    database's name has a register's words)."""
     if row.source_kind == "paper":
         return "other"
-    name = row.database.casefold().replace(".", "").replace("-", " ")
-    return "register" if any(w in name for w in REGISTER_WORDS) else "database"
+    stated = row.data.get("prisma_kind")
+    for kind in IMPORT_SOURCE_KINDS:
+        if stated == kind:
+            return kind
+    return kind_of_name(row.database)
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,7 +88,7 @@ def load_run_with_hits(store: Store, run_id: str) -> SearchRun:
 def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> PrismaReport:
     """The PRISMA-S report of a Study (an id, or a name as ``owner`` sees them): its saved
     runs and its imports. Whether ``owner`` may read it is the caller's check."""
-    from litdesk.services.workspace import read_import_row
+    from litdesk.services.workspace import import_source_row, read_import_row
 
     with store.read() as conn:
         row = repo.get_study(conn, study, account=owner)
@@ -119,10 +119,11 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     for doc in docs:
         trace = read_import_row(doc)[0]
         label = f"{Path(trace.source.path).name} ({trace.source.format})"
+        named = import_source_row(doc)
         imports.append(
             ImportSource(
                 doc.id, label, doc.created_at, tuple(trace.papers), trace.source.sha256,
-                tuple(r.digest for r in trace.records),
+                tuple(r.digest for r in trace.records), named.name if named else None,
             )
         )  # fmt: skip
     counts = identification(store, row.id)  # the Study's own numbers (its working set)
@@ -132,7 +133,28 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     report = build_prisma(
         row.name, runs, imports, decisions=decisions, working_set=counts, rounds=placed
     )
-    return replace(report, notes=report.notes + _round_notes(rounds), rounds=_search_rounds(rounds))
+    return replace(
+        report,
+        notes=report.notes + _round_notes(rounds),
+        rounds=_search_rounds(rounds),
+        source_kinds=_source_kinds(store, row.id, docs),
+    )
+
+
+def _source_kinds(store: Store, study_id: str, docs: list[repo.DocumentRow]) -> dict[str, str]:
+    """Where PRISMA 2020 counts each source of the Study's records, as its flow does: an
+    import's named kind, another method for papers added by hand or from Zotero, else a
+    register when the name says so (issue 28)."""
+    from litdesk.core.imports import kind_of_name
+    from litdesk.services.workspace import import_source_row
+
+    named = {s.name: s.kind for d in docs if (s := import_source_row(d)) is not None}
+    with store.read() as conn:
+        found = study_records.database_source_kinds(conn, study_id)
+    return {
+        db: named.get(db) or ("other" if "paper" in kinds else kind_of_name(db))
+        for db, kinds in found.items()
+    }
 
 
 def _placed(

@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         WorkingSetExportRequest,
         WorkingSetRequest,
     )
+    from ._sources import ImportSourceRequest, ImportSourceView
     from ._views import (
         AddSearchPreview,
         AttachedPdfView,
@@ -154,6 +155,8 @@ __all__ = [
     "ImportInputError",
     "ImportOutcome",
     "ImportRequest",
+    "ImportSourceRequest",
+    "ImportSourceView",
     "ImportView",
     "NotInStudy",
     "NotebookExport",

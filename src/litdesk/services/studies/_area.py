@@ -68,6 +68,7 @@ from ._requests import (
     WorkingSetRequest,
 )
 from ._screening_zip import ScreeningZip, record_decisions
+from ._sources import ImportSourceRequest, ImportSourceView, set_import_source
 from ._views import (
     AddSearchPreview,
     AttachedPdfView,
@@ -611,6 +612,10 @@ class StudiesArea:
             "files": len(request.uploads),
             "bytes": request.size,
         }
+        if request.source_name is not None:
+            params["source_name"] = request.source_name
+        if request.source_kind is not None:
+            params["source_kind"] = request.source_kind
         try:
             view = self.jobs.submit(IMPORT_KIND, params, owner=owner, job_id=job_id)
         except BaseException:
@@ -693,6 +698,10 @@ class StudiesArea:
     def remove_import(self, study: str, import_id: str, *, owner: str) -> ChangeView:
         """A whole import out of a Study with the papers only it brought (into the trash)."""
         return _trash.remove_import(self.store, study, import_id, owner)
+
+    def set_import_source(self, request: ImportSourceRequest, *, owner: str) -> ImportSourceView:
+        """Count an import's records under another source name and kind (PRISMA 2020)."""
+        return set_import_source(self.store, request, owner)
 
     def remove_search_run(self, study: str, run_id: str, *, owner: str) -> ChangeView:
         """A whole search run out of a Study with its records and the papers only it

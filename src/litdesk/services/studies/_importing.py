@@ -107,6 +107,7 @@ def run_import(
         create=request.create,
         status=request.status,
         then=record,
+        sources=[request.source_for(t) for t in batch.imports],
     )
     return replace(views[0], done=replace(done, refused=batch.refused))
 
@@ -137,8 +138,12 @@ def import_handler(store: Store, budget: MemoryBudget | None = None) -> Handler:
             if not record_import_done(conn, ctx.job.id, ctx.job.worker_id, result):
                 raise _Stop("this worker no longer holds the import job")
 
+        name, kind = ctx.params.get("source_name"), ctx.params.get("source_kind")
         request = ImportRequest(
-            str(ctx.params.get("study_id", "")), uploads=tuple((f.name, f.data) for f in files)
+            str(ctx.params.get("study_id", "")),
+            uploads=tuple((f.name, f.data) for f in files),
+            source_name=name if isinstance(name, str) else None,
+            source_kind=kind if isinstance(kind, str) else None,
         )
         try:
             with _room(ctx, budget, sum(len(f.data) for f in files), len(files)):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Final
 
 from litdesk._errors import InputError
 from litdesk.adapters.store import READING_STATUSES
+from litdesk.core.imports import ImportTrace, SourceLabel, default_source, source_label
 from litdesk.core.vocab import parse_subject_ref
 from litdesk.services.workspace import MAX_ZIP_BYTES
 
@@ -249,8 +251,18 @@ class ImportRequest:
     create: bool = False
     refuse_all: bool = False
     status: str | None = None
+    #: the source PRISMA counts every file's records under (issue 28): its name ("Embase")
+    #: and kind (database, register, other); unstated: what each file states, else its file
+    source_name: str | None = None
+    source_kind: str | None = None
 
     def __post_init__(self) -> None:
+        # validated now (a kind without a name is named after each file when it is read)
+        label = source_label(self.source_name, self.source_kind, fallback="file")
+        if label is not None and self.source_name is not None and self.source_name.strip():
+            object.__setattr__(self, "source_name", label.name)
+        if self.source_kind is not None:
+            object.__setattr__(self, "source_kind", self.source_kind.strip().lower() or None)
         if self.status is not None and self.status not in READING_STATUSES:
             raise ImportInputError(
                 f"reading status must be one of {', '.join(READING_STATUSES)}", code="bad_status"
@@ -281,6 +293,16 @@ class ImportRequest:
     def size(self) -> int:
         """The uploads' bytes together (0 for paths)."""
         return sum(len(data) for _name, data in self.uploads)
+
+    def source_for(self, trace: ImportTrace) -> SourceLabel | None:
+        """The source a read file's records count under: the one stated (a kind alone:
+        the file's own source name, else its file name), else ``None`` (what the file
+        states, :func:`default_source`, else its file)."""
+        if self.source_name is None and self.source_kind is None:
+            return None
+        stated = default_source(trace)
+        fallback = stated.name if stated else PurePath(trace.source.path).name
+        return source_label(self.source_name, self.source_kind, fallback=fallback)
 
 
 # --- whole searches into a Study and its update rounds (issue 27) --------------------------

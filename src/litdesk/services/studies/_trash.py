@@ -17,8 +17,9 @@ from litdesk._errors import IntegrityError, NotFoundError
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records, trash
 from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import make_annotation, read_annotation, read_evidence
+from litdesk.core.imports import ImportSourceKind, ImportTrace, kind_of_name
 from litdesk.core.words import day, import_label, plural
-from litdesk.services.workspace import NoteView, now_iso, read_import_row
+from litdesk.services.workspace import NoteView, import_source_row, now_iso, read_import_row
 
 from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
 from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
@@ -31,6 +32,7 @@ __all__ = [
     "edit_note",
     "empty_trash",
     "history",
+    "counted_as",
     "import_rows",
     "remove_import",
     "remove_paper",
@@ -475,6 +477,7 @@ _ACTIONS: Final = {
     "search_added": "Added a whole search",
     "study_updated": "Updated the Study's searches",
     "imported": "Imported a file",
+    "import_source_set": "Named an import's source",
     "import_removed": "Removed an import",
     "pdf_attached": "Attached a PDF",
     "pdf_confirmed": "Confirmed a PDF",
@@ -573,9 +576,12 @@ def import_rows(store: Store, study_id: str) -> list[ImportRow]:
                         "format": "",
                         "records": 0,
                         "created_at": doc.created_at,
+                        "counted_as": "",
+                        "prisma_kind": "",
                     }
                 )
                 continue
+            name, kind = counted_as(doc, trace)
             out.append(
                 {
                     "id": doc.id,
@@ -585,6 +591,18 @@ def import_rows(store: Store, study_id: str) -> list[ImportRow]:
                     "format": trace.source.format,
                     "records": len(ids),
                     "created_at": doc.created_at,
+                    "counted_as": name,
+                    "prisma_kind": kind,
                 }
             )
     return out
+
+
+def counted_as(doc: repo.DocumentRow, trace: ImportTrace) -> tuple[str, ImportSourceKind]:
+    """The source PRISMA counts an import's records under and its kind: the import's named
+    source, else (an import made before sources were named) its file, a register by name."""
+    source = import_source_row(doc)
+    if source is not None:
+        return source.name, source.kind
+    name = f"Import: {trace.source.path.rsplit('/', 1)[-1]} ({trace.source.format})"
+    return name, kind_of_name(name)

@@ -98,6 +98,10 @@ class ImportRow(TypedDict):
     format: str
     records: int
     created_at: str
+    #: the source PRISMA counts its records under ("Embase"; before sources were named:
+    #: "Import: file.ris (ris)") and its kind (database, register, other)
+    counted_as: str
+    prisma_kind: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,15 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         StudyExportTooLarge,
         StudyImportRefused,
     )
-    from ._codec import IMPORT_VERSION, TraceInvalid, read_import, read_import_row, trace_document
+    from ._codec import (
+        IMPORT_VERSION,
+        TraceInvalid,
+        import_source,
+        import_source_row,
+        read_import,
+        read_import_row,
+        trace_document,
+    )
     from ._evidence_files import evidence_csv, notebook_markdown
     from ._exports import EXPORT_VERSION, export_study, import_study, ris_text
     from ._inputs import FieldsRefused, PaperFields
@@ -74,6 +82,8 @@ __all__ = [
     "merge_papers",
     "notebook_markdown",
     "now_iso",
+    "import_source",
+    "import_source_row",
     "read_import",
     "read_import_row",
     "ris_text",

@@ -13,6 +13,7 @@ from litdesk.core.imports import (
     ParserInfo,
     RecordTrace,
     SourceInfo,
+    SourceLabel,
 )
 from litdesk.core.records import read_paper
 
@@ -20,6 +21,8 @@ __all__ = [
     "IMPORT_VERSION",
     "TraceInvalid",
     "import_member",
+    "import_source",
+    "import_source_row",
     "read_import",
     "read_import_row",
     "trace_document",
@@ -37,14 +40,35 @@ class TraceInvalid(IntegrityError):
     default_code = "trace_invalid"
 
 
-def trace_document(trace: ImportTrace, paper_ids: list[str | None]) -> dict[str, Any]:
-    """The stored shape of an import (version 1): the full trace (raw kept) and the
-    saved paper id of each record (``None`` when that record was not saved)."""
-    return {
+def trace_document(
+    trace: ImportTrace, paper_ids: list[str | None], source: SourceLabel | None = None
+) -> dict[str, Any]:
+    """The stored shape of an import (version 1): the full trace (raw kept), the saved
+    paper id of each record (``None`` when that record was not saved) and, when known, the
+    source PRISMA counts its records under (``source``: name, kind, origin; an import
+    stored before sources were named has none and is counted by its file)."""
+    doc: dict[str, Any] = {
         "version": IMPORT_VERSION,
         "trace": trace.to_dict(include_raw=True),
         "paper_ids": paper_ids,
     }
+    if source is not None:
+        doc["source"] = source.to_dict()
+    return doc
+
+
+def import_source(data: object) -> SourceLabel | None:
+    """The source label of an import document (``None``: not named)."""
+    return SourceLabel.from_dict(data.get("source")) if isinstance(data, dict) else None
+
+
+def import_source_row(doc: repo.DocumentRow) -> SourceLabel | None:
+    """:func:`import_source` of a stored import, once per stored text."""
+    return memoised("import source", doc.text, _import_source_text)
+
+
+def _import_source_text(text: str) -> SourceLabel | None:
+    return import_source(load_json(text, what="imports"))
 
 
 def _str(value: object, label: str, *, optional: bool = False) -> Any:
@@ -159,4 +183,5 @@ def import_member(doc: repo.DocumentRow) -> bytes:
 
 def _import_member_text(text: str) -> bytes:
     trace, ids = memoised("import", text, _read_import_text)
-    return dump_json(trace_document(trace, list(ids))).encode("utf-8")
+    source = memoised("import source", text, _import_source_text)
+    return dump_json(trace_document(trace, list(ids), source)).encode("utf-8")

@@ -56,7 +56,7 @@ from ._archive import (
     read_members,
 )
 from ._archive import refuse as _refuse
-from ._codec import read_import, trace_document
+from ._codec import import_source, read_import, trace_document
 from ._evidence_files import evidence_csv, notebook_markdown
 from ._results import MAX_STUDY_NAME, _new_id, now_iso
 from ._service import MAX_DESCRIPTION, Workspace
@@ -413,7 +413,8 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
         try:
             if body is None:
                 raise IntegrityError("missing")
-            traces.append(read_import(load_json(body, "an import trace", budget)))
+            data = load_json(body, "an import trace", budget)
+            traces.append((*read_import(data), import_source(data)))
         except LitdeskError as exc:
             errors.append(f"import {str(imp_id)[:100]!r}: {exc.message}")
     pdf_links: list[dict[str, str]] = []
@@ -582,13 +583,13 @@ def import_study(
                     ),
                 )  # fmt: skip
                 restored += 1
-        for trace, ids in parsed["traces"]:
+        for trace, ids, source in parsed["traces"]:
             new_ids = [remap.get(i) if i else None for i in ids]  # only the ZIP's own papers
             repo.insert_document(
                 conn,
                 "imports",
                 _new_id("imp"),
-                trace_document(trace, new_ids),
+                trace_document(trace, new_ids, source),
                 now,
                 study_id=study.id,
                 extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},

@@ -25,6 +25,7 @@ from litdesk.core.evidence import (
     paper_pmcid,
     text_digest,
 )
+from litdesk.core.imports import SourceLabel
 from litdesk.core.records import Paper, read_paper, split_arxiv
 from litdesk.core.vocab import SubjectRef
 
@@ -242,11 +243,14 @@ class ImportResult:
     #: earlier imports of the same file (source digest) into the same Study
     repeats: list[str] = field(default_factory=list)
     path: str | None = None
+    #: the source PRISMA counts the records under (``None``: named by its file)
+    source: SourceLabel | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "import_id": self.import_id,
             "path": self.path,
+            "source": self.source.to_dict() if self.source is not None else None,
             "paper_ids": self.paper_ids,
             "study_id": self.study_id,
             "records_saved": self.saved,

@@ -25,7 +25,7 @@ from litdesk.core.evidence import (
     make_annotation,
     read_annotation,
 )
-from litdesk.core.imports import ImportTrace, repeated_source
+from litdesk.core.imports import ImportTrace, SourceLabel, default_source, repeated_source
 from litdesk.core.records import Paper
 
 from ._batch import save_batch
@@ -379,6 +379,7 @@ class Workspace(EvidenceOps):
         study_id: str | None,
         status: str | None,
         now: str,
+        source: SourceLabel | None = None,
     ) -> ImportResult:
         ids: list[str | None] = []
         refused: list[RefusedRecord] = []
@@ -412,11 +413,12 @@ class Workspace(EvidenceOps):
             for pid in dict.fromkeys(i for i in ids if i):
                 repo.set_status(conn, pid, status, now, status_of=self.owner)
         import_id = _new_id("imp")
+        label = source or default_source(trace)
         repo.insert_document(
             conn,
             "imports",
             import_id,
-            trace_document(trace, ids),
+            trace_document(trace, ids, label),
             now,
             study_id=study_id,
             extra={"sha256": trace.source.sha256, "format": trace.source.format[:40]},
@@ -432,6 +434,7 @@ class Workspace(EvidenceOps):
             ids,
             repeats,
             path=trace.source.path,
+            source=label,
         )
 
     def attach_import(
@@ -476,12 +479,15 @@ class Workspace(EvidenceOps):
         create: bool = True,
         status: str | None = None,
         then: Callable[[Connection, StudyImport], None] | None = None,
+        sources: Sequence[SourceLabel | None] = (),
     ) -> StudyImport:
         """Save the records of every trace into ``study`` and keep each trace, in one
         transaction: the Study (created when it does not exist and ``create``), the
         papers, their Study links and every import trace commit together or not at all.
         ``then`` runs last inside that transaction (an import job records its outcome
-        there; an error it raises rolls the whole import back)."""
+        there; an error it raises rolls the whole import back). ``sources``: the source
+        PRISMA counts each trace's records under (by position; ``None`` or missing: what the
+        file states, :func:`default_source`, else its file)."""
         if not traces:
             raise InputError("nothing to import: no file was read", code="nothing_imported")
         now = now_iso()
@@ -498,7 +504,11 @@ class Workspace(EvidenceOps):
                 )
                 created = True
             access.require_study(conn, self.owner, row.id, "write")
-            results = [self._attach(conn, t, row.id, status, now) for t in traces]
+            named = list(sources) + [None] * (len(traces) - len(sources))
+            results = [
+                self._attach(conn, t, row.id, status, now, source)
+                for t, source in zip(traces, named, strict=True)
+            ]
             done = StudyImport(row.id, row.name, created, tuple(results))
             if then is not None:
                 then(conn, done)

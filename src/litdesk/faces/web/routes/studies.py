@@ -170,11 +170,26 @@ async def import_api(
         list[UploadFile],
         File(description="RIS, MEDLINE, WoS, BibTeX, CSV, EndNote XML, CSL-JSON …"),
     ],
+    source: Annotated[
+        str | None,
+        Form(
+            max_length=1000,
+            description="The source PRISMA counts the files' records under (e.g. Embase; "
+            "default: the database the file names, else its file name)",
+        ),
+    ] = None,
+    source_kind: Annotated[
+        str | None,
+        Form(max_length=40, description="database, register or other (default: from the name)"),
+    ] = None,
 ) -> Response:
     """Files totalling more than ``web_import_job_bytes`` are imported by a job: the
     answer is 202 with ``{"job": …}``, watched with ``GET /api/v1/jobs/{id}`` (its result
-    is the dict a synchronous import answers)."""
+    is the dict a synchronous import answers). ``source`` and ``source_kind`` name where
+    the files came from (PRISMA 2020's identification, issue 28)."""
     loaded = tuple([(f.filename or "file", await f.read(20_000_001)) for f in files[:21]])
-    request = ImportRequest(study, uploads=loaded)
+    request = ImportRequest(
+        study, uploads=loaded, source_name=source or None, source_kind=source_kind or None
+    )
     outcome = await run_in_threadpool(app.studies.import_files, request, owner=owner)
     return JSONResponse(outcome.to_dict(), status_code=202 if outcome.job else 200)

@@ -18,7 +18,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
 from litdesk.services.reader import EvidenceUpdateRequest
-from litdesk.services.studies import ChangeView, EmptyTrashRequest, NoteEditRequest
+from litdesk.services.studies import (
+    ChangeView,
+    EmptyTrashRequest,
+    ImportSourceRequest,
+    NoteEditRequest,
+)
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
@@ -187,6 +192,37 @@ def remove_import_form(
     app: AppDep, owner: OwnerDep, ref: StudyRef, import_id: ImportId
 ) -> Response:
     return _to_trash(app.studies.remove_import(ref, import_id, owner=owner))
+
+
+class ImportSourceBody(BaseModel):
+    name: str | None = Field(default=None, max_length=1000)
+    kind: str | None = Field(default=None, max_length=40)
+
+
+@api.post(
+    "/studies/{ref}/imports/{import_id}/source",
+    summary="Name the source (database, register or other method) an import's records "
+    "count under in PRISMA 2020",
+)
+def import_source_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, import_id: ImportId, body: ImportSourceBody
+) -> dict[str, object]:
+    request = ImportSourceRequest(ref, import_id, body.name, body.kind)
+    return app.studies.set_import_source(request, owner=owner).to_dict()
+
+
+@pages.post("/study/{ref}/imports/{import_id}/source")
+def import_source_form(
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    import_id: ImportId,
+    name: Annotated[str, Form(max_length=1000)] = "",
+    kind: Annotated[str, Form(max_length=40)] = "",
+) -> Response:
+    request = ImportSourceRequest(ref, import_id, name or None, kind or None)
+    view = app.studies.set_import_source(request, owner=owner)
+    return RedirectResponse(f"/study/{quote(view.study_id)}#imports", status_code=303)
 
 
 @api.post(

@@ -44,6 +44,11 @@ export function installImports() {
     line(report, `Importing ${plural(files.length, "file")}…`, "muted");
     const body = new FormData();
     for (const f of files) body.append("files", f, f.name);
+    // where the files came from (PRISMA 2020): left empty, the server reads it from the file
+    const sourceName = document.getElementById("import-source-name");
+    const sourceKind = document.getElementById("import-source-kind");
+    if (sourceName && sourceName.value.trim()) body.append("source", sourceName.value.trim());
+    if (sourceKind && sourceKind.value) body.append("source_kind", sourceKind.value);
     let response;
     try {
       response = await fetch(`/api/v1/imports?study=${encodeURIComponent(study)}`, {
@@ -73,10 +78,15 @@ export function installImports() {
     }
     for (const i of data.imported) {
       const notices = Object.entries(i.notices).map(([k, n]) => `${k} ${n}`).join(", ") || "none";
-      line(report, `${i.file}: ${i.format}, ${i.encoding}, ${plural(i.records, "record")}, ${i.records_saved.toLocaleString("en")} saved (${i.papers_created.toLocaleString("en")} new); notices: ${notices}`, "notice ok");
+      const counted = i.source ? `; counted as ${i.source.name} (${i.source.kind})` : "";
+      line(report, `${i.file}: ${i.format}, ${i.encoding}, ${plural(i.records, "record")}, ${i.records_saved.toLocaleString("en")} saved (${i.papers_created.toLocaleString("en")} new)${counted}; notices: ${notices}`, "notice ok");
       for (const r of i.records_refused) line(report, `record refused: ${r.reason || r.message || JSON.stringify(r)}`, "notice warn");
     }
     for (const r of data.refused) line(report, `${r.file} refused (${r.code}): ${r.message}`, "notice error");
+    if (data.imported.length) { // named for these files: the next files say their own
+      if (sourceName) sourceName.value = "";
+      if (sourceKind) sourceKind.value = "";
+    }
     const saved = data.imported.reduce((n, i) => n + i.records_saved, 0);
     const updated = await refresh(REGIONS, `Imported: ${plural(saved, "record")} saved; the Study's figures and papers are up to date.`);
     if (!updated) line(report, "Reload the page to see the Study's papers.", "muted");

@@ -1,0 +1,189 @@
+"""Where an import's records came from, as PRISMA 2020 counts them (issue 28): the source's
+name ("Embase", "ClinicalTrials.gov", "Citation searching") and its kind (a database, a
+register, another method).
+
+The user states them (:func:`source_label`, validated); when they say nothing, the file
+says what it can (:func:`default_source`): a RIS export's ``DB`` (else ``DP``) tag, the
+database a format is the export of (a PubMed/MEDLINE file is PubMed's, a Web of Science
+file Web of Science's, a Scopus CSV Scopus's, …); else nothing, and the import is named by
+its file as before. A name with a trial register's words is a register unless the kind is
+stated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Final, Literal, get_args
+
+from litdesk._errors import InputError
+
+from ._trace import ImportTrace
+
+__all__ = [
+    "IMPORT_SOURCE_KINDS",
+    "MAX_SOURCE_NAME",
+    "REGISTER_WORDS",
+    "ImportSourceKind",
+    "SourceLabel",
+    "SourceLabelInvalid",
+    "default_source",
+    "kind_of_name",
+    "source_label",
+]
+
+ImportSourceKind = Literal["database", "register", "other"]
+#: PRISMA 2020's kinds of source, in its order
+IMPORT_SOURCE_KINDS: Final[tuple[ImportSourceKind, ...]] = get_args(ImportSourceKind)
+MAX_SOURCE_NAME: Final = 200
+#: a source name with one of these words is a trial register (PRISMA's "registers")
+REGISTER_WORDS: Final = ("clinicaltrials", "trial regist", "ictrp", "registry", "register")
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class SourceLabelInvalid(InputError):
+    """A source name or kind that cannot be stored."""
+
+    default_code = "bad_source"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLabel:
+    """An import's source: ``name`` as PRISMA lists it, ``kind`` where it counts, and
+    ``origin``: ``"given"`` (the user said so) or ``"file"`` (read from the file)."""
+
+    name: str
+    kind: ImportSourceKind
+    origin: Literal["given", "file"] = "given"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "kind": self.kind, "origin": self.origin}
+
+    @classmethod
+    def from_dict(cls, data: object) -> SourceLabel | None:
+        """The label a stored import document holds (``None``: an import made before
+        sources were named, or a malformed entry — counted by its file as before)."""
+        if not isinstance(data, dict):
+            return None
+        name, kind, origin = data.get("name"), data.get("kind"), data.get("origin", "given")
+        if not isinstance(name, str) or kind not in IMPORT_SOURCE_KINDS:
+            return None
+        try:
+            clean = _clean_name(name)
+        except SourceLabelInvalid:
+            return None
+        return cls(clean, kind, "file" if origin == "file" else "given")
+
+
+def kind_of_name(name: str) -> ImportSourceKind:
+    """A register when the name has a trial register's words, else a database."""
+    folded = name.casefold().replace(".", "").replace("-", " ")
+    return "register" if any(w in folded for w in REGISTER_WORDS) else "database"
+
+
+def _clean_name(name: str) -> str:
+    if _CONTROL.search(name.strip()):
+        raise SourceLabelInvalid("a source name cannot hold control characters (tabs, newlines…)")
+    clean = " ".join(name.split())
+    if not clean:
+        raise SourceLabelInvalid("a source name cannot be empty")
+    if len(clean) > MAX_SOURCE_NAME:
+        raise SourceLabelInvalid(
+            f"a source name has at most {MAX_SOURCE_NAME} characters ({len(clean)} given)"
+        )
+    return clean
+
+
+def source_label(
+    name: str | None, kind: str | None, *, fallback: str | None = None
+) -> SourceLabel | None:
+    """The label the user stated: ``name`` trimmed (≤ 200 characters, no control
+    characters), ``kind`` one of database / register / other (unstated: a register when
+    the name has a register's words, else a database). A kind without a name names the
+    source ``fallback`` (the file's default); nothing stated is ``None``."""
+    name = name if name is None or name.strip() else None
+    kind = kind.strip().lower() if kind is not None and kind.strip() else None
+    if kind is not None and kind not in IMPORT_SOURCE_KINDS:
+        raise SourceLabelInvalid(
+            f"source kind {kind[:40]!r} is not one of {', '.join(IMPORT_SOURCE_KINDS)}"
+        )
+    if name is None and kind is None:
+        return None
+    if name is None:
+        if fallback is None:
+            raise SourceLabelInvalid("name the source of the file (e.g. Embase)")
+        name = fallback
+    clean = _clean_name(name)
+    chosen = next((k for k in IMPORT_SOURCE_KINDS if k == kind), None)
+    return SourceLabel(clean, chosen or kind_of_name(clean))
+
+
+#: the database a format is the export of (formats that hold one database's records)
+_FORMAT_SOURCES: Final = {
+    "medline": "PubMed",
+    "pubmed-xml": "PubMed",
+    "wos": "Web of Science",
+    "wos-tab": "Web of Science",
+    "scopus-csv": "Scopus",
+    "europepmc-json": "Europe PMC",
+    "openalex-json": "OpenAlex",
+    "crossref-json": "Crossref",
+    "arxiv-atom": "arXiv",
+}
+#: a RIS ``DB``/``DP`` value as PRISMA names the database (EBSCOhost's short codes, the
+#: provider of PubMed); matched case-insensitively on the whole value
+_RIS_NAMES: Final = {
+    "psyh": "APA PsycInfo",
+    "ecn": "EconLit",
+    "cin20": "CINAHL",
+    "ccm": "CINAHL",
+    "c8h": "CINAHL",
+    "rzh": "CINAHL",
+    "cmedm": "MEDLINE",
+    "mdc": "MEDLINE",
+    "mnh": "MEDLINE",
+    "eric": "ERIC",
+    "nlm": "PubMed",
+    "pubmed": "PubMed",
+    "medline": "MEDLINE",
+    "embase": "Embase",
+}
+#: an Ovid segment's years ("<2008 to 2009>") and MEDLINE's sub-files name one database
+_OVID_YEARS: Final = re.compile(r"\s*<[^>]*>")
+_OVID_MEDLINE: Final = re.compile(r"^ovid medline\(r\)", re.IGNORECASE)
+#: the most databases a mixed export's default name lists
+_MAX_NAMED: Final = 3
+
+
+def _ris_name(value: str) -> str | None:
+    v = " ".join(_OVID_YEARS.sub("", value).split())
+    if not v or _CONTROL.search(v):
+        return None
+    if _OVID_MEDLINE.match(v):
+        return "Ovid MEDLINE(R)"
+    return _RIS_NAMES.get(v.casefold(), v)[:MAX_SOURCE_NAME]
+
+
+def default_source(trace: ImportTrace) -> SourceLabel | None:
+    """The source a file states, when it states one (``origin`` ``"file"``): the format's
+    database, or the database its RIS records name (each record's first ``DB``, else
+    ``DP``; records naming different databases: the names by number of records, joined
+    with " + "); ``None`` when the file says nothing (it is named by its file)."""
+    fmt = trace.source.format
+    if fmt in _FORMAT_SOURCES:
+        return SourceLabel(_FORMAT_SOURCES[fmt], "database", "file")
+    if fmt != "ris":
+        return None
+    names: Counter[str] = Counter()
+    for rec in trace.records:
+        for tag in ("DB", "DP"):
+            found = next((n for v in rec.extras.get(tag, ()) if (n := _ris_name(v))), None)
+            if found:
+                names[found] += 1
+                break
+    if not names:
+        return None
+    top = [n for n, _ in names.most_common(_MAX_NAMED)]
+    name = " + ".join(top)[:MAX_SOURCE_NAME]
+    return SourceLabel(name, kind_of_name(name), "file")
