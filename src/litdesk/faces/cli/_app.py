@@ -20,6 +20,7 @@ from . import (
     _dedup,
     _demo,
     _edit,
+    _evidence,
     _forms,
     _imports,
     _library,
@@ -147,6 +148,7 @@ def _root(
 
 for _module in (_imports, _query, _search, _runs, _workspace, _reading, _library, _dedup, _report):
     _module.register(app)
+_evidence.register(app)
 _pdf.register(app)
 _assist.register(app)
 _strategy.register(app)

@@ -11,8 +11,9 @@ import typer
 
 from .._words import plural
 from ._context import sync_app
+from ._evidence import evidence_app
 from ._output import command, console, emit_json
-from ._workspace import JsonOpt, evidence_app, study_app
+from ._workspace import JsonOpt, study_app
 
 if TYPE_CHECKING:
     from litdesk.services.studies import ChangeView
