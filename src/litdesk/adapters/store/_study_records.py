@@ -167,15 +167,7 @@ def rename_paper_record(conn: Connection, study_id: str, paper_id: str, name: st
     """Count the record of a saved paper under another source (its group stays)."""
     c = study_records.c
     where = (c.study_id == study_id, c.source_kind == "paper", c.source_id == paper_id)
-    for key, data in conn.execute(sa.select(c.key, c.data).where(*where)).all():
-        body = load_json(data)
-        if isinstance(body, dict):
-            body["label"] = name
-        conn.execute(
-            sa.update(study_records)
-            .where(*where, c.key == key)
-            .values(database=name[:200], data=dump_json(body))
-        )
+    _relabel(conn, where, name, "label", name)
 
 
 def relabel_import_records(
@@ -185,11 +177,20 @@ def relabel_import_records(
     keys, digests and groups stay, so every decision on them holds. Answers how many."""
     c = study_records.c
     where = (c.study_id == study_id, c.source_kind == "import", c.source_id == import_id)
+    return _relabel(conn, where, name, "prisma_kind", kind)
+
+
+def _relabel(
+    conn: Connection, where: tuple[sa.ColumnElement[bool], ...], name: str, field: str, value: str
+) -> int:
+    """The records ``where`` selects counted under source ``name`` (their document's
+    ``field`` set to ``value``); answers how many."""
+    c = study_records.c
     n = 0
     for key, data in conn.execute(sa.select(c.key, c.data).where(*where)).all():
         body = load_json(data)
         if isinstance(body, dict):
-            body["prisma_kind"] = kind
+            body[field] = value
         conn.execute(
             sa.update(study_records)
             .where(*where, c.key == key)
