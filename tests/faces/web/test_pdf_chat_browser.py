@@ -139,6 +139,9 @@ def test_ticking_papers_chooses_them_as_the_scope(browser: Any, site: Site) -> N
     page.check("#scope-form input[name=scope][value=library]")
     page.click("#scope-form button[type=submit]")
     expect(page.locator("#current-scope")).to_have_text("Now asking: the whole library")
+    # the form posted and the page came again: its script must be running before the tick
+    # (a loaded machine ticked before it was, and the radio stayed as it was)
+    expect(page.locator("html[data-ready='1']")).to_have_count(1)
     page.check("#scope-form input[name=papers][value='wheat.pdf']")  # the radio untouched
     expect(page.locator("#scope-form input[name=scope][value=papers]")).to_be_checked()
     page.click("#scope-form button[type=submit]")
