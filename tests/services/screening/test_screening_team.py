@@ -106,7 +106,7 @@ def test_roles_and_blind_pairs_until_revealed(team: tuple[App, str]) -> None:
         assert s.items(ItemsRequest(sid, FT), owner=who).rows == ()
         assert s.progress(ProgressRequest(sid, FT), owner=who).mine["total"] == 0
         assert s.next(NextRequest(sid, FT), owner=who).done
-        with pytest.raises(NotScreenable):
+        with pytest.raises(NotScreenable, match="is not at the full-text stage"):
             s.card(CardRequest(sid, FT, k2), owner=who)
     with pytest.raises(NotScreenable) as waits:
         _decide(app, sid, BOB, k2, "include", stage=FT)

@@ -85,6 +85,7 @@ __all__ = ["ScreeningArea"]
 
 #: orders kept in the process (each a tuple of a Study's item keys)
 _ORDERS_KEPT: Final = 32
+_WORDS: Final = {"title_abstract": "title and abstract", "full_text": "full-text"}
 
 
 class NotScreenable(NotFoundError):
@@ -640,7 +641,7 @@ class ScreeningArea(TeamScreening):
         state = self._state(ctx, request.stage, owner)
         if group.key not in state.items:
             raise NotScreenable(
-                f"record {group.key[:80]!r} is not at the {request.stage} stage",
+                f"record {group.key[:80]!r} is not at the {_WORDS[request.stage]} stage",
                 code="not_at_stage",
             )
         model, scores = self._model(ctx, state)
