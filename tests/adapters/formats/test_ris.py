@@ -304,3 +304,16 @@ def test_many_continuation_lines_read_in_linear_time() -> None:
     assert time.process_time() - start < 5.0  # quadratic joining took minutes here
     assert trace.papers[0].abstract is not None
     assert trace.papers[0].abstract.startswith("start\nmore text\nmore text")
+
+
+def test_html_escaped_markup_in_a_record_is_made_plain() -> None:
+    """A RIS made from OpenAlex metadata: the abstract's escaped markup is made plain (it
+    showed '&lt;i&gt;Results:&lt;/i&gt;' to a reviewer); a bare '<' stays."""
+    text = (
+        "TY  - JOUR\nTI  - Smith &amp; Jones\n"
+        "AB  - &lt;i&gt;Results:&lt;/i&gt; fewer episodes (p &lt; 0.05)\nER  - \n"
+        "TY  - JOUR\nTI  - Plain\nAB  - p < 0.05\nER  - \n"
+    )
+    first, second = formats.loads(text.encode(), format="ris").papers
+    assert (first.title, first.abstract) == ("Smith & Jones", "Results: fewer episodes (p < 0.05)")
+    assert second.abstract == "p < 0.05"

@@ -223,6 +223,7 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     pg.locator("#count-papers", has_text="1").wait_for()
     assert pg.locator("#papers tbody tr").count() == 1
     assert "1 imported file" in pg.locator("#imports").inner_text()
+    assert "0 of 1 screened" in pg.locator("#screening-section").inner_text()  # not "0 of 0"
     pg.locator("#live").filter(has_text="Imported: 1 record saved").wait_for(state="attached")
     assert pg.evaluate("() => window.notReloaded === true")
     _no_script_ran(pg)

@@ -140,6 +140,12 @@ def test_two_sessions_screen_blind_then_reveal(
     assert bob.locator("#agreement").count() == 0
     bob.goto(f"{server.base}/study/{sid}/screen/conflicts")
     bob.screenshot(path=str(shots / "scr-web-conflicts-blind.png"), full_page=True)
+    # the members page's role form fits a phone (its long role names overflowed 420 px)
+    size = ana.viewport_size
+    ana.set_viewport_size({"width": 420, "height": 900})
+    ana.goto(f"{server.base}/study/{sid}/members")
+    assert ana.evaluate("document.documentElement.scrollWidth") <= 420
+    ana.set_viewport_size(size)
     # the owner reveals from the settings page
     ana.goto(f"{server.base}/study/{sid}/screen/settings")
     ana.screenshot(path=str(shots / "scr-web-settings-team.png"), full_page=True)

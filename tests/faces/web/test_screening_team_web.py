@@ -79,12 +79,26 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         )
         refused = _form(bob, f"/study/{sid}/screen/reveal", {"stage": "title_abstract"})
         assert refused.status_code == 403  # type: ignore[attr-defined]
+        # full text waits for the reveal: the record both included (keys[2]) is not shown
+        # there, nor counted, which would tell bob that ana included it too
+        agreed = bob.get(f"{_api(sid)}/card", params={"record_key": keys[2]}).json()["title"]
+        ft = bob.get(f"/study/{sid}/screen", params={"stage": "full_text"}).text
+        assert "Full-text screening waits for the reveal" in ft and agreed not in ft
+        assert "0 of 0 screened" in ft
+        items = bob.get(f"/study/{sid}/screen/items").text  # no choice that answers an error
+        assert 'value="conflict"' not in items and 'value="mine"' in items
+        # the settings say who changed them by name
+        settings_page = bob.get(f"/study/{sid}/screen/settings").text
+        assert "by ana." in settings_page and "acct_" not in settings_page
     with server.signed_in("cy") as cy:  # a viewer reads but does not decide
         r = cy.post(
             f"{_api(sid)}/decisions",
             json={"stage": "title_abstract", "record_key": keys[3], "verdict": "include"},
         )
         assert r.status_code == 403
+        page = cy.get(f"/study/{sid}/screen").text  # a record to read, no decision form
+        assert 'id="screen-card"' in page and 'id="read-only"' in page
+        assert 'id="decide-form"' not in page and 'id="undo-form"' not in page
         # the role is checked before the settings are: an invalid change is refused too
         assert cy.post(f"{_api(sid)}/settings", json={"reasons": []}).status_code == 403
         assert cy.post(f"{_api(sid)}/settings", json={"reasons": ["x"]}).status_code == 403
@@ -96,6 +110,9 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         assert r.status_code == 303  # type: ignore[attr-defined]
         queue = ana.get(f"/study/{sid}/screen/conflicts").text
         assert "1 conflict waiting" in queue
+        with server.signed_in("bob") as bob:  # one of the pair: no resolve form, a way out
+            mine = bob.get(f"/study/{sid}/screen/conflicts").text
+            assert "You are one of this pair" in mine and "/screen/resolve" not in mine
         title = ana.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()["title"]
         assert title in queue and queue.count("· you ·") == 0  # the other's name, then "you:"
         assert "you: <span" in queue and "bob: <span" in queue  # names, not account ids

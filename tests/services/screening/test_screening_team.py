@@ -96,14 +96,38 @@ def test_roles_and_blind_pairs_until_revealed(team: tuple[App, str]) -> None:
     assert k1 not in offered and k2 not in offered
     assert s.next(NextRequest(sid, order="original"), owner=OWNER).record_key == k3
 
-    # full text: only the pair's agreed include (k2); k1 is in conflict, k3 waits a 2nd review
-    ft = s.items(ItemsRequest(sid, FT), owner=BOB)
+    # full text: only the pair's agreed include (k2); k1 is in conflict, k3 waits a 2nd review.
+    # While title/abstract is blind that is the owner's to see: which records reached full
+    # text is where each of the pair stands, so a reviewer, a third member and a viewer see
+    # no full-text records (their counts, queue and cards) and cannot decide there
+    ft = s.items(ItemsRequest(sid, FT), owner=OWNER)
     assert [r["record_key"] for r in ft.rows] == [k2]
+    for who in (BOB, CY, VIC):
+        assert s.items(ItemsRequest(sid, FT), owner=who).rows == ()
+        assert s.progress(ProgressRequest(sid, FT), owner=who).mine["total"] == 0
+        assert s.next(NextRequest(sid, FT), owner=who).done
+        with pytest.raises(NotScreenable, match="is not at the full-text stage"):
+            s.card(CardRequest(sid, FT, k2), owner=who)
+    with pytest.raises(NotScreenable) as waits:
+        _decide(app, sid, BOB, k2, "include", stage=FT)
+    assert waits.value.code == "blind" and "reveals" in str(waits.value)
     with pytest.raises(NotScreenable):
         _decide(app, sid, BOB, k1, "include", stage=FT)
+    from litdesk.services.screening import PrismaFlowRequest
+
+    notes = s.prisma(PrismaFlowRequest(sid), owner=BOB).flow["notes"]
+    assert notes == [
+        "decisions at title and abstract are blind until the Study's owner reveals them"
+    ]
+    # the owner's full-text card lists no reviewer's blind title/abstract decision
+    owner_card = s.card(CardRequest(sid, FT, k2), owner=OWNER)
+    assert [d["reviewer"] for d in owner_card.decisions] == []
 
     # the owner reveals: everyone sees both decisions and the conflict
     s.configure(ConfigureRequest(sid, revealed={TA: True}), owner=OWNER)
+    assert [r["record_key"] for r in s.items(ItemsRequest(sid, FT), owner=BOB).rows] == [k2]
+    ft_card = s.card(CardRequest(sid, FT, k2), owner=BOB)
+    assert sorted(d["reviewer"] for d in ft_card.decisions) == [BOB, CY]
     hist = s.history(HistoryRequest(sid, k1), owner=BOB)
     assert sorted(e["reviewer"] for e in hist.entries) == [BOB, CY]
     p = s.progress(ProgressRequest(sid), owner=VIC)
@@ -162,3 +186,30 @@ def test_access_is_checked_before_a_decisions_file_is_read(team: tuple[App, str]
         app.screening.import_decisions(unreadable, owner="acct_stranger")
     with pytest.raises(DecisionsFileError):  # a member gets the file's own error
         app.screening.import_decisions(unreadable, owner=BOB)
+
+
+def test_decisions_exports_name_reviewers_by_user_name(team: tuple[App, str]) -> None:
+    """The decisions CSV and RIS (and so the Study ZIP's stage files) say who decided by
+    user name, as every page and command does — never by account id (they read
+    'acct_…: include; resolved by acct_…' before)."""
+    from litdesk.services.screening import ExportDecisionsRequest, ResolveRequest
+
+    app, sid = team
+    ana = app.accounts.add("ana-rev", "ana-password-long-enough")
+    bo = app.accounts.add("bo-rev", "bo-password-long-enough")
+    cy = app.accounts.add("cy-third", "cy-password-long-enough")
+    with app.store.write() as conn:
+        for who in (ana, bo, cy):
+            access.set_member(conn, sid, who.id, "editor", OWNER, now_iso())
+    s = app.screening
+    s.configure(ConfigureRequest(sid, dual_review={TA: True}), owner=OWNER)
+    key = s.items(ItemsRequest(sid), owner=OWNER).rows[0]["record_key"]
+    _decide(app, sid, ana.id, key, "include")
+    _decide(app, sid, bo.id, key, "exclude")
+    s.configure(ConfigureRequest(sid, revealed={TA: True}), owner=OWNER)
+    s.resolve(ResolveRequest(sid, TA, key, "include"), owner=cy.id)
+    csv_text = s.export_decisions(ExportDecisionsRequest(sid), owner=OWNER).text
+    ris_text = s.export_decisions(ExportDecisionsRequest(sid, format="ris"), owner=OWNER)
+    for text in (csv_text, ris_text.text):
+        assert "ana-rev: include; bo-rev: exclude; resolved by cy-third: include" in text
+        assert "acct_" not in text

@@ -30,6 +30,7 @@ from litdesk.core.records import (
 )
 
 from ._decode import NotUtf8
+from ._markup import escaped_markup_text
 from ._spec import FormatSpec, ParseResult
 
 __all__ = [
@@ -266,7 +267,9 @@ def _record(
     funding_more: list[str] = []
     if scopus:
         row, funding_more = _realign_scopus(row, plan, notices, first)
-    paper: dict[str, Any] = {"title": " ".join(_cell(row, c.get("title")).split())}
+    paper: dict[str, Any] = {
+        "title": escaped_markup_text(" ".join(_cell(row, c.get("title")).split()))
+    }
     authors = _cell(row, c.get("authors"))
     if authors:
         paper["authors"] = _authors(authors, scopus)
@@ -323,7 +326,7 @@ def _record(
             paper[fieldname] = got
     abstract = _cell(row, c.get("abstract"))
     if abstract and abstract != "[No abstract available]":
-        paper["abstract"] = abstract
+        paper["abstract"] = escaped_markup_text(abstract)
     keywords = _cell(row, c.get("keywords"))
     if keywords:
         paper["keywords"] = tuple(k[:2000] for k in _SPLIT_SEMI.split(keywords) if k)

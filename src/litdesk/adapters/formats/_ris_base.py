@@ -14,6 +14,8 @@ from litdesk.core.imports import Notice
 from litdesk.core.records import Paper, PaperError, make_paper, normalize_source_id
 from litdesk.core.records._paper import paper_from_fields
 
+from ._markup import escaped_markup_text
+
 PARSER_ID: Final = "litdesk.ris"
 PARSER_VERSION: Final = "1"
 
@@ -212,6 +214,9 @@ def build_paper(
     pmcid, openalex_id, arxiv_id, abstract, keywords, publication_types, source_url.
     Identifiers must already be normalised (see :func:`take_identifier`).
     """
+    for name in ("title", "abstract"):  # markup that arrived HTML-escaped, made plain
+        if isinstance(value := fields.get(name), str):
+            fields[name] = escaped_markup_text(value)
     for name in ("volume", "issue", "pages"):
         value = fields.get(name)
         if value is not None:

@@ -40,7 +40,7 @@ from litdesk.core.words import plural
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 
-from ._cards import Ctx, members, paper_fields, random_key
+from ._cards import Ctx, members, paper_fields, random_key, visible_rows
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
 from ._config import ScreeningConfig
@@ -62,7 +62,7 @@ from ._requests import (
     UndoRequest,
 )
 from ._retrain import RETRAIN_KIND, Retrainer, encoder_texts, retrain_owner
-from ._state import StageState, stage_items, stage_state
+from ._state import FT_WAITS, StageState, stage_items, stage_state
 from ._team_area import TeamScreening
 from ._vectors import EMBED_KIND, SentenceRows, embed_owner
 from ._views import (
@@ -85,6 +85,7 @@ __all__ = ["ScreeningArea"]
 
 #: orders kept in the process (each a tuple of a Study's item keys)
 _ORDERS_KEPT: Final = 32
+_WORDS: Final = {"title_abstract": "title and abstract", "full_text": "full-text"}
 
 
 class NotScreenable(NotFoundError):
@@ -277,6 +278,9 @@ class ScreeningArea(TeamScreening):
             can_screen=role in ("owner", "editor"),
             updated_at=stored.updated_at if stored else None,
             updated_by=stored.updated_by if stored else None,
+            updated_by_name=self._reviewer_names([by])[by]
+            if stored and (by := stored.updated_by)
+            else None,
         )
 
     def settings(self, request: StudyScreenRequest, *, owner: str) -> ScreeningSettingsView:
@@ -339,17 +343,18 @@ class ScreeningArea(TeamScreening):
         stage = request.stage
         study_id, screen = self._writer(request.study, owner)
         with self.store.write() as conn:
-            study, _ = self._study(conn, study_id, owner, "write")
+            study, role = self._study(conn, study_id, owner, "write")
             self.store.lock(conn, screening.SCREENING_LOCK, study.id)
             config, _ = self._config(conn, study.id)
-            group = screen.group(request.record_key)
-            if group is None:
+            if (group := screen.group(request.record_key)) is None:
                 raise NotScreenable(
                     f"record {request.record_key[:80]!r} is not in this Study's working set"
                 )
             reason = request.reason
             if stage == "full_text":
                 history, _, _ = self.cache.history(study.id, screen, conn=conn)
+                if role != "owner" and config.blind("title_abstract"):
+                    raise NotScreenable(FT_WAITS, code="blind")
                 if group.key not in stage_items(screen, history, config, "full_text"):
                     raise NotScreenable(
                         f"record {group.key[:80]!r} is not at the full-text stage: only "
@@ -477,7 +482,8 @@ class ScreeningArea(TeamScreening):
         )
 
     def _state(self, ctx: Ctx, stage: Stage, owner: str) -> StageState:
-        return stage_state(ctx.screen, ctx.history, ctx.config, stage, owner)
+        sees = ctx.role == "owner"
+        return stage_state(ctx.screen, ctx.history, ctx.config, stage, owner, sees_blind=sees)
 
     def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
         row = ctx.models[state.stage]
@@ -589,13 +595,7 @@ class ScreeningArea(TeamScreening):
         if key is None:
             return CardView(ctx.study.id, state.stage, True, order, progress)
         group = self._group(ctx, key)
-        visible = not ctx.config.blind(state.stage)
-        decisions = tuple(
-            self._entry(ctx, r)
-            for r in ctx.rows
-            if ctx.screen.group_of.get(r.record_key, r.record_key) == group.key
-            and (visible or r.reviewer == owner or r.kind == "resolution")
-        )
+        decisions = tuple(self._entry(ctx, r) for r in visible_rows(ctx, group.key, owner))
         mine = state.mine.get(group.key)
         full_text = (
             full_text_of(self.store, ctx, group, self._reviewer_names)
@@ -641,7 +641,7 @@ class ScreeningArea(TeamScreening):
         state = self._state(ctx, request.stage, owner)
         if group.key not in state.items:
             raise NotScreenable(
-                f"record {group.key[:80]!r} is not at the {request.stage} stage",
+                f"record {group.key[:80]!r} is not at the {_WORDS[request.stage]} stage",
                 code="not_at_stage",
             )
         model, scores = self._model(ctx, state)

@@ -31,6 +31,7 @@ __all__ = [
     "paper_fields",
     "random_key",
     "subject_terms",
+    "visible_rows",
 ]
 
 #: the random check set of the stopping estimate: this share of the stage's items, at least
@@ -52,6 +53,19 @@ class Ctx:
     seq_of: dict[int, int]
     rows: list[screening.DecisionRow]
     models: dict[Stage, screening.ModelRow | None]
+
+
+def visible_rows(ctx: Ctx, group_key: str, reader: str) -> list[screening.DecisionRow]:
+    """The decisions on a group that ``reader`` may see: each entry as blind as its own
+    stage (a full-text card lists the title/abstract decisions too), so while a stage is
+    blind only the reader's own and resolutions."""
+    blind = {s: ctx.config.blind(s) for s in ("title_abstract", "full_text")}
+    return [
+        r
+        for r in ctx.rows
+        if ctx.screen.group_of.get(r.record_key, r.record_key) == group_key
+        and (not blind.get(r.stage, False) or r.reviewer == reader or r.kind == "resolution")
+    ]
 
 
 def random_key(seed: int, key: str) -> bytes:

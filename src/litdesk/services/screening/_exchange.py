@@ -142,12 +142,14 @@ def _paper_field(group: WorkingGroup, name: str) -> str:
     return "" if value is None else str(value)
 
 
-def _reviewers(outcome: Outcome | None) -> str:
+def _reviewers(outcome: Outcome | None, names: Mapping[str, str]) -> str:
+    """Who decided what, each reviewer by ``names`` (account id → user name; an id
+    without one as it is, e.g. a Rayyan reviewer's name)."""
     if outcome is None:
         return ""
-    parts = [f"{d.reviewer}: {d.verdict}" for d in outcome.decisions]
-    if outcome.resolution is not None:
-        parts.append(f"resolved by {outcome.resolution.reviewer}: {outcome.resolution.verdict}")
+    parts = [f"{names.get(d.reviewer, d.reviewer)}: {d.verdict}" for d in outcome.decisions]
+    if (r := outcome.resolution) is not None:
+        parts.append(f"resolved by {names.get(r.reviewer, r.reviewer)}: {r.verdict}")
     return "; ".join(parts)
 
 
@@ -158,8 +160,13 @@ def _note(outcome: Outcome | None) -> str:
     return " | ".join(dict.fromkeys(notes))
 
 
-def decisions_csv(groups: Sequence[WorkingGroup], outcomes: Mapping[str, Outcome]) -> str:
-    """One row per study (``outcomes`` by group key; a study without one is undecided)."""
+def decisions_csv(
+    groups: Sequence[WorkingGroup],
+    outcomes: Mapping[str, Outcome],
+    names: Mapping[str, str] | None = None,
+) -> str:
+    """One row per study (``outcomes`` by group key; a study without one is undecided;
+    reviewers by ``names``)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
@@ -175,7 +182,7 @@ def decisions_csv(groups: Sequence[WorkingGroup], outcomes: Mapping[str, Outcome
                 (o.verdict or "") if o else "",
                 _cell(o.reason if o else ""),
                 o.status if o else "undecided",
-                _cell(_reviewers(o)),
+                _cell(_reviewers(o, names or {})),
                 _cell(_note(o)),
             ]
         )
@@ -183,9 +190,13 @@ def decisions_csv(groups: Sequence[WorkingGroup], outcomes: Mapping[str, Outcome
 
 
 def decisions_ris(
-    groups: Sequence[WorkingGroup], outcomes: Mapping[str, Outcome], stage: Stage
+    groups: Sequence[WorkingGroup],
+    outcomes: Mapping[str, Outcome],
+    stage: Stage,
+    names: Mapping[str, str] | None = None,
 ) -> str:
-    """Each study's record as RIS with its label, reason and decisions in ``N1`` notes."""
+    """Each study's record as RIS with its label, reason and decisions (reviewers by
+    ``names``) in ``N1`` notes."""
     out: list[str] = []
     for g in groups:
         o = outcomes.get(g.key)
@@ -195,7 +206,7 @@ def decisions_ris(
         if o is not None and o.reason:
             label += f"; reason: {o.reason}"
         notes.append(label)
-        if who := _reviewers(o):
+        if who := _reviewers(o, names or {}):
             notes.append(f"decisions: {who}")
         notes.append(f"litdesk record: {g.key}")
         block = dump_papers([g.paper], "ris").rstrip("\n").split("\n")

@@ -42,7 +42,10 @@ def paper_outcomes(area: AreaParts, request: StudyScreenRequest, owner: str) -> 
     for stage in STAGES:
         if stage in blind:
             continue
-        reached = frozenset(stage_items(ctx.screen, ctx.history, ctx.config, stage))
+        sees = ctx.role == "owner"
+        reached = frozenset(
+            stage_items(ctx.screen, ctx.history, ctx.config, stage, sees_blind=sees)
+        )
         for outcome in ctx.history.outcomes(stage, ctx.config.policy(stage)):
             if outcome.verdict is None or outcome.record not in reached:
                 continue

@@ -13,9 +13,14 @@ from litdesk.core.screening import Decision, DecisionHistory, Outcome, Stage
 from ._config import ScreeningConfig
 from ._items import ScreenSet
 
-__all__ = ["StageState", "stage_state"]
+__all__ = ["FT_WAITS", "StageState", "stage_state"]
 
 _RELEVANT = ("include", "maybe")
+#: why full text holds nothing yet for a reviewer while title/abstract is blind
+FT_WAITS = (
+    "full-text screening opens once the Study's owner reveals the title and abstract "
+    "decisions (they are blind until then)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +88,23 @@ class StageState:
 
 
 def stage_items(
-    screen: ScreenSet, history: DecisionHistory, config: ScreeningConfig, stage: Stage
+    screen: ScreenSet,
+    history: DecisionHistory,
+    config: ScreeningConfig,
+    stage: Stage,
+    *,
+    sees_blind: bool = True,
 ) -> tuple[str, ...]:
     """The items of ``stage``: every group at title/abstract; at full text the groups
     included or "maybe" at title/abstract (in dual review: the pair's agreed or resolved
-    outcome)."""
+    outcome). While title/abstract is blind, full text holds nothing for an account that
+    may not see the blind decisions (``sees_blind`` False: all but the Study's owner):
+    which records a pair agreed on is where each reviewer of the pair stands."""
     keys = screen.keys
     if stage == "title_abstract":
         return keys
+    if not sees_blind and config.blind("title_abstract"):
+        return ()
     final = history.final("title_abstract", config.policy("title_abstract"))
     return tuple(k for k in keys if final.get(k) in _RELEVANT)
 
@@ -101,8 +115,11 @@ def stage_state(
     config: ScreeningConfig,
     stage: Stage,
     reviewer: str,
+    *,
+    sees_blind: bool = True,
 ) -> StageState:
-    items = stage_items(screen, history, config, stage)
+    """Where ``reviewer`` stands at ``stage`` (``sees_blind``: see :func:`stage_items`)."""
+    items = stage_items(screen, history, config, stage, sees_blind=sees_blind)
     policy = config.policy(stage)
     current = history.current(stage=stage)
     mine = {record: d for (record, _, rev), d in current.items() if rev == reviewer}

@@ -123,6 +123,7 @@ def plan_import(
     reviewer: str | None,
     acting: str,
     reviewer_map: Mapping[str, str] | None = None,
+    sees_blind: bool = True,
 ) -> ImportPlan:
     """What an import records: each row matched to a record, at ``stage`` (full text only
     for records that reached it; an exclusion there with a reason from the Study's list),
@@ -160,7 +161,11 @@ def plan_import(
             for m in matched
         ]
         matched = []
-    allowed = set(stage_items(screen, history, config, stage)) if stage == "full_text" else None
+    allowed = (
+        set(stage_items(screen, history, config, stage, sees_blind=sees_blind))
+        if stage == "full_text"
+        else None
+    )
     refused: list[Unmatched] = []
     last: dict[tuple[str, str], PlannedDecision] = {}
     by: dict[str, int] = {}

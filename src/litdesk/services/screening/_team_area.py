@@ -227,7 +227,7 @@ def import_decisions(
         history, _, _ = area.cache.history(study.id, screen, conn=conn)
         plan = plan_import(
             parsed, screen, history, config, stage=stage, reviewer=reviewer, acting=owner,
-            reviewer_map=mapped,
+            reviewer_map=mapped, sees_blind=role == "owner",
         )  # fmt: skip
         others = [r for r in plan.reviewers if r != owner]
         if others and role != "owner":
@@ -370,13 +370,16 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
     else:
         outcomes = {o.record: o for o in ctx.history.outcomes(stage, ctx.config.policy(stage))}
     groups = ctx.screen.groups
+    names = area._reviewer_names(
+        d.reviewer for o in outcomes.values() for d in (*o.decisions, o.resolution) if d
+    )
     slug = "".join(c if c.isalnum() else "-" for c in ctx.study.name.lower()).strip("-")[:60]
     name = f"screening-{slug or 'study'}-{stage}"
     if request.format == "ris":
-        body = decisions_ris(groups, outcomes, stage)
+        body = decisions_ris(groups, outcomes, stage, names)
         return Export(body.encode("utf-8"), f"{name}.ris", "application/x-research-info-systems",
                       len(groups))  # fmt: skip
-    body = decisions_csv(groups, outcomes)
+    body = decisions_csv(groups, outcomes, names)
     return Export(body.encode("utf-8"), f"{name}.csv", "text/csv; charset=utf-8", len(groups))
 
 
@@ -420,7 +423,9 @@ def study_flow(
         rounds=round_labels(rounds),
     )
     if hidden:
-        note = f"decisions at {', '.join(hidden)} are blind until the Study's owner reveals them"
+        words = {"title_abstract": "title and abstract", "full_text": "full text"}
+        at = " and ".join(words[s] for s in hidden)
+        note = f"decisions at {at} are blind until the Study's owner reveals them"
         result = replace(result, notes=(*result.notes, note))
     return result
 

@@ -151,6 +151,8 @@ class ScreeningSettingsView:
     can_screen: bool
     updated_at: str | None = None
     updated_by: str | None = None
+    #: the account's user name (``updated_by`` is its id)
+    updated_by_name: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -162,6 +164,7 @@ class ScreeningSettingsView:
             "can_screen": self.can_screen,
             "updated_at": self.updated_at,
             "updated_by": self.updated_by,
+            "updated_by_name": self.updated_by_name,
         }
 
 

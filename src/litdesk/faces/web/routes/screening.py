@@ -177,9 +177,13 @@ def may_configure(app: App, owner: str, ref: str) -> None:
 def study_brief(app: App, owner: str, ref: str) -> dict[str, Any]:
     """The Study's name, the acting account's role and the exclusion reasons (a page's
     heading and forms; the JSON twins answer the area's views alone)."""
-    settings = app.screening.settings(StudyScreenRequest(ref), owner=owner).to_dict()
+    view = app.screening.settings(StudyScreenRequest(ref), owner=owner)
+    settings = view.to_dict()
     keep = ("study_id", "study_name", "role", "can_configure", "can_screen", "reasons")
-    return {k: settings[k] for k in keep}
+    brief = {k: settings[k] for k in keep}
+    # full text waits for an account that may not see title/abstract while it is blind
+    brief["full_text_waits"] = view.role != "owner" and view.settings.blind("title_abstract")
+    return brief
 
 
 def screening_summary(app: App, owner: str, ref: str) -> dict[str, Any]:

@@ -8,7 +8,11 @@ import { line, plural } from "./dom.js";
 import { refresh } from "./swap.js";
 
 // the Study page's regions an import changes: its figures, its files and its papers
-const REGIONS = ["study-counts", "imports", "imports-list", "papers-h", "retrieval-counts", "papers-pdf"];
+// the screening section too: its "0 of 0 screened" stayed until a reload
+const REGIONS = [
+  "study-counts", "imports", "imports-list", "papers-h", "retrieval-counts", "papers-pdf",
+  "screening-section",
+];
 
 export function installImports() {
   const zone = document.getElementById("dropzone");

@@ -209,8 +209,8 @@ function install(root) {
     showProgress(data.progress);
     if (data.order && $("order-line")) $("order-line").textContent = `Order: ${data.order.label}`;
     if (data.order && $("model-line")) $("model-line").textContent = modelText(data.order.model);
-    reason.value = "";
-    note.value = "";
+    if (reason) reason.value = "";
+    if (note) note.value = "";
     fail("");
     card.scrollIntoView({ block: "start" });
     card.focus({ preventScroll: true });
@@ -270,8 +270,12 @@ function install(root) {
   }
 
   async function bringBack(key, message) {
-    const back = await getJson(`${api}/card`, { stage, record_key: key });
-    if (back.ok) shown(back.body);
+    // the record still on screen (always so at full text, whose cards load as pages) stays;
+    // another is brought back. Either way the reason is said beside the form
+    if (key !== current) {
+      const back = await getJson(`${api}/card`, { stage, record_key: key });
+      if (back.ok) shown(back.body);
+    }
     fail(message);
   }
 
@@ -296,7 +300,7 @@ function install(root) {
   }
 
   function decide(verdict) {
-    if (!card || busy) return;
+    if (!card || busy || !form) return; // a reader's page has no decision form
     if (verdict === "exclude" && stage === "full_text" && !reason.value) {
       fail("Choose a reason for excluding this record at full text.");
       reason.setAttribute("aria-invalid", "true");
