@@ -85,6 +85,9 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         ft = bob.get(f"/study/{sid}/screen", params={"stage": "full_text"}).text
         assert "Full-text screening waits for the reveal" in ft and agreed not in ft
         assert "0 of 0 screened" in ft
+        # the Study page says so too (it showed "Full text: 0 of 0" with no word why)
+        study_page = bob.get(f"/study/{sid}").text
+        assert 'id="ft-waits"' in study_page and "reveals the title and abstract" in study_page
         items = bob.get(f"/study/{sid}/screen/items").text  # no choice that answers an error
         assert 'value="conflict"' not in items and 'value="mine"' in items
         # the settings say who changed them by name
