@@ -168,14 +168,15 @@ def test_full_text_reasons_a_pair_disagrees_on_are_resolved(app: App, tmp_path: 
     for k in keys:
         for who in (ED, BOB):
             app.screening.decide(DecideRequest(sid, "title_abstract", k, "include"), owner=who)
+    # full text opens once the blind title/abstract stage is revealed
+    app.screening.reveal(StudyStageRequest(sid, "title_abstract"), owner=ANA)
     ft = "full_text"
     app.screening.decide(DecideRequest(sid, ft, keys[0], "exclude", "wrong population"), owner=ED)
     app.screening.decide(DecideRequest(sid, ft, keys[0], "exclude", "not an RCT"), owner=BOB)
     for who in (ED, BOB):
         app.screening.decide(DecideRequest(sid, ft, keys[1], "exclude", "not an RCT"), owner=who)
         app.screening.decide(DecideRequest(sid, ft, keys[2], "include"), owner=who)
-    for stage in ("title_abstract", ft):
-        app.screening.reveal(StudyStageRequest(sid, stage), owner=ANA)  # type: ignore[arg-type]
+    app.screening.reveal(StudyStageRequest(sid, ft), owner=ANA)
     queue = app.screening.conflicts(StudyStageRequest(sid, ft), owner=ANA)
     assert [c.record_key for c in queue.conflicts] == [keys[0]]
     flow = app.screening.prisma(PrismaFlowRequest(sid), owner=ANA).to_dict()
