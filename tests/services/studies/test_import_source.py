@@ -170,10 +170,19 @@ def test_bad_sources_are_refused(fixtures_dir: Path, tmp_settings: Settings) -> 
             ("Embase", "bogus", "not one of database, register, other"),
             ("a\nb", None, "control characters"),
             ("x" * 201, None, "at most 200 characters"),
-            ("   ", None, "name the source"),
         ):
             with pytest.raises(InputError, match=words):
                 ImportSourceRequest("S", imp.import_id, name, kind)
+        # neither a name nor a kind: refused once the Study is known to be the caller's
+        # (a stranger gets the Study's 404 whatever the body says)
+        with pytest.raises(InputError, match="name the source"):
+            app.studies.set_import_source(
+                ImportSourceRequest("S", imp.import_id, "   ", None), owner=app.owner
+            )
+        with pytest.raises(NotFoundError):
+            app.studies.set_import_source(
+                ImportSourceRequest("no such Study", imp.import_id, None, None), owner=app.owner
+            )
         with pytest.raises(InputError, match="not one of"):
             ImportRequest("S", paths=("x.ris",), source_kind="website")
         with pytest.raises(NotFoundError):

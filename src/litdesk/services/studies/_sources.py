@@ -34,12 +34,10 @@ class ImportSourceRequest:
     def __post_init__(self) -> None:
         if not self.import_id.strip():
             raise EditInputError("choose an import", code="no_import")
-        if not (self.name or "").strip() and not (self.kind or "").strip():
-            raise EditInputError(
-                "name the source (e.g. Embase) or choose its kind (database, register, other)",
-                code="bad_source",
-            )
-        source_label(self.name, self.kind, fallback="—")  # validated now (SourceLabelInvalid)
+        # a name or a kind is needed: checked once the Study is known to be the caller's
+        # (a stranger gets the same 404 whatever the body says)
+        if (self.name or "").strip() or (self.kind or "").strip():
+            source_label(self.name, self.kind, fallback="—")  # validated now (SourceLabelInvalid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +69,11 @@ def set_import_source(store: Store, request: ImportSourceRequest, owner: str) ->
     with store.write() as conn:
         row = repo.get_study(conn, request.study, account=owner)
         access.require_study(conn, owner, row.id, "write")
+        if not (request.name or "").strip() and not (request.kind or "").strip():
+            raise EditInputError(
+                "name the source (e.g. Embase) or choose its kind (database, register, other)",
+                code="bad_source",
+            )
         try:
             doc = repo.get_document(conn, "imports", request.import_id.strip())
         except NotFoundError:
