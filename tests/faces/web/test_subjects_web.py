@@ -68,6 +68,11 @@ def test_a_picked_subject_is_kept_with_the_run(running: Running) -> None:
         uneven = c.get(
             "/api/v1/search", params={"q": "tumour growth", "subject_vocabulary": "mesh"}
         )
+        # the page of an uneven form: its error, not "Something went wrong" (the template
+        # read the missing columns by the longest one's positions)
+        uneven_page = c.get("/search", params={"q": "tumour growth", "subject_id": "D009369"})
+    assert uneven_page.status_code == 400, uneven_page.text[:300]
+    assert "each picked subject needs its vocabulary, id and label" in uneven_page.text
     assert data["run"]["definition"]["expansions"] == [
         {"vocabulary": "mesh", "id": "D009369", "terms": ["Neoplasms"]}
     ]
