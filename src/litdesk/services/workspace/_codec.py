@@ -63,12 +63,9 @@ def import_source(data: object) -> SourceLabel | None:
 
 
 def import_source_row(doc: repo.DocumentRow) -> SourceLabel | None:
-    """:func:`import_source` of a stored import, once per stored text."""
-    return memoised("import source", doc.text, _import_source_text)
-
-
-def _import_source_text(text: str) -> SourceLabel | None:
-    return import_source(load_json(text, what="imports"))
+    """:func:`import_source` of a stored import (its text parsed once, with its trace:
+    :func:`read_import_row`)."""
+    return import_source({"source": memoised("import", doc.text, _read_import_text)[2]})
 
 
 def _str(value: object, label: str, *, optional: bool = False) -> Any:
@@ -166,12 +163,16 @@ def read_import_row(doc: repo.DocumentRow) -> tuple[ImportTrace, list[str | None
     """``read_import(doc.json())`` of a stored import, parsed and validated once per stored
     text (the same trace and ids for the same text; the trace is immutable, the ids list the
     caller's own)."""
-    trace, ids = memoised("import", doc.text, _read_import_text)
+    trace, ids, _ = memoised("import", doc.text, _read_import_text)
     return trace, list(ids)
 
 
-def _read_import_text(text: str) -> tuple[ImportTrace, list[str | None]]:
-    return read_import(load_json(text, what="imports"))
+def _read_import_text(text: str) -> tuple[ImportTrace, list[str | None], object]:
+    """The trace, the paper ids and the stored source (as stored: read by
+    :func:`import_source`) of an import's text, from one parse of it."""
+    data = load_json(text, what="imports")
+    trace, ids = read_import(data)
+    return trace, ids, data.get("source") if isinstance(data, dict) else None
 
 
 def import_member(doc: repo.DocumentRow) -> bytes:
@@ -182,6 +183,6 @@ def import_member(doc: repo.DocumentRow) -> bytes:
 
 
 def _import_member_text(text: str) -> bytes:
-    trace, ids = memoised("import", text, _read_import_text)
-    source = memoised("import source", text, _import_source_text)
+    trace, ids, stored = memoised("import", text, _read_import_text)
+    source = import_source({"source": stored})
     return dump_json(trace_document(trace, list(ids), source)).encode("utf-8")
