@@ -105,6 +105,26 @@ def test_a_folder_added_on_one_host_is_served_on_the_other(
             app.library.page(PageRequest("0" * 64), owner=app.owner)
 
 
+def test_a_pdf_the_copier_brought_while_a_page_asked_for_it_is_served(
+    tmp_settings: Settings, tmp_path: Path
+) -> None:
+    """The viewer looks for a content hash, does not hold it, asks for it at once — and the
+    copier thread, started by an earlier listing, has copied it meanwhile: nothing is left
+    to copy, and the PDF is here (CI saw "no PDF of the library has this content hash" on
+    host B for a PDF both had just copied)."""
+    shared, db = tmp_path / "objects", _at_head(tmp_path / "one.sqlite3")
+    folder = tmp_path / "on-a" / "papers"
+    sha = _sha(write_pdf(folder / "cameras.pdf", [f"{TITLE}\n\n{TEXT}"]))
+    with open_app_sync(_host(tmp_settings, "a", shared, db)) as app:
+        assert app.library.add_source(folder, owner=app.owner).shared == 1
+    with open_app_sync(_host(tmp_settings, "b", shared, db, sync=3600)) as app:
+        assert app.pdfs.look_shared() == {sha: ["cameras.pdf"]} or app.pdfs.shared_pdfs.holds(sha)
+        assert app.pdfs.wait_for_copies(timeout=60)  # the copier's copy, not this call's
+        assert app.pdfs.fetch_shared(sha) is True
+        assert app.pdfs.fetch_shared("0" * 64) is False  # held by no host
+        assert app.library.page(PageRequest(sha), owner=app.owner).file == "cameras.pdf"
+
+
 def test_a_copy_whose_content_is_not_its_hash_is_never_served(
     tmp_settings: Settings, tmp_path: Path
 ) -> None:

@@ -155,12 +155,13 @@ class LibraryFiles:
 
     def fetch_shared(self, sha: str) -> bool:
         """Copy the other hosts' folder PDF ``sha`` at once when this host lacks it (a page
-        asks for it by its hash); whether it was copied."""
+        asks for it by its hash); whether this host holds it now — copied here, or by the
+        copier thread while this call looked (it then found nothing left to copy)."""
         if not self.shelf.shared:
             return False
         made = self.shared_pdfs.sync(self._own, sha=sha)
         self._remember_copies(made)
-        if made:
+        if made or self.shared_pdfs.holds(sha):
             return True
         # or one of the other hosts' uploads not copied yet (known by name only): now
         return bool(self.shelf.look(self.inbox)) and self.shelf.bring(self.inbox) > 0

@@ -277,6 +277,17 @@ class SharedPdfs:
                 self._pending.pop(s, None)
         return made
 
+    def holds(self, sha: str) -> bool:
+        """Whether this host has a whole copy of the stored PDF ``sha`` (by this thread or
+        by the copier thread: a PDF is written last, renamed into place, its hash checked)."""
+        folder = self.mirror / sha
+        if not _SHA.fullmatch(sha) or not folder.is_dir():
+            return False
+        return any(
+            p.suffix.lower() == ".pdf" and not p.name.startswith(".") and p.is_file()
+            for p in folder.iterdir()
+        )
+
     def _copy_one(self, s: str, names: list[tuple[str, int]]) -> list[tuple[Path, str]]:
         made: list[tuple[Path, str]] = []
         for name, _size in sorted(names, key=lambda n: n[0].lower().endswith(".pdf")):
