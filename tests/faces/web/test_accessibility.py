@@ -37,7 +37,10 @@ _AXE_RUN_JS = (
 
 
 def _violations(pg: Any, axe: Path) -> list[str]:
-    pg.add_script_tag(path=str(axe))
+    """axe's serious and critical violations on the page; axe is added to the page unless its
+    context loads it already (``tests.faces.web._page_checks.with_axe``)."""
+    if not pg.evaluate("() => typeof window.axe !== 'undefined'"):
+        pg.add_script_tag(path=str(axe))
     result = pg.evaluate(_AXE_RUN_JS)
     assert result["passes"] > 10  # axe really ran its rules on this page
     return [
@@ -57,6 +60,25 @@ def test_axe_finds_a_planted_violation(browser: Any, running: Running, axe_path:
     found = _violations(pg, axe_path)
     context.close()
     assert any(v.startswith("label") for v in found), found
+
+
+def test_axe_loaded_by_the_context_finds_a_planted_violation(
+    browser: Any, running: Running, axe_path: Path
+) -> None:
+    """axe loaded as the context's init script (``with_axe``: the page tests' way, the page's
+    CSP in force) is the one both checks run, and it finds what it should."""
+    from tests.faces.web._page_checks import axe_violations, with_axe
+
+    context = with_axe(browser.new_context(), axe_path)
+    pg = context.new_page()
+    pg.goto(running.base + "/studies")
+    assert pg.evaluate("() => typeof window.axe.run") == "function"  # before any check
+    pg.evaluate("() => { document.querySelector('#s-name').removeAttribute('id'); }")
+    found = _violations(pg, axe_path)
+    every_page = axe_violations(pg, axe_path)
+    context.close()
+    assert any(v.startswith("label") for v in found), found
+    assert any(v.startswith("axe label") for v in every_page), every_page
 
 
 def test_no_serious_violations_on_any_page(

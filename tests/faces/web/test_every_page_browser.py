@@ -31,7 +31,7 @@ from tests._model_servers import ScriptedModelServer, model_server
 from tests.faces.web._hosting import Hosting, client_for
 from tests.faces.web._idor import AnaRecords, make_ana_records
 from tests.faces.web._oa_citations import write_openalex
-from tests.faces.web._page_checks import AXE, axe_violations, layout_problems
+from tests.faces.web._page_checks import AXE, axe_violations, layout_problems, with_axe
 from tests.faces.web._server import Running
 from tests.faces.web.test_team_idor_pages import page_routes
 
@@ -219,8 +219,11 @@ class Workspace:
     chat_cookie: str = ""
 
     def context(self, browser: Any, width: int, scheme: str) -> Any:
-        """A browser context at ``width`` px in ``scheme`` with the chat session's cookie."""
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        """A browser context at ``width`` px in ``scheme`` with the chat session's cookie,
+        axe loaded in each of its pages (:func:`with_axe`)."""
+        context = with_axe(
+            browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        )
         if self.chat_cookie:
             context.add_cookies(
                 [{"name": CHAT_COOKIE, "value": self.chat_cookie, "url": self.base}]

@@ -21,6 +21,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import expect
 from tests.adapters.report_html._bidi import firefox
+from tests.faces.web._page_checks import with_axe
 from tests.faces.web._pdfchat import (
     GAUGE,
     GAUGE_AT,
@@ -225,7 +226,7 @@ def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> No
     problems: dict[str, list[str]] = {}
     # asked once; each page is seen light and dark by switching the emulated
     # prefers-color-scheme on it (the dark colours are CSS media rules, as on every page)
-    context = browser.new_context(bypass_csp=True, color_scheme="light")
+    context = with_axe(browser.new_context(bypass_csp=True, color_scheme="light"))
     pg = context.new_page()
     pg.goto(site.base + "/chat")
     pg.fill("#question", QUESTION)
