@@ -7,7 +7,9 @@ PDF names and adopted records shown as text; axe-core finds no serious violation
 from __future__ import annotations
 
 import base64
+import os
 import re
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,12 +29,18 @@ from tests.faces.web._library import (
     make_pdfs,
     record_adoption_cassette,
 )
+from tests.faces.web._page_checks import with_axe
 from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import AXE, _violations
 
 from litdesk.faces.web import create_app
+from litdesk.services.library import _indexer
 
 pytestmark = pytest.mark.slow
+
+#: where a screenshot of the library page is kept, if anywhere (read at import: the settings
+#: fixture clears LITDESK_* variables)
+ARTIFACTS = os.environ.get("LITDESK_ARTIFACTS", "")
 
 XSS_NAME = "<img src=x onerror=alert(1)>.pdf"
 
@@ -77,7 +85,7 @@ def _ready(pg: Any, url: str) -> None:
 
 
 def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
-    page: Any, lib_server: Running, tmp_path: Path
+    page: Any, lib_server: Running
 ) -> None:
     pg = page
     _ready(pg, lib_server.base + "/library")
@@ -152,14 +160,36 @@ def test_choose_and_drop_pdfs_watch_the_job_and_see_the_exclusions(
     hindawi.locator("form.adopt-form button").click()
     hindawi.locator("output.adopt-result[data-adopted=yes]").wait_for()
     assert "adopted “Patient Experiences" in hindawi.locator("output.adopt-result").inner_text()
-    pg.screenshot(path=str(tmp_path / "library.png"), full_page=True)
+    if ARTIFACTS:  # the page for the record (nothing checks it)
+        pg.screenshot(path=str(Path(ARTIFACTS) / "library.png"), full_page=True)
     assert pg.console_errors == []
 
 
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """The library's index jobs read each PDF only once this gate is open (the suite reads
+    them in the indexing process: ``tests/conftest.py``): a job is running for as long as a
+    test needs it to, on any machine, at no CPU. Opened at the test's end in any case."""
+    opened = threading.Event()
+    real = _indexer.extract_job
+
+    def gated(path: str, embed: tuple[str, str] | None = None) -> dict[str, Any]:
+        opened.wait(120)
+        return real(path, embed)
+
+    monkeypatch.setattr(_indexer, "extract_job", gated)
+    try:
+        yield opened
+    finally:
+        opened.set()
+
+
 def test_cancel_from_the_page_and_a_second_watcher(
-    browser: Any, page: Any, lib_server: Running, tmp_path: Path
+    browser: Any, page: Any, lib_server: Running, tmp_path: Path, gate: threading.Event
 ) -> None:
-    pdfs = make_pdfs(tmp_path / "gen", 30, pages=6)
+    # the job waits behind the gate at its first PDF until the cancel is asked for (it ran
+    # over 30 PDFs of 6 pages before, hoping to be still running when the page clicked)
+    pdfs = make_pdfs(tmp_path / "gen", 3, pages=1, stem="cancelled")
     with lib_server.writer() as c:
         for p in pdfs:
             c.post(
@@ -174,6 +204,12 @@ def test_cancel_from_the_page_and_a_second_watcher(
     job_id = pg.locator("#job").get_attribute("data-job")
     assert other.locator("#job").get_attribute("data-job") == job_id
     pg.locator("#job-cancel button").click()
+    with lib_server.client() as c:  # the page's cancel is stored before the job reads on
+        deadline = time.monotonic() + 60
+        while not c.get(f"/api/v1/jobs/{job_id}").json()["cancel_requested"]:
+            assert time.monotonic() < deadline, "the page's cancel was not stored"
+            time.sleep(0.1)
+    gate.set()
     pg.locator("#job[data-status=cancelled]").wait_for(timeout=120_000)
     other.locator("#job[data-status=cancelled]").wait_for(timeout=60_000)
     assert pg.locator("#job-cancel").is_hidden()
@@ -200,7 +236,7 @@ def test_model_check_and_accessibility(browser: Any, lib_server: Running) -> Non
             c.post("/api/v1/library/uploads", files=[part])
     problems: dict[str, list[str]] = {}
     for scheme in ("light", "dark"):
-        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+        context = with_axe(browser.new_context(bypass_csp=True, color_scheme=scheme))
         pg = context.new_page()
         pg.set_default_timeout(60_000)
         _ready(pg, lib_server.base + "/library")

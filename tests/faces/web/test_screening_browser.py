@@ -3,7 +3,8 @@ first (i, e, m, u, n, r, and ? opening the list of keys in a dialog), each decis
 through the API and the next record shown without a reload, timed (the figure the issue asks
 for: the next record in well under 100 ms); hostile imported text inert; the full-text
 stage's required reason; axe-core clean on every screening page (light and dark, narrow);
-screenshots of every page for the record (``$SHOTS_DIR``, else the test's folder)."""
+with ``$SHOTS_DIR`` set, screenshots of every page for the record (none is checked: without
+it none is taken, each full-page one cost chromium about 0.15 s of CPU)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.faces.web._page_checks import with_axe
 from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
 from tests.faces.web.test_screening_web import make_screening_study
@@ -34,10 +36,19 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-def _shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("SHOTS_DIR") or tmp_path)
+def _shots() -> Path | None:
+    """Where the screenshots go: ``$SHOTS_DIR``, or None (none taken)."""
+    if not os.environ.get("SHOTS_DIR"):
+        return None
+    folder = Path(os.environ["SHOTS_DIR"])
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def _shoot(pg: Any, shots: Path | None, name: str, *, full_page: bool = True) -> None:
+    """A screenshot of the page for the record, when they are kept (:func:`_shots`)."""
+    if shots is not None:
+        pg.screenshot(path=str(shots / name), full_page=full_page)
 
 
 def _record(pg: Any) -> str:
@@ -62,10 +73,9 @@ def test_screen_with_the_keyboard(
     page: Any,
     browser: Any,
     running: Running,
-    tmp_path: Path,
     axe_path: Path,  # noqa: F811
 ) -> None:
-    shots = _shots(tmp_path)
+    shots = _shots()
     with running.writer() as c:
         sid = make_screening_study(c)
     pg = page
@@ -74,7 +84,7 @@ def test_screen_with_the_keyboard(
     pg.locator("html[data-screen-ready]").wait_for(state="attached")
     assert "0 of 8 screened" in pg.locator("#progress-line").inner_text()
     assert pg.locator("#record-title mark.kw-include").count() >= 1
-    pg.screenshot(path=str(shots / "scr-web-screen.png"), full_page=True)
+    _shoot(pg, shots, "scr-web-screen.png")
 
     # ? lists the keys in a modal dialog; Escape closes it
     pg.keyboard.press("?")
@@ -82,7 +92,7 @@ def test_screen_with_the_keyboard(
     dialog.wait_for()
     assert pg.evaluate("() => document.getElementById('screen-keys').open")
     assert "Include" in dialog.inner_text() and "Undo your last decision" in dialog.inner_text()
-    pg.screenshot(path=str(shots / "scr-web-keys.png"))
+    _shoot(pg, shots, "scr-web-keys.png", full_page=False)
     pg.keyboard.press("Escape")
     assert not pg.evaluate("() => document.getElementById('screen-keys').open")
 
@@ -130,7 +140,7 @@ def test_screen_with_the_keyboard(
     pg.keyboard.press("e")
     pg.locator("#decide-error", has_text="Choose a reason").wait_for()
     assert pg.evaluate("() => document.activeElement.id") == "reason"
-    pg.screenshot(path=str(shots / "scr-web-fulltext.png"), full_page=True)
+    _shoot(pg, shots, "scr-web-fulltext.png")
     pg.locator("#reason").select_option("wrong outcome")
     pg.locator("#screen-card").focus()
     pg.keyboard.press("e")
@@ -139,7 +149,7 @@ def test_screen_with_the_keyboard(
     assert pg.dialogs == []  # type: ignore[attr-defined]
     assert pg.console_errors == []  # type: ignore[attr-defined]  # no CSP violation either
 
-    # every screening page: a screenshot, and axe finds nothing serious (light and dark)
+    # every screening page: no sideways scroll, axe finds nothing serious (light and dark)
     pages = {
         "progress": f"/study/{sid}/screen/progress?stage=title_abstract",
         "items": f"/study/{sid}/screen/items?stage=title_abstract&status=all",
@@ -152,13 +162,15 @@ def test_screen_with_the_keyboard(
         "study": f"/study/{sid}",
     }
     for scheme, width in (("light", 1280), ("dark", 420)):
-        context = browser.new_context(
-            viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True
+        context = with_axe(
+            browser.new_context(
+                viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True
+            )
         )
         ax = context.new_page()
         for name, path in {"screen": f"/study/{sid}/screen", **pages}.items():
             ax.goto(running.base + path)
-            ax.screenshot(path=str(shots / f"scr-web-{name}-{scheme}-{width}.png"), full_page=True)
+            _shoot(ax, shots, f"scr-web-{name}-{scheme}-{width}.png")
             overflow = ax.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, (name, scheme, overflow)
             found = _violations(ax, axe_path)
