@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tests.conftest import _remembering_use_m3
 
 from litdesk.adapters.embeddings import JointEmbedder, UseEmbedder, cross_lingual_part
+from tests.conftest import _remembering_use_m3
 
 
 def _counted(use: UseEmbedder) -> list[list[str]]:
