@@ -159,3 +159,22 @@ def test_import_from_zotero_org_form_and_api(running: Running, fixtures_dir: Pat
             assert refused.status_code == 403
     assert all(h == "https://api.zotero.org:443" or h == "https://files.zotero.net:443"
                for h in loop.hosts)  # fmt: skip
+
+
+def test_the_workspace_key_is_never_a_team_accounts() -> None:
+    """An empty key field takes the setting's key for the single-user workspace only: a
+    team account always reads with its own key (or none: a public library)."""
+    from types import SimpleNamespace
+
+    from pydantic import SecretStr
+
+    from litdesk.faces.web.routes.zotero import WebImportBody, _web_request
+
+    app = SimpleNamespace(
+        owner="local", settings=SimpleNamespace(zotero_api_key=SecretStr("S" * 24))
+    )
+    body = WebImportBody(library="groups/4711")
+    assert _web_request(app, "local", body).api_key == "S" * 24  # type: ignore[arg-type]
+    assert _web_request(app, "alice", body).api_key is None  # type: ignore[arg-type]
+    own = WebImportBody(library="groups/4711", api_key="A" * 24)
+    assert _web_request(app, "alice", own).api_key == "A" * 24  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -337,15 +338,18 @@ class ZoteroArea:
         )  # fmt: skip
         files = self._pdfs.data_dir / "zotero-web" / request.library.replace("/", "-")
         read = await read_web(reader, request, self._store, owner=owner, files_dir=files)
-        view = self.import_read(
-            read.lib,
-            request.as_import(),
-            owner=owner,
-            deleted=read.deleted,
-            source=f"zotero.org {request.library}",
-            problems=read.problems,
+        view = await asyncio.to_thread(  # the store and the PDF library: off the loop
+            partial(
+                self.import_read,
+                read.lib,
+                request.as_import(),
+                owner=owner,
+                deleted=read.deleted,
+                source=f"zotero.org {request.library}",
+                problems=read.problems,
+            )
         )
-        remember_version(self._store, read, owner=owner)
+        await asyncio.to_thread(remember_version, self._store, read, owner=owner)
         return replace(view, library_version=read.version, since=read.since)
 
     def import_library(self, request: ZoteroImportRequest, *, owner: str) -> ZoteroImportView:
