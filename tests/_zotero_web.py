@@ -164,6 +164,7 @@ class WebState:
     claim_total: int | None = None  # Total-Results of every listing (a hostile one)
     oversize: bool = False  # every listing answers with more bytes than any limit
     serve_304: bool = True
+    redirect: bool = False  # every API request answered with a redirect elsewhere
 
     @classmethod
     def from_library(cls, data_dir: Path, **kw: object) -> WebState:
@@ -235,6 +236,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, s.files[token], {"Content-Type": "application/pdf"})
             else:
                 self._json(404, {"error": "Not found"})
+            return
+        if s.redirect:
+            self._send(302, b"", {"Location": "https://elsewhere.example/steal"})
             return
         if s.throttle_next:
             s.throttle_next -= 1

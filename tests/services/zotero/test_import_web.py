@@ -224,6 +224,7 @@ def test_backoff_and_retry_after_are_waited_out(fixtures_dir: Path, tmp_path: Pa
         ({"library": "users/999"}, ZoteroNoLibrary, "Zotero has no library (404)"),
         ({"claim_total": 10**6}, RefusedError, "more than 500 pages"),
         ({"oversize": True}, ZoteroReadFailed, "larger than"),
+        ({"redirect": True}, ZoteroReadFailed, "redirect (302); not followed"),
     ],
 )
 def test_refusals(fixtures_dir: Path, tmp_path: Path, tmp_settings, change: dict, error: type,
@@ -268,3 +269,23 @@ def test_offline_then_web_is_the_same_library(fixtures_dir: Path, tmp_settings) 
         view = _web(_area(app, ToLoopback(server.port)), app, study="Papis")
         assert (view.added, view.updated, view.unchanged) == (0, 0, 5)
         assert len(app.workspace().papers()) == 5
+
+
+def test_hostile_files_are_refused_per_item(fixtures_dir: Path, tmp_settings,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A file over the byte limit, and one that is no PDF: each its item's problem, the
+    item imported without it; nothing of them in the PDF library."""
+    import litdesk.adapters.zotero._webread as webread
+
+    data = fixtures_dir / "zotero" / "zotero-6-papis"
+    state = WebState.from_library(data)
+    big, fake = sorted(state.files)[:2]
+    state.files[fake] = b"<html>not a pdf</html>"
+    monkeypatch.setattr(webread, "MAX_FILE_BYTES", len(state.files[fake]) + 1)
+    with WebServer(state) as server, open_app_sync(tmp_settings) as app:
+        view = _web(_area(app, ToLoopback(server.port)), app, study="Papis", pdfs=True)
+        assert view.added == 5 and view.pdfs_attached == 0
+        said = {p.problem.split(":", 1)[0]: p.problem for p in view.problems}
+        assert "larger than 23 bytes" in said[big]
+        assert "not a PDF" in said[fake]
+        assert list(app.pdfs.corpus().files) == []

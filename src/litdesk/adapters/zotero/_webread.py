@@ -268,6 +268,8 @@ class ZoteroWebReader:
         """The file of attachment ``key`` into ``target`` (written whole or not at all);
         its size. Zotero's redirect to its file storage is followed once (``https://``
         :data:`FILE_HOSTS`, without the key)."""
+        if not (key.isascii() and key.isalnum() and len(key) <= 32):
+            raise ZoteroReadFailed(f"{key[:40]!r} is not a Zotero key", code="zotero_bad_answer")
         async with self._client() as client:
             url = f"{self._base}/{self._library}/items/{key}/file"
             status, got, body = await self._get(client, url, limit=MAX_FILE_BYTES)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeGuard
 
 from ._extra import item_identifiers
 from ._items import (
@@ -29,7 +29,7 @@ from ._items import (
     ZoteroNote,
 )
 
-__all__ = ["LINK_MODES", "WebItems", "web_collections", "web_items"]
+__all__ = ["LINK_MODES", "WebItems", "valid_key", "web_collections", "web_items"]
 
 #: The API's link mode names → the database's numbers (``ZoteroAttachment.link_mode``).
 LINK_MODES: Final[dict[str, int]] = {
@@ -68,11 +68,17 @@ def _version(obj: Mapping[str, object], data: Mapping[str, object]) -> int:
     return 0
 
 
+def valid_key(key: object) -> TypeGuard[str]:
+    """A Zotero object key as Zotero makes them (8 letters and digits; at most 32 here):
+    anything else (``../x``, ``a/b``) is no key — it names folders and URLs."""
+    return isinstance(key, str) and 0 < len(key) <= 32 and key.isascii() and key.isalnum()
+
+
 def _data(obj: object) -> tuple[Mapping[str, object], Mapping[str, object]] | None:
     if not isinstance(obj, Mapping):
         return None
     data = obj.get("data")
-    if not isinstance(data, Mapping) or not _text(data.get("key") or obj.get("key")):
+    if not isinstance(data, Mapping) or not valid_key(data.get("key") or obj.get("key")):
         return None
     return obj, data
 
@@ -104,7 +110,7 @@ def _tags(raw: object) -> tuple[str, ...]:
 
 
 def _keys(raw: object) -> tuple[str, ...]:
-    return tuple(k for k in raw if isinstance(k, str) and k) if isinstance(raw, list) else ()
+    return tuple(k for k in raw if valid_key(k)) if isinstance(raw, list) else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +146,9 @@ def web_items(objects: Iterable[object], *, library: str) -> WebItems:
         key = _text(data.get("key") or obj.get("key"))
         kind = _text(data.get("itemType"))
         parent = _text(data.get("parentItem")) or None
+        if parent is not None and not valid_key(parent):
+            skipped += 1
+            continue
         if kind == "note":
             relations = data.get("relations")
             related = relations.get("dc:relation") if isinstance(relations, Mapping) else None
@@ -231,6 +240,7 @@ def web_collections(objects: Iterable[object]) -> tuple[ZoteroCollection, ...]:
         if data.get("deleted"):
             continue
         parent = data.get("parentCollection")
+        parent = parent if valid_key(parent) else None
         out.append(
             ZoteroCollection(
                 key=_text(data.get("key") or obj.get("key")),
