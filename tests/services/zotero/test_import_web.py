@@ -289,3 +289,25 @@ def test_hostile_files_are_refused_per_item(fixtures_dir: Path, tmp_settings,
         assert "larger than 23 bytes" in said[big]
         assert "not a PDF" in said[fake]
         assert list(app.pdfs.corpus().files) == []
+
+
+def test_another_accounts_study_is_refused_before_zotero_is_asked(
+    fixtures_dir: Path, tmp_path: Path, tmp_settings
+) -> None:
+    """A Study named by its id must be one the account may change; another account's is
+    not found — before any request reaches Zotero. A new name makes the account's own."""
+    from litdesk._errors import NotFoundError
+
+    b, _k = _built(fixtures_dir, tmp_path, n=2)
+    b.close()
+    state = WebState.from_library(b.data_dir)
+    with WebServer(state) as server, open_app_sync(tmp_settings) as app:
+        anas = app.workspace().create_study("Ana's review").id
+        area = _area(app, ToLoopback(server.port))
+        bobs = ZoteroWebImportRequest(library="users/123", api_key=KEY, study=anas)
+        with pytest.raises(NotFoundError):
+            asyncio.run(area.import_web(bobs, owner="bob"))
+        assert state.received == []
+        assert app.workspace().papers(study=anas) == []
+        mine = ZoteroWebImportRequest(library="users/123", api_key=KEY, study="Bob's review")
+        assert asyncio.run(area.import_web(mine, owner="bob")).added == 2

@@ -17,6 +17,7 @@ applies; the identity links and changed papers are written last, in one transact
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -73,6 +74,8 @@ __all__ = ["UNFILED_STUDY", "WHOLE_LIBRARY_STUDY", "UnknownCollection", "ZoteroA
 UNFILED_STUDY: Final = "Zotero (unfiled)"
 WHOLE_LIBRARY_STUDY: Final = "Zotero"
 _IDENTIFIERS: Final = ("doi", "pmid", "pmcid", "arxiv_id")
+#: a Study's id (``study-`` and 24 hex digits): as an import's Study it names that Study
+_STUDY_ID: Final = re.compile(r"study-[0-9a-f]{24}")
 
 
 class UnknownCollection(NotFoundError):
@@ -332,6 +335,8 @@ class ZoteroArea:
         :meth:`import_library`."""
         from ._web_import import read_web, remember_version
 
+        if request.study is not None:  # refused before anything is asked of Zotero
+            await asyncio.to_thread(self._target_study, request.study, owner)
         reader = ZoteroWebReader(
             library=request.library, api_key=request.api_key, transport=self._http,
             sleep=self._sleep,
@@ -351,6 +356,15 @@ class ZoteroArea:
         )
         await asyncio.to_thread(remember_version, self._store, read, owner=owner)
         return replace(view, library_version=read.version, since=read.since)
+
+    def _target_study(self, ref: str, owner: str) -> None:
+        """The Study an import names: one the owner may change, or a new name (a Study's
+        id names that Study: another account's is not found, a viewer's refused)."""
+        try:
+            Workspace(self._store, owner=owner).study(ref, "write")
+        except NotFoundError:
+            if _STUDY_ID.fullmatch(ref.strip()):
+                raise
 
     def import_library(self, request: ZoteroImportRequest, *, owner: str) -> ZoteroImportView:
         """Import (or import again) a Zotero library into Studies (see the module
