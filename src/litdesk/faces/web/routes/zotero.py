@@ -140,7 +140,7 @@ async def import_web_form(
     request: Request,
     app: AppDep,
     owner: OwnerDep,
-    library: Annotated[str, Form(max_length=40)] = "",
+    library: Annotated[str, Form(min_length=1, max_length=40)],
     api_key: Annotated[str, Form(max_length=200)] = "",
     collections: Annotated[str, Form(max_length=20_000)] = "",
     study: Annotated[str, Form(max_length=400)] = "",
