@@ -194,6 +194,10 @@ class WebState:
         obj["version"] = obj["data"]["version"] = self.version
         self.items[obj["key"]] = obj
 
+    def trash(self, key: str) -> None:
+        """The item ``key`` put in the trash (listed only with ``includeTrashed=1``)."""
+        self.change(key, deleted=1)
+
     def delete(self, key: str) -> None:
         self.version += 1
         del self.items[key]
@@ -289,6 +293,8 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(404, {"error": "Not found"})
             return
+        if query.get("includeTrashed") != "1":
+            objects = [o for o in objects if not o["data"].get("deleted")]
         if "itemKey" in query:
             wanted = set(query["itemKey"].split(","))
             objects = [o for o in objects if o["key"] in wanted]

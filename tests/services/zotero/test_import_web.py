@@ -187,13 +187,15 @@ def test_pages_collections_and_changes_since(fixtures_dir: Path, tmp_path: Path,
             "dateAdded": "2026-12-06T10:00:00Z", "dateModified": "2026-12-06T10:00:00Z",
         }})  # fmt: skip
         state.delete(k["i6"])
+        state.trash(k["i9"])
         state.change(k["note"], note="<p>Important finding, revised</p>")
         state.received.clear()
         again = _web(area, app, study="All")
         asked = [g for g in state.received if g.path == "/users/123/items"]
         assert asked[0].query["since"] == str(whole.library_version)
         assert (again.added, again.updated, again.unchanged) == (1, 1, 1)  # i0: the note's item
-        assert [r.key for r in again.removed] == [k["i6"]]
+        assert sorted(r.key for r in again.removed) == sorted([k["i6"], k["i9"]])
+        assert asked[0].query["includeTrashed"] == "1"
         assert (again.notes_changed, again.notes_added) == (1, 0)
         notes, _ = app.workspace().notes()
         assert [n.annotation.comment for n in notes] == ["Important finding, revised"]

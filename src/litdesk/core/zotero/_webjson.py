@@ -124,6 +124,8 @@ class WebItems:
     files: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: objects read as nothing (not an object, no key, no item type), by position
     skipped: int = 0
+    #: the keys of regular items in the trash (``deleted``; read with ``includeTrashed``)
+    trashed: tuple[str, ...] = ()
 
 
 def web_items(objects: Iterable[object], *, library: str) -> WebItems:
@@ -135,16 +137,19 @@ def web_items(objects: Iterable[object], *, library: str) -> WebItems:
     standalone: list[ZoteroNote] = []
     files: dict[str, tuple[str, str]] = {}
     skipped = 0
+    trashed: list[str] = []
     for raw in objects:
         pair = _data(raw)
         if pair is None:
             skipped += 1
             continue
         obj, data = pair
-        if data.get("deleted"):
-            continue
         key = _text(data.get("key") or obj.get("key"))
         kind = _text(data.get("itemType"))
+        if data.get("deleted"):
+            if kind not in SKIPPED_TYPES:
+                trashed.append(key)
+            continue
         parent = _text(data.get("parentItem")) or None
         if parent is not None and not valid_key(parent):
             skipped += 1
@@ -225,6 +230,7 @@ def web_items(objects: Iterable[object], *, library: str) -> WebItems:
         {k: tuple(v) for k, v in members.items()},
         files,
         skipped,
+        tuple(trashed),
     )
 
 

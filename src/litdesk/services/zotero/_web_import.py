@@ -12,7 +12,7 @@ The library version an import read at (``Last-Modified-Version``) is kept with t
 identity links (a link of kind ``since`` per choice of collections, Study and PDFs): the
 next import of the same choice asks only for what changed after it (``since=``, with
 ``If-Modified-Since-Version``: 304 is "nothing changed") and reports the items deleted
-since (``/deleted``) as removed. Stored PDFs (``--with-pdfs``) are downloaded into
+since (``/deleted``) and those put in the trash since (``includeTrashed``) as removed. Stored PDFs (``--with-pdfs``) are downloaded into
 ``<data dir>/zotero-web/<library>/storage/<attachment key>/`` (again only when Zotero's
 ``md5`` differs from the file there) and then placed as an offline import places them.
 """
@@ -113,15 +113,16 @@ async def read_web(
     )
     objects: list[object] = []
     version = listed.library_version
+    # read again: the items put in the trash since come too (reported as removed)
+    trash = {"includeTrashed": "1"} if since is not None else {}
     if not scope:
-        got = await reader.listing("items", since=since)
+        got = await reader.listing("items", since=since, params=trash)
         objects.extend(got.objects)
         version = got.library_version or version
     else:
         for key in scope:
-            got = await reader.listing(
-                f"collections/{key}/items/top", since=since, what="collection"
-            )
+            path = f"collections/{key}/items/top"
+            got = await reader.listing(path, since=since, params=trash, what="collection")
             objects.extend(got.objects)
             version = got.library_version or version
         children = await reader.listing("items", since=since, params={"itemType": _CHILDREN})
@@ -144,7 +145,7 @@ async def read_web(
     )
     deleted: tuple[str, ...] | None = None
     if since is not None:
-        deleted = await reader.deleted(since)
+        deleted = tuple(dict.fromkeys((*await reader.deleted(since), *read.trashed)))
     elif scope:
         deleted = ()  # a collection read says nothing of the items outside it
     return WebRead(lib, deleted, version, since, marker, tuple(problems))
