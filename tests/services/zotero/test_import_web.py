@@ -281,8 +281,9 @@ def test_hostile_files_are_refused_per_item(fixtures_dir: Path, tmp_settings,
 
     data = fixtures_dir / "zotero" / "zotero-6-papis"
     state = WebState.from_library(data)
-    big, fake = sorted(state.files)[:2]
+    big, fake, gone = sorted(state.files)[:3]
     state.files[fake] = b"<html>not a pdf</html>"
+    del state.files[gone]  # in WebDAV, not in zotero.org's storage
     monkeypatch.setattr(webread, "MAX_FILE_BYTES", len(state.files[fake]) + 1)
     with WebServer(state) as server, open_app_sync(tmp_settings) as app:
         view = _web(_area(app, ToLoopback(server.port)), app, study="Papis", pdfs=True)
@@ -290,6 +291,7 @@ def test_hostile_files_are_refused_per_item(fixtures_dir: Path, tmp_settings,
         said = {p.problem.split(":", 1)[0]: p.problem for p in view.problems}
         assert "larger than 23 bytes" in said[big]
         assert "not a PDF" in said[fake]
+        assert "holds no file" in said[gone]
         assert list(app.pdfs.corpus().files) == []
 
 

@@ -284,6 +284,12 @@ class ZoteroWebReader:
                 status, got, body = await self._get(
                     client, str(where), limit=MAX_FILE_BYTES, key=False
                 )
+        if status == 404:
+            raise ZoteroReadFailed(
+                f"zotero.org holds no file for attachment {key} (not synced, or kept in "
+                "another storage such as WebDAV)",
+                code="zotero_no_file",
+            )
         if status != 200:
             self._refuse(status, f"file for attachment {key}")
         target.parent.mkdir(parents=True, exist_ok=True)
