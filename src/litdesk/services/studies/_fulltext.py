@@ -55,9 +55,11 @@ from litdesk.services.workspace import Workspace, now_iso
 
 from ._requests import AttachPdfRequest, PdfLinkRequest
 from ._views import (
+    FULLTEXT_PAGE,
     AttachedPdfView,
     FulltextCheckRow,
     FulltextCounts,
+    FulltextShow,
     FulltextView,
     PaperFulltextRow,
     PaperRetrieval,
@@ -238,18 +240,43 @@ class StudyFulltext:
         *,
         changed: dict[str, int] | None = None,
         notices: Sequence[str] = (),
+        show: FulltextShow | None = "all",
+        page: int | None = None,
     ) -> FulltextView:
-        """The Study's papers with their PDF and full text, and the counts."""
+        """The Study's papers with their PDF and full text, and the counts (over them all).
+        ``show``: only the papers sought for retrieval at screening, only those with
+        neither a PDF nor full text, or all (``None``: the sought ones when screening has
+        sought any, else all); ``page``: that page of ``FULLTEXT_PAGE`` papers (``None``:
+        every paper listed)."""
+        from litdesk.services.screening import sought_papers
+
         with self.store.read() as conn:
             study = repo.get_study(conn, ref, account=owner)
             access.require_study(conn, owner, study.id, "read")
+            role = access.study_role(conn, owner, study.id) or "viewer"
             papers = study_papers(conn, study.id)
             pdfs = links.pdf_links(conn, study.id)
             checks = links.fulltext_checks(conn, study.id)
         rows = [_row(p, pdfs.get(p.id), checks.get(p.id)) for p in papers]
+        sought: frozenset[str] | None = None  # asked of screening only for the page
+        if show != "all" or page is not None:
+            sought = sought_papers(self.store, study.id, role=role) & {p.id for p in papers}
+        if show is None:
+            show = "sought" if sought else "all"
+        listed = [
+            r for r in rows
+            if show == "all"
+            or (show == "sought" and sought is not None and r["id"] in sought)
+            or (show == "missing" and r["retrieved"] == "missing")
+        ]  # fmt: skip
+        pages = max(1, -(-len(listed) // FULLTEXT_PAGE))
+        at = 1 if page is None else min(max(1, page), pages)
+        shown = listed if page is None else listed[(at - 1) * FULLTEXT_PAGE : at * FULLTEXT_PAGE]
         return FulltextView(
-            study.id, study.name, rows, _counts(rows), len(self.parts.pdfs.corpus().files),
+            study.id, study.name, shown, _counts(rows), len(self.parts.pdfs.corpus().files),
             self._job(study.id, owner), dict(changed or {}), tuple(notices),
+            show=show, listed=len(listed), sought=None if sought is None else len(sought), page=at,
+            pages=1 if page is None else pages,
         )  # fmt: skip
 
     def _job(self, study_id: str, owner: str) -> JobView | None:
