@@ -439,12 +439,19 @@ class StudyFulltext:
         recorded on its own (a job claimed again resumes with the papers left)."""
 
         def run(ctx: JobContext) -> dict[str, object] | None:
+            from litdesk.services.screening import sought_papers
+
             owner = ctx.job.owner
             study_id = str(ctx.params.get("study_id", ""))
             with self.store.read() as conn:
                 access.require_study(conn, owner, study_id, "write")
+                role = access.study_role(conn, owner, study_id) or "viewer"
                 checked = links.fulltext_checks(conn, study_id)
                 todo = [p for p in study_papers(conn, study_id) if p.id not in checked]
+            # the papers screening sought for retrieval first: an allowance spent part way
+            # has then gone to the full texts the review needs next
+            first = sought_papers(self.store, study_id, role=role) if todo else frozenset()
+            todo.sort(key=lambda p: p.id not in first)  # stable: newest first within each
             found = missing = 0
             for n, paper in enumerate(todo):
                 if not ctx.progress(n, len(todo), paper.title[:80] or paper.id):
