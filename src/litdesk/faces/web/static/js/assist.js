@@ -83,11 +83,13 @@ export function installAssist() {
     status.textContent = "Read what will be sent, then give consent.";
   }
 
-  function quoteBox(s) {
+  function quoteBox(s, dropped) {
     if (!s) {
       const p = document.createElement("p");
       p.className = "muted se-quote";
-      p.textContent = "No verified suggestion: fill it yourself if the paper says.";
+      p.textContent = dropped
+        ? "The suggestion was dropped (see the warning above): fill it yourself if the paper says."
+        : "No verified suggestion: fill it yourself if the paper says.";
       return p;
     }
     const q = document.createElement("blockquote");
@@ -127,7 +129,9 @@ export function installAssist() {
     const form = d.form;
     const finding = d.fields.finding;
     const head = document.createElement("p");
-    head.textContent = `Finding (its quote becomes the record's passage): ${finding.value}`;
+    head.textContent = form.finding_field
+      ? `Finding (it fills the form's finding field below; its quote becomes the record's passage): ${finding.value}`
+      : `Finding: ${finding.value} — its quote becomes the record's passage (this form has no finding field, so the statement itself is not recorded).`;
     fieldsBox.append(head, quoteBox(finding));
     for (const f of form.fields) {
       const mine = f.key === "finding" && form.finding_field;
@@ -139,7 +143,7 @@ export function installAssist() {
       lab.textContent = f.required ? `${f.label} (required)` : f.label;
       const cell = document.createElement("div");
       cell.append(control(f, s ? s.text : ""));
-      pair.append(lab, cell, quoteBox(s));
+      pair.append(lab, cell, quoteBox(s, d.dropped.includes(f.key)));
       fieldsBox.append(pair);
     }
     for (const line_ of form.disclosure) line(fieldsBox, `Partial: ${line_}.`, "notice warn");
