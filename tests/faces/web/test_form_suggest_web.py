@@ -16,6 +16,7 @@ from tests._model_servers import Scripted, ScriptedModelServer, assist_settings,
 from tests.faces.web._assist_jobs import settle
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
+from tests.faces.web.test_assist_web import AXE, _axe
 from tests.services.assist._extract_kit import the_paper
 
 from litdesk.adapters.store import open_store
@@ -168,3 +169,26 @@ def test_browser_prefilled_form_recorded(page, one):
     listed = page.text_content("#evidence-list")
     assert "RCT" in listed and "Mali" in listed and "120" in listed
     assert page.console_errors == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_browser_prefilled_form_accessible(browser: Any, one):
+    """axe-core (WCAG 2 A/AA) on the pre-filled form, light and dark."""
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (make node)")
+    server, running, study_id = one
+    for scheme in ("light", "dark"):
+        server.script(Scripted(json.dumps(ANSWER)))
+        # bypass_csp only lets the test inject axe; the page's CSP is kept in the test above
+        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+        pg = context.new_page()
+        pg.goto(f"{running.base}/paper/{PAPER}?study={study_id}")
+        pg.wait_for_selector("#suggest-evidence[data-ready='1']")
+        pg.click("#se-preview")
+        pg.wait_for_selector("#se-consent:not([hidden])")
+        pg.check("#se-agree")
+        pg.click("#se-send")
+        pg.wait_for_selector("#se-f-design")
+        found = _axe(pg)
+        context.close()
+        assert found == [], (scheme, found)

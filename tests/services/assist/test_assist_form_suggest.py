@@ -15,7 +15,7 @@ import pytest
 from tests._model_servers import Scripted, ScriptedModelServer, assist_settings, user_payload
 from tests.services.assist._extract_kit import ABSTRACT, the_paper
 
-from litdesk._errors import RefusedError
+from litdesk._errors import NotFoundError, RefusedError
 from litdesk.core.assist import AnswerRefused, ConsentRequired
 from litdesk.core.forms import Form, FormField, ValueInvalid
 from litdesk.services.app import open_app
@@ -246,3 +246,29 @@ def test_default_form_keeps_the_six_fields(model_server_fixture, tmp_path):
         "label": "Research question",
     }
     assert user_payload(server.requests[0].body)["blocks"][0]["text"] == ABSTRACT
+
+
+def test_another_account_reaches_neither_the_study_form_nor_the_draft(
+    model_server_fixture, tmp_path
+):
+    server = model_server_fixture
+    server.script(Scripted(_answer(GOOD)))
+
+    async def go(ea: EvidenceAssistant) -> Any:
+        draft = await _suggest(ea)
+        study_id = draft.data["study_id"]
+        Workspace(ea.providers.store, owner="bob").save_paper(the_paper())
+        bob = EvidenceAssistant(ea.providers, owner="bob")
+        try:
+            with pytest.raises((NotFoundError, RefusedError)) as study:
+                await bob.preview(PAPER, study=study_id)
+            with pytest.raises(NotFoundError) as other:
+                bob.save_form(draft.id, reviewed=True)
+        finally:
+            bob.close()
+        rows, _ = Workspace(ea.providers.store, owner="ann").evidence(study="Malaria")
+        return study.value, other.value, rows
+
+    study, other, rows = run(go, server, tmp_path)
+    assert other.code == "draft_not_found" and rows == []
+    assert "Trial form" not in str(study) and len(server.requests) == 1
