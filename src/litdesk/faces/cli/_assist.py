@@ -175,9 +175,9 @@ def _print_provenance(p: dict[str, Any]) -> None:
          f"reviewed {p.get('reviewed_at')}")  # fmt: skip
     for name, f in (p.get("fields") or {}).items():
         edited = " (edited)" if f.get("edited") else ""
-        _say(
-            f"{name}{edited}: suggested \u201c{f.get('suggestion')}\u201d, saved \u201c{f.get('final')}\u201d"
-        )
+        final = f.get("final")
+        saved = f"saved \u201c{final}\u201d" if final is not None else "not recorded"
+        _say(f"{name}{edited}: suggested \u201c{f.get('suggestion')}\u201d, {saved}")
         _say(f"    quote [{f.get('block')}]: check {p['checks'].get(name)}", style="dim")
 
 
