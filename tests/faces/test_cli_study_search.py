@@ -255,5 +255,10 @@ def test_update_re_runs_only_the_databases_named(
     assert [x["provider"] for x in data["job"]["result"]["searches"][0]["lanes"]] == ["crossref"]
     assert (data["latest_update"]["round"], data["latest_update"]["new"]) == (2, 3)
     assert state["epmc"].calls == asked
+    code, out, _ = invoke("screen", "next", "Living")
+    assert (
+        code == 0 and "The 2 update rounds added 3 records to screen (the latest, Update 2 (" in out
+    )
+    assert "): 3); 3 still yours to screen" in out, out
     code, out, err = invoke("study", "update", "Living", "-p", "pubmed")
     assert code != 0 and "searches PubMed: they search Europe PMC, Crossref" in out + err

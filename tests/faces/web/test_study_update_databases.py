@@ -1,7 +1,8 @@
 """The Study page after an update one database of which failed (walk 11): the round names
 the failure and why, a "Re-run Crossref only" button re-runs that database alone (Europe
 PMC is not asked again), the update form lets the reviewer untick databases, and the JSON
-twin takes ``providers``; a database no saved search uses is refused by name."""
+twin takes ``providers``; a database no saved search uses is refused by name. The Study
+page and the screening page say what the update rounds brought to screen."""
 
 from __future__ import annotations
 
@@ -90,7 +91,16 @@ def test_a_failed_database_is_named_and_re_run_alone(running: Running) -> None:
         assert _lanes(done) == [("crossref", "complete")] and STATE["epmc"].calls == asked
         rounds = c.get(f"/api/v1/studies/{sid}/search-rounds").json()
         assert (rounds["latest_update"]["round"], rounds["latest_update"]["new"]) == (2, 4)
-        assert 'id="study-update-failed"' not in c.get(f"/study/{sid}").text
+        page = c.get(f"/study/{sid}").text
+        assert 'id="study-update-failed"' not in page
+        # what the update rounds brought, on the Study page and the screening page alike
+        said = page.split('id="screen-updates">')[1].split("</span>")[0]
+        assert said.startswith("The 2 update rounds added 9 records to screen: 9 still yours")
+        assert "the latest, Update 2 (" in said and "added 4)" in said
+        screen = c.get(f"/study/{sid}/screen?stage=title_abstract").text
+        news = screen.split('id="update-news">')[1].split("</p>")[0]
+        assert news.startswith("The 2 update rounds added 9 records to screen; 9 are still yours")
+        assert 'id="update-news"' not in c.get(f"/study/{sid}/screen?stage=full_text").text
         # the JSON twin: a database no saved search uses is refused by name
         r = c.post(f"/api/v1/studies/{sid}/update", json={"providers": ["pubmed"]})
         assert r.status_code >= 400 and "searches PubMed" in r.text, r.text

@@ -3,7 +3,8 @@ Europe PMC and Crossref, Crossref down during an update (the round keeps Europe 
 records and names Crossref's failure), then ``UpdateStudyRequest(study, ("crossref",))``
 re-runs only Crossref — Europe PMC is not asked, Crossref's new records join the Study as
 the next round — and a later full update re-runs the search once on both databases, never
-its Crossref-only twin beside it. A database no saved search uses is refused by name."""
+its Crossref-only twin beside it. A database no saved search uses is refused by name.
+Screening then says what the update rounds brought (as PRISMA 2020's columns count it)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ from tests.services.studies._paged import CROSSREF_HOST, GeneratedCrossref, Gene
 from litdesk import Settings
 from litdesk._errors import InputError, RefusedError
 from litdesk.services.app import App, open_app
+from litdesk.services.screening import (
+    DecideRequest,
+    ItemsRequest,
+    NextRequest,
+    PrismaFlowRequest,
+    ProgressRequest,
+)
 from litdesk.services.search import SearchRequest
 from litdesk.services.studies import (
     EXIT_OK,
@@ -77,6 +85,29 @@ def test_an_update_re_runs_only_the_database_that_failed(tmp_settings: Settings)
         assert _lanes(done) == [[("europepmc", "complete"), ("crossref", "complete")]]
         latest = app.studies.search_rounds(study, owner=app.owner).latest_update
         assert latest is not None and (latest["round"], latest["new"]) == (3, 0)
+        # what the reviewer is told (walk 11: nothing said the updates brought records): the
+        # update rounds' records to screen, as PRISMA 2020's update columns count them
+        ta = ProgressRequest(study, "title_abstract")
+        news = app.screening.progress(ta, owner=app.owner).updates
+        assert news is not None
+        assert (news.rounds, news.added, news.latest, news.awaiting) == (3, 9, 0, 9)
+        assert news.latest_label.startswith("Update 3 (")
+        flow = app.screening.prisma(PrismaFlowRequest(study), owner=app.owner).to_dict()
+        columns = flow["rounds"]
+        assert [c["to_screen"] for c in columns] == [40, 5, 4, 0]
+        assert news.latest_label == columns[-1]["label"]
+        card = app.screening.next(NextRequest(study, "title_abstract", "original"), owner=app.owner)
+        assert card.progress.updates == news
+        rows = app.screening.items(ItemsRequest(study, page_size=100), owner=app.owner).rows
+        [new] = [r["record_key"] for r in rows if r["title"].startswith("Generated record 31 ")]
+        decide = DecideRequest(study, "title_abstract", new, "exclude", "not a trial")
+        app.screening.decide(decide, owner=app.owner)
+        news = app.screening.progress(ta, owner=app.owner).updates
+        assert news is not None and (news.added, news.awaiting) == (9, 8)
+        assert (
+            app.screening.progress(ProgressRequest(study, "full_text"), owner=app.owner).updates
+            is None
+        )
         # a database no saved search uses: refused by name, nothing queued
         with pytest.raises(RefusedError) as refused:
             app.studies.update_study(UpdateStudyRequest(study, ("pubmed",)), owner=app.owner)

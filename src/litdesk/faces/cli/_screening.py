@@ -46,6 +46,12 @@ def _card(view: CardView) -> None:
         f"[{view.stage}] {mine['screened']:,} of {mine['total']:,} screened by you, "
         f"{mine['included']:,} included; {mine['remaining']:,} left — {view.order.label}"
     )
+    news = view.progress.updates
+    if news is not None:  # a living review: what its update rounds brought
+        rounds = news.latest_label if news.rounds == 1 else f"The {news.rounds} update rounds"
+        left = f"{news.awaiting:,} still yours to screen" if news.awaiting else "all screened"
+        latest = f" (the latest, {news.latest_label}: {news.latest:,})" if news.rounds > 1 else ""
+        _say(f"{rounds} added {plural(news.added, 'record')} to screen{latest}; {left}")
     if view.done:
         _say("Nothing left for you to screen at this stage.")
         return

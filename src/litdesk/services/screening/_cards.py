@@ -9,15 +9,24 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from litdesk.adapters.store import Store, repo, screening
+from litdesk.adapters.store import Store, repo, screening, whole_searches
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.screening import DecisionHistory, Stage, check_set, stopping_guidance
 from litdesk.services.dedup import WorkingGroup
 
 from ._config import ScreeningConfig
 from ._items import ScreenSet
+from ._prisma import round_labels
 from ._state import StageState
-from ._views import CardFullText, Guidance, MemberRecord, PaperFields, RetrievalNote
+from ._views import (
+    CardFullText,
+    CardProgress,
+    Guidance,
+    MemberRecord,
+    PaperFields,
+    RetrievalNote,
+    UpdateNews,
+)
 
 __all__ = [
     "CHECK_MIN",
@@ -29,8 +38,10 @@ __all__ = [
     "guidance",
     "members",
     "paper_fields",
+    "progress",
     "random_key",
     "subject_terms",
+    "update_news",
     "visible_rows",
 ]
 
@@ -186,3 +197,35 @@ def guidance(ctx: Ctx, state: StageState, labels: dict[str, bool]) -> Guidance:
             ),
         },
     )
+
+
+def progress(store: Store, ctx: Ctx, state: StageState) -> CardProgress:
+    """A card's progress: the reviewer's figures, everyone's unless the stage is blind, and
+    what the update rounds brought (:func:`update_news`)."""
+    visible = not ctx.config.blind(state.stage)
+    mine, everyone = state.counts(mine=True), state.counts(mine=False) if visible else None
+    return CardProgress(mine, everyone, not visible, update_news(store, ctx, state))
+
+
+def update_news(store: Store, ctx: Ctx, state: StageState) -> UpdateNews | None:
+    """At title/abstract, once the Study has an update round: the records the update rounds
+    added to screen, the latest round's, and how many the reviewer has still to screen —
+    each record placed in its round as PRISMA 2020's columns place it (its group's earliest
+    member), so the screening page and the flow agree."""
+    if state.stage != "title_abstract":
+        return None
+    with store.read() as conn:
+        rounds = whole_searches.list_rounds(conn, ctx.study.id)
+    plan = round_labels(rounds)
+    last = len(plan.labels) - 1
+    if last == 0:
+        return None
+    added = latest = awaiting = 0
+    for group in ctx.screen.groups:
+        column = min((plan.column(m) for m in group.members), default=0)
+        if column:
+            added += 1
+            latest += column == last
+            awaiting += state.is_remaining(group.key)
+    began = plan.rounds.began[-1][1].isoformat()
+    return UpdateNews(last, plan.labels[-1], began, added, latest, awaiting)

@@ -234,8 +234,7 @@ def _as_recorded(saved: list[tuple[RunDefinition, int]]) -> list[tuple[RunDefini
 
     def narrowed(d: RunDefinition, cap: int) -> bool:
         return any(
-            c == cap and rest(o) == rest(d) and set(d.providers) < set(o.providers)
-            for o, c in out
+            c == cap and rest(o) == rest(d) and set(d.providers) < set(o.providers) for o, c in out
         )
 
     return [(d, cap) for d, cap in out if not narrowed(d, cap)]
