@@ -5,6 +5,8 @@ available at the full-text stage, stopping guidance with its random check set.""
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -207,6 +209,15 @@ def progress(store: Store, ctx: Ctx, state: StageState) -> CardProgress:
     return CardProgress(mine, everyone, not visible, update_news(store, ctx, state))
 
 
+#: the update rounds' groups per (items, rounds): (their keys, the latest round's count) —
+#: placing every group in its round took 23 ms a card at 4,400 records, 0.6 ms from here
+#: (medians, a loaded 2-core machine); the reviewer's remaining ones are counted afresh
+_UPDATE_GROUPS: OrderedDict[tuple[str, tuple[object, ...]], tuple[tuple[str, ...], int]] = (
+    OrderedDict()
+)
+_UPDATE_LOCK = threading.Lock()
+
+
 def update_news(store: Store, ctx: Ctx, state: StageState) -> UpdateNews | None:
     """At title/abstract, once the Study has an update round: the records the update rounds
     added to screen, the latest round's, and how many the reviewer has still to screen —
@@ -220,12 +231,23 @@ def update_news(store: Store, ctx: Ctx, state: StageState) -> UpdateNews | None:
     last = len(plan.labels) - 1
     if last == 0:
         return None
-    added = latest = awaiting = 0
-    for group in ctx.screen.groups:
-        column = min((plan.column(m) for m in group.members), default=0)
-        if column:
-            added += 1
-            latest += column == last
-            awaiting += state.is_remaining(group.key)
+    key = (ctx.screen.fingerprint, tuple((r.run_id, r.round, r.created_at) for r in rounds))
+    with _UPDATE_LOCK:
+        found = _UPDATE_GROUPS.get(key)
+    if found is None:
+        keys: list[str] = []
+        latest = 0
+        for group in ctx.screen.groups:
+            column = min((plan.column(m) for m in group.members), default=0)
+            if column:
+                keys.append(group.key)
+                latest += column == last
+        found = (tuple(keys), latest)
+        with _UPDATE_LOCK:
+            _UPDATE_GROUPS[key] = found
+            while len(_UPDATE_GROUPS) > 64:
+                _UPDATE_GROUPS.popitem(last=False)
+    keys_added, latest = found
+    awaiting = sum(1 for k in keys_added if state.is_remaining(k))
     began = plan.rounds.began[-1][1].isoformat()
-    return UpdateNews(last, plan.labels[-1], began, added, latest, awaiting)
+    return UpdateNews(last, plan.labels[-1], began, len(keys_added), latest, awaiting)
