@@ -66,6 +66,13 @@ def test_an_update_re_runs_only_the_database_that_failed(tmp_settings: Settings)
         done = await _run(app, update.job.id)
         assert done.exit_status == EXIT_PARTIAL
         assert _lanes(done) == [[("europepmc", "complete"), ("crossref", "failed")]]
+        # PRISMA-S lists the failed search with its strategy as sent (it was blank)
+        searches = app.studies.prisma(study, owner=app.owner).to_dict()["searches"]
+        assert isinstance(searches, list)
+        [failed] = [x for x in searches if x["round"] == 1 and x["database"] == "Crossref"]
+        assert (
+            failed["status"] != "ok" and failed["strategy"] == "query.bibliographic=malaria vaccine"
+        )
         # Crossref back (4 new of its own): only Crossref re-run
         state["cr"] = GeneratedCrossref(range(14), shared=(5, 6))
         epmc_calls = state["epmc"].calls
