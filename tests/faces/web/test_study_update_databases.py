@@ -101,6 +101,10 @@ def test_a_failed_database_is_named_and_re_run_alone(running: Running) -> None:
         news = screen.split('id="update-news">')[1].split("</p>")[0]
         assert news.startswith("The 2 update rounds added 9 records to screen; 9 are still yours")
         assert 'id="update-news"' not in c.get(f"/study/{sid}/screen?stage=full_text").text
+        first = c.get(f"/study/{sid}/screen?stage=title_abstract&order=original").text
+        listed = first.split("records of this study (duplicates merged)")[1].split("</ul>")[0]
+        assert "· Europe PMC · search “malaria vaccine”, " in listed
+        assert "· Initial search</span>" in listed and "· Update 1 (" in listed, listed
         # the JSON twin: a database no saved search uses is refused by name
         r = c.post(f"/api/v1/studies/{sid}/update", json={"providers": ["pubmed"]})
         assert r.status_code >= 400 and "searches PubMed" in r.text, r.text

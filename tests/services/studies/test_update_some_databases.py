@@ -105,6 +105,10 @@ def test_an_update_re_runs_only_the_database_that_failed(tmp_settings: Settings)
         assert news.latest_label == columns[-1]["label"]
         card = app.screening.next(NextRequest(study, "title_abstract", "original"), owner=app.owner)
         assert card.progress.updates == news
+        # its records say where and when each was found (three identical lines before)
+        found = [(m["database"], m["round"]) for m in card.members]
+        assert ("Europe PMC", "Initial search") in found and ("Crossref", "Initial search") in found
+        assert any(r.startswith("Update 1 (") for _, r in found), found
         rows = app.screening.items(ItemsRequest(study, page_size=100), owner=app.owner).rows
         [new] = [r["record_key"] for r in rows if r["title"].startswith("Generated record 31 ")]
         decide = DecideRequest(study, "title_abstract", new, "exclude", "not a trial")

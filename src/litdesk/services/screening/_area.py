@@ -603,7 +603,7 @@ class ScreeningArea(TeamScreening):
             order,
             progress,
             record_key=group.key,
-            members=members(group),
+            members=members(group, self.store, ctx.study.id),
             decisions=decisions,
             my_verdict=None if mine is None else mine.verdict,
             highlight={

@@ -118,17 +118,29 @@ def paper_fields(group: WorkingGroup) -> PaperFields:
     }
 
 
-def members(group: WorkingGroup) -> tuple[MemberRecord, ...]:
+def members(
+    group: WorkingGroup, store: Store | None = None, study_id: str = ""
+) -> tuple[MemberRecord, ...]:
+    """The group's records with their source and database; with the Study's ``store`` and
+    ``study_id``, in a Study with
+    update rounds, each one's round as PRISMA 2020's columns name it ("Update 1 (6 Dec
+    2026)"): a record found again by an update is told apart from the first search's."""
+    plan = None
+    if store is not None and study_id:
+        with store.read() as conn:
+            plan = round_labels(whole_searches.list_rounds(conn, study_id))
     out: list[MemberRecord] = []
     for r in group.members:
         paper = r.data.get("paper")
         title = str(paper.get("title") or "") if isinstance(paper, dict) else ""
+        shown = plan is not None and len(plan.labels) > 1
         out.append(
             {
                 "key": r.key,
                 "title": title,
                 "source": str(r.data.get("label") or r.source_id),
                 "database": r.database,
+                "round": plan.labels[plan.column(r)] if plan is not None and shown else "",
             }
         )
     return tuple(out)

@@ -72,6 +72,8 @@ class MemberRecord(TypedDict):
     title: str
     source: str
     database: str
+    #: its update round's PRISMA column ("Update 1 (6 Dec 2026)"; "" without updates)
+    round: str
 
 
 class PaperFields(TypedDict):
