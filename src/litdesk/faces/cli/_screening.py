@@ -77,8 +77,8 @@ def _card(view: CardView) -> None:
     if len(view.members) > 1:
         _say(f"{plural(len(view.members), 'record')} in this group:")
         for m in view.members:
-            where = " · ".join(x for x in (m["database"], m["source"], m["round"]) if x)
-            _say(f"  {m['key']}  {where}: {m['title']}")
+            found_in = " · ".join(x for x in (m["database"], m["source"], m["round"]) if x)
+            _say(f"  {m['key']}  {found_in}: {m['title']}")
     if view.full_text is not None:
         ft = view.full_text
         where = []
