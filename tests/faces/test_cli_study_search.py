@@ -247,6 +247,10 @@ def test_update_re_runs_only_the_databases_named(
     state["cr"] = GeneratedCrossref(range(8), status=503)
     code, out, _ = invoke("study", "update", "Living")
     assert code == 3 and "Crossref, keyword search: failed" in out, out
+    code, out, _ = invoke("study", "show", "Living")  # each run of the query: its round
+    said = " ".join(out.split())
+    assert "; first search: 25 new, 0 already known" in said, out
+    assert "; update round 1: 0 new, 20 already known; Crossref failed" in said, out
     state["cr"] = GeneratedCrossref(range(8))
     asked = state["epmc"].calls
     code, out, err = invoke("study", "update", "Living", "-p", "crossref", "--json")
