@@ -93,6 +93,12 @@ def test_a_failed_database_is_named_and_re_run_alone(running: Running) -> None:
         assert (rounds["latest_update"]["round"], rounds["latest_update"]["new"]) == (2, 4)
         page = c.get(f"/study/{sid}").text
         assert 'id="study-update-failed"' not in page
+        runs = page.split('id="runs-list"')[1].split("</ul>")[0]  # each run says its round
+        assert [x.split("</span>")[0] for x in runs.split('<span class="run-round">')[1:]] == [
+            "first search",
+            "update round 1",
+            "update round 2",
+        ]
         # what the update rounds brought, on the Study page and the screening page alike
         said = page.split('id="screen-updates">')[1].split("</span>")[0]
         assert said.startswith("The 2 update rounds added 9 records to screen: 9 still yours")
