@@ -74,7 +74,7 @@ def test_an_update_re_runs_only_the_database_that_failed(tmp_settings: Settings)
             failed["status"] != "ok" and failed["strategy"] == "query.bibliographic=malaria vaccine"
         )
         # Crossref back (4 new of its own): only Crossref re-run
-        state["cr"] = GeneratedCrossref(range(14), shared=(5, 6))
+        state["cr"] = GeneratedCrossref(range(14), shared=(5, 6, 7))  # 7: new to Crossref
         epmc_calls = state["epmc"].calls
         only = UpdateStudyRequest(study, ("Crossref",))
         done = await _run(app, app.studies.update_study(only, owner=app.owner).job.id)
@@ -83,8 +83,12 @@ def test_an_update_re_runs_only_the_database_that_failed(tmp_settings: Settings)
         assert state["epmc"].calls == epmc_calls  # Europe PMC was not asked
         latest = app.studies.search_rounds(study, owner=app.owner).latest_update
         assert latest is not None
-        assert (latest["round"], latest["new"], latest["already_known"]) == (2, 4, 12)
+        assert (latest["round"], latest["new"], latest["already_known"]) == (2, 4, 13)
         assert len(app.workspace().study_summary(study).papers) == 30 + 10 + 5 + 4
+        # the Study's papers, newest first: the round's 4 new ones lead, not record 7 that
+        # Crossref only enriched (walk 11: it was listed first, as if new)
+        first = [p.id for p in app.workspace().study_summary(study, limit=5).papers]
+        assert all(p.startswith("DOI-") for p in first[:4]) and "MED-10000007" not in first
         # a later full update: the search once, on both databases
         done = await _run(
             app, app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id
