@@ -76,6 +76,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         RetrievalNote,
         RetrievalView,
         ScreeningSettingsView,
+        UpdateNews,
     )
     from ._zip_history import HistoryFileError, ZipHistoryView
 
@@ -115,6 +116,7 @@ __all__ = [
     "CardFullText",
     "CardOrder",
     "CardProgress",
+    "UpdateNews",
     "CheckSet",
     "DecisionEntry",
     "Guidance",
