@@ -6,8 +6,14 @@ own schema files (``$LITDESK_FIXTURES/zotero/schema-sql``), then imported by
 its peak memory is its own: the high-water RSS (``VmHWM``) minus the RSS just before the
 import. Then the same import again (everything unchanged: the identity path).
 
+With ``--web`` the same library is served by the loopback Zotero Web API server of the
+tests (``tests/_zotero_web.py``, a real HTTP exchange) and imported by
+``app.zotero.import_web`` (PDFs downloaded); then, after ``--changes`` items are edited in
+"Zotero", imported again (only the changes are read: ``since=``). Requests are counted.
+
     .venv/bin/python bench/zotero_bench.py                        # 10,000 items, 5,000 PDFs
     .venv/bin/python bench/zotero_bench.py --items 1000 --pdfs 500
+    .venv/bin/python bench/zotero_bench.py --items 2000 --pdfs 500 --web
 """
 
 from __future__ import annotations
@@ -113,14 +119,74 @@ def child(zotero: str, data: str) -> None:
     )
 
 
+def web_child(zotero: str, data: str, changes: int) -> None:
+    """The Web API import of the library in this process; prints a JSON line of figures."""
+    import asyncio
+
+    from tests._zotero_server import ToLoopback
+    from tests._zotero_web import WebServer, WebState
+
+    from litdesk import Settings
+    from litdesk.services.app import open_app_sync
+    from litdesk.services.zotero import ZoteroArea, ZoteroWebImportRequest
+
+    key = "K" * 24
+    state = WebState.from_library(Path(zotero))
+    with WebServer(state) as server, open_app_sync(Settings(data_dir=Path(data))) as app:
+        area = ZoteroArea(
+            store=app.store,
+            pdfs=app.pdfs,
+            screening=app.screening,
+            http_transport=ToLoopback(server.port),
+        )
+        request = ZoteroWebImportRequest(library="users/123", api_key=key, pdfs=True)
+        base = _rss("VmRSS")
+        t0 = time.perf_counter()
+        view = asyncio.run(area.import_web(request, owner=app.owner))
+        seconds = time.perf_counter() - t0
+        peak = _rss("VmHWM") - base
+        first_requests = len(state.received)
+        regular = [k for k, o in state.items.items() if "parentItem" not in o["data"]]
+        for k in regular[:changes]:
+            state.change(k, title=state.items[k]["data"].get("title", "") + " (corrected)")
+        t1 = time.perf_counter()
+        again = asyncio.run(area.import_web(request, owner=app.owner))
+        again_s = time.perf_counter() - t1
+    print(
+        json.dumps(
+            {
+                "seconds": round(seconds, 2),
+                "peak_mb": round(peak / 2**20, 1),
+                "requests": first_requests,
+                "items": view.items_read,
+                "added": view.added,
+                "pdfs": view.pdfs_attached,
+                "notes": view.notes_added,
+                "studies": len(view.studies),
+                "again_seconds": round(again_s, 2),
+                "again_requests": len(state.received) - first_requests,
+                "again_read": again.items_read,
+                "again_updated": again.updated,
+                "again_added": again.added,
+            }
+        )
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--items", type=int, default=10_000)
     ap.add_argument("--pdfs", type=int, default=5_000)
+    ap.add_argument("--web", action="store_true", help="Import through the Web API (loopback).")
+    ap.add_argument("--changes", type=int, default=10)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--web-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(*args.child)
+        return
+    if args.web_child:
+        web_child(*args.web_child, args.changes)
         return
     with tempfile.TemporaryDirectory(prefix="zotero-bench-") as tmp:
         t0 = time.perf_counter()
@@ -128,7 +194,15 @@ def main() -> None:
         print(f"built {args.items} items / {args.pdfs} PDFs in {time.perf_counter() - t0:.1f} s")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
         out = subprocess.run(
-            [sys.executable, __file__, "--child", str(zotero), str(Path(tmp) / "litdesk")],
+            [
+                sys.executable,
+                __file__,
+                "--web-child" if args.web else "--child",
+                str(zotero),
+                str(Path(tmp) / "litdesk"),
+                "--changes",
+                str(args.changes),
+            ],  # fmt: skip
             check=True,
             capture_output=True,
             text=True,

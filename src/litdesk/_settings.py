@@ -192,6 +192,11 @@ class Settings(BaseSettings):
         default=None,
         description="Crossref Metadata Plus token. Sent only to api.crossref.org.",
     )
+    zotero_api_key: SecretStr | None = Field(
+        default=None,
+        description="Zotero Web API key (`zotero import-web`, `zotero push --library`). "
+        "Sent only to api.zotero.org.",
+    )
     http_connect_timeout: float = Field(
         default=10.0, gt=0, le=120, description="Seconds to wait for a provider connection."
     )

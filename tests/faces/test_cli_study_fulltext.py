@@ -83,3 +83,15 @@ def test_study_fulltext_lists_matches_confirms_undoes_and_attaches(
     not_pdf = tmp_path / "x.pdf"
     not_pdf.write_bytes(b"hello")
     assert "not a PDF" in cli("study", "attach", "Heart", "40342701", not_pdf, code=2).output
+
+    # --show: the papers screening sought for retrieval, those without either, all
+    cli("screen", "decide", "Heart", "OAX-W3034153734", "maybe")
+    sought = json.loads(cli("study", "fulltext", "Heart", "--show", "sought", "--json").output)
+    assert [p["id"] for p in sought["papers"]] == ["OAX-W3034153734"] and sought["sought"] == 1
+    out = cli("study", "fulltext", "Heart", "--show", "missing").output
+    assert "With neither a PDF nor licensed full text: 1 paper" in out
+    assert "Patient experiences" in out and SPECTER not in out
+    assert (
+        "--show must be one of sought, missing, all"
+        in cli("study", "fulltext", "Heart", "--show", "some", code=2).output
+    )

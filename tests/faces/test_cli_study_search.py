@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -220,3 +221,48 @@ def test_a_search_whose_every_lane_failed_says_so_once(
     assert len(failed) == 1 and "Europe PMC" in failed[0], out
     assert "search 1:" not in out, out
     assert json.loads(invoke("study", "show", "Down", "--json")[1])["papers_total"] == 0
+
+
+def test_update_re_runs_only_the_databases_named(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``study update STUDY -p crossref`` (walk 11): Crossref failed during an update; the
+    re-run asks Crossref alone and its report lists that lane only; a database no saved
+    search uses is refused by name (nothing run)."""
+    from tests.services.studies._paged import CROSSREF_HOST, GeneratedCrossref
+
+    state: dict[str, Any] = {"epmc": GeneratedSearch(20), "cr": GeneratedCrossref(range(5))}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == CROSSREF_HOST:
+            return state["cr"](request)  # type: ignore[no-any-return]
+        return state["epmc"](request)  # type: ignore[no-any-return]
+
+    serve(monkeypatch, handler)
+    invoke("study", "new", "Living")
+    code, out, err = invoke(
+        "study", "add-search", "Living", "malaria", "-p", "europepmc,crossref", "--yes"
+    )
+    assert code == 0 and "25 new" in out, out + err
+    state["cr"] = GeneratedCrossref(range(8), status=503)
+    code, out, _ = invoke("study", "update", "Living")
+    assert code == 3 and "Crossref, keyword search: failed" in out, out
+    code, out, _ = invoke("study", "show", "Living")  # each run of the query: its round
+    said = " ".join(out.split())
+    assert "; first search: 25 new, 0 already known" in said, out
+    assert "; update round 1: 0 new, 20 already known; Crossref failed" in said, out
+    state["cr"] = GeneratedCrossref(range(8))
+    asked = state["epmc"].calls
+    code, out, err = invoke("study", "update", "Living", "-p", "crossref", "--json")
+    assert code == 0, out + err
+    data = json.loads(out)
+    assert [x["provider"] for x in data["job"]["result"]["searches"][0]["lanes"]] == ["crossref"]
+    assert (data["latest_update"]["round"], data["latest_update"]["new"]) == (2, 3)
+    assert state["epmc"].calls == asked
+    code, out, _ = invoke("screen", "next", "Living")
+    assert (
+        code == 0 and "The 2 update rounds added 3 records to screen (the latest, Update 2 (" in out
+    )
+    assert "): 3); 3 still yours to screen" in out, out
+    code, out, err = invoke("study", "update", "Living", "-p", "pubmed")
+    assert code != 0 and "searches PubMed: they search Europe PMC, Crossref" in out + err

@@ -80,3 +80,56 @@ def test_push_gives_screening_decisions_back(run, fixtures_dir: Path, tmp_path: 
     again = run("zotero", "push", "Papis", "--ris", str(ris), "--yes")
     assert "+ tag litdesk:ta:included" not in again.output
     assert "litdesk:ta:included" not in ris.read_text(encoding="utf-8")
+
+
+def test_import_web_reads_the_key_from_the_environment_only(
+    run, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``litdesk zotero import-web``: the Web API through a loopback server (the area's
+    transport pointed at it), the key from ``LITDESK_ZOTERO_API_KEY``, never echoed."""
+    from functools import partialmethod
+
+    from tests._zotero_server import ToLoopback
+    from tests._zotero_web import WebServer, WebState
+
+    from litdesk.services.zotero import ZoteroArea
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    key = "K" * 24
+    state = WebState.from_library(fixtures_dir / "zotero" / "zotero-6-papis")
+    with WebServer(state) as server:
+        monkeypatch.setattr(
+            ZoteroArea,
+            "__init__",
+            partialmethod(
+                ZoteroArea.__init__, http_transport=ToLoopback(server.port), sleep=no_wait
+            ),
+        )
+        run("zotero", "import-web", "users/123", "--study", "Papis", code=3)  # no key: refused
+        monkeypatch.setenv("LITDESK_ZOTERO_API_KEY", key)
+        get_settings.cache_clear()
+        out = run("zotero", "import-web", "users/123", "--study", "Papis", "--with-pdfs")
+        said = " ".join(out.output.split())
+        assert "zotero.org users/123" in said and "5 items read (every item)" in said
+        assert "added 5" in said and "4 PDFs attached, 4 new" in said
+        again = json.loads(
+            run(
+                "zotero", "import-web", "users/123", "--study", "Papis", "--with-pdfs", "--json"
+            ).output
+        )
+        assert again["since"] == state.version and again["added"] == 0
+        said = " ".join(
+            run(
+                "zotero", "import-web", "users/123", "--study", "Papis", "--with-pdfs"
+            ).output.split()
+        )
+        assert f"changed since version {state.version}" in said
+        assert "Study Papis: 0 papers from Zotero (the Study holds 5)" in said
+        monkeypatch.setenv("LITDESK_ZOTERO_API_KEY", "WRONG")
+        get_settings.cache_clear()
+        refused = run("zotero", "import-web", "users/123", "--study", "Papis", "--json", code=3)
+        assert "the Zotero API key was refused" in refused.output
+        assert key not in out.output + again.__repr__() + refused.output
+        run("zotero", "import-web", "people/1", code=2)

@@ -113,6 +113,9 @@ def test_check_set_is_random_by_seed_and_guidance_never_says_stop():
     g = stopping_guidance([True, False, False], 100, check=[False] * 10 + [True])
     assert g.found == 1 and g.consecutive_irrelevant == 2 and g.curve == (1, 1, 1)
     assert g.remaining is not None and "stop" not in g.advice.lower()
+    # "maybe" is relevant here: the advice says so (walk 11: "5 included, 2 maybe" beside
+    # "7 included")
+    assert g.advice.startswith("3 of 100 screened, 1 included or maybe; 2 irrelevant in a row")
     assert g.to_dict()["remaining"]["sample_size"] == 11
     with pytest.raises(ScreeningInputError):
         check_set(10, 11, seed=1)

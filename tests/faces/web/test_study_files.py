@@ -64,7 +64,7 @@ def test_prisma_report_page_downloads_and_flow_diagram(running: Running) -> None
         assert "script-src 'self'" in page.headers["content-security-policy"]
         html = page.text
         assert "&lt;b&gt;PRISMA&lt;/b&gt; review" in html and "<b>PRISMA</b>" not in html
-        assert f'src="/study/{sid}/prisma.svg"' in html and "<svg" not in html
+        assert f'src="/study/{sid}/prisma-2020.svg"' in html and "<svg" not in html
         assert "<script>" not in html.split("</head>")[1]  # only the page's module, in head
 
         md = c.get(f"/api/v1/studies/{sid}/prisma/export", params={"format": "md"})
@@ -180,11 +180,13 @@ def test_browser_prisma_page_zip_export_and_recovery(
     pg.locator("#prisma-link").click()
     pg.locator("#prisma-imports").wait_for()
     assert "<script>alert(21)</script> Only imported" not in pg.content()  # labels, not titles
-    flow = pg.locator("#prisma-flow")
+    flow = pg.locator("#prisma-2020-flow")  # one diagram: the whole flow, screening included
     flow.wait_for()
-    assert pg.evaluate("() => document.getElementById('prisma-flow').complete")
-    assert pg.evaluate("() => document.getElementById('prisma-flow').naturalWidth") == 760
+    pg.wait_for_function("() => document.getElementById('prisma-2020-flow').complete")
+    assert pg.evaluate("() => document.getElementById('prisma-2020-flow').naturalWidth") > 300
     assert "9 records identified" in (flow.get_attribute("alt") or "")
+    assert pg.locator("#prisma-flow").count() == 0  # not the identification-only one above it
+    assert "· duplicates removed:" in pg.locator("#prisma-identified").inner_text()
     pg.screenshot(path=str(tmp_path / "prisma.png"), full_page=True)
 
     pg.goto(f"{running.base}/study/{sid}")

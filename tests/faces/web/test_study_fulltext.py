@@ -226,3 +226,56 @@ def test_full_text_screening_shows_the_linked_pdf_beside_the_form(running: Runni
         shown = c.get(unescape(image[1]))
         assert shown.status_code == 200 and shown.headers["content-type"] == "image/jpeg"
         assert c.get(unescape(viewer[1])).status_code == 200
+
+
+def test_the_page_lists_the_papers_screening_sought_then_the_others_by_pages(
+    running: Running,
+) -> None:
+    """The full-text page opens on the papers screening sought for retrieval (included or
+    "maybe" at title/abstract: PRISMA's reports sought), lists the others on asking, 50 to a
+    page (a Study of 283 papers was one page of 283 upload forms, 300 kB, 3 s)."""
+    import re
+
+    from litdesk.services.studies import FULLTEXT_PAGE
+
+    many = "".join(
+        f"TY  - JOUR\nTI  - Cartilage repair trial number {i}\nPY  - 2019\nER  - \n\n"
+        for i in range(FULLTEXT_PAGE + 2)
+    )
+    with running.writer() as c:
+        sid, ids = _study(c)
+        files = [("files", ("more.ris", many.encode(), "application/x-research-info-systems"))]
+        assert c.post("/api/v1/imports", params={"study": sid}, files=files).status_code == 200
+        total = 3 + FULLTEXT_PAGE + 2
+
+        def listed(html: str) -> set[str]:
+            return set(re.findall(r'<tr id="paper-([^"]+)"', html))
+
+        before = c.get(f"/study/{sid}/fulltext")  # nothing sought yet: every paper, by pages
+        assert before.status_code == 200
+        assert 'id="ft-none-sought"' not in before.text and len(listed(before.text)) == 50
+        assert "page 1 of 2" in before.text and 'rel="next"' in before.text
+        second = c.get(f"/study/{sid}/fulltext", params={"show": "all", "page_no": 2}).text
+        assert len(listed(second)) == total - FULLTEXT_PAGE
+        assert not listed(before.text) & listed(second)  # two pages, no paper twice
+
+        api = f"/api/v1/studies/{sid}/screening"
+        rows = c.get(f"{api}/items", params={"stage": "title_abstract"}).json()["rows"]
+        key = next(r["record_key"] for r in rows if r["title"].startswith("Patient exp"))
+        other = next(r["record_key"] for r in rows if r["title"].startswith("SPECTER"))
+        for k, verdict in ((key, "include"), (other, "exclude")):
+            body = {"stage": "title_abstract", "record_key": k, "verdict": verdict}
+            assert c.post(f"{api}/decisions", json=body).status_code == 200
+
+        sought = c.get(f"/study/{sid}/fulltext").text  # now: the one sought, by default
+        assert listed(sought) == {ids["hindawi"]}
+        assert "Sought for retrieval (1)" in sought and 'aria-current="page">Sought' in sought
+        missing = c.get(f"/study/{sid}/fulltext", params={"show": "missing"}).text
+        assert len(listed(missing)) == 50 and "Without PDF or full text (" in missing
+        assert c.get(f"/study/{sid}/fulltext", params={"show": "bogus"}).status_code == 422
+
+        everything = c.get(f"/api/v1/studies/{sid}/fulltext").json()  # the API: all, at once
+        assert (len(everything["papers"]), everything["show"]) == (total, "all")
+        assert everything["sought"] is None  # not asked of screening
+        one = c.get(f"/api/v1/studies/{sid}/fulltext", params={"show": "sought"}).json()
+        assert [p["id"] for p in one["papers"]] == [ids["hindawi"]] and one["sought"] == 1

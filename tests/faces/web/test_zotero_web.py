@@ -112,3 +112,69 @@ def test_push_plan_shows_screening_decisions(running: Running, fixtures_dir: Pat
         assert settings.status_code == 200, settings.text
         blind = c.post("/zotero/push", data=form)
         assert 'id="push-blind-full_text"' in blind.text
+
+
+def test_import_from_zotero_org_form_and_api(running: Running, fixtures_dir: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The zotero.org form and its JSON twin through a loopback Web API server: the key
+    given in the form is used, never shown back; importing again reads only the changes."""
+    from functools import partialmethod
+
+    from tests._zotero_server import ToLoopback
+    from tests._zotero_web import WebServer, WebState
+
+    from litdesk.services.zotero import ZoteroArea
+
+    key = "K" * 24
+    state = WebState.from_library(fixtures_dir / "zotero" / "zotero-6-papis")
+    with WebServer(state) as server:
+        loop = ToLoopback(server.port)
+        monkeypatch.setattr(
+            ZoteroArea, "__init__", partialmethod(ZoteroArea.__init__, http_transport=loop)
+        )
+        with running.writer() as c:
+            page = c.get("/zotero")
+            assert 'id="zotero-web-form"' in page.text and 'type="password"' in page.text
+            token = c.cookies.get("ld_csrf")
+            form = {"csrf_token": token, "library": "users/123", "api_key": key,
+                    "study": "Papis", "pdfs": "true"}  # fmt: skip
+            done = c.post("/zotero/import-web", data=form)
+            assert done.status_code == 200, done.text
+            assert 'id="count-added">5<' in done.text and 'id="count-pdfs">4<' in done.text
+            assert "at zotero.org users/123" in done.text and "(every item)" in done.text
+            assert key not in done.text
+            wrong = c.post("/zotero/import-web", data={**form, "api_key": "WRONG"})
+            assert wrong.status_code == 403 and "the Zotero API key was refused" in wrong.text
+            assert "WRONG" not in wrong.text.replace('id="zotero-error"', "")
+            body = {"library": "users/123", "api_key": key, "study": "Papis", "pdfs": True}
+            again = c.post("/api/v1/zotero/web-imports", json=body)
+            assert again.status_code == 200, again.text
+            got = again.json()
+            assert (got["added"], got["since"]) == (0, state.version)
+            assert key not in again.text
+            bad = c.post("/api/v1/zotero/web-imports", json={**body, "library": "me"})
+            assert bad.status_code in (400, 422)
+        with running.client() as plain:  # no Origin, no CSRF token: refused before the route
+            refused = plain.post("/api/v1/zotero/web-imports", json=body)
+            assert refused.status_code == 403
+    assert all(h == "https://api.zotero.org:443" or h == "https://files.zotero.net:443"
+               for h in loop.hosts)  # fmt: skip
+
+
+def test_the_workspace_key_is_never_a_team_accounts() -> None:
+    """An empty key field takes the setting's key for the single-user workspace only: a
+    team account always reads with its own key (or none: a public library)."""
+    from types import SimpleNamespace
+
+    from pydantic import SecretStr
+
+    from litdesk.faces.web.routes.zotero import WebImportBody, _web_request
+
+    app = SimpleNamespace(
+        owner="local", settings=SimpleNamespace(zotero_api_key=SecretStr("S" * 24))
+    )
+    body = WebImportBody(library="groups/4711")
+    assert _web_request(app, "local", body).api_key == "S" * 24  # type: ignore[arg-type]
+    assert _web_request(app, "alice", body).api_key is None  # type: ignore[arg-type]
+    own = WebImportBody(library="groups/4711", api_key="A" * 24)
+    assert _web_request(app, "alice", own).api_key == "A" * 24  # type: ignore[arg-type]

@@ -132,7 +132,8 @@ def test_a_suggestion_is_a_job_whose_result_is_the_stored_draft(
         assert job.kind == EXTRACT_KIND and job.status == "queued" and model.requests == []
         params = jobs.get(job.id, owner="local").params
         assert params == {"paper_id": PAPER, "source": "abstract", "section": None} | {
-            "consent": token
+            "consent": token,
+            "study": None,  # read in no Study: the six standard fields
         }
         assert "sk-" not in json.dumps(params)  # no credential in the job
         done = ad.work(job.id, owner="local")

@@ -114,3 +114,57 @@ class GeneratedSearch:
         if offset + size < self.total:
             body["nextCursorMark"] = f"c{offset + size}"
         return httpx.Response(200, content=json.dumps(body).encode())
+
+
+CROSSREF_HOST = "api.crossref.org"
+
+
+class GeneratedCrossref:
+    """A Crossref search (``/works``, cursor paging) of records ``cr.{n}`` for ``n`` in
+    ``own`` and, for ``n`` in ``shared``, the same DOIs as :class:`GeneratedSearch`'s
+    records (a duplicate across the two databases); ``status``: every answer that HTTP
+    status instead (503: Crossref down). Counts the requests it answered."""
+
+    def __init__(
+        self, own: range, shared: tuple[int, ...] = (), *, status: int = 200, prefix: str = "gen"
+    ) -> None:
+        self.own = own
+        self.shared = shared
+        self.status = status
+        self.prefix = prefix
+        self.calls = 0
+
+    def items(self) -> list[dict[str, object]]:
+        def item(doi: str, title: str, n: int) -> dict[str, object]:
+            return {
+                "DOI": doi,
+                "title": [title],
+                "author": [{"family": _SURNAMES[n % len(_SURNAMES)], "given": "J"}],
+                "issued": {"date-parts": [[1990 + n % 30]]},
+                "container-title": ["J Gen"],
+                "type": "journal-article",
+            }
+
+        shared = [
+            item(f"10.5555/{self.prefix}.{n}", f"Generated record {n} on malaria vaccines", n)
+            for n in self.shared
+        ]
+        own = [
+            item(f"10.6666/cr.{n}", f"Crossref-only malaria vaccine trial {n}", n) for n in self.own
+        ]
+        return shared + own
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        if self.status != 200:
+            return httpx.Response(self.status, content=b"<html>Service Unavailable</html>")
+        params = _params(request)
+        rows = int(params.get("rows", "20"))
+        cursor = params.get("cursor", "*")
+        offset = 0 if cursor == "*" else int(cursor[1:])
+        items = self.items()
+        page = items[offset : offset + rows]
+        message: dict[str, object] = {"total-results": len(items), "items": page}
+        message["next-cursor"] = f"k{offset + rows}" if page else cursor
+        body = {"status": "ok", "message-type": "work-list", "message": message}
+        return httpx.Response(200, content=json.dumps(body).encode())

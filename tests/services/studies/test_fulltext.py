@@ -290,7 +290,13 @@ def test_the_check_stops_within_the_allowance_and_resumes(
     tight = settings.model_copy(update={"owner_daily_requests": 2})
 
     def body(app: App) -> None:
+        from litdesk.services.screening import DecideRequest
+
         study = new_study(app)
+        last = rows(app.studies.fulltext(study, owner=app.owner)).keys()
+        sought = list(last)[-1]  # the paper the check would come to last
+        decided = DecideRequest(study, "title_abstract", sought, "include")
+        app.screening.decide(decided, owner=app.owner)
         job = app.studies.check_fulltext(study, owner=app.owner).job
         assert job is not None
         done = app.studies.work_fulltext(job.id, owner=app.owner)
@@ -299,6 +305,8 @@ def test_the_check_stops_within_the_allowance_and_resumes(
         view = app.studies.fulltext(study, owner=app.owner)
         assert 0 < view.counts["checked"] < 6 and view.counts["unchecked"] > 0
         assert len(epmc.requests) <= 2
+        # the allowance went to the paper screening sought for retrieval first
+        assert rows(view)[sought]["fulltext"] is not None, epmc.requests
 
     on_app(tight, body, epmc)
 

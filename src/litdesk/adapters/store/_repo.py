@@ -508,12 +508,15 @@ def list_papers(
     status_of: str | None = None,
     offset: int = 0,
 ) -> list[PaperRow]:
-    """Saved papers (newest first, ``limit`` of them — ``None``: all — from ``offset``);
-    ``visible_to``: only those the account may see, with its own reading status;
-    ``status_of``: every paper, with that account's status."""
+    """Saved papers (newest first, ``limit`` of them — ``None``: all — from ``offset``; a
+    Study's: the latest to join it first, so a paper an update round only enriched stays
+    where it was and the round's new ones lead); ``visible_to``: only those the account may
+    see, with its own reading status; ``status_of``: every paper, with that account's status."""
     who = status_of or visible_to
     query = _papers_where(_select_papers(who), study_id, status, visible_to, who)
-    query = query.order_by(papers.c.updated_at.desc(), papers.c.id).limit(limit).offset(offset)
+    joined = () if study_id is None else (study_papers.c.added_at.desc(),)
+    query = query.order_by(*joined, papers.c.updated_at.desc(), papers.c.id)
+    query = query.limit(limit).offset(offset)
     return [_paper_row(r) for r in conn.execute(query)]
 
 

@@ -118,7 +118,9 @@ class StoppingGuidance:
     def advice(self) -> str:
         """A sentence of figures; it never says "stop"."""
         parts = [
-            f"{self.screened:,} of {self.records:,} screened, {self.found:,} included",
+            # "maybe" counts as relevant (the model's label): the page's counts beside this
+            # say "5 included, 2 maybe", so "7 included" here read as a contradiction
+            f"{self.screened:,} of {self.records:,} screened, {self.found:,} included or maybe",
             f"{self.consecutive_irrelevant:,} irrelevant in a row",
         ]
         if self.remaining is not None:

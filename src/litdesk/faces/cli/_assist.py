@@ -51,7 +51,41 @@ def _print_notice(preview: dict[str, Any]) -> None:
     _say("-" * 60)
 
 
+def _print_form_draft(draft: dict[str, Any]) -> None:
+    form = draft["form"]
+    _say(
+        f"Suggested values for the Study's form \u201c{form['name']}\u201d "
+        f"(draft {draft['draft_id']}) — not saved", style="bold",
+    )  # fmt: skip
+    finding = draft["fields"]["finding"]
+    _say(f"Finding (its quote is the record's passage): {finding['value']}")
+    _say(f"    quote [{finding['block']}]: \u201c{finding['quote']}\u201d", style="dim")
+    suggested = draft["form_fields"]
+    for f in form["fields"]:
+        s = suggested.get(f["key"])
+        if f["key"] == "finding" and form["finding_field"]:
+            continue
+        if s is None:
+            _say(f"{f['label']} ({f['key']}): no verified suggestion", style="dim")
+            continue
+        _say(f"{f['label']} ({f['key']}): {s['text']}")
+        _say(f"    quote [{s['block']}]: \u201c{s['quote']}\u201d", style="dim")
+    for line in form["disclosure"]:
+        _say(f"partial: {line}", style="yellow")
+    for w in draft["warnings"]:
+        _say(f"warning: {w}", style="yellow")
+    call = draft["call"]
+    _say(f"from {call['backend']} {call['model']} at {call['host']}, {call['answered_at']}")
+    _say(
+        "Review every value against its quote, then record them in the Study with: litdesk "
+        f"extract-save {draft['draft_id']} --reviewed --form [--set key=value]"
+    )
+
+
 def _print_draft(draft: dict[str, Any]) -> None:
+    if draft.get("form") is not None:
+        _print_form_draft(draft)
+        return
     _say(f"Suggested evidence (draft {draft['draft_id']}) — not saved", style="bold")
     for name, label in draft["labels"].items():
         f = draft["fields"].get(name)
@@ -80,13 +114,18 @@ def extract_cmd(
     consent: Annotated[
         bool, typer.Option("--consent", help="Send the text shown to the model backend.")
     ] = False,
+    study: Annotated[
+        str | None,
+        typer.Option("--study", help="Read in this Study: its own form's fields are suggested."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Suggest evidence with a model: shows what is sent and where, then a verified draft."""
+    """Suggest evidence with a model: shows what is sent and where, then a verified draft
+    (in a Study with its own form: values for the form's fields)."""
     from litdesk.core.assist import ConsentRequired
     from litdesk.services.assist import CANCELLED_NOTICE, EvidenceSource, SuggestEvidence
 
-    what = EvidenceSource(paper, source.value, section)
+    what = EvidenceSource(paper, source.value, section, study)
 
     async def work(app: App) -> dict[str, Any]:
         prev = await app.assist.evidence_preview(what, owner=app.owner)
@@ -103,7 +142,7 @@ def extract_cmd(
                 code="consent_required",
                 preview=shown,
             )
-        request = SuggestEvidence(paper, prev.notice.token, source.value, section)
+        request = SuggestEvidence(paper, prev.notice.token, source.value, section, study)
         draft = await app.assist.suggest_evidence_now(request, owner=app.owner)
         return {"preview": shown, "draft": draft.to_dict()}
 
@@ -136,9 +175,9 @@ def _print_provenance(p: dict[str, Any]) -> None:
          f"reviewed {p.get('reviewed_at')}")  # fmt: skip
     for name, f in (p.get("fields") or {}).items():
         edited = " (edited)" if f.get("edited") else ""
-        _say(
-            f"{name}{edited}: suggested \u201c{f.get('suggestion')}\u201d, saved \u201c{f.get('final')}\u201d"
-        )
+        final = f.get("final")
+        saved = f"saved \u201c{final}\u201d" if final is not None else "not recorded"
+        _say(f"{name}{edited}: suggested \u201c{f.get('suggestion')}\u201d, {saved}")
         _say(f"    quote [{f.get('block')}]: check {p['checks'].get(name)}", style="dim")
 
 
@@ -152,18 +191,33 @@ def extract_save_cmd(
         typer.Option("--set", help="Edit a field: field=value (blank value leaves it out)."),
     ] = None,
     study: Annotated[str | None, typer.Option("--study", help="Record it in this Study.")] = None,
+    form: Annotated[
+        bool,
+        typer.Option(
+            "--form",
+            help="The draft fills its Study's own form: record the suggested values "
+            "(--set key=value changes one) in that Study.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Save a reviewed draft as evidence, with its assistance provenance."""
-    from litdesk.services.assist import SaveEvidence
+    from litdesk.services.assist import SaveEvidence, SaveFormEvidence
 
     if not reviewed:
         raise RefusedError(
             "review the draft first, then confirm with --reviewed", code="review_required"
         )
-    request = SaveEvidence(draft, True, _edits(set_ or []), study)
+    if form and study is not None:
+        raise AssistArgumentError("a form draft is recorded in its own Study: drop --study")
+    edits = _edits(set_ or [])
+    request = (
+        SaveFormEvidence(draft, True, edits) if form else SaveEvidence(draft, True, edits, study)
+    )
 
     async def work(app: App) -> dict[str, Any]:
+        if isinstance(request, SaveFormEvidence):
+            return app.assist.save_form_evidence(request, owner=app.owner).to_dict()
         return app.assist.save_evidence(request, owner=app.owner).to_dict()
 
     out = run_with_app(work)

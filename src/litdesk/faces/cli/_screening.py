@@ -46,6 +46,12 @@ def _card(view: CardView) -> None:
         f"[{view.stage}] {mine['screened']:,} of {mine['total']:,} screened by you, "
         f"{mine['included']:,} included; {mine['remaining']:,} left — {view.order.label}"
     )
+    news = view.progress.updates
+    if news is not None:  # a living review: what its update rounds brought
+        rounds = news.latest_label if news.rounds == 1 else f"The {news.rounds} update rounds"
+        left = f"{news.awaiting:,} still yours to screen" if news.awaiting else "all screened"
+        latest = f" (the latest, {news.latest_label}: {news.latest:,})" if news.rounds > 1 else ""
+        _say(f"{rounds} added {plural(news.added, 'record')} to screen{latest}; {left}")
     if view.done:
         _say("Nothing left for you to screen at this stage.")
         return
@@ -71,7 +77,8 @@ def _card(view: CardView) -> None:
     if len(view.members) > 1:
         _say(f"{plural(len(view.members), 'record')} in this group:")
         for m in view.members:
-            _say(f"  {m['key']}  {m['source']}: {m['title']}")
+            found_in = " · ".join(x for x in (m["database"], m["source"], m["round"]) if x)
+            _say(f"  {m['key']}  {found_in}: {m['title']}")
     if view.full_text is not None:
         ft = view.full_text
         where = []

@@ -36,6 +36,10 @@ _SHOWN = {"both": "PDF+TEXT", "pdf": "PDF", "fulltext": "TEXT", "missing": "MISS
 def _print(view: FulltextView) -> None:
     c = view.counts
     _say(f"{view.study_name} ({view.study_id}): {plural(c['papers'], 'paper')}")
+    if view.show == "sought":
+        _say(f"Sought for retrieval at screening: {plural(view.listed, 'paper')}")
+    elif view.show == "missing":
+        _say(f"With neither a PDF nor licensed full text: {plural(view.listed, 'paper')}")
     from rich.text import Text
 
     from ._tables import print_rows
@@ -99,14 +103,26 @@ def study_fulltext(
     undo: Annotated[
         str | None, typer.Option("--undo", help="Undo this paper's PDF link (not suggested again).")
     ] = None,
+    show: Annotated[
+        str,
+        typer.Option(
+            "--show",
+            help="Which papers to list: sought (those screening sought for retrieval: "
+            "included or 'maybe' at title/abstract), missing (neither a PDF nor licensed full "
+            "text) or all.",
+        ),
+    ] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Which of a Study's papers have a PDF, licensed full text, or neither (PRISMA's
     reports sought / not retrieved); with --match, link library PDFs to them first."""
-    from litdesk.services.studies import PdfLinkRequest
+    from litdesk.services.studies import FULLTEXT_SHOWS, PdfLinkRequest
 
     if sum((match, check, confirm is not None, undo is not None)) > 1:
         raise CliArgumentError("give one of --match, --check, --confirm, --undo")
+    shown = next((s for s in FULLTEXT_SHOWS if s == show), None)
+    if shown is None:
+        raise CliArgumentError(f"--show must be one of {', '.join(FULLTEXT_SHOWS)}, not {show!r}")
     if check:
         view = run_with_app(lambda app: _check(app, study))
     else:
@@ -118,7 +134,7 @@ def study_fulltext(
             elif undo is not None:
                 view = app.studies.undo_pdf(PdfLinkRequest(study, undo), owner=app.owner)
             else:
-                view = app.studies.fulltext(study, owner=app.owner)
+                view = app.studies.fulltext(study, owner=app.owner, show=shown)
     if as_json:
         emit_json(view.to_dict())
     else:

@@ -171,6 +171,15 @@ def add_search(
 
 def update(
     study: Annotated[str, typer.Argument(help="Study name or id.")],
+    provider: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--provider",
+            "-p",
+            help="Re-run only these databases of the saved searches (repeat or "
+            "comma-separate; say, the one that failed last time). Default: all of them.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Re-run the Study's saved searches as recorded (definitions and caps): records new
@@ -179,8 +188,11 @@ def update(
     4 allowance spent (see docs/studies.md: "Whole searches into a Study; keeping a Study up to date")."""
     from litdesk.services.studies import UpdateStudyRequest
 
+    wanted = tuple(p for value in provider or () for p in value.split(","))
+    request = UpdateStudyRequest(study, wanted)
+
     async def work(app: App) -> tuple[WholeSearchJob, dict[str, object]]:
-        started = app.studies.update_study(UpdateStudyRequest(study), owner=app.owner)
+        started = app.studies.update_study(request, owner=app.owner)
         view = await _work(app, started.job.id, quiet=as_json)
         rounds = app.studies.search_rounds(view.study_id, owner=app.owner).to_dict()
         return view, rounds

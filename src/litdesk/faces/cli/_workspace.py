@@ -205,10 +205,13 @@ def study_show(
     # query may be long: a word longer than a line is folded)
     sources = [("import", r) for r in summary.get("import_rows", [])]
     sources += [("search", r) for r in summary.get("runs", [])]
+    rounds = {r["run_id"]: r for r in summary.get("search_rounds", [])}
     for what, row in sources:
         label = row["label"]
         if what == "import" and row.get("counted_as"):  # the PRISMA source and its id
             label += f"; counted as {row['counted_as']} ({row['prisma_kind']}); {row['id']}"
+        if what == "search" and row["id"] in rounds:  # its round: runs of one query told apart
+            label += "; " + _round_words(rounds[row["id"]])
         text = wrap_keeping_dates(f"  {what}: {label}", console.width, indent="    ")
         console.print(text, highlight=False, overflow="fold")
     print_rows(
@@ -224,6 +227,20 @@ def study_show(
             f"papers {first:,}–{last:,} of {summary['papers_total']:,} "
             f"(page {summary['page']} of {summary['pages']}{more})"
         )
+
+
+def _round_words(r: dict[str, Any]) -> str:
+    """A whole search's round as ``study show`` lists it: which round, what it found, and
+    the databases that failed ("update round 2: 3 new, 72 already known; Crossref failed")."""
+    from litdesk.core.providers import display_name
+
+    n = r["round"]
+    which = "first search" if n == 0 else f"update round {n}"
+    if r["kind"] == "search" and n:
+        which = f"added in update round {n}"
+    failed = [display_name(x["provider"]) for x in r["lanes"] if x["state"] == "failed"]
+    out = f"{which}: {num(r['new'])} new, {num(r['already_known'])} already known"
+    return out + "".join(f"; {name} failed" for name in failed)
 
 
 @study_app.command("add")

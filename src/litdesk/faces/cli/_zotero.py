@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .._words import num, plural
-from ._context import run_with_app, sync_app
+from ._context import run_with_app, settings, sync_app
 from ._output import command, console, emit_json, err_console
 
 #: The environment variable holding the Zotero Web API key (never a command-line argument:
@@ -29,13 +29,19 @@ zotero_app = typer.Typer(
 
 
 def _show(view: ZoteroImportView) -> None:
-    console.print(
-        f"Zotero library ({view.library_label}) in {view.data_dir} "
-        f"(schema {view.schema_version}): "
-        f"{plural(view.items_read, 'item')} read, {num(view.trashed_left_out)} in the trash left out",
-        markup=False,
-        highlight=False,
-    )
+    if view.library_version is not None:  # read through the Web API
+        since = f"changed since version {view.since}" if view.since is not None else "every item"
+        head = (
+            f"Zotero library ({view.library_label}) at {view.data_dir} (version "
+            f"{view.library_version}): {plural(view.items_read, 'item')} read ({since})"
+        )
+    else:
+        head = (
+            f"Zotero library ({view.library_label}) in {view.data_dir} "
+            f"(schema {view.schema_version}): {plural(view.items_read, 'item')} read, "
+            f"{num(view.trashed_left_out)} in the trash left out"
+        )
+    console.print(head, markup=False, highlight=False)
     console.print(
         f"added {view.added}, updated {view.updated}, unchanged {view.unchanged}; "
         f"notes added {view.notes_added}, updated {view.notes_changed} (changed in Zotero); "
@@ -114,6 +120,68 @@ def import_cmd(
     _show(view)
 
 
+def _api_key(*, prompt: bool) -> str | None:
+    """The Zotero API key: the setting (``LITDESK_ZOTERO_API_KEY``), else asked at a
+    hidden prompt (empty: a public library); never a command-line argument."""
+    import sys
+
+    secret = settings().zotero_api_key
+    if secret is not None and secret.get_secret_value().strip():
+        return secret.get_secret_value()
+    if not prompt or not sys.stdin.isatty():
+        return None
+    answer = typer.prompt(
+        "Zotero API key (empty: a public library)", default="", hide_input=True, err=True,
+        show_default=False,
+    )  # fmt: skip
+    return str(answer).strip() or None
+
+
+@zotero_app.command("import-web")
+@command
+def import_web_cmd(
+    library: Annotated[
+        str, typer.Argument(help="users/<id> or groups/<id> (zotero.org → Settings → Security).")
+    ],
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", help="Import this collection (with its sub-collections)."),
+    ] = None,
+    study: Annotated[
+        str | None, typer.Option("--study", help="One Study for everything imported.")
+    ] = None,
+    sub_studies: Annotated[
+        bool,
+        typer.Option("--sub-studies", help="Each sub-collection its own Study (Parent / Child)."),
+    ] = False,
+    with_pdfs: Annotated[
+        bool, typer.Option("--with-pdfs", help="Download the stored PDFs into the PDF library.")
+    ] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Read every item, not only those changed since.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The result as JSON.")] = False,
+) -> None:
+    """Import a library of zotero.org through the Web API (key in $LITDESK_ZOTERO_API_KEY or
+    asked); importing again reads only what changed since."""
+    from litdesk.services.zotero import ZoteroWebImportRequest
+
+    request = ZoteroWebImportRequest(
+        library=library,
+        api_key=_api_key(prompt=True),
+        collections=tuple(collection or ()),
+        study=study,
+        sub_studies=sub_studies,
+        pdfs=with_pdfs,
+        full=full,
+    )
+    view = run_with_app(lambda opened: opened.zotero.import_web(request, owner=opened.owner))
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    _show(view)
+
+
 def _show_plan(plan: PushPlanView) -> None:
     console.print(
         f"Study {plan.study} → Zotero {plan.target}: {plural(len(plan.items), 'item')}",
@@ -163,12 +231,10 @@ def push_cmd(
 ) -> None:
     """Give a Study's reading statuses and screening decisions (as litdesk: tags) and its
     notes back to its Zotero items."""
-    import os
-
     from litdesk._errors import RefusedError
     from litdesk.services.zotero import ZoteroPushRequest
 
-    key = os.environ.get(API_KEY_ENV) if library is not None and not local else None
+    key = _api_key(prompt=False) if library is not None and not local else None
     request = ZoteroPushRequest(
         study=study,
         ris_path=str(ris) if ris is not None else None,

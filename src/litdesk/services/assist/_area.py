@@ -45,6 +45,7 @@ from ._requests import (
     CheckModel,
     EvidenceSource,
     SaveEvidence,
+    SaveFormEvidence,
     SaveSummaryReport,
     StrategyRequest,
     SuggestEvidence,
@@ -131,7 +132,10 @@ class AssistArea:
         consent token (no model call; the owner must be able to write the paper)."""
         ea = self._evidence(owner)
         try:
-            return await ea.preview(request.paper, source=request.source, section=request.section)
+            return await ea.preview(
+                request.paper, source=request.source, section=request.section,
+                study=request.study,
+            )  # fmt: skip
         finally:
             ea.close()
 
@@ -145,6 +149,7 @@ class AssistArea:
             "source": request.source,
             "section": request.section,
             "consent": request.consent,
+            "study": prev.study_id,
         }
         return await asyncio.to_thread(self._submit, EXTRACT_KIND, params, _EXTRACT_FEATURE, owner)
 
@@ -157,7 +162,7 @@ class AssistArea:
         try:
             return await ea.suggest(
                 request.paper, consent=request.consent, source=request.source,
-                section=request.section,
+                section=request.section, study=request.study,
             )  # fmt: skip
         finally:
             ea.close()
@@ -179,6 +184,16 @@ class AssistArea:
                 request.draft_id, reviewed=request.reviewed, values=request.values,
                 study=request.study,
             )  # fmt: skip
+        finally:
+            ea.close()
+
+    def save_form_evidence(self, request: SaveFormEvidence, *, owner: str) -> AssistedEvidence:
+        """Record a reviewed form draft in its Study: the suggested values as the owner
+        accepted or edited them, checked again against the Study's form, with the
+        assistance provenance (one transaction)."""
+        ea = self._evidence(owner)
+        try:
+            return ea.save_form(request.draft_id, reviewed=request.reviewed, values=request.values)
         finally:
             ea.close()
 
@@ -383,6 +398,7 @@ class AssistArea:
                 draft = await ea.suggest(
                     str(p["paper_id"]), consent=str(p["consent"]), source=p["source"],
                     section=p.get("section"), key=ctx.job.id, draft_id=draft_id,
+                    study=p.get("study"),
                 )  # fmt: skip
                 return draft.to_dict()
 

@@ -37,19 +37,20 @@ from litdesk.core.assist import (
     EXTRACTION_MAX_TOKENS,
     EXTRACTION_SYSTEM,
     FIELD_NAMES,
+    AskedForm,
     BoundedSource,
     ConsentNotice,
     SourceBlock,
     bound_source,
     extraction_message,
     extraction_schema,
+    form_extraction_message,
     parse_extraction,
+    parse_form_extraction,
     quote_in,
 )
 from litdesk.core.evidence import (
     EVIDENCE_FIELDS,
-    FullTextContext,
-    europe_pmc_url,
     make_evidence,
     paper_pmcid,
     text_digest,
@@ -58,6 +59,13 @@ from litdesk.core.records import Paper
 from litdesk.services.workspace import Workspace
 
 from ._call import Assistant, ModelCall
+from ._form_extract import (
+    form_call,
+    form_draft_data,
+    fulltext_context,
+    save_form_draft,
+    study_form,
+)
 
 if TYPE_CHECKING:
     from litdesk.services.providers import Providers
@@ -97,6 +105,10 @@ class ExtractionPreview:
     notice: ConsentNotice
     sections: tuple[str, ...] = ()
     fulltext: dict[str, str | None] | None = None
+    #: the Study the suggestion is made in, and its own form's fields asked (``None``: the
+    #: six standard fields)
+    study_id: str | None = None
+    form: AskedForm | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +119,8 @@ class ExtractionPreview:
             "sections": list(self.sections),
             "bounded": self.bounded.to_dict(),
             "consent": self.notice.to_dict(),
+            "study_id": self.study_id,
+            "form": self.form.to_dict() if self.form is not None else None,
         }
 
 
@@ -119,13 +133,17 @@ class SuggestionDraft:
 
     def to_dict(self) -> dict[str, Any]:
         d = self.data
+        form = d.get("form")
         return {
             "draft_id": self.id,
             "paper_id": d["paper_id"],
             "source": d["source"],
             "section": d["section"],
             "fields": d["fields"],
-            "labels": _LABELS,
+            "labels": _LABELS if form is None else {"finding": _LABELS["finding"]},
+            "study_id": d.get("study_id"),
+            "form": form,
+            "form_fields": d.get("form_fields"),
             "warnings": d["warnings"],
             "dropped": d["dropped"],
             "disclosure": d["disclosure"],
@@ -245,12 +263,23 @@ class EvidenceAssistant:
         return paper
 
     async def preview(
-        self, paper_ref: str, *, source: ExtractionSource = "abstract", section: str | None = None
+        self,
+        paper_ref: str,
+        *,
+        source: ExtractionSource = "abstract",
+        section: str | None = None,
+        study: str | None = None,
     ) -> ExtractionPreview:
-        """The bounded text, the host and model, and the consent token (no model call)."""
+        """The bounded text, the host and model, and the consent token (no model call).
+        In a ``study`` with its own form, the form's fields are asked besides the finding."""
         if source not in ("abstract", "fulltext"):
             raise InputError("the source is 'abstract' or 'fulltext'", code="bad_source")
         paper = self._paper(paper_ref, "write")
+        study_id: str | None = None
+        asked: AskedForm | None = None
+        if study is not None:
+            with self.providers.store.read() as conn:
+                study_id, asked = study_form(conn, self.owner, study)
         meta: dict[str, str | None] | None = None
         sections: tuple[str, ...] = ()
         if source == "abstract":
@@ -287,9 +316,14 @@ class EvidenceAssistant:
         coverage = "abstract" if source == "abstract" else f"full text, {section or 'all sections'}"
         if bounded.truncated:
             coverage += " (partial: " + "; ".join(bounded.disclosure()) + ")"
-        message = extraction_message(paper.title or "", bounded, coverage=coverage)
+        if asked is not None:
+            message = form_extraction_message(paper.title or "", bounded, asked, coverage=coverage)
+        else:
+            message = extraction_message(paper.title or "", bounded, coverage=coverage)
         notice = self.assistant.notice(message)
-        return ExtractionPreview(paper, source, section, bounded, notice, sections, meta)
+        return ExtractionPreview(
+            paper, source, section, bounded, notice, sections, meta, study_id, asked
+        )
 
     # -- the model call -----------------------------------------------------------------
 
@@ -302,11 +336,15 @@ class EvidenceAssistant:
         section: str | None = None,
         key: str | None = None,
         draft_id: str | None = None,
+        study: str | None = None,
     ) -> SuggestionDraft:
         """One guarded call with the consent token of the current preview; a verified
         draft is stored for review (nothing else is saved). ``key``: the allowance key of
-        the call (a job's id); ``draft_id``: the draft's id (a job's own)."""
-        prev = await self.preview(paper_ref, source=source, section=section)
+        the call (a job's id); ``draft_id``: the draft's id (a job's own); ``study``: the
+        Study whose own form the suggestion fills (its fields checked against the form)."""
+        prev = await self.preview(paper_ref, source=source, section=section, study=study)
+        if prev.form is not None and prev.study_id is not None:
+            return await self._suggest_form(prev, consent=consent, key=key, draft_id=draft_id)
         call = ModelCall(
             feature=FEATURE,
             system=EXTRACTION_SYSTEM,
@@ -320,6 +358,7 @@ class EvidenceAssistant:
         draft = parse_extraction(answer.text, prev.bounded)
         quoted = {s.block for s in draft.fields.values()}
         data: dict[str, Any] = {
+            "study_id": prev.study_id,
             "version": DRAFT_VERSION,
             "paper_id": prev.paper.id,
             "source": source,
@@ -335,6 +374,32 @@ class EvidenceAssistant:
             "consent": prev.notice.token,
             "call": answer.record.to_dict(),
         }
+        return self._store_draft(prev, data, draft_id)
+
+    async def _suggest_form(
+        self, prev: ExtractionPreview, *, consent: str | None, key: str | None,
+        draft_id: str | None,
+    ) -> SuggestionDraft:  # fmt: skip
+        assert prev.form is not None and prev.study_id is not None
+        call = form_call(prev.form, prev.notice.text)
+        answer = await self.assistant.call(call, owner=self.owner, consent=consent, key=key)
+        draft = parse_form_extraction(answer.text, prev.bounded, prev.form)
+        data: dict[str, Any] = {
+            "version": DRAFT_VERSION,
+            "paper_id": prev.paper.id,
+            "source": prev.source,
+            "section": prev.section,
+            "characters": prev.bounded.characters,
+            "truncated": prev.bounded.truncated,
+            "fulltext": prev.fulltext,
+            "consent": prev.notice.token,
+            "call": answer.record.to_dict(),
+        } | form_draft_data(prev.study_id, prev.form, draft, prev.bounded)
+        return self._store_draft(prev, data, draft_id)
+
+    def _store_draft(
+        self, prev: ExtractionPreview, data: dict[str, Any], draft_id: str | None
+    ) -> SuggestionDraft:
         draft_id = draft_id or _new_id("ad")
         with self.providers.store.write() as conn:
             assist_insert_draft(
@@ -381,6 +446,11 @@ class EvidenceAssistant:
                 raise RefusedError(
                     f"this draft was already saved as evidence {row.saved_as}", code="draft_saved"
                 )
+            if data.get("form") is not None:
+                raise InputError(
+                    "this draft fills the Study's own form: accept it with its form's values "
+                    "(extract-save --form, or the reader's form)", code="form_draft",
+                )  # fmt: skip
             access.require_paper(conn, self.owner, data["paper_id"], "write")
             paper = repo.get_paper(conn, data["paper_id"], viewer=self.owner).paper
             suggested: dict[str, dict[str, str]] = data["fields"]
@@ -396,7 +466,7 @@ class EvidenceAssistant:
             blocks = {b["id"]: b for b in data["blocks"]}
             context = None
             if data["source"] == "fulltext":
-                context = _context(data, blocks[suggested["finding"]["block"]])
+                context = fulltext_context(data, blocks[suggested["finding"]["block"]])
             ev = make_evidence(
                 paper,
                 finding=finding,
@@ -436,6 +506,21 @@ class EvidenceAssistant:
                 raise RefusedError("this draft was saved meanwhile", code="draft_saved")
         view = ProvenanceView(ev_id, provenance, _recheck(provenance, paper))
         return AssistedEvidence(ev_id, ev.model_dump(mode="json"), view, study_id)
+
+    def save_form(
+        self, draft_id: str, *, reviewed: bool, values: Mapping[str, object] | None = None
+    ) -> AssistedEvidence:
+        """Record a reviewed form draft in its Study: the suggested values, as the person
+        edited them (``values`` by form key; blank clears one), checked again against the
+        Study's form; the passage is the finding's verified quote."""
+        ws = Workspace(self.providers.store, owner=self.owner)
+        ev_id, evidence, record, study_id = save_form_draft(
+            ws, draft_id, reviewed=reviewed, values=values or {}, now=_now()
+        )
+        with self.providers.store.read() as conn:
+            paper = repo.get_paper(conn, evidence["paper_id"], viewer=self.owner).paper
+        view = ProvenanceView(ev_id, record, _recheck(record, paper))
+        return AssistedEvidence(ev_id, evidence, view, study_id)
 
     def provenance(self, evidence_id: str) -> ProvenanceView:
         """The assistance provenance of an evidence record, every quote re-checked."""
@@ -481,21 +566,6 @@ def _draft_data(data: object) -> dict[str, Any]:
     if "finding" not in data["fields"]:
         raise IntegrityError("a stored assistance draft has no finding")
     return data
-
-
-def _context(data: dict[str, Any], block: dict[str, str]) -> FullTextContext:
-    meta = data.get("fulltext") or {}
-    pmcid = str(meta.get("pmcid") or "")
-    return FullTextContext(
-        pmcid=pmcid,
-        url=europe_pmc_url(pmcid),
-        block_id=block["id"],
-        section=block.get("section") or None,
-        text=block["text"],
-        licence=meta.get("licence"),
-        licence_url=meta.get("licence_url"),
-        retrieved_at=meta.get("retrieved_at"),
-    )
 
 
 def _provenance(

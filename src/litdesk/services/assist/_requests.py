@@ -9,6 +9,7 @@ from typing import Final
 
 from litdesk._errors import InputError
 from litdesk.core.assist import FIELD_NAMES
+from litdesk.core.forms import MAX_FIELDS, MAX_TEXT_CHARS
 from litdesk.core.strategy import ConceptGroup, build_query, check_question
 from litdesk.core.summary import FOCUSES, Focus, SummaryInputError
 
@@ -19,6 +20,7 @@ __all__ = [
     "CheckModel",
     "EvidenceSource",
     "SaveEvidence",
+    "SaveFormEvidence",
     "SaveSummaryReport",
     "StrategyRequest",
     "SuggestEvidence",
@@ -49,19 +51,27 @@ def _check_consent(consent: str | None) -> None:
         raise AssistInputError("the consent token is 1–100 characters", code="bad_consent")
 
 
+def _check_study(study: str | None) -> None:
+    if study is not None and not 0 < len(study.strip()) <= 200:
+        raise AssistInputError("a Study is named by 1–200 characters", code="study")
+
+
 @dataclass(frozen=True, slots=True)
 class EvidenceSource:
     """What an evidence suggestion would send: a saved paper's abstract or a full-text
-    section (``section`` only with ``source="fulltext"``)."""
+    section (``section`` only with ``source="fulltext"``); read in ``study`` (a Study with
+    its own extraction form: the form's fields are asked too)."""
 
     paper: str
     source: ExtractionSource = "abstract"
     section: str | None = None
+    study: str | None = None
 
     def __post_init__(self) -> None:
         if not self.paper.strip():
             raise AssistInputError("name a saved paper", code="paper")
         _check_source(self.source, self.section)
+        _check_study(self.study)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +82,15 @@ class SuggestEvidence:
     consent: str | None
     source: ExtractionSource = "abstract"
     section: str | None = None
+    study: str | None = None
 
     def __post_init__(self) -> None:
-        EvidenceSource(self.paper, self.source, self.section)
+        EvidenceSource(self.paper, self.source, self.section, self.study)
         _check_consent(self.consent)
 
     @property
     def what(self) -> EvidenceSource:
-        return EvidenceSource(self.paper, self.source, self.section)
+        return EvidenceSource(self.paper, self.source, self.section, self.study)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +110,30 @@ class SaveEvidence:
                 f"no evidence field {unknown[0][:40]!r}; fields: {', '.join(FIELD_NAMES)}",
                 code="field",
             )
+
+
+@dataclass(frozen=True, slots=True)
+class SaveFormEvidence:
+    """A reviewed form draft recorded in its Study: ``values`` by form key change a
+    suggested value (absent: keep the suggestion; blank: leave the field empty); the form
+    checks them again (type, option, length, required)."""
+
+    draft_id: str
+    reviewed: bool
+    values: Mapping[str, str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.draft_id.strip():
+            raise AssistInputError("name the draft", code="draft")
+        if len(self.values) > MAX_FIELDS:
+            raise AssistInputError(f"at most {MAX_FIELDS} values", code="field")
+        for key, value in self.values.items():
+            if not isinstance(key, str) or not 0 < len(key) <= 40:
+                raise AssistInputError("a field key is 1–40 characters", code="field")
+            if value is not None and len(value) > MAX_TEXT_CHARS:
+                raise AssistInputError(
+                    f"{key}: at most {MAX_TEXT_CHARS:,} characters", code="field"
+                )
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     )
     from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner, screening_record
     from ._state import StageState, stage_items, stage_state
-    from ._team_area import NotInConflict, study_flow
+    from ._team_area import NotInConflict, sought_papers, study_flow
     from ._team_requests import (
         EXPORT_FORMATS,
         PRISMA_FLOW_FORMATS,
@@ -76,6 +76,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         RetrievalNote,
         RetrievalView,
         ScreeningSettingsView,
+        UpdateNews,
     )
     from ._zip_history import HistoryFileError, ZipHistoryView
 
@@ -92,6 +93,7 @@ __all__ = [
     "parse_reviewer_map",
     "NotInConflict",
     "study_flow",
+    "sought_papers",
     "PrismaFlowRequest",
     "PrismaFlowView",
     "PrismaRecordsRequest",
@@ -114,6 +116,7 @@ __all__ = [
     "CardFullText",
     "CardOrder",
     "CardProgress",
+    "UpdateNews",
     "CheckSet",
     "DecisionEntry",
     "Guidance",

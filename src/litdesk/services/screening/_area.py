@@ -40,9 +40,10 @@ from litdesk.core.words import plural
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 
-from ._cards import Ctx, members, paper_fields, random_key, visible_rows
+from ._cards import Ctx, members, paper_fields, random_key, update_news, visible_rows
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
+from ._cards import progress as card_progress
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._parts import AreaParts
@@ -67,7 +68,6 @@ from ._team_area import TeamScreening
 from ._vectors import EMBED_KIND, SentenceRows, embed_owner
 from ._views import (
     CardOrder,
-    CardProgress,
     CardView,
     DecisionEntry,
     DecisionView,
@@ -516,12 +516,6 @@ class ScreeningArea(TeamScreening):
                 self._orders.popitem(last=False)
         return made
 
-    def _progress(self, ctx: Ctx, state: StageState) -> CardProgress:
-        visible = not ctx.config.blind(state.stage)
-        return CardProgress(
-            state.counts(mine=True), state.counts(mine=False) if visible else None, not visible
-        )
-
     def _pick(
         self,
         ctx: Ctx,
@@ -591,7 +585,7 @@ class ScreeningArea(TeamScreening):
         owner: str,
         score: float | None = None,
     ) -> CardView:
-        progress = self._progress(ctx, state)
+        progress = card_progress(self.store, ctx, state)
         if key is None:
             return CardView(ctx.study.id, state.stage, True, order, progress)
         group = self._group(ctx, key)
@@ -609,7 +603,7 @@ class ScreeningArea(TeamScreening):
             order,
             progress,
             record_key=group.key,
-            members=members(group),
+            members=members(group, self.store, ctx.study.id),
             decisions=decisions,
             my_verdict=None if mine is None else mine.verdict,
             highlight={
@@ -680,6 +674,7 @@ class ScreeningArea(TeamScreening):
             ctx.config.default_order,
             single_reviewer=not ctx.config.dual_review[stage]
             and all(r.reviewer == owner for r in ctx.rows if r.stage == stage),
+            updates=update_news(self.store, ctx, state),
         )
 
     def items(self, request: ItemsRequest, *, owner: str) -> ItemsView:

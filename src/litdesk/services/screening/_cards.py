@@ -5,19 +5,30 @@ available at the full-text stage, stopping guidance with its random check set.""
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from litdesk.adapters.store import Store, repo, screening
+from litdesk.adapters.store import Store, repo, screening, whole_searches
 from litdesk.adapters.store import fulltext as links
 from litdesk.core.screening import DecisionHistory, Stage, check_set, stopping_guidance
 from litdesk.services.dedup import WorkingGroup
 
 from ._config import ScreeningConfig
 from ._items import ScreenSet
+from ._prisma import round_labels
 from ._state import StageState
-from ._views import CardFullText, Guidance, MemberRecord, PaperFields, RetrievalNote
+from ._views import (
+    CardFullText,
+    CardProgress,
+    Guidance,
+    MemberRecord,
+    PaperFields,
+    RetrievalNote,
+    UpdateNews,
+)
 
 __all__ = [
     "CHECK_MIN",
@@ -29,8 +40,10 @@ __all__ = [
     "guidance",
     "members",
     "paper_fields",
+    "progress",
     "random_key",
     "subject_terms",
+    "update_news",
     "visible_rows",
 ]
 
@@ -105,17 +118,29 @@ def paper_fields(group: WorkingGroup) -> PaperFields:
     }
 
 
-def members(group: WorkingGroup) -> tuple[MemberRecord, ...]:
+def members(
+    group: WorkingGroup, store: Store | None = None, study_id: str = ""
+) -> tuple[MemberRecord, ...]:
+    """The group's records with their source and database; with the Study's ``store`` and
+    ``study_id``, in a Study with
+    update rounds, each one's round as PRISMA 2020's columns name it ("Update 1 (6 Dec
+    2026)"): a record found again by an update is told apart from the first search's."""
+    plan = None
+    if store is not None and study_id:
+        with store.read() as conn:
+            plan = round_labels(whole_searches.list_rounds(conn, study_id))
     out: list[MemberRecord] = []
     for r in group.members:
         paper = r.data.get("paper")
         title = str(paper.get("title") or "") if isinstance(paper, dict) else ""
+        shown = plan is not None and len(plan.labels) > 1
         out.append(
             {
                 "key": r.key,
                 "title": title,
                 "source": str(r.data.get("label") or r.source_id),
                 "database": r.database,
+                "round": plan.labels[plan.column(r)] if plan is not None and shown else "",
             }
         )
     return tuple(out)
@@ -186,3 +211,55 @@ def guidance(ctx: Ctx, state: StageState, labels: dict[str, bool]) -> Guidance:
             ),
         },
     )
+
+
+def progress(store: Store, ctx: Ctx, state: StageState) -> CardProgress:
+    """A card's progress: the reviewer's figures, everyone's unless the stage is blind, and
+    what the update rounds brought (:func:`update_news`)."""
+    visible = not ctx.config.blind(state.stage)
+    mine, everyone = state.counts(mine=True), state.counts(mine=False) if visible else None
+    return CardProgress(mine, everyone, not visible, update_news(store, ctx, state))
+
+
+#: the update rounds' groups per (items, rounds): (their keys, the latest round's count) —
+#: placing every group in its round took 23 ms a card at 4,400 records, 0.6 ms from here
+#: (medians, a loaded 2-core machine); the reviewer's remaining ones are counted afresh
+_UPDATE_GROUPS: OrderedDict[tuple[str, tuple[object, ...]], tuple[tuple[str, ...], int]] = (
+    OrderedDict()
+)
+_UPDATE_LOCK = threading.Lock()
+
+
+def update_news(store: Store, ctx: Ctx, state: StageState) -> UpdateNews | None:
+    """At title/abstract, once the Study has an update round: the records the update rounds
+    added to screen, the latest round's, and how many the reviewer has still to screen —
+    each record placed in its round as PRISMA 2020's columns place it (its group's earliest
+    member), so the screening page and the flow agree."""
+    if state.stage != "title_abstract":
+        return None
+    with store.read() as conn:
+        rounds = whole_searches.list_rounds(conn, ctx.study.id)
+    plan = round_labels(rounds)
+    last = len(plan.labels) - 1
+    if last == 0:
+        return None
+    key = (ctx.screen.fingerprint, tuple((r.run_id, r.round, r.created_at) for r in rounds))
+    with _UPDATE_LOCK:
+        found = _UPDATE_GROUPS.get(key)
+    if found is None:
+        keys: list[str] = []
+        latest = 0
+        for group in ctx.screen.groups:
+            column = min((plan.column(m) for m in group.members), default=0)
+            if column:
+                keys.append(group.key)
+                latest += column == last
+        found = (tuple(keys), latest)
+        with _UPDATE_LOCK:
+            _UPDATE_GROUPS[key] = found
+            while len(_UPDATE_GROUPS) > 64:
+                _UPDATE_GROUPS.popitem(last=False)
+    keys_added, latest = found
+    awaiting = sum(1 for k in keys_added if state.is_remaining(k))
+    began = plan.rounds.began[-1][1].isoformat()
+    return UpdateNews(last, plan.labels[-1], began, len(keys_added), latest, awaiting)

@@ -72,6 +72,7 @@ __all__ = [
     "import_decisions",
     "prisma_flow",
     "prisma_records",
+    "sought_papers",
     "prisma_svg_export",
     "resolve",
     "reveal",
@@ -483,6 +484,22 @@ def prisma_svg_export(area: AreaParts, request: PrismaFlowRequest, owner: str) -
                       total)  # fmt: skip
     svg = prisma_svg(result.flow, title=f"PRISMA 2020 flow diagram: {view_ctx.study.name}")
     return Export(svg.encode(), f"{name}.svg", "image/svg+xml", total)
+
+
+def sought_papers(store: Store, study_id: str, *, role: str) -> frozenset[str]:
+    """The saved papers of the studies sought for retrieval — PRISMA's "reports sought"
+    (included or "maybe" at title/abstract), every round — as :func:`study_flow` counts
+    them for ``role`` (a title/abstract stage still blind: for the Study owner only)."""
+    groups = tuple(working_groups(store, study_id))
+    group_of = {m.key: g.key for g in groups for m in g.members} | {g.key: g.key for g in groups}
+    keys_in_order = tuple(g.key for g in groups)
+    screen = ScreenSet(
+        "", groups, {k: i for i, k in enumerate(keys_in_order)}, group_of, keys_in_order,
+        frozenset(keys_in_order),
+    )  # fmt: skip
+    flow = study_flow(store, study_id, role=role, screen=screen).flow
+    keys = {k for r in flow.rounds for k in r.records("sought")}
+    return frozenset(m.paper_id for g in groups if g.key in keys for m in g.members if m.paper_id)
 
 
 def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -> PrismaRecordsView:

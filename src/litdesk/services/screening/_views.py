@@ -72,6 +72,8 @@ class MemberRecord(TypedDict):
     title: str
     source: str
     database: str
+    #: its update round's PRISMA column ("Update 1 (6 Dec 2026)"; "" without updates)
+    round: str
 
 
 class PaperFields(TypedDict):
@@ -226,16 +228,44 @@ class CardOrder:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateNews:
+    """What a living review's update rounds brought to title/abstract screening: the
+    records they added to screen (``added``; PRISMA 2020's "records to screen" of the
+    update columns, summed), those of the latest one (``latest``, its column's label, as
+    PRISMA names it: "Update 2 (6 Dec 2026)"), and how many of them are still the
+    reviewer's to screen (``awaiting``)."""
+
+    rounds: int
+    latest_label: str
+    latest_at: str
+    added: int
+    latest: int
+    awaiting: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rounds": self.rounds,
+            "latest_label": self.latest_label,
+            "latest_at": self.latest_at,
+            "added": self.added,
+            "latest": self.latest,
+            "awaiting": self.awaiting,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class CardProgress:
     """Progress at a card's stage: the reviewer's own figures, everyone's (``None`` while
-    blind)."""
+    blind); ``updates``: what the update rounds brought (title/abstract, once there is one)."""
 
     mine: dict[str, int]
     all: dict[str, int] | None
     blind: bool
+    updates: UpdateNews | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"mine": self.mine, "all": self.all, "blind": self.blind}
+        news = None if self.updates is None else self.updates.to_dict()
+        return {"mine": self.mine, "all": self.all, "blind": self.blind, "updates": news}
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,6 +426,8 @@ class ProgressView:
     #: one reviewer at this stage: no dual review and no one but the acting reviewer has
     #: decided (everyone's figures are then the reviewer's own)
     single_reviewer: bool = False
+    #: what a living review's update rounds brought (title/abstract, once there is one)
+    updates: UpdateNews | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -409,6 +441,7 @@ class ProgressView:
             "guidance": self.guidance.to_dict(),
             "model": self.model.to_dict(),
             "default_order": self.order,
+            "updates": None if self.updates is None else self.updates.to_dict(),
         }
 
 

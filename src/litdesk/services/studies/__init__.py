@@ -53,11 +53,14 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     )
     from ._sources import ImportSourceRequest, ImportSourceView
     from ._views import (
+        FULLTEXT_PAGE,
+        FULLTEXT_SHOWS,
         AddSearchPreview,
         AttachedPdfView,
         EvidenceTable,
         Export,
         FulltextCounts,
+        FulltextShow,
         FulltextView,
         ImportOutcome,
         ImportView,
@@ -151,6 +154,9 @@ __all__ = [
     "FetchFulltext",
     "FulltextCounts",
     "FulltextParts",
+    "FULLTEXT_PAGE",
+    "FULLTEXT_SHOWS",
+    "FulltextShow",
     "FulltextView",
     "ImportInputError",
     "ImportOutcome",

@@ -74,6 +74,7 @@ from ._views import (
     AttachedPdfView,
     EvidenceTable,
     Export,
+    FulltextShow,
     FulltextView,
     ImportOutcome,
     NotebookExport,
@@ -752,10 +753,13 @@ class StudiesArea:
             )
         return fulltext
 
-    def fulltext(self, ref: str, *, owner: str) -> FulltextView:
-        """Which of the Study's papers have a PDF, licensed full text, or neither (and
-        PRISMA's reports sought / not retrieved)."""
-        return self._ft().view(ref, owner)
+    def fulltext(
+        self, ref: str, *, owner: str, show: FulltextShow | None = "all", page: int | None = None
+    ) -> FulltextView:
+        """Which of the Study's papers have a PDF, licensed full text, or neither: those
+        sought for retrieval at screening, those without either, or all (``None``: the
+        sought ones once screening has sought any); one page of them or all."""
+        return self._ft().view(ref, owner, show=show, page=page)
 
     def match_pdfs(self, ref: str, *, owner: str) -> FulltextView:
         """Link library PDFs to the Study's papers: by DOI, arXiv id, PMID or PMCID at

@@ -55,9 +55,11 @@ from litdesk.services.workspace import Workspace, now_iso
 
 from ._requests import AttachPdfRequest, PdfLinkRequest
 from ._views import (
+    FULLTEXT_PAGE,
     AttachedPdfView,
     FulltextCheckRow,
     FulltextCounts,
+    FulltextShow,
     FulltextView,
     PaperFulltextRow,
     PaperRetrieval,
@@ -238,18 +240,43 @@ class StudyFulltext:
         *,
         changed: dict[str, int] | None = None,
         notices: Sequence[str] = (),
+        show: FulltextShow | None = "all",
+        page: int | None = None,
     ) -> FulltextView:
-        """The Study's papers with their PDF and full text, and the counts."""
+        """The Study's papers with their PDF and full text, and the counts (over them all).
+        ``show``: only the papers sought for retrieval at screening, only those with
+        neither a PDF nor full text, or all (``None``: the sought ones when screening has
+        sought any, else all); ``page``: that page of ``FULLTEXT_PAGE`` papers (``None``:
+        every paper listed)."""
+        from litdesk.services.screening import sought_papers
+
         with self.store.read() as conn:
             study = repo.get_study(conn, ref, account=owner)
             access.require_study(conn, owner, study.id, "read")
+            role = access.study_role(conn, owner, study.id) or "viewer"
             papers = study_papers(conn, study.id)
             pdfs = links.pdf_links(conn, study.id)
             checks = links.fulltext_checks(conn, study.id)
         rows = [_row(p, pdfs.get(p.id), checks.get(p.id)) for p in papers]
+        sought: frozenset[str] | None = None  # asked of screening only for the page
+        if show != "all" or page is not None:
+            sought = sought_papers(self.store, study.id, role=role) & {p.id for p in papers}
+        if show is None:
+            show = "sought" if sought else "all"
+        listed = [
+            r for r in rows
+            if show == "all"
+            or (show == "sought" and sought is not None and r["id"] in sought)
+            or (show == "missing" and r["retrieved"] == "missing")
+        ]  # fmt: skip
+        pages = max(1, -(-len(listed) // FULLTEXT_PAGE))
+        at = 1 if page is None else min(max(1, page), pages)
+        shown = listed if page is None else listed[(at - 1) * FULLTEXT_PAGE : at * FULLTEXT_PAGE]
         return FulltextView(
-            study.id, study.name, rows, _counts(rows), len(self.parts.pdfs.corpus().files),
+            study.id, study.name, shown, _counts(rows), len(self.parts.pdfs.corpus().files),
             self._job(study.id, owner), dict(changed or {}), tuple(notices),
+            show=show, listed=len(listed), sought=None if sought is None else len(sought), page=at,
+            pages=1 if page is None else pages,
         )  # fmt: skip
 
     def _job(self, study_id: str, owner: str) -> JobView | None:
@@ -412,12 +439,19 @@ class StudyFulltext:
         recorded on its own (a job claimed again resumes with the papers left)."""
 
         def run(ctx: JobContext) -> dict[str, object] | None:
+            from litdesk.services.screening import sought_papers
+
             owner = ctx.job.owner
             study_id = str(ctx.params.get("study_id", ""))
             with self.store.read() as conn:
                 access.require_study(conn, owner, study_id, "write")
+                role = access.study_role(conn, owner, study_id) or "viewer"
                 checked = links.fulltext_checks(conn, study_id)
                 todo = [p for p in study_papers(conn, study_id) if p.id not in checked]
+            # the papers screening sought for retrieval first: an allowance spent part way
+            # has then gone to the full texts the review needs next
+            first = sought_papers(self.store, study_id, role=role) if todo else frozenset()
+            todo.sort(key=lambda p: p.id not in first)  # stable: newest first within each
             found = missing = 0
             for n, paper in enumerate(todo):
                 if not ctx.progress(n, len(todo), paper.title[:80] or paper.id):

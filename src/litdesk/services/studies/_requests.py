@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Final
 from litdesk._errors import InputError
 from litdesk.adapters.store import READING_STATUSES
 from litdesk.core.imports import ImportTrace, SourceLabel, default_source, source_label
+from litdesk.core.providers import DECLARED
 from litdesk.core.vocab import parse_subject_ref
 from litdesk.services.workspace import MAX_ZIP_BYTES
 
@@ -343,13 +344,24 @@ class AddSearchRequest:
 
 @dataclass(frozen=True, slots=True)
 class UpdateStudyRequest:
-    """Re-run a Study's saved searches as recorded (their definitions and caps)."""
+    """Re-run a Study's saved searches as recorded (their definitions and caps);
+    ``providers``: only those databases of them (say, the one that failed last time; none
+    given: every database each search names)."""
 
     study: str
+    providers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.study.strip():
             raise StudiesInputError("name the Study to update", code="study")
+        names = tuple(dict.fromkeys(p.strip().lower() for p in self.providers if p.strip()))
+        unknown = [p for p in names if p not in DECLARED]
+        if unknown:
+            raise StudiesInputError(
+                f"no such database: {', '.join(unknown)[:120]} (one of {', '.join(DECLARED)})",
+                code="providers",
+            )
+        object.__setattr__(self, "providers", names)
 
 
 # --- PDFs and licensed full text of a Study's papers -------------------------------------

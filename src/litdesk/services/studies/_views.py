@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Final, Literal, TypedDict
 
 from litdesk.core.imports import ImportTrace
 from litdesk.core.providers import lane_label
@@ -34,7 +34,10 @@ __all__ = [
     "NotebookExport",
     "EvidenceTable",
     "FulltextCheckRow",
+    "FULLTEXT_PAGE",
+    "FULLTEXT_SHOWS",
     "FulltextCounts",
+    "FulltextShow",
     "FulltextView",
     "NotebookView",
     "PaperFulltextRow",
@@ -554,6 +557,13 @@ class StudyRetrieval:
         return {"papers": self.papers, "counts": self.counts}
 
 
+#: Which papers the full-text page lists (see :class:`FulltextView`).
+FulltextShow = Literal["sought", "missing", "all"]
+FULLTEXT_SHOWS: Final[tuple[FulltextShow, ...]] = ("sought", "missing", "all")
+#: Papers a page of the full-text list shows.
+FULLTEXT_PAGE: Final = 50
+
+
 @dataclass(frozen=True, slots=True)
 class FulltextView:
     """Which of a Study's papers have a PDF, licensed full text, or neither; with the
@@ -568,6 +578,16 @@ class FulltextView:
     #: what this call changed: {"linked": n, "suggested": n} after matching
     changed: dict[str, int]
     notices: tuple[str, ...] = ()
+    #: which papers ``rows`` lists: "sought" (the studies sought for retrieval at screening),
+    #: "missing" (neither a PDF nor licensed full text) or "all"; ``listed`` of them in all
+    show: FulltextShow = "all"
+    listed: int = 0
+    #: the Study's papers sought for retrieval (included or "maybe" at title/abstract;
+    #: ``None``: not asked, every paper listed)
+    sought: int | None = None
+    #: ``rows`` is page ``page`` of ``pages`` (``FULLTEXT_PAGE`` papers a page)
+    page: int = 1
+    pages: int = 1
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -579,6 +599,11 @@ class FulltextView:
             "job": self.job.to_dict() if self.job else None,
             "changed": self.changed,
             "notices": list(self.notices),
+            "show": self.show,
+            "listed": self.listed,
+            "sought": self.sought,
+            "page": self.page,
+            "pages": self.pages,
         }
 
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
 from litdesk._errors import RefusedError
 from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
-from litdesk.core.providers import check_sources
+from litdesk.core.providers import check_sources, display_name
 from litdesk.core.query import compile_search
-from litdesk.core.runs import read_definition
+from litdesk.core.runs import RunDefinition, read_definition
 from litdesk.core.search import CompileRefused
 from litdesk.services.jobs import JobNotFound, Jobs, JobView
 from litdesk.services.search import in_workspace, load_run
@@ -137,26 +138,44 @@ class WholeSearches:
 
     def update(self, request: UpdateStudyRequest, *, owner: str) -> WholeSearchJob:
         """Queue the job re-running the Study's saved searches as recorded: its whole
-        searches with their caps, and the runs kept in it (capped at their own limit)."""
+        searches with their caps, and the runs kept in it (capped at their own limit);
+        with ``request.providers``, each search on those of its databases only (a search
+        on none of them is not re-run; a discovery search, whose lanes are fixed, is re-run
+        whole when one of them is wanted; none on any: refused, naming the databases the
+        saved searches use)."""
         row = self._study(request.study, owner, "write")
-        searches: list[dict[str, object]] = []
-        seen: set[str] = set()
         with self.store.read() as conn:
             rounds = whole.list_rounds(conn, row.id)
             in_rounds = {r.run_id for r in rounds}
             caps = {r.run_id: r.cap for r in rounds}
             run_ids = repo.study_run_ids(conn, row.id)
+        saved: list[tuple[RunDefinition, int]] = []
         for run_id in run_ids:
-            run = load_run(self.store, run_id)
-            definition = run.definition
+            definition = load_run(self.store, run_id).definition
             if definition.mode in ("semantic", "identifier"):
                 continue
-            cap = caps[run_id] if run_id in in_rounds else definition.limit
-            key = json.dumps(definition.to_dict(), sort_keys=True)
-            if key in seen:
-                continue
-            seen.add(key)
+            saved.append((definition, caps[run_id] if run_id in in_rounds else definition.limit))
+        saved = _as_recorded(saved)
+        wanted = request.providers
+        searches: list[dict[str, object]] = []
+        for definition, cap in saved:
+            if wanted and definition.mode == "discovery":  # its lanes are fixed: all or none
+                if not {p for p, _ in whole_lanes(definition)} & set(wanted):
+                    continue
+            elif wanted:
+                kept = tuple(p for p in definition.providers if p in wanted)
+                if not kept:
+                    continue
+                definition = replace(definition, providers=kept)
             searches.append({"definition": definition.to_dict(), "cap": cap})
+        if not searches and wanted and saved:
+            used = dict.fromkeys(p for d, _ in saved for p in d.providers)
+            raise RefusedError(
+                f"no saved search of the Study {row.name!r} searches "
+                f"{', '.join(map(display_name, wanted))}: they search "
+                f"{', '.join(map(display_name, used))}",
+                code="no_searches",
+            )
         if not searches:
             raise RefusedError(
                 f"the Study {row.name!r} has no saved search to re-run (add one first)",
@@ -195,6 +214,30 @@ class WholeSearches:
     def rounds_of(store: Store, study_id: str) -> SearchRoundsView:
         """A Study's rounds for its page (the caller checked access; no name)."""
         return SearchRoundsView(study_id, "", _round_rows(store, study_id))
+
+
+def _as_recorded(saved: list[tuple[RunDefinition, int]]) -> list[tuple[RunDefinition, int]]:
+    """The Study's saved searches once each: a search run again (an update round) has the
+    same definition; one re-run on some of its databases only (``study update -p``) is
+    part of the search it narrowed — same query, filters and cap on fewer databases — so
+    a later full update re-runs that search once, never its narrowed twin beside it."""
+    out: list[tuple[RunDefinition, int]] = []
+    seen: set[str] = set()
+    for definition, cap in saved:
+        key = json.dumps(definition.to_dict(), sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append((definition, cap))
+
+    def rest(d: RunDefinition) -> str:
+        return json.dumps(d.to_dict() | {"providers": []}, sort_keys=True)
+
+    def narrowed(d: RunDefinition, cap: int) -> bool:
+        return any(
+            c == cap and rest(o) == rest(d) and set(d.providers) < set(o.providers) for o, c in out
+        )
+
+    return [(d, cap) for d, cap in out if not narrowed(d, cap)]
 
 
 def _round_rows(store: Store, study_id: str) -> list[RoundSummary]:

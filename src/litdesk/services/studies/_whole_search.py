@@ -236,6 +236,10 @@ async def _page_lane(
         results = await service.execute(compiled, cursor)
         lane.requests += len(results)
         outcome = results[0][0]
+        if lane.pages == 0:  # the strategy as run, also when its first page failed (PRISMA-S)
+            lane.executed_query = (
+                outcome.request.executed_query if outcome.request else compiled.executed_query
+            )
         if outcome.status != "ok" or outcome.page is None:
             lane.state = "partial" if lane.pages else "failed"
             lane.status = str(outcome.status)
@@ -245,9 +249,6 @@ async def _page_lane(
         lane.pages += 1
         if lane.pages == 1:
             lane.total = page.total
-            lane.executed_query = (
-                outcome.request.executed_query if outcome.request else compiled.executed_query
-            )
         lane.warnings.extend(w for w in page.warnings if w not in lane.warnings)
         lane.papers.extend(page.papers[: lane.cap - len(lane.papers)])
         if on_page is not None and not await on_page(lane, out):

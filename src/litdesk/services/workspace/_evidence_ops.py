@@ -69,69 +69,93 @@ class EvidenceOps(WorkspaceBase):
         (each once, at most eight). A passage from the paper's PDF (``source="pdf"``)
         names the PDF and page (``pdf``) and is checked against ``pdf_pages``, the text
         of that PDF's pages; the PDF must be the paper's PDF for this account."""
-        now = now_iso()
-        linked = distinct_links(subjects)
         raw: dict[str, object] = {k: v for k, v in fields.items() if v is not None}
         if finding is not None:
             raw["finding"] = finding
         raw.update(values or {})
         with self.store.write() as conn:
-            paper = self._record(conn, self._paper(conn, paper_ref))
-            study_id = self._study(conn, study, "write").id if study else None
-            pdf_now = self._pdf_now(conn, [paper.id]).get(paper.id)
-            if pdf is not None and pdf.sha256 != pdf_now:
-                raise EvidenceRefused(
-                    f"{pdf.file} is not the PDF of {paper.id} for this account"
-                    + (" (it has another one now: open it again)" if pdf_now else ""),
-                    code="pdf_not_the_papers",
-                )
-            checked = new_values(form_of(conn, study_id), raw)
-            if checked.legacy:
-                six = checked.six
-                ev = make_evidence(
-                    paper,
-                    finding=six["finding"],
-                    passage=passage,
-                    source=source,
-                    location=location,
-                    context=context,
-                    pdf=pdf,
-                    pdf_pages=pdf_pages,
-                    created_at=now,
-                    question=six["question"],
-                    population=six["population"],
-                    method=six["method"],
-                    intervention=six["intervention"],
-                    limitations=six["limitations"],
-                )
-            else:
-                ev = make_evidence(
-                    paper,
-                    passage=passage,
-                    source=source,
-                    location=location,
-                    context=context,
-                    pdf=pdf,
-                    pdf_pages=pdf_pages,
-                    created_at=now,
-                    values=checked.values,
-                    form_revision=checked.revision,
-                )
-            ev_id = _new_id("ev")
-            repo.insert_document(
-                conn,
-                "evidence",
-                ev_id,
-                ev.model_dump(mode="json"),
-                now,
-                paper_id=paper.id,
-                study_id=study_id,
-                owner=self.owner,
+            return self.record_evidence(
+                conn, paper_ref, raw, passage=passage, source=source, location=location,
+                context=context, study=study, subjects=subjects, pdf=pdf, pdf_pages=pdf_pages,
+            )  # fmt: skip
+
+    def record_evidence(
+        self,
+        conn: Connection,
+        paper_ref: str,
+        raw: Mapping[str, object],
+        *,
+        passage: str,
+        source: str,
+        location: str | None = None,
+        context: FullTextContext | None = None,
+        study: str | None = None,
+        subjects: Sequence[SubjectRef] = (),
+        pdf: PdfPage | None = None,
+        pdf_pages: Sequence[str] | None = None,
+    ) -> EvidenceView:
+        """:meth:`add_evidence` inside the caller's write transaction ``conn`` (``raw``:
+        the values by form key, checked here against the Study's form as it is now) — for
+        a use case that records more in the same transaction (an assisted draft's
+        provenance)."""
+        now = now_iso()
+        linked = distinct_links(subjects)
+        paper = self._record(conn, self._paper(conn, paper_ref))
+        study_id = self._study(conn, study, "write").id if study else None
+        pdf_now = self._pdf_now(conn, [paper.id]).get(paper.id)
+        if pdf is not None and pdf.sha256 != pdf_now:
+            raise EvidenceRefused(
+                f"{pdf.file} is not the PDF of {paper.id} for this account"
+                + (" (it has another one now: open it again)" if pdf_now else ""),
+                code="pdf_not_the_papers",
             )
-            subject_links.link_subjects(conn, ev_id, linked)
-            if study_id:
-                self._link(conn, study_id, paper.id, now)
-                self._history(conn, study_id, "evidence_added", ev_id, now)
+        checked = new_values(form_of(conn, study_id), raw)
+        if checked.legacy:
+            six = checked.six
+            ev = make_evidence(
+                paper,
+                finding=six["finding"],
+                passage=passage,
+                source=source,
+                location=location,
+                context=context,
+                pdf=pdf,
+                pdf_pages=pdf_pages,
+                created_at=now,
+                question=six["question"],
+                population=six["population"],
+                method=six["method"],
+                intervention=six["intervention"],
+                limitations=six["limitations"],
+            )
+        else:
+            ev = make_evidence(
+                paper,
+                passage=passage,
+                source=source,
+                location=location,
+                context=context,
+                pdf=pdf,
+                pdf_pages=pdf_pages,
+                created_at=now,
+                values=checked.values,
+                form_revision=checked.revision,
+            )
+        ev_id = _new_id("ev")
+        repo.insert_document(
+            conn,
+            "evidence",
+            ev_id,
+            ev.model_dump(mode="json"),
+            now,
+            paper_id=paper.id,
+            study_id=study_id,
+            owner=self.owner,
+        )
+        subject_links.link_subjects(conn, ev_id, linked)
+        if study_id:
+            self._link(conn, study_id, paper.id, now)
+            self._history(conn, study_id, "evidence_added", ev_id, now)
         return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper, pdf_now), linked)
 
     def _pdf_now(self, conn: Connection, paper_ids: Sequence[str]) -> dict[str, str]:

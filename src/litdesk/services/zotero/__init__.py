@@ -7,7 +7,12 @@ from litdesk._exports import lazy_exports
 
 if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._area import UNFILED_STUDY, WHOLE_LIBRARY_STUDY, UnknownCollection, ZoteroArea
-    from ._requests import ZoteroImportRequest, ZoteroInputError, ZoteroPushRequest
+    from ._requests import (
+        ZoteroImportRequest,
+        ZoteroInputError,
+        ZoteroPushRequest,
+        ZoteroWebImportRequest,
+    )
     from ._views import (
         ItemProblem,
         ItemRef,
@@ -35,6 +40,7 @@ __all__ = [
     "ZoteroImportView",
     "ZoteroInputError",
     "ZoteroPushRequest",
+    "ZoteroWebImportRequest",
 ]
 
 __getattr__ = lazy_exports(__name__, __file__, globals())

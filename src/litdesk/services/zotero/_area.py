@@ -17,8 +17,10 @@ applies; the identity links and changed papers are written last, in one transact
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,6 +42,7 @@ from litdesk.adapters.zotero._links import (
     write_links_in,
 )
 from litdesk.adapters.zotero._web import LOCAL_API, WEB_API, Sleep, ZoteroWebClient
+from litdesk.adapters.zotero._webread import ZoteroWebReader
 from litdesk.core.evidence import MAX_COMMENT_CHARS
 from litdesk.core.records import Paper, PaperError, make_paper, read_paper
 from litdesk.core.zotero import ZoteroItem, ZoteroNote, item_paper_fields, note_text
@@ -50,7 +53,12 @@ from litdesk.services.workspace import IdentityConflict, Workspace
 
 from ._pdfs import PdfPlacer
 from ._push import link_library, make_plan, push_api, ris_file
-from ._requests import MAX_NAME_CHARS, ZoteroImportRequest, ZoteroPushRequest
+from ._requests import (
+    MAX_NAME_CHARS,
+    ZoteroImportRequest,
+    ZoteroPushRequest,
+    ZoteroWebImportRequest,
+)
 from ._views import (
     ItemProblem,
     ItemRef,
@@ -66,6 +74,8 @@ __all__ = ["UNFILED_STUDY", "WHOLE_LIBRARY_STUDY", "UnknownCollection", "ZoteroA
 UNFILED_STUDY: Final = "Zotero (unfiled)"
 WHOLE_LIBRARY_STUDY: Final = "Zotero"
 _IDENTIFIERS: Final = ("doi", "pmid", "pmcid", "arxiv_id")
+#: a Study's id (``study-`` and 24 hex digits): as an import's Study it names that Study
+_STUDY_ID: Final = re.compile(r"study-[0-9a-f]{24}")
 
 
 class UnknownCollection(NotFoundError):
@@ -319,6 +329,43 @@ class ZoteroArea:
         )
         return PushView(plan, items, notes, None)
 
+    async def import_web(self, request: ZoteroWebImportRequest, *, owner: str) -> ZoteroImportView:
+        """Import (or import again: only what changed since) a library of zotero.org
+        through the Web API v3 (see ``_web_import``), with the same outcomes as
+        :meth:`import_library`."""
+        from ._web_import import read_web, remember_version
+
+        if request.study is not None:  # refused before anything is asked of Zotero
+            await asyncio.to_thread(self._target_study, request.study, owner)
+        reader = ZoteroWebReader(
+            library=request.library, api_key=request.api_key, transport=self._http,
+            sleep=self._sleep,
+        )  # fmt: skip
+        files = self._pdfs.data_dir / "zotero-web" / request.library.replace("/", "-")
+        read = await read_web(reader, request, self._store, owner=owner, files_dir=files)
+        view = await asyncio.to_thread(  # the store and the PDF library: off the loop
+            partial(
+                self.import_read,
+                read.lib,
+                request.as_import(),
+                owner=owner,
+                deleted=read.deleted,
+                source=f"zotero.org {request.library}",
+                problems=read.problems,
+            )
+        )
+        await asyncio.to_thread(remember_version, self._store, read, owner=owner)
+        return replace(view, library_version=read.version, since=read.since)
+
+    def _target_study(self, ref: str, owner: str) -> None:
+        """The Study an import names: one the owner may change, or a new name (a Study's
+        id names that Study: another account's is not found, a viewer's refused)."""
+        try:
+            Workspace(self._store, owner=owner).study(ref, "write")
+        except NotFoundError:
+            if _STUDY_ID.fullmatch(ref.strip()):
+                raise
+
     def import_library(self, request: ZoteroImportRequest, *, owner: str) -> ZoteroImportView:
         """Import (or import again) a Zotero library into Studies (see the module
         docstring): the Studies, papers, notes and identity links in one transaction (an
@@ -328,10 +375,27 @@ class ZoteroArea:
         if base_dir is not None and not base_dir.is_dir():
             raise InputError(f"no such base directory: {base_dir}", code="zotero_bad_path")
         lib = read_library(data_dir, group=request.group)
+        return self.import_read(lib, request, owner=owner, base_dir=base_dir)
+
+    def import_read(
+        self,
+        lib: ZoteroLibrary,
+        request: ZoteroImportRequest,
+        *,
+        owner: str,
+        base_dir: Path | None = None,
+        deleted: tuple[str, ...] | None = None,
+        source: str | None = None,
+        problems: tuple[ItemProblem, ...] = (),
+    ) -> ZoteroImportView:
+        """Import ``lib`` as read (offline, or through the Web API: see ``_web_import``);
+        ``deleted``: a read of only the items changed since the last import (the others
+        are not in ``lib``): the keys deleted in Zotero since then, reported as removed
+        instead of every item not read; ``source``: where it was read (for the view)."""
         plan = _plan(lib, request)
         links = read_links(self._store, owner=owner, library=lib.library)
         ws = Workspace(self._store, owner=owner)
-        run = _Run()
+        run = _Run(problems=list(problems))
         with ws.transaction() as conn:
             for name, items in plan.studies.items():
                 self._study_items(ws, conn, lib, name, items, links, run)
@@ -355,10 +419,11 @@ class ZoteroArea:
                 owner=owner,
             )
         current = {i.key for i in lib.items}
+        gone = set(deleted) if deleted is not None else None
         removed = tuple(
             ItemRef(k, link.title)
             for k, link in sorted(links.items())
-            if link.kind == "item" and k not in current
+            if link.kind == "item" and (k not in current if gone is None else k in gone)
         )
         names = _paths(lib)  # "Parent / Child"
         moved = tuple(
@@ -376,7 +441,7 @@ class ZoteroArea:
             and set(links[i.key].collections) != set(i.collections)
         )
         return ZoteroImportView(
-            data_dir=str(data_dir),
+            data_dir=source or str(lib.data_dir),
             library=lib.library,
             schema_version=lib.userdata,
             items_read=len(lib.items),

@@ -14,6 +14,7 @@ __all__ = [
     "ZoteroImportRequest",
     "ZoteroInputError",
     "ZoteroPushRequest",
+    "ZoteroWebImportRequest",
 ]
 
 MAX_COLLECTIONS: Final = 100
@@ -84,6 +85,66 @@ class ZoteroImportRequest:
             raise ZoteroInputError("a group id is a positive number", code="zotero_group")
 
 
+def _library(value: str) -> str:
+    kind, _, number = value.strip().partition("/")
+    if kind not in ("users", "groups") or not number.isdigit() or len(number) > 15:
+        raise ZoteroInputError(
+            "a Zotero library is users/<id> or groups/<id>", code="zotero_library"
+        )
+    return f"{kind}/{int(number)}"
+
+
+def _api_key(value: str) -> str:
+    key = value.strip()
+    if not key or len(key) > 64 or not key.isalnum():
+        raise ZoteroInputError("the Zotero API key is malformed", code="zotero_api_key")
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class ZoteroWebImportRequest:
+    """Import a library of zotero.org through the Web API v3: ``library`` (``users/<id>``
+    or ``groups/<id>``) read with ``api_key`` (``None``: a public library); the
+    ``collections``, ``study`` and ``sub_studies`` of :class:`ZoteroImportRequest`; ``pdfs``:
+    download the items' stored PDFs (``--with-pdfs``); ``full``: read every item again
+    instead of only those changed since the last import of the same choice."""
+
+    library: str
+    api_key: str | None = None
+    collections: tuple[str, ...] = ()
+    study: str | None = None
+    sub_studies: bool = False
+    pdfs: bool = False
+    full: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "library", _library(self.library))
+        if self.api_key is not None:
+            object.__setattr__(self, "api_key", _api_key(self.api_key))
+        shape = ZoteroImportRequest(
+            collections=self.collections, study=self.study, sub_studies=self.sub_studies
+        )
+        object.__setattr__(self, "collections", shape.collections)
+        object.__setattr__(self, "study", shape.study)
+
+    def as_import(self) -> ZoteroImportRequest:
+        """The same choice of collections and Studies as an offline import's request."""
+        return ZoteroImportRequest(
+            collections=self.collections,
+            study=self.study,
+            pdfs=self.pdfs,
+            sub_studies=self.sub_studies,
+        )
+
+    def __repr__(self) -> str:  # the key never reaches a log or a trace
+        key = "<set>" if self.api_key else None
+        return (
+            f"ZoteroWebImportRequest(library={self.library!r}, api_key={key}, "
+            f"collections={self.collections!r}, study={self.study!r}, "
+            f"sub_studies={self.sub_studies}, pdfs={self.pdfs}, full={self.full})"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ZoteroPushRequest:
     """Give a Study's tags and notes back to the Zotero items its papers came from: as an
@@ -103,17 +164,9 @@ class ZoteroPushRequest:
         if self.local and self.library is None:
             object.__setattr__(self, "library", "users/0")
         if self.library is not None:
-            kind, _, number = self.library.strip().partition("/")
-            if kind not in ("users", "groups") or not number.isdigit() or len(number) > 15:
-                raise ZoteroInputError(
-                    "a Zotero library is users/<id> or groups/<id>", code="zotero_library"
-                )
-            object.__setattr__(self, "library", f"{kind}/{int(number)}")
+            object.__setattr__(self, "library", _library(self.library))
         if self.api_key is not None:
-            key = self.api_key.strip()
-            if not key or len(key) > 64 or not key.isalnum():
-                raise ZoteroInputError("the Zotero API key is malformed", code="zotero_api_key")
-            object.__setattr__(self, "api_key", key)
+            object.__setattr__(self, "api_key", _api_key(self.api_key))
         remote = self.library is not None
         if remote and self.ris_path is not None:
             raise ZoteroInputError(

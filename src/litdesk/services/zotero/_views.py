@@ -86,6 +86,10 @@ class ZoteroImportView:
     pdfs_new: int
     full_text_caches: int
     problems: tuple[ItemProblem, ...]
+    #: read through the Web API: the library version read at, and the version only the
+    #: changes after which were read (``None``: every item was read)
+    library_version: int | None = None
+    since: int | None = None
 
     @property
     def library_label(self) -> str:

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 from starlette.concurrency import run_in_threadpool
 
 from litdesk.core.assist import ConsentRequired
@@ -21,6 +21,7 @@ from litdesk.services.assist import (
     AllowanceRefused,
     EvidenceSource,
     SaveEvidence,
+    SaveFormEvidence,
     SuggestEvidence,
 )
 
@@ -43,6 +44,9 @@ class ExtractBody(BaseModel):
     paper_id: str = Field(pattern=PAPER_ID, max_length=130)
     source: Literal["abstract", "fulltext"] = "abstract"
     section: str | None = Field(None, max_length=200)
+    study: str | None = Field(
+        None, max_length=200, description="Read in this Study: its own form's fields too."
+    )
 
 
 class SuggestBody(ExtractBody):
@@ -64,9 +68,20 @@ class SaveBody(BaseModel):
     study: str | None = Field(None, max_length=200)
 
 
+FormKey = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
+FormValue = Annotated[str | None, Field(max_length=4_000)]
+
+
+class AcceptBody(BaseModel):
+    reviewed: bool = False
+    values: dict[FormKey, FormValue] = Field(
+        default_factory=dict, max_length=60, description="Changed values by form key."
+    )
+
+
 @api.post("/extract/preview", summary="What would be sent to the model, where, and its token")
 async def preview_api(app: AppDep, owner: OwnerDep, body: ExtractBody) -> dict[str, object]:
-    request = EvidenceSource(body.paper_id, body.source, body.section or None)
+    request = EvidenceSource(body.paper_id, body.source, body.section or None, body.study or None)
     return (await app.assist.evidence_preview(request, owner=owner)).to_dict()
 
 
@@ -80,7 +95,9 @@ async def extract_api(app: AppDep, owner: OwnerDep, body: SuggestBody) -> JSONRe
     """Checks the consent token against the text at once (409 when it changed) and the
     allowance (429 with ``Retry-After``), then answers 202 with the job; its
     ``status_url`` gives the draft when done, or the error the call met."""
-    request = SuggestEvidence(body.paper_id, body.consent, body.source, body.section or None)
+    request = SuggestEvidence(
+        body.paper_id, body.consent, body.source, body.section or None, body.study or None
+    )
     try:
         job = await app.assist.suggest_evidence(request, owner=owner)
     except (ConsentRequired, AllowanceRefused) as exc:
@@ -108,6 +125,17 @@ def save_api(app: AppDep, owner: OwnerDep, draft_id: DraftId, body: SaveBody) ->
     values = body.values.model_dump(exclude_unset=True)  # absent: keep the suggestion
     request = SaveEvidence(draft_id, body.reviewed, values, body.study or None)
     return app.assist.save_evidence(request, owner=owner).to_dict()
+
+
+@api.post(
+    "/drafts/{draft_id}/accept",
+    summary="Record a reviewed form draft's values (as edited) in its Study",
+)
+def accept_api(
+    app: AppDep, owner: OwnerDep, draft_id: DraftId, body: AcceptBody
+) -> dict[str, object]:
+    request = SaveFormEvidence(draft_id, body.reviewed, dict(body.values))
+    return app.assist.save_form_evidence(request, owner=owner).to_dict()
 
 
 @api.get("/evidence/{evidence_id}/provenance", summary="Assistance provenance, quotes re-checked")

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from litdesk.services.studies import AttachPdfRequest, PdfLinkRequest
+from litdesk.services.studies import AttachPdfRequest, FulltextShow, PdfLinkRequest
 
 from .._deps import AppDep, OwnerDep
 from .._render import page
@@ -51,8 +51,16 @@ def _back(ref: str, back: Back) -> RedirectResponse:
 
 
 @pages.get("/study/{ref}/fulltext", response_class=HTMLResponse)
-def fulltext_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
-    view = app.studies.fulltext(ref, owner=owner)
+def fulltext_page(
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    show: FulltextShow | None = None,
+    page_no: Annotated[int, Query(ge=1, le=100_000)] = 1,
+) -> Response:
+    """One page of the papers: by default those screening sought for retrieval."""
+    view = app.studies.fulltext(ref, owner=owner, show=show, page=page_no)
     return page(request, "study_fulltext.html", view.to_dict(), title="PDFs and full text")
 
 
@@ -60,8 +68,16 @@ def fulltext_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef)
     "/studies/{ref}/fulltext",
     summary="A Study's papers with their PDF, licensed full text or neither (PRISMA counts)",
 )
-def fulltext_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, Any]:
-    return app.studies.fulltext(ref, owner=owner).to_dict()
+def fulltext_api(
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    show: FulltextShow = "all",
+    page_no: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+) -> dict[str, Any]:
+    """Every paper (``show``: only those sought for retrieval, or without full text;
+    ``page_no``: one page of them)."""
+    return app.studies.fulltext(ref, owner=owner, show=show, page=page_no).to_dict()
 
 
 # --- matching ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from pydantic import Field
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from litdesk.services.studies import (
@@ -38,6 +38,22 @@ class WholeSearchBody(SearchParams):
 
 class WholeSearchForm(WholeSearchBody):
     study: str = Field(description="The Study (id or name).", max_length=200)
+
+
+class UpdateBody(BaseModel):
+    """An update round: which databases of the saved searches to re-run (none: all)."""
+
+    providers: list[str] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Re-run only these databases (say, the one that failed last time).",
+    )
+
+
+class UpdateForm(BaseModel):
+    """The Study page's update form: the databases ticked (none ticked: all of them)."""
+
+    provider: list[str] = Field(default_factory=list, max_length=10)
 
 
 def _request(study: str, body: WholeSearchBody) -> AddSearchRequest:
@@ -85,8 +101,11 @@ def add_api(app: AppDep, owner: OwnerDep, ref: StudyRef, body: WholeSearchBody) 
     summary="Re-run the Study's saved searches as an update round (a job)",
     status_code=202,
 )
-def update_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
-    started = app.studies.update_study(UpdateStudyRequest(ref), owner=owner)
+def update_api(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, body: UpdateBody | None = None
+) -> Response:
+    providers = tuple(body.providers) if body is not None else ()
+    started = app.studies.update_study(UpdateStudyRequest(ref, providers), owner=owner)
     return JSONResponse(started.to_dict(), status_code=202)
 
 
@@ -132,8 +151,10 @@ def add_form(app: AppDep, owner: OwnerDep, form: Annotated[WholeSearchForm, Form
 
 
 @pages.post("/study/{ref}/update")
-def update_form(app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
-    started = app.studies.update_study(UpdateStudyRequest(ref), owner=owner)
+def update_form(
+    app: AppDep, owner: OwnerDep, ref: StudyRef, form: Annotated[UpdateForm, Form()]
+) -> Response:
+    started = app.studies.update_study(UpdateStudyRequest(ref, tuple(form.provider)), owner=owner)
     return RedirectResponse(f"/study-search-jobs/{started.job.id}", status_code=303)
 
 

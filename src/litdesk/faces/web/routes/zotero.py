@@ -1,5 +1,6 @@
-"""The Zotero pages: import a Zotero library (a data directory on this machine) into
-Studies, and see what the import did; push a Study's reading statuses, screening decisions
+"""The Zotero pages: import a Zotero library (a data directory on this machine, or a
+library of zotero.org through the Web API with the account's own key) into Studies, and see
+what the import did; push a Study's reading statuses, screening decisions
 and notes back (the plan shown → confirmed → the result). The forms work without
 JavaScript and have their ``/api/v1`` twins. Only the single-user workspace imports,
 writes RIS files or reaches Zotero's local API: a team server's accounts never name folders
@@ -16,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from litdesk._errors import LitdeskError, RefusedError
 from litdesk.services.app import App
-from litdesk.services.zotero import ZoteroImportRequest, ZoteroPushRequest
+from litdesk.services.zotero import ZoteroImportRequest, ZoteroPushRequest, ZoteroWebImportRequest
 
 from .._deps import AppDep, OwnerDep
 from .._errors import status_of
@@ -63,6 +64,7 @@ def _request(body: ImportBody) -> ZoteroImportRequest:
 def zotero_page(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     data: dict[str, Any] = {"result": None, "error": None, "form": ImportBody().model_dump()}
     data["team"] = owner != app.owner
+    data["web_key_set"] = _key_set(app, owner)
     return page(request, "zotero.html", data, title="Zotero")
 
 
@@ -88,6 +90,7 @@ def import_form(
     )
     data: dict[str, Any] = {"result": None, "error": None, "form": body.model_dump()}
     data["team"] = owner != app.owner
+    data["web_key_set"] = _key_set(app, owner)
     try:
         _single_user(app, owner)
         data["result"] = app.zotero.import_library(_request(body), owner=owner).to_dict()
@@ -101,6 +104,88 @@ def import_form(
 def import_api(body: ImportBody, app: AppDep, owner: OwnerDep) -> dict[str, object]:
     _single_user(app, owner)
     return app.zotero.import_library(_request(body), owner=owner).to_dict()
+
+
+class WebImportBody(BaseModel):
+    library: str = Field(max_length=40)
+    api_key: str | None = Field(default=None, max_length=200)
+    collections: list[str] = Field(default_factory=list, max_length=100)
+    study: str | None = Field(default=None, max_length=400)
+    sub_studies: bool = False
+    pdfs: bool = False
+    full: bool = False
+
+
+def _web_request(app: App, owner: str, body: WebImportBody) -> ZoteroWebImportRequest:
+    """The request with the account's key: the one given, or (the single-user workspace
+    only) the setting ``LITDESK_ZOTERO_API_KEY`` — never the server's key for a team
+    account."""
+    key = body.api_key.strip() if body.api_key and body.api_key.strip() else None
+    setting = app.settings.zotero_api_key
+    if key is None and owner == app.owner and setting is not None:
+        key = setting.get_secret_value().strip() or None
+    return ZoteroWebImportRequest(
+        library=body.library,
+        api_key=key,
+        collections=tuple(body.collections),
+        study=body.study,
+        sub_studies=body.sub_studies,
+        pdfs=body.pdfs,
+        full=body.full,
+    )
+
+
+@pages.post("/zotero/import-web", response_class=HTMLResponse)
+async def import_web_form(
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    library: Annotated[str, Form(min_length=1, max_length=40)],
+    api_key: Annotated[str, Form(max_length=200)] = "",
+    collections: Annotated[str, Form(max_length=20_000)] = "",
+    study: Annotated[str, Form(max_length=400)] = "",
+    sub_studies: Annotated[bool, Form()] = False,
+    pdfs: Annotated[bool, Form()] = False,
+) -> Response:
+    """Import a library of zotero.org; the result (or the error) beside the form, as it
+    was filled — never the key."""
+    names = [c for c in collections.splitlines() if c.strip()]
+    web = {
+        "library": library,
+        "collections": names,
+        "study": study,
+        "sub_studies": sub_studies,
+        "pdfs": pdfs,
+    }
+    data: dict[str, Any] = {"result": None, "error": None, "form": ImportBody().model_dump()}
+    data |= {"team": owner != app.owner, "web": web, "web_key_set": _key_set(app, owner)}
+    try:
+        body = WebImportBody(
+            library=library,
+            api_key=api_key or None,
+            collections=names,
+            study=study or None,
+            sub_studies=sub_studies,
+            pdfs=pdfs,
+        )
+        view = await app.zotero.import_web(_web_request(app, owner, body), owner=owner)
+        data["result"] = view.to_dict()
+    except LitdeskError as exc:
+        data["error"] = exc.message
+        return page(request, "zotero.html", data, title="Zotero", status=status_of(exc))
+    return page(request, "zotero.html", data, title="Zotero")
+
+
+@api.post("/zotero/web-imports", summary="Import a library of zotero.org through the Web API")
+async def import_web_api(body: WebImportBody, app: AppDep, owner: OwnerDep) -> dict[str, object]:
+    view = await app.zotero.import_web(_web_request(app, owner, body), owner=owner)
+    return view.to_dict()
+
+
+def _key_set(app: App, owner: str) -> bool:
+    """Whether the form may be sent without a key (the workspace's setting holds one)."""
+    setting = app.settings.zotero_api_key
+    return owner == app.owner and setting is not None and bool(setting.get_secret_value())
 
 
 class PushBody(BaseModel):

@@ -157,7 +157,8 @@ function install(root) {
     const ul = el("ul");
     for (const r of members) {
       const li = el("li", r.title || "(no title)");
-      li.append(el("span", ` · ${r.source || ""}`, "muted"));
+      const where = [r.database, r.source, r.round].filter(Boolean).join(" · ");
+      li.append(el("span", ` · ${where}`, "muted"));
       ul.append(li);
     }
     details.append(ul);
