@@ -7,6 +7,7 @@ quadratic) within a time bound; the known cases also run at their real size limi
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import itertools
 import pkgutil
@@ -18,7 +19,8 @@ from pathlib import Path
 import pytest
 
 import litdesk
-from litdesk.adapters.formats import _bibtex
+from litdesk.adapters.formats import _bibtex, _markup
+from litdesk.core.imports import _source
 from litdesk.services.workspace import _archive
 
 #: characters that open, close, escape or repeat in the patterns' syntax: runs of one
@@ -89,7 +91,14 @@ def _inline(module: object, name: str) -> Iterator[tuple[str, re.Pattern[str], b
         yield f"{name}:{node.lineno} re.{func.attr}", pattern, func.attr in _ONE_POSITION
 
 
-def _patterns() -> Iterator[tuple[str, re.Pattern[str] | re.Pattern[bytes]]]:
+@functools.cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str] | re.Pattern[bytes]], ...]:
+    """Every module's patterns, found once per test process (the walk imports and parses
+    every module of litdesk: 4.7 s of CPU, which two tests paid each)."""
+    return tuple(_find_patterns())
+
+
+def _find_patterns() -> Iterator[tuple[str, re.Pattern[str] | re.Pattern[bytes]]]:
     seen: set[int] = set()
     for info in pkgutil.walk_packages(litdesk.__path__, "litdesk."):
         if info.name.endswith("__main__") or ".migrations" in info.name:
@@ -218,3 +227,40 @@ def test_a_csv_cell_over_the_readers_bound_spanning_many_lines_reads_in_linear_t
     assert time.process_time() - started < 5.0
     assert [r.paper.title for r in trace.records] == ["A first"]
     assert any("lines 3-200004 could not be read" in n.message for n in trace.notices)
+
+
+#: the spaces of a run each read the rest of the run (``\s*<``, ``\s*\n``), and each ``<`` of
+#: a run with no ``>`` after it the rest of the text: 0.3-0.45 s of CPU at the sweep's size,
+#: just under its bound, 12 s at this one
+_RUN = 100_000
+
+
+@pytest.mark.parametrize(
+    "value",
+    [" " * _RUN + "x", "Embase" + " \n" * (_RUN // 2), "<" * _RUN],
+)
+def test_a_ris_database_name_reads_in_linear_time(value: str) -> None:
+    started = time.process_time()
+    _source._ris_name(value)
+    assert time.process_time() - started < 1.0
+
+
+@pytest.mark.parametrize("value", [" " * _RUN, "\n" + " \t" * (_RUN // 2)])
+def test_escaped_markup_with_long_runs_of_spaces_reads_in_linear_time(value: str) -> None:
+    started = time.process_time()
+    _markup.escaped_markup_text("&amp;" + value + "x")
+    assert time.process_time() - started < 1.0
+
+
+def test_the_linear_patterns_match_what_the_quadratic_ones_matched() -> None:
+    """Ovid years and blank lines are found where the former patterns found them (every
+    string of up to 6 of the characters that matter, and longer ones)."""
+    years, blanks = re.compile(r"\s*<[^>]*>"), re.compile(r"\s*\n\s*\n\s*")
+    texts = ["".join(t) for n in range(7) for t in itertools.product(" \n<>a", repeat=n)] + [
+        "Ovid MEDLINE(R) <2008 to 2009>",
+        "Embase <1980 to 2009> <a<b> c",
+        " \n\t\n x\n\ny\n",
+    ]
+    for text in texts:
+        assert _source._without_years(text) == years.sub("", text), text
+        assert _markup._BLANKS.split(text) == blanks.split(text), text

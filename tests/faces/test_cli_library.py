@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fpdf import FPDF
+from tests._text_pdfs import numbered_pdfs, write_pdf
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture
 from typer.testing import CliRunner
 
@@ -21,11 +21,7 @@ TEXT = (
 
 
 def _pdf(path: Path, text: str) -> None:
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    pdf.add_page()
-    pdf.multi_cell(0, 6, text)
-    pdf.output(str(path))
+    write_pdf(path, [text])
 
 
 @pytest.fixture
@@ -112,6 +108,12 @@ def test_human_list_and_index(env_both: Path) -> None:
     assert code == 0 and "estuary.pdf" in out
 
 
+_AS_IN_A_TERMINAL = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'litdesk'; runpy.run_module('litdesk', run_name='__main__', alter_sys=True)"
+)
+
+
 def test_ctrl_c_stops_index_cleanly_and_resumes(
     env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,9 +126,11 @@ def test_ctrl_c_stops_index_cleanly_and_resumes(
 
     # enough files that the index is still running when the first entry is seen, also on a
     # loaded machine (the workers start slowly there, then the small files go quickly)
-    for i in range(120):
-        _pdf(env / f"many{i:03d}.pdf", f"Paper {i}. " + TEXT * 3)
-    cmd = [sys.executable, "-m", "litdesk", "library", "index"]
+    numbered_pdfs(env, "many{:03d}.pdf", 120, [TEXT * 3])  # 4.3 s of CPU laid out one by one
+    # ``python -m litdesk library index`` with SIGINT as in a terminal: a pytest started in
+    # the background of a non-interactive shell (``pytest … &``) ignores SIGINT, a child
+    # inherits that (Python then installs no handler) and the index ran to its end, exit 0
+    cmd = [sys.executable, "-c", _AS_IN_A_TERMINAL, "library", "index"]
     # the light embedder: what is tested is the interrupt and the resume, not the vectors
     envvars = dict(
         os.environ,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from fpdf import FPDF
+from tests._text_pdfs import numbered_pdfs, write_pdf
 
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256, open_pdf
 
@@ -37,13 +37,7 @@ BOUND = 120
 
 
 def _pdf(path: Path, pages: list[str]) -> None:
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 6, text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pdf.output(str(path))
+    write_pdf(path, pages)
 
 
 @pytest.fixture
@@ -228,8 +222,7 @@ def test_kill_9_of_library_index_leaves_no_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "many"
-    for i in range(24):
-        _pdf(folder / f"p{i:02d}.pdf", [f"Paper {i}. " + TEXT] * 6)
+    numbered_pdfs(folder, "p{:02d}.pdf", 24, [TEXT] * 6)  # 2 s of CPU laid out one by one
     # the light embedder: what is tested is the pool's workers after a kill, not the vectors
     env = _env(
         tmp_path, LITDESK_LIBRARY_DIRS=json.dumps([str(folder)]), LITDESK_EMBEDDER="wordllama"

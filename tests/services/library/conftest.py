@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fpdf import FPDF
+from tests._text_pdfs import write_pdf
 
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 
@@ -16,19 +16,10 @@ def wordllama(tmp_path_factory: pytest.TempPathFactory) -> WordLlamaEmbedder:
     return WordLlamaEmbedder(tmp_path_factory.mktemp("wl-models"))
 
 
-def write_pdf(path: Path, pages: list[str]) -> Path:
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 6, text)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pdf.output(str(path))
-    return path
-
-
 @pytest.fixture
 def make_pdf() -> Callable[[Path, list[str]], Path]:
+    """A PDF of the pages at the path (made once per content in a process: the folder most
+    tests index is the same three PDFs)."""
     return write_pdf
 
 

@@ -57,8 +57,12 @@ def _study(app: App, name: str, paths: list[Path]) -> str:
     return sid
 
 
-def _same_numbers(app: App, sid: str) -> dict[str, Any]:
-    """The Study page's, the working set's and PRISMA's numbers are one set of numbers."""
+def _same_numbers(app: App, sid: str, *, zip_too: bool = False) -> dict[str, Any]:
+    """The Study page's, the working set's and PRISMA's numbers are one set of numbers, and
+    the working set's export holds as many records; ``zip_too``: the Study's ZIP as well
+    (once a test, after a merge or an update: the whole recovery ZIP is a quarter of this
+    file's CPU when it is made at every step, and its references are the working set that
+    the export just checked is counted from)."""
     page = app.studies.study(sid, owner=app.owner).to_dict()["working_set"]
     assert isinstance(page, dict)
     ws = app.studies.working_set(WorkingSetRequest(sid), owner=app.owner)
@@ -70,7 +74,9 @@ def _same_numbers(app: App, sid: str) -> dict[str, Any]:
     assert idn["duplicates_removed"] == page["duplicates_removed"]
     assert idn["records_after_deduplication"] == idn["records_screened"] == page["studies"]
     export = app.studies.export_working_set(WorkingSetExportRequest(sid, "ris"), owner=app.owner)
-    assert export.count == page["studies"] == app.studies.export_zip(sid, owner=app.owner).count
+    assert export.count == page["studies"]
+    if zip_too:
+        assert app.studies.export_zip(sid, owner=app.owner).count == page["studies"]
     return page
 
 
@@ -91,7 +97,7 @@ def test_imports_of_real_exports_become_records_with_their_sources(
         )
         assert {r["source_kind"] for r in view.rows} == {"import"}
         assert all(r["title"] and r["group"] and r["rule"] for r in view.rows)
-        page = _same_numbers(app, sid)
+        page = _same_numbers(app, sid, zip_too=True)
         assert page["not_deduplicated"] == 0
         # the same file imported again identifies nothing new
         app.studies.import_files(
@@ -139,7 +145,7 @@ def test_labelled_set_deduplicated_on_the_study_and_a_decision_undone(
             DecideRequest(study=sid, run_id=run_id, pair=int(pair["no"]), decision="merge"),
             owner=app.owner,
         )
-        merged = _same_numbers(app, sid)
+        merged = _same_numbers(app, sid, zip_too=True)
         assert merged["studies"] == page["studies"] - 1
         # … and undoes it from the history: the numbers come back
         app.dedup.undo(sid, decided.seq, owner=app.owner)
@@ -159,7 +165,7 @@ def test_records_added_later_join_the_existing_working_set(
         app.studies.import_files(
             ImportRequest(study=sid, paths=(str(fixtures_dir / EXPORTS[0]),)), owner=app.owner
         )
-        page = _same_numbers(app, sid)
+        page = _same_numbers(app, sid, zip_too=True)
         assert page["not_deduplicated"] == 0
         again = app.studies.records(RecordsRequest(sid), owner=app.owner).rows
         assert {r["key"]: r["group"] for r in again if r["key"] in groups} == groups
@@ -217,7 +223,7 @@ def test_a_3000_record_study_deduplicated_a_decision_undone(
         # the two records are one study now (a join may send another, chained join back
         # to review, so the count is checked against the working set, not assumed)
         assert len(_groups_of(app, sid, ids)) == 1
-        _same_numbers(app, sid)
+        _same_numbers(app, sid, zip_too=True)
         app.dedup.undo(sid, decided.seq, owner=app.owner)
         assert _same_numbers(app, sid) == page
         assert _groups_of(app, sid, ids) == apart

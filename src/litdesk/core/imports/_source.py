@@ -149,15 +149,24 @@ _RIS_NAMES: Final = {
     "medline": "MEDLINE",
     "embase": "Embase",
 }
-#: an Ovid segment's years ("<2008 to 2009>") and MEDLINE's sub-files name one database
-_OVID_YEARS: Final = re.compile(r"\s*<[^>]*>")
+#: an Ovid segment's years ("<2008 to 2009>") and MEDLINE's sub-files name one database;
+#: the spaces before them go too, matched from the start of a run of spaces only (tried at
+#: each space of a run, ``\s*<`` read the rest of the run each time: quadratic)
+_OVID_YEARS: Final = re.compile(r"(?<!\s)\s*<[^>]*>")
 _OVID_MEDLINE: Final = re.compile(r"^ovid medline\(r\)", re.IGNORECASE)
 #: the most databases a mixed export's default name lists
 _MAX_NAMED: Final = 3
 
 
+def _without_years(value: str) -> str:
+    """``value`` without its Ovid years: looked for up to its last ``>`` only (tried at each
+    ``<`` of a run with no ``>`` after it, ``<[^>]*>`` read the rest each time: quadratic)."""
+    end = value.rfind(">") + 1
+    return _OVID_YEARS.sub("", value[:end]) + value[end:]
+
+
 def _ris_name(value: str) -> str | None:
-    v = " ".join(_OVID_YEARS.sub("", value).split())
+    v = " ".join(_without_years(value).split())
     if not v or _CONTROL.search(v):
         return None
     if _OVID_MEDLINE.match(v):
