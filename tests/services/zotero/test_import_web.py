@@ -243,15 +243,16 @@ def test_refusals(fixtures_dir: Path, tmp_path: Path, tmp_settings, change: dict
     assert KEY not in err.value.message + repr(err.value.to_dict()) + caplog.text
 
 
+@pytest.mark.parametrize("elsewhere", ["elsewhere.example", "files.zotero.net:8443"])
 def test_file_redirect_elsewhere_is_not_followed(fixtures_dir: Path, tmp_path: Path,
-                                                 tmp_settings) -> None:  # fmt: skip
+                                                 tmp_settings, elsewhere: str) -> None:  # fmt: skip
     data = fixtures_dir / "zotero" / "zotero-6-papis"
-    state = WebState.from_library(data, file_host="elsewhere.example")
+    state = WebState.from_library(data, file_host=elsewhere)
     with WebServer(state) as server, open_app_sync(tmp_settings) as app:
         loop = ToLoopback(server.port)
         view = _web(_area(app, loop), app, study="Papis", pdfs=True)
         assert view.added == 5 and view.pdfs_attached == 0 and len(view.problems) == 4
-        assert all("elsewhere.example" in p.problem and "not followed" in p.problem
+        assert all(f"elsewhere ({elsewhere})" in p.problem and "not followed" in p.problem
                    for p in view.problems)  # fmt: skip
         assert set(loop.hosts) == {"https://api.zotero.org:443"}
         assert not any(g.path.startswith("/storage/") for g in state.received)

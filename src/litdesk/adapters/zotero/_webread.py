@@ -275,10 +275,11 @@ class ZoteroWebReader:
             status, got, body = await self._get(client, url, limit=MAX_FILE_BYTES)
             if status in (301, 302, 303, 307, 308):
                 where = httpx.URL(got.get("location", ""))
-                if where.scheme != "https" or where.host not in FILE_HOSTS:
+                port = where.port not in (None, 443)  # the exact host, on its own port
+                if where.scheme != "https" or where.host not in FILE_HOSTS or port:
+                    shown = (where.host or "nowhere") + (f":{where.port}" if port else "")
                     raise ZoteroReadFailed(
-                        f"Zotero sent the file of {key} elsewhere ({where.host or 'nowhere'}); "
-                        "not followed",
+                        f"Zotero sent the file of {key} elsewhere ({shown}); not followed",
                         code="zotero_redirect",
                     )
                 status, got, body = await self._get(
