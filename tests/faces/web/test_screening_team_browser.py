@@ -20,7 +20,7 @@ from tests._store_template import pg_schema_url
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
-from tests.faces.web.test_screening_browser import _decide, _record, _shots
+from tests.faces.web.test_screening_browser import _decide, _record, _shoot, _shots
 from tests.faces.web.test_screening_web import _api, make_screening_study
 
 from litdesk import Settings
@@ -100,7 +100,7 @@ def test_two_sessions_screen_blind_then_reveal(
     from sklearn.metrics import cohen_kappa_score
 
     assert sa.make_url(server.settings.database_url).get_backend_name() == "postgresql"
-    shots = _shots(tmp_path)
+    shots = _shots()
     with server.signed_in("ana") as c:
         sid = make_screening_study(c, "Blind pair")
         assert c.post(
@@ -139,7 +139,7 @@ def test_two_sessions_screen_blind_then_reveal(
     assert bob.locator("#hidden-title_abstract").count() == 1
     assert bob.locator("#agreement").count() == 0
     bob.goto(f"{server.base}/study/{sid}/screen/conflicts")
-    bob.screenshot(path=str(shots / "scr-web-conflicts-blind.png"), full_page=True)
+    _shoot(bob, shots, "scr-web-conflicts-blind.png")
     # the members page's role form fits a phone (its long role names overflowed 420 px)
     size = ana.viewport_size
     ana.set_viewport_size({"width": 420, "height": 900})
@@ -148,13 +148,13 @@ def test_two_sessions_screen_blind_then_reveal(
     ana.set_viewport_size(size)
     # the owner reveals from the settings page
     ana.goto(f"{server.base}/study/{sid}/screen/settings")
-    ana.screenshot(path=str(shots / "scr-web-settings-team.png"), full_page=True)
+    _shoot(ana, shots, "scr-web-settings-team.png")
     ana.locator("#reveal-title_abstract").click()
     ana.wait_for_url(f"{server.base}/study/{sid}/screen/conflicts?stage=title_abstract")
     disagree = [r for (r, v), (_, w) in zip(made["ana"], made["bob"], strict=True) if v != w]
     assert disagree == [first]
     assert "1 conflict waiting" in ana.locator("#conflicts-state").inner_text()
-    ana.screenshot(path=str(shots / "scr-web-conflicts.png"), full_page=True)
+    _shoot(ana, shots, "scr-web-conflicts.png")
     bob.goto(f"{screen}&record={first}")
     assert len(_history(bob)) == 2  # revealed: both decisions
     bob.goto(f"{server.base}/study/{sid}/screen/conflicts")
@@ -188,7 +188,7 @@ def test_two_sessions_screen_blind_then_reveal(
             "Percent agreement": f"{agreed / len(on_both) * 100:.1f} %",
             "Cohen's kappa": f"{kappa:.2f}",
         }, cells
-    ana.screenshot(path=str(shots / "scr-web-agreement-pair.png"), full_page=True)
+    _shoot(ana, shots, "scr-web-agreement-pair.png")
     assert ana.console_errors == [] and bob.console_errors == []  # type: ignore[attr-defined]
     ana.context.close()
     bob.context.close()
@@ -205,7 +205,7 @@ def test_two_sessions_screen_blind_then_reveal(
         ("exchange", "/screen/exchange"),
     ):
         checked.goto(f"{server.base}/study/{sid}{path}")
-        checked.screenshot(path=str(shots / f"scr-web-{name}-team.png"), full_page=True)
+        _shoot(checked, shots, f"scr-web-{name}-team.png")
         found = _violations(checked, axe_path)
         assert found == [], (name, found)
     checked.context.close()
