@@ -193,6 +193,12 @@ def test_browser_reader_form_with_the_viewers_page_and_another_source(
         with pg.expect_response(lambda r: r.url.endswith(f"/api/v1/papers/{pid}/evidence")) as r:
             pg.click("#evidence-form button[type=submit]")
         assert r.value.status == 200, r.value.text()
+        # the page then loads itself again at its evidence to show the new card (the viewer's
+        # page is not in its address): closed only once it has (CI twice waited in
+        # context.close() with that navigation under way)
+        pg.wait_for_url("**#evidence")
+        pg.locator("#evidence-list", has_text="15 people").wait_for()
+        pg.locator("html[data-ready]").wait_for(state="attached")
     finally:
         context.close()
     with running.writer() as c:
