@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -185,9 +185,15 @@ def _bounded_closes() -> Iterator[None]:
     import warnings
 
     from playwright.sync_api import Browser, BrowserContext
+    from playwright.sync_api import Error as PlaywrightError
 
     def bounded(kind: str, close: Any) -> Any:
         def _close(self: Any, *, reason: str | None = None) -> None:
+            if kind == "browser context":  # a navigation under way when the context is
+                for page in self.pages:  # closed can keep chromium from disposing it
+                    # closed, crashed or still loading after 10 s: closed anyway
+                    with suppress(PlaywrightError):
+                        page.wait_for_load_state("load", timeout=10_000)
             try:
                 self._sync(asyncio.wait_for(self._impl_obj.close(reason=reason), _CLOSE_S))
             except TimeoutError:
