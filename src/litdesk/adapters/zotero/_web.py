@@ -94,6 +94,17 @@ def _seconds(value: str | None) -> float | None:
     return min(max(seconds, 0.0), MAX_WAIT_SECONDS) if math.isfinite(seconds) else None
 
 
+def allowed_base(base: str, what: str) -> httpx.URL:
+    """``base`` as a URL when it is one of the exact API bases (scheme, host and port);
+    refused otherwise (``what``: "reads" or "writes", for the message)."""
+    url = httpx.URL(base)
+    if (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80)) not in _ALLOWED:
+        raise RefusedError(
+            f"Zotero {what} go only to api.zotero.org or localhost:23119", code="zotero_host"
+        )
+    return url
+
+
 class ZoteroWebClient:
     """Writes to one library (``users/<id>`` or ``groups/<id>``) of one API base."""
 
@@ -106,14 +117,7 @@ class ZoteroWebClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        url = httpx.URL(base)
-        if (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80)) not in (
-            _ALLOWED
-        ):
-            raise RefusedError(
-                "Zotero writes go only to api.zotero.org or localhost:23119",
-                code="zotero_host",
-            )
+        allowed_base(base, "writes")
         self._base = base.rstrip("/")
         self._library = library
         self._headers = {"Zotero-API-Version": "3", "Content-Type": "application/json"}

@@ -27,7 +27,7 @@ import httpx
 
 from litdesk._errors import ExternalError, NotFoundError, RefusedError
 
-from ._web import _ALLOWED, MAX_RESPONSE_BYTES, MAX_RETRIES, TIMEOUT, WEB_API, Sleep, _seconds
+from ._web import MAX_RESPONSE_BYTES, MAX_RETRIES, TIMEOUT, WEB_API, Sleep, _seconds, allowed_base
 
 __all__ = [
     "FILE_HOSTS",
@@ -97,12 +97,7 @@ class ZoteroWebReader:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        url = httpx.URL(base)
-        port = url.port or (443 if url.scheme == "https" else 80)
-        if (url.scheme, url.host, port) not in _ALLOWED:
-            raise RefusedError(
-                "Zotero reads go only to api.zotero.org or localhost:23119", code="zotero_host"
-            )
+        url = allowed_base(base, "reads")
         self._base = base.rstrip("/")
         self._library = library
         self._headers = {"Zotero-API-Version": "3"}

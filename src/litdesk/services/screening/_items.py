@@ -27,7 +27,7 @@ from litdesk.adapters.store import Store, screening
 from litdesk.core.screening import DecisionHistory, DecisionInputError, Stage, Verdict
 from litdesk.services.dedup import WorkingGroup, refresh, working_groups
 
-__all__ = ["ScreenSet", "StudyCache", "history_of"]
+__all__ = ["ScreenSet", "StudyCache", "build_screen_set", "history_of"]
 
 #: Studies whose sets stay cached in one process
 _CACHED_STUDIES: Final = 16
@@ -60,7 +60,8 @@ class ScreenSet:
         return None if gk is None else self.groups[self.position[gk]]
 
 
-def _build(store: Store, study_id: str, fingerprint: str) -> ScreenSet:
+def build_screen_set(store: Store, study_id: str, fingerprint: str = "") -> ScreenSet:
+    """The Study's working set as screened (``fingerprint``: what it was built from)."""
     groups = tuple(working_groups(store, study_id))
     position = {g.key: i for i, g in enumerate(groups)}
     group_of = {m.key: g.key for g in groups for m in g.members}
@@ -164,7 +165,7 @@ class StudyCache:
             if current is not None:
                 return current
             # the fingerprint read before the build: a change meanwhile rebuilds next time
-            built = _build(self.store, study_id, fingerprint)
+            built = build_screen_set(self.store, study_id, fingerprint)
             entry = self._entry(study_id)
             with self._lock:
                 entry.screen = built

@@ -34,7 +34,7 @@ from litdesk.services.search import Export
 
 from ._config import ScreeningConfig
 from ._exchange import decisions_csv, decisions_ris
-from ._items import ScreenSet, history_of
+from ._items import ScreenSet, build_screen_set, history_of
 from ._papers import PaperOutcomes, paper_outcomes
 from ._parts import AreaParts
 from ._prisma import FlowResult, compute_flow, not_retrieved_groups, round_labels
@@ -490,16 +490,12 @@ def sought_papers(store: Store, study_id: str, *, role: str) -> frozenset[str]:
     """The saved papers of the studies sought for retrieval — PRISMA's "reports sought"
     (included or "maybe" at title/abstract), every round — as :func:`study_flow` counts
     them for ``role`` (a title/abstract stage still blind: for the Study owner only)."""
-    groups = tuple(working_groups(store, study_id))
-    group_of = {m.key: g.key for g in groups for m in g.members} | {g.key: g.key for g in groups}
-    keys_in_order = tuple(g.key for g in groups)
-    screen = ScreenSet(
-        "", groups, {k: i for i, k in enumerate(keys_in_order)}, group_of, keys_in_order,
-        frozenset(keys_in_order),
-    )  # fmt: skip
+    screen = build_screen_set(store, study_id)
     flow = study_flow(store, study_id, role=role, screen=screen).flow
     keys = {k for r in flow.rounds for k in r.records("sought")}
-    return frozenset(m.paper_id for g in groups if g.key in keys for m in g.members if m.paper_id)
+    return frozenset(
+        m.paper_id for g in screen.groups if g.key in keys for m in g.members if m.paper_id
+    )
 
 
 def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -> PrismaRecordsView:
