@@ -63,6 +63,7 @@ from ._form_extract import (
     form_call,
     form_draft_data,
     fulltext_context,
+    provenance_head,
     save_form_draft,
     study_form,
 )
@@ -584,17 +585,7 @@ def _provenance(
             "final": final.get(name),
             "edited": final.get(name) != s["value"],
         }
-    return {
-        "version": 1,
-        "feature": FEATURE,
-        "draft_id": draft_id,
-        "call": data["call"],
-        "source": data["source"],
-        "section": data.get("section"),
-        "truncated": data.get("truncated", False),
-        "disclosure": data.get("disclosure", []),
-        "warnings": data.get("warnings", []),
-        "reviewed_at": now,
+    return provenance_head(draft_id, data, FEATURE, now) | {
         "fields": fields,
         "blocks": [
             {**b, "sha256": text_digest(b["text"])}

@@ -52,6 +52,7 @@ __all__ = [
     "form_call",
     "form_draft_data",
     "fulltext_context",
+    "provenance_head",
     "save_form_draft",
     "study_form",
 ]
@@ -220,9 +221,22 @@ def _form_provenance(
         }
     quoted = {f["block"] for f in fields.values()}
     blocks = [{**b, "sha256": text_digest(b["text"])} for b in data["blocks"] if b["id"] in quoted]
+    return provenance_head(draft_id, data, FORM_FEATURE, now) | {
+        "fields": fields,
+        "blocks": blocks,
+        "study_id": data["study_id"],
+        "form": {"name": data["form"]["name"], "revision": data["form"]["revision"]},
+    }
+
+
+def provenance_head(
+    draft_id: str, data: Mapping[str, Any], feature: str, now: str
+) -> dict[str, Any]:
+    """What every reviewed draft's provenance records first, whatever was suggested: the
+    call, the source read, its disclosures and warnings, when it was reviewed."""
     return {
         "version": 1,
-        "feature": FORM_FEATURE,
+        "feature": feature,
         "draft_id": draft_id,
         "call": data["call"],
         "source": data["source"],
@@ -231,8 +245,4 @@ def _form_provenance(
         "disclosure": data.get("disclosure", []),
         "warnings": data.get("warnings", []),
         "reviewed_at": now,
-        "fields": fields,
-        "blocks": blocks,
-        "study_id": data["study_id"],
-        "form": {"name": data["form"]["name"], "revision": data["form"]["revision"]},
     }
