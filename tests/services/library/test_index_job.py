@@ -4,19 +4,22 @@ indexed yet); the job then finishes with every file, its figures taken from the 
 
 from __future__ import annotations
 
+import io
 import shutil
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from tests._text_pdfs import write_pdf
 from tests.faces.web._library import make_pdfs
 
 from litdesk import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
 from litdesk.adapters.store import open_store
+from litdesk.services.app import open_app_sync
 from litdesk.services.jobs import JobRunner, Jobs
-from litdesk.services.library import INDEX_KIND, Library, index_handler
+from litdesk.services.library import INDEX_KIND, Library, Upload, UploadRequest, index_handler
 from litdesk.services.models import Models
 
 HINDAWI = "hindawi_rrp_2010_157939.pdf"
@@ -108,3 +111,47 @@ def test_a_job_on_an_empty_library_is_done_at_once(tmp_settings: Settings) -> No
         assert end.result["files"] == 0 and end.result["indexed"] == 0
     finally:
         store.dispose()
+
+
+def test_a_pdf_uploaded_while_the_job_builds_its_vector_index_is_indexed(
+    tmp_settings: Settings, tmp_path: Path, wordllama: WordLlamaEmbedder
+) -> None:
+    """The CI flake of the library page's upload test, made certain: the upload lands after
+    the job's last listing (while it builds the vector index) and joins the running job;
+    that job goes back to the queue when it finishes, and its next run indexes the PDF."""
+    first = write_pdf(tmp_path / "first.pdf", ["Groundwater recharge in karst aquifers. " * 30])
+    late = write_pdf(tmp_path / "late.pdf", ["Snow depth measured by lidar drones. " * 30])
+    uploads: list[Any] = []
+    with open_app_sync(tmp_settings) as app:
+
+        def up(path: Path) -> Any:
+            files = (Upload(path.name, io.BytesIO(path.read_bytes())),)
+            return app.library.upload(UploadRequest(files), owner="local")
+
+        def gated(**_: Any) -> Library:
+            lib = app.make_library(embedder=wordllama, workers=1)
+            prepare = lib.prepare_vector_index
+
+            def upload_then_prepare() -> Any:
+                if not uploads:  # the first run has listed its files: an upload arrives
+                    uploads.append(up(late))
+                return prepare()
+
+            lib.prepare_vector_index = upload_then_prepare  # type: ignore[method-assign]
+            return lib
+
+        job = up(first).job
+        runner = JobRunner(app.jobs, {INDEX_KIND: index_handler(gated)})
+        assert runner.run_once()
+        assert [s.file for s in uploads[0].stored] == ["late.pdf"]
+        assert uploads[0].job.id == job.id  # it joined the running job
+        assert app.jobs.get(job.id, owner="local").status == "queued"  # which runs again
+        assert runner.run_once()
+        end = app.jobs.get(job.id, owner="local")
+        assert end.status == "done" and end.result is not None
+        assert end.result["indexed"] == 2
+        assert sorted(end.result["indexed_files"]) == ["first.pdf", "late.pdf"]
+        with app.make_library(embedder=wordllama, workers=1) as lib:
+            rows = {r["file"]: r["indexed"] for r in lib.status().files}
+        assert rows == {"first.pdf": True, "late.pdf": True}
+        assert not runner.run_once()

@@ -62,6 +62,9 @@ jobs = sa.Table(
     sa.Column("heartbeat_at", sa.String(40)),
     # the account charged for the job (migration 0023): the per-account cap counts these
     sa.Column("account", sa.String(200)),
+    # a request reused the job after its handler last listed its work (migration 0032): the
+    # finish puts it back in the queue instead of ending it
+    sa.Column("rerun_requested", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 
@@ -89,6 +92,7 @@ class JobRow:
     started_at: str | None
     finished_at: str | None
     heartbeat_at: str | None
+    rerun_requested: bool = False
 
 
 def now_iso(clock: Clock = SYSTEM_CLOCK) -> str:
@@ -127,6 +131,7 @@ def _row(m: RowMapping) -> JobRow:
         started_at=m["started_at"],
         finished_at=m["finished_at"],
         heartbeat_at=m["heartbeat_at"],
+        rerun_requested=bool(m["rerun_requested"]),
     )
 
 
@@ -173,7 +178,13 @@ class JobsRepo:
         the owner) is who the job is charged to: the cap counts the active jobs charged to
         it, whatever their owner (a chat session's, a Study's). One transaction,
         serialised per owner and account (and per kind when ``shared``), so both hold
-        across processes."""
+        across processes.
+
+        A ``shared`` job reused is marked ``rerun_requested`` in the same transaction: the
+        request may bring work its handler has already listed past, so its finish puts it
+        back in the queue (:meth:`end`) unless the handler lists again first
+        (:meth:`listing`). Should the job end between this transaction's read and its mark
+        (PostgreSQL: the mark's update re-reads the row), a new job is queued instead."""
         t = jobs
         account = account or owner
         with self.store.write() as conn:
@@ -200,6 +211,14 @@ class JobsRepo:
                     .where(t.c.account == account, t.c.status.in_(ACTIVE))
                 ).scalar_one()
             )
+            if found is not None and shared:
+                marked = conn.execute(
+                    sa.update(t)
+                    .where(t.c.id == found["id"], t.c.status.in_(ACTIVE))
+                    .values(rerun_requested=True)
+                    .returning(*t.c)
+                )
+                found = marked.mappings().first()  # None: it ended meanwhile
             if found is not None:
                 return _row(found), active
             if active >= max_active:
@@ -373,19 +392,52 @@ class JobsRepo:
             ).first()
             return None if m is None else bool(m[0])
 
-    def end(self, job_id: str, worker: str, values: dict[str, Any]) -> JobRow | None:
-        """Set a final (or released: ``status="queued"``) state while ``worker`` holds the
-        job; ``None`` when it no longer does."""
+    def listing(self, job_id: str, worker: str) -> bool:
+        """The handler of ``job_id`` is about to list its work: clear its rerun mark (the
+        listing sees what the requests before it brought). Whether ``worker`` holds it."""
         t = jobs
         with self.store.write() as conn:
+            done = conn.execute(
+                sa.update(t).where(_held(job_id, worker)).values(rerun_requested=False)
+            )
+            return bool(done.rowcount)
+
+    def end(
+        self, job_id: str, worker: str, values: dict[str, Any], *, unless_rerun: bool = False
+    ) -> JobRow | None:
+        """Set a final (or released: ``status="queued"``) state while ``worker`` holds the
+        job; ``None`` when it no longer does. With ``unless_rerun`` (a finish), a job marked
+        ``rerun_requested`` goes back to the queue instead, unmarked, its attempt not
+        counted (its checkpoint kept for the next claim): one transaction, and the mark is
+        set only under the row's lock too, so a request either is seen here or finds the
+        job ended (:meth:`insert`)."""
+        t = jobs
+        stamp = {"heartbeat_at": now_iso(self.clock), "lease_until": None}
+        with self.store.write() as conn:
+            held = _held(job_id, worker)
+            if unless_rerun:
+                held = sa.and_(held, t.c.rerun_requested == sa.false())
             m = (
-                conn.execute(
-                    sa.update(t)
-                    .where(_held(job_id, worker))
-                    .values(heartbeat_at=now_iso(self.clock), lease_until=None, **values)
-                    .returning(*t.c)
-                )
+                conn.execute(sa.update(t).where(held).values(**stamp, **values).returning(*t.c))
                 .mappings()
                 .first()
             )
+            if m is None and unless_rerun:
+                again = {
+                    "status": "queued",
+                    "worker": None,
+                    "current": None,
+                    "rerun_requested": False,
+                    "attempts": t.c.attempts - 1,
+                }
+                m = (
+                    conn.execute(
+                        sa.update(t)
+                        .where(_held(job_id, worker), t.c.rerun_requested == sa.true())
+                        .values(**stamp, **again)
+                        .returning(*t.c)
+                    )
+                    .mappings()
+                    .first()
+                )
             return None if m is None else _row(m)

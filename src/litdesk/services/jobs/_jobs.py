@@ -10,6 +10,13 @@ checkpoint, and is not redone.
 Faces call :meth:`Jobs.submit`, :meth:`Jobs.get`, :meth:`Jobs.list`, :meth:`Jobs.cancel`
 with the owner of the request; workers (:class:`litdesk.services.jobs.JobRunner`) call
 :meth:`Jobs.claim`, :meth:`Jobs.progress`, :meth:`Jobs.finish`, :meth:`Jobs.fail`.
+
+A shared job (one at a time for every account: the PDF library's index) reused by a
+request while it is active is marked to run again; its handler clears the mark with
+:meth:`Jobs.listing` just before it lists its work, and :meth:`Jobs.finish` of a job still
+marked puts it back in the queue (the same id, resumed from its checkpoint) instead of
+ending it. So a request that arrives after the job's last listing — a PDF uploaded while
+the index job builds its vector index — is read by another pass, on any host or process.
 """
 
 from __future__ import annotations
@@ -269,7 +276,9 @@ class Jobs:
         (from :func:`new_job_id`): the id, when the caller stored the job's data under it
         first. ``account``: the account the job is charged to when ``owner`` is not one (a
         chat session, a Study): every account has at most ``max_active`` active jobs of
-        every kind together, else :class:`TooManyJobs` (429 on the web)."""
+        every kind together, else :class:`TooManyJobs` (429 on the web). A shared job
+        returned is marked to run again unless its handler lists its work after this call
+        (see :meth:`listing`, :meth:`finish`)."""
         if not isinstance(kind, str) or len(kind) > 80 or not _KIND.match(kind):
             raise JobInputInvalid(
                 "a job kind is dotted lower-case words of at most 80 characters, e.g. library.index"
@@ -422,9 +431,20 @@ class Jobs:
         cancel = self.repo.progress(job.id, job.worker_id, {}, self.clock.now() + job.lease_s)
         return cancel is False
 
+    def listing(self, job: ClaimedJob) -> bool:
+        """The handler is about to list its work (a pass's files): requests that reused the
+        job before now are covered by that listing, so its rerun mark is cleared. ``False``
+        when this worker no longer holds the job."""
+        return self.repo.listing(job.id, job.worker_id)
+
     def finish(self, job: ClaimedJob, result: dict[str, Any] | None = None) -> JobView:
-        """The job is done; ``result`` is what faces show."""
-        return self._end(job, "done", result, None)
+        """The job is done; ``result`` is what faces show. A job marked to run again (a
+        request reused it after its handler's last :meth:`listing`) goes back to the queue
+        instead, ``queued`` with its checkpoint, and is claimed again."""
+        view = self._end(job, "done", result, None, unless_rerun=True)
+        if view.status == "queued":
+            self._ring(job.kind)
+        return view
 
     def fail(self, job: ClaimedJob, message: str, result: dict[str, Any] | None = None) -> JobView:
         """The job failed; ``message`` says why (never a credential)."""
@@ -449,6 +469,8 @@ class Jobs:
         status: JobStatus,
         result: dict[str, Any] | None,
         message: str | None,
+        *,
+        unless_rerun: bool = False,
     ) -> JobView:
         values: dict[str, Any] = {
             "status": status,
@@ -461,7 +483,7 @@ class Jobs:
             )
         if message is not None:
             values["message"] = _clip(message)
-        row = self.repo.end(job.id, job.worker_id, values)
+        row = self.repo.end(job.id, job.worker_id, values, unless_rerun=unless_rerun)
         if row is None:
             raise JobLeaseLost(f"job {job.id} is no longer held by this worker")
         return _view(row)

@@ -8,7 +8,9 @@ job's result (a JSON object) or ``None``. It reports progress through
 requested, the runner is stopping, or another worker took the job over); the handler then
 returns promptly. The runner records what happened:
 
-* the handler returned and no stop was asked: the job is ``done`` with its result;
+* the handler returned and no stop was asked: the job is ``done`` with its result — or,
+  a shared job a request reused after the handler last called
+  :meth:`JobContext.listing`, ``queued`` again (:meth:`Jobs.finish`);
 * a cancel was asked: ``cancelled`` (with the result, if any, of the work done so far);
 * the runner is stopping (server shutdown): the job goes back to the queue and the next
   claim — in this process after a restart, or in any other — resumes it;
@@ -162,6 +164,16 @@ class JobContext:
         """Wait ``seconds`` unless the runner stops meanwhile (a stopping server does not
         wait out a handler's pause); whether it is stopping."""
         return self._stopping.wait(seconds)
+
+    def listing(self) -> bool:
+        """Call just before listing the work to do (each pass's): a request that reuses
+        this job after it (a shared job) makes the job run again once it finishes, so no
+        request goes unread. ``False`` when the handler must stop."""
+        if self._lost.is_set():
+            return False
+        if not self.jobs.listing(self.job):
+            self._lost.set()
+        return not self.should_stop
 
     @property
     def lease_lost(self) -> bool:

@@ -5,7 +5,10 @@ Resuming needs no bookkeeping of its own: every stored file has its entry in the
 (content hash + embedder + chunking), so a new attempt's index run finds it indexed and
 only the rest is read. The checkpoint carries the counts of earlier attempts so that
 progress and the result cover the whole job. Files dropped while the job runs are picked
-up by a further pass (at most :data:`MAX_PASSES`).
+up by a further pass (at most :data:`MAX_PASSES`). Each pass tells the queue before it
+lists the files (:meth:`JobContext.listing`): an upload whose request reused the job after
+the last listing (while the job shares the folders or builds the vector index) sends the
+job back to the queue when it finishes, and the next claim reads the new file.
 """
 
 from __future__ import annotations
@@ -128,6 +131,8 @@ def index_handler(make_library: Callable[[], Library]) -> Handler:
             state = _Run(ctx, lib)
             report = IndexReport()
             for _ in range(MAX_PASSES):
+                if not ctx.listing():  # later requests: another pass, or the job again
+                    return state.result(report, None)
                 lib.bring_shared()  # the other hosts' PDFs, copied here to be read
                 corpus = lib.corpus()
                 state.start_pass(len(corpus.files))
