@@ -133,3 +133,45 @@ def test_import_web_reads_the_key_from_the_environment_only(
         assert "the Zotero API key was refused" in refused.output
         assert key not in out.output + again.__repr__() + refused.output
         run("zotero", "import-web", "people/1", code=2)
+
+
+def test_import_web_says_which_items_it_asked_again(
+    run, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file zotero.org did not serve at the first import: the next ``import-web`` asks
+    for its item again although nothing changed, says so, and attaches the PDF."""
+    from functools import partialmethod
+
+    from tests._zotero_server import ToLoopback
+    from tests._zotero_web import WebServer, WebState
+
+    from litdesk.services.zotero import ZoteroArea
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    state = WebState.from_library(fixtures_dir / "zotero" / "zotero-6-papis")
+    flaky = sorted(state.files)[0]
+    parent = state.items[flaky]["data"]["parentItem"]
+    kept = state.files.pop(flaky)
+    with WebServer(state) as server:
+        monkeypatch.setattr(
+            ZoteroArea,
+            "__init__",
+            partialmethod(
+                ZoteroArea.__init__, http_transport=ToLoopback(server.port), sleep=no_wait
+            ),
+        )
+        monkeypatch.setenv("LITDESK_ZOTERO_API_KEY", "K" * 24)
+        get_settings.cache_clear()
+        args = ("zotero", "import-web", "users/123", "--study", "Papis", "--with-pdfs")
+        first = " ".join(run(*args).output.split())
+        assert f"not imported: {parent}" in first and "3 PDFs attached" in first
+        assert "asked again" not in first
+        state.files[flaky] = kept
+        second = " ".join(run(*args).output.split())
+        assert "asked again: 1 item with a problem at the last import" in second
+        assert parent in second and "1 PDF attached, 1 new" in second
+        assert "not imported" not in second
+        third = json.loads(run(*args, "--json").output)
+        assert third["asked_again"] == [] and third["problems"] == []

@@ -316,3 +316,68 @@ def test_another_accounts_study_is_refused_before_zotero_is_asked(
         assert app.workspace().papers(study=anas) == []
         mine = ZoteroWebImportRequest(library="users/123", api_key=KEY, study="Bob's review")
         assert asyncio.run(area.import_web(mine, owner="bob")).added == 2
+
+
+def test_problem_items_are_asked_again_and_a_lasting_one_is_given_up(
+    fixtures_dir: Path, tmp_settings
+) -> None:
+    """An item refused for a passing reason (its file not there a moment) is asked for
+    again by the next import although it did not change (``itemKey=``, its attachments
+    with it) and heals; one refused for its data (a file that is no PDF) is reported on
+    each of three imports in a row, then once as not asked again, then left alone — until
+    it changes in Zotero."""
+    data = fixtures_dir / "zotero" / "zotero-6-papis"
+    state = WebState.from_library(data)
+    flaky, fake = sorted(state.files)[:2]
+    parent = {k: state.items[k]["data"]["parentItem"] for k in (flaky, fake)}
+    kept = state.files.pop(flaky)  # a moment away from zotero.org's storage
+    state.files[fake] = b"<html>not a pdf</html>"
+
+    def items_asked(since: int) -> list[set[str]]:
+        return [
+            set(g.query["itemKey"].split(","))
+            for g in state.received[since:]
+            if g.path == "/users/123/items" and "itemKey" in g.query
+        ]
+
+    with WebServer(state) as server, open_app_sync(tmp_settings) as app:
+        area = _area(app, ToLoopback(server.port))
+
+        def again() -> tuple[object, list[set[str]]]:
+            before = len(state.received)
+            view = _web(area, app, study="Papis", pdfs=True)
+            return view, items_asked(before)
+
+        first = _web(area, app, study="Papis", pdfs=True)
+        assert first.pdfs_attached == 2 and first.asked_again == ()
+        assert {p.key for p in first.problems} == {parent[flaky], parent[fake]}
+
+        state.files[flaky] = kept  # back; nothing changed in Zotero (the listing is a 304)
+        second, asked = again()
+        assert second.asked_again == tuple(sorted(parent.values()))
+        assert asked == [{parent[flaky], parent[fake], flaky, fake}]  # one request, ≤ 50 keys
+        assert (second.added, second.updated) == (0, 0)
+        assert {p.key for p in second.problems} == {parent[fake]}  # the flaky one healed
+        assert "not a PDF" in second.problems[0].problem
+        assert second.pdfs_new == 1
+        assert any(f.name.startswith(flaky) for f in app.pdfs.corpus().files)
+
+        third, asked = again()
+        assert third.asked_again == (parent[fake],) and asked == [{parent[fake], fake}]
+        assert [p.key for p in third.problems] == [parent[fake]]
+
+        fourth, asked = again()  # three imports in a row refused it: not asked again
+        assert fourth.asked_again == () and asked == []
+        assert fourth.given_up == (parent[fake],)
+        (said,) = fourth.problems
+        assert said.key == parent[fake] and said.problem.startswith("not asked again")
+        assert "3 imports in a row" in said.problem and "not a PDF" in said.problem
+
+        fifth, asked = again()  # left alone
+        assert (fifth.asked_again, fifth.given_up, fifth.problems, asked) == ((), (), (), [])
+
+        state.change(fake, title="Full text")  # changed in Zotero: read, counted anew
+        sixth, asked = again()
+        assert [p.key for p in sixth.problems] == [parent[fake]] and sixth.asked_again == ()
+        seventh, asked = again()
+        assert seventh.asked_again == (parent[fake],)

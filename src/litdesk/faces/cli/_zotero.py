@@ -42,6 +42,14 @@ def _show(view: ZoteroImportView) -> None:
             f"{num(view.trashed_left_out)} in the trash left out"
         )
     console.print(head, markup=False, highlight=False)
+    if view.asked_again:
+        console.print(
+            f"asked again: {plural(len(view.asked_again), 'item')} with a problem at the last "
+            f"import (not changed in Zotero since): {', '.join(view.asked_again[:20])}"
+            + (" …" if len(view.asked_again) > 20 else ""),
+            markup=False,
+            highlight=False,
+        )
     console.print(
         f"added {view.added}, updated {view.updated}, unchanged {view.unchanged}; "
         f"notes added {view.notes_added}, updated {view.notes_changed} (changed in Zotero); "

@@ -354,8 +354,16 @@ class ZoteroArea:
                 problems=read.problems,
             )
         )
-        await asyncio.to_thread(remember_version, self._store, read, owner=owner)
-        return replace(view, library_version=read.version, since=read.since)
+        await asyncio.to_thread(
+            partial(remember_version, self._store, read, owner=owner, problems=view.problems)
+        )
+        return replace(
+            view,
+            library_version=read.version,
+            since=read.since,
+            asked_again=read.asked_again,
+            given_up=read.given_up,
+        )
 
     def _target_study(self, ref: str, owner: str) -> None:
         """The Study an import names: one the owner may change, or a new name (a Study's

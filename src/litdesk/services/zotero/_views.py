@@ -90,6 +90,11 @@ class ZoteroImportView:
     #: changes after which were read (``None``: every item was read)
     library_version: int | None = None
     since: int | None = None
+    #: read through the Web API: the items the last import had a problem with, asked for
+    #: again although they did not change (``itemKey=``); and those not asked again, their
+    #: problem having come back on that many imports in a row (each in ``problems``)
+    asked_again: tuple[str, ...] = ()
+    given_up: tuple[str, ...] = ()
 
     @property
     def library_label(self) -> str:

@@ -15,6 +15,15 @@ next import of the same choice asks only for what changed after it (``since=``, 
 since (``/deleted``) and those put in the trash since (``includeTrashed``) as removed. Stored PDFs (``--with-pdfs``) are downloaded into
 ``<data dir>/zotero-web/<library>/storage/<attachment key>/`` (again only when Zotero's
 ``md5`` differs from the file there) and then placed as an offline import places them.
+
+The items an import reported a problem of (a download that timed out, a 429 after the
+retries, a file refused) are kept with that version, under a link of kind ``retry`` per
+choice (``{key: tries, title, problem, children}``): the next import asks for them again
+(``itemKey=``, at most 50 keys a request, their attachments and notes with them) even
+though they did not change on zotero.org, so a transient failure heals by importing
+again. An item whose problem comes back on :data:`MAX_TRIES` imports in a row (bad data:
+it will not import until it changes) is reported once more as not asked again and then
+left alone; it is read again when it changes in Zotero, or with ``--full``.
 """
 
 from __future__ import annotations
@@ -37,9 +46,26 @@ from ._push import link_library
 from ._requests import ZoteroWebImportRequest
 from ._views import ItemProblem
 
-__all__ = ["WebRead", "read_web", "remember_version"]
+__all__ = ["MAX_TRIES", "Retry", "WebRead", "read_web", "remember_version"]
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """An item with a problem at the last import: how many imports in a row had one, what
+    it was, and the keys of its attachments and notes (asked for with it)."""
+
+    tries: int
+    title: str
+    problem: str
+    children: tuple[str, ...] = ()
+
 
 SINCE_KIND: Final = "since"
+RETRY_KIND: Final = "retry"
+#: Imports in a row an item's problem may come back before it is no longer asked again.
+MAX_TRIES: Final = 3
+#: Items kept to ask again (the most problems one import keeps for the next).
+MAX_KEPT: Final = 2_000
 _KEYS_PER_REQUEST: Final = 50
 _CHILDREN: Final = "note || attachment"
 
@@ -56,6 +82,16 @@ class WebRead:
     since: int | None
     marker: str
     problems: tuple[ItemProblem, ...]
+    #: the items of the last import's problems asked for again (not changed since)
+    asked_again: tuple[str, ...] = ()
+    #: those no longer asked (their problem came back :data:`MAX_TRIES` times)
+    given_up: tuple[str, ...] = ()
+    #: the last import's problem items (:func:`remember_version` counts on from them)
+    retry: dict[str, Retry] | None = None
+    #: keys read because they changed since (a changed item's problems count anew)
+    changed: frozenset[str] = frozenset()
+    #: ``{item key: its attachments' and notes' keys}`` of this read
+    children: dict[str, tuple[str, ...]] | None = None
 
 
 def _descendants(collections: tuple[ZoteroCollection, ...], roots: list[str]) -> list[str]:
@@ -76,6 +112,73 @@ def _marker(request: ZoteroWebImportRequest, scope: list[str]) -> str:
     """The ``since`` link's key of this choice (collections, Study, sub-Studies, PDFs)."""
     choice = [sorted(scope), request.study, request.sub_studies, request.pdfs]
     return "~" + hashlib.sha256(json.dumps(choice).encode()).hexdigest()[:24]
+
+
+def _retry_marker(marker: str) -> str:
+    """The ``retry`` link's key of a choice (beside its ``since`` link's)."""
+    return "!" + marker[1:]
+
+
+def _retries(link: ZoteroLink | None) -> dict[str, Retry]:
+    """The problem items a ``retry`` link keeps (nothing from a link not of that kind or
+    not readable: asking again is a help, never a reason to fail an import)."""
+    if link is None or link.kind != RETRY_KIND:
+        return {}
+    try:
+        kept = json.loads(link.target)
+    except ValueError:
+        return {}
+    out: dict[str, Retry] = {}
+    for key, entry in kept.items() if isinstance(kept, dict) else ():
+        if not isinstance(entry, dict) or not isinstance(entry.get("tries"), int):
+            continue
+        children = entry.get("children")
+        out[str(key)] = Retry(
+            entry["tries"],
+            str(entry.get("title", "")),
+            str(entry.get("problem", "")),
+            tuple(str(c) for c in children) if isinstance(children, list) else (),
+        )
+    return out
+
+
+def _keys(objects: list[object]) -> set[str]:
+    return {o["key"] for o in objects if isinstance(o, dict) and isinstance(o.get("key"), str)}
+
+
+def _children(objects: list[object]) -> dict[str, tuple[str, ...]]:
+    """``{item key: the keys of its children read}``."""
+    out: dict[str, list[str]] = {}
+    for obj in objects:
+        data = obj.get("data") if isinstance(obj, dict) else None
+        if not isinstance(data, dict):
+            continue
+        parent, key = data.get("parentItem"), data.get("key")
+        if isinstance(parent, str) and parent and isinstance(key, str):
+            out.setdefault(parent, []).append(key)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _in_scope(obj: object, scope: list[str]) -> bool:
+    """A child (its item decides), or an item of a chosen collection's tree."""
+    data = obj.get("data") if isinstance(obj, dict) else None
+    if not isinstance(data, dict):
+        return False
+    if isinstance(data.get("parentItem"), str) and data["parentItem"]:
+        return True
+    colls = data.get("collections")
+    return isinstance(colls, list) and bool(
+        set(scope).intersection(c for c in colls if isinstance(c, str))
+    )
+
+
+async def _by_keys(reader: ZoteroWebReader, keys: list[str]) -> list[object]:
+    """The objects of ``keys`` (``itemKey=``, at most 50 a request, as the Web API allows)."""
+    out: list[object] = []
+    for i in range(0, len(keys), _KEYS_PER_REQUEST):
+        chunk = ",".join(keys[i : i + _KEYS_PER_REQUEST])
+        out.extend((await reader.listing("items", params={"itemKey": chunk})).objects)
+    return out
 
 
 def _file_name(att: ZoteroAttachment, name: str) -> str:
@@ -127,9 +230,25 @@ async def read_web(
             version = got.library_version or version
         children = await reader.listing("items", since=since, params={"itemType": _CHILDREN})
         objects.extend(children.objects)
+    changed = frozenset(_keys(objects))
+    retry = _retries(links.get(_retry_marker(marker))) if since is not None else {}
+    asked = sorted(k for k, r in retry.items() if r.tries < MAX_TRIES and k not in changed)
+    given_up = sorted(k for k, r in retry.items() if r.tries >= MAX_TRIES and k not in changed)
+    if asked:  # the last import's problem items, changed or not: another chance
+        wanted = sorted({*asked, *(c for k in asked for c in retry[k].children)} - changed)
+        again = await _by_keys(reader, wanted)
+        objects.extend(o for o in again if not scope or _in_scope(o, scope))
     objects.extend(await _parents(reader, objects, scope))
     read = web_items(_unique(objects), library=library)
-    problems: list[ItemProblem] = []
+    problems = [
+        ItemProblem(
+            key,
+            retry[key].title,
+            f"not asked again: its problem came back on {MAX_TRIES} imports in a row (the "
+            f"last: {retry[key].problem}); change it in Zotero, or import with --full",
+        )
+        for key in given_up
+    ]
     items = [_linked_files(i, problems) for i in read.items]
     if request.pdfs:
         items = [await _download(reader, i, read.files, files_dir, problems) for i in items]
@@ -148,7 +267,10 @@ async def read_web(
         deleted = tuple(dict.fromkeys((*await reader.deleted(since), *read.trashed)))
     elif scope:
         deleted = ()  # a collection read says nothing of the items outside it
-    return WebRead(lib, deleted, version, since, marker, tuple(problems))
+    return WebRead(
+        lib, deleted, version, since, marker, tuple(problems), tuple(asked),
+        tuple(given_up), retry, changed, _children(objects),
+    )  # fmt: skip
 
 
 def _unique(objects: list[object]) -> list[object]:
@@ -181,24 +303,8 @@ async def _parents(
             wanted.add(parent)
         elif isinstance(data.get("key"), str):
             have.add(data["key"])
-    missing = sorted(wanted - have)
-    out: list[object] = []
-    for i in range(0, len(missing), _KEYS_PER_REQUEST):
-        chunk = ",".join(missing[i : i + _KEYS_PER_REQUEST])
-        got = await reader.listing("items", params={"itemKey": chunk})
-        out.extend(got.objects)
-    if not scope:
-        return out
-    inside = set(scope)
-
-    def in_scope(obj: object) -> bool:
-        data = obj.get("data") if isinstance(obj, dict) else None
-        colls = data.get("collections") if isinstance(data, dict) else None
-        return isinstance(colls, list) and bool(
-            inside.intersection(c for c in colls if isinstance(c, str))
-        )
-
-    return [o for o in out if in_scope(o)]
+    out = await _by_keys(reader, sorted(wanted - have))
+    return out if not scope else [o for o in out if _in_scope(o, scope)]
 
 
 def _linked_files(item: ZoteroItem, problems: list[ItemProblem]) -> ZoteroItem:
@@ -257,9 +363,42 @@ async def _download(
     return replace(item, attachments=tuple(kept))
 
 
-def remember_version(store: Store, read: WebRead, *, owner: str) -> None:
-    """Keep the version the import read at, for the next import's ``since``."""
+def _next_retries(read: WebRead, problems: tuple[ItemProblem, ...]) -> dict[str, Retry]:
+    """The problem items the next import asks for again: this import's, each counting on
+    from the last import's tries (anew when it changed in Zotero, or on a full read); the
+    ones given up are left out (reported this time, not kept)."""
+    before = read.retry or {}
+    children = read.children or {}
+    out: dict[str, Retry] = {}
+    for p in problems:
+        if not p.key or p.key in out or (p.key in read.given_up and p.key not in read.changed):
+            continue
+        last = before.get(p.key)
+        fresh = last is None or read.since is None or p.key in read.changed
+        kids = children.get(p.key) or (last.children if last is not None else ())
+        out[p.key] = Retry(1 if fresh or last is None else last.tries + 1, p.title, p.problem, kids)
+        if len(out) >= MAX_KEPT:
+            break
+    return out
+
+
+def remember_version(
+    store: Store, read: WebRead, *, owner: str, problems: tuple[ItemProblem, ...] = ()
+) -> None:
+    """Keep the version the import read at, for the next import's ``since``, and the
+    items of ``problems`` (the import's), for the next import to ask for again."""
     if read.version is None:
         return
-    link = ZoteroLink(read.lib.library, read.marker, SINCE_KIND, "", read.version, "")
-    write_links(store, [link], owner=owner)
+    kept = {
+        k: {"tries": r.tries, "title": r.title[:300], "problem": r.problem[:500],
+            "children": list(r.children[:50])}
+        for k, r in _next_retries(read, problems).items()
+    }  # fmt: skip
+    links = [
+        ZoteroLink(read.lib.library, read.marker, SINCE_KIND, "", read.version, ""),
+        ZoteroLink(
+            read.lib.library, _retry_marker(read.marker), RETRY_KIND,
+            json.dumps(kept, ensure_ascii=False), read.version, "",
+        ),
+    ]  # fmt: skip
+    write_links(store, links, owner=owner)
