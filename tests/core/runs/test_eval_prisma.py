@@ -217,3 +217,13 @@ def test_prisma_report_dates_read_as_dates_with_the_time_where_a_day_has_two(utc
         assert not re.search(r"\d{4}-\d\d-\d\dT", text), text  # no ISO timestamp left
     assert "<td>30 Nov 2026, 15:30</td>" in page and "<td>2 Dec 2026</td>" in page
     assert "<td>1 Dec 2026</td>" in page
+
+
+def test_prisma_report_of_imports_only_says_no_database_searches():
+    """A Study made of imports only: "Database searches" says None. in Markdown, as its
+    imports section does when empty, not a table header with no rows (walk12)."""
+    imported = ImportSource("imp1", "medline.ris (ris)", "2026-12-01T09:12:44+00:00", ())
+    md = prisma_markdown(build_prisma("Imports only", [], [imported]))
+    searches = md.split("## Database searches")[1].split("## Imported records")[0]
+    assert searches.strip() == "None.", searches
+    assert "| Round | Database |" not in md

@@ -163,7 +163,21 @@ def nearest_pdf_text(raw: str, passage: str) -> str | None:
         return None
     if head >= tail:
         start = head_at
+        stop = start + width
     else:
-        end = len(flat) - tail_at  # the reversed match ends here in the page's text
-        start = max(0, end - len(needle))
-    return flat[start : start + width].strip() or None
+        stop = len(flat) - tail_at  # the reversed match ends here in the page's text
+        start = max(0, stop - width)
+    return _whole_words(flat, start, stop).strip() or None
+
+
+def _whole_words(flat: str, start: int, stop: int, reach: int = 40) -> str:
+    """``flat[start:stop]`` widened to whole words at both ends (by at most ``reach``
+    characters each): a passage shorter or longer than the page's text, aligned on its
+    ending, would otherwise start the shown text inside a word ("cus groups")."""
+    low = max(0, start - reach)
+    while start > low and flat[start - 1].isalnum() and flat[start].isalnum():
+        start -= 1
+    high = min(len(flat), stop + reach)
+    while 0 < stop < high and flat[stop - 1].isalnum() and flat[stop].isalnum():
+        stop += 1
+    return flat[start:stop]

@@ -406,10 +406,14 @@ def prisma_markdown(report: PrismaReport, *, flow: str | None = None) -> str:
         ]
         lines.append("")
     lines += ["## Database searches", ""]
-    lines.append(
-        "| Round | Database | Lane | Strategy as run | Filters | Limit | Date | Status | Records |"
-    )
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+    if report.searches:  # a header with no rows reads as a broken table
+        lines.append(
+            "| Round | Database | Lane | Strategy as run | Filters | Limit | Date | Status "
+            "| Records |"
+        )
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+    else:
+        lines.append("None.")
     searched = dates([s.date for s in report.searches])
     for s, when in zip(report.searches, searched, strict=True):
         filters = ", ".join(f"{k}={v}" for k, v in s.filters.items() if v not in (None, False))

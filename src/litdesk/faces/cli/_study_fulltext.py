@@ -58,6 +58,9 @@ def _print(view: FulltextView) -> None:
                 if text["available"]
                 else f"no licensed full text ({text['reason'] or 'not available'})"
             )
+        if row["id"] in view.not_retrieved:  # as screening recorded it (PRISMA counts it)
+            state = "NOT RETRIEVED" if row["retrieved"] == "missing" else state
+            bits.append("recorded not retrieved while screening full texts")
         about = Text(row["title"] or "(no title)")
         if bits:
             about.append("\n" + "; ".join(bits))

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     )
     from ._retrain import RETRAIN_KIND, Retrainer, retrain_owner, screening_record
     from ._state import StageState, stage_items, stage_state
-    from ._team_area import NotInConflict, sought_papers, study_flow
+    from ._team_area import NotInConflict, retrieval_papers, sought_papers, study_flow
     from ._team_requests import (
         EXPORT_FORMATS,
         PRISMA_FLOW_FORMATS,
@@ -93,6 +93,7 @@ __all__ = [
     "parse_reviewer_map",
     "NotInConflict",
     "study_flow",
+    "retrieval_papers",
     "sought_papers",
     "PrismaFlowRequest",
     "PrismaFlowView",

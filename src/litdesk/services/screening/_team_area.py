@@ -72,6 +72,7 @@ __all__ = [
     "import_decisions",
     "prisma_flow",
     "prisma_records",
+    "retrieval_papers",
     "sought_papers",
     "prisma_svg_export",
     "resolve",
@@ -490,12 +491,24 @@ def sought_papers(store: Store, study_id: str, *, role: str) -> frozenset[str]:
     """The saved papers of the studies sought for retrieval — PRISMA's "reports sought"
     (included or "maybe" at title/abstract), every round — as :func:`study_flow` counts
     them for ``role`` (a title/abstract stage still blind: for the Study owner only)."""
+    return retrieval_papers(store, study_id, role=role)[0]
+
+
+def retrieval_papers(
+    store: Store, study_id: str, *, role: str
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The saved papers sought for retrieval (as :func:`sought_papers`) and those of them
+    recorded not retrieved — PRISMA's "reports not retrieved" — from one flow."""
     screen = build_screen_set(store, study_id)
     flow = study_flow(store, study_id, role=role, screen=screen).flow
-    keys = {k for r in flow.rounds for k in r.records("sought")}
-    return frozenset(
-        m.paper_id for g in screen.groups if g.key in keys for m in g.members if m.paper_id
-    )
+
+    def papers(box: str) -> frozenset[str]:
+        keys = {k for r in flow.rounds for k in r.records(box)}
+        return frozenset(
+            m.paper_id for g in screen.groups if g.key in keys for m in g.members if m.paper_id
+        )
+
+    return papers("sought"), papers("not_retrieved")
 
 
 def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -> PrismaRecordsView:

@@ -248,7 +248,7 @@ class StudyFulltext:
         neither a PDF nor full text, or all (``None``: the sought ones when screening has
         sought any, else all); ``page``: that page of ``FULLTEXT_PAGE`` papers (``None``:
         every paper listed)."""
-        from litdesk.services.screening import sought_papers
+        from litdesk.services.screening import retrieval_papers
 
         with self.store.read() as conn:
             study = repo.get_study(conn, ref, account=owner)
@@ -259,8 +259,11 @@ class StudyFulltext:
             checks = links.fulltext_checks(conn, study.id)
         rows = [_row(p, pdfs.get(p.id), checks.get(p.id)) for p in papers]
         sought: frozenset[str] | None = None  # asked of screening only for the page
+        missing: frozenset[str] = frozenset()  # of those, recorded not retrieved
         if show != "all" or page is not None:
-            sought = sought_papers(self.store, study.id, role=role) & {p.id for p in papers}
+            ids = {p.id for p in papers}
+            found, gone = retrieval_papers(self.store, study.id, role=role)
+            sought, missing = found & ids, gone & ids
         if show is None:
             show = "sought" if sought else "all"
         listed = [
@@ -276,7 +279,7 @@ class StudyFulltext:
             study.id, study.name, shown, _counts(rows), len(self.parts.pdfs.corpus().files),
             self._job(study.id, owner), dict(changed or {}), tuple(notices),
             show=show, listed=len(listed), sought=None if sought is None else len(sought), page=at,
-            pages=1 if page is None else pages,
+            pages=1 if page is None else pages, not_retrieved=missing,
         )  # fmt: skip
 
     def _job(self, study_id: str, owner: str) -> JobView | None:

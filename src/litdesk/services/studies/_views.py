@@ -588,6 +588,9 @@ class FulltextView:
     #: ``rows`` is page ``page`` of ``pages`` (``FULLTEXT_PAGE`` papers a page)
     page: int = 1
     pages: int = 1
+    #: the sought papers recorded not retrieved while screening full texts (PRISMA's
+    #: "reports not retrieved"; asked with ``sought``)
+    not_retrieved: frozenset[str] = frozenset()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -604,6 +607,7 @@ class FulltextView:
             "sought": self.sought,
             "page": self.page,
             "pages": self.pages,
+            "not_retrieved": sorted(self.not_retrieved),
         }
 
 

@@ -73,6 +73,9 @@ SUBJECTS_COLUMN: Final = "subjects"
 #: the evidence CSV's columns of the PDF a passage was checked on (present when a record
 #: comes from a PDF; its ``location`` then reads "From the PDF, page N (checked)")
 PDF_COLUMNS: Final = ("pdf_file", "pdf_page", "pdf_sha256")
+#: the evidence CSV's column of the account that recorded each record (present on a team
+#: server, where records have one: two reviewers extracting the same paper)
+RECORDED_BY_COLUMN: Final = "recorded_by"
 
 
 def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str:
@@ -81,7 +84,8 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
     original suggestion (assisted records); values of fields the form
     no longer has go to an ``other_fields`` column (a JSON object), present when a
     record has such values or the form is not the default; the linked subjects to a
-    ``subjects`` column, present when a record has one."""
+    ``subjects`` column, present when a record has one; who recorded each to a
+    ``recorded_by`` column, present when a record names its account (a team server)."""
     form = form or default_form()
     rows = list(views)
     keys = form.keys
@@ -93,6 +97,8 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
         columns = (*columns, SUBJECTS_COLUMN)
     if any(v.evidence.pdf for v in rows):
         columns = (*columns, *PDF_COLUMNS)
+    if any(v.recorded_by for v in rows):  # a team: who recorded each (dual extraction)
+        columns = (*columns, RECORDED_BY_COLUMN)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(columns)
@@ -125,6 +131,7 @@ def evidence_csv(views: Iterable[EvidenceView], form: Form | None = None) -> str
             "pdf_file": ev.pdf.file if ev.pdf else "",
             "pdf_page": ev.pdf.page if ev.pdf else "",
             "pdf_sha256": ev.pdf.sha256 if ev.pdf else "",
+            RECORDED_BY_COLUMN: v.recorded_by or "",
         }
         for name, _ in EVIDENCE_FIELDS:
             row[f"suggested_{name}"] = v.assisted.suggestions.get(name) if v.assisted else ""

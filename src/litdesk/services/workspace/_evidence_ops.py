@@ -3,18 +3,19 @@ each re-checked against its paper as stored."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, IntegrityError
-from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import (
+    LOCAL_OWNER,
     assist_get_provenance,
     pdf_records,
     repo,
     subject_links,
 )
+from litdesk.adapters.store import accounts as access
 from litdesk.core.evidence import (
     Evidence,
     EvidenceRefused,
@@ -156,7 +157,10 @@ class EvidenceOps(WorkspaceBase):
         if study_id:
             self._link(conn, study_id, paper.id, now)
             self._history(conn, study_id, "evidence_added", ev_id, now)
-        return EvidenceView(ev_id, ev, study_id, paper, recheck(ev, paper, pdf_now), linked)
+        by = _recorders(conn, [self.owner]).get(self.owner)
+        return EvidenceView(
+            ev_id, ev, study_id, paper, recheck(ev, paper, pdf_now), linked, recorded_by=by
+        )
 
     def _pdf_now(self, conn: Connection, paper_ids: Sequence[str]) -> dict[str, str]:
         """``{paper id: SHA-256}`` of each paper's PDF for this account (the one it
@@ -211,8 +215,11 @@ class EvidenceOps(WorkspaceBase):
             self._history(conn, row.study_id, "evidence_edited", evidence_id, now)
             linked = tuple(subject_links.subjects_of(conn, [evidence_id]).get(evidence_id, ()))
             pdf_now = self._pdf_now(conn, [paper.id]).get(paper.id) if revised.pdf else None
+            by = _recorders(conn, [row.owner]).get(row.owner)
         result = recheck(revised, paper, pdf_now)
-        return EvidenceView(evidence_id, revised, row.study_id, paper, result, linked)
+        return EvidenceView(
+            evidence_id, revised, row.study_id, paper, result, linked, recorded_by=by
+        )
 
     def form(self, study: str | None) -> Form:
         """The extraction form evidence in ``study`` follows (None: the default six fields)."""
@@ -256,9 +263,29 @@ class EvidenceOps(WorkspaceBase):
                 read.append((row, ev, paper))
             # the papers' PDFs now, for the records checked on a PDF page only
             pdf_now = self._pdf_now(conn, sorted({p.id for _, ev, p in read if ev.pdf}))
+            names = _recorders(conn, {row.owner for row, _, _ in read})
             for row, ev, paper in read:
                 linked = tuple(links.get(row.id, ()))
                 assisted = AssistedFrom.of(assist_get_provenance(conn, row.id))
                 result = recheck(ev, paper, pdf_now.get(paper.id))
-                out.append(EvidenceView(row.id, ev, row.study_id, paper, result, linked, assisted))
+                out.append(
+                    EvidenceView(
+                        row.id,
+                        ev,
+                        row.study_id,
+                        paper,
+                        result,
+                        linked,
+                        assisted,
+                        recorded_by=names.get(row.owner),
+                    )
+                )
         return out, problems
+
+
+def _recorders(conn: Connection, owners: Iterable[str]) -> dict[str, str]:
+    """Who recorded evidence: each owning account → its user name (an account that is
+    gone keeps its id); the single-user workspace's ``local`` is left out (no one to name)."""
+    accounts = {o for o in owners if o != LOCAL_OWNER}
+    found = access.account_names(conn, accounts) if accounts else {}
+    return {o: found.get(o, o) for o in accounts}

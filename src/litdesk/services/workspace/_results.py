@@ -214,10 +214,13 @@ class EvidenceView:
     #: the model and each field's original suggestion when the record was saved from a
     #: reviewed assistant draft (``None``: recorded by hand)
     assisted: AssistedFrom | None = None
+    #: the user name of the account that recorded it (``None``: the single-user workspace)
+    recorded_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "study_id": self.study_id, "recheck": self.recheck}
         out.update(self.evidence.model_dump(mode="json"))
+        out["recorded_by"] = self.recorded_by
         out["source_label"] = evidence_source_label(self.evidence)
         out["subjects"] = [s.to_dict() for s in self.subjects]
         return out
