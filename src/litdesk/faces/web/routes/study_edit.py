@@ -25,6 +25,7 @@ from litdesk.services.studies import (
     NoteEditRequest,
 )
 
+from ..._words import plural
 from .._deps import AppDep, OwnerDep
 from .._render import page
 from ._common import PaperId, StudyRef
@@ -368,7 +369,7 @@ def empty_own_trash_api(app: AppDep, owner: OwnerDep, body: ConfirmBody) -> dict
 def empty_study_confirm(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
     trash = app.studies.trash(ref, owner=owner)
     data = {
-        "question": f"Delete the {len(trash.items)} item(s) in the trash of "
+        "question": f"Delete the {plural(len(trash.items), 'item')} in the trash of "
         f"“{trash.study_name}” for good? This cannot be undone.",
         "action": f"/study/{quote(trash.study_id or '', safe='')}/trash/empty",
         "button": "Empty the trash",
@@ -382,8 +383,8 @@ def empty_study_confirm(request: Request, app: AppDep, owner: OwnerDep, ref: Stu
 def empty_own_confirm(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     trash = app.studies.trash(None, owner=owner)
     data = {
-        "question": f"Delete the {len(trash.items)} item(s) in your trash for good (deleted "
-        "Studies with everything in them)? This cannot be undone.",
+        "question": f"Delete the {plural(len(trash.items), 'item')} in your trash for good "
+        "(deleted Studies with everything in them)? This cannot be undone.",
         "action": "/trash/empty",
         "button": "Empty the trash",
         "back": "/trash",
