@@ -113,3 +113,16 @@ def test_a_long_study_name_and_the_filters_stay_on_a_phone(
         pg.screenshot(path=str(tmp_path / "saved-390.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_the_studys_notebook_and_evidence_lead_back_to_it(running: Running) -> None:
+    with running.writer() as c:
+        sid = _study(c)
+        filtered = {w: c.get(f"/{w}", params={"study": sid}).text for w in ("evidence", "notebook")}
+        whole = {w: c.get(f"/{w}").text for w in ("evidence", "notebook")}
+    for what, text in filtered.items():
+        crumbs = re.search(r'<nav class="crumbs"[^>]*>(.*?)</nav>', text, re.S)
+        assert crumbs, f"/{what}?study= has no way back to the Study"
+        assert f'href="/study/{sid}">Heart failure</a>' in crumbs.group(1)
+    for what, text in whole.items():
+        assert 'class="crumbs"' not in text, f"/{what} (every Study) names one"
