@@ -62,8 +62,13 @@ def test_a_paper_without_full_text_is_no_danger_on_the_study_page(running: Runni
     with running.writer() as c:
         sid = _study(c)
         page = c.get(f"/study/{sid}").text
-    missing = re.findall(r'<span class="([^"]+)">no PDF or full text yet</span>', page)
-    assert missing == ["tag", "tag"]  # neutral, as the full-text page's "no full text yet"
+    # under the column "PDF or full text": neutral, as the full-text page's "no full text yet"
+    missing = re.findall(r'<span class="([^"]+)">none yet</span>', page)
+    assert missing == ["tag", "tag"]
+    # "attach a PDF" opens the full-text page's list that holds the paper (its default list is
+    # the papers screening sought, which a paper nobody screened is not in)
+    attach = re.findall(r'href="([^"]+)">attach a PDF</a>', page)
+    assert len(attach) == 2 and all("/fulltext?show=missing#paper-" in a for a in attach), attach
     assert "tag bad" not in page
 
 
