@@ -116,4 +116,9 @@ def test_every_database_refusing_the_search_is_refused(
     code, out, err = invoke("study", "update", "Knee", "-p", "crossref")
     assert code == 8, out + err
     assert "Every database refused the search" in out, out
-    assert "(exit status 8)" in out
+    assert "refused: nothing was done (exit status 8)" in out
+    # recording it: nothing was sent, said so — not "no database answered" (exit 5)
+    folder = str(env / "refused.cassette")
+    code, out, err = invoke("study", "update", "Knee", "-p", "crossref", "--record", folder)
+    assert code == 8, out + err
+    assert "nothing was recorded in" in err and "every database refused the search" in err, err

@@ -102,6 +102,19 @@ def _cassettes(record: Path | None, replay: Path | None) -> None:
         raise SearchArgumentError("choose --record or --replay, not both")
 
 
+def _report_recorded(
+    record: Path | None, recorded: dict[str, int], view: WholeSearchJob | None
+) -> None:
+    """What ``--record`` wrote; nothing written because every database refused the search
+    (nothing was sent) is said as such, not as a network failure (the job's 8 stands)."""
+    if record is None:
+        return
+    if not sum(recorded.values()) and view is not None and view.outcome == "refused":
+        _err(f"nothing was recorded in {record}: every database refused the search")
+        return
+    report_recorded(record, recorded)
+
+
 def _err(text: str) -> None:
     err_console.print(text, markup=False, highlight=False, soft_wrap=True)
 
@@ -227,15 +240,22 @@ def add_search(
             preview = await app.studies.preview_add_search(request, owner=app.owner)
         if not as_json:
             _say(f"Add all results of {query!r} to {preview.study_name} (cap {cap:,} per lane):")
+            told: set[str] = set()
             for lane in preview.lanes:
+                name = lane_label(lane["lane"])
+                if lane["problem"]:  # no total: why, not "unknown records; adds 0 records"
+                    _say(f"  {name}: no total: {lane['problem']}")
+                    told.add(f"{name}: {lane['problem']}")
+                    continue
                 total = "unknown" if lane["total"] is None else f"{lane['total']:,}"
                 _say(
-                    f"  {lane_label(lane['lane'])}: {total} records; adds "
+                    f"  {name}: {total} records; adds "
                     f"{plural(lane['records'], 'record')} in "
                     f"{plural(lane['requests'], 'request')} ({num(lane['allowance_left'])} left today)"
                 )
             for warning in preview.warnings:
-                _say(f"  ! {warning}")
+                if warning not in told:
+                    _say(f"  ! {warning}")
         go = yes or (not as_json and await asyncio.to_thread(typer.confirm, "Start?"))
         if not go:
             return preview.to_dict(), None, app.recorded()
@@ -254,8 +274,7 @@ def add_search(
         emit_json({"preview": preview} | view.to_dict())
     else:
         _report_job(view)
-    if record is not None:
-        report_recorded(record, recorded)
+    _report_recorded(record, recorded, view)
     if view is not None and view.exit_status:
         raise typer.Exit(view.exit_status)
 
@@ -298,8 +317,7 @@ def update(
         emit_json(view.to_dict() | {"latest_update": rounds["latest_update"]})
     else:
         _report_job(view)
-    if record is not None:
-        report_recorded(record, recorded)
+    _report_recorded(record, recorded, view)
     if view.exit_status:
         raise typer.Exit(view.exit_status)
 
