@@ -122,3 +122,15 @@ def test_every_database_refusing_the_search_is_refused(
     code, out, err = invoke("study", "update", "Knee", "-p", "crossref", "--record", folder)
     assert code == 8, out + err
     assert "nothing was recorded in" in err and "every database refused the search" in err, err
+
+
+def test_the_cli_and_the_service_agree_on_the_refused_status() -> None:
+    """The CLI names 8 without importing the service at start: the same number."""
+    from litdesk.faces.cli import _study_search
+    from litdesk.services.studies import EXIT_REFUSED, outcome
+
+    assert _study_search.EXIT_REFUSED == EXIT_REFUSED == _study_search.NothingDone.exit_code
+    refused = {"error": {"code": "whole_refused"}}
+    assert outcome(refused, "failed") == "refused"
+    assert outcome({"error": {"code": "whole_failed"}}, "failed") == "failed"
+    assert outcome({"cancelled": True, "searches": []}, "cancelled") == "cancelled"
