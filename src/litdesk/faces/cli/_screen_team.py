@@ -227,8 +227,9 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--output", "-o", help="Write here (default: stdout).")
         ] = None,
     ) -> None:
-        """The decisions at a stage, one row per study: CSV or RIS with the labels and
-        reasons in notes (both re-import; ASReview and Zotero read the RIS)."""
+        """The decisions at a stage, one row per study with its round (search, or Update N
+        of a living review): CSV, or RIS with the labels, reasons and round in notes (both
+        re-import; ASReview and Zotero read the RIS)."""
         from litdesk.services.screening import ExportDecisionsRequest
 
         with sync_app() as app:

@@ -2,33 +2,117 @@
 (the Study's saved searches re-run as an update round). Thin: build the request, call
 ``app.studies``, run the job here (no server needed), print.
 
+Both take ``--record DIR`` / ``--replay DIR`` as ``litdesk search`` does: the Study's
+searches written to, or answered from, a cassette (re-run offline, e.g. to check that a
+trace reproduces).
+
 Exit statuses (for cron and systemd): 0 done (every lane complete or capped); 1 failed;
 3 partial (a lane failed or stopped early, or the job was cancelled); 4 the daily
 allowance was spent before every page was read (the job stops and says so; what it read
-is kept). An input error exits 2 like every command."""
+is kept); 8 refused, nothing done (nothing to re-run, no saved search on the databases
+asked, no such Study, every database refused the search). An input error exits 2 like
+every command. ``--json`` says which as ``outcome``."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from litdesk._errors import LitdeskError, NotFoundError, RefusedError
 from litdesk.core.providers import lane_label
 
+from .._explain import explain_code
 from .._words import num, plural
 from ._context import run_with_app
 from ._output import command, console, emit_json, err_console
-from ._search import _providers
+from ._search import SearchArgumentError, _providers, report_recorded
 from ._workspace import JsonOpt, study_app
 
 if TYPE_CHECKING:
     from litdesk.services.app import App
     from litdesk.services.studies import WholeSearchJob
 
-__all__ = ["register"]
+__all__ = ["EXIT_REFUSED", "NothingDone", "register"]
 
 _POLL_SECONDS = 1.0
+#: refused, nothing done (``litdesk.services.studies.EXIT_REFUSED``; not imported at start)
+EXIT_REFUSED = 8
+
+RecordOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--record", help="Write every exchange with the databases to this cassette folder."
+    ),
+]
+ReplayOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--replay", help="Answer from this cassette folder (made with --record); no network."
+    ),
+]
+
+
+#: a finished job's outcome in words (the web's job page says the same)
+_OUTCOME_WORDS = {
+    "done": "done",
+    "failed": "failed",
+    "partial": "partial: a database failed or stopped early, as said below",
+    "cancelled": "cancelled",
+    "allowance_spent": "stopped: today's allowance is spent",
+    "refused": "refused: nothing was done",
+}
+
+
+class NothingDone(RefusedError):
+    """A whole search or an update refused before anything ran (nothing to re-run, no
+    saved search on the databases asked, no such Study …): its own exit status (8), so a
+    scheduler never reads it as partial (3) or the allowance spent (4); ``--json`` says
+    ``"outcome": "refused"``."""
+
+    exit_code = EXIT_REFUSED
+    default_code = "refused"
+
+    def __init__(self, cause: LitdeskError) -> None:
+        super().__init__(cause.message, code=cause.code, **cause.details)
+        if isinstance(cause, NotFoundError):
+            self.hint = "Nothing was run. Check the Study's name with `litdesk study list`."
+        else:
+            self.hint = cause.hint if cause.hint is not None else "Nothing was run or changed."
+
+    def to_dict(self) -> dict[str, Any]:
+        return super().to_dict() | {"outcome": "refused", "exit_status": self.exit_code}
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """A refusal (or a Study not found) inside: a :class:`NothingDone`."""
+    try:
+        yield
+    except (RefusedError, NotFoundError) as exc:
+        raise NothingDone(exc) from exc
+
+
+def _cassettes(record: Path | None, replay: Path | None) -> None:
+    if record is not None and replay is not None:
+        raise SearchArgumentError("choose --record or --replay, not both")
+
+
+def _report_recorded(
+    record: Path | None, recorded: dict[str, int], view: WholeSearchJob | None
+) -> None:
+    """What ``--record`` wrote; nothing written because every database refused the search
+    (nothing was sent) is said as such, not as a network failure (the job's 8 stands)."""
+    if record is None:
+        return
+    if not sum(recorded.values()) and view is not None and view.outcome == "refused":
+        _err(f"nothing was recorded in {record}: every database refused the search")
+        return
+    report_recorded(record, recorded)
 
 
 def _err(text: str) -> None:
@@ -63,9 +147,14 @@ async def _work(app: App, job_id: str, *, quiet: bool) -> WholeSearchJob:
 def _report_job(view: WholeSearchJob) -> None:
     job = view.job
     result: dict[str, Any] = job.result or {}
-    _say(f"{view.study_name}: job {job.id} {job.status} (exit status {view.exit_status})")
+    said = _OUTCOME_WORDS.get(view.outcome or "", job.status)
+    _say(f"{view.study_name}: job {job.id} {said} (exit status {view.exit_status})")
     if job.status == "failed":
-        _say(f"  failed: {job.message}")
+        error = result.get("error")
+        code = str(error.get("code", "")) if isinstance(error, dict) else ""
+        words = explain_code(code, job.message)  # a replayed page the cassette lacks
+        message = str(words) if words is not None else job.message
+        _say(f"  {'refused' if view.outcome == 'refused' else 'failed'}: {message}")
     for search in result.get("searches", []):
         if search.get("error"):
             if job.status != "failed":  # a failed job's message names each lane already
@@ -80,9 +169,13 @@ def _report_job(view: WholeSearchJob) -> None:
         for lane in search.get("lanes", []):
             total = lane.get("total")
             shown = "unknown" if total is None else f"{total:,}"
-            told = lane.get("notice") or lane.get("message") or ""
+            told = str(lane.get("notice") or lane.get("message") or "")
+            name = str(lane.get("label") or lane_label(str(lane.get("lane", lane["provider"]))))
+            told = told.removeprefix(name).lstrip(" :")  # a notice naming its lane again
+            if lane["state"] == "failed" and not lane["retrieved"]:  # why, not a count
+                _say(f"    {name}: failed: {told or 'no reason was stored'}")
+                continue
             extra = f": {told}" if told else ""
-            name = lane.get("label") or lane_label(str(lane.get("lane", lane["provider"])))
             _say(
                 f"    {name}: {lane['state']}, {num(lane['retrieved'])} of {shown} "
                 f"({plural(lane['requests'], 'request')}){extra}"
@@ -112,12 +205,17 @@ def add_search(
         10_000
     ),
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Start without asking.")] = False,
+    record: RecordOpt = None,
+    replay: ReplayOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Add EVERY record of a search to a Study: shows each provider's total and the
-    allowance it will spend, asks (unless --yes), then pages every lane up to the cap."""
+    allowance it will spend, asks (unless --yes), then pages every lane up to the cap.
+    Exit status 0 done, 1 failed, 3 partial, 4 allowance spent, 8 refused (nothing done)."""
     from litdesk.services.search import SearchRequest
     from litdesk.services.studies import AddSearchRequest
+
+    _cassettes(record, replay)
 
     search = SearchRequest(
         query,
@@ -133,39 +231,51 @@ def add_search(
     )
     request = AddSearchRequest(study, search, cap)
 
-    async def work(app: App) -> tuple[dict[str, object], WholeSearchJob | None]:
+    async def work(
+        app: App,
+    ) -> tuple[dict[str, object], WholeSearchJob | None, dict[str, int]]:
         import asyncio
 
-        preview = await app.studies.preview_add_search(request, owner=app.owner)
+        with _refusals():
+            preview = await app.studies.preview_add_search(request, owner=app.owner)
         if not as_json:
             _say(f"Add all results of {query!r} to {preview.study_name} (cap {cap:,} per lane):")
+            told: set[str] = set()
             for lane in preview.lanes:
+                name = lane_label(lane["lane"])
+                if lane["problem"]:  # no total: why, not "unknown records; adds 0 records"
+                    _say(f"  {name}: no total: {lane['problem']}")
+                    told.add(f"{name}: {lane['problem']}")
+                    continue
                 total = "unknown" if lane["total"] is None else f"{lane['total']:,}"
                 _say(
-                    f"  {lane_label(lane['lane'])}: {total} records; adds "
+                    f"  {name}: {total} records; adds "
                     f"{plural(lane['records'], 'record')} in "
                     f"{plural(lane['requests'], 'request')} ({num(lane['allowance_left'])} left today)"
                 )
             for warning in preview.warnings:
-                _say(f"  ! {warning}")
+                if warning not in told:
+                    _say(f"  ! {warning}")
         go = yes or (not as_json and await asyncio.to_thread(typer.confirm, "Start?"))
         if not go:
-            return preview.to_dict(), None
-        started = app.studies.add_search(request, owner=app.owner)
-        return preview.to_dict(), await _work(app, started.job.id, quiet=as_json)
+            return preview.to_dict(), None, app.recorded()
+        with _refusals():
+            started = app.studies.add_search(request, owner=app.owner)
+        view = await _work(app, started.job.id, quiet=as_json)
+        return preview.to_dict(), view, app.recorded()
 
-    preview, view = run_with_app(work)
+    preview, view, recorded = run_with_app(work, record=record, replay=replay)
     if view is None:
         if as_json:
-            emit_json({"preview": preview, "job": None, "exit_status": 0})
+            emit_json({"preview": preview, "job": None, "exit_status": 0, "outcome": "not_started"})
         else:
             _say("Not started.")
-        return
-    if as_json:
+    elif as_json:
         emit_json({"preview": preview} | view.to_dict())
     else:
         _report_job(view)
-    if view.exit_status:
+    _report_recorded(record, recorded, view)
+    if view is not None and view.exit_status:
         raise typer.Exit(view.exit_status)
 
 
@@ -180,28 +290,34 @@ def update(
             "comma-separate; say, the one that failed last time). Default: all of them.",
         ),
     ] = None,
+    record: RecordOpt = None,
+    replay: ReplayOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Re-run the Study's saved searches as recorded (definitions and caps): records new
     by identity join the Study marked new, and the round's report says what was new,
-    already known, changed and retracted since. Exit status 0 ok, 1 failed, 3 partial,
-    4 allowance spent (see docs/studies.md: "Whole searches into a Study; keeping a Study up to date")."""
+    already known, changed and retracted since. Exit status 0 done, 1 failed, 3 partial,
+    4 allowance spent, 8 refused: nothing done (see docs/studies.md: "Whole searches into
+    a Study; keeping a Study up to date")."""
     from litdesk.services.studies import UpdateStudyRequest
 
+    _cassettes(record, replay)
     wanted = tuple(p for value in provider or () for p in value.split(","))
     request = UpdateStudyRequest(study, wanted)
 
-    async def work(app: App) -> tuple[WholeSearchJob, dict[str, object]]:
-        started = app.studies.update_study(request, owner=app.owner)
+    async def work(app: App) -> tuple[WholeSearchJob, dict[str, object], dict[str, int]]:
+        with _refusals():
+            started = app.studies.update_study(request, owner=app.owner)
         view = await _work(app, started.job.id, quiet=as_json)
         rounds = app.studies.search_rounds(view.study_id, owner=app.owner).to_dict()
-        return view, rounds
+        return view, rounds, app.recorded()
 
-    view, rounds = run_with_app(work)
+    view, rounds, recorded = run_with_app(work, record=record, replay=replay)
     if as_json:
         emit_json(view.to_dict() | {"latest_update": rounds["latest_update"]})
     else:
         _report_job(view)
+    _report_recorded(record, recorded, view)
     if view.exit_status:
         raise typer.Exit(view.exit_status)
 

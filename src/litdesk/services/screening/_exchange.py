@@ -7,10 +7,12 @@ studies of the working set matches neither) — and every row that matches nothi
 reported with its line. Each decision is stored against the member record it matched.
 
 Out: one row per study of the working set with the outcome at the stage (the settled
-verdict, its reason, the status, the reviewers' decisions), as spreadsheet-safe CSV whose
-columns litdesk's own CSV import reads back, or as RIS with the labels and reasons in
-``N1`` notes (``ASReview_relevant`` / ``ASReview_irrelevant`` / ``ASReview_not_seen``,
-which ASReview LAB reads as labels; Zotero keeps them as notes).
+verdict, its reason, the status, the reviewers' decisions) and the round it joined the
+Study in (``search``: the first searches; ``Update N``: a living review's N-th update round,
+the column PRISMA 2020's flow and the screening page place it in), as spreadsheet-safe CSV
+whose columns litdesk's own CSV import reads back, or as RIS with the labels, reasons and
+round in ``N1`` notes (``ASReview_relevant`` / ``ASReview_irrelevant`` /
+``ASReview_not_seen``, which ASReview LAB reads as labels; Zotero keeps them as notes).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from litdesk.core.records import normalize_doi, normalize_pmid
 from litdesk.core.screening import ImportedDecision, ImportedDecisions, Outcome, Stage
 from litdesk.services.dedup import WorkingGroup
 
+from ._prisma import RoundPlan
+
 __all__ = [
     "CSV_COLUMNS",
     "Matched",
@@ -34,13 +38,16 @@ __all__ = [
     "Unmatched",
     "decisions_csv",
     "decisions_ris",
+    "group_rounds",
     "match_decisions",
 ]
 
 CSV_COLUMNS: Final = (
     "record_id", "doi", "pmid", "title", "year", "decision", "reason", "status", "reviewers",
-    "note",
+    "note", "round",
 )  # fmt: skip
+#: the round of a study of the first searches (an update round's: ``Update N``)
+FIRST_ROUND: Final = "search"
 _TRIGGERS: Final = ("=", "+", "-", "@", "\t", "\r")
 #: ASReview's RIS labels
 _ASREVIEW: Final = {"include": "ASReview_relevant", "exclude": "ASReview_irrelevant"}
@@ -160,13 +167,26 @@ def _note(outcome: Outcome | None) -> str:
     return " | ".join(dict.fromkeys(notes))
 
 
+def group_rounds(groups: Sequence[WorkingGroup], plan: RoundPlan) -> dict[str, str]:
+    """Each study's round by group key: ``search`` (the first searches) or ``Update N``
+    (the N-th update round) — its earliest record's column, as PRISMA 2020's flow and the
+    screening page's "new in the update" count place it."""
+    out: dict[str, str] = {}
+    for g in groups:
+        column = min((plan.column(m) for m in g.members), default=0)
+        out[g.key] = f"Update {column}" if column else FIRST_ROUND
+    return out
+
+
 def decisions_csv(
     groups: Sequence[WorkingGroup],
     outcomes: Mapping[str, Outcome],
     names: Mapping[str, str] | None = None,
+    rounds: Mapping[str, str] | None = None,
 ) -> str:
     """One row per study (``outcomes`` by group key; a study without one is undecided;
-    reviewers by ``names``)."""
+    reviewers by ``names``; its round by ``rounds``, :func:`group_rounds`: ``search``
+    when not given)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
@@ -184,6 +204,7 @@ def decisions_csv(
                 o.status if o else "undecided",
                 _cell(_reviewers(o, names or {})),
                 _cell(_note(o)),
+                (rounds or {}).get(g.key, FIRST_ROUND),
             ]
         )
     return buf.getvalue()
@@ -194,9 +215,10 @@ def decisions_ris(
     outcomes: Mapping[str, Outcome],
     stage: Stage,
     names: Mapping[str, str] | None = None,
+    rounds: Mapping[str, str] | None = None,
 ) -> str:
-    """Each study's record as RIS with its label, reason and decisions (reviewers by
-    ``names``) in ``N1`` notes."""
+    """Each study's record as RIS with its label, reason, decisions (reviewers by
+    ``names``) and round (``rounds``, :func:`group_rounds`) in ``N1`` notes."""
     out: list[str] = []
     for g in groups:
         o = outcomes.get(g.key)
@@ -209,6 +231,7 @@ def decisions_ris(
         if who := _reviewers(o, names or {}):
             notes.append(f"decisions: {who}")
         notes.append(f"litdesk record: {g.key}")
+        notes.append(f"litdesk round: {(rounds or {}).get(g.key, FIRST_ROUND)}")
         block = dump_papers([g.paper], "ris").rstrip("\n").split("\n")
         end = max(i for i, line in enumerate(block) if line.startswith("ER  -"))
         extra = [f"N1  - {' '.join(n.split())}" for n in notes]

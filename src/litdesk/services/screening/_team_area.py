@@ -33,7 +33,7 @@ from litdesk.services.dedup import working_groups
 from litdesk.services.search import Export
 
 from ._config import ScreeningConfig
-from ._exchange import decisions_csv, decisions_ris
+from ._exchange import decisions_csv, decisions_ris, group_rounds
 from ._items import ScreenSet, build_screen_set, history_of
 from ._papers import PaperOutcomes, paper_outcomes
 from ._parts import AreaParts
@@ -375,13 +375,15 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
     names = area._reviewer_names(
         d.reviewer for o in outcomes.values() for d in (*o.decisions, o.resolution) if d
     )
+    with area.store.read() as conn:
+        rounds = group_rounds(groups, round_labels(whole_searches.list_rounds(conn, ctx.study.id)))
     slug = "".join(c if c.isalnum() else "-" for c in ctx.study.name.lower()).strip("-")[:60]
     name = f"screening-{slug or 'study'}-{stage}"
     if request.format == "ris":
-        body = decisions_ris(groups, outcomes, stage, names)
+        body = decisions_ris(groups, outcomes, stage, names, rounds)
         return Export(body.encode("utf-8"), f"{name}.ris", "application/x-research-info-systems",
                       len(groups))  # fmt: skip
-    body = decisions_csv(groups, outcomes, names)
+    body = decisions_csv(groups, outcomes, names, rounds)
     return Export(body.encode("utf-8"), f"{name}.csv", "text/csv; charset=utf-8", len(groups))
 
 

@@ -92,8 +92,10 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         EXIT_FAILED,
         EXIT_OK,
         EXIT_PARTIAL,
+        EXIT_REFUSED,
         UPDATE_KIND,
         exit_status,
+        outcome,
     )
 
 __all__ = [
@@ -116,6 +118,7 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PARTIAL",
+    "EXIT_REFUSED",
     "UPDATE_KIND",
     "WHOLE_DEFAULT_CAP",
     "WHOLE_MAX_CAP",
@@ -127,6 +130,7 @@ __all__ = [
     "UpdateStudyRequest",
     "WholeSearchJob",
     "exit_status",
+    "outcome",
     "TrashView",
     "TrashItem",
     "NoteEditRequest",

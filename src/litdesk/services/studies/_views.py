@@ -431,6 +431,9 @@ class WholeSearchJob:
     job: JobView
     searches: int
     exit_status: int | None = None  # once the job ended (see _whole_jobs.exit_status)
+    #: its word once the job ended: done, failed, partial, cancelled, allowance_spent or
+    #: refused (see _whole_jobs.outcome)
+    outcome: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -438,6 +441,7 @@ class WholeSearchJob:
             "study_name": self.study_name,
             "searches": self.searches,
             "exit_status": self.exit_status,
+            "outcome": self.outcome,
             "job": self.job.to_dict(),
         }
 

@@ -27,7 +27,7 @@ from ._views import (
     SearchRoundsView,
     WholeSearchJob,
 )
-from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, exit_status
+from ._whole_jobs import ADD_SEARCH_KIND, UPDATE_KIND, JobProviders, exit_status, outcome
 from ._whole_search import lane_requests, remaining_allowance, whole_lanes
 
 __all__ = ["WHOLE_KINDS", "WholeSearches"]
@@ -190,6 +190,7 @@ class WholeSearches:
         if view.kind not in WHOLE_KINDS:
             raise JobNotFound("no such whole-search job")
         ended = None if view.active else exit_status(view.result, view.status)
+        said = None if view.active else outcome(view.result, view.status)
         params = view.params
         return WholeSearchJob(
             str(params.get("study_id", "")),
@@ -197,6 +198,7 @@ class WholeSearches:
             view,
             len(params.get("searches", [])),
             ended,
+            said,
         )
 
     def cancel(self, job_id: str, *, owner: str) -> WholeSearchJob:

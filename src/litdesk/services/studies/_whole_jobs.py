@@ -37,20 +37,39 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PARTIAL",
+    "EXIT_REFUSED",
+    "OUTCOMES",
     "UPDATE_KIND",
     "JobProviders",
+    "Outcome",
     "WholeSearchFailed",
+    "WholeSearchRefusedAll",
     "exit_status",
+    "outcome",
     "whole_handler",
 ]
 
 ADD_SEARCH_KIND: Final = "studies.add_search"
 UPDATE_KIND: Final = "studies.update"
-#: exit statuses a scheduler acts on (``litdesk study update``, ``add-search``)
+#: exit statuses a scheduler acts on (``litdesk study update``, ``add-search``): 0 done;
+#: 1 failed; 3 partial (or cancelled); 4 the allowance spent; 8 refused, nothing done —
+#: nothing to re-run, no saved search on the databases asked, the Study not there, or
+#: every database refused the search (its own status: 3 is partial here, 4 the allowance,
+#: so a refusal is never read as "some of it worked"); 2 bad arguments, as everywhere
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_PARTIAL: Final = 3
 EXIT_ALLOWANCE: Final = 4
+EXIT_REFUSED: Final = 8
+Outcome = Literal["done", "failed", "partial", "cancelled", "allowance_spent", "refused"]
+#: each exit status's outcome word (``--json``'s ``outcome``; cancelled exits as partial)
+OUTCOMES: Final[dict[int, Outcome]] = {
+    EXIT_OK: "done",
+    EXIT_FAILED: "failed",
+    EXIT_PARTIAL: "partial",
+    EXIT_ALLOWANCE: "allowance_spent",
+    EXIT_REFUSED: "refused",
+}
 _POLL: Final = 0.2
 
 T = TypeVar("T")
@@ -96,6 +115,13 @@ class WholeSearchFailed(ExternalError):
     default_code = "whole_failed"
 
 
+class WholeSearchRefusedAll(RefusedError):
+    """Every database of a whole-search job refused its search (it cannot run the query
+    or a filter: nothing was sent) and none returned records: nothing was added."""
+
+    default_code = "whole_refused"
+
+
 def _lane_lines(out: list[dict[str, Any]]) -> list[str]:
     """Each failed lane of the job's searches for people: its name and why."""
     many = len(out) > 1
@@ -103,41 +129,54 @@ def _lane_lines(out: list[dict[str, Any]]) -> list[str]:
     for search in out:
         for lane in search.get("lanes", []):
             if isinstance(lane, dict) and lane.get("state") in ("failed", "partial"):
-                why = lane.get("notice") or lane.get("message") or "no reason was stored"
+                why = str(lane.get("notice") or lane.get("message") or "no reason was stored")
                 where = f"search {int(search.get('index', 0)) + 1}, " if many else ""
-                lines.append(f"{where}{lane.get('label') or lane.get('provider')}: {why}")
+                name = str(lane.get("label") or lane.get("provider"))
+                # a notice that names its lane already ("Crossref, keyword search cannot
+                # run this query: …") is not named twice
+                lines.append(f"{where}{why}" if why.startswith(name) else f"{where}{name}: {why}")
     return lines
 
 
-def all_failed(kind: str, out: list[dict[str, Any]]) -> WholeSearchFailed:
+def all_failed(kind: str, out: list[dict[str, Any]]) -> WholeSearchFailed | WholeSearchRefusedAll:
     """The error of a job none of whose searches returned records (``allowance_spent``
-    when every lane stopped because the allowance is spent); the failed job's result keeps
-    its searches and their lanes."""
+    when every lane stopped because the allowance is spent; a refusal when every database
+    refused the search); the failed job's result keeps its searches and their lanes."""
     lines = _lane_lines(out) or [str(s.get("error")) for s in out if s.get("error")]
-    budget = all(
-        "budget" in f"{lane.get('status', '')} {lane.get('message', '')}"
+    stopped = [
+        lane
         for s in out
         for lane in s.get("lanes", [])
         if isinstance(lane, dict) and lane.get("state") in ("failed", "partial")
-    )
+    ]
+    budget = all("budget" in f"{x.get('status', '')} {x.get('message', '')}" for x in stopped)
     summary = "No lane returned records; nothing was added to the Study."
+    result = {"kind": kind, "round": None, "searches": out, "committed": 0, "failed": summary}
+    if stopped and all(x.get("status") == "unsupported" for x in stopped):
+        summary = "Every database refused the search; nothing was sent or added to the Study."
+        result["failed"] = summary
+        return WholeSearchRefusedAll(f"{summary} " + " · ".join(lines), warnings=lines,
+                                     result=result)  # fmt: skip
     return WholeSearchFailed(
         f"{summary} " + " · ".join(lines),
         code="allowance_spent" if budget and lines else None,
         warnings=lines,
-        result={"kind": kind, "round": None, "searches": out, "committed": 0, "failed": summary},
+        result=result,
     )
 
 
 def exit_status(result: dict[str, Any] | None, status: str) -> int:
     """The exit status of a finished whole-search job: 0 every lane complete or capped;
     4 a lane stopped because the allowance is spent (every lane so: the job failed); 3 a
-    lane failed or stopped early (other reasons), or the job was cancelled; 1 the job
-    failed (every search's lanes too)."""
+    lane failed or stopped early (other reasons), or the job was cancelled; 8 every
+    database refused the search (nothing sent, nothing added); 1 the job failed (every
+    search's lanes too)."""
     if status == "failed" or result is None:
         error = (result or {}).get("error")
-        spent = isinstance(error, dict) and error.get("code") == "allowance_spent"
-        return EXIT_ALLOWANCE if spent else EXIT_FAILED
+        code = error.get("code") if isinstance(error, dict) else None
+        if code == "whole_refused":
+            return EXIT_REFUSED
+        return EXIT_ALLOWANCE if code == "allowance_spent" else EXIT_FAILED
     if status == "cancelled" or result.get("cancelled"):
         return EXIT_PARTIAL
     states = [
@@ -152,6 +191,15 @@ def exit_status(result: dict[str, Any] | None, status: str) -> int:
     if any(s in ("partial", "failed") for s, _st, _msg in states):
         return EXIT_PARTIAL
     return EXIT_OK
+
+
+def outcome(result: dict[str, Any] | None, status: str) -> Outcome:
+    """The word for a finished whole-search job's :func:`exit_status` (a cancelled job's
+    ``cancelled``, though it exits as partial)."""
+    code = exit_status(result, status)
+    if code == EXIT_PARTIAL and (status == "cancelled" or (result or {}).get("cancelled")):
+        return "cancelled"
+    return OUTCOMES.get(code, "failed")
 
 
 def whole_handler(providers: JobProviders) -> Handler:
