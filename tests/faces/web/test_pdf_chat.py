@@ -160,7 +160,7 @@ def test_prompt_injected_pdf_stays_data(site: Site) -> None:
         page = c.get("/chat").text
         assert "<script>window.__pwned" not in page and "<img src=x" not in page
         assert "&lt;script&gt;window.__pwned" in page  # shown as text
-        assert "grounded: false" in page
+        assert "Not grounded: this answer cites no excerpt" in page
 
 
 def test_form_posts_without_javascript(site: Site) -> None:

@@ -169,7 +169,7 @@ def test_injected_pdf_text_is_shown_as_text(browser: Any, site: Site) -> None:
     page.fill("#question", "How often was the weir gauge read by the field team during the flood?")
     page.press("#question", "Enter")
     card = page.locator("article.answer-card").last
-    expect(card.locator(".ungrounded")).to_contain_text("grounded: false", timeout=120_000)
+    expect(card.locator(".ungrounded")).to_contain_text("Not grounded: this answer cites no excerpt", timeout=120_000)
     expect(card.locator(".answer")).to_contain_text("<script>window.__pwned = 1</script>")
     assert card.locator(".answer img, .answer script").count() == 0
     assert page.evaluate("window.__pwned === undefined") and dialogs == []
