@@ -106,7 +106,7 @@ export function installWizard() {
   });
 }
 
-// The build job's page: poll the job, show units done and the unit running; open the
+// The build job's page: poll the job, show the steps done and the step running; open the
 // report when it is written.
 export function installJob() {
   const root = document.getElementById("report-job");
@@ -124,7 +124,7 @@ export function installJob() {
     status.textContent = job.status;
     root.dataset.status = job.status;
     const total = job.total == null ? "?" : String(job.total);
-    line.textContent = `${job.done} of ${total} units done${job.current ? ` · now: ${job.current}` : ""}`;
+    line.textContent = `${job.done} of ${total} steps done${job.current ? ` · now: ${job.current}` : ""}`;
     bar.max = job.total || 1;
     bar.value = job.done;
     message.textContent = job.message || "";
