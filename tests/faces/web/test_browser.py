@@ -243,3 +243,28 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     assert pg.evaluate("() => document.activeElement.id") == "q"
     _shot(pg, tmp_path, "studies-help")
     _no_script_ran(pg)
+
+
+_STATIC_LOADS = """() => performance.getEntriesByType('resource')
+  .filter((e) => new URL(e.name).pathname.startsWith('/static/'))
+  .map((e) => [new URL(e.name).pathname, e.transferSize])"""
+
+
+def test_static_files_come_from_the_browser_cache_on_the_next_page(
+    page: Any, running: Running
+) -> None:
+    """The CSS and every script module (imported relatively under the fingerprint) are
+    fetched by the first page, then taken from chromium's cache by the next one: nothing
+    transferred, not even a revalidation's headers (a 304 counts its headers)."""
+    pg = page
+    pg.goto(running.base + "/search")
+    pg.wait_for_selector("html[data-ready='1']")
+    first = dict(pg.evaluate(_STATIC_LOADS))
+    assert {"/app.css", "/js/app.js", "/js/dom.js"} <= {p[p.index("/", 8) :] for p in first}
+    assert all(size > 0 for size in first.values()), first
+    pg.goto(running.base + "/studies")
+    pg.wait_for_selector("html[data-ready='1']")
+    second = dict(pg.evaluate(_STATIC_LOADS))
+    assert set(first) - {p for p in first if p.endswith("favicon.svg")} <= set(second)
+    assert all(size == 0 for size in second.values()), second
+    assert pg.console_errors == []
