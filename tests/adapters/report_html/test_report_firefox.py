@@ -17,7 +17,6 @@ import base64
 import io
 import re
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ import pytest
 from fpdf import FPDF
 from PIL import Image
 from playwright.sync_api import expect
-from tests.adapters.report_html._bidi import Firefox, firefox
+from tests.adapters.report_html._bidi import Firefox, shared_firefox
 
 from litdesk.core.report import ReportPaper, ReportUnit, UnitExcerpt, assign_labels
 from litdesk.services.synthesis import SynthesisReport, write_report
@@ -37,6 +36,8 @@ WHEAT = "Grain yield fell by a third under post-anthesis heat stress."
 A4 = (210.0, 297.0)
 CORNER = 12.0  # mm, the registration squares
 WINDOW = (700, 1300)
+
+__all__ = ["shared_firefox"]  # the fixture (one Firefox for the file)
 
 
 def _pdf(path: Path, pages: list[tuple[str, float, float]]) -> Path:
@@ -75,34 +76,19 @@ def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_report(report, tmp / "report.html", default_dir=tmp, dpi=60)
 
 
-@pytest.fixture(scope="module")
-def ff(firefox_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Firefox]:
-    """One headless Firefox for the file (a cold start is seconds of CPU)."""
-    with firefox(firefox_path, tmp_path_factory.mktemp("firefox") / "profile") as session:
-        yield session
-
-
-#: the viewer, once the page has loaded: open or not, and its page images all decoded
-_VIEWER_STATE = (
-    "({open: document.getElementById('viewer').open,"
-    " images: Array.from(document.images).every((i) => i.complete)})"
-)
+#: the page's images (the viewer's page images among them) all decoded
+_IMAGES_DECODED = "Array.from(document.images).every((i) => i.complete)"
 
 
 def _firefox_shot(ff: Firefox, url: str) -> np.ndarray:
     """A screenshot of ``url`` loaded in a new tab (a document of its own, as when the
     address is opened) at :data:`WINDOW`, as an (h, w, 3) array."""
-    tab = ff.command("browsingContext.create", type="tab")["context"]
-    try:
-        viewport = {"width": WINDOW[0], "height": WINDOW[1]}
-        ff.command("browsingContext.setViewport", context=tab, viewport=viewport)
+    with ff.tab(WINDOW) as tab:
         ff.command("browsingContext.navigate", context=tab, url=url, wait="complete")
         deadline = time.monotonic() + 30
-        while not ff.evaluate(tab, _VIEWER_STATE)["images"] and time.monotonic() < deadline:
+        while not ff.evaluate(tab, _IMAGES_DECODED) and time.monotonic() < deadline:
             time.sleep(0.05)
         shot = ff.command("browsingContext.captureScreenshot", context=tab)["data"]
-    finally:
-        ff.command("browsingContext.close", context=tab)
     with Image.open(io.BytesIO(base64.b64decode(shot))) as img:
         return np.asarray(img.convert("RGB")).astype(np.int16)
 
@@ -147,9 +133,9 @@ def _check_highlight(px: np.ndarray, at_mm: tuple[float, float]) -> None:
 
 @pytest.mark.timeout(900)  # a cold Firefox start: minutes on a busy machine
 def test_firefox_opens_a_citation_address_with_the_passage_highlighted(
-    report_file: Path, ff: Firefox
+    report_file: Path, shared_firefox: Firefox
 ) -> None:
-    url = report_file.as_uri()
+    ff, url = shared_firefox, report_file.as_uri()
     _check_highlight(_firefox_shot(ff, url + "#cite-A1"), (30, 150))
     _check_highlight(_firefox_shot(ff, url + "#cite-B1"), (100, 60))
     plain = _colours(_firefox_shot(ff, url))
@@ -160,20 +146,18 @@ def test_firefox_opens_a_citation_address_with_the_passage_highlighted(
 
 @pytest.mark.timeout(900)
 def test_firefox_click_opens_the_page_with_the_passage_highlighted(
-    report_file: Path, ff: Firefox
+    report_file: Path, shared_firefox: Firefox
 ) -> None:
-    ff.events.clear()  # this test's log entries only
-    ff.command("session.subscribe", events=["log.entryAdded"])
+    with shared_firefox.tab(WINDOW) as ctx:
+        _click_and_check(shared_firefox, ctx, report_file)
+
+
+def _click_and_check(ff: Firefox, ctx: str, report_file: Path) -> None:
     ff.command(
         "script.addPreloadScript",
         functionDeclaration="() => { window.__csp = []; document.addEventListener("
         "'securitypolicyviolation', e => window.__csp.push(e.violatedDirective)); }",
-    )
-    ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
-    ff.command(
-        "browsingContext.setViewport",
-        context=ctx,
-        viewport={"width": WINDOW[0], "height": WINDOW[1]},
+        contexts=[ctx],
     )
     ff.command("browsingContext.navigate", context=ctx, url=report_file.as_uri(), wait="complete")
     assert ff.evaluate(ctx, "document.getElementById('viewer').open") is False
@@ -214,12 +198,7 @@ def test_firefox_click_opens_the_page_with_the_passage_highlighted(
     shot = ff.command("browsingContext.captureScreenshot", context=ctx)["data"]
     with Image.open(io.BytesIO(base64.b64decode(shot))) as img:
         _check_highlight(np.asarray(img.convert("RGB")).astype(np.int16), (30, 150))
-    problems = [
-        e["params"].get("text")
-        for e in ff.events
-        if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
-    ]
-    assert problems == []
+    assert ff.problems(ctx) == []
 
 
 def test_chromium_citation_address_and_shareable_click(report_file: Path, browser: Any) -> None:
