@@ -2,10 +2,11 @@
 with a temporary store and a replay cassette: search (seeding, validation as you type,
 results with XSS payloads shown as text), selection into a new Study, saved papers
 (filter), the reader (a highlight made by selecting text, verified server-side), Studies
-(create, rename); screenshots (light, dark, narrow) under the test's tmp dir."""
+(create, rename); with ``$SHOTS_DIR`` set, screenshots (light, dark, narrow) there."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,9 @@ from litdesk.core.records import make_paper
 from litdesk.services.workspace import Workspace
 
 pytestmark = pytest.mark.slow
+
+#: where screenshots for the record go (none taken without it; nothing reads them)
+SHOTS = os.environ.get("SHOTS_DIR", "")
 
 STORED_XSS = {
     "title": '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">Stored title',
@@ -61,12 +65,14 @@ def page(browser: Any, running: Running, tmp_path: Path):
     context.close()
 
 
-def _shot(pg: Any, tmp_path: Path, name: str) -> Path:
-    folder = tmp_path / "screens"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"{name}.png"
-    pg.screenshot(path=str(path), full_page=True)
-    return path
+def _shot(pg: Any, tmp_path: Path, name: str) -> None:
+    """A full-page screenshot for the record, into ``$SHOTS_DIR`` (``name``.png; none taken
+    without it: nothing reads them)."""
+    if not SHOTS:
+        return
+    folder = Path(SHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
 def _no_script_ran(pg: Any) -> None:
