@@ -3,6 +3,10 @@
 No driver and no downloaded browser: Firefox is started with ``--remote-debugging-port=0``
 and announces its WebSocket; the ``websockets`` client sends BiDi commands and collects the
 events that arrive in between (console entries).
+
+A test file imports the module-scoped fixture :func:`shared_firefox` (one cold start, a few
+seconds of CPU, per file) and opens each page in :meth:`Firefox.tab`: a tab in a user context
+of its own (cookies and storage of its own, as a fresh profile has), closed after it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -51,6 +56,33 @@ class Firefox:
                     raise BidiError(f"{method}: {msg.get('error')}: {msg.get('message')}")
                 result: dict[str, Any] = msg["result"]
                 return result
+
+    @contextmanager
+    def tab(self, viewport: tuple[int, int] | None = None) -> Iterator[str]:
+        """A new tab (its browsing context id) in a new user context: no cookie, storage
+        or cache of another tab's; the console entries seen before it are forgotten
+        (see :meth:`problems`). Closed, with its user context, after the block."""
+        user = self.command("browser.createUserContext")["userContext"]
+        try:
+            tab = self.command("browsingContext.create", type="tab", userContext=user)["context"]
+            if viewport is not None:
+                size = {"width": viewport[0], "height": viewport[1]}
+                self.command("browsingContext.setViewport", context=tab, viewport=size)
+            self.events.clear()
+            yield tab
+        finally:
+            self.command("browser.removeUserContext", userContext=user)  # closes its tabs
+
+    def problems(self, context: str) -> list[str]:
+        """The console's errors and warnings in ``context`` (needs ``log.entryAdded``
+        subscribed, as :func:`shared_firefox` does)."""
+        return [
+            str(e["params"].get("text"))
+            for e in self.events
+            if e.get("method") == "log.entryAdded"
+            and e["params"].get("level") in {"error", "warn"}
+            and e["params"].get("source", {}).get("context") in (context, None)
+        ]
 
     def evaluate(self, context: str, expression: str) -> Any:
         """The JSON value of ``JSON.stringify(expression)`` in the page."""
@@ -109,3 +141,14 @@ def firefox(executable: str, profile: Path, timeout: float = 180) -> Iterator[Fi
             drain.join(timeout=5)
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def shared_firefox(
+    firefox_path: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Firefox]:
+    """One headless Firefox for the test file, console entries subscribed; each test opens
+    its pages in :meth:`Firefox.tab`."""
+    with firefox(firefox_path, tmp_path_factory.mktemp("firefox") / "profile") as session:
+        session.command("session.subscribe", events=["log.entryAdded"])
+        yield session

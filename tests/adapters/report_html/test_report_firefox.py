@@ -1,8 +1,9 @@
 """A citation's page view with the passage highlighted, in Firefox and through its address.
 
-Firefox (Debian's firefox-esr) runs headless on its own, two ways: ``--screenshot`` of the
-report opened at ``#cite-<label>`` (a citation's address), and a real click on a label
-through WebDriver BiDi, Firefox's built-in remote protocol (``_bidi``), then a screenshot. The test PDF carries a red square in
+Firefox (Debian's firefox-esr) runs headless, driven through WebDriver BiDi, its built-in
+remote protocol (``_bidi``; one browser for the file's two tests), two ways: the report
+opened at ``#cite-<label>`` (a citation's address) in a new tab, and a real click on a label,
+each then a screenshot. The test PDF carries a red square in
 the top-left corner and a blue one in the bottom-right corner of each page, so the page's
 position in the screenshot is found from the pixels alone; the highlight colour must then
 cover the box where the passage was printed, and nowhere else. A plain address shows no
@@ -14,9 +15,8 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import re
-import subprocess
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ import pytest
 from fpdf import FPDF
 from PIL import Image
 from playwright.sync_api import expect
-from tests.adapters.report_html._bidi import firefox
+from tests.adapters.report_html._bidi import Firefox, shared_firefox
 
 from litdesk.core.report import ReportPaper, ReportUnit, UnitExcerpt, assign_labels
 from litdesk.services.synthesis import SynthesisReport, write_report
@@ -36,6 +36,8 @@ WHEAT = "Grain yield fell by a third under post-anthesis heat stress."
 A4 = (210.0, 297.0)
 CORNER = 12.0  # mm, the registration squares
 WINDOW = (700, 1300)
+
+__all__ = ["shared_firefox"]  # the fixture (one Firefox for the file)
 
 
 def _pdf(path: Path, pages: list[tuple[str, float, float]]) -> Path:
@@ -74,17 +76,20 @@ def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_report(report, tmp / "report.html", default_dir=tmp, dpi=60)
 
 
-def _firefox_shot(firefox: str, url: str, out: Path) -> np.ndarray:
-    """A headless Firefox screenshot of ``url`` as an (h, w, 3) array."""
-    profile = out.with_suffix(".profile")
-    profile.mkdir()
-    env = os.environ | {"MOZ_HEADLESS": "1", "HOME": str(profile)}
-    cmd = [firefox, "--headless", "--no-remote", "--profile", str(profile), "--screenshot",
-           str(out), f"--window-size={WINDOW[0]},{WINDOW[1]}", url]  # fmt: skip
-    # generous: with both cores busy one cold screenshot took over a minute
-    done = subprocess.run(cmd, env=env, capture_output=True, timeout=240, check=False)
-    assert done.returncode == 0 and out.is_file(), done.stderr.decode(errors="replace")[-2000:]
-    with Image.open(out) as img:
+#: the page's images (the viewer's page images among them) all decoded
+_IMAGES_DECODED = "Array.from(document.images).every((i) => i.complete)"
+
+
+def _firefox_shot(ff: Firefox, url: str) -> np.ndarray:
+    """A screenshot of ``url`` loaded in a new tab (a document of its own, as when the
+    address is opened) at :data:`WINDOW`, as an (h, w, 3) array."""
+    with ff.tab(WINDOW) as tab:
+        ff.command("browsingContext.navigate", context=tab, url=url, wait="complete")
+        deadline = time.monotonic() + 30
+        while not ff.evaluate(tab, _IMAGES_DECODED) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        shot = ff.command("browsingContext.captureScreenshot", context=tab)["data"]
+    with Image.open(io.BytesIO(base64.b64decode(shot))) as img:
         return np.asarray(img.convert("RGB")).astype(np.int16)
 
 
@@ -126,83 +131,74 @@ def _check_highlight(px: np.ndarray, at_mm: tuple[float, float]) -> None:
     assert c["dark"][box].sum() > 0.02 * area  # the passage's glyphs are under the highlight
 
 
-@pytest.mark.timeout(1200)  # four cold Firefox starts; minutes each on a busy machine
+@pytest.mark.timeout(900)  # a cold Firefox start: minutes on a busy machine
 def test_firefox_opens_a_citation_address_with_the_passage_highlighted(
-    report_file: Path, firefox_path: str, tmp_path: Path
+    report_file: Path, shared_firefox: Firefox
 ) -> None:
-    url = report_file.as_uri()
-    _check_highlight(_firefox_shot(firefox_path, url + "#cite-A1", tmp_path / "a1.png"), (30, 150))
-    _check_highlight(_firefox_shot(firefox_path, url + "#cite-B1", tmp_path / "b1.png"), (100, 60))
-    plain = _colours(_firefox_shot(firefox_path, url, tmp_path / "plain.png"))
+    ff, url = shared_firefox, report_file.as_uri()
+    _check_highlight(_firefox_shot(ff, url + "#cite-A1"), (30, 150))
+    _check_highlight(_firefox_shot(ff, url + "#cite-B1"), (100, 60))
+    plain = _colours(_firefox_shot(ff, url))
     assert not plain["mark"].any() and not plain["red"].any()  # no viewer without an address
-    unknown = _colours(_firefox_shot(firefox_path, url + "#cite-Z9", tmp_path / "z9.png"))
+    unknown = _colours(_firefox_shot(ff, url + "#cite-Z9"))
     assert not unknown["mark"].any() and not unknown["red"].any()
 
 
 @pytest.mark.timeout(900)
 def test_firefox_click_opens_the_page_with_the_passage_highlighted(
-    report_file: Path, firefox_path: str, tmp_path: Path
+    report_file: Path, shared_firefox: Firefox
 ) -> None:
-    with firefox(firefox_path, tmp_path / "profile") as ff:
-        ff.command("session.subscribe", events=["log.entryAdded"])
-        ff.command(
-            "script.addPreloadScript",
-            functionDeclaration="() => { window.__csp = []; document.addEventListener("
-            "'securitypolicyviolation', e => window.__csp.push(e.violatedDirective)); }",
-        )
-        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
-        ff.command(
-            "browsingContext.setViewport",
-            context=ctx,
-            viewport={"width": WINDOW[0], "height": WINDOW[1]},
-        )
-        ff.command(
-            "browsingContext.navigate", context=ctx, url=report_file.as_uri(), wait="complete"
-        )
-        assert ff.evaluate(ctx, "document.getElementById('viewer').open") is False
-        box = ff.evaluate(
-            ctx,
-            "(() => { const a = document.querySelector('#questions a.cite[data-label=A1]');"
-            " a.scrollIntoView({block: 'center'}); const r = a.getBoundingClientRect();"
-            " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()",
-        )
-        ff.command(
-            "input.performActions",
-            context=ctx,
-            actions=[
-                {
-                    "type": "pointer",
-                    "id": "mouse",
-                    "parameters": {"pointerType": "mouse"},
-                    "actions": [
-                        {"type": "pointerMove", "x": round(box["x"]), "y": round(box["y"])},
-                        {"type": "pointerDown", "button": 0},
-                        {"type": "pointerUp", "button": 0},
-                    ],
-                }
-            ],
-        )
-        state = ff.evaluate(
-            ctx,
-            "({open: document.getElementById('viewer').open, hash: location.hash,"
-            " title: document.getElementById('viewer-title').textContent,"
-            " marks: document.querySelectorAll('#viewer-marks .mark').length,"
-            " pdf: document.getElementById('viewer-pdf').getAttribute('href'),"
-            " csp: window.__csp})",
-        )
-        assert state["open"] is True and state["hash"] == "#cite-A1"
-        assert state["title"].startswith("A1") and "page 2" in state["title"]
-        assert state["marks"] >= 2 and state["pdf"].endswith("gauge.pdf#page=2")
-        assert state["csp"] == []
-        shot = ff.command("browsingContext.captureScreenshot", context=ctx)["data"]
-        with Image.open(io.BytesIO(base64.b64decode(shot))) as img:
-            _check_highlight(np.asarray(img.convert("RGB")).astype(np.int16), (30, 150))
-        problems = [
-            e["params"].get("text")
-            for e in ff.events
-            if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
-        ]
-        assert problems == []
+    with shared_firefox.tab(WINDOW) as ctx:
+        _click_and_check(shared_firefox, ctx, report_file)
+
+
+def _click_and_check(ff: Firefox, ctx: str, report_file: Path) -> None:
+    ff.command(
+        "script.addPreloadScript",
+        functionDeclaration="() => { window.__csp = []; document.addEventListener("
+        "'securitypolicyviolation', e => window.__csp.push(e.violatedDirective)); }",
+        contexts=[ctx],
+    )
+    ff.command("browsingContext.navigate", context=ctx, url=report_file.as_uri(), wait="complete")
+    assert ff.evaluate(ctx, "document.getElementById('viewer').open") is False
+    box = ff.evaluate(
+        ctx,
+        "(() => { const a = document.querySelector('#questions a.cite[data-label=A1]');"
+        " a.scrollIntoView({block: 'center'}); const r = a.getBoundingClientRect();"
+        " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()",
+    )
+    ff.command(
+        "input.performActions",
+        context=ctx,
+        actions=[
+            {
+                "type": "pointer",
+                "id": "mouse",
+                "parameters": {"pointerType": "mouse"},
+                "actions": [
+                    {"type": "pointerMove", "x": round(box["x"]), "y": round(box["y"])},
+                    {"type": "pointerDown", "button": 0},
+                    {"type": "pointerUp", "button": 0},
+                ],
+            }
+        ],
+    )
+    state = ff.evaluate(
+        ctx,
+        "({open: document.getElementById('viewer').open, hash: location.hash,"
+        " title: document.getElementById('viewer-title').textContent,"
+        " marks: document.querySelectorAll('#viewer-marks .mark').length,"
+        " pdf: document.getElementById('viewer-pdf').getAttribute('href'),"
+        " csp: window.__csp})",
+    )
+    assert state["open"] is True and state["hash"] == "#cite-A1"
+    assert state["title"].startswith("A1") and "page 2" in state["title"]
+    assert state["marks"] >= 2 and state["pdf"].endswith("gauge.pdf#page=2")
+    assert state["csp"] == []
+    shot = ff.command("browsingContext.captureScreenshot", context=ctx)["data"]
+    with Image.open(io.BytesIO(base64.b64decode(shot))) as img:
+        _check_highlight(np.asarray(img.convert("RGB")).astype(np.int16), (30, 150))
+    assert ff.problems(ctx) == []
 
 
 def test_chromium_citation_address_and_shareable_click(report_file: Path, browser: Any) -> None:

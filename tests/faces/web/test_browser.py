@@ -2,10 +2,11 @@
 with a temporary store and a replay cassette: search (seeding, validation as you type,
 results with XSS payloads shown as text), selection into a new Study, saved papers
 (filter), the reader (a highlight made by selecting text, verified server-side), Studies
-(create, rename); screenshots (light, dark, narrow) under the test's tmp dir."""
+(create, rename); with ``$SHOTS_DIR`` set, screenshots (light, dark, narrow) there."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,9 @@ from litdesk.core.records import make_paper
 from litdesk.services.workspace import Workspace
 
 pytestmark = pytest.mark.slow
+
+#: where screenshots for the record go (none taken without it; nothing reads them)
+SHOTS = os.environ.get("SHOTS_DIR", "")
 
 STORED_XSS = {
     "title": '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">Stored title',
@@ -61,12 +65,14 @@ def page(browser: Any, running: Running, tmp_path: Path):
     context.close()
 
 
-def _shot(pg: Any, tmp_path: Path, name: str) -> Path:
-    folder = tmp_path / "screens"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"{name}.png"
-    pg.screenshot(path=str(path), full_page=True)
-    return path
+def _shot(pg: Any, tmp_path: Path, name: str) -> None:
+    """A full-page screenshot for the record, into ``$SHOTS_DIR`` (``name``.png; none taken
+    without it: nothing reads them)."""
+    if not SHOTS:
+        return
+    folder = Path(SHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
 def _no_script_ran(pg: Any) -> None:
@@ -243,3 +249,28 @@ def test_studies_create_and_rename(page: Any, running: Running, tmp_path: Path) 
     assert pg.evaluate("() => document.activeElement.id") == "q"
     _shot(pg, tmp_path, "studies-help")
     _no_script_ran(pg)
+
+
+_STATIC_LOADS = """() => performance.getEntriesByType('resource')
+  .filter((e) => new URL(e.name).pathname.startsWith('/static/'))
+  .map((e) => [new URL(e.name).pathname, e.transferSize])"""
+
+
+def test_static_files_come_from_the_browser_cache_on_the_next_page(
+    page: Any, running: Running
+) -> None:
+    """The CSS and every script module (imported relatively under the fingerprint) are
+    fetched by the first page, then taken from chromium's cache by the next one: nothing
+    transferred, not even a revalidation's headers (a 304 counts its headers)."""
+    pg = page
+    pg.goto(running.base + "/search")
+    pg.wait_for_selector("html[data-ready='1']")
+    first = dict(pg.evaluate(_STATIC_LOADS))
+    assert {"/app.css", "/js/app.js", "/js/dom.js"} <= {p[p.index("/", 8) :] for p in first}
+    assert all(size > 0 for size in first.values()), first
+    pg.goto(running.base + "/studies")
+    pg.wait_for_selector("html[data-ready='1']")
+    second = dict(pg.evaluate(_STATIC_LOADS))
+    assert set(first) - {p for p in first if p.endswith("favicon.svg")} <= set(second)
+    assert all(size == 0 for size in second.values()), second
+    assert pg.console_errors == []

@@ -9,6 +9,7 @@ or critical violation in these states (light and dark)."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,10 +24,17 @@ from tests.faces.web.test_live import cassette  # noqa: F401 - the OpenAlex answ
 
 pytestmark = pytest.mark.slow
 
+#: where screenshots for the record go (none taken without it; nothing reads them)
+SHOTS = os.environ.get("SHOTS_DIR", "")
+
 
 def _shot(pg: Any, tmp_path: Path, name: str) -> None:
-    folder = tmp_path / "screens"
-    folder.mkdir(exist_ok=True)
+    """A full-page screenshot for the record, into ``$SHOTS_DIR`` (``name``.png; none taken
+    without it: nothing reads them)."""
+    if not SHOTS:
+        return
+    folder = Path(SHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 

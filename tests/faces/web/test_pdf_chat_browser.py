@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from PIL import Image
 from playwright.sync_api import expect
-from tests.adapters.report_html._bidi import firefox
+from tests.adapters.report_html._bidi import Firefox, shared_firefox
 from tests.faces.web._page_checks import with_axe
 from tests.faces.web._pdfchat import (
     GAUGE,
@@ -35,6 +35,7 @@ from tests.faces.web._pdfchat import (
 from tests.faces.web.test_accessibility import AXE, _violations
 
 pytestmark = pytest.mark.slow
+__all__ = ["shared_firefox"]  # the fixture: one firefox-esr for the file, a tab per test
 
 QUESTION = "How was the staff gauge read?"
 
@@ -169,7 +170,9 @@ def test_injected_pdf_text_is_shown_as_text(browser: Any, site: Site) -> None:
     page.fill("#question", "How often was the weir gauge read by the field team during the flood?")
     page.press("#question", "Enter")
     card = page.locator("article.answer-card").last
-    expect(card.locator(".ungrounded")).to_contain_text("Not grounded: this answer cites no excerpt", timeout=120_000)
+    expect(card.locator(".ungrounded")).to_contain_text(
+        "Not grounded: this answer cites no excerpt", timeout=120_000
+    )
     expect(card.locator(".answer")).to_contain_text("<script>window.__pwned = 1</script>")
     assert card.locator(".answer img, .answer script").count() == 0
     assert page.evaluate("window.__pwned === undefined") and dialogs == []
@@ -255,16 +258,12 @@ def test_axe_on_the_chat_viewer_and_wizard_pages(browser: Any, site: Site) -> No
 
 @pytest.mark.timeout(900)
 def test_firefox_viewer_highlights_the_passage(
-    site: Site, firefox_path: str, tmp_path: Path
+    site: Site, shared_firefox: Firefox, tmp_path: Path
 ) -> None:
     gauge = sha(site.folder / "gauge.pdf")
     url = f"{site.base}/library/pdf/{gauge}?page=2&zoom=75&passage={GAUGE.replace(' ', '+')}"
-    with firefox(firefox_path, tmp_path / "profile") as ff:
-        ff.command("session.subscribe", events=["log.entryAdded"])
-        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
-        ff.command(
-            "browsingContext.setViewport", context=ctx, viewport={"width": 900, "height": 1400}
-        )
+    ff = shared_firefox
+    with ff.tab((900, 1400)) as ctx:
         ff.command("browsingContext.navigate", context=ctx, url=url, wait="complete")
         deadline = time.monotonic() + 60
         state: dict[str, Any] = {}
@@ -290,21 +289,15 @@ def test_firefox_viewer_highlights_the_passage(
             ff.command("browsingContext.captureScreenshot", context=ctx, origin="document")["data"]
         )))  # fmt: skip
         assert plain["red"].any() and not plain["mark"].any()  # a page, no highlight on it
-        problems = [
-            e["params"].get("text")
-            for e in ff.events
-            if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
-        ]
-        assert problems == []
+        assert ff.problems(ctx) == []
 
 
 @pytest.mark.timeout(900)
 def test_firefox_chat_asks_as_a_job_and_shows_the_answer_card(
-    site: Site, firefox_path: str, tmp_path: Path
+    site: Site, shared_firefox: Firefox
 ) -> None:
-    with firefox(firefox_path, tmp_path / "profile") as ff:
-        ff.command("session.subscribe", events=["log.entryAdded"])
-        ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
+    ff = shared_firefox
+    with ff.tab() as ctx:
         ff.command(
             "browsingContext.navigate", context=ctx, url=site.base + "/chat", wait="complete"
         )
@@ -332,9 +325,4 @@ def test_firefox_chat_asks_as_a_job_and_shows_the_answer_card(
                 break
             time.sleep(0.2)
         assert state["cards"] == before + 1 and state["last"] == question, state
-        problems = [
-            e["params"].get("text")
-            for e in ff.events
-            if e.get("method") == "log.entryAdded" and e["params"].get("level") in {"error", "warn"}
-        ]
-        assert problems == []
+        assert ff.problems(ctx) == []

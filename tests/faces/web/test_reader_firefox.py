@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.adapters.report_html._bidi import firefox
+from tests.adapters.report_html._bidi import Firefox, shared_firefox
 from tests.faces.web._fulltext import P3, reader_server
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
@@ -21,6 +21,7 @@ from litdesk.core.records import make_paper
 from litdesk.services.workspace import Workspace
 
 pytestmark = pytest.mark.slow
+__all__ = ["shared_firefox"]  # the fixture: one firefox-esr for the file, a tab per test
 
 ABSTRACT = (
     "Mice were observed for twelve weeks; the treated group showed slower tumour growth overall."
@@ -70,12 +71,9 @@ def _double_click_word(ff: Any, ctx: str, element: str, word: str) -> None:
     )
 
 
-def _open(ff: Any, url: str) -> str:
-    ctx = ff.command("browsingContext.getTree")["contexts"][0]["context"]
-    ff.command("browsingContext.setViewport", context=ctx, viewport={"width": 1000, "height": 800})
+def _open(ff: Firefox, ctx: str, url: str) -> None:
     ff.command("browsingContext.navigate", context=ctx, url=url, wait="complete")
     _wait(ff, ctx, "document.documentElement.dataset.ready === '1'")
-    return str(ctx)
 
 
 _FORM_STATE = """({text: document.getElementById('hl-text').value,
@@ -85,7 +83,7 @@ _FORM_STATE = """({text: document.getElementById('hl-text').value,
 
 
 def test_firefox_selection_makes_a_verified_highlight(
-    running: Running, firefox_path: str, tmp_path: Path, tmp_settings: Any
+    running: Running, shared_firefox: Firefox, tmp_settings: Any
 ) -> None:
     store = open_store(tmp_settings)
     try:
@@ -96,8 +94,9 @@ def test_firefox_selection_makes_a_verified_highlight(
         )
     finally:
         store.dispose()
-    with firefox(firefox_path, tmp_path / "profile") as ff:
-        ctx = _open(ff, f"{running.base}/paper/{paper.id}")
+    ff = shared_firefox
+    with ff.tab((1000, 800)) as ctx:
+        _open(ff, ctx, f"{running.base}/paper/{paper.id}")
         _double_click_word(ff, ctx, "abstract", "slower")
         _wait(ff, ctx, "document.getElementById('hl-start').value !== ''")
         state = ff.evaluate(ctx, _FORM_STATE)
@@ -114,13 +113,11 @@ def test_firefox_selection_makes_a_verified_highlight(
 
 
 def test_firefox_selection_in_a_fulltext_paragraph(
-    firefox_path: str, tmp_path: Path, tmp_settings: Any, hosting: Hosting
+    shared_firefox: Firefox, tmp_path: Path, tmp_settings: Any, hosting: Hosting
 ) -> None:
-    with (
-        reader_server(tmp_settings, tmp_path, hosting) as srv,
-        firefox(firefox_path, tmp_path / "profile") as ff,
-    ):
-        ctx = _open(ff, f"{srv.running.base}/paper/{srv.papers['ccby'].id}?fulltext=1")
+    ff = shared_firefox
+    with reader_server(tmp_settings, tmp_path, hosting) as srv, ff.tab((1000, 800)) as ctx:
+        _open(ff, ctx, f"{srv.running.base}/paper/{srv.papers['ccby'].id}?fulltext=1")
         _double_click_word(ff, ctx, "ft-p3", "calipers")
         _wait(ff, ctx, "document.getElementById('hl-block').value !== ''")
         state = ff.evaluate(ctx, _FORM_STATE)

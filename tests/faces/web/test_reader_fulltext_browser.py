@@ -8,6 +8,7 @@ violation; screenshots under the test's tmp dir."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,9 @@ from tests.faces.web.test_accessibility import AXE
 from litdesk.core.evidence import text_digest
 
 pytestmark = pytest.mark.slow
+
+#: where screenshots for the record go (none taken without it; nothing reads them)
+SHOTS = os.environ.get("SHOTS_DIR", "")
 
 SELECT_IN = """([id, needle]) => {
   const el = document.getElementById(id);
@@ -62,8 +66,12 @@ def page(browser: Any, srv: ReaderServer) -> Iterator[Any]:
 
 
 def _shot(pg: Any, tmp_path: Path, name: str) -> None:
-    folder = tmp_path / "screens"
-    folder.mkdir(exist_ok=True)
+    """A full-page screenshot for the record, into ``$SHOTS_DIR`` (``name``.png; none taken
+    without it: nothing reads them)."""
+    if not SHOTS:
+        return
+    folder = Path(SHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 

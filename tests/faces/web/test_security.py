@@ -4,6 +4,7 @@ different Origin and a missing or wrong CSRF token; headers on every response.""
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +18,7 @@ from starlette.routing import Route
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import Running, free_port, serve_app
 
+from litdesk.faces.web._render import asset_prefix
 from litdesk.faces.web._security import CSP, SecurityMiddleware
 
 LIMIT = 1_000
@@ -229,6 +231,32 @@ def test_headers_on_pages_api_static_and_errors(running: Running) -> None:
         else:
             assert r.headers["cache-control"] == "private, no-store"
     assert "javascript" in responses[6].headers["content-type"]
+
+
+def test_pages_link_fingerprinted_static_files_cached_for_good(running: Running) -> None:
+    """Every page links its CSS and scripts by a URL naming their content; those answer
+    ``immutable`` (a browser never asks again) and set no cookie (a shared cache would
+    hand it to everyone); the plain URL, an older fingerprint and a missing file do not."""
+    prefix = asset_prefix()
+    assert re.fullmatch(r"/static/[0-9a-f]{16}", prefix)
+    with running.client() as c, running.client() as fresh:  # fresh: no cookie yet
+        page = c.get("/search").text
+        linked = re.findall(r'(?:href|src)="(/static/[^"]+)"', page)
+        assert {f"{prefix}/app.css", f"{prefix}/js/app.js", f"{prefix}/favicon.svg"} <= set(linked)
+        assert all(url.startswith(prefix + "/") for url in linked), linked
+        for url in linked + [f"{prefix}/js/dom.js"]:  # a module imported relatively
+            r = fresh.get(url)
+            assert r.status_code == 200, url
+            _headers_ok(r)
+            assert r.headers["cache-control"] == "public, max-age=31536000, immutable"
+            assert "set-cookie" not in r.headers
+            assert r.content == c.get(url.replace(prefix, "/static")).content
+        older = fresh.get("/static/0123456789abcdef/app.css")  # a page from before an upgrade
+        assert older.status_code == 200 and older.headers["cache-control"] == "no-cache"
+        assert older.content == fresh.get(f"{prefix}/app.css").content
+        missing = fresh.get(f"{prefix}/nope.css")
+        assert missing.status_code == 404 and missing.headers["cache-control"] == "no-cache"
+        assert fresh.get(f"{prefix}/../_render.py").status_code == 404
 
 
 def test_no_docs_pages_with_cdn_scripts(running: Running) -> None:

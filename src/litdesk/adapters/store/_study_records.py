@@ -296,10 +296,27 @@ def list_records(
 
 def set_groups(
     conn: Connection, study_id: str, groups: Sequence[tuple[str, str | None, str | None]]
-) -> None:
-    """Set each record's group and rule (``(key, grp, rule)``) in one statement."""
+) -> int:
+    """Set each record's group and rule (``(key, grp, rule)``) in one statement; a record
+    that holds them already is not written (a regrouping after a few records came or went
+    changes only the groups they are in). How many records were written."""
     if not groups:
-        return
+        return 0
+    held = {
+        str(key): (grp, rule)
+        for key, grp, rule in conn.execute(
+            sa.select(study_records.c.key, study_records.c.grp, study_records.c.rule).where(
+                study_records.c.study_id == study_id
+            )
+        )
+    }
+    todo = [
+        {"s_id": study_id, "r_key": k, "r_grp": g, "r_rule": rule}
+        for k, g, r in groups
+        if k in held and held[k] != (g, rule := (r or None) and r[:300])
+    ]
+    if not todo:
+        return 0
     stmt = (
         sa.update(study_records)
         .where(
@@ -308,13 +325,8 @@ def set_groups(
         )
         .values(grp=sa.bindparam("r_grp"), rule=sa.bindparam("r_rule"))
     )
-    conn.execute(
-        stmt,
-        [
-            {"s_id": study_id, "r_key": k, "r_grp": g, "r_rule": (r or None) and r[:300]}
-            for k, g, r in groups
-        ],
-    )
+    conn.execute(stmt, todo)
+    return len(todo)
 
 
 def set_record_papers(conn: Connection, study_id: str, pairs: Sequence[tuple[str, str]]) -> None:

@@ -1,4 +1,6 @@
-"""A bounded cache of what a pure function computes from a record's content (pure: no I/O).
+"""Bounded caches of what pure functions compute from records (pure: no I/O): a record
+group's features by its content (:class:`ContentCache`), a pair's judgement by its pair of
+cached features (:class:`PairCache`).
 
 Deduplication regroups a Study's records after each change of its sources (an import
 added, removed or restored; a search updated): every run computed every record's
@@ -15,7 +17,7 @@ from collections.abc import Callable, Hashable
 from threading import Lock
 from typing import Generic, TypeVar
 
-__all__ = ["ContentCache"]
+__all__ = ["ContentCache", "PairCache"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -41,6 +43,62 @@ class ContentCache(Generic[K, V]):
         value = make()  # outside the lock: another thread may make the same value meanwhile
         with self._lock:
             self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+A = TypeVar("A")
+
+
+class PairCache(Generic[A, V]):
+    """``get(a, b, scope, make)``: ``make(a, b)``'s value for the pair of objects ``a``, ``b``
+    (in that order) in ``scope`` (:meth:`scope`: the other inputs), made once while it is
+    kept.
+
+    For the objects a :class:`ContentCache` hands out (equal content, one shared object):
+    the key is the objects' identities, and an entry holds both objects, so neither can be
+    collected and its identity reused by another object while the entry is kept; a hit is
+    checked to be those very objects. Objects equal in content but not shared are
+    different keys (a miss, never a wrong value). Values are shared between calls: read
+    them, never change them. Thread-safe; least recently used entries go first past
+    ``size``."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[int, int, int], tuple[A, A, V]] = OrderedDict()
+        self._scopes: dict[Hashable, int] = {}
+        self._lock = Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def scope(self, inputs: Hashable) -> int:
+        """A number for ``inputs`` (the same number for equal inputs): hashed once a run,
+        not once a pair."""
+        with self._lock:
+            return self._scopes.setdefault(inputs, len(self._scopes))
+
+    def get(self, a: A, b: A, scope: int, make: Callable[[A, A], V]) -> V:
+        key = (id(a), id(b), scope)
+        with self._lock:
+            entry = self._items.get(key)
+            if entry is not None and entry[0] is a and entry[1] is b:
+                self._items.move_to_end(key)
+                self.hits += 1
+                return entry[2]
+            self.misses += 1
+        value = make(a, b)
+        with self._lock:
+            self._items[key] = (a, b, value)
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)

@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
-from fastapi.staticfiles import StaticFiles
 
 from litdesk import SYSTEM_CLOCK, Clock, __version__
 from litdesk._settings import Settings
@@ -23,7 +22,7 @@ from litdesk.services.synthesis import report_csp
 
 from . import _auth, _sso
 from ._errors import CatchAll, install_error_handlers
-from ._render import STATIC_DIR
+from ._render import StaticAssets, asset_prefix
 from ._security import DEFAULT_BODY_LIMIT, SecurityMiddleware
 from ._timing import ServerTiming
 from .routes import (
@@ -143,6 +142,7 @@ def create_app(
             ),
         },
         csp_overrides={reports.VIEW_PREFIX: report_csp()},
+        immutable_prefix=asset_prefix() + "/",
     )
     if team:
         web.add_middleware(_auth.AccessLog)
@@ -150,7 +150,7 @@ def create_app(
         web.include_router(_auth.pages, include_in_schema=False)
         web.include_router(_sso.pages, include_in_schema=False)
         web.include_router(_auth.api, prefix=API_PREFIX)
-    web.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    web.mount("/static", StaticAssets(), name="static")
     routes = (
         search,
         papers,

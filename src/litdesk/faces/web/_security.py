@@ -19,7 +19,10 @@
 * a request body must keep arriving: a wait of more than :data:`BODY_READ_TIMEOUT` seconds
   for its next chunk answers 408 (a slow client cannot hold a worker thread);
 * every response carries the CSP, ``nosniff``, ``no-referrer``, ``frame-ancestors
-  'none'`` and ``Cache-Control: private, no-store`` (static files: ``no-cache``).
+  'none'`` and ``Cache-Control: private, no-store``; static files ``no-cache``, except
+  those under the current fingerprinted prefix (``/static/<content hash>/``, see
+  ``_render.asset``): ``public, max-age=31536000, immutable`` and no ``Set-Cookie``, so a
+  browser loads them once and then from its cache without asking again.
 
 Refusals are JSON ``{error, code, message}`` under ``/api/`` and a short text page
 elsewhere; they never echo the request.
@@ -163,6 +166,7 @@ class SecurityMiddleware:
         default_limit: int = DEFAULT_BODY_LIMIT,
         body_limits: dict[str, int] | None = None,
         static_prefix: str = "/static/",
+        immutable_prefix: str | None = None,
         csp_overrides: dict[str, str] | None = None,
         spending_paths: tuple[str, ...] = SPENDING_PATHS,
         body_timeout: float = BODY_READ_TIMEOUT,
@@ -173,6 +177,8 @@ class SecurityMiddleware:
         self.default_limit = default_limit
         self.body_limits = sorted((body_limits or {}).items(), key=lambda kv: -len(kv[0]))
         self.static_prefix = static_prefix
+        #: files whose URL names their content (a hash): cached for good once answered 200
+        self.immutable_prefix = immutable_prefix
         #: path prefix -> the CSP of those responses instead of :data:`CSP` (a served
         #: synthesis report carries its own: its one inline script and style by hash)
         self.csp_overrides = sorted((csp_overrides or {}).items(), key=lambda kv: -len(kv[0]))
@@ -287,6 +293,7 @@ class SecurityMiddleware:
                 return
 
         static = path.startswith(self.static_prefix)
+        immutable = self.immutable_prefix is not None and path.startswith(self.immutable_prefix)
         csp = next((c for prefix, c in self.csp_overrides if path.startswith(prefix)), CSP)
         set_cookie = None if cookie_token else token
         started = False
@@ -299,8 +306,13 @@ class SecurityMiddleware:
                 return
             if message["type"] == "http.response.start":
                 started = True
+                cached = immutable and message.get("status") == 200
                 _add_headers(
-                    message, static=static, set_cookie=set_cookie, csp=csp, secure=self.secure
+                    message,
+                    cache=_IMMUTABLE if cached else _NO_CACHE if static else _NO_STORE,
+                    set_cookie=None if cached else set_cookie,  # never in a shared cache
+                    csp=csp,
+                    secure=self.secure,
                 )
             await send(message)
 
@@ -347,7 +359,7 @@ def _secured(value: bytes) -> bytes:
 def _add_headers(
     message: Message,
     *,
-    static: bool,
+    cache: bytes,
     set_cookie: str | None,
     csp: str = CSP,
     secure: bool = False,
@@ -362,7 +374,7 @@ def _add_headers(
         (b"x-frame-options", b"DENY"),
         (b"cross-origin-opener-policy", b"same-origin"),
         (b"cross-origin-resource-policy", b"same-origin"),
-        (b"cache-control", b"no-cache" if static else b"private, no-store"),
+        (b"cache-control", cache),
     ]
     if set_cookie is not None:
         raw.append(
@@ -374,6 +386,11 @@ def _add_headers(
         )
     message["headers"] = raw
 
+
+#: Cache-Control of pages and API answers, of static files, of fingerprinted static files
+_NO_STORE: Final = b"private, no-store"
+_NO_CACHE: Final = b"no-cache"
+_IMMUTABLE: Final = b"public, max-age=31536000, immutable"
 
 _OWNED: Final = frozenset(
     {
@@ -545,6 +562,6 @@ async def _refuse(send: Send, status: int, code: str, message: str, api: bool) -
         "status": status,
         "headers": [(b"content-type", ctype), (b"content-length", str(len(body)).encode())],
     }
-    _add_headers(start, static=False, set_cookie=None)
+    _add_headers(start, cache=_NO_STORE, set_cookie=None)
     await send(start)
     await send({"type": "http.response.body", "body": body})

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from sqlalchemy.engine import Connection
@@ -62,13 +62,21 @@ PENDING_RULE = "not deduplicated yet"
 
 @dataclass(frozen=True, slots=True)
 class WorkingGroup:
-    """A study of the working set: its merged record and its member records, first the
-    one the others joined (``pending``: a record not deduplicated yet)."""
+    """A study of the working set: its member records, first the one the others joined
+    (``pending``: a record not deduplicated yet), and its merged record (:attr:`paper`)."""
 
     key: str
-    paper: Paper
     members: tuple[StudyRecordRow, ...]
     pending: bool
+    _merged: list[Paper] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def paper(self) -> Paper:
+        """The group's merged record, merged when first asked for (the PRISMA flow and the
+        screening history read a working set's groups and members only)."""
+        if not self._merged:
+            self._merged.append(merged_paper(self.members))
+        return self._merged[0]
 
 
 def regroup(store: Store, study_id: str) -> None:
@@ -181,7 +189,7 @@ def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow
 
 
 def _group(key: str, members: list[StudyRecordRow]) -> WorkingGroup:
-    return WorkingGroup(key, merged_paper(members), tuple(members), members[0].grp is None)
+    return WorkingGroup(key, tuple(members), members[0].grp is None)
 
 
 def working_groups(store: Store, study_id: str) -> list[WorkingGroup]:
