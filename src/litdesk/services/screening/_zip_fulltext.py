@@ -27,7 +27,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import screening
 from litdesk.core.dedup import normalize_title
 from litdesk.core.records import normalize_doi, normalize_pmid
@@ -141,7 +140,8 @@ def _notes(body: bytes) -> list[tuple[dict[str, str], str, str]]:
 
 def record_retrieval(area: AreaParts, study: str, body: bytes, owner: str) -> RetrievalRecorded:
     """Record the retrieval the ZIP's ``full_text`` member says into recovered Study
-    ``study`` (its owner), each as ``owner``'s note, in one transaction."""
+    ``study`` (its owner), each as ``owner``'s note, in one transaction (as a retrieval
+    note is recorded on its card: no entry of its own in the Study's history)."""
     notes = _notes(body)
     if not notes:
         return RetrievalRecorded()
@@ -164,6 +164,4 @@ def record_retrieval(area: AreaParts, study: str, body: bytes, owner: str) -> Re
                 note=note, by=owner, at=now,
             )  # fmt: skip
             recorded += 1
-        if recorded:
-            access.add_history(conn, row.id, owner, "screening_recovered", None, now)
     return RetrievalRecorded(recorded, unmatched)
