@@ -90,7 +90,7 @@ def test_extract_in_a_study_fills_its_form_and_records_it(server: ScriptedModelS
                                  "(choose one of: RCT, cohort)"]  # fmt: skip
     code, _, err = invoke("extract-save", draft["draft_id"], "--reviewed", "--form",
                           "--set", "design=bogus")  # fmt: skip
-    assert code != 0 and "design: choose one of: RCT, cohort" in err
+    assert code != 0 and "Design: choose one of: RCT, cohort" in err
     code, out, err = invoke("extract-save", draft["draft_id"], "--reviewed", "--form",
                             "--set", "design=rct", "--json")  # fmt: skip
     assert code == 0, err

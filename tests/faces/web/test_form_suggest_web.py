@@ -104,7 +104,8 @@ def test_api_form_suggestions_checked_reviewed_recorded(one):
         assert c.post(accept, json={"values": {}}).json()["code"] == "review_required"
         wrong = c.post(accept, json={"reviewed": True, "values": {"design": "crossover"}})
         assert wrong.status_code == 400 and wrong.json()["code"] == "value_option"
-        assert wrong.json()["message"].startswith("design: choose one of: RCT")
+        assert wrong.json()["message"].startswith("Design: choose one of: RCT")
+        assert wrong.json()["details"] == {"field": "design"}  # the key, for a script
         hostile = c.post(accept, json={"reviewed": True, "values": {"Design; drop": "x"}})
         assert hostile.status_code == 422
         saved = c.post(

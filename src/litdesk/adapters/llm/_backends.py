@@ -356,6 +356,42 @@ class NoModelBackend:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class BackendTarget:
+    """Which backend, where its requests go (host[:port]) and which model it asks — read
+    from the settings without building the backend (no SDK imported, no client, no TLS
+    context): what a consent notice shows before anything is sent."""
+
+    name: str
+    host: str
+    model: str
+
+
+def backend_target(
+    kind: str,
+    *,
+    model: str | None = None,
+    anthropic_api_key: str | None = None,
+    openai_base_url: str | None = None,
+    anthropic_base_url: str | None = None,
+) -> BackendTarget:
+    """The target of the backend :func:`make_backend` builds from the same settings, after
+    the same checks (each a :class:`ConfigError`)."""
+    if kind == "none":
+        return BackendTarget(NoModelBackend.name, NoModelBackend.host, NoModelBackend.model)
+    if kind not in {"anthropic", "openai"}:
+        raise ConfigError(f"unknown llm_backend {kind!r}: use none, anthropic or openai")
+    if not model:
+        raise ConfigError(f"llm_backend {kind!r} needs LITDESK_CHAT_MODEL")
+    if kind == "anthropic":
+        if not anthropic_api_key:
+            raise ConfigError("llm_backend 'anthropic' needs LITDESK_ANTHROPIC_API_KEY")
+        return BackendTarget(kind, _host(check_anthropic_base_url(anthropic_base_url)), model)
+    if not openai_base_url:
+        raise ConfigError("llm_backend 'openai' needs LITDESK_OPENAI_BASE_URL")
+    return BackendTarget(kind, _host(openai_base_url), model)
+
+
 def make_backend(
     kind: str,
     *,
@@ -366,21 +402,20 @@ def make_backend(
     anthropic_base_url: str | None = None,
     timeout: float = 120.0,
 ) -> ChatBackend:
-    """The backend named by the ``llm_backend`` setting."""
-    if kind == "none":
-        return NoModelBackend()
-    if kind not in {"anthropic", "openai"}:
-        raise ConfigError(f"unknown llm_backend {kind!r}: use none, anthropic or openai")
-    if not model:
-        raise ConfigError(f"llm_backend {kind!r} needs LITDESK_CHAT_MODEL")
-    if kind == "anthropic":
-        if not anthropic_api_key:
-            raise ConfigError("llm_backend 'anthropic' needs LITDESK_ANTHROPIC_API_KEY")
+    """The backend named by the ``llm_backend`` setting (its target: :func:`backend_target`)."""
+    target = backend_target(
+        kind, model=model, anthropic_api_key=anthropic_api_key,
+        openai_base_url=openai_base_url, anthropic_base_url=anthropic_base_url,
+    )  # fmt: skip
+    if target.name == "anthropic":
+        assert anthropic_api_key is not None  # backend_target checked it
         return AnthropicBackend(
-            api_key=anthropic_api_key, model=model, base_url=anthropic_base_url, timeout=timeout
+            api_key=anthropic_api_key, model=target.model, base_url=anthropic_base_url,
+            timeout=timeout,
+        )  # fmt: skip
+    if target.name == "openai":
+        assert openai_base_url is not None
+        return OpenAICompatBackend(
+            base_url=openai_base_url, model=target.model, api_key=openai_api_key, timeout=timeout
         )
-    if not openai_base_url:
-        raise ConfigError("llm_backend 'openai' needs LITDESK_OPENAI_BASE_URL")
-    return OpenAICompatBackend(
-        base_url=openai_base_url, model=model, api_key=openai_api_key, timeout=timeout
-    )
+    return NoModelBackend()

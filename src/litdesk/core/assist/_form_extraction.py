@@ -293,8 +293,9 @@ def parse_form_extraction(text: str, source: BoundedSource, asked: AskedForm) ->
             checked = parse_value(f, value)
         except ValueInvalid as exc:
             dropped.append(f.key)
-            reason = exc.message.split(": ", 1)[-1]
-            warnings.append(f"{name} dropped: {value[:60]!r} does not fit the field ({reason})")
+            warnings.append(
+                f"{name} dropped: {value[:60]!r} does not fit the field ({exc.problem})"
+            )
             continue
         if checked is not None:
             kept[f.key] = FormSuggestion(f.key, checked, " ".join(quote.split()), kept_block)

@@ -3,7 +3,8 @@
 A form is a tuple of :class:`FormField` (key, label, type, options, help text, required,
 maximum length) with a ``revision`` that counts its changes and the ``template`` it was
 made from (``None``: defined by the reviewers). Values are validated against a form by
-:func:`check_values`; every error names its field. A form change never loses recorded
+:func:`check_values`; every error names its field by its label (its key in the error's
+``field``). A form change never loses recorded
 values: :func:`shown_values` lists a record's values in the current form's order and,
 after them, the values of fields the form no longer has ("not in the current form").
 """
@@ -101,14 +102,21 @@ class FormInvalid(InputError):
 
 
 class ValueInvalid(InputError):
-    """A value does not fit its field (type, option, length, a required field left empty);
-    ``field`` names the field."""
+    """A value does not fit its field (type, option, length, a required field left empty).
+    The message names the field by its ``label`` (what a reviewer sees; its key when it
+    has none, as a key outside the form); ``field`` (and the JSON error's ``field``) is its
+    key, what a script reads; ``problem`` is the message without the field's name."""
 
     default_code = "value_invalid"
 
-    def __init__(self, field: str, message: str, *, code: str | None = None) -> None:
-        super().__init__(f"{field}: {message}", code=code, field=field)
+    def __init__(
+        self, field: str, message: str, *, label: str | None = None, code: str | None = None
+    ) -> None:
+        named = label.strip() if label and label.strip() else field
+        super().__init__(f"{named}: {message}", code=code, field=field)
         self.field = field
+        self.label = named
+        self.problem = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,43 +223,47 @@ class Form:
 
 def parse_value(field: FormField, raw: object) -> FieldValue | None:
     """``raw`` (typed, or text from a form or the command line) as ``field``'s value;
-    ``None`` when empty. Raises :class:`ValueInvalid` naming the field."""
+    ``None`` when empty. Raises :class:`ValueInvalid` naming the field (by its label)."""
     if raw is None:
         return None
     if isinstance(raw, str) and not raw.strip():
         return None
-    key = field.key
     if field.type == "text":
         if not isinstance(raw, str):
-            raise ValueInvalid(key, "text expected", code="value_type")
+            raise _invalid(field, "text expected", "value_type")
         if len(raw) > field.max_length:
-            raise ValueInvalid(key, f"at most {field.max_length:,} characters", code="value_length")
+            raise _invalid(field, f"at most {field.max_length:,} characters", "value_length")
         return raw
     if field.type == "number":
-        return _number(key, raw)
+        return _number(field, raw)
     if field.type == "yesno":
         if isinstance(raw, bool):
             return raw
         if isinstance(raw, str) and raw.strip().casefold() in _YES | _NO:
             return raw.strip().casefold() in _YES
-        raise ValueInvalid(key, "answer yes or no", code="value_type")
+        raise _invalid(field, "answer yes or no", "value_type")
     # choice
     if not isinstance(raw, str):
-        raise ValueInvalid(key, "choose one of the options", code="value_type")
+        raise _invalid(field, "choose one of the options", "value_type")
     wanted = raw.strip().casefold()
     for option in field.options:
         if option.strip().casefold() == wanted:
             return option
     shown = ", ".join(field.options[:10])
-    raise ValueInvalid(key, f"choose one of: {shown}", code="value_option")
+    raise _invalid(field, f"choose one of: {shown}", "value_option")
+
+
+def _invalid(field: FormField, message: str, code: str) -> ValueInvalid:
+    """``field``'s value refused: named by its label, its key in ``field``."""
+    return ValueInvalid(field.key, message, label=field.label, code=code)
 
 
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 
 
-def _number(key: str, raw: object) -> int | float:
+def _number(field: FormField, raw: object) -> int | float:
     if isinstance(raw, bool):
-        raise ValueInvalid(key, "a number expected", code="value_type")
+        raise _invalid(field, "a number expected", "value_type")
     if isinstance(raw, int):
         value: int | float = raw
     elif isinstance(raw, float):
@@ -261,14 +273,14 @@ def _number(key: str, raw: object) -> int | float:
         if _THOUSANDS.match(text):  # 1,234 (thousands separators)
             text = text.replace(",", "")
         if len(text) > MAX_NUMBER_CHARS or not _NUMBER.match(text):
-            raise ValueInvalid(key, f"a number expected, not {raw[:40]!r}", code="value_type")
+            raise _invalid(field, f"a number expected, not {raw[:40]!r}", "value_type")
         value = float(text) if any(c in text for c in ".eE") else int(text)
     else:
-        raise ValueInvalid(key, "a number expected", code="value_type")
+        raise _invalid(field, "a number expected", "value_type")
     if isinstance(value, float) and not math.isfinite(value):
-        raise ValueInvalid(key, "a finite number expected", code="value_type")
+        raise _invalid(field, "a finite number expected", "value_type")
     if abs(value) > 1e15:
-        raise ValueInvalid(key, "the number is too large", code="value_type")
+        raise _invalid(field, "the number is too large", "value_type")
     return value
 
 
@@ -290,7 +302,7 @@ def check_values(
         value = parse_value(f, raw.get(f.key))
         if value is None:
             if f.required:
-                raise ValueInvalid(f.key, f"{f.label} is required", code="value_required")
+                raise _invalid(f, "a value is required", "value_required")
             continue
         out[f.key] = value
     for k, v in (kept or {}).items():

@@ -373,8 +373,21 @@ def _screening_lines(
             continue
         unmatched = f", {d['unmatched']} matched no record" if d.get("unmatched") else ""
         whose = "with their reviewers" if d.get("history") else "as yours"
-        out.append(f"{name} screening: {d['recorded']} decisions recorded {whose}{unmatched}")
+        out.append(
+            f"{name} screening: {d['recorded']} decisions recorded {whose}{unmatched}"
+            + _retrieval_words(d)
+        )
     return out
+
+
+def _retrieval_words(d: Mapping[str, int | str]) -> str:
+    """The full-text file's retrieval as recovery recorded it ("" when it held none)."""
+    if "retrieval_error" in d:
+        return f"; its retrieval (reports not retrieved) was not recorded: {d['retrieval_error']}"
+    if not d.get("retrieval") and not d.get("retrieval_unmatched"):
+        return ""
+    left = f", {d['retrieval_unmatched']} matched no record" if d.get("retrieval_unmatched") else ""
+    return f"; retrieval recorded for {d.get('retrieval', 0)} report(s) as yours{left}"
 
 
 # --- paper -------------------------------------------------------------------------------

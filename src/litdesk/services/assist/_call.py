@@ -18,10 +18,12 @@ from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import ConfigError, LitdeskError
 from litdesk._settings import Settings
 from litdesk.adapters.llm import (
+    BackendTarget,
     ChatReply,
     ChatRequest,
     HiddenReasoningOnly,
     Thinking,
+    backend_target,
     make_backend,
 )
 from litdesk.adapters.store import Store
@@ -39,6 +41,7 @@ __all__ = [
     "ModelCall",
     "Role",
     "assist_backend",
+    "assist_target",
 ]
 
 Role = Literal["chat", "generation"]
@@ -69,8 +72,8 @@ class AssistBackend(Protocol):
     def complete(self, request: ChatRequest) -> ChatReply: ...
 
 
-def assist_backend(settings: Settings, role: Role) -> AssistBackend:
-    """The backend of ``role`` from the settings (never the no-model backend)."""
+def _role_backend(settings: Settings, role: Role) -> tuple[str, str | None]:
+    """The backend kind and model of ``role`` (never the no-model backend)."""
     if role == "generation":
         kind = settings.generation_backend or settings.llm_backend
         model = settings.generation_model or settings.chat_model
@@ -82,6 +85,28 @@ def assist_backend(settings: Settings, role: Role) -> AssistBackend:
             "LITDESK_CHAT_MODEL",
             code="assist_unavailable",
         )
+    return kind, model
+
+
+def assist_target(settings: Settings, role: Role) -> BackendTarget:
+    """Where the backend of ``role`` sends and which model it asks, checked as
+    :func:`assist_backend` checks them, without building it: a consent notice needs no
+    SDK, client or TLS context (the model call's work)."""
+    kind, model = _role_backend(settings, role)
+    key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
+    target = backend_target(
+        kind, model=model, anthropic_api_key=key, openai_base_url=settings.openai_base_url,
+        anthropic_base_url=settings.anthropic_base_url,
+    )  # fmt: skip
+    if not target.host:
+        raise AssistUnavailable("the model backend names no host", code="assist_unavailable")
+    return target
+
+
+def assist_backend(settings: Settings, role: Role) -> AssistBackend:
+    """The backend of ``role`` from the settings (never the no-model backend)."""
+    assist_target(settings, role)  # its checks, before anything is built
+    kind, model = _role_backend(settings, role)
     key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else None
     okey = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
     backend = make_backend(
@@ -93,9 +118,6 @@ def assist_backend(settings: Settings, role: Role) -> AssistBackend:
         anthropic_base_url=settings.anthropic_base_url,
         timeout=settings.assist_timeout_seconds,
     )
-    host = getattr(backend, "host", "")
-    if not isinstance(host, str) or not host:
-        raise AssistUnavailable("the model backend names no host", code="assist_unavailable")
     return backend  # type: ignore[return-value]  # the two model backends have ``host``
 
 
@@ -168,7 +190,19 @@ class Assistant:
         self._backend = backend
         self._owns_backend = backend is None
         self._clock = clock
+        self._target: BackendTarget | None = None
         self.allowance = AssistAllowance(store, settings, clock=clock)
+
+    @property
+    def target(self) -> BackendTarget:
+        """Which backend, host and model a call goes to: the given backend's, else read
+        from the settings (nothing is built for it)."""
+        if self._backend is not None:
+            b = self._backend
+            return BackendTarget(b.name, b.host, b.model)
+        if self._target is None:
+            self._target = assist_target(self.settings, self.role)
+        return self._target
 
     @property
     def backend(self) -> AssistBackend:
@@ -190,9 +224,10 @@ class Assistant:
         self.close()
 
     def notice(self, text: str) -> ConsentNotice:
-        """What will be sent, where, and the token that consents to exactly that."""
-        b = self.backend
-        return ConsentNotice(text=text, host=b.host, backend=b.name, model=b.model)
+        """What will be sent, where, and the token that consents to exactly that (no
+        backend is built for it: a preview does none of the call's work)."""
+        t = self.target
+        return ConsentNotice(text=text, host=t.host, backend=t.name, model=t.model)
 
     async def call(
         self,

@@ -29,6 +29,7 @@ from litdesk._errors import LitdeskError, NotFoundError, RefusedError
 from litdesk.adapters.pdf import read_pages_digest
 from litdesk.adapters.pdfpages import PDFIUM_LOCK
 from litdesk.adapters.store import (
+    accounts,
     get_recent_run,
     pdf_records,
     recent_runs_holding,
@@ -52,7 +53,7 @@ from litdesk.services.citations import Mode, seed_key
 from litdesk.services.fulltext import FullTextResult
 from litdesk.services.providers import Providers
 from litdesk.services.search import SelectionFailure, SelectionResult, make_definition, run_text
-from litdesk.services.studies import study_rows
+from litdesk.services.studies import may_change_form, study_rows
 from litdesk.services.workspace import EvidenceView, Workspace, context_from_fulltext
 
 from ._listings import Listings
@@ -591,6 +592,11 @@ class ReaderArea:
         views, problems = ws.evidence(study=study or None, subject=named)
         forms = self._forms(ws, views)
         form = ws.form(study or None)
+        changer = False  # whether the page offers to change the Study's form
+        if study:
+            study_id = ws.study(study).id
+            with self.providers.store.read() as conn:
+                changer = may_change_form(accounts.study_role(conn, owner, study_id))
         return EvidenceTableView(
             [evidence_row(v, forms[v.study_id]) for v in views],
             problems,
@@ -599,6 +605,7 @@ class ReaderArea:
             form,
             subject=f"{named[0]}:{named[1]}" if named else None,
             subjects=self._linked(ws, study or None, owner),
+            can_change_form=changer,
         )
 
     def _linked(self, ws: Workspace, study: str | None, owner: str) -> list[Row]:

@@ -184,6 +184,8 @@ class EvidenceTableView:
     #: the subject the table is filtered by (``mesh:D003920``), and the filter's choices
     subject: str | None = None
     subjects: list[Row] = field(default_factory=list)
+    #: whether the reader may change the shown Study's form (its owner: ``may_change_form``)
+    can_change_form: bool = False
 
     def to_dict(self) -> dict[str, object]:
         keys = set(self.form.keys)
@@ -195,6 +197,7 @@ class EvidenceTableView:
             "studies": self.studies,
             "evidence_fields": _fields(self.form),
             "form": form_to_json(self.form),
+            "can_change_form": self.can_change_form,
             "other_fields": any(set(r["field_values"]) - keys for r in self.rows),
         }
 

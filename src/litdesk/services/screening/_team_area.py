@@ -61,6 +61,12 @@ from ._team_requests import (
     RevealView,
 )
 from ._views import DecisionView
+from ._zip_fulltext import (
+    RetrievalRecorded,
+    latest_retrieval,
+    record_retrieval,
+    sought_reports_csv,
+)
 from ._zip_history import ZipHistoryView, history_members, record_history
 
 __all__ = [
@@ -583,18 +589,37 @@ class TeamScreening:
 
     def zip_members(self, study: str, *, owner: str) -> dict[str, bytes]:
         """For the Study's ZIP: its screening settings (``settings``: reasons, criteria,
-        keywords, order, model — not who reviews), each stage that has a decision, as
-        litdesk's decisions CSV (the outcome per study, its reason and note), by stage, and
-        the whole history with who decided what (``history``) and the review mode
-        (``review``: dual review, revealed; :mod:`._zip_history`)."""
-        ctx = _area(self)._ctx(study, owner)
+        keywords, order, model — not who reviews); title/abstract, when it has a decision,
+        as litdesk's decisions CSV (the outcome per study, its reason and note); full text,
+        when a report is sought for retrieval, as the same CSV of the reports sought with
+        their retrieval (:mod:`._zip_fulltext`: its numbers are the PRISMA flow's); and the
+        whole history with who decided what (``history``) and the review mode (``review``:
+        dual review, revealed; :mod:`._zip_history`)."""
+        area = _area(self)
+        ctx = area._ctx(study, owner)
         settings = {k: v for k, v in ctx.config.to_json().items() if k not in _NOT_CARRIED}
         out = {"settings": json.dumps(settings, ensure_ascii=False, indent=1).encode("utf-8")}
-        for stage in STAGES:
-            if ctx.history.current(stage=stage):
-                request = ExportDecisionsRequest(study, stage)
-                out[stage] = export_decisions(_area(self), request, owner).body
-        return out | history_members(_area(self), study, owner)
+        if ctx.history.current(stage="title_abstract"):
+            request = ExportDecisionsRequest(study, "title_abstract")
+            out["title_abstract"] = export_decisions(area, request, owner).body
+        flow = study_flow(
+            area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
+            config=ctx.config,
+        ).flow  # fmt: skip
+        sought = [k for r in flow.rounds for k in r.records("sought")]
+        if sought:
+            with area.store.read() as conn:
+                notes = latest_retrieval(
+                    screening.list_retrieval(conn, ctx.study.id), ctx.screen.group_of
+                )
+            decided = export_decisions(area, ExportDecisionsRequest(study, "full_text"), owner)
+            out["full_text"] = sought_reports_csv(decided.body, sought, notes)
+        return out | history_members(area, study, owner)
+
+    def record_zip_retrieval(self, study: str, member: bytes, *, owner: str) -> RetrievalRecorded:
+        """Record a recovered Study's retrieval notes from its ZIP's ``full_text`` member
+        (:meth:`zip_members`; :mod:`._zip_fulltext`), each as ``owner``'s."""
+        return record_retrieval(_area(self), study, member, owner)
 
     def record_zip_history(
         self, study: str, members: Mapping[str, bytes], *, owner: str

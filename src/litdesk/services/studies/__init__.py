@@ -10,7 +10,14 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._area import SAVED_CAP, SAVED_PAGE, StudiesArea, study_rows, study_view
     from ._edit_requests import EditInputError, EmptyTrashRequest, NoteEditRequest
     from ._edit_views import ChangeView, HistoryItem, HistoryView, TrashItem, TrashView
-    from ._forms import FIELD_ACTIONS, FormFieldRequest, FormView, SetFormRequest
+    from ._forms import (
+        FIELD_ACTIONS,
+        FORM_NEED,
+        FormFieldRequest,
+        FormView,
+        SetFormRequest,
+        may_change_form,
+    )
     from ._fulltext import (
         FULLTEXT_KIND,
         FetchFulltext,
@@ -110,9 +117,11 @@ __all__ = [
     "WorkingSetView",
     "WorkspaceCounts",
     "FIELD_ACTIONS",
+    "FORM_NEED",
     "FormFieldRequest",
     "FormView",
     "SetFormRequest",
+    "may_change_form",
     "ADD_SEARCH_KIND",
     "EXIT_ALLOWANCE",
     "EXIT_FAILED",

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
-from litdesk._errors import InputError
+from litdesk._errors import InputError, NotFoundError
 from litdesk.adapters.store import (
+    NotPermitted,
     Store,
     count_study_evidence,
     get_study_form,
@@ -35,17 +36,33 @@ from litdesk.services.workspace import now_iso
 
 __all__ = [
     "FIELD_ACTIONS",
+    "FORM_NEED",
     "FieldAction",
     "FormFieldRequest",
     "FormView",
     "SetFormRequest",
     "change_field",
+    "may_change_form",
     "set_form",
     "study_form",
 ]
 
 FieldAction = Literal["add", "update", "remove", "up", "down"]
 FIELD_ACTIONS: Final[tuple[FieldAction, ...]] = ("add", "update", "remove", "up", "down")
+#: what a Study role needs to change the Study's form (its owner): the one rule, which
+#: every change of the form requires and every page offering a change reads
+#: (:func:`may_change_form`)
+FORM_NEED: Final[access.Need] = "owner"
+
+
+def may_change_form(role: str | None) -> bool:
+    """Whether an account of Study role ``role`` (``None``: not a member) may change the
+    Study's form — what a page asks before offering a change."""
+    try:
+        access.require_role(role, FORM_NEED)
+    except (NotFoundError, NotPermitted):
+        return False
+    return True
 
 
 class FormRequestInvalid(InputError):
@@ -162,7 +179,7 @@ def study_form(store: Store, ref: str, owner: str) -> FormView:
         row.name,
         stored or default_form(),
         stored is not None,
-        role == "owner",
+        may_change_form(role),
         count,
         _templates(),
     )
@@ -171,7 +188,7 @@ def study_form(store: Store, ref: str, owner: str) -> FormView:
 def _write(store: Store, ref: str, owner: str, make: Callable[[Form], Form], what: str) -> None:
     with store.write() as conn:
         row = repo.get_study(conn, ref, account=owner)
-        access.require_study(conn, owner, row.id, "owner")
+        access.require_study(conn, owner, row.id, FORM_NEED)
         current = get_study_form(conn, row.id) or default_form()
         stored = put_study_form(conn, row.id, make(current), by=owner, now=now_iso())
         access.add_history(

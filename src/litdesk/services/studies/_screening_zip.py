@@ -47,6 +47,13 @@ class _History(Protocol):
     def review(self) -> dict[str, object]: ...
 
 
+class _Retrieval(Protocol):
+    @property
+    def recorded(self) -> int: ...
+    @property
+    def unmatched(self) -> int: ...
+
+
 class ScreeningZip(Protocol):
     """What the studies area needs of the screening area: for the ZIP, each stage's
     decisions and the whole history out, and into a recovered Study; for the PRISMA report,
@@ -62,13 +69,15 @@ class ScreeningZip(Protocol):
         self, study: str, members: Mapping[str, bytes], *, owner: str
     ) -> _History: ...
 
+    def record_zip_retrieval(self, study: str, member: bytes, *, owner: str) -> _Retrieval: ...
+
     def report_flow(self, study: str, *, owner: str, svg: bool) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
 class ZipScreening:
     """What recovery recorded of the ZIP's screening: per part (``settings``, a stage,
-    ``history``) its counts or ``error``, and the history's reviewers (empty: the ZIP had
+    ``history``) its counts or ``error`` (full text: its retrieval notes too), and the history's reviewers (empty: the ZIP had
     no history, or it was refused and the stages' outcomes were recorded as yours)."""
 
     decisions: dict[str, dict[str, int | str]] = field(default_factory=dict)
@@ -100,10 +109,35 @@ def record_decisions(
             for stage, counts in made.stages.items():
                 out[stage] = {"recorded": counts["recorded"], "unchanged": 0, "skipped": 0,
                               "unmatched": counts["unmatched"], "refused": 0, "history": 1}  # fmt: skip
+            _record_retrieval(link, study_id, members, owner, out)
             return ZipScreening(out, made.reviewers)
         stages = {k: v for k, v in stages.items() if k != "settings"}  # recorded above
     _record_stages(link, study_id, stages, owner, out)
+    _record_retrieval(link, study_id, members, owner, out)
     return ZipScreening(out)
+
+
+def _record_retrieval(
+    link: ScreeningZip,
+    study_id: str,
+    members: Mapping[str, bytes],
+    owner: str,
+    out: dict[str, dict[str, int | str]],
+) -> None:
+    """The full-text file's retrieval notes (its reports not retrieved: PRISMA's), said
+    beside the stage's decisions as ``retrieval`` (notes recorded) and
+    ``retrieval_unmatched``, or ``retrieval_error``."""
+    if "full_text" not in members:
+        return
+    try:
+        made = link.record_zip_retrieval(study_id, members["full_text"], owner=owner)
+    except LitdeskError as exc:
+        out.setdefault("full_text", {"recorded": 0})["retrieval_error"] = exc.message
+        return
+    if made.recorded or made.unmatched:
+        said = out.setdefault("full_text", {"recorded": 0})
+        said["retrieval"] = made.recorded
+        said["retrieval_unmatched"] = made.unmatched
 
 
 def _mode(review: Mapping[str, object]) -> dict[str, str]:

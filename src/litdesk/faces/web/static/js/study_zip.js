@@ -65,7 +65,14 @@ export function installStudyZip() {
         line(report, `${name} screening: not recorded (${d.error}).`, "notice error");
       } else {
         const unmatched = d.unmatched ? `, ${d.unmatched} matched no record` : "";
-        line(report, `${name} screening: ${plural(d.recorded, "decision")} recorded ${d.history ? "with their reviewers" : "as yours"}${unmatched}.`);
+        let retrieval = "";
+        if (d.retrieval_error) {
+          retrieval = `; its retrieval (reports not retrieved) was not recorded: ${d.retrieval_error}`;
+        } else if (d.retrieval || d.retrieval_unmatched) {
+          const left = d.retrieval_unmatched ? `, ${d.retrieval_unmatched} matched no record` : "";
+          retrieval = `; retrieval recorded for ${plural(d.retrieval || 0, "report")} as yours${left}`;
+        }
+        line(report, `${name} screening: ${plural(d.recorded, "decision")} recorded ${d.history ? "with their reviewers" : "as yours"}${unmatched}${retrieval}.`);
       }
     }
   });
