@@ -73,6 +73,7 @@ class Server:
         self.settings = settings
         self.pages = RealCancerPages(fixtures)
         self.looked = threading.Event()
+        self.worker = ""
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
@@ -90,6 +91,7 @@ class Server:
                     self.looked.set()
 
             repo.claim_or_lease_end = looking  # type: ignore[method-assign]
+            self.worker = served.job_runner.worker_id
             served.job_runner.start()
             self._ready.set()
             await asyncio.to_thread(self._stop.wait)
@@ -218,3 +220,28 @@ def test_a_bound_job_whose_cli_is_gone_fails_saying_how_to_rerun(
     assert str(cassette) in bound.message and f"{option} {cassette}" in bound.message
     assert "litdesk study add-search" in bound.message
     assert bound.result is not None and bound.result["error"]["code"] == "job_abandoned"
+
+
+def test_the_clis_fulltext_check_is_run_by_the_cli(
+    settings: Settings,
+    fixtures_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    racing: Callable[[Server], None],
+) -> None:
+    """``study fulltext --check`` submits a job and works it too: the same rule."""
+    cli_network(monkeypatch, unreachable)
+    assert invoke("study", "new", "Heart")[0] == 0
+    code, out, err = invoke(
+        "paper", "save", "--doi", "10.1234/x", "--title", "T", "--study", "Heart"
+    )
+    assert code == 0, out + err
+    with Server(settings, fixtures_dir) as server:
+        racing(server)
+        code, out, err = invoke("study", "fulltext", "Heart", "--check", "--json")
+    assert code == 0, out + err
+    checked = json.loads(out)
+    assert checked["job"]["status"] == "done", checked["job"]
+    with open_app_sync(settings) as opened:
+        row = opened.jobs.repo.get(checked["job"]["id"])
+    assert row is not None and row.worker is not None and row.attempts == 1
+    assert not row.worker.startswith(server.worker), "the server ran the CLI's check"

@@ -786,11 +786,11 @@ class StudiesArea:
         """A PDF uploaded for one paper: into the library (its checks) and linked."""
         return self._ft().attach(request, owner)
 
-    def check_fulltext(self, ref: str, *, owner: str) -> FulltextView:
-        """Queue "check full text for all": the Study's unchecked papers, each request in
-        ``owner``'s allowance (the job stops when it is spent)."""
-        view = self._ft().start_check(ref, owner)
-        if self._wake is not None:
+    def check_fulltext(self, ref: str, *, owner: str, here: bool = False) -> FulltextView:
+        """Queue "check full text for all" (in ``owner``'s allowance); ``here``: run here."""
+        lease = self.settings.jobs_lease_seconds if here else None
+        view = self._ft().start_check(ref, owner, lease)
+        if self._wake is not None and not here:
             self._wake()
         return view
 
