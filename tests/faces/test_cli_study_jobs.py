@@ -245,3 +245,28 @@ def test_the_clis_fulltext_check_is_run_by_the_cli(
         row = opened.jobs.repo.get(checked["job"]["id"])
     assert row is not None and row.worker is not None and row.attempts == 1
     assert not row.worker.startswith(server.worker), "the server ran the CLI's check"
+
+
+@pytest.mark.parametrize("settings", ["sqlite"], indirect=True)
+def test_a_page_the_cassette_lacks_is_its_lanes_failure(
+    settings: Settings, fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replayed with a larger cap than recorded: the third page was never recorded. The
+    lane stops there, saying so (not in the cassette, nothing sent); what it read is kept;
+    the job ends partial (exit 3), not failed (1)."""
+    cassette = tmp_path / "search.cassette"
+    _record(monkeypatch, fixtures_dir, cassette)
+    cli_network(monkeypatch, unreachable)
+    assert invoke("study", "new", "Replayed")[0] == 0
+    wider = ("cancer", "-p", "europepmc", "--cap", "250", "--yes")
+    code, out, err = invoke("study", "add-search", "Replayed", *wider, "--replay", str(cassette))
+    assert code == 3, out + err
+    assert "partial" in out and "Europe PMC, keyword search: partial, 200 of" in out, out
+    assert "not in the cassette: page 3 was not recorded (nothing was sent)" in out, out
+    code, out, err = invoke(
+        "study", "update", "Replayed", "--json", "--replay", str(cassette)
+    )  # the update asks the same three pages: the same lane outcome, exit 3
+    assert code == 3, out + err
+    lane = json.loads(out)["job"]["result"]["searches"][0]["lanes"][0]
+    assert (lane["state"], lane["status"], lane["retrieved"]) == ("partial", "cassette_miss", 200)
+    assert "not in the cassette" in lane["notice"] and "--record" in lane["notice"]

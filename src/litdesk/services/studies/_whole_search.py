@@ -32,7 +32,7 @@ from typing import Any, Final, Literal, Protocol
 
 from litdesk._errors import InputError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.http import StoreMeter
+from litdesk.adapters.http import CassetteMiss, StoreMeter
 from litdesk.adapters.store import Store, allowance_owner
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
@@ -177,6 +177,14 @@ class LaneHarvest:
             return f"whole search: capped at {self.cap:,} ({got:,} of {total} retrieved)"
         return f"whole search: {self.state} ({got:,} of {total} retrieved): {self.message}"
 
+    def _notice(self) -> str:
+        if self.status == "cassette_miss":  # a replay: nothing was sent
+            return (
+                f"{lane_label(self.lane)}: {self.message} (nothing was sent). Record the "
+                "search again with --record to replay this database whole."
+            )
+        return lane_notice(self.status, self.lane, message=self.message)
+
     def to_dict(self) -> dict[str, object]:
         return {
             "provider": self.provider,
@@ -192,9 +200,7 @@ class LaneHarvest:
             # for people: the lane's name and, when a page failed, what happened and what
             # to do ("Europe PMC did not answer in 30 seconds. Try again, or …")
             "label": lane_label(self.lane),
-            "notice": lane_notice(self.status, self.lane, message=self.message)
-            if self.state in ("partial", "failed")
-            else "",
+            "notice": self._notice() if self.state in ("partial", "failed") else "",
         }
 
 
@@ -233,7 +239,15 @@ async def _page_lane(
             else:
                 lane.state, lane.message = "capped", f"the provider pages no further: {exc.reason}"
             return
-        results = await service.execute(compiled, cursor)
+        try:
+            results = await service.execute(compiled, cursor)
+        except CassetteMiss:  # a replay without this page: this lane's failure, not the job's
+            lane.state = "partial" if lane.pages else "failed"
+            lane.status = "cassette_miss"
+            lane.message = f"not in the cassette: page {lane.pages + 1} was not recorded"
+            if lane.pages == 0:
+                lane.executed_query = compiled.executed_query
+            return
         lane.requests += len(results)
         outcome = results[0][0]
         if lane.pages == 0:  # the strategy as run, also when its first page failed (PRISMA-S)
