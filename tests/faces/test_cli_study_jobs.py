@@ -26,10 +26,12 @@ from litdesk import Settings
 from litdesk._clock import ManualClock
 from litdesk._settings import get_settings
 from litdesk.adapters.store import JobsRepo
+from litdesk.adapters.store import whole_searches as stored
 from litdesk.faces.cli import _context
 from litdesk.faces.cli._app import app
 from litdesk.services.app import open_app, open_app_sync
 from litdesk.services.jobs import Jobs, JobView
+from litdesk.services.search import load_run
 from litdesk.services.studies import ADD_SEARCH_KIND
 
 ARGS = ("cancer", "-p", "europepmc", "--cap", "150", "--yes", "--json")
@@ -270,3 +272,52 @@ def test_a_page_the_cassette_lacks_is_its_lanes_failure(
     lane = json.loads(out)["job"]["result"]["searches"][0]["lanes"][0]
     assert (lane["state"], lane["status"], lane["retrieved"]) == ("partial", "cassette_miss", 200)
     assert "not in the cassette" in lane["notice"] and "--record" in lane["notice"]
+
+
+def _dated(cassette: Path, when: str) -> None:
+    """The cassette as if recorded at ``when`` (its exchanges' ``recorded_at``)."""
+    for path in cassette.glob("[0-9]*.json"):
+        exchange = json.loads(path.read_text(encoding="utf-8"))
+        exchange["recorded_at"] = when
+        path.write_text(json.dumps(exchange), encoding="utf-8")
+
+
+@pytest.mark.parametrize("settings", ["sqlite"], indirect=True)
+def test_a_replay_is_dated_when_the_databases_were_searched(
+    settings: Settings, fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRISMA-S item 13's date of a replayed search is its recording's (when the databases
+    were searched), not the replay's; the run keeps when it was replayed (``executed_at``)
+    — for a Study's whole search and for ``litdesk search --replay`` alike."""
+    whole, fused = tmp_path / "whole.cassette", tmp_path / "search.cassette"
+    _record(monkeypatch, fixtures_dir, whole)
+    code, out, err = invoke("search", "cancer", "-p", "europepmc", "--record", str(fused))
+    assert code == 0, out + err
+    recorded = "2025-03-14T09:30:00+00:00"
+    _dated(whole, recorded)
+    _dated(fused, recorded)
+    cli_network(monkeypatch, unreachable)
+
+    assert invoke("study", "new", "Replayed")[0] == 0
+    code, out, err = invoke("study", "add-search", "Replayed", *ARGS, "--replay", str(whole))
+    assert code == 0, out + err
+    code, report, err = invoke("report", "prisma", "--study", "Replayed")
+    assert code == 0, report + err
+    # the search's row and its round's row (the round counts from its searches' date)
+    rows = [ln for ln in report.splitlines() if ln.startswith("| first search |")]
+    assert len(rows) == 2 and all("| 14 Mar 2025 |" in ln for ln in rows), report
+    with open_app_sync(settings) as opened:
+        study = opened.workspace().study("Replayed").id
+        with opened.store.read() as conn:
+            run_id = stored.list_rounds(conn, study)[0].run_id
+        run = load_run(opened.store, run_id)
+    assert run.retrieved_at == recorded and run.executed_at > recorded
+
+    code, out, err = invoke("search", "cancer", "-p", "europepmc", "--replay", str(fused), "--json")
+    assert code == 0, out + err
+    replayed = json.loads(out)
+    assert replayed["retrieved_at"] == recorded and replayed["executed_at"] > recorded
+    code, out, err = invoke("search", "cancer", "-p", "europepmc", "--replay", str(fused))
+    assert code == 0, out + err
+    said = " ".join(out.split())
+    assert "retrieved 14 Mar 2025" in said and "(replayed just now)" in said, out

@@ -43,7 +43,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import LaneResult, RunDefinition, RunHit, SearchRun, build_run
 from litdesk.core.search import CompileRefused
 from litdesk.core.words import plural
-from litdesk.services.search import SearchService
+from litdesk.services.search import SearchService, searched_at
 from litdesk.services.workspace import Workspace, catch_up_kept_runs, take_papers
 
 __all__ = [
@@ -164,6 +164,8 @@ class LaneHarvest:
     executed_query: str = ""
     message: str = ""
     status: str = "ok"  # the failing page's status when nothing was retrieved
+    #: when the database answered the lane's first page (ISO; a replay's: its recording)
+    answered: str | None = None
     warnings: list[str] = field(default_factory=list)
     papers: list[Paper] = field(default_factory=list)
 
@@ -209,6 +211,8 @@ class Harvest:
     lanes: list[LaneHarvest]
     stopped: bool = False  # the work was asked to stop (cancel, shutdown)
     started_at: str = ""
+    #: answered from a cassette: the run is dated when its databases were searched
+    replayed: bool = False
 
 
 #: Told after each page: (the lane, the harvest so far); ``False`` stops the work.
@@ -250,6 +254,7 @@ async def _page_lane(
             return
         lane.requests += len(results)
         outcome = results[0][0]
+        lane.answered = lane.answered or results[0][1].received_at
         if lane.pages == 0:  # the strategy as run, also when its first page failed (PRISMA-S)
             lane.executed_query = (
                 outcome.request.executed_query if outcome.request else compiled.executed_query
@@ -299,6 +304,7 @@ async def harvest(
     out = Harvest(
         [LaneHarvest(p, lane, cap) for p, lane in whole_lanes(definition)],
         started_at=clock().isoformat(),
+        replayed=service.transport.replay is not None,
     )
     tasks = [_page_lane(service, definition, lane, out, on_page) for lane in out.lanes]
     await asyncio.gather(*tasks)
@@ -345,6 +351,7 @@ def whole_run(
             code="whole_failed",
         )
     single = len(lanes) == 1
+    started = got.started_at or datetime.now(UTC).isoformat()
     hits = provider_order(sightings) if single else fuse(sightings)
     run = build_run(
         run_id=run_id or uuid.uuid4().hex,
@@ -353,8 +360,13 @@ def whole_run(
         hits=[],
         coverage="provider-order" if single else "bounded-discovery",
         candidate_limit=sum(lane.cap for lane in got.lanes),
-        retrieved_at=got.started_at or datetime.now(UTC).isoformat(),
+        retrieved_at=started,
     )
+    # a replay: dated when the databases were searched (the recording; PRISMA-S item 13),
+    # executed when it was replayed
+    searched = searched_at([x.answered for x in got.lanes if x.answered]) if got.replayed else None
+    if searched is not None:
+        run = replace(run, retrieved_at=searched, executed_at=started)
     total = sum(lane.total or 0 for lane in got.lanes)
     run = replace(run, unique_retrieved=len(hits), total=total, next_cursor=None)
     rows: list[whole.WholeHitRow] = []
