@@ -70,3 +70,18 @@ def test_a_stopping_runner_fails_a_bound_job_instead_of_queueing_it(store: Store
     ended = jobs.get(view.id, owner="ann")
     assert ended.status == "failed" and ended.message == BOUND
     assert jobs.claim(["t.work"], "server", 30) is None
+
+
+def test_a_workers_look_at_the_queue_ends_a_bound_job_whose_holder_is_gone(
+    store: Store,
+) -> None:
+    clock = ManualClock()
+    jobs = Jobs(store, clock=clock)
+    view, _ = jobs.submit_held("t.work", {}, owner="ann", worker_id="cli", lease_s=30, bound=BOUND)
+    server = Jobs(store, clock=clock)  # another process's queue
+    assert server.claim_or_lease_end(["t.work"], "server", 30) == (None, clock.now() + 30)
+    clock.advance(31)
+    assert server.claim_or_lease_end(["t.work"], "server", 30) == (None, None)
+    row = jobs.repo.get(view.id)  # as stored, not settled by this read
+    assert row is not None and (row.status, row.message) == ("failed", BOUND)
+    assert server.claim_or_lease_end(["t.work"], "server", 30) == (None, None)  # nothing left

@@ -369,7 +369,9 @@ class JobsRepo:
     ) -> tuple[JobRow | None, float | None]:
         """As :meth:`claim`, and when no job is claimable now, the earliest time (clock
         seconds) a running job's lease of ``kinds`` runs out (``None``: no job is running)
-        — when a worker should look again, short of a job being queued meanwhile."""
+        — when a worker should look again, short of a job being queued meanwhile. A time
+        already past: a lease ran out but no job could be taken (a bound job's, whose
+        process is gone: see :meth:`abandoned`)."""
         t = jobs
         with self.store.read() as conn:  # an idle queue costs a read, not the write lock
             soonest = conn.execute(
@@ -381,7 +383,8 @@ class JobsRepo:
             return None, None
         if float(soonest) >= now:
             return None, float(soonest)
-        return self._claim(kinds, worker, lease_s, now, max_attempts), None
+        row = self._claim(kinds, worker, lease_s, now, max_attempts)
+        return row, None if row is not None or soonest < 0 else float(soonest)
 
     def _claim(
         self, kinds: Sequence[str], worker: str, lease_s: float, now: float, max_attempts: int

@@ -454,9 +454,11 @@ class Jobs:
             list(kinds), worker_id, lease_s, self.clock.now(), self.max_attempts
         )
         if row is None:
-            if lease_end is None:  # a lease ran out and nothing was claimable: a bound job's?
-                for gone in self.repo.abandoned(list(kinds), self.clock.now()):
+            now = self.clock.now()
+            if lease_end is not None and lease_end < now:  # ran out, not taken: bound
+                for gone in self.repo.abandoned(list(kinds), now):
                     self._settle(gone)
+                return None, None
             return None, lease_end
         job = ClaimedJob(
             id=row.id,
