@@ -65,6 +65,9 @@ jobs = sa.Table(
     # a request reused the job after its handler last listed its work (migration 0032): the
     # finish puts it back in the queue instead of ending it
     sa.Column("rerun_requested", sa.Boolean, nullable=False, server_default=sa.false()),
+    # the job may run only in the process that claimed it at submission (migration 0033:
+    # a CLI run bound to its cassette); the message it fails with when that process is gone
+    sa.Column("bound", sa.Text),
 )
 
 
@@ -93,6 +96,7 @@ class JobRow:
     finished_at: str | None
     heartbeat_at: str | None
     rerun_requested: bool = False
+    bound: str | None = None
 
 
 def now_iso(clock: Clock = SYSTEM_CLOCK) -> str:
@@ -132,6 +136,7 @@ def _row(m: RowMapping) -> JobRow:
         finished_at=m["finished_at"],
         heartbeat_at=m["heartbeat_at"],
         rerun_requested=bool(m["rerun_requested"]),
+        bound=m["bound"],
     )
 
 
@@ -139,6 +144,7 @@ def _claimable(kinds: Sequence[str], now: float) -> sa.ColumnElement[bool]:
     t = jobs
     return sa.and_(
         t.c.kind.in_(list(kinds)),
+        t.c.bound.is_(None),  # a bound job is run by its own process only
         sa.or_(
             t.c.status == "queued",
             sa.and_(t.c.status == "running", t.c.lease_until < now),
@@ -169,6 +175,7 @@ class JobsRepo:
         max_active: int,
         shared: bool = False,
         account: str | None = None,
+        hold: tuple[str, float, str | None] | None = None,
     ) -> tuple[JobRow | None, int]:
         """Queue a job: ``(row, active)`` with the owner's count of active jobs before.
         With ``reuse_active`` an active job of the same kind and owner is returned instead
@@ -184,7 +191,12 @@ class JobsRepo:
         request may bring work its handler has already listed past, so its finish puts it
         back in the queue (:meth:`end`) unless the handler lists again first
         (:meth:`listing`). Should the job end between this transaction's read and its mark
-        (PostgreSQL: the mark's update re-reads the row), a new job is queued instead."""
+        (PostgreSQL: the mark's update re-reads the row), a new job is queued instead.
+
+        ``hold`` (``worker, lease_until, bound``): the new job is inserted already
+        ``running``, held by ``worker`` (its first attempt) — claimed in this transaction,
+        so no other worker can take it first; ``bound`` (a message) keeps every other
+        worker from ever taking it over (:meth:`abandon` ends it)."""
         t = jobs
         account = account or owner
         with self.store.write() as conn:
@@ -236,6 +248,18 @@ class JobsRepo:
                 "attempts": 0,
                 "created_at": now_iso(self.clock),
             }
+            if hold is not None:
+                worker, lease_until, bound = hold
+                iso = values["created_at"]
+                values |= {
+                    "status": "running",
+                    "worker": worker,
+                    "lease_until": lease_until,
+                    "attempts": 1,
+                    "started_at": iso,
+                    "heartbeat_at": iso,
+                    "bound": bound,
+                }
             conn.execute(sa.insert(t).values(values))
             return self._get(conn, job_id), active
 
@@ -273,6 +297,39 @@ class JobsRepo:
         )
         with self.store.read() as conn:
             return conn.execute(q.limit(1)).first() is not None
+
+    def abandoned(self, kinds: Sequence[str] | None, now: float) -> tuple[JobRow, ...]:
+        """Bound jobs (of ``kinds``; ``None``: any) still ``running`` whose lease ran out
+        before ``now``: their process is gone, and no other may take them over."""
+        t = jobs
+        q = sa.select(t).where(
+            t.c.bound.is_not(None), t.c.status == "running", t.c.lease_until < now
+        )
+        if kinds is not None:
+            q = q.where(t.c.kind.in_(list(kinds)))
+        with self.store.read() as conn:
+            return tuple(_row(m) for m in conn.execute(q.order_by(t.c.created_at)).mappings())
+
+    def abandon(
+        self, job_id: str, worker: str, now: float, values: dict[str, Any]
+    ) -> JobRow | None:
+        """End a bound job whose holder ``worker`` let its lease run out (``values``: its
+        final state); ``None`` when it is no longer so (renewed, ended, taken)."""
+        t = jobs
+        with self.store.write() as conn:
+            m = (
+                conn.execute(
+                    sa.update(t)
+                    .where(_held(job_id, worker), t.c.bound.is_not(None), t.c.lease_until < now)
+                    .values(
+                        finished_at=now_iso(self.clock), lease_until=None, current=None, **values
+                    )
+                    .returning(*t.c)
+                )
+                .mappings()
+                .first()
+            )
+            return None if m is None else _row(m)
 
     def request_cancel(self, job_id: str, owner: str, now: float) -> JobRow | None:
         """Cancel a queued job (or a running one whose worker is gone) at once; ask a live
@@ -312,7 +369,9 @@ class JobsRepo:
     ) -> tuple[JobRow | None, float | None]:
         """As :meth:`claim`, and when no job is claimable now, the earliest time (clock
         seconds) a running job's lease of ``kinds`` runs out (``None``: no job is running)
-        — when a worker should look again, short of a job being queued meanwhile."""
+        — when a worker should look again, short of a job being queued meanwhile. A time
+        already past: a lease ran out but no job could be taken (a bound job's, whose
+        process is gone: see :meth:`abandoned`)."""
         t = jobs
         with self.store.read() as conn:  # an idle queue costs a read, not the write lock
             soonest = conn.execute(
@@ -324,7 +383,8 @@ class JobsRepo:
             return None, None
         if float(soonest) >= now:
             return None, float(soonest)
-        return self._claim(kinds, worker, lease_s, now, max_attempts), None
+        row = self._claim(kinds, worker, lease_s, now, max_attempts)
+        return row, None if row is not None or soonest < 0 else float(soonest)
 
     def _claim(
         self, kinds: Sequence[str], worker: str, lease_s: float, now: float, max_attempts: int

@@ -250,6 +250,8 @@ def show_run(run: SearchRun) -> None:
         for warning in lane.warnings:
             console.print(Text(f"  warning: {warning}", style="yellow"), highlight=False)
     reuse = f"; reused ({run.reuse}) from {run.reused_from}" if run.reuse else ""
+    if not run.reuse and run.executed_at != run.retrieved_at:  # a replay: searched then
+        reuse = f" (replayed {when(run.executed_at)})"
     console.print(
         Text(
             f"run {run.id}: {plural(run.unique_retrieved, 'distinct paper')}; "

@@ -145,11 +145,13 @@ def study_fulltext(
 
 
 async def _check(app: App, study: str) -> FulltextView:
-    """Queue the Study's check and run it here (the job's handler waits on this loop)."""
+    """Queue the Study's check and run it here (the job's handler waits on this loop): a
+    new check is claimed by this process when it is submitted, so a server on the same data
+    never takes it; one already active (started on the web) is run here if it is queued."""
     import asyncio
 
     def work() -> FulltextView:
-        started = app.studies.check_fulltext(study, owner=app.owner)
+        started = app.studies.check_fulltext(study, owner=app.owner, here=True)
         if started.job is not None and started.job.active:
             app.studies.work_fulltext(started.job.id, owner=app.owner)
         return app.studies.fulltext(study, owner=app.owner)

@@ -124,7 +124,10 @@ def _say(text: str) -> None:
 
 
 async def _work(app: App, job_id: str, *, quiet: bool) -> WholeSearchJob:
-    """Run the job in a worker thread (its pages run on this loop), showing progress."""
+    """Run the job in a worker thread (its pages run on this loop), showing progress. The
+    job was claimed by this process when it was submitted (``here=True``): a server on the
+    same data never takes it, and one replaying or recording a cassette is bound to this
+    process (see docs/studies.md)."""
     import asyncio
 
     work = asyncio.ensure_future(
@@ -260,7 +263,7 @@ def add_search(
         if not go:
             return preview.to_dict(), None, app.recorded()
         with _refusals():
-            started = app.studies.add_search(request, owner=app.owner)
+            started = app.studies.add_search(request, owner=app.owner, here=True)
         view = await _work(app, started.job.id, quiet=as_json)
         return preview.to_dict(), view, app.recorded()
 
@@ -307,7 +310,7 @@ def update(
 
     async def work(app: App) -> tuple[WholeSearchJob, dict[str, object], dict[str, int]]:
         with _refusals():
-            started = app.studies.update_study(request, owner=app.owner)
+            started = app.studies.update_study(request, owner=app.owner, here=True)
         view = await _work(app, started.job.id, quiet=as_json)
         rounds = app.studies.search_rounds(view.study_id, owner=app.owner).to_dict()
         return view, rounds, app.recorded()

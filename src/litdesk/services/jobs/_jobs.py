@@ -157,6 +157,9 @@ class ClaimedJob:
     lease_s: float
     done: int
     total: int | None
+    #: the message the job fails with should this worker be gone (a job bound to the
+    #: process that submitted it: :meth:`Jobs.submit_held`); ``None`` for any other
+    bound: str | None = None
 
 
 def _view(row: JobRow) -> JobView:
@@ -204,6 +207,21 @@ def _owner(owner: str) -> str:
     if not isinstance(owner, str) or not owner or len(owner) > 200:
         raise JobInputInvalid("a job's owner is a non-empty name of at most 200 characters")
     return owner
+
+
+def _abandoned_result(message: str) -> dict[str, Any]:
+    """A bound job's result once its process is gone (as a failed handler's: see
+    :class:`litdesk.services.jobs.JobFailure`)."""
+    return {
+        "error": {
+            "error": "JobAbandoned",
+            "code": "job_abandoned",
+            "category": "external",
+            "message": message,
+            "retry_after": None,
+            "warnings": [],
+        }
+    }
 
 
 def _clip(text: str | None) -> str | None:
@@ -279,6 +297,57 @@ class Jobs:
         every kind together, else :class:`TooManyJobs` (429 on the web). A shared job
         returned is marked to run again unless its handler lists its work after this call
         (see :meth:`listing`, :meth:`finish`)."""
+        row = self._insert(
+            kind, params, owner, job_id, account, reuse_active=reuse_active, shared=shared
+        )
+        view = _view(row)
+        if view.status == "queued":
+            self._ring(kind)
+        return view if row.owner == _owner(owner) else _progress_only(view)
+
+    def submit_held(
+        self,
+        kind: str,
+        params: dict[str, Any],
+        *,
+        owner: str,
+        worker_id: str,
+        lease_s: float,
+        bound: str | None = None,
+        job_id: str | None = None,
+        account: str | None = None,
+    ) -> tuple[JobView, ClaimedJob]:
+        """Submit a job the caller runs itself (the CLI without a server): it is inserted
+        already claimed by ``worker_id`` — in the insert's transaction, so no other worker
+        (a ``litdesk serve`` on the same store) can take it first. Run it with
+        :meth:`JobRunner.run_claimed`. Should the caller stop heartbeating, the job is
+        taken over as any other job is — unless ``bound``: the message the job then fails
+        with (saying how to run it again), for a job no other process may run (a CLI run
+        replaying or recording a cassette: another would page the network instead). No
+        other worker ever claims a bound job. Limits as :meth:`submit`."""
+        if not 1 <= lease_s <= 3600:
+            raise JobInputInvalid("a job lease lasts 1 to 3600 seconds")
+        hold = (worker_id, self.clock.now() + lease_s, _clip(bound) if bound else None)
+        row = self._insert(kind, params, owner, job_id, account, hold=hold)
+        claimed = ClaimedJob(
+            id=row.id, kind=row.kind, owner=row.owner, params=row.params, checkpoint=None,
+            attempt=row.attempts, worker_id=worker_id, lease_s=lease_s, done=0, total=None,
+            bound=row.bound,
+        )  # fmt: skip
+        return _view(row), claimed
+
+    def _insert(
+        self,
+        kind: str,
+        params: dict[str, Any],
+        owner: str,
+        job_id: str | None,
+        account: str | None,
+        *,
+        reuse_active: bool = False,
+        shared: bool = False,
+        hold: tuple[str, float, str | None] | None = None,
+    ) -> JobRow:
         if not isinstance(kind, str) or len(kind) > 80 or not _KIND.match(kind):
             raise JobInputInvalid(
                 "a job kind is dotted lower-case words of at most 80 characters, e.g. library.index"
@@ -295,6 +364,7 @@ class Jobs:
             max_active=self.max_active,
             shared=shared,
             account=_owner(account) if account is not None else None,
+            hold=hold,
         )
         if row is None:
             raise TooManyJobs(
@@ -303,15 +373,13 @@ class Jobs:
                 active=active,
                 limit=self.max_active,
             )
-        view = _view(row)
-        if view.status == "queued":
-            self._ring(kind)
-        return view if row.owner == _owner(owner) else _progress_only(view)
+        return row
 
     def get(self, job_id: str, *, owner: str) -> JobView:
         """The job ``job_id`` of ``owner`` (:class:`JobNotFound` for any other, except a job
         of a shared kind: its progress only)."""
         row = self.repo.get(job_id) if isinstance(job_id, str) and len(job_id) <= 32 else None
+        row = self._settled(row)
         if row is not None and row.owner != owner and row.kind in self.shared_kinds:
             return _progress_only(_view(row))
         if row is None or row.owner != owner:
@@ -321,7 +389,9 @@ class Jobs:
     def find(self, job_id: str, *, kind: str) -> JobView:
         """The job ``job_id`` of ``kind`` whoever owns it (:class:`JobNotFound` else) — for a
         service that authorises access itself (a Study's jobs, seen by its members)."""
-        row = self.repo.get(job_id) if isinstance(job_id, str) and len(job_id) <= 32 else None
+        row = self._settled(
+            self.repo.get(job_id) if isinstance(job_id, str) and len(job_id) <= 32 else None
+        )
         if row is None or row.kind != kind:
             raise JobNotFound(f"no job {str(job_id)[:40]!r}", job=str(job_id)[:40])
         return _view(row)
@@ -332,7 +402,7 @@ class Jobs:
         """``owner``'s jobs, newest first (at most ``limit``, capped at 200)."""
         if not 1 <= limit <= MAX_LIST:
             raise JobInputInvalid(f"a job list holds 1 to {MAX_LIST} jobs")
-        return [_view(r) for r in self.repo.list(owner, kinds, limit)]
+        return [_view(self._settle(r)) for r in self.repo.list(owner, kinds, limit)]
 
     def share(self, kind: str) -> None:
         """Let every account watch the progress of ``kind``'s jobs (a shared resource)."""
@@ -341,8 +411,8 @@ class Jobs:
     def active_of(self, kind: str, *, owner: str) -> JobView | None:
         """The active job of a shared ``kind`` (its progress only when not ``owner``'s), or
         ``None``; for a kind not shared, only ``owner``'s own."""
-        row = self.repo.active(kind)
-        if row is None:
+        row = self._settled(self.repo.active(kind))
+        if row is None or row.status not in ("queued", "running"):
             return None
         if row.owner == owner:
             return _view(row)
@@ -384,6 +454,11 @@ class Jobs:
             list(kinds), worker_id, lease_s, self.clock.now(), self.max_attempts
         )
         if row is None:
+            now = self.clock.now()
+            if lease_end is not None and lease_end < now:  # ran out, not taken: bound
+                for gone in self.repo.abandoned(list(kinds), now):
+                    self._settle(gone)
+                return None, None
             return None, lease_end
         job = ClaimedJob(
             id=row.id,
@@ -396,6 +471,7 @@ class Jobs:
             lease_s=lease_s,
             done=row.done,
             total=row.total,
+            bound=row.bound,
         )
         return job, None
 
@@ -456,12 +532,42 @@ class Jobs:
 
     def release(self, job: ClaimedJob) -> JobView:
         """Hand the job back to the queue (its worker is shutting down); the next claim
-        resumes it from its checkpoint."""
+        resumes it from its checkpoint. A bound job (:meth:`submit_held`), which no other
+        process may run, fails instead with its message."""
+        if job.bound is not None:
+            return self.fail(job, job.bound, _abandoned_result(job.bound))
         row = self.repo.end(job.id, job.worker_id, {"status": "queued", "worker": None})
         if row is None:
             raise JobLeaseLost(f"job {job.id} is no longer held by this worker")
         self._ring(job.kind)
         return _view(row)
+
+    def _settled(self, row: JobRow | None) -> JobRow | None:
+        return None if row is None else self._settle(row)
+
+    def _settle(self, row: JobRow) -> JobRow:
+        """``row``, or — a bound job whose process let its lease run out (it died, or
+        was stopped) — the job failed with its bound message, as no other worker may take
+        it over (see :meth:`submit_held`)."""
+        if (
+            row.bound is None
+            or row.status != "running"
+            or row.worker is None
+            or row.lease_until is None
+        ):
+            return row
+        now = self.clock.now()
+        if row.lease_until >= now:
+            return row
+        values: dict[str, Any] = {
+            "status": "failed",
+            "message": row.bound,
+            "result": json.dumps(_abandoned_result(row.bound), ensure_ascii=False),
+        }
+        ended = self.repo.abandon(row.id, row.worker, now, values)
+        if ended is None:  # renewed, ended or taken meanwhile: as it now stands
+            ended = self.repo.get(row.id)
+        return row if ended is None else ended
 
     def _end(
         self,

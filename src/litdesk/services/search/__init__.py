@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         run_text,
         runs_of,
         save_run,
+        searched_at,
     )
     from ._kit import CompileFn, ProviderKit, default_kit
     from ._live import MAX_LIVE, LiveRegistry, LiveSearch
@@ -148,6 +149,7 @@ __all__ = [
     "run_text",
     "runs_of",
     "save_run",
+    "searched_at",
     "in_workspace",
 ]
 

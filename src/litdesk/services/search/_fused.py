@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # the transport's modules come with the service the app passe
     from ._service import SearchService
 
 __all__ = [
+    "searched_at",
     "CACHE_SECONDS",
     "FusedSearchError",
     "DISCOVERY_LIMIT",
@@ -315,15 +316,18 @@ class FusedSearch:
         cursor: str | None,
         coverage: Coverage,
         on_lane: LaneObserver | None = None,
-    ) -> tuple[LanePlan, LaneOutcome | None]:
+    ) -> tuple[LanePlan, LaneOutcome | None, str | None]:
+        """The lane's plan, outcome and when its database answered (ISO; a replayed
+        answer's is when it was recorded)."""
         outcome: LaneOutcome | None = None
+        received: str | None = None
         if plan.request is not None:
             self.lane_calls += 1
             results = await self.service.execute(plan.request, cursor)
-            outcome = results[0][0]
+            outcome, received = results[0][0], results[0][1].received_at
         if on_lane is not None:
             on_lane(_lane_result(plan, outcome, _lane_keeps(plan, outcome, coverage)))
-        return plan, outcome
+        return plan, outcome, received
 
     async def execute(
         self,
@@ -333,7 +337,9 @@ class FusedSearch:
         on_lane: LaneObserver | None = None,
     ) -> SearchRun:
         """Run every lane now (no cache) and build the run; ``on_lane`` is told each
-        lane's result as that lane finishes (live progress)."""
+        lane's result as that lane finishes (live progress). A replay's run is dated when
+        the databases were searched (its recording: PRISMA-S item 13), ``executed_at``
+        when it was replayed."""
         plan = plan_search(definition, cursor)
         retrieved = self._now().isoformat()
         settled = await asyncio.gather(
@@ -342,10 +348,12 @@ class FusedSearch:
         )
         lanes: list[LaneResult] = []
         sightings: list[Sighting] = []
+        answered: list[str] = []
         for item in settled:
             if isinstance(item, BaseException):
                 raise item
-            lane_plan, outcome = item
+            lane_plan, outcome, received = item
+            answered += [received] if received else []
             kept = _lane_keeps(lane_plan, outcome, plan.coverage)
             result = _lane_result(lane_plan, outcome, kept)
             lanes.append(result)
@@ -356,16 +364,18 @@ class FusedSearch:
                     for rank, paper in enumerate(papers, start=1)
                 )
         hits = provider_order(sightings) if plan.coverage == "provider-order" else fuse(sightings)
-        return build_run(
+        searched = searched_at(answered) if self.service.transport.replay is not None else None
+        run = build_run(
             run_id=self._new_id(),
             definition=definition,
             lanes=lanes,
             hits=hits,
             coverage=plan.coverage,
             candidate_limit=plan.candidate_limit,
-            retrieved_at=retrieved,
+            retrieved_at=searched or retrieved,
             requested_cursor=cursor,
         )
+        return run if searched is None else replace(run, executed_at=retrieved)
 
     async def _shared(
         self,
@@ -500,3 +510,10 @@ def load_run(store: Store, run_id: str, *, owner: str | None = None) -> SearchRu
 
 def runs_of(store: Store, owner: str = "local", limit: int = 500) -> list[SearchRun]:
     return [read_run(r.run) for r in list_search_runs(store, owner, limit=limit)]
+
+
+def searched_at(received: Sequence[str]) -> str | None:
+    """The first time a database answered of ``received`` (ISO 8601; ``None`` for none):
+    a replayed search's date as PRISMA-S reports it, the recording's, not the replay's."""
+    times = [datetime.fromisoformat(r) for r in received]
+    return min(times).isoformat() if times else None

@@ -136,7 +136,7 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
     return replace(
         report,
         notes=report.notes + _round_notes(rounds),
-        rounds=_search_rounds(rounds),
+        rounds=_search_rounds(rounds, {r.id: r.retrieved_at for r in runs if _replayed(r)}),
         source_kinds=_source_kinds(store, row.id, docs),
     )
 
@@ -184,9 +184,19 @@ def _count(report: dict[str, Any], key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _search_rounds(rounds: list[whole.RoundRow]) -> tuple[SearchRound, ...]:
+def _replayed(run: SearchRun) -> bool:
+    """A run answered from a cassette: dated when its databases were searched (its
+    recording), executed when it was replayed."""
+    return not run.reuse and run.executed_at != run.retrieved_at
+
+
+def _search_rounds(
+    rounds: list[whole.RoundRow], searched: dict[str, str]
+) -> tuple[SearchRound, ...]:
     """Each search round of the Study on its own: its first date, its searches and the
-    records they retrieved, new to the Study, already in it, changed, retracted since."""
+    records they retrieved, new to the Study, already in it, changed, retracted since. A
+    replayed search counts from when its databases were searched (``searched``: by run),
+    not when the replay added it."""
     by_round: dict[int, list[whole.RoundRow]] = {}
     for r in rounds:
         by_round.setdefault(r.round, []).append(r)
@@ -196,7 +206,7 @@ def _search_rounds(rounds: list[whole.RoundRow]) -> tuple[SearchRound, ...]:
         out.append(
             SearchRound(
                 number,
-                min(r.created_at for r in rows),
+                min(searched.get(r.run_id, r.created_at) for r in rows),
                 len(rows),
                 sum(_count(x, "records") for x in reports),
                 sum(_count(x, "new") for x in reports),

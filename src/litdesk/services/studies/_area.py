@@ -30,6 +30,7 @@ from litdesk.core.records import Paper
 from litdesk.core.vocab import parse_subject_ref
 from litdesk.services.dedup import StepChecks, keep_working_sets
 from litdesk.services.jobs import (
+    ClaimedJob,
     Handler,
     JobRunner,
     Jobs,
@@ -227,6 +228,7 @@ class StudiesArea:
         # a lock here had made every listing of the process wait for the one before it,
         # database round trip included.
         self._papers: dict[str, tuple[str, repo.PaperRow]] = {}
+        self._held: dict[str, ClaimedJob] = {}
 
     def _ws(self, owner: str) -> Workspace:
         return Workspace(self.store, owner=owner)
@@ -642,7 +644,7 @@ class StudiesArea:
 
         if self._providers is None:
             raise RefusedError("this app has no providers", code="no_providers")
-        return WholeSearches(self.store, self.jobs, self._providers(), self._wake)
+        return WholeSearches(self.store, self.jobs, self._providers(), self._wake, self._held)
 
     async def preview_add_search(
         self, request: AddSearchRequest, *, owner: str
@@ -650,13 +652,17 @@ class StudiesArea:
         """Each lane's total, what the cap lets through, the requests and allowance."""
         return await self._whole().preview(request, owner=owner)
 
-    def add_search(self, request: AddSearchRequest, *, owner: str) -> WholeSearchJob:
-        """Queue the job adding every record of the search (per lane up to the cap)."""
-        return self._whole().add(request, owner=owner)
+    def add_search(
+        self, request: AddSearchRequest, *, owner: str, here: bool = False
+    ) -> WholeSearchJob:
+        """Queue the job adding the search whole; ``here``: this process runs it (the CLI)."""
+        return self._whole().add(request, owner=owner, here=here)
 
-    def update_study(self, request: UpdateStudyRequest, *, owner: str) -> WholeSearchJob:
-        """Queue the job re-running the Study's saved searches as an update round."""
-        return self._whole().update(request, owner=owner)
+    def update_study(
+        self, request: UpdateStudyRequest, *, owner: str, here: bool = False
+    ) -> WholeSearchJob:
+        """Queue the update round's job; ``here``: this process runs it (see _whole_cases)."""
+        return self._whole().update(request, owner=owner, here=here)
 
     def search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
         """A whole-search or update job as it stands (its exit status once ended)."""
@@ -671,9 +677,11 @@ class StudiesArea:
         return self._whole().rounds(ref, owner=owner)
 
     def work_search_job(self, job_id: str, *, owner: str) -> WholeSearchJob:
-        """Run queued jobs in this thread until ``job_id`` ended (the CLI without a
-        server: called from a worker thread while the app's loop runs)."""
+        """Run ``job_id`` here: the job this process holds (the CLI, in a worker thread while
+        the app's loop runs), else queued jobs until it ended (tests)."""
         runner = JobRunner(self.jobs, self.handlers(), lease_s=self.settings.jobs_lease_seconds)
+        if self._whole().work(job_id, runner.run_claimed):
+            return self.search_job(job_id, owner=owner)
         while self.jobs.get(job_id, owner=owner).active and runner.run_once():
             pass
         return self.search_job(job_id, owner=owner)
@@ -778,11 +786,11 @@ class StudiesArea:
         """A PDF uploaded for one paper: into the library (its checks) and linked."""
         return self._ft().attach(request, owner)
 
-    def check_fulltext(self, ref: str, *, owner: str) -> FulltextView:
-        """Queue "check full text for all": the Study's unchecked papers, each request in
-        ``owner``'s allowance (the job stops when it is spent)."""
-        view = self._ft().start_check(ref, owner)
-        if self._wake is not None:
+    def check_fulltext(self, ref: str, *, owner: str, here: bool = False) -> FulltextView:
+        """Queue "check full text for all" (in ``owner``'s allowance); ``here``: run here."""
+        lease = self.settings.jobs_lease_seconds if here else None
+        view = self._ft().start_check(ref, owner, lease)
+        if self._wake is not None and not here:
             self._wake()
         return view
 

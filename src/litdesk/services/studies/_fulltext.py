@@ -42,7 +42,7 @@ from litdesk.core.library import CHUNKING_VERSION
 from litdesk.core.pdfmeta import PdfFacts, find_pubmed_ids, match_paper, read_meta
 from litdesk.core.records import Paper
 from litdesk.services.fulltext import FullTextFetchFailed, FullTextResult, NoFullText
-from litdesk.services.jobs import Handler, JobContext, Jobs, JobView
+from litdesk.services.jobs import Handler, JobContext, JobRunner, Jobs, JobView, worker_name
 from litdesk.services.library import (
     INDEX_KIND,
     Library,
@@ -426,15 +426,24 @@ class StudyFulltext:
 
     # --- licensed full text ------------------------------------------------------------
 
-    def start_check(self, ref: str, owner: str) -> FulltextView:
-        """Queue the Study's full-text check (one active per Study and owner)."""
+    def start_check(self, ref: str, owner: str, here_lease: float | None = None) -> FulltextView:
+        """Queue the Study's full-text check (one active per Study and owner). With
+        ``here_lease`` (the CLI, no server needed) a new check is claimed by this process in
+        its submission's transaction — a server's worker on the same store never takes it —
+        and run here to its end (lease ``here_lease`` seconds, renewed as it runs)."""
         with self.store.read() as conn:
             study = repo.get_study(conn, ref, account=owner)
             access.require_study(conn, owner, study.id, "write")
         if (job := self._job(study.id, owner)) is None or not job.active:
-            self.jobs.submit(
-                FULLTEXT_KIND, {"study_id": study.id, "study_name": study.name}, owner=owner
-            )
+            params = {"study_id": study.id, "study_name": study.name}
+            if here_lease is None:
+                self.jobs.submit(FULLTEXT_KIND, params, owner=owner)
+            else:
+                _, held = self.jobs.submit_held(
+                    FULLTEXT_KIND, params, owner=owner, worker_id=worker_name(), lease_s=here_lease
+                )
+                runner = JobRunner(self.jobs, {FULLTEXT_KIND: self.handler()}, lease_s=here_lease)
+                runner.run_claimed(held)
         return self.view(study.id, owner)
 
     def handler(self) -> Handler:

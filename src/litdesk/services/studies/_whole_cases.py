@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from litdesk._errors import RefusedError
+from litdesk.adapters.http import Cassette, CassetteRecorder
 from litdesk.adapters.store import Store, repo
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
@@ -16,7 +17,7 @@ from litdesk.core.providers import check_sources, display_name
 from litdesk.core.query import compile_search
 from litdesk.core.runs import RunDefinition, read_definition
 from litdesk.core.search import CompileRefused
-from litdesk.services.jobs import JobNotFound, Jobs, JobView
+from litdesk.services.jobs import ClaimedJob, JobNotFound, Jobs, JobView, worker_name
 from litdesk.services.search import in_workspace, load_run
 
 from ._requests import AddSearchRequest, UpdateStudyRequest
@@ -39,12 +40,20 @@ class WholeSearches:
     """Whole searches of Studies over the app's store, jobs and providers."""
 
     def __init__(
-        self, store: Store, jobs: Jobs, providers: JobProviders, wake: Callable[[], None] | None
+        self,
+        store: Store,
+        jobs: Jobs,
+        providers: JobProviders,
+        wake: Callable[[], None] | None,
+        held: dict[str, ClaimedJob] | None = None,
     ) -> None:
+        """``held``: where the jobs this process submitted to run itself are kept until
+        :meth:`work` runs them (the area's, shared by its calls)."""
         self.store = store
         self.jobs = jobs
         self.providers = providers
         self._wake = wake
+        self._held = held if held is not None else {}
 
     def _study(self, ref: str, owner: str, need: access.Need) -> repo.StudyRow:
         with self.store.read() as conn:
@@ -113,30 +122,83 @@ class WholeSearches:
         )
 
     def _submit(
-        self, kind: str, row: repo.StudyRow, searches: list[dict[str, object]], owner: str
+        self,
+        kind: str,
+        row: repo.StudyRow,
+        searches: list[dict[str, object]],
+        owner: str,
+        here: bool,
     ) -> WholeSearchJob:
+        """Queue the job for the job runners of every process; ``here``: for this process
+        to run (:meth:`work`), claimed by it in the submission's transaction so no server
+        worker takes it first — and, when this app replays or records a cassette, bound to
+        this process: no other ever runs it (it would page the network, not the cassette);
+        should this process stop first, the job fails saying how to run it again."""
         params = {
             "study_id": row.id,
             "study_name": row.name,
             "kind": "update" if kind == UPDATE_KIND else "search",
             "searches": searches,
         }
+        if here:
+            view, claimed = self.jobs.submit_held(
+                kind,
+                params,
+                owner=owner,
+                worker_id=worker_name(),
+                lease_s=self.providers.settings.jobs_lease_seconds,
+                bound=self._bound(kind, row.name),
+            )
+            self._held[view.id] = claimed
+            return WholeSearchJob(row.id, row.name, view, len(searches))
         view = self.jobs.submit(kind, params, owner=owner)
         if self._wake is not None:
             self._wake()
         return WholeSearchJob(row.id, row.name, view, len(searches))
 
-    def add(self, request: AddSearchRequest, *, owner: str) -> WholeSearchJob:
-        """Queue the job adding the search whole to the Study (write needed)."""
+    def _bound(self, kind: str, study: str) -> str | None:
+        """The message a job run with this app's cassette fails with should this process
+        stop before it ends (``None``: no cassette, any worker may resume the job)."""
+        transport = self.providers.transport
+        tape: object = transport.replay  # (an empty cassette is falsy: no ``or`` here)
+        option = "--replay"
+        if tape is None:
+            tape, option = transport.recorder, "--record"
+        if tape is None:
+            return None
+        folder = tape.folder if isinstance(tape, (Cassette, CassetteRecorder)) else "DIR"
+        command = "study update" if kind == UPDATE_KIND else "study add-search"
+        return (
+            f"the litdesk command running this job with the cassette {folder} ({option}) "
+            "stopped before the job ended; no other process runs it (it would search the "
+            "databases over the network instead). The searches it completed are kept. Run "
+            f"`litdesk {command}` for the Study {study!r} again with {option} {folder}."
+        )
+
+    def work(self, job_id: str, run: Callable[[ClaimedJob], None]) -> bool:
+        """Run the job this process holds (submitted with ``here``) through ``run`` (a job
+        runner's :meth:`~litdesk.services.jobs.JobRunner.run_claimed`); ``False`` when it
+        holds no such job."""
+        claimed = self._held.pop(job_id, None)
+        if claimed is None:
+            return False
+        run(claimed)
+        return True
+
+    def add(self, request: AddSearchRequest, *, owner: str, here: bool = False) -> WholeSearchJob:
+        """Queue the job adding the search whole to the Study (write needed); ``here``:
+        for this process to run (see :meth:`_submit`)."""
         row = self._study(request.study, owner, "write")
         demo = self.providers.settings.demo
         definition = in_workspace(request.search, demo=demo).definition
         check_sources(definition.providers, demo=demo)
         whole_lanes(definition)  # refuses a search with nothing to page
         search = {"definition": definition.to_dict(), "cap": request.cap_per_lane}
-        return self._submit(ADD_SEARCH_KIND, row, [search], owner)
+        return self._submit(ADD_SEARCH_KIND, row, [search], owner, here)
 
-    def update(self, request: UpdateStudyRequest, *, owner: str) -> WholeSearchJob:
+    def update(
+        self, request: UpdateStudyRequest, *, owner: str, here: bool = False
+    ) -> WholeSearchJob:
         """Queue the job re-running the Study's saved searches as recorded: its whole
         searches with their caps, and the runs kept in it (capped at their own limit);
         with ``request.providers``, each search on those of its databases only (a search
@@ -181,7 +243,7 @@ class WholeSearches:
                 f"the Study {row.name!r} has no saved search to re-run (add one first)",
                 code="no_searches",
             )
-        return self._submit(UPDATE_KIND, row, searches, owner)
+        return self._submit(UPDATE_KIND, row, searches, owner, here)
 
     def job(self, job_id: str, *, owner: str) -> WholeSearchJob:
         """A whole-search or update job of ``owner`` as it stands (with its exit status

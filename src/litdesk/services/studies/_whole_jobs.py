@@ -18,6 +18,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Final, Literal, Protocol, TypeVar
 
 from litdesk._errors import ExternalError, RefusedError
+from litdesk.adapters.http import ProviderTransport
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.runs import read_definition
 from litdesk.services.jobs import Handler, JobContext
@@ -76,6 +77,9 @@ T = TypeVar("T")
 
 
 class JobProviders(SearchProviders, Protocol):
+    @property
+    def transport(self) -> ProviderTransport: ...
+
     def from_thread(self, coro: Coroutine[object, object, T]) -> Future[T]: ...
 
 

@@ -32,7 +32,7 @@ from typing import Any, Final, Literal, Protocol
 
 from litdesk._errors import InputError, RefusedError
 from litdesk._settings import Settings
-from litdesk.adapters.http import StoreMeter
+from litdesk.adapters.http import CassetteMiss, StoreMeter
 from litdesk.adapters.store import Store, allowance_owner
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
@@ -43,7 +43,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import LaneResult, RunDefinition, RunHit, SearchRun, build_run
 from litdesk.core.search import CompileRefused
 from litdesk.core.words import plural
-from litdesk.services.search import SearchService
+from litdesk.services.search import SearchService, searched_at
 from litdesk.services.workspace import Workspace, catch_up_kept_runs, take_papers
 
 __all__ = [
@@ -164,6 +164,8 @@ class LaneHarvest:
     executed_query: str = ""
     message: str = ""
     status: str = "ok"  # the failing page's status when nothing was retrieved
+    #: when the database answered the lane's first page (ISO; a replay's: its recording)
+    answered: str | None = None
     warnings: list[str] = field(default_factory=list)
     papers: list[Paper] = field(default_factory=list)
 
@@ -176,6 +178,14 @@ class LaneHarvest:
         if self.state == "capped":
             return f"whole search: capped at {self.cap:,} ({got:,} of {total} retrieved)"
         return f"whole search: {self.state} ({got:,} of {total} retrieved): {self.message}"
+
+    def _notice(self) -> str:
+        if self.status == "cassette_miss":  # a replay: nothing was sent
+            return (
+                f"{lane_label(self.lane)}: {self.message} (nothing was sent). Record the "
+                "search again with --record to replay this database whole."
+            )
+        return lane_notice(self.status, self.lane, message=self.message)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -192,9 +202,7 @@ class LaneHarvest:
             # for people: the lane's name and, when a page failed, what happened and what
             # to do ("Europe PMC did not answer in 30 seconds. Try again, or …")
             "label": lane_label(self.lane),
-            "notice": lane_notice(self.status, self.lane, message=self.message)
-            if self.state in ("partial", "failed")
-            else "",
+            "notice": self._notice() if self.state in ("partial", "failed") else "",
         }
 
 
@@ -203,6 +211,8 @@ class Harvest:
     lanes: list[LaneHarvest]
     stopped: bool = False  # the work was asked to stop (cancel, shutdown)
     started_at: str = ""
+    #: answered from a cassette: the run is dated when its databases were searched
+    replayed: bool = False
 
 
 #: Told after each page: (the lane, the harvest so far); ``False`` stops the work.
@@ -233,9 +243,18 @@ async def _page_lane(
             else:
                 lane.state, lane.message = "capped", f"the provider pages no further: {exc.reason}"
             return
-        results = await service.execute(compiled, cursor)
+        try:
+            results = await service.execute(compiled, cursor)
+        except CassetteMiss:  # a replay without this page: this lane's failure, not the job's
+            lane.state = "partial" if lane.pages else "failed"
+            lane.status = "cassette_miss"
+            lane.message = f"not in the cassette: page {lane.pages + 1} was not recorded"
+            if lane.pages == 0:
+                lane.executed_query = compiled.executed_query
+            return
         lane.requests += len(results)
         outcome = results[0][0]
+        lane.answered = lane.answered or results[0][1].received_at
         if lane.pages == 0:  # the strategy as run, also when its first page failed (PRISMA-S)
             lane.executed_query = (
                 outcome.request.executed_query if outcome.request else compiled.executed_query
@@ -285,6 +304,7 @@ async def harvest(
     out = Harvest(
         [LaneHarvest(p, lane, cap) for p, lane in whole_lanes(definition)],
         started_at=clock().isoformat(),
+        replayed=service.transport.replay is not None,
     )
     tasks = [_page_lane(service, definition, lane, out, on_page) for lane in out.lanes]
     await asyncio.gather(*tasks)
@@ -331,6 +351,7 @@ def whole_run(
             code="whole_failed",
         )
     single = len(lanes) == 1
+    started = got.started_at or datetime.now(UTC).isoformat()
     hits = provider_order(sightings) if single else fuse(sightings)
     run = build_run(
         run_id=run_id or uuid.uuid4().hex,
@@ -339,8 +360,13 @@ def whole_run(
         hits=[],
         coverage="provider-order" if single else "bounded-discovery",
         candidate_limit=sum(lane.cap for lane in got.lanes),
-        retrieved_at=got.started_at or datetime.now(UTC).isoformat(),
+        retrieved_at=started,
     )
+    # a replay: dated when the databases were searched (the recording; PRISMA-S item 13),
+    # executed when it was replayed
+    searched = searched_at([x.answered for x in got.lanes if x.answered]) if got.replayed else None
+    if searched is not None:
+        run = replace(run, retrieved_at=searched, executed_at=started)
     total = sum(lane.total or 0 for lane in got.lanes)
     run = replace(run, unique_retrieved=len(hits), total=total, next_cursor=None)
     rows: list[whole.WholeHitRow] = []
