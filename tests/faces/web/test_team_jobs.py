@@ -39,7 +39,11 @@ FILES = 40
 
 
 def _pids_answering(log: Path, path: str) -> set[int]:
-    lines = [x for x in log.read_text().splitlines() if x.startswith("{")]
+    """The workers whose access log names ``path`` (complete lines only: the server's
+    processes are still writing, so the text may end in the middle of a line)."""
+    text = log.read_text()
+    complete = text[: text.rfind("\n") + 1]
+    lines = [x for x in complete.splitlines() if x.startswith("{")]
     return {int(x["pid"]) for x in map(json.loads, lines) if x["path"] == path}
 
 
