@@ -22,11 +22,7 @@ def _row(key: str, kind: str, source: str, database: str, at: str = "2026-01-01"
 
 
 def _group(*rows: StudyRecordRow) -> WorkingGroup:
-    from litdesk.core.records import Paper
-
-    return WorkingGroup(
-        rows[0].key, Paper(id="REC-" + rows[0].key.upper(), title=rows[0].key), rows, False
-    )
+    return WorkingGroup(rows[0].key, rows, False)
 
 
 def assert_arithmetic(flow: object) -> None:
