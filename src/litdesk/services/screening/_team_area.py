@@ -370,7 +370,10 @@ def _own_outcomes(history: DecisionHistory, stage: Stage, reviewer: str) -> dict
 
 
 def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: str) -> Export:
-    """The stage's decisions, one row per study (blind: the reader's own, unless owner)."""
+    """The stage's decisions, one row per study (blind: the reader's own, unless owner);
+    at full text, one row per report sought for retrieval (included or maybe at title and
+    abstract, every round: the flow's ``sought``, as :func:`retrieval_papers` and the
+    Study ZIP's full-text file), not every study of the working set."""
     ctx = area._ctx(request.study, owner)
     stage = request.stage
     if ctx.config.blind(stage) and ctx.role != "owner":
@@ -378,6 +381,13 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
     else:
         outcomes = {o.record: o for o in ctx.history.outcomes(stage, ctx.config.policy(stage))}
     groups = ctx.screen.groups
+    if stage == "full_text":
+        flow = study_flow(
+            area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
+            config=ctx.config,
+        ).flow  # fmt: skip
+        sought = {k for r in flow.rounds for k in r.records("sought")}
+        groups = tuple(g for g in groups if g.key in sought)
     names = area._reviewer_names(
         d.reviewer for o in outcomes.values() for d in (*o.decisions, o.resolution) if d
     )
