@@ -37,6 +37,8 @@ def _changed(view: ChangeView, as_json: bool) -> None:
         _say(f"Undo with: litdesk study restore {view.trash_id}")
     elif view.action == "restored":
         _say(f"Restored{where}: {view.label}")
+    elif view.count == 0:
+        _say(f"The trash{where} is empty: there is nothing to empty.")
     else:
         _say(f"Emptied the trash{where}: {plural(view.count, 'item')} deleted for good")
 
@@ -203,10 +205,10 @@ def study_empty_trash(
     """Delete a trash's items for good (asks first; --yes confirms)."""
     from litdesk.services.studies import EmptyTrashRequest
 
-    if not yes and not as_json:
-        yes = typer.confirm("Delete the trash's items for good?", default=False)
-    request = EmptyTrashRequest(study, confirm=yes)
     with sync_app() as app:
+        if not yes and not as_json and app.studies.trash(study, owner=app.owner).items:
+            yes = typer.confirm("Delete the trash's items for good?", default=False)
+        request = EmptyTrashRequest(study, confirm=yes)
         _changed(app.studies.empty_trash(request, owner=app.owner), as_json)
 
 
