@@ -109,7 +109,11 @@ def test_work_in_a_study_deleted_and_restored(running: Running) -> None:
             "study_restored",
         ):
             assert a in actions
-        assert "Deleted a highlight" in c.get(f"/study/{sid}/history").text  # in words
+        history_page = c.get(f"/study/{sid}/history").text
+        assert "Deleted a highlight" in history_page  # in words
+        # one person works here: no Who column, no "local" (a team server names them)
+        assert '<th scope="col">Who</th>' not in history_page
+        assert 'data-label="Who"' not in history_page and ">local<" not in history_page
 
 
 def test_a_search_run_removed_from_a_study_and_restored(running: Running) -> None:

@@ -435,4 +435,7 @@ def history_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, object
 @pages.get("/study/{ref}/history", response_class=HTMLResponse)
 def history_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
     data = app.studies.history(ref, owner=owner).to_dict()
+    # who made a change is news on a team server only: a single-user workspace has one
+    # person (recorded as "local"), so its page has no Who column
+    data["team"] = owner != app.owner
     return page(request, "history.html", data, title="Study history")
