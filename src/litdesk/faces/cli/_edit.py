@@ -218,11 +218,13 @@ def study_history(study: StudyArg, as_json: JsonOpt = False) -> None:
     """Who changed what in a Study, and when (newest first)."""
     with sync_app() as app:
         view = app.studies.history(study, owner=app.owner)
+        me = app.owner
     if as_json:
         emit_json(view.to_dict())
         return
-    for e in view.entries:
-        _say(f"{e['at']}  {e['username']}  {e['what']}  {e['label'] or ''}")
+    for e in view.entries:  # who: only when not you (the local workspace's one person)
+        who = "" if e["username"] in (me, "local") else f"  {e['username']}"
+        _say(f"{e['at']}{who}  {e['what']}  {e['label'] or ''}")
 
 
 def register(app: typer.Typer) -> None:
