@@ -166,6 +166,8 @@ def test_prompt_injected_pdf_stays_data(site: Site) -> None:
 def test_form_posts_without_javascript(site: Site) -> None:
     with site.writer() as c:
         token = c.headers.pop("x-csrf-token")
+        # no answer yet: nothing to build a report from, so no such offer
+        assert "Build a report from this chat" not in c.get("/chat").text
         form = {"csrf_token": token, "scope": "papers", "papers": ["wheat.pdf"]}
         moved = c.post("/chat/scope", data=form)
         assert moved.status_code == 303 and moved.headers["location"] == "/chat"
@@ -183,6 +185,7 @@ def test_form_posts_without_javascript(site: Site) -> None:
             time.sleep(0.2)
             page = c.get("/chat").text
         assert 'class="card answer-card"' in page and "Answering:" not in page
+        assert "Build a report from this chat" in page  # an answer to build from
         number = c.get(f"/api/v1/chat/jobs/{job_id}").json()["round"]
         again = c.get(f"/chat/round/{number}")
         assert again.status_code == 200 and "What fell under heat?" in again.text
