@@ -130,7 +130,7 @@ def test_answer_card_citations_markers_variant_and_model(site: Site) -> None:
         assert card["number"] == 1 and card["question"] == GERMAN
         assert card["variant"] == GERMAN_VARIANT and card["model"] == MODEL
         assert card["grounded"] is True and card["abstained"] is False
-        assert any("removed 2 invalid citation marker(s)" in w for w in card["warnings"])
+        assert any("removed 2 invalid citation markers" in w for w in card["warnings"])
         assert any(GERMAN_VARIANT in w for w in card["warnings"])
         [cite] = card["citations"]
         assert cite["file"] == "gauge.pdf" and cite["page"] == 2
@@ -265,7 +265,7 @@ def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> 
         again = wait_for_job(c, c.post("/api/v1/reports/build", json=reuse).json()["id"])
         assert again["status"] == "done" and len(ScriptedModel.seen) == asked  # not asked
         reused = c.get(again["result"]["open"]).text
-        assert "1 answer(s) taken from the paper chat, not asked again" in reused
+        assert "1 answer taken from the paper chat, not asked again" in reused
         assert "The staff gauge was read from the bridge camera" in reused
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_synthesis_report_[\w.-]+\.html", done["file_name"])
         view = c.get(done["open"])

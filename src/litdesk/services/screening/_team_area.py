@@ -29,6 +29,7 @@ from litdesk.core.screening import (
     parse_decisions,
     prisma_svg,
 )
+from litdesk.core.words import plural
 from litdesk.services.dedup import working_groups
 from litdesk.services.search import Export
 
@@ -539,7 +540,7 @@ def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -
     rounds = result.flow.rounds
     if request.round is not None and request.round > len(rounds):
         raise ScreeningRequestError(
-            f"the flow has {len(rounds)} round(s), not {request.round}", code="bad_round"
+            f"the flow has {plural(len(rounds), 'round')}, not {request.round}", code="bad_round"
         )
     chosen = rounds if request.round is None else (rounds[request.round - 1],)
     reason = {k: why for r in chosen for why, keys in r.excluded_reports for k in keys}
