@@ -76,4 +76,7 @@ def test_edit_delete_restore_and_history(run, tmp_path: Path) -> None:
         assert action in actions
     said = run("study", "history", "Stroke").stdout  # in words, never a raw id
     assert "Deleted a highlight" in said and "highlight_deleted" not in said
+    assert "local" not in said  # one person works here: not named on every line
+    said = run("study", "empty-trash", "Stroke").stdout  # empty: nothing to ask, nothing done
+    assert "The trash in Stroke is empty: there is nothing to empty." in said, said
     assert not re.search(r"\b(ev|note)-[0-9a-f]{16}", said)

@@ -254,7 +254,7 @@ def test_unlabelled_and_bad_labels_name_the_records(tmp_path: Path):
     path.write_text(_table(_HEAD, rows), encoding="utf-8")
     code, doc = _simulate(path)
     assert code == 2 and doc["code"] == "unlabelled"
-    assert "2 record(s)" in doc["message"]
+    assert "2 records" in doc["message"]
     assert "record 4 (line 6)" in doc["message"] and "record 20 (line 22)" in doc["message"]
     rows[4][3] = "maybe"
     path.write_text(_table(_HEAD, rows), encoding="utf-8")

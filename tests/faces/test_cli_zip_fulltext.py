@@ -52,7 +52,7 @@ def test_export_and_import_carry_the_reports_not_retrieved(
         assert listed == [(keys[0], ""), (keys[1], "not retrieved")]
         back = runner.invoke(cli, ["study", "import", str(target)])
         assert back.exit_code == 0, back.output
-        assert "retrieval recorded for 1 report(s) as yours" in back.output
+        assert "retrieval recorded for 1 report as yours" in back.output
     finally:
         get_settings.cache_clear()
     with open_app_sync(tmp_settings) as a:

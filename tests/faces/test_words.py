@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
@@ -66,3 +67,44 @@ def test_num_round_trips(n: int) -> None:
 def test_when_never_shows_iso(moment: datetime) -> None:
     text = when(moment.replace(tzinfo=UTC), relative=False)
     assert "T" not in text and "+" not in text and len(text) <= 20
+
+
+#: "(s)" where it is no count said to a person: a prompt to the model, a docstring and the
+#: column names of other tools' exports (Scopus's "Author(s) ID")
+_NOT_FOR_PEOPLE = {
+    ("core/library/_gate.py", "cite the excerpt(s) it"),
+    ("core/dedup/_shared.py", "value(s) most members share"),
+    ("adapters/formats/_csvtable.py", '"author(s)"'),
+    ("adapters/formats/_csvtable.py", '"author(s) id"'),
+    ("faces/cli/_study_search.py", "Provider(s); repeat"),  # clijobs' file (polish14 left it)
+}
+
+
+def test_words_for_people_agree_in_number_never_file_s() -> None:
+    """No "1 file(s) not indexed yet": every count said to a person goes through
+    ``plural`` (Python) or dom.js's ``plural`` (the pages' scripts)."""
+    import io
+    import tokenize
+    from pathlib import Path
+
+    import litdesk
+
+    root = Path(litdesk.__file__).parent
+    found: list[str] = []
+    either = re.compile(r"\w\((?:s|es)\)|\}\((?:s|es)\)")
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for tok in tokenize.generate_tokens(io.StringIO(path.read_text("utf-8")).readline):
+            known = any(rel == f and part in tok.string for f, part in _NOT_FOR_PEOPLE)
+            if tok.type == tokenize.STRING and either.search(tok.string) and not known:
+                found.append(f"{rel}:{tok.start[0]}: {tok.string[:80]}")
+    in_text = {  # a template's text; a script's string literals (not its calls, add(s))
+        ".html": re.compile(r"[A-Za-z}]\((?:s|es)\)"),
+        ".js": re.compile(r"([\"`'])(?:(?!\1).)*[A-Za-z}]\((?:s|es)\)(?:(?!\1).)*\1"),
+    }
+    for path in sorted((root / "faces" / "web").rglob("*")):
+        if path.suffix in in_text:
+            for n, text in enumerate(path.read_text("utf-8").splitlines(), 1):
+                if in_text[path.suffix].search(text):
+                    found.append(f"{path.relative_to(root).as_posix()}:{n}: {text.strip()[:80]}")
+    assert found == []

@@ -46,7 +46,7 @@ def test_query_syntax_inside_a_term_is_only_text() -> None:
 def test_excluded_groups_stay_out_of_the_query_and_are_named() -> None:
     built = build_query([g("a1"), g("b2", included=False), g("c3")])
     assert built.query == '"a1" AND "c3"'
-    assert "1 group(s) not included in the query" in built.warnings
+    assert "1 group not included in the query" in built.warnings
     assert len(built.groups) == 3
 
 

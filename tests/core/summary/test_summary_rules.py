@@ -72,7 +72,7 @@ def test_numbering_and_prompt() -> None:
 def test_deselection_keeps_numbers_and_is_disclosed() -> None:
     p = packet().select(["S4"])
     assert [s.id for s in p.sources] == ["S1", "S2", "S3"]
-    assert "1 source(s) deselected by you: S4" in p.omissions
+    assert "1 source deselected by you: S4" in p.omissions
     with pytest.raises(SummaryInputError):
         packet().select(["S9"])
     with pytest.raises(SummaryInputError):
@@ -83,7 +83,9 @@ def test_limits_left_out_and_cut_sources_are_disclosed() -> None:
     many = [("paper", f"p{i}", f"P{i}", f"Title: paper {i}") for i in range(MAX_SOURCES + 5)]
     p = make_packet("s", "t", many)
     assert len(p.sources) == MAX_SOURCES
-    assert any("5 paper(s)" in o for o in p.omissions)
+    assert any("5 papers" in o for o in p.omissions)
+    one = make_packet("s", "t", many[: MAX_SOURCES + 1])
+    assert any(o.endswith("characters): 1 paper") for o in one.omissions), one.omissions
     big = [("note", f"n{i}", "N", "x" * (MAX_SOURCE_CHARS + 10)) for i in range(20)]
     p = make_packet("s", "t", big)
     assert p.characters <= MAX_TOTAL_CHARS

@@ -78,7 +78,10 @@ def test_the_confirmations_count_in_words(running: Running) -> None:
         own = c.get("/trash/empty").text
         study = c.get(f"/study/{sid}/trash/empty").text
     assert "item(s)" not in own and "item(s)" not in study
-    assert "Delete the 0 items in your trash" in own
+    # nothing in either trash: said plainly, no "Delete the 0 items" and no button to press
+    for text in (own, study):
+        assert "The trash is empty: there is nothing to empty." in text
+        assert "Delete the 0" not in text and 'id="confirm-action"' not in text
 
 
 def test_a_missing_page_says_not_found(running: Running) -> None:

@@ -130,7 +130,7 @@ def test_answer_card_citations_markers_variant_and_model(site: Site) -> None:
         assert card["number"] == 1 and card["question"] == GERMAN
         assert card["variant"] == GERMAN_VARIANT and card["model"] == MODEL
         assert card["grounded"] is True and card["abstained"] is False
-        assert any("removed 2 invalid citation marker(s)" in w for w in card["warnings"])
+        assert any("removed 2 invalid citation markers" in w for w in card["warnings"])
         assert any(GERMAN_VARIANT in w for w in card["warnings"])
         [cite] = card["citations"]
         assert cite["file"] == "gauge.pdf" and cite["page"] == 2
@@ -166,6 +166,8 @@ def test_prompt_injected_pdf_stays_data(site: Site) -> None:
 def test_form_posts_without_javascript(site: Site) -> None:
     with site.writer() as c:
         token = c.headers.pop("x-csrf-token")
+        # no answer yet: nothing to build a report from, so no such offer
+        assert "Build a report from this chat" not in c.get("/chat").text
         form = {"csrf_token": token, "scope": "papers", "papers": ["wheat.pdf"]}
         moved = c.post("/chat/scope", data=form)
         assert moved.status_code == 303 and moved.headers["location"] == "/chat"
@@ -183,6 +185,7 @@ def test_form_posts_without_javascript(site: Site) -> None:
             time.sleep(0.2)
             page = c.get("/chat").text
         assert 'class="card answer-card"' in page and "Answering:" not in page
+        assert "Build a report from this chat" in page  # an answer to build from
         number = c.get(f"/api/v1/chat/jobs/{job_id}").json()["round"]
         again = c.get(f"/chat/round/{number}")
         assert again.status_code == 200 and "What fell under heat?" in again.text
@@ -262,7 +265,7 @@ def test_wizard_prefills_from_the_chat_and_builds_the_cli_report(site: Site) -> 
         again = wait_for_job(c, c.post("/api/v1/reports/build", json=reuse).json()["id"])
         assert again["status"] == "done" and len(ScriptedModel.seen) == asked  # not asked
         reused = c.get(again["result"]["open"]).text
-        assert "1 answer(s) taken from the paper chat, not asked again" in reused
+        assert "1 answer taken from the paper chat, not asked again" in reused
         assert "The staff gauge was read from the bridge camera" in reused
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_synthesis_report_[\w.-]+\.html", done["file_name"])
         view = c.get(done["open"])

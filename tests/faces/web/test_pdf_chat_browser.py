@@ -77,7 +77,7 @@ def test_chat_card_citation_opens_the_viewer_with_the_passage_highlighted(
     card = page.locator("article.answer-card").last
     expect(card.locator(".question")).to_have_text(QUESTION, timeout=120_000)
     expect(card.locator(".model-name")).to_have_text(MODEL)
-    expect(card.locator(".warnings")).to_contain_text("removed 2 invalid citation marker(s)")
+    expect(card.locator(".warnings")).to_contain_text("removed 2 invalid citation markers")
     expect(card.locator(".answer")).not_to_contain_text("[99]")
     label = card.locator(".answer a.cite")
     expect(label).to_have_count(1)

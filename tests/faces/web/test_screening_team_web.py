@@ -167,6 +167,16 @@ def test_decisions_out_and_in(server: TeamServer) -> None:
         assert rows[0]["title"].split(":")[0] in out.text
         ris = ana.get(f"{_api(sid)}/export", params={"format": "ris"})
         assert ris.status_code == 200 and "TY  - " in ris.text
+        # full text: the reports sought (here the one included), web and API alike
+        ft = {"format": "csv", "stage": "full_text"}
+        for got in (
+            ana.get(f"/study/{sid}/screen/export", params=ft),
+            ana.get(f"{_api(sid)}/export", params=ft),
+        ):
+            keys = [line.split(",")[0] for line in got.text.splitlines()[1:]]
+            assert keys == [rows[0]["record_key"]], got.text
+        ft_page = ana.get(f"/study/{sid}/screen/exchange", params={"stage": "full_text"}).text
+        assert "one row per report sought for retrieval" in ft_page
         csv = "doi,decision,reason\n10.5555/scr.2,exclude,wrong population\n10.9999/none,include,\n"
         r = ana.post(
             f"/screening-imports/{sid}",

@@ -109,7 +109,11 @@ def test_work_in_a_study_deleted_and_restored(running: Running) -> None:
             "study_restored",
         ):
             assert a in actions
-        assert "Deleted a highlight" in c.get(f"/study/{sid}/history").text  # in words
+        history_page = c.get(f"/study/{sid}/history").text
+        assert "Deleted a highlight" in history_page  # in words
+        # one person works here: no Who column, no "local" (a team server names them)
+        assert '<th scope="col">Who</th>' not in history_page
+        assert 'data-label="Who"' not in history_page and ">local<" not in history_page
 
 
 def test_a_search_run_removed_from_a_study_and_restored(running: Running) -> None:
@@ -143,3 +147,32 @@ def test_a_search_run_removed_from_a_study_and_restored(running: Running) -> Non
         assert back["search_runs"] == [run_id] and len(back["papers"]) == kept
         assert back["working_set"]["records_identified"] == before
         assert paper in {p["id"] for p in back["papers"]}
+
+
+def test_an_empty_trash_says_so_once_and_has_nothing_to_empty(running: Running) -> None:
+    """An empty trash says so once (no "0 items"); "Empty the trash" reached by its address
+    answers that there is nothing to empty: no button, no error, nothing recorded."""
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Empty-trash review"}).json()["id"]
+        for trash_page in (f"/study/{sid}/trash", "/trash"):
+            text = c.get(trash_page).text
+            assert text.count("The trash is empty.") == 1, trash_page
+            assert "0 items" not in text and "Empty the trash…" not in text
+        for confirm in (f"/study/{sid}/trash/empty", "/trash/empty"):
+            r = c.get(confirm)
+            assert r.status_code == 200, r.text
+            assert "The trash is empty: there is nothing to empty." in r.text
+            assert 'id="confirm-action"' not in r.text and "Back to the trash" in r.text
+            assert "Delete the 0 items" not in r.text
+        for api in (f"/api/v1/studies/{sid}/trash/empty", "/api/v1/trash/empty"):
+            r = c.post(api, json={})  # nothing to confirm: answered, not refused
+            assert r.status_code == 200 and r.json()["count"] == 0, r.text
+        r = c.post(f"/study/{sid}/trash/empty", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == f"/study/{sid}/trash"
+        actions = [e["action"] for e in c.get(f"/api/v1/studies/{sid}/history").json()["entries"]]
+        assert "trash_emptied" not in actions
+        # with an item in it, emptying still asks first
+        c.post(f"/api/v1/studies/{sid}/delete").raise_for_status()
+        refused = c.post("/api/v1/trash/empty", json={})
+        assert refused.status_code == 400 and refused.json()["code"] == "confirm", refused.text
+        assert "Delete the 1 item in your trash" in c.get("/trash/empty").text

@@ -238,6 +238,8 @@ def test_roles_over_http(server: TeamServer) -> None:
             ("ana", "member_editor"),
             ("ana", "study_renamed"),
         ]
+        page = bob.get(f"/study/{ref}/history").text  # a team's page says who
+        assert '<th scope="col">Who</th>' in page and 'data-label="Who">ana<' in page
         assert bob.get("/api/v1/studies").json()["studies"][0]["id"] == ref
 
 

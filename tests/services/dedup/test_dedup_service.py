@@ -233,7 +233,7 @@ def test_prisma_counts_the_reviewer_merges_of_imported_records(tmp_path: Path, m
     ident_before, ident_after = before["identification"], after["identification"]
     assert ident_after["records_identified"] == ident_before["records_identified"]
     assert ident_after["duplicates_removed"] == ident_before["duplicates_removed"] + 1
-    assert any("1 reviewer decision(s)" in n and "1 merged" in n for n in after["notes"])
+    assert any("1 reviewer decision on" in n and "1 merged" in n for n in after["notes"])
     # the merge withdrawn: back to the automatic count
     hist = json.loads(runner.invoke(app, ["dedup-history", "aHUS", "--json"]).stdout)["entries"]
     seq = next(e["seq"] for e in hist if e["kind"] == "decision")

@@ -150,6 +150,22 @@ def test_asreview_export_matched_reimport_idempotent_and_prisma_agrees(
         assert r["screened"] == len(rows) and r["excluded_reasons"] == {"wrong population": 1}
         assert r["not_retrieved"] == 1 and r["included"] == 1
         assert r["sought"] == len(included)
+        # the full-text export lists the reports sought (included at title/abstract), not
+        # every study; it reads back as the same decisions, and RIS says the same
+        ft_req = ExportDecisionsRequest(sid, "full_text")
+        ft_export = app.screening.export_decisions(ft_req, owner=app.owner)
+        ft_rows = list(csv.DictReader(io.StringIO(ft_export.text)))
+        assert {x["record_id"] for x in ft_rows} == {x["record_id"] for x in included}
+        assert ft_export.count == len(included) < len(rows)
+        assert sorted(x["decision"] for x in ft_rows if x["decision"]) == ["exclude", "include"]
+        back = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, ft_export.body, "ft_export.csv", "full_text"),
+            owner=app.owner,
+        )
+        assert back.recorded == 0 and back.unchanged == 2 and not back.refused
+        ris_req = ExportDecisionsRequest(sid, "full_text", "ris")
+        ris = app.screening.export_decisions(ris_req, owner=app.owner).text
+        assert ris.count("ER  -") == len(included)
         return {"sid": sid, "flow": flow}
 
     out = on_app(tmp_settings, body)

@@ -301,7 +301,7 @@ def test_a_report_tries_adoption_for_its_scope_and_discloses_it(
         # only the scope's PDF that prints a DOI is looked up, in the owner's allowance
         assert calls == [("ann", "doi", "10.5555/gauge.2021.3")]
         (said,) = [w for w in report.warnings if "metadata looked up" in w]
-        assert "1 PDF(s)" in said and "adopted: gauge.pdf" in said and "allowance" in said
+        assert "for 1 PDF of" in said and "adopted: gauge.pdf" in said and "allowance" in said
         gauge = next(p for p in report.labelled.papers if p.file == "gauge.pdf")
         assert gauge.title == title
         again = desk.build(request, owner="ann").report  # adopted once: no second lookup

@@ -28,6 +28,7 @@ from litdesk.core.records import (
     normalize_pmid,
     safe_https_url,
 )
+from litdesk.core.words import plural
 
 from ._decode import NotUtf8
 from ._markup import escaped_markup_text
@@ -250,7 +251,7 @@ def _realign_scopus(
     notices.append(
         Notice(
             "other",
-            f"row has {surplus} more cell(s) than the header after "
+            f"row has {plural(surplus, 'more cell')} than the header after "
             f"{plan.headers[funding[-1]].strip()!r}; kept as further funding text",
             line=line,
         )
@@ -352,7 +353,9 @@ def _record(
         if surplus:
             extras["(cells beyond the header)"] = surplus
             notices.append(
-                Notice("other", f"{len(surplus)} cell(s) beyond the header kept", line=first)
+                Notice(
+                    "other", f"{plural(len(surplus), 'cell')} beyond the header kept", line=first
+                )
             )
     source_id = _cell(row, c.get("source_id")) or None
     digest = digest_bytes(raw.encode("utf-8", "surrogatepass"))

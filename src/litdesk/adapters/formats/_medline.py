@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from litdesk.core.imports import Notice, RecordTrace, digest_bytes
 from litdesk.core.records import normalize_doi, normalize_pmcid, normalize_pmid
+from litdesk.core.words import plural
 
 from ._ris import (
     build_paper,
@@ -122,7 +123,7 @@ def parse(text: str) -> ParseResult:
         notices.append(
             Notice(
                 "skipped",
-                f"{junk_count} line(s) outside any MEDLINE field skipped "
+                f"{plural(junk_count, 'line')} outside any MEDLINE field skipped "
                 f"(first on line {junk_first + 1})",
                 junk_first + 1,
             )

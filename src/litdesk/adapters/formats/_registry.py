@@ -29,6 +29,7 @@ from litdesk.core.imports import (
     strip_controls,
 )
 from litdesk.core.records import Paper
+from litdesk.core.words import plural
 
 from . import (
     _bibtex,
@@ -183,7 +184,7 @@ def _check_duplicates(
         f"{k[:60]!r} on lines {', '.join(map(str, v[:5]))}" for k, v in list(dups.items())[:5]
     )
     more = f" (and {len(dups) - 5} more)" if len(dups) > 5 else ""
-    message = f"{len(dups)} source record id(s) occur more than once: {shown}{more}"
+    message = f"{plural(len(dups), 'source record id')} used more than once: {shown}{more}"
     if policy == "refuse":
         raise ImportRefused(message, code="duplicate_ids", ids=[k[:100] for k in sorted(dups)[:50]])
     seen: set[str] = set()

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from litdesk.core.imports import Notice, RecordTrace, digest_bytes
 from litdesk.core.records import normalize_doi, normalize_pmid
+from litdesk.core.words import plural
 
 from ._ris import (
     build_paper,
@@ -191,7 +192,7 @@ def parse_plain(text: str) -> ParseResult:
         notices.append(
             Notice(
                 "skipped",
-                f"{skipped_count} line(s) that are neither a tag nor a continuation skipped "
+                f"{plural(skipped_count, 'line')} skipped, neither a tag nor a continuation "
                 f"(first on line {skipped_first + 1})",
                 skipped_first + 1,
             )
@@ -231,7 +232,9 @@ def parse_tab(text: str) -> ParseResult:
         if len(row) > len(header) and any(c.strip() for c in row[len(header) :]):
             rec_notices.append(
                 Notice(
-                    "other", f"{len(row) - len(header)} cell(s) beyond the header ignored", line_no
+                    "other",
+                    f"{plural(len(row) - len(header), 'cell')} beyond the header ignored",
+                    line_no,
                 )
             )
         get: dict[str, list[str]] = {}

@@ -28,6 +28,7 @@ from litdesk.core.report import (
     Part,
     report_labels,
 )
+from litdesk.core.words import plural
 
 __all__ = [
     "MAX_REPORT_BYTES",
@@ -173,7 +174,10 @@ def render_html(
     titles = {p.file: p.title or p.file for p in report.papers}
     missing = [p.label for p in report.passages if p.label not in citations]
     if missing:
-        raise InputError(f"no page view for label(s) {', '.join(missing)}", code="no_page_view")
+        raise InputError(
+            f"no page view for {plural(len(missing), 'label')}: {', '.join(missing)}",
+            code="no_page_view",
+        )
     cites: dict[str, dict[str, Any]] = {}
     for cp in report.passages:
         view = citations[cp.label]

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from litdesk.core.evidence import MAX_PASSAGE_CHARS
 from litdesk.core.forms import FieldValue, Form, FormField, ValueInvalid, parse_value, value_text
+from litdesk.core.words import plural
 
 from ._errors import AnswerRefused
 from ._extraction import EXTRACTION_MAX_TOKENS, MAX_BLOCK_ID_CHARS, FieldSuggestion
@@ -106,8 +107,8 @@ class AskedForm:
         if not self.left_out:
             return []
         return [
-            f"{len(self.left_out)} form field(s) beyond the {MAX_FORM_DESCRIPTION_CHARS:,}-"
-            f"character description bound were not asked ({', '.join(self.left_out[:10])}"
+            f"{plural(len(self.left_out), 'form field')} beyond the "
+            f"{MAX_FORM_DESCRIPTION_CHARS:,}-character description bound not asked ({', '.join(self.left_out[:10])}"
             f"{'…' if len(self.left_out) > 10 else ''}); fill them yourself"
         ]
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from litdesk.core.evidence import passage_in
+from litdesk.core.words import plural
 
 from ._errors import SourceRefused
 
@@ -56,13 +57,13 @@ class BoundedSource:
         out: list[str] = []
         if self.skipped:
             out.append(
-                f"{len(self.skipped)} paragraph(s) over {MAX_BLOCK_CHARS:,} characters were "
+                f"{plural(len(self.skipped), 'paragraph')} over {MAX_BLOCK_CHARS:,} characters "
                 f"skipped ({', '.join(self.skipped[:10])}{'…' if len(self.skipped) > 10 else ''})"
             )
         if self.omitted:
             out.append(
-                f"{len(self.omitted)} paragraph(s) beyond the {MAX_SOURCE_CHARS:,}-character "
-                f"bound were left out ({self.omitted[0]} onwards)"
+                f"{plural(len(self.omitted), 'paragraph')} beyond the {MAX_SOURCE_CHARS:,}-"
+                f"character bound left out ({self.omitted[0]} onwards)"
             )
         return out
 

@@ -37,6 +37,7 @@ from pydantic import (
 from litdesk._errors import InputError, IntegrityError, RefusedError
 from litdesk.core.forms import FieldValue, value_text
 from litdesk.core.records import Paper, normalize_pmcid, safe_https_url
+from litdesk.core.words import plural
 
 from ._pdf_match import find_pdf_passage, nearest_pdf_text, pages_holding
 
@@ -470,7 +471,7 @@ def make_anchor(
             )
         if not 1 <= occurrence <= len(found):
             raise EvidenceInvalid(
-                f"occurrence {occurrence} requested; the passage occurs {len(found)} time(s)"
+                f"occurrence {occurrence} requested; the passage occurs {plural(len(found), 'time')}"
             )
         start = found[occurrence - 1]
     if start < 0 or snapshot[start : start + len(text)] != text:
@@ -512,7 +513,7 @@ def check_pdf_passage(pdf: PdfPage, passage: str, pages: Sequence[str]) -> None:
     where = f"page {pdf.page} of {pdf.file}"
     if not 1 <= pdf.page <= len(pages):
         raise EvidenceRefused(
-            f"{pdf.file} has {len(pages)} page(s), so no page {pdf.page}",
+            f"{pdf.file} has {plural(len(pages), 'page')}, so no page {pdf.page}",
             code="no_page",
             page=pdf.page,
             pages=len(pages),
@@ -664,7 +665,9 @@ def _evidence(
     allowed = {name for name, _ in EVIDENCE_FIELDS} - {"finding"}
     unknown = set(fields) - allowed
     if unknown:
-        raise EvidenceInvalid(f"unknown evidence field(s): {', '.join(sorted(unknown))}")
+        raise EvidenceInvalid(
+            f"{plural(len(unknown), 'unknown evidence field')}: {', '.join(sorted(unknown))}"
+        )
     if source not in ("abstract", "fulltext", "external", "pdf"):
         raise EvidenceInvalid(f"unknown passage source {source!r}")
     cleaned = {k: (v if v and v.strip() else None) for k, v in fields.items()}

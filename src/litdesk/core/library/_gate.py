@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from litdesk.core.report import body_text
+from litdesk.core.words import plural
 
 __all__ = [
     "CITATION_RULE",
@@ -236,7 +237,9 @@ def run_gate(
 def _note(result: GateResult, warnings: list[str]) -> None:
     if result.invalid:
         shown = ", ".join(result.invalid[:10])
-        warnings.append(f"removed {len(result.invalid)} invalid citation marker(s): {shown}")
+        warnings.append(
+            f"removed {plural(len(result.invalid), 'invalid citation marker')}: {shown}"
+        )
     if result.cut_reference_section:
         warnings.append("cut a reference section the model wrote itself")
 

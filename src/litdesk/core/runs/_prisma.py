@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from litdesk._errors import InputError
 from litdesk.core.providers import display_name, lane_label, provider_spec
 from litdesk.core.records import Paper
-from litdesk.core.words import dates, day, num
+from litdesk.core.words import dates, day, num, plural
 
 from ._run import SearchRun
 
@@ -307,7 +307,7 @@ def build_prisma(
                 rows.append((imp.id, imp.shown, imp.date, 0))
                 notes.append(
                     f"import {imp.id} ({imp.label}) is the same file as import {first}; "
-                    f"its {len(imp.papers)} record(s) are not counted again"
+                    f"not counted again: its {plural(len(imp.papers), 'record')}"
                 )
                 continue
         label = imp.counted_as  # several files of one source add up on its line
@@ -321,15 +321,15 @@ def build_prisma(
     reviewed = _reviewed(digests, decisions or {})
     if reviewed:
         notes.append(
-            f"{len(reviewed)} reviewer decision(s) on imported records applied "
+            f"{plural(len(reviewed), 'reviewer decision')} on imported records applied "
             f"({sum(1 for d in reviewed.values() if d == 'merge')} merged, "
             f"{sum(1 for d in reviewed.values() if d == 'distinct')} kept separate)"
         )
     if working_set is not None:
         if working_set.pending:
             notes.append(
-                f"{working_set.pending} record(s) not deduplicated yet are counted as "
-                "studies of their own"
+                f"counted as studies of their own: {plural(working_set.pending, 'record')} "
+                "not deduplicated yet"
             )
         return PrismaReport(
             study=study,

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from litdesk._errors import InputError
 from litdesk.core.query import And, Or, QuerySyntaxError, Term, escape_quotes, parse_query
+from litdesk.core.words import plural
 
 __all__ = [
     "MAX_GROUPS",
@@ -170,7 +171,7 @@ def build_query(groups: Sequence[ConceptGroup]) -> BuiltQuery:
     warnings = tuple(f"duplicate term removed: {t}" for t in removed)
     left_out = len(cleaned) - len(included)
     if left_out:
-        warnings += (f"{left_out} group(s) not included in the query",)
+        warnings += (f"{plural(left_out, 'group')} not included in the query",)
     return BuiltQuery(query, tuple(cleaned), tuple(removed), warnings)
 
 

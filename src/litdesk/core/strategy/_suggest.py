@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from litdesk.core.assist import AnswerRefused, load_json_object
+from litdesk.core.words import plural
 
 from ._builder import (
     MAX_GROUPS,
@@ -154,8 +155,12 @@ def _object(value: object, keys: frozenset[str], what: str) -> dict[str, object]
         detail = "; ".join(
             p
             for p in (
-                f"unexpected key(s) {', '.join(map(repr, extra))}" if extra else "",
-                f"missing key(s) {', '.join(map(repr, missing))}" if missing else "",
+                f"{plural(len(extra), 'unexpected key')} {', '.join(map(repr, extra))}"
+                if extra
+                else "",
+                f"{plural(len(missing), 'missing key')} {', '.join(map(repr, missing))}"
+                if missing
+                else "",
             )
             if p
         )

@@ -22,6 +22,7 @@ from litdesk.core.evidence import Annotation, Evidence
 from litdesk.core.forms import value_text
 from litdesk.core.records import Paper
 from litdesk.core.runs import SearchRun
+from litdesk.core.words import plural
 
 __all__ = [
     "EXCLUDED_KINDS",
@@ -205,7 +206,7 @@ class Packet:
         kept = tuple(s for s in self.sources if s.id not in drop)
         if not kept:
             raise SummaryInputError("every source is deselected: keep at least one", code="empty")
-        note = (f"{len(drop)} source(s) deselected by you: {', '.join(sorted(drop))}",)
+        note = (f"{plural(len(drop), 'source')} deselected by you: {', '.join(sorted(drop))}",)
         return Packet(self.study_id, self.title, kept, self.omissions + (note if drop else ()))
 
     def prompt(self, focus: Focus) -> str:
@@ -272,9 +273,10 @@ def make_packet(
         total += len(text)
         sources.append(Source(f"S{len(sources) + 1}", kind, ref, label[:200], text, cut))
     if shortened:
-        notes.append(f"{shortened} source(s) cut to {MAX_SOURCE_CHARS:,} characters")
+        notes.append(f"{plural(shortened, 'source')} cut to {MAX_SOURCE_CHARS:,} characters")
     if left_out:
-        parts = ", ".join(f"{n} {k.replace('_', ' ')}(s)" for k, n in left_out.items())
+        nouns = {"evidence": "evidence record", "search_run": "search run"}
+        parts = ", ".join(plural(n, nouns.get(k, k)) for k, n in left_out.items())
         notes.append(
             f"left out over the limits ({MAX_SOURCES} sources, {MAX_TOTAL_CHARS:,} "
             f"characters): {parts}"

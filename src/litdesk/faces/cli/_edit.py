@@ -37,6 +37,8 @@ def _changed(view: ChangeView, as_json: bool) -> None:
         _say(f"Undo with: litdesk study restore {view.trash_id}")
     elif view.action == "restored":
         _say(f"Restored{where}: {view.label}")
+    elif view.count == 0:
+        _say(f"The trash{where} is empty: there is nothing to empty.")
     else:
         _say(f"Emptied the trash{where}: {plural(view.count, 'item')} deleted for good")
 
@@ -203,10 +205,10 @@ def study_empty_trash(
     """Delete a trash's items for good (asks first; --yes confirms)."""
     from litdesk.services.studies import EmptyTrashRequest
 
-    if not yes and not as_json:
-        yes = typer.confirm("Delete the trash's items for good?", default=False)
-    request = EmptyTrashRequest(study, confirm=yes)
     with sync_app() as app:
+        if not yes and not as_json and app.studies.trash(study, owner=app.owner).items:
+            yes = typer.confirm("Delete the trash's items for good?", default=False)
+        request = EmptyTrashRequest(study, confirm=yes)
         _changed(app.studies.empty_trash(request, owner=app.owner), as_json)
 
 
@@ -216,11 +218,13 @@ def study_history(study: StudyArg, as_json: JsonOpt = False) -> None:
     """Who changed what in a Study, and when (newest first)."""
     with sync_app() as app:
         view = app.studies.history(study, owner=app.owner)
+        me = app.owner
     if as_json:
         emit_json(view.to_dict())
         return
-    for e in view.entries:
-        _say(f"{e['at']}  {e['username']}  {e['what']}  {e['label'] or ''}")
+    for e in view.entries:  # who: only when not you (the local workspace's one person)
+        who = "" if e["username"] in (me, "local") else f"  {e['username']}"
+        _say(f"{e['at']}{who}  {e['what']}  {e['label'] or ''}")
 
 
 def register(app: typer.Typer) -> None:

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Final
 
 from litdesk._errors import InputError, NotFoundError
 
+from .._words import plural
+
 if TYPE_CHECKING:
     from litdesk.core.imports import ImportTrace, RecordTrace
     from litdesk.core.screening import Label, ScreeningRecord
@@ -165,14 +167,14 @@ def _labels(path: Path, records: list[RecordTrace], column: str) -> list[bool]:
             labels.append(got)
     if bad:
         raise InputError(
-            f"{path}: {len(bad):,} label(s) in column {column!r} are not a label value "
+            f"{path}: not a label value in column {column!r}: {plural(len(bad), 'label')} "
             f"(1/0, 1.0/0.0, true/false, yes/no, y/n, included/excluded, include/exclude): "
             + _named(bad),
             code="bad_label",
         )
     if unlabelled:
         raise InputError(
-            f"{path}: {len(unlabelled):,} record(s) have no label in column {column!r} (empty, "
+            f"{path}: no label in column {column!r} for {plural(len(unlabelled), 'record')} (empty, "
             "-1, NA or ASReview_not_seen); a simulation replays a fully labelled set, so "
             "label or remove them: " + _named(unlabelled),
             code="unlabelled",

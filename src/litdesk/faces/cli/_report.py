@@ -174,7 +174,7 @@ def _report_group(ctx: typer.Context, **options: Any) -> None:
     )
     if given:
         raise ReportArgumentError(
-            f"{', '.join(given)}: option(s) of the synthesis report "
+            f"{', '.join(given)}: {'an option' if len(given) == 1 else 'options'} of the synthesis report "
             f"('litdesk report --papers … --questions …' with no subcommand), "
             f"not of 'report {ctx.invoked_subcommand}'"
         )

@@ -228,7 +228,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """The decisions at a stage, one row per study with its round (search, or Update N
-        of a living review): CSV, or RIS with the labels, reasons and round in notes (both
+        of a living review; at full text, per report sought for retrieval): CSV, or RIS with the labels, reasons and round in notes (both
         re-import; ASReview and Zotero read the RIS)."""
         from litdesk.services.screening import ExportDecisionsRequest
 

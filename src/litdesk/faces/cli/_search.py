@@ -328,7 +328,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--provider",
                 "-p",
-                help=f"Provider(s): {', '.join(PROVIDERS)}, or all (default). "
+                help=f"One or more providers: {', '.join(PROVIDERS)}, or all (default). "
                 "Repeat or comma-separate.",
             ),
         ] = None,

@@ -387,7 +387,7 @@ def _retrieval_words(d: Mapping[str, int | str]) -> str:
     if not d.get("retrieval") and not d.get("retrieval_unmatched"):
         return ""
     left = f", {d['retrieval_unmatched']} matched no record" if d.get("retrieval_unmatched") else ""
-    return f"; retrieval recorded for {d.get('retrieval', 0)} report(s) as yours{left}"
+    return f"; retrieval recorded for {plural(d.get('retrieval', 0), 'report')} as yours{left}"
 
 
 # --- paper -------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ from litdesk.core.evidence import (
     text_digest,
 )
 from litdesk.core.records import Paper
+from litdesk.core.words import plural
 from litdesk.services.workspace import Workspace
 
 from ._call import Assistant, ModelCall
@@ -438,7 +439,9 @@ class EvidenceAssistant:
             )  # fmt: skip
         unknown = set(values or {}) - set(FIELD_NAMES)
         if unknown:
-            raise InputError(f"unknown evidence field(s): {', '.join(sorted(unknown))}")
+            raise InputError(
+                f"{plural(len(unknown), 'unknown evidence field')}: {', '.join(sorted(unknown))}"
+            )
         now = _now()
         with self.providers.store.write() as conn:
             row = assist_get_draft(conn, draft_id, owner=self.owner)

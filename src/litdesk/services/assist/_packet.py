@@ -16,6 +16,7 @@ from litdesk.core.summary import (
     run_source,
     study_source,
 )
+from litdesk.core.words import plural
 from litdesk.services.search import load_run
 from litdesk.services.workspace import Workspace
 
@@ -55,5 +56,5 @@ def study_packet(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Packe
     items.extend(run_source(r) for r in runs)
     omissions.extend(f"left out (failed validation): {p}" for p in note_problems + ev_problems)
     if summary.imports:
-        omissions.append(f"{len(summary.imports)} import trace(s) are never sent")
+        omissions.append(f"never sent: {plural(len(summary.imports), 'import trace')}")
     return make_packet(row.id, row.name, items, omissions)

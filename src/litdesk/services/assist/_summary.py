@@ -42,6 +42,7 @@ from litdesk.core.summary import (
     read_report,
     report_html,
 )
+from litdesk.core.words import plural
 
 from ._call import Assistant, CallRecord, ModelCall
 from ._packet import study_packet
@@ -237,7 +238,7 @@ def save_report(
             "sources": [s for s in data["sources"] if s["id"] in cited],
             "omissions": data["omissions"],
             "warnings": data["draft"]["warnings"]
-            + [f"{len(dropped)} point(s) left out by the reviewer"] * bool(dropped),
+            + [f"{plural(len(dropped), 'point')} left out by the reviewer"] * bool(dropped),
         }
         report = read_report(stored)  # validated and every citation re-checked
         assist_insert_draft(

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from litdesk.core.library import CHUNKING_VERSION
+from litdesk.core.words import plural
 from litdesk.services.jobs import Handler, JobContext
 
 from ._indexer import IndexReport
@@ -98,7 +99,7 @@ class _Run:
             self.offset + total,
             name or None,
             rate=rate,
-            message=f"{total} new or changed of {self.files} file(s)",
+            message=f"{total:,} new or changed of {plural(self.files, 'file')}",
             checkpoint={"base": self.base, "indexed": self.names},
         )
 

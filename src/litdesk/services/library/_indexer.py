@@ -17,6 +17,7 @@ from litdesk._workers import limited_threads, worker_init
 from litdesk.adapters.embeddings import Embedder, make_embedder
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256
 from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages, find_ids, normalise_text
+from litdesk.core.words import plural
 
 from ._catalogue import Catalogue
 from ._sources import LibraryFile
@@ -199,7 +200,7 @@ def rebuild_reason(keys: dict[tuple[str, str], int], embedder_name: str, todo: i
     if chunking != CHUNKING_VERSION:
         changes.append(f"chunking {chunking} → {CHUNKING_VERSION}")
     return (
-        f"rebuilding the index of {todo} file(s) once: it was built with another "
+        f"rebuilding the index of {plural(todo, 'file')} once: it was built with another "
         f"{' and '.join(changes)}"
     )
 

@@ -47,6 +47,7 @@ from litdesk.core.library import (
     uncovered_threshold,
 )
 from litdesk.core.records import Paper
+from litdesk.core.words import plural
 from litdesk.services.assist import CHAT_FEATURE, AllowanceRefused, AssistAllowance, MeteredBackend
 from litdesk.services.models import Models
 
@@ -316,7 +317,7 @@ class Library(LibraryFiles):
         if not seen:
             return []
         line = (
-            f"metadata looked up for {len(seen)} PDF(s) of the scope without it (their DOI "
+            f"metadata looked up for {plural(len(seen), 'PDF')} of the scope without it (their DOI "
             "or arXiv id, at OpenAlex or arXiv; counted in your daily allowance)"
         )
         if adopted:
@@ -405,7 +406,7 @@ class Library(LibraryFiles):
             waiting = [f.name for f in files if hashes.get(f.path) not in entries]
             if waiting:
                 out.warnings.append(
-                    f"{len(waiting)} file(s) not indexed yet (indexing runs in the background); "
+                    f"{plural(len(waiting), 'file')} not indexed yet (indexing runs in the background); "
                     "the answer uses the indexed ones"
                 )
         names: dict[str, str] = {}

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from litdesk._errors import InputError, IntegrityError, NotFoundError
 from litdesk.adapters.pdf import file_kind
+from litdesk.core.words import plural
 
 __all__ = [
     "Corpus",
@@ -243,13 +244,15 @@ def discover(sources: list[Source]) -> Corpus:
             corpus.files.append(f)
     if shadowed:
         corpus.warnings.append(
-            f"{len(shadowed)} file(s) with a duplicate name are shadowed by an earlier source: "
-            + "; ".join(shadowed)
+            f"{plural(len(shadowed), 'file')} with a duplicate name shadowed by an earlier "
+            "source: " + "; ".join(shadowed)
         )
     if missing:
-        corpus.warnings.append("library folder(s) not found: " + ", ".join(missing))
+        corpus.warnings.append(
+            f"{plural(len(missing), 'library folder')} not found: " + ", ".join(missing)
+        )
     if skipped:
         corpus.warnings.append(
-            f"{len(skipped)} path(s) skipped, not a regular file: " + "; ".join(skipped)
+            f"{plural(len(skipped), 'path')} skipped, not a regular file: " + "; ".join(skipped)
         )
     return corpus

@@ -40,7 +40,7 @@ from litdesk.core.screening import (
     Verdict,
     prisma_round,
 )
-from litdesk.core.words import dates
+from litdesk.core.words import dates, plural
 from litdesk.services.dedup import WorkingGroup
 
 __all__ = [
@@ -185,18 +185,18 @@ def compute_flow(
     left_out = [k for k in full if k not in sought or k in missing]
     if left_out:
         notes.append(
-            f"{len(left_out)} full-text decision(s) left out: the report is not sought for "
+            f"{plural(len(left_out), 'full-text decision')} left out: the report is not sought for "
             "retrieval (its title/abstract decision changed) or is marked not retrieved"
         )
     stray_missing = [k for k in missing if k not in sought]
     if stray_missing:
         notes.append(
-            f"{len(stray_missing)} report(s) marked not retrieved are no longer sought "
-            "for retrieval and are not counted"
+            f"not counted: {plural(len(stray_missing), 'report')} marked not retrieved but "
+            "no longer sought for retrieval"
         )
     gone = [k for k in {*title, *full} if k not in group_round]
     if gone:
-        notes.append(f"{len(gone)} decided record(s) are no longer in the working set")
+        notes.append(f"not in the working set any more: {plural(len(gone), 'decided record')}")
     out = []
     for i, label in enumerate(labels):
         keys = set(to_screen[i])

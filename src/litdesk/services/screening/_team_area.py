@@ -29,6 +29,7 @@ from litdesk.core.screening import (
     parse_decisions,
     prisma_svg,
 )
+from litdesk.core.words import plural
 from litdesk.services.dedup import working_groups
 from litdesk.services.search import Export
 
@@ -370,7 +371,10 @@ def _own_outcomes(history: DecisionHistory, stage: Stage, reviewer: str) -> dict
 
 
 def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: str) -> Export:
-    """The stage's decisions, one row per study (blind: the reader's own, unless owner)."""
+    """The stage's decisions, one row per study (blind: the reader's own, unless owner);
+    at full text, one row per report sought for retrieval (included or maybe at title and
+    abstract, every round: the flow's ``sought``, as :func:`retrieval_papers` and the
+    Study ZIP's full-text file), not every study of the working set."""
     ctx = area._ctx(request.study, owner)
     stage = request.stage
     if ctx.config.blind(stage) and ctx.role != "owner":
@@ -378,6 +382,13 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
     else:
         outcomes = {o.record: o for o in ctx.history.outcomes(stage, ctx.config.policy(stage))}
     groups = ctx.screen.groups
+    if stage == "full_text":
+        flow = study_flow(
+            area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
+            config=ctx.config,
+        ).flow  # fmt: skip
+        sought = {k for r in flow.rounds for k in r.records("sought")}
+        groups = tuple(g for g in groups if g.key in sought)
     names = area._reviewer_names(
         d.reviewer for o in outcomes.values() for d in (*o.decisions, o.resolution) if d
     )
@@ -529,7 +540,7 @@ def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -
     rounds = result.flow.rounds
     if request.round is not None and request.round > len(rounds):
         raise ScreeningRequestError(
-            f"the flow has {len(rounds)} round(s), not {request.round}", code="bad_round"
+            f"the flow has {plural(len(rounds), 'round')}, not {request.round}", code="bad_round"
         )
     chosen = rounds if request.round is None else (rounds[request.round - 1],)
     reason = {k: why for r in chosen for why, keys in r.excluded_reports for k in keys}

@@ -418,11 +418,13 @@ def restore(store: Store, item_id: str, owner: str) -> ChangeView:
 
 def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeView:
     """Delete a trash's items for good (a Study's: its owner; the account's own: deleted
-    Studies go with all their rows)."""
+    Studies go with all their rows). An empty trash has nothing to empty: the answer says
+    so (``count`` 0) without asking for a confirmation or recording anything."""
     with store.write() as conn:
         if request.study is None:
-            request.confirmed()
             rows = _own_rows(conn, owner)
+            if rows:
+                request.confirmed()
             for r in rows:
                 if r.kind == "study" and r.study_id is not None:
                     trash.purge_study(conn, r.study_id)
@@ -430,11 +432,12 @@ def empty_trash(store: Store, request: EmptyTrashRequest, owner: str) -> ChangeV
                     trash.drop_trash(conn, r.id)
             return ChangeView("emptied", "trash", owner, "your trash", None, None, None, len(rows))
         row = _study(conn, request.study, owner, "owner")
-        request.confirmed()
         rows = [r for r in trash.list_trash(conn, study_id=row.id) if r.kind != "study"]
-        for r in rows:
-            trash.drop_trash(conn, r.id)
-        _history(conn, row.id, owner, "trash_emptied", plural(len(rows), "item"))
+        if rows:
+            request.confirmed()
+            for r in rows:
+                trash.drop_trash(conn, r.id)
+            _history(conn, row.id, owner, "trash_emptied", plural(len(rows), "item"))
     return ChangeView("emptied", "trash", row.id, row.name, row.id, row.name, None, len(rows))
 
 

@@ -45,6 +45,7 @@ from litdesk.core.report import (
     mostly_matter,
     report_file_name,
 )
+from litdesk.core.words import plural
 from litdesk.services.assist import REPORT_BUILD_FEATURE
 from litdesk.services.library import Hit, Library, Retrieval, hash_files
 from litdesk.services.pdfmeta import read_pdf_meta
@@ -275,7 +276,7 @@ class _Runner:
                 "The library does not seem to answer this question: no excerpt is close "
                 f"enough (best support {best:.2f}, needed {split.needed:.2f}).",
                 (), paper, index, False, not backend.is_model,
-                (f"abstained: {len(found.hits)} excerpt(s) below the needed relevance",),
+                (f"abstained: {plural(len(found.hits), 'excerpt')} below the needed relevance",),
             )  # fmt: skip
         text, grounded, warnings = self.gate(backend, question, hits, generation=not paper)
         note = relevance_note(split)
@@ -570,7 +571,9 @@ def build_report(
         warnings += [f"{n} is left out: {state[n]['excluded']}" for n in left_out]
         warnings += run.warnings
         if reused:
-            warnings.append(f"{reused} answer(s) taken from the paper chat, not asked again")
+            warnings.append(
+                f"{plural(reused, 'answer')} taken from the paper chat, not asked again"
+            )
         if note:
             warnings.append(note)
         return SynthesisReport(

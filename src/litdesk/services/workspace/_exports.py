@@ -42,6 +42,7 @@ from litdesk.core.forms import (
     form_to_json,
 )
 from litdesk.core.records import Paper, read_paper
+from litdesk.core.words import plural
 
 from ._archive import (
     MAX_ZIP_BYTES,
@@ -429,7 +430,7 @@ def _validate_bundle(members: dict[str, bytes], budget: JsonBudget) -> dict[str,
     if errors:
         shown = "; ".join(errors[:5]) + (f" (+{len(errors) - 5} more)" if len(errors) > 5 else "")
         raise StudyImportRefused(
-            f"{len(errors)} record(s) failed validation: {shown}",
+            f"{plural(len(errors), 'record')} failed validation: {shown}",
             code="invalid_records",
             errors=errors,
         )

@@ -45,6 +45,7 @@ from litdesk.adapters.zotero._web import LOCAL_API, WEB_API, Sleep, ZoteroWebCli
 from litdesk.adapters.zotero._webread import ZoteroWebReader
 from litdesk.core.evidence import MAX_COMMENT_CHARS
 from litdesk.core.records import Paper, PaperError, make_paper, read_paper
+from litdesk.core.words import plural
 from litdesk.core.zotero import ZoteroItem, ZoteroNote, item_paper_fields, note_text
 from litdesk.services.files import write_output
 from litdesk.services.library import Library, PdfRecords
@@ -664,8 +665,8 @@ class ZoteroArea:
             kept = before[len(chunks) :]
             ids.extend(kept)
             problem(
-                f"note {note.key} got shorter in Zotero: its last {len(kept)} part(s) in "
-                "litdesk were kept as they were"
+                f"note {note.key} got shorter in Zotero: litdesk kept its last "
+                f"{plural(len(kept), 'part')} as before"
             )
         run.notes_added += added
         if before:

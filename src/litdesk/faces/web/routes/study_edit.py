@@ -365,15 +365,28 @@ def empty_own_trash_api(app: AppDep, owner: OwnerDep, body: ConfirmBody) -> dict
     return app.studies.empty_trash(request, owner=owner).to_dict()
 
 
+def _nothing_to_empty(request: Request, back: str) -> Response:
+    """``Empty the trash`` reached by its address with nothing in it: said, no button."""
+    data = {
+        "question": "The trash is empty: there is nothing to empty.",
+        "back": back,
+        "back_label": "Back to the trash",
+    }
+    return page(request, "confirm_action.html", data, title="Empty the trash")
+
+
 @pages.get("/study/{ref}/trash/empty", response_class=HTMLResponse)
 def empty_study_confirm(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
     trash = app.studies.trash(ref, owner=owner)
+    back = f"/study/{quote(trash.study_id or '', safe='')}/trash"
+    if not trash.items:
+        return _nothing_to_empty(request, back)
     data = {
         "question": f"Delete the {plural(len(trash.items), 'item')} in the trash of "
         f"“{trash.study_name}” for good? This cannot be undone.",
         "action": f"/study/{quote(trash.study_id or '', safe='')}/trash/empty",
         "button": "Empty the trash",
-        "back": f"/study/{quote(trash.study_id or '', safe='')}/trash",
+        "back": back,
         "confirm": True,
     }
     return page(request, "confirm_action.html", data, title="Empty the trash")
@@ -382,6 +395,8 @@ def empty_study_confirm(request: Request, app: AppDep, owner: OwnerDep, ref: Stu
 @pages.get("/trash/empty", response_class=HTMLResponse)
 def empty_own_confirm(request: Request, app: AppDep, owner: OwnerDep) -> Response:
     trash = app.studies.trash(None, owner=owner)
+    if not trash.items:
+        return _nothing_to_empty(request, "/trash")
     data = {
         "question": f"Delete the {plural(len(trash.items), 'item')} in your trash for good "
         "(deleted Studies with everything in them)? This cannot be undone.",
@@ -420,4 +435,7 @@ def history_api(app: AppDep, owner: OwnerDep, ref: StudyRef) -> dict[str, object
 @pages.get("/study/{ref}/history", response_class=HTMLResponse)
 def history_page(request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef) -> Response:
     data = app.studies.history(ref, owner=owner).to_dict()
+    # who made a change is news on a team server only: a single-user workspace has one
+    # person (recorded as "local"), so its page has no Who column
+    data["team"] = owner != app.owner
     return page(request, "history.html", data, title="Study history")

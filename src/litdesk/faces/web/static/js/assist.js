@@ -9,7 +9,7 @@
 // Every value from the server is inserted as text.
 import { csrfToken, getJson } from "./api.js";
 import { askModel } from "./assist_job.js";
-import { line } from "./dom.js";
+import { line, plural } from "./dom.js";
 
 const LAPSED = "The text changed since you reviewed it; look at it again and give consent again.";
 const CANCELLED = "Cancelled. The model backend may already have processed the request (it counts against today's allowance).";
@@ -221,7 +221,7 @@ export function installAssist() {
     if (code === 409) { await preview(); status.textContent = LAPSED; return; }
     if (!ok) { status.textContent = body.message || "The model's answer was refused; nothing was saved."; send.disabled = !agree.checked; return; }
     const kept = body.form ? Object.keys(body.form_fields).length + 1 : Object.keys(body.fields).length;
-    status.textContent = `Draft ready: ${kept} field(s) with verified quotes. Review it below; nothing is saved yet.`;
+    status.textContent = `Draft ready: ${plural(kept, "field")} with verified quotes. Review it below; nothing is saved yet.`;
     renderDraft(body);
   }
 

@@ -5,6 +5,7 @@
 // The highlight and evidence forms post to the API so the service's messages are shown
 // beside the form; every value is inserted as text.
 import { csrfToken, getJson } from "./api.js";
+import { plural } from "./dom.js";
 import { say, swapFrom } from "./swap.js";
 
 export function installReader() {
@@ -71,7 +72,7 @@ export function installReader() {
     if (!ok) { where.textContent = body.message || "The passage could not be searched."; return; }
     const label = where_ === "fulltext" ? "the full text" : "the abstract";
     if (body.occurrences.length === 0) { where.textContent = `The passage does not occur in ${label}.`; return; }
-    where.textContent = `${body.occurrences.length} occurrence(s) in ${label}; choose one.`;
+    where.textContent = `${plural(body.occurrences.length, "occurrence")} in ${label}; choose one.`;
     for (const o of body.occurrences) {
       const item = document.createElement("li");
       const button = document.createElement("button");
