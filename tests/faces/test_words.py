@@ -76,7 +76,6 @@ _NOT_FOR_PEOPLE = {
     ("core/dedup/_shared.py", "value(s) most members share"),
     ("adapters/formats/_csvtable.py", '"author(s)"'),
     ("adapters/formats/_csvtable.py", '"author(s) id"'),
-    ("faces/cli/_study_search.py", "Provider(s); repeat"),  # clijobs' file (polish14 left it)
 }
 
 

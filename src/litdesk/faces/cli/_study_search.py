@@ -192,7 +192,7 @@ def add_search(
     query: Annotated[str, typer.Argument(help="The query (litdesk query language).")],
     provider: Annotated[
         list[str] | None,
-        typer.Option("--provider", "-p", help="Provider(s); repeat or comma-separate."),
+        typer.Option("--provider", "-p", help="One or more databases; repeat or comma-separate."),
     ] = None,
     field: Annotated[str, typer.Option(help="all, title, abstract or author.")] = "all",
     type_: Annotated[str, typer.Option("--type", help="all, review, preprint or journal.")] = "all",
