@@ -21,32 +21,25 @@ __all__ = ["ContentCache", "PairCache"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+E = TypeVar("E")
 
 
-class ContentCache(Generic[K, V]):
-    """``get(key, make)``: ``make()``'s value for ``key``, made once while it is kept."""
+class _Bounded(Generic[K, E]):
+    """The entries of a cache, least recently used first, at most ``size`` of them."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
+        self._items: OrderedDict[K, E] = OrderedDict()
         self._lock = Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: K, make: Callable[[], V]) -> V:
+    def _keep(self, key: K, entry: E) -> None:
         with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                self.hits += 1
-                return self._items[key]
-            self.misses += 1
-        value = make()  # outside the lock: another thread may make the same value meanwhile
-        with self._lock:
-            self._items[key] = value
+            self._items[key] = entry
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return value
 
     def clear(self) -> None:
         with self._lock:
@@ -57,10 +50,25 @@ class ContentCache(Generic[K, V]):
         return len(self._items)
 
 
+class ContentCache(_Bounded[K, V]):
+    """``get(key, make)``: ``make()``'s value for ``key``, made once while it is kept."""
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                self.hits += 1
+                return self._items[key]
+            self.misses += 1
+        value = make()  # outside the lock: another thread may make the same value meanwhile
+        self._keep(key, value)
+        return value
+
+
 A = TypeVar("A")
 
 
-class PairCache(Generic[A, V]):
+class PairCache(_Bounded[tuple[int, int, int], tuple[A, A, V]]):
     """``get(a, b, scope, make)``: ``make(a, b)``'s value for the pair of objects ``a``, ``b``
     (in that order) in ``scope`` (:meth:`scope`: the other inputs), made once while it is
     kept.
@@ -74,12 +82,8 @@ class PairCache(Generic[A, V]):
     ``size``."""
 
     def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[int, int, int], tuple[A, A, V]] = OrderedDict()
+        super().__init__(size)
         self._scopes: dict[Hashable, int] = {}
-        self._lock = Lock()
-        self.hits = 0
-        self.misses = 0
 
     def scope(self, inputs: Hashable) -> int:
         """A number for ``inputs`` (the same number for equal inputs): hashed once a run,
@@ -97,17 +101,5 @@ class PairCache(Generic[A, V]):
                 return entry[2]
             self.misses += 1
         value = make(a, b)
-        with self._lock:
-            self._items[key] = (a, b, value)
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+        self._keep(key, (a, b, value))
         return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self.hits = self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
