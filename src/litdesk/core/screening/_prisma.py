@@ -320,6 +320,11 @@ class PrismaFlow:
         if len(set(labels)) != len(labels):
             raise PrismaInputError("round labels must differ", code="bad_round")
 
+    def records(self, box: str) -> tuple[str, ...]:
+        """The records behind a box in every round, round by round
+        (:meth:`PrismaRound.records`)."""
+        return tuple(k for r in self.rounds for k in r.records(box))
+
     def reasons(self) -> list[str]:
         """Every exclusion reason of any round, in first-seen order."""
         return list(dict.fromkeys(k for r in self.rounds for k, _ in r.excluded_reports))

@@ -387,7 +387,7 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
             area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
             config=ctx.config,
         ).flow  # fmt: skip
-        sought = {k for r in flow.rounds for k in r.records("sought")}
+        sought = set(flow.records("sought"))
         groups = tuple(g for g in groups if g.key in sought)
     names = area._reviewer_names(
         d.reviewer for o in outcomes.values() for d in (*o.decisions, o.resolution) if d
@@ -522,7 +522,7 @@ def retrieval_papers(
     flow = study_flow(store, study_id, role=role, screen=screen).flow
 
     def papers(box: str) -> frozenset[str]:
-        keys = {k for r in flow.rounds for k in r.records(box)}
+        keys = set(flow.records(box))
         return frozenset(
             m.paper_id for g in screen.groups if g.key in keys for m in g.members if m.paper_id
         )
@@ -613,18 +613,14 @@ class TeamScreening:
         if ctx.history.current(stage="title_abstract"):
             request = ExportDecisionsRequest(study, "title_abstract")
             out["title_abstract"] = export_decisions(area, request, owner).body
-        flow = study_flow(
-            area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
-            config=ctx.config,
-        ).flow  # fmt: skip
-        sought = [k for r in flow.rounds for k in r.records("sought")]
-        if sought:
+        # the full-text export lists the reports sought for retrieval (the flow's)
+        decided = export_decisions(area, ExportDecisionsRequest(study, "full_text"), owner)
+        if decided.count:
             with area.store.read() as conn:
                 notes = latest_retrieval(
                     screening.list_retrieval(conn, ctx.study.id), ctx.screen.group_of
                 )
-            decided = export_decisions(area, ExportDecisionsRequest(study, "full_text"), owner)
-            out["full_text"] = sought_reports_csv(decided.body, sought, notes)
+            out["full_text"] = sought_reports_csv(decided.body, notes)
         return out | history_members(area, study, owner)
 
     def record_zip_retrieval(self, study: str, member: bytes, *, owner: str) -> RetrievalRecorded:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -79,23 +79,19 @@ def latest_retrieval(
     return out
 
 
-def sought_reports_csv(
-    export: bytes, sought: Sequence[str], retrieval: Mapping[str, screening.RetrievalRow]
-) -> bytes:
+def sought_reports_csv(export: bytes, retrieval: Mapping[str, screening.RetrievalRow]) -> bytes:
     """The full-text decisions export ``export`` (litdesk's CSV, its first column the
-    study's key) reduced to the studies ``sought`` (group keys), each with its latest
+    study's key: one row per report sought for retrieval), each row with its study's latest
     ``retrieval`` note (by group key) in two columns more."""
-    wanted = set(sought)
     reader = csv.reader(io.StringIO(export.decode("utf-8"), newline=""))
     header = next(reader)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow([*header, *RETRIEVAL_COLUMNS])
     for row in reader:
-        key = _text(row[0]) if row else ""
-        if key not in wanted:
+        if not row:
             continue
-        note = retrieval.get(key)
+        note = retrieval.get(_text(row[0]))
         status = _WORDS.get(note.status, "") if note is not None else ""
         writer.writerow([*row, status, _cell(note.note) if note is not None and status else ""])
     return buf.getvalue().encode("utf-8")
