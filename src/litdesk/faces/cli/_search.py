@@ -270,6 +270,12 @@ class NothingRecorded(ExternalError):
     default_code = "nothing_recorded"
 
 
+def one_cassette(record: Path | None, replay: Path | None) -> None:
+    """``--record`` and ``--replay`` exclude each other (every command that takes them)."""
+    if record is not None and replay is not None:
+        raise SearchArgumentError("choose --record or --replay, not both")
+
+
 def report_recorded(folder: Path, recorded: dict[str, int]) -> None:
     """Say what ``--record`` wrote (``recorded 3 exchanges in DIR: Europe PMC 2, PubMed 1``);
     a :class:`NothingRecorded` failure (exit 5) when it wrote nothing."""
@@ -393,8 +399,7 @@ def register(app: typer.Typer) -> None:
         """Search: a ranked, fused run with why-this-paper, lane statuses and provenance."""
         from litdesk.services.search import SearchRequest, TraceRequest
 
-        if record is not None and replay is not None:
-            raise SearchArgumentError("choose --record or --replay, not both")
+        one_cassette(record, replay)
         if not show_trace:
             wanted = SearchRequest(  # validated there (the web builds the same)
                 query,

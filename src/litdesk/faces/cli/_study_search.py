@@ -30,7 +30,7 @@ from .._explain import explain_code
 from .._words import num, plural
 from ._context import run_with_app
 from ._output import command, console, emit_json, err_console
-from ._search import SearchArgumentError, _providers, report_recorded
+from ._search import _providers, one_cassette, report_recorded
 from ._workspace import JsonOpt, study_app
 
 if TYPE_CHECKING:
@@ -95,11 +95,6 @@ def _refusals() -> Iterator[None]:
         yield
     except (RefusedError, NotFoundError) as exc:
         raise NothingDone(exc) from exc
-
-
-def _cassettes(record: Path | None, replay: Path | None) -> None:
-    if record is not None and replay is not None:
-        raise SearchArgumentError("choose --record or --replay, not both")
 
 
 def _report_recorded(
@@ -218,7 +213,7 @@ def add_search(
     from litdesk.services.search import SearchRequest
     from litdesk.services.studies import AddSearchRequest
 
-    _cassettes(record, replay)
+    one_cassette(record, replay)
 
     search = SearchRequest(
         query,
@@ -304,7 +299,7 @@ def update(
     a Study; keeping a Study up to date")."""
     from litdesk.services.studies import UpdateStudyRequest
 
-    _cassettes(record, replay)
+    one_cassette(record, replay)
     wanted = tuple(p for value in provider or () for p in value.split(","))
     request = UpdateStudyRequest(study, wanted)
 
