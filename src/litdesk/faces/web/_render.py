@@ -50,6 +50,7 @@ def asset_prefix() -> str:
     return f"/static/{digest.hexdigest()[:16]}"
 
 
+@lru_cache(maxsize=256)  # a page links ~27 files: checked once per process, not per render
 def asset(name: str) -> str:
     """The fingerprinted URL of the static file ``name`` (``"js/app.js"``); a name that is
     not a file of the folder fails the page (a typo in a template is found by any test)."""
