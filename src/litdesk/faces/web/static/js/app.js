@@ -17,8 +17,10 @@ import { installCitations } from "./citations.js";
 import { installConfirm } from "./confirm.js";
 import { installSwap } from "./swap.js";
 import { installCounts } from "./counts.js";
+import { installNav } from "./nav.js";
 
 installKeys();
+installNav();
 installSwap();
 installCounts();
 if (document.getElementById("search-form")) { installSearch(); installLive(); installSubjects(); }
@@ -34,8 +36,3 @@ if (document.getElementById("report-job")) installJob();
 if (document.getElementById("cite-save")) installCitations();
 if (document.getElementById("confirm-dialog")) installConfirm();
 document.documentElement.dataset.ready = "1"; // the behaviours above are installed
-// on a phone the nav is one scrolling row: bring the current page's link into view
-const current = document.querySelector('.top nav a[aria-current="page"]');
-if (current && current.parentElement && current.parentElement.scrollWidth > current.parentElement.clientWidth) {
-  current.parentElement.scrollLeft = current.offsetLeft - current.parentElement.offsetLeft - 16;
-}

@@ -32,6 +32,7 @@ export async function refreshCounts() {
   if (!answer.ok) return;
   show("saved", answer.body.saved);
   show("notes", answer.body.notes);
+  document.dispatchEvent(new CustomEvent("litdesk:counts"));
 }
 
 export function installCounts() {
