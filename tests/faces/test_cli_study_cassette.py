@@ -113,10 +113,23 @@ def test_a_study_search_and_update_replay_offline(
     code, out, err = invoke("study", "add-search", "Cancer", *args, "--replay", str(first))
     assert code == 0, out + err
     again = json.loads(out)
-    # the same preview (a replay spends none of the allowance: one request more left)
+    # the same preview, but a replay spends none of the allowance: it shows none left
     assert [{**x, "allowance_left": 0} for x in again["preview"]["lanes"]] == [
         {**x, "allowance_left": 0} for x in added["preview"]["lanes"]
     ]
+    assert (added["preview"]["replay"], added["preview"]["spent"]) == (False, 1)
+    assert added["preview"]["lanes"][0]["allowance_left"] > 0
+    assert (again["preview"]["replay"], again["preview"]["spent"]) == (True, 0)
+    assert [x["allowance_left"] for x in again["preview"]["lanes"]] == [None]
+    # and says so (the preview declined: nothing run)
+    asked_text = CliRunner().invoke(
+        app, ["study", "add-search", "Cancer", "cancer", "-p", "europepmc", "--replay", str(first)],
+        input="n\n",
+    )  # fmt: skip
+    said = asked_text.stdout + asked_text.stderr
+    assert asked_text.exit_code == 0 and "Not started." in said, said
+    assert f"Answered from the recording in {first}: the search spends none" in said, said
+    assert "left today" not in said, said
     assert lanes(again) == lanes(added)
     assert again["job"]["result"]["searches"][0]["new"] == 150
     code, out, err = invoke("study", "update", "Cancer", "--json", "--replay", str(second))

@@ -70,6 +70,9 @@ def test_whole_search_api_and_update(running: Running) -> None:
         assert (lane["total"], lane["records"], lane["requests"], lane["over_cap"]) == (
             160, 160, 2, False,
         )  # fmt: skip
+        # the server replays a cassette: no allowance is spent, none is shown as left
+        assert (r.json()["replay"], r.json()["spent"], lane["allowance_left"]) == (True, 0, None)
+        assert lane["enough"] and r.json()["warnings"] == []
         r = c.post(f"/api/v1/studies/{sid}/searches", json=body)
         assert r.status_code == 202, r.text
         assert r.json()["study_name"] == "Whole <i>malaria</i>"
@@ -125,6 +128,8 @@ def test_whole_search_pages_without_javascript(running: Running) -> None:
         r = c.post("/study-search/preview", data=form | {"cap": "100"})
         assert r.status_code == 200, r.text
         assert "Pages review" in r.text and "over the cap" in r.text
+        assert "spend none of your daily allowance" in r.text  # the server replays
+        assert "Allowance left today" not in r.text and "of your allowance)" not in r.text
         assert 'action="/study-search"' in r.text
         r = c.post("/study-search", data=form | {"cap": "100"})
         assert r.status_code == 303, r.text

@@ -69,7 +69,8 @@ def test_real_cursor_walk_capped(settings: Settings, fixtures_dir: Path) -> None
         assert (lane["total"], lane["over_cap"], lane["records"], lane["requests"]) == (
             5_059_039, True, 200, 2,
         )  # fmt: skip
-        assert lane["enough"] and preview.spent == 1
+        assert lane["enough"] and preview.spent == 1 and not preview.replay
+        assert lane["allowance_left"] is not None and lane["allowance_left"] > 0
         assert "over the cap of 200" in preview.warnings[0]
         started = app.studies.add_search(request, owner=app.owner)
         assert started.job.kind == "studies.add_search" and started.study_name == "Cancer review"

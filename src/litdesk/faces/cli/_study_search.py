@@ -238,6 +238,11 @@ def add_search(
             preview = await app.studies.preview_add_search(request, owner=app.owner)
         if not as_json:
             _say(f"Add all results of {query!r} to {preview.study_name} (cap {cap:,} per lane):")
+            if preview.replay:  # no live allowance to show: a replay spends none
+                _say(
+                    f"  Answered from the recording in {replay}: the search spends none of "
+                    "your daily allowance."
+                )
             told: set[str] = set()
             for lane in preview.lanes:
                 name = lane_label(lane["lane"])
@@ -246,10 +251,12 @@ def add_search(
                     told.add(f"{name}: {lane['problem']}")
                     continue
                 total = "unknown" if lane["total"] is None else f"{lane['total']:,}"
+                left = lane["allowance_left"]
                 _say(
                     f"  {name}: {total} records; adds "
                     f"{plural(lane['records'], 'record')} in "
-                    f"{plural(lane['requests'], 'request')} ({num(lane['allowance_left'])} left today)"
+                    f"{plural(lane['requests'], 'request')}"
+                    + ("" if left is None else f" ({num(left)} left today)")
                 )
             for warning in preview.warnings:
                 if warning not in told:

@@ -354,7 +354,8 @@ class ImportOutcome:
 
 class LanePreview(TypedDict):
     """One lane of a whole search before it starts: the provider's total, what the cap
-    lets through, the requests that takes and the allowance left for it."""
+    lets through, the requests that takes and the allowance left for it (``None`` on a
+    replay, which spends none)."""
 
     provider: str
     lane: str
@@ -363,7 +364,7 @@ class LanePreview(TypedDict):
     over_cap: bool
     records: int
     requests: int
-    allowance_left: int
+    allowance_left: int | None
     enough: bool
     problem: str | None
 
@@ -371,7 +372,9 @@ class LanePreview(TypedDict):
 @dataclass(frozen=True, slots=True)
 class AddSearchPreview:
     """What adding a search whole will do (the preview asked one record per lane: that
-    is ``spent`` requests of the allowance already)."""
+    is ``spent`` requests of the allowance already). ``replay``: the answers come from a
+    cassette (``--replay``), which spends no allowance: ``spent`` is 0 and no lane has an
+    allowance left."""
 
     study_id: str
     study_name: str
@@ -380,6 +383,7 @@ class AddSearchPreview:
     cap: int
     lanes: list[LanePreview]
     spent: int
+    replay: bool = False
 
     @property
     def records(self) -> int:
@@ -418,6 +422,7 @@ class AddSearchPreview:
             "records": self.records,
             "requests": self.requests,
             "spent": self.spent,
+            "replay": self.replay,
             "warnings": self.warnings,
         }
 

@@ -63,12 +63,14 @@ class WholeSearches:
 
     async def preview(self, request: AddSearchRequest, *, owner: str) -> AddSearchPreview:
         """Each lane's total (one record asked per lane), the requests paging it to the
-        cap takes, and the owner's allowance left for it."""
+        cap takes, and the owner's allowance left for it — none on a replay: the answers
+        come from the cassette, and neither the preview nor the search spends any."""
         row = self._study(request.study, owner, "write")
         demo = self.providers.settings.demo
         definition = in_workspace(request.search, demo=demo).definition
         check_sources(definition.providers, demo=demo)
         service = self.providers.search_service(owner=owner, use_cache=False)
+        replay = service.transport.replay is not None
         lanes: list[LanePreview] = []
         spent = 0
         for provider, lane in whole_lanes(definition):
@@ -87,7 +89,8 @@ class WholeSearches:
                 problem = exc.reason
             else:
                 results = await service.execute(compiled, None)
-                spent += len(results)  # PubMed: esearch and efetch, two of the allowance
+                if not replay:
+                    spent += len(results)  # PubMed: esearch and efetch, two of the allowance
                 outcome = results[0][0]
                 if outcome.status == "ok" and outcome.page is not None:
                     total = outcome.page.total
@@ -96,7 +99,11 @@ class WholeSearches:
             cap = request.cap_per_lane
             records = 0 if problem else (cap if total is None else min(total, cap))
             needed = 0 if problem else lane_requests(provider, total, cap)
-            left = remaining_allowance(self.store, self.providers.settings, owner, provider)
+            left = (
+                None
+                if replay
+                else remaining_allowance(self.store, self.providers.settings, owner, provider)
+            )
             lanes.append(
                 {
                     "provider": provider,
@@ -107,7 +114,7 @@ class WholeSearches:
                     "records": records,
                     "requests": needed,
                     "allowance_left": left,
-                    "enough": needed <= left,
+                    "enough": left is None or needed <= left,
                     "problem": problem,
                 }
             )
@@ -119,6 +126,7 @@ class WholeSearches:
             request.cap_per_lane,
             lanes,
             spent,
+            replay=replay,
         )
 
     def _submit(
