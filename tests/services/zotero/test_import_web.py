@@ -381,3 +381,70 @@ def test_problem_items_are_asked_again_and_a_lasting_one_is_given_up(
         assert [p.key for p in sixth.problems] == [parent[fake]] and sixth.asked_again == ()
         seventh, asked = again()
         assert seventh.asked_again == (parent[fake],)
+
+
+def test_a_failed_pdf_is_tried_again_when_its_item_changed_or_not(
+    fixtures_dir: Path, tmp_settings
+) -> None:
+    """``since=`` lists only what changed: an item edited in Zotero comes without its
+    unchanged attachment. A PDF whose download failed is tried again on the next import all
+    the same — its item edited in Zotero (its attachment asked for by ``itemKey=``) or not
+    (the item asked again with it); one that keeps failing is given up after three imports,
+    said once, and tried again once its item changes."""
+    data = fixtures_dir / "zotero" / "zotero-6-papis"
+    state = WebState.from_library(data)
+    edited, still, bad = sorted(state.files)[:3]
+    parent = {k: state.items[k]["data"]["parentItem"] for k in (edited, still, bad)}
+    away = {k: state.files.pop(k) for k in (edited, still)}  # a moment away from storage
+    good = state.files[bad]
+    state.files[bad] = b"<html>not a pdf</html>"
+
+    def keys_asked(since: int) -> list[set[str]]:
+        return [
+            set(g.query["itemKey"].split(","))
+            for g in state.received[since:]
+            if g.path == "/users/123/items" and "itemKey" in g.query
+        ]
+
+    with WebServer(state) as server, open_app_sync(tmp_settings) as app:
+        area = _area(app, ToLoopback(server.port))
+
+        def again() -> tuple[object, list[set[str]]]:
+            before = len(state.received)
+            view = _web(area, app, study="Papis", pdfs=True)
+            return view, keys_asked(before)
+
+        first = _web(area, app, study="Papis", pdfs=True)
+        assert {p.key for p in first.problems} == set(parent.values())
+        assert first.pdfs_attached == 1
+
+        state.files.update(away)  # back in storage; one of the two items edited in Zotero
+        state.change(parent[edited], title="An edited title")
+        second, asked = again()
+        listing = next(g for g in state.received if g.query.get("since"))
+        assert listing.query["since"] == str(first.library_version)
+        # the unchanged items and their attachments, and the edited item's attachment
+        assert asked == [{parent[still], parent[bad], still, bad, edited}]
+        assert second.asked_again == tuple(sorted((parent[still], parent[bad])))
+        assert (second.added, second.updated) == (0, 1)
+        assert [p.key for p in second.problems] == [parent[bad]]  # the two others healed
+        assert second.pdfs_new == 2
+        placed = {f.name.split(" ", 1)[0] for f in app.pdfs.corpus().files}
+        assert {edited, still} <= placed and bad not in placed
+
+        third, _ = again()
+        assert [p.key for p in third.problems] == [parent[bad]]
+        fourth, asked = again()  # three imports in a row: given up, said once
+        assert fourth.given_up == (parent[bad],) and asked == []
+        assert fourth.problems[0].problem.startswith("not asked again")
+        fifth, asked = again()
+        assert (fifth.asked_again, fifth.given_up, fifth.problems, asked) == ((), (), (), [])
+
+        # the item edited in Zotero (its attachment not) and the file mended: tried again
+        state.files[bad] = good
+        state.change(parent[bad], title="Mended")
+        sixth, asked = again()
+        assert asked == [{bad}] and sixth.problems == () and sixth.pdfs_new == 1
+        assert bad in {f.name.split(" ", 1)[0] for f in app.pdfs.corpus().files}
+        seventh, asked = again()  # nothing left to ask for
+        assert (seventh.asked_again, seventh.problems, asked) == ((), (), [])

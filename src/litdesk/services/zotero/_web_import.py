@@ -23,7 +23,10 @@ choice (``{key: tries, title, problem, children}``): the next import asks for th
 though they did not change on zotero.org, so a transient failure heals by importing
 again. An item whose problem comes back on :data:`MAX_TRIES` imports in a row (bad data:
 it will not import until it changes) is reported once more as not asked again and then
-left alone; it is read again when it changes in Zotero, or with ``--full``.
+left alone (kept, not asked); it is read again when it or one of its attachments or notes
+changes in Zotero, or with ``--full``. A changed item comes without its unchanged
+attachments and notes (``since=`` lists only what changed): those of a changed item with a
+problem kept are asked for with it, so a PDF whose download failed before is tried again.
 """
 
 from __future__ import annotations
@@ -88,7 +91,8 @@ class WebRead:
     given_up: tuple[str, ...] = ()
     #: the last import's problem items (:func:`remember_version` counts on from them)
     retry: dict[str, Retry] | None = None
-    #: keys read because they changed since (a changed item's problems count anew)
+    #: keys read because they changed since, and the items of children that did (a
+    #: changed item's problems count anew)
     changed: frozenset[str] = frozenset()
     #: ``{item key: its attachments' and notes' keys}`` of this read
     children: dict[str, tuple[str, ...]] | None = None
@@ -230,13 +234,18 @@ async def read_web(
             version = got.library_version or version
         children = await reader.listing("items", since=since, params={"itemType": _CHILDREN})
         objects.extend(children.objects)
-    changed = frozenset(_keys(objects))
+    read_now = _keys(objects)
+    changed = frozenset(read_now | _children(objects).keys())
     retry = _retries(links.get(_retry_marker(marker))) if since is not None else {}
     asked = sorted(k for k, r in retry.items() if r.tries < MAX_TRIES and k not in changed)
-    given_up = sorted(k for k, r in retry.items() if r.tries >= MAX_TRIES and k not in changed)
-    if asked:  # the last import's problem items, changed or not: another chance
-        wanted = sorted({*asked, *(c for k in asked for c in retry[k].children)} - changed)
-        again = await _by_keys(reader, wanted)
+    given_up = sorted(k for k, r in retry.items() if r.tries == MAX_TRIES and k not in changed)
+    # the last import's problem items not changed: another chance, with their attachments
+    # and notes; those changed came without their unchanged ones: asked for (a PDF that
+    # failed is tried again)
+    with_children = [*asked, *(k for k in retry if k in changed)]
+    wanted = {*asked, *(c for k in with_children for c in retry[k].children)} - read_now
+    if wanted:
+        again = await _by_keys(reader, sorted(wanted))
         objects.extend(o for o in again if not scope or _in_scope(o, scope))
     objects.extend(await _parents(reader, objects, scope))
     read = web_items(_unique(objects), library=library)
@@ -365,20 +374,31 @@ async def _download(
 
 def _next_retries(read: WebRead, problems: tuple[ItemProblem, ...]) -> dict[str, Retry]:
     """The problem items the next import asks for again: this import's, each counting on
-    from the last import's tries (anew when it changed in Zotero, or on a full read); the
-    ones given up are left out (reported this time, not kept)."""
+    from the last import's tries (anew when it changed in Zotero, or on a full read). The
+    ones given up (reported this time) and those left alone before are kept past
+    :data:`MAX_TRIES`: not asked, but their attachments and notes are asked for with them
+    once they change (unless deleted in Zotero)."""
     before = read.retry or {}
     children = read.children or {}
     out: dict[str, Retry] = {}
     for p in problems:
-        if not p.key or p.key in out or (p.key in read.given_up and p.key not in read.changed):
+        if len(out) >= MAX_KEPT:
+            break
+        if not p.key or p.key in out:
             continue
         last = before.get(p.key)
+        if last is not None and p.key in read.given_up:  # said once now: left alone
+            out[p.key] = replace(last, tries=MAX_TRIES + 1)
+            continue
         fresh = last is None or read.since is None or p.key in read.changed
         kids = children.get(p.key) or (last.children if last is not None else ())
         out[p.key] = Retry(1 if fresh or last is None else last.tries + 1, p.title, p.problem, kids)
+    gone = set(read.deleted or ())
+    for key, last in before.items():
         if len(out) >= MAX_KEPT:
             break
+        if last.tries > MAX_TRIES and key not in out and key not in read.changed | gone:
+            out[key] = last
     return out
 
 
