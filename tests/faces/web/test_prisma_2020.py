@@ -161,3 +161,20 @@ def test_prisma_2020_numbers_open_their_records(running: Running, tmp_settings: 
         bad = c.get(f"/api/v1/studies/{sid}/prisma-2020/records",
                     params={"box": "screened", "reason": "wrong outcome"})  # fmt: skip
         assert bad.status_code == 400 and bad.json()["code"] == "bad_reason"
+
+
+def test_a_new_study_has_an_empty_prisma_report(running: Running) -> None:
+    """A Study with nothing in it yet: its PRISMA page, JSON and Markdown say 0 everywhere
+    and the page says how to fill it (before: a 404 "it may have been removed")."""
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Not yet searched"}).json()["id"]
+        page = c.get(f"/study/{sid}/prisma")
+        assert page.status_code == 200, page.text[:300]
+        assert 'id="prisma-empty"' in page.text and "Nothing to report yet" in page.text
+        report = c.get(f"/api/v1/studies/{sid}/prisma").json()
+        assert report["identification"]["records_identified"] == 0
+        assert report["searches"] == [] and report["imports"] == []
+        md = c.get(f"/study/{sid}/prisma/export", params={"format": "md"})
+        assert md.status_code == 200 and "Records identified: 0" in md.text
+        flow = c.get(f"/api/v1/studies/{sid}/prisma-2020").json()
+        assert [(r["to_screen"], r["included"]) for r in flow["rounds"]] in ([], [(0, 0)])

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-from litdesk._errors import InputError, NotFoundError
+from litdesk._errors import InputError
 from litdesk.adapters.files import read_bounded
 from litdesk.adapters.formats import dumps as dump_papers
 from litdesk.adapters.store import LOCAL_OWNER, Store, repo, study_records
@@ -126,9 +126,9 @@ def study_prisma(store: Store, study: str, *, owner: str = LOCAL_OWNER) -> Prism
                 tuple(r.digest for r in trace.records), named.name if named else None,
             )
         )  # fmt: skip
-    counts = identification(store, row.id)  # the Study's own numbers (its working set)
-    if not runs and not imports and not counts.identified:  # (Zotero, by hand: it has some)
-        raise NotFoundError(f"Study {row.name!r} has no saved search runs, imports or records")
+    # the Study's own numbers (its working set); a Study with nothing in it yet has a report
+    # too: every count 0 (a new Study's PRISMA page is not "not found")
+    counts = identification(store, row.id)
     decisions = study_decisions(store, row.id, owner=owner)
     report = build_prisma(
         row.name, runs, imports, decisions=decisions, working_set=counts, rounds=placed
