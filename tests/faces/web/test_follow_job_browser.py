@@ -136,8 +136,9 @@ def test_after_a_minute_without_the_server_a_retry_button(
         .inner_text()
         .startswith("Lost contact with the server; refresh the page.")
     )
-    # about a minute of reads 1 s, 2 s, 4 s, 8 s, then 10 s apart: not a read a moment
-    assert 8 <= len(reads) <= 14, len(reads)
+    # about a minute of reads 1 s, 2 s, 4 s, 8 s, then 10 s apart (fewer when a fetch
+    # outlasts a step of the clock): not a read a moment
+    assert 5 <= len(reads) <= 14, len(reads)
     stopped = len(reads)
     pg.clock.run_for(120_000)
     pg.wait_for_timeout(300)
@@ -145,6 +146,10 @@ def test_after_a_minute_without_the_server_a_retry_button(
     pg.unroute(STATUS)
     _finish(app, claimed)
     retry.click()
-    pg.clock.run_for(1_000)
+    for _ in range(100):  # the read after the click waits for its timer too
+        if pg.locator("#count-uncertain").count():
+            break
+        pg.clock.run_for(1_000)
+        pg.wait_for_timeout(100)
     _reached_the_end(pg)
     context.close()
