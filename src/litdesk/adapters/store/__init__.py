@@ -61,7 +61,7 @@ from ._engine import (
 )
 from ._forms import count_study_evidence, get_study_form, put_study_form
 from ._gates import GateAnswer, give_back, take_gate
-from ._jobs import JobRow, JobsRepo
+from ._jobs import JobRow, JobsRepo, job_held
 from ._links import studies_by_keys, studies_by_pdfs
 from ._live import (
     LISTING_MAX_AGE,
@@ -193,6 +193,7 @@ __all__ = [
     "JobRow",
     "ImportUpload",
     "JobsRepo",
+    "job_held",
     "drop_import_uploads",
     "import_uploads",
     "put_import_uploads",

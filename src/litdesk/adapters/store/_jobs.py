@@ -27,7 +27,7 @@ from litdesk._clock import SYSTEM_CLOCK, Clock
 
 from ._engine import Store, StoredDataInvalid, dump_json, load_json
 
-__all__ = ["ACTIVE", "FINAL", "JobRow", "JobsRepo", "jobs"]
+__all__ = ["ACTIVE", "FINAL", "JobRow", "JobsRepo", "job_held", "jobs"]
 
 _JOBS_LOCK: Final = 1909102035
 #: Statuses of a job that has not ended.
@@ -157,6 +157,18 @@ def _held(job_id: str, worker: str) -> sa.ColumnElement[bool]:
     return sa.and_(t.c.id == job_id, t.c.worker == worker, t.c.status == "running")
 
 
+def job_held(conn: Connection, job_id: str, worker: str) -> bool:
+    """Whether ``worker`` still holds the running job ``job_id``, read in the caller's
+    write transaction (on PostgreSQL the row stays locked until it ends): a handler's
+    last write can be kept from committing once its job was ended under it (interrupted,
+    taken over)."""
+    t = jobs
+    q = sa.select(t.c.id).where(_held(job_id, worker))
+    if conn.dialect.name == "postgresql":
+        q = q.with_for_update()
+    return conn.execute(q).first() is not None
+
+
 class JobsRepo:
     """The jobs table of one store."""
 
@@ -216,11 +228,19 @@ class JobsRepo:
                     .mappings()
                     .first()
                 )
+            # a bound job whose holder is gone (its lease ran out) has ended, though no
+            # read has recorded it yet (:meth:`abandon`): not an active job of the account
+            gone = sa.and_(
+                t.c.bound.is_not(None),
+                t.c.status == "running",
+                t.c.lease_until.is_not(None),
+                t.c.lease_until < self.clock.now(),
+            )
             active = int(
                 conn.execute(
                     sa.select(sa.func.count())
                     .select_from(t)
-                    .where(t.c.account == account, t.c.status.in_(ACTIVE))
+                    .where(t.c.account == account, t.c.status.in_(ACTIVE), sa.not_(gone))
                 ).scalar_one()
             )
             if found is not None and shared:
@@ -330,6 +350,28 @@ class JobsRepo:
                 .first()
             )
             return None if m is None else _row(m)
+
+    def end_all(self, ends: Sequence[tuple[str, str, dict[str, Any]]]) -> tuple[JobRow, ...]:
+        """Several :meth:`end` of jobs (``job id, worker, values`` each) in ONE transaction:
+        each while its worker holds it; the rows ended (a job no longer held is left)."""
+        t = jobs
+        stamp = {"heartbeat_at": now_iso(self.clock), "lease_until": None}
+        out: tuple[JobRow, ...] = ()
+        with self.store.write() as conn:
+            for job_id, worker, values in ends:
+                m = (
+                    conn.execute(
+                        sa.update(t)
+                        .where(_held(job_id, worker))
+                        .values(**stamp, **values)
+                        .returning(*t.c)
+                    )
+                    .mappings()
+                    .first()
+                )
+                if m is not None:
+                    out += (_row(m),)
+        return out
 
     def request_cancel(self, job_id: str, owner: str, now: float) -> JobRow | None:
         """Cancel a queued job (or a running one whose worker is gone) at once; ask a live

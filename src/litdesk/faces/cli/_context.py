@@ -81,8 +81,16 @@ def run_with_app(
     *,
     record: Path | None = None,
     replay: Path | None = None,
+    holds_jobs: bool = False,
 ) -> T:
-    """Open the app, await ``work(app)`` on one event loop, close the app."""
+    """Open the app, await ``work(app)`` on one event loop, close the app.
+
+    ``holds_jobs``: the command runs a job it submitted held (``study add-search``,
+    ``study update``, ``study fulltext --check``). Stopped by Ctrl-C or SIGTERM, it ends
+    that job at once — failed, saying so, when and what to run again, in one transaction
+    (:meth:`~litdesk.services.app.App.interrupt_held`): the job neither waits for its
+    lease to run out, counted among the account's active jobs and shown running, nor is
+    resumed by another process — and exits 130 (Ctrl-C) or 143 (SIGTERM)."""
     import asyncio
 
     from litdesk.services.app import open_app
@@ -91,12 +99,77 @@ def run_with_app(
     # which runs its own loop (inside this one: "asyncio.run() cannot be called from a
     # running event loop", e.g. `litdesk --demo study add-search` before any other command)
     chosen = settings()
+    stop = _Stop()
 
     async def main() -> T:
+        stop.task = asyncio.current_task()
         async with open_app(chosen, record=record, replay=replay, **APP_TEST_HOOKS) as app:
-            return await work(app)
+            try:
+                return await work(app)
+            except asyncio.CancelledError:  # Ctrl-C (asyncio cancels this task) or SIGTERM
+                if holds_jobs:
+                    stop.ended = app.interrupt_held(stop.reason())
+                raise
 
-    return asyncio.run(main())
+    if not holds_jobs:
+        return asyncio.run(main())
+    try:
+        with stop.on_sigterm():
+            return asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        stop.report()
+        raise SystemExit(143 if stop.signal == "SIGTERM" else 130) from None
+
+
+class _Stop:
+    """How a command holding a job was stopped, and the jobs it ended then."""
+
+    def __init__(self) -> None:
+        self.signal = "SIGINT"
+        self.ended: list[Any] = []
+        #: the command's task, once the loop runs it
+        self.task: Any = None
+
+    def reason(self) -> str:
+        if self.signal == "SIGTERM":
+            return "stopped by a termination signal (SIGTERM)"
+        return "interrupted by the user (Ctrl-C)"
+
+    @contextmanager
+    def on_sigterm(self) -> Iterator[None]:
+        """SIGTERM cancels the command's task as Ctrl-C does (asyncio's own handler); a
+        second one, or one before the loop runs, ends the process at once as before."""
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        before = signal.getsignal(signal.SIGTERM)
+
+        def on_term(signum: int, _frame: object) -> None:
+            self.signal = "SIGTERM"
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one: at once
+            task = self.task
+            if task is None or task.done():
+                raise SystemExit(128 + signum)
+            task.get_loop().call_soon_threadsafe(task.cancel)
+
+        signal.signal(signal.SIGTERM, on_term)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, before)
+
+    def report(self) -> None:
+        from ._output import err_console
+
+        said = "Ctrl-C" if self.signal == "SIGINT" else "SIGTERM"
+        lines = [f"litdesk: stopped ({said})."]
+        for job in self.ended:
+            lines.append(f"  job {job.id} ended: {job.message}")
+        for text in lines:
+            err_console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 @contextmanager

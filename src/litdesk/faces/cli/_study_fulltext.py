@@ -127,7 +127,7 @@ def study_fulltext(
     if shown is None:
         raise CliArgumentError(f"--show must be one of {', '.join(FULLTEXT_SHOWS)}, not {show!r}")
     if check:
-        view = run_with_app(lambda app: _check(app, study))
+        view = run_with_app(lambda app: _check(app, study), holds_jobs=True)
     else:
         with sync_app() as app:
             if match:

@@ -269,7 +269,7 @@ def add_search(
         view = await _work(app, started.job.id, quiet=as_json)
         return preview.to_dict(), view, app.recorded()
 
-    preview, view, recorded = run_with_app(work, record=record, replay=replay)
+    preview, view, recorded = run_with_app(work, record=record, replay=replay, holds_jobs=True)
     if view is None:
         if as_json:
             emit_json({"preview": preview, "job": None, "exit_status": 0, "outcome": "not_started"})
@@ -317,7 +317,7 @@ def update(
         rounds = app.studies.search_rounds(view.study_id, owner=app.owner).to_dict()
         return view, rounds, app.recorded()
 
-    view, rounds, recorded = run_with_app(work, record=record, replay=replay)
+    view, rounds, recorded = run_with_app(work, record=record, replay=replay, holds_jobs=True)
     if as_json:
         emit_json(view.to_dict() | {"latest_update": rounds["latest_update"]})
     else:

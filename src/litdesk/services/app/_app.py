@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # each part's module is imported when the part is built (see 
     from litdesk.services.accounts import Accounts, SingleSignOn
     from litdesk.services.assist import AssistArea
     from litdesk.services.dedup import DedupArea
-    from litdesk.services.jobs import JobRunner, Jobs
+    from litdesk.services.jobs import JobRunner, Jobs, JobView
     from litdesk.services.library import Library, LibraryArea, Lookup
     from litdesk.services.models import Models
     from litdesk.services.providers import Providers
@@ -359,6 +359,12 @@ class App(Parts):
         for runner in self.runners:
             runner.start()
         self._started = True
+
+    def interrupt_held(self, reason: str) -> list[JobView]:
+        """This process is being stopped (Ctrl-C, SIGTERM): the jobs it submitted held and
+        still runs end failed at once, saying ``reason``, when and what to run again
+        (:meth:`~litdesk.services.jobs.Jobs.interrupt_held`); none if it used no job."""
+        return self.jobs.interrupt_held(reason) if self.built("jobs") else []
 
     def catch_up_shelf(self) -> None:
         """Store what this host kept before its object store was shared (vectors, protocols,

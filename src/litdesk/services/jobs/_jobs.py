@@ -160,6 +160,9 @@ class ClaimedJob:
     #: the message the job fails with should this worker be gone (a job bound to the
     #: process that submitted it: :meth:`Jobs.submit_held`); ``None`` for any other
     bound: str | None = None
+    #: what to run again should the process holding it be stopped (a job submitted held:
+    #: :meth:`Jobs.interrupt_held`), e.g. "run `litdesk study update` for the Study 'X' again"
+    again: str | None = None
 
 
 def _view(row: JobRow) -> JobView:
@@ -209,13 +212,16 @@ def _owner(owner: str) -> str:
     return owner
 
 
-def _abandoned_result(message: str) -> dict[str, Any]:
-    """A bound job's result once its process is gone (as a failed handler's: see
-    :class:`litdesk.services.jobs.JobFailure`)."""
+def _abandoned_result(
+    message: str, error: str = "JobAbandoned", code: str = "job_abandoned"
+) -> dict[str, Any]:
+    """A bound job's result once its process is gone, or a held job's once its process
+    was stopped (``JobInterrupted``) — as a failed handler's: see
+    :class:`litdesk.services.jobs.JobFailure`."""
     return {
         "error": {
-            "error": "JobAbandoned",
-            "code": "job_abandoned",
+            "error": error,
+            "code": code,
             "category": "external",
             "message": message,
             "retry_after": None,
@@ -252,6 +258,8 @@ class Jobs:
         self.max_attempts = max_attempts
         self._bells: dict[int, tuple[frozenset[str], Callable[[], None]]] = {}
         self._bells_lock = threading.Lock()
+        #: the jobs submitted held through this object and not ended through it yet
+        self._holding: dict[str, ClaimedJob] = {}
 
     # --- this process's workers, told of new work ----------------------------------------
     def listen(self, kinds: Collection[str], wake: Callable[[], None]) -> Callable[[], None]:
@@ -314,6 +322,7 @@ class Jobs:
         worker_id: str,
         lease_s: float,
         bound: str | None = None,
+        again: str | None = None,
         job_id: str | None = None,
         account: str | None = None,
     ) -> tuple[JobView, ClaimedJob]:
@@ -324,7 +333,8 @@ class Jobs:
         taken over as any other job is — unless ``bound``: the message the job then fails
         with (saying how to run it again), for a job no other process may run (a CLI run
         replaying or recording a cassette: another would page the network instead). No
-        other worker ever claims a bound job. Limits as :meth:`submit`."""
+        other worker ever claims a bound job. ``again``: what to run again should the
+        caller be stopped (:meth:`interrupt_held`). Limits as :meth:`submit`."""
         if not 1 <= lease_s <= 3600:
             raise JobInputInvalid("a job lease lasts 1 to 3600 seconds")
         hold = (worker_id, self.clock.now() + lease_s, _clip(bound) if bound else None)
@@ -332,9 +342,40 @@ class Jobs:
         claimed = ClaimedJob(
             id=row.id, kind=row.kind, owner=row.owner, params=row.params, checkpoint=None,
             attempt=row.attempts, worker_id=worker_id, lease_s=lease_s, done=0, total=None,
-            bound=row.bound,
+            bound=row.bound, again=_clip(again),
         )  # fmt: skip
+        with self._bells_lock:
+            self._holding[row.id] = claimed
         return _view(row), claimed
+
+    def interrupt_held(self, reason: str) -> list[JobView]:
+        """End every job submitted held through this object (:meth:`submit_held`) that its
+        holder still runs: failed, in one transaction, with the message "``reason`` at
+        <time>; <what to run again>" — the caller is being stopped (Ctrl-C, SIGTERM) and
+        the job must neither wait for its lease to run out (counted among the account's
+        active jobs, shown running) nor be resumed by another worker. A job that has ended
+        is left as it is; its handler, still running, stops at its next progress report
+        (the job is no longer its worker's) and records nothing more. The jobs ended."""
+        with self._bells_lock:
+            held = list(self._holding.values())
+            self._holding.clear()
+        if not held:
+            return []
+        stamp = self.clock.utcnow().strftime("%Y-%m-%d %H:%M:%S UTC")
+        ends: list[tuple[str, str, dict[str, Any]]] = []
+        for job in held:
+            said = f"{reason} at {stamp}" + (f"; {job.again}." if job.again else ".")
+            message = said[:MAX_MESSAGE_CHARS]
+            result = _abandoned_result(message, "JobInterrupted", "job_interrupted")
+            values: dict[str, Any] = {
+                "status": "failed",
+                "finished_at": self.clock.utcnow().isoformat(timespec="microseconds"),
+                "current": None,
+                "message": message,
+                "result": json.dumps(result, ensure_ascii=False),
+            }
+            ends.append((job.id, job.worker_id, values))
+        return [_view(row) for row in self.repo.end_all(ends)]
 
     def _insert(
         self,
@@ -536,11 +577,17 @@ class Jobs:
         process may run, fails instead with its message."""
         if job.bound is not None:
             return self.fail(job, job.bound, _abandoned_result(job.bound))
+        self._let_go(job)
         row = self.repo.end(job.id, job.worker_id, {"status": "queued", "worker": None})
         if row is None:
             raise JobLeaseLost(f"job {job.id} is no longer held by this worker")
         self._ring(job.kind)
         return _view(row)
+
+    def _let_go(self, job: ClaimedJob) -> None:
+        """``job`` ends through this object: no longer one of its held jobs."""
+        with self._bells_lock:
+            self._holding.pop(job.id, None)
 
     def _settled(self, row: JobRow | None) -> JobRow | None:
         return None if row is None else self._settle(row)
@@ -589,6 +636,7 @@ class Jobs:
             )
         if message is not None:
             values["message"] = _clip(message)
+        self._let_go(job)
         row = self.repo.end(job.id, job.worker_id, values, unless_rerun=unless_rerun)
         if row is None:
             raise JobLeaseLost(f"job {job.id} is no longer held by this worker")

@@ -439,9 +439,14 @@ class StudyFulltext:
             if here_lease is None:
                 self.jobs.submit(FULLTEXT_KIND, params, owner=owner)
             else:
-                _, held = self.jobs.submit_held(
-                    FULLTEXT_KIND, params, owner=owner, worker_id=worker_name(), lease_s=here_lease
+                again = (
+                    f"run `litdesk study fulltext {study.name!r} --check` again. The papers it "
+                    "checked are kept"
                 )
+                _, held = self.jobs.submit_held(
+                    FULLTEXT_KIND, params, owner=owner, worker_id=worker_name(),
+                    lease_s=here_lease, again=again,
+                )  # fmt: skip
                 runner = JobRunner(self.jobs, {FULLTEXT_KIND: self.handler()}, lease_s=here_lease)
                 runner.run_claimed(held)
         return self.view(study.id, owner)

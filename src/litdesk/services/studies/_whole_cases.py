@@ -156,6 +156,7 @@ class WholeSearches:
                 worker_id=worker_name(),
                 lease_s=self.providers.settings.jobs_lease_seconds,
                 bound=self._bound(kind, row.name),
+                again=self._again(kind, row.name),
             )
             self._held[view.id] = claimed
             return WholeSearchJob(row.id, row.name, view, len(searches))
@@ -164,9 +165,8 @@ class WholeSearches:
             self._wake()
         return WholeSearchJob(row.id, row.name, view, len(searches))
 
-    def _bound(self, kind: str, study: str) -> str | None:
-        """The message a job run with this app's cassette fails with should this process
-        stop before it ends (``None``: no cassette, any worker may resume the job)."""
+    def _tape(self) -> tuple[str, object] | None:
+        """This app's cassette option and folder (``--replay``/``--record``), or ``None``."""
         transport = self.providers.transport
         tape: object = transport.replay  # (an empty cassette is falsy: no ``or`` here)
         option = "--replay"
@@ -174,13 +174,32 @@ class WholeSearches:
             tape, option = transport.recorder, "--record"
         if tape is None:
             return None
-        folder = tape.folder if isinstance(tape, (Cassette, CassetteRecorder)) else "DIR"
+        return option, tape.folder if isinstance(tape, (Cassette, CassetteRecorder)) else "DIR"
+
+    def _bound(self, kind: str, study: str) -> str | None:
+        """The message a job run with this app's cassette fails with should this process
+        stop before it ends (``None``: no cassette, any worker may resume the job)."""
+        tape = self._tape()
+        if tape is None:
+            return None
+        option, folder = tape
         command = "study update" if kind == UPDATE_KIND else "study add-search"
         return (
             f"the litdesk command running this job with the cassette {folder} ({option}) "
             "stopped before the job ended; no other process runs it (it would search the "
             "databases over the network instead). The searches it completed are kept. Run "
             f"`litdesk {command}` for the Study {study!r} again with {option} {folder}."
+        )
+
+    def _again(self, kind: str, study: str) -> str:
+        """What to run again should this process be stopped while it runs the job (see
+        :meth:`~litdesk.services.jobs.Jobs.interrupt_held`)."""
+        tape = self._tape()
+        command = "study update" if kind == UPDATE_KIND else "study add-search"
+        with_tape = f" with {tape[0]} {tape[1]}" if tape is not None else ""
+        return (
+            f"run `litdesk {command}` for the Study {study!r} again{with_tape}. The searches "
+            "it completed are kept"
         )
 
     def work(self, job_id: str, run: Callable[[ClaimedJob], None]) -> bool:

@@ -250,11 +250,12 @@ def whole_handler(providers: JobProviders) -> Handler:
             except RefusedError as exc:
                 out.append({"index": index, "run_id": None, "lanes": lanes, "error": exc.message})
                 continue
-            ctx.progress(
+            if not ctx.progress(
                 sum(len(lane.papers) for lane in got.lanes),
                 None,
                 f"{label}saving {len(rows):,} records",
-            )
+            ):  # cancelled, or no longer this worker's (its command interrupted): not saved
+                return {"cancelled": True, "searches": out, "committed": len(out)}
             done = commit_whole(
                 store,
                 owner=owner,
@@ -268,6 +269,7 @@ def whole_handler(providers: JobProviders) -> Handler:
                 round_no=round_no,
                 lanes=lanes,
                 index=index,
+                worker=ctx.job.worker_id,
             )
             round_no = done.round
             out.append(_summary(done.report() | {"lanes": lanes, "index": index}))

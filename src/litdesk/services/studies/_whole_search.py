@@ -33,7 +33,7 @@ from typing import Any, Final, Literal, Protocol
 from litdesk._errors import InputError, RefusedError
 from litdesk._settings import Settings
 from litdesk.adapters.http import CassetteMiss, StoreMeter
-from litdesk.adapters.store import Store, allowance_owner
+from litdesk.adapters.store import Store, allowance_owner, job_held
 from litdesk.adapters.store import accounts as access
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.fusion import Sighting, fuse, provider_order
@@ -43,6 +43,7 @@ from litdesk.core.records import Paper
 from litdesk.core.runs import LaneResult, RunDefinition, RunHit, SearchRun, build_run
 from litdesk.core.search import CompileRefused
 from litdesk.core.words import plural
+from litdesk.services.jobs import JobLeaseLost
 from litdesk.services.search import SearchService, searched_at
 from litdesk.services.workspace import Workspace, catch_up_kept_runs, take_papers
 
@@ -431,18 +432,25 @@ def commit_whole(
     round_no: int | None = None,
     lanes: Sequence[dict[str, object]] = (),
     index: int = 0,
+    worker: str | None = None,
 ) -> Committed:
     """One transaction: the run, its hits, its Study link and round (for a search added,
     the round in force — 0 before the first update, so a search added after an update,
     e.g. an edited query, is that update's and never grows the initial round; the next
     round for an update), each hit saved as a paper of the Study when
     the Study does not hold it yet by identity, and the round's report (new, already
-    known, changed, retracted since; each lane's state)."""
+    known, changed, retracted since; each lane's state). With ``job_id`` and ``worker``
+    nothing is saved unless that worker still holds the job (:class:`JobLeaseLost`)."""
     ws = Workspace(store, owner=owner)
     now = datetime.now(UTC).isoformat()
     doc = run.to_dict()  # the run as stored (no hits: they are rows)
     with store.write() as conn:
         access.require_study(conn, owner, study_id, "write")
+        if job_id is not None and worker is not None and not job_held(conn, job_id, worker):
+            raise JobLeaseLost(
+                f"job {job_id} is no longer run here (interrupted or taken over): "
+                "its search is not saved"
+            )
         if job_id is not None and any(
             r.report is not None and r.report.get("index") == index
             for r in whole.get_round_of_job(conn, job_id)

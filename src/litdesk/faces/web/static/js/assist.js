@@ -208,7 +208,7 @@ export function installAssist() {
     status.textContent = "Asking the model… (one call, no automatic retry)";
     let result;
     try {
-      result = await askModel("/api/v1/assist/extract", { ...choice(), consent: token }, controller.signal);
+      result = await askModel("/api/v1/assist/extract", { ...choice(), consent: token }, controller.signal, status);
     } catch (e) {
       cancel.hidden = true;
       if (e.name === "AbortError") { lapse(CANCELLED); return; }

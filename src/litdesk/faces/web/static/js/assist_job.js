@@ -3,22 +3,15 @@
 // answers). askModel resolves to what the call itself answered before — { ok, status,
 // body }: the result when the job is done, else its error with the HTTP status the call
 // would have had (409 stale consent, 429 allowance with retry_after, ...). Aborting
-// `signal` asks the server to cancel the job and rejects with an AbortError.
-import { csrfToken, getJson } from "./api.js";
+// `signal` asks the server to cancel the job and rejects with an AbortError. `say` (an
+// element or a function, see followJob): where "Trying to reach the server…" is said while
+// the job cannot be read, then the lost contact with a Retry button.
+import { csrfToken, followJob } from "./api.js";
 
 const POLL_MS = 400;
 
 function aborted() {
   return new DOMException("The request was cancelled.", "AbortError");
-}
-
-function pause(ms, signal) {
-  return new Promise((resolve, reject) => {
-    if (signal && signal.aborted) { reject(aborted()); return; }
-    const timer = setTimeout(() => { if (signal) signal.removeEventListener("abort", stop); resolve(); }, ms);
-    const stop = () => { clearTimeout(timer); reject(aborted()); };
-    if (signal) signal.addEventListener("abort", stop, { once: true });
-  });
 }
 
 async function cancelJob(job) {
@@ -32,7 +25,7 @@ async function cancelJob(job) {
   }
 }
 
-export async function askModel(path, payload, signal) {
+export async function askModel(path, payload, signal, say) {
   const response = await fetch(path, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json", "x-csrf-token": csrfToken() },
@@ -44,16 +37,16 @@ export async function askModel(path, payload, signal) {
   if (response.status !== 202 || !body.job) return { ok: response.ok, status: response.status, body };
   let job = body.job;
   const url = body.status_url || `/api/v1/assist/jobs/${encodeURIComponent(job.id)}`;
-  while (job.active) {
+  if (job.active) {
+    let got;
     try {
-      await pause(POLL_MS, signal);
-      const r = await getJson(url, {}, signal);
-      if (!r.ok) return { ok: false, status: r.status, body: r.body };
-      job = r.body;
+      got = await followJob(url, { interval: POLL_MS, signal, say, running: (j) => j.active });
     } catch (e) {
       if (e.name === "AbortError") { await cancelJob(job); throw aborted(); }
-      // the server is briefly unreachable: poll again
+      throw e;
     }
+    if (got.refused) return { ok: false, status: got.refused.status, body: got.refused.body };
+    job = got.ended;
   }
   if (job.status === "done" && job.result) return { ok: true, status: 200, body: job.result };
   const error = job.error || { message: `the job ended: ${job.status}` };

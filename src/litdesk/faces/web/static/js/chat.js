@@ -3,7 +3,7 @@
 // and a cancel button, and once the round is written loads the chat page at that round,
 // whose answer card the server renders as for any round. Without this script the form
 // posts and the page shows the question in flight with a link to look again.
-import { csrfToken } from "./api.js";
+import { csrfToken, followJob } from "./api.js";
 import { followScope } from "./dom.js";
 
 const POLL_MS = 700;
@@ -73,40 +73,43 @@ export function installChat() {
     button.disabled = true;
     cancelButton(id);
     const pending = document.getElementById(`job-${id}`);
-    for (;;) {
-      const got = await call("GET", `/api/v1/chat/jobs/${encodeURIComponent(id)}`);
-      if (!got.ok) {
-        idle();
-        status.textContent = "";
-        refusal(got.body.message || "The question cannot be followed.");
-        return;
-      }
-      const job = got.body;
-      if (job.state === "done" && job.round) {
-        status.textContent = "Answered.";
-        // the chat page at the new round: its card rendered by the server, as every round
-        // (already at that address, e.g. another tab's question: a hash change would not
-        // load the page again)
-        const target = `/chat?round=${job.round}`;
-        if (window.location.pathname + window.location.search === target) window.location.reload();
-        else window.location.assign(`${target}#round-${job.round}`);
-        return;
-      }
-      if (job.state !== "running") {
-        idle();
-        status.textContent = "";
-        if (pending) pending.remove();
-        if (job.question && !question.value) question.value = job.question;
-        refusal(job.message || "The question was not answered.");
-        return;
-      }
+    const answering = (job) => {
       const stage = job.cancel_requested ? "cancelling" : job.stage;
       const cards = (job.questions || []).length > 1
         ? "the answer cards appear when all are ready"
         : "the answer card appears when it is ready";
       status.textContent = `Answering… (${stage}) — ${cards}.`;
-      await new Promise((resolve) => window.setTimeout(resolve, POLL_MS));
-    }
+    };
+    await followJob(`/api/v1/chat/jobs/${encodeURIComponent(id)}`, {
+      first: 0,
+      interval: POLL_MS,
+      say: status,
+      lost: "Lost contact with the server; the question is answered there all the same. Refresh the page.",
+      running: (job) => job.state === "running",
+      onProgress: answering,
+      onEnd: (job) => {
+        if (job.state === "done" && job.round) {
+          status.textContent = "Answered.";
+          // the chat page at the new round: its card rendered by the server, as every round
+          // (already at that address, e.g. another tab's question: a hash change would not
+          // load the page again)
+          const target = `/chat?round=${job.round}`;
+          if (window.location.pathname + window.location.search === target) window.location.reload();
+          else window.location.assign(`${target}#round-${job.round}`);
+          return;
+        }
+        idle();
+        status.textContent = "";
+        if (pending) pending.remove();
+        if (job.question && !question.value) question.value = job.question;
+        refusal(job.message || "The question was not answered.");
+      },
+      onRefused: (got) => {
+        idle();
+        status.textContent = "";
+        refusal(got.body.message || "The question cannot be followed.");
+      },
+    });
   }
 
   form.addEventListener("submit", async (event) => {

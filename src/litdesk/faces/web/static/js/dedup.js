@@ -2,7 +2,7 @@
 // the keyboard (m merge, k keep separate, s skip, u undo) or the buttons, withdraw a
 // decision from the history after asking. Every write goes to /api/v1 with the CSRF
 // header; every value shown is inserted as text. Without this script the forms still work.
-import { csrfToken, getJson } from "./api.js";
+import { csrfToken, followJob, getJson } from "./api.js";
 import { plural } from "./dom.js";
 
 const STATE_LABELS = {
@@ -44,27 +44,22 @@ function installJob() {
     status.textContent = "Cancelling…";
     await postJson(`/api/v1/dedup-jobs/${encodeURIComponent(id)}/cancel`);
   });
-  const tick = async () => {
-    let r;
-    try {
-      r = await getJson(`/api/v1/dedup-jobs/${encodeURIComponent(id)}`, {});
-    } catch {
-      status.textContent = "Lost contact with the server; refresh the page.";
-      return;
-    }
-    const job = r.body;
-    if (!r.ok) { status.textContent = job.message || "The job is gone; refresh the page."; return; }
-    if (job.state === "running") {
+  followJob(`/api/v1/dedup-jobs/${encodeURIComponent(id)}`, {
+    first: 200,
+    interval: 300,
+    say: status,
+    running: (job) => job.state === "running",
+    onProgress: (job) => {
       const read = job.total ? ` (${job.done} of ${job.total} sources read)` : "";
       status.textContent = `Running: ${job.stage}${read}${job.cancel_requested ? " · cancelling" : ""}`;
       bar.max = Math.max(1, job.total);
       bar.value = job.done;
-      window.setTimeout(tick, 300);
-      return;
-    }
-    window.location.assign(`/study/${encodeURIComponent(study)}/dedup?job=${encodeURIComponent(id)}`);
-  };
-  window.setTimeout(tick, 200);
+    },
+    onEnd: () => {
+      window.location.assign(`/study/${encodeURIComponent(study)}/dedup?job=${encodeURIComponent(id)}`);
+    },
+    onRefused: (r) => { status.textContent = r.body.message || "The job is gone; refresh the page."; },
+  });
 }
 
 function installRun() {

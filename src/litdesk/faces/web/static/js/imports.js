@@ -3,7 +3,7 @@
 // refused one with its reason. A large import is answered 202 with its job: the page follows
 // it with /api/v1/jobs/{id} (progress per file) and shows the same report from the job's
 // result. Every value is inserted as text.
-import { csrfToken, getJson } from "./api.js";
+import { csrfToken, followJob } from "./api.js";
 import { line, plural } from "./dom.js";
 import { refresh } from "./swap.js";
 
@@ -21,20 +21,28 @@ export function installImports() {
   const study = zone.dataset.study;
   const POLL_MS = 500;
 
+  function progress(job) {
+    report.replaceChildren();
+    const where = job.total ? ` (${job.done} of ${plural(job.total, "file")} read${job.current ? `: ${job.current}` : ""})` : "";
+    line(report, `Importing in the background${where}…`, "muted");
+  }
+
   async function follow(job) {
-    while (job.active) {
-      report.replaceChildren();
-      const where = job.total ? ` (${job.done} of ${plural(job.total, "file")} read${job.current ? `: ${job.current}` : ""})` : "";
-      line(report, `Importing in the background${where}…`, "muted");
-      await new Promise((r) => setTimeout(r, POLL_MS));
-      let result;
-      try {
-        result = await getJson(`/api/v1/jobs/${encodeURIComponent(job.id)}`, {});
-      } catch {
-        continue; // the server is briefly unreachable: poll again
-      }
-      if (!result.ok) return { message: result.body.message || "The import job cannot be read." };
-      job = result.body;
+    if (job.active) {
+      progress(job);
+      const got = await followJob(`/api/v1/jobs/${encodeURIComponent(job.id)}`, {
+        interval: POLL_MS,
+        say: (text, retry) => {
+          report.replaceChildren();
+          const p = line(report, text, retry ? "notice error" : "muted");
+          if (retry) p.append(" ", retry);
+        },
+        lost: "Lost contact with the server; the import goes on there. Reload the page to see the Study's papers.",
+        running: (j) => j.active,
+        onProgress: progress,
+      });
+      if (got.refused) return { message: got.refused.body.message || "The import job cannot be read." };
+      job = got.ended;
     }
     if (job.status !== "done" || !job.result) {
       return { message: job.message || `The import job ended: ${job.status}.` };

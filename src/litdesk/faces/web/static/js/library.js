@@ -1,7 +1,7 @@
 // PDF library page: drop PDFs (each sent as its own upload), watch the index job (polling
 // /api/v1/jobs/{id}), cancel it, look up a PDF's DOI/arXiv id, check the models. Without
 // script the page's forms do the same. Every value is inserted as text.
-import { csrfToken, getJson } from "./api.js";
+import { csrfToken, followJob, getJson } from "./api.js";
 import { line, plural } from "./dom.js";
 import { refresh } from "./swap.js";
 
@@ -70,27 +70,35 @@ function installJob() {
   }
 
   async function poll(id) {
-    watching = id;
+    if (watching) watching.abort(); // the newest job is the one followed
+    const mine = new AbortController();
+    watching = mine;
     section.dataset.job = id;
-    while (watching === id) {
-      let result;
-      try {
-        result = await getJson(`/api/v1/jobs/${id}`, {});
-      } catch {
-        await new Promise((r) => setTimeout(r, POLL_MS));
-        continue;
-      }
-      if (!result.ok) {
-        line(status, result.body.message || "The job cannot be read.", "notice error");
-        return;
-      }
-      show(result.body);
-      if (!result.body.active) {
-        // the job ended: the counts, the sources and the table show what it did
-        refresh(REGIONS, `Indexing ${result.body.status}: the list of PDFs is up to date.`);
-        return;
-      }
-      await new Promise((r) => setTimeout(r, POLL_MS));
+    try {
+      await followJob(`/api/v1/jobs/${id}`, {
+        first: 0,
+        interval: POLL_MS,
+        signal: mine.signal,
+        say: (text, retry) => {
+          let note = document.getElementById("job-contact");
+          if (!note) {
+            note = line(status, "", "notice");
+            note.id = "job-contact";
+          }
+          note.replaceChildren(text);
+          if (retry) note.append(" ", retry);
+        },
+        running: (job) => job.active,
+        onProgress: show,
+        onEnd: (job) => {
+          show(job);
+          // the job ended: the counts, the sources and the table show what it did
+          refresh(REGIONS, `Indexing ${job.status}: the list of PDFs is up to date.`);
+        },
+        onRefused: (r) => line(status, r.body.message || "The job cannot be read.", "notice error"),
+      });
+    } catch (e) {
+      if (e.name !== "AbortError") throw e; // another job is followed now
     }
   }
 

@@ -4,7 +4,7 @@
 // finished search opens in the ordinary result view. "Cancel search" (or x) stops the lanes;
 // the results of the last successful search stay, with their notice. Every value is
 // inserted as text.
-import { csrfToken } from "./api.js";
+import { csrfToken, followJob } from "./api.js";
 import { line, plural } from "./dom.js";
 import { addShortcut } from "./keys.js";
 
@@ -149,10 +149,36 @@ export function installLive() {
     source.addEventListener("progress", (e) => show(JSON.parse(e.data)));
     source.addEventListener("end", () => source.close());
     source.addEventListener("error", () => {
+      // CONNECTING: the stream ended after its time (or the network failed) and
+      // EventSource reconnects by itself. CLOSED: the server refused the stream (a 502 or
+      // 503 on the way, say): the page reads the search's state instead, through the
+      // server's hiccups, until it ends
       if (source.readyState === EventSource.CLOSED && current && current.source === source && !current.final) {
-        status.textContent = "Progress is no longer available; search again.";
-        current.final = true;
-      } // otherwise the stream ended after its time and EventSource reconnects
+        poll(current);
+      }
+    });
+  }
+
+  async function poll(followed) {
+    const gone = "Progress is no longer available; search again.";
+    const here = () => current === followed && !followed.final;
+    await followJob(`/api/v1/search/live/${encodeURIComponent(followed.id)}`, {
+      first: 0,
+      interval: 1000,
+      say: (text, retry) => {
+        if (!here()) return;
+        status.textContent = text;
+        if (retry) status.append(" ", retry);
+      },
+      lost: gone,
+      running: (view) => here() && view.state === "running",
+      onProgress: show,
+      onEnd: (view) => { if (here()) show(view); },
+      onRefused: () => {
+        if (!here()) return;
+        status.textContent = gone;
+        followed.final = true;
+      },
     });
   }
 

@@ -347,10 +347,10 @@ export function installAssistant() {
     const token = st.token;
     send.disabled = true;
     out.replaceChildren();
-    line(out, "Asking the model… (one call, no retry)", "muted");
+    const asking = line(out, "Asking the model… (one call, no retry)", "muted");
     let r;
     try {
-      r = await askModel("/api/v1/strategy/suggest", { question: question.value, consent: token });
+      r = await askModel("/api/v1/strategy/suggest", { question: question.value, consent: token }, undefined, asking);
     } catch {
       out.replaceChildren();
       line(out, "The request was interrupted: the model may already have processed it.", "notice error");

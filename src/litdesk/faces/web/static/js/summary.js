@@ -109,14 +109,14 @@ export function installSummary() {
     if (!consent.checked || !state.token) return;
     send.disabled = true;
     draftBox.replaceChildren();
-    line(draftBox, "Asking the model… (one call, no retry)", "muted");
+    const asking = line(draftBox, "Asking the model… (one call, no retry)", "muted");
     let r;
     try {
       r = await askModel(`${base}/summary`, {
         focus: focus.value,
         deselected: deselected(),
         consent: state.token,
-      });
+      }, undefined, asking);
     } catch {
       draftBox.replaceChildren();
       line(draftBox, "The request was interrupted: the model may already have processed it.", "notice error");

@@ -1,7 +1,7 @@
 // Report wizard: tabs over the form's sections (without JS every section shows), the
 // "before it runs" plan checked again on every change, the chosen layout kept in this
 // browser under the key the report itself reads.
-import { csrfToken } from "./api.js";
+import { csrfToken, followJob } from "./api.js";
 import { followScope } from "./dom.js";
 
 const LAYOUT_KEY = "litdesk.report.layout";
@@ -117,10 +117,7 @@ export function installJob() {
   const message = document.getElementById("job-message");
   const result = document.getElementById("job-result");
   const cancel = document.getElementById("job-cancel");
-  async function poll() {
-    const response = await fetch(`/api/v1/reports/jobs/${encodeURIComponent(id)}`, { headers: { accept: "application/json" } });
-    const job = await response.json();
-    if (!response.ok) { message.textContent = job.message || "The job cannot be read."; return; }
+  const show = (job) => {
     status.textContent = job.status;
     root.dataset.status = job.status;
     const total = job.total == null ? "?" : String(job.total);
@@ -129,18 +126,34 @@ export function installJob() {
     bar.value = job.done;
     message.textContent = job.message || "";
     message.className = job.status === "failed" ? "notice error" : "muted";
-    if (job.status === "done" && job.result) {
-      document.getElementById("job-open").href = job.result.open;
-      const down = document.getElementById("job-download");
-      down.href = job.result.download;
-      down.title = job.result.file_name; // the name in full; the button says what it does
-      result.hidden = false;
+  };
+  const active = (job) => job.status === "queued" || job.status === "running";
+  if (!active(root.dataset)) return;
+  followJob(`/api/v1/reports/jobs/${encodeURIComponent(id)}`, {
+    first: 0,
+    interval: 700,
+    say: (text, retry) => {
+      message.replaceChildren(text);
+      message.className = retry ? "notice error" : "muted";
+      if (retry) message.append(" ", retry);
+    },
+    lost: "Lost contact with the server; the report is built there all the same. Refresh the page.",
+    running: active,
+    onProgress: show,
+    onEnd: (job) => {
+      show(job);
+      if (job.status === "done" && job.result) {
+        document.getElementById("job-open").href = job.result.open;
+        const down = document.getElementById("job-download");
+        down.href = job.result.download;
+        down.title = job.result.file_name; // the name in full; the button says what it does
+        result.hidden = false;
+        if (cancel) cancel.hidden = true;
+        window.location.assign(job.result.open);
+        return;
+      }
       if (cancel) cancel.hidden = true;
-      window.location.assign(job.result.open);
-      return;
-    }
-    if (job.status === "queued" || job.status === "running") window.setTimeout(poll, 700);
-    else if (cancel) cancel.hidden = true;
-  }
-  if (root.dataset.status === "queued" || root.dataset.status === "running") poll();
+    },
+    onRefused: (r) => { message.textContent = r.body.message || "The job cannot be read."; },
+  });
 }
