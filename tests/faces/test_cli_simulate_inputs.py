@@ -307,3 +307,28 @@ def test_priors_edge_cases(tmp_path: Path, plain: tuple[Path, list[int]]):
     assert code == 2 and doc["code"] == "bad_priors"  # no excluded record to draw
     code, doc = _simulate(path, "--prior-excluded", "0")
     assert code == 0 and sorted(doc["order"]) == list(range(30)) and doc["included"] == 30
+
+
+def test_a_quote_never_closed_is_refused_naming_its_row(tmp_path: Path):
+    """Before: the rest of the file was read as one cell of that row; simulate said only
+    that record 10 had no label (its label cell had gone into the swallowed text)."""
+    text = _table(_HEAD, _rows())
+    lines = text.split("\n")
+    lines[11] = lines[11].replace(",", ',"', 1)  # line 12: a cell opened and never closed
+    path = tmp_path / "set.csv"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    code, doc = _simulate(path)
+    assert code == 2 and doc["code"] == "unreadable_row" and "order" not in doc
+    assert "never closed" in doc["message"] and "record 10" in doc["message"]
+
+
+def test_a_field_over_litdesks_bounds_is_refused_not_read_cut(tmp_path: Path):
+    """A 250,000-character abstract was simulated as its first 200,000 (the paper's bound),
+    without a word; a checker's file is then not what was simulated."""
+    rows = _rows()
+    rows[4][2] = "wheat " * 42_000
+    path = tmp_path / "set.csv"
+    path.write_text(_table(_HEAD, rows), encoding="utf-8")
+    code, doc = _simulate(path)
+    assert code == 2 and doc["code"] == "too_large" and "order" not in doc
+    assert "record 4 (line 6): abstract" in doc["message"]
