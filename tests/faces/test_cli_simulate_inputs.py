@@ -332,3 +332,31 @@ def test_a_field_over_litdesks_bounds_is_refused_not_read_cut(tmp_path: Path):
     code, doc = _simulate(path)
     assert code == 2 and doc["code"] == "too_large" and "order" not in doc
     assert "record 4 (line 6): abstract" in doc["message"]
+
+
+def test_ris_positions_are_the_records_in_file_order(tmp_path: Path):
+    """The rule docs/screening.md states: a RIS position is a record (``TY`` … ``ER``, or the
+    next ``TY``, or the end), lines outside records are not records, an empty record keeps
+    its position."""
+
+    def rec(title: str, label: str, *more: str) -> list[str]:
+        return ["TY  - JOUR", f"TI  - {title}", *more, f"N1  - ASReview_{label}", "ER  - ", ""]
+
+    lines = ["Provider: a database", "Content: text/plain", ""]  # a header outside records
+    lines += rec("carvedilol one", "relevant")
+    lines += ["TY  - JOUR", "TI  - wheat, no ER", "N1  - ASReview_irrelevant", ""]
+    lines += ["TY  - JOUR", "N1  - ASReview_irrelevant", "ER  - ", ""]  # no title or abstract
+    lines += ["junk between records", ""]
+    lines += rec("carvedilol two", "relevant", "AB  - an abstract", "  on two lines")
+    lines += rec("wheat three", "irrelevant")
+    path = tmp_path / "set.ris"
+    path.write_text("\r\n".join(lines), encoding="utf-8")
+    records, labels = read_labelled(path, "N1")
+    assert labels == [True, False, False, True, False]
+    assert [r.title for r in records] == [
+        "carvedilol one",
+        "wheat, no ER",
+        "",
+        "carvedilol two",
+        "wheat three",
+    ]
