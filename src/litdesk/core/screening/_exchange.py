@@ -347,8 +347,11 @@ def _rayyan_record(
     except RayyanNotesError as exc:
         problems.append((line, f"Rayyan's notes cannot be read: {exc.message}"))
         return
+    for _, why in notes.unreadable:
+        problems.append((line, f"Rayyan's notes cannot be read: {why}"))
     if not notes.inclusion:
-        skipped.append(line)
+        if not notes.unreadable:
+            skipped.append(line)
         return
     if not ids:
         problems.append((line, "no record identifier (DOI, PMID or title)"))
