@@ -360,3 +360,21 @@ def test_ris_positions_are_the_records_in_file_order(tmp_path: Path):
         "carvedilol two",
         "wheat three",
     ]
+
+
+def test_same_seed_same_order_across_processes(tmp_path: Path, plain: tuple[Path, list[int]]):
+    """What a checker compares: a separate ``litdesk`` process (another hash seed than this
+    one's, as two runs of Python have) prints the order this process computes."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "NO_COLOR": "1"}
+    env["LITDESK_DATA_DIR"] = str(tmp_path / "data")
+    done = subprocess.run(
+        [sys.executable, "-m", "litdesk", "screen", "simulate", str(plain[0])]
+        + ["--labels", "label_included", "--seed", "3", "--json"],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["order"] == _order(plain[0], "--seed", "3")
