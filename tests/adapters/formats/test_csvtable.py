@@ -430,3 +430,17 @@ def test_the_cells_kept_in_extras_are_bounded_per_file(monkeypatch: pytest.Monke
         parse_csv(text)  # 3 kept cells a row: the 4th row (line 5) passes 10
     assert info.value.code == "too_large" and "line 5" in info.value.message
     assert len(parse_csv("title,a,b,c\n" + "".join(f"T{i},,,\n" for i in range(50))).records) == 50
+
+
+@pytest.mark.parametrize(("lead", "first"), [("\n", 3), ("\r\n\r\n", 4), ("\r", 3)])
+def test_empty_lines_before_the_header_are_skipped_as_pandas_does(lead: str, first: int) -> None:
+    """Before: the header was looked for on the first line only, so a table after an empty
+    line was 'not a format litdesk reads' (pandas, and so ASReview, reads it)."""
+    from litdesk.adapters import formats
+
+    text = lead + "title,label_included\nA,1\nB,0\n"
+    assert sniff_csv(text) > 0
+    for data in (text.encode(), ("\ufeff" + text).encode()):  # the bytes and the text reader
+        trace = formats.loads(data)
+        assert [r.paper.title for r in trace.records] == ["A", "B"]
+        assert [r.first_line for r in trace.records] == [first, first + 1]

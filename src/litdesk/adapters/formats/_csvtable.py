@@ -114,6 +114,9 @@ MAX_CELLS: Final = 16_384
 #: 665 MB), so this bounds a file's memory at about 650 MB beyond its fields. A 20,000-record
 #: export reaches it with 250 filled unmapped columns a record.
 MAX_EXTRA_CELLS: Final = 5_000_000
+#: empty lines before a table's header
+_BLANK_LINES: Final = re.compile(r"[\r\n]*")
+_BLANK_BYTE_LINES: Final = re.compile(rb"[\r\n]*")
 #: one physical line with its end (LF, CRLF or CR alone: the line breaks ``csv`` counts), or
 #: the last line without one; possessive, so one pass over the text
 _LINE: Final = re.compile(r"[^\r\n]*+(?:\r\n|\r|\n)|[^\r\n]++")
@@ -171,9 +174,11 @@ def _norm_header(h: str) -> str:
 
 def _first_line(text: str) -> str:
     """The header's physical line, ended by LF, CRLF or a CR alone (quotes may hide
-    newlines; good enough for sniffing)."""
-    ends = [i for i in (text.find("\n"), text.find("\r")) if i >= 0]
-    return text[: min(ends)] if ends else text
+    newlines; good enough for sniffing), after any empty lines (pandas, and so ASReview,
+    skips them before the header too)."""
+    start = _BLANK_LINES.match(text).end()  # type: ignore[union-attr]  # matches always
+    ends = [i for i in (text.find("\n", start), text.find("\r", start)) if i >= 0]
+    return text[start : min(ends)] if ends else text[start:]
 
 
 def _delimiter(header: str) -> str:
@@ -402,9 +407,10 @@ def _parse_bytes(data: bytes, *, scopus: bool) -> ParseResult:
         raise NotUtf8
     if not data or data.isspace():
         raise ImportRefused("empty CSV text", code="empty")
-    ends = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+    start = _BLANK_BYTE_LINES.match(data).end()  # type: ignore[union-attr]  # matches always
+    ends = [i for i in (data.find(b"\n", start), data.find(b"\r", start)) if i >= 0]
     try:
-        header = data[: min(ends) if ends else len(data)].decode("utf-8")
+        header = data[start : min(ends) if ends else len(data)].decode("utf-8")
     except UnicodeDecodeError:
         raise NotUtf8 from None
     return _read(header, _byte_lines(data), scopus=scopus)
