@@ -54,8 +54,9 @@ def register(app: typer.Typer) -> None:
             Path,
             typer.Argument(
                 help="A labelled file: CSV/TSV (comma, tab or semicolon) with a label column, "
-                "or RIS as ASReview exports it. Every data row is one record, its position "
-                "(0-based) in the file's order. Excel: save the sheet as CSV."
+                "or RIS as ASReview exports it. Every data row (RIS: every record, TY to ER) "
+                "is one record, its position (0-based) in the file's order. Excel: save the "
+                "sheet as CSV."
             ),
         ],
         labels: Annotated[
