@@ -378,3 +378,19 @@ def test_same_seed_same_order_across_processes(tmp_path: Path, plain: tuple[Path
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["order"] == _order(plain[0], "--seed", "3")
+
+
+def test_out_of_range_seeds_and_counts_are_typed_errors_with_the_document(
+    plain: tuple[Path, list[int]],
+):
+    """Before: ``--seed -1`` or ``--seed 4294967296`` ended in numpy's or scikit-learn's
+    traceback (exit 1); ``--prior-included -1`` was the option parser's usage error, with
+    nothing on stdout for ``--json``."""
+    path = plain[0]
+    for seed in ("-1", str(2**32)):
+        code, doc = _simulate(path, f"--seed={seed}")
+        assert code == 2 and doc["code"] == "bad_seed" and "order" not in doc
+    code, doc = _simulate(path, "--prior-included=-1")
+    assert code == 2 and doc["code"] == "bad_priors"
+    code, doc = _simulate(path, f"--seed={2**32 - 1}")
+    assert code == 0 and sorted(doc["order"]) == list(range(30))
