@@ -286,3 +286,17 @@ def test_a_written_csv_reads_back(rows):
     assert [(d.identifiers[0][1], d.verdict, d.note) for d in got.decisions] == [
         (rid.strip(), v, n.strip()) for rid, v, n in rows
     ]
+
+
+def test_asreview_2_export_keeps_the_screeners_note():
+    """ASReview 2.x writes the screener's note as ``asreview_note`` (before: not read)."""
+    text = (
+        "record_id,title,doi,asreview_label,asreview_time,asreview_note,asreview_user_name\n"
+        "0,A,10.1000/a,1,2025-09-07T11:00:00Z,keuze: opnemen,ana\n"
+        "1,B,10.1000/b,0,2025-09-07T11:01:00Z,,ana\n"
+    )
+    got = parse_decisions(text)
+    assert got.format == "asreview"
+    assert [(d.verdict, d.note) for d in got.decisions] == [
+        ("include", "keuze: opnemen"), ("exclude", ""),
+    ]  # fmt: skip

@@ -92,7 +92,8 @@ _DECISION_COLUMNS = (
     "include", "status",
 )  # fmt: skip
 _REASON_COLUMNS = ("reason", "exclusion_reason", "reasons", "exclusion_reasons")
-_NOTE_COLUMNS = ("note", "notes", "comment", "comments")
+#: ASReview 2.x exports the screener's note as ``asreview_note``
+_NOTE_COLUMNS = ("note", "notes", "comment", "comments", "asreview_note")
 
 
 @dataclass(frozen=True, slots=True)
