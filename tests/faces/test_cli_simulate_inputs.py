@@ -307,3 +307,90 @@ def test_priors_edge_cases(tmp_path: Path, plain: tuple[Path, list[int]]):
     assert code == 2 and doc["code"] == "bad_priors"  # no excluded record to draw
     code, doc = _simulate(path, "--prior-excluded", "0")
     assert code == 0 and sorted(doc["order"]) == list(range(30)) and doc["included"] == 30
+
+
+def test_a_quote_never_closed_is_refused_naming_its_row(tmp_path: Path):
+    """Before: the rest of the file was read as one cell of that row; simulate said only
+    that record 10 had no label (its label cell had gone into the swallowed text)."""
+    text = _table(_HEAD, _rows())
+    lines = text.split("\n")
+    lines[11] = lines[11].replace(",", ',"', 1)  # line 12: a cell opened and never closed
+    path = tmp_path / "set.csv"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    code, doc = _simulate(path)
+    assert code == 2 and doc["code"] == "unreadable_row" and "order" not in doc
+    assert "never closed" in doc["message"] and "record 10" in doc["message"]
+
+
+def test_a_field_over_litdesks_bounds_is_refused_not_read_cut(tmp_path: Path):
+    """A 250,000-character abstract was simulated as its first 200,000 (the paper's bound),
+    without a word; a checker's file is then not what was simulated."""
+    rows = _rows()
+    rows[4][2] = "wheat " * 42_000
+    path = tmp_path / "set.csv"
+    path.write_text(_table(_HEAD, rows), encoding="utf-8")
+    code, doc = _simulate(path)
+    assert code == 2 and doc["code"] == "too_large" and "order" not in doc
+    assert "record 4 (line 6): abstract" in doc["message"]
+
+
+def test_ris_positions_are_the_records_in_file_order(tmp_path: Path):
+    """The rule docs/screening.md states: a RIS position is a record (``TY`` … ``ER``, or the
+    next ``TY``, or the end), lines outside records are not records, an empty record keeps
+    its position."""
+
+    def rec(title: str, label: str, *more: str) -> list[str]:
+        return ["TY  - JOUR", f"TI  - {title}", *more, f"N1  - ASReview_{label}", "ER  - ", ""]
+
+    lines = ["Provider: a database", "Content: text/plain", ""]  # a header outside records
+    lines += rec("carvedilol one", "relevant")
+    lines += ["TY  - JOUR", "TI  - wheat, no ER", "N1  - ASReview_irrelevant", ""]
+    lines += ["TY  - JOUR", "N1  - ASReview_irrelevant", "ER  - ", ""]  # no title or abstract
+    lines += ["junk between records", ""]
+    lines += rec("carvedilol two", "relevant", "AB  - an abstract", "  on two lines")
+    lines += rec("wheat three", "irrelevant")
+    path = tmp_path / "set.ris"
+    path.write_text("\r\n".join(lines), encoding="utf-8")
+    records, labels = read_labelled(path, "N1")
+    assert labels == [True, False, False, True, False]
+    assert [r.title for r in records] == [
+        "carvedilol one",
+        "wheat, no ER",
+        "",
+        "carvedilol two",
+        "wheat three",
+    ]
+
+
+def test_same_seed_same_order_across_processes(tmp_path: Path, plain: tuple[Path, list[int]]):
+    """What a checker compares: a separate ``litdesk`` process (another hash seed than this
+    one's, as two runs of Python have) prints the order this process computes."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "NO_COLOR": "1"}
+    env["LITDESK_DATA_DIR"] = str(tmp_path / "data")
+    done = subprocess.run(
+        [sys.executable, "-m", "litdesk", "screen", "simulate", str(plain[0])]
+        + ["--labels", "label_included", "--seed", "3", "--json"],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["order"] == _order(plain[0], "--seed", "3")
+
+
+def test_out_of_range_seeds_and_counts_are_typed_errors_with_the_document(
+    plain: tuple[Path, list[int]],
+):
+    """Before: ``--seed -1`` or ``--seed 4294967296`` ended in numpy's or scikit-learn's
+    traceback (exit 1); ``--prior-included -1`` was the option parser's usage error, with
+    nothing on stdout for ``--json``."""
+    path = plain[0]
+    for seed in ("-1", str(2**32)):
+        code, doc = _simulate(path, f"--seed={seed}")
+        assert code == 2 and doc["code"] == "bad_seed" and "order" not in doc
+    code, doc = _simulate(path, "--prior-included=-1")
+    assert code == 2 and doc["code"] == "bad_priors"
+    code, doc = _simulate(path, f"--seed={2**32 - 1}")
+    assert code == 0 and sorted(doc["order"]) == list(range(30))

@@ -389,3 +389,58 @@ def test_html_escaped_markup_in_a_cell_is_made_plain() -> None:
     assert first.title == "Therapy & outcome"
     assert first.abstract == "Background: BPD.\n\nMethods: a PHQ-9 score of <10"
     assert (second.title, second.abstract) == ("Plain", "p < 0.05 and q > 3 in <i>vivo</i>")
+
+
+def test_a_quote_never_closed_is_said_on_the_row_that_swallowed_the_rest() -> None:
+    """A cell opened with ``"`` and never closed (a hand-edited file) makes the reader take the
+    rest of the file as that cell: before, silently (the rows after it lost, no notice)."""
+    text = 'title,abstract\nA,one\n"B unclosed,two\nC,three\nD,four\n'
+    result = parse_csv(text)
+    assert [r.first_line for r in result.records] == [2, 3]
+    (notice,) = [n for n in result.records[-1].notices if n.kind == "unterminated"]
+    assert notice.line == 3 and "lines 3-5" in notice.message
+    closed = parse_csv('title,abstract\nA,"one\ntwo"\nB,three\n')  # a quoted line break
+    assert not [n for r in closed.records for n in r.notices if n.kind == "unterminated"]
+
+
+def test_a_row_wider_than_a_spreadsheet_is_refused_at_once() -> None:
+    """1,000,000 columns took seconds and every cell ~150 bytes in extras (a 108 MB file of 50
+    such rows ran out of 4 GB); a row is bounded by a spreadsheet's 16,384 columns."""
+    from litdesk.adapters.formats._csvtable import MAX_CELLS
+
+    wide = "title,abstract," + ",".join(f"c{i}" for i in range(MAX_CELLS)) + "\nA,b\n"
+    with pytest.raises(ImportRefused) as info:
+        parse_csv(wide)
+    assert info.value.code == "too_large" and "line 1" in info.value.message
+    row = "title,abstract\nA,b\nC,d" + ",x" * MAX_CELLS + "\n"  # a data row wider than that
+    with pytest.raises(ImportRefused) as info:
+        parse_csv(row)
+    assert info.value.code == "too_large" and "line 3" in info.value.message
+    assert len(parse_csv("title,x\n" + "A," + ",".join(["y"] * (MAX_CELLS - 2)) + "\n").records)
+
+
+def test_the_cells_kept_in_extras_are_bounded_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each kept cell costs ~130 bytes however short (10 MB of one-letter cells took 665 MB):
+    a file's extras are bounded, the refusal names the line."""
+    from litdesk.adapters.formats import _csvtable
+
+    monkeypatch.setattr(_csvtable, "MAX_EXTRA_CELLS", 10)
+    text = "title,a,b,c\n" + "".join(f"T{i},x,y,z\n" for i in range(5))
+    with pytest.raises(ImportRefused) as info:
+        parse_csv(text)  # 3 kept cells a row: the 4th row (line 5) passes 10
+    assert info.value.code == "too_large" and "line 5" in info.value.message
+    assert len(parse_csv("title,a,b,c\n" + "".join(f"T{i},,,\n" for i in range(50))).records) == 50
+
+
+@pytest.mark.parametrize(("lead", "first"), [("\n", 3), ("\r\n\r\n", 4), ("\r", 3)])
+def test_empty_lines_before_the_header_are_skipped_as_pandas_does(lead: str, first: int) -> None:
+    """Before: the header was looked for on the first line only, so a table after an empty
+    line was 'not a format litdesk reads' (pandas, and so ASReview, reads it)."""
+    from litdesk.adapters import formats
+
+    text = lead + "title,label_included\nA,1\nB,0\n"
+    assert sniff_csv(text) > 0
+    for data in (text.encode(), ("\ufeff" + text).encode()):  # the bytes and the text reader
+        trace = formats.loads(data)
+        assert [r.paper.title for r in trace.records] == ["A", "B"]
+        assert [r.first_line for r in trace.records] == [first, first + 1]

@@ -143,7 +143,27 @@ def test_typed_errors_name_the_problem(text, code):
 
 def test_error_messages_name_the_line():
     with pytest.raises(DecisionsFileError, match="line 3"):
-        parse_decisions("doi,decision\n10.1000/a,1\n10.1000/b,what\n")
+        parse_decisions("doi,decision\n\n10.1000/b,what\n")  # no row read: the file refused
+
+
+def test_a_row_that_cannot_be_read_is_listed_beside_the_others():
+    """Before: one unknown word, or one row without an identifier, refused the whole file
+    (its other decisions lost); now each is a problem with its line, as Rayyan's rows are.
+    A file none of whose rows can be read is still refused, naming the first."""
+    text = (
+        "doi,title,decision\n10.1000/a,,1\n10.1000/b,,Pending\n,,include\n"
+        "10.1000/c,,-1\n,Some title,Exclude\n"
+    )
+    got = parse_decisions(text)
+    assert [(d.line, d.verdict) for d in got.decisions] == [(2, "include"), (6, "exclude")]
+    assert got.skipped == (5,)
+    assert got.problems == (
+        (3, "decision 'Pending' is not include, exclude or maybe"),
+        (4, "no record identifier"),
+    )
+    with pytest.raises(DecisionsFileError, match="line 2: .*and 1 other row") as err:
+        parse_decisions("doi,decision\n10.1000/a,what\n10.1000/b,what\n")
+    assert err.value.code == "bad_verdict"
 
 
 def test_limits(monkeypatch):
@@ -266,3 +286,17 @@ def test_a_written_csv_reads_back(rows):
     assert [(d.identifiers[0][1], d.verdict, d.note) for d in got.decisions] == [
         (rid.strip(), v, n.strip()) for rid, v, n in rows
     ]
+
+
+def test_asreview_2_export_keeps_the_screeners_note():
+    """ASReview 2.x writes the screener's note as ``asreview_note`` (before: not read)."""
+    text = (
+        "record_id,title,doi,asreview_label,asreview_time,asreview_note,asreview_user_name\n"
+        "0,A,10.1000/a,1,2025-09-07T11:00:00Z,keuze: opnemen,ana\n"
+        "1,B,10.1000/b,0,2025-09-07T11:01:00Z,,ana\n"
+    )
+    got = parse_decisions(text)
+    assert got.format == "asreview"
+    assert [(d.verdict, d.note) for d in got.decisions] == [
+        ("include", "keuze: opnemen"), ("exclude", ""),
+    ]  # fmt: skip

@@ -56,7 +56,6 @@ def test_every_section_is_read():
         ('RAYYAN-INCLUSION: {"Kofi=>"Included"}', "is not followed by =>"),
         ('RAYYAN-INCLUSION: {"Kofi"=>"Included}', "has no closing quote"),
         ('RAYYAN-INCLUSION: {"Kofi"=>Included}', "is not in double quotes"),
-        ('RAYYAN-INCLUSION: {"Kofi"=>"Yes"}', "decision 'Yes' is not Included"),
         ('RAYYAN-INCLUSION: {" "=>"Maybe"}', "empty reviewer name"),
         ('RAYYAN-INCLUSION: {"Kofi"=>"Included", "kofi"=>"Excluded"}', "two different"),
         ('USER-NOTES: {"Kofi"=>["a", "b"}', "not closed by ]"),
@@ -67,6 +66,23 @@ def test_malformed_notes_are_a_typed_error_naming_the_problem(notes, says):
         parse_rayyan_notes(notes)
     assert says in err.value.message
     assert isinstance(err.value, DecisionsFileError)  # what callers of the file catch
+
+
+def test_an_unknown_decision_is_that_reviewers_the_others_stand():
+    """Before: one reviewer's unknown word ("Undecided") made the whole record unreadable,
+    the other reviewer's decision of it lost."""
+    notes = parse_rayyan_notes(
+        'RAYYAN-INCLUSION: {"Kofi"=>"Undecided", "Ama"=>"Included", "Ed"=>"Yes"}'
+    )
+    assert notes.inclusion == (("Ama", "include"),)
+    assert [name for name, _ in notes.unreadable] == ["Kofi", "Ed"]
+    assert "decision 'Yes' is not Included, Excluded or Maybe" in notes.unreadable[1][1]
+    got = parse_decisions(
+        'title,notes\n"A title","RAYYAN-INCLUSION: {""Kofi""=>""Undecided"", '
+        '""Ama""=>""Included""}"\n"B title","RAYYAN-INCLUSION: {""Kofi""=>""Conflict""}"\n'
+    )
+    assert [(d.line, d.reviewer, d.verdict) for d in got.decisions] == [(2, "Ama", "include")]
+    assert [line for line, _ in got.problems] == [2, 3] and not got.skipped
 
 
 _NAME = st.text(

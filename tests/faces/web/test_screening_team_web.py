@@ -192,6 +192,17 @@ def test_decisions_out_and_in(server: TeamServer) -> None:
             files={"file": ("rayyan-free.csv", csv.encode(), "text/csv")},
         ).json()
         assert again["recorded"] == 0 and again["unchanged"] == 1  # nothing twice
+        # two rows of one study: the earlier is listed as refused, and the summary counts it
+        # (before: the summary's counts left the refused rows out)
+        twice = "doi,decision\n10.5555/scr.3,include\n10.5555/scr.3,exclude\n"
+        r = ana.post(
+            f"/screening-imports/{sid}",
+            data={"stage": "title_abstract", "csrf_token": ana.headers["x-csrf-token"]},
+            files={"file": ("twice.csv", twice.encode(), "text/csv")},
+        )
+        assert r.status_code == 200 and "1 decision recorded" in r.text
+        assert "matched no record · 1 refused" in r.text and 'id="refused"' in r.text
+        assert "Line 2: the same study as line 3, which decides otherwise" in r.text
         bad = ana.post(
             f"/screening-imports/{sid}",
             data={"stage": "title_abstract", "csrf_token": ana.headers["x-csrf-token"]},

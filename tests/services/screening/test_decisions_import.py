@@ -343,3 +343,53 @@ def test_rayyan_ris_export_with_a_reviewer_map_and_a_broken_record(
         assert err.value.code == "bad_reviewer_map"
 
     on_app(tmp_settings, body)
+
+
+def test_a_checkers_csv_every_row_accounted_for(tmp_settings: Settings, tmp_path: Path) -> None:
+    """A hand-made decisions file with the rows a checker has: a DOI as a URL, a title with
+    HTML entities and other case and punctuation, an unknown word, a row with no identifier,
+    two rows of one study (agreeing, and disagreeing), a row whose DOI is one study and title
+    another. Before: 'Pending' (or the row with no identifier) refused the whole file, a
+    study's earlier row vanished without a word and the mixed row went to the DOI's study.
+    Now every data row is recorded or listed with its line and why."""
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "title,doi\n"
+        "Carvedilol & mortality in chronic heart failure,10.1000/a\n"
+        "Wheat irrigation and soil nitrogen,10.1000/b\n"
+        "Crop yield under rainfall,10.1000/c\n"
+        "Soil microbiome survey,10.1000/d\n",
+        encoding="utf-8",
+    )
+    decisions = (
+        "doi,title,decision\n"
+        "https://doi.org/10.1000/A,,include\n"  # 2: replaced by line 3 (agrees)
+        ",CARVEDILOL &amp; Mortality in <i>chronic</i> heart-failure.,include\n"  # 3: by line 8
+        "10.1000/b,Crop yield under rainfall,exclude\n"  # 4: two studies
+        "10.1000/c,,Pending\n"  # 5: not a decision word
+        ",,include\n"  # 6: no identifier
+        "doi:10.1000/d,,exclude\n"  # 7: replaced by line 9 (agrees)
+        "10.1000/a,,exclude\n"  # 8: recorded
+        ",soil microbiome survey,EXCLUDE\n"  # 9: recorded
+    )
+
+    def body(app: App) -> None:
+        sid = _study(app, path)
+        req = ImportDecisionsRequest(sid, decisions.encode(), "checker.csv")
+        view = app.screening.import_decisions(req, owner=app.owner)
+        assert view.recorded == 2
+        assert {p["line"]: p["reason"] for p in view.problems} == {
+            5: "decision 'Pending' is not include, exclude or maybe",
+            6: "no record identifier",
+        }
+        (unmatched,) = view.unmatched
+        assert unmatched["line"] == 4 and "another" in str(unmatched["reason"])
+        refused = {u["line"]: str(u["reason"]) for u in view.refused}
+        assert sorted(refused) == [2, 3, 7]
+        assert refused[2].startswith("the same study as line 3, with the same decision")
+        assert "line 8" in refused[3] and "include here, exclude there" in refused[3]
+        assert refused[7].startswith("the same study as line 9, with the same decision")
+        listed = len(view.problems) + len(view.unmatched) + len(view.refused)
+        assert view.recorded + listed + len(view.skipped) == 8  # every data row
+
+    on_app(tmp_settings, body)

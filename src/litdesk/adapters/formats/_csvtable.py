@@ -14,6 +14,7 @@ them.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -104,6 +105,18 @@ _SPLIT_SEMI: Final = re.compile(r"(?<!\s)\s*;\s*")
 _SPLIT_AND: Final = re.compile(r"(?<!\s)\s+and\s+", re.I)
 _SCOPUS_ID: Final = re.compile(r"(?<!\s)\s*\(\d+\)\s*$")
 _YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
+#: the most cells a row may hold: a spreadsheet's most columns (Excel and LibreOffice: 16,384).
+#: Every cell of a wider row would be kept in the record's extras, about 150 bytes each: a
+#: 100 MB file of 1,000,000 columns took over 4 GB before it was refused for lack of memory
+MAX_CELLS: Final = 16_384
+#: the most cells a file may keep in its records' extras (columns not mapped to a field): a
+#: kept cell takes about 130 bytes however short its text (a 10 MB file of one-letter cells took
+#: 665 MB), so this bounds a file's memory at about 650 MB beyond its fields. A 20,000-record
+#: export reaches it with 250 filled unmapped columns a record.
+MAX_EXTRA_CELLS: Final = 5_000_000
+#: empty lines before a table's header
+_BLANK_LINES: Final = re.compile(r"[\r\n]*")
+_BLANK_BYTE_LINES: Final = re.compile(rb"[\r\n]*")
 #: one physical line with its end (LF, CRLF or CR alone: the line breaks ``csv`` counts), or
 #: the last line without one; possessive, so one pass over the text
 _LINE: Final = re.compile(r"[^\r\n]*+(?:\r\n|\r|\n)|[^\r\n]++")
@@ -161,9 +174,11 @@ def _norm_header(h: str) -> str:
 
 def _first_line(text: str) -> str:
     """The header's physical line, ended by LF, CRLF or a CR alone (quotes may hide
-    newlines; good enough for sniffing)."""
-    ends = [i for i in (text.find("\n"), text.find("\r")) if i >= 0]
-    return text[: min(ends)] if ends else text
+    newlines; good enough for sniffing), after any empty lines (pandas, and so ASReview,
+    skips them before the header too)."""
+    start = _BLANK_LINES.match(text).end()  # type: ignore[union-attr]  # matches always
+    ends = [i for i in (text.find("\n", start), text.find("\r", start)) if i >= 0]
+    return text[start : min(ends)] if ends else text[start:]
 
 
 def _delimiter(header: str) -> str:
@@ -392,9 +407,10 @@ def _parse_bytes(data: bytes, *, scopus: bool) -> ParseResult:
         raise NotUtf8
     if not data or data.isspace():
         raise ImportRefused("empty CSV text", code="empty")
-    ends = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+    start = _BLANK_BYTE_LINES.match(data).end()  # type: ignore[union-attr]  # matches always
+    ends = [i for i in (data.find(b"\n", start), data.find(b"\r", start)) if i >= 0]
     try:
-        header = data[: min(ends) if ends else len(data)].decode("utf-8")
+        header = data[start : min(ends) if ends else len(data)].decode("utf-8")
     except UnicodeDecodeError:
         raise NotUtf8 from None
     return _read(header, _byte_lines(data), scopus=scopus)
@@ -440,6 +456,7 @@ def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResu
     plan: _Plan | None = None
     done_line = 0
     extra_lines = 0  # lines of a huge cell's row read past the csv reader
+    kept = 0  # cells kept in extras so far (MAX_EXTRA_CELLS)
     while True:
         try:
             row = next(reader)
@@ -473,6 +490,12 @@ def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResu
             first, last = done_line + 1, reader.line_num + extra_lines
             done_line = last
             raw = lines.take()
+        if len(row) > MAX_CELLS:
+            raise ImportRefused(
+                f"the row on line {first} has {len(row):,} cells, over the {MAX_CELLS:,} a "
+                "spreadsheet holds",
+                code="too_large",
+            )
         if not any(cell.strip() for cell in row):
             if plan is not None and len(row) > 1:
                 # a row of delimiters only is a row to pandas (and so to ASReview): say so
@@ -490,9 +513,20 @@ def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResu
                     code="unsupported",
                 )
             continue
-        records.append(_record(row, plan, raw.rstrip("\r\n"), (first, last), scopus))
+        record = _record(row, plan, raw.rstrip("\r\n"), (first, last), scopus)
+        if record.extras:
+            kept += sum(len(values) for values in record.extras.values())
+            if kept > MAX_EXTRA_CELLS:
+                raise ImportRefused(
+                    f"the rows up to line {last} hold over {MAX_EXTRA_CELLS:,} cells outside "
+                    "the columns litdesk maps to fields; remove the columns you do not need",
+                    code="too_large",
+                )
+        records.append(record)
     if plan is None:
         raise ImportRefused("CSV text holds no header row", code="empty")
+    if records and records[-1].last_line > records[-1].first_line:
+        records[-1] = _unclosed(records[-1], delimiter)
     mapping = ", ".join(f"{plan.headers[i].strip()} -> {f}" for f, i in plan.columns.items())
     notices.insert(0, Notice("mapped_column", f"columns mapped: {mapping}"[:1000], line=1))
     if plan.unmapped:
@@ -507,6 +541,27 @@ def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResu
     if not records:
         raise ImportRefused("CSV text has a header but no data rows", code="empty")
     return ParseResult(records=records, notices=notices)
+
+
+def _unclosed(record: RecordTrace, delimiter: str) -> RecordTrace:
+    """The last row with an ``unterminated`` notice when a quote opened in it is never
+    closed: the reader then takes the rest of the file as one cell (a stray ``"`` at the start
+    of a cell, in a hand-edited file) — rows silently lost, which the notice names."""
+    try:
+        for _ in csv.reader(io.StringIO(record.raw), delimiter=delimiter, strict=True):
+            pass
+    except csv.Error as exc:
+        if "unexpected end of data" not in str(exc):
+            return record
+        notice = Notice(
+            "unterminated",
+            f"a quoted cell of the row on line {record.first_line} is never closed: lines "
+            f"{record.first_line}-{record.last_line} (the end of the file) were read as that "
+            "one row",
+            line=record.first_line,
+        )
+        return record.replace(notices=(*record.notices, notice))
+    return record
 
 
 def parse_scopus(text: str) -> ParseResult:

@@ -26,8 +26,9 @@ Every row keeps its identifiers in order of precedence (id, DOI, PMID, title), n
 (DOIs lower-case without a resolver prefix, PMIDs digits, titles as dedup's comparison key),
 so that the caller matches each to a record of the Study. Rows without a decision are counted
 as skipped, not guessed. Time is linear in the text; the text, the rows and each cell are
-bounded (``MAX_BYTES``, ``MAX_ROWS``, ``MAX_CELL``); every problem is a
-:class:`DecisionsFileError` naming the line.
+bounded (``MAX_BYTES``, ``MAX_ROWS``, ``MAX_CELL``); a problem with the whole file is a
+:class:`DecisionsFileError` naming the line, a row that cannot be read (a decision word that
+is none, no identifier) is listed in ``problems`` with its line beside the others' decisions.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from typing import Literal
 
 from litdesk.core.dedup import normalize_title
 from litdesk.core.records import normalize_doi, normalize_pmid
+from litdesk.core.words import plural
 
 from ._decisions import Verdict
 from ._errors import DecisionsFileError
@@ -90,7 +92,8 @@ _DECISION_COLUMNS = (
     "include", "status",
 )  # fmt: skip
 _REASON_COLUMNS = ("reason", "exclusion_reason", "reasons", "exclusion_reasons")
-_NOTE_COLUMNS = ("note", "notes", "comment", "comments")
+#: ASReview 2.x exports the screener's note as ``asreview_note``
+_NOTE_COLUMNS = ("note", "notes", "comment", "comments", "asreview_note")
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,10 +237,10 @@ def _identifiers(
     return tuple(out)
 
 
-def _no_identifier(line: int, row: Sequence[str], columns: dict[IdKind, int | None]) -> Exception:
+def _no_identifier(row: Sequence[str], columns: dict[IdKind, int | None]) -> str:
     given = [f"{k} {_cell(row, i)[:60]!r}" for k, i in columns.items() if _cell(row, i)]
     detail = f" ({', '.join(given)} not recognised)" if given else ""
-    return DecisionsFileError(f"line {line}: no record identifier{detail}", code="no_identifier")
+    return f"no record identifier{detail}"
 
 
 def parse_decisions(
@@ -279,16 +282,33 @@ def parse_decisions(
     note = _column(header, _NOTE_COLUMNS)
     out: list[ImportedDecision] = []
     skipped: list[int] = []
+    problems: list[tuple[int, str]] = []
+    first_code = ""
     for line, row in rows:
-        verdict = parse_verdict(_cell(row, decision), line=line)
+        # a row that cannot be read is listed beside the others' decisions, as Rayyan's are:
+        # one unknown word ("Pending") or a row without an identifier no longer sinks the file
+        try:
+            verdict = parse_verdict(_cell(row, decision), line=line)
+        except DecisionsFileError as exc:
+            problems.append((line, exc.message.removeprefix(f"line {line}: ")))
+            first_code = first_code or exc.code
+            continue
         if verdict is None:
             skipped.append(line)
             continue
         ids = _identifiers(row, columns)
         if not ids:
-            raise _no_identifier(line, row, columns)
+            problems.append((line, _no_identifier(row, columns)))
+            first_code = first_code or "no_identifier"
+            continue
         out.append(ImportedDecision(line, ids, verdict, _cell(row, reason), _cell(row, note)))
-    return ImportedDecisions(format, tuple(out), tuple(skipped))
+    if problems and not out and not skipped:  # no row could be read: the file is wrong
+        line, why = problems[0]
+        more = (
+            f" (and {plural(len(problems) - 1, 'other row')} as well)" if len(problems) > 1 else ""
+        )
+        raise DecisionsFileError(f"line {line}: {why}{more}", code=first_code)
+    return ImportedDecisions(format, tuple(out), tuple(skipped), tuple(problems))
 
 
 def _detect(header: Sequence[str], text: str) -> DecisionsFormat:
@@ -328,8 +348,11 @@ def _rayyan_record(
     except RayyanNotesError as exc:
         problems.append((line, f"Rayyan's notes cannot be read: {exc.message}"))
         return
+    for _, why in notes.unreadable:
+        problems.append((line, f"Rayyan's notes cannot be read: {why}"))
     if not notes.inclusion:
-        skipped.append(line)
+        if not notes.unreadable:
+            skipped.append(line)
         return
     if not ids:
         problems.append((line, "no record identifier (DOI, PMID or title)"))

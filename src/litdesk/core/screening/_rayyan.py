@@ -13,9 +13,9 @@ hash: quoted strings, ``\\"`` inside a name); labels and exclusion reasons are t
 database's own note before the sections) is left alone.
 
 :func:`parse_rayyan_notes` reads one notes text; a malformed section (a map not closed, a
-name without its ``=>``, a verdict that is not one of Rayyan's) is a
-:class:`RayyanNotesError` naming what is wrong, so that the caller reports that record and
-keeps the others. :func:`rayyan_ris_records` splits a RIS text into records (tag lines,
+name without its ``=>``) is a :class:`RayyanNotesError` naming what is wrong, so that the
+caller reports that record and keeps the others; a reviewer's verdict that is not one of
+Rayyan's is listed in ``unreadable``, the other reviewers' verdicts of the record kept. :func:`rayyan_ris_records` splits a RIS text into records (tag lines,
 untagged continuation lines as Rayyan writes long fields). Both take time linear in the
 text: one forward scan, strings read with ``str.find`` bounded by the closing quote.
 """
@@ -51,7 +51,7 @@ _EXR = "__EXR__"  # the prefix Rayyan's own API gives exclusion reasons
 
 class RayyanNotesError(DecisionsFileError):
     """A record's Rayyan notes cannot be read: a map not closed or without its quotes,
-    ``=>`` or commas, a reviewer given two different decisions, an unknown decision."""
+    ``=>`` or commas, a reviewer given two different decisions."""
 
     default_code = "bad_rayyan_notes"
 
@@ -65,6 +65,9 @@ class RayyanNotes:
     labels: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     user_notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: reviewers whose decision is not one of Rayyan's words, with why (the caller reports
+    #: them beside the other reviewers' decisions of the record, which stand)
+    unreadable: tuple[tuple[str, str], ...] = ()
 
     def notes_of(self, reviewer: str) -> tuple[str, ...]:
         return self.user_notes.get(reviewer, ())
@@ -167,6 +170,7 @@ def parse_rayyan_notes(text: str) -> RayyanNotes:
     labels: list[str] = []
     reasons: list[str] = []
     user_notes: dict[str, tuple[str, ...]] = {}
+    unreadable: list[tuple[str, str]] = []
     pos = 0
     found = _SECTION.search(text, pos)
     while found is not None:
@@ -183,12 +187,15 @@ def parse_rayyan_notes(text: str) -> RayyanNotes:
                     user_notes[name] = user_notes.get(name, ()) + values
                     continue
                 verdict = RAYYAN_VERDICTS.get(values[0].strip().casefold())
-                if verdict is None:
-                    raise RayyanNotesError(
-                        f"reviewer {name[:60]}: decision {values[0][:40]!r} is not Included, "
-                        "Excluded or Maybe",
-                        code="bad_verdict",
+                if verdict is None:  # this reviewer's only: the others' decisions stand
+                    unreadable.append(
+                        (
+                            name,
+                            f"reviewer {name[:60]}: decision {values[0][:40]!r} is not "
+                            "Included, Excluded or Maybe",
+                        )
                     )
+                    continue
                 if inclusion.setdefault(name, verdict) != verdict:
                     raise RayyanNotesError(
                         f"reviewer {name[:60]} has two different decisions",
@@ -205,6 +212,7 @@ def parse_rayyan_notes(text: str) -> RayyanNotes:
         tuple(dict.fromkeys(labels)),
         tuple(dict.fromkeys(reasons)),
         user_notes,
+        tuple(unreadable),
     )
 
 

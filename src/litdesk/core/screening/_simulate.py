@@ -18,7 +18,10 @@ from ._metrics import recall_at, wss
 from ._model import ModelConfig
 from ._ranker import Ranker
 
-__all__ = ["Simulation", "default_retrain_every", "draw_priors", "simulate"]
+__all__ = ["MAX_SEED", "Simulation", "default_retrain_every", "draw_priors", "simulate"]
+
+#: the largest seed: the classifiers' ``random_state`` is a 32-bit unsigned integer
+MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,8 @@ def draw_priors(
     """``included`` included then ``excluded`` excluded record indices, drawn by ``seed``."""
     import numpy as np
 
+    if not 0 <= seed <= MAX_SEED:  # before: numpy's or scikit-learn's ValueError, a traceback
+        raise ScreeningInputError(f"the seed is 0 to {MAX_SEED:,}, not {seed}", code="bad_seed")
     if included < 0 or excluded < 0:
         raise ScreeningInputError("prior counts cannot be negative", code="bad_priors")
     inc = [i for i, v in enumerate(labels) if v]

@@ -58,6 +58,8 @@ _SPREADSHEET_SUFFIXES: Final = (".xlsx", ".xlsm", ".xls", ".xlsb", ".ods")
 _SPREADSHEET_MAGIC: Final = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
 #: how many rows an error message names
 _NAMED: Final = 10
+#: what the model reads of a record (``truncated`` notices naming these are refused)
+_MODEL_FIELDS: Final = ("title (", "abstract (", "keywords (", "keyword (")
 
 
 def _norm(name: str) -> str:
@@ -104,9 +106,11 @@ def _refuse_spreadsheet(path: Path) -> None:
 
 
 def _check_rows(path: Path, trace: ImportTrace) -> None:
-    """A table's reader skipped a row or stopped early: refuse (positions would shift)."""
-    notices = [n for n in trace.notices if n.kind == "skipped"]
-    notices += [n for r in trace.records for n in r.notices if n.kind == "skipped"]
+    """A table's reader skipped a row, stopped early or read the rest of the file as one row
+    (a quote never closed): refuse (positions would shift, or records be lost)."""
+    kinds = ("skipped", "unterminated")
+    notices = [n for n in trace.notices if n.kind in kinds]
+    notices += [n for r in trace.records for n in r.notices if n.kind in kinds]
     if not notices:
         return
     first = min(notices, key=lambda n: n.line or 0)
@@ -196,6 +200,26 @@ def _screening_record(record: RecordTrace) -> ScreeningRecord:
     return ScreeningRecord.of(record.paper.title, record.paper.abstract, terms)
 
 
+def _check_cut(path: Path, records: list[RecordTrace]) -> None:
+    """A record whose title, abstract or keywords litdesk's bounds cut (a title over 4,000
+    characters, an abstract over 200,000: 25 times the longest of the fixture sets, so a quote
+    left open or a full text in the abstract column) would be simulated on other text than the
+    file's: refuse, naming it."""
+    cut = [
+        f"{_where(position, r)}: {n.message.split(':', 1)[-1].split(';', 1)[0].strip()}"
+        for position, r in enumerate(records)
+        for n in r.notices
+        if n.kind == "truncated" and any(f in n.message for f in _MODEL_FIELDS)
+    ]
+    if cut:
+        raise InputError(
+            f"{path}: {plural(len(cut), 'record')} with a field longer than litdesk reads, "
+            "which simulate would read cut at that bound (a quote left open, or a full text "
+            "in the abstract column?): " + _named(cut),
+            code="too_large",
+        )
+
+
 def read_labelled(path: Path, column: str) -> tuple[list[ScreeningRecord], list[bool]]:
     """Records (title, abstract, keywords + MeSH) and labels of a labelled file, one per data
     row in the file's order, read with litdesk's own format readers."""
@@ -220,5 +244,6 @@ def read_labelled(path: Path, column: str) -> tuple[list[ScreeningRecord], list[
         raise InputError(f"{path} holds no records", code="no_records")
     if trace.source.format in _TABLE_FORMATS:
         _check_rows(path, trace)
+    _check_cut(path, records)
     labels = _labels(path, records, column)
     return [_screening_record(r) for r in records], labels

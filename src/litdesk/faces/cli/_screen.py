@@ -54,8 +54,9 @@ def register(app: typer.Typer) -> None:
             Path,
             typer.Argument(
                 help="A labelled file: CSV/TSV (comma, tab or semicolon) with a label column, "
-                "or RIS as ASReview exports it. Every data row is one record, its position "
-                "(0-based) in the file's order. Excel: save the sheet as CSV."
+                "or RIS as ASReview exports it. Every data row (RIS: every record, TY to ER) "
+                "is one record, its position (0-based) in the file's order. Excel: save the "
+                "sheet as CSV."
             ),
         ],
         labels: Annotated[
@@ -68,12 +69,17 @@ def register(app: typer.Typer) -> None:
                 "included) reads ASReview's ASReview_relevant/irrelevant notes.",
             ),
         ],
-        seed: Annotated[int, typer.Option("--seed", help="Draws the priors; seeds the model.")] = 1,
+        seed: Annotated[
+            int,
+            typer.Option("--seed", help="Draws the priors; seeds the model (0 to 4294967295)."),
+        ] = 1,
+        # counts checked by simulate itself, not by the option parser: a typed error, so that
+        # --json prints its document (the option parser's usage error prints none)
         prior_included: Annotated[
-            int, typer.Option("--prior-included", min=0, help="Included records known first.")
+            int, typer.Option("--prior-included", help="Included records known first (≥ 0).")
         ] = 1,
         prior_excluded: Annotated[
-            int, typer.Option("--prior-excluded", min=0, help="Excluded records known first.")
+            int, typer.Option("--prior-excluded", help="Excluded records known first (≥ 0).")
         ] = 1,
         as_json: Annotated[
             bool, typer.Option("--json", help="Order, WSS@95, recall@10% and model as JSON.")

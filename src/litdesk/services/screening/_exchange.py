@@ -104,9 +104,12 @@ class RecordIndex:
             table[value] = (_AMBIGUOUS, "")
 
     def find(self, decision: ImportedDecision) -> tuple[str, str, str] | str:
-        """``(group, record, kind)`` or why nothing matched."""
+        """``(group, record, kind)`` or why nothing matched (also when two of the row's
+        identifiers are two different studies: which one the decision is about is unknown)."""
         given = dict(decision.identifiers)
         ambiguous: list[str] = []
+        found: tuple[str, str, str] | None = None
+        first = ""  # the identifier that found it, as it was given
         for kind in ("doi", "pmid", "id", "title"):
             value = given.get(kind)
             if value is None:
@@ -117,7 +120,15 @@ class RecordIndex:
             if hit[0] == _AMBIGUOUS:
                 ambiguous.append(kind)
                 continue
-            return hit[0], hit[1], kind
+            if found is None:
+                found, first = (hit[0], hit[1], kind), f"{kind} {value[:60]!r}"
+            elif hit[0] != found[0]:
+                return (
+                    f"its {first} is one study of the Study and its "
+                    f"{kind} {value[:60]!r} another: which one the decision is about is unclear"
+                )
+        if found is not None:
+            return found
         shown = ", ".join(f"{k} {v[:60]!r}" for k, v in decision.identifiers)
         if ambiguous:
             return f"{' and '.join(ambiguous)} shared by several studies of the Study ({shown})"

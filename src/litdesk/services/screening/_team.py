@@ -178,7 +178,9 @@ def plan_import(
             refused.append(planned)
             continue
         by[m.by] = by.get(m.by, 0) + 1
-        last.pop((planned.group, who), None)  # a later row replaces it, in file order
+        earlier = last.pop((planned.group, who), None)  # a later row replaces it, in file order
+        if earlier is not None:  # said, not dropped: two rows of one study (its duplicates)
+            refused.append(_replaced(earlier, planned))
         last[(planned.group, who)] = planned
     current = history.current(stage=stage)
     record: list[PlannedDecision] = []
@@ -192,6 +194,23 @@ def plan_import(
             record.append(p)
     reviewers = tuple(dict.fromkeys(p.reviewer for p in last.values()))
     return ImportPlan(tuple(record), unchanged, tuple(unmatched), tuple(refused), reviewers, by)
+
+
+def _replaced(earlier: PlannedDecision, later: PlannedDecision) -> Unmatched:
+    """Why ``earlier`` is not recorded: ``later`` (a row further on) decides the same study
+    for the same reviewer — two records of one study in the other tool's file, say."""
+    if (earlier.verdict, earlier.reason) == (later.verdict, later.reason):
+        return Unmatched(
+            earlier.line,
+            f"the same study as line {later.line}, with the same decision ({later.verdict}): "
+            "recorded once",
+        )
+    return Unmatched(
+        earlier.line,
+        f"the same study as line {later.line}, which decides otherwise ({earlier.verdict} "
+        f"here, {later.verdict} there): a reviewer has one decision a study, the later row's "
+        "is recorded",
+    )
 
 
 def _planned(
