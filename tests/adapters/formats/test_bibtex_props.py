@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from litdesk.adapters.formats._bibtex import dumps, parse
 from litdesk.core.imports import ImportRefused
-from litdesk.core.records import Paper, make_paper
+from litdesk.core.records import Paper, make_paper, normalize_doi
 
 BIBTEXISH = st.lists(
     st.sampled_from(
@@ -72,7 +72,7 @@ def papers(draw: st.DrawFn) -> Paper:
             st.none()
             | st.from_regex(
                 r"10\.[0-9]{4,6}/[A-Za-z0-9][A-Za-z0-9._;()/:%#-]{0,19}", fullmatch=True
-            )
+            ).filter(lambda d: normalize_doi(d) is not None)  # "%0A" decodes to a newline
         ),
         pmid=draw(st.none() | st.integers(1, 99_999_999).map(str)),
         arxiv_id=draw(st.none() | st.from_regex(r"2[0-4]0[1-9]\.[0-9]{5}", fullmatch=True)),
