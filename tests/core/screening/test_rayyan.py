@@ -154,10 +154,14 @@ def test_any_notes_are_read_or_refused_with_the_typed_error(text):
 )
 def test_time_is_linear_in_the_notes(nasty):
     def timed(text: str) -> float:
-        t = time.perf_counter()
-        with contextlib.suppress(RayyanNotesError):
-            parse_rayyan_notes(text)
-        return time.perf_counter() - t
+        """The parse's CPU time, best of three (a loaded machine's waits are not counted)."""
+        best = float("inf")
+        for _ in range(3):
+            t = time.process_time()
+            with contextlib.suppress(RayyanNotesError):
+                parse_rayyan_notes(text)
+            best = min(best, time.process_time() - t)
+        return best
 
     assert timed(nasty * 4) < 4 * timed(nasty) * 4 + 0.3
 
