@@ -242,10 +242,10 @@ def test_time_is_linear_in_rows_and_in_rayyan_notes():
     assert large < 10 * small * 3 + 0.5
     # a notes cell made of many unclosed quotes and arrows stays linear
     nasty = 'RAYYAN-INCLUSION: {"' + '"=>' * 30_000
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: a loaded machine's waits are not the parser's
     with pytest.raises(RayyanNotesError):
         parse_rayyan_notes(nasty)
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 0.5
 
 
 _PIECES = [*'ab1,;\t"\n|:{}=>-?', "doi", "decision", "included", "RAYYAN-INCLUSION", "notes",
