@@ -1,0 +1,252 @@
+"""CPU of the browser tests, split by process: chromium's against the test process's
+(issue 26: chromium was ~20-30 % of a full run's CPU on the 2-core machine).
+
+Each test file is run on its own (``pytest -n 0 -q -p no:cacheprovider FILE``) as a child of
+this script; every ``--interval`` seconds the script walks that child's process tree
+(``/proc/<pid>/task/*/children``) and keeps each process's utime + stime as last seen, by
+(pid, start time), with its kind:
+
+* ``python`` — the pytest process itself (its threads: the session's uvicorn server, the
+  apps' job threads, Playwright's sync client); read once more as a zombie, before it is
+  reaped, so its total is exact;
+* ``chromium`` — every process whose executable is chromium's (browser, zygotes, renderers,
+  GPU and utility processes), and the ``/usr/bin/chromium`` launcher script; also told by
+  part (its ``--type``: browser, renderer, gpu-process, zygote, utility:<sub-type>; the
+  crash handler, until it leaves the tree) with the number of such processes;
+* ``driver`` — Playwright's node driver;
+* ``firefox`` — firefox-esr and its content processes (the Firefox tests);
+* ``other`` — anything else the tests start (a ``litdesk`` CLI, a server process...).
+
+A process that ends between two looks (chromium's renderers of a closed context) is
+counted in full when its parent reaps it (the parent's ``cutime`` beyond what its children
+were last seen spending: see :class:`Tree`). What it cannot see: a process whose parent
+never reaps it while we look (an orphan adopted by init: chromium's crash handlers). The
+same file measured twice differs (timers run while the test waits, longer on a loaded
+machine): measure several times, compare the medians.
+
+    PYTHONPATH=src LITDESK_FIXTURES=... .venv/bin/python bench/browser_cpu.py \\
+        tests/faces/web/test_library_browser.py [...] [--repeat 2] [--json out.json] \\
+        [-- extra pytest args]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+_TICK = os.sysconf("SC_CLK_TCK")
+KINDS = ("python", "chromium", "driver", "firefox", "other")
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as fh:
+                found += [int(x) for x in fh.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _stat(pid: int) -> tuple[int, int, int, int] | None:
+    """(ppid, start time, own utime + stime ticks, ticks of its reaped children) of a
+    process (a zombie's too)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    f = raw[raw.rfind(")") + 2 :].split()
+    return int(f[1]), int(f[19]), int(f[11]) + int(f[12]), int(f[13]) + int(f[14])
+
+
+def _chromium_type(pid: int) -> str:
+    """A chromium process's part: browser, renderer, gpu-process, zygote, utility:<sub>."""
+    try:  # a child process sets its title: its arguments are then one space-separated string
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            args = fh.read().decode(errors="replace").replace("\0", " ").split()
+    except OSError:
+        return "?"
+    if args and "crashpad" in args[0]:
+        return "crashpad"
+    kind = next((a.split("=", 1)[1] for a in args if a.startswith("--type=")), "browser")
+    sub = next((a.split("=", 1)[1] for a in args if a.startswith("--utility-sub-type=")), "")
+    if kind == "renderer" and "--top-chrome-webui" in args:
+        kind = "renderer(webui)"
+    return f"{kind}:{sub.rsplit('.', 1)[-1]}" if sub else kind
+
+
+def _kind(pid: int, top: int) -> str:
+    if pid == top:
+        return "python"
+    try:
+        exe = os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        exe = ""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            first = fh.read(300).split(b"\0")[:2]
+    except OSError:
+        first = []
+    words = " ".join(x.decode(errors="replace") for x in first)
+    text = f"{exe} {words}"
+    if "chromium" in text or "chrome" in text:
+        return "chromium/" + _chromium_type(pid)
+    if "firefox" in text:
+        return "firefox"
+    if "node" in os.path.basename(exe) or "playwright" in text:
+        return "driver"
+    return "other"
+
+
+#: kinds looked at again: a child forked by a zygote shows the zygote's command line until
+#: it sets its own title (a renderer), and a browser's may be its launcher script's
+_UNSETTLED = {"chromium/browser", "chromium/zygote", "chromium/?"}
+
+
+class Tree:
+    """The last-seen CPU ticks of every process in a tree, by (pid, start) with its kind.
+
+    A process that ends between two looks spent up to a look's interval unseen; its parent
+    has it once it reaps it (``cutime``: chromium's zygotes reap the renderers of closed
+    contexts). So each process's reaped-children ticks beyond what its children were last
+    seen spending (own + reaped) are counted too, as the kind of its children (chromium for
+    chromium's processes and Playwright's driver, ``other`` for the test process)."""
+
+    def __init__(self, top: int) -> None:
+        self.top = top
+        self.own: dict[tuple[int, int], int] = {}
+        self.reaped: dict[tuple[int, int], int] = {}
+        self.parent: dict[tuple[int, int], int] = {}
+        self.kinds: dict[tuple[int, int], str] = {}
+
+    def look(self) -> None:
+        todo = [self.top]
+        while todo:
+            pid = todo.pop()
+            got = _stat(pid)
+            if got is None:
+                continue
+            ppid, started, own, reaped = got
+            key = (pid, started)
+            if key not in self.kinds or self.kinds[key] in _UNSETTLED:
+                # a forked child is a copy of its zygote until it sets its title: looked again
+                self.kinds[key] = _kind(pid, self.top)
+            self.own[key] = max(own, self.own.get(key, 0))
+            self.reaped[key] = max(reaped, self.reaped.get(key, 0))
+            self.parent[key] = ppid
+            todo += _children(pid)
+
+    def _unseen(self) -> dict[tuple[int, int], int]:
+        """Each process's reaped-children ticks its seen children do not explain."""
+        below: dict[int, int] = {}
+        for key, ppid in self.parent.items():
+            if key[0] != self.top:
+                below[ppid] = below.get(ppid, 0) + self.own[key] + self.reaped[key]
+        return {key: max(0, self.reaped[key] - below.get(key[0], 0)) for key in self.own}
+
+    def seconds(self) -> dict[str, object]:
+        out = dict.fromkeys(KINDS, 0.0)
+        parts: dict[str, float] = {}
+        counts: dict[str, int] = {}
+        for key, ticks in self.own.items():
+            kind, _, part = self.kinds[key].partition("/")
+            out[kind] += ticks / _TICK
+            if part:
+                parts[part] = parts.get(part, 0.0) + ticks / _TICK
+                counts[part] = counts.get(part, 0) + 1
+        for key, ticks in self._unseen().items():
+            kind = self.kinds[key].partition("/")[0]
+            kind = "chromium" if kind in {"chromium", "driver"} else "other"
+            out[kind] += ticks / _TICK
+            if kind == "chromium":
+                parts["reaped unseen"] = parts.get("reaped unseen", 0.0) + ticks / _TICK
+                counts["reaped unseen"] = 0
+        return {
+            **{k: round(v, 2) for k, v in out.items()},
+            "chromium_parts": {
+                k: f"{v:.2f} s in {counts[k]}"
+                for k, v in sorted(parts.items(), key=lambda x: -x[1])
+            },
+        }
+
+
+def run_file(path: str, extra: list[str], interval: float) -> dict[str, object]:
+    cmd = [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", path]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    tree = Tree(proc.pid)
+    done = threading.Event()
+    lines: list[bytes] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        lines.extend(proc.stdout)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+
+    def wait() -> None:  # the child's exit, without reaping it (its zombie's stat stays)
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        done.set()
+
+    threading.Thread(target=wait, daemon=True).start()
+    while not done.wait(interval):
+        tree.look()
+    tree.look()  # the zombie: the test process's exact total
+    code = proc.wait()
+    reader.join()
+    wall = time.perf_counter() - start
+    tail = b"".join(lines).decode(errors="replace").strip().splitlines()[-1:]
+    return {"file": path, "rc": code, "wall": round(wall, 1), **tree.seconds(), "summary": tail}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--interval", type=float, default=0.1)
+    parser.add_argument("--json", type=Path)
+    args, extra = parser.parse_known_args()
+    extra = [x for x in extra if x != "--"]
+    with open("/proc/loadavg", encoding="ascii") as fh:
+        print(f"load average before: {' '.join(fh.read().split()[:3])}", flush=True)
+    results = []
+    for round_ in range(args.repeat):
+        for path in args.files:
+            got = run_file(path, extra, args.interval)
+            got["round"] = round_ + 1
+            results.append(got)
+            print(
+                f"{got['file']} round {round_ + 1}: rc {got['rc']}, wall {got['wall']} s, "
+                f"python {got['python']}, chromium {got['chromium']}, driver {got['driver']}, "
+                f"firefox {got['firefox']}, other {got['other']} CPU s  {got['summary']}\n"
+                f"    chromium by part: {got['chromium_parts']}",
+                flush=True,
+            )
+    if args.repeat > 1:
+        print("medians:")
+        for path in args.files:
+            mine = [r for r in results if r["file"] == path]
+            meds = {k: statistics.median(float(r[k]) for r in mine) for k in KINDS}  # type: ignore[arg-type]
+            print(f"  {path}: " + ", ".join(f"{k} {v:.2f}" for k, v in meds.items()))
+    with open("/proc/loadavg", encoding="ascii") as fh:
+        print(f"load average after: {' '.join(fh.read().split()[:3])}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
