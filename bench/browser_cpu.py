@@ -15,7 +15,9 @@ this script; every ``--interval`` seconds the script walks that child's process 
   crash handler, until it leaves the tree) with the number of such processes;
 * ``driver`` — Playwright's node driver;
 * ``firefox`` — firefox-esr and its content processes (the Firefox tests);
-* ``other`` — anything else the tests start (a ``litdesk`` CLI, a server process...).
+* ``other`` — anything else the tests start (a ``litdesk`` CLI, a server process, the
+  Firefox tests' firefox-esr: its processes that end between two looks are counted here,
+  when the test process reaps them).
 
 A process that ends between two looks (chromium's renderers of a closed context) is
 counted in full when its parent reaps it (the parent's ``cutime`` beyond what its children
@@ -79,7 +81,9 @@ def _chromium_type(pid: int) -> str:
             args = fh.read().decode(errors="replace").replace("\0", " ").split()
     except OSError:
         return "?"
-    if args and "crashpad" in args[0]:
+    if not args:  # ended, not reaped yet: its part is not known
+        return "?"
+    if "crashpad" in args[0]:
         return "crashpad"
     kind = next((a.split("=", 1)[1] for a in args if a.startswith("--type=")), "browser")
     sub = next((a.split("=", 1)[1] for a in args if a.startswith("--utility-sub-type=")), "")
@@ -101,7 +105,12 @@ def _kind(pid: int, top: int) -> str:
     except OSError:
         first = []
     words = " ".join(x.decode(errors="replace") for x in first)
-    text = f"{exe} {words}"
+    try:  # a zombie has no command line or executable left, but its name
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as fh:
+            comm = fh.read().strip()
+    except OSError:
+        comm = ""
+    text = f"{exe} {words} {comm}"
     if "chromium" in text or "chrome" in text:
         return "chromium/" + _chromium_type(pid)
     if "firefox" in text:
@@ -112,8 +121,9 @@ def _kind(pid: int, top: int) -> str:
 
 
 #: kinds looked at again: a child forked by a zygote shows the zygote's command line until
-#: it sets its own title (a renderer), and a browser's may be its launcher script's
-_UNSETTLED = {"chromium/browser", "chromium/zygote", "chromium/?"}
+#: it sets its own title (a renderer), a browser is a copy of Playwright's driver until it
+#: execs (then its launcher script, ``other``, then chromium)
+_UNSETTLED = {"chromium/browser", "chromium/zygote", "chromium/?", "driver", "other"}
 
 
 class Tree:
