@@ -62,16 +62,16 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _stat(pid: int) -> tuple[int, int, int, int] | None:
-    """(ppid, start time, own utime + stime ticks, ticks of its reaped children) of a
-    process (a zombie's too)."""
+def _stat(pid: int) -> tuple[int, int, int, int, bool] | None:
+    """(ppid, start time, own utime + stime ticks, ticks of its reaped children, whether it
+    has ended) of a process (a zombie's too)."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
             raw = fh.read()
     except OSError:
         return None
     f = raw[raw.rfind(")") + 2 :].split()
-    return int(f[1]), int(f[19]), int(f[11]) + int(f[12]), int(f[13]) + int(f[14])
+    return int(f[1]), int(f[19]), int(f[11]) + int(f[12]), int(f[13]) + int(f[14]), f[0] == "Z"
 
 
 def _chromium_type(pid: int) -> str:
@@ -149,10 +149,11 @@ class Tree:
             got = _stat(pid)
             if got is None:
                 continue
-            ppid, started, own, reaped = got
+            ppid, started, own, reaped, ended = got
             key = (pid, started)
-            if key not in self.kinds or self.kinds[key] in _UNSETTLED:
+            if key not in self.kinds or (self.kinds[key] in _UNSETTLED and not ended):
                 # a forked child is a copy of its zygote until it sets its title: looked again
+                # (not once it has ended: a zombie keeps only its name)
                 self.kinds[key] = _kind(pid, self.top)
             self.own[key] = max(own, self.own.get(key, 0))
             self.reaped[key] = max(reaped, self.reaped.get(key, 0))
