@@ -5,6 +5,8 @@
 * ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
   same rule: skip locally when unreachable, fail under ``CI=true``.
 * ``chromium_path`` / ``firefox_path`` — Debian's browsers (``make browser``); same rule.
+* ``browser`` — Playwright on that chromium, per module: no omnibox popups, reduced motion
+  (``bench/browser_cpu.py`` measures what chromium spends per test file).
 * ``_cheap_password_hashes`` (autouse) — Argon2 with its smallest parameters in the test
   process (a real hash costs ~0.2 s of CPU; team tests hash and verify hundreds); a test
   marked ``real_password_hash`` keeps the production parameters, and servers started as
@@ -153,7 +155,9 @@ def firefox_path() -> str:
 
 @pytest.fixture(scope="module")
 def browser(chromium_path: str):
-    """A headless Playwright browser on Debian's chromium (no downloaded browser).
+    """A headless Playwright browser on Debian's chromium (no downloaded browser), without
+    the omnibox's hidden popups (:func:`_chromium_args`), its contexts asking for reduced
+    motion (:func:`_reduced_motion`).
 
     Module-scoped: Playwright's sync API runs an event loop in the main thread while it is
     alive, which would make later tests' ``asyncio.run`` fail.
@@ -164,8 +168,26 @@ def browser(chromium_path: str):
         b = pw.chromium.launch(
             executable_path=chromium_path, headless=True, args=_chromium_args(pw, chromium_path)
         )
+        _reduced_motion(b)
         yield b
         b.close()
+
+
+def _reduced_motion(browser: Any) -> None:
+    """The contexts (and pages) ``browser`` makes emulate ``prefers-reduced-motion: reduce``
+    unless the test passes ``reduced_motion``: the pages' flash of a region swapped in place
+    (1.2 s) and their fades are then off, as for a reader who asks for less motion, instead
+    of being drawn at 60 frames a second while the test goes on (0.5-0.6 s of chromium's CPU
+    in each of the swap tests here; ``bench/browser_cpu.py``). No test reads the motion but
+    ``test_design_browser``, which sets either preference itself."""
+    for name in ("new_context", "new_page"):
+        make = getattr(browser, name)
+
+        def reduced(*args: Any, _make: Any = make, **kw: Any) -> Any:
+            kw.setdefault("reduced_motion", "reduce")
+            return _make(*args, **kw)
+
+        setattr(browser, name, reduced)
 
 
 #: the launch arguments of the tests' chromium, besides Playwright's own
