@@ -15,16 +15,14 @@ this script; every ``--interval`` seconds the script walks that child's process 
   crash handler, until it leaves the tree) with the number of such processes;
 * ``driver`` — Playwright's node driver;
 * ``firefox`` — firefox-esr and its content processes (the Firefox tests);
-* ``other`` — anything else the tests start (a ``litdesk`` CLI, a server process, the
-  Firefox tests' firefox-esr: its processes that end between two looks are counted here,
-  when the test process reaps them).
+* ``other`` — anything else the tests start (a ``litdesk`` CLI, a server process...);
+* ``unseen`` — the tree's exact total (the test process's own and reaped children's time,
+  read from its zombie) less all the above: what processes spent after their last look
+  (chromium's renderers of closed contexts, mostly; see :class:`Tree`).
 
-A process that ends between two looks (chromium's renderers of a closed context) is
-counted in full when its parent reaps it (the parent's ``cutime`` beyond what its children
-were last seen spending: see :class:`Tree`). What it cannot see: a process whose parent
-never reaps it while we look (an orphan adopted by init: chromium's crash handlers). The
-same file measured twice differs (timers run while the test waits, longer on a loaded
-machine): measure several times, compare the medians.
+What it cannot see: a process whose parent never reaps it (an orphan adopted by init:
+chromium's crash handlers). The same file measured twice differs (timers run while the
+test waits, longer on a loaded machine): measure several times, compare the medians.
 
     PYTHONPATH=src LITDESK_FIXTURES=... .venv/bin/python bench/browser_cpu.py \\
         tests/faces/web/test_library_browser.py [...] [--repeat 2] [--json out.json] \\
@@ -44,7 +42,7 @@ import time
 from pathlib import Path
 
 _TICK = os.sysconf("SC_CLK_TCK")
-KINDS = ("python", "chromium", "driver", "firefox", "other")
+KINDS = ("python", "chromium", "driver", "firefox", "other", "unseen")
 
 
 def _children(pid: int) -> list[int]:
@@ -129,18 +127,19 @@ _UNSETTLED = {"chromium/browser", "chromium/zygote", "chromium/?", "driver", "ot
 class Tree:
     """The last-seen CPU ticks of every process in a tree, by (pid, start) with its kind.
 
-    A process that ends between two looks spent up to a look's interval unseen; its parent
-    has it once it reaps it (``cutime``: chromium's zygotes reap the renderers of closed
-    contexts). So each process's reaped-children ticks beyond what its children were last
-    seen spending (own + reaped) are counted too, as the kind of its children (chromium for
-    chromium's processes and Playwright's driver, ``other`` for the test process)."""
+    A process that ends between two looks spent up to a look's interval unseen. The tree's
+    exact total is the top process's own ticks and those of every descendant reaped up the
+    chain (its ``cutime`` once everything has ended and been waited for: chromium's zygotes
+    reap the renderers, the browser its zygotes, Playwright's driver the browser, the test
+    process the driver); what the looks did not see of it is told apart as ``unseen`` (the
+    last moments of processes that ended between two looks: chromium's renderers of closed
+    contexts in these files)."""
 
     def __init__(self, top: int) -> None:
         self.top = top
         self.own: dict[tuple[int, int], int] = {}
-        self.reaped: dict[tuple[int, int], int] = {}
-        self.parent: dict[tuple[int, int], int] = {}
         self.kinds: dict[tuple[int, int], str] = {}
+        self.top_total = 0
 
     def look(self) -> None:
         todo = [self.top]
@@ -149,24 +148,16 @@ class Tree:
             got = _stat(pid)
             if got is None:
                 continue
-            ppid, started, own, reaped, ended = got
+            _ppid, started, own, reaped, ended = got
             key = (pid, started)
             if key not in self.kinds or (self.kinds[key] in _UNSETTLED and not ended):
                 # a forked child is a copy of its zygote until it sets its title: looked again
                 # (not once it has ended: a zombie keeps only its name)
                 self.kinds[key] = _kind(pid, self.top)
             self.own[key] = max(own, self.own.get(key, 0))
-            self.reaped[key] = max(reaped, self.reaped.get(key, 0))
-            self.parent[key] = ppid
+            if pid == self.top:
+                self.top_total = max(own + reaped, self.top_total)
             todo += _children(pid)
-
-    def _unseen(self) -> dict[tuple[int, int], int]:
-        """Each process's reaped-children ticks its seen children do not explain."""
-        below: dict[int, int] = {}
-        for key, ppid in self.parent.items():
-            if key[0] != self.top:
-                below[ppid] = below.get(ppid, 0) + self.own[key] + self.reaped[key]
-        return {key: max(0, self.reaped[key] - below.get(key[0], 0)) for key in self.own}
 
     def seconds(self) -> dict[str, object]:
         out = dict.fromkeys(KINDS, 0.0)
@@ -178,13 +169,7 @@ class Tree:
             if part:
                 parts[part] = parts.get(part, 0.0) + ticks / _TICK
                 counts[part] = counts.get(part, 0) + 1
-        for key, ticks in self._unseen().items():
-            kind = self.kinds[key].partition("/")[0]
-            kind = "chromium" if kind in {"chromium", "driver"} else "other"
-            out[kind] += ticks / _TICK
-            if kind == "chromium":
-                parts["reaped unseen"] = parts.get("reaped unseen", 0.0) + ticks / _TICK
-                counts["reaped unseen"] = 0
+        out["unseen"] = max(0.0, (self.top_total - sum(self.own.values())) / _TICK)
         return {
             **{k: round(v, 2) for k, v in out.items()},
             "chromium_parts": {
@@ -243,7 +228,8 @@ def main() -> None:
             print(
                 f"{got['file']} round {round_ + 1}: rc {got['rc']}, wall {got['wall']} s, "
                 f"python {got['python']}, chromium {got['chromium']}, driver {got['driver']}, "
-                f"firefox {got['firefox']}, other {got['other']} CPU s  {got['summary']}\n"
+                f"firefox {got['firefox']}, other {got['other']}, unseen {got['unseen']} CPU s"
+                f"  {got['summary']}\n"
                 f"    chromium by part: {got['chromium_parts']}",
                 flush=True,
             )
