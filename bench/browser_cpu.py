@@ -18,7 +18,9 @@ this script; every ``--interval`` seconds the script walks that child's process 
 * ``other`` — anything else the tests start (a ``litdesk`` CLI, a server process...);
 * ``unseen`` — the tree's exact total (the test process's own and reaped children's time,
   read from its zombie) less all the above: what processes spent after their last look
-  (chromium's renderers of closed contexts, mostly; see :class:`Tree`).
+  (chromium's renderers of closed contexts, mostly; see :class:`Tree`). It is 0 when some
+  of the tree was not reaped up the chain (chromium's zygotes: 0 in every run of the browser
+  files here): the other figures are then what the looks saw, each a little low.
 
 What it cannot see: a process whose parent never reaps it (an orphan adopted by init:
 chromium's crash handlers). The same file measured twice differs (timers run while the
