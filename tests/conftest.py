@@ -5,6 +5,8 @@
 * ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
   same rule: skip locally when unreachable, fail under ``CI=true``.
 * ``chromium_path`` / ``firefox_path`` — Debian's browsers (``make browser``); same rule.
+* ``browser`` — Playwright on that chromium, per module: no omnibox popups, reduced motion
+  (``bench/browser_cpu.py`` measures what chromium spends per test file).
 * ``_cheap_password_hashes`` (autouse) — Argon2 with its smallest parameters in the test
   process (a real hash costs ~0.2 s of CPU; team tests hash and verify hundreds); a test
   marked ``real_password_hash`` keeps the production parameters, and servers started as
@@ -153,7 +155,9 @@ def firefox_path() -> str:
 
 @pytest.fixture(scope="module")
 def browser(chromium_path: str):
-    """A headless Playwright browser on Debian's chromium (no downloaded browser).
+    """A headless Playwright browser on Debian's chromium (no downloaded browser), without
+    the omnibox's hidden popups (:func:`_chromium_args`), its contexts asking for reduced
+    motion (:func:`_reduced_motion`).
 
     Module-scoped: Playwright's sync API runs an event loop in the main thread while it is
     alive, which would make later tests' ``asyncio.run`` fail.
@@ -162,20 +166,96 @@ def browser(chromium_path: str):
 
     with sync_playwright() as pw, _bounded_closes():
         b = pw.chromium.launch(
-            executable_path=chromium_path,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
+            executable_path=chromium_path, headless=True, args=_chromium_args(pw, chromium_path)
         )
+        _reduced_motion(b)
         yield b
         b.close()
+
+
+def _reduced_motion(browser: Any) -> None:
+    """The contexts (and pages) ``browser`` makes emulate ``prefers-reduced-motion: reduce``
+    unless the test passes ``reduced_motion``: the pages' flash of a region swapped in place
+    (1.2 s) and their fades are then off, as for a reader who asks for less motion, instead
+    of being drawn at 60 frames a second while the test goes on (0.5-0.6 s of chromium's CPU
+    in each of the swap tests here; ``bench/browser_cpu.py``). No test reads the motion but
+    ``test_design_browser``, which sets either preference itself."""
+    for name in ("new_context", "new_page"):
+        make = getattr(browser, name)
+
+        def reduced(*args: Any, _make: Any = make, **kw: Any) -> Any:
+            kw.setdefault("reduced_motion", "reduce")
+            return _make(*args, **kw)
+
+        setattr(browser, name, reduced)
+
+
+#: the launch arguments of the tests' chromium, besides Playwright's own
+_CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+#: chromium features the tests turn off besides Playwright's: the omnibox's WebUI popups.
+#: Chromium (Debian's 156 here) makes two of them for every window, headless too
+#: (``chrome://omnibox-popup.top-chrome/`` and its AI-mode page): two renderer processes
+#: per browser context that no page test sees, 0.3-0.7 s of chromium's CPU a context here
+#: (``bench/browser_cpu.py``; a test makes one context or more)
+_CHROMIUM_OFF = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
+#: this process's launch arguments, once worked out (:func:`_chromium_args`)
+_chromium_launch_args: list[str] = []
+
+
+def _chromium_args(pw: Any, chromium_path: str) -> list[str]:
+    """:data:`_CHROMIUM_ARGS` and one ``--disable-features`` with Playwright's features and
+    :data:`_CHROMIUM_OFF`: chromium reads only the last ``--disable-features`` of its
+    command line, and Playwright passes its own list (which differs between its versions),
+    so the first browser of this process is launched with Playwright's arguments and its
+    list is read from its command line (``/proc``). Where that cannot be read, Playwright's
+    list stays as it is and the popups stay on."""
+    if _chromium_launch_args:
+        return _chromium_launch_args
+    args = list(_CHROMIUM_ARGS)
+    probe = pw.chromium.launch(executable_path=chromium_path, headless=True, args=args)
+    try:
+        playwright_off = _chromium_disabled_features()
+    finally:
+        probe.close()
+    if playwright_off is not None:
+        off = playwright_off + [f for f in _CHROMIUM_OFF if f not in playwright_off]
+        args.append("--disable-features=" + ",".join(off))
+    _chromium_launch_args[:] = args
+    return args
+
+
+def _chromium_disabled_features() -> list[str] | None:
+    """The ``--disable-features`` list of a chromium browser process below this process
+    (the one Playwright just launched), or None when none is found."""
+    todo, seen = [os.getpid()], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                argv = fh.read().decode(errors="replace").split("\0")
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        if "--remote-debugging-pipe" in argv and not any(a.startswith("--type=") for a in argv):
+            for arg in reversed(argv):  # the last one is the one chromium reads
+                if arg.startswith("--disable-features="):
+                    return [f for f in arg.split("=", 1)[1].split(",") if f]
+            return []
+        for tid in tasks:
+            with suppress(OSError), open(f"/proc/{pid}/task/{tid}/children") as fh:
+                todo += [int(x) for x in fh.read().split()]
+    return None
 
 
 #: How long a browser context or a browser may take to close before the test goes on.

@@ -4,11 +4,11 @@ English ones left — while the prose stays as written; in the browser too (scre
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from lxml import html as lxml_html
+from tests._shots import shoot
 from tests.adapters.report_html.test_report_html import make_report
 
 from litdesk.services.synthesis import report_html, write_report
@@ -80,13 +80,11 @@ def test_a_german_report_in_the_browser(tmp_path: Path, browser: Any) -> None:
     assert page.inner_text("#viewer-pdf") == "PDF auf Seite 2 öffnen"
     assert "Seite 2" in page.inner_text("#viewer-title")
     assert page.inner_text("#viewer-close") == "Schließen"
-    folder = Path(os.environ.get("LITDESK_ARTIFACTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / "report-german-viewer.png"))
+    shoot(page, "report-german-viewer.png")
     page.click("#viewer-close")
     page.click("#about summary")
     assert "Über diesen Bericht" in page.inner_text("#about")
-    page.screenshot(path=str(folder / "report-german.png"), full_page=True)
+    shoot(page, "report-german.png", full_page=True)
     assert problems == []
     page.close()
 

@@ -1,7 +1,7 @@
 """Playwright on Debian's chromium: from a saved paper's reader, the "Citations" link opens
 its references (20 per page, next page), then shared references of two papers with
-"referenced by n of m"; provider markup stays text; screenshot under the test's tmp dir;
-axe-core finds no serious or critical violation on the page (light and dark)."""
+"referenced by n of m"; provider markup stays text; a screenshot for the record
+(``tests/_shots.py``); axe-core finds no serious or critical violation on the page (light and dark)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._shots import shoot
 from tests.faces.web._oa_citations import SHOWN_REF_TITLE, write_openalex
 from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import AXE, _violations
@@ -27,7 +28,7 @@ def cassette(cassette: Path) -> Path:
 
 
 def test_reader_citations_link_references_pages_and_shared(
-    browser: Any, running: Running, tmp_path: Path, tmp_settings: Any
+    browser: Any, running: Running, tmp_settings: Any
 ) -> None:
     store = open_store(tmp_settings)
     try:
@@ -61,8 +62,7 @@ def test_reader_citations_link_references_pages_and_shared(
         assert rows.first.locator(".shared").inner_text() == "referenced by 2 of 2"
         assert dialogs == [] and pg.evaluate("() => window.__pwned === undefined")
         assert pg.locator("main script").count() == 0
-        (tmp_path / "screens").mkdir(exist_ok=True)
-        pg.screenshot(path=str(tmp_path / "screens" / "citations.png"), full_page=True)
+        shoot(pg, "citations.png", full_page=True)
     finally:
         context.close()
 

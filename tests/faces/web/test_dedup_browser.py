@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._shots import shoot
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
 from tests.faces.web.test_accessibility import _violations, axe_path  # noqa: F401 - fixture
@@ -49,7 +50,6 @@ def test_review_with_the_keyboard_and_the_history(
     page: Any,
     browser: Any,
     running: Running,
-    tmp_path: Path,
     axe_path: Path,  # noqa: F811
 ) -> None:
     with running.writer() as c:
@@ -60,7 +60,7 @@ def test_review_with_the_keyboard_and_the_history(
     pg.locator("#dedup-link").click()
     pg.locator("html[data-dedup-ready]").wait_for(state="attached")
     assert pg.locator("#no-run").is_visible()
-    pg.screenshot(path=str(tmp_path / "dedup-empty.png"), full_page=True)
+    shoot(pg, "dedup-empty.png", full_page=True)
     pg.locator("#run-dedup").click()
     pg.locator("#count-uncertain").wait_for()
     # the run is recorded a moment before its job says done: a page drawn in between shows
@@ -73,7 +73,7 @@ def test_review_with_the_keyboard_and_the_history(
     # hostile imported titles show as text: no element, no dialog
     assert "<script>alert(31)</script> Hostile" in pg.locator("#review").inner_text()
     assert pg.locator("#review img, #review script").count() == 0
-    pg.screenshot(path=str(tmp_path / "dedup-review.png"), full_page=True)
+    shoot(pg, "dedup-review.png", full_page=True)
 
     first = _current(pg)
     assert first["id"] == "pair-0" and first["state"] == "waiting"
@@ -118,7 +118,7 @@ def test_review_with_the_keyboard_and_the_history(
     row.locator("button").click()
     dialog = pg.locator("#confirm-undo")
     dialog.wait_for()
-    pg.screenshot(path=str(tmp_path / "dedup-confirm.png"))
+    shoot(pg, "dedup-confirm.png")
     pg.locator("#confirm-undo-no").click()  # asked first: keeping it changes nothing
     assert pg.locator(f"#{other_id}").get_attribute("data-state") == "distinct"
     row = pg.locator("#history-rows tr", has_text="kept separate").first
@@ -186,7 +186,7 @@ def test_without_javascript_zip_recovery_and_review_forms(
         "Recovered Study “Recovered without script”: 18 papers"
         in pg.locator("#recovered").inner_text()
     )
-    pg.screenshot(path=str(tmp_path / "recovered-nojs.png"), full_page=True)
+    shoot(pg, "recovered-nojs.png", full_page=True)
     pg.locator("#open-recovered").click()
     assert pg.locator("h1").inner_text() == "Recovered without script"
     # a torn ZIP: the error page with its reason, nothing stored
@@ -266,7 +266,7 @@ def test_progress_and_cancel_of_a_running_job(page: Any, served: tuple[Running, 
 
 
 def test_the_waiting_count_is_the_runs_after_a_decision_on_a_page(
-    page: Any, running: Running, fixtures_dir: Path, tmp_path: Path
+    page: Any, running: Running, fixtures_dir: Path
 ) -> None:
     """The whole haematology set (1,415 records): 102 pairs, 25 a page. A decision on
     page 1 made "102 of 102 pairs waiting" read "24 of 102" (the page's own waiting pairs);
@@ -290,5 +290,5 @@ def test_the_waiting_count_is_the_runs_after_a_decision_on_a_page(
     pg.keyboard.press("u")
     _wait_state(pg, first, "waiting")
     assert pg.locator("#waiting").inner_text() == f"{total:,}"
-    pg.screenshot(path=str(tmp_path / "dedup-waiting.png"))
+    shoot(pg, "dedup-waiting.png")
     assert pg.console_errors == []

@@ -1,8 +1,9 @@
 """The one visual design in a browser (issue 34): the search results are a few Tab presses
 away (a "Skip to results" link after "Skip to content", the advanced options folded), a
-filter updates the saved list in place (swap.js) and the address follows it, on a
-narrow window the nav is one scrolling row that does not push the page down, and at 1280 px
-the top bar is one row on every main page, its occasional pages under "More"."""
+filter updates the saved list in place (swap.js) and the address follows it, its flash and
+fade only for readers who accept motion (``prefers-reduced-motion``), on a narrow window the
+nav is one scrolling row that does not push the page down, and at 1280 px the top bar is one
+row on every main page, its occasional pages under "More"."""
 
 from __future__ import annotations
 
@@ -55,6 +56,33 @@ def test_the_first_result_is_three_tab_presses_away(page: Any, running: Running)
         assert presses <= 20, pg.evaluate(ACTIVE)
     assert pg.evaluate(ACTIVE)["tag"] == "A"
     assert pg.console_errors == []
+
+
+#: the motion of a partial update (swap.js): the flash of a swapped region, the fade of a
+#: busy one
+MOTION = """() => {
+  const flash = document.createElement('div');
+  flash.className = 'swapped';
+  const busy = document.createElement('div');
+  busy.setAttribute('aria-busy', 'true');
+  document.body.append(flash, busy);
+  const seen = [getComputedStyle(flash).animationName, getComputedStyle(busy).transitionDuration];
+  flash.remove();
+  busy.remove();
+  return seen;
+}"""
+
+
+def test_partial_updates_move_only_for_readers_who_accept_motion(
+    page: Any, running: Running
+) -> None:
+    pg = page
+    pg.goto(running.base + "/saved")
+    pg.locator("html[data-ready]").wait_for(state="attached")
+    pg.emulate_media(reduced_motion="no-preference")
+    assert pg.evaluate(MOTION) == ["swapped", "0.2s"]
+    pg.emulate_media(reduced_motion="reduce")  # the system's "reduce motion" setting
+    assert pg.evaluate(MOTION) == ["none", "0s"]
 
 
 def test_a_filter_updates_the_saved_list_in_place(page: Any, running: Running) -> None:

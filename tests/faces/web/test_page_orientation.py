@@ -6,10 +6,10 @@ a phone's screen."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._shots import shoot
 from tests.faces.web._server import Running
 
 RIS = (
@@ -92,9 +92,7 @@ def test_a_missing_page_says_not_found(running: Running) -> None:
 
 
 @pytest.mark.slow
-def test_a_long_study_name_and_the_filters_stay_on_a_phone(
-    browser: Any, running: Running, tmp_path: Path
-) -> None:
+def test_a_long_study_name_and_the_filters_stay_on_a_phone(browser: Any, running: Running) -> None:
     with running.writer() as c:
         sid = _study(c, LONG_NAME)
     context = browser.new_context(viewport={"width": 390, "height": 900})
@@ -118,7 +116,7 @@ def test_a_long_study_name_and_the_filters_stay_on_a_phone(
         )
         assert bar[0] == "flex" and bar[1] == "solid" and bar[2] != "rgba(0, 0, 0, 0)", bar
         assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
-        pg.screenshot(path=str(tmp_path / "saved-390.png"), full_page=True)
+        shoot(pg, "saved-390.png", full_page=True)
     finally:
         context.close()
 

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from tests._shots import shoot
 from tests.faces.web._server import Running
 
 from litdesk.core.words import day
@@ -114,9 +112,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 @pytest.mark.slow
-def test_browser_prisma_2020_diagram(
-    page: Any, running: Running, tmp_settings: Any, tmp_path: Path
-) -> None:
+def test_browser_prisma_2020_diagram(page: Any, running: Running, tmp_settings: Any) -> None:
     sid = _study(running, tmp_settings)
     page.goto(f"{running.base}/study/{sid}/prisma")
     img = page.locator("#prisma-2020-flow")
@@ -125,11 +121,8 @@ def test_browser_prisma_2020_diagram(
     assert page.evaluate("() => document.getElementById('prisma-2020-flow').naturalWidth") > 300
     cells = page.locator("#prisma-2020-table tbody tr").all_inner_texts()
     assert any(c.startswith("Records screened") and c.split()[-1] == "5" for c in cells)
-    page.screenshot(path=str(tmp_path / "prisma-2020.png"), full_page=True)
-    img.screenshot(path=str(tmp_path / "prisma-2020-svg.png"))
-    if shots := os.environ.get("SCREENSHOTS_TO"):  # a copy to look at, when asked
-        for name in ("prisma-2020.png", "prisma-2020-svg.png"):
-            shutil.copyfile(tmp_path / name, Path(shots) / f"scr-team-{name}")
+    shoot(page, "scr-team-prisma-2020.png", full_page=True)
+    shoot(img, "scr-team-prisma-2020-svg.png")
 
 
 def test_prisma_2020_numbers_open_their_records(running: Running, tmp_settings: Any) -> None:

@@ -4,10 +4,10 @@ says what changed."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._shots import shoot
 from tests.faces.web._server import Running
 from tests.faces.web.test_browser import SELECT_IN_ABSTRACT
 
@@ -23,7 +23,7 @@ ABSTRACT = (
 
 
 def test_reader_lists_and_counts_follow_saves_in_place(
-    browser: Any, running: Running, tmp_settings: Any, tmp_path: Path
+    browser: Any, running: Running, tmp_settings: Any
 ) -> None:
     store = open_store(tmp_settings)
     try:
@@ -73,5 +73,5 @@ def test_reader_lists_and_counts_follow_saves_in_place(
 
     assert pg.evaluate("() => window.__stay") == 1  # never reloaded
     assert errors == []
-    pg.screenshot(path=str(tmp_path / "reader-swapped.png"), full_page=True)
+    shoot(pg, "reader-swapped.png", full_page=True)
     context.close()

@@ -5,7 +5,6 @@ plain words; a report built with German page labels is served in German."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+from tests._shots import shoot
 from tests.faces.web._pdfchat import Site, follow_chat_job, serve_site
 from tests.faces.web.test_pdf_chat import wait_for_job
 
@@ -126,8 +126,6 @@ def test_a_report_with_german_page_labels(site: Site) -> None:
 def test_the_wizard_in_the_browser_answers_in_the_chat(browser: Any, site: Site) -> None:
     """Chromium: the two new choices (screenshots), a summary chosen with the chat said
     plainly before it runs, then the questions answered as chat rounds on the chat page."""
-    folder = Path(os.environ.get("LITDESK_ARTIFACTS") or site.data_dir / "shots")
-    folder.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1100, "height": 900})
     page = context.new_page()
     problems: list[str] = []
@@ -142,17 +140,17 @@ def test_the_wizard_in_the_browser_answers_in_the_chat(browser: Any, site: Site)
     page.click("#tab-language")
     page.select_option("#labels", "de")
     expect(page.locator("#labels")).to_have_value("de")
-    page.screenshot(path=str(folder / "wizard-page-labels.png"))
+    shoot(page, "wizard-page-labels.png")
     page.click("#tab-output")
     expect(page.locator("#build")).to_have_text("Build the report")
     page.check("input[name=output][value=chat]")
     expect(page.locator("#build")).to_have_text("Ask in the chat")
     expect(page.locator("#plan-notes")).to_contain_text("answered in the chat only")
-    page.screenshot(path=str(folder / "wizard-answer-in-chat.png"))
+    shoot(page, "wizard-answer-in-chat.png")
     page.click("#tab-summary")
     page.check("input[name=summary][value=bullets]")
     expect(page.locator("#plan-notes")).to_contain_text("A summary needs the HTML report")
-    page.screenshot(path=str(folder / "wizard-chat-with-summary.png"))
+    shoot(page, "wizard-chat-with-summary.png")
     page.check("input[name=summary][value=none]")
     expect(page.locator("#plan-notes")).not_to_contain_text("needs the HTML report")
     page.click("#build")
@@ -160,7 +158,7 @@ def test_the_wizard_in_the_browser_answers_in_the_chat(browser: Any, site: Site)
     expect(page.locator("article.answer-card")).to_have_count(2, timeout=120_000)
     for question in QUESTIONS:
         expect(page.locator("article.answer-card", has_text=question)).to_have_count(1)
-    page.screenshot(path=str(folder / "chat-after-wizard.png"), full_page=True)
+    shoot(page, "chat-after-wizard.png", full_page=True)
     # the plan refused the summary with the chat (400, said in the wizard): nothing else
     assert [p for p in problems if "status of 400" not in p] == [], problems
     context.close()

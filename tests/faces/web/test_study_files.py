@@ -11,6 +11,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from tests._shots import shoot
 from tests.faces.web._server import Running
 
 RIS = (
@@ -187,7 +188,7 @@ def test_browser_prisma_page_zip_export_and_recovery(
     assert "9 records identified" in (flow.get_attribute("alt") or "")
     assert pg.locator("#prisma-flow").count() == 0  # not the identification-only one above it
     assert "· duplicates removed:" in pg.locator("#prisma-identified").inner_text()
-    pg.screenshot(path=str(tmp_path / "prisma.png"), full_page=True)
+    shoot(pg, "prisma.png", full_page=True)
 
     pg.goto(f"{running.base}/study/{sid}")
     pg.locator("html[data-ready]").wait_for(state="attached")
@@ -218,7 +219,7 @@ def test_browser_prisma_page_zip_export_and_recovery(
     assert len(pg.console_errors) == 1
 
 
-def test_browser_study_numbers_and_working_set(page: Any, running: Running, tmp_path: Path) -> None:
+def test_browser_study_numbers_and_working_set(page: Any, running: Running) -> None:
     """Issue 27: the Study page shows records identified / duplicates removed / studies, the
     working set page lists each study with its members (titles, not ids) and rules, and both
     have JSON twins in the OpenAPI document."""
@@ -249,7 +250,7 @@ def test_browser_study_numbers_and_working_set(page: Any, running: Running, tmp_
     assert pg.locator("#count-records").inner_text() == "9"  # records identified
     assert pg.locator("#count-duplicates").inner_text() == "1"  # duplicates removed
     assert pg.locator("#count-working-set").inner_text() == "8"  # studies in the working set
-    pg.screenshot(path=str(tmp_path / "study-numbers.png"), full_page=True)
+    shoot(pg, "study-numbers.png", full_page=True)
     pg.locator("#working-set-link").click()
     pg.locator("#working-set").wait_for()
     listed = pg.locator("#working-set").inner_text()
@@ -259,5 +260,5 @@ def test_browser_study_numbers_and_working_set(page: Any, running: Running, tmp_
     # BibTeX, which the export offered, had no button (RIS and CSV had)
     bib = pg.request.get(running.base + pg.locator("#export-bibtex").get_attribute("href"))
     assert bib.status == 200 and bib.text().count("\n@") + bib.text().startswith("@") == 8
-    pg.screenshot(path=str(tmp_path / "working-set.png"), full_page=True)
+    shoot(pg, "working-set.png", full_page=True)
     assert pg.console_errors == []

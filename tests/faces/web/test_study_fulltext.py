@@ -5,13 +5,13 @@ paper (the library's checks), the Study page's counts changing with the work, Op
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._shots import shoot
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
 
@@ -167,9 +167,8 @@ def page(browser: Any):
 
 @pytest.mark.slow
 def test_browser_study_page_confirm_and_attach(
-    page: Any, running: Running, fixtures_dir: Path, tmp_path: Path
+    page: Any, running: Running, fixtures_dir: Path
 ) -> None:
-    shots = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path)
     with running.writer() as c:
         sid, ids = _study(c)
         c.post(f"/api/v1/studies/{sid}/fulltext/match").raise_for_status()
@@ -178,7 +177,7 @@ def test_browser_study_page_confirm_and_attach(
     pg.locator("html[data-ready]").wait_for(state="attached")
     counts = pg.locator("#retrieval-counts")
     assert "2 with neither yet" in counts.inner_text()
-    pg.screenshot(path=str(shots / "study-fulltext-study-page.png"), full_page=True)
+    shoot(pg, "study-fulltext-study-page.png", full_page=True)
     pg.get_by_role("button", name="Confirm the suggested PDF of SPECTER").click()
     pg.locator("html[data-ready]").wait_for(state="attached")
     assert "1 with neither yet" in pg.locator("#retrieval-counts").inner_text()
@@ -195,7 +194,7 @@ def test_browser_study_page_confirm_and_attach(
     assert "0 of the Study's 3 papers have neither" in pg.locator("#ft-prisma").inner_text()
     assert "naacl_2018_N18-3011.pdf" in pg.locator(f"[id='paper-{ids['graph']}']").inner_text()
     assert "<script>alert(7)</script>" in pg.locator("main").inner_text()  # shown as text
-    pg.screenshot(path=str(shots / "study-fulltext-page.png"), full_page=True)
+    shoot(pg, "study-fulltext-page.png", full_page=True)
     assert pg.console_errors == []
 
 

@@ -7,7 +7,6 @@ rounds and its Update button), CSRF-checked like every write."""
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -17,6 +16,7 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
+from tests._shots import shoot
 from tests.faces.web._server import Running, epmc_record, write_cassette
 
 QUERY = "whole malaria"
@@ -216,8 +216,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 @pytest.mark.slow
-def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_path: Path) -> None:
-    shots = Path(os.environ.get("SCREENSHOT_DIR", str(tmp_path)))
+def test_browser_add_all_results_then_update(page: Any, running: Running) -> None:
     with running.writer() as c:
         sid = c.post("/api/v1/studies", json={"name": "Browser review"}).json()["id"]
     pg = page
@@ -227,11 +226,11 @@ def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_pa
     assert "Add all 160 results to the Study" in form.inner_text()
     form.locator("select[name=study]").select_option(sid)
     form.locator("input[name=cap]").fill("100")
-    pg.screenshot(path=str(shots / "whole-search-form.png"), full_page=True)
+    shoot(pg, "whole-search-form.png", full_page=True)
     form.locator("button").click()
     pg.locator("#whole-confirm").wait_for()
     assert "over the cap" in pg.content()
-    pg.screenshot(path=str(shots / "whole-search-preview.png"), full_page=True)
+    shoot(pg, "whole-search-preview.png", full_page=True)
     pg.locator("#whole-confirm button").click()
     pg.locator("#whole-job").wait_for()
     deadline = time.monotonic() + 60
@@ -240,7 +239,7 @@ def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_pa
         time.sleep(0.5)
         pg.reload()
     assert "capped" in pg.locator("#whole-job").inner_text()
-    pg.screenshot(path=str(shots / "whole-search-job.png"), full_page=True)
+    shoot(pg, "whole-search-job.png", full_page=True)
     pg.locator("#whole-job a", has_text="Open the Study").click()
     pg.locator("#search-rounds").wait_for()
     pg.locator("#study-update button").click()
@@ -255,7 +254,7 @@ def test_browser_add_all_results_then_update(page: Any, running: Running, tmp_pa
     rounds = pg.locator("#search-rounds")
     rounds.wait_for()
     assert "Update round 1" in rounds.inner_text()
-    pg.screenshot(path=str(shots / "whole-search-study.png"), full_page=True)
+    shoot(pg, "whole-search-study.png", full_page=True)
 
 
 def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> None:
@@ -289,13 +288,10 @@ def test_the_job_page_says_a_failed_lane_failed_and_why(running: Running) -> Non
 
 
 @pytest.mark.slow
-def test_browser_prisma_page_on_a_phone_in_the_dark(
-    browser: Any, running: Running, tmp_path: Path
-) -> None:
+def test_browser_prisma_page_on_a_phone_in_the_dark(browser: Any, running: Running) -> None:
     """At 420 px in dark mode the PRISMA 2020 table of a Study with an update round names
     each number's round beside it (the column headers are out of sight), and the flow
     diagrams are drawn light on dark (the SVG files themselves stay black on white)."""
-    shots = Path(os.environ.get("SCREENSHOT_DIR", str(tmp_path)))
     with running.writer() as c:
         sid = c.post("/api/v1/studies", json={"name": "Phone review"}).json()["id"]
         body = {"q": QUERY, "provider": ["europepmc"], "cap": 10_000}
@@ -322,6 +318,6 @@ def test_browser_prisma_page_on_a_phone_in_the_dark(
         assert all(cell.is_visible() and cell.bounding_box()["x"] < 420 for cell in cells)
         shown = pg.locator("#prisma-2020-flow").evaluate("i => getComputedStyle(i).filter")
         assert "invert" in shown, shown
-        pg.screenshot(path=str(shots / "prisma-420-dark.png"), full_page=True)
+        shoot(pg, "prisma-420-dark.png", full_page=True)
     finally:
         context.close()
