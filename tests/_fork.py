@@ -1,10 +1,10 @@
 """Processes of the tests started from a warmed interpreter (issue 26).
 
 ``popen(args, **kw)`` and ``run(args, **kw)`` take what :class:`subprocess.Popen` and
-:func:`subprocess.run` take. When ``args`` is ``[sys.executable, "-c", CODE, *ARGS]`` the
-process is forked by this test process's fork server (``tests/_fork_server.py``: it has
-imported litdesk, its database drivers and its web stack once) and runs CODE as ``python
--c`` would: a real OS process with its own pid, environment, cwd, stdio, session and signal
+:func:`subprocess.run` take. When ``args`` is ``[sys.executable, "-c", CODE, *ARGS]`` (or
+``"-m", MODULE``) the process is forked by this test process's fork server
+(``tests/_fork_server.py``: it has imported litdesk, its database drivers and its web stack
+once) and runs CODE as ``python -c`` (MODULE as ``python -m``) would: a real OS process with its own pid, environment, cwd, stdio, session and signal
 dispositions, whose ``kill -9`` kills it. Importing litdesk's web stack costs 1.2–2.5 s of
 CPU in a fresh interpreter; a fork costs a few milliseconds.
 
@@ -31,6 +31,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
+import importlib.machinery
 import json
 import os
 import socket
@@ -42,14 +43,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests._fork_server import MAX_REQUEST, REPLY
+from tests._fork_server import MAX_REQUEST, REPLY, _entries
 
 __all__ = ["STARTUP_ENV", "ForkPopen", "ForkServerGone", "close", "enabled", "popen", "run"]
 
 #: variables read when an interpreter starts or a pre-imported module is imported: a child
 #: whose value differs from the server's gets a fresh interpreter (exact names and prefixes)
 STARTUP_ENV = (
-    "PYTHON",  # every PYTHON* variable (path, hash seed, warnings, encoding, buffering…)
+    "PYTHON",  # every PYTHON* variable (hash seed, warnings, encoding, buffering…) but
+    # PYTHONPATH: a child's is checked against what the server imported (ForkPopen._path)
     "LC_ALL",
     "LC_CTYPE",
     "LANG",
@@ -82,7 +84,7 @@ def enabled() -> bool:
 
 
 def _startup(env: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k.startswith(STARTUP_ENV)}
+    return {k: v for k, v in env.items() if k.startswith(STARTUP_ENV) and k != "PYTHONPATH"}
 
 
 class ForkServerGone(OSError):
@@ -111,6 +113,45 @@ class _Server:
             os.close(fd)
         self.ctl = mine
         self.lock = threading.Lock()
+        self._where: dict[str, Any] | None = None
+        self._paths: dict[str, list[str] | None] = {}
+
+    def where(self) -> dict[str, Any]:
+        """The server's paths and module origins (its first message: it is ready)."""
+        with self.lock:
+            if self._where is None:
+                got = self.ctl.recv(MAX_REQUEST)
+                if not got:
+                    raise ForkServerGone(self.gone())
+                self._where = json.loads(got)
+            return self._where
+
+    def path(self, pythonpath: str) -> list[str] | None:
+        """The ``sys.path`` of a fresh ``python -c`` with this ``PYTHONPATH``, or None when
+        it would import one of the server's modules from elsewhere."""
+        if pythonpath not in self._paths:
+            self._paths[pythonpath] = self._path(pythonpath)
+        return self._paths[pythonpath]
+
+    def _path(self, pythonpath: str) -> list[str] | None:
+        where = self.where()
+        entries = _entries(pythonpath)
+        path = ["", *entries, *(p for p in where["base"] if p not in entries)]
+        if entries == where["pythonpath"]:
+            return path
+        listed: dict[str, set[str]] = {}
+        for d in path[1:]:
+            try:
+                listed[d] = set(os.listdir(d))
+            except OSError:
+                listed[d] = set()
+        suffixes = importlib.machinery.all_suffixes()
+        for name, origin in where["origins"].items():
+            names = {name, *(name + s for s in suffixes)}
+            found = next((d for d in path[1:] if names & listed[d]), None)
+            if found is not None and found != origin:
+                return None
+        return path
 
     def request(self, payload: bytes, fds: list[int]) -> None:
         with self.lock:
@@ -195,12 +236,18 @@ class ForkPopen(subprocess.Popen):  # type: ignore[type-arg]
         process_group: int | None,
     ) -> None:
         server = _the_server()
+        env = dict(os.environ if env is None else env)
+        path = server.path(env.get("PYTHONPATH", ""))
+        if path is None:
+            raise ValueError("not forkable (tests._fork.popen starts such processes)")
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             request = {
+                "mode": args[1],
                 "code": args[2],
                 "argv": [os.fsdecode(a) for a in args[3:]],
-                "env": dict(os.environ if env is None else env),
+                "env": env,
+                "path": path,
                 "cwd": None if cwd is None else os.fsdecode(cwd),
                 "new_session": bool(start_new_session),
                 "process_group": -1 if process_group is None else process_group,
@@ -290,7 +337,7 @@ def forkable(args: Any, **kw: Any) -> bool:
     if not enabled() or isinstance(args, (str, bytes, os.PathLike)):
         return False
     args = list(args)
-    if len(args) < 3 or args[1] != "-c" or os.fspath(args[0]) != sys.executable:
+    if len(args) < 3 or args[1] not in ("-c", "-m") or os.fspath(args[0]) != sys.executable:
         return False
     if kw.get("executable") not in (None, sys.executable):
         return False
@@ -300,13 +347,13 @@ def forkable(args: Any, **kw: Any) -> bool:
         return False
     if any(kw.get(k) is not None for k in ("user", "group", "extra_groups")):
         return False
-    env = kw.get("env")
+    env = os.environ if kw.get("env") is None else kw["env"]
     server_env = _server.startup if _server is not None else _startup(os.environ)
-    if _startup(os.environ if env is None else env) != server_env:
+    if _startup(env) != server_env:
         return False
-    return not any(
-        _is_tty(kw.get(name), fd) for fd, name in enumerate(("stdin", "stdout", "stderr"))
-    )
+    if any(_is_tty(kw.get(name), fd) for fd, name in enumerate(("stdin", "stdout", "stderr"))):
+        return False
+    return _the_server().path(env.get("PYTHONPATH", "")) is not None
 
 
 def popen(args: Any, **kw: Any) -> subprocess.Popen[Any]:

@@ -1,6 +1,6 @@
 """The fork server of the tests (issue 26): one warmed interpreter per test process that
 forks a real OS process per request, which then runs its code as ``python -c CODE ARGS…``
-would. The client side (start, requests, a Popen) is ``tests/_fork.py``.
+(or ``python -m MODULE ARGS…``) would. The client side (start, requests, a Popen) is ``tests/_fork.py``.
 
 Started by the client as ``python -c "from tests._fork_server import serve; serve()" FD``
 with ``FD`` one end of a ``SOCK_SEQPACKET`` pair (the control socket). It imports the heavy
@@ -44,6 +44,7 @@ import io
 import json
 import os
 import pkgutil
+import runpy
 import selectors
 import signal
 import socket
@@ -142,6 +143,34 @@ def _check_quiet() -> None:
         raise SystemExit(f"fork server: the imports left sockets open (fds {sockets})")
 
 
+def _where() -> dict[str, Any]:
+    """Where this interpreter imports from: its ``sys.path`` without the ``PYTHONPATH``
+    entries (``base``), those entries, and the directory of ``sys.path`` each imported
+    top-level module came from (a child whose own ``PYTHONPATH`` would find one of them
+    elsewhere is not forked: its pre-imported module would not be the one it imports)."""
+    pythonpath = _entries(os.environ.get("PYTHONPATH", ""))
+    base = [p for p in sys.path[1:] if p not in pythonpath]
+    origins: dict[str, str] = {}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if "." in name or not file:
+            continue
+        where = os.path.dirname(file)
+        if os.path.basename(file).startswith("__init__."):
+            where = os.path.dirname(where)
+        origins[name] = where
+    return {"base": base, "pythonpath": pythonpath, "origins": origins}
+
+
+def _entries(pythonpath: str) -> list[str]:
+    """``PYTHONPATH``'s directories as ``sys.path`` holds them (absolute, once each)."""
+    seen: list[str] = []
+    for entry in pythonpath.split(os.pathsep):
+        if entry and os.path.abspath(entry) not in seen:
+            seen.append(os.path.abspath(entry))
+    return seen
+
+
 def serve() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the tests; the client closes us
@@ -160,6 +189,7 @@ def serve() -> None:
     sel = selectors.DefaultSelector()
     sel.register(ctl, selectors.EVENT_READ)
     sel.register(wake_r, selectors.EVENT_READ)
+    ctl.send(json.dumps(_where()).encode())  # ready: what the client checks requests by
     print(f"fork server {os.getpid()}: ready, {len(sys.modules)} modules", file=sys.stderr)
     sys.stderr.flush()
     try:
@@ -276,12 +306,15 @@ def _child(request: dict[str, Any], stdio: list[int]) -> int:
     if numpy_random is not None:
         numpy_random.seed()  # type: ignore[attr-defined]  # a fresh interpreter's own seed
     _fresh_stdio()
-    sys.argv = ["-c", *request["argv"]]
+    sys.argv = [request["mode"], *request["argv"]]
+    sys.path[:] = request["path"]
     main = types.ModuleType("__main__")
     main.__loader__ = importlib.machinery.BuiltinImporter  # type: ignore[assignment]
     main.__annotations__ = {}
     sys.modules["__main__"] = main
-    return _run(request["code"], main.__dict__)
+    if request["mode"] == "-m":
+        sys.path[0] = os.getcwd()  # python -m puts the cwd first, as a full path
+    return _run(request["mode"], request["code"], main.__dict__)
 
 
 def _stream(fd: int, reference: Any, name: str) -> io.TextIOWrapper:
@@ -321,11 +354,15 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def _run(code: str, namespace: dict[str, Any]) -> int:
-    """What CPython's ``pymain_run_command`` and ``Py_FinalizeEx`` do: the exit status."""
+def _run(mode: str, code: str, namespace: dict[str, Any]) -> int:
+    """What CPython's ``pymain_run_command`` (``-c``) or ``pymain_run_module`` (``-m``) and
+    then ``Py_FinalizeEx`` do: the exit status."""
     interrupted = False
     try:
-        exec(compile(code, "<string>", "exec"), namespace)
+        if mode == "-m":
+            runpy._run_module_as_main(code, alter_argv=True)  # type: ignore[attr-defined]
+        else:
+            exec(compile(code, "<string>", "exec"), namespace)
         status = 0
     except SystemExit as exc:
         status = _exit_code(exc)

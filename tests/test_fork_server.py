@@ -249,12 +249,12 @@ def test_the_heavy_modules_are_imported_already() -> None:
 def test_what_cannot_be_forked_is_a_plain_subprocess(monkeypatch: pytest.MonkeyPatch) -> None:
     code = [PY, "-c", "pass"]
     assert _fork.forkable(code)
-    assert not _fork.forkable([PY, "-m", "json.tool"])
+    assert not _fork.forkable([PY, "script.py"])
     assert not _fork.forkable(code, shell=False, preexec_fn=lambda: None)
     assert not _fork.forkable(code, env={**os.environ, "PYTHONHASHSEED": "1"})
     assert not _fork.forkable(code, env={**os.environ, "COLUMNS": "33"})
     assert _fork.forkable(code, env={**os.environ, "LITDESK_DATA_DIR": "/x"})
-    plain = _fork.popen([PY, "-m", "json.tool", "--help"], stdout=-1)
+    plain = _fork.popen([PY, "-I", "-c", "pass"], stdout=-1)
     plain.communicate(timeout=60)
     assert type(plain) is subprocess.Popen
     monkeypatch.setenv("LITDESK_TEST_FORK", "0")
@@ -281,3 +281,40 @@ def test_the_server_ends_when_closed_and_a_new_one_starts() -> None:
     live.returncode = -signal.SIGKILL  # what we did to it (nobody else can say)
     assert _fork.run([PY, "-c", "raise SystemExit(2)"], timeout=60).returncode == 2
     assert _fork._server is not None and _fork._server is not server
+
+
+def test_sys_path_is_a_fresh_interpreters_for_its_pythonpath(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    pythonpath = os.pathsep.join([str(root / "src"), str(root), str(tmp_path)])
+    env = {**os.environ, "PYTHONPATH": pythonpath}
+    assert _fork.forkable([PY, "-c", "pass"], env=env)
+    forked, plain = both("import sys; print(sys.path)", env=env, cwd=tmp_path)
+    assert forked.stdout == plain.stdout
+
+
+def test_a_pythonpath_that_would_import_another_module_is_not_forked(tmp_path: Path) -> None:
+    (tmp_path / "sqlalchemy.py").write_text("WHO = 'the shadow'\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    assert not _fork.forkable([PY, "-c", "pass"], env=env)
+    done = _fork.run(
+        [PY, "-c", "import sqlalchemy; print(sqlalchemy.WHO)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout == "the shadow\n"
+
+
+def test_python_m_runs_the_module_as_main(tmp_path: Path) -> None:
+    code = ["-m", "litdesk", "--version"]
+    forked = _fork.run([PY, *code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    plain = subprocess.run(
+        [PY, *code], capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False
+    )
+    assert (forked.returncode, forked.stdout) == (plain.returncode, plain.stdout)
+    assert forked.returncode == 0 and forked.stdout.strip()
+    probe = ["-m", "json.tool", "--no-such-option"]
+    forked = _fork.run([PY, *probe], capture_output=True, text=True, timeout=60)
+    plain = subprocess.run([PY, *probe], capture_output=True, text=True, timeout=60, check=False)
+    assert (forked.returncode, forked.stderr) == (plain.returncode, plain.stderr) != (0, "")
