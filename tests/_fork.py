@@ -34,6 +34,7 @@ import errno
 import importlib.machinery
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -252,6 +253,8 @@ class ForkPopen(subprocess.Popen):  # type: ignore[type-arg]
                 "new_session": bool(start_new_session),
                 "process_group": -1 if process_group is None else process_group,
                 "umask": umask,
+                "ignored": _ignored(),
+                "mask": sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
             }
             stdio = [
                 p2cread if p2cread != -1 else 0,
@@ -315,6 +318,19 @@ class ForkPopen(subprocess.Popen):  # type: ignore[type-arg]
             finally:
                 self._waitpid_lock.release()
         return self.returncode
+
+
+def _ignored() -> list[int]:
+    """The signals this process ignores, which a program it starts by exec ignores too
+    (SIGPIPE and SIGXFSZ: subprocess restores their default before exec)."""
+    ignored = []
+    for sig in signal.valid_signals():
+        if sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGPIPE, signal.SIGXFSZ):
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                ignored.append(int(sig))
+    return ignored
 
 
 def _is_tty(stream: Any, default: int) -> bool:

@@ -26,6 +26,7 @@ Differences from a fresh interpreter, all guarded or harmless for the tests:
 * BLAS runs single-threaded in the children (the server imports numpy with the thread
   limits of litdesk's own worker processes, so the import starts no BLAS threads);
 * the string hash seed is the server's (one per test process, not one per child);
+* ``/proc/PID/cmdline`` is the server's (a fork does not exec);
 * values modules compute from the environment at import time are the server's: the client
   sends a request here only when those variables (``tests/_fork.py: STARTUP_ENV``) are the
   same as the server's and no stdio of the child is a terminal, else it starts a plain
@@ -274,16 +275,21 @@ def _child(request: dict[str, Any], stdio: list[int]) -> int:
     """Become ``python -c CODE ARGS…`` with the request's environment, cwd and stdio;
     run it; the exit status."""
     signal.set_wakeup_fd(-1)
+    # what exec leaves of the requester's dispositions: the ignored signals stay ignored
+    # (but SIGPIPE and SIGXFSZ: subprocess's restore_signals), the caught ones are reset;
+    # and its signal mask is kept
+    ignored = set(request["ignored"])
     for sig in signal.valid_signals():
         if sig in (signal.SIGKILL, signal.SIGSTOP):
             continue
         with contextlib.suppress(OSError, ValueError):
-            signal.signal(sig, signal.SIG_DFL)
-    # what CPython installs at start-up
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
+    # then what CPython installs at start-up
+    if signal.SIGINT not in ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    signal.pthread_sigmask(signal.SIG_SETMASK, request["mask"])
     sys.excepthook = sys.__excepthook__
     sys.unraisablehook = sys.__unraisablehook__
     threading.excepthook = threading.__excepthook__

@@ -101,6 +101,22 @@ def test_signal_dispositions_are_a_fresh_interpreters() -> None:
     assert forked.returncode == 0
 
 
+def test_ignored_signals_stay_ignored_as_over_exec() -> None:
+    """A signal this process ignores (nohup's SIGHUP, a background job's SIGINT) is ignored
+    by the programs it starts; one it catches is back to its default there."""
+    code = "import signal; print([str(signal.getsignal(s)) for s in (1, 2, 10, 15)])"
+    saved = {s: signal.getsignal(s) for s in (signal.SIGHUP, signal.SIGUSR1)}
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGUSR1, lambda *_: None)
+    try:
+        forked, plain = both(code)
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert forked.stdout == plain.stdout
+    assert forked.stdout.startswith("['1', ") and forked.stdout.endswith("'0', '0']\n")
+
+
 def test_argv_env_and_cwd_are_the_requests(tmp_path: Path) -> None:
     code = (
         "import os, sys; print(sys.argv); print(os.getcwd()); "
