@@ -147,9 +147,19 @@ class _Server:
             except OSError:
                 listed[d] = set()
         suffixes = importlib.machinery.all_suffixes()
+
+        def finds(d: str, name: str) -> bool:
+            """Whether ``import name`` stops at ``d`` (a module file or a regular package;
+            a directory without ``__init__`` is a namespace portion: the search goes on)."""
+            if any(name + s in listed[d] for s in suffixes):
+                return True
+            package = os.path.join(d, name)
+            return name in listed[d] and any(
+                os.path.isfile(os.path.join(package, "__init__" + s)) for s in suffixes
+            )
+
         for name, origin in where["origins"].items():
-            names = {name, *(name + s for s in suffixes)}
-            found = next((d for d in path[1:] if names & listed[d]), None)
+            found = next((d for d in path[1:] if finds(d, name)), None)
             if found is not None and found != origin:
                 return None
         return path

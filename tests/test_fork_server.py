@@ -334,3 +334,16 @@ def test_python_m_runs_the_module_as_main(tmp_path: Path) -> None:
     forked = _fork.run([PY, *probe], capture_output=True, text=True, timeout=60)
     plain = subprocess.run([PY, *probe], capture_output=True, text=True, timeout=60, check=False)
     assert (forked.returncode, forked.stderr) == (plain.returncode, plain.stderr) != (0, "")
+
+
+def test_files_without_a_suffix_and_namespace_portions_do_not_shadow(tmp_path: Path) -> None:
+    """A ``bin`` folder's ``uvicorn`` script and a directory ``sqlalchemy`` without
+    ``__init__`` are not what ``import uvicorn``/``import sqlalchemy`` finds."""
+    (tmp_path / "uvicorn").write_text("#!/bin/sh\n")
+    (tmp_path / "sqlalchemy").mkdir()
+    pythonpath = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(tmp_path)) if p)
+    env = {**os.environ, "PYTHONPATH": pythonpath}
+    assert _fork.forkable([PY, "-c", "pass"], env=env)
+    code = "import sqlalchemy, uvicorn; print(sqlalchemy.__file__, uvicorn.__file__)"
+    forked, plain = both(code, env=env)
+    assert forked.stdout == plain.stdout
