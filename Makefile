@@ -82,6 +82,9 @@ format: setup
 ## (collecting the suite: 14.9 s of CPU, 5.0 s with pytest's cache; one per xdist worker).
 ## The workers take the longest files first (tests/_schedule.py, from tests/file_seconds.json;
 ## --no-loadscope-reorder keeps that order instead of xdist's most-tests-first).
+## The python -c/-m processes the tests start (team servers, job and kill workers) are forked
+## from one interpreter per worker that imported litdesk once (tests/_fork.py;
+## LITDESK_TEST_FORK=0 starts each as a fresh interpreter).
 TEST_WORKERS ?= 3
 test: setup lint browser node
 	$(PY) -m compileall -q src tests > /dev/null

@@ -21,6 +21,9 @@
   importing the PDF reader and loading the embedder, costs more than a test's few small
   PDFs); processes the tests start inherit it unless they set their own. Tests of the
   reader processes pass ``workers=2`` (or set the variable) themselves.
+* ``tests/_fork.py`` — processes that run ``python -c`` code are forked from one warmed
+  interpreter per test process (``LITDESK_TEST_FORK=0``: plain subprocesses); its server
+  is closed at the end of the session.
 * ``$LITDESK_TEST_CPU=PATH`` — CPU seconds per test and per file written to ``PATH``
   (``tests/_cpu.py``, which says what it cannot see).
 * ``sqlite_template`` / ``pg_template`` — the store migrated once per session (per xdist
@@ -92,6 +95,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     recorded, per_test = load_seconds()
     items[:] = longest_files_first(items, recorded, per_test)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """This test process's fork server (``tests/_fork.py``), if a test started it, ends."""
+    import sys
+
+    fork = sys.modules.get("tests._fork")
+    if fork is not None:
+        fork.close()
 
 
 def _need(reason: str) -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from tests import _fork
 from typer.testing import CliRunner
 
 from litdesk._settings import get_settings
@@ -252,7 +252,7 @@ def test_settings_errors_are_config_errors(
 
 def test_settings_error_from_a_dotenv_file(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("LITDESK_HTTP_CONNECT_TIMEOUT=soon\n")
-    proc = subprocess.run(
+    proc = _fork.run(
         [sys.executable, "-m", "litdesk", "study", "list"],
         env={k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
         | {"LITDESK_DATA_DIR": str(tmp_path / "d")},

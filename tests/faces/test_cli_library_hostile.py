@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests import _fork
 from tests._text_pdfs import numbered_pdfs, write_pdf
 
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256, open_pdf
@@ -89,7 +90,7 @@ def _in_process(env: dict[str, str], mp: pytest.MonkeyPatch, *args: str) -> Done
 
 
 def _litdesk(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return _fork.run(
         [sys.executable, "-m", "litdesk", *args],
         check=False, env=env, capture_output=True, text=True, timeout=BOUND,
         cwd=Path(env["LITDESK_DATA_DIR"]).parent,
@@ -229,7 +230,7 @@ def test_kill_9_of_library_index_leaves_no_worker(
     )
     (tmp_path / "data").mkdir()
     for round_ in range(3):
-        proc = subprocess.Popen(
+        proc = _fork.popen(
             [sys.executable, "-m", "litdesk", "library", "index", "--json"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
         )  # fmt: skip

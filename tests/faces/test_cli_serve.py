@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests import _fork
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from typer.testing import CliRunner
 
@@ -45,7 +46,7 @@ def test_serve_prints_the_address_and_answers(tmp_path: Path, tmp_settings) -> N
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
     env["LITDESK_DATA_DIR"] = str(tmp_path / "data")
-    proc = subprocess.Popen(
+    proc = _fork.popen(
         [
             sys.executable,
             "-c",
@@ -109,6 +110,7 @@ def test_a_team_supervisor_leaves_the_web_face_to_its_workers(
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITDESK_")}
     env |= {"LITDESK_DATA_DIR": str(tmp_path / "data"), "LITDESK_DATABASE_URL": pg_schema}
+    # a fresh interpreter: what the supervisor imports is what is checked
     done = subprocess.run(
         [sys.executable, "-c", script],
         env=env,

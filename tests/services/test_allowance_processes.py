@@ -21,6 +21,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tests import _fork
 from tests._ready import wait_ready
 from tests.adapters.store.conftest import store_url
 
@@ -120,7 +121,7 @@ def _crowd(url: str, mode: str, tmp_path: Path) -> list[list[object]]:
     markers = tmp_path / "markers"
     markers.mkdir()
     procs = [
-        subprocess.Popen(
+        _fork.popen(
             [sys.executable, "-c", CHILD, url, str(go), mode, str(n), str(markers), str(THREADS)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -10,6 +10,7 @@ import sys
 import time
 
 import sqlalchemy as sa
+from tests import _fork
 
 from litdesk.adapters.store import open_store
 from litdesk.adapters.store._schema import imports, paper_keys, papers
@@ -47,7 +48,7 @@ while True:
 def test_sigkill_mid_import_leaves_only_whole_imports(store_url):
     open_store(store_url).dispose()  # migrate first, as the app does on open
     reported: list[int] = []
-    with subprocess.Popen(
+    with _fork.popen(
         [sys.executable, "-c", WRITER, store_url, str(BATCH)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

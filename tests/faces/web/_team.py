@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import sqlalchemy as sa
 from fastapi import FastAPI
+from tests import _fork
 from tests.faces.web._hosting import LOOPBACK_TLS, Hosting, TransportFactory, client_for
 
 from litdesk import Settings
@@ -115,7 +116,7 @@ def start_team_process(
     if cassette is not None:
         args += ["--replay", str(cassette)]
     with log.open("wb") as sink:
-        return subprocess.Popen(args, env=env, stderr=sink, start_new_session=new_session)
+        return _fork.popen(args, env=env, stderr=sink, start_new_session=new_session)
 
 
 def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import sqlalchemy as sa
+from tests import _fork
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._library import make_pdfs
 from tests.faces.web._server import free_port
@@ -46,7 +47,7 @@ def _server(data_dir: Path, log: Path) -> Iterator[tuple[subprocess.Popen[bytes]
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with log.open("ab") as out:
-        proc = subprocess.Popen(
+        proc = _fork.popen(
             [sys.executable, "-m", "litdesk", "serve", "--port", str(port)],
             env=_env(data_dir),
             stdout=out,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tests import _fork
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._oa_citations import write_openalex
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
@@ -64,7 +65,7 @@ def _servers(
         for i, (port, *argv) in enumerate(commands):
             log = tmp_path / f"server-{i + 1}.log"
             with log.open("wb") as sink:
-                proc = subprocess.Popen(
+                proc = _fork.popen(
                     [sys.executable, *argv], env=env, stderr=sink, cwd=ROOT
                 )  # fmt: skip
             procs.append((proc, log, f"http://127.0.0.1:{port}"))

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests import _fork
 from tests._store_template import ensure_sqlite_at_head, pg_schema_url, sqlite_url_at_head
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._oidc_provider import CLIENT_ID, CLIENT_SECRET, Provider, openid_provider
@@ -508,7 +509,6 @@ def test_sign_ins_across_two_worker_processes(
     import json
     import os
     import signal
-    import subprocess
     import sys
     from concurrent.futures import ThreadPoolExecutor
 
@@ -533,7 +533,7 @@ def test_sign_ins_across_two_worker_processes(
     log = tmp_path / "server.log"
     codes: list[str] = []
     with log.open("wb") as sink:
-        proc = subprocess.Popen(
+        proc = _fork.popen(
             [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve",
              "--team", "--workers", "2", "--port", str(port), "--replay", str(cassette)],
             env=env,

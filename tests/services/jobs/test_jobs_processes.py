@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests import _fork
 from tests._ready import wait_ready
 
 from litdesk.adapters.store import Store
@@ -76,7 +77,7 @@ def test_two_processes_claiming_at_once_run_each_job_once(
     submitted = {jobs.submit("work", {"n": i}, owner="ann").id for i in range(60)}
     go = tmp_path / "go"
     procs = [
-        subprocess.Popen(
+        _fork.popen(
             [sys.executable, "-c", CLAIMER, store_url, str(go), f"worker-{n}"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -103,7 +104,7 @@ def test_two_processes_claiming_at_once_run_each_job_once(
 def test_a_killed_worker_s_job_resumes_from_its_checkpoint(store: Store, store_url: str) -> None:
     jobs = Jobs(store)
     v = jobs.submit("count", {}, owner="ann")
-    with subprocess.Popen(
+    with _fork.popen(
         [sys.executable, "-c", WORKER, store_url],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import sqlalchemy as sa
+from tests import _fork
 from tests._ready import reaped, wait_ready
 
 from litdesk.adapters.store import Store
@@ -164,7 +165,7 @@ def test_two_processes_of_accounts_submitting_at_once_get_one_index_job(
     go = tmp_path / "go"
     threads = 6
     procs = [
-        subprocess.Popen(
+        _fork.popen(
             [sys.executable, "-c", SUBMITTER, store_url, str(go), f"p{n}", str(threads)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from tests import _fork
 from tests._model_servers import Scripted, assist_settings, model_server
 from tests._ready import wait_ready
 
@@ -120,7 +121,7 @@ def test_chat_calls_of_several_processes_never_over_spend_the_total(
         )
         go = tmp_path / "go"
         procs = [
-            subprocess.Popen(
+            _fork.popen(
                 [sys.executable, "-c", CHILD, str(doc), str(go), str(n), str(ACCOUNTS)],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests import _fork
 from tests.services.screening._study import make_study
 
 from litdesk import Settings
@@ -83,7 +84,7 @@ def test_kill_9_mid_retrain_keeps_the_previous_scores(
     marker = tmp_path / "written"
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
     args = [str(settings.resolved_data_dir()), settings.resolved_database_url(), sid, str(marker)]
-    with subprocess.Popen(
+    with _fork.popen(
         [sys.executable, "-c", WORKER, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

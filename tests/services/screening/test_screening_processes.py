@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests import _fork
 from tests._ready import reaped, wait_ready
 from tests.services.screening._study import make_study
 
@@ -81,7 +82,7 @@ def test_two_workers_deciding_the_same_records_at_once_lose_nothing(
     go = tmp_path / "go"
     work = {BOB: "include", CY: "exclude"}
     procs = [
-        subprocess.Popen(
+        _fork.popen(
             [sys.executable, "-c", CHILD, str(doc), str(go), who, sid, who, verdict, *keys],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

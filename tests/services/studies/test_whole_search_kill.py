@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 import sqlalchemy as sa
+from tests import _fork
 from tests.services.studies._paged import GeneratedSearch
 
 from litdesk import Settings
@@ -108,7 +109,7 @@ def test_kill_9_mid_job_then_claimed_again(settings: Settings, kind: str, when: 
     url = settings.resolved_database_url()
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
     with (
-        subprocess.Popen(
+        _fork.popen(
             [
                 sys.executable,
                 "-c",

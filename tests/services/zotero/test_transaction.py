@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from tests import _fork
 from tests._zotero_lib import LibraryBuilder
 
 from litdesk import Settings
@@ -112,7 +112,7 @@ def test_a_killed_import_leaves_nothing(fixtures_dir: Path, tmp_path: Path, tmp_
     b.close()
     marker = tmp_path / "in-transaction"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(
+    proc = _fork.popen(
         [sys.executable, "-c", _KILLED_IMPORT, str(tmp_settings.data_dir), str(b.data_dir),
          str(marker)],
         env=env,
