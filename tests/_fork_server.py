@@ -62,9 +62,6 @@ from typing import Any
 MAX_REQUEST = 4 * 1024 * 1024
 #: a reply: the child's pid (or -errno), then its raw wait status
 REPLY = struct.Struct("!i")
-#: the environment the server imports numpy under: no BLAS thread pool in the server
-#: (litdesk's own worker processes run with the same limits, ``litdesk/_workers.py``)
-_SINGLE_THREADED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 #: imported besides every ``litdesk`` module: what litdesk imports only when it runs
 _ALSO = (
     "numpy",
@@ -105,9 +102,9 @@ _SKIP = (".__main__", ".migrations")
 def _warm() -> list[str]:
     """Import what the children would import; the names that failed (left out)."""
     failed: list[str] = []
-    saved = {k: os.environ.get(k) for k in _SINGLE_THREADED}
-    os.environ.update(_SINGLE_THREADED)
-    try:
+    from litdesk._workers import limited_threads  # litdesk's own worker BLAS limits
+
+    with limited_threads():
         import litdesk
 
         names = [
@@ -120,12 +117,6 @@ def _warm() -> list[str]:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 -- a module that cannot be pre-imported is left out
                 failed.append(name)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return failed
 
 
