@@ -80,6 +80,8 @@ format: setup
 ## worker process the tests start compiled litdesk anew (importing the web app: 2.3 s of
 ## CPU, 1.6 s with its bytecode) and each pytest process rewrote every test module
 ## (collecting the suite: 14.9 s of CPU, 5.0 s with pytest's cache; one per xdist worker).
+## On a clean clone the workers would each rewrite every test module at the same moment (no
+## cache yet): tests/_warm_rewrites.py writes pytest's cache once first, in two processes.
 ## The workers take the longest files first (tests/_schedule.py, from tests/file_seconds.json;
 ## --no-loadscope-reorder keeps that order instead of xdist's most-tests-first).
 ## The python -c/-m processes the tests start (team servers, job and kill workers) are forked
@@ -88,6 +90,7 @@ format: setup
 TEST_WORKERS ?= 3
 test: setup lint browser node
 	$(PY) -m compileall -q src tests > /dev/null
+	PYTHONDONTWRITEBYTECODE= $(PY) tests/_warm_rewrites.py --jobs 2
 	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 bench: setup
