@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests import _fork
 from tests._text_pdfs import numbered_pdfs
 
 from litdesk._errors import InputError
@@ -312,7 +313,6 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     tmp_path: Path, make_pdf: Callable[[Path, list[str]], Path]
 ) -> None:
     import signal
-    import subprocess
     import sys
 
     # the light embedder in the killed process and in the resumed index (the same one: a
@@ -321,9 +321,9 @@ def test_kill_9_mid_index_loses_only_the_file_in_flight(
     many = tmp_path / "many"
     numbered_pdfs(many, "p{:02d}.pdf", 30, [ESTUARY] * 4)  # 1.3 s of CPU laid out one by one
     data = tmp_path / "data"
-    script = tmp_path / "run.py"
-    script.write_text(KILL_SCRIPT)
-    proc = subprocess.Popen([sys.executable, str(script), str(data), str(many)])
+    # a real process (forked from the tests' warmed interpreter, tests/_fork.py: what is
+    # tested is what its kill -9 leaves, not its start-up)
+    proc = _fork.popen([sys.executable, "-c", KILL_SCRIPT, str(data), str(many)])
     db = data / "litdesk.sqlite3"
     deadline = time.time() + 120
     done = 0

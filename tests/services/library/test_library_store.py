@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from tests import _fork
 
 from litdesk._settings import Settings
 from litdesk.adapters.embeddings import WordLlamaEmbedder
@@ -199,12 +200,12 @@ def test_two_processes_index_and_read_one_library_on_postgres(
         text = f"Paper {i} on topic {i}. " + list(TOPICS.values())[i % 3]
         make_pdf(folder / f"p{i:02d}.pdf", [text * 10, text * 6])
     data = tmp_path / "shared-data"
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
     args = [str(data), str(folder), pg_schema]
+    # three real processes (forked from the tests' warmed interpreter, tests/_fork.py: what
+    # is tested is their sharing of one library, not their start-up)
     procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), *args, mode],
+        _fork.popen(
+            [sys.executable, "-c", WORKER, *args, mode],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from tests import _fork
 
 CHILD = textwrap.dedent(
     """
@@ -49,17 +50,18 @@ CHILD = textwrap.dedent(
 
 
 def _race(url: str, tmp_path: Path) -> tuple[list[dict], int]:
-    script = tmp_path / "child.py"
-    script.write_text(CHILD.format(helpers=str(Path(__file__).parent)))
+    code = CHILD.format(helpers=str(Path(__file__).parent))
     counter = tmp_path / "calls.txt"
     owner = "owner-" + uuid.uuid4().hex[:8]
     # migrate once so the children only race on the search
     from litdesk.adapters.store import open_store
 
     open_store(url).dispose()
+    # two real processes (forked from the tests' warmed interpreter, tests/_fork.py: what
+    # is tested is their race on one store, not their start-up)
     procs = [
-        subprocess.Popen(
-            [sys.executable, str(script), url, owner, str(counter), str(tmp_path / "data")],
+        _fork.popen(
+            [sys.executable, "-c", code, url, owner, str(counter), str(tmp_path / "data")],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

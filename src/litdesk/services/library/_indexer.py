@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from collections.abc import Callable
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from litdesk._errors import ExternalError
-from litdesk._workers import limited_threads, worker_init
+from litdesk._workers import limited_threads, pool_context, worker_init
 from litdesk.adapters.embeddings import Embedder, make_embedder
 from litdesk.adapters.pdf import PdfExcluded, extract, file_sha256
 from litdesk.core.library import CHUNKING_VERSION, Chunk, chunk_pages, find_ids, normalise_text
@@ -334,15 +333,20 @@ def _run_pool(
     embed: tuple[str, str] | None,
     should_stop: ShouldStop | None = None,
 ) -> bool:
-    """Extract (and embed) in a pool of spawned workers; results are stored here, in the
-    calling process, one transaction per file. The workers die with this process.
-    ``True`` when ``should_stop`` ended the run before every file was started."""
-    ctx = multiprocessing.get_context("spawn")
+    """Extract (and embed) in a pool of worker processes (forked by multiprocessing's fork
+    server with this module imported, spawned where there is none: ``pool_context``);
+    results are stored here, in the calling process, one transaction per file. The workers
+    die with this process. ``True`` when ``should_stop`` ended the run before every file
+    was started."""
     # one BLAS/tokenizer thread per worker (the workers are the parallelism); each worker
-    # dies with this process (worker_init)
+    # has this process's environment and dies with this process (worker_init)
     with limited_threads():
+        ctx, parent = pool_context([__name__])
         pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=worker_init,
+            initargs=(parent, dict(os.environ)),
         )
         for _ in pool.map(_ready, range(workers)):
             pass
