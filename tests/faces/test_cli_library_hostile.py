@@ -210,6 +210,28 @@ def _children(pid: int) -> set[int]:
     return out
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _pool_workers(pid: int) -> set[int]:
+    """The live index-pool workers under ``pid``: spawned ones, or ones forked by
+    multiprocessing's fork server (not the fork server or the resource tracker themselves)."""
+    out = set()
+    for child in _children(pid):
+        try:
+            stat = Path(f"/proc/{child}/stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if "spawn_main" in _cmdline(child) or "multiprocessing.forkserver" in _cmdline(parent):
+            out.add(child)
+    return out
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -237,8 +259,7 @@ def test_kill_9_of_library_index_leaves_no_worker(
         workers: set[int] = set()
         deadline = time.time() + BOUND
         while time.time() < deadline and proc.poll() is None:
-            workers = _children(proc.pid)
-            if len(workers) >= 2:  # the pool's workers (and the resource tracker) are up
+            if len(_pool_workers(proc.pid)) >= 2:  # the pool's two workers are up
                 time.sleep(0.3 * (round_ + 1))
                 workers = _children(proc.pid)
                 break
