@@ -10,6 +10,7 @@ from typing import Any
 
 __all__ = [
     "AXE",
+    "COLOUR_RULES",
     "REPEATS",
     "axe_violations",
     "layout_problems",
@@ -159,26 +160,48 @@ def with_axe(context: Any, axe: Path = AXE) -> Any:
     return context
 
 
-def axe_violations(pg: Any, axe: Path) -> list[str]:
-    """axe-core's serious and critical violations of WCAG 2 A/AA (2.1 AA) rules, after the
-    rows of long lists past the 20th are removed from the page (check and shoot it first).
-    axe is evaluated through the debugging protocol, so the page's CSP stays as it is,
-    unless the page's context loads it already (:func:`with_axe`)."""
+#: axe's rules that read the page's colours (of the WCAG 2 A/AA tags run here): the only ones
+#: a colour scheme can change, when the scheme changes colours only (see
+#: ``test_every_page_browser.test_dark_scheme_changes_colours_only``)
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+
+#: axe's run: the WCAG 2 A/AA rules, or those of them named (``rules``); violations in full,
+#: the other result types by rule only, and only what the test reads sent back
+_AXE_RUN_JS = """
+async (rules) => {
+  const tags = ['wcag2a', 'wcag2aa', 'wcag21aa'];
+  const inTags = axe.getRules(tags).map(r => r.ruleId);
+  const missing = (rules || []).filter(id => !inTags.includes(id));
+  if (missing.length) throw new Error('no such axe rule in ' + tags + ': ' + missing);
+  const r = await axe.run(document, {
+    runOnly: rules ? {type: 'rule', values: rules} : {type: 'tag', values: tags},
+    resultTypes: ['violations']});
+  return {
+    passes: r.passes.length + r.inapplicable.length,
+    ran: [...r.passes, ...r.inapplicable, ...r.incomplete, ...r.violations].map(x => x.id),
+    violations: r.violations.map(v => ({id: v.id, impact: v.impact,
+      targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))};
+}
+"""
+
+
+def axe_violations(pg: Any, axe: Path, rules: tuple[str, ...] | None = None) -> list[str]:
+    """axe-core's serious and critical violations of WCAG 2 A/AA (2.1 AA) rules (or of those
+    of them in ``rules``: e.g. :data:`COLOUR_RULES`), after the rows of long lists past the
+    20th are removed from the page (check and shoot it first). axe is evaluated through the
+    debugging protocol, so the page's CSP stays as it is, unless the page's context loads it
+    already (:func:`with_axe`)."""
     pg.evaluate(
         "repeats => repeats.forEach(s => document.querySelectorAll(s).forEach(e => e.remove()))",
         list(REPEATS),
     )
     if not pg.evaluate("() => typeof window.axe !== 'undefined'"):
         pg.evaluate(axe.read_text(encoding="utf-8") + "\n;undefined")
-    result = pg.evaluate(
-        "async () => { const r = await axe.run(document,"
-        " {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']},"
-        " resultTypes: ['violations']});"
-        " return {passes: r.passes.length + r.inapplicable.length,"
-        " violations: r.violations.map(v => ({id: v.id, impact: v.impact,"
-        " targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))}; }"
-    )
-    assert result["passes"] > 10  # axe really ran its rules on this page
+    result = pg.evaluate(_AXE_RUN_JS, list(rules) if rules is not None else None)
+    if rules is None:
+        assert result["passes"] > 10  # axe really ran its rules on this page
+    else:  # axe really ran each of the rules named, and only those
+        assert set(result["ran"]) == set(rules), result["ran"]
     return [
         f"axe {v['id']} ({v['impact']}): {', '.join(v['targets'])}"
         for v in result["violations"]

@@ -236,7 +236,10 @@ def serve_site(
 ) -> Iterator[Site]:
     """A server over a fresh library (the PDFs above and :data:`REAL_PDFS`); with ``model``
     answering through the scripted model server, else extractive (no model); ``extra``
-    settings on top."""
+    settings on top. The PDFs are read in the indexing process, as in every test
+    (``tests/conftest.py``'s ``_index_in_process``, function-scoped: a module's site is made
+    before it sets its variable, and two spawned reader processes cost ~12 s of CPU)."""
+    extra.setdefault("library_index_workers", 1)
     tmp = tmp_path_factory.mktemp("pdfchat")
     folder = library_folder(tmp / "pdfs")
     for name in REAL_PDFS:

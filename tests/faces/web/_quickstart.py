@@ -49,6 +49,10 @@ CLICKED: dict[str, tuple[str, ...]] = {
 SCREENED = 3
 #: a step's wait for what it changed (the machine may be busy)
 WAIT_MS = 60_000
+#: how often a wait for a condition reads the page again: Playwright's default reads it
+#: every frame (60 a second; the Study page's text read each time cost chromium 0.1-0.25 s
+#: of CPU a second waited), the condition once met stays met
+POLL_MS = 100
 
 Shot = Callable[[str], None]
 
@@ -82,7 +86,7 @@ _COUNT_JS = (
 
 def _papers(pg: Any) -> int:
     """The Study page's paper count."""
-    pg.wait_for_function(f"() => ({_COUNT_JS})() >= 0")
+    pg.wait_for_function(f"() => ({_COUNT_JS})() >= 0", polling=POLL_MS)
     count: int = pg.evaluate(_COUNT_JS)
     return count
 
@@ -127,7 +131,9 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
     # 4 import the demo export file on the Study page; the count follows without a reload
     pg.goto(walked.study_url)
     pg.locator("main input[type=file]#import-files").set_input_files(str(export))
-    pg.wait_for_function(f"before => ({_COUNT_JS})() > before", arg=walked.papers_before)
+    pg.wait_for_function(
+        f"before => ({_COUNT_JS})() > before", arg=walked.papers_before, polling=POLL_MS
+    )
     walked.papers_after_import = _papers(pg)
     imports = pg.locator("main h2", has_text=re.compile(r"^\s*Import export files"))
     if imports.count():  # the import as listed under its heading
@@ -150,6 +156,7 @@ def walk_quickstart(pg: Any, base: str, export: Path, shot: Shot) -> Walked:
             "before => { const h = document.querySelector('main h2');"
             " return h && h.textContent !== before; }",
             arg=heading,
+            polling=POLL_MS,
         )
     pg.evaluate("() => window.scrollTo(0, 0)")
     shot("06-screen")

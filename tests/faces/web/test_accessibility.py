@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.faces.web._page_checks import with_axe
+from tests.faces.web._page_checks import COLOUR_RULES, with_axe
 from tests.faces.web._server import Running
 
 pytestmark = pytest.mark.slow
@@ -29,25 +29,33 @@ def axe_path() -> Path:
     return AXE
 
 
-#: axe's run: violations in full, the other result types by rule only (``resultTypes``),
-#: and only what the test reads sent back over the protocol (the whole result, every
-#: passing node's HTML included, cost the test ~0.15 s of CPU a page)
+#: axe's run: the WCAG 2 A/AA rules, or those of them named; violations in full, the other
+#: result types by rule only (``resultTypes``), and only what the test reads sent back over
+#: the protocol (the whole result, every passing node's HTML included, cost the test ~0.15 s
+#: of CPU a page)
 _AXE_RUN_JS = (
-    "async () => { const r = await axe.run(document,"
-    " {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']},"
+    "async (rules) => { const r = await axe.run(document,"
+    " {runOnly: rules ? {type: 'rule', values: rules}"
+    " : {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']},"
     " resultTypes: ['violations']});"
-    " return {passes: r.passes.length, violations: r.violations.map(v =>"
+    " return {passes: r.passes.length,"
+    " ran: [...r.passes, ...r.inapplicable, ...r.incomplete, ...r.violations].map(x => x.id),"
+    " violations: r.violations.map(v =>"
     " ({id: v.id, impact: v.impact, target: v.nodes[0].target}))}; }"
 )
 
 
-def _violations(pg: Any, axe: Path) -> list[str]:
-    """axe's serious and critical violations on the page; axe is added to the page unless its
-    context loads it already (``tests.faces.web._page_checks.with_axe``)."""
+def _violations(pg: Any, axe: Path, rules: tuple[str, ...] | None = None) -> list[str]:
+    """axe's serious and critical violations on the page (of the rules named, else of every
+    WCAG 2 A/AA rule); axe is added to the page unless its context loads it already
+    (``tests.faces.web._page_checks.with_axe``)."""
     if not pg.evaluate("() => typeof window.axe !== 'undefined'"):
         pg.add_script_tag(path=str(axe))
-    result = pg.evaluate(_AXE_RUN_JS)
-    assert result["passes"] > 10  # axe really ran its rules on this page
+    result = pg.evaluate(_AXE_RUN_JS, list(rules) if rules is not None else None)
+    if rules is None:
+        assert result["passes"] > 10  # axe really ran its rules on this page
+    else:  # axe really ran each of the rules named, and only those
+        assert set(result["ran"]) == set(rules), result["ran"]
     return [
         f"{v['id']} ({v['impact']}): {v['target']}"
         for v in result["violations"]
@@ -81,9 +89,14 @@ def test_axe_loaded_by_the_context_finds_a_planted_violation(
     pg.evaluate("() => { document.querySelector('#s-name').removeAttribute('id'); }")
     found = _violations(pg, axe_path)
     every_page = axe_violations(pg, axe_path)
+    # the colour rules alone (the dark views' run) find a colour planted too low in contrast
+    pg.evaluate("() => { document.querySelector('h1').style.color = '#c8c8c8'; }")
+    colours = _violations(pg, axe_path, COLOUR_RULES) + axe_violations(pg, axe_path, COLOUR_RULES)
     context.close()
     assert any(v.startswith("label") for v in found), found
     assert any(v.startswith("axe label") for v in every_page), every_page
+    assert [v.split(" ", 1)[0] for v in colours] == ["color-contrast", "axe"], colours
+    assert colours[1].startswith("axe color-contrast"), colours
 
 
 def test_no_serious_violations_on_any_page(browser: Any, running: Running, axe_path: Path) -> None:
@@ -126,7 +139,8 @@ def test_no_serious_violations_on_any_page(browser: Any, running: Running, axe_p
         for scheme in ("light", "dark"):
             pg.emulate_media(color_scheme=scheme)
             assert pg.evaluate(_DARK_JS) == (scheme == "dark"), f"{path}: not in {scheme}"
-            found = _violations(pg, axe_path)
+            # the dark scheme changes colours only: the colour rules can find more there
+            found = _violations(pg, axe_path, COLOUR_RULES if scheme == "dark" else None)
             if found:
                 problems[f"{scheme} {path}"] = found
             if SHOTS:  # for the record; nothing reads them

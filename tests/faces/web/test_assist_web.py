@@ -22,7 +22,9 @@ from tests._model_servers import (
 )
 from tests.faces.web._assist_jobs import settle
 from tests.faces.web._hosting import Hosting
+from tests.faces.web._page_checks import COLOUR_RULES
 from tests.faces.web._server import Running
+from tests.faces.web.test_accessibility import _DARK_JS, _violations
 from tests.services.assist._extract_kit import answer, the_paper
 
 from litdesk.adapters.store import open_store
@@ -160,20 +162,28 @@ def test_api_allowance_refusal_is_429(tmp_settings, tmp_path):
 AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
 
 
-def _axe(pg: Any) -> list[str]:
-    """Serious or critical axe-core violations (WCAG 2 A/AA); skipped without axe-core."""
+def _axe(pg: Any, rules: tuple[str, ...] | None = None) -> list[str]:
+    """Serious or critical axe-core violations (WCAG 2 A/AA, or of the ``rules`` named);
+    skipped without axe-core. Only what is read comes back over the protocol
+    (``test_accessibility._violations``)."""
     if not AXE.is_file():
         return []
-    pg.add_script_tag(path=str(AXE))
-    result = pg.evaluate(
-        "async () => await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}})"
-    )
-    assert len(result["passes"]) > 10
-    return [
-        f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}"
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
+    return _violations(pg, AXE, rules)
+
+
+def axe_light_and_dark(pg: Any) -> dict[str, list[str]]:
+    """axe on the page as it is, light then dark by switching the emulated scheme (the dark
+    colours are CSS media rules, applied to the page as it is): every rule in the light, the
+    colour rules in the dark (the dark scheme changes colours only: test_every_page_browser).
+    The schemes with violations, and them."""
+    found: dict[str, list[str]] = {}
+    for scheme in ("light", "dark"):
+        pg.emulate_media(color_scheme=scheme)
+        assert pg.evaluate(_DARK_JS) == (scheme == "dark"), f"not in {scheme}"
+        seen = _axe(pg, COLOUR_RULES if scheme == "dark" else None)
+        if seen:
+            found[scheme] = seen
+    return found
 
 
 @pytest.fixture
@@ -249,21 +259,20 @@ def test_browser_panel_accessible(browser: Any, one):
     if not AXE.is_file():
         pytest.skip("axe-core is not installed (make node)")
     server, running = one
-    for scheme in ("light", "dark"):
-        server.script(Scripted(answer(GOOD)))
-        # bypass_csp only lets the test inject axe; the page's CSP is kept in the test above
-        context = browser.new_context(bypass_csp=True, color_scheme=scheme)
-        pg = context.new_page()
-        pg.goto(f"{running.base}/paper/{PAPER}")
-        pg.wait_for_selector("#suggest-evidence[data-ready='1']")
-        pg.click("#se-preview")
-        pg.wait_for_selector("#se-consent:not([hidden])")
-        pg.check("#se-agree")
-        pg.click("#se-send")
-        pg.wait_for_selector("#se-review:not([hidden])")
-        found = _axe(pg)
-        context.close()
-        assert found == [], (scheme, found)
+    server.script(Scripted(answer(GOOD)))
+    # bypass_csp only lets the test inject axe; the page's CSP is kept in the test above
+    context = browser.new_context(bypass_csp=True, color_scheme="light")
+    pg = context.new_page()
+    pg.goto(f"{running.base}/paper/{PAPER}")
+    pg.wait_for_selector("#suggest-evidence[data-ready='1']")
+    pg.click("#se-preview")
+    pg.wait_for_selector("#se-consent:not([hidden])")
+    pg.check("#se-agree")
+    pg.click("#se-send")
+    pg.wait_for_selector("#se-review:not([hidden])")
+    found = axe_light_and_dark(pg)
+    context.close()
+    assert found == {}, found
 
 
 @pytest.mark.slow

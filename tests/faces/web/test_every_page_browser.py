@@ -31,7 +31,13 @@ from tests._model_servers import ScriptedModelServer, model_server
 from tests.faces.web._hosting import Hosting, client_for
 from tests.faces.web._idor import AnaRecords, make_ana_records
 from tests.faces.web._oa_citations import write_openalex
-from tests.faces.web._page_checks import AXE, axe_violations, layout_problems, with_axe
+from tests.faces.web._page_checks import (
+    AXE,
+    COLOUR_RULES,
+    axe_violations,
+    layout_problems,
+    with_axe,
+)
 from tests.faces.web._server import Running
 from tests.faces.web.test_team_idor_pages import page_routes
 
@@ -45,15 +51,21 @@ pytestmark = pytest.mark.slow
 #: where screenshots are kept (read at import: the settings fixture clears LITDESK_* variables)
 ARTIFACTS = os.environ.get("LITDESK_ARTIFACTS", "")
 
-#: the views of every page: width, colour scheme, whether axe runs. axe's rules read the
-#: colours and the layout; dark at 420 px has the colours of dark at 1280 px and the layout
-#: of light at 420 px, so axe is spared there (the layout checks still run)
-VIEWS: tuple[tuple[int, str, bool], ...] = (
-    (1280, "light", True),
-    (420, "light", True),
-    (1280, "dark", True),
-    (420, "dark", False),
+#: the views of every page: width, colour scheme, which of axe's rules run there ("all": every
+#: WCAG 2 A/AA rule; "colours": those of them that read colours, :data:`COLOUR_RULES`; "":
+#: none). axe's rules read the colours and the layout; the dark scheme changes colours only
+#: (:func:`test_dark_scheme_changes_colours_only`), so in the dark only the colour rules can
+#: find what they did not find in the light at that width; and dark at 420 px has the colours
+#: of dark at 1280 px and the layout of light at 420 px, so axe is spared there (the layout
+#: checks still run)
+VIEWS: tuple[tuple[int, str, str], ...] = (
+    (1280, "light", "all"),
+    (420, "light", "all"),
+    (1280, "dark", "colours"),
+    (420, "dark", ""),
 )
+#: axe's rules by the names in :data:`VIEWS` (None: every WCAG 2 A/AA rule)
+AXE_RULES: dict[str, tuple[str, ...] | None] = {"all": None, "colours": COLOUR_RULES}
 
 #: with $LITDESK_ARTIFACTS set, every page view is kept as a screenshot (else those with
 #: problems only)
@@ -145,6 +157,51 @@ def test_every_page_route_is_checked(tmp_settings: Settings) -> None:
     assert not unlisted, f"GET routes this test does not check (add them to PAGES): {unlisted}"
     gone = (PAGES.keys() | NOT_PAGES.keys()) - routes
     assert not gone, f"routes listed here that the app no longer has: {gone}"
+
+
+#: the web face's files, where a colour scheme could be told apart
+WEB = Path(__file__).resolve().parents[3] / "src" / "litdesk" / "faces" / "web"
+#: what a dark-scheme rule may set: colours (and the picture's colour filter)
+_COLOUR_PROPERTIES = {"color", "background-color", "border-color", "outline-color", "filter"}
+_COLOUR_VALUE = re.compile(r"#[0-9a-fA-F]{3,8}\b|\b(?:rgb|rgba|hsl|hsla)\(")
+
+
+def _dark_blocks(css: str) -> list[str]:
+    """The bodies of the ``@media (prefers-color-scheme: dark)`` rules of a style sheet."""
+    blocks = []
+    for m in re.finditer(r"@media\s*\(\s*prefers-color-scheme\s*:\s*dark\s*\)\s*\{", css):
+        depth, i = 1, m.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(css[i], 0)
+            i += 1
+        blocks.append(css[m.end() : i - 1])
+    return blocks
+
+
+def test_dark_scheme_changes_colours_only() -> None:
+    """The dark scheme sets colours only (colour variables, colour properties, the PRISMA
+    picture's filter) and only in the style sheets' media rules: the page's DOM and layout
+    are those of the light scheme, so axe's rules but the colour ones find in the dark what
+    they find in the light (the every-page test runs only those in the dark)."""
+    sheets = sorted((WEB / "static").rglob("*.css"))
+    blocks = [b for sheet in sheets for b in _dark_blocks(sheet.read_text(encoding="utf-8"))]
+    assert len(blocks) >= 2  # the sheets really were read
+    wrong = []
+    for block in blocks:
+        for prop, value in re.findall(r"([\w-]+)\s*:\s*([^;{}]+)", block):
+            if prop in _COLOUR_PROPERTIES or prop == "color-scheme":
+                continue
+            if not (prop.startswith("--") and _COLOUR_VALUE.search(value)):
+                wrong.append(f"{prop}: {value.strip()}")
+    assert not wrong, f"dark-scheme rules that set more than colours: {wrong}"
+    elsewhere = [
+        str(f.relative_to(WEB))
+        for f in sorted(WEB.rglob("*"))
+        if f.is_file()
+        and f.suffix in {".js", ".html", ".py"}
+        and re.search(r"prefers-color-scheme|color-scheme\s*:\s*dark", f.read_text("utf-8"))
+    ]
+    assert not elsewhere, f"a colour scheme told apart outside the style sheets: {elsewhere}"
 
 
 # --- a populated workspace ----------------------------------------------------------------
@@ -282,8 +339,30 @@ def _artefacts(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-#: whether the page is in the dark scheme now (the media rule its dark colours are under)
-_DARK_JS = "() => matchMedia('(prefers-color-scheme: dark)').matches"
+#: whether the page is in the dark scheme now (the media rule its dark colours are under), and
+#: its viewport's width
+_VIEW_JS = "() => [matchMedia('(prefers-color-scheme: dark)').matches, innerWidth]"
+#: every element scrolled (the page itself too), kept with its scroll offsets (``keep``), or
+#: put back where it was kept (the page as its scripts left it at load: e.g. the phone's nav
+#: row scrolled to the current page's link)
+_SCROLLS_JS = """
+(keep) => {
+  if (keep) {
+    window.__kept_scrolls = Array.from(document.querySelectorAll('*'))
+      .filter(e => e.scrollLeft || e.scrollTop).map(e => [e, e.scrollLeft, e.scrollTop]);
+  } else {
+    for (const [e, left, top] of window.__kept_scrolls) { e.scrollLeft = left; e.scrollTop = top; }
+  }
+}
+"""
+
+
+def _view(pg: Any, url: str, width: int, scheme: str) -> None:
+    """The page at ``width`` px in ``scheme`` (checked)."""
+    if pg.viewport_size["width"] != width:
+        pg.set_viewport_size({"width": width, "height": 900})
+    pg.emulate_media(color_scheme=scheme)
+    assert pg.evaluate(_VIEW_JS) == [scheme == "dark", width], f"{url}: not {width} px {scheme}"
 
 
 def _check(
@@ -291,44 +370,52 @@ def _check(
 ) -> tuple[dict[str, list[str]], list[tuple[float, float, str]]]:
     """Every view of each of ``urls`` in ``workspace``: the problems found, the timings.
 
-    A page is loaded once per width and seen in each colour scheme by switching the
-    emulated ``prefers-color-scheme`` (the pages' dark colours are CSS media rules, which
-    the browser applies to the page as it is, as when a reader's system switches): the
-    layout checks of every scheme first, then axe (it trims long lists) in each scheme
-    that runs it."""
+    A page is loaded once, at the narrowest width (where its scripts do what they do on a
+    phone at load: the nav row is scrolled to the current page's link; at the wider widths
+    they do nothing of the kind), and seen at each width by resizing the viewport and in each
+    colour scheme by switching the emulated ``prefers-color-scheme`` (the pages' layout is CSS
+    media rules of the width, their dark colours CSS media rules of the scheme, which the
+    browser applies to the page as it is, as when a reader's window or system changes): the
+    layout checks of every view first, then axe (it trims long lists) in each view that runs
+    it, the narrowest width last, with the page's scroll offsets put back as they were at
+    load."""
     problems: dict[str, list[str]] = {}
     timing: list[tuple[float, float, str]] = []
-    widths = dict.fromkeys(width for width, _scheme, _axe in VIEWS)
-    for width in widths:
-        views = [(scheme, axe) for w, scheme, axe in VIEWS if w == width]
-        context = workspace.context(browser, width, views[0][0])
-        pg = context.new_page()
-        pg.set_default_timeout(30_000)
-        for url in urls:
-            t0 = time.monotonic()
-            pg.emulate_media(color_scheme=views[0][0])
-            answer = pg.goto(workspace.base + url)
-            status = answer.status if answer is not None else 0
-            assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
-            t1 = time.monotonic()
-            found: dict[str, list[str]] = {}
-            for scheme, _axe in views:
-                pg.emulate_media(color_scheme=scheme)
-                assert pg.evaluate(_DARK_JS) == (scheme == "dark"), f"{url}: not in {scheme}"
-                found[scheme] = layout_problems(pg)
-                if found[scheme] or SHOOT_ALL:
+    widths = sorted(dict.fromkeys(width for width, _scheme, _axe in VIEWS))
+    context = workspace.context(browser, widths[0], "light")
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    for url in urls:
+        t0 = time.monotonic()
+        pg.emulate_media(color_scheme="light")
+        answer = pg.goto(workspace.base + url)
+        status = answer.status if answer is not None else 0
+        assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
+        pg.evaluate(_SCROLLS_JS, True)
+        t1 = time.monotonic()
+        found: dict[tuple[int, str], list[str]] = {}
+        for width in widths:
+            for w, scheme, _axe in VIEWS:
+                if w != width:
+                    continue
+                _view(pg, url, width, scheme)
+                found[width, scheme] = layout_problems(pg)
+                if found[width, scheme] or SHOOT_ALL:
                     name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
                     pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
-            for scheme, axe in reversed(views):  # the scheme switched to last goes first
-                if axe:
-                    pg.emulate_media(color_scheme=scheme)
-                    found[scheme] += axe_violations(pg, AXE)  # after the layout: it trims
-            took = (time.monotonic() - t1) / len(views)
-            for scheme, _axe in views:
-                timing.append((took, (t1 - t0) / len(views), f"{url} {width} {scheme}"))
-                if found[scheme]:
-                    problems[f"{url} at {width} px, {scheme}"] = found[scheme]
-        context.close()
+        for width in reversed(widths):  # after the layout checks: axe trims long lists
+            for w, scheme, axe in VIEWS:
+                if w == width and axe:
+                    _view(pg, url, width, scheme)
+                    if width == widths[0]:
+                        pg.evaluate(_SCROLLS_JS, False)
+                    found[width, scheme] += axe_violations(pg, AXE, AXE_RULES[axe])
+        took = (time.monotonic() - t1) / len(VIEWS)
+        for (width, scheme), seen in found.items():
+            timing.append((took, (t1 - t0) / len(VIEWS), f"{url} {width} {scheme}"))
+            if seen:
+                problems[f"{url} at {width} px, {scheme}"] = seen
+    context.close()
     return problems, timing
 
 

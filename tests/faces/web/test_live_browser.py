@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 from tests.faces.web._hosting import Hosting
+from tests.faces.web._page_checks import COLOUR_RULES
 from tests.faces.web._server import Running
 from tests.faces.web._slow import slow_server
-from tests.faces.web.test_accessibility import AXE, _violations
+from tests.faces.web.test_accessibility import _DARK_JS, AXE, _violations
 from tests.faces.web.test_live import cassette  # noqa: F401 - the OpenAlex answers too
 
 pytestmark = pytest.mark.slow
@@ -61,11 +62,25 @@ def open_page(browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def _axe(pg: Any, where: str, problems: dict[str, list[str]]) -> None:
+def _axe(
+    pg: Any, where: str, problems: dict[str, list[str]], rules: tuple[str, ...] | None = None
+) -> None:
     if AXE.is_file():
-        found = _violations(pg, AXE)
+        found = _violations(pg, AXE, rules)
         if found:
             problems[where] = found
+
+
+def _schemes(pg: Any, tmp_path: Path, where: str, problems: dict[str, list[str]]) -> None:
+    """The page as it is, light then dark (the emulated scheme switched on it, asserted),
+    shot for the record and checked by axe: every rule in the light, the colour rules in
+    the dark (the dark scheme changes colours only); left in the light."""
+    for scheme in ("light", "dark"):
+        pg.emulate_media(color_scheme=scheme)
+        assert pg.evaluate(_DARK_JS) == (scheme == "dark"), f"{where}: not in {scheme}"
+        _shot(pg, tmp_path, f"{where}-{scheme}")
+        _axe(pg, f"{where}-{scheme}", problems, COLOUR_RULES if scheme == "dark" else None)
+    pg.emulate_media(color_scheme="light")
 
 
 def _until_seen(provider: Any, n: int) -> None:
@@ -159,42 +174,42 @@ def test_selection_compare_evidence_and_shared_references(
         )
         assert r.status_code == 200, r.text
     problems: dict[str, list[str]] = {}
-    for scheme in ("light", "dark"):
-        pg = open_page(scheme)
-        pg.goto(running.base + "/search?q=tumour+growth")
-        _ready(pg)
-        boxes = pg.locator('input[name="paper_ids"]')
-        for i in (1, 2, 4):
-            boxes.nth(i).check()
-        pg.keyboard.press("v")  # compare evidence (focus is on a checkbox: keys still work)
-        pg.locator("h1", has_text="Compare evidence").wait_for()
-        cols = pg.locator(".compare-col")
-        assert cols.count() == 2
-        assert "<b>growth</b> slowed" in cols.first.inner_text()  # stored text shown as text
-        assert "mice" in cols.first.inner_text()
-        assert "No evidence recorded" in cols.nth(1).inner_text()
-        assert ids[4] in pg.locator(".notice.warn").inner_text()
-        _shot(pg, tmp_path, f"compare-{scheme}")
-        _axe(pg, f"compare-{scheme}", problems)
+    # walked once; each state seen light, then dark by switching the emulated scheme
+    # (its dark colours are CSS media rules, which change no layout and no clickability:
+    # test_every_page_browser.test_dark_scheme_changes_colours_only)
+    pg = open_page("light")
+    pg.goto(running.base + "/search?q=tumour+growth")
+    _ready(pg)
+    boxes = pg.locator('input[name="paper_ids"]')
+    for i in (1, 2, 4):
+        boxes.nth(i).check()
+    pg.keyboard.press("v")  # compare evidence (focus is on a checkbox: keys still work)
+    pg.locator("h1", has_text="Compare evidence").wait_for()
+    cols = pg.locator(".compare-col")
+    assert cols.count() == 2
+    assert "<b>growth</b> slowed" in cols.first.inner_text()  # stored text shown as text
+    assert "mice" in cols.first.inner_text()
+    assert "No evidence recorded" in cols.nth(1).inner_text()
+    assert ids[4] in pg.locator(".notice.warn").inner_text()
+    _schemes(pg, tmp_path, "compare", problems)
 
-        pg.goto(running.base + "/search?q=shared+seeds&provider=openalex")
-        _ready(pg)
-        boxes = pg.locator('input[name="paper_ids"]')
-        boxes.nth(0).check()
-        pg.keyboard.press("f")  # one selected: the page says why and stays
-        pg.locator("#sel-count").filter(has_text="need 2 to 5").wait_for()
-        boxes.nth(1).check()
-        boxes.nth(2).check()
-        pg.keyboard.press("f")
-        pg.locator("h1", has_text="Shared references").wait_for()
-        rows = pg.locator("ol.rows > li.row")
-        assert rows.count() == 2
-        assert rows.first.locator(".shared").inner_text() == "referenced by 2 of 2"
-        assert "OAX-W300" in pg.locator(".notice.warn").inner_text()
-        assert pg.evaluate("() => window.__pwned === undefined")
-        _shot(pg, tmp_path, f"shared-{scheme}")
-        _axe(pg, f"shared-{scheme}", problems)
-        assert pg.dialogs == [] and pg.console_errors == []
+    pg.goto(running.base + "/search?q=shared+seeds&provider=openalex")
+    _ready(pg)
+    boxes = pg.locator('input[name="paper_ids"]')
+    boxes.nth(0).check()
+    pg.keyboard.press("f")  # one selected: the page says why and stays
+    pg.locator("#sel-count").filter(has_text="need 2 to 5").wait_for()
+    boxes.nth(1).check()
+    boxes.nth(2).check()
+    pg.keyboard.press("f")
+    pg.locator("h1", has_text="Shared references").wait_for()
+    rows = pg.locator("ol.rows > li.row")
+    assert rows.count() == 2
+    assert rows.first.locator(".shared").inner_text() == "referenced by 2 of 2"
+    assert "OAX-W300" in pg.locator(".notice.warn").inner_text()
+    assert pg.evaluate("() => window.__pwned === undefined")
+    _schemes(pg, tmp_path, "shared", problems)
+    assert pg.dialogs == [] and pg.console_errors == []
     assert problems == {}, problems
 
 
