@@ -28,11 +28,12 @@ import sqlite3
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
 import sqlalchemy as sa
 
 from litdesk import LitdeskError
@@ -46,7 +47,10 @@ __all__ = [
     "copy_sqlite_template",
     "create_schema",
     "drop_schema",
+    "KEEP_EMPTY",
     "ensure_sqlite_at_head",
+    "keep_empty",
+    "new_sqlite_at_head",
     "pg_schema_url",
     "process_sqlite_template",
     "sqlite_path",
@@ -66,11 +70,19 @@ class TemplateError(LitdeskError):
 # --- SQLite -------------------------------------------------------------------------------
 
 
+#: the templates being migrated (in this process)
+_building: set[Path] = set()
+
+
 def build_sqlite_template(folder: Path) -> Path:
     """A SQLite store migrated to head in ``folder``, its write-ahead log folded into the
     file (so the file alone is the whole store)."""
     path = folder / STORE_FILE
-    open_store(f"sqlite:///{path}").dispose()
+    _building.add(path)  # migrated here, not copied from itself (new_sqlite_at_head)
+    try:
+        open_store(f"sqlite:///{path}").dispose()
+    finally:
+        _building.discard(path)
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
@@ -126,13 +138,45 @@ def ensure_sqlite_at_head(url: str) -> None:
     copy is whole before it appears (renamed into place) and made once."""
     if sa.make_url(url).get_backend_name() != "sqlite":
         return
-    database = sqlite_path(url)
+    _copy_if_missing(sqlite_path(url))
+
+
+def _copy_if_missing(database: Path) -> bool:
+    """A copy of the template at ``database`` unless a file is there (True: copied)."""
     with _ensure_lock:
         if database.exists():
-            return
+            return False
         partial = database.with_name(f".{database.name}.{uuid.uuid4().hex[:8]}")
         copy_sqlite_template(process_sqlite_template(), partial)
         os.replace(partial, database)
+        return True
+
+
+#: the SQLite files a test keeps empty (``empty_store_url``): no template copied there
+KEEP_EMPTY = pytest.StashKey[set[Path]]()
+
+
+def keep_empty(node: pytest.Item, url: str) -> str:
+    """``url`` (a SQLite file's), which :func:`new_sqlite_at_head` leaves alone in the test
+    ``node``: opening it runs the migrations from zero."""
+    node.stash.setdefault(KEEP_EMPTY, set()).add(sqlite_path(url))
+    return url
+
+
+def new_sqlite_at_head(url: str | sa.URL, *, keep: Collection[Path] = ()) -> bool:
+    """A copy of the template where the SQLite store file at ``url`` would be made: True
+    when there was no file there (it is now the copy), False otherwise (an existing file,
+    a file in ``keep``, an in-memory or ``file:`` URI store, another backend: left alone).
+    What ``tests/conftest.py``'s ``_new_stores_from_template`` does before a store
+    migrates."""
+    parsed = sa.make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.query.get("uri"):
+        return False
+    try:
+        database = sqlite_path(parsed.render_as_string(hide_password=False))
+    except TemplateError:
+        return False
+    return database not in keep and database not in _building and _copy_if_missing(database)
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------

@@ -30,6 +30,10 @@
   worker) and copied per test (``tests/_store_template.py``): ``tmp_settings``' data dir
   holds a copy unless the test is marked ``no_store_template``; ``pg_schema`` (in
   ``tests/adapters/store/conftest.py``) is a clone.
+* ``_new_stores_from_template`` (autouse) — any other SQLite store the test process opens
+  where no file exists yet (a CLI's or an app's own data dir) starts as a copy of that
+  template too, unless the test is marked ``no_store_template`` or the file is
+  ``empty_store_url``'s (tests of the migrations).
 """
 
 from __future__ import annotations
@@ -61,8 +65,9 @@ os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="litdesk-tests-data-")
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "no_store_template: tmp_settings leaves the data dir empty (the test checks what "
-        "is created there)",
+        "no_store_template: tmp_settings leaves the data dir empty and a new SQLite store "
+        "is migrated from zero, not copied from the template (the test checks what is "
+        "created there, or the migrations)",
     )
     config.addinivalue_line(
         "markers",
@@ -454,6 +459,32 @@ def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytes
         template = request.getfixturevalue("sqlite_template")
         copy_sqlite_template(template, sqlite_path(settings.resolved_database_url()))
     return settings
+
+
+@pytest.fixture(autouse=True)
+def _new_stores_from_template(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SQLite store this test process opens (``Store.migrate``, which ``open_store``
+    runs) where no file exists yet starts as a copy of the migrated template, so it finds
+    the schema at head instead of running every migration (the CLI and app tests open
+    stores in data dirs of their own); an existing file, another backend and the stores of
+    other processes are left alone. Not in tests marked ``no_store_template``, nor for
+    ``empty_store_url``'s file (tests of the migrations: they migrate from zero)."""
+    if request.node.get_closest_marker("no_store_template") is not None:
+        return
+    from litdesk.adapters.store._engine import Store
+    from tests._store_template import KEEP_EMPTY, new_sqlite_at_head
+
+    migrate = Store.migrate
+    stash = request.node.stash
+
+    def from_template(store: Store) -> None:
+        if store.dialect == "sqlite":
+            new_sqlite_at_head(store.engine.url, keep=stash.get(KEEP_EMPTY, set()))
+        migrate(store)
+
+    monkeypatch.setattr(Store, "migrate", from_template)
 
 
 @pytest.fixture(autouse=True)

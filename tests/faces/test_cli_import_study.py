@@ -5,12 +5,10 @@ does not exist stores nothing."""
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import UTC, datetime
-from urllib.parse import quote
 
 import pytest
-import sqlalchemy as sa
+from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture
 from typer.testing import CliRunner
 
 from litdesk._settings import get_settings
@@ -23,22 +21,11 @@ pytestmark = pytest.mark.fixtures
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def database(request, tmp_settings):
-    """The store the CLI opens: SQLite in the data dir, or PostgreSQL in a fresh schema."""
+    """The store the CLI opens: SQLite in the data dir, or PostgreSQL in a fresh schema at
+    the newest migration (a clone of the session's template)."""
     if request.param == "sqlite":
-        yield None
-        return
-    base = request.getfixturevalue("postgres_url")
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    engine = sa.create_engine(base)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
+        return None
+    return request.getfixturevalue("pg_schema")
 
 
 @pytest.fixture

@@ -155,21 +155,14 @@ def test_save_from_fixture_file(run, fixtures_dir):
 
 
 @pytest.mark.no_store_template  # it checks that no SQLite file is made beside PostgreSQL
-def test_cli_uses_postgres_from_database_url(tmp_settings, monkeypatch, postgres_url):
-    import uuid
-    from urllib.parse import quote
-
-    import sqlalchemy as sa
+def test_cli_uses_postgres_from_database_url(tmp_settings, monkeypatch, pg_template):
+    from tests._store_template import pg_schema_url
 
     from litdesk.adapters.store import open_store
     from litdesk.services.workspace import Workspace
 
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = f"{postgres_url}?options={quote(f'-csearch_path={schema}')}"
-    try:
+    with pg_template.schema_at_head() as schema:  # a fresh schema at the newest migration
+        url = pg_schema_url(pg_template.base_url, schema)
         monkeypatch.setenv("LITDESK_DATABASE_URL", url)
         result = CliRunner().invoke(app, ["study", "new", "Team review", "--json"])
         assert result.exit_code == 0, result.output
@@ -179,10 +172,6 @@ def test_cli_uses_postgres_from_database_url(tmp_settings, monkeypatch, postgres
         finally:
             store.dispose()
         assert not (tmp_settings.data_dir / "litdesk.sqlite3").exists()
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
 
 
 def test_evidence_update(run):

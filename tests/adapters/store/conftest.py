@@ -16,6 +16,7 @@ from tests._store_template import (
     PgTemplate,
     create_schema,
     drop_schema,
+    keep_empty,
     pg_schema_url,
     sqlite_url_at_head,
 )
@@ -56,8 +57,8 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture(params=["sqlite", "postgres"])
 def empty_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """An empty store (no migration applied) on each backend."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store' / 'litdesk.sqlite3'}"
+    if request.param == "sqlite":  # opened, it migrates from zero (no template copy)
+        return keep_empty(request.node, f"sqlite:///{tmp_path / 'store' / 'litdesk.sqlite3'}")
     return str(request.getfixturevalue("pg_empty"))
 
 

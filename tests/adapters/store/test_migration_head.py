@@ -7,9 +7,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from alembic.script import ScriptDirectory
 
 from litdesk.adapters.store._engine import MIGRATIONS_DIR, _alembic_config, _script_head
+
+#: the tests of the migrations migrate their stores from zero (no template copy)
+pytestmark = pytest.mark.no_store_template
 
 
 def test_the_newest_file_is_alembic_s_head_and_the_chain_is_linear() -> None:

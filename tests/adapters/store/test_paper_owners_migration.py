@@ -5,12 +5,16 @@ id may be stored under two owners and the composite references cascade."""
 
 from __future__ import annotations
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.script import ScriptDirectory
 
 from litdesk.adapters.store import Store, open_store
 from litdesk.adapters.store._engine import _alembic_config, make_engine
+
+#: the tests of the migrations migrate their stores from zero (no template copy)
+pytestmark = pytest.mark.no_store_template
 
 NOW = "2026-12-05T12:00:00+00:00"
 BEFORE = str(

@@ -5,11 +5,15 @@ papers); a link made afterwards by a keep notes them; the downgrade drops the co
 
 from __future__ import annotations
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 
 from litdesk.adapters.store import open_store, repo
 from litdesk.adapters.store._engine import _alembic_config, make_engine
+
+#: the tests of the migrations migrate their stores from zero (no template copy)
+pytestmark = pytest.mark.no_store_template
 
 RAN = "2026-11-01T08:00:00+00:00"
 NOW = "2026-12-05T12:00:00+00:00"

@@ -61,6 +61,7 @@ def test_migrated_to_head_and_idempotent(store: Store):
     assert set(metadata.tables) <= names
 
 
+@pytest.mark.no_store_template  # a store made here by the migrations
 def test_sqlite_pragmas(tmp_path):
     s = open_store(f"sqlite:///{tmp_path / 'x' / 'db.sqlite3'}")
     with s.read() as conn:
@@ -359,6 +360,7 @@ def test_unwritable_data_dir_is_config_error(tmp_path):
         make_engine(f"sqlite:///{blocker / 'sub' / 'db.sqlite3'}")
 
 
+@pytest.mark.no_store_template  # open_store makes the file private, not a template copy
 def test_sqlite_file_is_private(tmp_path):
     import os
     import stat

@@ -6,12 +6,16 @@ them), every row kept, and back."""
 
 from __future__ import annotations
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.script import ScriptDirectory
 
 from litdesk.adapters.store import Store, StoreError, open_store
 from litdesk.adapters.store._engine import _alembic_config, make_engine
+
+#: the tests of the migrations migrate their stores from zero (no template copy)
+pytestmark = pytest.mark.no_store_template
 
 NOW = "2026-11-30T12:00:00+00:00"
 #: the revision just before this one (0008_recent_runs when written; wherever the chain puts it)

@@ -156,6 +156,7 @@ def _sqlite_shape(path: Path) -> tuple[list[Any], list[Any]]:
     return schema, version
 
 
+@pytest.mark.no_store_template  # `fresh` is migrated from zero
 def test_a_sqlite_copy_is_the_store_the_migrations_make(
     sqlite_template: Path, tmp_path: Path
 ) -> None:
@@ -191,6 +192,20 @@ def test_opening_a_store_at_head_runs_no_migration(
 
     monkeypatch.setattr(command, "upgrade", refuse)
     store = open_store(store_url)
+    try:
+        assert store.revision() == _script_head()
+    finally:
+        store.dispose()
+
+
+def test_a_new_sqlite_store_a_test_opens_is_a_copy_of_the_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_args: object, **_kw: object) -> None:
+        raise AssertionError("alembic ran on a store made in a test")
+
+    monkeypatch.setattr(command, "upgrade", refuse)
+    store = open_store(f"sqlite:///{tmp_path / 'new' / 'litdesk.sqlite3'}")
     try:
         assert store.revision() == _script_head()
     finally:

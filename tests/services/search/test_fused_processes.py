@@ -12,8 +12,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 from tests import _fork
+from tests._store_template import pg_schema_url
 
 CHILD = textwrap.dedent(
     """
@@ -95,16 +95,6 @@ def test_two_processes_sqlite(tmp_path, tmp_settings):
 
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_two_processes_postgres(tmp_path, tmp_settings, postgres_url):
-    from tests.adapters.store.conftest import pg_schema_url
-
-    schema = f"t_{uuid.uuid4().hex[:16]}"  # a fresh schema: never the shared public one
-    engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        _check(*_race(pg_schema_url(postgres_url, schema), tmp_path))
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
+def test_two_processes_postgres(tmp_path, tmp_settings, pg_template):
+    with pg_template.schema_at_head() as schema:  # a fresh schema: never the shared public one
+        _check(*_race(pg_schema_url(pg_template.base_url, schema), tmp_path))
