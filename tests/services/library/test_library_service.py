@@ -416,7 +416,7 @@ def test_ollama_embedder_from_settings_over_loopback(tmp_settings: Settings, fol
             pass
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         s = tmp_settings.model_copy(

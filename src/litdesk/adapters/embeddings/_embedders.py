@@ -99,13 +99,24 @@ class WordLlamaEmbedder:
             raise ConfigError(f"wordllama model could not be loaded offline: {exc}") from None
         self._dim = dim
         self._matrix = np.ascontiguousarray(self._model.embedding, dtype=np.float32)
-        self._tokenizer = copy.deepcopy(self._model.tokenizer)
+        # the loaded tokenizer, unpadded, is :meth:`embed`'s; wordllama's own padded one is
+        # made only for :meth:`reference_embed` (a copy of a tokenizer is 0.1 s of CPU, a
+        # third of a start-up, which every index worker process paid)
+        self._tokenizer = self._model.tokenizer
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
+        self._padded: Any = None
+        self._reference_lock = threading.Lock()
 
     def reference_embed(self, texts: Sequence[str]) -> F32:
         """wordllama's own ``embed`` (padded batches), normalised: the reference result."""
-        return normalise_rows(self._model.embed(list(texts), norm=False, return_np=True))
+        with self._reference_lock:
+            if self._padded is None:
+                self._padded = copy.deepcopy(self._tokenizer)
+                self._padded.enable_padding()  # as wordllama's inference sets it up
+                self._padded.no_truncation()
+            self._model.tokenizer = self._padded
+            return normalise_rows(self._model.embed(list(texts), norm=False, return_np=True))
 
     @property
     def name(self) -> str:

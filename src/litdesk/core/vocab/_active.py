@@ -31,7 +31,9 @@ __all__ = [
 #: The longest active term that drives suggestions (characters).
 MAX_ACTIVE_CHARS: Final = 160
 _OPERATORS: Final = frozenset({"AND", "OR", "NOT"})
-_FIELD_PREFIX: Final = re.compile(r"[A-Z][A-Z_]*:")
+#: a field prefix (``TI:``) at a word's start; not after a capital, so that a search in a run
+#: of capitals tries each run once (without it, 0.4 s of CPU for 16,000 of them: quadratic)
+_FIELD_PREFIX: Final = re.compile(r"(?<![A-Z_])[A-Z][A-Z_]*:")
 _PLAIN: Final = re.compile(r"[\w\-'.,/+]+")
 
 

@@ -90,7 +90,6 @@ _ZIP_ERRORS: Final = (
 #: a JSON string, or an unterminated one to the end of the body (then the parse refuses it):
 #: possessive, so a body of escaped quotes costs one pass, not one pass per quote
 _STRING: Final = re.compile(rb'"(?:[^"\\]++|\\.?)*+(?:"|\Z)', re.DOTALL)
-_BRACKETS: Final = re.compile(rb"[\[\]{}]")
 
 
 class StudyImportRefused(InputError):
@@ -247,14 +246,31 @@ def _shape(body: bytes, what: str, budget: JsonBudget) -> None:
         )
     budget.values -= values
     budget.spent.append(what)
+    if containers > MAX_JSON_DEPTH and _too_deep(body.translate(None, _NOT_BRACKETS)):
+        raise refuse(f"{what} nests JSON deeper than {MAX_JSON_DEPTH} levels", "too_deep")
+
+
+#: every byte but the brackets (deleted: what :func:`_too_deep` reads)
+_NOT_BRACKETS: Final = bytes(b for b in range(256) if b not in b"[]{}")
+#: brackets judged at a time (8 MB of running depths)
+_DEPTH_CHUNK: Final = 1 << 20
+
+
+def _too_deep(brackets: bytes) -> bool:
+    """Whether the running depth of ``brackets`` (only ``[]{}``) passes MAX_JSON_DEPTH:
+    the maximum of its running sum (+1 an opening, -1 a closing), a chunk at a time —
+    a Python loop over the brackets was half of a Study ZIP's JSON check."""
+    import numpy as np
+
     depth = 0
-    for match in _BRACKETS.finditer(body):
-        if match.group() in (b"[", b"{"):
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                raise refuse(f"{what} nests JSON deeper than {MAX_JSON_DEPTH} levels", "too_deep")
-        else:
-            depth -= 1
+    for start in range(0, len(brackets), _DEPTH_CHUNK):
+        chunk = np.frombuffer(brackets[start : start + _DEPTH_CHUNK], dtype=np.uint8)
+        steps = np.where((chunk == ord("[")) | (chunk == ord("{")), 1, -1)
+        running = np.cumsum(steps) + depth
+        if int(running.max()) > MAX_JSON_DEPTH:
+            return True
+        depth = int(running[-1])
+    return False
 
 
 def load_json(body: bytes, what: str, budget: JsonBudget) -> Any:
