@@ -38,8 +38,11 @@ def write_pdf(path: Path, pages: Sequence[str]) -> Path:
     return path
 
 
-def numbered_pdfs(folder: Path, name: str, count: int, pages: Sequence[str]) -> list[Path]:
-    """``count`` distinct PDFs ``name.format(n)`` in ``folder``, each page beginning
+def numbered_pdfs(
+    folder: Path, name: str, count: int, pages: Sequence[str], *, first: int = 0
+) -> list[Path]:
+    """``count`` distinct PDFs ``name.format(n)`` (``n`` from ``first``) in ``folder``, each
+    page beginning
     "Paper NNN. " (``n``, three digits) then the page's text: one PDF laid out, its text
     stream left uncompressed, and the number written into each copy (three digits for
     three: the cross-reference offsets stay right)."""
@@ -48,7 +51,7 @@ def numbered_pdfs(folder: Path, name: str, count: int, pages: Sequence[str]) -> 
         raise AssertionError("the page's first line is not where the number is written")
     folder.mkdir(parents=True, exist_ok=True)
     out = []
-    for n in range(count):
+    for n in range(first, first + count):
         path = folder / name.format(n)
         path.write_bytes(template.replace(_MARK, b"(Paper %03d. " % n))
         out.append(path)
