@@ -171,6 +171,25 @@ def _axe(pg: Any, rules: tuple[str, ...] | None = None) -> list[str]:
     return _violations(pg, AXE, rules)
 
 
+def axe_after_consent(browser: Any, url: str, shown: str) -> dict[str, list[str]]:
+    """axe (:func:`axe_light_and_dark`) on the reader at ``url`` once the suggestion has been
+    previewed, consented to and sent, and ``shown`` (a selector) is on the page."""
+    # bypass_csp only lets the test inject axe; the page's CSP is kept in the tests of it
+    context = browser.new_context(bypass_csp=True, color_scheme="light")
+    try:
+        pg = context.new_page()
+        pg.goto(url)
+        pg.wait_for_selector("#suggest-evidence[data-ready='1']")
+        pg.click("#se-preview")
+        pg.wait_for_selector("#se-consent:not([hidden])")
+        pg.check("#se-agree")
+        pg.click("#se-send")
+        pg.wait_for_selector(shown)
+        return axe_light_and_dark(pg)
+    finally:
+        context.close()
+
+
 def axe_light_and_dark(pg: Any) -> dict[str, list[str]]:
     """axe on the page as it is, light then dark by switching the emulated scheme (the dark
     colours are CSS media rules, applied to the page as it is): every rule in the light, the
@@ -260,18 +279,7 @@ def test_browser_panel_accessible(browser: Any, one):
         pytest.skip("axe-core is not installed (make node)")
     server, running = one
     server.script(Scripted(answer(GOOD)))
-    # bypass_csp only lets the test inject axe; the page's CSP is kept in the test above
-    context = browser.new_context(bypass_csp=True, color_scheme="light")
-    pg = context.new_page()
-    pg.goto(f"{running.base}/paper/{PAPER}")
-    pg.wait_for_selector("#suggest-evidence[data-ready='1']")
-    pg.click("#se-preview")
-    pg.wait_for_selector("#se-consent:not([hidden])")
-    pg.check("#se-agree")
-    pg.click("#se-send")
-    pg.wait_for_selector("#se-review:not([hidden])")
-    found = axe_light_and_dark(pg)
-    context.close()
+    found = axe_after_consent(browser, f"{running.base}/paper/{PAPER}", "#se-review:not([hidden])")
     assert found == {}, found
 
 

@@ -16,7 +16,7 @@ from tests._model_servers import Scripted, ScriptedModelServer, assist_settings,
 from tests.faces.web._assist_jobs import settle
 from tests.faces.web._hosting import Hosting
 from tests.faces.web._server import Running
-from tests.faces.web.test_assist_web import AXE, axe_light_and_dark
+from tests.faces.web.test_assist_web import AXE, axe_after_consent
 from tests.services.assist._extract_kit import the_paper
 
 from litdesk.adapters.store import open_store
@@ -179,16 +179,7 @@ def test_browser_prefilled_form_accessible(browser: Any, one):
         pytest.skip("axe-core is not installed (make node)")
     server, running, study_id = one
     server.script(Scripted(json.dumps(ANSWER)))
-    # bypass_csp only lets the test inject axe; the page's CSP is kept in the test above
-    context = browser.new_context(bypass_csp=True, color_scheme="light")
-    pg = context.new_page()
-    pg.goto(f"{running.base}/paper/{PAPER}?study={study_id}")
-    pg.wait_for_selector("#suggest-evidence[data-ready='1']")
-    pg.click("#se-preview")
-    pg.wait_for_selector("#se-consent:not([hidden])")
-    pg.check("#se-agree")
-    pg.click("#se-send")
-    pg.wait_for_selector("#se-f-design")
-    found = axe_light_and_dark(pg)
-    context.close()
+    found = axe_after_consent(
+        browser, f"{running.base}/paper/{PAPER}?study={study_id}", "#se-f-design"
+    )
     assert found == {}, found
