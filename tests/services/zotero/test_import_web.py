@@ -69,6 +69,15 @@ def _records(app, study: str) -> dict[str, tuple]:
     }  # fmt: skip
 
 
+def _items_asked(state: WebState, since: int) -> list[set[str]]:
+    """The item keys each listing asked for by ``itemKey=`` since request ``since``."""
+    return [
+        set(g.query["itemKey"].split(","))
+        for g in state.received[since:]
+        if g.path == "/users/123/items" and "itemKey" in g.query
+    ]
+
+
 def test_papis_library_through_the_web_api_makes_the_offline_records(
     fixtures_dir: Path, tmp_path: Path, tmp_settings, sqlite_template: Path,
     caplog: pytest.LogCaptureFixture,
@@ -333,20 +342,13 @@ def test_problem_items_are_asked_again_and_a_lasting_one_is_given_up(
     kept = state.files.pop(flaky)  # a moment away from zotero.org's storage
     state.files[fake] = b"<html>not a pdf</html>"
 
-    def items_asked(since: int) -> list[set[str]]:
-        return [
-            set(g.query["itemKey"].split(","))
-            for g in state.received[since:]
-            if g.path == "/users/123/items" and "itemKey" in g.query
-        ]
-
     with WebServer(state) as server, open_app_sync(tmp_settings) as app:
         area = _area(app, ToLoopback(server.port))
 
         def again() -> tuple[object, list[set[str]]]:
             before = len(state.received)
             view = _web(area, app, study="Papis", pdfs=True)
-            return view, items_asked(before)
+            return view, _items_asked(state, before)
 
         first = _web(area, app, study="Papis", pdfs=True)
         assert first.pdfs_attached == 2 and first.asked_again == ()
@@ -399,20 +401,13 @@ def test_a_failed_pdf_is_tried_again_when_its_item_changed_or_not(
     good = state.files[bad]
     state.files[bad] = b"<html>not a pdf</html>"
 
-    def keys_asked(since: int) -> list[set[str]]:
-        return [
-            set(g.query["itemKey"].split(","))
-            for g in state.received[since:]
-            if g.path == "/users/123/items" and "itemKey" in g.query
-        ]
-
     with WebServer(state) as server, open_app_sync(tmp_settings) as app:
         area = _area(app, ToLoopback(server.port))
 
         def again() -> tuple[object, list[set[str]]]:
             before = len(state.received)
             view = _web(area, app, study="Papis", pdfs=True)
-            return view, keys_asked(before)
+            return view, _items_asked(state, before)
 
         first = _web(area, app, study="Papis", pdfs=True)
         assert {p.key for p in first.problems} == set(parent.values())
