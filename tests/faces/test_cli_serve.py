@@ -80,24 +80,43 @@ def test_serve_prints_the_address_and_answers(tmp_path: Path, tmp_settings) -> N
             proc.stderr.close()
 
 
-def test_a_team_supervisor_leaves_the_web_face_to_its_workers(
+def test_a_team_supervisor_forks_its_workers_with_the_web_face_imported(
     tmp_path: Path,
     pg_schema: str,  # noqa: F811
 ) -> None:
-    """``serve --team --workers 2``: the supervisor hands uvicorn the workers' app factory
-    and never imports the web face itself (each worker does; importing it costs ~2 s of
-    CPU)."""
+    """``serve --team --workers 2``: the supervisor hands uvicorn the workers' app factory,
+    imports the web face once (~2 s of CPU) and has uvicorn fork its workers from it instead
+    of spawning fresh interpreters that each import it again; a forked worker starts with a
+    fresh interpreter's signal handlers (not the supervisor's, which queue signals for its
+    loop) and logging (not the CLI's, which silences every record), as a spawned one did."""
     import json
     import textwrap
 
     script = textwrap.dedent(
         """
-        import json, sys
+        import json, logging, os, signal, sys
         import uvicorn
+        from uvicorn import _subprocess
         seen = {}
+        def report(out):
+            seen = {"hup": signal.getsignal(signal.SIGHUP) == signal.SIG_DFL,
+                    "int": signal.getsignal(signal.SIGINT) is signal.default_int_handler,
+                    "logging": logging.root.manager.disable == 0 and not logging.root.handlers,
+                    "web": "litdesk.faces.web" in sys.modules}
+            os.write(out, json.dumps(seen).encode())
         def run(target, **kw):
             seen.update(target=target, workers=kw.get("workers"),
-                        web="litdesk.faces.web" in sys.modules)
+                        web="litdesk.faces.web" in sys.modules,
+                        start=_subprocess.spawn.get_start_method())
+            # as uvicorn's supervisor does before it starts the workers
+            signal.signal(signal.SIGHUP, lambda sig, frame: None)
+            signal.signal(signal.SIGINT, lambda sig, frame: None)
+            read, write = os.pipe()
+            worker = _subprocess.spawn.Process(target=report, args=(write,))
+            worker.start()
+            worker.join()
+            os.close(write)
+            seen["worker"] = json.loads(os.read(read, 1000))
         uvicorn.run = run
         from litdesk.faces.cli import main
         sys.argv = ["litdesk", "serve", "--team", "--workers", "2", "--port", "1"]
@@ -121,4 +140,10 @@ def test_a_team_supervisor_leaves_the_web_face_to_its_workers(
     )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen == {"target": "litdesk.faces.cli._serve:team_app", "workers": 2, "web": False}
+    assert seen == {
+        "target": "litdesk.faces.cli._serve:team_app",
+        "workers": 2,
+        "web": True,
+        "start": "fork",
+        "worker": {"hup": True, "int": True, "logging": True, "web": True},
+    }

@@ -193,6 +193,10 @@ def register(app: typer.Typer) -> None:
             if replay is not None:
                 os.environ["LITDESK_SERVE_REPLAY"] = str(replay.resolve())
             get_settings.cache_clear()
+            if workers > 1:
+                from ._serve_fork import fork_workers
+
+                fork_workers()  # workers forked with the web face imported, not spawned
             uvicorn.run(
                 "litdesk.faces.cli._serve:team_app",
                 factory=True,
@@ -204,8 +208,8 @@ def register(app: typer.Typer) -> None:
                 **proxy_options(settings),
             )
             return
-        # imported here: a team server's workers build their app themselves (``team_app``),
-        # and its supervisor, which only starts and watches them, needs none of the web face
+        # imported here: a team server's workers build their app themselves (``team_app``);
+        # its supervisor imports the web face only to fork them with it (``_serve_fork``)
         from litdesk.faces.web import create_app
 
         web = create_app(settings, host=shown, port=port, replay=replay)
