@@ -25,7 +25,11 @@ from litdesk.faces.web import create_app
 
 @pytest.fixture
 def cassette(tmp_path: Path) -> Path:
-    folder = tmp_path / "cassette"
+    return write_web_cassette(tmp_path / "cassette")
+
+
+def write_web_cassette(folder: Path) -> Path:
+    """The web tests' cassette (the ``cassette`` fixture's) written into ``folder``."""
     write_cassette(folder, "tumour growth", epmc_body(xss_records(), next_cursor="AoE/next=="))
     write_cassette(
         folder,

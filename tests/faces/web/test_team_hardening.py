@@ -4,12 +4,17 @@ litdesk's own, and every login outcome does the same work."""
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
-from tests.faces.web._team import PASSWORD, TeamServer
+from tests._store_template import pg_schema_url, sqlite_url_at_head
+from tests.conftest import INDEX_WORKERS_VAR
+from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
+from tests.faces.web.conftest import write_web_cassette
 from tests.faces.web.test_team_auth import server, team_settings
 
 from litdesk.adapters.store import StoreError
@@ -17,6 +22,9 @@ from litdesk.adapters.store._engine import _plain
 from litdesk.faces.web._security import SecurityMiddleware
 
 __all__ = ["server", "team_settings"]  # the fixtures, shared with test_team_auth
+
+#: the variables tmp_settings keeps (the tests' fixtures and database, the index workers)
+KEPT = {"LITDESK_FIXTURES", "LITDESK_TEST_POSTGRES_URL", INDEX_WORKERS_VAR}
 
 
 def test_a_nul_in_a_study_name_is_a_plain_input_error(server: TeamServer) -> None:
@@ -46,8 +54,9 @@ def test_store_errors_carry_no_driver_text() -> None:
 
 @pytest.mark.parametrize("junk", ['bad"cookie', "a=b=c; =x", "x=\x7f\x01", "{}", "ld_csrf"])
 def test_an_unreadable_cookie_of_another_app_does_not_hide_ours(
-    server: TeamServer, junk: str
+    shared_server: TeamServer, junk: str
 ) -> None:
+    server = shared_server
     with server.signed_in("ana") as ana:
         session = ana.cookies.get("ld_session")
         csrf = ana.cookies.get("ld_csrf")
@@ -119,8 +128,9 @@ def test_the_password_is_checked_alike_for_every_account(
     "path", ["/api/v1/search", "/api/v1/citations", "/search", "/citations", "/paper/x"]
 )
 def test_allowance_spending_gets_need_this_origin(
-    server: TeamServer, headers: dict[str, str], refused: bool, path: str
+    shared_server: TeamServer, headers: dict[str, str], refused: bool, path: str
 ) -> None:
+    server = shared_server
     with server.signed_in("ana") as ana:
         del ana.headers["origin"]
         r = ana.get(path, headers=headers)
@@ -132,6 +142,46 @@ def test_allowance_spending_gets_need_this_origin(
         # the same page's own referer is this origin
         same = ana.get(path, headers={"referer": server.base + "/search"})
         assert same.status_code != 403
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def shared_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TeamServer]:
+    """One team server per backend for the module's parametrized checks, whose data never
+    meet (each signs in anew; the GETs refused or let through by their origin headers only
+    read, the cookie checks' Studies have names of their own): the ``server`` fixture's
+    store, accounts and settings (``test_team_auth``), made once instead of once per check. Its accounts' hashes are made with the tests' cheap Argon2 parameters (the
+    autouse fixture that sets them is per test: it comes after this one)."""
+    from argon2 import PasswordHasher
+
+    from litdesk import Settings
+    from litdesk.services.accounts import _passwords
+
+    place = tmp_path_factory.mktemp("team-reading")
+    with pytest.MonkeyPatch.context() as mp:
+        for key in list(os.environ):  # as tmp_settings: no settings from the host
+            if key.startswith("LITDESK_") and key not in KEPT:
+                mp.delenv(key)
+        if request.param == "sqlite":
+            url = sqlite_url_at_head(
+                request.getfixturevalue("sqlite_template"), place / "team" / "litdesk.sqlite3"
+            )
+        else:
+            template = request.getfixturevalue("pg_template")
+            schema = template.take()
+            request.addfinalizer(lambda: template.give_back(schema))
+            url = pg_schema_url(template.base_url, schema)
+        settings = Settings(
+            data_dir=place / "data",
+            database_url=url,
+            login_max_failures_account=3,
+            login_max_failures_address=50,
+        )
+        mp.setattr(_passwords, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024))
+        add_accounts(settings, "ana", "bob")
+    with team_server(settings, write_web_cassette(place / "cassette")) as running:
+        yield running
 
 
 def _call(
