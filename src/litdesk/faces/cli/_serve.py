@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -193,20 +194,20 @@ def register(app: typer.Typer) -> None:
             if replay is not None:
                 os.environ["LITDESK_SERVE_REPLAY"] = str(replay.resolve())
             get_settings.cache_clear()
-            if workers > 1:
-                from ._serve_fork import fork_workers
+            from ._serve_fork import forked_workers
 
-                fork_workers()  # workers forked with the web face imported, not spawned
-            uvicorn.run(
-                "litdesk.faces.cli._serve:team_app",
-                factory=True,
-                host=host,
-                port=port,
-                workers=workers,
-                log_level="warning",
-                access_log=False,
-                **proxy_options(settings),
-            )
+            # several workers: forked with the web face imported, not spawned
+            with forked_workers() if workers > 1 else nullcontext(False):
+                uvicorn.run(
+                    "litdesk.faces.cli._serve:team_app",
+                    factory=True,
+                    host=host,
+                    port=port,
+                    workers=workers,
+                    log_level="warning",
+                    access_log=False,
+                    **proxy_options(settings),
+                )
             return
         # imported here: a team server's workers build their app themselves (``team_app``);
         # its supervisor imports the web face only to fork them with it (``_serve_fork``)

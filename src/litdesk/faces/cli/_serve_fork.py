@@ -23,11 +23,12 @@ import multiprocessing.context
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
 from typing import ClassVar
 
-__all__ = ["fork_workers"]
+__all__ = ["forked_workers"]
 
 #: a signal handler as :func:`signal.getsignal` returns it
 _Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
@@ -58,23 +59,30 @@ class _Forking(multiprocessing.context.ForkContext):
     Process = _ForkedWorker
 
 
-def fork_workers() -> bool:
-    """Import the web face here and make uvicorn fork its worker processes from this one;
-    whether it will (``False``: not Linux, a uvicorn without the hook, or this process has
-    other threads — uvicorn spawns them as before). Call just before ``uvicorn.run``."""
+@contextmanager
+def forked_workers() -> Iterator[bool]:
+    """Import the web face here and, inside the block, make uvicorn fork its worker
+    processes from this one; yields whether it does (``False``: not Linux, a uvicorn
+    without the hook, or this process has other threads — uvicorn spawns them as before).
+    Run ``uvicorn.run`` inside the block; uvicorn's own start method is back after it."""
     if not sys.platform.startswith("linux"):
-        return False
+        yield False
+        return
     try:
         from uvicorn import _subprocess
         from uvicorn.supervisors.multiprocess import SIGNALS
     except ImportError:  # pragma: no cover - another uvicorn layout
-        return False
-    if not hasattr(_subprocess, "spawn"):  # pragma: no cover - another uvicorn layout
-        return False
+        yield False
+        return
+    original = getattr(_subprocess, "spawn", None)
     import litdesk.faces.web  # noqa: F401 - the preload every worker is forked with
 
-    if threading.active_count() != 1:
-        return False
+    if original is None or threading.active_count() != 1:
+        yield False
+        return
     _ForkedWorker.handlers = {signal.Signals(sig): signal.getsignal(sig) for sig in SIGNALS}
     _subprocess.spawn = _Forking()  # type: ignore[assignment]
-    return True
+    try:
+        yield True
+    finally:
+        _subprocess.spawn = original
