@@ -45,7 +45,7 @@ def slow_missing(request):
     time.sleep(0.2)
     return httpx.Response(404, content=b"{}")
 
-pages = GeneratedSearch(3_000, delay=0.1) if sys.argv[1] == "search" else slow_missing
+pages = GeneratedSearch(10_000, delay=0.1) if sys.argv[1] == "search" else slow_missing
 _context.APP_TEST_HOOKS["http_transport"] = httpx.MockTransport(pages)
 sys.argv = ["litdesk", *sys.argv[2:]]
 main()
