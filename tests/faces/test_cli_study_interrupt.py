@@ -29,6 +29,7 @@ from litdesk.faces.cli._app import app as cli
 from litdesk.services.app import open_app_sync
 from litdesk.services.jobs import JobView
 from litdesk.services.studies import ADD_SEARCH_KIND, FULLTEXT_KIND
+from litdesk.services.workspace import PaperFields
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 30.0
@@ -44,7 +45,7 @@ def slow_missing(request):
     time.sleep(0.2)
     return httpx.Response(404, content=b"{}")
 
-pages = GeneratedSearch(3_000, delay=0.1) if sys.argv[1] == "search" else slow_missing
+pages = GeneratedSearch(10_000, delay=0.1) if sys.argv[1] == "search" else slow_missing
 _context.APP_TEST_HOOKS["http_transport"] = httpx.MockTransport(pages)
 sys.argv = ["litdesk", *sys.argv[2:]]
 main()
@@ -144,8 +145,11 @@ def test_ctrl_c_ends_the_bound_job_at_once_and_writes_nothing(
 @pytest.mark.parametrize("settings", ["sqlite"], indirect=True)
 def test_sigterm_ends_the_fulltext_check_at_once(settings: Settings) -> None:
     invoke("study", "new", "Heart")
-    for n in range(40):
-        invoke("paper", "save", "--doi", f"10.1234/h{n}", "--title", f"T{n}", "--study", "Heart")
+    with open_app_sync(settings) as opened:  # what 40 `litdesk paper save` would save
+        opened.workspace().save_papers(
+            [PaperFields(doi=f"10.1234/h{n}", title=f"T{n}").to_paper() for n in range(40)],
+            study="Heart",
+        )
     job, proc, took = _stop_mid_job(
         settings,
         FULLTEXT_KIND,
