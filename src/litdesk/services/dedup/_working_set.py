@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import RecordCounts, Store, StudyRecordRow, study_records
+from litdesk.core.dedup import ContentCache
 from litdesk.core.records import Paper
 from litdesk.core.runs import Identification
 
@@ -303,16 +304,31 @@ def group_assignments(
     return out
 
 
+#: a group's merged record by its members' sightings (what the merge reads: source, kind,
+#: position and record): the working set's exports, ZIPs and screen sets merge the same
+#: groups again (a 7,100-record Study's 2,323 groups of several records: 64 ms each time).
+#: Keyed by content like the deduplication's caches; the merged records are shared (frozen)
+MERGED_PAPERS: Final[ContentCache[tuple[tuple[str, str, int, Paper], ...], Paper]] = ContentCache(
+    10_000
+)
+
+
 def merged_paper(members: Sequence[StudyRecordRow]) -> Paper:
     """A group's merged record (fields merged as a deduplication run merges them)."""
     papers = [record_paper(r) for r in members]
     if len(papers) == 1:
         return papers[0]
+    key = tuple(
+        (r.source_id, r.source_kind, r.position, p) for r, p in zip(members, papers, strict=True)
+    )
+    return MERGED_PAPERS.get(key, lambda: _merge(key))
+
+
+def _merge(sightings: tuple[tuple[str, str, int, Paper], ...]) -> Paper:
     from litdesk.core.fusion import Sighting, canonical_order, merge_records
 
-    sightings = [
-        Sighting(lane=r.source_id, provider=r.source_kind, rank=r.position + 1, paper=p)
-        for r, p in zip(members, papers, strict=True)
-    ]
-    merged, _ = merge_records(canonical_order(sightings))
+    ordered = canonical_order(
+        [Sighting(lane=s, provider=k, rank=pos + 1, paper=p) for s, k, pos, p in sightings]
+    )
+    merged, _ = merge_records(ordered)
     return merged
