@@ -130,17 +130,21 @@ def _scenario(app: App, labelled: Path, ris_path: Path, state: dict[str, Generat
 
 
 @contextmanager
-def _schema(base: str) -> Iterator[str]:
+def _schema(base: str, *, keep: bool = False) -> Iterator[str]:
     engine = sa.create_engine(base)
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     with engine.begin() as conn:
         conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
     try:
         sep = "&" if "?" in base else "?"
-        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+        url = f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+        if keep:
+            print(f"postgres store kept: {url}")
+        yield url
     finally:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        if not keep:
+            with engine.begin() as conn:
+                conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
         engine.dispose()
 
 
@@ -167,7 +171,9 @@ def main() -> None:
         action="store_true",
         help="keep Python's GC thresholds (else the test processes' ones, tests/conftest.py)",
     )
-    ap.add_argument("--keep", default=None, help="a new folder to make and leave the stores in")
+    ap.add_argument(
+        "--keep", default=None, help="a new folder to make and leave the stores in (and the schema)"
+    )
     args = ap.parse_args()
     if not args.default_gc:  # as pytest_collection_finish does in the test processes
         gc.collect()
@@ -186,7 +192,7 @@ def main() -> None:
         if args.postgres:
 
             def on_pg() -> Steps:
-                with _schema(args.postgres) as url:
+                with _schema(args.postgres, keep=bool(args.keep)) as url:
                     pg = settings.model_copy(
                         update={"data_dir": folder / "pg", "database_url": url}
                     )
