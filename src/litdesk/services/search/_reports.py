@@ -94,9 +94,9 @@ def study_prisma(
     diagnostic runs every time).
 
     The report's numbers are the Study's own (its records and working set): a whole
-    search's hits (rows beside its run, not in its document) are not read — reading and
-    validating a 2,000-hit search's hits at each report was three quarters of a 7,100-record
-    Study's PRISMA report, for papers the report never counts."""
+    search's hits (rows beside its run, not in its document) are not read: they were read
+    and validated at each report for papers it never counts (a 7,100-record Study's report
+    took 211 ms with them and the in-step check each time, 93 ms without)."""
     from litdesk.services.workspace import import_source_row, read_import_row
 
     with store.read() as conn:
