@@ -11,6 +11,7 @@ import pytest
 
 from litdesk.core.dedup import DedupResult, deduplicate
 from litdesk.core.dedup import _match as match
+from litdesk.core.dedup import _shared as shared
 from litdesk.core.dedup._cache import ContentCache, PairCache
 from litdesk.core.records import Paper, make_paper
 
@@ -97,6 +98,7 @@ def test_cached_runs_answer_as_fresh_runs_on_a_labelled_set(
     # a run with no cache at all (every value made and dropped) gives the same result
     monkeypatch.setattr(match, "FEATURE_CACHE", ContentCache(0))
     monkeypatch.setattr(match, "PAIR_CACHE", PairCache(0))
+    monkeypatch.setattr(shared, "BRIEF_CACHE", ContentCache(0))
     _same(deduplicate(papers), warm)
     assert len(papers) > 1_000 and warm.removable > 100
 

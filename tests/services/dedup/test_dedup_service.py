@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from litdesk.faces.cli import app
@@ -239,3 +240,39 @@ def test_prisma_counts_the_reviewer_merges_of_imported_records(tmp_path: Path, m
     seq = next(e["seq"] for e in hist if e["kind"] == "decision")
     assert runner.invoke(app, ["dedup-history", "aHUS", "--undo", str(seq)]).exit_code == 0
     assert prisma()["identification"] == ident_before
+
+
+def test_a_groups_merged_record_is_cached_by_its_members_content(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The working set's merged records are read back for groups of equal members (the
+    same sightings: source, kind, position and record) and merged anew when a member
+    changed; either way the record a merge without any cache makes."""
+    from litdesk.adapters.store import StudyRecordRow
+    from litdesk.core.dedup import ContentCache
+    from litdesk.core.records import make_paper
+    from litdesk.services.dedup import _working_set
+
+    def row(key: str, source: str, position: int, **fields: object) -> StudyRecordRow:
+        paper = make_paper(**fields)  # type: ignore[arg-type]
+        data = {"paper": paper.to_dict()}
+        return StudyRecordRow(key, "import", source, position, "d", "db", None, None, data, "t")
+
+    def members() -> list[StudyRecordRow]:
+        return [
+            row("a:0", "a", 0, doi="10.1000/x1", title="A trial", year=2020),
+            row("b:3", "b", 3, doi="10.1000/x1", title="A trial.", abstract="Longer text."),
+        ]
+
+    cache: ContentCache[object, object] = ContentCache(10)
+    monkeypatch.setattr(_working_set, "MERGED_PAPERS", cache)
+    first = _working_set.merged_paper(members())
+    assert first.abstract == "Longer text." and first.year == 2020
+    again = _working_set.merged_paper(members())  # equal members, other objects
+    assert (cache.misses, cache.hits) == (1, 1) and again == first
+    changed = members()
+    changed[1] = row("b:3", "b", 3, doi="10.1000/x1", title="A trial.", abstract="Other text.")
+    assert _working_set.merged_paper(changed).abstract == "Other text."
+    assert cache.misses == 2
+    monkeypatch.setattr(_working_set, "MERGED_PAPERS", ContentCache(0))
+    assert _working_set.merged_paper(members()) == first

@@ -1,6 +1,6 @@
 """The Study page's in-step check (a diagnostic of a few statements that only warns) runs
 at most once a minute per Study and app, by the app's clock, not on every read of the
-Study's numbers; without an app's checks (a PRISMA report) it runs every time."""
+Study's numbers (nor of its PRISMA report); without an app's checks it runs every time."""
 
 from __future__ import annotations
 

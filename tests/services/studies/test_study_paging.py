@@ -67,3 +67,40 @@ def test_an_empty_study_has_one_page(app: App) -> None:
 def test_bad_paging_is_refused(page: int, per_page: int) -> None:
     with pytest.raises(InputError):
         StudyRequest("Paged review", page, per_page)
+
+
+def test_a_working_set_page_is_its_slice_of_the_whole_working_set(
+    app: App, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page of the working set reads the documents of its own groups' records only: each
+    page is the same groups, with the same members in the same order, as that slice of the
+    whole working set (groups of two records and records of their own), and the total is
+    the whole set's; a page naming more records than one statement reads (any number here)
+    reads every record, with the same page."""
+    from litdesk.services.dedup import _working_set, working_groups, working_page
+
+    def ris(path: Path, numbers: list[int]) -> Path:
+        lines: list[str] = []
+        for n in numbers:
+            lines += ["TY  - JOUR", f"TI  - Trial number {n}", f"DO  - 10.5555/t.{n}", "ER  - "]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    first = ris(tmp_path / "first.ris", list(range(7)))
+    again = ris(tmp_path / "again.ris", [0, 2, 4])  # the same DOIs: groups of two
+    ws = app.workspace()
+    sid = ws.create_study("Working set pages").id
+    ws.save_file(first, study=sid)
+    ws.save_file(again, study=sid)
+
+    def shape(groups: list[_working_set.WorkingGroup]) -> list[tuple[str, list[str]]]:
+        return [(g.key, [m.key for m in g.members]) for g in groups]
+
+    whole = shape(working_groups(app.store, sid))
+    assert len(whole) == 7 and sorted(len(m) for _, m in whole) == [1] * 4 + [2] * 3
+    for keys_at_once in (5_000, 1):
+        monkeypatch.setattr(_working_set, "_PAGE_KEYS", keys_at_once)
+        for offset, limit in ((0, 3), (3, 3), (6, 3), (2, 50), (9, 3)):
+            page, total = working_page(app.store, sid, offset, limit)
+            assert total == 7
+            assert shape(page) == whole[offset : offset + limit]

@@ -31,6 +31,7 @@ __all__ = [
     "paper_owners",
     "paper_record_names",
     "rename_paper_record",
+    "record_groups_in_order",
     "record_sources",
     "relabel_import_records",
     "refresh_paper_records",
@@ -292,6 +293,19 @@ def list_records(
     if limit is not None:
         q = q.limit(limit)
     return _rows(conn.execute(q))
+
+
+def record_groups_in_order(conn: Connection, study_id: str) -> list[tuple[str, str | None]]:
+    """Every record's key and group (``None``: not deduplicated yet) in the order of
+    :func:`list_records`, without the records' documents (a page of the working set reads
+    the documents of its own groups' records only)."""
+    c = study_records.c
+    rows = conn.execute(
+        sa.select(c.key, c.grp)
+        .where(c.study_id == study_id)
+        .order_by(c.added_at, c.source_id, c.position)
+    ).all()
+    return [(str(key), None if grp is None else str(grp)) for key, grp in rows]
 
 
 def set_groups(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 import sqlalchemy as sa
@@ -179,10 +180,7 @@ def take_import(
     }
     if not out["imports"]:
         raise NotFoundError(f"no import {import_id[:80]}", code="record_not_found")
-    for pid in paper_ids:
-        for key, rows in take_study_paper(conn, study_id, pid).items():
-            out.setdefault(key, []).extend(rows)
-    return out
+    return out | _take_study_papers(conn, study_id, paper_ids)
 
 
 def take_search_run(
@@ -196,44 +194,122 @@ def take_search_run(
     }
     if not out["study_search_runs"]:
         raise NotFoundError(f"no search run {run_id[:80]} in this Study", code="record_not_found")
-    for pid in paper_ids:
-        for key, rows in take_study_paper(conn, study_id, pid).items():
+    return out | _take_study_papers(conn, study_id, paper_ids)
+
+
+#: papers (or keys) named in one ``IN`` of a trash statement
+_PER_STATEMENT: Final = 500
+
+
+def _take_study_papers(
+    conn: Connection, study_id: str, paper_ids: Sequence[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """:func:`take_study_paper` of each of ``paper_ids`` (in that order), in a few
+    statements per 500 papers, not five a paper (an import of 3,000 papers removed: 15,000
+    statements); nothing (no key) when there are no papers, as before."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    ids = list(dict.fromkeys(paper_ids))
+    for at in range(0, len(ids), _PER_STATEMENT):
+        chunk = ids[at : at + _PER_STATEMENT]
+        taken = {
+            "study_papers": _take(
+                conn,
+                study_papers,
+                sa.and_(study_papers.c.study_id == study_id, study_papers.c.paper_id.in_(chunk)),
+            ),
+            "notes": _take(
+                conn, notes, sa.and_(notes.c.study_id == study_id, notes.c.paper_id.in_(chunk))
+            ),
+            **_take_evidence(
+                conn, sa.and_(evidence.c.study_id == study_id, evidence.c.paper_id.in_(chunk))
+            ),
+        }
+        for key, rows in taken.items():
             out.setdefault(key, []).extend(rows)
+    # each paper's rows together, in the order of ``paper_ids`` (an evidence record's
+    # subject links with its record's paper), as one paper at a time took them
+    order = {pid: i for i, pid in enumerate(ids)}
+    paper_of = {str(r.get("id")): str(r.get("paper_id")) for r in out.get("evidence", [])}
+
+    def rank(row: dict[str, Any], links: bool) -> int:
+        pid = paper_of.get(str(row.get("evidence_id"))) if links else str(row.get("paper_id"))
+        return order.get(pid or "", len(order))
+
+    for key, rows in out.items():
+        rows.sort(key=partial(rank, links=key == "evidence_subjects"))
     return out
 
 
 def put_back(conn: Connection, data: dict[str, list[dict[str, Any]]]) -> int:
     """Insert a snapshot's rows again (those whose key is taken are left); the count put
-    back. A row whose Study or paper is gone is left too."""
+    back. A row whose Study or paper is gone is left too. Each table's rows are checked
+    and inserted in a few statements per 500 rows (a restored import of 3,000 papers took
+    four statements a row)."""
     done = 0
     for name, table in _TABLES.items():
-        keys = [c for c in table.primary_key.columns]
-        for row in data.get(name, []):
-            values = {c.name: row.get(c.name) for c in table.columns if c.name in row}
-            have = conn.execute(
-                sa.select(keys[0]).where(*(k == values.get(k.name) for k in keys))
-            ).first()
-            if have is not None:
+        rows = data.get(name, [])
+        if not rows:
+            continue
+        keys = list(table.primary_key.columns)
+        values = [{c.name: row.get(c.name) for c in table.columns if c.name in row} for row in rows]
+        held = _present(conn, keys, [tuple(v.get(k.name) for k in keys) for v in values])
+        records: set[tuple[object, ...]] = set()
+        if name == "evidence_subjects":  # a link whose record was not put back is left
+            records = _present(conn, [evidence.c.id], [(v.get("evidence_id"),) for v in values])
+        owned: set[tuple[object, ...]] = set()
+        if name == "study_papers":
+            owned = _present(
+                conn,
+                [papers.c.id, papers.c.owner],
+                [(v.get("paper_id"), v["paper_owner"]) for v in values
+                 if v.get("paper_owner") is not None],
+            )  # fmt: skip
+        sids = [(sid,) for sid in {v.get("study_id") for v in values} if sid is not None]
+        alive = {sid for (sid,) in _present(conn, [studies.c.id], sids)}
+        todo: list[dict[str, Any]] = []
+        for v in values:
+            key = tuple(v.get(k.name) for k in keys)
+            if key in held:
                 continue
-            if name == "evidence_subjects":  # a link whose record was not put back is left
-                record = values.get("evidence_id")
-                if (
-                    conn.execute(sa.select(evidence.c.id).where(evidence.c.id == record)).first()
-                    is None
-                ):
-                    continue
-            if name == "study_papers" and not _paper_owner(conn, values):
+            if name == "evidence_subjects" and (v.get("evidence_id"),) not in records:
+                continue
+            if name == "study_papers" and not (
+                (v.get("paper_id"), v["paper_owner"]) in owned
+                if v.get("paper_owner") is not None
+                else _paper_owner(conn, v)
+            ):
                 continue  # no record of the paper left to hold
-            sid = values.get("study_id")
-            if sid is not None:
-                alive = conn.execute(sa.select(studies.c.id).where(studies.c.id == sid)).first()
-                if alive is None:
-                    continue
-            conn.execute(sa.insert(table).values(**values))
-            if name in _SOURCES and isinstance(sid, str):
+            sid = v.get("study_id")
+            if sid is not None and sid not in alive:
+                continue
+            held.add(key)  # the same key again in the snapshot is left, as it was
+            todo.append(v)
+        by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for v in todo:
+            by_columns.setdefault(tuple(v), []).append(v)
+        for group in by_columns.values():
+            conn.execute(sa.insert(table), group)
+        if name in _SOURCES:
+            for sid in sorted({v["study_id"] for v in todo if isinstance(v.get("study_id"), str)}):
                 sources_changed(conn, sid)
-            done += 1
+        done += len(todo)
     return done
+
+
+def _present(
+    conn: Connection, columns: Sequence[sa.Column[Any]], wanted: Sequence[tuple[object, ...]]
+) -> set[tuple[object, ...]]:
+    """Which of the ``wanted`` values of ``columns`` (a key) a row of their table holds."""
+    out: set[tuple[object, ...]] = set()
+    todo = list(dict.fromkeys(w for w in wanted if None not in w))
+    for at in range(0, len(todo), _PER_STATEMENT):
+        chunk = todo[at : at + _PER_STATEMENT]
+        if len(columns) == 1:
+            where = columns[0].in_([w[0] for w in chunk])
+        else:
+            where = sa.tuple_(*columns).in_(chunk)
+        out |= {tuple(r) for r in conn.execute(sa.select(*columns).where(where))}
+    return out
 
 
 def _paper_owner(conn: Connection, values: dict[str, Any]) -> bool:

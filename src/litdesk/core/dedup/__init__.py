@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from litdesk._exports import lazy_exports
 
 if TYPE_CHECKING:  # each name is imported from its module on first use
+    from ._cache import ContentCache
     from ._explain import PairExplanation, explain_pair
     from ._match import DEDUP_VERSION, RULES, Decision, DedupResult, Pair, deduplicate
     from ._metrics import Confusion, evaluate_flags, evaluate_groups
@@ -30,6 +31,7 @@ __all__ = [
     "RULES",
     "TITLE_RULES",
     "Confusion",
+    "ContentCache",
     "Decision",
     "DedupResult",
     "Pair",

@@ -31,6 +31,7 @@ from rapidfuzz import fuzz
 from litdesk.core.fusion import NAMESPACE_LABELS, NAMESPACES, Conflict
 from litdesk.core.records import Paper
 
+from ._cache import ContentCache
 from ._normalize import (
     author_surnames,
     first_author_names,
@@ -67,7 +68,22 @@ class _Brief:
     book: bool
 
 
+#: the fields :func:`_brief` reads → their brief: a regrouping of a Study checks every
+#: group of records sharing an identifier again (a 7,100-record Study's 2,000 such groups:
+#: 43 ms of briefs each time, about a quarter of its deduplication), though most records
+#: had not changed (content-keyed like the features, see ``_cache``)
+BRIEF_CACHE: Final[
+    ContentCache[tuple[str, str | None, tuple[str, ...], tuple[str, ...]], _Brief]
+] = ContentCache(20_000)
+
+
 def _brief(p: Paper) -> _Brief:
+    """The fields of ``p`` the shared-identifier check compares (cached by their content)."""
+    key = (p.title, p.pages, p.authors, p.publication_types)
+    return BRIEF_CACHE.get(key, lambda: _make_brief(p))
+
+
+def _make_brief(p: Paper) -> _Brief:
     title, _ = parse_title(p.title)
     words = title.split()
     page = first_page(p.pages)

@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import RecordCounts, Store, StudyRecordRow, study_records
+from litdesk.core.dedup import ContentCache
 from litdesk.core.records import Paper
 from litdesk.core.runs import Identification
 
@@ -180,6 +181,12 @@ class StepChecks:
 def _grouped(store: Store, study_id: str) -> list[tuple[str, list[StudyRecordRow]]]:
     with store.read() as conn:
         rows = study_records.list_records(conn, study_id)
+    return _by_group(rows)
+
+
+def _by_group(rows: Sequence[StudyRecordRow]) -> list[tuple[str, list[StudyRecordRow]]]:
+    """``rows`` (in identification order) by group, in the order of their first records,
+    each group's members first the one the others joined."""
     by_group: dict[str, list[StudyRecordRow]] = {}
     for r in rows:
         by_group.setdefault(r.grp or r.key, []).append(r)
@@ -198,12 +205,29 @@ def working_groups(store: Store, study_id: str) -> list[WorkingGroup]:
     return [_group(k, m) for k, m in _grouped(store, study_id)]
 
 
+#: the most record keys a page of the working set names in one statement
+_PAGE_KEYS: Final = 5_000
+
+
 def working_page(
     store: Store, study_id: str, offset: int, limit: int
 ) -> tuple[list[WorkingGroup], int]:
-    """One page of :func:`working_groups` (only its groups merged) and how many in all."""
-    grouped = _grouped(store, study_id)
-    return [_group(k, m) for k, m in grouped[offset : offset + limit]], len(grouped)
+    """One page of :func:`working_groups` (only its groups merged) and how many in all:
+    every record's key and group read, then the documents of the page's records only (a
+    7,100-record Study's page read and parsed every record's document)."""
+    with store.read() as conn:
+        order = study_records.record_groups_in_order(conn, study_id)
+        members: dict[str, list[str]] = {}
+        for key, grp in order:
+            members.setdefault(grp or key, []).append(key)
+        shown = list(members)[offset : offset + limit]
+        keys = [k for g in shown for k in members[g]]
+        if len(keys) <= _PAGE_KEYS:
+            rows = study_records.list_records(conn, study_id, keys=keys) if keys else []
+        else:  # groups of thousands of records: every record read, as before
+            wanted = set(keys)
+            rows = [r for r in study_records.list_records(conn, study_id) if r.key in wanted]
+    return [_group(k, m) for k, m in _by_group(rows)], len(members)
 
 
 def _ref(row: StudyRecordRow) -> RecordRef:
@@ -280,16 +304,31 @@ def group_assignments(
     return out
 
 
+#: a group's merged record by its members' sightings (what the merge reads: source, kind,
+#: position and record): the working set's exports, ZIPs and screen sets merge the same
+#: groups again (a 7,100-record Study's 2,323 groups of several records: 64 ms each time).
+#: Keyed by content like the deduplication's caches; the merged records are shared (frozen)
+MERGED_PAPERS: Final[ContentCache[tuple[tuple[str, str, int, Paper], ...], Paper]] = ContentCache(
+    10_000
+)
+
+
 def merged_paper(members: Sequence[StudyRecordRow]) -> Paper:
     """A group's merged record (fields merged as a deduplication run merges them)."""
     papers = [record_paper(r) for r in members]
     if len(papers) == 1:
         return papers[0]
+    key = tuple(
+        (r.source_id, r.source_kind, r.position, p) for r, p in zip(members, papers, strict=True)
+    )
+    return MERGED_PAPERS.get(key, lambda: _merge(key))
+
+
+def _merge(sightings: tuple[tuple[str, str, int, Paper], ...]) -> Paper:
     from litdesk.core.fusion import Sighting, canonical_order, merge_records
 
-    sightings = [
-        Sighting(lane=r.source_id, provider=r.source_kind, rank=r.position + 1, paper=p)
-        for r, p in zip(members, papers, strict=True)
-    ]
-    merged, _ = merge_records(canonical_order(sightings))
+    ordered = canonical_order(
+        [Sighting(lane=s, provider=k, rank=pos + 1, paper=p) for s, k, pos, p in sightings]
+    )
+    merged, _ = merge_records(ordered)
     return merged

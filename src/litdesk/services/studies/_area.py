@@ -529,7 +529,7 @@ class StudiesArea:
         with self.store.read() as conn:  # issue 28: the PRISMA 2020 flow with screening
             role = access.study_role(conn, owner, row.id) or "viewer"
         flow = study_flow(self.store, row.id, role=role).to_dict()
-        report = study_prisma(self.store, row.id).to_dict()
+        report = study_prisma(self.store, row.id, checks=self._step_checks).to_dict()
         return PrismaView(row.id, report | {"full_text": full_text, "prisma_2020": flow})
 
     def export_prisma(self, request: PrismaExportRequest, *, owner: str) -> Export:
@@ -538,7 +538,7 @@ class StudiesArea:
         from litdesk.core.runs import prisma_html, prisma_markdown, prisma_svg
         from litdesk.services.search import study_prisma
 
-        report = study_prisma(self.store, row.id)
+        report = study_prisma(self.store, row.id, checks=self._step_checks)
         media, ext = PRISMA_FORMATS[request.format]
         if request.format == "svg":  # the identification diagram (the flow's: app.screening)
             text = prisma_svg(report)
