@@ -25,7 +25,7 @@ the deltas of ``resource.getrusage`` user + system time of
 * live descendants (Linux ``/proc``: a background thread walks
   ``/proc/<pid>/task/*/children`` from this process every ``SAMPLE_SECONDS`` and keeps
   each descendant's utime + stime as last seen, see :class:`_Descendants`), so a
-  module-scoped browser's processes or a server still running are charged to the tests
+  session-scoped browser's processes or a server still running are charged to the tests
   during which they spent them, and a process that ends unreaped (chromium's renderers
   when the browser closes) keeps what it was last seen spending; ``RUSAGE_CHILDREN``
   counts only what no look explained (processes that lived between two looks, the tail

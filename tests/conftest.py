@@ -5,7 +5,8 @@
 * ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
   same rule: skip locally when unreachable, fail under ``CI=true``.
 * ``chromium_path`` / ``firefox_path`` — Debian's browsers (``make browser``); same rule.
-* ``browser`` — Playwright on that chromium, per module: no omnibox popups, reduced motion
+* ``browser`` — Playwright on that chromium, one per test process shared by the test files
+  (each file starts with no context open): no omnibox popups, reduced motion
   (``bench/browser_cpu.py`` measures what chromium spends per test file).
 * ``_cheap_password_hashes`` (autouse) — Argon2 with its smallest parameters in the test
   process (a real hash costs ~0.2 s of CPU; team tests hash and verify hundreds); a test
@@ -175,24 +176,102 @@ def firefox_path() -> str:
     return path
 
 
+#: the event loop of this process's Playwright (:func:`_playwright`), while it runs
+_playwright_loop: list[Any] = []
+
+
+@pytest.fixture(scope="session")
+def _playwright() -> Iterator[Any]:
+    """Playwright's sync API, started once per test process (xdist worker) by the first test
+    that drives chromium and stopped at the session's end: its node driver and chromium cost
+    ~0.6 s of CPU a start (``bench/RESULTS.md``, branch browser26), once per file before.
+
+    While it runs, its sync API keeps its event loop marked as the thread's running loop
+    (``asyncio._set_running_loop``, after every call), which makes ``asyncio.run`` fail:
+    :func:`pytest_runtest_setup` marks it for the tests that use ``browser`` only and
+    :func:`pytest_runtest_teardown` unmarks it after every test, so every other test (and
+    every fixture of theirs) sees no running loop, as without Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw, _bounded_closes():
+        _playwright_loop[:] = [pw._loop]
+        try:
+            yield pw
+        finally:
+            _mark_playwright_loop()  # stopping it runs its loop
+            _playwright_loop.clear()
+
+
+def _mark_playwright_loop() -> None:
+    """This thread's running loop is Playwright's again (before a call of its sync API)."""
+    import asyncio
+
+    if _playwright_loop:
+        asyncio._set_running_loop(_playwright_loop[0])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    if "browser" in getattr(item, "fixturenames", ()):
+        _mark_playwright_loop()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    yield
+    if _playwright_loop:
+        import asyncio
+
+        if asyncio._get_running_loop() is _playwright_loop[0]:
+            asyncio._set_running_loop(None)
+
+
+@pytest.fixture(scope="session")
+def _session_chromium(chromium_path: str, _playwright: Any) -> Iterator[list[Any]]:
+    """The test process's one chromium (in a list: :func:`browser` launches it again if a test
+    crashed or closed it), closed at the session's end."""
+    launched: list[Any] = []
+    yield launched
+    _mark_playwright_loop()
+    for b in launched:
+        if b.is_connected():
+            b.close()
+
+
 @pytest.fixture(scope="module")
-def browser(chromium_path: str):
+def browser(chromium_path: str, _playwright: Any, _session_chromium: list[Any]) -> Iterator[Any]:
     """A headless Playwright browser on Debian's chromium (no downloaded browser), without
     the omnibox's hidden popups (:func:`_chromium_args`), its contexts asking for reduced
     motion (:func:`_reduced_motion`).
 
-    Module-scoped: Playwright's sync API runs an event loop in the main thread while it is
-    alive, which would make later tests' ``asyncio.run`` fail.
+    One chromium per test process, shared by the test files (:func:`_playwright`); each file
+    gets it with no context open, and the contexts its tests left open are closed at its end
+    (cookies and storage live in a context: a file sees none of another's). A chromium that
+    is no longer connected (crashed, or closed by a test), or that still has a context of an
+    earlier file (one it did not close in time: :func:`_bounded_closes`), is launched anew.
     """
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw, _bounded_closes():
-        b = pw.chromium.launch(
-            executable_path=chromium_path, headless=True, args=_chromium_args(pw, chromium_path)
+    _mark_playwright_loop()
+    if (
+        _session_chromium
+        and _session_chromium[-1].is_connected()
+        and _session_chromium[-1].contexts
+    ):
+        _session_chromium[-1].close()
+    if not _session_chromium or not _session_chromium[-1].is_connected():
+        b = _playwright.chromium.launch(
+            executable_path=chromium_path,
+            headless=True,
+            args=_chromium_args(_playwright, chromium_path),
         )
         _reduced_motion(b)
-        yield b
-        b.close()
+        _session_chromium.append(b)
+    b = _session_chromium[-1]
+    yield b
+    _mark_playwright_loop()
+    if b.is_connected():
+        for context in list(b.contexts):
+            context.close()
 
 
 def _reduced_motion(browser: Any) -> None:
@@ -292,7 +371,8 @@ def _bounded_closes() -> Iterator[None]:
     test whose every assertion had passed waited out pytest's 300 s in ``context.close()``;
     playwright#5273 and others report the same). Closing is the harness's business, not the
     product's: past the bound the test goes on with a warning, and what the context held is
-    released when the browser closes (or its driver stops) at the module's end. A page that
+    released when the browser closes (or its driver stops): the next file gets a new one
+    (:func:`browser`). A page that
     really wedges chromium still fails the next test that uses it.
     """
     import asyncio

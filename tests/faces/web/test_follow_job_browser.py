@@ -5,7 +5,7 @@ reach the server…" and still reloads at the end of the job; after a minute of 
 says it lost contact, with a Retry button that takes it up again; a 404 ends at once with
 the server's message. The failures are injected by the browser's own network layer
 (``page.route``); the job is held by the test, as a worker would hold it, so it ends when the
-test says. One browser for the module."""
+test says. The test process's one chromium (``tests/conftest.py``), a context per test."""
 
 from __future__ import annotations
 
