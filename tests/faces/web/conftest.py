@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from tests.faces.web._hosting import Hosting, SessionServer, hosting_for
-from tests.faces.web._routes import share_route_contexts
+from tests.faces.web._routes import share_openapi_documents, share_route_contexts
 from tests.faces.web._server import (
     Running,
     epmc_body,
@@ -51,8 +51,9 @@ def write_web_cassette(folder: Path) -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def _route_contexts_built_once() -> Iterator[None]:
-    """Every test creates its own app; see :func:`tests.faces.web._routes.share_route_contexts`."""
-    with share_route_contexts():
+    """Every test creates its own app; see :func:`tests.faces.web._routes.share_route_contexts`
+    and :func:`~tests.faces.web._routes.share_openapi_documents`."""
+    with share_route_contexts(), share_openapi_documents():
         yield
 
 
