@@ -4,10 +4,13 @@ the probes built from a route's parameters and body schema, and the leak checks.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,11 +19,14 @@ import httpx
 import pytest
 from pydantic import SecretStr
 from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
+from tests._store_template import pg_schema_url, sqlite_url_at_head
+from tests.conftest import INDEX_WORKERS_VAR
 from tests.faces.web._assist_jobs import settle
 from tests.faces.web._library import make_pdfs
 from tests.faces.web._oa_citations import write_openalex
 from tests.faces.web._pdfchat import follow_chat_job
 from tests.faces.web._team import TeamServer, add_accounts, team_server
+from tests.faces.web.conftest import write_web_cassette
 
 from litdesk import Settings
 from litdesk.adapters.vocab import MESH, package_version
@@ -121,22 +127,101 @@ class Served:
         return self.team.signed_in(username)
 
 
+def _model_settings(settings: Settings, model: ScriptedModelServer) -> Settings:
+    return settings.model_copy(
+        update={
+            "llm_backend": "openai",
+            "chat_model": "scripted-model",
+            "openai_base_url": model.base_url,
+            "openai_api_key": SecretStr("sk-openai-TESTSECRET-idor"),
+            "assist_spacing_seconds": 0,
+        }
+    )
+
+
 @pytest.fixture
 def server(team_settings: Settings, cassette: Path) -> Iterator[Served]:
     write_openalex(cassette)  # ana's citation listing (references of OpenAlex work W100)
     with model_server("openai") as model:
-        settings = team_settings.model_copy(
-            update={
-                "llm_backend": "openai",
-                "chat_model": "scripted-model",
-                "openai_base_url": model.base_url,
-                "openai_api_key": SecretStr("sk-openai-TESTSECRET-idor"),
-                "assist_spacing_seconds": 0,
-            }
-        )
+        settings = _model_settings(team_settings, model)
         ids = add_accounts(settings, "ana", "bob")
         with team_server(settings, cassette) as running:
             yield Served(running, model, ids)
+
+
+#: the accounts of a module's shared server: ana, and one prober per test (each test signs
+#: in its own, so what one test's prober makes or is given is another account's)
+SHARED_ACCOUNTS = ("ana", "bob", "carol", "dave")
+#: the settings variables a shared server keeps from the environment (as ``tmp_settings``)
+_KEPT = {"LITDESK_FIXTURES", "LITDESK_TEST_POSTGRES_URL", INDEX_WORKERS_VAR}
+
+
+@dataclass
+class SharedAna:
+    """A module's team server (per backend) with ana's records made once, by the first test
+    that asks (:meth:`records`, under that test's fixtures), and her signed-in client (her
+    chat session is its cookie)."""
+
+    served: Served
+    folder: Path
+    stack: ExitStack
+    made: AnaRecords | None = None
+    client: httpx.Client | None = None
+
+    def records(self) -> tuple[httpx.Client, AnaRecords]:
+        """ana's client and a copy of her records (a test may rebind its ``values``)."""
+        if self.made is None:
+            self.client = self.stack.enter_context(self.served.signed_in("ana"))
+            self.made = make_ana_records(self.client, self.served.model, self.folder / "pdfs")
+        assert self.client is not None
+        return self.client, copy.deepcopy(self.made)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def shared_ana(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedAna]:
+    """The ``server`` fixture's team server, model server and settings, once per module and
+    backend, for tests that each probe as an account of their own (:data:`SHARED_ACCOUNTS`)
+    and write nothing of ana's the others assert on. The accounts' hashes are made with the
+    tests' cheap Argon2 parameters (the autouse fixture setting them is per test)."""
+    from argon2 import PasswordHasher
+
+    from litdesk.services.accounts import _passwords
+
+    place = tmp_path_factory.mktemp("idor-shared")
+    cassette = write_web_cassette(place / "cassette")
+    write_openalex(cassette)
+    with ExitStack() as stack:
+        mp = stack.enter_context(pytest.MonkeyPatch.context())
+        for key in list(os.environ):  # as tmp_settings: no settings from the host
+            if key.startswith("LITDESK_") and key not in _KEPT:
+                mp.delenv(key)
+        mp.setenv(INDEX_WORKERS_VAR, "1")  # as the suite's autouse fixture
+        if request.param == "sqlite":
+            url = sqlite_url_at_head(
+                request.getfixturevalue("sqlite_template"), place / "team" / "litdesk.sqlite3"
+            )
+        else:
+            template = request.getfixturevalue("pg_template")
+            schema = template.take()
+            stack.callback(template.give_back, schema)
+            url = pg_schema_url(template.base_url, schema)
+        model = stack.enter_context(model_server("openai"))
+        settings = _model_settings(
+            Settings(
+                data_dir=place / "data",
+                database_url=url,
+                login_max_failures_account=3,
+                login_max_failures_address=50,
+            ),
+            model,
+        )
+        with pytest.MonkeyPatch.context() as hashes:
+            hashes.setattr(_passwords, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024))
+            ids = add_accounts(settings, *SHARED_ACCOUNTS)
+        running = stack.enter_context(team_server(settings, cassette))
+        yield SharedAna(Served(running, model, ids), place, stack)
 
 
 def _model_answer(body: dict[str, Any]) -> Scripted:
@@ -536,8 +621,20 @@ def leaks_text(text: str) -> list[str]:
     return [m for m in MARKERS if m in text or m.replace("'", "&#39;") in text]
 
 
-def assert_ana_unchanged(ana_client: httpx.Client, bob: httpx.Client, ana: AnaRecords) -> None:
-    """ana's records as she made them (read through the API as ana), bob saved nothing."""
+def study_members(ana_client: httpx.Client, ana: AnaRecords) -> list[Any]:
+    """The members of ana's Study, as ana reads them."""
+    return list(ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()["members"])
+
+
+def assert_ana_unchanged(
+    ana_client: httpx.Client,
+    bob: httpx.Client,
+    ana: AnaRecords,
+    members: list[Any] | None = None,
+) -> None:
+    """ana's records as she made them (read through the API as ana), bob saved nothing;
+    ``members``: her Study's members before bob's probes (default: none; on a shared
+    server, those other tests' accounts were given)."""
     study = ana_client.get(f"/api/v1/studies/{ana.study_id}").json()
     assert study["name"] == MARKERS[0]
     assert study["description"] == MARKERS[1]
@@ -545,8 +642,7 @@ def assert_ana_unchanged(ana_client: httpx.Client, bob: httpx.Client, ana: AnaRe
     assert sorted(statuses) == sorted(set(ana.study_papers))  # her kept run's hits, no more
     assert [(k, v) for k, v in statuses.items() if v] == [(ana.study_paper, "reading")]
     assert len(study["runs"]) == 1
-    members = ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()
-    assert members["members"] == []
+    assert study_members(ana_client, ana) == (members or [])
     notes = ana_client.get("/api/v1/notebook").json()
     assert sorted(n["comment"] for n in notes["notes"]) == [MARKERS[2], MARKERS[2]]
     evidence = ana_client.get("/api/v1/evidence").json()

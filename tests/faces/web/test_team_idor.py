@@ -9,6 +9,11 @@ built from the route's own schema. Each answer must be 403 or 404 and carry none
 data; routes without a record parameter are read as bob and must not show ana's data
 either; afterwards ana's records are unchanged.
 
+ana's records are made once per backend for the module (:class:`SharedAna`): each test
+probes as an account of its own (bob: a member of nothing; carol: a viewer; dave: a viewer,
+then an editor), and what one test gives its account (a role in ana's Study, a report
+there, its own notes and AI calls) is not what another asserts on.
+
 A route added later is picked up on its own. A path parameter this test cannot fill fails
 the test naming the route: add the parameter to :data:`RECORD_FIELDS`.
 
@@ -23,7 +28,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
 
 import sqlalchemy as sa
 from tests.faces.web._assist_jobs import settle
@@ -32,24 +36,26 @@ from tests.faces.web._idor import (
     OWN_RECORD_WRITES,
     RECORD_FIELDS,
     VIEWER_DRAFTS,
-    Served,
+    SharedAna,
     assert_ana_unchanged,
     build_probes,
     leaks,
     leaks_text,
-    make_ana_records,
     send,
-    server,  # noqa: F401 - fixture
+    shared_ana,  # noqa: F401 - fixture
+    study_members,
 )
-from tests.faces.web.test_team_auth import team_settings  # noqa: F401 - fixture re-export
 
 from litdesk.adapters.store import allowance_owner, assist_usage, open_store
 from litdesk.adapters.store._assist import assist_calls
 
 
-def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> None:  # noqa: F811
-    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = make_ana_records(ana_client, server.model, tmp_path / "pdfs")
+def test_bob_reaches_none_of_anas_records(shared_ana: SharedAna) -> None:  # noqa: F811
+    server = shared_ana.served
+    ana_client, ana = shared_ana.records()
+    with server.signed_in("bob") as bob:
+        members = study_members(ana_client, ana)  # other tests' accounts, never bob
+        assert all(m["username"] != "bob" for m in members), members
         doc = bob.get("/api/v1/openapi.json").json()
         probes = build_probes(doc, ana)
         routes = {(p.method, p.path) for p in probes if p.record}
@@ -70,7 +76,7 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
                 failures.append(f"{probe.label()}: {r.status_code} {r.text[:200]!r}")
         assert not failures, "routes that let bob reach ana's records:\n" + "\n".join(failures)
 
-        assert_ana_unchanged(ana_client, bob, ana)
+        assert_ana_unchanged(ana_client, bob, ana, members)
         # ana's chat session is hers: her cookie in bob's browser opens a new session
         ana_chat = ana_client.get("/api/v1/chat").json()
         assert ana_chat["scope"] == {"papers": [ana.file], "whole_library": False}
@@ -85,7 +91,8 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
         assert bob_chat["index"] == [] and not leaks_text(json.dumps(bob_chat))
         # ana's AI calls counted under the hash of her account id, never the id itself: the
         # assistance's two, and her chat question's (at least its English variant; the
-        # answer is not asked when the PDF does not hold it); bob's probes asked as bob
+        # answer is not asked when the PDF does not hold it); bob's probes asked as bob (the
+        # other tests' accounts ask under their own hashes)
         store = open_store(server.team.settings)
         try:
             usage = assist_usage(store, datetime.now(UTC).date().isoformat())
@@ -97,20 +104,25 @@ def test_bob_reaches_none_of_anas_records(server: Served, tmp_path: Path) -> Non
         finally:
             store.dispose()
         ana_hash, bob_hash = allowance_owner(server.ids["ana"]), allowance_owner(server.ids["bob"])
-        assert set(usage) <= {ana_hash, bob_hash}
-        assistance = {k: n for k, n in by_feature.items() if k[1] not in ("chat", "report")}
+        assert set(usage) <= {allowance_owner(i) for i in server.ids.values()}
+        assistance = {
+            k: n
+            for k, n in by_feature.items()
+            if k[0] in (ana_hash, bob_hash) and k[1] not in ("chat", "report")
+        }
         assert assistance == {(ana_hash, "extract"): 1, (ana_hash, "summary"): 1}, by_feature
         assert by_feature[(ana_hash, "chat")] >= 1, by_feature
-        assert server.ids["ana"] not in json.dumps(usage)
+        assert not any(i in json.dumps(usage) for i in server.ids.values())
 
 
-def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> None:  # noqa: F811
-    """The same generated probes for a Study bob may view: reads of the Study's records
+def test_a_viewer_reads_but_changes_nothing(shared_ana: SharedAna) -> None:  # noqa: F811
+    """The same generated probes for a Study carol may view: reads of the Study's records
     answer, every write to them is refused (403) or finds nothing of ana's private ones."""
-    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = make_ana_records(ana_client, server.model, tmp_path / "pdfs")
+    server = shared_ana.served
+    ana_client, ana = shared_ana.records()
+    with server.signed_in("carol") as bob:
         r = ana_client.post(
-            f"/api/v1/studies/{ana.study_id}/members", json={"username": "bob", "role": "viewer"}
+            f"/api/v1/studies/{ana.study_id}/members", json={"username": "carol", "role": "viewer"}
         )
         assert r.status_code == 200
         assert bob.get(f"/api/v1/studies/{ana.study_id}").json()["name"] == MARKERS[0]
@@ -142,21 +154,22 @@ def test_a_viewer_reads_but_changes_nothing(server: Served, tmp_path: Path) -> N
         notes = ana_client.get("/api/v1/notebook").json()["notes"]
         assert sorted(n["comment"] for n in notes) == [MARKERS[2], MARKERS[2]]
         # the probes name ana's Study in a comment (a viewer may not write there); a
-        # comment of no Study on a paper bob may read is his own private note
+        # comment of no Study on a paper carol may read is her own private note
         own = {"comment": "bob was here"}
         assert bob.post(f"/api/v1/papers/{ana.study_paper}/comments", json=own).is_success
         mine = bob.get("/api/v1/notebook").json()["notes"]
         assert mine and all(n["comment"] != MARKERS[2] for n in mine)
 
 
-def test_a_viewer_drafts_a_summary_an_editor_saves_it(server: Served, tmp_path: Path) -> None:  # noqa: F811
-    """The summary as bob sees the Study (none of ana's private notes); a viewer's draft may
-    not become a Study report, an editor's may, recorded in the Study's history."""
-    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = make_ana_records(ana_client, server.model, tmp_path / "pdfs")
+def test_a_viewer_drafts_a_summary_an_editor_saves_it(shared_ana: SharedAna) -> None:  # noqa: F811
+    """The summary as dave sees the Study (none of ana's private notes); a viewer's draft
+    may not become a Study report, an editor's may, recorded in the Study's history."""
+    server = shared_ana.served
+    ana_client, ana = shared_ana.records()
+    with server.signed_in("dave") as bob:
         base = f"/api/v1/studies/{ana.study_id}"
         members = f"{base}/members"
-        assert ana_client.post(members, json={"username": "bob", "role": "viewer"}).is_success
+        assert ana_client.post(members, json={"username": "dave", "role": "viewer"}).is_success
         r = bob.post(f"{base}/summary/notice", json={"focus": "overview"})
         assert r.status_code == 200, r.text
         assert MARKERS[0] in r.text and MARKERS[2] not in r.text  # ana's notes are private
@@ -170,18 +183,18 @@ def test_a_viewer_drafts_a_summary_an_editor_saves_it(server: Served, tmp_path: 
         r = bob.post(f"{base}/reports", json={"draft_id": draft, "reviewed": True})
         assert r.status_code == 403, r.text
         assert bob.get(f"{base}/reports").json()["reports"] == []
-        assert ana_client.post(members, json={"username": "bob", "role": "editor"}).is_success
+        assert ana_client.post(members, json={"username": "dave", "role": "editor"}).is_success
         r = bob.post(f"{base}/reports", json={"draft_id": draft, "reviewed": True})
         assert r.status_code == 200, r.text
         report = r.json()["id"]
         assert [x["id"] for x in bob.get(f"{base}/reports").json()["reports"]] == [report]
         assert bob.get(f"{base}/reports/{report}.html").status_code == 200
-        # the report is bob's: ana's listing holds her own only
+        # the report is dave's: ana's listing holds her own only
         ana_reports = ana_client.get(f"{base}/reports").json()["reports"]
         assert [x["id"] for x in ana_reports] == ana.values["report_id"]
         entries = ana_client.get(f"{base}/history").json()["entries"]
         saved = [e for e in entries if e["action"] == "report_saved"]
         assert [(e["username"], e["target"]) for e in saved] == [
-            ("bob", report),
+            ("dave", report),
             ("ana", ana.values["report_id"][0]),
         ]
