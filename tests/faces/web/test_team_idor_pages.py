@@ -9,8 +9,9 @@ A route naming one of ana's records must answer 403 or 404 (never a redirect to 
 page: bob is signed in) and the answer must carry none of ana's data: her markers (Study
 name and description, notes, evidence) and none of her record ids other than those bob
 sent. Every other page is read as bob and must not show her data either. Afterwards ana's
-records are unchanged. As a viewer of ana's Study, bob reads its pages and every write is
-refused.
+records are unchanged. As a viewer of ana's Study, carol reads its pages and every write is
+refused. ana's records are made once per backend for both (:class:`SharedAna`; bob is a
+member of nothing, carol the Study's only member).
 
 The pages' forms and parameters come from an OpenAPI document built from the app's own page
 routes, so a route added later is probed on its own; a path parameter the test cannot fill,
@@ -23,7 +24,6 @@ import copy
 import json
 import warnings
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -38,12 +38,14 @@ from tests.faces.web._idor import (
     AnaRecords,
     Probe,
     Served,
+    SharedAna,
     assert_ana_unchanged,
     build_probes,
     leaks,
-    make_ana_records,
     send,
     server,  # noqa: F401 - fixture
+    shared_ana,  # noqa: F401 - fixture
+    study_members,
 )
 from tests.faces.web.test_team_auth import team_settings  # noqa: F401 - fixture re-export
 
@@ -188,13 +190,16 @@ def _probe_all(bob: httpx.Client, probes: list[Probe], ana: AnaRecords) -> list[
 
 
 def test_bob_reaches_none_of_anas_records_through_the_pages(
-    server: Served,  # noqa: F811
-    tmp_path: Path,
+    shared_ana: SharedAna,  # noqa: F811
 ) -> None:
-    assert server.team.app is not None
-    doc = pages_document(server.team.app)
-    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = _page_values(make_ana_records(ana_client, server.model, tmp_path / "pdfs"))
+    served = shared_ana.served
+    assert served.team.app is not None
+    doc = pages_document(served.team.app)
+    ana_client, records = shared_ana.records()
+    with served.signed_in("bob") as bob:
+        ana = _page_values(records)
+        members = study_members(ana_client, ana)  # the other test's viewer, never bob
+        assert all(m["username"] != "bob" for m in members), members
         probes = build_probes(doc, ana, expand=("action",), records=PAGE_RECORDS)
         routes = {(p.method, p.path) for p in probes if p.record}
         assert len(routes) >= 25, sorted(routes)  # the routes really were walked
@@ -205,7 +210,7 @@ def test_bob_reaches_none_of_anas_records_through_the_pages(
         assert not failures, "pages that let bob reach ana's records:\n" + "\n".join(failures)
         me = bob.get("/api/v1/auth/me")  # bob is still signed in: no probe ended his session
         assert me.status_code == 200 and me.json()["username"] == "bob", me.text
-        assert_ana_unchanged(ana_client, bob, ana)
+        assert_ana_unchanged(ana_client, bob, ana, members)
         assert all(s["id"] != ana.study_id for s in bob.get("/api/v1/studies").json()["studies"])
 
 
@@ -215,15 +220,16 @@ def _viewer_may_read(probe: Probe) -> bool:
 
 
 def test_a_viewer_reads_the_pages_but_changes_nothing(
-    server: Served,  # noqa: F811
-    tmp_path: Path,
+    shared_ana: SharedAna,  # noqa: F811
 ) -> None:
-    assert server.team.app is not None
-    doc = pages_document(server.team.app)
-    with server.signed_in("ana") as ana_client, server.signed_in("bob") as bob:
-        ana = _page_values(make_ana_records(ana_client, server.model, tmp_path / "pdfs"))
+    served = shared_ana.served
+    assert served.team.app is not None
+    doc = pages_document(served.team.app)
+    ana_client, records = shared_ana.records()
+    with served.signed_in("carol") as bob:
+        ana = _page_values(records)
         r = ana_client.post(
-            f"/api/v1/studies/{ana.study_id}/members", json={"username": "bob", "role": "viewer"}
+            f"/api/v1/studies/{ana.study_id}/members", json={"username": "carol", "role": "viewer"}
         )
         assert r.status_code == 200, r.text
         ana.values = ana.values | {
@@ -264,7 +270,7 @@ def test_a_viewer_reads_the_pages_but_changes_nothing(
         notes = ana_client.get("/api/v1/notebook").json()["notes"]
         assert sorted(n["comment"] for n in notes) == [MARKERS[2], MARKERS[2]]
         members = ana_client.get(f"/api/v1/studies/{ana.study_id}/members").json()["members"]
-        assert [(m["username"], m["role"]) for m in members] == [("bob", "viewer")]
+        assert [(m["username"], m["role"]) for m in members] == [("carol", "viewer")]
 
 
 def test_bob_cannot_save_from_anas_citation_listing(server: Served) -> None:  # noqa: F811
