@@ -311,15 +311,16 @@ def test_bytes_reader_gives_what_the_text_reader_gives(fixtures_dir: Path) -> No
     for path in paths:
         data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
         text = data.decode("utf-8")
+        titles: list[str] = []  # parse_csv(text)'s, read once for the CR comparison below
         for by_text, by_bytes in ((parse_csv, parse_csv_bytes), (parse_scopus, parse_scopus_bytes)):
             expected, got = by_text(text), by_bytes(data)
             assert got.notices == expected.notices, path.name
             assert got.records == expected.records, path.name
+            if by_text is parse_csv:
+                titles = [r.paper.title for r in expected.records]
         # the same file with CR line ends (quoted line breaks become CRs too: compare titles)
         cr_only = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r")
-        assert [r.paper.title for r in parse_csv_bytes(cr_only).records] == [
-            r.paper.title for r in parse_csv(text).records
-        ], path.name
+        assert [r.paper.title for r in parse_csv_bytes(cr_only).records] == titles, path.name
 
 
 def test_bytes_that_are_not_utf8_further_on_are_read_as_windows_1252() -> None:

@@ -125,9 +125,8 @@ def strip_running_lines(pages: list[str] | tuple[str, ...]) -> list[str]:
             for i in _edges(lines)
             if _shape(lines[i]) in running and not _PAGE_NUMBER.match(lines[i].strip())
         }
-        out.append(
-            "\n".join(line for i, line in enumerate(lines) if i not in drop | _numbers(lines, drop))
-        )
+        drop |= _numbers(lines, drop)  # once a page (it was once a line: quadratic)
+        out.append("\n".join(line for i, line in enumerate(lines) if i not in drop))
     return out
 
 

@@ -60,16 +60,29 @@ def write_commands(formatter: HelpFormatter, rows: list[tuple[str, Command]]) ->
 
 class _Entry:
     """One registration: how to build its Click command, and a cheap stand-in that answers
-    ``hidden`` and ``get_short_help_str`` as the built command would."""
+    ``hidden`` and ``get_short_help_str`` as the built command would.
+
+    The built command is kept here, not in one root group: Typer makes a new root group
+    each time the app is called (``app()``, ``CliRunner().invoke(app, ...)``), and a
+    process that calls it more than once (a notebook, a test suite, an embedding program)
+    would otherwise read the same signatures again on every call."""
 
     def __init__(self, build: Callable[[], Command], stand_in: Command) -> None:
-        self.build = build
+        self._build = build
         self.stand_in = stand_in
+        self.built: Command | None = None
+
+    def command(self) -> Command:
+        """The built command, built on the first call."""
+        built = self.built
+        if built is None:
+            built = self.built = self._build()
+        return built
 
 
 class _LazyCommands(MutableMapping[str, Command]):
     """A group's ``commands``: every name is known at once, each command built on first
-    access and kept."""
+    access and kept (by its :class:`_Entry`: for every later root group too)."""
 
     def __init__(self, entries: Mapping[str, _Entry]) -> None:
         self._entries = dict(entries)
@@ -78,7 +91,7 @@ class _LazyCommands(MutableMapping[str, Command]):
     def __getitem__(self, name: str) -> Command:
         built = self._built.get(name)
         if built is None:
-            built = self._entries[name].build()
+            built = self._entries[name].command()
             self._built[name] = built
         return built
 
@@ -106,7 +119,9 @@ class _LazyCommands(MutableMapping[str, Command]):
         if built is not None:
             return built
         entry = self._entries.get(name)
-        return None if entry is None else entry.stand_in
+        if entry is None:
+            return None
+        return entry.stand_in if entry.built is None else entry.built
 
 
 def _command_entry(info: CommandInfo, *, short: bool, markup: MarkupMode) -> tuple[str, _Entry]:
