@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, NotFoundError, RefusedError
 
-from ._engine import Store, _script_head
+from ._engine import Store, _script_head, rows_loaded
 from ._schema import (
     accounts,
     login_failures,
@@ -436,6 +436,7 @@ def add_savers(conn: Connection, paper_ids: Iterable[str], account: str, now: st
             sa.insert(paper_savers),
             [{"paper_id": pid, "account_id": account, "saved_at": now} for pid in fresh],
         )
+        rows_loaded(conn, paper_savers, len(fresh))
 
 
 def visible_studies(column: sa.ColumnElement[Any], account: str) -> sa.ColumnElement[bool]:

@@ -34,7 +34,7 @@ from ._documents import (
     set_import_source,
     study_imports,
 )
-from ._engine import StoredDataInvalid, dump_json, sources_changed
+from ._engine import StoredDataInvalid, dump_json, rows_loaded, sources_changed
 from ._memo import stored_paper
 from ._schema import (
     evidence,
@@ -423,6 +423,7 @@ def insert_papers(
                 for p in new
             ],
         )
+        rows_loaded(conn, papers, len(new))
 
 
 def update_papers(conn: Connection, changed: Sequence[Paper], now: str, *, owner: str) -> None:
@@ -450,6 +451,7 @@ def add_paper_keys(conn: Connection, keys: Mapping[str, str], *, owner: str) -> 
     ]
     if fresh:
         conn.execute(sa.insert(paper_keys), fresh)
+        rows_loaded(conn, paper_keys, len(fresh))
 
 
 def update_paper(conn: Connection, paper: Paper, now: str, *, owner: str) -> None:
@@ -675,6 +677,7 @@ def link_study_papers(
                 for pid in fresh
             ],
         )
+        rows_loaded(conn, study_papers, len(fresh))
         sources_changed(conn, study_id)
     return fresh
 

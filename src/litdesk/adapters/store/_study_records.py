@@ -10,7 +10,7 @@ from typing import Any, Final, cast
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ._engine import dump_json, load_json
+from ._engine import dump_json, load_json, rows_loaded
 from ._memo import stored_record
 from ._schema import imports, search_runs, study_papers, study_records, study_search_runs
 
@@ -261,6 +261,7 @@ def record_sources(conn: Connection, study_id: str) -> dict[str, int]:
 def insert_records(conn: Connection, study_id: str, rows: Sequence[StudyRecordRow]) -> None:
     if rows:
         conn.execute(sa.insert(study_records), [r.values(study_id) for r in rows])
+        rows_loaded(conn, study_records, len(rows))
 
 
 def delete_source(conn: Connection, study_id: str, source_id: str) -> int:

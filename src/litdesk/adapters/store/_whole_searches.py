@@ -18,7 +18,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ._engine import dump_json, load_json, sources_changed
+from ._engine import dump_json, load_json, rows_loaded, sources_changed
 from ._schema import (
     metadata,
     paper_keys,
@@ -306,14 +306,12 @@ def insert_new_papers(
             for pid, doc, _keys in new
         ],
     )  # fmt: skip
-    conn.execute(
-        sa.insert(paper_keys),
-        [
-            {"owner": owner, "key": k, "paper_id": pid}
-            for pid, _doc, keys in new
-            for k in dict.fromkeys(keys)
-        ],
-    )
+    key_rows = [
+        {"owner": owner, "key": k, "paper_id": pid}
+        for pid, _doc, keys in new
+        for k in dict.fromkeys(keys)
+    ]
+    conn.execute(sa.insert(paper_keys), key_rows)
     conn.execute(
         sa.insert(paper_savers),
         [{"paper_id": pid, "account_id": owner, "saved_at": now} for pid, _doc, _k in new],
@@ -325,4 +323,8 @@ def insert_new_papers(
             for pid, _doc, _k in new
         ],
     )
+    rows_loaded(conn, papers, len(new))
+    rows_loaded(conn, paper_keys, len(key_rows))
+    rows_loaded(conn, paper_savers, len(new))
+    rows_loaded(conn, study_papers, len(new))
     sources_changed(conn, study_id)
