@@ -28,14 +28,13 @@ from sqlalchemy.engine import Connection
 from litdesk._clock import SYSTEM_CLOCK, Clock
 from litdesk._errors import LitdeskError
 from litdesk.adapters.store import RecordCounts, Store, StudyRecordRow, study_records
-from litdesk.core.dedup import ContentCache
 from litdesk.core.records import Paper
 from litdesk.core.runs import Identification
 
 from ._records import SYNC_LOCK, in_step, record_paper, sync_records, sync_records_in
 
 if TYPE_CHECKING:  # the deduplication engine is imported when a Study is regrouped
-    from litdesk.core.dedup import Decision
+    from litdesk.core.dedup import ContentCache, Decision
 
     from ._service import DedupReport, RecordRef, Reviewer
 
@@ -304,13 +303,27 @@ def group_assignments(
     return out
 
 
+#: a group's members' sightings: source, kind, position and record
+_Sightings = tuple[tuple[str, str, int, Paper], ...]
+
+
 #: a group's merged record by its members' sightings (what the merge reads: source, kind,
 #: position and record): the working set's exports, ZIPs and screen sets merge the same
 #: groups again (a 7,100-record Study's 2,323 groups of several records: 64 ms each time).
-#: Keyed by content like the deduplication's caches; the merged records are shared (frozen)
-MERGED_PAPERS: Final[ContentCache[tuple[tuple[str, str, int, Paper], ...], Paper]] = ContentCache(
-    10_000
-)
+#: Keyed by content like the deduplication's caches; the merged records are shared (frozen).
+#: Made on first use (:func:`_merged_papers`): listing Studies imports no deduplication.
+MERGED_PAPERS: ContentCache[_Sightings, Paper] | None = None
+_MERGED_LOCK = threading.Lock()
+
+
+def _merged_papers() -> ContentCache[_Sightings, Paper]:
+    global MERGED_PAPERS
+    with _MERGED_LOCK:
+        if MERGED_PAPERS is None:
+            from litdesk.core.dedup import ContentCache
+
+            MERGED_PAPERS = ContentCache(10_000)
+        return MERGED_PAPERS
 
 
 def merged_paper(members: Sequence[StudyRecordRow]) -> Paper:
@@ -321,10 +334,10 @@ def merged_paper(members: Sequence[StudyRecordRow]) -> Paper:
     key = tuple(
         (r.source_id, r.source_kind, r.position, p) for r, p in zip(members, papers, strict=True)
     )
-    return MERGED_PAPERS.get(key, lambda: _merge(key))
+    return _merged_papers().get(key, lambda: _merge(key))
 
 
-def _merge(sightings: tuple[tuple[str, str, int, Paper], ...]) -> Paper:
+def _merge(sightings: _Sightings) -> Paper:
     from litdesk.core.fusion import Sighting, canonical_order, merge_records
 
     ordered = canonical_order(
