@@ -28,7 +28,7 @@ import sqlite3
 import tempfile
 import threading
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
@@ -40,6 +40,7 @@ from litdesk import LitdeskError
 from litdesk.adapters.store import open_store
 
 __all__ = [
+    "store_at_head",
     "STORE_FILE",
     "PgTemplate",
     "TemplateError",
@@ -186,6 +187,22 @@ def pg_schema_url(base: str, schema: str) -> str:
     """``base`` with ``schema`` as the connections' search path."""
     sep = "&" if "?" in base else "?"
     return f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+
+
+def store_at_head(
+    request: pytest.FixtureRequest,
+    database: Path,
+    on_close: Callable[[Callable[[], None]], object],
+) -> str:
+    """A store at the schema head for a fixture parametrised by backend (``request.param``
+    ``"sqlite"``: ``database`` copied from the session's SQLite template; else a schema taken
+    from the session's PostgreSQL template, given back through ``on_close``)."""
+    if request.param == "sqlite":
+        return sqlite_url_at_head(request.getfixturevalue("sqlite_template"), database)
+    template = request.getfixturevalue("pg_template")
+    schema = template.take()
+    on_close(lambda: template.give_back(schema))
+    return pg_schema_url(template.base_url, schema)
 
 
 def create_schema(engine: sa.Engine, prefix: str = "t") -> str:

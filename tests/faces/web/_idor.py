@@ -19,7 +19,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 from tests._model_servers import Scripted, ScriptedModelServer, model_server, user_payload
-from tests._store_template import pg_schema_url, sqlite_url_at_head
+from tests._store_template import store_at_head
 from tests.conftest import INDEX_WORKERS_VAR
 from tests.faces.web._assist_jobs import settle
 from tests.faces.web._library import make_pdfs
@@ -198,15 +198,7 @@ def shared_ana(
             if key.startswith("LITDESK_") and key not in _KEPT:
                 mp.delenv(key)
         mp.setenv(INDEX_WORKERS_VAR, "1")  # as the suite's autouse fixture
-        if request.param == "sqlite":
-            url = sqlite_url_at_head(
-                request.getfixturevalue("sqlite_template"), place / "team" / "litdesk.sqlite3"
-            )
-        else:
-            template = request.getfixturevalue("pg_template")
-            schema = template.take()
-            stack.callback(template.give_back, schema)
-            url = pg_schema_url(template.base_url, schema)
+        url = store_at_head(request, place / "team" / "litdesk.sqlite3", stack.callback)
         model = stack.enter_context(model_server("openai"))
         settings = _model_settings(
             Settings(

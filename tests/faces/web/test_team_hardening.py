@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
-from tests._store_template import pg_schema_url, sqlite_url_at_head
+from tests._store_template import store_at_head
 from tests.conftest import INDEX_WORKERS_VAR
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 from tests.faces.web.conftest import write_web_cassette
@@ -163,15 +163,7 @@ def shared_server(
         for key in list(os.environ):  # as tmp_settings: no settings from the host
             if key.startswith("LITDESK_") and key not in KEPT:
                 mp.delenv(key)
-        if request.param == "sqlite":
-            url = sqlite_url_at_head(
-                request.getfixturevalue("sqlite_template"), place / "team" / "litdesk.sqlite3"
-            )
-        else:
-            template = request.getfixturevalue("pg_template")
-            schema = template.take()
-            request.addfinalizer(lambda: template.give_back(schema))
-            url = pg_schema_url(template.base_url, schema)
+        url = store_at_head(request, place / "team" / "litdesk.sqlite3", request.addfinalizer)
         settings = Settings(
             data_dir=place / "data",
             database_url=url,
