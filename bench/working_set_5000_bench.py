@@ -19,6 +19,7 @@ import asyncio
 import csv
 import gc
 import os
+import sys
 import tempfile
 import time
 import uuid
@@ -29,8 +30,6 @@ from urllib.parse import quote
 
 import httpx
 import sqlalchemy as sa
-from tests.services.studies._paged import GeneratedSearch
-from tests.services.studies.test_working_set import _five_thousand
 
 from litdesk import Settings
 from litdesk.services.app import App, open_app
@@ -45,19 +44,12 @@ from litdesk.services.studies import (
     WorkingSetRequest,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the test's own data makers (as bench/zotero_bench.py)
 
-def _ris(path: Path, numbers: range) -> Path:
-    lines: list[str] = []
-    for n in numbers:
-        lines += [
-            "TY  - JOUR",
-            f"TI  - Generated record {n} on malaria vaccines",
-            f"DO  - 10.5555/gen.{n}",
-            f"PY  - {1990 + n % 30}",
-            "ER  - ",
-        ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+from tests.services.studies._paged import GeneratedSearch  # noqa: E402
+from tests.services.studies.test_working_set import _five_thousand  # noqa: E402
+from tests.services.studies.test_working_set_5000 import _generated_ris  # noqa: E402
 
 
 def _inputs(fixtures: Path, folder: Path) -> tuple[Path, Path]:
@@ -68,7 +60,7 @@ def _inputs(fixtures: Path, folder: Path) -> tuple[Path, Path]:
         w = csv.DictWriter(out, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    return labelled, _ris(folder / "found-again.ris", range(50))
+    return labelled, _generated_ris(folder / "found-again.ris", range(50))
 
 
 class Steps:
