@@ -318,6 +318,9 @@ _MERGED_LOCK = threading.Lock()
 
 def _merged_papers() -> ContentCache[_Sightings, Paper]:
     global MERGED_PAPERS
+    made = MERGED_PAPERS
+    if made is not None:  # every group of every export asks: no lock once it is made
+        return made
     with _MERGED_LOCK:
         if MERGED_PAPERS is None:
             from litdesk.core.dedup import ContentCache
