@@ -35,7 +35,10 @@ ROOT = Path(__file__).resolve().parents[2]
 LEASE = 30.0
 
 DRIVER = """
-import sys, time
+import signal, sys, time
+# Ctrl-C as from a terminal, also when the tests run in the background (a shell starts
+# background jobs with SIGINT ignored, and then Python installs no KeyboardInterrupt)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import httpx
 from tests.services.studies._paged import GeneratedSearch
 from litdesk.faces.cli import _context
