@@ -21,6 +21,7 @@ import httpx
 import numpy as np
 import pytest
 from fpdf import FPDF
+from tests._store_template import ensure_sqlite_at_head
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import free_port, serve_app
 
@@ -251,6 +252,7 @@ def serve_site(
             chat_model=MODEL if model else None, openai_api_key=None, anthropic_api_key=None,
             **extra,
         )  # fmt: skip
+        ensure_sqlite_at_head(settings.resolved_database_url())  # the migrated template's copy
         port = free_port()
         app = create_app(settings, host="127.0.0.1", port=port)
         for _ in serve_app(app, port):

@@ -4,6 +4,7 @@ server when the test drives a browser (see ``_hosting``)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,18 @@ from tests.faces.web._server import (
 from litdesk.faces.web import create_app
 
 
+@pytest.fixture(scope="session")
+def _web_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``cassette`` fixture's files, written once a session (per xdist worker)."""
+    return write_web_cassette(tmp_path_factory.mktemp("web-cassette") / "cassette")
+
+
 @pytest.fixture
-def cassette(tmp_path: Path) -> Path:
-    return write_web_cassette(tmp_path / "cassette")
+def cassette(tmp_path: Path, _web_cassette: Path) -> Path:
+    """The web tests' cassette in this test's own folder (a test may record more into it):
+    a copy of the session's, byte for byte what :func:`write_web_cassette` writes (copying
+    its five files costs about a quarter of encoding and writing them anew)."""
+    return Path(shutil.copytree(_web_cassette, tmp_path / "cassette"))
 
 
 def write_web_cassette(folder: Path) -> Path:

@@ -1,9 +1,9 @@
 """OpenAPI-driven fuzzing (schemathesis) of every API operation against the app, as the
 page would call it (exact Host and Origin, CSRF cookie + header): no 5xx, and every error
 answer is the JSON {error, code, message} shape. The requests schemathesis builds go to the
-app in-process (``_hosting``'s transport, behind a ``requests`` adapter): the same app,
-middleware and Host/Origin checks as on a server, without a socket and an HTTP parser on
-each side of each of the ~1,800 requests."""
+app in-process (``_hosting``'s transport, behind a ``requests`` adapter, one call to the
+app's loop a request): the same app, middleware and Host/Origin checks as on a server,
+without a socket and an HTTP parser on each side of each of the ~1,800 requests."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import requests
 import requests.adapters
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from tests.faces.web._hosting import Hosting, TransportFactory, client_for
+from tests.faces.web._hosting import AppTransport, Hosting, TransportFactory, client_for
 from tests.faces.web._server import Running
 from urllib3 import HTTPResponse
 from urllib3._collections import HTTPHeaderDict
@@ -26,12 +26,15 @@ pytestmark = pytest.mark.slow
 
 
 class _ToApp(requests.adapters.HTTPAdapter):
-    """A ``requests`` adapter that hands each request to the in-process app's transport
-    and gives its whole answer back as from a socket."""
+    """A ``requests`` adapter that hands each request to the in-process app and gives its
+    whole answer back as from a socket (one call to the app's loop a request:
+    :meth:`~tests.faces.web._hosting.AppTransport.whole_answer`)."""
 
     def __init__(self, transport: TransportFactory) -> None:
         super().__init__()
-        self._transport = transport()
+        app = transport()
+        assert isinstance(app, AppTransport), app
+        self._app = app
 
     def send(
         self, request: requests.PreparedRequest, *args: Any, **kwargs: Any
@@ -39,7 +42,7 @@ class _ToApp(requests.adapters.HTTPAdapter):
         body = request.body
         content = body.encode() if isinstance(body, str) else (body or b"")
         assert isinstance(content, bytes), type(body)
-        answer = self._transport.handle_request(
+        status, headers, data = self._app.whole_answer(
             httpx.Request(
                 str(request.method),
                 str(request.url),
@@ -47,14 +50,10 @@ class _ToApp(requests.adapters.HTTPAdapter):
                 content=content,
             )
         )
-        try:
-            data = answer.read()
-        finally:
-            answer.close()
         raw = HTTPResponse(
             body=io.BytesIO(data),
-            headers=HTTPHeaderDict(answer.headers.multi_items()),
-            status=answer.status_code,
+            headers=HTTPHeaderDict(headers),
+            status=status,
             version=11,
             preload_content=False,
             decode_content=False,
@@ -64,6 +63,7 @@ class _ToApp(requests.adapters.HTTPAdapter):
 
 @pytest.fixture(scope="module")
 def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    from tests._store_template import ensure_sqlite_at_head
     from tests.faces.web._server import epmc_body, write_cassette, xss_records
 
     from litdesk import Settings
@@ -73,6 +73,7 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     folder = root / "cassette"
     write_cassette(folder, "tumour growth", epmc_body(xss_records()))
     settings_ = Settings(data_dir=root / "data", openalex_api_key=None)
+    ensure_sqlite_at_head(settings_.resolved_database_url())  # the migrated template's copy
     hosting = Hosting.in_process()
     app = create_app(settings_, host=hosting.host, port=hosting.port, replay=folder)
     with hosting.serve(app) as transport:
@@ -83,6 +84,7 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 def fuzz_session(fuzz_server: Running) -> Iterator[requests.Session]:
     assert fuzz_server.transport is not None
     with requests.Session() as session:
+        session.trust_env = False  # no proxy or .netrc looked up in the environment a request
         session.mount(fuzz_server.base + "/", _ToApp(fuzz_server.transport))
         yield session
 
