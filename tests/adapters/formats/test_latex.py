@@ -82,15 +82,17 @@ _LATEXISH = st.lists(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(_LATEXISH, st.text(max_size=80)))
-def test_conversion_tries_the_patterns_only_where_a_match_can_begin(value: str) -> None:
-    # _sub_at gives what pattern.sub gives: the start characters are all a match begins with
-    assert _latex._sub_at(_latex._TOKEN, _latex._TOKEN_START, _latex._sub, value) == (
-        _latex._TOKEN.sub(_latex._sub, value)
-    )
-    assert _latex._sub_at(_latex._MATH_TOKEN, _latex._MATH_START, _latex._math_sub, value) == (
-        _latex._MATH_TOKEN.sub(_latex._math_sub, value)
-    )
+@given(st.one_of(_LATEXISH, st.text(max_size=80)), st.integers(0, 60))
+def test_conversion_tries_the_patterns_only_where_a_match_can_begin(value: str, pad: int) -> None:
+    # the scan gives what pattern.sub gives: the start characters are all a match begins
+    # with; so does _sub_at, which takes one or the other (padding makes the scan's turn)
+    for text in (value, value + "x" * pad * 3):
+        tokens = _latex._scan_sub(_latex._TOKEN, _latex._TOKEN_START, _latex._sub, text)
+        assert tokens == _latex._TOKEN.sub(_latex._sub, text)
+        maths = _latex._scan_sub(_latex._MATH_TOKEN, _latex._MATH_START, _latex._math_sub, text)
+        assert maths == _latex._MATH_TOKEN.sub(_latex._math_sub, text)
+        starts = (_latex._TOKEN_START, _latex._TOKEN_CHARS)
+        assert _latex._sub_at(_latex._TOKEN, starts, _latex._sub, text) == tokens
 
 
 def test_every_match_begins_with_a_start_character() -> None:
