@@ -61,22 +61,30 @@ NAME = (
 )
 
 
+# each field's strategy made once, not on every draw (a strategy made in the composite is
+# made, validated and measured again each time); the values drawn are the same
+AUTHORS = st.lists(NAME, max_size=4)
+YEAR = st.none() | st.integers(1000, 2999)
+JOURNAL = st.none() | TEXT
+DOI = st.none() | st.from_regex(
+    r"10\.[0-9]{4,6}/[A-Za-z0-9][A-Za-z0-9._;()/:%#-]{0,19}", fullmatch=True
+).filter(lambda d: normalize_doi(d) is not None)  # "%0A" decodes to a newline
+PMID = st.none() | st.integers(1, 99_999_999).map(str)
+ARXIV = st.none() | st.from_regex(r"2[0-4]0[1-9]\.[0-9]{5}", fullmatch=True)
+KEY = st.text(max_size=7)
+
+
 @st.composite
 def papers(draw: st.DrawFn) -> Paper:
     return make_paper(
         title=draw(TEXT),
-        authors=tuple(draw(st.lists(NAME, max_size=4))),
-        year=draw(st.none() | st.integers(1000, 2999)),
-        journal=draw(st.none() | TEXT),
-        doi=draw(
-            st.none()
-            | st.from_regex(
-                r"10\.[0-9]{4,6}/[A-Za-z0-9][A-Za-z0-9._;()/:%#-]{0,19}", fullmatch=True
-            ).filter(lambda d: normalize_doi(d) is not None)  # "%0A" decodes to a newline
-        ),
-        pmid=draw(st.none() | st.integers(1, 99_999_999).map(str)),
-        arxiv_id=draw(st.none() | st.from_regex(r"2[0-4]0[1-9]\.[0-9]{5}", fullmatch=True)),
-        fallback_key="k" + draw(st.text(max_size=7)),  # never blank (refused)
+        authors=tuple(draw(AUTHORS)),
+        year=draw(YEAR),
+        journal=draw(JOURNAL),
+        doi=draw(DOI),
+        pmid=draw(PMID),
+        arxiv_id=draw(ARXIV),
+        fallback_key="k" + draw(KEY),  # never blank (refused)
     )
 
 

@@ -240,19 +240,28 @@ TEXT = (
 )
 
 
+# each field's strategy made once, not on every draw (a new strategy is validated and its
+# properties computed again each time it is made); the values drawn are the same
+AUTHORS = st.lists(TEXT, max_size=3)
+YEAR = st.none() | st.integers(1000, 2999)
+JOURNAL = st.none() | TEXT
+DOI = st.none() | st.from_regex(r"10\.[0-9]{4,6}/[a-z0-9][a-z0-9._-]{0,12}", fullmatch=True)
+PMID = st.none() | st.integers(1, 99_999_999).map(str)
+ARXIV = st.none() | st.from_regex(r"2[0-4]0[1-9]\.[0-9]{5}", fullmatch=True)
+KEY = st.text(max_size=4)
+
+
 @st.composite
 def papers(draw: st.DrawFn) -> Paper:
     return make_paper(
         title=draw(TEXT),
-        authors=tuple(draw(st.lists(TEXT, max_size=3))),
-        year=draw(st.none() | st.integers(1000, 2999)),
-        journal=draw(st.none() | TEXT),
-        doi=draw(
-            st.none() | st.from_regex(r"10\.[0-9]{4,6}/[a-z0-9][a-z0-9._-]{0,12}", fullmatch=True)
-        ),
-        pmid=draw(st.none() | st.integers(1, 99_999_999).map(str)),
-        arxiv_id=draw(st.none() | st.from_regex(r"2[0-4]0[1-9]\.[0-9]{5}", fullmatch=True)),
-        fallback_key="k" + draw(st.text(max_size=4)),  # never blank (refused)
+        authors=tuple(draw(AUTHORS)),
+        year=draw(YEAR),
+        journal=draw(JOURNAL),
+        doi=draw(DOI),
+        pmid=draw(PMID),
+        arxiv_id=draw(ARXIV),
+        fallback_key="k" + draw(KEY),  # never blank (refused)
     )
 
 

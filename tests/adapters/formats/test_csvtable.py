@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from litdesk.adapters.formats import _csvtable
 from litdesk.adapters.formats._csvtable import (
     FORMATS,
     parse_csv,
@@ -51,6 +52,33 @@ def test_delimiter_sniffing(delimiter: str) -> None:
     result = parse_csv(buf.getvalue())
     assert [r.paper.title for r in result.records] == ["One, two", "Three"]
     assert result.records[0].paper.year == 1999
+
+
+def _delimiter_by_characters(header: str) -> str:
+    """The delimiter as the sniffer counted it before: a walk over the characters."""
+    counts = {d: 0 for d in (",", "\t", ";")}
+    quoted = False
+    for ch in header:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in counts:
+            counts[ch] += 1
+    best = max(counts, key=lambda d: (counts[d], d == ","))
+    return best if counts[best] else ","
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=',\t;"ab \ufeff', max_size=40))
+def test_the_delimiter_is_the_one_most_used_outside_quotes(header: str) -> None:
+    assert _csvtable._delimiter(header) == _delimiter_by_characters(header)
+
+
+def test_both_sniffers_read_the_headers_of_one_head_once() -> None:
+    head = "Title,EID,Source title,Link\n" + "x,y,z,w\n" * 3
+    _csvtable._headers.cache_clear()
+    assert (sniff_scopus(head), sniff_csv(head)) == (95, 40)
+    info = _csvtable._headers.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
 
 
 def test_quoted_multiline_cells_keep_line_spans() -> None:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from litdesk.adapters.formats import _latex
 from litdesk.adapters.formats._latex import latex_to_text
 
 
@@ -67,3 +68,40 @@ def test_never_raises_and_leaves_no_braces_or_backslash_commands(value: str) -> 
 @settings(max_examples=100, deadline=500)
 def test_plain_text_only_collapses_whitespace(value: str) -> None:
     assert latex_to_text(value) == " ".join(value.split())
+
+
+# LaTeX-ish text: the characters the token patterns begin with, their command names and
+# letters, spaces (a value is converted where one of the start characters stands)
+_LATEXISH = st.lists(
+    st.sampled_from(
+        [*"\\{}$~-`'^_ aZ1\"=.", "\\'", '\\"', "\\c ", "\\v{", "\\emph{", "\\i", "$x^{2}$"]
+        + ["\\noopsort{a}", "---", "``", "''", "\\alpha", "\\&", "\\\\", "$_1$", "\\textbf"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_LATEXISH, st.text(max_size=80)), st.integers(0, 60))
+def test_conversion_tries_the_patterns_only_where_a_match_can_begin(value: str, pad: int) -> None:
+    # the scan gives what pattern.sub gives: the start characters are all a match begins
+    # with; so does _sub_at, which takes one or the other (padding makes the scan's turn)
+    for text in (value, value + "x" * pad * 3):
+        tokens = _latex._scan_sub(_latex._TOKEN, _latex._TOKEN_START, _latex._sub, text)
+        assert tokens == _latex._TOKEN.sub(_latex._sub, text)
+        maths = _latex._scan_sub(_latex._MATH_TOKEN, _latex._MATH_START, _latex._math_sub, text)
+        assert maths == _latex._MATH_TOKEN.sub(_latex._math_sub, text)
+        starts = (_latex._TOKEN_START, _latex._TOKEN_CHARS)
+        assert _latex._sub_at(_latex._TOKEN, starts, _latex._sub, text) == tokens
+
+
+def test_every_match_begins_with_a_start_character() -> None:
+    starts = {
+        _latex._TOKEN: _latex._TOKEN_START,
+        _latex._MATH_TOKEN: _latex._MATH_START,
+    }
+    for pattern, start in starts.items():
+        for ch in map(chr, range(0x250)):  # what can a match begin with, after any one char
+            for tail in ("", "a", "{a}", "  a", "}", "$", "-", "`", "'", "2"):
+                m = pattern.match(ch + tail)
+                assert m is None or start.match(ch), (pattern.pattern, ch + tail)

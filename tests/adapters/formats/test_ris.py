@@ -207,22 +207,29 @@ _word = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_s
 _name = st.builds(lambda a, b: f"{a.title()}, {b.upper()}", _word, _word)
 
 
+# made once, not on every draw of papers (the values drawn are the same)
+_authors = st.lists(_name, max_size=4)
+_journal = st.none() | _word.map(str.title)
+_year = st.none() | st.integers(1000, 2999)
+_key = st.text(max_size=7)
+
+
 @st.composite
 def papers(draw: st.DrawFn) -> object:
     maybe = st.booleans()
     n = draw(st.integers(1, 10**9))
     fields = {
         "title": draw(_text),
-        "authors": tuple(draw(st.lists(_name, max_size=4))),
-        "journal": draw(st.none() | _word.map(str.title)),
-        "year": draw(st.none() | st.integers(1000, 2999)),
+        "authors": tuple(draw(_authors)),
+        "journal": draw(_journal),
+        "year": draw(_year),
         "doi": f"10.{1000 + n % 9000}/x.{n}" if draw(maybe) else None,
         "pmid": str(n) if draw(maybe) else None,
         "pmcid": f"PMC{n % 10**7 + 1}" if draw(maybe) else None,
         "arxiv_id": f"2{n % 5}0{n % 9 + 1}.{n % 100000:05d}" if draw(maybe) else None,
         "openalex_id": f"W{n}" if draw(maybe) else None,
     }
-    return make_paper(fallback_key="k" + draw(st.text(max_size=7)), **fields)  # never blank
+    return make_paper(fallback_key="k" + draw(_key), **fields)  # never blank
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -40,16 +40,25 @@ LINES = [
 ]
 
 
+# the strategies ris_bytes draws from, made once: one made inside the composite is made,
+# validated and measured again on every draw (the values drawn are the same)
+_RECORDS = st.integers(1, 4)
+_BODY = st.lists(st.sampled_from(LINES[1:13]), max_size=6)
+_BETWEEN = st.lists(st.sampled_from(LINES[13:]), max_size=2)
+_SEP = st.sampled_from(["\n", "\n", "\r\n", "\r"])
+_HOW = st.sampled_from(["utf-8", "utf-8", "bom", "utf-16", "cp1252-fallback", "bad"])
+
+
 @st.composite
 def ris_bytes(draw: st.DrawFn) -> bytes:
     out: list[str] = []
-    for _ in range(draw(st.integers(1, 4))):
-        body = draw(st.lists(st.sampled_from(LINES[1:13]), max_size=6))
+    for _ in range(draw(_RECORDS)):
+        body = draw(_BODY)
         out += ["TY  - JOUR", *body, "ER  - "]
-        out += draw(st.lists(st.sampled_from(LINES[13:]), max_size=2))
-    sep = draw(st.sampled_from(["\n", "\n", "\r\n", "\r"]))
+        out += draw(_BETWEEN)
+    sep = draw(_SEP)
     text = sep.join(out) + draw(st.sampled_from(["", sep]))
-    how = draw(st.sampled_from(["utf-8", "utf-8", "bom", "utf-16", "cp1252-fallback", "bad"]))
+    how = draw(_HOW)
     if how == "bom":
         return codecs.BOM_UTF8 + text.encode()
     if how == "utf-16":

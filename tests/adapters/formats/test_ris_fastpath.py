@@ -45,16 +45,25 @@ ODD = [
 ]
 
 
+# the strategies the composites draw from, made once: one made inside a composite is made,
+# validated and measured again on every draw (the values drawn are the same)
+_RECORDS, _BLANKS = st.integers(0, 5), st.integers(0, 2)
+_CLEAN_BODY = st.lists(st.sampled_from(CLEAN[1:]), max_size=8)
+_ODD_COUNT, _ODD = st.sampled_from([0, 0, 1, 2]), st.sampled_from(ODD)
+_SEP = st.sampled_from(["\n", "\r\n", "\r"])
+_AT = [st.integers(0, n) for n in range(13)]  # where an odd line goes in a body of n lines
+
+
 @st.composite
 def ris_texts(draw: st.DrawFn) -> str:
     out: list[str] = []
-    for _ in range(draw(st.integers(0, 5))):
-        body = ["TY  - JOUR", *draw(st.lists(st.sampled_from(CLEAN[1:]), max_size=8)), "ER  - "]
-        for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
-            body.insert(draw(st.integers(0, len(body))), draw(st.sampled_from(ODD)))
+    for _ in range(draw(_RECORDS)):
+        body = ["TY  - JOUR", *draw(_CLEAN_BODY), "ER  - "]
+        for _ in range(draw(_ODD_COUNT)):
+            body.insert(draw(_AT[len(body)]), draw(_ODD))
         out.extend(body)
-        out.extend([""] * draw(st.integers(0, 2)))
-    sep = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+        out.extend([""] * draw(_BLANKS))
+    sep = draw(_SEP)
     return sep.join(out) + draw(st.sampled_from(["", sep]))
 
 
@@ -132,15 +141,19 @@ SIMPLE = [
 ]
 
 
+_SIMPLE_RECORDS, _SIMPLE_BODY = st.integers(1, 4), st.lists(st.sampled_from(SIMPLE), max_size=10)
+_TY = st.sampled_from(["TY  - JOUR", "TY  - chap", "TY  - XYZ"])
+
+
 @st.composite
 def simple_texts(draw: st.DrawFn) -> str:
     out: list[str] = []
-    for _ in range(draw(st.integers(1, 4))):
-        body = draw(st.lists(st.sampled_from(SIMPLE), max_size=10))
+    for _ in range(draw(_SIMPLE_RECORDS)):
+        body = draw(_SIMPLE_BODY)
         if draw(st.booleans()):  # authors and keywords in runs, as exports write them
             body.sort(key=lambda line: line[:2] not in ("AU", "KW"))
-        out += [draw(st.sampled_from(["TY  - JOUR", "TY  - chap", "TY  - XYZ"])), *body, "ER  - "]
-        out += [""] * draw(st.integers(0, 2))
+        out += [draw(_TY), *body, "ER  - "]
+        out += [""] * draw(_BLANKS)
     return "\n".join(out)
 
 

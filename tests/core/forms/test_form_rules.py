@@ -200,34 +200,45 @@ _keys = st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True).filter(
 _text = st.text(min_size=1, max_size=30).filter(lambda s: s.strip() != "")
 
 
+# the strategies the composites draw from, made once (one made inside a composite is made,
+# validated and measured again on every draw); the values drawn are the same
+_kinds = st.sampled_from(FIELD_TYPES)
+_options = st.lists(_text, min_size=2, max_size=6, unique_by=lambda s: s.strip().casefold())
+_help = st.text(max_size=40)
+_max_length = st.integers(1, 4_000)
+
+
 @st.composite
 def _fields(draw: st.DrawFn) -> FormField:
-    kind = draw(st.sampled_from(FIELD_TYPES))
+    kind = draw(_kinds)
     options: tuple[str, ...] = ()
     if kind == "choice":
-        opts = draw(
-            st.lists(_text, min_size=2, max_size=6, unique_by=lambda s: s.strip().casefold())
-        )
+        opts = draw(_options)
         options = tuple(opts)
     return FormField(
         key=draw(_keys),
         label=draw(_text),
         type=kind,
         options=options,
-        help=draw(st.text(max_size=40)),
+        help=draw(_help),
         required=draw(st.booleans()),
-        max_length=draw(st.integers(1, 4_000)),
+        max_length=draw(_max_length),
     )
+
+
+_field_lists = st.lists(_fields(), min_size=1, max_size=8, unique_by=lambda f: f.key)
+_template = st.none() | st.sampled_from(["pico", "rob2"])
+_revision = st.integers(0, 1_000)
 
 
 @st.composite
 def _forms(draw: st.DrawFn) -> Form:
-    fields = draw(st.lists(_fields(), min_size=1, max_size=8, unique_by=lambda f: f.key))
+    fields = draw(_field_lists)
     return Form(
         tuple(fields),
         name=draw(_text),
-        template=draw(st.none() | st.sampled_from(["pico", "rob2"])),
-        revision=draw(st.integers(0, 1_000)),
+        template=draw(_template),
+        revision=draw(_revision),
     )
 
 

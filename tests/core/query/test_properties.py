@@ -28,14 +28,23 @@ _ATOMS = st.one_of(
 )
 
 
+_SIX = st.integers(0, 5)
+_OPS = st.sampled_from([" AND ", " OR ", " ", " NOT "])
+
+
 @st.composite
 def queries(draw: st.DrawFn, depth: int = 0) -> str:
     if depth > 2 or draw(st.booleans()):
         atom = draw(_ATOMS)
-        return f"NOT {atom}" if draw(st.integers(0, 5)) == 0 else atom
-    op = draw(st.sampled_from([" AND ", " OR ", " ", " NOT "]))
-    parts = draw(st.lists(queries(depth + 1), min_size=2, max_size=3))
+        return f"NOT {atom}" if draw(_SIX) == 0 else atom
+    op = draw(_OPS)
+    parts = draw(_PARTS[depth + 1])
     return "(" + op.join(parts) + ")"
+
+
+# the sub-queries of each depth, made once (made inside queries they were made, validated and
+# measured again at every level of every draw); the values drawn are the same
+_PARTS = {depth: st.lists(queries(depth), min_size=2, max_size=3) for depth in (1, 2, 3)}
 
 
 _FILTERS = st.builds(

@@ -149,15 +149,27 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
 assert set(PLAUSIBLE) == set(FIELDS)
 
 
+# the strategies field_dicts draws from, made once (a strategy made inside the composite is
+# made, validated and measured again on every draw); what is drawn is the same
+_TEN, _FIVE, _SIX, _THIRTY = (
+    st.integers(0, 9),
+    st.integers(0, 4),
+    st.integers(0, 5),
+    st.integers(0, 29),
+)
+_GOOD_ID = st.sampled_from(GOOD_IDS)
+_NAMES = st.lists(st.sampled_from(FIELDS), unique=True, max_size=10)
+
+
 @st.composite
 def field_dicts(draw: st.DrawFn) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    if draw(st.integers(0, 9)):  # now and then no id at all
-        out["id"] = draw(ids) if draw(st.integers(0, 4)) == 0 else draw(st.sampled_from(GOOD_IDS))
-    for name in draw(st.lists(st.sampled_from(FIELDS), unique=True, max_size=10)):
+    if draw(_TEN):  # now and then no id at all
+        out["id"] = draw(ids) if draw(_FIVE) == 0 else draw(_GOOD_ID)
+    for name in draw(_NAMES):
         # mostly the right type, now and then anything at all
-        out[name] = draw(values) if draw(st.integers(0, 5)) == 0 else draw(PLAUSIBLE[name])
-    if draw(st.integers(0, 29)) == 7:
+        out[name] = draw(values) if draw(_SIX) == 0 else draw(PLAUSIBLE[name])
+    if draw(_THIRTY) == 7:
         out["unexpected"] = draw(values)
     return out
 
@@ -295,18 +307,18 @@ def test_long_name_lists_match_pydantic() -> None:
 DOI_CHARS = [chr(c) for c in range(0x21, 0x7F)] + [" ", "\t", "%", "é", "\u3000", "."]
 
 
+_DIGITS = st.text(alphabet="0123456789", min_size=0, max_size=11)
+_SUFFIX = st.text(alphabet=st.sampled_from(DOI_CHARS), max_size=12)
+_LONG = st.sampled_from([0, 0, 0, 495, 496, 497, 498, 499, 500, 501])
+_PREFIX = st.sampled_from(["10.", "10.", "10,", "doi:10.", "11."])
+
+
 @st.composite
 def doi_like(draw: st.DrawFn) -> str:
-    digits = draw(st.text(alphabet="0123456789", min_size=0, max_size=11))
-    suffix = draw(st.text(alphabet=st.sampled_from(DOI_CHARS), max_size=12))
-    long = draw(st.sampled_from([0, 0, 0, 495, 496, 497, 498, 499, 500, 501]))
-    return (
-        draw(st.sampled_from(["10.", "10.", "10,", "doi:10.", "11."]))
-        + digits
-        + "/"
-        + ("a" * long)
-        + suffix
-    )
+    digits = draw(_DIGITS)
+    suffix = draw(_SUFFIX)
+    long = draw(_LONG)
+    return draw(_PREFIX) + digits + "/" + ("a" * long) + suffix
 
 
 @settings(max_examples=500, deadline=None)

@@ -106,22 +106,32 @@ def test_inputs_that_break_the_flow_are_refused(change, code):
     assert err.value.code == code
 
 
+# the strategies flows draws from, made once (one made inside the composite is made,
+# validated and measured again on every draw); the values drawn are the same
+_N, _FIVE, _DUPES, _OTHER = (
+    st.integers(0, 40),
+    st.integers(0, 4),
+    st.integers(0, 30),
+    st.integers(0, 3),
+)
+_VERDICT = st.sampled_from(["include", "exclude", "maybe"])
+_REASONS = st.sampled_from(["wrong population", "wrong outcome", "no full text in English"])
+
+
 @st.composite
 def flows(draw):
-    n = draw(st.integers(0, 40))
+    n = draw(_N)
     records = [f"r{i}" for i in range(n)]
-    ta = {r: draw(st.sampled_from(["include", "exclude", "maybe"]))
-          for r in records if draw(st.booleans())}  # fmt: skip
+    ta = {r: draw(_VERDICT) for r in records if draw(st.booleans())}
     sought = [r for r in records if r in ta and ta[r] != "exclude"]
-    missing = {r for r in sought if draw(st.integers(0, 4)) == 0}
-    reasons = st.sampled_from(["wrong population", "wrong outcome", "no full text in English"])
+    missing = {r for r in sought if draw(_FIVE) == 0}
     ft = {}
     for r in sought:
         if r not in missing and draw(st.booleans()):
-            v = draw(st.sampled_from(["include", "exclude", "maybe"]))
-            ft[r] = (v, draw(reasons) if v == "exclude" else "")
-    dupes = draw(st.integers(0, 30))
-    other = draw(st.integers(0, 3))
+            v = draw(_VERDICT)
+            ft[r] = (v, draw(_REASONS) if v == "exclude" else "")
+    dupes = draw(_DUPES)
+    other = draw(_OTHER)
     split = draw(st.integers(0, n + dupes + other))
     return prisma_round(
         label="round",

@@ -14,6 +14,7 @@ them.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 from collections.abc import Iterator
@@ -182,13 +183,11 @@ def _first_line(text: str) -> str:
 
 
 def _delimiter(header: str) -> str:
-    counts = {d: 0 for d in (",", "\t", ";")}
-    quoted = False
-    for ch in header:
-        if ch == '"':
-            quoted = not quoted
-        elif not quoted and ch in counts:
-            counts[ch] += 1
+    """The delimiter the header line uses most outside double quotes (a comma on a tie)."""
+    # every double quote opens or closes quoting: the pieces between them alternate
+    # outside, inside, outside... (counted by str.count, not a loop over the characters)
+    outside = header.split('"')[::2] if '"' in header else (header,)
+    counts = {d: sum(piece.count(d) for piece in outside) for d in (",", "\t", ";")}
     best = max(counts, key=lambda d: (counts[d], d == ","))
     return best if counts[best] else ","
 
@@ -584,19 +583,24 @@ def parse_csv_bytes(data: bytes) -> ParseResult:
     return _parse_bytes(data, scopus=False)
 
 
-def _headers(head: str) -> list[str]:
+@functools.lru_cache(maxsize=1)
+def _headers(head: str) -> tuple[int, frozenset[str]]:
+    """How many cells the first line of ``head`` has, and the set of their normalised
+    headers (each distinct cell normalised once). Kept for the last head: the Scopus and
+    the CSV sniffer read the same one in each detection, and a first line may be the whole
+    64 KiB head, tens of thousands of cells."""
     head = head.lstrip("\ufeff")
     line = _first_line(head)
     try:
         row = next(csv.reader([line], delimiter=_delimiter(line)))
     except (csv.Error, StopIteration):
-        return []
-    return [_norm_header(h) for h in row]
+        return 0, frozenset()
+    return len(row), frozenset(map(_norm_header, set(row)))
 
 
 def sniff_scopus(head: str) -> int:
     """High when the header carries Scopus's own columns (EID, Source title, Link …)."""
-    headers = set(_headers(head))
+    _, headers = _headers(head)
     hits = sum(1 for m in _SCOPUS_MARKERS if m in headers)
     if hits >= 2:
         return 95 if "eid" in headers else 80
@@ -610,8 +614,8 @@ def sniff_csv(head: str) -> int:
     """
     if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[", "<"):
         return 0
-    headers = _headers(head)
-    if len(headers) < 2:
+    cells, headers = _headers(head)
+    if cells < 2:
         return 0
     if _TITLE_HEADERS.intersection(headers):
         return 40

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Final
 
 __all__ = [
@@ -281,6 +282,15 @@ _MATH_TOKEN: Final = re.compile(
     re.VERBOSE,
 )
 
+# The characters a match of _TOKEN / _MATH_TOKEN can begin with (neither matches the empty
+# string). ``pattern.sub`` tries every alternative at every position of a value; _sub_at
+# tries the pattern only where one of these stands, which gives the same text (BibTeX titles,
+# names and abstracts: about four times faster).
+_TOKEN_CHARS: Final = "\\{}$~`'-"
+_MATH_CHARS: Final = "\\{}~^_"
+_TOKEN_START: Final = re.compile("[" + re.escape(_TOKEN_CHARS) + "]")
+_MATH_START: Final = re.compile("[" + re.escape(_MATH_CHARS) + "]")
+
 _CONTROL_SYMBOLS: Final = {
     "\\\\": " ",
     "\\ ": " ",
@@ -294,6 +304,48 @@ _CONTROL_SYMBOLS: Final = {
     "\\@": "",
     "\\|": "‖",
 }
+
+
+def _sub_at(
+    pattern: re.Pattern[str],
+    starts: tuple[re.Pattern[str], str],
+    repl: Callable[[re.Match[str]], str],
+    value: str,
+) -> str:
+    """``pattern.sub(repl, value)``: by :func:`_scan_sub` when the characters a match can
+    begin with (``starts``: their pattern, the characters) are under a third of the value,
+    else by ``pattern.sub`` itself (where matches are that dense its loop is the faster)."""
+    if 3 * sum(map(value.count, starts[1])) < len(value):
+        return _scan_sub(pattern, starts[0], repl, value)
+    return pattern.sub(repl, value)
+
+
+def _scan_sub(
+    pattern: re.Pattern[str],
+    start: re.Pattern[str],
+    repl: Callable[[re.Match[str]], str],
+    value: str,
+) -> str:
+    """``pattern.sub(repl, value)``, trying ``pattern`` only where ``start`` finds a character
+    a match can begin with."""
+    search, match = start.search, pattern.match
+    out: list[str] = []
+    pos = 0
+    at = search(value)
+    while at is not None:
+        i = at.start()
+        m = match(value, i)
+        if m is None:
+            at = search(value, i + 1)
+            continue
+        out.append(value[pos:i])
+        out.append(repl(m))
+        pos = m.end()
+        at = search(value, pos)
+    if not out:
+        return value
+    out.append(value[pos:])
+    return "".join(out)
 
 
 def _accent(mark: str, letter: str) -> str:
@@ -347,7 +399,7 @@ def _math_sub(m: re.Match[str]) -> str:
 
 
 def _math(body: str) -> str:
-    return _MATH_TOKEN.sub(_math_sub, body)
+    return _sub_at(_MATH_TOKEN, (_MATH_START, _MATH_CHARS), _math_sub, body)
 
 
 def _sub(m: re.Match[str]) -> str:
@@ -378,7 +430,7 @@ def _sub(m: re.Match[str]) -> str:
 def latex_to_text(value: str) -> str:
     """Plain Unicode text of a BibTeX field value (whitespace collapsed)."""
     if _SPECIAL.search(value) is not None:
-        value = _TOKEN.sub(_sub, value)
+        value = _sub_at(_TOKEN, (_TOKEN_START, _TOKEN_CHARS), _sub, value)
     out = " ".join(value.split())
     return value if out == value else out  # the value itself when unchanged: no second copy
 
