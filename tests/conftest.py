@@ -522,13 +522,33 @@ def pg_template(postgres_url: str) -> Iterator[PgTemplate]:
         template.close()
 
 
+#: ``Settings()`` by the ``LITDESK_*`` variables it was read from (tmp_settings' copies)
+_READ_SETTINGS: dict[tuple[tuple[str, str], ...], Any] = {}
+
+
+def _settings_in(data_dir: Path) -> Any:
+    """What ``Settings(data_dir=data_dir)`` makes here, without reading the environment
+    again for each test (pydantic-settings' sources cost ~15 ms of CPU a time): a deep copy,
+    ``data_dir`` set, of the settings read once from the same ``LITDESK_*`` variables (any
+    case, as pydantic-settings matches them) in a working directory with no ``.env`` file
+    — the same values and the same fields set (``tests/test_tmp_settings.py`` checks it).
+    With a ``.env`` file they are read in full."""
+    from litdesk import Settings
+
+    if Path(".env").exists():
+        return Settings(data_dir=data_dir)
+    key = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith("LITDESK_")))
+    read = _READ_SETTINGS.get(key)
+    if read is None:
+        read = _READ_SETTINGS[key] = Settings()
+    return read.model_copy(update={"data_dir": data_dir}, deep=True)
+
+
 @pytest.fixture
 def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
     """Settings pointing at a fresh data dir (SQLite) with no secrets from the host; the
     store file there is a copy of the migrated template (none when the test is marked
     ``no_store_template``)."""
-    from litdesk import Settings
-
     for key in list(os.environ):
         if key.startswith("LITDESK_") and key not in {
             "LITDESK_FIXTURES",
@@ -537,7 +557,7 @@ def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytes
         }:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)
-    settings = Settings(data_dir=tmp_path / "data")
+    settings = _settings_in(tmp_path / "data")
     if request.node.get_closest_marker("no_store_template") is None:
         from tests._store_template import copy_sqlite_template, sqlite_path
 
