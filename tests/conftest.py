@@ -15,7 +15,8 @@
 * ``_shared_local_embedders`` (autouse) — the local embedders (wordllama, use-m3 and their
   joint) are loaded once per test process and shared by every app the tests open (loading
   them costs ~1.5 s of CPU; they hold no state besides the weights); their use-m3 part
-  remembers each text's row (the same fixture PDFs are indexed again and again); index
+  remembers each text's row (the same fixture PDFs are indexed again and again), and so
+  does the apps' one sentence encoder (USE-m3 of screening's hand-over model); index
   workers, other processes and embedders built directly are unchanged.
 * ``_index_in_process`` (autouse) — ``LITDESK_LIBRARY_INDEX_WORKERS=1``: the library's
   indexes read their PDFs in the indexing process (spawning two reader processes, each
@@ -473,11 +474,19 @@ def _shared_local_embedders(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An app's embedder (``Models.embedder``) of a local model is this process's one (its
-    use-m3 part remembering the rows of the texts it embedded: :func:`_remembering_use_m3`)."""
+    use-m3 part remembering the rows of the texts it embedded: :func:`_remembering_use_m3`);
+    so is its sentence encoder (``Models.sentence_embedder``, USE-m3: the screening tests
+    embed the same export's records in every app they open)."""
     from litdesk.services.models import _models
 
     loaded = request.getfixturevalue("_local_embedders")
     real = _models.make_embedder
+    real_sentences = _models.UseEmbedder
+
+    def sentence_encoder() -> Any:
+        if "sentences" not in loaded:
+            loaded["sentences"] = _remembering_use_m3(real_sentences())
+        return loaded["sentences"]
 
     def make_embedder(spec: str, **kw: Any) -> Any:
         parts = [p.strip() for p in spec.split("+")]
@@ -489,6 +498,7 @@ def _shared_local_embedders(
         return loaded[key]
 
     monkeypatch.setattr(_models, "make_embedder", make_embedder)
+    monkeypatch.setattr(_models, "UseEmbedder", sentence_encoder)
 
 
 #: the settings variable the suite sets for every test (``_index_in_process``)
