@@ -138,3 +138,15 @@ def test_the_idle_runners_of_one_queue_share_one_look(store: Store) -> None:
     while here._looker is not None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert here._looker is None  # the look ends with its last listener
+
+
+def test_an_app_stops_a_runner_started_on_its_own(tmp_settings: Any) -> None:
+    """A runner of an app started without ``start_workers`` (a test's, a one-shot
+    worker's) stops when the app closes, instead of polling its closed store."""
+    from litdesk.services.app import open_app_sync
+
+    with open_app_sync(tmp_settings) as app:
+        runner = app.job_runner
+        runner.start()
+        assert runner.running
+    assert not runner.running
