@@ -15,7 +15,8 @@
 * ``_shared_local_embedders`` (autouse) — the local embedders (wordllama, use-m3 and their
   joint) are loaded once per test process and shared by every app the tests open (loading
   them costs ~1.5 s of CPU; they hold no state besides the weights); their use-m3 part
-  remembers each text's row (the same fixture PDFs are indexed again and again); index
+  remembers each text's row (the same fixture PDFs are indexed again and again), and so
+  does the apps' one sentence encoder (USE-m3 of screening's hand-over model); index
   workers, other processes and embedders built directly are unchanged.
 * ``_index_in_process`` (autouse) — ``LITDESK_LIBRARY_INDEX_WORKERS=1``: the library's
   indexes read their PDFs in the indexing process (spawning two reader processes, each
@@ -473,11 +474,19 @@ def _shared_local_embedders(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An app's embedder (``Models.embedder``) of a local model is this process's one (its
-    use-m3 part remembering the rows of the texts it embedded: :func:`_remembering_use_m3`)."""
+    use-m3 part remembering the rows of the texts it embedded: :func:`_remembering_use_m3`);
+    so is its sentence encoder (``Models.sentence_embedder``, USE-m3: the screening tests
+    embed the same export's records in every app they open)."""
     from litdesk.services.models import _models
 
     loaded = request.getfixturevalue("_local_embedders")
     real = _models.make_embedder
+    real_sentences = _models.UseEmbedder
+
+    def sentence_encoder() -> Any:
+        if "sentences" not in loaded:
+            loaded["sentences"] = _remembering_use_m3(real_sentences())
+        return loaded["sentences"]
 
     def make_embedder(spec: str, **kw: Any) -> Any:
         parts = [p.strip() for p in spec.split("+")]
@@ -489,6 +498,7 @@ def _shared_local_embedders(
         return loaded[key]
 
     monkeypatch.setattr(_models, "make_embedder", make_embedder)
+    monkeypatch.setattr(_models, "UseEmbedder", sentence_encoder)
 
 
 #: the settings variable the suite sets for every test (``_index_in_process``)
@@ -522,13 +532,33 @@ def pg_template(postgres_url: str) -> Iterator[PgTemplate]:
         template.close()
 
 
+#: ``Settings()`` by the ``LITDESK_*`` variables it was read from (tmp_settings' copies)
+_READ_SETTINGS: dict[tuple[tuple[str, str], ...], Any] = {}
+
+
+def _settings_in(data_dir: Path) -> Any:
+    """What ``Settings(data_dir=data_dir)`` makes here, without reading the environment
+    again for each test (pydantic-settings' sources cost ~15 ms of CPU a time): a deep copy,
+    ``data_dir`` set, of the settings read once from the same ``LITDESK_*`` variables (any
+    case, as pydantic-settings matches them) in a working directory with no ``.env`` file
+    — the same values and the same fields set (``tests/test_tmp_settings.py`` checks it).
+    With a ``.env`` file they are read in full."""
+    from litdesk import Settings
+
+    if Path(".env").exists():
+        return Settings(data_dir=data_dir)
+    key = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith("LITDESK_")))
+    read = _READ_SETTINGS.get(key)
+    if read is None:
+        read = _READ_SETTINGS[key] = Settings()
+    return read.model_copy(update={"data_dir": data_dir}, deep=True)
+
+
 @pytest.fixture
 def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
     """Settings pointing at a fresh data dir (SQLite) with no secrets from the host; the
     store file there is a copy of the migrated template (none when the test is marked
     ``no_store_template``)."""
-    from litdesk import Settings
-
     for key in list(os.environ):
         if key.startswith("LITDESK_") and key not in {
             "LITDESK_FIXTURES",
@@ -537,7 +567,7 @@ def tmp_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytes
         }:
             monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(tmp_path)
-    settings = Settings(data_dir=tmp_path / "data")
+    settings = _settings_in(tmp_path / "data")
     if request.node.get_closest_marker("no_store_template") is None:
         from tests._store_template import copy_sqlite_template, sqlite_path
 

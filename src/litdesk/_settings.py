@@ -490,9 +490,9 @@ class Settings(BaseSettings):
         default=1.0,
         gt=0,
         le=60,
-        description="Seconds between an idle job worker's queue checks, for jobs queued by "
-        "another process (a job queued in this process, or a lease running out, wakes it "
-        "at once).",
+        description="Seconds between a process's checks of the job queue for its idle job "
+        "workers (one check for all of them), for jobs queued by another process (a job "
+        "queued in this process, or a lease running out, wakes a worker at once).",
     )
     jobs_max_active_per_account: int = Field(
         default=20,

@@ -2,13 +2,16 @@
 queued through its own :class:`Jobs` (whatever area submitted it, with no explicit
 ``wake()``), just after a running job's lease runs out (its worker died), and within its
 poll for a job queued by another process — so a runner polls every second, not ten times a
-second, and still misses nothing."""
+second, and still misses nothing; the idle runners of one queue (an app's four) share one
+look per poll."""
 
 from __future__ import annotations
 
 import threading
 import time
 from typing import Any
+
+import sqlalchemy as sa
 
 from litdesk.adapters.store import Store
 from litdesk.services.jobs import JobContext, JobRunner, Jobs, JobView
@@ -103,3 +106,47 @@ def test_slots_share_the_wake_up_and_none_is_lost(jobs: Jobs) -> None:
         assert all(_ended(jobs, i, 10).status == "done" for i in ids)
     finally:
         runner.stop()
+
+
+def test_the_idle_runners_of_one_queue_share_one_look(store: Store) -> None:
+    """Four idle runners of one :class:`Jobs` (an app's) polling every 0.1 s read the queue
+    about once a poll for all of them — before, each read it every poll (about 40 reads a
+    second here) — and a job another process queues for any of them still runs."""
+    here, there = Jobs(store), Jobs(store)
+    runners = [JobRunner(here, {f"work{n}": _ok}, poll_s=0.1) for n in range(4)]
+    reads: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if "FROM jobs" in statement:
+            reads.append(statement)
+
+    for runner in runners:
+        runner.start()
+    sa.event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        time.sleep(0.3)  # every runner has looked once and waits
+        reads.clear()
+        time.sleep(1.0)
+        assert 1 <= len(reads) <= 20, reads  # ~10 shared looks (+ each runner's own every 1 s)
+        jobs = [there.submit(f"work{n}", {}, owner="ann") for n in (0, 3)]
+        assert all(_ended(here, v.id, 5).status == "done" for v in jobs)
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", seen)
+        for runner in runners:
+            runner.stop()
+    deadline = time.monotonic() + 5
+    while here._looker is not None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert here._looker is None  # the look ends with its last listener
+
+
+def test_an_app_stops_a_runner_started_on_its_own(tmp_settings: Any) -> None:
+    """A runner of an app started without ``start_workers`` (a test's, a one-shot
+    worker's) stops when the app closes, instead of polling its closed store."""
+    from litdesk.services.app import open_app_sync
+
+    with open_app_sync(tmp_settings) as app:
+        runner = app.job_runner
+        runner.start()
+        assert runner.running
+    assert not runner.running

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from tests.services.screening._study import make_study
 
+from litdesk.adapters.embeddings import UseEmbedder
 from litdesk.adapters.store import screening as store_screening
 from litdesk.core.screening import DEFAULT_MODEL
 from litdesk.services.app import App, open_app_sync
@@ -122,7 +123,7 @@ def test_falls_back_to_the_default_until_every_record_has_its_row(app: App, expo
     assert set(stored) == {text_sha(t) for t in texts}
     first = texts[0]
     row = np.frombuffer(stored[text_sha(first)], dtype="<f4")
-    expected = app.models.sentence_embedder().embed([first])[0]
+    expected = UseEmbedder().embed([first])[0]  # USE-m3 itself (the app's remembers rows)
     assert row.shape == (512,) and np.allclose(row, expected, atol=1e-6)
     with app.store.read() as conn:
         handover = store_screening.get_model(conn, sid, TA)

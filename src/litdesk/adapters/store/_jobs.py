@@ -148,6 +148,18 @@ _SOONEST: Final = sa.select(
 ).where(jobs.c.kind.in_(sa.bindparam("kinds", expanding=True)), jobs.c.status.in_(ACTIVE))
 
 
+#: :data:`_SOONEST` per kind of the ``kinds`` that have an active job: one idle look for
+#: every job runner of a process (:meth:`JobsRepo.soonest`).
+_SOONEST_BY_KIND: Final = (
+    sa.select(
+        jobs.c.kind,
+        sa.func.min(sa.case((jobs.c.status == "queued", -1.0), else_=jobs.c.lease_until)),
+    )
+    .where(jobs.c.kind.in_(sa.bindparam("kinds", expanding=True)), jobs.c.status.in_(ACTIVE))
+    .group_by(jobs.c.kind)
+)
+
+
 def _claimable(kinds: Sequence[str], now: float) -> sa.ColumnElement[bool]:
     t = jobs
     return sa.and_(
@@ -432,6 +444,14 @@ class JobsRepo:
             return None, float(soonest)
         row = self._claim(kinds, worker, lease_s, now, max_attempts)
         return row, None if row is not None or soonest < 0 else float(soonest)
+
+    def soonest(self, kinds: Sequence[str]) -> dict[str, float]:
+        """For each of ``kinds`` with an active job, when one may be claimed: ``-1`` when
+        one is queued, else the end of the first running one's lease (clock seconds; a
+        kind with no active job is left out). One read statement, as an idle claim's."""
+        with self.store.read_one() as conn:
+            found = conn.execute(_SOONEST_BY_KIND, {"kinds": list(kinds)}).all()
+        return {str(kind): float(when) for kind, when in found if when is not None}
 
     def _claim(
         self, kinds: Sequence[str], worker: str, lease_s: float, now: float, max_attempts: int

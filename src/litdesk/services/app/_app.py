@@ -375,7 +375,10 @@ class App(Parts):
         self.reports.catch_up()
 
     def _stop_workers(self) -> None:
-        if self._started:
+        """Stop this app's job runners that run — also one started on its own (a test's, a
+        one-shot worker's ``app.job_runner.start()``), which would otherwise poll the closed
+        store every ``jobs_poll_seconds`` for as long as the process lives."""
+        if self._started or self.built("runners"):
             for runner in self.runners:
                 runner.stop()  # running jobs go back to the queue
             self._started = False

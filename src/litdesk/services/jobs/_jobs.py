@@ -22,6 +22,7 @@ the index job builds its vector index — is read by another pass, on any host o
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import uuid
@@ -30,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from litdesk._clock import SYSTEM_CLOCK, Clock
-from litdesk._errors import InputError, NotFoundError, RefusedError
+from litdesk._errors import InputError, LitdeskError, NotFoundError, RefusedError
 from litdesk.adapters.store import JobRow, JobsRepo, Store
 
 __all__ = [
@@ -47,6 +48,8 @@ __all__ = [
     "TooManyJobs",
     "new_job_id",
 ]
+
+_log = logging.getLogger("litdesk.jobs")
 
 JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 #: Active (queued or running) jobs one owner may have at once.
@@ -256,32 +259,77 @@ class Jobs:
         self.repo = JobsRepo(store, clock=clock)
         self.max_active = max_active
         self.max_attempts = max_attempts
-        self._bells: dict[int, tuple[frozenset[str], Callable[[], None]]] = {}
+        self._bells: dict[int, tuple[frozenset[str], Callable[[], None], float | None]] = {}
         self._bells_lock = threading.Lock()
+        #: the thread looking at the queue for the listeners that poll (``None``: none runs)
+        self._looker: threading.Thread | None = None
+        self._listeners_changed = threading.Event()
         #: the jobs submitted held through this object and not ended through it yet
         self._holding: dict[str, ClaimedJob] = {}
 
     # --- this process's workers, told of new work ----------------------------------------
-    def listen(self, kinds: Collection[str], wake: Callable[[], None]) -> Callable[[], None]:
+    def listen(
+        self, kinds: Collection[str], wake: Callable[[], None], *, poll_s: float | None = None
+    ) -> Callable[[], None]:
         """Call ``wake`` whenever a job of ``kinds`` is queued through this object (submitted,
         or handed back by a stopping worker) — a worker of this process then looks at once
-        instead of at its next poll; jobs queued by another process are still found by
-        polling. Returns the call that stops listening."""
+        instead of at its next poll. With ``poll_s``, also for what another process did:
+        one thread looks at the queue every ``poll_s`` (the shortest of the listeners') for
+        every listener together — one read statement, not one per worker — and calls the
+        ``wake`` of each listener one of whose kinds has a job to claim (queued, or a lease
+        that ran out) or whose kinds' active jobs changed since the look before (a job
+        another process runs: the worker learns when its lease ends). Returns the call that
+        stops listening."""
         key = id(wake)
         with self._bells_lock:
-            self._bells[key] = (frozenset(kinds), wake)
+            self._bells[key] = (frozenset(kinds), wake, poll_s)
+            if poll_s is not None and self._looker is None:
+                self._looker = threading.Thread(
+                    target=self._look, name="litdesk-jobs-look", daemon=True
+                )
+                self._looker.start()
+        self._listeners_changed.set()
 
         def stop() -> None:
             with self._bells_lock:
                 self._bells.pop(key, None)
+            self._listeners_changed.set()
 
         return stop
 
     def _ring(self, kind: str) -> None:
         with self._bells_lock:
-            bells = [wake for kinds, wake in self._bells.values() if kind in kinds]
+            bells = [wake for kinds, wake, _ in self._bells.values() if kind in kinds]
         for wake in bells:
             wake()
+
+    def _look(self) -> None:
+        """The polling listeners' look at the queue (see :meth:`listen`), until none is
+        left."""
+        seen: dict[str, float] = {}
+        while True:
+            with self._bells_lock:
+                polled = [(k, w, p) for k, w, p in self._bells.values() if p is not None]
+                if not polled:
+                    self._looker = None
+                    return
+                self._listeners_changed.clear()
+            every = min(p for _, _, p in polled if p is not None)
+            if self._listeners_changed.wait(every):
+                continue  # a listener came or went: look again with the listeners now
+            kinds = sorted(set().union(*(k for k, _, _ in polled)))
+            try:
+                soonest = self.repo.soonest(kinds)
+            except LitdeskError as exc:  # the store is unreachable: try again later
+                _log.warning("job queue look failed: %s", exc.message)
+                continue
+            now = self.clock.now()
+            due = {k for k, when in soonest.items() if when < now}
+            moved = {k for k in set(soonest) | set(seen) if soonest.get(k) != seen.get(k)}
+            seen = soonest
+            for mine, wake, _ in polled:
+                if mine & (due | moved):
+                    wake()
 
     # --- faces ---------------------------------------------------------------------
     def submit(

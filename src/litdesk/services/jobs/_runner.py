@@ -62,6 +62,10 @@ DEFAULT_LEASE_SECONDS: Final = 30.0
 DEFAULT_POLL_SECONDS: Final = 1.0
 #: How long after a running job's lease ends an idle worker looks again (seconds).
 _AFTER_LEASE: Final = 0.02
+#: An idle worker's own look comes every this many polls: the queue's look (one for every
+#: runner of its :class:`Jobs`, every ``poll_s``) wakes it when there is work; its own is
+#: the safety net should that look fail or miss.
+_OWN_LOOK_POLLS: Final = 10
 _CATEGORIES: Final[tuple[tuple[type[LitdeskError], str], ...]] = (
     (InputError, "input"),
     (RefusedError, "refused"),
@@ -268,7 +272,7 @@ class JobRunner:
         if self._threads or not self.handlers:
             return
         self._stopping.clear()
-        self._unlisten = self.jobs.listen(self.handlers, self.wake)
+        self._unlisten = self.jobs.listen(self.handlers, self.wake, poll_s=self.poll_s)
         for n in range(self.slots):
             t = threading.Thread(
                 target=self._loop, args=(f"{self.worker_id}/{n}",), name=f"litdesk-jobs-{n}"
@@ -309,10 +313,13 @@ class JobRunner:
         self._run(job)
 
     def _loop(self, worker_id: str) -> None:
-        """Claim and run jobs until stopped. Idle, a worker waits until woken (a job queued
-        in this process), until the first running job's lease runs out (its worker may have
-        died), or ``poll_s`` (a job queued by another process) — whichever comes first. The
-        wake-up is cleared before the claim, so one arriving during it is not lost."""
+        """Claim and run jobs until stopped. Idle, a worker waits until woken — by a job
+        queued in this process, or by the queue's look every ``poll_s`` (a job queued by
+        another process, a lease that ran out, a job another process runs: one look for
+        every runner of the process, see :meth:`Jobs.listen`) — or until the first running
+        job's lease runs out (its worker may have died), or ten polls (its own look) —
+        whichever comes first. The wake-up is cleared before the claim, so one arriving
+        during it is not lost."""
         kinds = list(self.handlers)
         waited_for: float | None = None  # the lease end the last wait was for
         while not self._stopping.is_set():
@@ -324,9 +331,9 @@ class JobRunner:
                 _log.warning("job claim failed: %s", exc.message)
                 job = None
             if job is None:
-                wait = self.poll_s
+                wait = self.poll_s * _OWN_LOOK_POLLS
                 # just after that lease ends, read on the queue's clock; the same end twice
-                # (a clock that does not move, a test's) waits a poll instead
+                # (a clock that does not move, a test's) waits for the queue's look instead
                 if lease_end is not None and lease_end != waited_for:
                     left = max(0.0, lease_end - self.jobs.clock.now())
                     wait = min(wait, left + _AFTER_LEASE)
