@@ -20,14 +20,17 @@ $(VENV)/.installed: pyproject.toml requirements-vocab.txt
 
 setup: $(VENV)/.installed
 
-## Debian's chromium and firefox-esr for the browser tests (Playwright drives chromium; firefox-esr
-## runs headless on its own; nothing is downloaded by Playwright)
+## Debian's chromium, its headless shell and firefox-esr for the browser tests (Playwright drives
+## the headless shell, or chromium where the shell cannot be installed; firefox-esr runs headless
+## on its own; nothing is downloaded by Playwright)
 browser:
-	@missing=""; for b in chromium firefox-esr; do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
+	@missing=""; for b in chromium chromium-headless-shell firefox-esr; do command -v $$b >/dev/null 2>&1 || missing="$$missing $$b"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    (apt-get update -qq || true) && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	    { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+	      || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	        $$(echo "$$missing" | sed 's/ chromium-headless-shell//') >/dev/null; }; \
 	  else echo "not installed:$$missing; their browser tests will skip (install Debian's$$missing)"; fi; fi
 
 ## axe-core for the accessibility checks of the browser tests, from the npm registry with the

@@ -5,8 +5,9 @@
 * ``postgres_url`` — PostgreSQL for the team store (``$LITDESK_TEST_POSTGRES_URL``);
   same rule: skip locally when unreachable, fail under ``CI=true``.
 * ``chromium_path`` / ``firefox_path`` — Debian's browsers (``make browser``); same rule.
-* ``browser`` — Playwright on that chromium, one per test process shared by the test files
-  (each file starts with no context open): no omnibox popups, reduced motion
+* ``browser`` — Playwright on that chromium (its headless shell where installed), one per
+  test process shared by the test files (each file starts with no context open): no omnibox
+  popups, reduced motion
   (``bench/browser_cpu.py`` measures what chromium spends per test file).
 * ``_cheap_password_hashes`` (autouse) — Argon2 with its smallest parameters in the test
   process (a real hash costs ~0.2 s of CPU; team tests hash and verify hundreds); a test
@@ -151,12 +152,25 @@ def postgres_url() -> str:
     return url
 
 
+#: the name of Debian's headless-only chromium (package ``chromium-headless-shell``)
+HEADLESS_SHELL = "chromium-headless-shell"
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
-    """Debian's chromium for browser tests (``make browser`` installs it)."""
+    """Debian's chromium for browser tests (``make browser`` installs it): its headless shell
+    (``chromium-headless-shell``, the same version of chromium built without the browser's
+    windows and UI: the same Blink, V8 and network stack, what Playwright itself runs for
+    headless chromium), else the full ``chromium``. A page walk costs the headless shell
+    ~22 % less CPU than the full browser without its omnibox popups (``bench/RESULTS.md``,
+    branch browser27); ``$LITDESK_CHROMIUM`` chooses another."""
     import shutil
 
-    path = os.environ.get("LITDESK_CHROMIUM") or shutil.which("chromium")
+    path = (
+        os.environ.get("LITDESK_CHROMIUM")
+        or shutil.which(HEADLESS_SHELL)
+        or shutil.which("chromium")
+    )
     if not path:
         _need("chromium is not installed (make browser)")
     assert path is not None
@@ -318,10 +332,14 @@ def _chromium_args(pw: Any, chromium_path: str) -> list[str]:
     command line, and Playwright passes its own list (which differs between its versions),
     so the first browser of this process is launched with Playwright's arguments and its
     list is read from its command line (``/proc``). Where that cannot be read, Playwright's
-    list stays as it is and the popups stay on."""
+    list stays as it is and the popups stay on. The headless shell has no omnibox: it gets
+    :data:`_CHROMIUM_ARGS` alone, without that first launch."""
     if _chromium_launch_args:
         return _chromium_launch_args
     args = list(_CHROMIUM_ARGS)
+    if Path(chromium_path).name == HEADLESS_SHELL:  # no omnibox, no popups: Playwright's list
+        _chromium_launch_args[:] = args
+        return args
     probe = pw.chromium.launch(executable_path=chromium_path, headless=True, args=args)
     try:
         playwright_off = _chromium_disabled_features()

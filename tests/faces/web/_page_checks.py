@@ -185,19 +185,28 @@ async (rules) => {
 """
 
 
+#: the rows of long lists past the 20th removed (:data:`REPEATS`), then axe's run
+#: (:data:`_AXE_RUN_JS`), or null where the page has no axe yet: one call instead of three
+_TRIM_AND_RUN_JS = f"""
+async ([repeats, rules]) => {{
+  repeats.forEach(s => document.querySelectorAll(s).forEach(e => e.remove()));
+  if (typeof window.axe === 'undefined') return null;
+  return ({_AXE_RUN_JS})(rules);
+}}
+"""
+
+
 def axe_violations(pg: Any, axe: Path, rules: tuple[str, ...] | None = None) -> list[str]:
     """axe-core's serious and critical violations of WCAG 2 A/AA (2.1 AA) rules (or of those
     of them in ``rules``: e.g. :data:`COLOUR_RULES`), after the rows of long lists past the
     20th are removed from the page (check and shoot it first). axe is evaluated through the
     debugging protocol, so the page's CSP stays as it is, unless the page's context loads it
     already (:func:`with_axe`)."""
-    pg.evaluate(
-        "repeats => repeats.forEach(s => document.querySelectorAll(s).forEach(e => e.remove()))",
-        list(REPEATS),
-    )
-    if not pg.evaluate("() => typeof window.axe !== 'undefined'"):
+    wanted = list(rules) if rules is not None else None
+    result = pg.evaluate(_TRIM_AND_RUN_JS, [list(REPEATS), wanted])
+    if result is None:  # no axe in the page: evaluated into it, then run
         pg.evaluate(axe.read_text(encoding="utf-8") + "\n;undefined")
-    result = pg.evaluate(_AXE_RUN_JS, list(rules) if rules is not None else None)
+        result = pg.evaluate(_AXE_RUN_JS, wanted)
     if rules is None:
         assert result["passes"] > 10  # axe really ran its rules on this page
     else:  # axe really ran each of the rules named, and only those
@@ -209,6 +218,12 @@ def axe_violations(pg: Any, axe: Path, rules: tuple[str, ...] | None = None) -> 
     ]
 
 
+#: both layout checks in one call: :data:`_NARROW_JS`'s findings, then :data:`_SIDEWAYS_JS`'s
+_LAYOUT_JS = f"() => [...({_NARROW_JS})(), ...({_SIDEWAYS_JS})()]"
+
+
 def layout_problems(pg: Any) -> list[str]:
-    """The layout checks on the page as it is now (it stays as it is)."""
-    return narrow_cells(pg) + sideways_scroll(pg)
+    """The layout checks on the page as it is now (it stays as it is): what
+    :func:`narrow_cells` and then :func:`sideways_scroll` find, in one call to the page."""
+    found: list[str] = pg.evaluate(_LAYOUT_JS)
+    return found

@@ -357,12 +357,29 @@ _SCROLLS_JS = """
 """
 
 
-def _view(pg: Any, url: str, width: int, scheme: str) -> None:
-    """The page at ``width`` px in ``scheme`` (checked)."""
+def _view(pg: Any, url: str, width: int, scheme: str, at: list[str]) -> None:
+    """The page at ``width`` px in ``scheme`` (checked); ``at`` holds the scheme the page is
+    emulating now (set here): a view that keeps the width or the scheme sets it again no
+    more (each resize or scheme switch restyles the whole page: ~10 ms of chromium's CPU)."""
     if pg.viewport_size["width"] != width:
         pg.set_viewport_size({"width": width, "height": 900})
-    pg.emulate_media(color_scheme=scheme)
+    if at != [scheme]:
+        pg.emulate_media(color_scheme=scheme)
+        at[:] = [scheme]
     assert pg.evaluate(_VIEW_JS) == [scheme == "dark", width], f"{url}: not {width} px {scheme}"
+
+
+def _in_order(views: list[tuple[int, str]], width: int, scheme: str) -> list[tuple[int, str]]:
+    """``views`` (width, scheme) in the order that switches the least from (``width``,
+    ``scheme``): each next view the one that keeps the width, else the scheme, if one does
+    (then the first listed)."""
+    todo, done = list(views), []
+    while todo:
+        best = min(todo, key=lambda v: (v[0] != width, v[1] != scheme))
+        todo.remove(best)
+        done.append(best)
+        width, scheme = best
+    return done
 
 
 def _check(
@@ -378,38 +395,44 @@ def _check(
     browser applies to the page as it is, as when a reader's window or system changes): the
     layout checks of every view first, then axe (it trims long lists) in each view that runs
     it, the narrowest width last, with the page's scroll offsets put back as they were at
-    load."""
+    load; the views in the order that resizes and switches the least (:func:`_in_order`),
+    so the next page is loaded where the last one's views ended (narrowest, light)."""
     problems: dict[str, list[str]] = {}
     timing: list[tuple[float, float, str]] = []
     widths = sorted(dict.fromkeys(width for width, _scheme, _axe in VIEWS))
     context = workspace.context(browser, widths[0], "light")
     pg = context.new_page()
     pg.set_default_timeout(30_000)
+    at = ["light"]  # the scheme the page emulates
     for url in urls:
         t0 = time.monotonic()
-        pg.emulate_media(color_scheme="light")
+        if pg.viewport_size["width"] != widths[0]:  # the last page's views end here
+            pg.set_viewport_size({"width": widths[0], "height": 900})
+        if at != ["light"]:
+            pg.emulate_media(color_scheme="light")
+            at[:] = ["light"]
         answer = pg.goto(workspace.base + url)
         status = answer.status if answer is not None else 0
         assert status == ERROR_PAGES.get(url, 200), f"{url} answered {status}"
         pg.evaluate(_SCROLLS_JS, True)
         t1 = time.monotonic()
         found: dict[tuple[int, str], list[str]] = {}
-        for width in widths:
-            for w, scheme, _axe in VIEWS:
-                if w != width:
-                    continue
-                _view(pg, url, width, scheme)
-                found[width, scheme] = layout_problems(pg)
-                if found[width, scheme] or SHOOT_ALL:
-                    name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
-                    pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
+        views = _in_order([(w, scheme) for w, scheme, _axe in VIEWS], widths[0], "light")
+        for width, scheme in views:
+            _view(pg, url, width, scheme, at)
+            found[width, scheme] = layout_problems(pg)
+            if found[width, scheme] or SHOOT_ALL:
+                name = re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home"
+                pg.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
+        last = views[-1]
         for width in reversed(widths):  # after the layout checks: axe trims long lists
-            for w, scheme, axe in VIEWS:
-                if w == width and axe:
-                    _view(pg, url, width, scheme)
-                    if width == widths[0]:
-                        pg.evaluate(_SCROLLS_JS, False)
-                    found[width, scheme] += axe_violations(pg, AXE, AXE_RULES[axe])
+            axed = {(w, scheme): axe for w, scheme, axe in VIEWS if w == width and axe}
+            for view in _in_order(list(axed), *last):
+                _view(pg, url, *view, at)
+                if width == widths[0]:
+                    pg.evaluate(_SCROLLS_JS, False)
+                found[view] += axe_violations(pg, AXE, AXE_RULES[axed[view]])
+                last = view
         took = (time.monotonic() - t1) / len(VIEWS)
         for (width, scheme), seen in found.items():
             timing.append((took, (t1 - t0) / len(VIEWS), f"{url} {width} {scheme}"))

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from tests.faces.web._hosting import Hosting
-from tests.faces.web._page_checks import narrow_cells, sideways_scroll
+from tests.faces.web._page_checks import layout_problems
 from tests.faces.web._quickstart import CLICKED, PASSAGE, QUERY, STEPS, Walked, walk_quickstart
 
 from litdesk import Settings
@@ -85,7 +85,7 @@ def _walk(
             pg.emulate_media(color_scheme=seen)
             assert pg.evaluate(_DARK_JS) == (seen == "dark"), f"step {step}: not in {seen}"
             taken.append((step, seen))
-            found = narrow_cells(pg) + sideways_scroll(pg)
+            found = layout_problems(pg)
             if found or SHOOT_ALL:
                 pg.screenshot(path=str(shots / f"quickstart-{step}-{width}-{seen}.png"))
             if found:
