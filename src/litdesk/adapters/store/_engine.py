@@ -29,6 +29,8 @@ from sqlalchemy.engine import Connection, Engine
 from litdesk._errors import ConfigError, ExternalError, InputError, IntegrityError
 from litdesk._settings import Settings
 
+from ._compiled import SharedCompiledCache
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -167,15 +169,23 @@ def make_engine(url: str, *, pool_max: int = POOL_MAX) -> Engine:
         engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
         _sqlite_events(engine)
         _refuse_nul(engine)
-        return engine
+        return _shared_statements(engine)
     if backend == "postgresql":
         if parsed.drivername != "postgresql+psycopg":
             parsed = parsed.set(drivername="postgresql+psycopg")
         engine = sa.create_engine(parsed, pool_size=pool_max, max_overflow=0)
         _postgres_events(engine)
         _refuse_nul(engine)
-        return engine
+        return _shared_statements(engine)
     raise ConfigError(f"unsupported database backend {backend!r}: use sqlite or postgresql")
+
+
+def _shared_statements(engine: Engine) -> Engine:
+    """The engine looks its compiled statements up in the process's one cache, shared with
+    the other engines of its kind (:mod:`._compiled`): a store opened after another in the
+    process compiles none of the statements the first already did."""
+    engine.update_execution_options(compiled_cache=SharedCompiledCache(engine.dialect))
+    return engine
 
 
 def _postgres_events(engine: Engine) -> None:
