@@ -66,7 +66,8 @@ def two_servers(
         url,
         PYTHONPATH=str(SRC),
         LITDESK_JOBS_LEASE_SECONDS="2",
-        LITDESK_JOBS_POLL_SECONDS="0.2",
+        # the runners poll at the product's default (1 s): a dead worker's job is taken over
+        # when its lease ends (the idle runners wake then), one queued elsewhere within a poll
         LITDESK_DEDUP_TEST_STEP_SECONDS=str(step_s),
     ) | (env_extra or {})
     servers: list[Server] = []

@@ -62,7 +62,6 @@ def _env(tmp_path: Path, name: str, url: str, s3: S3Server) -> dict[str, str]:
             "LITDESK_DATA_DIR": str(tmp_path / f"data-{name}"),
             "LITDESK_DATABASE_URL": url,
             "LITDESK_EMBEDDER": "wordllama",
-            "LITDESK_JOBS_POLL_SECONDS": "0.2",
             "LITDESK_LIBRARY_INDEX_WORKERS": "1",
         }
         | s3.env()

@@ -3,7 +3,15 @@ PostgreSQL schema (issue 17): ana uploads PDFs over HTTP, which starts the libra
 on one worker; the job is watched through fresh connections until both workers' pids have
 answered its polls (the JSON access lines name the pid); then the worker process that runs it
 (its pid is in the job's lease, ``host:pid:…``) is killed with SIGKILL mid-job, and the job is
-claimed again once its lease has run out and finishes, every file indexed once."""
+claimed again once its lease has run out and finishes, every file indexed once.
+
+The workers read the PDFs themselves (``LITDESK_LIBRARY_INDEX_WORKERS=1``, as the rest of the
+suite does): the reader processes of an index pool, and that they die with a process killed
+with SIGKILL, are checked by ``tests/services/library/test_index_pool.py`` and
+``tests/faces/test_cli_library_hostile.py``; here each of the two pools cost a
+fresh interpreter and two more embedder loads. Reading in one process instead of two halves
+the job's pace, so 20 files keep it running as long, in files, as 40 did with two readers
+(the kill comes at 3 files done)."""
 
 from __future__ import annotations
 
@@ -35,7 +43,8 @@ from tests.faces.web._team import (
 
 from litdesk import Settings
 
-FILES = 40
+#: enough that the job still runs when both workers have answered and 3 files are done
+FILES = 20
 
 
 def _pids_answering(log: Path, path: str) -> set[int]:
@@ -63,11 +72,11 @@ def test_a_job_is_watched_from_both_workers_and_survives_its_worker_s_death(
         tmp_path,
         pg_schema,
         PYTHONPATH=str(SRC),
-        LITDESK_JOBS_LEASE_SECONDS="2",
-        LITDESK_JOBS_POLL_SECONDS="0.2",
+        LITDESK_JOBS_LEASE_SECONDS="2",  # the job's other worker takes it when it ends
+        LITDESK_LIBRARY_INDEX_WORKERS="1",  # read in the worker: no pool to start
     )
     log = tmp_path / "server.log"
-    # its own process group: the workers and their PDF reader processes, to end all
+    # its own process group: the supervisor and both workers, to end all
     proc = start_team_process(port, cassette, env, log, workers=2, new_session=True)
     try:
         wait_ready(base, proc, log)

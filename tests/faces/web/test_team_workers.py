@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+from tests import _fork
 from tests.adapters.store.conftest import pg_schema  # noqa: F401 - fixture re-export
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._server import epmc_body, epmc_record, free_port, write_cassette
@@ -75,7 +76,11 @@ def test_two_workers_share_sessions_and_data(
     env |= {"LITDESK_DATA_DIR": str(tmp_path / "data"), "LITDESK_DATABASE_URL": pg_schema}
     log = tmp_path / "server.log"
     with log.open("wb") as sink:
-        proc = subprocess.Popen(
+        # forked from the test process's warmed interpreter (``tests/_fork.py``): the same
+        # ``serve`` command, its supervisor and workers real processes; what a fresh
+        # interpreter's start-up costs is not what is checked here (``test_cli_serve`` starts
+        # the supervisor from one)
+        proc = _fork.popen(
             [sys.executable, "-c", "from litdesk.faces.cli import main; main()", "serve",
              "--team", "--workers", "2", "--port", str(port), "--replay", str(cassette)],
             env=env,
