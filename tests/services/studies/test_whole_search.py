@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,11 @@ from tests.services.studies._paged import GeneratedSearch, RealCancerPages
 
 from litdesk import Settings
 from litdesk._errors import InputError, NotFoundError
+from litdesk.adapters.store import study_records
 from litdesk.adapters.store import whole_searches as whole
 from litdesk.core.runs import read_run
 from litdesk.services.app import App, open_app
+from litdesk.services.dedup._records import _run_rows
 from litdesk.services.search import RunExportRequest, SearchRequest, load_run
 from litdesk.services.studies import (
     EXIT_ALLOWANCE,
@@ -97,6 +100,14 @@ def test_real_cursor_walk_capped(settings: Settings, fixtures_dir: Path) -> None
         assert [h.rank for h in hits] == sorted(h.rank for h in hits)
         assert hits[0].lane == "europepmc-keyword" and hits[0].rank == 1
         assert hits[-1].data["contributions"][0]["rank"] == hits[-1].rank
+        # the Study's records of the run, made in the commit from the hits it had just
+        # written (``written_hits``), are those the run's stored hits make when read back
+        with app.store.read() as conn:
+            src = next(s for s in study_records.study_sources(conn, study) if s.id == rnd.run_id)
+            again = _run_rows(conn, src, study)
+            made = [r for r in study_records.list_records(conn, study) if r.source_id == src.id]
+        assert len(made) == len(again) == 200
+        assert [replace(r, grp=None, rule=None) for r in made] == again
         # the Study holds the records as papers (new by identity), its round reported
         summary = app.workspace().study_summary(study)
         assert len(summary.papers) == search["new"] > 190

@@ -254,7 +254,7 @@ def test_not_a_zip_and_too_many_members(ws2: Workspace, monkeypatch):
     assert info.value.code == "too_large"
 
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
@@ -303,3 +303,31 @@ def test_a_study_of_more_than_500_papers_exports_and_recovers_every_one(
         assert z.read("references.ris").decode().count("TY  - ") == 620
     assert len(bundle["papers"]) == 620
     assert import_study(ws2, data).papers == 620
+
+
+def _collapsed(body: bytes) -> tuple[int, int, bytes]:
+    """What the JSON shape check counts on ``body`` after its strings are collapsed."""
+    from litdesk.services.workspace import _archive as archive
+
+    out = archive._STRING.sub(b"0", body)
+    brackets = out.translate(None, archive._NOT_BRACKETS)
+    return out.count(b"[") + out.count(b"{"), out.count(b","), brackets
+
+
+_JSONISH = st.lists(
+    st.sampled_from([b'"', b"\\", b"[", b"}", b",", b"a"]) | st.binary(max_size=2), max_size=24
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSONISH)
+@example(b'"\\""[')  # an escaped quote, then an empty string's end: the bracket is outside
+@example(b'"\\\\a"[')  # an escaped backslash, then a letter: the string ends before the bracket
+@example(b'\\"[\\\\"],"\\\\\\"[')  # backslashes outside a string; runs of two and three
+def test_the_reduced_body_counts_as_the_whole(body: bytes) -> None:
+    """The shape check's reduction (``_structure``) keeps every bracket and comma outside
+    the strings, in order, and no other: escapes, backslashes outside strings, strings not
+    closed, empty strings, bytes of every value."""
+    from litdesk.services.workspace._archive import _structure
+
+    assert _collapsed(_structure(body)) == _collapsed(body)

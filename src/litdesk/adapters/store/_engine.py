@@ -242,6 +242,11 @@ def sources_changed(conn: Connection, study_id: str) -> None:
 
 
 #: the connection's note of the rows a write transaction inserted, by table
+#: the hits of the whole searches a write transaction inserted (``run id -> (its
+#: transaction, the hit documents stored)``): that transaction's reconciliation of the
+#: Study's records reads them without a query (:func:`_whole_searches.written_hits`)
+WHOLE_HITS_WRITTEN: Final = "litdesk_whole_hits_written"
+
 _ROWS_LOADED: Final = "litdesk_rows_loaded"
 #: rows one write transaction must insert into a table before PostgreSQL's statistics of
 #: it are brought up to date once it commits (``ANALYZE``), and no fewer than a tenth of
@@ -299,11 +304,14 @@ class Store:
             conn = conn.execution_options(litdesk_write=True)
             conn.info.pop(_SOURCES_CHANGED, None)  # a failed transaction's notes
             conn.info.pop(_ROWS_LOADED, None)
-            with conn.begin():
-                yield conn
-                within = self._within
-                while within is not None and (todo := conn.info.pop(_SOURCES_CHANGED, None)):
-                    regroup |= {study_id for study_id in sorted(todo) if within(conn, study_id)}
+            try:
+                with conn.begin():
+                    yield conn
+                    within = self._within
+                    while within is not None and (todo := conn.info.pop(_SOURCES_CHANGED, None)):
+                        regroup |= {sid for sid in sorted(todo) if within(conn, sid)}
+            finally:
+                conn.info.pop(WHOLE_HITS_WRITTEN, None)  # never seen by a later transaction
             conn.info.pop(_SOURCES_CHANGED, None)
             loaded: dict[str, int] = conn.info.pop(_ROWS_LOADED, None) or {}
             if self.is_postgres and max(loaded.values(), default=0) >= ANALYZE_AFTER_ROWS:

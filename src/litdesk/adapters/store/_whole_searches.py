@@ -18,7 +18,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ._engine import dump_json, load_json, rows_loaded, sources_changed
+from ._engine import WHOLE_HITS_WRITTEN, dump_json, load_json, rows_loaded, sources_changed
 from ._schema import (
     metadata,
     paper_keys,
@@ -44,6 +44,7 @@ __all__ = [
     "search_run_hits",
     "study_paper_ids",
     "study_search_rounds",
+    "written_hits",
 ]
 
 _ID = 64
@@ -167,6 +168,8 @@ def insert_whole_run(
                 for h in hits[start : start + HIT_BATCH]
             ],
         )
+    written = conn.info.setdefault(WHOLE_HITS_WRITTEN, {})
+    written[run_id] = (conn.get_transaction(), [h.data for h in sorted(hits, key=_position)])
     conn.execute(
         sa.insert(study_search_runs).values(
             study_id=study_id, run_id=run_id, added_at=now, papers_at=now
@@ -267,6 +270,21 @@ def run_hits(conn: Connection, run_id: str) -> Iterator[WholeHitRow]:
         if len(rows) < HIT_BATCH:
             return
         after = int(rows[-1].position)
+
+
+def _position(hit: WholeHitRow) -> int:
+    return hit.position
+
+
+def written_hits(conn: Connection, run_id: str) -> list[dict[str, Any]] | None:
+    """The hit documents of a whole search this very write transaction inserted, as it
+    stored them (what :func:`run_hits` reads back, in run order), without a query;
+    ``None`` for any other run or transaction (then :func:`run_hits` reads them)."""
+    got = conn.info.get(WHOLE_HITS_WRITTEN, {}).get(run_id)
+    now = conn.get_transaction()
+    if got is None or now is None or got[0] is not now:
+        return None
+    return list(got[1])
 
 
 def study_paper_ids(conn: Connection, study_id: str) -> set[str]:

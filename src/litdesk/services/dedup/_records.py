@@ -147,7 +147,11 @@ def _run_document(conn: Connection, run_id: str) -> tuple[object, int]:
     a run document holds it."""
     doc = records_store.run_document(conn, run_id)
     if isinstance(doc, dict) and not doc.get("hits"):
-        hits = [hit.data for hit in whole_searches.run_hits(conn, run_id)]
+        # a whole search this transaction saved (``commit_whole``): its hits as stored,
+        # without reading back and parsing the thousands of rows just written
+        hits = whole_searches.written_hits(conn, run_id)
+        if hits is None:
+            hits = [hit.data for hit in whole_searches.run_hits(conn, run_id)]
         if hits:
             return {**doc, "hits": hits}, max(_RUN_HITS, len(hits))
     return doc, _RUN_HITS

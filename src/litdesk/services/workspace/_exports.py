@@ -520,12 +520,13 @@ def import_study(
             now,
             owner=ws.owner,
         )
-        for old_id, (paper, status) in parsed["papers"].items():
-            saved = ws._save(conn, paper, now)
-            remap[old_id] = saved.paper.id
+        given = list(parsed["papers"].items())
+        saved = ws._save_all(conn, [paper for _old, (paper, _status) in given], now)
+        for (old_id, (_paper, status)), result in zip(given, saved, strict=True):
+            remap[old_id] = result.paper.id
             if status is not None:
-                repo.set_status(conn, saved.paper.id, status, now, status_of=ws.owner)
-            repo.add_study_paper(conn, study.id, saved.paper.id, now, paper_owner=ws.owner)
+                repo.set_status(conn, result.paper.id, status, now, status_of=ws.owner)
+        repo.add_study_papers(conn, study.id, list(remap.values()), now, paper_owner=ws.owner)
         for note in parsed["notes"]:
             data_ = note.model_dump(mode="json") | {"paper_id": remap[note.paper_id]}
             repo.insert_document(

@@ -109,6 +109,19 @@ class Workspace(EvidenceOps):
         access.add_saver(conn, old.id, self.owner, now)  # saving a known paper shares nothing
         return SaveResult(merged, created=False, changed=merged != old)
 
+    def _save_all(self, conn: Connection, papers: Sequence[Paper], now: str) -> list[SaveResult]:
+        """:meth:`_save` of each paper in order, in a handful of statements
+        (:func:`save_batch`; 600 papers one by one took 3,000 statements): the first paper
+        refused raises its :class:`IdentityConflict`, as saving them one by one does (the
+        caller's transaction then stores none of them)."""
+        self.lock_identities(conn)
+        out: list[SaveResult] = []
+        for result in save_batch(conn, papers, now, owner=self.owner):
+            if isinstance(result, IdentityConflict):
+                raise result
+            out.append(result)
+        return out
+
     def lock_identities(self, conn: Connection) -> None:
         """Inside the caller's write transaction: hold the lock identity upserts take (a
         batch that inserts papers known to be new checks and inserts under it)."""
@@ -144,19 +157,17 @@ class Workspace(EvidenceOps):
         """Save several papers (e.g. chosen citation results) in one transaction: all of
         them, with their Study links, or none."""
         now = now_iso()
-        out: list[SaveResult] = []
         with self.store.write() as conn:
             study_id = self._study(conn, study, "write").id if study else None
-            for paper in papers:
-                result = self._save(conn, paper, now)
-                if status is not None:
-                    repo.set_status(conn, result.paper.id, status, now, status_of=self.owner)
-                if study_id is not None:
-                    repo.add_study_paper(
-                        conn, study_id, result.paper.id, now, paper_owner=self.owner
-                    )
-                    self._history(conn, study_id, "paper_added", result.paper.id, now)
-                out.append(result)
+            out = self._save_all(conn, papers, now)
+            ids = [result.paper.id for result in out]
+            if status is not None:
+                for pid in ids:
+                    repo.set_status(conn, pid, status, now, status_of=self.owner)
+            if study_id is not None:
+                repo.add_study_papers(conn, study_id, ids, now, paper_owner=self.owner)
+                for pid in ids:  # one line per paper saved, as one by one
+                    self._history(conn, study_id, "paper_added", pid, now)
         return out
 
     def paper(self, ref: str) -> repo.PaperRow:

@@ -12,7 +12,7 @@ before (once each) and which of those changed or were retracted since.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -66,17 +66,23 @@ def _changed(old: Paper, new: Paper) -> bool:
 
 
 def _known_in_batch(
-    conn: Connection, slow: Sequence[Paper], *, owner: str, study_id: str, before: set[str]
+    conn: Connection,
+    slow: Sequence[Paper],
+    *,
+    owner: str,
+    study_id: str,
+    before: set[str],
+    in_study: Mapping[str, str],
+    own: Mapping[str, str],
 ) -> list[tuple[str, Paper] | None] | None:
     """For each record of a batch the account or the Study may know already: the Study's
     record it is (the lowest id of those the Study held before the commit) and that record
-    as stored, looked up for the whole batch in a few statements. ``None`` when two records
-    of the batch share a key or a stored record: then saving one changes what the next one
-    finds, and they are looked up one by one."""
+    as stored, looked up for the whole batch in a few statements (``in_study``, ``own``:
+    what :func:`repo.find_study_paper_ids` and :func:`repo.find_paper_ids` answer for the
+    batch's keys now). ``None`` when two records of the batch share a key or a stored
+    record: then saving one changes what the next one finds, and they are looked up one
+    by one."""
     keys_of = [repo.identity_keys(p) for p in slow]
-    flat = [k for keys in keys_of for k in keys]
-    in_study = repo.find_study_paper_ids(conn, flat, study_id=study_id) if flat else {}
-    own = repo.find_paper_ids(conn, flat, owner=owner) if flat else {}
     seen_keys: set[str] = set()
     named: set[str] = set()
     held: list[str | None] = []
@@ -146,8 +152,9 @@ def take_papers(
         flat = [k for keys in keys_of for k in keys]
         # the keys of the account's own records and of the records the Study holds
         # (another member's: the Study holds that paper already)
-        stored = repo.find_paper_ids(conn, flat, owner=owner)
-        stored |= repo.find_study_paper_ids(conn, flat, study_id=study_id)
+        own = repo.find_paper_ids(conn, flat, owner=owner)
+        in_study = repo.find_study_paper_ids(conn, flat, study_id=study_id)
+        stored = own.keys() | in_study.keys()
         fresh: list[tuple[str, dict[str, Any], list[str]]] = []
         slow: list[Paper] = []
         claimed: set[str] = set()
@@ -161,7 +168,12 @@ def take_papers(
         out.added.extend(pid for pid, _doc, _keys in fresh)
         added_set.update(pid for pid, _doc, _keys in fresh)
         out.created += len(fresh)
-        known_of = _known_in_batch(conn, slow, owner=owner, study_id=study_id, before=before)
+        for pid, _doc, keys in fresh:  # their keys, as a lookup now finds them
+            own.update(dict.fromkeys(keys, pid))
+            in_study.update(dict.fromkeys(keys, pid))
+        known_of = _known_in_batch(
+            conn, slow, owner=owner, study_id=study_id, before=before, in_study=in_study, own=own
+        )
         if known_of is not None:  # looked up for the whole batch, saved in a few statements
             slow_saves = [
                 (paper, held)
