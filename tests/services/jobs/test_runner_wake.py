@@ -150,3 +150,27 @@ def test_an_app_stops_a_runner_started_on_its_own(tmp_settings: Any) -> None:
         runner.start()
         assert runner.running
     assert not runner.running
+
+
+def test_the_last_listener_stops_after_the_look_in_flight(store: Store) -> None:
+    """Stopping the last polling listener waits for a look that is reading the queue: an
+    app closes its store right after stopping its runners, and a read after that would
+    open a connection on the disposed engine that nobody closes (seen as psycopg's
+    ResourceWarning in a later test)."""
+    jobs = Jobs(store)
+    reading, release = threading.Event(), threading.Event()
+    soonest = jobs.repo.soonest
+
+    def slow_soonest(kinds: Any) -> Any:
+        reading.set()
+        release.wait(5)
+        return soonest(kinds)
+
+    jobs.repo.soonest = slow_soonest  # type: ignore[method-assign]
+    stop = jobs.listen(["work"], lambda: None, poll_s=0.05)
+    looker = jobs._looker
+    assert looker is not None and reading.wait(5)
+    threading.Timer(0.3, release.set).start()
+    stop()
+    assert not looker.is_alive()  # before: stop returned while the read was in flight
+    assert jobs._looker is None

@@ -61,6 +61,9 @@ MAX_PARAMS_BYTES: Final = 64_000
 MAX_RESULT_BYTES: Final = 2_000_000
 MAX_MESSAGE_CHARS: Final = 2_000
 MAX_LIST: Final = 200
+#: how long stopping the last polling listener waits for the queue's look in flight (one
+#: read statement)
+_LOOK_JOIN_S: Final = 10.0
 _KIND: Final = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 _JOB_ID: Final = re.compile(r"^[0-9a-f]{32}$")
 
@@ -293,7 +296,13 @@ class Jobs:
         def stop() -> None:
             with self._bells_lock:
                 self._bells.pop(key, None)
+                looker = self._looker
+                last = all(p is None for _, _, p in self._bells.values())
             self._listeners_changed.set()
+            if last and looker is not None and looker is not threading.current_thread():
+                # the look in flight ends before the caller goes on (an app closes its
+                # store next: a read after that would open a connection nobody closes)
+                looker.join(_LOOK_JOIN_S)
 
         return stop
 
