@@ -143,20 +143,17 @@ def _row(m: RowMapping) -> JobRow:
 #: when a job of the ``kinds`` may be claimed: -1 when one is queued, else the end of the
 #: first running one's lease (NULL: none is active). Built once (an idle worker's poll
 #: reads it every ``jobs_poll_seconds``): its cache key is worked out once, not per poll.
-_SOONEST: Final = sa.select(
-    sa.func.min(sa.case((jobs.c.status == "queued", -1.0), else_=jobs.c.lease_until))
-).where(jobs.c.kind.in_(sa.bindparam("kinds", expanding=True)), jobs.c.status.in_(ACTIVE))
+_WHEN: Final = sa.func.min(sa.case((jobs.c.status == "queued", -1.0), else_=jobs.c.lease_until))
+_ACTIVE_OF_KINDS: Final = sa.and_(
+    jobs.c.kind.in_(sa.bindparam("kinds", expanding=True)), jobs.c.status.in_(ACTIVE)
+)
+_SOONEST: Final = sa.select(_WHEN).where(_ACTIVE_OF_KINDS)
 
 
 #: :data:`_SOONEST` per kind of the ``kinds`` that have an active job: one idle look for
 #: every job runner of a process (:meth:`JobsRepo.soonest`).
 _SOONEST_BY_KIND: Final = (
-    sa.select(
-        jobs.c.kind,
-        sa.func.min(sa.case((jobs.c.status == "queued", -1.0), else_=jobs.c.lease_until)),
-    )
-    .where(jobs.c.kind.in_(sa.bindparam("kinds", expanding=True)), jobs.c.status.in_(ACTIVE))
-    .group_by(jobs.c.kind)
+    sa.select(jobs.c.kind, _WHEN).where(_ACTIVE_OF_KINDS).group_by(jobs.c.kind)
 )
 
 

@@ -323,8 +323,7 @@ class Jobs:
                     self._looker = None
                     return
                 self._listeners_changed.clear()
-            every = min(p for _, _, p in polled if p is not None)
-            if self._listeners_changed.wait(every):
+            if self._listeners_changed.wait(min(p for _, _, p in polled)):
                 continue  # a listener came or went: look again with the listeners now
             kinds = sorted(set().union(*(k for k, _, _ in polled)))
             try:
