@@ -241,12 +241,12 @@ def sources_changed(conn: Connection, study_id: str) -> None:
     changed.add(study_id)
 
 
-#: the connection's note of the rows a write transaction inserted, by table
 #: the hits of the whole searches a write transaction inserted (``run id -> (its
 #: transaction, the hit documents stored)``): that transaction's reconciliation of the
 #: Study's records reads them without a query (:func:`_whole_searches.written_hits`)
 WHOLE_HITS_WRITTEN: Final = "litdesk_whole_hits_written"
 
+#: the connection's note of the rows a write transaction inserted, by table
 _ROWS_LOADED: Final = "litdesk_rows_loaded"
 #: rows one write transaction must insert into a table before PostgreSQL's statistics of
 #: it are brought up to date once it commits (``ANALYZE``), and no fewer than a tenth of
