@@ -31,6 +31,12 @@ Fifth round (branch scr28e), a hand-over between the two models of ``e3``:
 * ``f1`` — ``(1 - w)·z(text) + w·z(USE-m3 SVM)``, ``w = 0.5 / n`` for n labelled includes;
 * ``f2`` — the same with ``w = 0.5 / n²``.
 
+Seventh round (branch scr28g), pseudo-excludes (Cormack & Grossman's BMI/CAL): at every
+training, 100 records drawn at random from those not yet labelled join the excludes:
+
+* ``p1`` — ``e0`` with the pseudo-excludes;
+* ``p2`` — ``f1`` (the hand-over) with the same pseudo-excludes in both of its SVMs.
+
 ``--vectors DIR`` keeps each set's USE-m3 rows in ``DIR/<set>.use.npy`` (computed once,
 without labels) so that candidates and seeds share them.
 """
@@ -60,8 +66,16 @@ from litdesk.core.screening import (
 from litdesk.core.screening._model import _one, _scores
 from screening_bench import SETS, load, use_vectors
 
-CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3", "f1", "f2")
-USES = {"e1": "alone", "e2": "joint", "e3": "separate", "f1": "handover", "f2": "handover"}
+CANDIDATES = ("c0", "c1", "c1c", "c3", "c4", "e0", "e1", "e2", "e3", "f1", "f2", "p1", "p2")
+USES = {
+    "e1": "alone",
+    "e2": "joint",
+    "e3": "separate",
+    "f1": "handover",
+    "f2": "handover",
+    "p2": "handover",
+}
+PSEUDO_EXCLUDES = {"p1": 100, "p2": 100}  # Cormack & Grossman's BMI/CAL, fixed a priori
 RRF_K = 60  # Cormack, Clarke & Büttcher 2009
 
 
@@ -119,6 +133,7 @@ def main() -> None:
             features=features_config,
             embedding_use=USES.get(args.candidate, "joint"),  # type: ignore[arg-type]
             handover_power=2 if args.candidate == "f2" else 1,
+            pseudo_excludes=PSEUDO_EXCLUDES.get(args.candidate, 0),
         )
         if args.candidate == "c3":
             ranker_module.feature_scores = rrf_fit_scores(features.embedding_columns)  # type: ignore[assignment]

@@ -19,6 +19,12 @@ than the default on the development seeds (bench/RESULTS.md, branch scr28d), so 
 :func:`named_model`) beat the default on every set over development seeds 6–20 (branch
 scr28f) but on the held-out seeds 1–5 fell short of ASReview on Jeyaraman's WSS@95 and
 Beta-blockers' recall@10% by a few records, so it is a Study's choice, not the default.
+
+``pseudo_excludes`` (K > 0) adds, at every training, K records drawn at random from those not
+yet labelled to the exclude class (Cormack & Grossman's BMI/CAL, SIGIR 2015: "100 randomly
+selected documents ... temporarily labelled not relevant"); the draw is seeded by the seed and
+the number of labelled records (:func:`pseudo_exclude_rows`), the drawn records' labels are
+never read, and they stay unlabelled (never shown as decided, never counted).
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ __all__ = [
     "fit_scores",
     "handover_weight",
     "named_model",
+    "pseudo_exclude_rows",
 ]
 
 ModelKind = Literal["logistic", "nb", "svm"]
@@ -81,6 +88,9 @@ class ModelConfig:
     embedding_max_iter: int = 5000
     #: ``handover``: the embedding's weight is ``0.5 / n ** handover_power`` (n includes)
     handover_power: int = 1
+    #: records not yet labelled added to each training as excludes (0 = none; BMI/CAL: 100),
+    #: a fresh draw per training (:func:`pseudo_exclude_rows`), weighed as the excludes
+    pseudo_excludes: int = 0
 
     def __post_init__(self) -> None:
         if not self.classifiers or any(c not in MODEL_KINDS for c in self.classifiers):
@@ -93,6 +103,14 @@ class ModelConfig:
             )
         if self.handover_power < 1:
             raise ScreeningInputError("handover_power must be at least 1", code="bad_model")
+        if (
+            not isinstance(self.pseudo_excludes, int)
+            or isinstance(self.pseudo_excludes, bool)
+            or self.pseudo_excludes < 0
+        ):
+            raise ScreeningInputError(
+                "pseudo_excludes must be a whole number of records, 0 or more", code="bad_model"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -111,6 +129,13 @@ class ModelConfig:
             out["svm_c"] = self.svm_c
         if "nb" in self.classifiers:
             out["nb_alpha"] = self.nb_alpha
+        if self.pseudo_excludes:
+            out["pseudo_excludes"] = {
+                "records": self.pseudo_excludes,
+                "drawn_from": "records not yet labelled, uniformly, without replacement, "
+                "afresh at each training (seeded by the seed and the number labelled)",
+                "counted_as": "excludes in training only (never decisions)",
+            }
         if self.features.embedding:
             out["embedding_use"] = self.embedding_use
             if self.embedding_use != "joint":
@@ -155,6 +180,21 @@ def named_model(name: str) -> ModelConfig:
     raise ScreeningInputError(
         f"model must be among {', '.join(MODEL_NAMES)}, not {name!r}", code="bad_model"
     )
+
+
+def pseudo_exclude_rows(unlabelled: Any, count: int, seed: int, labelled: int) -> Any:
+    """``count`` rows drawn uniformly without replacement from ``unlabelled`` (all of them
+    when fewer), by a generator seeded with ``(seed, labelled)``: the same draw for the same
+    seed and number of labelled records, a fresh one at each further training."""
+    import numpy as np
+
+    pool = np.asarray(unlabelled, dtype=np.int64)
+    if count <= 0 or len(pool) == 0:
+        return np.empty(0, dtype=np.int64)
+    if count >= len(pool):
+        return np.sort(pool)
+    rng = np.random.default_rng([seed, labelled])
+    return np.sort(rng.choice(pool, size=count, replace=False))
 
 
 def _class_weights(y: Any, ratio: float, mean_one: bool) -> dict[int, float]:

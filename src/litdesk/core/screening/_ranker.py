@@ -4,7 +4,9 @@ The feature matrix is fixed (see :mod:`._features`); a decision only records a l
 :meth:`Ranker.retrain` refits the classifiers on the labelled rows and rescores every row.
 Until both an include and an exclude are known there is no model: the order is a random
 permutation drawn by the seed. Ties are broken by that same permutation, so the order is
-deterministic for a seed.
+deterministic for a seed. With ``pseudo_excludes`` in the model, each retrain also trains
+on that many records not yet labelled as excludes (:func:`._model.pseudo_exclude_rows`); they
+stay undecided and in the ranking.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from ._errors import ScreeningInputError
 from ._features import Features
-from ._model import ModelConfig, feature_scores
+from ._model import ModelConfig, feature_scores, pseudo_exclude_rows
 
 __all__ = ["Ranker"]
 
@@ -43,6 +45,8 @@ class Ranker:
         self._tiebreak = np.random.default_rng(seed).permutation(n)
         self._scores: Any = None
         self.trained_on = 0  # decisions the current scores were fitted on
+        #: the records not yet labelled that the current scores were trained on as excludes
+        self.pseudo_excluded: tuple[int, ...] = ()
         self.canonical_rows = canonical_rows
 
     @property
@@ -86,10 +90,17 @@ class Ranker:
             return False
         rows = np.flatnonzero(self._labels >= 0)
         y = self._labels[rows].astype(np.int64)
+        pseudo = pseudo_exclude_rows(
+            np.flatnonzero(self._labels < 0), self.config.pseudo_excludes, self.seed, len(rows)
+        )
+        if len(pseudo):  # their labels are unknown here: they join the excludes
+            rows = np.union1d(rows, pseudo)
+            y = (self._labels[rows] == 1).astype(np.int64)
         self._scores = feature_scores(
             self.config, self.features, rows, y, self.seed, canonical=self.canonical_rows
         )
         self.trained_on = len(self._decided)
+        self.pseudo_excluded = tuple(int(i) for i in pseudo)
         return True
 
     def scores(self) -> list[float]:
