@@ -17,9 +17,9 @@ from litdesk.core.screening import (
     build_features,
     feature_scores,
     fit_scores,
+    pseudo_exclude_rows,
     simulate,
 )
-from litdesk.core.screening._model import pseudo_exclude_rows
 
 _TOPIC = ["beta", "blocker", "carvedilol", "heart", "failure", "trial"]
 _OTHER = ["wheat", "soil", "rainfall", "crop", "yield", "survey", "farm", "river", "model"]

@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
         fit_scores,
         handover_weight,
         named_model,
+        pseudo_exclude_rows,
     )
     from ._prisma import (
         BOXES,
@@ -138,6 +139,7 @@ __all__ = [
     "estimate_remaining",
     "feature_scores",
     "handover_weight",
+    "pseudo_exclude_rows",
     "fit_scores",
     "recall_at",
     "recall_curve",

@@ -24,7 +24,10 @@ Beta-blockers' recall@10% by a few records, so it is a Study's choice, not the d
 yet labelled to the exclude class (Cormack & Grossman's BMI/CAL, SIGIR 2015: "100 randomly
 selected documents ... temporarily labelled not relevant"); the draw is seeded by the seed and
 the number of labelled records (:func:`pseudo_exclude_rows`), the drawn records' labels are
-never read, and they stay unlabelled (never shown as decided, never counted).
+never read, and they stay unlabelled (never shown as decided, never counted). With K = 100
+neither the TF-IDF SVM nor the hand-over beat the default on the development seeds (recall@10%
+lower on Jeyaraman, both metrics lower on Beta-blockers; bench/RESULTS.md, seventh round,
+branch scr28g), so the option is off (0) in every named model.
 """
 
 from __future__ import annotations
