@@ -186,7 +186,7 @@ def new_sqlite_at_head(url: str | sa.URL, *, keep: Collection[Path] = ()) -> boo
 def pg_schema_url(base: str, schema: str) -> str:
     """``base`` with ``schema`` as the connections' search path."""
     sep = "&" if "?" in base else "?"
-    return f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+    return f"{base}{sep}options={quote(f'-csearch_path={schema} -csynchronous_commit=off')}"
 
 
 def store_at_head(

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
 from litdesk._errors import InputError, IntegrityError, NotFoundError
@@ -112,8 +113,11 @@ __all__ = [
 READING_STATUSES: Final = ("to-read", "reading", "read")
 
 
-#: values bound in one ``IN (…)`` list (SQLite allows 32,766 at most, PostgreSQL 65,535)
+#: values bound in one ``IN (…)`` list on SQLite (it allows 32,766 at most)
 _PER_QUERY: Final = 500
+#: values in one PostgreSQL array (one parameter, no limit of its own: this bounds a
+#: statement's size)
+_PER_ARRAY: Final = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,20 +145,34 @@ def identity_keys(paper: Paper) -> list[str]:
     return keys
 
 
-def _chunks(values: Iterable[str]) -> Iterator[list[str]]:
+def _chunks(conn: Connection, values: Iterable[str]) -> Iterator[list[str]]:
+    """The distinct ``values`` in order, in the lists one lookup binds (:func:`_among`)."""
     wanted = list(dict.fromkeys(values))
-    for i in range(0, len(wanted), _PER_QUERY):
-        yield wanted[i : i + _PER_QUERY]
+    size = _PER_ARRAY if conn.dialect.name == "postgresql" else _PER_QUERY
+    for i in range(0, len(wanted), size):
+        yield wanted[i : i + size]
+
+
+def _among(
+    conn: Connection, column: sa.ColumnElement[str], values: list[str]
+) -> sa.ColumnElement[bool]:
+    """``column IN (values)``. On PostgreSQL ``column = ANY(:array)``: one parameter, so one
+    statement text whatever the number of values (the server parses and plans one, and
+    psycopg prepares it once it recurs) where ``IN`` binds a parameter per value and makes
+    a new text for each length; the same rows and the same index scans."""
+    if conn.dialect.name == "postgresql":
+        return column == sa.any_(sa.bindparam(None, values, type_=ARRAY(column.type)))
+    return column.in_(values)
 
 
 def find_paper_ids(conn: Connection, keys: Iterable[str], *, owner: str) -> dict[str, str]:
     """``{key: paper id}`` for the keys ``owner``'s records are stored under (any number of
-    keys: one query per 500). Another owner's records are never named."""
+    keys: one query per 500 on SQLite, per 5,000 on PostgreSQL). Another owner's records are never named."""
     out: dict[str, str] = {}
-    for chunk in _chunks(keys):
+    for chunk in _chunks(conn, keys):
         rows = conn.execute(
             sa.select(paper_keys.c.key, paper_keys.c.paper_id).where(
-                paper_keys.c.owner == owner, paper_keys.c.key.in_(chunk)
+                paper_keys.c.owner == owner, _among(conn, paper_keys.c.key, chunk)
             )
         )
         out.update((r.key, r.paper_id) for r in rows)
@@ -179,12 +197,12 @@ def own_rows_by_key(
     says why). Another owner's records are never named."""
     out: dict[str, tuple[str, PaperRow | None]] = {}
     on = sa.and_(paper_keys.c.owner == papers.c.owner, paper_keys.c.paper_id == papers.c.id)
-    for chunk in _chunks(keys):
+    for chunk in _chunks(conn, keys):
         query = (
             _select_papers(viewer)
             .add_columns(paper_keys.c.key.label("paper_key"))
             .join(paper_keys, on)
-            .where(paper_keys.c.owner == viewer, paper_keys.c.key.in_(chunk))
+            .where(paper_keys.c.owner == viewer, _among(conn, paper_keys.c.key, chunk))
         )
         for row in conn.execute(query):
             try:
@@ -206,7 +224,7 @@ def find_visible_ids(
     viewer's own keys among ``keys`` when the caller has read them already."""
     out = dict(own) if own is not None else find_paper_ids(conn, keys, owner=viewer)
     rest = [k for k in dict.fromkeys(keys) if k not in out]
-    for chunk in _chunks(rest):
+    for chunk in _chunks(conn, rest):
         query = (
             sa.select(paper_keys.c.key, paper_keys.c.paper_id)
             .join(
@@ -216,17 +234,17 @@ def find_visible_ids(
                     study_papers.c.paper_owner == paper_keys.c.owner,
                 ),
             )
-            .where(paper_keys.c.key.in_(chunk), _study_links(viewer))
+            .where(_among(conn, paper_keys.c.key, chunk), _study_links(viewer))
             .order_by(paper_keys.c.owner)
         )
         for r in conn.execute(query):
             out.setdefault(r.key, r.paper_id)
     if viewer == LOCAL_OWNER:  # every record, Study or not (the owner of the workspace)
         rest = [k for k in rest if k not in out]
-        for chunk in _chunks(rest):
+        for chunk in _chunks(conn, rest):
             query = (
                 sa.select(paper_keys.c.key, paper_keys.c.paper_id)
-                .where(paper_keys.c.key.in_(chunk))
+                .where(_among(conn, paper_keys.c.key, chunk))
                 .order_by(paper_keys.c.owner)
             )
             for r in conn.execute(query):
@@ -240,18 +258,18 @@ def find_study_paper_ids(conn: Connection, keys: Sequence[str], *, study_id: str
     the Study holds (its primary key): never a read of the whole Study per lookup."""
     sp = study_papers.c
     found: dict[str, set[str]] = {}
-    for chunk in _chunks(keys):
+    for chunk in _chunks(conn, keys):
         named: dict[tuple[str, str], list[str]] = {}
         for r in conn.execute(
             sa.select(paper_keys.c.owner, paper_keys.c.key, paper_keys.c.paper_id).where(
-                paper_keys.c.key.in_(chunk)
+                _among(conn, paper_keys.c.key, chunk)
             )
         ):
             named.setdefault((r.owner, r.paper_id), []).append(r.key)
-        for ids in _chunks(pid for _owner, pid in named):
+        for ids in _chunks(conn, (pid for _owner, pid in named)):
             for link in conn.execute(
                 sa.select(sp.paper_id, sp.paper_owner).where(
-                    sp.study_id == study_id, sp.paper_id.in_(ids)
+                    sp.study_id == study_id, _among(conn, sp.paper_id, ids)
                 )
             ):
                 for key in named.get((link.paper_owner, link.paper_id), ()):
@@ -270,31 +288,31 @@ def record_owners(
     wanted = list(dict.fromkeys(paper_ids))
     sp = study_papers.c
     if study_id is not None:
-        for chunk in _chunks(wanted):
+        for chunk in _chunks(conn, wanted):
             rows = conn.execute(
                 sa.select(sp.paper_id, sp.paper_owner).where(
-                    sp.study_id == study_id, sp.paper_id.in_(chunk)
+                    sp.study_id == study_id, _among(conn, sp.paper_id, chunk)
                 )
             )
             out.update((r.paper_id, r.paper_owner) for r in rows)
-    for chunk in _chunks(p for p in wanted if p not in out):
+    for chunk in _chunks(conn, (p for p in wanted if p not in out)):
         rows = conn.execute(
-            sa.select(papers.c.id).where(papers.c.owner == viewer, papers.c.id.in_(chunk))
+            sa.select(papers.c.id).where(papers.c.owner == viewer, _among(conn, papers.c.id, chunk))
         )
         out.update((r.id, viewer) for r in rows)
-    for chunk in _chunks(p for p in wanted if p not in out):
+    for chunk in _chunks(conn, (p for p in wanted if p not in out)):
         rows = conn.execute(
             sa.select(sp.paper_id, sp.paper_owner)
-            .where(sp.paper_id.in_(chunk), _study_links(viewer))
+            .where(_among(conn, sp.paper_id, chunk), _study_links(viewer))
             .order_by(sp.paper_owner)
         )
         for r in rows:
             out.setdefault(r.paper_id, r.paper_owner)
     if viewer == LOCAL_OWNER:
-        for chunk in _chunks(p for p in wanted if p not in out):
+        for chunk in _chunks(conn, (p for p in wanted if p not in out)):
             rows = conn.execute(
                 sa.select(papers.c.id, papers.c.owner)
-                .where(papers.c.id.in_(chunk))
+                .where(_among(conn, papers.c.id, chunk))
                 .order_by(papers.c.owner)
             )
             for r in rows:
@@ -371,8 +389,8 @@ def get_papers(
 def own_papers(conn: Connection, paper_ids: Iterable[str], *, owner: str) -> dict[str, Paper]:
     """``owner``'s own records of these ids (an id it has no record of is left out)."""
     out: dict[str, Paper] = {}
-    for chunk in _chunks(paper_ids):
-        query = sa.select(papers).where(papers.c.owner == owner, papers.c.id.in_(chunk))
+    for chunk in _chunks(conn, paper_ids):
+        query = sa.select(papers).where(papers.c.owner == owner, _among(conn, papers.c.id, chunk))
         for row in conn.execute(query):
             out[row.id] = _paper_row(row).paper
     return out
@@ -660,11 +678,12 @@ def link_study_papers(
 ) -> list[str]:
     """:func:`add_study_papers`, answering the ids new to the Study (in order, once each)."""
     fresh: list[str] = []
-    for chunk in _chunks(paper_ids):
+    for chunk in _chunks(conn, paper_ids):
         have = set(
             conn.execute(
                 sa.select(study_papers.c.paper_id).where(
-                    study_papers.c.study_id == study_id, study_papers.c.paper_id.in_(chunk)
+                    study_papers.c.study_id == study_id,
+                    _among(conn, study_papers.c.paper_id, chunk),
                 )
             ).scalars()
         )

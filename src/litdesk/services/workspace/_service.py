@@ -166,8 +166,8 @@ class Workspace(EvidenceOps):
                     repo.set_status(conn, pid, status, now, status_of=self.owner)
             if study_id is not None:
                 repo.add_study_papers(conn, study_id, ids, now, paper_owner=self.owner)
-                for pid in ids:  # one line per paper saved, as one by one
-                    self._history(conn, study_id, "paper_added", pid, now)
+                # one line per paper saved, as one by one, in one statement
+                access.add_history_lines(conn, study_id, self.owner, "paper_added", ids, now)
         return out
 
     def paper(self, ref: str) -> repo.PaperRow:
