@@ -300,6 +300,10 @@ class PgTemplate:
 
     #: how long a reset or a drop in the helper waits for a lock before it gives up
     LOCK_TIMEOUT_MS = 200
+    #: resets of one clone before it is dropped instead: a ``DELETE`` leaves dead rows that
+    #: only a vacuum clears (autovacuum was off on the server this was measured on), and
+    #: a vacuum would move the statistics the reset checks
+    MAX_REUSES = 25
 
     def __init__(self, base_url: str, *, spares: int = 1, reuse: bool = True) -> None:
         self.base_url = base_url
@@ -311,6 +315,9 @@ class PgTemplate:
         self.reset_from: dict[str, str] = {}
         #: :func:`~tests._pg_reuse.statistics` of a fresh clone (read from the first one)
         self.fresh_statistics: str | None = None
+        #: a schema's resets since it was cloned (none: a fresh clone)
+        self.reuses: dict[str, int] = {}
+        self.max_reuses = self.MAX_REUSES
         self._spares_wanted = spares
         self._spares: list[str] = []
         self._returned: list[str] = []
@@ -491,14 +498,17 @@ class PgTemplate:
                 return
 
     def _settle(self, schema: str) -> None:
-        """A schema given back joins the spares, reset, or is dropped (soon)."""
-        new = self.reset(schema) if self.reuse else None
+        """A schema given back joins the spares, reset, or is dropped (soon): when it
+        cannot be reset, or was reset :attr:`max_reuses` times already."""
+        done = self.reuses.pop(schema, 0)
+        new = self.reset(schema) if self.reuse and done < self.max_reuses else None
         with self._cond:
             if new is None:
                 self._drops.append(schema)
             else:
                 self.counts["reused"] += 1
                 self.reset_from[new] = schema
+                self.reuses[new] = done + 1
                 self._spares.append(new)
                 self._cond.notify_all()
 
