@@ -118,9 +118,8 @@ _CHANGES = {
     "a view": "CREATE VIEW extra AS SELECT 1 AS one",
     "a function": "CREATE FUNCTION extra() RETURNS int LANGUAGE sql AS 'SELECT 1'",
     "a type": "CREATE TYPE extra AS ENUM ('a')",
-    "a trigger": "CREATE FUNCTION extra() RETURNS trigger LANGUAGE plpgsql AS"
-    " 'BEGIN RETURN NEW; END'; CREATE TRIGGER extra BEFORE INSERT ON login_failures"
-    " FOR EACH ROW EXECUTE FUNCTION extra()",
+    "a trigger": "CREATE TRIGGER extra BEFORE UPDATE ON login_failures FOR EACH ROW"
+    " EXECUTE FUNCTION suppress_redundant_updates_trigger()",  # a built-in function
     "a sequence's step": "ALTER SEQUENCE login_failures_seq_seq INCREMENT 2",
     "a grant": "GRANT SELECT ON login_failures TO PUBLIC",
     "a comment": "COMMENT ON TABLE login_failures IS 'extra'",
