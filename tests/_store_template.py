@@ -9,11 +9,15 @@ test gets a copy of it:
   schema at head and only reads its revision.
 * PostgreSQL — :class:`PgTemplate` migrates a schema of its own once, reads from the
   catalog how to rebuild it (sequences, tables, defaults, constraints, indexes, rows) and
-  replays that as one script into each test's fresh schema: one round trip instead of the
-  whole Alembic chain. A template holding anything the clone does not copy (views, types,
+  replays that as one script into a new schema: one round trip instead of the whole
+  Alembic chain. A template holding anything the clone does not copy (views, types,
   functions, triggers…) is refused with :class:`TemplateError`, and
   ``tests/adapters/store/test_template.py`` checks that a clone matches a schema migrated
-  from zero. A fresh database per test (``CREATE DATABASE … TEMPLATE``) was measured and not
+  from zero. A schema a test gives back is emptied and handed to the next test instead of
+  being dropped (``tests/_pg_reuse.py``: a few ms against half a second to clone and as
+  much to drop), unless the test changed its structure or statistics or still holds it;
+  ``tests/adapters/store/test_pg_reuse.py`` checks that it comes back as the schema the
+  migrations make. A fresh database per test (``CREATE DATABASE … TEMPLATE``) was measured and not
   taken: its ``DROP DATABASE`` waits for a checkpoint (1–100 s on a loaded machine).
 
 Tests of the migrations themselves keep an empty store (``empty_store_url``, ``pg_empty``).
@@ -38,6 +42,8 @@ import sqlalchemy as sa
 
 from litdesk import LitdeskError
 from litdesk.adapters.store import open_store
+from tests._pg_reuse import ResetPlan, fingerprint, reset_plan, statistics
+from tests._pg_reuse import ident as _ident
 
 __all__ = [
     "store_at_head",
@@ -276,31 +282,58 @@ SELECT pg_get_indexdef(i.indexrelid)
 """
 
 
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 class PgTemplate:
     """A schema migrated to head once, the script that rebuilds it in another schema, and a
-    helper thread that keeps one such clone ready and drops the schemas given back, so a
-    test waits for neither when the server keeps up (both run while the previous test runs).
+    pool of schemas at head kept by a helper thread, so a test waits for no DDL when the
+    server keeps up (the helper works while the previous test runs).
+
+    A schema given back is reset (emptied, its sequences and the template's rows set back,
+    renamed: ``tests/_pg_reuse.py``) and taken again, unless the test changed its structure
+    or its tables' statistics (``ANALYZE``, ``VACUUM``) or left a transaction open on it:
+    then it is dropped — or kept aside until :meth:`close` if even that would wait — and a
+    fresh clone takes its place. ``reuse=False`` drops every schema given back (what the
+    pool did before schemas were reused).
 
     Use :meth:`schema_at_head` (or :meth:`take` and :meth:`give_back`); :meth:`close` at
-    the end of the session drops the spares, the schemas given back and the template."""
+    the end of the session drops the pool, the schemas given back and the template.
+    :attr:`counts` says how often a schema was cloned, reused, dropped, kept aside."""
 
-    def __init__(self, base_url: str, *, spares: int = 1) -> None:
+    #: how long a reset or a drop in the helper waits for a lock before it gives up
+    LOCK_TIMEOUT_MS = 200
+    #: resets of one clone before it is dropped instead: a ``DELETE`` leaves dead rows that
+    #: only a vacuum clears (autovacuum was off on the server this was measured on), and
+    #: a vacuum would move the statistics the reset checks
+    MAX_REUSES = 25
+
+    def __init__(self, base_url: str, *, spares: int = 1, reuse: bool = True) -> None:
         self.base_url = base_url
         self.engine = sa.create_engine(base_url)
         self.schema = create_schema(self.engine, prefix="ldtpl")
+        self.reuse = reuse
+        self.counts = {"cloned": 0, "reused": 0, "dropped": 0, "kept aside": 0}
+        #: a reset schema's name -> the name it was given back under
+        self.reset_from: dict[str, str] = {}
+        #: :func:`~tests._pg_reuse.statistics` of a fresh clone (read from the first one)
+        self.fresh_statistics: str | None = None
+        #: a schema's resets since it was cloned (none: a fresh clone)
+        self.reuses: dict[str, int] = {}
+        self.max_reuses = self.MAX_REUSES
         self._spares_wanted = spares
         self._spares: list[str] = []
+        self._returned: list[str] = []
         self._drops: list[str] = []
+        self._aside: list[str] = []
+        self._busy = False
         self._error: BaseException | None = None
         self._closing = False
         self._cond = threading.Condition()
         try:
             open_store(pg_schema_url(base_url, self.schema)).dispose()
             self.script = self._script()
+            with self.engine.begin() as conn:
+                self.plan: ResetPlan = reset_plan(conn, self.schema)
+            if "%" in self.plan.lock + self.plan.script:  # the driver would read placeholders
+                raise TemplateError("a table or sequence name holds '%': not reset, teach me")
         except BaseException:
             drop_schema(self.engine, self.schema)
             self.engine.dispose()
@@ -391,39 +424,119 @@ class PgTemplate:
         finally:
             raw.close()
 
+    def fingerprint(self, schema: str) -> str:
+        """The structure of ``schema`` as a digest (``tests/_pg_reuse.py``): the template's
+        is :attr:`plan`'s."""
+        with self.engine.begin() as conn:
+            return fingerprint(conn, schema)
+
+    def reset(self, schema: str) -> str | None:
+        """``schema`` back at the template's state under a new name (returned), or None when
+        it cannot be without waiting for a lock, or when its structure is not the template's
+        or its statistics not a fresh clone's (then it is left as it was)."""
+        new = f"t_{uuid.uuid4().hex[:16]}"
+        try:
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {self.LOCK_TIMEOUT_MS}")
+                if (
+                    fingerprint(conn, schema, lock=self.plan.lock) != self.plan.fingerprint
+                    or statistics(conn, schema) != self.fresh_statistics
+                ):  # its structure or its statistics changed (the commit releases the locks)
+                    return None
+                conn.exec_driver_sql(  # one round trip (psycopg's simple query)
+                    f"{self.plan.script}ALTER SCHEMA {_ident(schema)} RENAME TO {_ident(new)}"
+                )
+        except sa.exc.DBAPIError:  # a lock not granted, a DELETE refused: not reusable
+            return None
+        return new
+
+    def _drop(self, schema: str) -> bool:
+        """Drop ``schema`` unless that would wait for a lock (False: it is still there)."""
+        try:
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql(
+                    f"SET LOCAL lock_timeout = {self.LOCK_TIMEOUT_MS};"
+                    f" DROP SCHEMA IF EXISTS {_ident(schema)} CASCADE"
+                )
+        except sa.exc.OperationalError:
+            return False
+        return True
+
     def _work(self) -> None:
-        """Make a spare clone when one is missing, else drop a schema given back."""
+        """Reset a schema given back (else drop it and count a spare short), make a spare
+        clone when one is missing, else drop a schema that had to be."""
         while True:
             with self._cond:
+                self._busy = False
+                self._cond.notify_all()
                 while (
                     not self._closing
+                    and not self._returned
                     and not self._drops
-                    and (len(self._spares) >= self._spares_wanted)
+                    and len(self._spares) >= self._spares_wanted
                 ):
                     self._cond.wait()
                 if self._closing:
                     return
-                drop = None if len(self._spares) < self._spares_wanted else self._drops.pop(0)
+                self._busy = True
+                returned = self._returned.pop(0) if self._returned else None
+                drop = None
+                if returned is None and len(self._spares) >= self._spares_wanted:
+                    drop = self._drops.pop(0)
             try:
-                if drop is not None:
-                    drop_schema(self.engine, drop)
-                    continue
-                schema = create_schema(self.engine)
-                with self._cond:
-                    self._drops.append(schema)  # dropped at close if the clone fails
-                self.clone_into(schema)
-                with self._cond:
-                    self._drops.remove(schema)
-                    self._spares.append(schema)
-                    self._cond.notify_all()
+                if returned is not None:
+                    self._settle(returned)
+                elif drop is not None:
+                    self._drop_or_keep_aside(drop)
+                else:
+                    self._clone_spare()
             except Exception as exc:  # noqa: BLE001 - raised in the test that takes a schema
                 with self._cond:
                     self._error = exc
+                    self._busy = False
                     self._cond.notify_all()
                 return
 
+    def _settle(self, schema: str) -> None:
+        """A schema given back joins the spares, reset, or is dropped (soon): when it
+        cannot be reset, or was reset :attr:`max_reuses` times already."""
+        done = self.reuses.pop(schema, 0)
+        new = self.reset(schema) if self.reuse and done < self.max_reuses else None
+        with self._cond:
+            if new is None:
+                self._drops.append(schema)
+            else:
+                self.counts["reused"] += 1
+                self.reset_from[new] = schema
+                self.reuses[new] = done + 1
+                self._spares.append(new)
+                self._cond.notify_all()
+
+    def _drop_or_keep_aside(self, schema: str) -> None:
+        dropped = self._drop(schema)
+        with self._cond:
+            if dropped:
+                self.counts["dropped"] += 1
+            else:  # a connection still holds it: dropped at close, when it may wait
+                self.counts["kept aside"] += 1
+                self._aside.append(schema)
+
+    def _clone_spare(self) -> None:
+        schema = create_schema(self.engine)
+        with self._cond:
+            self._drops.append(schema)  # dropped later if the clone fails
+        self.clone_into(schema)
+        if self.fresh_statistics is None:
+            with self.engine.begin() as conn:
+                self.fresh_statistics = statistics(conn, schema)
+        with self._cond:
+            self._drops.remove(schema)
+            self.counts["cloned"] += 1
+            self._spares.append(schema)
+            self._cond.notify_all()
+
     def take(self) -> str:
-        """A schema (its name) holding a clone of the template; :meth:`give_back` it."""
+        """A schema (its name) at the template's state, nobody else's; :meth:`give_back` it."""
         if self._spares_wanted < 1:
             raise TemplateError("this template keeps no clones (made with spares=0)")
         with self._cond:
@@ -433,15 +546,23 @@ class PgTemplate:
                 raise TemplateError(
                     f"cloning the store template failed: {self._error}"
                 ) from self._error
-            schema = self._spares.pop(0)
+            schema = self._spares.pop()  # the last reset: its pages are the likeliest cached
             self._cond.notify_all()
             return schema
 
     def give_back(self, schema: str) -> None:
-        """Drop ``schema`` soon (in the helper thread, or at :meth:`close`)."""
+        """Reset ``schema`` for another test, or drop it (in the helper thread; at
+        :meth:`close` if it is still there then). The name is never handed out again."""
         with self._cond:
-            self._drops.append(schema)
+            self._returned.append(schema)
             self._cond.notify_all()
+
+    def settle(self) -> None:
+        """Wait until the helper is idle: every schema given back reset or dropped (or kept
+        aside), the spares made (for tests)."""
+        with self._cond:
+            while (self._returned or self._busy) and self._error is None:
+                self._cond.wait()
 
     @contextmanager
     def schema_at_head(self) -> Iterator[str]:
@@ -459,7 +580,7 @@ class PgTemplate:
             self._cond.notify_all()
         self._thread.join()
         try:
-            for schema in [*self._spares, *self._drops]:
+            for schema in [*self._spares, *self._returned, *self._drops, *self._aside]:
                 drop_schema(self.engine, schema)
             drop_schema(self.engine, self.schema)
         finally:

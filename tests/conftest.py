@@ -32,7 +32,7 @@
 * ``sqlite_template`` / ``pg_template`` — the store migrated once per session (per xdist
   worker) and copied per test (``tests/_store_template.py``): ``tmp_settings``' data dir
   holds a copy unless the test is marked ``no_store_template``; ``pg_schema`` (in
-  ``tests/adapters/store/conftest.py``) is a clone.
+  ``tests/adapters/store/conftest.py``) is a clone, or a schema an earlier test used, reset.
 * ``_new_stores_from_template`` (autouse) — any other SQLite store the test process opens
   where no file exists yet (a CLI's or an app's own data dir) starts as a copy of that
   template too, unless the test is marked ``no_store_template`` or the file is
@@ -540,7 +540,8 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def pg_template(postgres_url: str) -> Iterator[PgTemplate]:
     """A PostgreSQL schema migrated to head once per session (per xdist worker), cloned
-    into each test's schema; it and every clone are dropped at the end."""
+    into a pool of schemas that tests take and give back (each reset for the next test, or
+    dropped); the pool and the template are dropped at the end."""
     from tests._store_template import PgTemplate
 
     template = PgTemplate(postgres_url)

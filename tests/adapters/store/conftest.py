@@ -1,6 +1,6 @@
-"""A store on each backend: SQLite in a temp dir, PostgreSQL in a fresh schema per test.
+"""A store on each backend: SQLite in a temp dir, PostgreSQL in a schema of its own per test.
 
-``store_url`` and ``pg_schema`` are at the newest migration (copies of the session's
+``store_url`` and ``pg_schema`` are at the newest migration (from the session's
 template, ``tests/_store_template.py``); ``empty_store_url`` and ``pg_empty`` are empty, for
 the tests of the migrations themselves.
 """
@@ -23,7 +23,15 @@ from tests._store_template import (
 
 from litdesk.adapters.store import Store, open_store
 
-__all__ = ["empty_store_url", "pg_empty", "pg_schema", "pg_schema_url", "store", "store_url"]
+__all__ = [
+    "empty_store_url",
+    "migrated_from_zero",
+    "pg_empty",
+    "pg_schema",
+    "pg_schema_url",
+    "store",
+    "store_url",
+]
 
 
 @pytest.fixture
@@ -39,8 +47,22 @@ def pg_empty(postgres_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
+def migrated_from_zero(postgres_url: str) -> Iterator[tuple[sa.Engine, str]]:
+    """An engine and a schema in it that the migrations made from zero (no template)."""
+    engine = sa.create_engine(postgres_url)
+    schema = create_schema(engine)
+    try:
+        open_store(pg_schema_url(postgres_url, schema)).dispose()
+        yield engine, schema
+    finally:
+        drop_schema(engine, schema)
+        engine.dispose()
+
+
+@pytest.fixture
 def pg_schema(pg_template: PgTemplate) -> Iterator[str]:
-    """The URL of a fresh schema at the newest migration (a clone of the template)."""
+    """The URL of a schema at the newest migration, nobody else's: a clone of the template
+    or one a test before this one used, reset (``tests/_pg_reuse.py``)."""
     with pg_template.schema_at_head() as schema:
         yield pg_schema_url(pg_template.base_url, schema)
 

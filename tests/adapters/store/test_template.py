@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,93 +14,23 @@ from alembic import command
 from tests._store_template import (
     PgTemplate,
     TemplateError,
-    create_schema,
-    drop_schema,
     pg_schema_url,
     sqlite_url_at_head,
 )
+from tests.adapters.store._pg_shape import pg_shape
 
 from litdesk.adapters.store import open_store
 from litdesk.adapters.store._engine import _script_head
-
-_COLUMNS = """
-SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
-       pg_get_expr(d.adbin, d.adrelid), a.attidentity, a.attgenerated, a.attcollation
-  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
- WHERE c.relnamespace = CAST(:s AS regnamespace) AND a.attnum > 0 AND NOT a.attisdropped
- ORDER BY 1, 2
-"""
-_CONSTRAINTS = """
-SELECT c.relname, k.conname, k.contype, pg_get_constraintdef(k.oid)
-  FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
- WHERE k.connamespace = CAST(:s AS regnamespace) ORDER BY 1, 2
-"""
-_RELATIONS = """
-SELECT relname, relkind, relpersistence FROM pg_class
- WHERE relnamespace = CAST(:s AS regnamespace) ORDER BY 1
-"""
-_SEQUENCES = """
-SELECT c.relname, s.seqtypid, s.seqincrement, s.seqmin, s.seqmax, s.seqstart, s.seqcycle,
-       (SELECT t.relname || '.' || d.refobjsubid FROM pg_depend d
-          JOIN pg_class t ON t.oid = d.refobjid
-         WHERE d.objid = c.oid AND d.classid = 'pg_class'::regclass AND d.deptype = 'a')
-  FROM pg_class c JOIN pg_sequence s ON s.seqrelid = c.oid
- WHERE c.relnamespace = CAST(:s AS regnamespace) ORDER BY 1
-"""
-
-
-def _pg_shape(engine: sa.Engine, schema: str) -> dict[str, Any]:
-    """What a schema is made of, its names unqualified, and the rows it holds."""
-    params = {"s": schema}
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'SET LOCAL search_path = "{schema}"'))
-        shape: dict[str, Any] = {
-            name: conn.execute(sa.text(query), params).all()
-            for name, query in [
-                ("columns", _COLUMNS),
-                ("constraints", _CONSTRAINTS),
-                ("relations", _RELATIONS),
-                ("sequences", _SEQUENCES),
-            ]
-        }
-        shape["indexes"] = [
-            (name, definition.replace(f" ON {schema}.", " ON "))
-            for name, definition in conn.execute(
-                sa.text(
-                    "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = :s ORDER BY 1"
-                ),
-                params,
-            )
-        ]
-        shape["rows"] = {
-            table: sorted(conn.execute(sa.text(f'SELECT * FROM "{table}"')).all())
-            for table, kind, _ in shape["relations"]
-            if kind == "r"
-        }
-    return shape
-
-
-@pytest.fixture
-def migrated_from_zero(postgres_url: str) -> Iterator[tuple[sa.Engine, str]]:
-    engine = sa.create_engine(postgres_url)
-    schema = create_schema(engine)
-    try:
-        open_store(pg_schema_url(postgres_url, schema)).dispose()
-        yield engine, schema
-    finally:
-        drop_schema(engine, schema)
-        engine.dispose()
 
 
 def test_a_postgres_clone_is_the_schema_the_migrations_make(
     pg_template: PgTemplate, migrated_from_zero: tuple[sa.Engine, str]
 ) -> None:
     engine, fresh = migrated_from_zero
-    expected = _pg_shape(engine, fresh)
+    expected = pg_shape(engine, fresh)
     assert len(expected["relations"]) > 50 and expected["rows"]["alembic_version"]
     with pg_template.schema_at_head() as clone:
-        assert _pg_shape(engine, clone) == expected
+        assert pg_shape(engine, clone) == expected
 
 
 def test_postgres_clones_are_independent(pg_schema: str, pg_template: PgTemplate) -> None:
