@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import httpx
@@ -16,6 +17,7 @@ from tests.services.studies._paged import GeneratedSearch, RealCancerPages
 from typer.testing import CliRunner
 
 from litdesk._settings import Settings, get_settings
+from litdesk.adapters.http import _pacing
 from litdesk.faces.cli import _context
 from litdesk.faces.cli._app import app
 
@@ -33,6 +35,13 @@ def serve(monkeypatch: pytest.MonkeyPatch, handler: object) -> None:
     monkeypatch.setattr(
         _context, "APP_TEST_HOOKS", {"http_transport": httpx.MockTransport(handler)}
     )  # type: ignore[arg-type]
+    # the mock answers at once: no pacing between its pages (the pacer's tests' subject,
+    # tests/adapters/http); the CLI's app builds its pacer from these intervals
+    monkeypatch.setattr(
+        _pacing,
+        "DEFAULT_INTERVALS",
+        MappingProxyType(dict.fromkeys(_pacing.DEFAULT_INTERVALS, 0.0)),
+    )
 
 
 def invoke(*args: str, input: str | None = None) -> tuple[int, str, str]:

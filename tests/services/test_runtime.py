@@ -138,6 +138,10 @@ async def _open(settings: Settings, providers: Providers, **kw: Any) -> AsyncIte
     """The app's provider use cases over loopback providers."""
     bases = {"europepmc": providers.base, "openalex": providers.base}
     async with open_app(settings, base_urls=bases, **kw) as app:
+        # loopback providers answer at once: pacing (Europe PMC 0.1 s, OpenAlex between
+        # requests) is the pacer's tests' subject (tests/adapters/http), not these
+        for provider in bases:
+            app.transport.pacer.set_interval(provider, 0.0)
         yield app.providers
 
 

@@ -6,12 +6,12 @@ records to screen and screening boxes computed, the arithmetic holding in both."
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
+from tests._seconds import sleep_to_next_second
 from tests.services.studies._paged import GeneratedSearch
 
 from litdesk import Settings
@@ -215,7 +215,7 @@ def test_both_reports_place_every_source_in_one_round(
         )
         ws = app.workspace()
         ws.save_paper(make_paper(title="Typed in after update 1", doi="10.1000/h1"), study=study)
-        time.sleep(1.1)  # rounds begin to the second: update 2 begins a second later
+        sleep_to_next_second()  # rounds begin to the second: update 2 begins a second later
         state["search"] = GeneratedSearch(60, prefix="u2")
         await update(app, study)
         ws.save_paper(make_paper(title="Typed in after update 2", doi="10.1000/h2"), study=study)
@@ -285,7 +285,7 @@ def test_a_run_kept_after_an_update_is_that_updates_whenever_it_ran(
     async def body(app: App) -> None:
         early = SearchRequest("early query", providers=("europepmc",))
         run_id = (await app.search.search(early, owner=app.owner)).to_dict()["run"]["id"]  # type: ignore[index]
-        time.sleep(1.1)  # the update begins a second after the run was executed
+        sleep_to_next_second()  # the update begins a second after the run was executed
         state["search"] = GeneratedSearch(40)
         study = app.workspace().create_study("Living review").id
         search = SearchRequest("malaria vaccine", providers=("europepmc",))

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
+from tests._seconds import wait_to_next_second
 from tests.services.conftest import pg_schema
 from tests.services.studies._paged import GeneratedSearch
 
@@ -102,8 +103,9 @@ async def whole_then_kept(app: App, state: dict[str, Any]) -> tuple[str, str]:
 
 
 async def update(app: App, study: str) -> None:
-    """An update round, begun a second after the keep (rounds begin to the second)."""
-    await asyncio.sleep(1.1)
+    """An update round, begun in a later second than the keep (rounds begin to the
+    second)."""
+    await wait_to_next_second()
     job = app.studies.update_study(UpdateStudyRequest(study), owner=app.owner).job.id
     done = await asyncio.to_thread(app.studies.work_search_job, job, owner=app.owner)
     assert done.job.status == "done"

@@ -52,6 +52,9 @@ def with_app(
 ) -> None:
     async def go() -> None:
         async with open_app(settings, http_transport=httpx.MockTransport(handler)) as app:
+            # the mock answers at once: Europe PMC's pacing (0.1 s a page) is the pacer's
+            # tests' subject (tests/adapters/http), not these
+            app.transport.pacer.set_interval("europepmc", 0.0)
             await body(app)
 
     asyncio.run(go())
