@@ -378,15 +378,7 @@ def add_history(
     conn: Connection, study_id: str, account: str, action: str, target: str | None, now: str
 ) -> None:
     """Record who did what in a Study, and when (append-only)."""
-    conn.execute(
-        sa.insert(study_history).values(
-            study_id=study_id,
-            account_id=account,
-            action=action[:40],
-            target=target[:200] if target else None,
-            at=now,
-        )
-    )
+    add_history_lines(conn, study_id, account, action, [target], now)
 
 
 def add_history_lines(
