@@ -566,7 +566,8 @@ class PgTemplate:
 
     @contextmanager
     def schema_at_head(self) -> Iterator[str]:
-        """A schema at head for the duration of the block, dropped afterwards."""
+        """A schema at head for the duration of the block, given back afterwards (reset for
+        another test, or dropped: :meth:`give_back`)."""
         schema = self.take()
         try:
             yield schema
