@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import httpx
@@ -17,7 +16,7 @@ from tests.services.studies._paged import GeneratedSearch, RealCancerPages
 from typer.testing import CliRunner
 
 from litdesk._settings import Settings, get_settings
-from litdesk.adapters.http import _pacing
+from litdesk.adapters.providers import ADAPTERS
 from litdesk.faces.cli import _context
 from litdesk.faces.cli._app import app
 
@@ -31,17 +30,15 @@ def env(tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     get_settings.cache_clear()
 
 
+#: every provider unpaced
+UNPACED = dict.fromkeys(ADAPTERS, 0.0)
+
+
 def serve(monkeypatch: pytest.MonkeyPatch, handler: object) -> None:
-    monkeypatch.setattr(
-        _context, "APP_TEST_HOOKS", {"http_transport": httpx.MockTransport(handler)}
-    )  # type: ignore[arg-type]
     # the mock answers at once: no pacing between its pages (the pacer's tests' subject,
-    # tests/adapters/http); the CLI's app builds its pacer from these intervals
-    monkeypatch.setattr(
-        _pacing,
-        "DEFAULT_INTERVALS",
-        MappingProxyType(dict.fromkeys(_pacing.DEFAULT_INTERVALS, 0.0)),
-    )
+    # tests/adapters/http)
+    hooks = {"http_transport": httpx.MockTransport(handler), "pacing": UNPACED}
+    monkeypatch.setattr(_context, "APP_TEST_HOOKS", hooks)  # type: ignore[arg-type]
 
 
 def invoke(*args: str, input: str | None = None) -> tuple[int, str, str]:

@@ -137,11 +137,10 @@ def _used(rt: Runtime, owner: str = "local") -> dict[str, int]:
 async def _open(settings: Settings, providers: Providers, **kw: Any) -> AsyncIterator[Runtime]:
     """The app's provider use cases over loopback providers."""
     bases = {"europepmc": providers.base, "openalex": providers.base}
-    async with open_app(settings, base_urls=bases, **kw) as app:
-        # loopback providers answer at once: pacing (Europe PMC 0.1 s, OpenAlex between
-        # requests) is the pacer's tests' subject (tests/adapters/http), not these
-        for provider in bases:
-            app.transport.pacer.set_interval(provider, 0.0)
+    # loopback providers answer at once: pacing (Europe PMC 0.1 s, OpenAlex between
+    # requests) is the pacer's tests' subject (tests/adapters/http), not these
+    unpaced = dict.fromkeys(bases, 0.0)
+    async with open_app(settings, base_urls=bases, pacing=unpaced, **kw) as app:
         yield app.providers
 
 

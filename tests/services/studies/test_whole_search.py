@@ -51,10 +51,10 @@ def with_app(
     settings: Settings, handler: Callable[[httpx.Request], httpx.Response], body: Any
 ) -> None:
     async def go() -> None:
-        async with open_app(settings, http_transport=httpx.MockTransport(handler)) as app:
-            # the mock answers at once: Europe PMC's pacing (0.1 s a page) is the pacer's
-            # tests' subject (tests/adapters/http), not these
-            app.transport.pacer.set_interval("europepmc", 0.0)
+        # the mock answers at once: Europe PMC's pacing (0.1 s a page) is the pacer's
+        # tests' subject (tests/adapters/http), not these
+        transport = httpx.MockTransport(handler)
+        async with open_app(settings, http_transport=transport, pacing={"europepmc": 0}) as app:
             await body(app)
 
     asyncio.run(go())

@@ -80,8 +80,8 @@ def _first_search(settings: Settings, study: str) -> None:
 
     async def go() -> None:
         transport = httpx.MockTransport(GeneratedSearch(FIRST))
-        async with open_app(settings, http_transport=transport) as app:
-            app.transport.pacer.set_interval("europepmc", 0.0)  # a mock: see rescue()
+        # a mock: no pacing (see rescue())
+        async with open_app(settings, http_transport=transport, pacing={"europepmc": 0}) as app:
             request = AddSearchRequest(study, SearchRequest("malaria", providers=("europepmc",)))
             job_id = app.studies.add_search(request, owner=app.owner).job.id
             done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
@@ -156,11 +156,11 @@ def test_kill_9_mid_job_then_claimed_again(settings: Settings, kind: str, when: 
         transport = httpx.MockTransport(GeneratedSearch(TOTAL))
         # a clock 3 s ahead: past the dead worker's 2-second lease, so nothing waits it out
         clock = ManualClock(time.time() + 3)
-        async with open_app(settings, http_transport=transport, clock=clock) as app:
-            # the mock answers at once: Europe PMC's pacing (0.1 s a page) is the
-            # pacer's tests' subject; the killed worker (WORKER) keeps it, so the kill's
-            # timing is unchanged
-            app.transport.pacer.set_interval("europepmc", 0.0)
+        # the mock answers at once: Europe PMC's pacing (0.1 s a page) is the pacer's
+        # tests' subject; the killed worker (WORKER) keeps it, so the kill's timing is
+        # unchanged
+        unpaced = {"europepmc": 0.0}
+        async with open_app(settings, http_transport=transport, clock=clock, pacing=unpaced) as app:
             done = await asyncio.to_thread(app.studies.work_search_job, job_id, owner=app.owner)
             # PostgreSQL may still hold the killed worker's row lock for a moment (until it
             # sees the client gone): the claim skips a locked row, so look again as a runner

@@ -117,10 +117,10 @@ def test_a_5000_record_study_from_imports_and_a_paged_search_kept_up_to_date(
         return state["search"](request)
 
     async def go() -> None:
-        async with open_app(settings, http_transport=httpx.MockTransport(handler)) as app:
-            # the mock answers at once: Europe PMC's pacing (0.1 s a page, ~4 s of this
-            # test's 41 pages) is the pacer's tests' subject (tests/adapters/http), not this one's
-            app.transport.pacer.set_interval("europepmc", 0.0)
+        # the mock answers at once: Europe PMC's pacing (0.1 s a page, ~4 s of this test's
+        # 41 pages) is the pacer's tests' subject (tests/adapters/http), not this one's
+        transport = httpx.MockTransport(handler)
+        async with open_app(settings, http_transport=transport, pacing={"europepmc": 0}) as app:
             await asyncio.to_thread(body, app)
 
     asyncio.run(go())

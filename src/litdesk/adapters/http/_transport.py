@@ -196,6 +196,7 @@ class ProviderTransport:
         replay: Replayer | None = None,
         meter: Meter,
         pacer: Pacer | None = None,
+        pacing: Mapping[str, float] | None = None,
         body_limits: Mapping[str, int] | None = None,
     ) -> None:
         self.settings = settings
@@ -215,6 +216,8 @@ class ProviderTransport:
             if adapter.keyed_interval is not None and has_key(name, settings)
         }
         self.pacer = pacer or Pacer(keyed or None, clock=clock, sleep=sleep)
+        for provider, seconds in (pacing or {}).items():  # a test's intervals (a mock's: 0)
+            self.pacer.set_interval(provider, seconds)
         secrets: list[str] = []
         for provider in ADAPTERS:
             secrets.extend(credentials_for(provider, settings).secrets)

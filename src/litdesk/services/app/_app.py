@@ -438,6 +438,7 @@ def _build(
     kit: ProviderKit | None,
     http_transport: httpx.AsyncBaseTransport | None,
     base_urls: Mapping[str, str] | None,
+    pacing: Mapping[str, float] | None,
     transport_now: bool,
 ) -> App:
     """Open the store and build the app on it, with the transport opened now
@@ -454,6 +455,7 @@ def _build(
             replay=replay,
             http_transport=http_transport,
             base_urls=base_urls,
+            pacing=pacing,
             clock=clock,
         )
 
@@ -478,12 +480,14 @@ async def open_app(
     http_transport: httpx.AsyncBaseTransport | None = None,
     base_urls: Mapping[str, str] | None = None,
     kit: ProviderKit | None = None,
+    pacing: Mapping[str, float] | None = None,
 ) -> AsyncIterator[App]:
     """Open the app on the running event loop; close every part once on exit (running
     live searches stop and started job runners hand their jobs back first).
 
     ``replay`` answers provider requests from a cassette folder, ``record`` writes one;
-    ``http_transport``, ``base_urls`` and ``kit`` are test hooks."""
+    ``http_transport``, ``base_urls``, ``kit`` and ``pacing`` (seconds between requests
+    per provider, e.g. 0 for a mock that answers at once) are test hooks."""
     app = await asyncio.to_thread(
         _build,
         settings,
@@ -494,6 +498,7 @@ async def open_app(
         kit=kit,
         http_transport=http_transport,
         base_urls=base_urls,
+        pacing=pacing,
         transport_now=True,
     )
     app._loop = asyncio.get_running_loop()  # app.providers is bound to it when built
@@ -528,6 +533,7 @@ def open_app_sync(
         kit=None,
         http_transport=None,
         base_urls=None,
+        pacing=None,
         transport_now=False,  # a store-only command never opens it
     )
     try:

@@ -28,12 +28,13 @@ def provider_transport(
     replay: Path | None = None,
     http_transport: httpx.AsyncBaseTransport | None = None,
     base_urls: Mapping[str, str] | None = None,
+    pacing: Mapping[str, float] | None = None,
     clock: Clock = SYSTEM_CLOCK,
 ) -> ProviderTransport:
     """The one provider transport: every network call reserved once in ``store``'s daily
     allowance for ``owner``; ``record`` writes a cassette, ``replay`` answers from one
-    (nothing is sent, nothing is reserved). ``http_transport`` / ``base_urls`` are test
-    hooks (an ``httpx`` transport, loopback origins)."""
+    (nothing is sent, nothing is reserved). ``http_transport`` / ``base_urls`` / ``pacing``
+    are test hooks (an ``httpx`` transport, loopback origins, intervals per provider)."""
     from litdesk.adapters.http import Cassette, CassetteRecorder, ProviderTransport, StoreMeter
 
     if record is not None and replay is not None:
@@ -52,6 +53,7 @@ def provider_transport(
         settings,
         transport=http_transport,
         base_urls=base_urls,
+        pacing=pacing,
         recorder=CassetteRecorder(record) if record is not None else None,
         replay=Cassette(replay) if replay is not None else None,
         meter=StoreMeter(store, settings, owner=allowance_owner(owner), clock=clock),
