@@ -1,6 +1,12 @@
 # litdesk — two commands: `make run` and `make test`. Both set up .venv on a fresh machine.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+## The interpreter of .venv: the distribution's python3.11 where it has venv (Debian's links
+## libpython statically; pyenv's build here is --enable-shared without --enable-optimizations: the
+## same test files took 12 % less CPU on Debian's, bench/RESULTS.md "The distribution's
+## interpreter"), else the first python3.11 on PATH, else python3. PYTHON=... chooses another.
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell for p in /usr/bin/python3.11 python3.11 python3; do c=$$(command -v $$p) && $$c -c 'import venv, ensurepip' 2>/dev/null && { echo $$c; break; }; done)
+endif
 VENV ?= .venv
 PY := $(VENV)/bin/python
 ARGS ?= --help
