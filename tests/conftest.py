@@ -79,6 +79,24 @@ def pytest_configure(config: pytest.Config) -> None:
     from tests._cpu import register
 
     register(config)  # CPU seconds per test file when $LITDESK_TEST_CPU is set (tests/_cpu.py)
+    _this_checkouts_code()
+
+
+def _this_checkouts_code() -> None:
+    """Refuse to run when ``litdesk`` or ``tests`` would be imported from another checkout
+    (a ``$PYTHONPATH`` left pointing at another tree puts its ``src`` before this one's
+    editable install): the suite would test that code, and the processes forked for it too."""
+    import litdesk
+    import tests
+
+    root = Path(__file__).resolve().parents[1]
+    for name, module, where in (("litdesk", litdesk, root / "src"), ("tests", tests, root)):
+        found = Path(str(module.__file__)).resolve()
+        if not found.is_relative_to(where):
+            raise pytest.UsageError(
+                f"{name} is imported from {found}, not from this checkout ({where}): "
+                f"is $PYTHONPATH ({os.environ.get('PYTHONPATH', '')!r}) set for another tree?"
+            )
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
