@@ -23,7 +23,9 @@ from litdesk.services.app import App, open_app
 from litdesk.services.screening import (
     AgreementRequest,
     ConfigureRequest,
+    DecideRequest,
     ExportDecisionsRequest,
+    HistoryRequest,
     ImportDecisionsRequest,
     PrismaFlowRequest,
     RetrievalRequest,
@@ -391,5 +393,61 @@ def test_a_checkers_csv_every_row_accounted_for(tmp_settings: Settings, tmp_path
         assert refused[7].startswith("the same study as line 9, with the same decision")
         listed = len(view.problems) + len(view.unmatched) + len(view.refused)
         assert view.recorded + listed + len(view.skipped) == 8  # every data row
+
+    on_app(tmp_settings, body)
+
+
+def test_a_reimport_keeps_notes_and_refuses_reports_not_retrieved(
+    tmp_settings: Settings, labelled: tuple[Path, list[dict[str, str]]]
+) -> None:
+    """A file that carries no note (litdesk's own RIS export, ASReview's) repeating a noted
+    decision records nothing — it used to record the same decision again without its
+    note, so the note left the decision in force. At full text, a row on a report recorded
+    not retrieved is refused with its line (PRISMA counts that report as not retrieved)."""
+    path, rows = labelled
+
+    def body(app: App) -> None:
+        sid = _study(app, path)
+        export = app.screening.export_decisions(ExportDecisionsRequest(sid), owner=app.owner)
+        keys = [r["record_id"] for r in csv.DictReader(io.StringIO(export.text))][:4]
+        for key in keys:
+            app.screening.decide(
+                DecideRequest(sid, "title_abstract", key, "include", note=f"RCT, {key}"),
+                owner=app.owner,
+            )
+        for fmt in ("ris", "csv"):
+            own = app.screening.export_decisions(
+                ExportDecisionsRequest(sid, "title_abstract", fmt), owner=app.owner
+            )
+            again = app.screening.import_decisions(
+                ImportDecisionsRequest(sid, own.body, f"mine.{fmt}"), owner=app.owner
+            )
+            assert (again.recorded, again.unchanged) == (0, 4), fmt
+        bare = "record_id,decision\n" + "".join(f"{k},include\n" for k in keys)
+        again = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, bare.encode(), "bare.csv"), owner=app.owner
+        )
+        assert (again.recorded, again.unchanged) == (0, 4)
+        for key in keys:
+            (entry,) = app.screening.history(HistoryRequest(sid, key), owner=app.owner).entries
+            assert entry["note"] == f"RCT, {key}" and entry["status"] == "current"
+        # a changed note is a new decision, the earlier kept in the history
+        changed = f"record_id,decision,note\n{keys[0]},include,checked the protocol\n"
+        view = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, changed.encode(), "changed.csv"), owner=app.owner
+        )
+        assert view.recorded == 1
+        # full text: the report recorded not retrieved takes no decision from a file
+        app.screening.retrieval(RetrievalRequest(sid, keys[1], False), owner=app.owner)
+        ft = "record_id,decision\n" + "".join(f"{k},include\n" for k in keys)
+        ft_view = app.screening.import_decisions(
+            ImportDecisionsRequest(sid, ft.encode(), "ft.csv", "full_text"), owner=app.owner
+        )
+        assert ft_view.recorded == 3
+        assert [u["line"] for u in ft_view.refused] == [3]
+        assert "not retrieved" in str(ft_view.refused[0]["reason"])
+        flow = app.screening.prisma(PrismaFlowRequest(sid), owner=app.owner).to_dict()
+        (r,) = flow["rounds"]  # type: ignore[misc]
+        assert (r["not_retrieved"], r["assessed"], r["included"]) == (1, 3, 3)
 
     on_app(tmp_settings, body)

@@ -204,6 +204,48 @@ def test_full_text_stage_needs_a_pass_and_a_listed_reason(app: App, export: Path
     assert app.screening.progress(ProgressRequest(sid, FT), owner=app.owner).total == 2  # a, d
 
 
+def test_a_report_recorded_not_retrieved_leaves_the_queue_and_takes_no_decision(
+    app: App, export: Path
+) -> None:
+    """PRISMA counts a report recorded not retrieved under "reports not retrieved", never as
+    assessed: the full-text queue passes over it in every order, and a full-text decision on
+    it is refused until it is marked retrieved again — else progress would count a decision
+    that the PRISMA flow leaves out (an include at full text that no box shows)."""
+    sid = make_study(app, "Gambling", [export])
+    keys = _keys(app, sid)
+    for key in keys[:4]:
+        _decide(app, sid, key, "include")
+    on_top = app.screening.next(NextRequest(sid, FT, order="original"), owner=app.owner)
+    gone = on_top.record_key
+    assert gone in keys[:4]
+    app.screening.retrieval(RetrievalRequest(sid, gone, False, "no access"), owner=app.owner)
+    for order in ("original", "random", "ranked"):
+        nxt = app.screening.next(NextRequest(sid, FT, order=order), owner=app.owner)  # type: ignore[arg-type]
+        assert nxt.record_key is not None and nxt.record_key != gone, order
+    with pytest.raises(ScreeningRequestError) as refused:
+        _decide(app, sid, gone, "include", stage=FT)
+    assert refused.value.code == "not_retrieved" and "mark it as retrieved" in refused.value.message
+    left = app.screening.progress(ProgressRequest(sid, FT), owner=app.owner).mine
+    assert (left["screened"], left["remaining"], left["not_retrieved"]) == (0, 4, 1)
+    # the others are assessed; progress and PRISMA then say the same
+    for key in keys[:4]:
+        if key != gone:
+            _decide(app, sid, key, "include", stage=FT)
+    done = app.screening.next(NextRequest(sid, FT, order="original"), owner=app.owner)
+    assert done.done and done.record_key is None
+    progress = app.screening.progress(ProgressRequest(sid, FT), owner=app.owner).all
+    assert progress is not None and progress["included"] == 3
+    (r,) = app.screening.prisma(PrismaFlowRequest(sid), owner=app.owner).flow["rounds"]  # type: ignore[misc]
+    assert (r["not_retrieved"], r["assessed"], r["included"]) == (1, 3, 3)
+    # marked retrieved again, it is back in the queue and takes its decision
+    app.screening.retrieval(RetrievalRequest(sid, gone, True), owner=app.owner)
+    back = app.screening.next(NextRequest(sid, FT, order="original"), owner=app.owner)
+    assert back.record_key == gone
+    _decide(app, sid, gone, "exclude", stage=FT, reason="wrong outcome")
+    (r,) = app.screening.prisma(PrismaFlowRequest(sid), owner=app.owner).flow["rounds"]  # type: ignore[misc]
+    assert (r["not_retrieved"], r["assessed"], r["excluded_reports"]) == (0, 4, 1)
+
+
 def test_decisions_follow_a_record_into_its_group(app: App, tmp_path: Path) -> None:
     ris = tmp_path / "dupes.ris"
     ris.write_text(

@@ -47,7 +47,7 @@ from ._cards import progress as card_progress
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._parts import AreaParts
-from ._prisma import not_retrieved_groups
+from ._prisma import not_retrieved_now
 from ._requests import (
     CardRequest,
     ConfigureRequest,
@@ -63,7 +63,7 @@ from ._requests import (
     UndoRequest,
 )
 from ._retrain import RETRAIN_KIND, Retrainer, encoder_texts, retrain_owner
-from ._state import FT_WAITS, StageState, stage_items, stage_state
+from ._state import FT_WAITS, NOT_RETRIEVED, StageState, stage_items, stage_state
 from ._team_area import TeamScreening
 from ._vectors import EMBED_KIND, SentenceRows, embed_owner
 from ._views import (
@@ -361,6 +361,8 @@ class ScreeningArea(TeamScreening):
                         "records included or marked maybe at title/abstract are",
                         code="not_at_full_text",
                     )
+                if (key := group.key) in not_retrieved_now(conn, study.id, screen.group_of):
+                    raise ScreeningRequestError(NOT_RETRIEVED % key[:80], code="not_retrieved")
                 if request.verdict == "exclude":
                     reason = config.exclusion_reason(reason)
             elif reason:
@@ -529,6 +531,10 @@ class ScreeningArea(TeamScreening):
         model version or seed) and walked to its first remaining item."""
         model, scores = self._model(ctx, state)
 
+        if state.stage == "full_text":  # PRISMA counts these done: not retrieved, not assessed
+            with self.store.read() as conn:
+                skip = (*skip, *not_retrieved_now(conn, ctx.study.id, ctx.screen.group_of))
+
         def free(k: str) -> bool:
             return state.is_remaining(k) and k not in skip
 
@@ -657,10 +663,7 @@ class ScreeningArea(TeamScreening):
         mine = state.counts(mine=True)
         if stage == "full_text":  # PRISMA's awaiting assessment leaves these out
             with self.store.read() as conn:
-                rows = screening.list_retrieval(conn, ctx.study.id)
-            missing = not_retrieved_groups(
-                ((r.record_key, r.status) for r in rows), ctx.screen.group_of
-            )
+                missing = not_retrieved_now(conn, ctx.study.id, ctx.screen.group_of)
             mine["not_retrieved"] = sum(1 for k in state.remaining if k in missing)
         return ProgressView(
             ctx.study.id,

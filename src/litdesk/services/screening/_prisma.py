@@ -27,7 +27,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from litdesk.adapters.store import StudyRecordRow, whole_searches
+from sqlalchemy.engine import Connection
+
+from litdesk.adapters.store import StudyRecordRow, screening, whole_searches
 from litdesk.core.imports import IMPORT_SOURCE_KINDS, REGISTER_WORDS, kind_of_name
 from litdesk.core.runs import StudyRounds, study_rounds
 from litdesk.core.screening import (
@@ -49,6 +51,7 @@ __all__ = [
     "RoundPlan",
     "compute_flow",
     "not_retrieved_groups",
+    "not_retrieved_now",
     "round_labels",
     "source_kind",
 ]
@@ -230,3 +233,11 @@ def not_retrieved_groups(rows: Iterable[tuple[str, str]], group_of: Mapping[str,
     for record_key, state in rows:
         status[group_of.get(record_key, record_key)] = state
     return {k for k, s in status.items() if s == "not_retrieved"}
+
+
+def not_retrieved_now(conn: Connection, study_id: str, group_of: Mapping[str, str]) -> set[str]:
+    """The group keys of the Study whose report is now recorded as not retrieved (PRISMA's
+    "reports not retrieved": they are not assessed, so the full-text queue passes over them
+    and a full-text decision on one is refused until it is marked retrieved)."""
+    rows = screening.list_retrieval(conn, study_id)
+    return not_retrieved_groups(((r.record_key, r.status) for r in rows), group_of)

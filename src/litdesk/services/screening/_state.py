@@ -13,13 +13,19 @@ from litdesk.core.screening import Decision, DecisionHistory, Outcome, Stage
 from ._config import ScreeningConfig
 from ._items import ScreenSet
 
-__all__ = ["FT_WAITS", "StageState", "stage_state"]
+__all__ = ["FT_WAITS", "NOT_RETRIEVED", "StageState", "stage_state"]
 
 _RELEVANT = ("include", "maybe")
 #: why full text holds nothing yet for a reviewer while title/abstract is blind
 FT_WAITS = (
     "full-text screening opens once the Study's owner reveals the title and abstract "
     "decisions (they are blind until then)"
+)
+#: why a full-text decision on a report recorded as not retrieved is refused (``%r``: the
+#: record): PRISMA counts that report as not retrieved, never as assessed
+NOT_RETRIEVED = (
+    "the full text of record %r is recorded as not retrieved (PRISMA counts it under "
+    "reports not retrieved, not as assessed): mark it as retrieved first, then decide"
 )
 
 

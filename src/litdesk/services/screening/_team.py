@@ -8,7 +8,7 @@ Blind: while a stage has dual review and is not revealed, the queue is shown to 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from litdesk.core.screening import (
@@ -23,7 +23,7 @@ from litdesk.core.screening import (
 from ._config import ScreeningConfig
 from ._exchange import Matched, RecordIndex, Unmatched, match_decisions
 from ._items import ScreenSet
-from ._state import stage_items
+from ._state import NOT_RETRIEVED, stage_items
 from ._team_requests import ConflictRow
 
 __all__ = ["ImportPlan", "PlannedDecision", "agreement_pairs", "conflict_rows", "plan_import"]
@@ -124,13 +124,16 @@ def plan_import(
     acting: str,
     reviewer_map: Mapping[str, str] | None = None,
     sees_blind: bool = True,
+    not_retrieved: Collection[str] = (),
 ) -> ImportPlan:
     """What an import records: each row matched to a record, at ``stage`` (full text only
     for records that reached it; an exclusion there with a reason from the Study's list),
     the last row per record and reviewer kept, and rows equal to the reviewer's current
     decision not recorded again (a re-import records nothing). ``reviewer_map`` (a Rayyan
     name casefolded → the reviewer to record): rows of reviewers not in it are reported,
-    and with ``reviewer`` only the rows mapped to that reviewer are kept."""
+    and with ``reviewer`` only the rows mapped to that reviewer are kept. At full text the
+    reports recorded as ``not_retrieved`` (group keys) take no decision: their rows are
+    listed as refused, as a decision on one is."""
     matched, unmatched = match_decisions(parsed, RecordIndex(screen.groups))
     names = {d.reviewer for d in parsed.decisions if d.reviewer}
     several = len(names) > 1
@@ -166,6 +169,7 @@ def plan_import(
         if stage == "full_text"
         else None
     )
+    missing = set(not_retrieved) if stage == "full_text" else set()
     refused: list[Unmatched] = []
     last: dict[tuple[str, str], PlannedDecision] = {}
     by: dict[str, int] = {}
@@ -174,6 +178,8 @@ def plan_import(
         if who is None:
             continue
         planned = _planned(m, who, stage, allowed, config)
+        if m.group in missing and not isinstance(planned, Unmatched):
+            planned = Unmatched(m.decision.line, NOT_RETRIEVED % m.group[:80])
         if isinstance(planned, Unmatched):
             refused.append(planned)
             continue
@@ -187,8 +193,14 @@ def plan_import(
     unchanged = 0
     for (group, who), p in last.items():
         now = current.get((group, stage, who))
-        if now is not None and (now.verdict, now.reason, now.note) == (p.verdict, p.reason,
-                                                                       p.note):  # fmt: skip
+        # a row without a note keeps the note of the decision it repeats: the files of
+        # ASReview and litdesk's own RIS export carry none, and re-importing them must not
+        # replace a noted decision by the same decision without its note
+        if (
+            now is not None
+            and (now.verdict, now.reason) == (p.verdict, p.reason)
+            and p.note in ("", now.note)
+        ):
             unchanged += 1
         else:
             record.append(p)

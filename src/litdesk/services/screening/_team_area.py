@@ -38,7 +38,7 @@ from ._exchange import decisions_csv, decisions_ris, group_rounds
 from ._items import ScreenSet, build_screen_set, history_of
 from ._papers import PaperOutcomes, paper_outcomes
 from ._parts import AreaParts
-from ._prisma import FlowResult, compute_flow, not_retrieved_groups, round_labels
+from ._prisma import FlowResult, compute_flow, not_retrieved_groups, not_retrieved_now, round_labels
 from ._requests import (
     ConfigureRequest,
     ScreeningRequestError,
@@ -237,6 +237,7 @@ def import_decisions(
         plan = plan_import(
             parsed, screen, history, config, stage=stage, reviewer=reviewer, acting=owner,
             reviewer_map=mapped, sees_blind=role == "owner",
+            not_retrieved=not_retrieved_now(conn, study.id, screen.group_of),
         )  # fmt: skip
         others = [r for r in plan.reviewers if r != owner]
         if others and role != "owner":
