@@ -196,3 +196,45 @@ def test_reviewers_are_named_by_their_user_names(cli, tmp_path: Path) -> None:
     text = cli("screen", "history", "Pair", conflict["record_key"]).stdout
     assert " ana: decision include" in text and " bo: decision exclude" in text
     assert "acct_" not in text
+
+
+def test_prisma_table_keeps_its_numbers_beside_a_long_source_name(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database named with its platform and dates (as reviewers name Embase) or a
+    sentence of a reason used to take the whole terminal width: the number columns were
+    squeezed to nothing and the table showed labels only. The label folds; every count
+    stays, equal to the JSON's."""
+    records = tmp_path / "records.csv"
+    records.write_text(
+        "title,doi,year\n"
+        + "".join(f"{t},10.1000/t{i},{2000 + i}\n" for i, t in enumerate(TITLES)),
+        encoding="utf-8",
+    )
+    source = (
+        "Embase Classic + Embase via Ovid SP (Elsevier, 1947 to 2026 December week 49, "
+        "including conference abstracts)"
+    )
+    cli("study", "new", "Long")
+    cli("import", records, "--study", "Long", "--source", source)
+    flow = json.loads(cli("study", "prisma", "Long", "--json").stdout)
+    (r,) = flow["rounds"]
+    from litdesk.faces.cli._output import console
+
+    monkeypatch.setattr(console, "_width", 80)  # a terminal of 80 columns
+    shown = cli("study", "prisma", "Long").stdout
+    assert max(len(line) for line in shown.splitlines()) <= 80, shown
+    rows = [
+        [c.strip() for c in line.split("│")[1:-1]]
+        for line in shown.splitlines()
+        if line.startswith("│")
+    ]
+    by_label = {cells[0]: cells[1:] for cells in rows if cells and cells[1]}
+    total = f"{r['identified']['total']:,}"
+    assert by_label["Records identified"] == [total, total], shown
+    assert by_label["Records to screen"] == [f"{r['to_screen']:,}"] * 2, shown
+    # the source's line carries its count; its name continues on the lines below
+    (start,) = [k for k in by_label if k.startswith("Embase Classic")]
+    assert by_label[start] == [total, total]
+    folded = " ".join(c[0] for c in rows if c and (c[0] == start or not c[1]))
+    assert " ".join(folded.split()) == source, shown

@@ -39,9 +39,13 @@ def _prisma_table(view: PrismaFlowView) -> None:
     from rich.table import Table
 
     table = Table(title=f"PRISMA 2020 — {view.study_name}", title_justify="left")
-    table.add_column("PRISMA 2020", no_wrap=True)
-    for head in view.heads:
-        table.add_column(head, justify="right")
+    # the numbers never give way: a long source or reason name (an Embase line naming its
+    # platform and dates, a sentence of a reason) folds onto more lines in its own column
+    # rather than squeezing the counts out of a terminal's width
+    table.add_column("PRISMA 2020", overflow="fold", ratio=1, min_width=16)
+    for i, head in enumerate(view.heads):
+        widest = max((len(f"{values[i]:,}") for _, values in view.lines), default=1)
+        table.add_column(head, justify="right", min_width=max(widest, 5))
     for label, values in view.lines:
         table.add_row(label, *(f"{v:,}" for v in values))
     console.print(table, markup=False, highlight=False)
