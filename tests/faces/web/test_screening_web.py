@@ -349,3 +349,34 @@ def test_progress_of_a_single_reviewer_is_not_shown_twice(running: Running) -> N
         assert c.post(f"{_api(sid)}/reveal", json={"stage": "title_abstract"}).is_success
         page = c.get(f"/study/{sid}/screen/progress").text
         assert 'id="counts-all"' in page and "Waiting for a second reviewer" in page
+
+
+def test_agreement_chart_tells_every_pair_apart(running: Running) -> None:
+    """Five reviewers (a Rayyan export) make ten pairs: each pair's kappa line over time
+    has a style (colour and dash) of its own, its legend swatch the same — the chart used
+    four styles, so the fifth pair's line looked like the first's."""
+    names = ["Ana", "Bo", "Cy", "Di", "Ed"]
+    with running.writer() as c:
+        sid = make_screening_study(c, "Five reviewers")
+        rows = ["key,title,notes"]
+        for i, (title, _) in enumerate(RECORDS[:6]):
+            verdicts = ", ".join(
+                f'""{n}""=>""{"Included" if (i + j) % 3 else "Excluded"}""'
+                for j, n in enumerate(names)
+            )
+            title_cell = title.replace('"', '""')
+            rows.append(f'{i + 1},"{title_cell}","RAYYAN-INCLUSION: {{{verdicts}}}"')
+        body = ("\n".join(rows) + "\n").encode()
+        r = c.post(
+            f"/api/v1/screening-imports/{sid}",
+            params={"format": "rayyan"},
+            files=[("file", ("rayyan.csv", body, "text/csv"))],
+        )
+        assert r.status_code == 200 and r.json()["recorded"] == 30, r.text
+        pairs = c.get(f"{_api(sid)}/agreement").json()["pairs"]
+        assert len(pairs) == 10
+        page = c.get(f"/study/{sid}/screen/agreement").text
+    lines = re.findall(r'<polyline class="line ([^"]+)"', page)
+    swatches = re.findall(r'<line class="line ([^"]+)" x1="0"', page)
+    assert len(lines) == 10 and swatches == lines
+    assert len(set(lines)) == 10, lines
