@@ -108,6 +108,12 @@ _BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
 _UPPER: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _UPPER_DIGIT: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _PUBMED_DB = re.compile(r"pubmed|medline|nlm", re.IGNORECASE)
+#: a page field saying there are none: "No pagination specified" (Ovid: SP "No", EP
+#: "Specified", read as "No-Specified"), "No pagination", "Not specified", "unpaginated"
+_NO_PAGES: Final = re.compile(
+    r"(?:no|not)[ -]+(?:pagination[ -]+)?specified\.?|no[ -]+pagination\.?|unpaginated",
+    re.IGNORECASE,
+)
 MAX_SHORT: Final = 100
 MAX_NAME: Final = 2_000
 
@@ -217,6 +223,13 @@ def build_paper(
     for name in ("title", "abstract"):  # markup that arrived HTML-escaped, made plain
         if isinstance(value := fields.get(name), str):
             fields[name] = escaped_markup_text(value)
+    pages = fields.get("pages")
+    if pages is not None and _NO_PAGES.fullmatch(pages.strip()):
+        # Ovid writes "No pagination specified" as SP "No" and EP "Specified"
+        notices.append(
+            Notice("dropped_field", f"pages {pages[:40]!r} name no page; dropped", line, "pages")
+        )
+        del fields["pages"]
     for name in ("volume", "issue", "pages"):
         value = fields.get(name)
         if value is not None:

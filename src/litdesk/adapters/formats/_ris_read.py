@@ -381,6 +381,37 @@ def _finish(rec: _Record, src: RawSource, last: int, end: int) -> RecordTrace:
     return _trace(src, rec.start, end, first_line, last + 1, rec.fields, line_of, rec.notices)
 
 
+#: an accession number naming PubMed: "PUBMED 27565858" (the Cochrane Library lists each
+#: database's number, "AN  - PUBMED …", "AN  - EMBASE …"), "PMID: 27565858", "pmid27565858"
+_AN_PUBMED: Final = re.compile(
+    r"(?:pubmed|medline|pmid)\b[\s:]*(\d{1,12})\s*$|pmid(\d{1,12})$", re.I
+)
+#: ProQuest writes its own document id as AN (the id in its "/docview/<id>" links), also
+#: for its MEDLINE® database: never a PMID
+_PROQUEST: Final = re.compile(r"proquest", re.I)
+_KW_SPLIT: Final = re.compile(r"(?<!\s)\s*;\s+")
+
+
+def _accession_pmid(f: dict[str, list[str]]) -> str | None:
+    """The PMID an ``AN`` line gives: one naming PubMed, or a bare number when the record's
+    database (``DB``/``DP``) is PubMed or MEDLINE or is not named, unless the record is
+    ProQuest's (its AN is ProQuest's document id: DB, DP or a link names ProQuest)."""
+    for an in f["AN"]:
+        m = _AN_PUBMED.match(an.strip())
+        if m:
+            return normalize_pmid(m.group(1) or m.group(2))
+    an = f["AN"][0].strip()
+    if not (an.isdigit() and an.isascii()):
+        return None
+    db = " ".join(f.get("DB", []) + f.get("DP", []))
+    if db and not _PUBMED_DB.search(db):
+        return None
+    links = f.get("UR", []) + f.get("L2", [])
+    if _PROQUEST.search(db) or any(_PROQUEST.search(u) or f"/docview/{an}" in u for u in links):
+        return None
+    return normalize_pmid(an)
+
+
 def _trace(
     src: RawSource,
     start: int,
@@ -432,7 +463,10 @@ def _trace(
     sp = get("SP")
     if sp:
         ep = get("EP")
-        paper_fields["pages"] = f"{sp[0]}-{ep[0]}" if ep and "-" not in sp[0] else sp[0]
+        # EBSCOhost writes a one-page article as SP 246 / EP 246: one page, not "246-246"
+        paper_fields["pages"] = (
+            f"{sp[0]}-{ep[0]}" if ep and "-" not in sp[0] and ep[0] != sp[0] else sp[0]
+        )
     if "DO" in f:
         doi = take_identifier(
             f["DO"], normalize_doi, "DOI", notices, line=line_of("DO"), field="DO"
@@ -440,12 +474,9 @@ def _trace(
         if doi:
             paper_fields["doi"] = doi
     if "AN" in f:
-        an = f["AN"][0]
-        db = " ".join(f.get("DB", []) + f.get("DP", []))
-        if an.lower().startswith("pmid") or (an.isdigit() and (not db or _PUBMED_DB.search(db))):
-            pmid = normalize_pmid(an)
-            if pmid:
-                paper_fields["pmid"] = pmid
+        pmid = _accession_pmid(f)
+        if pmid:
+            paper_fields["pmid"] = pmid
     if "C2" in f:
         for value in f["C2"]:
             if value.strip().upper().startswith("PMC") and (pmcid := normalize_pmcid(value)):
@@ -467,7 +498,11 @@ def _trace(
     if values:
         paper_fields["abstract"] = values[0] if len(values) == 1 else "\n".join(values)
     if "KW" in f:
-        paper_fields["keywords"] = f["KW"]
+        kw = f["KW"]
+        # the Cochrane Library writes a record's keywords on one KW line, "A; B; C"
+        paper_fields["keywords"] = (
+            [k for v in kw for k in _KW_SPLIT.split(v) if k] if any(";" in v for v in kw) else kw
+        )
     if "TY" in f:
         code = f["TY"][0].upper()
         paper_fields["publication_types"] = [RIS_TYPES.get(code, code)]

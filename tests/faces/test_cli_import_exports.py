@@ -1,0 +1,66 @@
+"""``litdesk import … --study`` over databases' own exports written as they write them: a
+ProQuest record of a paper Ovid MEDLINE also gave is saved (its AN, ProQuest's document id,
+was read as a PMID and the record refused: "pmid differs"), and both count as one paper."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from litdesk._settings import get_settings
+from litdesk.faces.cli import app
+
+OVID = """TY  - JOUR
+DB  - Ovid MEDLINE(R) ALL
+AN  - 25822648
+T1  - Treatment of Knee Osteoarthritis With Allogeneic Bone Marrow Mesenchymal Stem Cells.
+A1  - Vega, Aurelio
+Y1  - 2015//
+JF  - Transplantation
+SP  - 1681
+EP  - 90
+DO  - https://dx.doi.org/10.1097/TP.0000000000000678
+ER  -
+"""
+
+PROQUEST = """TY  - JOUR
+T1  - Treatment of Knee Osteoarthritis With Allogeneic Bone Marrow Mesenchymal Stem Cells
+AN  - 1700478722
+JF  - Transplantation
+AU  - Vega, Aurelio
+PY  - 2015
+SP  - 1681
+EP  - 1690
+DO  - https://doi.org/10.1097/TP.0000000000000678
+UR  - https://www.proquest.com/scholarly-journals/treatment/docview/1700478722/se-2?accountid=1
+DB  - MEDLINE®
+ER  -
+"""
+
+
+@pytest.fixture
+def cli(tmp_settings, monkeypatch):
+    monkeypatch.setenv("LITDESK_DATA_DIR", str(tmp_settings.data_dir))
+    get_settings.cache_clear()
+    runner = CliRunner()
+
+    def invoke(*args: object, code: int = 0):
+        result = runner.invoke(app, [str(a) for a in args])
+        assert result.exit_code == code, (result.output, result.exception)
+        return result
+
+    yield invoke
+    get_settings.cache_clear()
+
+
+def test_proquest_and_ovid_records_of_one_paper_are_both_saved(cli, tmp_path) -> None:
+    ovid, proquest = tmp_path / "ovid.ris", tmp_path / "proquest.ris"
+    ovid.write_text(OVID, encoding="utf-8")
+    proquest.write_text(PROQUEST, encoding="utf-8")
+    out = json.loads(cli("import", ovid, proquest, "--study", "Knee", "--json").stdout)
+    assert out["records_saved"] == 2 and out["papers_created"] == 1
+    assert [f["records_refused"] for f in out["files"]] == [[], []]
+    shown = json.loads(cli("study", "show", "Knee", "--json").stdout)
+    assert [p["id"] for p in shown["papers"]] == ["MED-25822648"]
