@@ -197,6 +197,7 @@ class _Plan:
     columns: dict[str, int]  # paper field -> column index
     unmapped: list[tuple[int, str]]  # (index, header) kept in extras
     headers: list[str]
+    citation: int | None = None  # PubMed's "Citation" column (kept in extras too)
 
 
 def _plan(headers: list[str]) -> _Plan:
@@ -214,7 +215,8 @@ def _plan(headers: list[str]) -> _Plan:
     unmapped = [
         (i, h.strip() or f"column {i + 1}") for i, h in enumerate(headers) if i not in taken
     ]
-    return _Plan(columns=columns, unmapped=unmapped, headers=headers)
+    citation = normed.index("citation") if "citation" in normed else None
+    return _Plan(columns=columns, unmapped=unmapped, headers=headers, citation=citation)
 
 
 def _authors(value: str, scopus: bool) -> tuple[str, ...]:
@@ -239,6 +241,26 @@ def _cell(row: list[str], idx: int | None) -> str:
     if idx is None or idx >= len(row):
         return ""
     return row[idx].strip()
+
+
+#: the volume, issue and pages of a PubMed citation ("J Transl Med. 2016 Aug 26;14(1):246.
+#: doi: …", "Transplantation. 2015 Aug;99(8):1681-90.", "BMJ. 2016;352:i6."): PubMed's CSV
+#: export ("csv-<query>-set.csv") gives them in its Citation column only
+_PUBMED_CITATION: Final = re.compile(
+    r"\b[12]\d{3}(?: [^;.]{1,20})?;(?P<v>\d[^;:()]{0,59}?)?(?:\((?P<i>[^()]{1,60})\))?"
+    r"(?::(?P<p>[^\s;]{1,60}?))?\.(?:\s|$)"
+)
+
+
+def _from_citation(citation: str, paper: dict[str, Any]) -> str:
+    """Set ``paper``'s volume and issue from a PubMed citation; its pages ("" when none)."""
+    m = _PUBMED_CITATION.search(citation)
+    if m is None or not (m.group("v") or m.group("p")):
+        return ""
+    for name, group in (("volume", "v"), ("issue", "i")):
+        if value := (m.group(group) or "").strip():
+            paper[name] = value
+    return (m.group("p") or "").strip()
 
 
 _EID: Final = re.compile(r"^2-s2\.0-\d+$")
@@ -312,6 +334,8 @@ def _record(
         pages = f"{start}-{end}" if start and end else start
     if not pages:
         pages = _cell(row, c.get("article_number"))
+    if plan.citation is not None and not (pages or "volume" in paper or "issue" in paper):
+        pages = _from_citation(_cell(row, plan.citation), paper)
     if pages and len(pages) <= 100:
         paper["pages"] = pages
     extras: dict[str, list[str]] = {}
@@ -527,6 +551,8 @@ def _read(header_line: str, source: Iterator[str], *, scopus: bool) -> ParseResu
     if records and records[-1].last_line > records[-1].first_line:
         records[-1] = _unclosed(records[-1], delimiter)
     mapping = ", ".join(f"{plan.headers[i].strip()} -> {f}" for f, i in plan.columns.items())
+    if plan.citation is not None:
+        mapping += f", {plan.headers[plan.citation].strip()} -> volume, issue, pages (when none)"
     notices.insert(0, Notice("mapped_column", f"columns mapped: {mapping}"[:1000], line=1))
     if plan.unmapped:
         notices.insert(
