@@ -64,3 +64,25 @@ def test_proquest_and_ovid_records_of_one_paper_are_both_saved(cli, tmp_path) ->
     assert [f["records_refused"] for f in out["files"]] == [[], []]
     shown = json.loads(cli("study", "show", "Knee", "--json").stdout)
     assert [p["id"] for p in shown["papers"]] == ["MED-25822648"]
+
+
+def test_cochrane_plain_text_is_imported_and_ovid_tagged_text_refused_by_its_line(
+    cli, tmp_path
+) -> None:
+    central = tmp_path / "citation-export.txt"
+    central.write_text(
+        "Record #1 of 1\nID: CN-01087654\nAU: Vega A\nTI: Treatment of knee osteoarthritis\n"
+        "SO: Transplantation\nYR: 2015\nDOI: 10.1097/TP.0000000000000678\nPM: PUBMED 25822648\n",
+        encoding="utf-8",
+    )
+    ovid = tmp_path / "ovid.cgi"
+    ovid.write_text("<1. >\nVN  - Ovid Technologies\nUI  - 25822648\n", encoding="utf-8")
+    out = cli("import", central, ovid, "--study", "Knee", "--json", code=2)
+    got = json.loads(out.stdout)
+    assert got["records_saved"] == 1 and got["files"][0]["path"] == str(central)
+    [refused] = got["refused"]
+    assert refused["code"] == "unsupported" and "'<1. >'" in refused["message"]
+    shown = json.loads(cli("study", "show", "Knee", "--json").stdout)
+    assert [p["id"] for p in shown["papers"]] == ["MED-25822648"]
+    read = json.loads(cli("import", central, "--json").stdout)
+    assert read["imports"][0]["source"]["format"] == "cochrane-txt"

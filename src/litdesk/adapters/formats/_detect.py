@@ -32,6 +32,7 @@ FAMILY: Final = {
     "ris": "ris",
     "medline": "medline",
     "wos": "wos",
+    "cochrane-txt": "cochrane-txt",
     "bibtex": "bibtex",
     "wos-tab": "table",
     "scopus-csv": "table",

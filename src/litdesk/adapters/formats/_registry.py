@@ -33,6 +33,7 @@ from litdesk.core.words import plural
 
 from . import (
     _bibtex,
+    _cochrane,
     _csljson,
     _csv_export,
     _csvtable,
@@ -67,7 +68,7 @@ SNIFF_CHARS: Final = 64 * 1024
 #: Formats ``dumps`` writes.
 EXPORT_FORMATS: Final = ("ris", "bibtex", "csljson", "csv")
 
-_MODULES = (_ris, _medline, _wos, _bibtex, _csljson, _csvtable, _endnote, _native)
+_MODULES = (_ris, _medline, _wos, _cochrane, _bibtex, _csljson, _csvtable, _endnote, _native)
 # Formats that read UTF-8 bytes without decoding the whole file first (same result as
 # ``parse(text)``; they raise NotUtf8 when the bytes are not UTF-8 after all).
 _BYTES_PARSERS: Final = {
@@ -135,9 +136,11 @@ def detect(text: str, *, path: str | None = None) -> FormatSpec:
         if family not in best or key > best[family][0]:
             best[family] = (key, spec)
     if not best:
+        first = next((x.strip() for x in head.lstrip("\ufeff").splitlines() if x.strip()), "")
         raise ImportRefused(
-            "the content is not a format litdesk reads "
-            "(RIS, MEDLINE, Web of Science, BibTeX, CSL-JSON, CSV, EndNote XML, provider JSON/XML)",
+            "the content is not a format litdesk reads (RIS, MEDLINE, Web of Science, BibTeX, "
+            "CSL-JSON, CSV, EndNote XML, Cochrane Library text, provider JSON/XML)"
+            + (f"; its first line, {first[:60]!r}, starts none of them" if first else ""),
             code="unsupported",
         )
     if len(best) == 1:
