@@ -201,3 +201,28 @@ def test_import_names_its_prisma_source_and_changes_it(cli, fixtures_dir):
     assert "not one of database, register, other" in bad.output
     alone = cli("import", ris / "litstudy__example.ris", "--source", "Embase", code=2)
     assert "add --study NAME" in alone.output
+
+
+def test_a_reference_managers_export_counts_under_other_methods(cli, fixtures_dir):
+    """A Zotero RIS export (its own layout) is no database: its records count under "other
+    methods", named after Zotero and the file, and the output says how to name the
+    databases; ``--source`` names them at import; a database's export keeps its database."""
+    ris = fixtures_dir / "bib" / "ris"
+    zotero = ris / "asreview__pubmed_zotero.ris"  # 6 records
+    out = cli("import", zotero, "--study", "Knees")
+    name = "Zotero export: asreview__pubmed_zotero.ris"
+    assert f"counted as {name} (other) (read from the file)" in out.stdout
+    assert "a Zotero export names no database it was searched in" in out.stdout
+    assert "--source" in out.stdout
+    cli("import", ris / "asreview__scopus.ris", "--study", "Knees")
+    flow = json.loads(cli("study", "prisma", "Knees", "--json").stdout)
+    sources = {s["name"]: s["kind"] for s in flow["rounds"][0]["identified"]["sources"]}
+    assert sources == {name: "other", "Scopus": "database"}
+    # the user names the database the Zotero library was filled from
+    named = json.loads(
+        cli("import", zotero, "--study", "Named", "--source", "PubMed", "--json").stdout
+    )
+    assert named["files"][0]["source"] == {"name": "PubMed", "kind": "database", "origin": "given"}
+    flow = json.loads(cli("study", "prisma", "Named", "--json").stdout)
+    sources = {s["name"]: s["kind"] for s in flow["rounds"][0]["identified"]["sources"]}
+    assert sources == {"PubMed": "database"}

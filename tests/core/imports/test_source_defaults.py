@@ -1,6 +1,8 @@
 """The source an export file states (issue 28): the database its format is the export of,
-or the database its RIS records name (DB, else DP), checked against real exports; the
-names and kinds a user states, validated."""
+or the database its RIS records name (DB, else DP), checked against real exports; a
+reference manager's export (Zotero, JabRef, EndNote, known by the file's own markers) is
+no database: another method named after the tool and the file, unless every record still
+names its database; the names and kinds a user states, validated."""
 
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ STATED = {
     "ris/asreview__scopus.ris": "Scopus",
     "ris/revtools__restoration_scopus.ris": "Scopus",
     "ris/citesource__20221207_gambling-harms_scopus_255.ris": "Scopus",
+    # passed through Zotero (its tag order), every record keeping its database's DB
     "ris/citesource__20221207_gambling-harms_psycinfo_124.ris": "APA PsycInfo",  # DB psyh
     "ris/citesource__econlit_3.ris": "EconLit",  # DB ecn (EBSCOhost)
-    "ris/citesource__medline_84.ris": "Ovid MEDLINE(R)",  # its segments and years as one
+    "ris/citesource__medline_84.ris": "Ovid MEDLINE(R)",  # segments and years as one (Zotero)
     "ris/asreview__pubmed_endnote.txt": "PubMed",  # DP NLM
     "ris/colrev__jstor_ris.ris": "JSTOR",
     "medline/reflib__blue-light.nbib": "PubMed",
@@ -33,11 +36,34 @@ STATED = {
 }
 #: exports that name no database: counted by their file name, as before
 SILENT = (
-    "ris/citesource__20221207_gambling-harms_pubmed_176.ris",
     "ris/citesource__wos_278.ris",
-    "ris/asysd__zotero_export.ris",
     "scopus-csv/other__asreview_embase.csv",  # an Embase CSV reads as plain CSV
     "bibtex/colrev__scopus_bib.bib",
+    "bibtex/asysd__zotero_export.bib",  # Zotero's BibTeX carries no marker of Zotero
+)
+#: reference managers' exports (their own markers) whose records do not all name a database
+TOOL_EXPORTS = {
+    "ris/asysd__zotero_export.ris": "Zotero",
+    "ris/asreview__pubmed_zotero.ris": "Zotero",
+    "ris/citesource__20221207_gambling-harms_pubmed_176.ris": "Zotero",  # PubMed via Zotero
+    "bibtex/bbt__jabref_groups_717_3.8.bib": "JabRef",
+    "dedup/iebh_copper__endnote.xml": "EndNote",  # 214 of 505 records name no database
+}
+#: databases' own exports: no tool
+NO_TOOL = (
+    "ris/citesource__econlit_3.ris",  # EBSCOhost's own layout (AU AD T1 JO Y1 …)
+    "ris/asreview__embase.ris",
+    "ris/asreview__scopus.ris",
+    "ris/citesource__20221207_gambling-harms_scopus_255.ris",
+    "ris/citesource__wos_278.ris",
+    "ris/colrev__jstor_ris.ris",
+    "ris/colrev__psycinfo_ris.ris",
+    "ris/asreview__ovid_psycinfo.ris",
+    "ris/citesource__Dimensions_246.ris",
+    "ris/citesource__20221207_gambling-harms_lens_49.ris",
+    "ris/colrev__ieee_ris.ris",
+    "bibtex/colrev__scopus_bib.bib",
+    "bibtex/colrev__ebsco_bib.bib",
 )
 
 
@@ -50,6 +76,125 @@ def test_the_source_a_file_states(fixtures_dir: Path, name: str, source: str) ->
 @pytest.mark.parametrize("name", SILENT)
 def test_a_file_that_names_no_source(fixtures_dir: Path, name: str) -> None:
     assert default_source(formats.load(fixtures_dir / "bib" / name)) is None
+
+
+@pytest.mark.parametrize(("name", "tool"), sorted(TOOL_EXPORTS.items()))
+def test_a_reference_managers_export_is_another_method(
+    fixtures_dir: Path, name: str, tool: str
+) -> None:
+    trace = formats.load(fixtures_dir / "bib" / name)
+    assert trace.source.tool == tool
+    file = name.rsplit("/", 1)[-1]
+    assert default_source(trace) == SourceLabel(f"{tool} export: {file}", "other", "file")
+
+
+@pytest.mark.parametrize("name", NO_TOOL)
+def test_a_databases_export_names_no_tool(fixtures_dir: Path, name: str) -> None:
+    assert formats.load(fixtures_dir / "bib" / name).source.tool is None
+
+
+#: a Zotero RIS export as Zotero writes it (RIS.js's tag order, DA as YYYY/MM/DD/), each
+#: record's DP its "Library Catalog": where the item was captured, not where it was searched
+ZOTERO = """TY  - JOUR
+TI  - Treatment of knee osteoarthritis with allogeneic bone marrow mesenchymal stem cells
+AU  - Vega, Aurelio
+AU  - Martín-Ferrero, Miguel Angel
+T2  - Transplantation
+AB  - Background.
+DA  - 2015/08//
+PY  - 2015
+DO  - 10.1097/TP.0000000000000678
+DP  - PubMed
+VL  - 99
+IS  - 8
+SP  - 1681
+EP  - 1690
+J2  - Transplantation
+LA  - eng
+UR  - https://pubmed.ncbi.nlm.nih.gov/26125133/
+Y2  - 2024/05/02/09:41:11
+KW  - Humans
+ER  -
+
+TY  - JOUR
+TI  - Intra-articular injection of mesenchymal stem cells in knee osteoarthritis
+AU  - Lamo-Espinosa, José María
+T2  - Journal of Translational Medicine
+DA  - 2016/08/26/
+PY  - 2016
+DO  - 10.1186/s12967-016-0998-2
+DP  - BioMed Central
+VL  - 14
+SP  - 246
+ER  -
+
+"""
+
+
+def test_a_zotero_export_counts_its_catalogs_as_no_database() -> None:
+    trace = formats.loads(ZOTERO.replace("\n", "\r\n").encode(), path="/tmp/My Library.ris")
+    assert trace.source.tool == "Zotero"
+    assert default_source(trace) == SourceLabel("Zotero export: My Library.ris", "other", "file")
+    # the same records with the database each came from (Zotero's Archive, RIS DB)
+    named = ZOTERO.replace("Y2  - ", "DB  - Embase\nY2  - ").replace(
+        "SP  - 246\n", "SP  - 246\nDB  - MEDLINE\n"
+    )
+    label = default_source(formats.loads(named.encode(), path="lib.ris"))
+    assert label == SourceLabel("Embase + MEDLINE", "database", "file")
+    # one record without its database: the file counts as the tool's export
+    partly = ZOTERO.replace("Y2  - ", "DB  - Embase\nY2  - ")
+    assert default_source(formats.loads(partly.encode(), path="x.ris")).kind == "other"
+    # an unknown tag breaks Zotero's layout: a database's export, its DP named as before
+    swapped = ZOTERO.replace("TI  - Treatment", "XX  - x\nTI  - Treatment")
+    plain = formats.loads(swapped.encode(), path="db.ris")
+    assert plain.source.tool is None
+    assert default_source(plain) == SourceLabel("PubMed + BioMed Central", "database", "file")
+
+
+def test_the_zotero_layout_needs_every_record_and_its_date() -> None:
+    undated = ZOTERO.replace("DA  - 2015/08//\n", "").replace("DA  - 2016/08/26/\n", "")
+    assert formats.loads(undated.encode(), path="a.ris").source.tool is None
+    # a record out of Zotero's order (PY before DA) is not Zotero's
+    out_of_order = ZOTERO.replace("DA  - 2016/08/26/\nPY  - 2016", "PY  - 2016\nDA  - 2016/08/26/")
+    assert formats.loads(out_of_order.encode(), path="b.ris").source.tool is None
+
+
+def test_a_tools_name_with_control_characters_in_the_file_name() -> None:
+    trace = formats.loads(ZOTERO.encode(), path="dir/evil\u2028name\t.ris")
+    label = default_source(trace)
+    assert label is not None and label.name == "Zotero export: evil name .ris"
+
+
+COCHRANE = """Record #1 of 3
+ID: CN-01198765
+TI: Intra-articular injection of mesenchymal stem cells in knee osteoarthritis
+YR: 2016
+US: https://www.cochranelibrary.com/central/doi/10.1002/central/CN-01198765/full
+
+
+Record #2 of 3
+ID: CN-01087654
+TI: Treatment of knee osteoarthritis with allogeneic mesenchymal stem cells
+YR: 2015
+
+
+Record #3 of 3
+ID: CD012345
+TI: Stem cells for knee osteoarthritis (a Cochrane review)
+YR: 2020
+US: https://www.cochranelibrary.com/cdsr/doi/10.1002/14651858.CD012345/full
+"""
+
+
+def test_the_cochrane_librarys_text_names_its_database() -> None:
+    trace = formats.loads(COCHRANE.encode(), path="citation-export.txt")
+    assert trace.source.format == "cochrane-txt"
+    assert default_source(trace) == SourceLabel(
+        "Cochrane CENTRAL + Cochrane Database of Systematic Reviews", "database", "file"
+    )
+    central = COCHRANE.partition("Record #3")[0].replace(" of 3", " of 2")
+    label = default_source(formats.loads(central.encode(), path="central.txt"))
+    assert label == SourceLabel("Cochrane CENTRAL", "database", "file")
 
 
 def test_mixed_databases_and_registers_by_name() -> None:

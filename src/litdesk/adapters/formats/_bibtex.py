@@ -44,6 +44,7 @@ from ._latex import (
     split_names,
 )
 from ._spec import FormatSpec, ParseResult
+from ._tools import jabref_tool
 
 __all__ = ["FORMATS", "dumps", "parse", "parse_bytes", "sniff"]
 
@@ -749,5 +750,6 @@ FORMATS: list[FormatSpec] = [
         parse=parse,
         extensions=(".bib", ".bibtex"),
         dumps=dumps,
+        tool=jabref_tool,
     )
 ]

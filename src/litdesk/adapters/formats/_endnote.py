@@ -23,6 +23,7 @@ from litdesk.core.records import (
 )
 
 from ._spec import FormatSpec, ParseResult
+from ._tools import endnote_tool
 
 __all__ = ["FORMATS", "parse", "sniff"]
 
@@ -367,5 +368,6 @@ FORMATS: list[FormatSpec] = [
         sniff=sniff,
         parse=parse,
         extensions=(".xml",),
+        tool=endnote_tool,
     )
 ]

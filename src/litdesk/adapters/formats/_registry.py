@@ -314,6 +314,7 @@ def _loads(
         format=spec.name,
         encoding=decoded.encoding,
         parser=ParserInfo(spec.parser_id, spec.parser_version),
+        tool=spec.tool(decoded.text or data, records) if spec.tool is not None else None,
     )
     notices: list[Notice] = [*decoded.notices, *result.notices, *dup_notices]
     if format:

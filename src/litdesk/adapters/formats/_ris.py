@@ -40,6 +40,7 @@ from ._ris_base import (
 )
 from ._ris_read import parse, parse_bytes
 from ._spec import FormatSpec
+from ._tools import zotero_ris_tool
 
 __all__ = [
     "FORMATS",
@@ -195,5 +196,6 @@ FORMATS: list[FormatSpec] = [
         parse=parse,
         extensions=("ris", "txt"),
         dumps=_dumps,
+        tool=zotero_ris_tool,
     )
 ]

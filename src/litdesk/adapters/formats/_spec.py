@@ -35,6 +35,8 @@ class FormatSpec:
       all, duplicate source ids) and otherwise never raises on bad input: problems become
       notices beside the records.
     * ``dumps(papers)`` writes papers in this format (export), when supported.
+    * ``tool(data, records)`` names the reference manager that wrote the file when the
+      file's own markers say so (``"Zotero"``), else ``None`` (``SourceInfo.tool``).
     """
 
     name: str
@@ -45,3 +47,4 @@ class FormatSpec:
     parse: Callable[[str], ParseResult]
     extensions: tuple[str, ...] = ()
     dumps: Callable[[Sequence[Paper]], str] | None = None
+    tool: Callable[[bytes | str, Sequence[RecordTrace]], str | None] | None = None

@@ -5,9 +5,17 @@ register, another method).
 The user states them (:func:`source_label`, validated); when they say nothing, the file
 says what it can (:func:`default_source`): a RIS export's ``DB`` (else ``DP``) tag, the
 database a format is the export of (a PubMed/MEDLINE file is PubMed's, a Web of Science
-file Web of Science's, a Scopus CSV Scopus's, …); else nothing, and the import is named by
-its file as before. A name with a trial register's words is a register unless the kind is
-stated.
+file Web of Science's, a Scopus CSV Scopus's, a Cochrane Library text CENTRAL's, …); else
+nothing, and the import is named by its file as before. A name with a trial register's words
+is a register unless the kind is stated.
+
+PRISMA counts where the reviewers searched. A file a reference manager exported (Zotero,
+JabRef, EndNote: ``SourceInfo.tool``, from the file's own markers) is not a database, and its
+records' ``DP`` names the catalog each was captured from (Zotero's "Library Catalog":
+"PubMed", "BioMed Central"), not the search: unless every record still names its database
+(``DB``, the "Name of Database" a database's export gave it, which the tool carried along),
+such a file counts under "other methods", named after the tool and the file ("Zotero export:
+refs.ris") until the user names the databases.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from typing import Final, Literal, get_args
 
 from litdesk._errors import InputError
 
-from ._trace import ImportTrace
+from ._trace import ImportTrace, RecordTrace
 
 __all__ = [
     "IMPORT_SOURCE_KINDS",
@@ -31,6 +39,7 @@ __all__ = [
     "default_source",
     "kind_of_name",
     "source_label",
+    "tool_source",
 ]
 
 ImportSourceKind = Literal["database", "register", "other"]
@@ -131,6 +140,16 @@ _FORMAT_SOURCES: Final = {
     "crossref-json": "Crossref",
     "arxiv-atom": "arXiv",
 }
+#: the Cochrane Library's databases by a record's accession (``CN-``: CENTRAL, ``CD``: the
+#: Cochrane Database of Systematic Reviews) or its page (``/central/``, ``/cdsr/``)
+_COCHRANE: Final = (
+    (re.compile(r"CN-\d", re.IGNORECASE), "/central/", "Cochrane CENTRAL"),
+    (re.compile(r"CD\d", re.IGNORECASE), "/cdsr/", "Cochrane Database of Systematic Reviews"),
+)
+_COCHRANE_LIBRARY: Final = "Cochrane Library"
+#: the fields a record names its database in, by format: the database ("Name of Database":
+#: RIS ``DB``, EndNote's ``remote-database-name``), then its provider (RIS ``DP``)
+_NAME_FIELDS: Final = {"ris": ("DB", "DP"), "endnote-xml": ("remote-database-name",)}
 #: a RIS ``DB``/``DP`` value as PRISMA names the database (EBSCOhost's short codes, the
 #: provider of PubMed); matched case-insensitively on the whole value
 _RIS_NAMES: Final = {
@@ -174,25 +193,58 @@ def _ris_name(value: str) -> str | None:
     return _RIS_NAMES.get(v.casefold(), v)[:MAX_SOURCE_NAME]
 
 
+def _named(names: Counter[str]) -> str:
+    """The names by number of records (at most :data:`_MAX_NAMED`), joined with " + "."""
+    return " + ".join(n for n, _ in names.most_common(_MAX_NAMED))[:MAX_SOURCE_NAME]
+
+
+def _cochrane_name(rec: RecordTrace) -> str:
+    ident = " ".join(rec.extras.get("ID", ())) or (rec.source_id or "")
+    page = " ".join(rec.extras.get("US", ())) or (rec.paper.source_url or "")
+    for accession, path, name in _COCHRANE:
+        if accession.match(ident.strip()) or path in page:
+            return name
+    return _COCHRANE_LIBRARY
+
+
+def tool_source(trace: ImportTrace) -> SourceLabel:
+    """The source of a reference manager's export that names no database for every record:
+    another method, named after the tool and the file ("Zotero export: refs.ris")."""
+    file = trace.source.path.replace("\\", "/").rsplit("/", 1)[-1]
+    name = " ".join(_CONTROL.sub(" ", f"{trace.source.tool} export: {file}").split())
+    return SourceLabel(name[:MAX_SOURCE_NAME], "other", "file")
+
+
 def default_source(trace: ImportTrace) -> SourceLabel | None:
     """The source a file states, when it states one (``origin`` ``"file"``): the format's
     database, or the database its RIS records name (each record's first ``DB``, else
     ``DP``; records naming different databases: the names by number of records, joined
-    with " + "); ``None`` when the file says nothing (it is named by its file)."""
+    with " + "); a reference manager's export (``trace.source.tool``): its records' ``DB``
+    when every record has one, else :func:`tool_source` (another method); ``None`` when
+    the file says nothing (it is named by its file)."""
     fmt = trace.source.format
     if fmt in _FORMAT_SOURCES:
         return SourceLabel(_FORMAT_SOURCES[fmt], "database", "file")
-    if fmt != "ris":
-        return None
+    if fmt == "cochrane-txt":
+        cochrane = Counter(_cochrane_name(rec) for rec in trace.records)
+        return SourceLabel(_named(cochrane) or _COCHRANE_LIBRARY, "database", "file")
+    tool = trace.source.tool
+    if fmt not in _NAME_FIELDS:
+        return tool_source(trace) if tool else None
     names: Counter[str] = Counter()
+    unnamed = 0
     for rec in trace.records:
-        for tag in ("DB", "DP"):
+        # a tool's export: only the database's own name, never the catalog (DP)
+        for tag in _NAME_FIELDS[fmt][:1] if tool else _NAME_FIELDS[fmt]:
             found = next((n for v in rec.extras.get(tag, ()) if (n := _ris_name(v))), None)
             if found:
                 names[found] += 1
                 break
+        else:
+            unnamed += 1
+    if tool and (unnamed or not names):
+        return tool_source(trace)
     if not names:
         return None
-    top = [n for n, _ in names.most_common(_MAX_NAMED)]
-    name = " + ".join(top)[:MAX_SOURCE_NAME]
+    name = _named(names)
     return SourceLabel(name, kind_of_name(name), "file")

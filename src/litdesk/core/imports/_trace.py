@@ -98,7 +98,9 @@ class ParserInfo:
 
 @dataclass(frozen=True, slots=True)
 class SourceInfo:
-    """The source file: its identity is the byte digest plus the parser, not its path."""
+    """The source file: its identity is the byte digest plus the parser, not its path.
+    ``tool``: the reference manager that wrote it, where the file's own markers say so
+    ("Zotero", "JabRef", "EndNote"; ``None``: a database's export, or nothing says)."""
 
     path: str
     sha256: str  # "sha256:<hex>"
@@ -106,9 +108,10 @@ class SourceInfo:
     format: str
     encoding: str
     parser: ParserInfo
+    tool: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "path": self.path,
             "sha256": self.sha256,
             "bytes": self.bytes,
@@ -116,6 +119,9 @@ class SourceInfo:
             "encoding": self.encoding,
             "parser": self.parser.to_dict(),
         }
+        if self.tool is not None:
+            out["tool"] = self.tool
+        return out
 
 
 class RawSource:

@@ -232,6 +232,12 @@ def _into_study(
             if f.source is not None:  # the PRISMA 2020 line its records count on
                 said = " (read from the file)" if f.source.origin == "file" else ""
                 _say(f"  counted as {f.source.name} ({f.source.kind}){said}")
+                if f.source.origin == "file" and trace.source.tool and f.source.kind == "other":
+                    _say(
+                        f"  (a {trace.source.tool} export names no database it was searched "
+                        f"in: name it with --source, or later with litdesk study "
+                        f"import-source {done.study_name!r} {f.import_id} --source NAME)"
+                    )
         if len(done.files) > 1 or done.refused:
             saved = sum(f.saved for f in done.files)
             created = sum(f.created for f in done.files)

@@ -141,6 +141,7 @@ def read_import(data: object) -> tuple[ImportTrace, list[str | None]]:
             id=_str(s["parser"].get("id"), "parser id"),
             version=_str(s["parser"].get("version"), "parser version"),
         ),
+        tool=_str(s.get("tool"), "source tool", optional=True),
     )
     records = t.get("records")
     notices = t.get("notices") or []
