@@ -80,3 +80,23 @@ def test_sources_named_at_upload_and_changed_on_the_study_page(
         assert "Embase (Ovid)" in html and "WHO ICTRP" in html and "<b>Citation" not in html
         svg = c.get(f"/study/{sid}/prisma-2020.svg").text
         assert "Identification via other methods" in svg and "WHO ICTRP (n = 100)" in svg
+
+
+def test_a_zotero_export_is_counted_under_other_methods(
+    running: Running, fixtures_dir: Path
+) -> None:
+    """A Zotero RIS export uploaded with the Source field left empty counts under other
+    methods, named after Zotero and the file, on the Study page and the PRISMA page; the
+    Source field names the database instead."""
+    zotero = fixtures_dir / "bib" / "ris" / "asreview__pubmed_zotero.ris"
+    name = "Zotero export: asreview__pubmed_zotero.ris"
+    with running.writer() as c:
+        sid = c.post("/api/v1/studies", json={"name": "Zotero library"}).json()["id"]
+        imported = _upload(c, sid, zotero)
+        assert imported["source"] == {"name": name, "kind": "other", "origin": "file"}
+        page = c.get(f"/study/{sid}").text
+        assert f'{name} <span class="muted">(other method)</span>' in page
+        assert name in c.get(f"/study/{sid}/prisma").text
+        other = c.post("/api/v1/studies", json={"name": "Named"}).json()["id"]
+        named = _upload(c, other, zotero, source="PubMed")
+        assert named["source"] == {"name": "PubMed", "kind": "database", "origin": "given"}
