@@ -8,6 +8,26 @@ functions live in :mod:`litdesk.core.words` (pure), so views can build labels wi
 
 from __future__ import annotations
 
-from litdesk.core.words import dates, day, import_label, lane_label, num, plural, run_label, when
+from litdesk.core.words import (
+    authors_line,
+    dates,
+    day,
+    import_label,
+    lane_label,
+    num,
+    plural,
+    run_label,
+    when,
+)
 
-__all__ = ["dates", "day", "import_label", "lane_label", "num", "plural", "run_label", "when"]
+__all__ = [
+    "authors_line",
+    "dates",
+    "day",
+    "import_label",
+    "lane_label",
+    "num",
+    "plural",
+    "run_label",
+    "when",
+]

@@ -94,6 +94,8 @@ def _env() -> Environment:
         provider_name=display_name,  # {{ p|provider_name }}: "Europe PMC", "Demo sample (offline)"
         basename=file_name,  # {{ "/data/exports/psycinfo.ris"|basename }} → psycinfo.ris
         vocabulary_name=vocabulary_name,  # {{ "mesh"|vocabulary_name }} → MeSH
+        # {{ p.authors|authors(6) }}: "Aurelio Vega, Miguel Angel Martin-Ferrero and 4 more"
+        authors=_words.authors_line,
     )
     # {{ import_label(i.source, i.records, i.created_at) }}, {{ run_label(q, executed_at) }}
     env.globals.update(import_label=_words.import_label, run_label=_words.run_label)

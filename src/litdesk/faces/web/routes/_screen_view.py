@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from litdesk.faces._words import authors_line
+
 __all__ = [
     "MAX_TERMS",
     "Chart",
@@ -73,7 +75,8 @@ def highlight(
 
 def segments_of(card: dict[str, Any]) -> dict[str, Any]:
     """A card (the area's ``CardView.to_dict()``) with its title and abstract as highlight
-    segments (``title_segments``, ``abstract_segments``) and the counts of each kind."""
+    segments (``title_segments``, ``abstract_segments``), the counts of each kind and its
+    authors' ``byline`` (the page's, :func:`~litdesk.core.words.authors_line`)."""
     terms = card.get("highlight") or {}
     inc = tuple(terms.get("include") or ())
     exc = tuple(terms.get("exclude") or ())
@@ -83,6 +86,7 @@ def segments_of(card: dict[str, Any]) -> dict[str, Any]:
     card["title_segments"] = title
     card["abstract_segments"] = abstract
     card["marks"] = {"include": marks.count("include"), "exclude": marks.count("exclude")}
+    card["byline"] = authors_line(card.get("authors"))  # as the page shows it (one helper)
     return card
 
 

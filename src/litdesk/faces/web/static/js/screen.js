@@ -194,7 +194,7 @@ function install(root) {
     card.dataset.record = data.record_key;
     $("record-key").value = data.record_key;
     segments($("record-title"), data.title_segments, document.createTextNode("(no title)"));
-    $("record-byline").textContent = (data.authors || []).length ? data.authors.join(", ") : "No authors given";
+    $("record-byline").textContent = data.byline || "No authors given"; // the server's byline
     $("record-venue").textContent = [data.year, data.venue].filter(Boolean).join(" · ");
     showIds(data);
     segments($("record-abstract"), data.abstract_segments, el("span", "No abstract.", "muted"));
