@@ -248,3 +248,31 @@ def test_through_the_registry() -> None:
     trace = loads(doc(record(7, "<titles><title>A</title></titles>")).encode("utf-16"))
     assert trace.source.format == "endnote-xml"
     assert trace.records[0].source_id == "7"
+
+
+def test_an_abstract_keeps_its_paragraphs() -> None:
+    """EndNote ends an abstract's paragraphs with ``&#xD;`` (CR) and styles its headings in
+    runs of their own: the paragraphs stay lines (as an RIS ``AB``'s lines do), the runs
+    join within a line, and the round trips through the RIS and CSV writers keep the text."""
+    from litdesk.adapters import formats
+
+    abstract = (
+        f"<abstract><style face='bold'>Background:</style>{S(' Knees   hurt.&#xD;')}"
+        f"<style face='bold'>Methods:</style>{S(' We injected cells.&#xD;&#xD;')}"
+        f"{S('Results: it helped.&#xD;&#xA;Conclusion: more trials.  ')}</abstract>"
+    )
+    body = f"<titles><title>{S('Cells for knees')}</title></titles>{abstract}"
+    (rec,) = parse(doc(record(1, body))).records
+    assert rec.paper.abstract == (
+        "Background: Knees hurt.\nMethods: We injected cells.\n"
+        "Results: it helped.\nConclusion: more trials."
+    )
+    assert "\r" not in rec.paper.abstract and "&#xD;" in rec.raw  # the raw is as it was
+    one = parse(doc(record(2, f"<abstract>{S('One   paragraph.')}</abstract>"))).records[0]
+    assert one.paper.abstract == "One paragraph."
+    # written as RIS, the abstract's lines become one line (no value starts a tag line);
+    # as CSV, the cell keeps them
+    ris = formats.loads(formats.dumps([rec.paper], "ris").encode(), path="back.ris")
+    assert ris.papers[0].abstract == " ".join(rec.paper.abstract.split("\n"))
+    csv = formats.loads(formats.dumps([rec.paper], "csv").encode(), path="back.csv")
+    assert csv.papers[0].abstract == rec.paper.abstract

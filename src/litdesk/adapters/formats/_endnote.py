@@ -3,7 +3,9 @@
 Parsed with lxml locked down (no entity resolution, no network, no DTD loading,
 no huge trees); any DOCTYPE carrying an internal subset, and any ENTITY
 declaration, is refused before parsing. Styled text nodes (``<style>`` children)
-are concatenated. Each record keeps its raw XML text, digest and line span.
+are concatenated; an abstract keeps its paragraphs (the ``&#xD;`` line breaks EndNote
+writes), one a line as the other readers keep an abstract's lines. Each record keeps its raw
+XML text, digest and line span.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _ENTITY: Final = re.compile(r"<!ENTITY", re.I)
 _RECORD: Final = re.compile(r"<record\b[^>]*>.*?</record\s*>", re.S)
 _YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
 _DOI_IN: Final = re.compile(r"10\.\d{4,9}/\S+")
+#: a line break in a value: CR (EndNote's ``&#xD;``), LF, CR LF, or Unicode's separators
+_BREAK: Final = re.compile(r"\r\n?|[\n\u2028\u2029\x85]")
 
 #: Children of <record> read into the Paper (others go to extras).
 _MAPPED: Final = frozenset(
@@ -118,6 +122,16 @@ def _text(el: Any) -> str:
     if el is None:
         return ""
     return " ".join("".join(el.itertext()).split())
+
+
+def _paragraphs(el: Any) -> str:
+    """The text of an element whose line breaks are paragraphs (an abstract): its
+    ``<style>`` runs concatenated, each line (EndNote ends them with ``&#xD;``, CR) tidied,
+    the lines joined with ``\\n`` as the RIS family joins an abstract's lines."""
+    if el is None:
+        return ""
+    lines = (" ".join(line.split()) for line in _BREAK.split("".join(el.itertext())))
+    return "\n".join(line for line in lines if line)
 
 
 def _first(rec: Any, path: str) -> str:
@@ -223,7 +237,7 @@ def _record(rec: Any, raw: str, span: tuple[int, int]) -> RecordTrace:
         pmid = normalize_pmid(accession)
         if pmid:
             paper["pmid"] = pmid
-    abstract = _first(rec, "abstract")
+    abstract = _paragraphs(rec.find("abstract"))
     if abstract:
         paper["abstract"] = abstract
     keywords = [t for k in rec.iterfind("keywords/keyword") if (t := _text(k))]
