@@ -187,15 +187,17 @@ def test_full_text_stage_needs_a_pass_and_a_listed_reason(app: App, export: Path
         app.screening.card(CardRequest(sid, FT, c), owner=app.owner)
     progress = app.screening.progress(ProgressRequest(sid, FT), owner=app.owner)
     assert progress.total == 2 and progress.all is not None
-    assert (progress.all["included"], progress.all["excluded"]) == (1, 1)
-    assert progress.mine["remaining"] == 0 and progress.mine["not_retrieved"] == 0
+    # b's include, made before it was recorded not retrieved, stays recorded but does not
+    # count: b is not assessed (PRISMA: a report not retrieved)
+    assert (progress.all["included"], progress.all["excluded"]) == (0, 1)
+    assert progress.mine["remaining"] == 1 and progress.mine["not_retrieved"] == 1
     # a report left to assess but recorded not retrieved is said so beside "left for you"
     # (PRISMA's "awaiting assessment" leaves it out)
     d = keys[3]
     _decide(app, sid, d, "include")
     app.screening.retrieval(RetrievalRequest(sid, d, False, "paywalled"), owner=app.owner)
     left = app.screening.progress(ProgressRequest(sid, FT), owner=app.owner).mine
-    assert (left["remaining"], left["not_retrieved"]) == (1, 1)
+    assert (left["remaining"], left["not_retrieved"]) == (2, 2)
     flow = app.screening.prisma(PrismaFlowRequest(sid), owner=app.owner).flow
     (r,) = flow["rounds"]  # type: ignore[misc]
     assert (r["not_retrieved"], r["awaiting_full_text"]) == (2, 0)  # b (above) and d

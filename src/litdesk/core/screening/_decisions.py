@@ -26,8 +26,8 @@ next append.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
@@ -295,6 +295,23 @@ class DecisionHistory:
         return entry
 
     # -- reading -----------------------------------------------------------------------------
+    def without(self, drop: Callable[[Decision], bool]) -> DecisionHistory:
+        """The history without the entries ``drop`` picks (renumbered; an undo goes with
+        the entry it takes back): what a reader counts when some entries stay recorded but
+        do not count (a stage still blind, a report recorded not retrieved). ``drop`` picks
+        whole records at a stage (every entry of one or none), so that each undo kept still
+        takes back a current entry. The history itself when nothing is dropped."""
+        if not any(drop(e) for e in self._entries):
+            return self
+        out = DecisionHistory()
+        new_seq: dict[int, int] = {}
+        for e in self._entries:
+            if drop(e) or (e.undoes is not None and e.undoes not in new_seq):
+                continue
+            undoes = None if e.undoes is None else new_seq[e.undoes]
+            new_seq[e.seq] = out._append(replace(e, seq=len(out), undoes=undoes)).seq
+        return out
+
     @property
     def entries(self) -> tuple[Decision, ...]:
         return tuple(self._entries)

@@ -126,6 +126,7 @@ def _progress(view: ProgressView) -> None:
             f"everyone: {a['screened']:,} of {a['total']:,} settled, {a['included']:,} "
             f"included, {a['excluded']:,} excluded, {a['maybe']:,} maybe; "
             f"{a['pending']:,} awaiting a second review, {a['conflicts']:,} in conflict"
+            + (f"; {n:,} recorded not retrieved" if (n := a.get("not_retrieved", 0)) else "")
         )
     else:
         _say("blind: the other reviewers' decisions are hidden until the owner reveals them")
@@ -368,6 +369,8 @@ def history_cmd(study: StudyArg, record: RecordArg, as_json: JsonOpt = False) ->
         what = f"undo of {e['undoes']}" if e["kind"] == "undo" else f"{e['kind']} {e['verdict']}"
         why = f" ({e['reason']})" if e["reason"] else ""
         note = f" — {e['note']}" if e["note"] else ""
+        if e.get("not_counted") and e["kind"] != "undo" and e["status"] == "current":
+            note += f" [{e['not_counted']}]"
         _say(
             f"  {e['id']:>5}  {e['made_at'][:19]}  {e['stage']:<14} "
             f"{e.get('reviewer_name') or e['reviewer']}: "

@@ -40,14 +40,22 @@ from litdesk.core.words import plural
 from litdesk.services.dedup import WorkingGroup
 from litdesk.services.jobs import Handler, JobRunner, Jobs
 
-from ._cards import Ctx, members, paper_fields, random_key, update_news, visible_rows
+from ._cards import (
+    Ctx,
+    entry_of,
+    members,
+    paper_fields,
+    random_key,
+    update_news,
+    visible_rows,
+)
 from ._cards import full_text as full_text_of
 from ._cards import guidance as guidance_of
 from ._cards import progress as card_progress
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
 from ._parts import AreaParts
-from ._prisma import not_retrieved_now
+from ._prisma import not_retrieved_groups, not_retrieved_now
 from ._requests import (
     CardRequest,
     ConfigureRequest,
@@ -63,7 +71,14 @@ from ._requests import (
     UndoRequest,
 )
 from ._retrain import RETRAIN_KIND, Retrainer, encoder_texts, retrain_owner
-from ._state import FT_WAITS, NOT_RETRIEVED, StageState, stage_items, stage_state
+from ._state import (
+    FT_WAITS,
+    NOT_RETRIEVED,
+    StageState,
+    counted_history,
+    stage_items,
+    stage_state,
+)
 from ._team_area import TeamScreening
 from ._vectors import EMBED_KIND, SentenceRows, embed_owner
 from ._views import (
@@ -198,15 +213,18 @@ class ScreeningArea(TeamScreening):
         with self.store.read() as conn:
             study, role = self._study(conn, ref, owner, need)
             config, _ = self._config(conn, study.id)
+            retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study.id)]
             screen = self.cache.cached(study.id, screening.record_fingerprint(conn, study.id))
             if screen is not None:
-                history, seq_of, rows = self.cache.history(study.id, screen, conn=conn)
+                recorded, seq_of, rows = self.cache.history(study.id, screen, conn=conn)
                 models = {s: self.retrainer.scores(study.id, s, conn=conn) for s in STAGES}
         if screen is None:
             screen = self.cache.screen_set(study.id)
-            history, seq_of, rows = self.cache.history(study.id, screen)
+            recorded, seq_of, rows = self.cache.history(study.id, screen)
             models = {s: self.retrainer.scores(study.id, s) for s in STAGES}
-        return Ctx(study, role, config, screen, history, seq_of, rows, models)
+        missing = frozenset(not_retrieved_groups(retrieval, screen.group_of))
+        history = counted_history(recorded, missing)
+        return Ctx(study, role, config, screen, history, seq_of, rows, models, recorded, missing)
 
     def _writer(self, ref: str, owner: str) -> tuple[str, ScreenSet]:
         """The Study's id (``owner`` may screen it) and its items, made before the write
@@ -242,23 +260,7 @@ class ScreeningArea(TeamScreening):
             return {i: self._names.get(i, i) for i in ids}
 
     def _entry(self, ctx: Ctx, row: screening.DecisionRow) -> DecisionEntry:
-        seq = ctx.seq_of.get(row.id)
-        return {
-            "id": row.id,
-            "record_key": row.record_key,
-            "stage": row.stage,
-            "reviewer": row.reviewer,
-            "kind": row.kind,
-            "verdict": row.verdict,
-            "reason": row.reason,
-            "note": row.note,
-            "source": row.source,
-            "made_at": row.made_at,
-            "undoes": row.undoes,
-            "reviewer_name": self._reviewer_names((row.reviewer,))[row.reviewer],
-            "status": ctx.history.status(seq) if seq is not None else "not_applied",
-            "group_key": ctx.screen.group_of.get(row.record_key, row.record_key),
-        }
+        return entry_of(ctx, row, self._reviewer_names((row.reviewer,))[row.reviewer])
 
     # -- settings -------------------------------------------------------------------------
 
@@ -451,6 +453,7 @@ class ScreeningArea(TeamScreening):
                 by=owner,
                 at=self._now(),
             )
+        self._after_decision(study.id, "full_text")  # its full-text labels count or not now
         return RetrievalView(study.id, group.key, row.status, row.note, row.at, row.by)
 
     # -- reading --------------------------------------------------------------------------
@@ -485,7 +488,10 @@ class ScreeningArea(TeamScreening):
 
     def _state(self, ctx: Ctx, stage: Stage, owner: str) -> StageState:
         sees = ctx.role == "owner"
-        return stage_state(ctx.screen, ctx.history, ctx.config, stage, owner, sees_blind=sees)
+        return stage_state(
+            ctx.screen, ctx.history, ctx.config, stage, owner, sees_blind=sees,
+            not_retrieved=ctx.not_retrieved,
+        )  # fmt: skip
 
     def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
         row = ctx.models[state.stage]
@@ -532,8 +538,7 @@ class ScreeningArea(TeamScreening):
         model, scores = self._model(ctx, state)
 
         if state.stage == "full_text":  # PRISMA counts these done: not retrieved, not assessed
-            with self.store.read() as conn:
-                skip = (*skip, *not_retrieved_now(conn, ctx.study.id, ctx.screen.group_of))
+            skip = (*skip, *ctx.not_retrieved)
 
         def free(k: str) -> bool:
             return state.is_remaining(k) and k not in skip
@@ -660,16 +665,11 @@ class ScreeningArea(TeamScreening):
         labels = {k: v for k, v in labels.items() if k in set(state.items)}
         guidance = guidance_of(ctx, state, labels)
         model, _ = self._model(ctx, state)
-        mine = state.counts(mine=True)
-        if stage == "full_text":  # PRISMA's awaiting assessment leaves these out
-            with self.store.read() as conn:
-                missing = not_retrieved_now(conn, ctx.study.id, ctx.screen.group_of)
-            mine["not_retrieved"] = sum(1 for k in state.remaining if k in missing)
         return ProgressView(
             ctx.study.id,
             stage,
             len(state.items),
-            mine,
+            state.counts(mine=True),
             None if blind else state.counts(mine=False),
             blind,
             guidance,

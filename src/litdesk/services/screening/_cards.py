@@ -19,10 +19,11 @@ from litdesk.services.dedup import WorkingGroup
 from ._config import ScreeningConfig
 from ._items import ScreenSet
 from ._prisma import round_labels
-from ._state import StageState
+from ._state import NOT_COUNTED, StageState
 from ._views import (
     CardFullText,
     CardProgress,
+    DecisionEntry,
     Guidance,
     MemberRecord,
     PaperFields,
@@ -36,6 +37,7 @@ __all__ = [
     "CHECK_SHOWN",
     "MAX_SUBJECT_TERMS",
     "Ctx",
+    "entry_of",
     "full_text",
     "guidance",
     "members",
@@ -56,7 +58,10 @@ CHECK_SHOWN: Final = 10
 
 @dataclass(frozen=True, slots=True)
 class Ctx:
-    """What a use case reads of a Study's screening (one snapshot)."""
+    """What a use case reads of a Study's screening (one snapshot). ``history`` is the
+    history as counted (:func:`~._state.counted_history`: the full-text entries of a report
+    recorded not retrieved left out); ``recorded`` holds every entry as recorded, which
+    ``seq_of`` (row id → entry number) numbers."""
 
     study: repo.StudyRow
     role: str
@@ -66,6 +71,9 @@ class Ctx:
     seq_of: dict[int, int]
     rows: list[screening.DecisionRow]
     models: dict[Stage, screening.ModelRow | None]
+    recorded: DecisionHistory
+    #: the group keys whose report is recorded not retrieved now
+    not_retrieved: frozenset[str]
 
 
 def visible_rows(ctx: Ctx, group_key: str, reader: str) -> list[screening.DecisionRow]:
@@ -79,6 +87,31 @@ def visible_rows(ctx: Ctx, group_key: str, reader: str) -> list[screening.Decisi
         if ctx.screen.group_of.get(r.record_key, r.record_key) == group_key
         and (not blind.get(r.stage, False) or r.reviewer == reader or r.kind == "resolution")
     ]
+
+
+def entry_of(ctx: Ctx, row: screening.DecisionRow, reviewer_name: str) -> DecisionEntry:
+    """A stored decision, undo or resolution as shown: its status among the entries as
+    recorded, its group, and why it does not count when it does not (a full-text decision
+    on a report recorded not retrieved: kept, shown, not counted)."""
+    seq = ctx.seq_of.get(row.id)
+    key = ctx.screen.group_of.get(row.record_key, row.record_key)
+    return {
+        "id": row.id,
+        "record_key": row.record_key,
+        "stage": row.stage,
+        "reviewer": row.reviewer,
+        "kind": row.kind,
+        "verdict": row.verdict,
+        "reason": row.reason,
+        "note": row.note,
+        "source": row.source,
+        "made_at": row.made_at,
+        "undoes": row.undoes,
+        "reviewer_name": reviewer_name,
+        "status": ctx.recorded.status(seq) if seq is not None else "not_applied",
+        "group_key": key,
+        "not_counted": NOT_COUNTED if row.stage == "full_text" and key in ctx.not_retrieved else "",
+    }
 
 
 def random_key(seed: int, key: str) -> bytes:

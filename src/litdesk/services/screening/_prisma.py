@@ -17,8 +17,11 @@ typed (issue 28).
   the reports marked not retrieved, the full-text exclusions by reason.
 
 Decisions that no longer fit the flow (a full-text decision on a report that is not
-sought any more because its title/abstract decision changed, or on one marked not
-retrieved) are left out and said so in the notes: the arithmetic always holds.
+sought any more because its title/abstract decision changed) are left out and said so in
+the notes: the arithmetic always holds. A report recorded not retrieved is not assessed:
+its full-text decisions stay in the history but are not counted
+(:func:`~._state.counted_history`, the rule progress, agreement and conflicts follow too)
+until it is marked retrieved again; the notes say how many.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from litdesk.core.screening import (
 )
 from litdesk.core.words import dates, plural
 from litdesk.services.dedup import WorkingGroup
+
+from ._state import counted_history
 
 __all__ = [
     "REGISTER_WORDS",
@@ -178,18 +183,31 @@ def compute_flow(
             records[round_of(m)].append(m)
     notes: list[str] = []
     title = history.final("title_abstract", policies["title_abstract"])
-    full = {
-        o.record: (o.verdict, o.reason or NO_REASON)
-        for o in history.outcomes("full_text", policies["full_text"])
-        if o.verdict is not None
-    }
     missing = set(not_retrieved)
     sought = {k for k, v in title.items() if v != "exclude" and k in group_round}
-    left_out = [k for k in full if k not in sought or k in missing]
+    # the one rule (as progress, agreement and conflicts count): a report recorded not
+    # retrieved is not assessed, its full-text decisions stay recorded but do not count
+    held = {
+        o.record
+        for o in history.outcomes("full_text", policies["full_text"])
+        if o.record in missing and o.record in sought and (o.decisions or o.resolution)
+    }
+    full = {
+        o.record: (o.verdict, o.reason or NO_REASON)
+        for o in counted_history(history, missing).outcomes("full_text", policies["full_text"])
+        if o.verdict is not None
+    }
+    if held:
+        notes.append(
+            f"{plural(len(held), 'report')} recorded not retrieved after full-text decisions: "
+            "the decisions stay in the history but are not counted (marked retrieved again, "
+            "they count again)"
+        )
+    left_out = [k for k in full if k not in sought]
     if left_out:
         notes.append(
-            f"{plural(len(left_out), 'full-text decision')} left out: the report is not sought for "
-            "retrieval (its title/abstract decision changed) or is marked not retrieved"
+            f"{plural(len(left_out), 'full-text decision')} left out: the report is not sought "
+            "for retrieval (its title/abstract decision changed)"
         )
     stray_missing = [k for k in missing if k not in sought]
     if stray_missing:

@@ -41,7 +41,8 @@ from litdesk.services.jobs import Handler, JobContext
 from ._cards import subject_terms
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
-from ._state import stage_state
+from ._prisma import not_retrieved_groups
+from ._state import counted_history, stage_state
 from ._vectors import SentenceRows
 
 __all__ = [
@@ -180,8 +181,11 @@ class Retrainer:
         history, _, _ = self.cache.history(study_id, screen)
         with self.store.read() as conn:
             stored = screening.get_settings(conn, study_id)
+            retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study_id)]
         config = ScreeningConfig.from_json(stored.data if stored else None)
-        state = stage_state(screen, history, config, stage, reviewer="")
+        # as progress counts them: no full-text label of a report recorded not retrieved
+        counted = counted_history(history, not_retrieved_groups(retrieval, screen.group_of))
+        state = stage_state(screen, counted, config, stage, reviewer="")
         items = set(state.items)
         return screen, {k: v for k, v in state.labels.items() if k in items}, config
 

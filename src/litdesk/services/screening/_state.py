@@ -6,6 +6,7 @@ decided) and the counts progress shows."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from litdesk.core.screening import Decision, DecisionHistory, Outcome, Stage
@@ -13,7 +14,14 @@ from litdesk.core.screening import Decision, DecisionHistory, Outcome, Stage
 from ._config import ScreeningConfig
 from ._items import ScreenSet
 
-__all__ = ["FT_WAITS", "NOT_RETRIEVED", "StageState", "stage_state"]
+__all__ = [
+    "FT_WAITS",
+    "NOT_COUNTED",
+    "NOT_RETRIEVED",
+    "StageState",
+    "counted_history",
+    "stage_state",
+]
 
 _RELEVANT = ("include", "maybe")
 #: why full text holds nothing yet for a reviewer while title/abstract is blind
@@ -27,6 +35,24 @@ NOT_RETRIEVED = (
     "the full text of record %r is recorded as not retrieved (PRISMA counts it under "
     "reports not retrieved, not as assessed): mark it as retrieved first, then decide"
 )
+
+
+#: why a full-text decision on a report recorded as not retrieved is not counted
+NOT_COUNTED = (
+    "not counted: the report is recorded as not retrieved (PRISMA counts it under reports "
+    "not retrieved, not as assessed); marked retrieved again, it counts again"
+)
+
+
+def counted_history(history: DecisionHistory, not_retrieved: Collection[str]) -> DecisionHistory:
+    """The history as progress, agreement, conflicts and PRISMA count it — the one rule for
+    a report recorded as not retrieved: it is not assessed, so its full-text entries (group
+    keys in ``not_retrieved``) stay recorded but are left out until it is marked retrieved
+    again (they count again then). The history itself when no such entry exists."""
+    if not not_retrieved:
+        return history
+    missing = frozenset(not_retrieved)
+    return history.without(lambda e: e.stage == "full_text" and e.record in missing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +72,9 @@ class StageState:
     labels: dict[str, bool]
     #: the reviewer's own decisions as labels, in the order made
     my_labels: dict[str, bool]
+    #: at full text, the items whose report is recorded not retrieved (none of their
+    #: decisions count: :func:`counted_history`)
+    not_retrieved: frozenset[str] = frozenset()
 
     def is_remaining(self, key: str) -> bool:
         """Is ``key`` left for the reviewer at this stage?"""
@@ -63,8 +92,15 @@ class StageState:
 
     def counts(self, *, mine: bool) -> dict[str, int]:
         """Total, screened, included, excluded, maybe, remaining (and, for everyone,
-        pending second reviews and conflicts)."""
+        pending second reviews and conflicts); at full text also the reports recorded not
+        retrieved among those remaining (PRISMA's "reports not retrieved", never "awaiting
+        assessment")."""
         items = self.item_set
+        missing = (
+            {"not_retrieved": sum(1 for k in self.items if k in self.not_retrieved)}
+            if self.stage == "full_text"
+            else {}
+        )  # none of them is decided (their decisions do not count): all are remaining
         if mine:
             verdicts = Counter(d.verdict for k, d in self.mine.items() if k in items)
             screened = sum(verdicts.values())
@@ -75,7 +111,7 @@ class StageState:
                 "excluded": verdicts["exclude"],
                 "maybe": verdicts["maybe"],
                 "remaining": self.remaining_count,
-            }
+            } | missing
         settled = Counter(
             o.verdict for k, o in self.outcomes.items() if k in items and o.verdict is not None
         )
@@ -90,7 +126,7 @@ class StageState:
             "remaining": len(self.items) - screened,
             "pending": status["pending"],
             "conflicts": status["conflict"],
-        }
+        } | missing
 
 
 def stage_items(
@@ -123,8 +159,11 @@ def stage_state(
     reviewer: str,
     *,
     sees_blind: bool = True,
+    not_retrieved: frozenset[str] = frozenset(),
 ) -> StageState:
-    """Where ``reviewer`` stands at ``stage`` (``sees_blind``: see :func:`stage_items`)."""
+    """Where ``reviewer`` stands at ``stage`` (``sees_blind``: see :func:`stage_items`;
+    ``history`` as counted, without the full-text entries of the reports recorded
+    ``not_retrieved``: :func:`counted_history`)."""
     items = stage_items(screen, history, config, stage, sees_blind=sees_blind)
     policy = config.policy(stage)
     current = history.current(stage=stage)
@@ -156,4 +195,5 @@ def stage_state(
     my_labels = {
         k: d.verdict in _RELEVANT for k, d in sorted(mine.items(), key=lambda kv: kv[1].seq)
     }
-    return StageState(stage, items, mine, item_set, blocked, outcomes, labels, my_labels)
+    missing = not_retrieved & item_set if stage == "full_text" else frozenset()
+    return StageState(stage, items, mine, item_set, blocked, outcomes, labels, my_labels, missing)

@@ -45,6 +45,7 @@ from ._requests import (
     StudyScreenRequest,
     StudyStageRequest,
 )
+from ._state import NOT_RETRIEVED
 from ._team import agreement_pairs, conflict_rows, plan_import
 from ._team_requests import (
     RECORDS_PAGE,
@@ -163,6 +164,8 @@ def resolve(area: AreaParts, request: ResolveRequest, owner: str) -> DecisionVie
             raise NotInConflict(
                 f"{stage} is blind until the Study's owner reveals it", code="blind"
             )
+        if stage == "full_text" and group.key in not_retrieved_now(conn, study.id, screen.group_of):
+            raise ScreeningRequestError(NOT_RETRIEVED % group.key[:80], code="not_retrieved")
         history, _, _ = area.cache.history(study.id, screen, conn=conn)
         outcome = history.outcome(group.key, stage, config.policy(stage))
         if outcome.status not in ("conflict", "resolved"):
@@ -385,7 +388,7 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
     groups = ctx.screen.groups
     if stage == "full_text":
         flow = study_flow(
-            area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
+            area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.recorded,
             config=ctx.config,
         ).flow  # fmt: skip
         sought = set(flow.records("sought"))
@@ -436,7 +439,7 @@ def study_flow(
         history, _ = history_of(rows, group_of)
     hidden = [s for s in STAGES if config.blind(s) and role != "owner"]
     if hidden:
-        history = _without(history, hidden)
+        history = history.without(lambda e: e.stage in hidden)
     result = compute_flow(
         groups,
         history=history,
@@ -452,31 +455,11 @@ def study_flow(
     return result
 
 
-def _without(history: DecisionHistory, stages: list[Stage]) -> DecisionHistory:
-    """The history without the entries of ``stages`` (renumbered; undos follow theirs)."""
-    out = DecisionHistory()
-    new_seq: dict[int, int] = {}
-    for e in history:
-        if e.stage in stages:
-            continue
-        if e.kind == "undo":
-            assert e.undoes is not None
-            if e.undoes in new_seq:
-                new_seq[e.seq] = out.undo(new_seq[e.undoes], e.reviewer, at=e.at, note=e.note).seq
-            continue
-        add = out.resolve if e.kind == "resolve" else out.decide
-        assert e.verdict is not None
-        new_seq[e.seq] = add(
-            e.record, e.reviewer, e.verdict, stage=e.stage, at=e.at, reason=e.reason, note=e.note
-        ).seq
-    return out
-
-
 def prisma_flow(area: AreaParts, request: PrismaFlowRequest, owner: str) -> PrismaFlowView:
     """The Study's PRISMA 2020 flow as data, with its Markdown and CSV."""
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
-        area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
+        area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.recorded,
         config=ctx.config,
     )  # fmt: skip
     flow = result.flow
@@ -492,7 +475,7 @@ def prisma_svg_export(area: AreaParts, request: PrismaFlowRequest, owner: str) -
     view_ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
         area.store, view_ctx.study.id, role=view_ctx.role, screen=view_ctx.screen,
-        history=view_ctx.history, config=view_ctx.config,
+        history=view_ctx.recorded, config=view_ctx.config,
     )  # fmt: skip
     slug = "".join(c if c.isalnum() else "-" for c in view_ctx.study.name.lower()).strip("-")
     name = f"prisma-2020-{slug[:60] or 'study'}"
@@ -535,7 +518,7 @@ def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -
     """The records behind a number of the flow (a box in a round, or in all rounds)."""
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
-        area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.history,
+        area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.recorded,
         config=ctx.config,
     )  # fmt: skip
     rounds = result.flow.rounds

@@ -53,6 +53,9 @@ class DecisionEntry(TypedDict):
     reviewer_name: str
     status: str
     group_key: str
+    #: why the entry, though recorded, is not counted now (a full-text decision on a
+    #: report recorded not retrieved); empty when it counts
+    not_counted: str
 
 
 class RetrievalNote(TypedDict):
