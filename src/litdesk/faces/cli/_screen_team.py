@@ -4,6 +4,7 @@ conflicts | reveal | resolve | agreement | import-decisions | export-decisions``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,6 +32,19 @@ def _say(text: str) -> None:
 
 def _kappa(value: object) -> str:
     return "undefined" if value is None else f"{float(str(value)):.3f}"
+
+
+def _listed_row(r: Mapping[str, object]) -> tuple[str, str]:
+    """A record behind a number: its key, title and what the box says of it (a reason; a
+    source, and the record a duplicate removed duplicates)."""
+    text = str(r["title"] or "") or "(no title)"
+    if r.get("reason"):
+        text += f"  [{r['reason']}]"
+    if r.get("source"):
+        text += f"  [{r['source']}]"
+    if r.get("duplicate_of"):
+        text += f"  duplicate of {r['duplicate_of']}" + (f" ({r['rule']})" if r.get("rule") else "")
+    return str(r["record_key"]), text
 
 
 def _prisma_table(view: PrismaFlowView) -> None:
@@ -275,35 +289,46 @@ def _register_study() -> None:
             int | None, typer.Option("--round", min=1, help="With --box: one round (1: initial).")
         ] = None,
         page: Annotated[int, typer.Option("--page", min=1, help="With --box: the page.")] = 1,
+        reason: Annotated[
+            str | None,
+            typer.Option("--reason", help="With --box excluded_reports: one exclusion reason."),
+        ] = None,
+        kind: Annotated[
+            str | None,
+            typer.Option(
+                "--kind",
+                help="With --box identified or removed_duplicates: database, register or other.",
+            ),
+        ] = None,
+        source: Annotated[
+            str | None,
+            typer.Option(
+                "--source",
+                help="With --box identified or removed_duplicates: one source, by its name "
+                "in the flow (e.g. Embase).",
+            ),
+        ] = None,
     ) -> None:
         """The Study's PRISMA 2020 flow computed from its records and screening decisions
         (one column per update round of a living review); --box lists the records behind a
-        number."""
+        number (identified and removed_duplicates: the source records, before
+        deduplication)."""
         from litdesk.services.screening import PrismaFlowRequest, PrismaRecordsRequest
 
         if box is not None:
             with sync_app() as app:
-                listed = app.screening.prisma_records(
-                    PrismaRecordsRequest(study, box, round_no, page), owner=app.owner
-                )
+                asked = PrismaRecordsRequest(study, box, round_no, page, reason, kind, source)
+                listed = app.screening.prisma_records(asked, owner=app.owner)
             if as_json:
                 emit_json(listed.to_dict())
                 return
-            _say(f"{listed.box} ({listed.round}): {plural(listed.total, 'record')}")
+            what = f": {listed.reason or listed.source or listed.kind}" if (
+                listed.reason or listed.source or listed.kind
+            ) else ""  # fmt: skip
+            _say(f"{listed.box}{what} ({listed.round}): {plural(listed.total, 'record')}")
             from ._tables import print_rows
 
-            print_rows(
-                console,
-                (
-                    (
-                        str(r["record_key"]),
-                        (str(r["title"] or "") or "(no title)")
-                        + (f"  [{r['reason']}]" if r["reason"] else ""),
-                    )
-                    for r in listed.rows
-                ),
-                indent=2,
-            )
+            print_rows(console, (_listed_row(r) for r in listed.rows), indent=2)
             if listed.pages > 1:
                 _say(f"page {listed.page} of {listed.pages}")
             return

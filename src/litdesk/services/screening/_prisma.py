@@ -53,6 +53,7 @@ from ._state import counted_history
 __all__ = [
     "REGISTER_WORDS",
     "FlowResult",
+    "Identified",
     "RoundPlan",
     "compute_flow",
     "not_retrieved_groups",
@@ -62,9 +63,32 @@ __all__ = [
 ]
 
 SourceKind = Literal["database", "register", "other"]
+_KINDS: tuple[SourceKind, ...] = ("database", "register", "other")
 
 #: the reason a full-text exclusion without one counts under (imported decisions)
 NO_REASON = "reason not given"
+
+
+@dataclass(frozen=True, slots=True)
+class Identified:
+    """A record behind "Records identified": one source's record (a member record of the
+    working set, before deduplication), the source and kind it counts under, the study it
+    is in (its group) and — when it is one of the duplicates removed — the record it
+    duplicates: its group's record kept to screen (``None``: it is that record)."""
+
+    row: StudyRecordRow
+    kind: SourceKind
+    source: str
+    group: str
+    duplicate_of: str | None
+
+
+#: a flow line under "Records identified" → the kind of source its records came from
+KIND_OF_LINE: dict[str, SourceKind] = {
+    "from databases": "database",
+    "from registers": "register",
+    "from other methods": "other",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,26 +101,37 @@ class FlowResult:
     round_of_group: dict[str, int]
     #: when each column's round began (ISO, for machines; ``None``: the initial round)
     began: tuple[str | None, ...] = ()
+    #: per round, the records identified (sources in the flow's order; the duplicates
+    #: removed are those with ``duplicate_of``)
+    identified: tuple[tuple[Identified, ...], ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         """The flow's rounds and totals, its table (one line per box and per reason and
         source, a column per round and the total) and the notes."""
         rows: list[dict[str, object]] = []
         box: str | None = None
+        kind: SourceKind | None = None
         for label, values in self.flow.rows():
             level = (len(label) - len(label.lstrip(" "))) // 2
             if level == 0:
                 box = _BOX_OF_LABEL.get(label)
-            # the records behind the line: its box, or (a line under "Reports excluded")
-            # the reports excluded for one reason
+            # the records behind the line: its box; under "Reports excluded" the reports
+            # excluded for one reason; under "Records identified" a kind of source (level
+            # 1) or one source (level 2)
             reason = label.strip() if level and box == "excluded_reports" else None
+            if box == "identified" and level == 1:
+                kind = KIND_OF_LINE.get(label.strip())
+            source = label.strip() if box == "identified" and level == 2 else None
+            sub = reason is not None or (box == "identified" and kind is not None)
             rows.append(
                 {
                     "label": label.strip(),
                     "level": level,
                     "values": values,
-                    "box": box if (level == 0 or reason is not None) else None,
+                    "box": box if (level == 0 or sub) else None,
                     "reason": reason,
+                    "kind": kind if box == "identified" and level else None,
+                    "source": source,
                 }
             )
         table = {"columns": [r.label for r in self.flow.rounds] + ["Total"], "rows": rows}
@@ -109,12 +144,10 @@ class FlowResult:
         return out
 
 
-#: the line of the flow's table → the box whose records it lists (boxes removed before
-#: screening have no records in the working set)
+#: the line of the flow's table → the box whose records it lists (litdesk removes no
+#: record before screening but duplicates: those two boxes are always 0)
 _BOX_OF_LABEL: dict[str, str] = {
-    label: key
-    for key, label in BOXES
-    if key not in ("identified", "removed_duplicates", "removed_automation", "removed_other")
+    label: key for key, label in BOXES if key not in ("removed_automation", "removed_other")
 }
 
 
@@ -175,12 +208,20 @@ def compute_flow(
     group_round: dict[str, int] = {}
     records: list[list[StudyRecordRow]] = [[] for _ in range(n_rounds)]
     to_screen: list[list[str]] = [[] for _ in range(n_rounds)]
+    found: list[list[Identified]] = [[] for _ in range(n_rounds)]
     for g in groups:
-        r = min(round_of(m) for m in g.members)
+        columns = [round_of(m) for m in g.members]
+        r = min(columns)
         group_round[g.key] = r
         to_screen[r].append(g.key)
-        for m in g.members:
-            records[round_of(m)].append(m)
+        # the record kept to screen: the group's first in its first round (the one the
+        # others joined, when it is of that round); every other one is a duplicate of it
+        kept = g.members[columns.index(r)]
+        for m, c in zip(g.members, columns, strict=True):
+            records[c].append(m)
+            name = m.database or "unnamed source"
+            dup = None if m is kept else kept.key
+            found[c].append(Identified(m, source_kind(m), name, g.key, dup))
     notes: list[str] = []
     title = history.final("title_abstract", policies["title_abstract"])
     missing = set(not_retrieved)
@@ -222,9 +263,10 @@ def compute_flow(
     for i, label in enumerate(labels):
         keys = set(to_screen[i])
         sources: dict[tuple[SourceKind, str], int] = {}
-        for m in records[i]:
-            k = (source_kind(m), m.database or "unnamed source")
-            sources[k] = sources.get(k, 0) + 1
+        for f in found[i]:
+            sources[(f.kind, f.source)] = sources.get((f.kind, f.source), 0) + 1
+        # in the flow's order: databases, registers, other methods, each by name
+        found[i].sort(key=lambda f: (_KINDS.index(f.kind), f.source))
         ta: dict[str, Verdict] = {k: v for k, v in title.items() if k in keys}
         ft: dict[str, tuple[Verdict, str]] = {
             k: v for k, v in full.items() if k in keys and k in sought and k not in missing
@@ -240,8 +282,13 @@ def compute_flow(
                 removed_duplicates=len(records[i]) - len(to_screen[i]),
             )
         )
+    for made, listed in zip(out, found, strict=True):  # the lists behind the numbers add up
+        removed = sum(1 for f in listed if f.duplicate_of is not None)
+        assert len(listed) == made.identified, made.label
+        assert removed == made.removed_duplicates, made.label
     began = (None, *(at.isoformat() for _, at in plan.rounds.began))
-    return FlowResult(PrismaFlow(tuple(out)), tuple(notes), group_round, began)
+    flow = PrismaFlow(tuple(out))
+    return FlowResult(flow, tuple(notes), group_round, began, tuple(map(tuple, found)))
 
 
 def not_retrieved_groups(rows: Iterable[tuple[str, str]], group_of: Mapping[str, str]) -> set[str]:

@@ -39,6 +39,7 @@ from ._items import ScreenSet, build_screen_set, history_of
 from ._papers import PaperOutcomes, paper_outcomes
 from ._parts import AreaParts
 from ._prisma import FlowResult, compute_flow, not_retrieved_groups, not_retrieved_now, round_labels
+from ._prisma_lists import record_row, source_list, study_list
 from ._requests import (
     ConfigureRequest,
     ScreeningRequestError,
@@ -49,6 +50,7 @@ from ._state import NOT_RETRIEVED
 from ._team import agreement_pairs, conflict_rows, plan_import
 from ._team_requests import (
     RECORDS_PAGE,
+    SOURCE_BOXES,
     AgreementRequest,
     AgreementView,
     ConflictsView,
@@ -515,7 +517,9 @@ def retrieval_papers(
 
 
 def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -> PrismaRecordsView:
-    """The records behind a number of the flow (a box in a round, or in all rounds)."""
+    """The records behind a number of the flow (a box in a round, or in all rounds): the
+    studies of a screening box, or the source records of "Records identified" (a kind of
+    source, one source) and "Duplicate records removed" (each naming the record kept)."""
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
         area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.recorded,
@@ -526,29 +530,21 @@ def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -
         raise ScreeningRequestError(
             f"the flow has {plural(len(rounds), 'round')}, not {request.round}", code="bad_round"
         )
-    chosen = rounds if request.round is None else (rounds[request.round - 1],)
-    reason = {k: why for r in chosen for why, keys in r.excluded_reports for k in keys}
-    keys = [k for r in chosen for k in r.records(request.box)]
-    if request.reason is not None:
-        keys = [k for k in keys if reason.get(k) == request.reason]
-    pages = max(1, -(-len(keys) // RECORDS_PAGE))
+    at = range(len(rounds)) if request.round is None else (request.round - 1,)
+    listed = (
+        source_list([result.identified[i] for i in at], request)
+        if request.box in SOURCE_BOXES
+        else study_list([rounds[i] for i in at], request)
+    )
+    pages = max(1, -(-len(listed) // RECORDS_PAGE))
     page = min(request.page, pages)
-    rows: list[dict[str, object]] = []
-    for k in keys[(page - 1) * RECORDS_PAGE : page * RECORDS_PAGE]:
-        group = ctx.screen.group(k)
-        rows.append(
-            {
-                "record_key": k,
-                "title": group.paper.title if group else "",
-                "year": group.paper.year if group else None,
-                "reason": reason.get(k, ""),
-            }
-        )
-    label = "all rounds" if request.round is None else chosen[0].label
+    shown = listed[(page - 1) * RECORDS_PAGE : page * RECORDS_PAGE]
+    label = "all rounds" if request.round is None else rounds[request.round - 1].label
     return PrismaRecordsView(
-        ctx.study.id, request.box, label, len(keys), tuple(rows), page, pages,
+        ctx.study.id, request.box, label, len(listed),
+        tuple(record_row(ctx.screen, item) for item in shown), page, pages,
         label=dict(BOXES)[request.box], reason=request.reason, round_no=request.round,
-        study=ctx.study.name,
+        study=ctx.study.name, kind=request.kind, source=request.source,
     )  # fmt: skip
 
 

@@ -50,9 +50,14 @@ MAX_REASON: Final = 500
 MAX_FILENAME: Final = 255
 #: the PRISMA boxes with a list of records behind their number
 RECORD_BOXES: Final = (
+    "identified", "removed_duplicates",
     "to_screen", "screened", "awaiting_screening", "excluded_screening", "sought",
     "not_retrieved", "assessed", "awaiting_full_text", "excluded_reports", "included",
 )  # fmt: skip
+#: the boxes of source records (before deduplication), which a kind or a source narrows
+SOURCE_BOXES: Final = ("identified", "removed_duplicates")
+#: the kinds of source PRISMA 2020 counts records under
+SOURCE_KIND_NAMES: Final = ("database", "register", "other")
 RECORDS_PAGE: Final = 100
 #: at most this many ``Rayyan name=reviewer`` pairs in one import
 MAX_REVIEWER_MAP: Final = 200
@@ -195,7 +200,8 @@ class PrismaFlowRequest:
 @dataclass(frozen=True, slots=True)
 class PrismaRecordsRequest:
     """The records behind one number of the flow: a box, in one round (1-based; None: all
-    rounds), one page at a time."""
+    rounds), one page at a time; narrowed to a reason (reports excluded) or to a kind of
+    source or one source (records identified, duplicates removed)."""
 
     study: str
     box: str
@@ -203,12 +209,31 @@ class PrismaRecordsRequest:
     page: int = 1
     #: with the box ``excluded_reports``: only the reports excluded for this reason
     reason: str | None = None
+    #: with ``identified`` or ``removed_duplicates``: only the records of this kind of
+    #: source (database, register, other) and of this source (its name in the flow)
+    kind: str | None = None
+    source: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", _ref(self.study, "a Study"))
         if self.box not in RECORD_BOXES:
             raise ScreeningRequestError(
                 f"box must be one of {', '.join(RECORD_BOXES)}", code="bad_box"
+            )
+        if (self.kind is not None or self.source is not None) and self.box not in SOURCE_BOXES:
+            raise ScreeningRequestError(
+                f"a kind or source narrows only the boxes {' and '.join(SOURCE_BOXES)}",
+                code="bad_source",
+            )
+        if self.kind is not None and self.kind not in SOURCE_KIND_NAMES:
+            raise ScreeningRequestError(
+                f"the kind of source is one of {', '.join(SOURCE_KIND_NAMES)}", code="bad_source"
+            )
+        if self.source is not None and (
+            not isinstance(self.source, str) or not 0 < len(self.source.strip()) <= MAX_REASON
+        ):
+            raise ScreeningRequestError(
+                f"the source is 1 to {MAX_REASON} characters", code="bad_source"
             )
         if self.reason is not None:
             if self.box != "excluded_reports":
@@ -229,7 +254,8 @@ class PrismaRecordsRequest:
 @dataclass(frozen=True, slots=True)
 class PrismaRecordsView:
     """One page of the records behind a box (each with its title and, for reports excluded,
-    its reason)."""
+    its reason; in the boxes of source records, each source record with its source and
+    study, and the record a duplicate removed duplicates)."""
 
     study_id: str
     box: str
@@ -244,6 +270,8 @@ class PrismaRecordsView:
     #: the 1-based round asked for (None: all rounds)
     round_no: int | None = None
     study: str = ""
+    kind: str | None = None
+    source: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -252,6 +280,8 @@ class PrismaRecordsView:
             "box": self.box,
             "label": self.label,
             "reason": self.reason,
+            "kind": self.kind,
+            "source": self.source,
             "round": self.round,
             "round_no": self.round_no,
             "total": self.total,

@@ -42,6 +42,15 @@ Box = Annotated[
         json_schema_extra={"enum": list(RECORD_BOXES)},
     ),
 ]
+#: with the boxes identified and removed_duplicates: one kind of source (the request
+#: refuses any other with bad_source)
+SourceKindQuery = Annotated[
+    str | None,
+    Query(
+        description="With identified or removed_duplicates: database, register or other.",
+        json_schema_extra={"enum": ["database", "register", "other"]},
+    ),
+]
 
 
 # --- a Study's records and working set (issue 27) ------------------------------------------
@@ -128,16 +137,21 @@ def prisma_2020_records_page(
     round: int | None = None,
     page_no: int = 1,
     reason: str | None = None,
+    kind: SourceKindQuery = None,
+    source: str | None = None,
 ) -> Response:
     """The records behind one number of the flow as a page (titles, each to its card)."""
-    asked = PrismaRecordsRequest(ref, box, round, max(1, page_no), reason or None)
+    asked = PrismaRecordsRequest(
+        ref, box, round, max(1, page_no), reason or None, kind or None, source or None
+    )
     view = app.screening.prisma_records(asked, owner=owner).to_dict()
     return page(request, "prisma_records.html", view, title="PRISMA 2020 records")
 
 
 @api.get(
     "/studies/{ref}/prisma-2020/records",
-    summary="The records behind one number of the PRISMA 2020 flow (a box, a round, a reason)",
+    summary="The records behind one number of the PRISMA 2020 flow (a box, a round, a "
+    "reason, a kind of source, a source)",
 )
 def prisma_2020_records(
     app: AppDep,
@@ -147,8 +161,12 @@ def prisma_2020_records(
     round: int | None = None,
     page_no: int = 1,
     reason: str | None = None,
+    kind: SourceKindQuery = None,
+    source: str | None = None,
 ) -> dict[str, Any]:
-    request = PrismaRecordsRequest(ref, box, round, max(1, page_no), reason or None)
+    request = PrismaRecordsRequest(
+        ref, box, round, max(1, page_no), reason or None, kind or None, source or None
+    )
     return app.screening.prisma_records(request, owner=owner).to_dict()
 
 
