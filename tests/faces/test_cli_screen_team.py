@@ -112,6 +112,19 @@ def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
     sought = cli("study", "prisma", "Beta", "--box", "sought", "--round", "1").stdout
     assert re.search(r"^sought \(.*\): [0-9,]+ records?$", sought, re.M) and "(s)" not in sought
     cli("study", "prisma", "Beta", "--box", "sought", "--round", "2", code=2)
+    # the identification numbers open too: every record each source brought in
+    ident = json.loads(cli("study", "prisma", "Beta", "--box", "identified", "--json").stdout)
+    assert ident["total"] == r["identified"]["total"] == len(ident["records"])
+    (source,) = r["identified"]["sources"]
+    by_source = json.loads(
+        cli("study", "prisma", "Beta", "--box", "identified", "--kind", source["kind"],
+            "--source", source["name"], "--json").stdout
+    )  # fmt: skip
+    assert by_source["total"] == source["records"]
+    assert {row["source"] for row in by_source["records"]} == {source["name"]}
+    shown = cli("study", "prisma", "Beta", "--box", "removed_duplicates").stdout
+    assert f"removed_duplicates (all rounds): {r['removed_duplicates']} record" in shown
+    cli("study", "prisma", "Beta", "--box", "screened", "--kind", "database", code=2)
 
 
 def test_rayyan_ris_with_a_reviewer_map_from_the_cli(cli, tmp_path: Path) -> None:

@@ -171,3 +171,81 @@ def test_a_new_study_has_an_empty_prisma_report(running: Running) -> None:
         assert md.status_code == 200 and "Records identified: 0" in md.text
         flow = c.get(f"/api/v1/studies/{sid}/prisma-2020").json()
         assert [(r["to_screen"], r["included"]) for r in flow["rounds"]] in ([], [(0, 0)])
+
+
+#: a second source's export: two of the first file's records again (same DOIs), one new
+REGISTER = (
+    "".join(
+        f"TY  - JOUR\nTI  - Beta blocker trial {i} <i>in</i> heart failure\nAU  - Roe, R\n"
+        f"PY  - 20{10 + i}\nDO  - 10.5555/beta.{i}\nER  - \n\n"
+        for i in (3, 4)
+    )
+    + "TY  - JOUR\nTI  - A registered beta blocker trial\nPY  - 2020\nDO  - 10.5555/reg.9\nER  - \n"
+)
+
+
+def test_identification_numbers_open_as_their_records(
+    page: Any, running: Running, tmp_settings: Any
+) -> None:
+    """ "Records identified", each kind of source and each source line, and "Duplicate
+    records removed" link to the list of their records; each list's count is its number,
+    a record two sources found is listed under each, and a duplicate names the record kept
+    (a real browser follows the links)."""
+    import re
+    from html import unescape
+
+    sid = _study(running, tmp_settings)
+    with running.writer() as c:
+        files = [
+            ("files", ("trials.ris", REGISTER.encode(), "application/x-research-info-systems"))
+        ]
+        c.post(
+            "/api/v1/imports",
+            params={"study": sid},
+            data={"source": "ClinicalTrials.gov", "source_kind": "register"},
+            files=files,
+        ).raise_for_status()
+        flow = c.get(f"/api/v1/studies/{sid}/prisma-2020").json()
+        (r,) = flow["rounds"]
+        assert (r["identified"]["total"], r["removed_duplicates"], r["to_screen"]) == (9, 2, 7)
+        html = c.get(f"/study/{sid}/prisma").text
+        links = {unescape(h) for h in re.findall(r'class="prisma-count" href="([^"]+)"', html)}
+        base = f"/study/{sid}/prisma-2020/records?box="
+        wanted = {
+            f"{base}identified": 9,
+            f"{base}identified&kind=register": 3,
+            f"{base}identified&kind=register&source=ClinicalTrials.gov": 3,
+            f"{base}removed_duplicates": 2,
+        }
+        assert set(wanted) <= links, sorted(links)
+        for href in links:
+            listed = c.get(href)
+            assert listed.status_code == 200, href
+            total = int(re.search(r'id="prisma-records-total">([\d,]+)', listed.text)[1])  # type: ignore[index]
+            assert listed.text.count("<tr>") - 1 == total, href  # a row per record
+            if href in wanted:
+                assert total == wanted[href], href
+        dups = c.get(f"/api/v1/studies/{sid}/prisma-2020/records",
+                     params={"box": "removed_duplicates"}).json()  # fmt: skip
+        assert dups["total"] == 2 and all(d["duplicate_of"] for d in dups["records"])
+        assert {d["duplicate_of_source"] for d in dups["records"]} == {"Import: refs.ris (ris)"}
+        assert sorted(d["duplicate_of_title"][:20] for d in dups["records"]) == [
+            "Beta blocker trial 3", "Beta blocker trial 4"
+        ]  # fmt: skip
+        bad = c.get(f"/api/v1/studies/{sid}/prisma-2020/records",
+                    params={"box": "screened", "kind": "register"})  # fmt: skip
+        assert bad.status_code == 400 and bad.json()["code"] == "bad_source"
+    page.goto(f"{running.base}/study/{sid}/prisma#prisma-2020")
+    shoot(page.locator("#prisma-2020-table"), "prisma-2020-table-links.png")
+    page.locator("#prisma-2020-table a.prisma-count").first.click()  # Records identified
+    page.wait_for_selector("#prisma-records")
+    assert page.locator("#prisma-records-title").inner_text() == "Records identified"
+    assert page.locator("#prisma-records tbody tr").count() == 9
+    shoot(page, "prisma-2020-records-identified.png", full_page=True)
+    page.goto(f"{running.base}{base}identified&kind=register&source=ClinicalTrials.gov")
+    assert page.locator("#prisma-records tbody tr").count() == 3
+    shoot(page, "prisma-2020-records-source.png", full_page=True)
+    page.goto(f"{running.base}{base}removed_duplicates")
+    rows = page.locator("#prisma-records tbody tr").all_inner_texts()
+    assert len(rows) == 2 and all("Beta blocker trial" in t for t in rows)
+    shoot(page, "prisma-2020-records-duplicates.png", full_page=True)

@@ -80,11 +80,14 @@ def record_row(screen: ScreenSet, item: StudyItem | Identified) -> dict[str, obj
         "rule": item.row.rule or "",
         "duplicate_of": item.duplicate_of,
         "duplicate_of_title": "",
+        "duplicate_of_source": "",
     }
     if item.duplicate_of is not None:
         group = screen.group(item.group)
         kept = (
             next((m for m in group.members if m.key == item.duplicate_of), None) if group else None
         )
-        out["duplicate_of_title"] = _paper(kept.data)[0] if kept is not None else ""
+        if kept is not None:  # its title and source: two records often share a title
+            out["duplicate_of_title"] = _paper(kept.data)[0]
+            out["duplicate_of_source"] = kept.database or "unnamed source"
     return out
