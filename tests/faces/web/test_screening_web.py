@@ -244,6 +244,9 @@ def test_full_text_exclusion_needs_a_reason_shown_beside_the_form(running: Runni
         assert r.status_code == 303
         shown = c.get(r.headers["location"]).text
         assert "Recorded as not retrieved" in shown and "Mark as retrieved" in shown
+        # its exclusion, made before, stays in its history but does not count
+        assert "count nowhere (progress, agreement, conflicts, PRISMA)" in shown
+        assert "not counted: report not retrieved" in shown
         # a report left to assess but recorded not retrieved: said so beside "Left for you"
         other = c.get(f"{_api(sid)}/next", params={"stage": "title_abstract"}).json()
         c.post(
@@ -261,7 +264,8 @@ def test_full_text_exclusion_needs_a_reason_shown_beside_the_form(running: Runni
         )
         assert r.status_code == 303
         progress = c.get(f"/study/{sid}/screen/progress", params={"stage": "full_text"}).text
-        assert 'id="n-remaining-not-retrieved">1<' in progress
+        # both: the first one's exclusion is not counted while it is not retrieved
+        assert 'id="n-remaining-not-retrieved">2<' in progress
         assert "under “Reports not retrieved”, not “Reports awaiting assessment”" in progress
         plain = c.get(f"/study/{sid}/screen/progress", params={"stage": "title_abstract"})
         assert plain.status_code == 200 and "n-remaining-not-retrieved" not in plain.text
