@@ -66,9 +66,7 @@ def test_proquest_and_ovid_records_of_one_paper_are_both_saved(cli, tmp_path) ->
     assert [p["id"] for p in shown["papers"]] == ["MED-25822648"]
 
 
-def test_cochrane_plain_text_is_imported_and_ovid_tagged_text_refused_by_its_line(
-    cli, tmp_path
-) -> None:
+def test_cochrane_plain_text_and_ovid_tagged_text_are_imported_into_a_study(cli, tmp_path) -> None:
     central = tmp_path / "citation-export.txt"
     central.write_text(
         "Record #1 of 1\nID: CN-01087654\nAU: Vega A\nTI: Treatment of knee osteoarthritis\n"
@@ -76,12 +74,22 @@ def test_cochrane_plain_text_is_imported_and_ovid_tagged_text_refused_by_its_lin
         encoding="utf-8",
     )
     ovid = tmp_path / "ovid.cgi"
-    ovid.write_text("<1. >\nVN  - Ovid Technologies\nUI  - 25822648\n", encoding="utf-8")
-    out = cli("import", central, ovid, "--study", "Knee", "--json", code=2)
+    ovid.write_text(
+        "<1. >\r\nVN  - Ovid Technologies\r\nDB  - Ovid MEDLINE(R) ALL <1946 to 2020>\r\n"
+        "UI  - 25822648\r\nTI  - Treatment of knee osteoarthritis\r\nAU  - Vega A\r\n"
+        "SO  - Transplantation August 2015;99(8):1681-1690\r\nYR  - 2015\r\n",
+        encoding="utf-8",
+    )
+    read = json.loads(cli("import", ovid, "--json").stdout)
+    [imported] = read["imports"]
+    assert imported["source"]["format"] == "ovid"
+    [record] = imported["records"]
+    assert record["paper"]["pmid"] == "25822648" and record["paper"]["volume"] == "99"
+    out = cli("import", central, ovid, "--study", "Knee", "--json")
     got = json.loads(out.stdout)
-    assert got["records_saved"] == 1 and got["files"][0]["path"] == str(central)
-    [refused] = got["refused"]
-    assert refused["code"] == "unsupported" and "'<1. >'" in refused["message"]
+    assert got["records_saved"] == 2 and got["papers_created"] == 1 and not got["refused"]
+    sources = {f["path"]: f["source"] for f in got["files"]}
+    assert sources[str(ovid)] == {"name": "Ovid MEDLINE(R)", "kind": "database", "origin": "file"}
     shown = json.loads(cli("study", "show", "Knee", "--json").stdout)
     assert [p["id"] for p in shown["papers"]] == ["MED-25822648"]
     read = json.loads(cli("import", central, "--json").stdout)

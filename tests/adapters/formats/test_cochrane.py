@@ -99,9 +99,12 @@ def test_an_export_cut_short_says_how_many_records_are_missing() -> None:
 
 def test_prose_is_still_refused_and_names_its_first_line() -> None:
     with pytest.raises(ImportRefused) as info:
-        formats.loads(b"\n<1. >\nVN  - Ovid Technologies\nUI  - 1\n", path="ovid.cgi")
+        formats.loads(b"\nSearch history, 3 June\n1 knee.mp. (12)\n", path="notes.txt")
     assert info.value.code == "unsupported"
-    assert "'<1. >'" in info.value.message
+    assert "'Search history, 3 June'" in info.value.message
+    # Ovid's own tagged export, refused here before, is read (tests/adapters/formats/test_ovid.py)
+    trace = formats.loads(b"\n<1. >\nVN  - Ovid Technologies\nUI  - 1\n", path="ovid.cgi")
+    assert trace.source.format == "ovid"
 
 
 _TEXT = st.text(

@@ -5,8 +5,9 @@ one format can hold another format's lines (a BibTeX abstract quoting ``TY  - JO
 ``ER  -``, a CSV cell holding a RIS record). So the registry decides in two steps:
 
 1. the outer syntax: a document that opens with ``{``/``[`` is JSON and one that opens
-   with ``<`` is XML — only JSON (XML) formats compete then; any other text is a
-   line-structured format (RIS, MEDLINE, Web of Science, BibTeX, a table);
+   with ``<`` is XML (but ``<`` and a digit, Ovid's record marker ``<1. >``: no XML name
+   starts with a digit) — only JSON (XML) formats compete then; any other text is a
+   line-structured format (RIS, MEDLINE, Web of Science, Ovid, BibTeX, a table);
 2. for text, where each candidate's *records* start and how far they reach: BibTeX
    entries ``@type{…}`` to their matching brace, RIS ``TY``…``ER``, MEDLINE ``PMID-`` to
    the blank line, Web of Science ``PT``…``ER``, a table's rows (a quoted cell may span
@@ -33,6 +34,7 @@ FAMILY: Final = {
     "medline": "medline",
     "wos": "wos",
     "cochrane-txt": "cochrane-txt",
+    "ovid": "ovid",
     "bibtex": "bibtex",
     "wos-tab": "table",
     "scopus-csv": "table",
@@ -58,10 +60,11 @@ _WOS_ER: Final = re.compile(r"^ER\s*$", re.M)
 
 def outer_syntax(head: str) -> str:
     """``json``, ``xml`` or ``text``: what the document opens with."""
-    first = head.lstrip("\ufeff \t\r\n")[:1]
+    opening = head.lstrip("\ufeff \t\r\n")[:2]
+    first = opening[:1]
     if first in ("{", "["):
         return "json"
-    if first == "<":
+    if first == "<" and not opening[1:].isdigit():  # Ovid's record marker, ``<1. >``
         return "xml"
     return "text"
 

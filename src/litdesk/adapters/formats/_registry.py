@@ -40,6 +40,7 @@ from . import (
     _endnote,
     _medline,
     _native,
+    _ovid,
     _ris,
     _ris_read,
     _wos,
@@ -68,7 +69,7 @@ SNIFF_CHARS: Final = 64 * 1024
 #: Formats ``dumps`` writes.
 EXPORT_FORMATS: Final = ("ris", "bibtex", "csljson", "csv")
 
-_MODULES = (_ris, _medline, _wos, _cochrane, _bibtex, _csljson, _csvtable, _endnote, _native)
+_MODULES = (_ris, _medline, _wos, _cochrane, _ovid, _bibtex, _csljson, _csvtable, _endnote, _native)
 # Formats that read UTF-8 bytes without decoding the whole file first (same result as
 # ``parse(text)``; they raise NotUtf8 when the bytes are not UTF-8 after all).
 _BYTES_PARSERS: Final = {
@@ -139,7 +140,7 @@ def detect(text: str, *, path: str | None = None) -> FormatSpec:
         first = next((x.strip() for x in head.lstrip("\ufeff").splitlines() if x.strip()), "")
         raise ImportRefused(
             "the content is not a format litdesk reads (RIS, MEDLINE, Web of Science, BibTeX, "
-            "CSL-JSON, CSV, EndNote XML, Cochrane Library text, provider JSON/XML)"
+            "CSL-JSON, CSV, EndNote XML, Cochrane Library text, Ovid, provider JSON/XML)"
             + (f"; its first line, {first[:60]!r}, starts none of them" if first else ""),
             code="unsupported",
         )

@@ -3,7 +3,8 @@ name ("Embase", "ClinicalTrials.gov", "Citation searching") and its kind (a data
 register, another method).
 
 The user states them (:func:`source_label`, validated); when they say nothing, the file
-says what it can (:func:`default_source`): a RIS export's ``DB`` (else ``DP``) tag, the
+says what it can (:func:`default_source`): a RIS export's ``DB`` (else ``DP``) tag (Ovid's own
+export's ``DB``), the
 database a format is the export of (a PubMed/MEDLINE file is PubMed's, a Web of Science
 file Web of Science's, a Scopus CSV Scopus's, a Cochrane Library text CENTRAL's, …); else
 nothing, and the import is named by its file as before. A name with a trial register's words
@@ -148,8 +149,13 @@ _COCHRANE: Final = (
 )
 _COCHRANE_LIBRARY: Final = "Cochrane Library"
 #: the fields a record names its database in, by format: the database ("Name of Database":
-#: RIS ``DB``, EndNote's ``remote-database-name``), then its provider (RIS ``DP``)
-_NAME_FIELDS: Final = {"ris": ("DB", "DP"), "endnote-xml": ("remote-database-name",)}
+#: RIS ``DB``, Ovid's own export's ``DB``, EndNote's ``remote-database-name``), then its
+#: provider (RIS ``DP``)
+_NAME_FIELDS: Final = {
+    "ris": ("DB", "DP"),
+    "ovid": ("DB",),
+    "endnote-xml": ("remote-database-name",),
+}
 #: a RIS ``DB``/``DP`` value as PRISMA names the database (EBSCOhost's short codes, the
 #: provider of PubMed); matched case-insensitively on the whole value
 _RIS_NAMES: Final = {
