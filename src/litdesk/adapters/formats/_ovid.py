@@ -3,7 +3,8 @@
 Read only as real sources show the layout (nothing from memory):
 
 * Zotero's import translator "OVID Tagged.js" (zotero/translators, ``OVID Tagged.js``,
-  commit 162e989989020c3f72e88c49dab36ce01f77ac46): its detection (``VN  - Ovid
+  commits 162e989989020c3f72e88c49dab36ce01f77ac46 and f7d4e977e42905d2dbd4194be24461802c2794fc,
+  the latter with PsycINFO and Books@Ovid test cases): its detection (``VN  - Ovid
   Technologies`` among the first lines), its field map (``IS`` is the ISSN, ``IP`` the
   issue; ``UI`` an accession, ``DI``/``DO`` a DOI, ``KW`` keywords separated by ``;``),
   its cleaning of ``AU`` names, and its embedded test cases — real exports of BIOSIS
