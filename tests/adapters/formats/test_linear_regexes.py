@@ -1,6 +1,10 @@
 """Regexes of the readers that start with ``\\s*``/``\\s+`` are linear on long white-space
 runs (the ``(?<!\\s)`` guard: a match never starts inside a run), and match exactly as the
-unguarded pattern did. A 100,000-tab DOI in a MEDLINE file took 150 s before (issue 13)."""
+unguarded pattern did. A 100,000-tab DOI in a MEDLINE file took 150 s before (issue 13).
+
+A separator's guard is ``(?:(?<!\\s)\\s+)?;\\s*``, not ``(?<!\\s)\\s*;\\s*``: after a match
+that ended in white space ("A; ;B": the first match is "; "), the plain guard could not start
+a match at the next ";" (it follows a space), so "A; ;B" split into "A" and ";B"."""
 
 from __future__ import annotations
 
@@ -13,17 +17,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from litdesk.adapters import formats
-from litdesk.adapters.formats import _bibtex, _csljson, _csvtable, _latex, _medline
+from litdesk.adapters.formats import (
+    _bibtex,
+    _cochrane,
+    _csljson,
+    _csvtable,
+    _latex,
+    _medline,
+    _ovid,
+    _ris_read,
+)
 from litdesk.adapters.providers import _common
 from litdesk.core.dedup import _normalize
 from litdesk.core.imports import ImportRefused
 from litdesk.core.library import _chunking
+from litdesk.core.screening import _features
 
 GUARDED = [
     (_bibtex._KW_SPLIT, r"\s*[;,]\s*"),
     (_bibtex._KW_SPLIT_SEMI, r"\s*;\s*"),
     (_csljson._KW_SPLIT, r"\s*,\s*"),
     (_csvtable._SPLIT_SEMI, r"\s*;\s*"),
+    (_ris_read._KW_SPLIT, r"\s*;\s+"),
+    (_cochrane._SEMI, r"\s*;\s+"),
+    (_ovid._SEMI, r"\s*;\s+"),
+    (_features._TERM_SPLIT, r"\s*[;|]\s*"),
     (_csvtable._SPLIT_AND, r"\s+and\s+"),
     (_csvtable._SCOPUS_ID, r"\s*\(\d+\)\s*$"),
     (_medline._DOI_MARK, r"\s*\[doi\]\s*$"),
@@ -58,6 +76,17 @@ def test_the_guard_changes_no_match(index: int, text: str) -> None:
     unguarded = re.compile(old, pattern.flags)
     assert pattern.split(text) == unguarded.split(text)
     assert pattern.sub("|", text) == unguarded.sub("|", text)
+
+
+@pytest.mark.parametrize(("pattern", "old"), GUARDED, ids=IDS)
+def test_a_separator_right_after_a_match_ending_in_white_space(
+    pattern: re.Pattern[str], old: str
+) -> None:
+    # ",\t," and ";\t;" once split into ["", ","] where the unguarded pattern gives ["", "", ""]
+    unguarded = re.compile(old, pattern.flags)
+    for text in (",\t,", ";\t;", "a; ;b", "a, ,b", "a| |b", "x ;  ; y", "a;\n;\n;b"):
+        assert pattern.split(text) == unguarded.split(text), text
+        assert pattern.sub("|", text) == unguarded.sub("|", text), text
 
 
 def test_the_pages_split_of_dedup_is_linear_and_unchanged() -> None:

@@ -84,8 +84,8 @@ _JUNK_STOP: Final = re.compile(r"\\.|[{},()]", re.S)
 _FIELDISH: Final = re.compile(r"(?<!\w)[^\W_A-Za-z]*+[A-Za-z_]\w*+\s*+=\s*+[{\"\d]")
 _FIELDISH_LINE: Final = re.compile(r"(?m)^[ \t,]*+[A-Za-z_]\w*+\s*+=\s*+[{\"\d]")
 _YEAR: Final = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
-_KW_SPLIT: Final = re.compile(r"(?<!\s)\s*[;,]\s*")
-_KW_SPLIT_SEMI: Final = re.compile(r"(?<!\s)\s*;\s*")
+_KW_SPLIT: Final = re.compile(r"(?:(?<!\s)\s+)?[;,]\s*")
+_KW_SPLIT_SEMI: Final = re.compile(r"(?:(?<!\s)\s+)?;\s*")
 
 #: Fields litdesk maps into the Paper.
 _MAPPED: Final = frozenset(

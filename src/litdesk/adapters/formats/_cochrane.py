@@ -30,7 +30,7 @@ _TAG: Final = re.compile(r"([A-Z]{2,3}):(?: (.*)|)")
 _KNOWN: Final = tag_set("ID AU TI SO YR VL NO PG XR PT KY DOI AB US PM CC DE SI ED IN")
 _USED: Final = tag_set("ID AU TI SO YR VL NO PG PT KY DOI AB US PM")
 _PUBMED: Final = re.compile(r"(?:pubmed|medline)\b[\s:]*(\d{1,12})", re.IGNORECASE)
-_SEMI: Final = re.compile(r"(?<!\s)\s*;\s+")
+_SEMI: Final = re.compile(r"(?:(?<!\s)\s+)?;\s+")
 _PARAGRAPH: Final = frozenset({"AB"})
 
 

@@ -39,7 +39,7 @@ _DECODER: Final = DECODER
 _WS: Final = re.compile(r"[ \t\n\r]*")
 _YEAR: Final = re.compile(r"(?<![\d-])([12]\d{3})(?!\d)")
 _ARXIV_NOTE: Final = re.compile(r"arxiv\s*:\s*(\S+)", re.I)
-_KW_SPLIT: Final = re.compile(r"(?<!\s)\s*,\s*")
+_KW_SPLIT: Final = re.compile(r"(?:(?<!\s)\s+)?,\s*")
 
 _MAPPED: Final = frozenset(
     "id type title author issued container-title DOI PMID PMCID volume issue page "  # noqa: SIM905 - a word list

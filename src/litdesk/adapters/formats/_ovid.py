@@ -66,7 +66,7 @@ _UPPER_DIGIT: Final = _UPPER | frozenset("0123456789")
 #: Zotero's detection: ``VN`` and Ovid's name, among the first lines (after spaces)
 _VN: Final = re.compile(r"VN {1,2}- Ovid Technologies")
 #: values split into items: ``KW`` (``BCRP;  PI3K/AKT/NF-[kappa]B;  chemoresistance``)
-_SEMI: Final = re.compile(r"(?<!\s)\s*;\s+")
+_SEMI: Final = re.compile(r"(?:(?<!\s)\s+)?;\s+")
 #: the labelled layout's authors, ``Holstiege, Jakob 1;  Mathes, Tim 2`` (two spaces: one
 #: author's degrees are ``RN; PhD; FAAN``)
 _AUTHOR_SEP: Final = re.compile(r";\s\s+")

@@ -389,7 +389,7 @@ _AN_PUBMED: Final = re.compile(
 #: ProQuest writes its own document id as AN (the id in its "/docview/<id>" links), also
 #: for its MEDLINE® database: never a PMID
 _PROQUEST: Final = re.compile(r"proquest", re.I)
-_KW_SPLIT: Final = re.compile(r"(?<!\s)\s*;\s+")
+_KW_SPLIT: Final = re.compile(r"(?:(?<!\s)\s+)?;\s+")
 
 
 def _accession_pmid(f: dict[str, list[str]]) -> str | None:

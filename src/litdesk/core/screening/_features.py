@@ -25,7 +25,7 @@ from ._errors import ScreeningInputError
 __all__ = ["FeatureConfig", "Features", "ScreeningRecord", "build_features", "embedding_block"]
 
 #: starts only where a whitespace run starts (the same splits; linear on long runs of spaces)
-_TERM_SPLIT = re.compile(r"(?<!\s)\s*[;|]\s*")
+_TERM_SPLIT = re.compile(r"(?:(?<!\s)\s+)?[;|]\s*")
 
 
 @dataclass(frozen=True, slots=True)
