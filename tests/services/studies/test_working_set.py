@@ -90,7 +90,9 @@ def test_imports_of_real_exports_become_records_with_their_sources(
         assert counts.identified == sum(counts.per_source.values())
         assert set(counts.per_source) == {
             "Import: citesource__20221207_gambling-harms_lens_49.ris (ris)",
-            "Import: asreview__pubmed_zotero.ris (ris)",
+            # a Zotero library's RIS export: its records' DP names the catalog each was
+            # captured from, not where the reviewers searched (an other method, named so)
+            "Zotero export: asreview__pubmed_zotero.ris",
         }
         assert (
             counts.per_source["Import: citesource__20221207_gambling-harms_lens_49.ris (ris)"] == 49
