@@ -24,10 +24,10 @@ from typing import TypeVar
 from litdesk import Settings
 from litdesk.services.app import open_app_sync
 from litdesk.services.screening import (
+    ConflictsRequest,
     ExportDecisionsRequest,
     ImportDecisionsRequest,
     PrismaFlowRequest,
-    StudyStageRequest,
 )
 from litdesk.services.studies import CreateStudyRequest, ImportRequest
 
@@ -64,7 +64,7 @@ def main() -> None:
         me = app.owner
         sid = app.studies.create_study(CreateStudyRequest("Cohen", None), owner=me).id
         app.studies.import_files(ImportRequest(study=sid, paths=(str(recs),)), owner=me)
-        app.screening.conflicts(StudyStageRequest(sid), owner=me)  # the screen set, built once
+        app.screening.conflicts(ConflictsRequest(sid), owner=me)  # the screen set, built once
         request = ImportDecisionsRequest(sid, data, "asreview.csv")
         v = timed(f"import-decisions {len(rows):,} rows (ASReview)",
                   lambda: app.screening.import_decisions(request, owner=me))  # fmt: skip

@@ -32,8 +32,10 @@ from typing import Any, TypeVar
 from litdesk import Settings
 from litdesk.services.app import App, open_app_sync
 from litdesk.services.screening import (
+    MAX_CONFLICTS_PAGE,
     AgreementRequest,
     ConfigureRequest,
+    ConflictsRequest,
     ImportDecisionsRequest,
     PrismaFlowRequest,
     ResolveRequest,
@@ -70,7 +72,9 @@ def _state(app: App, sid: str) -> dict[str, Any]:
     me = app.owner
     flow = app.screening.prisma(PrismaFlowRequest(sid), owner=me).to_dict()
     pairs = app.screening.agreement(AgreementRequest(sid), owner=me).pairs
-    queue = app.screening.conflicts(StudyStageRequest(sid, TA), owner=me)
+    queue = app.screening.conflicts(
+        ConflictsRequest(sid, TA, per_page=MAX_CONFLICTS_PAGE), owner=me
+    )
     return {
         "flow": flow["total"],
         "pairs": [(p["n"], p["kappa"], sorted(p["reviewer_names"])) for p in pairs],
@@ -114,7 +118,8 @@ def main() -> None:
             v = app.screening.import_decisions(request, owner=me)
             print(f"reviewer {who}: {v.recorded} decisions recorded")
         app.screening.reveal(StudyStageRequest(sid, TA), owner=me)
-        queue = app.screening.conflicts(StudyStageRequest(sid, TA), owner=me).conflicts
+        asked = ConflictsRequest(sid, TA, per_page=MAX_CONFLICTS_PAGE)
+        queue = app.screening.conflicts(asked, owner=me).conflicts
         for c in queue[:50]:
             app.screening.resolve(ResolveRequest(sid, TA, c.record_key, "exclude"), owner=me)
         before = _state(app, sid)

@@ -11,6 +11,7 @@ from litdesk import Settings
 from litdesk.services.app import open_app_sync
 from litdesk.services.screening import (
     ConfigureRequest,
+    ConflictsRequest,
     ImportDecisionsRequest,
     ItemsRequest,
     ResolveRequest,
@@ -48,6 +49,6 @@ def pairs_zip(fixtures: Path, folder: Path) -> bytes:
             request = ImportDecisionsRequest(sid, buf.getvalue().encode(), "d.csv", reviewer=who)
             app.screening.import_decisions(request, owner=me)
         app.screening.reveal(StudyStageRequest(sid, TA), owner=me)
-        queue = app.screening.conflicts(StudyStageRequest(sid, TA), owner=me).conflicts
+        queue = app.screening.conflicts(ConflictsRequest(sid, TA), owner=me).conflicts
         app.screening.resolve(ResolveRequest(sid, TA, queue[0].record_key, "include"), owner=me)
         return app.studies.export_zip(sid, owner=me).body

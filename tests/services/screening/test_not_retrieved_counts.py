@@ -18,6 +18,7 @@ from litdesk.services.app import App, open_app_sync
 from litdesk.services.screening import (
     AgreementRequest,
     ConfigureRequest,
+    ConflictsRequest,
     DecideRequest,
     HistoryRequest,
     ItemsRequest,
@@ -26,7 +27,6 @@ from litdesk.services.screening import (
     ResolveRequest,
     RetrievalRequest,
     ScreeningRequestError,
-    StudyStageRequest,
 )
 from litdesk.services.workspace import now_iso
 
@@ -88,7 +88,7 @@ def test_marked_not_retrieved_after_decisions_counts_nowhere_until_retrieved(
     _decide(app, sid, CY, k2, "exclude")  # a conflict
 
     def conflicts() -> list[str]:
-        view = s.conflicts(StudyStageRequest(sid, FT), owner=OWNER)
+        view = s.conflicts(ConflictsRequest(sid, FT), owner=OWNER)
         return [r.record_key for r in view.conflicts]
 
     def pair_n() -> int:

@@ -19,6 +19,7 @@ from litdesk.services.app import App, open_app_sync
 from litdesk.services.screening import (
     AgreementRequest,
     ConfigureRequest,
+    ConflictsRequest,
     DecideRequest,
     HistoryRequest,
     ImportDecisionsRequest,
@@ -84,8 +85,9 @@ def test_blind_pairs_reveal_resolve_and_agreement(app: App, tmp_path: Path) -> N
 
     # blind: no queue, no agreement for reviewers, nothing resolvable
     stage = StudyStageRequest(sid, "title_abstract")
+    queue_of = ConflictsRequest(sid, "title_abstract")
     for who in (ED, VIC, ANA):
-        view = app.screening.conflicts(stage, owner=who)
+        view = app.screening.conflicts(queue_of, owner=who)
         assert view.conflicts == () and not view.revealed
     assert app.screening.agreement(AgreementRequest(sid), owner=ED).pairs == ()
     owner_view = app.screening.agreement(AgreementRequest(sid), owner=ANA)
@@ -103,7 +105,7 @@ def test_blind_pairs_reveal_resolve_and_agreement(app: App, tmp_path: Path) -> N
 
     # revealed: the queue for everyone; a reviewer may not settle their own conflict
     assert app.screening.reveal(stage, owner=ANA).conflicts == 3
-    queue = app.screening.conflicts(stage, owner=VIC)
+    queue = app.screening.conflicts(queue_of, owner=VIC)
     assert [c.record_key for c in queue.conflicts] == conflicts and not queue.can_resolve
     with pytest.raises(NotPermitted):
         app.screening.resolve(
@@ -117,7 +119,7 @@ def test_blind_pairs_reveal_resolve_and_agreement(app: App, tmp_path: Path) -> N
         app.screening.resolve(ResolveRequest(sid, "title_abstract", keys[0], "exclude"), owner=TOM)
     app.screening.resolve(ResolveRequest(sid, "title_abstract", conflicts[0], "include"), owner=TOM)
     app.screening.resolve(ResolveRequest(sid, "title_abstract", conflicts[1], "exclude"), owner=ANA)
-    left = app.screening.conflicts(stage, owner=ED)
+    left = app.screening.conflicts(queue_of, owner=ED)
     assert [c.record_key for c in left.conflicts] == conflicts[2:] and left.resolved == 2
     hist = app.screening.history(HistoryRequest(sid, conflicts[0]), owner=ED).to_dict()
     kinds = [(e["reviewer"], e["kind"]) for e in hist["entries"]]  # type: ignore[union-attr]
@@ -149,7 +151,7 @@ def test_blind_pairs_reveal_resolve_and_agreement(app: App, tmp_path: Path) -> N
     maybe = [k for k, a, b in zip(keys, ed, bob, strict=False) if {a, b} == {"maybe", "include"}]
     assert len(maybe) == 1
     app.screening.configure(ConfigureRequest(sid, maybe_is_conflict=True), owner=ANA)
-    stricter = app.screening.conflicts(stage, owner=ED)
+    stricter = app.screening.conflicts(queue_of, owner=ED)
     assert sorted(c.record_key for c in stricter.conflicts) == sorted([*conflicts[2:], *maybe])
     assert stricter.maybe_is_conflict
 
@@ -177,7 +179,7 @@ def test_full_text_reasons_a_pair_disagrees_on_are_resolved(app: App, tmp_path: 
         app.screening.decide(DecideRequest(sid, ft, keys[1], "exclude", "not an RCT"), owner=who)
         app.screening.decide(DecideRequest(sid, ft, keys[2], "include"), owner=who)
     app.screening.reveal(StudyStageRequest(sid, ft), owner=ANA)
-    queue = app.screening.conflicts(StudyStageRequest(sid, ft), owner=ANA)
+    queue = app.screening.conflicts(ConflictsRequest(sid, ft), owner=ANA)
     assert [c.record_key for c in queue.conflicts] == [keys[0]]
     flow = app.screening.prisma(PrismaFlowRequest(sid), owner=ANA).to_dict()
     (r,) = flow["rounds"]  # type: ignore[misc]

@@ -28,6 +28,7 @@ from litdesk.services.app import App, open_app_sync
 from litdesk.services.screening import (
     AgreementRequest,
     ConfigureRequest,
+    ConflictsRequest,
     DecideRequest,
     ItemsRequest,
     PrismaFlowRequest,
@@ -94,7 +95,7 @@ def _pair_screened(app: App, fixtures: Path) -> tuple[str, list[str]]:
     app.screening.decide(DecideRequest(sid, TA, keys[2], "include"), owner=BOB)
     app.screening.undo(UndoRequest(sid, TA), owner=BOB)  # back to exclude
     app.screening.reveal(StudyStageRequest(sid, TA), owner=ANA)
-    queue = app.screening.conflicts(StudyStageRequest(sid, TA), owner=ANA).conflicts
+    queue = app.screening.conflicts(ConflictsRequest(sid, TA), owner=ANA).conflicts
     assert len(queue) >= 4
     app.screening.resolve(
         ResolveRequest(sid, TA, queue[0].record_key, "include", note="meets criteria"), owner=ANA
@@ -112,7 +113,7 @@ def _state(app: App, sid: str, owner: str) -> dict[str, Any]:
     """What must survive: the flow, agreement per pair (by reviewer name) and the queue."""
     flow = app.screening.prisma(PrismaFlowRequest(sid), owner=owner).to_dict()
     pairs = app.screening.agreement(AgreementRequest(sid), owner=owner).pairs
-    queue = app.screening.conflicts(StudyStageRequest(sid, TA), owner=owner)
+    queue = app.screening.conflicts(ConflictsRequest(sid, TA), owner=owner)
     return {
         "flow": flow["total"],
         "rounds": flow["rounds"],

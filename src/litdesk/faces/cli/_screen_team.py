@@ -34,6 +34,12 @@ def _kappa(value: object) -> str:
     return "undefined" if value is None else f"{float(str(value)):.3f}"
 
 
+def _vote(d: Mapping[str, object]) -> str:
+    """A decision in a line: who, the verdict and its reason."""
+    reason = f" ({d['reason']})" if d.get("reason") else ""
+    return f"{d.get('reviewer_name') or d['reviewer']}: {d['verdict']}{reason}"
+
+
 def _listed_row(r: Mapping[str, object]) -> tuple[str, str]:
     """A record behind a number: its key, title and what the box says of it (a reason; a
     source, and the record a duplicate removed duplicates)."""
@@ -78,28 +84,43 @@ def register(app: typer.Typer) -> None:
     def conflicts_cmd(
         study: Annotated[str, typer.Argument(help="Study name or id.")],
         stage: Annotated[str, typer.Option("--stage", help=_STAGE_HELP)] = "title_abstract",
+        status: Annotated[
+            str,
+            typer.Option(
+                "--status", help="unresolved (waiting for a resolution), resolved, or all."
+            ),
+        ] = "unresolved",
+        page: Annotated[int, typer.Option("--page", help="Page, from 1.")] = 1,
+        per_page: Annotated[
+            int | None,
+            typer.Option("--per-page", help="Conflicts per page (25 unless given; at most 100)."),
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     ) -> None:
-        """The resolution queue: records whose two reviewers disagree (shown once the
-        Study owner has revealed the stage)."""
-        from litdesk.services.screening import StudyStageRequest, parse_stage
+        """The resolution queue, one page at a time: records whose two reviewers disagree
+        (shown once the Study owner has revealed the stage); --status resolved lists those
+        settled, with their resolution."""
+        from litdesk.services.screening import CONFLICTS_PAGE, ConflictsRequest, parse_stage
 
+        size = CONFLICTS_PAGE if per_page is None else per_page
+        asked = ConflictsRequest(study, parse_stage(stage), status, page, size)  # type: ignore[arg-type]
         with sync_app() as app:
-            view = app.screening.conflicts(
-                StudyStageRequest(study, parse_stage(stage)), owner=app.owner
-            )
+            view = app.screening.conflicts(asked, owner=app.owner)
         if as_json:
             emit_json(view.to_dict())
             return
         if view.dual_review and not view.revealed:
             _say(f"{view.stage}: blind (dual review) until the Study owner reveals it.")
             return
-        _say(f"{view.stage}: {plural(len(view.conflicts), 'conflict')}, {view.resolved} resolved")
+        _say(f"{view.stage}: {plural(view.waiting, 'conflict')} waiting, {view.resolved} resolved")
         for c in view.conflicts:
-            votes = "; ".join(
-                f"{d.get('reviewer_name') or d['reviewer']}: {d['verdict']}" for d in c.decisions
-            )
-            _say(f"  {c.record_key}  {c.title[:90] or '(no title)'} ({c.year or '?'})  [{votes}]")
+            votes = "; ".join(_vote(d) for d in c.decisions)
+            line = f"  {c.record_key}  {c.title[:90] or '(no title)'} ({c.year or '?'})  [{votes}]"
+            if c.resolution is not None:
+                line += f"  resolved: {_vote(c.resolution)}"
+            _say(line)
+        if view.pages > 1:
+            _say(f"{view.status}: page {view.page} of {view.pages} ({view.total} in all)")
 
     @screen.command("reveal")
     @command

@@ -37,11 +37,16 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._state import StageState, stage_items, stage_state
     from ._team_area import NotInConflict, retrieval_papers, sought_papers, study_flow
     from ._team_requests import (
+        CONFLICT_STATUSES,
+        CONFLICTS_PAGE,
         EXPORT_FORMATS,
+        MAX_CONFLICTS_PAGE,
         PRISMA_FLOW_FORMATS,
         RECORD_BOXES,
         AgreementRequest,
         AgreementView,
+        ConflictsRequest,
+        ConflictStatus,
         ConflictsView,
         ExportDecisionsRequest,
         ImportDecisionsRequest,
@@ -81,11 +86,16 @@ if TYPE_CHECKING:  # each name is imported from its module on first use
     from ._zip_history import HistoryFileError, ZipHistoryView
 
 __all__ = [
+    "CONFLICTS_PAGE",
+    "CONFLICT_STATUSES",
+    "MAX_CONFLICTS_PAGE",
     "EXPORT_FORMATS",
     "PRISMA_FLOW_FORMATS",
     "RECORD_BOXES",
     "AgreementRequest",
     "AgreementView",
+    "ConflictStatus",
+    "ConflictsRequest",
     "ConflictsView",
     "ExportDecisionsRequest",
     "ImportDecisionsRequest",

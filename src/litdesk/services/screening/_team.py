@@ -13,8 +13,10 @@ from dataclasses import dataclass, replace
 
 from litdesk.core.screening import (
     STAGES,
+    Decision,
     DecisionHistory,
     ImportedDecisions,
+    Outcome,
     Stage,
     Verdict,
     agreement,
@@ -24,43 +26,85 @@ from ._config import ScreeningConfig
 from ._exchange import Matched, RecordIndex, Unmatched, match_decisions
 from ._items import ScreenSet
 from ._state import NOT_RETRIEVED, stage_items
-from ._team_requests import ConflictRow
+from ._team_requests import ConflictRow, ConflictStatus
 
-__all__ = ["ImportPlan", "PlannedDecision", "agreement_pairs", "conflict_rows", "plan_import"]
+__all__ = [
+    "ConflictQueue",
+    "ImportPlan",
+    "PlannedDecision",
+    "agreement_pairs",
+    "conflict_queue",
+    "conflict_rows",
+    "plan_import",
+]
 
 
-def conflict_rows(
+@dataclass(frozen=True, slots=True)
+class ConflictQueue:
+    """A stage's resolution queue under a status: its records in the order first decided
+    (records no longer in the Study's working set left out), and the counts of both kinds."""
+
+    listed: tuple[Outcome, ...]
+    waiting: int
+    resolved: int
+
+
+def conflict_queue(
     screen: ScreenSet,
     history: DecisionHistory,
     config: ScreeningConfig,
     stage: Stage,
+    status: ConflictStatus = "unresolved",
+) -> ConflictQueue:
+    """The records whose reviewers conflict at ``stage`` and that no resolution settles
+    (``unresolved``), those a resolution settles (``resolved``), or both (``all``); the
+    counts are of records in the working set, as the lists are."""
+    wanted = {"unresolved": ("conflict",), "resolved": ("resolved",)}.get(
+        status, ("conflict", "resolved")
+    )
+    both = [
+        o
+        for o in history.outcomes(stage, config.policy(stage))
+        if o.status in ("conflict", "resolved") and screen.group(o.record) is not None
+    ]
+    waiting = sum(1 for o in both if o.status == "conflict")
+    listed = tuple(o for o in both if o.status in wanted)
+    return ConflictQueue(listed, waiting, len(both) - waiting)
+
+
+def _decision_dict(d: Decision, names: Mapping[str, str]) -> dict[str, object]:
+    return {
+        "reviewer": d.reviewer,
+        "reviewer_name": names.get(d.reviewer, d.reviewer),
+        "verdict": d.verdict,
+        "reason": d.reason,
+        "note": d.note,
+        "at": d.at.isoformat(),
+    }
+
+
+def conflict_rows(
+    screen: ScreenSet,
+    outcomes: Sequence[Outcome],
     names: Mapping[str, str] | None = None,
 ) -> tuple[ConflictRow, ...]:
-    """The records whose reviewers conflict at ``stage`` and that no resolution settles
-    (in the order first decided); each with every reviewer's current decision (and the
-    reviewer's name from ``names``, account id → user name)."""
+    """Rows of the queue for ``outcomes`` (a page of :func:`conflict_queue`): each record's
+    title, every reviewer's current decision and the resolution if any (the reviewer's
+    name from ``names``, account id → user name)."""
     names = names or {}
     out: list[ConflictRow] = []
-    for o in history.conflicts(stage, config.policy(stage)):
+    for o in outcomes:
         group = screen.group(o.record)
-        if group is None:  # a record no longer in the Study
+        if group is None:  # a record no longer in the Study (the queue leaves it out)
             continue
         out.append(
             ConflictRow(
                 o.record,
                 group.paper.title or "",
                 group.paper.year,
-                tuple(
-                    {
-                        "reviewer": d.reviewer,
-                        "reviewer_name": names.get(d.reviewer, d.reviewer),
-                        "verdict": d.verdict,
-                        "reason": d.reason,
-                        "note": d.note,
-                        "at": d.at.isoformat(),
-                    }  # fmt: skip
-                    for d in o.decisions
-                ),
+                tuple(_decision_dict(d, names) for d in o.decisions),
+                "resolved" if o.status == "resolved" else "conflict",
+                None if o.resolution is None else _decision_dict(o.resolution, names),
             )
         )
     return tuple(out)

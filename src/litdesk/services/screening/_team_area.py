@@ -47,12 +47,13 @@ from ._requests import (
     StudyStageRequest,
 )
 from ._state import NOT_RETRIEVED
-from ._team import agreement_pairs, conflict_rows, plan_import
+from ._team import agreement_pairs, conflict_queue, conflict_rows, plan_import
 from ._team_requests import (
     RECORDS_PAGE,
     SOURCE_BOXES,
     AgreementRequest,
     AgreementView,
+    ConflictsRequest,
     ConflictsView,
     ExportDecisionsRequest,
     ImportDecisionsRequest,
@@ -115,16 +116,21 @@ def _warm(area: AreaParts, ref: str, owner: str) -> None:
     area.cache.screen_set(study.id, reconcile=True)
 
 
-def conflicts_of(area: AreaParts, request: StudyStageRequest, owner: str) -> ConflictsView:
-    """The stage's resolution queue (empty while blind)."""
+def conflicts_of(area: AreaParts, request: ConflictsRequest, owner: str) -> ConflictsView:
+    """One page of the stage's resolution queue (empty while blind), with the counts of
+    conflicts waiting and resolved; a page past the last gives the last."""
     ctx = area._ctx(request.study, owner)
     stage = request.stage
     config = ctx.config
     blind = config.blind(stage)
-    names = area._reviewer_names(r.reviewer for r in ctx.rows)
-    rows = () if blind else conflict_rows(ctx.screen, ctx.history, config, stage, names)
-    resolved = sum(
-        1 for o in ctx.history.outcomes(stage, config.policy(stage)) if o.status == "resolved"
+    queue = conflict_queue(ctx.screen, ctx.history, config, stage, request.status)
+    listed = () if blind else queue.listed
+    size = request.per_page
+    pages = max(1, -(-len(listed) // size))
+    page = min(request.page, pages)
+    shown = listed[(page - 1) * size : page * size]
+    names = area._reviewer_names(
+        d.reviewer for o in shown for d in (*o.decisions, o.resolution) if d is not None
     )
     return ConflictsView(
         ctx.study.id,
@@ -133,8 +139,14 @@ def conflicts_of(area: AreaParts, request: StudyStageRequest, owner: str) -> Con
         config.revealed[stage] or not config.dual_review[stage],
         config.maybe_is_conflict,
         ctx.role in ("owner", "editor") and not blind,
-        rows,
-        0 if blind and ctx.role != "owner" else resolved,
+        conflict_rows(ctx.screen, shown, names),
+        0 if blind and ctx.role != "owner" else queue.resolved,
+        0 if blind else queue.waiting,
+        request.status,
+        len(listed),
+        page,
+        pages,
+        size,
     )
 
 
@@ -142,8 +154,8 @@ def reveal(area: AreaParts, request: StudyStageRequest, owner: str) -> RevealVie
     """Reveal the stage's decisions (the Study owner only): its conflicts go to the queue."""
     area.configure(ConfigureRequest(request.study, revealed={request.stage: True}), owner=owner)
     ctx = area._ctx(request.study, owner)
-    conflicts = conflict_rows(ctx.screen, ctx.history, ctx.config, request.stage)
-    return RevealView(ctx.study.id, request.stage, True, len(conflicts))
+    queue = conflict_queue(ctx.screen, ctx.history, ctx.config, request.stage)
+    return RevealView(ctx.study.id, request.stage, True, queue.waiting)
 
 
 def resolve(area: AreaParts, request: ResolveRequest, owner: str) -> DecisionView:
@@ -552,8 +564,9 @@ class TeamScreening:
     """The team half of :class:`~._area.ScreeningArea` (its base class): each method one
     use case of this module, the acting account as ``owner=``."""
 
-    def conflicts(self, request: StudyStageRequest, *, owner: str) -> ConflictsView:
-        """The stage's resolution queue (empty while the stage is blind)."""
+    def conflicts(self, request: ConflictsRequest, *, owner: str) -> ConflictsView:
+        """One page of the stage's resolution queue (unresolved, resolved or all; empty
+        while the stage is blind), with the counts waiting and resolved."""
         return conflicts_of(_area(self), request, owner)
 
     def reveal(self, request: StudyStageRequest, *, owner: str) -> RevealView:

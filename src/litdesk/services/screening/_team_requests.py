@@ -20,12 +20,17 @@ from ._requests import (
 )
 
 __all__ = [
+    "CONFLICTS_PAGE",
+    "CONFLICT_STATUSES",
     "EXPORT_FORMATS",
+    "MAX_CONFLICTS_PAGE",
     "MAX_IMPORT_BYTES",
     "PRISMA_FLOW_FORMATS",
     "AgreementRequest",
     "AgreementView",
     "ConflictRow",
+    "ConflictStatus",
+    "ConflictsRequest",
     "ConflictsView",
     "ExportDecisionsRequest",
     "ImportDecisionsRequest",
@@ -59,6 +64,13 @@ SOURCE_BOXES: Final = ("identified", "removed_duplicates")
 #: the kinds of source PRISMA 2020 counts records under
 SOURCE_KIND_NAMES: Final = ("database", "register", "other")
 RECORDS_PAGE: Final = 100
+#: which records of the resolution queue a page lists: those waiting for a resolution,
+#: those resolved (a resolution may be changed), or both (in the order first decided)
+ConflictStatus = Literal["unresolved", "resolved", "all"]
+CONFLICT_STATUSES: Final[tuple[ConflictStatus, ...]] = ("unresolved", "resolved", "all")
+#: conflicts per page unless asked otherwise, and the most a page lists
+CONFLICTS_PAGE: Final = 25
+MAX_CONFLICTS_PAGE: Final = 100
 #: at most this many ``Rayyan name=reviewer`` pairs in one import
 MAX_REVIEWER_MAP: Final = 200
 
@@ -292,27 +304,66 @@ class PrismaRecordsView:
 
 
 @dataclass(frozen=True, slots=True)
+class ConflictsRequest:
+    """One page of a stage's resolution queue: the conflicts waiting (``unresolved``), those
+    resolved, or both (``all``), ``per_page`` at a time (1 to :data:`MAX_CONFLICTS_PAGE`);
+    a page past the last gives the last."""
+
+    study: str
+    stage: Stage = "title_abstract"
+    status: ConflictStatus = "unresolved"
+    page: int = 1
+    per_page: int = CONFLICTS_PAGE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", _ref(self.study, "a Study"))
+        object.__setattr__(self, "stage", parse_stage(self.stage))
+        if self.status not in CONFLICT_STATUSES:
+            raise ScreeningRequestError(
+                f"the status is one of {', '.join(CONFLICT_STATUSES)}, not "
+                f"{str(self.status)[:40]!r}",
+                code="bad_status",
+            )
+        if isinstance(self.page, bool) or not isinstance(self.page, int) or self.page < 1:
+            raise ScreeningRequestError("the page is a whole number from 1", code="bad_page")
+        size = self.per_page
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise ScreeningRequestError("per_page is a whole number", code="bad_page")
+        if not 1 <= size <= MAX_CONFLICTS_PAGE:
+            raise ScreeningRequestError(
+                f"a page lists 1 to {MAX_CONFLICTS_PAGE} conflicts, not {size}", code="bad_page"
+            )
+
+
+@dataclass(frozen=True, slots=True)
 class ConflictRow:
-    """A record in the resolution queue: its title and the reviewers' decisions."""
+    """A record in the resolution queue: its title, the reviewers' current decisions, and
+    (``status`` resolved) the resolution that settles it."""
 
     record_key: str
     title: str
     year: int | None
     decisions: tuple[dict[str, object], ...]
+    status: Literal["conflict", "resolved"] = "conflict"
+    resolution: dict[str, object] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
             "record_key": self.record_key,
             "title": self.title,
             "year": self.year,
+            "status": self.status,
             "decisions": [dict(d) for d in self.decisions],
+            "resolution": None if self.resolution is None else dict(self.resolution),
         }
 
 
 @dataclass(frozen=True, slots=True)
 class ConflictsView:
-    """The resolution queue of a stage (empty and ``revealed`` False while blind), and the
-    resolutions made so far."""
+    """One page of the resolution queue of a stage (empty and ``revealed`` False while
+    blind): ``waiting`` conflicts no resolution settles and ``resolved`` records in all;
+    ``total`` records under ``status`` over ``pages`` pages of ``per_page``, ``conflicts``
+    those of ``page``."""
 
     study_id: str
     stage: Stage
@@ -322,6 +373,12 @@ class ConflictsView:
     can_resolve: bool
     conflicts: tuple[ConflictRow, ...]
     resolved: int
+    waiting: int = 0
+    status: ConflictStatus = "unresolved"
+    total: int = 0
+    page: int = 1
+    pages: int = 1
+    per_page: int = CONFLICTS_PAGE
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -332,8 +389,14 @@ class ConflictsView:
             "maybe_is_conflict": self.maybe_is_conflict,
             "can_resolve": self.can_resolve,
             "conflicts": [c.to_dict() for c in self.conflicts],
-            "count": len(self.conflicts),
+            "count": self.waiting,  # conflicts waiting, every page (as before paging)
+            "waiting": self.waiting,
             "resolved": self.resolved,
+            "status": self.status,
+            "total": self.total,
+            "page": self.page,
+            "pages": self.pages,
+            "per_page": self.per_page,
         }
 
 

@@ -6,6 +6,7 @@ and a small chart), decisions imported from other tools and exported; with their
 from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -15,7 +16,11 @@ from starlette.concurrency import run_in_threadpool
 from litdesk._errors import InputError
 from litdesk.services.app import App
 from litdesk.services.screening import (
+    CONFLICTS_PAGE,
+    MAX_CONFLICTS_PAGE,
     AgreementRequest,
+    ConflictsRequest,
+    ConflictStatus,
     ExportDecisionsRequest,
     ImportDecisionsRequest,
     ResolveRequest,
@@ -49,6 +54,11 @@ IMPORT_LIMIT: Final = 32 * 1024 * 1024
 #: security middleware's body limit by path prefix can allow a large file there only
 IMPORT_PATH: Final = "/screening-imports"
 FormatName = Literal["csv", "asreview", "rayyan"]
+#: the queue's filter, page and page size as the page, its forms and the API take them (the
+#: screening pages' ``?page=N``); the area checks each (``bad_page``, ``bad_status``)
+StatusQ = Annotated[ConflictStatus, Query(description="unresolved (waiting), resolved, or all")]
+PageQ = Annotated[int, Query(alias="page", description="Page of the queue, from 1")]
+PerPageQ = Annotated[int, Query(description=f"Conflicts per page, 1 to {MAX_CONFLICTS_PAGE}")]
 
 
 class ResolveBody(BaseModel):
@@ -66,10 +76,8 @@ class StageBody(BaseModel):
 # --- views shared by each page and its twin -----------------------------------------------
 
 
-def conflicts_view(app: App, owner: str, ref: str, stage: StageName) -> dict[str, Any]:
-    data: dict[str, Any] = app.screening.conflicts(
-        StudyStageRequest(ref, stage), owner=owner
-    ).to_dict()
+def conflicts_view(app: App, owner: str, asked: ConflictsRequest) -> dict[str, Any]:
+    data: dict[str, Any] = app.screening.conflicts(asked, owner=owner).to_dict()
     return data
 
 
@@ -102,9 +110,15 @@ def agreement_view(app: App, owner: str, ref: str) -> dict[str, Any]:
 
 @pages.get("/study/{ref}/screen/conflicts", response_class=HTMLResponse)
 def conflicts_page(
-    request: Request, app: AppDep, owner: OwnerDep, ref: StudyRef, stage: Stage = "title_abstract"
+    request: Request,
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    stage: Stage = "title_abstract",
+    status: StatusQ = "unresolved",
+    page_no: PageQ = 1,
 ) -> Response:
-    data = conflicts_view(app, owner, ref, stage)
+    data = conflicts_view(app, owner, ConflictsRequest(ref, stage, status, page_no))
     data["screen"] = {"stage": stage, "stage_label": STAGE_LABELS[stage], "stages": STAGE_LABELS}
     data["study"] = study_brief(app, owner, ref)
     return page(request, "screen_conflicts.html", data, title="Screening · conflicts")
@@ -121,6 +135,11 @@ def reveal_form(
     return RedirectResponse(f"/study/{ref}/screen/conflicts?stage={stage}", status_code=303)
 
 
+def _queue_url(ref: str, asked: ConflictsRequest, anchor: str = "") -> str:
+    query = urlencode({"stage": asked.stage, "status": asked.status, "page": asked.page})
+    return f"/study/{ref}/screen/conflicts?{query}{anchor}"
+
+
 @pages.post("/study/{ref}/screen/resolve")
 def resolve_form(
     app: AppDep,
@@ -131,10 +150,23 @@ def resolve_form(
     stage: Annotated[StageName, Form()] = "title_abstract",
     reason: Annotated[str, Form(max_length=500)] = "",
     note: Annotated[str, Form(max_length=20_000)] = "",
+    status: Annotated[ConflictStatus, Form()] = "unresolved",
+    page_no: Annotated[int, Form(alias="page")] = 1,
+    at: Annotated[int, Form(ge=1, le=MAX_CONFLICTS_PAGE)] = 1,
 ) -> Response:
+    """Settle a conflict, then back to the same page of the queue at the same place: the
+    card that took the settled one's place (``at``, its position on the page), else the
+    page's last (the page shrank; a page past the last is the last)."""
+    back = ConflictsRequest(ref, stage, status, page_no)  # bad paging input: nothing written
     asked = ResolveRequest(ref, stage, record_key, verdict, reason, note)
     app.screening.resolve(asked, owner=owner)
-    return RedirectResponse(f"/study/{ref}/screen/conflicts?stage={stage}", status_code=303)
+    now = app.screening.conflicts(back, owner=owner)
+    back = ConflictsRequest(ref, stage, status, now.page)
+    shown = min(at, len(now.conflicts))
+    return RedirectResponse(
+        _queue_url(ref, back, f"#conflict-{shown}" if shown else "#conflicts-state"),
+        status_code=303,
+    )
 
 
 @pages.get("/study/{ref}/screen/agreement", response_class=HTMLResponse)
@@ -227,11 +259,22 @@ def export_page(
 # --- the JSON API ------------------------------------------------------------------------
 
 
-@api.get(_PREFIX + "/conflicts", summary="The resolution queue of a stage (empty while blind)")
+@api.get(
+    _PREFIX + "/conflicts",
+    summary="One page of the resolution queue of a stage (empty while blind), with its counts",
+)
 def conflicts_api(
-    app: AppDep, owner: OwnerDep, ref: StudyRef, stage: Stage = "title_abstract"
+    app: AppDep,
+    owner: OwnerDep,
+    ref: StudyRef,
+    stage: Stage = "title_abstract",
+    status: StatusQ = "unresolved",
+    page_no: PageQ = 1,
+    per_page: PerPageQ = CONFLICTS_PAGE,
 ) -> dict[str, Any]:
-    return conflicts_view(app, owner, ref, stage)
+    """``conflicts`` is one page; ``total``, ``page``, ``pages`` and ``per_page`` say where
+    it is; ``waiting`` (also ``count``) and ``resolved`` count the whole queue."""
+    return conflicts_view(app, owner, ConflictsRequest(ref, stage, status, page_no, per_page))
 
 
 @api.post(_PREFIX + "/reveal", summary="Reveal a stage's decisions to the reviewers (the owner)")
