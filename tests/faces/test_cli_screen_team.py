@@ -73,6 +73,23 @@ def test_team_screening_from_the_cli(cli, tmp_path: Path) -> None:
     queue = json.loads(cli("screen", "conflicts", "Beta", "--json").stdout)["conflicts"]
     assert [c["title"] for c in queue] == [TITLES[i] for i in disagree]
     cli("screen", "resolve", "Beta", queue[0]["record_key"], "include", "--note", "dose fits")
+    # the queue a page at a time: the waiting ones, then the resolved one with its resolution
+    waiting = [TITLES[i] for i in disagree[1:]]
+    page2 = json.loads(
+        cli("screen", "conflicts", "Beta", "--per-page", 2, "--page", 2, "--json").stdout
+    )
+    assert [c["title"] for c in page2["conflicts"]] == waiting[2:4]
+    assert (page2["page"], page2["pages"], page2["total"]) == (2, 2, len(waiting))
+    assert (page2["waiting"], page2["resolved"]) == (len(waiting), 1)
+    text = cli("screen", "conflicts", "Beta", "--per-page", 2).stdout
+    assert f"{len(waiting)} conflicts waiting, 1 resolved" in text
+    assert f"unresolved: page 1 of 2 ({len(waiting)} in all)" in text
+    assert sum(t in text for t in waiting) == 2 and "Ann: " in text and "Bo: " in text
+    done = cli("screen", "conflicts", "Beta", "--status", "resolved").stdout
+    assert TITLES[disagree[0]] in done and "resolved: local: include" in done
+    for bad in (("--page", 0), ("--per-page", 101), ("--status", "open")):
+        refused = cli("screen", "conflicts", "Beta", *bad, "--json", code=2)
+        assert json.loads(refused.stdout)["code"] in ("bad_page", "bad_status"), refused.stdout
     agree = json.loads(cli("screen", "agreement", "Beta", "--json").stdout)
     (pair,) = agree["pairs"]
     assert pair["reviewers"] == ["Ann", "Bo"] and pair["n"] == len(TITLES)

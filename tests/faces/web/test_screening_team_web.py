@@ -118,7 +118,8 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
             assert "You are one of this pair" in mine and "/screen/resolve" not in mine
         title = ana.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()["title"]
         assert title in queue and queue.count("· you ·") == 0  # the other's name, then "you:"
-        assert "you: <span" in queue and "bob: <span" in queue  # names, not account ids
+        assert '<span class="who">you</span>: <span' in queue  # names, not account ids
+        assert '<span class="who">bob</span>: <span' in queue
         r = _form(
             ana,
             f"/study/{sid}/screen/resolve",
