@@ -332,6 +332,35 @@ def test_the_cap_counts_an_accounts_jobs_whatever_their_owner(store: Store) -> N
     assert len(jobs.list(owner="bob")) == 1
 
 
+def test_a_full_queue_of_one_account_does_not_run_before_anothers_next_job(
+    store: Store,
+) -> None:
+    """Red team: bob keeps his queue full (his Studies' jobs, charged to him); ana's one
+    job, queued after all of his, is the next one claimed once one of bob's runs — not
+    after his whole queue (first come, first served across accounts made her wait for
+    it: 18 s behind 20 imports on a team server). Within an account the order stays
+    oldest first, and with every account running alike too."""
+    jobs = Jobs(store, max_active=10)
+    bobs = [
+        jobs.submit("dedup.study", {"n": i}, owner=f"study:b{i}", account="bob") for i in range(5)
+    ]
+    anas = jobs.submit("dedup.study", {}, owner="study:a", account="ana")
+    first = jobs.claim(["dedup.study"], "w1", 30)
+    assert first is not None and first.id == bobs[0].id  # the oldest, nobody runs anything
+    second = jobs.claim(["dedup.study"], "w2", 30)
+    assert second is not None and second.id == anas.id, second  # not bobs[1]
+    third = jobs.claim(["dedup.study"], "w3", 30)
+    assert third is not None and third.id == bobs[1].id  # then bob's, oldest first
+    # another kind's runner counts only its own kinds' running jobs: bob's running dedup
+    # runs do not put his retrain behind ana's later one
+    retrain_bob = jobs.submit("screening.retrain", {}, owner="study:b0:s", account="bob")
+    retrain_ana = jobs.submit("screening.retrain", {}, owner="study:a:s", account="ana")
+    got = jobs.claim(["screening.retrain"], "w4", 30)
+    assert got is not None and got.id == retrain_bob.id
+    got = jobs.claim(["screening.retrain"], "w5", 30)
+    assert got is not None and got.id == retrain_ana.id
+
+
 def test_an_idle_claim_does_not_queue_behind_another_writer(
     tmp_path: Any, sqlite_template: Any
 ) -> None:

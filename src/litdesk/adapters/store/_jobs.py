@@ -169,6 +169,25 @@ def _claimable(kinds: Sequence[str], now: float) -> sa.ColumnElement[bool]:
     )
 
 
+def _running_of_account(kinds: Sequence[str]) -> sa.ScalarSelect[int]:
+    """How many jobs of ``kinds`` the candidate's account has running: a claim takes the
+    oldest job of the accounts with fewest running first, so an account keeping its queue
+    full (at its cap) delays another's next job by one job at most, not by its whole queue
+    (first come, first served across accounts let one account's queue run before
+    anyone else's)."""
+    running = jobs.alias("running")
+    return (
+        sa.select(sa.func.count())
+        .select_from(running)
+        .where(
+            running.c.account == jobs.c.account,
+            running.c.status == "running",
+            running.c.kind.in_(list(kinds)),
+        )
+        .scalar_subquery()
+    )
+
+
 def _held(job_id: str, worker: str) -> sa.ColumnElement[bool]:
     t = jobs
     return sa.and_(t.c.id == job_id, t.c.worker == worker, t.c.status == "running")
@@ -417,7 +436,8 @@ class JobsRepo:
     def claim(
         self, kinds: Sequence[str], worker: str, lease_s: float, now: float, max_attempts: int
     ) -> JobRow | None:
-        """The oldest claimable job of ``kinds``, now held by ``worker`` until
+        """The oldest claimable job of ``kinds`` (of the accounts with the fewest of them
+        running: :func:`_running_of_account`), now held by ``worker`` until
         ``now + lease_s``; ``None`` when there is none. A job whose worker died more than
         ``max_attempts`` times is failed (and one whose cancel was requested is cancelled)
         instead of being handed out again."""
@@ -460,7 +480,7 @@ class JobsRepo:
                 pick = (
                     sa.select(t.c.id)
                     .where(_claimable(kinds, now))
-                    .order_by(t.c.created_at, t.c.id)
+                    .order_by(_running_of_account(kinds), t.c.created_at, t.c.id)
                     .limit(1)
                 )
                 if self.store.is_postgres:

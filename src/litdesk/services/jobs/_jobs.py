@@ -533,8 +533,10 @@ class Jobs:
 
     # --- workers -------------------------------------------------------------------
     def claim(self, kinds: Sequence[str], worker_id: str, lease_s: float) -> ClaimedJob | None:
-        """The oldest queued job of ``kinds`` (or one whose worker's lease expired), now
-        held by ``worker_id`` for ``lease_s`` seconds; ``None`` when there is none."""
+        """The oldest queued job of ``kinds`` (or one whose worker's lease expired) of the
+        accounts with the fewest such jobs running — one account's full queue does not run
+        before another's next job — now held by ``worker_id`` for ``lease_s`` seconds;
+        ``None`` when there is none."""
         return self.claim_or_lease_end(kinds, worker_id, lease_s)[0]
 
     def claim_or_lease_end(
