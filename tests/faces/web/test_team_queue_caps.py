@@ -57,6 +57,37 @@ def test_a_full_queue_is_refused_with_429_for_that_account_only(capped: TeamServ
         assert bob.post(f"/api/v1/studies/{mine}/fulltext/check").status_code == 202
 
 
+def test_screening_retrains_count_against_the_study_owners_cap(capped: TeamServer) -> None:
+    """Red team: a Study's retrain job is owned by the Study (one active per Study and
+    stage) and was charged to it too, so every Study was an account of its own: bob's
+    twelve Studies queued twelve retrains, uncapped, ahead of ana's (her model waited
+    10.7 s instead of 0.5 s). Charged to the Study's owner, bob's third Study's decision
+    is recorded but its retrain is not queued (the scores in force stay), bob's Studies
+    hold at most his cap, and ana's retrain, in her own Study, still queues."""
+    from tests.faces.web.test_screening_web import make_screening_study
+
+    def decide(c: object, sid: str) -> dict[str, object]:
+        import httpx
+
+        assert isinstance(c, httpx.Client)
+        api = f"/api/v1/studies/{sid}/screening"
+        key = c.get(f"{api}/next").json()["record_key"]
+        r = c.post(f"{api}/decisions", json={"record_key": key, "verdict": "include"})
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    with capped.signed_in("ana") as ana, capped.signed_in("bob") as bob:
+        bobs = [make_screening_study(bob, f"Bob {i}") for i in range(3)]
+        queued = [decide(bob, sid)["retrain_queued"] for sid in bobs]
+        assert queued == [True, True, False], queued
+        listed = bob.get("/api/v1/jobs").json()["jobs"]  # his Studies' jobs are not his own
+        assert all(j["kind"] != "screening.retrain" for j in listed), listed
+        # bob's own kinds are refused too: the retrains count against his cap
+        r = bob.post(f"/api/v1/studies/{bobs[0]}/fulltext/check")
+        assert r.status_code == 429 and r.json()["code"] == "too_many_jobs", r.text
+        assert decide(ana, make_screening_study(ana, "Ana"))["retrain_queued"] is True
+
+
 def test_imports_wait_for_the_memory_budget_then_are_refused(capped: TeamServer) -> None:
     assert capped.app is not None
     budget = capped.app.state.app.studies.budget

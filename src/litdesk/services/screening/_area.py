@@ -153,9 +153,16 @@ class ScreeningArea(TeamScreening):
         """The job handlers of this area: the model's retrain, the records' embedding."""
         return {RETRAIN_KIND: self.retrainer.handler(), EMBED_KIND: self.rows.handler()}
 
+    def _charged(self, study_id: str) -> str:
+        """The account a Study's screening jobs count against (its owner's): each Study
+        counted as an account of its own, so many Studies queued retrains past any cap."""
+        with self.store.read() as conn:
+            return access.study_creator(conn, study_id)
+
     def _submit(self, kind: str, params: dict[str, str], owner: str) -> bool:
         try:
-            self.jobs.submit(kind, params, owner=owner, reuse_active=True)
+            account = self._charged(params["study_id"])
+            self.jobs.submit(kind, params, owner=owner, reuse_active=True, account=account)
         except Exception:  # noqa: BLE001 - nothing is lost: the scores in force stay
             return False
         if self._wake is not None:
@@ -166,7 +173,10 @@ class ScreeningArea(TeamScreening):
         """A new embedding job for the rest of the Study's rows, queued while the current
         one still runs (so not with ``reuse_active``, which would answer the current one)."""
         try:
-            self.jobs.submit(EMBED_KIND, {"study_id": study_id}, owner=embed_owner(study_id))
+            account = self._charged(study_id)
+            self.jobs.submit(
+                EMBED_KIND, {"study_id": study_id}, owner=embed_owner(study_id), account=account
+            )
         except LitdeskError:  # too many jobs, the store: the current job goes on instead
             return False
         if self._wake is not None:
