@@ -7,6 +7,7 @@ by line)."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,6 +94,28 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         # the settings say who changed them by name
         settings_page = bob.get(f"/study/{sid}/screen/settings").text
         assert "by ana." in settings_page and "acct_" not in settings_page
+    # red team: the model learns from both reviewers' blind decisions, so its scores, its
+    # order and its count told bob each of ana's verdicts (0.58 for a record she included,
+    # 0.20 for one excluded, before bob decided anything); until the reveal bob screens
+    # without it, the Study's owner with it
+    with server.signed_in("ana") as ana:
+        deadline = time.monotonic() + 60
+        while ana.get(f"{_api(sid)}/progress").json()["model"]["state"] != "ready":
+            assert time.monotonic() < deadline, "the model was never trained"
+            time.sleep(0.2)
+        owners = ana.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()
+        assert owners["score"] is not None and owners["order"]["model"]["trained_on"] == 3
+    with server.signed_in("bob") as bob:
+        card = bob.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()
+        model = card["order"]["model"]
+        assert card["score"] is None and model["blind"] is True, card
+        assert (model["state"], model["version"], model["trained_on"]) == ("none", None, None)
+        ranked = bob.get(f"{_api(sid)}/next", params={"order": "ranked"}).json()
+        assert ranked["score"] is None and ranked["order"]["mode"] == "random", ranked
+        assert "blind until the Study's owner reveals it" in ranked["order"]["label"]
+        assert bob.get(f"{_api(sid)}/progress").json()["model"]["blind"] is True
+        page = bob.get(f"/study/{sid}/screen/progress").text
+        assert "No model for you while this stage is blind" in page
     with server.signed_in("cy") as cy:  # a viewer reads but does not decide
         r = cy.post(
             f"{_api(sid)}/decisions",

@@ -504,6 +504,8 @@ class ScreeningArea(TeamScreening):
         )  # fmt: skip
 
     def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
+        if ctx.role != "owner" and ctx.config.blind(state.stage):  # it learnt the others'
+            return ModelState("none", blind=True), {}  # decisions: scores would tell them
         row = ctx.models[state.stage]
         if row is None:
             labels = set(state.labels.values())

@@ -176,7 +176,8 @@ class ScreeningSettingsView:
 @dataclass(frozen=True, slots=True)
 class ModelState:
     """The prioritisation model of a stage: ``ready`` (scores in force), ``retraining``
-    (decisions came since; a job is queued or running), ``none`` (no model yet); ``due``: no
+    (decisions came since; a job is queued or running), ``none`` (no model yet, or
+    ``blind``: none for this reviewer until the reveal); ``due``: no
     model yet although the decisions hold an include and an exclude (its first training is
     queued: a server's worker runs it, or ``litdesk screen retrain``)."""
 
@@ -186,6 +187,9 @@ class ModelState:
     trained_at: str | None = None
     name: str = "litdesk-svm-2"
     due: bool = False
+    #: none for this reviewer: the stage is blind and the model learnt from every
+    #: reviewer's decisions (its scores, order and count would tell theirs)
+    blind: bool = False
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -195,11 +199,14 @@ class ModelState:
             "trained_at": self.trained_at,
             "name": self.name,
             "due": self.due,
+            "blind": self.blind,
         }
 
     @property
     def waiting_for(self) -> str:
         """Why there is no model yet, in words (``state`` ``none``)."""
+        if self.blind:
+            return "the stage is blind until the Study's owner reveals it"
         if self.due:
             return "its first training is queued"
         return "it needs an include and an exclude"
