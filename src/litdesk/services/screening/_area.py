@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from sqlalchemy.engine import Connection
@@ -76,6 +76,7 @@ from ._state import (
     NOT_RETRIEVED,
     StageState,
     counted_history,
+    item_keys,
     stage_items,
     stage_state,
 )
@@ -706,33 +707,8 @@ class ScreeningArea(TeamScreening):
                 code="blind",
             )
 
-        def verdict(k: str) -> str | None:
-            if blind:
-                mine = state.mine.get(k)
-                return None if mine is None else mine.verdict
-            o = state.outcomes.get(k)
-            return None if o is None else o.verdict
-
+        keys = item_keys(state, request.status, blind=blind)
         remaining = set(state.remaining)
-        keys: Sequence[str]
-        status = request.status
-        if status == "all":
-            keys = state.items
-        elif status == "remaining":
-            keys = [k for k in state.items if k in remaining]
-        elif status == "mine":
-            keys = [k for k in state.items if k in state.mine]
-        elif status == "conflict":
-            keys = [
-                k
-                for k in state.items
-                if k in state.outcomes and state.outcomes[k].status == "conflict"
-            ]
-        elif status == "screened":
-            keys = [k for k in state.items if verdict(k) is not None]
-        else:
-            want = {"included": "include", "excluded": "exclude", "maybe": "maybe"}[status]
-            keys = [k for k in state.items if verdict(k) == want]
         size = request.page_size
         pages = max(1, -(-len(keys) // size))
         page = min(request.page, pages)
@@ -754,7 +730,9 @@ class ScreeningArea(TeamScreening):
                     "remaining": k in remaining,
                 }
             )
-        return ItemsView(ctx.study.id, stage, status, tuple(rows), len(keys), page, pages, blind)
+        return ItemsView(
+            ctx.study.id, stage, request.status, tuple(rows), len(keys), page, pages, blind
+        )
 
     # -- the retrain job ------------------------------------------------------------------
 

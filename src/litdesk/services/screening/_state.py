@@ -15,6 +15,7 @@ from ._config import ScreeningConfig
 from ._items import ScreenSet
 
 __all__ = [
+    "item_keys",
     "FT_WAITS",
     "NOT_COUNTED",
     "NOT_RETRIEVED",
@@ -197,3 +198,32 @@ def stage_state(
     }
     missing = not_retrieved & item_set if stage == "full_text" else frozenset()
     return StageState(stage, items, mine, item_set, blocked, outcomes, labels, my_labels, missing)
+
+
+def item_keys(state: StageState, status: str, *, blind: bool) -> list[str]:
+    """The stage's records behind a number (``status``: all, remaining (for the reviewer),
+    mine, conflict, screened, included, excluded, maybe), in the stage's order; a blind
+    stage counts by the reviewer's own decisions."""
+
+    def verdict(k: str) -> str | None:
+        if blind:
+            mine = state.mine.get(k)
+            return None if mine is None else mine.verdict
+        o = state.outcomes.get(k)
+        return None if o is None else o.verdict
+
+    if status == "all":
+        return list(state.items)
+    if status == "remaining":
+        remaining = set(state.remaining)
+        return [k for k in state.items if k in remaining]
+    if status == "mine":
+        return [k for k in state.items if k in state.mine]
+    if status == "conflict":
+        return [
+            k for k in state.items if k in state.outcomes and state.outcomes[k].status == "conflict"
+        ]
+    if status == "screened":
+        return [k for k in state.items if verdict(k) is not None]
+    want = {"included": "include", "excluded": "exclude", "maybe": "maybe"}[status]
+    return [k for k in state.items if verdict(k) == want]
