@@ -35,7 +35,8 @@ _WH: Final = (
 )
 _PREP: Final = r"(?:(?:in|for|from|against|at|to|on|with|by|of|under|into|after|before|during)\s+)?"
 _BOUNDARY: Final = re.compile(
-    rf"(?:(?<!\s)\s+)?;\s*|,?(?<!\s)\s+and\s+(?={_PREP}{_WH}\b)|,\s+(?={_PREP}{_WH}\b)", re.IGNORECASE
+    rf"(?:(?<!\s)\s+)?;\s*|,?(?<!\s)\s+and\s+(?={_PREP}{_WH}\b)|,\s+(?={_PREP}{_WH}\b)",
+    re.IGNORECASE,
 )
 
 
