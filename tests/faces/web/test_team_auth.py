@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from tests._store_template import pg_schema_url, sqlite_url_at_head
+from tests.faces.web._server import csrf_from
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 
 from litdesk import ManualClock, Settings
@@ -79,15 +80,28 @@ def test_login_form_sets_a_rotated_lax_session(server: TeamServer) -> None:
         assert "httponly" in attrs and "samesite=lax" in attrs and "path=/" in attrs
         assert "secure" not in attrs  # plain http on loopback
         first = c.cookies.get("ld_session")
-        new_csrf = c.cookies.get("ld_csrf")
-        assert first and new_csrf and new_csrf != token  # a fresh CSRF token at login
+        new_cookie = c.cookies.get("ld_csrf")
+        assert first and new_cookie and new_cookie != token  # a fresh CSRF cookie at login
+        page = c.get("/saved")
+        assert page.status_code == 200
+        new_csrf = csrf_from(page.text)  # the session's token, neither cookie's value
+        assert new_csrf not in (token, new_cookie)
         assert c.get("/api/v1/auth/me").json()["username"] == "ana"
-        # signing in again rotates the session; the old token is dead
+        form["csrf_token"] = token  # the token of before the login is refused now
+        r = c.post("/login", data=form, follow_redirects=False)
+        assert r.status_code == 403 and "CSRF" in r.text
+        # signing in again rotates the session and its CSRF token; the old token is dead
         form["csrf_token"] = new_csrf
         r = c.post("/login", data=form, follow_redirects=False)
         assert r.status_code == 303
         second = c.cookies.get("ld_session")
         assert second and second != first
+        newest = csrf_from(c.get("/saved").text)
+        assert newest != new_csrf
+        r = c.post("/api/v1/studies", json={"name": "x"}, headers={"x-csrf-token": new_csrf})
+        assert r.status_code == 403 and r.json()["code"] == "csrf"
+        r = c.post("/api/v1/studies", json={"name": "Mine"}, headers={"x-csrf-token": newest})
+        assert r.status_code == 200, r.text
     with server.client(cookies={"ld_session": first}) as old:
         assert old.get("/api/v1/auth/me").status_code == 401
     with server.client(cookies={"ld_session": second}) as current:
@@ -113,6 +127,52 @@ def test_login_needs_origin_and_csrf(server: TeamServer) -> None:
         assert "ld_session" not in c.cookies
         c.headers["x-csrf-token"] = token
         assert c.post("/api/v1/auth/login", json=body).status_code == 200
+
+
+def test_csrf_token_is_bound_to_the_session(server: TeamServer) -> None:
+    """Red team: ana's token in both cookie and header was accepted on bob's session (a
+    double-submit cookie a sibling host can set). Each session has its own token now."""
+    with server.signed_in("ana") as ana, server.signed_in("bob") as bob:
+        ana_token = ana.headers["x-csrf-token"]
+        bob_token = bob.headers["x-csrf-token"]
+        assert ana_token != bob_token
+        assert csrf_from(bob.get("/saved").text) == bob_token  # the page carries the same
+        # ana's token on bob's session, in the header and in the cookie: refused
+        session = bob.cookies.get("ld_session")
+        cookie = f"ld_session={session}; ld_csrf={ana_token}"
+        r = bob.post(
+            "/api/v1/studies",
+            json={"name": "Forged"},
+            headers={"x-csrf-token": ana_token, "cookie": cookie},
+        )
+        assert r.status_code == 403 and r.json()["code"] == "csrf", r.text
+        form = {"name": "Forged", "csrf_token": ana_token}
+        del bob.headers["x-csrf-token"]
+        r = bob.post("/studies", data=form, follow_redirects=False)
+        assert r.status_code == 403 and "CSRF token is missing or wrong" in r.text
+        # a multipart form (a file upload without JavaScript) too
+        files = {"csrf_token": (None, ana_token), "name": (None, "Forged")}
+        r = bob.post("/studies", files=files, follow_redirects=False)
+        assert r.status_code == 403 and "CSRF" in r.text
+        assert "Forged" not in bob.get("/api/v1/studies").text
+        # bob's own token is accepted, whatever the ld_csrf cookie says
+        r = bob.post("/studies", data={"name": "Bob's", "csrf_token": bob_token})
+        assert r.status_code in (200, 303), r.text
+        r = bob.post(
+            "/api/v1/studies", json={"name": "Bob's API"}, headers={"x-csrf-token": bob_token}
+        )
+        assert r.status_code == 200, r.text
+        # logout: the session's token is left with nothing to match
+        r = bob.post("/api/v1/auth/logout", headers={"x-csrf-token": bob_token})
+        assert r.status_code == 200
+        fresh = [h for h in r.headers.get_list("set-cookie") if h.startswith("ld_csrf=")]
+        assert len(fresh) == 1 and bob_token not in fresh[0]  # a new random cookie
+        r = bob.post(
+            "/api/v1/auth/login",
+            json={"username": "bob", "password": PASSWORD},
+            headers={"x-csrf-token": bob_token},
+        )
+        assert r.status_code == 403 and r.json()["code"] == "csrf"
 
 
 def test_writes_after_login_keep_csrf_and_origin(server: TeamServer) -> None:

@@ -21,7 +21,7 @@ from tests import _fork
 from tests._store_template import ensure_sqlite_at_head, pg_schema_url, sqlite_url_at_head
 from tests.faces.web._hosting import LOOPBACK_TLS
 from tests.faces.web._oidc_provider import CLIENT_ID, CLIENT_SECRET, Provider, openid_provider
-from tests.faces.web._server import free_port, serve_app
+from tests.faces.web._server import csrf_from, free_port, serve_app
 from tests.faces.web._team import TeamServer, add_accounts, team_server
 
 from litdesk import Settings
@@ -148,8 +148,9 @@ def test_sign_in_end_to_end(
         assert any(h.startswith("ld_csrf=") for h in cookies)
         me = c.get("/api/v1/auth/me")
         assert me.status_code == 200 and me.json()["username"] == "ana"
-        # the session works for a write, with the fresh CSRF cookie and the exact Origin
-        csrf = c.cookies.get("ld_csrf") or ""
+        # the session works for a write, with its CSRF token (the page's) and the exact Origin
+        csrf = csrf_from(c.get("/saved").text)
+        assert csrf != c.cookies.get("ld_csrf")  # bound to the session, not the cookie
         study = c.post(
             "/api/v1/studies",
             json={"name": "Signed in by SSO"},

@@ -143,6 +143,8 @@ def create_app(
         },
         csp_overrides={reports.VIEW_PREFIX: report_csp()},
         immutable_prefix=asset_prefix() + "/",
+        # team: the CSRF token is bound to the signed-in session (see _security)
+        session_cookie=_auth.SESSION_COOKIE if team else None,
     )
     if team:
         web.add_middleware(_auth.AccessLog)

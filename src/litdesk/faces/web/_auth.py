@@ -6,7 +6,10 @@ middleware, Study sharing and history, health and readiness, and structured acce
   account through the store on every request; without one, pages redirect to ``/login`` and
   the API answers 401. ``/login``, ``/healthz``, ``/readyz`` and static files are open.
 * The session cookie is ``HttpOnly; SameSite=Lax; Path=/`` and ``Secure`` when the public
-  origin is https; a new token at every login (the old session ends), a new CSRF cookie too.
+  origin is https; a new token at every login (the old session ends). The CSRF token of a
+  signed-in browser is bound to its session (``_security.session_csrf``): a new one at every
+  login, none left at logout; the browser's ``ld_csrf`` cookie (the token before sign-in) is
+  replaced at login and at logout.
 * Routes pass the signed-in account to every area method as ``owner=`` (``OwnerDep``), so
   every call carries the account as its owner (the areas check the rights).
 * :class:`AccessLog` writes one JSON line per request to the ``litdesk.access`` logger:
@@ -45,7 +48,7 @@ from litdesk.services.accounts import (
 
 from ._deps import app_of
 from ._render import page
-from ._security import CSRF_COOKIE, read_cookie
+from ._security import CSRF_COOKIE, read_cookie, session_csrf
 from .routes._common import StudyRef
 
 __all__ = [
@@ -219,7 +222,7 @@ def new_csrf() -> str:
 
 
 def set_session(request: Request, response: Response, token: str, max_age: int, csrf: str) -> None:
-    """The session cookie of a login (password or single sign-on) and a fresh CSRF cookie."""
+    """The session cookie of a login (password or single sign-on) and a fresh ``ld_csrf``."""
     response.set_cookie(
         SESSION_COOKIE,
         token,
@@ -229,7 +232,7 @@ def set_session(request: Request, response: Response, token: str, max_age: int, 
         samesite="lax",
         secure=_secure(request),
     )
-    # a fresh CSRF token for the signed-in session (the pre-login one is dropped)
+    # a fresh browser cookie too (the pages' token is now the new session's: session_csrf)
     response.set_cookie(CSRF_COOKIE, csrf, path="/", httponly=True, samesite="strict")
 
 
@@ -237,6 +240,8 @@ def _clear_session(request: Request, response: Response) -> None:
     response.delete_cookie(
         SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=_secure(request)
     )
+    # the signed-out browser's token is a new random cookie, never one it had before
+    response.set_cookie(CSRF_COOKIE, new_csrf(), path="/", httponly=True, samesite="strict")
 
 
 def safe_next(target: str | None) -> str:
@@ -326,7 +331,9 @@ class ShareBody(BaseModel):
     )
 
 
-@api.post("/auth/login", summary="Sign in (a new session cookie; answers the new CSRF token)")
+@api.post(
+    "/auth/login", summary="Sign in (a new session cookie; answers the new session's CSRF token)"
+)
 def login_api(request: Request, body: LoginBody) -> Response:
     status, result = _login(request, body.username, body.password)
     if isinstance(result, LitdeskError):
@@ -334,16 +341,15 @@ def login_api(request: Request, body: LoginBody) -> Response:
         if status == 429:
             headers["retry-after"] = str(result.details.get("retry_after", 60))
         return JSONResponse(result.to_dict(), status_code=status, headers=headers)
-    csrf = new_csrf()
     response = JSONResponse(
         {
             "account": result.account.to_dict(),
             "expires_at": round(result.expires_at),
-            "csrf_token": csrf,
+            "csrf_token": session_csrf(result.token),  # the new session's
         }
     )
     left = int(result.expires_at - app_clock(request.app).now())
-    set_session(request, response, result.token, left, csrf)
+    set_session(request, response, result.token, left, new_csrf())
     return response
 
 

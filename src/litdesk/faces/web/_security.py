@@ -2,7 +2,12 @@
 
 * the ``Host`` header must name this server (a DNS-rebinding page cannot talk to it);
 * every non-GET request needs the exact ``Origin`` of this server (missing → refused,
-  different → refused) and a CSRF token: the double-submit cookie ``ld_csrf`` repeated in
+  different → refused) and a CSRF token bound to the browser's session: with a session
+  cookie (``session_cookie``, the team server's ``ld_session``) the token is
+  :func:`session_csrf` of it, an HMAC keyed by that 256-bit secret, so another session's
+  token (another account's, or this browser's before its last login) is refused; without
+  one (the single-user workspace, the team's login page) it is the browser's own random
+  ``ld_csrf`` cookie. The token comes in
   the ``X-CSRF-Token`` header (scripts, API), in the ``csrf_token`` field of an
   ``application/x-www-form-urlencoded`` form post, or in the *first* field of a
   ``multipart/form-data`` form post (a file upload without JavaScript: only that first
@@ -30,6 +35,8 @@ elsewhere; they never echo the request.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import json
 import re
@@ -55,6 +62,7 @@ __all__ = [
     "SPENDING_PATHS",
     "SecurityMiddleware",
     "read_cookie",
+    "session_csrf",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -145,6 +153,16 @@ def read_cookie(header: str | None, name: str) -> str | None:
     return None
 
 
+def session_csrf(session: str) -> str:
+    """The CSRF token of the session whose cookie token is ``session``: an HMAC-SHA-256 keyed
+    by that secret (only its browser and the store's SHA-256 of it exist), base64url. One
+    way: the token in a page never gives the session away; another session's token never
+    matches. A new session (every login) has a new token; a session ended at logout leaves
+    its token nothing to match."""
+    mac = hmac.new(session.encode("ascii"), b"litdesk csrf v1", hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+
+
 def _cookie(header: str | None, name: str) -> str | None:
     value = read_cookie(header, name)
     if value is None or not _TOKEN.match(value):
@@ -155,7 +173,8 @@ def _cookie(header: str | None, name: str) -> str | None:
 class SecurityMiddleware:
     """See the module docstring. ``origin`` is this server's exact origin
     (``http://127.0.0.1:8765``); ``body_limits`` maps path prefixes to byte limits
-    (the longest matching prefix wins; ``default_limit`` otherwise)."""
+    (the longest matching prefix wins; ``default_limit`` otherwise); ``session_cookie``:
+    the cookie of a signed-in session, which the CSRF token is bound to when present."""
 
     def __init__(
         self,
@@ -170,6 +189,7 @@ class SecurityMiddleware:
         csp_overrides: dict[str, str] | None = None,
         spending_paths: tuple[str, ...] = SPENDING_PATHS,
         body_timeout: float = BODY_READ_TIMEOUT,
+        session_cookie: str | None = None,
     ) -> None:
         self.app = app
         self.origin = origin
@@ -185,6 +205,7 @@ class SecurityMiddleware:
         self.spending_paths = spending_paths
         self.body_timeout = body_timeout
         self.secure = origin.startswith("https://")
+        self.session_cookie = session_cookie
 
     def _spends(self, path: str) -> bool:
         return any(path == p or path.startswith(p + "/") for p in self.spending_paths)
@@ -222,8 +243,13 @@ class SecurityMiddleware:
 
         receive = _timed(receive, self.body_timeout)
         cookie_token = _cookie(headers.get("cookie"), CSRF_COOKIE)
-        token = cookie_token or secrets.token_urlsafe(32)
-        scope.setdefault("state", {})["csrf_token"] = token
+        nonce = cookie_token or secrets.token_urlsafe(32)
+        session = (
+            _cookie(headers.get("cookie"), self.session_cookie) if self.session_cookie else None
+        )
+        # the token pages and scripts send back: the session's, else the browser's cookie
+        expected = session_csrf(session) if session else cookie_token
+        scope.setdefault("state", {})["csrf_token"] = expected or nonce
 
         limit = self._limit(path)
         length = headers.get("content-length")
@@ -257,7 +283,7 @@ class SecurityMiddleware:
             if origin != self.origin:
                 await _refuse(send, 403, "origin", "a write from another origin is refused", api)
                 return
-            if cookie_token is None:
+            if expected is None:
                 await _refuse(send, 403, "csrf", "the CSRF cookie is missing; reload the page", api)
                 return
             sent = headers.get(CSRF_HEADER)
@@ -286,7 +312,7 @@ class SecurityMiddleware:
                 except BodyTimeout:
                     await _refuse(send, 408, "body_timeout", _SLOW, api)
                     return
-            if sent is None or not hmac.compare_digest(sent.encode(), cookie_token.encode()):
+            if sent is None or not hmac.compare_digest(sent.encode(), expected.encode()):
                 await _refuse(
                     send, 403, "csrf", "the CSRF token is missing or wrong; reload the page", api
                 )
@@ -295,7 +321,7 @@ class SecurityMiddleware:
         static = path.startswith(self.static_prefix)
         immutable = self.immutable_prefix is not None and path.startswith(self.immutable_prefix)
         csp = next((c for prefix, c in self.csp_overrides if path.startswith(prefix)), CSP)
-        set_cookie = None if cookie_token else token
+        set_cookie = None if cookie_token else nonce
         started = False
         cut_off = False  # the body passed its limit: 413 sent, the app's answer dropped
         seen = 0
