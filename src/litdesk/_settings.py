@@ -548,12 +548,29 @@ class Settings(BaseSettings):
     session_hours: float = Field(
         default=12.0, gt=0, le=24 * 30, description="How long a team login session lasts (hours)."
     )
-    login_max_failures_account: int = Field(
+    login_max_failures_user_address: int = Field(
         default=5,
         ge=1,
         le=1_000,
-        description="Failed logins of one account within login_window_seconds before its "
-        "logins are refused until the window passes.",
+        description="Failed logins for one user name from one client address within "
+        "login_window_seconds before that name is refused from that address until the window "
+        "passes (the same name from other addresses is not).",
+    )
+    login_max_failures_account: int = Field(
+        default=20,
+        ge=1,
+        le=100_000,
+        description="Failed logins for one user name from all addresses within "
+        "login_window_seconds past which an address that has failed for it may try it only "
+        "once every login_slow_seconds (429 with Retry-After); an address without failures "
+        "of its own is never slowed, so the right password from it always signs in.",
+    )
+    login_slow_seconds: int = Field(
+        default=60,
+        ge=1,
+        le=3_600,
+        description="Past login_max_failures_account, how long an address that failed for "
+        "that user name waits between its attempts at it.",
     )
     login_max_failures_address: int = Field(
         default=20,

@@ -16,6 +16,8 @@ from tests.faces.web._server import csrf_from
 from tests.faces.web._team import PASSWORD, TeamServer, add_accounts, team_server
 
 from litdesk import ManualClock, Settings
+from litdesk.adapters.store import open_store
+from litdesk.services.accounts import Accounts, LoginFailed, LoginThrottled
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -34,7 +36,8 @@ def team_settings(request: pytest.FixtureRequest, tmp_settings: Settings, tmp_pa
     return tmp_settings.model_copy(
         update={
             "database_url": url,
-            "login_max_failures_account": 3,
+            "login_max_failures_user_address": 3,
+            "login_max_failures_account": 6,
             "login_max_failures_address": 50,
         }
     )
@@ -200,6 +203,40 @@ def test_wrong_passwords_are_throttled(server: TeamServer) -> None:
         form = {"username": "ana", "password": PASSWORD, "csrf_token": c.headers["x-csrf-token"]}
         r = c.post("/login", data=form, follow_redirects=False)
         assert r.status_code == 429 and "too many failed logins" in r.text
+    with server.signed_in("bob") as other:  # another account is not affected
+        assert other.get("/api/v1/auth/me").json()["username"] == "bob"
+
+
+def test_a_guessing_address_never_locks_the_user_out(server: TeamServer) -> None:
+    """Red team: 5 wrong passwords from anywhere locked a colleague out for 15 minutes. An
+    attacker's address (here 10.6.6.6, through the service on the same store) locks only
+    itself; past the name's ceiling an address that failed answers 429 with Retry-After (a
+    wait, not a lock); this browser's address, without failures, signs in throughout."""
+    accounts = Accounts(open_store(server.settings), server.settings)
+    try:
+        for _ in range(3):
+            with pytest.raises(LoginFailed):
+                accounts.login("ana", "wrong one!!", address="10.6.6.6")
+        with pytest.raises(LoginThrottled):  # the attacker's address is locked for ana
+            accounts.login("ana", PASSWORD, address="10.6.6.6")
+        for i in range(3):  # six failures for ana from all addresses: the ceiling
+            with pytest.raises(LoginFailed):
+                accounts.login("ana", "wrong one!!", address=f"10.7.7.{i}")
+    finally:
+        accounts.store.dispose()
+    body = {"username": "ana", "password": PASSWORD}
+    with server.anonymous() as c:
+        r = c.post("/api/v1/auth/login", json=body)
+        assert r.status_code == 200, r.text  # ana's own address: no failures, signed in
+        c.headers["x-csrf-token"] = r.json()["csrf_token"]
+        wrong = {"username": "ana", "password": "a typo!!!!!!"}
+        r = c.post("/api/v1/auth/login", json=wrong)
+        assert r.status_code == 401 and r.json()["code"] == "login_failed"
+        r = c.post("/api/v1/auth/login", json=body)  # now slowed, past the ceiling
+        assert r.status_code == 429 and r.json()["code"] == "login_slowed"
+        wait = int(r.headers["retry-after"])
+        assert 0 < wait <= server.settings.login_slow_seconds
+        assert "try again in" in r.json()["message"]
     with server.signed_in("bob") as other:  # another account is not affected
         assert other.get("/api/v1/auth/me").json()["username"] == "bob"
 

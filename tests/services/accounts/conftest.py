@@ -36,7 +36,8 @@ def team_settings(tmp_settings: Settings, team_url: str) -> Settings:
     return tmp_settings.model_copy(
         update={
             "database_url": team_url,
-            "login_max_failures_account": 3,
+            "login_max_failures_user_address": 3,
+            "login_max_failures_account": 6,
             "login_max_failures_address": 5,
         }
     )

@@ -78,18 +78,65 @@ def test_sessions_expire(team_store: Store, team_settings: Settings) -> None:
     assert accounts.resolve(session.token) is None
 
 
-def test_wrong_passwords_throttle_the_account(team_store: Store, team_settings: Settings) -> None:
-    accounts = Accounts(team_store, team_settings)  # 3 failures per account
+def test_wrong_passwords_lock_the_name_from_that_address_only(
+    team_store: Store, team_settings: Settings
+) -> None:
+    """Red team: 5 wrong passwords for a name locked the account for everyone. Now they
+    lock that name from the guessing address; its owner elsewhere signs in."""
+    accounts = Accounts(team_store, team_settings)  # 3 failures per (name, address)
     accounts.add("ana", PASSWORD)
-    for i in range(3):
+    for _ in range(3):
         with pytest.raises(LoginFailed):
-            accounts.login("ana", "wrong password!", address=f"10.0.0.{i}")
-    # the right password no longer helps, from any address, until the window passes
+            accounts.login("ana", "wrong password!", address="10.6.6.6")
+    # the right password no longer helps from the attacker's address, until the window passes
     with pytest.raises(LoginThrottled) as throttled:
-        accounts.login("ana", PASSWORD, address="10.9.9.9")
+        accounts.login("ana", PASSWORD, address="10.6.6.6")
+    assert throttled.value.code == "login_throttled"
     assert throttled.value.details["retry_after"] == team_settings.login_window_seconds
-    accounts.reset_password("ana", PASSWORD)  # the administrator clears it
-    assert accounts.login("ana", PASSWORD, address="10.9.9.9").token
+    # ana's own address is not locked, and her login does not unlock the attacker's
+    assert accounts.login("ana", PASSWORD, address="10.0.0.1").token
+    with pytest.raises(LoginThrottled):
+        accounts.login("ana", PASSWORD, address="10.6.6.6")
+    accounts.reset_password("ana", PASSWORD)  # the administrator clears every lock of ana's
+    assert accounts.login("ana", PASSWORD, address="10.6.6.6").token
+
+
+def test_the_names_ceiling_slows_and_never_locks(
+    team_store: Store, team_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the name's ceiling (6 failures from all addresses) an address that failed for
+    it waits ``login_slow_seconds`` between attempts, unhashed; an address without
+    failures signs in at once with the right password."""
+    from litdesk.services.accounts import _service
+
+    clock = ManualClock(1_900_000_000.0)
+    accounts = Accounts(team_store, team_settings, clock=clock)
+    accounts.add("ana", PASSWORD)
+    for i in range(6):  # one guess from each of six addresses
+        with pytest.raises(LoginFailed):
+            accounts.login("ana", "wrong password!", address=f"10.1.0.{i}")
+    hashed: list[str] = []
+    verify = _service.verify_password
+    monkeypatch.setattr(_service, "verify_password", lambda h, p: hashed.append(p) or verify(h, p))
+    with pytest.raises(LoginThrottled) as slowed:
+        accounts.login("ana", PASSWORD, address="10.1.0.0")
+    assert slowed.value.code == "login_slowed"
+    assert slowed.value.details["retry_after"] == team_settings.login_slow_seconds
+    assert hashed == []  # refused before any Argon2 verification
+    clock.advance(team_settings.login_slow_seconds - 1)
+    with pytest.raises(LoginThrottled) as slowed:
+        accounts.login("ana", "wrong password!", address="10.1.0.0")
+    assert slowed.value.details["retry_after"] == 1
+    # a fresh address with the right password signs in, ceiling or not
+    assert accounts.login("ana", PASSWORD, address="10.0.0.1").token
+    assert len(hashed) == 1
+    clock.advance(1)  # slowed, not locked: the guessing address may try again
+    with pytest.raises(LoginFailed):
+        accounts.login("ana", "wrong password!", address="10.1.0.0")
+    with pytest.raises(LoginThrottled) as slowed:  # and then waits again
+        accounts.login("ana", "wrong password!", address="10.1.0.0")
+    assert slowed.value.code == "login_slowed"
+    assert len(hashed) == 2
 
 
 def test_wrong_passwords_throttle_the_address(team_store: Store, team_settings: Settings) -> None:
@@ -122,12 +169,12 @@ def test_concurrent_guesses_never_pass_the_limit(
 ) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    accounts = Accounts(team_store, team_settings)  # 3 failures per account
+    accounts = Accounts(team_store, team_settings)  # 3 failures per (name, address)
     accounts.add("ana", PASSWORD)
 
     def guess(i: int) -> str:
         try:
-            accounts.login("ana", f"wrong password {i}", address=f"10.1.0.{i}")
+            accounts.login("ana", f"wrong password {i}", address="10.1.0.9")
         except LoginThrottled:
             return "throttled"
         except LoginFailed:

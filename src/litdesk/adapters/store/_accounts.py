@@ -55,6 +55,10 @@ __all__ = [
     "add_savers",
     "count_failures",
     "clear_failures",
+    "clear_failures_under",
+    "delete_failures",
+    "failure_stats",
+    "reserve_failures",
     "delete_session",
     "delete_sessions_of",
     "get_account",
@@ -275,10 +279,37 @@ def count_failures(conn: Connection, scope: str, since: float) -> int:
     return int(conn.execute(query).scalar_one())
 
 
+def reserve_failures(conn: Connection, scopes: list[str], now: float) -> list[int]:
+    """One failure per scope, counted from now on; their row numbers (to take back with
+    :func:`delete_failures` when the attempt succeeds)."""
+    insert = sa.insert(login_failures).returning(login_failures.c.seq)
+    return [int(conn.execute(insert.values(scope=s, at=now)).scalar_one()) for s in scopes]
+
+
+def delete_failures(conn: Connection, seqs: list[int]) -> None:
+    if seqs:
+        conn.execute(sa.delete(login_failures).where(login_failures.c.seq.in_(seqs)))
+
+
+def failure_stats(conn: Connection, scope: str, since: float) -> tuple[int, float | None]:
+    """The failures of ``scope`` after ``since``: how many, and when the latest was."""
+    query = sa.select(sa.func.count(), sa.func.max(login_failures.c.at)).where(
+        login_failures.c.scope == scope, login_failures.c.at > since
+    )
+    count, latest = conn.execute(query).one()
+    return int(count), float(latest) if latest is not None else None
+
+
 def clear_failures(conn: Connection, scope: str, *, before: float | None = None) -> None:
     where = login_failures.c.scope == scope
     if before is not None:
         where = sa.and_(where, login_failures.c.at <= before)
+    conn.execute(sa.delete(login_failures).where(where))
+
+
+def clear_failures_under(conn: Connection, prefix: str) -> None:
+    """Every failure whose scope starts with ``prefix`` (taken literally: no wildcards)."""
+    where = login_failures.c.scope.startswith(prefix, autoescape=True)
     conn.execute(sa.delete(login_failures).where(where))
 
 

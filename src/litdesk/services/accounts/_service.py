@@ -1,9 +1,14 @@
 """Accounts and sessions of a team server: one method per use case, each one transaction.
 
 * ``add``/``list``/``disable``/``enable``/``reset_password`` — the administrator's CLI.
-* ``login`` — Argon2 verification, throttled per account and per client address (failed
-  attempts are rows in the store, so every worker counts the same ones); a new session token
-  on every login (the cookie's previous session, if any, ends: rotation).
+* ``login`` — Argon2 verification, throttled so that nobody can lock someone else out
+  (failed attempts are rows in the store, so every worker counts the same ones):
+  failures of one user name *from one client address* lock that pair for the window; past a
+  ceiling of failures of the name from all addresses, an address that has failed for it is
+  slowed (one attempt per ``login_slow_seconds``, 429 with Retry-After), never locked; an
+  address with no recent failures is never refused, so the right password from it signs in.
+  At most one Argon2 verification per request, none while refused. A new session token on
+  every login (the cookie's previous session, if any, ends: rotation).
 * ``resolve`` — the account of a session cookie (expired, unknown or disabled → ``None``).
 * ``logout`` — the session ends in the store.
 
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import math
 import re
 import secrets
 import uuid
@@ -56,7 +62,9 @@ class LoginFailed(RefusedError):
 
 
 class LoginThrottled(RefusedError):
-    """Too many failed logins for this account or from this address; wait."""
+    """Too many failed logins for this user name from this address, or from this address,
+    or (code ``login_slowed``) for this user name from anywhere while this address failed
+    for it moments ago; wait ``details["retry_after"]`` seconds."""
 
     default_code = "login_throttled"
 
@@ -129,6 +137,15 @@ def _scope(kind: str, value: str) -> str:
     return f"{kind}:{hashlib.sha256(value.encode('utf-8')).hexdigest()[:64]}"
 
 
+def _pairs_of(name: str) -> str:
+    """The prefix of every (user name, address) scope of ``name``."""
+    return f"pair:{hashlib.sha256(name.encode('utf-8')).hexdigest()[:32]}:"
+
+
+def _pair_scope(name: str, address: str) -> str:
+    return _pairs_of(name) + hashlib.sha256(address.encode("utf-8")).hexdigest()[:32]
+
+
 def _view(row: acc.AccountRow) -> AccountView:
     return AccountView(row.id, row.username, row.disabled, row.created_at)
 
@@ -193,6 +210,7 @@ class Accounts:
             row = self._named(conn, username)
             acc.set_password(conn, row.id, hashed, _now_iso(self.clock))
             acc.clear_failures(conn, _scope("account", row.username))
+            acc.clear_failures_under(conn, _pairs_of(row.username))
         return _view(row)
 
     # --- single sign-on identities (CLI) -------------------------------------------------
@@ -247,36 +265,38 @@ class Accounts:
     def login(
         self, username: str, password: str, *, address: str, previous: str | None = None
     ) -> Session:
-        """A new session for the right name and password; refused while the account or the
-        address has too many recent failures (even with the right password)."""
+        """A new session for the right name and password. Refused without checking the
+        password (:class:`LoginThrottled`, Retry-After in ``details``) while this name has too
+        many recent failures from this address, or this address too many in all, or — past
+        the name's ceiling — this address failed for it less than ``login_slow_seconds``
+        ago. An address with no recent failures is never refused."""
         name = username.strip().lower()[:80]
         now = self.clock.now()
         since = now - self.settings.login_window_seconds
-        by_account = _scope("account", name)
+        by_name = _scope("account", name)
+        by_pair = _pair_scope(name, address)
         by_address = _scope("address", address)
         with self.store.write() as conn:
-            # the account's count is checked and reserved under one lock, so concurrent
-            # guesses at one account cannot pass its limit; an address's failures are
-            # recorded after the check (many people may sign in at once behind one address)
-            self.store.lock(conn, _THROTTLE_LOCK, by_account)
-            throttled = (
-                acc.count_failures(conn, by_account, since)
-                >= self.settings.login_max_failures_account
-                or acc.count_failures(conn, by_address, since)
-                >= self.settings.login_max_failures_address
+            # the name's counts are checked and this attempt reserved under one lock, so
+            # concurrent guesses cannot pass a limit (nor verify more than one hash each);
+            # an address's failures are recorded after the check (many people may sign in
+            # at once behind one address)
+            self.store.lock(conn, _THROTTLE_LOCK, by_name)
+            refusal = self._refusal(
+                acc.failure_stats(conn, by_pair, since),
+                acc.failure_stats(conn, by_name, since)[0],
+                acc.failure_stats(conn, by_address, since)[0],
+                now,
             )
-            if not throttled:
-                # a failure until proven otherwise (cleared below when the password is right)
-                acc.add_failure(conn, [by_account], now)
+            if refusal is None:
+                # a failure until proven otherwise (taken back below when the password is right)
+                reserved = acc.reserve_failures(conn, [by_pair, by_name], now)
                 # keep the table small: failures older than the window count for nothing
-                acc.clear_failures(conn, by_account, before=since)
-                acc.clear_failures(conn, by_address, before=since)
+                for scope in (by_pair, by_name, by_address):
+                    acc.clear_failures(conn, scope, before=since)
                 row = acc.find_account(conn, name)
-        if throttled:
-            raise LoginThrottled(
-                "too many failed logins; try again later",
-                retry_after=self.settings.login_window_seconds,
-            )
+        if refusal is not None:
+            raise refusal
         if row is None or row.disabled or row.password_hash == NO_PASSWORD:
             waste_time(password)
             ok = False
@@ -292,8 +312,37 @@ class Accounts:
                 acc.set_password(
                     conn, row.id, rehash, _now_iso(self.clock)
                 )  # ends the old sessions
-            acc.clear_failures(conn, by_account)
+            # this attempt was no failure, and this address has proved itself for the name;
+            # the name's failures from other addresses still count towards its ceiling
+            acc.delete_failures(conn, reserved)
+            acc.clear_failures(conn, by_pair)
             return new_session(conn, row, self.settings, now, previous)
+
+    def _refusal(
+        self, pair: tuple[int, float | None], by_name: int, by_address: int, now: float
+    ) -> LoginThrottled | None:
+        """Why this attempt is refused before its password is checked, or ``None``."""
+        s = self.settings
+        if pair[0] >= s.login_max_failures_user_address:
+            return LoginThrottled(
+                "too many failed logins for this user name from this address; try again later",
+                retry_after=s.login_window_seconds,
+            )
+        if by_address >= s.login_max_failures_address:
+            return LoginThrottled(
+                "too many failed logins from this address; try again later",
+                retry_after=s.login_window_seconds,
+            )
+        latest = pair[1]
+        if by_name >= s.login_max_failures_account and latest is not None:
+            wait = math.ceil(latest + s.login_slow_seconds - now)
+            if wait > 0:
+                return LoginThrottled(
+                    f"too many failed logins for this user name; try again in {wait} s",
+                    code="login_slowed",
+                    retry_after=wait,
+                )
+        return None
 
     def resolve(self, token: str | None) -> AccountView | None:
         """The account of a live session, else ``None``."""
