@@ -581,6 +581,10 @@ screening_models = sa.Table(
     sa.Column("trained_at", sa.String(_WHEN), nullable=False),
     #: the model whose scores these are (none: ``litdesk-svm-2``; 0028_screening_vectors)
     sa.Column("model", sa.String(64), nullable=True),
+    #: whose model: ``''`` the shared one (every reviewer's decisions); an account id the
+    #: model of that reviewer's own decisions, used while the stage is blind
+    #: (0034_blindmodel_reviewer_models)
+    sa.Column("reviewer", sa.String(_ID), primary_key=True, server_default=""),
 )
 
 #: sentence-encoder rows of a Study's screening records, one per embedder and text (the

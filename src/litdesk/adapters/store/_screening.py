@@ -289,22 +289,26 @@ def list_retrieval(conn: Connection, study_id: str) -> list[RetrievalRow]:
 # -- model scores ----------------------------------------------------------------------------
 
 
-def model_version(conn: Connection, study_id: str, stage: str) -> tuple[int, int] | None:
-    """``(version, trained_on)`` of the stored scores, without reading them."""
+def _whose(study_id: str, stage: str, reviewer: str) -> sa.ColumnElement[bool]:
+    c = screening_models.c
+    return sa.and_(c.study_id == study_id, c.stage == stage, c.reviewer == reviewer)
+
+
+def model_version(
+    conn: Connection, study_id: str, stage: str, reviewer: str = ""
+) -> tuple[int, int] | None:
+    """``(version, trained_on)`` of the stored scores, without reading them (``reviewer``:
+    that reviewer's own model; ``''`` the shared one)."""
     row = conn.execute(
         sa.select(screening_models.c.version, screening_models.c.trained_on).where(
-            screening_models.c.study_id == study_id, screening_models.c.stage == stage
+            _whose(study_id, stage, reviewer)
         )
     ).first()
     return None if row is None else (int(row.version), int(row.trained_on))
 
 
-def get_model(conn: Connection, study_id: str, stage: str) -> ModelRow | None:
-    row = conn.execute(
-        sa.select(screening_models).where(
-            screening_models.c.study_id == study_id, screening_models.c.stage == stage
-        )
-    ).first()
+def get_model(conn: Connection, study_id: str, stage: str, reviewer: str = "") -> ModelRow | None:
+    row = conn.execute(sa.select(screening_models).where(_whose(study_id, stage, reviewer))).first()
     if row is None:
         return None
     scores = load_json(row.scores, what="screening scores")
@@ -329,10 +333,12 @@ def put_model(
     scores: Mapping[str, float],
     trained_at: str,
     model: str | None = None,
+    reviewer: str = "",
 ) -> int:
     """Replace the stage's scores with the next version (inside the caller's transaction:
-    until it commits the previous scores stay in force); returns the new version."""
-    current = model_version(conn, study_id, stage)
+    until it commits the previous scores stay in force); returns the new version.
+    ``reviewer``: that reviewer's own model (its versions count on their own)."""
+    current = model_version(conn, study_id, stage, reviewer)
     version = (current[0] if current else 0) + 1
     text = json.dumps(dict(scores), separators=(",", ":"))
     values = {
@@ -343,12 +349,14 @@ def put_model(
         "model": model,
     }
     if current is None:
-        conn.execute(sa.insert(screening_models).values(study_id=study_id, stage=stage, **values))
+        conn.execute(
+            sa.insert(screening_models).values(
+                study_id=study_id, stage=stage, reviewer=reviewer, **values
+            )
+        )
     else:
         conn.execute(
-            sa.update(screening_models)
-            .where(screening_models.c.study_id == study_id, screening_models.c.stage == stage)
-            .values(**values)
+            sa.update(screening_models).where(_whose(study_id, stage, reviewer)).values(**values)
         )
     return version
 
