@@ -94,28 +94,38 @@ def test_blind_pair_reveal_resolve_and_agreement(server: TeamServer) -> None:
         # the settings say who changed them by name
         settings_page = bob.get(f"/study/{sid}/screen/settings").text
         assert "by ana." in settings_page and "acct_" not in settings_page
-    # red team: the model learns from both reviewers' blind decisions, so its scores, its
-    # order and its count told bob each of ana's verdicts (0.58 for a record she included,
-    # 0.20 for one excluded, before bob decided anything); until the reveal bob screens
-    # without it, the Study's owner with it
-    with server.signed_in("ana") as ana:
+
+    # red team: the shared model learns from both reviewers' blind decisions, so its
+    # scores, its order and its count told bob each of ana's verdicts (0.58 for a record
+    # she included, 0.20 for one excluded, before bob decided anything); until the reveal
+    # each of them — the Study's owner too — is ranked by a model of their own decisions
+    def own_scores(client: object, who: str) -> list[float]:
         deadline = time.monotonic() + 60
-        while ana.get(f"{_api(sid)}/progress").json()["model"]["state"] != "ready":
-            assert time.monotonic() < deadline, "the model was never trained"
+        while client.get(f"{_api(sid)}/progress").json()["model"]["state"] != "ready":  # type: ignore[attr-defined]
+            assert time.monotonic() < deadline, f"{who}'s model was never trained"
             time.sleep(0.2)
-        owners = ana.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()
-        assert owners["score"] is not None and owners["order"]["model"]["trained_on"] == 3
+        scores = []
+        for key in keys[:3]:
+            card = client.get(f"{_api(sid)}/card", params={"record_key": key}).json()  # type: ignore[attr-defined]
+            model = card["order"]["model"]
+            assert model["blind"] is True and model["trained_on"] == 3, card
+            scores.append(card["score"])
+        return scores
+
+    with server.signed_in("ana") as ana:
+        mine = own_scores(ana, "ana")  # she included keys[0] and excluded keys[1]
+        assert mine[0] > mine[1], mine
     with server.signed_in("bob") as bob:
-        card = bob.get(f"{_api(sid)}/card", params={"record_key": keys[0]}).json()
-        model = card["order"]["model"]
-        assert card["score"] is None and model["blind"] is True, card
-        assert (model["state"], model["version"], model["trained_on"]) == ("none", None, None)
+        his = own_scores(bob, "bob")  # he excluded keys[0] and included keys[2]
+        assert his[0] < his[2], his
         ranked = bob.get(f"{_api(sid)}/next", params={"order": "ranked"}).json()
-        assert ranked["score"] is None and ranked["order"]["mode"] == "random", ranked
-        assert "blind until the Study's owner reveals it" in ranked["order"]["label"]
-        assert bob.get(f"{_api(sid)}/progress").json()["model"]["blind"] is True
+        assert ranked["score"] is not None and ranked["order"]["mode"] == "ranked", ranked
+        label = ranked["order"]["label"]
+        assert label.startswith("ranked by a model trained on your 3 decisions"), label
         page = bob.get(f"/study/{sid}/screen/progress").text
-        assert "No model for you while this stage is blind" in page
+        assert "Ranked by a model trained on your 3 decisions" in page
+        card_page = bob.get(f"/study/{sid}/screen").text
+        assert "Ranked by a model trained on your 3 decisions" in card_page
     with server.signed_in("cy") as cy:  # a viewer reads but does not decide
         r = cy.post(
             f"{_api(sid)}/decisions",

@@ -136,7 +136,7 @@ def _progress(view: ProgressView) -> None:
         _say(f"model: none yet ({m.waiting_for}{_RETRAIN if m.due else ''})")
     else:
         _say(
-            f"model: {m.name} v{m.version} trained on "
+            f"model: {m.name} v{m.version} trained on {'your ' if m.blind else ''}"
             f"{plural(m.trained_on, 'decision')} ({m.state})"
         )
 

@@ -10,8 +10,9 @@ only their own decisions (and resolutions) and their own figures.
 
 Every decision, undo and retrieval note is appended under the Study's screening lock in
 one write transaction (two reviewers at the same moment: both kept, in order). After a
-decision the model's retrain is queued (``screening.retrain``, one per Study and stage);
-the next record never waits for it: it uses the scores in force. A Study whose model is the
+decision the model's retrain is queued (``screening.retrain``, one per Study and stage;
+while the stage is blind also the deciding reviewer's own model's, which alone orders their
+queue until the reveal); the next record never waits for it: it uses the scores in force. A Study whose model is the
 hand-over (``litdesk-handover``) also has its records embedded by a job
 (``screening.embed``, :mod:`._vectors`); its retrains use the default model until then.
 """
@@ -33,7 +34,6 @@ from litdesk.adapters.store import accounts as access
 from litdesk.core.screening import (
     HANDOVER_MODEL,
     STAGES,
-    SVM_MODEL,
     Stage,
 )
 from litdesk.core.words import plural
@@ -44,6 +44,7 @@ from ._cards import (
     Ctx,
     entry_of,
     members,
+    model_in_force,
     paper_fields,
     random_key,
     update_news,
@@ -143,7 +144,7 @@ class ScreeningArea(TeamScreening):
         )
         self._lock = threading.Lock()
         #: (Study, stage) → the model version a retrain was queued for unscored records
-        self._unscored: dict[tuple[str, str], int | None] = {}
+        self._unscored: dict[tuple[str, str, str], int | None] = {}
         #: orders of every item (ranked per model version, random per seed), recent ones
         self._orders: OrderedDict[tuple[object, ...], tuple[str, ...]] = OrderedDict()
         #: account id → user name (names never change; ids that are no account map to
@@ -191,7 +192,13 @@ class ScreeningArea(TeamScreening):
     def _rows_stored(self, study_id: str) -> None:
         """Every record has its row now: retrain each stage with the hand-over model."""
         for stage in STAGES:
-            self._after_decision(study_id, stage)
+            self._after_decision(study_id, stage, self._deciders(study_id, stage))
+
+    def _deciders(self, study_id: str, stage: Stage) -> set[str]:
+        """The reviewers with an entry at ``stage`` (whose own models a new model retrains)."""
+        screen = self.cache.screen_set(study_id)
+        _, _, rows = self.cache.history(study_id, screen)
+        return {r.reviewer for r in rows if r.stage == stage}
 
     # -- shared steps ---------------------------------------------------------------------
 
@@ -226,13 +233,16 @@ class ScreeningArea(TeamScreening):
             config, _ = self._config(conn, study.id)
             retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study.id)]
             screen = self.cache.cached(study.id, screening.record_fingerprint(conn, study.id))
+            whose = {s: owner if config.blind(s) else "" for s in STAGES}  # blind: their own
             if screen is not None:
                 recorded, seq_of, rows = self.cache.history(study.id, screen, conn=conn)
-                models = {s: self.retrainer.scores(study.id, s, conn=conn) for s in STAGES}
+                models = {
+                    s: self.retrainer.scores(study.id, s, whose[s], conn=conn) for s in STAGES
+                }
         if screen is None:
             screen = self.cache.screen_set(study.id)
             recorded, seq_of, rows = self.cache.history(study.id, screen)
-            models = {s: self.retrainer.scores(study.id, s) for s in STAGES}
+            models = {s: self.retrainer.scores(study.id, s, whose[s]) for s in STAGES}
         missing = frozenset(not_retrieved_groups(retrieval, screen.group_of))
         history = counted_history(recorded, missing)
         return Ctx(study, role, config, screen, history, seq_of, rows, models, recorded, missing)
@@ -318,17 +328,25 @@ class ScreeningArea(TeamScreening):
             if changed.model == HANDOVER_MODEL:
                 self._want_rows(study.id)
             for stage in STAGES:  # the new model's scores (or the default's, until rows)
-                self._after_decision(study.id, stage)
+                self._after_decision(study.id, stage, self._deciders(study.id, stage))
         return self._settings_view(study, role, changed, stored)
 
     # -- decisions ------------------------------------------------------------------------
 
-    def _after_decision(self, study_id: str, stage: Stage) -> bool:
-        """Queue the stage's retrain (one active per Study and stage); False when the
-        queue refused it (the scores in force stay)."""
-        return self._submit(
-            RETRAIN_KIND, {"study_id": study_id, "stage": stage}, retrain_owner(study_id, stage)
-        )
+    def _after_decision(self, study_id: str, stage: Stage, reviewers: Iterable[str] = ()) -> bool:
+        """Queue the stage's retrain (one active per Study and stage) and, while the stage
+        is blind, each of ``reviewers``' own model's (the reviewers who decided); False when
+        the queue refused one (the scores in force stay)."""
+        params = {"study_id": study_id, "stage": stage}
+        queued = self._submit(RETRAIN_KIND, params, retrain_owner(study_id, stage))
+        if not (own := sorted(set(reviewers))):
+            return queued
+        with self.store.read() as conn:
+            config, _ = self._config(conn, study_id)
+        for r in own if config.blind(stage) else ():
+            mine = retrain_owner(study_id, stage, r)
+            queued = self._submit(RETRAIN_KIND, params | {"reviewer": r}, mine) and queued
+        return queued
 
     def _decision_view(
         self, study_id: str, stage: Stage, row: screening.DecisionRow, owner: str, queued: bool
@@ -393,7 +411,7 @@ class ScreeningArea(TeamScreening):
                 source=request.source,
                 made_at=self._now(),
             )
-        queued = self._after_decision(study.id, stage)
+        queued = self._after_decision(study.id, stage, (owner,))
         return self._decision_view(study.id, stage, row, owner, queued)
 
     def undo(self, request: UndoRequest, *, owner: str) -> DecisionView:
@@ -440,7 +458,7 @@ class ScreeningArea(TeamScreening):
                 made_at=self._now(),
                 undoes=target.id,
             )
-        queued = self._after_decision(study.id, stage)
+        queued = self._after_decision(study.id, stage, (owner,))
         return self._decision_view(study.id, stage, made, owner, queued)
 
     def retrieval(self, request: RetrievalRequest, *, owner: str) -> RetrievalView:
@@ -505,23 +523,7 @@ class ScreeningArea(TeamScreening):
         )  # fmt: skip
 
     def _model(self, ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
-        if ctx.role != "owner" and ctx.config.blind(state.stage):  # it learnt the others'
-            return ModelState("none", blind=True), {}  # decisions: scores would tell them
-        row = ctx.models[state.stage]
-        if row is None:
-            labels = set(state.labels.values())
-            return ModelState("none", due=labels == {True, False}), {}
-        fresh = row.trained_on == len(state.labels)
-        return (
-            ModelState(
-                "ready" if fresh else "retraining",
-                row.version,
-                row.trained_on,
-                row.trained_at,
-                row.model or SVM_MODEL,
-            ),
-            row.scores,
-        )
+        return model_in_force(ctx, state)  # blind: the reader's own
 
     def _order(self, key: tuple[object, ...], make: Callable[[], list[str]]) -> tuple[str, ...]:
         """An order of every item, made once per Study's items and model version / seed."""
@@ -544,11 +546,14 @@ class ScreeningArea(TeamScreening):
         order: Order,
         seed: int,
         skip: tuple[str, ...] = (),
+        owner: str = "",
     ) -> tuple[str | None, CardOrder, float | None]:
-        """The next item for the reviewer in ``order`` (past the ``skip`` ones), the order's
-        description and the item's score (ranked). Each order of all items is made once (per
-        model version or seed) and walked to its first remaining item."""
+        """The next item for the reviewer ``owner`` in ``order`` (past the ``skip`` ones),
+        the order's description and the item's score (ranked). Each order of all items is
+        made once (per model (the reviewer's own while blind) version or seed) and walked
+        to its first remaining item."""
         model, scores = self._model(ctx, state)
+        whose = owner if model.blind else ""
 
         if state.stage == "full_text":  # PRISMA counts these done: not retrieved, not assessed
             skip = (*skip, *ctx.not_retrieved)
@@ -575,29 +580,33 @@ class ScreeningArea(TeamScreening):
             )
             best = next((k for k in ordered if free(k)), None)
             return best, described, None
+        trained = plural(model.trained_on, "decision")
         described = CardOrder(
             order,
-            f"ranked by model v{model.version} trained on {plural(model.trained_on, 'decision')}"
-            + f" ({model.name}"
+            (
+                f"ranked by a model trained on your {trained} (v{model.version}, {model.name}"
+                if model.blind
+                else f"ranked by model v{model.version} trained on {trained} ({model.name}"
+            )
             + (", retraining)" if model.state == "retraining" else ")"),
             model,
             wants_model=True,
         )
         floor = float("-inf")
         ordered = self._order(
-            (ctx.study.id, fp, state.stage, "ranked", model.version),
+            (ctx.study.id, fp, state.stage, "ranked", model.version, *((whose,) if whose else ())),
             lambda: sorted(keys, key=lambda k: (-scores.get(k, floor), random_key(1, k))),
         )
         best = next((k for k in ordered if free(k)), None)
         if ordered and ordered[-1] not in scores:
             # items the model has not scored (new since it was trained; they come last
             # until then): queue a retrain, once per model version in this process
-            asked = (ctx.study.id, state.stage)
+            asked = (ctx.study.id, state.stage, whose)
             with self._lock:
                 ask = self._unscored.get(asked) != model.version
                 self._unscored[asked] = model.version
             if ask:
-                self._after_decision(ctx.study.id, state.stage)
+                self._after_decision(ctx.study.id, state.stage, (whose,) if whose else ())
         return best, described, (None if best is None else scores.get(best))
 
     def _card(
@@ -648,7 +657,7 @@ class ScreeningArea(TeamScreening):
         ctx = self._ctx(request.study, owner)
         state = self._state(ctx, request.stage, owner)
         order = request.order or ctx.config.default_order
-        key, described, score = self._pick(ctx, state, order, request.seed, request.skip)
+        key, described, score = self._pick(ctx, state, order, request.seed, request.skip, owner)
         return self._card(ctx, state, key, described, owner, score)
 
     def card(self, request: CardRequest, *, owner: str) -> CardView:
@@ -746,11 +755,14 @@ class ScreeningArea(TeamScreening):
         with self.store.read() as conn:
             row, _ = self._study(conn, study, owner, "read")
             config, _ = self._config(conn, row.id)
+        retrains = [(RETRAIN_KIND, retrain_owner(row.id, stage))]
+        if config.blind(stage):  # and the reader's own model's
+            retrains.append((RETRAIN_KIND, retrain_owner(row.id, stage, owner)))
         if not embed:
             retrain = JobRunner(
                 self.jobs, {RETRAIN_KIND: self.retrainer.handler()}, lease_s=self._lease_s
             )
-            self._run_jobs(retrain, ((RETRAIN_KIND, retrain_owner(row.id, stage)),))
+            self._run_jobs(retrain, tuple(retrains))
         else:
             if (
                 config.model == HANDOVER_MODEL
@@ -765,7 +777,7 @@ class ScreeningArea(TeamScreening):
             runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
             self._run_jobs(
                 runner,
-                ((EMBED_KIND, embed_owner(row.id)), (RETRAIN_KIND, retrain_owner(row.id, stage))),
+                ((EMBED_KIND, embed_owner(row.id)), *retrains),
             )
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))

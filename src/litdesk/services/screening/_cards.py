@@ -13,7 +13,13 @@ from typing import Final
 
 from litdesk.adapters.store import Store, repo, screening, whole_searches
 from litdesk.adapters.store import fulltext as links
-from litdesk.core.screening import DecisionHistory, Stage, check_set, stopping_guidance
+from litdesk.core.screening import (
+    SVM_MODEL,
+    DecisionHistory,
+    Stage,
+    check_set,
+    stopping_guidance,
+)
 from litdesk.services.dedup import WorkingGroup
 
 from ._config import ScreeningConfig
@@ -26,6 +32,7 @@ from ._views import (
     DecisionEntry,
     Guidance,
     MemberRecord,
+    ModelState,
     PaperFields,
     RetrievalNote,
     UpdateNews,
@@ -41,6 +48,7 @@ __all__ = [
     "full_text",
     "guidance",
     "members",
+    "model_in_force",
     "paper_fields",
     "progress",
     "random_key",
@@ -70,10 +78,37 @@ class Ctx:
     history: DecisionHistory
     seq_of: dict[int, int]
     rows: list[screening.DecisionRow]
+    #: the model in force per stage for the reader: while a stage is blind the reader's
+    #: own (trained on their decisions only), the shared one otherwise
     models: dict[Stage, screening.ModelRow | None]
     recorded: DecisionHistory
     #: the group keys whose report is recorded not retrieved now
     not_retrieved: frozenset[str]
+
+
+def model_in_force(ctx: Ctx, state: StageState) -> tuple[ModelState, dict[str, float]]:
+    """The model ordering the reader's queue at ``state``'s stage and its scores. While the
+    stage is blind it is the reader's own and counts only their decisions (``state``'s
+    ``my_labels``): nothing of it depends on another reviewer's decisions."""
+    row = ctx.models[state.stage]
+    blind = ctx.config.blind(state.stage)
+    labels = state.labels
+    if blind:
+        labels = {k: v for k, v in state.my_labels.items() if k in state.item_set}
+    if row is None:
+        return ModelState("none", due=set(labels.values()) == {True, False}, blind=blind), {}
+    fresh = row.trained_on == len(labels)
+    return (
+        ModelState(
+            "ready" if fresh else "retraining",
+            row.version,
+            row.trained_on,
+            row.trained_at,
+            row.model or SVM_MODEL,
+            blind=blind,
+        ),
+        row.scores,
+    )
 
 
 def visible_rows(ctx: Ctx, group_key: str, reader: str) -> list[screening.DecisionRow]:

@@ -44,7 +44,9 @@ class AreaParts(Protocol):
 
     def _reviewer_names(self, account_ids: Iterable[str]) -> dict[str, str]: ...
 
-    def _after_decision(self, study_id: str, stage: Stage) -> bool: ...
+    def _after_decision(
+        self, study_id: str, stage: Stage, reviewers: Iterable[str] = ()
+    ) -> bool: ...
 
     def _decision_view(
         self, study_id: str, stage: Stage, row: screening.DecisionRow, owner: str, queued: bool

@@ -1,6 +1,6 @@
 """The prioritisation model's retrain as a job of the store's queue (kind
-``screening.retrain``, one active per Study and stage: its owner is
-:func:`retrain_owner`, submitted with ``reuse_active``).
+``screening.retrain``, one active per Study and stage — and, while the stage is blind, per
+reviewer: its owner is :func:`retrain_owner`, submitted with ``reuse_active``).
 
 The handler reads the Study's items and decisions, fits the Study's model (:class:`Ranker` over
 TF-IDF features of title, abstract and keywords of each group's merged record, fitted once
@@ -11,6 +11,10 @@ score with the next version in one transaction: until it commits the previous sc
 in force, so a worker killed mid-retrain leaves them (the job is claimed again when its
 lease ends). Decisions that arrive while it trains are picked up by training again before
 the job ends (a bounded number of rounds).
+
+A reviewer's own model (job parameter ``reviewer``, stored under that reviewer): trained on
+that reviewer's current decisions only, in the order they made them — nothing of anyone
+else's, so that in a blind stage its scores, order and counts tell nothing of the others'.
 """
 
 from __future__ import annotations
@@ -61,9 +65,11 @@ MAX_ROUNDS: Final = 5
 _CACHED: Final = 4
 
 
-def retrain_owner(study_id: str, stage: Stage) -> str:
-    """The queue owner of a Study's stage retrain (one active per Study and stage)."""
-    return f"study:{study_id}:screening:{stage}"
+def retrain_owner(study_id: str, stage: Stage, reviewer: str = "") -> str:
+    """The queue owner of a Study's stage retrain (one active per Study and stage, and per
+    reviewer for a reviewer's own model)."""
+    shared = f"study:{study_id}:screening:{stage}"
+    return f"{shared}:reviewer:{reviewer}" if reviewer else shared
 
 
 def screening_record(screen: ScreenSet, index: int) -> ScreeningRecord:
@@ -105,36 +111,42 @@ class Retrainer:
         self.want_rows = want_rows
         self._lock = threading.Lock()
         self._features: OrderedDict[tuple[str, str, str], Features] = OrderedDict()
-        self._scores: dict[tuple[str, str], screening.ModelRow] = {}
+        self._scores: dict[tuple[str, str, str], screening.ModelRow] = {}
 
     # -- the scores in force --------------------------------------------------------------
 
     def scores(
-        self, study_id: str, stage: Stage, *, conn: Connection | None = None
+        self,
+        study_id: str,
+        stage: Stage,
+        reviewer: str = "",
+        *,
+        conn: Connection | None = None,
     ) -> screening.ModelRow | None:
         """The stored scores of the stage (re-read only when their version changed);
-        ``conn``: read in that transaction."""
+        ``reviewer``: that reviewer's own model's; ``conn``: read in that transaction."""
         if conn is None:
             with self.store.read() as own:
-                return self._scores_in(own, study_id, stage)
-        return self._scores_in(conn, study_id, stage)
+                return self._scores_in(own, study_id, stage, reviewer)
+        return self._scores_in(conn, study_id, stage, reviewer)
 
     def _scores_in(
-        self, conn: Connection, study_id: str, stage: Stage
+        self, conn: Connection, study_id: str, stage: Stage, reviewer: str
     ) -> screening.ModelRow | None:
-        version = screening.model_version(conn, study_id, stage)
+        version = screening.model_version(conn, study_id, stage, reviewer)
         if version is None:
             return None
+        key = (study_id, stage, reviewer)
         with self._lock:
-            cached = self._scores.get((study_id, stage))
+            cached = self._scores.get(key)
         if cached is not None and cached.version == version[0]:
             return cached
-        row = screening.get_model(conn, study_id, stage)
+        row = screening.get_model(conn, study_id, stage, reviewer)
         if row is not None:
             with self._lock:
                 if len(self._scores) > 4 * _CACHED * len(STAGES):
                     self._scores.clear()
-                self._scores[(study_id, stage)] = row
+                self._scores[key] = row
         return row
 
     # -- training -------------------------------------------------------------------------
@@ -169,14 +181,17 @@ class Retrainer:
                 self._features.popitem(last=False)
         return built, config
 
-    def labels(self, study_id: str, stage: Stage) -> tuple[ScreenSet, dict[str, bool]]:
-        screen, labels, _ = self.labelled(study_id, stage)
+    def labels(
+        self, study_id: str, stage: Stage, reviewer: str = ""
+    ) -> tuple[ScreenSet, dict[str, bool]]:
+        screen, labels, _ = self.labelled(study_id, stage, reviewer)
         return screen, labels
 
     def labelled(
-        self, study_id: str, stage: Stage
+        self, study_id: str, stage: Stage, reviewer: str = ""
     ) -> tuple[ScreenSet, dict[str, bool], ScreeningConfig]:
-        """The working set, the stage's labels now and the Study's settings."""
+        """The working set, the stage's labels now and the Study's settings (``reviewer``:
+        that reviewer's own decisions only, in the order made)."""
         screen = self.cache.screen_set(study_id)
         history, _, _ = self.cache.history(study_id, screen)
         with self.store.read() as conn:
@@ -185,14 +200,16 @@ class Retrainer:
         config = ScreeningConfig.from_json(stored.data if stored else None)
         # as progress counts them: no full-text label of a report recorded not retrieved
         counted = counted_history(history, not_retrieved_groups(retrieval, screen.group_of))
-        state = stage_state(screen, counted, config, stage, reviewer="")
+        state = stage_state(screen, counted, config, stage, reviewer=reviewer)
         items = set(state.items)
-        return screen, {k: v for k, v in state.labels.items() if k in items}, config
+        chosen = state.my_labels if reviewer else state.labels
+        return screen, {k: v for k, v in chosen.items() if k in items}, config
 
-    def train(self, study_id: str, stage: Stage) -> TrainResult:
-        """One training on the decisions now: the scores stored with the next version
-        (``trained: False`` when the labels hold no include or no exclude yet)."""
-        screen, labels, settings = self.labelled(study_id, stage)
+    def train(self, study_id: str, stage: Stage, reviewer: str = "") -> TrainResult:
+        """One training on the decisions now (``reviewer``: on theirs only, stored as their
+        model): the scores stored with the next version (``trained: False`` when the labels
+        hold no include or no exclude yet)."""
+        screen, labels, settings = self.labelled(study_id, stage, reviewer)
         if not (any(labels.values()) and not all(labels.values())):
             return {"trained": False, "labels": len(labels)}
         features, config = self.features(study_id, screen, settings.model)
@@ -210,18 +227,21 @@ class Retrainer:
                 scores=scores,
                 trained_at=self.clock.utcnow().isoformat(timespec="seconds"),
                 model=config.name,
+                reviewer=reviewer,
             )
         return {"trained": True, "version": version, "labels": len(labels), "model": config.name}
 
-    def run(self, study_id: str, stage: Stage, ctx: JobContext | None = None) -> TrainResult:
+    def run(
+        self, study_id: str, stage: Stage, ctx: JobContext | None = None, reviewer: str = ""
+    ) -> TrainResult:
         """Train until the stored scores are fitted on every decision (or the rounds run
-        out, or the job must stop)."""
+        out, or the job must stop); ``reviewer``: their own model, on their decisions."""
         result: TrainResult = {"trained": False}
         for _ in range(MAX_ROUNDS):
             if ctx is not None and ctx.should_stop:
                 break
-            result = self.train(study_id, stage)
-            _, labels = self.labels(study_id, stage)
+            result = self.train(study_id, stage, reviewer)
+            _, labels = self.labels(study_id, stage, reviewer)
             if len(labels) == result.get("labels"):
                 break
         return result
@@ -230,7 +250,8 @@ class Retrainer:
         def run(ctx: JobContext) -> dict[str, Any] | None:
             params = ctx.params
             stage: Stage = "full_text" if params.get("stage") == "full_text" else "title_abstract"
-            return dict(self.run(str(params["study_id"]), stage, ctx))
+            reviewer = str(params.get("reviewer") or "")
+            return dict(self.run(str(params["study_id"]), stage, ctx, reviewer))
 
         return run
 

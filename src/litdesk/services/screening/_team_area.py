@@ -279,8 +279,8 @@ def import_decisions(
             )
         if plan.record:
             access.add_history(conn, study.id, owner, "screening_imported", None, now)
-    if plan.record:
-        area._after_decision(study.id, stage)
+    if plan.record:  # blind: each imported reviewer's own model too
+        area._after_decision(study.id, stage, {p.reviewer for p in plan.record})
     names = area._reviewer_names(plan.reviewers)
     return ImportDecisionsView(
         study.id,

@@ -176,10 +176,12 @@ class ScreeningSettingsView:
 @dataclass(frozen=True, slots=True)
 class ModelState:
     """The prioritisation model of a stage: ``ready`` (scores in force), ``retraining``
-    (decisions came since; a job is queued or running), ``none`` (no model yet, or
-    ``blind``: none for this reviewer until the reveal); ``due``: no
+    (decisions came since; a job is queued or running), ``none`` (no model yet); ``due``: no
     model yet although the decisions hold an include and an exclude (its first training is
-    queued: a server's worker runs it, or ``litdesk screen retrain``)."""
+    queued: a server's worker runs it, or ``litdesk screen retrain``). ``blind``: the stage
+    is blind and the model is the reader's own, trained on their decisions only (the shared
+    one learnt every reviewer's: its scores, order and count would tell theirs); its
+    ``due`` and ``trained_on`` count their decisions."""
 
     state: str
     version: int | None = None
@@ -187,8 +189,7 @@ class ModelState:
     trained_at: str | None = None
     name: str = "litdesk-svm-2"
     due: bool = False
-    #: none for this reviewer: the stage is blind and the model learnt from every
-    #: reviewer's decisions (its scores, order and count would tell theirs)
+    #: the reader's own model (the stage is blind until the Study's owner reveals it)
     blind: bool = False
 
     def to_dict(self) -> dict[str, object]:
@@ -206,7 +207,11 @@ class ModelState:
     def waiting_for(self) -> str:
         """Why there is no model yet, in words (``state`` ``none``)."""
         if self.blind:
-            return "the stage is blind until the Study's owner reveals it"
+            return (
+                "the first training of your own model is queued"
+                if self.due
+                else "your own model needs an include and an exclude of yours"
+            )
         if self.due:
             return "its first training is queued"
         return "it needs an include and an exclude"

@@ -114,6 +114,7 @@ function install(root) {
 
   function modelText(md) {
     if (!md || md.state === "none") return "No model yet";
+    if (md.blind) return `Ranked by a model trained on your ${fmt(md.trained_on)} decision${md.trained_on === 1 ? "" : "s"} (v${md.version}${md.state === "retraining" ? ", retraining" : ""})`;
     return `Model ${md.name || ""} v${md.version}, ${fmt(md.trained_on)} decision${md.trained_on === 1 ? "" : "s"}${md.state === "retraining" ? ", retraining" : ""}`;
   }
 
