@@ -248,4 +248,7 @@ def test_identification_numbers_open_as_their_records(
     page.goto(f"{running.base}{base}removed_duplicates")
     rows = page.locator("#prisma-records tbody tr").all_inner_texts()
     assert len(rows) == 2 and all("Beta blocker trial" in t for t in rows)
+    # the kept record has the same title: the cell says so rather than repeating it
+    kept = page.locator("#prisma-records tbody td[data-label='Duplicate of']").all_inner_texts()
+    assert all(t.startswith("the record of the same title · Import: refs.ris") for t in kept), kept
     shoot(page, "prisma-2020-records-duplicates.png", full_page=True)
