@@ -150,3 +150,20 @@ def test_dual_review_counts_only_settled_records() -> None:
     h.resolve("a", "owner", "include", at=T0)
     (r,) = compute_flow(groups, history=h, policies=dual).flow.rounds
     assert set(r.screened) == {"a", "c"} and r.sought == ("a",)
+
+
+def test_the_record_kept_is_the_one_added_first_in_its_round() -> None:
+    # the working set may list an import's record first; the search run added before it
+    # keeps its record, and the import's is the duplicate (times as the store writes them:
+    # imports in whole seconds, runs with microseconds)
+    run = _row("r", "run", "run0", "PubMed", at="2026-01-01T10:00:00.500000+00:00")
+    imp = _row("i", "import", "imp", "Import: x.ris (ris)", at="2026-01-01T10:05:00+00:00")
+    late_run = _row("q", "run", "run0", "PubMed", at="2026-01-01T10:05:00.250000+00:00")
+    early_imp = _row("j", "import", "imp", "Import: x.ris (ris)", at="2026-01-01T10:05:00+00:00")
+    result = compute_flow(
+        [_group(imp, run), _group(late_run, early_imp)], history=DecisionHistory(), policies=SINGLE
+    )
+    (found,) = result.identified
+    dup = {f.row.key: f.duplicate_of for f in found}
+    assert dup == {"r": None, "i": "r", "j": None, "q": "j"}
+    assert_arithmetic(result.flow)

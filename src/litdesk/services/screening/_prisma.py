@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from sqlalchemy.engine import Connection
@@ -214,9 +215,10 @@ def compute_flow(
         r = min(columns)
         group_round[g.key] = r
         to_screen[r].append(g.key)
-        # the record kept to screen: the group's first in its first round (the one the
-        # others joined, when it is of that round); every other one is a duplicate of it
-        kept = g.members[columns.index(r)]
+        # the record kept to screen: of the group's records in its first round, the one
+        # added first (a search run before an import of that round keeps its record; on a
+        # tie the group's order: the one the others joined); every other one duplicates it
+        kept = min((m for m, c in zip(g.members, columns, strict=True) if c == r), key=_added)
         for m, c in zip(g.members, columns, strict=True):
             records[c].append(m)
             name = m.database or "unnamed source"
@@ -289,6 +291,16 @@ def compute_flow(
     began = (None, *(at.isoformat() for _, at in plan.rounds.began))
     flow = PrismaFlow(tuple(out))
     return FlowResult(flow, tuple(notes), group_round, began, tuple(map(tuple, found)))
+
+
+def _added(row: StudyRecordRow) -> datetime:
+    """When a record was added, as a time (imports store whole seconds, runs microseconds:
+    their strings do not sort); a value that is no time sorts last."""
+    try:
+        when = datetime.fromisoformat(row.added_at)
+    except ValueError:
+        return datetime.max.replace(tzinfo=UTC)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def not_retrieved_groups(rows: Iterable[tuple[str, str]], group_of: Mapping[str, str]) -> set[str]:
