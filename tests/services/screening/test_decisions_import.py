@@ -343,6 +343,20 @@ def test_rayyan_ris_export_with_a_reviewer_map_and_a_broken_record(
                 owner=app.owner,
             )
         assert err.value.code == "bad_reviewer_map"
+        # a member (not the owner) mapping a reviewer to another account is refused: the
+        # message names that reviewer by user name, the id only in the details (before:
+        # "for other reviewers (acct_…)")
+        cy = accounts.add("cy", "correct horse battery").id
+        with app.store.write() as conn:
+            access.set_member(conn, sid, cy, "editor", app.owner, now_iso())
+        to_cy = (("Alice Smith", "ana"), ("Bob", "cy"))
+        with pytest.raises(access.NotPermitted) as refused:
+            app.screening.import_decisions(
+                ImportDecisionsRequest(sid, data, "r.ris", reviewer_map=to_cy), owner=ana
+            )
+        said = refused.value.message
+        assert "for other reviewers (cy)" in said and cy not in said and ana not in said
+        assert refused.value.to_dict()["details"] == {"reviewers": [cy]}
 
     on_app(tmp_settings, body)
 

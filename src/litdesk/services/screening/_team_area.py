@@ -257,10 +257,12 @@ def import_decisions(
             not_retrieved=not_retrieved_now(conn, study.id, screen.group_of),
         )  # fmt: skip
         others = [r for r in plan.reviewers if r != owner]
-        if others and role != "owner":
+        if others and role != "owner":  # said by user name; the ids in the details only
+            names = access.account_names(conn, others[:5])
             raise access.NotPermitted(
                 "only the Study's owner records decisions for other reviewers "
-                f"({', '.join(others[:5])})"
+                f"({', '.join(names.get(r, r) for r in others[:5])})",
+                reviewers=others,
             )
         now = area._now()
         for p in plan.record:
