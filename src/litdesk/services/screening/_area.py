@@ -11,10 +11,11 @@ only their own decisions (and resolutions) and their own figures.
 Every decision, undo and retrieval note is appended under the Study's screening lock in
 one write transaction (two reviewers at the same moment: both kept, in order). After a
 decision the model's retrain is queued (``screening.retrain``, one per Study and stage;
-while the stage is blind also the deciding reviewer's own model's, which alone orders their
-queue until the reveal); the next record never waits for it: it uses the scores in force. A Study whose model is the
-hand-over (``litdesk-handover``) also has its records embedded by a job
-(``screening.embed``, :mod:`._vectors`); its retrains use the default model until then.
+while blind only the reviewer's own model's, which orders their queue: the shared one's
+waits for the reveal, which queues it once); the next record never waits for it: it uses the
+scores in force. A Study whose model is the hand-over (``litdesk-handover``) also has its
+records embedded by a job (``screening.embed``, :mod:`._vectors`); retrains use the default
+model until then.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ from ._requests import (
     StudyScreenRequest,
     UndoRequest,
 )
-from ._retrain import RETRAIN_KIND, Retrainer, encoder_texts, retrain_owner
+from ._retrain import RETRAIN_KIND, Retrainer, encoder_texts, retrain_jobs, retrain_owner
 from ._state import (
     FT_WAITS,
     NOT_RETRIEVED,
@@ -324,28 +325,27 @@ class ScreeningArea(TeamScreening):
             screening.put_settings(conn, study.id, changed.to_json(), by=owner, now=now)
             access.add_history(conn, study.id, owner, "screening_configured", None, now)
             stored = screening.get_settings(conn, study.id)
-        if changed.model != config.model:
-            if changed.model == HANDOVER_MODEL:
-                self._want_rows(study.id)
-            for stage in STAGES:  # the new model's scores (or the default's, until rows)
+        if changed.model != config.model and changed.model == HANDOVER_MODEL:
+            self._want_rows(study.id)
+        for stage in STAGES:  # a new model's scores; revealed: the shared model's (blind: own)
+            if changed.model != config.model or changed.blind(stage) != config.blind(stage):
                 self._after_decision(study.id, stage, self._deciders(study.id, stage))
         return self._settings_view(study, role, changed, stored)
 
     # -- decisions ------------------------------------------------------------------------
 
     def _after_decision(self, study_id: str, stage: Stage, reviewers: Iterable[str] = ()) -> bool:
-        """Queue the stage's retrain (one active per Study and stage) and, while the stage
-        is blind, each of ``reviewers``' own model's (the reviewers who decided); False when
-        the queue refused one (the scores in force stay)."""
-        params = {"study_id": study_id, "stage": stage}
-        queued = self._submit(RETRAIN_KIND, params, retrain_owner(study_id, stage))
-        if not (own := sorted(set(reviewers))):
-            return queued
+        """Queue the stage's retrain (one active per Study and stage) or, while the stage
+        is blind, only each of ``reviewers``' own model's (the reviewers who decided; the
+        shared one waits for the reveal: :func:`retrain_jobs`); False when the queue
+        refused one (the scores in force stay)."""
         with self.store.read() as conn:
             config, _ = self._config(conn, study_id)
-        for r in own if config.blind(stage) else ():
-            mine = retrain_owner(study_id, stage, r)
-            queued = self._submit(RETRAIN_KIND, params | {"reviewer": r}, mine) and queued
+        queued = True
+        for params, who in retrain_jobs(
+            study_id, stage, blind=config.blind(stage), reviewers=reviewers
+        ):
+            queued = self._submit(RETRAIN_KIND, params, who) and queued
         return queued
 
     def _decision_view(
@@ -463,7 +463,8 @@ class ScreeningArea(TeamScreening):
 
     def retrieval(self, request: RetrievalRequest, *, owner: str) -> RetrievalView:
         """Record whether the full text of a record at the full-text stage was retrieved
-        (append-only; the latest note counts; PRISMA's reports not retrieved)."""
+        (append-only; the latest note counts; PRISMA's reports not retrieved): its full-text
+        labels count or not now, in the models (while blind: in each reviewer's own)."""
         study_id, screen = self._writer(request.study, owner)
         with self.store.write() as conn:
             study, _ = self._study(conn, study_id, owner, "write")
@@ -482,7 +483,7 @@ class ScreeningArea(TeamScreening):
                 by=owner,
                 at=self._now(),
             )
-        self._after_decision(study.id, "full_text")  # its full-text labels count or not now
+        self._after_decision(study.id, "full_text", self._deciders(study.id, "full_text"))
         return RetrievalView(study.id, group.key, row.status, row.note, row.at, row.by)
 
     # -- reading --------------------------------------------------------------------------
@@ -775,10 +776,7 @@ class ScreeningArea(TeamScreening):
                 )
                 self._run_jobs(embedding, ((EMBED_KIND, embed_owner(row.id)),))
             runner = JobRunner(self.jobs, self.handlers(), lease_s=self._lease_s)
-            self._run_jobs(
-                runner,
-                ((EMBED_KIND, embed_owner(row.id)), *retrains),
-            )
+            self._run_jobs(runner, ((EMBED_KIND, embed_owner(row.id)), *retrains))
         ctx = self._ctx(row.id, owner)
         model, _ = self._model(ctx, self._state(ctx, stage, owner))
         return model

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Final, Required, TypedDict
 
 from sqlalchemy.engine import Connection
@@ -55,6 +55,7 @@ __all__ = [
     "Retrainer",
     "TrainResult",
     "encoder_texts",
+    "retrain_jobs",
     "retrain_owner",
     "screening_record",
 ]
@@ -70,6 +71,22 @@ def retrain_owner(study_id: str, stage: Stage, reviewer: str = "") -> str:
     reviewer for a reviewer's own model)."""
     shared = f"study:{study_id}:screening:{stage}"
     return f"{shared}:reviewer:{reviewer}" if reviewer else shared
+
+
+def retrain_jobs(
+    study_id: str, stage: Stage, *, blind: bool, reviewers: Iterable[str] = ()
+) -> list[tuple[dict[str, str], str]]:
+    """The retrains (job parameters, queue owner) that decisions at ``stage`` call for: the
+    shared model's — unless the stage is blind, where nobody sees it until the reveal (the
+    reveal queues it once, on everyone's decisions) — and, while blind, each of
+    ``reviewers``' own model's."""
+    params = {"study_id": study_id, "stage": stage}
+    if not blind:
+        return [(params, retrain_owner(study_id, stage))]
+    return [
+        (params | {"reviewer": r}, retrain_owner(study_id, stage, r))
+        for r in sorted(set(reviewers))
+    ]
 
 
 def screening_record(screen: ScreenSet, index: int) -> ScreeningRecord:

@@ -450,6 +450,7 @@ def record_history(
     area.cache.screen_set(row.id, reconcile=True)  # before the write: a write of its own
     stages: dict[str, dict[str, int]] = {}
     counts: dict[tuple[str, ReviewerKind], int] = {}
+    deciders: dict[str, set[str]] = {}  # stage → its reviewers (their own models, if blind)
     unmatched = recorded = 0
     with area.store.write() as conn:
         area._study(conn, study, owner, "owner")
@@ -489,6 +490,7 @@ def record_history(
             key = (e.reviewer, e.reviewer_kind)
             counts[key] = counts.get(key, 0) + 1
             stage["recorded"] += 1
+            deciders.setdefault(e.stage, set()).add(reviewer)
         if pending:
             flush()
         now = area._now()
@@ -506,7 +508,7 @@ def record_history(
         screening.put_settings(conn, row.id, mode.to_json(), by=owner, now=now)
         access.add_history(conn, row.id, owner, "screening_configured", None, now)
     for s in stages:
-        area._after_decision(row.id, cast("Stage", s))
+        area._after_decision(row.id, cast("Stage", s), deciders.get(s, ()))
     reviewers = tuple(
         {
             "name": name,
