@@ -10,12 +10,11 @@ only their own decisions (and resolutions) and their own figures.
 
 Every decision, undo and retrieval note is appended under the Study's screening lock in
 one write transaction (two reviewers at the same moment: both kept, in order). After a
-decision the model's retrain is queued (``screening.retrain``, one per Study and stage;
-while blind only the reviewer's own model's, which orders their queue: the shared one's
-waits for the reveal, which queues it once); the next record never waits for it: it uses the
-scores in force. A Study whose model is the hand-over (``litdesk-handover``) also has its
-records embedded by a job (``screening.embed``, :mod:`._vectors`); retrains use the default
-model until then.
+decision the model's retrain is queued (``screening.retrain``, one per Study and stage; while
+blind the reviewer's own model's, the shared one's once at the reveal); the next record never
+waits for it: it uses the scores in force. A Study whose model is the hand-over
+(``litdesk-handover``) also has its records embedded by a job (``screening.embed``,
+:mod:`._vectors`); retrains use the default model until then.
 """
 
 from __future__ import annotations
@@ -157,14 +156,15 @@ class ScreeningArea(TeamScreening):
         return {RETRAIN_KIND: self.retrainer.handler(), EMBED_KIND: self.rows.handler()}
 
     def _charged(self, study_id: str) -> str:
-        """The account a Study's screening jobs count against (its owner's): each Study
-        counted as an account of its own, so many Studies queued retrains past any cap."""
+        """The account a Study's screening jobs count against: its owner's (not the Study's)."""
         with self.store.read() as conn:
             return access.study_creator(conn, study_id)
 
-    def _submit(self, kind: str, params: dict[str, str], owner: str) -> bool:
+    def _submit(
+        self, kind: str, params: dict[str, str], owner: str, account: str | None = None
+    ) -> bool:
         try:
-            account = self._charged(params["study_id"])
+            account = account or self._charged(params["study_id"])
             self.jobs.submit(kind, params, owner=owner, reuse_active=True, account=account)
         except Exception:  # noqa: BLE001 - nothing is lost: the scores in force stay
             return False
@@ -335,17 +335,20 @@ class ScreeningArea(TeamScreening):
     # -- decisions ------------------------------------------------------------------------
 
     def _after_decision(self, study_id: str, stage: Stage, reviewers: Iterable[str] = ()) -> bool:
-        """Queue the stage's retrain (one active per Study and stage) or, while the stage
-        is blind, only each of ``reviewers``' own model's (the reviewers who decided; the
-        shared one waits for the reveal: :func:`retrain_jobs`); False when the queue
-        refused one (the scores in force stay)."""
-        with self.store.read() as conn:
-            config, _ = self._config(conn, study_id)
+        """Queue the stage's retrain (one active per Study and stage) or, while blind, each
+        of ``reviewers``' own (the shared one waits for the reveal: :func:`retrain_jobs`);
+        False when the queue refused one (the scores in force stay)."""
+        try:  # one read for the jobs queued here; charged to the Study's owner
+            with self.store.read() as conn:
+                config, _ = self._config(conn, study_id)
+                account = access.study_creator(conn, study_id)
+        except NotFoundError:  # the Study is gone: nothing to retrain
+            return False
         queued = True
         for params, who in retrain_jobs(
             study_id, stage, blind=config.blind(stage), reviewers=reviewers
         ):
-            queued = self._submit(RETRAIN_KIND, params, who) and queued
+            queued = self._submit(RETRAIN_KIND, params, who, account) and queued
         return queued
 
     def _decision_view(
@@ -549,10 +552,9 @@ class ScreeningArea(TeamScreening):
         skip: tuple[str, ...] = (),
         owner: str = "",
     ) -> tuple[str | None, CardOrder, float | None]:
-        """The next item for the reviewer ``owner`` in ``order`` (past the ``skip`` ones),
-        the order's description and the item's score (ranked). Each order of all items is
-        made once (per model (the reviewer's own while blind) version or seed) and walked
-        to its first remaining item."""
+        """The next item for ``owner`` in ``order`` (past ``skip``), the order's description
+        and the item's score (ranked). Each order of all items is made once per model version
+        (the reviewer's own while blind) or seed, and walked to its first remaining item."""
         model, scores = self._model(ctx, state)
         whose = owner if model.blind else ""
 
