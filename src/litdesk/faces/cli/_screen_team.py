@@ -343,9 +343,8 @@ def _register_study() -> None:
             if as_json:
                 emit_json(listed.to_dict())
                 return
-            what = f": {listed.reason or listed.source or listed.kind}" if (
-                listed.reason or listed.source or listed.kind
-            ) else ""  # fmt: skip
+            what = listed.reason or listed.source or listed.kind
+            what = f": {what}" if what else ""
             _say(f"{listed.box}{what} ({listed.round}): {plural(listed.total, 'record')}")
             from ._tables import print_rows
 
