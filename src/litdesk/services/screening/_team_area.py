@@ -12,7 +12,7 @@ appended under the Study's screening lock in one transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Final, cast
 
@@ -405,7 +405,7 @@ def export_decisions(area: AreaParts, request: ExportDecisionsRequest, owner: st
     if stage == "full_text":
         flow = study_flow(
             area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.recorded,
-            config=ctx.config,
+            config=ctx.config, not_retrieved=ctx.not_retrieved,
         ).flow  # fmt: skip
         sought = set(flow.records("sought"))
         groups = tuple(g for g in groups if g.key in sought)
@@ -432,13 +432,14 @@ def study_flow(
     screen: ScreenSet | None = None,
     history: DecisionHistory | None = None,
     config: ScreeningConfig | None = None,
+    not_retrieved: Collection[str] | None = None,
 ) -> FlowResult:
-    """A Study's PRISMA 2020 flow (the screen set and history when the caller has them).
-    A stage still blind is counted for the Study owner only; others see it as not yet
-    screened, said so in the notes."""
+    """A Study's PRISMA 2020 flow (the screen set, history and reports not retrieved when
+    the caller has them). A stage still blind is counted for the Study owner only; others
+    see it as not yet screened, said so in the notes."""
     with store.read() as conn:
         rounds = whole_searches.list_rounds(conn, study_id)
-        retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study_id)]
+        retrieval = [] if not_retrieved is not None else screening.list_retrieval(conn, study_id)
         if config is None:
             stored = screening.get_settings(conn, study_id)
             config = ScreeningConfig.from_json(stored.data if stored else None)
@@ -460,7 +461,9 @@ def study_flow(
         groups,
         history=history,
         policies={s: config.policy(s) for s in STAGES},
-        not_retrieved=not_retrieved_groups(retrieval, group_of),
+        not_retrieved=not_retrieved
+        if not_retrieved is not None
+        else not_retrieved_groups(((r.record_key, r.status) for r in retrieval), group_of),
         rounds=round_labels(rounds),
     )
     if hidden:
@@ -476,7 +479,7 @@ def prisma_flow(area: AreaParts, request: PrismaFlowRequest, owner: str) -> Pris
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
         area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.recorded,
-        config=ctx.config,
+        config=ctx.config, not_retrieved=ctx.not_retrieved,
     )  # fmt: skip
     flow = result.flow
     return PrismaFlowView(
@@ -491,7 +494,7 @@ def prisma_svg_export(area: AreaParts, request: PrismaFlowRequest, owner: str) -
     view_ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
         area.store, view_ctx.study.id, role=view_ctx.role, screen=view_ctx.screen,
-        history=view_ctx.recorded, config=view_ctx.config,
+        history=view_ctx.recorded, config=view_ctx.config, not_retrieved=view_ctx.not_retrieved,
     )  # fmt: skip
     slug = "".join(c if c.isalnum() else "-" for c in view_ctx.study.name.lower()).strip("-")
     name = f"prisma-2020-{slug[:60] or 'study'}"
@@ -537,7 +540,7 @@ def prisma_records(area: AreaParts, request: PrismaRecordsRequest, owner: str) -
     ctx = area._ctx(request.study, owner, reconcile=True)
     result = study_flow(
         area.store, ctx.study.id, role=ctx.role, screen=ctx.screen, history=ctx.recorded,
-        config=ctx.config,
+        config=ctx.config, not_retrieved=ctx.not_retrieved,
     )  # fmt: skip
     rounds = result.flow.rounds
     if request.round is not None and request.round > len(rounds):
