@@ -45,7 +45,7 @@ from litdesk.services.jobs import Handler, JobContext
 from ._cards import subject_terms
 from ._config import ScreeningConfig
 from ._items import ScreenSet, StudyCache
-from ._prisma import not_retrieved_groups
+from ._prisma import not_retrieved_now
 from ._state import counted_history, stage_state
 from ._vectors import SentenceRows
 
@@ -213,10 +213,10 @@ class Retrainer:
         history, _, _ = self.cache.history(study_id, screen)
         with self.store.read() as conn:
             stored = screening.get_settings(conn, study_id)
-            retrieval = [(r.record_key, r.status) for r in screening.list_retrieval(conn, study_id)]
+            missing = not_retrieved_now(conn, study_id, screen.group_of)
         config = ScreeningConfig.from_json(stored.data if stored else None)
         # as progress counts them: no full-text label of a report recorded not retrieved
-        counted = counted_history(history, not_retrieved_groups(retrieval, screen.group_of))
+        counted = counted_history(history, missing)
         state = stage_state(screen, counted, config, stage, reviewer=reviewer)
         items = set(state.items)
         chosen = state.my_labels if reviewer else state.labels
