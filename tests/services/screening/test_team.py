@@ -24,9 +24,11 @@ from litdesk.services.screening import (
     HistoryRequest,
     ImportDecisionsRequest,
     ItemsRequest,
+    NextRequest,
     NotInConflict,
     PrismaFlowRequest,
     ResolveRequest,
+    ScreeningRequestError,
     StudyStageRequest,
 )
 from litdesk.services.studies import CreateStudyRequest, ImportRequest
@@ -192,3 +194,42 @@ def test_full_text_reasons_a_pair_disagrees_on_are_resolved(app: App, tmp_path: 
     (r,) = flow["rounds"]  # type: ignore[misc]
     assert r["excluded_reasons"] == {"not an RCT": 1, "wrong population": 1}
     assert r["included"] == 1 and all(c["ok"] for c in r["checks"])
+
+
+def test_decisions_imported_for_a_colleague_by_user_name_are_their_account_s(
+    app: App, tmp_path: Path
+) -> None:
+    """`import-decisions --reviewer bob` in a team: "bob" is the account named bob, so the
+    decisions are bob's (his queue, the pair's agreement) and not a second reviewer called
+    "bob". Before: recorded under the plain name unless a Rayyan map was given. A viewer's
+    name is refused; a name no account has stays a reviewer without an account."""
+    sid, keys = _study(app, tmp_path, n=4)
+    with app.store.write() as conn:
+        for acct, name in ((BOB, "bob"), (VIC, "vic")):
+            access.insert_account(conn, acct, name, "x", now_iso())
+    app.screening.configure(
+        ConfigureRequest(sid, dual_review={"title_abstract": True, "full_text": False}),
+        owner=ANA,
+    )
+    rows = "doi,decision\n" + "".join(f"10.1000/t{i},include\n" for i in range(4))
+    view = app.screening.import_decisions(
+        ImportDecisionsRequest(sid, rows.encode(), reviewer="bob"), owner=ANA
+    )
+    assert view.recorded == 4 and view.reviewers == (BOB,) and view.reviewer_names == ("bob",)
+    assert app.screening.next(NextRequest(sid), owner=BOB).done  # all decided by bob
+    assert not app.screening.next(NextRequest(sid), owner=ED).done
+    for k in keys:
+        app.screening.decide(DecideRequest(sid, "title_abstract", k, "include"), owner=ED)
+    app.screening.reveal(StudyStageRequest(sid, "title_abstract"), owner=ANA)
+    (pair,) = app.screening.agreement(AgreementRequest(sid), owner=ANA).pairs
+    assert set(pair["reviewers"]) == {ED, BOB} and pair["n"] == 4  # type: ignore[arg-type]
+
+    with pytest.raises(ScreeningRequestError) as refused:
+        app.screening.import_decisions(
+            ImportDecisionsRequest(sid, rows.encode(), reviewer="vic"), owner=ANA
+        )
+    assert refused.value.code == "not_a_screener"
+    outside = app.screening.import_decisions(
+        ImportDecisionsRequest(sid, rows.encode(), reviewer="Dr Outside"), owner=ANA
+    )
+    assert outside.reviewers == ("Dr Outside",)

@@ -16,6 +16,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Final, cast
 
+from sqlalchemy.engine import Connection
+
 from litdesk._errors import NotFoundError
 from litdesk.adapters.store import Store, screening, whole_searches
 from litdesk.adapters.store import accounts as access
@@ -242,8 +244,10 @@ def import_decisions(
     stage = request.stage
     mapped = _reviewer_map(area, request, parsed, owner)
     reviewer = request.reviewer
-    if mapped and reviewer is not None:
-        reviewer = _account_of(area, reviewer)
+    if reviewer is not None:  # a user name stands for its account, which must screen here
+        with area.store.read() as conn:
+            study, _ = area._study(conn, request.study, owner, "read")
+            reviewer = _screener(conn, study.id, reviewer)
     _warm(area, request.study, owner)
     with area.store.write() as conn:
         study, role = area._study(conn, request.study, owner, "write")
@@ -302,12 +306,19 @@ def import_decisions(
     )
 
 
-def _account_of(area: AreaParts, name: str) -> str:
-    """The reviewer ``name`` stands for: the id of the account with that user name (team
-    mode), else the name itself (a reviewer named in a local workspace)."""
-    with area.store.read() as conn:
-        found = access.find_account(conn, name)
-    return found.id if found is not None else name
+def _screener(conn: Connection, study_id: str, name: str) -> str:
+    """The reviewer ``name`` stands for: the id of the account with that user name, which
+    must screen in the Study (its owner or a member who edits); else the name itself (a
+    reviewer without an account: a local workspace, or someone who screened elsewhere)."""
+    found = access.find_account(conn, name)
+    if found is None:
+        return name
+    if access.study_role(conn, found.id, study_id) not in ("owner", "editor"):
+        raise ScreeningRequestError(
+            f"{name[:60]} does not screen in this Study (add them as a member first)",
+            code="not_a_screener",
+        )
+    return found.id
 
 
 def _reviewer_map(
@@ -336,15 +347,7 @@ def _reviewer_map(
     with area.store.read() as conn:
         study, _ = area._study(conn, request.study, owner, "read")
         for name, who in request.reviewer_map:
-            found = access.find_account(conn, who)
-            if found is not None and access.study_role(conn, found.id, study.id) not in (
-                "owner", "editor",
-            ):  # fmt: skip
-                raise ScreeningRequestError(
-                    f"{who[:60]} does not screen in this Study (add them as a member first)",
-                    code="not_a_screener",
-                )
-            mapped[name.casefold()] = found.id if found is not None else who
+            mapped[name.casefold()] = _screener(conn, study.id, who)
     return mapped
 
 
